@@ -1,0 +1,248 @@
+/* The demo: a game-like frame loop on the main thread and a small job system
+ * on worker threads, instrumented with Ludus Profiling. Each frame updates,
+ * submits jobs (flows from the submitter to the worker that runs each one, a
+ * ready-queue counter), renders, waits for the jobs, and marks the frame.
+ * Every 37th frame has an injected hitch (a marker and a long Streaming scope).
+ *
+ *   ludus-demo [--trace PATH] [--frames N] [--threads N] */
+#define _POSIX_C_SOURCE 200809L
+#include <ludus/capture.h>
+#include <ludus/profiling.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Busy work for about `us` microseconds (so slices have stable lengths). */
+static void work_us(int us) {
+    int64_t until = now_ns() + (int64_t)us * 1000;
+    volatile unsigned x = 0;
+    while (now_ns() < until) x += 1;
+}
+
+/* ---- a small job system ---- */
+
+typedef struct job {
+    uint32_t site;   /* run-time site naming the job */
+    uint64_t flow;   /* flow from the submitter */
+    int cost_us;
+} job;
+
+#define QUEUE_CAP 256
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t ready, done;
+    job q[QUEUE_CAP];
+    int head, count, pending, quit;
+} js = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, {{0, 0, 0}}, 0, 0, 0, 0};
+
+static uint32_t queue_counter_site;
+
+static void submit(uint32_t site, int cost_us) {
+    LUDUS_PROFILE_SCOPE(Submit, jobs);
+    job j = {site, LUDUS_PROFILE_FLOW_OUT(Dispatch), cost_us};
+    pthread_mutex_lock(&js.lock);
+    js.q[(js.head + js.count) % QUEUE_CAP] = j;
+    js.count++;
+    js.pending++;
+    ludus_sample_counter(queue_counter_site, js.count);
+    pthread_cond_signal(&js.ready);
+    pthread_mutex_unlock(&js.lock);
+}
+
+static void wait_all(void) {
+    LUDUS_PROFILE_SCOPE(WaitForJobs, jobs);
+    pthread_mutex_lock(&js.lock);
+    while (js.pending > 0) pthread_cond_wait(&js.done, &js.lock);
+    pthread_mutex_unlock(&js.lock);
+}
+
+static void *worker_main(void *arg) {
+    char name[32];
+    snprintf(name, sizeof name, "Worker %d", (int)(intptr_t)arg);
+    ludus_register_thread_for_trace(name);
+    for (;;) {
+        pthread_mutex_lock(&js.lock);
+        while (js.count == 0 && !js.quit) pthread_cond_wait(&js.ready, &js.lock);
+        if (js.count == 0 && js.quit) {
+            pthread_mutex_unlock(&js.lock);
+            break;
+        }
+        job j = js.q[js.head];
+        js.head = (js.head + 1) % QUEUE_CAP;
+        js.count--;
+        ludus_sample_counter(queue_counter_site, js.count);
+        pthread_mutex_unlock(&js.lock);
+
+        ludus_begin_site(j.site);
+        LUDUS_PROFILE_FLOW_IN(j.flow);
+        {
+            LUDUS_PROFILE_SCOPE(Execute, jobs);
+            work_us(j.cost_us);
+        }
+        ludus_end_site();
+
+        pthread_mutex_lock(&js.lock);
+        if (--js.pending == 0) pthread_cond_broadcast(&js.done);
+        pthread_mutex_unlock(&js.lock);
+    }
+    ludus_unregister_thread_for_trace();
+    return NULL;
+}
+
+/* ---- the frame ---- */
+
+static void physics(void) {
+    LUDUS_PROFILE_FUNCTION();
+    for (int i = 0; i < 3; i++) {
+        LUDUS_PROFILE_SCOPE(SolveIsland, sim);
+        work_us(60);
+    }
+}
+
+static int fib(int n) {
+    LUDUS_PROFILE_SCOPE_FINE(Fib);
+    return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+static void ai(void) {
+    LUDUS_PROFILE_FUNCTION();
+    {
+        LUDUS_PROFILE_SCOPE(PathFinding, sim);
+        work_us(150);
+    }
+    {
+        LUDUS_PROFILE_SCOPE(Decide, sim);
+        volatile int r = fib(12);
+        (void)r;
+        work_us(50);
+    }
+}
+
+static void render(void) {
+    LUDUS_PROFILE_SCOPE(Render, render);
+    {
+        LUDUS_PROFILE_SCOPE(ShadowMaps, render);
+        work_us(300);
+    }
+    {
+        LUDUS_PROFILE_SCOPE(MainPass, render);
+        work_us(600);
+    }
+    {
+        LUDUS_PROFILE_SCOPE("Post FX", render);
+        work_us(150);
+    }
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+    const char *trace = "ludus-demo.json";
+    int frames = 240, threads = 3;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--trace") && i + 1 < argc)
+            trace = argv[++i];
+        else if (!strcmp(argv[i], "--frames") && i + 1 < argc)
+            frames = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+            threads = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s [--trace PATH] [--frames N] [--threads N]\n", argv[0]);
+            return 1;
+        }
+    }
+    if (frames < 1 || threads < 1 || threads > 64) {
+        fprintf(stderr, "ludus-demo: --frames must be >= 1 and --threads 1..64\n");
+        return 1;
+    }
+
+    ludus_register_thread_for_trace("Main");
+    ludus_site_desc qd = {"Ready queue", "jobs", __FILE__, __LINE__};
+    queue_counter_site = ludus_register_site(&qd);
+    uint32_t job_sites[3] = {ludus_intern_name("Job: Animate"), ludus_intern_name("Job: Cull"),
+                             ludus_intern_name("Job: Particles")};
+
+    ludus_capture_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.chunk_count = 512; /* 32 MiB */
+    int rc = ludus_begin_capture(&desc);
+    if (rc) {
+        fprintf(stderr, "ludus-demo: begin capture: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
+        return 1;
+    }
+
+    pthread_t *tids = calloc((size_t)threads, sizeof *tids);
+    for (int i = 0; i < threads; i++) pthread_create(&tids[i], NULL, worker_main, (void *)(intptr_t)(i + 1));
+
+    int64_t *frame_ns = calloc((size_t)frames, sizeof *frame_ns);
+    int hitches = 0;
+    for (int f = 0; f < frames; f++) {
+        int64_t t0 = now_ns();
+        {
+            LUDUS_PROFILE_SCOPE(Frame);
+            {
+                LUDUS_PROFILE_SCOPE(Update, sim);
+                physics();
+                ai();
+            }
+            for (int j = 0; j < 6; j++) submit(job_sites[j % 3], 120 + 40 * (j % 3));
+            render();
+            if (f % 37 == 36) {
+                LUDUS_PROFILE_MARK(Hitch);
+                LUDUS_PROFILE_SCOPE(Streaming, io);
+                work_us(6000);
+                hitches++;
+            }
+            wait_all();
+        }
+        LUDUS_PROFILE_FRAME();
+        frame_ns[f] = now_ns() - t0;
+    }
+
+    pthread_mutex_lock(&js.lock);
+    js.quit = 1;
+    pthread_cond_broadcast(&js.ready);
+    pthread_mutex_unlock(&js.lock);
+    for (int i = 0; i < threads; i++) pthread_join(tids[i], NULL);
+
+    rc = ludus_end_capture();
+    if (rc == 0) rc = ludus_export_perfetto_trace(trace);
+    if (rc) {
+        fprintf(stderr, "ludus-demo: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
+        return 1;
+    }
+
+    ludus_capture_summary s;
+    ludus_capture_get_summary(&s);
+    qsort(frame_ns, (size_t)frames, sizeof *frame_ns, cmp_i64);
+    printf("Ludus Profiling demo: %d frames, %d worker threads, %d injected hitches\n", frames, threads, hitches);
+    printf("Trace written to %s\n", trace);
+    printf("Open it at https://ui.perfetto.dev (Open trace file) or in chrome://tracing (Load).\n\n");
+    printf("Capture: %.1f ms, clock %s, %u threads, %llu events, %llu dropped, %llu incomplete, %u chunks\n",
+           (double)(s.end_ns - s.start_ns) / 1e6, s.clock_name, s.threads, (unsigned long long)s.events,
+           (unsigned long long)s.dropped, (unsigned long long)s.incomplete, s.chunks_used);
+    printf("Frame time (wall, %d frames): p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms\n", frames,
+           frame_ns[frames / 2] / 1e6, frame_ns[frames * 9 / 10] / 1e6, frame_ns[frames * 99 / 100] / 1e6,
+           frame_ns[frames - 1] / 1e6);
+    printf("\n%-12s %10s %10s %12s\n", "thread", "events", "dropped", "incomplete");
+    for (uint32_t i = 0; i < s.threads; i++) {
+        ludus_thread_summary t;
+        if (ludus_capture_get_thread(i, &t) == 0)
+            printf("%-12s %10llu %10llu %12llu\n", t.name, (unsigned long long)t.events,
+                   (unsigned long long)t.dropped, (unsigned long long)t.incomplete);
+    }
+    free(frame_ns);
+    free(tids);
+    return 0;
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and tests need, when one is missing.
+set -euo pipefail
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v cc >/dev/null || need+=(gcc)
+command -v c++ >/dev/null || need+=(g++)
+command -v make >/dev/null || need+=(make)
+[ -f /usr/include/cmocka.h ] || need+=(libcmocka-dev)
+[ -f /usr/include/json-c/json.h ] || need+=(libjson-c-dev)
+command -v protoc >/dev/null || need+=(protobuf-compiler)
+command -v clang >/dev/null || need+=(clang)
+command -v valgrind >/dev/null || need+=(valgrind)
+command -v objdump >/dev/null || need+=(binutils)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "ludus: installing missing Debian packages: ${need[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi

@@ -1,0 +1,256 @@
+/* Capture lifecycle: begin (reserve and touch the pool, calibrate, arm), end
+ * (disarm, join producers, publish partial chunks of live and exited
+ * threads). End touches chunk headers only, never events, so its cost does
+ * not grow with the event count. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture_internal.h"
+
+extern int ludus__clock_is_tsc;
+
+ludus__captured ludus__last;
+
+static int active;         /* a capture is armed (coordinator thread only) */
+static uint32_t gen_counter;
+static int join_membarrier; /* the active capture joins with membarrier */
+static ludus__calib_point begin_point;
+static ludus_capture_desc active_desc;
+
+#if defined(__SANITIZE_THREAD__)
+#define LUDUS__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LUDUS__TSAN 1
+#endif
+#endif
+
+void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_desc *out) {
+    ludus_capture_desc d;
+    if (in)
+        d = *in;
+    else
+        memset(&d, 0, sizeof d);
+    if (d.chunk_bytes == 0) d.chunk_bytes = 65536;
+    if (d.chunk_count == 0) d.chunk_count = 256;
+    *out = d;
+}
+
+static void *default_alloc(size_t size, size_t alignment, void *ud) {
+    (void)ud;
+    return ludus__aligned_alloc(size, alignment);
+}
+static void default_free(void *p, void *ud) {
+    (void)ud;
+    ludus__aligned_free(p);
+}
+
+static void discard_last(void) {
+    ludus__captured *c = &ludus__last;
+    if (c->pool_mem) c->allocator.free(c->pool_mem, c->allocator.user_data);
+    for (uint32_t i = 0; i < c->nthreads; i++) free(c->threads[i].runs);
+    free(c->threads);
+    free(c->categories);
+    free(c->sites);
+    free(c->site_hash);
+    memset(c, 0, sizeof *c);
+}
+
+int ludus_capture_active(void) { return active; }
+
+int ludus_begin_capture(const ludus_capture_desc *desc) {
+    if (active) return ludus__fail(LUDUS_EBUSY, "a capture is already active");
+    ludus_capture_desc d;
+    ludus_capture_desc_defaults(desc, &d);
+    if (d.chunk_bytes < 4096 || (d.chunk_bytes & (d.chunk_bytes - 1)) != 0)
+        return ludus__fail(LUDUS_EINVAL, "chunk_bytes %u is not a power of two >= 4096",
+                           d.chunk_bytes);
+    size_t bytes;
+    if (__builtin_mul_overflow((size_t)d.chunk_bytes, (size_t)d.chunk_count, &bytes) ||
+        bytes > (SIZE_MAX >> 1))
+        return ludus__fail(LUDUS_EOVERFLOW, "%u chunks of %u bytes overflow size_t",
+                           d.chunk_count, d.chunk_bytes);
+    int tsc = ludus__tsc_invariant();
+    if (d.clock == LUDUS_CLOCK_TSC && !tsc)
+        return ludus__fail(LUDUS_EUNSUPPORTED, "no invariant TSC on this CPU");
+    if (d.clock < LUDUS_CLOCK_AUTO || d.clock > LUDUS_CLOCK_TSC || d.join < LUDUS_JOIN_AUTO ||
+        d.join > LUDUS_JOIN_FENCE)
+        return ludus__fail(LUDUS_EINVAL, "unknown clock or join mode");
+    int use_tsc = d.clock != LUDUS_CLOCK_MONOTONIC && tsc;
+    char *cats = NULL;
+    if (d.categories) {
+        cats = strdup(d.categories);
+        if (!cats) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    }
+    if (!d.allocator.alloc || !d.allocator.free) {
+        d.allocator.alloc = default_alloc;
+        d.allocator.free = default_free;
+        d.allocator.user_data = NULL;
+    }
+    void *mem = d.allocator.alloc(bytes, 64, d.allocator.user_data);
+    if (!mem) {
+        free(cats);
+        return ludus__fail(LUDUS_ENOMEM, "could not reserve %zu bytes for the chunk pool", bytes);
+    }
+    memset(mem, 0, bytes); /* touch every page now: no page fault while recording */
+
+    discard_last();
+    ludus__last.categories = cats;
+    ludus__last.pool_mem = mem;
+    ludus__last.allocator = d.allocator;
+
+    ludus__the_pool.base = mem;
+    ludus__the_pool.chunk_bytes = d.chunk_bytes;
+    ludus__the_pool.count = d.chunk_count;
+    __atomic_store_n(&ludus__the_pool.next, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
+
+    join_membarrier = d.join == LUDUS_JOIN_AUTO && ludus__membarrier_register();
+    int slow = !join_membarrier || !use_tsc || !LUDUS__INLINE_CLOCK;
+#ifdef LUDUS__TSAN
+    slow = 1; /* TSan does not model membarrier: prove the fence join instead */
+    join_membarrier = 0;
+#endif
+    ludus__clock_is_tsc = use_tsc;
+    active_desc = d;
+    gen_counter = gen_counter % 0x3fffffffu + 1; /* 1 .. 2^30-1, never 0 */
+    begin_point = ludus__calibrate_point();
+    if (!use_tsc) begin_point.ticks = (uint64_t)begin_point.ns;
+    active = 1;
+    __atomic_store_n(&ludus__armed, gen_counter | (slow ? LUDUS__ARMED_SLOW : 0u),
+                     __ATOMIC_SEQ_CST);
+    return 0;
+}
+
+/* Waits until the producer is not inside an event. After the disarm and the
+ * barrier, a producer that is not busy can only see armed == 0. */
+static void wait_not_busy(ludus__thread_hot *t) {
+    for (unsigned spins = 0; __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE); spins++) {
+        if (spins < 64)
+            ludus__cpu_relax();
+        else
+            ludus__yield();
+    }
+}
+
+typedef struct final_state {
+    int32_t thread; /* capture thread index, -1 when the record holds no data */
+    ludus__chunk *chunk;
+    ludus__event *cur;
+} final_state;
+
+static int cmp_chunk(const void *a, const void *b) {
+    const ludus__chunk *x = *(ludus__chunk *const *)a, *y = *(ludus__chunk *const *)b;
+    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int ludus_end_capture(void) {
+    if (!active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
+    ludus__captured *c = &ludus__last;
+    uint32_t gen = gen_counter;
+    pthread_mutex_lock(&ludus__reg.lock);
+    __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
+    if (join_membarrier) ludus__membarrier();
+    uint32_t high = ludus__reg.high;
+    for (uint32_t i = 0; i < high; i++) {
+        ludus__thread_record *r = &ludus__reg.rec[i];
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == LUDUS__REC_LIVE && r->hot)
+            wait_not_busy(r->hot);
+    }
+    ludus__calib_point end_point = ludus__calibrate_point();
+
+    /* Threads: live ones that were registered, and the ones that exited with
+     * data of this capture. Records of exited threads are freed here. */
+    static final_state fin[LUDUS__MAX_THREADS];
+    uint32_t n = 0;
+    ludus__cap_thread *threads = calloc(high ? high : 1, sizeof *threads);
+    for (uint32_t i = 0; i < high; i++) {
+        ludus__thread_record *r = &ludus__reg.rec[i];
+        fin[i].thread = -1;
+        int state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+        ludus__chunk *chunk = NULL;
+        ludus__event *cur = NULL;
+        uint64_t dropped = 0;
+        int exited = 0;
+        if (state == LUDUS__REC_LIVE && r->hot && r->cold) {
+            if (r->hot->gen == gen && r->cold->chunk) {
+                chunk = r->cold->chunk;
+                cur = r->hot->cur;
+            }
+            if (r->hot->gen == gen) dropped = r->cold->dropped;
+        } else if (state == LUDUS__REC_EXITED) {
+            if (r->exit_gen == gen) {
+                chunk = r->exit_chunk;
+                cur = r->exit_cur;
+                dropped = r->exit_dropped;
+                exited = 1;
+            }
+            __atomic_store_n(&r->state, LUDUS__REC_FREE, __ATOMIC_RELEASE);
+            if (!exited) continue;
+        } else {
+            continue;
+        }
+        if (!threads) continue;
+        if (chunk) chunk->used = (uint64_t)(cur - LUDUS__CHUNK_EVENTS(chunk));
+        ludus__cap_thread *th = &threads[n];
+        memcpy(th->name, r->name, sizeof th->name);
+        th->tid = r->tid;
+        th->exited = exited;
+        th->dropped = dropped;
+        fin[i].thread = (int32_t)n++;
+    }
+    pthread_mutex_unlock(&ludus__reg.lock);
+
+    /* Group the chunks taken from the pool by thread, in order. */
+    uint32_t used = __atomic_load_n(&ludus__the_pool.next, __ATOMIC_RELAXED);
+    if (used > ludus__the_pool.count) used = ludus__the_pool.count;
+    ludus__chunk **order = malloc((used ? used : 1) * sizeof *order);
+    int oom = !threads || !order;
+    uint32_t k = 0;
+    for (uint32_t i = 0; !oom && i < used; i++) {
+        ludus__chunk *ch = (ludus__chunk *)(ludus__the_pool.base + (size_t)i * ludus__the_pool.chunk_bytes);
+        if (ch->gen == gen && ch->thread < high && fin[ch->thread].thread >= 0) order[k++] = ch;
+    }
+    if (!oom) qsort(order, k, sizeof *order, cmp_chunk);
+    for (uint32_t i = 0; !oom && i < k;) {
+        uint32_t j = i;
+        while (j < k && order[j]->thread == order[i]->thread) j++;
+        ludus__cap_thread *th = &threads[fin[order[i]->thread].thread];
+        th->runs = malloc((j - i) * sizeof *th->runs);
+        if (!th->runs) {
+            oom = 1;
+            break;
+        }
+        for (uint32_t m = i; m < j; m++) {
+            if (order[m]->used == 0) continue;
+            th->runs[th->nruns].ev = LUDUS__CHUNK_EVENTS(order[m]);
+            th->runs[th->nruns].n = (size_t)order[m]->used;
+            th->nruns++;
+        }
+        i = j;
+    }
+    free(order);
+
+    c->valid = 1;
+    c->gen = gen;
+    c->clock_tsc = ludus__clock_is_tsc;
+    c->c0 = begin_point;
+    c->c1 = end_point;
+    if (!c->clock_tsc) c->c1.ticks = (uint64_t)end_point.ns;
+    c->start_ns = begin_point.ns;
+    c->end_ns = end_point.ns;
+    c->chunks_used = used;
+    c->threads = threads;
+    c->nthreads = threads ? n : 0;
+    c->unregistered_drops = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
+    c->interner_drops = ludus__interner_drops();
+    c->pid = ludus__os_pid();
+    ludus__process_name(c->process_name, sizeof c->process_name);
+    active = 0;
+    if (oom) {
+        c->valid = 0;
+        return ludus__fail(LUDUS_ENOMEM, "out of memory while publishing the capture");
+    }
+    return 0;
+}

@@ -1,0 +1,94 @@
+/* Buffered writer (writer.h). */
+#include "writer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void ludus__w_init(ludus__writer *w, int (*write)(void *, const void *, size_t), void *ud) {
+    w->write = write;
+    w->user_data = ud;
+    w->failed = 0;
+    w->bytes = 0;
+    w->n = 0;
+}
+
+int ludus__w_flush(ludus__writer *w) {
+    if (w->n && !w->failed && w->write(w->user_data, w->buf, w->n) != 0) w->failed = 1;
+    w->n = 0;
+    return w->failed ? -1 : 0;
+}
+
+void ludus__w_bytes(ludus__writer *w, const void *p, size_t n) {
+    const char *s = p;
+    w->bytes += n;
+    while (n) {
+        if (w->n == LUDUS__WRITER_BUF) ludus__w_flush(w);
+        size_t k = LUDUS__WRITER_BUF - w->n;
+        if (k > n) k = n;
+        memcpy(w->buf + w->n, s, k);
+        w->n += k;
+        s += k;
+        n -= k;
+    }
+}
+
+void ludus__w_str(ludus__writer *w, const char *s) { ludus__w_bytes(w, s, strlen(s)); }
+
+void ludus__w_u64(ludus__writer *w, uint64_t v) {
+    char tmp[24];
+    int i = 24;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    ludus__w_bytes(w, tmp + i, (size_t)(24 - i));
+}
+
+void ludus__w_i64(ludus__writer *w, int64_t v) {
+    if (v < 0) {
+        ludus__w_ch(w, '-');
+        ludus__w_u64(w, (uint64_t)0 - (uint64_t)v);
+    } else {
+        ludus__w_u64(w, (uint64_t)v);
+    }
+}
+
+void ludus__w_us(ludus__writer *w, int64_t ns) {
+    if (ns < 0) ns = 0; /* viewers drop negative times; capture times are >= 0 */
+    ludus__w_u64(w, (uint64_t)ns / 1000);
+    char frac[4] = {'.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10), (char)('0' + ns % 10)};
+    ludus__w_bytes(w, frac, 4);
+}
+
+void ludus__w_json_str(ludus__writer *w, const char *s, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    ludus__w_ch(w, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '"' || ch == '\\') {
+            ludus__w_ch(w, '\\');
+            ludus__w_ch(w, (char)ch);
+        } else if (ch < 0x20) {
+            char e[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
+            ludus__w_bytes(w, e, 6);
+        } else {
+            ludus__w_ch(w, (char)ch);
+        }
+    }
+    ludus__w_ch(w, '"');
+}
+
+void ludus__w_double(ludus__writer *w, double v) {
+    if (!isfinite(v)) {
+        ludus__w_str(w, "0");
+        return;
+    }
+    char tmp[40];
+    int n = snprintf(tmp, sizeof tmp, "%.17g", v);
+    ludus__w_bytes(w, tmp, (size_t)n);
+}
+
+int ludus__w_file_cb(void *file, const void *data, size_t n) {
+    return ludus__file_write(file, data, n);
+}

@@ -1,0 +1,160 @@
+/* Linux implementation of platform.h. */
+#include "platform.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t ludus__mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+int ludus__tsc_invariant(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return 0;
+    __cpuid(0x80000007u, a, b, c, d);
+    return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
+}
+uint64_t ludus__read_tsc(void) { return __builtin_ia32_rdtsc(); }
+#else
+int ludus__tsc_invariant(void) { return 0; }
+uint64_t ludus__read_tsc(void) { return (uint64_t)ludus__mono_ns(); }
+#endif
+
+ludus__calib_point ludus__calibrate_point(void) {
+    ludus__calib_point best = {0, 0, INT64_MAX};
+    for (int i = 0; i < 16; i++) {
+        int64_t a = ludus__mono_ns();
+        uint64_t t = ludus__read_tsc();
+        int64_t b = ludus__mono_ns();
+        if (b - a < best.window_ns) {
+            best.ticks = t;
+            best.ns = a + (b - a) / 2;
+            best.window_ns = b - a;
+        }
+    }
+    return best;
+}
+
+static int membarrier_state; /* 0 unknown, 1 usable, -1 not usable */
+
+int ludus__membarrier_register(void) {
+    if (membarrier_state == 0) {
+        long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+        if (cmds >= 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+            syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+            membarrier_state = 1;
+        else
+            membarrier_state = -1;
+    }
+    return membarrier_state == 1;
+}
+
+void ludus__membarrier(void) {
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) abort();
+}
+
+uint64_t ludus__os_tid(void) { return (uint64_t)syscall(SYS_gettid); }
+int ludus__os_pid(void) { return (int)getpid(); }
+void ludus__yield(void) { sched_yield(); }
+void ludus__cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+void *ludus__aligned_alloc(size_t size, size_t alignment) {
+    void *p = NULL;
+    if (posix_memalign(&p, alignment, size) != 0) return NULL;
+    return p;
+}
+void ludus__aligned_free(void *p) { free(p); }
+
+int ludus__file_create(ludus__file *f, const char *path) {
+    size_t n = strlen(path);
+    f->fd = -1;
+    f->final_path = malloc(n + 1);
+    f->tmp_path = malloc(n + 5);
+    if (!f->final_path || !f->tmp_path) goto fail;
+    memcpy(f->final_path, path, n + 1);
+    memcpy(f->tmp_path, path, n);
+    memcpy(f->tmp_path + n, ".tmp", 5);
+    f->fd = open(f->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (f->fd < 0) goto fail;
+    return 0;
+fail:
+    free(f->final_path);
+    free(f->tmp_path);
+    f->final_path = f->tmp_path = NULL;
+    return -1;
+}
+
+int ludus__file_write(ludus__file *f, const void *data, size_t n) {
+    const char *p = data;
+    while (n > 0) {
+        ssize_t w = write(f->fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static void file_release(ludus__file *f) {
+    free(f->final_path);
+    free(f->tmp_path);
+    f->final_path = f->tmp_path = NULL;
+    f->fd = -1;
+}
+
+int ludus__file_commit(ludus__file *f) {
+    int rc = 0;
+    if (close(f->fd) != 0) rc = -1;
+    if (rc == 0 && rename(f->tmp_path, f->final_path) != 0) rc = -1;
+    if (rc != 0) unlink(f->tmp_path);
+    file_release(f);
+    return rc;
+}
+
+void ludus__file_abort(ludus__file *f) {
+    if (f->fd >= 0) close(f->fd);
+    if (f->tmp_path) unlink(f->tmp_path);
+    file_release(f);
+}
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+static void (*exit_fn)(void *);
+static void exit_trampoline(void *arg) { exit_fn(arg); }
+static void exit_key_create(void) { pthread_key_create(&exit_key, exit_trampoline); }
+
+int ludus__on_thread_exit(void (*fn)(void *), void *arg) {
+    exit_fn = fn; /* one hook for the whole library */
+    pthread_once(&exit_once, exit_key_create);
+    return pthread_setspecific(exit_key, arg) == 0 ? 0 : -1;
+}
+
+void ludus__process_name(char *out, size_t cap) {
+    FILE *f = fopen("/proc/self/comm", "r");
+    out[0] = 0;
+    if (f) {
+        if (fgets(out, (int)cap, f)) out[strcspn(out, "\n")] = 0;
+        fclose(f);
+    }
+    if (!out[0]) snprintf(out, cap, "process %d", (int)getpid());
+}
