@@ -1,0 +1,10 @@
+import fs from 'node:fs';
+import * as Trace from '@paulirish/trace_engine';
+import {polyfillDOMRect} from '@paulirish/trace_engine/analyze-trace.mjs';
+polyfillDOMRect();
+const j = JSON.parse(fs.readFileSync('/tmp/v.json','utf8'));
+const model = Trace.TraceModel.Model.createWithAllHandlers();
+await model.parse(j.traceEvents);
+const pt = model.parsedTrace();
+console.log(Object.keys(pt));
+console.log(Object.keys(pt.data ?? pt));
