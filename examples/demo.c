@@ -4,7 +4,12 @@
  * ready-queue counter), renders, waits for the jobs, and marks the frame.
  * Every 37th frame has an injected hitch (a marker and a long Streaming scope).
  *
- *   ludus-demo [--trace PATH] [--frames N] [--threads N] */
+ *   ludus-demo [--trace PATH] [--frames N] [--threads N] [--no-capture]
+ *              [--slow-job NAME [--slow-factor F]]
+ *
+ * --slow-job makes the job named NAME (e.g. "Job: Animate") F times slower
+ * (default 1.5): the demo against itself with one job slowed down is what
+ * `ludus-trace diff` must call "slower work" for that job. */
 #define _POSIX_C_SOURCE 200809L
 #include <ludus/capture.h>
 #include <ludus/profiling.h>
@@ -149,7 +154,9 @@ static int cmp_i64(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     const char *trace = "ludus-demo.json";
-    int frames = 240, threads = 3;
+    int frames = 240, threads = 3, capture = 1;
+    const char *slow_job = NULL;
+    double slow_factor = 1.5;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--trace") && i + 1 < argc)
             trace = argv[++i];
@@ -157,8 +164,14 @@ int main(int argc, char **argv) {
             frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
             threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--slow-job") && i + 1 < argc)
+            slow_job = argv[++i];
+        else if (!strcmp(argv[i], "--slow-factor") && i + 1 < argc)
+            slow_factor = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--no-capture"))
+            capture = 0; /* same workload, instrumented but idle (observer-effect baseline) */
         else {
-            fprintf(stderr, "usage: %s [--trace PATH] [--frames N] [--threads N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--trace PATH] [--frames N] [--threads N] [--no-capture] [--slow-job NAME [--slow-factor F]]\n", argv[0]);
             return 1;
         }
     }
@@ -170,13 +183,19 @@ int main(int argc, char **argv) {
     ludus_register_thread_for_trace("Main");
     ludus_site_desc qd = {"Ready queue", "jobs", __FILE__, __LINE__};
     queue_counter_site = ludus_register_site(&qd);
-    uint32_t job_sites[3] = {ludus_intern_name("Job: Animate"), ludus_intern_name("Job: Cull"),
-                             ludus_intern_name("Job: Particles")};
+    static const char *job_names[3] = {"Job: Animate", "Job: Cull", "Job: Particles"};
+    uint32_t job_sites[3];
+    int job_cost_us[3];
+    for (int j = 0; j < 3; j++) {
+        job_sites[j] = ludus_intern_name(job_names[j]);
+        job_cost_us[j] = 120 + 40 * j;
+        if (slow_job && !strcmp(slow_job, job_names[j])) job_cost_us[j] = (int)(job_cost_us[j] * slow_factor);
+    }
 
     ludus_capture_desc desc;
     memset(&desc, 0, sizeof desc);
     desc.chunk_count = 512; /* 32 MiB */
-    int rc = ludus_begin_capture(&desc);
+    int rc = capture ? ludus_begin_capture(&desc) : 0;
     if (rc) {
         fprintf(stderr, "ludus-demo: begin capture: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
         return 1;
@@ -196,7 +215,7 @@ int main(int argc, char **argv) {
                 physics();
                 ai();
             }
-            for (int j = 0; j < 6; j++) submit(job_sites[j % 3], 120 + 40 * (j % 3));
+            for (int j = 0; j < 6; j++) submit(job_sites[j % 3], job_cost_us[j % 3]);
             render();
             if (f % 37 == 36) {
                 LUDUS_PROFILE_MARK(Hitch);
@@ -216,8 +235,29 @@ int main(int argc, char **argv) {
     pthread_mutex_unlock(&js.lock);
     for (int i = 0; i < threads; i++) pthread_join(tids[i], NULL);
 
+    qsort(frame_ns, (size_t)frames, sizeof *frame_ns, cmp_i64);
+    if (!capture) {
+        printf("Frame time (wall, %d frames, not recording): p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms\n",
+               frames, frame_ns[frames / 2] / 1e6, frame_ns[frames * 9 / 10] / 1e6,
+               frame_ns[frames * 99 / 100] / 1e6, frame_ns[frames - 1] / 1e6);
+        free(frame_ns);
+        free(tids);
+        return 0;
+    }
     rc = ludus_end_capture();
     if (rc == 0) rc = ludus_export_perfetto_trace(trace);
+    if (rc) {
+        fprintf(stderr, "ludus-demo: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
+        return 1;
+    }
+    /* The native capture next to the JSON: the trace path with .ludus. */
+    char capture_path[4096];
+    {
+        const char *dot = strrchr(trace, '.'), *slash = strrchr(trace, '/');
+        int stem = dot && (!slash || dot > slash) ? (int)(dot - trace) : (int)strlen(trace);
+        snprintf(capture_path, sizeof capture_path, "%.*s.ludus", stem, trace);
+    }
+    rc = ludus_save_capture(capture_path);
     if (rc) {
         fprintf(stderr, "ludus-demo: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
         return 1;
@@ -225,9 +265,9 @@ int main(int argc, char **argv) {
 
     ludus_capture_summary s;
     ludus_capture_get_summary(&s);
-    qsort(frame_ns, (size_t)frames, sizeof *frame_ns, cmp_i64);
     printf("Ludus Profiling demo: %d frames, %d worker threads, %d injected hitches\n", frames, threads, hitches);
     printf("Trace written to %s\n", trace);
+    printf("Capture saved to %s (ludus-trace info/convert read it)\n", capture_path);
     printf("Open it at https://ui.perfetto.dev (Open trace file) or in chrome://tracing (Load).\n\n");
     printf("Capture: %.1f ms, clock %s, %u threads, %llu events, %llu dropped, %llu incomplete, %u chunks\n",
            (double)(s.end_ns - s.start_ns) / 1e6, s.clock_name, s.threads, (unsigned long long)s.events,

@@ -101,6 +101,19 @@ int ludus_export_perfetto_trace(const char *path);
  * fail the export); for pipes, sockets or memory. */
 int ludus_export_json_to(int (*write)(void *user_data, const void *data, size_t n), void *user_data);
 
+/* Writes the last ended capture as a native capture file (.ludus, see
+ * docs/format.md and ludus/capture_file.h to read it back): the raw events
+ * as recorded plus the site and thread tables, close to a memory copy.
+ * Same contract as the JSON export: PATH.tmp renamed into place,
+ * LUDUS_ENODATA for an empty capture (PATH untouched), LUDUS_EIO on a write
+ * failure (capture kept). */
+int ludus_save_capture(const char *path);
+
+/* Writes the last ended capture as a Perfetto protobuf trace (.pftrace):
+ * one track per thread, slices, instants, counters, flows, interned names.
+ * Same contract as ludus_export_perfetto_trace. */
+int ludus_export_pftrace(const char *path);
+
 /* Registers the calling thread under a name (copied, up to 63 bytes). Threads
  * that record without registering are registered as "thread <tid>". Calling
  * again renames. */

@@ -82,14 +82,18 @@ const char *ludus_error_string(int code);
 /* ---------------------------------------------------------------------------
  * Internals used by the inline hot path. Not API: names may change. */
 typedef struct ludus__event {
-    uint64_t ticks;  /* raw clock ticks (TSC or monotonic ns), converted at export */
+    union {
+        uint64_t ticks;       /* raw clock ticks (TSC or monotonic ns), converted at export */
+        uint32_t ticks32[2];  /* the halves rdtsc returns, stored without combining */
+    };
     uintptr_t word;  /* site address | kind, or a payload word */
 } ludus__event;
 
 enum {
-    LUDUS__K_PAD = 0, /* unused slot */
+    LUDUS__K_END = 0, /* 0: the pool is zeroed at capture start, so an end
+                         stores its timestamp only (each slot is written once) */
     LUDUS__K_BEGIN = 1,
-    LUDUS__K_END = 2,
+    LUDUS__K_UNUSED = 2,
     LUDUS__K_INSTANT = 3,
     LUDUS__K_FRAME = 4,
     LUDUS__K_FLOW_OUT = 5, /* + payload slot {flow id, name} */
@@ -103,7 +107,9 @@ enum {
  * capture controller only after the producer join (see src/record/join.c). */
 typedef struct ludus__thread_hot {
     ludus__event *cur; /* next free slot of the current chunk */
-    ludus__event *lim; /* chunk end minus one slot reserved per open scope */
+    intptr_t room;     /* free slots after cur, not counting one slot reserved
+                          for the end of each open scope: cur + room + open
+                          scopes == chunk end. An end only advances cur. */
     uint32_t gen;      /* capture generation the chunk belongs to; 0 = none */
     uint32_t busy;     /* 1 while an event is being written (producer join) */
 } ludus__thread_hot;
@@ -114,7 +120,10 @@ typedef struct ludus__thread_hot {
 #define LUDUS__ARMED_SLOW 0x40000000u
 #define LUDUS__TOKEN_DROPPED 0x80000000u
 
-extern uint32_t ludus__armed;
+/* armed has a cache line of its own ([0]; the rest is padding): every event
+ * of every thread reads it, so nothing that is written may share its line. */
+extern uint32_t ludus__armed_line[16];
+#define ludus__armed (ludus__armed_line[0])
 #if defined(__GNUC__) || defined(__clang__)
 extern __thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
 #else
@@ -136,11 +145,25 @@ uint32_t ludus__dyn_begin(const char *name);
 #define LUDUS__INLINE_CLOCK 0
 #endif
 
-/* Inline helpers are not themselves instrumented by -finstrument-functions. */
-#define LUDUS__INLINE static inline __attribute__((no_instrument_function))
+/* Inline helpers are always inlined (GCC stops inlining plain "static
+ * inline" in large files, which would turn the hot path into a call) and not
+ * themselves instrumented by -finstrument-functions. */
+#define LUDUS__INLINE static inline __attribute__((always_inline, no_instrument_function))
 
 #define LUDUS__LIKELY(x) __builtin_expect(!!(x), 1)
 #define LUDUS__UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#if LUDUS__INLINE_CLOCK
+/* Stores the TSC into e as rdtsc returns it (EDX:EAX), saving the shift and
+ * or that combining would cost (x86-64 is little-endian). */
+LUDUS__INLINE void ludus__stamp(ludus__event *e) {
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    e->ticks32[0] = lo;
+    e->ticks32[1] = hi;
+}
+
+#endif
 
 LUDUS__INLINE uint32_t ludus__load_armed(void) {
     return __atomic_load_n(&ludus__armed, __ATOMIC_RELAXED);
@@ -157,13 +180,13 @@ LUDUS__INLINE uint32_t ludus__scope_begin(const ludus_site *site) {
     __atomic_store_n(&t->busy, 1u, __ATOMIC_RELAXED);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint32_t g = ludus__load_armed();
+    if (LUDUS__UNLIKELY(g != t->gen)) return ludus__begin_slow(site);
+    if (LUDUS__UNLIKELY(t->room < 2)) return ludus__begin_slow(site);
+    t->room -= 2; /* this slot and the one reserved for the end */
     ludus__event *e = t->cur;
-    ludus__event *next = e + 1;
-    if (LUDUS__UNLIKELY(g != t->gen || next >= t->lim)) return ludus__begin_slow(site);
-    e->ticks = __builtin_ia32_rdtsc();
-    e->word = (uintptr_t)site | LUDUS__K_BEGIN;
-    t->cur = next;
-    t->lim = t->lim - 1; /* reserve the slot of this scope's end */
+    ludus__stamp(e);
+    e->word = (uintptr_t)site + LUDUS__K_BEGIN; /* site is 16-aligned: + is | */
+    t->cur = e + 1;
     __atomic_store_n(&t->busy, 0u, __ATOMIC_RELEASE);
     return g;
 #else
@@ -185,10 +208,9 @@ LUDUS__INLINE void ludus__scope_end(uint32_t token, const ludus_site *site) {
     /* g == token: the begin was recorded in this capture, so its end slot is
      * reserved and no bounds check is needed. */
     ludus__event *e = t->cur;
-    e->ticks = __builtin_ia32_rdtsc();
-    e->word = (uintptr_t)site | LUDUS__K_END;
+    ludus__stamp(e); /* the word is already 0 = END (zeroed pool) */
     t->cur = e + 1;
-    t->lim = t->lim + 1;
+    (void)site;
     __atomic_store_n(&t->busy, 0u, __ATOMIC_RELEASE);
 #else
     ludus__end_slow(token, site);
@@ -335,8 +357,10 @@ struct dyn_scope {
 #define LUDUS_PROFILE_BEGIN(Name) ((void)0)
 #define LUDUS_PROFILE_END() ((void)0)
 #define LUDUS_PROFILE_FLOW_OUT(Name) ((uint64_t)0)
-#define LUDUS_PROFILE_FLOW_IN(id) ((void)0)
-#define LUDUS_PROFILE_SCOPE_DYN(name_expr) ((void)0)
+/* sizeof names a value argument without evaluating it (no code, no unused-
+ * variable warning for a variable only the macro uses). */
+#define LUDUS_PROFILE_FLOW_IN(id) ((void)sizeof(id))
+#define LUDUS_PROFILE_SCOPE_DYN(name_expr) ((void)sizeof(name_expr))
 
 #endif
 

@@ -11,6 +11,10 @@ extern int ludus__clock_is_tsc;
 
 ludus__captured ludus__last;
 
+/* Larger than any address space a pool could be reserved in (x86-64 user
+ * space is 2^47): a request beyond it is an overflow, not an allocation. */
+#define LUDUS__MAX_POOL_BYTES ((size_t)1 << 46)
+
 static int active;         /* a capture is armed (coordinator thread only) */
 static uint32_t gen_counter;
 static int join_membarrier; /* the active capture joins with membarrier */
@@ -67,8 +71,8 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
                            d.chunk_bytes);
     size_t bytes;
     if (__builtin_mul_overflow((size_t)d.chunk_bytes, (size_t)d.chunk_count, &bytes) ||
-        bytes > (SIZE_MAX >> 1))
-        return ludus__fail(LUDUS_EOVERFLOW, "%u chunks of %u bytes overflow size_t",
+        bytes > LUDUS__MAX_POOL_BYTES)
+        return ludus__fail(LUDUS_EOVERFLOW, "%u chunks of %u bytes exceed the largest pool (2^46 bytes)",
                            d.chunk_count, d.chunk_bytes);
     int tsc = ludus__tsc_invariant();
     if (d.clock == LUDUS_CLOCK_TSC && !tsc)
@@ -95,6 +99,9 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
     memset(mem, 0, bytes); /* touch every page now: no page fault while recording */
 
     discard_last();
+    /* Identity of the process, read now: it costs a file read that end must not pay. */
+    ludus__last.pid = ludus__os_pid();
+    ludus__process_name(ludus__last.process_name, sizeof ludus__last.process_name);
     ludus__last.categories = cats;
     ludus__last.pool_mem = mem;
     ludus__last.allocator = d.allocator;
@@ -133,18 +140,6 @@ static void wait_not_busy(ludus__thread_hot *t) {
     }
 }
 
-typedef struct final_state {
-    int32_t thread; /* capture thread index, -1 when the record holds no data */
-    ludus__chunk *chunk;
-    ludus__event *cur;
-} final_state;
-
-static int cmp_chunk(const void *a, const void *b) {
-    const ludus__chunk *x = *(ludus__chunk *const *)a, *y = *(ludus__chunk *const *)b;
-    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 int ludus_end_capture(void) {
     if (!active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
     ludus__captured *c = &ludus__last;
@@ -161,29 +156,32 @@ int ludus_end_capture(void) {
     ludus__calib_point end_point = ludus__calibrate_point();
 
     /* Threads: live ones that were registered, and the ones that exited with
-     * data of this capture. Records of exited threads are freed here. */
-    static final_state fin[LUDUS__MAX_THREADS];
+     * data of this capture. Records of exited threads are freed here. Only
+     * the chunk lists are published; runs are built on first use. */
     uint32_t n = 0;
     ludus__cap_thread *threads = calloc(high ? high : 1, sizeof *threads);
     for (uint32_t i = 0; i < high; i++) {
         ludus__thread_record *r = &ludus__reg.rec[i];
-        fin[i].thread = -1;
         int state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-        ludus__chunk *chunk = NULL;
+        ludus__chunk *first = NULL, *chunk = NULL;
         ludus__event *cur = NULL;
-        uint64_t dropped = 0;
+        uint64_t dropped = 0, orphans = 0;
         int exited = 0;
         if (state == LUDUS__REC_LIVE && r->hot && r->cold) {
-            if (r->hot->gen == gen && r->cold->chunk) {
+            if (r->hot->gen == gen) {
+                first = r->cold->first_chunk;
                 chunk = r->cold->chunk;
                 cur = r->hot->cur;
+                dropped = r->cold->dropped;
+                orphans = r->cold->orphan_ends;
             }
-            if (r->hot->gen == gen) dropped = r->cold->dropped;
         } else if (state == LUDUS__REC_EXITED) {
             if (r->exit_gen == gen) {
+                first = r->exit_first;
                 chunk = r->exit_chunk;
                 cur = r->exit_cur;
                 dropped = r->exit_dropped;
+                orphans = r->exit_orphans;
                 exited = 1;
             }
             __atomic_store_n(&r->state, LUDUS__REC_FREE, __ATOMIC_RELEASE);
@@ -193,44 +191,18 @@ int ludus_end_capture(void) {
         }
         if (!threads) continue;
         if (chunk) chunk->used = (uint64_t)(cur - LUDUS__CHUNK_EVENTS(chunk));
-        ludus__cap_thread *th = &threads[n];
+        ludus__cap_thread *th = &threads[n++];
         memcpy(th->name, r->name, sizeof th->name);
         th->tid = r->tid;
         th->exited = exited;
         th->dropped = dropped;
-        fin[i].thread = (int32_t)n++;
+        th->recorder_orphans = orphans;
+        th->first_chunk = chunk ? first : NULL;
     }
     pthread_mutex_unlock(&ludus__reg.lock);
-
-    /* Group the chunks taken from the pool by thread, in order. */
+    int oom = !threads;
     uint32_t used = __atomic_load_n(&ludus__the_pool.next, __ATOMIC_RELAXED);
     if (used > ludus__the_pool.count) used = ludus__the_pool.count;
-    ludus__chunk **order = malloc((used ? used : 1) * sizeof *order);
-    int oom = !threads || !order;
-    uint32_t k = 0;
-    for (uint32_t i = 0; !oom && i < used; i++) {
-        ludus__chunk *ch = (ludus__chunk *)(ludus__the_pool.base + (size_t)i * ludus__the_pool.chunk_bytes);
-        if (ch->gen == gen && ch->thread < high && fin[ch->thread].thread >= 0) order[k++] = ch;
-    }
-    if (!oom) qsort(order, k, sizeof *order, cmp_chunk);
-    for (uint32_t i = 0; !oom && i < k;) {
-        uint32_t j = i;
-        while (j < k && order[j]->thread == order[i]->thread) j++;
-        ludus__cap_thread *th = &threads[fin[order[i]->thread].thread];
-        th->runs = malloc((j - i) * sizeof *th->runs);
-        if (!th->runs) {
-            oom = 1;
-            break;
-        }
-        for (uint32_t m = i; m < j; m++) {
-            if (order[m]->used == 0) continue;
-            th->runs[th->nruns].ev = LUDUS__CHUNK_EVENTS(order[m]);
-            th->runs[th->nruns].n = (size_t)order[m]->used;
-            th->nruns++;
-        }
-        i = j;
-    }
-    free(order);
 
     c->valid = 1;
     c->gen = gen;
@@ -245,12 +217,29 @@ int ludus_end_capture(void) {
     c->nthreads = threads ? n : 0;
     c->unregistered_drops = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
     c->interner_drops = ludus__interner_drops();
-    c->pid = ludus__os_pid();
-    ludus__process_name(c->process_name, sizeof c->process_name);
     active = 0;
     if (oom) {
         c->valid = 0;
         return ludus__fail(LUDUS_ENOMEM, "out of memory while publishing the capture");
+    }
+    return 0;
+}
+
+int ludus__build_runs(ludus__captured *c) {
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        ludus__cap_thread *th = &c->threads[t];
+        if (!th->first_chunk || th->runs) continue;
+        uint32_t k = 0;
+        for (ludus__chunk *ch = th->first_chunk; ch; ch = ch->next) k++;
+        th->runs = malloc(k * sizeof *th->runs);
+        if (!th->runs) return LUDUS_ENOMEM;
+        th->nruns = 0;
+        for (ludus__chunk *ch = th->first_chunk; ch; ch = ch->next) {
+            if (ch->used == 0) continue;
+            th->runs[th->nruns].ev = LUDUS__CHUNK_EVENTS(ch);
+            th->runs[th->nruns].n = (size_t)ch->used;
+            th->nruns++;
+        }
     }
     return 0;
 }

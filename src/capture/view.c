@@ -9,12 +9,14 @@
 #include "capture_internal.h"
 
 int64_t ludus__ticks_to_ns(const ludus__captured *c, uint64_t ticks) {
-    if (!c->clock_tsc) return (int64_t)ticks - c->start_ns;
+    /* Unsigned arithmetic: ticks read from a file may be anything. */
+    if (!c->clock_tsc) return (int64_t)(ticks - (uint64_t)c->start_ns);
     if (ticks <= c->c0.ticks) return c->c0.ns - c->start_ns;
     uint64_t dt = c->c1.ticks - c->c0.ticks;
     uint64_t dn = (uint64_t)(c->c1.ns - c->c0.ns);
     if (dt == 0) return c->c0.ns - c->start_ns;
     unsigned __int128 x = (unsigned __int128)(ticks - c->c0.ticks) * dn / dt;
+    if (x > (unsigned __int128)(INT64_MAX / 2)) x = INT64_MAX / 2; /* never for a real capture */
     return (int64_t)x + (c->c0.ns - c->start_ns);
 }
 
@@ -61,8 +63,7 @@ static void strip_quotes(const char **s, size_t *len) {
     }
 }
 
-static int add_site(ludus__captured *c, uintptr_t key) {
-    if (ludus__site_index(c, key) != UINT32_MAX) return 0;
+static int grow_sites(ludus__captured *c) {
     if ((c->nsites + 1) * 2 > c->site_hash_cap) {
         uint32_t cap = c->site_hash_cap ? c->site_hash_cap * 2 : 256;
         uint32_t *h = calloc(cap, sizeof *h);
@@ -82,11 +83,32 @@ static int add_site(ludus__captured *c, uintptr_t key) {
             h[j] = i + 1;
         }
     }
+    return 0;
+}
+
+static void link_site(ludus__captured *c, uintptr_t key) {
+    uint32_t mask = c->site_hash_cap - 1;
+    uint32_t j = hash_ptr(key) & mask;
+    while (c->site_hash[j]) j = (j + 1) & mask;
+    c->site_hash[j] = ++c->nsites;
+}
+
+int ludus__site_insert(ludus__captured *c, const ludus__site_info *si) {
+    if (ludus__site_index(c, si->key) != UINT32_MAX) return LUDUS_EFORMAT;
+    if (grow_sites(c) != 0) return LUDUS_ENOMEM;
+    c->sites[c->nsites] = *si;
+    link_site(c, si->key);
+    return 0;
+}
+
+static int add_site(ludus__captured *c, uintptr_t key) {
+    if (ludus__site_index(c, key) != UINT32_MAX) return 0;
+    if (grow_sites(c) != 0) return -1;
     ludus__site_info *si = &c->sites[c->nsites];
     memset(si, 0, sizeof *si);
     si->key = key;
     if (key & 1) { /* a flow name literal */
-        const char *name = (const char *)(key & ~(uintptr_t)1);
+        const char *name = LUDUS__FLOW_NAME_PTR(key);
         si->name = name ? name : "flow";
         si->name_len = strlen(si->name);
         si->function = si->file = "";
@@ -114,10 +136,7 @@ static int add_site(ludus__captured *c, uintptr_t key) {
     char line[16];
     int ln = snprintf(line, sizeof line, ":%u", si->line);
     si->id = fnv(h, line, (size_t)ln);
-    uint32_t mask = c->site_hash_cap - 1;
-    uint32_t j = hash_ptr(key) & mask;
-    while (c->site_hash[j]) j = (j + 1) & mask;
-    c->site_hash[j] = ++c->nsites;
+    link_site(c, key);
     return 0;
 }
 
@@ -131,7 +150,7 @@ static uintptr_t event_key(const ludus__event *e, const ludus__event *end, unsig
     case LUDUS__K_COUNTER_F64:
         return e->word & ~(uintptr_t)LUDUS__K_MASK;
     case LUDUS__K_FLOW_OUT:
-        return e + 1 < end ? (e[1].word | 1) : 0;
+        return e + 1 < end ? LUDUS__FLOW_NAME_KEY(e[1].word) : 0;
     default:
         return 0;
     }
@@ -144,6 +163,7 @@ static int cmp_id(const void *a, const void *b) {
 
 int ludus__prepare(ludus__captured *c) {
     if (c->prepared) return 0;
+    if (ludus__build_runs(c) != 0) return LUDUS_ENOMEM;
     for (uint32_t t = 0; t < c->nthreads; t++) {
         const ludus__cap_thread *th = &c->threads[t];
         for (uint32_t r = 0; r < th->nruns; r++) {
@@ -183,7 +203,7 @@ int ludus__prepare(ludus__captured *c) {
         int oom = it.oom;
         th->events = it.events;
         th->incomplete = it.incomplete;
-        th->orphan_ends = it.orphan_ends;
+        th->orphan_ends = it.orphan_ends + th->recorder_orphans;
         th->filtered = it.filtered;
         th->frames = it.frames;
         ludus__nev_free(&it);
@@ -204,11 +224,15 @@ void ludus__nev_init(ludus__nev_iter *it, const ludus__captured *c, uint32_t thr
     memset(it, 0, sizeof *it);
     it->c = c;
     it->th = &c->threads[thread];
+    it->cursor = it->th->load_first;
 }
 
 void ludus__nev_free(ludus__nev_iter *it) {
     free(it->stack);
     it->stack = NULL;
+    free(it->rbuf.ev);
+    free(it->rbuf.bytes);
+    memset(&it->rbuf, 0, sizeof it->rbuf);
 }
 
 static int push(ludus__nev_iter *it, uint32_t site, int64_t ts) {
@@ -226,6 +250,11 @@ static int push(ludus__nev_iter *it, uint32_t site, int64_t ts) {
 }
 
 int ludus__nev_next(ludus__nev_iter *it, ludus__nev *out) {
+    if (it->c->cut) return ludus__nev_next_cut(it, out);
+    return ludus__nev_next_raw(it, out);
+}
+
+int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out) {
     const ludus__captured *c = it->c;
     const ludus__cap_thread *th = it->th;
     while (!it->closing) {
@@ -233,10 +262,27 @@ int ludus__nev_next(ludus__nev_iter *it, ludus__nev *out) {
             it->closing = 1;
             break;
         }
-        const ludus__run *run = &th->runs[it->run];
+        const ludus__run *run;
+        if (c->load_run) { /* a capture file: one run in memory at a time */
+            if (!it->loaded) {
+                int rc = c->load_run(c, &it->cursor, &it->lrun, &it->rbuf);
+                if (rc != 0) {
+                    it->load_error = rc;
+                    it->oom = 1;
+                    it->closing = 1;
+                    it->depth = 0;
+                    return 0;
+                }
+                it->loaded = 1;
+            }
+            run = &it->lrun;
+        } else {
+            run = &th->runs[it->run];
+        }
         if (it->pos >= run->n) {
             it->run++;
             it->pos = 0;
+            it->loaded = 0;
             continue;
         }
         const ludus__event *e = run->ev + it->pos;
@@ -247,7 +293,9 @@ int ludus__nev_next(ludus__nev_iter *it, ludus__nev *out) {
         it->pos += two ? 2 : 1;
         if (two && e + 1 >= end) continue; /* torn payload: cannot happen, never trusted */
         uint32_t site = key ? ludus__site_index(c, key) : UINT32_MAX;
-        int enabled = site == UINT32_MAX || c->sites[site].enabled;
+        /* A key missing from the site table (only a damaged file has one)
+         * counts as filtered, so exporters always see a site. */
+        int enabled = site != UINT32_MAX && c->sites[site].enabled;
         out->flags = 0;
         out->site = site;
         out->ts_ns = ludus__ticks_to_ns(c, e->ticks);

@@ -1,7 +1,8 @@
 /* Chrome/Perfetto JSON export of the last ended capture (trace-formats.md
  * part A). Streams thread by thread through the bounded writer; times are ns
  * since capture start written as microseconds with three decimals from
- * integers. Flows: each end of a flow is a 1 ns slice with an s/f event at the
+ * integers. Each thread's events stay together in the file: the DevTools
+ * engine pairs B/E with one stack in file order across threads. Flows: each end of a flow is a 1 ns slice with an s/f event at the
  * same pid, tid, category and timestamp, so DevTools (which binds v1 flows
  * only that way) and Perfetto (which binds to the enclosing slice) agree. */
 #include <string.h>
@@ -163,8 +164,14 @@ int ludus__export_chrome_json(ludus__captured *c, ludus__writer *w) {
                 ludus__w_ch(w, '}');
                 break;
             case LUDUS_NEV_END:
+                /* The E repeats its B's name and category: DevTools pairs B/E
+                 * only when both match, speedscope when the names do, and the
+                 * args (empty unless incomplete) keep speedscope from merging
+                 * a slice with a same-named one that begins at the same ns. */
                 head(w, "E", pid, th->tid, ev.ts_ns);
-                ludus__w_str(w, (ev.flags & LUDUS_NEV_INCOMPLETE) ? ",\"args\":{\"incomplete\":true}}" : "}");
+                name_cat(w, s, "default");
+                ludus__w_str(w, (ev.flags & LUDUS_NEV_INCOMPLETE) ? ",\"args\":{\"incomplete\":true}}"
+                                                                 : ",\"args\":{}}");
                 break;
             case LUDUS_NEV_INSTANT:
                 head(w, "i", pid, th->tid, ev.ts_ns);

@@ -140,11 +140,11 @@ void ludus__file_abort(ludus__file *f) {
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 static void (*exit_fn)(void *);
-static void exit_trampoline(void *arg) { exit_fn(arg); }
+static void exit_trampoline(void *arg) { __atomic_load_n(&exit_fn, __ATOMIC_ACQUIRE)(arg); }
 static void exit_key_create(void) { pthread_key_create(&exit_key, exit_trampoline); }
 
 int ludus__on_thread_exit(void (*fn)(void *), void *arg) {
-    exit_fn = fn; /* one hook for the whole library */
+    __atomic_store_n(&exit_fn, fn, __ATOMIC_RELEASE); /* one hook for the whole library */
     pthread_once(&exit_once, exit_key_create);
     return pthread_setspecific(exit_key, arg) == 0 ? 0 : -1;
 }

@@ -3,11 +3,11 @@
  * fence-mode join, monotonic clock) and the events that are not on the
  * hottest path (marks, frames, flows, counters, spans by id).
  *
- * Reservation invariant: lim = chunk end - one slot per scope open in this
- * capture, so an end whose begin was recorded always has room. */
+ * Reservation invariant: cur + room + (scopes open in this capture) = chunk
+ * end, so an end whose begin was recorded always has its slot. */
 #include "record.h"
 
-uint32_t ludus__armed;
+__attribute__((aligned(64))) uint32_t ludus__armed_line[16];
 int ludus__clock_is_tsc;    /* set before arming; read after an acquire of armed */
 uint32_t ludus__frame_epoch; /* frame marks seen; FRAME is called from one thread */
 
@@ -23,10 +23,13 @@ static inline void leave(ludus__thread_hot *t) {
 
 static void attach(ludus__thread_hot *t, ludus__thread_cold *c, uint32_t gen) {
     t->gen = gen;
-    t->cur = t->lim = NULL;
+    t->cur = NULL;
+    t->room = 0;
     c->chunk = NULL;
+    c->first_chunk = NULL;
     c->chunk_seq = 0;
     c->dropped = 0;
+    c->orphan_ends = 0;
     if (c->carry_gen != gen) c->carry_depth = 0;
 }
 
@@ -59,10 +62,10 @@ static uint32_t enter(ludus__thread_hot *t) {
 /* Ensures `need` free slots in the current chunk (beyond the reserved ones),
  * moving to a new chunk when the current one is full. 0: pool exhausted. */
 static int make_room(ludus__thread_hot *t, ludus__thread_cold *c, uint32_t need) {
-    if (c->chunk && t->cur + need <= t->lim) return 1;
+    if (c->chunk && t->room >= (intptr_t)need) return 1;
     size_t depth;
     if (c->chunk)
-        depth = (size_t)(ludus__chunk_end(c->chunk) - t->lim);
+        depth = (size_t)(ludus__chunk_end(c->chunk) - t->cur) - (size_t)t->room;
     else
         depth = c->carry_gen == t->gen ? c->carry_depth : 0;
     ludus__chunk *n = ludus__pool_take();
@@ -71,11 +74,18 @@ static int make_room(ludus__thread_hot *t, ludus__thread_cold *c, uint32_t need)
     n->seq = c->chunk_seq++;
     n->gen = t->gen;
     n->used = 0;
-    if (c->chunk) c->chunk->used = (uint64_t)(t->cur - LUDUS__CHUNK_EVENTS(c->chunk));
+    n->next = NULL;
+    if (c->chunk) {
+        c->chunk->used = (uint64_t)(t->cur - LUDUS__CHUNK_EVENTS(c->chunk));
+        c->chunk->next = n;
+    } else {
+        c->first_chunk = n;
+    }
     c->chunk = n;
     t->cur = LUDUS__CHUNK_EVENTS(n);
-    t->lim = ludus__chunk_end(n) - depth;
-    return t->cur + need <= t->lim;
+    size_t slots = (size_t)(ludus__chunk_end(n) - t->cur);
+    t->room = slots > depth ? (intptr_t)(slots - depth) : 0;
+    return t->room >= (intptr_t)need;
 }
 
 uint32_t ludus__begin_slow(const ludus_site *site) {
@@ -90,14 +100,15 @@ uint32_t ludus__begin_slow(const ludus_site *site) {
     }
     ludus__event *e = t->cur;
     e->ticks = now_ticks();
-    e->word = (uintptr_t)site | LUDUS__K_BEGIN;
+    e->word = (uintptr_t)site + LUDUS__K_BEGIN;
     t->cur = e + 1;
-    t->lim = t->lim - 1;
+    t->room -= 2;
     leave(t);
     return gen;
 }
 
 void ludus__end_slow(uint32_t token, const ludus_site *site) {
+    (void)site;
     ludus__thread_hot *t = &ludus__hot;
     ludus__thread_cold *c = &ludus__cold;
     uint32_t gen = enter(t);
@@ -108,11 +119,11 @@ void ludus__end_slow(uint32_t token, const ludus_site *site) {
     } else if (token == gen && make_room(t, c, 0)) {
         ludus__event *e = t->cur;
         e->ticks = now_ticks();
-        e->word = (uintptr_t)site | LUDUS__K_END;
+        e->word = LUDUS__K_END; /* ends name no site: they close the innermost scope */
         t->cur = e + 1;
-        t->lim = t->lim + 1;
     }
-    /* else: the begin belongs to an earlier capture; nothing to close here. */
+    else if (token != gen)
+        c->orphan_ends++; /* begun in an earlier capture: dropped and counted */
     leave(t);
 }
 
@@ -136,6 +147,7 @@ static int emit_slots(uintptr_t word, uint64_t p0, uintptr_t p1, uint32_t nslots
         e[1].word = p1;
     }
     t->cur = e + nslots;
+    t->room -= (intptr_t)nslots;
     leave(t);
     return 1;
 }

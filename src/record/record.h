@@ -21,7 +21,8 @@ typedef struct ludus__chunk {
     uint32_t gen;    /* capture generation */
     uint32_t unused0;
     uint64_t used;   /* event slots written */
-    uint64_t unused1[5];
+    struct ludus__chunk *next; /* the thread's next chunk in this capture */
+    uint64_t unused1[4];
 } ludus__chunk;
 
 #define LUDUS__CHUNK_EVENTS(c) ((ludus__event *)((ludus__chunk *)(c) + 1))
@@ -39,9 +40,11 @@ typedef struct ludus__thread_cold {
     int32_t record;     /* index in the registry, -1 when unregistered */
     uint32_t dead;      /* set after the thread's exit hook ran */
     ludus__chunk *chunk; /* current chunk (NULL before the first event) */
+    ludus__chunk *first_chunk; /* first chunk of this capture */
     uint32_t chunk_seq;
     uint32_t serial;     /* unique per registration; flow ids derive from it */
     uint64_t dropped;    /* events lost to a full pool in this capture */
+    uint64_t orphan_ends; /* ends in this capture of scopes begun in an earlier one */
     uint64_t flow_seq;
     uint32_t carry_gen;   /* capture the thread was released from (unregister) */
     uint32_t carry_depth; /* scopes it still had open then: their end slots */
@@ -62,7 +65,9 @@ typedef struct ludus__thread_record {
     uint32_t exit_gen;
     ludus__event *exit_cur;
     ludus__chunk *exit_chunk;
+    ludus__chunk *exit_first;
     uint64_t exit_dropped;
+    uint64_t exit_orphans;
 } ludus__thread_record;
 
 typedef struct ludus__registry {

@@ -71,11 +71,14 @@ static void release_self(int dying) {
     pthread_mutex_lock(&ludus__reg.lock);
     ludus__thread_record *r = &ludus__reg.rec[c->record];
     uint32_t armed = __atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE) & ~LUDUS__ARMED_SLOW;
-    if (armed != 0 && t->gen == armed && c->chunk) {
+    int in_capture = armed != 0 && t->gen == armed;
+    if (in_capture) {
         r->exit_gen = t->gen;
         r->exit_cur = t->cur;
         r->exit_chunk = c->chunk;
+        r->exit_first = c->first_chunk;
         r->exit_dropped = c->dropped;
+        r->exit_orphans = c->orphan_ends;
         r->hot = NULL;
         r->cold = NULL;
         __atomic_store_n(&r->state, LUDUS__REC_EXITED, __ATOMIC_RELEASE);
@@ -89,10 +92,14 @@ static void release_self(int dying) {
      * scopes still open land in the old chunk's reserved slots, past the
      * published cursor, and on a re-attach in the same capture the new chunk
      * reserves as many (see attach in emit.c). */
-    c->carry_gen = t->gen;
-    c->carry_depth = c->chunk ? (uint32_t)(ludus__chunk_end(c->chunk) - t->lim) : 0;
+    /* Only a thread of the armed capture has open scopes worth carrying (and
+     * only then is the pool's geometry stable to read). */
+    c->carry_gen = in_capture ? t->gen : 0;
+    c->carry_depth = in_capture && c->chunk
+                         ? (uint32_t)((size_t)(ludus__chunk_end(c->chunk) - t->cur) - (size_t)t->room)
+                         : 0;
     t->gen = 0;
-    t->lim = t->cur;
+    t->room = 0;
     c->chunk = NULL;
     c->record = -1;
     c->span_depth = c->span_overflow = 0;

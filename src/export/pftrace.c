@@ -1,0 +1,414 @@
+/* Perfetto protobuf export (.pftrace, trace-formats.md part B), streamed
+ * through the bounded writer. Layout: sequence 1 carries the process track
+ * and a "ludus capture" instant whose debug annotations hold the clock and
+ * the drop/filter/incomplete counts; each thread writes on its own sequence
+ * (id thread + 2), whose first packet clears the incremental state, sets the
+ * thread's track as the default track_uuid and describes the thread track.
+ * Names and categories are interned per sequence (iid = site index + 1).
+ * Slices are SLICE_BEGIN/SLICE_END, marks INSTANT, counters COUNTER on a
+ * process-level counter track per site (described before its first value),
+ * flow ends are INSTANTs carrying flow_ids / terminating_flow_ids. Times are
+ * ns since capture start, no clock id. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../capture/capture_internal.h"
+#include "export_formats.h"
+#include "export_internal.h"
+#include "proto_writer.h"
+
+/* TracePacket fields */
+#define TP_TIMESTAMP 8
+#define TP_SEQ_ID 10
+#define TP_TRACK_EVENT 11
+#define TP_INTERNED 12
+#define TP_SEQ_FLAGS 13
+#define TP_DEFAULTS 59
+#define TP_TRACK_DESC 60
+/* TrackEvent fields */
+#define TE_CATEGORY_IIDS 3
+#define TE_DEBUG 4
+#define TE_TYPE 9
+#define TE_NAME_IID 10
+#define TE_TRACK_UUID 11
+#define TE_NAME 23
+#define TE_COUNTER_VALUE 30
+#define TE_DOUBLE_COUNTER_VALUE 44
+#define TE_FLOW_IDS 47
+#define TE_TERMINATING_FLOW_IDS 48
+enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER = 4 };
+/* Only SEQ_INCREMENTAL_STATE_CLEARED (on each sequence's first packet) is
+ * written: the state is valid from there to the end of the file, so the
+ * NEEDS flag (2) would only cost 2 bytes an event (the size target is 1/5
+ * of the JSON). */
+enum { SEQ_CLEARED = 1 };
+
+#define PROCESS_UUID 1u
+#define THREAD_UUID(t) (2u + (uint64_t)(t))
+/* After the thread tracks: small uuids keep counter events short. */
+#define COUNTER_UUID(site) (2u + (uint64_t)s->c->nthreads + (uint64_t)(site))
+#define META_SEQ 1u
+#define MAX_STR 4096u /* longer names are cut: a packet must fit the writer */
+
+/* Extra interned names and categories, after the sites' iids. */
+enum { XN_FRAME = 1, XN_FLOW_IN, XN_FLOW, XN_COUNT };
+enum { XC_FRAME = 1, XC_FLOW, XC_DEFAULT, XC_MARK, XC_COUNT };
+/* Debug annotation name iids. */
+enum { DA_INCOMPLETE = 1, DA_CLIPPED, DA_FRAME, DA_COUNT };
+static const char *const xn_text[XN_COUNT] = {NULL, "Frame", "flow in", "flow"};
+static const char *const xc_text[XC_COUNT] = {NULL, "frame", "flow", "default", "mark"};
+static const char *const da_text[DA_COUNT] = {NULL, "incomplete", "clipped", "frame"};
+
+typedef struct pf_state {
+    ludus__writer *w;
+    const ludus__captured *c;
+    uint32_t seq;
+    uint32_t *name_seq;    /* per site: sequence on which its name/category is interned */
+    uint32_t xn_seq[XN_COUNT], xc_seq[XC_COUNT], da_seq[DA_COUNT];
+    unsigned char *counter_described;
+} pf_state;
+
+static size_t clamp(size_t n) { return n > MAX_STR ? MAX_STR : n; }
+
+static uint8_t *packet_open(uint8_t *p, uint8_t **mark, uint64_t ts, int has_ts, uint32_t seq, uint32_t flags) {
+    p = ludus__pb_open(p, 1, mark);
+    if (has_ts) p = ludus__pb_uint(p, TP_TIMESTAMP, ts);
+    p = ludus__pb_uint(p, TP_SEQ_ID, seq);
+    if (flags) p = ludus__pb_uint(p, TP_SEQ_FLAGS, flags);
+    return p;
+}
+
+static uint8_t *interned_entry(uint8_t *p, uint32_t field, uint64_t iid, const char *s, size_t n) {
+    uint8_t *m;
+    p = ludus__pb_open(p, field, &m);
+    p = ludus__pb_uint(p, 1, iid);
+    p = ludus__pb_bytes(p, 2, s, clamp(n));
+    return ludus__pb_close(p, m);
+}
+
+/* ---- metadata: process track and capture counts ---- */
+
+static uint8_t *da_u64(uint8_t *p, const char *name, uint64_t v) {
+    uint8_t *m;
+    p = ludus__pb_open(p, TE_DEBUG, &m);
+    p = ludus__pb_bytes(p, 10, name, strlen(name));
+    p = ludus__pb_uint(p, 3, v);
+    return ludus__pb_close(p, m);
+}
+static uint8_t *da_i64(uint8_t *p, const char *name, int64_t v) {
+    uint8_t *m;
+    p = ludus__pb_open(p, TE_DEBUG, &m);
+    p = ludus__pb_bytes(p, 10, name, strlen(name));
+    p = ludus__pb_int(p, 4, v);
+    return ludus__pb_close(p, m);
+}
+static uint8_t *da_str(uint8_t *p, const char *name, const char *v) {
+    uint8_t *m;
+    p = ludus__pb_open(p, TE_DEBUG, &m);
+    p = ludus__pb_bytes(p, 10, name, strlen(name));
+    p = ludus__pb_bytes(p, 6, v, clamp(strlen(v)));
+    return ludus__pb_close(p, m);
+}
+
+static void write_process(pf_state *s) {
+    const ludus__captured *c = s->c;
+    uint8_t *pm, *m, *m2;
+    uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+    p = packet_open(p, &pm, 0, 0, META_SEQ, SEQ_CLEARED);
+    p = ludus__pb_open(p, TP_TRACK_DESC, &m);
+    p = ludus__pb_uint(p, 1, PROCESS_UUID);
+    p = ludus__pb_open(p, 3, &m2);
+    p = ludus__pb_int(p, 1, c->pid);
+    p = ludus__pb_bytes(p, 6, c->process_name, strnlen(c->process_name, sizeof c->process_name));
+    p = ludus__pb_close(p, m2);
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+
+    /* The capture's counts: an instant at 0 on the process track. */
+    p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+    p = packet_open(p, &pm, 0, 1, META_SEQ, 0);
+    p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+    p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
+    p = ludus__pb_uint(p, TE_TRACK_UUID, PROCESS_UUID);
+    p = ludus__pb_bytes(p, TE_NAME, "ludus capture", 13);
+    p = da_str(p, "ludus_version", LUDUS_VERSION_STRING);
+    p = da_str(p, "clock", c->clock_tsc ? "tsc" : "monotonic");
+    p = da_u64(p, "rate_ticks", c->c1.ticks - c->c0.ticks);
+    p = da_u64(p, "rate_ns", (uint64_t)(c->c1.ns - c->c0.ns));
+    p = da_i64(p, "capture_start_ns", c->start_ns);
+    p = da_i64(p, "capture_end_ns", c->end_ns);
+    p = da_u64(p, "events", c->events);
+    p = da_u64(p, "dropped", c->dropped);
+    p = da_u64(p, "unregistered_thread_drops", c->unregistered_drops);
+    p = da_u64(p, "filtered", c->filtered);
+    p = da_u64(p, "incomplete", c->incomplete);
+    p = da_u64(p, "orphan_ends", c->orphan_ends);
+    p = da_u64(p, "frames", c->frames);
+    p = da_u64(p, "interner_drops", c->interner_drops);
+    p = da_u64(p, "site_id_collisions", c->id_collisions);
+    if (c->cut) {
+        p = da_i64(p, "cut_from_ns", c->cut_from_ns);
+        p = da_i64(p, "cut_to_ns", c->cut_to_ns);
+    }
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+}
+
+/* First packet of a thread's sequence: clear, defaults, thread track; and
+ * the thread's drop count when it lost events. */
+static void write_thread_head(pf_state *s, uint32_t t) {
+    const ludus__cap_thread *th = &s->c->threads[t];
+    uint8_t *pm, *m, *m2, *m3;
+    uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+    p = packet_open(p, &pm, 0, 0, s->seq, SEQ_CLEARED);
+    p = ludus__pb_open(p, TP_DEFAULTS, &m);
+    p = ludus__pb_open(p, 11, &m2);
+    p = ludus__pb_uint(p, TE_TRACK_UUID, THREAD_UUID(t));
+    p = ludus__pb_close(p, m2);
+    p = ludus__pb_close(p, m);
+    p = ludus__pb_open(p, TP_TRACK_DESC, &m);
+    p = ludus__pb_uint(p, 1, THREAD_UUID(t));
+    p = ludus__pb_open(p, 4, &m3);
+    p = ludus__pb_int(p, 1, s->c->pid);
+    p = ludus__pb_int(p, 2, (int64_t)th->tid);
+    p = ludus__pb_bytes(p, 5, th->name, strnlen(th->name, sizeof th->name));
+    p = ludus__pb_close(p, m3);
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    if (th->dropped || th->incomplete || th->orphan_ends) {
+        p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+        p = packet_open(p, &pm, 0, 1, s->seq, 0);
+        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+        p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
+        p = ludus__pb_bytes(p, TE_NAME, "ludus thread stats", 18);
+        p = da_u64(p, "dropped", th->dropped);
+        p = da_u64(p, "incomplete", th->incomplete);
+        p = da_u64(p, "orphan_ends", th->orphan_ends);
+        p = da_u64(p, "filtered", th->filtered);
+        p = ludus__pb_close(p, m);
+        ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    }
+}
+
+/* ---- events ---- */
+
+/* Interned data this packet needs (names, categories, annotation names). */
+typedef struct need {
+    uint32_t site;      /* site whose name (and category) to intern, or UINT32_MAX */
+    int xn, xc, da1, da2; /* extra iids to intern, 0: none */
+} need;
+
+static int needs_any(const pf_state *s, const need *n) {
+    return (n->site != UINT32_MAX && s->name_seq[n->site] != s->seq) || (n->xn && s->xn_seq[n->xn] != s->seq) ||
+           (n->xc && s->xc_seq[n->xc] != s->seq) || (n->da1 && s->da_seq[n->da1] != s->seq) ||
+           (n->da2 && s->da_seq[n->da2] != s->seq);
+}
+
+static uint8_t *write_interned(pf_state *s, uint8_t *p, const need *n) {
+    if (!needs_any(s, n)) return p;
+    uint8_t *m;
+    p = ludus__pb_open(p, TP_INTERNED, &m);
+    if (n->site != UINT32_MAX && s->name_seq[n->site] != s->seq) {
+        const ludus__site_info *si = &s->c->sites[n->site];
+        s->name_seq[n->site] = s->seq;
+        if (si->category) p = interned_entry(p, 1, n->site + 1u + XC_COUNT, si->category, si->category_len);
+        p = interned_entry(p, 2, n->site + 1u + XN_COUNT, si->name, si->name_len);
+    }
+    if (n->xn && s->xn_seq[n->xn] != s->seq) {
+        s->xn_seq[n->xn] = s->seq;
+        p = interned_entry(p, 2, (uint64_t)n->xn, xn_text[n->xn], strlen(xn_text[n->xn]));
+    }
+    if (n->xc && s->xc_seq[n->xc] != s->seq) {
+        s->xc_seq[n->xc] = s->seq;
+        p = interned_entry(p, 1, (uint64_t)n->xc, xc_text[n->xc], strlen(xc_text[n->xc]));
+    }
+    int da[2] = {n->da1, n->da2};
+    for (int i = 0; i < 2; i++)
+        if (da[i] && s->da_seq[da[i]] != s->seq) {
+            s->da_seq[da[i]] = s->seq;
+            p = interned_entry(p, 3, (uint64_t)da[i], da_text[da[i]], strlen(da_text[da[i]]));
+        }
+    return ludus__pb_close(p, m);
+}
+
+static uint8_t *da_bool_iid(uint8_t *p, int iid) {
+    *p++ = (TE_DEBUG << 3) | LUDUS__PB_LEN;
+    *p++ = 4;
+    *p++ = 0x08; /* name_iid */
+    *p++ = (uint8_t)iid;
+    *p++ = 0x10; /* bool_value */
+    *p++ = 1;
+    return p;
+}
+
+static uint64_t ts_of(const ludus__nev *ev) { return ev->ts_ns < 0 ? 0 : (uint64_t)ev->ts_ns; }
+
+static void describe_counter(pf_state *s, uint32_t site) {
+    const ludus__site_info *si = &s->c->sites[site];
+    uint8_t *pm, *m, *m2;
+    uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+    p = packet_open(p, &pm, 0, 0, s->seq, 0);
+    p = ludus__pb_open(p, TP_TRACK_DESC, &m);
+    p = ludus__pb_uint(p, 1, COUNTER_UUID(site));
+    p = ludus__pb_bytes(p, 2, si->name, clamp(si->name_len));
+    p = ludus__pb_uint(p, 5, PROCESS_UUID);
+    p = ludus__pb_open(p, 8, &m2);
+    p = ludus__pb_close(p, m2);
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    s->counter_described[site] = 1;
+}
+
+static void write_event(pf_state *s, const ludus__nev *ev) {
+    const ludus__captured *c = s->c;
+    uint8_t *pm, *m;
+    uint64_t ts = ts_of(ev);
+    if (ev->kind == LUDUS_NEV_END) { /* the common case: no interning unless flagged */
+        need n = {UINT32_MAX, 0, 0, 0, 0};
+        if (ev->flags) {
+            n.da1 = DA_INCOMPLETE;
+            n.da2 = (ev->flags & LUDUS_NEV_CLIPPED) ? DA_CLIPPED : 0;
+        }
+        uint8_t *p = ludus__pb_reserve(s->w, ev->flags ? 256 : 64);
+        p = packet_open(p, &pm, ts, 1, s->seq, 0);
+        if (ev->flags) p = write_interned(s, p, &n);
+        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+        p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
+        if (ev->flags) {
+            p = da_bool_iid(p, DA_INCOMPLETE);
+            if (ev->flags & LUDUS_NEV_CLIPPED) p = da_bool_iid(p, DA_CLIPPED);
+        }
+        p = ludus__pb_close(p, m);
+        ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+        return;
+    }
+    if (ev->kind == LUDUS_NEV_COUNTER || ev->kind == LUDUS_NEV_COUNTER_F64) {
+        if (ev->site == UINT32_MAX) return;
+        if (!s->counter_described[ev->site]) describe_counter(s, ev->site);
+        uint8_t *p = ludus__pb_reserve(s->w, 64);
+        p = packet_open(p, &pm, ts, 1, s->seq, 0);
+        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+        p = ludus__pb_uint(p, TE_TYPE, TYPE_COUNTER);
+        p = ludus__pb_uint(p, TE_TRACK_UUID, COUNTER_UUID(ev->site));
+        if (ev->kind == LUDUS_NEV_COUNTER) {
+            p = ludus__pb_int(p, TE_COUNTER_VALUE, (int64_t)ev->value);
+        } else {
+            p = ludus__pb_fixed64(p, TE_DOUBLE_COUNTER_VALUE, ev->value);
+        }
+        p = ludus__pb_close(p, m);
+        ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+        return;
+    }
+    /* BEGIN, INSTANT, FRAME, FLOW_OUT, FLOW_IN: a name and a category. */
+    need n = {UINT32_MAX, 0, 0, 0, 0};
+    uint64_t name_iid, cat_iid;
+    const ludus__site_info *si = ev->site != UINT32_MAX ? &c->sites[ev->site] : NULL;
+    int type = ev->kind == LUDUS_NEV_BEGIN ? TYPE_SLICE_BEGIN : TYPE_INSTANT;
+    switch (ev->kind) {
+    case LUDUS_NEV_FRAME:
+        n.xn = XN_FRAME, n.xc = XC_FRAME, n.da1 = DA_FRAME;
+        name_iid = XN_FRAME, cat_iid = XC_FRAME;
+        break;
+    case LUDUS_NEV_FLOW_IN:
+        n.xn = XN_FLOW_IN, n.xc = XC_FLOW;
+        name_iid = XN_FLOW_IN, cat_iid = XC_FLOW;
+        break;
+    case LUDUS_NEV_FLOW_OUT:
+        n.xc = XC_FLOW;
+        cat_iid = XC_FLOW;
+        if (si) {
+            n.site = ev->site;
+            name_iid = ev->site + 1u + XN_COUNT;
+        } else {
+            n.xn = XN_FLOW;
+            name_iid = XN_FLOW;
+        }
+        break;
+    default:
+        if (!si) return; /* the iterator never gives a begin or mark without a site */
+        n.site = ev->site;
+        name_iid = ev->site + 1u + XN_COUNT;
+        if (si->category) {
+            cat_iid = ev->site + 1u + XC_COUNT;
+        } else {
+            n.xc = ev->kind == LUDUS_NEV_BEGIN ? XC_DEFAULT : XC_MARK;
+            cat_iid = (uint64_t)n.xc;
+        }
+        if (ev->flags & LUDUS_NEV_CLIPPED) n.da1 = DA_CLIPPED;
+        break;
+    }
+    int fresh = needs_any(s, &n);
+    uint8_t *p = ludus__pb_reserve(s->w, fresh ? LUDUS__PB_MAX_PACKET : 96);
+    p = packet_open(p, &pm, ts, 1, s->seq, 0);
+    if (fresh) p = write_interned(s, p, &n);
+    p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+    p = ludus__pb_uint(p, TE_CATEGORY_IIDS, cat_iid);
+    p = ludus__pb_uint(p, TE_TYPE, (uint64_t)type);
+    p = ludus__pb_uint(p, TE_NAME_IID, name_iid);
+    if (ev->kind == LUDUS_NEV_FLOW_OUT) p = ludus__pb_fixed64(p, TE_FLOW_IDS, ev->value);
+    if (ev->kind == LUDUS_NEV_FLOW_IN) p = ludus__pb_fixed64(p, TE_TERMINATING_FLOW_IDS, ev->value);
+    if (ev->kind == LUDUS_NEV_FRAME) {
+        uint8_t *dm;
+        p = ludus__pb_open(p, TE_DEBUG, &dm);
+        p = ludus__pb_uint(p, 1, DA_FRAME);
+        p = ludus__pb_uint(p, 3, ev->value);
+        p = ludus__pb_close(p, dm);
+    }
+    if (ev->flags & LUDUS_NEV_CLIPPED) p = da_bool_iid(p, DA_CLIPPED);
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+}
+
+int ludus__export_pftrace(ludus__captured *c, ludus__writer *w) {
+    int rc = ludus__prepare(c);
+    if (rc) return rc;
+    pf_state s;
+    memset(&s, 0, sizeof s);
+    s.w = w;
+    s.c = c;
+    s.name_seq = calloc(c->nsites ? c->nsites : 1, sizeof *s.name_seq);
+    s.counter_described = calloc(c->nsites ? c->nsites : 1, 1);
+    if (!s.name_seq || !s.counter_described) {
+        free(s.name_seq);
+        free(s.counter_described);
+        return LUDUS_ENOMEM;
+    }
+    write_process(&s);
+    for (uint32_t t = 0; t < c->nthreads && !w->failed && rc == 0; t++) {
+        s.seq = t + 2;
+        write_thread_head(&s, t);
+        ludus__nev_iter it;
+        ludus__nev ev;
+        ludus__nev_init(&it, c, t);
+        while (ludus__nev_next(&it, &ev)) write_event(&s, &ev);
+        if (it.oom) rc = it.load_error ? it.load_error : LUDUS_ENOMEM;
+        ludus__nev_free(&it);
+    }
+    free(s.name_seq);
+    free(s.counter_described);
+    if (rc) return rc;
+    return ludus__w_flush(w) ? LUDUS_EIO : 0;
+}
+
+static ludus__writer file_writer; /* control calls come from one thread */
+
+int ludus_export_pftrace(const char *path) {
+    ludus__captured *c = &ludus__last;
+    if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
+    if (!c->valid) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
+    int rc = ludus__prepare(c);
+    if (rc) return ludus__fail(rc, "out of memory while preparing the capture");
+    if (c->events == 0) return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", path);
+    ludus__file f;
+    if (ludus__file_create(&f, path) != 0) return ludus__fail(LUDUS_EIO, "cannot create %s.tmp", path);
+    ludus__w_init(&file_writer, ludus__w_file_cb, &f);
+    rc = ludus__export_pftrace(c, &file_writer);
+    if (rc != 0) {
+        ludus__file_abort(&f);
+        return ludus__fail(rc, "writing %s failed after %llu bytes; the capture is kept", path,
+                           (unsigned long long)file_writer.bytes);
+    }
+    if (ludus__file_commit(&f) != 0)
+        return ludus__fail(LUDUS_EIO, "cannot close or rename %s; the capture is kept", path);
+    return 0;
+}
