@@ -1,0 +1,97 @@
+/* Compiles as C11 and as C++11 (-x c++) at LUDUS_PROFILE_LEVEL 0, 1 and 2
+ * with -Wall -Wextra -Wpedantic -Werror -Wconversion -Wsign-conversion
+ * -Wshadow (+ -Wstrict-prototypes for C): every macro, every spelling, the
+ * integration and control APIs, and the hygiene of statement macros inside
+ * `if (x) MACRO(...); else ...` (each must be a single statement that takes
+ * its semicolon). Never run: compile-only. */
+#include <ludus/capture.h>
+#include <ludus/profiling.h>
+
+struct job {
+    uint32_t site;
+    uint64_t flow;
+};
+
+static int leaf(int x) {
+    LUDUS_PROFILE_FUNCTION();
+    LUDUS_PROFILE_SCOPE_FINE(Fine);
+    LUDUS_PROFILE_SCOPE_FINE(FineCat, detail);
+    return x + 1;
+}
+
+static int all_macros(int n, const char *dyn_name) {
+    LUDUS_PROFILE_FUNCTION();
+    (void)dyn_name; /* at level 0 the macros never mention their arguments */
+    int sum = 0;
+    LUDUS_PROFILE_BEGIN(Span);
+    for (int i = 0; i < n; i++) {
+        LUDUS_PROFILE_SCOPE(Loop);
+        LUDUS_PROFILE_SCOPE(LoopCat, category);
+        LUDUS_PROFILE_SCOPE("Literal name", "literal category");
+        LUDUS_PROFILE_SCOPE_DYN(dyn_name);
+        sum += leaf(i);
+        LUDUS_PROFILE_MARK(Mark);
+        LUDUS_PROFILE_MARK("Mark literal");
+    }
+    {
+        LUDUS_PROFILE_SCOPE(Nested);
+        {
+            LUDUS_PROFILE_SCOPE(Nested2); /* another line: no shadowing */
+        }
+    }
+    LUDUS_PROFILE_END();
+    struct job j = {0u, LUDUS_PROFILE_FLOW_OUT(Dispatch)};
+    LUDUS_PROFILE_FLOW_IN(j.flow);
+    LUDUS_PROFILE_FRAME();
+    return sum + (int)j.site;
+}
+
+/* Hygiene: each statement macro as the body of an if with an else. */
+static void hygiene(int x, uint64_t id) {
+    (void)id;
+    if (x) LUDUS_PROFILE_FRAME(); else LUDUS_PROFILE_MARK(Else);
+    if (x) LUDUS_PROFILE_MARK(Then); else LUDUS_PROFILE_FRAME();
+    if (x) LUDUS_PROFILE_BEGIN(Then); else LUDUS_PROFILE_END();
+    if (x) LUDUS_PROFILE_END(); else LUDUS_PROFILE_BEGIN(Else);
+    if (x) LUDUS_PROFILE_FLOW_IN(id); else LUDUS_PROFILE_FLOW_IN(id + 1u);
+    if (x) (void)LUDUS_PROFILE_FLOW_OUT(Then); else (void)LUDUS_PROFILE_FLOW_OUT(Else);
+    if (x) ludus_begin_site(1u); else ludus_end_site();
+    if (x)
+        LUDUS_PROFILE_MARK(A);
+    else if (x > 1)
+        LUDUS_PROFILE_MARK(B);
+    else
+        LUDUS_PROFILE_FRAME();
+    for (int i = 0; i < x; i++) LUDUS_PROFILE_MARK(LoopBody);
+    while (x-- > 0) LUDUS_PROFILE_FRAME();
+    switch (x) {
+    case 0: LUDUS_PROFILE_MARK(Case0); break;
+    default: LUDUS_PROFILE_FRAME(); break;
+    }
+}
+
+static void integration(void) {
+    ludus_site_desc d = {"job", "jobs", "file.c", 1u};
+    uint32_t site = ludus_register_site(&d);
+    uint32_t name = ludus_intern_name("name");
+    ludus_begin_site(site);
+    ludus_start_flow(name, LUDUS_CALLER_FLOW_ID_BIT | 1u);
+    ludus_finish_flow(LUDUS_CALLER_FLOW_ID_BIT | 1u);
+    ludus_sample_counter(site, -1);
+    ludus_sample_counter_f64(site, 0.5);
+    ludus_end_site();
+}
+
+int main(void) {
+    ludus_capture_desc desc = {4096u, 4u, "jobs", LUDUS_CLOCK_MONOTONIC, LUDUS_JOIN_FENCE, {NULL, NULL, NULL}};
+    if (ludus_begin_capture(&desc) != 0) return 1;
+    ludus_register_thread_for_trace("main");
+    int r = all_macros(3, "dynamic");
+    hygiene(r, 7u);
+    integration();
+    ludus_unregister_thread_for_trace();
+    if (ludus_end_capture() != 0) return 1;
+    ludus_capture_summary s;
+    if (ludus_capture_get_summary(&s) != 0) return 1;
+    return ludus_export_perfetto_trace("/dev/null") == 0 && ludus_capture_active() == 0 ? 0 : 1;
+}

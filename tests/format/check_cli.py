@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""ludus-trace info/convert: exit codes (0 ok, 1 usage, 2 bad input, 3 I/O),
+the one-line error naming the offset of a truncated or corrupted file, and
+convert with --from/--to (slices clipped and flagged) and --threads.
+usage: check_cli.py DEMO LUDUS_TRACE"""
+import json, os, subprocess, sys, tempfile
+
+demo, tool = sys.argv[1:3]
+
+
+def run(*args):
+    p = subprocess.run([tool, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def slices_ok(doc, lo, hi):
+    """Per tid: B/E balanced, within [lo, hi] ns; returns clipped-end count."""
+    stacks, clipped = {}, 0
+    for e in doc["traceEvents"]:
+        if e["ph"] == "M":
+            continue
+        ts = int(round(float(e["ts"]) * 1000))
+        assert lo <= ts <= hi, (e, lo, hi)
+        st = stacks.setdefault(e["tid"], [])
+        if e["ph"] == "B":
+            st.append(ts)
+        elif e["ph"] == "E":
+            assert st, e
+            assert ts >= st.pop()
+            if e.get("args", {}).get("incomplete"):
+                clipped += 1
+    assert all(not s for s in stacks.values()), stacks
+    return clipped
+
+
+with tempfile.TemporaryDirectory() as d:
+    js = os.path.join(d, "demo.json")
+    subprocess.run([demo, "--trace", js, "--frames", "60"], check=True, stdout=subprocess.DEVNULL)
+    cap = os.path.join(d, "demo.ludus")
+    full = json.load(open(js))
+
+    rc, out, err = run("info", cap)
+    assert rc == 0, err
+    assert "clock:" in out and "Main" in out and "frames:      60" in out, out
+
+    # usage errors
+    assert run()[0] == 1
+    assert run("info")[0] == 1
+    assert run("convert", cap)[0] == 1
+    assert run("convert", cap, os.path.join(d, "x.txt"))[0] == 1
+    assert run("convert", cap, os.path.join(d, "x.json"), "--from", "abc")[0] == 1
+    assert run("convert", cap, os.path.join(d, "x.json"), "--threads", "NoSuchThread")[0] == 1
+    assert run("convert", cap, os.path.join(d, "x.ludus"), "--from", "1ms")[0] == 1
+    assert run("info", "--help")[0] == 0
+
+    # bad input: truncated and corrupted files name the offset, one line
+    data = open(cap, "rb").read()
+    trunc = os.path.join(d, "trunc.ludus")
+    open(trunc, "wb").write(data[: len(data) // 2])
+    for verb in (["info", trunc], ["convert", trunc, os.path.join(d, "t.json")]):
+        rc, out, err = run(*verb)
+        assert rc == 2, (verb, rc, err)
+        assert "offset " in err and err.count("\n") == 1, err
+    assert not os.path.exists(os.path.join(d, "t.json"))
+    bad = bytearray(data)
+    bad[0] = ord("X")
+    open(trunc, "wb").write(bad)
+    rc, out, err = run("info", trunc)
+    assert rc == 2 and "offset 0: bad magic" in err, err
+
+    # I/O: missing input, unwritable output
+    assert run("info", os.path.join(d, "missing.ludus"))[0] == 3
+    assert run("convert", cap, os.path.join(d, "no", "dir", "x.json"))[0] == 3
+
+    # conversions
+    for ext in ("json", "pftrace", "ludus"):
+        out_path = os.path.join(d, "all." + ext)
+        rc, _, err = run("convert", cap, out_path)
+        assert rc == 0, err
+    assert open(os.path.join(d, "all.json")).read() == open(js).read(), "convert differs from the direct export"
+    assert open(os.path.join(d, "all.ludus"), "rb").read() == data, ".ludus re-save is not identical"
+    rc, _, err = run("convert", cap, os.path.join(d, "c.ludus"), "--compact")
+    assert rc == 0, err
+    rc, _, err = run("convert", os.path.join(d, "c.ludus"), os.path.join(d, "c.json"))
+    assert open(os.path.join(d, "c.json")).read() == open(js).read()
+
+    # time cut: every event inside, slices balanced, clipped ends flagged
+    cut = os.path.join(d, "cut.json")
+    rc, _, err = run("convert", cap, cut, "--from", "20ms", "--to", "25000us")
+    assert rc == 0, err
+    doc = json.load(open(cut))
+    clipped = slices_ok(doc, 20_000_000, 25_000_000)
+    assert clipped >= 1, "a 5 ms window of the frame loop cuts through at least one slice"
+    n_cut = sum(1 for e in doc["traceEvents"] if e["ph"] != "M")
+    n_full = sum(1 for e in full["traceEvents"] if e["ph"] != "M")
+    assert 0 < n_cut < n_full
+
+    # thread subset by name and by tid
+    tids = {e["tid"]: e["args"]["name"] for e in full["traceEvents"] if e.get("name") == "thread_name"}
+    main_tid = [t for t, n in tids.items() if n == "Main"][0]
+    worker_tid = [t for t, n in tids.items() if n != "Main"][0]
+    sub = os.path.join(d, "sub.json")
+    rc, _, err = run("convert", cap, sub, "--threads", "Main,%d" % worker_tid)
+    assert rc == 0, err
+    doc = json.load(open(sub))
+    got = {e["tid"] for e in doc["traceEvents"] if e["ph"] != "M"}
+    assert got == {main_tid, worker_tid}, got
+    slices_ok(doc, 0, 1 << 62)
+print("ok")

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Demo capture -> .ludus -> .pftrace (ludus-trace convert) and the direct
+ludus_export_pftrace are decoded with protoc against perfetto_subset.proto;
+per thread, the slices (names, begin/end timestamps, nesting), instants,
+counters and flows must match the Chrome JSON export of the same capture.
+usage: check_pftrace.py DEMO LUDUS_TRACE PROTOC PROTO"""
+import json, os, subprocess, sys, tempfile
+
+demo, tool, protoc, proto = sys.argv[1:5]
+
+
+def parse_text(text):
+    """protoc text format -> nested lists of (key, value) pairs."""
+    toks = text.split("\n")
+    root, stack = [], []
+    cur = root
+    for line in toks:
+        line = line.strip()
+        if not line:
+            continue
+        if line.endswith("{"):
+            node = []
+            cur.append((line[:-1].strip(), node))
+            stack.append(cur)
+            cur = node
+        elif line == "}":
+            cur = stack.pop()
+        else:
+            k, v = line.split(":", 1)
+            v = v.strip()
+            if v.startswith('"'):
+                v = json.loads(v) if "\\" not in v else bytes(v[1:-1], "utf-8").decode("unicode_escape")
+            cur.append((k.strip(), v))
+    return root
+
+
+def get(node, key, default=None):
+    for k, v in node:
+        if k == key:
+            return v
+    return default
+
+
+def all_of(node, key):
+    return [v for k, v in node if k == key]
+
+
+def decode(path):
+    out = subprocess.run([protoc, "--decode=perfetto.protos.Trace", "-I", os.path.dirname(proto),
+                          os.path.basename(proto)], stdin=open(path, "rb"), capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return [v for k, v in parse_text(out.stdout) if k == "packet"]
+
+
+def pftrace_events(path):
+    packets = decode(path)
+    names, cats, tracks, defaults, counters = {}, {}, {}, {}, {}
+    events = {}  # tid -> list
+    described_counters = set()
+    for p in packets:
+        seq = int(get(p, "trusted_packet_sequence_id", "0"))
+        assert seq != 0, "every packet needs a sequence id"
+        flags = int(get(p, "sequence_flags", "0"))
+        if flags & 1:
+            names[seq], cats[seq] = {}, {}
+            defaults.pop(seq, None)
+        d = get(p, "trace_packet_defaults")
+        if d:
+            defaults[seq] = int(get(get(d, "track_event_defaults"), "track_uuid"))
+        idata = get(p, "interned_data")
+        if idata:
+            assert seq in names, "interned data before the sequence was cleared"
+            for e in all_of(idata, "event_names"):
+                names[seq][int(get(e, "iid"))] = get(e, "name")
+            for e in all_of(idata, "event_categories"):
+                cats[seq][int(get(e, "iid"))] = get(e, "name")
+        td = get(p, "track_descriptor")
+        if td:
+            uuid = int(get(td, "uuid"))
+            th = get(td, "thread")
+            if th:
+                tracks[uuid] = int(get(th, "tid"))
+            if get(td, "counter") is not None:
+                counters[uuid] = get(td, "name")
+                described_counters.add(uuid)
+        te = get(p, "track_event")
+        if not te:
+            continue
+        ts = int(get(p, "timestamp"))
+        typ = get(te, "type")
+        uuid = int(get(te, "track_uuid", defaults.get(seq, 0)))
+        if typ == "TYPE_COUNTER":
+            assert uuid in described_counters, "counter used before its track was described"
+            v = get(te, "counter_value")
+            v = int(v) if v is not None else float(get(te, "double_counter_value"))
+            events.setdefault(("C", counters[uuid]), []).append((ts, v))
+            continue
+        if uuid not in tracks:
+            continue  # the process-level metadata instant
+        tid = tracks[uuid]
+        ann = {(get(a, "name") or str(get(a, "name_iid"))): a for a in all_of(te, "debug_annotations")}
+        name = names[seq].get(int(get(te, "name_iid", "0")))
+        cat_iids = all_of(te, "category_iids")
+        cat = cats[seq].get(int(cat_iids[0])) if cat_iids else None
+        flows = [int(x) for x in all_of(te, "flow_ids")]
+        tflows = [int(x) for x in all_of(te, "terminating_flow_ids")]
+        events.setdefault(tid, []).append((typ, ts, name, cat, flows, tflows, ann))
+    return events
+
+
+def json_events(path):
+    doc = json.load(open(path))
+    out = {}
+    for e in doc["traceEvents"]:
+        if e["ph"] == "M":
+            continue
+        ts = int(round(float(e["ts"]) * 1000))
+        if e["ph"] == "C":
+            out.setdefault(("C", e["name"]), []).append((ts, e["args"]["value"]))
+        else:
+            out.setdefault(e["tid"], []).append((e["ph"], ts, e.get("name"), e.get("cat"), e))
+    return doc, out
+
+
+def compare(pf, js):
+    for key, jl in js.items():
+        if isinstance(key, tuple):
+            assert [v for _, v in pf[key]] == [v for _, v in jl], key
+            assert [t for t, _ in pf[key]] == [t for t, _ in jl], key
+            continue
+        pl = pf[key]
+        # JSON flows are an X slice + s/f; the pftrace has one INSTANT with ids.
+        jflat = []
+        for ph, ts, name, cat, e in jl:
+            if ph in ("s", "f"):
+                continue
+            if ph == "X":
+                jflat.append(("FLOW", ts, name if name != "flow in" else "flow in", cat))
+            elif ph == "B":
+                jflat.append(("TYPE_SLICE_BEGIN", ts, name, cat))
+            elif ph == "E":
+                jflat.append(("TYPE_SLICE_END", ts, bool(e.get("args", {}).get("incomplete"))))
+            elif ph == "i":
+                jflat.append(("TYPE_INSTANT", ts, name, cat))
+        pflat = []
+        for typ, ts, name, cat, flows, tflows, ann in pl:
+            if flows or tflows:
+                pflat.append(("FLOW", ts, name, cat))
+            elif typ == "TYPE_SLICE_END":
+                pflat.append((typ, ts, "1" in ann or "incomplete" in ann))
+            else:
+                pflat.append((typ, ts, name, cat))
+        assert len(jflat) == len(pflat), (key, len(jflat), len(pflat))
+        for a, b in zip(jflat, pflat):
+            assert a == b, (key, a, b)
+    print("compared %d threads/counters" % len(js))
+
+
+with tempfile.TemporaryDirectory() as d:
+    js_path = os.path.join(d, "demo.json")
+    subprocess.run([demo, "--trace", js_path, "--frames", "120"], check=True, stdout=subprocess.DEVNULL)
+    cap = os.path.join(d, "demo.ludus")
+    pft = os.path.join(d, "demo.pftrace")
+    subprocess.run([tool, "convert", cap, pft], check=True)
+    doc, js = json_events(js_path)
+    pf = pftrace_events(pft)
+    compare(pf, js)
+    # first byte 0x0A (Trace.packet), and the size target
+    data = open(pft, "rb").read()
+    assert data[0] == 0x0A
+    ratio = os.path.getsize(js_path) / len(data)
+    print("pftrace %d bytes, JSON %d bytes, ratio %.2f" % (len(data), os.path.getsize(js_path), ratio))
+    assert ratio >= 4.5, ratio
+    # a cut: clipped ends carry incomplete and clipped annotations
+    cut = os.path.join(d, "cut.pftrace")
+    subprocess.run([tool, "convert", cap, cut, "--from", "50ms", "--to", "60ms"], check=True)
+    pc = pftrace_events(cut)
+    for tid, evs in pc.items():
+        if isinstance(tid, tuple):
+            continue
+        depth = 0
+        for typ, ts, *_ in evs:
+            assert 50_000_000 <= ts <= 60_000_000, ts
+            depth += {"TYPE_SLICE_BEGIN": 1, "TYPE_SLICE_END": -1}.get(typ, 0)
+            assert depth >= 0
+        assert depth == 0, (tid, depth)
+print("ok")

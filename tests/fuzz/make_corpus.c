@@ -1,0 +1,52 @@
+/* Writes the seed corpus of the capture-file fuzzer: small captures with
+ * every event kind, raw and compact, one and two threads.
+ *   make_corpus OUT_DIR   (built by hand: see tests/fuzz/README in the report) */
+#include <ludus/capture.h>
+#include <ludus/capture_file.h>
+#include <ludus/profiling.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+static void *worker(void *arg) {
+    (void)arg;
+    ludus_register_thread_for_trace("W");
+    LUDUS_PROFILE_SCOPE(Job);
+    LUDUS_PROFILE_MARK(M);
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) return 1;
+    char p[512];
+    for (int variant = 0; variant < 3; variant++) {
+        ludus_capture_desc d;
+        memset(&d, 0, sizeof d);
+        d.chunk_count = 16;
+        d.chunk_bytes = 4096;
+        if (ludus_begin_capture(&d)) return 1;
+        ludus_register_thread_for_trace("Main");
+        uint32_t ctr = ludus_intern_name("ctr");
+        for (int i = 0; i < 2 + variant * 3; i++) {
+            LUDUS_PROFILE_SCOPE(Outer, cat);
+            LUDUS_PROFILE_SCOPE(Inner);
+            ludus_sample_counter(ctr, i);
+            ludus_sample_counter_f64(ctr, i * 0.5);
+            uint64_t id = LUDUS_PROFILE_FLOW_OUT(F);
+            LUDUS_PROFILE_FLOW_IN(id);
+            LUDUS_PROFILE_FRAME();
+        }
+        if (variant == 2) {
+            pthread_t t;
+            pthread_create(&t, NULL, worker, NULL);
+            pthread_join(t, NULL);
+        }
+        LUDUS_PROFILE_BEGIN(Open);
+        if (ludus_end_capture()) return 1;
+        snprintf(p, sizeof p, "%s/seed%d-raw.ludus", argv[1], variant);
+        if (ludus_save_capture(p)) return 1;
+        snprintf(p, sizeof p, "%s/seed%d-compact.ludus", argv[1], variant);
+        if (ludus_save_capture_ex(p, LUDUS_SAVE_COMPACT)) return 1;
+    }
+    return 0;
+}

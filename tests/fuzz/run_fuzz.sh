@@ -1,0 +1,25 @@
+#!/bin/sh
+# Builds the capture-file fuzzer with clang (libFuzzer + ASan + UBSan) from
+# the library sources and runs it for a bounded time over a copy of the seed
+# corpus. A crash leaves its input in WORK/artifacts: copy it into
+# tests/fuzz/regressions/ so test_fuzz_replay keeps checking it.
+#   run_fuzz.sh SOURCE_DIR WORK_DIR SECONDS
+set -eu
+src=$1 work=$2 secs=$3
+cc=${CLANG:-clang}
+mkdir -p "$work/obj" "$work/corpus" "$work/artifacts"
+flags="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -I$src/include -I$src/src"
+# The library as an archive, so only what the target uses is linked.
+for f in "$src"/src/platform/*.c "$src"/src/record/*.c "$src"/src/capture/*.c "$src"/src/export/*.c; do
+  o="$work/obj/$(echo "$f" | sed 's|.*/src/||; s|/|_|g').o"
+  if [ ! -f "$o" ] || [ "$f" -nt "$o" ]; then echo "$cc -c $f"; $cc $flags -c "$f" -o "$o"; fi
+done
+rm -f "$work/libludus_fuzz.a"
+ar rcs "$work/libludus_fuzz.a" "$work"/obj/*.o
+$cc $flags -fsanitize=fuzzer "$src/tests/fuzz/fuzz_capture_file.c" "$work/libludus_fuzz.a" -lpthread -lm \
+  -o "$work/fuzz_capture_file"
+cp "$src"/tests/fuzz/corpus/* "$work/corpus/" 2>/dev/null || true
+cp "$src"/tests/fuzz/regressions/* "$work/corpus/" 2>/dev/null || true
+cd "$work"
+./fuzz_capture_file -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+  -artifact_prefix=artifacts/ -print_final_stats=1 corpus

@@ -1,0 +1,377 @@
+/* Scopes on one thread: single, nested, recursive, early exits (return,
+ * break, continue, goto), frames, marks, incomplete spans, orphan ends,
+ * restart, and the macro spellings (token, literal, category, FUNCTION). */
+#include <ludus/capture.h>
+#include <ludus/profiling.h>
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+#define spin_ns lt_spin_ns
+
+static void test_single_scope(void **state) {
+    (void)state;
+    lt_begin(NULL);
+    {
+        LUDUS_PROFILE_SCOPE(Single);
+        spin_ns(20000);
+    }
+    lt_end();
+    ludus_capture_summary s = lt_summary();
+    assert_int_equal(s.events, 2);
+    assert_int_equal(s.dropped, 0);
+    assert_int_equal(s.incomplete, 0);
+    ludus_thread_summary th;
+    assert_true(lt_thread_index(lt_gettid(), &th) >= 0);
+    assert_int_equal(th.events, 2);
+    assert_int_equal(th.exited, 0);
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1);
+    assert_int_equal(t.n_B, 1);
+    assert_int_equal(t.n_E, 1);
+    long b = lt_find(&t, 0, 'B', "Single");
+    assert_true(b >= 0);
+    assert_string_equal(t.ev[b].cat, "default");
+    assert_int_equal(t.ev[b].tid, lt_gettid());
+    long e = lt_match_end(&t, (size_t)b);
+    assert_true(e > b);
+    assert_false(t.ev[e].incomplete);
+    assert_true(t.ev[e].ts_ns - t.ev[b].ts_ns >= 20000); /* it spun 20 us */
+    assert_true(t.ev[e].ts_ns <= s.end_ns - s.start_ns);
+    lt_trace_free(&t);
+}
+
+static void named_function(void) { LUDUS_PROFILE_FUNCTION(); }
+
+static void test_macro_spellings(void **state) {
+    (void)state;
+    lt_begin(NULL);
+    {
+        LUDUS_PROFILE_SCOPE("Render scene", render);
+        LUDUS_PROFILE_SCOPE(Token, "Cat Literal");
+        named_function();
+        LUDUS_PROFILE_MARK(Marked);
+        LUDUS_PROFILE_MARK("Mark literal");
+        LUDUS_PROFILE_SCOPE_FINE(FineAtLevel1); /* compiled out at level 1 */
+    }
+    lt_end();
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1);
+    long b = lt_find(&t, 0, 'B', "Render scene");
+    assert_true(b >= 0);
+    assert_string_equal(t.ev[b].cat, "render");
+    b = lt_find(&t, 0, 'B', "Token");
+    assert_true(b >= 0);
+    assert_string_equal(t.ev[b].cat, "Cat Literal");
+    assert_int_equal(lt_count(&t, 'B', "named_function"), 1);
+    assert_int_equal(lt_count(&t, 'i', "Marked"), 1);
+    assert_int_equal(lt_count(&t, 'i', "Mark literal"), 1);
+    assert_int_equal(lt_count(&t, 'B', "FineAtLevel1"), 0);
+    assert_int_equal(t.n_B, 3);
+    assert_int_equal(lt_summary().events, 8);
+    lt_trace_free(&t);
+}
+
+static void test_nested(void **state) {
+    (void)state;
+    lt_begin(NULL);
+    {
+        LUDUS_PROFILE_SCOPE(Outer);
+        spin_ns(1000);
+        {
+            LUDUS_PROFILE_SCOPE(Middle);
+            spin_ns(1000);
+            {
+                LUDUS_PROFILE_SCOPE(Inner);
+                spin_ns(1000);
+            }
+            spin_ns(1000);
+        }
+        {
+            LUDUS_PROFILE_SCOPE(Sibling);
+        }
+    }
+    lt_end();
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1);
+    long o = lt_find(&t, 0, 'B', "Outer"), m = lt_find(&t, 0, 'B', "Middle");
+    long i = lt_find(&t, 0, 'B', "Inner"), s = lt_find(&t, 0, 'B', "Sibling");
+    assert_true(o >= 0 && m > o && i > m && s > i);
+    long oe = lt_match_end(&t, (size_t)o), me = lt_match_end(&t, (size_t)m);
+    long ie = lt_match_end(&t, (size_t)i), se = lt_match_end(&t, (size_t)s);
+    /* stream order: B O, B M, B I, E I, E M, B S, E S, E O */
+    assert_int_equal(ie, i + 1);
+    assert_int_equal(me, ie + 1);
+    assert_int_equal(s, me + 1);
+    assert_int_equal(se, s + 1);
+    assert_int_equal(oe, se + 1);
+    /* containment in time */
+    assert_true(t.ev[o].ts_ns <= t.ev[m].ts_ns && t.ev[m].ts_ns <= t.ev[i].ts_ns);
+    assert_true(t.ev[ie].ts_ns <= t.ev[me].ts_ns && t.ev[me].ts_ns <= t.ev[oe].ts_ns);
+    assert_true(t.ev[me].ts_ns - t.ev[m].ts_ns >= 3000);
+    lt_trace_free(&t);
+}
+
+static int recurse(int n) {
+    LUDUS_PROFILE_SCOPE(Recurse);
+    return n <= 1 ? 1 : 1 + recurse(n - 1);
+}
+
+static void test_recursive(void **state) {
+    (void)state;
+    enum { DEPTH = 100 };
+    lt_begin(NULL);
+    assert_int_equal(recurse(DEPTH), DEPTH);
+    lt_end();
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1);
+    assert_int_equal(lt_count(&t, 'B', "Recurse"), DEPTH);
+    /* DEPTH nested slices: all begins first, then all ends, each B's end is
+     * the mirror position */
+    long first = lt_find(&t, 0, 'B', "Recurse");
+    for (long k = 0; k < DEPTH; k++) {
+        assert_int_equal(t.ev[first + k].ph, 'B');
+        assert_int_equal(lt_match_end(&t, (size_t)(first + k)), first + 2 * DEPTH - 1 - k);
+    }
+    assert_int_equal(lt_summary().events, 2 * DEPTH);
+    lt_trace_free(&t);
+}
+
+static int early_return(int x) {
+    LUDUS_PROFILE_SCOPE(EarlyReturn);
+    if (x) return 1;
+    LUDUS_PROFILE_MARK(NotReached);
+    return 0;
+}
+
+static void test_early_exits(void **state) {
+    (void)state;
+    lt_begin(NULL);
+    {
+        LUDUS_PROFILE_SCOPE(Outer);
+        assert_int_equal(early_return(1), 1);
+        LUDUS_PROFILE_MARK(AfterReturn);
+        for (int i = 0; i < 10; i++) {
+            LUDUS_PROFILE_SCOPE(LoopBody);
+            if (i == 1) continue;
+            if (i == 3) break;
+            spin_ns(500);
+        }
+        LUDUS_PROFILE_MARK(AfterBreak);
+        {
+            LUDUS_PROFILE_SCOPE(GotoScope);
+            spin_ns(500);
+            goto out;
+        }
+    out:
+        LUDUS_PROFILE_MARK(AfterGoto);
+        spin_ns(500);
+    }
+    lt_end();
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1);
+    assert_int_equal(lt_count(&t, 'i', "NotReached"), 0);
+    assert_int_equal(lt_count(&t, 'B', "LoopBody"), 4); /* i = 0..3 */
+    long er = lt_find(&t, 0, 'B', "EarlyReturn");
+    long ar = lt_find(&t, 0, 'i', "AfterReturn");
+    assert_true(er >= 0 && ar > er);
+    long ere = lt_match_end(&t, (size_t)er);
+    assert_true(ere < ar); /* closed at the return, before the mark after it */
+    assert_true(t.ev[ere].ts_ns <= t.ev[ar].ts_ns);
+    long ab = lt_find(&t, 0, 'i', "AfterBreak");
+    long lb = -1;
+    for (long k = 0; (k = lt_find(&t, (size_t)k, 'B', "LoopBody")) >= 0; k++) {
+        long ke = lt_match_end(&t, (size_t)k);
+        assert_int_equal(ke, k + 1); /* each iteration's scope closed in it */
+        lb = ke;
+    }
+    assert_true(lb < ab);
+    long g = lt_find(&t, 0, 'B', "GotoScope");
+    long ag = lt_find(&t, 0, 'i', "AfterGoto");
+    long ge = lt_match_end(&t, (size_t)g);
+    assert_int_equal(ge, g + 1);
+    assert_true(ge < ag);
+    assert_true(t.ev[ge].ts_ns - t.ev[g].ts_ns >= 500);
+    long o = lt_find(&t, 0, 'B', "Outer");
+    long oe = lt_match_end(&t, (size_t)o);
+    assert_int_equal(oe, ag + 1); /* Outer closes last */
+    assert_true(t.ev[oe].ts_ns - t.ev[ag].ts_ns >= 500);
+    lt_trace_free(&t);
+}
+
+static void test_frames(void **state) {
+    (void)state;
+    enum { FRAMES = 7 };
+    lt_begin(NULL);
+    for (int f = 0; f < FRAMES; f++) {
+        {
+            LUDUS_PROFILE_SCOPE(FrameWork);
+        }
+        LUDUS_PROFILE_FRAME();
+    }
+    lt_end();
+    ludus_capture_summary s = lt_summary();
+    assert_int_equal(s.frames, FRAMES);
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1);
+    assert_int_equal(t.n_frame, FRAMES);
+    int64_t want = 1;
+    for (size_t i = 0; i < t.n; i++) {
+        if (t.ev[i].ph != 'i' || t.ev[i].frame < 0) continue;
+        assert_string_equal(t.ev[i].name, "Frame");
+        assert_int_equal(t.ev[i].frame, want); /* numbered 1.. in order */
+        want++;
+        /* each frame mark follows its frame's work */
+        assert_int_equal(t.ev[i - 1].ph, 'E');
+    }
+    /* a second capture numbers its frames from 1 again */
+    lt_begin(NULL);
+    LUDUS_PROFILE_FRAME();
+    LUDUS_PROFILE_FRAME();
+    lt_end();
+    lt_trace_free(&t);
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1);
+    assert_int_equal(t.n_frame, 2);
+    long f = lt_find(&t, 0, 'i', "Frame");
+    assert_int_equal(t.ev[f].frame, 1);
+    lt_trace_free(&t);
+}
+
+static void test_incomplete(void **state) {
+    (void)state;
+    lt_begin(NULL);
+    LUDUS_PROFILE_BEGIN(OpenSpan);
+    {
+        LUDUS_PROFILE_SCOPE(Closed);
+    }
+    {
+        LUDUS_PROFILE_SCOPE(OpenLexical);
+        lt_end(); /* ends while OpenSpan and OpenLexical are open */
+    }
+    LUDUS_PROFILE_END(); /* after the capture: pops the span, records nothing */
+    ludus_capture_summary s = lt_summary();
+    assert_int_equal(s.incomplete, 2);
+    ludus_thread_summary th;
+    assert_true(lt_thread_index(lt_gettid(), &th) >= 0);
+    assert_int_equal(th.incomplete, 2);
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1);
+    assert_int_equal(t.n_E_incomplete, 2);
+    long b = lt_find(&t, 0, 'B', "OpenSpan");
+    long e = lt_match_end(&t, (size_t)b);
+    assert_true(t.ev[e].incomplete);
+    assert_int_equal(t.ev[e].ts_ns, s.end_ns - s.start_ns); /* closed at capture end */
+    long c = lt_find(&t, 0, 'B', "Closed");
+    assert_false(t.ev[lt_match_end(&t, (size_t)c)].incomplete);
+    long l = lt_find(&t, 0, 'B', "OpenLexical");
+    assert_true(t.ev[lt_match_end(&t, (size_t)l)].incomplete);
+    lt_trace_free(&t);
+}
+
+/* A lexical scope begun in an earlier capture: its end is not recorded, and
+ * it is counted as an end whose begin predates the capture. */
+static void test_lexical_across_captures(void **state) {
+    (void)state;
+    lt_begin(NULL);
+    {
+        LUDUS_PROFILE_SCOPE(Straddles);
+        lt_end();
+        lt_begin(NULL);
+        LUDUS_PROFILE_MARK(Inside);
+    }
+    LUDUS_PROFILE_MARK(After);
+    lt_end();
+    ludus_capture_summary s = lt_summary();
+    assert_int_equal(s.orphan_ends, 1);
+    assert_int_equal(s.incomplete, 0);
+    assert_int_equal(s.events, 2);
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1);
+    assert_int_equal(t.n_B + t.n_E, 0);
+    assert_int_equal(t.n_i, 2);
+    lt_trace_free(&t);
+}
+
+static void test_restart(void **state) {
+    (void)state;
+    lt_begin(NULL);
+    for (int i = 0; i < 3; i++) {
+        LUDUS_PROFILE_SCOPE(First);
+    }
+    lt_end();
+    assert_int_equal(lt_summary().events, 6);
+    for (int i = 0; i < 5; i++) {
+        LUDUS_PROFILE_SCOPE(BetweenCaptures); /* disarmed: not recorded anywhere */
+    }
+    lt_begin(NULL);
+    for (int i = 0; i < 2; i++) {
+        LUDUS_PROFILE_SCOPE(Second);
+    }
+    lt_end();
+    ludus_capture_summary s = lt_summary();
+    assert_int_equal(s.events, 4);
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1);
+    assert_int_equal(lt_count(&t, 'B', "First"), 0);
+    assert_int_equal(lt_count(&t, 'B', "BetweenCaptures"), 0);
+    assert_int_equal(lt_count(&t, 'B', "Second"), 2);
+    lt_trace_free(&t);
+    /* many short captures back to back */
+    for (int k = 0; k < 50; k++) {
+        lt_begin(NULL);
+        for (int i = 0; i <= k % 5; i++) {
+            LUDUS_PROFILE_SCOPE(Again);
+        }
+        lt_end();
+        assert_int_equal(lt_summary().events, 2 * (uint64_t)(k % 5 + 1));
+    }
+}
+
+static void test_disarmed_records_nothing(void **state) {
+    (void)state;
+    assert_int_equal(ludus_capture_active(), 0);
+    {
+        LUDUS_PROFILE_SCOPE(Idle);
+        LUDUS_PROFILE_MARK(Idle);
+        LUDUS_PROFILE_FRAME();
+        assert_int_equal(LUDUS_PROFILE_FLOW_OUT(Idle), 0);
+    }
+    lt_begin(NULL);
+    assert_int_equal(ludus_capture_active(), 1);
+    LUDUS_PROFILE_MARK(Only);
+    lt_end();
+    assert_int_equal(ludus_capture_active(), 0);
+    assert_int_equal(lt_summary().events, 1);
+    assert_int_equal(lt_summary().frames, 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_single_scope, lt_teardown),
+        cmocka_unit_test_teardown(test_macro_spellings, lt_teardown),
+        cmocka_unit_test_teardown(test_nested, lt_teardown),
+        cmocka_unit_test_teardown(test_recursive, lt_teardown),
+        cmocka_unit_test_teardown(test_early_exits, lt_teardown),
+        cmocka_unit_test_teardown(test_frames, lt_teardown),
+        cmocka_unit_test_teardown(test_incomplete, lt_teardown),
+        cmocka_unit_test_teardown(test_lexical_across_captures, lt_teardown),
+        cmocka_unit_test_teardown(test_restart, lt_teardown),
+        cmocka_unit_test_teardown(test_disarmed_records_nothing, lt_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

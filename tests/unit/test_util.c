@@ -1,0 +1,371 @@
+/* Shared test helpers (test_util.h): memory sink, json-c parse-back and the
+ * structural check of an exported trace. */
+#define _GNU_SOURCE
+#include "test_util.h"
+
+#include <json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+int lt_buf_write(void *user_data, const void *data, size_t n) {
+    lt_buf *b = user_data;
+    b->writes++;
+    if (b->fail_at > 0 && b->writes == b->fail_at) return -1;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (b->len + n + 1 > cap) cap *= 2;
+        char *p = realloc(b->data, cap);
+        if (!p) return -1;
+        b->data = p;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, data, n);
+    b->len += n;
+    b->data[b->len] = 0;
+    return 0;
+}
+
+void lt_buf_free(lt_buf *b) {
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+char *lt_export_json(size_t *len_out) {
+    lt_buf b = {0};
+    int rc = ludus_export_json_to(lt_buf_write, &b);
+    if (rc != 0) fprintf(stderr, "export: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
+    assert_int_equal(rc, 0);
+    assert_non_null(b.data);
+    if (len_out) *len_out = b.len;
+    return b.data;
+}
+
+void lt_begin(const ludus_capture_desc *desc) {
+    int rc = ludus_begin_capture(desc);
+    if (rc != 0) fprintf(stderr, "begin: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
+    assert_int_equal(rc, 0);
+}
+
+void lt_end(void) { assert_int_equal(ludus_end_capture(), 0); }
+
+int lt_teardown(void **state) {
+    (void)state;
+    if (ludus_capture_active()) ludus_end_capture();
+    return 0;
+}
+
+int64_t lt_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void lt_spin_ns(int64_t ns) {
+    int64_t until = lt_now_ns() + ns;
+    while (lt_now_ns() < until) {
+    }
+}
+
+uint64_t lt_gettid(void) { return (uint64_t)syscall(SYS_gettid); }
+
+ludus_capture_desc lt_small_desc(uint32_t chunk_count) {
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.chunk_bytes = 4096;
+    d.chunk_count = chunk_count;
+    return d;
+}
+
+static const char *get_str(json_object *o, const char *key) {
+    json_object *v;
+    if (!json_object_object_get_ex(o, key, &v)) return "";
+    const char *s = json_object_get_string(v);
+    return s ? s : "";
+}
+
+static int64_t get_i64(json_object *o, const char *key, int *found) {
+    json_object *v;
+    if (!json_object_object_get_ex(o, key, &v)) {
+        if (found) *found = 0;
+        return 0;
+    }
+    if (found) *found = 1;
+    return json_object_get_int64(v);
+}
+
+void lt_trace_parse(lt_trace *t, const char *json) {
+    memset(t, 0, sizeof *t);
+    enum json_tokener_error jerr = json_tokener_success;
+    t->root = json_tokener_parse_verbose(json, &jerr);
+    if (!t->root) fprintf(stderr, "json-c: %s\n", json_tokener_error_desc(jerr));
+    assert_non_null(t->root);
+    json_object *arr;
+    assert_true(json_object_object_get_ex(t->root, "traceEvents", &arr));
+    assert_true(json_object_is_type(arr, json_type_array));
+    assert_true(json_object_object_get_ex(t->root, "metadata", &t->metadata));
+    assert_true(json_object_is_type(t->metadata, json_type_object));
+    size_t n = json_object_array_length(arr);
+    t->ev = calloc(n ? n : 1, sizeof *t->ev);
+    assert_non_null(t->ev);
+    for (size_t i = 0; i < n; i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+        assert_true(json_object_is_type(o, json_type_object));
+        lt_ev *e = &t->ev[t->n++];
+        const char *ph = get_str(o, "ph");
+        assert_int_equal(strlen(ph), 1);
+        e->ph = ph[0];
+        e->tid = (uint64_t)get_i64(o, "tid", NULL);
+        json_object *ts;
+        if (json_object_object_get_ex(o, "ts", &ts))
+            e->ts_ns = (int64_t)llround(json_object_get_double(ts) * 1000.0);
+        e->name = get_str(o, "name");
+        e->cat = get_str(o, "cat");
+        e->id = get_str(o, "id");
+        e->frame = -1;
+        json_object *args = NULL;
+        json_object_object_get_ex(o, "args", &args);
+        switch (e->ph) {
+        case 'M':
+            if (strcmp(e->name, "process_name") == 0) t->n_process_names++;
+            if (strcmp(e->name, "thread_name") == 0) t->n_thread_names++;
+            break;
+        case 'B': t->n_B++; break;
+        case 'E': {
+            t->n_E++;
+            json_object *inc;
+            if (args && json_object_object_get_ex(args, "incomplete", &inc) &&
+                json_object_get_boolean(inc)) {
+                e->incomplete = 1;
+                t->n_E_incomplete++;
+            }
+            break;
+        }
+        case 'i': {
+            t->n_i++;
+            int found = 0;
+            if (args) e->frame = get_i64(args, "frame", &found);
+            if (found && strcmp(e->cat, "frame") == 0)
+                t->n_frame++;
+            else
+                e->frame = -1;
+            break;
+        }
+        case 'C': {
+            t->n_C++;
+            json_object *v;
+            assert_non_null(args);
+            assert_true(json_object_object_get_ex(args, "value", &v));
+            e->value_is_int = json_object_is_type(v, json_type_int);
+            e->ivalue = json_object_get_int64(v);
+            e->dvalue = json_object_get_double(v);
+            break;
+        }
+        case 's': t->n_s++; break;
+        case 'f': t->n_f++; break;
+        case 'X': t->n_X++; break;
+        default: fail_msg("unexpected phase '%c'", e->ph);
+        }
+    }
+}
+
+void lt_trace_load(lt_trace *t) {
+    char *json = lt_export_json(NULL);
+    lt_trace_parse(t, json);
+    free(json);
+}
+
+void lt_trace_free(lt_trace *t) {
+    if (t->root) json_object_put(t->root);
+    free(t->ev);
+    memset(t, 0, sizeof *t);
+}
+
+ludus_capture_summary lt_summary(void) {
+    ludus_capture_summary s;
+    int rc = ludus_capture_get_summary(&s);
+    assert_int_equal(rc, 0);
+    return s;
+}
+
+int lt_thread_index(uint64_t tid, ludus_thread_summary *out) {
+    ludus_capture_summary s = lt_summary();
+    for (uint32_t i = 0; i < s.threads; i++) {
+        ludus_thread_summary th;
+        assert_int_equal(ludus_capture_get_thread(i, &th), 0);
+        if (th.tid == tid) {
+            if (out) *out = th;
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+size_t lt_count(const lt_trace *t, char ph, const char *name) {
+    size_t k = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ev[i].ph == ph && (!name || strcmp(t->ev[i].name, name) == 0)) k++;
+    return k;
+}
+
+long lt_find(const lt_trace *t, size_t from, char ph, const char *name) {
+    for (size_t i = from; i < t->n; i++)
+        if (t->ev[i].ph == ph && (!name || strcmp(t->ev[i].name, name) == 0)) return (long)i;
+    return -1;
+}
+
+long lt_match_end(const lt_trace *t, size_t b) {
+    uint64_t tid = t->ev[b].tid;
+    long depth = 0;
+    for (size_t i = b; i < t->n; i++) {
+        if (t->ev[i].tid != tid) continue;
+        if (t->ev[i].ph == 'B') depth++;
+        if (t->ev[i].ph == 'E' && --depth == 0) return (long)i;
+    }
+    return -1;
+}
+
+/* ---- the structural check ---- */
+
+typedef struct tid_state {
+    uint64_t tid;
+    int64_t last_ts;
+    size_t *stack;
+    size_t depth, cap;
+    int named;
+} tid_state;
+
+static tid_state *tid_get(tid_state **v, size_t *n, uint64_t tid) {
+    for (size_t i = 0; i < *n; i++)
+        if ((*v)[i].tid == tid) return &(*v)[i];
+    tid_state *p = realloc(*v, (*n + 1) * sizeof *p);
+    assert_non_null(p);
+    *v = p;
+    memset(&p[*n], 0, sizeof p[*n]);
+    p[*n].tid = tid;
+    p[*n].last_ts = INT64_MIN;
+    return &p[(*n)++];
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static uint64_t meta_u64(json_object *o, const char *key) {
+    int found = 0;
+    int64_t v = get_i64(o, key, &found);
+    if (!found) fail_msg("metadata has no \"%s\"", key);
+    return (uint64_t)v;
+}
+
+void lt_trace_check(const lt_trace *t, int require_flows_paired) {
+    assert_int_equal(t->n_process_names, 1);
+    tid_state *ts = NULL;
+    size_t nts = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const lt_ev *e = &t->ev[i];
+        tid_state *s = tid_get(&ts, &nts, e->tid);
+        if (e->ph == 'M') {
+            if (strcmp(e->name, "thread_name") == 0) s->named = 1;
+            continue;
+        }
+        if (e->ts_ns < s->last_ts)
+            fail_msg("tid %llu: event %zu (%c %s) at %lld ns before the previous one at %lld ns",
+                     (unsigned long long)e->tid, i, e->ph, e->name, (long long)e->ts_ns,
+                     (long long)s->last_ts);
+        s->last_ts = e->ts_ns;
+        if (e->ph == 'B') {
+            if (s->depth == s->cap) {
+                s->cap = s->cap ? s->cap * 2 : 16;
+                s->stack = realloc(s->stack, s->cap * sizeof *s->stack);
+                assert_non_null(s->stack);
+            }
+            s->stack[s->depth++] = i;
+        } else if (e->ph == 'E') {
+            if (s->depth == 0) fail_msg("tid %llu: E at %zu closes nothing", (unsigned long long)e->tid, i);
+            size_t b = s->stack[--s->depth];
+            assert_true(t->ev[i].ts_ns >= t->ev[b].ts_ns); /* duration >= 0 */
+        }
+    }
+    for (size_t i = 0; i < nts; i++) {
+        if (ts[i].depth != 0)
+            fail_msg("tid %llu: %zu B left open", (unsigned long long)ts[i].tid, ts[i].depth);
+        /* the process-level M has a tid too (none): only thread tracks need names */
+        free(ts[i].stack);
+    }
+
+    /* Flows: ids of s and f, each unique, the two sets equal. */
+    const char **s_ids = calloc(t->n_s + 1, sizeof *s_ids);
+    const char **f_ids = calloc(t->n_f + 1, sizeof *f_ids);
+    size_t ns = 0, nf = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->ev[i].ph == 's') s_ids[ns++] = t->ev[i].id;
+        if (t->ev[i].ph == 'f') f_ids[nf++] = t->ev[i].id;
+    }
+    qsort(s_ids, ns, sizeof *s_ids, cmp_str);
+    qsort(f_ids, nf, sizeof *f_ids, cmp_str);
+    size_t unmatched = 0;
+    for (size_t i = 1; i < ns; i++) unmatched += strcmp(s_ids[i - 1], s_ids[i]) == 0;
+    for (size_t i = 1; i < nf; i++) unmatched += strcmp(f_ids[i - 1], f_ids[i]) == 0;
+    for (size_t i = 0, j = 0; i < ns || j < nf;) {
+        int c = i == ns ? 1 : j == nf ? -1 : strcmp(s_ids[i], f_ids[j]);
+        if (c == 0) i++, j++;
+        else if (c < 0) i++, unmatched++;
+        else j++, unmatched++;
+    }
+    free(s_ids);
+    free(f_ids);
+    if (require_flows_paired) assert_int_equal(unmatched, 0);
+    ((lt_trace *)t)->flows_unmatched = unmatched;
+
+    /* Metadata against the summaries. */
+    ludus_capture_summary sum = lt_summary();
+    assert_int_equal(meta_u64(t->metadata, "events"), sum.events);
+    assert_int_equal(meta_u64(t->metadata, "dropped"), sum.dropped);
+    assert_int_equal(meta_u64(t->metadata, "incomplete"), sum.incomplete);
+    assert_int_equal(meta_u64(t->metadata, "orphan_ends"), sum.orphan_ends);
+    assert_int_equal(meta_u64(t->metadata, "filtered"), sum.filtered);
+    assert_int_equal(meta_u64(t->metadata, "frames"), sum.frames);
+    assert_int_equal(meta_u64(t->metadata, "chunks_used"), sum.chunks_used);
+    assert_int_equal(meta_u64(t->metadata, "interner_drops"), sum.interner_drops);
+    assert_int_equal(sum.events, t->n_B + (t->n_E - t->n_E_incomplete) + t->n_i + t->n_C + t->n_s + t->n_f);
+    assert_int_equal(sum.incomplete, t->n_E_incomplete);
+    assert_int_equal(sum.frames, t->n_frame);
+    assert_int_equal(t->n_X, t->n_s + t->n_f); /* one 1 ns slice per flow end */
+    json_object *threads;
+    assert_true(json_object_object_get_ex(t->metadata, "threads", &threads));
+    assert_int_equal(json_object_array_length(threads), sum.threads);
+    assert_int_equal(t->n_thread_names, sum.threads);
+    uint64_t dropped_sum = 0;
+    for (uint32_t i = 0; i < sum.threads; i++) {
+        ludus_thread_summary th;
+        assert_int_equal(ludus_capture_get_thread(i, &th), 0);
+        json_object *o = json_object_array_get_idx(threads, i);
+        assert_int_equal(meta_u64(o, "tid"), th.tid);
+        assert_string_equal(get_str(o, "name"), th.name);
+        assert_int_equal(meta_u64(o, "events"), th.events);
+        assert_int_equal(meta_u64(o, "dropped"), th.dropped);
+        assert_int_equal(meta_u64(o, "incomplete"), th.incomplete);
+        assert_int_equal(meta_u64(o, "orphan_ends"), th.orphan_ends);
+        json_object *ex;
+        assert_true(json_object_object_get_ex(o, "exited", &ex));
+        assert_int_equal(json_object_get_boolean(ex) ? 1 : 0, th.exited ? 1 : 0);
+        dropped_sum += th.dropped;
+        /* every thread with a table entry has a named track */
+        tid_state *s = NULL;
+        for (size_t k = 0; k < nts; k++)
+            if (ts[k].tid == th.tid) s = &ts[k];
+        assert_non_null(s);
+        assert_true(s->named);
+    }
+    assert_int_equal(dropped_sum + meta_u64(t->metadata, "unregistered_thread_drops"), sum.dropped);
+    free(ts);
+}

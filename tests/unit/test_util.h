@@ -1,0 +1,107 @@
+/* Shared helpers for the unit and stress tests: an in-memory JSON writer
+ * (with a fault-injection point), a parse-back of the Chrome JSON export with
+ * json-c (an independent parser), and a well-formedness check of the parsed
+ * trace against the capture summaries.
+ *
+ * Assertions inside these helpers use cmocka, so call them from the test
+ * (main) thread only. */
+#ifndef LUDUS_TEST_UTIL_H
+#define LUDUS_TEST_UTIL_H
+
+#include <ludus/capture.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_object;
+
+/* Growable memory sink for ludus_export_json_to. fail_at > 0 makes the
+ * fail_at-th write (1-based) fail; writes counts the calls. */
+typedef struct lt_buf {
+    char *data;
+    size_t len, cap;
+    int fail_at;
+    int writes;
+} lt_buf;
+
+int lt_buf_write(void *user_data, const void *data, size_t n);
+void lt_buf_free(lt_buf *b);
+
+/* Exports the last ended capture into memory (asserts success); the result
+ * is NUL-terminated and owned by the caller (free). */
+char *lt_export_json(size_t *len_out);
+
+/* One parsed trace event (the fields the tests look at). */
+typedef struct lt_ev {
+    char ph;            /* B E i C s f X M */
+    uint64_t tid;
+    int64_t ts_ns;      /* "ts" (microseconds, 3 decimals) as ns */
+    const char *name;   /* borrowed from the json tree; "" when absent */
+    const char *cat;
+    const char *id;     /* flows */
+    int incomplete;     /* E with args.incomplete == true */
+    int64_t frame;      /* i of cat frame: args.frame; else -1 */
+    int64_t ivalue;     /* C: args.value as int64 */
+    double dvalue;      /* C: args.value as double */
+    int value_is_int;
+} lt_ev;
+
+typedef struct lt_trace {
+    struct json_object *root;
+    lt_ev *ev;
+    size_t n;
+    struct json_object *metadata;
+    /* counts */
+    size_t n_B, n_E, n_E_incomplete, n_i, n_frame, n_C, n_s, n_f, n_X;
+    size_t n_thread_names, n_process_names;
+    size_t flows_unmatched; /* f without s, s without f, or duplicate ids */
+} lt_trace;
+
+/* Parses JSON text (asserts it parses and has the expected shape). */
+void lt_trace_parse(lt_trace *t, const char *json);
+/* Exports the last capture and parses it. */
+void lt_trace_load(lt_trace *t);
+void lt_trace_free(lt_trace *t);
+
+/* Asserts the structural invariants of every export:
+ * - a process_name and a thread_name per thread;
+ * - per tid, events in stream order have non-decreasing ts;
+ * - per tid, every E closes the innermost open B (a stack), none is left
+ *   open, and every slice has E.ts >= B.ts (non-negative duration);
+ * - metadata counts equal ludus_capture_get_summary / _get_thread;
+ * - summary.events == B + E (not synthesised) + i + C + s + f.
+ * When require_flows_paired, each s id has exactly one f with that id and
+ * each f exactly one s. */
+void lt_trace_check(const lt_trace *t, int require_flows_paired);
+
+/* Number of events with phase ph and name (NULL: any name). */
+size_t lt_count(const lt_trace *t, char ph, const char *name);
+/* Index of the first event (from index `from`) with phase ph and name, or -1. */
+long lt_find(const lt_trace *t, size_t from, char ph, const char *name);
+/* Index of the E closing the B at index b (same tid, stack matched), or -1. */
+long lt_match_end(const lt_trace *t, size_t b);
+
+/* Begin/end that assert success; lt_teardown ends a capture left active
+ * by a failed test (cmocka teardown). */
+void lt_begin(const ludus_capture_desc *desc);
+void lt_end(void);
+int lt_teardown(void **state);
+
+/* Summary helpers that assert success. */
+ludus_capture_summary lt_summary(void);
+/* Index of the thread with this OS tid in the last capture, or -1. */
+int lt_thread_index(uint64_t tid, ludus_thread_summary *out);
+
+/* CLOCK_MONOTONIC ns, and a busy wait of at least ns. */
+int64_t lt_now_ns(void);
+void lt_spin_ns(int64_t ns);
+
+/* The calling thread's OS tid (gettid). */
+uint64_t lt_gettid(void);
+
+/* A capture desc with a small pool. */
+ludus_capture_desc lt_small_desc(uint32_t chunk_count);
+
+/* Slots of a chunk of chunk_bytes: header 64 bytes, events 16 bytes. */
+#define LT_SLOTS(chunk_bytes) ((chunk_bytes) / 16u - 4u)
+
+#endif
