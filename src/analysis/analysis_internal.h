@@ -1,0 +1,136 @@
+/* Analysis internals shared by the files of src/analysis: the accumulators
+ * (log-linear histogram, exact vectors), the analysis object, and the entry
+ * point over any prepared ludus__captured (in-memory or read from a file). */
+#ifndef LUDUS_ANALYSIS_INTERNAL_H
+#define LUDUS_ANALYSIS_INTERNAL_H
+
+#include <ludus/analysis.h>
+
+#include "../capture/capture_internal.h"
+#include "../export/writer.h"
+
+/* ---- histogram (hist.c) ----
+ * Log-linear: values below 64 ns have one bucket each; [2^e, 2^(e+1)) for
+ * e >= 6 is split into 64 equal buckets. A bucket is reported by its middle,
+ * so the error is at most half a bucket: 2^(e-7) / 2^e = 1/128 of the value. */
+#define LUDUS__HIST_SUB 64
+#define LUDUS__HIST_OCT 59
+#define LUDUS__HIST_REL_ERROR (1.0 / 128.0)
+
+typedef struct ludus__hist {
+    uint64_t *oct[LUDUS__HIST_OCT]; /* allocated on first use */
+} ludus__hist;
+
+static inline uint32_t ludus__hist_bucket_inline(int64_t v) {
+    if (v < LUDUS__HIST_SUB) return (uint32_t)v;
+    int e = 63 - __builtin_clzll((uint64_t)v);
+    return (uint32_t)(e - 5) * LUDUS__HIST_SUB + (uint32_t)(((uint64_t)v >> (e - 6)) & 63u);
+}
+
+typedef struct ludus__acc {
+    uint64_t n;
+    int64_t total, min, max;
+    ludus__hist h;
+    int64_t *exact; /* with desc.exact */
+    size_t nexact, cap;
+} ludus__acc;
+
+/* Out of line: a first value in an octave, and --exact. */
+LUDUS_HIDDEN int ludus__acc_add_slow(ludus__acc *a, int64_t v, uint32_t b, int exact);
+LUDUS_HIDDEN uint32_t ludus__hist_bucket(int64_t v);
+
+static inline int ludus__acc_add(ludus__acc *a, int64_t v, int exact) {
+    if (v < 0) v = 0;
+    uint32_t b = ludus__hist_bucket_inline(v);
+    uint64_t *o = a->h.oct[b / LUDUS__HIST_SUB];
+    if (__builtin_expect(o == NULL || exact, 0)) return ludus__acc_add_slow(a, v, b, exact);
+    if (a->n == 0 || v < a->min) a->min = v;
+    if (a->n == 0 || v > a->max) a->max = v;
+    a->n++;
+    a->total += v;
+    o[b % LUDUS__HIST_SUB]++;
+    return 0;
+}
+LUDUS_HIDDEN void ludus__acc_free(ludus__acc *a);
+/* Fills s (sorts the exact vector). */
+LUDUS_HIDDEN void ludus__acc_stats(ludus__acc *a, int exact, ludus_duration_stats *s);
+LUDUS_HIDDEN int64_t ludus__hist_bucket_mid(uint32_t b);
+LUDUS_HIDDEN uint64_t ludus__hist_get(const ludus__hist *h, uint32_t b);
+#define LUDUS__HIST_BUCKETS (LUDUS__HIST_OCT * LUDUS__HIST_SUB)
+
+/* ---- the analysis object ---- */
+typedef struct ludus__an_site {
+    ludus_site_stats pub;
+    ludus__acc incl, excl;
+    uint32_t last_thread; /* thread index + 1 */
+    uint32_t cells_at, ncells; /* its run in a->site_cells */
+} ludus__an_site;
+
+typedef struct ludus__an_node {
+    ludus_path_stats pub;
+    ludus__acc incl, excl;
+    uint64_t key;          /* FNV of the site ids along the path: matches paths across captures */
+    uint32_t memo_site, memo_node; /* last child looked up: siblings repeat */
+    uint32_t cells_at, ncells;
+} ludus__an_node;
+
+/* One (frame, entity) cell: calls and exclusive ns. */
+typedef struct ludus__cell {
+    uint32_t frame, ent;
+    uint64_t calls;
+    int64_t excl;
+} ludus__cell;
+
+struct ludus_analysis {
+    ludus_analysis_desc desc;
+    ludus_analysis_summary sum;
+    char window_text[64];
+    char frame_thread_name[64];
+    char *strings; /* names, categories, files */
+    ludus__an_site *sites;
+    uint32_t nsites;
+    ludus__an_node *nodes;
+    uint32_t nnodes, nodes_cap;
+    uint32_t *node_hash; /* (parent, site) -> node + 1 */
+    uint32_t node_hash_cap;
+    /* frames: marks[k] = begin of frame k+1 */
+    int64_t *marks;
+    uint64_t nmarks;
+    int64_t end_ns;
+    int64_t *unlogged; /* per frame (nmarks + 1) */
+    ludus__cell *node_cells, *site_cells; /* sorted by (ent, frame) */
+    size_t nnode_cells, nsite_cells;
+    ludus_hitch *hitches;
+    uint32_t nhitches;
+    uint64_t win_f0, win_f1; /* window frames [f0, f1) (complete frames only) */
+};
+
+/* Analyses c (prepared here when needed). */
+LUDUS_HIDDEN int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc,
+                                ludus_analysis **out);
+LUDUS_HIDDEN int64_t ludus__frame_begin(const ludus_analysis *a, uint64_t f);
+LUDUS_HIDDEN int64_t ludus__frame_end(const ludus_analysis *a, uint64_t f);
+/* frames.c: frame series, window frames, unlogged, hitches, per-frame medians. */
+LUDUS_HIDDEN int ludus__frames_finish(ludus_analysis *a);
+/* Per-frame values of an entity's run of cells over the window frames
+ * (zeros for frames without calls); out has win_f1 - win_f0 slots. */
+LUDUS_HIDDEN void ludus__cells_per_frame(const ludus_analysis *a, const ludus__cell *run, uint32_t n,
+                                         int calls, double *out);
+/* Path text "A/B/C" into buf. */
+LUDUS_HIDDEN size_t ludus__path_text(const ludus_analysis *a, uint32_t node, char *buf, size_t cap);
+
+/* ---- output helpers (report_text.c) ---- */
+LUDUS_HIDDEN void ludus__w_fmt(ludus__writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* JSON string, '<' escaped so it can sit inside an HTML <script>. */
+LUDUS_HIDDEN void ludus__w_jstr(ludus__writer *w, const char *s);
+/* CSV field, quoted when needed. */
+LUDUS_HIDDEN void ludus__w_csv(ludus__writer *w, const char *s);
+/* Human duration: "12.3 us", "4.56 ms". */
+LUDUS_HIDDEN const char *ludus__dur(char *buf, size_t cap, double ns);
+LUDUS_HIDDEN void ludus__json_stats(ludus__writer *w, const ludus_duration_stats *s);
+LUDUS_HIDDEN int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells);
+LUDUS_HIDDEN int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writer *w,
+                                    const ludus_report_options *opt);
+LUDUS_HIDDEN void ludus__diff_json(const ludus_diff *d, ludus__writer *w);
+
+#endif

@@ -1,0 +1,118 @@
+/* Frames: the frame-time series of the window (frame k = [mark k, mark k+1)
+ * on the frame thread, mark 0 = capture start, the open last frame left out),
+ * the unlogged remainder per frame, calls per frame per site, and hitches
+ * (frame time > k x median of the window) with the sites whose exclusive
+ * time grew most against their own median frame. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+void ludus__cells_per_frame(const ludus_analysis *a, const ludus__cell *run, uint32_t n, int calls,
+                            double *out) {
+    uint64_t nw = a->win_f1 - a->win_f0;
+    for (uint64_t i = 0; i < nw; i++) out[i] = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (run[i].frame >= a->win_f0 && run[i].frame < a->win_f1)
+            out[run[i].frame - a->win_f0] = calls ? (double)run[i].calls : (double)run[i].excl;
+}
+
+static int cmp_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+static const ludus__cell *site_cell(const ludus_analysis *a, uint32_t site, uint64_t frame) {
+    const ludus__an_site *s = &a->sites[site];
+    const ludus__cell *run = a->site_cells + s->cells_at;
+    uint32_t lo = 0, hi = s->ncells;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (run[mid].frame < frame)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->ncells && run[lo].frame == frame ? &run[lo] : NULL;
+}
+
+int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t site, uint64_t frame, uint64_t *calls,
+                                 int64_t *excl_ns) {
+    if (site >= a->nsites) return LUDUS_EINVAL;
+    const ludus__cell *c = site_cell(a, site, frame);
+    if (calls) *calls = c ? c->calls : 0;
+    if (excl_ns) *excl_ns = c ? c->excl : 0;
+    return 0;
+}
+
+int ludus__frames_finish(ludus_analysis *a) {
+    ludus_analysis_summary *s = &a->sum;
+    /* coverage -> unlogged remainder */
+    for (uint64_t k = 0; k <= a->nmarks; k++) {
+        int64_t len = ludus__frame_end(a, k) - ludus__frame_begin(a, k);
+        int64_t u = len - a->unlogged[k];
+        a->unlogged[k] = a->nmarks ? (u > 0 ? u : 0) : 0;
+    }
+    s->frames_complete = a->nmarks;
+    uint64_t nw = a->win_f1 - a->win_f0;
+    s->frames_in_window = nw;
+    if (nw == 0) return 0;
+    ludus__acc ft;
+    memset(&ft, 0, sizeof ft);
+    for (uint64_t f = a->win_f0; f < a->win_f1; f++) {
+        if (ludus__acc_add(&ft, ludus__frame_end(a, f) - ludus__frame_begin(a, f), 1) != 0) {
+            ludus__acc_free(&ft);
+            return -1;
+        }
+        s->unlogged_total_ns += a->unlogged[f];
+    }
+    ludus__acc_stats(&ft, 1, &s->frame_time);
+    ludus__acc_free(&ft);
+    s->median_frame_ns = s->frame_time.p50_ns;
+    s->hitch_threshold_ns = (int64_t)(a->desc.hitch_k * (double)s->median_frame_ns);
+
+    double *buf = malloc(nw * sizeof *buf);
+    if (!buf) return -1;
+    for (uint32_t i = 0; i < a->nsites; i++) {
+        ludus__an_site *si = &a->sites[i];
+        const ludus__cell *run = a->site_cells + si->cells_at;
+        ludus__cells_per_frame(a, run, si->ncells, 1, buf);
+        double calls = 0;
+        for (uint64_t f = 0; f < nw; f++) calls += buf[f];
+        si->pub.calls_per_frame = calls / (double)nw;
+        ludus__cells_per_frame(a, run, si->ncells, 0, buf);
+        qsort(buf, nw, sizeof *buf, cmp_double);
+        si->pub.median_frame_excl_ns = (int64_t)buf[(nw + 1) / 2 - 1];
+    }
+    free(buf);
+
+    for (uint64_t f = a->win_f0; f < a->win_f1; f++)
+        if (ludus__frame_end(a, f) - ludus__frame_begin(a, f) > s->hitch_threshold_ns) s->hitches++;
+    a->hitches = calloc(s->hitches ? s->hitches : 1, sizeof *a->hitches);
+    if (!a->hitches) return -1;
+    for (uint64_t f = a->win_f0; f < a->win_f1; f++) {
+        int64_t len = ludus__frame_end(a, f) - ludus__frame_begin(a, f);
+        if (len <= s->hitch_threshold_ns) continue;
+        ludus_hitch *h = &a->hitches[a->nhitches++];
+        h->frame = f;
+        h->frame_ns = len;
+        h->ratio = s->median_frame_ns ? (double)len / (double)s->median_frame_ns : 0;
+        for (int g = 0; g < LUDUS_HITCH_GREW; g++) h->grew_site[g] = UINT32_MAX;
+        for (uint32_t i = 0; i < a->nsites; i++) {
+            const ludus__cell *c = site_cell(a, i, f);
+            int64_t d = (c ? c->excl : 0) - a->sites[i].pub.median_frame_excl_ns;
+            if (d <= 0) continue;
+            for (int g = 0; g < LUDUS_HITCH_GREW; g++) {
+                if (h->grew_site[g] != UINT32_MAX && d <= h->grew_ns[g]) continue;
+                for (int m = LUDUS_HITCH_GREW - 1; m > g; m--) {
+                    h->grew_site[m] = h->grew_site[m - 1];
+                    h->grew_ns[m] = h->grew_ns[m - 1];
+                }
+                h->grew_site[g] = i;
+                h->grew_ns[g] = d;
+                break;
+            }
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,106 @@
+/* Duration accumulators: exact count, total, min and max, a log-linear
+ * histogram for percentiles within 1/128 relative error, and (with --exact)
+ * every value. Histogram octaves are allocated on first use, so a site whose
+ * durations span three octaves costs three small blocks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+uint32_t ludus__hist_bucket(int64_t v) { return ludus__hist_bucket_inline(v < 0 ? 0 : v); }
+
+int64_t ludus__hist_bucket_mid(uint32_t b) {
+    uint32_t oct = b / LUDUS__HIST_SUB, sub = b % LUDUS__HIST_SUB;
+    if (oct == 0) return sub;
+    int shift = (int)oct - 1; /* e - 6 */
+    int64_t lo = (int64_t)(64 + sub) << shift;
+    return lo + (((int64_t)1 << shift) >> 1);
+}
+
+uint64_t ludus__hist_get(const ludus__hist *h, uint32_t b) {
+    const uint64_t *o = h->oct[b / LUDUS__HIST_SUB];
+    return o ? o[b % LUDUS__HIST_SUB] : 0;
+}
+
+int ludus__acc_add_slow(ludus__acc *a, int64_t v, uint32_t b, int exact) {
+    if (a->n == 0 || v < a->min) a->min = v;
+    if (a->n == 0 || v > a->max) a->max = v;
+    a->n++;
+    a->total += v;
+    uint64_t **o = &a->h.oct[b / LUDUS__HIST_SUB];
+    if (__builtin_expect(*o == NULL, 0)) {
+        *o = calloc(LUDUS__HIST_SUB, sizeof **o);
+        if (!*o) return -1;
+    }
+    (*o)[b % LUDUS__HIST_SUB]++;
+    if (exact) {
+        if (a->nexact == a->cap) {
+            size_t cap = a->cap ? a->cap * 2 : 64;
+            int64_t *p = realloc(a->exact, cap * sizeof *p);
+            if (!p) return -1;
+            a->exact = p;
+            a->cap = cap;
+        }
+        a->exact[a->nexact++] = v;
+    }
+    return 0;
+}
+
+void ludus__acc_free(ludus__acc *a) {
+    for (int i = 0; i < LUDUS__HIST_OCT; i++) free(a->h.oct[i]);
+    free(a->exact);
+    memset(a, 0, sizeof *a);
+}
+
+static int cmp_i64(const void *x, const void *y) {
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Nearest rank: the smallest value with at least ceil(q * n) values <= it. */
+static uint64_t rank_of(double q, uint64_t n) {
+    double r = q * (double)n;
+    uint64_t k = (uint64_t)r;
+    if ((double)k < r) k++;
+    if (k < 1) k = 1;
+    if (k > n) k = n;
+    return k;
+}
+
+static int64_t hist_quantile(const ludus__acc *a, double q) {
+    uint64_t k = rank_of(q, a->n), seen = 0;
+    for (uint32_t oct = 0; oct < LUDUS__HIST_OCT; oct++) {
+        const uint64_t *o = a->h.oct[oct];
+        if (!o) continue;
+        for (uint32_t s = 0; s < LUDUS__HIST_SUB; s++) {
+            seen += o[s];
+            if (seen >= k) {
+                int64_t v = ludus__hist_bucket_mid(oct * LUDUS__HIST_SUB + s);
+                if (v < a->min) v = a->min;
+                if (v > a->max) v = a->max;
+                return v;
+            }
+        }
+    }
+    return a->max;
+}
+
+void ludus__acc_stats(ludus__acc *a, int exact, ludus_duration_stats *s) {
+    memset(s, 0, sizeof *s);
+    s->count = a->n;
+    if (a->n == 0) return;
+    s->total_ns = a->total;
+    s->min_ns = a->min;
+    s->max_ns = a->max;
+    s->mean_ns = (double)a->total / (double)a->n;
+    if (exact && a->nexact == a->n) {
+        qsort(a->exact, a->nexact, sizeof *a->exact, cmp_i64);
+        s->p50_ns = a->exact[rank_of(0.50, a->n) - 1];
+        s->p90_ns = a->exact[rank_of(0.90, a->n) - 1];
+        s->p99_ns = a->exact[rank_of(0.99, a->n) - 1];
+    } else {
+        s->p50_ns = hist_quantile(a, 0.50);
+        s->p90_ns = hist_quantile(a, 0.90);
+        s->p99_ns = hist_quantile(a, 0.99);
+    }
+}

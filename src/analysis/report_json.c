@@ -1,0 +1,121 @@
+/* The JSON report: everything the text report says, in full, with the
+ * definitions, the window, the loss counts and the error bound written next
+ * to the numbers. With cells (for the HTML report) it adds per-frame,
+ * per-path exclusive time so a flame graph can be drawn for one frame. */
+#include <stdio.h>
+
+#include "analysis_internal.h"
+
+void ludus__json_stats(ludus__writer *w, const ludus_duration_stats *s) {
+    ludus__w_fmt(w, "{\"count\":%llu,\"total_ns\":%lld,\"mean_ns\":%.1f,\"min_ns\":%lld,\"p50_ns\":%lld,"
+                    "\"p90_ns\":%lld,\"p99_ns\":%lld,\"max_ns\":%lld}",
+                 (unsigned long long)s->count, (long long)s->total_ns, s->mean_ns, (long long)s->min_ns,
+                 (long long)s->p50_ns, (long long)s->p90_ns, (long long)s->p99_ns, (long long)s->max_ns);
+}
+
+int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells) {
+    const ludus_analysis_summary *s = &a->sum;
+    ludus__w_str(w, "{\"ludus_report\":1,\n\"definitions\":{"
+                    "\"time\":\"elapsed wall-clock ns, not CPU time\","
+                    "\"inclusive\":\"entry to exit; per site over outermost activations only (recursion never double counts)\","
+                    "\"exclusive\":\"inclusive minus the union of same-thread child scopes; every activation\","
+                    "\"frame\":\"frame k = [mark k, mark k+1) on the frame thread, mark 0 = capture start; the open last frame is left out\","
+                    "\"attribution\":\"a scope belongs to the frame and window its begin falls in\","
+                    "\"unlogged\":\"frame thread time inside the frame not covered by its top-level scopes\","
+                    "\"hitch\":\"frame time > hitch_k x median frame time of the window\","
+                    "\"incomplete\":\"slices closed at capture end: counted, never used as durations\","
+                    "\"threads\":\"time summed over threads can exceed frame time\"},\n");
+    ludus__w_fmt(w, "\"capture\":{\"duration_ns\":%lld,\"clock\":\"%s\",\"threads\":%u,\"events\":%llu,"
+                    "\"dropped\":%llu,\"incomplete\":%llu,\"orphan_ends\":%llu,\"filtered\":%llu,"
+                    "\"interner_drops\":%llu,\"clock_anomalies\":%llu},\n",
+                 (long long)s->duration_ns, s->clock_name, s->threads, (unsigned long long)s->events,
+                 (unsigned long long)s->dropped, (unsigned long long)s->incomplete,
+                 (unsigned long long)s->orphan_ends, (unsigned long long)s->filtered,
+                 (unsigned long long)s->interner_drops, (unsigned long long)s->clock_anomalies);
+    ludus__w_str(w, "\"window\":{\"name\":");
+    ludus__w_jstr(w, s->window);
+    ludus__w_fmt(w, ",\"begin_ns\":%lld,\"end_ns\":%lld,\"first_frame\":%llu,\"frames\":%llu},\n",
+                 (long long)s->window_begin_ns, (long long)s->window_end_ns, (unsigned long long)a->win_f0,
+                 (unsigned long long)s->frames_in_window);
+    ludus__w_fmt(w, "\"percentiles\":{\"method\":\"%s\",\"rank\":\"nearest\",\"rel_error\":%.6f,\"exact\":%s},\n",
+                 s->exact ? "exact (every duration kept; memory grows with the events)" : "log-linear histogram",
+                 s->percentile_rel_error, s->exact ? "true" : "false");
+    ludus__w_str(w, "\"frames\":{\"thread\":");
+    ludus__w_jstr(w, s->frame_thread);
+    ludus__w_fmt(w, ",\"marks\":%llu,\"marks_elsewhere\":%llu,\"complete\":%llu,\"lossy\":%s,\"time\":",
+                 (unsigned long long)s->frame_marks, (unsigned long long)s->frame_marks_elsewhere,
+                 (unsigned long long)s->frames_complete, s->frame_thread_lossy ? "true" : "false");
+    ludus__json_stats(w, &s->frame_time);
+    ludus__w_fmt(w, ",\"median_ns\":%lld,\"hitch_k\":%.3f,\"hitch_threshold_ns\":%lld,\"unlogged_total_ns\":%lld,"
+                    "\"series\":[",
+                 (long long)s->median_frame_ns, s->hitch_k, (long long)s->hitch_threshold_ns,
+                 (long long)s->unlogged_total_ns);
+    /* [begin_ns, duration_ns, unlogged_ns, in_window, hitch] per complete frame */
+    for (uint64_t f = 0; f < a->nmarks; f++) {
+        ludus_frame_info fi;
+        ludus_analysis_frame(a, f, &fi);
+        ludus__w_fmt(w, "%s[%lld,%lld,%lld,%d,%d]", f ? "," : "", (long long)fi.begin_ns,
+                     (long long)(fi.end_ns - fi.begin_ns), (long long)fi.unlogged_ns, fi.in_window, fi.hitch);
+    }
+    ludus__w_str(w, "]},\n\"hitches\":[");
+    for (uint32_t i = 0; i < a->nhitches; i++) {
+        const ludus_hitch *h = &a->hitches[i];
+        ludus__w_fmt(w, "%s{\"frame\":%llu,\"frame_ns\":%lld,\"ratio\":%.3f,\"grew\":[", i ? "," : "",
+                     (unsigned long long)h->frame, (long long)h->frame_ns, h->ratio);
+        for (int g = 0; g < LUDUS_HITCH_GREW && h->grew_site[g] != UINT32_MAX; g++) {
+            ludus__w_fmt(w, "%s{\"site\":%u,\"name\":", g ? "," : "", h->grew_site[g]);
+            ludus__w_jstr(w, a->sites[h->grew_site[g]].pub.name);
+            ludus__w_fmt(w, ",\"delta_excl_ns\":%lld}", (long long)h->grew_ns[g]);
+        }
+        ludus__w_str(w, "]}");
+    }
+    ludus__w_str(w, "],\n\"sites\":[");
+    for (uint32_t i = 0; i < a->nsites; i++) {
+        const ludus_site_stats *x = &a->sites[i].pub;
+        ludus__w_fmt(w, "%s\n{\"index\":%u,\"id\":%u,\"name\":", i ? "," : "", i, x->id);
+        ludus__w_jstr(w, x->name);
+        ludus__w_str(w, ",\"category\":");
+        ludus__w_jstr(w, x->category);
+        ludus__w_str(w, ",\"file\":");
+        ludus__w_jstr(w, x->file);
+        ludus__w_fmt(w, ",\"line\":%u,\"calls\":%llu,\"incomplete\":%llu,\"recursive\":%llu,\"calls_per_frame\":%.4f,"
+                        "\"median_frame_excl_ns\":%lld,\"threads\":%u,\"lossy\":%s,\"inclusive\":",
+                     x->line, (unsigned long long)x->calls, (unsigned long long)x->incomplete,
+                     (unsigned long long)x->recursive, x->calls_per_frame, (long long)x->median_frame_excl_ns,
+                     x->threads, (x->flags & LUDUS_STAT_LOSSY) ? "true" : "false");
+        ludus__json_stats(w, &x->inclusive);
+        ludus__w_str(w, ",\"exclusive\":");
+        ludus__json_stats(w, &x->exclusive);
+        ludus__w_ch(w, '}');
+    }
+    ludus__w_str(w, "],\n\"paths\":[");
+    char path[1024];
+    for (uint32_t i = 0; i < a->nnodes; i++) {
+        const ludus_path_stats *x = &a->nodes[i].pub;
+        ludus__path_text(a, i, path, sizeof path);
+        ludus__w_fmt(w, "%s\n{\"index\":%u,\"parent\":%lld,\"site\":%u,\"depth\":%u,\"path\":", i ? "," : "", i,
+                     x->parent == UINT32_MAX ? -1LL : (long long)x->parent, x->site, x->depth);
+        ludus__w_jstr(w, path);
+        ludus__w_fmt(w, ",\"calls\":%llu,\"incomplete\":%llu,\"lossy\":%s,\"inclusive\":", (unsigned long long)x->calls,
+                     (unsigned long long)x->incomplete, (x->flags & LUDUS_STAT_LOSSY) ? "true" : "false");
+        ludus__json_stats(w, &x->inclusive);
+        ludus__w_str(w, ",\"exclusive\":");
+        ludus__json_stats(w, &x->exclusive);
+        ludus__w_ch(w, '}');
+    }
+    ludus__w_str(w, "]");
+    if (with_cells) {
+        /* [frame, path, calls, excl_ns] of the window frames, bounded so the page stays usable */
+        ludus__w_str(w, ",\n\"cells\":[");
+        size_t n = 0;
+        for (size_t i = 0; i < a->nnode_cells && n < 2000000; i++) {
+            const ludus__cell *c = &a->node_cells[i];
+            if (c->frame >= a->nmarks) continue;
+            ludus__w_fmt(w, "%s[%u,%u,%llu,%lld]", n++ ? "," : "", c->frame, c->ent, (unsigned long long)c->calls,
+                         (long long)c->excl);
+        }
+        ludus__w_str(w, "]");
+    }
+    ludus__w_str(w, "}\n");
+    return 0;
+}

@@ -1,0 +1,237 @@
+/* Reports for terminals and machines: the text summary (states the
+ * definitions that are easy to misread), CSV (one row per site and per path)
+ * and the dispatcher over every format. Output helpers shared by the JSON,
+ * HTML and diff writers live here too. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+void ludus__w_fmt(ludus__writer *w, const char *fmt, ...) {
+    char tmp[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof tmp) n = sizeof tmp - 1;
+    ludus__w_bytes(w, tmp, (size_t)n);
+}
+
+void ludus__w_jstr(ludus__writer *w, const char *s) {
+    static const char hex[] = "0123456789abcdef";
+    ludus__w_ch(w, '"');
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            ludus__w_ch(w, '\\');
+            ludus__w_ch(w, (char)ch);
+        } else if (ch < 0x20 || ch == '<' || ch == '>' || ch == '&') {
+            char e[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
+            ludus__w_bytes(w, e, 6);
+        } else {
+            ludus__w_ch(w, (char)ch);
+        }
+    }
+    ludus__w_ch(w, '"');
+}
+
+void ludus__w_csv(ludus__writer *w, const char *s) {
+    if (!strpbrk(s, ",\"\n\r")) {
+        ludus__w_str(w, s);
+        return;
+    }
+    ludus__w_ch(w, '"');
+    for (; *s; s++) {
+        if (*s == '"') ludus__w_ch(w, '"');
+        ludus__w_ch(w, *s);
+    }
+    ludus__w_ch(w, '"');
+}
+
+const char *ludus__dur(char *buf, size_t cap, double ns) {
+    double a = ns < 0 ? -ns : ns;
+    if (a < 1e3)
+        snprintf(buf, cap, "%.0f ns", ns);
+    else if (a < 1e6)
+        snprintf(buf, cap, "%.2f us", ns / 1e3);
+    else if (a < 1e9)
+        snprintf(buf, cap, "%.2f ms", ns / 1e6);
+    else
+        snprintf(buf, cap, "%.3f s", ns / 1e9);
+    return buf;
+}
+
+/* ---- text ---- */
+
+static const ludus_analysis *sort_a;
+static int by_excl_total(const void *x, const void *y) {
+    const ludus_site_stats *a = &sort_a->sites[*(const uint32_t *)x].pub;
+    const ludus_site_stats *b = &sort_a->sites[*(const uint32_t *)y].pub;
+    if (a->exclusive.total_ns != b->exclusive.total_ns) return a->exclusive.total_ns > b->exclusive.total_ns ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static void text_report(const ludus_analysis *a, const ludus_report_options *o, ludus__writer *w) {
+    const ludus_analysis_summary *s = &a->sum;
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32];
+    ludus__w_fmt(w, "Ludus report: %s\n", o->title);
+    ludus__w_fmt(w, "Capture: %s, clock %s, %u threads, %llu events\n", ludus__dur(b1, 32, (double)s->duration_ns),
+                 s->clock_name, s->threads, (unsigned long long)s->events);
+    ludus__w_fmt(w, "Loss: %llu dropped events, %llu incomplete slices, %llu orphan ends, %llu filtered events",
+                 (unsigned long long)s->dropped, (unsigned long long)s->incomplete,
+                 (unsigned long long)s->orphan_ends, (unsigned long long)s->filtered);
+    if (s->interner_drops) ludus__w_fmt(w, ", %u run-time names refused", (unsigned)s->interner_drops);
+    if (s->clock_anomalies) ludus__w_fmt(w, ", %llu ends before their begin", (unsigned long long)s->clock_anomalies);
+    ludus__w_str(w, "\n");
+    if (s->incomplete) ludus__w_str(w, "  incomplete slices were closed at capture end: counted, never used as durations\n");
+    if (s->dropped)
+        ludus__w_str(w, "  WARNING: events were dropped; sites marked '!' ran on a thread that lost events: their counts are lower bounds\n");
+    ludus__w_fmt(w, "Window: %s [%s .. %s]", s->window, ludus__dur(b1, 32, (double)s->window_begin_ns),
+                 ludus__dur(b2, 32, (double)s->window_end_ns));
+    if (s->frame_marks)
+        ludus__w_fmt(w, ", %llu complete frames in the window (of %llu) on thread \"%s\"\n",
+                     (unsigned long long)s->frames_in_window, (unsigned long long)s->frames_complete, s->frame_thread);
+    else
+        ludus__w_str(w, ", no frame marks\n");
+    if (s->exact)
+        ludus__w_str(w, "Percentiles: exact (--exact: every duration kept, memory grows with the events)\n");
+    else
+        ludus__w_fmt(w, "Percentiles: nearest rank from a log-linear histogram, relative error <= %.2f%% "
+                        "(count, total, min, max exact)\n", s->percentile_rel_error * 100);
+    ludus__w_str(w, "Times are elapsed wall-clock time, not CPU time (waits and preemption count). "
+                    "Inclusive = entry to exit;\nexclusive = inclusive minus the union of same-thread child scopes. "
+                    "Time summed over threads can exceed frame time.\n");
+
+    if (s->frames_in_window) {
+        const ludus_duration_stats *f = &s->frame_time;
+        ludus__w_fmt(w, "\nFrame time (%llu frames, exact): p50 %s  p90 %s  p99 %s  max %s  mean %s\n",
+                     (unsigned long long)f->count, ludus__dur(b1, 32, (double)f->p50_ns),
+                     ludus__dur(b2, 32, (double)f->p90_ns), ludus__dur(b3, 32, (double)f->p99_ns),
+                     ludus__dur(b4, 32, (double)f->max_ns), ludus__dur(b5, 32, f->mean_ns));
+        ludus__w_fmt(w, "Unlogged remainder (frame thread time outside its top-level scopes): mean %s per frame (%.1f%%)\n",
+                     ludus__dur(b1, 32, (double)s->unlogged_total_ns / (double)f->count),
+                     f->total_ns ? 100.0 * (double)s->unlogged_total_ns / (double)f->total_ns : 0.0);
+        ludus__w_fmt(w, "Hitches (frame > %.2f x median %s = %s): %u\n", s->hitch_k,
+                     ludus__dur(b1, 32, (double)s->median_frame_ns), ludus__dur(b2, 32, (double)s->hitch_threshold_ns),
+                     s->hitches);
+        for (uint32_t i = 0; i < a->nhitches && i < 20; i++) {
+            const ludus_hitch *h = &a->hitches[i];
+            ludus__w_fmt(w, "  frame %6llu  %10s  %5.2fx  grew:", (unsigned long long)h->frame,
+                         ludus__dur(b1, 32, (double)h->frame_ns), h->ratio);
+            for (int g = 0; g < LUDUS_HITCH_GREW && h->grew_site[g] != UINT32_MAX; g++)
+                ludus__w_fmt(w, "%s %s +%s", g ? "," : "", a->sites[h->grew_site[g]].pub.name,
+                             ludus__dur(b2, 32, (double)h->grew_ns[g]));
+            ludus__w_str(w, "\n");
+        }
+        if (a->nhitches > 20) ludus__w_fmt(w, "  ... %u more (see --json)\n", a->nhitches - 20);
+    } else {
+        ludus__w_str(w, "\nNo complete frame in the window: per-site statistics only.\n");
+    }
+
+    uint32_t *order = malloc((a->nsites ? a->nsites : 1) * sizeof *order);
+    if (!order) return;
+    for (uint32_t i = 0; i < a->nsites; i++) order[i] = i;
+    sort_a = a;
+    qsort(order, a->nsites, sizeof *order, by_excl_total);
+    uint32_t top = o->top < a->nsites ? o->top : a->nsites;
+    ludus__w_fmt(w, "\nTop %u of %u sites by exclusive time (excl: per call; incl: outermost calls only)\n", top, a->nsites);
+    ludus__w_fmt(w, "%-28s %9s %9s %10s %10s %10s %10s %10s %10s %10s %10s  %s\n", "site", "calls", "calls/fr",
+                 "excl total", "excl mean", "excl p50", "excl p90", "excl p99", "excl max", "incl p50", "incl p99",
+                 "flags");
+    for (uint32_t k = 0; k < top; k++) {
+        const ludus_site_stats *x = &a->sites[order[k]].pub;
+        char cpf[32], flags[64];
+        if (s->frames_in_window)
+            snprintf(cpf, sizeof cpf, "%.2f", x->calls_per_frame);
+        else
+            snprintf(cpf, sizeof cpf, "-");
+        int fl = 0;
+        flags[0] = 0;
+        if (x->flags & LUDUS_STAT_LOSSY) fl += snprintf(flags + fl, sizeof flags - (size_t)fl, "! ");
+        if (x->incomplete) fl += snprintf(flags + fl, sizeof flags - (size_t)fl, "incomplete:%llu ", (unsigned long long)x->incomplete);
+        if (x->recursive) snprintf(flags + fl, sizeof flags - (size_t)fl, "recursive:%llu", (unsigned long long)x->recursive);
+        ludus__w_fmt(w, "%-28.28s %9llu %9s %10s %10s %10s %10s %10s %10s %10s %10s  %s\n", x->name,
+                     (unsigned long long)x->calls, cpf, ludus__dur(b1, 32, (double)x->exclusive.total_ns),
+                     ludus__dur(b2, 32, x->exclusive.mean_ns), ludus__dur(b3, 32, (double)x->exclusive.p50_ns),
+                     ludus__dur(b4, 32, (double)x->exclusive.p90_ns), ludus__dur(b5, 32, (double)x->exclusive.p99_ns),
+                     ludus__dur(b6, 32, (double)x->exclusive.max_ns), ludus__dur(b7, 32, (double)x->inclusive.p50_ns),
+                     ludus__dur(b8, 32, (double)x->inclusive.p99_ns), flags);
+    }
+    free(order);
+}
+
+/* ---- CSV ---- */
+
+static void csv_stats(ludus__writer *w, const ludus_duration_stats *s) {
+    ludus__w_fmt(w, ",%lld,%.1f,%lld,%lld,%lld,%lld,%lld", (long long)s->total_ns, s->mean_ns, (long long)s->p50_ns,
+                 (long long)s->p90_ns, (long long)s->p99_ns, (long long)s->min_ns, (long long)s->max_ns);
+}
+
+static void csv_report(const ludus_analysis *a, ludus__writer *w) {
+    ludus__w_str(w, "kind,name,path,category,file,line,calls,incomplete,recursive,calls_per_frame,"
+                    "excl_total_ns,excl_mean_ns,excl_p50_ns,excl_p90_ns,excl_p99_ns,excl_min_ns,excl_max_ns,"
+                    "incl_total_ns,incl_mean_ns,incl_p50_ns,incl_p90_ns,incl_p99_ns,incl_min_ns,incl_max_ns,"
+                    "lossy,window,percentiles\n");
+    const char *pct = a->sum.exact ? "exact" : "histogram<=0.78%";
+    for (uint32_t i = 0; i < a->nsites; i++) {
+        const ludus_site_stats *x = &a->sites[i].pub;
+        ludus__w_str(w, "site,");
+        ludus__w_csv(w, x->name);
+        ludus__w_str(w, ",,");
+        ludus__w_csv(w, x->category);
+        ludus__w_ch(w, ',');
+        ludus__w_csv(w, x->file);
+        ludus__w_fmt(w, ",%u,%llu,%llu,%llu,%.4f", x->line, (unsigned long long)x->calls,
+                     (unsigned long long)x->incomplete, (unsigned long long)x->recursive, x->calls_per_frame);
+        csv_stats(w, &x->exclusive);
+        csv_stats(w, &x->inclusive);
+        ludus__w_fmt(w, ",%d,%s,%s\n", (x->flags & LUDUS_STAT_LOSSY) != 0, a->sum.window, pct);
+    }
+    char path[1024];
+    for (uint32_t i = 0; i < a->nnodes; i++) {
+        const ludus_path_stats *x = &a->nodes[i].pub;
+        const ludus_site_stats *site = &a->sites[x->site].pub;
+        ludus__path_text(a, i, path, sizeof path);
+        ludus__w_str(w, "path,");
+        ludus__w_csv(w, site->name);
+        ludus__w_ch(w, ',');
+        ludus__w_csv(w, path);
+        ludus__w_ch(w, ',');
+        ludus__w_csv(w, site->category);
+        ludus__w_ch(w, ',');
+        ludus__w_csv(w, site->file);
+        ludus__w_fmt(w, ",%u,%llu,%llu,0,", site->line, (unsigned long long)x->calls, (unsigned long long)x->incomplete);
+        csv_stats(w, &x->exclusive);
+        csv_stats(w, &x->inclusive);
+        ludus__w_fmt(w, ",%d,%s,%s\n", (x->flags & LUDUS_STAT_LOSSY) != 0, a->sum.window, pct);
+    }
+}
+
+int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int format,
+                          const ludus_report_options *opt, ludus_write_fn write, void *user_data) {
+    if (!a || !write) return ludus__fail(LUDUS_EINVAL, "analysis or write callback is NULL");
+    ludus_report_options o = {0, NULL};
+    if (opt) o = *opt;
+    if (!o.top) o.top = 20;
+    if (!o.title) o.title = "capture";
+    ludus__writer *w = malloc(sizeof *w);
+    if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    ludus__w_init(w, write, user_data);
+    int rc = 0;
+    switch (format) {
+    case LUDUS_REPORT_TEXT: text_report(a, &o, w); break;
+    case LUDUS_REPORT_JSON: rc = ludus__report_json(a, w, 0); break;
+    case LUDUS_REPORT_CSV: csv_report(a, w); break;
+    case LUDUS_REPORT_HTML: rc = ludus__report_html(a, diff, w, &o); break;
+    default: rc = LUDUS_EINVAL;
+    }
+    ludus__w_flush(w);
+    int failed = w->failed;
+    free(w);
+    if (rc) return ludus__fail(rc, "report failed");
+    if (failed) return ludus__fail(LUDUS_EIO, "the report could not be written");
+    return 0;
+}

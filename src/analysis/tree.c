@@ -1,0 +1,499 @@
+/* The analysis pass: per-thread nesting rebuilt from the normalised event
+ * stream into caller-context paths (sequence of enclosing sites, merged across
+ * threads), with inclusive and exclusive elapsed time per site and per path,
+ * and per-frame cells (calls, exclusive ns) per path. One pass over every
+ * thread, after one pass over the frame thread's marks. Memory: sites, paths,
+ * threads' open stacks and cells (frames x paths present) - never events. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+/* ---- paths: (parent, site) -> node ---- */
+
+static uint32_t node_hash(uint32_t parent, uint32_t site) {
+    uint64_t x = ((uint64_t)parent << 32 | site) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(x >> 32);
+}
+
+static int node_rehash(ludus_analysis *a, uint32_t cap) {
+    uint32_t *h = calloc(cap, sizeof *h);
+    if (!h) return -1;
+    for (uint32_t i = 0; i < a->nnodes; i++) {
+        uint32_t j = node_hash(a->nodes[i].pub.parent, a->nodes[i].pub.site) & (cap - 1);
+        while (h[j]) j = (j + 1) & (cap - 1);
+        h[j] = i + 1;
+    }
+    free(a->node_hash);
+    a->node_hash = h;
+    a->node_hash_cap = cap;
+    return 0;
+}
+
+/* UINT32_MAX on allocation failure. */
+static uint32_t node_get_slow(ludus_analysis *a, uint32_t parent, uint32_t site) {
+    uint32_t mask = a->node_hash_cap - 1;
+    uint32_t j = node_hash(parent, site) & mask;
+    for (;; j = (j + 1) & mask) {
+        uint32_t v = a->node_hash[j];
+        if (v == 0) break;
+        const ludus_path_stats *p = &a->nodes[v - 1].pub;
+        if (p->parent == parent && p->site == site) return v - 1;
+    }
+    if (a->nnodes == a->nodes_cap) {
+        uint32_t cap = a->nodes_cap * 2;
+        ludus__an_node *n = realloc(a->nodes, cap * sizeof *n);
+        if (!n) return UINT32_MAX;
+        a->nodes = n;
+        a->nodes_cap = cap;
+    }
+    uint32_t id = a->nnodes++;
+    ludus__an_node *n = &a->nodes[id];
+    memset(n, 0, sizeof *n);
+    n->pub.parent = parent;
+    n->pub.site = site;
+    n->memo_site = UINT32_MAX;
+    uint64_t k = parent == UINT32_MAX ? 14695981039346656037ull : a->nodes[parent].key;
+    uint32_t sid = a->sites[site].pub.id;
+    for (int i = 0; i < 4; i++) k = (k ^ ((sid >> (8 * i)) & 0xff)) * 1099511628211ull;
+    n->key = k;
+    n->pub.depth = parent == UINT32_MAX ? 0 : a->nodes[parent].pub.depth + 1;
+    if ((a->nnodes * 2 > a->node_hash_cap) && node_rehash(a, a->node_hash_cap * 2) != 0) return UINT32_MAX;
+    if (a->node_hash_cap == mask + 1) {
+        j = node_hash(parent, site) & mask;
+        while (a->node_hash[j]) j = (j + 1) & mask;
+        a->node_hash[j] = id + 1;
+    }
+    return id;
+}
+
+static inline uint32_t node_get(ludus_analysis *a, uint32_t parent, uint32_t site) {
+    if (parent != UINT32_MAX) {
+        ludus__an_node *p = &a->nodes[parent];
+        if (p->memo_site == site) return p->memo_node;
+        uint32_t n = node_get_slow(a, parent, site);
+        if (n != UINT32_MAX) {
+            p = &a->nodes[parent]; /* the table may have moved */
+            p->memo_site = site;
+            p->memo_node = n;
+        }
+        return n;
+    }
+    return node_get_slow(a, parent, site);
+}
+
+/* ---- per-thread state ---- */
+
+typedef struct open_ent {
+    int64_t begin, child_cov, covered_until;
+    uint32_t site, node, frame;
+    uint8_t outer, inwin;
+} open_ent;
+
+typedef struct pass {
+    ludus_analysis *a;
+    int exact;
+    int64_t w0, w1;
+    open_ent *stack;
+    uint32_t depth, cap;
+    uint32_t *active; /* per site: open activations on this thread */
+    /* per-frame cells of the current thread */
+    uint64_t *dcalls;
+    int64_t *dexcl;
+    uint32_t *touched;
+    uint32_t ntouched, dcap;
+    uint32_t acc_frame;
+    ludus__cell *cells;
+    size_t ncells, cells_cap;
+    int oom;
+} pass;
+
+static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int64_t excl) {
+    if (p->ncells == p->cells_cap) {
+        size_t cap = p->cells_cap ? p->cells_cap * 2 : 1024;
+        ludus__cell *c = realloc(p->cells, cap * sizeof *c);
+        if (!c) return -1;
+        p->cells = c;
+        p->cells_cap = cap;
+    }
+    p->cells[p->ncells++] = (ludus__cell){frame, ent, calls, excl};
+    return 0;
+}
+
+static int dense_fit(pass *p, uint32_t n) {
+    if (n <= p->dcap) return 0;
+    uint32_t cap = p->dcap ? p->dcap : 64;
+    while (cap < n) cap *= 2;
+    uint64_t *c = realloc(p->dcalls, cap * sizeof *c);
+    if (c) p->dcalls = c;
+    int64_t *e = realloc(p->dexcl, cap * sizeof *e);
+    if (e) p->dexcl = e;
+    uint32_t *t = realloc(p->touched, cap * sizeof *t);
+    if (t) p->touched = t;
+    if (!c || !e || !t) return -1;
+    memset(p->dcalls + p->dcap, 0, (cap - p->dcap) * sizeof *c);
+    memset(p->dexcl + p->dcap, 0, (cap - p->dcap) * sizeof *e);
+    p->dcap = cap;
+    return 0;
+}
+
+static int dense_flush(pass *p) {
+    for (uint32_t i = 0; i < p->ntouched; i++) {
+        uint32_t n = p->touched[i];
+        if (cell_push(p, p->acc_frame, n, p->dcalls[n], p->dexcl[n]) != 0) return -1;
+        p->dcalls[n] = 0;
+        p->dexcl[n] = 0;
+    }
+    p->ntouched = 0;
+    return 0;
+}
+
+static int cell_add(pass *p, uint32_t frame, uint32_t node, int64_t excl) {
+    if (frame < p->acc_frame) return cell_push(p, frame, node, 1, excl); /* spans a boundary */
+    if (frame > p->acc_frame) {
+        if (dense_flush(p) != 0) return -1;
+        p->acc_frame = frame;
+    }
+    if (__builtin_expect(p->a->nnodes > p->dcap, 0) && dense_fit(p, p->a->nnodes) != 0) return -1;
+    if (p->dcalls[node] == 0) p->touched[p->ntouched++] = node;
+    p->dcalls[node]++;
+    p->dexcl[node] += excl;
+    return 0;
+}
+
+/* Frame-thread top-level scope [b, e): its coverage of each frame it overlaps. */
+static void cover_frames(ludus_analysis *a, uint32_t f, int64_t b, int64_t e) {
+    for (uint64_t k = f; k <= a->nmarks; k++) {
+        int64_t fb = ludus__frame_begin(a, k), fe = ludus__frame_end(a, k);
+        if (fb >= e) break;
+        int64_t lo = b > fb ? b : fb, hi = e < fe ? e : fe;
+        if (hi > lo) a->unlogged[k] += hi - lo;
+    }
+}
+
+static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thread) {
+    ludus_analysis *a = p->a;
+    const ludus__cap_thread *th = &c->threads[t];
+    uint32_t lossy = th->dropped ? LUDUS_STAT_LOSSY : 0;
+    memset(p->active, 0, a->nsites * sizeof *p->active);
+    p->depth = 0;
+    p->acc_frame = 0;
+    uint64_t cursor = 0; /* marks passed: the frame of the next begin */
+    ludus__nev_iter it;
+    ludus__nev ev;
+    ludus__nev_init(&it, c, t);
+    int rc = 0;
+    while (ludus__nev_next(&it, &ev)) {
+        if (ev.kind == LUDUS_NEV_BEGIN) {
+            if (is_frame_thread) {
+                /* the stream's own order decides ties with the mark */
+            } else {
+                while (cursor < a->nmarks && a->marks[cursor] <= ev.ts_ns) cursor++;
+            }
+            if (p->depth == p->cap) {
+                uint32_t cap = p->cap ? p->cap * 2 : 64;
+                open_ent *s = realloc(p->stack, cap * sizeof *s);
+                if (!s) goto oom;
+                p->stack = s;
+                p->cap = cap;
+            }
+            uint32_t parent = p->depth ? p->stack[p->depth - 1].node : UINT32_MAX;
+            uint32_t node = node_get(a, parent, ev.site);
+            if (node == UINT32_MAX) goto oom;
+            ludus__an_site *s = &a->sites[ev.site];
+            if (s->last_thread != t + 1) {
+                s->last_thread = t + 1;
+                s->pub.threads++;
+            }
+            s->pub.flags |= lossy;
+            a->nodes[node].pub.flags |= lossy;
+            open_ent *e = &p->stack[p->depth++];
+            e->begin = e->covered_until = ev.ts_ns;
+            e->child_cov = 0;
+            e->site = ev.site;
+            e->node = node;
+            e->frame = (uint32_t)cursor;
+            e->outer = p->active[ev.site]++ == 0;
+            e->inwin = ev.ts_ns >= p->w0 && ev.ts_ns < p->w1;
+        } else if (ev.kind == LUDUS_NEV_END) {
+            if (p->depth == 0) continue; /* the iterator pairs: cannot happen */
+            open_ent e = p->stack[--p->depth];
+            p->active[e.site]--;
+            ludus__an_site *s = &a->sites[e.site];
+            ludus__an_node *n = &a->nodes[e.node];
+            int64_t end = ev.ts_ns;
+            if (end < e.begin) {
+                a->sum.clock_anomalies++;
+                end = e.begin;
+            }
+            if (p->depth) { /* the parent's union of children */
+                open_ent *par = &p->stack[p->depth - 1];
+                int64_t lo = e.begin > par->covered_until ? e.begin : par->covered_until;
+                if (end > lo) {
+                    par->child_cov += end - lo;
+                    par->covered_until = end;
+                }
+            } else if (is_frame_thread) {
+                cover_frames(a, e.frame, e.begin, end);
+            }
+            if (ev.flags & LUDUS_NEV_INCOMPLETE) {
+                if (e.inwin) {
+                    s->pub.incomplete++;
+                    n->pub.incomplete++;
+                }
+                continue;
+            }
+            int64_t dur = end - e.begin;
+            int64_t excl = dur - (e.child_cov < dur ? e.child_cov : dur);
+            if (e.inwin) {
+                s->pub.calls++;
+                n->pub.calls++;
+                int bad = ludus__acc_add(&s->excl, excl, p->exact) | ludus__acc_add(&n->excl, excl, p->exact) |
+                          ludus__acc_add(&n->incl, dur, p->exact);
+                if (e.outer)
+                    bad |= ludus__acc_add(&s->incl, dur, p->exact);
+                else
+                    s->pub.recursive++;
+                if (bad) goto oom;
+            }
+            if (cell_add(p, e.frame, e.node, excl) != 0) goto oom;
+        } else if (ev.kind == LUDUS_NEV_FRAME && is_frame_thread) {
+            cursor++;
+        }
+    }
+    if (it.oom) goto oom;
+    if (dense_flush(p) != 0) goto oom;
+    ludus__nev_free(&it);
+    return rc;
+oom:
+    ludus__nev_free(&it);
+    return LUDUS_ENOMEM;
+}
+
+/* ---- cells: sort by (entity, frame), merge duplicates ---- */
+
+static int cmp_cell(const void *x, const void *y) {
+    const ludus__cell *a = x, *b = y;
+    if (a->ent != b->ent) return a->ent < b->ent ? -1 : 1;
+    return a->frame < b->frame ? -1 : a->frame > b->frame;
+}
+
+static size_t merge_cells(ludus__cell *c, size_t n) {
+    if (n == 0) return 0;
+    qsort(c, n, sizeof *c, cmp_cell);
+    size_t o = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (c[i].ent == c[o].ent && c[i].frame == c[o].frame) {
+            c[o].calls += c[i].calls;
+            c[o].excl += c[i].excl;
+        } else {
+            c[++o] = c[i];
+        }
+    }
+    return o + 1;
+}
+
+/* ---- setup ---- */
+
+static size_t slen(const char *s, size_t n) { return s ? n : 0; }
+
+static int copy_sites(ludus_analysis *a, const ludus__captured *c) {
+    size_t bytes = 0;
+    for (uint32_t i = 0; i < c->nsites; i++) {
+        const ludus__site_info *si = &c->sites[i];
+        bytes += si->name_len + slen(si->category, si->category_len) + strlen(si->file) + 3;
+    }
+    a->strings = malloc(bytes + 1);
+    a->sites = calloc(c->nsites ? c->nsites : 1, sizeof *a->sites);
+    if (!a->strings || !a->sites) return -1;
+    a->nsites = c->nsites;
+    char *p = a->strings;
+    for (uint32_t i = 0; i < c->nsites; i++) {
+        const ludus__site_info *si = &c->sites[i];
+        ludus_site_stats *s = &a->sites[i].pub;
+        s->name = p;
+        memcpy(p, si->name, si->name_len);
+        p += si->name_len;
+        *p++ = 0;
+        s->category = p;
+        size_t cl = slen(si->category, si->category_len);
+        if (cl) memcpy(p, si->category, cl);
+        p += cl;
+        *p++ = 0;
+        s->file = p;
+        size_t fl = strlen(si->file);
+        memcpy(p, si->file, fl);
+        p += fl;
+        *p++ = 0;
+        s->line = si->line;
+        s->id = si->id;
+    }
+    return 0;
+}
+
+static int frame_prepass(ludus_analysis *a, const ludus__captured *c, uint32_t ft) {
+    uint64_t cap = c->threads[ft].frames + 1;
+    a->marks = malloc(cap * sizeof *a->marks);
+    if (!a->marks) return -1;
+    ludus__nev_iter it;
+    ludus__nev ev;
+    ludus__nev_init(&it, c, ft);
+    while (ludus__nev_next(&it, &ev))
+        if (ev.kind == LUDUS_NEV_FRAME && a->nmarks < cap) a->marks[a->nmarks++] = ev.ts_ns;
+    int oom = it.oom;
+    ludus__nev_free(&it);
+    return oom ? -1 : 0;
+}
+
+int64_t ludus__frame_begin(const ludus_analysis *a, uint64_t f) { return f == 0 ? 0 : a->marks[f - 1]; }
+int64_t ludus__frame_end(const ludus_analysis *a, uint64_t f) { return f < a->nmarks ? a->marks[f] : a->end_ns; }
+
+static int set_window(ludus_analysis *a, int64_t *w0, int64_t *w1) {
+    const ludus_analysis_desc *d = &a->desc;
+    switch (d->window) {
+    case LUDUS_WINDOW_ALL:
+        *w0 = INT64_MIN;
+        *w1 = INT64_MAX;
+        a->win_f0 = 0;
+        a->win_f1 = a->nmarks;
+        snprintf(a->window_text, sizeof a->window_text, "all");
+        return 0;
+    case LUDUS_WINDOW_LAST_FRAMES:
+        if (d->last_frames == 0) return LUDUS_EINVAL;
+        if (a->nmarks == 0) return LUDUS_ENODATA;
+        a->win_f1 = a->nmarks;
+        a->win_f0 = a->nmarks > d->last_frames ? a->nmarks - d->last_frames : 0;
+        *w0 = ludus__frame_begin(a, a->win_f0);
+        *w1 = ludus__frame_end(a, a->win_f1 - 1);
+        snprintf(a->window_text, sizeof a->window_text, "last:%u", d->last_frames);
+        return 0;
+    case LUDUS_WINDOW_RANGE:
+        if (d->range_end_ns <= d->range_begin_ns) return LUDUS_EINVAL;
+        *w0 = d->range_begin_ns;
+        *w1 = d->range_end_ns;
+        a->win_f0 = 0;
+        while (a->win_f0 < a->nmarks && ludus__frame_begin(a, a->win_f0) < *w0) a->win_f0++;
+        a->win_f1 = a->win_f0;
+        while (a->win_f1 < a->nmarks && ludus__frame_begin(a, a->win_f1) < *w1) a->win_f1++;
+        snprintf(a->window_text, sizeof a->window_text, "range:%.3fms-%.3fms", (double)*w0 / 1e6,
+                 (double)*w1 / 1e6);
+        return 0;
+    default:
+        return LUDUS_EINVAL;
+    }
+}
+
+int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_analysis **out) {
+    *out = NULL;
+    int rc = ludus__prepare(c);
+    if (rc) return ludus__fail(rc, "out of memory while preparing the capture");
+    ludus_analysis *a = calloc(1, sizeof *a);
+    if (!a) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    if (desc) a->desc = *desc;
+    if (!(a->desc.hitch_k > 0)) a->desc.hitch_k = 2.0;
+    pass p;
+    memset(&p, 0, sizeof p);
+    p.a = a;
+    p.exact = a->desc.exact;
+    a->end_ns = c->end_ns - c->start_ns;
+    if (copy_sites(a, c) != 0) goto oom;
+    a->nodes_cap = 64;
+    a->nodes = malloc(a->nodes_cap * sizeof *a->nodes);
+    if (!a->nodes || node_rehash(a, 256) != 0) goto oom;
+
+    /* The frame thread: the one with the most marks. */
+    uint32_t ft = UINT32_MAX;
+    uint64_t best = 0, all_marks = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        all_marks += c->threads[t].frames;
+        if (c->threads[t].frames > best) best = c->threads[t].frames, ft = t;
+    }
+    if (ft != UINT32_MAX) {
+        if (frame_prepass(a, c, ft) != 0) goto oom;
+        snprintf(a->frame_thread_name, sizeof a->frame_thread_name, "%s", c->threads[ft].name);
+    }
+    a->sum.frame_marks = a->nmarks;
+    a->sum.frame_marks_elsewhere = all_marks - best;
+    a->unlogged = calloc(a->nmarks + 1, sizeof *a->unlogged);
+    if (!a->unlogged) goto oom;
+    rc = set_window(a, &p.w0, &p.w1);
+    if (rc) {
+        ludus_analysis_destroy(a);
+        return ludus__fail(rc, rc == LUDUS_ENODATA ? "window last:N needs frame marks; the capture has none"
+                                                   : "invalid window");
+    }
+    p.active = calloc(a->nsites ? a->nsites : 1, sizeof *p.active);
+    if (!p.active) goto oom;
+    for (uint32_t t = 0; t < c->nthreads; t++)
+        if ((rc = run_thread(&p, c, t, t == ft)) != 0) goto oom;
+
+    /* Cells: per path, then per site. */
+    a->nnode_cells = merge_cells(p.cells, p.ncells);
+    a->node_cells = p.cells;
+    p.cells = NULL;
+    a->site_cells = malloc((a->nnode_cells ? a->nnode_cells : 1) * sizeof *a->site_cells);
+    if (!a->site_cells) goto oom;
+    for (size_t i = 0; i < a->nnode_cells; i++) {
+        a->site_cells[i] = a->node_cells[i];
+        a->site_cells[i].ent = a->nodes[a->node_cells[i].ent].pub.site;
+    }
+    a->nsite_cells = merge_cells(a->site_cells, a->nnode_cells);
+    for (size_t i = a->nnode_cells; i-- > 0;) {
+        ludus__an_node *n = &a->nodes[a->node_cells[i].ent];
+        n->cells_at = (uint32_t)i;
+        n->ncells++;
+    }
+    for (size_t i = a->nsite_cells; i-- > 0;) {
+        ludus__an_site *s = &a->sites[a->site_cells[i].ent];
+        s->cells_at = (uint32_t)i;
+        s->ncells++;
+    }
+    for (uint32_t i = 0; i < a->nsites; i++) {
+        ludus__acc_stats(&a->sites[i].incl, p.exact, &a->sites[i].pub.inclusive);
+        ludus__acc_stats(&a->sites[i].excl, p.exact, &a->sites[i].pub.exclusive);
+    }
+    for (uint32_t i = 0; i < a->nnodes; i++) {
+        ludus__acc_stats(&a->nodes[i].incl, p.exact, &a->nodes[i].pub.inclusive);
+        ludus__acc_stats(&a->nodes[i].excl, p.exact, &a->nodes[i].pub.exclusive);
+    }
+
+    ludus_analysis_summary *s = &a->sum;
+    s->duration_ns = a->end_ns;
+    s->clock_name = c->clock_tsc ? "tsc" : "monotonic";
+    s->threads = c->nthreads;
+    s->events = c->events;
+    s->dropped = c->dropped;
+    s->incomplete = c->incomplete;
+    s->orphan_ends = c->orphan_ends;
+    s->filtered = c->filtered;
+    s->interner_drops = c->interner_drops;
+    s->window = a->window_text;
+    s->window_begin_ns = p.w0 == INT64_MIN ? 0 : p.w0;
+    s->window_end_ns = p.w1 == INT64_MAX ? a->end_ns : p.w1;
+    s->frame_thread = a->frame_thread_name;
+    s->frame_thread_lossy = ft != UINT32_MAX && c->threads[ft].dropped != 0;
+    s->hitch_k = a->desc.hitch_k;
+    s->sites = a->nsites;
+    s->paths = a->nnodes;
+    s->exact = p.exact;
+    s->percentile_rel_error = p.exact ? 0.0 : LUDUS__HIST_REL_ERROR;
+    if (ludus__frames_finish(a) != 0) goto oom;
+
+    free(p.stack);
+    free(p.active);
+    free(p.dcalls);
+    free(p.dexcl);
+    free(p.touched);
+    *out = a;
+    return 0;
+oom:
+    free(p.stack);
+    free(p.active);
+    free(p.dcalls);
+    free(p.dexcl);
+    free(p.touched);
+    free(p.cells);
+    ludus_analysis_destroy(a);
+    return ludus__fail(LUDUS_ENOMEM, "out of memory during the analysis");
+}

@@ -1,0 +1,70 @@
+/* Synthetic captures for the analysis tests: a ludus__captured built by
+ * hand (clock_tsc = 0 so ticks are ns since capture start, start_ns = 0)
+ * from static site descriptors, so ludus__prepare works unchanged. */
+#ifndef LUDUS_TEST_SYNTH_H
+#define LUDUS_TEST_SYNTH_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis_internal.h"
+
+#define SYN_THREADS 4
+#define SYN_EVENTS (1u << 17)
+
+typedef struct syn {
+    ludus__captured c;
+    ludus__cap_thread th[SYN_THREADS];
+    ludus__run run[SYN_THREADS];
+    ludus__event *ev[SYN_THREADS];
+} syn;
+
+#define SITE(var, nm) static const ludus_site var = {nm, "fn", "synth.c", NULL, __LINE__, 0}
+SITE(syn_frame_site, "frame");
+
+static inline syn *syn_new(uint32_t threads, int64_t end_ns) {
+    syn *s = calloc(1, sizeof *s);
+    s->c.valid = 1;
+    s->c.start_ns = 0;
+    s->c.end_ns = end_ns;
+    s->c.threads = s->th;
+    s->c.nthreads = threads;
+    for (uint32_t t = 0; t < threads; t++) {
+        s->ev[t] = calloc(SYN_EVENTS, sizeof(ludus__event));
+        s->run[t].ev = s->ev[t];
+        s->th[t].runs = &s->run[t];
+        s->th[t].nruns = 1;
+        s->th[t].tid = 100 + t;
+        snprintf(s->th[t].name, sizeof s->th[t].name, t ? "worker %u" : "main", t);
+    }
+    return s;
+}
+
+static inline void syn_ev(syn *s, uint32_t t, uint64_t ts, const ludus_site *site, unsigned kind) {
+    ludus__event *e = &s->ev[t][s->run[t].n++];
+    e->ticks = ts;
+    e->word = (uintptr_t)site | kind;
+}
+static inline void syn_b(syn *s, uint32_t t, uint64_t ts, const ludus_site *site) { syn_ev(s, t, ts, site, LUDUS__K_BEGIN); }
+static inline void syn_e(syn *s, uint32_t t, uint64_t ts) { syn_ev(s, t, ts, NULL, LUDUS__K_END); }
+static inline void syn_frame(syn *s, uint32_t t, uint64_t ts) { syn_ev(s, t, ts, &syn_frame_site, LUDUS__K_FRAME); }
+/* A closed scope with no children. */
+static inline void syn_scope(syn *s, uint32_t t, uint64_t b, uint64_t e, const ludus_site *site) {
+    syn_b(s, t, b, site);
+    syn_e(s, t, e);
+}
+
+static inline ludus_analysis *syn_analyze(syn *s, const ludus_analysis_desc *d) {
+    ludus_analysis *a = NULL;
+    int rc = ludus__analyze(&s->c, d, &a);
+    return rc == 0 ? a : NULL;
+}
+
+static inline void syn_free(syn *s) {
+    for (uint32_t t = 0; t < SYN_THREADS; t++) free(s->ev[t]);
+    free(s->c.sites);
+    free(s->c.site_hash);
+    free(s);
+}
+
+#endif

@@ -1,0 +1,104 @@
+/* ludus-trace diff: compares two captures per site and per caller-context
+ * path: more work (calls per frame) versus slower work (time per call), with
+ * a rank-test verdict, and --fail-if gates that exit with LT_FAILED_GATE so
+ * CI can stop a regression. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ludus/analysis.h>
+
+#include "verbs.h"
+
+/* Shared with verb_report.c. */
+typedef struct lt_an_opts {
+    ludus_analysis_desc desc;
+    ludus_report_options ropt;
+    int format;
+    const char *html;
+} lt_an_opts;
+int lt_an_option(const lt_verb *v, lt_an_opts *o, int argc, char **argv, int *i, int *rc);
+int lt_an_load(const char *path, const ludus_analysis_desc *desc, ludus_analysis **out);
+int lt_an_stdout(void *ud, const void *data, size_t n);
+int lt_an_write_html(const char *path, const ludus_analysis *a, const ludus_diff *d, const ludus_report_options *o);
+
+#define MAX_GATES 16
+
+static const lt_verb diff_verb;
+
+static int run_diff(int argc, char **argv) {
+    lt_an_opts o;
+    memset(&o, 0, sizeof o);
+    ludus_diff_desc dd = {0, 0};
+    ludus_gate gates[MAX_GATES];
+    uint32_t ngates = 0;
+    const char *paths[2] = {NULL, NULL};
+    int npaths = 0;
+    for (int i = 1; i < argc; i++) {
+        int rc;
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (lt_an_option(&diff_verb, &o, argc, argv, &i, &rc)) {
+            if (rc) return rc;
+        } else if (!strcmp(argv[i], "--fail-if")) {
+            if (!val || ngates == MAX_GATES || ludus_gate_parse(val, &gates[ngates]) != 0)
+                return lt_usage(&diff_verb, "--fail-if takes 'METRIC > +X%' or 'METRIC < -X%' "
+                                            "(METRIC: mean, p50, p90, p99, calls; at most 16)");
+            ngates++;
+            i++;
+        } else if (!strcmp(argv[i], "--alpha") || !strcmp(argv[i], "--min-change")) {
+            char *end;
+            double x = val ? strtod(val, &end) : 0;
+            if (!val || *end || !(x > 0) || x >= (argv[i][2] == 'a' ? 1 : 1000))
+                return lt_usage(&diff_verb, "--alpha takes 0 < A < 1, --min-change a percentage > 0");
+            if (argv[i][2] == 'a')
+                dd.alpha = x;
+            else
+                dd.min_change = x / 100.0;
+            i++;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return lt_usage(&diff_verb, "unknown option");
+        } else if (npaths < 2) {
+            paths[npaths++] = argv[i];
+        } else {
+            return lt_usage(&diff_verb, "two capture files: BASE NEW");
+        }
+    }
+    if (npaths != 2) return lt_usage(&diff_verb, "two capture files: BASE NEW");
+    ludus_analysis *a = NULL, *b = NULL;
+    ludus_diff *d = NULL;
+    int rc = lt_an_load(paths[0], &o.desc, &a);
+    if (!rc) rc = lt_an_load(paths[1], &o.desc, &b);
+    if (!rc && ludus_diff_create(a, b, &dd, &d) != 0) rc = LT_BAD_INPUT;
+    if (!rc && (ludus_diff_report(d, o.format, lt_an_stdout, stdout) != 0 || fflush(stdout) != 0)) rc = LT_IO;
+    if (!rc && o.html) {
+        o.ropt.title = paths[1];
+        rc = lt_an_write_html(o.html, b, d, &o.ropt);
+    }
+    if (!rc && ngates) {
+        uint32_t tripped = ludus_diff_check_gates(d, gates, ngates, lt_an_stdout, stderr);
+        if (tripped) {
+            fprintf(stderr, "ludus-trace diff: %u gate(s) tripped\n", tripped);
+            rc = LT_FAILED_GATE;
+        }
+    }
+    ludus_diff_destroy(d);
+    ludus_analysis_destroy(a);
+    ludus_analysis_destroy(b);
+    return rc;
+}
+
+static const lt_verb diff_verb = {
+    "diff", "compare two captures: more work (calls/frame) vs slower work (time/call), --fail-if gates",
+    "usage: ludus-trace diff BASE NEW [options]\n"
+    "  --fail-if 'M > +X%'  exit 4 when a significant site or path changed beyond X% (repeatable;\n"
+    "                       M: mean, p50, p90, p99 of exclusive time per call, or calls per frame;\n"
+    "                       '<' with a negative X gates improvements)\n"
+    "  --alpha A            family-wise significance level (default 0.01, Bonferroni over the tests)\n"
+    "  --min-change PCT     smallest relative change reported as significant (default 5)\n"
+    "  --window W --hitch-k K --exact   as for report, applied to both captures\n"
+    "  --json | --csv       machine-readable diff on stdout\n"
+    "  --html OUT           the HTML report of NEW with the diff added\n"
+    "Verdict: Mann-Whitney U over per-frame call counts (work) and per-call exclusive durations (time).\n",
+    run_diff};
+LUDUS_TRACE_VERB(diff_verb)
