@@ -1,0 +1,110 @@
+// Compares what one viewer parsed with the expected model and prints a table.
+//
+// A viewer result is
+//   {viewer, error?, threads: [{tid, name, slices: [[startNs, durNs, name]], depth}],
+//    relativeTime?: bool, flows?: [flowKey] | null, flowNote?: string, notes?: [string]}
+// With relativeTime the viewer shows each thread's time from its own first
+// slice, so starts are aligned on the first slice before they are compared.
+
+import {flowKey} from './expected.mjs';
+
+const MAX_EXAMPLES = 3;
+
+function multiset(slices, offsetNs) {
+  const m = new Map();
+  for (const [s, d, n] of slices) {
+    const k = `${s + offsetNs}|${d}|${n}`;
+    m.set(k, (m.get(k) ?? 0) + 1);
+  }
+  return m;
+}
+
+function diff(a, b) {
+  // entries of a not in b (with multiplicity)
+  const out = [];
+  for (const [k, n] of a) {
+    const extra = n - (b.get(k) ?? 0);
+    for (let i = 0; i < extra; i++) out.push(k);
+  }
+  return out;
+}
+
+function fmtSlice(k) {
+  const [s, d, n] = k.split('|');
+  return `"${n}" ts=${(Number(s) / 1000).toFixed(3)}us dur=${(Number(d) / 1000).toFixed(3)}us`;
+}
+
+function pad(s, n) {
+  s = String(s);
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+/** Returns {ok, lines}. */
+export function compareViewer(expected, result, {normalizeName = n => n} = {}) {
+  const lines = [];
+  const failures = [];
+  lines.push(`== ${result.viewer}`);
+  if (result.error) {
+    lines.push(`   ERROR: ${result.error}`);
+    for (const n of result.notes ?? []) lines.push(`   note: ${n}`);
+    return {ok: false, lines};
+  }
+  const parsedByTid = new Map(result.threads.map(t => [t.tid, t]));
+  const header = `   ${pad('thread', 22)} ${pad('exp slices', 10)} ${pad('parsed', 8)} ${pad('exp depth', 9)} ${pad('parsed', 6)}  timing/name`;
+  lines.push(header);
+  const details = [];
+  for (const exp of expected.threads.values()) {
+    if (!exp.slices.length) continue;
+    const got = parsedByTid.get(exp.tid);
+    parsedByTid.delete(exp.tid);
+    const label = `${exp.name ?? '?'} (${exp.tid})`;
+    if (!got) {
+      lines.push(`   ${pad(label, 22)} ${pad(exp.slices.length, 10)} ${pad('-', 8)} ${pad(exp.depth, 9)} ${pad('-', 6)}  thread missing`);
+      failures.push(`${label}: thread missing`);
+      continue;
+    }
+    const gotSlices = got.slices.map(([s, d, n]) => [s, d, normalizeName(n)]);
+    let offset = 0;
+    if (result.relativeTime && gotSlices.length) {
+      offset = Math.min(...exp.slices.map(s => s[0])) - Math.min(...gotSlices.map(s => s[0]));
+    }
+    const e = multiset(exp.slices, 0);
+    const g = multiset(gotSlices, offset);
+    const missing = diff(e, g);
+    const extra = diff(g, e);
+    const timing = missing.length || extra.length ? `${missing.length} not drawn as written, ${extra.length} unexpected` : 'ok';
+    lines.push(`   ${pad(label, 22)} ${pad(exp.slices.length, 10)} ${pad(got.slices.length, 8)} ${pad(exp.depth, 9)} ${pad(got.depth, 6)}  ${timing}`);
+    if (got.slices.length !== exp.slices.length) failures.push(`${label}: ${got.slices.length} slices, expected ${exp.slices.length}`);
+    if (got.depth !== exp.depth) failures.push(`${label}: depth ${got.depth}, expected ${exp.depth}`);
+    if (missing.length || extra.length) {
+      failures.push(`${label}: ${missing.length} slices not found with their start/duration/name, ${extra.length} unexpected`);
+      for (const k of missing.slice(0, MAX_EXAMPLES)) details.push(`   ${label} expected ${fmtSlice(k)}`);
+      for (const k of extra.slice(0, MAX_EXAMPLES)) details.push(`   ${label} parsed   ${fmtSlice(k)}${offset ? ` (aligned by ${offset} ns)` : ''}`);
+    }
+  }
+  for (const t of parsedByTid.values()) {
+    if (!t.slices.length) continue;
+    lines.push(`   ${pad(`${t.name ?? '?'} (${t.tid})`, 22)} ${pad('-', 10)} ${pad(t.slices.length, 8)} ${pad('-', 9)} ${pad(t.depth, 6)}  thread not in the capture`);
+    failures.push(`thread ${t.tid} (${t.name}) is not in the capture`);
+  }
+  lines.push(...details);
+
+  if (result.flows === null || result.flows === undefined) {
+    lines.push(`   flows: expected ${expected.flows.length}, not checked (${result.flowNote ?? 'viewer has no flows'})`);
+  } else {
+    const exp = new Set(expected.flows.map(f => flowKey(f.from, f.to)));
+    const got = new Set(result.flows);
+    const missing = [...exp].filter(k => !got.has(k));
+    const extra = [...got].filter(k => !exp.has(k));
+    lines.push(`   flows: expected ${exp.size}, bound ${got.size}${missing.length || extra.length ? `, ${missing.length} missing, ${extra.length} unexpected` : ', all match'}`);
+    if (missing.length || extra.length || exp.size !== result.flows.length) {
+      failures.push(`flows: ${missing.length} of ${exp.size} not bound as written, ${extra.length} unexpected`);
+      for (const k of missing.slice(0, MAX_EXAMPLES)) lines.push(`   flow missing    ${k}`);
+      for (const k of extra.slice(0, MAX_EXAMPLES)) lines.push(`   flow unexpected ${k}`);
+    }
+  }
+  for (const n of result.notes ?? []) lines.push(`   note: ${n}`);
+  for (const f of failures) lines.push(`   FAIL: ${f}`);
+  lines.push(`   ${failures.length ? 'FAILED' : 'OK'}`);
+  return {ok: failures.length === 0, lines};
+}
