@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-plain test-asan test-tsan test-viewers bench bench-callgrind clean
+.PHONY: all deps build demo demo-diff test test-plain test-asan test-tsan test-viewers bench bench-callgrind clean
 
 all: build
 
@@ -19,6 +19,17 @@ build: deps
 
 demo: build
 	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/ludus-demo.json
+	@echo
+	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/ludus-demo.ludus --top 10 --html $(BUILD)/ludus-report.html
+	@echo "HTML report (frame chart, flame graph, tables): $(BUILD)/ludus-report.html"
+
+# The demo against itself with one job made twice as slow: diff must name that
+# job as slower work (not more work). Exit code 4 is the gate tripping, expected here.
+demo-diff: build
+	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/diff-base.json >/dev/null
+	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/diff-slow.json --slow-job "Job: Animate" --slow-factor 2 >/dev/null
+	@$(BUILD)/tools/ludus-trace/ludus-trace diff $(BUILD)/diff-base.ludus $(BUILD)/diff-slow.ludus \
+	  --html $(BUILD)/ludus-diff.html --fail-if 'p90 > +5%' || [ $$? -eq 4 ]
 
 test: test-plain test-asan test-tsan
 

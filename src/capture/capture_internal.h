@@ -142,8 +142,18 @@ typedef struct ludus__open {
     int64_t ts_ns;
 } ludus__open;
 
+/* Tick to ns conversion without a 128-bit division per event: a rounded
+ * fixed-point reciprocal of the calibration ratio (within 1 ns). */
+typedef struct ludus__tick_conv {
+    int fast;        /* 0: use ludus__ticks_to_ns */
+    uint64_t t0, dn, dt, m;
+    unsigned shift;
+    int64_t base;
+} ludus__tick_conv;
+
 typedef struct ludus__nev_iter {
     const ludus__captured *c;
+    ludus__tick_conv conv;
     const ludus__cap_thread *th;
     uint32_t run;
     size_t pos;

@@ -220,9 +220,37 @@ int ludus__prepare(ludus__captured *c) {
     return 0;
 }
 
+static void conv_init(ludus__tick_conv *v, const ludus__captured *c) {
+    memset(v, 0, sizeof *v);
+    v->t0 = c->c0.ticks;
+    v->base = c->c0.ns - c->start_ns;
+    v->dt = c->c1.ticks - c->c0.ticks;
+    v->dn = (uint64_t)(c->c1.ns - c->c0.ns);
+    /* Only for sane calibrations (a file may hold anything): then the
+     * reciprocal is within 2 of the exact quotient. */
+    if (!c->clock_tsc || v->dt == 0 || v->dn == 0 || v->dn >= ((uint64_t)1 << 48)) return;
+    unsigned shift = 63;
+    while (shift > 0 && (((unsigned __int128)v->dn << shift) / v->dt) >> 62) shift--;
+    v->shift = shift;
+    v->m = (uint64_t)((((unsigned __int128)v->dn << shift) + v->dt / 2) / v->dt); /* rounded */
+    v->fast = 1;
+}
+
+/* Within 1 ns of ludus__ticks_to_ns (the reciprocal is rounded; the error
+ * is below 1 ns while ticks - t0 < 2^shift), at a multiply instead of a
+ * 128-bit division per event. */
+static inline int64_t conv_ns(const ludus__tick_conv *v, const ludus__captured *c, uint64_t ticks) {
+    if (!v->fast || ticks <= v->t0) return ludus__ticks_to_ns(c, ticks);
+    uint64_t x = ticks - v->t0;
+    if (x >> v->shift) return ludus__ticks_to_ns(c, ticks); /* never for a real capture */
+    uint64_t q = (uint64_t)(((unsigned __int128)x * v->m) >> v->shift);
+    return (int64_t)q + v->base;
+}
+
 void ludus__nev_init(ludus__nev_iter *it, const ludus__captured *c, uint32_t thread) {
     memset(it, 0, sizeof *it);
     it->c = c;
+    conv_init(&it->conv, c);
     it->th = &c->threads[thread];
     it->cursor = it->th->load_first;
 }
@@ -298,7 +326,7 @@ int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out) {
         int enabled = site != UINT32_MAX && c->sites[site].enabled;
         out->flags = 0;
         out->site = site;
-        out->ts_ns = ludus__ticks_to_ns(c, e->ticks);
+        out->ts_ns = conv_ns(&it->conv, c, e->ticks);
         out->value = 0;
         switch (kind) {
         case LUDUS__K_BEGIN:

@@ -54,11 +54,50 @@ void ludus__w_i64(ludus__writer *w, int64_t v) {
     }
 }
 
-void ludus__w_us(ludus__writer *w, int64_t ns) {
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+char *ludus__fmt_u64(char *p, uint64_t v) {
+    /* Count the digits, then fill from the end two at a time: no scratch
+     * buffer, no copy. */
+    unsigned n = 1;
+    for (uint64_t p10 = 10; n < 20 && v >= p10; n++) {
+        if (n == 19) {
+            n = 20;
+            break;
+        }
+        p10 *= 10;
+    }
+    char *end = p + n, *t = end;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        t -= 2;
+        memcpy(t, digit_pairs + 2 * r, 2);
+    }
+    if (v >= 10)
+        memcpy(t - 2, digit_pairs + 2 * v, 2);
+    else
+        t[-1] = (char)('0' + v);
+    return end;
+}
+
+char *ludus__fmt_us(char *p, int64_t ns) {
     if (ns < 0) ns = 0; /* viewers drop negative times; capture times are >= 0 */
-    ludus__w_u64(w, (uint64_t)ns / 1000);
-    char frac[4] = {'.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10), (char)('0' + ns % 10)};
-    ludus__w_bytes(w, frac, 4);
+    uint64_t u = (uint64_t)ns;
+    p = ludus__fmt_u64(p, u / 1000);
+    unsigned f = (unsigned)(u % 1000);
+    p[0] = '.';
+    p[1] = (char)('0' + f / 100);
+    memcpy(p + 2, digit_pairs + 2 * (f % 100), 2);
+    return p + 4;
+}
+
+void ludus__w_us(ludus__writer *w, int64_t ns) {
+    char *p = ludus__w_reserve(w, 32);
+    ludus__w_commit(w, ludus__fmt_us(p, ns));
 }
 
 void ludus__w_json_str(ludus__writer *w, const char *s, size_t n) {

@@ -42,4 +42,20 @@ static inline void ludus__w_ch(ludus__writer *w, char ch) {
     w->bytes++;
 }
 
+/* Direct formatting: reserve n (<= LUDUS__WRITER_BUF) bytes, write through the
+ * returned pointer, then commit the end pointer. */
+static inline char *ludus__w_reserve(ludus__writer *w, size_t n) {
+    if (LUDUS__WRITER_BUF - w->n < n) ludus__w_flush(w);
+    return w->buf + w->n;
+}
+static inline void ludus__w_commit(ludus__writer *w, char *end) {
+    size_t k = (size_t)(end - (w->buf + w->n));
+    w->n += k;
+    w->bytes += k;
+}
+/* Decimal digits of v at p; returns the end. */
+LUDUS_HIDDEN char *ludus__fmt_u64(char *p, uint64_t v);
+/* ns as microseconds with three decimals ("12.345"), from integers. */
+LUDUS_HIDDEN char *ludus__fmt_us(char *p, int64_t ns);
+
 #endif

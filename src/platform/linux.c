@@ -28,9 +28,14 @@ int ludus__tsc_invariant(void) {
     return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
 }
 uint64_t ludus__read_tsc(void) { return __builtin_ia32_rdtsc(); }
+uint64_t ludus__read_tsc_ordered(void) {
+    __builtin_ia32_lfence(); /* no earlier load may complete after the read */
+    return __builtin_ia32_rdtsc();
+}
 #else
 int ludus__tsc_invariant(void) { return 0; }
 uint64_t ludus__read_tsc(void) { return (uint64_t)ludus__mono_ns(); }
+uint64_t ludus__read_tsc_ordered(void) { return (uint64_t)ludus__mono_ns(); }
 #endif
 
 ludus__calib_point ludus__calibrate_point(void) {

@@ -14,6 +14,9 @@ LUDUS_HIDDEN int64_t ludus__mono_ns(void);
 /* 1 when the CPU has an invariant TSC that the inline hot path can read. */
 LUDUS_HIDDEN int ludus__tsc_invariant(void);
 LUDUS_HIDDEN uint64_t ludus__read_tsc(void);
+/* The TSC read after every earlier load has completed (lfence; rdtsc): an
+ * event that follows what another thread published is stamped after it. */
+LUDUS_HIDDEN uint64_t ludus__read_tsc_ordered(void);
 
 /* One calibration point: a TSC read bracketed by the tightest pair of
  * monotonic reads found in a few tries; ns is the midpoint. */

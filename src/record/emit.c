@@ -13,8 +13,11 @@ uint32_t ludus__frame_epoch; /* frame marks seen; FRAME is called from one threa
 
 const ludus_site ludus__frame_site = {"Frame", "", "", "frame", 0, 0};
 
+/* Out-of-line events (marks, flows, counters, slow-path scopes) read the TSC
+ * ordered: a flow's arrival, stamped here, must not precede its departure on
+ * another thread. Inline scopes use a plain rdtsc (see docs/design.md). */
 static inline uint64_t now_ticks(void) {
-    return ludus__clock_is_tsc ? ludus__read_tsc() : (uint64_t)ludus__mono_ns();
+    return ludus__clock_is_tsc ? ludus__read_tsc_ordered() : (uint64_t)ludus__mono_ns();
 }
 
 static inline void leave(ludus__thread_hot *t) {
