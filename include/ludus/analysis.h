@@ -186,11 +186,17 @@ int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int f
  * (more or less work) tested with a Mann-Whitney U test over per-frame call
  * counts, and change in exclusive time per call (slower or faster work)
  * tested with a Mann-Whitney U test over per-call durations. A change is
- * significant when p < alpha / tests (Bonferroni) and the relative change is
- * at least min_change. */
+ * significant when p < alpha / tests (Bonferroni), the relative change is
+ * at least min_change, and (for time) the change costs at least
+ * min_frame_share of BASE's median frame time per frame (mean change per call
+ * x calls per frame), or, without frames, at least min_call_ns per call: with
+ * thousands of samples a rank test also finds 10 ns shifts that no one needs
+ * to hear about. */
 typedef struct ludus_diff_desc {
     double alpha;      /* family-wise; default 0.01 */
-    double min_change; /* relative; default 0.02 (2%) */
+    double min_change; /* relative; default 0.05 (5%) */
+    double min_frame_share; /* default 0.002 (0.2% of the median frame) */
+    double min_call_ns;     /* without frames; default 1000 */
 } ludus_diff_desc;
 
 #define LUDUS_DIFF_MORE_WORK 1u     /* calls per frame up */

@@ -153,9 +153,18 @@ static void verdict(const ludus_diff *d, ludus_diff_entry *e, double zc, double 
     if (e->p_calls < alpha && zc > 0 && rc >= m) e->verdict |= LUDUS_DIFF_MORE_WORK;
     if (e->p_calls < alpha && zc < 0 && rc <= -m) e->verdict |= LUDUS_DIFF_LESS_WORK;
     double r50 = e->rel[LUDUS_METRIC_P50], rmean = e->rel[LUDUS_METRIC_MEAN];
-    if (e->p_time < alpha && zt > 0 && (r50 >= m || rmean >= m)) e->verdict |= LUDUS_DIFF_SLOWER;
-    if (e->p_time < alpha && zt < 0 && (r50 <= -m || rmean <= -m)) e->verdict |= LUDUS_DIFF_FASTER;
-    if (!(e->verdict & LUDUS_DIFF_SLOWER) && e->p_incl < alpha && zi > 0 && e->rel_incl_p50 >= m)
+    /* Practical significance: what the change costs per frame (or per call). */
+    double floor_ns = d->base->sum.median_frame_ns > 0 ? d->desc.min_frame_share * (double)d->base->sum.median_frame_ns
+                                                        : d->desc.min_call_ns;
+    double per_frame = d->base->sum.median_frame_ns > 0 ? (e->base_calls_per_frame > e->new_calls_per_frame
+                                                               ? e->base_calls_per_frame
+                                                               : e->new_calls_per_frame)
+                                                        : 1.0;
+    int material = fabs(e->new_excl.mean_ns - e->base_excl.mean_ns) * per_frame >= floor_ns;
+    int material_incl = fabs(e->new_incl.mean_ns - e->base_incl.mean_ns) * per_frame >= floor_ns;
+    if (material && e->p_time < alpha && zt > 0 && (r50 >= m || rmean >= m)) e->verdict |= LUDUS_DIFF_SLOWER;
+    if (material && e->p_time < alpha && zt < 0 && (r50 <= -m || rmean <= -m)) e->verdict |= LUDUS_DIFF_FASTER;
+    if (material_incl && !(e->verdict & LUDUS_DIFF_SLOWER) && e->p_incl < alpha && zi > 0 && e->rel_incl_p50 >= m)
         e->verdict |= LUDUS_DIFF_SLOWER_INSIDE;
 }
 
@@ -173,6 +182,8 @@ int ludus_diff_create(const ludus_analysis *A, const ludus_analysis *B, const lu
     if (desc) d->desc = *desc;
     if (!(d->desc.alpha > 0)) d->desc.alpha = 0.01;
     if (!(d->desc.min_change > 0)) d->desc.min_change = 0.05;
+    if (!(d->desc.min_frame_share > 0)) d->desc.min_frame_share = 0.002;
+    if (!(d->desc.min_call_ns > 0)) d->desc.min_call_ns = 1000;
     /* match: sites by id and name; paths by the site ids along them */
     int64_t *bmatch_s = malloc((B->nsites + 1) * sizeof *bmatch_s);
     int64_t *bmatch_p = malloc((B->nnodes + 1) * sizeof *bmatch_p);

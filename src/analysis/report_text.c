@@ -133,11 +133,16 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
 
     uint32_t *order = malloc((a->nsites ? a->nsites : 1) * sizeof *order);
     if (!order) return;
-    for (uint32_t i = 0; i < a->nsites; i++) order[i] = i;
+    /* Scope sites only: markers, frame marks, flows and counters have no
+     * calls and no durations. */
+    uint32_t nscoped = 0;
+    for (uint32_t i = 0; i < a->nsites; i++)
+        if (a->sites[i].pub.calls || a->sites[i].pub.incomplete) order[nscoped++] = i;
     sort_a = a;
-    qsort(order, a->nsites, sizeof *order, by_excl_total);
-    uint32_t top = o->top < a->nsites ? o->top : a->nsites;
-    ludus__w_fmt(w, "\nTop %u of %u sites by exclusive time (excl: per call; incl: outermost calls only)\n", top, a->nsites);
+    qsort(order, nscoped, sizeof *order, by_excl_total);
+    uint32_t top = o->top < nscoped ? o->top : nscoped;
+    ludus__w_fmt(w, "\nTop %u of %u scope sites by exclusive time (excl: per call; incl: outermost calls only)\n", top,
+                 nscoped);
     ludus__w_fmt(w, "%-28s %9s %9s %10s %10s %10s %10s %10s %10s %10s %10s  %s\n", "site", "calls", "calls/fr",
                  "excl total", "excl mean", "excl p50", "excl p90", "excl p99", "excl max", "incl p50", "incl p99",
                  "flags");

@@ -30,7 +30,8 @@ static const lt_verb diff_verb;
 static int run_diff(int argc, char **argv) {
     lt_an_opts o;
     memset(&o, 0, sizeof o);
-    ludus_diff_desc dd = {0, 0};
+    ludus_diff_desc dd;
+    memset(&dd, 0, sizeof dd);
     ludus_gate gates[MAX_GATES];
     uint32_t ngates = 0;
     const char *paths[2] = {NULL, NULL};
@@ -45,6 +46,13 @@ static int run_diff(int argc, char **argv) {
                 return lt_usage(&diff_verb, "--fail-if takes 'METRIC > +X%' or 'METRIC < -X%' "
                                             "(METRIC: mean, p50, p90, p99, calls; at most 16)");
             ngates++;
+            i++;
+        } else if (!strcmp(argv[i], "--min-frame-share")) {
+            char *end;
+            double x = val ? strtod(val, &end) : 0;
+            if (!val || *end || !(x > 0) || x >= 100)
+                return lt_usage(&diff_verb, "--min-frame-share takes a percentage of the median frame, > 0");
+            dd.min_frame_share = x / 100.0;
             i++;
         } else if (!strcmp(argv[i], "--alpha") || !strcmp(argv[i], "--min-change")) {
             char *end;
@@ -96,6 +104,8 @@ static const lt_verb diff_verb = {
     "                       '<' with a negative X gates improvements)\n"
     "  --alpha A            family-wise significance level (default 0.01, Bonferroni over the tests)\n"
     "  --min-change PCT     smallest relative change reported as significant (default 5)\n"
+    "  --min-frame-share PCT  smallest cost of a time change per frame, in % of BASE's median\n"
+    "                       frame (default 0.2; without frames: 1 us per call)\n"
     "  --window W --hitch-k K --exact   as for report, applied to both captures\n"
     "  --json | --csv       machine-readable diff on stdout\n"
     "  --html OUT           the HTML report of NEW with the diff added\n"
