@@ -1,0 +1,47 @@
+/* Instructions per scope, for callgrind (bench/callgrind.sh): run_scopes is
+ * the function callgrind counts (--toggle-collect).
+ *
+ *   bench_callgrind PAIRS idle|recording */
+#include <ludus/capture.h>
+#include <ludus/profiling.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+__attribute__((noinline)) void run_scopes(int n) {
+    for (int i = 0; i < n; i++) {
+        LUDUS_PROFILE_SCOPE(Outer);
+        {
+            LUDUS_PROFILE_SCOPE(Inner);
+            __asm__ __volatile__("");
+        }
+    }
+}
+
+/* The same loop without instrumentation: its count is subtracted. */
+__attribute__((noinline)) void run_empty(int n) {
+    for (int i = 0; i < n; i++) {
+        __asm__ __volatile__("");
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: bench_callgrind PAIRS idle|recording\n");
+        return 1;
+    }
+    int n = atoi(argv[1]);
+    int recording = !strcmp(argv[2], "recording");
+    ludus_register_thread_for_trace("main");
+    if (recording) {
+        ludus_capture_desc d;
+        memset(&d, 0, sizeof d);
+        d.chunk_count = (uint32_t)((double)n * 4 * 16 / 65536 * 1.1) + 8;
+        if (ludus_begin_capture(&d)) return 1;
+        run_scopes(1); /* attach outside the counted call */
+    }
+    run_scopes(n);
+    run_empty(n);
+    if (recording) ludus_end_capture();
+    return 0;
+}

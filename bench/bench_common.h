@@ -1,0 +1,66 @@
+/* Shared helpers for the benchmarks: monotonic time, medians, peak RSS, and
+ * the clock floor each benchmark measures in its own run. */
+#ifndef LUDUS_BENCH_COMMON_H
+#define LUDUS_BENCH_COMMON_H
+
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static inline int64_t bench_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int bench_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static inline double bench_median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static inline long bench_peak_rss_kib(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* ns for two back-to-back reads of the TSC (the cost a scope cannot avoid). */
+static inline double bench_two_tsc_ns(int iters) {
+#if defined(__x86_64__)
+    uint64_t sink = 0;
+    int64_t t0 = bench_now_ns();
+    for (int i = 0; i < iters; i++) {
+        sink += __builtin_ia32_rdtsc();
+        sink ^= __builtin_ia32_rdtsc();
+        __asm__ __volatile__("" : "+r"(sink));
+    }
+    int64_t t1 = bench_now_ns();
+    return (double)(t1 - t0) / iters;
+#else
+    (void)iters;
+    return 0;
+#endif
+}
+
+/* ns for two clock_gettime(CLOCK_MONOTONIC) calls. */
+static inline double bench_two_mono_ns(int iters) {
+    int64_t sink = 0;
+    int64_t t0 = bench_now_ns();
+    for (int i = 0; i < iters; i++) {
+        sink += bench_now_ns();
+        sink ^= bench_now_ns();
+        __asm__ __volatile__("" : "+r"(sink));
+    }
+    int64_t t1 = bench_now_ns();
+    return (double)(t1 - t0) / iters;
+}
+
+#endif

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Instructions per scope from callgrind (repeatable, unlike time on a shared VM).
+# usage: bench/callgrind.sh BUILD_DIR
+set -euo pipefail
+build=${1:-build}
+bin=$build/bench/bench_callgrind
+pairs=100000
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+count() { # mode function -> Ir inside function
+  valgrind --tool=callgrind --callgrind-out-file="$tmp/out" --toggle-collect="$2" "$bin" "$pairs" "$1" >/dev/null 2>&1
+  callgrind_annotate "$tmp/out" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1; exit}'
+}
+for mode in idle recording; do
+  scopes=$(count "$mode" run_scopes)
+  empty=$(count "$mode" run_empty)
+  awk -v s="$scopes" -v e="$empty" -v p="$pairs" -v m="$mode" \
+    'BEGIN { printf "callgrind %-9s %.2f instructions/scope (loop overhead %.2f/pair subtracted; %d scopes)\n", m, (s - e) / (2 * p), e / p, 2 * p }'
+done
