@@ -610,15 +610,7 @@ int ludus_capture_file_get_info(const ludus_capture_file *f, ludus_capture_file_
 int ludus_capture_file_get_thread(const ludus_capture_file *f, uint32_t index, ludus_thread_summary *out) {
     if (!f || !out) return ludus__fail(LUDUS_EINVAL, "NULL argument");
     if (index >= f->c.nthreads) return ludus__fail(LUDUS_EINVAL, "thread index %u out of range", index);
-    const ludus__cap_thread *th = &f->c.threads[index];
-    memset(out, 0, sizeof *out);
-    memcpy(out->name, th->name, sizeof out->name);
-    out->tid = th->tid;
-    out->events = th->events;
-    out->dropped = th->dropped;
-    out->incomplete = th->incomplete;
-    out->orphan_ends = th->orphan_ends;
-    out->exited = th->exited;
+    ludus__thread_summary_fill(&f->c.threads[index], out);
     return 0;
 }
 

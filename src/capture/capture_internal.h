@@ -108,6 +108,8 @@ LUDUS_HIDDEN int ludus__build_runs(ludus__captured *c);
 
 /* Builds the site table and counts; 0 or LUDUS_ENOMEM. */
 LUDUS_HIDDEN int ludus__prepare(ludus__captured *c);
+/* The public per-thread summary of a prepared thread. */
+LUDUS_HIDDEN void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out);
 LUDUS_HIDDEN int64_t ludus__ticks_to_ns(const ludus__captured *c, uint64_t ticks);
 LUDUS_HIDDEN uint32_t ludus__site_index(const ludus__captured *c, uintptr_t key);
 /* Adds a fully described site (capture files); its strings are borrowed.

@@ -435,7 +435,11 @@ int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out) {
     if (index >= c->nthreads) return ludus__fail(LUDUS_EINVAL, "thread index %u out of range", index);
     int rc = ludus__prepare(c);
     if (rc) return ludus__fail(rc, "out of memory while preparing the capture");
-    const ludus__cap_thread *th = &c->threads[index];
+    ludus__thread_summary_fill(&c->threads[index], out);
+    return 0;
+}
+
+void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out) {
     memset(out, 0, sizeof *out);
     memcpy(out->name, th->name, sizeof out->name);
     out->tid = th->tid;
@@ -444,5 +448,4 @@ int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out) {
     out->incomplete = th->incomplete;
     out->orphan_ends = th->orphan_ends;
     out->exited = th->exited;
-    return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "../capture/native_format.h"
 #include "export_formats.h"
+#include "export_internal.h"
 #include "writer.h"
 
 _Static_assert(sizeof(ludus__event) == 16, "the raw block encoding is 16-byte events");
@@ -279,28 +280,9 @@ int ludus__save_native(ludus__captured *c, ludus__writer *w, unsigned flags) {
 
 /* ---- public entry points ---- */
 
-static ludus__writer file_writer; /* control calls come from one thread */
-
 int ludus_save_capture_ex(const char *path, unsigned flags) {
-    ludus__captured *c = &ludus__last;
-    if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
     if (flags & ~LUDUS_SAVE_COMPACT) return ludus__fail(LUDUS_EINVAL, "unknown save flags 0x%x", flags);
-    if (!c->valid) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
-    int rc = ludus__prepare(c);
-    if (rc) return ludus__fail(rc, "out of memory while preparing the capture");
-    if (c->events == 0) return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", path);
-    ludus__file f;
-    if (ludus__file_create(&f, path) != 0) return ludus__fail(LUDUS_EIO, "cannot create %s.tmp", path);
-    ludus__w_init(&file_writer, ludus__w_file_cb, &f);
-    rc = ludus__save_native(c, &file_writer, flags);
-    if (rc != 0) {
-        ludus__file_abort(&f);
-        return ludus__fail(rc, "writing %s failed after %llu bytes; the capture is kept", path,
-                           (unsigned long long)file_writer.bytes);
-    }
-    if (ludus__file_commit(&f) != 0)
-        return ludus__fail(LUDUS_EIO, "cannot close or rename %s; the capture is kept", path);
-    return 0;
+    return ludus__export_last_to_file(path, ludus__save_native, flags);
 }
 
 int ludus_save_capture(const char *path) { return ludus_save_capture_ex(path, LUDUS_SAVE_RAW); }
