@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""The issue's acceptance check, end to end: the demo against itself with one
+job made twice as slow. `ludus-trace diff` must call that job's work (path
+"Job: Animate/Execute") slower work and not more work, must not call the
+job's calls per frame changed, and must trip a p90 gate (exit code 4).
+   check_demo_diff.py DEMO LUDUS_TRACE WORKDIR"""
+import json
+import os
+import subprocess
+import sys
+
+demo, tool, work = sys.argv[1:4]
+os.makedirs(work, exist_ok=True)
+base = os.path.join(work, "base.json")
+slow = os.path.join(work, "slow.json")
+subprocess.run([demo, "--trace", base, "--frames", "120"], check=True, stdout=subprocess.DEVNULL)
+subprocess.run([demo, "--trace", slow, "--frames", "120", "--slow-job", "Job: Animate", "--slow-factor", "2"],
+               check=True, stdout=subprocess.DEVNULL)
+bl, sl = base[:-5] + ".ludus", slow[:-5] + ".ludus"
+out = subprocess.run([tool, "diff", bl, sl, "--json"], check=True, stdout=subprocess.PIPE).stdout
+entries = json.loads(out)["entries"]
+by = {(e["kind"], e["name"]): e for e in entries}
+
+fail = []
+e = by.get(("path", "Job: Animate/Execute"))
+if e is None:
+    fail.append("no entry for path Job: Animate/Execute")
+else:
+    if not e["flags"] & 4:
+        fail.append("Job: Animate/Execute is not 'slower work': %s" % e["verdict"])
+    if e["flags"] & 1:
+        fail.append("Job: Animate/Execute is called 'more work'")
+    if not 0.8 < e["rel"]["p50"] < 1.2:
+        fail.append("Job: Animate/Execute p50 change %.2f, expected about +100%%" % e["rel"]["p50"])
+for (kind, name), x in by.items():
+    if x["flags"] & 3:  # more or less work: no site's calls per frame changed
+        fail.append("%s %s called %s" % (kind, name, x["verdict"]))
+gate = subprocess.run([tool, "diff", bl, sl, "--fail-if", "p90 > +50%"], stdout=subprocess.DEVNULL)
+if gate.returncode != 4:
+    fail.append("--fail-if 'p90 > +50%%' exited %d, expected 4" % gate.returncode)
+same = subprocess.run([tool, "diff", bl, bl, "--fail-if", "p90 > +5%"], stdout=subprocess.DEVNULL)
+if same.returncode != 0:
+    fail.append("BASE against itself exited %d, expected 0" % same.returncode)
+for f in fail:
+    print("FAIL:", f)
+print("demo diff: %d entries, %s" % (len(entries), "FAILED" if fail else "Job: Animate/Execute is slower work"))
+sys.exit(1 if fail else 0)
