@@ -18,6 +18,6 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "ludus: installing missing Debian packages: ${need[*]}"
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
+  $SUDO apt-get update -qq || echo "ludus: apt-get update failed; trying the package lists there are"
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi

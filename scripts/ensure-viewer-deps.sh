@@ -14,7 +14,7 @@ updated=0
 apt_install() {
   echo "ludus: installing missing Debian packages: $*"
   if [ "$updated" -eq 0 ]; then
-    $SUDO apt-get update -qq
+    $SUDO apt-get update -qq || echo "ludus: apt-get update failed; trying the package lists there are"
     updated=1
   fi
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
