@@ -3,7 +3,6 @@
 #ifndef LUDUS_BENCH_COMMON_H
 #define LUDUS_BENCH_COMMON_H
 
-
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -71,8 +71,10 @@ static double run(uint32_t chunks, int runs, uint64_t *events) {
 int main(int argc, char **argv) {
     int runs = 7;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--flooding")) flooding = 1;
+        if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+            runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--flooding"))
+            flooding = 1;
         else {
             fprintf(stderr, "usage: bench_end [--runs R] [--flooding]\n");
             return 1;

@@ -35,7 +35,9 @@ typedef struct tmpl {
 static tmpl unit[2][4096];
 static uint32_t unit_len[2], units_per_block[2];
 
-static void add(int u, const ludus_site *s, unsigned k) { unit[u][unit_len[u]++] = (tmpl){s, k}; }
+static void add(int u, const ludus_site *s, unsigned k) {
+    unit[u][unit_len[u]++] = (tmpl){s, k};
+}
 
 static void build_units(void) {
     /* frame thread: Frame{Update{Physics{Solve x400} AI x100} Render{Pass x500}} mark:
@@ -94,7 +96,9 @@ static int loader(const ludus__captured *c, uint64_t *cursor, ludus__run *out, l
     return 0;
 }
 
-static int file_write(void *ud, const void *d, size_t n) { return fwrite(d, 1, n, ud) == n ? 0 : -1; }
+static int file_write(void *ud, const void *d, size_t n) {
+    return fwrite(d, 1, n, ud) == n ? 0 : -1;
+}
 
 static void run(uint64_t target) {
     static ludus__captured c;
@@ -163,11 +167,12 @@ static void run(uint64_t target) {
     if (null) ludus_analysis_report(a, NULL, LUDUS_REPORT_TEXT, NULL, file_write, null);
     int64_t rep_ns = bench_now_ns() - t0;
     if (null) fclose(null);
-    printf("events %11llu  frames %8llu  sites %u paths %u  analysis %7.3f s  %6.1f M events/s  "
-           "(generation alone %.3f s; analysis minus generation %6.1f M events/s)  report %.1f ms  peak RSS %ld KiB%s\n",
-           (unsigned long long)events, (unsigned long long)s.frames_complete, s.sites, s.paths, an_ns / 1e9,
-           events / (an_ns / 1e3), gen_ns / 1e9, an_ns > gen_ns ? events / ((an_ns - gen_ns) / 1e3) : 0.0,
-           rep_ns / 1e6, bench_peak_rss_kib(), sink ? "" : " ");
+    printf(
+        "events %11llu  frames %8llu  sites %u paths %u  analysis %7.3f s  %6.1f M events/s  "
+        "(generation alone %.3f s; analysis minus generation %6.1f M events/s)  report %.1f ms  peak RSS %ld KiB%s\n",
+        (unsigned long long)events, (unsigned long long)s.frames_complete, s.sites, s.paths, an_ns / 1e9,
+        events / (an_ns / 1e3), gen_ns / 1e9, an_ns > gen_ns ? events / ((an_ns - gen_ns) / 1e3) : 0.0, rep_ns / 1e6,
+        bench_peak_rss_kib(), sink ? "" : " ");
     ludus_analysis_destroy(a);
     free(c.sites);
     free(c.site_hash);
@@ -176,7 +181,8 @@ static void run(uint64_t target) {
 int main(int argc, char **argv) {
     build_units();
     printf("bench_report: analysis pass (ludus-trace report) over generated blocks, %d threads, "
-           "frames of %u events, clock ticks = ns\n", THREADS, unit_len[0]);
+           "frames of %u events, clock ticks = ns\n",
+           THREADS, unit_len[0]);
     if (argc < 2) {
         run(10000000);
         run(100000000);

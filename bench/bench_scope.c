@@ -62,9 +62,12 @@ static double run_threads(int threads) {
 int main(int argc, char **argv) {
     int runs = 5, monotonic = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--pairs") && i + 1 < argc) pairs = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--monotonic")) monotonic = 1;
+        if (!strcmp(argv[i], "--pairs") && i + 1 < argc)
+            pairs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+            runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--monotonic"))
+            monotonic = 1;
         else {
             fprintf(stderr, "usage: bench_scope [--pairs N] [--runs R] [--monotonic]\n");
             return 1;
@@ -110,8 +113,8 @@ int main(int argc, char **argv) {
     printf("  clock floor: 2 x rdtsc %.2f ns, 2 x clock_gettime %.2f ns\n", ft, fm);
     printf("  idle (compiled in, no capture): %.3f ns/scope\n", id);
     printf("  recording, 1 thread:  %.2f ns/scope = %.2f x the clock floor (target <= 0.9)\n", r1, r1 / fl);
-    printf("  recording, 2 threads: %.2f ns/scope per thread = %.2f x the 1-thread cost (target <= 1.05)\n",
-           r2, r2 / r1);
+    printf("  recording, 2 threads: %.2f ns/scope per thread = %.2f x the 1-thread cost (target <= 1.05)\n", r2,
+           r2 / r1);
     printf("  sustained: %.1f M events/s per thread (target >= 50)\n", 2.0 / r1 * 1000.0);
     printf("  bytes/event: %.0f in the buffer, %.2f counting chunk headers and tails\n", bytes_per_event,
            chunk_bytes_per_event);

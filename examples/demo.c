@@ -34,8 +34,8 @@ static void work_us(int us) {
 /* ---- a small job system ---- */
 
 typedef struct job {
-    uint32_t site;   /* run-time site naming the job */
-    uint64_t flow;   /* flow from the submitter */
+    uint32_t site; /* run-time site naming the job */
+    uint64_t flow; /* flow from the submitter */
     int cost_us;
 } job;
 
@@ -170,7 +170,10 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--no-capture"))
             capture = 0; /* same workload, instrumented but idle (observer-effect baseline) */
         else {
-            fprintf(stderr, "usage: %s [--trace PATH] [--frames N] [--threads N] [--no-capture] [--slow-job NAME [--slow-factor F]]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [--trace PATH] [--frames N] [--threads N] [--no-capture] [--slow-job NAME "
+                    "[--slow-factor F]]\n",
+                    argv[0]);
             return 1;
         }
     }
@@ -237,8 +240,8 @@ int main(int argc, char **argv) {
     qsort(frame_ns, (size_t)frames, sizeof *frame_ns, cmp_i64);
     if (!capture) {
         printf("Frame time (wall, %d frames, not recording): p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms\n",
-               frames, frame_ns[frames / 2] / 1e6, frame_ns[frames * 9 / 10] / 1e6,
-               frame_ns[frames * 99 / 100] / 1e6, frame_ns[frames - 1] / 1e6);
+               frames, frame_ns[frames / 2] / 1e6, frame_ns[frames * 9 / 10] / 1e6, frame_ns[frames * 99 / 100] / 1e6,
+               frame_ns[frames - 1] / 1e6);
         free(frame_ns);
         free(tids);
         return 0;
@@ -278,8 +281,8 @@ int main(int argc, char **argv) {
     for (uint32_t i = 0; i < s.threads; i++) {
         ludus_thread_summary t;
         if (ludus_capture_get_thread(i, &t) == 0)
-            printf("%-12s %10llu %10llu %12llu\n", t.name, (unsigned long long)t.events,
-                   (unsigned long long)t.dropped, (unsigned long long)t.incomplete);
+            printf("%-12s %10llu %10llu %12llu\n", t.name, (unsigned long long)t.events, (unsigned long long)t.dropped,
+                   (unsigned long long)t.incomplete);
     }
     free(frame_ns);
     free(tids);

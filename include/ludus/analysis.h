@@ -30,12 +30,12 @@ enum ludus_window_kind {
 
 /* Zero-initialise; every 0 field takes its default. */
 typedef struct ludus_analysis_desc {
-    int window;              /* enum ludus_window_kind; default ALL */
-    uint32_t last_frames;    /* LAST_FRAMES: N (>= 1) */
-    int64_t range_begin_ns;  /* RANGE: since capture start */
+    int window;             /* enum ludus_window_kind; default ALL */
+    uint32_t last_frames;   /* LAST_FRAMES: N (>= 1) */
+    int64_t range_begin_ns; /* RANGE: since capture start */
     int64_t range_end_ns;
-    double hitch_k;          /* hitch: frame time > k x median of the window; default 2 */
-    int exact;               /* keep every duration: exact percentiles, memory grows with events */
+    double hitch_k; /* hitch: frame time > k x median of the window; default 2 */
+    int exact;      /* keep every duration: exact percentiles, memory grows with events */
 } ludus_analysis_desc;
 
 /* Parses "all", "last:N" or "range:T0-T1" (T with unit ns, us, ms or s; a bare
@@ -51,8 +51,7 @@ int ludus_analyze_last_capture(const ludus_analysis_desc *desc, ludus_analysis *
  * block at a time. LUDUS_EFORMAT / LUDUS_EIO when a block fails to load
  * (ludus_last_error_detail() names it); the file stays open. */
 struct ludus_capture_file;
-int ludus_analyze_capture_file(struct ludus_capture_file *file, const ludus_analysis_desc *desc,
-                               ludus_analysis **out);
+int ludus_analyze_capture_file(struct ludus_capture_file *file, const ludus_analysis_desc *desc, ludus_analysis **out);
 /* NULL is a no-op. */
 void ludus_analysis_destroy(ludus_analysis *a);
 
@@ -75,24 +74,24 @@ typedef struct ludus_site_stats {
     const char *category; /* "" when none */
     const char *file;
     uint32_t line;
-    uint32_t id;          /* stable site id (FNV-1a of name, file, line) */
-    uint64_t calls;       /* complete activations begun in the window */
-    uint64_t incomplete;  /* activations closed at capture end: no duration, not in calls */
-    uint64_t recursive;   /* activations inside an open activation of the same site (same thread) */
-    double calls_per_frame;          /* over the window's complete frames; 0 without frames */
-    ludus_duration_stats inclusive;  /* outermost activations only: recursion never double counts */
-    ludus_duration_stats exclusive;  /* every activation: inclusive minus same-thread children */
-    int64_t median_frame_excl_ns;    /* median over window frames of this site's exclusive time */
-    uint32_t threads;     /* threads it ran on */
-    uint32_t flags;       /* LUDUS_STAT_* */
+    uint32_t id;                    /* stable site id (FNV-1a of name, file, line) */
+    uint64_t calls;                 /* complete activations begun in the window */
+    uint64_t incomplete;            /* activations closed at capture end: no duration, not in calls */
+    uint64_t recursive;             /* activations inside an open activation of the same site (same thread) */
+    double calls_per_frame;         /* over the window's complete frames; 0 without frames */
+    ludus_duration_stats inclusive; /* outermost activations only: recursion never double counts */
+    ludus_duration_stats exclusive; /* every activation: inclusive minus same-thread children */
+    int64_t median_frame_excl_ns;   /* median over window frames of this site's exclusive time */
+    uint32_t threads;               /* threads it ran on */
+    uint32_t flags;                 /* LUDUS_STAT_* */
 } ludus_site_stats;
 
 /* A caller-context path: the sequence of enclosing sites on the thread,
  * merged across threads. Paths form a tree (parent). */
 typedef struct ludus_path_stats {
-    uint32_t parent;      /* path index; UINT32_MAX at a root */
-    uint32_t site;        /* site index */
-    uint32_t depth;       /* 0 at a root */
+    uint32_t parent; /* path index; UINT32_MAX at a root */
+    uint32_t site;   /* site index */
+    uint32_t depth;  /* 0 at a root */
     uint64_t calls, incomplete;
     ludus_duration_stats inclusive, exclusive;
     uint32_t flags;
@@ -118,15 +117,15 @@ typedef struct ludus_hitch {
 } ludus_hitch;
 
 typedef struct ludus_analysis_summary {
-    int64_t duration_ns;      /* capture length */
+    int64_t duration_ns; /* capture length */
     const char *clock_name;
     uint32_t threads;
     uint64_t events, dropped, incomplete, orphan_ends, filtered, interner_drops;
     uint64_t clock_anomalies; /* ends before their begin: clamped to 0 */
     const char *window;       /* "all", "last:N", "range:T0-T1" */
     int64_t window_begin_ns, window_end_ns;
-    const char *frame_thread; /* "" without frames */
-    uint64_t frame_marks;     /* on the frame thread */
+    const char *frame_thread;       /* "" without frames */
+    uint64_t frame_marks;           /* on the frame thread */
     uint64_t frame_marks_elsewhere; /* marks on other threads (ignored) */
     uint64_t frames_complete, frames_in_window;
     ludus_duration_stats frame_time; /* exact over the window's complete frames */
@@ -155,8 +154,8 @@ int ludus_analysis_frame(const ludus_analysis *a, uint64_t index, ludus_frame_in
 uint32_t ludus_analysis_hitch_count(const ludus_analysis *a);
 const ludus_hitch *ludus_analysis_hitch(const ludus_analysis *a, uint32_t index);
 /* Calls and exclusive ns of a site in one frame (0 when absent). */
-int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t site, uint64_t frame,
-                                 uint64_t *calls, int64_t *excl_ns);
+int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t site, uint64_t frame, uint64_t *calls,
+                                 int64_t *excl_ns);
 
 /* ---------------------------------------------------------------------------
  * Reports, through a write callback (return 0 on success, non-zero to fail:
@@ -171,15 +170,15 @@ enum ludus_report_format {
 };
 
 typedef struct ludus_report_options {
-    uint32_t top;          /* text: sites listed; default 20 */
-    const char *title;     /* e.g. the capture file name; default "capture" */
+    uint32_t top;      /* text: sites listed; default 20 */
+    const char *title; /* e.g. the capture file name; default "capture" */
 } ludus_report_options;
 
 typedef struct ludus_diff ludus_diff;
 
 /* diff may be NULL; with HTML it adds the diff section (a is then the NEW side). */
-int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int format,
-                          const ludus_report_options *opt, ludus_write_fn write, void *user_data);
+int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int format, const ludus_report_options *opt,
+                          ludus_write_fn write, void *user_data);
 
 /* ---------------------------------------------------------------------------
  * Diff of two analyses. Per site and per path: change in calls per frame
@@ -193,37 +192,37 @@ int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int f
  * thousands of samples a rank test also finds 10 ns shifts that no one needs
  * to hear about. */
 typedef struct ludus_diff_desc {
-    double alpha;      /* family-wise; default 0.01 */
-    double min_change; /* relative; default 0.05 (5%) */
+    double alpha;           /* family-wise; default 0.01 */
+    double min_change;      /* relative; default 0.05 (5%) */
     double min_frame_share; /* default 0.002 (0.2% of the median frame) */
     double min_call_ns;     /* without frames; default 1000 */
 } ludus_diff_desc;
 
-#define LUDUS_DIFF_MORE_WORK 1u     /* calls per frame up */
+#define LUDUS_DIFF_MORE_WORK 1u /* calls per frame up */
 #define LUDUS_DIFF_LESS_WORK 2u
-#define LUDUS_DIFF_SLOWER 4u        /* exclusive time per call up */
+#define LUDUS_DIFF_SLOWER 4u /* exclusive time per call up */
 #define LUDUS_DIFF_FASTER 8u
 #define LUDUS_DIFF_SLOWER_INSIDE 16u /* inclusive per call up, exclusive not: a child is slower */
-#define LUDUS_DIFF_NEW 32u          /* only in NEW */
-#define LUDUS_DIFF_GONE 64u         /* only in BASE */
+#define LUDUS_DIFF_NEW 32u           /* only in NEW */
+#define LUDUS_DIFF_GONE 64u          /* only in BASE */
 #define LUDUS_DIFF_CHANGED (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK | LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER)
 
 enum ludus_metric { LUDUS_METRIC_MEAN = 0, LUDUS_METRIC_P50, LUDUS_METRIC_P90, LUDUS_METRIC_P99, LUDUS_METRIC_CALLS };
 
 typedef struct ludus_diff_entry {
-    const char *name;           /* site name, or path "A/B/C" */
+    const char *name; /* site name, or path "A/B/C" */
     int is_path;
     int64_t base_index, new_index; /* -1 when absent on that side */
     double base_calls_per_frame, new_calls_per_frame;
     ludus_duration_stats base_excl, new_excl, base_incl, new_incl;
-    double rel[5];              /* relative change per enum ludus_metric (exclusive per call; calls per frame) */
+    double rel[5]; /* relative change per enum ludus_metric (exclusive per call; calls per frame) */
     double rel_incl_p50;
     double p_calls, p_time, p_incl; /* two-sided p values (1 when not testable) */
-    uint32_t verdict;           /* LUDUS_DIFF_* */
+    uint32_t verdict;               /* LUDUS_DIFF_* */
 } ludus_diff_entry;
 
-int ludus_diff_create(const ludus_analysis *base, const ludus_analysis *newer,
-                      const ludus_diff_desc *desc, ludus_diff **out);
+int ludus_diff_create(const ludus_analysis *base, const ludus_analysis *newer, const ludus_diff_desc *desc,
+                      ludus_diff **out);
 void ludus_diff_destroy(ludus_diff *d);
 uint32_t ludus_diff_count(const ludus_diff *d);
 const ludus_diff_entry *ludus_diff_entry_at(const ludus_diff *d, uint32_t index);
@@ -234,16 +233,16 @@ const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, i
  * calls). Applies to the entries the verdict finds significant for that
  * metric (time metrics: slower/faster; calls: more/less work). */
 typedef struct ludus_gate {
-    int metric;   /* enum ludus_metric */
-    int greater;  /* 1: '>', 0: '<' */
-    double rel;   /* 0.05 for +5% */
+    int metric;  /* enum ludus_metric */
+    int greater; /* 1: '>', 0: '<' */
+    double rel;  /* 0.05 for +5% */
     char text[64];
 } ludus_gate;
 int ludus_gate_parse(const char *text, ludus_gate *out);
 /* Number of (entry, gate) pairs that trip; each is reported through write
  * when write is non-NULL. */
-uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, uint32_t ngates,
-                                ludus_write_fn write, void *user_data);
+uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, uint32_t ngates, ludus_write_fn write,
+                                void *user_data);
 /* Text, JSON or CSV of the diff. */
 int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, void *user_data);
 

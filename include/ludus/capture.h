@@ -17,17 +17,17 @@ extern "C" {
 #define LUDUS_VERSION_STRING "0.1.0"
 
 /* Error codes: one table, X(name, value, message). */
-#define LUDUS_ERRORS(X)                                                                        \
-    X(LUDUS_OK, 0, "success")                                                                  \
-    X(LUDUS_EBUSY, -1, "a capture is already active")                                          \
-    X(LUDUS_EOVERFLOW, -2, "the requested pool size overflows")                                \
-    X(LUDUS_ENOMEM, -3, "the chunk pool could not be reserved")                                \
-    X(LUDUS_EINVAL, -4, "invalid argument")                                                    \
-    X(LUDUS_ENOCAPTURE, -5, "no capture is active")                                            \
-    X(LUDUS_ENODATA, -6, "no data: the last capture recorded no event")                        \
-    X(LUDUS_EIO, -7, "I/O error (the capture is kept; the call can be retried)")               \
-    X(LUDUS_EFORMAT, -8, "malformed input")                                                    \
-    X(LUDUS_EUNSUPPORTED, -9, "not supported on this machine")                                 \
+#define LUDUS_ERRORS(X)                                                          \
+    X(LUDUS_OK, 0, "success")                                                    \
+    X(LUDUS_EBUSY, -1, "a capture is already active")                            \
+    X(LUDUS_EOVERFLOW, -2, "the requested pool size overflows")                  \
+    X(LUDUS_ENOMEM, -3, "the chunk pool could not be reserved")                  \
+    X(LUDUS_EINVAL, -4, "invalid argument")                                      \
+    X(LUDUS_ENOCAPTURE, -5, "no capture is active")                              \
+    X(LUDUS_ENODATA, -6, "no data: the last capture recorded no event")          \
+    X(LUDUS_EIO, -7, "I/O error (the capture is kept; the call can be retried)") \
+    X(LUDUS_EFORMAT, -8, "malformed input")                                      \
+    X(LUDUS_EUNSUPPORTED, -9, "not supported on this machine")                   \
     X(LUDUS_ETHREADS, -10, "the thread table is full")
 
 enum ludus_error {
@@ -50,8 +50,8 @@ enum ludus_clock {
 
 /* How end joins producers that are mid-event. */
 enum ludus_join {
-    LUDUS_JOIN_AUTO = 0,     /* asymmetric barrier (membarrier) where available, else fence */
-    LUDUS_JOIN_FENCE = 1     /* every event pays a sequentially consistent store */
+    LUDUS_JOIN_AUTO = 0, /* asymmetric barrier (membarrier) where available, else fence */
+    LUDUS_JOIN_FENCE = 1 /* every event pays a sequentially consistent store */
 };
 
 /* Allocation hook for the chunk pool (sokol-style): NULL uses aligned_alloc. */
@@ -63,14 +63,14 @@ typedef struct ludus_allocator {
 
 /* Zero-initialise, set what you need; every 0 field takes its default. */
 struct ludus_capture_desc {
-    uint32_t chunk_bytes;     /* per chunk, a power of two >= 4096; default 65536 */
-    uint32_t chunk_count;     /* chunks in the pool; default 256 (16 MiB) */
-    const char *categories;   /* comma-separated enabled categories; NULL = all.
-                                 Sites without a category are always kept. Events of
-                                 other categories are discarded when the capture ends
-                                 and counted as "filtered" (not a loss). */
-    int clock;                /* enum ludus_clock; default LUDUS_CLOCK_AUTO */
-    int join;                 /* enum ludus_join; default LUDUS_JOIN_AUTO */
+    uint32_t chunk_bytes;   /* per chunk, a power of two >= 4096; default 65536 */
+    uint32_t chunk_count;   /* chunks in the pool; default 256 (16 MiB) */
+    const char *categories; /* comma-separated enabled categories; NULL = all.
+                               Sites without a category are always kept. Events of
+                               other categories are discarded when the capture ends
+                               and counted as "filtered" (not a loss). */
+    int clock;              /* enum ludus_clock; default LUDUS_CLOCK_AUTO */
+    int join;               /* enum ludus_join; default LUDUS_JOIN_AUTO */
     ludus_allocator allocator;
 };
 
@@ -125,18 +125,18 @@ int ludus_unregister_thread_for_trace(void);
 
 /* Summary of the last ended capture, for reports and tests. */
 typedef struct ludus_capture_summary {
-    uint32_t threads;          /* threads with a table entry */
-    uint64_t events;           /* events recorded (payload slots not counted) */
-    uint64_t dropped;          /* events lost to a full pool, all threads */
-    uint64_t filtered;         /* events of disabled categories */
-    uint64_t incomplete;       /* begins with no end, closed at capture end */
-    uint64_t orphan_ends;      /* ends whose begin predates the capture */
-    uint64_t frames;           /* frame marks */
-    int64_t start_ns;          /* capture start, CLOCK_MONOTONIC ns */
-    int64_t end_ns;            /* capture end, CLOCK_MONOTONIC ns */
-    uint32_t chunks_used;      /* chunks taken from the pool */
-    uint32_t interner_drops;   /* run-time names refused by the full site table */
-    const char *clock_name;    /* "tsc" or "monotonic" */
+    uint32_t threads;        /* threads with a table entry */
+    uint64_t events;         /* events recorded (payload slots not counted) */
+    uint64_t dropped;        /* events lost to a full pool, all threads */
+    uint64_t filtered;       /* events of disabled categories */
+    uint64_t incomplete;     /* begins with no end, closed at capture end */
+    uint64_t orphan_ends;    /* ends whose begin predates the capture */
+    uint64_t frames;         /* frame marks */
+    int64_t start_ns;        /* capture start, CLOCK_MONOTONIC ns */
+    int64_t end_ns;          /* capture end, CLOCK_MONOTONIC ns */
+    uint32_t chunks_used;    /* chunks taken from the pool */
+    uint32_t interner_drops; /* run-time names refused by the full site table */
+    const char *clock_name;  /* "tsc" or "monotonic" */
 } ludus_capture_summary;
 
 /* LUDUS_ENODATA when no capture has ended yet. */
@@ -150,7 +150,7 @@ typedef struct ludus_thread_summary {
     uint64_t dropped;
     uint64_t incomplete;
     uint64_t orphan_ends;
-    int exited;                /* the thread exited during the capture */
+    int exited; /* the thread exited during the capture */
 } ludus_thread_summary;
 int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out);
 

@@ -38,18 +38,18 @@ void ludus_capture_close(ludus_capture_file *f);
 /* What `ludus-trace info` prints; strings are owned by the file. */
 typedef struct ludus_capture_file_info {
     uint32_t version;
-    const char *clock_name;   /* "tsc" or "monotonic" */
-    uint64_t calib_ticks[2];  /* calibration points (begin, end) */
+    const char *clock_name;  /* "tsc" or "monotonic" */
+    uint64_t calib_ticks[2]; /* calibration points (begin, end) */
     int64_t calib_ns[2];
     int64_t start_ns, end_ns; /* CLOCK_MONOTONIC ns */
     uint32_t threads, sites, blocks;
-    int compact;              /* at least one block uses the compact encoding */
-    uint64_t slots;           /* raw 16-byte slots in all blocks */
+    int compact;    /* at least one block uses the compact encoding */
+    uint64_t slots; /* raw 16-byte slots in all blocks */
     uint64_t events, dropped, filtered, incomplete, orphan_ends, frames;
     uint64_t file_bytes;
     int pid;
     const char *process_name;
-    const char *categories;   /* NULL: all enabled */
+    const char *categories; /* NULL: all enabled */
 } ludus_capture_file_info;
 int ludus_capture_file_get_info(const ludus_capture_file *f, ludus_capture_file_info *out);
 /* Per-thread counts; index < info.threads. */

@@ -83,10 +83,10 @@ const char *ludus_error_string(int code);
  * Internals used by the inline hot path. Not API: names may change. */
 typedef struct ludus__event {
     union {
-        uint64_t ticks;       /* raw clock ticks (TSC or monotonic ns), converted at export */
-        uint32_t ticks32[2];  /* the halves rdtsc returns, stored without combining */
+        uint64_t ticks;      /* raw clock ticks (TSC or monotonic ns), converted at export */
+        uint32_t ticks32[2]; /* the halves rdtsc returns, stored without combining */
     };
-    uintptr_t word;  /* site address | kind, or a payload word */
+    uintptr_t word; /* site address | kind, or a payload word */
 } ludus__event;
 
 enum {
@@ -96,9 +96,9 @@ enum {
     LUDUS__K_UNUSED = 2,
     LUDUS__K_INSTANT = 3,
     LUDUS__K_FRAME = 4,
-    LUDUS__K_FLOW_OUT = 5, /* + payload slot {flow id, name} */
-    LUDUS__K_FLOW_IN = 6,  /* + payload slot {flow id, 0} */
-    LUDUS__K_COUNTER = 7,  /* + payload slot {int64 value, 0} */
+    LUDUS__K_FLOW_OUT = 5,    /* + payload slot {flow id, name} */
+    LUDUS__K_FLOW_IN = 6,     /* + payload slot {flow id, 0} */
+    LUDUS__K_COUNTER = 7,     /* + payload slot {int64 value, 0} */
     LUDUS__K_COUNTER_F64 = 8, /* + payload slot {double bits, 0} */
     LUDUS__K_MASK = 15
 };
@@ -253,9 +253,8 @@ LUDUS__INLINE void ludus__span_begin_check(const ludus_site *site) {
 #define LUDUS__CAT(a, b) LUDUS__CAT2(a, b)
 #define LUDUS__VAR(base) LUDUS__CAT(base, __LINE__)
 
-#define LUDUS__SITE(var, name_str, cat_str)                                                   \
-    static const ludus_site var = {name_str, __func__, __FILE__, cat_str,      \
-                                                 (uint32_t)__LINE__, 0u}
+#define LUDUS__SITE(var, name_str, cat_str) \
+    static const ludus_site var = {name_str, __func__, __FILE__, cat_str, (uint32_t)__LINE__, 0u}
 
 /* Picks the one- or two-argument form of LUDUS_PROFILE_SCOPE (ISO C11: no
  * GNU comma swallowing). */
@@ -270,13 +269,15 @@ struct scope {
     const ludus_site *site;
     uint32_t token;
     explicit scope(const ludus_site *s) : site(s), token(ludus__scope_begin(s)) {}
-    ~scope() { ludus__scope_end(token, site); }
+    ~scope() {
+        ludus__scope_end(token, site);
+    }
     scope(const scope &) = delete;
     scope &operator=(const scope &) = delete;
 };
 } /* namespace ludus */
-#define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str)                                \
-    LUDUS__SITE(site_var, name_str, cat_str);                                                  \
+#define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str) \
+    LUDUS__SITE(site_var, name_str, cat_str);                   \
     ::ludus::scope scope_var(&site_var)
 #else
 LUDUS__INLINE void ludus__scope_cleanup(const uint32_t *token) {
@@ -284,10 +285,9 @@ LUDUS__INLINE void ludus__scope_cleanup(const uint32_t *token) {
      * innermost open scope); NULL keeps the cleanup a one-argument call. */
     ludus__scope_end(*token, NULL);
 }
-#define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str)                                \
-    LUDUS__SITE(site_var, name_str, cat_str);                                                  \
-    uint32_t scope_var __attribute__((cleanup(ludus__scope_cleanup), unused)) =                \
-        ludus__scope_begin(&site_var)
+#define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str) \
+    LUDUS__SITE(site_var, name_str, cat_str);                   \
+    uint32_t scope_var __attribute__((cleanup(ludus__scope_cleanup), unused)) = ludus__scope_begin(&site_var)
 #endif
 
 #ifdef __cplusplus
@@ -295,19 +295,21 @@ namespace ludus {
 struct dyn_scope {
     uint32_t token;
     explicit dyn_scope(const char *name) : token(ludus__load_armed() ? ludus__dyn_begin(name) : 0) {}
-    ~dyn_scope() { ludus__scope_end(token, NULL); }
+    ~dyn_scope() {
+        ludus__scope_end(token, NULL);
+    }
     dyn_scope(const dyn_scope &) = delete;
     dyn_scope &operator=(const dyn_scope &) = delete;
 };
 } /* namespace ludus */
 #define LUDUS__SCOPE_DYN_AT(var, name_expr) ::ludus::dyn_scope var(name_expr)
 #else
-#define LUDUS__SCOPE_DYN_AT(var, name_expr)                                                    \
-    uint32_t var __attribute__((cleanup(ludus__scope_cleanup), unused)) =                      \
+#define LUDUS__SCOPE_DYN_AT(var, name_expr)                               \
+    uint32_t var __attribute__((cleanup(ludus__scope_cleanup), unused)) = \
         (ludus__load_armed() ? ludus__dyn_begin(name_expr) : 0u)
 #endif
 
-#define LUDUS__SCOPE_NC(name_str, cat_str)                                                     \
+#define LUDUS__SCOPE_NC(name_str, cat_str) \
     LUDUS__SCOPE_AT(LUDUS__VAR(ludus__site_), LUDUS__VAR(ludus__scope_), name_str, cat_str)
 #define LUDUS__SCOPE1(Name) LUDUS__SCOPE_NC(#Name, NULL)
 #define LUDUS__SCOPE2(Name, Category) LUDUS__SCOPE_NC(#Name, #Category)
@@ -318,10 +320,10 @@ struct dyn_scope {
 /* A scope named after the enclosing function. */
 #define LUDUS_PROFILE_FUNCTION() LUDUS__SCOPE_NC(NULL, NULL)
 
-#define LUDUS__MARK_AT(site_var, name_str, kind)                                               \
-    do {                                                                                       \
-        LUDUS__SITE(site_var, name_str, NULL);                                                 \
-        ludus__instant(&site_var, kind);                                                       \
+#define LUDUS__MARK_AT(site_var, name_str, kind) \
+    do {                                         \
+        LUDUS__SITE(site_var, name_str, NULL);   \
+        ludus__instant(&site_var, kind);         \
     } while (0)
 /* Frame boundary: an instant on this thread and the start of a new frame
  * epoch (frames are numbered at export). Call it from one thread. */
@@ -329,10 +331,10 @@ struct dyn_scope {
 /* Zero-duration marker on this thread's track. */
 #define LUDUS_PROFILE_MARK(Name) LUDUS__MARK_AT(ludus__mark_site, #Name, LUDUS__K_INSTANT)
 
-#define LUDUS__BEGIN_AT(site_var, name_str)                                                    \
-    do {                                                                                       \
-        LUDUS__SITE(site_var, name_str, NULL);                                                 \
-        ludus__span_begin_check(&site_var);                                                    \
+#define LUDUS__BEGIN_AT(site_var, name_str)    \
+    do {                                       \
+        LUDUS__SITE(site_var, name_str, NULL); \
+        ludus__span_begin_check(&site_var);    \
     } while (0)
 /* A span that is not lexical: BEGIN opens it, END closes the innermost one
  * opened by BEGIN or ludus_begin_site on this thread. */
@@ -345,8 +347,7 @@ struct dyn_scope {
 #define LUDUS_PROFILE_FLOW_IN(id) ludus__flow_in_check(id)
 
 /* A scope whose name is known only at run time (interned, bounded). */
-#define LUDUS_PROFILE_SCOPE_DYN(name_expr)                                                     \
-    LUDUS__SCOPE_DYN_AT(LUDUS__VAR(ludus__dyn_), name_expr)
+#define LUDUS_PROFILE_SCOPE_DYN(name_expr) LUDUS__SCOPE_DYN_AT(LUDUS__VAR(ludus__dyn_), name_expr)
 
 #else /* LUDUS_PROFILE_LEVEL == 0: nothing is evaluated, no code is emitted */
 

@@ -94,8 +94,7 @@ int ludus_window_parse(const char *text, ludus_analysis_desc *d) {
     if (!strncmp(text, "range:", 6)) {
         const char *p = text + 6, *dash = strchr(p, '-');
         int64_t t0, t1;
-        if (!dash || parse_time(p, dash, &t0) || parse_time(dash + 1, dash + 1 + strlen(dash + 1), &t1) ||
-            t1 <= t0)
+        if (!dash || parse_time(p, dash, &t0) || parse_time(dash + 1, dash + 1 + strlen(dash + 1), &t1) || t1 <= t0)
             return LUDUS_EINVAL;
         d->window = LUDUS_WINDOW_RANGE;
         d->range_begin_ns = t0;
@@ -105,8 +104,12 @@ int ludus_window_parse(const char *text, ludus_analysis_desc *d) {
     return LUDUS_EINVAL;
 }
 
-void ludus_analysis_get_summary(const ludus_analysis *a, ludus_analysis_summary *out) { *out = a->sum; }
-uint32_t ludus_analysis_site_count(const ludus_analysis *a) { return a->nsites; }
+void ludus_analysis_get_summary(const ludus_analysis *a, ludus_analysis_summary *out) {
+    *out = a->sum;
+}
+uint32_t ludus_analysis_site_count(const ludus_analysis *a) {
+    return a->nsites;
+}
 const ludus_site_stats *ludus_analysis_site(const ludus_analysis *a, uint32_t i) {
     return i < a->nsites ? &a->sites[i].pub : NULL;
 }
@@ -115,7 +118,9 @@ int64_t ludus_analysis_find_site(const ludus_analysis *a, const char *name) {
         if (!strcmp(a->sites[i].pub.name, name)) return i;
     return -1;
 }
-uint32_t ludus_analysis_path_count(const ludus_analysis *a) { return a->nnodes; }
+uint32_t ludus_analysis_path_count(const ludus_analysis *a) {
+    return a->nnodes;
+}
 const ludus_path_stats *ludus_analysis_path(const ludus_analysis *a, uint32_t i) {
     return i < a->nnodes ? &a->nodes[i].pub : NULL;
 }
@@ -147,7 +152,9 @@ int64_t ludus_analysis_find_path(const ludus_analysis *a, const char *slash_path
     return -1;
 }
 
-uint64_t ludus_analysis_frame_count(const ludus_analysis *a) { return a->nmarks + 1; }
+uint64_t ludus_analysis_frame_count(const ludus_analysis *a) {
+    return a->nmarks + 1;
+}
 
 int ludus_analysis_frame(const ludus_analysis *a, uint64_t f, ludus_frame_info *out) {
     if (f > a->nmarks) return LUDUS_EINVAL;
@@ -162,7 +169,9 @@ int ludus_analysis_frame(const ludus_analysis *a, uint64_t f, ludus_frame_info *
     return 0;
 }
 
-uint32_t ludus_analysis_hitch_count(const ludus_analysis *a) { return a->nhitches; }
+uint32_t ludus_analysis_hitch_count(const ludus_analysis *a) {
+    return a->nhitches;
+}
 const ludus_hitch *ludus_analysis_hitch(const ludus_analysis *a, uint32_t i) {
     return i < a->nhitches ? &a->hitches[i] : NULL;
 }

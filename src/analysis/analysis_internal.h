@@ -62,14 +62,14 @@ LUDUS_HIDDEN uint64_t ludus__hist_get(const ludus__hist *h, uint32_t b);
 typedef struct ludus__an_site {
     ludus_site_stats pub;
     ludus__acc incl, excl;
-    uint32_t last_thread; /* thread index + 1 */
+    uint32_t last_thread;      /* thread index + 1 */
     uint32_t cells_at, ncells; /* its run in a->site_cells */
 } ludus__an_site;
 
 typedef struct ludus__an_node {
     ludus_path_stats pub;
     ludus__acc incl, excl;
-    uint64_t key;          /* FNV of the site ids along the path: matches paths across captures */
+    uint64_t key;                  /* FNV of the site ids along the path: matches paths across captures */
     uint32_t memo_site, memo_node; /* last child looked up: siblings repeat */
     uint32_t cells_at, ncells;
 } ludus__an_node;
@@ -97,7 +97,7 @@ struct ludus_analysis {
     int64_t *marks;
     uint64_t nmarks;
     int64_t end_ns;
-    int64_t *unlogged; /* per frame (nmarks + 1) */
+    int64_t *unlogged;                    /* per frame (nmarks + 1) */
     ludus__cell *node_cells, *site_cells; /* sorted by (ent, frame) */
     size_t nnode_cells, nsite_cells;
     ludus_hitch *hitches;
@@ -106,16 +106,15 @@ struct ludus_analysis {
 };
 
 /* Analyses c (prepared here when needed). */
-LUDUS_HIDDEN int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc,
-                                ludus_analysis **out);
+LUDUS_HIDDEN int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_analysis **out);
 LUDUS_HIDDEN int64_t ludus__frame_begin(const ludus_analysis *a, uint64_t f);
 LUDUS_HIDDEN int64_t ludus__frame_end(const ludus_analysis *a, uint64_t f);
 /* frames.c: frame series, window frames, unlogged, hitches, per-frame medians. */
 LUDUS_HIDDEN int ludus__frames_finish(ludus_analysis *a);
 /* Per-frame values of an entity's run of cells over the window frames
  * (zeros for frames without calls); out has win_f1 - win_f0 slots. */
-LUDUS_HIDDEN void ludus__cells_per_frame(const ludus_analysis *a, const ludus__cell *run, uint32_t n,
-                                         int calls, double *out);
+LUDUS_HIDDEN void ludus__cells_per_frame(const ludus_analysis *a, const ludus__cell *run, uint32_t n, int calls,
+                                         double *out);
 /* Path text "A/B/C" into buf. */
 LUDUS_HIDDEN size_t ludus__path_text(const ludus_analysis *a, uint32_t node, char *buf, size_t cap);
 

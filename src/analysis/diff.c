@@ -155,11 +155,11 @@ static void verdict(const ludus_diff *d, ludus_diff_entry *e, double zc, double 
     double r50 = e->rel[LUDUS_METRIC_P50], rmean = e->rel[LUDUS_METRIC_MEAN];
     /* Practical significance: what the change costs per frame (or per call). */
     double floor_ns = d->base->sum.median_frame_ns > 0 ? d->desc.min_frame_share * (double)d->base->sum.median_frame_ns
-                                                        : d->desc.min_call_ns;
-    double per_frame = d->base->sum.median_frame_ns > 0 ? (e->base_calls_per_frame > e->new_calls_per_frame
-                                                               ? e->base_calls_per_frame
-                                                               : e->new_calls_per_frame)
-                                                        : 1.0;
+                                                       : d->desc.min_call_ns;
+    double per_frame =
+        d->base->sum.median_frame_ns > 0
+            ? (e->base_calls_per_frame > e->new_calls_per_frame ? e->base_calls_per_frame : e->new_calls_per_frame)
+            : 1.0;
     int material = fabs(e->new_excl.mean_ns - e->base_excl.mean_ns) * per_frame >= floor_ns;
     int material_incl = fabs(e->new_incl.mean_ns - e->base_incl.mean_ns) * per_frame >= floor_ns;
     if (material && e->p_time < alpha && zt > 0 && (r50 >= m || rmean >= m)) e->verdict |= LUDUS_DIFF_SLOWER;
@@ -168,8 +168,7 @@ static void verdict(const ludus_diff *d, ludus_diff_entry *e, double zc, double 
         e->verdict |= LUDUS_DIFF_SLOWER_INSIDE;
 }
 
-int ludus_diff_create(const ludus_analysis *A, const ludus_analysis *B, const ludus_diff_desc *desc,
-                      ludus_diff **out) {
+int ludus_diff_create(const ludus_analysis *A, const ludus_analysis *B, const ludus_diff_desc *desc, ludus_diff **out) {
     if (!A || !B || !out) return ludus__fail(LUDUS_EINVAL, "NULL argument");
     *out = NULL;
     ludus_diff *d = calloc(1, sizeof *d);
@@ -320,8 +319,12 @@ void ludus_diff_destroy(ludus_diff *d) {
     free(d);
 }
 
-uint32_t ludus_diff_count(const ludus_diff *d) { return d->n; }
-const ludus_diff_entry *ludus_diff_entry_at(const ludus_diff *d, uint32_t i) { return i < d->n ? &d->e[i] : NULL; }
+uint32_t ludus_diff_count(const ludus_diff *d) {
+    return d->n;
+}
+const ludus_diff_entry *ludus_diff_entry_at(const ludus_diff *d, uint32_t i) {
+    return i < d->n ? &d->e[i] : NULL;
+}
 const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, int is_path) {
     for (uint32_t i = 0; i < d->n; i++)
         if (d->e[i].is_path == is_path && !strcmp(d->e[i].name, name)) return &d->e[i];
@@ -397,9 +400,12 @@ static const char *verdict_text(uint32_t v, char *buf, size_t cap) {
     static const struct {
         uint32_t bit;
         const char *t;
-    } names[] = {{LUDUS_DIFF_MORE_WORK, "more work"}, {LUDUS_DIFF_LESS_WORK, "less work"},
-                 {LUDUS_DIFF_SLOWER, "slower work"},  {LUDUS_DIFF_FASTER, "faster work"},
-                 {LUDUS_DIFF_SLOWER_INSIDE, "slower inside (a child)"}, {LUDUS_DIFF_NEW, "new"},
+    } names[] = {{LUDUS_DIFF_MORE_WORK, "more work"},
+                 {LUDUS_DIFF_LESS_WORK, "less work"},
+                 {LUDUS_DIFF_SLOWER, "slower work"},
+                 {LUDUS_DIFF_FASTER, "faster work"},
+                 {LUDUS_DIFF_SLOWER_INSIDE, "slower inside (a child)"},
+                 {LUDUS_DIFF_NEW, "new"},
                  {LUDUS_DIFF_GONE, "gone"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (v & names[i].bit) n += (size_t)snprintf(buf + n, cap > n ? cap - n : 0, "%s%s", n ? " + " : "", names[i].t);
@@ -417,7 +423,9 @@ static const char *pct(char *buf, size_t cap, double r) {
 
 static void text_line(ludus__writer *w, const ludus_diff_entry *e) {
     char v[128], b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
-    ludus__w_fmt(w, "  %-40.*s %-26s calls/frame %.2f -> %.2f (%s)  excl p50 %s -> %s (%s)  p90 %s  incl p50 %s  p(work) %.2g p(time) %.2g\n",
+    ludus__w_fmt(w,
+                 "  %-40.*s %-26s calls/frame %.2f -> %.2f (%s)  excl p50 %s -> %s (%s)  p90 %s  incl p50 %s  p(work) "
+                 "%.2g p(time) %.2g\n",
                  e->is_path ? 200 : 40, e->name, verdict_text(e->verdict, v, sizeof v), e->base_calls_per_frame,
                  e->new_calls_per_frame, pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]),
                  ludus__dur(b2, 32, (double)e->base_excl.p50_ns), ludus__dur(b3, 32, (double)e->new_excl.p50_ns),
@@ -426,9 +434,10 @@ static void text_line(ludus__writer *w, const ludus_diff_entry *e) {
 }
 
 void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
-    ludus__w_fmt(w, "{\"method\":\"Mann-Whitney U, two-sided, normal approximation with tie correction; work: per-frame "
-                    "call counts; time: per-call exclusive durations%s\",\"alpha\":%g,\"tests\":%u,"
-                    "\"alpha_per_test\":%g,\"min_change\":%g,\"entries\":[",
+    ludus__w_fmt(w,
+                 "{\"method\":\"Mann-Whitney U, two-sided, normal approximation with tie correction; work: per-frame "
+                 "call counts; time: per-call exclusive durations%s\",\"alpha\":%g,\"tests\":%u,"
+                 "\"alpha_per_test\":%g,\"min_change\":%g,\"entries\":[",
                  d->base->sum.exact && d->newer->sum.exact ? " (exact)" : " (histogram bins, <=0.78% apart, are ties)",
                  d->desc.alpha, d->tests, d->desc.alpha / (d->tests ? d->tests : 1), d->desc.min_change);
     char v[128];
@@ -443,8 +452,7 @@ void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
                      e->new_calls_per_frame);
         ludus__w_str(w, "\"rel\":{");
         for (int m = 0; m < 5; m++)
-            ludus__w_fmt(w, "%s\"%s\":%.6f", m ? "," : "", metric_names[m],
-                         e->rel[m] == HUGE_VAL ? 1e9 : e->rel[m]);
+            ludus__w_fmt(w, "%s\"%s\":%.6f", m ? "," : "", metric_names[m], e->rel[m] == HUGE_VAL ? 1e9 : e->rel[m]);
         ludus__w_fmt(w, ",\"incl_p50\":%.6f},\"p_work\":%.6g,\"p_time\":%.6g,\"p_incl\":%.6g,\"base_excl\":",
                      e->rel_incl_p50 == HUGE_VAL ? 1e9 : e->rel_incl_p50, e->p_calls, e->p_time, e->p_incl);
         ludus__json_stats(w, &e->base_excl);
@@ -480,8 +488,8 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
             ludus__w_csv(w, verdict_text(e->verdict, v, sizeof v));
             ludus__w_fmt(w, ",%.4f,%.4f,%.6f,%lld,%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g,%.6g\n",
                          e->base_calls_per_frame, e->new_calls_per_frame, e->rel[LUDUS_METRIC_CALLS],
-                         (long long)e->base_excl.p50_ns, (long long)e->new_excl.p50_ns, e->rel[0], e->rel[1],
-                         e->rel[2], e->rel[3], e->rel_incl_p50, e->p_calls, e->p_time, e->p_incl);
+                         (long long)e->base_excl.p50_ns, (long long)e->new_excl.p50_ns, e->rel[0], e->rel[1], e->rel[2],
+                         e->rel[3], e->rel_incl_p50, e->p_calls, e->p_time, e->p_incl);
         }
     } else {
         const ludus_analysis_summary *A = &d->base->sum, *B = &d->newer->sum;
@@ -493,13 +501,15 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
                          ludus__dur(b2, 32, (double)B->median_frame_ns),
                          pct(b3, 32, rel((double)A->median_frame_ns, (double)B->median_frame_ns)));
         if (A->dropped || B->dropped || A->incomplete || B->incomplete)
-            ludus__w_fmt(w, "Loss: BASE %llu dropped, %llu incomplete; NEW %llu dropped, %llu incomplete "
-                            "(incomplete slices are never durations)\n",
+            ludus__w_fmt(w,
+                         "Loss: BASE %llu dropped, %llu incomplete; NEW %llu dropped, %llu incomplete "
+                         "(incomplete slices are never durations)\n",
                          (unsigned long long)A->dropped, (unsigned long long)A->incomplete,
                          (unsigned long long)B->dropped, (unsigned long long)B->incomplete);
-        ludus__w_fmt(w, "Method: Mann-Whitney U (two-sided) on per-frame call counts (more/less work) and on per-call\n"
-                        "exclusive durations (slower/faster work)%s; significant when p < %g / %u tests and the change\n"
-                        "is at least %.0f%%. Times are elapsed, not CPU time.\n",
+        ludus__w_fmt(w,
+                     "Method: Mann-Whitney U (two-sided) on per-frame call counts (more/less work) and on per-call\n"
+                     "exclusive durations (slower/faster work)%s; significant when p < %g / %u tests and the change\n"
+                     "is at least %.0f%%. Times are elapsed, not CPU time.\n",
                      A->exact && B->exact ? "" : ", durations binned <= 0.78% apart", d->desc.alpha, d->tests,
                      d->desc.min_change * 100);
         uint32_t shown = 0;
@@ -507,8 +517,8 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
             uint32_t k = 0;
             for (uint32_t i = 0; i < d->n; i++) {
                 const ludus_diff_entry *e = &d->e[i];
-                if (e->is_path != pass || !(e->verdict & (LUDUS_DIFF_CHANGED | LUDUS_DIFF_SLOWER_INSIDE |
-                                                          LUDUS_DIFF_NEW | LUDUS_DIFF_GONE)))
+                if (e->is_path != pass ||
+                    !(e->verdict & (LUDUS_DIFF_CHANGED | LUDUS_DIFF_SLOWER_INSIDE | LUDUS_DIFF_NEW | LUDUS_DIFF_GONE)))
                     continue;
                 if (k++ == 0) ludus__w_str(w, pass ? "\nCaller-context paths:\n" : "\nSites:\n");
                 text_line(w, e);

@@ -8,8 +8,7 @@
 
 #include "analysis_internal.h"
 
-void ludus__cells_per_frame(const ludus_analysis *a, const ludus__cell *run, uint32_t n, int calls,
-                            double *out) {
+void ludus__cells_per_frame(const ludus_analysis *a, const ludus__cell *run, uint32_t n, int calls, double *out) {
     uint64_t nw = a->win_f1 - a->win_f0;
     for (uint64_t i = 0; i < nw; i++) out[i] = 0;
     for (uint32_t i = 0; i < n; i++)

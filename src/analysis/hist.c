@@ -7,7 +7,9 @@
 
 #include "analysis_internal.h"
 
-uint32_t ludus__hist_bucket(int64_t v) { return ludus__hist_bucket_inline(v < 0 ? 0 : v); }
+uint32_t ludus__hist_bucket(int64_t v) {
+    return ludus__hist_bucket_inline(v < 0 ? 0 : v);
+}
 
 int64_t ludus__hist_bucket_mid(uint32_t b) {
     uint32_t oct = b / LUDUS__HIST_SUB, sub = b % LUDUS__HIST_SUB;

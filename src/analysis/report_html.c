@@ -18,62 +18,86 @@ static const char css[] =
 static const char script[] =
     "const D=JSON.parse(document.getElementById('data').textContent);const R=D.report;\n"
     "function fmt(ns){if(ns==null)return'';const a=Math.abs(ns);if(a<1e3)return ns.toFixed(0)+' ns';"
-    "if(a<1e6)return(ns/1e3).toFixed(2)+' us';if(a<1e9)return(ns/1e6).toFixed(2)+' ms';return(ns/1e9).toFixed(3)+' s';}\n"
-    "function el(t,a,txt){const e=document.createElementNS('http://www.w3.org/2000/svg',t);for(const k in a)e.setAttribute(k,a[k]);"
+    "if(a<1e6)return(ns/1e3).toFixed(2)+' us';if(a<1e9)return(ns/1e6).toFixed(2)+' ms';return(ns/1e9).toFixed(3)+' "
+    "s';}\n"
+    "function el(t,a,txt){const e=document.createElementNS('http://www.w3.org/2000/svg',t);for(const k in "
+    "a)e.setAttribute(k,a[k]);"
     "if(txt!=null)e.textContent=txt;return e;}\n"
     "function esc(s){return String(s).replace(/[&<>\"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','\"':'&quot;'}[c]));}\n"
     /* frame chart */
-    "function chart(){const s=R.frames.series,svg=document.getElementById('frames');const W=1000,H=220;svg.setAttribute('viewBox','0 0 '+W+' '+H);"
+    "function chart(){const s=R.frames.series,svg=document.getElementById('frames');const "
+    "W=1000,H=220;svg.setAttribute('viewBox','0 0 '+W+' '+H);"
     "if(!s.length){svg.appendChild(el('text',{x:10,y:20},'no frame marks'));return;}"
     "let mx=0;for(const f of s)mx=Math.max(mx,f[1]);mx*=1.1;const bw=W/s.length;"
     "s.forEach((f,i)=>{const h=f[1]/mx*(H-20);const r=el('rect',{x:i*bw,y:H-h,width:Math.max(bw-0.5,0.5),height:h,"
-    "fill:f[4]?'#d33':(f[3]?'#4a7':'#bbb'),style:'cursor:pointer'});r.appendChild(el('title',{},'frame '+i+': '+fmt(f[1])+"
+    "fill:f[4]?'#d33':(f[3]?'#4a7':'#bbb'),style:'cursor:pointer'});r.appendChild(el('title',{},'frame '+i+': "
+    "'+fmt(f[1])+"
     "(f[4]?' (hitch)':'')+', unlogged '+fmt(f[2])));r.onclick=()=>flame(i);svg.appendChild(r);});"
-    "for(const [v,c,l] of [[R.frames.median_ns,'#06c','median'],[R.frames.time.p99_ns,'#c60','p99']]){const y=H-v/mx*(H-20);"
+    "for(const [v,c,l] of [[R.frames.median_ns,'#06c','median'],[R.frames.time.p99_ns,'#c60','p99']]){const "
+    "y=H-v/mx*(H-20);"
     "svg.appendChild(el('line',{x1:0,x2:W,y1:y,y2:y,stroke:c,'stroke-dasharray':'4 3'}));"
     "svg.appendChild(el('text',{x:4,y:y-3,fill:c,'font-size':11},l+' '+fmt(v)));}}\n"
     /* flame graph */
     "function flame(frame){const P=R.paths,val=new Float64Array(P.length);"
-    "if(frame==null){P.forEach((p,i)=>val[i]=p.exclusive.total_ns);}else{for(const c of R.cells)if(c[0]==frame)val[c[1]]+=c[3];}"
+    "if(frame==null){P.forEach((p,i)=>val[i]=p.exclusive.total_ns);}else{for(const c of "
+    "R.cells)if(c[0]==frame)val[c[1]]+=c[3];}"
     "const kids=P.map(()=>[]),roots=[];P.forEach((p,i)=>{if(p.parent<0)roots.push(i);else kids[p.parent].push(i);});"
-    "const inc=new Float64Array(P.length);const order=[];(function walk(l){for(const i of l){order.push(i);walk(kids[i]);}})(roots);"
+    "const inc=new Float64Array(P.length);const order=[];(function walk(l){for(const i of "
+    "l){order.push(i);walk(kids[i]);}})(roots);"
     "for(let k=order.length-1;k>=0;k--){const i=order[k];inc[i]+=val[i];if(P[i].parent>=0)inc[P[i].parent]+=inc[i];}"
     "let tot=0;for(const r of roots)tot+=inc[r];const svg=document.getElementById('flame');svg.innerHTML='';"
     "const W=1000,RH=17;let md=0;P.forEach((p,i)=>{if(inc[i]>0)md=Math.max(md,p.depth);});const H=(md+2)*RH;"
     "svg.setAttribute('viewBox','0 0 '+W+' '+H);svg.setAttribute('height',H);"
-    "document.getElementById('flametitle').textContent=(frame==null?'whole window':'frame '+frame)+': '+fmt(tot)+' over all threads"
+    "document.getElementById('flametitle').textContent=(frame==null?'whole window':'frame '+frame)+': '+fmt(tot)+' "
+    "over all threads"
     " (inclusive = exclusive of the subtree; time summed over threads can exceed wall time)';"
-    "svg.appendChild(el('rect',{x:0,y:0,width:W,height:RH-1,fill:'#888'}));svg.appendChild(el('text',{x:4,y:12,fill:'#fff','font-size':11},'all threads'));"
-    "function draw(l,x0,d){let x=x0;for(const i of l.slice().sort((a,b)=>inc[b]-inc[a])){if(!tot||inc[i]<=0)continue;const w=inc[i]/tot*W;"
-    "const h=(P[i].site*47)%60;const g=el('g',{});g.appendChild(el('rect',{x:x,y:(d+1)*RH,width:Math.max(w-0.5,0.3),height:RH-1,"
-    "fill:'hsl('+(20+h)+',75%,'+(55+(d%3)*5)+'%)'}));g.appendChild(el('title',{},P[i].path+'\\ninclusive '+fmt(inc[i])+', exclusive '+fmt(val[i])));"
-    "if(w>40)g.appendChild(el('text',{x:x+3,y:(d+1)*RH+12,'font-size':11},R.sites[P[i].site].name.slice(0,Math.floor(w/7))));"
+    "svg.appendChild(el('rect',{x:0,y:0,width:W,height:RH-1,fill:'#888'}));svg.appendChild(el('text',{x:4,y:12,fill:'#"
+    "fff','font-size':11},'all threads'));"
+    "function draw(l,x0,d){let x=x0;for(const i of "
+    "l.slice().sort((a,b)=>inc[b]-inc[a])){if(!tot||inc[i]<=0)continue;const w=inc[i]/tot*W;"
+    "const h=(P[i].site*47)%60;const "
+    "g=el('g',{});g.appendChild(el('rect',{x:x,y:(d+1)*RH,width:Math.max(w-0.5,0.3),height:RH-1,"
+    "fill:'hsl('+(20+h)+',75%,'+(55+(d%3)*5)+'%)'}));g.appendChild(el('title',{},P[i].path+'\\ninclusive "
+    "'+fmt(inc[i])+', exclusive '+fmt(val[i])));"
+    "if(w>40)g.appendChild(el('text',{x:x+3,y:(d+1)*RH+12,'font-size':11},R.sites[P[i].site].name.slice(0,Math.floor(w/"
+    "7))));"
     "svg.appendChild(g);draw(kids[i],x,d+1);x+=w;}}draw(roots,0,0);}\n"
     /* sortable tables */
     "function table(id,cols,rows){const t=document.getElementById(id);let key=null,dir=-1;"
     "function render(){const r=rows.slice();if(key!=null)r.sort((a,b)=>{const x=cols[key].v(a),y=cols[key].v(b);"
     "return(typeof x=='string'?x.localeCompare(y):x-y)*dir;});"
-    "t.innerHTML='<tr>'+cols.map((c,i)=>'<th data-i='+i+'>'+c.h+(key==i?(dir<0?' \\u25bc':' \\u25b2'):'')+'</th>').join('')+'</tr>'+"
-    "r.map(x=>'<tr>'+cols.map(c=>'<td'+(c.cls?' class=\"'+c.cls(x)+'\"':'')+'>'+esc(c.f?c.f(c.v(x)):c.v(x))+'</td>').join('')+'</tr>').join('');"
-    "t.querySelectorAll('th').forEach(th=>th.onclick=()=>{const i=+th.dataset.i;if(key==i)dir=-dir;else{key=i;dir=-1;}render();});}"
+    "t.innerHTML='<tr>'+cols.map((c,i)=>'<th data-i='+i+'>'+c.h+(key==i?(dir<0?' \\u25bc':' "
+    "\\u25b2'):'')+'</th>').join('')+'</tr>'+"
+    "r.map(x=>'<tr>'+cols.map(c=>'<td'+(c.cls?' "
+    "class=\"'+c.cls(x)+'\"':'')+'>'+esc(c.f?c.f(c.v(x)):c.v(x))+'</td>').join('')+'</tr>').join('');"
+    "t.querySelectorAll('th').forEach(th=>th.onclick=()=>{const "
+    "i=+th.dataset.i;if(key==i)dir=-dir;else{key=i;dir=-1;}render();});}"
     "render();}\n"
     "const S=(k,f)=>({h:k,v:f,f:fmt});\n"
-    "table('sites',[{h:'site',v:s=>s.name},{h:'calls',v:s=>s.calls},{h:'calls/frame',v:s=>s.calls_per_frame,f:x=>x.toFixed(2)},"
+    "table('sites',[{h:'site',v:s=>s.name},{h:'calls',v:s=>s.calls},{h:'calls/"
+    "frame',v:s=>s.calls_per_frame,f:x=>x.toFixed(2)},"
     "S('excl total',s=>s.exclusive.total_ns),S('excl mean',s=>s.exclusive.mean_ns),S('excl p50',s=>s.exclusive.p50_ns),"
     "S('excl p90',s=>s.exclusive.p90_ns),S('excl p99',s=>s.exclusive.p99_ns),S('excl max',s=>s.exclusive.max_ns),"
     "S('incl total',s=>s.inclusive.total_ns),S('incl p50',s=>s.inclusive.p50_ns),S('incl p99',s=>s.inclusive.p99_ns),"
     "{h:'incomplete',v:s=>s.incomplete},{h:'recursive',v:s=>s.recursive},{h:'threads',v:s=>s.threads},"
     "{h:'lossy',v:s=>s.lossy?'yes':''}],R.sites);\n"
-    "table('hitches',[{h:'frame',v:h=>h.frame},S('frame time',h=>h.frame_ns),{h:'x median',v:h=>h.ratio,f:x=>x.toFixed(2)},"
-    "{h:'grew most (exclusive vs its median frame)',v:h=>h.grew.map(g=>g.name+' +'+fmt(g.delta_excl_ns)).join(', ')}],R.hitches);\n"
+    "table('hitches',[{h:'frame',v:h=>h.frame},S('frame time',h=>h.frame_ns),{h:'x "
+    "median',v:h=>h.ratio,f:x=>x.toFixed(2)},"
+    "{h:'grew most (exclusive vs its median frame)',v:h=>h.grew.map(g=>g.name+' +'+fmt(g.delta_excl_ns)).join(', "
+    "')}],R.hitches);\n"
     "if(D.diff){document.getElementById('diffsec').style.display='';const rows=D.diff.entries.filter(e=>e.flags);"
     "const pc=x=>x>=1e9?'new':(x*100).toFixed(1)+'%';"
-    "table('diff',[{h:'site or path',v:e=>e.name},{h:'kind',v:e=>e.kind},{h:'verdict',v:e=>e.verdict,cls:e=>/slower|more/.test(e.verdict)?'bad':'good'},"
-    "{h:'calls/frame base',v:e=>e.calls_per_frame[0],f:x=>x.toFixed(2)},{h:'calls/frame new',v:e=>e.calls_per_frame[1],f:x=>x.toFixed(2)},"
+    "table('diff',[{h:'site or "
+    "path',v:e=>e.name},{h:'kind',v:e=>e.kind},{h:'verdict',v:e=>e.verdict,cls:e=>/slower|more/"
+    ".test(e.verdict)?'bad':'good'},"
+    "{h:'calls/frame base',v:e=>e.calls_per_frame[0],f:x=>x.toFixed(2)},{h:'calls/frame "
+    "new',v:e=>e.calls_per_frame[1],f:x=>x.toFixed(2)},"
     "{h:'calls',v:e=>e.rel.calls,f:pc},S('excl p50 base',e=>e.base_excl.p50_ns),S('excl p50 new',e=>e.new_excl.p50_ns),"
-    "{h:'p50',v:e=>e.rel.p50,f:pc},{h:'p90',v:e=>e.rel.p90,f:pc},{h:'mean',v:e=>e.rel.mean,f:pc},{h:'incl p50',v:e=>e.rel.incl_p50,f:pc},"
+    "{h:'p50',v:e=>e.rel.p50,f:pc},{h:'p90',v:e=>e.rel.p90,f:pc},{h:'mean',v:e=>e.rel.mean,f:pc},{h:'incl "
+    "p50',v:e=>e.rel.incl_p50,f:pc},"
     "{h:'p work',v:e=>e.p_work,f:x=>x.toPrecision(2)},{h:'p time',v:e=>e.p_time,f:x=>x.toPrecision(2)}],rows);"
-    "document.getElementById('diffnote').textContent=D.diff.method+'; significant when p < '+D.diff.alpha_per_test.toPrecision(2)+"
+    "document.getElementById('diffnote').textContent=D.diff.method+'; significant when p < "
+    "'+D.diff.alpha_per_test.toPrecision(2)+"
     "' and the change is at least '+(D.diff.min_change*100)+'%. '+(rows.length?'':'No significant change.');}\n"
     "chart();flame(null);\n";
 
@@ -83,32 +107,38 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
     ludus__w_str(w, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Ludus report</title><style>");
     ludus__w_str(w, css);
     ludus__w_str(w, "</style></head><body>\n<h1>Ludus report: <span id=\"title\"></span></h1>\n<p class=\"note\">");
-    ludus__w_fmt(w, "Capture %s, clock %s, %u threads, %llu events. Window <b>%s</b>: %llu complete frames on thread "
-                    "&ldquo;<span id=\"ft\"></span>&rdquo;. ",
-                 ludus__dur(b1, 32, (double)s->duration_ns), s->clock_name, s->threads,
-                 (unsigned long long)s->events, s->window, (unsigned long long)s->frames_in_window);
+    ludus__w_fmt(w,
+                 "Capture %s, clock %s, %u threads, %llu events. Window <b>%s</b>: %llu complete frames on thread "
+                 "&ldquo;<span id=\"ft\"></span>&rdquo;. ",
+                 ludus__dur(b1, 32, (double)s->duration_ns), s->clock_name, s->threads, (unsigned long long)s->events,
+                 s->window, (unsigned long long)s->frames_in_window);
     if (s->frames_in_window)
         ludus__w_fmt(w, "Frame time p50 %s, p90 %s, p99 %s, max %s; %u hitches (frame &gt; %.2f &times; median). ",
                      ludus__dur(b1, 32, (double)s->frame_time.p50_ns), ludus__dur(b2, 32, (double)s->frame_time.p90_ns),
                      ludus__dur(b3, 32, (double)s->frame_time.p99_ns), ludus__dur(b4, 32, (double)s->frame_time.max_ns),
                      s->hitches, s->hitch_k);
-    ludus__w_fmt(w, "</p>\n<p class=\"%s\">Loss: %llu dropped events, %llu incomplete slices (closed at capture end; counted, "
-                    "never used as durations), %llu orphan ends, %llu filtered.</p>\n",
-                 s->dropped || s->incomplete ? "warn" : "note", (unsigned long long)s->dropped,
-                 (unsigned long long)s->incomplete, (unsigned long long)s->orphan_ends, (unsigned long long)s->filtered);
-    ludus__w_fmt(w, "<p class=\"note\">Times are elapsed wall-clock time, not CPU time. Inclusive = entry to exit "
-                    "(per site: outermost activations only); exclusive = inclusive minus the union of same-thread "
-                    "child scopes. Time summed over threads can exceed frame time. Percentiles: %s.</p>\n",
-                 s->exact ? "exact (every duration kept)" : "nearest rank from a log-linear histogram, relative error &le; 0.78%");
-    ludus__w_str(w, "<h2>Frame time</h2><p class=\"note\">Green: frames in the window; red: hitches; grey: outside the "
-                    "window. Click a frame for its flame graph.</p><svg id=\"frames\" width=\"1000\" height=\"220\"></svg>\n"
-                    "<h2>Flame graph (caller-context paths)</h2><p><button onclick=\"flame(null)\">whole window</button>"
-                    "<span id=\"flametitle\"></span></p><svg id=\"flame\" width=\"1000\"></svg>\n"
-                    "<div id=\"diffsec\" style=\"display:none\"><h2>Diff against BASE</h2><p class=\"note\" id=\"diffnote\"></p>"
-                    "<table id=\"diff\"></table></div>\n"
-                    "<h2>Hitches</h2><table id=\"hitches\"></table>\n"
-                    "<h2>Sites</h2><p class=\"note\">Click a column to sort.</p><table id=\"sites\"></table>\n"
-                    "<script type=\"application/json\" id=\"data\">{\"title\":");
+    ludus__w_fmt(
+        w,
+        "</p>\n<p class=\"%s\">Loss: %llu dropped events, %llu incomplete slices (closed at capture end; counted, "
+        "never used as durations), %llu orphan ends, %llu filtered.</p>\n",
+        s->dropped || s->incomplete ? "warn" : "note", (unsigned long long)s->dropped,
+        (unsigned long long)s->incomplete, (unsigned long long)s->orphan_ends, (unsigned long long)s->filtered);
+    ludus__w_fmt(w,
+                 "<p class=\"note\">Times are elapsed wall-clock time, not CPU time. Inclusive = entry to exit "
+                 "(per site: outermost activations only); exclusive = inclusive minus the union of same-thread "
+                 "child scopes. Time summed over threads can exceed frame time. Percentiles: %s.</p>\n",
+                 s->exact ? "exact (every duration kept)"
+                          : "nearest rank from a log-linear histogram, relative error &le; 0.78%");
+    ludus__w_str(
+        w, "<h2>Frame time</h2><p class=\"note\">Green: frames in the window; red: hitches; grey: outside the "
+           "window. Click a frame for its flame graph.</p><svg id=\"frames\" width=\"1000\" height=\"220\"></svg>\n"
+           "<h2>Flame graph (caller-context paths)</h2><p><button onclick=\"flame(null)\">whole window</button>"
+           "<span id=\"flametitle\"></span></p><svg id=\"flame\" width=\"1000\"></svg>\n"
+           "<div id=\"diffsec\" style=\"display:none\"><h2>Diff against BASE</h2><p class=\"note\" id=\"diffnote\"></p>"
+           "<table id=\"diff\"></table></div>\n"
+           "<h2>Hitches</h2><table id=\"hitches\"></table>\n"
+           "<h2>Sites</h2><p class=\"note\">Click a column to sort.</p><table id=\"sites\"></table>\n"
+           "<script type=\"application/json\" id=\"data\">{\"title\":");
     ludus__w_jstr(w, o->title);
     ludus__w_str(w, ",\"report\":");
     int rc = ludus__report_json(a, w, 1);

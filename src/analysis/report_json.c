@@ -7,31 +7,35 @@
 #include "analysis_internal.h"
 
 void ludus__json_stats(ludus__writer *w, const ludus_duration_stats *s) {
-    ludus__w_fmt(w, "{\"count\":%llu,\"total_ns\":%lld,\"mean_ns\":%.1f,\"min_ns\":%lld,\"p50_ns\":%lld,"
-                    "\"p90_ns\":%lld,\"p99_ns\":%lld,\"max_ns\":%lld}",
+    ludus__w_fmt(w,
+                 "{\"count\":%llu,\"total_ns\":%lld,\"mean_ns\":%.1f,\"min_ns\":%lld,\"p50_ns\":%lld,"
+                 "\"p90_ns\":%lld,\"p99_ns\":%lld,\"max_ns\":%lld}",
                  (unsigned long long)s->count, (long long)s->total_ns, s->mean_ns, (long long)s->min_ns,
                  (long long)s->p50_ns, (long long)s->p90_ns, (long long)s->p99_ns, (long long)s->max_ns);
 }
 
 int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells) {
     const ludus_analysis_summary *s = &a->sum;
-    ludus__w_str(w, "{\"ludus_report\":1,\n\"definitions\":{"
-                    "\"time\":\"elapsed wall-clock ns, not CPU time\","
-                    "\"inclusive\":\"entry to exit; per site over outermost activations only (recursion never double counts)\","
-                    "\"exclusive\":\"inclusive minus the union of same-thread child scopes; every activation\","
-                    "\"frame\":\"frame k = [mark k, mark k+1) on the frame thread, mark 0 = capture start; the open last frame is left out\","
-                    "\"attribution\":\"a scope belongs to the frame and window its begin falls in\","
-                    "\"unlogged\":\"frame thread time inside the frame not covered by its top-level scopes\","
-                    "\"hitch\":\"frame time > hitch_k x median frame time of the window\","
-                    "\"incomplete\":\"slices closed at capture end: counted, never used as durations\","
-                    "\"threads\":\"time summed over threads can exceed frame time\"},\n");
-    ludus__w_fmt(w, "\"capture\":{\"duration_ns\":%lld,\"clock\":\"%s\",\"threads\":%u,\"events\":%llu,"
-                    "\"dropped\":%llu,\"incomplete\":%llu,\"orphan_ends\":%llu,\"filtered\":%llu,"
-                    "\"interner_drops\":%llu,\"clock_anomalies\":%llu},\n",
+    ludus__w_str(
+        w, "{\"ludus_report\":1,\n\"definitions\":{"
+           "\"time\":\"elapsed wall-clock ns, not CPU time\","
+           "\"inclusive\":\"entry to exit; per site over outermost activations only (recursion never double counts)\","
+           "\"exclusive\":\"inclusive minus the union of same-thread child scopes; every activation\","
+           "\"frame\":\"frame k = [mark k, mark k+1) on the frame thread, mark 0 = capture start; the open last frame "
+           "is left out\","
+           "\"attribution\":\"a scope belongs to the frame and window its begin falls in\","
+           "\"unlogged\":\"frame thread time inside the frame not covered by its top-level scopes\","
+           "\"hitch\":\"frame time > hitch_k x median frame time of the window\","
+           "\"incomplete\":\"slices closed at capture end: counted, never used as durations\","
+           "\"threads\":\"time summed over threads can exceed frame time\"},\n");
+    ludus__w_fmt(w,
+                 "\"capture\":{\"duration_ns\":%lld,\"clock\":\"%s\",\"threads\":%u,\"events\":%llu,"
+                 "\"dropped\":%llu,\"incomplete\":%llu,\"orphan_ends\":%llu,\"filtered\":%llu,"
+                 "\"interner_drops\":%llu,\"clock_anomalies\":%llu},\n",
                  (long long)s->duration_ns, s->clock_name, s->threads, (unsigned long long)s->events,
-                 (unsigned long long)s->dropped, (unsigned long long)s->incomplete,
-                 (unsigned long long)s->orphan_ends, (unsigned long long)s->filtered,
-                 (unsigned long long)s->interner_drops, (unsigned long long)s->clock_anomalies);
+                 (unsigned long long)s->dropped, (unsigned long long)s->incomplete, (unsigned long long)s->orphan_ends,
+                 (unsigned long long)s->filtered, (unsigned long long)s->interner_drops,
+                 (unsigned long long)s->clock_anomalies);
     ludus__w_str(w, "\"window\":{\"name\":");
     ludus__w_jstr(w, s->window);
     ludus__w_fmt(w, ",\"begin_ns\":%lld,\"end_ns\":%lld,\"first_frame\":%llu,\"frames\":%llu},\n",
@@ -46,8 +50,9 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
                  (unsigned long long)s->frame_marks, (unsigned long long)s->frame_marks_elsewhere,
                  (unsigned long long)s->frames_complete, s->frame_thread_lossy ? "true" : "false");
     ludus__json_stats(w, &s->frame_time);
-    ludus__w_fmt(w, ",\"median_ns\":%lld,\"hitch_k\":%.3f,\"hitch_threshold_ns\":%lld,\"unlogged_total_ns\":%lld,"
-                    "\"series\":[",
+    ludus__w_fmt(w,
+                 ",\"median_ns\":%lld,\"hitch_k\":%.3f,\"hitch_threshold_ns\":%lld,\"unlogged_total_ns\":%lld,"
+                 "\"series\":[",
                  (long long)s->median_frame_ns, s->hitch_k, (long long)s->hitch_threshold_ns,
                  (long long)s->unlogged_total_ns);
     /* [begin_ns, duration_ns, unlogged_ns, in_window, hitch] per complete frame */
@@ -78,8 +83,9 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         ludus__w_jstr(w, x->category);
         ludus__w_str(w, ",\"file\":");
         ludus__w_jstr(w, x->file);
-        ludus__w_fmt(w, ",\"line\":%u,\"calls\":%llu,\"incomplete\":%llu,\"recursive\":%llu,\"calls_per_frame\":%.4f,"
-                        "\"median_frame_excl_ns\":%lld,\"threads\":%u,\"lossy\":%s,\"inclusive\":",
+        ludus__w_fmt(w,
+                     ",\"line\":%u,\"calls\":%llu,\"incomplete\":%llu,\"recursive\":%llu,\"calls_per_frame\":%.4f,"
+                     "\"median_frame_excl_ns\":%lld,\"threads\":%u,\"lossy\":%s,\"inclusive\":",
                      x->line, (unsigned long long)x->calls, (unsigned long long)x->incomplete,
                      (unsigned long long)x->recursive, x->calls_per_frame, (long long)x->median_frame_excl_ns,
                      x->threads, (x->flags & LUDUS_STAT_LOSSY) ? "true" : "false");

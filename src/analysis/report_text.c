@@ -81,14 +81,16 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
     ludus__w_fmt(w, "Capture: %s, clock %s, %u threads, %llu events\n", ludus__dur(b1, 32, (double)s->duration_ns),
                  s->clock_name, s->threads, (unsigned long long)s->events);
     ludus__w_fmt(w, "Loss: %llu dropped events, %llu incomplete slices, %llu orphan ends, %llu filtered events",
-                 (unsigned long long)s->dropped, (unsigned long long)s->incomplete,
-                 (unsigned long long)s->orphan_ends, (unsigned long long)s->filtered);
+                 (unsigned long long)s->dropped, (unsigned long long)s->incomplete, (unsigned long long)s->orphan_ends,
+                 (unsigned long long)s->filtered);
     if (s->interner_drops) ludus__w_fmt(w, ", %u run-time names refused", (unsigned)s->interner_drops);
     if (s->clock_anomalies) ludus__w_fmt(w, ", %llu ends before their begin", (unsigned long long)s->clock_anomalies);
     ludus__w_str(w, "\n");
-    if (s->incomplete) ludus__w_str(w, "  incomplete slices were closed at capture end: counted, never used as durations\n");
+    if (s->incomplete)
+        ludus__w_str(w, "  incomplete slices were closed at capture end: counted, never used as durations\n");
     if (s->dropped)
-        ludus__w_str(w, "  WARNING: events were dropped; sites marked '!' ran on a thread that lost events: their counts are lower bounds\n");
+        ludus__w_str(w, "  WARNING: events were dropped; sites marked '!' ran on a thread that lost events: their "
+                        "counts are lower bounds\n");
     ludus__w_fmt(w, "Window: %s [%s .. %s]", s->window, ludus__dur(b1, 32, (double)s->window_begin_ns),
                  ludus__dur(b2, 32, (double)s->window_end_ns));
     if (s->frame_marks)
@@ -99,8 +101,10 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
     if (s->exact)
         ludus__w_str(w, "Percentiles: exact (--exact: every duration kept, memory grows with the events)\n");
     else
-        ludus__w_fmt(w, "Percentiles: nearest rank from a log-linear histogram, relative error <= %.2f%% "
-                        "(count, total, min, max exact)\n", s->percentile_rel_error * 100);
+        ludus__w_fmt(w,
+                     "Percentiles: nearest rank from a log-linear histogram, relative error <= %.2f%% "
+                     "(count, total, min, max exact)\n",
+                     s->percentile_rel_error * 100);
     ludus__w_str(w, "Times are elapsed wall-clock time, not CPU time (waits and preemption count). "
                     "Inclusive = entry to exit;\nexclusive = inclusive minus the union of same-thread child scopes. "
                     "Time summed over threads can exceed frame time.\n");
@@ -111,9 +115,10 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
                      (unsigned long long)f->count, ludus__dur(b1, 32, (double)f->p50_ns),
                      ludus__dur(b2, 32, (double)f->p90_ns), ludus__dur(b3, 32, (double)f->p99_ns),
                      ludus__dur(b4, 32, (double)f->max_ns), ludus__dur(b5, 32, f->mean_ns));
-        ludus__w_fmt(w, "Unlogged remainder (frame thread time outside its top-level scopes): mean %s per frame (%.1f%%)\n",
-                     ludus__dur(b1, 32, (double)s->unlogged_total_ns / (double)f->count),
-                     f->total_ns ? 100.0 * (double)s->unlogged_total_ns / (double)f->total_ns : 0.0);
+        ludus__w_fmt(
+            w, "Unlogged remainder (frame thread time outside its top-level scopes): mean %s per frame (%.1f%%)\n",
+            ludus__dur(b1, 32, (double)s->unlogged_total_ns / (double)f->count),
+            f->total_ns ? 100.0 * (double)s->unlogged_total_ns / (double)f->total_ns : 0.0);
         ludus__w_fmt(w, "Hitches (frame > %.2f x median %s = %s): %u\n", s->hitch_k,
                      ludus__dur(b1, 32, (double)s->median_frame_ns), ludus__dur(b2, 32, (double)s->hitch_threshold_ns),
                      s->hitches);
@@ -156,8 +161,11 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
         int fl = 0;
         flags[0] = 0;
         if (x->flags & LUDUS_STAT_LOSSY) fl += snprintf(flags + fl, sizeof flags - (size_t)fl, "! ");
-        if (x->incomplete) fl += snprintf(flags + fl, sizeof flags - (size_t)fl, "incomplete:%llu ", (unsigned long long)x->incomplete);
-        if (x->recursive) snprintf(flags + fl, sizeof flags - (size_t)fl, "recursive:%llu", (unsigned long long)x->recursive);
+        if (x->incomplete)
+            fl +=
+                snprintf(flags + fl, sizeof flags - (size_t)fl, "incomplete:%llu ", (unsigned long long)x->incomplete);
+        if (x->recursive)
+            snprintf(flags + fl, sizeof flags - (size_t)fl, "recursive:%llu", (unsigned long long)x->recursive);
         ludus__w_fmt(w, "%-28.28s %9llu %9s %10s %10s %10s %10s %10s %10s %10s %10s  %s\n", x->name,
                      (unsigned long long)x->calls, cpf, ludus__dur(b1, 32, (double)x->exclusive.total_ns),
                      ludus__dur(b2, 32, x->exclusive.mean_ns), ludus__dur(b3, 32, (double)x->exclusive.p50_ns),
@@ -208,15 +216,16 @@ static void csv_report(const ludus_analysis *a, ludus__writer *w) {
         ludus__w_csv(w, site->category);
         ludus__w_ch(w, ',');
         ludus__w_csv(w, site->file);
-        ludus__w_fmt(w, ",%u,%llu,%llu,0,", site->line, (unsigned long long)x->calls, (unsigned long long)x->incomplete);
+        ludus__w_fmt(w, ",%u,%llu,%llu,0,", site->line, (unsigned long long)x->calls,
+                     (unsigned long long)x->incomplete);
         csv_stats(w, &x->exclusive);
         csv_stats(w, &x->inclusive);
         ludus__w_fmt(w, ",%d,%s,%s\n", (x->flags & LUDUS_STAT_LOSSY) != 0, a->sum.window, pct);
     }
 }
 
-int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int format,
-                          const ludus_report_options *opt, ludus_write_fn write, void *user_data) {
+int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int format, const ludus_report_options *opt,
+                          ludus_write_fn write, void *user_data) {
     if (!a || !write) return ludus__fail(LUDUS_EINVAL, "analysis or write callback is NULL");
     ludus_report_options o = {0, NULL};
     if (opt) o = *opt;
@@ -227,11 +236,20 @@ int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int f
     ludus__w_init(w, write, user_data);
     int rc = 0;
     switch (format) {
-    case LUDUS_REPORT_TEXT: text_report(a, &o, w); break;
-    case LUDUS_REPORT_JSON: rc = ludus__report_json(a, w, 0); break;
-    case LUDUS_REPORT_CSV: csv_report(a, w); break;
-    case LUDUS_REPORT_HTML: rc = ludus__report_html(a, diff, w, &o); break;
-    default: rc = LUDUS_EINVAL;
+    case LUDUS_REPORT_TEXT:
+        text_report(a, &o, w);
+        break;
+    case LUDUS_REPORT_JSON:
+        rc = ludus__report_json(a, w, 0);
+        break;
+    case LUDUS_REPORT_CSV:
+        csv_report(a, w);
+        break;
+    case LUDUS_REPORT_HTML:
+        rc = ludus__report_html(a, diff, w, &o);
+        break;
+    default:
+        rc = LUDUS_EINVAL;
     }
     ludus__w_flush(w);
     int failed = w->failed;

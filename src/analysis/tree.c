@@ -296,7 +296,9 @@ static size_t merge_cells(ludus__cell *c, size_t n) {
 
 /* ---- setup ---- */
 
-static size_t slen(const char *s, size_t n) { return s ? n : 0; }
+static size_t slen(const char *s, size_t n) {
+    return s ? n : 0;
+}
 
 static int copy_sites(ludus_analysis *a, const ludus__captured *c) {
     size_t bytes = 0;
@@ -346,8 +348,12 @@ static int frame_prepass(ludus_analysis *a, const ludus__captured *c, uint32_t f
     return oom ? -1 : 0;
 }
 
-int64_t ludus__frame_begin(const ludus_analysis *a, uint64_t f) { return f == 0 ? 0 : a->marks[f - 1]; }
-int64_t ludus__frame_end(const ludus_analysis *a, uint64_t f) { return f < a->nmarks ? a->marks[f] : a->end_ns; }
+int64_t ludus__frame_begin(const ludus_analysis *a, uint64_t f) {
+    return f == 0 ? 0 : a->marks[f - 1];
+}
+int64_t ludus__frame_end(const ludus_analysis *a, uint64_t f) {
+    return f < a->nmarks ? a->marks[f] : a->end_ns;
+}
 
 static int set_window(ludus_analysis *a, int64_t *w0, int64_t *w1) {
     const ludus_analysis_desc *d = &a->desc;
@@ -376,8 +382,7 @@ static int set_window(ludus_analysis *a, int64_t *w0, int64_t *w1) {
         while (a->win_f0 < a->nmarks && ludus__frame_begin(a, a->win_f0) < *w0) a->win_f0++;
         a->win_f1 = a->win_f0;
         while (a->win_f1 < a->nmarks && ludus__frame_begin(a, a->win_f1) < *w1) a->win_f1++;
-        snprintf(a->window_text, sizeof a->window_text, "range:%.3fms-%.3fms", (double)*w0 / 1e6,
-                 (double)*w1 / 1e6);
+        snprintf(a->window_text, sizeof a->window_text, "range:%.3fms-%.3fms", (double)*w0 / 1e6, (double)*w1 / 1e6);
         return 0;
     default:
         return LUDUS_EINVAL;

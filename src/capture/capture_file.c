@@ -30,8 +30,7 @@ struct ludus_capture_file {
 
 #define FMT_FAIL(off, ...) fmt_fail(f, (uint64_t)(off), __VA_ARGS__)
 
-__attribute__((format(printf, 3, 4))) static int fmt_fail(ludus_capture_file *f, uint64_t off, const char *fmt,
-                                                           ...) {
+__attribute__((format(printf, 3, 4))) static int fmt_fail(ludus_capture_file *f, uint64_t off, const char *fmt, ...) {
     char msg[400];
     va_list ap;
     va_start(ap, fmt);
@@ -86,7 +85,7 @@ static int decode_compact(ludus_capture_file *f, const uint8_t *in, size_t len, 
         if (p >= end) return FMT_FAIL(at, "compact block ends after %zu of %zu slots", i, n);
         unsigned tag = *p++, k = tag & 15, s = tag >> 4;
         if (get_varint(&p, end, &v)) return FMT_FAIL(at, "bad tick varint in slot %zu", i);
-        prev += (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
+        prev += (v >> 1) ^ (uint64_t) - (int64_t)(v & 1);
         ev[i].ticks = prev;
         ev[i].word = k;
         if (ludus__nf_site_kind(k)) {
@@ -99,7 +98,8 @@ static int decode_compact(ludus_capture_file *f, const uint8_t *in, size_t len, 
             }
             uint64_t idx = s - 1;
             if (s == 15 && get_varint(&p, end, &idx)) return FMT_FAIL(at, "bad site varint in slot %zu", i);
-            if (site_key(c, idx, &key)) return FMT_FAIL(at, "site index %" PRIu64 " out of range (%u sites)", idx, c->nsites);
+            if (site_key(c, idx, &key))
+                return FMT_FAIL(at, "site index %" PRIu64 " out of range (%u sites)", idx, c->nsites);
             ev[i].word = key | k;
         } else if (s != 0) {
             return FMT_FAIL(at, "slot %zu of kind %u has a site field", i, k);
@@ -126,7 +126,8 @@ static int decode_compact(ludus_capture_file *f, const uint8_t *in, size_t len, 
             }
         }
     }
-    if (p != end) return FMT_FAIL(off + (uint64_t)(p - in), "%zu bytes left over after the compact block", (size_t)(end - p));
+    if (p != end)
+        return FMT_FAIL(off + (uint64_t)(p - in), "%zu bytes left over after the compact block", (size_t)(end - p));
     return 0;
 }
 
@@ -163,7 +164,8 @@ static int load_run(const ludus__captured *cc, uint64_t *cursor, ludus__run *out
         if (rc) return rc;
         if (ludus__get_u32(h) == LUDUS__NF_BLOCK) break;
         uint64_t len = ludus__get_u64(h + 8);
-        if (len > f->size - off - LUDUS__NF_REC_BYTES) return FMT_FAIL(off + 8, "record length %" PRIu64 " exceeds file size", len);
+        if (len > f->size - off - LUDUS__NF_REC_BYTES)
+            return FMT_FAIL(off + 8, "record length %" PRIu64 " exceeds file size", len);
         off += LUDUS__NF_REC_BYTES + len;
     }
     int rc = read_at(f, off + LUDUS__NF_REC_BYTES, h + 16, LUDUS__NF_BLOCK_HEAD, "block header");
@@ -213,13 +215,16 @@ static int load_run(const ludus__captured *cc, uint64_t *cursor, ludus__run *out
 static int parse_header(ludus_capture_file *f, uint64_t *first_record) {
     uint8_t h[LUDUS__NF_HEADER_BYTES];
     if (f->size < LUDUS__NF_HEADER_BYTES)
-        return FMT_FAIL(0, "file of %" PRIu64 " bytes is shorter than the %u-byte header", f->size, LUDUS__NF_HEADER_BYTES);
+        return FMT_FAIL(0, "file of %" PRIu64 " bytes is shorter than the %u-byte header", f->size,
+                        LUDUS__NF_HEADER_BYTES);
     int rc = read_at(f, 0, h, sizeof h, "header");
     if (rc) return rc;
     if (memcmp(h, LUDUS__NF_MAGIC, 8) != 0) return FMT_FAIL(0, "bad magic: not a Ludus capture file");
     f->version = ludus__get_u32(h + 8);
-    if (f->version != LUDUS__NF_VERSION) return FMT_FAIL(8, "unsupported format version %u (this reader: %u)", f->version, LUDUS__NF_VERSION);
-    if (ludus__get_u32(h + 12) != LUDUS__NF_BOM) return FMT_FAIL(12, "bad byte-order mark 0x%08x", ludus__get_u32(h + 12));
+    if (f->version != LUDUS__NF_VERSION)
+        return FMT_FAIL(8, "unsupported format version %u (this reader: %u)", f->version, LUDUS__NF_VERSION);
+    if (ludus__get_u32(h + 12) != LUDUS__NF_BOM)
+        return FMT_FAIL(12, "bad byte-order mark 0x%08x", ludus__get_u32(h + 12));
     uint32_t hb = ludus__get_u32(h + 16);
     if (hb < LUDUS__NF_HEADER_BYTES || hb > f->size) return FMT_FAIL(16, "header size %u out of range", hb);
     uint32_t clock = ludus__get_u32(h + 24);
@@ -307,7 +312,8 @@ static int parse_sites(ludus_capture_file *f, uint64_t off, uint32_t count, cons
     ludus__captured *c = &f->c;
     uint64_t base = off + LUDUS__NF_REC_BYTES;
     if (count != expect) return FMT_FAIL(off + 4, "site table holds %u sites, the header says %u", count, expect);
-    if ((uint64_t)count * LUDUS__NF_SITE_BYTES > len) return FMT_FAIL(off + 4, "%u sites cannot fit in %" PRIu64 " bytes", count, len);
+    if ((uint64_t)count * LUDUS__NF_SITE_BYTES > len)
+        return FMT_FAIL(off + 4, "%u sites cannot fit in %" PRIu64 " bytes", count, len);
     f->arena = malloc((size_t)len + 4u * count + 1);
     if (!f->arena) return ludus__fail(LUDUS_ENOMEM, "out of memory for the site table");
     char *a = f->arena;
@@ -319,7 +325,8 @@ static int parse_sites(ludus_capture_file *f, uint64_t off, uint32_t count, cons
         ludus__site_info si;
         memset(&si, 0, sizeof si);
         si.key = (uintptr_t)ludus__get_u64(e);
-        if (si.key == 0 || (uint64_t)si.key != ludus__get_u64(e)) return FMT_FAIL(at, "site %u has key 0 or a key wider than a pointer", i);
+        if (si.key == 0 || (uint64_t)si.key != ludus__get_u64(e))
+            return FMT_FAIL(at, "site %u has key 0 or a key wider than a pointer", i);
         si.id = ludus__get_u32(e + 8);
         si.line = ludus__get_u32(e + 12);
         if (e[16] > 1 || e[17] > 1) return FMT_FAIL(at + 16, "site %u has bad flags", i);
@@ -328,7 +335,8 @@ static int parse_sites(ludus_capture_file *f, uint64_t off, uint32_t count, cons
         uint64_t total = 0;
         for (int j = 0; j < 4; j++) {
             l[j] = ludus__get_u32(e + 20 + 4 * j);
-            if (l[j] > LUDUS__NF_MAX_STRING) return FMT_FAIL(at + 20 + 4 * (uint64_t)j, "site %u string of %u bytes exceeds the limit", i, l[j]);
+            if (l[j] > LUDUS__NF_MAX_STRING)
+                return FMT_FAIL(at + 20 + 4 * (uint64_t)j, "site %u string of %u bytes exceeds the limit", i, l[j]);
             total += l[j];
         }
         if (!e[17] && l[3]) return FMT_FAIL(at + 32, "site %u has category bytes but no category", i);
@@ -362,7 +370,8 @@ static int parse_threads(ludus_capture_file *f, uint64_t off, uint32_t count, co
     ludus__captured *c = &f->c;
     uint64_t base = off + LUDUS__NF_REC_BYTES;
     if (count != expect) return FMT_FAIL(off + 4, "thread table holds %u threads, the header says %u", count, expect);
-    if ((uint64_t)count * LUDUS__NF_THREAD_BYTES > len) return FMT_FAIL(off + 4, "%u threads cannot fit in %" PRIu64 " bytes", count, len);
+    if ((uint64_t)count * LUDUS__NF_THREAD_BYTES > len)
+        return FMT_FAIL(off + 4, "%u threads cannot fit in %" PRIu64 " bytes", count, len);
     c->threads = calloc(count ? count : 1, sizeof *c->threads);
     if (!c->threads) return ludus__fail(LUDUS_ENOMEM, "out of memory for the thread table");
     c->nthreads = count;
@@ -383,7 +392,8 @@ static int parse_threads(ludus_capture_file *f, uint64_t off, uint32_t count, co
         if (exited > 1) return FMT_FAIL(at + 56, "thread %u has a bad exited flag %u", t, exited);
         th->exited = (int)exited;
         if (nl > sizeof th->name - 1) return FMT_FAIL(at + 60, "thread %u name of %u bytes exceeds 63", t, nl);
-        if (nl > len - pos - LUDUS__NF_THREAD_BYTES) return FMT_FAIL(at + 60, "thread %u name runs past the thread table", t);
+        if (nl > len - pos - LUDUS__NF_THREAD_BYTES)
+            return FMT_FAIL(at + 60, "thread %u name runs past the thread table", t);
         memcpy(th->name, e + LUDUS__NF_THREAD_BYTES, nl);
         th->name[nl] = 0;
         pos += LUDUS__NF_THREAD_BYTES + nl;
@@ -403,7 +413,8 @@ static int check_counts(ludus_capture_file *f, const uint64_t *thread_slots) {
         if (th->events > 2 * s || th->incomplete > s || th->orphan_ends > s || th->filtered > s || th->frames > s)
             return FMT_FAIL(LUDUS__NF_HEADER_BYTES, "thread %u counts exceed its %" PRIu64 " slots", t, s);
         ev += th->events, inc += th->incomplete, orph += th->orphan_ends, filt += th->filtered, fr += th->frames;
-        if (__builtin_add_overflow(drop, th->dropped, &drop)) return FMT_FAIL(LUDUS__NF_HEADER_BYTES, "drop counts overflow");
+        if (__builtin_add_overflow(drop, th->dropped, &drop))
+            return FMT_FAIL(LUDUS__NF_HEADER_BYTES, "drop counts overflow");
     }
     if (ev != c->events || inc != c->incomplete || orph != c->orphan_ends || filt != c->filtered || fr != c->frames)
         return FMT_FAIL(LUDUS__NF_HEADER_BYTES, "capture totals do not match the thread table");
@@ -439,7 +450,8 @@ static int parse_records(ludus_capture_file *f, uint64_t off) {
             break;
         }
         uint8_t *p = NULL;
-        int table = tag == LUDUS__NF_META || tag == LUDUS__NF_STATS || tag == LUDUS__NF_SITES || tag == LUDUS__NF_THREADS;
+        int table =
+            tag == LUDUS__NF_META || tag == LUDUS__NF_STATS || tag == LUDUS__NF_SITES || tag == LUDUS__NF_THREADS;
         if (table && last_thread >= 0) {
             rc = FMT_FAIL(off, "table record %u after the first event block", tag);
             break;
@@ -456,7 +468,8 @@ static int parse_records(ludus_capture_file *f, uint64_t off) {
             rc = have_sites++ ? FMT_FAIL(off, "second site table") : parse_sites(f, off, aux, p, len, expect_sites);
             break;
         case LUDUS__NF_THREADS:
-            rc = have_threads++ ? FMT_FAIL(off, "second thread table") : parse_threads(f, off, aux, p, len, expect_threads);
+            rc = have_threads++ ? FMT_FAIL(off, "second thread table")
+                                : parse_threads(f, off, aux, p, len, expect_threads);
             if (rc == 0) {
                 thread_slots = calloc(c->nthreads ? c->nthreads : 1, sizeof *thread_slots);
                 if (!thread_slots) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
@@ -478,7 +491,9 @@ static int parse_records(ludus_capture_file *f, uint64_t off) {
                 break;
             }
             if ((int64_t)thread < last_thread) {
-                rc = FMT_FAIL(off + 4, "block of thread %u after a block of thread %" PRId64 " (blocks are grouped by thread)", thread, last_thread);
+                rc = FMT_FAIL(off + 4,
+                              "block of thread %u after a block of thread %" PRId64 " (blocks are grouped by thread)",
+                              thread, last_thread);
                 break;
             }
             ludus__cap_thread *th = &c->threads[thread];
@@ -510,7 +525,8 @@ static int parse_records(ludus_capture_file *f, uint64_t off) {
             }
             if ((rc = read_at(f, off + LUDUS__NF_REC_BYTES, h + 16, 16, "end record")) != 0) break;
             if (ludus__get_u64(h + 16) != f->blocks || ludus__get_u64(h + 24) != f->slots) {
-                rc = FMT_FAIL(off + 16, "end record counts %" PRIu64 " blocks / %" PRIu64 " slots, the file holds %u / %" PRIu64,
+                rc = FMT_FAIL(off + 16,
+                              "end record counts %" PRIu64 " blocks / %" PRIu64 " slots, the file holds %u / %" PRIu64,
                               ludus__get_u64(h + 16), ludus__get_u64(h + 24), f->blocks, f->slots);
                 break;
             }
@@ -573,9 +589,13 @@ void ludus_capture_close(ludus_capture_file *f) {
     free(f);
 }
 
-ludus__captured *ludus__capture_file_view(ludus_capture_file *f) { return &f->c; }
+ludus__captured *ludus__capture_file_view(ludus_capture_file *f) {
+    return &f->c;
+}
 
-int ludus__capture_file_error(const ludus_capture_file *f) { return f->error; }
+int ludus__capture_file_error(const ludus_capture_file *f) {
+    return f->error;
+}
 
 int ludus_capture_file_get_info(const ludus_capture_file *f, ludus_capture_file_info *out) {
     if (!f || !out) return ludus__fail(LUDUS_EINVAL, "NULL argument");
@@ -709,7 +729,9 @@ int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out) {
             it->cut_state = 4;
             return 0;
         }
-        uint32_t before = ev.kind == LUDUS_NEV_BEGIN ? it->depth - 1 : ev.kind == LUDUS_NEV_END ? it->depth + 1 : it->depth;
+        uint32_t before = ev.kind == LUDUS_NEV_BEGIN ? it->depth - 1
+                          : ev.kind == LUDUS_NEV_END ? it->depth + 1
+                                                     : it->depth;
         if (it->cut_state == 0) {
             if (ev.ts_ns < from) continue;
             it->held = ev;

@@ -19,9 +19,9 @@ typedef struct ludus__cap_thread {
     uint64_t tid;
     int exited;
     uint64_t dropped;
-    ludus__run *runs;      /* built from first_chunk on first use (ludus__build_runs) */
+    ludus__run *runs;                 /* built from first_chunk on first use (ludus__build_runs) */
     struct ludus__chunk *first_chunk; /* in-memory captures: the thread's chunk list */
-    uint64_t recorder_orphans; /* orphan ends the recorder dropped (never written) */
+    uint64_t recorder_orphans;        /* orphan ends the recorder dropped (never written) */
     uint32_t nruns;
     uint64_t load_first; /* capture files: offset of the thread's first block */
     /* from the prepared view */
@@ -38,16 +38,16 @@ typedef struct ludus__cap_thread {
 /* A site as exported: strings are borrowed (static descriptors, the run-time
  * table or flow-name literals), valid while the library is loaded. */
 typedef struct ludus__site_info {
-    uintptr_t key;     /* descriptor address, or flow-name address | 1 */
-    const char *name;  /* display name, quotes of a literal stripped */
+    uintptr_t key;    /* descriptor address, or flow-name address | 1 */
+    const char *name; /* display name, quotes of a literal stripped */
     size_t name_len;
     const char *function;
     const char *file;
     const char *category; /* NULL: none; not NUL-terminated at category_len */
     size_t category_len;
     uint32_t line;
-    uint32_t id;       /* stable: FNV-1a of name, file and line */
-    int enabled;       /* category enabled in this capture */
+    uint32_t id; /* stable: FNV-1a of name, file and line */
+    int enabled; /* category enabled in this capture */
 } ludus__site_info;
 
 /* Buffers a run loader fills; owned by the iterator (one block at a time). */
@@ -124,8 +124,8 @@ enum {
     LUDUS_NEV_FRAME,
     LUDUS_NEV_FLOW_OUT,
     LUDUS_NEV_FLOW_IN,
-    LUDUS_NEV_COUNTER,     /* value: int64 */
-    LUDUS_NEV_COUNTER_F64  /* value: double bits */
+    LUDUS_NEV_COUNTER,    /* value: int64 */
+    LUDUS_NEV_COUNTER_F64 /* value: double bits */
 };
 #define LUDUS_NEV_INCOMPLETE 1u /* END synthesised at capture end (or at a cut) */
 #define LUDUS_NEV_CLIPPED 2u    /* BEGIN or END moved to the bound of a time cut */
@@ -147,7 +147,7 @@ typedef struct ludus__open {
 /* Tick to ns conversion without a 128-bit division per event: a rounded
  * fixed-point reciprocal of the calibration ratio (within 1 ns). */
 typedef struct ludus__tick_conv {
-    int fast;        /* 0: use ludus__ticks_to_ns */
+    int fast; /* 0: use ludus__ticks_to_ns */
     uint64_t t0, dn, dt, m;
     unsigned shift;
     int64_t base;

@@ -14,9 +14,9 @@
 #define LUDUS__NF_VERSION 1u
 #define LUDUS__NF_BOM 0x01020304u /* written little-endian: 04 03 02 01 */
 #define LUDUS__NF_HEADER_BYTES 112u
-#define LUDUS__NF_REC_BYTES 16u   /* u32 tag, u32 aux, u64 payload length */
-#define LUDUS__NF_BLOCK_HEAD 16u  /* u32 encoding, u32 reserved, u64 slots */
-#define LUDUS__NF_SITE_BYTES 36u  /* fixed part of a site entry */
+#define LUDUS__NF_REC_BYTES 16u    /* u32 tag, u32 aux, u64 payload length */
+#define LUDUS__NF_BLOCK_HEAD 16u   /* u32 encoding, u32 reserved, u64 slots */
+#define LUDUS__NF_SITE_BYTES 36u   /* fixed part of a site entry */
 #define LUDUS__NF_THREAD_BYTES 64u /* fixed part of a thread entry */
 #define LUDUS__NF_STATS_BYTES 80u
 
@@ -57,8 +57,8 @@ static inline uint64_t ludus__get_u64(const uint8_t *p) {
 
 /* Kinds whose word is a site address (compact encoding names them by index). */
 static inline int ludus__nf_site_kind(unsigned k) {
-    return k == LUDUS__K_BEGIN || k == LUDUS__K_INSTANT || k == LUDUS__K_FRAME ||
-           k == LUDUS__K_COUNTER || k == LUDUS__K_COUNTER_F64;
+    return k == LUDUS__K_BEGIN || k == LUDUS__K_INSTANT || k == LUDUS__K_FRAME || k == LUDUS__K_COUNTER ||
+           k == LUDUS__K_COUNTER_F64;
 }
 
 /* The capture an opened file exposes to the exporters and the analysis. */
@@ -66,8 +66,8 @@ LUDUS_HIDDEN ludus__captured *ludus__capture_file_view(ludus_capture_file *f);
 /* A view of the file restricted to some threads (keep[i] != 0) and, when
  * cut, to [from_ns, to_ns] since capture start. The view borrows the file's
  * tables; free it with ludus__capture_view_free before closing the file. */
-LUDUS_HIDDEN int ludus__capture_file_subview(ludus_capture_file *f, const unsigned char *keep, int cut,
-                                             int64_t from_ns, int64_t to_ns, ludus__captured **out);
+LUDUS_HIDDEN int ludus__capture_file_subview(ludus_capture_file *f, const unsigned char *keep, int cut, int64_t from_ns,
+                                             int64_t to_ns, ludus__captured **out);
 LUDUS_HIDDEN void ludus__capture_view_free(ludus__captured *v);
 /* The LUDUS_E* code and detail of the file's first load error (0 if none). */
 LUDUS_HIDDEN int ludus__capture_file_error(const ludus_capture_file *f);

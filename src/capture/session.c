@@ -15,7 +15,7 @@ ludus__captured ludus__last;
  * space is 2^47): a request beyond it is an overflow, not an allocation. */
 #define LUDUS__MAX_POOL_BYTES ((size_t)1 << 46)
 
-static int active;         /* a capture is armed (coordinator thread only) */
+static int active; /* a capture is armed (coordinator thread only) */
 static uint32_t gen_counter;
 static int join_membarrier; /* the active capture joins with membarrier */
 static ludus__calib_point begin_point;
@@ -60,23 +60,22 @@ static void discard_last(void) {
     memset(c, 0, sizeof *c);
 }
 
-int ludus_capture_active(void) { return active; }
+int ludus_capture_active(void) {
+    return active;
+}
 
 int ludus_begin_capture(const ludus_capture_desc *desc) {
     if (active) return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus_capture_desc d;
     ludus_capture_desc_defaults(desc, &d);
     if (d.chunk_bytes < 4096 || (d.chunk_bytes & (d.chunk_bytes - 1)) != 0)
-        return ludus__fail(LUDUS_EINVAL, "chunk_bytes %u is not a power of two >= 4096",
-                           d.chunk_bytes);
+        return ludus__fail(LUDUS_EINVAL, "chunk_bytes %u is not a power of two >= 4096", d.chunk_bytes);
     size_t bytes;
-    if (__builtin_mul_overflow((size_t)d.chunk_bytes, (size_t)d.chunk_count, &bytes) ||
-        bytes > LUDUS__MAX_POOL_BYTES)
-        return ludus__fail(LUDUS_EOVERFLOW, "%u chunks of %u bytes exceed the largest pool (2^46 bytes)",
-                           d.chunk_count, d.chunk_bytes);
+    if (__builtin_mul_overflow((size_t)d.chunk_bytes, (size_t)d.chunk_count, &bytes) || bytes > LUDUS__MAX_POOL_BYTES)
+        return ludus__fail(LUDUS_EOVERFLOW, "%u chunks of %u bytes exceed the largest pool (2^46 bytes)", d.chunk_count,
+                           d.chunk_bytes);
     int tsc = ludus__tsc_invariant();
-    if (d.clock == LUDUS_CLOCK_TSC && !tsc)
-        return ludus__fail(LUDUS_EUNSUPPORTED, "no invariant TSC on this CPU");
+    if (d.clock == LUDUS_CLOCK_TSC && !tsc) return ludus__fail(LUDUS_EUNSUPPORTED, "no invariant TSC on this CPU");
     if (d.clock < LUDUS_CLOCK_AUTO || d.clock > LUDUS_CLOCK_TSC || d.join < LUDUS_JOIN_AUTO ||
         d.join > LUDUS_JOIN_FENCE)
         return ludus__fail(LUDUS_EINVAL, "unknown clock or join mode");
@@ -124,8 +123,7 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
     begin_point = ludus__calibrate_point();
     if (!use_tsc) begin_point.ticks = (uint64_t)begin_point.ns;
     active = 1;
-    __atomic_store_n(&ludus__armed, gen_counter | (slow ? LUDUS__ARMED_SLOW : 0u),
-                     __ATOMIC_SEQ_CST);
+    __atomic_store_n(&ludus__armed, gen_counter | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
     return 0;
 }
 
@@ -150,8 +148,7 @@ int ludus_end_capture(void) {
     uint32_t high = ludus__reg.high;
     for (uint32_t i = 0; i < high; i++) {
         ludus__thread_record *r = &ludus__reg.rec[i];
-        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == LUDUS__REC_LIVE && r->hot)
-            wait_not_busy(r->hot);
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == LUDUS__REC_LIVE && r->hot) wait_not_busy(r->hot);
     }
     ludus__calib_point end_point = ludus__calibrate_point();
 

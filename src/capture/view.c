@@ -185,8 +185,7 @@ int ludus__prepare(ludus__captured *c) {
         qsort(by, c->nsites, sizeof *by, cmp_id);
         for (uint32_t i = 1; i < c->nsites; i++) {
             const ludus__site_info *a = by[i - 1], *b = by[i];
-            if (a->id == b->id && (a->name_len != b->name_len ||
-                                   memcmp(a->name, b->name, a->name_len) != 0 ||
+            if (a->id == b->id && (a->name_len != b->name_len || memcmp(a->name, b->name, a->name_len) != 0 ||
                                    strcmp(a->file, b->file) != 0 || a->line != b->line))
                 c->id_collisions++;
         }
@@ -367,8 +366,8 @@ int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out) {
                 continue;
             }
             out->depth = it->depth;
-            out->kind = kind == LUDUS__K_INSTANT ? LUDUS_NEV_INSTANT
-                        : kind == LUDUS__K_FRAME ? LUDUS_NEV_FRAME
+            out->kind = kind == LUDUS__K_INSTANT   ? LUDUS_NEV_INSTANT
+                        : kind == LUDUS__K_FRAME   ? LUDUS_NEV_FRAME
                         : kind == LUDUS__K_COUNTER ? LUDUS_NEV_COUNTER
                                                    : LUDUS_NEV_COUNTER_F64;
             if (kind == LUDUS__K_FRAME) {

@@ -20,9 +20,9 @@
 typedef struct json_ctx {
     char tid_part[96]; /* ","pid":P,"tid":T,"ts": */
     size_t tid_len;
-    ludus__writer *sn;  /* scratch writer the snippets are formatted into */
-    char *snip;         /* all snippets, back to back */
-    size_t *snip_off;   /* nsites + 1 offsets */
+    ludus__writer *sn; /* scratch writer the snippets are formatted into */
+    char *snip;        /* all snippets, back to back */
+    size_t *snip_off;  /* nsites + 1 offsets */
     const ludus__site_info *sites;
     size_t nsites;
 } json_ctx;
@@ -121,8 +121,10 @@ static int build_snippets(json_ctx *x, const ludus__captured *c) {
     }
     int rc = ludus__w_flush(x->sn);
     char *padded = realloc(x->snip, x->snip_off[0] + 64);
-    if (!padded) rc = -1;
-    else x->snip = padded;
+    if (!padded)
+        rc = -1;
+    else
+        x->snip = padded;
     x->snip_off[0] = 0;
     for (uint32_t i = 0; i < c->nsites; i++) x->snip_off[i + 1] = ends[i];
     free(ends);
@@ -148,8 +150,8 @@ static void hex_id(ludus__writer *w, uint64_t id) {
     ludus__w_ch(w, '"');
 }
 
-static void flow_end(ludus__writer *w, int pid, uint64_t tid, const ludus__nev *ev,
-                     const char *slice_name, size_t name_len, int out) {
+static void flow_end(ludus__writer *w, int pid, uint64_t tid, const ludus__nev *ev, const char *slice_name,
+                     size_t name_len, int out) {
     head(w, "X", pid, tid, ev->ts_ns);
     ludus__w_str(w, ",\"dur\":0.001,\"name\":");
     ludus__w_json_str(w, slice_name, name_len);
@@ -290,8 +292,8 @@ static int export_json(ludus__captured *c, ludus__writer *w, json_ctx *x) {
                  * a slice with a same-named one that begins at the same ns. */
                 head(w, "E", pid, th->tid, ev.ts_ns);
                 name_cat(w, s, "default");
-                ludus__w_str(w, (ev.flags & LUDUS_NEV_INCOMPLETE) ? ",\"args\":{\"incomplete\":true}}"
-                                                                 : ",\"args\":{}}");
+                ludus__w_str(w,
+                             (ev.flags & LUDUS_NEV_INCOMPLETE) ? ",\"args\":{\"incomplete\":true}}" : ",\"args\":{}}");
                 break;
             case LUDUS_NEV_INSTANT:
                 head(w, "i", pid, th->tid, ev.ts_ns);

@@ -43,7 +43,9 @@ static void w_u64(ludus__writer *w, uint64_t v) {
     ludus__w_bytes(w, b, 8);
 }
 
-static size_t clamp_len(size_t n) { return n > LUDUS__NF_MAX_STRING ? LUDUS__NF_MAX_STRING : n; }
+static size_t clamp_len(size_t n) {
+    return n > LUDUS__NF_MAX_STRING ? LUDUS__NF_MAX_STRING : n;
+}
 
 /* ---- header and tables ---- */
 
@@ -77,7 +79,9 @@ static void meta_entry(ludus__writer *w, const char *k, const char *v) {
     ludus__w_bytes(w, k, kn);
     ludus__w_bytes(w, v, vn);
 }
-static uint64_t meta_size(const char *k, const char *v) { return 8 + strlen(k) + clamp_len(strlen(v)); }
+static uint64_t meta_size(const char *k, const char *v) {
+    return 8 + strlen(k) + clamp_len(strlen(v));
+}
 
 static void write_meta(ludus__writer *w, const ludus__captured *c) {
     const char *keys[3] = {"ludus_version", "process_name", "categories"};
@@ -93,8 +97,9 @@ static void write_meta(ludus__writer *w, const ludus__captured *c) {
 
 static void write_stats(ludus__writer *w, const ludus__captured *c) {
     w_record(w, LUDUS__NF_STATS, 0, LUDUS__NF_STATS_BYTES);
-    const uint64_t v[10] = {c->unregistered_drops, c->chunks_used, c->interner_drops, c->id_collisions,
-                            c->events, c->dropped, c->incomplete, c->orphan_ends, c->filtered, c->frames};
+    const uint64_t v[10] = {
+        c->unregistered_drops, c->chunks_used, c->interner_drops, c->id_collisions, c->events, c->dropped,
+        c->incomplete,         c->orphan_ends, c->filtered,       c->frames};
     for (int i = 0; i < 10; i++) w_u64(w, v[i]);
 }
 
@@ -108,8 +113,8 @@ static void write_sites(ludus__writer *w, const ludus__captured *c) {
     w_record(w, LUDUS__NF_SITES, c->nsites, len);
     for (uint32_t i = 0; i < c->nsites; i++) {
         const ludus__site_info *s = &c->sites[i];
-        size_t nn = clamp_len(s->name_len), fn = clamp_len(strlen(s->function)),
-               ln = clamp_len(strlen(s->file)), cn = s->category ? clamp_len(s->category_len) : 0;
+        size_t nn = clamp_len(s->name_len), fn = clamp_len(strlen(s->function)), ln = clamp_len(strlen(s->file)),
+               cn = s->category ? clamp_len(s->category_len) : 0;
         uint8_t e[LUDUS__NF_SITE_BYTES];
         ludus__put_u64(e, (uint64_t)s->key);
         ludus__put_u32(e + 8, s->id);
@@ -137,8 +142,8 @@ static void write_threads(ludus__writer *w, const ludus__captured *c) {
     for (uint32_t t = 0; t < c->nthreads; t++) {
         const ludus__cap_thread *th = &c->threads[t];
         size_t nn = strnlen(th->name, sizeof th->name - 1);
-        const uint64_t v[7] = {th->tid, th->dropped, th->events, th->incomplete, th->orphan_ends, th->filtered,
-                               th->frames};
+        const uint64_t v[7] = {th->tid,         th->dropped,  th->events, th->incomplete,
+                               th->orphan_ends, th->filtered, th->frames};
         for (int i = 0; i < 7; i++) w_u64(w, v[i]);
         w_u32(w, th->exited ? 1u : 0u);
         w_u32(w, (uint32_t)nn);
@@ -206,8 +211,8 @@ typedef struct block_out {
     uint64_t blocks, slots;
 } block_out;
 
-static int write_block(ludus__writer *w, const ludus__captured *c, uint32_t thread, const ludus__event *ev,
-                       size_t n, unsigned flags, block_out *bo) {
+static int write_block(ludus__writer *w, const ludus__captured *c, uint32_t thread, const ludus__event *ev, size_t n,
+                       unsigned flags, block_out *bo) {
     uint8_t bh[LUDUS__NF_BLOCK_HEAD];
     ludus__put_u32(bh + 4, 0);
     ludus__put_u64(bh + 8, n);
@@ -285,4 +290,6 @@ int ludus_save_capture_ex(const char *path, unsigned flags) {
     return ludus__export_last_to_file(path, ludus__save_native, flags);
 }
 
-int ludus_save_capture(const char *path) { return ludus_save_capture_ex(path, LUDUS_SAVE_RAW); }
+int ludus_save_capture(const char *path) {
+    return ludus_save_capture_ex(path, LUDUS_SAVE_RAW);
+}

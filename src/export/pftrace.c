@@ -63,12 +63,14 @@ typedef struct pf_state {
     ludus__writer *w;
     const ludus__captured *c;
     uint32_t seq;
-    uint32_t *name_seq;    /* per site: sequence on which its name/category is interned */
+    uint32_t *name_seq; /* per site: sequence on which its name/category is interned */
     uint32_t xn_seq[XN_COUNT], xc_seq[XC_COUNT], da_seq[DA_COUNT];
     unsigned char *counter_described;
 } pf_state;
 
-static size_t clamp(size_t n) { return n > MAX_STR ? MAX_STR : n; }
+static size_t clamp(size_t n) {
+    return n > MAX_STR ? MAX_STR : n;
+}
 
 static uint8_t *packet_open(uint8_t *p, uint8_t **mark, uint64_t ts, int has_ts, uint32_t seq, uint32_t flags) {
     p = ludus__pb_open(p, 1, mark);
@@ -194,7 +196,7 @@ static void write_thread_head(pf_state *s, uint32_t t) {
 
 /* Interned data this packet needs (names, categories, annotation names). */
 typedef struct need {
-    uint32_t site;      /* site whose name (and category) to intern, or UINT32_MAX */
+    uint32_t site;        /* site whose name (and category) to intern, or UINT32_MAX */
     int xn, xc, da1, da2; /* extra iids to intern, 0: none */
 } need;
 
@@ -241,7 +243,9 @@ static uint8_t *da_bool_iid(uint8_t *p, int iid) {
     return p;
 }
 
-static uint64_t ts_of(const ludus__nev *ev) { return ev->ts_ns < 0 ? 0 : (uint64_t)ev->ts_ns; }
+static uint64_t ts_of(const ludus__nev *ev) {
+    return ev->ts_ns < 0 ? 0 : (uint64_t)ev->ts_ns;
+}
 
 static void describe_counter(pf_state *s, uint32_t site) {
     const ludus__site_info *si = &s->c->sites[site];

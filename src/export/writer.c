@@ -33,7 +33,9 @@ void ludus__w_bytes(ludus__writer *w, const void *p, size_t n) {
     }
 }
 
-void ludus__w_str(ludus__writer *w, const char *s) { ludus__w_bytes(w, s, strlen(s)); }
+void ludus__w_str(ludus__writer *w, const char *s) {
+    ludus__w_bytes(w, s, strlen(s));
+}
 
 void ludus__w_u64(ludus__writer *w, uint64_t v) {
     char tmp[24];
@@ -54,10 +56,9 @@ void ludus__w_i64(ludus__writer *w, int64_t v) {
     }
 }
 
-static const char digit_pairs[201] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
 
 char *ludus__fmt_u64(char *p, uint64_t v) {
     /* Count the digits, then fill from the end two at a time: no scratch

@@ -27,15 +27,23 @@ int ludus__tsc_invariant(void) {
     __cpuid(0x80000007u, a, b, c, d);
     return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
 }
-uint64_t ludus__read_tsc(void) { return __builtin_ia32_rdtsc(); }
+uint64_t ludus__read_tsc(void) {
+    return __builtin_ia32_rdtsc();
+}
 uint64_t ludus__read_tsc_ordered(void) {
     __builtin_ia32_lfence(); /* no earlier load may complete after the read */
     return __builtin_ia32_rdtsc();
 }
 #else
-int ludus__tsc_invariant(void) { return 0; }
-uint64_t ludus__read_tsc(void) { return (uint64_t)ludus__mono_ns(); }
-uint64_t ludus__read_tsc_ordered(void) { return (uint64_t)ludus__mono_ns(); }
+int ludus__tsc_invariant(void) {
+    return 0;
+}
+uint64_t ludus__read_tsc(void) {
+    return (uint64_t)ludus__mono_ns();
+}
+uint64_t ludus__read_tsc_ordered(void) {
+    return (uint64_t)ludus__mono_ns();
+}
 #endif
 
 ludus__calib_point ludus__calibrate_point(void) {
@@ -71,9 +79,15 @@ void ludus__membarrier(void) {
     if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) abort();
 }
 
-uint64_t ludus__os_tid(void) { return (uint64_t)syscall(SYS_gettid); }
-int ludus__os_pid(void) { return (int)getpid(); }
-void ludus__yield(void) { sched_yield(); }
+uint64_t ludus__os_tid(void) {
+    return (uint64_t)syscall(SYS_gettid);
+}
+int ludus__os_pid(void) {
+    return (int)getpid();
+}
+void ludus__yield(void) {
+    sched_yield();
+}
 void ludus__cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -85,7 +99,9 @@ void *ludus__aligned_alloc(size_t size, size_t alignment) {
     if (posix_memalign(&p, alignment, size) != 0) return NULL;
     return p;
 }
-void ludus__aligned_free(void *p) { free(p); }
+void ludus__aligned_free(void *p) {
+    free(p);
+}
 
 int ludus__file_create(ludus__file *f, const char *path) {
     size_t n = strlen(path);
@@ -145,8 +161,12 @@ void ludus__file_abort(ludus__file *f) {
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 static void (*exit_fn)(void *);
-static void exit_trampoline(void *arg) { __atomic_load_n(&exit_fn, __ATOMIC_ACQUIRE)(arg); }
-static void exit_key_create(void) { pthread_key_create(&exit_key, exit_trampoline); }
+static void exit_trampoline(void *arg) {
+    __atomic_load_n(&exit_fn, __ATOMIC_ACQUIRE)(arg);
+}
+static void exit_key_create(void) {
+    pthread_key_create(&exit_key, exit_trampoline);
+}
 
 int ludus__on_thread_exit(void (*fn)(void *), void *arg) {
     __atomic_store_n(&exit_fn, fn, __ATOMIC_RELEASE); /* one hook for the whole library */

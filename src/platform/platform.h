@@ -50,7 +50,7 @@ typedef struct ludus__file {
 LUDUS_HIDDEN int ludus__file_create(ludus__file *f, const char *path);
 LUDUS_HIDDEN int ludus__file_write(ludus__file *f, const void *data, size_t n);
 LUDUS_HIDDEN int ludus__file_commit(ludus__file *f); /* fsync-free close + rename */
-LUDUS_HIDDEN void ludus__file_abort(ludus__file *f);   /* close + unlink the temp */
+LUDUS_HIDDEN void ludus__file_abort(ludus__file *f); /* close + unlink the temp */
 
 /* Thread-exit hook: fn(arg) runs when the calling thread exits. */
 LUDUS_HIDDEN int ludus__on_thread_exit(void (*fn)(void *), void *arg);

@@ -8,7 +8,7 @@
 #include "record.h"
 
 __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
-int ludus__clock_is_tsc;    /* set before arming; read after an acquire of armed */
+int ludus__clock_is_tsc;     /* set before arming; read after an acquire of armed */
 uint32_t ludus__frame_epoch; /* frame marks seen; FRAME is called from one thread */
 
 const ludus_site ludus__frame_site = {"Frame", "", "", "frame", 0, 0};
@@ -124,8 +124,7 @@ void ludus__end_slow(uint32_t token, const ludus_site *site) {
         e->ticks = now_ticks();
         e->word = LUDUS__K_END; /* ends name no site: they close the innermost scope */
         t->cur = e + 1;
-    }
-    else if (token != gen)
+    } else if (token != gen)
         c->orphan_ends++; /* begun in an earlier capture: dropped and counted */
     leave(t);
 }
@@ -160,8 +159,7 @@ void ludus__emit(const ludus_site *site, unsigned kind) {
 }
 
 void ludus__frame(void) {
-    __atomic_store_n(&ludus__frame_epoch, __atomic_load_n(&ludus__frame_epoch, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
+    __atomic_store_n(&ludus__frame_epoch, __atomic_load_n(&ludus__frame_epoch, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     emit_slots((uintptr_t)&ludus__frame_site | LUDUS__K_FRAME, 0, 0, 1, NULL);
 }
 

@@ -7,8 +7,8 @@
 
 const char *ludus_error_string(int code) {
     switch (code) {
-#define LUDUS__ERROR_CASE(name, value, message)                                                \
-    case value:                                                                                \
+#define LUDUS__ERROR_CASE(name, value, message) \
+    case value:                                 \
         return message;
         LUDUS_ERRORS(LUDUS__ERROR_CASE)
 #undef LUDUS__ERROR_CASE
@@ -18,7 +18,9 @@ const char *ludus_error_string(int code) {
 
 static __thread char error_detail[512];
 
-const char *ludus_last_error_detail(void) { return error_detail; }
+const char *ludus_last_error_detail(void) {
+    return error_detail;
+}
 
 int ludus__fail(int code, const char *fmt, ...) {
     va_list ap;

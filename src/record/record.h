@@ -20,7 +20,7 @@ typedef struct ludus__chunk {
     uint32_t seq;    /* order of the chunk within its thread */
     uint32_t gen;    /* capture generation */
     uint32_t unused0;
-    uint64_t used;   /* event slots written */
+    uint64_t used;             /* event slots written */
     struct ludus__chunk *next; /* the thread's next chunk in this capture */
     uint64_t unused1[4];
 } ludus__chunk;
@@ -37,13 +37,13 @@ typedef struct ludus__pool {
 
 /* Thread-local state that is not on the hot path. */
 typedef struct ludus__thread_cold {
-    int32_t record;     /* index in the registry, -1 when unregistered */
-    uint32_t dead;      /* set after the thread's exit hook ran */
-    ludus__chunk *chunk; /* current chunk (NULL before the first event) */
+    int32_t record;            /* index in the registry, -1 when unregistered */
+    uint32_t dead;             /* set after the thread's exit hook ran */
+    ludus__chunk *chunk;       /* current chunk (NULL before the first event) */
     ludus__chunk *first_chunk; /* first chunk of this capture */
     uint32_t chunk_seq;
-    uint32_t serial;     /* unique per registration; flow ids derive from it */
-    uint64_t dropped;    /* events lost to a full pool in this capture */
+    uint32_t serial;      /* unique per registration; flow ids derive from it */
+    uint64_t dropped;     /* events lost to a full pool in this capture */
     uint64_t orphan_ends; /* ends in this capture of scopes begun in an earlier one */
     uint64_t flow_seq;
     uint32_t carry_gen;   /* capture the thread was released from (unregister) */
@@ -57,7 +57,7 @@ enum { LUDUS__REC_FREE = 0, LUDUS__REC_LIVE = 1, LUDUS__REC_EXITED = 2 };
 
 typedef struct ludus__thread_record {
     int state;
-    ludus__thread_hot *hot;   /* the live thread's TLS, NULL once it exited */
+    ludus__thread_hot *hot; /* the live thread's TLS, NULL once it exited */
     ludus__thread_cold *cold;
     char name[64];
     uint64_t tid;
@@ -73,7 +73,7 @@ typedef struct ludus__thread_record {
 typedef struct ludus__registry {
     pthread_mutex_t lock; /* registration, exit and capture end */
     ludus__thread_record rec[LUDUS__MAX_THREADS];
-    uint32_t high;        /* records in use are below this index */
+    uint32_t high; /* records in use are below this index */
     uint32_t next_serial;
     uint64_t unregistered_drops; /* events of threads the table had no room for */
 } ludus__registry;

@@ -12,7 +12,7 @@
 #define ARENA_BYTES (256 * 1024)
 
 static ludus_site sites[MAX_SITES];
-static uint32_t site_count;          /* atomic; published after the entry is written */
+static uint32_t site_count;            /* atomic; published after the entry is written */
 static uint32_t hash_slot[HASH_SLOTS]; /* site id (index + 1), 0 = empty */
 static uint32_t hash_key[HASH_SLOTS];
 static char arena[ARENA_BYTES];
@@ -40,8 +40,8 @@ static int str_eq(const char *a, const char *b) {
 }
 
 static int same(const ludus_site *s, const ludus_site_desc *d) {
-    return str_eq(s->name, d->name) && str_eq(s->category, d->category) &&
-           str_eq(s->file, d->file) && s->line == d->line;
+    return str_eq(s->name, d->name) && str_eq(s->category, d->category) && str_eq(s->file, d->file) &&
+           s->line == d->line;
 }
 
 static const char *copy_str(const char *s) {
@@ -115,4 +115,6 @@ const ludus_site *ludus__site_by_id(uint32_t id) {
     return &sites[id - 1];
 }
 
-uint32_t ludus__interner_drops(void) { return __atomic_load_n(&drops, __ATOMIC_RELAXED); }
+uint32_t ludus__interner_drops(void) {
+    return __atomic_load_n(&drops, __ATOMIC_RELAXED);
+}

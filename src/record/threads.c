@@ -37,8 +37,7 @@ int ludus__register_self(const char *name) {
     while (i < LUDUS__MAX_THREADS && ludus__reg.rec[i].state != LUDUS__REC_FREE) i++;
     if (i == LUDUS__MAX_THREADS) {
         pthread_mutex_unlock(&ludus__reg.lock);
-        return ludus__fail(LUDUS_ETHREADS, "the thread table (%d entries) is full",
-                           LUDUS__MAX_THREADS);
+        return ludus__fail(LUDUS_ETHREADS, "the thread table (%d entries) is full", LUDUS__MAX_THREADS);
     }
     ludus__thread_record *r = &ludus__reg.rec[i];
     memset(r, 0, sizeof *r);
@@ -57,7 +56,9 @@ int ludus__register_self(const char *name) {
     return 0;
 }
 
-int ludus_register_thread_for_trace(const char *name) { return ludus__register_self(name); }
+int ludus_register_thread_for_trace(const char *name) {
+    return ludus__register_self(name);
+}
 
 /* Leaves the registry: if the thread holds data of the active capture, its
  * final cursor is kept for ludus_end_capture. Called with no event in flight. */
@@ -95,9 +96,8 @@ static void release_self(int dying) {
     /* Only a thread of the armed capture has open scopes worth carrying (and
      * only then is the pool's geometry stable to read). */
     c->carry_gen = in_capture ? t->gen : 0;
-    c->carry_depth = in_capture && c->chunk
-                         ? (uint32_t)((size_t)(ludus__chunk_end(c->chunk) - t->cur) - (size_t)t->room)
-                         : 0;
+    c->carry_depth =
+        in_capture && c->chunk ? (uint32_t)((size_t)(ludus__chunk_end(c->chunk) - t->cur) - (size_t)t->room) : 0;
     t->gen = 0;
     t->room = 0;
     c->chunk = NULL;

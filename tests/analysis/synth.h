@@ -45,9 +45,15 @@ static inline void syn_ev(syn *s, uint32_t t, uint64_t ts, const ludus_site *sit
     e->ticks = ts;
     e->word = (uintptr_t)site | kind;
 }
-static inline void syn_b(syn *s, uint32_t t, uint64_t ts, const ludus_site *site) { syn_ev(s, t, ts, site, LUDUS__K_BEGIN); }
-static inline void syn_e(syn *s, uint32_t t, uint64_t ts) { syn_ev(s, t, ts, NULL, LUDUS__K_END); }
-static inline void syn_frame(syn *s, uint32_t t, uint64_t ts) { syn_ev(s, t, ts, &syn_frame_site, LUDUS__K_FRAME); }
+static inline void syn_b(syn *s, uint32_t t, uint64_t ts, const ludus_site *site) {
+    syn_ev(s, t, ts, site, LUDUS__K_BEGIN);
+}
+static inline void syn_e(syn *s, uint32_t t, uint64_t ts) {
+    syn_ev(s, t, ts, NULL, LUDUS__K_END);
+}
+static inline void syn_frame(syn *s, uint32_t t, uint64_t ts) {
+    syn_ev(s, t, ts, &syn_frame_site, LUDUS__K_FRAME);
+}
 /* A closed scope with no children. */
 static inline void syn_scope(syn *s, uint32_t t, uint64_t b, uint64_t e, const ludus_site *site) {
     syn_b(s, t, b, site);

@@ -425,12 +425,12 @@ static void test_reports(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nesting),          cmocka_unit_test(test_recursion),
-        cmocka_unit_test(test_zero_length),      cmocka_unit_test(test_overlapping_children),
-        cmocka_unit_test(test_frames),           cmocka_unit_test(test_windows),
-        cmocka_unit_test(test_no_frames),        cmocka_unit_test(test_incomplete_and_drops),
-        cmocka_unit_test(test_hitches),          cmocka_unit_test(test_percentile_error),
-        cmocka_unit_test(test_exact_mode),       cmocka_unit_test(test_reports),
+        cmocka_unit_test(test_nesting),     cmocka_unit_test(test_recursion),
+        cmocka_unit_test(test_zero_length), cmocka_unit_test(test_overlapping_children),
+        cmocka_unit_test(test_frames),      cmocka_unit_test(test_windows),
+        cmocka_unit_test(test_no_frames),   cmocka_unit_test(test_incomplete_and_drops),
+        cmocka_unit_test(test_hitches),     cmocka_unit_test(test_percentile_error),
+        cmocka_unit_test(test_exact_mode),  cmocka_unit_test(test_reports),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

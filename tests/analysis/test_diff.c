@@ -161,8 +161,8 @@ static void test_gate_parse(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_identical), cmocka_unit_test(test_same_workload_other_noise),
-        cmocka_unit_test(test_slower),    cmocka_unit_test(test_more_work),
+        cmocka_unit_test(test_identical),  cmocka_unit_test(test_same_workload_other_noise),
+        cmocka_unit_test(test_slower),     cmocka_unit_test(test_more_work),
         cmocka_unit_test(test_gate_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

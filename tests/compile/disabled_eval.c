@@ -15,13 +15,12 @@ static const char *make_name(int *n) {
 }
 
 static int failures;
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "%s:%d: level %d: check failed: %s\n", __FILE__, __LINE__,         \
-                    LUDUS_PROFILE_LEVEL, #cond);                                               \
-            failures++;                                                                        \
-        }                                                                                      \
+#define CHECK(cond)                                                                                                 \
+    do {                                                                                                            \
+        if (!(cond)) {                                                                                              \
+            fprintf(stderr, "%s:%d: level %d: check failed: %s\n", __FILE__, __LINE__, LUDUS_PROFILE_LEVEL, #cond); \
+            failures++;                                                                                             \
+        }                                                                                                           \
     } while (0)
 
 static void run(int armed) {

@@ -35,9 +35,7 @@ static int all_macros(int n, const char *dyn_name) {
     }
     {
         LUDUS_PROFILE_SCOPE(Nested);
-        {
-            LUDUS_PROFILE_SCOPE(Nested2); /* another line: no shadowing */
-        }
+        { LUDUS_PROFILE_SCOPE(Nested2); /* another line: no shadowing */ }
     }
     LUDUS_PROFILE_END();
     struct job j = {0u, LUDUS_PROFILE_FLOW_OUT(Dispatch)};
@@ -49,13 +47,34 @@ static int all_macros(int n, const char *dyn_name) {
 /* Hygiene: each statement macro as the body of an if with an else. */
 static void hygiene(int x, uint64_t id) {
     (void)id;
-    if (x) LUDUS_PROFILE_FRAME(); else LUDUS_PROFILE_MARK(Else);
-    if (x) LUDUS_PROFILE_MARK(Then); else LUDUS_PROFILE_FRAME();
-    if (x) LUDUS_PROFILE_BEGIN(Then); else LUDUS_PROFILE_END();
-    if (x) LUDUS_PROFILE_END(); else LUDUS_PROFILE_BEGIN(Else);
-    if (x) LUDUS_PROFILE_FLOW_IN(id); else LUDUS_PROFILE_FLOW_IN(id + 1u);
-    if (x) (void)LUDUS_PROFILE_FLOW_OUT(Then); else (void)LUDUS_PROFILE_FLOW_OUT(Else);
-    if (x) ludus_begin_site(1u); else ludus_end_site();
+    if (x)
+        LUDUS_PROFILE_FRAME();
+    else
+        LUDUS_PROFILE_MARK(Else);
+    if (x)
+        LUDUS_PROFILE_MARK(Then);
+    else
+        LUDUS_PROFILE_FRAME();
+    if (x)
+        LUDUS_PROFILE_BEGIN(Then);
+    else
+        LUDUS_PROFILE_END();
+    if (x)
+        LUDUS_PROFILE_END();
+    else
+        LUDUS_PROFILE_BEGIN(Else);
+    if (x)
+        LUDUS_PROFILE_FLOW_IN(id);
+    else
+        LUDUS_PROFILE_FLOW_IN(id + 1u);
+    if (x)
+        (void)LUDUS_PROFILE_FLOW_OUT(Then);
+    else
+        (void)LUDUS_PROFILE_FLOW_OUT(Else);
+    if (x)
+        ludus_begin_site(1u);
+    else
+        ludus_end_site();
     if (x)
         LUDUS_PROFILE_MARK(A);
     else if (x > 1)
@@ -65,8 +84,12 @@ static void hygiene(int x, uint64_t id) {
     for (int i = 0; i < x; i++) LUDUS_PROFILE_MARK(LoopBody);
     while (x-- > 0) LUDUS_PROFILE_FRAME();
     switch (x) {
-    case 0: LUDUS_PROFILE_MARK(Case0); break;
-    default: LUDUS_PROFILE_FRAME(); break;
+    case 0:
+        LUDUS_PROFILE_MARK(Case0);
+        break;
+    default:
+        LUDUS_PROFILE_FRAME();
+        break;
     }
 }
 

@@ -225,7 +225,7 @@ static void test_corrupted_fields(void **state) {
         {8, 9, "offset 8: unsupported format version"},
         {12, 0, "offset 12: bad byte-order mark"},
         {24, 7, "offset 24: unknown clock source"},
-        {87, 0x7f, "offset 80:"},              /* start_ns out of range */
+        {87, 0x7f, "offset 80:"},                                 /* start_ns out of range */
         {LUDUS__NF_HEADER_BYTES + 15, 0x40, "exceeds file size"}, /* first record's length */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

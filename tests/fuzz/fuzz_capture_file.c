@@ -46,8 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ludus__save_native(c, &wr, LUDUS_SAVE_COMPACT);
     unsigned char keep[4] = {1, 0, 1, 0};
     ludus__captured *v;
-    if (info.threads <= 4 &&
-        ludus__capture_file_subview(f, keep, 1, 1000, 1000000, &v) == 0) {
+    if (info.threads <= 4 && ludus__capture_file_subview(f, keep, 1, 1000, 1000000, &v) == 0) {
         ludus__w_init(&wr, discard, &bytes);
         ludus__export_chrome_json(v, &wr);
         ludus__capture_view_free(v);

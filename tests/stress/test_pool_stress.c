@@ -52,7 +52,8 @@ static void run(uint32_t chunk_count, int join, int keep_alive) {
     lt_begin(&d);
     for (int i = 0; i < THREADS; i++) assert_int_equal(pthread_create(&th[i], NULL, flood, &a), 0);
     pthread_barrier_wait(&start);
-    if (keep_alive) pthread_barrier_wait(&done);
+    if (keep_alive)
+        pthread_barrier_wait(&done);
     else
         for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
     lt_end();
@@ -64,9 +65,9 @@ static void run(uint32_t chunk_count, int join, int keep_alive) {
     pthread_barrier_destroy(&done);
     ludus_capture_summary s = lt_summary();
     if (s.events + s.dropped != THREADS * ATTEMPTED_PER_THREAD)
-        fail_msg("chunks %u join %d %s: events %llu + dropped %llu != attempted %llu", chunk_count,
-                 join, keep_alive ? "alive" : "exited", (unsigned long long)s.events,
-                 (unsigned long long)s.dropped, (unsigned long long)(THREADS * ATTEMPTED_PER_THREAD));
+        fail_msg("chunks %u join %d %s: events %llu + dropped %llu != attempted %llu", chunk_count, join,
+                 keep_alive ? "alive" : "exited", (unsigned long long)s.events, (unsigned long long)s.dropped,
+                 (unsigned long long)(THREADS * ATTEMPTED_PER_THREAD));
     assert_true(s.dropped > 0);
     assert_true(s.events <= (uint64_t)chunk_count * LT_SLOTS(4096));
     lt_trace t;

@@ -31,14 +31,14 @@ enum { SLOTS = 3, MAX_PRODUCERS = 4096 };
 
 typedef struct producer {
     pthread_t th;
-    uint32_t id;       /* 1.. */
-    uint32_t limit;    /* samples before exiting */
-    uint64_t tid;      /* atomic */
-    uint32_t started;  /* atomic: seq of the sample being / last emitted */
-    uint32_t done;     /* atomic: seq of the last completed sample */
-    int finished;      /* atomic */
-    int stop;          /* atomic */
-    int running;       /* main thread only */
+    uint32_t id;      /* 1.. */
+    uint32_t limit;   /* samples before exiting */
+    uint64_t tid;     /* atomic */
+    uint32_t started; /* atomic: seq of the sample being / last emitted */
+    uint32_t done;    /* atomic: seq of the last completed sample */
+    int finished;     /* atomic */
+    int stop;         /* atomic */
+    int running;      /* main thread only */
 } producer;
 
 static producer slots[SLOTS];
@@ -133,8 +133,10 @@ static void test_restart_stress(void **state) {
             tids[i] = slots[i].tid;
         }
         int64_t wait = 20000 + (int64_t)(rand_r(&rng) % 200000);
-        if (cap % 5 == 0) sched_yield();
-        else lt_spin_ns(wait);
+        if (cap % 5 == 0)
+            sched_yield();
+        else
+            lt_spin_ns(wait);
         for (int i = 0; i < SLOTS; i++) end_done[i] = __atomic_load_n(&slots[i].done, __ATOMIC_SEQ_CST);
         lt_end();
 
@@ -178,16 +180,16 @@ static void test_restart_stress(void **state) {
                         count++;
                     }
                 uint64_t drops = drops_of_tid(tids[i]);
-                if (count && drops == 0 &&
-                    (uint32_t)vals[last] - (uint32_t)vals[first] + 1 != count)
-                    fail_msg("capture %d: producer %u seqs %u..%u but %zu samples, no drops", cap,
-                             ids[i], (uint32_t)vals[first], (uint32_t)vals[last], count);
+                if (count && drops == 0 && (uint32_t)vals[last] - (uint32_t)vals[first] + 1 != count)
+                    fail_msg("capture %d: producer %u seqs %u..%u but %zu samples, no drops", cap, ids[i],
+                             (uint32_t)vals[first], (uint32_t)vals[last], count);
                 /* the last completed sample, begun after begin returned */
                 if (end_done[i] > begin_started[i] && drops == 0) {
                     uint64_t want = lo | end_done[i];
                     if (!bsearch(&want, vals, nv, sizeof *vals, cmp_u64))
                         fail_msg("capture %d: producer %u completed seq %u before end, not in the capture "
-                                 "(started %u at begin)", cap, ids[i], end_done[i], begin_started[i]);
+                                 "(started %u at begin)",
+                                 cap, ids[i], end_done[i], begin_started[i]);
                     last_checked++;
                 }
             }
@@ -211,8 +213,8 @@ static void test_restart_stress(void **state) {
     }
     printf("restart stress: %d captures, %u producers, %llu samples, %llu captures with drops, "
            "%llu last-sample checks\n",
-           captures, next_id - 1, (unsigned long long)samples_total,
-           (unsigned long long)captures_with_drops, (unsigned long long)last_checked);
+           captures, next_id - 1, (unsigned long long)samples_total, (unsigned long long)captures_with_drops,
+           (unsigned long long)last_checked);
     assert_true(samples_total > 0);
     assert_true(last_checked > 0);
 }

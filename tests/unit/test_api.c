@@ -72,7 +72,7 @@ static void test_caller_flows(void **state) {
     {
         LUDUS_PROFILE_SCOPE(Submit);
         ludus_start_flow(site, id);
-        ludus_start_flow(site, 7); /* no caller bit: ignored */
+        ludus_start_flow(site, 7);                         /* no caller bit: ignored */
         ludus_start_flow(0, LUDUS_CALLER_FLOW_ID_BIT | 1); /* unknown site: ignored */
     }
     {
@@ -172,9 +172,7 @@ static void test_dynamic_names(void **state) {
         memset(buf, 'x', sizeof buf - 1); /* the name was copied */
         buf[sizeof buf - 1] = 0;
     }
-    {
-        LUDUS_PROFILE_SCOPE_DYN("with \"quotes\" and \\ and \n");
-    }
+    { LUDUS_PROFILE_SCOPE_DYN("with \"quotes\" and \\ and \n"); }
     lt_end();
     lt_trace t;
     lt_trace_load(&t);
@@ -229,9 +227,7 @@ static void test_categories_filter(void **state) {
     lt_trace_free(&t);
     /* no filter in the next capture */
     lt_begin(NULL);
-    {
-        LUDUS_PROFILE_SCOPE(InC2, c);
-    }
+    { LUDUS_PROFILE_SCOPE(InC2, c); }
     lt_end();
     assert_int_equal(lt_summary().filtered, 0);
     assert_int_equal(lt_summary().events, 2);
@@ -248,9 +244,7 @@ static void test_scope_fine_at_level_2(void **state) {
     (void)state;
     lt_begin(NULL);
     for (int i = 0; i < 4; i++) fine(i);
-    {
-        LUDUS_PROFILE_SCOPE_FINE(FineCat, detail);
-    }
+    { LUDUS_PROFILE_SCOPE_FINE(FineCat, detail); }
     lt_end();
     lt_trace t;
     lt_trace_load(&t);

@@ -30,9 +30,7 @@ static void *partner_main(void *arg) {
         while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != 2 * r + 1) {
             sched_yield();
         }
-        {
-            LUDUS_PROFILE_SCOPE(PartnerTurn);
-        }
+        { LUDUS_PROFILE_SCOPE(PartnerTurn); }
         LUDUS_PROFILE_MARK(Pong);
         __atomic_store_n(&turn, 2 * r + 2, __ATOMIC_RELEASE);
     }
@@ -68,9 +66,7 @@ static void run_mode(int clock, int join) {
         lt_spin_ns(2000000); /* 2 ms */
     }
     for (int r = 0; r < ROUNDS; r++) {
-        {
-            LUDUS_PROFILE_SCOPE(MainTurn);
-        }
+        { LUDUS_PROFILE_SCOPE(MainTurn); }
         LUDUS_PROFILE_MARK(Ping);
         __atomic_store_n(&turn, 2 * r + 1, __ATOMIC_RELEASE);
         while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != 2 * r + 2) sched_yield();
@@ -115,11 +111,10 @@ static void run_mode(int clock, int join) {
     assert_int_equal(nq, ROUNDS);
     for (int r = 0; r < ROUNDS; r++) {
         if (pong[r] < ping[r])
-            fail_msg("round %d: Pong at %lld ns before Ping at %lld ns", r, (long long)pong[r],
-                     (long long)ping[r]);
+            fail_msg("round %d: Pong at %lld ns before Ping at %lld ns", r, (long long)pong[r], (long long)ping[r]);
         if (r + 1 < ROUNDS && ping[r + 1] < pong[r])
-            fail_msg("round %d: Ping at %lld ns before the previous Pong at %lld ns", r + 1,
-                     (long long)ping[r + 1], (long long)pong[r]);
+            fail_msg("round %d: Ping at %lld ns before the previous Pong at %lld ns", r + 1, (long long)ping[r + 1],
+                     (long long)pong[r]);
     }
     free(ping);
     free(pong);

@@ -224,9 +224,7 @@ static void test_export_enodata(void **state) {
 static void test_export_eio_then_retry(void **state) {
     (void)state;
     lt_begin(NULL);
-    {
-        LUDUS_PROFILE_SCOPE(Kept);
-    }
+    { LUDUS_PROFILE_SCOPE(Kept); }
     lt_end();
     char bad[300], good[300];
     snprintf(bad, sizeof bad, "%s/no/such/dir/trace.json", tmpdir);

@@ -136,13 +136,13 @@ static void test_two_slot_events(void **state) {
     for (int i = 0; i < SLOTS / 2 - 1; i++) {
         LUDUS_PROFILE_SCOPE(Fill);
     }
-    LUDUS_PROFILE_MARK(One); /* 1 slot left */
-    ludus_sample_counter(site, 1);  /* dropped */
+    LUDUS_PROFILE_MARK(One);                             /* 1 slot left */
+    ludus_sample_counter(site, 1);                       /* dropped */
     assert_int_equal(LUDUS_PROFILE_FLOW_OUT(NoRoom), 0); /* dropped: id 0 */
-    ludus_sample_counter_f64(site, 2.0); /* dropped */
-    LUDUS_PROFILE_MARK(Last); /* fits */
-    LUDUS_PROFILE_MARK(Over); /* dropped */
-    LUDUS_PROFILE_FRAME();    /* dropped */
+    ludus_sample_counter_f64(site, 2.0);                 /* dropped */
+    LUDUS_PROFILE_MARK(Last);                            /* fits */
+    LUDUS_PROFILE_MARK(Over);                            /* dropped */
+    LUDUS_PROFILE_FRAME();                               /* dropped */
     lt_end();
     check_counts(SLOTS - 2 + 2, 5);
     lt_trace t;

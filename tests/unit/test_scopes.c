@@ -47,7 +47,9 @@ static void test_single_scope(void **state) {
     lt_trace_free(&t);
 }
 
-static void named_function(void) { LUDUS_PROFILE_FUNCTION(); }
+static void named_function(void) {
+    LUDUS_PROFILE_FUNCTION();
+}
 
 static void test_macro_spellings(void **state) {
     (void)state;
@@ -94,9 +96,7 @@ static void test_nested(void **state) {
             }
             spin_ns(1000);
         }
-        {
-            LUDUS_PROFILE_SCOPE(Sibling);
-        }
+        { LUDUS_PROFILE_SCOPE(Sibling); }
     }
     lt_end();
     lt_trace t;
@@ -214,9 +214,7 @@ static void test_frames(void **state) {
     enum { FRAMES = 7 };
     lt_begin(NULL);
     for (int f = 0; f < FRAMES; f++) {
-        {
-            LUDUS_PROFILE_SCOPE(FrameWork);
-        }
+        { LUDUS_PROFILE_SCOPE(FrameWork); }
         LUDUS_PROFILE_FRAME();
     }
     lt_end();
@@ -253,9 +251,7 @@ static void test_incomplete(void **state) {
     (void)state;
     lt_begin(NULL);
     LUDUS_PROFILE_BEGIN(OpenSpan);
-    {
-        LUDUS_PROFILE_SCOPE(Closed);
-    }
+    { LUDUS_PROFILE_SCOPE(Closed); }
     {
         LUDUS_PROFILE_SCOPE(OpenLexical);
         lt_end(); /* ends while OpenSpan and OpenLexical are open */

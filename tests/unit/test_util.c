@@ -55,7 +55,9 @@ void lt_begin(const ludus_capture_desc *desc) {
     assert_int_equal(rc, 0);
 }
 
-void lt_end(void) { assert_int_equal(ludus_end_capture(), 0); }
+void lt_end(void) {
+    assert_int_equal(ludus_end_capture(), 0);
+}
 
 int lt_teardown(void **state) {
     (void)state;
@@ -75,7 +77,9 @@ void lt_spin_ns(int64_t ns) {
     }
 }
 
-uint64_t lt_gettid(void) { return (uint64_t)syscall(SYS_gettid); }
+uint64_t lt_gettid(void) {
+    return (uint64_t)syscall(SYS_gettid);
+}
 
 ludus_capture_desc lt_small_desc(uint32_t chunk_count) {
     ludus_capture_desc d;
@@ -125,8 +129,7 @@ void lt_trace_parse(lt_trace *t, const char *json) {
         e->ph = ph[0];
         e->tid = (uint64_t)get_i64(o, "tid", NULL);
         json_object *ts;
-        if (json_object_object_get_ex(o, "ts", &ts))
-            e->ts_ns = (int64_t)llround(json_object_get_double(ts) * 1000.0);
+        if (json_object_object_get_ex(o, "ts", &ts)) e->ts_ns = (int64_t)llround(json_object_get_double(ts) * 1000.0);
         e->name = get_str(o, "name");
         e->cat = get_str(o, "cat");
         e->id = get_str(o, "id");
@@ -138,12 +141,13 @@ void lt_trace_parse(lt_trace *t, const char *json) {
             if (strcmp(e->name, "process_name") == 0) t->n_process_names++;
             if (strcmp(e->name, "thread_name") == 0) t->n_thread_names++;
             break;
-        case 'B': t->n_B++; break;
+        case 'B':
+            t->n_B++;
+            break;
         case 'E': {
             t->n_E++;
             json_object *inc;
-            if (args && json_object_object_get_ex(args, "incomplete", &inc) &&
-                json_object_get_boolean(inc)) {
+            if (args && json_object_object_get_ex(args, "incomplete", &inc) && json_object_get_boolean(inc)) {
                 e->incomplete = 1;
                 t->n_E_incomplete++;
             }
@@ -169,10 +173,17 @@ void lt_trace_parse(lt_trace *t, const char *json) {
             e->dvalue = json_object_get_double(v);
             break;
         }
-        case 's': t->n_s++; break;
-        case 'f': t->n_f++; break;
-        case 'X': t->n_X++; break;
-        default: fail_msg("unexpected phase '%c'", e->ph);
+        case 's':
+            t->n_s++;
+            break;
+        case 'f':
+            t->n_f++;
+            break;
+        case 'X':
+            t->n_X++;
+            break;
+        default:
+            fail_msg("unexpected phase '%c'", e->ph);
         }
     }
 }
@@ -279,8 +290,7 @@ void lt_trace_check(const lt_trace *t, int require_flows_paired) {
         }
         if (e->ts_ns < s->last_ts)
             fail_msg("tid %llu: event %zu (%c %s) at %lld ns before the previous one at %lld ns",
-                     (unsigned long long)e->tid, i, e->ph, e->name, (long long)e->ts_ns,
-                     (long long)s->last_ts);
+                     (unsigned long long)e->tid, i, e->ph, e->name, (long long)e->ts_ns, (long long)s->last_ts);
         s->last_ts = e->ts_ns;
         if (e->ph == 'B') {
             if (s->depth == s->cap) {
@@ -296,8 +306,7 @@ void lt_trace_check(const lt_trace *t, int require_flows_paired) {
         }
     }
     for (size_t i = 0; i < nts; i++) {
-        if (ts[i].depth != 0)
-            fail_msg("tid %llu: %zu B left open", (unsigned long long)ts[i].tid, ts[i].depth);
+        if (ts[i].depth != 0) fail_msg("tid %llu: %zu B left open", (unsigned long long)ts[i].tid, ts[i].depth);
         /* the process-level M has a tid too (none): only thread tracks need names */
         free(ts[i].stack);
     }
@@ -317,9 +326,12 @@ void lt_trace_check(const lt_trace *t, int require_flows_paired) {
     for (size_t i = 1; i < nf; i++) unmatched += strcmp(f_ids[i - 1], f_ids[i]) == 0;
     for (size_t i = 0, j = 0; i < ns || j < nf;) {
         int c = i == ns ? 1 : j == nf ? -1 : strcmp(s_ids[i], f_ids[j]);
-        if (c == 0) i++, j++;
-        else if (c < 0) i++, unmatched++;
-        else j++, unmatched++;
+        if (c == 0)
+            i++, j++;
+        else if (c < 0)
+            i++, unmatched++;
+        else
+            j++, unmatched++;
     }
     free(s_ids);
     free(f_ids);

@@ -32,16 +32,16 @@ char *lt_export_json(size_t *len_out);
 
 /* One parsed trace event (the fields the tests look at). */
 typedef struct lt_ev {
-    char ph;            /* B E i C s f X M */
+    char ph; /* B E i C s f X M */
     uint64_t tid;
-    int64_t ts_ns;      /* "ts" (microseconds, 3 decimals) as ns */
-    const char *name;   /* borrowed from the json tree; "" when absent */
+    int64_t ts_ns;    /* "ts" (microseconds, 3 decimals) as ns */
+    const char *name; /* borrowed from the json tree; "" when absent */
     const char *cat;
-    const char *id;     /* flows */
-    int incomplete;     /* E with args.incomplete == true */
-    int64_t frame;      /* i of cat frame: args.frame; else -1 */
-    int64_t ivalue;     /* C: args.value as int64 */
-    double dvalue;      /* C: args.value as double */
+    const char *id; /* flows */
+    int incomplete; /* E with args.incomplete == true */
+    int64_t frame;  /* i of cat frame: args.frame; else -1 */
+    int64_t ivalue; /* C: args.value as int64 */
+    double dvalue;  /* C: args.value as double */
     int value_is_int;
 } lt_ev;
 

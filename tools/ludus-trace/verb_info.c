@@ -28,7 +28,8 @@ static int info_run(int argc, char **argv) {
     printf("calibration: %llu ticks @ %lld ns, %llu ticks @ %lld ns", (unsigned long long)in.calib_ticks[0],
            (long long)in.calib_ns[0], (unsigned long long)in.calib_ticks[1], (long long)in.calib_ns[1]);
     if (in.calib_ns[1] > in.calib_ns[0])
-        printf(" (%.6f ticks/ns)", (double)(in.calib_ticks[1] - in.calib_ticks[0]) / (double)(in.calib_ns[1] - in.calib_ns[0]));
+        printf(" (%.6f ticks/ns)",
+               (double)(in.calib_ticks[1] - in.calib_ticks[0]) / (double)(in.calib_ns[1] - in.calib_ns[0]));
     printf("\n");
     printf("capture:     %lld .. %lld ns (CLOCK_MONOTONIC), duration %.3f ms\n", (long long)in.start_ns,
            (long long)in.end_ns, dur_ms);

@@ -94,7 +94,9 @@ int lt_an_load(const char *path, const ludus_analysis_desc *desc, ludus_analysis
     return LT_OK;
 }
 
-static int file_cb(void *ud, const void *data, size_t n) { return lt_an_stdout(ud, data, n); }
+static int file_cb(void *ud, const void *data, size_t n) {
+    return lt_an_stdout(ud, data, n);
+}
 
 /* Written to PATH.tmp and renamed: PATH is never left half written. */
 int lt_an_write_html(const char *path, const ludus_analysis *a, const ludus_diff *d, const ludus_report_options *o) {
@@ -140,8 +142,7 @@ static int run_report(int argc, char **argv) {
     if (rc) return rc;
     o.ropt.title = path;
     rc = LT_OK;
-    if (ludus_analysis_report(a, NULL, o.format, &o.ropt, lt_an_stdout, stdout) != 0 || fflush(stdout) != 0)
-        rc = LT_IO;
+    if (ludus_analysis_report(a, NULL, o.format, &o.ropt, lt_an_stdout, stdout) != 0 || fflush(stdout) != 0) rc = LT_IO;
     if (rc == LT_OK && o.html) rc = lt_an_write_html(o.html, a, NULL, &o.ropt);
     ludus_analysis_destroy(a);
     return rc;

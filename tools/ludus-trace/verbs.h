@@ -10,16 +10,18 @@
 enum { LT_OK = 0, LT_USAGE = 1, LT_BAD_INPUT = 2, LT_IO = 3, LT_FAILED_GATE = 4 };
 
 typedef struct lt_verb {
-    const char *name;    /* "info" */
-    const char *summary; /* one line for the verb list */
-    const char *usage;   /* full usage text, printed by --help and on a usage error */
+    const char *name;                  /* "info" */
+    const char *summary;               /* one line for the verb list */
+    const char *usage;                 /* full usage text, printed by --help and on a usage error */
     int (*run)(int argc, char **argv); /* argv[0] is the verb */
 } lt_verb;
 
 void lt_register_verb(const lt_verb *v);
 
-#define LUDUS_TRACE_VERB(var)                                                                  \
-    __attribute__((constructor)) static void var##_register(void) { lt_register_verb(&var); }
+#define LUDUS_TRACE_VERB(var)                                       \
+    __attribute__((constructor)) static void var##_register(void) { \
+        lt_register_verb(&var);                                     \
+    }
 
 /* Prints the verb's usage to stderr and returns LT_USAGE. */
 int lt_usage(const lt_verb *v, const char *problem);
