@@ -12,6 +12,7 @@ command -v protoc >/dev/null || need+=(protobuf-compiler)
 command -v clang >/dev/null || need+=(clang)
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
 command -v python3 >/dev/null || need+=(python3)
+command -v clang-format >/dev/null || need+=(clang-format)
 command -v valgrind >/dev/null || need+=(valgrind)
 command -v objdump >/dev/null || need+=(binutils)
 if [ ${#need[@]} -gt 0 ]; then
