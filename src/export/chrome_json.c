@@ -150,17 +150,30 @@ static void hex_id(ludus__writer *w, uint64_t id) {
     ludus__w_ch(w, '"');
 }
 
-static void flow_end(ludus__writer *w, int pid, uint64_t tid, const ludus__nev *ev, const char *slice_name,
-                     size_t name_len, int out) {
-    head(w, "X", pid, tid, ev->ts_ns);
+/* One end of a flow: a 1 ns slice (cat "flow") and the s/f event at the same
+ * pid, tid, category and timestamp, which DevTools needs to bind it. The
+ * slice is synthetic, so it is placed where it ties with nothing: DevTools
+ * and speedscope misorder a slice that ends at the very ns the thread's next
+ * event begins. It goes at the flow's time t when that leaves a 1 ns gap
+ * before the next event, else as close before t as the previous event allows
+ * (the demo's job starts its first scope within 1 ns of its flow). Returns
+ * the end of the slice. */
+static int64_t flow_end(ludus__writer *w, int pid, uint64_t tid, const ludus__nev *ev, int64_t prev_ns, int64_t next_ns,
+                        const char *slice_name, size_t name_len, int out) {
+    int64_t at = ev->ts_ns;
+    if (next_ns != INT64_MAX && at > next_ns - 2) at = next_ns - 2;
+    if (prev_ns != INT64_MIN && at < prev_ns + 1) at = prev_ns + 1;
+    if (next_ns != INT64_MAX && at > next_ns - 2) at = ev->ts_ns; /* no room: keep t */
+    head(w, "X", pid, tid, at);
     ludus__w_str(w, ",\"dur\":0.001,\"name\":");
     ludus__w_json_str(w, slice_name, name_len);
     ludus__w_str(w, ",\"cat\":\"flow\"}");
-    head(w, out ? "s" : "f", pid, tid, ev->ts_ns);
+    head(w, out ? "s" : "f", pid, tid, at);
     ludus__w_str(w, ",\"name\":\"flow\",\"cat\":\"flow\"");
     hex_id(w, ev->value);
     if (!out) ludus__w_str(w, ",\"bp\":\"e\"");
     ludus__w_ch(w, '}');
+    return at + 1;
 }
 
 static void meta_kv_u64(ludus__writer *w, const char *k, uint64_t v) {
@@ -235,6 +248,52 @@ static void write_metadata(ludus__writer *w, const ludus__captured *c) {
     ludus__w_str(w, "]}}\n");
 }
 
+static void write_event(ludus__writer *w, const ludus__captured *c, const ludus__nev *ev, int pid, uint64_t tid) {
+    const ludus__site_info *s = ev->site != UINT32_MAX ? &c->sites[ev->site] : NULL;
+    switch (ev->kind) {
+    case LUDUS_NEV_BEGIN:
+        head(w, "B", pid, tid, ev->ts_ns);
+        name_cat(w, s, "default");
+        ludus__w_ch(w, '}');
+        break;
+    case LUDUS_NEV_END:
+        /* The E repeats its B's name and category: DevTools pairs B/E
+         * only when both match, speedscope when the names do, and the
+         * args (empty unless incomplete) keep speedscope from merging
+         * a slice with a same-named one that begins at the same ns. */
+        head(w, "E", pid, tid, ev->ts_ns);
+        name_cat(w, s, "default");
+        ludus__w_str(w, (ev->flags & LUDUS_NEV_INCOMPLETE) ? ",\"args\":{\"incomplete\":true}}" : ",\"args\":{}}");
+        break;
+    case LUDUS_NEV_INSTANT:
+        head(w, "i", pid, tid, ev->ts_ns);
+        name_cat(w, s, "mark");
+        ludus__w_str(w, ",\"s\":\"t\"}");
+        break;
+    case LUDUS_NEV_FRAME:
+        head(w, "i", pid, tid, ev->ts_ns);
+        ludus__w_str(w, ",\"name\":\"Frame\",\"cat\":\"frame\",\"s\":\"t\",\"args\":{\"frame\":");
+        ludus__w_u64(w, ev->value);
+        ludus__w_str(w, "}}");
+        break;
+    case LUDUS_NEV_COUNTER:
+    case LUDUS_NEV_COUNTER_F64:
+        head(w, "C", pid, tid, ev->ts_ns);
+        ludus__w_str(w, ",\"name\":");
+        ludus__w_json_str(w, s->name, s->name_len);
+        ludus__w_str(w, ",\"args\":{\"value\":");
+        if (ev->kind == LUDUS_NEV_COUNTER) {
+            ludus__w_i64(w, (int64_t)ev->value);
+        } else {
+            double d;
+            memcpy(&d, &ev->value, sizeof d);
+            ludus__w_double(w, d);
+        }
+        ludus__w_str(w, "}}");
+        break;
+    }
+}
+
 static int export_json(ludus__captured *c, ludus__writer *w, json_ctx *x);
 
 int ludus__export_chrome_json(ludus__captured *c, ludus__writer *w) {
@@ -277,57 +336,34 @@ static int export_json(ludus__captured *c, ludus__writer *w, json_ctx *x) {
         ludus__nev_iter it;
         ludus__nev ev;
         ludus__nev_init(&it, c, t);
-        while (ludus__nev_next(&it, &ev)) {
-            const ludus__site_info *s = ev.site != UINT32_MAX ? &c->sites[ev.site] : NULL;
-            switch (ev.kind) {
-            case LUDUS_NEV_BEGIN:
-                head(w, "B", pid, th->tid, ev.ts_ns);
-                name_cat(w, s, "default");
+        /* One event of lookahead: a flow end is placed knowing the next
+         * event's time, and a scope that begins and ends at the same ns is
+         * written as one X of duration 0 (viewers misorder a B and an E at
+         * one timestamp). */
+        ludus__nev next;
+        int have = ludus__nev_next(&it, &ev);
+        int64_t prev_ns = INT64_MIN;
+        while (have) {
+            int have_next = ludus__nev_next(&it, &next);
+            if (ev.kind == LUDUS_NEV_FLOW_OUT || ev.kind == LUDUS_NEV_FLOW_IN) {
+                const ludus__site_info *fs = ev.site != UINT32_MAX ? &c->sites[ev.site] : NULL;
+                int out = ev.kind == LUDUS_NEV_FLOW_OUT;
+                prev_ns = flow_end(w, pid, th->tid, &ev, prev_ns, have_next ? next.ts_ns : INT64_MAX,
+                                   out ? (fs ? fs->name : "flow") : "flow in", out ? (fs ? fs->name_len : 4) : 7, out);
+            } else if (ev.kind == LUDUS_NEV_BEGIN && have_next && next.kind == LUDUS_NEV_END &&
+                       next.ts_ns == ev.ts_ns && !(next.flags & LUDUS_NEV_INCOMPLETE)) {
+                head(w, "X", pid, th->tid, ev.ts_ns);
+                ludus__w_str(w, ",\"dur\":0.000");
+                name_cat(w, &c->sites[ev.site], "default");
                 ludus__w_ch(w, '}');
-                break;
-            case LUDUS_NEV_END:
-                /* The E repeats its B's name and category: DevTools pairs B/E
-                 * only when both match, speedscope when the names do, and the
-                 * args (empty unless incomplete) keep speedscope from merging
-                 * a slice with a same-named one that begins at the same ns. */
-                head(w, "E", pid, th->tid, ev.ts_ns);
-                name_cat(w, s, "default");
-                ludus__w_str(w,
-                             (ev.flags & LUDUS_NEV_INCOMPLETE) ? ",\"args\":{\"incomplete\":true}}" : ",\"args\":{}}");
-                break;
-            case LUDUS_NEV_INSTANT:
-                head(w, "i", pid, th->tid, ev.ts_ns);
-                name_cat(w, s, "mark");
-                ludus__w_str(w, ",\"s\":\"t\"}");
-                break;
-            case LUDUS_NEV_FRAME:
-                head(w, "i", pid, th->tid, ev.ts_ns);
-                ludus__w_str(w, ",\"name\":\"Frame\",\"cat\":\"frame\",\"s\":\"t\",\"args\":{\"frame\":");
-                ludus__w_u64(w, ev.value);
-                ludus__w_str(w, "}}");
-                break;
-            case LUDUS_NEV_COUNTER:
-            case LUDUS_NEV_COUNTER_F64:
-                head(w, "C", pid, th->tid, ev.ts_ns);
-                ludus__w_str(w, ",\"name\":");
-                ludus__w_json_str(w, s->name, s->name_len);
-                ludus__w_str(w, ",\"args\":{\"value\":");
-                if (ev.kind == LUDUS_NEV_COUNTER) {
-                    ludus__w_i64(w, (int64_t)ev.value);
-                } else {
-                    double d;
-                    memcpy(&d, &ev.value, sizeof d);
-                    ludus__w_double(w, d);
-                }
-                ludus__w_str(w, "}}");
-                break;
-            case LUDUS_NEV_FLOW_OUT:
-                flow_end(w, pid, th->tid, &ev, s ? s->name : "flow", s ? s->name_len : 4, 1);
-                break;
-            case LUDUS_NEV_FLOW_IN:
-                flow_end(w, pid, th->tid, &ev, "flow in", 7, 0);
-                break;
+                prev_ns = ev.ts_ns;
+                have_next = ludus__nev_next(&it, &next); /* the END is written */
+            } else {
+                write_event(w, c, &ev, pid, th->tid);
+                prev_ns = ev.ts_ns;
             }
+            ev = next;
+            have = have_next;
         }
         int oom = it.oom;
         ludus__nev_free(&it);

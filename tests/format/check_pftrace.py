@@ -134,8 +134,12 @@ def compare(pf, js):
         for ph, ts, name, cat, e in jl:
             if ph in ("s", "f"):
                 continue
-            if ph == "X":
-                jflat.append(("FLOW", ts, name if name != "flow in" else "flow in", cat))
+            if ph == "X" and cat == "flow":
+                jflat.append(("FLOW", ts, name, cat))
+            elif ph == "X":  # a scope that began and ended at the same ns
+                assert float(e["dur"]) == 0.0, e
+                jflat.append(("TYPE_SLICE_BEGIN", ts, name, cat))
+                jflat.append(("TYPE_SLICE_END", ts, False))
             elif ph == "B":
                 jflat.append(("TYPE_SLICE_BEGIN", ts, name, cat))
             elif ph == "E":
@@ -152,6 +156,11 @@ def compare(pf, js):
                 pflat.append((typ, ts, name, cat))
         assert len(jflat) == len(pflat), (key, len(jflat), len(pflat))
         for a, b in zip(jflat, pflat):
+            if a[0] == "FLOW" and b[0] == "FLOW":
+                # The JSON places a flow's 1 ns slice where it ties with no
+                # other event of the thread: at most a few ns from the flow.
+                assert a[2:] == b[2:] and -1000 <= a[1] - b[1] <= 1, (key, a, b)
+                continue
             assert a == b, (key, a, b)
     print("compared %d threads/counters" % len(js))
 

@@ -78,7 +78,7 @@ function toResult(viewer, exported, warnings, errors) {
   }
   if (warnings.length) notes.push(`${warnings.length} import warnings, first: ${warnings[0].slice(0, 200)}`);
   if (errors.length) notes.push(`${errors.length} console errors, first: ${errors[0].slice(0, 200)}`);
-  return {viewer, threads, relativeTime: true, flows: null, flowNote: 'speedscope draws no flows', notes};
+  return {viewer, threads, relativeTime: true, dropsZeroLength: true, flows: null, flowNote: 'speedscope draws no flows', notes};
 }
 
 /** speedscope names a frame "<name> <JSON of args>" when the event has args. */
