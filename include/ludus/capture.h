@@ -89,6 +89,12 @@ int ludus_begin_capture(const ludus_capture_desc *desc);
  * LUDUS_ENOCAPTURE when none is active. */
 int ludus_end_capture(void);
 
+/* Launch to exit: with LUDUS_TRACE=PATH in the environment, a capture starts
+ * when the library loads (pool: LUDUS_TRACE_CHUNKS x 64 KiB, default 1024) and
+ * is written to PATH at exit, as JSON, Perfetto protobuf or a .ludus file by
+ * PATH's extension; the program's own ludus_begin_capture gets LUDUS_EBUSY
+ * meanwhile, and a capture the program ends itself is not written. */
+
 /* 1 while a capture is active. */
 int ludus_capture_active(void);
 

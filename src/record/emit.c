@@ -11,6 +11,11 @@ __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
 int ludus__clock_is_tsc;     /* set before arming; read after an acquire of armed */
 uint32_t ludus__frame_epoch; /* frame marks seen; FRAME is called from one thread */
 
+/* Launch-to-exit capture (src/capture/launch.c) runs from a constructor; this
+ * reference makes a static link keep it wherever the recorder is linked. */
+void ludus__launch_init(void);
+__attribute__((used)) static void (*const keep_launch_init)(void) = ludus__launch_init;
+
 const ludus_site ludus__frame_site = {"Frame", "", "", "frame", 0, 0};
 
 /* Out-of-line events (marks, flows, counters, slow-path scopes) read the TSC
