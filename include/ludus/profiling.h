@@ -182,7 +182,9 @@ LUDUS__INLINE uint32_t ludus__scope_begin(const ludus_site *site) {
     uint32_t g = ludus__load_armed();
     if (LUDUS__UNLIKELY(g != t->gen)) return ludus__begin_slow(site);
     if (LUDUS__UNLIKELY(t->room < 2)) return ludus__begin_slow(site);
-    t->room -= 2; /* this slot and the one reserved for the end */
+    /* Take this slot and the one reserved for the end, in memory ("subq $2,
+     * %fs:..."): written in C, compilers load, subtract and store. */
+    __asm__("subq $2, %0" : "+m"(t->room));
     ludus__event *e = t->cur;
     ludus__stamp(e);
     e->word = (uintptr_t)site + LUDUS__K_BEGIN; /* site is 16-aligned: + is | */
@@ -200,8 +202,12 @@ LUDUS__INLINE void ludus__scope_end(uint32_t token, const ludus_site *site) {
     ludus__thread_hot *t = &ludus__hot;
     __atomic_store_n(&t->busy, 1u, __ATOMIC_RELAXED);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    uint32_t g = ludus__load_armed();
-    if (LUDUS__UNLIKELY(g != token)) {
+    /* armed != token, compared in memory ("cmpl mem, reg"): compilers do not
+     * fold an atomic load into the compare. The read is a plain 32-bit load,
+     * as the relaxed atomic load is on x86-64. */
+    int other_capture;
+    __asm__ volatile("cmpl %1, %2" : "=@ccne"(other_capture) : "m"(ludus__armed), "r"(token));
+    if (LUDUS__UNLIKELY(other_capture)) {
         ludus__end_slow(token, site);
         return;
     }
