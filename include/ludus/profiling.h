@@ -179,8 +179,10 @@ LUDUS__INLINE uint32_t ludus__scope_begin(const ludus_site *site) {
     ludus__thread_hot *t = &ludus__hot;
     __atomic_store_n(&t->busy, 1u, __ATOMIC_RELAXED);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    uint32_t g = ludus__load_armed();
-    if (LUDUS__UNLIKELY(g != t->gen)) return ludus__begin_slow(site);
+    /* Acquire: the room read next is the one the controller left (0) when it
+     * ended the previous capture. room > 0 means the thread's chunk belongs
+     * to the armed capture, so the generation needs no check here. */
+    uint32_t g = __atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE);
     if (LUDUS__UNLIKELY(t->room < 2)) return ludus__begin_slow(site);
     /* Take this slot and the one reserved for the end, in memory ("subq $2,
      * %fs:..."): written in C, compilers load, subtract and store. */

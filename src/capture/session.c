@@ -148,7 +148,17 @@ int ludus_end_capture(void) {
     uint32_t high = ludus__reg.high;
     for (uint32_t i = 0; i < high; i++) {
         ludus__thread_record *r = &ludus__reg.rec[i];
-        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == LUDUS__REC_LIVE && r->hot) wait_not_busy(r->hot);
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == LUDUS__REC_LIVE && r->hot) {
+            wait_not_busy(r->hot);
+            /* The inline begin checks only the room (not the generation):
+             * with 0, the thread's next event of a later capture hands off
+             * to the slow path, which attaches it to that capture. Producers
+             * are not in an event now and do not read the room before they
+             * see armed != 0 again (an acquire of the next begin's store).
+             * In slow mode the room is always 0 and is left unwritten: there
+             * the inline path may still read it while the controller runs. */
+            if (r->hot->room != 0) r->hot->room = 0;
+        }
     }
     ludus__calib_point end_point = ludus__calibrate_point();
 

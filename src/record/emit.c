@@ -29,10 +29,21 @@ static inline void leave(ludus__thread_hot *t) {
     __atomic_store_n(&t->busy, 0u, __ATOMIC_RELEASE);
 }
 
-static void attach(ludus__thread_hot *t, ludus__thread_cold *c, uint32_t gen) {
+/* The room the slow path works with. The inline begin checks only
+ * ludus__hot.room, not the generation: a room above 0 means "this thread's
+ * chunk belongs to the armed capture". So the room is 0 whenever that is not
+ * true: on attach, when the controller ends a capture (session.c), on release
+ * (threads.c), and always in slow mode, where the real room lives here. */
+static inline intptr_t *room_of(ludus__thread_hot *t, ludus__thread_cold *c) {
+    return c->slow ? &c->slow_room : &t->room;
+}
+
+static void attach(ludus__thread_hot *t, ludus__thread_cold *c, uint32_t gen, int slow) {
     t->gen = gen;
     t->cur = NULL;
     t->room = 0;
+    c->slow = (uint32_t)slow;
+    c->slow_room = 0;
     c->chunk = NULL;
     c->first_chunk = NULL;
     c->chunk_seq = 0;
@@ -54,7 +65,7 @@ static uint32_t enter(ludus__thread_hot *t) {
         uint32_t gen = g & ~LUDUS__ARMED_SLOW;
         if (t->gen == gen) return gen;
         if (c->record >= 0) {
-            attach(t, c, gen);
+            attach(t, c, gen, (g & LUDUS__ARMED_SLOW) != 0);
             return gen;
         }
         leave(t); /* never hold busy while taking the registry lock */
@@ -70,10 +81,11 @@ static uint32_t enter(ludus__thread_hot *t) {
 /* Ensures `need` free slots in the current chunk (beyond the reserved ones),
  * moving to a new chunk when the current one is full. 0: pool exhausted. */
 static int make_room(ludus__thread_hot *t, ludus__thread_cold *c, uint32_t need) {
-    if (c->chunk && t->room >= (intptr_t)need) return 1;
+    intptr_t *room = room_of(t, c);
+    if (c->chunk && *room >= (intptr_t)need) return 1;
     size_t depth;
     if (c->chunk)
-        depth = (size_t)(ludus__chunk_end(c->chunk) - t->cur) - (size_t)t->room;
+        depth = (size_t)(ludus__chunk_end(c->chunk) - t->cur) - (size_t)*room;
     else
         depth = c->carry_gen == t->gen ? c->carry_depth : 0;
     ludus__chunk *n = ludus__pool_take();
@@ -92,8 +104,8 @@ static int make_room(ludus__thread_hot *t, ludus__thread_cold *c, uint32_t need)
     c->chunk = n;
     t->cur = LUDUS__CHUNK_EVENTS(n);
     size_t slots = (size_t)(ludus__chunk_end(n) - t->cur);
-    t->room = slots > depth ? (intptr_t)(slots - depth) : 0;
-    return t->room >= (intptr_t)need;
+    *room = slots > depth ? (intptr_t)(slots - depth) : 0;
+    return *room >= (intptr_t)need;
 }
 
 uint32_t ludus__begin_slow(const ludus_site *site) {
@@ -110,7 +122,7 @@ uint32_t ludus__begin_slow(const ludus_site *site) {
     e->ticks = now_ticks();
     e->word = (uintptr_t)site + LUDUS__K_BEGIN;
     t->cur = e + 1;
-    t->room -= 2;
+    *room_of(t, c) -= 2;
     leave(t);
     return gen;
 }
@@ -154,7 +166,7 @@ static int emit_slots(uintptr_t word, uint64_t p0, uintptr_t p1, uint32_t nslots
         e[1].word = p1;
     }
     t->cur = e + nslots;
-    t->room -= (intptr_t)nslots;
+    *room_of(t, c) -= (intptr_t)nslots;
     leave(t);
     return 1;
 }

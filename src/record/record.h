@@ -46,6 +46,9 @@ typedef struct ludus__thread_cold {
     uint64_t dropped;     /* events lost to a full pool in this capture */
     uint64_t orphan_ends; /* ends in this capture of scopes begun in an earlier one */
     uint64_t flow_seq;
+    uint32_t slow;        /* the attached capture records every event out of line */
+    intptr_t slow_room;   /* the room, in that mode: ludus__hot.room stays 0 so
+                             the inline path always hands off (see emit.c) */
     uint32_t carry_gen;   /* capture the thread was released from (unregister) */
     uint32_t carry_depth; /* scopes it still had open then: their end slots */
     uint32_t span_depth;

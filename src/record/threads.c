@@ -97,9 +97,12 @@ static void release_self(int dying) {
      * only then is the pool's geometry stable to read). */
     c->carry_gen = in_capture ? t->gen : 0;
     c->carry_depth =
-        in_capture && c->chunk ? (uint32_t)((size_t)(ludus__chunk_end(c->chunk) - t->cur) - (size_t)t->room) : 0;
+        in_capture && c->chunk
+            ? (uint32_t)((size_t)(ludus__chunk_end(c->chunk) - t->cur) - (size_t)(c->slow ? c->slow_room : t->room))
+            : 0;
     t->gen = 0;
     t->room = 0;
+    c->slow_room = 0;
     c->chunk = NULL;
     c->record = -1;
     c->span_depth = c->span_overflow = 0;
