@@ -40,6 +40,14 @@ pf = os.path.join(work, "launch.pftrace")
 run(pf)
 assert open(pf, "rb").read(1) == b"\x0a"
 
+# ludus-trace itself links the library but never traces itself.
+own = os.path.join(work, "tool.json")
+if os.path.exists(own):
+    os.remove(own)
+p = subprocess.run([tool, "info", lud], env=dict(os.environ, LUDUS_TRACE=own), stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE, text=True, check=True)
+assert not os.path.exists(own) and "ludus:" not in p.stderr, p.stderr
+
 # Without LUDUS_TRACE nothing is written and nothing is said.
 env = {k: v for k, v in os.environ.items() if k != "LUDUS_TRACE"}
 p = subprocess.run([demo, "--no-capture", "--frames", "2"], env=env, stdout=subprocess.DEVNULL,

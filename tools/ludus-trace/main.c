@@ -2,11 +2,19 @@
  * that registered themselves (verb_*.c), prints help, and draws progress. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "verbs.h"
+
+/* The tool links the library, whose launch-to-exit capture (LUDUS_TRACE)
+ * would start in this process too: leave the variable to the programs it is
+ * meant for. Runs before the library's constructor (default priority). */
+__attribute__((constructor(101))) static void no_launch_capture(void) {
+    unsetenv("LUDUS_TRACE");
+}
 
 #define MAX_VERBS 16
 static const lt_verb *verbs[MAX_VERBS];
