@@ -80,7 +80,7 @@ static const char script[] =
     "S('excl p90',s=>s.exclusive.p90_ns),S('excl p99',s=>s.exclusive.p99_ns),S('excl max',s=>s.exclusive.max_ns),"
     "S('incl total',s=>s.inclusive.total_ns),S('incl p50',s=>s.inclusive.p50_ns),S('incl p99',s=>s.inclusive.p99_ns),"
     "{h:'incomplete',v:s=>s.incomplete},{h:'recursive',v:s=>s.recursive},{h:'threads',v:s=>s.threads},"
-    "{h:'lossy',v:s=>s.lossy?'yes':''}],R.sites);\n"
+    "{h:'lossy',v:s=>s.lossy?'yes':''}],R.sites.filter(s=>s.calls>0||s.incomplete>0));\n"
     "table('hitches',[{h:'frame',v:h=>h.frame},S('frame time',h=>h.frame_ns),{h:'x "
     "median',v:h=>h.ratio,f:x=>x.toFixed(2)},"
     "{h:'grew most (exclusive vs its median frame)',v:h=>h.grew.map(g=>g.name+' +'+fmt(g.delta_excl_ns)).join(', "
