@@ -96,11 +96,6 @@ char *ludus__fmt_us(char *p, int64_t ns) {
     return p + 4;
 }
 
-void ludus__w_us(ludus__writer *w, int64_t ns) {
-    char *p = ludus__w_reserve(w, 32);
-    ludus__w_commit(w, ludus__fmt_us(p, ns));
-}
-
 void ludus__w_json_str(ludus__writer *w, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
     ludus__w_ch(w, '"');

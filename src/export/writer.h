@@ -26,8 +26,6 @@ LUDUS_HIDDEN void ludus__w_bytes(ludus__writer *w, const void *p, size_t n);
 LUDUS_HIDDEN void ludus__w_str(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_u64(ludus__writer *w, uint64_t v);
 LUDUS_HIDDEN void ludus__w_i64(ludus__writer *w, int64_t v);
-/* ns as microseconds with three decimals, from integers (never a double). */
-LUDUS_HIDDEN void ludus__w_us(ludus__writer *w, int64_t ns);
 /* A JSON string with its quotes; n bytes of s (control characters escaped,
  * UTF-8 passed through, no surrogate escapes). */
 LUDUS_HIDDEN void ludus__w_json_str(ludus__writer *w, const char *s, size_t n);

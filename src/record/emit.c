@@ -8,8 +8,7 @@
 #include "record.h"
 
 __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
-int ludus__clock_is_tsc;     /* set before arming; read after an acquire of armed */
-uint32_t ludus__frame_epoch; /* frame marks seen; FRAME is called from one thread */
+int ludus__clock_is_tsc; /* set before arming; read after an acquire of armed */
 
 /* Launch-to-exit capture (src/capture/launch.c) runs from a constructor; this
  * reference makes a static link keep it wherever the recorder is linked. */
@@ -176,7 +175,6 @@ void ludus__emit(const ludus_site *site, unsigned kind) {
 }
 
 void ludus__frame(void) {
-    __atomic_store_n(&ludus__frame_epoch, __atomic_load_n(&ludus__frame_epoch, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     emit_slots((uintptr_t)&ludus__frame_site | LUDUS__K_FRAME, 0, 0, 1, NULL);
 }
 
