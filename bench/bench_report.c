@@ -63,6 +63,12 @@ static void build_units(void) {
     for (int u = 0; u < 2; u++) units_per_block[u] = BLOCK / unit_len[u];
 }
 
+/* The address block b of thread t had when "recorded": ends name their
+ * begins by address. */
+static uintptr_t base_of(uint32_t t, uint64_t b) {
+    return ((uintptr_t)(t + 1) << 40) + (uintptr_t)(b * BLOCK * sizeof(ludus__event));
+}
+
 /* Block b of thread t: ticks 10 ns apart plus 0..7 ns of jitter (monotonic). */
 static void fill(uint32_t t, uint64_t b, ludus__event *ev, size_t *n) {
     int u = t ? 1 : 0;
@@ -70,11 +76,15 @@ static void fill(uint32_t t, uint64_t b, ludus__event *ev, size_t *n) {
     size_t k = 0;
     uint64_t idx = b * (uint64_t)units_per_block[u] * len;
     uint64_t h = (t + 1) * 0x9E3779B97F4A7C15ull ^ b;
+    uintptr_t base = base_of(t, b), open[16];
+    int depth = 0;
     for (uint32_t r = 0; r < units_per_block[u]; r++)
         for (uint32_t i = 0; i < len; i++, k++, idx++) {
             h ^= h << 13, h ^= h >> 7, h ^= h << 17;
             ev[k].ticks = 1000 + idx * 10 + (h & 7);
             ev[k].word = (uintptr_t)unit[u][i].site | unit[u][i].kind;
+            if (unit[u][i].kind == LUDUS__K_BEGIN) open[depth++] = base + k * sizeof(ludus__event);
+            if (unit[u][i].kind == LUDUS__K_END) ev[k].word = open[--depth] | LUDUS__K_END;
         }
     *n = k;
 }
@@ -89,9 +99,12 @@ static int loader(const ludus__captured *c, uint64_t *cursor, ludus__run *out, l
         buf->cap = BLOCK;
     }
     size_t n;
-    fill((uint32_t)(*cursor >> 40), *cursor & ((1ull << 40) - 1), buf->ev, &n);
+    uint32_t t = (uint32_t)(*cursor >> 40);
+    uint64_t b = *cursor & ((1ull << 40) - 1);
+    fill(t, b, buf->ev, &n);
     out->ev = buf->ev;
     out->n = n;
+    out->base = base_of(t, b);
     (*cursor)++;
     return 0;
 }
@@ -107,16 +120,18 @@ static void run(uint64_t target) {
     static ludus__event prime[THREADS][BLOCK];
     memset(&c, 0, sizeof c);
     memset(th, 0, sizeof th);
-    c.valid = 1;
+    c.type = LUDUS__CAP_MEMORY;
+    c.refs = 1;
     c.threads = th;
     c.nthreads = THREADS;
     /* prime: one block per thread in memory, so ludus__prepare builds the site table */
     for (uint32_t t = 0; t < THREADS; t++) {
         size_t n;
         fill(t, 0, prime[t], &n);
-        prime_run[t] = (ludus__run){prime[t], n};
+        prime_run[t] = (ludus__run){prime[t], n, base_of(t, 0)};
         th[t].runs = &prime_run[t];
         th[t].nruns = 1;
+        th[t].first_drop_ns = LUDUS__NO_DROP;
         snprintf(th[t].name, sizeof th[t].name, t ? "worker %u" : "main", t);
     }
     if (ludus__prepare(&c) != 0) exit(1);
@@ -176,6 +191,7 @@ static void run(uint64_t target) {
     ludus_analysis_destroy(a);
     free(c.sites);
     free(c.site_hash);
+    ludus__arena_free(&c.site_text);
 }
 
 int main(int argc, char **argv) {

@@ -40,20 +40,19 @@ typedef struct ludus_analysis_desc {
 
 /* Parses "all", "last:N" or "range:T0-T1" (T with unit ns, us, ms or s; a bare
  * number is ms) into desc's window fields. LUDUS_EINVAL on malformed text. */
-int ludus_window_parse(const char *text, ludus_analysis_desc *desc);
+LUDUS_API int ludus_window_parse(const char *text, ludus_analysis_desc *desc);
 
 typedef struct ludus_analysis ludus_analysis;
 
-/* Analyses the last ended in-memory capture. LUDUS_ENODATA when none ended,
- * LUDUS_ENOMEM, LUDUS_EINVAL for a bad desc. *out is owned by the caller. */
-int ludus_analyze_last_capture(const ludus_analysis_desc *desc, ludus_analysis **out);
-/* Analyses an opened capture file (<ludus/capture_file.h>), streaming one
- * block at a time. LUDUS_EFORMAT / LUDUS_EIO when a block fails to load
- * (ludus_last_error_detail() names it); the file stays open. */
-struct ludus_capture_file;
-int ludus_analyze_capture_file(struct ludus_capture_file *file, const ludus_analysis_desc *desc, ludus_analysis **out);
+/* Analyses a capture (the last ended one, a file, a cut), streaming one
+ * block at a time. LUDUS_ENOMEM, LUDUS_EINVAL for a bad desc, LUDUS_EFORMAT
+ * / LUDUS_EIO when a file's block fails to load (ludus_last_error_detail()
+ * names it). *out is owned by the caller; the capture may be released. */
+LUDUS_API int ludus_analyze(ludus_capture *capture, const ludus_analysis_desc *desc, ludus_analysis **out);
+/* The same over the last ended capture (LUDUS_ENODATA when none ended). */
+LUDUS_API int ludus_analyze_last_capture(const ludus_analysis_desc *desc, ludus_analysis **out);
 /* NULL is a no-op. */
-void ludus_analysis_destroy(ludus_analysis *a);
+LUDUS_API void ludus_analysis_destroy(ludus_analysis *a);
 
 /* ---------------------------------------------------------------------------
  * Results. Durations are elapsed wall-clock ns (not CPU time). count, total,
@@ -67,7 +66,12 @@ typedef struct ludus_duration_stats {
     int64_t p50_ns, p90_ns, p99_ns;
 } ludus_duration_stats;
 
-#define LUDUS_STAT_LOSSY 1u /* seen on a thread that dropped events: counts are lower bounds */
+/* Flags: LOSSY: seen on a thread that dropped events, counts are lower
+ * bounds. EXCL_PARTIAL: some activations ran while their thread was losing
+ * events; their children may be missing, so their exclusive time is left out
+ * (excl_unknown counts them) and never absorbs the lost children. */
+#define LUDUS_STAT_LOSSY 1u
+#define LUDUS_STAT_EXCL_PARTIAL 2u
 
 typedef struct ludus_site_stats {
     const char *name;     /* owned by the analysis, NUL-terminated */
@@ -80,10 +84,13 @@ typedef struct ludus_site_stats {
     uint64_t recursive;             /* activations inside an open activation of the same site (same thread) */
     double calls_per_frame;         /* over the window's complete frames; 0 without frames */
     ludus_duration_stats inclusive; /* outermost activations only: recursion never double counts */
-    ludus_duration_stats exclusive; /* every activation: inclusive minus same-thread children */
+    ludus_duration_stats exclusive; /* every activation whose children are all known: inclusive minus
+                                       same-thread children */
     int64_t median_frame_excl_ns;   /* median over window frames of this site's exclusive time */
     uint32_t threads;               /* threads it ran on */
     uint32_t flags;                 /* LUDUS_STAT_* */
+    uint64_t excl_unknown;          /* calls left out of exclusive: their thread was losing events */
+    uint64_t unwound;               /* activations cut short by a non-local exit: no duration, not in calls */
 } ludus_site_stats;
 
 /* A caller-context path: the sequence of enclosing sites on the thread,
@@ -95,6 +102,7 @@ typedef struct ludus_path_stats {
     uint64_t calls, incomplete;
     ludus_duration_stats inclusive, exclusive;
     uint32_t flags;
+    uint64_t excl_unknown;
 } ludus_path_stats;
 
 /* Frame k is [mark k, mark k+1) on the frame thread, with mark 0 = capture
@@ -121,6 +129,7 @@ typedef struct ludus_analysis_summary {
     const char *clock_name;
     uint32_t threads;
     uint64_t events, dropped, incomplete, orphan_ends, filtered, interner_drops;
+    uint64_t unwound, excl_unknown;
     uint64_t clock_anomalies; /* ends before their begin: clamped to 0 */
     const char *window;       /* "all", "last:N", "range:T0-T1" */
     int64_t window_begin_ns, window_end_ns;
@@ -140,27 +149,26 @@ typedef struct ludus_analysis_summary {
     int frame_thread_lossy;
 } ludus_analysis_summary;
 
-void ludus_analysis_get_summary(const ludus_analysis *a, ludus_analysis_summary *out);
-uint32_t ludus_analysis_site_count(const ludus_analysis *a);
-const ludus_site_stats *ludus_analysis_site(const ludus_analysis *a, uint32_t index);
+LUDUS_API void ludus_analysis_get_summary(const ludus_analysis *a, ludus_analysis_summary *out);
+LUDUS_API uint32_t ludus_analysis_site_count(const ludus_analysis *a);
+LUDUS_API const ludus_site_stats *ludus_analysis_site(const ludus_analysis *a, uint32_t index);
 /* Index of the first site with this name, or -1. */
-int64_t ludus_analysis_find_site(const ludus_analysis *a, const char *name);
-uint32_t ludus_analysis_path_count(const ludus_analysis *a);
-const ludus_path_stats *ludus_analysis_path(const ludus_analysis *a, uint32_t index);
+LUDUS_API int64_t ludus_analysis_find_site(const ludus_analysis *a, const char *name);
+LUDUS_API uint32_t ludus_analysis_path_count(const ludus_analysis *a);
+LUDUS_API const ludus_path_stats *ludus_analysis_path(const ludus_analysis *a, uint32_t index);
 /* Index of the path "A/B/C" (site names joined by '/'), or -1. */
-int64_t ludus_analysis_find_path(const ludus_analysis *a, const char *slash_path);
-uint64_t ludus_analysis_frame_count(const ludus_analysis *a); /* complete + the open last one */
-int ludus_analysis_frame(const ludus_analysis *a, uint64_t index, ludus_frame_info *out);
-uint32_t ludus_analysis_hitch_count(const ludus_analysis *a);
-const ludus_hitch *ludus_analysis_hitch(const ludus_analysis *a, uint32_t index);
+LUDUS_API int64_t ludus_analysis_find_path(const ludus_analysis *a, const char *slash_path);
+LUDUS_API uint64_t ludus_analysis_frame_count(const ludus_analysis *a); /* complete + the open last one */
+LUDUS_API int ludus_analysis_frame(const ludus_analysis *a, uint64_t index, ludus_frame_info *out);
+LUDUS_API uint32_t ludus_analysis_hitch_count(const ludus_analysis *a);
+LUDUS_API const ludus_hitch *ludus_analysis_hitch(const ludus_analysis *a, uint32_t index);
 /* Calls and exclusive ns of a site in one frame (0 when absent). */
-int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t site, uint64_t frame, uint64_t *calls,
-                                 int64_t *excl_ns);
+LUDUS_API int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t site, uint64_t frame, uint64_t *calls,
+                                           int64_t *excl_ns);
 
 /* ---------------------------------------------------------------------------
- * Reports, through a write callback (return 0 on success, non-zero to fail:
- * the report then returns LUDUS_EIO). */
-typedef int (*ludus_write_fn)(void *user_data, const void *data, size_t n);
+ * Reports, through a write callback (ludus_write_fn, capture.h: return 0 on
+ * success, non-zero to fail: the report then returns LUDUS_EIO). */
 
 enum ludus_report_format {
     LUDUS_REPORT_TEXT = 0,
@@ -177,8 +185,8 @@ typedef struct ludus_report_options {
 typedef struct ludus_diff ludus_diff;
 
 /* diff may be NULL; with HTML it adds the diff section (a is then the NEW side). */
-int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int format, const ludus_report_options *opt,
-                          ludus_write_fn write, void *user_data);
+LUDUS_API int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int format,
+                                    const ludus_report_options *opt, ludus_write_fn write, void *user_data);
 
 /* ---------------------------------------------------------------------------
  * Diff of two analyses. Per site and per path: change in calls per frame
@@ -221,13 +229,13 @@ typedef struct ludus_diff_entry {
     uint32_t verdict;               /* LUDUS_DIFF_* */
 } ludus_diff_entry;
 
-int ludus_diff_create(const ludus_analysis *base, const ludus_analysis *newer, const ludus_diff_desc *desc,
-                      ludus_diff **out);
-void ludus_diff_destroy(ludus_diff *d);
-uint32_t ludus_diff_count(const ludus_diff *d);
-const ludus_diff_entry *ludus_diff_entry_at(const ludus_diff *d, uint32_t index);
+LUDUS_API int ludus_diff_create(const ludus_analysis *base, const ludus_analysis *newer, const ludus_diff_desc *desc,
+                                ludus_diff **out);
+LUDUS_API void ludus_diff_destroy(ludus_diff *d);
+LUDUS_API uint32_t ludus_diff_count(const ludus_diff *d);
+LUDUS_API const ludus_diff_entry *ludus_diff_entry_at(const ludus_diff *d, uint32_t index);
 /* Entry of the site (is_path 0) or path (1) of this name, or NULL. */
-const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, int is_path);
+LUDUS_API const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, int is_path);
 
 /* A gate: "METRIC > +X%" or "METRIC < -X%" (metric: mean, p50, p90, p99,
  * calls). Applies to the entries the verdict finds significant for that
@@ -238,13 +246,13 @@ typedef struct ludus_gate {
     double rel;  /* 0.05 for +5% */
     char text[64];
 } ludus_gate;
-int ludus_gate_parse(const char *text, ludus_gate *out);
+LUDUS_API int ludus_gate_parse(const char *text, ludus_gate *out);
 /* Number of (entry, gate) pairs that trip; each is reported through write
  * when write is non-NULL. */
-uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, uint32_t ngates, ludus_write_fn write,
-                                void *user_data);
+LUDUS_API uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, uint32_t ngates,
+                                          ludus_write_fn write, void *user_data);
 /* Text, JSON or CSV of the diff. */
-int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, void *user_data);
+LUDUS_API int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, void *user_data);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,13 @@
-/* Ludus Profiling: capture control, thread registration, export and errors.
+/* Ludus Profiling: capture control, thread registration, capture objects,
+ * export and errors.
  *
- * Control calls (begin, end, export, save) are made from one coordinating
- * thread, or serialised by the caller. Producer threads may keep emitting
- * across any of them. Every call that can fail returns 0 or a negative
- * LUDUS_E* code; ludus_error_string() names it and ludus_last_error_detail()
- * gives this thread's detail for the last failure (which file, which offset). */
+ * Control calls (begin, end) are made from one coordinating thread, or
+ * serialised by the caller. Producer threads may keep emitting across any of
+ * them. A capture object is used by one thread at a time; two threads may
+ * use two captures (or a capture and a cut of it) at once. Every call that
+ * can fail returns 0 or a negative LUDUS_E* code; ludus_error_string() names
+ * it and ludus_last_error_detail() gives this thread's detail for the last
+ * failure (which file, which offset). */
 #ifndef LUDUS_CAPTURE_H
 #define LUDUS_CAPTURE_H
 
@@ -14,14 +17,14 @@
 extern "C" {
 #endif
 
-#define LUDUS_VERSION_STRING "0.1.0"
+#define LUDUS_VERSION_STRING "0.2.0"
 
 /* Error codes: one table, X(name, value, message). */
 #define LUDUS_ERRORS(X)                                                 \
     X(LUDUS_OK, 0, "success")                                           \
     X(LUDUS_EBUSY, -1, "a capture is already active")                   \
     X(LUDUS_EOVERFLOW, -2, "the requested pool size overflows")         \
-    X(LUDUS_ENOMEM, -3, "the chunk pool could not be reserved")         \
+    X(LUDUS_ENOMEM, -3, "out of memory")                                \
     X(LUDUS_EINVAL, -4, "invalid argument")                             \
     X(LUDUS_ENOCAPTURE, -5, "no capture is active")                     \
     X(LUDUS_ENODATA, -6, "no data: the last capture recorded no event") \
@@ -37,9 +40,9 @@ enum ludus_error {
 };
 
 /* Static text for a code; never NULL. */
-const char *ludus_error_string(int code);
+LUDUS_API const char *ludus_error_string(int code);
 /* This thread's detail for its last failed call ("" when none). */
-const char *ludus_last_error_detail(void);
+LUDUS_API const char *ludus_last_error_detail(void);
 
 /* Clock that timestamps events. */
 enum ludus_clock {
@@ -51,10 +54,10 @@ enum ludus_clock {
 /* How end joins producers that are mid-event. */
 enum ludus_join {
     LUDUS_JOIN_AUTO = 0, /* asymmetric barrier (membarrier) where available, else fence */
-    LUDUS_JOIN_FENCE = 1 /* every event pays a sequentially consistent store */
+    LUDUS_JOIN_FENCE = 1 /* every event takes the out-of-line path and pays a fence */
 };
 
-/* Allocation hook for the chunk pool (sokol-style): NULL uses aligned_alloc. */
+/* Allocation hook for the chunk pool (sokol-style): NULL (both) maps pages. */
 typedef struct ludus_allocator {
     void *(*alloc)(size_t size, size_t alignment, void *user_data);
     void (*free)(void *ptr, void *user_data);
@@ -63,92 +66,125 @@ typedef struct ludus_allocator {
 
 /* Zero-initialise, set what you need; every 0 field takes its default. */
 struct ludus_capture_desc {
-    uint32_t chunk_bytes;   /* per chunk, a power of two >= 4096; default 65536 */
-    uint32_t chunk_count;   /* chunks in the pool; default 256 (16 MiB) */
+    uint32_t chunk_bytes;   /* largest piece a thread takes, a power of two in [4096, 2^30]; default 65536 */
+    uint32_t chunk_count;   /* pool = chunk_count x chunk_bytes; default 256 (16 MiB) */
     const char *categories; /* comma-separated enabled categories; NULL = all.
                                Sites without a category are always kept. Events of
-                               other categories are discarded when the capture ends
+                               other categories are discarded when the capture is read
                                and counted as "filtered" (not a loss). */
     int clock;              /* enum ludus_clock; default LUDUS_CLOCK_AUTO */
     int join;               /* enum ludus_join; default LUDUS_JOIN_AUTO */
     ludus_allocator allocator;
 };
 
-/* Reads back the values a desc resolves to (defaults applied). */
-void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_desc *out);
+/* Reads back the values a desc resolves to (defaults applied); in may be
+ * NULL (all defaults), out NULL is a no-op. */
+LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_desc *out);
 
-/* Starts a capture: reserves and touches the whole chunk pool, calibrates the
- * clock and arms recording. Fails and stays disarmed with LUDUS_EBUSY (a capture
- * is active), LUDUS_EOVERFLOW, LUDUS_EINVAL, LUDUS_ENOMEM or LUDUS_EUNSUPPORTED.
- * Discards the previous ended capture. desc may be NULL (defaults). */
-int ludus_begin_capture(const ludus_capture_desc *desc);
+/* Starts a capture and arms recording. Fails and stays disarmed with
+ * LUDUS_EBUSY (a capture is active), LUDUS_EOVERFLOW, LUDUS_EINVAL,
+ * LUDUS_ENOMEM or LUDUS_EUNSUPPORTED. desc may be NULL (defaults). Drops the
+ * library's reference to the previous ended capture.
+ *
+ * Cost: the pool is reserved, not touched; a background thread faults its
+ * pages in, front to back, ahead of the threads that fill it (a thread that
+ * outruns it takes the page faults itself). A restart whose pool has the
+ * size of the previous capture's (and no one holds that capture) reuses its
+ * pages: nothing is allocated or touched. bench/RESULTS.md has the figures.
+ *
+ * Recording: each thread takes pieces of the pool, the first 1 KiB, each
+ * next one twice as large up to chunk_bytes, so a thread that records a few
+ * events costs 1 KiB. 1/32 of the pool is kept for the ends of scopes whose
+ * begins were recorded. When the pool is full, events are dropped and
+ * counted per thread (a refused begin counts two: itself and its end),
+ * never blocking; the time of each thread's first loss is kept and shown. */
+LUDUS_API int ludus_begin_capture(const ludus_capture_desc *desc);
 
-/* Ends the active capture: disarms, waits for producers that are mid-event,
- * and publishes every thread's partial chunk, including threads that exited
- * during the capture. Every event accepted before it returns is in the capture.
- * LUDUS_ENOCAPTURE when none is active. */
-int ludus_end_capture(void);
+/* Ends the active capture: disarms, joins producers that are mid-event,
+ * and publishes every thread's events, including threads that exited during
+ * the capture and threads that registered and recorded nothing. Every event
+ * accepted before it returns is in the capture; an inline event still being
+ * written on another thread at that moment is left out and counted as
+ * dropped (end never waits for it). LUDUS_ENOCAPTURE when none is active.
+ * The capture becomes the library's "last ended capture". */
+LUDUS_API int ludus_end_capture(void);
 
-/* Launch to exit: with LUDUS_TRACE=PATH in the environment, a capture starts
- * when the library loads (pool: LUDUS_TRACE_CHUNKS x 64 KiB, default 1024) and
- * is written to PATH at exit, as JSON, Perfetto protobuf or a .ludus file by
- * PATH's extension; the program's own ludus_begin_capture gets LUDUS_EBUSY
- * meanwhile, and a capture the program ends itself is not written. */
+/* Launch to exit: with LUDUS_TRACE=PATH in the environment, a program linked
+ * with the library (the shared library, or the ludus_launch object for a
+ * static link) starts a capture when it loads and writes it to PATH at exit,
+ * as JSON, Perfetto protobuf or .ludus by PATH's extension. "%p" in PATH is
+ * replaced by the process id (a forked child writes its own file).
+ * LUDUS_TRACE_CHUNKS sets the pool in 64 KiB chunks (default 1024). Both
+ * are checked when the library loads and a bad value is reported then, once,
+ * on stderr. The program's own ludus_begin_capture gets LUDUS_EBUSY
+ * meanwhile, and a capture the program ends itself is not written.
+ * ludus_launch_cancel() ends that capture without writing it (a tool that
+ * must never trace itself calls it first). */
+LUDUS_API void ludus_launch_cancel(void);
 
 /* 1 while a capture is active. */
-int ludus_capture_active(void);
-
-/* Writes the last ended capture as Chrome/Perfetto JSON. Writes to PATH.tmp
- * and renames, so PATH is never left truncated. LUDUS_ENODATA for an empty
- * capture (PATH untouched); LUDUS_EIO on a write failure (capture kept). */
-int ludus_export_perfetto_trace(const char *path);
-
-/* The same JSON through a write callback (return 0 on success, non-zero to
- * fail the export); for pipes, sockets or memory. */
-int ludus_export_json_to(int (*write)(void *user_data, const void *data, size_t n), void *user_data);
-
-/* Writes the last ended capture as a native capture file (.ludus, see
- * docs/format.md and ludus/capture_file.h to read it back): the raw events
- * as recorded plus the site and thread tables, close to a memory copy.
- * Same contract as the JSON export: PATH.tmp renamed into place,
- * LUDUS_ENODATA for an empty capture (PATH untouched), LUDUS_EIO on a write
- * failure (capture kept). */
-int ludus_save_capture(const char *path);
-
-/* Writes the last ended capture as a Perfetto protobuf trace (.pftrace):
- * one track per thread, slices, instants, counters, flows, interned names.
- * Same contract as ludus_export_perfetto_trace. */
-int ludus_export_pftrace(const char *path);
+LUDUS_API int ludus_capture_active(void);
 
 /* Registers the calling thread under a name (copied, up to 63 bytes). Threads
  * that record without registering are registered as "thread <tid>". Calling
- * again renames. */
-int ludus_register_thread_for_trace(const char *name);
+ * again renames. Not async-signal-safe. */
+LUDUS_API int ludus_register_thread_for_trace(const char *name);
 
-/* Publishes the thread's partial chunk and releases its slot; thread exit
- * does the same. Events the thread records later register it again. */
-int ludus_unregister_thread_for_trace(void);
+/* Publishes the thread's events to the running capture and releases its
+ * slot; thread exit does the same. Events the thread records later register
+ * it again. */
+LUDUS_API int ludus_unregister_thread_for_trace(void);
 
-/* Summary of the last ended capture, for reports and tests. */
+/* ---------------------------------------------------------------------------
+ * Capture objects: the last ended capture, a capture file opened from a path
+ * or from memory (<ludus/capture_file.h>), or a cut of either. Each holds a
+ * reference; release it when done. */
+typedef struct ludus_capture ludus_capture;
+
+/* A new reference to the last ended capture: LUDUS_ENODATA when none. It
+ * stays valid after later captures begin (the library only drops its own
+ * reference then; a held capture's pool is not reused). */
+LUDUS_API int ludus_capture_get_last(ludus_capture **out);
+LUDUS_API void ludus_capture_retain(ludus_capture *c);
+/* NULL is a no-op. */
+LUDUS_API void ludus_capture_release(ludus_capture *c);
+
+/* A cut: some threads and/or a time range of a capture, as a capture of its
+ * own (it holds a reference to its source). Slices open across a bound are
+ * clipped to it and flagged; the cut's counts are what it holds. A range
+ * outside the capture, an empty thread list or a bad index is LUDUS_EINVAL. */
+typedef struct ludus_cut_desc {
+    int time;                /* 1: keep only [from_ns, to_ns] */
+    int64_t from_ns, to_ns;  /* since capture start, inclusive */
+    const uint32_t *threads; /* thread indexes to keep; NULL: all */
+    uint32_t nthreads;
+} ludus_cut_desc;
+LUDUS_API int ludus_capture_cut(ludus_capture *c, const ludus_cut_desc *cut, ludus_capture **out);
+
+/* Counts of a capture, for reports and tests. */
 typedef struct ludus_capture_summary {
-    uint32_t threads;        /* threads with a table entry */
-    uint64_t events;         /* events recorded (payload slots not counted) */
-    uint64_t dropped;        /* events lost to a full pool, all threads */
-    uint64_t filtered;       /* events of disabled categories */
-    uint64_t incomplete;     /* begins with no end, closed at capture end */
-    uint64_t orphan_ends;    /* ends whose begin predates the capture */
-    uint64_t frames;         /* frame marks */
-    int64_t start_ns;        /* capture start, CLOCK_MONOTONIC ns */
-    int64_t end_ns;          /* capture end, CLOCK_MONOTONIC ns */
-    uint32_t chunks_used;    /* chunks taken from the pool */
-    uint32_t interner_drops; /* run-time names refused by the full site table */
-    const char *clock_name;  /* "tsc" or "monotonic" */
+    uint32_t threads;                   /* threads with a table entry */
+    uint64_t events;                    /* events recorded (payload slots not counted) */
+    uint64_t dropped;                   /* events lost (full pool, signal handler nesting, thread table), all threads */
+    uint64_t filtered;                  /* events of disabled categories */
+    uint64_t incomplete;                /* slices still open at capture end, closed there */
+    uint64_t orphan_ends;               /* ends whose begin is not in the capture */
+    uint64_t frames;                    /* frame marks */
+    int64_t start_ns;                   /* capture start, CLOCK_MONOTONIC ns */
+    int64_t end_ns;                     /* capture end, CLOCK_MONOTONIC ns */
+    uint32_t chunks_used;               /* pool bytes handed out, in 64 KiB */
+    uint32_t interner_drops;            /* run-time names and sites refused while it ran */
+    const char *clock_name;             /* "tsc" or "monotonic" */
+    uint64_t unwound;                   /* scopes skipped by a non-local exit, closed where that was found */
+    uint64_t mismatched;                /* span ends that matched no open span */
+    uint64_t nonfinite_counter_samples; /* NaN/inf samples (left out of JSON only) */
+    uint64_t unregistered_thread_drops; /* events of threads the thread table refused */
+    uint32_t site_id_collisions;
+    uint64_t bytes_used;
 } ludus_capture_summary;
+LUDUS_API int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out);
 
-/* LUDUS_ENODATA when no capture has ended yet. */
-int ludus_capture_get_summary(ludus_capture_summary *out);
-
-/* Per-thread counts of the last ended capture; index < summary.threads. */
+/* Per-thread counts; index < summary.threads. */
 typedef struct ludus_thread_summary {
     char name[64];
     uint64_t tid;
@@ -156,9 +192,62 @@ typedef struct ludus_thread_summary {
     uint64_t dropped;
     uint64_t incomplete;
     uint64_t orphan_ends;
-    int exited; /* the thread exited during the capture */
+    int exited; /* the thread exited (or unregistered) during the capture */
+    uint64_t unwound;
+    uint64_t mismatched;
+    int64_t first_drop_ns; /* since capture start; -1 without losses */
+    uint32_t span_lanes;   /* lanes its spans needed beside its own track */
 } ludus_thread_summary;
-int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out);
+LUDUS_API int ludus_capture_thread_summary(ludus_capture *c, uint32_t index, ludus_thread_summary *out);
+
+/* The same over the last ended capture (LUDUS_ENODATA when none ended). */
+LUDUS_API int ludus_capture_get_summary(ludus_capture_summary *out);
+LUDUS_API int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out);
+
+/* ---------------------------------------------------------------------------
+ * Export. Every format goes through a write callback (return 0 on success,
+ * non-zero to fail: the export then returns LUDUS_EIO and the capture is
+ * kept for a retry) or to a path. */
+typedef int (*ludus_write_fn)(void *user_data, const void *data, size_t n);
+
+enum ludus_format {
+    LUDUS_FORMAT_JSON = 1,    /* Chrome/Perfetto JSON (chrome://tracing, ui.perfetto.dev, speedscope) */
+    LUDUS_FORMAT_PFTRACE = 2, /* Perfetto protobuf (.pftrace): several times smaller */
+    LUDUS_FORMAT_LUDUS = 3    /* native capture file: the input of ludus-trace */
+};
+/* The format a path's extension names (.json, .pftrace / .perfetto-trace,
+ * .ludus), or 0. */
+LUDUS_API int ludus_format_from_path(const char *path);
+
+/* flags: LUDUS_SAVE_RAW writes .ludus event blocks as recorded (a memory
+ * copy; compact delta/varint blocks are the default, about 8x smaller). */
+#define LUDUS_SAVE_RAW 1u
+
+/* LUDUS_ENODATA for a capture without events (nothing written), LUDUS_EIO on
+ * a write failure, LUDUS_EFORMAT when a capture file's block is damaged. */
+LUDUS_API int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_write_fn write, void *user_data);
+/* To a path. A regular file is written to a temporary of its own in the same
+ * directory and renamed into place (PATH is never left truncated, a killed
+ * writer leaves no temporary, two writers of one PATH never mix); a symlink
+ * is followed, a FIFO or character device (/dev/stdout) is written in place. */
+LUDUS_API int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char *path);
+
+/* A file written by those rules, for output of your own (a report, a
+ * converted capture with a progress display): write through
+ * ludus_output_write (a ludus_write_fn whose user_data is the output), then
+ * commit (the file appears complete under its name) or abort (nothing
+ * appears). Both free the output; abort of NULL is a no-op. */
+typedef struct ludus_output ludus_output;
+LUDUS_API int ludus_output_open(const char *path, ludus_output **out);
+LUDUS_API int ludus_output_write(void *output, const void *data, size_t n);
+LUDUS_API int ludus_output_commit(ludus_output *o);
+LUDUS_API void ludus_output_abort(ludus_output *o);
+
+/* Conveniences over the last ended capture. */
+LUDUS_API int ludus_export_perfetto_trace(const char *path); /* JSON */
+LUDUS_API int ludus_export_json_to(ludus_write_fn write, void *user_data);
+LUDUS_API int ludus_export_pftrace(const char *path);
+LUDUS_API int ludus_save_capture(const char *path); /* .ludus, compact */
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,14 @@
 #define LUDUS_PROFILE_LEVEL 1
 #endif
 
+/* Symbols of the library's public interface (the shared library hides
+ * everything else). */
+#if defined(__GNUC__) || defined(__clang__)
+#define LUDUS_API __attribute__((visibility("default")))
+#else
+#define LUDUS_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,108 +44,173 @@ typedef struct __attribute__((aligned(16))) ludus_site {
 } ludus_site;
 
 #define LUDUS_SITE_DYNAMIC 1u /* registered at run time (ludus_register_site) */
+#define LUDUS_SITE_TEXT 2u    /* name and category are plain text, not C tokens or literals */
 
 /* ---------------------------------------------------------------------------
  * Integration API: for code that names its work at run time (job systems,
- * scripting). Register a site once, then begin/end/sample by its id. None of
+ * script VMs). Register a site once, then begin/end/sample by its id. None of
  * these calls allocates; each is a relaxed load and a branch when no capture
- * runs. Spans begun here must end on the same thread (flows link threads). */
+ * runs. Flows link work across threads. */
 typedef struct ludus_site_desc {
-    const char *name;     /* required; copied into the library's bounded table */
+    const char *name;     /* required; copied into the library's table */
     const char *category; /* optional; copied */
     const char *file;     /* optional; copied */
     uint32_t line;        /* optional */
 } ludus_site_desc;
 
 /* Registers (or finds) a run-time site; thread-safe. Returns its id (> 0), or
- * 0 when the table is full or desc is invalid (the miss is counted and
- * written into every export as "interner_drops"). Same name, category, file
- * and line give the same id. */
-uint32_t ludus_register_site(const ludus_site_desc *desc);
+ * 0 when the table (65,536 sites for the process's lifetime) is full or desc
+ * is invalid (the refusal is counted as "interner_drops" of the capture that
+ * is running). Same name, category, file and line give the same id, which
+ * stays valid for the life of the process. */
+LUDUS_API uint32_t ludus_register_site(const ludus_site_desc *desc);
 /* Site for a run-time name with no file or line; same contract as above. */
-uint32_t ludus_intern_name(const char *name);
+LUDUS_API uint32_t ludus_intern_name(const char *name);
 
-void ludus_begin_site(uint32_t site_id);
-void ludus_end_site(void); /* closes the innermost span begun by id or BEGIN */
+/* Spans by id: not lexical, paired by identity, not by position. Each thread
+ * keeps its own open spans; lexical scopes opened inside or around a span do
+ * not disturb it. An invalid id (0, or one never returned) records a span
+ * named "<invalid site id>" so the mistake shows in the trace.
+ *   ludus_end_site()       closes the innermost open span of this thread
+ *   ludus_end_site_id(id)  closes the most recent open span of that site,
+ *                          even when others were opened after it
+ * An end with no matching open span is recorded, flagged and counted as a
+ * mismatched end ("span_mismatches"), never paired with another span. */
+LUDUS_API void ludus_begin_site(uint32_t site_id);
+LUDUS_API void ludus_end_site(void);
+LUDUS_API void ludus_end_site_id(uint32_t site_id);
+
 /* Caller-owned flow ids must have this bit set so they never collide with
  * the ids LUDUS_PROFILE_FLOW_OUT hands out. */
 #define LUDUS_CALLER_FLOW_ID_BIT (UINT64_C(1) << 63)
-void ludus_start_flow(uint32_t site_id, uint64_t flow_id);
-void ludus_finish_flow(uint64_t flow_id);
-void ludus_sample_counter(uint32_t site_id, int64_t value);
-void ludus_sample_counter_f64(uint32_t site_id, double value);
+LUDUS_API void ludus_start_flow(uint32_t site_id, uint64_t flow_id);
+LUDUS_API void ludus_finish_flow(uint64_t flow_id);
+/* A timestamped value on the counter's track. Doubles are kept exactly in
+ * .ludus and .pftrace; JSON cannot hold NaN or infinities, so such samples
+ * are left out of JSON and counted there ("nonfinite_counter_samples"). */
+LUDUS_API void ludus_sample_counter(uint32_t site_id, int64_t value);
+LUDUS_API void ludus_sample_counter_f64(uint32_t site_id, double value);
+
+/* Non-local exits. C's longjmp (and anything built on it: a script VM's
+ * error handling, coroutine switches) skips the end of every scope it jumps
+ * out of. The recorder notices on its own, at the latest when an enclosing
+ * scope ends (its end names its begin, so the scopes opened inside it that
+ * never ended are closed there and marked "unwound"), or at capture end.
+ * Code that knows it unwinds says so, and the skipped scopes end right there:
+ *
+ *     ludus_unwind_point up = ludus_unwind_here();
+ *     if (setjmp(env) == 0) work(); else ludus_unwound_to(up);
+ *
+ * Both are cheap (no lock, no allocation) and async-signal-safe. */
+typedef struct ludus_unwind_point {
+    uintptr_t at; /* where the thread's next event would have gone; 0: not recording */
+    uint32_t gen; /* the capture it belongs to */
+    uint32_t reserved;
+} ludus_unwind_point;
+LUDUS_API ludus_unwind_point ludus_unwind_here(void);
+LUDUS_API void ludus_unwound_to(ludus_unwind_point point);
 
 /* ---------------------------------------------------------------------------
  * Control calls, declared here so instrumented code can drive a capture with
  * one include; documented in <ludus/capture.h>. They stay declared at every
  * profile level. */
 typedef struct ludus_capture_desc ludus_capture_desc;
-int ludus_begin_capture(const ludus_capture_desc *desc);
-int ludus_end_capture(void);
-int ludus_export_perfetto_trace(const char *path);
-int ludus_register_thread_for_trace(const char *name);
-int ludus_unregister_thread_for_trace(void);
-const char *ludus_error_string(int code);
+LUDUS_API int ludus_begin_capture(const ludus_capture_desc *desc);
+LUDUS_API int ludus_end_capture(void);
+LUDUS_API int ludus_export_perfetto_trace(const char *path);
+LUDUS_API int ludus_register_thread_for_trace(const char *name);
+LUDUS_API int ludus_unregister_thread_for_trace(void);
+LUDUS_API const char *ludus_error_string(int code);
 
 /* ---------------------------------------------------------------------------
  * Internals used by the inline hot path. Not API: names may change. */
+
+/* An event: 16 bytes in the thread's buffer. Kinds that carry a value take
+ * a second, payload slot right after it ({value, word}). */
 typedef struct ludus__event {
     union {
         uint64_t ticks;      /* raw clock ticks (TSC or monotonic ns), converted at export */
         uint32_t ticks32[2]; /* the halves rdtsc returns, stored without combining */
     };
-    uintptr_t word; /* site address | kind, or a payload word */
+    uintptr_t word; /* site address | kind, a begin's token, or a payload word */
 } ludus__event;
 
+/* The table of event kinds: one row per kind, the only description of how an
+ * event is laid out. Everything that reads or writes events derives from it
+ * (the recorder's enum below, the normalised stream, the .ludus codec, the
+ * exporters through the normalised kinds in src/capture/nev_kinds.h).
+ *
+ *   X(NAME, value, word, payload, role, nev)
+ *   value    the kind in the word's low 4 bits (0 is never written)
+ *   word     SITE  a site descriptor's address
+ *            SITE0 a site descriptor's address, or none (0)
+ *            REF   a begin's token: the begin slot's address | 1
+ *            NONE  nothing but the kind
+ *   payload  of the second slot {u64, word}: NONE (no second slot), FLOW
+ *            (flow id), FLOW_NAMED (flow id, address of the flow's name: a
+ *            string literal or a registered site's name), I64, F64 (double
+ *            bits), POINT (slot address, capture generation: an unwind point)
+ *   role     how the reader pairs it: OPEN/CLOSE (lexical scopes, an end
+ *            names its begin), SPAN_OPEN/SPAN_CLOSE (spans, by site),
+ *            UNWIND (closes the scopes begun after a point), PASS (as is)
+ *   nev      the normalised event it becomes (src/capture/nev_kinds.h: how
+ *            the exporters and the analysis treat it) */
+#define LUDUS__EVENT_KINDS(X)                        \
+    X(END, 1, REF, NONE, CLOSE, END)                 \
+    X(BEGIN, 2, SITE, NONE, OPEN, BEGIN)             \
+    X(MARK, 3, SITE, NONE, PASS, MARK)               \
+    X(FRAME, 4, SITE, NONE, PASS, FRAME)             \
+    X(FLOW_OUT, 5, NONE, FLOW_NAMED, PASS, FLOW_OUT) \
+    X(FLOW_IN, 6, NONE, FLOW, PASS, FLOW_IN)         \
+    X(COUNTER, 7, SITE, I64, PASS, COUNTER)          \
+    X(COUNTER_F64, 8, SITE, F64, PASS, COUNTER_F64)  \
+    X(SPAN_BEGIN, 9, SITE, NONE, SPAN_OPEN, BEGIN)   \
+    X(SPAN_END, 10, SITE0, NONE, SPAN_CLOSE, END)    \
+    X(UNWIND, 11, NONE, POINT, UNWIND, END)
+
 enum {
-    LUDUS__K_END = 0, /* 0: the pool is zeroed at capture start, so an end
-                         stores its timestamp only (each slot is written once) */
-    LUDUS__K_BEGIN = 1,
-    LUDUS__K_UNUSED = 2,
-    LUDUS__K_INSTANT = 3,
-    LUDUS__K_FRAME = 4,
-    LUDUS__K_FLOW_OUT = 5,    /* + payload slot {flow id, name} */
-    LUDUS__K_FLOW_IN = 6,     /* + payload slot {flow id, 0} */
-    LUDUS__K_COUNTER = 7,     /* + payload slot {int64 value, 0} */
-    LUDUS__K_COUNTER_F64 = 8, /* + payload slot {double bits, 0} */
-    LUDUS__K_MASK = 15
+#define LUDUS__KIND_ENUM(name, value, word, payload, role, nev) LUDUS__K_##name = value,
+    LUDUS__EVENT_KINDS(LUDUS__KIND_ENUM)
+#undef LUDUS__KIND_ENUM
+        LUDUS__K_MASK = 15
 };
 
-/* The thread's recording state. Written by its own thread; read by the
- * capture controller only after the producer join (see src/record/join.c). */
+/* The thread's recording state, written by its own thread (and, for limit,
+ * by the capture controller; see src/record/emit.c for the protocol).
+ *   cur    the next free slot; bit 0 is set while an event is being written
+ *          (the producer join, and how a signal handler that interrupts an
+ *          event finds out)
+ *   limit  the end of the thread's current piece of the pool; 0 whenever
+ *          the thread must take the out-of-line path (no capture, no piece,
+ *          slow mode) */
 typedef struct ludus__thread_hot {
-    ludus__event *cur; /* next free slot of the current chunk */
-    intptr_t room;     /* free slots after cur, not counting one slot reserved
-                          for the end of each open scope: cur + room + open
-                          scopes == chunk end. An end only advances cur. */
-    uint32_t gen;      /* capture generation the chunk belongs to; 0 = none */
-    uint32_t busy;     /* 1 while an event is being written (producer join) */
+    uintptr_t cur;
+    uintptr_t limit;
 } ludus__thread_hot;
 
 /* armed: 0 = no capture; otherwise the capture generation, with
- * LUDUS__ARMED_SLOW set when every event must take the out-of-line path
- * (fence join, monotonic clock, or no inline clock on this CPU). */
+ * LUDUS__ARMED_SLOW set when every event takes the out-of-line path. It has a
+ * cache line of its own ([0]; the rest is padding): every event of every
+ * thread reads it, so nothing that is written may share its line. */
 #define LUDUS__ARMED_SLOW 0x40000000u
-#define LUDUS__TOKEN_DROPPED 0x80000000u
-
-/* armed has a cache line of its own ([0]; the rest is padding): every event
- * of every thread reads it, so nothing that is written may share its line. */
-extern uint32_t ludus__armed_line[16];
+LUDUS_API extern uint32_t ludus__armed_line[16];
 #define ludus__armed (ludus__armed_line[0])
 #if defined(__GNUC__) || defined(__clang__)
-extern __thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
+LUDUS_API extern __thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
 #else
 #error "Ludus Profiling needs GCC or Clang (thread-local storage, atomics builtins)"
 #endif
 
-uint32_t ludus__begin_slow(const ludus_site *site);
-void ludus__end_slow(uint32_t token, const ludus_site *site);
-void ludus__emit(const ludus_site *site, unsigned kind);
-uint64_t ludus__flow_out(const char *name);
-void ludus__flow_in(uint64_t flow_id);
-void ludus__frame(void);
-void ludus__span_begin(const ludus_site *site);
-uint32_t ludus__dyn_begin(const char *name);
+/* Out-of-line paths. nested: the event found bit 0 of cur already set (it
+ * interrupted another event of its thread: a signal handler). */
+LUDUS_API uintptr_t ludus__begin_slow(const ludus_site *site, int nested);
+LUDUS_API void ludus__end_slow(uintptr_t token, int nested);
+LUDUS_API void ludus__emit(const ludus_site *site, unsigned kind);
+LUDUS_API uint64_t ludus__flow_out(const char *name);
+LUDUS_API void ludus__flow_in(uint64_t flow_id);
+LUDUS_API void ludus__frame(void);
+LUDUS_API void ludus__span_begin(const ludus_site *site);
+LUDUS_API uintptr_t ludus__dyn_begin(const char *name);
 
 #if defined(__x86_64__) && !defined(LUDUS_NO_INLINE_TSC)
 #define LUDUS__INLINE_CLOCK 1
@@ -153,7 +226,19 @@ uint32_t ludus__dyn_begin(const char *name);
 #define LUDUS__LIKELY(x) __builtin_expect(!!(x), 1)
 #define LUDUS__UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+LUDUS__INLINE uint32_t ludus__load_armed(void) {
+    return __atomic_load_n(&ludus__armed, __ATOMIC_RELAXED);
+}
+
 #if LUDUS__INLINE_CLOCK
+/* 1 while a capture is armed: "cmpl $0, armed" and a branch (compilers load,
+ * test and branch: one instruction more). */
+LUDUS__INLINE int ludus__is_armed(void) {
+    int idle;
+    __asm__("cmpl $0, %1" : "=@ccz"(idle) : "m"(ludus__armed));
+    return !idle;
+}
+
 /* Stores the TSC into e as rdtsc returns it (EDX:EAX), saving the shift and
  * or that combining would cost (x86-64 is little-endian). */
 LUDUS__INLINE void ludus__stamp(ludus__event *e) {
@@ -163,90 +248,91 @@ LUDUS__INLINE void ludus__stamp(ludus__event *e) {
     e->ticks32[1] = hi;
 }
 
+/* Starts an event: sets bit 0 of cur (busy) with one bts, which also tells
+ * whether it was set already (this event interrupted another one). Returns
+ * the slot | 1 in *slot and 0 when the slot is in the current piece, 1 when
+ * the event must go out of line (nested, or no room, or not attached). */
+LUDUS__INLINE int ludus__enter(ludus__thread_hot *t, uintptr_t *slot, int *nested) {
+    __asm__ volatile("btsq $0, %0" : "+m"(t->cur), "=@ccc"(*nested) : : "memory");
+    if (LUDUS__UNLIKELY(*nested)) return 1;
+    uintptr_t e = __atomic_load_n(&t->cur, __ATOMIC_RELAXED);
+    int full;
+    /* "cmpq limit, e" in memory: an atomic load would not fold into the compare. */
+    __asm__("cmpq %1, %2" : "=@ccae"(full) : "m"(t->limit), "r"(e));
+    *slot = e;
+    return full;
+}
+#else
+LUDUS__INLINE int ludus__is_armed(void) {
+    return ludus__load_armed() != 0;
+}
 #endif
 
-LUDUS__INLINE uint32_t ludus__load_armed(void) {
-    return __atomic_load_n(&ludus__armed, __ATOMIC_RELAXED);
-}
-
-/* Begin a scope: returns a token for ludus__scope_end (0 when nothing was
- * recorded). The join protocol: mark busy, then re-read armed; the
- * controller disarms, runs an asymmetric barrier (membarrier) and waits for
- * busy to clear, so no per-event fence is needed here. */
-LUDUS__INLINE uint32_t ludus__scope_begin(const ludus_site *site) {
-    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return 0;
+/* Begin a scope: returns its token for ludus__scope_end, the address of the
+ * begin's slot | 1 (0 when nothing was recorded). An end names its begin by
+ * that token, so ends pair by identity: a scope skipped by longjmp is found
+ * when an enclosing scope ends. */
+LUDUS__INLINE uintptr_t ludus__scope_begin(const ludus_site *site) {
+    if (LUDUS__LIKELY(!ludus__is_armed())) return 0;
 #if LUDUS__INLINE_CLOCK
     ludus__thread_hot *t = &ludus__hot;
-    __atomic_store_n(&t->busy, 1u, __ATOMIC_RELAXED);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    /* Acquire: the room read next is the one the controller left (0) when it
-     * ended the previous capture. room > 0 means the thread's chunk belongs
-     * to the armed capture, so the generation needs no check here. */
-    uint32_t g = __atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE);
-    if (LUDUS__UNLIKELY(t->room < 2)) return ludus__begin_slow(site);
-    /* Take this slot and the one reserved for the end, in memory ("subq $2,
-     * %fs:..."): written in C, compilers load, subtract and store. */
-    __asm__("subq $2, %0" : "+m"(t->room));
-    ludus__event *e = t->cur;
-    ludus__stamp(e);
-    e->word = (uintptr_t)site + LUDUS__K_BEGIN; /* site is 16-aligned: + is | */
-    t->cur = e + 1;
-    __atomic_store_n(&t->busy, 0u, __ATOMIC_RELEASE);
-    return g;
+    uintptr_t e;
+    int nested;
+    if (LUDUS__UNLIKELY(ludus__enter(t, &e, &nested))) return ludus__begin_slow(site, nested);
+    ludus__event *ev = (ludus__event *)(e - 1);
+    ludus__stamp(ev);
+    ev->word = (uintptr_t)site + LUDUS__K_BEGIN;         /* site is 16-aligned: + is | */
+    __atomic_store_n(&t->cur, e + 15, __ATOMIC_RELEASE); /* next slot, busy cleared */
+    return e;
 #else
-    return ludus__begin_slow(site);
+    return ludus__begin_slow(site, 0);
 #endif
 }
 
-LUDUS__INLINE void ludus__scope_end(uint32_t token, const ludus_site *site) {
+/* End a scope: an END event whose word is the begin's token. A token of an
+ * earlier capture lands as an END the reader finds no begin for (an orphan,
+ * counted); nothing is written when no capture runs. */
+LUDUS__INLINE void ludus__scope_end(uintptr_t token) {
     if (token == 0) return;
 #if LUDUS__INLINE_CLOCK
     ludus__thread_hot *t = &ludus__hot;
-    __atomic_store_n(&t->busy, 1u, __ATOMIC_RELAXED);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    /* armed != token, compared in memory ("cmpl mem, reg"): compilers do not
-     * fold an atomic load into the compare. The read is a plain 32-bit load,
-     * as the relaxed atomic load is on x86-64. */
-    int other_capture;
-    __asm__ volatile("cmpl %1, %2" : "=@ccne"(other_capture) : "m"(ludus__armed), "r"(token));
-    if (LUDUS__UNLIKELY(other_capture)) {
-        ludus__end_slow(token, site);
+    uintptr_t e;
+    int nested;
+    if (LUDUS__UNLIKELY(ludus__enter(t, &e, &nested))) {
+        ludus__end_slow(token, nested);
         return;
     }
-    /* g == token: the begin was recorded in this capture, so its end slot is
-     * reserved and no bounds check is needed. */
-    ludus__event *e = t->cur;
-    ludus__stamp(e); /* the word is already 0 = END (zeroed pool) */
-    t->cur = e + 1;
-    (void)site;
-    __atomic_store_n(&t->busy, 0u, __ATOMIC_RELEASE);
+    ludus__event *ev = (ludus__event *)(e - 1);
+    ludus__stamp(ev);
+    ev->word = token; /* the begin's address | 1 = LUDUS__K_END */
+    __atomic_store_n(&t->cur, e + 15, __ATOMIC_RELEASE);
 #else
-    ludus__end_slow(token, site);
+    ludus__end_slow(token, 0);
 #endif
 }
 
 LUDUS__INLINE void ludus__instant(const ludus_site *site, unsigned kind) {
-    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
     ludus__emit(site, kind);
 }
 
 LUDUS__INLINE uint64_t ludus__flow_out_check(const char *name) {
-    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return 0;
+    if (LUDUS__LIKELY(!ludus__is_armed())) return 0;
     return ludus__flow_out(name);
 }
 
 LUDUS__INLINE void ludus__flow_in_check(uint64_t id) {
-    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
     ludus__flow_in(id);
 }
 
 LUDUS__INLINE void ludus__frame_check(void) {
-    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
     ludus__frame();
 }
 
 LUDUS__INLINE void ludus__span_begin_check(const ludus_site *site) {
-    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
     ludus__span_begin(site);
 }
 
@@ -274,47 +360,38 @@ LUDUS__INLINE void ludus__span_begin_check(const ludus_site *site) {
 #ifdef __cplusplus
 namespace ludus {
 struct scope {
-    const ludus_site *site;
-    uint32_t token;
-    explicit scope(const ludus_site *s) : site(s), token(ludus__scope_begin(s)) {}
+    uintptr_t token;
+    explicit scope(const ludus_site *s) : token(ludus__scope_begin(s)) {}
     ~scope() {
-        ludus__scope_end(token, site);
+        ludus__scope_end(token);
     }
     scope(const scope &) = delete;
     scope &operator=(const scope &) = delete;
 };
-} /* namespace ludus */
-#define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str) \
-    LUDUS__SITE(site_var, name_str, cat_str);                   \
-    ::ludus::scope scope_var(&site_var)
-#else
-LUDUS__INLINE void ludus__scope_cleanup(const uint32_t *token) {
-    /* The site of the end is not needed for pairing (ends close the
-     * innermost open scope); NULL keeps the cleanup a one-argument call. */
-    ludus__scope_end(*token, NULL);
-}
-#define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str) \
-    LUDUS__SITE(site_var, name_str, cat_str);                   \
-    uint32_t scope_var __attribute__((cleanup(ludus__scope_cleanup), unused)) = ludus__scope_begin(&site_var)
-#endif
-
-#ifdef __cplusplus
-namespace ludus {
 struct dyn_scope {
-    uint32_t token;
-    explicit dyn_scope(const char *name) : token(ludus__load_armed() ? ludus__dyn_begin(name) : 0) {}
+    uintptr_t token;
+    explicit dyn_scope(const char *name) : token(ludus__is_armed() ? ludus__dyn_begin(name) : 0) {}
     ~dyn_scope() {
-        ludus__scope_end(token, NULL);
+        ludus__scope_end(token);
     }
     dyn_scope(const dyn_scope &) = delete;
     dyn_scope &operator=(const dyn_scope &) = delete;
 };
 } /* namespace ludus */
+#define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str) \
+    LUDUS__SITE(site_var, name_str, cat_str);                   \
+    ::ludus::scope scope_var(&site_var)
 #define LUDUS__SCOPE_DYN_AT(var, name_expr) ::ludus::dyn_scope var(name_expr)
 #else
-#define LUDUS__SCOPE_DYN_AT(var, name_expr)                               \
-    uint32_t var __attribute__((cleanup(ludus__scope_cleanup), unused)) = \
-        (ludus__load_armed() ? ludus__dyn_begin(name_expr) : 0u)
+LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
+    ludus__scope_end(*token);
+}
+#define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str) \
+    LUDUS__SITE(site_var, name_str, cat_str);                   \
+    uintptr_t scope_var __attribute__((cleanup(ludus__scope_cleanup), unused)) = ludus__scope_begin(&site_var)
+#define LUDUS__SCOPE_DYN_AT(var, name_expr)                                \
+    uintptr_t var __attribute__((cleanup(ludus__scope_cleanup), unused)) = \
+        (ludus__is_armed() ? ludus__dyn_begin(name_expr) : (uintptr_t)0)
 #endif
 
 #define LUDUS__SCOPE_NC(name_str, cat_str) \
@@ -337,15 +414,16 @@ struct dyn_scope {
  * epoch (frames are numbered at export). Call it from one thread. */
 #define LUDUS_PROFILE_FRAME() ludus__frame_check()
 /* Zero-duration marker on this thread's track. */
-#define LUDUS_PROFILE_MARK(Name) LUDUS__MARK_AT(ludus__mark_site, #Name, LUDUS__K_INSTANT)
+#define LUDUS_PROFILE_MARK(Name) LUDUS__MARK_AT(ludus__mark_site, #Name, LUDUS__K_MARK)
 
 #define LUDUS__BEGIN_AT(site_var, name_str)    \
     do {                                       \
         LUDUS__SITE(site_var, name_str, NULL); \
         ludus__span_begin_check(&site_var);    \
     } while (0)
-/* A span that is not lexical: BEGIN opens it, END closes the innermost one
- * opened by BEGIN or ludus_begin_site on this thread. */
+/* A span that is not lexical: BEGIN opens it, END closes the innermost span
+ * opened by BEGIN or ludus_begin_site on this thread (lexical scopes opened
+ * since do not matter: see ludus_end_site). */
 #define LUDUS_PROFILE_BEGIN(Name) LUDUS__BEGIN_AT(ludus__span_site, #Name)
 #define LUDUS_PROFILE_END() ludus_end_site()
 
@@ -354,7 +432,8 @@ struct dyn_scope {
 #define LUDUS_PROFILE_FLOW_OUT(Name) ludus__flow_out_check(#Name)
 #define LUDUS_PROFILE_FLOW_IN(id) ludus__flow_in_check(id)
 
-/* A scope whose name is known only at run time (interned, bounded). */
+/* A scope whose name is known only at run time (interned per capture,
+ * bounded; an empty name is recorded as "<empty name>"). */
 #define LUDUS_PROFILE_SCOPE_DYN(name_expr) LUDUS__SCOPE_DYN_AT(LUDUS__VAR(ludus__dyn_), name_expr)
 
 #else /* LUDUS_PROFILE_LEVEL == 0: nothing is evaluated, no code is emitted */

@@ -5,29 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../capture/native_format.h"
 #include "analysis_internal.h"
+
+int ludus_analyze(ludus_capture *c, const ludus_analysis_desc *desc, ludus_analysis **out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    *out = NULL;
+    if (!c) return ludus__fail(LUDUS_EINVAL, "capture is NULL");
+    return ludus__analyze(c, desc, out);
+}
 
 int ludus_analyze_last_capture(const ludus_analysis_desc *desc, ludus_analysis **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
-    if (!ludus__last.valid) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
-    return ludus__analyze(&ludus__last, desc, out);
-}
-
-int ludus_analyze_capture_file(ludus_capture_file *file, const ludus_analysis_desc *desc, ludus_analysis **out) {
-    if (!out || !file) return ludus__fail(LUDUS_EINVAL, "NULL argument");
-    *out = NULL;
-    int rc = ludus__analyze(ludus__capture_file_view(file), desc, out);
-    /* A block that failed to load ends its thread's stream early: the
-     * analysis would be silently partial, so it fails instead. */
-    int ferr = ludus__capture_file_error(file);
-    if (rc == 0 && ferr) {
-        ludus_analysis_destroy(*out);
-        *out = NULL;
-        return ferr;
-    }
-    return rc;
+    ludus_capture *c = ludus__last_capture();
+    if (!c) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
+    return ludus__analyze(c, desc, out);
 }
 
 void ludus_analysis_destroy(ludus_analysis *a) {

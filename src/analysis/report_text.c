@@ -21,21 +21,7 @@ void ludus__w_fmt(ludus__writer *w, const char *fmt, ...) {
 }
 
 void ludus__w_jstr(ludus__writer *w, const char *s) {
-    static const char hex[] = "0123456789abcdef";
-    ludus__w_ch(w, '"');
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') {
-            ludus__w_ch(w, '\\');
-            ludus__w_ch(w, (char)ch);
-        } else if (ch < 0x20 || ch == '<' || ch == '>' || ch == '&') {
-            char e[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
-            ludus__w_bytes(w, e, 6);
-        } else {
-            ludus__w_ch(w, (char)ch);
-        }
-    }
-    ludus__w_ch(w, '"');
+    ludus__w_json_text(w, s, strlen(s), 1);
 }
 
 void ludus__w_csv(ludus__writer *w, const char *s) {

@@ -91,13 +91,17 @@ typedef struct open_ent {
     uint8_t outer, inwin;
 } open_ent;
 
+typedef struct lane_stack {
+    open_ent *e;
+    uint32_t depth, cap;
+} lane_stack;
+
 typedef struct pass {
     ludus_analysis *a;
     int exact;
     int64_t w0, w1;
-    open_ent *stack;
-    uint32_t depth, cap;
-    uint32_t *active; /* per site: open activations on this thread */
+    lane_stack lanes[LUDUS__MAX_LANES]; /* 0: the thread's track; k: its span lanes */
+    uint32_t *active;                   /* per site: open activations on this thread */
     /* per-frame cells of the current thread */
     uint64_t *dcalls;
     int64_t *dexcl;
@@ -176,29 +180,33 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
     ludus_analysis *a = p->a;
     const ludus__cap_thread *th = &c->threads[t];
     uint32_t lossy = th->dropped ? LUDUS_STAT_LOSSY : 0;
+    /* From its first loss on, a thread's children may be missing: exclusive
+     * time of what was running then is unknown, never absorbed. */
+    int64_t first_drop = th->first_drop_ns == LUDUS__NO_DROP ? INT64_MAX : th->first_drop_ns;
     memset(p->active, 0, a->nsites * sizeof *p->active);
-    p->depth = 0;
+    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) p->lanes[k].depth = 0;
     p->acc_frame = 0;
     uint64_t cursor = 0; /* marks passed: the frame of the next begin */
     ludus__nev_iter it;
     ludus__nev ev;
-    ludus__nev_init(&it, c, t);
-    int rc = 0;
-    while (ludus__nev_next(&it, &ev)) {
-        if (ev.kind == LUDUS_NEV_BEGIN) {
+    int rc = ludus__nev_init(&it, c, t);
+    while (rc == 0 && ludus__nev_next(&it, &ev)) {
+        uint8_t tr = ludus__nevs[ev.kind].analysis;
+        lane_stack *L = &p->lanes[ev.lane];
+        if (tr == LUDUS__TR_SLICE_BEGIN) {
             if (is_frame_thread) {
                 /* the stream's own order decides ties with the mark */
             } else {
                 while (cursor < a->nmarks && a->marks[cursor] <= ev.ts_ns) cursor++;
             }
-            if (p->depth == p->cap) {
-                uint32_t cap = p->cap ? p->cap * 2 : 64;
-                open_ent *s = realloc(p->stack, cap * sizeof *s);
-                if (!s) goto oom;
-                p->stack = s;
-                p->cap = cap;
+            if (L->depth == L->cap) {
+                uint32_t cap = L->cap ? L->cap * 2 : 64;
+                open_ent *n = realloc(L->e, cap * sizeof *n);
+                if (!n) goto oom;
+                L->e = n;
+                L->cap = cap;
             }
-            uint32_t parent = p->depth ? p->stack[p->depth - 1].node : UINT32_MAX;
+            uint32_t parent = L->depth ? L->e[L->depth - 1].node : UINT32_MAX;
             uint32_t node = node_get(a, parent, ev.site);
             if (node == UINT32_MAX) goto oom;
             ludus__an_site *s = &a->sites[ev.site];
@@ -208,7 +216,7 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             }
             s->pub.flags |= lossy;
             a->nodes[node].pub.flags |= lossy;
-            open_ent *e = &p->stack[p->depth++];
+            open_ent *e = &L->e[L->depth++];
             e->begin = e->covered_until = ev.ts_ns;
             e->child_cov = 0;
             e->site = ev.site;
@@ -216,9 +224,9 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             e->frame = (uint32_t)cursor;
             e->outer = p->active[ev.site]++ == 0;
             e->inwin = ev.ts_ns >= p->w0 && ev.ts_ns < p->w1;
-        } else if (ev.kind == LUDUS_NEV_END) {
-            if (p->depth == 0) continue; /* the iterator pairs: cannot happen */
-            open_ent e = p->stack[--p->depth];
+        } else if (tr == LUDUS__TR_SLICE_END) {
+            if (L->depth == 0) continue; /* the iterator pairs: cannot happen */
+            open_ent e = L->e[--L->depth];
             p->active[e.site]--;
             ludus__an_site *s = &a->sites[e.site];
             ludus__an_node *n = &a->nodes[e.node];
@@ -227,45 +235,61 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                 a->sum.clock_anomalies++;
                 end = e.begin;
             }
-            if (p->depth) { /* the parent's union of children */
-                open_ent *par = &p->stack[p->depth - 1];
+            if (L->depth) { /* the parent's union of children */
+                open_ent *par = &L->e[L->depth - 1];
                 int64_t lo = e.begin > par->covered_until ? e.begin : par->covered_until;
                 if (end > lo) {
                     par->child_cov += end - lo;
                     par->covered_until = end;
                 }
-            } else if (is_frame_thread) {
+            } else if (is_frame_thread && ev.lane == 0) {
                 cover_frames(a, e.frame, e.begin, end);
             }
-            if (ev.flags & LUDUS_NEV_INCOMPLETE) {
+            if (ev.flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) {
                 if (e.inwin) {
-                    s->pub.incomplete++;
+                    if (ev.flags & LUDUS_NEV_UNWOUND)
+                        s->pub.unwound++;
+                    else
+                        s->pub.incomplete++;
                     n->pub.incomplete++;
                 }
                 continue;
             }
             int64_t dur = end - e.begin;
             int64_t excl = dur - (e.child_cov < dur ? e.child_cov : dur);
+            int known = end <= first_drop;
             if (e.inwin) {
                 s->pub.calls++;
                 n->pub.calls++;
-                int bad = ludus__acc_add(&s->excl, excl, p->exact) | ludus__acc_add(&n->excl, excl, p->exact) |
-                          ludus__acc_add(&n->incl, dur, p->exact);
+                int bad = ludus__acc_add(&n->incl, dur, p->exact);
+                if (known) {
+                    bad |= ludus__acc_add(&s->excl, excl, p->exact) | ludus__acc_add(&n->excl, excl, p->exact);
+                } else {
+                    s->pub.excl_unknown++;
+                    n->pub.excl_unknown++;
+                    s->pub.flags |= LUDUS_STAT_EXCL_PARTIAL;
+                    n->pub.flags |= LUDUS_STAT_EXCL_PARTIAL;
+                    a->sum.excl_unknown++;
+                }
                 if (e.outer)
                     bad |= ludus__acc_add(&s->incl, dur, p->exact);
                 else
                     s->pub.recursive++;
                 if (bad) goto oom;
             }
-            if (cell_add(p, e.frame, e.node, excl) != 0) goto oom;
-        } else if (ev.kind == LUDUS_NEV_FRAME && is_frame_thread) {
+            if (cell_add(p, e.frame, e.node, known ? excl : 0) != 0) goto oom;
+        } else if (tr == LUDUS__TR_FRAME && is_frame_thread) {
             cursor++;
         }
     }
-    if (it.oom) goto oom;
+    if (rc == 0) rc = ludus__nev_error(&it);
+    if (rc) {
+        ludus__nev_free(&it);
+        return rc;
+    }
     if (dense_flush(p) != 0) goto oom;
     ludus__nev_free(&it);
-    return rc;
+    return 0;
 oom:
     ludus__nev_free(&it);
     return LUDUS_ENOMEM;
@@ -334,18 +358,29 @@ static int copy_sites(ludus_analysis *a, const ludus__captured *c) {
     return 0;
 }
 
+/* The frame thread's marks. The array grows with the marks actually read
+ * (a file's claimed count is not trusted for sizing). */
 static int frame_prepass(ludus_analysis *a, const ludus__captured *c, uint32_t ft) {
-    uint64_t cap = c->threads[ft].frames + 1;
-    a->marks = malloc(cap * sizeof *a->marks);
-    if (!a->marks) return -1;
+    uint64_t cap = 0;
     ludus__nev_iter it;
     ludus__nev ev;
-    ludus__nev_init(&it, c, ft);
-    while (ludus__nev_next(&it, &ev))
-        if (ev.kind == LUDUS_NEV_FRAME && a->nmarks < cap) a->marks[a->nmarks++] = ev.ts_ns;
-    int oom = it.oom;
+    int rc = ludus__nev_init(&it, c, ft);
+    while (rc == 0 && ludus__nev_next(&it, &ev)) {
+        if (ludus__nevs[ev.kind].analysis != LUDUS__TR_FRAME) continue;
+        if (a->nmarks == cap) {
+            cap = cap ? cap * 2 : 256;
+            int64_t *m = realloc(a->marks, cap * sizeof *m);
+            if (!m) {
+                rc = LUDUS_ENOMEM;
+                break;
+            }
+            a->marks = m;
+        }
+        a->marks[a->nmarks++] = ev.ts_ns;
+    }
+    if (rc == 0) rc = ludus__nev_error(&it);
     ludus__nev_free(&it);
-    return oom ? -1 : 0;
+    return rc;
 }
 
 int64_t ludus__frame_begin(const ludus_analysis *a, uint64_t f) {
@@ -389,10 +424,18 @@ static int set_window(ludus_analysis *a, int64_t *w0, int64_t *w1) {
     }
 }
 
+static void pass_free(pass *p) {
+    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) free(p->lanes[k].e);
+    free(p->active);
+    free(p->dcalls);
+    free(p->dexcl);
+    free(p->touched);
+}
+
 int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_analysis **out) {
     *out = NULL;
     int rc = ludus__prepare(c);
-    if (rc) return ludus__fail(rc, "out of memory while preparing the capture");
+    if (rc) return rc;
     ludus_analysis *a = calloc(1, sizeof *a);
     if (!a) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     if (desc) a->desc = *desc;
@@ -415,7 +458,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
         if (c->threads[t].frames > best) best = c->threads[t].frames, ft = t;
     }
     if (ft != UINT32_MAX) {
-        if (frame_prepass(a, c, ft) != 0) goto oom;
+        if ((rc = frame_prepass(a, c, ft)) != 0) goto fail;
         snprintf(a->frame_thread_name, sizeof a->frame_thread_name, "%s", c->threads[ft].name);
     }
     a->sum.frame_marks = a->nmarks;
@@ -431,7 +474,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     p.active = calloc(a->nsites ? a->nsites : 1, sizeof *p.active);
     if (!p.active) goto oom;
     for (uint32_t t = 0; t < c->nthreads; t++)
-        if ((rc = run_thread(&p, c, t, t == ft)) != 0) goto oom;
+        if ((rc = run_thread(&p, c, t, t == ft)) != 0) goto fail;
 
     /* Cells: per path, then per site. */
     a->nnode_cells = merge_cells(p.cells, p.ncells);
@@ -470,6 +513,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     s->events = c->events;
     s->dropped = c->dropped;
     s->incomplete = c->incomplete;
+    s->unwound = c->unwound;
     s->orphan_ends = c->orphan_ends;
     s->filtered = c->filtered;
     s->interner_drops = c->interner_drops;
@@ -485,20 +529,15 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     s->percentile_rel_error = p.exact ? 0.0 : LUDUS__HIST_REL_ERROR;
     if (ludus__frames_finish(a) != 0) goto oom;
 
-    free(p.stack);
-    free(p.active);
-    free(p.dcalls);
-    free(p.dexcl);
-    free(p.touched);
+    pass_free(&p);
     *out = a;
     return 0;
 oom:
-    free(p.stack);
-    free(p.active);
-    free(p.dcalls);
-    free(p.dexcl);
-    free(p.touched);
+    rc = LUDUS_ENOMEM;
+fail:
+    pass_free(&p);
     free(p.cells);
     ludus_analysis_destroy(a);
-    return ludus__fail(LUDUS_ENOMEM, "out of memory during the analysis");
+    /* A damaged file's error keeps its own detail (offset and problem). */
+    return rc == LUDUS_ENOMEM ? ludus__fail(rc, "out of memory during the analysis") : rc;
 }

@@ -1,49 +1,65 @@
-/* The ended capture as the exporters see it: per-thread runs of raw events
- * (still in the pool, published not copied), clock calibration, and a view
- * prepared on first use (site table, per-thread counts). The normalised event
- * stream (ludus__nev_iter) is what every exporter reads: pairs matched,
- * orphan ends dropped and counted, begins left open closed at capture end and
- * flagged incomplete, ticks converted to ns since capture start. */
+/* Captures as objects (struct ludus_capture): an ended in-memory capture, a
+ * capture file opened from a path or from memory, or a cut of either. Every
+ * exporter and the analysis read one through the normalised event stream
+ * (ludus__nev_iter): ends paired with their begins by identity, scopes
+ * skipped by a non-local exit closed and flagged unwound, spans placed on
+ * lanes where they nest, orphan ends dropped and counted, begins left open
+ * closed at capture end and flagged incomplete, ticks converted to ns since
+ * capture start. Nothing here is process-wide state: two threads can read
+ * two captures at once. */
 #ifndef LUDUS_CAPTURE_INTERNAL_H
 #define LUDUS_CAPTURE_INTERNAL_H
 
-#include "../record/record.h"
+#include <ludus/capture_file.h>
 
+#include "../record/arena.h"
+#include "../record/record.h"
+#include "nev_kinds.h"
+
+/* A run of recorded slots: a piece of the pool, or a block of a file. base
+ * is the address the first slot had when it was recorded (ends name their
+ * begins by address). */
 typedef struct ludus__run {
     const ludus__event *ev;
     size_t n; /* slots */
+    uintptr_t base;
 } ludus__run;
+
+#define LUDUS__NO_DROP INT64_MIN
 
 typedef struct ludus__cap_thread {
     char name[64];
     uint64_t tid;
     int exited;
     uint64_t dropped;
-    ludus__run *runs;                 /* built from first_chunk on first use (ludus__build_runs) */
-    struct ludus__chunk *first_chunk; /* in-memory captures: the thread's chunk list */
-    uint64_t recorder_orphans;        /* orphan ends the recorder dropped (never written) */
+    int64_t first_drop_ns; /* since capture start; LUDUS__NO_DROP without losses */
+    uint64_t spans;        /* span begins: the reader places spans on lanes only when there are some */
+    uint64_t recorder_orphans;
+    ludus__run *runs;           /* in-memory captures (built on first use) */
+    struct ludus__chunk *first; /* in-memory captures: the thread's pieces */
     uint32_t nruns;
     uint64_t load_first; /* capture files: offset of the thread's first block */
-    /* from the prepared view */
-    uint64_t events, incomplete, orphan_ends, filtered, frames;
+    uint64_t slots;      /* capture files: slots in its blocks */
+    /* counts of the prepared view */
+    uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched;
+    uint32_t lanes; /* span lanes besides the thread's own track */
 } ludus__cap_thread;
 
 /* Site-table key of a flow name: the name's address shifted left with a 1
  * in the low bits. Descriptors are 16-aligned (low 4 bits 0) and names are
- * byte-aligned, so the two kinds of key never collide (user-space addresses
- * are below 2^47, so the shift loses nothing). */
+ * byte-aligned, so the two kinds of key never collide. */
 #define LUDUS__FLOW_NAME_KEY(name_word) (((uintptr_t)(name_word) << 4) | 1u)
 #define LUDUS__FLOW_NAME_PTR(key) ((const char *)((uintptr_t)(key) >> 4))
 
-/* A site as exported: strings are borrowed (static descriptors, the run-time
- * table or flow-name literals), valid while the library is loaded. */
+/* A site as exported: name and category are display text (a C literal's
+ * escapes resolved, valid UTF-8), owned by the capture's site arena. */
 typedef struct ludus__site_info {
-    uintptr_t key;    /* descriptor address, or flow-name address | 1 */
-    const char *name; /* display name, quotes of a literal stripped */
+    uintptr_t key;    /* descriptor address, or flow-name key */
+    const char *name; /* NUL-terminated */
     size_t name_len;
     const char *function;
     const char *file;
-    const char *category; /* NULL: none; not NUL-terminated at category_len */
+    const char *category; /* NULL: none; NUL-terminated */
     size_t category_len;
     uint32_t line;
     uint32_t id; /* stable: FNV-1a of name, file and line */
@@ -58,90 +74,131 @@ typedef struct ludus__run_buf {
     size_t bytes_cap;
 } ludus__run_buf;
 
-struct ludus__captured;
 /* Loads the run at *cursor into buf, sets *out and advances *cursor; 0 or a
  * negative LUDUS_E* code (the detail is set). */
-typedef int (*ludus__run_loader)(const struct ludus__captured *c, uint64_t *cursor, ludus__run *out,
-                                 ludus__run_buf *buf);
+typedef int (*ludus__run_loader)(const struct ludus_capture *c, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf);
 
-typedef struct ludus__captured {
-    int valid;
+typedef struct ludus__straggler {
+    uint32_t record, serial;
+    uintptr_t cur; /* the busy cursor seen at capture end */
+} ludus__straggler;
+
+enum { LUDUS__CAP_MEMORY = 1, LUDUS__CAP_FILE = 2, LUDUS__CAP_VIEW = 3 };
+
+/* The .ludus format this library writes (file_format.h). */
+#define LUDUS__FORMAT_VERSION 2u
+
+struct ludus_capture {
+    int refs; /* atomic */
+    int type; /* LUDUS__CAP_* */
     uint32_t gen;
     int clock_tsc;
     ludus__calib_point c0, c1;
     int64_t start_ns, end_ns;
-    void *pool_mem;
-    ludus_allocator allocator;
-    uint32_t chunks_used;
+    int pid;
+    char process_name[64];
+    char *categories; /* enabled list or NULL (owned) */
     ludus__cap_thread *threads;
     uint32_t nthreads;
     uint64_t unregistered_drops;
     uint32_t interner_drops;
-    char *categories; /* copy of desc.categories or NULL */
-    int pid;
-    char process_name[64];
-    /* prepared view */
+    uint64_t bytes_used; /* pool bytes handed out */
+    /* in-memory captures: what they own */
+    void *pool_mem;
+    uint64_t pool_bytes;
+    ludus_allocator allocator;
+    int pool_mapped; /* pool_mem came from ludus__pages_map */
+    struct ludus__prefault *prefault;
+    ludus__name_table *names;
+    ludus__straggler *stragglers;
+    uint32_t nstragglers;
+    /* the prepared view: sites and counts (files bring their own) */
     int prepared;
+    int prepare_error;
     ludus__site_info *sites;
     uint32_t nsites;
     uint32_t *site_hash; /* open addressing: index + 1 */
     uint32_t site_hash_cap;
+    ludus__arena site_text; /* display strings of the sites */
     uint32_t id_collisions;
-    uint64_t events, dropped, incomplete, orphan_ends, filtered, frames;
-    /* Capture files (capture_file.c): runs are loaded on demand by load_run
-     * (threads' runs are NULL, nruns counts blocks); the site table and the
-     * counts come from the file (prepared is set by the reader). */
+    uint64_t events, dropped, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
+    /* capture files and views of them */
     ludus__run_loader load_run;
     void *loader;
-    /* Time cut (views made by the reader): only [cut_from_ns, cut_to_ns] is
-     * streamed; scopes open across a bound are clipped to it. */
-    int cut;
+    void (*destroy)(struct ludus_capture *c); /* frees what the type owns (the file) */
+    int borrowed;                             /* views: sites, site text, categories and runs are the parent's */
+    uint32_t format_version;
+    uint64_t file_bytes, blocks, slots;
+    int compact;
+    struct ludus_capture *parent; /* views: the capture they cut (a reference) */
+    int cut;                      /* views: only [cut_from_ns, cut_to_ns] is streamed */
     int64_t cut_from_ns, cut_to_ns;
-} ludus__captured;
-
-LUDUS_HIDDEN extern ludus__captured ludus__last;
-
-/* In-memory captures: turns each thread's chunk list into runs. End capture
- * only publishes the lists (its cost does not grow with the events); this
- * walks them on first use. 0 or LUDUS_ENOMEM. */
-LUDUS_HIDDEN int ludus__build_runs(ludus__captured *c);
-
-/* Builds the site table and counts; 0 or LUDUS_ENOMEM. */
-LUDUS_HIDDEN int ludus__prepare(ludus__captured *c);
-/* The public per-thread summary of a prepared thread. */
-LUDUS_HIDDEN void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out);
-LUDUS_HIDDEN int64_t ludus__ticks_to_ns(const ludus__captured *c, uint64_t ticks);
-LUDUS_HIDDEN uint32_t ludus__site_index(const ludus__captured *c, uintptr_t key);
-/* Adds a fully described site (capture files); its strings are borrowed.
- * 0, LUDUS_ENOMEM, or LUDUS_EFORMAT when the key is already present. */
-LUDUS_HIDDEN int ludus__site_insert(ludus__captured *c, const ludus__site_info *si);
-
-/* Normalised events. */
-enum {
-    LUDUS_NEV_BEGIN = 1,
-    LUDUS_NEV_END,
-    LUDUS_NEV_INSTANT,
-    LUDUS_NEV_FRAME,
-    LUDUS_NEV_FLOW_OUT,
-    LUDUS_NEV_FLOW_IN,
-    LUDUS_NEV_COUNTER,    /* value: int64 */
-    LUDUS_NEV_COUNTER_F64 /* value: double bits */
 };
+typedef struct ludus_capture ludus__captured;
+
+/* The last ended in-memory capture (session.c), or NULL. */
+LUDUS_HIDDEN ludus_capture *ludus__last_capture(void);
+/* Frees a capture whose last reference went (capture.c). */
+LUDUS_HIDDEN void ludus__capture_free(ludus_capture *c);
+LUDUS_HIDDEN ludus_capture *ludus__capture_new(int type);
+/* Waits until no producer can still write into c's pool (session.c). */
+LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
+/* Stops c's prefault thread and frees its pool (session.c). */
+LUDUS_HIDDEN void ludus__capture_release_pool(ludus_capture *c);
+/* The child's side of fork: the running capture restarts as the child's. */
+LUDUS_HIDDEN void ludus__session_after_fork(void);
+
+/* In-memory captures: turns each thread's pieces into runs (once). */
+LUDUS_HIDDEN int ludus__build_runs(ludus_capture *c);
+/* Builds the site table and the counts (once); 0 or a LUDUS_E* code with the
+ * detail set. */
+LUDUS_HIDDEN int ludus__prepare(ludus_capture *c);
+LUDUS_HIDDEN void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out);
+LUDUS_HIDDEN int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
+LUDUS_HIDDEN uint32_t ludus__site_index(const ludus_capture *c, uintptr_t key);
+/* Adds a fully described site whose strings the caller owns for the
+ * capture's life. 0, LUDUS_ENOMEM, or LUDUS_EFORMAT when the key is present. */
+LUDUS_HIDDEN int ludus__site_insert(ludus_capture *c, const ludus__site_info *si);
+/* In-memory captures: the sites their events name (site_table.c). */
+LUDUS_HIDDEN int ludus__sites_collect(ludus_capture *c);
+/* Counts the pairs of different sites with one id. */
+LUDUS_HIDDEN int ludus__sites_check_ids(ludus_capture *c);
+/* The stable id of a site: FNV-1a of name, file and line. */
+LUDUS_HIDDEN uint32_t ludus__site_id(const char *name, size_t name_len, const char *file, uint32_t line);
+
+/* ---- the normalised stream ---- */
+
 #define LUDUS_NEV_INCOMPLETE 1u /* END synthesised at capture end (or at a cut) */
 #define LUDUS_NEV_CLIPPED 2u    /* BEGIN or END moved to the bound of a time cut */
+#define LUDUS_NEV_UNWOUND 4u    /* END synthesised where a non-local exit was found */
+#define LUDUS_NEV_SPAN 8u       /* a span (BEGIN/END, ludus_begin_site), not a lexical scope */
 
 typedef struct ludus__nev {
-    uint32_t kind;
-    uint32_t flags;
+    uint8_t kind; /* LUDUS_NEV_* (nev_kinds.h) */
+    uint8_t lane; /* 0: the thread's track; k: its k-th span lane */
+    uint16_t flags;
     uint32_t site;  /* index into c->sites; UINT32_MAX for none */
-    uint32_t depth; /* open scopes below this event */
-    int64_t ts_ns;  /* since capture start */
-    uint64_t value; /* flow id, counter value, frame number */
+    uint32_t depth; /* open slices of the lane below this event */
+    uint32_t unused;
+    int64_t ts_ns;    /* since capture start */
+    int64_t begin_ns; /* END: its begin's time */
+    uint64_t value;   /* flow id, counter value, frame number, lost events */
 } ludus__nev;
 
+/* An open slice: a lexical scope or a span. */
 typedef struct ludus__open {
-    uint32_t site; /* UINT32_MAX: filtered begin */
+    uint32_t site; /* UINT32_MAX: filtered */
+    uint8_t lane;
+    uint8_t span;
+    uint16_t unused;
     int64_t ts_ns;
+    uint64_t seq;     /* begin order on the thread (lexical and spans) */
+    uintptr_t addr;   /* lexical: the begin's recorded address (what its end names) */
+    uint64_t ordinal; /* lexical: slot ordinal of the begin; span: span ordinal */
+    uint64_t inst;    /* lane placement: instance id */
+    uint32_t d0;      /* span: lexical depth at its begin */
+    uint32_t match;   /* span: its site index, filtered or not (ends find it by site) */
+    uint64_t inst0;   /* span: instance of the lexical top at its begin */
 } ludus__open;
 
 /* Tick to ns conversion without a 128-bit division per event: a rounded
@@ -153,37 +210,75 @@ typedef struct ludus__tick_conv {
     int64_t base;
 } ludus__tick_conv;
 
+typedef struct ludus__seen_run {
+    uintptr_t base;
+    uint64_t n, ordinal;
+} ludus__seen_run;
+
+typedef struct ludus__lane_iv {
+    int64_t t0, t1;
+} ludus__lane_iv;
+
+#define LUDUS__MAX_LANES 32
+
 typedef struct ludus__nev_iter {
-    const ludus__captured *c;
+    const ludus_capture *c;
     ludus__tick_conv conv;
     const ludus__cap_thread *th;
+    /* raw reading */
     uint32_t run;
     size_t pos;
-    ludus__open *stack;
-    uint32_t depth, cap;
-    int closing; /* the stream ended: emitting incomplete ends */
-    int oom;
-    uint64_t frame_no;
-    /* counts of this pass */
-    uint64_t events, incomplete, orphan_ends, filtered, frames;
-    /* capture files: the loaded run and where the next one is */
-    uint64_t cursor;
+    uint64_t ordinal; /* of the next slot */
+    uint64_t cursor;  /* capture files: where the next block is */
     ludus__run lrun;
     int loaded;
-    int load_error; /* LUDUS_E* code when a run could not be loaded (oom is set too) */
     ludus__run_buf rbuf;
-    /* time cut state (capture_file.c) */
+    ludus__seen_run *seen;
+    uint32_t nseen, seen_cap;
+    uintptr_t memo_key; /* last site key resolved */
+    uint32_t memo_site;
+    /* pairing */
+    ludus__open *lex, *span;
+    uint32_t nlex, lex_cap, nspan, span_cap;
+    uint32_t lane_depth[LUDUS__MAX_LANES];
+    uint64_t seq, inst, span_ordinal;
+    /* lanes: decided in a first pass (deciding = 1) when the thread has spans */
+    int deciding;
+    uint8_t *span_lane;
+    uint64_t span_lane_n;
+    ludus__lane_iv *lane_iv[LUDUS__MAX_LANES];
+    uint32_t lane_n[LUDUS__MAX_LANES], lane_cap[LUDUS__MAX_LANES];
+    uint32_t lanes_used;
+    /* output queue: one raw event can close several slices */
+    ludus__nev *q;
+    uint32_t qhead, qn, qcap;
+    int closing, done;
+    int loss_pending; /* the "losses began" marker is still to come */
+    uint64_t frame_no;
+    int oom;
+    int load_error; /* LUDUS_E* code when a run could not be loaded */
+    /* counts of this pass */
+    uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
+    /* time cut state (cut.c) */
     int cut_state;
     uint32_t cut_i, cut_n;
+    ludus__open *cut_open;
+    uint32_t cut_open_cap;
     ludus__nev held;
 } ludus__nev_iter;
 
-LUDUS_HIDDEN void ludus__nev_init(ludus__nev_iter *it, const ludus__captured *c, uint32_t thread);
-/* 1: *out holds the next event; 0: end of the thread's stream. */
+/* 0, or a LUDUS_E* code (LUDUS_ENOMEM) when lanes could not be prepared. */
+LUDUS_HIDDEN int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread);
+/* 1: *out holds the next event; 0: end of the thread's stream (check
+ * it->oom / it->load_error). */
 LUDUS_HIDDEN int ludus__nev_next(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN void ludus__nev_free(ludus__nev_iter *it);
-/* The stream without a time cut (ludus__nev_next applies c->cut). */
+/* The stream without a time cut (ludus__nev_next applies c->cut), and the
+ * open slices in begin order (for the cut). */
 LUDUS_HIDDEN int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);
+LUDUS_HIDDEN uint32_t ludus__nev_open_slices(ludus__nev_iter *it, ludus__open **out);
+/* The error a stream ended with: 0, or a LUDUS_E* code (detail set). */
+LUDUS_HIDDEN int ludus__nev_error(const ludus__nev_iter *it);
 
 #endif

@@ -1,25 +1,29 @@
-/* Capture lifecycle: begin (reserve and touch the pool, calibrate, arm), end
- * (disarm, join producers, publish partial chunks of live and exited
- * threads). End touches chunk headers only, never events, so its cost does
- * not grow with the event count. */
+/* Capture lifecycle. Begin reserves the pool (or reuses the last capture's,
+ * already touched: a restart costs no page touching), calibrates and arms;
+ * a background thread faults the pool in ahead of the producers. End
+ * disarms, joins the producers (emit.c has the protocol), and hands every
+ * thread's pieces, live and exited, to a new capture object: it touches
+ * piece headers only, never events, so its cost does not grow with the
+ * event count, and it never waits for a producer that is in the middle of
+ * an inline event (that event is left out and counted). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../platform/pages.h"
 #include "capture_internal.h"
+#include "text.h"
 
-extern int ludus__clock_is_tsc;
-
-ludus__captured ludus__last;
+ludus__session ludus__sess;
 
 /* Larger than any address space a pool could be reserved in (x86-64 user
  * space is 2^47): a request beyond it is an overflow, not an allocation. */
-#define LUDUS__MAX_POOL_BYTES ((size_t)1 << 46)
+#define MAX_POOL_BYTES ((uint64_t)1 << 46)
 
 static int active; /* a capture is armed (coordinator thread only) */
 static uint32_t gen_counter;
-static int join_membarrier; /* the active capture joins with membarrier */
-static ludus__calib_point begin_point;
-static ludus_capture_desc active_desc;
+static ludus_capture *last; /* the library's reference to the last ended capture */
+static ludus__prefault *sess_prefault;
+static int sess_pool_mapped;
 
 #if defined(__SANITIZE_THREAD__)
 #define LUDUS__TSAN 1
@@ -30,6 +34,7 @@ static ludus_capture_desc active_desc;
 #endif
 
 void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_desc *out) {
+    if (!out) return;
     ludus_capture_desc d;
     if (in)
         d = *in;
@@ -40,6 +45,25 @@ void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_des
     *out = d;
 }
 
+int ludus_capture_active(void) {
+    return active;
+}
+
+ludus_capture *ludus__last_capture(void) {
+    return last;
+}
+
+int ludus_capture_get_last(ludus_capture **out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    *out = NULL;
+    if (!last) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
+    ludus_capture_retain(last);
+    *out = last;
+    return 0;
+}
+
+/* ---- the pool ---- */
+
 static void *default_alloc(size_t size, size_t alignment, void *ud) {
     (void)ud;
     return ludus__aligned_alloc(size, alignment);
@@ -49,88 +73,148 @@ static void default_free(void *p, void *ud) {
     ludus__aligned_free(p);
 }
 
-static void discard_last(void) {
-    ludus__captured *c = &ludus__last;
-    if (c->pool_mem) c->allocator.free(c->pool_mem, c->allocator.user_data);
-    for (uint32_t i = 0; i < c->nthreads; i++) free(c->threads[i].runs);
-    free(c->threads);
-    free(c->categories);
-    free(c->sites);
-    free(c->site_hash);
-    memset(c, 0, sizeof *c);
+static int same_allocator(const ludus_allocator *a, const ludus_allocator *b) {
+    return a->alloc == b->alloc && a->free == b->free && a->user_data == b->user_data;
 }
 
-int ludus_capture_active(void) {
-    return active;
+/* The last capture's pool, when nobody else holds that capture and its pool
+ * is the size asked for: no allocation, no page touching. */
+static void *steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, ludus__prefault **pf) {
+    ludus_capture *c = last;
+    if (!c || !c->pool_mem || c->pool_bytes != bytes || c->pool_mapped != mapped ||
+        __atomic_load_n(&c->refs, __ATOMIC_ACQUIRE) != 1 || (!mapped && !same_allocator(&c->allocator, al)))
+        return NULL;
+    ludus__capture_quiesce(c);
+    void *mem = c->pool_mem;
+    *pf = c->prefault;
+    c->pool_mem = NULL;
+    c->prefault = NULL;
+    return mem;
 }
+
+static void pool_free(void *mem, uint64_t bytes, int mapped, const ludus_allocator *al) {
+    if (!mem) return;
+    if (mapped)
+        ludus__pages_unmap(mem, (size_t)bytes);
+    else
+        al->free(mem, al->user_data);
+}
+
+/* ---- begin ---- */
 
 int ludus_begin_capture(const ludus_capture_desc *desc) {
     if (active) return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus_capture_desc d;
     ludus_capture_desc_defaults(desc, &d);
-    if (d.chunk_bytes < 4096 || (d.chunk_bytes & (d.chunk_bytes - 1)) != 0)
-        return ludus__fail(LUDUS_EINVAL, "chunk_bytes %u is not a power of two >= 4096", d.chunk_bytes);
-    size_t bytes;
-    if (__builtin_mul_overflow((size_t)d.chunk_bytes, (size_t)d.chunk_count, &bytes) || bytes > LUDUS__MAX_POOL_BYTES)
+    if (d.chunk_bytes < 4096 || d.chunk_bytes > (1u << 30) || (d.chunk_bytes & (d.chunk_bytes - 1)) != 0)
+        return ludus__fail(LUDUS_EINVAL, "chunk_bytes %u is not a power of two in [4096, 2^30]", d.chunk_bytes);
+    uint64_t bytes = (uint64_t)d.chunk_bytes * d.chunk_count;
+    if (bytes > MAX_POOL_BYTES || bytes > (uint64_t)SIZE_MAX)
         return ludus__fail(LUDUS_EOVERFLOW, "%u chunks of %u bytes exceed the largest pool (2^46 bytes)", d.chunk_count,
                            d.chunk_bytes);
     int tsc = ludus__tsc_invariant();
-    if (d.clock == LUDUS_CLOCK_TSC && !tsc) return ludus__fail(LUDUS_EUNSUPPORTED, "no invariant TSC on this CPU");
     if (d.clock < LUDUS_CLOCK_AUTO || d.clock > LUDUS_CLOCK_TSC || d.join < LUDUS_JOIN_AUTO ||
         d.join > LUDUS_JOIN_FENCE)
-        return ludus__fail(LUDUS_EINVAL, "unknown clock or join mode");
+        return ludus__fail(LUDUS_EINVAL, "unknown clock (%d) or join mode (%d)", d.clock, d.join);
+    if (d.clock == LUDUS_CLOCK_TSC && !tsc) return ludus__fail(LUDUS_EUNSUPPORTED, "no invariant TSC on this CPU");
+    if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL))
+        return ludus__fail(LUDUS_EINVAL, "allocator: give both alloc and free, or neither");
     int use_tsc = d.clock != LUDUS_CLOCK_MONOTONIC && tsc;
     char *cats = NULL;
     if (d.categories) {
         cats = strdup(d.categories);
         if (!cats) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    if (!d.allocator.alloc || !d.allocator.free) {
-        d.allocator.alloc = default_alloc;
-        d.allocator.free = default_free;
-        d.allocator.user_data = NULL;
-    }
-    void *mem = d.allocator.alloc(bytes, 64, d.allocator.user_data);
-    if (!mem) {
+    ludus__name_table *names = ludus__names_create();
+    if (!names) {
         free(cats);
-        return ludus__fail(LUDUS_ENOMEM, "could not reserve %zu bytes for the chunk pool", bytes);
+        return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    memset(mem, 0, bytes); /* touch every page now: no page fault while recording */
+    int mapped = d.allocator.alloc == NULL;
+    ludus__prefault *pf = NULL;
+    void *mem = steal_pool(bytes, &d.allocator, mapped, &pf);
+    if (!mem) {
+        mem = mapped ? ludus__pages_map((size_t)bytes) : d.allocator.alloc((size_t)bytes, 64, d.allocator.user_data);
+        if (!mem && mapped) { /* no mmap: the aligned allocator */
+            mapped = 0;
+            d.allocator.alloc = default_alloc;
+            d.allocator.free = default_free;
+            d.allocator.user_data = NULL;
+            mem = default_alloc((size_t)bytes, 64, NULL);
+        }
+        if (!mem) {
+            free(cats);
+            ludus__names_destroy(names);
+            return ludus__fail(LUDUS_ENOMEM, "could not reserve %llu bytes for the chunk pool",
+                               (unsigned long long)bytes);
+        }
+    } else {
+        ludus__prefault_stop(pf); /* it finished or was stopped: the pages are in */
+        pf = NULL;
+    }
+    /* The library's reference to the previous capture goes now (a caller
+     * that took one keeps it). */
+    if (last) {
+        ludus_capture *old = last;
+        last = NULL;
+        ludus_capture_release(old);
+    }
+    pf = ludus__prefault_start(mem, (size_t)bytes);
 
-    discard_last();
-    /* Identity of the process, read now: it costs a file read that end must not pay. */
-    ludus__last.pid = ludus__os_pid();
-    ludus__process_name(ludus__last.process_name, sizeof ludus__last.process_name);
-    ludus__last.categories = cats;
-    ludus__last.pool_mem = mem;
-    ludus__last.allocator = d.allocator;
-
-    ludus__the_pool.base = mem;
-    ludus__the_pool.chunk_bytes = d.chunk_bytes;
-    ludus__the_pool.count = d.chunk_count;
-    __atomic_store_n(&ludus__the_pool.next, 0u, __ATOMIC_RELAXED);
+    ludus__lib_enter();
+    pthread_mutex_lock(&ludus__reg.lock);
+    ludus__session *s = &ludus__sess;
+    memset(s, 0, sizeof *s);
+    s->desc = d;
+    s->desc.categories = NULL;
+    s->categories = cats;
+    s->pool_mem = mem;
+    s->pool.base = mem;
+    s->pool.bytes = bytes;
+    /* The end reserve: 1/32 of the pool (at least a small piece) that only
+     * ends may use. */
+    uint64_t reserve = (bytes / 32) & ~(uint64_t)63;
+    if (reserve < LUDUS__PIECE_TAIL_MIN) reserve = LUDUS__PIECE_TAIL_MIN;
+    s->pool.begin_limit = bytes > reserve ? bytes - reserve : 0;
+    s->pool.chunk_bytes = d.chunk_bytes;
+    s->pool.next = 0;
+    s->names = names;
+    /* Identity of the process, read now: end must not pay a file read. */
+    s->pid = ludus__os_pid();
+    ludus__process_name(s->process_name, sizeof s->process_name);
+    sess_prefault = pf;
+    sess_pool_mapped = mapped;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
 
-    join_membarrier = d.join == LUDUS_JOIN_AUTO && ludus__membarrier_register();
-    int slow = !join_membarrier || !use_tsc || !LUDUS__INLINE_CLOCK;
+    s->join_membarrier = d.join == LUDUS_JOIN_AUTO && ludus__membarrier_register();
+    int slow = !s->join_membarrier || !use_tsc || !LUDUS__INLINE_CLOCK;
 #ifdef LUDUS__TSAN
     slow = 1; /* TSan does not model membarrier: prove the fence join instead */
-    join_membarrier = 0;
+    s->join_membarrier = 0;
 #endif
+    s->slow = slow;
+    s->clock_tsc = use_tsc;
     ludus__clock_is_tsc = use_tsc;
-    active_desc = d;
     gen_counter = gen_counter % 0x3fffffffu + 1; /* 1 .. 2^30-1, never 0 */
-    begin_point = ludus__calibrate_point();
-    if (!use_tsc) begin_point.ticks = (uint64_t)begin_point.ns;
+    s->gen = gen_counter;
+    s->begin_point = ludus__calibrate_point();
+    if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
     active = 1;
-    __atomic_store_n(&ludus__armed, gen_counter | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
+    __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
     return 0;
 }
 
-/* Waits until the producer is not inside an event. After the disarm and the
- * barrier, a producer that is not busy can only see armed == 0. */
-static void wait_not_busy(ludus__thread_hot *t) {
-    for (unsigned spins = 0; __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE); spins++) {
+/* ---- end ---- */
+
+/* Waits while the thread is inside an out-of-line event (it may link
+ * pieces). An inline event in flight is not waited for: it only writes its
+ * own slot, beyond the cursor published for it. */
+static uintptr_t join_thread(const ludus__thread_record *r) {
+    for (unsigned spins = 0;; spins++) {
+        uintptr_t cur = __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE);
+        if (!(cur & 1) || !__atomic_load_n(&r->cold->in_slow, __ATOMIC_ACQUIRE)) return cur;
         if (spins < 64)
             ludus__cpu_relax();
         else
@@ -138,115 +222,174 @@ static void wait_not_busy(ludus__thread_hot *t) {
     }
 }
 
+static void convert_thread(ludus_capture *c, ludus__cap_thread *th, const ludus__thread_final *f) {
+    size_t n = strnlen(f->name, sizeof f->name);
+    th->name[ludus__utf8_clean(f->name, n, th->name, sizeof th->name - 1)] = 0;
+    th->tid = f->tid;
+    th->exited = f->exited;
+    th->dropped = f->dropped;
+    th->first_drop_ns = f->first_drop_ticks ? ludus__ticks_to_ns(c, f->first_drop_ticks) : LUDUS__NO_DROP;
+    if (f->dropped && !f->first_drop_ticks) /* the event in flight at the end: lost there */
+        th->first_drop_ns = c->end_ns - c->start_ns;
+    th->spans = f->spans;
+    th->recorder_orphans = f->orphan_ends;
+    th->first = f->first;
+}
+
 int ludus_end_capture(void) {
     if (!active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
-    ludus__captured *c = &ludus__last;
-    uint32_t gen = gen_counter;
+    ludus__session *s = &ludus__sess;
+    ludus__lib_enter();
     pthread_mutex_lock(&ludus__reg.lock);
-    __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
-    if (join_membarrier) ludus__membarrier();
+    uint32_t gen = s->gen;
     uint32_t high = ludus__reg.high;
+    __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
+    /* No inline event starts after this (limits are read behind the busy
+     * bit; the barrier orders that read after these stores). */
     for (uint32_t i = 0; i < high; i++) {
         ludus__thread_record *r = &ludus__reg.rec[i];
-        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == LUDUS__REC_LIVE && r->hot) {
-            wait_not_busy(r->hot);
-            /* The inline begin checks only the room (not the generation):
-             * with 0, the thread's next event of a later capture hands off
-             * to the slow path, which attaches it to that capture. Producers
-             * are not in an event now and do not read the room before they
-             * see armed != 0 again (an acquire of the next begin's store).
-             * In slow mode the room is always 0 and is left unwritten: there
-             * the inline path may still read it while the controller runs. */
-            if (r->hot->room != 0) r->hot->room = 0;
-        }
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == LUDUS__REC_LIVE && r->hot)
+            __atomic_store_n(&r->hot->limit, 0u, __ATOMIC_SEQ_CST);
     }
-    ludus__calib_point end_point = ludus__calibrate_point();
+    /* Slow mode: the stores above and the loads of in_slow below are
+     * sequentially consistent, as the producers' are (emit.c). */
+    if (s->join_membarrier) ludus__membarrier();
 
-    /* Threads: live ones that were registered, and the ones that exited with
-     * data of this capture. Records of exited threads are freed here. Only
-     * the chunk lists are published; runs are built on first use. */
-    uint32_t n = 0;
-    ludus__cap_thread *threads = calloc(high ? high : 1, sizeof *threads);
-    for (uint32_t i = 0; i < high; i++) {
+    uint32_t n = 0, nlive = 0;
+    for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
+    ludus__thread_final *fin = calloc((size_t)nlive + s->nretired + 1, sizeof *fin);
+    ludus__straggler *strag = calloc(nlive + 1, sizeof *strag);
+    uint32_t nstrag = 0;
+    for (uint32_t i = 0; i < high && fin && strag; i++) {
         ludus__thread_record *r = &ludus__reg.rec[i];
-        int state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
-        ludus__chunk *first = NULL, *chunk = NULL;
-        ludus__event *cur = NULL;
-        uint64_t dropped = 0, orphans = 0;
-        int exited = 0;
-        if (state == LUDUS__REC_LIVE && r->hot && r->cold) {
-            if (r->hot->gen == gen) {
-                first = r->cold->first_chunk;
-                chunk = r->cold->chunk;
-                cur = r->hot->cur;
-                dropped = r->cold->dropped;
-                orphans = r->cold->orphan_ends;
-            }
-        } else if (state == LUDUS__REC_EXITED) {
-            if (r->exit_gen == gen) {
-                first = r->exit_first;
-                chunk = r->exit_chunk;
-                cur = r->exit_cur;
-                dropped = r->exit_dropped;
-                orphans = r->exit_orphans;
-                exited = 1;
-            }
-            __atomic_store_n(&r->state, LUDUS__REC_FREE, __ATOMIC_RELEASE);
-            if (!exited) continue;
-        } else {
-            continue;
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->hot || !r->cold) continue;
+        uintptr_t cur = join_thread(r);
+        ludus__thread_final *f = &fin[n++];
+        ludus__thread_publish(r, gen, f);
+        if ((cur & 1) && r->cold->gen == gen) { /* an inline event in flight: left out, counted */
+            strag[nstrag++] = (ludus__straggler){i, r->serial, cur};
+            f->dropped++;
         }
-        if (!threads) continue;
-        if (chunk) chunk->used = (uint64_t)(cur - LUDUS__CHUNK_EVENTS(chunk));
-        ludus__cap_thread *th = &threads[n++];
-        memcpy(th->name, r->name, sizeof th->name);
-        th->tid = r->tid;
-        th->exited = exited;
-        th->dropped = dropped;
-        th->recorder_orphans = orphans;
-        th->first_chunk = chunk ? first : NULL;
     }
+    for (uint32_t i = 0; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
+    uint64_t unregistered = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&ludus__reg.lock);
-    int oom = !threads;
-    uint32_t used = __atomic_load_n(&ludus__the_pool.next, __ATOMIC_RELAXED);
-    if (used > ludus__the_pool.count) used = ludus__the_pool.count;
+    ludus__lib_leave();
+    ludus__calib_point end_point = ludus__calibrate_point();
+    ludus__prefault_request_stop(sess_prefault); /* no more events: stop faulting pages in */
 
-    c->valid = 1;
-    c->gen = gen;
-    c->clock_tsc = ludus__clock_is_tsc;
-    c->c0 = begin_point;
-    c->c1 = end_point;
-    if (!c->clock_tsc) c->c1.ticks = (uint64_t)end_point.ns;
-    c->start_ns = begin_point.ns;
-    c->end_ns = end_point.ns;
-    c->chunks_used = used;
-    c->threads = threads;
-    c->nthreads = threads ? n : 0;
-    c->unregistered_drops = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
-    c->interner_drops = ludus__interner_drops();
+    ludus_capture *c = fin && strag ? ludus__capture_new(LUDUS__CAP_MEMORY) : NULL;
+    ludus__cap_thread *threads = c ? calloc(n ? n : 1, sizeof *threads) : NULL;
+    int oom = !threads;
+    if (c) {
+        c->gen = gen;
+        c->clock_tsc = s->clock_tsc;
+        c->c0 = s->begin_point;
+        c->c1 = end_point;
+        if (!c->clock_tsc) c->c1.ticks = (uint64_t)end_point.ns;
+        c->start_ns = s->begin_point.ns;
+        c->end_ns = end_point.ns;
+        c->pid = s->pid;
+        size_t pn = strnlen(s->process_name, sizeof s->process_name);
+        c->process_name[ludus__utf8_clean(s->process_name, pn, c->process_name, sizeof c->process_name - 1)] = 0;
+        c->categories = s->categories;
+        s->categories = NULL;
+        c->pool_mem = s->pool_mem;
+        c->pool_bytes = s->pool.bytes;
+        c->pool_mapped = sess_pool_mapped;
+        c->allocator = s->desc.allocator;
+        c->prefault = sess_prefault;
+        c->names = s->names;
+        c->bytes_used = s->pool.next < s->pool.bytes ? s->pool.next : s->pool.bytes;
+        c->unregistered_drops = unregistered + s->retired_oom_events;
+        c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
+        c->stragglers = strag;
+        c->nstragglers = nstrag;
+        strag = NULL;
+        s->pool_mem = NULL;
+        s->names = NULL;
+        sess_prefault = NULL;
+        if (threads) {
+            for (uint32_t i = 0; i < n; i++) convert_thread(c, &threads[i], &fin[i]);
+            c->threads = threads;
+            c->nthreads = n;
+        }
+    }
+    if (!c) { /* nothing can describe the capture: give its memory back */
+        ludus__prefault_stop(sess_prefault);
+        sess_prefault = NULL;
+        pool_free(s->pool_mem, s->pool.bytes, sess_pool_mapped, &s->desc.allocator);
+        ludus__names_destroy(s->names);
+        free(s->categories);
+    }
+    free(fin);
+    free(strag);
+    free(s->retired);
+    memset(s, 0, sizeof *s);
     active = 0;
     if (oom) {
-        c->valid = 0;
+        ludus_capture_release(c);
         return ludus__fail(LUDUS_ENOMEM, "out of memory while publishing the capture");
     }
+    last = c;
     return 0;
 }
 
-int ludus__build_runs(ludus__captured *c) {
-    for (uint32_t t = 0; t < c->nthreads; t++) {
-        ludus__cap_thread *th = &c->threads[t];
-        if (!th->first_chunk || th->runs) continue;
-        uint32_t k = 0;
-        for (ludus__chunk *ch = th->first_chunk; ch; ch = ch->next) k++;
-        th->runs = malloc(k * sizeof *th->runs);
-        if (!th->runs) return LUDUS_ENOMEM;
-        th->nruns = 0;
-        for (ludus__chunk *ch = th->first_chunk; ch; ch = ch->next) {
-            if (ch->used == 0) continue;
-            th->runs[th->nruns].ev = LUDUS__CHUNK_EVENTS(ch);
-            th->runs[th->nruns].n = (size_t)ch->used;
-            th->nruns++;
-        }
+/* ---- producers that may still write into a pool ---- */
+
+void ludus__capture_quiesce(ludus_capture *c) {
+    if (!c->nstragglers) return;
+    pthread_mutex_lock(&ludus__reg.lock);
+    for (uint32_t i = 0; i < c->nstragglers; i++) {
+        const ludus__straggler *g = &c->stragglers[i];
+        const ludus__thread_record *r = &ludus__reg.rec[g->record];
+        /* A thread that went away is done; one still there is done once its
+         * cursor moved (its event is a few instructions long). */
+        while (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == LUDUS__REC_LIVE && r->serial == g->serial && r->hot &&
+               __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE) == g->cur)
+            ludus__yield();
     }
-    return 0;
+    pthread_mutex_unlock(&ludus__reg.lock);
+    c->nstragglers = 0;
+}
+
+void ludus__capture_release_pool(ludus_capture *c) {
+    ludus__prefault_stop(c->prefault);
+    c->prefault = NULL;
+    if (!c->pool_mem) return;
+    ludus__capture_quiesce(c);
+    pool_free(c->pool_mem, c->pool_bytes, c->pool_mapped, &c->allocator);
+    c->pool_mem = NULL;
+}
+
+/* ---- fork ---- */
+
+void ludus__session_after_fork(void) {
+    /* The child's capture goes on as its own: the parent's events are not
+     * the child's (another pid, other threads), so it restarts empty, with a
+     * new generation, over the same (copied) pool. */
+    if (last) { /* its background thread is not in this process */
+        last->prefault = NULL;
+        last->nstragglers = 0;
+    }
+    if (!active) return;
+    ludus__session *s = &ludus__sess;
+    sess_prefault = NULL;
+    s->pid = ludus__os_pid();
+    s->names = ludus__names_create(); /* the old one's lock may be held by a thread that is gone */
+    s->nretired = 0;
+    s->retired_oom = 0;
+    s->retired_oom_events = 0;
+    s->interner_drops = 0;
+    s->pool.next = 0;
+    gen_counter = gen_counter % 0x3fffffffu + 1;
+    s->gen = gen_counter;
+    s->begin_point = ludus__calibrate_point();
+    if (!s->clock_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
+    ludus__thread_hot *t = &ludus__hot;
+    __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->cur, 0u, __ATOMIC_RELAXED);
+    ludus__cold.gen = 0;
+    ludus__cold.chunk = ludus__cold.first_chunk = NULL;
+    __atomic_store_n(&ludus__armed, s->gen | (s->slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
 }

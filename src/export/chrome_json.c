@@ -1,36 +1,47 @@
-/* Chrome/Perfetto JSON export of the last ended capture (trace-formats.md
- * part A). Streams thread by thread through the bounded writer; times are ns
- * since capture start written as microseconds with three decimals from
- * integers. Each thread's events stay together in the file: the DevTools
- * engine pairs B/E with one stack in file order across threads. Speed: each
- * site's ,"name":..,"cat":.. and each thread's ,"pid":..,"tid":..,"ts": are
+/* Chrome/Perfetto JSON export (trace-formats.md part A), streamed thread by
+ * thread through the bounded writer. Slices are complete "X" events written
+ * when they end (no B/E pairs, no empty args); times are ns since capture
+ * start written as microseconds with three decimals from integers. Each
+ * site's ,"name":..,"cat":.. and each track's ,"pid":..,"tid":..,"ts": are
  * formatted once and copied per event.
- * Flows: each end of a flow is a 1 ns slice with an s/f event at the
- * same pid, tid, category and timestamp, so DevTools (which binds v1 flows
- * only that way) and Perfetto (which binds to the enclosing slice) agree. */
+ *
+ * What a viewer must see is in the events, not only in the metadata: a
+ * thread's first loss is an instant there ("ludus: N events lost from here
+ * on") and its count is in the thread's name; unwound, incomplete and
+ * clipped slices carry {"ludus": "..."} args; a span end that matched no
+ * span is an instant. Spans that do not nest on their thread's track go on
+ * span tracks of their own (named "<thread> spans k").
+ *
+ * Flows: each end of a flow is a 1 ns slice with an s/f event at the same
+ * pid, tid, category and timestamp, so DevTools (which binds v1 flows only
+ * that way) and Perfetto (which binds to the enclosing slice) agree. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../capture/capture_internal.h"
 #include "export_internal.h"
-#include "writer.h"
 
-/* Per-export formatting state: the pid/tid part of the current thread's
- * events and every site's name/category snippet (memory bounded by sites). */
+/* Span lane k of thread t: a tid no Linux thread has (tids are < 2^22). */
+#define LANE_TID(t, k) (UINT64_C(0x40000000) + (uint64_t)(t)*LUDUS__MAX_LANES + (k))
+
+typedef struct track {
+    char part[96]; /* ","pid":P,"tid":T,"ts": */
+    size_t len;
+} track;
+
+/* Per-export state: every site's name/category snippet (memory bounded by
+ * sites) and the tracks of the thread being written. */
 typedef struct json_ctx {
-    char tid_part[96]; /* ","pid":P,"tid":T,"ts": */
-    size_t tid_len;
-    ludus__writer *sn; /* scratch writer the snippets are formatted into */
-    char *snip;        /* all snippets, back to back */
-    size_t *snip_off;  /* nsites + 1 offsets */
-    const ludus__site_info *sites;
-    size_t nsites;
+    ludus__writer *w;
+    const ludus_capture *c;
+    char *snip;       /* all snippets, back to back, 64 bytes of padding after */
+    size_t *snip_off; /* nsites + 1 offsets */
+    track tracks[LUDUS__MAX_LANES];
+    uint64_t skipped_nonfinite;
 } json_ctx;
 
-static json_ctx *cur_ctx; /* control calls come from one thread */
-
-static void set_thread(json_ctx *x, int pid, uint64_t tid) {
-    char *p = x->tid_part;
+static void set_track(track *k, int pid, uint64_t tid) {
+    char *p = k->part;
     memcpy(p, "\",\"pid\":", 8);
     p += 8;
     if (pid < 0) *p++ = '-';
@@ -40,101 +51,78 @@ static void set_thread(json_ctx *x, int pid, uint64_t tid) {
     p = ludus__fmt_u64(p, tid);
     memcpy(p, ",\"ts\":", 6);
     p += 6;
-    x->tid_len = (size_t)(p - x->tid_part);
+    k->len = (size_t)(p - k->part);
 }
 
-static void head_x(ludus__writer *w, const json_ctx *x, char ph, int64_t ts) {
-    char *p = ludus__w_reserve(w, 48 + sizeof x->tid_part);
+/* ,\n{"ph":"<ph>","pid":..,"tid":..,"ts":<ts> */
+static inline void head(ludus__writer *w, const track *k, char ph, int64_t ts) {
+    char *p = ludus__w_reserve(w, 48 + sizeof k->part);
     memcpy(p, ",\n{\"ph\":\"", 9);
     p[9] = ph;
     p += 10;
-    memcpy(p, x->tid_part, sizeof x->tid_part); /* fixed size: inlined, no call */
-    p += x->tid_len;
+    memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
+    p += k->len;
     ludus__w_commit(w, ludus__fmt_us(p, ts));
 }
 
-static void head(ludus__writer *w, const char *ph, int pid, uint64_t tid, int64_t ts) {
-    if (cur_ctx) {
-        head_x(w, cur_ctx, ph[0], ts);
-        return;
-    }
-    json_ctx x;
-    set_thread(&x, pid, tid);
-    head_x(w, &x, ph[0], ts);
-}
-
-static void name_cat_fmt(ludus__writer *w, const ludus__site_info *s, const char *default_cat) {
+static void name_cat_fmt(ludus__writer *w, const ludus__site_info *s) {
     ludus__w_str(w, ",\"name\":");
     ludus__w_json_str(w, s->name, s->name_len);
-    ludus__w_str(w, ",\"cat\":");
-    if (s->category)
+    if (s->category) {
+        ludus__w_str(w, ",\"cat\":");
         ludus__w_json_str(w, s->category, s->category_len);
-    else
-        ludus__w_json_str(w, default_cat, strlen(default_cat));
-}
-
-static void name_cat(ludus__writer *w, const ludus__site_info *s, const char *default_cat) {
-    const json_ctx *x = cur_ctx;
-    if (x && x->snip && !strcmp(default_cat, "default")) {
-        size_t i = (size_t)(s - x->sites);
-        size_t n = x->snip_off[i + 1] - x->snip_off[i];
-        if (n <= 64) {
-            /* Copy a fixed 64 bytes (inlined) and keep n: the block has 64
-             * bytes of padding, and the extra bytes are overwritten. */
-            char *p = ludus__w_reserve(w, 64);
-            memcpy(p, x->snip + x->snip_off[i], 64);
-            ludus__w_commit(w, p + n);
-        } else {
-            ludus__w_bytes(w, x->snip + x->snip_off[i], n);
-        }
-        return;
     }
-    name_cat_fmt(w, s, default_cat);
 }
 
-/* Formats every site's snippet once, into one malloc'd block. */
+static inline void snippet(json_ctx *x, uint32_t site) {
+    ludus__writer *w = x->w;
+    size_t n = x->snip_off[site + 1] - x->snip_off[site];
+    if (n <= 64) {
+        /* A fixed 64-byte copy (inlined), n kept: the block has 64 bytes of
+         * padding and the extra bytes are overwritten. */
+        char *p = ludus__w_reserve(w, 64);
+        memcpy(p, x->snip + x->snip_off[site], 64);
+        ludus__w_commit(w, p + n);
+    } else {
+        ludus__w_bytes(w, x->snip + x->snip_off[site], n);
+    }
+}
+
+typedef struct snip_buf {
+    char *b;
+    size_t n;
+} snip_buf;
+
 static int snip_write(void *ud, const void *data, size_t n) {
-    json_ctx *x = ud;
-    size_t have = x->snip_off[0]; /* running length kept in slot 0 while building */
-    char *b = realloc(x->snip, have + n);
+    snip_buf *s = ud;
+    char *b = realloc(s->b, s->n + n + 64);
     if (!b) return -1;
-    memcpy(b + have, data, n);
-    x->snip = b;
-    x->snip_off[0] = have + n;
+    memcpy(b + s->n, data, n);
+    s->b = b;
+    s->n += n;
     return 0;
 }
 
-static int build_snippets(json_ctx *x, const ludus__captured *c) {
-    x->snip = NULL;
-    x->sites = c->sites;
-    x->nsites = c->nsites;
+static int build_snippets(json_ctx *x) {
+    const ludus_capture *c = x->c;
     x->snip_off = malloc((c->nsites + 1) * sizeof *x->snip_off);
-    x->sn = malloc(sizeof *x->sn);
-    if (!x->snip_off || !x->sn) return -1;
-    size_t *ends = malloc((c->nsites + 1) * sizeof *ends);
-    if (!ends) return -1;
-    x->snip_off[0] = 0;
-    ludus__w_init(x->sn, snip_write, x);
-    for (uint32_t i = 0; i < c->nsites; i++) {
-        name_cat_fmt(x->sn, &c->sites[i], "default");
-        ends[i] = (size_t)x->sn->bytes;
+    ludus__writer *sw = malloc(sizeof *sw);
+    snip_buf sb = {NULL, 0};
+    if (!x->snip_off || !sw) {
+        free(sw);
+        return -1;
     }
-    int rc = ludus__w_flush(x->sn);
-    char *padded = realloc(x->snip, x->snip_off[0] + 64);
-    if (!padded)
-        rc = -1;
-    else
-        x->snip = padded;
+    ludus__w_init(sw, snip_write, &sb);
     x->snip_off[0] = 0;
-    for (uint32_t i = 0; i < c->nsites; i++) x->snip_off[i + 1] = ends[i];
-    free(ends);
-    return rc;
-}
-
-static void free_snippets(json_ctx *x) {
-    free(x->snip);
-    free(x->snip_off);
-    free(x->sn);
+    for (uint32_t i = 0; i < c->nsites; i++) {
+        name_cat_fmt(sw, &c->sites[i]);
+        x->snip_off[i + 1] = (size_t)sw->bytes;
+    }
+    int rc = ludus__w_flush(sw);
+    free(sw);
+    if (rc == 0 && !sb.b) sb.b = calloc(1, 64);
+    x->snip = sb.b;
+    return rc == 0 && sb.b ? 0 : -1;
 }
 
 static void hex_id(ludus__writer *w, uint64_t id) {
@@ -151,29 +139,125 @@ static void hex_id(ludus__writer *w, uint64_t id) {
 }
 
 /* One end of a flow: a 1 ns slice (cat "flow") and the s/f event at the same
- * pid, tid, category and timestamp, which DevTools needs to bind it. The
- * slice is synthetic, so it is placed where it ties with nothing: DevTools
- * and speedscope misorder a slice that ends at the very ns the thread's next
- * event begins. It goes at the flow's time t when that leaves a 1 ns gap
- * before the next event, else as close before t as the previous event allows
- * (the demo's job starts its first scope within 1 ns of its flow). Returns
- * the end of the slice. */
-static int64_t flow_end(ludus__writer *w, int pid, uint64_t tid, const ludus__nev *ev, int64_t prev_ns, int64_t next_ns,
-                        const char *slice_name, size_t name_len, int out) {
+ * pid, tid, category and timestamp. The slice is synthetic, so it is placed
+ * where it ties with nothing: viewers misorder a slice that ends at the very
+ * ns the thread's next event begins. It goes at the flow's time t when that
+ * leaves a 1 ns gap before the next event, else as close before t as the
+ * previous event allows. Returns the end of the slice. */
+static int64_t flow_end(json_ctx *x, const track *k, const ludus__nev *ev, int64_t prev_ns, int64_t next_ns) {
+    ludus__writer *w = x->w;
+    int out = ev->kind == LUDUS_NEV_FLOW_OUT;
     int64_t at = ev->ts_ns;
     if (next_ns != INT64_MAX && at > next_ns - 2) at = next_ns - 2;
     if (prev_ns != INT64_MIN && at < prev_ns + 1) at = prev_ns + 1;
     if (next_ns != INT64_MAX && at > next_ns - 2) at = ev->ts_ns; /* no room: keep t */
-    head(w, "X", pid, tid, at);
+    head(w, k, 'X', at);
     ludus__w_str(w, ",\"dur\":0.001,\"name\":");
-    ludus__w_json_str(w, slice_name, name_len);
+    if (out && ev->site != UINT32_MAX) {
+        const ludus__site_info *s = &x->c->sites[ev->site];
+        ludus__w_json_str(w, s->name, s->name_len);
+    } else {
+        const char *name = out ? "flow" : ludus__nevs[ev->kind].label;
+        ludus__w_json_str(w, name, strlen(name));
+    }
     ludus__w_str(w, ",\"cat\":\"flow\"}");
-    head(w, out ? "s" : "f", pid, tid, at);
+    head(w, k, out ? 's' : 'f', at);
     ludus__w_str(w, ",\"name\":\"flow\",\"cat\":\"flow\"");
     hex_id(w, ev->value);
     if (!out) ludus__w_str(w, ",\"bp\":\"e\"");
     ludus__w_ch(w, '}');
     return at + 1;
+}
+
+/* What a synthesised slice end is, as an arg the viewers show. */
+static void flag_args(ludus__writer *w, uint16_t flags) {
+    static const struct {
+        uint16_t bit;
+        const char *text;
+    } names[] = {{LUDUS_NEV_UNWOUND, "unwound"}, {LUDUS_NEV_INCOMPLETE, "incomplete"}, {LUDUS_NEV_CLIPPED, "clipped"}};
+    int first = 1;
+    ludus__w_str(w, ",\"args\":{\"ludus\":\"");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (flags & names[i].bit) {
+            if (!first) ludus__w_ch(w, ',');
+            ludus__w_str(w, names[i].text);
+            first = 0;
+        }
+    ludus__w_str(w, "\"}");
+}
+
+static void write_event(json_ctx *x, const ludus__nev *ev) {
+    ludus__writer *w = x->w;
+    const track *k = &x->tracks[ev->lane];
+    const ludus__nev_info *ni = &ludus__nevs[ev->kind];
+    switch (ni->json) {
+    case LUDUS__TR_SLICE_END: {
+        head(w, k, 'X', ev->begin_ns);
+        char *p = ludus__w_reserve(w, 32);
+        memcpy(p, ",\"dur\":", 7);
+        int64_t d = ev->ts_ns - ev->begin_ns;
+        ludus__w_commit(w, ludus__fmt_us(p + 7, d < 0 ? 0 : d));
+        snippet(x, ev->site);
+        if (ev->flags & (LUDUS_NEV_UNWOUND | LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED)) flag_args(w, ev->flags);
+        ludus__w_ch(w, '}');
+        break;
+    }
+    case LUDUS__TR_INSTANT:
+    case LUDUS__TR_FRAME:
+        head(w, k, 'i', ev->ts_ns);
+        if (ev->site != UINT32_MAX) {
+            snippet(x, ev->site);
+        } else {
+            ludus__w_str(w, ",\"name\":");
+            ludus__w_json_str(w, ni->label, strlen(ni->label));
+        }
+        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) {
+            ludus__w_str(w, ",\"cat\":");
+            ludus__w_json_str(w, ni->category, strlen(ni->category));
+        }
+        ludus__w_str(w, ",\"s\":\"t\"");
+        if (ev->kind == LUDUS_NEV_FRAME) {
+            ludus__w_str(w, ",\"args\":{\"frame\":");
+            ludus__w_u64(w, ev->value);
+            ludus__w_ch(w, '}');
+        } else if (ev->kind == LUDUS_NEV_LOSS) {
+            ludus__w_str(w, ",\"args\":{\"lost\":");
+            ludus__w_u64(w, ev->value);
+            ludus__w_ch(w, '}');
+        } else if (ev->kind == LUDUS_NEV_MISMATCH) {
+            ludus__w_str(w, ",\"args\":{\"ludus\":\"span end without a matching begin\"}");
+        }
+        ludus__w_ch(w, '}');
+        break;
+    case LUDUS__TR_COUNTER_I64:
+    case LUDUS__TR_COUNTER_F64: {
+        double d = 0;
+        if (ni->json == LUDUS__TR_COUNTER_F64) {
+            memcpy(&d, &ev->value, sizeof d);
+            if (((ev->value >> 52) & 0x7ff) == 0x7ff) { /* NaN, inf: JSON cannot hold them */
+                x->skipped_nonfinite++;
+                break;
+            }
+        }
+        head(w, k, 'C', ev->ts_ns);
+        ludus__w_str(w, ",\"name\":");
+        if (ev->site != UINT32_MAX) {
+            const ludus__site_info *s = &x->c->sites[ev->site];
+            ludus__w_json_str(w, s->name, s->name_len);
+        } else {
+            ludus__w_str(w, "\"counter\"");
+        }
+        ludus__w_str(w, ",\"args\":{\"value\":");
+        if (ni->json == LUDUS__TR_COUNTER_I64)
+            ludus__w_i64(w, (int64_t)ev->value);
+        else
+            ludus__w_double(w, d);
+        ludus__w_str(w, "}}");
+        break;
+    }
+    default:
+        break; /* slice begins are written with their ends; flows by the caller */
+    }
 }
 
 static void meta_kv_u64(ludus__writer *w, const char *k, uint64_t v) {
@@ -183,7 +267,9 @@ static void meta_kv_u64(ludus__writer *w, const char *k, uint64_t v) {
     ludus__w_u64(w, v);
 }
 
-static void write_metadata(ludus__writer *w, const ludus__captured *c) {
+static void write_metadata(json_ctx *x) {
+    ludus__writer *w = x->w;
+    const ludus_capture *c = x->c;
     ludus__w_str(w, "\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{\"ludus_version\":\"" LUDUS_VERSION_STRING "\"");
     ludus__w_str(w, ",\"clock\":{\"source\":");
     ludus__w_str(w, c->clock_tsc ? "\"tsc\"" : "\"monotonic\"");
@@ -208,16 +294,25 @@ static void write_metadata(ludus__writer *w, const ludus__captured *c) {
     ludus__w_str(w, ",\"capture_end_ns\":");
     ludus__w_i64(w, c->end_ns);
     ludus__w_str(w, ",\"time_origin\":\"ts 0 = capture_start_ns\"");
+    if (c->cut) {
+        ludus__w_str(w, ",\"cut_from_ns\":");
+        ludus__w_i64(w, c->cut_from_ns);
+        ludus__w_str(w, ",\"cut_to_ns\":");
+        ludus__w_i64(w, c->cut_to_ns);
+    }
     meta_kv_u64(w, "events", c->events);
     meta_kv_u64(w, "dropped", c->dropped);
     meta_kv_u64(w, "unregistered_thread_drops", c->unregistered_drops);
     meta_kv_u64(w, "filtered", c->filtered);
     meta_kv_u64(w, "incomplete", c->incomplete);
+    meta_kv_u64(w, "unwound", c->unwound);
     meta_kv_u64(w, "orphan_ends", c->orphan_ends);
+    meta_kv_u64(w, "mismatched_span_ends", c->mismatched);
     meta_kv_u64(w, "frames", c->frames);
     meta_kv_u64(w, "interner_drops", c->interner_drops);
     meta_kv_u64(w, "site_id_collisions", c->id_collisions);
-    meta_kv_u64(w, "chunks_used", c->chunks_used);
+    meta_kv_u64(w, "nonfinite_counter_samples", x->skipped_nonfinite);
+    meta_kv_u64(w, "pool_bytes_used", c->bytes_used);
     ludus__w_str(w, ",\"threads\":[");
     for (uint32_t t = 0; t < c->nthreads; t++) {
         const ludus__cap_thread *th = &c->threads[t];
@@ -227,9 +322,16 @@ static void write_metadata(ludus__writer *w, const ludus__captured *c) {
         ludus__w_json_str(w, th->name, strlen(th->name));
         meta_kv_u64(w, "events", th->events);
         meta_kv_u64(w, "dropped", th->dropped);
+        if (th->first_drop_ns != LUDUS__NO_DROP) {
+            ludus__w_str(w, ",\"first_drop_ns\":");
+            ludus__w_i64(w, th->first_drop_ns);
+        }
         meta_kv_u64(w, "incomplete", th->incomplete);
+        meta_kv_u64(w, "unwound", th->unwound);
         meta_kv_u64(w, "orphan_ends", th->orphan_ends);
+        meta_kv_u64(w, "mismatched_span_ends", th->mismatched);
         meta_kv_u64(w, "filtered", th->filtered);
+        meta_kv_u64(w, "span_lanes", th->lanes);
         ludus__w_str(w, th->exited ? ",\"exited\":true}" : ",\"exited\":false}");
     }
     ludus__w_str(w, "],\"sites\":[");
@@ -248,150 +350,87 @@ static void write_metadata(ludus__writer *w, const ludus__captured *c) {
     ludus__w_str(w, "]}}\n");
 }
 
-static void write_event(ludus__writer *w, const ludus__captured *c, const ludus__nev *ev, int pid, uint64_t tid) {
-    const ludus__site_info *s = ev->site != UINT32_MAX ? &c->sites[ev->site] : NULL;
-    switch (ev->kind) {
-    case LUDUS_NEV_BEGIN:
-        head(w, "B", pid, tid, ev->ts_ns);
-        name_cat(w, s, "default");
-        ludus__w_ch(w, '}');
-        break;
-    case LUDUS_NEV_END:
-        /* The E repeats its B's name and category: DevTools pairs B/E
-         * only when both match, speedscope when the names do, and the
-         * args (empty unless incomplete) keep speedscope from merging
-         * a slice with a same-named one that begins at the same ns. */
-        head(w, "E", pid, tid, ev->ts_ns);
-        name_cat(w, s, "default");
-        ludus__w_str(w, (ev->flags & LUDUS_NEV_INCOMPLETE) ? ",\"args\":{\"incomplete\":true}}" : ",\"args\":{}}");
-        break;
-    case LUDUS_NEV_INSTANT:
-        head(w, "i", pid, tid, ev->ts_ns);
-        name_cat(w, s, "mark");
-        ludus__w_str(w, ",\"s\":\"t\"}");
-        break;
-    case LUDUS_NEV_FRAME:
-        head(w, "i", pid, tid, ev->ts_ns);
-        ludus__w_str(w, ",\"name\":\"Frame\",\"cat\":\"frame\",\"s\":\"t\",\"args\":{\"frame\":");
-        ludus__w_u64(w, ev->value);
-        ludus__w_str(w, "}}");
-        break;
-    case LUDUS_NEV_COUNTER:
-    case LUDUS_NEV_COUNTER_F64:
-        head(w, "C", pid, tid, ev->ts_ns);
-        ludus__w_str(w, ",\"name\":");
-        ludus__w_json_str(w, s->name, s->name_len);
-        ludus__w_str(w, ",\"args\":{\"value\":");
-        if (ev->kind == LUDUS_NEV_COUNTER) {
-            ludus__w_i64(w, (int64_t)ev->value);
-        } else {
-            double d;
-            memcpy(&d, &ev->value, sizeof d);
-            ludus__w_double(w, d);
-        }
-        ludus__w_str(w, "}}");
-        break;
+static void meta_event(ludus__writer *w, const track *k, const char *what, const char *key, const char *text,
+                       uint64_t number) {
+    head(w, k, 'M', 0);
+    ludus__w_str(w, ",\"name\":\"");
+    ludus__w_str(w, what);
+    ludus__w_str(w, "\",\"args\":{\"");
+    ludus__w_str(w, key);
+    ludus__w_str(w, "\":");
+    if (text)
+        ludus__w_json_str(w, text, strlen(text));
+    else
+        ludus__w_u64(w, number);
+    ludus__w_str(w, "}}");
+}
+
+/* Names and order of the thread's tracks (its own, then its span lanes). */
+static void thread_meta(json_ctx *x, uint32_t t) {
+    const ludus__cap_thread *th = &x->c->threads[t];
+    track k;
+    char name[160];
+    for (uint32_t lane = 0; lane <= th->lanes && lane < LUDUS__MAX_LANES; lane++) {
+        set_track(&k, x->c->pid, lane ? LANE_TID(t, lane) : th->tid);
+        if (lane)
+            snprintf(name, sizeof name, "%s spans %u", th->name, lane);
+        else if (th->dropped)
+            snprintf(name, sizeof name, "%s [%llu events lost]", th->name, (unsigned long long)th->dropped);
+        else
+            snprintf(name, sizeof name, "%s", th->name);
+        meta_event(x->w, &k, "thread_name", "name", name, 0);
+        meta_event(x->w, &k, "thread_sort_index", "sort_index", NULL, (uint64_t)t * LUDUS__MAX_LANES + lane);
     }
 }
 
-static int export_json(ludus__captured *c, ludus__writer *w, json_ctx *x);
-
-int ludus__export_chrome_json(ludus__captured *c, ludus__writer *w) {
-    int rc = ludus__prepare(c);
-    if (rc) return rc;
+int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
+    (void)flags;
     json_ctx x;
     memset(&x, 0, sizeof x);
-    if (build_snippets(&x, c) != 0) {
-        free_snippets(&x);
-        return LUDUS_ENOMEM;
+    x.w = w;
+    x.c = c;
+    if (build_snippets(&x) != 0) {
+        free(x.snip);
+        free(x.snip_off);
+        return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    rc = export_json(c, w, &x);
-    cur_ctx = NULL;
-    free_snippets(&x);
-    return rc;
-}
-
-static int export_json(ludus__captured *c, ludus__writer *w, json_ctx *x) {
     const int pid = c->pid;
     ludus__w_str(w, "{\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":");
     ludus__w_i64(w, pid);
     ludus__w_str(w, ",\"name\":\"process_name\",\"args\":{\"name\":");
     ludus__w_json_str(w, c->process_name, strlen(c->process_name));
     ludus__w_str(w, "}}");
-    for (uint32_t t = 0; t < c->nthreads; t++) {
+    for (uint32_t t = 0; t < c->nthreads; t++) thread_meta(&x, t);
+    int rc = 0;
+    for (uint32_t t = 0; t < c->nthreads && !w->failed && rc == 0; t++) {
         const ludus__cap_thread *th = &c->threads[t];
-        head(w, "M", pid, th->tid, 0);
-        ludus__w_str(w, ",\"name\":\"thread_name\",\"args\":{\"name\":");
-        ludus__w_json_str(w, th->name, strlen(th->name));
-        ludus__w_str(w, "}}");
-        head(w, "M", pid, th->tid, 0);
-        ludus__w_str(w, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":");
-        ludus__w_u64(w, t);
-        ludus__w_str(w, "}}");
-    }
-    for (uint32_t t = 0; t < c->nthreads && !w->failed; t++) {
-        const ludus__cap_thread *th = &c->threads[t];
-        set_thread(x, pid, th->tid);
-        cur_ctx = x;
+        for (uint32_t lane = 0; lane < LUDUS__MAX_LANES; lane++)
+            set_track(&x.tracks[lane], pid, lane ? LANE_TID(t, lane) : th->tid);
         ludus__nev_iter it;
-        ludus__nev ev;
-        ludus__nev_init(&it, c, t);
+        ludus__nev ev, next;
+        rc = ludus__nev_init(&it, c, t);
         /* One event of lookahead: a flow end is placed knowing the next
-         * event's time, and a scope that begins and ends at the same ns is
-         * written as one X of duration 0 (viewers misorder a B and an E at
-         * one timestamp). */
-        ludus__nev next;
-        int have = ludus__nev_next(&it, &ev);
+         * event's time. */
+        int have = rc == 0 && ludus__nev_next(&it, &ev);
         int64_t prev_ns = INT64_MIN;
         while (have) {
             int have_next = ludus__nev_next(&it, &next);
-            if (ev.kind == LUDUS_NEV_FLOW_OUT || ev.kind == LUDUS_NEV_FLOW_IN) {
-                const ludus__site_info *fs = ev.site != UINT32_MAX ? &c->sites[ev.site] : NULL;
-                int out = ev.kind == LUDUS_NEV_FLOW_OUT;
-                prev_ns = flow_end(w, pid, th->tid, &ev, prev_ns, have_next ? next.ts_ns : INT64_MAX,
-                                   out ? (fs ? fs->name : "flow") : "flow in", out ? (fs ? fs->name_len : 4) : 7, out);
-            } else if (ev.kind == LUDUS_NEV_BEGIN && have_next && next.kind == LUDUS_NEV_END &&
-                       next.ts_ns == ev.ts_ns && !(next.flags & LUDUS_NEV_INCOMPLETE)) {
-                head(w, "X", pid, th->tid, ev.ts_ns);
-                ludus__w_str(w, ",\"dur\":0.000");
-                name_cat(w, &c->sites[ev.site], "default");
-                ludus__w_ch(w, '}');
-                prev_ns = ev.ts_ns;
-                have_next = ludus__nev_next(&it, &next); /* the END is written */
-            } else {
-                write_event(w, c, &ev, pid, th->tid);
+            uint8_t tr = ludus__nevs[ev.kind].json;
+            if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN)
+                prev_ns = flow_end(&x, &x.tracks[ev.lane], &ev, prev_ns, have_next ? next.ts_ns : INT64_MAX);
+            else {
+                write_event(&x, &ev);
                 prev_ns = ev.ts_ns;
             }
             ev = next;
             have = have_next;
         }
-        int oom = it.oom;
+        if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
-        if (oom) return LUDUS_ENOMEM;
     }
-    write_metadata(w, c);
-    return ludus__w_flush(w) ? LUDUS_EIO : 0;
-}
-
-static int json_exporter(ludus__captured *c, ludus__writer *w, unsigned flags) {
-    (void)flags;
-    return ludus__export_chrome_json(c, w);
-}
-
-int ludus_export_perfetto_trace(const char *path) {
-    return ludus__export_last_to_file(path, json_exporter, 0);
-}
-
-static ludus__writer cb_writer;
-
-int ludus_export_json_to(int (*write)(void *user_data, const void *data, size_t n), void *user_data) {
-    ludus__captured *c = &ludus__last;
-    if (!write) return ludus__fail(LUDUS_EINVAL, "write is NULL");
-    if (!c->valid) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
-    int rc = ludus__prepare(c);
-    if (rc) return ludus__fail(rc, "out of memory while preparing the capture");
-    if (c->events == 0) return ludus__fail(LUDUS_ENODATA, "the capture holds no event");
-    ludus__w_init(&cb_writer, write, user_data);
-    rc = ludus__export_chrome_json(c, &cb_writer);
-    return rc ? ludus__fail(rc, "the writer failed; the capture is kept") : 0;
+    if (rc == 0) write_metadata(&x);
+    free(x.snip);
+    free(x.snip_off);
+    if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");
+    return rc ? rc : (w->failed ? LUDUS_EIO : 0);
 }

@@ -1,15 +1,18 @@
-/* Exporters over the prepared capture view. */
+/* The exporters: each writes a capture through the bounded writer. */
 #ifndef LUDUS_EXPORT_INTERNAL_H
 #define LUDUS_EXPORT_INTERNAL_H
 
 #include "../capture/capture_internal.h"
 #include "writer.h"
 
-LUDUS_HIDDEN int ludus__export_chrome_json(ludus__captured *c, ludus__writer *w);
+/* An exporter: 0 or a LUDUS_E* code (with the detail set for format and
+ * memory errors; LUDUS_EIO when the writer failed). The capture is prepared. */
+typedef int (*ludus__exporter)(ludus_capture *c, ludus__writer *w, unsigned flags);
 
-/* An exporter as the file helper calls it: 0 or a LUDUS_E* code. */
-typedef int (*ludus__exporter)(ludus__captured *c, ludus__writer *w, unsigned flags);
-/* Writes the last ended capture to PATH through exporter (file_export.c). */
-LUDUS_HIDDEN int ludus__export_last_to_file(const char *path, ludus__exporter exporter, unsigned flags);
+LUDUS_HIDDEN int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags);
+LUDUS_HIDDEN int ludus__export_pftrace(ludus_capture *c, ludus__writer *w, unsigned flags);
+LUDUS_HIDDEN int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags);
+/* The errno (negative) that made an output's writes fail, or 0 (output.c). */
+LUDUS_HIDDEN int ludus__output_error(const ludus_output *o);
 
 #endif

@@ -1,19 +1,22 @@
 /* Perfetto protobuf export (.pftrace, trace-formats.md part B), streamed
  * through the bounded writer. Layout: sequence 1 carries the process track
  * and a "ludus capture" instant whose debug annotations hold the clock and
- * the drop/filter/incomplete counts; each thread writes on its own sequence
+ * the loss/filter/incomplete counts; each thread writes on its own sequence
  * (id thread + 2), whose first packet clears the incremental state, sets the
- * thread's track as the default track_uuid and describes the thread track.
- * Names and categories are interned per sequence (iid = site index + 1).
- * Slices are SLICE_BEGIN/SLICE_END, marks INSTANT, counters COUNTER on a
- * process-level counter track per site (described before its first value),
- * flow ends are INSTANTs carrying flow_ids / terminating_flow_ids. Times are
- * ns since capture start, no clock id. */
+ * thread's track as the default track_uuid and describes the thread track
+ * (named with its loss count when it lost events). Spans that do not nest on
+ * the thread's track go on child tracks ("<thread> spans k"). Names and
+ * categories are interned per sequence (iid = site index + 1 + extras).
+ * Slices are SLICE_BEGIN/SLICE_END, marks, losses and mismatched span ends
+ * INSTANT, counters COUNTER on a process-level counter track per site
+ * (described before its first value, doubles kept exactly), flow ends are
+ * INSTANTs carrying flow_ids / terminating_flow_ids. Times are ns since
+ * capture start, no clock id. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../capture/capture_internal.h"
-#include "export_formats.h"
+#include <stdio.h>
+
 #include "export_internal.h"
 #include "proto_writer.h"
 
@@ -44,20 +47,30 @@ enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER 
 enum { SEQ_CLEARED = 1 };
 
 #define PROCESS_UUID 1u
-#define THREAD_UUID(t) (2u + (uint64_t)(t))
+/* Thread t's track, and its span lanes right after it. */
+#define LANE_UUID(t, lane) (2u + (uint64_t)(t)*LUDUS__MAX_LANES + (lane))
+#define THREAD_UUID(t) LANE_UUID(t, 0)
 /* After the thread tracks: small uuids keep counter events short. */
-#define COUNTER_UUID(site) (2u + (uint64_t)s->c->nthreads + (uint64_t)(site))
+#define COUNTER_UUID(site) (2u + (uint64_t)s->c->nthreads * LUDUS__MAX_LANES + (uint64_t)(site))
 #define META_SEQ 1u
 #define MAX_STR 4096u /* longer names are cut: a packet must fit the writer */
 
 /* Extra interned names and categories, after the sites' iids. */
-enum { XN_FRAME = 1, XN_FLOW_IN, XN_FLOW, XN_COUNT };
-enum { XC_FRAME = 1, XC_FLOW, XC_DEFAULT, XC_MARK, XC_COUNT };
+enum { XN_FLOW = 1, XN_LABEL, XN_COUNT = XN_LABEL + LUDUS_NEV_COUNT };
+enum { XC_CAT = 1, XC_COUNT = XC_CAT + LUDUS_NEV_COUNT };
 /* Debug annotation name iids. */
-enum { DA_INCOMPLETE = 1, DA_CLIPPED, DA_FRAME, DA_COUNT };
-static const char *const xn_text[XN_COUNT] = {NULL, "Frame", "flow in", "flow"};
-static const char *const xc_text[XC_COUNT] = {NULL, "frame", "flow", "default", "mark"};
-static const char *const da_text[DA_COUNT] = {NULL, "incomplete", "clipped", "frame"};
+enum { DA_INCOMPLETE = 1, DA_CLIPPED, DA_UNWOUND, DA_FRAME, DA_LOST, DA_MISMATCH, DA_COUNT };
+static const char *const da_text[DA_COUNT] = {NULL,   "incomplete",         "clipped", "unwound", "frame",
+                                              "lost", "mismatched_span_end"};
+
+/* Extra names: "flow", then each normalised kind's label; extra categories:
+ * each normalised kind's category. */
+static const char *xn_text(int i) {
+    return i == XN_FLOW ? "flow" : ludus__nevs[i - XN_LABEL].label;
+}
+static const char *xc_text(int i) {
+    return ludus__nevs[i - XC_CAT].category;
+}
 
 typedef struct pf_state {
     ludus__writer *w;
@@ -66,6 +79,8 @@ typedef struct pf_state {
     uint32_t *name_seq; /* per site: sequence on which its name/category is interned */
     uint32_t xn_seq[XN_COUNT], xc_seq[XC_COUNT], da_seq[DA_COUNT];
     unsigned char *counter_described;
+    uint32_t thread;
+    uint32_t lanes_described; /* bit k: lane k of the current thread */
 } pf_state;
 
 static size_t clamp(size_t n) {
@@ -144,7 +159,10 @@ static void write_process(pf_state *s) {
     p = da_u64(p, "unregistered_thread_drops", c->unregistered_drops);
     p = da_u64(p, "filtered", c->filtered);
     p = da_u64(p, "incomplete", c->incomplete);
+    p = da_u64(p, "unwound", c->unwound);
     p = da_u64(p, "orphan_ends", c->orphan_ends);
+    p = da_u64(p, "mismatched_span_ends", c->mismatched);
+    p = da_u64(p, "nonfinite_counter_samples", c->nonfinite);
     p = da_u64(p, "frames", c->frames);
     p = da_u64(p, "interner_drops", c->interner_drops);
     p = da_u64(p, "site_id_collisions", c->id_collisions);
@@ -156,11 +174,38 @@ static void write_process(pf_state *s) {
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
 }
 
+static uint8_t *thread_desc(pf_state *s, uint8_t *p, uint32_t t, uint32_t lane) {
+    const ludus__cap_thread *th = &s->c->threads[t];
+    uint8_t *m, *m3;
+    char name[160];
+    if (lane)
+        snprintf(name, sizeof name, "%s spans %u", th->name, lane);
+    else if (th->dropped)
+        snprintf(name, sizeof name, "%s [%llu events lost]", th->name, (unsigned long long)th->dropped);
+    else
+        snprintf(name, sizeof name, "%s", th->name);
+    p = ludus__pb_open(p, TP_TRACK_DESC, &m);
+    p = ludus__pb_uint(p, 1, LANE_UUID(t, lane));
+    if (lane) {
+        p = ludus__pb_bytes(p, 2, name, strlen(name));
+        p = ludus__pb_uint(p, 5, THREAD_UUID(t)); /* parent_uuid */
+    } else {
+        p = ludus__pb_open(p, 4, &m3);
+        p = ludus__pb_int(p, 1, s->c->pid);
+        p = ludus__pb_int(p, 2, (int64_t)th->tid);
+        p = ludus__pb_bytes(p, 5, name, strlen(name));
+        p = ludus__pb_close(p, m3);
+    }
+    return ludus__pb_close(p, m);
+}
+
 /* First packet of a thread's sequence: clear, defaults, thread track; and
- * the thread's drop count when it lost events. */
+ * the thread's counts when it lost events. */
 static void write_thread_head(pf_state *s, uint32_t t) {
     const ludus__cap_thread *th = &s->c->threads[t];
-    uint8_t *pm, *m, *m2, *m3;
+    uint8_t *pm, *m, *m2;
+    s->thread = t;
+    s->lanes_described = 1;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
     p = packet_open(p, &pm, 0, 0, s->seq, SEQ_CLEARED);
     p = ludus__pb_open(p, TP_DEFAULTS, &m);
@@ -168,28 +213,37 @@ static void write_thread_head(pf_state *s, uint32_t t) {
     p = ludus__pb_uint(p, TE_TRACK_UUID, THREAD_UUID(t));
     p = ludus__pb_close(p, m2);
     p = ludus__pb_close(p, m);
-    p = ludus__pb_open(p, TP_TRACK_DESC, &m);
-    p = ludus__pb_uint(p, 1, THREAD_UUID(t));
-    p = ludus__pb_open(p, 4, &m3);
-    p = ludus__pb_int(p, 1, s->c->pid);
-    p = ludus__pb_int(p, 2, (int64_t)th->tid);
-    p = ludus__pb_bytes(p, 5, th->name, strnlen(th->name, sizeof th->name));
-    p = ludus__pb_close(p, m3);
-    p = ludus__pb_close(p, m);
+    p = thread_desc(s, p, t, 0);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
-    if (th->dropped || th->incomplete || th->orphan_ends) {
+    if (th->dropped || th->incomplete || th->unwound || th->orphan_ends || th->mismatched) {
+        /* At the start of what the file holds (a cut starts later). */
+        uint64_t at = s->c->cut && s->c->cut_from_ns > 0 ? (uint64_t)s->c->cut_from_ns : 0;
         p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-        p = packet_open(p, &pm, 0, 1, s->seq, 0);
+        p = packet_open(p, &pm, at, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
         p = ludus__pb_bytes(p, TE_NAME, "ludus thread stats", 18);
         p = da_u64(p, "dropped", th->dropped);
+        if (th->first_drop_ns != LUDUS__NO_DROP) p = da_i64(p, "first_drop_ns", th->first_drop_ns);
         p = da_u64(p, "incomplete", th->incomplete);
+        p = da_u64(p, "unwound", th->unwound);
         p = da_u64(p, "orphan_ends", th->orphan_ends);
+        p = da_u64(p, "mismatched_span_ends", th->mismatched);
         p = da_u64(p, "filtered", th->filtered);
         p = ludus__pb_close(p, m);
         ludus__pb_commit(s->w, ludus__pb_close(p, pm));
     }
+}
+
+/* A span lane's track, described before its first event. */
+static void describe_lane(pf_state *s, uint32_t lane) {
+    if (s->lanes_described & (1u << lane)) return;
+    s->lanes_described |= 1u << lane;
+    uint8_t *pm;
+    uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+    p = packet_open(p, &pm, 0, 0, s->seq, 0);
+    p = thread_desc(s, p, s->thread, lane);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
 }
 
 /* ---- events ---- */
@@ -218,11 +272,11 @@ static uint8_t *write_interned(pf_state *s, uint8_t *p, const need *n) {
     }
     if (n->xn && s->xn_seq[n->xn] != s->seq) {
         s->xn_seq[n->xn] = s->seq;
-        p = interned_entry(p, 2, (uint64_t)n->xn, xn_text[n->xn], strlen(xn_text[n->xn]));
+        p = interned_entry(p, 2, (uint64_t)n->xn, xn_text(n->xn), strlen(xn_text(n->xn)));
     }
     if (n->xc && s->xc_seq[n->xc] != s->seq) {
         s->xc_seq[n->xc] = s->seq;
-        p = interned_entry(p, 1, (uint64_t)n->xc, xc_text[n->xc], strlen(xc_text[n->xc]));
+        p = interned_entry(p, 1, (uint64_t)n->xc, xc_text(n->xc), strlen(xc_text(n->xc)));
     }
     int da[2] = {n->da1, n->da2};
     for (int i = 0; i < 2; i++)
@@ -263,30 +317,38 @@ static void describe_counter(pf_state *s, uint32_t site) {
     s->counter_described[site] = 1;
 }
 
+/* The annotation names a slice end's flags need. */
+static void end_flags(const ludus__nev *ev, need *n, int *da, int *nda) {
+    *nda = 0;
+    if (ev->flags & LUDUS_NEV_INCOMPLETE) da[(*nda)++] = DA_INCOMPLETE;
+    if (ev->flags & LUDUS_NEV_UNWOUND) da[(*nda)++] = DA_UNWOUND;
+    if (ev->flags & LUDUS_NEV_CLIPPED) da[(*nda)++] = DA_CLIPPED;
+    n->da1 = *nda > 0 ? da[0] : 0;
+    n->da2 = *nda > 1 ? da[1] : 0;
+}
+
 static void write_event(pf_state *s, const ludus__nev *ev) {
     const ludus__captured *c = s->c;
+    const ludus__nev_info *ni = &ludus__nevs[ev->kind];
     uint8_t *pm, *m;
     uint64_t ts = ts_of(ev);
-    if (ev->kind == LUDUS_NEV_END) { /* the common case: no interning unless flagged */
+    if (ev->lane) describe_lane(s, ev->lane);
+    if (ni->pftrace == LUDUS__TR_SLICE_END) { /* the common case: no interning unless flagged */
         need n = {UINT32_MAX, 0, 0, 0, 0};
-        if (ev->flags) {
-            n.da1 = DA_INCOMPLETE;
-            n.da2 = (ev->flags & LUDUS_NEV_CLIPPED) ? DA_CLIPPED : 0;
-        }
-        uint8_t *p = ludus__pb_reserve(s->w, ev->flags ? 256 : 64);
+        int da[3], nda = 0;
+        if (ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND | LUDUS_NEV_CLIPPED)) end_flags(ev, &n, da, &nda);
+        uint8_t *p = ludus__pb_reserve(s->w, nda ? 256 : 64);
         p = packet_open(p, &pm, ts, 1, s->seq, 0);
-        if (ev->flags) p = write_interned(s, p, &n);
+        if (nda) p = write_interned(s, p, &n);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
-        if (ev->flags) {
-            p = da_bool_iid(p, DA_INCOMPLETE);
-            if (ev->flags & LUDUS_NEV_CLIPPED) p = da_bool_iid(p, DA_CLIPPED);
-        }
+        if (ev->lane) p = ludus__pb_uint(p, TE_TRACK_UUID, LANE_UUID(s->thread, ev->lane));
+        for (int i = 0; i < nda; i++) p = da_bool_iid(p, da[i]);
         p = ludus__pb_close(p, m);
         ludus__pb_commit(s->w, ludus__pb_close(p, pm));
         return;
     }
-    if (ev->kind == LUDUS_NEV_COUNTER || ev->kind == LUDUS_NEV_COUNTER_F64) {
+    if (ni->pftrace == LUDUS__TR_COUNTER_I64 || ni->pftrace == LUDUS__TR_COUNTER_F64) {
         if (ev->site == UINT32_MAX) return;
         if (!s->counter_described[ev->site]) describe_counter(s, ev->site);
         uint8_t *p = ludus__pb_reserve(s->w, 64);
@@ -294,53 +356,37 @@ static void write_event(pf_state *s, const ludus__nev *ev) {
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_COUNTER);
         p = ludus__pb_uint(p, TE_TRACK_UUID, COUNTER_UUID(ev->site));
-        if (ev->kind == LUDUS_NEV_COUNTER) {
+        if (ni->pftrace == LUDUS__TR_COUNTER_I64)
             p = ludus__pb_int(p, TE_COUNTER_VALUE, (int64_t)ev->value);
-        } else {
+        else
             p = ludus__pb_fixed64(p, TE_DOUBLE_COUNTER_VALUE, ev->value);
-        }
         p = ludus__pb_close(p, m);
         ludus__pb_commit(s->w, ludus__pb_close(p, pm));
         return;
     }
-    /* BEGIN, INSTANT, FRAME, FLOW_OUT, FLOW_IN: a name and a category. */
+    if (ni->pftrace == LUDUS__TR_NONE) return;
+    /* Slice begins, instants, frames, flows: a name and a category. */
     need n = {UINT32_MAX, 0, 0, 0, 0};
     uint64_t name_iid, cat_iid;
     const ludus__site_info *si = ev->site != UINT32_MAX ? &c->sites[ev->site] : NULL;
-    int type = ev->kind == LUDUS_NEV_BEGIN ? TYPE_SLICE_BEGIN : TYPE_INSTANT;
-    switch (ev->kind) {
-    case LUDUS_NEV_FRAME:
-        n.xn = XN_FRAME, n.xc = XC_FRAME, n.da1 = DA_FRAME;
-        name_iid = XN_FRAME, cat_iid = XC_FRAME;
-        break;
-    case LUDUS_NEV_FLOW_IN:
-        n.xn = XN_FLOW_IN, n.xc = XC_FLOW;
-        name_iid = XN_FLOW_IN, cat_iid = XC_FLOW;
-        break;
-    case LUDUS_NEV_FLOW_OUT:
-        n.xc = XC_FLOW;
-        cat_iid = XC_FLOW;
-        if (si) {
-            n.site = ev->site;
-            name_iid = ev->site + 1u + XN_COUNT;
-        } else {
-            n.xn = XN_FLOW;
-            name_iid = XN_FLOW;
-        }
-        break;
-    default:
-        if (!si) return; /* the iterator never gives a begin or mark without a site */
+    int type = ni->pftrace == LUDUS__TR_SLICE_BEGIN ? TYPE_SLICE_BEGIN : TYPE_INSTANT;
+    if (si && !(ni->pftrace == LUDUS__TR_FLOW_IN)) {
         n.site = ev->site;
         name_iid = ev->site + 1u + XN_COUNT;
-        if (si->category) {
-            cat_iid = ev->site + 1u + XC_COUNT;
-        } else {
-            n.xc = ev->kind == LUDUS_NEV_BEGIN ? XC_DEFAULT : XC_MARK;
-            cat_iid = (uint64_t)n.xc;
-        }
-        if (ev->flags & LUDUS_NEV_CLIPPED) n.da1 = DA_CLIPPED;
-        break;
+    } else {
+        n.xn = ni->label ? XN_LABEL + ev->kind : XN_FLOW;
+        name_iid = (uint64_t)n.xn;
     }
+    if (si && si->category && !(ni->pftrace == LUDUS__TR_FLOW_IN)) {
+        cat_iid = ev->site + 1u + XC_COUNT;
+    } else {
+        n.xc = XC_CAT + ev->kind;
+        cat_iid = (uint64_t)n.xc;
+    }
+    if (ev->kind == LUDUS_NEV_FRAME) n.da1 = DA_FRAME;
+    if (ev->kind == LUDUS_NEV_LOSS) n.da1 = DA_LOST;
+    if (ev->kind == LUDUS_NEV_MISMATCH) n.da1 = DA_MISMATCH;
+    if (ev->flags & LUDUS_NEV_CLIPPED) n.da2 = DA_CLIPPED;
     int fresh = needs_any(s, &n);
     uint8_t *p = ludus__pb_reserve(s->w, fresh ? LUDUS__PB_MAX_PACKET : 96);
     p = packet_open(p, &pm, ts, 1, s->seq, 0);
@@ -349,23 +395,24 @@ static void write_event(pf_state *s, const ludus__nev *ev) {
     p = ludus__pb_uint(p, TE_CATEGORY_IIDS, cat_iid);
     p = ludus__pb_uint(p, TE_TYPE, (uint64_t)type);
     p = ludus__pb_uint(p, TE_NAME_IID, name_iid);
-    if (ev->kind == LUDUS_NEV_FLOW_OUT) p = ludus__pb_fixed64(p, TE_FLOW_IDS, ev->value);
-    if (ev->kind == LUDUS_NEV_FLOW_IN) p = ludus__pb_fixed64(p, TE_TERMINATING_FLOW_IDS, ev->value);
-    if (ev->kind == LUDUS_NEV_FRAME) {
+    if (ev->lane) p = ludus__pb_uint(p, TE_TRACK_UUID, LANE_UUID(s->thread, ev->lane));
+    if (ni->pftrace == LUDUS__TR_FLOW_OUT) p = ludus__pb_fixed64(p, TE_FLOW_IDS, ev->value);
+    if (ni->pftrace == LUDUS__TR_FLOW_IN) p = ludus__pb_fixed64(p, TE_TERMINATING_FLOW_IDS, ev->value);
+    if (ev->kind == LUDUS_NEV_FRAME || ev->kind == LUDUS_NEV_LOSS) {
         uint8_t *dm;
         p = ludus__pb_open(p, TE_DEBUG, &dm);
-        p = ludus__pb_uint(p, 1, DA_FRAME);
+        p = ludus__pb_uint(p, 1, (uint64_t)n.da1);
         p = ludus__pb_uint(p, 3, ev->value);
         p = ludus__pb_close(p, dm);
     }
+    if (ev->kind == LUDUS_NEV_MISMATCH) p = da_bool_iid(p, DA_MISMATCH);
     if (ev->flags & LUDUS_NEV_CLIPPED) p = da_bool_iid(p, DA_CLIPPED);
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
 }
 
-int ludus__export_pftrace(ludus__captured *c, ludus__writer *w) {
-    int rc = ludus__prepare(c);
-    if (rc) return rc;
+int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) {
+    (void)flags;
     pf_state s;
     memset(&s, 0, sizeof s);
     s.w = w;
@@ -375,30 +422,22 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w) {
     if (!s.name_seq || !s.counter_described) {
         free(s.name_seq);
         free(s.counter_described);
-        return LUDUS_ENOMEM;
+        return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     write_process(&s);
+    int rc = 0;
     for (uint32_t t = 0; t < c->nthreads && !w->failed && rc == 0; t++) {
         s.seq = t + 2;
         write_thread_head(&s, t);
         ludus__nev_iter it;
         ludus__nev ev;
-        ludus__nev_init(&it, c, t);
-        while (ludus__nev_next(&it, &ev)) write_event(&s, &ev);
-        if (it.oom) rc = it.load_error ? it.load_error : LUDUS_ENOMEM;
+        rc = ludus__nev_init(&it, c, t);
+        while (rc == 0 && ludus__nev_next(&it, &ev)) write_event(&s, &ev);
+        if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
     }
     free(s.name_seq);
     free(s.counter_described);
-    if (rc) return rc;
-    return ludus__w_flush(w) ? LUDUS_EIO : 0;
-}
-
-static int pftrace_exporter(ludus__captured *c, ludus__writer *w, unsigned flags) {
-    (void)flags;
-    return ludus__export_pftrace(c, w);
-}
-
-int ludus_export_pftrace(const char *path) {
-    return ludus__export_last_to_file(path, pftrace_exporter, 0);
+    if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");
+    return rc ? rc : (w->failed ? LUDUS_EIO : 0);
 }

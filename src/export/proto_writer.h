@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "../capture/varint.h"
 #include "writer.h"
 
 enum { LUDUS__PB_VARINT = 0, LUDUS__PB_I64 = 1, LUDUS__PB_LEN = 2 };
@@ -28,27 +29,12 @@ static inline void ludus__pb_commit(ludus__writer *w, const uint8_t *end) {
     w->bytes += k;
 }
 
-static inline uint8_t *ludus__pb_varint(uint8_t *p, uint64_t v) {
-    while (v >= 0x80) {
-        *p++ = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = (uint8_t)v;
-    return p;
-}
-
-static inline size_t ludus__pb_varint_size(uint64_t v) {
-    size_t n = 1;
-    while (v >= 0x80) v >>= 7, n++;
-    return n;
-}
-
 static inline uint8_t *ludus__pb_key(uint8_t *p, uint32_t field, unsigned wire) {
-    return ludus__pb_varint(p, ((uint64_t)field << 3) | wire);
+    return ludus__varint_put(p, ((uint64_t)field << 3) | wire);
 }
 
 static inline uint8_t *ludus__pb_uint(uint8_t *p, uint32_t field, uint64_t v) {
-    return ludus__pb_varint(ludus__pb_key(p, field, LUDUS__PB_VARINT), v);
+    return ludus__varint_put(ludus__pb_key(p, field, LUDUS__PB_VARINT), v);
 }
 
 /* int32/int64: negative values are sign-extended to 10 bytes (no zigzag). */
@@ -69,7 +55,7 @@ static inline uint8_t *ludus__pb_double(uint8_t *p, uint32_t field, double d) {
 }
 
 static inline uint8_t *ludus__pb_bytes(uint8_t *p, uint32_t field, const void *s, size_t n) {
-    p = ludus__pb_varint(ludus__pb_key(p, field, LUDUS__PB_LEN), n);
+    p = ludus__varint_put(ludus__pb_key(p, field, LUDUS__PB_LEN), n);
     memcpy(p, s, n);
     return p + n;
 }
@@ -88,9 +74,9 @@ static inline uint8_t *ludus__pb_close(uint8_t *p, uint8_t *mark) {
         *mark = (uint8_t)len;
         return p;
     }
-    size_t lb = ludus__pb_varint_size(len);
+    size_t lb = ludus__varint_size(len);
     memmove(mark + lb, mark + 1, len);
-    ludus__pb_varint(mark, len);
+    ludus__varint_put(mark, len);
     return mark + lb + len;
 }
 

@@ -1,6 +1,8 @@
 /* Buffered writer (writer.h). */
 #include "writer.h"
 
+#include "../capture/text.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,27 +98,41 @@ char *ludus__fmt_us(char *p, int64_t ns) {
     return p + 4;
 }
 
-void ludus__w_json_str(ludus__writer *w, const char *s, size_t n) {
+void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html) {
     static const char hex[] = "0123456789abcdef";
     ludus__w_ch(w, '"');
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n;) {
         unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x80) { /* a whole valid character, or U+FFFD for a bad byte */
+            size_t k = ludus__utf8_next(s + i, n - i);
+            if (k)
+                ludus__w_bytes(w, s + i, k);
+            else
+                ludus__w_bytes(w, "\\ufffd", 6);
+            i += k ? k : 1;
+            continue;
+        }
         if (ch == '"' || ch == '\\') {
             ludus__w_ch(w, '\\');
             ludus__w_ch(w, (char)ch);
-        } else if (ch < 0x20) {
+        } else if (ch < 0x20 || ch == 0x7f || (html && (ch == '<' || ch == '>' || ch == '&'))) {
             char e[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
             ludus__w_bytes(w, e, 6);
         } else {
             ludus__w_ch(w, (char)ch);
         }
+        i++;
     }
     ludus__w_ch(w, '"');
 }
 
+void ludus__w_json_str(ludus__writer *w, const char *s, size_t n) {
+    ludus__w_json_text(w, s, n, 0);
+}
+
 void ludus__w_double(ludus__writer *w, double v) {
-    if (!isfinite(v)) {
-        ludus__w_str(w, "0");
+    if (!isfinite(v)) { /* JSON has no such number: callers leave such values out */
+        ludus__w_str(w, "null");
         return;
     }
     char tmp[40];

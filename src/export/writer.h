@@ -26,8 +26,11 @@ LUDUS_HIDDEN void ludus__w_bytes(ludus__writer *w, const void *p, size_t n);
 LUDUS_HIDDEN void ludus__w_str(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_u64(ludus__writer *w, uint64_t v);
 LUDUS_HIDDEN void ludus__w_i64(ludus__writer *w, int64_t v);
-/* A JSON string with its quotes; n bytes of s (control characters escaped,
- * UTF-8 passed through, no surrogate escapes). */
+/* The one JSON string writer: n bytes of s with quotes, escapes for '"',
+ * '\\' and control characters, valid UTF-8 passed through and each invalid
+ * byte written as \ufffd (strict parsers accept every string). html: '<',
+ * '>' and '&' escaped too, so the string can sit inside an HTML <script>. */
+LUDUS_HIDDEN void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html);
 LUDUS_HIDDEN void ludus__w_json_str(ludus__writer *w, const char *s, size_t n);
 LUDUS_HIDDEN void ludus__w_double(ludus__writer *w, double v);
 

@@ -1,8 +1,6 @@
-/* Linux implementation of platform.h. */
+/* Linux implementation of platform.h (export files: linux_file.c). */
 #include "platform.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
@@ -101,61 +99,6 @@ void *ludus__aligned_alloc(size_t size, size_t alignment) {
 }
 void ludus__aligned_free(void *p) {
     free(p);
-}
-
-int ludus__file_create(ludus__file *f, const char *path) {
-    size_t n = strlen(path);
-    f->fd = -1;
-    f->final_path = malloc(n + 1);
-    f->tmp_path = malloc(n + 5);
-    if (!f->final_path || !f->tmp_path) goto fail;
-    memcpy(f->final_path, path, n + 1);
-    memcpy(f->tmp_path, path, n);
-    memcpy(f->tmp_path + n, ".tmp", 5);
-    f->fd = open(f->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (f->fd < 0) goto fail;
-    return 0;
-fail:
-    free(f->final_path);
-    free(f->tmp_path);
-    f->final_path = f->tmp_path = NULL;
-    return -1;
-}
-
-int ludus__file_write(ludus__file *f, const void *data, size_t n) {
-    const char *p = data;
-    while (n > 0) {
-        ssize_t w = write(f->fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static void file_release(ludus__file *f) {
-    free(f->final_path);
-    free(f->tmp_path);
-    f->final_path = f->tmp_path = NULL;
-    f->fd = -1;
-}
-
-int ludus__file_commit(ludus__file *f) {
-    int rc = 0;
-    if (close(f->fd) != 0) rc = -1;
-    if (rc == 0 && rename(f->tmp_path, f->final_path) != 0) rc = -1;
-    if (rc != 0) unlink(f->tmp_path);
-    file_release(f);
-    return rc;
-}
-
-void ludus__file_abort(ludus__file *f) {
-    if (f->fd >= 0) close(f->fd);
-    if (f->tmp_path) unlink(f->tmp_path);
-    file_release(f);
 }
 
 static pthread_key_t exit_key;

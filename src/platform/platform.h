@@ -1,6 +1,6 @@
 /* Platform layer: the only place that includes OS headers. Clocks, TSC
  * calibration, the asymmetric barrier, thread identity, aligned memory and
- * files. One implementation per OS (linux.c today). */
+ * files. One implementation per OS (linux.c and linux_file.c today). */
 #ifndef LUDUS_PLATFORM_H
 #define LUDUS_PLATFORM_H
 
@@ -41,16 +41,51 @@ LUDUS_HIDDEN void ludus__cpu_relax(void);
 LUDUS_HIDDEN void *ludus__aligned_alloc(size_t size, size_t alignment);
 LUDUS_HIDDEN void ludus__aligned_free(void *p);
 
-/* Files: writes go to "<path>.tmp" and are renamed into place on commit. */
+/* Export files (linux_file.c). create resolves the destination once and picks
+ * one of the ways below; the struct carries only what commit needs.
+ *
+ * Descriptor names ("/dev/stdout", "/dev/stderr", "/dev/fd/N", "/proc/self/fd/N")
+ * write to a dup of that descriptor: a tty, a pipe and a file the shell
+ * redirected all get the bytes at their offset, and no /dev link is renamed over.
+ *
+ * A FIFO or character device (after following symlinks) is opened in place,
+ * without O_CREAT/O_TRUNC: renaming a regular file over /dev/null as root breaks
+ * the system, and a FIFO's reader waits on that FIFO. Other non-regular targets
+ * (block devices, sockets) are refused with -EINVAL; a directory with -EISDIR.
+ *
+ * Symlinks, chains of them and dangling ones are followed, never replaced: the
+ * temporary is made in the final target's directory and renamed onto it, so
+ * the link stays a link and whoever made it still sees the file through it; a
+ * dangling link creates its target. */
 typedef struct ludus__file {
-    int fd;
-    char *tmp_path;
-    char *final_path;
+    int fd;     /* what write() goes to */
+    char *dest; /* resolved regular-file destination; NULL when written in place */
+    char *tmp;  /* named temporary; NULL while an O_TMPFILE file is unnamed, or in place */
 } ludus__file;
+/* Regular files get a temporary private to the writer and renamed on commit:
+ * readers never see a torn file, and two processes (a parent and its forked
+ * child) exporting to one path end with one whole file, not a mix. It is
+ * unnamed (O_TMPFILE) until commit, so a killed export leaves nothing; without
+ * O_TMPFILE it is ".<base>.<pid>.<n>.ludus-tmp" and create removes such names
+ * whose pid is dead. New files: 0666 & ~umask, as fopen; a replaced file keeps
+ * its permission bits (and owner, where allowed). */
 LUDUS_HIDDEN int ludus__file_create(ludus__file *f, const char *path);
+/* Retries EINTR and short writes; EAGAIN (a full non-blocking pipe) is an
+ * error, not a loop that spins until the reader catches up. */
 LUDUS_HIDDEN int ludus__file_write(ludus__file *f, const void *data, size_t n);
-LUDUS_HIDDEN int ludus__file_commit(ludus__file *f); /* fsync-free close + rename */
-LUDUS_HIDDEN void ludus__file_abort(ludus__file *f); /* close + unlink the temp */
+/* create/write/commit return 0 or a negative errno, so a caller can say why
+ * (ludus__os_strerror). A failed create holds nothing; commit (fsync-free
+ * close + rename, or close in place) and abort (close; a named temporary is
+ * unlinked) release everything, whatever they return. */
+LUDUS_HIDDEN int ludus__file_commit(ludus__file *f);
+LUDUS_HIDDEN void ludus__file_abort(ludus__file *f);
+/* Test hook: nonzero makes create skip O_TMPFILE and take the named fallback. */
+LUDUS_HIDDEN extern int ludus__file_no_tmpfile;
+
+/* Text for an errno value (either sign) into buf, always terminated. Thread-safe
+ * (strerror_r, GNU or XSI flavour, whichever libc gives), so a message like
+ * "cannot create trace.json: Permission denied" can come from any thread. */
+LUDUS_HIDDEN void ludus__os_strerror(int err, char *buf, size_t cap);
 
 /* Thread-exit hook: fn(arg) runs when the calling thread exits. */
 LUDUS_HIDDEN int ludus__on_thread_exit(void (*fn)(void *), void *arg);

@@ -1,172 +1,264 @@
-/* Out-of-line recording: everything the inline fast path of profiling.h
- * hands off (first event of a thread in a capture, chunk handoff, full pool,
- * fence-mode join, monotonic clock) and the events that are not on the
- * hottest path (marks, frames, flows, counters, spans by id).
+/* Out-of-line recording: everything the inline path of profiling.h hands
+ * off (first event of a thread in a capture, a full piece, a nested event,
+ * slow mode) and the events that are not on the hottest path (marks,
+ * frames, flows, counters, spans, run-time names, unwind markers).
  *
- * Reservation invariant: cur + room + (scopes open in this capture) = chunk
- * end, so an end whose begin was recorded always has its slot. */
+ * The producer join. Bit 0 of ludus__hot.cur is the "busy" flag: every
+ * event sets it first (bts) and clears it with its final store of cur. The
+ * controller ending a capture stores armed = 0, zeroes every live thread's
+ * limit, runs an asymmetric barrier (membarrier; a fence in slow mode), then
+ * reads each thread's cur. An inline event that was already past its limit
+ * check may still be writing its slot: it is left to finish beyond the
+ * published cursor (and counted as lost); the pool is not reused or freed
+ * before it is done (session.c). Out-of-line events mark in_slow and re-read
+ * armed behind a full fence before they touch anything shared, and the
+ * controller waits for those: they may link pieces. The slow path never
+ * leaves a non-zero limit behind once armed is 0 (it re-checks after setting
+ * one), so no event can start in a piece of an ended capture.
+ *
+ * Losses: a refused begin counts two events (itself and the end that will
+ * never be written); every other refused event counts one. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "record.h"
 
 __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
 int ludus__clock_is_tsc; /* set before arming; read after an acquire of armed */
 
-/* Launch-to-exit capture (src/capture/launch.c) runs from a constructor; this
- * reference makes a static link keep it wherever the recorder is linked. */
-void ludus__launch_init(void);
-__attribute__((used)) static void (*const keep_launch_init)(void) = ludus__launch_init;
+const ludus_site ludus__frame_site = {"Frame", "", "", "frame", 0, LUDUS_SITE_TEXT};
+const ludus_site ludus__invalid_site = {"<invalid site id>", "", "", NULL, 0, LUDUS_SITE_TEXT};
+const ludus_site ludus__empty_name_site = {"<empty name>", "", "", NULL, 0, LUDUS_SITE_TEXT};
+static const ludus_site names_full_site = {"<run-time names table full>", "", "", NULL, 0, LUDUS_SITE_TEXT};
+/* Names the end of a span when no span is open: no span ever begins with it,
+ * so the reader flags it as a mismatched end. */
+static const ludus_site unmatched_end_site = {"<span end without begin>", "", "", NULL, 0, LUDUS_SITE_TEXT};
 
-const ludus_site ludus__frame_site = {"Frame", "", "", "frame", 0, 0};
+#define FLOW_DROPPED (UINT64_C(1) << 62) /* id a dropped flow start hands out */
 
-/* Out-of-line events (marks, flows, counters, slow-path scopes) read the TSC
- * ordered: a flow's arrival, stamped here, must not precede its departure on
- * another thread. Inline scopes use a plain rdtsc (see docs/design.md). */
+/* Out-of-line events read the TSC ordered: a flow's arrival, stamped here,
+ * must not precede its departure on another thread. Inline scopes use a
+ * plain rdtsc (see docs/design.md). */
 static inline uint64_t now_ticks(void) {
     return ludus__clock_is_tsc ? ludus__read_tsc_ordered() : (uint64_t)ludus__mono_ns();
 }
 
-static inline void leave(ludus__thread_hot *t) {
-    __atomic_store_n(&t->busy, 0u, __ATOMIC_RELEASE);
+/* Sets the busy bit for an event that did not come through the inline path;
+ * returns 1 when it was set already (a nested event). One instruction, so a
+ * signal cannot split it. */
+static inline int set_busy(ludus__thread_hot *t) {
+#if defined(__x86_64__)
+    int was;
+    __asm__ volatile("btsq $0, %0" : "+m"(t->cur), "=@ccc"(was) : : "memory");
+    return was;
+#else
+    return (int)(__atomic_fetch_or(&t->cur, (uintptr_t)1, __ATOMIC_RELAXED) & 1u);
+#endif
 }
 
-/* The room the slow path works with. The inline begin checks only
- * ludus__hot.room, not the generation: a room above 0 means "this thread's
- * chunk belongs to the armed capture". So the room is 0 whenever that is not
- * true: on attach, when the controller ends a capture (session.c), on release
- * (threads.c), and always in slow mode, where the real room lives here. */
-static inline intptr_t *room_of(ludus__thread_hot *t, ludus__thread_cold *c) {
-    return c->slow ? &c->slow_room : &t->room;
+static inline uintptr_t slot_of(const ludus__thread_hot *t) {
+    return __atomic_load_n(&t->cur, __ATOMIC_RELAXED) & ~(uintptr_t)1;
+}
+
+/* Ends an out-of-line event: clears in_slow, then busy. */
+static inline void leave(ludus__thread_hot *t, ludus__thread_cold *c) {
+    __atomic_store_n(&c->in_slow, 0u, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->cur, slot_of(t), __ATOMIC_RELEASE);
+}
+
+static void note_first_drop(ludus__thread_cold *c) {
+    uint64_t zero = 0;
+    if (__atomic_load_n(&c->first_drop_ticks, __ATOMIC_RELAXED) == 0)
+        __atomic_compare_exchange_n(&c->first_drop_ticks, &zero, now_ticks() | 1u, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
+}
+
+/* A loss of the attached capture (the thread holds busy and in_slow). */
+static void drop(ludus__thread_cold *c, unsigned n) {
+    c->dropped += n;
+    note_first_drop(c);
+}
+
+/* A loss seen by an event that interrupted another event of its thread (a
+ * signal handler) or a library call: only atomic counters may be touched. */
+static void signal_drop(ludus__thread_cold *c, unsigned n) {
+    uint32_t g = __atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE) & ~LUDUS__ARMED_SLOW;
+    if (g == 0 || __atomic_load_n(&c->gen, __ATOMIC_RELAXED) != g) return;
+    __atomic_fetch_add(&c->signal_drops, n, __ATOMIC_RELAXED);
+    note_first_drop(c);
 }
 
 static void attach(ludus__thread_hot *t, ludus__thread_cold *c, uint32_t gen, int slow) {
-    t->gen = gen;
-    t->cur = NULL;
-    t->room = 0;
+    c->gen = gen;
     c->slow = (uint32_t)slow;
-    c->slow_room = 0;
+    c->reserve = 0;
+    c->exhausted = 0;
+    c->own_limit = 0;
     c->chunk = NULL;
     c->first_chunk = NULL;
     c->chunk_seq = 0;
+    c->piece_bytes = LUDUS__PIECE_MIN;
     c->dropped = 0;
+    c->spans = 0;
     c->orphan_ends = 0;
-    if (c->carry_gen != gen) c->carry_depth = 0;
+    __atomic_store_n(&c->signal_drops, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->first_drop_ticks, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->cur, (uintptr_t)1, __ATOMIC_RELAXED); /* no piece yet; still busy */
 }
 
-/* Marks the thread busy and returns the armed capture generation, attaching
- * the thread to it (and registering it) when needed. Returns 0, not busy,
- * when nothing may be recorded. The sequentially consistent store and load
- * are the fence-mode join; membarrier mode only comes here off the fast path. */
-static uint32_t enter(ludus__thread_hot *t) {
-    ludus__thread_cold *c = &ludus__cold;
+/* Entry of every out-of-line event that is not nested: the thread holds
+ * busy. Returns the generation of the armed capture, the thread attached to
+ * it and in_slow set; or 0 with busy cleared when nothing may be recorded
+ * (after counting the loss in `lost` when a capture runs). */
+static uint32_t slow_enter(ludus__thread_hot *t, ludus__thread_cold *c, unsigned lost, int may_register) {
     for (;;) {
-        __atomic_store_n(&t->busy, 1u, __ATOMIC_SEQ_CST);
+        /* Sequentially consistent store then load (Dekker with the
+         * controller's store of armed and load of in_slow). */
+        __atomic_store_n(&c->in_slow, 1u, __ATOMIC_SEQ_CST);
         uint32_t g = __atomic_load_n(&ludus__armed, __ATOMIC_SEQ_CST);
-        if (g == 0 || c->dead) break;
         uint32_t gen = g & ~LUDUS__ARMED_SLOW;
-        if (t->gen == gen) return gen;
+        if (gen == 0 || c->dead) break;
+        if (__atomic_load_n(&c->in_library, __ATOMIC_RELAXED)) {
+            leave(t, c);
+            signal_drop(c, lost);
+            return 0;
+        }
+        if (c->gen == gen) return gen;
         if (c->record >= 0) {
             attach(t, c, gen, (g & LUDUS__ARMED_SLOW) != 0);
             return gen;
         }
-        leave(t); /* never hold busy while taking the registry lock */
-        if (ludus__register_self(NULL) != 0) {
-            __atomic_fetch_add(&ludus__reg.unregistered_drops, 1u, __ATOMIC_RELAXED);
+        leave(t, c); /* never hold busy while taking the registry lock */
+        if (!may_register || ludus__register_self(NULL) != 0) {
+            __atomic_fetch_add(&ludus__reg.unregistered_drops, lost, __ATOMIC_RELAXED);
+            return 0;
+        }
+        if (set_busy(t)) { /* cannot happen: nothing else of this thread runs */
+            signal_drop(c, lost);
             return 0;
         }
     }
-    leave(t);
+    leave(t, c);
     return 0;
 }
 
-/* Ensures `need` free slots in the current chunk (beyond the reserved ones),
- * moving to a new chunk when the current one is full. 0: pool exhausted. */
-static int make_room(ludus__thread_hot *t, ludus__thread_cold *c, uint32_t need) {
-    intptr_t *room = room_of(t, c);
-    if (c->chunk && *room >= (intptr_t)need) return 1;
-    size_t depth;
-    if (c->chunk)
-        depth = (size_t)(ludus__chunk_end(c->chunk) - t->cur) - (size_t)*room;
-    else
-        depth = c->carry_gen == t->gen ? c->carry_depth : 0;
-    ludus__chunk *n = ludus__pool_take();
-    if (!n) return 0;
-    n->thread = (uint32_t)c->record;
+/* Takes a new piece for `need` slots. 0 when the pool refuses. */
+static int new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
+    if (c->exhausted >= (for_end ? 2u : 1u)) return 0;
+    ludus__chunk *n = ludus__pool_take(c->piece_bytes, for_end);
+    if (!n) {
+        c->exhausted = for_end ? 2u : 1u;
+        return 0;
+    }
+    n->thread = c->serial;
     n->seq = c->chunk_seq++;
-    n->gen = t->gen;
+    n->gen = c->gen;
     n->used = 0;
     n->next = NULL;
+    uintptr_t cur = slot_of(t);
     if (c->chunk) {
-        c->chunk->used = (uint64_t)(t->cur - LUDUS__CHUNK_EVENTS(c->chunk));
-        c->chunk->next = n;
+        c->chunk->used = (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk));
+        __atomic_store_n(&c->chunk->next, n, __ATOMIC_RELEASE);
     } else {
         c->first_chunk = n;
     }
     c->chunk = n;
-    t->cur = LUDUS__CHUNK_EVENTS(n);
-    size_t slots = (size_t)(ludus__chunk_end(n) - t->cur);
-    *room = slots > depth ? (intptr_t)(slots - depth) : 0;
-    return *room >= (intptr_t)need;
-}
-
-uint32_t ludus__begin_slow(const ludus_site *site) {
-    ludus__thread_hot *t = &ludus__hot;
-    ludus__thread_cold *c = &ludus__cold;
-    uint32_t gen = enter(t);
-    if (!gen) return 0;
-    if (!make_room(t, c, 2)) { /* the begin and its end's reserved slot */
-        c->dropped++;
-        leave(t);
-        return gen | LUDUS__TOKEN_DROPPED;
+    if (c->piece_bytes < ludus__sess.pool.chunk_bytes) c->piece_bytes *= 2;
+    uintptr_t end = (uintptr_t)LUDUS__CHUNK_END(n);
+    __atomic_store_n(&t->cur, (uintptr_t)LUDUS__CHUNK_EVENTS(n) | 1u, __ATOMIC_RELAXED);
+    c->reserve = (uint64_t)((char *)n - ludus__sess.pool.base) + n->bytes > ludus__sess.pool.begin_limit;
+    if (c->slow || c->reserve) {
+        c->own_limit = end;
+        __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
+        return 1;
     }
-    ludus__event *e = t->cur;
-    e->ticks = now_ticks();
-    e->word = (uintptr_t)site + LUDUS__K_BEGIN;
-    t->cur = e + 1;
-    *room_of(t, c) -= 2;
-    leave(t);
-    return gen;
+    c->own_limit = 0;
+    /* Never leave a limit behind for a capture that has ended: the
+     * controller zeroes limits after disarming; whichever store is last,
+     * the limit ends up 0 (both sides are sequentially consistent). */
+    __atomic_store_n(&t->limit, end, __ATOMIC_SEQ_CST);
+    if ((__atomic_load_n(&ludus__armed, __ATOMIC_SEQ_CST) & ~LUDUS__ARMED_SLOW) != c->gen)
+        __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
+    return 1;
 }
 
-void ludus__end_slow(uint32_t token, const ludus_site *site) {
-    (void)site;
-    ludus__thread_hot *t = &ludus__hot;
-    ludus__thread_cold *c = &ludus__cold;
-    uint32_t gen = enter(t);
-    if (!gen) return;
-    if (token & LUDUS__TOKEN_DROPPED) {
-        /* The begin was dropped: drop (and count) the end as well. */
-        if ((token & ~LUDUS__TOKEN_DROPPED) == gen) c->dropped++;
-    } else if (token == gen && make_room(t, c, 0)) {
-        ludus__event *e = t->cur;
-        e->ticks = now_ticks();
-        e->word = LUDUS__K_END; /* ends name no site: they close the innermost scope */
-        t->cur = e + 1;
-    } else if (token != gen)
-        c->orphan_ends++; /* begun in an earlier capture: dropped and counted */
-    leave(t);
+/* Room for `need` slots at cur, taking a new piece when needed. */
+static int make_room(ludus__thread_hot *t, ludus__thread_cold *c, unsigned need, int for_end) {
+    uintptr_t cur = slot_of(t);
+    uintptr_t lim = (c->slow || c->reserve) ? c->own_limit : __atomic_load_n(&t->limit, __ATOMIC_RELAXED);
+    if (c->chunk && cur + need * sizeof(ludus__event) <= lim) return 1;
+    if (!for_end && c->reserve) return 0; /* the end reserve is for ends only */
+    if (!new_piece(t, c, for_end)) return 0;
+    if (!for_end && c->reserve) return 0;
+    return 1;
 }
 
-/* One event of one or two slots; returns 0 when it was dropped or idle. */
-static int emit_slots(uintptr_t word, uint64_t p0, uintptr_t p1, uint32_t nslots, uint64_t *flow) {
-    ludus__thread_hot *t = &ludus__hot;
-    ludus__thread_cold *c = &ludus__cold;
-    uint32_t gen = enter(t);
-    if (!gen) return 0;
-    if (!make_room(t, c, nslots)) {
-        c->dropped++;
-        leave(t);
-        return 0;
-    }
-    if (flow) p0 = *flow = ((uint64_t)c->serial << 32) | ++c->flow_seq;
-    ludus__event *e = t->cur;
+/* Writes one event of one or two slots at cur and advances it. */
+static ludus__event *put(ludus__thread_hot *t, uintptr_t word, unsigned nslots, uint64_t p0, uintptr_t p1) {
+    ludus__event *e = (ludus__event *)slot_of(t);
     e[0].ticks = now_ticks();
     e[0].word = word;
     if (nslots == 2) {
         e[1].ticks = p0;
         e[1].word = p1;
     }
-    t->cur = e + nslots;
-    *room_of(t, c) -= (intptr_t)nslots;
-    leave(t);
+    __atomic_store_n(&t->cur, (uintptr_t)(e + nslots) | 1u, __ATOMIC_RELAXED);
+    return e;
+}
+
+uintptr_t ludus__begin_slow(const ludus_site *site, int nested) {
+    ludus__thread_hot *t = &ludus__hot;
+    ludus__thread_cold *c = &ludus__cold;
+    if (nested) {
+        signal_drop(c, 2);
+        return 0;
+    }
+    if (!slow_enter(t, c, 2, 1)) return 0;
+    if (!make_room(t, c, 1, 0)) {
+        drop(c, 2);
+        leave(t, c);
+        return 0;
+    }
+    ludus__event *e = put(t, (uintptr_t)site | LUDUS__K_BEGIN, 1, 0, 0);
+    leave(t, c);
+    return (uintptr_t)e | 1u;
+}
+
+void ludus__end_slow(uintptr_t token, int nested) {
+    ludus__thread_hot *t = &ludus__hot;
+    ludus__thread_cold *c = &ludus__cold;
+    if (nested) {
+        signal_drop(c, 1);
+        return;
+    }
+    if (!slow_enter(t, c, 1, 0)) return;
+    if (!make_room(t, c, 1, 1)) {
+        drop(c, 1);
+        leave(t, c);
+        return;
+    }
+    put(t, token, 1, 0, 0); /* the token is the begin's address | LUDUS__K_END */
+    leave(t, c);
+}
+
+/* One event of one or two slots; returns 0 when it was dropped or idle. */
+static int emit_slots(uintptr_t word, uint64_t p0, uintptr_t p1, unsigned nslots, uint64_t *flow) {
+    ludus__thread_hot *t = &ludus__hot;
+    ludus__thread_cold *c = &ludus__cold;
+    if (set_busy(t)) {
+        signal_drop(c, 1);
+        return 0;
+    }
+    if (!slow_enter(t, c, 1, 1)) return 0;
+    if (!make_room(t, c, nslots, 0)) {
+        drop(c, 1);
+        leave(t, c);
+        return 0;
+    }
+    if (flow) p0 = *flow = ((uint64_t)c->serial << 32) | (++c->flow_seq & 0xffffffffu);
+    put(t, word, nslots, p0, p1);
+    leave(t, c);
     return 1;
 }
 
@@ -180,61 +272,32 @@ void ludus__frame(void) {
 
 uint64_t ludus__flow_out(const char *name) {
     uint64_t id = 0;
-    if (!emit_slots(LUDUS__K_FLOW_OUT, 0, (uintptr_t)name, 2, &id)) return 0;
+    if (!emit_slots(LUDUS__K_FLOW_OUT, 0, (uintptr_t)name, 2, &id))
+        return ludus__load_armed() ? FLOW_DROPPED : 0; /* its arrival is counted as lost too */
     return id;
 }
 
 void ludus__flow_in(uint64_t flow_id) {
     if (flow_id == 0) return;
+    if (flow_id == FLOW_DROPPED) {
+        ludus__thread_hot *t = &ludus__hot;
+        ludus__thread_cold *c = &ludus__cold;
+        if (set_busy(t)) {
+            signal_drop(c, 1);
+        } else if (slow_enter(t, c, 1, 1)) {
+            drop(c, 1);
+            leave(t, c);
+        }
+        return;
+    }
     emit_slots(LUDUS__K_FLOW_IN, flow_id, 0, 2, NULL);
-}
-
-/* ---- spans by id and BEGIN/END: a per-thread stack of begin tokens ---- */
-
-static void count_drop(void) {
-    ludus__thread_hot *t = &ludus__hot;
-    if (enter(t)) {
-        ludus__cold.dropped++;
-        leave(t);
-    }
-}
-
-void ludus__span_begin(const ludus_site *site) {
-    ludus__thread_cold *c = &ludus__cold;
-    if (c->span_depth >= LUDUS__SPAN_DEPTH) {
-        c->span_overflow++;
-        count_drop();
-        return;
-    }
-    c->span_tok[c->span_depth++] = ludus__scope_begin(site);
-}
-
-void ludus_end_site(void) {
-    ludus__thread_cold *c = &ludus__cold;
-    if (c->span_overflow) {
-        c->span_overflow--;
-        if (ludus__load_armed()) count_drop();
-        return;
-    }
-    if (c->span_depth == 0) return;
-    ludus__scope_end(c->span_tok[--c->span_depth], NULL);
-}
-
-void ludus_begin_site(uint32_t site_id) {
-    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
-    const ludus_site *site = ludus__site_by_id(site_id);
-    if (site) ludus__span_begin(site);
-}
-
-uint32_t ludus__dyn_begin(const char *name) {
-    const ludus_site *site = ludus__site_by_id(ludus_intern_name(name));
-    return site ? ludus__scope_begin(site) : 0;
 }
 
 void ludus_start_flow(uint32_t site_id, uint64_t flow_id) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
-    if (!site || !(flow_id & LUDUS_CALLER_FLOW_ID_BIT)) return;
+    if (!site) site = &ludus__invalid_site;
+    if (!(flow_id & LUDUS_CALLER_FLOW_ID_BIT)) return;
     emit_slots(LUDUS__K_FLOW_OUT, flow_id, (uintptr_t)site->name, 2, NULL);
 }
 
@@ -247,13 +310,164 @@ void ludus_finish_flow(uint64_t flow_id) {
 void ludus_sample_counter(uint32_t site_id, int64_t value) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
-    if (site) emit_slots((uintptr_t)site | LUDUS__K_COUNTER, (uint64_t)value, 0, 2, NULL);
+    if (!site) site = &ludus__invalid_site;
+    emit_slots((uintptr_t)site | LUDUS__K_COUNTER, (uint64_t)value, 0, 2, NULL);
 }
 
 void ludus_sample_counter_f64(uint32_t site_id, double value) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
+    if (!site) site = &ludus__invalid_site;
     uint64_t bits;
-    __builtin_memcpy(&bits, &value, sizeof bits);
-    if (site) emit_slots((uintptr_t)site | LUDUS__K_COUNTER_F64, bits, 0, 2, NULL);
+    memcpy(&bits, &value, sizeof bits);
+    emit_slots((uintptr_t)site | LUDUS__K_COUNTER_F64, bits, 0, 2, NULL);
+}
+
+/* ---- unwinding ---- */
+
+ludus_unwind_point ludus_unwind_here(void) {
+    ludus_unwind_point p = {0, 0, 0};
+    uint32_t g = ludus__load_armed() & ~LUDUS__ARMED_SLOW;
+    if (g != 0 && ludus__cold.gen == g && ludus__cold.chunk) {
+        p.at = slot_of(&ludus__hot);
+        p.gen = g;
+    }
+    return p;
+}
+
+void ludus_unwound_to(ludus_unwind_point point) {
+    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
+    emit_slots(LUDUS__K_UNWIND, (uint64_t)point.at, (uintptr_t)point.gen, 2, NULL);
+}
+
+/* ---- spans: paired by identity; the recorder's stack says which begins
+ * were recorded so a dropped begin's end is dropped as well ---- */
+
+static int span_push(ludus__thread_cold *c, const ludus_site *site, uint32_t gen, uint32_t recorded) {
+    if (c->span_depth == c->span_cap) {
+        uint32_t cap = c->span_cap ? c->span_cap * 2 : 64;
+        ludus__span_ent *s = realloc(c->span, cap * sizeof *s); /* deeper than 64: not signal-safe */
+        if (!s) return 0;
+        c->span = s;
+        c->span_cap = cap;
+    }
+    c->span[c->span_depth++] = (ludus__span_ent){site, gen, recorded};
+    return 1;
+}
+
+void ludus__span_begin(const ludus_site *site) {
+    ludus__thread_hot *t = &ludus__hot;
+    ludus__thread_cold *c = &ludus__cold;
+    if (set_busy(t)) {
+        signal_drop(c, 2);
+        return;
+    }
+    uint32_t gen = slow_enter(t, c, 2, 1);
+    if (!gen) return;
+    if (!span_push(c, site, gen, 0)) { /* no room to remember it: its end could not be paired */
+        drop(c, 2);
+        leave(t, c);
+        return;
+    }
+    if (make_room(t, c, 1, 0)) {
+        put(t, (uintptr_t)site | LUDUS__K_SPAN_BEGIN, 1, 0, 0);
+        c->span[c->span_depth - 1].recorded = 1;
+        c->spans++;
+    } else {
+        drop(c, 1); /* its end is counted when it comes */
+    }
+    leave(t, c);
+}
+
+/* Writes the end of span entry e (removed from the stack already). */
+static void span_close(const ludus__span_ent *e, const ludus_site *explicit_site) {
+    ludus__thread_hot *t = &ludus__hot;
+    ludus__thread_cold *c = &ludus__cold;
+    if (set_busy(t)) {
+        signal_drop(c, 1);
+        return;
+    }
+    uint32_t gen = slow_enter(t, c, 1, 0);
+    if (!gen) return;
+    if (e && (e->gen != gen || !e->recorded)) {
+        /* Begun in another capture (or outside one): not this capture's. A
+         * dropped begin drops its end. */
+        if (e->gen == gen)
+            drop(c, 1);
+        else
+            c->orphan_ends++;
+        leave(t, c);
+        return;
+    }
+    if (!make_room(t, c, 1, 1)) {
+        drop(c, 1);
+        leave(t, c);
+        return;
+    }
+    put(t, (uintptr_t)explicit_site | LUDUS__K_SPAN_END, 1, 0, 0);
+    leave(t, c);
+}
+
+void ludus_end_site(void) {
+    ludus__thread_cold *c = &ludus__cold;
+    if (c->span_depth == 0) {
+        if (ludus__load_armed()) span_close(NULL, &unmatched_end_site); /* nothing open: a mismatched end */
+        return;
+    }
+    ludus__span_ent e = c->span[--c->span_depth];
+    if (ludus__load_armed()) span_close(&e, NULL); /* no site: the innermost */
+}
+
+void ludus_end_site_id(uint32_t site_id) {
+    ludus__thread_cold *c = &ludus__cold;
+    const ludus_site *site = ludus__site_by_id(site_id);
+    if (!site) site = &ludus__invalid_site;
+    uint32_t k = c->span_depth;
+    while (k > 0 && c->span[k - 1].site != site) k--;
+    if (k == 0) {
+        if (ludus__load_armed()) span_close(NULL, site);
+        return;
+    }
+    ludus__span_ent e = c->span[k - 1];
+    memmove(&c->span[k - 1], &c->span[k], (c->span_depth - k) * sizeof *c->span);
+    c->span_depth--;
+    if (ludus__load_armed()) span_close(&e, site);
+}
+
+void ludus_begin_site(uint32_t site_id) {
+    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
+    const ludus_site *site = ludus__site_by_id(site_id);
+    ludus__span_begin(site ? site : &ludus__invalid_site);
+}
+
+/* ---- run-time names: interned in the running capture's table ---- */
+
+uintptr_t ludus__dyn_begin(const char *name) {
+    ludus__thread_hot *t = &ludus__hot;
+    ludus__thread_cold *c = &ludus__cold;
+    if (set_busy(t)) {
+        signal_drop(c, 2);
+        return 0;
+    }
+    if (!slow_enter(t, c, 2, 1)) return 0;
+    const ludus_site *site;
+    if (!name || !*name) {
+        site = &ludus__empty_name_site;
+    } else {
+        /* The table belongs to the armed capture and cannot go away while
+         * this thread is in_slow (the controller waits for it). */
+        site = ludus__names_intern(ludus__sess.names, name);
+        if (!site) {
+            __atomic_fetch_add(&ludus__sess.interner_drops, 1u, __ATOMIC_RELAXED);
+            site = &names_full_site;
+        }
+    }
+    if (!make_room(t, c, 1, 0)) {
+        drop(c, 2);
+        leave(t, c);
+        return 0;
+    }
+    ludus__event *e = put(t, (uintptr_t)site | LUDUS__K_BEGIN, 1, 0, 0);
+    leave(t, c);
+    return (uintptr_t)e | 1u;
 }

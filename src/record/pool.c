@@ -1,20 +1,23 @@
-/* The chunk pool of the active capture: one reservation made at capture start,
- * handed out chunk by chunk with one relaxed fetch-add per chunk (thousands of
- * events), never grown. Exhaustion is a counted drop in the caller. */
+/* The pool of the running capture: one reservation, cut into pieces by a
+ * bump pointer (one compare-and-swap per piece, thousands of events), never
+ * grown. Begins may take pieces up to begin_limit; ends may use the rest
+ * (the end reserve). Exhaustion is a counted drop in the caller. */
 #include "record.h"
 
-ludus__pool ludus__the_pool;
-
-ludus__event *ludus__chunk_end(const ludus__chunk *c) {
-    return (ludus__event *)((char *)c + ludus__the_pool.chunk_bytes);
-}
-
-ludus__chunk *ludus__pool_take(void) {
-    ludus__pool *p = &ludus__the_pool;
-    /* Check first so that a drained pool's counter stops moving: it can
-     * never wrap around and hand out a chunk twice. */
-    if (__atomic_load_n(&p->next, __ATOMIC_RELAXED) >= p->count) return NULL;
-    uint32_t i = __atomic_fetch_add(&p->next, 1u, __ATOMIC_RELAXED);
-    if (i >= p->count) return NULL;
-    return (ludus__chunk *)(p->base + (size_t)i * p->chunk_bytes);
+ludus__chunk *ludus__pool_take(uint32_t want, int for_end) {
+    ludus__pool *p = &ludus__sess.pool;
+    uint64_t lim = for_end ? p->bytes : p->begin_limit;
+    uint64_t off = __atomic_load_n(&p->next, __ATOMIC_RELAXED);
+    uint64_t size;
+    do {
+        if (off >= lim) return NULL;
+        size = want;
+        if (size > lim - off) { /* the last bytes: a smaller piece */
+            size = (lim - off) & ~(uint64_t)63;
+            if (size < LUDUS__PIECE_TAIL_MIN) return NULL;
+        }
+    } while (!__atomic_compare_exchange_n(&p->next, &off, off + size, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    ludus__chunk *c = (ludus__chunk *)(p->base + off);
+    c->bytes = (uint32_t)size;
+    return c;
 }

@@ -1,6 +1,7 @@
-/* Recording internals shared by src/record and src/capture: the chunk pool,
- * thread records and the per-thread cold state. The hot fields live in
- * ludus__hot (profiling.h); everything here is touched off the hot path. */
+/* Recording internals shared by src/record and src/capture: the pool and its
+ * pieces, thread records, the per-thread cold state and the session (the
+ * capture being recorded). The hot fields live in ludus__hot (profiling.h);
+ * everything here is touched off the hot path. */
 #ifndef LUDUS_RECORD_H
 #define LUDUS_RECORD_H
 
@@ -9,95 +10,176 @@
 
 #include "../platform/platform.h"
 
-#define LUDUS__MAX_THREADS 1024
-#define LUDUS__SPAN_DEPTH 64
+/* Threads registered at the same time (records of exited threads are freed
+ * at once: their data moves to the session's retired list). */
+#define LUDUS__MAX_THREADS 4096
 
-/* Chunk header: the first 64 bytes of every chunk. A chunk belongs to one
- * thread for one capture; `used` is written when the thread leaves the chunk
- * (handoff) or by the controller when it publishes the partial chunk. */
+/* Pieces: a thread's first piece of a capture is small, each next one twice
+ * as large up to chunk_bytes, so 10,000 threads that record a few events
+ * each fit the default pool. */
+#define LUDUS__PIECE_MIN 1024u
+#define LUDUS__PIECE_TAIL_MIN 256u /* smallest piece cut from the pool's last bytes */
+
+/* Piece header: the first 64 bytes of every piece. A piece belongs to one
+ * thread for one capture; `used` is written when the thread leaves the piece
+ * or by the controller when it publishes the thread. */
 typedef struct ludus__chunk {
-    uint32_t thread; /* record index */
-    uint32_t seq;    /* order of the chunk within its thread */
+    uint32_t thread; /* registration serial of the owner */
+    uint32_t seq;    /* order of the piece within its thread */
     uint32_t gen;    /* capture generation */
-    uint32_t unused0;
-    uint64_t used;             /* event slots written */
-    struct ludus__chunk *next; /* the thread's next chunk in this capture */
-    uint64_t unused1[4];
+    uint32_t bytes;  /* size of the piece, header included */
+    uint64_t used;   /* event slots written */
+    struct ludus__chunk *next;
+    uint64_t unused[4];
 } ludus__chunk;
 
 #define LUDUS__CHUNK_EVENTS(c) ((ludus__event *)((ludus__chunk *)(c) + 1))
+#define LUDUS__CHUNK_END(c) ((ludus__event *)((char *)(c) + ((ludus__chunk *)(c))->bytes))
 
+/* The pool of the session: one reservation, cut into pieces by a bump
+ * pointer. Begins may take pieces up to begin_limit; the rest (the end
+ * reserve) is for ends, so a scope whose begin was recorded almost never
+ * loses its end when the pool runs out. */
 typedef struct ludus__pool {
     char *base;
-    size_t chunk_bytes;
-    uint32_t count;
-    uint32_t next; /* atomic: next chunk to hand out */
-    ludus_allocator allocator;
+    uint64_t bytes;       /* total */
+    uint64_t begin_limit; /* pieces for begins end here */
+    uint64_t next;        /* atomic: bytes handed out */
+    uint32_t chunk_bytes; /* largest piece */
 } ludus__pool;
+
+/* A span on the recorder's per-thread stack: whether its begin was recorded,
+ * so the end of a dropped begin is dropped too (the reader pairs spans by
+ * identity and must never see an end whose begin is missing). */
+typedef struct ludus__span_ent {
+    const ludus_site *site;
+    uint32_t gen;      /* capture the begin belongs to */
+    uint32_t recorded; /* 1: the begin is in that capture */
+} ludus__span_ent;
 
 /* Thread-local state that is not on the hot path. */
 typedef struct ludus__thread_cold {
-    int32_t record;            /* index in the registry, -1 when unregistered */
-    uint32_t dead;             /* set after the thread's exit hook ran */
-    ludus__chunk *chunk;       /* current chunk (NULL before the first event) */
-    ludus__chunk *first_chunk; /* first chunk of this capture */
+    int32_t record;      /* index in the registry, -1 when unregistered */
+    uint32_t dead;       /* set after the thread's exit hook ran */
+    uint32_t gen;        /* capture generation the thread is attached to, 0 = none */
+    uint32_t in_slow;    /* atomic: inside an out-of-line event (the controller waits for those) */
+    uint32_t in_library; /* > 0 inside registration and control calls: events are dropped */
+    uint32_t slow;       /* the attached capture records every event out of line */
+    uint32_t reserve;    /* writing in the end reserve: begins are dropped */
+    uint32_t exhausted;  /* the pool refused this thread: drop without asking again */
+    uintptr_t own_limit; /* the limit in slow and reserve mode (ludus__hot.limit stays 0) */
+    ludus__chunk *chunk; /* current piece (NULL before the first event) */
+    ludus__chunk *first_chunk;
     uint32_t chunk_seq;
-    uint32_t serial;      /* unique per registration; flow ids derive from it */
-    uint64_t dropped;     /* events lost to a full pool in this capture */
-    uint64_t orphan_ends; /* ends in this capture of scopes begun in an earlier one */
+    uint32_t piece_bytes;      /* size of the next piece to ask for */
+    uint32_t serial;           /* unique per registration; flow ids derive from it */
+    uint64_t dropped;          /* events lost in this capture (this thread only writes it) */
+    uint64_t signal_drops;     /* atomic: events lost from a signal handler */
+    uint64_t first_drop_ticks; /* clock at the first loss, 0 before */
+    uint64_t spans;            /* span begins recorded in this capture */
+    uint64_t orphan_ends;      /* span ends of spans begun before this capture */
     uint64_t flow_seq;
-    uint32_t slow;        /* the attached capture records every event out of line */
-    intptr_t slow_room;   /* the room, in that mode: ludus__hot.room stays 0 so
-                             the inline path always hands off (see emit.c) */
-    uint32_t carry_gen;   /* capture the thread was released from (unregister) */
-    uint32_t carry_depth; /* scopes it still had open then: their end slots */
-    uint32_t span_depth;
-    uint32_t span_overflow;
-    uint32_t span_tok[LUDUS__SPAN_DEPTH];
+    ludus__span_ent *span; /* the span stack (allocated at registration) */
+    uint32_t span_depth, span_cap;
 } ludus__thread_cold;
 
-enum { LUDUS__REC_FREE = 0, LUDUS__REC_LIVE = 1, LUDUS__REC_EXITED = 2 };
+enum { LUDUS__REC_FREE = 0, LUDUS__REC_LIVE = 1 };
 
 typedef struct ludus__thread_record {
     int state;
-    ludus__thread_hot *hot; /* the live thread's TLS, NULL once it exited */
+    ludus__thread_hot *hot; /* the live thread's TLS */
     ludus__thread_cold *cold;
     char name[64];
     uint64_t tid;
-    /* Final state saved when the thread exits during a capture. */
-    uint32_t exit_gen;
-    ludus__event *exit_cur;
-    ludus__chunk *exit_chunk;
-    ludus__chunk *exit_first;
-    uint64_t exit_dropped;
-    uint64_t exit_orphans;
+    uint32_t serial;
 } ludus__thread_record;
 
+/* What a capture keeps of one thread: published at capture end for live
+ * threads, at exit for threads that exit while a capture runs. */
+typedef struct ludus__thread_final {
+    char name[64];
+    uint64_t tid;
+    uint32_t serial;
+    int exited;
+    ludus__chunk *first;
+    uint64_t dropped;
+    uint64_t first_drop_ticks;
+    uint64_t spans;
+    uint64_t orphan_ends;
+} ludus__thread_final;
+
 typedef struct ludus__registry {
-    pthread_mutex_t lock; /* registration, exit and capture end */
+    pthread_mutex_t lock; /* registration, exit, capture begin and end */
     ludus__thread_record rec[LUDUS__MAX_THREADS];
     uint32_t high; /* records in use are below this index */
     uint32_t next_serial;
-    uint64_t unregistered_drops; /* events of threads the table had no room for */
+    uint64_t unregistered_drops; /* atomic: events of threads the table had no room for */
 } ludus__registry;
 
+/* Run-time names of one capture (LUDUS_PROFILE_SCOPE_DYN): interned per
+ * capture so every capture can intern up to its bound, owned by the capture
+ * once it ends (its events point at these descriptors). */
+typedef struct ludus__name_table ludus__name_table;
+
+/* The capture being recorded (session.c); NULL fields while none is. */
+typedef struct ludus__session {
+    uint32_t gen;
+    int slow;
+    int join_membarrier;
+    int clock_tsc;
+    ludus_capture_desc desc; /* desc.categories unused: see categories */
+    char *categories;        /* the enabled list, owned */
+    ludus__pool pool;
+    void *pool_mem;
+    ludus__calib_point begin_point;
+    int pid;
+    char process_name[64];
+    ludus__name_table *names;
+    uint32_t interner_drops; /* atomic: names refused while this capture ran */
+    ludus__thread_final *retired;
+    uint32_t nretired, retired_cap;
+    uint32_t retired_oom; /* exits whose data could not be kept (counted as dropped) */
+    uint64_t retired_oom_events;
+} ludus__session;
+
 LUDUS_HIDDEN extern ludus__registry ludus__reg;
-LUDUS_HIDDEN extern ludus__pool ludus__the_pool;
+LUDUS_HIDDEN extern ludus__session ludus__sess;
+LUDUS_HIDDEN extern int ludus__clock_is_tsc;
 LUDUS_HIDDEN extern __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec")));
 
 /* Registers the calling thread (lock held inside). name NULL keeps or sets
  * the default name. */
 LUDUS_HIDDEN int ludus__register_self(const char *name);
-/* Takes one chunk from the pool of the active capture, NULL when exhausted. */
-LUDUS_HIDDEN ludus__chunk *ludus__pool_take(void);
-LUDUS_HIDDEN ludus__event *ludus__chunk_end(const ludus__chunk *c);
+/* Takes a piece of `want` bytes (or what is left, at least PIECE_TAIL_MIN)
+ * from the session's pool; NULL when exhausted. for_end: may use the end
+ * reserve. */
+LUDUS_HIDDEN ludus__chunk *ludus__pool_take(uint32_t want, int for_end);
+/* The thread's published state (registry lock held). */
+LUDUS_HIDDEN void ludus__thread_publish(const ludus__thread_record *r, uint32_t gen, ludus__thread_final *out);
+/* Resets the registry in a child process after fork (threads.c). */
+LUDUS_HIDDEN void ludus__registry_after_fork(void);
+
+/* Library calls that take locks mark the thread, so an event recorded by a
+ * signal handler that interrupts them is dropped, never deadlocks. */
+static inline void ludus__lib_enter(void) {
+    __atomic_add_fetch(&ludus__cold.in_library, 1u, __ATOMIC_RELAXED);
+}
+static inline void ludus__lib_leave(void) {
+    __atomic_sub_fetch(&ludus__cold.in_library, 1u, __ATOMIC_RELAXED);
+}
 
 /* Per-thread error detail (errors.c). */
 LUDUS_HIDDEN int ludus__fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Run-time sites (sites.c). */
+/* Sites (sites.c): registered sites live for the process; run-time names
+ * live in the capture's name table. */
 LUDUS_HIDDEN const ludus_site *ludus__site_by_id(uint32_t id);
-LUDUS_HIDDEN uint32_t ludus__interner_drops(void);
+LUDUS_HIDDEN ludus__name_table *ludus__names_create(void);
+LUDUS_HIDDEN void ludus__names_destroy(ludus__name_table *t);
+/* The descriptor of a run-time name in t; NULL when t is full. */
+LUDUS_HIDDEN const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name);
 LUDUS_HIDDEN extern const ludus_site ludus__frame_site;
+LUDUS_HIDDEN extern const ludus_site ludus__invalid_site;
+LUDUS_HIDDEN extern const ludus_site ludus__empty_name_site;
 
 #endif

@@ -1,37 +1,24 @@
-/* Run-time sites: a bounded table of descriptors for names known only at run
- * time (ludus_register_site, ludus_intern_name, LUDUS_PROFILE_SCOPE_DYN).
- * Lookups of a known name are lock-free (open addressing, acquire loads);
- * insertion takes a mutex. A full table refuses with a counted drop. */
+/* Run-time sites. Registered sites (ludus_register_site, ludus_intern_name)
+ * live for the process, because callers keep their ids: a table of blocks
+ * allocated as it grows, up to 65,536 sites. Names met by
+ * LUDUS_PROFILE_SCOPE_DYN are interned per capture instead (a name table
+ * owned by the capture whose events point at it), so every capture can
+ * intern up to its own bound. Lookups of a known name are lock-free (open
+ * addressing, acquire loads); insertion takes a mutex. A full table refuses,
+ * and the refusal is counted in the running capture. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
+#include "hash.h"
 #include "record.h"
 
-#define MAX_SITES 4096
-#define HASH_SLOTS 8192 /* power of two, 2x MAX_SITES */
-#define ARENA_BYTES (256 * 1024)
+/* ---- strings ---- */
 
-static ludus_site sites[MAX_SITES];
-static uint32_t site_count;            /* atomic; published after the entry is written */
-static uint32_t hash_slot[HASH_SLOTS]; /* site id (index + 1), 0 = empty */
-static uint32_t hash_key[HASH_SLOTS];
-static char arena[ARENA_BYTES];
-static size_t arena_used;
-static uint32_t drops; /* atomic */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-static uint32_t fnv1a(uint32_t h, const char *s) {
-    if (s)
-        for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
-    return (h ^ 0xffu) * 16777619u; /* field separator */
-}
-
-static uint32_t desc_hash(const ludus_site_desc *d) {
-    uint32_t h = 2166136261u;
-    h = fnv1a(h, d->name);
-    h = fnv1a(h, d->category);
-    h = fnv1a(h, d->file);
-    return (h ^ d->line) * 16777619u;
+/* A string field of a key: its bytes, then a separator. */
+static uint32_t fnv_field(uint32_t h, const char *s) {
+    if (s) h = ludus__fnv1a(h, s, strlen(s));
+    return (h ^ 0xffu) * 16777619u;
 }
 
 static int str_eq(const char *a, const char *b) {
@@ -39,69 +26,105 @@ static int str_eq(const char *a, const char *b) {
     return strcmp(a, b) == 0;
 }
 
-static int same(const ludus_site *s, const ludus_site_desc *d) {
-    return str_eq(s->name, d->name) && str_eq(s->category, d->category) && str_eq(s->file, d->file) &&
-           s->line == d->line;
-}
-
-static const char *copy_str(const char *s) {
+/* A copy in the arena; NULL for an empty string, ARENA_FULL when it does
+ * not fit. */
+#define ARENA_FULL ((const char *)-1)
+static const char *arena_copy(ludus__arena *a, const char *s) {
     if (!s || !*s) return NULL;
-    size_t n = strlen(s) + 1;
-    if (arena_used + n > ARENA_BYTES) return (const char *)-1;
-    char *p = arena + arena_used;
-    memcpy(p, s, n);
-    arena_used += n;
-    return p;
+    const char *p = ludus__arena_strndup(a, s, strlen(s));
+    return p ? p : ARENA_FULL;
 }
 
-static uint32_t lookup(const ludus_site_desc *d, uint32_t h) {
-    for (uint32_t i = h & (HASH_SLOTS - 1);; i = (i + 1) & (HASH_SLOTS - 1)) {
-        uint32_t id = __atomic_load_n(&hash_slot[i], __ATOMIC_ACQUIRE);
+static void count_refusal(void) {
+    if (ludus__load_armed()) __atomic_fetch_add(&ludus__sess.interner_drops, 1u, __ATOMIC_RELAXED);
+}
+
+/* ---- registered sites: for the process's lifetime ---- */
+
+#define REG_BLOCK 1024u
+#define REG_BLOCKS 64u
+#define REG_MAX (REG_BLOCK * REG_BLOCKS)
+#define REG_SLOTS (2u * REG_MAX) /* power of two */
+
+static ludus_site *reg_block[REG_BLOCKS];
+static uint32_t reg_count;           /* atomic; published after the entry is written */
+static uint32_t reg_slot[REG_SLOTS]; /* id (index + 1), 0 = empty */
+static uint32_t reg_key[REG_SLOTS];
+static ludus__arena reg_strings = {.limit = (size_t)64 << 20};
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint32_t desc_hash(const ludus_site_desc *d) {
+    uint32_t h = LUDUS__FNV_BASIS;
+    h = fnv_field(h, d->name);
+    h = fnv_field(h, d->category);
+    h = fnv_field(h, d->file);
+    return (h ^ d->line) * 16777619u;
+}
+
+static ludus_site *reg_site(uint32_t index) {
+    return &reg_block[index / REG_BLOCK][index % REG_BLOCK];
+}
+
+static int same(const ludus_site *s, const ludus_site_desc *d) {
+    return str_eq(s->name, d->name) && str_eq(s->category, d->category) &&
+           str_eq(s->file[0] ? s->file : NULL, d->file) && s->line == d->line;
+}
+
+static uint32_t reg_lookup(const ludus_site_desc *d, uint32_t h) {
+    for (uint32_t i = h & (REG_SLOTS - 1);; i = (i + 1) & (REG_SLOTS - 1)) {
+        uint32_t id = __atomic_load_n(&reg_slot[i], __ATOMIC_ACQUIRE);
         if (id == 0) return 0;
-        if (hash_key[i] == h && same(&sites[id - 1], d)) return id;
+        if (reg_key[i] == h && same(reg_site(id - 1), d)) return id;
     }
 }
 
 uint32_t ludus_register_site(const ludus_site_desc *d) {
-    if (!d || !d->name || !*d->name) return 0;
+    if (!d || !d->name || !*d->name) {
+        count_refusal();
+        return 0;
+    }
     uint32_t h = desc_hash(d);
-    uint32_t id = lookup(d, h);
+    uint32_t id = reg_lookup(d, h);
     if (id) return id;
-    pthread_mutex_lock(&lock);
-    id = lookup(d, h);
+    ludus__lib_enter();
+    pthread_mutex_lock(&reg_lock);
+    id = reg_lookup(d, h);
     if (!id) {
-        uint32_t n = site_count;
-        const char *name = NULL, *cat = NULL, *file = NULL;
-        if (n < MAX_SITES) {
-            size_t mark = arena_used;
-            name = copy_str(d->name);
-            cat = copy_str(d->category);
-            file = copy_str(d->file);
-            if (name == (const char *)-1 || cat == (const char *)-1 || file == (const char *)-1) {
-                arena_used = mark;
-                n = MAX_SITES;
-            }
+        uint32_t n = reg_count;
+        int ok = n < REG_MAX;
+        if (ok && !reg_block[n / REG_BLOCK]) {
+            reg_block[n / REG_BLOCK] = calloc(REG_BLOCK, sizeof(ludus_site));
+            ok = reg_block[n / REG_BLOCK] != NULL;
         }
-        if (n >= MAX_SITES) {
-            __atomic_fetch_add(&drops, 1u, __ATOMIC_RELAXED);
-            pthread_mutex_unlock(&lock);
+        const char *name = NULL, *cat = NULL, *file = NULL;
+        if (ok) {
+            name = arena_copy(&reg_strings, d->name);
+            cat = arena_copy(&reg_strings, d->category);
+            file = arena_copy(&reg_strings, d->file);
+            ok = name != ARENA_FULL && cat != ARENA_FULL && file != ARENA_FULL;
+        }
+        if (!ok) {
+            pthread_mutex_unlock(&reg_lock);
+            ludus__lib_leave();
+            count_refusal();
             return 0;
         }
-        ludus_site *s = &sites[n];
+        ludus_site *s = reg_site(n);
         s->name = name;
         s->function = "";
         s->file = file ? file : "";
         s->category = cat;
         s->line = d->line;
-        s->flags = LUDUS_SITE_DYNAMIC;
+        s->flags = LUDUS_SITE_DYNAMIC | LUDUS_SITE_TEXT;
         id = n + 1;
-        __atomic_store_n(&site_count, n + 1, __ATOMIC_RELEASE);
-        uint32_t i = h & (HASH_SLOTS - 1);
-        while (hash_slot[i]) i = (i + 1) & (HASH_SLOTS - 1);
-        hash_key[i] = h;
-        __atomic_store_n(&hash_slot[i], id, __ATOMIC_RELEASE);
+        __atomic_store_n(&reg_count, n + 1, __ATOMIC_RELEASE);
+        uint32_t i = h & (REG_SLOTS - 1);
+        while (reg_slot[i]) i = (i + 1) & (REG_SLOTS - 1);
+        reg_key[i] = h;
+        __atomic_store_n(&reg_slot[i], id, __ATOMIC_RELEASE);
     }
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&reg_lock);
+    ludus__lib_leave();
     return id;
 }
 
@@ -111,10 +134,90 @@ uint32_t ludus_intern_name(const char *name) {
 }
 
 const ludus_site *ludus__site_by_id(uint32_t id) {
-    if (id == 0 || id > __atomic_load_n(&site_count, __ATOMIC_ACQUIRE)) return NULL;
-    return &sites[id - 1];
+    if (id == 0 || id > __atomic_load_n(&reg_count, __ATOMIC_ACQUIRE)) return NULL;
+    return reg_site(id - 1);
 }
 
-uint32_t ludus__interner_drops(void) {
-    return __atomic_load_n(&drops, __ATOMIC_RELAXED);
+/* ---- run-time names of one capture ---- */
+
+#define NAMES_MAX 16384u
+#define NAMES_SLOTS (2u * NAMES_MAX)
+#define NAMES_TEXT ((size_t)4 << 20)
+
+struct ludus__name_table {
+    pthread_mutex_t lock;
+    uint32_t count;   /* atomic */
+    ludus_site *site; /* NAMES_MAX entries; allocated at the first name */
+    uint32_t *slot;   /* NAMES_SLOTS: index + 1 */
+    uint32_t *key;
+    ludus__arena text;
+};
+
+ludus__name_table *ludus__names_create(void) {
+    ludus__name_table *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    pthread_mutex_init(&t->lock, NULL);
+    t->text.limit = NAMES_TEXT;
+    return t;
+}
+
+void ludus__names_destroy(ludus__name_table *t) {
+    if (!t) return;
+    ludus__arena_free(&t->text);
+    free(t->site);
+    free(t->slot);
+    free(t->key);
+    pthread_mutex_destroy(&t->lock);
+    free(t);
+}
+
+static const ludus_site *names_lookup(const ludus__name_table *t, const char *name, uint32_t h) {
+    uint32_t *slot = __atomic_load_n(&t->slot, __ATOMIC_ACQUIRE);
+    if (!slot) return NULL;
+    for (uint32_t i = h & (NAMES_SLOTS - 1);; i = (i + 1) & (NAMES_SLOTS - 1)) {
+        uint32_t id = __atomic_load_n(&slot[i], __ATOMIC_ACQUIRE);
+        if (id == 0) return NULL;
+        if (t->key[i] == h && strcmp(t->site[id - 1].name, name) == 0) return &t->site[id - 1];
+    }
+}
+
+const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name) {
+    if (!t) return NULL;
+    uint32_t h = fnv_field(LUDUS__FNV_BASIS, name);
+    const ludus_site *s = names_lookup(t, name, h);
+    if (s) return s;
+    pthread_mutex_lock(&t->lock);
+    s = names_lookup(t, name, h);
+    if (!s) {
+        if (!t->slot) {
+            t->site = calloc(NAMES_MAX, sizeof *t->site);
+            t->key = calloc(NAMES_SLOTS, sizeof *t->key);
+            uint32_t *slot = calloc(NAMES_SLOTS, sizeof *slot);
+            if (!t->site || !t->key || !slot) {
+                free(slot);
+                pthread_mutex_unlock(&t->lock);
+                return NULL;
+            }
+            __atomic_store_n(&t->slot, slot, __ATOMIC_RELEASE);
+        }
+        const char *copy = t->count < NAMES_MAX ? arena_copy(&t->text, name) : ARENA_FULL;
+        if (copy != ARENA_FULL) {
+            uint32_t n = t->count;
+            ludus_site *d = &t->site[n];
+            d->name = copy;
+            d->function = "";
+            d->file = "";
+            d->category = NULL;
+            d->line = 0;
+            d->flags = LUDUS_SITE_DYNAMIC | LUDUS_SITE_TEXT;
+            __atomic_store_n(&t->count, n + 1, __ATOMIC_RELEASE);
+            uint32_t i = h & (NAMES_SLOTS - 1);
+            while (t->slot[i]) i = (i + 1) & (NAMES_SLOTS - 1);
+            t->key[i] = h;
+            __atomic_store_n(&t->slot[i], n + 1, __ATOMIC_RELEASE);
+            s = d;
+        }
+    }
+    pthread_mutex_unlock(&t->lock);
+    return s;
 }

@@ -1,8 +1,11 @@
-/* Thread registry: a fixed table of thread records (no allocation), claimed
- * at registration and released at exit. A thread that exits during a capture
- * leaves its final cursor in its record so ludus_end_capture can publish its
- * partial chunk; the record is freed once that capture has ended. */
+/* Thread registry: a fixed table of the threads registered now (no
+ * allocation on the recording path). A thread that exits or unregisters
+ * while a capture runs hands its data to the session's retired list and
+ * frees its record at once, so thread churn never fills the table; a thread
+ * registered while a capture runs appears in it even if it records nothing.
+ * After fork, the child keeps only the thread that forked (fork.c). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "record.h"
@@ -10,6 +13,8 @@
 ludus__registry ludus__reg = {.lock = PTHREAD_MUTEX_INITIALIZER, .next_serial = 1};
 __thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
 __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec"))) = {.record = -1};
+
+#define SPAN_STACK_START 64
 
 static void set_name(ludus__thread_record *r, const char *name, uint64_t tid) {
     if (name && name[0]) {
@@ -26,18 +31,25 @@ static void thread_exit_hook(void *arg);
 
 int ludus__register_self(const char *name) {
     ludus__thread_cold *c = &ludus__cold;
-    if (c->dead) return LUDUS_EINVAL;
+    if (c->dead) return ludus__fail(LUDUS_EINVAL, "the thread is exiting");
+    ludus__lib_enter();
     pthread_mutex_lock(&ludus__reg.lock);
     if (c->record >= 0) { /* already registered: rename */
         set_name(&ludus__reg.rec[c->record], name, ludus__reg.rec[c->record].tid);
         pthread_mutex_unlock(&ludus__reg.lock);
+        ludus__lib_leave();
         return 0;
     }
     uint32_t i = 0;
-    while (i < LUDUS__MAX_THREADS && ludus__reg.rec[i].state != LUDUS__REC_FREE) i++;
+    while (i < ludus__reg.high && ludus__reg.rec[i].state != LUDUS__REC_FREE) i++;
     if (i == LUDUS__MAX_THREADS) {
         pthread_mutex_unlock(&ludus__reg.lock);
-        return ludus__fail(LUDUS_ETHREADS, "the thread table (%d entries) is full", LUDUS__MAX_THREADS);
+        ludus__lib_leave();
+        return ludus__fail(LUDUS_ETHREADS, "the thread table (%d threads at once) is full", LUDUS__MAX_THREADS);
+    }
+    if (!c->span) {
+        c->span = malloc(SPAN_STACK_START * sizeof *c->span);
+        c->span_cap = c->span ? SPAN_STACK_START : 0;
     }
     ludus__thread_record *r = &ludus__reg.rec[i];
     memset(r, 0, sizeof *r);
@@ -45,14 +57,16 @@ int ludus__register_self(const char *name) {
     set_name(r, name, r->tid);
     r->hot = &ludus__hot;
     r->cold = c;
+    r->serial = ludus__reg.next_serial++;
     c->record = (int32_t)i;
-    c->serial = ludus__reg.next_serial++;
+    c->serial = r->serial;
     c->flow_seq = 0;
     if (i >= ludus__reg.high) ludus__reg.high = i + 1;
     /* Published last: the controller only looks at LIVE records. */
     __atomic_store_n(&r->state, LUDUS__REC_LIVE, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&ludus__reg.lock);
     ludus__on_thread_exit(thread_exit_hook, r);
+    ludus__lib_leave();
     return 0;
 }
 
@@ -60,58 +74,91 @@ int ludus_register_thread_for_trace(const char *name) {
     return ludus__register_self(name);
 }
 
-/* Leaves the registry: if the thread holds data of the active capture, its
- * final cursor is kept for ludus_end_capture. Called with no event in flight. */
+void ludus__thread_publish(const ludus__thread_record *r, uint32_t gen, ludus__thread_final *out) {
+    const ludus__thread_cold *c = r->cold;
+    memset(out, 0, sizeof *out);
+    memcpy(out->name, r->name, sizeof out->name);
+    out->tid = r->tid;
+    out->serial = r->serial;
+    if (!c || c->gen != gen) return; /* registered, recorded nothing in this capture */
+    if (c->chunk) {
+        uintptr_t cur = __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE) & ~(uintptr_t)1;
+        c->chunk->used = (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk));
+        out->first = c->first_chunk;
+    }
+    out->dropped = c->dropped + __atomic_load_n(&c->signal_drops, __ATOMIC_RELAXED);
+    out->first_drop_ticks = __atomic_load_n(&c->first_drop_ticks, __ATOMIC_RELAXED);
+    out->spans = c->spans;
+    out->orphan_ends = c->orphan_ends;
+}
+
+/* Appends a thread's final state to the running capture (lock held). */
+static void retire(const ludus__thread_record *r, uint32_t gen, int exited) {
+    ludus__session *s = &ludus__sess;
+    if (s->nretired == s->retired_cap) {
+        uint32_t cap = s->retired_cap ? s->retired_cap * 2 : 64;
+        ludus__thread_final *n = realloc(s->retired, cap * sizeof *n);
+        if (!n) {
+            /* Its events cannot be kept: they are counted as lost. */
+            ludus__thread_final f;
+            ludus__thread_publish(r, gen, &f);
+            s->retired_oom++;
+            s->retired_oom_events += f.dropped;
+            for (ludus__chunk *ch = f.first; ch; ch = ch->next) s->retired_oom_events += ch->used;
+            return;
+        }
+        s->retired = n;
+        s->retired_cap = cap;
+    }
+    ludus__thread_final *f = &s->retired[s->nretired++];
+    ludus__thread_publish(r, gen, f);
+    f->exited = exited;
+}
+
+/* Leaves the registry: while a capture runs, the thread's data goes to the
+ * capture's retired list. Called with no event in flight on this thread. */
 static void release_self(int dying) {
     ludus__thread_cold *c = &ludus__cold;
     ludus__thread_hot *t = &ludus__hot;
     if (c->record < 0) {
-        if (dying) c->dead = 1;
+        if (dying) {
+            c->dead = 1;
+            free(c->span);
+            c->span = NULL;
+            c->span_cap = c->span_depth = 0;
+        }
         return;
     }
+    ludus__lib_enter();
     pthread_mutex_lock(&ludus__reg.lock);
     ludus__thread_record *r = &ludus__reg.rec[c->record];
     uint32_t armed = __atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE) & ~LUDUS__ARMED_SLOW;
-    int in_capture = armed != 0 && t->gen == armed;
-    if (in_capture) {
-        r->exit_gen = t->gen;
-        r->exit_cur = t->cur;
-        r->exit_chunk = c->chunk;
-        r->exit_first = c->first_chunk;
-        r->exit_dropped = c->dropped;
-        r->exit_orphans = c->orphan_ends;
-        r->hot = NULL;
-        r->cold = NULL;
-        __atomic_store_n(&r->state, LUDUS__REC_EXITED, __ATOMIC_RELEASE);
-    } else {
-        r->hot = NULL;
-        r->cold = NULL;
-        __atomic_store_n(&r->state, LUDUS__REC_FREE, __ATOMIC_RELEASE);
-    }
-    /* Events this thread records from now on start over (or, when dying, are
-     * ignored): gen 0 and a full chunk force begins onto the slow path. Ends of
-     * scopes still open land in the old chunk's reserved slots, past the
-     * published cursor, and on a re-attach in the same capture the new chunk
-     * reserves as many (see attach in emit.c). */
-    /* Only a thread of the armed capture has open scopes worth carrying (and
-     * only then is the pool's geometry stable to read). */
-    c->carry_gen = in_capture ? t->gen : 0;
-    c->carry_depth =
-        in_capture && c->chunk
-            ? (uint32_t)((size_t)(ludus__chunk_end(c->chunk) - t->cur) - (size_t)(c->slow ? c->slow_room : t->room))
-            : 0;
-    t->gen = 0;
-    t->room = 0;
-    c->slow_room = 0;
-    c->chunk = NULL;
+    if (armed != 0 && armed == ludus__sess.gen) retire(r, armed, dying);
+    /* Events this thread records from now on start over (or, when dying,
+     * are ignored): no capture attached, no piece, limit 0. */
+    c->gen = 0;
+    c->chunk = c->first_chunk = NULL;
+    c->own_limit = 0;
+    __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->cur, 0u, __ATOMIC_RELEASE);
+    r->hot = NULL;
+    r->cold = NULL;
+    __atomic_store_n(&r->state, LUDUS__REC_FREE, __ATOMIC_RELEASE);
+    while (ludus__reg.high > 0 && ludus__reg.rec[ludus__reg.high - 1].state == LUDUS__REC_FREE) ludus__reg.high--;
     c->record = -1;
-    c->span_depth = c->span_overflow = 0;
-    if (dying) c->dead = 1;
+    c->span_depth = 0;
+    if (dying) {
+        c->dead = 1;
+        free(c->span);
+        c->span = NULL;
+        c->span_cap = 0;
+    }
     pthread_mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
 }
 
 int ludus_unregister_thread_for_trace(void) {
-    if (ludus__cold.record < 0) return LUDUS_EINVAL;
+    if (ludus__cold.record < 0) return ludus__fail(LUDUS_EINVAL, "the thread is not registered");
     release_self(0);
     return 0;
 }
@@ -119,4 +166,28 @@ int ludus_unregister_thread_for_trace(void) {
 static void thread_exit_hook(void *arg) {
     (void)arg;
     release_self(1);
+}
+
+void ludus__registry_after_fork(void) {
+    /* Only the forking thread exists in the child: every other record
+     * describes a thread that is not there (and may look busy forever). */
+    pthread_mutex_init(&ludus__reg.lock, NULL);
+    int32_t mine = ludus__cold.record;
+    for (uint32_t i = 0; i < ludus__reg.high; i++) {
+        if ((int32_t)i == mine) continue;
+        ludus__reg.rec[i].state = LUDUS__REC_FREE;
+        ludus__reg.rec[i].hot = NULL;
+        ludus__reg.rec[i].cold = NULL;
+    }
+    ludus__reg.high = mine >= 0 ? (uint32_t)mine + 1 : 0;
+    if (mine >= 0) {
+        ludus__thread_record *r = &ludus__reg.rec[mine];
+        uint64_t old = r->tid;
+        r->tid = ludus__os_tid();
+        char expected[64];
+        snprintf(expected, sizeof expected, "thread %llu", (unsigned long long)old);
+        if (strcmp(r->name, expected) == 0)
+            snprintf(r->name, sizeof r->name, "thread %llu", (unsigned long long)r->tid);
+    }
+    __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
 }

@@ -17,6 +17,8 @@ typedef struct syn {
     ludus__cap_thread th[SYN_THREADS];
     ludus__run run[SYN_THREADS];
     ludus__event *ev[SYN_THREADS];
+    uintptr_t open[SYN_THREADS][256]; /* begins not yet ended: an end names its begin */
+    uint32_t depth[SYN_THREADS];
 } syn;
 
 #define SITE(var, nm) static const ludus_site var = {nm, "fn", "synth.c", NULL, __LINE__, 0}
@@ -24,7 +26,8 @@ SITE(syn_frame_site, "frame");
 
 static inline syn *syn_new(uint32_t threads, int64_t end_ns) {
     syn *s = calloc(1, sizeof *s);
-    s->c.valid = 1;
+    s->c.type = LUDUS__CAP_MEMORY;
+    s->c.refs = 1;
     s->c.start_ns = 0;
     s->c.end_ns = end_ns;
     s->c.threads = s->th;
@@ -32,7 +35,9 @@ static inline syn *syn_new(uint32_t threads, int64_t end_ns) {
     for (uint32_t t = 0; t < threads; t++) {
         s->ev[t] = calloc(SYN_EVENTS, sizeof(ludus__event));
         s->run[t].ev = s->ev[t];
+        s->run[t].base = (uintptr_t)s->ev[t];
         s->th[t].runs = &s->run[t];
+        s->th[t].first_drop_ns = LUDUS__NO_DROP;
         s->th[t].nruns = 1;
         s->th[t].tid = 100 + t;
         snprintf(s->th[t].name, sizeof s->th[t].name, t ? "worker %u" : "main", t);
@@ -40,16 +45,18 @@ static inline syn *syn_new(uint32_t threads, int64_t end_ns) {
     return s;
 }
 
-static inline void syn_ev(syn *s, uint32_t t, uint64_t ts, const ludus_site *site, unsigned kind) {
+static inline ludus__event *syn_ev(syn *s, uint32_t t, uint64_t ts, const ludus_site *site, unsigned kind) {
     ludus__event *e = &s->ev[t][s->run[t].n++];
     e->ticks = ts;
     e->word = (uintptr_t)site | kind;
+    return e;
 }
 static inline void syn_b(syn *s, uint32_t t, uint64_t ts, const ludus_site *site) {
-    syn_ev(s, t, ts, site, LUDUS__K_BEGIN);
+    s->open[t][s->depth[t]++] = (uintptr_t)syn_ev(s, t, ts, site, LUDUS__K_BEGIN);
 }
+/* Ends the innermost open scope (its END names it). */
 static inline void syn_e(syn *s, uint32_t t, uint64_t ts) {
-    syn_ev(s, t, ts, NULL, LUDUS__K_END);
+    syn_ev(s, t, ts, NULL, LUDUS__K_END)->word = s->open[t][--s->depth[t]] | LUDUS__K_END;
 }
 static inline void syn_frame(syn *s, uint32_t t, uint64_t ts) {
     syn_ev(s, t, ts, &syn_frame_site, LUDUS__K_FRAME);
@@ -70,6 +77,7 @@ static inline void syn_free(syn *s) {
     for (uint32_t t = 0; t < SYN_THREADS; t++) free(s->ev[t]);
     free(s->c.sites);
     free(s->c.site_hash);
+    ludus__arena_free(&s->c.site_text);
     free(s);
 }
 

@@ -5,6 +5,9 @@ convert with --from/--to (slices clipped and flagged) and --threads.
 usage: check_cli.py DEMO LUDUS_TRACE"""
 import json, os, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import trace_json  # noqa: E402
+
 demo, tool = sys.argv[1:3]
 
 
@@ -14,22 +17,21 @@ def run(*args):
 
 
 def slices_ok(doc, lo, hi):
-    """Per tid: B/E balanced, within [lo, hi] ns; returns clipped-end count."""
-    stacks, clipped = {}, 0
-    for e in doc["traceEvents"]:
-        if e["ph"] == "M":
-            continue
-        ts = int(round(float(e["ts"]) * 1000))
-        assert lo <= ts <= hi, (e, lo, hi)
-        st = stacks.setdefault(e["tid"], [])
-        if e["ph"] == "B":
-            st.append(ts)
-        elif e["ph"] == "E":
-            assert st, e
-            assert ts >= st.pop()
-            if e.get("args", {}).get("incomplete"):
-                clipped += 1
-    assert all(not s for s in stacks.values()), stacks
+    """Per track: slices nest, every event within [lo, hi] ns; returns the
+    count of slice ends clipped by the cut."""
+    clipped = 0
+    for key, evs in trace_json.track_events(doc).items():
+        stack = []
+        for ph, ts, e, flags in evs:
+            assert lo <= ts <= hi, (e, lo, hi)
+            if ph == "B":
+                stack.append(ts)
+            elif ph == "E":
+                assert stack, e
+                assert ts >= stack.pop()
+                if "clipped" in flags:
+                    clipped += 1
+        assert not stack, (key, stack)
     return clipped
 
 
@@ -79,10 +81,10 @@ with tempfile.TemporaryDirectory() as d:
         assert rc == 0, err
     assert open(os.path.join(d, "all.json")).read() == open(js).read(), "convert differs from the direct export"
     assert open(os.path.join(d, "all.ludus"), "rb").read() == data, ".ludus re-save is not identical"
-    rc, _, err = run("convert", cap, os.path.join(d, "c.ludus"), "--compact")
+    rc, _, err = run("convert", cap, os.path.join(d, "r.ludus"), "--raw")
     assert rc == 0, err
-    rc, _, err = run("convert", os.path.join(d, "c.ludus"), os.path.join(d, "c.json"))
-    assert open(os.path.join(d, "c.json")).read() == open(js).read()
+    rc, _, err = run("convert", os.path.join(d, "r.ludus"), os.path.join(d, "r.json"))
+    assert open(os.path.join(d, "r.json")).read() == open(js).read(), "raw blocks read back differently"
 
     # time cut: every event inside, slices balanced, clipped ends flagged
     cut = os.path.join(d, "cut.json")

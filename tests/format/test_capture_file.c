@@ -1,12 +1,17 @@
-/* Native capture files: save -> open -> the JSON of the file equals the
- * direct JSON export byte for byte (raw and compact encodings); truncation
- * at every offset and corrupted fields give LUDUS_EFORMAT naming an offset,
- * never a crash; empty capture and I/O failures keep their contracts. */
+/* Native capture files through the public API: save -> open (from a path
+ * and from memory) -> the JSON of the file equals the direct JSON export
+ * byte for byte (compact and raw encodings); a re-save is identical; the
+ * file read back from memory is mutated in memory: a cut at every offset and
+ * every byte flipped give LUDUS_EFORMAT naming an offset (every record
+ * carries a CRC-32C, so nothing damaged is ever read as data); a file whose
+ * checksums were redone around a bad tick is refused by the time check;
+ * empty captures and I/O failures keep their contracts. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <ludus/analysis.h>
 #include <ludus/capture.h>
 #include <ludus/capture_file.h>
 #include <ludus/profiling.h>
@@ -15,10 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "capture/native_format.h"
-#include "export/export_formats.h"
-#include "export/export_internal.h"
 
 typedef struct membuf {
     char *data;
@@ -39,10 +40,8 @@ static int mem_write(void *ud, const void *p, size_t n) {
     return 0;
 }
 
-static ludus__writer wr;
-
 static char dir[256];
-static char path_raw[300], path_compact[300];
+static char path_compact[300], path_raw[300];
 
 static void *worker(void *arg) {
     (void)arg;
@@ -54,8 +53,8 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-/* A capture with slices, marks, frames, counters, flows, a second thread
- * and a scope left open (incomplete). */
+/* A capture with slices, marks, frames, counters, flows, spans, a second
+ * thread and a scope left open (incomplete). */
 static void record_capture(void) {
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
@@ -75,6 +74,8 @@ static void record_capture(void) {
         uint64_t id = LUDUS_PROFILE_FLOW_OUT(Dispatch);
         LUDUS_PROFILE_FLOW_IN(id);
         LUDUS_PROFILE_MARK(Hitch);
+        LUDUS_PROFILE_BEGIN(Span);
+        LUDUS_PROFILE_END();
         LUDUS_PROFILE_FRAME();
     }
     pthread_t t;
@@ -84,22 +85,11 @@ static void record_capture(void) {
     assert_int_equal(ludus_end_capture(), 0);
 }
 
-static char *direct_json(size_t *len) {
+static char *json_of(ludus_capture *c, size_t *len) {
     membuf b = {0};
-    assert_int_equal(ludus_export_json_to(mem_write, &b), 0);
-    *len = b.len;
-    return b.data;
-}
-
-static char *file_json(const char *path, size_t *len) {
-    ludus_capture_file *f;
-    int rc = ludus_capture_open(path, &f);
-    if (rc) fprintf(stderr, "open: %s\n", ludus_last_error_detail());
+    int rc = ludus_capture_write(c, LUDUS_FORMAT_JSON, 0, mem_write, &b);
+    if (rc) fprintf(stderr, "write: %s\n", ludus_last_error_detail());
     assert_int_equal(rc, 0);
-    membuf b = {0};
-    ludus__w_init(&wr, mem_write, &b);
-    assert_int_equal(ludus__export_chrome_json(ludus__capture_file_view(f), &wr), 0);
-    ludus_capture_close(f);
     *len = b.len;
     return b.data;
 }
@@ -110,7 +100,7 @@ static uint8_t *read_all(const char *path, size_t *n) {
     fseek(fp, 0, SEEK_END);
     *n = (size_t)ftell(fp);
     fseek(fp, 0, SEEK_SET);
-    uint8_t *d = malloc(*n);
+    uint8_t *d = malloc(*n ? *n : 1);
     assert_int_equal(fread(d, 1, *n, fp), *n);
     fclose(fp);
     return d;
@@ -123,81 +113,97 @@ static void write_all(const char *path, const uint8_t *d, size_t n) {
     fclose(fp);
 }
 
-/* Opens, iterates every thread and exports JSON; returns the open code or
- * the first load error. Never crashes (that is the point). */
-static int open_and_drain(const char *path) {
-    ludus_capture_file *f;
-    int rc = ludus_capture_open(path, &f);
+/* Opens bytes from memory, reads every event into JSON and pftrace, and
+ * analyses them; returns the first failure. Never crashes. */
+static int open_and_drain(const uint8_t *d, size_t n) {
+    ludus_capture *c;
+    int rc = ludus_capture_open_memory(d, n, &c);
     if (rc) return rc;
     membuf b = {0};
-    ludus__w_init(&wr, mem_write, &b);
-    rc = ludus__export_chrome_json(ludus__capture_file_view(f), &wr);
-    if (ludus__capture_file_error(f)) rc = ludus__capture_file_error(f);
-    membuf b2 = {0};
-    ludus__w_init(&wr, mem_write, &b2);
-    int rc2 = ludus__export_pftrace(ludus__capture_file_view(f), &wr);
-    if (!rc) rc = rc2;
+    rc = ludus_capture_write(c, LUDUS_FORMAT_JSON, 0, mem_write, &b);
     free(b.data);
-    free(b2.data);
-    ludus_capture_close(f);
+    memset(&b, 0, sizeof b);
+    if (!rc) rc = ludus_capture_write(c, LUDUS_FORMAT_PFTRACE, 0, mem_write, &b);
+    free(b.data);
+    ludus_analysis *a = NULL;
+    if (!rc) rc = ludus_analyze(c, NULL, &a);
+    ludus_analysis_destroy(a);
+    ludus_capture_release(c);
     return rc;
 }
 
 static void test_round_trip(void **state) {
     (void)state;
+    ludus_capture *live;
+    assert_int_equal(ludus_capture_get_last(&live), 0);
     size_t n0, n1, n2;
-    char *j0 = direct_json(&n0);
-    assert_int_equal(ludus_save_capture(path_raw), 0);
-    assert_int_equal(ludus_save_capture_ex(path_compact, LUDUS_SAVE_COMPACT), 0);
-    char *j1 = file_json(path_raw, &n1);
-    char *j2 = file_json(path_compact, &n2);
+    char *j0 = json_of(live, &n0);
+    assert_int_equal(ludus_save_capture(path_compact), 0);
+    assert_int_equal(ludus_save_capture_ex(path_raw, LUDUS_SAVE_RAW), 0);
+    ludus_capture *fc, *fr;
+    assert_int_equal(ludus_capture_open(path_compact, &fc), 0);
+    assert_int_equal(ludus_capture_open(path_raw, &fr), 0);
+    char *j1 = json_of(fc, &n1);
+    char *j2 = json_of(fr, &n2);
     assert_int_equal(n0, n1);
     assert_memory_equal(j0, j1, n0);
     assert_int_equal(n0, n2);
     assert_memory_equal(j0, j2, n0);
     /* the summary of the file matches the live one */
     ludus_capture_summary s;
-    assert_int_equal(ludus_capture_get_summary(&s), 0);
-    ludus_capture_file *f;
-    assert_int_equal(ludus_capture_open(path_raw, &f), 0);
-    ludus_capture_file_info in;
-    assert_int_equal(ludus_capture_file_get_info(f, &in), 0);
-    assert_int_equal(in.events, s.events);
+    assert_int_equal(ludus_capture_summarize(live, &s), 0);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(fc, &in), 0);
+    assert_int_equal(in.summary.events, s.events);
     assert_int_equal(in.threads, s.threads);
-    assert_int_equal(in.incomplete, s.incomplete);
-    assert_true(in.incomplete >= 1);
-    assert_int_equal(in.frames, 40);
+    assert_int_equal(in.summary.incomplete, s.incomplete);
+    assert_true(in.summary.incomplete >= 1);
+    assert_int_equal(in.summary.frames, 40);
     assert_true(in.blocks > 2);
-    ludus_capture_close(f);
-    /* re-saving a file through the native writer gives the same bytes */
-    size_t nr;
-    uint8_t *raw = read_all(path_raw, &nr);
-    assert_int_equal(ludus_capture_open(path_raw, &f), 0);
+    assert_int_equal(in.compact, 1);
+    /* compact is much smaller than raw */
+    size_t nc, nr;
+    uint8_t *cb = read_all(path_compact, &nc), *rb = read_all(path_raw, &nr);
+    assert_true(nc * 3 < nr);
+    /* re-saving a file gives the same bytes, in either encoding */
     membuf b = {0};
-    ludus__w_init(&wr, mem_write, &b);
-    assert_int_equal(ludus__save_native(ludus__capture_file_view(f), &wr, 0), 0);
-    assert_int_equal(b.len, nr);
-    assert_memory_equal(b.data, raw, nr);
-    ludus_capture_close(f);
+    assert_int_equal(ludus_capture_write(fc, LUDUS_FORMAT_LUDUS, 0, mem_write, &b), 0);
+    assert_int_equal(b.len, nc);
+    assert_memory_equal(b.data, cb, nc);
     free(b.data);
-    free(raw);
+    memset(&b, 0, sizeof b);
+    assert_int_equal(ludus_capture_write(fc, LUDUS_FORMAT_LUDUS, LUDUS_SAVE_RAW, mem_write, &b), 0);
+    assert_int_equal(b.len, nr);
+    assert_memory_equal(b.data, rb, nr);
+    free(b.data);
+    /* the same file from memory reads the same */
+    ludus_capture *fm;
+    assert_int_equal(ludus_capture_open_memory(cb, nc, &fm), 0);
+    size_t n3;
+    char *j3 = json_of(fm, &n3);
+    assert_int_equal(n3, n0);
+    assert_memory_equal(j3, j0, n0);
+    ludus_capture_release(fm);
+    ludus_capture_release(fc);
+    ludus_capture_release(fr);
+    ludus_capture_release(live);
+    free(cb);
+    free(rb);
     free(j0);
     free(j1);
     free(j2);
+    free(j3);
 }
 
 static void check_truncations(const char *src) {
     size_t n;
     uint8_t *d = read_all(src, &n);
-    char tpath[320];
-    snprintf(tpath, sizeof tpath, "%s/trunc.ludus", dir);
     for (size_t k = 0; k < n; k++) {
-        write_all(tpath, d, k);
-        ludus_capture_file *f = (ludus_capture_file *)1;
-        int rc = ludus_capture_open(tpath, &f);
+        ludus_capture *c = (ludus_capture *)1;
+        int rc = ludus_capture_open_memory(d, k, &c);
         if (rc != LUDUS_EFORMAT) fprintf(stderr, "truncated at %zu: rc %d\n", k, rc);
         assert_int_equal(rc, LUDUS_EFORMAT);
-        assert_null(f);
+        assert_null(c);
         assert_non_null(strstr(ludus_last_error_detail(), "offset "));
     }
     free(d);
@@ -205,60 +211,109 @@ static void check_truncations(const char *src) {
 
 static void test_truncated_every_offset(void **state) {
     (void)state;
-    check_truncations(path_raw);
     check_truncations(path_compact);
+    check_truncations(path_raw);
 }
 
-/* Single corrupted fields: each gives EFORMAT with the offset named. */
+/* Every single byte flipped, one at a time, in both encodings: open (which
+ * checks every record's CRC) refuses each one, naming an offset. */
+static void check_every_flip(const char *src) {
+    size_t n;
+    uint8_t *d = read_all(src, &n);
+    for (size_t k = 0; k < n; k++) {
+        d[k] ^= 0xA5;
+        int rc = open_and_drain(d, n);
+        if (rc != LUDUS_EFORMAT)
+            fprintf(stderr, "%s: byte %zu flipped: rc %d (%s)\n", src, k, rc, ludus_last_error_detail());
+        assert_int_equal(rc, LUDUS_EFORMAT);
+        assert_non_null(strstr(ludus_last_error_detail(), "offset "));
+        d[k] ^= 0xA5;
+    }
+    assert_int_equal(open_and_drain(d, n), 0);
+    free(d);
+}
+
+static void test_every_flip_detected(void **state) {
+    (void)state;
+    check_every_flip(path_compact);
+    check_every_flip(path_raw);
+}
+
+/* Header fields: the messages name the offset and the problem. */
 static void test_corrupted_fields(void **state) {
     (void)state;
     size_t n;
-    uint8_t *d = read_all(path_raw, &n);
-    char cpath[320];
-    snprintf(cpath, sizeof cpath, "%s/corrupt.ludus", dir);
+    uint8_t *d = read_all(path_compact, &n);
     struct {
         size_t off;
         uint8_t val;
         const char *expect;
     } cases[] = {
         {0, 'X', "offset 0: bad magic"},
-        {8, 9, "offset 8: unsupported format version"},
-        {12, 0, "offset 12: bad byte-order mark"},
-        {24, 7, "offset 24: unknown clock source"},
-        {87, 0x7f, "offset 80:"},                                 /* start_ns out of range */
-        {LUDUS__NF_HEADER_BYTES + 15, 0x40, "exceeds file size"}, /* first record's length */
+        {8, 9, "offset 8: format version 9"},
+        {30, 0, "offset 108: header checksum mismatch"},
+        {200, 0, "checksum mismatch"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t save = d[cases[i].off];
-        d[cases[i].off] = cases[i].val;
-        write_all(cpath, d, n);
-        ludus_capture_file *f;
-        assert_int_equal(ludus_capture_open(cpath, &f), LUDUS_EFORMAT);
+        d[cases[i].off] = cases[i].val == save ? (uint8_t)~save : cases[i].val;
+        ludus_capture *c;
+        assert_int_equal(ludus_capture_open_memory(d, n, &c), LUDUS_EFORMAT);
         if (!strstr(ludus_last_error_detail(), cases[i].expect))
             fprintf(stderr, "case %zu: detail '%s'\n", i, ludus_last_error_detail());
         assert_non_null(strstr(ludus_last_error_detail(), cases[i].expect));
+        assert_non_null(strstr(ludus_last_error_detail(), "malformed input, offset "));
         d[cases[i].off] = save;
     }
-    /* Every single byte flipped, one at a time: open + full drain never
-     * crashes; the result is either success or a format error. */
-    for (size_t k = 0; k < n; k += (n > 20000 ? 7 : 1)) {
-        d[k] ^= 0xA5;
-        write_all(cpath, d, n);
-        int rc = open_and_drain(cpath);
-        assert_true(rc == 0 || rc == LUDUS_EFORMAT || rc == LUDUS_ENOMEM);
-        if (rc == LUDUS_EFORMAT) assert_non_null(strstr(ludus_last_error_detail(), "offset "));
-        d[k] ^= 0xA5;
-    }
     free(d);
-    /* the compact file: flips inside its blocks are caught by the decoder */
-    d = read_all(path_compact, &n);
-    for (size_t k = 0; k < n; k++) {
-        d[k] ^= 0x5A;
-        write_all(cpath, d, n);
-        int rc = open_and_drain(cpath);
-        assert_true(rc == 0 || rc == LUDUS_EFORMAT || rc == LUDUS_ENOMEM);
-        d[k] ^= 0x5A;
+}
+
+/* CRC-32C, bit by bit: an independent implementation to forge checksums. */
+static uint32_t crc32c(uint32_t crc, const uint8_t *p, size_t n) {
+    crc = ~crc;
+    while (n--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
     }
+    return ~crc;
+}
+
+static uint32_t get32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t get64(const uint8_t *p) {
+    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+static void put32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A raw block's tick set far outside the capture, its CRC redone: the
+ * checksum cannot tell, the time check does (times far outside the capture
+ * once gave a frame p99 of 4.6e9 s). */
+static void test_forged_tick_refused(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *d = read_all(path_raw, &n);
+    size_t off = get32(d + 16); /* header_bytes: the first record */
+    int forged = 0;
+    while (off + 24 <= n) {
+        uint32_t tag = get32(d + off);
+        uint64_t len = get64(d + off + 8);
+        if (tag == 5) { /* the first block: its first event's ticks */
+            uint8_t *tick = d + off + 24 + 24;
+            tick[6] ^= 0x40;
+            uint32_t crc = crc32c(0, d + off, 16);
+            crc = crc32c(crc, d + off + 24, (size_t)len);
+            put32(d + off + 16, crc);
+            forged = 1;
+            break;
+        }
+        off += 24 + (size_t)len;
+    }
+    assert_true(forged);
+    assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT);
+    assert_non_null(strstr(ludus_last_error_detail(), "outside the capture's time range"));
     free(d);
 }
 
@@ -268,14 +323,17 @@ static void test_errors(void **state) {
     /* I/O failure: a directory that does not exist; the capture is kept */
     snprintf(bad, sizeof bad, "%s/no/such/dir/x.ludus", dir);
     assert_int_equal(ludus_save_capture(bad), LUDUS_EIO);
+    assert_non_null(strstr(ludus_last_error_detail(), "No such file or directory"));
     assert_int_equal(ludus_save_capture(path_raw), 0);
     assert_int_equal(ludus_save_capture_ex(path_raw, 0x80), LUDUS_EINVAL);
     assert_int_equal(ludus_save_capture(NULL), LUDUS_EINVAL);
     /* open errors */
-    ludus_capture_file *f;
-    assert_int_equal(ludus_capture_open(bad, &f), LUDUS_EIO);
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_open(bad, &c), LUDUS_EIO);
     assert_int_equal(ludus_capture_open(path_raw, NULL), LUDUS_EINVAL);
-    ludus_capture_close(NULL);
+    assert_int_equal(ludus_capture_open_memory(NULL, 10, &c), LUDUS_EINVAL);
+    assert_int_equal(ludus_capture_open(dir, &c), LUDUS_EIO); /* a directory */
+    ludus_capture_release(NULL);
     /* empty capture: ENODATA and the file is left untouched */
     char empty[320];
     snprintf(empty, sizeof empty, "%s/empty.ludus", dir);
@@ -289,10 +347,6 @@ static void test_errors(void **state) {
     assert_int_equal(n, 4);
     assert_memory_equal(d, "keep", 4);
     free(d);
-    assert_int_equal(access(empty, F_OK), 0);
-    char tmp[330];
-    snprintf(tmp, sizeof tmp, "%s.tmp", empty);
-    assert_int_not_equal(access(tmp, F_OK), 0);
 }
 
 int main(void) {
@@ -300,14 +354,13 @@ int main(void) {
     char cmd[300];
     snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
     if (system(cmd) != 0) return 1;
-    snprintf(path_raw, sizeof path_raw, "%s/raw.ludus", dir);
     snprintf(path_compact, sizeof path_compact, "%s/compact.ludus", dir);
+    snprintf(path_raw, sizeof path_raw, "%s/raw.ludus", dir);
     record_capture();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_truncated_every_offset),
-        cmocka_unit_test(test_corrupted_fields),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_round_trip),          cmocka_unit_test(test_truncated_every_offset),
+        cmocka_unit_test(test_every_flip_detected), cmocka_unit_test(test_corrupted_fields),
+        cmocka_unit_test(test_forged_tick_refused), cmocka_unit_test(test_errors),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -1,6 +1,6 @@
 /* Writes the seed corpus of the capture-file fuzzer: small captures with
  * every event kind, raw and compact, one and two threads.
- *   make_corpus OUT_DIR   (built by hand: see tests/fuzz/README in the report) */
+ *   make_corpus OUT_DIR   (a ctest target: build it and run it to renew the seeds) */
 #include <ludus/capture.h>
 #include <ludus/capture_file.h>
 #include <ludus/profiling.h>
@@ -41,12 +41,24 @@ int main(int argc, char **argv) {
             pthread_create(&t, NULL, worker, NULL);
             pthread_join(t, NULL);
         }
+        if (variant == 1) { /* spans that cannot nest, and an unwound scope */
+            uint32_t a = ludus_intern_name("span a"), b = ludus_intern_name("span b");
+            ludus_begin_site(a);
+            ludus_begin_site(b);
+            ludus_end_site_id(a);
+            ludus_end_site_id(b);
+            ludus_unwind_point up = ludus_unwind_here();
+            {
+                LUDUS_PROFILE_SCOPE(Skipped);
+                ludus_unwound_to(up);
+            }
+        }
         LUDUS_PROFILE_BEGIN(Open);
         if (ludus_end_capture()) return 1;
         snprintf(p, sizeof p, "%s/seed%d-raw.ludus", argv[1], variant);
-        if (ludus_save_capture(p)) return 1;
+        if (ludus_save_capture_ex(p, LUDUS_SAVE_RAW)) return 1;
         snprintf(p, sizeof p, "%s/seed%d-compact.ludus", argv[1], variant);
-        if (ludus_save_capture_ex(p, LUDUS_SAVE_COMPACT)) return 1;
+        if (ludus_save_capture(p)) return 1;
     }
     return 0;
 }

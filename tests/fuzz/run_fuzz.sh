@@ -8,9 +8,9 @@ set -eu
 src=$1 work=$2 secs=$3
 cc=${CLANG:-clang}
 mkdir -p "$work/obj" "$work/corpus" "$work/artifacts"
-flags="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -I$src/include -I$src/src"
+flags="-std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -I$src/include -I$src/src"
 # The library as an archive, so only what the target uses is linked.
-for f in "$src"/src/platform/*.c "$src"/src/record/*.c "$src"/src/capture/*.c "$src"/src/export/*.c; do
+for f in "$src"/src/platform/*.c "$src"/src/record/*.c "$src"/src/capture/*.c "$src"/src/export/*.c "$src"/src/analysis/*.c; do
   o="$work/obj/$(echo "$f" | sed 's|.*/src/||; s|/|_|g').o"
   if [ ! -f "$o" ] || [ "$f" -nt "$o" ]; then echo "$cc -c $f"; $cc $flags -c "$f" -o "$o"; fi
 done

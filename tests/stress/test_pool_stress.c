@@ -69,7 +69,7 @@ static void run(uint32_t chunk_count, int join, int keep_alive) {
                  keep_alive ? "alive" : "exited", (unsigned long long)s.events, (unsigned long long)s.dropped,
                  (unsigned long long)(THREADS * ATTEMPTED_PER_THREAD));
     assert_true(s.dropped > 0);
-    assert_true(s.events <= (uint64_t)chunk_count * LT_SLOTS(4096));
+    assert_true(s.events <= (uint64_t)chunk_count * 4096 / 16);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
@@ -107,15 +107,23 @@ static void test_exited_thread_without_chunk(void **state) {
     (void)state;
     ludus_capture_desc d = lt_small_desc(1);
     lt_begin(&d);
-    LUDUS_PROFILE_MARK(TakesTheOnlyChunk);
+    for (int i = 0; i < 1000; i++) LUDUS_PROFILE_MARK(FillsThePool); /* 16 KB into 4 KB */
     int n = 10;
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, late_thread, &n), 0);
     pthread_join(th, NULL);
     lt_end();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.events, 1);
-    assert_int_equal(s.dropped, 2 * 10);
+    assert_int_equal(s.events + s.dropped, 1000 + 2 * 10);
+    assert_int_equal(s.threads, 2);
+    for (uint32_t i = 0; i < s.threads; i++) {
+        ludus_thread_summary th_s;
+        assert_int_equal(ludus_capture_get_thread(i, &th_s), 0);
+        if (th_s.tid == lt_gettid()) continue;
+        assert_int_equal(th_s.exited, 1);
+        assert_int_equal(th_s.events, 0);
+        assert_int_equal(th_s.dropped, 2 * 10);
+    }
 }
 
 int main(void) {

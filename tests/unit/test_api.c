@@ -49,14 +49,16 @@ static void test_register_site_ids(void **state) {
     ludus_begin_site(ib);
     ludus_end_site();
     ludus_end_site();
-    ludus_begin_site(0); /* unknown ids record nothing */
+    ludus_begin_site(0); /* invalid ids record a span named for the mistake */
     ludus_begin_site(999999);
     ludus_end_site();
     lt_end();
-    assert_int_equal(lt_summary().events, 4);
+    assert_int_equal(lt_summary().events, 4 + 3);
+    assert_int_equal(lt_summary().incomplete, 1); /* the first invalid span, never ended */
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
+    assert_int_equal(lt_count(&t, 'B', "<invalid site id>"), 2);
     assert_int_equal(lt_count(&t, 'B', "api job"), 2);
     long k = lt_find(&t, 0, 'B', "api job");
     assert_string_equal(t.ev[k].cat, "jobs");
@@ -73,24 +75,26 @@ static void test_caller_flows(void **state) {
         LUDUS_PROFILE_SCOPE(Submit);
         ludus_start_flow(site, id);
         ludus_start_flow(site, 7);                         /* no caller bit: ignored */
-        ludus_start_flow(0, LUDUS_CALLER_FLOW_ID_BIT | 1); /* unknown site: ignored */
+        ludus_start_flow(0, LUDUS_CALLER_FLOW_ID_BIT | 1); /* invalid site: a flow named for the mistake */
     }
     {
         LUDUS_PROFILE_SCOPE(Run);
         ludus_finish_flow(id);
+        ludus_finish_flow(LUDUS_CALLER_FLOW_ID_BIT | 1);
         ludus_finish_flow(7); /* ignored */
     }
     lt_end();
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(t.n_s, 1);
-    assert_int_equal(t.n_f, 1);
+    assert_int_equal(t.n_s, 2);
+    assert_int_equal(t.n_f, 2);
     long s = lt_find(&t, 0, 's', NULL), f = lt_find(&t, 0, 'f', NULL);
     assert_string_equal(t.ev[s].id, "0x800000000000002a");
     assert_string_equal(t.ev[f].id, "0x800000000000002a");
     assert_int_equal(lt_count(&t, 'X', "caller flow"), 1);
-    assert_int_equal(lt_summary().events, 4 + 2);
+    assert_int_equal(lt_count(&t, 'X', "<invalid site id>"), 1);
+    assert_int_equal(lt_summary().events, 4 + 4);
     lt_trace_free(&t);
 }
 
@@ -133,16 +137,17 @@ static void test_counters(void **state) {
     lt_begin(NULL);
     for (size_t i = 0; i < sizeof iv / sizeof iv[0]; i++) ludus_sample_counter(ci, iv[i]);
     for (size_t i = 0; i < sizeof dv / sizeof dv[0]; i++) ludus_sample_counter_f64(cf, dv[i]);
-    ludus_sample_counter(0, 5); /* unknown: nothing */
+    ludus_sample_counter(0, 5); /* invalid id: a counter named for the mistake */
     lt_end();
-    assert_int_equal(lt_summary().events, 10);
+    assert_int_equal(lt_summary().events, 11);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(t.n_C, 10);
+    assert_int_equal(t.n_C, 11);
+    assert_int_equal(lt_count(&t, 'C', "<invalid site id>"), 1);
     size_t ni = 0, nd = 0;
     for (size_t i = 0; i < t.n; i++) {
-        if (t.ev[i].ph != 'C') continue;
+        if (t.ev[i].ph != 'C' || strcmp(t.ev[i].name, "<invalid site id>") == 0) continue;
         if (strcmp(t.ev[i].name, "queue depth") == 0) {
             assert_true(t.ev[i].value_is_int);
             assert_int_equal(t.ev[i].ivalue, iv[ni]);

@@ -103,7 +103,7 @@ static void test_eoverflow(void **state) {
         assert_int_equal(ludus_begin_capture(&d), LUDUS_EOVERFLOW);
         assert_int_equal(a.calls, 0); /* rejected before allocating */
     } else {
-        d.chunk_bytes = 1u << 31;
+        d.chunk_bytes = 1u << 30;
         d.chunk_count = UINT32_MAX;
         int rc = ludus_begin_capture(&d);
         assert_true(rc == LUDUS_EOVERFLOW || rc == LUDUS_ENOMEM);

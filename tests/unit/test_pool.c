@@ -1,10 +1,13 @@
-/* Pool exhaustion on one thread, with exact counts. A 4096-byte chunk holds
- * 4096/16 - 4 = 252 slots. A begin needs 2 free slots (its own and its end's
- * reservation); marks and frames take 1; flows and counters 2 (one event).
- * A dropped begin drops its end too (2 drops); an end whose begin was
- * recorded is never dropped. The export stays well formed. */
+/* Pool exhaustion, depth and accounting, with exact counts. Every event a
+ * program emits during a capture is either recorded or counted as dropped
+ * (a refused begin counts two: itself and its end), so for N scopes
+ * events + dropped == 2N whatever the pool. Depth is bounded by the pool, not
+ * by a piece: ends need no reservation. The end reserve (1/32 of the pool)
+ * lets the ends of recorded begins land when begins are refused. */
+#include <ludus/analysis.h>
 #include <ludus/capture.h>
 #include <ludus/profiling.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -14,168 +17,198 @@
 
 #include "test_util.h"
 
-enum { SLOTS = LT_SLOTS(4096) };
-
-static void check_counts(uint64_t events, uint64_t dropped) {
+static ludus_capture_summary check_exact(uint64_t emitted) {
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.events, events);
-    assert_int_equal(s.dropped, dropped);
+    assert_int_equal(s.events + s.dropped, emitted);
     ludus_thread_summary th;
     assert_true(lt_thread_index(lt_gettid(), &th) >= 0);
-    assert_int_equal(th.events, events);
-    assert_int_equal(th.dropped, dropped);
+    assert_int_equal(th.events + th.dropped, emitted);
     lt_trace t;
     lt_trace_load(&t);
-    lt_trace_check(&t, 1);
+    lt_trace_check(&t, 0);
     lt_trace_free(&t);
+    return s;
 }
 
-static void test_flat_scopes_one_chunk(void **state) {
+/* Flat scopes into a pool far too small: the scopes recorded are complete
+ * (the last begin's end lands in the reserve), the rest is counted. */
+static void test_flat_scopes_exact(void **state) {
     (void)state;
+    enum { N = 2000 };
     ludus_capture_desc d = lt_small_desc(1);
     lt_begin(&d);
-    for (int i = 0; i < SLOTS / 2 + 4; i++) {
+    for (int i = 0; i < N; i++) {
         LUDUS_PROFILE_SCOPE(Flat);
     }
     lt_end();
-    check_counts(SLOTS, 2 * 4);
-    assert_int_equal(lt_summary().chunks_used, 1);
+    ludus_capture_summary s = check_exact(2 * N);
+    assert_true(s.events > 100 && s.events < 2 * N);
+    assert_int_equal(s.events % 2, 0);
+    assert_int_equal(s.incomplete, 0);
+    ludus_thread_summary th;
+    lt_thread_index(lt_gettid(), &th);
+    assert_true(th.first_drop_ns >= 0); /* when losses began is known */
 }
 
-static void test_flat_scopes_four_chunks(void **state) {
+/* Marks fill the pool around an open scope; the inner scope is refused (2)
+ * and so is its mark; the outer end is recorded from the reserve. */
+static void test_reserve_keeps_outer_end(void **state) {
     (void)state;
-    ludus_capture_desc d = lt_small_desc(4);
+    ludus_capture_desc d = lt_small_desc(2);
     lt_begin(&d);
-    for (int i = 0; i < 4 * (SLOTS / 2) + 6; i++) {
-        LUDUS_PROFILE_SCOPE(Flat);
-    }
-    lt_end();
-    check_counts(4 * SLOTS, 2 * 6);
-    assert_int_equal(lt_summary().chunks_used, 4);
-}
-
-/* An open outer scope keeps one slot of every chunk reserved: 125 inner
- * scopes per chunk, and the outer end always lands. */
-static void test_nested_across_chunks(void **state) {
-    (void)state;
-    enum { PER_CHUNK = (SLOTS - 1) / 2, CHUNKS = 4, EXTRA = 10 };
-    ludus_capture_desc d = lt_small_desc(CHUNKS);
-    lt_begin(&d);
+    uint64_t marks = 0;
     {
         LUDUS_PROFILE_SCOPE(Outer);
-        for (int i = 0; i < CHUNKS * PER_CHUNK + EXTRA; i++) {
-            LUDUS_PROFILE_SCOPE(Inner);
-        }
-    }
-    lt_end();
-    check_counts(2 + 2 * CHUNKS * PER_CHUNK, 2 * EXTRA);
-    lt_trace t;
-    lt_trace_load(&t);
-    long o = lt_find(&t, 0, 'B', "Outer");
-    assert_true(o >= 0);
-    long oe = lt_match_end(&t, (size_t)o);
-    assert_false(t.ev[oe].incomplete);
-    assert_int_equal(lt_count(&t, 'B', "Inner"), CHUNKS * PER_CHUNK);
-    lt_trace_free(&t);
-}
-
-/* Marks fill the chunk around an open scope; an inner scope is dropped
- * (2), the outer end is recorded in its reserved slot. */
-static void test_end_never_dropped(void **state) {
-    (void)state;
-    ludus_capture_desc d = lt_small_desc(1);
-    lt_begin(&d);
-    {
-        LUDUS_PROFILE_SCOPE(Outer);
-        for (int i = 0; i < SLOTS - 2 + 1; i++) LUDUS_PROFILE_MARK(Fill); /* one too many */
+        for (int i = 0; i < 4000; i++, marks++) LUDUS_PROFILE_MARK(Fill);
         {
             LUDUS_PROFILE_SCOPE(Dropped);
             LUDUS_PROFILE_MARK(AlsoDropped);
         }
     }
     lt_end();
-    check_counts(SLOTS, 1 + 2 + 1);
+    ludus_capture_summary s = check_exact(2 + marks + 2 + 1);
+    assert_int_equal(s.incomplete, 0);
     lt_trace t;
     lt_trace_load(&t);
     assert_int_equal(lt_count(&t, 'B', "Dropped"), 0);
     assert_int_equal(lt_count(&t, 'B', "Outer"), 1);
-    assert_int_equal(lt_count(&t, 'E', NULL), 1);
-    assert_int_equal(t.n_E_incomplete, 0);
+    long o = lt_find(&t, 0, 'B', "Outer");
+    assert_false(t.ev[lt_match_end(&t, (size_t)o)].incomplete);
+    assert_int_equal(t.n_loss, 1); /* the marker where losses began */
     lt_trace_free(&t);
 }
 
-/* A scope begun while the pool was full: its end is dropped too, even when
- * space would exist by then (it never does here: no chunk is freed). Deep
- * nesting: of 200 nested scopes on a 1-chunk pool, the first 126 fit. */
+/* Recursion deeper than any piece holds: with a pool large enough, every
+ * event is recorded and the slices nest 100,000 deep. */
 static int deep(int n) {
     LUDUS_PROFILE_SCOPE(Deep);
     return n <= 1 ? 1 : 1 + deep(n - 1);
 }
 
-static void test_deep_nesting_exhaustion(void **state) {
-    (void)state;
-    ludus_capture_desc d = lt_small_desc(1);
-    lt_begin(&d);
-    assert_int_equal(deep(200), 200);
-    lt_end();
-    check_counts(SLOTS, 2 * (200 - SLOTS / 2));
-    lt_trace t;
-    lt_trace_load(&t);
-    assert_int_equal(lt_count(&t, 'B', "Deep"), SLOTS / 2);
-    lt_trace_free(&t);
+static void *run_deep(void *arg) {
+    int n = *(int *)arg;
+    *(int *)arg = deep(n);
+    return NULL;
 }
 
-/* Two-slot events: a counter or flow with one free slot is dropped (one
- * event, one drop) and a mark still fits. */
+/* A thread with a stack that fits the recursion (sanitizers grow frames). */
+static int deep_in_thread(int n) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, (size_t)512 << 20);
+    pthread_t th;
+    int v = n;
+    assert_int_equal(pthread_create(&th, &attr, run_deep, &v), 0);
+    pthread_join(th, NULL);
+    pthread_attr_destroy(&attr);
+    return v;
+}
+
+static void test_deep_recursion_recorded(void **state) {
+    (void)state;
+    enum { DEPTH = 100000 };
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.chunk_count = 64; /* 4 MiB: 200,000 events are 3.2 MB */
+    lt_begin(&d);
+    assert_int_equal(deep_in_thread(DEPTH), DEPTH);
+    lt_end();
+    ludus_capture_summary s = lt_summary();
+    assert_int_equal(s.events, 2 * DEPTH);
+    assert_int_equal(s.dropped, 0);
+    assert_int_equal(s.incomplete, 0);
+    assert_int_equal(s.unwound, 0);
+    /* The analysis sees the nesting: one path per depth. */
+    ludus_analysis *a;
+    assert_int_equal(ludus_analyze_last_capture(NULL, &a), 0);
+    assert_int_equal(ludus_analysis_path_count(a), DEPTH);
+    int64_t k = ludus_analysis_find_site(a, "Deep");
+    assert_true(k >= 0);
+    const ludus_site_stats *st = ludus_analysis_site(a, (uint32_t)k);
+    assert_int_equal(st->calls, DEPTH);
+    assert_int_equal(st->recursive, DEPTH - 1);
+    ludus_analysis_destroy(a);
+}
+
+/* One thread's depth never takes what another thread needs: a 5,000-deep
+ * recursion and 20,000 scopes elsewhere, all recorded. */
+static void *flat_worker(void *arg) {
+    (void)arg;
+    for (int i = 0; i < 20000; i++) {
+        LUDUS_PROFILE_SCOPE(Other);
+    }
+    return NULL;
+}
+
+static void test_depth_does_not_starve_others(void **state) {
+    (void)state;
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.chunk_count = 16; /* 1 MiB: 50,000 events are 800 KB */
+    lt_begin(&d);
+    pthread_t other;
+    assert_int_equal(pthread_create(&other, NULL, flat_worker, NULL), 0);
+    assert_int_equal(deep_in_thread(5000), 5000);
+    pthread_join(other, NULL);
+    lt_end();
+    ludus_capture_summary s = lt_summary();
+    assert_int_equal(s.dropped, 0);
+    assert_int_equal(s.events, 2 * 5000 + 2 * 20000);
+}
+
+/* Two-slot events when the pool is full are dropped as one event each; a
+ * refused flow start hands out an id whose arrival is counted as lost too. */
 static void test_two_slot_events(void **state) {
     (void)state;
     uint32_t site = ludus_intern_name("pool counter");
     assert_true(site != 0);
     ludus_capture_desc d = lt_small_desc(1);
     lt_begin(&d);
-    for (int i = 0; i < SLOTS / 2 - 1; i++) {
+    uint64_t emitted = 0;
+    for (int i = 0; i < 4000; i++, emitted += 2) {
         LUDUS_PROFILE_SCOPE(Fill);
     }
-    LUDUS_PROFILE_MARK(One);                             /* 1 slot left */
-    ludus_sample_counter(site, 1);                       /* dropped */
-    assert_int_equal(LUDUS_PROFILE_FLOW_OUT(NoRoom), 0); /* dropped: id 0 */
-    ludus_sample_counter_f64(site, 2.0);                 /* dropped */
-    LUDUS_PROFILE_MARK(Last);                            /* fits */
-    LUDUS_PROFILE_MARK(Over);                            /* dropped */
-    LUDUS_PROFILE_FRAME();                               /* dropped */
+    ludus_sample_counter(site, 1);
+    ludus_sample_counter_f64(site, 2.0);
+    uint64_t id = LUDUS_PROFILE_FLOW_OUT(NoRoom);
+    assert_true(id != 0); /* not 0: its arrival must be counted */
+    LUDUS_PROFILE_FLOW_IN(id);
+    LUDUS_PROFILE_MARK(Over);
+    LUDUS_PROFILE_FRAME();
+    emitted += 6;
     lt_end();
-    check_counts(SLOTS - 2 + 2, 5);
+    ludus_capture_summary s = check_exact(emitted);
+    assert_int_equal(s.frames, 0);
     lt_trace t;
     lt_trace_load(&t);
     assert_int_equal(t.n_C, 0);
-    assert_int_equal(lt_count(&t, 'i', "Last"), 1);
     assert_int_equal(lt_count(&t, 'i', "Over"), 0);
     lt_trace_free(&t);
-    assert_int_equal(lt_summary().frames, 0);
 }
 
-/* A pool smaller than what one capture of a short loop needs, repeated:
- * each capture starts with an empty pool. */
+/* The same pool, refilled by each capture: each capture records the same. */
 static void test_pool_refilled_per_capture(void **state) {
     (void)state;
     ludus_capture_desc d = lt_small_desc(1);
+    uint64_t first = 0;
     for (int k = 0; k < 5; k++) {
         lt_begin(&d);
-        for (int i = 0; i < SLOTS; i++) {
+        for (int i = 0; i < 1000; i++) {
             LUDUS_PROFILE_SCOPE(Again);
         }
         lt_end();
-        check_counts(SLOTS, SLOTS);
+        ludus_capture_summary s = check_exact(2000);
+        if (k == 0) first = s.events;
+        assert_int_equal(s.events, first);
     }
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_flat_scopes_one_chunk, lt_teardown),
-        cmocka_unit_test_teardown(test_flat_scopes_four_chunks, lt_teardown),
-        cmocka_unit_test_teardown(test_nested_across_chunks, lt_teardown),
-        cmocka_unit_test_teardown(test_end_never_dropped, lt_teardown),
-        cmocka_unit_test_teardown(test_deep_nesting_exhaustion, lt_teardown),
+        cmocka_unit_test_teardown(test_flat_scopes_exact, lt_teardown),
+        cmocka_unit_test_teardown(test_reserve_keeps_outer_end, lt_teardown),
+        cmocka_unit_test_teardown(test_deep_recursion_recorded, lt_teardown),
+        cmocka_unit_test_teardown(test_depth_does_not_starve_others, lt_teardown),
         cmocka_unit_test_teardown(test_two_slot_events, lt_teardown),
         cmocka_unit_test_teardown(test_pool_refilled_per_capture, lt_teardown),
     };

@@ -106,6 +106,27 @@ static int64_t get_i64(json_object *o, const char *key, int *found) {
     return json_object_get_int64(v);
 }
 
+/* Slices come as complete X events written when they end (children before
+ * their parents). Each becomes a B and an E here, and every track's events
+ * are put in time order with ties broken so slices nest: at one ts ends come
+ * before begins, later-begun slices end first, longer slices begin first. */
+typedef struct ord {
+    int64_t ts;
+    int rank;    /* 0 E, 1 other, 2 B */
+    int64_t tie; /* E: -begin; B: -end */
+    long file;   /* E: file order (children first); B: -file order (parents first) */
+    size_t i;
+} ord;
+
+static int cmp_ord(const void *x, const void *y) {
+    const ord *a = x, *b = y;
+    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    if (a->tie != b->tie) return a->tie < b->tie ? -1 : 1;
+    if (a->file != b->file) return a->file < b->file ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
 void lt_trace_parse(lt_trace *t, const char *json) {
     memset(t, 0, sizeof *t);
     enum json_tokener_error jerr = json_tokener_success;
@@ -118,44 +139,44 @@ void lt_trace_parse(lt_trace *t, const char *json) {
     assert_true(json_object_object_get_ex(t->root, "metadata", &t->metadata));
     assert_true(json_object_is_type(t->metadata, json_type_object));
     size_t n = json_object_array_length(arr);
-    /* Room for every zero-length scope (an X of duration 0) to become a B
-     * and an E, as the exporter wrote it for the viewers' sake. */
-    t->ev = calloc(n ? 2 * n : 1, sizeof *t->ev);
-    assert_non_null(t->ev);
+    lt_ev *ev = calloc(n ? 2 * n : 1, sizeof *ev); /* an X becomes two */
+    ord *o = calloc(n ? 2 * n : 1, sizeof *o);
+    assert_non_null(ev);
+    assert_non_null(o);
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        json_object *o = json_object_array_get_idx(arr, i);
-        assert_true(json_object_is_type(o, json_type_object));
-        lt_ev *e = &t->ev[t->n++];
-        const char *ph = get_str(o, "ph");
+        json_object *jo = json_object_array_get_idx(arr, i);
+        assert_true(json_object_is_type(jo, json_type_object));
+        lt_ev *e = &ev[k];
+        const char *ph = get_str(jo, "ph");
         assert_int_equal(strlen(ph), 1);
         e->ph = ph[0];
-        e->tid = (uint64_t)get_i64(o, "tid", NULL);
+        e->tid = (uint64_t)get_i64(jo, "tid", NULL);
         json_object *ts;
-        if (json_object_object_get_ex(o, "ts", &ts)) e->ts_ns = (int64_t)llround(json_object_get_double(ts) * 1000.0);
-        e->name = get_str(o, "name");
-        e->cat = get_str(o, "cat");
-        e->id = get_str(o, "id");
+        if (json_object_object_get_ex(jo, "ts", &ts)) e->ts_ns = (int64_t)llround(json_object_get_double(ts) * 1000.0);
+        e->name = get_str(jo, "name");
+        e->cat = get_str(jo, "cat");
+        e->id = get_str(jo, "id");
         e->frame = -1;
         json_object *args = NULL;
-        json_object_object_get_ex(o, "args", &args);
+        json_object_object_get_ex(jo, "args", &args);
+        o[k] = (ord){e->ts_ns, 1, 0, 0, k};
         switch (e->ph) {
         case 'M':
             if (strcmp(e->name, "process_name") == 0) t->n_process_names++;
             if (strcmp(e->name, "thread_name") == 0) t->n_thread_names++;
+            o[k].ts = INT64_MIN; /* names first */
             break;
-        case 'B':
-            t->n_B++;
-            break;
-        case 'E': {
-            t->n_E++;
-            json_object *inc;
-            if (args && json_object_object_get_ex(args, "incomplete", &inc) && json_object_get_boolean(inc)) {
-                e->incomplete = 1;
-                t->n_E_incomplete++;
-            }
-            break;
-        }
         case 'i': {
+            if (strcmp(e->cat, "ludus") == 0) {
+                if (strcmp(e->name, "<span end without begin>") != 0 && args &&
+                    json_object_object_get_ex(args, "lost", NULL)) {
+                    t->n_loss++;
+                    break;
+                }
+                t->n_mismatch++;
+                break;
+            }
             t->n_i++;
             int found = 0;
             if (args) e->frame = get_i64(args, "frame", &found);
@@ -183,26 +204,44 @@ void lt_trace_parse(lt_trace *t, const char *json) {
             break;
         case 'X': {
             json_object *dur;
-            assert_true(json_object_object_get_ex(o, "dur", &dur));
+            assert_true(json_object_object_get_ex(jo, "dur", &dur));
             if (strcmp(e->cat, "flow") == 0) { /* the slice of one flow end */
                 t->n_X++;
                 break;
             }
-            /* A scope that began and ended at the same ns: the exporter
-             * writes it as one X of duration 0; read it back as B and E. */
-            assert_true(json_object_get_double(dur) == 0.0);
+            int64_t d = (int64_t)llround(json_object_get_double(dur) * 1000.0);
+            assert_true(d >= 0);
+            json_object *lf;
+            const char *flags = args && json_object_object_get_ex(args, "ludus", &lf) ? json_object_get_string(lf) : "";
             e->ph = 'B';
             t->n_B++;
-            lt_ev *end = &t->ev[t->n++];
+            o[k] = (ord){e->ts_ns, 2, -(e->ts_ns + d), -(long)i, k};
+            lt_ev *end = &ev[++k];
             *end = *e;
             end->ph = 'E';
+            end->ts_ns = e->ts_ns + d;
+            end->incomplete = strstr(flags, "incomplete") != NULL;
+            end->unwound = strstr(flags, "unwound") != NULL;
+            end->clipped = strstr(flags, "clipped") != NULL;
             t->n_E++;
+            if (end->incomplete) t->n_E_incomplete++;
+            if (end->unwound) t->n_E_unwound++;
+            o[k] = (ord){end->ts_ns, 0, -e->ts_ns, (long)i, k};
             break;
         }
         default:
             fail_msg("unexpected phase '%c'", e->ph);
         }
+        k++;
     }
+    /* Time order (per track: the tracks interleave, each in its own order). */
+    qsort(o, k, sizeof *o, cmp_ord);
+    t->ev = calloc(k ? k : 1, sizeof *t->ev);
+    assert_non_null(t->ev);
+    for (size_t i = 0; i < k; i++) t->ev[i] = ev[o[i].i];
+    t->n = k;
+    free(ev);
+    free(o);
 }
 
 void lt_trace_load(lt_trace *t) {
@@ -363,16 +402,24 @@ void lt_trace_check(const lt_trace *t, int require_flows_paired) {
     assert_int_equal(meta_u64(t->metadata, "orphan_ends"), sum.orphan_ends);
     assert_int_equal(meta_u64(t->metadata, "filtered"), sum.filtered);
     assert_int_equal(meta_u64(t->metadata, "frames"), sum.frames);
-    assert_int_equal(meta_u64(t->metadata, "chunks_used"), sum.chunks_used);
+    assert_int_equal(meta_u64(t->metadata, "pool_bytes_used"), sum.bytes_used);
     assert_int_equal(meta_u64(t->metadata, "interner_drops"), sum.interner_drops);
-    assert_int_equal(sum.events, t->n_B + (t->n_E - t->n_E_incomplete) + t->n_i + t->n_C + t->n_s + t->n_f);
+    assert_int_equal(meta_u64(t->metadata, "unwound"), sum.unwound);
+    assert_int_equal(meta_u64(t->metadata, "mismatched_span_ends"), sum.mismatched);
+    /* Events: a complete slice is two (its begin and end), a synthesised end
+     * none; NaN/inf counter samples are counted, not written. */
+    assert_int_equal(sum.events, t->n_B + (t->n_E - t->n_E_incomplete - t->n_E_unwound) + t->n_i + t->n_C + t->n_s +
+                                     t->n_f + t->n_mismatch + meta_u64(t->metadata, "nonfinite_counter_samples"));
     assert_int_equal(sum.incomplete, t->n_E_incomplete);
+    assert_int_equal(sum.unwound, t->n_E_unwound);
     assert_int_equal(sum.frames, t->n_frame);
     assert_int_equal(t->n_X, t->n_s + t->n_f); /* one 1 ns slice per flow end */
     json_object *threads;
     assert_true(json_object_object_get_ex(t->metadata, "threads", &threads));
     assert_int_equal(json_object_array_length(threads), sum.threads);
-    assert_int_equal(t->n_thread_names, sum.threads);
+    uint64_t lanes = 0;
+    for (uint32_t i = 0; i < sum.threads; i++) lanes += meta_u64(json_object_array_get_idx(threads, i), "span_lanes");
+    assert_int_equal(t->n_thread_names, sum.threads + lanes); /* a track per thread and per span lane */
     uint64_t dropped_sum = 0;
     for (uint32_t i = 0; i < sum.threads; i++) {
         ludus_thread_summary th;
@@ -384,10 +431,13 @@ void lt_trace_check(const lt_trace *t, int require_flows_paired) {
         assert_int_equal(meta_u64(o, "dropped"), th.dropped);
         assert_int_equal(meta_u64(o, "incomplete"), th.incomplete);
         assert_int_equal(meta_u64(o, "orphan_ends"), th.orphan_ends);
+        assert_int_equal(meta_u64(o, "unwound"), th.unwound);
         json_object *ex;
         assert_true(json_object_object_get_ex(o, "exited", &ex));
         assert_int_equal(json_object_get_boolean(ex) ? 1 : 0, th.exited ? 1 : 0);
         dropped_sum += th.dropped;
+        /* losses are visible in the trace: one marker where they began */
+        if (th.dropped) assert_true(th.first_drop_ns >= 0);
         /* every thread with a table entry has a named track */
         tid_state *s = NULL;
         for (size_t k = 0; k < nts; k++)

@@ -38,7 +38,9 @@ typedef struct lt_ev {
     const char *name; /* borrowed from the json tree; "" when absent */
     const char *cat;
     const char *id; /* flows */
-    int incomplete; /* E with args.incomplete == true */
+    int incomplete; /* E of a slice closed at capture end ({"ludus": "incomplete"}) */
+    int unwound;    /* E of a slice closed where a non-local exit was found */
+    int clipped;
     int64_t frame;  /* i of cat frame: args.frame; else -1 */
     int64_t ivalue; /* C: args.value as int64 */
     double dvalue;  /* C: args.value as double */
@@ -51,12 +53,15 @@ typedef struct lt_trace {
     size_t n;
     struct json_object *metadata;
     /* counts */
-    size_t n_B, n_E, n_E_incomplete, n_i, n_frame, n_C, n_s, n_f, n_X;
+    size_t n_B, n_E, n_E_incomplete, n_E_unwound, n_i, n_frame, n_C, n_s, n_f, n_X;
+    size_t n_loss, n_mismatch; /* instants of category "ludus" */
     size_t n_thread_names, n_process_names;
     size_t flows_unmatched; /* f without s, s without f, or duplicate ids */
 } lt_trace;
 
-/* Parses JSON text (asserts it parses and has the expected shape). */
+/* Parses JSON text (asserts it parses and has the expected shape). Complete
+ * slices (X) become a B and an E, and the events are put in time order, as
+ * a viewer reads them. */
 void lt_trace_parse(lt_trace *t, const char *json);
 /* Exports the last capture and parses it. */
 void lt_trace_load(lt_trace *t);
@@ -68,7 +73,8 @@ void lt_trace_free(lt_trace *t);
  * - per tid, every E closes the innermost open B (a stack), none is left
  *   open, and every slice has E.ts >= B.ts (non-negative duration);
  * - metadata counts equal ludus_capture_get_summary / _get_thread;
- * - summary.events == B + E (not synthesised) + i + C + s + f.
+ * - summary.events == B + E (not synthesised) + i + C + s + f + mismatched
+ *   span ends + NaN/inf counter samples (counted, not written).
  * When require_flows_paired, each s id has exactly one f with that id and
  * each f exactly one s. */
 void lt_trace_check(const lt_trace *t, int require_flows_paired);

@@ -7,14 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "verbs.h"
+#include <ludus/capture.h>
 
-/* The tool links the library, whose launch-to-exit capture (LUDUS_TRACE)
- * would start in this process too: leave the variable to the programs it is
- * meant for. Runs before the library's constructor (default priority). */
-__attribute__((constructor(101))) static void no_launch_capture(void) {
-    unsetenv("LUDUS_TRACE");
-}
+#include "verbs.h"
 
 #define MAX_VERBS 16
 static const lt_verb *verbs[MAX_VERBS];
@@ -71,6 +66,9 @@ static void print_help(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    /* The tool links the library, whose launch-to-exit capture (LUDUS_TRACE)
+     * may have started in this process too: it is meant for other programs. */
+    ludus_launch_cancel();
     if (argc < 2) {
         print_help(stderr);
         return LT_USAGE;

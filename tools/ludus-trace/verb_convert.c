@@ -1,26 +1,25 @@
 /* ludus-trace convert IN OUT: a capture file to Chrome JSON (.json),
  * Perfetto protobuf (.pftrace) or a native file again (.ludus), optionally
  * cut to a time range and/or a subset of threads. Streams: one event block
- * in memory at a time, output through the 64 KiB writer into OUT.tmp,
- * renamed into place when complete. */
+ * in memory at a time, output through the library's safe file (a temporary
+ * of its own, renamed into place when complete). Uses the public API only. */
 #define _POSIX_C_SOURCE 200809L
 #include <ludus/capture_file.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/native_format.h"
-#include "export/export_formats.h"
-#include "export/export_internal.h"
 #include "verbs.h"
 
 static const lt_verb convert_verb;
 
-/* "12", "12ns", "3.5us", "20ms", "1.25s" -> ns; -1 when malformed. */
+/* "12", "12ns", "3.5us", "20ms", "1.25s" -> ns; -1 when malformed (NaN,
+ * infinities and negative times included). */
 static int parse_time(const char *s, int64_t *out) {
     char *end;
     double v = strtod(s, &end);
-    if (end == s || v < 0) return -1;
+    if (end == s || !isfinite(v) || v < 0) return -1;
     double mul = 1;
     if (!strcmp(end, "") || !strcmp(end, "ns"))
         mul = 1;
@@ -38,33 +37,33 @@ static int parse_time(const char *s, int64_t *out) {
     return 0;
 }
 
-static int ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcmp(s + n - k, suffix);
-}
-
-/* Output file with a progress bar driven by the bytes written (an estimate
+/* The output with a progress bar driven by the bytes written (an estimate
  * of output bytes per input slot gives the total). */
 typedef struct progress_sink {
-    ludus__file file;
+    ludus_output *out;
     lt_progress bar;
     uint64_t bytes, per_slot;
 } progress_sink;
 
 static int sink_write(void *ud, const void *data, size_t n) {
     progress_sink *s = ud;
-    if (ludus__file_write(&s->file, data, n) != 0) return -1;
+    if (ludus_output_write(s->out, data, n) != 0) return -1;
     s->bytes += n;
     lt_progress_update(&s->bar, s->bytes / s->per_slot);
     return 0;
 }
 
-static ludus__writer out_writer;
-
-/* Marks the threads named in LIST (tids or names, comma-separated). */
-static int select_threads(ludus_capture_file *f, const char *list, unsigned char *keep, uint32_t n) {
+/* The indexes of the threads named in LIST (tids or names, comma-separated). */
+static int select_threads(ludus_capture *c, uint32_t n, const char *list, uint32_t **out, uint32_t *count) {
     char *copy = strdup(list);
-    if (!copy) return -1;
+    uint32_t *idx = calloc(n ? n : 1, sizeof *idx);
+    unsigned char *keep = calloc(n ? n : 1, 1);
+    if (!copy || !idx || !keep) {
+        free(copy);
+        free(idx);
+        free(keep);
+        return -1;
+    }
     int bad = 0;
     for (char *save = NULL, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         int found = 0;
@@ -72,7 +71,7 @@ static int select_threads(ludus_capture_file *f, const char *list, unsigned char
         unsigned long long tid = strtoull(item, &end, 10);
         for (uint32_t t = 0; t < n; t++) {
             ludus_thread_summary ts;
-            ludus_capture_file_get_thread(f, t, &ts);
+            ludus_capture_thread_summary(c, t, &ts);
             if ((*end == 0 && end != item && ts.tid == tid) || !strcmp(ts.name, item)) keep[t] = 1, found = 1;
         }
         if (!found) {
@@ -80,26 +79,43 @@ static int select_threads(ludus_capture_file *f, const char *list, unsigned char
             bad = 1;
         }
     }
+    *count = 0;
+    for (uint32_t t = 0; t < n; t++)
+        if (keep[t]) idx[(*count)++] = t;
     free(copy);
-    return bad ? -1 : 0;
+    free(keep);
+    if (bad || *count == 0) {
+        if (!bad) fprintf(stderr, "ludus-trace convert: --threads selects no thread\n");
+        free(idx);
+        return -1;
+    }
+    *out = idx;
+    return 0;
+}
+
+static int fail_with(const char *what, int rc) {
+    fprintf(stderr, "ludus-trace convert: %s: %s: %s\n", what, ludus_error_string(rc), ludus_last_error_detail());
+    return rc == LUDUS_EIO ? LT_IO : rc == LUDUS_EINVAL || rc == LUDUS_EUNSUPPORTED ? LT_USAGE : LT_BAD_INPUT;
 }
 
 static int convert_run(int argc, char **argv) {
     const char *in = NULL, *out = NULL, *threads = NULL;
     int64_t from = 0, to = INT64_MAX;
-    int cut = 0, compact = 0;
+    int cut = 0, raw = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
             if (i + 1 >= argc) return lt_usage(&convert_verb, "missing time after --from/--to");
             if (parse_time(argv[++i], a[2] == 'f' ? &from : &to) != 0)
-                return lt_usage(&convert_verb, "bad time (ns, or a number with ns/us/ms/s)");
+                return lt_usage(&convert_verb, "bad time (a number >= 0, in ns or with ns/us/ms/s)");
             cut = 1;
         } else if (!strcmp(a, "--threads")) {
             if (i + 1 >= argc) return lt_usage(&convert_verb, "missing LIST after --threads");
             threads = argv[++i];
+        } else if (!strcmp(a, "--raw")) {
+            raw = 1;
         } else if (!strcmp(a, "--compact")) {
-            compact = 1;
+            raw = 0; /* the default; kept for scripts */
         } else if (a[0] == '-' && a[1]) {
             return lt_usage(&convert_verb, "unknown option");
         } else if (!in) {
@@ -112,87 +128,68 @@ static int convert_run(int argc, char **argv) {
     }
     if (!in || !out) return lt_usage(&convert_verb, "IN and OUT are required");
     if (cut && from > to) return lt_usage(&convert_verb, "--from is after --to");
-    enum { OUT_JSON, OUT_PFTRACE, OUT_LUDUS } kind;
-    if (ends_with(out, ".json"))
-        kind = OUT_JSON;
-    else if (ends_with(out, ".pftrace"))
-        kind = OUT_PFTRACE;
-    else if (ends_with(out, ".ludus"))
-        kind = OUT_LUDUS;
-    else
-        return lt_usage(&convert_verb, "OUT must end in .json, .pftrace or .ludus");
-    if (kind == OUT_LUDUS && cut) return lt_usage(&convert_verb, "--from/--to need a .json or .pftrace output");
-    if (compact && kind != OUT_LUDUS) return lt_usage(&convert_verb, "--compact needs a .ludus output");
+    int format = ludus_format_from_path(out);
+    if (!format) return lt_usage(&convert_verb, "OUT must end in .json, .pftrace or .ludus");
+    if (format == LUDUS_FORMAT_LUDUS && cut)
+        return lt_usage(&convert_verb, "--from/--to need a .json or .pftrace output");
+    if (raw && format != LUDUS_FORMAT_LUDUS) return lt_usage(&convert_verb, "--raw needs a .ludus output");
 
-    ludus_capture_file *f;
-    int rc = ludus_capture_open(in, &f);
-    if (rc) {
-        fprintf(stderr, "ludus-trace convert: %s: %s: %s\n", in, ludus_error_string(rc), ludus_last_error_detail());
-        return rc == LUDUS_EIO ? LT_IO : LT_BAD_INPUT;
+    ludus_capture *c = NULL, *view = NULL;
+    int rc = ludus_capture_open(in, &c);
+    if (rc) return fail_with(in, rc);
+    ludus_capture_info info;
+    ludus_capture_get_info(c, &info);
+    uint32_t *keep = NULL, nkeep = 0;
+    if (threads && select_threads(c, info.threads, threads, &keep, &nkeep) != 0) {
+        ludus_capture_release(c);
+        return LT_USAGE;
     }
-    ludus_capture_file_info info;
-    ludus_capture_file_get_info(f, &info);
-    unsigned char *keep = NULL;
-    if (threads) {
-        keep = calloc(info.threads ? info.threads : 1, 1);
-        if (!keep || select_threads(f, threads, keep, info.threads) != 0) {
-            free(keep);
-            ludus_capture_close(f);
-            return LT_USAGE;
+    if (cut || keep) {
+        ludus_cut_desc cd = {cut, from, to, keep, nkeep};
+        rc = ludus_capture_cut(c, &cd, &view);
+        free(keep);
+        if (rc) {
+            ludus_capture_release(c);
+            return fail_with(in, rc);
         }
-    }
-    ludus__captured *view;
-    rc = ludus__capture_file_subview(f, keep, cut, from, to, &view);
-    free(keep);
-    if (rc) {
-        ludus_capture_close(f);
-        fprintf(stderr, "ludus-trace convert: %s\n", ludus_last_error_detail());
-        return LT_IO;
+    } else {
+        ludus_capture_retain(c);
+        view = c;
     }
     progress_sink sink;
-    if (ludus__file_create(&sink.file, out) != 0) {
-        fprintf(stderr, "ludus-trace convert: cannot create %s.tmp\n", out);
-        ludus__capture_view_free(view);
-        ludus_capture_close(f);
-        return LT_IO;
+    rc = ludus_output_open(out, &sink.out);
+    if (rc) {
+        ludus_capture_release(view);
+        ludus_capture_release(c);
+        return fail_with(out, rc);
     }
     lt_progress_begin(&sink.bar, "converting", info.slots);
     sink.bytes = 0;
-    sink.per_slot = kind == OUT_JSON ? 60 : kind == OUT_PFTRACE ? 12 : compact ? 3 : 16;
-    ludus__w_init(&out_writer, sink_write, &sink);
-    rc = kind == OUT_JSON      ? ludus__export_chrome_json(view, &out_writer)
-         : kind == OUT_PFTRACE ? ludus__export_pftrace(view, &out_writer)
-                               : ludus__save_native(view, &out_writer, compact ? LUDUS_SAVE_COMPACT : LUDUS_SAVE_RAW);
+    sink.per_slot = format == LUDUS_FORMAT_JSON ? 45 : format == LUDUS_FORMAT_PFTRACE ? 12 : raw ? 16 : 3;
+    rc = ludus_capture_write(view, format, raw ? LUDUS_SAVE_RAW : 0, sink_write, &sink);
     lt_progress_end(&sink.bar);
     int status = LT_OK;
-    int ferr = ludus__capture_file_error(f);
-    if (ferr) {
-        /* the detail names the offset of the damaged block */
-        fprintf(stderr, "ludus-trace convert: %s: %s: %s\n", in, ludus_error_string(ferr), ludus_last_error_detail());
-        status = ferr == LUDUS_EIO ? LT_IO : LT_BAD_INPUT;
-    } else if (rc) {
-        fprintf(stderr, "ludus-trace convert: writing %s failed: %s\n", out, ludus_error_string(rc));
-        status = LT_IO;
+    if (rc) {
+        /* A damaged block names its offset; a write failure says why. */
+        status = fail_with(rc == LUDUS_EIO ? out : in, rc);
+        ludus_output_abort(sink.out);
+    } else if ((rc = ludus_output_commit(sink.out)) != 0) {
+        status = fail_with(out, rc);
     }
-    if (status != LT_OK) {
-        ludus__file_abort(&sink.file);
-    } else if (ludus__file_commit(&sink.file) != 0) {
-        fprintf(stderr, "ludus-trace convert: cannot close or rename %s\n", out);
-        status = LT_IO;
-    }
-    ludus__capture_view_free(view);
-    ludus_capture_close(f);
+    ludus_capture_release(view);
+    ludus_capture_release(c);
     return status;
 }
 
 static const lt_verb convert_verb = {
     "convert",
     "convert a capture file to .json, .pftrace or .ludus, optionally cut",
-    "usage: ludus-trace convert IN.ludus OUT [--from T0] [--to T1] [--threads LIST] [--compact]\n"
+    "usage: ludus-trace convert IN.ludus OUT [--from T0] [--to T1] [--threads LIST] [--raw]\n"
     "  OUT's extension picks the format: .json (Chrome JSON), .pftrace (Perfetto\n"
-    "  protobuf) or .ludus (native; --compact for the compact encoding).\n"
+    "  protobuf) or .ludus (native, compact; --raw writes the recorded events as they are).\n"
     "  --from/--to: times since capture start, in ns or with a unit (ns, us, ms, s);\n"
-    "    slices crossing a bound are clipped to it and flagged (incomplete/clipped).\n"
+    "    slices crossing a bound are clipped to it and flagged (clipped, incomplete).\n"
+    "    A range outside the capture is refused.\n"
     "  --threads: comma-separated tids or thread names to keep.\n"
     "  Exit codes: 0 ok, 1 usage, 2 bad input (the offset is named), 3 I/O.\n",
     convert_run,

@@ -2,26 +2,12 @@
  * path: more work (calls per frame) versus slower work (time per call), with
  * a rank-test verdict, and --fail-if gates that exit with LT_FAILED_GATE so
  * CI can stop a regression. */
-#define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <ludus/analysis.h>
-
-#include "verbs.h"
-
-/* Shared with verb_report.c. */
-typedef struct lt_an_opts {
-    ludus_analysis_desc desc;
-    ludus_report_options ropt;
-    int format;
-    const char *html;
-} lt_an_opts;
-int lt_an_option(const lt_verb *v, lt_an_opts *o, int argc, char **argv, int *i, int *rc);
-int lt_an_load(const char *path, const ludus_analysis_desc *desc, ludus_analysis **out);
-int lt_an_stdout(void *ud, const void *data, size_t n);
-int lt_an_write_html(const char *path, const ludus_analysis *a, const ludus_diff *d, const ludus_report_options *o);
+#include "an_opts.h"
 
 #define MAX_GATES 16
 
@@ -50,14 +36,14 @@ static int run_diff(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--min-frame-share")) {
             char *end;
             double x = val ? strtod(val, &end) : 0;
-            if (!val || *end || !(x > 0) || x >= 100)
+            if (!val || *end || !isfinite(x) || !(x > 0) || x >= 100)
                 return lt_usage(&diff_verb, "--min-frame-share takes a percentage of the median frame, > 0");
             dd.min_frame_share = x / 100.0;
             i++;
         } else if (!strcmp(argv[i], "--alpha") || !strcmp(argv[i], "--min-change")) {
             char *end;
             double x = val ? strtod(val, &end) : 0;
-            if (!val || *end || !(x > 0) || x >= (argv[i][2] == 'a' ? 1 : 1000))
+            if (!val || *end || !isfinite(x) || !(x > 0) || x >= (argv[i][2] == 'a' ? 1 : 1000))
                 return lt_usage(&diff_verb, "--alpha takes 0 < A < 1, --min-change a percentage > 0");
             if (argv[i][2] == 'a')
                 dd.alpha = x;
@@ -75,13 +61,14 @@ static int run_diff(int argc, char **argv) {
     if (npaths != 2) return lt_usage(&diff_verb, "two capture files: BASE NEW");
     ludus_analysis *a = NULL, *b = NULL;
     ludus_diff *d = NULL;
-    int rc = lt_an_load(paths[0], &o.desc, &a);
-    if (!rc) rc = lt_an_load(paths[1], &o.desc, &b);
+    int rc = lt_an_load("diff", paths[0], &o.desc, &a);
+    if (!rc) rc = lt_an_load("diff", paths[1], &o.desc, &b);
     if (!rc && ludus_diff_create(a, b, &dd, &d) != 0) rc = LT_BAD_INPUT;
-    if (!rc && (ludus_diff_report(d, o.format, lt_an_stdout, stdout) != 0 || fflush(stdout) != 0)) rc = LT_IO;
+    if (!rc && (ludus_diff_report(d, o.format, lt_an_stdout, stdout) != 0 || fflush(stdout) != 0))
+        rc = lt_an_stdout_failed("diff");
     if (!rc && o.html) {
         o.ropt.title = paths[1];
-        rc = lt_an_write_html(o.html, b, d, &o.ropt);
+        rc = lt_an_write_html("diff", o.html, b, d, &o.ropt);
     }
     if (!rc && ngates) {
         uint32_t tripped = ludus_diff_check_gates(d, gates, ngates, lt_an_stdout, stderr);

@@ -1,6 +1,6 @@
 /* ludus-trace info FILE: what a capture file holds (clock, calibration,
- * threads with their event and drop counts, duration, frames), read from its
- * tables without loading the events. */
+ * threads with their event and loss counts, duration, frames), read from its
+ * tables; every record's checksum is verified on the way. */
 #include <ludus/capture_file.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,14 +12,16 @@ static const lt_verb info_verb;
 static int info_run(int argc, char **argv) {
     if (argc != 2) return lt_usage(&info_verb, argc < 2 ? "missing FILE" : "too many arguments");
     const char *path = argv[1];
-    ludus_capture_file *f;
+    ludus_capture *f;
     int rc = ludus_capture_open(path, &f);
+    ludus_capture_info in;
+    if (rc == 0) rc = ludus_capture_get_info(f, &in);
     if (rc) {
         fprintf(stderr, "ludus-trace info: %s: %s: %s\n", path, ludus_error_string(rc), ludus_last_error_detail());
-        return rc == LUDUS_EFORMAT ? LT_BAD_INPUT : rc == LUDUS_EIO ? LT_IO : LT_BAD_INPUT;
+        ludus_capture_release(f);
+        return rc == LUDUS_EIO ? LT_IO : LT_BAD_INPUT;
     }
-    ludus_capture_file_info in;
-    ludus_capture_file_get_info(f, &in);
+    const ludus_capture_summary *s = &in.summary;
     double dur_ms = (double)(in.end_ns - in.start_ns) / 1e6;
     printf("file:        %s (%llu bytes, format v%u, %s blocks)\n", path, (unsigned long long)in.file_bytes, in.version,
            in.compact ? "compact" : "raw");
@@ -33,32 +35,48 @@ static int info_run(int argc, char **argv) {
     printf("\n");
     printf("capture:     %lld .. %lld ns (CLOCK_MONOTONIC), duration %.3f ms\n", (long long)in.start_ns,
            (long long)in.end_ns, dur_ms);
-    printf("events:      %llu (dropped %llu, filtered %llu, incomplete %llu, orphan ends %llu)\n",
-           (unsigned long long)in.events, (unsigned long long)in.dropped, (unsigned long long)in.filtered,
-           (unsigned long long)in.incomplete, (unsigned long long)in.orphan_ends);
-    printf("frames:      %llu\n", (unsigned long long)in.frames);
+    printf("events:      %llu (dropped %llu, filtered %llu, incomplete %llu, unwound %llu, orphan ends %llu, "
+           "mismatched span ends %llu)\n",
+           (unsigned long long)s->events, (unsigned long long)s->dropped, (unsigned long long)s->filtered,
+           (unsigned long long)s->incomplete, (unsigned long long)s->unwound, (unsigned long long)s->orphan_ends,
+           (unsigned long long)s->mismatched);
+    printf("frames:      %llu\n", (unsigned long long)s->frames);
     printf("categories:  %s\n", in.categories ? in.categories : "(all)");
-    printf("sites:       %u; blocks: %u; slots: %llu (%.2f bytes/event)\n", in.sites, in.blocks,
-           (unsigned long long)in.slots, in.events ? (double)in.file_bytes / (double)in.events : 0.0);
+    printf("sites:       %u; blocks: %llu; slots: %llu (%.2f bytes/event)\n", in.sites, (unsigned long long)in.blocks,
+           (unsigned long long)in.slots, s->events ? (double)in.file_bytes / (double)s->events : 0.0);
+    if (s->interner_drops || s->unregistered_thread_drops || s->site_id_collisions || s->nonfinite_counter_samples)
+        printf("also:        %u run-time names refused, %llu events of unregistered threads lost, "
+               "%u site id collisions, %llu NaN/inf counter samples\n",
+               s->interner_drops, (unsigned long long)s->unregistered_thread_drops, s->site_id_collisions,
+               (unsigned long long)s->nonfinite_counter_samples);
     printf("threads:     %u\n", in.threads);
-    printf("  %-10s %-24s %12s %10s %11s %8s\n", "tid", "name", "events", "dropped", "incomplete", "exited");
+    printf("  %-10s %-24s %12s %10s %11s %8s %8s\n", "tid", "name", "events", "dropped", "incomplete", "unwound",
+           "exited");
     for (uint32_t t = 0; t < in.threads; t++) {
         ludus_thread_summary ts;
-        ludus_capture_file_get_thread(f, t, &ts);
-        printf("  %-10llu %-24s %12llu %10llu %11llu %8s\n", (unsigned long long)ts.tid, ts.name,
+        ludus_capture_thread_summary(f, t, &ts);
+        printf("  %-10llu %-24s %12llu %10llu %11llu %8llu %8s", (unsigned long long)ts.tid, ts.name,
                (unsigned long long)ts.events, (unsigned long long)ts.dropped, (unsigned long long)ts.incomplete,
-               ts.exited ? "yes" : "no");
+               (unsigned long long)ts.unwound, ts.exited ? "yes" : "no");
+        if (ts.first_drop_ns >= 0) printf("  (losses from %.3f ms)", (double)ts.first_drop_ns / 1e6);
+        if (ts.span_lanes) printf("  (%u span lanes)", ts.span_lanes);
+        printf("\n");
     }
-    ludus_capture_close(f);
+    ludus_capture_release(f);
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "ludus-trace info: writing to stdout failed\n");
+        return LT_IO;
+    }
     return LT_OK;
 }
 
 static const lt_verb info_verb = {
     "info",
-    "summarise a capture file (.ludus): clock, threads, events, drops",
+    "summarise a capture file (.ludus): clock, threads, events, losses",
     "usage: ludus-trace info FILE.ludus\n"
     "  Prints the clock and calibration, the capture's duration, and per thread\n"
-    "  the events, drops and incomplete slices. Exit 2 on a malformed file.\n",
+    "  the events, losses, incomplete and unwound slices. Every record's checksum\n"
+    "  is verified. Exit 2 on a malformed or damaged file (the offset is named).\n",
     info_run,
 };
 LUDUS_TRACE_VERB(info_verb)

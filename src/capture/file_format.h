@@ -1,0 +1,244 @@
+/* The native capture file (.ludus), version 2: the one definition of its
+ * layout, used by the writer (src/export/native_writer.c) and the reader
+ * (file_reader.c). Each fixed part is a list of fields; from the list come
+ * its C struct, its size and the functions that put it into bytes and get
+ * it back, so the writer and the reader cannot disagree. docs/format.md
+ * explains the format; keep it in step with this file. */
+#ifndef LUDUS_FILE_FORMAT_H
+#define LUDUS_FILE_FORMAT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "capture_internal.h"
+#include "varint.h"
+
+/* ---- little-endian fields ---- */
+
+#define LUDUS__NF_CTYPE_U32 uint32_t
+#define LUDUS__NF_CTYPE_I32 int32_t
+#define LUDUS__NF_CTYPE_U64 uint64_t
+#define LUDUS__NF_CTYPE_I64 int64_t
+#define LUDUS__NF_SIZE_U32 4
+#define LUDUS__NF_SIZE_I32 4
+#define LUDUS__NF_SIZE_U64 8
+#define LUDUS__NF_SIZE_I64 8
+
+static inline uint8_t *ludus__nf_put_U64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+    return p + 8;
+}
+static inline uint8_t *ludus__nf_put_U32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+    return p + 4;
+}
+static inline uint8_t *ludus__nf_put_I64(uint8_t *p, int64_t v) {
+    return ludus__nf_put_U64(p, (uint64_t)v);
+}
+static inline uint8_t *ludus__nf_put_I32(uint8_t *p, int32_t v) {
+    return ludus__nf_put_U32(p, (uint32_t)v);
+}
+static inline const uint8_t *ludus__nf_get_U64(const uint8_t *p, uint64_t *v) {
+    uint64_t x = 0;
+    for (int i = 7; i >= 0; i--) x = (x << 8) | p[i];
+    *v = x;
+    return p + 8;
+}
+static inline const uint8_t *ludus__nf_get_U32(const uint8_t *p, uint32_t *v) {
+    uint32_t x = 0;
+    for (int i = 3; i >= 0; i--) x = (x << 8) | p[i];
+    *v = x;
+    return p + 4;
+}
+static inline const uint8_t *ludus__nf_get_I64(const uint8_t *p, int64_t *v) {
+    uint64_t x;
+    p = ludus__nf_get_U64(p, &x);
+    *v = (int64_t)x;
+    return p;
+}
+static inline const uint8_t *ludus__nf_get_I32(const uint8_t *p, int32_t *v) {
+    uint32_t x;
+    p = ludus__nf_get_U32(p, &x);
+    *v = (int32_t)x;
+    return p;
+}
+
+#define LUDUS__NF_MEMBER(T, f) LUDUS__NF_CTYPE_##T f;
+#define LUDUS__NF_ADD_SIZE(T, f) +LUDUS__NF_SIZE_##T
+#define LUDUS__NF_PUT(T, f) p = ludus__nf_put_##T(p, s->f);
+#define LUDUS__NF_GET(T, f) p = ludus__nf_get_##T(p, &s->f);
+#define LUDUS__NF_NAMED_OFF(T, f)     \
+    if (!strcmp(field, #f)) return o; \
+    o += LUDUS__NF_SIZE_##T;
+
+/* A fixed part: struct NAME, NAME_BYTES, NAME_put, NAME_get, and
+ * NAME_offset("field") (for error messages). */
+#define LUDUS__NF_DEFINE(NAME, FIELDS)                                   \
+    typedef struct NAME {                                                \
+        FIELDS(LUDUS__NF_MEMBER)                                         \
+    } NAME;                                                              \
+    enum { NAME##_BYTES = 0 FIELDS(LUDUS__NF_ADD_SIZE) };                \
+    static inline uint8_t *NAME##_put(uint8_t *p, const NAME *s) {       \
+        FIELDS(LUDUS__NF_PUT) return p;                                  \
+    }                                                                    \
+    static inline const uint8_t *NAME##_get(NAME *s, const uint8_t *p) { \
+        FIELDS(LUDUS__NF_GET) return p;                                  \
+    }                                                                    \
+    static inline uint64_t NAME##_offset(const char *field) {            \
+        uint64_t o = 0;                                                  \
+        FIELDS(LUDUS__NF_NAMED_OFF)                                      \
+        return 0;                                                        \
+    }
+
+/* ---- the layout ---- */
+
+#define LUDUS__NF_MAGIC UINT64_C(0x504143535544554c) /* the bytes "LUDUSCAP", read little-endian */
+#define LUDUS__NF_MAGIC_TEXT "LUDUSCAP"
+#define LUDUS__NF_BOM 0x01020304u
+
+/* The file header: at offset 0. crc is the CRC-32C of the bytes before it. */
+/* clang-format off */
+#define LUDUS__NF_HEADER_FIELDS(X) \
+    X(U64, magic) \
+    X(U32, version) \
+    X(U32, bom) \
+    X(U32, header_bytes) \
+    X(U32, flags) \
+    X(U32, clock) \
+    X(I32, pid) \
+    X(U64, c0_ticks) \
+    X(I64, c0_ns) \
+    X(I64, c0_window) \
+    X(U64, c1_ticks) \
+    X(I64, c1_ns) \
+    X(I64, c1_window) \
+    X(I64, start_ns) \
+    X(I64, end_ns) \
+    X(U32, nsites) \
+    X(U32, nthreads) \
+    X(U32, gen) \
+    X(U32, crc)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_header, LUDUS__NF_HEADER_FIELDS)
+
+/* Every record: this head, then `length` bytes of payload. crc is the
+ * CRC-32C of tag, aux and length (16 bytes) and then the payload. */
+/* clang-format off */
+#define LUDUS__NF_RECORD_FIELDS(X) \
+    X(U32, tag) \
+    X(U32, aux) \
+    X(U64, length) \
+    X(U32, crc) \
+    X(U32, reserved)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_record, LUDUS__NF_RECORD_FIELDS)
+
+enum {
+    LUDUS__NF_META = 1,    /* aux: entries; each u32 key length, u32 value length, key, value */
+    LUDUS__NF_STATS = 2,   /* u32 entry_bytes, then the stats */
+    LUDUS__NF_SITES = 3,   /* aux: sites; u32 entry_bytes, then each site and its strings */
+    LUDUS__NF_THREADS = 4, /* aux: threads; u32 entry_bytes, then each thread and its name */
+    LUDUS__NF_BLOCK = 5,   /* aux: thread index; the block head, then the events */
+    LUDUS__NF_END = 6      /* the end: must be last */
+};
+
+/* Tables start with the size of their fixed entries as written, so a reader
+ * takes the fields it knows and skips the ones a later version appends. */
+/* clang-format off */
+#define LUDUS__NF_STATS_FIELDS(X) \
+    X(U64, unregistered_drops) \
+    X(U64, bytes_used) \
+    X(U64, interner_drops) \
+    X(U64, id_collisions) \
+    X(U64, events) \
+    X(U64, dropped) \
+    X(U64, incomplete) \
+    X(U64, unwound) \
+    X(U64, orphan_ends) \
+    X(U64, filtered) \
+    X(U64, frames) \
+    X(U64, mismatched) \
+    X(U64, nonfinite)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_stats, LUDUS__NF_STATS_FIELDS)
+
+#define LUDUS__NF_SITE_ENABLED 1u
+#define LUDUS__NF_SITE_HAS_CATEGORY 2u
+/* clang-format off */
+#define LUDUS__NF_SITE_FIELDS(X) \
+    X(U64, key) \
+    X(U32, id) \
+    X(U32, line) \
+    X(U32, flags) \
+    X(U32, name_len) \
+    X(U32, function_len) \
+    X(U32, file_len) \
+    X(U32, category_len) \
+    X(U32, reserved)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_site, LUDUS__NF_SITE_FIELDS)
+
+/* clang-format off */
+#define LUDUS__NF_THREAD_FIELDS(X) \
+    X(U64, tid) \
+    X(U64, dropped) \
+    X(I64, first_drop_ns) \
+    X(U64, spans) \
+    X(U64, events) \
+    X(U64, incomplete) \
+    X(U64, unwound) \
+    X(U64, orphan_ends) \
+    X(U64, filtered) \
+    X(U64, frames) \
+    X(U64, mismatched) \
+    X(U32, exited) \
+    X(U32, lanes) \
+    X(U32, name_len) \
+    X(U32, reserved)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_thread, LUDUS__NF_THREAD_FIELDS)
+
+enum { LUDUS__NF_RAW = 0, LUDUS__NF_COMPACT = 1 };
+/* base: the address the block's first slot had when recorded (an end names
+ * its begin by address). */
+/* clang-format off */
+#define LUDUS__NF_BLOCK_FIELDS(X) \
+    X(U32, encoding) \
+    X(U32, reserved) \
+    X(U64, slots) \
+    X(U64, base)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_block, LUDUS__NF_BLOCK_FIELDS)
+
+/* clang-format off */
+#define LUDUS__NF_END_FIELDS(X) \
+    X(U64, blocks) \
+    X(U64, slots)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_end, LUDUS__NF_END_FIELDS)
+
+/* Reader limits: a file past them is refused (LUDUS_EFORMAT), so a hostile
+ * file cannot make the reader allocate without bound. */
+#define LUDUS__NF_MAX_THREADS 65536u
+#define LUDUS__NF_MAX_SITES (1u << 22)
+#define LUDUS__NF_MAX_TABLE_BYTES (256u << 20)
+#define LUDUS__NF_MAX_BLOCK_SLOTS (1u << 27) /* the largest piece (2 GiB) */
+#define LUDUS__NF_MAX_STRING 4096u
+
+/* ---- CRC-32C (crc32c.c): crc of the bytes so far, then more bytes ---- */
+LUDUS_HIDDEN uint32_t ludus__crc32c(uint32_t crc, const void *data, size_t n);
+
+/* ---- compact blocks (block_codec.c) ---- */
+
+/* Worst case bytes of a compact block of n slots. */
+#define LUDUS__NF_COMPACT_MAX(n) ((n)*20u + 16u)
+/* Encodes n slots recorded at base; site keys become indexes of c's site
+ * table. Returns the bytes written to out. */
+LUDUS_HIDDEN size_t ludus__compact_encode(const ludus_capture *c, const ludus__event *ev, size_t n, uintptr_t base,
+                                          uint8_t *out);
+/* Decodes a compact block of n slots recorded at base; 0, or -1 with *bad
+ * the offset within in of the defect and *why what it is. */
+LUDUS_HIDDEN int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len, ludus__event *ev,
+                                       size_t n, uintptr_t base, size_t *bad, const char **why);
+
+#endif

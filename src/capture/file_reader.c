@@ -1,0 +1,608 @@
+/* Reader of native capture files (.ludus version 2, file_format.h), from a
+ * path or from memory, as a capture object. Open checks the header, loads
+ * the metadata, site and thread tables, and walks every record checking its
+ * framing and its CRC-32C (block payloads are read through a fixed buffer,
+ * not kept), so memory is bounded by the tables plus one block, and any
+ * damage is found before a verb reports anything. Event blocks are read
+ * again one at a time when a stream reaches them (the run loader), checked
+ * again, decoded, and their times checked against the capture's range.
+ * Every defect is LUDUS_EFORMAT with "offset N: what" in the detail. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../platform/file_read.h"
+#include "file_format.h"
+#include "text.h"
+
+typedef struct reader {
+    int fd; /* -1: memory */
+    const uint8_t *mem;
+    uint64_t size;
+    uint64_t margin_ticks; /* events may lie this far outside the capture */
+    int error;             /* first load error */
+} reader;
+
+__attribute__((format(printf, 3, 4))) static int fmt_fail(reader *r, uint64_t off, const char *fmt, ...) {
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!r->error) r->error = LUDUS_EFORMAT;
+    return ludus__fail(LUDUS_EFORMAT, "malformed input, offset %" PRIu64 ": %s", off, msg);
+}
+#define FMT_FAIL(off, ...) fmt_fail(r, (uint64_t)(off), __VA_ARGS__)
+
+/* Reads n bytes at off; a range past the end is a format error. */
+static int read_at(reader *r, uint64_t off, void *p, size_t n, const char *what) {
+    if (off > r->size || n > r->size - off)
+        return FMT_FAIL(off, "%s of %zu bytes runs past the end of the file (%" PRIu64 " bytes)", what, n, r->size);
+    if (r->fd < 0) {
+        memcpy(p, r->mem + off, n);
+        return 0;
+    }
+    int e = ludus__read_at(r->fd, off, p, n);
+    if (e) {
+        char buf[128];
+        if (!r->error) r->error = LUDUS_EIO;
+        ludus__os_strerror(e, buf, sizeof buf);
+        return ludus__fail(LUDUS_EIO, "offset %" PRIu64 ": cannot read %s (%zu bytes): %s", off, what, n, buf);
+    }
+    return 0;
+}
+
+/* The record's CRC: its head fields and its payload [off + head, + length),
+ * read in pieces through buf (the payload is not kept). */
+static int check_crc(reader *r, uint64_t off, const ludus__nf_record *h, const uint8_t *payload) {
+    uint8_t head[16];
+    uint8_t *p = ludus__nf_put_U32(head, h->tag);
+    p = ludus__nf_put_U32(p, h->aux);
+    ludus__nf_put_U64(p, h->length);
+    uint32_t crc = ludus__crc32c(0, head, sizeof head);
+    if (payload) {
+        crc = ludus__crc32c(crc, payload, (size_t)h->length);
+    } else {
+        uint8_t buf[65536];
+        for (uint64_t done = 0; done < h->length;) {
+            size_t k = h->length - done < sizeof buf ? (size_t)(h->length - done) : sizeof buf;
+            int rc = read_at(r, off + ludus__nf_record_BYTES + done, buf, k, "record payload");
+            if (rc) return rc;
+            crc = ludus__crc32c(crc, buf, k);
+            done += k;
+        }
+    }
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    crc = h->crc; /* let mutations reach the parsers behind the checksum */
+#endif
+    if (crc != h->crc)
+        return FMT_FAIL(off + ludus__nf_record_offset("crc"),
+                        "checksum mismatch in a record of tag %u (%" PRIu64 " bytes): the file is damaged", h->tag,
+                        h->length);
+    return 0;
+}
+
+/* ---- run loader ---- */
+
+static int block_frame(reader *r, uint64_t off, const ludus__nf_record *h, const ludus__nf_block *b) {
+    if (h->length < ludus__nf_block_BYTES) return FMT_FAIL(off + 8, "block length %" PRIu64 " is too short", h->length);
+    if (b->encoding != LUDUS__NF_RAW && b->encoding != LUDUS__NF_COMPACT)
+        return FMT_FAIL(off + ludus__nf_record_BYTES, "unknown block encoding %u", b->encoding);
+    if (b->slots == 0 || b->slots > LUDUS__NF_MAX_BLOCK_SLOTS)
+        return FMT_FAIL(off + ludus__nf_record_BYTES + ludus__nf_block_offset("slots"),
+                        "block of %" PRIu64 " slots (1..%u allowed)", b->slots, LUDUS__NF_MAX_BLOCK_SLOTS);
+    if (b->base & 15)
+        return FMT_FAIL(off + ludus__nf_record_BYTES + ludus__nf_block_offset("base"),
+                        "block base address not 16-aligned");
+    uint64_t data = h->length - ludus__nf_block_BYTES;
+    if (b->encoding == LUDUS__NF_RAW && data != b->slots * 16)
+        return FMT_FAIL(off + 8, "raw block of %" PRIu64 " slots has %" PRIu64 " data bytes", b->slots, data);
+    if (b->encoding == LUDUS__NF_COMPACT && (data < 2 || data > LUDUS__NF_COMPACT_MAX(b->slots)))
+        return FMT_FAIL(off + 8, "compact block of %" PRIu64 " slots has %" PRIu64 " data bytes", b->slots, data);
+    return 0;
+}
+
+/* The decoded events of a block must be events this capture could hold. */
+static int check_events(reader *r, const ludus_capture *c, const ludus__event *ev, size_t n, uint64_t data_off,
+                        int raw) {
+    uint64_t lo = c->c0.ticks > r->margin_ticks ? c->c0.ticks - r->margin_ticks : 0;
+    uint64_t hi = c->c1.ticks + r->margin_ticks < c->c1.ticks ? UINT64_MAX : c->c1.ticks + r->margin_ticks;
+    for (size_t i = 0; i < n;) {
+        uint64_t at = data_off + (raw ? i * 16 : 0);
+        const ludus__kind_info *ki = &ludus__kinds[ev[i].word & LUDUS__K_MASK];
+        if (!ki->valid) return FMT_FAIL(at, "event %zu has the unknown kind %u", i, (unsigned)(ev[i].word & 15));
+        if (ev[i].ticks < lo || ev[i].ticks > hi)
+            return FMT_FAIL(at,
+                            "event %zu lies outside the capture's time range (tick %" PRIu64 ", capture %" PRIu64
+                            " .. %" PRIu64 ")",
+                            i, ev[i].ticks, c->c0.ticks, c->c1.ticks);
+        if (raw && (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0)) {
+            uintptr_t key = ev[i].word & ~(uintptr_t)LUDUS__K_MASK;
+            if ((key || ki->word == LUDUS__W_SITE) && ludus__site_index(c, key) == UINT32_MAX)
+                return FMT_FAIL(at + 8, "event %zu names a site that is not in the site table", i);
+        }
+        if (ki->slots == 2 && i + 1 >= n) return FMT_FAIL(at, "event %zu's payload is cut by the end of the block", i);
+        if (raw && ki->payload == LUDUS__P_FLOW_NAMED && ev[i + 1].word &&
+            ludus__site_index(c, LUDUS__FLOW_NAME_KEY(ev[i + 1].word)) == UINT32_MAX)
+            return FMT_FAIL(at + 24, "flow of event %zu names a flow name that is not in the site table", i);
+        i += ki->slots;
+    }
+    return 0;
+}
+
+static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf) {
+    reader *r = c->loader;
+    uint64_t off = *cursor;
+    uint8_t hb[ludus__nf_record_BYTES + ludus__nf_block_BYTES];
+    ludus__nf_record h;
+    for (;;) { /* records of unknown tags between blocks are skipped */
+        int rc = read_at(r, off, hb, ludus__nf_record_BYTES, "record header");
+        if (rc) return rc;
+        ludus__nf_record_get(&h, hb);
+        if (h.length > r->size - off - ludus__nf_record_BYTES)
+            return FMT_FAIL(off + 8, "record length %" PRIu64 " exceeds the file", h.length);
+        if (h.tag == LUDUS__NF_BLOCK) break;
+        off += ludus__nf_record_BYTES + h.length;
+    }
+    int rc = read_at(r, off + ludus__nf_record_BYTES, hb + ludus__nf_record_BYTES, ludus__nf_block_BYTES, "block head");
+    if (rc) return rc;
+    ludus__nf_block b;
+    ludus__nf_block_get(&b, hb + ludus__nf_record_BYTES);
+    if ((rc = block_frame(r, off, &h, &b)) != 0) return rc;
+    if (b.slots > buf->cap) {
+        ludus__event *e = realloc(buf->ev, (size_t)b.slots * sizeof *e);
+        if (!e) return ludus__fail(LUDUS_ENOMEM, "out of memory for a block of %" PRIu64 " slots", b.slots);
+        buf->ev = e;
+        buf->cap = (size_t)b.slots;
+    }
+    /* The whole payload, block head included, for the checksum. */
+    size_t plen = (size_t)h.length;
+    if (plen > buf->bytes_cap) {
+        uint8_t *nb = realloc(buf->bytes, plen);
+        if (!nb) return ludus__fail(LUDUS_ENOMEM, "out of memory for a block of %zu bytes", plen);
+        buf->bytes = nb;
+        buf->bytes_cap = plen;
+    }
+    if ((rc = read_at(r, off + ludus__nf_record_BYTES, buf->bytes, plen, "block")) != 0) return rc;
+    if ((rc = check_crc(r, off, &h, buf->bytes)) != 0) return rc;
+    uint64_t data_off = off + ludus__nf_record_BYTES + ludus__nf_block_BYTES;
+    const uint8_t *data = buf->bytes + ludus__nf_block_BYTES;
+    size_t dlen = plen - ludus__nf_block_BYTES;
+    if (b.encoding == LUDUS__NF_RAW) {
+        for (size_t i = 0; i < b.slots; i++) {
+            const uint8_t *p = ludus__nf_get_U64(data + 16 * i, &buf->ev[i].ticks);
+            uint64_t w;
+            ludus__nf_get_U64(p, &w);
+            buf->ev[i].word = (uintptr_t)w;
+        }
+    } else {
+        size_t bad;
+        const char *why;
+        if (ludus__compact_decode(c, data, dlen, buf->ev, (size_t)b.slots, (uintptr_t)b.base, &bad, &why) != 0)
+            return FMT_FAIL(data_off + bad, "compact block: %s", why);
+    }
+    if ((rc = check_events(r, c, buf->ev, (size_t)b.slots, data_off, b.encoding == LUDUS__NF_RAW)) != 0) return rc;
+    out->ev = buf->ev;
+    out->n = (size_t)b.slots;
+    out->base = (uintptr_t)b.base;
+    *cursor = off + ludus__nf_record_BYTES + h.length;
+    return 0;
+}
+
+/* ---- open: header and tables ---- */
+
+#define TIME_OK(v) ((v) > -(INT64_C(1) << 62) && (v) < (INT64_C(1) << 62))
+
+static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uint32_t *nsites, uint32_t *nthreads) {
+    uint8_t hb[ludus__nf_header_BYTES];
+    if (r->size < ludus__nf_header_BYTES)
+        return FMT_FAIL(0, "file of %" PRIu64 " bytes is shorter than the %u-byte header", r->size,
+                        (unsigned)ludus__nf_header_BYTES);
+    int rc = read_at(r, 0, hb, sizeof hb, "header");
+    if (rc) return rc;
+    ludus__nf_header h;
+    ludus__nf_header_get(&h, hb);
+    if (h.magic != LUDUS__NF_MAGIC) return FMT_FAIL(0, "bad magic: not a Ludus capture file");
+    if (h.version != LUDUS__FORMAT_VERSION)
+        return FMT_FAIL(ludus__nf_header_offset("version"), "format version %u (this reader reads version %u)",
+                        h.version, LUDUS__FORMAT_VERSION);
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    if (ludus__crc32c(0, hb, ludus__nf_header_offset("crc")) != h.crc)
+        return FMT_FAIL(ludus__nf_header_offset("crc"), "header checksum mismatch: the file is damaged");
+#endif
+    if (h.bom != LUDUS__NF_BOM) return FMT_FAIL(ludus__nf_header_offset("bom"), "bad byte-order mark 0x%08x", h.bom);
+    if (h.header_bytes != ludus__nf_header_BYTES) /* every header byte is under the checksum */
+        return FMT_FAIL(ludus__nf_header_offset("header_bytes"), "header size %u (version 2 headers are %u bytes)",
+                        h.header_bytes, (unsigned)ludus__nf_header_BYTES);
+    if (h.clock > 1) return FMT_FAIL(ludus__nf_header_offset("clock"), "unknown clock source %u", h.clock);
+    c->clock_tsc = (int)h.clock;
+    c->pid = h.pid;
+    c->gen = h.gen;
+    c->c0 = (ludus__calib_point){h.c0_ticks, h.c0_ns, h.c0_window};
+    c->c1 = (ludus__calib_point){h.c1_ticks, h.c1_ns, h.c1_window};
+    if (!TIME_OK(c->c0.ns) || !TIME_OK(c->c1.ns))
+        return FMT_FAIL(ludus__nf_header_offset("c0_ns"), "calibration time out of range");
+    if (c->c1.ticks < c->c0.ticks || c->c1.ns < c->c0.ns)
+        return FMT_FAIL(ludus__nf_header_offset("c1_ticks"), "calibration points out of order");
+    c->start_ns = h.start_ns;
+    c->end_ns = h.end_ns;
+    if (!TIME_OK(c->start_ns) || !TIME_OK(c->end_ns) || c->end_ns < c->start_ns)
+        return FMT_FAIL(ludus__nf_header_offset("start_ns"), "capture start/end out of range or out of order");
+    if (h.nsites > LUDUS__NF_MAX_SITES)
+        return FMT_FAIL(ludus__nf_header_offset("nsites"), "%u sites exceed the limit %u", h.nsites,
+                        LUDUS__NF_MAX_SITES);
+    if (h.nthreads > LUDUS__NF_MAX_THREADS)
+        return FMT_FAIL(ludus__nf_header_offset("nthreads"), "%u threads exceed the limit %u", h.nthreads,
+                        LUDUS__NF_MAX_THREADS);
+    /* One second of ticks on either side of the capture (events of the
+     * inline path may precede the first calibration point by a few ns). */
+    uint64_t dt = c->c1.ticks - c->c0.ticks, dn = (uint64_t)(c->c1.ns - c->c0.ns);
+    r->margin_ticks = !c->clock_tsc ? 1000000000u : dn ? (uint64_t)((unsigned __int128)dt * 1000000000u / dn) : dt;
+    if (c->clock_tsc && dn < 1000) r->margin_ticks = UINT64_MAX / 4; /* too short to calibrate: no range check */
+    *first_record = h.header_bytes;
+    *nsites = h.nsites;
+    *nthreads = h.nthreads;
+    return 0;
+}
+
+/* A copy of s[0, n) as valid UTF-8 in the capture's arena. */
+static const char *text(ludus_capture *c, const void *s, size_t n, size_t *len) {
+    size_t cap = n * 3 < LUDUS__NF_MAX_STRING ? n * 3 : LUDUS__NF_MAX_STRING;
+    char *out = ludus__arena_alloc(&c->site_text, cap + 1);
+    if (!out) return NULL;
+    size_t k = ludus__utf8_clean(s, n, out, cap);
+    out[k] = 0;
+    if (len) *len = k;
+    return out;
+}
+
+static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
+    for (uint64_t pos = 0; pos < len;) {
+        if (len - pos < 8) return FMT_FAIL(base + pos, "metadata entry header truncated");
+        uint32_t kn, vn;
+        ludus__nf_get_U32(ludus__nf_get_U32(p + pos, &kn), &vn);
+        if (kn > LUDUS__NF_MAX_STRING || vn > LUDUS__NF_MAX_STRING || (uint64_t)kn + vn > len - pos - 8)
+            return FMT_FAIL(base + pos, "metadata entry lengths %u+%u exceed the record", kn, vn);
+        const char *k = (const char *)p + pos + 8, *v = k + kn;
+        if (kn == 12 && !memcmp(k, "process_name", 12)) {
+            size_t n = ludus__utf8_clean(v, vn, c->process_name, sizeof c->process_name - 1);
+            c->process_name[n] = 0;
+        } else if (kn == 10 && !memcmp(k, "categories", 10) && !c->categories) {
+            c->categories = malloc((size_t)vn * 3 + 1);
+            if (!c->categories) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+            c->categories[ludus__utf8_clean(v, vn, c->categories, (size_t)vn * 3)] = 0;
+        }
+        pos += 8 + (uint64_t)kn + vn;
+    }
+    return 0;
+}
+
+/* The size of a table's fixed entries, as written (at least what this
+ * reader knows). */
+static int entry_size(reader *r, uint64_t base, const uint8_t *p, uint64_t len, uint32_t known, uint32_t *size) {
+    if (len < 4) return FMT_FAIL(base, "table record too short");
+    ludus__nf_get_U32(p, size);
+    if (*size < known || *size > 4096)
+        return FMT_FAIL(base, "table entries of %u bytes (this reader needs %u to 4096)", *size, known);
+    return 0;
+}
+
+static int parse_stats(reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
+    uint32_t es;
+    int rc = entry_size(r, base, p, len, ludus__nf_stats_BYTES, &es);
+    if (rc) return rc;
+    if (len < 4u + es) return FMT_FAIL(base, "stats record of %" PRIu64 " bytes is too short", len);
+    ludus__nf_stats s;
+    ludus__nf_stats_get(&s, p + 4);
+    c->unregistered_drops = s.unregistered_drops;
+    c->bytes_used = s.bytes_used;
+    c->interner_drops = (uint32_t)s.interner_drops;
+    c->id_collisions = (uint32_t)s.id_collisions;
+    c->events = s.events;
+    c->dropped = s.dropped;
+    c->incomplete = s.incomplete;
+    c->unwound = s.unwound;
+    c->orphan_ends = s.orphan_ends;
+    c->filtered = s.filtered;
+    c->frames = s.frames;
+    c->mismatched = s.mismatched;
+    c->nonfinite = s.nonfinite;
+    return 0;
+}
+
+static int parse_sites(reader *r, ludus_capture *c, uint64_t base, uint32_t count, const uint8_t *p, uint64_t len,
+                       uint32_t expect) {
+    if (count != expect) return FMT_FAIL(base - 16, "site table holds %u sites, the header says %u", count, expect);
+    uint32_t es;
+    int rc = entry_size(r, base, p, len, ludus__nf_site_BYTES, &es);
+    if (rc) return rc;
+    if ((uint64_t)count * es > len) return FMT_FAIL(base, "%u sites cannot fit in %" PRIu64 " bytes", count, len);
+    uint64_t pos = 4;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t at = base + pos;
+        if (len - pos < es) return FMT_FAIL(at, "site %u truncated", i);
+        ludus__nf_site e;
+        ludus__nf_site_get(&e, p + pos);
+        if (e.key == 0 || (uint64_t)(uintptr_t)e.key != e.key)
+            return FMT_FAIL(at, "site %u has key 0 or a key wider than a pointer", i);
+        if (e.flags & ~(LUDUS__NF_SITE_ENABLED | LUDUS__NF_SITE_HAS_CATEGORY))
+            return FMT_FAIL(at + ludus__nf_site_offset("flags"), "site %u has unknown flags 0x%x", i, e.flags);
+        uint32_t l[4] = {e.name_len, e.function_len, e.file_len, e.category_len};
+        uint64_t total = 0;
+        for (int j = 0; j < 4; j++) {
+            if (l[j] > LUDUS__NF_MAX_STRING)
+                return FMT_FAIL(at + ludus__nf_site_offset("name_len") + 4 * (uint64_t)j,
+                                "site %u string of %u bytes exceeds the limit", i, l[j]);
+            total += l[j];
+        }
+        if (!(e.flags & LUDUS__NF_SITE_HAS_CATEGORY) && l[3])
+            return FMT_FAIL(at + ludus__nf_site_offset("category_len"), "site %u has category bytes but no category",
+                            i);
+        if (total > len - pos - es) return FMT_FAIL(at, "site %u strings run past the site table", i);
+        const uint8_t *s = p + pos + es;
+        ludus__site_info si;
+        memset(&si, 0, sizeof si);
+        si.key = (uintptr_t)e.key;
+        si.id = e.id;
+        si.line = e.line;
+        si.enabled = (e.flags & LUDUS__NF_SITE_ENABLED) != 0;
+        si.name = text(c, s, l[0], &si.name_len);
+        si.function = text(c, s + l[0], l[1], NULL);
+        si.file = text(c, s + l[0] + l[1], l[2], NULL);
+        if (e.flags & LUDUS__NF_SITE_HAS_CATEGORY)
+            si.category = text(c, s + l[0] + l[1] + l[2], l[3], &si.category_len);
+        if (!si.name || !si.function || !si.file || ((e.flags & LUDUS__NF_SITE_HAS_CATEGORY) && !si.category))
+            return ludus__fail(LUDUS_ENOMEM, "out of memory for the site table");
+        rc = ludus__site_insert(c, &si);
+        if (rc == LUDUS_EFORMAT) return FMT_FAIL(at, "site %u repeats key 0x%" PRIx64, i, e.key);
+        if (rc) return ludus__fail(rc, "out of memory for the site table");
+        pos += es + total;
+    }
+    if (pos != len) return FMT_FAIL(base + pos, "%" PRIu64 " bytes left over after the site table", len - pos);
+    return ludus__sites_check_ids(c) ? ludus__fail(LUDUS_ENOMEM, "out of memory") : 0;
+}
+
+static int parse_threads(reader *r, ludus_capture *c, uint64_t base, uint32_t count, const uint8_t *p, uint64_t len,
+                         uint32_t expect) {
+    if (count != expect) return FMT_FAIL(base - 16, "thread table holds %u threads, the header says %u", count, expect);
+    uint32_t es;
+    int rc = entry_size(r, base, p, len, ludus__nf_thread_BYTES, &es);
+    if (rc) return rc;
+    if ((uint64_t)count * es > len) return FMT_FAIL(base, "%u threads cannot fit in %" PRIu64 " bytes", count, len);
+    c->threads = calloc(count ? count : 1, sizeof *c->threads);
+    if (!c->threads) return ludus__fail(LUDUS_ENOMEM, "out of memory for the thread table");
+    c->nthreads = count;
+    uint64_t pos = 4;
+    for (uint32_t t = 0; t < count; t++) {
+        uint64_t at = base + pos;
+        if (len - pos < es) return FMT_FAIL(at, "thread %u truncated", t);
+        ludus__nf_thread e;
+        ludus__nf_thread_get(&e, p + pos);
+        ludus__cap_thread *th = &c->threads[t];
+        if (e.exited > 1) return FMT_FAIL(at + ludus__nf_thread_offset("exited"), "thread %u has a bad exited flag", t);
+        if (e.name_len > 63) return FMT_FAIL(at + ludus__nf_thread_offset("name_len"), "thread %u name too long", t);
+        if (e.name_len > len - pos - es) return FMT_FAIL(at, "thread %u name runs past the thread table", t);
+        if (e.first_drop_ns != LUDUS__NO_DROP &&
+            (e.first_drop_ns < -(INT64_C(1) << 40) || e.first_drop_ns > c->end_ns - c->start_ns + (INT64_C(1) << 40)))
+            return FMT_FAIL(at + ludus__nf_thread_offset("first_drop_ns"), "thread %u: time of first loss out of range",
+                            t);
+        th->tid = e.tid;
+        th->dropped = e.dropped;
+        th->first_drop_ns = e.first_drop_ns;
+        th->spans = e.spans;
+        th->events = e.events;
+        th->incomplete = e.incomplete;
+        th->unwound = e.unwound;
+        th->orphan_ends = e.orphan_ends;
+        th->filtered = e.filtered;
+        th->frames = e.frames;
+        th->mismatched = e.mismatched;
+        th->exited = (int)e.exited;
+        th->lanes = e.lanes;
+        th->name[ludus__utf8_clean((const char *)p + pos + es, e.name_len, th->name, sizeof th->name - 1)] = 0;
+        pos += es + e.name_len;
+    }
+    if (pos != len) return FMT_FAIL(base + pos, "%" PRIu64 " bytes left over after the thread table", len - pos);
+    return 0;
+}
+
+/* Counts claimed by the tables must be possible with the blocks present, so
+ * no consumer can be driven to size something by a lie. */
+static int check_counts(reader *r, ludus_capture *c) {
+    uint64_t ev = 0, inc = 0, unw = 0, orph = 0, filt = 0, fr = 0, mis = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        const ludus__cap_thread *th = &c->threads[t];
+        uint64_t s = th->slots;
+        if (th->events > 2 * s || th->incomplete > s || th->unwound > s || th->orphan_ends > s || th->filtered > s ||
+            th->frames > s || th->mismatched > s || th->spans > s || th->lanes >= LUDUS__MAX_LANES)
+            return FMT_FAIL(0, "thread %u claims counts its %" PRIu64 " slots cannot hold", t, s);
+        ev += th->events, inc += th->incomplete, unw += th->unwound, orph += th->orphan_ends;
+        filt += th->filtered, fr += th->frames, mis += th->mismatched;
+    }
+    if (ev != c->events || inc != c->incomplete || unw != c->unwound || orph != c->orphan_ends || filt != c->filtered ||
+        fr != c->frames || mis != c->mismatched)
+        return FMT_FAIL(0, "the capture's totals do not match its thread table");
+    return 0;
+}
+
+static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsites, uint32_t nthreads) {
+    int have_stats = 0, have_sites = 0, have_threads = 0;
+    int64_t last_thread = -1;
+    for (;;) {
+        if (off == r->size) return FMT_FAIL(off, "the file ends without an end record (truncated?)");
+        if (r->size - off < ludus__nf_record_BYTES)
+            return FMT_FAIL(off, "record header truncated (%" PRIu64 " bytes left)", r->size - off);
+        uint8_t hb[ludus__nf_record_BYTES + ludus__nf_block_BYTES];
+        int rc = read_at(r, off, hb, ludus__nf_record_BYTES, "record header");
+        if (rc) return rc;
+        ludus__nf_record h;
+        ludus__nf_record_get(&h, hb);
+        if (h.length > r->size - off - ludus__nf_record_BYTES)
+            return FMT_FAIL(off + ludus__nf_record_offset("length"), "record length %" PRIu64 " exceeds the file",
+                            h.length);
+        if (h.reserved != 0) /* not under the checksum: must be 0 */
+            return FMT_FAIL(off + ludus__nf_record_offset("reserved"), "reserved field is %u, not 0", h.reserved);
+        uint64_t base = off + ludus__nf_record_BYTES;
+        int table = h.tag == LUDUS__NF_META || h.tag == LUDUS__NF_STATS || h.tag == LUDUS__NF_SITES ||
+                    h.tag == LUDUS__NF_THREADS || h.tag == LUDUS__NF_END;
+        if (table && h.tag != LUDUS__NF_END && last_thread >= 0)
+            return FMT_FAIL(off, "table record %u after the first event block", h.tag);
+        uint8_t *p = NULL;
+        if (table) {
+            if (h.length > LUDUS__NF_MAX_TABLE_BYTES)
+                return FMT_FAIL(off + 8, "table of %" PRIu64 " bytes exceeds the limit", h.length);
+            p = malloc(h.length ? (size_t)h.length : 1);
+            if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory for a table of %" PRIu64 " bytes", h.length);
+            rc = read_at(r, base, p, (size_t)h.length, "table");
+            if (rc == 0) rc = check_crc(r, off, &h, p);
+        } else {
+            rc = check_crc(r, off, &h, NULL);
+        }
+        if (rc == 0) switch (h.tag) {
+            case LUDUS__NF_META:
+                rc = parse_meta(r, c, base, p, h.length);
+                break;
+            case LUDUS__NF_STATS:
+                rc = have_stats++ ? FMT_FAIL(off, "a second stats record") : parse_stats(r, c, base, p, h.length);
+                break;
+            case LUDUS__NF_SITES:
+                rc = have_sites++ ? FMT_FAIL(off, "a second site table")
+                                  : parse_sites(r, c, base, h.aux, p, h.length, nsites);
+                break;
+            case LUDUS__NF_THREADS:
+                rc = have_threads++ ? FMT_FAIL(off, "a second thread table")
+                                    : parse_threads(r, c, base, h.aux, p, h.length, nthreads);
+                break;
+            case LUDUS__NF_BLOCK: {
+                if (!have_stats || !have_sites || !have_threads) {
+                    rc = FMT_FAIL(off, "an event block before the stats, site and thread tables");
+                    break;
+                }
+                if (h.length < ludus__nf_block_BYTES) {
+                    rc = FMT_FAIL(off + 8, "block length %" PRIu64 " is too short", h.length);
+                    break;
+                }
+                if ((rc = read_at(r, base, hb + ludus__nf_record_BYTES, ludus__nf_block_BYTES, "block head")) != 0)
+                    break;
+                ludus__nf_block b;
+                ludus__nf_block_get(&b, hb + ludus__nf_record_BYTES);
+                if ((rc = block_frame(r, off, &h, &b)) != 0) break;
+                if (h.aux >= c->nthreads) {
+                    rc = FMT_FAIL(off + 4, "a block names thread %u of %u", h.aux, c->nthreads);
+                    break;
+                }
+                if ((int64_t)h.aux < last_thread) {
+                    rc = FMT_FAIL(off + 4, "a block of thread %u after one of thread %" PRId64 " (blocks go by thread)",
+                                  h.aux, last_thread);
+                    break;
+                }
+                ludus__cap_thread *th = &c->threads[h.aux];
+                if (th->nruns == 0) th->load_first = off;
+                if (th->nruns == UINT32_MAX) {
+                    rc = FMT_FAIL(off, "too many blocks");
+                    break;
+                }
+                th->nruns++;
+                th->slots += b.slots;
+                c->blocks++;
+                c->slots += b.slots;
+                if (b.encoding == LUDUS__NF_COMPACT) c->compact = 1;
+                last_thread = h.aux;
+                break;
+            }
+            case LUDUS__NF_END: {
+                if (!have_stats || !have_sites || !have_threads) {
+                    rc = FMT_FAIL(off, "the end record comes before the stats, site and thread tables");
+                    break;
+                }
+                if (base + h.length != r->size) {
+                    rc = FMT_FAIL(off, "the end record is not at the end of the file");
+                    break;
+                }
+                if (h.length < ludus__nf_end_BYTES) {
+                    rc = FMT_FAIL(off + 8, "end record of %" PRIu64 " bytes is too short", h.length);
+                    break;
+                }
+                ludus__nf_end e;
+                ludus__nf_end_get(&e, p);
+                if (e.blocks != c->blocks || e.slots != c->slots) {
+                    rc = FMT_FAIL(base,
+                                  "the end record counts %" PRIu64 " blocks / %" PRIu64
+                                  " slots, the file holds %" PRIu64 " / %" PRIu64,
+                                  e.blocks, e.slots, c->blocks, c->slots);
+                    break;
+                }
+                free(p);
+                return check_counts(r, c);
+            }
+            default:
+                break; /* unknown records are skipped (later minor versions) */
+            }
+        free(p);
+        if (rc) return rc;
+        off = base + h.length;
+    }
+}
+
+static void destroy_reader(ludus_capture *c) {
+    reader *r = c->loader;
+    if (!r) return;
+    if (r->fd >= 0) ludus__read_close(r->fd);
+    free(r);
+    c->loader = NULL;
+}
+
+static int open_source(reader *r, ludus_capture **out) {
+    ludus_capture *c = ludus__capture_new(LUDUS__CAP_FILE);
+    if (!c) {
+        if (r->fd >= 0) ludus__read_close(r->fd);
+        free(r);
+        return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    }
+    c->loader = r;
+    c->destroy = destroy_reader;
+    c->file_bytes = r->size;
+    uint64_t first = 0;
+    uint32_t nsites = 0, nthreads = 0;
+    int rc = parse_header(r, c, &first, &nsites, &nthreads);
+    if (rc == 0) rc = parse_records(r, c, first, nsites, nthreads);
+    if (rc) {
+        ludus_capture_release(c);
+        return rc; /* the detail is set */
+    }
+    r->error = 0;
+    c->prepared = 1; /* sites and counts come from the file */
+    c->load_run = load_run;
+    *out = c;
+    return 0;
+}
+
+int ludus_capture_open(const char *path, ludus_capture **out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    *out = NULL;
+    if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
+    reader *r = calloc(1, sizeof *r);
+    if (!r) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    int e = ludus__read_open(path, &r->fd, &r->size);
+    if (e) {
+        char buf[128];
+        free(r);
+        ludus__os_strerror(e, buf, sizeof buf);
+        return ludus__fail(LUDUS_EIO, "cannot open %s: %s", path, buf);
+    }
+    return open_source(r, out);
+}
+
+int ludus_capture_open_memory(const void *data, size_t size, ludus_capture **out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    *out = NULL;
+    if (!data && size) return ludus__fail(LUDUS_EINVAL, "data is NULL");
+    reader *r = calloc(1, sizeof *r);
+    if (!r) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    r->fd = -1;
+    r->mem = data;
+    r->size = size;
+    return open_source(r, out);
+}

@@ -1,0 +1,181 @@
+/* The prepared view of a capture, built on first use (never on the
+ * end-capture path): each in-memory thread's pieces as runs, the site table,
+ * and the counts of every thread, taken from the normalised stream itself
+ * so they always say what the exports hold (a cut counts what it holds). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture_internal.h"
+
+int ludus__build_runs(ludus_capture *c) {
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        ludus__cap_thread *th = &c->threads[t];
+        if (!th->first || th->runs) continue;
+        uint32_t k = 0;
+        for (ludus__chunk *ch = th->first; ch; ch = ch->next) k++;
+        th->runs = malloc(k * sizeof *th->runs);
+        if (!th->runs) return LUDUS_ENOMEM;
+        th->nruns = 0;
+        for (ludus__chunk *ch = th->first; ch; ch = ch->next) {
+            if (ch->used == 0) continue;
+            ludus__run *r = &th->runs[th->nruns++];
+            r->ev = LUDUS__CHUNK_EVENTS(ch);
+            r->n = (size_t)ch->used;
+            r->base = (uintptr_t)r->ev;
+            th->slots += ch->used;
+        }
+    }
+    return 0;
+}
+
+/* Counts one thread from its normalised stream. */
+static int count_thread(ludus_capture *c, uint32_t t) {
+    ludus__cap_thread *th = &c->threads[t];
+    ludus__nev_iter it;
+    ludus__nev ev;
+    int rc = ludus__nev_init(&it, c, t);
+    uint64_t events = 0, incomplete = 0, unwound = 0, frames = 0, mismatched = 0, nonfinite = 0;
+    uint32_t lanes = 0;
+    while (rc == 0 && ludus__nev_next(&it, &ev)) {
+        if (ev.lane + 1u > lanes) lanes = ev.lane + 1u;
+        switch (ev.kind) {
+        case LUDUS_NEV_BEGIN:
+            if (!(ev.flags & LUDUS_NEV_CLIPPED)) events++;
+            break;
+        case LUDUS_NEV_END:
+            if (ev.flags & LUDUS_NEV_UNWOUND)
+                unwound++;
+            else if (ev.flags & LUDUS_NEV_INCOMPLETE)
+                incomplete++;
+            else
+                events++;
+            break;
+        case LUDUS_NEV_LOSS:
+            break;
+        case LUDUS_NEV_MISMATCH:
+            mismatched++;
+            events++;
+            break;
+        case LUDUS_NEV_FRAME:
+            frames++;
+            events++;
+            break;
+        case LUDUS_NEV_COUNTER_F64:
+            if (((ev.value >> 52) & 0x7ff) == 0x7ff) nonfinite++;
+            events++;
+            break;
+        default:
+            events++;
+            break;
+        }
+    }
+    if (rc == 0) rc = ludus__nev_error(&it);
+    th->events = events;
+    th->incomplete = incomplete;
+    th->unwound = unwound;
+    th->frames = frames;
+    th->mismatched = c->cut ? mismatched : it.mismatched; /* filtered mismatches count too */
+    th->orphan_ends = c->cut ? 0 : it.orphan_ends + th->recorder_orphans;
+    th->filtered = c->cut ? 0 : it.filtered;
+    th->lanes = lanes > 1 ? lanes - 1 : 0;
+    c->nonfinite += nonfinite;
+    ludus__nev_free(&it);
+    return rc;
+}
+
+int ludus__prepare(ludus_capture *c) {
+    if (c->prepared) return c->prepare_error;
+    int rc = 0;
+    if (c->type == LUDUS__CAP_MEMORY) {
+        rc = ludus__build_runs(c);
+        if (rc == 0) rc = ludus__sites_collect(c);
+        if (rc == 0) rc = ludus__sites_check_ids(c);
+        if (rc) rc = ludus__fail(LUDUS_ENOMEM, "out of memory while preparing the capture");
+    }
+    c->events = c->incomplete = c->unwound = c->orphan_ends = c->filtered = 0;
+    c->frames = c->mismatched = c->nonfinite = c->dropped = 0;
+    for (uint32_t t = 0; t < c->nthreads && rc == 0; t++) {
+        ludus__cap_thread *th = &c->threads[t];
+        rc = count_thread(c, t);
+        if (rc == LUDUS_ENOMEM) rc = ludus__fail(rc, "out of memory while preparing the capture");
+        c->events += th->events;
+        c->incomplete += th->incomplete;
+        c->unwound += th->unwound;
+        c->orphan_ends += th->orphan_ends;
+        c->filtered += th->filtered;
+        c->frames += th->frames;
+        c->mismatched += th->mismatched;
+        if (!c->cut || th->first_drop_ns <= c->cut_to_ns) c->dropped += th->dropped;
+    }
+    if (!c->cut) c->dropped += c->unregistered_drops;
+    c->prepared = 1;
+    c->prepare_error = rc; /* a damaged file stays damaged: every later use says so */
+    return rc;
+}
+
+void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out) {
+    memset(out, 0, sizeof *out);
+    memcpy(out->name, th->name, sizeof out->name);
+    out->tid = th->tid;
+    out->events = th->events;
+    out->dropped = th->dropped;
+    out->incomplete = th->incomplete;
+    out->orphan_ends = th->orphan_ends;
+    out->exited = th->exited;
+    out->unwound = th->unwound;
+    out->mismatched = th->mismatched;
+    out->first_drop_ns = th->first_drop_ns == LUDUS__NO_DROP ? -1 : th->first_drop_ns;
+    out->span_lanes = th->lanes;
+}
+
+int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out) {
+    if (!c || !out) return ludus__fail(LUDUS_EINVAL, "NULL argument");
+    int rc = ludus__prepare(c);
+    if (rc) return rc;
+    memset(out, 0, sizeof *out);
+    out->threads = c->nthreads;
+    out->events = c->events;
+    out->dropped = c->dropped;
+    out->filtered = c->filtered;
+    out->incomplete = c->incomplete;
+    out->orphan_ends = c->orphan_ends;
+    out->frames = c->frames;
+    out->start_ns = c->start_ns;
+    out->end_ns = c->end_ns;
+    out->chunks_used = (uint32_t)((c->bytes_used + 65535) / 65536);
+    out->interner_drops = c->interner_drops;
+    out->clock_name = c->clock_tsc ? "tsc" : "monotonic";
+    out->unwound = c->unwound;
+    out->mismatched = c->mismatched;
+    out->nonfinite_counter_samples = c->nonfinite;
+    out->unregistered_thread_drops = c->unregistered_drops;
+    out->site_id_collisions = c->id_collisions;
+    out->bytes_used = c->bytes_used;
+    return 0;
+}
+
+int ludus_capture_thread_summary(ludus_capture *c, uint32_t index, ludus_thread_summary *out) {
+    if (!c || !out) return ludus__fail(LUDUS_EINVAL, "NULL argument");
+    if (index >= c->nthreads)
+        return ludus__fail(LUDUS_EINVAL, "thread index %u out of range (%u threads)", index, c->nthreads);
+    int rc = ludus__prepare(c);
+    if (rc) return rc;
+    ludus__thread_summary_fill(&c->threads[index], out);
+    return 0;
+}
+
+/* ---- conveniences over the last ended capture ---- */
+
+int ludus_capture_get_summary(ludus_capture_summary *out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    ludus_capture *c = ludus__last_capture();
+    if (!c) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
+    return ludus_capture_summarize(c, out);
+}
+
+int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    ludus_capture *c = ludus__last_capture();
+    if (!c) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
+    return ludus_capture_thread_summary(c, index, out);
+}

@@ -1,0 +1,138 @@
+/* Every format, to a write callback or to a path: the checks (no events:
+ * nothing written), the file opened before the capture is prepared (a bad
+ * path is found at once, and writing starts without a pass over the events
+ * first when it can), and the capture kept on any failure so the call can
+ * be retried. No state outlives a call: two threads export two captures at
+ * once. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../platform/file_read.h"
+#include "export_internal.h"
+
+static const struct {
+    int format;
+    const char *ext;
+    ludus__exporter fn;
+} formats[] = {
+    {LUDUS_FORMAT_JSON, ".json", ludus__export_json},
+    {LUDUS_FORMAT_PFTRACE, ".pftrace", ludus__export_pftrace},
+    {LUDUS_FORMAT_PFTRACE, ".perfetto-trace", ludus__export_pftrace},
+    {LUDUS_FORMAT_LUDUS, ".ludus", ludus__save_native},
+};
+
+static ludus__exporter exporter_of(int format) {
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (formats[i].format == format) return formats[i].fn;
+    return NULL;
+}
+
+int ludus_format_from_path(const char *path) {
+    if (!path) return 0;
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        size_t k = strlen(formats[i].ext);
+        if (n > k && strcmp(path + n - k, formats[i].ext) == 0) return formats[i].format;
+    }
+    return 0;
+}
+
+static int check(ludus_capture *c, int format, unsigned flags, ludus__exporter *fn) {
+    if (!c) return ludus__fail(LUDUS_EINVAL, "capture is NULL");
+    *fn = exporter_of(format);
+    if (!*fn) return ludus__fail(LUDUS_EINVAL, "unknown format %d", format);
+    if (flags & ~LUDUS_SAVE_RAW) return ludus__fail(LUDUS_EINVAL, "unknown flags 0x%x", flags);
+    return 0;
+}
+
+static int run(ludus_capture *c, ludus__exporter fn, unsigned flags, ludus__writer *w, const char *what) {
+    int rc = ludus__prepare(c);
+    if (rc) return rc;
+    if (c->events == 0 && c->dropped == 0)
+        return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", what);
+    rc = fn(c, w, flags);
+    if (rc == 0 && ludus__w_flush(w) != 0) rc = LUDUS_EIO;
+    if (rc == LUDUS_EIO)
+        return ludus__fail(rc, "writing %s failed after %llu bytes; the capture is kept", what,
+                           (unsigned long long)w->bytes);
+    return rc; /* LUDUS_ENOMEM and LUDUS_EFORMAT come with their detail */
+}
+
+int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_write_fn write, void *user_data) {
+    ludus__exporter fn;
+    int rc = check(c, format, flags, &fn);
+    if (rc) return rc;
+    if (!write) return ludus__fail(LUDUS_EINVAL, "write is NULL");
+    ludus__writer *w = malloc(sizeof *w);
+    if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    ludus__w_init(w, write, user_data);
+    rc = run(c, fn, flags, w, "the output");
+    free(w);
+    return rc;
+}
+
+int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char *path) {
+    ludus__exporter fn;
+    int rc = check(c, format, flags, &fn);
+    if (rc) return rc;
+    if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
+    rc = ludus__prepare(c);
+    if (rc) return rc;
+    if (c->events == 0 && c->dropped == 0)
+        return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", path);
+    ludus__writer *w = malloc(sizeof *w);
+    if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    ludus_output *o;
+    rc = ludus_output_open(path, &o);
+    if (rc == 0) {
+        ludus__w_init(w, ludus_output_write, o);
+        rc = run(c, fn, flags, w, path);
+        if (rc == LUDUS_EIO && ludus__output_error(o)) {
+            char buf[128];
+            ludus__os_strerror(ludus__output_error(o), buf, sizeof buf);
+            rc = ludus__fail(LUDUS_EIO, "cannot write %s after %llu bytes: %s; the capture is kept", path,
+                             (unsigned long long)w->bytes, buf);
+        }
+        if (rc != 0)
+            ludus_output_abort(o);
+        else
+            rc = ludus_output_commit(o);
+    }
+    free(w);
+    return rc;
+}
+
+/* ---- conveniences over the last ended capture ---- */
+
+static int last_or_fail(ludus_capture **c) {
+    *c = ludus__last_capture();
+    return *c ? 0 : ludus__fail(LUDUS_ENODATA, "no capture has ended");
+}
+
+int ludus_export_perfetto_trace(const char *path) {
+    ludus_capture *c;
+    int rc = last_or_fail(&c);
+    return rc ? rc : ludus_capture_save(c, LUDUS_FORMAT_JSON, 0, path);
+}
+
+int ludus_export_json_to(ludus_write_fn write, void *user_data) {
+    ludus_capture *c;
+    int rc = last_or_fail(&c);
+    return rc ? rc : ludus_capture_write(c, LUDUS_FORMAT_JSON, 0, write, user_data);
+}
+
+int ludus_export_pftrace(const char *path) {
+    ludus_capture *c;
+    int rc = last_or_fail(&c);
+    return rc ? rc : ludus_capture_save(c, LUDUS_FORMAT_PFTRACE, 0, path);
+}
+
+int ludus_save_capture(const char *path) {
+    return ludus_save_capture_ex(path, 0);
+}
+
+int ludus_save_capture_ex(const char *path, unsigned flags) {
+    ludus_capture *c;
+    int rc = last_or_fail(&c);
+    return rc ? rc : ludus_capture_save(c, LUDUS_FORMAT_LUDUS, flags, path);
+}

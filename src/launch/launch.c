@@ -1,0 +1,114 @@
+/* Launch-to-exit capture: with LUDUS_TRACE=PATH in the environment a capture
+ * starts when the library loads and is written to PATH at exit (.json,
+ * .pftrace or .ludus by extension; "%p" becomes the process id, so a forked
+ * child that goes on running writes a file of its own). LUDUS_TRACE_CHUNKS
+ * sets the pool in 64 KiB chunks (default 1024 = 64 MiB, reserved, faulted
+ * in by a background thread). Both variables are checked here, at load, and
+ * a bad value is said once on stderr. This file sits above the exporters:
+ * the recorder never links it; the shared library and the ludus_launch
+ * object do. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../capture/capture_internal.h"
+#include "../platform/file_read.h"
+
+static char trace_path[4096];
+static int format;
+static int launched; /* the capture running is ours */
+
+static void expand(char *out, size_t cap) {
+    size_t o = 0;
+    for (const char *p = trace_path; *p && o + 1 < cap; p++) {
+        if (p[0] == '%' && p[1] == 'p') {
+            o += (size_t)snprintf(out + o, cap - o, "%d", ludus__os_pid());
+            p++;
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o < cap ? o : cap - 1] = 0;
+}
+
+static void write_at_exit(void) {
+    if (!launched || !ludus_capture_active()) return; /* cancelled, or the program ended it itself */
+    launched = 0;
+    char path[4200];
+    expand(path, sizeof path);
+    int rc = ludus_end_capture();
+    ludus_capture *c = NULL;
+    if (rc == 0) rc = ludus_capture_get_last(&c);
+    if (rc == 0) rc = ludus_capture_save(c, format, 0, path);
+    ludus_capture_summary s;
+    if (rc == 0 && ludus_capture_summarize(c, &s) == 0)
+        fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
+                (unsigned long long)s.dropped);
+    else
+        fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc), ludus_last_error_detail());
+    ludus_capture_release(c);
+}
+
+void ludus_launch_cancel(void) {
+    if (!launched) return;
+    launched = 0;
+    if (ludus_capture_active()) ludus_end_capture();
+}
+
+/* LUDUS_TRACE_CHUNKS: digits only, 1 .. 2^24 (1 TiB of pool). */
+static int parse_chunks(const char *s, uint32_t *out) {
+    if (!s) {
+        *out = 1024;
+        return 0;
+    }
+    uint64_t v = 0;
+    if (!*s) return -1;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        v = v * 10 + (uint64_t)(*p - '0');
+        if (v > (1u << 24)) return -1;
+    }
+    if (v == 0) return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+__attribute__((constructor)) static void launch_init(void) {
+    const char *path = getenv("LUDUS_TRACE");
+    if (!path || !*path) return;
+    if (strlen(path) >= sizeof trace_path) {
+        fprintf(stderr, "ludus: LUDUS_TRACE is longer than %zu bytes; not tracing\n", sizeof trace_path - 1);
+        return;
+    }
+    strcpy(trace_path, path);
+    format = ludus_format_from_path(path);
+    if (!format) {
+        fprintf(stderr, "ludus: LUDUS_TRACE=%s: unknown extension (use .json, .pftrace or .ludus); not tracing\n",
+                path);
+        return;
+    }
+    const char *chunks = getenv("LUDUS_TRACE_CHUNKS");
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    if (parse_chunks(chunks, &d.chunk_count) != 0) {
+        fprintf(stderr, "ludus: LUDUS_TRACE_CHUNKS=%s is not a number of 64 KiB chunks in 1 .. %u; not tracing\n",
+                chunks, 1u << 24);
+        return;
+    }
+    char expanded[4200], why[160];
+    expand(expanded, sizeof expanded);
+    int err = ludus__path_writable(expanded);
+    if (err) {
+        ludus__os_strerror(err, why, sizeof why);
+        fprintf(stderr, "ludus: LUDUS_TRACE=%s: the file cannot be written there (%s); not tracing\n", path, why);
+        return;
+    }
+    int rc = ludus_begin_capture(&d);
+    if (rc) {
+        fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc), ludus_last_error_detail());
+        return;
+    }
+    launched = 1;
+    atexit(write_at_exit);
+}

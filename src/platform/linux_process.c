@@ -1,0 +1,8 @@
+/* Linux implementation of process.h. */
+#include "process.h"
+
+#include <pthread.h>
+
+int ludus__on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void)) {
+    return pthread_atfork(prepare, parent, child) == 0 ? 0 : -1;
+}

@@ -1,0 +1,27 @@
+/* Memory for the chunk pool: reserved pages, touched ahead of the producers
+ * by a background thread so starting a capture of any size returns at once
+ * and recording rarely takes a page fault (linux_pages.c). */
+#ifndef LUDUS_PAGES_H
+#define LUDUS_PAGES_H
+
+#include <stddef.h>
+
+#include "platform.h"
+
+/* Anonymous read-write pages, not touched; NULL on failure. */
+LUDUS_HIDDEN void *ludus__pages_map(size_t bytes);
+LUDUS_HIDDEN void ludus__pages_unmap(void *p, size_t bytes);
+
+/* Faults [p, p + bytes) in from a background thread, front to back, without
+ * changing its contents (producers may already be writing there). NULL when
+ * no thread could be started (then the producers fault the pages in). */
+typedef struct ludus__prefault ludus__prefault;
+LUDUS_HIDDEN ludus__prefault *ludus__prefault_start(void *p, size_t bytes);
+/* Asks the thread to stop after its current step (does not wait). */
+LUDUS_HIDDEN void ludus__prefault_request_stop(ludus__prefault *pf);
+/* Stops the thread, waits for it, frees pf; NULL is a no-op. */
+LUDUS_HIDDEN void ludus__prefault_stop(ludus__prefault *pf);
+/* Bytes faulted in so far (for measurements). */
+LUDUS_HIDDEN size_t ludus__prefault_done(const ludus__prefault *pf);
+
+#endif

@@ -1,0 +1,30 @@
+/* Options and outputs shared by the verbs that analyse (report, diff). */
+#ifndef LUDUS_TRACE_AN_OPTS_H
+#define LUDUS_TRACE_AN_OPTS_H
+
+#include <ludus/analysis.h>
+
+#include "verbs.h"
+
+typedef struct lt_an_opts {
+    ludus_analysis_desc desc;
+    ludus_report_options ropt;
+    int format; /* stdout format */
+    const char *html;
+} lt_an_opts;
+
+/* Exit code for a library error code. */
+int lt_an_exit_code(int rc);
+/* Consumes a shared option at argv[*i]; 1 when it was one (*rc set on a usage error). */
+int lt_an_option(const lt_verb *v, lt_an_opts *o, int argc, char **argv, int *i, int *rc);
+/* Opens and analyses a capture file; an exit code, with the message printed. */
+int lt_an_load(const char *verb, const char *path, const ludus_analysis_desc *desc, ludus_analysis **out);
+/* A ludus_write_fn over a FILE *; remembers errno of a failed write. */
+int lt_an_stdout(void *ud, const void *data, size_t n);
+/* Says that writing to stdout failed (and why) and returns LT_IO. */
+int lt_an_stdout_failed(const char *verb);
+/* An HTML report written safely to path; an exit code. */
+int lt_an_write_html(const char *verb, const char *path, const ludus_analysis *a, const ludus_diff *d,
+                     const ludus_report_options *o);
+
+#endif
