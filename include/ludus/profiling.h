@@ -201,10 +201,12 @@ LUDUS_API extern __thread ludus__thread_hot ludus__hot __attribute__((tls_model(
 #error "Ludus Profiling needs GCC or Clang (thread-local storage, atomics builtins)"
 #endif
 
-/* Out-of-line paths. nested: the event found bit 0 of cur already set (it
- * interrupted another event of its thread: a signal handler). */
-LUDUS_API uintptr_t ludus__begin_slow(const ludus_site *site, int nested);
-LUDUS_API void ludus__end_slow(uintptr_t token, int nested);
+/* Out-of-line paths. ludus__nested_drop: the event found bit 0 of cur
+ * already set (it interrupted another event of its thread: a signal
+ * handler); it is dropped and counted (n events), and 0 is returned. */
+LUDUS_API uintptr_t ludus__begin_slow(const ludus_site *site);
+LUDUS_API void ludus__end_slow(uintptr_t token);
+LUDUS_API uintptr_t ludus__nested_drop(unsigned n);
 LUDUS_API void ludus__emit(const ludus_site *site, unsigned kind);
 LUDUS_API uint64_t ludus__flow_out(const char *name);
 LUDUS_API void ludus__flow_in(uint64_t flow_id);
@@ -239,28 +241,30 @@ LUDUS__INLINE int ludus__is_armed(void) {
     return !idle;
 }
 
-/* Stores the TSC into e as rdtsc returns it (EDX:EAX), saving the shift and
- * or that combining would cost (x86-64 is little-endian). */
-LUDUS__INLINE void ludus__stamp(ludus__event *e) {
-    uint32_t lo, hi;
-    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-    e->ticks32[0] = lo;
-    e->ticks32[1] = hi;
+/* Starts an event: sets bit 0 of cur (busy) with one bts, which also tells
+ * whether it was set already (this event interrupted another one). */
+LUDUS__INLINE int ludus__set_busy(ludus__thread_hot *t) {
+    int nested;
+    __asm__ volatile("btsq $0, %0" : "+m"(t->cur), "=@ccc"(nested) : : "memory");
+    return nested;
 }
 
-/* Starts an event: sets bit 0 of cur (busy) with one bts, which also tells
- * whether it was set already (this event interrupted another one). Returns
- * the slot | 1 in *slot and 0 when the slot is in the current piece, 1 when
- * the event must go out of line (nested, or no room, or not attached). */
-LUDUS__INLINE int ludus__enter(ludus__thread_hot *t, uintptr_t *slot, int *nested) {
-    __asm__ volatile("btsq $0, %0" : "+m"(t->cur), "=@ccc"(*nested) : : "memory");
-    if (LUDUS__UNLIKELY(*nested)) return 1;
-    uintptr_t e = __atomic_load_n(&t->cur, __ATOMIC_RELAXED);
+/* 1 when slot e (cur, busy) is past the piece: "cmpq limit, e" in memory (an
+ * atomic load would not fold into the compare). */
+LUDUS__INLINE int ludus__full(ludus__thread_hot *t, uintptr_t e) {
     int full;
-    /* "cmpq limit, e" in memory: an atomic load would not fold into the compare. */
     __asm__("cmpq %1, %2" : "=@ccae"(full) : "m"(t->limit), "r"(e));
-    *slot = e;
     return full;
+}
+
+/* Writes the event at slot e (= its address | 1, as cur holds it while
+ * busy): the clock, then the word; the offsets absorb the busy bit. */
+LUDUS__INLINE void ludus__put(uintptr_t e, uintptr_t word) {
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    *(uint32_t *)(e - 1) = lo;
+    *(uint32_t *)(e + 3) = hi;
+    *(uintptr_t *)(e + 7) = word;
 }
 #else
 LUDUS__INLINE int ludus__is_armed(void) {
@@ -276,16 +280,14 @@ LUDUS__INLINE uintptr_t ludus__scope_begin(const ludus_site *site) {
     if (LUDUS__LIKELY(!ludus__is_armed())) return 0;
 #if LUDUS__INLINE_CLOCK
     ludus__thread_hot *t = &ludus__hot;
-    uintptr_t e;
-    int nested;
-    if (LUDUS__UNLIKELY(ludus__enter(t, &e, &nested))) return ludus__begin_slow(site, nested);
-    ludus__event *ev = (ludus__event *)(e - 1);
-    ludus__stamp(ev);
-    ev->word = (uintptr_t)site + LUDUS__K_BEGIN;         /* site is 16-aligned: + is | */
+    if (LUDUS__UNLIKELY(ludus__set_busy(t))) return ludus__nested_drop(2);
+    uintptr_t e = __atomic_load_n(&t->cur, __ATOMIC_RELAXED);
+    if (LUDUS__UNLIKELY(ludus__full(t, e))) return ludus__begin_slow(site);
+    ludus__put(e, (uintptr_t)site + LUDUS__K_BEGIN);     /* site is 16-aligned: + is | */
     __atomic_store_n(&t->cur, e + 15, __ATOMIC_RELEASE); /* next slot, busy cleared */
     return e;
 #else
-    return ludus__begin_slow(site, 0);
+    return ludus__begin_slow(site);
 #endif
 }
 
@@ -296,18 +298,19 @@ LUDUS__INLINE void ludus__scope_end(uintptr_t token) {
     if (token == 0) return;
 #if LUDUS__INLINE_CLOCK
     ludus__thread_hot *t = &ludus__hot;
-    uintptr_t e;
-    int nested;
-    if (LUDUS__UNLIKELY(ludus__enter(t, &e, &nested))) {
-        ludus__end_slow(token, nested);
+    if (LUDUS__UNLIKELY(ludus__set_busy(t))) {
+        ludus__nested_drop(1);
         return;
     }
-    ludus__event *ev = (ludus__event *)(e - 1);
-    ludus__stamp(ev);
-    ev->word = token; /* the begin's address | 1 = LUDUS__K_END */
+    uintptr_t e = __atomic_load_n(&t->cur, __ATOMIC_RELAXED);
+    if (LUDUS__UNLIKELY(ludus__full(t, e))) {
+        ludus__end_slow(token);
+        return;
+    }
+    ludus__put(e, token); /* the begin's address | 1 = LUDUS__K_END */
     __atomic_store_n(&t->cur, e + 15, __ATOMIC_RELEASE);
 #else
-    ludus__end_slow(token, 0);
+    ludus__end_slow(token);
 #endif
 }
 

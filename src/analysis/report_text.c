@@ -52,10 +52,38 @@ const char *ludus__dur(char *buf, size_t cap, double ns) {
 
 /* ---- text ---- */
 
-static const ludus_analysis *sort_a;
+/* Appends to a bounded string. */
+__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t cap, const char *fmt, ...) {
+    size_t n = strlen(buf);
+    if (n + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+
+/* A name in at most `width` bytes: cut at a character boundary, the cut
+ * marked with '~'. */
+static const char *short_name(const char *s, char *out, size_t width) {
+    size_t n = strlen(s);
+    if (n <= width) return s;
+    size_t k = width - 1;
+    while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80) k--; /* not inside a UTF-8 character */
+    memcpy(out, s, k);
+    out[k] = '~';
+    out[k + 1] = 0;
+    return out;
+}
+
+/* Sort keys carry what they compare: no state outside the call (two
+ * threads may report two analyses at once). */
+typedef struct site_key {
+    const ludus_site_stats *s;
+    uint32_t index;
+} site_key;
+
 static int by_excl_total(const void *x, const void *y) {
-    const ludus_site_stats *a = &sort_a->sites[*(const uint32_t *)x].pub;
-    const ludus_site_stats *b = &sort_a->sites[*(const uint32_t *)y].pub;
+    const ludus_site_stats *a = ((const site_key *)x)->s, *b = ((const site_key *)y)->s;
     if (a->exclusive.total_ns != b->exclusive.total_ns) return a->exclusive.total_ns > b->exclusive.total_ns ? -1 : 1;
     return strcmp(a->name, b->name);
 }
@@ -66,17 +94,28 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
     ludus__w_fmt(w, "Ludus report: %s\n", o->title);
     ludus__w_fmt(w, "Capture: %s, clock %s, %u threads, %llu events\n", ludus__dur(b1, 32, (double)s->duration_ns),
                  s->clock_name, s->threads, (unsigned long long)s->events);
-    ludus__w_fmt(w, "Loss: %llu dropped events, %llu incomplete slices, %llu orphan ends, %llu filtered events",
-                 (unsigned long long)s->dropped, (unsigned long long)s->incomplete, (unsigned long long)s->orphan_ends,
-                 (unsigned long long)s->filtered);
+    ludus__w_fmt(w,
+                 "Loss: %llu dropped events, %llu incomplete slices, %llu unwound slices, %llu orphan ends, "
+                 "%llu filtered events",
+                 (unsigned long long)s->dropped, (unsigned long long)s->incomplete, (unsigned long long)s->unwound,
+                 (unsigned long long)s->orphan_ends, (unsigned long long)s->filtered);
     if (s->interner_drops) ludus__w_fmt(w, ", %u run-time names refused", (unsigned)s->interner_drops);
     if (s->clock_anomalies) ludus__w_fmt(w, ", %llu ends before their begin", (unsigned long long)s->clock_anomalies);
     ludus__w_str(w, "\n");
     if (s->incomplete)
         ludus__w_str(w, "  incomplete slices were closed at capture end: counted, never used as durations\n");
+    if (s->unwound)
+        ludus__w_str(w, "  unwound slices were skipped by a non-local exit (longjmp) and closed where that was found: "
+                        "counted, never used as durations\n");
     if (s->dropped)
         ludus__w_str(w, "  WARNING: events were dropped; sites marked '!' ran on a thread that lost events: their "
                         "counts are lower bounds\n");
+    if (s->excl_unknown)
+        ludus__w_fmt(w,
+                     "  %llu calls ran while their thread was losing events: their children may be missing, so "
+                     "their exclusive time\n  is left out of the exclusive columns (flag excl?:N), never charged to "
+                     "them; inclusive times stand\n",
+                     (unsigned long long)s->excl_unknown);
     ludus__w_fmt(w, "Window: %s [%s .. %s]", s->window, ludus__dur(b1, 32, (double)s->window_begin_ns),
                  ludus__dur(b2, 32, (double)s->window_end_ns));
     if (s->frame_marks)
@@ -122,14 +161,14 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
         ludus__w_str(w, "\nNo complete frame in the window: per-site statistics only.\n");
     }
 
-    uint32_t *order = malloc((a->nsites ? a->nsites : 1) * sizeof *order);
+    site_key *order = malloc((a->nsites ? a->nsites : 1) * sizeof *order);
     if (!order) return;
     /* Scope sites only: markers, frame marks, flows and counters have no
      * calls and no durations. */
     uint32_t nscoped = 0;
     for (uint32_t i = 0; i < a->nsites; i++)
-        if (a->sites[i].pub.calls || a->sites[i].pub.incomplete) order[nscoped++] = i;
-    sort_a = a;
+        if (a->sites[i].pub.calls || a->sites[i].pub.incomplete || a->sites[i].pub.unwound)
+            order[nscoped++] = (site_key){&a->sites[i].pub, i};
     qsort(order, nscoped, sizeof *order, by_excl_total);
     uint32_t top = o->top < nscoped ? o->top : nscoped;
     ludus__w_fmt(w, "\nTop %u of %u scope sites by exclusive time (excl: per call; incl: outermost calls only)\n", top,
@@ -138,21 +177,20 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
                  "excl total", "excl mean", "excl p50", "excl p90", "excl p99", "excl max", "incl p50", "incl p99",
                  "flags");
     for (uint32_t k = 0; k < top; k++) {
-        const ludus_site_stats *x = &a->sites[order[k]].pub;
-        char cpf[32], flags[64];
+        const ludus_site_stats *x = order[k].s;
+        char cpf[32], flags[128];
         if (s->frames_in_window)
             snprintf(cpf, sizeof cpf, "%.2f", x->calls_per_frame);
         else
             snprintf(cpf, sizeof cpf, "-");
-        int fl = 0;
         flags[0] = 0;
-        if (x->flags & LUDUS_STAT_LOSSY) fl += snprintf(flags + fl, sizeof flags - (size_t)fl, "! ");
-        if (x->incomplete)
-            fl +=
-                snprintf(flags + fl, sizeof flags - (size_t)fl, "incomplete:%llu ", (unsigned long long)x->incomplete);
-        if (x->recursive)
-            snprintf(flags + fl, sizeof flags - (size_t)fl, "recursive:%llu", (unsigned long long)x->recursive);
-        ludus__w_fmt(w, "%-28.28s %9llu %9s %10s %10s %10s %10s %10s %10s %10s %10s  %s\n", x->name,
+        if (x->flags & LUDUS_STAT_LOSSY) append(flags, sizeof flags, "! ");
+        if (x->incomplete) append(flags, sizeof flags, "incomplete:%llu ", (unsigned long long)x->incomplete);
+        if (x->unwound) append(flags, sizeof flags, "unwound:%llu ", (unsigned long long)x->unwound);
+        if (x->excl_unknown) append(flags, sizeof flags, "excl?:%llu ", (unsigned long long)x->excl_unknown);
+        if (x->recursive) append(flags, sizeof flags, "recursive:%llu", (unsigned long long)x->recursive);
+        char name[40];
+        ludus__w_fmt(w, "%-28s %9llu %9s %10s %10s %10s %10s %10s %10s %10s %10s  %s\n", short_name(x->name, name, 28),
                      (unsigned long long)x->calls, cpf, ludus__dur(b1, 32, (double)x->exclusive.total_ns),
                      ludus__dur(b2, 32, x->exclusive.mean_ns), ludus__dur(b3, 32, (double)x->exclusive.p50_ns),
                      ludus__dur(b4, 32, (double)x->exclusive.p90_ns), ludus__dur(b5, 32, (double)x->exclusive.p99_ns),

@@ -145,8 +145,10 @@ LUDUS_HIDDEN ludus_capture *ludus__capture_new(int type);
 LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
 /* Stops c's prefault thread and frees its pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_release_pool(ludus_capture *c);
-/* The child's side of fork: the running capture restarts as the child's. */
+/* The child's side of fork: the running capture restarts as the child's
+ * (session.c); fork.c installs it when the first capture begins. */
 LUDUS_HIDDEN void ludus__session_after_fork(void);
+LUDUS_HIDDEN void ludus__fork_session_install(void);
 
 /* In-memory captures: turns each thread's pieces into runs (once). */
 LUDUS_HIDDEN int ludus__build_runs(ludus_capture *c);

@@ -104,6 +104,7 @@ static void pool_free(void *mem, uint64_t bytes, int mapped, const ludus_allocat
 
 int ludus_begin_capture(const ludus_capture_desc *desc) {
     if (active) return ludus__fail(LUDUS_EBUSY, "a capture is already active");
+    ludus__fork_session_install();
     ludus_capture_desc d;
     ludus_capture_desc_defaults(desc, &d);
     if (d.chunk_bytes < 4096 || d.chunk_bytes > (1u << 30) || (d.chunk_bytes & (d.chunk_bytes - 1)) != 0)
@@ -369,14 +370,13 @@ void ludus__session_after_fork(void) {
      * the child's (another pid, other threads), so it restarts empty, with a
      * new generation, over the same (copied) pool. */
     if (last) { /* its background thread is not in this process */
-        last->prefault = NULL;
+        ludus__prefault_after_fork(last->prefault);
         last->nstragglers = 0;
     }
     if (!active) return;
     ludus__session *s = &ludus__sess;
-    sess_prefault = NULL;
+    ludus__prefault_after_fork(sess_prefault);
     s->pid = ludus__os_pid();
-    s->names = ludus__names_create(); /* the old one's lock may be held by a thread that is gone */
     s->nretired = 0;
     s->retired_oom = 0;
     s->retired_oom_events = 0;

@@ -91,6 +91,10 @@ void ludus__prefault_stop(ludus__prefault *pf) {
     free(pf);
 }
 
+void ludus__prefault_after_fork(ludus__prefault *pf) {
+    if (pf) __atomic_store_n(&pf->finished, 1, __ATOMIC_RELEASE);
+}
+
 size_t ludus__prefault_done(const ludus__prefault *pf) {
     return pf ? __atomic_load_n(&pf->done, __ATOMIC_RELAXED) : 0;
 }

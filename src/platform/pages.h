@@ -21,6 +21,9 @@ LUDUS_HIDDEN ludus__prefault *ludus__prefault_start(void *p, size_t bytes);
 LUDUS_HIDDEN void ludus__prefault_request_stop(ludus__prefault *pf);
 /* Stops the thread, waits for it, frees pf; NULL is a no-op. */
 LUDUS_HIDDEN void ludus__prefault_stop(ludus__prefault *pf);
+/* In a child after fork: the thread is not there; pf can be stopped (and
+ * freed) without waiting for it. */
+LUDUS_HIDDEN void ludus__prefault_after_fork(ludus__prefault *pf);
 /* Bytes faulted in so far (for measurements). */
 LUDUS_HIDDEN size_t ludus__prefault_done(const ludus__prefault *pf);
 

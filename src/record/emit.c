@@ -207,13 +207,17 @@ static ludus__event *put(ludus__thread_hot *t, uintptr_t word, unsigned nslots, 
     return e;
 }
 
-uintptr_t ludus__begin_slow(const ludus_site *site, int nested) {
+uintptr_t ludus__nested_drop(unsigned n) {
+    signal_drop(&ludus__cold, n);
+    return 0;
+}
+
+uintptr_t ludus__begin_slow(const ludus_site *site) {
     ludus__thread_hot *t = &ludus__hot;
     ludus__thread_cold *c = &ludus__cold;
-    if (nested) {
-        signal_drop(c, 2);
-        return 0;
-    }
+#if !LUDUS__INLINE_CLOCK /* the inline path did not set busy */
+    if (set_busy(t)) return ludus__nested_drop(2);
+#endif
     if (!slow_enter(t, c, 2, 1)) return 0;
     if (!make_room(t, c, 1, 0)) {
         drop(c, 2);
@@ -225,13 +229,15 @@ uintptr_t ludus__begin_slow(const ludus_site *site, int nested) {
     return (uintptr_t)e | 1u;
 }
 
-void ludus__end_slow(uintptr_t token, int nested) {
+void ludus__end_slow(uintptr_t token) {
     ludus__thread_hot *t = &ludus__hot;
     ludus__thread_cold *c = &ludus__cold;
-    if (nested) {
-        signal_drop(c, 1);
+#if !LUDUS__INLINE_CLOCK
+    if (set_busy(t)) {
+        ludus__nested_drop(1);
         return;
     }
+#endif
     if (!slow_enter(t, c, 1, 0)) return;
     if (!make_room(t, c, 1, 1)) {
         drop(c, 1);

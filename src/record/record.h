@@ -178,6 +178,15 @@ LUDUS_HIDDEN ludus__name_table *ludus__names_create(void);
 LUDUS_HIDDEN void ludus__names_destroy(ludus__name_table *t);
 /* The descriptor of a run-time name in t; NULL when t is full. */
 LUDUS_HIDDEN const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name);
+/* fork (capture/fork.c): the registered-site table locked across fork and
+ * made usable again in the child. */
+LUDUS_HIDDEN void ludus__sites_fork_lock(void);
+LUDUS_HIDDEN void ludus__sites_fork_unlock(void);
+LUDUS_HIDDEN void ludus__sites_fork_reset(void);
+/* The same for a name table (NULL: nothing to do). */
+LUDUS_HIDDEN void ludus__names_fork_lock(ludus__name_table *t);
+LUDUS_HIDDEN void ludus__names_fork_unlock(ludus__name_table *t);
+LUDUS_HIDDEN void ludus__names_fork_reset(ludus__name_table *t);
 LUDUS_HIDDEN extern const ludus_site ludus__frame_site;
 LUDUS_HIDDEN extern const ludus_site ludus__invalid_site;
 LUDUS_HIDDEN extern const ludus_site ludus__empty_name_site;

@@ -128,6 +128,16 @@ uint32_t ludus_register_site(const ludus_site_desc *d) {
     return id;
 }
 
+void ludus__sites_fork_lock(void) {
+    pthread_mutex_lock(&reg_lock);
+}
+void ludus__sites_fork_unlock(void) {
+    pthread_mutex_unlock(&reg_lock);
+}
+void ludus__sites_fork_reset(void) {
+    pthread_mutex_init(&reg_lock, NULL);
+}
+
 uint32_t ludus_intern_name(const char *name) {
     ludus_site_desc d = {name, NULL, NULL, 0};
     return ludus_register_site(&d);
@@ -159,6 +169,16 @@ ludus__name_table *ludus__names_create(void) {
     pthread_mutex_init(&t->lock, NULL);
     t->text.limit = NAMES_TEXT;
     return t;
+}
+
+void ludus__names_fork_lock(ludus__name_table *t) {
+    if (t) pthread_mutex_lock(&t->lock);
+}
+void ludus__names_fork_unlock(ludus__name_table *t) {
+    if (t) pthread_mutex_unlock(&t->lock);
+}
+void ludus__names_fork_reset(ludus__name_table *t) {
+    if (t) pthread_mutex_init(&t->lock, NULL);
 }
 
 void ludus__names_destroy(ludus__name_table *t) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../platform/process.h"
 #include "record.h"
 
 ludus__registry ludus__reg = {.lock = PTHREAD_MUTEX_INITIALIZER, .next_serial = 1};
@@ -29,9 +30,35 @@ static void set_name(ludus__thread_record *r, const char *name, uint64_t tid) {
 
 static void thread_exit_hook(void *arg);
 
+/* ---- fork: the child must never wait on threads it does not have ---- */
+
+static void fork_prepare(void) {
+    ludus__lib_enter(); /* a signal handler's event in the window is dropped */
+    ludus__sites_fork_lock();
+    pthread_mutex_lock(&ludus__reg.lock);
+}
+
+static void fork_parent(void) {
+    pthread_mutex_unlock(&ludus__reg.lock);
+    ludus__sites_fork_unlock();
+    ludus__lib_leave();
+}
+
+static void fork_child(void) {
+    ludus__registry_after_fork(); /* re-initialises the registry lock */
+    ludus__sites_fork_reset();
+    ludus__lib_leave();
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static void fork_install(void) {
+    ludus__on_fork(fork_prepare, fork_parent, fork_child);
+}
+
 int ludus__register_self(const char *name) {
     ludus__thread_cold *c = &ludus__cold;
     if (c->dead) return ludus__fail(LUDUS_EINVAL, "the thread is exiting");
+    pthread_once(&fork_once, fork_install);
     ludus__lib_enter();
     pthread_mutex_lock(&ludus__reg.lock);
     if (c->record >= 0) { /* already registered: rename */

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Launch-to-exit capture: a program that never starts a capture itself (the
 demo with --no-capture) run with LUDUS_TRACE=PATH writes PATH at exit, in
-the format its extension names, with the events it recorded.
-   check_launch.py DEMO LUDUS_TRACE WORKDIR"""
+the format its extension names, with the events it recorded. Bad values are
+said at load, once. A program that forks: with %p each process writes its
+own file (the child's holds only the child's events); with one PATH for
+both, and for two unrelated processes, the file is one complete capture.
+   check_launch.py DEMO LUDUS_TRACE WORKDIR FORK_TRACE"""
 import json
 import os
 import subprocess
 import sys
 
-demo, tool, work = sys.argv[1:4]
+demo, tool, work, fork_prog = sys.argv[1:5]
 os.makedirs(work, exist_ok=True)
 
 
@@ -53,4 +56,46 @@ env = {k: v for k, v in os.environ.items() if k != "LUDUS_TRACE"}
 p = subprocess.run([demo, "--no-capture", "--frames", "2"], env=env, stdout=subprocess.DEVNULL,
                    stderr=subprocess.PIPE, text=True, check=True)
 assert "ludus:" not in p.stderr, p.stderr
-print("launch-to-exit: json, ludus and pftrace written at exit")
+# Bad values are reported when the library loads, and nothing is traced.
+for env, what in ((dict(LUDUS_TRACE=os.path.join(work, "x.txt")), "unknown extension"),
+                  (dict(LUDUS_TRACE=os.path.join(work, "no", "dir", "x.json")), "cannot be written"),
+                  (dict(LUDUS_TRACE=os.path.join(work, "x.json"), LUDUS_TRACE_CHUNKS="abc"), "LUDUS_TRACE_CHUNKS=abc"),
+                  (dict(LUDUS_TRACE=os.path.join(work, "x.json"), LUDUS_TRACE_CHUNKS="0"), "LUDUS_TRACE_CHUNKS=0"),
+                  (dict(LUDUS_TRACE=os.path.join(work, "x.json"), LUDUS_TRACE_CHUNKS="4294967297"), "LUDUS_TRACE_CHUNKS=4294967297")):
+    p = subprocess.run([demo, "--no-capture", "--frames", "1"], env=dict(os.environ, **env), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, check=True)
+    assert p.stderr.count("ludus:") == 1 and what in p.stderr and "not tracing" in p.stderr, (env, p.stderr)
+    assert not os.path.exists(os.path.join(work, "x.json"))
+
+# fork with %p: two files, each its own process's
+fork_dir = os.path.join(work, "fork")
+os.makedirs(fork_dir, exist_ok=True)
+for f in os.listdir(fork_dir):
+    os.remove(os.path.join(fork_dir, f))
+p = subprocess.run([fork_prog, "20"], env=dict(os.environ, LUDUS_TRACE=os.path.join(fork_dir, "t-%p.json")),
+                   stderr=subprocess.PIPE, text=True, timeout=30, check=True)
+files = sorted(os.listdir(fork_dir))
+assert len(files) == 2, (files, p.stderr)
+docs = {}
+for f in files:
+    doc = json.load(open(os.path.join(fork_dir, f)))
+    pids = {e["pid"] for e in doc["traceEvents"]}
+    assert pids == {int(f[2:-5])}, (f, pids)
+    names = {e.get("name") for e in doc["traceEvents"] if e["ph"] == "X"}
+    docs[f] = names
+kinds = sorted(tuple(sorted(n & {"InChild", "InParent", "BeforeFork"})) for n in docs.values())
+assert kinds == [("BeforeFork", "InParent"), ("InChild",)], kinds  # the child holds none of the parent's events
+
+# one PATH for both, and for two unrelated processes at once: each finished
+# file is one complete capture, and no temporary is left
+same = os.path.join(fork_dir, "same.json")
+for _ in range(5):
+    subprocess.run([fork_prog, "5"], env=dict(os.environ, LUDUS_TRACE=same), stderr=subprocess.DEVNULL, timeout=30,
+                   check=True)
+    json.load(open(same))
+    ps = [subprocess.Popen([demo, "--no-capture", "--frames", "5"], env=dict(os.environ, LUDUS_TRACE=same),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+    assert all(q.wait(timeout=60) == 0 for q in ps)
+    json.load(open(same))
+assert sorted(os.listdir(fork_dir)) == sorted(files + ["same.json"]), os.listdir(fork_dir)
+print("launch-to-exit: json, ludus and pftrace written at exit; bad values said at load; fork")

@@ -1,0 +1,127 @@
+/* fork while a capture runs and another thread records. The child never
+ * waits on the thread it does not have (it ends its capture at once), and
+ * its capture is its own: its pid, only its own thread, none of the
+ * parent's events. The parent's capture goes on untouched. */
+#define _GNU_SOURCE
+#include <ludus/capture.h>
+#include <ludus/profiling.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+static int stop;
+
+static void *busy_worker(void *arg) {
+    (void)arg;
+    ludus_register_thread_for_trace("Parent worker");
+    while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+        LUDUS_PROFILE_SCOPE(ParentWork);
+    }
+    return NULL;
+}
+
+/* The child's checks; its exit status says which failed (0: all held). */
+static int child_main(void) {
+    alarm(5); /* a hang kills the child: the parent sees a signal, not 0 */
+    {
+        LUDUS_PROFILE_SCOPE(ChildWork);
+        LUDUS_PROFILE_MARK(ChildMark);
+    }
+    if (ludus_end_capture() != 0) return 10;
+    ludus_capture_summary s;
+    if (ludus_capture_get_summary(&s) != 0) return 11;
+    if (s.threads != 1) return 12; /* only the thread that forked */
+    if (s.events != 3) return 13;  /* ChildWork begin/end, ChildMark */
+    lt_buf b = {0};
+    if (ludus_export_json_to(lt_buf_write, &b) != 0) return 14;
+    char want[64];
+    snprintf(want, sizeof want, "\"pid\":%d,", (int)getpid());
+    if (!strstr(b.data, want)) return 15; /* the child's pid */
+    if (strstr(b.data, "ParentWork") || strstr(b.data, "Parent worker") || strstr(b.data, "BeforeFork")) return 16;
+    lt_buf_free(&b);
+    /* and it can capture again */
+    if (ludus_begin_capture(NULL) != 0) return 17;
+    LUDUS_PROFILE_MARK(Again);
+    if (ludus_end_capture() != 0) return 18;
+    return 0;
+}
+
+static void test_fork_child_captures_alone(void **state) {
+    (void)state;
+    ludus_register_thread_for_trace("Main");
+    lt_begin(NULL);
+    pthread_t th;
+    __atomic_store_n(&stop, 0, __ATOMIC_RELEASE);
+    assert_int_equal(pthread_create(&th, NULL, busy_worker, NULL), 0);
+    LUDUS_PROFILE_MARK(BeforeFork);
+    struct timespec nap = {0, 5000000};
+    nanosleep(&nap, NULL); /* the worker is recording */
+    int64_t t0 = lt_now_ns();
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) _exit(child_main());
+    int status = 0;
+    pid_t got = 0;
+    while ((got = waitpid(pid, &status, WNOHANG)) == 0 && lt_now_ns() - t0 < 10000000000LL) nanosleep(&nap, NULL);
+    int64_t waited = lt_now_ns() - t0;
+    __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    lt_end();
+    assert_int_equal(got, pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("child status %d (exit %d, signal %d)", status, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    assert_true(waited < 1000000000LL); /* within a second */
+    /* the parent's capture holds its own events */
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1);
+    assert_true(lt_count(&t, 'B', "ParentWork") > 0);
+    assert_int_equal(lt_count(&t, 'B', "ChildWork"), 0);
+    assert_int_equal(lt_count(&t, 'i', "BeforeFork"), 1);
+    lt_trace_free(&t);
+}
+
+/* fork with no capture running: the child's registry holds only itself. */
+static void test_fork_without_capture(void **state) {
+    (void)state;
+    pthread_t th;
+    __atomic_store_n(&stop, 0, __ATOMIC_RELEASE);
+    assert_int_equal(pthread_create(&th, NULL, busy_worker, NULL), 0);
+    struct timespec nap = {0, 2000000};
+    nanosleep(&nap, NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(5);
+        if (ludus_begin_capture(NULL) != 0) _exit(20);
+        LUDUS_PROFILE_MARK(InChild);
+        if (ludus_end_capture() != 0) _exit(21);
+        ludus_capture_summary s;
+        if (ludus_capture_get_summary(&s) != 0 || s.threads != 1 || s.events != 1) _exit(22);
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_fork_child_captures_alone, lt_teardown),
+        cmocka_unit_test_teardown(test_fork_without_capture, lt_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

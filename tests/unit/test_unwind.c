@@ -1,0 +1,246 @@
+/* Non-local exits, as an interpreter makes them: errors that longjmp out of
+ * instrumented functions (a pcall), coroutines that switch stacks
+ * (ucontext), and code that says where it unwound to. Scopes skipped by a
+ * longjmp are closed where an enclosing end finds them (or where the code
+ * says so), flagged unwound, counted per thread; no drop storm follows, and
+ * every slice of the export nests. */
+#define _GNU_SOURCE
+#include <ludus/analysis.h>
+#include <ludus/capture.h>
+#include <ludus/profiling.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+/* ---- a tiny interpreter: call frames that can throw ---- */
+
+static jmp_buf *handler; /* the innermost protected call */
+
+static void vm_throw(void) {
+    longjmp(*handler, 1);
+}
+
+static int vm_call(int depth, int throw_at) {
+    LUDUS_PROFILE_SCOPE(vm_call);
+    if (depth == throw_at) vm_throw();
+    return depth == 0 ? 0 : 1 + vm_call(depth - 1, throw_at);
+}
+
+/* A protected call, as Lua's pcall: setjmp here, the error lands here. */
+static int vm_pcall(int depth, int throw_at) {
+    LUDUS_PROFILE_SCOPE(vm_pcall);
+    jmp_buf jb, *prev = handler;
+    handler = &jb;
+    int failed = 0;
+    if (setjmp(jb) == 0)
+        vm_call(depth, throw_at);
+    else
+        failed = 1;
+    handler = prev;
+    return failed;
+}
+
+static size_t count_flag(const lt_trace *t, const char *name, int unwound) {
+    size_t k = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ev[i].ph == 'E' && !strcmp(t->ev[i].name, name) && t->ev[i].unwound == unwound) k++;
+    return k;
+}
+
+/* 1,000 pcalls that throw from 10 frames deep: the 10 (or 11) skipped scopes
+ * of each are closed at the pcall's end, flagged; nothing is lost. */
+static void test_pcall_errors_detected_at_enclosing_end(void **state) {
+    (void)state;
+    enum { CALLS = 1000, DEPTH = 10 };
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.chunk_count = 32;
+    lt_begin(&d);
+    int failures = 0;
+    for (int i = 0; i < CALLS; i++) failures += vm_pcall(DEPTH, i % 2 ? 3 : DEPTH + 1);
+    lt_end();
+    assert_int_equal(failures, CALLS / 2);
+    ludus_capture_summary s = lt_summary();
+    /* A throw at depth 3 skips the ends of DEPTH - 3 + 1 vm_call scopes. */
+    uint64_t skipped = (uint64_t)(CALLS / 2) * (DEPTH - 3 + 1);
+    assert_int_equal(s.unwound, skipped);
+    assert_int_equal(s.dropped, 0);
+    assert_int_equal(s.incomplete, 0);
+    ludus_thread_summary th;
+    assert_true(lt_thread_index(lt_gettid(), &th) >= 0);
+    assert_int_equal(th.unwound, skipped);
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1); /* every slice nests */
+    assert_int_equal(count_flag(&t, "vm_call", 1), skipped);
+    assert_int_equal(count_flag(&t, "vm_pcall", 1), 0);
+    /* each pcall's skipped scopes end where the pcall ends: nested inside it */
+    for (size_t i = 0; i < t.n; i++) {
+        if (t.ev[i].ph != 'B' || strcmp(t.ev[i].name, "vm_pcall") != 0) continue;
+        long e = lt_match_end(&t, i);
+        for (long k = (long)i + 1; k < e; k++) assert_true(t.ev[k].ts_ns <= t.ev[e].ts_ns);
+    }
+    lt_trace_free(&t);
+    /* The analysis counts them, without a duration. */
+    ludus_analysis *a;
+    assert_int_equal(ludus_analyze_last_capture(NULL, &a), 0);
+    const ludus_site_stats *vs = ludus_analysis_site(a, (uint32_t)ludus_analysis_find_site(a, "vm_call"));
+    assert_int_equal(vs->unwound, skipped);
+    assert_int_equal(vs->calls, (uint64_t)CALLS / 2 * (DEPTH + 1)); /* the calls that returned */
+    ludus_analysis_destroy(a);
+}
+
+/* No drop storm: 200,000 leaked scopes in a small pool cost nothing after
+ * they are found; flat scopes afterwards are all recorded. */
+static void test_no_drop_storm(void **state) {
+    (void)state;
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.chunk_count = 128; /* 8 MiB: the 300,000 events fit */
+    lt_begin(&d);
+    for (int i = 0; i < 20000; i++) vm_pcall(12, 2);
+    for (int i = 0; i < 20000; i++) {
+        LUDUS_PROFILE_SCOPE(after);
+    }
+    lt_end();
+    ludus_capture_summary s = lt_summary();
+    assert_int_equal(s.dropped, 0);
+    assert_int_equal(s.unwound, 20000u * 11u);
+    lt_trace t;
+    lt_trace_load(&t);
+    assert_int_equal(lt_count(&t, 'B', "after"), 20000);
+    lt_trace_free(&t);
+}
+
+/* Code that knows it unwinds says so: the skipped scopes end right where
+ * the longjmp landed, before anything else happens. */
+static void test_explicit_unwind_point(void **state) {
+    (void)state;
+    lt_begin(NULL);
+    static jmp_buf jb;
+    volatile int landed = 0;
+    {
+        LUDUS_PROFILE_SCOPE(loop);
+        for (int i = 0; i < 3; i++) {
+            ludus_unwind_point up = ludus_unwind_here();
+            jmp_buf *prev = handler;
+            handler = &jb;
+            if (setjmp(jb) == 0) {
+                vm_call(5, 1);
+            } else {
+                ludus_unwound_to(up);
+                landed++;
+                LUDUS_PROFILE_SCOPE(after_error);
+                lt_spin_ns(20000);
+            }
+            handler = prev;
+        }
+    }
+    lt_end();
+    assert_int_equal(landed, 3);
+    ludus_capture_summary s = lt_summary();
+    assert_int_equal(s.unwound, 3 * 5);
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1);
+    /* after_error is a sibling of the unwound calls, not their child: it
+     * begins after they end */
+    for (size_t i = 0; i < t.n; i++) {
+        if (t.ev[i].ph != 'B' || strcmp(t.ev[i].name, "after_error") != 0) continue;
+        size_t depth = 0;
+        for (size_t k = 0; k < i; k++) {
+            if (t.ev[k].ph == 'B') depth++;
+            if (t.ev[k].ph == 'E') depth--;
+        }
+        assert_int_equal(depth, 1); /* only "loop" is open */
+    }
+    lt_trace_free(&t);
+}
+
+/* A point taken before the capture began: everything the thread opened in
+ * the capture since is unwound. */
+static void test_unwind_point_before_capture(void **state) {
+    (void)state;
+    ludus_unwind_point up = ludus_unwind_here(); /* no capture: at = 0 */
+    assert_true(up.at == 0);
+    lt_begin(NULL);
+    static jmp_buf jb;
+    jmp_buf *prev = handler;
+    handler = &jb;
+    if (setjmp(jb) == 0)
+        vm_call(4, 0);
+    else
+        ludus_unwound_to(up);
+    handler = prev;
+    LUDUS_PROFILE_MARK(done);
+    lt_end();
+    assert_int_equal(lt_summary().unwound, 5);
+}
+
+/* ---- coroutines on stacks of their own (ucontext) ---- */
+
+static ucontext_t main_ctx, co_ctx;
+static int co_steps;
+
+static void co_yield_to_main(void) {
+    swapcontext(&co_ctx, &main_ctx);
+}
+
+static void co_body(void) {
+    for (int i = 0; i < 5; i++) {
+        LUDUS_PROFILE_SCOPE(co_step);
+        co_steps++;
+        co_yield_to_main(); /* the scope stays open while the coroutine sleeps */
+    }
+}
+
+/* A scope left open across a stack switch: the main side's end of "resume"
+ * names its own begin, so the coroutine's open scope above it is closed
+ * there, unwound; its real end, after the next switch, finds nothing and is
+ * an orphan. Flagged and counted, never misnested. (Spans by site id keep
+ * work that switches stacks; they do not depend on lexical order.) */
+static void test_ucontext_coroutine(void **state) {
+    (void)state;
+    static char stack[1 << 16];
+    getcontext(&co_ctx);
+    co_ctx.uc_stack.ss_sp = stack;
+    co_ctx.uc_stack.ss_size = sizeof stack;
+    co_ctx.uc_link = &main_ctx;
+    makecontext(&co_ctx, co_body, 0);
+    lt_begin(NULL);
+    for (int i = 0; i < 6; i++) {
+        LUDUS_PROFILE_SCOPE(resume);
+        swapcontext(&main_ctx, &co_ctx);
+    }
+    lt_end();
+    assert_int_equal(co_steps, 5);
+    ludus_capture_summary s = lt_summary();
+    assert_int_equal(s.dropped, 0);
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1);
+    assert_int_equal(lt_count(&t, 'B', "resume"), 6);
+    assert_int_equal(lt_count(&t, 'B', "co_step"), 5);
+    lt_trace_free(&t);
+    assert_int_equal(s.events, 2 * 6 + 5); /* the co_step ends are orphans */
+    assert_int_equal(s.unwound, 5);
+    assert_int_equal(s.orphan_ends, 5);
+    assert_int_equal(s.incomplete, 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_pcall_errors_detected_at_enclosing_end, lt_teardown),
+        cmocka_unit_test_teardown(test_no_drop_storm, lt_teardown),
+        cmocka_unit_test_teardown(test_explicit_unwind_point, lt_teardown),
+        cmocka_unit_test_teardown(test_unwind_point_before_capture, lt_teardown),
+        cmocka_unit_test_teardown(test_ucontext_coroutine, lt_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
