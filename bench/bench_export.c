@@ -4,9 +4,10 @@
  * reader pays), Chrome JSON and Perfetto protobuf export into a discarding
  * writer (labelled so) and to a file. Prints events/s and bytes/event,
  * medians of 3 runs.
- *   bench_export [EVENTS_MILLIONS] [DIR]
+ *   bench_export [EVENTS_MILLIONS] [DIR] [json|pftrace|all] [mixed|scopes]
  * Instruction counts of the exporters per event come from
- * bench/callgrind.sh (bench_export 1 DIR json|pftrace only). */
+ * bench/callgrind.sh (bench_export 1 DIR json|pftrace WORKLOAD: that export
+ * only, once). */
 #include "bench_common.h"
 
 #include <ludus/capture.h>
@@ -22,8 +23,11 @@ static int discard(void *ud, const void *p, size_t n) {
     return 0;
 }
 
-/* Spans and scopes of a frame-like loop: 3 nested scopes and a sibling, a
- * span, a mark: 12 events an iteration. */
+/* The recorded workload: "mixed" (the default) is a frame-like loop of 3
+ * nested scopes and a sibling, a span and a mark (11 events an iteration);
+ * "scopes" is the nested scopes and the sibling only (8 events). */
+static int scopes_only;
+
 static void record(uint64_t events) {
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
@@ -35,13 +39,14 @@ static void record(uint64_t events) {
     }
     ludus_register_thread_for_trace("bench");
     uint32_t job = ludus_register_site(&(ludus_site_desc){"Job", "bench", __FILE__, __LINE__});
-    for (uint64_t i = 0; i < events / 12; i++) {
+    for (uint64_t i = 0; i < events / (scopes_only ? 8 : 11); i++) {
         LUDUS_PROFILE_SCOPE(Outer, bench);
         {
             LUDUS_PROFILE_SCOPE(Middle, bench);
             LUDUS_PROFILE_SCOPE(Inner);
         }
         LUDUS_PROFILE_SCOPE(Sibling);
+        if (scopes_only) continue;
         ludus_begin_site(job);
         ludus_end_site();
         LUDUS_PROFILE_MARK(Tick);
@@ -83,13 +88,14 @@ int main(int argc, char **argv) {
     uint64_t millions = argc > 1 ? strtoull(argv[1], NULL, 10) : 10;
     const char *dir = argc > 2 ? argv[2] : "/tmp";
     const char *only = argc > 3 ? argv[3] : NULL; /* json | pftrace: that export once (callgrind) */
+    scopes_only = argc > 4 && !strcmp(argv[4], "scopes");
     record(millions * 1000000);
     ludus_capture *live;
     if (ludus_capture_get_last(&live)) return 1;
     ludus_capture_summary s;
     ludus_capture_summarize(live, &s);
     uint64_t ev = s.events;
-    if (only) {
+    if (only && strcmp(only, "all") != 0) {
         uint64_t bytes = 0;
         int fmt = !strcmp(only, "json") ? LUDUS_FORMAT_JSON : LUDUS_FORMAT_PFTRACE;
         if (ludus_capture_write(live, fmt, 0, discard, &bytes)) return 1;

@@ -31,6 +31,8 @@ void ludus__capture_free(ludus_capture *c) {
         ludus__names_destroy(c->names);
     }
     free(c->stragglers);
+    for (uint32_t i = 0; i < c->nthreads; i++)
+        if (c->threads[i].lanes_owned) free(c->threads[i].span_lane);
     if (!c->borrowed) {
         for (uint32_t i = 0; i < c->nthreads; i++) free(c->threads[i].runs);
         free(c->sites);
@@ -93,7 +95,10 @@ int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_captu
     v->prepared = 0;
     v->prepare_error = 0;
     v->nthreads = nt;
-    for (uint32_t i = 0; i < nt; i++) v->threads[i] = src->threads[cut->threads ? cut->threads[i] : i];
+    for (uint32_t i = 0; i < nt; i++) {
+        v->threads[i] = src->threads[cut->threads ? cut->threads[i] : i];
+        v->threads[i].lanes_owned = 0; /* borrowed from the parent when it had decided them */
+    }
     v->cut = cut->time || src->cut;
     v->cut_from_ns = from;
     v->cut_to_ns = to;

@@ -43,6 +43,12 @@ typedef struct ludus__cap_thread {
     /* counts of the prepared view */
     uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched;
     uint32_t lanes; /* span lanes besides the thread's own track */
+    /* The lane of each span, decided once (a first pass over the thread) and
+     * kept: owned by this entry when lanes_owned (a cut's copy borrows its
+     * parent's, or decides its own). */
+    uint8_t *span_lane;
+    uint64_t span_lane_n;
+    int lanes_decided, lanes_owned;
 } ludus__cap_thread;
 
 /* Site-table key of a flow name: the name's address shifted left with a 1
@@ -194,21 +200,26 @@ typedef struct ludus__open {
     uint8_t span;
     uint16_t unused;
     int64_t ts_ns;
-    uint64_t seq;     /* begin order on the thread (lexical and spans) */
+    uint64_t seq;     /* begin order on the thread (lexical and spans): also its identity */
     uintptr_t addr;   /* lexical: the begin's recorded address (what its end names) */
     uint64_t ordinal; /* lexical: slot ordinal of the begin; span: span ordinal */
-    uint64_t inst;    /* lane placement: instance id */
     uint32_t d0;      /* span: lexical depth at its begin */
     uint32_t match;   /* span: its site index, filtered or not (ends find it by site) */
-    uint64_t inst0;   /* span: instance of the lexical top at its begin */
+    uint64_t seq0;    /* span: seq of the lexical top at its begin */
 } ludus__open;
 
+/* A slice a time cut holds open (cut.c). */
+typedef struct ludus__cut_open {
+    uint32_t site;
+    uint8_t lane, span, clipped;
+    int64_t ts_ns;
+} ludus__cut_open;
+
 /* Tick to ns conversion without a 128-bit division per event: a rounded
- * fixed-point reciprocal of the calibration ratio (within 1 ns). */
+ * fixed-point fraction of the calibration ratio (within 1 ns). */
 typedef struct ludus__tick_conv {
-    int fast; /* 0: use ludus__ticks_to_ns */
-    uint64_t t0, dn, dt, m;
-    unsigned shift;
+    uint64_t range; /* ticks - t0 - 1 below this: the fast path applies (0: never) */
+    uint64_t t0, m; /* m: ns per tick as a 0.64 fixed-point fraction */
     int64_t base;
 } ludus__tick_conv;
 
@@ -221,41 +232,52 @@ typedef struct ludus__lane_iv {
     int64_t t0, t1;
 } ludus__lane_iv;
 
+/* A site key resolved: its index, and the index shown (UINT32_MAX when its
+ * category is disabled). A direct-mapped cache in front of the site table. */
+typedef struct ludus__site_memo {
+    uintptr_t key;
+    uint32_t site, shown;
+} ludus__site_memo;
+
 #define LUDUS__MAX_LANES 32
+#define LUDUS__NEV_BATCH 256u /* events produced per refill */
+#define LUDUS__SITE_MEMO 256u
 
 typedef struct ludus__nev_iter {
     const ludus_capture *c;
     ludus__tick_conv conv;
     const ludus__cap_thread *th;
+    /* what the reader takes: the current batch (the raw one, or the cut's) */
+    const ludus__nev *ob;
+    uint32_t opos, on;
     /* raw reading */
     uint32_t run;
     size_t pos;
-    uint64_t ordinal; /* of the next slot */
+    uint64_t ordinal; /* of the current run's first slot */
     uint64_t cursor;  /* capture files: where the next block is */
     ludus__run lrun;
     int loaded;
     ludus__run_buf rbuf;
     ludus__seen_run *seen;
     uint32_t nseen, seen_cap;
-    uintptr_t memo_key; /* last site key resolved */
-    uint32_t memo_site;
+    ludus__site_memo *memo; /* LUDUS__SITE_MEMO entries */
+    /* the raw batch: what the pairing emits (one raw event may emit many) */
+    ludus__nev *rb;
+    uint32_t rpos, rn, rcap;
     /* pairing */
     ludus__open *lex, *span;
     uint32_t nlex, lex_cap, nspan, span_cap;
     uint32_t lane_depth[LUDUS__MAX_LANES];
-    uint64_t seq, inst, span_ordinal;
+    uint64_t seq, span_ordinal;
     /* lanes: decided in a first pass (deciding = 1) when the thread has spans */
     int deciding;
-    uint8_t *span_lane;
+    uint8_t *span_lane; /* the thread's (ludus__cap_thread.span_lane) */
     uint64_t span_lane_n;
     ludus__lane_iv *lane_iv[LUDUS__MAX_LANES];
     uint32_t lane_n[LUDUS__MAX_LANES], lane_cap[LUDUS__MAX_LANES];
     uint32_t lanes_used;
-    /* output queue: one raw event can close several slices */
-    ludus__nev *q;
-    uint32_t qhead, qn, qcap;
-    int closing, done;
-    int loss_pending; /* the "losses began" marker is still to come */
+    int done;
+    int64_t loss_at; /* the "losses began" marker comes before the first event at or after this; INT64_MAX: none */
     uint64_t frame_no;
     int oom;
     int load_error; /* LUDUS_E* code when a run could not be loaded */
@@ -264,23 +286,43 @@ typedef struct ludus__nev_iter {
     /* time cut state (cut.c) */
     int cut_state;
     uint32_t cut_i, cut_n;
-    ludus__open *cut_open;
+    ludus__cut_open *cut_open;
     uint32_t cut_open_cap;
     ludus__nev held;
+    ludus__nev *cb; /* the cut's batch */
 } ludus__nev_iter;
 
 /* 0, or a LUDUS_E* code (LUDUS_ENOMEM) when lanes could not be prepared. */
 LUDUS_HIDDEN int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread);
-/* 1: *out holds the next event; 0: end of the thread's stream (check
- * it->oom / it->load_error). */
-LUDUS_HIDDEN int ludus__nev_next(ludus__nev_iter *it, ludus__nev *out);
+/* Refills it->ob (the next batch of the stream, time cut applied); 0 at the
+ * end of the thread's stream (then check ludus__nev_error). */
+LUDUS_HIDDEN int ludus__nev_fill(ludus__nev_iter *it);
 LUDUS_HIDDEN void ludus__nev_free(ludus__nev_iter *it);
-/* The stream without a time cut (ludus__nev_next applies c->cut), and the
- * open slices in begin order (for the cut). */
+/* The stream without a time cut, one event at a time (the cut reads it). */
 LUDUS_HIDDEN int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);
-LUDUS_HIDDEN uint32_t ludus__nev_open_slices(ludus__nev_iter *it, ludus__open **out);
 /* The error a stream ended with: 0, or a LUDUS_E* code (detail set). */
 LUDUS_HIDDEN int ludus__nev_error(const ludus__nev_iter *it);
+
+/* The next event, valid until the next call; NULL at the end. */
+static inline const ludus__nev *ludus__nev_get(ludus__nev_iter *it) {
+    if (it->opos == it->on && !ludus__nev_fill(it)) return NULL;
+    return &it->ob[it->opos++];
+}
+
+/* 1: *out holds the next event; 0: end of the thread's stream. */
+static inline int ludus__nev_next(ludus__nev_iter *it, ludus__nev *out) {
+    const ludus__nev *e = ludus__nev_get(it);
+    if (!e) return 0;
+    *out = *e;
+    return 1;
+}
+
+/* The time of the event after the one just taken (INT64_MAX at the end);
+ * the event just taken must have been copied first: this may refill. */
+static inline int64_t ludus__nev_peek_ts(ludus__nev_iter *it) {
+    if (it->opos == it->on && !ludus__nev_fill(it)) return INT64_MAX;
+    return it->ob[it->opos].ts_ns;
+}
 
 #endif

@@ -14,7 +14,7 @@ static int track(ludus__nev_iter *it, const ludus__nev *ev, int64_t shown_ts) {
     if (ev->kind == LUDUS_NEV_BEGIN) {
         if (it->cut_n == it->cut_open_cap) {
             uint32_t cap = it->cut_open_cap ? it->cut_open_cap * 2 : 32;
-            ludus__open *o = realloc(it->cut_open, cap * sizeof *o);
+            ludus__cut_open *o = realloc(it->cut_open, cap * sizeof *o);
             if (!o) {
                 it->oom = 1;
                 return -1;
@@ -22,13 +22,12 @@ static int track(ludus__nev_iter *it, const ludus__nev *ev, int64_t shown_ts) {
             it->cut_open = o;
             it->cut_open_cap = cap;
         }
-        ludus__open *o = &it->cut_open[it->cut_n++];
-        memset(o, 0, sizeof *o);
+        ludus__cut_open *o = &it->cut_open[it->cut_n++];
         o->site = ev->site;
         o->lane = ev->lane;
         o->span = (ev->flags & LUDUS_NEV_SPAN) != 0;
         o->ts_ns = shown_ts;
-        o->inst = shown_ts != ev->ts_ns; /* clipped */
+        o->clipped = shown_ts != ev->ts_ns;
     } else if (ev->kind == LUDUS_NEV_END) {
         for (uint32_t i = it->cut_n; i > 0; i--)
             if (it->cut_open[i - 1].lane == ev->lane) {
@@ -45,7 +44,7 @@ static void fix_end(ludus__nev_iter *it, ludus__nev *ev) {
     if (ev->kind != LUDUS_NEV_END) return;
     for (uint32_t i = it->cut_n; i > 0; i--)
         if (it->cut_open[i - 1].lane == ev->lane) {
-            if (it->cut_open[i - 1].inst) {
+            if (it->cut_open[i - 1].clipped) {
                 ev->begin_ns = it->cut_open[i - 1].ts_ns;
                 ev->flags |= LUDUS_NEV_CLIPPED;
             }
@@ -60,7 +59,7 @@ int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out) {
         switch (it->cut_state) {
         case 1:
             while (it->cut_i < it->cut_n) {
-                ludus__open *o = &it->cut_open[it->cut_i++];
+                ludus__cut_open *o = &it->cut_open[it->cut_i++];
                 memset(out, 0, sizeof *out);
                 out->kind = LUDUS_NEV_BEGIN;
                 out->lane = o->lane;
@@ -68,7 +67,7 @@ int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out) {
                 out->site = o->site;
                 out->ts_ns = from;
                 o->ts_ns = from;
-                o->inst = 1;
+                o->clipped = 1;
                 uint32_t d = 0;
                 for (uint32_t j = 0; j + 1 < it->cut_i; j++) d += it->cut_open[j].lane == o->lane;
                 out->depth = d;
@@ -85,7 +84,7 @@ int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out) {
             return 1;
         case 3:
             while (it->cut_n > 0) {
-                ludus__open *o = &it->cut_open[--it->cut_n];
+                ludus__cut_open *o = &it->cut_open[--it->cut_n];
                 memset(out, 0, sizeof *out);
                 out->kind = LUDUS_NEV_END;
                 out->lane = o->lane;

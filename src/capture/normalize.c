@@ -42,77 +42,84 @@ static void conv_init(ludus__tick_conv *v, const ludus_capture *c) {
     memset(v, 0, sizeof *v);
     v->t0 = c->c0.ticks;
     v->base = c->c0.ns - c->start_ns;
-    v->dt = c->c1.ticks - c->c0.ticks;
-    v->dn = (uint64_t)(c->c1.ns - c->c0.ns);
-    /* Only for sane calibrations (a file may hold anything): then the
-     * reciprocal is within 2 of the exact quotient. */
-    if (!c->clock_tsc || v->dt == 0 || v->dn == 0 || v->dn >= ((uint64_t)1 << 48)) return;
-    unsigned shift = 63;
-    while (shift > 0 && (((unsigned __int128)v->dn << shift) / v->dt) >> 62) shift--;
-    v->shift = shift;
-    v->m = (uint64_t)((((unsigned __int128)v->dn << shift) + v->dt / 2) / v->dt); /* rounded */
-    v->fast = 1;
+    uint64_t dt = c->c1.ticks - c->c0.ticks, dn = (uint64_t)(c->c1.ns - c->c0.ns);
+    /* Only for a sane calibration with a tick shorter than a ns (a file may
+     * hold anything; else every event takes the exact path): m = dn/dt as a
+     * rounded 0.64 fixed-point fraction, within 1 ns of the exact quotient
+     * for ticks within 2^63 of t0. */
+    if (!c->clock_tsc || dt == 0 || dn == 0 || dn >= dt) return;
+    v->m = (uint64_t)((((unsigned __int128)dn << 64) + dt / 2) / dt);
+    v->range = ((uint64_t)1 << 63) - 1; /* ticks - t0 in [1, 2^63) */
 }
 
-/* Within 1 ns of ludus__ticks_to_ns at a multiply instead of a division. */
+/* Within 1 ns of ludus__ticks_to_ns at one multiply instead of a division. */
 static inline int64_t conv_ns(const ludus__tick_conv *v, const ludus_capture *c, uint64_t ticks) {
-    if (!v->fast || ticks <= v->t0) return ludus__ticks_to_ns(c, ticks);
     uint64_t x = ticks - v->t0;
-    if (x >> v->shift) return ludus__ticks_to_ns(c, ticks);
-    uint64_t q = (uint64_t)(((unsigned __int128)x * v->m) >> v->shift);
-    return (int64_t)q + v->base;
+    if (__builtin_expect(x - 1 >= v->range, 0)) return ludus__ticks_to_ns(c, ticks);
+    return (int64_t)(uint64_t)(((unsigned __int128)x * v->m) >> 64) + v->base;
 }
 
-/* ---- output queue ---- */
+/* ---- output: the raw batch (one raw event may emit several events: an
+ * end that closes unwound scopes too) ---- */
 
-static ludus__nev *emit(ludus__nev_iter *it) {
-    static __thread ludus__nev sink; /* the deciding pass emits nothing */
-    if (it->deciding) return &sink;
-    if (it->qhead + it->qn == it->qcap) {
-        if (it->qhead) {
-            memmove(it->q, it->q + it->qhead, it->qn * sizeof *it->q);
-            it->qhead = 0;
-        } else {
-            uint32_t cap = it->qcap ? it->qcap * 2 : 16;
-            ludus__nev *q = realloc(it->q, cap * sizeof *q);
-            if (!q) {
-                it->oom = 1;
-                return &sink;
-            }
-            it->q = q;
-            it->qcap = cap;
-        }
+static __thread ludus__nev sink; /* where events go when the batch cannot grow */
+
+static ludus__nev *emit_grow(ludus__nev_iter *it) {
+    uint32_t cap = it->rcap * 2;
+    ludus__nev *b = realloc(it->rb, cap * sizeof *b);
+    if (!b) {
+        it->oom = 1;
+        return &sink;
     }
-    ludus__nev *e = &it->q[it->qhead + it->qn++];
-    memset(e, 0, sizeof *e);
-    return e;
+    it->rb = b;
+    it->rcap = cap;
+    return &it->rb[it->rn++];
 }
 
-/* ---- stacks ---- */
+/* The slot of the next output event: every field is set by the caller. */
+static inline ludus__nev *emit(ludus__nev_iter *it) {
+    if (it->rn == it->rcap) return emit_grow(it);
+    return &it->rb[it->rn++];
+}
 
-static ludus__open *push_open(ludus__nev_iter *it, ludus__open **stack, uint32_t *n, uint32_t *cap) {
-    if (*n == *cap) {
-        uint32_t nc = *cap ? *cap * 2 : 32;
-        ludus__open *s = realloc(*stack, nc * sizeof *s);
-        if (!s) {
-            it->oom = 1;
-            return NULL;
-        }
-        *stack = s;
-        *cap = nc;
+static inline void set_nev(ludus__nev *restrict e, uint8_t kind, uint8_t lane, uint16_t flags, uint32_t site,
+                           uint32_t depth, int64_t ts, int64_t begin, uint64_t value) {
+    e->kind = kind;
+    e->lane = lane;
+    e->flags = flags;
+    e->site = site;
+    e->depth = depth;
+    e->unused = 0;
+    e->ts_ns = ts;
+    e->begin_ns = begin;
+    e->value = value;
+}
+
+/* ---- stacks and sites ---- */
+
+static int grow_stack(ludus__nev_iter *it, ludus__open **stack, uint32_t *cap) {
+    uint32_t nc = *cap ? *cap * 2 : 32;
+    ludus__open *s = realloc(*stack, nc * sizeof *s);
+    if (!s) {
+        it->oom = 1;
+        return -1;
     }
-    ludus__open *o = &(*stack)[(*n)++];
-    memset(o, 0, sizeof *o);
-    o->seq = it->seq++;
-    return o;
+    *stack = s;
+    *cap = nc;
+    return 0;
 }
 
-static uint32_t site_of(ludus__nev_iter *it, uintptr_t key) {
-    if (key == it->memo_key) return it->memo_site;
+static void memo_fill(ludus__nev_iter *it, ludus__site_memo *m, uintptr_t key) {
     uint32_t s = key ? ludus__site_index(it->c, key) : UINT32_MAX;
-    it->memo_key = key;
-    it->memo_site = s;
-    return s;
+    m->key = key;
+    m->site = s;
+    m->shown = s != UINT32_MAX && it->c->sites[s].enabled ? s : UINT32_MAX;
+}
+
+static inline const ludus__site_memo *site_of(ludus__nev_iter *it, uintptr_t key) {
+    ludus__site_memo *m = &it->memo[((key >> 4) ^ (key >> 12)) & (LUDUS__SITE_MEMO - 1)];
+    if (m->key != key) memo_fill(it, m, key);
+    return m;
 }
 
 static int enabled(const ludus__nev_iter *it, uint32_t site) {
@@ -120,7 +127,7 @@ static int enabled(const ludus__nev_iter *it, uint32_t site) {
 }
 
 /* Closes an open slice at ts (flags: UNWOUND, INCOMPLETE or 0). */
-static void close_open(ludus__nev_iter *it, const ludus__open *o, int64_t ts, uint16_t flags, int recorded) {
+static inline void close_open(ludus__nev_iter *it, const ludus__open *o, int64_t ts, uint16_t flags, int recorded) {
     if (o->site == UINT32_MAX) {
         if (recorded) it->filtered++;
         return;
@@ -131,14 +138,9 @@ static void close_open(ludus__nev_iter *it, const ludus__open *o, int64_t ts, ui
         it->incomplete++;
     else
         it->events++;
-    ludus__nev *e = emit(it);
-    e->kind = LUDUS_NEV_END;
-    e->lane = o->lane;
-    e->flags = (uint16_t)(flags | (o->span ? LUDUS_NEV_SPAN : 0));
-    e->site = o->site;
-    e->depth = it->lane_depth[o->lane] ? --it->lane_depth[o->lane] : 0;
-    e->ts_ns = ts;
-    e->begin_ns = o->ts_ns;
+    uint32_t depth = it->lane_depth[o->lane] ? --it->lane_depth[o->lane] : 0;
+    set_nev(emit(it), LUDUS_NEV_END, o->lane, (uint16_t)(flags | (o->span ? LUDUS_NEV_SPAN : 0)), o->site, depth, ts,
+            o->ts_ns, 0);
 }
 
 /* ---- span lanes (deciding pass) ---- */
@@ -173,7 +175,7 @@ static void lane_add(ludus__nev_iter *it, uint32_t k, int64_t t0, int64_t t1) {
  * nests in. */
 static void decide_lane(ludus__nev_iter *it, const ludus__open *o, int64_t t1) {
     uint32_t lane = LUDUS__MAX_LANES - 1;
-    if (it->nlex == o->d0 && (o->d0 == 0 || it->lex[o->d0 - 1].inst == o->inst0) && lane_ok(it, 0, o->ts_ns)) {
+    if (it->nlex == o->d0 && (o->d0 == 0 || it->lex[o->d0 - 1].seq == o->seq0) && lane_ok(it, 0, o->ts_ns)) {
         lane = 0;
     } else {
         for (uint32_t k = 1; k < LUDUS__MAX_LANES; k++)
@@ -189,30 +191,28 @@ static void decide_lane(ludus__nev_iter *it, const ludus__open *o, int64_t t1) {
 
 /* ---- roles ---- */
 
-static void on_open(ludus__nev_iter *it, uintptr_t word, uintptr_t addr, uint64_t ordinal, int64_t ts) {
-    uint32_t site = site_of(it, word & ~(uintptr_t)LUDUS__K_MASK);
-    int on = enabled(it, site);
-    ludus__open *o = push_open(it, &it->lex, &it->nlex, &it->lex_cap);
-    if (!o) return;
-    o->site = on ? site : UINT32_MAX;
+static inline void on_open(ludus__nev_iter *it, uintptr_t word, uintptr_t addr, uint64_t ordinal, int64_t ts) {
+    uint32_t site = site_of(it, word & ~(uintptr_t)LUDUS__K_MASK)->shown;
+    if (it->nlex == it->lex_cap && grow_stack(it, &it->lex, &it->lex_cap) != 0) return;
+    ludus__open *o = &it->lex[it->nlex++];
+    o->site = site;
+    o->lane = 0;
+    o->span = 0;
     o->ts_ns = ts;
+    o->seq = it->seq++;
     o->addr = addr;
     o->ordinal = ordinal;
-    o->inst = ++it->inst;
-    if (!on) {
+    if (site == UINT32_MAX) {
         it->filtered++;
         return;
     }
     it->events++;
-    ludus__nev *e = emit(it);
-    e->kind = LUDUS_NEV_BEGIN;
-    e->site = site;
-    e->depth = it->lane_depth[0]++;
-    e->ts_ns = ts;
+    set_nev(emit(it), LUDUS_NEV_BEGIN, 0, 0, site, it->lane_depth[0]++, ts, 0, 0);
 }
 
-static void on_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
-    uintptr_t ref = word & ~(uintptr_t)LUDUS__K_MASK;
+/* An end that is not the innermost scope's: it closes its scope and every
+ * scope opened inside it (unwound), or names a begin not in the capture. */
+static void on_close_search(ludus__nev_iter *it, uintptr_t ref, int64_t ts) {
     uint32_t k = it->nlex;
     while (k > 0 && it->lex[k - 1].addr != ref) k--;
     if (k == 0) {
@@ -222,6 +222,16 @@ static void on_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
     while (it->nlex > k) { /* opened inside it and never ended: unwound */
         it->nlex--;
         close_open(it, &it->lex[it->nlex], ts, LUDUS_NEV_UNWOUND, 0);
+    }
+    it->nlex--;
+    close_open(it, &it->lex[it->nlex], ts, 0, 1);
+}
+
+static inline void on_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
+    uintptr_t ref = word & ~(uintptr_t)LUDUS__K_MASK;
+    if (it->nlex == 0 || it->lex[it->nlex - 1].addr != ref) {
+        on_close_search(it, ref, ts);
+        return;
     }
     it->nlex--;
     close_open(it, &it->lex[it->nlex], ts, 0, 1);
@@ -248,31 +258,27 @@ static void on_unwind(ludus__nev_iter *it, uintptr_t at, uint32_t gen, int64_t t
 }
 
 static void on_span_open(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
-    uint32_t site = site_of(it, word & ~(uintptr_t)LUDUS__K_MASK);
-    int on = enabled(it, site);
+    const ludus__site_memo *m = site_of(it, word & ~(uintptr_t)LUDUS__K_MASK);
+    uint32_t site = m->site, shown = m->shown;
     uint64_t ordinal = it->span_ordinal++;
-    ludus__open *o = push_open(it, &it->span, &it->nspan, &it->span_cap);
-    if (!o) return;
-    o->site = on ? site : UINT32_MAX;
+    if (it->nspan == it->span_cap && grow_stack(it, &it->span, &it->span_cap) != 0) return;
+    ludus__open *o = &it->span[it->nspan++];
+    o->site = shown;
     o->match = site;
     o->span = 1;
     o->ts_ns = ts;
+    o->seq = it->seq++;
+    o->addr = 0;
     o->ordinal = ordinal;
     o->d0 = it->nlex;
-    o->inst0 = it->nlex ? it->lex[it->nlex - 1].inst : 0;
+    o->seq0 = it->nlex ? it->lex[it->nlex - 1].seq : 0;
     o->lane = (!it->deciding && ordinal < it->span_lane_n) ? it->span_lane[ordinal] : 0;
-    if (!on) {
+    if (shown == UINT32_MAX) {
         it->filtered++;
         return;
     }
     it->events++;
-    ludus__nev *e = emit(it);
-    e->kind = LUDUS_NEV_BEGIN;
-    e->lane = o->lane;
-    e->flags = LUDUS_NEV_SPAN;
-    e->site = site;
-    e->depth = it->lane_depth[o->lane]++;
-    e->ts_ns = ts;
+    set_nev(emit(it), LUDUS_NEV_BEGIN, o->lane, LUDUS_NEV_SPAN, site, it->lane_depth[o->lane]++, ts, 0, 0);
 }
 
 static void on_span_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
@@ -280,18 +286,14 @@ static void on_span_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
     uint32_t k = it->nspan; /* key 0: the innermost span */
     uint32_t site = UINT32_MAX;
     if (key != 0) {
-        site = site_of(it, key);
+        site = site_of(it, key)->site;
         while (k > 0 && it->span[k - 1].match != site) k--;
         if (site == UINT32_MAX) k = 0;
     }
     if (k == 0) { /* no such span open: flagged, counted, never re-paired */
         it->mismatched++;
         if (site != UINT32_MAX && !enabled(it, site)) return;
-        ludus__nev *e = emit(it);
-        e->kind = LUDUS_NEV_MISMATCH;
-        e->site = site;
-        e->depth = it->lane_depth[0];
-        e->ts_ns = ts;
+        set_nev(emit(it), LUDUS_NEV_MISMATCH, 0, 0, site, it->lane_depth[0], ts, 0, 0);
         return;
     }
     ludus__open o = it->span[k - 1];
@@ -303,49 +305,43 @@ static void on_span_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
 
 static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus__event *e, int64_t ts) {
     uint32_t site = UINT32_MAX;
-    if (ki->word == LUDUS__W_SITE)
-        site = site_of(it, e->word & ~(uintptr_t)LUDUS__K_MASK);
-    else if (ki->payload == LUDUS__P_FLOW_NAMED)
-        site = site_of(it, LUDUS__FLOW_NAME_KEY(e[1].word));
-    if (ki->word == LUDUS__W_SITE && !enabled(it, site)) {
-        it->filtered++;
-        return;
+    if (ki->word == LUDUS__W_SITE) {
+        site = site_of(it, e->word & ~(uintptr_t)LUDUS__K_MASK)->shown;
+        if (site == UINT32_MAX) {
+            it->filtered++;
+            return;
+        }
+    } else if (ki->payload == LUDUS__P_FLOW_NAMED) {
+        site = site_of(it, LUDUS__FLOW_NAME_KEY(e[1].word))->site;
     }
     it->events++;
-    ludus__nev *n = emit(it);
-    n->kind = ki->nev;
-    n->site = site;
-    n->depth = it->lane_depth[0];
-    n->ts_ns = ts;
-    if (ki->slots == 2) n->value = e[1].ticks;
+    uint64_t value = ki->slots == 2 ? e[1].ticks : 0;
     if (ki->nev == LUDUS_NEV_FRAME) {
-        n->value = ++it->frame_no;
+        value = ++it->frame_no;
         it->frames++;
-    } else if (ki->nev == LUDUS_NEV_COUNTER_F64) {
-        uint64_t exp = (e[1].ticks >> 52) & 0x7ff;
-        if (exp == 0x7ff) it->nonfinite++;
+    } else if (ki->nev == LUDUS_NEV_COUNTER_F64 && ((value >> 52) & 0x7ff) == 0x7ff) {
+        it->nonfinite++;
     }
+    set_nev(emit(it), ki->nev, 0, 0, site, it->lane_depth[0], ts, 0, value);
 }
 
 /* ---- the end of the stream ---- */
 
 static void loss_marker(ludus__nev_iter *it) {
-    it->loss_pending = 0;
-    ludus__nev *e = emit(it);
-    e->kind = LUDUS_NEV_LOSS;
-    e->site = UINT32_MAX;
-    e->depth = it->lane_depth[0];
-    e->ts_ns = it->th->first_drop_ns;
-    e->value = it->th->dropped;
+    it->loss_at = INT64_MAX;
+    set_nev(emit(it), LUDUS_NEV_LOSS, 0, 0, UINT32_MAX, it->lane_depth[0], it->th->first_drop_ns, 0, it->th->dropped);
 }
 
 /* Closes everything still open at capture end, innermost first (lexical
  * scopes and spans merged by begin order). */
 static void close_all(ludus__nev_iter *it) {
     int64_t end = it->c->end_ns - it->c->start_ns;
-    if (it->loss_pending) loss_marker(it);
-    if (it->deciding) /* spans still open end at capture end: decide with the lexical stack as it is */
+    if (it->loss_at != INT64_MAX) loss_marker(it);
+    if (it->deciding) { /* spans still open end at capture end: decide with the lexical stack as it is */
         for (uint32_t i = it->nspan; i > 0; i--) decide_lane(it, &it->span[i - 1], end);
+        it->nlex = it->nspan = 0;
+        return;
+    }
     while (it->nlex > 0 || it->nspan > 0) {
         int lex = it->nspan == 0 || (it->nlex > 0 && it->lex[it->nlex - 1].seq > it->span[it->nspan - 1].seq);
         ludus__open o = lex ? it->lex[--it->nlex] : it->span[--it->nspan];
@@ -384,67 +380,240 @@ static const ludus__run *current_run(ludus__nev_iter *it) {
             it->seen[it->nseen++] = (ludus__seen_run){run->base, run->n, it->ordinal};
         }
         if (it->pos < run->n) return run;
+        it->ordinal += it->pos;
         it->run++;
         it->pos = 0;
         it->loaded = 0;
     }
 }
 
-int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out) {
-    for (;;) {
-        if (it->qn) {
-            *out = it->q[it->qhead++];
-            if (--it->qn == 0) it->qhead = 0;
-            return 1;
-        }
-        if (it->done || it->oom) return 0;
-        if (it->closing) {
-            close_all(it);
-            it->done = 1;
-            continue;
-        }
-        const ludus__run *run = current_run(it);
-        if (!run) {
-            if (it->oom) return 0;
-            it->closing = 1;
-            continue;
-        }
-        const ludus__event *e = run->ev + it->pos;
-        const ludus__kind_info *ki = &ludus__kinds[e->word & LUDUS__K_MASK];
-        uintptr_t addr = run->base + it->pos * sizeof(ludus__event);
-        uint64_t ordinal = it->ordinal;
-        unsigned slots = ki->valid ? ki->slots : 1;
-        it->pos += slots;
-        it->ordinal += slots;
-        if (!ki->valid || it->pos > run->n) continue; /* only a damaged file: the loader rejects those */
-        int64_t ts = conv_ns(&it->conv, it->c, e->ticks);
-        if (it->loss_pending && ts >= it->th->first_drop_ns) loss_marker(it);
-        switch (ki->role) {
-        case LUDUS__R_OPEN:
-            on_open(it, e->word, addr, ordinal, ts);
-            break;
-        case LUDUS__R_CLOSE:
-            on_close(it, e->word, ts);
-            break;
-        case LUDUS__R_SPAN_OPEN:
-            on_span_open(it, e->word, ts);
-            break;
-        case LUDUS__R_SPAN_CLOSE:
-            on_span_close(it, e->word, ts);
-            break;
-        case LUDUS__R_UNWIND:
-            on_unwind(it, (uintptr_t)e[1].ticks, (uint32_t)e[1].word, ts);
-            break;
-        default:
-            on_pass(it, ki, e, ts);
-            break;
-        }
-    }
+/* The deciding pass's lexical stack: positions only, nothing emitted. */
+static inline void decide_open(ludus__nev_iter *it, uintptr_t addr, uint64_t ordinal) {
+    if (it->nlex == it->lex_cap && grow_stack(it, &it->lex, &it->lex_cap) != 0) return;
+    ludus__open *o = &it->lex[it->nlex++];
+    o->seq = it->seq++;
+    o->addr = addr;
+    o->ordinal = ordinal;
 }
 
-int ludus__nev_next(ludus__nev_iter *it, ludus__nev *out) {
-    if (it->c->cut) return ludus__nev_next_cut(it, out);
-    return ludus__nev_next_raw(it, out);
+static inline void decide_close(ludus__nev_iter *it, uintptr_t word) {
+    uintptr_t ref = word & ~(uintptr_t)LUDUS__K_MASK;
+    uint32_t k = it->nlex;
+    while (k > 0 && it->lex[k - 1].addr != ref) k--;
+    if (k > 0) it->nlex = k - 1; /* with what was unwound inside it */
+}
+
+/* Span lanes are decided in a pass where only spans and the positions of
+ * lexical scopes matter: nothing is emitted. */
+static void scan_run_deciding(ludus__nev_iter *it, const ludus__run *run) {
+    const ludus__event *ev = run->ev;
+    const size_t n = run->n;
+    size_t pos = it->pos;
+    while (pos < n) {
+        const ludus__event *e = ev + pos;
+        const uintptr_t word = e->word;
+        const ludus__kind_info *ki = &ludus__kinds[word & LUDUS__K_MASK];
+        const size_t at = pos;
+        pos += ki->slots;
+        if (ki->slots == 0 || pos > n) { /* only a damaged file: the loader rejects those */
+            pos += ki->slots == 0;
+            continue;
+        }
+        switch (ki->role) {
+        case LUDUS__R_OPEN:
+            decide_open(it, run->base + at * sizeof(ludus__event), it->ordinal + at);
+            break;
+        case LUDUS__R_CLOSE:
+            decide_close(it, word);
+            break;
+        case LUDUS__R_SPAN_OPEN:
+            on_span_open(it, word, conv_ns(&it->conv, it->c, e->ticks));
+            break;
+        case LUDUS__R_SPAN_CLOSE:
+            on_span_close(it, word, conv_ns(&it->conv, it->c, e->ticks));
+            break;
+        case LUDUS__R_UNWIND: {
+            uint64_t from = point_ordinal(it, (uintptr_t)e[1].ticks, (uint32_t)e[1].word);
+            while (it->nlex > 0 && it->lex[it->nlex - 1].ordinal >= from) it->nlex--;
+            break;
+        }
+        default:
+            break;
+        }
+        it->rn = 0; /* what the span functions emitted is not wanted */
+    }
+    it->pos = pos;
+}
+
+/* One raw event at pos of the run, any kind; returns the position after it. */
+static size_t step(ludus__nev_iter *it, const ludus__run *run, size_t pos) {
+    const ludus__event *e = run->ev + pos;
+    const uintptr_t word = e->word;
+    const ludus__kind_info *ki = &ludus__kinds[word & LUDUS__K_MASK];
+    const size_t at = pos;
+    pos += ki->slots;
+    if (ki->slots == 0 || pos > run->n) /* only a damaged file: the loader rejects those */
+        return pos + (ki->slots == 0);
+    int64_t ts = conv_ns(&it->conv, it->c, e->ticks);
+    if (ts >= it->loss_at) loss_marker(it);
+    switch (ki->role) {
+    case LUDUS__R_OPEN:
+        on_open(it, word, run->base + at * sizeof(ludus__event), it->ordinal + at, ts);
+        break;
+    case LUDUS__R_CLOSE:
+        on_close(it, word, ts);
+        break;
+    case LUDUS__R_SPAN_OPEN:
+        on_span_open(it, word, ts);
+        break;
+    case LUDUS__R_SPAN_CLOSE:
+        on_span_close(it, word, ts);
+        break;
+    case LUDUS__R_UNWIND:
+        on_unwind(it, (uintptr_t)e[1].ticks, (uint32_t)e[1].word, ts);
+        break;
+    default:
+        on_pass(it, ki, e, ts);
+        break;
+    }
+    return pos;
+}
+
+/* Pairs the events of one run until the batch is full or the run ends. The
+ * common cases (a scope's begin; the end of the innermost scope; on the
+ * thread's own track, no loss marker due) run on local copies of the state;
+ * everything else goes through step() with the state written back. Nothing
+ * here knows a raw kind: roles come from the kind table. */
+static void scan_run(ludus__nev_iter *it, const ludus__run *run) {
+    const ludus__event *const ev = run->ev;
+    const size_t n = run->n;
+    const uintptr_t base = run->base;
+    const uint64_t ordinal0 = it->ordinal;
+    const ludus__tick_conv cv = it->conv;
+    const int64_t loss_at = it->loss_at;
+    ludus__site_memo *const memo = it->memo;
+    size_t pos = it->pos;
+    /* the hot state */
+    ludus__nev *rb = it->rb;
+    uint32_t rn = it->rn;
+    ludus__open *lex = it->lex;
+    uint32_t nlex = it->nlex, lex_cap = it->lex_cap;
+    uint32_t depth0 = it->lane_depth[0];
+    uint64_t seq = it->seq, events = it->events, filtered = it->filtered;
+#define SAVE()                      \
+    do {                            \
+        it->rn = rn;                \
+        it->nlex = nlex;            \
+        it->lane_depth[0] = depth0; \
+        it->seq = seq;              \
+        it->events = events;        \
+        it->filtered = filtered;    \
+    } while (0)
+#define LOAD()                      \
+    do {                            \
+        rb = it->rb;                \
+        rn = it->rn;                \
+        lex = it->lex;              \
+        nlex = it->nlex;            \
+        lex_cap = it->lex_cap;      \
+        depth0 = it->lane_depth[0]; \
+        seq = it->seq;              \
+        events = it->events;        \
+        filtered = it->filtered;    \
+    } while (0)
+    /* rb has room for LUDUS__NEV_BATCH + 64: a fast case emits one event */
+    while (pos < n && rn < LUDUS__NEV_BATCH) {
+        const ludus__event *e = ev + pos;
+        const uintptr_t word = e->word;
+        const ludus__kind_info *ki = &ludus__kinds[word & LUDUS__K_MASK];
+        const uint64_t x = e->ticks - cv.t0;
+        const int64_t ts = (int64_t)(uint64_t)(((unsigned __int128)x * cv.m) >> 64) + cv.base;
+        const uintptr_t key = word & ~(uintptr_t)LUDUS__K_MASK;
+        if (__builtin_expect(x - 1 >= cv.range || ts >= loss_at, 0)) {
+            /* the exact conversion, or the loss marker first */
+        } else if (ki->role == LUDUS__R_OPEN && nlex < lex_cap) {
+            ludus__site_memo *m = &memo[((key >> 4) ^ (key >> 12)) & (LUDUS__SITE_MEMO - 1)];
+            if (__builtin_expect(m->key != key, 0)) memo_fill(it, m, key);
+            const uint32_t site = m->shown;
+            ludus__open *o = &lex[nlex++];
+            o->site = site;
+            o->lane = 0;
+            o->span = 0;
+            o->ts_ns = ts;
+            o->seq = seq++;
+            o->addr = base + pos * sizeof(ludus__event);
+            o->ordinal = ordinal0 + pos;
+            pos++;
+            if (site == UINT32_MAX) {
+                filtered++;
+                continue;
+            }
+            events++;
+            set_nev(&rb[rn++], LUDUS_NEV_BEGIN, 0, 0, site, depth0++, ts, 0, 0);
+            continue;
+        } else if (ki->role == LUDUS__R_CLOSE && nlex > 0 && lex[nlex - 1].addr == key &&
+                   lex[nlex - 1].site != UINT32_MAX) {
+            const ludus__open *o = &lex[--nlex];
+            pos++;
+            events++;
+            depth0 -= depth0 > 0;
+            set_nev(&rb[rn++], LUDUS_NEV_END, 0, 0, o->site, depth0, ts, o->ts_ns, 0);
+            continue;
+        }
+        SAVE();
+        pos = step(it, run, pos);
+        LOAD();
+    }
+    SAVE();
+#undef SAVE
+#undef LOAD
+    it->pos = pos;
+}
+
+/* The next raw batch into it->rb; 0 at the end of the stream. */
+static uint32_t fill_raw(ludus__nev_iter *it) {
+    it->rn = it->rpos = 0;
+    while (it->rn < LUDUS__NEV_BATCH && !it->done && !it->oom) {
+        const ludus__run *run = current_run(it);
+        if (run && it->deciding) {
+            scan_run_deciding(it, run);
+        } else if (run) {
+            scan_run(it, run);
+        } else if (!it->oom) {
+            close_all(it);
+            it->done = 1;
+        }
+    }
+    if (it->oom) it->rn = 0;
+    return it->rn;
+}
+
+int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out) {
+    if (it->rpos == it->rn && !fill_raw(it)) return 0;
+    *out = it->rb[it->rpos++];
+    return 1;
+}
+
+int ludus__nev_fill(ludus__nev_iter *it) {
+    it->opos = it->on = 0;
+    if (!it->c->cut) {
+        it->ob = it->rb;
+        it->on = fill_raw(it);
+        it->rpos = it->rn;
+        return it->on != 0;
+    }
+    if (!it->cb) {
+        it->cb = malloc(LUDUS__NEV_BATCH * sizeof *it->cb);
+        if (!it->cb) {
+            it->oom = 1;
+            return 0;
+        }
+    }
+    uint32_t n = 0;
+    while (n < LUDUS__NEV_BATCH && ludus__nev_next_cut(it, &it->cb[n])) n++;
+    it->ob = it->cb;
+    it->on = n;
+    return n != 0;
 }
 
 int ludus__nev_error(const ludus__nev_iter *it) {
@@ -460,14 +629,13 @@ static void rewind_stream(ludus__nev_iter *it) {
     it->cursor = it->th->load_first;
     it->loaded = 0;
     it->nseen = 0;
-    it->memo_key = 0;
-    it->memo_site = UINT32_MAX;
     it->nlex = it->nspan = 0;
     memset(it->lane_depth, 0, sizeof it->lane_depth);
-    it->seq = it->inst = it->span_ordinal = 0;
-    it->qhead = it->qn = 0;
-    it->closing = it->done = 0;
-    it->loss_pending = it->th->first_drop_ns != LUDUS__NO_DROP;
+    it->seq = it->span_ordinal = 0;
+    it->rpos = it->rn = 0;
+    it->opos = it->on = 0;
+    it->done = 0;
+    it->loss_at = it->th->first_drop_ns != LUDUS__NO_DROP ? it->th->first_drop_ns : INT64_MAX;
     it->frame_no = 0;
     it->events = it->incomplete = it->unwound = it->orphan_ends = 0;
     it->filtered = it->frames = it->mismatched = it->nonfinite = 0;
@@ -478,10 +646,24 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
     it->c = c;
     conv_init(&it->conv, c);
     it->th = &c->threads[thread];
+    it->rcap = LUDUS__NEV_BATCH + 64;
+    it->rb = malloc(it->rcap * sizeof *it->rb);
+    it->memo = malloc(LUDUS__SITE_MEMO * sizeof *it->memo);
+    if (!it->rb || !it->memo) {
+        it->oom = 1;
+        return LUDUS_ENOMEM;
+    }
+    for (uint32_t i = 0; i < LUDUS__SITE_MEMO; i++) it->memo[i] = (ludus__site_memo){0, UINT32_MAX, UINT32_MAX};
     rewind_stream(it);
     if (it->th->spans == 0) return 0;
-    /* Lanes: one pass deciding where each span goes. A file's count is
-     * bounded by its slots. */
+    if (it->th->lanes_decided) {
+        it->span_lane = it->th->span_lane;
+        it->span_lane_n = it->th->span_lane_n;
+        return 0;
+    }
+    /* Lanes: one pass deciding where each span goes, kept in the thread's
+     * entry for every later stream (a capture is used by one thread at a
+     * time). A file's count is bounded by its slots. */
     uint64_t n = it->th->spans;
     if (it->th->slots && n > it->th->slots) n = it->th->slots;
     it->span_lane = calloc(n ? n : 1, 1);
@@ -491,8 +673,7 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
     }
     it->span_lane_n = n;
     it->deciding = 1;
-    ludus__nev ev;
-    while (ludus__nev_next_raw(it, &ev)) {
+    while (fill_raw(it)) {
     }
     it->deciding = 0;
     for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) {
@@ -500,7 +681,16 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
         it->lane_iv[k] = NULL;
         it->lane_n[k] = it->lane_cap[k] = 0;
     }
-    if (it->oom) return ludus__nev_error(it);
+    if (it->oom) {
+        free(it->span_lane);
+        it->span_lane = NULL;
+        return ludus__nev_error(it);
+    }
+    ludus__cap_thread *th = (ludus__cap_thread *)it->th; /* the cache of a capture in use by this thread only */
+    th->span_lane = it->span_lane;
+    th->span_lane_n = it->span_lane_n;
+    th->lanes_decided = 1;
+    th->lanes_owned = 1;
     rewind_stream(it);
     return 0;
 }
@@ -508,9 +698,10 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
 void ludus__nev_free(ludus__nev_iter *it) {
     free(it->lex);
     free(it->span);
-    free(it->q);
+    free(it->rb);
+    free(it->cb);
+    free(it->memo);
     free(it->seen);
-    free(it->span_lane);
     free(it->cut_open);
     for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) free(it->lane_iv[k]);
     free(it->rbuf.ev);

@@ -34,8 +34,9 @@ typedef struct track {
 typedef struct json_ctx {
     ludus__writer *w;
     const ludus_capture *c;
-    char *snip;       /* all snippets, back to back, 64 bytes of padding after */
-    size_t *snip_off; /* nsites + 1 offsets */
+    char *snip;        /* all snippets, back to back, 64 bytes of padding after */
+    size_t *snip_off;  /* nsites + 1 offsets */
+    size_t *snip_name; /* where each snippet's ,"name":.. part ends */
     track tracks[LUDUS__MAX_LANES];
     uint64_t skipped_nonfinite;
 } json_ctx;
@@ -65,18 +66,10 @@ static inline void head(ludus__writer *w, const track *k, char ph, int64_t ts) {
     ludus__w_commit(w, ludus__fmt_us(p, ts));
 }
 
-static void name_cat_fmt(ludus__writer *w, const ludus__site_info *s) {
-    ludus__w_str(w, ",\"name\":");
-    ludus__w_json_str(w, s->name, s->name_len);
-    if (s->category) {
-        ludus__w_str(w, ",\"cat\":");
-        ludus__w_json_str(w, s->category, s->category_len);
-    }
-}
-
-static inline void snippet(json_ctx *x, uint32_t site) {
+/* The site's ,"name":..,"cat":.. (or only its ,"name":.. part). */
+static inline void snippet_part(json_ctx *x, uint32_t site, int name_only) {
     ludus__writer *w = x->w;
-    size_t n = x->snip_off[site + 1] - x->snip_off[site];
+    size_t n = (name_only ? x->snip_name[site] : x->snip_off[site + 1]) - x->snip_off[site];
     if (n <= 64) {
         /* A fixed 64-byte copy (inlined), n kept: the block has 64 bytes of
          * padding and the extra bytes are overwritten. */
@@ -86,6 +79,10 @@ static inline void snippet(json_ctx *x, uint32_t site) {
     } else {
         ludus__w_bytes(w, x->snip + x->snip_off[site], n);
     }
+}
+
+static inline void snippet(json_ctx *x, uint32_t site) {
+    snippet_part(x, site, 0);
 }
 
 typedef struct snip_buf {
@@ -106,16 +103,24 @@ static int snip_write(void *ud, const void *data, size_t n) {
 static int build_snippets(json_ctx *x) {
     const ludus_capture *c = x->c;
     x->snip_off = malloc((c->nsites + 1) * sizeof *x->snip_off);
+    x->snip_name = malloc((c->nsites + 1) * sizeof *x->snip_name);
     ludus__writer *sw = malloc(sizeof *sw);
     snip_buf sb = {NULL, 0};
-    if (!x->snip_off || !sw) {
+    if (!x->snip_off || !x->snip_name || !sw) {
         free(sw);
         return -1;
     }
     ludus__w_init(sw, snip_write, &sb);
     x->snip_off[0] = 0;
     for (uint32_t i = 0; i < c->nsites; i++) {
-        name_cat_fmt(sw, &c->sites[i]);
+        const ludus__site_info *s = &c->sites[i];
+        ludus__w_str(sw, ",\"name\":");
+        ludus__w_json_str(sw, s->name, s->name_len);
+        x->snip_name[i] = (size_t)sw->bytes;
+        if (s->category) {
+            ludus__w_str(sw, ",\"cat\":");
+            ludus__w_json_str(sw, s->category, s->category_len);
+        }
         x->snip_off[i + 1] = (size_t)sw->bytes;
     }
     int rc = ludus__w_flush(sw);
@@ -186,25 +191,50 @@ static void flag_args(ludus__writer *w, uint16_t flags) {
     ludus__w_str(w, "\"}");
 }
 
+/* A complete slice: one X event, formatted in one reservation. */
+static inline void slice(json_ctx *x, const ludus__nev *ev) {
+    ludus__writer *w = x->w;
+    const track *k = &x->tracks[ev->lane];
+    size_t n = x->snip_off[ev->site + 1] - x->snip_off[ev->site];
+    char *p = ludus__w_reserve(w, 10 + sizeof k->part + 24 + 7 + 24 + 64 + 1);
+    memcpy(p, ",\n{\"ph\":\"X", 10);
+    p += 10;
+    memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
+    p += k->len;
+    p = ludus__fmt_us(p, ev->begin_ns);
+    memcpy(p, ",\"dur\":", 7);
+    int64_t d = ev->ts_ns - ev->begin_ns;
+    p = ludus__fmt_us(p + 7, d < 0 ? 0 : d);
+    const char *sn = x->snip + x->snip_off[ev->site];
+    if (n <= 64) {
+        memcpy(p, sn, 64); /* the block has 64 bytes of padding; the extra bytes are overwritten */
+        p += n;
+    } else {
+        ludus__w_commit(w, p);
+        ludus__w_bytes(w, sn, n);
+        p = ludus__w_reserve(w, 1);
+    }
+    if (ev->flags & (LUDUS_NEV_UNWOUND | LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED)) {
+        ludus__w_commit(w, p);
+        flag_args(w, ev->flags);
+        ludus__w_ch(w, '}');
+        return;
+    }
+    *p++ = '}';
+    ludus__w_commit(w, p);
+}
+
 static void write_event(json_ctx *x, const ludus__nev *ev) {
     ludus__writer *w = x->w;
     const track *k = &x->tracks[ev->lane];
     const ludus__nev_info *ni = &ludus__nevs[ev->kind];
     switch (ni->json) {
-    case LUDUS__TR_SLICE_END: {
-        head(w, k, 'X', ev->begin_ns);
-        char *p = ludus__w_reserve(w, 32);
-        memcpy(p, ",\"dur\":", 7);
-        int64_t d = ev->ts_ns - ev->begin_ns;
-        ludus__w_commit(w, ludus__fmt_us(p + 7, d < 0 ? 0 : d));
-        snippet(x, ev->site);
-        if (ev->flags & (LUDUS_NEV_UNWOUND | LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED)) flag_args(w, ev->flags);
-        ludus__w_ch(w, '}');
+    case LUDUS__TR_SLICE_END:
+        slice(x, ev);
         break;
-    }
     case LUDUS__TR_INSTANT:
     case LUDUS__TR_FRAME:
-        head(w, k, 'i', ev->ts_ns);
+        head(w, k, 'I', ev->ts_ns);
         if (ev->site != UINT32_MAX) {
             snippet(x, ev->site);
         } else {
@@ -240,13 +270,10 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
             }
         }
         head(w, k, 'C', ev->ts_ns);
-        ludus__w_str(w, ",\"name\":");
-        if (ev->site != UINT32_MAX) {
-            const ludus__site_info *s = &x->c->sites[ev->site];
-            ludus__w_json_str(w, s->name, s->name_len);
-        } else {
-            ludus__w_str(w, "\"counter\"");
-        }
+        if (ev->site != UINT32_MAX)
+            snippet_part(x, ev->site, 1);
+        else
+            ludus__w_str(w, ",\"name\":\"counter\"");
         ludus__w_str(w, ",\"args\":{\"value\":");
         if (ni->json == LUDUS__TR_COUNTER_I64)
             ludus__w_i64(w, (int64_t)ev->value);
@@ -392,6 +419,7 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
     if (build_snippets(&x) != 0) {
         free(x.snip);
         free(x.snip_off);
+        free(x.snip_name);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     const int pid = c->pid;
@@ -407,23 +435,22 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
         for (uint32_t lane = 0; lane < LUDUS__MAX_LANES; lane++)
             set_track(&x.tracks[lane], pid, lane ? LANE_TID(t, lane) : th->tid);
         ludus__nev_iter it;
-        ludus__nev ev, next;
         rc = ludus__nev_init(&it, c, t);
-        /* One event of lookahead: a flow end is placed knowing the next
-         * event's time. */
-        int have = rc == 0 && ludus__nev_next(&it, &ev);
+        const ludus__nev *ev;
         int64_t prev_ns = INT64_MIN;
-        while (have) {
-            int have_next = ludus__nev_next(&it, &next);
-            uint8_t tr = ludus__nevs[ev.kind].json;
-            if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN)
-                prev_ns = flow_end(&x, &x.tracks[ev.lane], &ev, prev_ns, have_next ? next.ts_ns : INT64_MAX);
-            else {
-                write_event(&x, &ev);
-                prev_ns = ev.ts_ns;
+        while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) {
+            uint8_t tr = ludus__nevs[ev->kind].json;
+            if (tr == LUDUS__TR_SLICE_END) {
+                slice(&x, ev);
+            } else if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN) {
+                /* placed knowing the next event's time (the peek may refill) */
+                ludus__nev cur = *ev;
+                prev_ns = flow_end(&x, &x.tracks[cur.lane], &cur, prev_ns, ludus__nev_peek_ts(&it));
+                continue;
+            } else if (tr != LUDUS__TR_SLICE_BEGIN) {
+                write_event(&x, ev);
             }
-            ev = next;
-            have = have_next;
+            prev_ns = ev->ts_ns;
         }
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
@@ -431,6 +458,7 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
     if (rc == 0) write_metadata(&x);
     free(x.snip);
     free(x.snip_off);
+    free(x.snip_name);
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");
     return rc ? rc : (w->failed ? LUDUS_EIO : 0);
 }

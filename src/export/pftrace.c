@@ -430,9 +430,9 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
         s.seq = t + 2;
         write_thread_head(&s, t);
         ludus__nev_iter it;
-        ludus__nev ev;
+        const ludus__nev *ev;
         rc = ludus__nev_init(&it, c, t);
-        while (rc == 0 && ludus__nev_next(&it, &ev)) write_event(&s, &ev);
+        while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) write_event(&s, ev);
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
     }

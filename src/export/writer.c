@@ -58,44 +58,52 @@ void ludus__w_i64(ludus__writer *w, int64_t v) {
     }
 }
 
-static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+const char ludus__digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                                      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                      "8081828384858687888990919293949596979899";
+
+/* Decimal digits of v: log10 from the bit length, then one compare. */
+static inline unsigned digits(uint64_t v) {
+    static const uint64_t pow10[20] = {1ull,
+                                       10ull,
+                                       100ull,
+                                       1000ull,
+                                       10000ull,
+                                       100000ull,
+                                       1000000ull,
+                                       10000000ull,
+                                       100000000ull,
+                                       1000000000ull,
+                                       10000000000ull,
+                                       100000000000ull,
+                                       1000000000000ull,
+                                       10000000000000ull,
+                                       100000000000000ull,
+                                       1000000000000000ull,
+                                       10000000000000000ull,
+                                       100000000000000000ull,
+                                       1000000000000000000ull,
+                                       10000000000000000000ull};
+    unsigned t = ((64u - (unsigned)__builtin_clzll(v | 1)) * 1233u) >> 12;
+    return t + (v >= pow10[t]);
+}
 
 char *ludus__fmt_u64(char *p, uint64_t v) {
     /* Count the digits, then fill from the end two at a time: no scratch
      * buffer, no copy. */
-    unsigned n = 1;
-    for (uint64_t p10 = 10; n < 20 && v >= p10; n++) {
-        if (n == 19) {
-            n = 20;
-            break;
-        }
-        p10 *= 10;
-    }
+    unsigned n = v ? digits(v) : 1;
     char *end = p + n, *t = end;
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);
         v /= 100;
         t -= 2;
-        memcpy(t, digit_pairs + 2 * r, 2);
+        memcpy(t, ludus__digit_pairs + 2 * r, 2);
     }
     if (v >= 10)
-        memcpy(t - 2, digit_pairs + 2 * v, 2);
+        memcpy(t - 2, ludus__digit_pairs + 2 * v, 2);
     else
         t[-1] = (char)('0' + v);
     return end;
-}
-
-char *ludus__fmt_us(char *p, int64_t ns) {
-    if (ns < 0) ns = 0; /* viewers drop negative times; capture times are >= 0 */
-    uint64_t u = (uint64_t)ns;
-    p = ludus__fmt_u64(p, u / 1000);
-    unsigned f = (unsigned)(u % 1000);
-    p[0] = '.';
-    p[1] = (char)('0' + f / 100);
-    memcpy(p + 2, digit_pairs + 2 * (f % 100), 2);
-    return p + 4;
 }
 
 void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html) {

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../platform/platform.h"
 
@@ -56,7 +57,50 @@ static inline void ludus__w_commit(ludus__writer *w, char *end) {
 }
 /* Decimal digits of v at p; returns the end. */
 LUDUS_HIDDEN char *ludus__fmt_u64(char *p, uint64_t v);
-/* ns as microseconds with three decimals ("12.345"), from integers. */
-LUDUS_HIDDEN char *ludus__fmt_us(char *p, int64_t ns);
+LUDUS_HIDDEN extern const char ludus__digit_pairs[201]; /* "00".."99" */
+
+/* Four digits of v < 10000 at p (leading zeros kept). */
+static inline void ludus__fmt_4(char *p, uint32_t v) {
+    uint32_t hi = (v * 5243u) >> 19; /* v / 100 for v < 43699 */
+    memcpy(p, ludus__digit_pairs + 2 * hi, 2);
+    memcpy(p + 2, ludus__digit_pairs + 2 * (v - hi * 100u), 2);
+}
+
+/* ns as microseconds with three decimals ("12.345"), from integers; it may
+ * write up to 24 bytes at p (callers reserve that) and returns the end.
+ * Times below 10^12 ns (1000 s: most of any capture) take a branch-free
+ * path: twelve digits in three groups of four, the point put in, and the
+ * integer's leading zeros skipped by counting zero bytes before a fixed
+ * 16-byte copy. */
+static inline char *ludus__fmt_us(char *p, int64_t ns) {
+    uint64_t u = ns < 0 ? 0 : (uint64_t)ns; /* viewers drop negative times; capture times are >= 0 */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (u < UINT64_C(1000000000000)) {
+        char t[32];
+        uint32_t a = (uint32_t)(u / 100000000u);
+        uint32_t b = (uint32_t)(u - (uint64_t)a * 100000000u);
+        uint32_t c = b / 10000u;
+        ludus__fmt_4(t, a);
+        ludus__fmt_4(t + 4, c);
+        ludus__fmt_4(t + 9, b - c * 10000u); /* digits 8..11 at t[9..12] */
+        t[8] = t[9];
+        t[9] = '.';
+        memset(t + 13, 0, sizeof t - 13);
+        uint64_t zeros;
+        memcpy(&zeros, t, 8);
+        zeros ^= UINT64_C(0x3030303030303030); /* a '0' byte becomes 0; the first digit is the low byte */
+        unsigned lz = zeros ? (unsigned)__builtin_ctzll(zeros) / 8 : 8; /* at most 8: "0.123" keeps its 0 */
+        memcpy(p, t + lz, 16);
+        return p + 13 - lz;
+    }
+#endif
+    uint64_t q = u / 1000;
+    uint32_t f = (uint32_t)(u - q * 1000);
+    p = ludus__fmt_u64(p, q);
+    *p++ = '.';
+    *p++ = (char)('0' + f / 100);
+    memcpy(p, ludus__digit_pairs + 2 * (f % 100), 2);
+    return p + 2;
+}
 
 #endif
