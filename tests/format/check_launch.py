@@ -30,7 +30,7 @@ js = os.path.join(work, "launch.json")
 run(js)
 doc = json.load(open(js))
 ev = doc["traceEvents"]
-frames = [e for e in ev if e.get("ph") == "i" and e.get("name") == "Frame"]
+frames = [e for e in ev if e.get("ph") == "I" and e.get("name") == "Frame"]
 assert len(frames) == 10, len(frames)
 assert doc["metadata"]["events"] > 0 and doc["metadata"]["dropped"] == 0, doc["metadata"]
 

@@ -135,7 +135,7 @@ def compare(pf, js):
                 jflat.append(("TYPE_SLICE_BEGIN", ts, name, cat or "default"))
             elif ph == "E":
                 jflat.append(("TYPE_SLICE_END", ts, "incomplete" in flags))
-            elif ph == "i":
+            elif ph == "I":
                 jflat.append(("TYPE_INSTANT", ts, name, cat))
         pflat = []
         for typ, ts, name, cat, flows, tflows, ann in pl:

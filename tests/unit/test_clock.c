@@ -100,7 +100,7 @@ static void run_mode(int clock, int join) {
     int64_t *ping = calloc(ROUNDS, sizeof *ping), *pong = calloc(ROUNDS, sizeof *pong);
     int np = 0, nq = 0;
     for (size_t i = 0; i < t.n; i++) {
-        if (t.ev[i].ph != 'i') continue;
+        if (t.ev[i].ph != 'I') continue;
         if (strcmp(t.ev[i].name, "Ping") == 0) ping[np++] = t.ev[i].ts_ns;
         if (strcmp(t.ev[i].name, "Pong") == 0) {
             assert_int_equal(t.ev[i].tid, partner_tid);

@@ -88,7 +88,7 @@ static void test_fork_child_captures_alone(void **state) {
     lt_trace_check(&t, 1);
     assert_true(lt_count(&t, 'B', "ParentWork") > 0);
     assert_int_equal(lt_count(&t, 'B', "ChildWork"), 0);
-    assert_int_equal(lt_count(&t, 'i', "BeforeFork"), 1);
+    assert_int_equal(lt_count(&t, 'I', "BeforeFork"), 1);
     lt_trace_free(&t);
 }
 

@@ -99,7 +99,7 @@ static void test_literal_names(void **state) {
     assert_true(k >= 0);
     assert_string_equal(t.ev[k].cat, "cat \"x\"");
     assert_int_equal(lt_count(&t, 'B', "Token"), 1);
-    assert_int_equal(lt_count(&t, 'i', "Mark \"q\""), 1);
+    assert_int_equal(lt_count(&t, 'I', "Mark \"q\""), 1);
     lt_trace_free(&t);
 }
 

@@ -182,7 +182,7 @@ static void test_two_slot_events(void **state) {
     lt_trace t;
     lt_trace_load(&t);
     assert_int_equal(t.n_C, 0);
-    assert_int_equal(lt_count(&t, 'i', "Over"), 0);
+    assert_int_equal(lt_count(&t, 'I', "Over"), 0);
     lt_trace_free(&t);
 }
 

@@ -73,8 +73,8 @@ static void test_macro_spellings(void **state) {
     assert_true(b >= 0);
     assert_string_equal(t.ev[b].cat, "Cat Literal");
     assert_int_equal(lt_count(&t, 'B', "named_function"), 1);
-    assert_int_equal(lt_count(&t, 'i', "Marked"), 1);
-    assert_int_equal(lt_count(&t, 'i', "Mark literal"), 1);
+    assert_int_equal(lt_count(&t, 'I', "Marked"), 1);
+    assert_int_equal(lt_count(&t, 'I', "Mark literal"), 1);
     assert_int_equal(lt_count(&t, 'B', "FineAtLevel1"), 0);
     assert_int_equal(t.n_B, 3);
     assert_int_equal(lt_summary().events, 8);
@@ -180,15 +180,15 @@ static void test_early_exits(void **state) {
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(lt_count(&t, 'i', "NotReached"), 0);
+    assert_int_equal(lt_count(&t, 'I', "NotReached"), 0);
     assert_int_equal(lt_count(&t, 'B', "LoopBody"), 4); /* i = 0..3 */
     long er = lt_find(&t, 0, 'B', "EarlyReturn");
-    long ar = lt_find(&t, 0, 'i', "AfterReturn");
+    long ar = lt_find(&t, 0, 'I', "AfterReturn");
     assert_true(er >= 0 && ar > er);
     long ere = lt_match_end(&t, (size_t)er);
     assert_true(ere < ar); /* closed at the return, before the mark after it */
     assert_true(t.ev[ere].ts_ns <= t.ev[ar].ts_ns);
-    long ab = lt_find(&t, 0, 'i', "AfterBreak");
+    long ab = lt_find(&t, 0, 'I', "AfterBreak");
     long lb = -1;
     for (long k = 0; (k = lt_find(&t, (size_t)k, 'B', "LoopBody")) >= 0; k++) {
         long ke = lt_match_end(&t, (size_t)k);
@@ -197,7 +197,7 @@ static void test_early_exits(void **state) {
     }
     assert_true(lb < ab);
     long g = lt_find(&t, 0, 'B', "GotoScope");
-    long ag = lt_find(&t, 0, 'i', "AfterGoto");
+    long ag = lt_find(&t, 0, 'I', "AfterGoto");
     long ge = lt_match_end(&t, (size_t)g);
     assert_int_equal(ge, g + 1);
     assert_true(ge < ag);
@@ -226,7 +226,7 @@ static void test_frames(void **state) {
     assert_int_equal(t.n_frame, FRAMES);
     int64_t want = 1;
     for (size_t i = 0; i < t.n; i++) {
-        if (t.ev[i].ph != 'i' || t.ev[i].frame < 0) continue;
+        if (t.ev[i].ph != 'I' || t.ev[i].frame < 0) continue;
         assert_string_equal(t.ev[i].name, "Frame");
         assert_int_equal(t.ev[i].frame, want); /* numbered 1.. in order */
         want++;
@@ -242,7 +242,7 @@ static void test_frames(void **state) {
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
     assert_int_equal(t.n_frame, 2);
-    long f = lt_find(&t, 0, 'i', "Frame");
+    long f = lt_find(&t, 0, 'I', "Frame");
     assert_int_equal(t.ev[f].frame, 1);
     lt_trace_free(&t);
 }

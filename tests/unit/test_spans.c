@@ -159,8 +159,8 @@ static void test_mismatched_end(void **state) {
     lt_trace_check(&t, 1);
     assert_int_equal(t.n_mismatch, 2);
     assert_int_equal(lt_count(&t, 'B', "span a"), 2);
-    assert_int_equal(lt_count(&t, 'i', "<span end without begin>"), 1); /* END with nothing open */
-    assert_int_equal(lt_count(&t, 'i', "never begun"), 1);              /* named by its site */
+    assert_int_equal(lt_count(&t, 'I', "<span end without begin>"), 1); /* END with nothing open */
+    assert_int_equal(lt_count(&t, 'I', "never begun"), 1);              /* named by its site */
     lt_trace_free(&t);
 }
 

@@ -167,7 +167,7 @@ void lt_trace_parse(lt_trace *t, const char *json) {
             if (strcmp(e->name, "thread_name") == 0) t->n_thread_names++;
             o[k].ts = INT64_MIN; /* names first */
             break;
-        case 'i': {
+        case 'I': {
             if (strcmp(e->cat, "ludus") == 0) {
                 if (strcmp(e->name, "<span end without begin>") != 0 && args &&
                     json_object_object_get_ex(args, "lost", NULL)) {

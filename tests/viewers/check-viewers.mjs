@@ -3,13 +3,13 @@
 // that each one parsed what the capture holds: slices per thread (with their
 // start, duration and name), nesting depth, and flows.
 //
-//   node tests/viewers/check-viewers.mjs TRACE.json [--only=trace_engine,speedscope,devtools]
+//   node tests/viewers/check-viewers.mjs TRACE.json [--only=trace_engine,speedscope,devtools] [--strict-order]
 //
 // Exit status: 0 when every viewer agrees with the capture, 1 when one
 // rejects the trace, draws it differently, or fails to run; 2 on bad usage.
 // See docs/viewers.md.
 import fs from 'node:fs';
-import {computeExpected} from './expected.mjs';
+import {computeExpected, devtoolsTrackOrder, usToNs, wantedTrackOrder} from './expected.mjs';
 import {compareViewer} from './compare.mjs';
 import {runTraceEngine} from './trace-engine.mjs';
 import {runSpeedscope, speedscopeName} from './speedscope.mjs';
@@ -27,24 +27,60 @@ const VIEWERS = {
     hint: speedscopeHint,
   },
   devtools: {
-    run: (file, trace, opts) => runDevTools(file, opts),
+    run: async (file, trace, opts, expected) => {
+      const r = await runDevTools(file, opts);
+      if (!r.error) r.checks = devtoolsOrderChecks(expected, r.trackOrder, opts.strictOrder);
+      return r;
+    },
   },
 };
 
+// The order of DevTools' thread tracks. DevTools has no notion of
+// thread_sort_index: it sorts a generic trace's threads by their number of
+// entries, most first (docs/viewers.md). Checked: that the drawn order is the
+// one that rule gives (so the documented rule still holds), and that the
+// capture's first thread (sort index 0, "Main" in the demo) comes first, the
+// track DevTools shows at the top. The rest of the capture order (workers by
+// thread index, each thread's span lanes after it) is reported; it fails
+// only with --strict-order, as no JSON field can ask DevTools for it.
+function devtoolsOrderChecks(expected, drawn, strict) {
+  const name = tid => expected.threads.get(tid)?.name ?? String(tid);
+  const show = tids => tids.map(name).join(', ');
+  const predicted = devtoolsTrackOrder(expected).filter(t => drawn.includes(t));
+  const wanted = wantedTrackOrder(expected).filter(t => drawn.includes(t));
+  const checks = [];
+  const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+  checks.push(same(drawn, predicted)
+    ? {ok: true, line: `track order: ${show(drawn)} (DevTools' rule: most entries first)`}
+    : {ok: false, line: `track order: drawn ${show(drawn)}; DevTools' rule (most entries first) gives ${show(predicted)}: the rule in docs/viewers.md no longer holds`});
+  if (wanted.length && drawn.length) {
+    checks.push(drawn[0] === wanted[0]
+      ? {ok: true, line: `first track: ${name(drawn[0])}, the capture's first thread`}
+      : {ok: false, line: `first track: ${name(drawn[0])}, not the capture's first thread ${name(wanted[0])} (it has fewer entries)`});
+  }
+  if (!same(drawn, wanted)) {
+    checks.push({
+      ok: !strict,
+      line: `${strict ? '' : 'known: '}track order differs from thread_sort_index (${show(wanted)}); DevTools ignores it`,
+    });
+  }
+  return checks;
+}
+
 function usage(msg) {
   console.error(`check-viewers: ${msg}`);
-  console.error('usage: node tests/viewers/check-viewers.mjs TRACE.json [--only=trace_engine,speedscope,devtools]');
+  console.error('usage: node tests/viewers/check-viewers.mjs TRACE.json [--only=trace_engine,speedscope,devtools] [--strict-order]');
   process.exit(2);
 }
 
-async function withTimeout(name, fn) {
+async function withTimeout(name, fn, extra = {}) {
   const cleanups = [];
   let timer;
   const timeout = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`timed out after ${VIEWER_TIMEOUT_MS / 1000} s`)), VIEWER_TIMEOUT_MS);
   });
   try {
-    return await Promise.race([fn({timeoutMs: VIEWER_TIMEOUT_MS - 10000, register: c => cleanups.push(c)}), timeout]);
+    return await Promise.race([fn({...extra, timeoutMs: VIEWER_TIMEOUT_MS - 10000, register: c => cleanups.push(c)}), timeout]);
   } catch (e) {
     return {viewer: name, error: String(e?.message ?? e).split('\n').slice(0, 4).join(' | ')};
   } finally {
@@ -53,24 +89,29 @@ async function withTimeout(name, fn) {
   }
 }
 
-// speedscope opens a B before it closes an E when both are at the same ts and
-// have the same name and args (it takes that for one zero-length slice), so
-// two same-name siblings that touch are drawn as one slice.
+// speedscope turns each X into a B and an E with the X's name and args, and
+// at equal ts opens a B before it closes an E when both have the same name and
+// args (it takes that for one zero-length slice): two same-name siblings that
+// touch are drawn as one slice (speedscope src/import/trace-event.ts,
+// selectQueueToTakeFromNext).
 function speedscopeHint(expected, trace) {
   const unnamedEnds = trace.traceEvents.filter(e => e.ph === 'E' && e.name === undefined).length;
   if (unnamedEnds) {
     return `${unnamedEnds} E events carry no "name": speedscope ignores an E whose name differs from the open B ` +
       '("Tried to end (unnamed)"), so nothing is ever closed (docs/viewers.md)';
   }
-  let touching = 0;
-  for (const t of expected.threads.values()) {
-    const byEnd = new Map();
-    for (const [s, d, n] of t.slices) byEnd.set(`${s + d}|${n}`, (byEnd.get(`${s + d}|${n}`) ?? 0) + 1);
-    for (const [s, , n] of t.slices) touching += byEnd.get(`${s}|${n}`) ?? 0;
+  const key = e => `${e.pid}|${e.tid}|${e.name ?? '(unnamed)'}${e.args ? ` ${JSON.stringify(e.args)}` : ''}`;
+  const ends = new Map();
+  const xs = trace.traceEvents.filter(e => e.ph === 'X' && usToNs(e.dur ?? 0) > 0);
+  for (const e of xs) {
+    const k = `${key(e)}@${usToNs(e.ts) + usToNs(e.dur)}`;
+    ends.set(k, (ends.get(k) ?? 0) + 1);
   }
+  let touching = 0;
+  for (const e of xs) touching += ends.get(`${key(e)}@${usToNs(e.ts)}`) ?? 0;
   return touching
-    ? `the capture has ${touching} pairs of same-name slices where one ends at the very ns the next begins; ` +
-      'speedscope merges such pairs unless the E and the B differ in name or args (docs/viewers.md)'
+    ? `the capture has ${touching} X slices that begin at the very ns a slice of the same name and args ends on their track; ` +
+      'speedscope draws each such pair as one slice unless their args differ (docs/viewers.md)'
     : null;
 }
 
@@ -80,6 +121,8 @@ async function main() {
   if (!file) usage('no trace file given');
   const only = args.find(a => a.startsWith('--only='))?.slice('--only='.length).split(',').filter(Boolean);
   for (const v of only ?? []) if (!VIEWERS[v]) usage(`unknown viewer ${v}`);
+  const strictOrder = args.includes('--strict-order');
+  for (const a of args) if (a.startsWith('--') && !a.startsWith('--only=') && a !== '--strict-order') usage(`unknown option ${a}`);
   const names = only ?? Object.keys(VIEWERS);
 
   let trace;
@@ -92,7 +135,9 @@ async function main() {
   const expected = computeExpected(trace);
   let ok = true;
   const nSlices = [...expected.threads.values()].reduce((n, t) => n + t.slices.length, 0);
-  console.log(`capture ${file}: ${expected.threads.size} threads, ${nSlices} slices, ${expected.flows.length} flows`);
+  const lanes = [...expected.threads.values()].filter(t => t.isLane).length;
+  console.log(`capture ${file}: ${expected.threads.size - lanes} threads, ${lanes} span lane tracks, ${nSlices} slices, ` +
+    `${expected.flows.length} flows, ${expected.losses.length} loss markers`);
   if (expected.problems.length) {
     ok = false;
     console.log(`   FAIL: the capture itself is malformed (${expected.problems.length} problems), first: ${expected.problems.slice(0, 3).join('; ')}`);
@@ -111,7 +156,7 @@ async function main() {
   for (const name of names) {
     const v = VIEWERS[name];
     const started = Date.now();
-    const result = await withTimeout(name, opts => v.run(file, trace, opts));
+    const result = await withTimeout(name, opts => v.run(file, trace, opts, expected), {strictOrder});
     const {ok: viewerOk, lines} = compareViewer(expected, result, v.compare);
     lines[0] += ` [${((Date.now() - started) / 1000).toFixed(1)} s]`;
     if (result.error && /endsWith/.test(result.error) && trace.traceEvents.some(e => e.ph === 'E' && e.name === undefined)) {

@@ -68,15 +68,20 @@ export async function runDevTools(traceFile, {timeoutMs = 110000, register} = {}
       const p = window.__ludusPanel;
       const dp = p.getFlameChart().getMainDataProvider();
       const td = dp.timelineData();
-      const groups = td.groups.map((g, i) => ({i, name: g.name, startLevel: g.startLevel, nesting: g.style?.nestingLevel ?? 0, kind: g.jslogContext ?? null}));
+      const groups = td.groups.map((g, i) => ({
+        i, name: g.name, startLevel: g.startLevel, nesting: g.style?.nestingLevel ?? 0, kind: g.jslogContext ?? null,
+        expanded: !!g.expanded,
+      }));
       const entries = [];
       for (let i = 0; i < td.entryLevels.length; i++) {
-        entries.push([td.entryLevels[i], td.entryStartTimes[i], td.entryTotalTimes[i], dp.entryTitle(i)]);
+        const ph = dp.eventByIndex?.(i)?.ph ?? null;
+        entries.push([td.entryLevels[i], td.entryStartTimes[i], td.entryTotalTimes[i], dp.entryTitle(i), ph]);
       }
-      return {groups, entries};
+      return {groups, entries, selected: td.selectedGroup?.name ?? null};
     });
     const summary = await b.page.evaluate(`(${summarizeParsedTrace.toString()})(window.__ludusPanel.getParsedTraceForLayoutTests())`);
-    await b.page.screenshot({path: `${b.tmpDir}/devtools.png`}).catch(() => {});
+    // LUDUS_VIEWER_SCREENSHOT=FILE.png keeps a picture of the panel as loaded.
+    if (process.env.LUDUS_VIEWER_SCREENSHOT) await b.page.screenshot({path: process.env.LUDUS_VIEWER_SCREENSHOT}).catch(() => {});
     return toResult(viewer, drawn, summary, errors, version);
   } finally {
     await b.close();
@@ -86,7 +91,8 @@ export async function runDevTools(traceFile, {timeoutMs = 110000, register} = {}
 // Flame chart: a thread track is a group named "<thread name> (<tid>)" whose
 // jslogContext is "thread.*" (the process header "<name> (<pid>)" above it
 // shares its first row); its rows run from its startLevel up to the next
-// group's startLevel.
+// group's startLevel. Instant events (ph "I") are drawn 1 us wide in the
+// rows of the slices they fall in; they are read apart from the slices.
 function toResult(viewer, drawn, summary, errors, version) {
   const ns = ms => Math.round(Number(ms) * 1e6);
   const isThread = drawn.groups.some(g => g.kind?.startsWith('thread')) ? g => g.kind?.startsWith('thread') : g => g.nesting > 0;
@@ -101,19 +107,24 @@ function toResult(viewer, drawn, summary, errors, version) {
     const end = levels.find(l => l > g.startLevel) ?? Infinity;
     const rows = drawn.entries.filter(e => e[0] >= g.startLevel && e[0] < end);
     claimed += rows.length;
-    const depth = rows.reduce((m, e) => Math.max(m, e[0] - g.startLevel + 1), 0);
-    const t = summary.threads.find(x => x.tid === g.tid);
-    threads.push({tid: g.tid, name: t?.name ?? g.name, slices: rows.map(e => [ns(e[1]), ns(e[2]), e[3]]), depth});
+    const isInstant = e => e[4] === 'I' || e[4] === 'i';
+    const slices = rows.filter(e => !isInstant(e)).map(e => [ns(e[1]), ns(e[2]), e[3], e[0] - g.startLevel + 1]);
+    const instants = rows.filter(isInstant).map(e => [ns(e[1]), e[3]]);
+    const depth = slices.reduce((m, s) => Math.max(m, s[3]), 0);
+    threads.push({tid: g.tid, name: g.name.replace(/\s*\(\d+\)\s*$/, ''), slices, instants, depth});
   }
   const notes = [];
   if (version) notes.push(`Chromium ${version}`);
-  notes.push(`tracks drawn: ${drawn.groups.map(g => g.name).join(', ')}`);
+  const expanded = drawn.groups.filter(g => g.expanded).map(g => g.name);
+  notes.push(`tracks drawn: ${drawn.groups.map(g => g.name).join(', ')}; expanded: ${expanded.length ? expanded.join(', ') : 'none'}`);
   if (claimed !== drawn.entries.length) notes.push(`${drawn.entries.length - claimed} flame chart entries outside the thread tracks`);
   if (errors.length) notes.push(`${errors.length} console errors, first: ${errors[0].slice(0, 200)}`);
   const usNs = us => Math.round(Number(us) * 1000);
   return {
     viewer,
     threads,
+    trackOrder: threadGroups.map(g => g.tid),
+    showsInstants: true,
     flows: summary.flows.map(f => `${f[0][0]}@${usNs(f[0][1])}->${f[f.length - 1][0]}@${usNs(f[f.length - 1][1])}`),
     notes,
   };

@@ -6,18 +6,28 @@ export function summarizeParsedTrace(data) {
   const threads = [];
   for (const [pid, proc] of data.Renderer.processes) {
     for (const [tid, thread] of proc.threads) {
-      const slices = [];
-      for (const e of thread.entries) {
-        if (e.ph === 'X') slices.push([e.ts, e.dur ?? 0, e.name ?? '']);
-      }
-      let depth = 0;
+      // The row of each entry is its depth in the thread's tree (the flame
+      // chart draws the tree: ThreadAppender).
+      const level = new Map();
       const stack = [...(thread.tree?.roots ?? [])].map(n => [n, 1]);
       while (stack.length) {
         const [node, d] = stack.pop();
-        if (d > depth) depth = d;
+        level.set(node.entry, d);
         for (const c of node.children ?? []) stack.push([c, d + 1]);
       }
-      threads.push({pid, tid, name: thread.name, slices, depth, treeMaxDepth: thread.tree?.maxDepth ?? null});
+      const slices = [];
+      const instants = [];
+      let depth = 0;
+      for (const e of thread.entries) {
+        if (e.ph === 'X') {
+          const l = level.get(e) ?? null;
+          slices.push([e.ts, e.dur ?? 0, e.name ?? '', l]);
+          if (l !== null && l > depth) depth = l;
+        } else if (e.ph === 'I' || e.ph === 'i') {
+          instants.push([e.ts, e.name ?? '']);
+        }
+      }
+      threads.push({pid, tid, name: thread.name, slices, instants, depth, treeMaxDepth: thread.tree?.maxDepth ?? null});
     }
   }
   const flows = (data.Flows?.flows ?? []).map(f => f.map(e => [e.tid, e.ts, e.name]));
@@ -32,9 +42,11 @@ export function toViewerResult(viewer, summary) {
     threads: summary.threads.map(t => ({
       tid: t.tid,
       name: t.name,
-      slices: t.slices.map(([ts, dur, name]) => [ns(ts), ns(dur), name]),
+      slices: t.slices.map(([ts, dur, name, level]) => [ns(ts), ns(dur), name, level]),
+      instants: t.instants.map(([ts, name]) => [ns(ts), name]),
       depth: t.depth,
     })),
+    showsInstants: true,
     flows: summary.flows.map(f => `${f[0][0]}@${ns(f[0][1])}->${f[f.length - 1][0]}@${ns(f[f.length - 1][1])}`),
     notes: [],
   };

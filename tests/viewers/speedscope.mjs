@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {createRequire} from 'node:module';
 import {launch} from './browser.mjs';
-import {maxDepth} from './expected.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -68,17 +67,21 @@ function toResult(viewer, exported, warnings, errors) {
       if (ev.type === 'O') {
         stack.push(ev);
       } else if (ev.type === 'C') {
+        const level = stack.length;
         const open = stack.pop();
         if (!open || open.frame !== ev.frame) bad++;
-        if (open) slices.push([ns(open.at), ns(ev.at) - ns(open.at), frames[open.frame]?.name ?? '?']);
+        if (open) slices.push([ns(open.at), ns(ev.at) - ns(open.at), frames[open.frame]?.name ?? '?', level]);
       }
     }
     if (bad) notes.push(`${p.name}: ${bad} close events do not match the open frame`);
-    threads.push({tid, name: threadName, slices, depth: maxDepth(slices)});
+    threads.push({tid, name: threadName, slices, depth: slices.reduce((m, s) => Math.max(m, s[3]), 0)});
   }
   if (warnings.length) notes.push(`${warnings.length} import warnings, first: ${warnings[0].slice(0, 200)}`);
   if (errors.length) notes.push(`${errors.length} console errors, first: ${errors[0].slice(0, 200)}`);
-  return {viewer, threads, relativeTime: true, dropsZeroLength: true, flows: null, flowNote: 'speedscope draws no flows', notes};
+  return {
+    viewer, threads, relativeTime: true, dropsZeroLength: true, flows: null, flowNote: 'speedscope draws no flows',
+    showsInstants: false, instantNote: 'speedscope imports only B, E and X events', notes,
+  };
 }
 
 /** speedscope names a frame "<name> <JSON of args>" when the event has args. */
