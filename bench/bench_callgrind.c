@@ -1,7 +1,8 @@
 /* Instructions per scope, for callgrind (bench/callgrind.sh): run_scopes is
  * the function callgrind counts (--toggle-collect).
  *
- *   bench_callgrind PAIRS idle|recording */
+ *   bench_callgrind PAIRS idle|recording|dropping
+ * dropping: the pool is full, so every scope is refused (and counted). */
 #include <ludus/capture.h>
 #include <ludus/profiling.h>
 #include <stdio.h>
@@ -25,19 +26,28 @@ __attribute__((noinline)) void run_empty(int n) {
     }
 }
 
+/* Fills the pool (not counted: another function). */
+__attribute__((noinline)) static void fill_pool(void) {
+    for (int i = 0; i < 100000; i++) {
+        LUDUS_PROFILE_SCOPE(Fill);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: bench_callgrind PAIRS idle|recording\n");
+        fprintf(stderr, "usage: bench_callgrind PAIRS idle|recording|dropping\n");
         return 1;
     }
     int n = atoi(argv[1]);
-    int recording = !strcmp(argv[2], "recording");
+    int dropping = !strcmp(argv[2], "dropping");
+    int recording = dropping || !strcmp(argv[2], "recording");
     ludus_register_thread_for_trace("main");
     if (recording) {
         ludus_capture_desc d;
         memset(&d, 0, sizeof d);
-        d.chunk_count = (uint32_t)((double)n * 4 * 16 / 65536 * 1.1) + 8;
+        d.chunk_count = dropping ? 1 : (uint32_t)((double)n * 4 * 16 / 65536 * 1.1) + 8;
         if (ludus_begin_capture(&d)) return 1;
+        if (dropping) fill_pool();
         run_scopes(1); /* attach outside the counted call */
     }
     run_scopes(n);

@@ -2,6 +2,7 @@
  * event rate, bytes per event and peak RSS, each as a median of several runs,
  * with the clock floor (two clock reads) measured in the same process.
  * Workload (as in shared/docs/PEERS.md): per thread N x outer{ inner{} }.
+ * Also the cost of a scope the full pool refuses (counted, no clock read).
  *
  *   bench_scope [--pairs N] [--runs R] [--monotonic] */
 #include <ludus/capture.h>
@@ -74,7 +75,7 @@ int main(int argc, char **argv) {
         }
     }
     if (runs > 31) runs = 31;
-    double floor_tsc[31], floor_mono[31], idle[31], rec1[31], rec2[31];
+    double floor_tsc[31], floor_mono[31], idle[31], rec1[31], rec2[31], refused[31];
     double bytes_per_event = 0, chunk_bytes_per_event = 0;
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
@@ -105,8 +106,21 @@ int main(int argc, char **argv) {
         rec2[r] = run_threads(2);
         ludus_end_capture();
     }
+    /* A full pool: every scope is refused and counted, no clock read (after
+     * the recording runs: a pool of another size is not reused). */
+    ludus_capture_desc full = d;
+    full.chunk_count = 1;
+    for (int r = 0; r < runs; r++) {
+        ludus_begin_capture(&full);
+        run_scopes(20000);
+        int64_t t0 = bench_now_ns();
+        run_scopes(pairs);
+        refused[r] = (double)(bench_now_ns() - t0) / (2.0 * pairs);
+        ludus_end_capture();
+    }
     double ft = bench_median(floor_tsc, runs), fm = bench_median(floor_mono, runs);
     double id = bench_median(idle, runs), r1 = bench_median(rec1, runs), r2 = bench_median(rec2, runs);
+    double rf = bench_median(refused, runs);
     double fl = monotonic ? fm : ft;
     printf("bench_scope: %d x outer{inner{}} per thread, median of %d runs, clock %s\n", pairs, runs,
            monotonic ? "monotonic" : "tsc");
@@ -115,6 +129,7 @@ int main(int argc, char **argv) {
     printf("  recording, 1 thread:  %.2f ns/scope = %.2f x the clock floor (target <= 0.9)\n", r1, r1 / fl);
     printf("  recording, 2 threads: %.2f ns/scope per thread = %.2f x the 1-thread cost (target <= 1.05)\n", r2,
            r2 / r1);
+    printf("  refused (pool full, counted): %.2f ns/scope = %.2f x a recorded scope\n", rf, rf / r1);
     printf("  sustained: %.1f M events/s per thread (target >= 50)\n", 2.0 / r1 * 1000.0);
     printf("  bytes/event: %.0f in the buffer, %.2f counting chunk headers and tails\n", bytes_per_event,
            chunk_bytes_per_event);

@@ -177,9 +177,10 @@ enum {
 
 /* The thread's recording state, written by its own thread (and, for limit,
  * by the capture controller; see src/record/emit.c for the protocol).
- *   cur    the next free slot; bit 0 is set while an event is being written
- *          (the producer join, and how a signal handler that interrupts an
- *          event finds out)
+ *   cur    the next free slot (16-aligned) plus the number of events of the
+ *          thread being written in its low 4 bits: 1 while an event is
+ *          written (the producer join), more when a signal handler's event
+ *          interrupted it (that one is dropped and counted)
  *   limit  the end of the thread's current piece of the pool; 0 whenever
  *          the thread must take the out-of-line path (no capture, no piece,
  *          slow mode) */
@@ -201,9 +202,10 @@ LUDUS_API extern __thread ludus__thread_hot ludus__hot __attribute__((tls_model(
 #error "Ludus Profiling needs GCC or Clang (thread-local storage, atomics builtins)"
 #endif
 
-/* Out-of-line paths. ludus__nested_drop: the event found bit 0 of cur
- * already set (it interrupted another event of its thread: a signal
- * handler); it is dropped and counted (n events), and 0 is returned. */
+/* Out-of-line paths. ludus__nested_drop: the event found cur claimed (it
+ * interrupted another event of its thread: a signal handler); it is dropped
+ * and counted (n events), and 0 is returned. begin_slow and end_slow are
+ * entered with the claim held on the inline path. */
 LUDUS_API uintptr_t ludus__begin_slow(const ludus_site *site);
 LUDUS_API void ludus__end_slow(uintptr_t token);
 LUDUS_API uintptr_t ludus__nested_drop(unsigned n);
@@ -241,30 +243,37 @@ LUDUS__INLINE int ludus__is_armed(void) {
     return !idle;
 }
 
-/* Starts an event: sets bit 0 of cur (busy) with one bts, which also tells
- * whether it was set already (this event interrupted another one). */
-LUDUS__INLINE int ludus__set_busy(ludus__thread_hot *t) {
-    int nested;
-    __asm__ volatile("btsq $0, %0" : "+m"(t->cur), "=@ccc"(nested) : : "memory");
-    return nested;
+/* Starts an event: adds 1 to cur with one xadd, which returns the slot as
+ * it was. Not locked: only the thread itself (and its signal handlers)
+ * writes cur, and one instruction is atomic with respect to a signal. Low
+ * bits already set: this event interrupted another one of its thread; it
+ * must take the 1 back (ludus__unclaim). One read-modify-write and no
+ * reload: the slot comes back in a register. */
+LUDUS__INLINE uintptr_t ludus__claim(ludus__thread_hot *t) {
+    uintptr_t old = 1;
+    __asm__ volatile("xaddq %0, %1" : "+r"(old), "+m"(t->cur) : : "memory");
+    return old;
 }
 
-/* 1 when slot e (cur, busy) is past the piece: "cmpq limit, e" in memory (an
- * atomic load would not fold into the compare). */
+LUDUS__INLINE void ludus__unclaim(ludus__thread_hot *t) {
+    __asm__ volatile("subq $1, %0" : "+m"(t->cur) : : "memory");
+}
+
+/* 1 when slot e is past the piece: "cmpq limit, e" in memory (an atomic
+ * load would not fold into the compare). */
 LUDUS__INLINE int ludus__full(ludus__thread_hot *t, uintptr_t e) {
     int full;
     __asm__("cmpq %1, %2" : "=@ccae"(full) : "m"(t->limit), "r"(e));
     return full;
 }
 
-/* Writes the event at slot e (= its address | 1, as cur holds it while
- * busy): the clock, then the word; the offsets absorb the busy bit. */
+/* Writes the event at slot e: the clock, then the word. */
 LUDUS__INLINE void ludus__put(uintptr_t e, uintptr_t word) {
     uint32_t lo, hi;
     __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-    *(uint32_t *)(e - 1) = lo;
-    *(uint32_t *)(e + 3) = hi;
-    *(uintptr_t *)(e + 7) = word;
+    *(uint32_t *)e = lo;
+    *(uint32_t *)(e + 4) = hi;
+    *(uintptr_t *)(e + 8) = word;
 }
 #else
 LUDUS__INLINE int ludus__is_armed(void) {
@@ -280,12 +289,15 @@ LUDUS__INLINE uintptr_t ludus__scope_begin(const ludus_site *site) {
     if (LUDUS__LIKELY(!ludus__is_armed())) return 0;
 #if LUDUS__INLINE_CLOCK
     ludus__thread_hot *t = &ludus__hot;
-    if (LUDUS__UNLIKELY(ludus__set_busy(t))) return ludus__nested_drop(2);
-    uintptr_t e = __atomic_load_n(&t->cur, __ATOMIC_RELAXED);
-    if (LUDUS__UNLIKELY(ludus__full(t, e))) return ludus__begin_slow(site);
-    ludus__put(e, (uintptr_t)site + LUDUS__K_BEGIN);     /* site is 16-aligned: + is | */
-    __atomic_store_n(&t->cur, e + 15, __ATOMIC_RELEASE); /* next slot, busy cleared */
-    return e;
+    uintptr_t e = ludus__claim(t);
+    if (LUDUS__UNLIKELY(e & LUDUS__K_MASK)) {
+        ludus__unclaim(t);
+        return ludus__nested_drop(2);
+    }
+    if (LUDUS__UNLIKELY(ludus__full(t, e))) return ludus__begin_slow(site); /* it holds the claim */
+    ludus__put(e, (uintptr_t)site + LUDUS__K_BEGIN);                        /* site is 16-aligned: + is | */
+    __atomic_store_n(&t->cur, e + 16, __ATOMIC_RELEASE);                    /* next slot, claim released */
+    return e + LUDUS__K_END;
 #else
     return ludus__begin_slow(site);
 #endif
@@ -298,17 +310,18 @@ LUDUS__INLINE void ludus__scope_end(uintptr_t token) {
     if (token == 0) return;
 #if LUDUS__INLINE_CLOCK
     ludus__thread_hot *t = &ludus__hot;
-    if (LUDUS__UNLIKELY(ludus__set_busy(t))) {
+    uintptr_t e = ludus__claim(t);
+    if (LUDUS__UNLIKELY(e & LUDUS__K_MASK)) {
+        ludus__unclaim(t);
         ludus__nested_drop(1);
         return;
     }
-    uintptr_t e = __atomic_load_n(&t->cur, __ATOMIC_RELAXED);
     if (LUDUS__UNLIKELY(ludus__full(t, e))) {
         ludus__end_slow(token);
         return;
     }
-    ludus__put(e, token); /* the begin's address | 1 = LUDUS__K_END */
-    __atomic_store_n(&t->cur, e + 15, __ATOMIC_RELEASE);
+    ludus__put(e, token); /* the begin's address | LUDUS__K_END */
+    __atomic_store_n(&t->cur, e + 16, __ATOMIC_RELEASE);
 #else
     ludus__end_slow(token);
 #endif

@@ -115,6 +115,7 @@ struct ludus_capture {
     ludus_allocator allocator;
     int pool_mapped; /* pool_mem came from ludus__pages_map */
     struct ludus__prefault *prefault;
+    size_t prefault_done; /* bytes of the pool faulted in when prefault is NULL */
     ludus__name_table *names;
     ludus__straggler *stragglers;
     uint32_t nstragglers;

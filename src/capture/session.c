@@ -23,6 +23,7 @@ static int active; /* a capture is armed (coordinator thread only) */
 static uint32_t gen_counter;
 static ludus_capture *last; /* the library's reference to the last ended capture */
 static ludus__prefault *sess_prefault;
+static size_t sess_faulted; /* bytes of the pool in already when the capture began */
 static int sess_pool_mapped;
 
 #if defined(__SANITIZE_THREAD__)
@@ -78,8 +79,9 @@ static int same_allocator(const ludus_allocator *a, const ludus_allocator *b) {
 }
 
 /* The last capture's pool, when nobody else holds that capture and its pool
- * is the size asked for: no allocation, no page touching. */
-static void *steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, ludus__prefault **pf) {
+ * is the size asked for: no allocation, and only the pages its prefault
+ * thread had not reached yet are still to touch (*faulted: bytes in). */
+static void *steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, ludus__prefault **pf, size_t *faulted) {
     ludus_capture *c = last;
     if (!c || !c->pool_mem || c->pool_bytes != bytes || c->pool_mapped != mapped ||
         __atomic_load_n(&c->refs, __ATOMIC_ACQUIRE) != 1 || (!mapped && !same_allocator(&c->allocator, al)))
@@ -87,6 +89,7 @@ static void *steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, l
     ludus__capture_quiesce(c);
     void *mem = c->pool_mem;
     *pf = c->prefault;
+    *faulted = c->prefault_done;
     c->pool_mem = NULL;
     c->prefault = NULL;
     return mem;
@@ -133,7 +136,8 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
     }
     int mapped = d.allocator.alloc == NULL;
     ludus__prefault *pf = NULL;
-    void *mem = steal_pool(bytes, &d.allocator, mapped, &pf);
+    size_t faulted = 0;
+    void *mem = steal_pool(bytes, &d.allocator, mapped, &pf, &faulted);
     if (!mem) {
         mem = mapped ? ludus__pages_map((size_t)bytes) : d.allocator.alloc((size_t)bytes, 64, d.allocator.user_data);
         if (!mem && mapped) { /* no mmap: the aligned allocator */
@@ -150,7 +154,8 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
                                (unsigned long long)bytes);
         }
     } else {
-        ludus__prefault_stop(pf); /* it finished or was stopped: the pages are in */
+        if (pf) faulted = ludus__prefault_done(pf); /* it stopped at capture end: resume there */
+        ludus__prefault_stop(pf);
         pf = NULL;
     }
     /* The library's reference to the previous capture goes now (a caller
@@ -160,7 +165,8 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
         last = NULL;
         ludus_capture_release(old);
     }
-    pf = ludus__prefault_start(mem, (size_t)bytes);
+    pf = ludus__prefault_start(mem, (size_t)bytes, faulted);
+    sess_faulted = faulted;
 
     ludus__lib_enter();
     pthread_mutex_lock(&ludus__reg.lock);
@@ -215,7 +221,7 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
 static uintptr_t join_thread(const ludus__thread_record *r) {
     for (unsigned spins = 0;; spins++) {
         uintptr_t cur = __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE);
-        if (!(cur & 1) || !__atomic_load_n(&r->cold->in_slow, __ATOMIC_ACQUIRE)) return cur;
+        if (!(cur & LUDUS__K_MASK) || !__atomic_load_n(&r->cold->in_slow, __ATOMIC_ACQUIRE)) return cur;
         if (spins < 64)
             ludus__cpu_relax();
         else
@@ -267,7 +273,7 @@ int ludus_end_capture(void) {
         uintptr_t cur = join_thread(r);
         ludus__thread_final *f = &fin[n++];
         ludus__thread_publish(r, gen, f);
-        if ((cur & 1) && r->cold->gen == gen) { /* an inline event in flight: left out, counted */
+        if ((cur & LUDUS__K_MASK) && r->cold->gen == gen) { /* an inline event in flight: left out, counted */
             strag[nstrag++] = (ludus__straggler){i, r->serial, cur};
             f->dropped++;
         }
@@ -300,6 +306,7 @@ int ludus_end_capture(void) {
         c->pool_mapped = sess_pool_mapped;
         c->allocator = s->desc.allocator;
         c->prefault = sess_prefault;
+        c->prefault_done = sess_faulted;
         c->names = s->names;
         c->bytes_used = s->pool.next < s->pool.bytes ? s->pool.next : s->pool.bytes;
         c->unregistered_drops = unregistered + s->retired_oom_events;

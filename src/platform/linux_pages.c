@@ -42,7 +42,7 @@ void ludus__pages_unmap(void *p, size_t bytes) {
 static void *prefault_main(void *arg) {
     ludus__prefault *pf = arg;
     long page = 4096;
-    char *begin = (char *)(((uintptr_t)pf->base + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1));
+    char *begin = (char *)(((uintptr_t)(pf->base + pf->done) + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1));
     char *end = pf->base + pf->bytes;
     int populate = 1;
     for (char *p = begin; p < end && !__atomic_load_n(&pf->stop, __ATOMIC_RELAXED); p += STEP) {
@@ -57,11 +57,13 @@ static void *prefault_main(void *arg) {
     return NULL;
 }
 
-ludus__prefault *ludus__prefault_start(void *p, size_t bytes) {
+ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from) {
+    if (from >= bytes) return NULL; /* all in already */
     ludus__prefault *pf = calloc(1, sizeof *pf);
     if (!pf) return NULL;
     pf->base = p;
     pf->bytes = bytes;
+    pf->done = from;
     /* The thread must not take the program's signals. */
     sigset_t all, old;
     sigfillset(&all);

@@ -12,11 +12,12 @@
 LUDUS_HIDDEN void *ludus__pages_map(size_t bytes);
 LUDUS_HIDDEN void ludus__pages_unmap(void *p, size_t bytes);
 
-/* Faults [p, p + bytes) in from a background thread, front to back, without
- * changing its contents (producers may already be writing there). NULL when
- * no thread could be started (then the producers fault the pages in). */
+/* Faults [p + from, p + bytes) in from a background thread, front to back,
+ * without changing its contents (producers may already be writing there).
+ * NULL when there is nothing to do or no thread could be started (then the
+ * producers fault the pages in). */
 typedef struct ludus__prefault ludus__prefault;
-LUDUS_HIDDEN ludus__prefault *ludus__prefault_start(void *p, size_t bytes);
+LUDUS_HIDDEN ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from);
 /* Asks the thread to stop after its current step (does not wait). */
 LUDUS_HIDDEN void ludus__prefault_request_stop(ludus__prefault *pf);
 /* Stops the thread, waits for it, frees pf; NULL is a no-op. */

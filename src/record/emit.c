@@ -43,21 +43,22 @@ static inline uint64_t now_ticks(void) {
     return ludus__clock_is_tsc ? ludus__read_tsc_ordered() : (uint64_t)ludus__mono_ns();
 }
 
-/* Sets the busy bit for an event that did not come through the inline path;
- * returns 1 when it was set already (a nested event). One instruction, so a
- * signal cannot split it. */
+/* Claims cur for an event that did not come through the inline path;
+ * returns 1 (having taken the claim back) when it was claimed already: a
+ * nested event. One instruction each way, so a signal cannot split them. */
 static inline int set_busy(ludus__thread_hot *t) {
-#if defined(__x86_64__)
-    int was;
-    __asm__ volatile("btsq $0, %0" : "+m"(t->cur), "=@ccc"(was) : : "memory");
-    return was;
+#if LUDUS__INLINE_CLOCK
+    if (!(ludus__claim(t) & LUDUS__K_MASK)) return 0;
+    ludus__unclaim(t);
 #else
-    return (int)(__atomic_fetch_or(&t->cur, (uintptr_t)1, __ATOMIC_RELAXED) & 1u);
+    if (!(__atomic_fetch_add(&t->cur, (uintptr_t)1, __ATOMIC_RELAXED) & LUDUS__K_MASK)) return 0;
+    __atomic_fetch_sub(&t->cur, (uintptr_t)1, __ATOMIC_RELAXED);
 #endif
+    return 1;
 }
 
 static inline uintptr_t slot_of(const ludus__thread_hot *t) {
-    return __atomic_load_n(&t->cur, __ATOMIC_RELAXED) & ~(uintptr_t)1;
+    return __atomic_load_n(&t->cur, __ATOMIC_RELAXED) & ~(uintptr_t)LUDUS__K_MASK;
 }
 
 /* Ends an out-of-line event: clears in_slow, then busy. */

@@ -109,7 +109,7 @@ void ludus__thread_publish(const ludus__thread_record *r, uint32_t gen, ludus__t
     out->serial = r->serial;
     if (!c || c->gen != gen) return; /* registered, recorded nothing in this capture */
     if (c->chunk) {
-        uintptr_t cur = __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE) & ~(uintptr_t)1;
+        uintptr_t cur = __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE) & ~(uintptr_t)LUDUS__K_MASK;
         c->chunk->used = (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk));
         out->first = c->first_chunk;
     }
