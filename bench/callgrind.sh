@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Instructions per scope from callgrind (repeatable, unlike time on a shared VM).
+# Instructions per scope (idle, recording, refused by a full pool) and per
+# exported event, from callgrind (repeatable, unlike time on a shared VM).
 # usage: bench/callgrind.sh BUILD_DIR
 set -euo pipefail
 build=${1:-build}
@@ -9,11 +10,23 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 count() { # mode function -> Ir inside function
   valgrind --tool=callgrind --callgrind-out-file="$tmp/out" --toggle-collect="$2" "$bin" "$pairs" "$1" >/dev/null 2>&1
-  callgrind_annotate "$tmp/out" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1; exit}'
+  callgrind_annotate "$tmp/out" 2>/dev/null | awk '/PROGRAM TOTALS/ && !n++ {gsub(",","",$1); print $1}'
 }
 for mode in idle recording dropping; do
   scopes=$(count "$mode" run_scopes)
   empty=$(count "$mode" run_empty)
   awk -v s="$scopes" -v e="$empty" -v p="$pairs" -v m="$mode" \
     'BEGIN { printf "callgrind %-9s %.2f instructions/scope (loop overhead %.2f/pair subtracted; %d scopes)\n", m, (s - e) / (2 * p), e / p, 2 * p }'
+done
+# Export: instructions per event of the JSON and Perfetto exporters (the
+# normalised stream included), on a 1 M-event capture of each workload.
+for fmt in json pftrace; do
+  for wl in mixed scopes; do
+    valgrind --tool=callgrind --callgrind-out-file="$tmp/out" --toggle-collect="ludus__export_$fmt" \
+      "$build/bench/bench_export" 1 "$tmp" "$fmt" "$wl" >"$tmp/log" 2>/dev/null
+    ir=$(callgrind_annotate "$tmp/out" 2>/dev/null | awk '/PROGRAM TOTALS/ && !n++ {gsub(",","",$1); print $1}')
+    ev=$(awk '{print $2}' "$tmp/log")
+    awk -v i="$ir" -v e="$ev" -v f="$fmt" -v w="$wl" \
+      'BEGIN { printf "callgrind export %-7s %-6s %.0f instructions/event (%d events)\n", f, w, i / e, e }'
+  done
 done
