@@ -31,6 +31,7 @@ void ludus__capture_free(ludus_capture *c) {
         ludus__names_destroy(c->names);
     }
     free(c->stragglers);
+    free(c->late);
     for (uint32_t i = 0; i < c->nthreads; i++)
         if (c->threads[i].lanes_owned) free(c->threads[i].span_lane);
     if (!c->borrowed) {

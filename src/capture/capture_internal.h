@@ -84,6 +84,14 @@ typedef struct ludus__run_buf {
  * negative LUDUS_E* code (the detail is set). */
 typedef int (*ludus__run_loader)(const struct ludus_capture *c, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf);
 
+/* A thread that was inside an out-of-line event when the capture ended: it
+ * is published when that event is over (ludus__capture_resolve_late). */
+typedef struct ludus__late {
+    uint32_t record, serial; /* registry slot and its owner then */
+    uint32_t thread;         /* index in c->threads */
+    int resolved;
+} ludus__late;
+
 typedef struct ludus__straggler {
     uint32_t record, serial;
     uintptr_t cur; /* the busy cursor seen at capture end */
@@ -119,6 +127,8 @@ struct ludus_capture {
     ludus__name_table *names;
     ludus__straggler *stragglers;
     uint32_t nstragglers;
+    ludus__late *late; /* threads still to publish (registry lock) */
+    uint32_t nlate;
     /* the prepared view: sites and counts (files bring their own) */
     int prepared;
     int prepare_error;
@@ -148,6 +158,10 @@ LUDUS_HIDDEN ludus_capture *ludus__last_capture(void);
 /* Frees a capture whose last reference went (capture.c). */
 LUDUS_HIDDEN void ludus__capture_free(ludus_capture *c);
 LUDUS_HIDDEN ludus_capture *ludus__capture_new(int type);
+/* Publishes the threads that were inside an out-of-line event when c ended,
+ * waiting for those events to finish (session.c); every reader of a
+ * capture's threads comes after it. */
+LUDUS_HIDDEN void ludus__capture_resolve_late(ludus_capture *c);
 /* Waits until no producer can still write into c's pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
 /* Stops c's prefault thread and frees its pool (session.c). */

@@ -85,6 +85,7 @@ static int count_thread(ludus_capture *c, uint32_t t) {
 
 int ludus__prepare(ludus_capture *c) {
     if (c->prepared) return c->prepare_error;
+    ludus__capture_resolve_late(c);
     int rc = 0;
     if (c->type == LUDUS__CAP_MEMORY) {
         rc = ludus__build_runs(c);

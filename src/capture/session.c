@@ -24,6 +24,11 @@ static uint32_t gen_counter;
 static ludus_capture *last; /* the library's reference to the last ended capture */
 static ludus__prefault *sess_prefault;
 static size_t sess_faulted; /* bytes of the pool in already when the capture began */
+/* The ended capture that still has threads to publish (ludus__late), or
+ * NULL. At most one: a capture begins only after its predecessor's are
+ * published. The session keeps its pool description until then, since a
+ * late thread may still take a piece. */
+static ludus_capture *late_cap;
 static int sess_pool_mapped;
 
 #if defined(__SANITIZE_THREAD__)
@@ -108,6 +113,7 @@ static void pool_free(void *mem, uint64_t bytes, int mapped, const ludus_allocat
 int ludus_begin_capture(const ludus_capture_desc *desc) {
     if (active) return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
+    if (late_cap) ludus__capture_resolve_late(late_cap); /* before any thread can attach again */
     ludus_capture_desc d;
     ludus_capture_desc_defaults(desc, &d);
     if (d.chunk_bytes < 4096 || d.chunk_bytes > (1u << 30) || (d.chunk_bytes & (d.chunk_bytes - 1)) != 0)
@@ -215,17 +221,21 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
 
 /* ---- end ---- */
 
-/* Waits while the thread is inside an out-of-line event (it may link
- * pieces). An inline event in flight is not waited for: it only writes its
- * own slot, beyond the cursor published for it. */
-static uintptr_t join_thread(const ludus__thread_record *r) {
+/* Waits a moment while the thread is inside an out-of-line event (it may
+ * link pieces and count drops); *late when it is still there after that (a
+ * preempted producer can stay for milliseconds): it is published later. An
+ * inline event in flight is not waited for: it only writes its own slot,
+ * beyond the cursor published for it. */
+static uintptr_t join_thread(const ludus__thread_record *r, int *late) {
+    *late = 0;
     for (unsigned spins = 0;; spins++) {
         uintptr_t cur = __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE);
         if (!(cur & LUDUS__K_MASK) || !__atomic_load_n(&r->cold->in_slow, __ATOMIC_ACQUIRE)) return cur;
-        if (spins < 64)
-            ludus__cpu_relax();
-        else
-            ludus__yield();
+        if (spins == 32) {
+            *late = 1;
+            return cur;
+        }
+        ludus__cpu_relax();
     }
 }
 
@@ -266,12 +276,20 @@ int ludus_end_capture(void) {
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
     ludus__thread_final *fin = calloc((size_t)nlive + s->nretired + 1, sizeof *fin);
     ludus__straggler *strag = calloc(nlive + 1, sizeof *strag);
-    uint32_t nstrag = 0;
-    for (uint32_t i = 0; i < high && fin && strag; i++) {
+    ludus__late *late = calloc(nlive + 1, sizeof *late);
+    uint32_t nstrag = 0, nlate = 0;
+    for (uint32_t i = 0; i < high && fin && strag && late; i++) {
         ludus__thread_record *r = &ludus__reg.rec[i];
         if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->hot || !r->cold) continue;
-        uintptr_t cur = join_thread(r);
+        int is_late;
+        uintptr_t cur = join_thread(r, &is_late);
         ludus__thread_final *f = &fin[n++];
+        if (is_late) { /* its name now, its events when its event is over */
+            ludus__thread_publish(r, 0, f);
+            late[nlate++] = (ludus__late){i, r->serial, n - 1, 0};
+            r->cold->late = 1;
+            continue;
+        }
         ludus__thread_publish(r, gen, f);
         if ((cur & LUDUS__K_MASK) && r->cold->gen == gen) { /* an inline event in flight: left out, counted */
             strag[nstrag++] = (ludus__straggler){i, r->serial, cur};
@@ -285,7 +303,7 @@ int ludus_end_capture(void) {
     ludus__calib_point end_point = ludus__calibrate_point();
     ludus__prefault_request_stop(sess_prefault); /* no more events: stop faulting pages in */
 
-    ludus_capture *c = fin && strag ? ludus__capture_new(LUDUS__CAP_MEMORY) : NULL;
+    ludus_capture *c = fin && strag && late ? ludus__capture_new(LUDUS__CAP_MEMORY) : NULL;
     ludus__cap_thread *threads = c ? calloc(n ? n : 1, sizeof *threads) : NULL;
     int oom = !threads;
     if (c) {
@@ -308,20 +326,36 @@ int ludus_end_capture(void) {
         c->prefault = sess_prefault;
         c->prefault_done = sess_faulted;
         c->names = s->names;
-        c->bytes_used = s->pool.next < s->pool.bytes ? s->pool.next : s->pool.bytes;
+        uint64_t used = __atomic_load_n(&s->pool.next, __ATOMIC_RELAXED);
+        c->bytes_used = used < s->pool.bytes ? used : s->pool.bytes;
         c->unregistered_drops = unregistered + s->retired_oom_events;
         c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
         c->stragglers = strag;
         c->nstragglers = nstrag;
         strag = NULL;
+        c->late = late;
+        c->nlate = nlate;
+        late = NULL;
         s->pool_mem = NULL;
-        s->names = NULL;
+        if (!nlate) s->names = NULL; /* else late threads may still intern: cleared when they are published */
         sess_prefault = NULL;
         if (threads) {
             for (uint32_t i = 0; i < n; i++) convert_thread(c, &threads[i], &fin[i]);
             c->threads = threads;
             c->nthreads = n;
         }
+    }
+    if (!c && late) { /* no capture to publish them into: wait for them now */
+        pthread_mutex_lock(&ludus__reg.lock);
+        for (uint32_t i = 0; i < nlate; i++) {
+            const ludus__thread_record *r = &ludus__reg.rec[late[i].record];
+            while (r->state == LUDUS__REC_LIVE && r->serial == late[i].serial && r->cold &&
+                   __atomic_load_n(&r->cold->in_slow, __ATOMIC_ACQUIRE))
+                ludus__yield();
+            if (r->state == LUDUS__REC_LIVE && r->serial == late[i].serial && r->cold) r->cold->late = 0;
+        }
+        pthread_mutex_unlock(&ludus__reg.lock);
+        nlate = 0;
     }
     if (!c) { /* nothing can describe the capture: give its memory back */
         ludus__prefault_stop(sess_prefault);
@@ -332,8 +366,14 @@ int ludus_end_capture(void) {
     }
     free(fin);
     free(strag);
+    free(late);
     free(s->retired);
-    memset(s, 0, sizeof *s);
+    if (c && nlate) { /* late threads may still take pieces and intern names */
+        memset(s, 0, LUDUS__SESSION_PRODUCERS);
+        late_cap = c;
+    } else {
+        memset(s, 0, sizeof *s);
+    }
     active = 0;
     if (oom) {
         ludus_capture_release(c);
@@ -345,7 +385,84 @@ int ludus_end_capture(void) {
 
 /* ---- producers that may still write into a pool ---- */
 
+/* The clock of the last event in a thread's pieces (0: none). */
+static uint64_t last_event_ticks(const ludus__chunk *ch) {
+    uint64_t last = 0;
+    for (; ch; ch = ch->next) {
+        const ludus__event *ev = LUDUS__CHUNK_EVENTS(ch);
+        for (uint64_t i = 0; i < ch->used;) {
+            const ludus__kind_info *k = &ludus__kinds[ev[i].word & LUDUS__K_MASK];
+            if (!k->slots) break;
+            if (ev[i].ticks > last) last = ev[i].ticks;
+            i += k->slots;
+        }
+    }
+    return last;
+}
+
+/* Publishes late thread e of c (registry lock held; its event is over). The
+ * event it was recording when the capture ended began during the capture
+ * and is kept (or its loss counted): when it was stamped after the end, the
+ * capture's end moves to it, so nothing lies outside the capture. */
+static void publish_late(ludus_capture *c, ludus__late *e, const ludus__thread_record *r) {
+    ludus__thread_final f;
+    ludus__thread_publish(r, c->gen, &f);
+    ludus__cap_thread *th = &c->threads[e->thread];
+    int exited = th->exited;
+    convert_thread(c, th, &f);
+    th->exited = exited;
+    uint64_t last = last_event_ticks(f.first);
+    if (last) {
+        int64_t at = c->start_ns + ludus__ticks_to_ns(c, last) + 1; /* ends after it */
+        if (at > c->end_ns) c->end_ns = at;
+    }
+    r->cold->late = 0;
+    e->resolved = 1;
+}
+
+/* The producers' part of the session, once no late thread can read it. */
+static void clear_producers_part(void) {
+    memset((char *)&ludus__sess + LUDUS__SESSION_PRODUCERS, 0, sizeof ludus__sess - LUDUS__SESSION_PRODUCERS);
+}
+
+static void late_done(ludus_capture *c) {
+    c->nlate = 0;
+    if (late_cap != c) return;
+    late_cap = NULL;
+    c->interner_drops = __atomic_load_n(&ludus__sess.interner_drops, __ATOMIC_RELAXED); /* late ones too */
+    if (!active) clear_producers_part();
+}
+
+void ludus__capture_resolve_late(ludus_capture *c) {
+    if (c->type != LUDUS__CAP_MEMORY || !c->nlate) return;
+    ludus__lib_enter();
+    pthread_mutex_lock(&ludus__reg.lock);
+    for (uint32_t i = 0; i < c->nlate; i++) {
+        ludus__late *e = &c->late[i];
+        if (e->resolved) continue;
+        const ludus__thread_record *r = &ludus__reg.rec[e->record];
+        if (r->state != LUDUS__REC_LIVE || r->serial != e->serial || !r->cold) continue; /* it left: published then */
+        /* Its out-of-line event finishes in a few instructions once it runs
+         * (none of them takes the registry lock). */
+        while (__atomic_load_n(&r->cold->in_slow, __ATOMIC_ACQUIRE)) ludus__yield();
+        publish_late(c, e, r);
+    }
+    late_done(c);
+    pthread_mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+}
+
+void ludus__session_thread_leaving(const ludus__thread_record *r) {
+    ludus_capture *c = late_cap;
+    if (!c) return;
+    uint32_t index = (uint32_t)(r - ludus__reg.rec);
+    for (uint32_t i = 0; i < c->nlate; i++)
+        if (!c->late[i].resolved && c->late[i].record == index && c->late[i].serial == r->serial)
+            publish_late(c, &c->late[i], r);
+}
+
 void ludus__capture_quiesce(ludus_capture *c) {
+    ludus__capture_resolve_late(c);
     if (!c->nstragglers) return;
     pthread_mutex_lock(&ludus__reg.lock);
     for (uint32_t i = 0; i < c->nstragglers; i++) {
@@ -379,6 +496,11 @@ void ludus__session_after_fork(void) {
     if (last) { /* its background thread is not in this process */
         ludus__prefault_after_fork(last->prefault);
         last->nstragglers = 0;
+    }
+    if (late_cap) { /* the late threads are not in this process: they keep no events here */
+        late_cap->nlate = 0;
+        late_cap = NULL;
+        if (!active) clear_producers_part();
     }
     if (!active) return;
     ludus__session *s = &ludus__sess;

@@ -63,6 +63,7 @@ typedef struct ludus__thread_cold {
     uint32_t dead;       /* set after the thread's exit hook ran */
     uint32_t gen;        /* capture generation the thread is attached to, 0 = none */
     uint32_t in_slow;    /* atomic: inside an out-of-line event (the controller waits for those) */
+    uint32_t late;       /* registry lock: the ended capture still has to publish this thread */
     uint32_t in_library; /* > 0 inside registration and control calls: events are dropped */
     uint32_t slow;       /* the attached capture records every event out of line */
     uint32_t reserve;    /* writing in the end reserve: begins are dropped */
@@ -129,18 +130,23 @@ typedef struct ludus__session {
     int clock_tsc;
     ludus_capture_desc desc; /* desc.categories unused: see categories */
     char *categories;        /* the enabled list, owned */
-    ludus__pool pool;
     void *pool_mem;
     ludus__calib_point begin_point;
     int pid;
     char process_name[64];
-    ludus__name_table *names;
-    uint32_t interner_drops; /* atomic: names refused while this capture ran */
     ludus__thread_final *retired;
     uint32_t nretired, retired_cap;
     uint32_t retired_oom; /* exits whose data could not be kept (counted as dropped) */
     uint64_t retired_oom_events;
+    /* What producers read out of line: kept after the capture ends while a
+     * thread that was inside an out-of-line event then may still run. */
+    ludus__pool pool;
+    ludus__name_table *names; /* the running (or late) capture's */
+    uint32_t interner_drops;  /* atomic: names refused while this capture ran */
 } ludus__session;
+
+/* Where the producers' part of the session starts. */
+#define LUDUS__SESSION_PRODUCERS offsetof(ludus__session, pool)
 
 LUDUS_HIDDEN extern ludus__registry ludus__reg;
 LUDUS_HIDDEN extern ludus__session ludus__sess;
@@ -156,6 +162,10 @@ LUDUS_HIDDEN int ludus__register_self(const char *name);
 LUDUS_HIDDEN ludus__chunk *ludus__pool_take(uint32_t want, int for_end);
 /* The thread's published state (registry lock held). */
 LUDUS_HIDDEN void ludus__thread_publish(const ludus__thread_record *r, uint32_t gen, ludus__thread_final *out);
+/* A thread leaves the registry (registry lock held): when the last capture
+ * still has to publish it (it was inside an out-of-line event at the end),
+ * it is published now, before its state goes (session.c). */
+LUDUS_HIDDEN void ludus__session_thread_leaving(const ludus__thread_record *r);
 /* Resets the registry in a child process after fork (threads.c). */
 LUDUS_HIDDEN void ludus__registry_after_fork(void);
 

@@ -107,7 +107,7 @@ void ludus__thread_publish(const ludus__thread_record *r, uint32_t gen, ludus__t
     memcpy(out->name, r->name, sizeof out->name);
     out->tid = r->tid;
     out->serial = r->serial;
-    if (!c || c->gen != gen) return; /* registered, recorded nothing in this capture */
+    if (!c || gen == 0 || c->gen != gen) return; /* registered, recorded nothing in this capture */
     if (c->chunk) {
         uintptr_t cur = __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE) & ~(uintptr_t)LUDUS__K_MASK;
         c->chunk->used = (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk));
@@ -159,6 +159,7 @@ static void release_self(int dying) {
     ludus__lib_enter();
     pthread_mutex_lock(&ludus__reg.lock);
     ludus__thread_record *r = &ludus__reg.rec[c->record];
+    if (c->late) ludus__session_thread_leaving(r);
     uint32_t armed = __atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE) & ~LUDUS__ARMED_SLOW;
     if (armed != 0 && armed == ludus__sess.gen) retire(r, armed, dying);
     /* Events this thread records from now on start over (or, when dying,
