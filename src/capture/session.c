@@ -171,8 +171,11 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
         last = NULL;
         ludus_capture_release(old);
     }
-    pf = ludus__prefault_start(mem, (size_t)bytes, faulted);
-    sess_faulted = faulted;
+    /* Registered before the prefault thread exists: the kernel waits for an
+     * RCU grace period (about 10 ms) when the process has more than one
+     * thread, and not when it has one (a launch-to-exit capture starts at
+     * load). Once per process. */
+    int membarrier_ok = d.join == LUDUS_JOIN_AUTO && ludus__membarrier_register();
 
     ludus__lib_enter();
     pthread_mutex_lock(&ludus__reg.lock);
@@ -191,6 +194,8 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
     s->pool.begin_limit = bytes > reserve ? bytes - reserve : 0;
     s->pool.chunk_bytes = d.chunk_bytes;
     s->pool.next = 0;
+    pf = ludus__prefault_start(mem, (size_t)bytes, faulted, &s->pool.next); /* ahead of the producers */
+    sess_faulted = faulted;
     s->names = names;
     /* Identity of the process, read now: end must not pay a file read. */
     s->pid = ludus__os_pid();
@@ -199,7 +204,7 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
     sess_pool_mapped = mapped;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
 
-    s->join_membarrier = d.join == LUDUS_JOIN_AUTO && ludus__membarrier_register();
+    s->join_membarrier = membarrier_ok;
     int slow = !s->join_membarrier || !use_tsc || !LUDUS__INLINE_CLOCK;
 #ifdef LUDUS__TSAN
     slow = 1; /* TSan does not model membarrier: prove the fence join instead */

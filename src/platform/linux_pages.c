@@ -9,20 +9,27 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
 
-#define STEP ((size_t)2 << 20) /* per step; stop is checked between steps */
+#define STEP ((size_t)512 << 10) /* per step (about 250 us): stop is checked between steps */
+#define AHEAD ((size_t)8 << 20)  /* how far ahead of the pool's cursor it works */
 
 /* The thread is detached (a capture that is never freed must not leave a
- * thread to join at exit); stop waits for `finished` instead of joining. */
+ * thread to join at exit); stop waits for `finished` instead of joining.
+ * mu guards stop and cursor: once stop is set the thread never reads the
+ * cursor again (its owner may reuse that memory at once). */
 struct ludus__prefault {
     char *base;
     size_t bytes;
-    size_t done;  /* atomic: bytes faulted in */
-    int stop;     /* atomic */
+    size_t done; /* atomic: bytes faulted in */
+    pthread_mutex_t mu;
+    pthread_cond_t wake;
+    const uint64_t *cursor; /* the offset producers have taken up to (atomic) */
+    int stop;
     int finished; /* atomic: the thread touches nothing any more */
 };
 
@@ -39,13 +46,35 @@ void ludus__pages_unmap(void *p, size_t bytes) {
     if (p) munmap(p, bytes);
 }
 
+/* Waits (mu held) until the producers come within AHEAD of offset `at`, or
+ * stop; returns stop. */
+static int wait_for_producers(ludus__prefault *pf, size_t at) {
+    while (!pf->stop && at > __atomic_load_n(pf->cursor, __ATOMIC_RELAXED) + AHEAD) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += 1000000;
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&pf->wake, &pf->mu, &until);
+    }
+    return pf->stop;
+}
+
 static void *prefault_main(void *arg) {
     ludus__prefault *pf = arg;
     long page = 4096;
     char *begin = (char *)(((uintptr_t)(pf->base + pf->done) + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1));
     char *end = pf->base + pf->bytes;
     int populate = 1;
-    for (char *p = begin; p < end && !__atomic_load_n(&pf->stop, __ATOMIC_RELAXED); p += STEP) {
+    for (char *p = begin; p < end; p += STEP) {
+        /* Far enough ahead of the producers: wait (a short run never pays
+         * for faulting, and later freeing, pages it does not use). */
+        pthread_mutex_lock(&pf->mu);
+        int stop = wait_for_producers(pf, (size_t)(p - pf->base));
+        pthread_mutex_unlock(&pf->mu);
+        if (stop) break;
         size_t n = (size_t)(end - p) < STEP ? (size_t)(end - p) & ~(size_t)(page - 1) : STEP;
         if (n == 0) break;
         if (populate && madvise(p, n, MADV_POPULATE_WRITE) != 0) populate = 0;
@@ -57,13 +86,20 @@ static void *prefault_main(void *arg) {
     return NULL;
 }
 
-ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from) {
+ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const uint64_t *cursor) {
     if (from >= bytes) return NULL; /* all in already */
     ludus__prefault *pf = calloc(1, sizeof *pf);
     if (!pf) return NULL;
     pf->base = p;
     pf->bytes = bytes;
     pf->done = from;
+    pf->cursor = cursor;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&pf->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&pf->mu, NULL);
     /* The thread must not take the program's signals. */
     sigset_t all, old;
     sigfillset(&all);
@@ -76,6 +112,8 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from) {
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
+        pthread_mutex_destroy(&pf->mu);
+        pthread_cond_destroy(&pf->wake);
         free(pf);
         return NULL;
     }
@@ -83,18 +121,30 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from) {
 }
 
 void ludus__prefault_request_stop(ludus__prefault *pf) {
-    if (pf) __atomic_store_n(&pf->stop, 1, __ATOMIC_RELAXED);
+    if (!pf) return;
+    pthread_mutex_lock(&pf->mu);
+    pf->stop = 1;
+    pf->cursor = NULL;
+    pthread_cond_signal(&pf->wake);
+    pthread_mutex_unlock(&pf->mu);
 }
 
 void ludus__prefault_stop(ludus__prefault *pf) {
     if (!pf) return;
-    __atomic_store_n(&pf->stop, 1, __ATOMIC_RELAXED);
-    while (!__atomic_load_n(&pf->finished, __ATOMIC_ACQUIRE)) sched_yield(); /* at most one 2 MiB step */
+    ludus__prefault_request_stop(pf);
+    while (!__atomic_load_n(&pf->finished, __ATOMIC_ACQUIRE)) sched_yield(); /* at most one step */
+    pthread_mutex_destroy(&pf->mu);
+    pthread_cond_destroy(&pf->wake);
     free(pf);
 }
 
 void ludus__prefault_after_fork(ludus__prefault *pf) {
-    if (pf) __atomic_store_n(&pf->finished, 1, __ATOMIC_RELEASE);
+    if (!pf) return; /* the thread is not in this process; its lock may look held */
+    pthread_mutex_init(&pf->mu, NULL);
+    pthread_cond_init(&pf->wake, NULL);
+    pf->stop = 1;
+    pf->cursor = NULL;
+    __atomic_store_n(&pf->finished, 1, __ATOMIC_RELEASE);
 }
 
 size_t ludus__prefault_done(const ludus__prefault *pf) {

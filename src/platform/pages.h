@@ -5,6 +5,7 @@
 #define LUDUS_PAGES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "platform.h"
 
@@ -13,12 +14,14 @@ LUDUS_HIDDEN void *ludus__pages_map(size_t bytes);
 LUDUS_HIDDEN void ludus__pages_unmap(void *p, size_t bytes);
 
 /* Faults [p + from, p + bytes) in from a background thread, front to back,
- * without changing its contents (producers may already be writing there).
- * NULL when there is nothing to do or no thread could be started (then the
- * producers fault the pages in). */
+ * without changing its contents (producers may already be writing there),
+ * staying at most 8 MiB ahead of *cursor (the offset the producers have
+ * taken up to). NULL when there is nothing to do or no thread could be
+ * started (then the producers fault the pages in). */
 typedef struct ludus__prefault ludus__prefault;
-LUDUS_HIDDEN ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from);
-/* Asks the thread to stop after its current step (does not wait). */
+LUDUS_HIDDEN ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const uint64_t *cursor);
+/* Asks the thread to stop after its current step (does not wait); it reads
+ * the cursor no more once this returns. */
 LUDUS_HIDDEN void ludus__prefault_request_stop(ludus__prefault *pf);
 /* Stops the thread, waits for it, frees pf; NULL is a no-op. */
 LUDUS_HIDDEN void ludus__prefault_stop(ludus__prefault *pf);

@@ -1,0 +1,77 @@
+/* Starting a capture of any pool size: ludus_begin_capture returns before
+ * the pool is touched (a background thread faults its pages in ahead of
+ * the producers), so what remains is the cost of the first events, which
+ * may fault a page themselves. For each pool size, in a fresh mapping:
+ * begin's latency, the first scope, and the first 100 000 scopes against
+ * the next 100 000. Medians of R runs.
+ *
+ *   bench_start [--runs R] */
+#include <ludus/capture.h>
+#include <ludus/profiling.h>
+#include <string.h>
+
+#include "bench_common.h"
+
+#define FIRST 100000
+
+__attribute__((noinline)) static void scopes(int n) {
+    for (int i = 0; i < n; i++) {
+        LUDUS_PROFILE_SCOPE(Outer);
+        {
+            LUDUS_PROFILE_SCOPE(Inner);
+            __asm__ __volatile__("");
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+    int runs = 5;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+            runs = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: bench_start [--runs R]\n");
+            return 1;
+        }
+    }
+    if (runs > 31) runs = 31;
+    if (runs < 1) runs = 1;
+    ludus_register_thread_for_trace("main");
+    const uint32_t sizes[3] = {256, 4096, 16384}; /* x 64 KiB: 16 MiB (the default), 256 MiB, 1 GiB */
+    printf("bench_start: a fresh pool each run, 1 thread, median of %d runs\n", runs);
+    for (int k = 0; k < 3; k++) {
+        double begin[31], first[31], early[31], later[31];
+        for (int r = 0; r < runs; r++) {
+            ludus_capture_desc d;
+            memset(&d, 0, sizeof d);
+            d.chunk_count = sizes[k] + (uint32_t)(r & 1); /* another size: never the last capture's pool */
+            int64_t t0 = bench_now_ns();
+            if (ludus_begin_capture(&d) != 0) {
+                fprintf(stderr, "begin: %s\n", ludus_last_error_detail());
+                return 1;
+            }
+            int64_t t1 = bench_now_ns();
+            scopes(1);
+            int64_t t2 = bench_now_ns();
+            scopes(FIRST);
+            int64_t t3 = bench_now_ns();
+            scopes(FIRST);
+            int64_t t4 = bench_now_ns();
+            ludus_end_capture();
+            begin[r] = (double)(t1 - t0) / 1000.0;
+            first[r] = (double)(t2 - t1) / 1000.0;
+            early[r] = (double)(t3 - t2) / (2.0 * FIRST);
+            later[r] = (double)(t4 - t3) / (2.0 * FIRST);
+            /* Frees the pool: the next run maps a fresh one. */
+            ludus_capture *c;
+            if (ludus_capture_get_last(&c) == 0) ludus_capture_release(c);
+            ludus_begin_capture(&(ludus_capture_desc){.chunk_count = 1});
+            ludus_end_capture();
+        }
+        printf("  pool %5u MiB: begin %.1f us, first scope %.1f us, first %d scopes %.2f ns/scope, the next %d "
+               "%.2f ns/scope\n",
+               sizes[k] / 16, bench_median(begin, runs), bench_median(first, runs), FIRST, bench_median(early, runs),
+               FIRST, bench_median(later, runs));
+    }
+    return 0;
+}
