@@ -10,8 +10,10 @@ echo "-- the same, linked against the shared library (libludus.so):"
 "$build/bench/bench_scope_shared" --runs 5
 echo "-- monotonic clock instead of the TSC:"
 "$build/bench/bench_scope" --runs 3 --monotonic --pairs 200000
-"$build/bench/bench_end" --runs 7
-"$build/bench/bench_end" --runs 7 --flooding
+"$build/bench/bench_end" --runs 20
+"$build/bench/bench_end" --runs 20 --flooding
+"$build/bench/bench_start"
+"$here/launch.sh" "$build"
 "$here/text_size.sh"
 "$here/observer.sh" "$build" 5
 for b in bench_export bench_report; do

@@ -24,12 +24,28 @@
 #define LUDUS__NF_SIZE_U64 8
 #define LUDUS__NF_SIZE_I64 8
 
+/* Little-endian fields: on a little-endian host one unaligned copy (the
+ * byte loop is not always turned into a load), else byte by byte. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LUDUS__NF_NATIVE_LE 1
+#else
+#define LUDUS__NF_NATIVE_LE 0
+#endif
+
 static inline uint8_t *ludus__nf_put_U64(uint8_t *p, uint64_t v) {
+#if LUDUS__NF_NATIVE_LE
+    memcpy(p, &v, 8);
+#else
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+#endif
     return p + 8;
 }
 static inline uint8_t *ludus__nf_put_U32(uint8_t *p, uint32_t v) {
+#if LUDUS__NF_NATIVE_LE
+    memcpy(p, &v, 4);
+#else
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+#endif
     return p + 4;
 }
 static inline uint8_t *ludus__nf_put_I64(uint8_t *p, int64_t v) {
@@ -39,15 +55,23 @@ static inline uint8_t *ludus__nf_put_I32(uint8_t *p, int32_t v) {
     return ludus__nf_put_U32(p, (uint32_t)v);
 }
 static inline const uint8_t *ludus__nf_get_U64(const uint8_t *p, uint64_t *v) {
+#if LUDUS__NF_NATIVE_LE
+    memcpy(v, p, 8);
+#else
     uint64_t x = 0;
     for (int i = 7; i >= 0; i--) x = (x << 8) | p[i];
     *v = x;
+#endif
     return p + 8;
 }
 static inline const uint8_t *ludus__nf_get_U32(const uint8_t *p, uint32_t *v) {
+#if LUDUS__NF_NATIVE_LE
+    memcpy(v, p, 4);
+#else
     uint32_t x = 0;
     for (int i = 3; i >= 0; i--) x = (x << 8) | p[i];
     *v = x;
+#endif
     return p + 4;
 }
 static inline const uint8_t *ludus__nf_get_I64(const uint8_t *p, int64_t *v) {

@@ -107,6 +107,7 @@ static int block_frame(reader *r, uint64_t off, const ludus__nf_record *h, const
 /* The decoded events of a block must be events this capture could hold. */
 static int check_events(reader *r, const ludus_capture *c, const ludus__event *ev, size_t n, uint64_t data_off,
                         int raw) {
+    uintptr_t known[64] = {0}; /* site keys found in the table, direct-mapped */
     uint64_t lo = c->c0.ticks > r->margin_ticks ? c->c0.ticks - r->margin_ticks : 0;
     uint64_t hi = c->c1.ticks + r->margin_ticks < c->c1.ticks ? UINT64_MAX : c->c1.ticks + r->margin_ticks;
     for (size_t i = 0; i < n;) {
@@ -120,8 +121,12 @@ static int check_events(reader *r, const ludus_capture *c, const ludus__event *e
                             i, ev[i].ticks, c->c0.ticks, c->c1.ticks);
         if (raw && (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0)) {
             uintptr_t key = ev[i].word & ~(uintptr_t)LUDUS__K_MASK;
-            if ((key || ki->word == LUDUS__W_SITE) && ludus__site_index(c, key) == UINT32_MAX)
-                return FMT_FAIL(at + 8, "event %zu names a site that is not in the site table", i);
+            uintptr_t *memo = &known[((key >> 4) ^ (key >> 10)) & 63];
+            if (*memo != key || !key) {
+                if ((key || ki->word == LUDUS__W_SITE) && ludus__site_index(c, key) == UINT32_MAX)
+                    return FMT_FAIL(at + 8, "event %zu names a site that is not in the site table", i);
+                *memo = key;
+            }
         }
         if (ki->slots == 2 && i + 1 >= n) return FMT_FAIL(at, "event %zu's payload is cut by the end of the block", i);
         if (raw && ki->payload == LUDUS__P_FLOW_NAMED && ev[i + 1].word &&
@@ -170,7 +175,9 @@ static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, l
     uint64_t data_off = off + ludus__nf_record_BYTES + ludus__nf_block_BYTES;
     const uint8_t *data = buf->bytes + ludus__nf_block_BYTES;
     size_t dlen = plen - ludus__nf_block_BYTES;
-    if (b.encoding == LUDUS__NF_RAW) {
+    if (b.encoding == LUDUS__NF_RAW && LUDUS__NF_NATIVE_LE && sizeof(ludus__event) == 16 && sizeof(uintptr_t) == 8) {
+        memcpy(buf->ev, data, (size_t)b.slots * 16); /* the file's layout is the memory's */
+    } else if (b.encoding == LUDUS__NF_RAW) {
         for (size_t i = 0; i < b.slots; i++) {
             const uint8_t *p = ludus__nf_get_U64(data + 16 * i, &buf->ev[i].ticks);
             uint64_t w;
@@ -290,7 +297,7 @@ static int entry_size(reader *r, uint64_t base, const uint8_t *p, uint64_t len, 
 }
 
 static int parse_stats(reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
-    uint32_t es;
+    uint32_t es = 0;
     int rc = entry_size(r, base, p, len, ludus__nf_stats_BYTES, &es);
     if (rc) return rc;
     if (len < 4u + es) return FMT_FAIL(base, "stats record of %" PRIu64 " bytes is too short", len);
@@ -315,7 +322,7 @@ static int parse_stats(reader *r, ludus_capture *c, uint64_t base, const uint8_t
 static int parse_sites(reader *r, ludus_capture *c, uint64_t base, uint32_t count, const uint8_t *p, uint64_t len,
                        uint32_t expect) {
     if (count != expect) return FMT_FAIL(base - 16, "site table holds %u sites, the header says %u", count, expect);
-    uint32_t es;
+    uint32_t es = 0;
     int rc = entry_size(r, base, p, len, ludus__nf_site_BYTES, &es);
     if (rc) return rc;
     if ((uint64_t)count * es > len) return FMT_FAIL(base, "%u sites cannot fit in %" PRIu64 " bytes", count, len);
@@ -367,7 +374,7 @@ static int parse_sites(reader *r, ludus_capture *c, uint64_t base, uint32_t coun
 static int parse_threads(reader *r, ludus_capture *c, uint64_t base, uint32_t count, const uint8_t *p, uint64_t len,
                          uint32_t expect) {
     if (count != expect) return FMT_FAIL(base - 16, "thread table holds %u threads, the header says %u", count, expect);
-    uint32_t es;
+    uint32_t es = 0;
     int rc = entry_size(r, base, p, len, ludus__nf_thread_BYTES, &es);
     if (rc) return rc;
     if ((uint64_t)count * es > len) return FMT_FAIL(base, "%u threads cannot fit in %" PRIu64 " bytes", count, len);
