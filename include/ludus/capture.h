@@ -27,7 +27,7 @@ extern "C" {
     X(LUDUS_ENOMEM, -3, "out of memory")                                \
     X(LUDUS_EINVAL, -4, "invalid argument")                             \
     X(LUDUS_ENOCAPTURE, -5, "no capture is active")                     \
-    X(LUDUS_ENODATA, -6, "no data: the last capture recorded no event") \
+    X(LUDUS_ENODATA, -6, "no data")                                     \
     X(LUDUS_EIO, -7, "I/O error")                                       \
     X(LUDUS_EFORMAT, -8, "malformed input")                             \
     X(LUDUS_EUNSUPPORTED, -9, "not supported on this machine")          \

@@ -336,7 +336,7 @@ const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, i
 static const char *metric_names[] = {"mean", "p50", "p90", "p99", "calls"};
 
 int ludus_gate_parse(const char *text, ludus_gate *g) {
-    if (!text || !g) return LUDUS_EINVAL;
+    if (!text || !g) return ludus__fail(LUDUS_EINVAL, "gate or its text is NULL");
     memset(g, 0, sizeof *g);
     snprintf(g->text, sizeof g->text, "%s", text);
     const char *p = text;
@@ -350,19 +350,20 @@ int ludus_gate_parse(const char *text, ludus_gate *g) {
             break;
         }
     }
-    if (m < 0) return LUDUS_EINVAL;
+    if (m < 0) return ludus__fail(LUDUS_EINVAL, "gate '%s': starts with none of p50, p90, p99, mean, calls", text);
     while (*p == ' ') p++;
-    if (*p != '>' && *p != '<') return LUDUS_EINVAL;
+    if (*p != '>' && *p != '<') return ludus__fail(LUDUS_EINVAL, "gate '%s': no > or < after the metric", text);
     g->greater = *p++ == '>';
     while (*p == ' ') p++;
     char *end;
     double v = strtod(p, &end);
-    if (end == p) return LUDUS_EINVAL;
+    if (end == p) return ludus__fail(LUDUS_EINVAL, "gate '%s': no threshold (a signed percentage)", text);
+    if (!isfinite(v)) return ludus__fail(LUDUS_EINVAL, "gate '%s': the threshold is not a finite number", text);
     p = end;
     while (*p == ' ') p++;
     if (*p == '%') p++;
     while (*p == ' ') p++;
-    if (*p) return LUDUS_EINVAL;
+    if (*p) return ludus__fail(LUDUS_EINVAL, "gate '%s': unexpected text after the threshold: '%s'", text, p);
     g->metric = m;
     g->rel = v / 100.0;
     return 0;

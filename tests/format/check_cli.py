@@ -70,6 +70,37 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = run("info", trunc)
     assert rc == 2 and "offset 0: bad magic" in err, err
 
+    # sixteen bytes flipped in the middle: every verb names the damage, once
+    dmg = os.path.join(d, "damaged.ludus")
+    bad = bytearray(data)
+    for i in range(16):
+        bad[len(bad) // 2 + i] ^= 0xFF
+    open(dmg, "wb").write(bad)
+    for verb in (["info", dmg], ["report", dmg], ["convert", dmg, os.path.join(d, "dmg.json")],
+                 ["diff", dmg, cap], ["diff", cap, dmg]):
+        rc, out, err = run(*verb)
+        assert rc == 2, (verb, rc, err)
+        assert err.count("\n") == 1 and "malformed input, offset " in err, (verb, err)
+        assert err.count("malformed input") == 1, (verb, err)
+    assert not os.path.exists(os.path.join(d, "dmg.json"))
+
+    # values that are not numbers, gates that cannot trip, cuts of nothing
+    for bad_time in ("nan", "inf", "-1ms", "1e400"):
+        rc, _, err = run("convert", cap, os.path.join(d, "x.json"), "--from", bad_time)
+        assert rc == 1 and "bad time" in err, (bad_time, rc, err)
+    rc, _, err = run("diff", cap, cap, "--fail-if", "p90 > +nan%")
+    assert rc == 1 and "not a finite number" in err, (rc, err)
+    rc, _, err = run("convert", cap, os.path.join(d, "x.json"), "--from", "100s")
+    assert rc == 1 and "selects nothing" in err, (rc, err)
+    rc, _, err = run("convert", cap, os.path.join(d, "x.json"), "--threads", "")
+    assert rc == 1 and "no thread" in err, (rc, err)
+    assert not os.path.exists(os.path.join(d, "x.json"))
+
+    # a full output device: said, not silent
+    with open("/dev/full", "w") as full_dev:
+        p = subprocess.run([tool, "report", cap], stdout=full_dev, stderr=subprocess.PIPE, text=True)
+    assert p.returncode == 3 and "No space left" in p.stderr, (p.returncode, p.stderr)
+
     # I/O: missing input, unwritable output
     assert run("info", os.path.join(d, "missing.ludus"))[0] == 3
     assert run("convert", cap, os.path.join(d, "no", "dir", "x.json"))[0] == 3
@@ -86,12 +117,24 @@ with tempfile.TemporaryDirectory() as d:
     rc, _, err = run("convert", os.path.join(d, "r.ludus"), os.path.join(d, "r.json"))
     assert open(os.path.join(d, "r.json")).read() == open(js).read(), "raw blocks read back differently"
 
-    # time cut: every event inside, slices balanced, clipped ends flagged
+    # time cut: every event inside, slices balanced, clipped ends flagged,
+    # and the metadata counts what the cut holds
     cut = os.path.join(d, "cut.json")
     rc, _, err = run("convert", cap, cut, "--from", "20ms", "--to", "25000us")
     assert rc == 0, err
     doc = json.load(open(cut))
     clipped = slices_ok(doc, 20_000_000, 25_000_000)
+    held = 0
+    for e in doc["traceEvents"]:
+        flags = e.get("args", {}).get("ludus", "") if isinstance(e.get("args"), dict) else ""
+        if e["ph"] == "X" and e.get("cat") != "flow":
+            held += (0 if "clipped" in flags and e["ts"] * 1000 <= 20_000_000 else 1)  # its begin
+            held += (0 if "incomplete" in flags else 1)  # its end
+        elif e["ph"] in ("C", "s", "f") or (e["ph"] == "I" and e.get("cat") != "ludus"):
+            held += 1
+    meta = doc["metadata"]
+    assert meta["events"] == held == sum(t["events"] for t in meta["threads"]), (meta["events"], held)
+    assert meta["events"] < full["metadata"]["events"]
     assert clipped >= 1, "a 5 ms window of the frame loop cuts through at least one slice"
     n_cut = sum(1 for e in doc["traceEvents"] if e["ph"] != "M")
     n_full = sum(1 for e in full["traceEvents"] if e["ph"] != "M")

@@ -23,6 +23,12 @@ int lt_an_stdout(void *ud, const void *data, size_t n) {
     return -1;
 }
 
+int lt_an_stdout_flush(void) {
+    if (fflush(stdout) == 0) return 0;
+    stdout_errno = errno;
+    return -1;
+}
+
 int lt_an_stdout_failed(const char *verb) {
     fprintf(stderr, "ludus-trace %s: writing to stdout failed: %s\n", verb,
             stdout_errno ? strerror(stdout_errno) : "I/O error");
@@ -77,7 +83,7 @@ int lt_an_load(const char *verb, const char *path, const ludus_analysis_desc *de
     if (rc == 0) rc = ludus_analyze(c, desc, out);
     ludus_capture_release(c);
     if (rc) {
-        fprintf(stderr, "ludus-trace %s: %s: %s: %s\n", verb, path, ludus_error_string(rc), ludus_last_error_detail());
+        lt_error(verb, path, rc);
         return lt_an_exit_code(rc);
     }
     return LT_OK;

@@ -22,6 +22,8 @@ int lt_an_load(const char *verb, const char *path, const ludus_analysis_desc *de
 /* A ludus_write_fn over a FILE *; remembers errno of a failed write. */
 int lt_an_stdout(void *ud, const void *data, size_t n);
 /* Says that writing to stdout failed (and why) and returns LT_IO. */
+/* fflush(stdout), keeping errno for lt_an_stdout_failed; 0 or -1. */
+int lt_an_stdout_flush(void);
 int lt_an_stdout_failed(const char *verb);
 /* An HTML report written safely to path; an exit code. */
 int lt_an_write_html(const char *verb, const char *path, const ludus_analysis *a, const ludus_diff *d,

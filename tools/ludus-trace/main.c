@@ -90,3 +90,11 @@ int main(int argc, char **argv) {
     print_help(stderr);
     return LT_USAGE;
 }
+
+void lt_error(const char *verb, const char *what, int rc) {
+    const char *kind = ludus_error_string(rc), *detail = ludus_last_error_detail();
+    if (!strncmp(detail, kind, strlen(kind))) /* the detail says it already ("malformed input, offset N: ...") */
+        fprintf(stderr, "ludus-trace %s: %s: %s\n", verb, what, detail);
+    else
+        fprintf(stderr, "ludus-trace %s: %s: %s: %s\n", verb, what, kind, detail);
+}

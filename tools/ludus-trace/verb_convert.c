@@ -94,7 +94,7 @@ static int select_threads(ludus_capture *c, uint32_t n, const char *list, uint32
 }
 
 static int fail_with(const char *what, int rc) {
-    fprintf(stderr, "ludus-trace convert: %s: %s: %s\n", what, ludus_error_string(rc), ludus_last_error_detail());
+    lt_error("convert", what, rc);
     return rc == LUDUS_EIO ? LT_IO : rc == LUDUS_EINVAL || rc == LUDUS_EUNSUPPORTED ? LT_USAGE : LT_BAD_INPUT;
 }
 

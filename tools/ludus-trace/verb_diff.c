@@ -28,9 +28,10 @@ static int run_diff(int argc, char **argv) {
         if (lt_an_option(&diff_verb, &o, argc, argv, &i, &rc)) {
             if (rc) return rc;
         } else if (!strcmp(argv[i], "--fail-if")) {
-            if (!val || ngates == MAX_GATES || ludus_gate_parse(val, &gates[ngates]) != 0)
+            if (!val || ngates == MAX_GATES)
                 return lt_usage(&diff_verb, "--fail-if takes 'METRIC > +X%' or 'METRIC < -X%' "
                                             "(METRIC: mean, p50, p90, p99, calls; at most 16)");
+            if (ludus_gate_parse(val, &gates[ngates]) != 0) return lt_usage(&diff_verb, ludus_last_error_detail());
             ngates++;
             i++;
         } else if (!strcmp(argv[i], "--min-frame-share")) {
@@ -64,7 +65,7 @@ static int run_diff(int argc, char **argv) {
     int rc = lt_an_load("diff", paths[0], &o.desc, &a);
     if (!rc) rc = lt_an_load("diff", paths[1], &o.desc, &b);
     if (!rc && ludus_diff_create(a, b, &dd, &d) != 0) rc = LT_BAD_INPUT;
-    if (!rc && (ludus_diff_report(d, o.format, lt_an_stdout, stdout) != 0 || fflush(stdout) != 0))
+    if (!rc && (ludus_diff_report(d, o.format, lt_an_stdout, stdout) != 0 || lt_an_stdout_flush() != 0))
         rc = lt_an_stdout_failed("diff");
     if (!rc && o.html) {
         o.ropt.title = paths[1];

@@ -2,6 +2,7 @@
  * threads with their event and loss counts, duration, frames), read from its
  * tables; every record's checksum is verified on the way. */
 #include <ludus/capture_file.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,7 +18,7 @@ static int info_run(int argc, char **argv) {
     ludus_capture_info in;
     if (rc == 0) rc = ludus_capture_get_info(f, &in);
     if (rc) {
-        fprintf(stderr, "ludus-trace info: %s: %s: %s\n", path, ludus_error_string(rc), ludus_last_error_detail());
+        lt_error("info", path, rc);
         ludus_capture_release(f);
         return rc == LUDUS_EIO ? LT_IO : LT_BAD_INPUT;
     }
@@ -63,8 +64,8 @@ static int info_run(int argc, char **argv) {
         printf("\n");
     }
     ludus_capture_release(f);
-    if (fflush(stdout) != 0) {
-        fprintf(stderr, "ludus-trace info: writing to stdout failed\n");
+    if (ferror(stdout) || fflush(stdout) != 0) {
+        fprintf(stderr, "ludus-trace info: writing to stdout failed: %s\n", strerror(errno));
         return LT_IO;
     }
     return LT_OK;

@@ -31,7 +31,7 @@ static int run_report(int argc, char **argv) {
     if (rc) return rc;
     o.ropt.title = path;
     rc = LT_OK;
-    if (ludus_analysis_report(a, NULL, o.format, &o.ropt, lt_an_stdout, stdout) != 0 || fflush(stdout) != 0)
+    if (ludus_analysis_report(a, NULL, o.format, &o.ropt, lt_an_stdout, stdout) != 0 || lt_an_stdout_flush() != 0)
         rc = lt_an_stdout_failed("report");
     if (rc == LT_OK && o.html) rc = lt_an_write_html("report", o.html, a, NULL, &o.ropt);
     ludus_analysis_destroy(a);

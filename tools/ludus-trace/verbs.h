@@ -23,6 +23,9 @@ void lt_register_verb(const lt_verb *v);
         lt_register_verb(&var);                                     \
     }
 
+/* "ludus-trace VERB: WHAT: the error (the library's detail)" on stderr. */
+void lt_error(const char *verb, const char *what, int rc);
+
 /* Prints the verb's usage to stderr and returns LT_USAGE. */
 int lt_usage(const lt_verb *v, const char *problem);
 
