@@ -20,17 +20,17 @@ extern "C" {
 #define LUDUS_VERSION_STRING "0.2.0"
 
 /* Error codes: one table, X(name, value, message). */
-#define LUDUS_ERRORS(X)                                                 \
-    X(LUDUS_OK, 0, "success")                                           \
-    X(LUDUS_EBUSY, -1, "a capture is already active")                   \
-    X(LUDUS_EOVERFLOW, -2, "the requested pool size overflows")         \
-    X(LUDUS_ENOMEM, -3, "out of memory")                                \
-    X(LUDUS_EINVAL, -4, "invalid argument")                             \
-    X(LUDUS_ENOCAPTURE, -5, "no capture is active")                     \
-    X(LUDUS_ENODATA, -6, "no data")                                     \
-    X(LUDUS_EIO, -7, "I/O error")                                       \
-    X(LUDUS_EFORMAT, -8, "malformed input")                             \
-    X(LUDUS_EUNSUPPORTED, -9, "not supported on this machine")          \
+#define LUDUS_ERRORS(X)                                         \
+    X(LUDUS_OK, 0, "success")                                   \
+    X(LUDUS_EBUSY, -1, "a capture is already active")           \
+    X(LUDUS_EOVERFLOW, -2, "the requested pool size overflows") \
+    X(LUDUS_ENOMEM, -3, "out of memory")                        \
+    X(LUDUS_EINVAL, -4, "invalid argument")                     \
+    X(LUDUS_ENOCAPTURE, -5, "no capture is active")             \
+    X(LUDUS_ENODATA, -6, "no data")                             \
+    X(LUDUS_EIO, -7, "I/O error")                               \
+    X(LUDUS_EFORMAT, -8, "malformed input")                     \
+    X(LUDUS_EUNSUPPORTED, -9, "not supported on this machine")  \
     X(LUDUS_ETHREADS, -10, "the thread table is full")
 
 enum ludus_error {
