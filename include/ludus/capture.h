@@ -86,11 +86,16 @@ LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_c
  * LUDUS_ENOMEM or LUDUS_EUNSUPPORTED. desc may be NULL (defaults). Drops the
  * library's reference to the previous ended capture.
  *
- * Cost: the pool is reserved, not touched; a background thread faults its
- * pages in, front to back, ahead of the threads that fill it (a thread that
- * outruns it takes the page faults itself). A restart whose pool has the
- * size of the previous capture's (and no one holds that capture) reuses its
- * pages: nothing is allocated or touched. bench/RESULTS.md has the figures.
+ * Cost: the pool is reserved, not touched (begin returns in about 150 us
+ * for any pool size); a background thread faults its pages in, front to
+ * back, at most 8 MiB ahead of the threads that fill it (a thread that
+ * outruns it takes the page faults itself), so the first events cost what
+ * later ones do. A restart whose pool has the size of the previous
+ * capture's (and no one holds that capture) reuses its pages: nothing is
+ * allocated or touched (about 100 us). The first capture of a process that
+ * already has several threads also registers for membarrier once, which the
+ * kernel makes wait for an RCU grace period (about 10 ms). bench/RESULTS.md
+ * has the figures.
  *
  * Recording: each thread takes pieces of the pool, the first 1 KiB, each
  * next one twice as large up to chunk_bytes, so a thread that records a few
@@ -105,8 +110,13 @@ LUDUS_API int ludus_begin_capture(const ludus_capture_desc *desc);
  * the capture and threads that registered and recorded nothing. Every event
  * accepted before it returns is in the capture; an inline event still being
  * written on another thread at that moment is left out and counted as
- * dropped (end never waits for it). LUDUS_ENOCAPTURE when none is active.
- * The capture becomes the library's "last ended capture". */
+ * dropped (end never waits for it). A thread inside an out-of-line event
+ * (taking a pool piece, interning a name) is waited for a few hundred ns;
+ * if it is still there (preempted), its events are published when that
+ * event is over, before anything reads the capture, and if that event was
+ * stamped after the end, the capture's end moves just past it.
+ * LUDUS_ENOCAPTURE when none is active. The capture becomes the library's
+ * "last ended capture". */
 LUDUS_API int ludus_end_capture(void);
 
 /* Launch to exit: with LUDUS_TRACE=PATH in the environment, a program linked
