@@ -422,9 +422,22 @@ static int check_counts(reader *r, ludus_capture *c) {
     for (uint32_t t = 0; t < c->nthreads; t++) {
         const ludus__cap_thread *th = &c->threads[t];
         uint64_t s = th->slots;
-        if (th->events > 2 * s || th->incomplete > s || th->unwound > s || th->orphan_ends > s || th->filtered > s ||
-            th->frames > s || th->mismatched > s || th->spans > s || th->lanes >= LUDUS__MAX_LANES)
-            return FMT_FAIL(0, "thread %u claims counts its %" PRIu64 " slots cannot hold", t, s);
+        const struct {
+            const char *name;
+            uint64_t value, limit;
+        } claims[] = {{"events", th->events, 2 * s},
+                      {"incomplete", th->incomplete, s},
+                      {"unwound", th->unwound, s},
+                      {"orphan_ends", th->orphan_ends, s},
+                      {"filtered", th->filtered, s},
+                      {"frames", th->frames, s},
+                      {"mismatched", th->mismatched, s},
+                      {"spans", th->spans, s},
+                      {"lanes", th->lanes, LUDUS__MAX_LANES - 1}};
+        for (size_t k = 0; k < sizeof claims / sizeof claims[0]; k++)
+            if (claims[k].value > claims[k].limit)
+                return FMT_FAIL(0, "thread %u claims %" PRIu64 " %s, more than its %" PRIu64 " slots can hold", t,
+                                claims[k].value, claims[k].name, s);
         ev += th->events, inc += th->incomplete, unw += th->unwound, orph += th->orphan_ends;
         filt += th->filtered, fr += th->frames, mis += th->mismatched;
     }

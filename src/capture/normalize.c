@@ -597,8 +597,8 @@ int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out) {
 int ludus__nev_fill(ludus__nev_iter *it) {
     it->opos = it->on = 0;
     if (!it->c->cut) {
-        it->ob = it->rb;
         it->on = fill_raw(it);
+        it->ob = it->rb; /* after: filling may have grown (moved) the batch */
         it->rpos = it->rn;
         return it->on != 0;
     }

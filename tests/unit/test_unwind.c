@@ -7,12 +7,15 @@
 #define _GNU_SOURCE
 #include <ludus/analysis.h>
 #include <ludus/capture.h>
+#include <ludus/capture_file.h>
 #include <ludus/profiling.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -116,6 +119,55 @@ static void test_no_drop_storm(void **state) {
     lt_trace_load(&t);
     assert_int_equal(lt_count(&t, 'B', "after"), 20000);
     lt_trace_free(&t);
+}
+
+/* One error thrown from 5,000 frames deep: a single end closes 5,000
+ * unwound scopes at once (the reader's batch grows for it), between ordinary
+ * scopes before and after; every slice is exported, in order. */
+static void test_deep_throw_closes_thousands_at_once(void **state) {
+    (void)state;
+    enum { DEPTH = 5000, BEFORE = 300, AFTER = 300 };
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.chunk_count = 64;
+    lt_begin(&d);
+    for (int i = 0; i < BEFORE; i++) {
+        LUDUS_PROFILE_SCOPE(before);
+    }
+    assert_int_equal(vm_pcall(DEPTH, 0), 1);
+    for (int i = 0; i < AFTER; i++) {
+        LUDUS_PROFILE_SCOPE(after);
+    }
+    lt_end();
+    ludus_capture_summary s = lt_summary();
+    assert_int_equal(s.dropped, 0);
+    assert_int_equal(s.unwound, (uint64_t)DEPTH + 1);
+    for (int fmt = 0; fmt < 2; fmt++) { /* the in-memory capture, then the same saved and opened */
+        lt_trace t;
+        if (fmt == 0) {
+            lt_trace_load(&t);
+        } else {
+            ludus_capture *c, *f;
+            assert_int_equal(ludus_capture_get_last(&c), 0);
+            char path[] = "/tmp/ludus_deep_throw_XXXXXX";
+            int fd = mkstemp(path);
+            assert_true(fd >= 0);
+            close(fd);
+            assert_int_equal(ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, path), 0);
+            assert_int_equal(ludus_capture_open(path, &f), 0);
+            char *json = lt_capture_json(f);
+            lt_trace_parse(&t, json);
+            free(json);
+            ludus_capture_release(f);
+            ludus_capture_release(c);
+            remove(path);
+        }
+        lt_trace_check(&t, 0);
+        assert_int_equal(count_flag(&t, "vm_call", 1), DEPTH + 1);
+        assert_int_equal(lt_count(&t, 'B', "before"), BEFORE);
+        assert_int_equal(lt_count(&t, 'B', "after"), AFTER);
+        lt_trace_free(&t);
+    }
 }
 
 /* Code that knows it unwinds says so: the skipped scopes end right where
@@ -238,6 +290,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_pcall_errors_detected_at_enclosing_end, lt_teardown),
         cmocka_unit_test_teardown(test_no_drop_storm, lt_teardown),
+        cmocka_unit_test_teardown(test_deep_throw_closes_thousands_at_once, lt_teardown),
         cmocka_unit_test_teardown(test_explicit_unwind_point, lt_teardown),
         cmocka_unit_test_teardown(test_unwind_point_before_capture, lt_teardown),
         cmocka_unit_test_teardown(test_ucontext_coroutine, lt_teardown),

@@ -49,6 +49,15 @@ char *lt_export_json(size_t *len_out) {
     return b.data;
 }
 
+char *lt_capture_json(ludus_capture *c) {
+    lt_buf b = {0};
+    int rc = ludus_capture_write(c, LUDUS_FORMAT_JSON, 0, lt_buf_write, &b);
+    if (rc != 0) fprintf(stderr, "export: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
+    assert_int_equal(rc, 0);
+    assert_non_null(b.data);
+    return b.data;
+}
+
 void lt_begin(const ludus_capture_desc *desc) {
     int rc = ludus_begin_capture(desc);
     if (rc != 0) fprintf(stderr, "begin: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());

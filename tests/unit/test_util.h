@@ -29,6 +29,8 @@ void lt_buf_free(lt_buf *b);
 /* Exports the last ended capture into memory (asserts success); the result
  * is NUL-terminated and owned by the caller (free). */
 char *lt_export_json(size_t *len_out);
+/* Capture c as JSON (NUL-terminated; free it). */
+char *lt_capture_json(ludus_capture *c);
 
 /* One parsed trace event (the fields the tests look at). */
 typedef struct lt_ev {
