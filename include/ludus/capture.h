@@ -230,7 +230,8 @@ enum ludus_format {
 LUDUS_API int ludus_format_from_path(const char *path);
 
 /* flags: LUDUS_SAVE_RAW writes .ludus event blocks as recorded (a memory
- * copy; compact delta/varint blocks are the default, about 8x smaller). */
+ * copy; compact delta/varint blocks are the default, 4-8x smaller: 2.6 B/event on a
+ * frame-like loop, 4.5 on the demo; bench/RESULTS.md). */
 #define LUDUS_SAVE_RAW 1u
 
 /* LUDUS_ENODATA for a capture without events (nothing written), LUDUS_EIO on

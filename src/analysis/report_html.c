@@ -79,8 +79,9 @@ static const char script[] =
     "S('excl total',s=>s.exclusive.total_ns),S('excl mean',s=>s.exclusive.mean_ns),S('excl p50',s=>s.exclusive.p50_ns),"
     "S('excl p90',s=>s.exclusive.p90_ns),S('excl p99',s=>s.exclusive.p99_ns),S('excl max',s=>s.exclusive.max_ns),"
     "S('incl total',s=>s.inclusive.total_ns),S('incl p50',s=>s.inclusive.p50_ns),S('incl p99',s=>s.inclusive.p99_ns),"
-    "{h:'incomplete',v:s=>s.incomplete},{h:'recursive',v:s=>s.recursive},{h:'threads',v:s=>s.threads},"
-    "{h:'lossy',v:s=>s.lossy?'yes':''}],R.sites.filter(s=>s.calls>0||s.incomplete>0));\n"
+    "{h:'incomplete',v:s=>s.incomplete},{h:'unwound',v:s=>s.unwound},{h:'recursive',v:s=>s.recursive},"
+    "{h:'threads',v:s=>s.threads},{h:'lossy',v:s=>s.lossy?'yes':''},"
+    "{h:'excl unknown',v:s=>s.excl_unknown}],R.sites.filter(s=>s.calls>0||s.incomplete>0||s.unwound>0));\n"
     "table('hitches',[{h:'frame',v:h=>h.frame},S('frame time',h=>h.frame_ns),{h:'x "
     "median',v:h=>h.ratio,f:x=>x.toFixed(2)},"
     "{h:'grew most (exclusive vs its median frame)',v:h=>h.grew.map(g=>g.name+' +'+fmt(g.delta_excl_ns)).join(', "
@@ -125,8 +126,9 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
         (unsigned long long)s->incomplete, (unsigned long long)s->orphan_ends, (unsigned long long)s->filtered);
     ludus__w_fmt(w,
                  "<p class=\"note\">Times are elapsed wall-clock time, not CPU time. Inclusive = entry to exit "
-                 "(per site: outermost activations only); exclusive = inclusive minus the union of same-thread "
-                 "child scopes. Time summed over threads can exceed frame time. Percentiles: %s.</p>\n",
+                 "(per site: outermost activations only); exclusive = inclusive minus the union of child scopes "
+                 "on the same track (thread or span lane). Time summed over threads can exceed frame time. "
+                 "Percentiles: %s.</p>\n",
                  s->exact ? "exact (every duration kept)"
                           : "nearest rank from a log-linear histogram, relative error &le; 0.78%");
     ludus__w_str(

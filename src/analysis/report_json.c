@@ -20,20 +20,23 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         w, "{\"ludus_report\":1,\n\"definitions\":{"
            "\"time\":\"elapsed wall-clock ns, not CPU time\","
            "\"inclusive\":\"entry to exit; per site over outermost activations only (recursion never double counts)\","
-           "\"exclusive\":\"inclusive minus the union of same-thread child scopes; every activation\","
+           "\"exclusive\":\"inclusive minus the union of child scopes on the same track (the thread or a span "
+           "lane); activations that ran while their thread was losing events are left out (excl_unknown)\","
            "\"frame\":\"frame k = [mark k, mark k+1) on the frame thread, mark 0 = capture start; the open last frame "
            "is left out\","
            "\"attribution\":\"a scope belongs to the frame and window its begin falls in\","
            "\"unlogged\":\"frame thread time inside the frame not covered by its top-level scopes\","
            "\"hitch\":\"frame time > hitch_k x median frame time of the window\","
            "\"incomplete\":\"slices closed at capture end: counted, never used as durations\","
+           "\"unwound\":\"slices cut short by a non-local exit (longjmp): counted, never used as durations\","
            "\"threads\":\"time summed over threads can exceed frame time\"},\n");
     ludus__w_fmt(w,
                  "\"capture\":{\"duration_ns\":%lld,\"clock\":\"%s\",\"threads\":%u,\"events\":%llu,"
-                 "\"dropped\":%llu,\"incomplete\":%llu,\"orphan_ends\":%llu,\"filtered\":%llu,"
-                 "\"interner_drops\":%llu,\"clock_anomalies\":%llu},\n",
+                 "\"dropped\":%llu,\"incomplete\":%llu,\"unwound\":%llu,\"excl_unknown\":%llu,"
+                 "\"orphan_ends\":%llu,\"filtered\":%llu,\"interner_drops\":%llu,\"clock_anomalies\":%llu},\n",
                  (long long)s->duration_ns, s->clock_name, s->threads, (unsigned long long)s->events,
-                 (unsigned long long)s->dropped, (unsigned long long)s->incomplete, (unsigned long long)s->orphan_ends,
+                 (unsigned long long)s->dropped, (unsigned long long)s->incomplete, (unsigned long long)s->unwound,
+                 (unsigned long long)s->excl_unknown, (unsigned long long)s->orphan_ends,
                  (unsigned long long)s->filtered, (unsigned long long)s->interner_drops,
                  (unsigned long long)s->clock_anomalies);
     ludus__w_str(w, "\"window\":{\"name\":");
@@ -84,11 +87,13 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         ludus__w_str(w, ",\"file\":");
         ludus__w_jstr(w, x->file);
         ludus__w_fmt(w,
-                     ",\"line\":%u,\"calls\":%llu,\"incomplete\":%llu,\"recursive\":%llu,\"calls_per_frame\":%.4f,"
-                     "\"median_frame_excl_ns\":%lld,\"threads\":%u,\"lossy\":%s,\"inclusive\":",
+                     ",\"line\":%u,\"calls\":%llu,\"incomplete\":%llu,\"unwound\":%llu,\"recursive\":%llu,"
+                     "\"calls_per_frame\":%.4f,\"median_frame_excl_ns\":%lld,\"threads\":%u,\"lossy\":%s,"
+                     "\"excl_unknown\":%llu,\"excl_partial\":%s,\"inclusive\":",
                      x->line, (unsigned long long)x->calls, (unsigned long long)x->incomplete,
-                     (unsigned long long)x->recursive, x->calls_per_frame, (long long)x->median_frame_excl_ns,
-                     x->threads, (x->flags & LUDUS_STAT_LOSSY) ? "true" : "false");
+                     (unsigned long long)x->unwound, (unsigned long long)x->recursive, x->calls_per_frame,
+                     (long long)x->median_frame_excl_ns, x->threads, (x->flags & LUDUS_STAT_LOSSY) ? "true" : "false",
+                     (unsigned long long)x->excl_unknown, (x->flags & LUDUS_STAT_EXCL_PARTIAL) ? "true" : "false");
         ludus__json_stats(w, &x->inclusive);
         ludus__w_str(w, ",\"exclusive\":");
         ludus__json_stats(w, &x->exclusive);
@@ -102,8 +107,12 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         ludus__w_fmt(w, "%s\n{\"index\":%u,\"parent\":%lld,\"site\":%u,\"depth\":%u,\"path\":", i ? "," : "", i,
                      x->parent == UINT32_MAX ? -1LL : (long long)x->parent, x->site, x->depth);
         ludus__w_jstr(w, path);
-        ludus__w_fmt(w, ",\"calls\":%llu,\"incomplete\":%llu,\"lossy\":%s,\"inclusive\":", (unsigned long long)x->calls,
-                     (unsigned long long)x->incomplete, (x->flags & LUDUS_STAT_LOSSY) ? "true" : "false");
+        ludus__w_fmt(w,
+                     ",\"calls\":%llu,\"incomplete\":%llu,\"lossy\":%s,\"excl_unknown\":%llu,\"excl_partial\":%s,"
+                     "\"inclusive\":",
+                     (unsigned long long)x->calls, (unsigned long long)x->incomplete,
+                     (x->flags & LUDUS_STAT_LOSSY) ? "true" : "false", (unsigned long long)x->excl_unknown,
+                     (x->flags & LUDUS_STAT_EXCL_PARTIAL) ? "true" : "false");
         ludus__json_stats(w, &x->inclusive);
         ludus__w_str(w, ",\"exclusive\":");
         ludus__json_stats(w, &x->exclusive);

@@ -130,9 +130,11 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
                      "Percentiles: nearest rank from a log-linear histogram, relative error <= %.2f%% "
                      "(count, total, min, max exact)\n",
                      s->percentile_rel_error * 100);
-    ludus__w_str(w, "Times are elapsed wall-clock time, not CPU time (waits and preemption count). "
-                    "Inclusive = entry to exit;\nexclusive = inclusive minus the union of same-thread child scopes. "
-                    "Time summed over threads can exceed frame time.\n");
+    ludus__w_str(w,
+                 "Times are elapsed wall-clock time, not CPU time (waits and preemption count). "
+                 "Inclusive = entry to exit;\nexclusive = inclusive minus the union of child scopes on the same track "
+                 "(thread or span lane). "
+                 "Time summed over threads can exceed frame time.\n");
 
     if (s->frames_in_window) {
         const ludus_duration_stats *f = &s->frame_time;
@@ -211,7 +213,7 @@ static void csv_report(const ludus_analysis *a, ludus__writer *w) {
     ludus__w_str(w, "kind,name,path,category,file,line,calls,incomplete,recursive,calls_per_frame,"
                     "excl_total_ns,excl_mean_ns,excl_p50_ns,excl_p90_ns,excl_p99_ns,excl_min_ns,excl_max_ns,"
                     "incl_total_ns,incl_mean_ns,incl_p50_ns,incl_p90_ns,incl_p99_ns,incl_min_ns,incl_max_ns,"
-                    "lossy,window,percentiles\n");
+                    "lossy,window,percentiles,unwound,excl_unknown,excl_partial\n");
     const char *pct = a->sum.exact ? "exact" : "histogram<=0.78%";
     for (uint32_t i = 0; i < a->nsites; i++) {
         const ludus_site_stats *x = &a->sites[i].pub;
@@ -225,7 +227,9 @@ static void csv_report(const ludus_analysis *a, ludus__writer *w) {
                      (unsigned long long)x->incomplete, (unsigned long long)x->recursive, x->calls_per_frame);
         csv_stats(w, &x->exclusive);
         csv_stats(w, &x->inclusive);
-        ludus__w_fmt(w, ",%d,%s,%s\n", (x->flags & LUDUS_STAT_LOSSY) != 0, a->sum.window, pct);
+        ludus__w_fmt(w, ",%d,%s,%s,%llu,%llu,%d\n", (x->flags & LUDUS_STAT_LOSSY) != 0, a->sum.window, pct,
+                     (unsigned long long)x->unwound, (unsigned long long)x->excl_unknown,
+                     (x->flags & LUDUS_STAT_EXCL_PARTIAL) != 0);
     }
     char path[1024];
     for (uint32_t i = 0; i < a->nnodes; i++) {
@@ -244,7 +248,9 @@ static void csv_report(const ludus_analysis *a, ludus__writer *w) {
                      (unsigned long long)x->incomplete);
         csv_stats(w, &x->exclusive);
         csv_stats(w, &x->inclusive);
-        ludus__w_fmt(w, ",%d,%s,%s\n", (x->flags & LUDUS_STAT_LOSSY) != 0, a->sum.window, pct);
+        /* a path's incomplete counts its unwound activations too: no unwound column of its own */
+        ludus__w_fmt(w, ",%d,%s,%s,,%llu,%d\n", (x->flags & LUDUS_STAT_LOSSY) != 0, a->sum.window, pct,
+                     (unsigned long long)x->excl_unknown, (x->flags & LUDUS_STAT_EXCL_PARTIAL) != 0);
     }
 }
 

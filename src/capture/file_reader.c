@@ -96,10 +96,16 @@ static int block_frame(reader *r, uint64_t off, const ludus__nf_record *h, const
     if (b->base & 15)
         return FMT_FAIL(off + ludus__nf_record_BYTES + ludus__nf_block_offset("base"),
                         "block base address not 16-aligned");
+    if (b->reserved != 0)
+        return FMT_FAIL(off + ludus__nf_record_BYTES + ludus__nf_block_offset("reserved"),
+                        "block reserved field is 0x%x, not 0", b->reserved);
     uint64_t data = h->length - ludus__nf_block_BYTES;
     if (b->encoding == LUDUS__NF_RAW && data != b->slots * 16)
         return FMT_FAIL(off + 8, "raw block of %" PRIu64 " slots has %" PRIu64 " data bytes", b->slots, data);
-    if (b->encoding == LUDUS__NF_COMPACT && (data < 2 || data > LUDUS__NF_COMPACT_MAX(b->slots)))
+    /* Every compact event takes at least a byte per slot (a tag and a tick
+     * delta), so the slots a block claims are bounded by its bytes: memory
+     * while reading stays bounded by the file's size. */
+    if (b->encoding == LUDUS__NF_COMPACT && (data < b->slots || data < 2 || data > LUDUS__NF_COMPACT_MAX(b->slots)))
         return FMT_FAIL(off + 8, "compact block of %" PRIu64 " slots has %" PRIu64 " data bytes", b->slots, data);
     return 0;
 }
@@ -220,6 +226,8 @@ static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uin
         return FMT_FAIL(ludus__nf_header_offset("crc"), "header checksum mismatch: the file is damaged");
 #endif
     if (h.bom != LUDUS__NF_BOM) return FMT_FAIL(ludus__nf_header_offset("bom"), "bad byte-order mark 0x%08x", h.bom);
+    if (h.flags != 0)
+        return FMT_FAIL(ludus__nf_header_offset("flags"), "header flags 0x%x (none are defined)", h.flags);
     if (h.header_bytes != ludus__nf_header_BYTES) /* every header byte is under the checksum */
         return FMT_FAIL(ludus__nf_header_offset("header_bytes"), "header size %u (version 2 headers are %u bytes)",
                         h.header_bytes, (unsigned)ludus__nf_header_BYTES);
@@ -321,7 +329,9 @@ static int parse_stats(reader *r, ludus_capture *c, uint64_t base, const uint8_t
 
 static int parse_sites(reader *r, ludus_capture *c, uint64_t base, uint32_t count, const uint8_t *p, uint64_t len,
                        uint32_t expect) {
-    if (count != expect) return FMT_FAIL(base - 16, "site table holds %u sites, the header says %u", count, expect);
+    if (count != expect)
+        return FMT_FAIL(base - ludus__nf_record_BYTES + ludus__nf_record_offset("aux"),
+                        "site table holds %u sites, the header says %u", count, expect);
     uint32_t es = 0;
     int rc = entry_size(r, base, p, len, ludus__nf_site_BYTES, &es);
     if (rc) return rc;
@@ -336,6 +346,8 @@ static int parse_sites(reader *r, ludus_capture *c, uint64_t base, uint32_t coun
             return FMT_FAIL(at, "site %u has key 0 or a key wider than a pointer", i);
         if (e.flags & ~(LUDUS__NF_SITE_ENABLED | LUDUS__NF_SITE_HAS_CATEGORY))
             return FMT_FAIL(at + ludus__nf_site_offset("flags"), "site %u has unknown flags 0x%x", i, e.flags);
+        if (e.reserved != 0)
+            return FMT_FAIL(at + ludus__nf_site_offset("reserved"), "site %u reserved field is not 0", i);
         uint32_t l[4] = {e.name_len, e.function_len, e.file_len, e.category_len};
         uint64_t total = 0;
         for (int j = 0; j < 4; j++) {
@@ -373,7 +385,9 @@ static int parse_sites(reader *r, ludus_capture *c, uint64_t base, uint32_t coun
 
 static int parse_threads(reader *r, ludus_capture *c, uint64_t base, uint32_t count, const uint8_t *p, uint64_t len,
                          uint32_t expect) {
-    if (count != expect) return FMT_FAIL(base - 16, "thread table holds %u threads, the header says %u", count, expect);
+    if (count != expect)
+        return FMT_FAIL(base - ludus__nf_record_BYTES + ludus__nf_record_offset("aux"),
+                        "thread table holds %u threads, the header says %u", count, expect);
     uint32_t es = 0;
     int rc = entry_size(r, base, p, len, ludus__nf_thread_BYTES, &es);
     if (rc) return rc;
@@ -389,6 +403,8 @@ static int parse_threads(reader *r, ludus_capture *c, uint64_t base, uint32_t co
         ludus__nf_thread_get(&e, p + pos);
         ludus__cap_thread *th = &c->threads[t];
         if (e.exited > 1) return FMT_FAIL(at + ludus__nf_thread_offset("exited"), "thread %u has a bad exited flag", t);
+        if (e.reserved != 0)
+            return FMT_FAIL(at + ludus__nf_thread_offset("reserved"), "thread %u reserved field is not 0", t);
         if (e.name_len > 63) return FMT_FAIL(at + ludus__nf_thread_offset("name_len"), "thread %u name too long", t);
         if (e.name_len > len - pos - es) return FMT_FAIL(at, "thread %u name runs past the thread table", t);
         if (e.first_drop_ns != LUDUS__NO_DROP &&

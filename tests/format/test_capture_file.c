@@ -317,6 +317,36 @@ static void test_forged_tick_refused(void **state) {
     free(d);
 }
 
+/* A compact block that claims 2^27 slots in a few bytes, its CRC redone:
+ * refused before anything is sized by the claim (memory while reading is
+ * bounded by the file's size). */
+static void test_block_claim_bounded_by_bytes(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *d = read_all(path_compact, &n);
+    size_t off = get32(d + 16);
+    int forged = 0;
+    while (off + 24 <= n) {
+        uint32_t tag = get32(d + off);
+        uint64_t len = get64(d + off + 8);
+        if (tag == 5) {
+            assert_int_equal(get32(d + off + 24), 1); /* compact */
+            put32(d + off + 24 + 8, 1u << 27);        /* slots (low half) */
+            put32(d + off + 24 + 12, 0);
+            uint32_t crc = crc32c(0, d + off, 16);
+            crc = crc32c(crc, d + off + 24, (size_t)len);
+            put32(d + off + 16, crc);
+            forged = 1;
+            break;
+        }
+        off += 24 + (size_t)len;
+    }
+    assert_true(forged);
+    assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT);
+    assert_non_null(strstr(ludus_last_error_detail(), "data bytes"));
+    free(d);
+}
+
 static void test_errors(void **state) {
     (void)state;
     char bad[320];
@@ -358,9 +388,13 @@ int main(void) {
     snprintf(path_raw, sizeof path_raw, "%s/raw.ludus", dir);
     record_capture();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),          cmocka_unit_test(test_truncated_every_offset),
-        cmocka_unit_test(test_every_flip_detected), cmocka_unit_test(test_corrupted_fields),
-        cmocka_unit_test(test_forged_tick_refused), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_truncated_every_offset),
+        cmocka_unit_test(test_every_flip_detected),
+        cmocka_unit_test(test_corrupted_fields),
+        cmocka_unit_test(test_forged_tick_refused),
+        cmocka_unit_test(test_block_claim_bounded_by_bytes),
+        cmocka_unit_test(test_errors),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
