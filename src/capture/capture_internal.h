@@ -237,6 +237,15 @@ typedef struct ludus__tick_conv {
     uint64_t t0, m; /* m: ns per tick as a 0.64 fixed-point fraction */
     int64_t base;
 } ludus__tick_conv;
+LUDUS_HIDDEN void ludus__tick_conv_init(ludus__tick_conv *v, const ludus_capture *c);
+
+/* ns since capture start: within 1 ns of ludus__ticks_to_ns (exact for the
+ * monotonic clock) at one multiply instead of a division. */
+static inline int64_t ludus__tick_conv_ns(const ludus__tick_conv *v, const ludus_capture *c, uint64_t ticks) {
+    uint64_t x = ticks - v->t0;
+    if (__builtin_expect(x - 1 >= v->range, 0)) return ludus__ticks_to_ns(c, ticks);
+    return (int64_t)(uint64_t)(((unsigned __int128)x * v->m) >> 64) + v->base;
+}
 
 typedef struct ludus__seen_run {
     uintptr_t base;

@@ -38,7 +38,7 @@ int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks) {
     return (int64_t)x + (c->c0.ns - c->start_ns);
 }
 
-static void conv_init(ludus__tick_conv *v, const ludus_capture *c) {
+void ludus__tick_conv_init(ludus__tick_conv *v, const ludus_capture *c) {
     memset(v, 0, sizeof *v);
     v->t0 = c->c0.ticks;
     v->base = c->c0.ns - c->start_ns;
@@ -47,16 +47,19 @@ static void conv_init(ludus__tick_conv *v, const ludus_capture *c) {
      * hold anything; else every event takes the exact path): m = dn/dt as a
      * rounded 0.64 fixed-point fraction, within 1 ns of the exact quotient
      * for ticks within 2^63 of t0. */
-    if (!c->clock_tsc || dt == 0 || dn == 0 || dn >= dt) return;
+    if (!c->clock_tsc) {
+        /* Ticks are ns already: ts = ticks - start. With m = 2^64 - 1 the
+         * multiply-high gives x - 1 exactly for x >= 1, and base adds the 1
+         * back, so the same fast path serves (no branch in the loop). */
+        v->t0 = (uint64_t)c->start_ns;
+        v->m = UINT64_MAX;
+        v->base = 1;
+        v->range = ((uint64_t)1 << 63) - 1;
+        return;
+    }
+    if (dt == 0 || dn == 0 || dn >= dt) return;
     v->m = (uint64_t)((((unsigned __int128)dn << 64) + dt / 2) / dt);
     v->range = ((uint64_t)1 << 63) - 1; /* ticks - t0 in [1, 2^63) */
-}
-
-/* Within 1 ns of ludus__ticks_to_ns at one multiply instead of a division. */
-static inline int64_t conv_ns(const ludus__tick_conv *v, const ludus_capture *c, uint64_t ticks) {
-    uint64_t x = ticks - v->t0;
-    if (__builtin_expect(x - 1 >= v->range, 0)) return ludus__ticks_to_ns(c, ticks);
-    return (int64_t)(uint64_t)(((unsigned __int128)x * v->m) >> 64) + v->base;
 }
 
 /* ---- output: the raw batch (one raw event may emit several events: an
@@ -427,10 +430,10 @@ static void scan_run_deciding(ludus__nev_iter *it, const ludus__run *run) {
             decide_close(it, word);
             break;
         case LUDUS__R_SPAN_OPEN:
-            on_span_open(it, word, conv_ns(&it->conv, it->c, e->ticks));
+            on_span_open(it, word, ludus__tick_conv_ns(&it->conv, it->c, e->ticks));
             break;
         case LUDUS__R_SPAN_CLOSE:
-            on_span_close(it, word, conv_ns(&it->conv, it->c, e->ticks));
+            on_span_close(it, word, ludus__tick_conv_ns(&it->conv, it->c, e->ticks));
             break;
         case LUDUS__R_UNWIND: {
             uint64_t from = point_ordinal(it, (uintptr_t)e[1].ticks, (uint32_t)e[1].word);
@@ -454,7 +457,7 @@ static size_t step(ludus__nev_iter *it, const ludus__run *run, size_t pos) {
     pos += ki->slots;
     if (ki->slots == 0 || pos > run->n) /* only a damaged file: the loader rejects those */
         return pos + (ki->slots == 0);
-    int64_t ts = conv_ns(&it->conv, it->c, e->ticks);
+    int64_t ts = ludus__tick_conv_ns(&it->conv, it->c, e->ticks);
     if (ts >= it->loss_at) loss_marker(it);
     switch (ki->role) {
     case LUDUS__R_OPEN:
@@ -644,7 +647,7 @@ static void rewind_stream(ludus__nev_iter *it) {
 int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread) {
     memset(it, 0, sizeof *it);
     it->c = c;
-    conv_init(&it->conv, c);
+    ludus__tick_conv_init(&it->conv, c);
     it->th = &c->threads[thread];
     it->rcap = LUDUS__NEV_BATCH + 64;
     it->rb = malloc(it->rcap * sizeof *it->rb);
