@@ -304,6 +304,19 @@ static int entry_size(reader *r, uint64_t base, const uint8_t *p, uint64_t len, 
     return 0;
 }
 
+/* A table of `count` entries (the record's aux): as many as the header
+ * says, entries of a size this reader knows, all within the record. */
+static int table_head(reader *r, uint64_t base, const char *what, uint32_t count, uint32_t expect, const uint8_t *p,
+                      uint64_t len, uint32_t known, uint32_t *es) {
+    if (count != expect)
+        return FMT_FAIL(base - ludus__nf_record_BYTES + ludus__nf_record_offset("aux"),
+                        "%s table holds %u %ss, the header says %u", what, count, what, expect);
+    int rc = entry_size(r, base, p, len, known, es);
+    if (rc) return rc;
+    if ((uint64_t)count * *es > len) return FMT_FAIL(base, "%u %ss cannot fit in %" PRIu64 " bytes", count, what, len);
+    return 0;
+}
+
 static int parse_stats(reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
     uint32_t es = 0;
     int rc = entry_size(r, base, p, len, ludus__nf_stats_BYTES, &es);
@@ -329,13 +342,9 @@ static int parse_stats(reader *r, ludus_capture *c, uint64_t base, const uint8_t
 
 static int parse_sites(reader *r, ludus_capture *c, uint64_t base, uint32_t count, const uint8_t *p, uint64_t len,
                        uint32_t expect) {
-    if (count != expect)
-        return FMT_FAIL(base - ludus__nf_record_BYTES + ludus__nf_record_offset("aux"),
-                        "site table holds %u sites, the header says %u", count, expect);
     uint32_t es = 0;
-    int rc = entry_size(r, base, p, len, ludus__nf_site_BYTES, &es);
+    int rc = table_head(r, base, "site", count, expect, p, len, ludus__nf_site_BYTES, &es);
     if (rc) return rc;
-    if ((uint64_t)count * es > len) return FMT_FAIL(base, "%u sites cannot fit in %" PRIu64 " bytes", count, len);
     uint64_t pos = 4;
     for (uint32_t i = 0; i < count; i++) {
         uint64_t at = base + pos;
@@ -385,13 +394,9 @@ static int parse_sites(reader *r, ludus_capture *c, uint64_t base, uint32_t coun
 
 static int parse_threads(reader *r, ludus_capture *c, uint64_t base, uint32_t count, const uint8_t *p, uint64_t len,
                          uint32_t expect) {
-    if (count != expect)
-        return FMT_FAIL(base - ludus__nf_record_BYTES + ludus__nf_record_offset("aux"),
-                        "thread table holds %u threads, the header says %u", count, expect);
     uint32_t es = 0;
-    int rc = entry_size(r, base, p, len, ludus__nf_thread_BYTES, &es);
+    int rc = table_head(r, base, "thread", count, expect, p, len, ludus__nf_thread_BYTES, &es);
     if (rc) return rc;
-    if ((uint64_t)count * es > len) return FMT_FAIL(base, "%u threads cannot fit in %" PRIu64 " bytes", count, len);
     c->threads = calloc(count ? count : 1, sizeof *c->threads);
     if (!c->threads) return ludus__fail(LUDUS_ENOMEM, "out of memory for the thread table");
     c->nthreads = count;

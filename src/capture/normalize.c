@@ -529,11 +529,10 @@ static void scan_run(ludus__nev_iter *it, const ludus__run *run) {
         const ludus__event *e = ev + pos;
         const uintptr_t word = e->word;
         const ludus__kind_info *ki = &ludus__kinds[word & LUDUS__K_MASK];
-        const uint64_t x = e->ticks - cv.t0;
-        const int64_t ts = (int64_t)(uint64_t)(((unsigned __int128)x * cv.m) >> 64) + cv.base;
+        const int64_t ts = ludus__tick_conv_ns(&cv, it->c, e->ticks);
         const uintptr_t key = word & ~(uintptr_t)LUDUS__K_MASK;
-        if (__builtin_expect(x - 1 >= cv.range || ts >= loss_at, 0)) {
-            /* the exact conversion, or the loss marker first */
+        if (__builtin_expect(ts >= loss_at, 0)) {
+            /* the loss marker first */
         } else if (ki->role == LUDUS__R_OPEN && nlex < lex_cap) {
             ludus__site_memo *m = &memo[((key >> 4) ^ (key >> 12)) & (LUDUS__SITE_MEMO - 1)];
             if (__builtin_expect(m->key != key, 0)) memo_fill(it, m, key);

@@ -213,13 +213,9 @@ uintptr_t ludus__nested_drop(unsigned n) {
     return 0;
 }
 
-uintptr_t ludus__begin_slow(const ludus_site *site) {
-    ludus__thread_hot *t = &ludus__hot;
-    ludus__thread_cold *c = &ludus__cold;
-#if !LUDUS__INLINE_CLOCK /* the inline path did not set busy */
-    if (set_busy(t)) return ludus__nested_drop(2);
-#endif
-    if (!slow_enter(t, c, 2, 1)) return 0;
+/* A scope's begin, inside an out-of-line event (in_slow held): its token, or
+ * 0 when the pool refuses (counted as two: the begin and its end). */
+static uintptr_t put_begin(ludus__thread_hot *t, ludus__thread_cold *c, const ludus_site *site) {
     if (!make_room(t, c, 1, 0)) {
         drop(c, 2);
         leave(t, c);
@@ -227,7 +223,17 @@ uintptr_t ludus__begin_slow(const ludus_site *site) {
     }
     ludus__event *e = put(t, (uintptr_t)site | LUDUS__K_BEGIN, 1, 0, 0);
     leave(t, c);
-    return (uintptr_t)e | 1u;
+    return (uintptr_t)e | LUDUS__K_END;
+}
+
+uintptr_t ludus__begin_slow(const ludus_site *site) {
+    ludus__thread_hot *t = &ludus__hot;
+    ludus__thread_cold *c = &ludus__cold;
+#if !LUDUS__INLINE_CLOCK /* the inline path did not set busy */
+    if (set_busy(t)) return ludus__nested_drop(2);
+#endif
+    if (!slow_enter(t, c, 2, 1)) return 0;
+    return put_begin(t, c, site);
 }
 
 void ludus__end_slow(uintptr_t token) {
@@ -462,19 +468,13 @@ uintptr_t ludus__dyn_begin(const char *name) {
         site = &ludus__empty_name_site;
     } else {
         /* The table belongs to the armed capture and cannot go away while
-         * this thread is in_slow (the controller waits for it). */
+         * this thread is in_slow (the capture publishes this thread, late if
+         * need be, before it can be freed). */
         site = ludus__names_intern(ludus__sess.names, name);
         if (!site) {
             __atomic_fetch_add(&ludus__sess.interner_drops, 1u, __ATOMIC_RELAXED);
             site = &names_full_site;
         }
     }
-    if (!make_room(t, c, 1, 0)) {
-        drop(c, 2);
-        leave(t, c);
-        return 0;
-    }
-    ludus__event *e = put(t, (uintptr_t)site | LUDUS__K_BEGIN, 1, 0, 0);
-    leave(t, c);
-    return (uintptr_t)e | 1u;
+    return put_begin(t, c, site);
 }

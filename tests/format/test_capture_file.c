@@ -288,6 +288,24 @@ static void put32(uint8_t *p, uint32_t v) {
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* The payload of the file's first block record (its block head). */
+static uint8_t *first_block(uint8_t *d, size_t n) {
+    size_t off = get32(d + 16); /* header_bytes: the first record */
+    while (off + 24 <= n) {
+        if (get32(d + off) == 5) return d + off + 24;
+        off += 24 + (size_t)get64(d + off + 8);
+    }
+    fail_msg("no block record");
+    return NULL;
+}
+
+/* The CRC of the record whose head is at rec, after its payload changed. */
+static void redo_crc(uint8_t *rec) {
+    uint32_t crc = crc32c(0, rec, 16);
+    crc = crc32c(crc, rec + 24, (size_t)get64(rec + 8));
+    put32(rec + 16, crc);
+}
+
 /* A raw block's tick set far outside the capture, its CRC redone: the
  * checksum cannot tell, the time check does (times far outside the capture
  * once gave a frame p99 of 4.6e9 s). */
@@ -295,23 +313,9 @@ static void test_forged_tick_refused(void **state) {
     (void)state;
     size_t n;
     uint8_t *d = read_all(path_raw, &n);
-    size_t off = get32(d + 16); /* header_bytes: the first record */
-    int forged = 0;
-    while (off + 24 <= n) {
-        uint32_t tag = get32(d + off);
-        uint64_t len = get64(d + off + 8);
-        if (tag == 5) { /* the first block: its first event's ticks */
-            uint8_t *tick = d + off + 24 + 24;
-            tick[6] ^= 0x40;
-            uint32_t crc = crc32c(0, d + off, 16);
-            crc = crc32c(crc, d + off + 24, (size_t)len);
-            put32(d + off + 16, crc);
-            forged = 1;
-            break;
-        }
-        off += 24 + (size_t)len;
-    }
-    assert_true(forged);
+    uint8_t *block = first_block(d, n); /* its first event's ticks */
+    block[24 + 6] ^= 0x40;
+    redo_crc(block - 24);
     assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT);
     assert_non_null(strstr(ludus_last_error_detail(), "outside the capture's time range"));
     free(d);
@@ -324,24 +328,11 @@ static void test_block_claim_bounded_by_bytes(void **state) {
     (void)state;
     size_t n;
     uint8_t *d = read_all(path_compact, &n);
-    size_t off = get32(d + 16);
-    int forged = 0;
-    while (off + 24 <= n) {
-        uint32_t tag = get32(d + off);
-        uint64_t len = get64(d + off + 8);
-        if (tag == 5) {
-            assert_int_equal(get32(d + off + 24), 1); /* compact */
-            put32(d + off + 24 + 8, 1u << 27);        /* slots (low half) */
-            put32(d + off + 24 + 12, 0);
-            uint32_t crc = crc32c(0, d + off, 16);
-            crc = crc32c(crc, d + off + 24, (size_t)len);
-            put32(d + off + 16, crc);
-            forged = 1;
-            break;
-        }
-        off += 24 + (size_t)len;
-    }
-    assert_true(forged);
+    uint8_t *block = first_block(d, n);
+    assert_int_equal(get32(block), 1); /* compact */
+    put32(block + 8, 1u << 27);        /* slots (low half) */
+    put32(block + 12, 0);
+    redo_crc(block - 24);
     assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT);
     assert_non_null(strstr(ludus_last_error_detail(), "data bytes"));
     free(d);
