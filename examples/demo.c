@@ -5,13 +5,21 @@
  * Every 37th frame has an injected hitch (a marker and a long Streaming scope).
  *
  *   ludus-demo [--trace PATH] [--frames N] [--threads N] [--no-capture]
- *              [--slow-job NAME [--slow-factor F]]
+ *              [--slow-job NAME [--slow-factor F]] [--overlay] [--no-counters]
+ *
+ * Counters: DrawCalls and JobsRun per frame, the ReadyQueue gauge, FrameMs
+ * plotted, and two memory domains: Render (a persistent buffer and a per-
+ * frame scratch) and Jobs (each job's payload, allocated by the submitter
+ * and freed by the worker that ran it: frees on another thread).
+ * --overlay prints the overlay text every second; --no-counters leaves the
+ * counters, gauges, plots and memory hooks out (the observer-effect run).
  *
  * --slow-job makes the job named NAME (e.g. "Job: Animate") F times slower
  * (default 1.5): the demo against itself with one job slowed down is what
  * `ludus-trace diff` must call "slower work" for that job. */
 #define _POSIX_C_SOURCE 200809L
 #include <ludus/capture.h>
+#include <ludus/overlay.h>
 #include <ludus/profiling.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -37,6 +45,7 @@ typedef struct job {
     uint32_t site; /* run-time site naming the job */
     uint64_t flow; /* flow from the submitter */
     int cost_us;
+    void *payload; /* in the Jobs memory domain; freed by the worker */
 } job;
 
 #define QUEUE_CAP 256
@@ -45,17 +54,32 @@ static struct {
     pthread_cond_t ready, done;
     job q[QUEUE_CAP];
     int head, count, pending, quit;
-} js = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, {{0, 0, 0}}, 0, 0, 0, 0};
+} js = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, {{0, 0, 0, NULL}}, 0, 0, 0, 0};
 
 static uint32_t queue_counter_site;
+static int counters = 1; /* --no-counters: 0 */
+static ludus_memory_domain mem_render, mem_jobs;
+#define JOB_PAYLOAD 4096
+
+/* The demo's allocator: malloc with the domain hooks. */
+static void *tracked_alloc(ludus_memory_domain d, size_t n) {
+    void *p = malloc(n);
+    if (p && counters) ludus_memory_alloc(d, n);
+    return p;
+}
+static void tracked_free(ludus_memory_domain d, void *p, size_t n) {
+    if (p && counters) ludus_memory_free(d, n);
+    free(p);
+}
 
 static void submit(uint32_t site, int cost_us) {
     LUDUS_PROFILE_SCOPE(Submit, jobs);
-    job j = {site, LUDUS_PROFILE_FLOW_OUT(Dispatch), cost_us};
+    job j = {site, LUDUS_PROFILE_FLOW_OUT(Dispatch), cost_us, tracked_alloc(mem_jobs, JOB_PAYLOAD)};
     pthread_mutex_lock(&js.lock);
     js.q[(js.head + js.count) % QUEUE_CAP] = j;
     js.count++;
     js.pending++;
+    if (counters) LUDUS_PROFILE_GAUGE(ReadyQueue, js.count);
     ludus_sample_counter(queue_counter_site, js.count);
     pthread_cond_signal(&js.ready);
     pthread_mutex_unlock(&js.lock);
@@ -83,6 +107,7 @@ static void *worker_main(void *arg) {
         js.head = (js.head + 1) % QUEUE_CAP;
         js.count--;
         ludus_sample_counter(queue_counter_site, js.count);
+        if (counters) LUDUS_PROFILE_GAUGE(ReadyQueue, js.count);
         pthread_mutex_unlock(&js.lock);
 
         ludus_begin_site(j.site);
@@ -92,6 +117,8 @@ static void *worker_main(void *arg) {
             work_us(j.cost_us);
         }
         ludus_end_site();
+        tracked_free(mem_jobs, j.payload, JOB_PAYLOAD); /* allocated by the submitter's thread */
+        if (counters) LUDUS_PROFILE_COUNT(JobsRun, 1);
 
         pthread_mutex_lock(&js.lock);
         if (--js.pending == 0) pthread_cond_broadcast(&js.done);
@@ -130,16 +157,20 @@ static void ai(void) {
     }
 }
 
-static void render(void) {
+static void render(int frame) {
     LUDUS_PROFILE_SCOPE(Render, render);
+    void *scratch = tracked_alloc(mem_render, 64 * 1024 + (size_t)(frame % 4) * 16 * 1024);
     {
         LUDUS_PROFILE_SCOPE(ShadowMaps, render);
+        if (counters) LUDUS_PROFILE_COUNT(DrawCalls, 120);
         work_us(300);
     }
     {
         LUDUS_PROFILE_SCOPE(MainPass, render);
+        if (counters) LUDUS_PROFILE_COUNT(DrawCalls, 250 + (frame % 7) * 10);
         work_us(600);
     }
+    tracked_free(mem_render, scratch, 64 * 1024 + (size_t)(frame % 4) * 16 * 1024);
     {
         LUDUS_PROFILE_SCOPE("Post FX", render);
         work_us(150);
@@ -153,7 +184,7 @@ static int cmp_i64(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     const char *trace = "ludus-demo.json";
-    int frames = 240, threads = 3, capture = 1;
+    int frames = 240, threads = 3, capture = 1, overlay = 0;
     const char *slow_job = NULL;
     double slow_factor = 1.5;
     for (int i = 1; i < argc; i++) {
@@ -167,11 +198,15 @@ int main(int argc, char **argv) {
             slow_job = argv[++i];
         else if (!strcmp(argv[i], "--slow-factor") && i + 1 < argc)
             slow_factor = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--overlay"))
+            overlay = 1;
+        else if (!strcmp(argv[i], "--no-counters"))
+            counters = 0;
         else if (!strcmp(argv[i], "--no-capture"))
             capture = 0; /* same workload, instrumented but idle (observer-effect baseline) */
         else {
             fprintf(stderr,
-                    "usage: %s [--trace PATH] [--frames N] [--threads N] [--no-capture] [--slow-job NAME "
+                    "usage: %s [--trace PATH] [--frames N] [--threads N] [--no-capture] [--overlay] [--no-counters] [--slow-job NAME "
                     "[--slow-factor F]]\n",
                     argv[0]);
             return 1;
@@ -183,6 +218,13 @@ int main(int argc, char **argv) {
     }
 
     ludus_register_thread_for_trace("Main");
+    void *render_heap = NULL;
+    if (counters) {
+        mem_render = ludus_memory_domain_register("Render");
+        mem_jobs = ludus_memory_domain_register("Jobs");
+        ludus_memory_note_outside("demo: worker thread stacks (8 MiB each, reserved)", (uint64_t)threads << 23);
+        render_heap = tracked_alloc(mem_render, 1 << 20); /* persistent: the render targets */
+    }
     ludus_site_desc qd = {"Ready queue", "jobs", __FILE__, __LINE__};
     queue_counter_site = ludus_register_site(&qd);
     static const char *job_names[3] = {"Job: Animate", "Job: Cull", "Job: Particles"};
@@ -207,6 +249,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < threads; i++) pthread_create(&tids[i], NULL, worker_main, (void *)(intptr_t)(i + 1));
 
     int64_t *frame_ns = calloc((size_t)frames, sizeof *frame_ns);
+    int64_t last_overlay = now_ns();
     int hitches = 0;
     for (int f = 0; f < frames; f++) {
         int64_t t0 = now_ns();
@@ -218,7 +261,7 @@ int main(int argc, char **argv) {
                 ai();
             }
             for (int j = 0; j < 6; j++) submit(job_sites[j % 3], job_cost_us[j % 3]);
-            render();
+            render(f);
             if (f % 37 == 36) {
                 LUDUS_PROFILE_MARK(Hitch);
                 LUDUS_PROFILE_SCOPE(Streaming, io);
@@ -227,8 +270,18 @@ int main(int argc, char **argv) {
             }
             wait_all();
         }
+        if (counters) {
+            ludus_record_memory_gauges();
+            LUDUS_PROFILE_PLOT(FrameMs, (double)(now_ns() - t0) / 1e6);
+        }
         LUDUS_PROFILE_FRAME();
         frame_ns[f] = now_ns() - t0;
+        if (overlay && now_ns() - last_overlay >= 1000000000) {
+            char text[2048];
+            ludus_overlay_format(text, sizeof text, NULL);
+            printf("---- overlay (frame %d) ----\n%s", f, text);
+            last_overlay = now_ns();
+        }
     }
 
     pthread_mutex_lock(&js.lock);
@@ -236,6 +289,7 @@ int main(int argc, char **argv) {
     pthread_cond_broadcast(&js.ready);
     pthread_mutex_unlock(&js.lock);
     for (int i = 0; i < threads; i++) pthread_join(tids[i], NULL);
+    tracked_free(mem_render, render_heap, 1 << 20);
 
     qsort(frame_ns, (size_t)frames, sizeof *frame_ns, cmp_i64);
     if (!capture) {

@@ -105,14 +105,17 @@ typedef struct ludus_path_stats {
     uint64_t excl_unknown;
 } ludus_path_stats;
 
-/* Frame k is [mark k, mark k+1) on the frame thread, with mark 0 = capture
- * start; the last frame, [last mark, capture end), is not complete and is
- * left out of frame statistics. */
+/* Frame k (k >= 1) is [mark k, mark k+1) on the frame thread, marks counted
+ * from 1: a frame lies between two marks, wherever the loop places them.
+ * Index 0 is the lead-in [capture start, first mark) and the last index the
+ * tail [last mark, capture end): neither is a frame, both are left out of
+ * frame statistics. */
 typedef struct ludus_frame_info {
     uint64_t index;
     int64_t begin_ns, end_ns; /* since capture start */
     int64_t unlogged_ns;      /* frame thread time in the frame outside its top-level scopes */
     int complete, in_window, hitch;
+    int lead_in; /* index 0: the time before the first mark */
 } ludus_frame_info;
 
 #define LUDUS_HITCH_GREW 3

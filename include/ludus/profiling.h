@@ -5,8 +5,8 @@
  * Control calls (begin/end a capture, export) live in <ludus/capture.h>.
  *
  * LUDUS_PROFILE_LEVEL: 0 = every macro compiles to nothing and evaluates no
- * argument; 1 (default) = scopes, frames, marks, flows; 2 = also
- * LUDUS_PROFILE_SCOPE_FINE. */
+ * argument; 1 (default) = scopes, frames, marks, flows, counters, gauges,
+ * plots; 2 = also LUDUS_PROFILE_SCOPE_FINE. */
 #ifndef LUDUS_PROFILING_H
 #define LUDUS_PROFILING_H
 
@@ -45,6 +45,18 @@ typedef struct __attribute__((aligned(16))) ludus_site {
 
 #define LUDUS_SITE_DYNAMIC 1u /* registered at run time (ludus_register_site) */
 #define LUDUS_SITE_TEXT 2u    /* name and category are plain text, not C tokens or literals */
+#define LUDUS_SITE_COUNT 4u   /* a LUDUS_PROFILE_COUNT counter */
+#define LUDUS_SITE_GAUGE 8u   /* a LUDUS_PROFILE_GAUGE gauge */
+#define LUDUS_SITE_MEMORY 16u /* a memory domain (ludus_memory_domain_register) */
+
+/* A counter (LUDUS_PROFILE_COUNT) or a gauge (LUDUS_PROFILE_GAUGE) as one
+ * macro use sees it: its site and where the library keeps its value. Uses
+ * with the same name share one counter or gauge. */
+typedef struct ludus_counter_site {
+    ludus_site site;
+    uint32_t slot; /* counter: its slot in every thread's shard; gauge: 1 + its row in ludus__gauges; 0 until first use */
+    uint32_t reserved;
+} ludus_counter_site;
 
 /* ---------------------------------------------------------------------------
  * Integration API: for code that names its work at run time (job systems,
@@ -111,6 +123,32 @@ LUDUS_API ludus_unwind_point ludus_unwind_here(void);
 LUDUS_API void ludus_unwound_to(ludus_unwind_point point);
 
 /* ---------------------------------------------------------------------------
+ * Memory domains: the allocator's hooks. Always on (with or without a
+ * capture), callable from any thread; a free may run on another thread than
+ * its alloc. Per domain the library keeps live bytes and allocations, the
+ * peak of live bytes, and bytes and allocations made and freed per frame
+ * (churn). A domain counts only what its hooks see from registration on:
+ * declare memory it already holds with ludus_memory_baseline, or its live
+ * figures are marked "from registration on" (and a free of older memory
+ * marks them unknown rather than letting them go negative).
+ * Up to 16 domains (0 is returned when the table is full; the hooks ignore
+ * domain 0). */
+typedef uint32_t ludus_memory_domain;
+LUDUS_API ludus_memory_domain ludus_memory_domain_register(const char *name);
+LUDUS_API void ludus_memory_alloc(ludus_memory_domain domain, uint64_t bytes);
+LUDUS_API void ludus_memory_free(ludus_memory_domain domain, uint64_t bytes);
+/* What the domain held before its hooks ran (live bytes and allocations). */
+LUDUS_API void ludus_memory_baseline(ludus_memory_domain domain, uint64_t bytes, uint64_t allocs);
+/* Memory known to lie outside every domain, for the coverage manifest of
+ * every export ("thread stacks", "GPU heaps"); text copied, 8 notes. */
+LUDUS_API int ludus_memory_note_outside(const char *what, uint64_t bytes);
+/* During a capture: one sample of every domain's live bytes on the calling
+ * thread's timeline, as the counter "Memory/<domain>". Returns the number of
+ * domains sampled (0 when no capture runs). Call it where no other thread
+ * allocates if the values must reconcile exactly. */
+LUDUS_API int ludus_record_memory_gauges(void);
+
+/* ---------------------------------------------------------------------------
  * Control calls, declared here so instrumented code can drive a capture with
  * one include; documented in <ludus/capture.h>. They stay declared at every
  * profile level. */
@@ -149,7 +187,9 @@ typedef struct ludus__event {
  *   payload  of the second slot {u64, word}: NONE (no second slot), FLOW
  *            (flow id), FLOW_NAMED (flow id, address of the flow's name: a
  *            string literal or a registered site's name), I64, F64 (double
- *            bits), POINT (slot address, capture generation: an unwind point)
+ *            bits), POINT (slot address, capture generation: an unwind point),
+ *            STAT (value, which per-frame statistic: LUDUS__FRAME_STATS in
+ *            src/capture/nev_kinds.h)
  *   role     how the reader pairs it: OPEN/CLOSE (lexical scopes, an end
  *            names its begin), SPAN_OPEN/SPAN_CLOSE (spans, by site),
  *            UNWIND (closes the scopes begun after a point), PASS (as is)
@@ -166,7 +206,8 @@ typedef struct ludus__event {
     X(COUNTER_F64, 8, SITE, F64, PASS, COUNTER_F64)  \
     X(SPAN_BEGIN, 9, SITE, NONE, SPAN_OPEN, BEGIN)   \
     X(SPAN_END, 10, SITE0, NONE, SPAN_CLOSE, END)    \
-    X(UNWIND, 11, NONE, POINT, UNWIND, END)
+    X(UNWIND, 11, NONE, POINT, UNWIND, END)         \
+    X(FRAME_STAT, 12, SITE, STAT, PASS, FRAME_STAT)
 
 enum {
 #define LUDUS__KIND_ENUM(name, value, word, payload, role, nev) LUDUS__K_##name = value,
@@ -215,6 +256,22 @@ LUDUS_API void ludus__flow_in(uint64_t flow_id);
 LUDUS_API void ludus__frame(void);
 LUDUS_API void ludus__span_begin(const ludus_site *site);
 LUDUS_API uintptr_t ludus__dyn_begin(const char *name);
+LUDUS_API void ludus__frame_tick(void);
+LUDUS_API void ludus__count_slow(ludus_counter_site *site, int64_t n);
+LUDUS_API void ludus__gauge_slow(ludus_counter_site *site, int64_t value);
+
+/* A gauge's state: the last value, and the min and max of the current
+ * frame (reset at each frame). */
+typedef struct ludus__gauge_state {
+    int64_t last, min, max, reserved;
+} ludus__gauge_state;
+LUDUS_API extern ludus__gauge_state ludus__gauges[32];
+LUDUS_API void ludus__plot_i64(const ludus_site *site, int64_t value);
+LUDUS_API void ludus__plot_f64(const ludus_site *site, double value);
+
+/* The calling thread's counter shard: one int64 per counter slot, summed
+ * over every thread at each frame. NULL until the thread's first count. */
+LUDUS_API extern __thread int64_t *ludus__shard __attribute__((tls_model("initial-exec")));
 
 #if defined(__x86_64__) && !defined(LUDUS_NO_INLINE_TSC)
 #define LUDUS__INLINE_CLOCK 1
@@ -352,6 +409,47 @@ LUDUS__INLINE void ludus__span_begin_check(const ludus_site *site) {
     ludus__span_begin(site);
 }
 
+/* Adds n to the thread's shard of the counter: no lock and no atomic
+ * read-modify-write (bench/RESULTS.md, gate G7: a shared atomic costs ~10x
+ * under contention). One non-locked add on x86, so a signal handler's add
+ * cannot tear it; the frame thread reads shards with atomic loads. */
+LUDUS__INLINE void ludus__count(ludus_counter_site *site, int64_t n) {
+    uint32_t slot = __atomic_load_n(&site->slot, __ATOMIC_RELAXED);
+    int64_t *shard = ludus__shard;
+    if (LUDUS__UNLIKELY(slot == 0 || shard == NULL)) {
+        ludus__count_slow(site, n);
+        return;
+    }
+#if defined(__x86_64__)
+    __asm__ volatile("addq %1, %0" : "+m"(shard[slot]) : "er"(n));
+#else
+    __atomic_store_n(&shard[slot], __atomic_load_n(&shard[slot], __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+#endif
+}
+
+/* A gauge's level: one store, plus a compare-and-swap only when the value
+ * is a new minimum or maximum of the frame. */
+LUDUS__INLINE void ludus__gauge(ludus_counter_site *site, int64_t value) {
+    uint32_t row = __atomic_load_n(&site->slot, __ATOMIC_ACQUIRE);
+    ludus__gauge_state *g = &ludus__gauges[(row - 1) & 31];
+    if (LUDUS__UNLIKELY(row - 1 >= 32 || value < __atomic_load_n(&g->min, __ATOMIC_RELAXED) ||
+                        value > __atomic_load_n(&g->max, __ATOMIC_RELAXED))) {
+        ludus__gauge_slow(site, value);
+        return;
+    }
+    __atomic_store_n(&g->last, value, __ATOMIC_RELAXED);
+}
+
+LUDUS__INLINE void ludus__plot_i64_check(const ludus_site *site, int64_t value) {
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
+    ludus__plot_i64(site, value);
+}
+
+LUDUS__INLINE void ludus__plot_f64_check(const ludus_site *site, double value) {
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
+    ludus__plot_f64(site, value);
+}
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
@@ -426,9 +524,13 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
         LUDUS__SITE(site_var, name_str, NULL);   \
         ludus__instant(&site_var, kind);         \
     } while (0)
-/* Frame boundary: an instant on this thread and the start of a new frame
- * epoch (frames are numbered at export). Call it from one thread. */
-#define LUDUS_PROFILE_FRAME() ludus__frame_check()
+/* Frame boundary, once per frame from one thread (the main loop's): it
+ * closes the frame's snapshot of counters, gauges and memory domains into
+ * the ring of recent frames (<ludus/overlay.h>) and, during a capture,
+ * records a frame mark and the snapshot. A frame is the time between two
+ * marks: place it at the top or at the bottom of the loop; the time before
+ * the first mark and after the last is reported as such, never as a frame. */
+#define LUDUS_PROFILE_FRAME() ludus__frame_tick()
 /* Zero-duration marker on this thread's track. */
 #define LUDUS_PROFILE_MARK(Name) LUDUS__MARK_AT(ludus__mark_site, #Name, LUDUS__K_MARK)
 
@@ -452,6 +554,45 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
  * bounded; an empty name is recorded as "<empty name>"). */
 #define LUDUS_PROFILE_SCOPE_DYN(name_expr) LUDUS__SCOPE_DYN_AT(LUDUS__VAR(ludus__dyn_), name_expr)
 
+#define LUDUS__COUNTER_SITE(name_str, flags) {name_str, __func__, __FILE__, NULL, (uint32_t)__LINE__, flags}
+/* Adds n (an integer) to a counter summed per frame: draw calls, jobs run,
+ * bytes uploaded. Any thread, with or without a capture. An add counts
+ * toward the frame whose LUDUS_PROFILE_FRAME reads it first: every add is in
+ * exactly one frame, none is lost or counted twice. 128 counters. */
+#define LUDUS_PROFILE_COUNT(Name, n)                                                         \
+    do {                                                                                     \
+        static ludus_counter_site LUDUS__VAR(ludus__count_) = {                              \
+            LUDUS__COUNTER_SITE(#Name, LUDUS_SITE_COUNT), 0u, 0u};                           \
+        ludus__count(&LUDUS__VAR(ludus__count_), (int64_t)(n));                              \
+    } while (0)
+/* A level (entities alive, queue depth): per frame its last, min and max
+ * value (the level carried in from the previous frame included). 32 gauges. */
+#define LUDUS_PROFILE_GAUGE(Name, value)                                                     \
+    do {                                                                                     \
+        static ludus_counter_site LUDUS__VAR(ludus__gauge_) = {                              \
+            LUDUS__COUNTER_SITE(#Name, LUDUS_SITE_GAUGE), 0u, 0u};                           \
+        ludus__gauge(&LUDUS__VAR(ludus__gauge_), (int64_t)(value));                          \
+    } while (0)
+/* A timestamped sample on the counter's timeline track, during a capture
+ * only: integers stay integers, float and double are kept as doubles. */
+#ifdef __cplusplus
+namespace ludus {
+inline void plot(const ludus_site *s, double v) { ludus__plot_f64_check(s, v); }
+inline void plot(const ludus_site *s, float v) { ludus__plot_f64_check(s, v); }
+template <typename T> inline void plot(const ludus_site *s, T v) { ludus__plot_i64_check(s, (int64_t)v); }
+} /* namespace ludus */
+#define LUDUS__PLOT_CALL(site, value) ::ludus::plot(site, value)
+#else
+#define LUDUS__PLOT_CALL(site, value) \
+    _Generic((value), float: ludus__plot_f64_check, double: ludus__plot_f64_check, long double: ludus__plot_f64_check, \
+             default: ludus__plot_i64_check)(site, value)
+#endif
+#define LUDUS_PROFILE_PLOT(Name, value)                          \
+    do {                                                         \
+        LUDUS__SITE(LUDUS__VAR(ludus__plot_), #Name, NULL);      \
+        LUDUS__PLOT_CALL(&LUDUS__VAR(ludus__plot_), value);      \
+    } while (0)
+
 #else /* LUDUS_PROFILE_LEVEL == 0: nothing is evaluated, no code is emitted */
 
 #define LUDUS_PROFILE_SCOPE(...) ((void)0)
@@ -465,6 +606,9 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
  * variable warning for a variable only the macro uses). */
 #define LUDUS_PROFILE_FLOW_IN(id) ((void)sizeof(id))
 #define LUDUS_PROFILE_SCOPE_DYN(name_expr) ((void)sizeof(name_expr))
+#define LUDUS_PROFILE_COUNT(Name, n) ((void)sizeof(n))
+#define LUDUS_PROFILE_GAUGE(Name, value) ((void)sizeof(value))
+#define LUDUS_PROFILE_PLOT(Name, value) ((void)sizeof(value))
 
 #endif
 

@@ -155,7 +155,8 @@ int ludus_analysis_frame(const ludus_analysis *a, uint64_t f, ludus_frame_info *
     out->begin_ns = ludus__frame_begin(a, f);
     out->end_ns = ludus__frame_end(a, f);
     out->unlogged_ns = a->unlogged[f];
-    out->complete = f < a->nmarks;
+    out->complete = f >= 1 && f < a->nmarks;
+    out->lead_in = f == 0;
     out->in_window = f >= a->win_f0 && f < a->win_f1;
     out->hitch = out->in_window && out->end_ns - out->begin_ns > a->sum.hitch_threshold_ns;
     return 0;

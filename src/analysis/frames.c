@@ -1,5 +1,6 @@
 /* Frames: the frame-time series of the window (frame k = [mark k, mark k+1)
- * on the frame thread, mark 0 = capture start, the open last frame left out),
+ * on the frame thread, marks counted from 1; frame 0, the lead-in before
+ * the first mark, and the tail after the last mark are not frames),
  * the unlogged remainder per frame, calls per frame per site, and hitches
  * (frame time > k x median of the window) with the sites whose exclusive
  * time grew most against their own median frame. */
@@ -52,8 +53,8 @@ int ludus__frames_finish(ludus_analysis *a) {
         int64_t u = len - a->unlogged[k];
         a->unlogged[k] = a->nmarks ? (u > 0 ? u : 0) : 0;
     }
-    s->frames_complete = a->nmarks;
-    uint64_t nw = a->win_f1 - a->win_f0;
+    s->frames_complete = a->nmarks > 1 ? a->nmarks - 1 : 0;
+    uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
     s->frames_in_window = nw;
     if (nw == 0) return 0;
     ludus__acc ft;

@@ -396,15 +396,15 @@ static int set_window(ludus_analysis *a, int64_t *w0, int64_t *w1) {
     case LUDUS_WINDOW_ALL:
         *w0 = INT64_MIN;
         *w1 = INT64_MAX;
-        a->win_f0 = 0;
-        a->win_f1 = a->nmarks;
+        a->win_f0 = 1; /* frame 0 is the lead-in: before the first mark */
+        a->win_f1 = a->nmarks > 1 ? a->nmarks : 1;
         snprintf(a->window_text, sizeof a->window_text, "all");
         return 0;
     case LUDUS_WINDOW_LAST_FRAMES:
         if (d->last_frames == 0) return LUDUS_EINVAL;
-        if (a->nmarks == 0) return LUDUS_ENODATA;
+        if (a->nmarks < 2) return LUDUS_ENODATA; /* no frame between two marks */
         a->win_f1 = a->nmarks;
-        a->win_f0 = a->nmarks > d->last_frames ? a->nmarks - d->last_frames : 0;
+        a->win_f0 = a->nmarks - 1 > d->last_frames ? a->nmarks - d->last_frames : 1;
         *w0 = ludus__frame_begin(a, a->win_f0);
         *w1 = ludus__frame_end(a, a->win_f1 - 1);
         snprintf(a->window_text, sizeof a->window_text, "last:%u", d->last_frames);
@@ -413,7 +413,7 @@ static int set_window(ludus_analysis *a, int64_t *w0, int64_t *w1) {
         if (d->range_end_ns <= d->range_begin_ns) return LUDUS_EINVAL;
         *w0 = d->range_begin_ns;
         *w1 = d->range_end_ns;
-        a->win_f0 = 0;
+        a->win_f0 = 1;
         while (a->win_f0 < a->nmarks && ludus__frame_begin(a, a->win_f0) < *w0) a->win_f0++;
         a->win_f1 = a->win_f0;
         while (a->win_f1 < a->nmarks && ludus__frame_begin(a, a->win_f1) < *w1) a->win_f1++;

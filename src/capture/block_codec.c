@@ -54,6 +54,10 @@ size_t ludus__compact_encode(const ludus_capture *c, const ludus__event *ev, siz
         case LUDUS__P_F64:
             p = ludus__nf_put_U64(p, q->ticks);
             break;
+        case LUDUS__P_STAT:
+            p = ludus__varint_put(p, ludus__zigzag((int64_t)q->ticks));
+            p = ludus__varint_put(p, (uint64_t)q->word);
+            break;
         case LUDUS__P_POINT:
             p = ludus__varint_put(p, q->ticks ? ludus__zigzag((int64_t)(addr - (uintptr_t)q->ticks) >> 4) + 1 : 0);
             p = ludus__varint_put(p, (uint64_t)q->word);
@@ -127,6 +131,13 @@ int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len,
         case LUDUS__P_F64:
             if (end - p < 8) BAD("double cut by the end of the block");
             p = ludus__nf_get_U64(p, &q->ticks);
+            break;
+        case LUDUS__P_STAT:
+            if (ludus__varint_get(&p, end, &v)) BAD("bad frame statistic varint");
+            q->ticks = (uint64_t)ludus__unzigzag(v);
+            if (ludus__varint_get(&p, end, &v)) BAD("bad frame statistic varint");
+            if (v >= LUDUS__STAT_COUNT) BAD("unknown frame statistic");
+            q->word = (uintptr_t)v;
             break;
         case LUDUS__P_POINT: {
             uint64_t gen;

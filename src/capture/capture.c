@@ -40,6 +40,7 @@ void ludus__capture_free(ludus_capture *c) {
         free(c->site_hash);
         ludus__arena_free(&c->site_text);
         free(c->categories);
+        free(c->mem_cov);
     }
     free(c->threads);
     ludus_capture_release(c->parent);

@@ -102,6 +102,29 @@ enum { LUDUS__CAP_MEMORY = 1, LUDUS__CAP_FILE = 2, LUDUS__CAP_VIEW = 3 };
 /* The .ludus format this library writes (file_format.h). */
 #define LUDUS__FORMAT_VERSION 2u
 
+/* One line of the memory coverage manifest (memory_coverage.c). */
+enum { LUDUS__MEM_COV_DOMAIN, LUDUS__MEM_COV_OUTSIDE };
+#define LUDUS__MEM_COV_BASELINE 1u /* the domain declared what it held before its hooks ran */
+#define LUDUS__MEM_COV_UNKNOWN 2u  /* a free of older memory: live figures are not known */
+/* The fields of a manifest line after the kind, in order (docs/format.md). */
+#define LUDUS__MEM_COV_FIELDS(X) \
+    X(since_ns)                  \
+    X(baseline_bytes)            \
+    X(live_bytes)                \
+    X(peak_bytes)                \
+    X(allocs)                    \
+    X(frees)                     \
+    X(alloc_bytes)               \
+    X(free_bytes)
+typedef struct ludus__mem_cov {
+    int kind;
+    uint32_t flags;
+    char name[64];
+    int64_t since_ns; /* relative to capture start (negative: before it) */
+    int64_t baseline_bytes, live_bytes, peak_bytes; /* at capture end; outside: live_bytes only */
+    int64_t allocs, frees, alloc_bytes, free_bytes; /* since registration */
+} ludus__mem_cov;
+
 struct ludus_capture {
     int refs; /* atomic */
     int type; /* LUDUS__CAP_* */
@@ -150,8 +173,20 @@ struct ludus_capture {
     struct ludus_capture *parent; /* views: the capture they cut (a reference) */
     int cut;                      /* views: only [cut_from_ns, cut_to_ns] is streamed */
     int64_t cut_from_ns, cut_to_ns;
+    ludus__mem_cov *mem_cov; /* the memory coverage manifest */
+    uint32_t nmem_cov;
 };
 typedef struct ludus_capture ludus__captured;
+
+/* memory_coverage.c. take: at capture end, from the live domains; text:
+ * the .ludus metadata value (malloc'd); parse: back from it (-1 with why,
+ * -2 out of memory). src/export/memory_json.c, json: the manifest as a JSON
+ * metadata member. */
+LUDUS_HIDDEN int ludus__mem_cov_take(ludus_capture *c, int64_t pool_bytes);
+LUDUS_HIDDEN char *ludus__mem_cov_text(const ludus_capture *c);
+LUDUS_HIDDEN int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, size_t why_cap);
+struct ludus__writer;
+LUDUS_HIDDEN void ludus__mem_cov_json(struct ludus__writer *w, const ludus_capture *c);
 
 /* The last ended in-memory capture (session.c), or NULL. */
 LUDUS_HIDDEN ludus_capture *ludus__last_capture(void);
@@ -201,8 +236,8 @@ typedef struct ludus__nev {
     uint8_t lane; /* 0: the thread's track; k: its k-th span lane */
     uint16_t flags;
     uint32_t site;  /* index into c->sites; UINT32_MAX for none */
-    uint32_t depth; /* open slices of the lane below this event */
-    uint32_t unused;
+    uint32_t depth;  /* open slices of the lane below this event */
+    uint32_t series; /* counters: 0 for samples, 1 + LUDUS__STAT_* for a frame statistic */
     int64_t ts_ns;    /* since capture start */
     int64_t begin_ns; /* END: its begin's time */
     uint64_t value;   /* flow id, counter value, frame number, lost events */

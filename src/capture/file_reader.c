@@ -138,6 +138,8 @@ static int check_events(reader *r, const ludus_capture *c, const ludus__event *e
         if (raw && ki->payload == LUDUS__P_FLOW_NAMED && ev[i + 1].word &&
             ludus__site_index(c, LUDUS__FLOW_NAME_KEY(ev[i + 1].word)) == UINT32_MAX)
             return FMT_FAIL(at + 24, "flow of event %zu names a flow name that is not in the site table", i);
+        if (raw && ki->payload == LUDUS__P_STAT && ev[i + 1].word >= LUDUS__STAT_COUNT)
+            return FMT_FAIL(at + 24, "event %zu names an unknown frame statistic %" PRIu64, i, (uint64_t)ev[i + 1].word);
         i += ki->slots;
     }
     return 0;
@@ -288,6 +290,11 @@ static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t 
             c->categories = malloc((size_t)vn * 3 + 1);
             if (!c->categories) return ludus__fail(LUDUS_ENOMEM, "out of memory");
             c->categories[ludus__utf8_clean(v, vn, c->categories, (size_t)vn * 3)] = 0;
+        } else if (kn == 15 && !memcmp(k, "memory_coverage", 15) && !c->mem_cov) {
+            char why[96];
+            int rc = ludus__mem_cov_parse(c, v, vn, why, sizeof why);
+            if (rc == -2) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+            if (rc) return FMT_FAIL(base + pos + 8 + kn, "%s", why);
         }
         pos += 8 + (uint64_t)kn + vn;
     }

@@ -20,3 +20,10 @@ const ludus__nev_info ludus__nevs[LUDUS_NEV_COUNT] = {
     LUDUS__NEV_KINDS(LUDUS__NEV_ROW)
 #undef LUDUS__NEV_ROW
 };
+
+const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT] = {
+#define LUDUS__STAT_ROW(name, series, owner, unit, per_frame) \
+    [LUDUS__STAT_##name] = {#name, series, unit, LUDUS__OWNER_##owner, per_frame},
+    LUDUS__FRAME_STATS(LUDUS__STAT_ROW)
+#undef LUDUS__STAT_ROW
+};

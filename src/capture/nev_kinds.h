@@ -12,7 +12,7 @@
 
 /* Columns of the raw table. */
 enum { LUDUS__W_NONE, LUDUS__W_SITE, LUDUS__W_SITE0, LUDUS__W_REF };
-enum { LUDUS__P_NONE, LUDUS__P_FLOW, LUDUS__P_FLOW_NAMED, LUDUS__P_I64, LUDUS__P_F64, LUDUS__P_POINT };
+enum { LUDUS__P_NONE, LUDUS__P_FLOW, LUDUS__P_FLOW_NAMED, LUDUS__P_I64, LUDUS__P_F64, LUDUS__P_POINT, LUDUS__P_STAT };
 enum { LUDUS__R_PASS, LUDUS__R_OPEN, LUDUS__R_CLOSE, LUDUS__R_SPAN_OPEN, LUDUS__R_SPAN_CLOSE, LUDUS__R_UNWIND };
 
 /* Treatments (the columns below). */
@@ -25,7 +25,8 @@ enum {
     LUDUS__TR_FLOW_OUT,
     LUDUS__TR_FLOW_IN,
     LUDUS__TR_COUNTER_I64,
-    LUDUS__TR_COUNTER_F64
+    LUDUS__TR_COUNTER_F64,
+    LUDUS__TR_FRAME_STAT
 };
 
 /* Normalised kinds: X(NAME, json, pftrace, analysis, category, label)
@@ -41,6 +42,7 @@ enum {
     X(FLOW_IN, FLOW_IN, FLOW_IN, NONE, "flow", "flow in")                                      \
     X(COUNTER, COUNTER_I64, COUNTER_I64, NONE, "counter", NULL)                                \
     X(COUNTER_F64, COUNTER_F64, COUNTER_F64, NONE, "counter", NULL)                            \
+    X(FRAME_STAT, COUNTER_I64, COUNTER_I64, FRAME_STAT, "counter", NULL)                       \
     X(LOSS, INSTANT, INSTANT, NONE, "ludus", "ludus: events lost from here on (see metadata)") \
     X(MISMATCH, INSTANT, INSTANT, NONE, "ludus", "<span end without begin>")
 
@@ -61,6 +63,43 @@ typedef struct ludus__nev_info {
     uint8_t json, pftrace, analysis;
     const char *category, *label;
 } ludus__nev_info;
+
+/* The per-frame statistics a frame's snapshot records (a FRAME_STAT event:
+ * site, value, and its row here), one counter track each per site:
+ *   X(NAME, series, owner, unit, per_frame)
+ *   series     the track's name after the site's ("DrawCalls per frame")
+ *   owner      what records it: COUNT (LUDUS_PROFILE_COUNT), GAUGE, MEMORY
+ *   unit       "" or "bytes"
+ *   per_frame  1: an amount of the frame (summed over frames); 0: a level */
+#define LUDUS__FRAME_STATS(X)                                   \
+    X(SUM, "per frame", COUNT, "", 1)                           \
+    X(LAST, "last", GAUGE, "", 0)                               \
+    X(MIN, "min", GAUGE, "", 0)                                 \
+    X(MAX, "max", GAUGE, "", 0)                                 \
+    X(MEM_LIVE, "live bytes", MEMORY, "bytes", 0)               \
+    X(MEM_LIVE_ALLOCS, "live allocations", MEMORY, "", 0)       \
+    X(MEM_PEAK, "peak live bytes", MEMORY, "bytes", 0)          \
+    X(MEM_ALLOC_BYTES, "bytes allocated", MEMORY, "bytes", 1)   \
+    X(MEM_ALLOCS, "allocations", MEMORY, "", 1)                 \
+    X(MEM_FREE_BYTES, "bytes freed", MEMORY, "bytes", 1)        \
+    X(MEM_FREES, "frees", MEMORY, "", 1)
+
+enum { LUDUS__OWNER_COUNT, LUDUS__OWNER_GAUGE, LUDUS__OWNER_MEMORY };
+enum {
+#define LUDUS__STAT_ENUM(name, series, owner, unit, per_frame) LUDUS__STAT_##name,
+    LUDUS__FRAME_STATS(LUDUS__STAT_ENUM)
+#undef LUDUS__STAT_ENUM
+        LUDUS__STAT_COUNT
+};
+/* Counter tracks per site: 0 for plain samples (plots, sample_counter,
+ * memory gauges), 1 + stat for the statistics above. */
+#define LUDUS__SERIES_PER_SITE (1u + LUDUS__STAT_COUNT)
+
+typedef struct ludus__stat_info {
+    const char *name, *series, *unit;
+    uint8_t owner, per_frame;
+} ludus__stat_info;
+LUDUS_HIDDEN extern const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT];
 
 /* Indexed by the raw kind (0..15) and by LUDUS_NEV_*; built from the tables. */
 LUDUS_HIDDEN extern const ludus__kind_info ludus__kinds[16];

@@ -92,7 +92,7 @@ static inline void set_nev(ludus__nev *restrict e, uint8_t kind, uint8_t lane, u
     e->flags = flags;
     e->site = site;
     e->depth = depth;
-    e->unused = 0;
+    e->series = 0;
     e->ts_ns = ts;
     e->begin_ns = begin;
     e->value = value;
@@ -319,13 +319,24 @@ static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus
     }
     it->events++;
     uint64_t value = ki->slots == 2 ? e[1].ticks : 0;
+    uint32_t series = 0;
+    if (ki->payload == LUDUS__P_STAT) {
+        if (e[1].word >= LUDUS__STAT_COUNT) { /* readers reject it; a live capture cannot hold one */
+            it->events--;
+            it->filtered++;
+            return;
+        }
+        series = 1u + (uint32_t)e[1].word;
+    }
     if (ki->nev == LUDUS_NEV_FRAME) {
         value = ++it->frame_no;
         it->frames++;
     } else if (ki->nev == LUDUS_NEV_COUNTER_F64 && ((value >> 52) & 0x7ff) == 0x7ff) {
         it->nonfinite++;
     }
-    set_nev(emit(it), ki->nev, 0, 0, site, it->lane_depth[0], ts, 0, value);
+    ludus__nev *n = emit(it);
+    set_nev(n, ki->nev, 0, 0, site, it->lane_depth[0], ts, 0, value);
+    n->series = series;
 }
 
 /* ---- the end of the stream ---- */

@@ -333,6 +333,7 @@ int ludus_end_capture(void) {
         c->names = s->names;
         uint64_t used = __atomic_load_n(&s->pool.next, __ATOMIC_RELAXED);
         c->bytes_used = used < s->pool.bytes ? used : s->pool.bytes;
+        ludus__mem_cov_take(c, (int64_t)s->pool.bytes); /* without memory: no manifest */
         c->unregistered_drops = unregistered + s->retired_oom_events;
         c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
         c->stragglers = strag;

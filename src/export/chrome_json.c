@@ -274,7 +274,10 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
             snippet_part(x, ev->site, 1);
         else
             ludus__w_str(w, ",\"name\":\"counter\"");
-        ludus__w_str(w, ",\"args\":{\"value\":");
+        /* the series names the value: Perfetto shows the track as "<name> <series>" */
+        ludus__w_str(w, ",\"args\":{\"");
+        ludus__w_str(w, ev->series ? ludus__stats[ev->series - 1].series : "value");
+        ludus__w_str(w, "\":");
         if (ni->json == LUDUS__TR_COUNTER_I64)
             ludus__w_i64(w, (int64_t)ev->value);
         else
@@ -340,6 +343,7 @@ static void write_metadata(json_ctx *x) {
     meta_kv_u64(w, "site_id_collisions", c->id_collisions);
     meta_kv_u64(w, "nonfinite_counter_samples", x->skipped_nonfinite);
     meta_kv_u64(w, "pool_bytes_used", c->bytes_used);
+    if (c->nmem_cov) ludus__mem_cov_json(w, c);
     ludus__w_str(w, ",\"threads\":[");
     for (uint32_t t = 0; t < c->nthreads; t++) {
         const ludus__cap_thread *th = &c->threads[t];

@@ -15,4 +15,7 @@ LUDUS_HIDDEN int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned
 /* The errno (negative) that made an output's writes fail, or 0 (output.c). */
 LUDUS_HIDDEN int ludus__output_error(const ludus_output *o);
 
+/* memory_json.c: the memory coverage manifest as a JSON member (",\"memory_coverage\":{...}"). */
+LUDUS_HIDDEN void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c);
+
 #endif

@@ -87,11 +87,12 @@ static void write_header(ludus__writer *w, const ludus_capture *c) {
 }
 
 static void write_meta(ludus__writer *w, const ludus_capture *c, rec_buf *r) {
-    const char *keys[3] = {"ludus_version", "process_name", "categories"};
-    const char *vals[3] = {LUDUS_VERSION_STRING, c->process_name, c->categories};
+    char *cov = c->nmem_cov ? ludus__mem_cov_text(c) : NULL;
+    const char *keys[4] = {"ludus_version", "process_name", "categories", "memory_coverage"};
+    const char *vals[4] = {LUDUS_VERSION_STRING, c->process_name, c->categories, cov};
     uint32_t n = 0;
     r->n = 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         if (!vals[i]) continue;
         size_t kn = strlen(keys[i]), vn = clamp_len(strlen(vals[i]));
         rb_u32(r, (uint32_t)kn);
@@ -100,6 +101,7 @@ static void write_meta(ludus__writer *w, const ludus_capture *c, rec_buf *r) {
         rb_bytes(r, vals[i], vn);
         n++;
     }
+    free(cov);
     write_record(w, LUDUS__NF_META, n, r->b, r->n);
 }
 

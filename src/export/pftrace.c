@@ -51,7 +51,8 @@ enum { SEQ_CLEARED = 1 };
 #define LANE_UUID(t, lane) (2u + (uint64_t)(t)*LUDUS__MAX_LANES + (lane))
 #define THREAD_UUID(t) LANE_UUID(t, 0)
 /* After the thread tracks: small uuids keep counter events short. */
-#define COUNTER_UUID(site) (2u + (uint64_t)s->c->nthreads * LUDUS__MAX_LANES + (uint64_t)(site))
+#define COUNTER_UUID(site, series) \
+    (2u + (uint64_t)s->c->nthreads * LUDUS__MAX_LANES + (uint64_t)(site) * LUDUS__SERIES_PER_SITE + (series))
 #define META_SEQ 1u
 #define MAX_STR 4096u /* longer names are cut: a packet must fit the writer */
 
@@ -166,6 +167,11 @@ static void write_process(pf_state *s) {
     p = da_u64(p, "frames", c->frames);
     p = da_u64(p, "interner_drops", c->interner_drops);
     p = da_u64(p, "site_id_collisions", c->id_collisions);
+    if (c->nmem_cov) {
+        char *cov = ludus__mem_cov_text(c); /* lines of tab-separated fields, as in .ludus (docs/format.md) */
+        if (cov) p = da_str(p, "memory_coverage", cov);
+        free(cov);
+    }
     if (c->cut) {
         p = da_i64(p, "cut_from_ns", c->cut_from_ns);
         p = da_i64(p, "cut_to_ns", c->cut_to_ns);
@@ -301,20 +307,27 @@ static uint64_t ts_of(const ludus__nev *ev) {
     return ev->ts_ns < 0 ? 0 : (uint64_t)ev->ts_ns;
 }
 
-static void describe_counter(pf_state *s, uint32_t site) {
+/* A counter track per (site, series): "DrawCalls per frame", "Memory/Render
+ * live bytes"; plain samples keep the site's name. */
+static void describe_counter(pf_state *s, uint32_t site, uint32_t series) {
     const ludus__site_info *si = &s->c->sites[site];
     uint8_t *pm, *m, *m2;
+    char name[MAX_STR + 64];
+    size_t n = clamp(si->name_len);
+    memcpy(name, si->name, n);
+    if (series) n += (size_t)snprintf(name + n, sizeof name - n, " %s", ludus__stats[series - 1].series);
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
     p = packet_open(p, &pm, 0, 0, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
-    p = ludus__pb_uint(p, 1, COUNTER_UUID(site));
-    p = ludus__pb_bytes(p, 2, si->name, clamp(si->name_len));
+    p = ludus__pb_uint(p, 1, COUNTER_UUID(site, series));
+    p = ludus__pb_bytes(p, 2, name, n);
     p = ludus__pb_uint(p, 5, PROCESS_UUID);
-    p = ludus__pb_open(p, 8, &m2);
+    p = ludus__pb_open(p, 8, &m2); /* CounterDescriptor: unit (3) COUNT = 2, SIZE_BYTES = 3 */
+    if (series) p = ludus__pb_uint(p, 3, ludus__stats[series - 1].unit[0] ? 3 : 2);
     p = ludus__pb_close(p, m2);
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
-    s->counter_described[site] = 1;
+    s->counter_described[(size_t)site * LUDUS__SERIES_PER_SITE + series] = 1;
 }
 
 /* The annotation names a slice end's flags need. */
@@ -350,12 +363,13 @@ static void write_event(pf_state *s, const ludus__nev *ev) {
     }
     if (ni->pftrace == LUDUS__TR_COUNTER_I64 || ni->pftrace == LUDUS__TR_COUNTER_F64) {
         if (ev->site == UINT32_MAX) return;
-        if (!s->counter_described[ev->site]) describe_counter(s, ev->site);
+        if (!s->counter_described[(size_t)ev->site * LUDUS__SERIES_PER_SITE + ev->series])
+            describe_counter(s, ev->site, ev->series);
         uint8_t *p = ludus__pb_reserve(s->w, 64);
         p = packet_open(p, &pm, ts, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_COUNTER);
-        p = ludus__pb_uint(p, TE_TRACK_UUID, COUNTER_UUID(ev->site));
+        p = ludus__pb_uint(p, TE_TRACK_UUID, COUNTER_UUID(ev->site, ev->series));
         if (ni->pftrace == LUDUS__TR_COUNTER_I64)
             p = ludus__pb_int(p, TE_COUNTER_VALUE, (int64_t)ev->value);
         else
@@ -418,7 +432,7 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     s.w = w;
     s.c = c;
     s.name_seq = calloc(c->nsites ? c->nsites : 1, sizeof *s.name_seq);
-    s.counter_described = calloc(c->nsites ? c->nsites : 1, 1);
+    s.counter_described = calloc(c->nsites ? c->nsites : 1, LUDUS__SERIES_PER_SITE);
     if (!s.name_seq || !s.counter_described) {
         free(s.name_seq);
         free(s.counter_described);

@@ -101,20 +101,24 @@ void ludus__aligned_free(void *p) {
     free(p);
 }
 
-static pthread_key_t exit_key;
+static pthread_key_t exit_key[LUDUS__EXIT_HOOKS];
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
-static void (*exit_fn)(void *);
-static void exit_trampoline(void *arg) {
-    __atomic_load_n(&exit_fn, __ATOMIC_ACQUIRE)(arg);
+static void (*exit_fn[LUDUS__EXIT_HOOKS])(void *);
+static void exit_trampoline0(void *arg) {
+    __atomic_load_n(&exit_fn[0], __ATOMIC_ACQUIRE)(arg);
+}
+static void exit_trampoline1(void *arg) {
+    __atomic_load_n(&exit_fn[1], __ATOMIC_ACQUIRE)(arg);
 }
 static void exit_key_create(void) {
-    pthread_key_create(&exit_key, exit_trampoline);
+    pthread_key_create(&exit_key[0], exit_trampoline0);
+    pthread_key_create(&exit_key[1], exit_trampoline1);
 }
 
-int ludus__on_thread_exit(void (*fn)(void *), void *arg) {
-    __atomic_store_n(&exit_fn, fn, __ATOMIC_RELEASE); /* one hook for the whole library */
+int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
+    __atomic_store_n(&exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
     pthread_once(&exit_once, exit_key_create);
-    return pthread_setspecific(exit_key, arg) == 0 ? 0 : -1;
+    return pthread_setspecific(exit_key[which], arg) == 0 ? 0 : -1;
 }
 
 void ludus__process_name(char *out, size_t cap) {

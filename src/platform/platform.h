@@ -88,7 +88,8 @@ LUDUS_HIDDEN extern int ludus__file_no_tmpfile;
 LUDUS_HIDDEN void ludus__os_strerror(int err, char *buf, size_t cap);
 
 /* Thread-exit hook: fn(arg) runs when the calling thread exits. */
-LUDUS_HIDDEN int ludus__on_thread_exit(void (*fn)(void *), void *arg);
+enum { LUDUS__EXIT_RECORDER, LUDUS__EXIT_COUNTERS, LUDUS__EXIT_HOOKS };
+LUDUS_HIDDEN int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg);
 
 /* Process name (from /proc/self/comm where available). */
 LUDUS_HIDDEN void ludus__process_name(char *out, size_t cap);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters.h"
 #include "record.h"
 
 __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
@@ -273,6 +274,20 @@ static int emit_slots(uintptr_t word, uint64_t p0, uintptr_t p1, unsigned nslots
     put(t, word, nslots, p0, p1);
     leave(t, c);
     return 1;
+}
+
+int ludus__emit_value(uintptr_t word, uint64_t p0, uintptr_t p1) {
+    return emit_slots(word, p0, p1, 2, NULL);
+}
+
+void ludus__plot_i64(const ludus_site *site, int64_t value) {
+    emit_slots((uintptr_t)site | LUDUS__K_COUNTER, (uint64_t)value, 0, 2, NULL);
+}
+
+void ludus__plot_f64(const ludus_site *site, double value) {
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    emit_slots((uintptr_t)site | LUDUS__K_COUNTER_F64, bits, 0, 2, NULL);
 }
 
 void ludus__emit(const ludus_site *site, unsigned kind) {

@@ -92,7 +92,7 @@ int ludus__register_self(const char *name) {
     /* Published last: the controller only looks at LIVE records. */
     __atomic_store_n(&r->state, LUDUS__REC_LIVE, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&ludus__reg.lock);
-    ludus__on_thread_exit(thread_exit_hook, r);
+    ludus__on_thread_exit(LUDUS__EXIT_RECORDER, thread_exit_hook, r);
     ludus__lib_leave();
     return 0;
 }

@@ -120,7 +120,7 @@ def compare(pf, js):
     for key, jl in js.items():
         if isinstance(key, tuple):
             # a counter's samples come from every thread: compare them in time order
-            assert sorted(pf[key]) == sorted((t, e["args"]["value"]) for _, t, e, _ in jl), key
+            assert sorted(pf[key]) == sorted((t, list(e["args"].values())[0]) for _, t, e, _ in jl), key
             continue
         pl = pf[key]
         # JSON flows are an X slice + s/f; the pftrace has one INSTANT with ids.

@@ -3,7 +3,9 @@ written when they end, children first) become a begin and an end, and each
 track's events are put in time order with ties broken so slices nest: at one
 ts ends come before begins, later-begun slices end first, longer slices
 begin first. Flow ends (an X of cat "flow" plus s/f) and instants stay as
-they are. Counters are keyed ("C", name)."""
+they are. Counters are keyed ("C", track name): the name, and for a frame
+statistic (its one argument is not "value") the series after a space, as
+Perfetto names the track ("DrawCalls per frame")."""
 import json
 
 
@@ -21,7 +23,9 @@ def track_events(doc):
             continue
         ts = int(round(float(e["ts"]) * 1000))
         if ph == "C":
-            keyed.setdefault(("C", e["name"]), []).append(((ts, 1, 0, i), ("C", ts, e, "")))
+            (series,) = e["args"].keys()
+            track = e["name"] if series == "value" else e["name"] + " " + series
+            keyed.setdefault(("C", track), []).append(((ts, 1, 0, i), ("C", ts, e, "")))
             continue
         track = keyed.setdefault(e["tid"], [])
         if ph == "X" and e.get("cat") != "flow":

@@ -1,0 +1,132 @@
+/* The memory coverage manifest every export carries: which domains exist,
+ * since when each is tracked (and from what baseline), what they held at
+ * capture end, and what is known to lie outside them (the profiler's own
+ * memory, notes from ludus_memory_note_outside). Taken once when a capture
+ * ends; stored in the .ludus metadata as lines of tab-separated fields
+ * (docs/format.md), the one text form the reader parses back. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../record/counters.h"
+#include "capture_internal.h"
+#include "text.h"
+
+
+static const char *const kind_names[] = {"domain", "outside"};
+
+int ludus__mem_cov_take(ludus_capture *c, int64_t pool_bytes) {
+    ludus__domain_info d[LUDUS__MAX_DOMAINS];
+    ludus__outside_note o[LUDUS__MAX_OUTSIDE];
+    ludus__live_lock();
+    uint32_t nd = ludus__live_domains(d, LUDUS__MAX_DOMAINS);
+    uint32_t no = ludus__live_outside(o, LUDUS__MAX_OUTSIDE);
+    uint64_t shards = ludus__live_shard_bytes();
+    ludus__live_unlock();
+    c->mem_cov = calloc(nd + no + 2, sizeof *c->mem_cov);
+    if (!c->mem_cov) return -1;
+    for (uint32_t i = 0; i < nd; i++) {
+        ludus__mem_cov *m = &c->mem_cov[c->nmem_cov++];
+        m->kind = LUDUS__MEM_COV_DOMAIN;
+        memcpy(m->name, d[i].name, sizeof m->name);
+        m->since_ns = d[i].since_ns - c->start_ns;
+        m->baseline_bytes = d[i].baseline_bytes;
+        m->live_bytes = d[i].live_bytes;
+        m->peak_bytes = d[i].peak_bytes;
+        m->allocs = d[i].allocs;
+        m->frees = d[i].frees;
+        m->alloc_bytes = d[i].alloc_bytes;
+        m->free_bytes = d[i].free_bytes;
+        m->flags = (d[i].has_baseline ? LUDUS__MEM_COV_BASELINE : 0) | (d[i].underflow ? LUDUS__MEM_COV_UNKNOWN : 0);
+    }
+    ludus__mem_cov *m = &c->mem_cov[c->nmem_cov++];
+    m->kind = LUDUS__MEM_COV_OUTSIDE;
+    snprintf(m->name, sizeof m->name, "ludus capture pool");
+    m->live_bytes = pool_bytes;
+    m = &c->mem_cov[c->nmem_cov++];
+    m->kind = LUDUS__MEM_COV_OUTSIDE;
+    snprintf(m->name, sizeof m->name, "ludus counter shards");
+    m->live_bytes = (int64_t)shards;
+    for (uint32_t i = 0; i < no; i++) {
+        m = &c->mem_cov[c->nmem_cov++];
+        m->kind = LUDUS__MEM_COV_OUTSIDE;
+        memcpy(m->name, o[i].what, sizeof m->name);
+        m->live_bytes = (int64_t)o[i].bytes;
+    }
+    return 0;
+}
+
+char *ludus__mem_cov_text(const ludus_capture *c) {
+    size_t cap = (size_t)c->nmem_cov * (sizeof c->mem_cov->name + 8 * 24 + 24) + 1, n = 0;
+    char *t = malloc(cap);
+    if (!t) return NULL;
+    t[0] = 0;
+    for (uint32_t i = 0; i < c->nmem_cov; i++) {
+        const ludus__mem_cov *m = &c->mem_cov[i];
+        n += (size_t)snprintf(t + n, cap - n, "%s", kind_names[m->kind]);
+#define PUT(f) n += (size_t)snprintf(t + n, cap - n, "\t%" PRId64, m->f);
+        LUDUS__MEM_COV_FIELDS(PUT)
+#undef PUT
+        n += (size_t)snprintf(t + n, cap - n, "\t%u\t", m->flags);
+        for (const char *s = m->name; *s && n + 2 < cap; s++) t[n++] = (*s == '\t' || *s == '\n') ? ' ' : *s;
+        t[n++] = '\n';
+        t[n] = 0;
+    }
+    return t;
+}
+
+/* Parses the metadata value back; the first bad line is named. */
+int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, size_t why_cap) {
+    uint32_t lines = 0;
+    for (size_t i = 0; i < n; i++) lines += v[i] == '\n';
+    if (lines > 1024) {
+        snprintf(why, why_cap, "%u memory coverage lines (at most 1024)", lines);
+        return -1;
+    }
+    free(c->mem_cov);
+    c->nmem_cov = 0;
+    c->mem_cov = calloc(lines ? lines : 1, sizeof *c->mem_cov);
+    if (!c->mem_cov) return -2;
+    const char *p = v, *end = v + n;
+    for (uint32_t l = 0; l < lines; l++) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        char line[512];
+        size_t len = (size_t)(eol - p);
+        if (len >= sizeof line) {
+            snprintf(why, why_cap, "memory coverage line %u is too long", l + 1);
+            return -1;
+        }
+        memcpy(line, p, len);
+        line[len] = 0;
+        p = eol + 1;
+        ludus__mem_cov *m = &c->mem_cov[c->nmem_cov];
+        char *s = line, *f;
+        f = strsep(&s, "\t");
+        m->kind = !strcmp(f, "domain") ? LUDUS__MEM_COV_DOMAIN : !strcmp(f, "outside") ? LUDUS__MEM_COV_OUTSIDE : -1;
+        int ok = m->kind >= 0;
+#define GET(fl)                                        \
+    if (ok) {                                          \
+        f = strsep(&s, "\t");                          \
+        char *e;                                       \
+        m->fl = f ? strtoll(f, &e, 10) : 0;            \
+        ok = f && *f && *e == 0;                       \
+    }
+        LUDUS__MEM_COV_FIELDS(GET)
+#undef GET
+        if (ok) {
+            f = strsep(&s, "\t");
+            char *e;
+            unsigned long fl = f ? strtoul(f, &e, 10) : 0;
+            ok = f && *f && *e == 0 && fl <= (LUDUS__MEM_COV_BASELINE | LUDUS__MEM_COV_UNKNOWN) && s;
+            m->flags = (uint32_t)fl;
+        }
+        if (!ok) {
+            snprintf(why, why_cap, "memory coverage line %u is malformed", l + 1);
+            return -1;
+        }
+        m->name[ludus__utf8_clean(s, strlen(s), m->name, sizeof m->name - 1)] = 0;
+        c->nmem_cov++;
+    }
+    return 0;
+}

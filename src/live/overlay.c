@@ -1,0 +1,278 @@
+/* The live side's readers: values of the ring of recent frames by name,
+ * and the overlay text. Every statistic names its window (the last N
+ * frames, N given) and its denominator; extrema are exact over the window,
+ * never decaying. Everything is read under the ring's lock and computed on
+ * the caller's thread from copies: the frame thread waits for no more than
+ * the copy. */
+#include <ludus/capture.h>
+#include <ludus/overlay.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../capture/nev_kinds.h"
+#include "../capture/text.h"
+#include "../record/counters.h"
+#include "../record/record.h"
+
+int ludus_frame_ring_configure(uint32_t frames) {
+    int rc = ludus__ring_configure(frames);
+    if (rc == LUDUS_EINVAL) return ludus__fail(rc, "ring frames must be 2 .. %u", LUDUS__RING_MAX);
+    if (rc) return ludus__fail(LUDUS_EINVAL, "the ring is configured before the first LUDUS_PROFILE_FRAME");
+    return 0;
+}
+
+void ludus_frame_ring_enable(void) {
+    ludus__live_want_frames();
+}
+
+/* The name a site shows: its literal's text. */
+static void site_text(const ludus_site *s, char *out, size_t cap) {
+    const char *n = s->name ? s->name : s->function;
+    size_t len = strlen(n);
+    if (s->flags & LUDUS_SITE_TEXT || len >= cap) {
+        snprintf(out, cap, "%s", n);
+        return;
+    }
+    out[ludus__c_literal_text(n, len, out)] = 0;
+}
+
+static void item_name(const ludus__live_item *it, char *out, size_t cap) {
+    if (it->owner == LUDUS__OWNER_MEMORY)
+        snprintf(out, cap, "Memory/%s", it->domain);
+    else
+        site_text(it->site, out, cap);
+}
+
+/* The ring row of frame `frame` (lock held), or NULL. */
+static const ludus__ring_row *row_of(const ludus__ring *r, uint64_t frame, const int64_t **values) {
+    if (!r->rows || r->closed == 0) return NULL;
+    uint64_t newest = r->closed - 1, oldest = r->closed > r->cap ? r->closed - r->cap : 0;
+    const ludus__ring_row *last = &r->rows[newest % r->cap];
+    /* rows are numbered consecutively: row k holds frame last->number - (newest - k) */
+    if (frame > last->number || last->number - frame > newest - oldest) return NULL;
+    uint64_t k = newest - (last->number - frame);
+    *values = &r->values[(k % r->cap) * LUDUS__ROW_VALUES];
+    return &r->rows[k % r->cap];
+}
+
+int ludus_live_frames(uint64_t *first, uint64_t *last) {
+    ludus__live_lock();
+    const ludus__ring *r = ludus__live_ring();
+    int rc = LUDUS_ENODATA;
+    if (r->rows && r->closed) {
+        uint64_t n = r->closed < r->cap ? r->closed : r->cap;
+        uint64_t hi = r->rows[(r->closed - 1) % r->cap].number;
+        if (first) *first = hi - (n - 1);
+        if (last) *last = hi;
+        rc = 0;
+    }
+    ludus__live_unlock();
+    return rc;
+}
+
+int ludus_live_frame_ns(uint64_t frame, int64_t *begin_ns, int64_t *end_ns) {
+    ludus__live_lock();
+    const int64_t *v;
+    const ludus__ring_row *row = row_of(ludus__live_ring(), frame, &v);
+    if (row) {
+        if (begin_ns) *begin_ns = row->begin_ns;
+        if (end_ns) *end_ns = row->end_ns;
+    }
+    ludus__live_unlock();
+    return row ? 0 : LUDUS_ENODATA;
+}
+
+/* The ring value index of (item, stat), or -1 when the stat is not the
+ * item's. */
+static int value_index(const ludus__live_item *it, unsigned stat) {
+    if (ludus__stats[stat].owner != it->owner) return -1;
+    switch (it->owner) {
+    case LUDUS__OWNER_COUNT:
+        return (int)LUDUS__ROW_COUNTER(it->i);
+    case LUDUS__OWNER_GAUGE:
+        return (int)(LUDUS__ROW_GAUGE(it->i) + (stat - LUDUS__STAT_LAST));
+    default:
+        return (int)(LUDUS__ROW_DOMAIN(it->i) + (stat - LUDUS__STAT_MEM_LIVE));
+    }
+}
+
+static int item_in_row(const ludus__live_item *it, const ludus__ring_row *row) {
+    uint32_t n = it->owner == LUDUS__OWNER_COUNT ? row->ncounters
+                 : it->owner == LUDUS__OWNER_GAUGE ? row->ngauges
+                                                   : row->ndomains;
+    return it->i < n;
+}
+
+#define MAX_ITEMS (LUDUS__MAX_COUNTERS + LUDUS__MAX_GAUGES + LUDUS__MAX_DOMAINS)
+
+int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t *out) {
+    if (!name || !stat || !out) return ludus__fail(LUDUS_EINVAL, "name, stat and out are required");
+    unsigned st = 0;
+    while (st < LUDUS__STAT_COUNT && strcmp(ludus__stats[st].series, stat)) st++;
+    if (st == LUDUS__STAT_COUNT) return ludus__fail(LUDUS_EINVAL, "unknown statistic \"%s\"", stat);
+    static ludus__live_item items[MAX_ITEMS]; /* under the lock */
+    ludus__live_lock();
+    uint32_t n = ludus__live_items(items, MAX_ITEMS);
+    int rc = LUDUS_EINVAL, vi = -1;
+    const ludus__live_item *it = NULL;
+    char text[160];
+    for (uint32_t i = 0; i < n && !it; i++) {
+        item_name(&items[i], text, sizeof text);
+        if (!strcmp(text, name) && (vi = value_index(&items[i], st)) >= 0) it = &items[i];
+    }
+    if (it) {
+        const int64_t *v;
+        const ludus__ring_row *row = row_of(ludus__live_ring(), frame, &v);
+        rc = LUDUS_ENODATA;
+        if (row && item_in_row(it, row) && !(it->owner == LUDUS__OWNER_GAUGE && v[vi] == INT64_MIN)) {
+            *out = v[vi];
+            rc = 0;
+        }
+    }
+    ludus__live_unlock();
+    if (rc == LUDUS_EINVAL) return ludus__fail(rc, "no counter, gauge or domain \"%s\" with \"%s\"", name, stat);
+    return rc;
+}
+
+/* ---- the overlay ---- */
+
+typedef struct text_out {
+    char *buf;
+    size_t size, len;
+} text_out;
+
+static void put(text_out *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text_out *t, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *at = t->len < t->size ? t->buf + t->len : NULL;
+    int n = vsnprintf(at, at ? t->size - t->len : 0, fmt, ap);
+    va_end(ap);
+    if (n > 0) t->len += (size_t)n;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Nearest rank: the smallest value with at least q of the values at or
+ * below it. v sorted, n > 0. */
+static int64_t rank(const int64_t *v, uint32_t n, double q) {
+    uint32_t k = (uint32_t)(q * n + 0.999999);
+    return v[k ? k - 1 : 0];
+}
+
+static const char *ms(char *b, size_t cap, int64_t ns) {
+    snprintf(b, cap, "%.1f", (double)ns / 1e6);
+    return b;
+}
+
+static const char *bytes(char *b, size_t cap, int64_t v) {
+    double a = (double)(v < 0 ? -v : v);
+    const char *sign = v < 0 ? "-" : "";
+    if (a >= 1 << 30)
+        snprintf(b, cap, "%s%.2f GiB", sign, a / (1 << 30));
+    else if (a >= 1 << 20)
+        snprintf(b, cap, "%s%.1f MiB", sign, a / (1 << 20));
+    else if (a >= 1 << 10)
+        snprintf(b, cap, "%s%.1f KiB", sign, a / (1 << 10));
+    else
+        snprintf(b, cap, "%s%.0f B", sign, a);
+    return b;
+}
+
+int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc) {
+    if (!buf && size) return ludus__fail(LUDUS_EINVAL, "buf is NULL");
+    uint32_t want = desc && desc->window_frames ? desc->window_frames : 120;
+    uint32_t max_lines = desc && desc->max_lines ? desc->max_lines : 16;
+    text_out t = {buf, size, 0};
+    if (size) buf[0] = 0;
+    ludus__live_want_frames();
+    static ludus__live_item items[MAX_ITEMS]; /* under the lock */
+    static ludus__domain_info dom[LUDUS__MAX_DOMAINS];
+    ludus__live_lock();
+    const ludus__ring *r = ludus__live_ring();
+    /* the window: the newest real frames (the lead-in is not one) */
+    uint32_t have = r->rows ? (uint32_t)(r->closed < r->cap ? r->closed : r->cap) : 0;
+    uint32_t w = 0;
+    while (w < have && w < want && r->rows[(r->closed - 1 - w) % r->cap].number != 0) w++;
+    if (w == 0) {
+        ludus__live_unlock();
+        put(&t, "ludus: no complete frame yet (LUDUS_PROFILE_FRAME once per frame)\n");
+        return (int)t.len;
+    }
+    int64_t *ft = malloc(sizeof *ft * w * 2);
+    if (!ft) {
+        ludus__live_unlock();
+        return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    }
+    int64_t *col = ft + w;
+    const ludus__ring_row *newest = &r->rows[(r->closed - 1) % r->cap];
+    for (uint32_t k = 0; k < w; k++) {
+        const ludus__ring_row *row = &r->rows[(r->closed - 1 - k) % r->cap];
+        ft[k] = row->end_ns - row->begin_ns;
+    }
+    qsort(ft, w, sizeof *ft, cmp_i64);
+    char a[32], b[32], c[32], d[32];
+    put(&t, "last %u frames (to frame %llu): p50 %s ms, p99 %s, max %s\n", w, (unsigned long long)newest->number,
+        ms(a, sizeof a, rank(ft, w, 0.5)), ms(b, sizeof b, rank(ft, w, 0.99)), ms(c, sizeof c, ft[w - 1]));
+    uint32_t n = ludus__live_items(items, MAX_ITEMS), lines = 0;
+    uint32_t nd = ludus__live_domains(dom, LUDUS__MAX_DOMAINS);
+    for (uint32_t i = 0; i < n && lines < max_lines; i++, lines++) {
+        const ludus__live_item *it = &items[i];
+        char name[96];
+        item_name(it, name, sizeof name);
+        /* the frames of the window that hold the item (registered later: fewer) */
+        uint32_t m = 0;
+        int64_t sum = 0, mx = INT64_MIN, mn = INT64_MAX;
+        for (uint32_t k = 0; k < w; k++) {
+            uint64_t at = (r->closed - 1 - k) % r->cap;
+            const ludus__ring_row *row = &r->rows[at];
+            const int64_t *v = &r->values[at * LUDUS__ROW_VALUES];
+            if (!item_in_row(it, row)) continue;
+            if (it->owner == LUDUS__OWNER_GAUGE) {
+                const int64_t *g = &v[LUDUS__ROW_GAUGE(it->i)];
+                if (g[0] == INT64_MIN) continue;
+                col[m++] = g[0];
+                if (g[1] < mn) mn = g[1];
+                if (g[2] > mx) mx = g[2];
+            } else if (it->owner == LUDUS__OWNER_COUNT) {
+                col[m++] = v[LUDUS__ROW_COUNTER(it->i)];
+                sum += v[LUDUS__ROW_COUNTER(it->i)];
+                if (v[LUDUS__ROW_COUNTER(it->i)] > mx) mx = v[LUDUS__ROW_COUNTER(it->i)];
+            } else {
+                const int64_t *dv = &v[LUDUS__ROW_DOMAIN(it->i)];
+                col[m++] = dv[LUDUS__STAT_MEM_ALLOC_BYTES - LUDUS__STAT_MEM_LIVE];
+                sum += dv[LUDUS__STAT_MEM_ALLOC_BYTES - LUDUS__STAT_MEM_LIVE];
+                if (dv[LUDUS__STAT_MEM_PEAK - LUDUS__STAT_MEM_LIVE] > mx) mx = dv[LUDUS__STAT_MEM_PEAK - LUDUS__STAT_MEM_LIVE];
+            }
+        }
+        const char *of = m == w ? "" : " (registered since)";
+        if (m == 0) {
+            put(&t, "%s: no value in the last %u frames\n", name, w);
+        } else if (it->owner == LUDUS__OWNER_COUNT) {
+            put(&t, "%s per frame, last %u frames%s: mean %.1f, max %lld\n", name, m, of, (double)sum / m,
+                (long long)mx);
+        } else if (it->owner == LUDUS__OWNER_GAUGE) {
+            put(&t, "%s: %lld; last %u frames%s: min %lld, max %lld\n", name, (long long)col[0], m, of, (long long)mn,
+                (long long)mx);
+        } else {
+            const ludus__domain_info *di = it->i < nd ? &dom[it->i] : NULL;
+            const char *valid = !di ? "" : di->underflow ? " (unknown: frees of untracked memory)"
+                                       : di->has_baseline ? ""
+                                                          : " (since registration)";
+            put(&t, "%s: live %s%s, peak %s (last %u frames%s); allocated %s per frame (mean)\n", name,
+                bytes(a, sizeof a, di ? di->live_bytes : 0), valid, bytes(b, sizeof b, mx), m, of,
+                bytes(d, sizeof d, sum / m));
+        }
+    }
+    if (lines < n) put(&t, "(%u more not shown)\n", n - lines);
+    uint32_t refused = ludus__live_refused();
+    if (refused) put(&t, "ludus: %u counters, gauges or domains refused (tables full)\n", refused);
+    ludus__live_unlock();
+    free(ft);
+    return (int)(t.len > INT32_MAX ? INT32_MAX : t.len);
+}
