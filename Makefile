@@ -49,11 +49,13 @@ test-tsan: deps
 	@cd $(BUILD)-tsan && ctest --output-on-failure -L concurrency -j $(JOBS)
 
 # Loads the demo's trace into Chromium DevTools, speedscope and the DevTools
-# trace engine (needs chromium and npm; scripts/ensure-viewer-deps.sh installs them).
+# trace engine, and its HTML report (frame and counter charts) into Chromium (needs chromium and npm; scripts/ensure-viewer-deps.sh installs them).
 test-viewers: build
 	@./scripts/ensure-viewer-deps.sh
 	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/viewer-trace.json --frames 40 >/dev/null
 	@node tests/viewers/check-viewers.mjs $(BUILD)/viewer-trace.json
+	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/viewer-trace.ludus --html $(BUILD)/viewer-report.html >/dev/null
+	@node tests/viewers/check-report-html.mjs $(BUILD)/viewer-report.html
 
 # A long fuzzing run of the capture-file reader (make test runs it 10 s).
 FUZZ_SECONDS ?= 600

@@ -6,13 +6,16 @@
  *
  *   ludus-demo [--trace PATH] [--frames N] [--threads N] [--no-capture]
  *              [--slow-job NAME [--slow-factor F]] [--overlay] [--no-counters]
+ *              [--extra-draws N]
  *
  * Counters: DrawCalls and JobsRun per frame, the ReadyQueue gauge, FrameMs
  * plotted, and two memory domains: Render (a persistent buffer and a per-
  * frame scratch) and Jobs (each job's payload, allocated by the submitter
  * and freed by the worker that ran it: frees on another thread).
  * --overlay prints the overlay text every second; --no-counters leaves the
- * counters, gauges, plots and memory hooks out (the observer-effect run).
+ * counters, gauges, plots and memory hooks out (the observer-effect run);
+ * --extra-draws N adds N draw calls per frame (more work of its own kind,
+ * for `ludus-trace diff`).
  *
  * --slow-job makes the job named NAME (e.g. "Job: Animate") F times slower
  * (default 1.5): the demo against itself with one job slowed down is what
@@ -58,6 +61,7 @@ static struct {
 
 static uint32_t queue_counter_site;
 static int counters = 1; /* --no-counters: 0 */
+static int extra_draws;  /* --extra-draws N: more draw calls per frame */
 static ludus_memory_domain mem_render, mem_jobs;
 #define JOB_PAYLOAD 4096
 
@@ -167,7 +171,7 @@ static void render(int frame) {
     }
     {
         LUDUS_PROFILE_SCOPE(MainPass, render);
-        if (counters) LUDUS_PROFILE_COUNT(DrawCalls, 250 + (frame % 7) * 10);
+        if (counters) LUDUS_PROFILE_COUNT(DrawCalls, 250 + (frame % 7) * 10 + extra_draws);
         work_us(600);
     }
     tracked_free(mem_render, scratch, 64 * 1024 + (size_t)(frame % 4) * 16 * 1024);
@@ -200,13 +204,16 @@ int main(int argc, char **argv) {
             slow_factor = atof(argv[++i]);
         else if (!strcmp(argv[i], "--overlay"))
             overlay = 1;
+        else if (!strcmp(argv[i], "--extra-draws") && i + 1 < argc)
+            extra_draws = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-counters"))
             counters = 0;
         else if (!strcmp(argv[i], "--no-capture"))
             capture = 0; /* same workload, instrumented but idle (observer-effect baseline) */
         else {
             fprintf(stderr,
-                    "usage: %s [--trace PATH] [--frames N] [--threads N] [--no-capture] [--overlay] [--no-counters] [--slow-job NAME "
+                    "usage: %s [--trace PATH] [--frames N] [--threads N] [--no-capture] [--overlay] [--no-counters] "
+                    "[--extra-draws N] [--slow-job NAME "
                     "[--slow-factor F]]\n",
                     argv[0]);
             return 1;

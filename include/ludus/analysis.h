@@ -136,9 +136,10 @@ typedef struct ludus_analysis_summary {
     uint64_t clock_anomalies; /* ends before their begin: clamped to 0 */
     const char *window;       /* "all", "last:N", "range:T0-T1" */
     int64_t window_begin_ns, window_end_ns;
-    const char *frame_thread;       /* "" without frames */
-    uint64_t frame_marks;           /* on the frame thread */
-    uint64_t frame_marks_elsewhere; /* marks on other threads (ignored) */
+    const char *frame_thread;          /* "" without frames */
+    uint64_t frame_marks;              /* on the frame thread */
+    uint64_t frame_marks_elsewhere;    /* marks on other threads (ignored) */
+    uint64_t counter_values_elsewhere; /* frame snapshots recorded off the frame thread (ignored) */
     uint64_t frames_complete, frames_in_window;
     ludus_duration_stats frame_time; /* exact over the window's complete frames */
     int64_t median_frame_ns;
@@ -168,6 +169,34 @@ LUDUS_API const ludus_hitch *ludus_analysis_hitch(const ludus_analysis *a, uint3
 /* Calls and exclusive ns of a site in one frame (0 when absent). */
 LUDUS_API int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t site, uint64_t frame, uint64_t *calls,
                                            int64_t *excl_ns);
+
+/* Counters: one entry per counter track, a site and a series.
+ *   per-frame statistics (a LUDUS_PROFILE_FRAME snapshot of a counter, a
+ *   gauge or a memory domain): over the window's complete frames that hold
+ *   a value (`frames` of `frames_in_window`: a frame without one lost its
+ *   snapshot or came before the counter's first use); a frame's value is the
+ *   one its closing mark recorded;
+ *   timeline samples (LUDUS_PROFILE_PLOT, ludus_sample_counter, memory
+ *   gauges): the samples taken in the window, on any thread.
+ * Percentiles are exact (nearest rank). */
+typedef struct ludus_counter_stats {
+    const char *name;   /* the site's name: "DrawCalls", "Memory/Render" */
+    const char *series; /* "per frame", "last", "min", "max", "live bytes", ...; "samples" */
+    const char *unit;   /* "" or "bytes" */
+    const char *kind;   /* "count", "gauge", "memory", "plot" */
+    uint32_t site;      /* site index */
+    int per_frame;      /* 1: an amount of each frame (total is meaningful); 0: a level */
+    uint64_t values;    /* frames with a value (per-frame statistics) or samples (plots) in the window */
+    uint64_t frames_in_window;
+    double mean, min, p50, p99, max, total;
+} ludus_counter_stats;
+LUDUS_API uint32_t ludus_analysis_counter_count(const ludus_analysis *a);
+LUDUS_API const ludus_counter_stats *ludus_analysis_counter(const ludus_analysis *a, uint32_t index);
+/* Index of the counter track (name, series), or -1. */
+LUDUS_API int64_t ludus_analysis_find_counter(const ludus_analysis *a, const char *name, const char *series);
+/* A per-frame statistic's value in frame `frame` (LUDUS_ENODATA: none
+ * recorded; LUDUS_EINVAL: not a per-frame statistic). */
+LUDUS_API int ludus_analysis_counter_in_frame(const ludus_analysis *a, uint32_t index, uint64_t frame, double *value);
 
 /* ---------------------------------------------------------------------------
  * Reports, through a write callback (ludus_write_fn, capture.h: return 0 on
@@ -218,7 +247,14 @@ typedef struct ludus_diff_desc {
 #define LUDUS_DIFF_GONE 64u          /* only in BASE */
 #define LUDUS_DIFF_CHANGED (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK | LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER)
 
-enum ludus_metric { LUDUS_METRIC_MEAN = 0, LUDUS_METRIC_P50, LUDUS_METRIC_P90, LUDUS_METRIC_P99, LUDUS_METRIC_CALLS };
+enum ludus_metric {
+    LUDUS_METRIC_MEAN = 0,
+    LUDUS_METRIC_P50,
+    LUDUS_METRIC_P90,
+    LUDUS_METRIC_P99,
+    LUDUS_METRIC_CALLS,
+    LUDUS_METRIC_COUNTER /* a gate on a counter's per-frame mean (ludus_gate.counter) */
+};
 
 typedef struct ludus_diff_entry {
     const char *name; /* site name, or path "A/B/C" */
@@ -240,14 +276,37 @@ LUDUS_API const ludus_diff_entry *ludus_diff_entry_at(const ludus_diff *d, uint3
 /* Entry of the site (is_path 0) or path (1) of this name, or NULL. */
 LUDUS_API const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, int is_path);
 
+/* Counters: each per-frame statistic present on either side, compared by a
+ * Mann-Whitney U test over its per-frame values in the two windows (alpha
+ * split over the counters compared). Up is LUDUS_DIFF_MORE_WORK ("more
+ * work" for a counter's per-frame amount: draw calls per frame +20% is
+ * more work of its own kind; "higher" for a level), down LESS_WORK. */
+typedef struct ludus_diff_counter {
+    const char *name, *series, *kind; /* as in ludus_counter_stats */
+    int per_frame;
+    uint64_t base_frames, new_frames; /* window frames holding a value */
+    double base_mean, new_mean, base_p99, new_p99;
+    double rel; /* of the mean; HUGE_VAL when BASE is 0 and NEW is not */
+    double p;
+    uint32_t verdict; /* LUDUS_DIFF_MORE_WORK, LESS_WORK, NEW, GONE or 0 */
+} ludus_diff_counter;
+LUDUS_API uint32_t ludus_diff_counter_count(const ludus_diff *d);
+LUDUS_API const ludus_diff_counter *ludus_diff_counter_at(const ludus_diff *d, uint32_t index);
+
 /* A gate: "METRIC > +X%" or "METRIC < -X%" (metric: mean, p50, p90, p99,
  * calls). Applies to the entries the verdict finds significant for that
- * metric (time metrics: slower/faster; calls: more/less work). */
+ * metric (time metrics: slower/faster; calls: more/less work).
+ * "counter NAME > +X%" gates a counter's per-frame mean: NAME is the
+ * counter's name and series ("ReadyQueue max", "Memory/Render live bytes"),
+ * or the name alone for its first series (a count's "per frame", a gauge's
+ * "last", a domain's "live bytes"); it trips when the change is significant
+ * and beyond X. */
 typedef struct ludus_gate {
     int metric;  /* enum ludus_metric */
     int greater; /* 1: '>', 0: '<' */
     double rel;  /* 0.05 for +5% */
     char text[64];
+    char counter[64]; /* LUDUS_METRIC_COUNTER: NAME */
 } ludus_gate;
 LUDUS_API int ludus_gate_parse(const char *text, ludus_gate *out);
 /* Number of (entry, gate) pairs that trip; each is reported through write

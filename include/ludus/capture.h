@@ -210,6 +210,22 @@ typedef struct ludus_thread_summary {
 } ludus_thread_summary;
 LUDUS_API int ludus_capture_thread_summary(ludus_capture *c, uint32_t index, ludus_thread_summary *out);
 
+/* The memory coverage manifest (taken when the capture ended): each memory
+ * domain (ludus_memory_domain_register) with since when it is tracked and
+ * what it held, then what is known to lie outside every domain (the
+ * profiler's own memory, ludus_memory_note_outside). */
+typedef struct ludus_memory_coverage {
+    const char *name; /* owned by the capture */
+    int outside;      /* 1: memory outside every domain (only name and live_bytes) */
+    int has_baseline; /* the domain declared what it held before its hooks ran */
+    int unknown;      /* a free of memory allocated before tracking: live figures unknown */
+    int64_t since_ns; /* registration, relative to capture start (negative: before it) */
+    int64_t baseline_bytes, live_bytes, peak_bytes;
+    int64_t allocs, frees, alloc_bytes, free_bytes; /* since registration */
+} ludus_memory_coverage;
+LUDUS_API uint32_t ludus_capture_memory_coverage_count(const ludus_capture *capture);
+LUDUS_API int ludus_capture_memory_coverage(const ludus_capture *capture, uint32_t index, ludus_memory_coverage *out);
+
 /* The same over the last ended capture (LUDUS_ENODATA when none ended). */
 LUDUS_API int ludus_capture_get_summary(ludus_capture_summary *out);
 LUDUS_API int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out);

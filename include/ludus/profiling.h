@@ -54,7 +54,8 @@ typedef struct __attribute__((aligned(16))) ludus_site {
  * with the same name share one counter or gauge. */
 typedef struct ludus_counter_site {
     ludus_site site;
-    uint32_t slot; /* counter: its slot in every thread's shard; gauge: 1 + its row in ludus__gauges; 0 until first use */
+    uint32_t
+        slot; /* counter: its slot in every thread's shard; gauge: 1 + its row in ludus__gauges; 0 until first use */
     uint32_t reserved;
 } ludus_counter_site;
 
@@ -206,7 +207,7 @@ typedef struct ludus__event {
     X(COUNTER_F64, 8, SITE, F64, PASS, COUNTER_F64)  \
     X(SPAN_BEGIN, 9, SITE, NONE, SPAN_OPEN, BEGIN)   \
     X(SPAN_END, 10, SITE0, NONE, SPAN_CLOSE, END)    \
-    X(UNWIND, 11, NONE, POINT, UNWIND, END)         \
+    X(UNWIND, 11, NONE, POINT, UNWIND, END)          \
     X(FRAME_STAT, 12, SITE, STAT, PASS, FRAME_STAT)
 
 enum {
@@ -554,43 +555,51 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
  * bounded; an empty name is recorded as "<empty name>"). */
 #define LUDUS_PROFILE_SCOPE_DYN(name_expr) LUDUS__SCOPE_DYN_AT(LUDUS__VAR(ludus__dyn_), name_expr)
 
-#define LUDUS__COUNTER_SITE(name_str, flags) {name_str, __func__, __FILE__, NULL, (uint32_t)__LINE__, flags}
+#define LUDUS__COUNTER_SITE(name_str, flags) \
+    { name_str, __func__, __FILE__, NULL, (uint32_t)__LINE__, flags }
 /* Adds n (an integer) to a counter summed per frame: draw calls, jobs run,
  * bytes uploaded. Any thread, with or without a capture. An add counts
  * toward the frame whose LUDUS_PROFILE_FRAME reads it first: every add is in
  * exactly one frame, none is lost or counted twice. 128 counters. */
-#define LUDUS_PROFILE_COUNT(Name, n)                                                         \
-    do {                                                                                     \
-        static ludus_counter_site LUDUS__VAR(ludus__count_) = {                              \
-            LUDUS__COUNTER_SITE(#Name, LUDUS_SITE_COUNT), 0u, 0u};                           \
-        ludus__count(&LUDUS__VAR(ludus__count_), (int64_t)(n));                              \
+#define LUDUS_PROFILE_COUNT(Name, n)                                                                                  \
+    do {                                                                                                              \
+        static ludus_counter_site LUDUS__VAR(ludus__count_) = {LUDUS__COUNTER_SITE(#Name, LUDUS_SITE_COUNT), 0u, 0u}; \
+        ludus__count(&LUDUS__VAR(ludus__count_), (int64_t)(n));                                                       \
     } while (0)
 /* A level (entities alive, queue depth): per frame its last, min and max
  * value (the level carried in from the previous frame included). 32 gauges. */
-#define LUDUS_PROFILE_GAUGE(Name, value)                                                     \
-    do {                                                                                     \
-        static ludus_counter_site LUDUS__VAR(ludus__gauge_) = {                              \
-            LUDUS__COUNTER_SITE(#Name, LUDUS_SITE_GAUGE), 0u, 0u};                           \
-        ludus__gauge(&LUDUS__VAR(ludus__gauge_), (int64_t)(value));                          \
+#define LUDUS_PROFILE_GAUGE(Name, value)                                                                              \
+    do {                                                                                                              \
+        static ludus_counter_site LUDUS__VAR(ludus__gauge_) = {LUDUS__COUNTER_SITE(#Name, LUDUS_SITE_GAUGE), 0u, 0u}; \
+        ludus__gauge(&LUDUS__VAR(ludus__gauge_), (int64_t)(value));                                                   \
     } while (0)
 /* A timestamped sample on the counter's timeline track, during a capture
  * only: integers stay integers, float and double are kept as doubles. */
 #ifdef __cplusplus
 namespace ludus {
-inline void plot(const ludus_site *s, double v) { ludus__plot_f64_check(s, v); }
-inline void plot(const ludus_site *s, float v) { ludus__plot_f64_check(s, v); }
-template <typename T> inline void plot(const ludus_site *s, T v) { ludus__plot_i64_check(s, (int64_t)v); }
+inline void plot(const ludus_site *s, double v) {
+    ludus__plot_f64_check(s, v);
+}
+inline void plot(const ludus_site *s, float v) {
+    ludus__plot_f64_check(s, v);
+}
+template <typename T> inline void plot(const ludus_site *s, T v) {
+    ludus__plot_i64_check(s, (int64_t)v);
+}
 } /* namespace ludus */
 #define LUDUS__PLOT_CALL(site, value) ::ludus::plot(site, value)
 #else
-#define LUDUS__PLOT_CALL(site, value) \
-    _Generic((value), float: ludus__plot_f64_check, double: ludus__plot_f64_check, long double: ludus__plot_f64_check, \
-             default: ludus__plot_i64_check)(site, value)
+#define LUDUS__PLOT_CALL(site, value)             \
+    _Generic((value), float                       \
+             : ludus__plot_f64_check, double      \
+             : ludus__plot_f64_check, long double \
+             : ludus__plot_f64_check, default     \
+             : ludus__plot_i64_check)(site, value)
 #endif
-#define LUDUS_PROFILE_PLOT(Name, value)                          \
-    do {                                                         \
-        LUDUS__SITE(LUDUS__VAR(ludus__plot_), #Name, NULL);      \
-        LUDUS__PLOT_CALL(&LUDUS__VAR(ludus__plot_), value);      \
+#define LUDUS_PROFILE_PLOT(Name, value)                     \
+    do {                                                    \
+        LUDUS__SITE(LUDUS__VAR(ludus__plot_), #Name, NULL); \
+        LUDUS__PLOT_CALL(&LUDUS__VAR(ludus__plot_), value); \
     } while (0)
 
 #else /* LUDUS_PROFILE_LEVEL == 0: nothing is evaluated, no code is emitted */

@@ -41,6 +41,7 @@ void ludus_analysis_destroy(ludus_analysis *a) {
     free(a->node_cells);
     free(a->site_cells);
     free(a->hitches);
+    ludus__counters_free(a);
     free(a);
 }
 

@@ -81,6 +81,20 @@ typedef struct ludus__cell {
     int64_t excl;
 } ludus__cell;
 
+/* A counter track (counters.c): values in stream order, one per frame for
+ * a per-frame statistic (frame order), every sample in the window for a plot. */
+typedef struct ludus__counter_value {
+    uint64_t frame;
+    double value;
+} ludus__counter_value;
+
+typedef struct ludus__an_counter {
+    ludus_counter_stats pub;
+    uint32_t series; /* 0: plot samples; 1 + LUDUS__STAT_* */
+    ludus__counter_value *v;
+    size_t n, cap;
+} ludus__an_counter;
+
 struct ludus_analysis {
     ludus_analysis_desc desc;
     ludus_analysis_summary sum;
@@ -103,6 +117,9 @@ struct ludus_analysis {
     ludus_hitch *hitches;
     uint32_t nhitches;
     uint64_t win_f0, win_f1; /* window frames [f0, f1) (complete frames only) */
+    ludus__an_counter *counters;
+    uint32_t ncounters, counters_cap;
+    uint32_t *counter_at; /* (site, series) -> counter + 1 */
 };
 
 /* Analyses c (prepared here when needed). */
@@ -115,6 +132,13 @@ LUDUS_HIDDEN int ludus__frames_finish(ludus_analysis *a);
  * (zeros for frames without calls); out has win_f1 - win_f0 slots. */
 LUDUS_HIDDEN void ludus__cells_per_frame(const ludus_analysis *a, const ludus__cell *run, uint32_t n, int calls,
                                          double *out);
+/* counters.c: one counter event of a thread's stream (marks_seen: frame
+ * marks met so far on the frame thread); the statistics once the window is
+ * known; freeing. */
+LUDUS_HIDDEN int ludus__counter_event(ludus_analysis *a, const ludus__nev *ev, int on_frame_thread, uint64_t marks_seen,
+                                      int in_window);
+LUDUS_HIDDEN int ludus__counters_finish(ludus_analysis *a);
+LUDUS_HIDDEN void ludus__counters_free(ludus_analysis *a);
 /* Path text "A/B/C" into buf. */
 LUDUS_HIDDEN size_t ludus__path_text(const ludus_analysis *a, uint32_t node, char *buf, size_t cap);
 

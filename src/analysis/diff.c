@@ -22,6 +22,8 @@ struct ludus_diff {
     uint32_t n;
     char **names; /* path entries' names */
     uint32_t tests;
+    ludus_diff_counter *counters;
+    uint32_t ncounters, counter_tests;
 };
 
 /* ---- Mann-Whitney U ---- */
@@ -168,6 +170,112 @@ static void verdict(const ludus_diff *d, ludus_diff_entry *e, double zc, double 
         e->verdict |= LUDUS_DIFF_SLOWER_INSIDE;
 }
 
+/* ---- counters ---- */
+
+/* A per-frame statistic's values over the window's frames, sorted (malloc'd). */
+static double *window_values(const ludus_analysis *a, const ludus__an_counter *k, size_t *n) {
+    double *x = malloc((k->n ? k->n : 1) * sizeof *x);
+    *n = 0;
+    if (!x) return NULL;
+    for (size_t j = 0; j < k->n; j++)
+        if (k->v[j].frame >= a->win_f0 && k->v[j].frame < a->win_f1) x[(*n)++] = k->v[j].value;
+    qsort(x, *n, sizeof *x, cmp_d);
+    return x;
+}
+
+static const ludus__an_counter *counter_named(const ludus_analysis *a, const ludus_counter_stats *s) {
+    int64_t i = ludus_analysis_find_counter(a, s->name, s->series);
+    return i < 0 ? NULL : &a->counters[i];
+}
+
+static int diff_counters(ludus_diff *d) {
+    const ludus_analysis *A = d->base, *B = d->newer;
+    d->counters = calloc(A->ncounters + B->ncounters + 1, sizeof *d->counters);
+    if (!d->counters) return -1;
+    for (int side = 0; side < 2; side++) { /* NEW's tracks, then BASE's that NEW lacks */
+        const ludus_analysis *S = side ? A : B;
+        for (uint32_t i = 0; i < S->ncounters; i++) {
+            const ludus__an_counter *k = &S->counters[i];
+            if (!k->series) continue; /* plots: no per-frame values */
+            const ludus__an_counter *ka = side ? k : counter_named(A, &k->pub),
+                                    *kb = side ? counter_named(B, &k->pub) : k;
+            if (side && kb) continue;
+            ludus_diff_counter *c = &d->counters[d->ncounters++];
+            c->name = k->pub.name;
+            c->series = k->pub.series;
+            c->kind = k->pub.kind;
+            c->per_frame = k->pub.per_frame;
+            c->p = 1;
+            if (!ka || !kb) {
+                c->verdict = ka ? LUDUS_DIFF_GONE : LUDUS_DIFF_NEW;
+                continue;
+            }
+            c->base_frames = ka->pub.values;
+            c->new_frames = kb->pub.values;
+            c->base_mean = ka->pub.mean;
+            c->new_mean = kb->pub.mean;
+            c->base_p99 = ka->pub.p99;
+            c->new_p99 = kb->pub.p99;
+            c->rel = rel(c->base_mean, c->new_mean);
+            d->counter_tests++;
+        }
+    }
+    double alpha = d->desc.alpha / (d->counter_tests ? d->counter_tests : 1);
+    for (uint32_t i = 0; i < d->ncounters; i++) {
+        ludus_diff_counter *c = &d->counters[i];
+        if (c->verdict) continue;
+        size_t na, nb;
+        double *xa =
+            window_values(A, counter_named(A, &(ludus_counter_stats){.name = c->name, .series = c->series}), &na);
+        double *xb =
+            window_values(B, counter_named(B, &(ludus_counter_stats){.name = c->name, .series = c->series}), &nb);
+        if (!xa || !xb) {
+            free(xa);
+            free(xb);
+            return -1;
+        }
+        double z = 0;
+        c->p = mw_sorted(xa, na, xb, nb, &z);
+        free(xa);
+        free(xb);
+        if (c->p < alpha && z > 0 && c->rel >= d->desc.min_change) c->verdict = LUDUS_DIFF_MORE_WORK;
+        if (c->p < alpha && z < 0 && c->rel <= -d->desc.min_change) c->verdict = LUDUS_DIFF_LESS_WORK;
+    }
+    return 0;
+}
+
+uint32_t ludus_diff_counter_count(const ludus_diff *d) {
+    return d ? d->ncounters : 0;
+}
+
+const ludus_diff_counter *ludus_diff_counter_at(const ludus_diff *d, uint32_t i) {
+    return d && i < d->ncounters ? &d->counters[i] : NULL;
+}
+
+/* "more work" for an amount per frame, "higher" for a level. */
+static const char *counter_verdict(const ludus_diff_counter *c) {
+    switch (c->verdict) {
+    case LUDUS_DIFF_MORE_WORK:
+        return c->per_frame ? "more work" : "higher";
+    case LUDUS_DIFF_LESS_WORK:
+        return c->per_frame ? "less work" : "lower";
+    case LUDUS_DIFF_NEW:
+        return "new";
+    case LUDUS_DIFF_GONE:
+        return "gone";
+    default:
+        return "no change";
+    }
+}
+
+/* The series a gate's bare counter name means: the owner's first. */
+static int gate_names(const ludus_gate *g, const ludus_diff_counter *c) {
+    size_t nl = strlen(c->name);
+    if (!strncmp(g->counter, c->name, nl) && g->counter[nl] == ' ' && !strcmp(g->counter + nl + 1, c->series)) return 1;
+    return !strcmp(g->counter, c->name) &&
+           (!strcmp(c->series, "per frame") || !strcmp(c->series, "last") || !strcmp(c->series, "live bytes"));
+}
+
 int ludus_diff_create(const ludus_analysis *A, const ludus_analysis *B, const ludus_diff_desc *desc, ludus_diff **out) {
     if (!A || !B || !out) return ludus__fail(LUDUS_EINVAL, "NULL argument");
     *out = NULL;
@@ -303,6 +411,7 @@ int ludus_diff_create(const ludus_analysis *A, const ludus_analysis *B, const lu
         }
         verdict(d, e, zc, zt, zi);
     }
+    if (diff_counters(d) != 0) goto oom;
     *out = d;
     return 0;
 oom:
@@ -316,6 +425,7 @@ void ludus_diff_destroy(ludus_diff *d) {
         for (uint32_t i = 0; i < d->n; i++) free(d->names[i]);
     free(d->names);
     free(d->e);
+    free(d->counters);
     free(d);
 }
 
@@ -333,7 +443,7 @@ const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, i
 
 /* ---- gates ---- */
 
-static const char *metric_names[] = {"mean", "p50", "p90", "p99", "calls"};
+static const char *metric_names[] = {"mean", "p50", "p90", "p99", "calls", "counter"};
 
 int ludus_gate_parse(const char *text, ludus_gate *g) {
     if (!text || !g) return ludus__fail(LUDUS_EINVAL, "gate or its text is NULL");
@@ -342,7 +452,7 @@ int ludus_gate_parse(const char *text, ludus_gate *g) {
     const char *p = text;
     while (*p == ' ') p++;
     int m = -1;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         size_t l = strlen(metric_names[i]);
         if (!strncmp(p, metric_names[i], l)) {
             m = i;
@@ -350,7 +460,18 @@ int ludus_gate_parse(const char *text, ludus_gate *g) {
             break;
         }
     }
-    if (m < 0) return ludus__fail(LUDUS_EINVAL, "gate '%s': starts with none of p50, p90, p99, mean, calls", text);
+    if (m < 0)
+        return ludus__fail(LUDUS_EINVAL, "gate '%s': starts with none of p50, p90, p99, mean, calls, counter", text);
+    if (m == LUDUS_METRIC_COUNTER) { /* "counter NAME [SERIES] > ..." */
+        while (*p == ' ') p++;
+        const char *op = p + strcspn(p, "<>");
+        const char *e = op;
+        while (e > p && e[-1] == ' ') e--;
+        if (e == p || (size_t)(e - p) >= sizeof g->counter)
+            return ludus__fail(LUDUS_EINVAL, "gate '%s': 'counter' takes a counter name (under 64 bytes)", text);
+        memcpy(g->counter, p, (size_t)(e - p));
+        p = op;
+    }
     while (*p == ' ') p++;
     if (*p != '>' && *p != '<') return ludus__fail(LUDUS_EINVAL, "gate '%s': no > or < after the metric", text);
     g->greater = *p++ == '>';
@@ -372,10 +493,27 @@ int ludus_gate_parse(const char *text, ludus_gate *g) {
 uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, uint32_t ngates, ludus_write_fn write,
                                 void *ud) {
     uint32_t tripped = 0;
+    for (uint32_t i = 0; i < d->ncounters; i++) {
+        const ludus_diff_counter *c = &d->counters[i];
+        for (uint32_t g = 0; g < ngates; g++) {
+            const ludus_gate *gt = &gates[g];
+            if (gt->metric != LUDUS_METRIC_COUNTER || !gate_names(gt, c)) continue;
+            if (!(c->verdict & (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK))) continue;
+            if (!(gt->greater ? c->rel > gt->rel : c->rel < gt->rel)) continue;
+            tripped++;
+            if (write) {
+                char line[400];
+                int n = snprintf(line, sizeof line, "gate '%s' tripped: counter %s %s mean %+.1f%% (%s)\n", gt->text,
+                                 c->name, c->series, c->rel == HUGE_VAL ? 1e11 : c->rel * 100, counter_verdict(c));
+                if (n > 0) write(ud, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+            }
+        }
+    }
     for (uint32_t i = 0; i < d->n; i++) {
         const ludus_diff_entry *e = &d->e[i];
         for (uint32_t g = 0; g < ngates; g++) {
             const ludus_gate *gt = &gates[g];
+            if (gt->metric == LUDUS_METRIC_COUNTER) continue;
             uint32_t need = gt->metric == LUDUS_METRIC_CALLS ? (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK)
                                                              : (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER);
             if (!(e->verdict & need)) continue;
@@ -465,6 +603,18 @@ void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
         ludus__json_stats(w, &e->new_incl);
         ludus__w_ch(w, '}');
     }
+    ludus__w_fmt(w, "],\n\"counter_tests\":%u,\"counters\":[", d->counter_tests);
+    for (uint32_t i = 0; i < d->ncounters; i++) {
+        const ludus_diff_counter *c = &d->counters[i];
+        ludus__w_str(w, i ? ",\n{\"name\":" : "\n{\"name\":");
+        ludus__w_jstr(w, c->name);
+        ludus__w_fmt(w,
+                     ",\"series\":\"%s\",\"kind\":\"%s\",\"verdict\":\"%s\",\"flags\":%u,\"frames\":[%llu,%llu],"
+                     "\"mean\":[%.17g,%.17g],\"p99\":[%.17g,%.17g],\"rel\":%.6f,\"p\":%.6g}",
+                     c->series, c->kind, counter_verdict(c), c->verdict, (unsigned long long)c->base_frames,
+                     (unsigned long long)c->new_frames, c->base_mean, c->new_mean, c->base_p99, c->new_p99,
+                     c->rel == HUGE_VAL ? 1e9 : c->rel, c->p);
+    }
     ludus__w_str(w, "]}");
 }
 
@@ -525,6 +675,20 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
                 text_line(w, e);
                 shown++;
             }
+        }
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < d->ncounters; i++) {
+            const ludus_diff_counter *c = &d->counters[i];
+            if (!c->verdict) continue;
+            if (k++ == 0)
+                ludus__w_fmt(w, "\nCounters per frame (Mann-Whitney U on per-frame values, p < %g / %u):\n",
+                             d->desc.alpha, d->counter_tests);
+            char name[160];
+            snprintf(name, sizeof name, "%s %s", c->name, c->series);
+            ludus__w_fmt(w, "  %-40s %-10s mean %.2f -> %.2f (%s)  p99 %.2f -> %.2f  p %.2g\n", name,
+                         counter_verdict(c), c->base_mean, c->new_mean, pct(b1, 32, c->rel), c->base_p99, c->new_p99,
+                         c->p);
+            shown++;
         }
         if (!shown) ludus__w_str(w, "\nNo significant change.\n");
     }

@@ -37,6 +37,21 @@ static const char script[] =
     "y=H-v/mx*(H-20);"
     "svg.appendChild(el('line',{x1:0,x2:W,y1:y,y2:y,stroke:c,'stroke-dasharray':'4 3'}));"
     "svg.appendChild(el('text',{x:4,y:y-3,fill:c,'font-size':11},l+' '+fmt(v)));}}\n"
+    /* counters: one small chart per per-frame statistic, on the frame chart's x axis */
+    "function cval(v,u){if(u&&Math.abs(v)>=1024){const k=Math.abs(v)>=1<<30?[1<<30,'GiB']:Math.abs(v)>=1<<20?"
+    "[1<<20,'MiB']:[1024,'KiB'];return(v/k[0]).toFixed(2)+' '+k[1];}return "
+    "Number.isInteger(v)?String(v):v.toFixed(2);}\n"
+    "function counterCharts(){const box=document.getElementById('counters'),n=R.frames.series.length;"
+    "const C=R.counters.filter(c=>c.frames&&c.frames.length);if(!C.length){box.textContent='No counters, gauges or "
+    "memory domains in this capture.';return;}"
+    "for(const c of C){const W=1000,H=70;const d=document.createElement('div');d.className='note';"
+    "d.textContent=c.name+' '+c.series+' ('+c.kind+'): mean '+cval(c.mean,c.unit)+', p99 '+cval(c.p99,c.unit)+', max "
+    "'+cval(c.max,c.unit)+' over '+c.values+' of '+c.frames_in_window+' window frames';box.appendChild(d);"
+    "const svg=el('svg',{width:W,height:H,viewBox:'0 0 '+W+' '+H});box.appendChild(svg);"
+    "let lo=Math.min(0,c.min),hi=c.max>lo?c.max:lo+1;const bw=W/Math.max(n,1);"
+    "for(const [f,v] of c.frames){const h=(v-lo)/(hi-lo)*(H-6);const r=el('rect',{x:f*bw,y:H-h,"
+    "width:Math.max(bw-0.5,0.5),height:Math.max(h,0.5),fill:'#58a'});r.appendChild(el('title',{},'frame '+f+': "
+    "'+cval(v,c.unit)));svg.appendChild(r);}}}\n"
     /* flame graph */
     "function flame(frame){const P=R.paths,val=new Float64Array(P.length);"
     "if(frame==null){P.forEach((p,i)=>val[i]=p.exclusive.total_ns);}else{for(const c of "
@@ -100,7 +115,7 @@ static const char script[] =
     "document.getElementById('diffnote').textContent=D.diff.method+'; significant when p < "
     "'+D.diff.alpha_per_test.toPrecision(2)+"
     "' and the change is at least '+(D.diff.min_change*100)+'%. '+(rows.length?'':'No significant change.');}\n"
-    "chart();flame(null);\n";
+    "chart();counterCharts();flame(null);\n";
 
 int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writer *w, const ludus_report_options *o) {
     const ludus_analysis_summary *s = &a->sum;
@@ -134,6 +149,9 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
     ludus__w_str(
         w, "<h2>Frame time</h2><p class=\"note\">Green: frames in the window; red: hitches; grey: outside the "
            "window. Click a frame for its flame graph.</p><svg id=\"frames\" width=\"1000\" height=\"220\"></svg>\n"
+           "<h2>Counters per frame</h2><p class=\"note\">Each value is the snapshot the frame's closing mark recorded "
+           "(counters: the frame's sum; gauges: last, min, max; memory domains: live, peak and churn).</p>"
+           "<div id=\"counters\"></div>\n"
            "<h2>Flame graph (caller-context paths)</h2><p><button onclick=\"flame(null)\">whole window</button>"
            "<span id=\"flametitle\"></span></p><svg id=\"flame\" width=\"1000\"></svg>\n"
            "<div id=\"diffsec\" style=\"display:none\"><h2>Diff against BASE</h2><p class=\"note\" id=\"diffnote\"></p>"

@@ -22,8 +22,11 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
            "\"inclusive\":\"entry to exit; per site over outermost activations only (recursion never double counts)\","
            "\"exclusive\":\"inclusive minus the union of child scopes on the same track (the thread or a span "
            "lane); activations that ran while their thread was losing events are left out (excl_unknown)\","
-           "\"frame\":\"frame k = [mark k, mark k+1) on the frame thread, mark 0 = capture start; the open last frame "
-           "is left out\","
+           "\"frame\":\"frame k = [mark k, mark k+1) on the frame thread, marks counted from 1; frame 0 (before the "
+           "first mark) and the tail after the last mark are not frames\","
+           "\"counters\":\"per-frame statistics over the window's complete frames that hold a value (values of "
+           "frames_in_window); a frame's value is the snapshot its closing mark recorded; plots: the samples in the "
+           "window; percentiles exact, nearest rank\","
            "\"attribution\":\"a scope belongs to the frame and window its begin falls in\","
            "\"unlogged\":\"frame thread time inside the frame not covered by its top-level scopes\","
            "\"hitch\":\"frame time > hitch_k x median frame time of the window\","
@@ -116,6 +119,31 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         ludus__json_stats(w, &x->inclusive);
         ludus__w_str(w, ",\"exclusive\":");
         ludus__json_stats(w, &x->exclusive);
+        ludus__w_ch(w, '}');
+    }
+    ludus__w_str(w, "],\n\"counters\":[");
+    for (uint32_t i = 0; i < a->ncounters; i++) {
+        const ludus__an_counter *k = &a->counters[i];
+        const ludus_counter_stats *x = &k->pub;
+        ludus__w_str(w, i ? ",\n{\"name\":" : "\n{\"name\":");
+        ludus__w_jstr(w, x->name);
+        ludus__w_fmt(w,
+                     ",\"series\":\"%s\",\"kind\":\"%s\",\"unit\":\"%s\",\"site\":%u,\"per_frame\":%s,\"values\":%llu,"
+                     "\"frames_in_window\":%llu,\"mean\":%.17g,\"min\":%.17g,\"p50\":%.17g,\"p99\":%.17g,\"max\":%.17g,"
+                     "\"total\":%.17g",
+                     x->series, x->kind, x->unit, x->site, x->per_frame ? "true" : "false",
+                     (unsigned long long)x->values, (unsigned long long)x->frames_in_window, x->mean, x->min, x->p50,
+                     x->p99, x->max, x->total);
+        if (k->series) { /* [frame, value] of the window's frames */
+            ludus__w_str(w, ",\"frames\":[");
+            int first = 1;
+            for (size_t j = 0; j < k->n; j++) {
+                if (k->v[j].frame < a->win_f0 || k->v[j].frame >= a->win_f1) continue;
+                ludus__w_fmt(w, "%s[%llu,%.17g]", first ? "" : ",", (unsigned long long)k->v[j].frame, k->v[j].value);
+                first = 0;
+            }
+            ludus__w_ch(w, ']');
+        }
         ludus__w_ch(w, '}');
     }
     ludus__w_str(w, "]");

@@ -2,6 +2,7 @@
  * definitions that are easy to misread), CSV (one row per site and per path)
  * and the dispatcher over every format. Output helpers shared by the JSON,
  * HTML and diff writers live here too. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,61 @@ static int by_excl_total(const void *x, const void *y) {
     return strcmp(a->name, b->name);
 }
 
+/* A counter value: bytes in binary units, counts as integers when whole. */
+static const char *cval(char *b, size_t cap, double v, const char *unit) {
+    double m = fabs(v);
+    if (unit[0] && m >= 1024) {
+        const char *u = m >= 1073741824.0 ? "GiB" : m >= 1048576.0 ? "MiB" : "KiB";
+        double d = m >= 1073741824.0 ? 1073741824.0 : m >= 1048576.0 ? 1048576.0 : 1024.0;
+        snprintf(b, cap, "%.2f %s", v / d, u);
+    } else if (v == floor(v) && m < 1e15) {
+        snprintf(b, cap, "%.0f%s", v, unit[0] ? " B" : "");
+    } else {
+        snprintf(b, cap, "%.2f%s", v, unit[0] ? " B" : "");
+    }
+    return b;
+}
+
+/* Counters: per-frame statistics (counters, gauges, memory domains), then
+ * timeline samples (plots). */
+static void counters_text(const ludus_analysis *a, ludus__writer *w) {
+    const ludus_analysis_summary *s = &a->sum;
+    char b[6][32];
+    for (int pass = 0; pass < 2; pass++) {
+        int head = 0;
+        for (uint32_t i = 0; i < a->ncounters; i++) {
+            const ludus_counter_stats *x = &a->counters[i].pub;
+            if ((a->counters[i].series == 0) != pass) continue;
+            if (!head++) {
+                if (pass == 0)
+                    ludus__w_fmt(w,
+                                 "\nCounters per frame (over the window's %llu complete frames; \"frames\" = those "
+                                 "holding a value; percentiles exact)\n%-24s %-18s %9s %12s %12s %12s %12s %12s\n",
+                                 (unsigned long long)s->frames_in_window, "counter", "per frame", "frames", "mean",
+                                 "min", "p50", "p99", "max");
+                else
+                    ludus__w_fmt(w,
+                                 "\nPlotted samples (in the window, any thread)\n%-24s %-18s %9s %12s %12s %12s "
+                                 "%12s %12s\n",
+                                 "counter", "", "samples", "mean", "min", "p50", "p99", "max");
+            }
+            char name[40], frames[32];
+            if (pass == 0)
+                snprintf(frames, sizeof frames, "%llu/%llu", (unsigned long long)x->values,
+                         (unsigned long long)x->frames_in_window);
+            else
+                snprintf(frames, sizeof frames, "%llu", (unsigned long long)x->values);
+            ludus__w_fmt(w, "%-24s %-18s %9s %12s %12s %12s %12s %12s\n", short_name(x->name, name, 24),
+                         pass == 0 ? x->series : "", frames, cval(b[0], 32, x->mean, x->unit),
+                         cval(b[1], 32, x->min, x->unit), cval(b[2], 32, x->p50, x->unit),
+                         cval(b[3], 32, x->p99, x->unit), cval(b[4], 32, x->max, x->unit));
+        }
+    }
+    if (s->counter_values_elsewhere)
+        ludus__w_fmt(w, "  %llu frame snapshots were recorded off the frame thread and left out\n",
+                     (unsigned long long)s->counter_values_elsewhere);
+}
+
 static void text_report(const ludus_analysis *a, const ludus_report_options *o, ludus__writer *w) {
     const ludus_analysis_summary *s = &a->sum;
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32];
@@ -162,6 +218,8 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
     } else {
         ludus__w_str(w, "\nNo complete frame in the window: per-site statistics only.\n");
     }
+
+    counters_text(a, w);
 
     site_key *order = malloc((a->nsites ? a->nsites : 1) * sizeof *order);
     if (!order) return;

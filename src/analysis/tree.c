@@ -193,7 +193,11 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
     while (rc == 0 && ludus__nev_next(&it, &ev)) {
         uint8_t tr = ludus__nevs[ev.kind].analysis;
         lane_stack *L = &p->lanes[ev.lane];
-        if (tr == LUDUS__TR_SLICE_BEGIN) {
+        if (tr == LUDUS__TR_FRAME) {
+            if (is_frame_thread) cursor++;
+        } else if (tr == LUDUS__TR_COUNTER_I64 || tr == LUDUS__TR_COUNTER_F64) {
+            if (ludus__counter_event(a, &ev, is_frame_thread, cursor, ev.ts_ns >= p->w0 && ev.ts_ns < p->w1)) goto oom;
+        } else if (tr == LUDUS__TR_SLICE_BEGIN) {
             if (is_frame_thread) {
                 /* the stream's own order decides ties with the mark */
             } else {
@@ -278,8 +282,6 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                 if (bad) goto oom;
             }
             if (cell_add(p, e.frame, e.node, known ? excl : 0) != 0) goto oom;
-        } else if (tr == LUDUS__TR_FRAME && is_frame_thread) {
-            cursor++;
         }
     }
     if (rc == 0) rc = ludus__nev_error(&it);
@@ -527,7 +529,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     s->paths = a->nnodes;
     s->exact = p.exact;
     s->percentile_rel_error = p.exact ? 0.0 : LUDUS__HIST_REL_ERROR;
-    if (ludus__frames_finish(a) != 0) goto oom;
+    if (ludus__frames_finish(a) != 0 || ludus__counters_finish(a) != 0) goto oom;
 
     pass_free(&p);
     *out = a;

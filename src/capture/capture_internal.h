@@ -120,7 +120,7 @@ typedef struct ludus__mem_cov {
     int kind;
     uint32_t flags;
     char name[64];
-    int64_t since_ns; /* relative to capture start (negative: before it) */
+    int64_t since_ns;                               /* relative to capture start (negative: before it) */
     int64_t baseline_bytes, live_bytes, peak_bytes; /* at capture end; outside: live_bytes only */
     int64_t allocs, frees, alloc_bytes, free_bytes; /* since registration */
 } ludus__mem_cov;
@@ -235,9 +235,9 @@ typedef struct ludus__nev {
     uint8_t kind; /* LUDUS_NEV_* (nev_kinds.h) */
     uint8_t lane; /* 0: the thread's track; k: its k-th span lane */
     uint16_t flags;
-    uint32_t site;  /* index into c->sites; UINT32_MAX for none */
-    uint32_t depth;  /* open slices of the lane below this event */
-    uint32_t series; /* counters: 0 for samples, 1 + LUDUS__STAT_* for a frame statistic */
+    uint32_t site;    /* index into c->sites; UINT32_MAX for none */
+    uint32_t depth;   /* open slices of the lane below this event */
+    uint32_t series;  /* counters: 0 for samples, 1 + LUDUS__STAT_* for a frame statistic */
     int64_t ts_ns;    /* since capture start */
     int64_t begin_ns; /* END: its begin's time */
     uint64_t value;   /* flow id, counter value, frame number, lost events */

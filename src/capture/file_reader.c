@@ -139,7 +139,8 @@ static int check_events(reader *r, const ludus_capture *c, const ludus__event *e
             ludus__site_index(c, LUDUS__FLOW_NAME_KEY(ev[i + 1].word)) == UINT32_MAX)
             return FMT_FAIL(at + 24, "flow of event %zu names a flow name that is not in the site table", i);
         if (raw && ki->payload == LUDUS__P_STAT && ev[i + 1].word >= LUDUS__STAT_COUNT)
-            return FMT_FAIL(at + 24, "event %zu names an unknown frame statistic %" PRIu64, i, (uint64_t)ev[i + 1].word);
+            return FMT_FAIL(at + 24, "event %zu names an unknown frame statistic %" PRIu64, i,
+                            (uint64_t)ev[i + 1].word);
         i += ki->slots;
     }
     return 0;

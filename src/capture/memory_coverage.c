@@ -13,7 +13,6 @@
 #include "capture_internal.h"
 #include "text.h"
 
-
 static const char *const kind_names[] = {"domain", "outside"};
 
 int ludus__mem_cov_take(ludus_capture *c, int64_t pool_bytes) {
@@ -105,12 +104,12 @@ int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, s
         f = strsep(&s, "\t");
         m->kind = !strcmp(f, "domain") ? LUDUS__MEM_COV_DOMAIN : !strcmp(f, "outside") ? LUDUS__MEM_COV_OUTSIDE : -1;
         int ok = m->kind >= 0;
-#define GET(fl)                                        \
-    if (ok) {                                          \
-        f = strsep(&s, "\t");                          \
-        char *e;                                       \
-        m->fl = f ? strtoll(f, &e, 10) : 0;            \
-        ok = f && *f && *e == 0;                       \
+#define GET(fl)                             \
+    if (ok) {                               \
+        f = strsep(&s, "\t");               \
+        char *e;                            \
+        m->fl = f ? strtoll(f, &e, 10) : 0; \
+        ok = f && *f && *e == 0;            \
     }
         LUDUS__MEM_COV_FIELDS(GET)
 #undef GET
@@ -128,5 +127,23 @@ int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, s
         m->name[ludus__utf8_clean(s, strlen(s), m->name, sizeof m->name - 1)] = 0;
         c->nmem_cov++;
     }
+    return 0;
+}
+
+uint32_t ludus_capture_memory_coverage_count(const ludus_capture *c) {
+    return c ? c->nmem_cov : 0;
+}
+
+int ludus_capture_memory_coverage(const ludus_capture *c, uint32_t i, ludus_memory_coverage *out) {
+    if (!c || !out || i >= c->nmem_cov) return ludus__fail(LUDUS_EINVAL, "no memory coverage entry %u", i);
+    const ludus__mem_cov *m = &c->mem_cov[i];
+    memset(out, 0, sizeof *out);
+    out->name = m->name;
+    out->outside = m->kind == LUDUS__MEM_COV_OUTSIDE;
+    out->has_baseline = (m->flags & LUDUS__MEM_COV_BASELINE) != 0;
+    out->unknown = (m->flags & LUDUS__MEM_COV_UNKNOWN) != 0;
+#define COPY(f) out->f = m->f;
+    LUDUS__MEM_COV_FIELDS(COPY)
+#undef COPY
     return 0;
 }

@@ -25,8 +25,7 @@ enum {
     LUDUS__TR_FLOW_OUT,
     LUDUS__TR_FLOW_IN,
     LUDUS__TR_COUNTER_I64,
-    LUDUS__TR_COUNTER_F64,
-    LUDUS__TR_FRAME_STAT
+    LUDUS__TR_COUNTER_F64
 };
 
 /* Normalised kinds: X(NAME, json, pftrace, analysis, category, label)
@@ -40,9 +39,9 @@ enum {
     X(FRAME, FRAME, FRAME, FRAME, "frame", NULL)                                               \
     X(FLOW_OUT, FLOW_OUT, FLOW_OUT, NONE, "flow", NULL)                                        \
     X(FLOW_IN, FLOW_IN, FLOW_IN, NONE, "flow", "flow in")                                      \
-    X(COUNTER, COUNTER_I64, COUNTER_I64, NONE, "counter", NULL)                                \
-    X(COUNTER_F64, COUNTER_F64, COUNTER_F64, NONE, "counter", NULL)                            \
-    X(FRAME_STAT, COUNTER_I64, COUNTER_I64, FRAME_STAT, "counter", NULL)                       \
+    X(COUNTER, COUNTER_I64, COUNTER_I64, COUNTER_I64, "counter", NULL)                         \
+    X(COUNTER_F64, COUNTER_F64, COUNTER_F64, COUNTER_F64, "counter", NULL)                     \
+    X(FRAME_STAT, COUNTER_I64, COUNTER_I64, COUNTER_I64, "counter", NULL)                      \
     X(LOSS, INSTANT, INSTANT, NONE, "ludus", "ludus: events lost from here on (see metadata)") \
     X(MISMATCH, INSTANT, INSTANT, NONE, "ludus", "<span end without begin>")
 
@@ -71,17 +70,17 @@ typedef struct ludus__nev_info {
  *   owner      what records it: COUNT (LUDUS_PROFILE_COUNT), GAUGE, MEMORY
  *   unit       "" or "bytes"
  *   per_frame  1: an amount of the frame (summed over frames); 0: a level */
-#define LUDUS__FRAME_STATS(X)                                   \
-    X(SUM, "per frame", COUNT, "", 1)                           \
-    X(LAST, "last", GAUGE, "", 0)                               \
-    X(MIN, "min", GAUGE, "", 0)                                 \
-    X(MAX, "max", GAUGE, "", 0)                                 \
-    X(MEM_LIVE, "live bytes", MEMORY, "bytes", 0)               \
-    X(MEM_LIVE_ALLOCS, "live allocations", MEMORY, "", 0)       \
-    X(MEM_PEAK, "peak live bytes", MEMORY, "bytes", 0)          \
-    X(MEM_ALLOC_BYTES, "bytes allocated", MEMORY, "bytes", 1)   \
-    X(MEM_ALLOCS, "allocations", MEMORY, "", 1)                 \
-    X(MEM_FREE_BYTES, "bytes freed", MEMORY, "bytes", 1)        \
+#define LUDUS__FRAME_STATS(X)                                 \
+    X(SUM, "per frame", COUNT, "", 1)                         \
+    X(LAST, "last", GAUGE, "", 0)                             \
+    X(MIN, "min", GAUGE, "", 0)                               \
+    X(MAX, "max", GAUGE, "", 0)                               \
+    X(MEM_LIVE, "live bytes", MEMORY, "bytes", 0)             \
+    X(MEM_LIVE_ALLOCS, "live allocations", MEMORY, "", 0)     \
+    X(MEM_PEAK, "peak live bytes", MEMORY, "bytes", 0)        \
+    X(MEM_ALLOC_BYTES, "bytes allocated", MEMORY, "bytes", 1) \
+    X(MEM_ALLOCS, "allocations", MEMORY, "", 1)               \
+    X(MEM_FREE_BYTES, "bytes freed", MEMORY, "bytes", 1)      \
     X(MEM_FREES, "frees", MEMORY, "", 1)
 
 enum { LUDUS__OWNER_COUNT, LUDUS__OWNER_GAUGE, LUDUS__OWNER_MEMORY };

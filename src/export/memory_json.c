@@ -20,7 +20,7 @@ void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c) {
         ludus__w_str(w, ",\"live\":");
         ludus__w_str(w, m->flags & LUDUS__MEM_COV_UNKNOWN ? "\"unknown: frees of memory allocated before tracking\""
                                                           : "\"exact\"");
-#define KV(f)                       \
+#define KV(f)                        \
     ludus__w_str(w, ",\"" #f "\":"); \
     ludus__w_i64(w, m->f);
         LUDUS__MEM_COV_FIELDS(KV)

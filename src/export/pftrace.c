@@ -52,7 +52,7 @@ enum { SEQ_CLEARED = 1 };
 #define THREAD_UUID(t) LANE_UUID(t, 0)
 /* After the thread tracks: small uuids keep counter events short. */
 #define COUNTER_UUID(site, series) \
-    (2u + (uint64_t)s->c->nthreads * LUDUS__MAX_LANES + (uint64_t)(site) * LUDUS__SERIES_PER_SITE + (series))
+    (2u + (uint64_t)s->c->nthreads * LUDUS__MAX_LANES + (uint64_t)(site)*LUDUS__SERIES_PER_SITE + (series))
 #define META_SEQ 1u
 #define MAX_STR 4096u /* longer names are cut: a packet must fit the writer */
 

@@ -99,7 +99,7 @@ static int value_index(const ludus__live_item *it, unsigned stat) {
 }
 
 static int item_in_row(const ludus__live_item *it, const ludus__ring_row *row) {
-    uint32_t n = it->owner == LUDUS__OWNER_COUNT ? row->ncounters
+    uint32_t n = it->owner == LUDUS__OWNER_COUNT   ? row->ncounters
                  : it->owner == LUDUS__OWNER_GAUGE ? row->ngauges
                                                    : row->ndomains;
     return it->i < n;
@@ -247,7 +247,8 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
                 const int64_t *dv = &v[LUDUS__ROW_DOMAIN(it->i)];
                 col[m++] = dv[LUDUS__STAT_MEM_ALLOC_BYTES - LUDUS__STAT_MEM_LIVE];
                 sum += dv[LUDUS__STAT_MEM_ALLOC_BYTES - LUDUS__STAT_MEM_LIVE];
-                if (dv[LUDUS__STAT_MEM_PEAK - LUDUS__STAT_MEM_LIVE] > mx) mx = dv[LUDUS__STAT_MEM_PEAK - LUDUS__STAT_MEM_LIVE];
+                if (dv[LUDUS__STAT_MEM_PEAK - LUDUS__STAT_MEM_LIVE] > mx)
+                    mx = dv[LUDUS__STAT_MEM_PEAK - LUDUS__STAT_MEM_LIVE];
             }
         }
         const char *of = m == w ? "" : " (registered since)";
@@ -261,9 +262,10 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
                 (long long)mx);
         } else {
             const ludus__domain_info *di = it->i < nd ? &dom[it->i] : NULL;
-            const char *valid = !di ? "" : di->underflow ? " (unknown: frees of untracked memory)"
-                                       : di->has_baseline ? ""
-                                                          : " (since registration)";
+            const char *valid = !di                ? ""
+                                : di->underflow    ? " (unknown: frees of untracked memory)"
+                                : di->has_baseline ? ""
+                                                   : " (since registration)";
             put(&t, "%s: live %s%s, peak %s (last %u frames%s); allocated %s per frame (mean)\n", name,
                 bytes(a, sizeof a, di ? di->live_bytes : 0), valid, bytes(b, sizeof b, mx), m, of,
                 bytes(d, sizeof d, sum / m));

@@ -47,8 +47,8 @@ typedef struct shard {
 /* A memory domain: live bytes shared, churn in shard slots [slot, slot+4). */
 typedef struct domain {
     __attribute__((aligned(64))) int64_t live; /* tracked bytes (baseline not included) */
-    int64_t frame_peak;                          /* highest live of the current frame */
-    uint32_t underflow;                          /* set when a free took live below the baseline */
+    int64_t frame_peak;                        /* highest live of the current frame */
+    uint32_t underflow;                        /* set when a free took live below the baseline */
     uint32_t slot;
     char pad[40];
 } domain;
@@ -58,11 +58,11 @@ static struct {
     pthread_mutex_t lock;
     shard *shards;
     uint32_t nshards;
-    int64_t retired[LUDUS__SHARD_SLOTS]; /* what exited threads added */
-    int64_t seen[LUDUS__SHARD_SLOTS];    /* totals at the previous frame */
+    int64_t retired[LUDUS__SHARD_SLOTS];               /* what exited threads added */
+    int64_t seen[LUDUS__SHARD_SLOTS];                  /* totals at the previous frame */
     ludus_counter_site *counters[LUDUS__MAX_COUNTERS]; /* the first use of each name */
-    ludus_counter_site *gauges[LUDUS__MAX_GAUGES]; /* the first use of each name */
-    int64_t gauge_level[LUDUS__MAX_GAUGES]; /* last value at the previous frame; INT64_MIN: never set */
+    ludus_counter_site *gauges[LUDUS__MAX_GAUGES];     /* the first use of each name */
+    int64_t gauge_level[LUDUS__MAX_GAUGES];            /* last value at the previous frame; INT64_MIN: never set */
     ludus__domain_info dinfo[LUDUS__MAX_DOMAINS];
     ludus__outside_note outside[LUDUS__MAX_OUTSIDE];
     uint32_t noutside;

@@ -38,7 +38,7 @@ typedef struct ludus__ring {
     ludus__ring_row *rows;
     int64_t *values; /* cap x LUDUS__ROW_VALUES */
     uint32_t cap;
-    uint32_t want; /* frames are kept even with nothing counted (the overlay's frame times) */
+    uint32_t want;   /* frames are kept even with nothing counted (the overlay's frame times) */
     uint64_t closed; /* rows written so far; the newest is (closed - 1) % cap */
 } ludus__ring;
 

@@ -30,7 +30,7 @@ static int run_diff(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--fail-if")) {
             if (!val || ngates == MAX_GATES)
                 return lt_usage(&diff_verb, "--fail-if takes 'METRIC > +X%' or 'METRIC < -X%' "
-                                            "(METRIC: mean, p50, p90, p99, calls; at most 16)");
+                                            "(METRIC: mean, p50, p90, p99, calls, counter NAME; at most 16)");
             if (ludus_gate_parse(val, &gates[ngates]) != 0) return lt_usage(&diff_verb, ludus_last_error_detail());
             ngates++;
             i++;
@@ -89,7 +89,8 @@ static const lt_verb diff_verb = {
     "usage: ludus-trace diff BASE NEW [options]\n"
     "  --fail-if 'M > +X%'  exit 4 when a significant site or path changed beyond X% (repeatable;\n"
     "                       M: mean, p50, p90, p99 of exclusive time per call, or calls per frame;\n"
-    "                       '<' with a negative X gates improvements)\n"
+    "                       '<' with a negative X gates improvements; 'counter NAME > +X%'\n"
+    "                       gates a counter's per-frame mean, e.g. 'counter DrawCalls > +10%')\n"
     "  --alpha A            family-wise significance level (default 0.01, Bonferroni over the tests)\n"
     "  --min-change PCT     smallest relative change reported as significant (default 5)\n"
     "  --min-frame-share PCT  smallest cost of a time change per frame, in % of BASE's median\n"

@@ -1,6 +1,7 @@
 /* ludus-trace info FILE: what a capture file holds (clock, calibration,
  * threads with their event and loss counts, duration, frames), read from its
  * tables; every record's checksum is verified on the way. */
+#include <ludus/analysis.h>
 #include <ludus/capture_file.h>
 #include <errno.h>
 #include <stdio.h>
@@ -63,6 +64,32 @@ static int info_run(int argc, char **argv) {
         if (ts.span_lanes) printf("  (%u span lanes)", ts.span_lanes);
         printf("\n");
     }
+    uint32_t ncov = ludus_capture_memory_coverage_count(f);
+    if (ncov) printf("memory coverage (at capture end):\n");
+    for (uint32_t i = 0; i < ncov; i++) {
+        ludus_memory_coverage m;
+        ludus_capture_memory_coverage(f, i, &m);
+        if (m.outside) {
+            printf("  outside every domain: %-40s %14lld bytes\n", m.name, (long long)m.live_bytes);
+            continue;
+        }
+        printf("  domain %-20s live %lld bytes%s, peak %lld, %lld allocs / %lld frees (%lld / %lld bytes); tracked "
+               "since %.3f ms%s\n",
+               m.name, (long long)m.live_bytes, m.unknown ? " (unknown: frees of untracked memory)" : "",
+               (long long)m.peak_bytes, (long long)m.allocs, (long long)m.frees, (long long)m.alloc_bytes,
+               (long long)m.free_bytes, (double)m.since_ns / 1e6,
+               m.has_baseline ? " with a declared baseline" : " (earlier memory not counted)");
+    }
+    ludus_analysis *a = NULL;
+    if (ludus_analyze(f, NULL, &a) == 0 && ludus_analysis_counter_count(a)) {
+        printf("counters:    %u tracks (ludus-trace report gives their statistics)\n", ludus_analysis_counter_count(a));
+        for (uint32_t i = 0; i < ludus_analysis_counter_count(a); i++) {
+            const ludus_counter_stats *c = ludus_analysis_counter(a, i);
+            printf("  %-28s %-18s %-7s %10llu %s\n", c->name, c->series, c->kind, (unsigned long long)c->values,
+                   strcmp(c->kind, "plot") ? "frames" : "samples");
+        }
+    }
+    ludus_analysis_destroy(a);
     ludus_capture_release(f);
     if (ferror(stdout) || fflush(stdout) != 0) {
         fprintf(stderr, "ludus-trace info: writing to stdout failed: %s\n", strerror(errno));
@@ -76,7 +103,8 @@ static const lt_verb info_verb = {
     "summarise a capture file (.ludus): clock, threads, events, losses",
     "usage: ludus-trace info FILE.ludus\n"
     "  Prints the clock and calibration, the capture's duration, and per thread\n"
-    "  the events, losses, incomplete and unwound slices. Every record's checksum\n"
+    "  the events, losses, incomplete and unwound slices; the memory coverage\n"
+    "  manifest and the counter tracks. Every record's checksum\n"
     "  is verified. Exit 2 on a malformed or damaged file (the offset is named).\n",
     info_run,
 };

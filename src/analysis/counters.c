@@ -1,0 +1,158 @@
+/* Counter tracks of an analysis: per (site, series), the per-frame
+ * statistics a frame's snapshot recorded (on the frame thread, closing the
+ * frame its mark ends) and the timeline samples of plots (any thread). A
+ * statistic is computed over the window's complete frames that hold a
+ * value, and says how many of the window's frames that is. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+static const char *const kind_of_owner[] = {"count", "gauge", "memory"};
+
+/* The track of (site, series), created on first use; NULL without memory. */
+static ludus__an_counter *track(ludus_analysis *a, uint32_t site, uint32_t series) {
+    if (!a->counter_at) {
+        a->counter_at = calloc((size_t)(a->nsites ? a->nsites : 1) * LUDUS__SERIES_PER_SITE, sizeof *a->counter_at);
+        if (!a->counter_at) return NULL;
+    }
+    uint32_t *at = &a->counter_at[(size_t)site * LUDUS__SERIES_PER_SITE + series];
+    if (*at) return &a->counters[*at - 1];
+    if (a->ncounters == a->counters_cap) {
+        uint32_t cap = a->counters_cap ? a->counters_cap * 2 : 16;
+        ludus__an_counter *n = realloc(a->counters, cap * sizeof *n);
+        if (!n) return NULL;
+        a->counters = n;
+        a->counters_cap = cap;
+    }
+    ludus__an_counter *k = &a->counters[a->ncounters++];
+    memset(k, 0, sizeof *k);
+    k->pub.site = site;
+    k->pub.name = a->sites[site].pub.name;
+    if (series) {
+        const ludus__stat_info *st = &ludus__stats[series - 1];
+        k->pub.series = st->series;
+        k->pub.unit = st->unit;
+        k->pub.kind = kind_of_owner[st->owner];
+        k->pub.per_frame = st->per_frame;
+    } else {
+        k->pub.series = "samples";
+        k->pub.unit = "";
+        k->pub.kind = "plot";
+    }
+    k->series = series;
+    *at = a->ncounters;
+    return k;
+}
+
+static int push(ludus__an_counter *k, uint64_t frame, double v) {
+    if (k->n == k->cap) {
+        size_t cap = k->cap ? k->cap * 2 : 64;
+        ludus__counter_value *n = realloc(k->v, cap * sizeof *n);
+        if (!n) return -1;
+        k->v = n;
+        k->cap = cap;
+    }
+    k->v[k->n++] = (ludus__counter_value){frame, v};
+    return 0;
+}
+
+int ludus__counter_event(ludus_analysis *a, const ludus__nev *ev, int on_frame_thread, uint64_t marks_seen,
+                         int in_window) {
+    if (ev->site == UINT32_MAX) return 0;
+    if (ev->series && !on_frame_thread) { /* a snapshot of LUDUS_PROFILE_FRAME called off the frame thread */
+        a->sum.counter_values_elsewhere++;
+        return 0;
+    }
+    ludus__an_counter *k = track(a, ev->site, ev->series);
+    if (!k) return -1;
+    double v;
+    if (ludus__nevs[ev->kind].analysis == LUDUS__TR_COUNTER_F64) {
+        memcpy(&v, &ev->value, sizeof v);
+        if (!isfinite(v)) return 0;
+    } else {
+        v = (double)(int64_t)ev->value;
+    }
+    if (ev->series) {
+        if (marks_seen == 0) return 0; /* its mark was lost */
+        /* the snapshot taken at mark n closes frame n - 1 (frame 0: the lead-in) */
+        return push(k, marks_seen - 1, v);
+    }
+    return in_window ? push(k, 0, v) : 0;
+}
+
+static int cmp_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+static double nearest_rank(const double *v, size_t n, double q) {
+    size_t k = (size_t)ceil(q * (double)n);
+    return v[k ? k - 1 : 0];
+}
+
+int ludus__counters_finish(ludus_analysis *a) {
+    uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
+    for (uint32_t i = 0; i < a->ncounters; i++) {
+        ludus__an_counter *k = &a->counters[i];
+        ludus_counter_stats *s = &k->pub;
+        s->frames_in_window = nw;
+        double *x = malloc((k->n ? k->n : 1) * sizeof *x);
+        if (!x) return -1;
+        size_t m = 0;
+        for (size_t j = 0; j < k->n; j++)
+            if (!k->series || (k->v[j].frame >= a->win_f0 && k->v[j].frame < a->win_f1)) x[m++] = k->v[j].value;
+        s->values = m;
+        double total = 0;
+        for (size_t j = 0; j < m; j++) total += x[j];
+        if (m) {
+            qsort(x, m, sizeof *x, cmp_double);
+            s->total = total;
+            s->mean = total / (double)m;
+            s->min = x[0];
+            s->max = x[m - 1];
+            s->p50 = nearest_rank(x, m, 0.5);
+            s->p99 = nearest_rank(x, m, 0.99);
+        }
+        free(x);
+    }
+    return 0;
+}
+
+void ludus__counters_free(ludus_analysis *a) {
+    for (uint32_t i = 0; i < a->ncounters; i++) free(a->counters[i].v);
+    free(a->counters);
+    free(a->counter_at);
+}
+
+uint32_t ludus_analysis_counter_count(const ludus_analysis *a) {
+    return a ? a->ncounters : 0;
+}
+
+const ludus_counter_stats *ludus_analysis_counter(const ludus_analysis *a, uint32_t i) {
+    return a && i < a->ncounters ? &a->counters[i].pub : NULL;
+}
+
+int64_t ludus_analysis_find_counter(const ludus_analysis *a, const char *name, const char *series) {
+    if (!a || !name || !series) return -1;
+    for (uint32_t i = 0; i < a->ncounters; i++)
+        if (!strcmp(a->counters[i].pub.name, name) && !strcmp(a->counters[i].pub.series, series)) return i;
+    return -1;
+}
+
+int ludus_analysis_counter_in_frame(const ludus_analysis *a, uint32_t i, uint64_t frame, double *value) {
+    if (!a || i >= a->ncounters || !a->counters[i].series) return LUDUS_EINVAL;
+    const ludus__an_counter *k = &a->counters[i];
+    size_t lo = 0, hi = k->n; /* values are in frame order: one per frame */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (k->v[mid].frame < frame)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == k->n || k->v[lo].frame != frame) return LUDUS_ENODATA;
+    if (value) *value = k->v[lo].value;
+    return 0;
+}

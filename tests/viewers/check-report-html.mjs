@@ -1,0 +1,30 @@
+// Loads a `ludus-trace report --html` page in Debian's Chromium and checks
+// that its script ran: no page error, one bar per frame in the frame chart,
+// and one chart per per-frame counter statistic, each with one bar per
+// window frame holding a value (the numbers come from the page's own JSON).
+//   node check-report-html.mjs REPORT.html
+import path from 'node:path';
+import {launch} from './browser.mjs';
+
+const file = process.argv[2];
+if (!file) throw new Error('usage: check-report-html.mjs REPORT.html');
+const b = await launch('report');
+try {
+  await b.page.goto('file://' + path.resolve(file));
+  await b.page.waitForFunction(() => document.querySelectorAll('#frames rect').length > 0, null, {timeout: 20000});
+  const got = await b.page.evaluate(() => {
+    const R = JSON.parse(document.getElementById('data').textContent).report;
+    const want = R.counters.filter(c => c.frames && c.frames.length).map(c => c.frames.length);
+    const charts = [...document.querySelectorAll('#counters svg')].map(s => s.querySelectorAll('rect').length);
+    return {frames: R.frames.series.length, bars: document.querySelectorAll('#frames rect').length, want, charts};
+  });
+  const errors = b.log.filter(l => l.type === 'pageerror' || l.type === 'error');
+  if (errors.length) throw new Error('page errors: ' + JSON.stringify(errors));
+  if (got.bars !== got.frames) throw new Error(`frame chart: ${got.bars} bars for ${got.frames} frames`);
+  if (!got.want.length) throw new Error('the report holds no per-frame counter');
+  if (JSON.stringify(got.charts) !== JSON.stringify(got.want))
+    throw new Error(`counter charts ${JSON.stringify(got.charts)} != values per counter ${JSON.stringify(got.want)}`);
+  console.log(`report html ok: ${got.frames} frames, ${got.charts.length} counter charts`);
+} finally {
+  await b.close();
+}
