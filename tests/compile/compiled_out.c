@@ -28,6 +28,9 @@ int work_fn(const int *data, int n, struct job *j) {
         M(LUDUS_PROFILE_SCOPE_FINE(Fine);)
         sum += data[i];
         M(LUDUS_PROFILE_MARK(Mark);)
+        M(LUDUS_PROFILE_COUNT(Draws, j->cost++);) /* not evaluated */
+        M(LUDUS_PROFILE_GAUGE(Level, data[i] * 2);)
+        M(LUDUS_PROFILE_PLOT(Plot, sum * 0.5);)
     }
     M(LUDUS_PROFILE_END();)
     M((void)LUDUS_PROFILE_FLOW_OUT(Dispatch);)

@@ -3,7 +3,9 @@
  *    with a capture armed or not;
  *  - LUDUS_PROFILE_LEVEL 1: FLOW_IN evaluates its argument exactly once
  *    (armed or not), SCOPE_DYN evaluates its name exactly once when a
- *    capture is armed (and at most once when not). */
+ *    capture is armed (and at most once when not); COUNT and GAUGE evaluate
+ *    theirs exactly once (always on), PLOT exactly once when armed (at most
+ *    once when not). */
 #include <ludus/capture.h>
 #include <ludus/profiling.h>
 #include <stdio.h>
@@ -45,6 +47,22 @@ static void run(int armed) {
     int fine = 0;
     LUDUS_PROFILE_SCOPE_FINE(FineName);
     (void)fine;
+    int n = 0;
+    LUDUS_PROFILE_COUNT(Count, ++n);
+    LUDUS_PROFILE_GAUGE(Gauge, ++n);
+#if LUDUS_PROFILE_LEVEL == 0
+    CHECK(n == 0);
+#else
+    CHECK(n == 2);
+#endif
+    n = 0;
+    LUDUS_PROFILE_PLOT(Plot, ++n);
+    LUDUS_PROFILE_PLOT(PlotF, (double)++n);
+#if LUDUS_PROFILE_LEVEL == 0
+    CHECK(n == 0);
+#else
+    CHECK(armed ? n == 2 : n <= 2);
+#endif
     uint64_t id = LUDUS_PROFILE_FLOW_OUT(Out);
 #if LUDUS_PROFILE_LEVEL == 0
     CHECK(id == 0);

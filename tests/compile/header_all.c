@@ -40,6 +40,13 @@ static int all_macros(int n, const char *dyn_name) {
     LUDUS_PROFILE_END();
     struct job j = {0u, LUDUS_PROFILE_FLOW_OUT(Dispatch)};
     LUDUS_PROFILE_FLOW_IN(j.flow);
+    LUDUS_PROFILE_COUNT(Count, n);
+    LUDUS_PROFILE_COUNT("Count literal", 1u);
+    LUDUS_PROFILE_GAUGE(Gauge, sum);
+    LUDUS_PROFILE_GAUGE(GaugeU64, (uint64_t)n);
+    LUDUS_PROFILE_PLOT(PlotInt, sum);
+    LUDUS_PROFILE_PLOT(PlotFloat, 0.5f);
+    LUDUS_PROFILE_PLOT(PlotDouble, 0.25);
     LUDUS_PROFILE_FRAME();
     return sum + (int)j.site;
 }
@@ -75,6 +82,14 @@ static void hygiene(int x, uint64_t id) {
         ludus_begin_site(1u);
     else
         ludus_end_site();
+    if (x)
+        LUDUS_PROFILE_COUNT(Then, 1);
+    else
+        LUDUS_PROFILE_GAUGE(Else, 2);
+    if (x)
+        LUDUS_PROFILE_PLOT(Then, 1);
+    else
+        LUDUS_PROFILE_PLOT(Else, 2.0);
     if (x)
         LUDUS_PROFILE_MARK(A);
     else if (x > 1)

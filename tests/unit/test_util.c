@@ -197,12 +197,15 @@ void lt_trace_parse(lt_trace *t, const char *json) {
         }
         case 'C': {
             t->n_C++;
-            json_object *v;
+            /* one argument: "value" for a sample, the series of a frame statistic ("per frame", "last", ...) */
             assert_non_null(args);
-            assert_true(json_object_object_get_ex(args, "value", &v));
-            e->value_is_int = json_object_is_type(v, json_type_int);
-            e->ivalue = json_object_get_int64(v);
-            e->dvalue = json_object_get_double(v);
+            assert_int_equal(json_object_object_length(args), 1);
+            json_object_object_foreach(args, key, v) {
+                e->series = key;
+                e->value_is_int = json_object_is_type(v, json_type_int);
+                e->ivalue = json_object_get_int64(v);
+                e->dvalue = json_object_get_double(v);
+            }
             break;
         }
         case 's':

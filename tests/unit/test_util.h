@@ -47,6 +47,7 @@ typedef struct lt_ev {
     int64_t ivalue; /* C: args.value as int64 */
     double dvalue;  /* C: args.value as double */
     int value_is_int;
+    const char *series; /* C: the argument's name: "value", or a frame statistic's series */
 } lt_ev;
 
 typedef struct lt_trace {
