@@ -179,7 +179,7 @@ typedef struct ludus__event {
  * (the recorder's enum below, the normalised stream, the .ludus codec, the
  * exporters through the normalised kinds in src/capture/nev_kinds.h).
  *
- *   X(NAME, value, word, payload, role, nev)
+ *   X(NAME, value, word, payload, role, nev, since)
  *   value    the kind in the word's low 4 bits (0 is never written)
  *   word     SITE  a site descriptor's address
  *            SITE0 a site descriptor's address, or none (0)
@@ -195,23 +195,25 @@ typedef struct ludus__event {
  *            names its begin), SPAN_OPEN/SPAN_CLOSE (spans, by site),
  *            UNWIND (closes the scopes begun after a point), PASS (as is)
  *   nev      the normalised event it becomes (src/capture/nev_kinds.h: how
- *            the exporters and the analysis treat it) */
-#define LUDUS__EVENT_KINDS(X)                        \
-    X(END, 1, REF, NONE, CLOSE, END)                 \
-    X(BEGIN, 2, SITE, NONE, OPEN, BEGIN)             \
-    X(MARK, 3, SITE, NONE, PASS, MARK)               \
-    X(FRAME, 4, SITE, NONE, PASS, FRAME)             \
-    X(FLOW_OUT, 5, NONE, FLOW_NAMED, PASS, FLOW_OUT) \
-    X(FLOW_IN, 6, NONE, FLOW, PASS, FLOW_IN)         \
-    X(COUNTER, 7, SITE, I64, PASS, COUNTER)          \
-    X(COUNTER_F64, 8, SITE, F64, PASS, COUNTER_F64)  \
-    X(SPAN_BEGIN, 9, SITE, NONE, SPAN_OPEN, BEGIN)   \
-    X(SPAN_END, 10, SITE0, NONE, SPAN_CLOSE, END)    \
-    X(UNWIND, 11, NONE, POINT, UNWIND, END)          \
-    X(FRAME_STAT, 12, SITE, STAT, PASS, FRAME_STAT)
+ *            the exporters and the analysis treat it)
+ *   since    the .ludus format version that added it (older files never
+ *            hold it) */
+#define LUDUS__EVENT_KINDS(X)                           \
+    X(END, 1, REF, NONE, CLOSE, END, 2)                 \
+    X(BEGIN, 2, SITE, NONE, OPEN, BEGIN, 2)             \
+    X(MARK, 3, SITE, NONE, PASS, MARK, 2)               \
+    X(FRAME, 4, SITE, NONE, PASS, FRAME, 2)             \
+    X(FLOW_OUT, 5, NONE, FLOW_NAMED, PASS, FLOW_OUT, 2) \
+    X(FLOW_IN, 6, NONE, FLOW, PASS, FLOW_IN, 2)         \
+    X(COUNTER, 7, SITE, I64, PASS, COUNTER, 2)          \
+    X(COUNTER_F64, 8, SITE, F64, PASS, COUNTER_F64, 2)  \
+    X(SPAN_BEGIN, 9, SITE, NONE, SPAN_OPEN, BEGIN, 2)   \
+    X(SPAN_END, 10, SITE0, NONE, SPAN_CLOSE, END, 2)    \
+    X(UNWIND, 11, NONE, POINT, UNWIND, END, 2)          \
+    X(FRAME_STAT, 12, SITE, STAT, PASS, FRAME_STAT, 3)
 
 enum {
-#define LUDUS__KIND_ENUM(name, value, word, payload, role, nev) LUDUS__K_##name = value,
+#define LUDUS__KIND_ENUM(name, value, word, payload, role, nev, since) LUDUS__K_##name = value,
     LUDUS__EVENT_KINDS(LUDUS__KIND_ENUM)
 #undef LUDUS__KIND_ENUM
         LUDUS__K_MASK = 15

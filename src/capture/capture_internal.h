@@ -99,8 +99,11 @@ typedef struct ludus__straggler {
 
 enum { LUDUS__CAP_MEMORY = 1, LUDUS__CAP_FILE = 2, LUDUS__CAP_VIEW = 3 };
 
-/* The .ludus format this library writes (file_format.h). */
-#define LUDUS__FORMAT_VERSION 2u
+/* The .ludus format this library writes (file_format.h), and the oldest it
+ * reads: version 3 only added event kinds (the kinds table's `since`), so a
+ * version 2 file reads as it always did. */
+#define LUDUS__FORMAT_VERSION 3u
+#define LUDUS__FORMAT_OLDEST 2u
 
 /* One line of the memory coverage manifest (memory_coverage.c). */
 enum { LUDUS__MEM_COV_DOMAIN, LUDUS__MEM_COV_OUTSIDE };

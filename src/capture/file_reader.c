@@ -1,4 +1,4 @@
-/* Reader of native capture files (.ludus version 2, file_format.h), from a
+/* Reader of native capture files (.ludus versions 2 and 3, file_format.h), from a
  * path or from memory, as a capture object. Open checks the header, loads
  * the metadata, site and thread tables, and walks every record checking its
  * framing and its CRC-32C (block payloads are read through a fixed buffer,
@@ -120,6 +120,9 @@ static int check_events(reader *r, const ludus_capture *c, const ludus__event *e
         uint64_t at = data_off + (raw ? i * 16 : 0);
         const ludus__kind_info *ki = &ludus__kinds[ev[i].word & LUDUS__K_MASK];
         if (!ki->valid) return FMT_FAIL(at, "event %zu has the unknown kind %u", i, (unsigned)(ev[i].word & 15));
+        if (ki->since > c->format_version)
+            return FMT_FAIL(at, "event %zu has kind %u, which format version %u added (the file is version %u)", i,
+                            (unsigned)(ev[i].word & 15), ki->since, c->format_version);
         if (ev[i].ticks < lo || ev[i].ticks > hi)
             return FMT_FAIL(at,
                             "event %zu lies outside the capture's time range (tick %" PRIu64 ", capture %" PRIu64
@@ -221,9 +224,10 @@ static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uin
     ludus__nf_header h;
     ludus__nf_header_get(&h, hb);
     if (h.magic != LUDUS__NF_MAGIC) return FMT_FAIL(0, "bad magic: not a Ludus capture file");
-    if (h.version != LUDUS__FORMAT_VERSION)
-        return FMT_FAIL(ludus__nf_header_offset("version"), "format version %u (this reader reads version %u)",
-                        h.version, LUDUS__FORMAT_VERSION);
+    if (h.version < LUDUS__FORMAT_OLDEST || h.version > LUDUS__FORMAT_VERSION)
+        return FMT_FAIL(ludus__nf_header_offset("version"), "format version %u (this reader reads versions %u to %u)",
+                        h.version, LUDUS__FORMAT_OLDEST, LUDUS__FORMAT_VERSION);
+    c->format_version = h.version;
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
     if (ludus__crc32c(0, hb, ludus__nf_header_offset("crc")) != h.crc)
         return FMT_FAIL(ludus__nf_header_offset("crc"), "header checksum mismatch: the file is damaged");
@@ -232,7 +236,7 @@ static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uin
     if (h.flags != 0)
         return FMT_FAIL(ludus__nf_header_offset("flags"), "header flags 0x%x (none are defined)", h.flags);
     if (h.header_bytes != ludus__nf_header_BYTES) /* every header byte is under the checksum */
-        return FMT_FAIL(ludus__nf_header_offset("header_bytes"), "header size %u (version 2 headers are %u bytes)",
+        return FMT_FAIL(ludus__nf_header_offset("header_bytes"), "header size %u (headers are %u bytes)",
                         h.header_bytes, (unsigned)ludus__nf_header_BYTES);
     if (h.clock > 1) return FMT_FAIL(ludus__nf_header_offset("clock"), "unknown clock source %u", h.clock);
     c->clock_tsc = (int)h.clock;

@@ -2,13 +2,14 @@
 #include "nev_kinds.h"
 
 const ludus__kind_info ludus__kinds[16] = {
-#define LUDUS__KIND_ROW(name, value, word, payload, role, nev) \
-    [value] = {1,                                              \
-               LUDUS__W_##word,                                \
-               LUDUS__P_##payload,                             \
-               LUDUS__R_##role,                                \
-               LUDUS_NEV_##nev,                                \
-               LUDUS__P_##payload == LUDUS__P_NONE ? 1 : 2},
+#define LUDUS__KIND_ROW(name, value, word, payload, role, nev, since) \
+    [value] = {1,                                                     \
+               LUDUS__W_##word,                                       \
+               LUDUS__P_##payload,                                    \
+               LUDUS__R_##role,                                       \
+               LUDUS_NEV_##nev,                                       \
+               LUDUS__P_##payload == LUDUS__P_NONE ? 1 : 2,           \
+               since},
     LUDUS__EVENT_KINDS(LUDUS__KIND_ROW)
 #undef LUDUS__KIND_ROW
 };

@@ -54,7 +54,7 @@ enum {
 };
 
 typedef struct ludus__kind_info {
-    uint8_t valid, word, payload, role, nev, slots;
+    uint8_t valid, word, payload, role, nev, slots, since;
 } ludus__kind_info;
 
 typedef struct ludus__nev_info {

@@ -76,6 +76,8 @@ static void record_capture(void) {
         LUDUS_PROFILE_MARK(Hitch);
         LUDUS_PROFILE_BEGIN(Span);
         LUDUS_PROFILE_END();
+        LUDUS_PROFILE_COUNT(Draws, f * 7 - 20); /* frame statistics: FRAME_STAT events */
+        LUDUS_PROFILE_GAUGE(Depth, -f);
         LUDUS_PROFILE_FRAME();
     }
     pthread_t t;
@@ -338,6 +340,39 @@ static void test_block_claim_bounded_by_bytes(void **state) {
     free(d);
 }
 
+/* Version 3 only added event kinds: a version 2 file reads as before, and
+ * one that holds a kind version 3 added is refused with both versions. */
+static void test_version_2(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *d = read_all(path_compact, &n);
+    put32(d + 8, 2);
+    put32(d + 108, crc32c(0, d, 108));
+    assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT); /* it holds frame statistics */
+    assert_non_null(strstr(ludus_last_error_detail(), "which format version 3 added (the file is version 2)"));
+    free(d);
+    /* a capture without frame marks has none: as a version 2 file it reads */
+    assert_int_equal(ludus_begin_capture(NULL), 0);
+    { LUDUS_PROFILE_SCOPE(NoFrames); }
+    assert_int_equal(ludus_end_capture(), 0);
+    char v2[320];
+    snprintf(v2, sizeof v2, "%s/v2.ludus", dir);
+    assert_int_equal(ludus_save_capture(v2), 0);
+    d = read_all(v2, &n);
+    put32(d + 8, 2);
+    put32(d + 108, crc32c(0, d, 108));
+    assert_int_equal(open_and_drain(d, n), 0);
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_open_memory(d, n, &c), 0);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(c, &in), 0);
+    assert_int_equal(in.version, 2);
+    assert_int_equal(in.summary.events, 2);
+    ludus_capture_release(c);
+    free(d);
+    unlink(v2);
+}
+
 static void test_errors(void **state) {
     (void)state;
     char bad[320];
@@ -379,13 +414,10 @@ int main(void) {
     snprintf(path_raw, sizeof path_raw, "%s/raw.ludus", dir);
     record_capture();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_truncated_every_offset),
-        cmocka_unit_test(test_every_flip_detected),
-        cmocka_unit_test(test_corrupted_fields),
-        cmocka_unit_test(test_forged_tick_refused),
-        cmocka_unit_test(test_block_claim_bounded_by_bytes),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_round_trip),          cmocka_unit_test(test_truncated_every_offset),
+        cmocka_unit_test(test_every_flip_detected), cmocka_unit_test(test_corrupted_fields),
+        cmocka_unit_test(test_forged_tick_refused), cmocka_unit_test(test_block_claim_bounded_by_bytes),
+        cmocka_unit_test(test_version_2),           cmocka_unit_test(test_errors),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
