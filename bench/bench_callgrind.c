@@ -1,5 +1,6 @@
 /* Instructions per scope, for callgrind (bench/callgrind.sh): run_scopes is
- * the function callgrind counts (--toggle-collect).
+ * the function callgrind counts (--toggle-collect); run_counts, run_gauges
+ * and run_memory count a COUNT, a GAUGE in range, and an alloc+free pair.
  *
  *   bench_callgrind PAIRS idle|recording|dropping
  * dropping: the pool is full, so every scope is refused (and counted). */
@@ -16,6 +17,29 @@ __attribute__((noinline)) void run_scopes(int n) {
             LUDUS_PROFILE_SCOPE(Inner);
             __asm__ __volatile__("");
         }
+    }
+}
+
+__attribute__((noinline)) void run_counts(int n) {
+    for (int i = 0; i < n; i++) {
+        LUDUS_PROFILE_COUNT(Draws, 1);
+        __asm__ __volatile__("");
+    }
+}
+
+__attribute__((noinline)) void run_gauges(int n) {
+    for (int i = 0; i < n; i++) {
+        LUDUS_PROFILE_GAUGE(Level, i & 7);
+        __asm__ __volatile__("");
+    }
+}
+
+static ludus_memory_domain dom;
+__attribute__((noinline)) void run_memory(int n) {
+    for (int i = 0; i < n; i++) {
+        ludus_memory_alloc(dom, 64);
+        ludus_memory_free(dom, 64);
+        __asm__ __volatile__("");
     }
 }
 
@@ -50,7 +74,14 @@ int main(int argc, char **argv) {
         if (dropping) fill_pool();
         run_scopes(1); /* attach outside the counted call */
     }
+    dom = ludus_memory_domain_register("Bench");
+    run_counts(1); /* first uses: slot, shard, gauge row (not counted) */
+    LUDUS_PROFILE_GAUGE(Level, 0);
+    LUDUS_PROFILE_GAUGE(Level, 7);
     run_scopes(n);
+    run_counts(n);
+    run_gauges(n);
+    run_memory(n);
     run_empty(n);
     if (recording) ludus_end_capture();
     return 0;

@@ -18,6 +18,15 @@ for mode in idle recording dropping; do
   awk -v s="$scopes" -v e="$empty" -v p="$pairs" -v m="$mode" \
     'BEGIN { printf "callgrind %-9s %.2f instructions/scope (loop overhead %.2f/pair subtracted; %d scopes)\n", m, (s - e) / (2 * p), e / p, 2 * p }'
 done
+# Counters are always on: the same with or without a capture.
+for fn in run_counts run_gauges run_memory; do
+  for mode in idle recording; do
+    n=$(count "$mode" "$fn")
+    empty=$(count "$mode" run_empty)
+    awk -v s="$n" -v e="$empty" -v p="$pairs" -v m="$mode" -v f="$fn" \
+      'BEGIN { what = f == "run_counts" ? "COUNT" : f == "run_gauges" ? "GAUGE (in range)" : "memory alloc+free pair"; printf "callgrind %-9s %.2f instructions per %s\n", m, (s - e) / p, what }'
+  done
+done
 # Export: instructions per event of the JSON and Perfetto exporters (the
 # normalised stream included), on a 1 M-event capture of each workload.
 for fmt in json pftrace; do

@@ -12,7 +12,7 @@
  * plotted, and two memory domains: Render (a persistent buffer and a per-
  * frame scratch) and Jobs (each job's payload, allocated by the submitter
  * and freed by the worker that ran it: frees on another thread).
- * --overlay prints the overlay text every second; --no-counters leaves the
+ * --overlay formats the overlay text every frame and prints it every second; --no-counters leaves the
  * counters, gauges, plots and memory hooks out (the observer-effect run);
  * --extra-draws N adds N draw calls per frame (more work of its own kind,
  * for `ludus-trace diff`).
@@ -283,11 +283,13 @@ int main(int argc, char **argv) {
         }
         LUDUS_PROFILE_FRAME();
         frame_ns[f] = now_ns() - t0;
-        if (overlay && now_ns() - last_overlay >= 1000000000) {
+        if (overlay) { /* formatted every frame, as a game draws it; printed once a second */
             char text[2048];
             ludus_overlay_format(text, sizeof text, NULL);
-            printf("---- overlay (frame %d) ----\n%s", f, text);
-            last_overlay = now_ns();
+            if (now_ns() - last_overlay >= 1000000000) {
+                printf("---- overlay (frame %d) ----\n%s", f, text);
+                last_overlay = now_ns();
+            }
         }
     }
 

@@ -52,7 +52,7 @@ typedef struct domain {
     uint32_t slot;
     char pad[40];
 } domain;
-enum { D_ALLOC_BYTES, D_ALLOCS, D_FREE_BYTES, D_FREES };
+enum { D_ALLOC_BYTES, D_ALLOCS, D_FREE_BYTES, D_FREES }; /* each count right after its bytes */
 
 static struct {
     pthread_mutex_t lock;
@@ -231,9 +231,13 @@ static domain *domain_of(ludus_memory_domain d) {
     return d - 1u < __atomic_load_n(&ndomains, __ATOMIC_ACQUIRE) ? &domains[d - 1] : NULL;
 }
 
-static void shard_add(uint32_t slot, int64_t n) {
-    int64_t *sh = ludus__shard ? ludus__shard : my_shard();
-    if (sh) __atomic_store_n(&sh[slot], __atomic_load_n(&sh[slot], __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+/* Adds bytes and one allocation (or free) to the domain's churn slots
+ * [slot, slot + 1] of the thread's shard. */
+static inline void churn_add(uint32_t slot, int64_t bytes) {
+    int64_t *sh = ludus__shard;
+    if (__builtin_expect(!sh, 0) && !(sh = my_shard())) return;
+    __atomic_store_n(&sh[slot], __atomic_load_n(&sh[slot], __ATOMIC_RELAXED) + bytes, __ATOMIC_RELAXED);
+    __atomic_store_n(&sh[slot + 1], __atomic_load_n(&sh[slot + 1], __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
 
 void ludus_memory_alloc(ludus_memory_domain d, uint64_t bytes) {
@@ -243,8 +247,7 @@ void ludus_memory_alloc(ludus_memory_domain d, uint64_t bytes) {
     int64_t p = __atomic_load_n(&m->frame_peak, __ATOMIC_RELAXED);
     while (live > p && !__atomic_compare_exchange_n(&m->frame_peak, &p, live, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
-    shard_add(m->slot + D_ALLOC_BYTES, (int64_t)bytes);
-    shard_add(m->slot + D_ALLOCS, 1);
+    churn_add(m->slot + D_ALLOC_BYTES, (int64_t)bytes); /* and D_ALLOCS */
 }
 
 void ludus_memory_free(ludus_memory_domain d, uint64_t bytes) {
@@ -254,8 +257,7 @@ void ludus_memory_free(ludus_memory_domain d, uint64_t bytes) {
     if (live + __atomic_load_n(&L.dinfo[d - 1].baseline_bytes, __ATOMIC_RELAXED) < 0 &&
         !__atomic_load_n(&m->underflow, __ATOMIC_RELAXED))
         __atomic_store_n(&m->underflow, 1u, __ATOMIC_RELAXED);
-    shard_add(m->slot + D_FREE_BYTES, (int64_t)bytes);
-    shard_add(m->slot + D_FREES, 1);
+    churn_add(m->slot + D_FREE_BYTES, (int64_t)bytes); /* and D_FREES */
 }
 
 void ludus_memory_baseline(ludus_memory_domain d, uint64_t bytes, uint64_t allocs) {
