@@ -212,6 +212,7 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
             for (int g = 0; g < LUDUS_HITCH_GREW && h->grew_site[g] != UINT32_MAX; g++)
                 ludus__w_fmt(w, "%s %s +%s", g ? "," : "", a->sites[h->grew_site[g]].pub.name,
                              ludus__dur(b2, 32, (double)h->grew_ns[g]));
+            if (h->grew_site[0] == UINT32_MAX) ludus__w_str(w, " no site above its median (unlogged time?)");
             ludus__w_str(w, "\n");
         }
         if (a->nhitches > 20) ludus__w_fmt(w, "  ... %u more (see --json)\n", a->nhitches - 20);
