@@ -56,6 +56,10 @@ test-viewers: build
 	@node tests/viewers/check-viewers.mjs $(BUILD)/viewer-trace.json
 	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/viewer-trace.ludus --html $(BUILD)/viewer-report.html >/dev/null
 	@node tests/viewers/check-report-html.mjs $(BUILD)/viewer-report.html
+	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/viewer-more.json --frames 40 --extra-draws 80 >/dev/null
+	@$(BUILD)/tools/ludus-trace/ludus-trace diff $(BUILD)/viewer-trace.ludus $(BUILD)/viewer-more.ludus \
+	  --html $(BUILD)/viewer-diff.html >/dev/null
+	@node tests/viewers/check-report-html.mjs $(BUILD)/viewer-diff.html
 
 # A long fuzzing run of the capture-file reader (make test runs it 10 s).
 FUZZ_SECONDS ?= 600

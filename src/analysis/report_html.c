@@ -114,7 +114,11 @@ static const char script[] =
     "{h:'p work',v:e=>e.p_work,f:x=>x.toPrecision(2)},{h:'p time',v:e=>e.p_time,f:x=>x.toPrecision(2)}],rows);"
     "document.getElementById('diffnote').textContent=D.diff.method+'; significant when p < "
     "'+D.diff.alpha_per_test.toPrecision(2)+"
-    "' and the change is at least '+(D.diff.min_change*100)+'%. '+(rows.length?'':'No significant change.');}\n"
+    "' and the change is at least '+(D.diff.min_change*100)+'%. '+(rows.length?'':'No significant change.');"
+    "const cr=D.diff.counters.filter(c=>c.flags);table('diffcounters',[{h:'counter',v:c=>c.name+' '+c.series},"
+    "{h:'kind',v:c=>c.kind},{h:'verdict',v:c=>c.verdict,cls:c=>/more|higher/.test(c.verdict)?'bad':'good'},"
+    "{h:'mean base',v:c=>c.mean[0],f:x=>cval(x,'')},{h:'mean new',v:c=>c.mean[1],f:x=>cval(x,'')},"
+    "{h:'change',v:c=>c.rel,f:pc},{h:'p',v:c=>c.p,f:x=>x.toPrecision(2)}],cr);}\n"
     "chart();counterCharts();flame(null);\n";
 
 int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writer *w, const ludus_report_options *o) {
@@ -155,7 +159,7 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
            "<h2>Flame graph (caller-context paths)</h2><p><button onclick=\"flame(null)\">whole window</button>"
            "<span id=\"flametitle\"></span></p><svg id=\"flame\" width=\"1000\"></svg>\n"
            "<div id=\"diffsec\" style=\"display:none\"><h2>Diff against BASE</h2><p class=\"note\" id=\"diffnote\"></p>"
-           "<table id=\"diff\"></table></div>\n"
+           "<table id=\"diff\"></table><h3>Counters per frame</h3><table id=\"diffcounters\"></table></div>\n"
            "<h2>Hitches</h2><table id=\"hitches\"></table>\n"
            "<h2>Sites</h2><p class=\"note\">Click a column to sort.</p><table id=\"sites\"></table>\n"
            "<script type=\"application/json\" id=\"data\">{\"title\":");

@@ -1,7 +1,8 @@
 // Loads a `ludus-trace report --html` page in Debian's Chromium and checks
 // that its script ran: no page error, one bar per frame in the frame chart,
 // and one chart per per-frame counter statistic, each with one bar per
-// window frame holding a value (the numbers come from the page's own JSON).
+// window frame holding a value (the numbers come from the page's own JSON);
+// for a diff report, one row in the counter table per counter verdict.
 //   node check-report-html.mjs REPORT.html
 import path from 'node:path';
 import {launch} from './browser.mjs';
@@ -16,7 +17,11 @@ try {
     const R = JSON.parse(document.getElementById('data').textContent).report;
     const want = R.counters.filter(c => c.frames && c.frames.length).map(c => c.frames.length);
     const charts = [...document.querySelectorAll('#counters svg')].map(s => s.querySelectorAll('rect').length);
-    return {frames: R.frames.series.length, bars: document.querySelectorAll('#frames rect').length, want, charts};
+    const D = JSON.parse(document.getElementById('data').textContent);
+    const diff = D.diff ? {want: D.diff.counters.filter(c => c.flags).map(c => c.name + ' ' + c.series),
+                           rows: [...document.querySelectorAll('#diffcounters tr')].slice(1)
+                                     .map(r => r.cells[0].textContent)} : null;
+    return {frames: R.frames.series.length, bars: document.querySelectorAll('#frames rect').length, want, charts, diff};
   });
   const errors = b.log.filter(l => l.type === 'pageerror' || l.type === 'error');
   if (errors.length) throw new Error('page errors: ' + JSON.stringify(errors));
@@ -24,7 +29,13 @@ try {
   if (!got.want.length) throw new Error('the report holds no per-frame counter');
   if (JSON.stringify(got.charts) !== JSON.stringify(got.want))
     throw new Error(`counter charts ${JSON.stringify(got.charts)} != values per counter ${JSON.stringify(got.want)}`);
-  console.log(`report html ok: ${got.frames} frames, ${got.charts.length} counter charts`);
+  if (got.diff) {
+    if (!got.diff.want.length) throw new Error('the diff report holds no counter verdict');
+    if (JSON.stringify(got.diff.rows.sort()) !== JSON.stringify(got.diff.want.sort()))
+      throw new Error(`diff counter table ${JSON.stringify(got.diff.rows)} != verdicts ${JSON.stringify(got.diff.want)}`);
+  }
+  console.log(`report html ok: ${got.frames} frames, ${got.charts.length} counter charts` +
+              (got.diff ? `, ${got.diff.rows.length} counter verdicts in the diff table` : ''));
 } finally {
   await b.close();
 }
