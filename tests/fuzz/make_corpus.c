@@ -1,5 +1,7 @@
 /* Writes the seed corpus of the capture-file fuzzer: small captures with
- * every event kind, raw and compact, one and two threads.
+ * every event kind (frame statistics of a counter, a gauge and a memory
+ * domain included), raw and compact, one and two threads, and the memory
+ * coverage manifest.
  *   make_corpus OUT_DIR   (a ctest target: build it and run it to renew the seeds) */
 #include <ludus/capture.h>
 #include <ludus/capture_file.h>
@@ -27,7 +29,12 @@ int main(int argc, char **argv) {
         if (ludus_begin_capture(&d)) return 1;
         ludus_register_thread_for_trace("Main");
         uint32_t ctr = ludus_intern_name("ctr");
+        ludus_memory_domain mem = ludus_memory_domain_register("Mem");
         for (int i = 0; i < 2 + variant * 3; i++) {
+            LUDUS_PROFILE_COUNT(Draws, i * 3 - 2); /* frame statistics (FRAME_STAT) at each frame */
+            LUDUS_PROFILE_GAUGE(Level, -i);
+            ludus_memory_alloc(mem, 100);
+            LUDUS_PROFILE_PLOT(Plot, i * 0.25);
             LUDUS_PROFILE_SCOPE(Outer, cat);
             LUDUS_PROFILE_SCOPE(Inner);
             ludus_sample_counter(ctr, i);
