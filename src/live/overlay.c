@@ -251,7 +251,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
                     mx = dv[LUDUS__STAT_MEM_PEAK - LUDUS__STAT_MEM_LIVE];
             }
         }
-        const char *of = m == w ? "" : " (registered since)";
+        const char *of = m == w ? "" : " (since its first use)";
         if (m == 0) {
             put(&t, "%s: no value in the last %u frames\n", name, w);
         } else if (it->owner == LUDUS__OWNER_COUNT) {
