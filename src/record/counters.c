@@ -200,10 +200,17 @@ void ludus__gauge_slow(ludus_counter_site *site, int64_t value) {
 
 ludus_memory_domain ludus_memory_domain_register(const char *name) {
     if (!name || !*name) return 0;
+    /* Its site first, outside our lock: the site table's lock is never
+     * taken while ours is held (fork takes both, in the other order). */
+    char short_name[sizeof L.dinfo[0].name], site_name[sizeof L.dinfo[0].name + 8];
+    snprintf(short_name, sizeof short_name, "%s", name);
+    snprintf(site_name, sizeof site_name, "Memory/%s", short_name);
+    ludus_site_desc sd = {site_name, NULL, NULL, 0};
+    uint32_t site_id = ludus_register_site(&sd);
     lock();
     uint32_t n = ndomains;
     for (uint32_t i = 0; i < n; i++)
-        if (!strcmp(L.dinfo[i].name, name)) {
+        if (!strcmp(L.dinfo[i].name, short_name)) {
             pthread_mutex_unlock(&L.lock);
             return i + 1;
         }
@@ -213,11 +220,8 @@ ludus_memory_domain ludus_memory_domain_register(const char *name) {
         return 0;
     }
     ludus__domain_info *di = &L.dinfo[n];
-    snprintf(di->name, sizeof di->name, "%s", name);
-    char site_name[sizeof di->name + 8];
-    snprintf(site_name, sizeof site_name, "Memory/%s", di->name);
-    ludus_site_desc sd = {site_name, NULL, NULL, 0};
-    di->site_id = ludus_register_site(&sd);
+    memcpy(di->name, short_name, sizeof di->name);
+    di->site_id = site_id;
     di->since_ns = ludus__mono_ns();
     domains[n].slot = L.next_slot;
     L.next_slot += 4;
@@ -321,12 +325,27 @@ int ludus__ring_configure(uint32_t frames) {
     return rc;
 }
 
-static void record_stat(const ludus_site *site, unsigned stat, int64_t v) {
-    ludus__emit_value((uintptr_t)site | LUDUS__K_FRAME_STAT, (uint64_t)v, stat);
+/* The values a snapshot records during a capture, emitted after the lock is
+ * released (recording may take the thread registry's lock: never under
+ * ours). */
+typedef struct stat_rec {
+    const ludus_site *site;
+    uint32_t stat;
+    int64_t value;
+} stat_rec;
+#define MAX_STAT_RECS (LUDUS__MAX_COUNTERS + 3u * LUDUS__MAX_GAUGES + LUDUS__DOMAIN_VALUES * LUDUS__MAX_DOMAINS)
+typedef struct stat_list {
+    stat_rec r[MAX_STAT_RECS];
+    uint32_t n;
+} stat_list;
+
+static void record_stat(stat_list *out, const ludus_site *site, unsigned stat, int64_t v) {
+    if (out && site) out->r[out->n++] = (stat_rec){site, stat, v};
 }
 
-/* Closes the frame into the ring's next row (lock held). */
-static void snapshot(int64_t now, int armed) {
+/* Closes the frame into the ring's next row (lock held); out (NULL when no
+ * capture runs) collects what to record. */
+static void snapshot(int64_t now, stat_list *out) {
     ludus__ring *r = &L.ring;
     if (!r->rows) {
         r->cap = ring_frames_wanted;
@@ -354,7 +373,7 @@ static void snapshot(int64_t now, int armed) {
         int64_t t = slot_total(slot);
         v[LUDUS__ROW_COUNTER(i)] = t - L.seen[slot];
         L.seen[slot] = t;
-        if (armed) record_stat(&L.counters[i]->site, LUDUS__STAT_SUM, v[LUDUS__ROW_COUNTER(i)]);
+        record_stat(out, &L.counters[i]->site, LUDUS__STAT_SUM, v[LUDUS__ROW_COUNTER(i)]);
     }
     for (uint32_t i = 0; i < ngauges; i++) {
         ludus__gauge_state *g = &ludus__gauges[i];
@@ -375,8 +394,7 @@ static void snapshot(int64_t now, int armed) {
         gv[1] = mn;
         gv[2] = mx;
         L.gauge_level[i] = last;
-        if (armed)
-            for (unsigned k = 0; k < 3; k++) record_stat(&L.gauges[i]->site, LUDUS__STAT_LAST + k, gv[k]);
+        for (unsigned k = 0; k < 3; k++) record_stat(out, &L.gauges[i]->site, LUDUS__STAT_LAST + k, gv[k]);
     }
     for (uint32_t i = 0; i < ndomains; i++) {
         domain *m = &domains[i];
@@ -394,11 +412,8 @@ static void snapshot(int64_t now, int armed) {
             L.seen[m->slot + k] = tot[k];
         }
         if (dv[2] > L.dinfo[i].peak_bytes) L.dinfo[i].peak_bytes = dv[2];
-        if (armed) {
-            const ludus_site *site = ludus__site_by_id(L.dinfo[i].site_id);
-            for (unsigned k = 0; site && k < LUDUS__DOMAIN_VALUES; k++)
-                record_stat(site, LUDUS__STAT_MEM_LIVE + k, dv[k]);
-        }
+        const ludus_site *site = ludus__site_by_id(L.dinfo[i].site_id);
+        for (unsigned k = 0; k < LUDUS__DOMAIN_VALUES; k++) record_stat(out, site, LUDUS__STAT_MEM_LIVE + k, dv[k]);
     }
     r->closed++;
 }
@@ -410,11 +425,17 @@ void ludus__frame_tick(void) {
         !__atomic_load_n(&ndomains, __ATOMIC_ACQUIRE) && !__atomic_load_n(&L.ring.want, __ATOMIC_RELAXED))
         return;
     int64_t now = ludus__mono_ns();
+    stat_list *out = armed ? malloc(sizeof *out) : NULL; /* 8 KiB: not on a game thread's stack */
+    if (out) out->n = 0;
     lock();
     L.marks++;
-    snapshot(now, armed);
+    snapshot(now, out);
     L.last_mark_ns = now;
     pthread_mutex_unlock(&L.lock);
+    if (!out) return;
+    for (uint32_t i = 0; i < out->n; i++)
+        ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__K_FRAME_STAT, (uint64_t)out->r[i].value, out->r[i].stat);
+    free(out);
 }
 
 /* ---- readers (the overlay, the live API, the capture's manifest) ---- */

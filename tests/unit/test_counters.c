@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -332,11 +333,46 @@ static void test_plot_and_file(void **st) {
     unlink(path);
 }
 
+/* fork while another thread closes frames (it holds the ring's lock): the
+ * child counts and closes frames of its own, and never hangs. */
+static int frames_stop;
+static void *frame_spinner(void *arg) {
+    (void)arg;
+    while (!__atomic_load_n(&frames_stop, __ATOMIC_ACQUIRE)) LUDUS_PROFILE_FRAME();
+    return NULL;
+}
+
+static void test_fork(void **st) {
+    (void)st;
+    pthread_t t;
+    pthread_create(&t, NULL, frame_spinner, NULL);
+    for (int i = 0; i < 20; i++) {
+        LUDUS_PROFILE_COUNT(BeforeFork, 1);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            alarm(10); /* a hang fails the test instead of blocking it */
+            LUDUS_PROFILE_COUNT(InChild, 5);
+            LUDUS_PROFILE_FRAME();
+            uint64_t last;
+            int64_t v = 0;
+            int ok = ludus_live_frames(NULL, &last) == 0 && ludus_live_value(last, "InChild", "per frame", &v) == 0;
+            _exit(ok && v == 5 ? 0 : 1);
+        }
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+    }
+    __atomic_store_n(&frames_stop, 1, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
+}
+
 int main(void) {
     assert_int_equal(ludus_frame_ring_configure(4096), 0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flood_exact),  cmocka_unit_test(test_gauges),        cmocka_unit_test(test_memory),
-        cmocka_unit_test(test_overlay_text), cmocka_unit_test(test_plot_and_file),
+        cmocka_unit_test(test_overlay_text), cmocka_unit_test(test_plot_and_file), cmocka_unit_test(test_fork),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     return rc;
