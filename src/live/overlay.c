@@ -274,6 +274,8 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     if (lines < n) put(&t, "(%u more not shown)\n", n - lines);
     uint32_t refused = ludus__live_refused();
     if (refused) put(&t, "ludus: %u counters, gauges or domains refused (tables full)\n", refused);
+    uint64_t lost = ludus__live_lost_adds();
+    if (lost) put(&t, "ludus: %llu counts lost (no memory for a thread's shard)\n", (unsigned long long)lost);
     ludus__live_unlock();
     free(ft);
     return (int)(t.len > INT32_MAX ? INT32_MAX : t.len);

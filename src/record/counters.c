@@ -77,7 +77,8 @@ static struct {
 static uint32_t ncounters, ngauges, ndomains;
 static domain domains[LUDUS__MAX_DOMAINS];
 static uint32_t ring_frames_wanted = LUDUS__RING_DEFAULT;
-static uint32_t refused; /* counters, gauges and domains beyond the tables */
+static uint32_t refused;   /* counters, gauges and domains beyond the tables */
+static uint64_t lost_adds; /* adds of threads that got no shard (no memory) */
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static void fork_install(void);
 
@@ -154,7 +155,10 @@ void ludus__count_slow(ludus_counter_site *site, int64_t n) {
         pthread_mutex_unlock(&L.lock);
     }
     int64_t *sh = my_shard();
-    if (!sh) return;
+    if (!sh) {
+        __atomic_fetch_add(&lost_adds, 1u, __ATOMIC_RELAXED);
+        return;
+    }
     uint32_t slot = site->slot;
     __atomic_store_n(&sh[slot], __atomic_load_n(&sh[slot], __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
@@ -239,7 +243,10 @@ static domain *domain_of(ludus_memory_domain d) {
  * [slot, slot + 1] of the thread's shard. */
 static inline void churn_add(uint32_t slot, int64_t bytes) {
     int64_t *sh = ludus__shard;
-    if (__builtin_expect(!sh, 0) && !(sh = my_shard())) return;
+    if (__builtin_expect(!sh, 0) && !(sh = my_shard())) {
+        __atomic_fetch_add(&lost_adds, 1u, __ATOMIC_RELAXED);
+        return;
+    }
     __atomic_store_n(&sh[slot], __atomic_load_n(&sh[slot], __ATOMIC_RELAXED) + bytes, __ATOMIC_RELAXED);
     __atomic_store_n(&sh[slot + 1], __atomic_load_n(&sh[slot + 1], __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
@@ -480,6 +487,10 @@ uint32_t ludus__live_outside(ludus__outside_note *out, uint32_t cap) {
 
 uint32_t ludus__live_refused(void) {
     return __atomic_load_n(&refused, __ATOMIC_RELAXED);
+}
+
+uint64_t ludus__live_lost_adds(void) {
+    return __atomic_load_n(&lost_adds, __ATOMIC_RELAXED);
 }
 
 uint64_t ludus__live_shard_bytes(void) {

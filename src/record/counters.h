@@ -73,6 +73,8 @@ LUDUS_HIDDEN uint32_t ludus__live_items(ludus__live_item *out, uint32_t cap);
 LUDUS_HIDDEN uint32_t ludus__live_domains(ludus__domain_info *out, uint32_t cap);
 LUDUS_HIDDEN uint32_t ludus__live_outside(ludus__outside_note *out, uint32_t cap);
 LUDUS_HIDDEN uint32_t ludus__live_refused(void);
+/* Counts and memory-hook calls of threads that could get no shard. */
+LUDUS_HIDDEN uint64_t ludus__live_lost_adds(void);
 LUDUS_HIDDEN uint64_t ludus__live_shard_bytes(void);
 
 /* emit.c: one event with a payload slot; 0 when dropped or idle. */
