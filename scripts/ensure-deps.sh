@@ -15,6 +15,7 @@ command -v python3 >/dev/null || need+=(python3)
 command -v clang-format >/dev/null || need+=(clang-format)
 command -v valgrind >/dev/null || need+=(valgrind)
 command -v objdump >/dev/null || need+=(binutils)
+command -v pkg-config >/dev/null || need+=(pkg-config)
 if [ ${#need[@]} -gt 0 ]; then
   echo "ludus: installing missing Debian packages: ${need[*]}"
   SUDO=""

@@ -1,0 +1,29 @@
+# Install rules (cmake --install BUILD [--prefix DIR]): the headers, the
+# static and shared libraries, the launch object, ludus-trace, the CMake
+# package (find_package(ludus CONFIG): ludus::ludus, ludus::launch,
+# ludus::shared) and ludus.pc for pkg-config.
+include(CMakePackageConfigHelpers)
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ludus DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS ${ludus_install_targets}
+        EXPORT ludusTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/ludus)
+if(TARGET ludus-trace)
+  set_target_properties(ludus-trace PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+  install(TARGETS ludus-trace RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+set(ludus_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/ludus)
+install(EXPORT ludusTargets NAMESPACE ludus:: DESTINATION ${ludus_cmake_dir})
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/ludusConfig.cmake.in
+                              ${CMAKE_CURRENT_BINARY_DIR}/ludusConfig.cmake INSTALL_DESTINATION ${ludus_cmake_dir})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/ludusConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ludusConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/ludusConfigVersion.cmake
+        DESTINATION ${ludus_cmake_dir})
+
+# Relocatable: the prefix is found from the .pc file's own place (pcfiledir).
+configure_file(${CMAKE_CURRENT_LIST_DIR}/ludus.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ludus.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ludus.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

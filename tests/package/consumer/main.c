@@ -1,0 +1,39 @@
+/* A program of another project that uses the library: a scope, a counter,
+ * a frame, a capture written as JSON. Built against the installed package,
+ * through pkg-config, and as a subproject (tests/package/check_consume.sh).
+ *   consumer OUT.json */
+#include <ludus/capture.h>
+#include <ludus/overlay.h>
+#include <ludus/profiling.h>
+#include <stdio.h>
+
+#if LUDUS_PROFILE_LEVEL != 2
+#error "the consumer sets LUDUS_PROFILE_LEVEL=2 for its own target"
+#endif
+
+static int work(int n) {
+    LUDUS_PROFILE_FUNCTION();
+    LUDUS_PROFILE_SCOPE_FINE(Fine);
+    LUDUS_PROFILE_COUNT(Items, n);
+    return n * 2;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) return 2;
+    if (ludus_begin_capture(NULL) != 0) return 1;
+    int sum = 0;
+    for (int f = 0; f < 5; f++) {
+        sum += work(f);
+        LUDUS_PROFILE_FRAME();
+    }
+    if (ludus_end_capture() != 0 || ludus_export_perfetto_trace(argv[1]) != 0) {
+        fprintf(stderr, "consumer: %s\n", ludus_last_error_detail());
+        return 1;
+    }
+    uint64_t last;
+    int64_t items = -1;
+    if (ludus_live_frames(NULL, &last) != 0 || ludus_live_value(last, "Items", "per frame", &items) != 0 || items != 4)
+        return 1;
+    printf("consumer ok: %d, wrote %s\n", sum, argv[1]);
+    return 0;
+}
