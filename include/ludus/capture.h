@@ -40,7 +40,7 @@ enum ludus_error {
 };
 
 /* Static text for a code; never NULL. */
-LUDUS_API const char *ludus_error_string(int code);
+/* const char *ludus_error_string(int code);  (declared in profiling.h) */
 /* This thread's detail for its last failed call ("" when none). */
 LUDUS_API const char *ludus_last_error_detail(void);
 
@@ -103,7 +103,7 @@ LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_c
  * begins were recorded. When the pool is full, events are dropped and
  * counted per thread (a refused begin counts two: itself and its end),
  * never blocking; the time of each thread's first loss is kept and shown. */
-LUDUS_API int ludus_begin_capture(const ludus_capture_desc *desc);
+/* int ludus_begin_capture(const ludus_capture_desc *desc);  (declared in profiling.h) */
 
 /* Ends the active capture: disarms, joins producers that are mid-event,
  * and publishes every thread's events, including threads that exited during
@@ -117,7 +117,7 @@ LUDUS_API int ludus_begin_capture(const ludus_capture_desc *desc);
  * stamped after the end, the capture's end moves just past it.
  * LUDUS_ENOCAPTURE when none is active. The capture becomes the library's
  * "last ended capture". */
-LUDUS_API int ludus_end_capture(void);
+/* int ludus_end_capture(void);  (declared in profiling.h) */
 
 /* Launch to exit: with LUDUS_TRACE=PATH in the environment, a program linked
  * with the library (the shared library, or the ludus_launch object for a
@@ -138,12 +138,12 @@ LUDUS_API int ludus_capture_active(void);
 /* Registers the calling thread under a name (copied, up to 63 bytes). Threads
  * that record without registering are registered as "thread <tid>". Calling
  * again renames. Not async-signal-safe. */
-LUDUS_API int ludus_register_thread_for_trace(const char *name);
+/* int ludus_register_thread_for_trace(const char *name);  (declared in profiling.h) */
 
 /* Publishes the thread's events to the running capture and releases its
  * slot; thread exit does the same. Events the thread records later register
  * it again. */
-LUDUS_API int ludus_unregister_thread_for_trace(void);
+/* int ludus_unregister_thread_for_trace(void);  (declared in profiling.h) */
 
 /* ---------------------------------------------------------------------------
  * Capture objects: the last ended capture, a capture file opened from a path
@@ -271,7 +271,7 @@ LUDUS_API int ludus_output_commit(ludus_output *o);
 LUDUS_API void ludus_output_abort(ludus_output *o);
 
 /* Conveniences over the last ended capture. */
-LUDUS_API int ludus_export_perfetto_trace(const char *path); /* JSON */
+/* int ludus_export_perfetto_trace(const char *path);  JSON (declared in profiling.h) */
 LUDUS_API int ludus_export_json_to(ludus_write_fn write, void *user_data);
 LUDUS_API int ludus_export_pftrace(const char *path);
 LUDUS_API int ludus_save_capture(const char *path); /* .ludus, compact */

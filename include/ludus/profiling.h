@@ -167,10 +167,8 @@ LUDUS_API const char *ludus_error_string(int code);
 /* An event: 16 bytes in the thread's buffer. Kinds that carry a value take
  * a second, payload slot right after it ({value, word}). */
 typedef struct ludus__event {
-    union {
-        uint64_t ticks;      /* raw clock ticks (TSC or monotonic ns), converted at export */
-        uint32_t ticks32[2]; /* the halves rdtsc returns, stored without combining */
-    };
+    uint64_t ticks; /* raw clock ticks (TSC or monotonic ns; the halves rdtsc returns, stored
+                       without combining), converted at export */
     uintptr_t word; /* site address | kind, a begin's token, or a payload word */
 } ludus__event;
 
@@ -346,10 +344,12 @@ LUDUS__INLINE int ludus__is_armed(void) {
  * that token, so ends pair by identity: a scope skipped by longjmp is found
  * when an enclosing scope ends. */
 LUDUS__INLINE uintptr_t ludus__scope_begin(const ludus_site *site) {
-    if (LUDUS__LIKELY(!ludus__is_armed())) return 0;
 #if LUDUS__INLINE_CLOCK
-    ludus__thread_hot *t = &ludus__hot;
-    uintptr_t e = ludus__claim(t);
+    ludus__thread_hot *t;
+    uintptr_t e;
+    if (LUDUS__LIKELY(!ludus__is_armed())) return 0;
+    t = &ludus__hot;
+    e = ludus__claim(t);
     if (LUDUS__UNLIKELY(e & LUDUS__K_MASK)) {
         ludus__unclaim(t);
         return ludus__nested_drop(2);
@@ -359,6 +359,7 @@ LUDUS__INLINE uintptr_t ludus__scope_begin(const ludus_site *site) {
     __atomic_store_n(&t->cur, e + 16, __ATOMIC_RELEASE);                    /* next slot, claim released */
     return e + LUDUS__K_END;
 #else
+    if (LUDUS__LIKELY(!ludus__is_armed())) return 0;
     return ludus__begin_slow(site);
 #endif
 }
@@ -367,10 +368,12 @@ LUDUS__INLINE uintptr_t ludus__scope_begin(const ludus_site *site) {
  * earlier capture lands as an END the reader finds no begin for (an orphan,
  * counted); nothing is written when no capture runs. */
 LUDUS__INLINE void ludus__scope_end(uintptr_t token) {
-    if (token == 0) return;
 #if LUDUS__INLINE_CLOCK
-    ludus__thread_hot *t = &ludus__hot;
-    uintptr_t e = ludus__claim(t);
+    ludus__thread_hot *t;
+    uintptr_t e;
+    if (token == 0) return;
+    t = &ludus__hot;
+    e = ludus__claim(t);
     if (LUDUS__UNLIKELY(e & LUDUS__K_MASK)) {
         ludus__unclaim(t);
         ludus__nested_drop(1);
@@ -383,6 +386,7 @@ LUDUS__INLINE void ludus__scope_end(uintptr_t token) {
     ludus__put(e, token); /* the begin's address | LUDUS__K_END */
     __atomic_store_n(&t->cur, e + 16, __ATOMIC_RELEASE);
 #else
+    if (token == 0) return;
     ludus__end_slow(token);
 #endif
 }
@@ -466,6 +470,12 @@ LUDUS__INLINE void ludus__plot_f64_check(const ludus_site *site, double value) {
 
 #define LUDUS__SITE(var, name_str, cat_str) \
     static const ludus_site var = {name_str, __func__, __FILE__, cat_str, (uint32_t)__LINE__, 0u}
+
+/* What a compiled-out scope macro becomes: a declaration that emits
+ * nothing (a typedef), as the scope it replaces is one, so code that keeps
+ * its declarations first (-Wdeclaration-after-statement) stays clean at
+ * every level. */
+#define LUDUS__NO_SCOPE typedef int LUDUS__VAR(ludus__no_scope_) __attribute__((unused))
 
 /* Picks the one- or two-argument form of LUDUS_PROFILE_SCOPE (ISO C11: no
  * GNU comma swallowing). */
@@ -591,12 +601,20 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
 } /* namespace ludus */
 #define LUDUS__PLOT_CALL(site, value) ::ludus::plot(site, value)
 #else
-#define LUDUS__PLOT_CALL(site, value)             \
-    _Generic((value), float                       \
-             : ludus__plot_f64_check, double      \
-             : ludus__plot_f64_check, long double \
-             : ludus__plot_f64_check, default     \
-             : ludus__plot_i64_check)(site, value)
+/* clang-format off */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define LUDUS__PLOT_CALL(site, value) \
+    _Generic((value), float: ludus__plot_f64_check, double: ludus__plot_f64_check, \
+             long double: ludus__plot_f64_check, default: ludus__plot_i64_check)(site, value)
+#else /* C99: the same choice with GCC and Clang builtins */
+#define LUDUS__PLOT_IS_FLOAT(value)                           \
+    (__builtin_types_compatible_p(__typeof__(value), float) | \
+     __builtin_types_compatible_p(__typeof__(value), double) | \
+     __builtin_types_compatible_p(__typeof__(value), long double))
+#define LUDUS__PLOT_CALL(site, value) \
+    __builtin_choose_expr(LUDUS__PLOT_IS_FLOAT(value), ludus__plot_f64_check, ludus__plot_i64_check)(site, value)
+#endif
+/* clang-format on */
 #endif
 #define LUDUS_PROFILE_PLOT(Name, value)                     \
     do {                                                    \
@@ -606,8 +624,8 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
 
 #else /* LUDUS_PROFILE_LEVEL == 0: nothing is evaluated, no code is emitted */
 
-#define LUDUS_PROFILE_SCOPE(...) ((void)0)
-#define LUDUS_PROFILE_FUNCTION() ((void)0)
+#define LUDUS_PROFILE_SCOPE(...) LUDUS__NO_SCOPE
+#define LUDUS_PROFILE_FUNCTION() LUDUS__NO_SCOPE
 #define LUDUS_PROFILE_FRAME() ((void)0)
 #define LUDUS_PROFILE_MARK(Name) ((void)0)
 #define LUDUS_PROFILE_BEGIN(Name) ((void)0)
@@ -616,7 +634,8 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
 /* sizeof names a value argument without evaluating it (no code, no unused-
  * variable warning for a variable only the macro uses). */
 #define LUDUS_PROFILE_FLOW_IN(id) ((void)sizeof(id))
-#define LUDUS_PROFILE_SCOPE_DYN(name_expr) ((void)sizeof(name_expr))
+#define LUDUS_PROFILE_SCOPE_DYN(name_expr) \
+    typedef char LUDUS__VAR(ludus__no_scope_)[sizeof(name_expr)] __attribute__((unused))
 #define LUDUS_PROFILE_COUNT(Name, n) ((void)sizeof(n))
 #define LUDUS_PROFILE_GAUGE(Name, value) ((void)sizeof(value))
 #define LUDUS_PROFILE_PLOT(Name, value) ((void)sizeof(value))
@@ -627,7 +646,7 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
 /* Fine-grained scope, compiled in only at level 2. */
 #define LUDUS_PROFILE_SCOPE_FINE(...) LUDUS_PROFILE_SCOPE(__VA_ARGS__)
 #else
-#define LUDUS_PROFILE_SCOPE_FINE(...) ((void)0)
+#define LUDUS_PROFILE_SCOPE_FINE(...) LUDUS__NO_SCOPE
 #endif
 
 #endif /* LUDUS_PROFILING_H */
