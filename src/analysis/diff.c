@@ -8,6 +8,7 @@
  * from the exact durations when both sides kept them. A change is significant
  * when p < alpha / tests (Bonferroni) and the relative change reaches
  * min_change, so large captures do not flag immaterial shifts. */
+#define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
  * memory, notes from ludus_memory_note_outside). Taken once when a capture
  * ends; stored in the .ludus metadata as lines of tab-separated fields
  * (docs/format.md), the one text form the reader parses back. */
+#define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
  * piece headers only, never events, so its cost does not grow with the
  * event count, and it never waits for a producer that is in the middle of
  * an inline event (that event is left out and counted). */
+#define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include <stdlib.h>
 #include <string.h>
 

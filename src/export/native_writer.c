@@ -5,6 +5,7 @@
  * distance from an end back to its begin as varints; the raw encoding
  * writes the recorded 16-byte events as they are. Both are written from the
  * capture as read (a file, or a cut of one, saves again the same way). */
+#define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include <stdlib.h>
 #include <string.h>
 

@@ -12,6 +12,7 @@
  * (described before its first value, doubles kept exactly), flow ends are
  * INSTANTs carrying flow_ids / terminating_flow_ids. Times are ns since
  * capture start, no clock id. */
+#define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,4 +1,5 @@
 /* Linux implementation of platform.h (export files: linux_file.c). */
+#define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include "platform.h"
 
 #include <linux/membarrier.h>

@@ -2,6 +2,7 @@
  * and devices, symlink chains), and the private temporary renamed onto a
  * regular destination, so a file appears whole or not at all and a failed or
  * killed export leaves nothing behind. Rules and their reasons: platform.h. */
+#define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include "platform.h"
 
 #include <dirent.h>

@@ -1,4 +1,5 @@
 /* Linux implementation of file_read.h. */
+#define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include "file_read.h"
 
 #include <errno.h>

@@ -2,6 +2,7 @@
  * thread that uses MADV_POPULATE_WRITE (Linux 5.14) or, where the kernel
  * lacks it, a locked add of 0 to one byte per page (which faults the page
  * in and cannot lose a producer's concurrent store to that byte). */
+#define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include "pages.h"
 
 #include <pthread.h>
