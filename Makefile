@@ -1,11 +1,15 @@
 # Ludus Profiling: the two commands of the README, and a few more.
-#   make demo   build, run the demo, write a trace and print a summary
-#   make test   build and run every test (plain, ASan+UBSan, TSan) through ctest
+#   make        build the library, ludus-trace and the demo (and the tests when
+#               their dependencies are there); installs nothing
+#   make demo   install cmake and a compiler when missing, build, run the demo,
+#               write a trace and print a summary
+#   make test   install the test dependencies when missing, build and run every
+#               test (plain, ASan+UBSan, TSan) through ctest
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo demo-diff test test-plain test-asan test-tsan test-viewers fuzz bench bench-callgrind clean
+.PHONY: all deps deps-build build demo demo-diff test test-plain test-asan test-tsan test-viewers fuzz bench bench-callgrind clean
 
 all: build
 
@@ -13,11 +17,17 @@ all: build
 deps:
 	@./scripts/ensure-deps.sh
 
-build: deps
+# Only what a build needs: cmake, a C compiler, make.
+deps-build:
+	@./scripts/ensure-deps.sh build
+
+build:
+	@command -v cmake >/dev/null || { echo "ludus: cmake is missing (make deps-build installs it)"; exit 1; }
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+demo: deps-build
+	@$(MAKE) --no-print-directory build
 	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/ludus-demo.json
 	@echo
 	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/ludus-demo.ludus --top 10 --html $(BUILD)/ludus-report.html
@@ -33,7 +43,8 @@ demo-diff: build
 
 test: test-plain test-asan test-tsan
 
-test-plain: build
+test-plain: deps
+	@$(MAKE) --no-print-directory build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The compile checks (compiler invocations, formatting) do not depend on the
@@ -63,13 +74,16 @@ test-viewers: build
 
 # A long fuzzing run of the capture-file reader (make test runs it 10 s).
 FUZZ_SECONDS ?= 600
-fuzz: build
+fuzz: deps
+	@$(MAKE) --no-print-directory build
 	@sh tests/fuzz/run_fuzz.sh $(CURDIR) $(BUILD)/fuzz-long $(FUZZ_SECONDS)
 
-bench: build
+bench: deps
+	@$(MAKE) --no-print-directory build
 	@./bench/run.sh $(BUILD)
 
-bench-callgrind: build
+bench-callgrind: deps
+	@$(MAKE) --no-print-directory build
 	@./bench/callgrind.sh $(BUILD)
 
 clean:

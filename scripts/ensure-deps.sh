@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and tests need, when one is missing.
+#   ensure-deps.sh         everything the tests need
+#   ensure-deps.sh build   only what a build needs (cmake, a C compiler, make)
 set -euo pipefail
 need=()
 command -v cmake >/dev/null || need+=(cmake)
 command -v cc >/dev/null || need+=(gcc)
-command -v c++ >/dev/null || need+=(g++)
 command -v make >/dev/null || need+=(make)
-[ -f /usr/include/cmocka.h ] || need+=(libcmocka-dev)
-[ -f /usr/include/json-c/json.h ] || need+=(libjson-c-dev)
-command -v protoc >/dev/null || need+=(protobuf-compiler)
-command -v clang >/dev/null || need+=(clang)
-ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
-command -v python3 >/dev/null || need+=(python3)
-command -v clang-format >/dev/null || need+=(clang-format)
-command -v valgrind >/dev/null || need+=(valgrind)
-command -v objdump >/dev/null || need+=(binutils)
-command -v pkg-config >/dev/null || need+=(pkg-config)
+if [ "${1:-}" != build ]; then
+  command -v c++ >/dev/null || need+=(g++)
+  [ -f /usr/include/cmocka.h ] || need+=(libcmocka-dev)
+  [ -f /usr/include/json-c/json.h ] || need+=(libjson-c-dev)
+  command -v protoc >/dev/null || need+=(protobuf-compiler)
+  command -v clang >/dev/null || need+=(clang)
+  ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
+  command -v python3 >/dev/null || need+=(python3)
+  command -v clang-format >/dev/null || need+=(clang-format)
+  command -v valgrind >/dev/null || need+=(valgrind)
+  command -v objdump >/dev/null || need+=(binutils)
+  command -v pkg-config >/dev/null || need+=(pkg-config)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "ludus: installing missing Debian packages: ${need[*]}"
   SUDO=""
