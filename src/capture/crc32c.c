@@ -1,15 +1,15 @@
 /* CRC-32C (Castagnoli), the checksum of every record of a .ludus file: the
  * SSE 4.2 crc32 instruction where the CPU has it (8 bytes a step, about 3
  * bytes a cycle), else tables eight bytes at a time. */
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "../platform/sync.h"
 #include "file_format.h"
 
 static uint32_t table[8][256];
-static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+static ludus__once table_once = LUDUS__ONCE_INIT;
 
 static void make_tables(void) {
     for (uint32_t i = 0; i < 256; i++) {
@@ -22,7 +22,7 @@ static void make_tables(void) {
 }
 
 static uint32_t crc_soft(uint32_t c, const unsigned char *p, size_t n) {
-    pthread_once(&table_once, make_tables);
+    ludus__once_run(&table_once, make_tables);
     while (n >= 8) {
         uint64_t w;
         memcpy(&w, p, 8);

@@ -2,12 +2,11 @@
  * own (its pid, its tids, none of the parent's events: those stay in the
  * parent's capture). The registry's own fork handling (threads.c) runs
  * first: only the forking thread remains registered. */
-#include <pthread.h>
-
 #include "../platform/process.h"
+#include "../platform/sync.h"
 #include "capture_internal.h"
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static ludus__once once = LUDUS__ONCE_INIT;
 
 /* The running capture's name table is consistent in the child. */
 static void prepare(void) {
@@ -28,5 +27,5 @@ static void install(void) {
 }
 
 void ludus__fork_session_install(void) {
-    pthread_once(&once, install);
+    ludus__once_run(&once, install);
 }

@@ -179,7 +179,7 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
     int membarrier_ok = d.join == LUDUS_JOIN_AUTO && ludus__membarrier_register();
 
     ludus__lib_enter();
-    pthread_mutex_lock(&ludus__reg.lock);
+    ludus__mutex_lock(&ludus__reg.lock);
     ludus__session *s = &ludus__sess;
     memset(s, 0, sizeof *s);
     s->desc = d;
@@ -220,7 +220,7 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
     active = 1;
     __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
-    pthread_mutex_unlock(&ludus__reg.lock);
+    ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     return 0;
 }
@@ -263,7 +263,7 @@ int ludus_end_capture(void) {
     if (!active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
     ludus__session *s = &ludus__sess;
     ludus__lib_enter();
-    pthread_mutex_lock(&ludus__reg.lock);
+    ludus__mutex_lock(&ludus__reg.lock);
     uint32_t gen = s->gen;
     uint32_t high = ludus__reg.high;
     __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
@@ -304,7 +304,7 @@ int ludus_end_capture(void) {
     }
     for (uint32_t i = 0; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
     uint64_t unregistered = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&ludus__reg.lock);
+    ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     ludus__calib_point end_point = ludus__calibrate_point();
     ludus__prefault_request_stop(sess_prefault); /* no more events: stop faulting pages in */
@@ -353,7 +353,7 @@ int ludus_end_capture(void) {
         }
     }
     if (!c && late) { /* no capture to publish them into: wait for them now */
-        pthread_mutex_lock(&ludus__reg.lock);
+        ludus__mutex_lock(&ludus__reg.lock);
         for (uint32_t i = 0; i < nlate; i++) {
             const ludus__thread_record *r = &ludus__reg.rec[late[i].record];
             while (r->state == LUDUS__REC_LIVE && r->serial == late[i].serial && r->cold &&
@@ -361,7 +361,7 @@ int ludus_end_capture(void) {
                 ludus__yield();
             if (r->state == LUDUS__REC_LIVE && r->serial == late[i].serial && r->cold) r->cold->late = 0;
         }
-        pthread_mutex_unlock(&ludus__reg.lock);
+        ludus__mutex_unlock(&ludus__reg.lock);
         nlate = 0;
     }
     if (!c) { /* nothing can describe the capture: give its memory back */
@@ -443,7 +443,7 @@ static void late_done(ludus_capture *c) {
 void ludus__capture_resolve_late(ludus_capture *c) {
     if (c->type != LUDUS__CAP_MEMORY || !c->nlate) return;
     ludus__lib_enter();
-    pthread_mutex_lock(&ludus__reg.lock);
+    ludus__mutex_lock(&ludus__reg.lock);
     for (uint32_t i = 0; i < c->nlate; i++) {
         ludus__late *e = &c->late[i];
         if (e->resolved) continue;
@@ -455,7 +455,7 @@ void ludus__capture_resolve_late(ludus_capture *c) {
         publish_late(c, e, r);
     }
     late_done(c);
-    pthread_mutex_unlock(&ludus__reg.lock);
+    ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
 }
 
@@ -471,7 +471,7 @@ void ludus__session_thread_leaving(const ludus__thread_record *r) {
 void ludus__capture_quiesce(ludus_capture *c) {
     ludus__capture_resolve_late(c);
     if (!c->nstragglers) return;
-    pthread_mutex_lock(&ludus__reg.lock);
+    ludus__mutex_lock(&ludus__reg.lock);
     for (uint32_t i = 0; i < c->nstragglers; i++) {
         const ludus__straggler *g = &c->stragglers[i];
         const ludus__thread_record *r = &ludus__reg.rec[g->record];
@@ -481,7 +481,7 @@ void ludus__capture_quiesce(ludus_capture *c) {
                __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE) == g->cur)
             ludus__yield();
     }
-    pthread_mutex_unlock(&ludus__reg.lock);
+    ludus__mutex_unlock(&ludus__reg.lock);
     c->nstragglers = 0;
 }
 

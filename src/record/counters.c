@@ -55,7 +55,7 @@ typedef struct domain {
 enum { D_ALLOC_BYTES, D_ALLOCS, D_FREE_BYTES, D_FREES }; /* each count right after its bytes */
 
 static struct {
-    pthread_mutex_t lock;
+    ludus__mutex lock;
     shard *shards;
     uint32_t nshards;
     int64_t retired[LUDUS__SHARD_SLOTS];               /* what exited threads added */
@@ -71,7 +71,7 @@ static struct {
     int64_t last_mark_ns; /* 0: no frame mark yet */
     uint64_t marks;
     uint32_t next_slot;
-} L = {.lock = PTHREAD_MUTEX_INITIALIZER, .next_slot = 1};
+} L = {.lock = LUDUS__MUTEX_INIT, .next_slot = 1};
 
 /* Published counts (acquire loads outside the lock). */
 static uint32_t ncounters, ngauges, ndomains;
@@ -79,12 +79,12 @@ static domain domains[LUDUS__MAX_DOMAINS];
 static uint32_t ring_frames_wanted = LUDUS__RING_DEFAULT;
 static uint32_t refused;   /* counters, gauges and domains beyond the tables */
 static uint64_t lost_adds; /* adds of threads that got no shard (no memory) */
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static ludus__once fork_once = LUDUS__ONCE_INIT;
 static void fork_install(void);
 
 static void lock(void) {
-    pthread_once(&fork_once, fork_install);
-    pthread_mutex_lock(&L.lock);
+    ludus__once_run(&fork_once, fork_install);
+    ludus__mutex_lock(&L.lock);
 }
 
 /* ---- shards ---- */
@@ -96,7 +96,7 @@ static void shard_exit(void *arg) {
     *s->prev = s->next;
     if (s->next) s->next->prev = s->prev;
     L.nshards--;
-    pthread_mutex_unlock(&L.lock);
+    ludus__mutex_unlock(&L.lock);
     ludus__shard = NULL; /* a later count (another thread-exit hook) makes a new one */
     free(s);
 }
@@ -113,7 +113,7 @@ static int64_t *my_shard(void) {
     if (L.shards) L.shards->prev = &s->next;
     L.shards = s;
     L.nshards++;
-    pthread_mutex_unlock(&L.lock);
+    ludus__mutex_unlock(&L.lock);
     ludus__on_thread_exit(LUDUS__EXIT_COUNTERS, shard_exit, s);
     ludus__shard = s->v;
     return s->v;
@@ -152,7 +152,7 @@ void ludus__count_slow(ludus_counter_site *site, int64_t n) {
             }
             __atomic_store_n(&site->slot, slot, __ATOMIC_RELEASE);
         }
-        pthread_mutex_unlock(&L.lock);
+        ludus__mutex_unlock(&L.lock);
     }
     int64_t *sh = my_shard();
     if (!sh) {
@@ -186,7 +186,7 @@ void ludus__gauge_slow(ludus_counter_site *site, int64_t value) {
             }
             __atomic_store_n(&site->slot, row, __ATOMIC_RELEASE);
         }
-        pthread_mutex_unlock(&L.lock);
+        ludus__mutex_unlock(&L.lock);
     }
     uint32_t row = __atomic_load_n(&site->slot, __ATOMIC_ACQUIRE);
     if (row - 1 >= LUDUS__MAX_GAUGES) return; /* refused: the table is full */
@@ -215,11 +215,11 @@ ludus_memory_domain ludus_memory_domain_register(const char *name) {
     uint32_t n = ndomains;
     for (uint32_t i = 0; i < n; i++)
         if (!strcmp(L.dinfo[i].name, short_name)) {
-            pthread_mutex_unlock(&L.lock);
+            ludus__mutex_unlock(&L.lock);
             return i + 1;
         }
     if (n >= LUDUS__MAX_DOMAINS || L.next_slot + 4 > LUDUS__SINK_SLOT) {
-        pthread_mutex_unlock(&L.lock);
+        ludus__mutex_unlock(&L.lock);
         __atomic_fetch_add(&refused, 1u, __ATOMIC_RELAXED);
         return 0;
     }
@@ -231,7 +231,7 @@ ludus_memory_domain ludus_memory_domain_register(const char *name) {
     L.next_slot += 4;
     for (uint32_t k = 0; k < 4; k++) L.seen[domains[n].slot + k] = 0;
     __atomic_store_n(&ndomains, n + 1, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&L.lock);
+    ludus__mutex_unlock(&L.lock);
     return n + 1;
 }
 
@@ -277,7 +277,7 @@ void ludus_memory_baseline(ludus_memory_domain d, uint64_t bytes, uint64_t alloc
     __atomic_store_n(&L.dinfo[d - 1].baseline_bytes, (int64_t)bytes, __ATOMIC_RELAXED);
     L.dinfo[d - 1].baseline_allocs = (int64_t)allocs;
     L.dinfo[d - 1].has_baseline = 1;
-    pthread_mutex_unlock(&L.lock);
+    ludus__mutex_unlock(&L.lock);
 }
 
 int ludus_memory_note_outside(const char *what, uint64_t bytes) {
@@ -289,7 +289,7 @@ int ludus_memory_note_outside(const char *what, uint64_t bytes) {
         L.outside[L.noutside++].bytes = bytes;
         rc = 0;
     }
-    pthread_mutex_unlock(&L.lock);
+    ludus__mutex_unlock(&L.lock);
     return rc;
 }
 
@@ -328,7 +328,7 @@ int ludus__ring_configure(uint32_t frames) {
     lock();
     int rc = L.ring.rows ? LUDUS_EBUSY : 0;
     if (rc == 0) ring_frames_wanted = frames;
-    pthread_mutex_unlock(&L.lock);
+    ludus__mutex_unlock(&L.lock);
     return rc;
 }
 
@@ -438,7 +438,7 @@ void ludus__frame_tick(void) {
     L.marks++;
     snapshot(now, out);
     L.last_mark_ns = now;
-    pthread_mutex_unlock(&L.lock);
+    ludus__mutex_unlock(&L.lock);
     if (!out) return;
     for (uint32_t i = 0; i < out->n; i++)
         ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__K_FRAME_STAT, (uint64_t)out->r[i].value, out->r[i].stat);
@@ -451,7 +451,7 @@ void ludus__live_lock(void) {
     lock();
 }
 void ludus__live_unlock(void) {
-    pthread_mutex_unlock(&L.lock);
+    ludus__mutex_unlock(&L.lock);
 }
 
 const ludus__ring *ludus__live_ring(void) {
@@ -501,10 +501,10 @@ uint64_t ludus__live_shard_bytes(void) {
  * the other threads' shards stay in the list (what they added stays in the
  * totals; they never exit in the child). */
 static void fork_lock(void) {
-    pthread_mutex_lock(&L.lock);
+    ludus__mutex_lock(&L.lock);
 }
 static void fork_unlock(void) {
-    pthread_mutex_unlock(&L.lock);
+    ludus__mutex_unlock(&L.lock);
 }
 static void fork_install(void) {
     ludus__on_fork(fork_lock, fork_unlock, fork_unlock);

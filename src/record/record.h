@@ -6,9 +6,9 @@
 #define LUDUS_RECORD_H
 
 #include <ludus/capture.h>
-#include <pthread.h>
 
 #include "../platform/platform.h"
+#include "../platform/sync.h"
 
 /* Threads registered at the same time (records of exited threads are freed
  * at once: their data moves to the session's retired list). */
@@ -110,7 +110,7 @@ typedef struct ludus__thread_final {
 } ludus__thread_final;
 
 typedef struct ludus__registry {
-    pthread_mutex_t lock; /* registration, exit, capture begin and end */
+    ludus__mutex lock; /* registration, exit, capture begin and end */
     ludus__thread_record rec[LUDUS__MAX_THREADS];
     uint32_t high; /* records in use are below this index */
     uint32_t next_serial;

@@ -51,7 +51,7 @@ static uint32_t reg_count;           /* atomic; published after the entry is wri
 static uint32_t reg_slot[REG_SLOTS]; /* id (index + 1), 0 = empty */
 static uint32_t reg_key[REG_SLOTS];
 static ludus__arena reg_strings = {.limit = (size_t)64 << 20};
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static ludus__mutex reg_lock = LUDUS__MUTEX_INIT;
 
 static uint32_t desc_hash(const ludus_site_desc *d) {
     uint32_t h = LUDUS__FNV_BASIS;
@@ -87,7 +87,7 @@ uint32_t ludus_register_site(const ludus_site_desc *d) {
     uint32_t id = reg_lookup(d, h);
     if (id) return id;
     ludus__lib_enter();
-    pthread_mutex_lock(&reg_lock);
+    ludus__mutex_lock(&reg_lock);
     id = reg_lookup(d, h);
     if (!id) {
         uint32_t n = reg_count;
@@ -104,7 +104,7 @@ uint32_t ludus_register_site(const ludus_site_desc *d) {
             ok = name != ARENA_FULL && cat != ARENA_FULL && file != ARENA_FULL;
         }
         if (!ok) {
-            pthread_mutex_unlock(&reg_lock);
+            ludus__mutex_unlock(&reg_lock);
             ludus__lib_leave();
             count_refusal();
             return 0;
@@ -123,19 +123,19 @@ uint32_t ludus_register_site(const ludus_site_desc *d) {
         reg_key[i] = h;
         __atomic_store_n(&reg_slot[i], id, __ATOMIC_RELEASE);
     }
-    pthread_mutex_unlock(&reg_lock);
+    ludus__mutex_unlock(&reg_lock);
     ludus__lib_leave();
     return id;
 }
 
 void ludus__sites_fork_lock(void) {
-    pthread_mutex_lock(&reg_lock);
+    ludus__mutex_lock(&reg_lock);
 }
 void ludus__sites_fork_unlock(void) {
-    pthread_mutex_unlock(&reg_lock);
+    ludus__mutex_unlock(&reg_lock);
 }
 void ludus__sites_fork_reset(void) {
-    pthread_mutex_init(&reg_lock, NULL);
+    ludus__mutex_init(&reg_lock);
 }
 
 uint32_t ludus_intern_name(const char *name) {
@@ -155,7 +155,7 @@ const ludus_site *ludus__site_by_id(uint32_t id) {
 #define NAMES_TEXT ((size_t)4 << 20)
 
 struct ludus__name_table {
-    pthread_mutex_t lock;
+    ludus__mutex lock;
     uint32_t count;   /* atomic */
     ludus_site *site; /* NAMES_MAX entries; allocated at the first name */
     uint32_t *slot;   /* NAMES_SLOTS: index + 1 */
@@ -166,19 +166,19 @@ struct ludus__name_table {
 ludus__name_table *ludus__names_create(void) {
     ludus__name_table *t = calloc(1, sizeof *t);
     if (!t) return NULL;
-    pthread_mutex_init(&t->lock, NULL);
+    ludus__mutex_init(&t->lock);
     t->text.limit = NAMES_TEXT;
     return t;
 }
 
 void ludus__names_fork_lock(ludus__name_table *t) {
-    if (t) pthread_mutex_lock(&t->lock);
+    if (t) ludus__mutex_lock(&t->lock);
 }
 void ludus__names_fork_unlock(ludus__name_table *t) {
-    if (t) pthread_mutex_unlock(&t->lock);
+    if (t) ludus__mutex_unlock(&t->lock);
 }
 void ludus__names_fork_reset(ludus__name_table *t) {
-    if (t) pthread_mutex_init(&t->lock, NULL);
+    if (t) ludus__mutex_init(&t->lock);
 }
 
 void ludus__names_destroy(ludus__name_table *t) {
@@ -187,7 +187,7 @@ void ludus__names_destroy(ludus__name_table *t) {
     free(t->site);
     free(t->slot);
     free(t->key);
-    pthread_mutex_destroy(&t->lock);
+    ludus__mutex_destroy(&t->lock);
     free(t);
 }
 
@@ -206,7 +206,7 @@ const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name) {
     uint32_t h = fnv_field(LUDUS__FNV_BASIS, name);
     const ludus_site *s = names_lookup(t, name, h);
     if (s) return s;
-    pthread_mutex_lock(&t->lock);
+    ludus__mutex_lock(&t->lock);
     s = names_lookup(t, name, h);
     if (!s) {
         if (!t->slot) {
@@ -215,7 +215,7 @@ const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name) {
             uint32_t *slot = calloc(NAMES_SLOTS, sizeof *slot);
             if (!t->site || !t->key || !slot) {
                 free(slot);
-                pthread_mutex_unlock(&t->lock);
+                ludus__mutex_unlock(&t->lock);
                 return NULL;
             }
             __atomic_store_n(&t->slot, slot, __ATOMIC_RELEASE);
@@ -238,6 +238,6 @@ const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name) {
             s = d;
         }
     }
-    pthread_mutex_unlock(&t->lock);
+    ludus__mutex_unlock(&t->lock);
     return s;
 }

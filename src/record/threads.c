@@ -11,7 +11,7 @@
 #include "../platform/process.h"
 #include "record.h"
 
-ludus__registry ludus__reg = {.lock = PTHREAD_MUTEX_INITIALIZER, .next_serial = 1};
+ludus__registry ludus__reg = {.lock = LUDUS__MUTEX_INIT, .next_serial = 1};
 __thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
 __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec"))) = {.record = -1};
 
@@ -35,11 +35,11 @@ static void thread_exit_hook(void *arg);
 static void fork_prepare(void) {
     ludus__lib_enter(); /* a signal handler's event in the window is dropped */
     ludus__sites_fork_lock();
-    pthread_mutex_lock(&ludus__reg.lock);
+    ludus__mutex_lock(&ludus__reg.lock);
 }
 
 static void fork_parent(void) {
-    pthread_mutex_unlock(&ludus__reg.lock);
+    ludus__mutex_unlock(&ludus__reg.lock);
     ludus__sites_fork_unlock();
     ludus__lib_leave();
 }
@@ -50,7 +50,7 @@ static void fork_child(void) {
     ludus__lib_leave();
 }
 
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static ludus__once fork_once = LUDUS__ONCE_INIT;
 static void fork_install(void) {
     ludus__on_fork(fork_prepare, fork_parent, fork_child);
 }
@@ -58,19 +58,19 @@ static void fork_install(void) {
 int ludus__register_self(const char *name) {
     ludus__thread_cold *c = &ludus__cold;
     if (c->dead) return ludus__fail(LUDUS_EINVAL, "the thread is exiting");
-    pthread_once(&fork_once, fork_install);
+    ludus__once_run(&fork_once, fork_install);
     ludus__lib_enter();
-    pthread_mutex_lock(&ludus__reg.lock);
+    ludus__mutex_lock(&ludus__reg.lock);
     if (c->record >= 0) { /* already registered: rename */
         set_name(&ludus__reg.rec[c->record], name, ludus__reg.rec[c->record].tid);
-        pthread_mutex_unlock(&ludus__reg.lock);
+        ludus__mutex_unlock(&ludus__reg.lock);
         ludus__lib_leave();
         return 0;
     }
     uint32_t i = 0;
     while (i < ludus__reg.high && ludus__reg.rec[i].state != LUDUS__REC_FREE) i++;
     if (i == LUDUS__MAX_THREADS) {
-        pthread_mutex_unlock(&ludus__reg.lock);
+        ludus__mutex_unlock(&ludus__reg.lock);
         ludus__lib_leave();
         return ludus__fail(LUDUS_ETHREADS, "the thread table (%d threads at once) is full", LUDUS__MAX_THREADS);
     }
@@ -91,7 +91,7 @@ int ludus__register_self(const char *name) {
     if (i >= ludus__reg.high) ludus__reg.high = i + 1;
     /* Published last: the controller only looks at LIVE records. */
     __atomic_store_n(&r->state, LUDUS__REC_LIVE, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&ludus__reg.lock);
+    ludus__mutex_unlock(&ludus__reg.lock);
     ludus__on_thread_exit(LUDUS__EXIT_RECORDER, thread_exit_hook, r);
     ludus__lib_leave();
     return 0;
@@ -157,7 +157,7 @@ static void release_self(int dying) {
         return;
     }
     ludus__lib_enter();
-    pthread_mutex_lock(&ludus__reg.lock);
+    ludus__mutex_lock(&ludus__reg.lock);
     ludus__thread_record *r = &ludus__reg.rec[c->record];
     if (c->late) ludus__session_thread_leaving(r);
     uint32_t armed = __atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE) & ~LUDUS__ARMED_SLOW;
@@ -181,7 +181,7 @@ static void release_self(int dying) {
         c->span = NULL;
         c->span_cap = 0;
     }
-    pthread_mutex_unlock(&ludus__reg.lock);
+    ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
 }
 
@@ -199,7 +199,7 @@ static void thread_exit_hook(void *arg) {
 void ludus__registry_after_fork(void) {
     /* Only the forking thread exists in the child: every other record
      * describes a thread that is not there (and may look busy forever). */
-    pthread_mutex_init(&ludus__reg.lock, NULL);
+    ludus__mutex_init(&ludus__reg.lock);
     int32_t mine = ludus__cold.record;
     for (uint32_t i = 0; i < ludus__reg.high; i++) {
         if ((int32_t)i == mine) continue;
