@@ -134,7 +134,7 @@ with tempfile.TemporaryDirectory() as d:
     for e in doc["traceEvents"]:
         flags = e.get("args", {}).get("ludus", "") if isinstance(e.get("args"), dict) else ""
         if e["ph"] == "X" and e.get("cat") != "flow":
-            held += (0 if "clipped" in flags and e["ts"] * 1000 <= lo else 1)  # its begin
+            held += (0 if "clipped" in flags and round(float(e["ts"]) * 1000) <= lo else 1)  # its begin
             held += (0 if "incomplete" in flags else 1)  # its end
         elif e["ph"] in ("C", "s", "f") or (e["ph"] == "I" and e.get("cat") != "ludus"):
             held += 1
