@@ -139,6 +139,8 @@ LUDUS_HIDDEN int ludus__counter_event(ludus_analysis *a, const ludus__nev *ev, i
                                       int in_window);
 LUDUS_HIDDEN int ludus__counters_finish(ludus_analysis *a);
 LUDUS_HIDDEN void ludus__counters_free(ludus_analysis *a);
+/* qsort order of doubles (frames.c). */
+LUDUS_HIDDEN int ludus__cmp_double(const void *x, const void *y);
 /* Path text "A/B/C" into buf. */
 LUDUS_HIDDEN size_t ludus__path_text(const ludus_analysis *a, uint32_t node, char *buf, size_t cap);
 

@@ -82,11 +82,6 @@ int ludus__counter_event(ludus_analysis *a, const ludus__nev *ev, int on_frame_t
     return in_window ? push(k, 0, v) : 0;
 }
 
-static int cmp_double(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
 static double nearest_rank(const double *v, size_t n, double q) {
     size_t k = (size_t)ceil(q * (double)n);
     return v[k ? k - 1 : 0];
@@ -107,7 +102,7 @@ int ludus__counters_finish(ludus_analysis *a) {
         double total = 0;
         for (size_t j = 0; j < m; j++) total += x[j];
         if (m) {
-            qsort(x, m, sizeof *x, cmp_double);
+            qsort(x, m, sizeof *x, ludus__cmp_double);
             s->total = total;
             s->mean = total / (double)m;
             s->min = x[0];

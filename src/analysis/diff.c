@@ -56,11 +56,6 @@ static double mw_hist(const ludus__acc *a, const ludus__acc *b, double *z) {
     return mw_finish(u, (double)a->n, (double)b->n, ties, z);
 }
 
-static int cmp_d(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* Over two sorted arrays. */
 static double mw_sorted(const double *a, size_t na, const double *b, size_t nb, double *z) {
     size_t i = 0, j = 0;
@@ -84,8 +79,8 @@ static double mw_exact(const ludus__acc *a, const ludus__acc *b, double *z) {
     if (x && y) {
         for (size_t i = 0; i < a->nexact; i++) x[i] = (double)a->exact[i];
         for (size_t i = 0; i < b->nexact; i++) y[i] = (double)b->exact[i];
-        qsort(x, a->nexact, sizeof *x, cmp_d);
-        qsort(y, b->nexact, sizeof *y, cmp_d);
+        qsort(x, a->nexact, sizeof *x, ludus__cmp_double);
+        qsort(y, b->nexact, sizeof *y, ludus__cmp_double);
         p = mw_sorted(x, a->nexact, y, b->nexact, z);
     }
     free(x);
@@ -110,8 +105,8 @@ static double mw_calls(const ludus_analysis *A, const ludus__cell *ra, uint32_t 
     if (x && y) {
         ludus__cells_per_frame(A, ra, na, 1, x);
         ludus__cells_per_frame(B, rb, nb, 1, y);
-        qsort(x, fa, sizeof *x, cmp_d);
-        qsort(y, fb, sizeof *y, cmp_d);
+        qsort(x, fa, sizeof *x, ludus__cmp_double);
+        qsort(y, fb, sizeof *y, ludus__cmp_double);
         p = mw_sorted(x, fa, y, fb, z);
     }
     free(x);
@@ -180,12 +175,12 @@ static double *window_values(const ludus_analysis *a, const ludus__an_counter *k
     if (!x) return NULL;
     for (size_t j = 0; j < k->n; j++)
         if (k->v[j].frame >= a->win_f0 && k->v[j].frame < a->win_f1) x[(*n)++] = k->v[j].value;
-    qsort(x, *n, sizeof *x, cmp_d);
+    qsort(x, *n, sizeof *x, ludus__cmp_double);
     return x;
 }
 
-static const ludus__an_counter *counter_named(const ludus_analysis *a, const ludus_counter_stats *s) {
-    int64_t i = ludus_analysis_find_counter(a, s->name, s->series);
+static const ludus__an_counter *counter_named(const ludus_analysis *a, const char *name, const char *series) {
+    int64_t i = ludus_analysis_find_counter(a, name, series);
     return i < 0 ? NULL : &a->counters[i];
 }
 
@@ -198,8 +193,8 @@ static int diff_counters(ludus_diff *d) {
         for (uint32_t i = 0; i < S->ncounters; i++) {
             const ludus__an_counter *k = &S->counters[i];
             if (!k->series) continue; /* plots: no per-frame values */
-            const ludus__an_counter *ka = side ? k : counter_named(A, &k->pub),
-                                    *kb = side ? counter_named(B, &k->pub) : k;
+            const ludus__an_counter *ka = side ? k : counter_named(A, k->pub.name, k->pub.series),
+                                    *kb = side ? counter_named(B, k->pub.name, k->pub.series) : k;
             if (side && kb) continue;
             ludus_diff_counter *c = &d->counters[d->ncounters++];
             c->name = k->pub.name;
@@ -226,10 +221,8 @@ static int diff_counters(ludus_diff *d) {
         ludus_diff_counter *c = &d->counters[i];
         if (c->verdict) continue;
         size_t na, nb;
-        double *xa =
-            window_values(A, counter_named(A, &(ludus_counter_stats){.name = c->name, .series = c->series}), &na);
-        double *xb =
-            window_values(B, counter_named(B, &(ludus_counter_stats){.name = c->name, .series = c->series}), &nb);
+        double *xa = window_values(A, counter_named(A, c->name, c->series), &na);
+        double *xb = window_values(B, counter_named(B, c->name, c->series), &nb);
         if (!xa || !xb) {
             free(xa);
             free(xb);

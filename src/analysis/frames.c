@@ -17,7 +17,7 @@ void ludus__cells_per_frame(const ludus_analysis *a, const ludus__cell *run, uin
             out[run[i].frame - a->win_f0] = calls ? (double)run[i].calls : (double)run[i].excl;
 }
 
-static int cmp_double(const void *x, const void *y) {
+int ludus__cmp_double(const void *x, const void *y) {
     double a = *(const double *)x, b = *(const double *)y;
     return a < b ? -1 : a > b;
 }
@@ -81,7 +81,7 @@ int ludus__frames_finish(ludus_analysis *a) {
         for (uint64_t f = 0; f < nw; f++) calls += buf[f];
         si->pub.calls_per_frame = calls / (double)nw;
         ludus__cells_per_frame(a, run, si->ncells, 0, buf);
-        qsort(buf, nw, sizeof *buf, cmp_double);
+        qsort(buf, nw, sizeof *buf, ludus__cmp_double);
         si->pub.median_frame_excl_ns = (int64_t)buf[(nw + 1) / 2 - 1];
     }
     free(buf);

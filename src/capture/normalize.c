@@ -317,17 +317,16 @@ static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus
     } else if (ki->payload == LUDUS__P_FLOW_NAMED) {
         site = site_of(it, LUDUS__FLOW_NAME_KEY(e[1].word))->site;
     }
-    it->events++;
-    uint64_t value = ki->slots == 2 ? e[1].ticks : 0;
     uint32_t series = 0;
     if (ki->payload == LUDUS__P_STAT) {
         if (e[1].word >= LUDUS__STAT_COUNT) { /* readers reject it; a live capture cannot hold one */
-            it->events--;
             it->filtered++;
             return;
         }
         series = 1u + (uint32_t)e[1].word;
     }
+    it->events++;
+    uint64_t value = ki->slots == 2 ? e[1].ticks : 0;
     if (ki->nev == LUDUS_NEV_FRAME) {
         value = ++it->frame_no;
         it->frames++;
