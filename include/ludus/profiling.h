@@ -10,6 +10,7 @@
 #ifndef LUDUS_PROFILING_H
 #define LUDUS_PROFILING_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -124,6 +125,50 @@ LUDUS_API ludus_unwind_point ludus_unwind_here(void);
 LUDUS_API void ludus_unwound_to(ludus_unwind_point point);
 
 /* ---------------------------------------------------------------------------
+ * Log messages: a run-time text on the thread's track, as an instant with a
+ * level. The text is copied into the thread's buffer (never interned: any
+ * number of distinct texts is fine), cut at LUDUS_MESSAGE_MAX bytes. During
+ * a capture only; a message that finds the buffer full is dropped and
+ * counted like any event. ludus_log formats on the calling thread
+ * (vsnprintf into a stack buffer); LUDUS_PROFILE_MESSAGE with a literal
+ * formats and copies nothing. A logger forwards to it with one line:
+ *     void my_sink(int lvl, const char *s) { ludus_log_text(lvl, s, strlen(s)); } */
+enum { LUDUS_LOG_DEBUG = 0, LUDUS_LOG_INFO = 1, LUDUS_LOG_WARNING = 2, LUDUS_LOG_ERROR = 3 };
+#define LUDUS_MESSAGE_MAX 1024
+#if defined(__GNUC__) || defined(__clang__)
+LUDUS_API void ludus_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#else
+LUDUS_API void ludus_log(int level, const char *fmt, ...);
+#endif
+LUDUS_API void ludus_vlog(int level, const char *fmt, va_list args);
+/* Text as it is (no formatting); len bytes, need not be NUL-terminated. */
+LUDUS_API void ludus_log_text(int level, const char *text, size_t len);
+/* "debug", "info", "warning", "error" ("?" for anything else). */
+LUDUS_API const char *ludus_log_level_name(int level);
+
+/* ---------------------------------------------------------------------------
+ * Async zones: work whose life is not a block of one thread (tasks, loading,
+ * requests, coroutines). A zone begins on a track with an id and a site and
+ * ends, on any thread, by track and id; zones with the same track and id
+ * nest (an end closes the most recent open one). Each track is its own
+ * timeline in the viewers (zones of different ids that overlap go on lanes
+ * of the track); tracks are known by name. Ids are yours (0 is fine). */
+LUDUS_API uint32_t ludus_async_track(const char *name); /* a site id for the track (0 when the table is full) */
+LUDUS_API void ludus_async_begin(uint32_t track, uint64_t id, uint32_t site_id);
+LUDUS_API void ludus_async_end(uint32_t track, uint64_t id);
+
+/* Fibers: a fiber's zones appear on the fiber's own track, whichever
+ * thread runs it. Announce each switch on the thread that makes it:
+ * ludus_fiber_enter(name) when the thread starts running a fiber (a name
+ * that identifies it: registered once, looked up lock-free after), and
+ * ludus_fiber_leave() when the thread stops running it (yield, finish).
+ * Entering a fiber while in another leaves the other first. Scopes begun
+ * on a fiber must end on it. The thread's own track shows, as a slice named
+ * after the fiber, when it ran it. */
+LUDUS_API void ludus_fiber_enter(const char *name);
+LUDUS_API void ludus_fiber_leave(void);
+
+/* ---------------------------------------------------------------------------
  * Memory domains: the allocator's hooks. Always on (with or without a
  * capture), callable from any thread; a free may run on another thread than
  * its alloc. Per domain the library keeps live bytes and allocations, the
@@ -188,10 +233,16 @@ typedef struct ludus__event {
  *            string literal or a registered site's name), I64, F64 (double
  *            bits), POINT (slot address, capture generation: an unwind point),
  *            STAT (value, which per-frame statistic: LUDUS__FRAME_STATS in
- *            src/capture/nev_kinds.h)
+ *            src/capture/nev_kinds.h), TEXT (level, text length in bytes;
+ *            the text follows in ceil(length / 16) more slots; length 0:
+ *            the site's name is the text), ASYNC (zone id, the track's site
+ *            address; the word's site is the zone's at a begin, none at an
+ *            end), SWITCH (1 entering the fiber the word names, 0 leaving)
  *   role     how the reader pairs it: OPEN/CLOSE (lexical scopes, an end
  *            names its begin), SPAN_OPEN/SPAN_CLOSE (spans, by site),
- *            UNWIND (closes the scopes begun after a point), PASS (as is)
+ *            UNWIND (closes the scopes begun after a point), FIBER (a span
+ *            on the thread's track while it runs the fiber; the reader
+ *            moves what lies between to the fiber's track), PASS (as is)
  *   nev      the normalised event it becomes (src/capture/nev_kinds.h: how
  *            the exporters and the analysis treat it)
  *   since    the .ludus format version that added it (older files never
@@ -208,7 +259,13 @@ typedef struct ludus__event {
     X(SPAN_BEGIN, 9, SITE, NONE, SPAN_OPEN, BEGIN, 2)   \
     X(SPAN_END, 10, SITE0, NONE, SPAN_CLOSE, END, 2)    \
     X(UNWIND, 11, NONE, POINT, UNWIND, END, 2)          \
-    X(FRAME_STAT, 12, SITE, STAT, PASS, FRAME_STAT, 3)
+    X(FRAME_STAT, 12, SITE, STAT, PASS, FRAME_STAT, 3)  \
+    X(MESSAGE, 13, SITE, TEXT, PASS, MESSAGE, 4)        \
+    X(ASYNC, 14, SITE0, ASYNC, PASS, ASYNC_BEGIN, 4)    \
+    X(FIBER, 15, SITE, SWITCH, FIBER, BEGIN, 4)
+
+/* The slots a message's text takes after its payload slot (TEXT). */
+#define LUDUS__TEXT_SLOTS(len) (((size_t)(len) + 15u) / 16u)
 
 enum {
 #define LUDUS__KIND_ENUM(name, value, word, payload, role, nev, since) LUDUS__K_##name = value,
@@ -269,6 +326,8 @@ typedef struct ludus__gauge_state {
 LUDUS_API extern ludus__gauge_state ludus__gauges[32];
 LUDUS_API void ludus__plot_i64(const ludus_site *site, int64_t value);
 LUDUS_API void ludus__plot_f64(const ludus_site *site, double value);
+LUDUS_API void ludus__message(const ludus_site *site, int level);
+LUDUS_API void ludus__async(const ludus_site *site, const ludus_site *track, uint64_t id);
 
 /* The calling thread's counter shard: one int64 per counter slot, summed
  * over every thread at each frame. NULL until the thread's first count. */
@@ -457,6 +516,16 @@ LUDUS__INLINE void ludus__plot_f64_check(const ludus_site *site, double value) {
     ludus__plot_f64(site, value);
 }
 
+LUDUS__INLINE void ludus__message_check(const ludus_site *site, int level) {
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
+    ludus__message(site, level);
+}
+
+LUDUS__INLINE void ludus__async_check(const ludus_site *site, const ludus_site *track, uint64_t id) {
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
+    ludus__async(site, track, id);
+}
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
@@ -531,6 +600,11 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
 #define LUDUS_PROFILE_SCOPE(...) LUDUS__PICK2(LUDUS__SCOPE2, LUDUS__SCOPE1, __VA_ARGS__)(__VA_ARGS__)
 /* A scope named after the enclosing function. */
 #define LUDUS_PROFILE_FUNCTION() LUDUS__SCOPE_NC(NULL, NULL)
+/* A lock wait (category "lock") for a lock the wrappers of <ludus/locks.h>
+ * do not cover: open it in the block that blocks, only after your own
+ * try-lock failed, so an uncontended lock records nothing:
+ *     if (!my_trylock(&l)) { LUDUS_PROFILE_LOCK_WAIT(MyLock); my_lock(&l); } */
+#define LUDUS_PROFILE_LOCK_WAIT(Name) LUDUS__SCOPE_NC(#Name, "lock")
 
 #define LUDUS__MARK_AT(site_var, name_str, kind) \
     do {                                         \
@@ -621,11 +695,32 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
         LUDUS__SITE(LUDUS__VAR(ludus__plot_), #Name, NULL); \
         LUDUS__PLOT_CALL(&LUDUS__VAR(ludus__plot_), value); \
     } while (0)
+/* A log message whose text is fixed (a literal or a token): nothing is
+ * formatted or copied, the site holds the text. level: LUDUS_LOG_*. */
+#define LUDUS_PROFILE_MESSAGE(level, Text)                         \
+    do {                                                           \
+        LUDUS__SITE(LUDUS__VAR(ludus__message_), #Text, "log");    \
+        ludus__message_check(&LUDUS__VAR(ludus__message_), level); \
+    } while (0)
+/* Async zones by name (see ludus_async_begin): Track and Name are tokens or
+ * literals; uses with the same Track text share the track. */
+#define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name)                                                        \
+    do {                                                                                                  \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                                       \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_), #Name, NULL);                                              \
+        ludus__async_check(&LUDUS__VAR(ludus__async_), &LUDUS__VAR(ludus__async_track_), (uint64_t)(id)); \
+    } while (0)
+#define LUDUS_PROFILE_ASYNC_END(Track, id)                                          \
+    do {                                                                            \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                 \
+        ludus__async_check(NULL, &LUDUS__VAR(ludus__async_track_), (uint64_t)(id)); \
+    } while (0)
 
 #else /* LUDUS_PROFILE_LEVEL == 0: nothing is evaluated, no code is emitted */
 
 #define LUDUS_PROFILE_SCOPE(...) LUDUS__NO_SCOPE
 #define LUDUS_PROFILE_FUNCTION() LUDUS__NO_SCOPE
+#define LUDUS_PROFILE_LOCK_WAIT(Name) LUDUS__NO_SCOPE
 #define LUDUS_PROFILE_FRAME() ((void)0)
 #define LUDUS_PROFILE_MARK(Name) ((void)0)
 #define LUDUS_PROFILE_BEGIN(Name) ((void)0)
@@ -639,6 +734,9 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
 #define LUDUS_PROFILE_COUNT(Name, n) ((void)sizeof(n))
 #define LUDUS_PROFILE_GAUGE(Name, value) ((void)sizeof(value))
 #define LUDUS_PROFILE_PLOT(Name, value) ((void)sizeof(value))
+#define LUDUS_PROFILE_MESSAGE(level, Text) ((void)sizeof(level))
+#define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name) ((void)sizeof(id))
+#define LUDUS_PROFILE_ASYNC_END(Track, id) ((void)sizeof(id))
 
 #endif
 

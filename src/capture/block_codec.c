@@ -3,6 +3,8 @@
  * index), the tick delta as a zigzag varint, then what the kind's word and
  * payload columns say it carries. Ends store the distance back to their
  * begin in slots, so a typical scope costs 4-6 bytes. */
+#include <string.h>
+
 #include "file_format.h"
 
 static uint8_t *put_site(const ludus_capture *c, uint8_t *p, uintptr_t key, unsigned *s) {
@@ -61,6 +63,25 @@ size_t ludus__compact_encode(const ludus_capture *c, const ludus__event *ev, siz
         case LUDUS__P_POINT:
             p = ludus__varint_put(p, q->ticks ? ludus__zigzag((int64_t)(addr - (uintptr_t)q->ticks) >> 4) + 1 : 0);
             p = ludus__varint_put(p, (uint64_t)q->word);
+            break;
+        case LUDUS__P_TEXT: { /* level, length, then the text's bytes */
+            size_t len = (size_t)q->word, k = LUDUS__TEXT_SLOTS(len);
+            if (len > LUDUS_MESSAGE_MAX || i + k >= n) len = k = 0; /* a live capture never has one */
+            p = ludus__varint_put(p, q->ticks);
+            p = ludus__varint_put(p, (uint64_t)len);
+            memcpy(p, &ev[i + 1], len);
+            p += len;
+            i += k;
+            break;
+        }
+        case LUDUS__P_ASYNC: {
+            p = ludus__varint_put(p, q->ticks);
+            uint32_t idx = q->word ? ludus__site_index(c, (uintptr_t)q->word) : UINT32_MAX;
+            p = ludus__varint_put(p, idx == UINT32_MAX ? 0 : (uint64_t)idx + 1);
+            break;
+        }
+        case LUDUS__P_SWITCH:
+            p = ludus__varint_put(p, q->ticks);
             break;
         default:
             break;
@@ -146,6 +167,27 @@ int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len,
             q->word = (uintptr_t)gen;
             break;
         }
+        case LUDUS__P_TEXT: {
+            if (ludus__varint_get(&p, end, &q->ticks) || ludus__varint_get(&p, end, &v)) BAD("bad message varint");
+            if (v > LUDUS_MESSAGE_MAX) BAD("message text longer than LUDUS_MESSAGE_MAX");
+            size_t k = LUDUS__TEXT_SLOTS(v);
+            if (k > n - 1 - i) BAD("a message's text is cut by the end of the block");
+            if ((uint64_t)(end - p) < v) BAD("a message's text is cut by the end of the data");
+            q->word = (uintptr_t)v;
+            memset(&ev[i + 1], 0, k * sizeof *ev);
+            memcpy(&ev[i + 1], p, (size_t)v);
+            p += v;
+            i += k;
+            break;
+        }
+        case LUDUS__P_ASYNC:
+            if (ludus__varint_get(&p, end, &q->ticks) || ludus__varint_get(&p, end, &v)) BAD("bad async varint");
+            if (v > c->nsites) BAD("async track index out of range");
+            if (v) q->word = c->sites[v - 1].key;
+            break;
+        case LUDUS__P_SWITCH:
+            if (ludus__varint_get(&p, end, &q->ticks)) BAD("bad fiber switch varint");
+            break;
         default:
             break;
         }

@@ -32,6 +32,7 @@ void ludus__capture_free(ludus_capture *c) {
     }
     free(c->stragglers);
     free(c->late);
+    ludus__async_free(c);
     for (uint32_t i = 0; i < c->nthreads; i++)
         if (c->threads[i].lanes_owned) free(c->threads[i].span_lane);
     if (!c->borrowed) {
@@ -96,6 +97,12 @@ int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_captu
     v->nstragglers = 0;
     v->prepared = 0;
     v->prepare_error = 0;
+    v->async = NULL; /* its own, clipped from the parent's */
+    v->async_tracks = NULL;
+    v->async_raw = NULL;
+    v->nasync = v->nasync_tracks = 0;
+    v->nasync_raw = v->async_raw_cap = 0;
+    v->async_ready = v->async_error = 0;
     v->nthreads = nt;
     for (uint32_t i = 0; i < nt; i++) {
         v->threads[i] = src->threads[cut->threads ? cut->threads[i] : i];

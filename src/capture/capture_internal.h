@@ -100,9 +100,9 @@ typedef struct ludus__straggler {
 enum { LUDUS__CAP_MEMORY = 1, LUDUS__CAP_FILE = 2, LUDUS__CAP_VIEW = 3 };
 
 /* The .ludus format this library writes (file_format.h), and the oldest it
- * reads: version 3 only added event kinds (the kinds table's `since`), so a
- * version 2 file reads as it always did. */
-#define LUDUS__FORMAT_VERSION 3u
+ * reads: versions 3 and 4 only added event kinds (the kinds table's
+ * `since`), so an older file reads as it always did. */
+#define LUDUS__FORMAT_VERSION 4u
 #define LUDUS__FORMAT_OLDEST 2u
 
 /* One line of the memory coverage manifest (memory_coverage.c). */
@@ -178,8 +178,51 @@ struct ludus_capture {
     int64_t cut_from_ns, cut_to_ns;
     ludus__mem_cov *mem_cov; /* the memory coverage manifest */
     uint32_t nmem_cov;
+    /* the async zones (async.c), built when the capture is prepared */
+    struct ludus__async_zone *async;
+    uint32_t nasync;
+    struct ludus__async_track *async_tracks;
+    uint32_t nasync_tracks;
+    uint64_t async_unmatched;           /* ends with no open zone of their track and id */
+    struct ludus__async_raw *async_raw; /* while preparing: the events */
+    size_t nasync_raw, async_raw_cap;
+    int async_ready, async_error;
 };
 typedef struct ludus_capture ludus__captured;
+
+/* An async zone: [begin_ns, end_ns] on a lane of its track. Zones of one
+ * track and id nest (depth); a zone and the zones inside it share a lane,
+ * and zones on one lane never overlap unless nested. */
+typedef struct ludus__async_zone {
+    uint32_t track;                    /* index in c->async_tracks */
+    uint32_t site;                     /* the zone's site (UINT32_MAX: not known, its begin was cut away) */
+    uint32_t lane, depth;              /* lane of the track; open zones of its id around it */
+    uint32_t begin_thread, end_thread; /* thread indexes; UINT32_MAX where it was not seen */
+    uint16_t flags;                    /* LUDUS_NEV_INCOMPLETE (never ended), LUDUS_NEV_CLIPPED (cut) */
+    uint64_t id;
+    int64_t begin_ns, end_ns;
+} ludus__async_zone;
+
+typedef struct ludus__async_track {
+    uint32_t site;  /* a site with the track's name */
+    uint32_t lanes; /* lanes used */
+} ludus__async_track;
+
+typedef struct ludus__async_raw {
+    int64_t ts;
+    uint32_t thread, track_site, site, end; /* track_site: the track's site, then its track index */
+    uint64_t id, seq;
+} ludus__async_raw;
+
+struct ludus__nev;
+/* async.c: prepare collects each ASYNC event of the streams, then builds
+ * the zones (a view clips its parent's); free releases them. */
+LUDUS_HIDDEN int ludus__async_note(ludus_capture *c, uint32_t thread, const struct ludus__nev *ev);
+LUDUS_HIDDEN int ludus__async_build(ludus_capture *c);
+/* The zones ready to use (0), or why not: what exporters and the analysis
+ * call first (a capture file finds its zones on first use). */
+LUDUS_HIDDEN int ludus__async_ensure(ludus_capture *c);
+LUDUS_HIDDEN void ludus__async_free(ludus_capture *c);
 
 /* memory_coverage.c. take: at capture end, from the live domains; text:
  * the .ludus metadata value (malloc'd); parse: back from it (-1 with why,
@@ -352,9 +395,15 @@ typedef struct ludus__nev_iter {
     uint32_t cut_open_cap;
     ludus__nev held;
     ludus__nev *cb; /* the cut's batch */
+    /* the texts of the stream's messages (kept for the iterator's life) */
+    char *text;
+    size_t text_n, text_cap;
 } ludus__nev_iter;
 
 /* 0, or a LUDUS_E* code (LUDUS_ENOMEM) when lanes could not be prepared. */
+/* Moves what threads recorded while running fibers to a track per fiber
+ * (fibers.c); in-memory captures, after their runs are built. */
+LUDUS_HIDDEN int ludus__fibers_split(ludus_capture *c);
 LUDUS_HIDDEN int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread);
 /* Refills it->ob (the next batch of the stream, time cut applied); 0 at the
  * end of the thread's stream (then check ludus__nev_error). */
@@ -363,6 +412,9 @@ LUDUS_HIDDEN void ludus__nev_free(ludus__nev_iter *it);
 /* The stream without a time cut, one event at a time (the cut reads it). */
 LUDUS_HIDDEN int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);
+/* A MESSAGE event's text (valid UTF-8, NUL-terminated, len bytes): its
+ * own, or its site's name. Valid until the iterator is freed. */
+LUDUS_HIDDEN const char *ludus__nev_text(const ludus__nev_iter *it, const ludus__nev *e, size_t *len);
 /* The error a stream ended with: 0, or a LUDUS_E* code (detail set). */
 LUDUS_HIDDEN int ludus__nev_error(const ludus__nev_iter *it);
 

@@ -138,13 +138,21 @@ static int check_events(reader *r, const ludus_capture *c, const ludus__event *e
             }
         }
         if (ki->slots == 2 && i + 1 >= n) return FMT_FAIL(at, "event %zu's payload is cut by the end of the block", i);
+        if (ki->payload == LUDUS__P_TEXT && ev[i + 1].word > LUDUS_MESSAGE_MAX)
+            return FMT_FAIL(at + 24, "message of event %zu claims %" PRIu64 " bytes of text (at most %u)", i,
+                            (uint64_t)ev[i + 1].word, LUDUS_MESSAGE_MAX);
+        size_t slots = ludus__event_slots(&ev[i], n - i);
+        if (slots > n - i) return FMT_FAIL(at, "event %zu's text is cut by the end of the block", i);
+        if (raw && ki->payload == LUDUS__P_ASYNC && ev[i + 1].word &&
+            ludus__site_index(c, (uintptr_t)ev[i + 1].word) == UINT32_MAX)
+            return FMT_FAIL(at + 24, "async event %zu names a track that is not in the site table", i);
         if (raw && ki->payload == LUDUS__P_FLOW_NAMED && ev[i + 1].word &&
             ludus__site_index(c, LUDUS__FLOW_NAME_KEY(ev[i + 1].word)) == UINT32_MAX)
             return FMT_FAIL(at + 24, "flow of event %zu names a flow name that is not in the site table", i);
         if (raw && ki->payload == LUDUS__P_STAT && ev[i + 1].word >= LUDUS__STAT_COUNT)
             return FMT_FAIL(at + 24, "event %zu names an unknown frame statistic %" PRIu64, i,
                             (uint64_t)ev[i + 1].word);
-        i += ki->slots;
+        i += slots;
     }
     return 0;
 }

@@ -12,8 +12,27 @@
 
 /* Columns of the raw table. */
 enum { LUDUS__W_NONE, LUDUS__W_SITE, LUDUS__W_SITE0, LUDUS__W_REF };
-enum { LUDUS__P_NONE, LUDUS__P_FLOW, LUDUS__P_FLOW_NAMED, LUDUS__P_I64, LUDUS__P_F64, LUDUS__P_POINT, LUDUS__P_STAT };
-enum { LUDUS__R_PASS, LUDUS__R_OPEN, LUDUS__R_CLOSE, LUDUS__R_SPAN_OPEN, LUDUS__R_SPAN_CLOSE, LUDUS__R_UNWIND };
+enum {
+    LUDUS__P_NONE,
+    LUDUS__P_FLOW,
+    LUDUS__P_FLOW_NAMED,
+    LUDUS__P_I64,
+    LUDUS__P_F64,
+    LUDUS__P_POINT,
+    LUDUS__P_STAT,
+    LUDUS__P_TEXT,
+    LUDUS__P_ASYNC,
+    LUDUS__P_SWITCH
+};
+enum {
+    LUDUS__R_PASS,
+    LUDUS__R_OPEN,
+    LUDUS__R_CLOSE,
+    LUDUS__R_SPAN_OPEN,
+    LUDUS__R_SPAN_CLOSE,
+    LUDUS__R_UNWIND,
+    LUDUS__R_FIBER
+};
 
 /* Treatments (the columns below). */
 enum {
@@ -25,10 +44,17 @@ enum {
     LUDUS__TR_FLOW_OUT,
     LUDUS__TR_FLOW_IN,
     LUDUS__TR_COUNTER_I64,
-    LUDUS__TR_COUNTER_F64
+    LUDUS__TR_COUNTER_F64,
+    LUDUS__TR_MESSAGE
 };
 
 /* Normalised kinds: X(NAME, json, pftrace, analysis, category, label)
+ * Fields a kind gives its own meaning: MESSAGE: value = level, series = the
+ * text's length, begin_ns = where the text is (ludus__nev_text); ASYNC_*:
+ * value = zone id, series = the track's site index (exports and the
+ * analysis take async zones from the capture's zone list, src/capture/async.c,
+ * not from the thread streams). An ASYNC raw event without a site is the
+ * end (the kind after ASYNC_BEGIN).
  *   json, pftrace, analysis  the treatment (LUDUS__TR_*) each gives it
  *   category                 the category when the site names none
  *   label                    the name of an event without a site (NULL: none) */
@@ -43,7 +69,10 @@ enum {
     X(COUNTER_F64, COUNTER_F64, COUNTER_F64, COUNTER_F64, "counter", NULL)                     \
     X(FRAME_STAT, COUNTER_I64, COUNTER_I64, COUNTER_I64, "counter", NULL)                      \
     X(LOSS, INSTANT, INSTANT, NONE, "ludus", "ludus: events lost from here on (see metadata)") \
-    X(MISMATCH, INSTANT, INSTANT, NONE, "ludus", "<span end without begin>")
+    X(MISMATCH, INSTANT, INSTANT, NONE, "ludus", "<span end without begin>")                   \
+    X(MESSAGE, MESSAGE, MESSAGE, MESSAGE, "log", NULL)                                         \
+    X(ASYNC_BEGIN, NONE, NONE, NONE, "async", NULL)                                            \
+    X(ASYNC_END, NONE, NONE, NONE, "async", NULL)
 
 enum {
     LUDUS_NEV_NONE = 0,
@@ -103,5 +132,15 @@ LUDUS_HIDDEN extern const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT];
 /* Indexed by the raw kind (0..15) and by LUDUS_NEV_*; built from the tables. */
 LUDUS_HIDDEN extern const ludus__kind_info ludus__kinds[16];
 LUDUS_HIDDEN extern const ludus__nev_info ludus__nevs[LUDUS_NEV_COUNT];
+
+/* The slots of the event at e, of which avail (>= 1) are readable: the
+ * kind's, plus the text of a TEXT payload. 0 for an unknown kind; more than
+ * avail for an event cut by the end of its run (only a damaged file). */
+static inline size_t ludus__event_slots(const ludus__event *e, size_t avail) {
+    const ludus__kind_info *ki = &ludus__kinds[e->word & LUDUS__K_MASK];
+    if (ki->payload != LUDUS__P_TEXT || avail < 2) return ki->slots;
+    uint64_t len = (uint64_t)e[1].word;
+    return len > LUDUS_MESSAGE_MAX ? (size_t)1 << 40 : 2 + LUDUS__TEXT_SLOTS(len);
+}
 
 #endif

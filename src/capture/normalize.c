@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "capture_internal.h"
+#include "text.h"
 
 /* ---- time ---- */
 
@@ -306,9 +307,45 @@ static void on_span_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
     close_open(it, &o, ts, 0, 1);
 }
 
+/* A message's text, cleaned to UTF-8, kept in the iterator's text store
+ * (it outlives the run it came from); returns its offset, -1 without room. */
+static int64_t keep_text(ludus__nev_iter *it, const char *text, uint32_t len, uint32_t *kept) {
+    size_t need = 3 * (size_t)len + 1; /* each bad byte may become U+FFFD */
+    if (it->text_n + need > it->text_cap) {
+        size_t cap = it->text_cap ? it->text_cap * 2 : 4096;
+        while (cap < it->text_n + need) cap *= 2;
+        char *t = realloc(it->text, cap);
+        if (!t) {
+            it->oom = 1;
+            *kept = 0;
+            return -1;
+        }
+        it->text = t;
+        it->text_cap = cap;
+    }
+    int64_t at = (int64_t)it->text_n;
+    *kept = (uint32_t)ludus__utf8_clean(text, len, it->text + it->text_n, need - 1);
+    it->text[it->text_n + *kept] = 0;
+    it->text_n += *kept + 1;
+    return at;
+}
+
+const char *ludus__nev_text(const ludus__nev_iter *it, const ludus__nev *e, size_t *len) {
+    if (e->begin_ns >= 0 && (size_t)e->begin_ns < it->text_n) {
+        *len = e->series;
+        return it->text + e->begin_ns;
+    }
+    if (e->site != UINT32_MAX) {
+        *len = it->c->sites[e->site].name_len;
+        return it->c->sites[e->site].name;
+    }
+    *len = 0;
+    return "";
+}
+
 static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus__event *e, int64_t ts) {
     uint32_t site = UINT32_MAX;
-    if (ki->word == LUDUS__W_SITE) {
+    if (ki->word == LUDUS__W_SITE || (ki->word == LUDUS__W_SITE0 && (e->word & ~(uintptr_t)LUDUS__K_MASK))) {
         site = site_of(it, e->word & ~(uintptr_t)LUDUS__K_MASK)->shown;
         if (site == UINT32_MAX) {
             it->filtered++;
@@ -318,6 +355,15 @@ static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus
         site = site_of(it, LUDUS__FLOW_NAME_KEY(e[1].word))->site;
     }
     uint32_t series = 0;
+    uint8_t nev = ki->nev;
+    int64_t begin = 0;
+    if (ki->payload == LUDUS__P_TEXT) {
+        series = (uint32_t)e[1].word;
+        begin = series ? keep_text(it, (const char *)&e[2], series, &series) : -1;
+    } else if (ki->payload == LUDUS__P_ASYNC) {
+        if (ki->word == LUDUS__W_SITE0 && !(e->word & ~(uintptr_t)LUDUS__K_MASK)) nev++; /* no site: the end */
+        series = e[1].word ? site_of(it, (uintptr_t)e[1].word)->site : UINT32_MAX;
+    }
     if (ki->payload == LUDUS__P_STAT) {
         if (e[1].word >= LUDUS__STAT_COUNT) { /* readers reject it; a live capture cannot hold one */
             it->filtered++;
@@ -334,8 +380,17 @@ static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus
         it->nonfinite++;
     }
     ludus__nev *n = emit(it);
-    set_nev(n, ki->nev, 0, 0, site, it->lane_depth[0], ts, 0, value);
+    set_nev(n, nev, 0, 0, site, it->lane_depth[0], ts, begin, value);
     n->series = series;
+}
+
+/* A fiber switch: on the thread's track, a span named after the fiber while
+ * the thread runs it (prepare.c moved the fiber's own events away). */
+static void on_fiber(ludus__nev_iter *it, const ludus__event *e, int64_t ts) {
+    if (e[1].ticks)
+        on_span_open(it, e->word, ts);
+    else
+        on_span_close(it, e->word, ts);
 }
 
 /* ---- the end of the stream ---- */
@@ -426,10 +481,10 @@ static void scan_run_deciding(ludus__nev_iter *it, const ludus__run *run) {
         const ludus__event *e = ev + pos;
         const uintptr_t word = e->word;
         const ludus__kind_info *ki = &ludus__kinds[word & LUDUS__K_MASK];
-        const size_t at = pos;
-        pos += ki->slots;
-        if (ki->slots == 0 || pos > n) { /* only a damaged file: the loader rejects those */
-            pos += ki->slots == 0;
+        const size_t at = pos, slots = ludus__event_slots(e, n - pos);
+        pos += slots;
+        if (slots == 0 || pos > n) { /* only a damaged file: the loader rejects those */
+            pos = slots == 0 ? pos + 1 : n;
             continue;
         }
         switch (ki->role) {
@@ -444,6 +499,9 @@ static void scan_run_deciding(ludus__nev_iter *it, const ludus__run *run) {
             break;
         case LUDUS__R_SPAN_CLOSE:
             on_span_close(it, word, ludus__tick_conv_ns(&it->conv, it->c, e->ticks));
+            break;
+        case LUDUS__R_FIBER:
+            on_fiber(it, e, ludus__tick_conv_ns(&it->conv, it->c, e->ticks));
             break;
         case LUDUS__R_UNWIND: {
             uint64_t from = point_ordinal(it, (uintptr_t)e[1].ticks, (uint32_t)e[1].word);
@@ -463,10 +521,10 @@ static size_t step(ludus__nev_iter *it, const ludus__run *run, size_t pos) {
     const ludus__event *e = run->ev + pos;
     const uintptr_t word = e->word;
     const ludus__kind_info *ki = &ludus__kinds[word & LUDUS__K_MASK];
-    const size_t at = pos;
-    pos += ki->slots;
-    if (ki->slots == 0 || pos > run->n) /* only a damaged file: the loader rejects those */
-        return pos + (ki->slots == 0);
+    const size_t at = pos, slots = ludus__event_slots(e, run->n - pos);
+    pos += slots;
+    if (slots == 0 || pos > run->n) /* only a damaged file: the loader rejects those */
+        return slots == 0 ? pos + 1 : run->n;
     int64_t ts = ludus__tick_conv_ns(&it->conv, it->c, e->ticks);
     if (ts >= it->loss_at) loss_marker(it);
     switch (ki->role) {
@@ -484,6 +542,9 @@ static size_t step(ludus__nev_iter *it, const ludus__run *run, size_t pos) {
         break;
     case LUDUS__R_UNWIND:
         on_unwind(it, (uintptr_t)e[1].ticks, (uint32_t)e[1].word, ts);
+        break;
+    case LUDUS__R_FIBER:
+        on_fiber(it, e, ts);
         break;
     default:
         on_pass(it, ki, e, ts);
@@ -651,6 +712,7 @@ static void rewind_stream(ludus__nev_iter *it) {
     it->frame_no = 0;
     it->events = it->incomplete = it->unwound = it->orphan_ends = 0;
     it->filtered = it->frames = it->mismatched = it->nonfinite = 0;
+    it->text_n = 0;
 }
 
 int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread) {
@@ -715,6 +777,7 @@ void ludus__nev_free(ludus__nev_iter *it) {
     free(it->memo);
     free(it->seen);
     free(it->cut_open);
+    free(it->text);
     for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) free(it->lane_iv[k]);
     free(it->rbuf.ev);
     free(it->rbuf.bytes);

@@ -64,6 +64,11 @@ static int count_thread(ludus_capture *c, uint32_t t) {
             if (((ev.value >> 52) & 0x7ff) == 0x7ff) nonfinite++;
             events++;
             break;
+        case LUDUS_NEV_ASYNC_BEGIN:
+        case LUDUS_NEV_ASYNC_END:
+            if (!c->parent && ludus__async_note(c, t, &ev) != 0) it.oom = 1;
+            events++;
+            break;
         default:
             events++;
             break;
@@ -89,6 +94,7 @@ int ludus__prepare(ludus_capture *c) {
     int rc = 0;
     if (c->type == LUDUS__CAP_MEMORY) {
         rc = ludus__build_runs(c);
+        if (rc == 0) rc = ludus__fibers_split(c);
         if (rc == 0) rc = ludus__sites_collect(c);
         if (rc == 0) rc = ludus__sites_check_ids(c);
         if (rc) rc = ludus__fail(LUDUS_ENOMEM, "out of memory while preparing the capture");
@@ -109,6 +115,8 @@ int ludus__prepare(ludus_capture *c) {
         if (!c->cut || th->first_drop_ns <= c->cut_to_ns) c->dropped += th->dropped;
     }
     if (!c->cut) c->dropped += c->unregistered_drops;
+    if (rc == 0 && ludus__async_build(c) != 0)
+        rc = ludus__fail(LUDUS_ENOMEM, "out of memory while pairing async zones");
     c->prepared = 1;
     c->prepare_error = rc; /* a damaged file stays damaged: every later use says so */
     return rc;

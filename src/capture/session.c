@@ -398,10 +398,10 @@ static uint64_t last_event_ticks(const ludus__chunk *ch) {
     for (; ch; ch = ch->next) {
         const ludus__event *ev = LUDUS__CHUNK_EVENTS(ch);
         for (uint64_t i = 0; i < ch->used;) {
-            const ludus__kind_info *k = &ludus__kinds[ev[i].word & LUDUS__K_MASK];
-            if (!k->slots) break;
+            size_t k = ludus__event_slots(&ev[i], (size_t)(ch->used - i));
+            if (!k) break;
             if (ev[i].ticks > last) last = ev[i].ticks;
-            i += k->slots;
+            i += k;
         }
     }
     return last;

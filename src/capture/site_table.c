@@ -156,7 +156,11 @@ static int collect_run(ludus_capture *c, const ludus__event *e, size_t n) {
             int rc = add_site(c, key);
             if (rc) return rc;
         }
-        i += ki->valid ? ki->slots : 1;
+        if (ki->payload == LUDUS__P_ASYNC && i + 1 < n && e[i + 1].word) { /* the track */
+            int rc = add_site(c, e[i + 1].word);
+            if (rc) return rc;
+        }
+        i += ki->valid ? ludus__event_slots(&e[i], n - i) : 1;
     }
     return 0;
 }

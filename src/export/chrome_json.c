@@ -39,6 +39,7 @@ typedef struct json_ctx {
     size_t *snip_name; /* where each snippet's ,"name":.. part ends */
     track tracks[LUDUS__MAX_LANES];
     uint64_t skipped_nonfinite;
+    const ludus__nev_iter *it; /* the thread's stream (a message's text) */
 } json_ctx;
 
 static void set_track(track *k, int pid, uint64_t tid) {
@@ -259,6 +260,17 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
         }
         ludus__w_ch(w, '}');
         break;
+    case LUDUS__TR_MESSAGE: { /* an instant named by its text, the level in args */
+        size_t n;
+        const char *text = ludus__nev_text(x->it, ev, &n);
+        head(w, k, 'I', ev->ts_ns);
+        ludus__w_str(w, ",\"name\":");
+        ludus__w_json_str(w, text, n);
+        ludus__w_str(w, ",\"cat\":\"log\",\"s\":\"t\",\"args\":{\"level\":\"");
+        ludus__w_str(w, ludus_log_level_name((int)ev->value));
+        ludus__w_str(w, "\"}}");
+        break;
+    }
     case LUDUS__TR_COUNTER_I64:
     case LUDUS__TR_COUNTER_F64: {
         double d = 0;
@@ -338,6 +350,7 @@ static void write_metadata(json_ctx *x) {
     meta_kv_u64(w, "unwound", c->unwound);
     meta_kv_u64(w, "orphan_ends", c->orphan_ends);
     meta_kv_u64(w, "mismatched_span_ends", c->mismatched);
+    meta_kv_u64(w, "async_unmatched_ends", c->async_unmatched);
     meta_kv_u64(w, "frames", c->frames);
     meta_kv_u64(w, "interner_drops", c->interner_drops);
     meta_kv_u64(w, "site_id_collisions", c->id_collisions);
@@ -397,6 +410,45 @@ static void meta_event(ludus__writer *w, const track *k, const char *what, const
 }
 
 /* Names and order of the thread's tracks (its own, then its span lanes). */
+/* ---- async zones: nestable async events (b/e), one id per lane of a
+ * track so each lane is one row; cat is the track's name (b and e must
+ * agree on cat, id and name); the zone's own id is an arg ---- */
+
+static void async_name(json_ctx *x, const ludus__async_zone *z) {
+    ludus__writer *w = x->w;
+    const char *name = z->site != UINT32_MAX ? x->c->sites[z->site].name : "<begin cut away>";
+    ludus__w_str(w, ",\"name\":");
+    ludus__w_json_str(w, name, strlen(name));
+    const ludus__async_track *t = &x->c->async_tracks[z->track];
+    const char *tn = t->site != UINT32_MAX ? x->c->sites[t->site].name : "<invalid track>";
+    ludus__w_str(w, ",\"cat\":");
+    ludus__w_json_str(w, tn, strlen(tn));
+    hex_id(w, ((uint64_t)z->track << 16) | z->lane); /* one id per lane: the row */
+}
+
+static void async_zones(json_ctx *x) {
+    const ludus_capture *c = x->c;
+    ludus__writer *w = x->w;
+    track k;
+    for (uint32_t i = 0; i < c->nasync && !w->failed; i++) {
+        const ludus__async_zone *z = &c->async[i];
+        uint32_t bt = z->begin_thread != UINT32_MAX ? z->begin_thread : z->end_thread;
+        set_track(&k, c->pid, bt != UINT32_MAX ? c->threads[bt].tid : 0);
+        head(w, &k, 'b', z->begin_ns);
+        async_name(x, z);
+        ludus__w_str(w, ",\"args\":{\"id\":");
+        ludus__w_u64(w, z->id);
+        if (z->flags & LUDUS_NEV_INCOMPLETE) ludus__w_str(w, ",\"ludus\":\"incomplete\"");
+        if (z->flags & LUDUS_NEV_CLIPPED) ludus__w_str(w, ",\"ludus\":\"clipped\"");
+        ludus__w_str(w, "}}");
+        uint32_t et = z->end_thread != UINT32_MAX ? z->end_thread : bt;
+        set_track(&k, c->pid, et != UINT32_MAX ? c->threads[et].tid : 0);
+        head(w, &k, 'e', z->end_ns);
+        async_name(x, z);
+        ludus__w_ch(w, '}');
+    }
+}
+
 static void thread_meta(json_ctx *x, uint32_t t) {
     const ludus__cap_thread *th = &x->c->threads[t];
     track k;
@@ -440,6 +492,7 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
             set_track(&x.tracks[lane], pid, lane ? LANE_TID(t, lane) : th->tid);
         ludus__nev_iter it;
         rc = ludus__nev_init(&it, c, t);
+        x.it = &it;
         const ludus__nev *ev;
         int64_t prev_ns = INT64_MIN;
         while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) {
@@ -459,6 +512,8 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
     }
+    if (rc == 0) rc = ludus__async_ensure(c);
+    if (rc == 0) async_zones(&x);
     if (rc == 0) write_metadata(&x);
     free(x.snip);
     free(x.snip_off);

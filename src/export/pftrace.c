@@ -35,6 +35,7 @@
 #define TE_TYPE 9
 #define TE_NAME_IID 10
 #define TE_TRACK_UUID 11
+#define TE_CATEGORIES 22
 #define TE_NAME 23
 #define TE_COUNTER_VALUE 30
 #define TE_DOUBLE_COUNTER_VALUE 44
@@ -81,6 +82,7 @@ typedef struct pf_state {
     uint32_t *name_seq; /* per site: sequence on which its name/category is interned */
     uint32_t xn_seq[XN_COUNT], xc_seq[XC_COUNT], da_seq[DA_COUNT];
     unsigned char *counter_described;
+    const ludus__nev_iter *it; /* the thread's stream (a message's text) */
     uint32_t thread;
     uint32_t lanes_described; /* bit k: lane k of the current thread */
 } pf_state;
@@ -164,6 +166,7 @@ static void write_process(pf_state *s) {
     p = da_u64(p, "unwound", c->unwound);
     p = da_u64(p, "orphan_ends", c->orphan_ends);
     p = da_u64(p, "mismatched_span_ends", c->mismatched);
+    p = da_u64(p, "async_unmatched_ends", c->async_unmatched);
     p = da_u64(p, "nonfinite_counter_samples", c->nonfinite);
     p = da_u64(p, "frames", c->frames);
     p = da_u64(p, "interner_drops", c->interner_drops);
@@ -341,6 +344,100 @@ static void end_flags(const ludus__nev *ev, need *n, int *da, int *nda) {
     n->da2 = *nda > 1 ? da[1] : 0;
 }
 
+/* A log message: an instant named by its text (not interned: texts are
+ * mostly distinct), category "log", the level as an annotation. */
+static void write_message(pf_state *s, const ludus__nev *ev) {
+    uint8_t *pm, *m;
+    size_t n;
+    const char *text = ludus__nev_text(s->it, ev, &n);
+    uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+    p = packet_open(p, &pm, ts_of(ev), 1, s->seq, 0);
+    p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+    p = ludus__pb_bytes(p, TE_CATEGORIES, "log", 3);
+    p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
+    p = ludus__pb_bytes(p, TE_NAME, text, clamp(n));
+    p = da_str(p, "level", ludus_log_level_name((int)ev->value));
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+}
+
+/* ---- async zones: on their own sequence, a track per lane of each async
+ * track (a child of the process), slices begun and ended there in time
+ * order; the zone's id as an annotation ---- */
+
+typedef struct async_edge {
+    int64_t ts;
+    uint32_t zone;
+    int begin;
+} async_edge;
+
+static int cmp_edge(const void *a, const void *b) {
+    const async_edge *x = a, *y = b;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    if (x->begin != y->begin) return x->begin ? 1 : -1; /* ends first */
+    return x->zone < y->zone ? (x->begin ? -1 : 1) : x->zone > y->zone ? (x->begin ? 1 : -1) : 0;
+}
+
+static uint64_t async_uuid(const pf_state *s, uint32_t track, uint32_t lane) {
+    uint64_t base = 2u + (uint64_t)s->c->nthreads * LUDUS__MAX_LANES + (uint64_t)s->c->nsites * LUDUS__SERIES_PER_SITE;
+    uint64_t off = 0;
+    for (uint32_t t = 0; t < track; t++) off += s->c->async_tracks[t].lanes;
+    return base + off + lane;
+}
+
+static int write_async(pf_state *s) {
+    const ludus__captured *c = s->c;
+    if (c->nasync == 0) return 0;
+    async_edge *e = malloc((size_t)c->nasync * 2 * sizeof *e);
+    if (!e) return LUDUS_ENOMEM;
+    for (uint32_t i = 0; i < c->nasync; i++) {
+        e[2 * i] = (async_edge){c->async[i].begin_ns, i, 1};
+        e[2 * i + 1] = (async_edge){c->async[i].end_ns, i, 0};
+    }
+    qsort(e, (size_t)c->nasync * 2, sizeof *e, cmp_edge);
+    s->seq = c->nthreads + 2;
+    uint8_t *pm, *m;
+    for (uint32_t t = 0; t < c->nasync_tracks; t++) {
+        const ludus__async_track *k = &c->async_tracks[t];
+        const char *tn = k->site != UINT32_MAX ? c->sites[k->site].name : "<invalid track>";
+        for (uint32_t lane = 0; lane < k->lanes; lane++) {
+            char name[MAX_STR + 32];
+            int len = lane ? snprintf(name, sizeof name, "%.*s (%u)", (int)MAX_STR, tn, lane + 1)
+                           : snprintf(name, sizeof name, "%.*s", (int)MAX_STR, tn);
+            uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+            p = packet_open(p, &pm, 0, 0, s->seq, t == 0 && lane == 0 ? SEQ_CLEARED : 0);
+            p = ludus__pb_open(p, TP_TRACK_DESC, &m);
+            p = ludus__pb_uint(p, 1, async_uuid(s, t, lane));
+            p = ludus__pb_bytes(p, 2, name, (size_t)len);
+            p = ludus__pb_uint(p, 5, PROCESS_UUID);
+            p = ludus__pb_close(p, m);
+            ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+        }
+    }
+    for (size_t i = 0; i < (size_t)c->nasync * 2 && !s->w->failed; i++) {
+        const ludus__async_zone *z = &c->async[e[i].zone];
+        uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+        p = packet_open(p, &pm, z->begin_ns < 0 || e[i].ts < 0 ? 0 : (uint64_t)e[i].ts, 1, s->seq, 0);
+        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+        p = ludus__pb_uint(p, TE_TRACK_UUID, async_uuid(s, z->track, z->lane));
+        if (e[i].begin) {
+            const char *name = z->site != UINT32_MAX ? c->sites[z->site].name : "<begin cut away>";
+            p = ludus__pb_bytes(p, TE_CATEGORIES, "async", 5);
+            p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
+            p = ludus__pb_bytes(p, TE_NAME, name, clamp(strlen(name)));
+            p = da_u64(p, "id", z->id);
+            if (z->flags & LUDUS_NEV_INCOMPLETE) p = da_u64(p, "incomplete", 1);
+            if (z->flags & LUDUS_NEV_CLIPPED) p = da_u64(p, "clipped", 1);
+        } else {
+            p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
+        }
+        p = ludus__pb_close(p, m);
+        ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    }
+    free(e);
+    return 0;
+}
+
 static void write_event(pf_state *s, const ludus__nev *ev) {
     const ludus__captured *c = s->c;
     const ludus__nev_info *ni = &ludus__nevs[ev->kind];
@@ -380,6 +477,10 @@ static void write_event(pf_state *s, const ludus__nev *ev) {
         return;
     }
     if (ni->pftrace == LUDUS__TR_NONE) return;
+    if (ni->pftrace == LUDUS__TR_MESSAGE) {
+        write_message(s, ev);
+        return;
+    }
     /* Slice begins, instants, frames, flows: a name and a category. */
     need n = {UINT32_MAX, 0, 0, 0, 0};
     uint64_t name_iid, cat_iid;
@@ -447,10 +548,13 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
         ludus__nev_iter it;
         const ludus__nev *ev;
         rc = ludus__nev_init(&it, c, t);
+        s.it = &it;
         while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) write_event(&s, ev);
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
     }
+    if (rc == 0 && !w->failed) rc = ludus__async_ensure(c);
+    if (rc == 0 && !w->failed) rc = write_async(&s);
     free(s.name_seq);
     free(s.counter_described);
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");

@@ -78,6 +78,5 @@ LUDUS_HIDDEN uint64_t ludus__live_lost_adds(void);
 LUDUS_HIDDEN uint64_t ludus__live_shard_bytes(void);
 
 /* emit.c: one event with a payload slot; 0 when dropped or idle. */
-LUDUS_HIDDEN int ludus__emit_value(uintptr_t word, uint64_t p0, uintptr_t p1);
 
 #endif

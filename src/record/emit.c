@@ -280,6 +280,59 @@ int ludus__emit_value(uintptr_t word, uint64_t p0, uintptr_t p1) {
     return emit_slots(word, p0, p1, 2, NULL);
 }
 
+/* A message: the event, its payload {level, length}, then the text in
+ * ceil(length / 16) slots (zero-padded), one contiguous claim. */
+int ludus__emit_text(uintptr_t word, uint64_t level, const char *text, size_t len) {
+    ludus__thread_hot *t = &ludus__hot;
+    ludus__thread_cold *c = &ludus__cold;
+    if (len > LUDUS_MESSAGE_MAX) len = LUDUS_MESSAGE_MAX;
+    size_t k = LUDUS__TEXT_SLOTS(len);
+    if (set_busy(t)) {
+        signal_drop(c, 1);
+        return 0;
+    }
+    if (!slow_enter(t, c, 1, 1)) return 0;
+    if (!make_room(t, c, (unsigned)(2 + k), 0)) {
+        drop(c, 1);
+        leave(t, c);
+        return 0;
+    }
+    ludus__event *e = (ludus__event *)slot_of(t);
+    e[0].ticks = now_ticks();
+    e[0].word = word;
+    e[1].ticks = level;
+    e[1].word = (uintptr_t)len;
+    if (k) {
+        e[1 + k].ticks = 0; /* the padding of the last text slot */
+        e[1 + k].word = 0;
+        memcpy(&e[2], text, len);
+    }
+    __atomic_store_n(&t->cur, (uintptr_t)(e + 2 + k) | 1u, __ATOMIC_RELAXED);
+    leave(t, c);
+    return 1;
+}
+
+/* A fiber switch: a span on the thread's track (counted as one, so the
+ * reader places it) that the reader turns into the fiber's own track. */
+int ludus__emit_fiber(const ludus_site *fiber, int enter) {
+    ludus__thread_hot *t = &ludus__hot;
+    ludus__thread_cold *c = &ludus__cold;
+    if (set_busy(t)) {
+        signal_drop(c, 1);
+        return 0;
+    }
+    if (!slow_enter(t, c, 1, 1)) return 0;
+    if (!make_room(t, c, 2, !enter)) {
+        drop(c, 1);
+        leave(t, c);
+        return 0;
+    }
+    put(t, (uintptr_t)fiber | LUDUS__K_FIBER, 2, enter ? 1u : 0u, 0);
+    if (enter) c->spans++;
+    leave(t, c);
+    return 1;
+}
+
 void ludus__plot_i64(const ludus_site *site, int64_t value) {
     emit_slots((uintptr_t)site | LUDUS__K_COUNTER, (uint64_t)value, 0, 2, NULL);
 }

@@ -201,4 +201,10 @@ LUDUS_HIDDEN extern const ludus_site ludus__frame_site;
 LUDUS_HIDDEN extern const ludus_site ludus__invalid_site;
 LUDUS_HIDDEN extern const ludus_site ludus__empty_name_site;
 
+/* Out-of-line events of two slots or more (emit.c); 1 when recorded, 0
+ * when dropped (counted) or no capture runs. */
+LUDUS_HIDDEN int ludus__emit_value(uintptr_t word, uint64_t p0, uintptr_t p1);
+LUDUS_HIDDEN int ludus__emit_text(uintptr_t word, uint64_t level, const char *text, size_t len);
+LUDUS_HIDDEN int ludus__emit_fiber(const ludus_site *fiber, int enter);
+
 #endif

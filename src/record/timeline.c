@@ -1,0 +1,108 @@
+/* The timeline's other kinds of event: log messages, async zones and fiber
+ * switches (the layouts are the MESSAGE, ASYNC and FIBER rows of the kind
+ * table in profiling.h). Nothing here allocates per event; a registered
+ * name is looked up lock-free. */
+#include <stdio.h>
+#include <string.h>
+
+#include "record.h"
+
+/* ---- log messages ---- */
+
+/* The site of ludus_log's messages, one per level (category "log"). */
+static const ludus_site log_sites[4] = {
+    {"debug", "", "", "log", 0, LUDUS_SITE_TEXT},
+    {"info", "", "", "log", 0, LUDUS_SITE_TEXT},
+    {"warning", "", "", "log", 0, LUDUS_SITE_TEXT},
+    {"error", "", "", "log", 0, LUDUS_SITE_TEXT},
+};
+
+const char *ludus_log_level_name(int level) {
+    return level >= 0 && level < 4 ? log_sites[level].name : "?";
+}
+
+static unsigned clamp_level(int level) {
+    return level < 0 ? 0u : level > 3 ? 3u : (unsigned)level;
+}
+
+void ludus_log_text(int level, const char *text, size_t len) {
+    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
+    unsigned l = clamp_level(level);
+    if (!text) len = 0;
+    ludus__emit_text((uintptr_t)&log_sites[l] | LUDUS__K_MESSAGE, l, text, len);
+}
+
+void ludus_vlog(int level, const char *fmt, va_list args) {
+    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
+    char buf[LUDUS_MESSAGE_MAX + 1];
+    int n = fmt ? vsnprintf(buf, sizeof buf, fmt, args) : 0;
+    if (n < 0) n = 0;
+    size_t len = (size_t)n < LUDUS_MESSAGE_MAX ? (size_t)n : LUDUS_MESSAGE_MAX;
+    unsigned l = clamp_level(level);
+    ludus__emit_text((uintptr_t)&log_sites[l] | LUDUS__K_MESSAGE, l, buf, len);
+}
+
+void ludus_log(int level, const char *fmt, ...) {
+    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
+    va_list ap;
+    va_start(ap, fmt);
+    ludus_vlog(level, fmt, ap);
+    va_end(ap);
+}
+
+/* LUDUS_PROFILE_MESSAGE: the site's name is the text (length 0). */
+void ludus__message(const ludus_site *site, int level) {
+    ludus__emit_text((uintptr_t)site | LUDUS__K_MESSAGE, clamp_level(level), NULL, 0);
+}
+
+/* ---- async zones ---- */
+
+uint32_t ludus_async_track(const char *name) {
+    ludus_site_desc d = {name, NULL, NULL, 0};
+    return ludus_register_site(&d);
+}
+
+void ludus__async(const ludus_site *site, const ludus_site *track, uint64_t id) {
+    ludus__emit_value((uintptr_t)site | LUDUS__K_ASYNC, id, (uintptr_t)track);
+}
+
+void ludus_async_begin(uint32_t track, uint64_t id, uint32_t site_id) {
+    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
+    const ludus_site *t = ludus__site_by_id(track), *s = ludus__site_by_id(site_id);
+    ludus__async(s ? s : &ludus__invalid_site, t ? t : &ludus__invalid_site, id);
+}
+
+void ludus_async_end(uint32_t track, uint64_t id) {
+    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
+    const ludus_site *t = ludus__site_by_id(track);
+    ludus__async(NULL, t ? t : &ludus__invalid_site, id);
+}
+
+/* ---- fibers ---- */
+
+/* The fiber this thread runs, as recorded (NULL: its own work), and the
+ * capture that recorded its enter. */
+static __thread const ludus_site *current_fiber;
+static __thread uint32_t current_gen;
+
+static uint32_t armed_gen(void) {
+    return ludus__load_armed() & ~LUDUS__ARMED_SLOW;
+}
+
+void ludus_fiber_enter(const char *name) {
+    if (current_fiber) ludus_fiber_leave();
+    if (LUDUS__LIKELY(ludus__load_armed() == 0) || !name || !*name) return;
+    ludus_site_desc d = {name, "fiber", NULL, 0};
+    const ludus_site *s = ludus__site_by_id(ludus_register_site(&d));
+    if (!s) return;
+    if (ludus__emit_fiber(s, 1)) {
+        current_fiber = s;
+        current_gen = armed_gen();
+    }
+}
+
+void ludus_fiber_leave(void) {
+    const ludus_site *s = current_fiber;
+    current_fiber = NULL;
+    if (s && current_gen == armed_gen()) ludus__emit_fiber(s, 0);
+}
