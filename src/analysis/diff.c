@@ -25,7 +25,12 @@ struct ludus_diff {
     uint32_t tests;
     ludus_diff_counter *counters;
     uint32_t ncounters, counter_tests;
+    ludus__lock_diff locks; /* locks.c */
 };
+
+const ludus__lock_diff *ludus__diff_locks(const ludus_diff *d) {
+    return &d->locks;
+}
 
 /* ---- Mann-Whitney U ---- */
 
@@ -70,6 +75,10 @@ static double mw_sorted(const double *a, size_t na, const double *b, size_t nb, 
         ties += t * t * t - t;
     }
     return mw_finish(u, (double)na, (double)nb, ties, z);
+}
+
+double ludus__mw_sorted(const double *a, size_t na, const double *b, size_t nb, double *z) {
+    return mw_sorted(a, na, b, nb, z);
 }
 
 static double mw_exact(const ludus__acc *a, const ludus__acc *b, double *z) {
@@ -405,7 +414,7 @@ int ludus_diff_create(const ludus_analysis *A, const ludus_analysis *B, const lu
         }
         verdict(d, e, zc, zt, zi);
     }
-    if (diff_counters(d) != 0) goto oom;
+    if (diff_counters(d) != 0 || ludus__locks_diff(A, B, &d->desc, &d->locks) != 0) goto oom;
     *out = d;
     return 0;
 oom:
@@ -420,6 +429,7 @@ void ludus_diff_destroy(ludus_diff *d) {
     free(d->names);
     free(d->e);
     free(d->counters);
+    ludus__locks_diff_free(&d->locks);
     free(d);
 }
 
@@ -437,7 +447,7 @@ const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, i
 
 /* ---- gates ---- */
 
-static const char *metric_names[] = {"mean", "p50", "p90", "p99", "calls", "counter"};
+static const char *metric_names[] = {"mean", "p50", "p90", "p99", "calls", "counter", "lock"};
 
 int ludus_gate_parse(const char *text, ludus_gate *g) {
     if (!text || !g) return ludus__fail(LUDUS_EINVAL, "gate or its text is NULL");
@@ -446,7 +456,7 @@ int ludus_gate_parse(const char *text, ludus_gate *g) {
     const char *p = text;
     while (*p == ' ') p++;
     int m = -1;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         size_t l = strlen(metric_names[i]);
         if (!strncmp(p, metric_names[i], l)) {
             m = i;
@@ -455,14 +465,15 @@ int ludus_gate_parse(const char *text, ludus_gate *g) {
         }
     }
     if (m < 0)
-        return ludus__fail(LUDUS_EINVAL, "gate '%s': starts with none of p50, p90, p99, mean, calls, counter", text);
-    if (m == LUDUS_METRIC_COUNTER) { /* "counter NAME [SERIES] > ..." */
+        return ludus__fail(LUDUS_EINVAL, "gate '%s': starts with none of p50, p90, p99, mean, calls, counter, lock",
+                           text);
+    if (m == LUDUS_METRIC_COUNTER || m == LUDUS_METRIC_LOCK) { /* "counter NAME [SERIES] > ...", "lock NAME > ..." */
         while (*p == ' ') p++;
         const char *op = p + strcspn(p, "<>");
         const char *e = op;
         while (e > p && e[-1] == ' ') e--;
         if (e == p || (size_t)(e - p) >= sizeof g->counter)
-            return ludus__fail(LUDUS_EINVAL, "gate '%s': 'counter' takes a counter name (under 64 bytes)", text);
+            return ludus__fail(LUDUS_EINVAL, "gate '%s': '%s' takes a name (under 64 bytes)", text, metric_names[m]);
         memcpy(g->counter, p, (size_t)(e - p));
         p = op;
     }
@@ -486,7 +497,7 @@ int ludus_gate_parse(const char *text, ludus_gate *g) {
 
 uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, uint32_t ngates, ludus_write_fn write,
                                 void *ud) {
-    uint32_t tripped = 0;
+    uint32_t tripped = ludus__locks_check_gates(&d->locks, gates, ngates, write, ud);
     for (uint32_t i = 0; i < d->ncounters; i++) {
         const ludus_diff_counter *c = &d->counters[i];
         for (uint32_t g = 0; g < ngates; g++) {
@@ -507,7 +518,7 @@ uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, ui
         const ludus_diff_entry *e = &d->e[i];
         for (uint32_t g = 0; g < ngates; g++) {
             const ludus_gate *gt = &gates[g];
-            if (gt->metric == LUDUS_METRIC_COUNTER) continue;
+            if (gt->metric >= LUDUS_METRIC_COUNTER) continue; /* counters and locks: above */
             uint32_t need = gt->metric == LUDUS_METRIC_CALLS ? (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK)
                                                              : (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER);
             if (!(e->verdict & need)) continue;
@@ -609,7 +620,9 @@ void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
                      (unsigned long long)c->new_frames, c->base_mean, c->new_mean, c->base_p99, c->new_p99,
                      c->rel == HUGE_VAL ? 1e9 : c->rel, c->p);
     }
-    ludus__w_str(w, "]}");
+    ludus__w_ch(w, ']');
+    ludus__locks_diff_json(&d->locks, w);
+    ludus__w_ch(w, '}');
 }
 
 int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, void *ud) {
@@ -684,6 +697,7 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
                          c->p);
             shown++;
         }
+        shown += ludus__locks_diff_text(&d->locks, &d->desc, w);
         if (!shown) ludus__w_str(w, "\nNo significant change.\n");
     }
     ludus__w_flush(w);

@@ -155,8 +155,10 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
            "window. Click a frame for its flame graph.</p><svg id=\"frames\" width=\"1000\" height=\"220\"></svg>\n"
            "<h2>Counters per frame</h2><p class=\"note\">Each value is the snapshot the frame's closing mark recorded "
            "(counters: the frame's sum; gauges: last, min, max; memory domains: live, peak and churn).</p>"
-           "<div id=\"counters\"></div>\n"
-           "<h2>Flame graph (caller-context paths)</h2><p><button onclick=\"flame(null)\">whole window</button>"
+           "<div id=\"counters\"></div>\n");
+    ludus__report_locks_html(a, d, w);
+    ludus__w_str(
+        w, "<h2>Flame graph (caller-context paths)</h2><p><button onclick=\"flame(null)\">whole window</button>"
            "<span id=\"flametitle\"></span></p><svg id=\"flame\" width=\"1000\"></svg>\n"
            "<div id=\"diffsec\" style=\"display:none\"><h2>Diff against BASE</h2><p class=\"note\" id=\"diffnote\"></p>"
            "<table id=\"diff\"></table><h3>Counters per frame</h3><table id=\"diffcounters\"></table></div>\n"

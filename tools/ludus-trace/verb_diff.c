@@ -29,8 +29,9 @@ static int run_diff(int argc, char **argv) {
             if (rc) return rc;
         } else if (!strcmp(argv[i], "--fail-if")) {
             if (!val || ngates == MAX_GATES)
-                return lt_usage(&diff_verb, "--fail-if takes 'METRIC > +X%' or 'METRIC < -X%' "
-                                            "(METRIC: mean, p50, p90, p99, calls, counter NAME; at most 16)");
+                return lt_usage(&diff_verb,
+                                "--fail-if takes 'METRIC > +X%' or 'METRIC < -X%' "
+                                "(METRIC: mean, p50, p90, p99, calls, counter NAME, lock NAME; at most 16)");
             if (ludus_gate_parse(val, &gates[ngates]) != 0) return lt_usage(&diff_verb, ludus_last_error_detail());
             ngates++;
             i++;
@@ -90,7 +91,8 @@ static const lt_verb diff_verb = {
     "  --fail-if 'M > +X%'  exit 4 when a significant site or path changed beyond X% (repeatable;\n"
     "                       M: mean, p50, p90, p99 of exclusive time per call, or calls per frame;\n"
     "                       '<' with a negative X gates improvements; 'counter NAME > +X%'\n"
-    "                       gates a counter's per-frame mean, e.g. 'counter DrawCalls > +10%')\n"
+    "                       gates a counter's per-frame mean, e.g. 'counter DrawCalls > +10%';\n"
+    "                       'lock NAME > +X%' a lock's wait per frame, e.g. 'lock JobQueue > +20%')\n"
     "  --alpha A            family-wise significance level (default 0.01, Bonferroni over the tests)\n"
     "  --min-change PCT     smallest relative change reported as significant (default 5)\n"
     "  --min-frame-share PCT  smallest cost of a time change per frame, in % of BASE's median\n"
