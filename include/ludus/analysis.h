@@ -198,6 +198,73 @@ LUDUS_API int64_t ludus_analysis_find_counter(const ludus_analysis *a, const cha
  * recorded; LUDUS_EINVAL: not a per-frame statistic). */
 LUDUS_API int ludus_analysis_counter_in_frame(const ludus_analysis *a, uint32_t index, uint64_t frame, double *value);
 
+/* Lock waits (<ludus/locks.h>): one entry per site of category "lock"
+ * that has waits in the window, i.e. per named lock (every wait on it,
+ * wherever it was taken) and per call site of an unnamed lock, ordered by
+ * total wait. A wait is the scope's inclusive time; per frame: the waits
+ * begun in each of the window's complete frames (any thread), summed, as
+ * the mean over those frames. share_of_frame = wait_per_frame_ns / mean
+ * frame time: waits of several threads add up, so it can exceed 1. */
+typedef struct ludus_lock_stats {
+    const char *name; /* the lock's name, or the call site's text ("&queue->lock") */
+    const char *file; /* "" for a named lock */
+    uint32_t line;
+    uint32_t site;             /* site index */
+    ludus_duration_stats wait; /* per wait: count = waits, total, p50, p99, max */
+    double waits_per_frame;    /* 0 without frames */
+    double wait_per_frame_ns;  /* mean over the window's complete frames; 0 without frames */
+    double share_of_frame;     /* wait_per_frame_ns / mean frame time; 0 without frames */
+    int64_t max_frame_wait_ns; /* the largest wait total of one window frame */
+    uint32_t threads;          /* threads that waited */
+} ludus_lock_stats;
+LUDUS_API uint32_t ludus_analysis_lock_count(const ludus_analysis *a);
+LUDUS_API const ludus_lock_stats *ludus_analysis_lock(const ludus_analysis *a, uint32_t index);
+/* Index of the first lock with this name, or -1. */
+LUDUS_API int64_t ludus_analysis_find_lock(const ludus_analysis *a, const char *name);
+
+/* Log messages (ludus_log, LUDUS_PROFILE_MESSAGE) in the window: counts by
+ * level (LUDUS_LOG_*), the frames that had warnings or errors, and the
+ * first warnings and errors as they came (at most 16). */
+typedef struct ludus_message_stats {
+    uint64_t count[4];               /* by level */
+    uint64_t frames_with_warnings;   /* window frames with at least one warning */
+    uint64_t frames_with_errors;     /* ... one error */
+    uint64_t max_warnings_per_frame; /* warnings + errors of the worst frame */
+} ludus_message_stats;
+typedef struct ludus_message_info {
+    int64_t ts_ns;      /* since capture start */
+    uint64_t frame;     /* the frame it fell in (0: the lead-in) */
+    int level;          /* LUDUS_LOG_* */
+    const char *text;   /* owned by the analysis */
+    const char *thread; /* the thread's name */
+} ludus_message_info;
+LUDUS_API void ludus_analysis_messages(const ludus_analysis *a, ludus_message_stats *out);
+LUDUS_API uint32_t ludus_analysis_first_message_count(const ludus_analysis *a);
+LUDUS_API const ludus_message_info *ludus_analysis_first_message(const ludus_analysis *a, uint32_t index);
+/* Messages of a frame by level (counts[4]); LUDUS_EINVAL past the last frame. */
+LUDUS_API int ludus_analysis_messages_in_frame(const ludus_analysis *a, uint64_t frame, uint64_t counts[4]);
+
+/* Async zones (ludus_async_begin) begun in the window, per (track, site):
+ * their own tree, not the threads'. Durations are begin to end; zones still
+ * open at capture end are counted as incomplete and left out of them. */
+typedef struct ludus_async_stats {
+    const char *track, *name;
+    uint64_t zones, incomplete;
+    uint64_t cross_thread; /* zones that ended on another thread (a fiber counts as one) */
+    ludus_duration_stats duration;
+    double frames_spanned_mean; /* frame marks inside a zone, + 1 */
+    uint64_t frames_spanned_max;
+    uint32_t max_depth; /* of zones of one id inside each other */
+    /* The thread time they overlapped: of each complete zone, the time its
+     * threads (the one that began it and the one that ended it) spent in
+     * top-level scopes while it was open, summed; and that as a share of the
+     * zones' duration (up to 2 when two threads were busy throughout). */
+    int64_t thread_busy_ns;
+    double thread_busy_share;
+} ludus_async_stats;
+LUDUS_API uint32_t ludus_analysis_async_count(const ludus_analysis *a);
+LUDUS_API const ludus_async_stats *ludus_analysis_async(const ludus_analysis *a, uint32_t index);
+
 /* ---------------------------------------------------------------------------
  * Reports, through a write callback (ludus_write_fn, capture.h: return 0 on
  * success, non-zero to fail: the report then returns LUDUS_EIO). */
@@ -253,7 +320,8 @@ enum ludus_metric {
     LUDUS_METRIC_P90,
     LUDUS_METRIC_P99,
     LUDUS_METRIC_CALLS,
-    LUDUS_METRIC_COUNTER /* a gate on a counter's per-frame mean (ludus_gate.counter) */
+    LUDUS_METRIC_COUNTER, /* a gate on a counter's per-frame mean (ludus_gate.counter) */
+    LUDUS_METRIC_LOCK     /* a gate on a lock's wait per frame (ludus_gate.counter: the lock's name) */
 };
 
 typedef struct ludus_diff_entry {
@@ -293,6 +361,26 @@ typedef struct ludus_diff_counter {
 LUDUS_API uint32_t ludus_diff_counter_count(const ludus_diff *d);
 LUDUS_API const ludus_diff_counter *ludus_diff_counter_at(const ludus_diff *d, uint32_t index);
 
+/* Lock waits: each lock (ludus_lock_stats; matched by site id and name)
+ * present on either side, its wait per frame compared by a Mann-Whitney U
+ * test over the per-frame wait totals of the two windows (alpha split over
+ * the locks compared). A change is significant when p is below that, the
+ * relative change of the mean reaches min_change, and it moves the wait by
+ * at least min_frame_share of BASE's median frame per frame. Up is
+ * LUDUS_DIFF_MORE_WORK ("more waiting"), down LESS_WORK ("less waiting"). */
+typedef struct ludus_diff_lock {
+    const char *name;
+    uint64_t base_waits, new_waits;
+    double base_wait_per_frame_ns, new_wait_per_frame_ns;
+    double base_share, new_share; /* of the frame */
+    int64_t base_p99_ns, new_p99_ns;
+    double rel; /* of wait per frame; HUGE_VAL when BASE is 0 and NEW is not */
+    double p;
+    uint32_t verdict; /* LUDUS_DIFF_MORE_WORK, LESS_WORK, NEW, GONE or 0 */
+} ludus_diff_lock;
+LUDUS_API uint32_t ludus_diff_lock_count(const ludus_diff *d);
+LUDUS_API const ludus_diff_lock *ludus_diff_lock_at(const ludus_diff *d, uint32_t index);
+
 /* A gate: "METRIC > +X%" or "METRIC < -X%" (metric: mean, p50, p90, p99,
  * calls). Applies to the entries the verdict finds significant for that
  * metric (time metrics: slower/faster; calls: more/less work).
@@ -300,13 +388,14 @@ LUDUS_API const ludus_diff_counter *ludus_diff_counter_at(const ludus_diff *d, u
  * counter's name and series ("ReadyQueue max", "Memory/Render live bytes"),
  * or the name alone for its first series (a count's "per frame", a gauge's
  * "last", a domain's "live bytes"); it trips when the change is significant
- * and beyond X. */
+ * and beyond X. "lock NAME > +X%" gates a lock's wait per frame the same
+ * way (NAME: ludus_diff_lock.name). */
 typedef struct ludus_gate {
     int metric;  /* enum ludus_metric */
     int greater; /* 1: '>', 0: '<' */
     double rel;  /* 0.05 for +5% */
     char text[64];
-    char counter[64]; /* LUDUS_METRIC_COUNTER: NAME */
+    char counter[64]; /* LUDUS_METRIC_COUNTER, LUDUS_METRIC_LOCK: NAME */
 } ludus_gate;
 LUDUS_API int ludus_gate_parse(const char *text, ludus_gate *out);
 /* Number of (entry, gate) pairs that trip; each is reported through write

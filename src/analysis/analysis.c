@@ -42,6 +42,8 @@ void ludus_analysis_destroy(ludus_analysis *a) {
     free(a->site_cells);
     free(a->hitches);
     ludus__counters_free(a);
+    free(a->locks);
+    ludus__timeline_free(a);
     free(a);
 }
 

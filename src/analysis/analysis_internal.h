@@ -119,8 +119,42 @@ struct ludus_analysis {
     uint64_t win_f0, win_f1; /* window frames [f0, f1) (complete frames only) */
     ludus__an_counter *counters;
     uint32_t ncounters, counters_cap;
-    uint32_t *counter_at; /* (site, series) -> counter + 1 */
+    uint32_t *counter_at;    /* (site, series) -> counter + 1 */
+    ludus_lock_stats *locks; /* locks.c */
+    uint32_t nlocks;
+    /* timeline.c: messages (time and level of each in the window), the
+     * first warnings and errors, async zone statistics */
+    struct ludus__an_msg *msgs;
+    size_t nmsgs, msgs_cap;
+    ludus_message_info first_msgs[16];
+    uint32_t nfirst_msgs;
+    ludus_async_stats *asyncs;
+    uint32_t nasyncs;
+    struct ludus__busy *busy; /* per thread, when the capture has async zones */
+    uint32_t nbusy;
 };
+
+/* A thread's top-level scopes (its own track) as disjoint intervals in time
+ * order, with the running total: how busy it was in any span of time. */
+typedef struct ludus__busy {
+    int64_t *t0, *t1, *cum; /* cum[i]: total of intervals before i */
+    size_t n, cap;
+} ludus__busy;
+
+typedef struct ludus__an_msg {
+    int64_t ts;
+    int level;
+} ludus__an_msg;
+/* timeline.c: one message of thread t's stream (tree.c's pass); the zones
+ * and per-frame figures once frames are known; the report sections. */
+LUDUS_HIDDEN int ludus__message_event(ludus_analysis *a, const ludus__nev_iter *it, const ludus__nev *ev,
+                                      const char *thread, int in_window);
+LUDUS_HIDDEN int ludus__busy_init(ludus_analysis *a, ludus__captured *c);
+LUDUS_HIDDEN int ludus__busy_add(ludus_analysis *a, uint32_t thread, int64_t t0, int64_t t1);
+LUDUS_HIDDEN int ludus__timeline_finish(ludus_analysis *a, ludus__captured *c, int64_t w0, int64_t w1);
+LUDUS_HIDDEN void ludus__timeline_free(ludus_analysis *a);
+LUDUS_HIDDEN void ludus__report_timeline_text(const ludus_analysis *a, ludus__writer *w);
+LUDUS_HIDDEN void ludus__report_timeline_json(const ludus_analysis *a, ludus__writer *w);
 
 /* Analyses c (prepared here when needed). */
 LUDUS_HIDDEN int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_analysis **out);
@@ -139,6 +173,23 @@ LUDUS_HIDDEN int ludus__counter_event(ludus_analysis *a, const ludus__nev *ev, i
                                       int in_window);
 LUDUS_HIDDEN int ludus__counters_finish(ludus_analysis *a);
 LUDUS_HIDDEN void ludus__counters_free(ludus_analysis *a);
+/* locks.c: lock-wait statistics (after frames and cells), the reports'
+ * "Lock waits" sections (html: with the diff's, when d is given), and the
+ * diff's comparison of locks (held by the diff, reached via diff.c). */
+LUDUS_HIDDEN int ludus__locks_finish(ludus_analysis *a);
+typedef struct ludus__lock_diff {
+    ludus_diff_lock *v;
+    uint32_t n, tests;
+    double alpha_per_test;
+} ludus__lock_diff;
+LUDUS_HIDDEN int ludus__locks_diff(const ludus_analysis *base, const ludus_analysis *newer, const ludus_diff_desc *desc,
+                                   ludus__lock_diff *out);
+LUDUS_HIDDEN void ludus__locks_diff_free(ludus__lock_diff *l);
+LUDUS_HIDDEN const ludus__lock_diff *ludus__diff_locks(const ludus_diff *d); /* diff.c */
+LUDUS_HIDDEN uint32_t ludus__locks_check_gates(const ludus__lock_diff *l, const ludus_gate *gates, uint32_t ngates,
+                                               ludus_write_fn write, void *user_data);
+/* Mann-Whitney U over two sorted arrays (diff.c): p, and *z > 0 when b tends larger. */
+LUDUS_HIDDEN double ludus__mw_sorted(const double *a, size_t na, const double *b, size_t nb, double *z);
 /* qsort order of doubles (frames.c). */
 LUDUS_HIDDEN int ludus__cmp_double(const void *x, const void *y);
 /* Path text "A/B/C" into buf. */
@@ -157,5 +208,11 @@ LUDUS_HIDDEN int ludus__report_json(const ludus_analysis *a, ludus__writer *w, i
 LUDUS_HIDDEN int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writer *w,
                                     const ludus_report_options *opt);
 LUDUS_HIDDEN void ludus__diff_json(const ludus_diff *d, ludus__writer *w);
+LUDUS_HIDDEN void ludus__report_locks_text(const ludus_analysis *a, ludus__writer *w);
+LUDUS_HIDDEN void ludus__report_locks_json(const ludus_analysis *a, ludus__writer *w);
+LUDUS_HIDDEN void ludus__report_locks_html(const ludus_analysis *a, const ludus_diff *d, ludus__writer *w);
+/* The diff's lock sections: text (returns the lines written), JSON (",\"locks\":[...]"). */
+LUDUS_HIDDEN uint32_t ludus__locks_diff_text(const ludus__lock_diff *l, const ludus_diff_desc *desc, ludus__writer *w);
+LUDUS_HIDDEN void ludus__locks_diff_json(const ludus__lock_diff *l, ludus__writer *w);
 
 #endif

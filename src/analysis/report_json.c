@@ -147,6 +147,8 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         ludus__w_ch(w, '}');
     }
     ludus__w_str(w, "]");
+    ludus__report_locks_json(a, w);
+    ludus__report_timeline_json(a, w);
     if (with_cells) {
         /* [frame, path, calls, excl_ns] of the window frames, bounded so the page stays usable */
         ludus__w_str(w, ",\n\"cells\":[");

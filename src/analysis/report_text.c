@@ -221,6 +221,8 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
     }
 
     counters_text(a, w);
+    ludus__report_locks_text(a, w);
+    ludus__report_timeline_text(a, w);
 
     site_key *order = malloc((a->nsites ? a->nsites : 1) * sizeof *order);
     if (!order) return;

@@ -197,6 +197,8 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             if (is_frame_thread) cursor++;
         } else if (tr == LUDUS__TR_COUNTER_I64 || tr == LUDUS__TR_COUNTER_F64) {
             if (ludus__counter_event(a, &ev, is_frame_thread, cursor, ev.ts_ns >= p->w0 && ev.ts_ns < p->w1)) goto oom;
+        } else if (tr == LUDUS__TR_MESSAGE) {
+            if (ludus__message_event(a, &it, &ev, th->name, ev.ts_ns >= p->w0 && ev.ts_ns < p->w1)) goto oom;
         } else if (tr == LUDUS__TR_SLICE_BEGIN) {
             if (is_frame_thread) {
                 /* the stream's own order decides ties with the mark */
@@ -246,8 +248,9 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                     par->child_cov += end - lo;
                     par->covered_until = end;
                 }
-            } else if (is_frame_thread && ev.lane == 0) {
-                cover_frames(a, e.frame, e.begin, end);
+            } else if (ev.lane == 0) {
+                if (is_frame_thread) cover_frames(a, e.frame, e.begin, end);
+                if (a->busy && ludus__busy_add(a, t, e.begin, end) != 0) goto oom;
             }
             if (ev.flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) {
                 if (e.inwin) {
@@ -475,6 +478,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     }
     p.active = calloc(a->nsites ? a->nsites : 1, sizeof *p.active);
     if (!p.active) goto oom;
+    if ((rc = ludus__busy_init(a, c)) != 0) goto fail; /* async zones measure their threads' busy time */
     for (uint32_t t = 0; t < c->nthreads; t++)
         if ((rc = run_thread(&p, c, t, t == ft)) != 0) goto fail;
 
@@ -529,7 +533,8 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     s->paths = a->nnodes;
     s->exact = p.exact;
     s->percentile_rel_error = p.exact ? 0.0 : LUDUS__HIST_REL_ERROR;
-    if (ludus__frames_finish(a) != 0 || ludus__counters_finish(a) != 0) goto oom;
+    if (ludus__frames_finish(a) != 0 || ludus__counters_finish(a) != 0 || ludus__locks_finish(a) != 0) goto oom;
+    if ((rc = ludus__timeline_finish(a, c, p.w0, p.w1)) != 0) goto fail;
 
     pass_free(&p);
     *out = a;

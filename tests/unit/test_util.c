@@ -208,6 +208,13 @@ void lt_trace_parse(lt_trace *t, const char *json) {
             }
             break;
         }
+        case 'b': /* async zones are timelines of their own: counted, not in ev */
+            t->n_b++;
+            continue;
+        case 'e':
+            t->n_e++;
+            if (args && json_object_object_get_ex(args, "ludus", NULL)) t->n_e_incomplete++;
+            continue;
         case 's':
             t->n_s++;
             break;
@@ -420,8 +427,14 @@ void lt_trace_check(const lt_trace *t, int require_flows_paired) {
     assert_int_equal(meta_u64(t->metadata, "mismatched_span_ends"), sum.mismatched);
     /* Events: a complete slice is two (its begin and end), a synthesised end
      * none; NaN/inf counter samples are counted, not written. */
+    /* Async zones: a begin and an end each (the end of a zone open at
+     * capture end is synthesised; an end of no open zone is counted as
+     * unmatched, not written). */
     assert_int_equal(sum.events, t->n_B + (t->n_E - t->n_E_incomplete - t->n_E_unwound) + t->n_i + t->n_C + t->n_s +
-                                     t->n_f + t->n_mismatch + meta_u64(t->metadata, "nonfinite_counter_samples"));
+                                     t->n_f + t->n_mismatch + meta_u64(t->metadata, "nonfinite_counter_samples") +
+                                     t->n_b + t->n_e - t->n_e_incomplete +
+                                     meta_u64(t->metadata, "async_unmatched_ends"));
+    assert_int_equal(t->n_b, t->n_e);
     assert_int_equal(sum.incomplete, t->n_E_incomplete);
     assert_int_equal(sum.unwound, t->n_E_unwound);
     assert_int_equal(sum.frames, t->n_frame);

@@ -1,0 +1,367 @@
+/* The timeline beside the scopes: log messages per frame (counts by level,
+ * the first warnings and errors) and async zones as their own tree (per
+ * track and site: counts, durations, the frames they span). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+static int cmp_u64(const void *x, const void *y) {
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The frame holding ts: the marks at or before it (0: the lead-in). */
+static uint64_t frame_of(const ludus_analysis *a, int64_t ts) {
+    uint64_t lo = 0, hi = a->nmarks;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (a->marks[mid] <= ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int ludus__message_event(ludus_analysis *a, const ludus__nev_iter *it, const ludus__nev *ev, const char *thread,
+                         int in_window) {
+    if (!in_window) return 0;
+    if (a->nmsgs == a->msgs_cap) {
+        size_t cap = a->msgs_cap ? a->msgs_cap * 2 : 256;
+        ludus__an_msg *m = realloc(a->msgs, cap * sizeof *m);
+        if (!m) return -1;
+        a->msgs = m;
+        a->msgs_cap = cap;
+    }
+    int level = ev->value < 4 ? (int)ev->value : LUDUS_LOG_ERROR;
+    a->msgs[a->nmsgs++] = (ludus__an_msg){ev->ts_ns, level};
+    if (level < LUDUS_LOG_WARNING) return 0;
+    /* The first ones by time: streams come thread by thread, so keep the
+     * earliest 16 seen so far. */
+    uint32_t n = a->nfirst_msgs, cap = sizeof a->first_msgs / sizeof a->first_msgs[0];
+    if (n == cap && a->first_msgs[n - 1].ts_ns <= ev->ts_ns) return 0;
+    size_t len;
+    const char *text = ludus__nev_text(it, ev, &len);
+    char *copy = malloc(len + 1 + strlen(thread) + 1);
+    if (!copy) return -1;
+    memcpy(copy, text, len);
+    copy[len] = 0;
+    strcpy(copy + len + 1, thread);
+    if (n == cap) free((char *)a->first_msgs[--n].text);
+    uint32_t k = n;
+    while (k > 0 && a->first_msgs[k - 1].ts_ns > ev->ts_ns) {
+        a->first_msgs[k] = a->first_msgs[k - 1];
+        k--;
+    }
+    a->first_msgs[k] = (ludus_message_info){ev->ts_ns, 0, level, copy, copy + len + 1};
+    a->nfirst_msgs = n + 1;
+    return 0;
+}
+
+/* ---- thread busy time ---- */
+
+int ludus__busy_init(ludus_analysis *a, ludus__captured *c) {
+    int rc = ludus__async_ensure(c);
+    if (rc || c->nasync == 0) return rc;
+    a->busy = calloc(c->nthreads, sizeof *a->busy);
+    if (!a->busy) return LUDUS_ENOMEM;
+    a->nbusy = c->nthreads;
+    return 0;
+}
+
+int ludus__busy_add(ludus_analysis *a, uint32_t thread, int64_t t0, int64_t t1) {
+    ludus__busy *b = &a->busy[thread];
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        int64_t *x = realloc(b->t0, cap * sizeof *x), *y = x ? realloc(b->t1, cap * sizeof *y) : NULL;
+        if (x) b->t0 = x;
+        if (y) b->t1 = y;
+        if (!x || !y) return -1;
+        b->cap = cap;
+    }
+    b->t0[b->n] = t0;
+    b->t1[b->n] = t1;
+    b->n++;
+    return 0;
+}
+
+/* Busy time of thread b in [lo, hi]: its intervals are disjoint and in
+ * order (top-level scopes of one track), so two binary searches and the
+ * running totals. */
+static int64_t busy_in(const ludus__busy *b, int64_t lo, int64_t hi) {
+    if (b->n == 0 || hi <= lo) return 0;
+    size_t i = 0, j = b->n, k; /* i: first interval ending after lo */
+    while (i < j) {
+        k = i + (j - i) / 2;
+        if (b->t1[k] <= lo)
+            i = k + 1;
+        else
+            j = k;
+    }
+    size_t e = i, f = b->n; /* e: first interval beginning at or after hi */
+    while (e < f) {
+        k = e + (f - e) / 2;
+        if (b->t0[k] < hi)
+            e = k + 1;
+        else
+            f = k;
+    }
+    if (i >= e) return 0;
+    int64_t sum = b->cum[e] - b->cum[i];
+    if (b->t0[i] < lo) sum -= lo - b->t0[i];
+    if (b->t1[e - 1] > hi) sum -= b->t1[e - 1] - hi;
+    return sum;
+}
+
+static int busy_finish(ludus_analysis *a) {
+    for (uint32_t t = 0; t < a->nbusy; t++) {
+        ludus__busy *b = &a->busy[t];
+        b->cum = malloc((b->n + 1) * sizeof *b->cum);
+        if (!b->cum) return LUDUS_ENOMEM;
+        b->cum[0] = 0;
+        for (size_t i = 0; i < b->n; i++) b->cum[i + 1] = b->cum[i] + (b->t1[i] - b->t0[i]);
+    }
+    return 0;
+}
+
+static void busy_free(ludus_analysis *a) {
+    for (uint32_t t = 0; t < a->nbusy; t++) {
+        free(a->busy[t].t0);
+        free(a->busy[t].t1);
+        free(a->busy[t].cum);
+    }
+    free(a->busy);
+    a->busy = NULL;
+    a->nbusy = 0;
+}
+
+static int cmp_zone_key(const void *x, const void *y) {
+    const ludus__async_zone *a = *(const ludus__async_zone *const *)x, *b = *(const ludus__async_zone *const *)y;
+    if (a->track != b->track) return a->track < b->track ? -1 : 1;
+    return a->site < b->site ? -1 : a->site > b->site;
+}
+
+static int async_finish(ludus_analysis *a, ludus__captured *c, int64_t w0, int64_t w1) {
+    int rc = ludus__async_ensure(c);
+    if (rc) return rc;
+    const ludus__async_zone **z = malloc((c->nasync ? c->nasync : 1) * sizeof *z);
+    if (!z) return LUDUS_ENOMEM;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->nasync; i++)
+        if (c->async[i].begin_ns >= w0 && c->async[i].begin_ns < w1) z[n++] = &c->async[i];
+    qsort(z, n, sizeof *z, cmp_zone_key);
+    a->asyncs = calloc(n ? n : 1, sizeof *a->asyncs);
+    if (!a->asyncs) {
+        free(z);
+        return LUDUS_ENOMEM;
+    }
+    for (uint32_t i = 0; i < n && rc == 0;) {
+        uint32_t j = i;
+        ludus__acc acc;
+        memset(&acc, 0, sizeof acc);
+        ludus_async_stats *s = &a->asyncs[a->nasyncs++];
+        const ludus__async_track *t = &c->async_tracks[z[i]->track];
+        /* names copied: the analysis outlives the capture */
+        const char *tn = t->site != UINT32_MAX ? c->sites[t->site].name : "<invalid track>";
+        const char *zn = z[i]->site != UINT32_MAX ? c->sites[z[i]->site].name : "<begin cut away>";
+        size_t tl = strlen(tn), zl = strlen(zn);
+        char *names = malloc(tl + zl + 2);
+        if (!names) {
+            rc = LUDUS_ENOMEM;
+            a->nasyncs--;
+            break;
+        }
+        memcpy(names, tn, tl + 1);
+        memcpy(names + tl + 1, zn, zl + 1);
+        s->track = names;
+        s->name = names + tl + 1;
+        double spans = 0;
+        int64_t total = 0;
+        for (; j < n && cmp_zone_key(&z[i], &z[j]) == 0; j++) {
+            const ludus__async_zone *q = z[j];
+            s->zones++;
+            if (q->depth + 1 > s->max_depth) s->max_depth = q->depth + 1;
+            if (q->flags & LUDUS_NEV_INCOMPLETE) {
+                s->incomplete++;
+                continue;
+            }
+            if (q->end_thread != q->begin_thread) s->cross_thread++;
+            uint64_t f = frame_of(a, q->end_ns) - frame_of(a, q->begin_ns) + 1;
+            spans += (double)f;
+            if (f > s->frames_spanned_max) s->frames_spanned_max = f;
+            if (ludus__acc_add(&acc, q->end_ns - q->begin_ns, a->desc.exact)) rc = LUDUS_ENOMEM;
+            if (a->busy) {
+                if (q->begin_thread != UINT32_MAX)
+                    s->thread_busy_ns += busy_in(&a->busy[q->begin_thread], q->begin_ns, q->end_ns);
+                if (q->end_thread != UINT32_MAX && q->end_thread != q->begin_thread)
+                    s->thread_busy_ns += busy_in(&a->busy[q->end_thread], q->begin_ns, q->end_ns);
+            }
+            total += q->end_ns - q->begin_ns;
+        }
+        s->thread_busy_share = total > 0 ? (double)s->thread_busy_ns / (double)total : 0;
+        uint64_t done = s->zones - s->incomplete;
+        s->frames_spanned_mean = done ? spans / (double)done : 0;
+        ludus__acc_stats(&acc, a->desc.exact, &s->duration);
+        ludus__acc_free(&acc);
+        i = j;
+    }
+    free(z);
+    return rc;
+}
+
+int ludus__timeline_finish(ludus_analysis *a, ludus__captured *c, int64_t w0, int64_t w1) {
+    for (uint32_t i = 0; i < a->nfirst_msgs; i++) a->first_msgs[i].frame = frame_of(a, a->first_msgs[i].ts_ns);
+    int rc = busy_finish(a);
+    if (rc == 0) rc = async_finish(a, c, w0, w1);
+    busy_free(a); /* only the zones needed it */
+    return rc;
+}
+
+void ludus__timeline_free(ludus_analysis *a) {
+    for (uint32_t i = 0; i < a->nfirst_msgs; i++) free((char *)a->first_msgs[i].text);
+    busy_free(a);
+    free(a->msgs);
+    for (uint32_t i = 0; i < a->nasyncs; i++) free((char *)a->asyncs[i].track);
+    free(a->asyncs);
+}
+
+/* ---- accessors ---- */
+
+static int in_window_frame(const ludus_analysis *a, uint64_t f) {
+    return f >= a->win_f0 && f < a->win_f1;
+}
+
+void ludus_analysis_messages(const ludus_analysis *a, ludus_message_stats *out) {
+    memset(out, 0, sizeof *out);
+    if (!a) return;
+    uint64_t last = UINT64_MAX, warn = 0, err = 0, worst = 0;
+    /* messages come thread by thread: count per frame through a sorted copy of frames */
+    uint64_t *f = malloc((a->nmsgs ? a->nmsgs : 1) * sizeof *f);
+    for (size_t i = 0; i < a->nmsgs; i++) {
+        out->count[a->msgs[i].level]++;
+        if (f)
+            f[i] = a->msgs[i].level >= LUDUS_LOG_WARNING
+                       ? frame_of(a, a->msgs[i].ts) * 2 + (a->msgs[i].level == LUDUS_LOG_ERROR)
+                       : UINT64_MAX;
+    }
+    if (!f) return;
+    qsort(f, a->nmsgs, sizeof *f, cmp_u64);
+    for (size_t i = 0; i < a->nmsgs && f[i] != UINT64_MAX; i++) {
+        uint64_t fr = f[i] / 2;
+        if (!in_window_frame(a, fr)) continue;
+        if (fr != last) {
+            last = fr;
+            warn = err = 0;
+        }
+        if (f[i] & 1) {
+            if (err++ == 0) out->frames_with_errors++;
+        } else if (warn++ == 0) {
+            out->frames_with_warnings++;
+        }
+        if (warn + err > worst) worst = warn + err;
+    }
+    out->max_warnings_per_frame = worst;
+    free(f);
+}
+
+uint32_t ludus_analysis_first_message_count(const ludus_analysis *a) {
+    return a ? a->nfirst_msgs : 0;
+}
+
+const ludus_message_info *ludus_analysis_first_message(const ludus_analysis *a, uint32_t index) {
+    return a && index < a->nfirst_msgs ? &a->first_msgs[index] : NULL;
+}
+
+int ludus_analysis_messages_in_frame(const ludus_analysis *a, uint64_t frame, uint64_t counts[4]) {
+    if (!a || !counts || frame > a->nmarks)
+        return ludus__fail(LUDUS_EINVAL, "frame %llu out of range", (unsigned long long)frame);
+    memset(counts, 0, 4 * sizeof *counts);
+    for (size_t i = 0; i < a->nmsgs; i++)
+        if (frame_of(a, a->msgs[i].ts) == frame) counts[a->msgs[i].level]++;
+    return 0;
+}
+
+uint32_t ludus_analysis_async_count(const ludus_analysis *a) {
+    return a ? a->nasyncs : 0;
+}
+
+const ludus_async_stats *ludus_analysis_async(const ludus_analysis *a, uint32_t index) {
+    return a && index < a->nasyncs ? &a->asyncs[index] : NULL;
+}
+
+/* ---- report sections ---- */
+
+void ludus__report_timeline_text(const ludus_analysis *a, ludus__writer *w) {
+    ludus_message_stats m;
+    ludus_analysis_messages(a, &m);
+    if (m.count[0] + m.count[1] + m.count[2] + m.count[3]) {
+        ludus__w_fmt(w,
+                     "\nmessages: %llu errors, %llu warnings, %llu info, %llu debug; frames with errors %llu, with "
+                     "warnings %llu\n",
+                     (unsigned long long)m.count[3], (unsigned long long)m.count[2], (unsigned long long)m.count[1],
+                     (unsigned long long)m.count[0], (unsigned long long)m.frames_with_errors,
+                     (unsigned long long)m.frames_with_warnings);
+        for (uint32_t i = 0; i < a->nfirst_msgs; i++) {
+            const ludus_message_info *x = &a->first_msgs[i];
+            char t[32];
+            ludus__w_fmt(w, "  %-7s frame %-6llu at %10s  [%s] %.200s\n", ludus_log_level_name(x->level),
+                         (unsigned long long)x->frame, ludus__dur(t, sizeof t, (double)x->ts_ns), x->thread, x->text);
+        }
+    }
+    if (a->nasyncs) {
+        ludus__w_fmt(w, "\nasync zones (their own tree, begun in the window; frames: frames spanned, mean; busy: time "
+                        "their threads spent in top-level scopes while open, share of the zones' time)\n");
+        ludus__w_fmt(w, "  %-16s %-24s %8s %6s %10s %10s %10s %8s %8s %6s\n", "track", "zone", "zones", "open", "p50",
+                     "p90", "max", "frames", "x-thread", "busy");
+        for (uint32_t i = 0; i < a->nasyncs; i++) {
+            const ludus_async_stats *s = &a->asyncs[i];
+            char b1[32], b2[32], b3[32];
+            ludus__w_fmt(w, "  %-16.16s %-24.24s %8llu %6llu %10s %10s %10s %8.1f %8llu %5.0f%%\n", s->track, s->name,
+                         (unsigned long long)s->zones, (unsigned long long)s->incomplete,
+                         ludus__dur(b1, sizeof b1, (double)s->duration.p50_ns),
+                         ludus__dur(b2, sizeof b2, (double)s->duration.p90_ns),
+                         ludus__dur(b3, sizeof b3, (double)s->duration.max_ns), s->frames_spanned_mean,
+                         (unsigned long long)s->cross_thread, 100.0 * s->thread_busy_share);
+        }
+    }
+}
+
+void ludus__report_timeline_json(const ludus_analysis *a, ludus__writer *w) {
+    ludus_message_stats m;
+    ludus_analysis_messages(a, &m);
+    ludus__w_fmt(w,
+                 ",\"messages\":{\"debug\":%llu,\"info\":%llu,\"warning\":%llu,\"error\":%llu,"
+                 "\"frames_with_warnings\":%llu,\"frames_with_errors\":%llu,\"first\":[",
+                 (unsigned long long)m.count[0], (unsigned long long)m.count[1], (unsigned long long)m.count[2],
+                 (unsigned long long)m.count[3], (unsigned long long)m.frames_with_warnings,
+                 (unsigned long long)m.frames_with_errors);
+    for (uint32_t i = 0; i < a->nfirst_msgs; i++) {
+        const ludus_message_info *x = &a->first_msgs[i];
+        ludus__w_fmt(w, "%s{\"level\":\"%s\",\"frame\":%llu,\"ts_ns\":%lld,\"thread\":", i ? "," : "",
+                     ludus_log_level_name(x->level), (unsigned long long)x->frame, (long long)x->ts_ns);
+        ludus__w_jstr(w, x->thread);
+        ludus__w_fmt(w, ",\"text\":");
+        ludus__w_jstr(w, x->text);
+        ludus__w_fmt(w, "}");
+    }
+    ludus__w_fmt(w, "]},\"async\":[");
+    for (uint32_t i = 0; i < a->nasyncs; i++) {
+        const ludus_async_stats *s = &a->asyncs[i];
+        ludus__w_fmt(w, "%s{\"track\":", i ? "," : "");
+        ludus__w_jstr(w, s->track);
+        ludus__w_fmt(w, ",\"name\":");
+        ludus__w_jstr(w, s->name);
+        ludus__w_fmt(w,
+                     ",\"zones\":%llu,\"incomplete\":%llu,\"cross_thread\":%llu,\"frames_spanned_mean\":%.3f,"
+                     "\"frames_spanned_max\":%llu,\"max_depth\":%u,\"thread_busy_ns\":%lld,"
+                     "\"thread_busy_share\":%.4f,\"duration\":",
+                     (unsigned long long)s->zones, (unsigned long long)s->incomplete,
+                     (unsigned long long)s->cross_thread, s->frames_spanned_mean,
+                     (unsigned long long)s->frames_spanned_max, s->max_depth, (long long)s->thread_busy_ns,
+                     s->thread_busy_share);
+        ludus__json_stats(w, &s->duration);
+        ludus__w_fmt(w, "}");
+    }
+    ludus__w_fmt(w, "]");
+}

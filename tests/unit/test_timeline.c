@@ -1,0 +1,299 @@
+/* Log messages, async zones and fibers: exact counts through every export
+ * and the analysis, across threads, through a .ludus round trip. */
+#include <ludus/analysis.h>
+#include <ludus/capture.h>
+#include <ludus/capture_file.h>
+#include <ludus/profiling.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "test_util.h"
+
+#define THREADS 4
+#define PER_THREAD (LT_TSAN ? 500 : 2500)
+
+static void *flood(void *arg) {
+    int t = (int)(intptr_t)arg;
+    for (int i = 0; i < PER_THREAD; i++) /* every text distinct: nothing is interned */
+        ludus_log(i % 4, "thread %d message %d %s", t, i, i % 7 == 0 ? "with \"quotes\" and \\ and \n" : "");
+    return NULL;
+}
+
+static uint64_t meta_u64_of(const lt_trace *t, const char *key) {
+    json_object *v;
+    if (!json_object_object_get_ex(t->metadata, key, &v)) fail_msg("metadata has no \"%s\"", key);
+    return (uint64_t)json_object_get_int64(v);
+}
+
+/* The analysis of a capture (asserts success). */
+static ludus_analysis *analyze(ludus_capture *c) {
+    ludus_analysis *a = NULL;
+    ludus_analysis_desc d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(ludus_analyze(c, &d, &a), 0);
+    return a;
+}
+
+static ludus_capture *reopen(ludus_capture *c, const char *path) {
+    assert_int_equal(ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, path), 0);
+    ludus_capture *f = NULL;
+    assert_int_equal(ludus_capture_open(path, &f), 0);
+    return f;
+}
+
+static void test_message_flood(void **state) {
+    (void)state;
+    lt_begin(NULL);
+    pthread_t th[THREADS];
+    for (int t = 0; t < THREADS; t++) pthread_create(&th[t], NULL, flood, (void *)(intptr_t)t);
+    for (int t = 0; t < THREADS; t++) pthread_join(th[t], NULL);
+    LUDUS_PROFILE_MESSAGE(LUDUS_LOG_ERROR, "a literal: no formatting, no copy");
+    char big[LUDUS_MESSAGE_MAX + 500];
+    memset(big, 'x', sizeof big);
+    ludus_log_text(LUDUS_LOG_INFO, big, sizeof big); /* cut at LUDUS_MESSAGE_MAX */
+    lt_end();
+    ludus_capture_summary sum = lt_summary();
+    assert_int_equal(sum.dropped, 0);
+    uint64_t total = (uint64_t)THREADS * PER_THREAD + 2;
+
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 0);
+    size_t logs = 0, literal = 0, cut = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        if (t.ev[i].ph != 'I' || strcmp(t.ev[i].cat, "log") != 0) continue;
+        logs++;
+        literal += strcmp(t.ev[i].name, "a literal: no formatting, no copy") == 0;
+        cut += strlen(t.ev[i].name) == LUDUS_MESSAGE_MAX;
+    }
+    assert_int_equal(logs, total);
+    assert_int_equal(literal, 1);
+    assert_int_equal(cut, 1);
+    lt_trace_free(&t);
+
+    ludus_capture *c = NULL;
+    assert_int_equal(ludus_capture_get_last(&c), 0);
+    uint64_t per_level = (uint64_t)THREADS * PER_THREAD / 4;
+    ludus_analysis *a = analyze(c);
+    ludus_message_stats m;
+    ludus_analysis_messages(a, &m);
+    assert_int_equal(m.count[LUDUS_LOG_ERROR], per_level + 1);
+    assert_int_equal(m.count[LUDUS_LOG_INFO], per_level + 1);
+    ludus_analysis_destroy(a);
+
+    /* The same through a .ludus file: texts and levels survive. */
+    ludus_capture *f = reopen(c, "test_timeline_flood.ludus");
+    char *j1 = lt_capture_json(c), *j2 = lt_capture_json(f);
+    assert_string_equal(j1, j2);
+    free(j1);
+    free(j2);
+    ludus_capture_release(f);
+    ludus_capture_release(c);
+    remove("test_timeline_flood.ludus");
+}
+
+/* ---- async zones ---- */
+
+typedef struct handoff {
+    uint32_t track;
+    uint64_t id;
+} handoff;
+
+static void *end_elsewhere(void *arg) {
+    const handoff *h = arg;
+    ludus_register_thread_for_trace("finisher");
+    ludus_async_end(h->track, h->id);
+    return NULL;
+}
+
+static const ludus_async_stats *find_async(const ludus_analysis *a, const char *name) {
+    for (uint32_t i = 0; i < ludus_analysis_async_count(a); i++)
+        if (strcmp(ludus_analysis_async(a, i)->name, name) == 0) return ludus_analysis_async(a, i);
+    fail_msg("no async site %s", name);
+    return NULL;
+}
+
+static void check_async(ludus_capture *c) {
+    ludus_analysis *a = analyze(c);
+    const ludus_async_stats *load = find_async(a, "Load");
+    assert_string_equal(load->track, "Loading");
+    assert_int_equal(load->zones, 3); /* two interleaved, one handed over */
+    assert_int_equal(load->incomplete, 0);
+    assert_int_equal(load->cross_thread, 1);
+    assert_int_equal(load->max_depth, 1);
+    const ludus_async_stats *step = find_async(a, "Step");
+    assert_int_equal(step->zones, 1);
+    assert_int_equal(step->max_depth, 2); /* inside its id's Load */
+    const ludus_async_stats *open = find_async(a, "NeverEnds");
+    assert_int_equal(open->incomplete, 1);
+    /* busy: exactly the top-level scope its thread ran while it was open */
+    const ludus_async_stats *half = find_async(a, "Half");
+    int64_t work = ludus_analysis_find_site(a, "Work");
+    assert_true(work >= 0);
+    assert_int_equal(half->thread_busy_ns, ludus_analysis_site(a, (uint32_t)work)->inclusive.total_ns);
+    assert_true(half->thread_busy_ns < half->duration.total_ns);
+    assert_int_equal(load->thread_busy_ns, 0); /* nothing ran in scopes while the loads were open */
+    ludus_analysis_destroy(a);
+}
+
+static void test_async_zones(void **state) {
+    (void)state;
+    lt_begin(NULL);
+    uint32_t track = ludus_async_track("Loading"), load = ludus_intern_name("Load"), step = ludus_intern_name("Step");
+    /* interleaved on one thread: 1 and 2 overlap without nesting */
+    ludus_async_begin(track, 1, load);
+    ludus_async_begin(track, 2, load);
+    ludus_async_begin(track, 1, step); /* nests in 1 */
+    lt_spin_ns(20000);
+    ludus_async_end(track, 1); /* the step */
+    ludus_async_end(track, 1);
+    ludus_async_end(track, 2);
+    ludus_async_end(track, 99); /* nothing open: counted */
+    /* handed across threads */
+    ludus_async_begin(track, 3, load);
+    handoff h = {track, 3};
+    pthread_t th;
+    pthread_create(&th, NULL, end_elsewhere, &h);
+    pthread_join(th, NULL);
+    LUDUS_PROFILE_ASYNC_BEGIN(Loading, 4, NeverEnds);
+    LUDUS_PROFILE_ASYNC_BEGIN(Busy, 5, Half);
+    {
+        LUDUS_PROFILE_SCOPE(Work);
+        lt_spin_ns(300000);
+    }
+    lt_spin_ns(300000);
+    LUDUS_PROFILE_ASYNC_END(Busy, 5);
+    lt_end();
+
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 0);
+    assert_int_equal(t.n_b, 6);
+    assert_int_equal(t.n_e, 6);
+    assert_int_equal(t.n_e_incomplete, 1);
+    assert_int_equal(meta_u64_of(&t, "async_unmatched_ends"), 1);
+    lt_trace_free(&t);
+
+    ludus_capture *c = NULL;
+    assert_int_equal(ludus_capture_get_last(&c), 0);
+    check_async(c);
+    ludus_capture *f = reopen(c, "test_timeline_async.ludus");
+    check_async(f);
+    char *j1 = lt_capture_json(c), *j2 = lt_capture_json(f);
+    assert_string_equal(j1, j2);
+    free(j1);
+    free(j2);
+    ludus_capture_release(f);
+    ludus_capture_release(c);
+    remove("test_timeline_async.ludus");
+}
+
+/* ---- fibers: one fiber's scope begun on one thread, ended on another ---- */
+
+static pthread_mutex_t baton = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn = PTHREAD_COND_INITIALIZER;
+static int stage;
+static uintptr_t fiber_token; /* the fiber's open scope, carried between threads as a fiber's stack would */
+static const ludus_site fiber_site = {"FiberWork", "fiber_body", __FILE__, NULL, __LINE__, 0};
+
+static void wait_stage(int s) {
+    pthread_mutex_lock(&baton);
+    while (stage != s) pthread_cond_wait(&turn, &baton);
+    pthread_mutex_unlock(&baton);
+}
+
+static void set_stage(int s) {
+    pthread_mutex_lock(&baton);
+    stage = s;
+    pthread_cond_broadcast(&turn);
+    pthread_mutex_unlock(&baton);
+}
+
+static void *second_thread(void *arg) {
+    (void)arg;
+    ludus_register_thread_for_trace("runner 2");
+    wait_stage(1);
+    ludus_fiber_enter("Fiber X"); /* resumes on this thread */
+    { LUDUS_PROFILE_SCOPE(OnSecondThread); }
+    ludus__scope_end(fiber_token);
+    ludus_fiber_leave();
+    set_stage(2);
+    return NULL;
+}
+
+static void test_fiber_between_threads(void **state) {
+    (void)state;
+    stage = 0;
+    lt_begin(NULL);
+    ludus_register_thread_for_trace("runner 1");
+    pthread_t th;
+    pthread_create(&th, NULL, second_thread, NULL);
+    {
+        LUDUS_PROFILE_SCOPE(SchedulerLoop);
+        ludus_fiber_enter("Fiber X");
+        fiber_token = ludus__scope_begin(&fiber_site);
+        lt_spin_ns(10000);
+        ludus_fiber_leave(); /* yields inside FiberWork */
+    }
+    set_stage(1);
+    wait_stage(2);
+    pthread_join(th, NULL);
+    lt_end();
+
+    ludus_capture_summary sum = lt_summary();
+    assert_int_equal(sum.orphan_ends, 0);
+    assert_int_equal(sum.unwound, 0);
+    assert_int_equal(sum.incomplete, 0);
+    int fiber = -1;
+    for (uint32_t i = 0; i < sum.threads; i++) {
+        ludus_thread_summary ts;
+        assert_int_equal(ludus_capture_get_thread(i, &ts), 0);
+        if (strcmp(ts.name, "Fiber X") == 0) fiber = (int)i;
+    }
+    assert_true(fiber >= 0);
+
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 0);
+    long b = lt_find(&t, 0, 'B', "FiberWork");
+    assert_true(b >= 0);
+    long e = lt_match_end(&t, (size_t)b);
+    assert_true(e >= 0);
+    long inner = lt_find(&t, 0, 'B', "OnSecondThread");
+    assert_int_equal(t.ev[inner].tid, t.ev[b].tid);    /* on the fiber's track */
+    assert_int_equal(lt_count(&t, 'B', "Fiber X"), 2); /* each thread's time running it */
+    lt_trace_free(&t);
+
+    ludus_capture *c = NULL;
+    assert_int_equal(ludus_capture_get_last(&c), 0);
+    ludus_analysis *a = analyze(c);
+    int64_t s = ludus_analysis_find_site(a, "FiberWork");
+    assert_true(s >= 0);
+    assert_int_equal(ludus_analysis_site(a, (uint32_t)s)->calls, 1);
+    ludus_analysis_destroy(a);
+    ludus_capture *f = reopen(c, "test_timeline_fiber.ludus");
+    char *j1 = lt_capture_json(c), *j2 = lt_capture_json(f);
+    assert_string_equal(j1, j2);
+    free(j1);
+    free(j2);
+    ludus_capture_release(f);
+    ludus_capture_release(c);
+    remove("test_timeline_fiber.ludus");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_message_flood, lt_teardown),
+        cmocka_unit_test_teardown(test_async_zones, lt_teardown),
+        cmocka_unit_test_teardown(test_fiber_between_threads, lt_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
