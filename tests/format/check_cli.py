@@ -138,6 +138,8 @@ with tempfile.TemporaryDirectory() as d:
             held += (0 if "incomplete" in flags else 1)  # its end
         elif e["ph"] in ("C", "s", "f") or (e["ph"] == "I" and e.get("cat") != "ludus"):
             held += 1
+        elif e["ph"] in ("b", "e"):  # an async zone's edge, unless synthesised at the cut or capture end
+            held += 0 if flags in ("clipped", "incomplete") else 1
     meta = doc["metadata"]
     assert meta["events"] == held == sum(t["events"] for t in meta["threads"]), (meta["events"], held)
     assert meta["events"] < full["metadata"]["events"]

@@ -57,7 +57,7 @@ def decode(path):
 
 def pftrace_events(path):
     packets = decode(path)
-    names, cats, tracks, defaults, counters = {}, {}, {}, {}, {}
+    names, cats, tracks, defaults, counters, asyncs = {}, {}, {}, {}, {}, {}
     events = {}  # tid -> list
     described_counters = set()
     for p in packets:
@@ -86,6 +86,13 @@ def pftrace_events(path):
             if get(td, "counter") is not None:
                 counters[uuid] = get(td, "name")
                 described_counters.add(uuid)
+            elif not th and get(td, "parent_uuid") == "1":  # an async track's lane: "Name" or "Name (k)"
+                tn = get(td, "name")
+                lane = 0
+                if tn.endswith(")") and " (" in tn:
+                    tn, k = tn[:-1].rsplit(" (", 1)
+                    lane = int(k) - 1
+                asyncs[uuid] = (tn, lane)
         te = get(p, "track_event")
         if not te:
             continue
@@ -98,13 +105,17 @@ def pftrace_events(path):
             v = int(v) if v is not None else float(get(te, "double_counter_value"))
             events.setdefault(("C", counters[uuid]), []).append((ts, v))
             continue
+        if uuid in asyncs:
+            nm = get(te, "name") if typ == "TYPE_SLICE_BEGIN" else None
+            events.setdefault(("A",) + asyncs[uuid], []).append((typ, ts, nm))
+            continue
         if uuid not in tracks:
             continue  # the process-level metadata instant
         tid = tracks[uuid]
         ann = {(get(a, "name") or str(get(a, "name_iid"))): a for a in all_of(te, "debug_annotations")}
-        name = names[seq].get(int(get(te, "name_iid", "0")))
+        name = names[seq].get(int(get(te, "name_iid", "0")), get(te, "name"))
         cat_iids = all_of(te, "category_iids")
-        cat = cats[seq].get(int(cat_iids[0])) if cat_iids else None
+        cat = cats[seq].get(int(cat_iids[0])) if cat_iids else get(te, "categories")
         flows = [int(x) for x in all_of(te, "flow_ids")]
         tflows = [int(x) for x in all_of(te, "terminating_flow_ids")]
         events.setdefault(tid, []).append((typ, ts, name, cat, flows, tflows, ann))
@@ -116,8 +127,26 @@ def json_events(path):
     return doc, trace_json.track_events(doc)
 
 
+def async_events(doc):
+    """JSON async zones keyed as the pftrace's: ("A", track, lane); the id of
+    a b/e pair is track << 16 | lane."""
+    out = {}
+    for e in doc["traceEvents"]:
+        if e["ph"] in ("b", "e"):
+            ts = int(round(float(e["ts"]) * 1000))
+            key = ("A", e["cat"], int(e["id"], 16) & 0xFFFF)
+            if e["ph"] == "b":
+                out.setdefault(key, []).append(("TYPE_SLICE_BEGIN", ts, e["name"]))
+            else:
+                out.setdefault(key, []).append(("TYPE_SLICE_END", ts, None))
+    return out
+
+
 def compare(pf, js):
     for key, jl in js.items():
+        if isinstance(key, tuple) and key[0] == "A":
+            assert sorted(pf.get(key, []), key=str) == sorted(jl, key=str), key
+            continue
         if isinstance(key, tuple):
             # a counter's samples come from every thread: compare them in time order
             assert sorted(pf[key]) == sorted((t, list(e["args"].values())[0]) for _, t, e, _ in jl), key
@@ -165,7 +194,10 @@ with tempfile.TemporaryDirectory() as d:
     pft = os.path.join(d, "demo.pftrace")
     subprocess.run([tool, "convert", cap, pft], check=True)
     doc, js = json_events(js_path)
+    js.update(async_events(doc))
     pf = pftrace_events(pft)
+    assert sum(1 for k in js if isinstance(k, tuple) and k[0] == "A") == sum(
+        1 for k in pf if isinstance(k, tuple) and k[0] == "A"), "the same async lanes"
     compare(pf, js)
     # first byte 0x0A (Trace.packet), and the size target
     data = open(pft, "rb").read()

@@ -373,6 +373,42 @@ static void test_version_2(void **state) {
     unlink(v2);
 }
 
+/* Messages (version 4): a version 3 file cannot hold one; a message whose
+ * length is past the limit, or whose text runs past its block, is refused
+ * with its offset. The text is found in a raw block by its bytes. */
+static void test_messages(void **state) {
+    (void)state;
+    assert_int_equal(ludus_begin_capture(NULL), 0);
+    ludus_log(LUDUS_LOG_ERROR, "needle-%s", "text");
+    { LUDUS_PROFILE_SCOPE(After); }
+    assert_int_equal(ludus_end_capture(), 0);
+    char raw[320];
+    snprintf(raw, sizeof raw, "%s/msg.ludus", dir);
+    assert_int_equal(ludus_save_capture_ex(raw, LUDUS_SAVE_RAW), 0);
+    size_t n;
+    uint8_t *d = read_all(raw, &n);
+    assert_int_equal(open_and_drain(d, n), 0);
+    put32(d + 8, 3);
+    put32(d + 108, crc32c(0, d, 108));
+    assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT);
+    assert_non_null(strstr(ludus_last_error_detail(), "which format version 4 added (the file is version 3)"));
+    put32(d + 8, 4);
+    put32(d + 108, crc32c(0, d, 108));
+    uint8_t *text = memmem(d, n, "needle-text", 11);
+    assert_non_null(text);
+    uint8_t *block = first_block(d, n);
+    put32(text - 8, 5000); /* the payload slot's length */
+    redo_crc(block - 24);
+    assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT);
+    assert_non_null(strstr(ludus_last_error_detail(), "claims 5000 bytes of text"));
+    put32(text - 8, 1000); /* within the limit, past the block */
+    redo_crc(block - 24);
+    assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT);
+    assert_non_null(strstr(ludus_last_error_detail(), "text is cut by the end of the block"));
+    free(d);
+    unlink(raw);
+}
+
 static void test_errors(void **state) {
     (void)state;
     char bad[320];
@@ -414,10 +450,15 @@ int main(void) {
     snprintf(path_raw, sizeof path_raw, "%s/raw.ludus", dir);
     record_capture();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),          cmocka_unit_test(test_truncated_every_offset),
-        cmocka_unit_test(test_every_flip_detected), cmocka_unit_test(test_corrupted_fields),
-        cmocka_unit_test(test_forged_tick_refused), cmocka_unit_test(test_block_claim_bounded_by_bytes),
-        cmocka_unit_test(test_version_2),           cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_truncated_every_offset),
+        cmocka_unit_test(test_every_flip_detected),
+        cmocka_unit_test(test_corrupted_fields),
+        cmocka_unit_test(test_forged_tick_refused),
+        cmocka_unit_test(test_block_claim_bounded_by_bytes),
+        cmocka_unit_test(test_version_2),
+        cmocka_unit_test(test_messages),
+        cmocka_unit_test(test_errors),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -1,6 +1,6 @@
 /* Writes the seed corpus of the capture-file fuzzer: small captures with
  * every event kind (frame statistics of a counter, a gauge and a memory
- * domain included), raw and compact, one and two threads, and the memory
+ * domain, log messages, async zones and a fiber included), raw and compact, one and two threads, and the memory
  * coverage manifest.
  *   make_corpus OUT_DIR   (a ctest target: build it and run it to renew the seeds) */
 #include <ludus/capture.h>
@@ -41,6 +41,13 @@ int main(int argc, char **argv) {
             ludus_sample_counter_f64(ctr, i * 0.5);
             uint64_t id = LUDUS_PROFILE_FLOW_OUT(F);
             LUDUS_PROFILE_FLOW_IN(id);
+            ludus_log(i % 4, "message %d%s", i, i == 1 ? " long enough to take a second text slot" : ""); /* MESSAGE */
+            LUDUS_PROFILE_MESSAGE(LUDUS_LOG_WARNING, "a literal");
+            LUDUS_PROFILE_ASYNC_BEGIN(Track, i, Zone); /* ASYNC */
+            if (i > 0) LUDUS_PROFILE_ASYNC_END(Track, i - 1);
+            ludus_fiber_enter("Fiber"); /* FIBER */
+            { LUDUS_PROFILE_SCOPE(OnFiber); }
+            ludus_fiber_leave();
             LUDUS_PROFILE_FRAME();
         }
         if (variant == 2) {
