@@ -5,7 +5,9 @@
  * closes the most recent open zone of its track and id), what is still open
  * ends at capture end (INCOMPLETE), and each track's zones get lanes: a zone
  * at depth 0 takes the first lane free at its begin, zones inside it share
- * it. Tracks are known by name. A view (a cut) clips its parent's zones. */
+ * it. Tracks are known by name. A view (a cut) clips its parent's zones to
+ * its time range, and a subset of threads keeps the zones they began or
+ * ended. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,15 +122,30 @@ static int clip_parent(ludus_capture *c) {
         c->nasync_tracks = p->nasync_tracks;
     }
     c->async = malloc((p->nasync ? p->nasync : 1) * sizeof *c->async);
-    if (!c->async) return LUDUS_ENOMEM;
+    uint32_t *map = malloc((p->nthreads ? p->nthreads : 1) * sizeof *map); /* parent thread -> view thread */
+    if (!c->async || !map) {
+        free(map);
+        return LUDUS_ENOMEM;
+    }
+    int subset = 0;
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        map[t] = UINT32_MAX;
+        for (uint32_t v = 0; v < c->nthreads; v++)
+            if (c->threads[v].tid == p->threads[t].tid) map[t] = v;
+        subset |= map[t] == UINT32_MAX;
+    }
     for (uint32_t i = 0; i < p->nasync; i++) {
         ludus__async_zone z = p->async[i];
         if (z.end_ns < c->cut_from_ns || z.begin_ns > c->cut_to_ns) continue;
         if (z.begin_ns < c->cut_from_ns) z.begin_ns = c->cut_from_ns, z.flags |= LUDUS_NEV_CLIPPED;
-        if (z.end_ns > c->cut_to_ns) z.end_ns = c->cut_to_ns, z.flags |= LUDUS_NEV_CLIPPED;
-        z.begin_thread = z.end_thread = UINT32_MAX; /* a view may keep other threads */
+        if (z.end_ns > c->cut_to_ns) z.end_ns = c->cut_to_ns, z.flags |= LUDUS__ASYNC_END_CLIPPED;
+        z.begin_thread = z.begin_thread != UINT32_MAX ? map[z.begin_thread] : UINT32_MAX;
+        z.end_thread = z.end_thread != UINT32_MAX ? map[z.end_thread] : UINT32_MAX;
+        /* a subset of threads keeps the zones its threads began or ended */
+        if (subset && z.begin_thread == UINT32_MAX && z.end_thread == UINT32_MAX) continue;
         c->async[c->nasync++] = z;
     }
+    free(map);
     c->async_unmatched = p->async_unmatched;
     return 0;
 }

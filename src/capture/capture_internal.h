@@ -198,10 +198,13 @@ typedef struct ludus__async_zone {
     uint32_t site;                     /* the zone's site (UINT32_MAX: not known, its begin was cut away) */
     uint32_t lane, depth;              /* lane of the track; open zones of its id around it */
     uint32_t begin_thread, end_thread; /* thread indexes; UINT32_MAX where it was not seen */
-    uint16_t flags;                    /* LUDUS_NEV_INCOMPLETE (never ended), LUDUS_NEV_CLIPPED (cut) */
+    uint16_t flags;                    /* LUDUS_NEV_INCOMPLETE (never ended), LUDUS_NEV_CLIPPED (begin cut),
+                                          LUDUS__ASYNC_END_CLIPPED (end cut) */
     uint64_t id;
     int64_t begin_ns, end_ns;
 } ludus__async_zone;
+
+#define LUDUS__ASYNC_END_CLIPPED 0x100u
 
 typedef struct ludus__async_track {
     uint32_t site;  /* a site with the track's name */

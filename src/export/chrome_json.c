@@ -438,13 +438,16 @@ static void async_zones(json_ctx *x) {
         async_name(x, z);
         ludus__w_str(w, ",\"args\":{\"id\":");
         ludus__w_u64(w, z->id);
-        if (z->flags & LUDUS_NEV_INCOMPLETE) ludus__w_str(w, ",\"ludus\":\"incomplete\"");
-        if (z->flags & LUDUS_NEV_CLIPPED) ludus__w_str(w, ",\"ludus\":\"clipped\"");
+        if (z->flags & LUDUS_NEV_CLIPPED) ludus__w_str(w, ",\"ludus\":\"clipped\""); /* begun before the cut */
         ludus__w_str(w, "}}");
         uint32_t et = z->end_thread != UINT32_MAX ? z->end_thread : bt;
         set_track(&k, c->pid, et != UINT32_MAX ? c->threads[et].tid : 0);
         head(w, &k, 'e', z->end_ns);
         async_name(x, z);
+        if (z->flags & LUDUS_NEV_INCOMPLETE) /* synthesised at capture end */
+            ludus__w_str(w, ",\"args\":{\"ludus\":\"incomplete\"}");
+        else if (z->flags & LUDUS__ASYNC_END_CLIPPED)
+            ludus__w_str(w, ",\"args\":{\"ludus\":\"clipped\"}");
         ludus__w_ch(w, '}');
     }
 }

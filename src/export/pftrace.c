@@ -426,10 +426,11 @@ static int write_async(pf_state *s) {
             p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
             p = ludus__pb_bytes(p, TE_NAME, name, clamp(strlen(name)));
             p = da_u64(p, "id", z->id);
-            if (z->flags & LUDUS_NEV_INCOMPLETE) p = da_u64(p, "incomplete", 1);
             if (z->flags & LUDUS_NEV_CLIPPED) p = da_u64(p, "clipped", 1);
         } else {
             p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
+            if (z->flags & LUDUS_NEV_INCOMPLETE) p = da_u64(p, "incomplete", 1);
+            if (z->flags & LUDUS__ASYNC_END_CLIPPED) p = da_u64(p, "clipped", 1);
         }
         p = ludus__pb_close(p, m);
         ludus__pb_commit(s->w, ludus__pb_close(p, pm));
