@@ -2,7 +2,12 @@
  * on worker threads, instrumented with Ludus Profiling. Each frame updates,
  * submits jobs (flows from the submitter to the worker that runs each one, a
  * ready-queue counter), renders, waits for the jobs, and marks the frame.
- * Every 37th frame has an injected hitch (a marker and a long Streaming scope).
+ * Every 37th frame has an injected hitch (a marker, a warning logged and a
+ * long Streaming scope). The job queue's mutex is named "JobQueue": its
+ * contended acquisitions are lock waits. A level streamer loads a chunk
+ * every 60 frames as an async zone ("Load chunk" with a nested "Decompress"
+ * on the "Level streaming" track) begun on the main thread and ended 20
+ * frames later by a worker.
  *
  *   ludus-demo [--trace PATH] [--frames N] [--threads N] [--no-capture]
  *              [--slow-job NAME [--slow-factor F]] [--overlay] [--no-counters]
@@ -22,6 +27,7 @@
  * `ludus-trace diff` must call "slower work" for that job. */
 #define _POSIX_C_SOURCE 200809L
 #include <ludus/capture.h>
+#include <ludus/locks.h>
 #include <ludus/overlay.h>
 #include <ludus/profiling.h>
 #include <pthread.h>
@@ -79,7 +85,7 @@ static void tracked_free(ludus_memory_domain d, void *p, size_t n) {
 static void submit(uint32_t site, int cost_us) {
     LUDUS_PROFILE_SCOPE(Submit, jobs);
     job j = {site, LUDUS_PROFILE_FLOW_OUT(Dispatch), cost_us, tracked_alloc(mem_jobs, JOB_PAYLOAD)};
-    pthread_mutex_lock(&js.lock);
+    LUDUS_PROFILE_MUTEX_LOCK(&js.lock);
     js.q[(js.head + js.count) % QUEUE_CAP] = j;
     js.count++;
     js.pending++;
@@ -91,17 +97,22 @@ static void submit(uint32_t site, int cost_us) {
 
 static void wait_all(void) {
     LUDUS_PROFILE_SCOPE(WaitForJobs, jobs);
-    pthread_mutex_lock(&js.lock);
+    LUDUS_PROFILE_MUTEX_LOCK(&js.lock);
     while (js.pending > 0) pthread_cond_wait(&js.done, &js.lock);
     pthread_mutex_unlock(&js.lock);
 }
+
+/* The level streamer: an async zone per chunk load, begun on the main
+ * thread and ended, frames later, by whichever worker picks up the flag. */
+static uint32_t loading_track, load_site, decompress_site;
+static uint64_t load_to_finish; /* atomic: id + 1 of the load a worker ends */
 
 static void *worker_main(void *arg) {
     char name[32];
     snprintf(name, sizeof name, "Worker %d", (int)(intptr_t)arg);
     ludus_register_thread_for_trace(name);
     for (;;) {
-        pthread_mutex_lock(&js.lock);
+        LUDUS_PROFILE_MUTEX_LOCK(&js.lock);
         while (js.count == 0 && !js.quit) pthread_cond_wait(&js.ready, &js.lock);
         if (js.count == 0 && js.quit) {
             pthread_mutex_unlock(&js.lock);
@@ -121,10 +132,12 @@ static void *worker_main(void *arg) {
             work_us(j.cost_us);
         }
         ludus_end_site();
+        uint64_t load = __atomic_exchange_n(&load_to_finish, 0, __ATOMIC_ACQ_REL);
+        if (load) ludus_async_end(loading_track, load - 1);
         tracked_free(mem_jobs, j.payload, JOB_PAYLOAD); /* allocated by the submitter's thread */
         if (counters) LUDUS_PROFILE_COUNT(JobsRun, 1);
 
-        pthread_mutex_lock(&js.lock);
+        LUDUS_PROFILE_MUTEX_LOCK(&js.lock);
         if (--js.pending == 0) pthread_cond_broadcast(&js.done);
         pthread_mutex_unlock(&js.lock);
     }
@@ -237,6 +250,10 @@ int main(int argc, char **argv) {
     static const char *job_names[3] = {"Job: Animate", "Job: Cull", "Job: Particles"};
     uint32_t job_sites[3];
     int job_cost_us[3];
+    ludus_lock_name(&js.lock, "JobQueue");
+    loading_track = ludus_async_track("Level streaming");
+    load_site = ludus_intern_name("Load chunk");
+    decompress_site = ludus_intern_name("Decompress");
     for (int j = 0; j < 3; j++) {
         job_sites[j] = ludus_intern_name(job_names[j]);
         job_cost_us[j] = 120 + 40 * j;
@@ -269,8 +286,15 @@ int main(int argc, char **argv) {
             }
             for (int j = 0; j < 6; j++) submit(job_sites[j % 3], job_cost_us[j % 3]);
             render(f);
+            if (f % 60 == 5) { /* a chunk load spanning 20 frames, with a nested step */
+                ludus_async_begin(loading_track, (uint64_t)f, load_site);
+                ludus_async_begin(loading_track, (uint64_t)f, decompress_site);
+            }
+            if (f % 60 == 12) ludus_async_end(loading_track, (uint64_t)(f - 7)); /* decompressed */
+            if (f % 60 == 25) __atomic_store_n(&load_to_finish, (uint64_t)(f - 20) + 1, __ATOMIC_RELEASE);
             if (f % 37 == 36) {
                 LUDUS_PROFILE_MARK(Hitch);
+                ludus_log(LUDUS_LOG_WARNING, "streaming stall in frame %d: %d KiB read synchronously", f, 768);
                 LUDUS_PROFILE_SCOPE(Streaming, io);
                 work_us(6000);
                 hitches++;
@@ -293,7 +317,7 @@ int main(int argc, char **argv) {
         }
     }
 
-    pthread_mutex_lock(&js.lock);
+    LUDUS_PROFILE_MUTEX_LOCK(&js.lock);
     js.quit = 1;
     pthread_cond_broadcast(&js.ready);
     pthread_mutex_unlock(&js.lock);
