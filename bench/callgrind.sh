@@ -39,3 +39,18 @@ for fmt in json pftrace; do
       'BEGIN { printf "callgrind export %-7s %-6s %.0f instructions/event (%d events)\n", f, w, i / e, e }'
   done
 done
+# Lock waits: instructions per uncontended lock + unlock pair, pthread alone
+# and through LUDUS_PROFILE_MUTEX_LOCK (inline try-lock first), without and
+# with a capture (the wrapper's uncontended path never reads its state).
+lockcount() { # mode fn -> Ir inside run_<fn>
+  valgrind --tool=callgrind --callgrind-out-file="$tmp/out" --toggle-collect="run_$2*" \
+    "$build/bench/bench_lock" --callgrind "$pairs" "$1" "$2" >/dev/null 2>&1
+  callgrind_annotate "$tmp/out" 2>/dev/null | awk '/PROGRAM TOTALS/ && !n++ {gsub(",","",$1); print $1}'
+}
+for mode in idle recording; do
+  plain=$(lockcount "$mode" plain)
+  wrapped=$(lockcount "$mode" wrapped)
+  empty=$(lockcount "$mode" empty)
+  awk -v p="$plain" -v w="$wrapped" -v e="$empty" -v n="$pairs" -v m="$mode" \
+    'BEGIN { printf "callgrind %-9s uncontended lock+unlock: pthread %.2f, LUDUS_PROFILE_MUTEX_LOCK %.2f instructions per pair (%+.2f)\n", m, (p - e) / n, (w - e) / n, (w - p) / n }'
+done

@@ -13,6 +13,7 @@ echo "-- monotonic clock instead of the TSC:"
 "$build/bench/bench_end" --runs 20
 "$build/bench/bench_end" --runs 20 --flooding
 "$build/bench/bench_counter" --runs 5
+"$build/bench/bench_lock" --runs 11 --ops 10000000
 "$build/bench/bench_start"
 "$here/launch.sh" "$build"
 "$here/text_size.sh"
