@@ -160,7 +160,8 @@ LUDUS_API void ludus_async_end(uint32_t track, uint64_t id);
 /* Fibers: a fiber's zones appear on the fiber's own track, whichever
  * thread runs it. Announce each switch on the thread that makes it:
  * ludus_fiber_enter(name) when the thread starts running a fiber (a name
- * that identifies it: registered once, looked up lock-free after), and
+ * that identifies it, unique among the fibers alive at once; copied into the
+ * capture's table of run-time names, like LUDUS_PROFILE_SCOPE_DYN's), and
  * ludus_fiber_leave() when the thread stops running it (yield, finish).
  * Entering a fiber while in another leaves the other first. Scopes begun
  * on a fiber must end on it. The thread's own track shows, as a slice named

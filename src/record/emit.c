@@ -313,24 +313,49 @@ int ludus__emit_text(uintptr_t word, uint64_t level, const char *text, size_t le
 }
 
 /* A fiber switch: a span on the thread's track (counted as one, so the
- * reader places it) that the reader turns into the fiber's own track. */
-int ludus__emit_fiber(const ludus_site *fiber, int enter) {
+ * reader places it) that the reader turns into the fiber's own track. An
+ * enter interns the fiber's name in the running capture's table (as
+ * run-time scope names are: any number of fibers per capture, bounded);
+ * it returns the site its leave must name, NULL when nothing was recorded. */
+const ludus_site *ludus__emit_fiber_enter(const char *name) {
     ludus__thread_hot *t = &ludus__hot;
     ludus__thread_cold *c = &ludus__cold;
     if (set_busy(t)) {
         signal_drop(c, 1);
-        return 0;
+        return NULL;
     }
-    if (!slow_enter(t, c, 1, 1)) return 0;
-    if (!make_room(t, c, 2, !enter)) {
+    if (!slow_enter(t, c, 1, 1)) return NULL;
+    const ludus_site *site = ludus__names_intern(ludus__sess.names, name);
+    if (!site) {
+        __atomic_fetch_add(&ludus__sess.interner_drops, 1u, __ATOMIC_RELAXED);
+        site = &names_full_site;
+    }
+    if (!make_room(t, c, 2, 0)) {
         drop(c, 1);
         leave(t, c);
-        return 0;
+        return NULL;
     }
-    put(t, (uintptr_t)fiber | LUDUS__K_FIBER, 2, enter ? 1u : 0u, 0);
-    if (enter) c->spans++;
+    put(t, (uintptr_t)site | LUDUS__K_FIBER, 2, 1u, 0);
+    c->spans++;
     leave(t, c);
-    return 1;
+    return site;
+}
+
+void ludus__emit_fiber_leave(const ludus_site *fiber) {
+    ludus__thread_hot *t = &ludus__hot;
+    ludus__thread_cold *c = &ludus__cold;
+    if (set_busy(t)) {
+        signal_drop(c, 1);
+        return;
+    }
+    if (!slow_enter(t, c, 1, 0)) return;
+    if (!make_room(t, c, 2, 1)) {
+        drop(c, 1);
+        leave(t, c);
+        return;
+    }
+    put(t, (uintptr_t)fiber | LUDUS__K_FIBER, 2, 0u, 0);
+    leave(t, c);
 }
 
 void ludus__plot_i64(const ludus_site *site, int64_t value) {

@@ -205,6 +205,7 @@ LUDUS_HIDDEN extern const ludus_site ludus__empty_name_site;
  * when dropped (counted) or no capture runs. */
 LUDUS_HIDDEN int ludus__emit_value(uintptr_t word, uint64_t p0, uintptr_t p1);
 LUDUS_HIDDEN int ludus__emit_text(uintptr_t word, uint64_t level, const char *text, size_t len);
-LUDUS_HIDDEN int ludus__emit_fiber(const ludus_site *fiber, int enter);
+LUDUS_HIDDEN const ludus_site *ludus__emit_fiber_enter(const char *name);
+LUDUS_HIDDEN void ludus__emit_fiber_leave(const ludus_site *fiber);
 
 #endif

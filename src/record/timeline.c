@@ -1,7 +1,7 @@
 /* The timeline's other kinds of event: log messages, async zones and fiber
  * switches (the layouts are the MESSAGE, ASYNC and FIBER rows of the kind
- * table in profiling.h). Nothing here allocates per event; a registered
- * name is looked up lock-free. */
+ * table in profiling.h). Nothing here allocates per event; a fiber's name
+ * is interned in the running capture's name table (lock-free once known). */
 #include <stdio.h>
 #include <string.h>
 
@@ -92,10 +92,8 @@ static uint32_t armed_gen(void) {
 void ludus_fiber_enter(const char *name) {
     if (current_fiber) ludus_fiber_leave();
     if (LUDUS__LIKELY(ludus__load_armed() == 0) || !name || !*name) return;
-    ludus_site_desc d = {name, "fiber", NULL, 0};
-    const ludus_site *s = ludus__site_by_id(ludus_register_site(&d));
-    if (!s) return;
-    if (ludus__emit_fiber(s, 1)) {
+    const ludus_site *s = ludus__emit_fiber_enter(name);
+    if (s) {
         current_fiber = s;
         current_gen = armed_gen();
     }
@@ -104,5 +102,5 @@ void ludus_fiber_enter(const char *name) {
 void ludus_fiber_leave(void) {
     const ludus_site *s = current_fiber;
     current_fiber = NULL;
-    if (s && current_gen == armed_gen()) ludus__emit_fiber(s, 0);
+    if (s && current_gen == armed_gen()) ludus__emit_fiber_leave(s); /* its site is that capture's */
 }
