@@ -64,7 +64,7 @@ test-tsan: deps
 test-viewers: build
 	@./scripts/ensure-viewer-deps.sh
 	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/viewer-trace.json --frames 40 >/dev/null
-	@node tests/viewers/check-viewers.mjs $(BUILD)/viewer-trace.json
+	@node tests/viewers/check-viewers.mjs $(BUILD)/viewer-trace.json --require-timeline
 	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/viewer-trace.ludus --html $(BUILD)/viewer-report.html >/dev/null
 	@node tests/viewers/check-report-html.mjs $(BUILD)/viewer-report.html
 	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/viewer-more.json --frames 40 --extra-draws 80 >/dev/null

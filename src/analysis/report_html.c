@@ -36,7 +36,12 @@ static const char script[] =
     "for(const [v,c,l] of [[R.frames.median_ns,'#06c','median'],[R.frames.time.p99_ns,'#c60','p99']]){const "
     "y=H-v/mx*(H-20);"
     "svg.appendChild(el('line',{x1:0,x2:W,y1:y,y2:y,stroke:c,'stroke-dasharray':'4 3'}));"
-    "svg.appendChild(el('text',{x:4,y:y-3,fill:c,'font-size':11},l+' '+fmt(v)));}}\n"
+    "svg.appendChild(el('text',{x:4,y:y-3,fill:c,'font-size':11},l+' '+fmt(v)));}"
+    /* warnings and errors: a marker above their frame's bar */
+    "for(const [i,wn,er] of R.messages.frames){if(i>=s.length)continue;const h=s[i][1]/mx*(H-20),x=i*bw+bw/2;"
+    "const m=el('path',{d:'M'+(x-5)+' '+(H-h-12)+' l5 9 l5 -9 z',fill:er?'#a00':'#e90',class:'msgmark'});"
+    "m.appendChild(el('title',{},'frame '+i+': '+(er?er+' error'+(er>1?'s':'')+(wn?', ':''):'')+(wn?wn+' "
+    "warning'+(wn>1?'s':''):'')));svg.appendChild(m);}}\n"
     /* counters: one small chart per per-frame statistic, on the frame chart's x axis */
     "function cval(v,u){if(u&&Math.abs(v)>=1024){const k=Math.abs(v)>=1<<30?[1<<30,'GiB']:Math.abs(v)>=1<<20?"
     "[1<<20,'MiB']:[1024,'KiB'];return(v/k[0]).toFixed(2)+' '+k[1];}return "
@@ -97,6 +102,14 @@ static const char script[] =
     "{h:'incomplete',v:s=>s.incomplete},{h:'unwound',v:s=>s.unwound},{h:'recursive',v:s=>s.recursive},"
     "{h:'threads',v:s=>s.threads},{h:'lossy',v:s=>s.lossy?'yes':''},"
     "{h:'excl unknown',v:s=>s.excl_unknown}],R.sites.filter(s=>s.calls>0||s.incomplete>0||s.unwound>0));\n"
+    "table('messages',[{h:'level',v:m=>m.level},{h:'frame',v:m=>m.frame},S('at',m=>m.ts_ns),{h:'thread',v:m=>m.thread},"
+    "{h:'text',v:m=>m.text}],R.messages.first);\n"
+    "table('async',[{h:'track',v:z=>z.track},{h:'zone',v:z=>z.name},{h:'zones',v:z=>z.zones},{h:'open',v:z=>z."
+    "incomplete},"
+    "S('p50',z=>z.duration.p50_ns),S('p90',z=>z.duration.p90_ns),S('max',z=>z.duration.max_ns),"
+    "{h:'frames spanned',v:z=>z.frames_spanned_mean,f:x=>x.toFixed(1)},{h:'ended on another "
+    "thread',v:z=>z.cross_thread},"
+    "{h:'threads busy',v:z=>z.thread_busy_share,f:x=>(100*x).toFixed(0)+'%'}],R.async);\n"
     "table('hitches',[{h:'frame',v:h=>h.frame},S('frame time',h=>h.frame_ns),{h:'x "
     "median',v:h=>h.ratio,f:x=>x.toFixed(2)},"
     "{h:'grew most (exclusive vs its median frame)',v:h=>h.grew.map(g=>g.name+' +'+fmt(g.delta_excl_ns)).join(', "
@@ -157,6 +170,17 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
            "(counters: the frame's sum; gauges: last, min, max; memory domains: live, peak and churn).</p>"
            "<div id=\"counters\"></div>\n");
     ludus__report_locks_html(a, d, w);
+    ludus_message_stats m;
+    ludus_analysis_messages(a, &m);
+    ludus__w_fmt(w,
+                 "<h2>Messages</h2><p class=\"note\">%llu errors, %llu warnings, %llu info, %llu debug; marked on the "
+                 "frame chart (orange: warnings, dark red: errors). The first warnings and errors:</p>"
+                 "<table id=\"messages\"></table>\n"
+                 "<h2>Async zones</h2><p class=\"note\">Their own tree, per track and zone; threads busy: the time "
+                 "the threads that began and ended each zone spent in top-level scopes while it was open.</p>"
+                 "<table id=\"async\"></table>\n",
+                 (unsigned long long)m.count[3], (unsigned long long)m.count[2], (unsigned long long)m.count[1],
+                 (unsigned long long)m.count[0]);
     ludus__w_str(
         w, "<h2>Flame graph (caller-context paths)</h2><p><button onclick=\"flame(null)\">whole window</button>"
            "<span id=\"flametitle\"></span></p><svg id=\"flame\" width=\"1000\"></svg>\n"

@@ -232,23 +232,27 @@ static int in_window_frame(const ludus_analysis *a, uint64_t f) {
     return f >= a->win_f0 && f < a->win_f1;
 }
 
+/* Warnings and errors as (frame << 1 | is_error), sorted; debug and info
+ * left out. NULL without memory (n = 0 then). */
+static uint64_t *warn_frames(const ludus_analysis *a, size_t *n) {
+    uint64_t *f = malloc((a->nmsgs ? a->nmsgs : 1) * sizeof *f);
+    *n = 0;
+    if (!f) return NULL;
+    for (size_t i = 0; i < a->nmsgs; i++)
+        if (a->msgs[i].level >= LUDUS_LOG_WARNING)
+            f[(*n)++] = frame_of(a, a->msgs[i].ts) << 1 | (a->msgs[i].level == LUDUS_LOG_ERROR);
+    qsort(f, *n, sizeof *f, cmp_u64);
+    return f;
+}
+
 void ludus_analysis_messages(const ludus_analysis *a, ludus_message_stats *out) {
     memset(out, 0, sizeof *out);
     if (!a) return;
-    uint64_t last = UINT64_MAX, warn = 0, err = 0, worst = 0;
-    /* messages come thread by thread: count per frame through a sorted copy of frames */
-    uint64_t *f = malloc((a->nmsgs ? a->nmsgs : 1) * sizeof *f);
-    for (size_t i = 0; i < a->nmsgs; i++) {
-        out->count[a->msgs[i].level]++;
-        if (f)
-            f[i] = a->msgs[i].level >= LUDUS_LOG_WARNING
-                       ? frame_of(a, a->msgs[i].ts) * 2 + (a->msgs[i].level == LUDUS_LOG_ERROR)
-                       : UINT64_MAX;
-    }
-    if (!f) return;
-    qsort(f, a->nmsgs, sizeof *f, cmp_u64);
-    for (size_t i = 0; i < a->nmsgs && f[i] != UINT64_MAX; i++) {
-        uint64_t fr = f[i] / 2;
+    for (size_t i = 0; i < a->nmsgs; i++) out->count[a->msgs[i].level]++;
+    size_t n;
+    uint64_t *f = warn_frames(a, &n), last = UINT64_MAX, warn = 0, err = 0, worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t fr = f[i] >> 1;
         if (!in_window_frame(a, fr)) continue;
         if (fr != last) {
             last = fr;
@@ -345,6 +349,22 @@ void ludus__report_timeline_json(const ludus_analysis *a, ludus__writer *w) {
         ludus__w_jstr(w, x->text);
         ludus__w_fmt(w, "}");
     }
+    /* [frame, warnings, errors] of each frame that had any (the HTML chart marks them) */
+    ludus__w_fmt(w, "],\"frames\":[");
+    size_t n;
+    uint64_t *f = warn_frames(a, &n);
+    for (size_t i = 0, k = 0; i < n;) {
+        uint64_t fr = f[i] >> 1, wn = 0, er = 0;
+        for (; i < n && f[i] >> 1 == fr; i++) {
+            if (f[i] & 1)
+                er++;
+            else
+                wn++;
+        }
+        ludus__w_fmt(w, "%s[%llu,%llu,%llu]", k++ ? "," : "", (unsigned long long)fr, (unsigned long long)wn,
+                     (unsigned long long)er);
+    }
+    free(f);
     ludus__w_fmt(w, "]},\"async\":[");
     for (uint32_t i = 0; i < a->nasyncs; i++) {
         const ludus_async_stats *s = &a->asyncs[i];

@@ -138,7 +138,10 @@ static int clip_parent(ludus_capture *c) {
         ludus__async_zone z = p->async[i];
         if (z.end_ns < c->cut_from_ns || z.begin_ns > c->cut_to_ns) continue;
         if (z.begin_ns < c->cut_from_ns) z.begin_ns = c->cut_from_ns, z.flags |= LUDUS_NEV_CLIPPED;
-        if (z.end_ns > c->cut_to_ns) z.end_ns = c->cut_to_ns, z.flags |= LUDUS__ASYNC_END_CLIPPED;
+        if (z.end_ns > c->cut_to_ns) { /* its end is the cut's, not the capture's */
+            z.end_ns = c->cut_to_ns;
+            z.flags = (uint16_t)((z.flags & ~LUDUS_NEV_INCOMPLETE) | LUDUS__ASYNC_END_CLIPPED);
+        }
         z.begin_thread = z.begin_thread != UINT32_MAX ? map[z.begin_thread] : UINT32_MAX;
         z.end_thread = z.end_thread != UINT32_MAX ? map[z.end_thread] : UINT32_MAX;
         /* a subset of threads keeps the zones its threads began or ended */

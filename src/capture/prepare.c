@@ -117,6 +117,15 @@ int ludus__prepare(ludus_capture *c) {
     if (!c->cut) c->dropped += c->unregistered_drops;
     if (rc == 0 && ludus__async_build(c) != 0)
         rc = ludus__fail(LUDUS_ENOMEM, "out of memory while pairing async zones");
+    /* an async zone whose end is synthesised (open at capture end, or cut)
+     * is incomplete as a slice is, counted on the thread that began it */
+    for (uint32_t i = 0; rc == 0 && i < c->nasync; i++) {
+        const ludus__async_zone *z = &c->async[i];
+        uint32_t t = z->begin_thread != UINT32_MAX ? z->begin_thread : z->end_thread;
+        if (!(z->flags & (LUDUS_NEV_INCOMPLETE | LUDUS__ASYNC_END_CLIPPED)) || t == UINT32_MAX) continue;
+        c->threads[t].incomplete++;
+        c->incomplete++;
+    }
     c->prepared = 1;
     c->prepare_error = rc; /* a damaged file stays damaged: every later use says so */
     return rc;

@@ -302,6 +302,14 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
     }
 }
 
+#define ASYNC_TID(lane_index) (UINT64_C(0x7ffe0000) + (lane_index))
+
+static uint32_t async_lane_index(const ludus_capture *c, uint32_t track, uint32_t lane) {
+    uint32_t k = 0;
+    for (uint32_t t = 0; t < track; t++) k += c->async_tracks[t].lanes;
+    return k + lane;
+}
+
 static void meta_kv_u64(ludus__writer *w, const char *k, uint64_t v) {
     ludus__w_str(w, ",\"");
     ludus__w_str(w, k);
@@ -351,6 +359,7 @@ static void write_metadata(json_ctx *x) {
     meta_kv_u64(w, "orphan_ends", c->orphan_ends);
     meta_kv_u64(w, "mismatched_span_ends", c->mismatched);
     meta_kv_u64(w, "async_unmatched_ends", c->async_unmatched);
+    meta_kv_u64(w, "async_lanes", async_lane_index(c, c->nasync_tracks, 0)); /* pseudo-threads of async tracks */
     meta_kv_u64(w, "frames", c->frames);
     meta_kv_u64(w, "interner_drops", c->interner_drops);
     meta_kv_u64(w, "site_id_collisions", c->id_collisions);
@@ -410,20 +419,32 @@ static void meta_event(ludus__writer *w, const track *k, const char *what, const
 }
 
 /* Names and order of the thread's tracks (its own, then its span lanes). */
-/* ---- async zones: nestable async events (b/e), one id per lane of a
- * track so each lane is one row; cat is the track's name (b and e must
- * agree on cat, id and name); the zone's own id is an arg ---- */
+/* ---- async zones: each lane of each async track is a track of its own
+ * (a pseudo-thread named after the track, tid ASYNC_TID), its zones complete
+ * slices there, nested as they were, with the zone's id in args. Not b/e
+ * events: the DevTools Performance panel and speedscope draw no async
+ * events of a generic trace (docs/viewers.md), and this way every viewer
+ * shows the same timeline the pftrace's async tracks give Perfetto. ---- */
 
-static void async_name(json_ctx *x, const ludus__async_zone *z) {
-    ludus__writer *w = x->w;
-    const char *name = z->site != UINT32_MAX ? x->c->sites[z->site].name : "<begin cut away>";
-    ludus__w_str(w, ",\"name\":");
-    ludus__w_json_str(w, name, strlen(name));
-    const ludus__async_track *t = &x->c->async_tracks[z->track];
-    const char *tn = t->site != UINT32_MAX ? x->c->sites[t->site].name : "<invalid track>";
-    ludus__w_str(w, ",\"cat\":");
-    ludus__w_json_str(w, tn, strlen(tn));
-    hex_id(w, ((uint64_t)z->track << 16) | z->lane); /* one id per lane: the row */
+static void async_meta(json_ctx *x) {
+    const ludus_capture *c = x->c;
+    track k;
+    char name[4200];
+    for (uint32_t t = 0; t < c->nasync_tracks; t++) {
+        const ludus__async_track *at = &c->async_tracks[t];
+        const char *tn = at->site != UINT32_MAX ? c->sites[at->site].name : "<invalid track>";
+        for (uint32_t lane = 0; lane < at->lanes; lane++) {
+            uint32_t i = async_lane_index(c, t, lane);
+            set_track(&k, c->pid, ASYNC_TID(i));
+            if (lane)
+                snprintf(name, sizeof name, "%.4096s (%u)", tn, lane + 1);
+            else
+                snprintf(name, sizeof name, "%.4096s", tn);
+            meta_event(x->w, &k, "thread_name", "name", name, 0);
+            /* after every thread's tracks */
+            meta_event(x->w, &k, "thread_sort_index", "sort_index", NULL, (uint64_t)c->nthreads * LUDUS__MAX_LANES + i);
+        }
+    }
 }
 
 static void async_zones(json_ctx *x) {
@@ -432,23 +453,26 @@ static void async_zones(json_ctx *x) {
     track k;
     for (uint32_t i = 0; i < c->nasync && !w->failed; i++) {
         const ludus__async_zone *z = &c->async[i];
-        uint32_t bt = z->begin_thread != UINT32_MAX ? z->begin_thread : z->end_thread;
-        set_track(&k, c->pid, bt != UINT32_MAX ? c->threads[bt].tid : 0);
-        head(w, &k, 'b', z->begin_ns);
-        async_name(x, z);
-        ludus__w_str(w, ",\"args\":{\"id\":");
+        set_track(&k, c->pid, ASYNC_TID(async_lane_index(c, z->track, z->lane)));
+        head(w, &k, 'X', z->begin_ns);
+        ludus__w_str(w, ",\"dur\":");
+        char num[32];
+        ludus__w_commit(w, ludus__fmt_us(ludus__w_reserve(w, sizeof num), z->end_ns - z->begin_ns));
+        const char *name = z->site != UINT32_MAX ? c->sites[z->site].name : "<begin cut away>";
+        ludus__w_str(w, ",\"name\":");
+        ludus__w_json_str(w, name, strlen(name));
+        ludus__w_str(w, ",\"cat\":\"async\",\"args\":{\"id\":");
         ludus__w_u64(w, z->id);
-        if (z->flags & LUDUS_NEV_CLIPPED) ludus__w_str(w, ",\"ludus\":\"clipped\""); /* begun before the cut */
+        /* as a slice's flags: its end synthesised (open at capture end, or
+         * cut), its begin moved to the cut */
+        int inc = (z->flags & (LUDUS_NEV_INCOMPLETE | LUDUS__ASYNC_END_CLIPPED)) != 0;
+        int clip = (z->flags & (LUDUS_NEV_CLIPPED | LUDUS__ASYNC_END_CLIPPED)) != 0;
+        if (inc || clip) {
+            ludus__w_str(w, ",\"ludus\":\"");
+            ludus__w_str(w, inc && clip ? "incomplete,clipped" : inc ? "incomplete" : "clipped");
+            ludus__w_ch(w, '"');
+        }
         ludus__w_str(w, "}}");
-        uint32_t et = z->end_thread != UINT32_MAX ? z->end_thread : bt;
-        set_track(&k, c->pid, et != UINT32_MAX ? c->threads[et].tid : 0);
-        head(w, &k, 'e', z->end_ns);
-        async_name(x, z);
-        if (z->flags & LUDUS_NEV_INCOMPLETE) /* synthesised at capture end */
-            ludus__w_str(w, ",\"args\":{\"ludus\":\"incomplete\"}");
-        else if (z->flags & LUDUS__ASYNC_END_CLIPPED)
-            ludus__w_str(w, ",\"args\":{\"ludus\":\"clipped\"}");
-        ludus__w_ch(w, '}');
     }
 }
 
@@ -488,7 +512,8 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
     ludus__w_json_str(w, c->process_name, strlen(c->process_name));
     ludus__w_str(w, "}}");
     for (uint32_t t = 0; t < c->nthreads; t++) thread_meta(&x, t);
-    int rc = 0;
+    int rc = ludus__async_ensure(c);
+    if (rc == 0) async_meta(&x);
     for (uint32_t t = 0; t < c->nthreads && !w->failed && rc == 0; t++) {
         const ludus__cap_thread *th = &c->threads[t];
         for (uint32_t lane = 0; lane < LUDUS__MAX_LANES; lane++)
@@ -515,7 +540,6 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
     }
-    if (rc == 0) rc = ludus__async_ensure(c);
     if (rc == 0) async_zones(&x);
     if (rc == 0) write_metadata(&x);
     free(x.snip);

@@ -127,18 +127,24 @@ def json_events(path):
     return doc, trace_json.track_events(doc)
 
 
-def async_events(doc):
-    """JSON async zones keyed as the pftrace's: ("A", track, lane); the id of
-    a b/e pair is track << 16 | lane."""
+ASYNC_TID0, FIBER_TID0 = 0x7FFE0000, 0x7FFF0000
+
+
+def async_events(doc, js):
+    """The JSON's async lanes (pseudo-threads named "Track" or "Track (k)",
+    tids from 0x7ffe0000) keyed as the pftrace's async tracks: ("A", track,
+    lane), their slices as begin/end pairs; removed from js."""
+    names = {e["tid"]: e["args"]["name"] for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"}
     out = {}
-    for e in doc["traceEvents"]:
-        if e["ph"] in ("b", "e"):
-            ts = int(round(float(e["ts"]) * 1000))
-            key = ("A", e["cat"], int(e["id"], 16) & 0xFFFF)
-            if e["ph"] == "b":
-                out.setdefault(key, []).append(("TYPE_SLICE_BEGIN", ts, e["name"]))
-            else:
-                out.setdefault(key, []).append(("TYPE_SLICE_END", ts, None))
+    for tid in [t for t in js if isinstance(t, int) and ASYNC_TID0 <= t < FIBER_TID0]:
+        tn, lane = names[tid], 0
+        if tn.endswith(")") and " (" in tn:
+            tn, k = tn[:-1].rsplit(" (", 1)
+            lane = int(k) - 1
+        ev = []
+        for ph, ts, e, flags in js.pop(tid):
+            ev.append(("TYPE_SLICE_BEGIN", ts, e["name"]) if ph == "B" else ("TYPE_SLICE_END", ts, None))
+        out[("A", tn, lane)] = ev
     return out
 
 
@@ -194,7 +200,7 @@ with tempfile.TemporaryDirectory() as d:
     pft = os.path.join(d, "demo.pftrace")
     subprocess.run([tool, "convert", cap, pft], check=True)
     doc, js = json_events(js_path)
-    js.update(async_events(doc))
+    js.update(async_events(doc, js))
     pf = pftrace_events(pft)
     assert sum(1 for k in js if isinstance(k, tuple) and k[0] == "A") == sum(
         1 for k in pf if isinstance(k, tuple) and k[0] == "A"), "the same async lanes"

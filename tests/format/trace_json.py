@@ -19,7 +19,7 @@ def track_events(doc):
     keyed = {}
     for i, e in enumerate(doc["traceEvents"]):
         ph = e["ph"]
-        if ph in ("M", "b", "e"):  # async zones are timelines of their own
+        if ph == "M":
             continue
         ts = int(round(float(e["ts"]) * 1000))
         if ph == "C":

@@ -176,9 +176,16 @@ static void test_async_zones(void **state) {
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 0);
-    assert_int_equal(t.n_b, 6);
-    assert_int_equal(t.n_e, 6);
-    assert_int_equal(t.n_e_incomplete, 1);
+    /* each zone a slice on its track's lane (a pseudo-thread) */
+    assert_int_equal(lt_count(&t, 'B', "Load"), 3);
+    assert_int_equal(lt_count(&t, 'B', "Step"), 1);
+    assert_int_equal(lt_count(&t, 'B', "Half"), 1);
+    long never = lt_find(&t, 0, 'B', "NeverEnds");
+    assert_true(never >= 0);
+    assert_true(t.ev[lt_match_end(&t, (size_t)never)].incomplete);
+    long step_b = lt_find(&t, 0, 'B', "Step"), load1 = lt_find(&t, 0, 'B', "Load");
+    assert_int_equal(t.ev[step_b].tid, t.ev[load1].tid); /* inside its id's zone, on its lane */
+    assert_true(lt_count(&t, 'B', NULL) >= 6);
     assert_int_equal(meta_u64_of(&t, "async_unmatched_ends"), 1);
     lt_trace_free(&t);
 

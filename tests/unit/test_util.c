@@ -444,7 +444,8 @@ void lt_trace_check(const lt_trace *t, int require_flows_paired) {
     assert_int_equal(json_object_array_length(threads), sum.threads);
     uint64_t lanes = 0;
     for (uint32_t i = 0; i < sum.threads; i++) lanes += meta_u64(json_object_array_get_idx(threads, i), "span_lanes");
-    assert_int_equal(t->n_thread_names, sum.threads + lanes); /* a track per thread and per span lane */
+    /* a track per thread, per span lane and per async lane */
+    assert_int_equal(t->n_thread_names, sum.threads + lanes + meta_u64(t->metadata, "async_lanes"));
     uint64_t dropped_sum = 0;
     for (uint32_t i = 0; i < sum.threads; i++) {
         ludus_thread_summary th;

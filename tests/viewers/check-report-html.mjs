@@ -2,7 +2,9 @@
 // that its script ran: no page error, one bar per frame in the frame chart,
 // and one chart per per-frame counter statistic, each with one bar per
 // window frame holding a value (the numbers come from the page's own JSON);
-// for a diff report, one row in the counter table per counter verdict.
+// for a diff report, one row in the counter table per counter verdict; a
+// marker above each frame that logged warnings or errors, and the messages
+// and async zone tables.
 //   node check-report-html.mjs REPORT.html
 import path from 'node:path';
 import {launch} from './browser.mjs';
@@ -21,7 +23,11 @@ try {
     const diff = D.diff ? {want: D.diff.counters.filter(c => c.flags).map(c => c.name + ' ' + c.series),
                            rows: [...document.querySelectorAll('#diffcounters tr')].slice(1)
                                      .map(r => r.cells[0].textContent)} : null;
-    return {frames: R.frames.series.length, bars: document.querySelectorAll('#frames rect').length, want, charts, diff};
+    const marks = R.messages.frames.filter(f => f[0] < R.frames.series.length).length;
+    return {frames: R.frames.series.length, bars: document.querySelectorAll('#frames rect').length, want, charts, diff,
+            marks, drawnMarks: document.querySelectorAll('#frames .msgmark').length,
+            first: R.messages.first.length, messageRows: document.querySelectorAll('#messages tr').length - 1,
+            async: R.async.length, asyncRows: document.querySelectorAll('#async tr').length - 1};
   });
   const errors = b.log.filter(l => l.type === 'pageerror' || l.type === 'error');
   if (errors.length) throw new Error('page errors: ' + JSON.stringify(errors));
@@ -29,12 +35,17 @@ try {
   if (!got.want.length) throw new Error('the report holds no per-frame counter');
   if (JSON.stringify(got.charts) !== JSON.stringify(got.want))
     throw new Error(`counter charts ${JSON.stringify(got.charts)} != values per counter ${JSON.stringify(got.want)}`);
+  // warnings and errors marked on the frame chart, one marker per frame that had any; the tables
+  if (got.drawnMarks !== got.marks) throw new Error(`frame chart: ${got.drawnMarks} message markers for ${got.marks} frames with warnings or errors`);
+  if (got.messageRows !== got.first) throw new Error(`messages table: ${got.messageRows} rows for ${got.first} messages`);
+  if (got.asyncRows !== got.async) throw new Error(`async table: ${got.asyncRows} rows for ${got.async} async sites`);
   if (got.diff) {
     if (!got.diff.want.length) throw new Error('the diff report holds no counter verdict');
     if (JSON.stringify(got.diff.rows.sort()) !== JSON.stringify(got.diff.want.sort()))
       throw new Error(`diff counter table ${JSON.stringify(got.diff.rows)} != verdicts ${JSON.stringify(got.diff.want)}`);
   }
-  console.log(`report html ok: ${got.frames} frames, ${got.charts.length} counter charts` +
+  console.log(`report html ok: ${got.frames} frames, ${got.charts.length} counter charts, ${got.marks} message markers, ` +
+              `${got.async} async sites` +
               (got.diff ? `, ${got.diff.rows.length} counter verdicts in the diff table` : ''));
 } finally {
   await b.close();

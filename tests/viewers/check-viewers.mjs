@@ -9,7 +9,7 @@
 // rejects the trace, draws it differently, or fails to run; 2 on bad usage.
 // See docs/viewers.md.
 import fs from 'node:fs';
-import {computeExpected, devtoolsTrackOrder, usToNs, wantedTrackOrder} from './expected.mjs';
+import {computeExpected, devtoolsTrackOrder, FIBER_TID_BASE, usToNs, wantedTrackOrder} from './expected.mjs';
 import {compareViewer} from './compare.mjs';
 import {runTraceEngine} from './trace-engine.mjs';
 import {runSpeedscope, speedscopeName} from './speedscope.mjs';
@@ -115,6 +115,21 @@ function speedscopeHint(expected, trace) {
     : null;
 }
 
+// Lock waits (slices of category "lock"), log messages (instants of
+// category "log"), async zones (slices on the async tracks' pseudo-threads)
+// and fiber tracks, as the JSON holds them.
+function timelineKinds(trace, expected) {
+  const ev = trace.traceEvents;
+  const asyncTracks = [...expected.threads.values()].filter(t => t.isAsync);
+  return {
+    locks: ev.filter(e => e.ph === 'X' && e.cat === 'lock').length,
+    messages: ev.filter(e => (e.ph === 'I' || e.ph === 'i') && e.cat === 'log').length,
+    async: asyncTracks.reduce((n, t) => n + t.slices.length, 0),
+    asyncTracks: asyncTracks.length,
+    fibers: [...expected.threads.values()].filter(t => t.tid >= FIBER_TID_BASE).length,
+  };
+}
+
 async function main() {
   const args = process.argv.slice(2);
   const file = args.find(a => !a.startsWith('--'));
@@ -122,7 +137,9 @@ async function main() {
   const only = args.find(a => a.startsWith('--only='))?.slice('--only='.length).split(',').filter(Boolean);
   for (const v of only ?? []) if (!VIEWERS[v]) usage(`unknown viewer ${v}`);
   const strictOrder = args.includes('--strict-order');
-  for (const a of args) if (a.startsWith('--') && !a.startsWith('--only=') && a !== '--strict-order') usage(`unknown option ${a}`);
+  const requireTimeline = args.includes('--require-timeline');
+  for (const a of args)
+    if (a.startsWith('--') && !a.startsWith('--only=') && a !== '--strict-order' && a !== '--require-timeline') usage(`unknown option ${a}`);
   const names = only ?? Object.keys(VIEWERS);
 
   let trace;
@@ -151,6 +168,19 @@ async function main() {
   if (!nSlices) {
     ok = false;
     console.log('   FAIL: the capture has no slices, nothing to compare');
+  }
+  // The rest of the timeline (lock waits, log messages, async zones) are
+  // slices and instants like any other, so the per-track comparison below
+  // checks each viewer draws them; this says how many there are, and with
+  // --require-timeline fails when the capture has no message or async zone
+  // (a demo that lost them would pass vacuously). Lock waits depend on
+  // contention, so their number is only reported.
+  const timeline = timelineKinds(trace, expected);
+  console.log(`   timeline: ${timeline.locks} lock waits, ${timeline.messages} log messages, ` +
+    `${timeline.async} async zones on ${timeline.asyncTracks} async track(s), ${timeline.fibers} fiber track(s)`);
+  if (requireTimeline && (!timeline.messages || !timeline.async)) {
+    ok = false;
+    console.log('   FAIL: --require-timeline: the capture has no log message or no async zone');
   }
 
   for (const name of names) {

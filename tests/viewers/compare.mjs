@@ -162,6 +162,15 @@ export function compareViewer(expected, result, {normalizeName = n => n} = {}) {
           details.push(`   ${label}: "${l.name}" drawn at ${(l.tsNs / 1000).toFixed(3)}us`);
         }
       }
+    }
+    // Log messages: instants named by their text, where the thread logged them.
+    if (exp.messages?.length && result.showsInstants) {
+      const missing = exp.messages.filter(m => !(got.instants ?? []).some(([ts, n]) => ts + offset === m.tsNs && n === m.name));
+      if (missing.length) failures.push(`${label}: ${missing.length} of ${exp.messages.length} log messages not drawn, first "${missing[0].name}"`);
+      else details.push(`   ${label}: ${exp.messages.length} log message(s) drawn, first "${exp.messages[0].name}"`);
+    }
+    if (exp.losses.length && result.showsInstants) {
+      /* reported above */
     } else if (exp.losses.length && exp.lostSuffix) {
       details.push(`   ${label}: loss shown by the track name only (${result.instantNote ?? 'this viewer draws no instants'})`);
     }

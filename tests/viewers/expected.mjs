@@ -19,6 +19,9 @@ export function usToNs(us) {
 
 /** Span lanes: tid 0x40000000 + thread_index*32 + lane (src/export/chrome_json.c). */
 export const LANE_TID_BASE = 0x40000000;
+/** Async tracks: a pseudo-thread per lane from 0x7ffe0000 (fibers, from 0x7fff0000, are threads). */
+export const ASYNC_TID_BASE = 0x7ffe0000;
+export const FIBER_TID_BASE = 0x7fff0000;
 export const LANES_PER_THREAD = 32;
 export const LOSS_NAME_PREFIX = 'ludus: events lost';
 
@@ -61,7 +64,8 @@ export function computeExpected(trace) {
     if (!threads.has(tid)) {
       threads.set(tid, {
         tid, pid: e.pid, name: null, sortIndex: null, slices: [], instants: [], losses: [], firstEntry: null,
-        isLane: tid >= LANE_TID_BASE, open: [], orphanEnds: 0,
+        isLane: tid >= LANE_TID_BASE && tid < ASYNC_TID_BASE, isAsync: tid >= ASYNC_TID_BASE && tid < FIBER_TID_BASE,
+        open: [], orphanEnds: 0,
       });
     }
     return threads.get(tid);
@@ -106,7 +110,7 @@ export function computeExpected(trace) {
         seen(thread(e));
         thread(e).slices.push([usToNs(e.ts), usToNs(e.dur), e.name ?? '']);
         break;
-      case 'I':
+      case 'i':
       case 'I': {
         if (e.s !== undefined && e.s !== 't') break;  // process and global instants have no thread track
         const t = thread(e);
@@ -114,6 +118,7 @@ export function computeExpected(trace) {
         const inst = {tsNs: usToNs(e.ts), name: e.name ?? '', cat: e.cat, ph: e.ph};
         t.instants.push(inst);
         if (e.cat === 'ludus' && inst.name.startsWith(LOSS_NAME_PREFIX)) t.losses.push({...inst, lost: e.args?.lost});
+        if (e.cat === 'log') (t.messages ??= []).push(inst); /* ludus_log: the text is the name */
         break;
       }
       case 's':
