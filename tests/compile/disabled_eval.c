@@ -63,6 +63,15 @@ static void run(int armed) {
 #else
     CHECK(armed ? n == 2 : n <= 2);
 #endif
+    n = 0;
+    LUDUS_PROFILE_MESSAGE(++n, "message");
+    LUDUS_PROFILE_ASYNC_BEGIN(Track, ++n, Zone);
+    LUDUS_PROFILE_ASYNC_END(Track, ++n);
+#if LUDUS_PROFILE_LEVEL == 0
+    CHECK(n == 0);
+#else
+    CHECK(n == 3); /* level and ids: once each, armed or not */
+#endif
     uint64_t id = LUDUS_PROFILE_FLOW_OUT(Out);
 #if LUDUS_PROFILE_LEVEL == 0
     CHECK(id == 0);

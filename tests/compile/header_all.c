@@ -47,6 +47,17 @@ static int all_macros(int n, const char *dyn_name) {
     LUDUS_PROFILE_PLOT(PlotInt, sum);
     LUDUS_PROFILE_PLOT(PlotFloat, 0.5f);
     LUDUS_PROFILE_PLOT(PlotDouble, 0.25);
+    LUDUS_PROFILE_MESSAGE(LUDUS_LOG_WARNING, "a literal message");
+    LUDUS_PROFILE_MESSAGE(LUDUS_LOG_INFO, TokenMessage);
+    LUDUS_PROFILE_ASYNC_BEGIN(Loading, (uint64_t)n, "Load chunk");
+    LUDUS_PROFILE_ASYNC_END(Loading, n);
+    LUDUS_PROFILE_LOCK_WAIT(MyLock);
+    ludus_log(LUDUS_LOG_ERROR, "%d %s", n, "formatted");
+    ludus_log_text(LUDUS_LOG_DEBUG, "text", 4);
+    ludus_async_begin(ludus_async_track("Track"), 1u, ludus_intern_name("Zone"));
+    ludus_async_end(1u, 1u);
+    ludus_fiber_enter("Fiber");
+    ludus_fiber_leave();
     LUDUS_PROFILE_FRAME();
     return sum + (int)j.site;
 }
@@ -90,6 +101,14 @@ static void hygiene(int x, uint64_t id) {
         LUDUS_PROFILE_PLOT(Then, 1);
     else
         LUDUS_PROFILE_PLOT(Else, 2.0);
+    if (x)
+        LUDUS_PROFILE_MESSAGE(LUDUS_LOG_INFO, "then");
+    else
+        LUDUS_PROFILE_ASYNC_BEGIN(Track, 1, Else);
+    if (x)
+        LUDUS_PROFILE_ASYNC_END(Track, 1);
+    else
+        LUDUS_PROFILE_MESSAGE(LUDUS_LOG_ERROR, Else);
     if (x)
         LUDUS_PROFILE_MARK(A);
     else if (x > 1)
