@@ -54,3 +54,18 @@ for mode in idle recording; do
   awk -v p="$plain" -v w="$wrapped" -v e="$empty" -v n="$pairs" -v m="$mode" \
     'BEGIN { printf "callgrind %-9s uncontended lock+unlock: pthread %.2f, LUDUS_PROFILE_MUTEX_LOCK %.2f instructions per pair (%+.2f)\n", m, (p - e) / n, (w - e) / n, (w - p) / n }'
 done
+# The rest of the timeline: instructions per operation (a message, an async
+# zone's begin + end, a fiber's enter + leave), idle and recording.
+tlcount() { # mode fn -> Ir inside run_<fn>
+  valgrind --tool=callgrind --callgrind-out-file="$tmp/out" --toggle-collect="run_$2" \
+    "$build/bench/bench_timeline" --callgrind "$pairs" "$1" "$2" >/dev/null 2>&1
+  callgrind_annotate "$tmp/out" 2>/dev/null | awk '/PROGRAM TOTALS/ && !n++ {gsub(",","",$1); print $1}'
+}
+for mode in idle recording; do
+  empty=$(tlcount "$mode" empty)
+  for fn in scope message log_text log async fiber; do
+    n=$(tlcount "$mode" "$fn")
+    awk -v s="$n" -v e="$empty" -v p="$pairs" -v m="$mode" -v f="$fn" \
+      'BEGIN { printf "callgrind %-9s %-9s %.1f instructions per operation\n", m, f, (s - e) / p }'
+  done
+done
