@@ -3,14 +3,15 @@
  *   - LUDUS_PROFILE_MESSAGE with a literal (nothing formatted or copied);
  *   - ludus_log_text with a 64-byte text (copied into the thread's buffer);
  *   - ludus_log with a format ("frame %d took %.2f ms, %s") formatted by
- *     vsnprintf on the calling thread;
+ *     vsnprintf on the calling thread, and LUDUS_PROFILE_LOG with the same
+ *     format and arguments, packed now and formatted when read;
  *   - an async zone: ludus_async_begin + ludus_async_end;
  *   - a fiber switch pair: ludus_fiber_enter + ludus_fiber_leave (the name
  *     interned once, then looked up);
  * recording into a pool that holds every event (no drops), and idle (no
  * capture: one load and a branch each). Median of --runs runs.
  *   bench_timeline [--runs N] [--ops N]
- *   bench_timeline --callgrind N idle|recording scope|message|log_text|log|async|fiber|empty
+ *   bench_timeline --callgrind N idle|recording scope|message|log_text|log|log_deferred|async|fiber|empty
  *       (for bench/callgrind.sh: N operations in run_<fn>) */
 #include <ludus/capture.h>
 #include <ludus/profiling.h>
@@ -38,6 +39,10 @@ __attribute__((noinline)) static void run_log_text(int64_t n) {
 __attribute__((noinline)) static void run_log(int64_t n) {
     for (int64_t i = 0; i < n; i++) ludus_log(LUDUS_LOG_WARNING, "frame %d took %.2f ms, %s", (int)i, 16.25, "stall");
 }
+__attribute__((noinline)) static void run_log_deferred(int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        LUDUS_PROFILE_LOG(LUDUS_LOG_WARNING, "frame %d took %.2f ms, %s", (int)i, 16.25, "stall");
+}
 __attribute__((noinline)) static void run_async(int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         ludus_async_begin(track, (uint64_t)i, zone);
@@ -59,6 +64,7 @@ static const struct {
     {"message", "LUDUS_PROFILE_MESSAGE literal", run_message},
     {"log_text", "ludus_log_text, 64 bytes", run_log_text},
     {"log", "ludus_log, formatted", run_log},
+    {"log_deferred", "LUDUS_PROFILE_LOG, deferred", run_log_deferred},
     {"async", "async begin + end", run_async},
     {"fiber", "fiber enter + leave", run_fiber},
 };

@@ -63,7 +63,7 @@ tlcount() { # mode fn -> Ir inside run_<fn>
 }
 for mode in idle recording; do
   empty=$(tlcount "$mode" empty)
-  for fn in scope message log_text log async fiber; do
+  for fn in scope message log_text log log_deferred async fiber; do
     n=$(tlcount "$mode" "$fn")
     awk -v s="$n" -v e="$empty" -v p="$pairs" -v m="$mode" -v f="$fn" \
       'BEGIN { printf "callgrind %-9s %-9s %.1f instructions per operation\n", m, f, (s - e) / p }'

@@ -141,6 +141,12 @@ LUDUS_API void ludus_log(int level, const char *fmt, ...) __attribute__((format(
 LUDUS_API void ludus_log(int level, const char *fmt, ...);
 #endif
 LUDUS_API void ludus_vlog(int level, const char *fmt, va_list args);
+/* LUDUS_PROFILE_LOG(level, "format", args...): like ludus_log, but the
+ * text is formatted when the capture is read, not when it is logged: the
+ * call copies the arguments (numbers, and the bytes of %s strings) and the
+ * site holds the format, which must be a string literal. Conversions d i u o
+ * x X c s f F e E g G a A p with any flags, width, precision ('*' too) and
+ * length modifier; %n and wide conversions end what is formatted. */
 /* Text as it is (no formatting); len bytes, need not be NUL-terminated. */
 LUDUS_API void ludus_log_text(int level, const char *text, size_t len);
 /* "debug", "info", "warning", "error" ("?" for anything else). */
@@ -328,6 +334,15 @@ LUDUS_API extern ludus__gauge_state ludus__gauges[32];
 LUDUS_API void ludus__plot_i64(const ludus_site *site, int64_t value);
 LUDUS_API void ludus__plot_f64(const ludus_site *site, double value);
 LUDUS_API void ludus__message(const ludus_site *site, int level);
+#if defined(__GNUC__) || defined(__clang__)
+LUDUS_API void ludus__log_deferred(const ludus_site *site, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#else
+LUDUS_API void ludus__log_deferred(const ludus_site *site, int level, const char *fmt, ...);
+#endif
+/* A MESSAGE's level with this bit: its text slots hold packed arguments and
+ * its site's name is the format (src/record/printf_spec.h). */
+#define LUDUS__LOG_DEFERRED 0x100u
 LUDUS_API void ludus__async(const ludus_site *site, const ludus_site *track, uint64_t id);
 
 /* The calling thread's counter shard: one int64 per counter slot, summed
@@ -703,6 +718,14 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
         LUDUS__SITE(LUDUS__VAR(ludus__message_), #Text, "log");    \
         ludus__message_check(&LUDUS__VAR(ludus__message_), level); \
     } while (0)
+/* A message formatted when the capture is read (see ludus_log above). */
+#define LUDUS__LOG_FIRST(fmt, ...) fmt
+#define LUDUS_PROFILE_LOG(level, ...)                                                                               \
+    do {                                                                                                            \
+        static const ludus_site LUDUS__VAR(ludus__log_) = {                                                         \
+            LUDUS__LOG_FIRST(__VA_ARGS__, unused), __func__, __FILE__, "log", (uint32_t)__LINE__, LUDUS_SITE_TEXT}; \
+        if (ludus__is_armed()) ludus__log_deferred(&LUDUS__VAR(ludus__log_), level, __VA_ARGS__);                   \
+    } while (0)
 /* Async zones by name (see ludus_async_begin): Track and Name are tokens or
  * literals; uses with the same Track text share the track. */
 #define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name)                                                        \
@@ -736,6 +759,7 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
 #define LUDUS_PROFILE_GAUGE(Name, value) ((void)sizeof(value))
 #define LUDUS_PROFILE_PLOT(Name, value) ((void)sizeof(value))
 #define LUDUS_PROFILE_MESSAGE(level, Text) ((void)sizeof(level))
+#define LUDUS_PROFILE_LOG(level, ...) ((void)sizeof(level))
 #define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name) ((void)sizeof(id))
 #define LUDUS_PROFILE_ASYNC_END(Track, id) ((void)sizeof(id))
 

@@ -415,6 +415,9 @@ LUDUS_HIDDEN void ludus__nev_free(ludus__nev_iter *it);
 /* The stream without a time cut, one event at a time (the cut reads it). */
 LUDUS_HIDDEN int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);
+/* LUDUS_PROFILE_LOG's text: fmt formatted with the packed arguments
+ * (log_format.c), at most cap - 1 bytes and a NUL; returns the length. */
+LUDUS_HIDDEN size_t ludus__log_format(const char *fmt, const unsigned char *args, size_t nargs, char *out, size_t cap);
 /* A MESSAGE event's text (valid UTF-8, NUL-terminated, len bytes): its
  * own, or its site's name. Valid until the iterator is freed. */
 LUDUS_HIDDEN const char *ludus__nev_text(const ludus__nev_iter *it, const ludus__nev *e, size_t *len);

@@ -357,7 +357,13 @@ static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus
     uint32_t series = 0;
     uint8_t nev = ki->nev;
     int64_t begin = 0;
-    if (ki->payload == LUDUS__P_TEXT) {
+    if (ki->payload == LUDUS__P_TEXT && (e[1].ticks & LUDUS__LOG_DEFERRED) && site != UINT32_MAX) {
+        /* LUDUS_PROFILE_LOG: the site's name is the format, the text slots its arguments */
+        char text[LUDUS_MESSAGE_MAX + 1];
+        size_t n = ludus__log_format(it->c->sites[site].name, (const unsigned char *)&e[2], (size_t)e[1].word, text,
+                                     sizeof text);
+        begin = keep_text(it, text, (uint32_t)n, &series);
+    } else if (ki->payload == LUDUS__P_TEXT) {
         series = (uint32_t)e[1].word;
         begin = series ? keep_text(it, (const char *)&e[2], series, &series) : -1;
     } else if (ki->payload == LUDUS__P_ASYNC) {
@@ -379,6 +385,7 @@ static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus
     } else if (ki->nev == LUDUS_NEV_COUNTER_F64 && ((value >> 52) & 0x7ff) == 0x7ff) {
         it->nonfinite++;
     }
+    if (ki->payload == LUDUS__P_TEXT) value &= 3; /* the level */
     ludus__nev *n = emit(it);
     set_nev(n, nev, 0, 0, site, it->lane_depth[0], ts, begin, value);
     n->series = series;

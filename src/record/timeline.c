@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "printf_spec.h"
 #include "record.h"
 
 /* ---- log messages ---- */
@@ -53,6 +54,126 @@ void ludus_log(int level, const char *fmt, ...) {
 /* LUDUS_PROFILE_MESSAGE: the site's name is the text (length 0). */
 void ludus__message(const ludus_site *site, int level) {
     ludus__emit_text((uintptr_t)site | LUDUS__K_MESSAGE, clamp_level(level), NULL, 0);
+}
+
+/* ---- LUDUS_PROFILE_LOG: the arguments packed now, formatted when read ---- */
+
+typedef struct packer {
+    unsigned char buf[LUDUS_MESSAGE_MAX];
+    size_t n;
+    int full;
+} packer;
+
+static void put_u64(packer *k, char tag, uint64_t v) {
+    if (k->full || k->n + 9 > sizeof k->buf) {
+        k->full = 1;
+        return;
+    }
+    k->buf[k->n++] = (unsigned char)tag;
+    for (int i = 0; i < 8; i++) k->buf[k->n++] = (unsigned char)(v >> (8 * i)); /* little-endian, as .ludus */
+}
+
+static void put_str(packer *k, const char *s) {
+    if (!s) s = "(null)";
+    if (k->full || k->n + 3 > sizeof k->buf) {
+        k->full = 1;
+        return;
+    }
+    size_t len = 0, room = sizeof k->buf - k->n - 3; /* cut to what fits */
+    while (len < room && s[len]) len++;
+    k->buf[k->n++] = 's';
+    k->buf[k->n++] = (unsigned char)(len & 0xff);
+    k->buf[k->n++] = (unsigned char)(len >> 8);
+    memcpy(k->buf + k->n, s, len);
+    k->n += len;
+}
+
+void ludus__log_deferred(const ludus_site *site, int level, const char *fmt, ...) {
+    packer k;
+    k.n = 0;
+    k.full = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    for (const char *p = fmt; *p && !k.full;) {
+        if (*p != '%') {
+            p++;
+            continue;
+        }
+        ludus__pspec s;
+        ludus__pspec_parse(p, &s);
+        p += s.len;
+        if (!s.conv) break; /* the arguments after it cannot be known: the reader stops there too */
+        if (s.star_width) put_u64(&k, 'i', (uint64_t)(int64_t)va_arg(ap, int));
+        if (s.star_prec) put_u64(&k, 'i', (uint64_t)(int64_t)va_arg(ap, int));
+        switch (s.arg) {
+        case LUDUS__PA_INT: {
+            int64_t v;
+            switch (s.lenmod) {
+            case LUDUS__LM_L:
+                v = va_arg(ap, long);
+                break;
+            case LUDUS__LM_LL:
+                v = va_arg(ap, long long);
+                break;
+            case LUDUS__LM_J:
+                v = va_arg(ap, intmax_t);
+                break;
+            case LUDUS__LM_Z:
+            case LUDUS__LM_T:
+                v = va_arg(ap, ptrdiff_t);
+                break;
+            default:
+                v = va_arg(ap, int);
+                break;
+            }
+            put_u64(&k, 'i', (uint64_t)v);
+            break;
+        }
+        case LUDUS__PA_UINT: {
+            uint64_t v;
+            switch (s.lenmod) {
+            case LUDUS__LM_L:
+                v = va_arg(ap, unsigned long);
+                break;
+            case LUDUS__LM_LL:
+                v = va_arg(ap, unsigned long long);
+                break;
+            case LUDUS__LM_J:
+                v = va_arg(ap, uintmax_t);
+                break;
+            case LUDUS__LM_Z:
+                v = va_arg(ap, size_t);
+                break;
+            case LUDUS__LM_T:
+                v = (uint64_t)va_arg(ap, ptrdiff_t);
+                break;
+            default:
+                v = va_arg(ap, unsigned);
+                break;
+            }
+            put_u64(&k, 'u', v);
+            break;
+        }
+        case LUDUS__PA_DOUBLE: {
+            double d = s.lenmod == LUDUS__LM_LD ? (double)va_arg(ap, long double) : va_arg(ap, double);
+            uint64_t bits;
+            memcpy(&bits, &d, sizeof bits);
+            put_u64(&k, 'f', bits);
+            break;
+        }
+        case LUDUS__PA_STR:
+            put_str(&k, va_arg(ap, const char *));
+            break;
+        case LUDUS__PA_PTR:
+            put_u64(&k, 'p', (uint64_t)(uintptr_t)va_arg(ap, void *));
+            break;
+        default:
+            break; /* %% */
+        }
+    }
+    va_end(ap);
+    ludus__emit_text((uintptr_t)site | LUDUS__K_MESSAGE, clamp_level(level) | LUDUS__LOG_DEFERRED, (const char *)k.buf,
+                     k.n);
 }
 
 /* ---- async zones ---- */

@@ -43,6 +43,7 @@ int main(int argc, char **argv) {
             LUDUS_PROFILE_FLOW_IN(id);
             ludus_log(i % 4, "message %d%s", i, i == 1 ? " long enough to take a second text slot" : ""); /* MESSAGE */
             LUDUS_PROFILE_MESSAGE(LUDUS_LOG_WARNING, "a literal");
+            LUDUS_PROFILE_LOG(LUDUS_LOG_ERROR, "deferred %d %.1f %s %*x", i, i * 0.5, "str", 4, (unsigned)i);
             LUDUS_PROFILE_ASYNC_BEGIN(Track, i, Zone); /* ASYNC */
             if (i > 0) LUDUS_PROFILE_ASYNC_END(Track, i - 1);
             ludus_fiber_enter("Fiber"); /* FIBER */

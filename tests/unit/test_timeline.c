@@ -100,6 +100,56 @@ static void test_message_flood(void **state) {
     remove("test_timeline_flood.ludus");
 }
 
+/* LUDUS_PROFILE_LOG formats when the capture is read: the same text as
+ * snprintf at the call, through the JSON and through a .ludus file; what
+ * cannot be formatted (%n) stops with a mark, never reads past the
+ * arguments. */
+static void test_deferred_format(void **state) {
+    (void)state;
+    char want[3][512];
+    lt_begin(NULL);
+#define BOTH(i, ...)                                       \
+    do {                                                   \
+        LUDUS_PROFILE_LOG(LUDUS_LOG_WARNING, __VA_ARGS__); \
+        snprintf(want[i], sizeof want[i], __VA_ARGS__);    \
+    } while (0)
+    BOTH(0, "frame %d took %.2f ms (%s) %5.1f%% %llu %zu %x %c %-8s| %*d %.*s %+e %#o %hhd %ld", 36, 16.25, "stall",
+         99.5, 123456789012ULL, (size_t)42, 255u, 'Z', "left", 6, -7, 3, "abcdef", -1.5e-7, 8u, (signed char)-3,
+         -40000L);
+    BOTH(1, "no arguments at all");
+    char big[2000];
+    memset(big, 'y', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    LUDUS_PROFILE_LOG(LUDUS_LOG_ERROR, "long: %s", big); /* the argument is cut to fit the message */
+    int sink = 0;
+    LUDUS_PROFILE_LOG(LUDUS_LOG_INFO, "before %n after %d", &sink, 5);
+#undef BOTH
+    lt_end();
+    ludus_capture *c = NULL;
+    assert_int_equal(ludus_capture_get_last(&c), 0);
+    ludus_capture *f = reopen(c, "test_timeline_fmt.ludus");
+    for (int pass = 0; pass < 2; pass++) {
+        char *json = lt_capture_json(pass ? f : c);
+        lt_trace t;
+        lt_trace_parse(&t, json);
+        assert_true(lt_find(&t, 0, 'I', want[0]) >= 0);
+        assert_true(lt_find(&t, 0, 'I', want[1]) >= 0);
+        assert_true(lt_find(&t, 0, 'I', "before <?>%n after %d") >= 0);
+        size_t longs = 0;
+        for (size_t i = 0; i < t.n; i++)
+            if (t.ev[i].ph == 'I' && !strncmp(t.ev[i].name, "long: yyy", 9)) {
+                longs++;
+                assert_true(strlen(t.ev[i].name) <= LUDUS_MESSAGE_MAX && strlen(t.ev[i].name) > 900);
+            }
+        assert_int_equal(longs, 1);
+        lt_trace_free(&t);
+        free(json);
+    }
+    ludus_capture_release(f);
+    ludus_capture_release(c);
+    remove("test_timeline_fmt.ludus");
+}
+
 /* ---- async zones ---- */
 
 typedef struct handoff {
@@ -299,6 +349,7 @@ static void test_fiber_between_threads(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_message_flood, lt_teardown),
+        cmocka_unit_test_teardown(test_deferred_format, lt_teardown),
         cmocka_unit_test_teardown(test_async_zones, lt_teardown),
         cmocka_unit_test_teardown(test_fiber_between_threads, lt_teardown),
     };
