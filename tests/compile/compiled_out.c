@@ -32,6 +32,7 @@ int work_fn(const int *data, int n, struct job *j) {
         M(LUDUS_PROFILE_GAUGE(Level, data[i] * 2);)
         M(LUDUS_PROFILE_PLOT(Plot, sum * 0.5);)
         M(LUDUS_PROFILE_MESSAGE(j->cost++, "message");)         /* not evaluated */
+        M(LUDUS_PROFILE_LOG(j->cost++, "log %d", j->cost++);)   /* not evaluated */
         M(LUDUS_PROFILE_ASYNC_BEGIN(Loading, j->cost++, Zone);) /* not evaluated */
         M(LUDUS_PROFILE_ASYNC_END(Loading, j->cost++);)
     }

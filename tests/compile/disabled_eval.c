@@ -70,7 +70,14 @@ static void run(int armed) {
 #if LUDUS_PROFILE_LEVEL == 0
     CHECK(n == 0);
 #else
-    CHECK(n == 3); /* level and ids: once each, armed or not */
+    CHECK(n == 3);                  /* level and ids: once each, armed or not */
+#endif
+    int lv = 0, arg = 0;
+    LUDUS_PROFILE_LOG(++lv, "log %d", ++arg);
+#if LUDUS_PROFILE_LEVEL == 0
+    CHECK(lv + arg == 0);
+#else
+    CHECK(armed ? lv + arg == 2 : lv + arg == 0); /* only during a capture */
 #endif
     uint64_t id = LUDUS_PROFILE_FLOW_OUT(Out);
 #if LUDUS_PROFILE_LEVEL == 0

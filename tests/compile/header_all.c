@@ -49,6 +49,8 @@ static int all_macros(int n, const char *dyn_name) {
     LUDUS_PROFILE_PLOT(PlotDouble, 0.25);
     LUDUS_PROFILE_MESSAGE(LUDUS_LOG_WARNING, "a literal message");
     LUDUS_PROFILE_MESSAGE(LUDUS_LOG_INFO, TokenMessage);
+    LUDUS_PROFILE_LOG(LUDUS_LOG_WARNING, "deferred %d %s", n, "text");
+    LUDUS_PROFILE_LOG(LUDUS_LOG_INFO, "deferred without arguments");
     LUDUS_PROFILE_ASYNC_BEGIN(Loading, (uint64_t)n, "Load chunk");
     LUDUS_PROFILE_ASYNC_END(Loading, n);
     LUDUS_PROFILE_LOCK_WAIT(MyLock);
@@ -109,6 +111,10 @@ static void hygiene(int x, uint64_t id) {
         LUDUS_PROFILE_ASYNC_END(Track, 1);
     else
         LUDUS_PROFILE_MESSAGE(LUDUS_LOG_ERROR, Else);
+    if (x)
+        LUDUS_PROFILE_LOG(LUDUS_LOG_INFO, "then %d", x);
+    else
+        LUDUS_PROFILE_LOG(LUDUS_LOG_INFO, "else");
     if (x)
         LUDUS_PROFILE_MARK(A);
     else if (x > 1)

@@ -25,6 +25,8 @@ static int work(int n) {
     LUDUS_PROFILE_PLOT(PlotDouble, 0.5);
     LUDUS_PROFILE_MARK(Mark);
     LUDUS_PROFILE_MESSAGE(LUDUS_LOG_WARNING, "message");
+    LUDUS_PROFILE_LOG(LUDUS_LOG_WARNING, "deferred %d", n);
+    LUDUS_PROFILE_LOG(LUDUS_LOG_INFO, "deferred, no arguments");
     LUDUS_PROFILE_ASYNC_BEGIN(Loading, n, Zone);
     LUDUS_PROFILE_ASYNC_END(Loading, n);
     LUDUS_PROFILE_BEGIN(Span);
