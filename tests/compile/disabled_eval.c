@@ -70,7 +70,7 @@ static void run(int armed) {
 #if LUDUS_PROFILE_LEVEL == 0
     CHECK(n == 0);
 #else
-    CHECK(n == 3);                  /* level and ids: once each, armed or not */
+    CHECK(n == 3);                                /* level and ids: once each, armed or not */
 #endif
     int lv = 0, arg = 0;
     LUDUS_PROFILE_LOG(++lv, "log %d", ++arg);
