@@ -171,7 +171,11 @@ LUDUS_API void ludus_async_end(uint32_t track, uint64_t id);
  * ludus_fiber_leave() when the thread stops running it (yield, finish).
  * Entering a fiber while in another leaves the other first. Scopes begun
  * on a fiber must end on it. The thread's own track shows, as a slice named
- * after the fiber, when it ran it. */
+ * after the fiber, when it ran it. A coroutine whose yield discards its C
+ * frames (a longjmp, as Lua's) leaves its scopes open, with nothing on the
+ * fiber's track to close them: take ludus_unwind_here() right after the
+ * enter and call ludus_unwound_to() before the leave, and they end at the
+ * yield, flagged unwound. */
 LUDUS_API void ludus_fiber_enter(const char *name);
 LUDUS_API void ludus_fiber_leave(void);
 

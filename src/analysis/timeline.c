@@ -41,12 +41,20 @@ int ludus__message_event(ludus_analysis *a, const ludus__nev_iter *it, const lud
      * earliest 16 seen so far. */
     uint32_t n = a->nfirst_msgs, cap = sizeof a->first_msgs / sizeof a->first_msgs[0];
     if (n == cap && a->first_msgs[n - 1].ts_ns <= ev->ts_ns) return 0;
-    size_t len;
+    size_t len, o = 0;
     const char *text = ludus__nev_text(it, ev, &len);
-    char *copy = malloc(len + 1 + strlen(thread) + 1);
+    char *copy = malloc(2 * len + 1 + strlen(thread) + 1);
     if (!copy) return -1;
-    memcpy(copy, text, len);
-    copy[len] = 0;
+    for (size_t i = 0; i < len; i++) { /* a NUL in the text is shown, not an end of it */
+        if (text[i] == 0) {
+            copy[o++] = '\\';
+            copy[o++] = '0';
+        } else {
+            copy[o++] = text[i];
+        }
+    }
+    copy[o] = 0;
+    len = o;
     strcpy(copy + len + 1, thread);
     if (n == cap) free((char *)a->first_msgs[--n].text);
     uint32_t k = n;

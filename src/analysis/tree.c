@@ -89,6 +89,7 @@ typedef struct open_ent {
     int64_t begin, child_cov, covered_until;
     uint32_t site, node, frame;
     uint8_t outer, inwin;
+    uint8_t fiber; /* a fiber run: child time of what encloses it, not a site of its own */
 } open_ent;
 
 typedef struct lane_stack {
@@ -212,6 +213,16 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                 L->e = n;
                 L->cap = cap;
             }
+            if (ev.flags & LUDUS_NEV_FIBER) { /* its work is on the fiber's track, counted there */
+                open_ent *e = &L->e[L->depth++];
+                memset(e, 0, sizeof *e);
+                e->begin = e->covered_until = ev.ts_ns;
+                e->site = ev.site;
+                e->node = L->depth > 1 ? L->e[L->depth - 2].node : UINT32_MAX;
+                e->frame = (uint32_t)cursor;
+                e->fiber = 1;
+                continue;
+            }
             uint32_t parent = L->depth ? L->e[L->depth - 1].node : UINT32_MAX;
             uint32_t node = node_get(a, parent, ev.site);
             if (node == UINT32_MAX) goto oom;
@@ -224,6 +235,7 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             a->nodes[node].pub.flags |= lossy;
             open_ent *e = &L->e[L->depth++];
             e->begin = e->covered_until = ev.ts_ns;
+            e->fiber = 0;
             e->child_cov = 0;
             e->site = ev.site;
             e->node = node;
@@ -233,9 +245,7 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
         } else if (tr == LUDUS__TR_SLICE_END) {
             if (L->depth == 0) continue; /* the iterator pairs: cannot happen */
             open_ent e = L->e[--L->depth];
-            p->active[e.site]--;
-            ludus__an_site *s = &a->sites[e.site];
-            ludus__an_node *n = &a->nodes[e.node];
+            if (!e.fiber) p->active[e.site]--;
             int64_t end = ev.ts_ns;
             if (end < e.begin) {
                 a->sum.clock_anomalies++;
@@ -252,6 +262,9 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                 if (is_frame_thread) cover_frames(a, e.frame, e.begin, end);
                 if (a->busy && ludus__busy_add(a, t, e.begin, end) != 0) goto oom;
             }
+            if (e.fiber) continue; /* no statistics of its own */
+            ludus__an_site *s = &a->sites[e.site];
+            ludus__an_node *n = &a->nodes[e.node];
             if (ev.flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) {
                 if (e.inwin) {
                     if (ev.flags & LUDUS_NEV_UNWOUND)

@@ -279,6 +279,7 @@ LUDUS_HIDDEN uint32_t ludus__site_id(const char *name, size_t name_len, const ch
 #define LUDUS_NEV_CLIPPED 2u    /* BEGIN or END moved to the bound of a time cut */
 #define LUDUS_NEV_UNWOUND 4u    /* END synthesised where a non-local exit was found */
 #define LUDUS_NEV_SPAN 8u       /* a span (BEGIN/END, ludus_begin_site), not a lexical scope */
+#define LUDUS_NEV_FIBER 16u     /* a span: the thread ran a fiber (its work is on the fiber's track) */
 
 typedef struct ludus__nev {
     uint8_t kind; /* LUDUS_NEV_* (nev_kinds.h) */

@@ -25,7 +25,7 @@ static int track(ludus__nev_iter *it, const ludus__nev *ev, int64_t shown_ts) {
         ludus__cut_open *o = &it->cut_open[it->cut_n++];
         o->site = ev->site;
         o->lane = ev->lane;
-        o->span = (ev->flags & LUDUS_NEV_SPAN) != 0;
+        o->span = (uint8_t)(ev->flags & (LUDUS_NEV_SPAN | LUDUS_NEV_FIBER)); /* kept on what the cut synthesises */
         o->ts_ns = shown_ts;
         o->clipped = shown_ts != ev->ts_ns;
     } else if (ev->kind == LUDUS_NEV_END) {
@@ -63,7 +63,7 @@ int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out) {
                 memset(out, 0, sizeof *out);
                 out->kind = LUDUS_NEV_BEGIN;
                 out->lane = o->lane;
-                out->flags = (uint16_t)(LUDUS_NEV_CLIPPED | (o->span ? LUDUS_NEV_SPAN : 0));
+                out->flags = (uint16_t)(LUDUS_NEV_CLIPPED | o->span);
                 out->site = o->site;
                 out->ts_ns = from;
                 o->ts_ns = from;
@@ -88,7 +88,7 @@ int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out) {
                 memset(out, 0, sizeof *out);
                 out->kind = LUDUS_NEV_END;
                 out->lane = o->lane;
-                out->flags = (uint16_t)(LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED | (o->span ? LUDUS_NEV_SPAN : 0));
+                out->flags = (uint16_t)(LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED | o->span);
                 out->site = o->site;
                 out->ts_ns = to;
                 out->begin_ns = o->ts_ns < from ? from : o->ts_ns;

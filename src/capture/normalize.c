@@ -143,8 +143,8 @@ static inline void close_open(ludus__nev_iter *it, const ludus__open *o, int64_t
     else
         it->events++;
     uint32_t depth = it->lane_depth[o->lane] ? --it->lane_depth[o->lane] : 0;
-    set_nev(emit(it), LUDUS_NEV_END, o->lane, (uint16_t)(flags | (o->span ? LUDUS_NEV_SPAN : 0)), o->site, depth, ts,
-            o->ts_ns, 0);
+    uint16_t kind = o->span == 2 ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : o->span ? LUDUS_NEV_SPAN : 0;
+    set_nev(emit(it), LUDUS_NEV_END, o->lane, (uint16_t)(flags | kind), o->site, depth, ts, o->ts_ns, 0);
 }
 
 /* ---- span lanes (deciding pass) ---- */
@@ -261,7 +261,7 @@ static void on_unwind(ludus__nev_iter *it, uintptr_t at, uint32_t gen, int64_t t
     }
 }
 
-static void on_span_open(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
+static void on_span_open(ludus__nev_iter *it, uintptr_t word, int64_t ts, int fiber) {
     const ludus__site_memo *m = site_of(it, word & ~(uintptr_t)LUDUS__K_MASK);
     uint32_t site = m->site, shown = m->shown;
     uint64_t ordinal = it->span_ordinal++;
@@ -269,7 +269,7 @@ static void on_span_open(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
     ludus__open *o = &it->span[it->nspan++];
     o->site = shown;
     o->match = site;
-    o->span = 1;
+    o->span = fiber ? 2 : 1;
     o->ts_ns = ts;
     o->seq = it->seq++;
     o->addr = 0;
@@ -282,7 +282,8 @@ static void on_span_open(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
         return;
     }
     it->events++;
-    set_nev(emit(it), LUDUS_NEV_BEGIN, o->lane, LUDUS_NEV_SPAN, site, it->lane_depth[o->lane]++, ts, 0, 0);
+    set_nev(emit(it), LUDUS_NEV_BEGIN, o->lane, fiber ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN, site,
+            it->lane_depth[o->lane]++, ts, 0, 0);
 }
 
 static void on_span_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
@@ -395,7 +396,7 @@ static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus
  * the thread runs it (prepare.c moved the fiber's own events away). */
 static void on_fiber(ludus__nev_iter *it, const ludus__event *e, int64_t ts) {
     if (e[1].ticks)
-        on_span_open(it, e->word, ts);
+        on_span_open(it, e->word, ts, 1);
     else
         on_span_close(it, e->word, ts);
 }
@@ -502,7 +503,7 @@ static void scan_run_deciding(ludus__nev_iter *it, const ludus__run *run) {
             decide_close(it, word);
             break;
         case LUDUS__R_SPAN_OPEN:
-            on_span_open(it, word, ludus__tick_conv_ns(&it->conv, it->c, e->ticks));
+            on_span_open(it, word, ludus__tick_conv_ns(&it->conv, it->c, e->ticks), 0);
             break;
         case LUDUS__R_SPAN_CLOSE:
             on_span_close(it, word, ludus__tick_conv_ns(&it->conv, it->c, e->ticks));
@@ -542,7 +543,7 @@ static size_t step(ludus__nev_iter *it, const ludus__run *run, size_t pos) {
         on_close(it, word, ts);
         break;
     case LUDUS__R_SPAN_OPEN:
-        on_span_open(it, word, ts);
+        on_span_open(it, word, ts, 0);
         break;
     case LUDUS__R_SPAN_CLOSE:
         on_span_close(it, word, ts);

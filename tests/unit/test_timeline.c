@@ -335,6 +335,14 @@ static void test_fiber_between_threads(void **state) {
     int64_t s = ludus_analysis_find_site(a, "FiberWork");
     assert_true(s >= 0);
     assert_int_equal(ludus_analysis_site(a, (uint32_t)s)->calls, 1);
+    /* the thread's slices for the time it ran the fiber are not a site of their own (their work is the
+     * fiber's, counted on its track), but they are child time of the scope around them */
+    int64_t run = ludus_analysis_find_site(a, "Fiber X");
+    assert_true(run < 0 || ludus_analysis_site(a, (uint32_t)run)->calls == 0);
+    int64_t loop = ludus_analysis_find_site(a, "SchedulerLoop");
+    assert_true(loop >= 0);
+    const ludus_site_stats *ls = ludus_analysis_site(a, (uint32_t)loop);
+    assert_true(ls->exclusive.total_ns < ls->inclusive.total_ns); /* the fiber's run is not its own time */
     ludus_analysis_destroy(a);
     ludus_capture *f = reopen(c, "test_timeline_fiber.ludus");
     char *j1 = lt_capture_json(c), *j2 = lt_capture_json(f);
@@ -346,12 +354,56 @@ static void test_fiber_between_threads(void **state) {
     remove("test_timeline_fiber.ludus");
 }
 
+/* A coroutine whose yield is a longjmp (Lua's): the fiber's C frames are
+ * gone, so its open scopes never end. With an unwind point taken after the
+ * enter they end at the yield, flagged unwound, on the fiber's track;
+ * without one they stay open to capture end (incomplete). */
+static jmp_buf yield_to;
+
+static void coroutine_body(void) {
+    LUDUS_PROFILE_SCOPE(CoroutineBody);
+    longjmp(yield_to, 1); /* yield: the frames of the body are discarded */
+}
+
+static void run_coroutine(int with_unwind_point) {
+    ludus_fiber_enter("co");
+    ludus_unwind_point up = ludus_unwind_here();
+    if (setjmp(yield_to) == 0) coroutine_body();
+    if (with_unwind_point) ludus_unwound_to(up);
+    ludus_fiber_leave();
+}
+
+static void test_fiber_longjmp_yield(void **state) {
+    (void)state;
+    for (int with = 1; with >= 0; with--) {
+        lt_begin(NULL);
+        ludus_register_thread_for_trace("resumer");
+        run_coroutine(with);
+        lt_end();
+        ludus_capture_summary sum = lt_summary();
+        assert_int_equal(sum.unwound, with ? 1 : 0);
+        assert_int_equal(sum.incomplete, with ? 0 : 1);
+        lt_trace t;
+        lt_trace_load(&t);
+        lt_trace_check(&t, 0);
+        long b = lt_find(&t, 0, 'B', "CoroutineBody");
+        assert_true(b >= 0);
+        long e = lt_match_end(&t, (size_t)b);
+        assert_true(with ? t.ev[e].unwound : t.ev[e].incomplete);
+        long run = lt_find(&t, 0, 'B', "co"); /* the resumer's slice for the run */
+        assert_true(run >= 0);
+        assert_true(t.ev[run].tid != t.ev[b].tid); /* the body is on the fiber's track */
+        lt_trace_free(&t);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_message_flood, lt_teardown),
         cmocka_unit_test_teardown(test_deferred_format, lt_teardown),
         cmocka_unit_test_teardown(test_async_zones, lt_teardown),
         cmocka_unit_test_teardown(test_fiber_between_threads, lt_teardown),
+        cmocka_unit_test_teardown(test_fiber_longjmp_yield, lt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
