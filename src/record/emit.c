@@ -85,13 +85,34 @@ static void drop(ludus__thread_cold *c, unsigned n) {
  * signal handler) or a library call: only atomic counters may be touched. */
 static void signal_drop(ludus__thread_cold *c, unsigned n) {
     uint32_t g = __atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE) & ~LUDUS__ARMED_SLOW;
-    if (g == 0 || __atomic_load_n(&c->gen, __ATOMIC_RELAXED) != g) return;
+    if (g == 0) return;
+    if (__atomic_load_n(&c->gen, __ATOMIC_RELAXED) != g) {
+        /* The thread has not joined this capture yet: the event this one
+         * interrupted is its first, and it attaches the thread right after
+         * (attach folds these in). Kept with the capture's generation. */
+        uint64_t old = __atomic_load_n(&c->early_drops, __ATOMIC_RELAXED), nw;
+        do {
+            nw = ((old >> 32) == g ? old : (uint64_t)g << 32) + n;
+        } while (!__atomic_compare_exchange_n(&c->early_drops, &old, nw, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        return;
+    }
     __atomic_fetch_add(&c->signal_drops, n, __ATOMIC_RELAXED);
     note_first_drop(c);
 }
 
 static void attach(ludus__thread_hot *t, ludus__thread_cold *c, uint32_t gen, int slow) {
-    c->gen = gen;
+    /* The loss counters first, the generation after: a signal handler's
+     * loss before the store goes to early_drops, after it to signal_drops. */
+    __atomic_store_n(&c->signal_drops, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->first_drop_ticks, 0u, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&c->gen, gen, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uint64_t early = __atomic_exchange_n(&c->early_drops, 0u, __ATOMIC_RELAXED);
+    if (early >> 32 == gen && (uint32_t)early) {
+        __atomic_fetch_add(&c->signal_drops, (uint32_t)early, __ATOMIC_RELAXED);
+        note_first_drop(c);
+    }
     c->slow = (uint32_t)slow;
     c->reserve = 0;
     c->exhausted = 0;
@@ -103,8 +124,6 @@ static void attach(ludus__thread_hot *t, ludus__thread_cold *c, uint32_t gen, in
     c->dropped = 0;
     c->spans = 0;
     c->orphan_ends = 0;
-    __atomic_store_n(&c->signal_drops, 0u, __ATOMIC_RELAXED);
-    __atomic_store_n(&c->first_drop_ticks, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&t->cur, (uintptr_t)1, __ATOMIC_RELAXED); /* no piece yet; still busy */
 }

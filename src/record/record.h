@@ -76,6 +76,8 @@ typedef struct ludus__thread_cold {
     uint32_t serial;           /* unique per registration; flow ids derive from it */
     uint64_t dropped;          /* events lost in this capture (this thread only writes it) */
     uint64_t signal_drops;     /* atomic: events lost from a signal handler */
+    uint64_t early_drops;      /* atomic: capture generation << 32 | events a signal handler lost before the
+                                  thread joined that capture (its interrupted first event joins it) */
     uint64_t first_drop_ticks; /* clock at the first loss, 0 before */
     uint64_t spans;            /* span begins recorded in this capture */
     uint64_t orphan_ends;      /* span ends of spans begun before this capture */

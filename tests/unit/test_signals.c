@@ -85,9 +85,20 @@ static void run(int join) {
         nanosleep(&nap, NULL);
         sigpending(&pending);
     } while (sigismember(&pending, SIGPROF));
-    lt_end();
-    signal(SIGPROF, SIG_DFL);
+    /* No handler may run inside the end of the capture: its events would be
+     * neither recorded nor counted while `handled` counts it. Under TSan a
+     * signal can still be queued in the runtime (delivered at its next
+     * interceptor, which may be inside ludus_end_capture): blocked here, it
+     * waits until after the count, then is ignored. */
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGPROF);
+    pthread_sigmask(SIG_BLOCK, &block, NULL);
     uint64_t h = handled;
+    lt_end();
+    signal(SIGPROF, SIG_IGN);
+    pthread_sigmask(SIG_UNBLOCK, &block, NULL);
+    signal(SIGPROF, SIG_DFL);
     ludus_capture_summary s = lt_summary();
     if (s.events + s.dropped != 2 * scopes + 3 * h)
         fail_msg("join %d: events %llu + dropped %llu != %llu emitted (%llu handler runs)", join,

@@ -49,6 +49,19 @@ static ludus_capture *reopen(ludus_capture *c, const char *path) {
     return f;
 }
 
+/* c through a .ludus file at path exports the same JSON byte for byte
+ * (texts, levels, zones and fiber tracks survive); releases c. */
+static void same_through_file(ludus_capture *c, const char *path) {
+    ludus_capture *f = reopen(c, path);
+    char *j1 = lt_capture_json(c), *j2 = lt_capture_json(f);
+    assert_string_equal(j1, j2);
+    free(j1);
+    free(j2);
+    ludus_capture_release(f);
+    ludus_capture_release(c);
+    remove(path);
+}
+
 static void test_message_flood(void **state) {
     (void)state;
     lt_begin(NULL);
@@ -90,14 +103,7 @@ static void test_message_flood(void **state) {
     ludus_analysis_destroy(a);
 
     /* The same through a .ludus file: texts and levels survive. */
-    ludus_capture *f = reopen(c, "test_timeline_flood.ludus");
-    char *j1 = lt_capture_json(c), *j2 = lt_capture_json(f);
-    assert_string_equal(j1, j2);
-    free(j1);
-    free(j2);
-    ludus_capture_release(f);
-    ludus_capture_release(c);
-    remove("test_timeline_flood.ludus");
+    same_through_file(c, "test_timeline_flood.ludus");
 }
 
 /* LUDUS_PROFILE_LOG formats when the capture is read: the same text as
@@ -243,14 +249,9 @@ static void test_async_zones(void **state) {
     assert_int_equal(ludus_capture_get_last(&c), 0);
     check_async(c);
     ludus_capture *f = reopen(c, "test_timeline_async.ludus");
-    check_async(f);
-    char *j1 = lt_capture_json(c), *j2 = lt_capture_json(f);
-    assert_string_equal(j1, j2);
-    free(j1);
-    free(j2);
+    check_async(f); /* the file's zones, found by its own pass */
     ludus_capture_release(f);
-    ludus_capture_release(c);
-    remove("test_timeline_async.ludus");
+    same_through_file(c, "test_timeline_async.ludus");
 }
 
 /* ---- fibers: one fiber's scope begun on one thread, ended on another ---- */
@@ -344,14 +345,7 @@ static void test_fiber_between_threads(void **state) {
     const ludus_site_stats *ls = ludus_analysis_site(a, (uint32_t)loop);
     assert_true(ls->exclusive.total_ns < ls->inclusive.total_ns); /* the fiber's run is not its own time */
     ludus_analysis_destroy(a);
-    ludus_capture *f = reopen(c, "test_timeline_fiber.ludus");
-    char *j1 = lt_capture_json(c), *j2 = lt_capture_json(f);
-    assert_string_equal(j1, j2);
-    free(j1);
-    free(j2);
-    ludus_capture_release(f);
-    ludus_capture_release(c);
-    remove("test_timeline_fiber.ludus");
+    same_through_file(c, "test_timeline_fiber.ludus");
 }
 
 /* A coroutine whose yield is a longjmp (Lua's): the fiber's C frames are
