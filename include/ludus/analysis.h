@@ -321,7 +321,9 @@ enum ludus_metric {
     LUDUS_METRIC_P99,
     LUDUS_METRIC_CALLS,
     LUDUS_METRIC_COUNTER, /* a gate on a counter's per-frame mean (ludus_gate.counter) */
-    LUDUS_METRIC_LOCK     /* a gate on a lock's wait per frame (ludus_gate.counter: the lock's name) */
+    LUDUS_METRIC_LOCK,    /* a gate on a lock's wait per frame (ludus_gate.counter: the lock's name) */
+    LUDUS_METRIC_ERRORS,  /* a gate on the errors logged per frame (ludus_log at LUDUS_LOG_ERROR) */
+    LUDUS_METRIC_WARNINGS /* the same for warnings */
 };
 
 typedef struct ludus_diff_entry {

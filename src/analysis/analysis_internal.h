@@ -155,6 +155,15 @@ LUDUS_HIDDEN int ludus__timeline_finish(ludus_analysis *a, ludus__captured *c, i
 LUDUS_HIDDEN void ludus__timeline_free(ludus_analysis *a);
 LUDUS_HIDDEN void ludus__report_timeline_text(const ludus_analysis *a, ludus__writer *w);
 LUDUS_HIDDEN void ludus__report_timeline_json(const ludus_analysis *a, ludus__writer *w);
+/* The diff's messages: warnings and errors per frame, BASE against NEW
+ * (text: the lines written; JSON: ",\"messages\":{...}"), and the
+ * 'errors' / 'warnings' gates (the gates tripped). */
+LUDUS_HIDDEN uint32_t ludus__messages_diff_text(const ludus_analysis *base, const ludus_analysis *newer,
+                                                ludus__writer *w);
+LUDUS_HIDDEN void ludus__messages_diff_json(const ludus_analysis *base, const ludus_analysis *newer, ludus__writer *w);
+LUDUS_HIDDEN uint32_t ludus__messages_check_gates(const ludus_analysis *base, const ludus_analysis *newer,
+                                                  const ludus_gate *gates, uint32_t ngates, ludus_write_fn write,
+                                                  void *ud);
 
 /* Analyses c (prepared here when needed). */
 LUDUS_HIDDEN int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_analysis **out);

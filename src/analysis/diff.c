@@ -447,7 +447,9 @@ const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, i
 
 /* ---- gates ---- */
 
-static const char *metric_names[] = {"mean", "p50", "p90", "p99", "calls", "counter", "lock"};
+/* In LUDUS_METRIC_* order; "warnings" and "errors" compare the messages
+ * logged per frame (timeline.c). */
+static const char *metric_names[] = {"mean", "p50", "p90", "p99", "calls", "counter", "lock", "errors", "warnings"};
 
 int ludus_gate_parse(const char *text, ludus_gate *g) {
     if (!text || !g) return ludus__fail(LUDUS_EINVAL, "gate or its text is NULL");
@@ -456,7 +458,7 @@ int ludus_gate_parse(const char *text, ludus_gate *g) {
     const char *p = text;
     while (*p == ' ') p++;
     int m = -1;
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < (int)(sizeof metric_names / sizeof metric_names[0]); i++) {
         size_t l = strlen(metric_names[i]);
         if (!strncmp(p, metric_names[i], l)) {
             m = i;
@@ -465,7 +467,8 @@ int ludus_gate_parse(const char *text, ludus_gate *g) {
         }
     }
     if (m < 0)
-        return ludus__fail(LUDUS_EINVAL, "gate '%s': starts with none of p50, p90, p99, mean, calls, counter, lock",
+        return ludus__fail(LUDUS_EINVAL,
+                           "gate '%s': starts with none of p50, p90, p99, mean, calls, counter, lock, errors, warnings",
                            text);
     if (m == LUDUS_METRIC_COUNTER || m == LUDUS_METRIC_LOCK) { /* "counter NAME [SERIES] > ...", "lock NAME > ..." */
         while (*p == ' ') p++;
@@ -498,6 +501,7 @@ int ludus_gate_parse(const char *text, ludus_gate *g) {
 uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, uint32_t ngates, ludus_write_fn write,
                                 void *ud) {
     uint32_t tripped = ludus__locks_check_gates(&d->locks, gates, ngates, write, ud);
+    tripped += ludus__messages_check_gates(d->base, d->newer, gates, ngates, write, ud);
     for (uint32_t i = 0; i < d->ncounters; i++) {
         const ludus_diff_counter *c = &d->counters[i];
         for (uint32_t g = 0; g < ngates; g++) {
@@ -622,6 +626,7 @@ void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
     }
     ludus__w_ch(w, ']');
     ludus__locks_diff_json(&d->locks, w);
+    ludus__messages_diff_json(d->base, d->newer, w);
     ludus__w_ch(w, '}');
 }
 
@@ -698,6 +703,7 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
             shown++;
         }
         shown += ludus__locks_diff_text(&d->locks, &d->desc, w);
+        shown += ludus__messages_diff_text(d->base, d->newer, w);
         if (!shown) ludus__w_str(w, "\nNo significant change.\n");
     }
     ludus__w_flush(w);

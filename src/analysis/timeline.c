@@ -1,6 +1,8 @@
 /* The timeline beside the scopes: log messages per frame (counts by level,
  * the first warnings and errors) and async zones as their own tree (per
  * track and site: counts, durations, the frames they span). */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -392,4 +394,93 @@ void ludus__report_timeline_json(const ludus_analysis *a, ludus__writer *w) {
         ludus__w_fmt(w, "}");
     }
     ludus__w_fmt(w, "]");
+}
+
+/* ---- the diff: warnings and errors per frame ---- */
+
+static const char *metric_name_of(int level) {
+    return level == LUDUS_LOG_ERROR ? "errors" : "warnings";
+}
+
+typedef struct msg_rate {
+    uint64_t count[4];
+    double per_frame[4]; /* over the window's complete frames; the count when there are none */
+} msg_rate;
+
+static msg_rate rate_of(const ludus_analysis *a) {
+    msg_rate r;
+    ludus_message_stats m;
+    ludus_analysis_messages(a, &m);
+    ludus_analysis_summary s;
+    ludus_analysis_get_summary(a, &s);
+    for (int l = 0; l < 4; l++) {
+        r.count[l] = m.count[l];
+        r.per_frame[l] = s.frames_in_window ? (double)m.count[l] / (double)s.frames_in_window : (double)m.count[l];
+    }
+    return r;
+}
+
+/* NEW's rate over BASE's, - 1; HUGE_VAL when BASE had none and NEW has some. */
+static double rate_rel(double base, double newer) {
+    if (base > 0) return newer / base - 1;
+    return newer > 0 ? HUGE_VAL : 0;
+}
+
+uint32_t ludus__messages_diff_text(const ludus_analysis *base, const ludus_analysis *newer, ludus__writer *w) {
+    msg_rate a = rate_of(base), b = rate_of(newer);
+    if (!a.count[2] && !a.count[3] && !b.count[2] && !b.count[3]) return 0;
+    ludus__w_str(w, "\nMessages (per window frame; gates 'errors > +X%', 'warnings > +X%'):\n");
+    for (int l = LUDUS_LOG_ERROR; l >= LUDUS_LOG_WARNING; l--) {
+        double rel = rate_rel(a.per_frame[l], b.per_frame[l]);
+        char change[32];
+        if (rel == HUGE_VAL)
+            snprintf(change, sizeof change, "new");
+        else if (rel == 0)
+            snprintf(change, sizeof change, "same");
+        else
+            snprintf(change, sizeof change, "%+.1f%%", rel * 100);
+        ludus__w_fmt(w, "  %-8s %llu -> %llu  (%.4f -> %.4f per frame: %s)\n", metric_name_of(l),
+                     (unsigned long long)a.count[l], (unsigned long long)b.count[l], a.per_frame[l], b.per_frame[l],
+                     change);
+    }
+    return 2;
+}
+
+void ludus__messages_diff_json(const ludus_analysis *base, const ludus_analysis *newer, ludus__writer *w) {
+    msg_rate r[2] = {rate_of(base), rate_of(newer)};
+    ludus__w_str(w, ",\"messages\":{");
+    for (int k = 0; k < 2; k++) {
+        ludus__w_fmt(w,
+                     "%s\"%s\":{\"debug\":%llu,\"info\":%llu,\"warning\":%llu,\"error\":%llu,"
+                     "\"warnings_per_frame\":%.6f,\"errors_per_frame\":%.6f}",
+                     k ? "," : "", k ? "new" : "base", (unsigned long long)r[k].count[0],
+                     (unsigned long long)r[k].count[1], (unsigned long long)r[k].count[2],
+                     (unsigned long long)r[k].count[3], r[k].per_frame[2], r[k].per_frame[3]);
+    }
+    ludus__w_ch(w, '}');
+}
+
+uint32_t ludus__messages_check_gates(const ludus_analysis *base, const ludus_analysis *newer, const ludus_gate *gates,
+                                     uint32_t ngates, ludus_write_fn write, void *ud) {
+    uint32_t tripped = 0;
+    msg_rate a = rate_of(base), b = rate_of(newer);
+    for (uint32_t g = 0; g < ngates; g++) {
+        const ludus_gate *gt = &gates[g];
+        if (gt->metric != LUDUS_METRIC_ERRORS && gt->metric != LUDUS_METRIC_WARNINGS) continue;
+        int l = gt->metric == LUDUS_METRIC_ERRORS ? LUDUS_LOG_ERROR : LUDUS_LOG_WARNING;
+        double rel = rate_rel(a.per_frame[l], b.per_frame[l]);
+        if (!(gt->greater ? rel > gt->rel : rel < gt->rel)) continue;
+        tripped++;
+        if (write) {
+            char line[300];
+            int n = rel == HUGE_VAL
+                        ? snprintf(line, sizeof line, "gate '%s' tripped: %s: %llu in NEW, none in BASE\n", gt->text,
+                                   metric_name_of(l), (unsigned long long)b.count[l])
+                        : snprintf(line, sizeof line, "gate '%s' tripped: %s per frame %+.1f%% (%llu -> %llu)\n",
+                                   gt->text, metric_name_of(l), rel * 100, (unsigned long long)a.count[l],
+                                   (unsigned long long)b.count[l]);
+            if (n > 0) write(ud, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        }
+    }
+    return tripped;
 }

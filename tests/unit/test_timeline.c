@@ -156,6 +156,48 @@ static void test_deferred_format(void **state) {
     remove("test_timeline_fmt.ludus");
 }
 
+/* diff: warnings and errors per frame, BASE against NEW, and the 'errors'
+ * and 'warnings' gates (no frames here: the counts are the rates). */
+static ludus_analysis *logged(int warnings, int errors) {
+    lt_begin(NULL);
+    for (int i = 0; i < warnings; i++) LUDUS_PROFILE_MESSAGE(LUDUS_LOG_WARNING, "w");
+    for (int i = 0; i < errors; i++) ludus_log(LUDUS_LOG_ERROR, "e%d", i);
+    { LUDUS_PROFILE_SCOPE(Something); /* a site: the analysis needs one */ }
+    lt_end();
+    ludus_capture *c = NULL;
+    assert_int_equal(ludus_capture_get_last(&c), 0);
+    ludus_analysis *a = analyze(c);
+    ludus_capture_release(c);
+    return a;
+}
+
+static void test_messages_diff(void **state) {
+    (void)state;
+    ludus_analysis *base = logged(1, 0), *newer = logged(3, 1);
+    ludus_diff *d = NULL;
+    assert_int_equal(ludus_diff_create(base, newer, NULL, &d), 0);
+    static const struct {
+        const char *gate;
+        int trips;
+    } cases[] = {{"errors > +0%", 1},     /* none in BASE, one in NEW */
+                 {"warnings > +100%", 1}, /* 1 -> 3: +200% */
+                 {"warnings > +300%", 0},
+                 {"warnings < -10%", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ludus_gate g;
+        assert_int_equal(ludus_gate_parse(cases[i].gate, &g), 0);
+        assert_int_equal(ludus_diff_check_gates(d, &g, 1, NULL, NULL), (uint32_t)cases[i].trips);
+    }
+    lt_buf out = {0};
+    assert_int_equal(ludus_diff_report(d, LUDUS_REPORT_JSON, lt_buf_write, &out), 0);
+    assert_non_null(strstr(out.data, "\"messages\":{\"base\":{\"debug\":0,\"info\":0,\"warning\":1,\"error\":0"));
+    assert_non_null(strstr(out.data, "\"new\":{\"debug\":0,\"info\":0,\"warning\":3,\"error\":1"));
+    lt_buf_free(&out);
+    ludus_diff_destroy(d);
+    ludus_analysis_destroy(base);
+    ludus_analysis_destroy(newer);
+}
+
 /* ---- async zones ---- */
 
 typedef struct handoff {
@@ -395,6 +437,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_message_flood, lt_teardown),
         cmocka_unit_test_teardown(test_deferred_format, lt_teardown),
+        cmocka_unit_test_teardown(test_messages_diff, lt_teardown),
         cmocka_unit_test_teardown(test_async_zones, lt_teardown),
         cmocka_unit_test_teardown(test_fiber_between_threads, lt_teardown),
         cmocka_unit_test_teardown(test_fiber_longjmp_yield, lt_teardown),
