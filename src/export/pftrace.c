@@ -362,20 +362,22 @@ static void write_message(pf_state *s, const ludus__nev *ev) {
 }
 
 /* ---- async zones: on their own sequence, a track per lane of each async
- * track (a child of the process), slices begun and ended there in time
- * order; the zone's id as an annotation ---- */
+ * track (a child of the process), slices begun and ended there; the zone's
+ * id as an annotation. Each lane is written as a walk of its nesting (a
+ * zone ends before the next zone that is not inside it begins), so a
+ * zero-length zone, or one that begins where another ends, can never come
+ * out with its end before its begin; Perfetto sorts the lanes' events by
+ * time. ---- */
 
-typedef struct async_edge {
-    int64_t ts;
-    uint32_t zone;
-    int begin;
-} async_edge;
+static const ludus__captured *sort_c; /* qsort has no context argument */
 
-static int cmp_edge(const void *a, const void *b) {
-    const async_edge *x = a, *y = b;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    if (x->begin != y->begin) return x->begin ? 1 : -1; /* ends first */
-    return x->zone < y->zone ? (x->begin ? -1 : 1) : x->zone > y->zone ? (x->begin ? 1 : -1) : 0;
+static int cmp_lane_order(const void *x, const void *y) {
+    const ludus__async_zone *a = &sort_c->async[*(const uint32_t *)x], *b = &sort_c->async[*(const uint32_t *)y];
+    if (a->track != b->track) return a->track < b->track ? -1 : 1;
+    if (a->lane != b->lane) return a->lane < b->lane ? -1 : 1;
+    if (a->begin_ns != b->begin_ns) return a->begin_ns < b->begin_ns ? -1 : 1;
+    if (a->depth != b->depth) return a->depth < b->depth ? -1 : 1;
+    return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
 }
 
 static uint64_t async_uuid(const pf_state *s, uint32_t track, uint32_t lane) {
@@ -385,16 +387,42 @@ static uint64_t async_uuid(const pf_state *s, uint32_t track, uint32_t lane) {
     return base + off + lane;
 }
 
+static void async_edge(pf_state *s, const ludus__async_zone *z, int begin) {
+    const ludus__captured *c = s->c;
+    uint8_t *pm, *m;
+    int64_t ts = begin ? z->begin_ns : z->end_ns;
+    uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+    p = packet_open(p, &pm, ts < 0 ? 0 : (uint64_t)ts, 1, s->seq, 0);
+    p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+    p = ludus__pb_uint(p, TE_TRACK_UUID, async_uuid(s, z->track, z->lane));
+    if (begin) {
+        const char *name = z->site != UINT32_MAX ? c->sites[z->site].name : "<begin cut away>";
+        p = ludus__pb_bytes(p, TE_CATEGORIES, "async", 5);
+        p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
+        p = ludus__pb_bytes(p, TE_NAME, name, clamp(strlen(name)));
+        p = da_u64(p, "id", z->id);
+        if (z->flags & LUDUS_NEV_CLIPPED) p = da_u64(p, "clipped", 1);
+    } else {
+        p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
+        if (z->flags & LUDUS_NEV_INCOMPLETE) p = da_u64(p, "incomplete", 1);
+        if (z->flags & LUDUS__ASYNC_END_CLIPPED) p = da_u64(p, "clipped", 1);
+    }
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+}
+
 static int write_async(pf_state *s) {
     const ludus__captured *c = s->c;
     if (c->nasync == 0) return 0;
-    async_edge *e = malloc((size_t)c->nasync * 2 * sizeof *e);
-    if (!e) return LUDUS_ENOMEM;
-    for (uint32_t i = 0; i < c->nasync; i++) {
-        e[2 * i] = (async_edge){c->async[i].begin_ns, i, 1};
-        e[2 * i + 1] = (async_edge){c->async[i].end_ns, i, 0};
+    uint32_t *order = malloc((size_t)c->nasync * sizeof *order), *stack = malloc((size_t)c->nasync * sizeof *stack);
+    if (!order || !stack) {
+        free(order);
+        free(stack);
+        return LUDUS_ENOMEM;
     }
-    qsort(e, (size_t)c->nasync * 2, sizeof *e, cmp_edge);
+    for (uint32_t i = 0; i < c->nasync; i++) order[i] = i;
+    sort_c = c;
+    qsort(order, c->nasync, sizeof *order, cmp_lane_order);
     s->seq = c->nthreads + 2;
     uint8_t *pm, *m;
     for (uint32_t t = 0; t < c->nasync_tracks; t++) {
@@ -414,28 +442,28 @@ static int write_async(pf_state *s) {
             ludus__pb_commit(s->w, ludus__pb_close(p, pm));
         }
     }
-    for (size_t i = 0; i < (size_t)c->nasync * 2 && !s->w->failed; i++) {
-        const ludus__async_zone *z = &c->async[e[i].zone];
-        uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-        p = packet_open(p, &pm, z->begin_ns < 0 || e[i].ts < 0 ? 0 : (uint64_t)e[i].ts, 1, s->seq, 0);
-        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
-        p = ludus__pb_uint(p, TE_TRACK_UUID, async_uuid(s, z->track, z->lane));
-        if (e[i].begin) {
-            const char *name = z->site != UINT32_MAX ? c->sites[z->site].name : "<begin cut away>";
-            p = ludus__pb_bytes(p, TE_CATEGORIES, "async", 5);
-            p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
-            p = ludus__pb_bytes(p, TE_NAME, name, clamp(strlen(name)));
-            p = da_u64(p, "id", z->id);
-            if (z->flags & LUDUS_NEV_CLIPPED) p = da_u64(p, "clipped", 1);
-        } else {
-            p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
-            if (z->flags & LUDUS_NEV_INCOMPLETE) p = da_u64(p, "incomplete", 1);
-            if (z->flags & LUDUS__ASYNC_END_CLIPPED) p = da_u64(p, "clipped", 1);
+    /* per lane, in begin order: a zone's parent is the open zone of its id
+     * one level up; everything else open on the lane has ended by then */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->nasync && !s->w->failed; i++) {
+        const ludus__async_zone *z = &c->async[order[i]];
+        if (i > 0) {
+            const ludus__async_zone *prev = &c->async[order[i - 1]];
+            if (prev->track != z->track || prev->lane != z->lane)
+                while (n) async_edge(s, &c->async[stack[--n]], 0);
         }
-        p = ludus__pb_close(p, m);
-        ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+        while (n) {
+            const ludus__async_zone *top = &c->async[stack[n - 1]];
+            if (top->id == z->id && top->depth + 1 == z->depth) break; /* its parent */
+            async_edge(s, top, 0);
+            n--;
+        }
+        async_edge(s, z, 1);
+        stack[n++] = order[i];
     }
-    free(e);
+    while (n && !s->w->failed) async_edge(s, &c->async[stack[--n]], 0);
+    free(order);
+    free(stack);
     return 0;
 }
 

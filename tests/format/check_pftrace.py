@@ -152,6 +152,11 @@ def compare(pf, js):
     for key, jl in js.items():
         if isinstance(key, tuple) and key[0] == "A":
             assert sorted(pf.get(key, []), key=str) == sorted(jl, key=str), key
+            # in file order every end closes a begin of the lane (Perfetto sorts by time, stable)
+            depth = 0
+            for typ, ts, name in sorted(pf[key], key=lambda e: e[1]):
+                depth += 1 if typ == "TYPE_SLICE_BEGIN" else -1
+                assert depth >= 0, (key, "an end before its begin at", ts)
             continue
         if isinstance(key, tuple):
             # a counter's samples come from every thread: compare them in time order
