@@ -131,7 +131,10 @@ LUDUS_API void ludus_unwound_to(ludus_unwind_point point);
  * a capture only; a message that finds the buffer full is dropped and
  * counted like any event. ludus_log formats on the calling thread
  * (vsnprintf into a stack buffer); LUDUS_PROFILE_MESSAGE with a literal
- * formats and copies nothing. A logger forwards to it with one line:
+ * formats and copies nothing. In a signal handler: LUDUS_PROFILE_MESSAGE,
+ * LUDUS_PROFILE_LOG and ludus_log_text are safe (an event they interrupt
+ * makes them drop and count, as every event does); ludus_log is not
+ * (vsnprintf). A logger forwards to it with one line:
  *     void my_sink(int lvl, const char *s) { ludus_log_text(lvl, s, strlen(s)); } */
 enum { LUDUS_LOG_DEBUG = 0, LUDUS_LOG_INFO = 1, LUDUS_LOG_WARNING = 2, LUDUS_LOG_ERROR = 3 };
 #define LUDUS_MESSAGE_MAX 1024
