@@ -31,6 +31,13 @@ static inline long bench_peak_rss_kib(void) {
     return ru.ru_maxrss;
 }
 
+/* ns per operation of fn(n), which runs n operations. */
+static inline double bench_ns_per(void (*fn)(int64_t), int64_t n) {
+    int64_t t0 = bench_now_ns();
+    fn(n);
+    return (double)(bench_now_ns() - t0) / (double)n;
+}
+
 /* ns for two back-to-back reads of the TSC (the cost a scope cannot avoid). */
 static inline double bench_two_tsc_ns(int iters) {
 #if defined(__x86_64__)

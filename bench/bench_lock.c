@@ -65,12 +65,6 @@ __attribute__((noinline)) static void run_wr_wrapped(int64_t n) {
     }
 }
 
-static double ns_per(void (*fn)(int64_t), int64_t n) {
-    int64_t t0 = bench_now_ns();
-    fn(n);
-    return (double)(bench_now_ns() - t0) / (double)n;
-}
-
 /* ---- what a wait adds: the lookup and the scope, on a lock that has a name or not ---- */
 
 static int own_lock;
@@ -128,8 +122,8 @@ int main(int argc, char **argv) {
             rows[k].plain(ops / 10); /* warm */
             rows[k].wrapped(ops / 10);
             for (int i = 0; i < runs; i++) {
-                p[i] = ns_per(rows[k].plain, ops);
-                w[i] = ns_per(rows[k].wrapped, ops);
+                p[i] = bench_ns_per(rows[k].plain, ops);
+                w[i] = bench_ns_per(rows[k].wrapped, ops);
                 r[i] = w[i] / p[i];
             }
             double lo = r[0], hi = r[0];
@@ -154,8 +148,8 @@ int main(int argc, char **argv) {
     double wn[64], wu[64];
     for (int i = 0; i < runs; i++) {
         if (ludus_begin_capture(&d) != 0) return 1;
-        wn[i] = ns_per(run_wait_named, waits);
-        wu[i] = ns_per(run_wait_unnamed, waits);
+        wn[i] = bench_ns_per(run_wait_named, waits);
+        wu[i] = bench_ns_per(run_wait_unnamed, waits);
         ludus_end_capture();
     }
     printf("a recorded wait adds (ludus_lock_wait_begin + _end, capture running): %.2f ns on a named lock (the lookup "

@@ -70,12 +70,6 @@ static const struct {
 };
 #define NOPS (sizeof ops_table / sizeof ops_table[0])
 
-static double ns_per(void (*fn)(int64_t), int64_t n) {
-    int64_t t0 = bench_now_ns();
-    fn(n);
-    return (double)(bench_now_ns() - t0) / (double)n;
-}
-
 static int begin(void) {
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
@@ -117,10 +111,10 @@ int main(int argc, char **argv) {
         double idle[64], rec[64], sc[64];
         uint64_t dropped = 0;
         for (int r = 0; r < runs; r++) {
-            idle[r] = ns_per(ops_table[k].fn, ops);
+            idle[r] = bench_ns_per(ops_table[k].fn, ops);
             if (begin() != 0) return 1;
-            sc[r] = ns_per(run_scope, ops);
-            rec[r] = ns_per(ops_table[k].fn, ops);
+            sc[r] = bench_ns_per(run_scope, ops);
+            rec[r] = bench_ns_per(ops_table[k].fn, ops);
             ludus_end_capture();
             ludus_capture_summary s;
             if (ludus_capture_get_summary(&s) == 0) dropped += s.dropped;

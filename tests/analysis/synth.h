@@ -73,6 +73,22 @@ static inline ludus_analysis *syn_analyze(syn *s, const ludus_analysis_desc *d) 
     return rc == 0 ? a : NULL;
 }
 
+/* A report written into memory (a ludus_write_fn), NUL-terminated. */
+typedef struct mem {
+    char *p;
+    size_t n;
+} mem;
+static inline int mem_write(void *ud, const void *d, size_t n) {
+    mem *m = ud;
+    char *p = realloc(m->p, m->n + n + 1);
+    if (!p) return -1;
+    memcpy(p + m->n, d, n);
+    m->p = p;
+    m->n += n;
+    p[m->n] = 0;
+    return 0;
+}
+
 static inline void syn_free(syn *s) {
     for (uint32_t t = 0; t < SYN_THREADS; t++) free(s->ev[t]);
     free(s->c.sites);

@@ -374,20 +374,6 @@ static void test_exact_mode(void **st) {
     syn_free(s);
 }
 
-typedef struct mem {
-    char *p;
-    size_t n;
-} mem;
-static int mem_write(void *ud, const void *d, size_t n) {
-    mem *m = ud;
-    char *p = realloc(m->p, m->n + n + 1);
-    if (!p) return -1;
-    memcpy(p + m->n, d, n);
-    m->p = p;
-    m->n += n;
-    p[m->n] = 0;
-    return 0;
-}
 static int fail_write(void *ud, const void *d, size_t n) {
     (void)ud, (void)d, (void)n;
     return -1;

@@ -44,21 +44,6 @@ static syn *capture(uint64_t q1, const ludus_site *extra) {
     return s;
 }
 
-typedef struct mem {
-    char *p;
-    size_t n;
-} mem;
-static int mem_write(void *ud, const void *d, size_t n) {
-    mem *m = ud;
-    char *p = realloc(m->p, m->n + n + 1);
-    if (!p) return -1;
-    memcpy(p + m->n, d, n);
-    m->p = p;
-    m->n += n;
-    p[m->n] = 0;
-    return 0;
-}
-
 static void test_lock_stats(void **st) {
     (void)st;
     syn *s = capture(500, NULL);
