@@ -9,7 +9,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-build build demo demo-diff test test-plain test-asan test-tsan test-viewers fuzz bench bench-callgrind clean
+.PHONY: all deps deps-build build demo demo-diff test test-plain test-asan test-tsan test-viewers fuzz bench bench-callgrind clean single-file
 
 all: build
 
@@ -85,6 +85,11 @@ bench: deps
 bench-callgrind: deps
 	@$(MAKE) --no-print-directory build
 	@./bench/callgrind.sh $(BUILD)
+
+# Regenerates single_file/ludus_profiling.h from the sources (make test
+# checks that the one checked in matches them).
+single-file:
+	@python3 scripts/amalgamate.py
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan

@@ -1,0 +1,34 @@
+/* A program that takes Ludus Profiling as one file: ludus_profiling.h next
+ * to it, impl.c defining the implementation (tests/package/check_single_file.sh
+ * builds it as C and as C++ against the C implementation).
+ *   single OUT.json */
+#include "ludus_profiling.h"
+
+#include <stdio.h>
+
+static int work(int n) {
+    LUDUS_PROFILE_FUNCTION();
+    LUDUS_PROFILE_SCOPE(Inner, Work);
+    LUDUS_PROFILE_COUNT(Items, n);
+    return n * 2;
+}
+
+int main(int argc, char **argv) {
+    int sum = 0;
+    uint64_t last;
+    int64_t items = -1;
+    if (argc != 2) return 2;
+    if (ludus_begin_capture(NULL) != 0) return 1;
+    for (int f = 0; f < 5; f++) {
+        sum += work(f);
+        LUDUS_PROFILE_FRAME();
+    }
+    if (ludus_end_capture() != 0 || ludus_export_perfetto_trace(argv[1]) != 0) {
+        fprintf(stderr, "single: %s\n", ludus_last_error_detail());
+        return 1;
+    }
+    if (ludus_live_frames(NULL, &last) != 0 || ludus_live_value(last, "Items", "per frame", &items) != 0 || items != 4)
+        return 1;
+    printf("single ok: %d, wrote %s\n", sum, argv[1]);
+    return 0;
+}
