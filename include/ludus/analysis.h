@@ -118,13 +118,25 @@ typedef struct ludus_frame_info {
     int lead_in; /* index 0: the time before the first mark */
 } ludus_frame_info;
 
-#define LUDUS_HITCH_GREW 3
+/* A hitch's explanation: what grew in it against the window's median frame,
+ * largest first. Candidates: each site's exclusive time in the frame against
+ * its median per frame (on any thread), the unlogged
+ * remainder against its median, and the frame-thread time carried into the
+ * frame by top-level scopes begun in an earlier frame (crossing the mark)
+ * against its median. explained counts the frame thread's items only (sites
+ * that never ran on it are listed, "(other thread)", but run beside it). */
+#define LUDUS_HITCH_GREW 4
+#define LUDUS_HITCH_UNLOGGED (UINT32_MAX - 1) /* grew_site: the unlogged remainder */
+#define LUDUS_HITCH_CARRIED (UINT32_MAX - 2)  /* grew_site: scopes crossing the frame's opening mark */
 typedef struct ludus_hitch {
     uint64_t frame;
     int64_t frame_ns;
     double ratio;                         /* frame_ns / median frame of the window */
-    uint32_t grew_site[LUDUS_HITCH_GREW]; /* sites whose exclusive time grew most vs their median; UINT32_MAX: none */
+    uint32_t grew_site[LUDUS_HITCH_GREW]; /* site index, LUDUS_HITCH_UNLOGGED or _CARRIED; UINT32_MAX: none */
     int64_t grew_ns[LUDUS_HITCH_GREW];
+    uint32_t carried_site; /* the largest scope crossing into the frame (UINT32_MAX: none) */
+    int64_t extra_ns;      /* frame_ns - the window's median frame */
+    double explained;      /* sum of grew_ns of the frame thread's items / extra_ns */
 } ludus_hitch;
 
 typedef struct ludus_analysis_summary {
@@ -288,21 +300,29 @@ LUDUS_API int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *d
                                     const ludus_report_options *opt, ludus_write_fn write, void *user_data);
 
 /* ---------------------------------------------------------------------------
- * Diff of two analyses. Per site and per path: change in calls per frame
- * (more or less work) tested with a Mann-Whitney U test over per-frame call
- * counts, and change in exclusive time per call (slower or faster work)
- * tested with a Mann-Whitney U test over per-call durations. A change is
- * significant when p < alpha / tests (Bonferroni), the relative change is
- * at least min_change, and (for time) the change costs at least
- * min_frame_share of BASE's median frame time per frame (mean change per call
- * x calls per frame), or, without frames, at least min_call_ns per call: with
- * thousands of samples a rank test also finds 10 ns shifts that no one needs
- * to hear about. */
+ * Diff of two sides, BASE and NEW, each one capture or several runs of the
+ * same program (docs/analysis.md, "diff", states every definition).
+ *   Time (slower / faster work): the per-call exclusive time's shift, the
+ *   Hodges-Lehmann estimate of NEW / BASE (the median of the ratios of every
+ *   pair of calls) with its distribution-free confidence interval at 1 -
+ *   alpha / tests (Bonferroni), widened by the run-to-run variation of the
+ *   per-run medians (measured with several runs on a side; assumed to be
+ *   run_noise with one run per side). A verdict only when the whole interval
+ *   lies beyond min_shift in one direction and the estimated change costs at
+ *   least min_frame_share of BASE's median frame per frame (or min_call_ns
+ *   per call without frames). The mean is reported, never decides.
+ *   Work (more / less work): calls per frame and calls per second, each
+ *   tested with a Mann-Whitney U test (over frames; over chunks of frames)
+ *   at p < alpha / tests with a relative change >= min_change; granted when
+ *   both agree, else on the measure that fits the site (work_basis). */
 typedef struct ludus_diff_desc {
     double alpha;           /* family-wise; default 0.01 */
-    double min_change;      /* relative; default 0.05 (5%) */
+    double min_change;      /* relative, work, counters and locks; default 0.05 (5%) */
     double min_frame_share; /* default 0.002 (0.2% of the median frame) */
     double min_call_ns;     /* without frames; default 1000 */
+    double min_shift;       /* relative, time per call: the interval must lie beyond it; default 0.02 (2%) */
+    double run_alpha;       /* the run-to-run widening's level (1 - confidence); default 0.05 */
+    double run_noise;       /* assumed SD of a per-run median (relative) with one run per side; default 0.01 */
 } ludus_diff_desc;
 
 #define LUDUS_DIFF_MORE_WORK 1u /* calls per frame up */
@@ -336,10 +356,49 @@ typedef struct ludus_diff_entry {
     double rel_incl_p50;
     double p_calls, p_time, p_incl; /* two-sided p values (1 when not testable) */
     uint32_t verdict;               /* LUDUS_DIFF_* */
+    /* Time per call: Hodges-Lehmann NEW/BASE - 1 and its interval (exclusive,
+     * inclusive); -HUGE_VAL / HUGE_VAL ends when unbounded; 0 when untested. */
+    double shift, shift_lo, shift_hi;
+    double incl_shift, incl_shift_lo, incl_shift_hi;
+    /* SD between runs of the per-run median exclusive time (log scale, about
+     * a relative SD), pooled over both sides; NAN with one run per side. */
+    double run_sd;
+    /* Work: calls per second (the median over chunks of 25 window frames of
+     * calls / their wall time), its relative change and p value; what each
+     * measure alone says (MORE_WORK, LESS_WORK or 0); frame_time_r: the
+     * correlation of a frame's calls with its length (the larger of BASE's
+     * and NEW's); work_time_bound:
+     * that is >= 0.5 (the site runs on time, not per frame). A work verdict
+     * rests on both measures when they agree (work_basis 3), else on the one
+     * that fits the site: per second when time bound (2), per frame (1). */
+    double base_calls_per_s, new_calls_per_s, rel_calls_per_s, p_calls_per_s;
+    uint32_t work_per_frame, work_per_second;
+    double frame_time_r;
+    int work_time_bound;
+    uint32_t work_basis;
 } ludus_diff_entry;
 
 LUDUS_API int ludus_diff_create(const ludus_analysis *base, const ludus_analysis *newer, const ludus_diff_desc *desc,
                                 ludus_diff **out);
+/* The same over several runs per side (nbase, nnewer >= 1): sites and paths
+ * are matched in every run; time and work pool the runs, and the time
+ * interval is widened by how much the runs disagreed. Counters, locks,
+ * messages and the HTML report use the first run of each side. The
+ * analyses must outlive the diff. */
+LUDUS_API int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase,
+                                     const ludus_analysis *const *newer, uint32_t nnewer, const ludus_diff_desc *desc,
+                                     ludus_diff **out);
+/* How many runs each side had and how much they disagreed. */
+typedef struct ludus_diff_info {
+    uint32_t base_runs, new_runs;
+    int run_noise_known;   /* 0: one run per side, run_noise was assumed */
+    double run_sd_median;  /* over the entries tested: SD between runs of the per-run median (relative) */
+    double run_sd_max;     /* the largest one */
+    double run_t;          /* the quantile the run term used (t, or z when assumed) */
+    double alpha_per_test; /* the within-run interval's level: 1 - this */
+    ludus_diff_desc desc;  /* with defaults resolved */
+} ludus_diff_info;
+LUDUS_API void ludus_diff_get_info(const ludus_diff *d, ludus_diff_info *out);
 LUDUS_API void ludus_diff_destroy(ludus_diff *d);
 LUDUS_API uint32_t ludus_diff_count(const ludus_diff *d);
 LUDUS_API const ludus_diff_entry *ludus_diff_entry_at(const ludus_diff *d, uint32_t index);

@@ -38,6 +38,7 @@ void ludus_analysis_destroy(ludus_analysis *a) {
     free(a->node_hash);
     free(a->marks);
     free(a->unlogged);
+    free(a->carried);
     free(a->node_cells);
     free(a->site_cells);
     free(a->hitches);

@@ -58,12 +58,49 @@ LUDUS_HIDDEN int64_t ludus__hist_bucket_mid(uint32_t b);
 LUDUS_HIDDEN uint64_t ludus__hist_get(const ludus__hist *h, uint32_t b);
 #define LUDUS__HIST_BUCKETS (LUDUS__HIST_OCT * LUDUS__HIST_SUB)
 
+/* Pools src's values into dst (both histograms; the exact vector when both
+ * keep one): several runs of one side as one sample. */
+LUDUS_HIDDEN int ludus__acc_merge(ludus__acc *dst, const ludus__acc *src, int exact);
+
+/* ---- the robust shift (shift.c) ----
+ * A sample of durations as sorted weighted points on a log scale
+ * (log(1 + ns)): exact durations, or histogram buckets' middles with their
+ * counts. */
+typedef struct ludus__pt {
+    double v;
+    uint64_t w;
+} ludus__pt;
+typedef struct ludus__pts {
+    ludus__pt *p;
+    size_t n, cap;
+    uint64_t total;
+} ludus__pts;
+/* Appends a's durations (exact ones when exact and a kept them all). */
+LUDUS_HIDDEN int ludus__pts_add_acc(ludus__pts *p, const ludus__acc *a, int exact);
+/* Sorts and merges equal values; call before the functions below. */
+LUDUS_HIDDEN void ludus__pts_finish(ludus__pts *p);
+LUDUS_HIDDEN void ludus__pts_free(ludus__pts *p);
+/* The lower median (log scale). */
+LUDUS_HIDDEN double ludus__pts_median(const ludus__pts *p);
+/* Hodges-Lehmann shift of b against a (log ratio) and its distribution-free
+ * interval for the normal quantile z: [D(c), D(N+1-c)] of the N sorted
+ * pairwise differences, c = floor(N/2 - z sqrt(var U)) with the tie-corrected
+ * variance of U; lo/hi are -/+HUGE_VAL when c < 1. -1 when a side is empty. */
+typedef struct ludus__shift {
+    double est, lo, hi;
+} ludus__shift;
+LUDUS_HIDDEN int ludus__hl_shift(const ludus__pts *a, const ludus__pts *b, double z, ludus__shift *out);
+/* z with P(|Z| > z) = alpha; t with P(|T_df| > t) = alpha. */
+LUDUS_HIDDEN double ludus__z_two_sided(double alpha);
+LUDUS_HIDDEN double ludus__t_two_sided(double alpha, double df);
+
 /* ---- the analysis object ---- */
 typedef struct ludus__an_site {
     ludus_site_stats pub;
     ludus__acc incl, excl;
     uint32_t last_thread;      /* thread index + 1 */
     uint32_t cells_at, ncells; /* its run in a->site_cells */
+    int on_frame_thread;       /* ran on the frame thread (hitches: its time can explain a frame's) */
 } ludus__an_site;
 
 typedef struct ludus__an_node {
@@ -111,7 +148,11 @@ struct ludus_analysis {
     int64_t *marks;
     uint64_t nmarks;
     int64_t end_ns;
-    int64_t *unlogged;                    /* per frame (nmarks + 1) */
+    int64_t *unlogged;      /* per frame (nmarks + 1) */
+    struct ludus__carried { /* per frame: frame-thread top-level time begun in an earlier frame */
+        int64_t ns, top_ns; /* in all; of the largest such scope */
+        uint32_t site;      /* that scope's site */
+    } * carried;
     ludus__cell *node_cells, *site_cells; /* sorted by (ent, frame) */
     size_t nnode_cells, nsite_cells;
     ludus_hitch *hitches;
@@ -171,6 +212,9 @@ LUDUS_HIDDEN int64_t ludus__frame_begin(const ludus_analysis *a, uint64_t f);
 LUDUS_HIDDEN int64_t ludus__frame_end(const ludus_analysis *a, uint64_t f);
 /* frames.c: frame series, window frames, unlogged, hitches, per-frame medians. */
 LUDUS_HIDDEN int ludus__frames_finish(ludus_analysis *a);
+/* The name of a hitch's g-th grown item: a site's, "(unlogged remainder)",
+ * "(crossing the mark: SITE)" (in buf). */
+LUDUS_HIDDEN const char *ludus__hitch_item(const ludus_analysis *a, const ludus_hitch *h, int g, char *buf, size_t cap);
 /* Per-frame values of an entity's run of cells over the window frames
  * (zeros for frames without calls); out has win_f1 - win_f0 slots. */
 LUDUS_HIDDEN void ludus__cells_per_frame(const ludus_analysis *a, const ludus__cell *run, uint32_t n, int calls,

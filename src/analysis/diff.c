@@ -17,7 +17,11 @@
 #include "analysis_internal.h"
 
 struct ludus_diff {
-    const ludus_analysis *base, *newer;
+    const ludus_analysis *base, *newer; /* the first run of each side */
+    const ludus_analysis **runs[2];     /* BASE's runs, NEW's runs */
+    uint32_t nruns[2];
+    ludus_diff_info info;
+    double z; /* the within-run interval's normal quantile */
     ludus_diff_desc desc;
     ludus_diff_entry *e;
     uint32_t n;
@@ -97,41 +101,6 @@ static double mw_exact(const ludus__acc *a, const ludus__acc *b, double *z) {
     return p;
 }
 
-static double mw_acc(const ludus_analysis *A, const ludus__acc *a, const ludus_analysis *B, const ludus__acc *b,
-                     double *z) {
-    if (A->sum.exact && B->sum.exact && a->nexact == a->n && b->nexact == b->n) return mw_exact(a, b, z);
-    return mw_hist(a, b, z);
-}
-
-/* Per-frame calls of two runs of cells. */
-static double mw_calls(const ludus_analysis *A, const ludus__cell *ra, uint32_t na, const ludus_analysis *B,
-                       const ludus__cell *rb, uint32_t nb, double *z) {
-    uint64_t fa = A->win_f1 - A->win_f0, fb = B->win_f1 - B->win_f0;
-    *z = 0;
-    if (fa < 2 || fb < 2) return 1.0;
-    double *x = malloc(fa * sizeof *x), *y = malloc(fb * sizeof *y);
-    double p = 1;
-    if (x && y) {
-        ludus__cells_per_frame(A, ra, na, 1, x);
-        ludus__cells_per_frame(B, rb, nb, 1, y);
-        qsort(x, fa, sizeof *x, ludus__cmp_double);
-        qsort(y, fb, sizeof *y, ludus__cmp_double);
-        p = mw_sorted(x, fa, y, fb, z);
-    }
-    free(x);
-    free(y);
-    return p;
-}
-
-static double calls_per_frame(const ludus_analysis *a, const ludus__cell *run, uint32_t n) {
-    uint64_t nw = a->win_f1 - a->win_f0;
-    if (!nw) return 0;
-    double c = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (run[i].frame >= a->win_f0 && run[i].frame < a->win_f1) c += (double)run[i].calls;
-    return c / (double)nw;
-}
-
 static double rel(double base, double now) {
     if (base == 0) return now == 0 ? 0 : HUGE_VAL;
     return now / base - 1.0;
@@ -146,33 +115,266 @@ static void fill_rel(ludus_diff_entry *e) {
     e->rel_incl_p50 = rel((double)e->base_incl.p50_ns, (double)e->new_incl.p50_ns);
 }
 
-static void verdict(const ludus_diff *d, ludus_diff_entry *e, double zc, double zt, double zi) {
-    double alpha = d->desc.alpha / (d->tests ? d->tests : 1), m = d->desc.min_change;
-    if (e->base_index < 0) {
-        e->verdict = LUDUS_DIFF_NEW;
-        return;
+/* A site whose calls per frame correlate this well with the frame's length
+ * (within BASE's or NEW's frames) runs on time, not per frame. */
+#define TIME_BOUND_R 0.5
+/* Frames per chunk of the calls-per-second measure. */
+#define RATE_CHUNK 25
+
+/* One side of an entry: its runs pooled. */
+typedef struct side {
+    ludus__acc excl, incl;          /* every run's calls */
+    int exact;                      /* every run kept every duration */
+    double *per_frame, *dur, *rate; /* per window frame of every run: calls, seconds; per chunk: calls per second */
+    size_t nframes;
+    double calls, seconds;
+    double *median; /* per run with calls: the median exclusive time (log scale) */
+    uint32_t nmedian;
+    size_t nchunks; /* rate[]: calls per second of each chunk of window frames, every run */
+} side;
+
+static void side_free(side *s) {
+    ludus__acc_free(&s->excl);
+    ludus__acc_free(&s->incl);
+    free(s->per_frame);
+    free(s->rate);
+    free(s->dur);
+    free(s->median);
+    memset(s, 0, sizeof *s);
+}
+
+/* The entity of run R matching entity i of R0 (sites by id and name, paths by the ids along them), or -1. */
+static int64_t find_in_run(const ludus_analysis *R0, int64_t i, int is_path, const ludus_analysis *R) {
+    if (i < 0 || R == R0) return i;
+    if (!is_path) {
+        const ludus_site_stats *s = &R0->sites[i].pub;
+        for (uint32_t j = 0; j < R->nsites; j++)
+            if (R->sites[j].pub.id == s->id && !strcmp(R->sites[j].pub.name, s->name)) return j;
+        return -1;
     }
-    if (e->new_index < 0) {
-        e->verdict = LUDUS_DIFF_GONE;
-        return;
+    for (uint32_t j = 0; j < R->nnodes; j++)
+        if (R->nodes[j].key == R0->nodes[i].key) return j;
+    return -1;
+}
+
+static int side_build(const ludus_analysis *const *runs, uint32_t nruns, int64_t i0, int is_path, side *s) {
+    memset(s, 0, sizeof *s);
+    s->exact = 1;
+    size_t frames = 0;
+    for (uint32_t r = 0; r < nruns; r++) frames += runs[r]->win_f1 - runs[r]->win_f0;
+    s->per_frame = malloc((frames + 1) * sizeof *s->per_frame);
+    s->rate = malloc((frames + 1) * sizeof *s->rate);
+    s->dur = malloc((frames + 1) * sizeof *s->dur);
+    s->median = malloc((nruns + 1) * sizeof *s->median);
+    if (!s->per_frame || !s->rate || !s->dur || !s->median) return -1;
+    for (uint32_t r = 0; r < nruns; r++) {
+        const ludus_analysis *R = runs[r];
+        int64_t j = find_in_run(runs[0], i0, is_path, R);
+        const ludus__acc *ex = NULL, *in = NULL;
+        const ludus__cell *cells = NULL;
+        uint32_t ncells = 0;
+        if (j >= 0 && !is_path) {
+            const ludus__an_site *x = &R->sites[j];
+            ex = &x->excl, in = &x->incl, cells = R->site_cells + x->cells_at, ncells = x->ncells;
+        } else if (j >= 0) {
+            const ludus__an_node *x = &R->nodes[j];
+            ex = &x->excl, in = &x->incl, cells = R->node_cells + x->cells_at, ncells = x->ncells;
+        }
+        if (!R->sum.exact) s->exact = 0;
+        uint64_t nw = R->win_f1 - R->win_f0;
+        ludus__cells_per_frame(R, cells, ncells, 1, s->per_frame + s->nframes);
+        for (uint64_t f = 0; f < nw; f++)
+            s->dur[s->nframes + f] =
+                (double)(ludus__frame_end(R, R->win_f0 + f) - ludus__frame_begin(R, R->win_f0 + f)) / 1e9;
+        /* calls per second over chunks of RATE_CHUNK frames (the last one
+         * takes the rest): a stall of the machine hits one chunk, not the
+         * median of them */
+        uint64_t nchunk = nw / RATE_CHUNK ? nw / RATE_CHUNK : 1;
+        for (uint64_t ch = 0; ch < nchunk && nw; ch++) {
+            uint64_t f0 = ch * RATE_CHUNK, f1 = ch + 1 == nchunk ? nw : f0 + RATE_CHUNK;
+            double calls = 0;
+            for (uint64_t f = f0; f < f1; f++) calls += s->per_frame[s->nframes + f];
+            double sec =
+                (double)(ludus__frame_end(R, R->win_f0 + f1 - 1) - ludus__frame_begin(R, R->win_f0 + f0)) / 1e9;
+            s->rate[s->nchunks++] = sec > 0 ? calls / sec : 0;
+            s->calls += calls;
+            s->seconds += sec;
+        }
+        s->nframes += nw;
+        if (!ex) continue;
+        if (ludus__acc_merge(&s->excl, ex, R->sum.exact) != 0 || ludus__acc_merge(&s->incl, in, R->sum.exact) != 0)
+            return -1;
+        if (ex->n) {
+            ludus__pts p;
+            memset(&p, 0, sizeof p);
+            if (ludus__pts_add_acc(&p, ex, R->sum.exact) != 0) {
+                ludus__pts_free(&p);
+                return -1;
+            }
+            ludus__pts_finish(&p);
+            s->median[s->nmedian++] = ludus__pts_median(&p);
+            ludus__pts_free(&p);
+        }
     }
-    double rc = e->rel[LUDUS_METRIC_CALLS];
-    if (e->p_calls < alpha && zc > 0 && rc >= m) e->verdict |= LUDUS_DIFF_MORE_WORK;
-    if (e->p_calls < alpha && zc < 0 && rc <= -m) e->verdict |= LUDUS_DIFF_LESS_WORK;
-    double r50 = e->rel[LUDUS_METRIC_P50], rmean = e->rel[LUDUS_METRIC_MEAN];
-    /* Practical significance: what the change costs per frame (or per call). */
-    double floor_ns = d->base->sum.median_frame_ns > 0 ? d->desc.min_frame_share * (double)d->base->sum.median_frame_ns
-                                                       : d->desc.min_call_ns;
-    double per_frame =
-        d->base->sum.median_frame_ns > 0
-            ? (e->base_calls_per_frame > e->new_calls_per_frame ? e->base_calls_per_frame : e->new_calls_per_frame)
-            : 1.0;
-    int material = fabs(e->new_excl.mean_ns - e->base_excl.mean_ns) * per_frame >= floor_ns;
-    int material_incl = fabs(e->new_incl.mean_ns - e->base_incl.mean_ns) * per_frame >= floor_ns;
-    if (material && e->p_time < alpha && zt > 0 && (r50 >= m || rmean >= m)) e->verdict |= LUDUS_DIFF_SLOWER;
-    if (material && e->p_time < alpha && zt < 0 && (r50 <= -m || rmean <= -m)) e->verdict |= LUDUS_DIFF_FASTER;
-    if (material_incl && !(e->verdict & LUDUS_DIFF_SLOWER) && e->p_incl < alpha && zi > 0 && e->rel_incl_p50 >= m)
-        e->verdict |= LUDUS_DIFF_SLOWER_INSIDE;
+    return 0;
+}
+
+/* Hodges-Lehmann of b against a (log scale), z for the within-run interval. */
+static int shift_of(const ludus__acc *a, int ea, const ludus__acc *b, int eb, double z, ludus__shift *out) {
+    ludus__pts pa, pb;
+    memset(&pa, 0, sizeof pa);
+    memset(&pb, 0, sizeof pb);
+    int exact = ea && eb; /* both sides exact, or both binned: one rule for the pair */
+    int rc = ludus__pts_add_acc(&pa, a, exact) | ludus__pts_add_acc(&pb, b, exact);
+    if (!rc) {
+        ludus__pts_finish(&pa);
+        ludus__pts_finish(&pb);
+        if (ludus__hl_shift(&pa, &pb, z, out) != 0) rc = 1;
+    }
+    ludus__pts_free(&pa);
+    ludus__pts_free(&pb);
+    return rc;
+}
+
+/* Widens [lo, hi] around est by the run term b (in quadrature), then log ratio -> relative change. */
+static void widen(const ludus__shift *s, double b, double *est, double *lo, double *hi) {
+    double dl = s->est - s->lo, dh = s->hi - s->est;
+    *est = expm1(s->est);
+    *lo = isfinite(dl) ? expm1(s->est - sqrt(dl * dl + b * b)) : -HUGE_VAL;
+    *hi = isfinite(dh) ? expm1(s->est + sqrt(dh * dh + b * b)) : HUGE_VAL;
+}
+
+/* The run-to-run term of an interval (log scale) from one value per run on
+ * each side: t x the SD between runs (pooled over the sides) x sqrt(1/ka +
+ * 1/kb); with one run per side the SD is unknown and run_noise is assumed
+ * (with the normal quantile). *sd: the measured SD, NAN when unknown. */
+static double run_term(const ludus_diff *d, const double *a, uint32_t ka, const double *b, uint32_t kb, double *sd) {
+    double ss = 0;
+    const double *v[2] = {a, b};
+    uint32_t k[2] = {ka, kb};
+    for (int s = 0; s < 2; s++) {
+        double m = 0;
+        for (uint32_t r = 0; r < k[s]; r++) m += v[s][r];
+        if (k[s]) m /= k[s];
+        for (uint32_t r = 0; r < k[s]; r++) ss += (v[s][r] - m) * (v[s][r] - m);
+    }
+    double scale = sqrt(1.0 / (ka ? ka : 1) + 1.0 / (kb ? kb : 1));
+    if (ka + kb >= 3) {
+        double df = (double)(ka + kb - 2);
+        *sd = sqrt(ss / df);
+        return ludus__t_two_sided(d->desc.run_alpha, df) * *sd * scale;
+    }
+    *sd = NAN;
+    return ludus__z_two_sided(d->desc.run_alpha) * log1p(d->desc.run_noise) * scale;
+}
+
+/* Pearson correlation of x and y (0 when either is constant). */
+static double correlation(const double *x, const double *y, size_t n) {
+    double mx = 0, my = 0, sxx = 0, syy = 0, sxy = 0;
+    for (size_t i = 0; i < n; i++) mx += x[i], my += y[i];
+    if (!n) return 0;
+    mx /= (double)n, my /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        sxx += (x[i] - mx) * (x[i] - mx);
+        syy += (y[i] - my) * (y[i] - my);
+        sxy += (x[i] - mx) * (y[i] - my);
+    }
+    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
+}
+
+/* The median of x (sorted here), the mean of the middle two when n is even. */
+static double median_of(double *x, size_t n) {
+    if (!n) return 0;
+    qsort(x, n, sizeof *x, ludus__cmp_double);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+static uint32_t work_says(double p, double z, double r, double alpha, double m) {
+    if (p < alpha && z > 0 && r >= m) return LUDUS_DIFF_MORE_WORK;
+    if (p < alpha && z < 0 && r <= -m) return LUDUS_DIFF_LESS_WORK;
+    return 0;
+}
+
+static double mw_values(double *x, size_t nx, double *y, size_t ny, double *z) {
+    *z = 0;
+    if (nx < 2 || ny < 2) return 1.0;
+    qsort(x, nx, sizeof *x, ludus__cmp_double);
+    qsort(y, ny, sizeof *y, ludus__cmp_double);
+    return mw_sorted(x, nx, y, ny, z);
+}
+
+/* Everything of one matched entry: pooled statistics, tests, shifts, verdict. */
+static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
+    side a, b;
+    int rc = side_build(d->runs[0], d->nruns[0], e->base_index, e->is_path, &a);
+    if (!rc) rc = side_build(d->runs[1], d->nruns[1], e->new_index, e->is_path, &b);
+    if (rc) goto done;
+    int exact = a.exact && b.exact;
+    ludus__acc_stats(&a.excl, exact, &e->base_excl);
+    ludus__acc_stats(&a.incl, exact, &e->base_incl);
+    ludus__acc_stats(&b.excl, exact, &e->new_excl);
+    ludus__acc_stats(&b.incl, exact, &e->new_incl);
+    e->base_calls_per_frame = a.nframes ? a.calls / (double)a.nframes : 0;
+    e->new_calls_per_frame = b.nframes ? b.calls / (double)b.nframes : 0;
+    e->base_calls_per_s = median_of(a.rate, a.nchunks);
+    e->new_calls_per_s = median_of(b.rate, b.nchunks);
+    e->rel_calls_per_s = rel(e->base_calls_per_s, e->new_calls_per_s);
+    fill_rel(e);
+    double alpha = d->info.alpha_per_test;
+    double zc, zs, zt = 0, zi = 0;
+    e->frame_time_r = fmax(correlation(a.per_frame, a.dur, a.nframes), correlation(b.per_frame, b.dur, b.nframes));
+    e->p_calls = mw_values(a.per_frame, a.nframes, b.per_frame, b.nframes, &zc);
+    e->p_calls_per_s = mw_values(a.rate, a.nchunks, b.rate, b.nchunks, &zs);
+    e->p_time = e->p_incl = 1;
+    if (a.excl.n && b.excl.n) {
+        e->p_time = (exact ? mw_exact : mw_hist)(&a.excl, &b.excl, &zt);
+        e->p_incl = (exact ? mw_exact : mw_hist)(&a.incl, &b.incl, &zi);
+    }
+    e->work_per_frame = work_says(e->p_calls, zc, e->rel[LUDUS_METRIC_CALLS], alpha, d->desc.min_change);
+    e->work_per_second = work_says(e->p_calls_per_s, zs, e->rel_calls_per_s, alpha, d->desc.min_change);
+    /* Both measures agree: the verdict rests on both. Otherwise on the one
+     * that fits how the site runs: on time when its calls per frame follow
+     * the frame's length on either side (correlation >= TIME_BOUND_R: a
+     * worker on a timer), else per frame. (Correlated before the tests sort
+     * per_frame.) */
+    e->work_time_bound = e->frame_time_r >= TIME_BOUND_R;
+    uint32_t rests = e->work_time_bound ? e->work_per_second : e->work_per_frame;
+    if (e->work_per_frame && e->work_per_frame == e->work_per_second)
+        e->work_basis = 3;
+    else if (rests)
+        e->work_basis = e->work_time_bound ? 2 : 1;
+    if (e->work_basis) e->verdict |= e->work_basis == 2 ? e->work_per_second : e->work_per_frame;
+    /* time: the interval of the robust shift, widened by the runs' disagreement */
+    double bterm = run_term(d, a.median, a.nmedian, b.median, b.nmedian, &e->run_sd);
+    ludus__shift se, si;
+    double z = d->z;
+    if (a.excl.n && b.excl.n && shift_of(&a.excl, exact, &b.excl, exact, z, &se) == 0) {
+        widen(&se, bterm, &e->shift, &e->shift_lo, &e->shift_hi);
+        if (shift_of(&a.incl, exact, &b.incl, exact, z, &si) == 0)
+            widen(&si, bterm, &e->incl_shift, &e->incl_shift_lo, &e->incl_shift_hi);
+        /* practical significance: what the estimated change costs per frame (or per call) */
+        double floor_ns = d->base->sum.median_frame_ns > 0
+                              ? d->desc.min_frame_share * (double)d->base->sum.median_frame_ns
+                              : d->desc.min_call_ns;
+        double per_frame =
+            d->base->sum.median_frame_ns > 0 ? fmax(e->base_calls_per_frame, e->new_calls_per_frame) : 1.0;
+        double m = d->desc.min_shift;
+        int material = fabs(e->shift) * (double)e->base_excl.p50_ns * per_frame >= floor_ns;
+        int material_incl = fabs(e->incl_shift) * (double)e->base_incl.p50_ns * per_frame >= floor_ns;
+        if (material && e->shift_lo >= m) e->verdict |= LUDUS_DIFF_SLOWER;
+        if (material && e->shift_hi <= -m) e->verdict |= LUDUS_DIFF_FASTER;
+        if (material_incl && !(e->verdict & LUDUS_DIFF_SLOWER) && e->incl_shift_lo >= m)
+            e->verdict |= LUDUS_DIFF_SLOWER_INSIDE;
+    } else {
+        e->shift_lo = -HUGE_VAL;
+        e->shift_hi = HUGE_VAL;
+        e->incl_shift_lo = -HUGE_VAL;
+        e->incl_shift_hi = HUGE_VAL;
+    }
+done:
+    side_free(&a);
+    side_free(&b);
+    return rc;
 }
 
 /* ---- counters ---- */
@@ -279,9 +481,45 @@ static int gate_names(const ludus_gate *g, const ludus_diff_counter *c) {
            (!strcmp(c->series, "per frame") || !strcmp(c->series, "last") || !strcmp(c->series, "live bytes"));
 }
 
+/* Whether path `path` lies under `name` (a path "A/B": a path that starts
+ * "A/B/"; a site "B": a path with "B" before its last element). */
+static int under(const char *path, const char *name, int name_is_path) {
+    size_t n = strlen(name);
+    if (name_is_path) return !strncmp(path, name, n) && path[n] == '/';
+    for (const char *p = path; (p = strstr(p, name)) != NULL; p++)
+        if ((p == path || p[-1] == '/') && p[n] == '/') return 1;
+    return 0;
+}
+
+/* "Slower inside" says a child got slower: it stands only where a path below
+ * the entry changed (slower work, more work, or new). An inclusive time that
+ * grew with no such child grew by waiting or preemption inside the scope,
+ * which a loaded machine adds to every long scope. */
+static void explain_inside(ludus_diff *d) {
+    const uint32_t cause = LUDUS_DIFF_SLOWER | LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_NEW;
+    for (uint32_t i = 0; i < d->n; i++) {
+        ludus_diff_entry *e = &d->e[i];
+        if (!(e->verdict & LUDUS_DIFF_SLOWER_INSIDE)) continue;
+        int found = 0;
+        for (uint32_t k = 0; k < d->n && !found; k++)
+            found = d->e[k].is_path && (d->e[k].verdict & cause) && under(d->e[k].name, e->name, e->is_path);
+        if (!found) e->verdict &= ~LUDUS_DIFF_SLOWER_INSIDE;
+    }
+}
+
 int ludus_diff_create(const ludus_analysis *A, const ludus_analysis *B, const ludus_diff_desc *desc, ludus_diff **out) {
-    if (!A || !B || !out) return ludus__fail(LUDUS_EINVAL, "NULL argument");
+    return ludus_diff_create_runs(&A, 1, &B, 1, desc, out);
+}
+
+int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, const ludus_analysis *const *newer,
+                           uint32_t nnewer, const ludus_diff_desc *desc, ludus_diff **out) {
+    if (!out || !base || !newer || !nbase || !nnewer) return ludus__fail(LUDUS_EINVAL, "NULL argument or no runs");
     *out = NULL;
+    for (uint32_t r = 0; r < nbase; r++)
+        if (!base[r]) return ludus__fail(LUDUS_EINVAL, "NULL analysis");
+    for (uint32_t r = 0; r < nnewer; r++)
+        if (!newer[r]) return ludus__fail(LUDUS_EINVAL, "NULL analysis");
+    const ludus_analysis *A = base[0], *B = newer[0];
     ludus_diff *d = calloc(1, sizeof *d);
     uint32_t cap = A->nsites + B->nsites + A->nnodes + B->nnodes + 1;
     if (d) d->e = calloc(cap, sizeof *d->e);
@@ -289,11 +527,21 @@ int ludus_diff_create(const ludus_analysis *A, const ludus_analysis *B, const lu
     if (!d || !d->e || !d->names) goto oom;
     d->base = A;
     d->newer = B;
+    d->runs[0] = malloc(nbase * sizeof *d->runs[0]);
+    d->runs[1] = malloc(nnewer * sizeof *d->runs[1]);
+    if (!d->runs[0] || !d->runs[1]) goto oom;
+    memcpy(d->runs[0], base, nbase * sizeof *base);
+    memcpy(d->runs[1], newer, nnewer * sizeof *newer);
+    d->nruns[0] = nbase;
+    d->nruns[1] = nnewer;
     if (desc) d->desc = *desc;
     if (!(d->desc.alpha > 0)) d->desc.alpha = 0.01;
     if (!(d->desc.min_change > 0)) d->desc.min_change = 0.05;
     if (!(d->desc.min_frame_share > 0)) d->desc.min_frame_share = 0.002;
     if (!(d->desc.min_call_ns > 0)) d->desc.min_call_ns = 1000;
+    if (!(d->desc.min_shift > 0)) d->desc.min_shift = 0.02;
+    if (!(d->desc.run_alpha > 0 && d->desc.run_alpha < 1)) d->desc.run_alpha = 0.05;
+    if (!(d->desc.run_noise > 0)) d->desc.run_noise = 0.01;
     /* match: sites by id and name; paths by the site ids along them */
     int64_t *bmatch_s = malloc((B->nsites + 1) * sizeof *bmatch_s);
     int64_t *bmatch_p = malloc((B->nnodes + 1) * sizeof *bmatch_p);
@@ -358,62 +606,51 @@ int ludus_diff_create(const ludus_analysis *A, const ludus_analysis *B, const lu
         e->name = d->names[k];
     }
     for (uint32_t k = 0; k < d->n; k++)
-        if (d->e[k].base_index >= 0 && d->e[k].new_index >= 0) d->tests += 3;
-
+        if (d->e[k].base_index >= 0 && d->e[k].new_index >= 0) d->tests += 4; /* calls/frame, calls/s, excl, incl */
+    d->info.base_runs = nbase;
+    d->info.new_runs = nnewer;
+    d->info.run_noise_known = nbase + nnewer >= 3;
+    d->info.alpha_per_test = d->desc.alpha / (d->tests ? d->tests : 1);
+    d->z = ludus__z_two_sided(d->info.alpha_per_test);
+    d->info.run_t = d->info.run_noise_known ? ludus__t_two_sided(d->desc.run_alpha, (double)(nbase + nnewer - 2))
+                                            : ludus__z_two_sided(d->desc.run_alpha);
+    double *sds = malloc((d->n + 1) * sizeof *sds);
+    uint32_t nsds = 0;
+    if (!sds) goto oom;
     for (uint32_t k = 0; k < d->n; k++) {
         ludus_diff_entry *e = &d->e[k];
-        const ludus__acc *ae = NULL, *ai = NULL, *be = NULL, *bi = NULL;
-        const ludus__cell *ra = NULL, *rb = NULL;
-        uint32_t na = 0, nb = 0;
-        if (!e->is_path) {
-            if (e->base_index >= 0) {
-                const ludus__an_site *s = &A->sites[e->base_index];
-                ae = &s->excl, ai = &s->incl, ra = A->site_cells + s->cells_at, na = s->ncells;
-            }
-            if (e->new_index >= 0) {
-                const ludus__an_site *s = &B->sites[e->new_index];
-                be = &s->excl, bi = &s->incl, rb = B->site_cells + s->cells_at, nb = s->ncells;
-            }
-        } else {
-            if (e->base_index >= 0) {
-                const ludus__an_node *s = &A->nodes[e->base_index];
-                ae = &s->excl, ai = &s->incl, ra = A->node_cells + s->cells_at, na = s->ncells;
-            }
-            if (e->new_index >= 0) {
-                const ludus__an_node *s = &B->nodes[e->new_index];
-                be = &s->excl, bi = &s->incl, rb = B->node_cells + s->cells_at, nb = s->ncells;
-            }
+        e->run_sd = NAN;
+        e->shift_lo = e->incl_shift_lo = -HUGE_VAL;
+        e->shift_hi = e->incl_shift_hi = HUGE_VAL;
+        e->p_calls = e->p_time = e->p_incl = e->p_calls_per_s = 1;
+        if (e->base_index < 0 || e->new_index < 0) { /* statistics of the side that has it */
+            const ludus_analysis *S = e->base_index >= 0 ? A : B;
+            int64_t i = e->base_index >= 0 ? e->base_index : e->new_index;
+            const ludus_duration_stats *x = e->is_path ? &S->nodes[i].pub.exclusive : &S->sites[i].pub.exclusive;
+            const ludus_duration_stats *y = e->is_path ? &S->nodes[i].pub.inclusive : &S->sites[i].pub.inclusive;
+            double cpf = e->is_path ? 0 : S->sites[i].pub.calls_per_frame;
+            if (e->base_index >= 0)
+                e->base_excl = *x, e->base_incl = *y, e->base_calls_per_frame = cpf;
+            else
+                e->new_excl = *x, e->new_incl = *y, e->new_calls_per_frame = cpf;
+            fill_rel(e);
+            e->verdict = e->base_index < 0 ? LUDUS_DIFF_NEW : LUDUS_DIFF_GONE;
+            continue;
         }
-        if (e->base_index >= 0) {
-            if (!e->is_path) {
-                e->base_excl = A->sites[e->base_index].pub.exclusive;
-                e->base_incl = A->sites[e->base_index].pub.inclusive;
-            } else {
-                e->base_excl = A->nodes[e->base_index].pub.exclusive;
-                e->base_incl = A->nodes[e->base_index].pub.inclusive;
-            }
-            e->base_calls_per_frame = calls_per_frame(A, ra, na);
+        if (compare_entry(d, e) != 0) {
+            free(sds);
+            goto oom;
         }
-        if (e->new_index >= 0) {
-            if (!e->is_path) {
-                e->new_excl = B->sites[e->new_index].pub.exclusive;
-                e->new_incl = B->sites[e->new_index].pub.inclusive;
-            } else {
-                e->new_excl = B->nodes[e->new_index].pub.exclusive;
-                e->new_incl = B->nodes[e->new_index].pub.inclusive;
-            }
-            e->new_calls_per_frame = calls_per_frame(B, rb, nb);
-        }
-        fill_rel(e);
-        double zc = 0, zt = 0, zi = 0;
-        e->p_calls = e->p_time = e->p_incl = 1;
-        if (ae && be) {
-            e->p_calls = mw_calls(A, ra, na, B, rb, nb, &zc);
-            e->p_time = mw_acc(A, ae, B, be, &zt);
-            e->p_incl = mw_acc(A, ai, B, bi, &zi);
-        }
-        verdict(d, e, zc, zt, zi);
+        if (isfinite(e->run_sd) && e->base_excl.count && e->new_excl.count) sds[nsds++] = e->run_sd;
     }
+    explain_inside(d);
+    if (nsds) {
+        qsort(sds, nsds, sizeof *sds, ludus__cmp_double);
+        d->info.run_sd_median = expm1(sds[(nsds - 1) / 2]);
+        d->info.run_sd_max = expm1(sds[nsds - 1]);
+    }
+    free(sds);
+    d->info.desc = d->desc;
     if (diff_counters(d) != 0 || ludus__locks_diff(A, B, &d->desc, &d->locks) != 0) goto oom;
     *out = d;
     return 0;
@@ -429,8 +666,14 @@ void ludus_diff_destroy(ludus_diff *d) {
     free(d->names);
     free(d->e);
     free(d->counters);
+    free(d->runs[0]);
+    free(d->runs[1]);
     ludus__locks_diff_free(&d->locks);
     free(d);
+}
+
+void ludus_diff_get_info(const ludus_diff *d, ludus_diff_info *out) {
+    *out = d->info;
 }
 
 uint32_t ludus_diff_count(const ludus_diff *d) {
@@ -569,25 +812,59 @@ static const char *pct(char *buf, size_t cap, double r) {
     return buf;
 }
 
+/* "+12.3% [+10.1%, +14.6%]": a shift and its interval; "?" for an unbounded end. */
+static const char *interval(char *buf, size_t cap, double est, double lo, double hi) {
+    char l[32], h[32];
+    if (isfinite(lo) && lo > -1)
+        snprintf(l, sizeof l, "%+.1f%%", lo * 100);
+    else
+        snprintf(l, sizeof l, "?");
+    if (isfinite(hi))
+        snprintf(h, sizeof h, "%+.1f%%", hi * 100);
+    else
+        snprintf(h, sizeof h, "?");
+    snprintf(buf, cap, "%+.1f%% [%s, %s]", est * 100, l, h);
+    return buf;
+}
+
+static const char *work_word(uint32_t v) {
+    return v == LUDUS_DIFF_MORE_WORK ? "more work" : v == LUDUS_DIFF_LESS_WORK ? "less work" : "no change";
+}
+
 static void text_line(ludus__writer *w, const ludus_diff_entry *e) {
-    char v[128], b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+    char v[128], b1[32], b2[32], b3[32], b4[32], b5[32], si[80], ii[80];
+    int tested = e->base_index >= 0 && e->new_index >= 0 && e->base_excl.count && e->new_excl.count;
     ludus__w_fmt(w,
-                 "  %-40.*s %-26s calls/frame %.2f -> %.2f (%s)  excl p50 %s -> %s (%s)  p90 %s  incl p50 %s  p(work) "
-                 "%.2g p(time) %.2g\n",
+                 "  %-40.*s %-26s calls/frame %.2f -> %.2f (%s, per s %s)  excl p50 %s -> %s  shift %s  mean %s  "
+                 "incl shift %s  p(work) %.2g p(time) %.2g\n",
                  e->is_path ? 200 : 40, e->name, verdict_text(e->verdict, v, sizeof v), e->base_calls_per_frame,
-                 e->new_calls_per_frame, pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]),
+                 e->new_calls_per_frame, pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]), pct(b5, 32, e->rel_calls_per_s),
                  ludus__dur(b2, 32, (double)e->base_excl.p50_ns), ludus__dur(b3, 32, (double)e->new_excl.p50_ns),
-                 pct(b4, 32, e->rel[LUDUS_METRIC_P50]), pct(b5, 32, e->rel[LUDUS_METRIC_P90]),
-                 pct(b6, 32, e->rel_incl_p50), e->p_calls, e->p_time);
+                 tested ? interval(si, sizeof si, e->shift, e->shift_lo, e->shift_hi) : "-",
+                 pct(b4, 32, e->rel[LUDUS_METRIC_MEAN]),
+                 tested ? interval(ii, sizeof ii, e->incl_shift, e->incl_shift_lo, e->incl_shift_hi) : "-", e->p_calls,
+                 e->p_time);
+}
+
+/* A finite JSON number for an interval end: -1 (ratio 0) or 1e9 when unbounded. */
+static double jend(double x) {
+    return isfinite(x) ? x : x > 0 ? 1e9 : -1;
 }
 
 void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
+    const ludus_diff_info *I = &d->info;
     ludus__w_fmt(w,
-                 "{\"method\":\"Mann-Whitney U, two-sided, normal approximation with tie correction; work: per-frame "
-                 "call counts; time: per-call exclusive durations%s\",\"alpha\":%g,\"tests\":%u,"
-                 "\"alpha_per_test\":%g,\"min_change\":%g,\"entries\":[",
-                 d->base->sum.exact && d->newer->sum.exact ? " (exact)" : " (histogram bins, <=0.78% apart, are ties)",
-                 d->desc.alpha, d->tests, d->desc.alpha / (d->tests ? d->tests : 1), d->desc.min_change);
+                 "{\"method\":\"time per call: Hodges-Lehmann shift of the exclusive time (median of the NEW/BASE "
+                 "ratios of all pairs of calls) with its distribution-free interval%s, widened by the run-to-run "
+                 "term; work: Mann-Whitney U over calls per frame and calls per second of the window's frames, both "
+                 "must agree\",\"alpha\":%g,\"tests\":%u,\"alpha_per_test\":%g,\"min_change\":%g,\"min_shift\":%g,"
+                 "\"runs\":{\"base\":%u,\"new\":%u,\"noise_known\":%s,\"sd_median\":%.6g,\"sd_max\":%.6g,"
+                 "\"quantile\":%.6g,\"run_alpha\":%g,\"assumed_sd\":%g},\"entries\":[",
+                 d->base->sum.exact && d->newer->sum.exact ? " (exact durations)"
+                                                           : " (durations binned <= 0.78% apart)",
+                 d->desc.alpha, d->tests, I->alpha_per_test, d->desc.min_change, d->desc.min_shift, I->base_runs,
+                 I->new_runs, I->run_noise_known ? "true" : "false", I->run_sd_median, I->run_sd_max, I->run_t,
+                 d->desc.run_alpha, d->desc.run_noise);
     char v[128];
     for (uint32_t i = 0; i < d->n; i++) {
         const ludus_diff_entry *e = &d->e[i];
@@ -610,7 +887,19 @@ void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
         ludus__json_stats(w, &e->base_incl);
         ludus__w_str(w, ",\"new_incl\":");
         ludus__json_stats(w, &e->new_incl);
-        ludus__w_ch(w, '}');
+        ludus__w_fmt(w,
+                     ",\"shift\":[%.6f,%.6f,%.6f],\"incl_shift\":[%.6f,%.6f,%.6f],\"run_sd\":%.6g,"
+                     "\"calls_per_s\":[%.6g,%.6g],\"rel_calls_per_s\":%.6f,\"p_calls_per_s\":%.6g,"
+                     "\"work_per_frame\":\"%s\",\"work_per_second\":\"%s\",\"frame_time_r\":%.4f,"
+                     "\"work_basis\":\"%s\"}",
+                     e->shift, jend(e->shift_lo), jend(e->shift_hi), e->incl_shift, jend(e->incl_shift_lo),
+                     jend(e->incl_shift_hi), isfinite(e->run_sd) ? expm1(e->run_sd) : -1, e->base_calls_per_s,
+                     e->new_calls_per_s, e->rel_calls_per_s == HUGE_VAL ? 1e9 : e->rel_calls_per_s, e->p_calls_per_s,
+                     work_word(e->work_per_frame), work_word(e->work_per_second), e->frame_time_r,
+                     e->work_basis == 3   ? "both"
+                     : e->work_basis == 2 ? "per second"
+                     : e->work_basis == 1 ? "per frame"
+                                          : "");
     }
     ludus__w_fmt(w, "],\n\"counter_tests\":%u,\"counters\":[", d->counter_tests);
     for (uint32_t i = 0; i < d->ncounters; i++) {
@@ -640,8 +929,10 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
         ludus__diff_json(d, w);
         ludus__w_ch(w, '\n');
     } else if (format == LUDUS_REPORT_CSV) {
-        ludus__w_str(w, "kind,name,verdict,base_calls_per_frame,new_calls_per_frame,rel_calls,base_excl_p50_ns,"
-                        "new_excl_p50_ns,rel_mean,rel_p50,rel_p90,rel_p99,rel_incl_p50,p_work,p_time,p_incl\n");
+        ludus__w_str(
+            w, "kind,name,verdict,base_calls_per_frame,new_calls_per_frame,rel_calls,base_excl_p50_ns,"
+               "new_excl_p50_ns,rel_mean,rel_p50,rel_p90,rel_p99,rel_incl_p50,p_work,p_time,p_incl,shift,shift_lo,"
+               "shift_hi,rel_calls_per_s\n");
         char v[128];
         for (uint32_t i = 0; i < d->n; i++) {
             const ludus_diff_entry *e = &d->e[i];
@@ -649,10 +940,11 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
             ludus__w_csv(w, e->name);
             ludus__w_ch(w, ',');
             ludus__w_csv(w, verdict_text(e->verdict, v, sizeof v));
-            ludus__w_fmt(w, ",%.4f,%.4f,%.6f,%lld,%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g,%.6g\n",
+            ludus__w_fmt(w, ",%.4f,%.4f,%.6f,%lld,%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g,%.6g,%.6f,%.6f,%.6f,%.6f\n",
                          e->base_calls_per_frame, e->new_calls_per_frame, e->rel[LUDUS_METRIC_CALLS],
                          (long long)e->base_excl.p50_ns, (long long)e->new_excl.p50_ns, e->rel[0], e->rel[1], e->rel[2],
-                         e->rel[3], e->rel_incl_p50, e->p_calls, e->p_time, e->p_incl);
+                         e->rel[3], e->rel_incl_p50, e->p_calls, e->p_time, e->p_incl, e->shift, jend(e->shift_lo),
+                         jend(e->shift_hi), e->rel_calls_per_s == HUGE_VAL ? 1e9 : e->rel_calls_per_s);
         }
     } else {
         const ludus_analysis_summary *A = &d->base->sum, *B = &d->newer->sum;
@@ -660,20 +952,40 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
                      (unsigned long long)A->frames_in_window, A->window, (unsigned long long)B->frames_in_window,
                      B->window);
         if (A->frames_in_window && B->frames_in_window)
-            ludus__w_fmt(w, "Frame time p50 %s -> %s (%s)\n", ludus__dur(b1, 32, (double)A->median_frame_ns),
+            ludus__w_fmt(w, "Frame time p50 %s -> %s (%s)%s\n", ludus__dur(b1, 32, (double)A->median_frame_ns),
                          ludus__dur(b2, 32, (double)B->median_frame_ns),
-                         pct(b3, 32, rel((double)A->median_frame_ns, (double)B->median_frame_ns)));
+                         pct(b3, 32, rel((double)A->median_frame_ns, (double)B->median_frame_ns)),
+                         d->nruns[0] + d->nruns[1] > 2 ? " (the first run of each side)" : "");
         if (A->dropped || B->dropped || A->incomplete || B->incomplete)
             ludus__w_fmt(w,
                          "Loss: BASE %llu dropped, %llu incomplete; NEW %llu dropped, %llu incomplete "
                          "(incomplete slices are never durations)\n",
                          (unsigned long long)A->dropped, (unsigned long long)A->incomplete,
                          (unsigned long long)B->dropped, (unsigned long long)B->incomplete);
+        const ludus_diff_info *I = &d->info;
+        if (I->run_noise_known)
+            ludus__w_fmt(w,
+                         "Runs: %u BASE, %u NEW. The runs disagreed by %.2f%% (the SD between runs of a per-call "
+                         "median,\nmedian over the sites and paths tested; largest %.2f%%); each time interval is "
+                         "widened by\nt(%u df) = %.2f x that SD.\n",
+                         I->base_runs, I->new_runs, I->run_sd_median * 100, I->run_sd_max * 100,
+                         I->base_runs + I->new_runs - 2, I->run_t);
+        else
+            ludus__w_fmt(w,
+                         "Runs: 1 BASE, 1 NEW: run-to-run noise is unknown. Each time interval assumes an SD between "
+                         "runs\nof %.1f%% (--run-noise); give several runs per side (BASE1 BASE2 ... -- NEW1 NEW2 ...) "
+                         "to measure it.\n",
+                         d->desc.run_noise * 100);
         ludus__w_fmt(w,
-                     "Method: Mann-Whitney U (two-sided) on per-frame call counts (more/less work) and on per-call\n"
-                     "exclusive durations (slower/faster work)%s; significant when p < %g / %u tests and the change\n"
-                     "is at least %.0f%%. Times are elapsed, not CPU time.\n",
-                     A->exact && B->exact ? "" : ", durations binned <= 0.78% apart", d->desc.alpha, d->tests,
+                     "Method: time per call: the Hodges-Lehmann shift of exclusive (and inclusive) time, the median "
+                     "of\nthe NEW/BASE ratios of all pairs of calls%s, with its distribution-free interval at %.4g%%\n"
+                     "(%g / %u tests) widened by the run-to-run term; slower/faster work only when the whole "
+                     "interval\nlies beyond %.1f%% and the change costs at least %.2g%% of BASE's median frame per "
+                     "frame. Work: Mann-Whitney U\nover calls per frame and calls per second of the window's frames "
+                     "(p < %.2g, change >= %.0f%%);\nmore/less work only when both say so. The mean is shown, never "
+                     "decides. Times are elapsed, not CPU time.\n",
+                     A->exact && B->exact ? "" : " (durations binned <= 0.78% apart)", 100 * (1 - I->alpha_per_test),
+                     d->desc.alpha, d->tests, d->desc.min_shift * 100, d->desc.min_frame_share * 100, I->alpha_per_test,
                      d->desc.min_change * 100);
         uint32_t shown = 0;
         for (int pass = 0; pass < 2; pass++) {
@@ -689,6 +1001,22 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
             }
         }
         uint32_t k = 0;
+        for (uint32_t i = 0; i < d->n; i++) { /* where the two measures of work disagree */
+            const ludus_diff_entry *e = &d->e[i];
+            uint32_t fits = e->work_time_bound ? e->work_per_second : e->work_per_frame;
+            if (e->work_per_frame == e->work_per_second || (!e->work_per_frame && !fits)) continue;
+            if (k++ == 0)
+                ludus__w_str(w, "\nWork where calls per frame and calls per second disagree (the verdict rests on the "
+                                "one that fits\nthe site: per second when its calls follow the frame's length, "
+                                "r >= 0.5; else per frame):\n");
+            ludus__w_fmt(w, "  %-40.*s per frame: %s (%s), per second: %s (%s), r %.2f: %s\n", e->is_path ? 200 : 40,
+                         e->name, work_word(e->work_per_frame), pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]),
+                         work_word(e->work_per_second), pct(b2, 32, e->rel_calls_per_s), e->frame_time_r,
+                         e->work_basis == 2   ? "rests on per second"
+                         : e->work_basis == 1 ? "rests on per frame"
+                                              : "no verdict");
+        }
+        k = 0;
         for (uint32_t i = 0; i < d->ncounters; i++) {
             const ludus_diff_counter *c = &d->counters[i];
             if (!c->verdict) continue;

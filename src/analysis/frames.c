@@ -2,8 +2,10 @@
  * on the frame thread, marks counted from 1; frame 0, the lead-in before
  * the first mark, and the tail after the last mark are not frames),
  * the unlogged remainder per frame, calls per frame per site, and hitches
- * (frame time > k x median of the window) with the sites whose exclusive
- * time grew most against their own median frame. */
+ * (frame time > k x median of the window) with what grew most against its
+ * own median frame: sites' exclusive time, the unlogged remainder, and time
+ * carried across the frame's opening mark. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +17,11 @@ void ludus__cells_per_frame(const ludus_analysis *a, const ludus__cell *run, uin
     for (uint32_t i = 0; i < n; i++)
         if (run[i].frame >= a->win_f0 && run[i].frame < a->win_f1)
             out[run[i].frame - a->win_f0] = calls ? (double)run[i].calls : (double)run[i].excl;
+}
+
+static int cmp_i64(const void *x, const void *y) {
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
 }
 
 int ludus__cmp_double(const void *x, const void *y) {
@@ -90,6 +97,19 @@ int ludus__frames_finish(ludus_analysis *a) {
         if (ludus__frame_end(a, f) - ludus__frame_begin(a, f) > s->hitch_threshold_ns) s->hitches++;
     a->hitches = calloc(s->hitches ? s->hitches : 1, sizeof *a->hitches);
     if (!a->hitches) return -1;
+    /* medians over the window frames of the unlogged remainder and the carried time */
+    int64_t med_unlogged = 0, med_carried = 0;
+    if (s->hitches) {
+        int64_t *v = malloc(nw * sizeof *v);
+        if (!v) return -1;
+        for (int which = 0; which < 2; which++) {
+            for (uint64_t f = a->win_f0; f < a->win_f1; f++)
+                v[f - a->win_f0] = which ? a->carried[f].ns : a->unlogged[f];
+            qsort(v, nw, sizeof *v, cmp_i64);
+            *(which ? &med_carried : &med_unlogged) = v[(nw + 1) / 2 - 1];
+        }
+        free(v);
+    }
     for (uint64_t f = a->win_f0; f < a->win_f1; f++) {
         int64_t len = ludus__frame_end(a, f) - ludus__frame_begin(a, f);
         if (len <= s->hitch_threshold_ns) continue;
@@ -97,10 +117,22 @@ int ludus__frames_finish(ludus_analysis *a) {
         h->frame = f;
         h->frame_ns = len;
         h->ratio = s->median_frame_ns ? (double)len / (double)s->median_frame_ns : 0;
+        h->extra_ns = len - s->median_frame_ns;
+        h->carried_site = a->carried[f].ns ? a->carried[f].site : UINT32_MAX;
         for (int g = 0; g < LUDUS_HITCH_GREW; g++) h->grew_site[g] = UINT32_MAX;
-        for (uint32_t i = 0; i < a->nsites; i++) {
-            const ludus__cell *c = site_cell(a, i, f);
-            int64_t d = (c ? c->excl : 0) - a->sites[i].pub.median_frame_excl_ns;
+        for (uint32_t i = 0; i < a->nsites + 2; i++) {
+            int64_t d;
+            uint32_t who = i;
+            if (i == a->nsites) {
+                d = a->unlogged[f] - med_unlogged;
+                who = LUDUS_HITCH_UNLOGGED;
+            } else if (i == a->nsites + 1) {
+                d = a->carried[f].ns - med_carried;
+                who = LUDUS_HITCH_CARRIED;
+            } else {
+                const ludus__cell *c = site_cell(a, i, f);
+                d = (c ? c->excl : 0) - a->sites[i].pub.median_frame_excl_ns;
+            }
             if (d <= 0) continue;
             for (int g = 0; g < LUDUS_HITCH_GREW; g++) {
                 if (h->grew_site[g] != UINT32_MAX && d <= h->grew_ns[g]) continue;
@@ -108,11 +140,29 @@ int ludus__frames_finish(ludus_analysis *a) {
                     h->grew_site[m] = h->grew_site[m - 1];
                     h->grew_ns[m] = h->grew_ns[m - 1];
                 }
-                h->grew_site[g] = i;
+                h->grew_site[g] = who;
                 h->grew_ns[g] = d;
                 break;
             }
         }
+        int64_t sum = 0; /* the frame thread's items: a worker's time runs beside the frame */
+        for (int g = 0; g < LUDUS_HITCH_GREW && h->grew_site[g] != UINT32_MAX; g++)
+            if (h->grew_site[g] >= a->nsites || a->sites[h->grew_site[g]].on_frame_thread) sum += h->grew_ns[g];
+        h->explained = h->extra_ns > 0 ? (double)sum / (double)h->extra_ns : 0;
     }
     return 0;
+}
+
+const char *ludus__hitch_item(const ludus_analysis *a, const ludus_hitch *h, int g, char *buf, size_t cap) {
+    uint32_t who = h->grew_site[g];
+    if (who == LUDUS_HITCH_UNLOGGED) return "(unlogged remainder)";
+    if (who == LUDUS_HITCH_CARRIED) {
+        snprintf(buf, cap, "(crossing the mark: %s)",
+                 h->carried_site < a->nsites ? a->sites[h->carried_site].pub.name : "?");
+        return buf;
+    }
+    if (who >= a->nsites) return "?";
+    if (a->sites[who].on_frame_thread) return a->sites[who].pub.name;
+    snprintf(buf, cap, "%s (other thread)", a->sites[who].pub.name);
+    return buf;
 }

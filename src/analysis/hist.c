@@ -106,3 +106,28 @@ void ludus__acc_stats(ludus__acc *a, int exact, ludus_duration_stats *s) {
         s->p99_ns = hist_quantile(a, 0.99);
     }
 }
+
+int ludus__acc_merge(ludus__acc *dst, const ludus__acc *src, int exact) {
+    if (!src->n) return 0;
+    if (dst->n == 0 || src->min < dst->min) dst->min = src->min;
+    if (dst->n == 0 || src->max > dst->max) dst->max = src->max;
+    int keep = exact && dst->nexact == dst->n && src->nexact == src->n;
+    dst->n += src->n;
+    dst->total += src->total;
+    for (uint32_t oct = 0; oct < LUDUS__HIST_OCT; oct++) {
+        if (!src->h.oct[oct]) continue;
+        if (!dst->h.oct[oct] && !(dst->h.oct[oct] = calloc(LUDUS__HIST_SUB, sizeof **dst->h.oct))) return -1;
+        for (uint32_t s = 0; s < LUDUS__HIST_SUB; s++) dst->h.oct[oct][s] += src->h.oct[oct][s];
+    }
+    if (!keep) return 0;
+    if (dst->nexact + src->nexact > dst->cap) {
+        size_t cap = dst->nexact + src->nexact;
+        int64_t *p = realloc(dst->exact, cap * sizeof *p);
+        if (!p) return -1;
+        dst->exact = p;
+        dst->cap = cap;
+    }
+    if (src->nexact) memcpy(dst->exact + dst->nexact, src->exact, src->nexact * sizeof *src->exact);
+    dst->nexact += src->nexact;
+    return 0;
+}

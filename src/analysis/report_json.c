@@ -71,11 +71,20 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
     ludus__w_str(w, "]},\n\"hitches\":[");
     for (uint32_t i = 0; i < a->nhitches; i++) {
         const ludus_hitch *h = &a->hitches[i];
-        ludus__w_fmt(w, "%s{\"frame\":%llu,\"frame_ns\":%lld,\"ratio\":%.3f,\"grew\":[", i ? "," : "",
-                     (unsigned long long)h->frame, (long long)h->frame_ns, h->ratio);
+        ludus__w_fmt(w,
+                     "%s{\"frame\":%llu,\"frame_ns\":%lld,\"ratio\":%.3f,\"extra_ns\":%lld,\"explained\":%.4f,"
+                     "\"grew\":[",
+                     i ? "," : "", (unsigned long long)h->frame, (long long)h->frame_ns, h->ratio,
+                     (long long)h->extra_ns, h->explained);
+        char item[200];
         for (int g = 0; g < LUDUS_HITCH_GREW && h->grew_site[g] != UINT32_MAX; g++) {
-            ludus__w_fmt(w, "%s{\"site\":%u,\"name\":", g ? "," : "", h->grew_site[g]);
-            ludus__w_jstr(w, a->sites[h->grew_site[g]].pub.name);
+            uint32_t who = h->grew_site[g];
+            ludus__w_fmt(w, "%s{\"site\":%lld,\"kind\":\"%s\",\"name\":", g ? "," : "",
+                         who < a->nsites ? (long long)who : -1LL,
+                         who == LUDUS_HITCH_UNLOGGED  ? "unlogged"
+                         : who == LUDUS_HITCH_CARRIED ? "crossing"
+                                                      : "site");
+            ludus__w_jstr(w, ludus__hitch_item(a, h, g, item, sizeof item));
             ludus__w_fmt(w, ",\"delta_excl_ns\":%lld}", (long long)h->grew_ns[g]);
         }
         ludus__w_str(w, "]}");

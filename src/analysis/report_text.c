@@ -202,18 +202,22 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
             w, "Unlogged remainder (frame thread time outside its top-level scopes): mean %s per frame (%.1f%%)\n",
             ludus__dur(b1, 32, (double)s->unlogged_total_ns / (double)f->count),
             f->total_ns ? 100.0 * (double)s->unlogged_total_ns / (double)f->total_ns : 0.0);
-        ludus__w_fmt(w, "Hitches (frame > %.2f x median %s = %s): %u\n", s->hitch_k,
-                     ludus__dur(b1, 32, (double)s->median_frame_ns), ludus__dur(b2, 32, (double)s->hitch_threshold_ns),
-                     s->hitches);
+        ludus__w_fmt(w,
+                     "Hitches (frame > %.2f x median %s = %s): %u; grew: exclusive time of sites (any thread), the "
+                     "unlogged\nremainder and scopes crossing the frame's opening mark, against their median frame\n",
+                     s->hitch_k, ludus__dur(b1, 32, (double)s->median_frame_ns),
+                     ludus__dur(b2, 32, (double)s->hitch_threshold_ns), s->hitches);
         for (uint32_t i = 0; i < a->nhitches && i < 20; i++) {
             const ludus_hitch *h = &a->hitches[i];
             ludus__w_fmt(w, "  frame %6llu  %10s  %5.2fx  grew:", (unsigned long long)h->frame,
                          ludus__dur(b1, 32, (double)h->frame_ns), h->ratio);
+            char item[200];
             for (int g = 0; g < LUDUS_HITCH_GREW && h->grew_site[g] != UINT32_MAX; g++)
-                ludus__w_fmt(w, "%s %s +%s", g ? "," : "", a->sites[h->grew_site[g]].pub.name,
+                ludus__w_fmt(w, "%s %s +%s", g ? "," : "", ludus__hitch_item(a, h, g, item, sizeof item),
                              ludus__dur(b2, 32, (double)h->grew_ns[g]));
-            if (h->grew_site[0] == UINT32_MAX) ludus__w_str(w, " no site above its median (unlogged time?)");
-            ludus__w_str(w, "\n");
+            if (h->grew_site[0] == UINT32_MAX) ludus__w_str(w, " nothing above its median");
+            ludus__w_fmt(w, "  (explains %.0f%% of the extra %s)\n", 100 * h->explained,
+                         ludus__dur(b2, 32, (double)h->extra_ns));
         }
         if (a->nhitches > 20) ludus__w_fmt(w, "  ... %u more (see --json)\n", a->nhitches - 20);
     } else {

@@ -167,13 +167,22 @@ static int cell_add(pass *p, uint32_t frame, uint32_t node, int64_t excl) {
     return 0;
 }
 
-/* Frame-thread top-level scope [b, e): its coverage of each frame it overlaps. */
-static void cover_frames(ludus_analysis *a, uint32_t f, int64_t b, int64_t e) {
+/* Frame-thread top-level scope [b, e) of site `site`: its coverage of each
+ * frame it overlaps, and its time in the frames after the one it began in
+ * (time carried across a frame mark: its cell holds it in its first frame). */
+static void cover_frames(ludus_analysis *a, uint32_t f, uint32_t site, int64_t b, int64_t e) {
     for (uint64_t k = f; k <= a->nmarks; k++) {
         int64_t fb = ludus__frame_begin(a, k), fe = ludus__frame_end(a, k);
         if (fb >= e) break;
         int64_t lo = b > fb ? b : fb, hi = e < fe ? e : fe;
-        if (hi > lo) a->unlogged[k] += hi - lo;
+        if (hi <= lo) continue;
+        a->unlogged[k] += hi - lo;
+        if (k == f) continue;
+        if (hi - lo > a->carried[k].top_ns) {
+            a->carried[k].top_ns = hi - lo;
+            a->carried[k].site = site;
+        }
+        a->carried[k].ns += hi - lo;
     }
 }
 
@@ -259,12 +268,13 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                     par->covered_until = end;
                 }
             } else if (ev.lane == 0) {
-                if (is_frame_thread) cover_frames(a, e.frame, e.begin, end);
+                if (is_frame_thread) cover_frames(a, e.frame, e.site, e.begin, end);
                 if (a->busy && ludus__busy_add(a, t, e.begin, end) != 0) goto oom;
             }
             if (e.fiber) continue; /* no statistics of its own */
             ludus__an_site *s = &a->sites[e.site];
             ludus__an_node *n = &a->nodes[e.node];
+            if (is_frame_thread) s->on_frame_thread = 1;
             if (ev.flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) {
                 if (e.inwin) {
                     if (ev.flags & LUDUS_NEV_UNWOUND)
@@ -482,7 +492,8 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     a->sum.frame_marks = a->nmarks;
     a->sum.frame_marks_elsewhere = all_marks - best;
     a->unlogged = calloc(a->nmarks + 1, sizeof *a->unlogged);
-    if (!a->unlogged) goto oom;
+    a->carried = calloc(a->nmarks + 1, sizeof *a->carried);
+    if (!a->unlogged || !a->carried) goto oom;
     rc = set_window(a, &p.w0, &p.w1);
     if (rc) {
         ludus_analysis_destroy(a);

@@ -13,15 +13,14 @@
 
 static const lt_verb diff_verb;
 
-static int run_diff(int argc, char **argv) {
+static int diff_files(int argc, char **argv, const char **paths) {
     lt_an_opts o;
     memset(&o, 0, sizeof o);
     ludus_diff_desc dd;
     memset(&dd, 0, sizeof dd);
     ludus_gate gates[MAX_GATES];
     uint32_t ngates = 0;
-    const char *paths[2] = {NULL, NULL};
-    int npaths = 0;
+    int npaths = 0, split = -1;
     for (int i = 1; i < argc; i++) {
         int rc;
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -52,24 +51,41 @@ static int run_diff(int argc, char **argv) {
             else
                 dd.min_change = x / 100.0;
             i++;
+        } else if (!strcmp(argv[i], "--min-shift") || !strcmp(argv[i], "--run-noise")) {
+            char *end;
+            double x = val ? strtod(val, &end) : 0;
+            if (!val || *end || !isfinite(x) || !(x > 0) || x >= 100)
+                return lt_usage(&diff_verb, "--min-shift and --run-noise take a percentage, > 0");
+            if (argv[i][2] == 'm')
+                dd.min_shift = x / 100.0;
+            else
+                dd.run_noise = x / 100.0;
+            i++;
+        } else if (!strcmp(argv[i], "--")) {
+            if (split >= 0) return lt_usage(&diff_verb, "one '--' between BASE runs and NEW runs");
+            split = npaths;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return lt_usage(&diff_verb, "unknown option");
-        } else if (npaths < 2) {
-            paths[npaths++] = argv[i];
         } else {
-            return lt_usage(&diff_verb, "two capture files: BASE NEW");
+            paths[npaths++] = argv[i];
         }
     }
-    if (npaths != 2) return lt_usage(&diff_verb, "two capture files: BASE NEW");
-    ludus_analysis *a = NULL, *b = NULL;
+    if (split < 0 && npaths == 2) split = 1;
+    if (split < 1 || split >= npaths)
+        return lt_usage(&diff_verb, "capture files: BASE NEW, or BASE1 BASE2 ... -- NEW1 NEW2 ...");
+    ludus_analysis **an = calloc((size_t)npaths, sizeof *an);
     ludus_diff *d = NULL;
-    int rc = lt_an_load("diff", paths[0], &o.desc, &a);
-    if (!rc) rc = lt_an_load("diff", paths[1], &o.desc, &b);
-    if (!rc && ludus_diff_create(a, b, &dd, &d) != 0) rc = LT_BAD_INPUT;
+    int rc = an ? LT_OK : LT_BAD_INPUT;
+    for (int k = 0; !rc && k < npaths; k++) rc = lt_an_load("diff", paths[k], &o.desc, &an[k]);
+    if (!rc &&
+        ludus_diff_create_runs((const ludus_analysis *const *)an, (uint32_t)split,
+                               (const ludus_analysis *const *)an + split, (uint32_t)(npaths - split), &dd, &d) != 0)
+        rc = LT_BAD_INPUT;
+    ludus_analysis *b = an ? an[split] : NULL;
     if (!rc && (ludus_diff_report(d, o.format, lt_an_stdout, stdout) != 0 || lt_an_stdout_flush() != 0))
         rc = lt_an_stdout_failed("diff");
     if (!rc && o.html) {
-        o.ropt.title = paths[1];
+        o.ropt.title = paths[split];
         rc = lt_an_write_html("diff", o.html, b, d, &o.ropt);
     }
     if (!rc && ngates) {
@@ -80,14 +96,26 @@ static int run_diff(int argc, char **argv) {
         }
     }
     ludus_diff_destroy(d);
-    ludus_analysis_destroy(a);
-    ludus_analysis_destroy(b);
+    for (int k = 0; an && k < npaths; k++) ludus_analysis_destroy(an[k]);
+    free(an);
+    return rc;
+}
+
+/* BASE NEW, or BASE... -- NEW...: several runs per side. */
+static int run_diff(int argc, char **argv) {
+    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    if (!paths) return LT_BAD_INPUT;
+    int rc = diff_files(argc, argv, paths);
+    free(paths);
     return rc;
 }
 
 static const lt_verb diff_verb = {
     "diff", "compare two captures: more work (calls/frame) vs slower work (time/call), --fail-if gates",
     "usage: ludus-trace diff BASE NEW [options]\n"
+    "       ludus-trace diff BASE1 BASE2 ... -- NEW1 NEW2 ... [options]   several runs per side:\n"
+    "                       their disagreement widens each time interval (one run per side:\n"
+    "                       run-to-run noise is unknown and --run-noise is assumed)\n"
     "  --fail-if 'M > +X%'  exit 4 when a significant site or path changed beyond X% (repeatable;\n"
     "                       M: mean, p50, p90, p99 of exclusive time per call, or calls per frame;\n"
     "                       '<' with a negative X gates improvements; 'counter NAME > +X%'\n"
@@ -96,12 +124,19 @@ static const lt_verb diff_verb = {
     "                       'errors > +0%' / 'warnings > +X%' the messages logged per frame\n"
     "                       (errors where BASE had none count as any increase))\n"
     "  --alpha A            family-wise significance level (default 0.01, Bonferroni over the tests)\n"
-    "  --min-change PCT     smallest relative change reported as significant (default 5)\n"
+    "  --min-change PCT     smallest relative change of calls per frame and per second, counters\n"
+    "                       and lock waits reported as significant (default 5)\n"
+    "  --min-shift PCT      time per call: a verdict only when the whole interval of the\n"
+    "                       Hodges-Lehmann shift lies beyond it (default 2)\n"
+    "  --run-noise PCT      assumed SD between runs of a per-call median with one run per side\n"
+    "                       (default 1)\n"
     "  --min-frame-share PCT  smallest cost of a time change per frame, in % of BASE's median\n"
     "                       frame (default 0.2; without frames: 1 us per call)\n"
     "  --window W --hitch-k K --exact   as for report, applied to both captures\n"
     "  --json | --csv       machine-readable diff on stdout\n"
     "  --html OUT           the HTML report of NEW with the diff added\n"
-    "Verdict: Mann-Whitney U over per-frame call counts (work) and per-call exclusive durations (time).\n",
+    "Verdicts: time per call from the Hodges-Lehmann shift and its interval; work from Mann-Whitney U\n"
+    "over calls per frame and calls per second: both when they agree, else the one that fits the site\n"
+    "(per second for a site whose calls follow the frame's length; docs/analysis.md).\n",
     run_diff};
 LUDUS_TRACE_VERB(diff_verb)
