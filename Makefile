@@ -9,7 +9,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-build build demo demo-diff test test-plain test-asan test-tsan test-viewers fuzz bench bench-callgrind clean single-file
+.PHONY: all deps deps-build build demo demo-diff test test-plain test-asan test-tsan test-viewers fuzz bench bench-callgrind bench-diff clean single-file
 
 all: build
 
@@ -85,6 +85,11 @@ bench: deps
 bench-callgrind: deps
 	@$(MAKE) --no-print-directory build
 	@./bench/callgrind.sh $(BUILD)
+
+# Diff verdicts on a loaded machine: false-verdict and detection rates
+# (bench/diff_accuracy.py; starts two CPU-bound processes itself, about 12 min).
+bench-diff: build
+	@python3 bench/diff_accuracy.py $(BUILD)/bench/diff_workload $(BUILD)/tools/ludus-trace/ludus-trace
 
 # Regenerates single_file/ludus_profiling.h from the sources (make test
 # checks that the one checked in matches them).
