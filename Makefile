@@ -87,7 +87,7 @@ bench-callgrind: deps
 	@./bench/callgrind.sh $(BUILD)
 
 # Diff verdicts on a loaded machine: false-verdict and detection rates
-# (bench/diff_accuracy.py; starts two CPU-bound processes itself, about 12 min).
+# (bench/diff_accuracy.py; starts two CPU-bound processes itself; about 8 min on 2 cores).
 bench-diff: build
 	@python3 bench/diff_accuracy.py $(BUILD)/bench/diff_workload $(BUILD)/tools/ludus-trace/ludus-trace
 

@@ -1,13 +1,10 @@
-/* Diff of two analyses: per site and per caller-context path, more or less
- * work (calls per frame) versus slower or faster work (exclusive time per
- * call). Each is a Mann-Whitney U test, two-sided, normal approximation with
- * tie correction: rank based, so one outlier frame or call cannot swing it,
- * and it needs no distribution shape. Work: per-frame call counts over the
- * window frames. Time: per-call durations, taken from the log-linear
- * histograms (values within one bucket, <= 1/128 apart, count as ties) or
- * from the exact durations when both sides kept them. A change is significant
- * when p < alpha / tests (Bonferroni) and the relative change reaches
- * min_change, so large captures do not flag immaterial shifts. */
+/* Diff of two sides (one or several runs each): per site and per
+ * caller-context path, more or less work (calls per frame and per second,
+ * Mann-Whitney U tests) versus slower or faster work (the Hodges-Lehmann
+ * shift of the exclusive time per call, shift.c, whose interval, widened by
+ * the runs' disagreement, must lie beyond min_shift). The mean is reported,
+ * never decides: preempted calls move it. Counters, locks and messages
+ * compare the first run of each side. docs/analysis.md, "diff". */
 #define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include <math.h>
 #include <stdio.h>
@@ -976,17 +973,18 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
                          "runs\nof %.1f%% (--run-noise); give several runs per side (BASE1 BASE2 ... -- NEW1 NEW2 ...) "
                          "to measure it.\n",
                          d->desc.run_noise * 100);
-        ludus__w_fmt(w,
-                     "Method: time per call: the Hodges-Lehmann shift of exclusive (and inclusive) time, the median "
-                     "of\nthe NEW/BASE ratios of all pairs of calls%s, with its distribution-free interval at %.4g%%\n"
-                     "(%g / %u tests) widened by the run-to-run term; slower/faster work only when the whole "
-                     "interval\nlies beyond %.1f%% and the change costs at least %.2g%% of BASE's median frame per "
-                     "frame. Work: Mann-Whitney U\nover calls per frame and calls per second of the window's frames "
-                     "(p < %.2g, change >= %.0f%%);\nmore/less work only when both say so. The mean is shown, never "
-                     "decides. Times are elapsed, not CPU time.\n",
-                     A->exact && B->exact ? "" : " (durations binned <= 0.78% apart)", 100 * (1 - I->alpha_per_test),
-                     d->desc.alpha, d->tests, d->desc.min_shift * 100, d->desc.min_frame_share * 100, I->alpha_per_test,
-                     d->desc.min_change * 100);
+        ludus__w_fmt(
+            w,
+            "Method: time per call: the Hodges-Lehmann shift of exclusive (and inclusive) time, the median "
+            "of\nthe NEW/BASE ratios of all pairs of calls%s, with its distribution-free interval at 1 - %.2g\n"
+            "(%g / %u tests) widened by the run-to-run term; slower/faster work only when the whole "
+            "interval\nlies beyond %.1f%% and the change costs at least %.2g%% of BASE's median frame per "
+            "frame. Work: Mann-Whitney U\nover calls per frame and calls per second of the window's frames "
+            "(p < %.2g, change >= %.0f%%);\nmore/less work when both say so, else on the one that fits the "
+            "site (listed below). The mean is shown,\nnever decides. Times are elapsed, not CPU time.\n",
+            A->exact && B->exact ? "" : " (durations binned <= 0.78% apart)", I->alpha_per_test, d->desc.alpha,
+            d->tests, d->desc.min_shift * 100, d->desc.min_frame_share * 100, I->alpha_per_test,
+            d->desc.min_change * 100);
         uint32_t shown = 0;
         for (int pass = 0; pass < 2; pass++) {
             uint32_t k = 0;
