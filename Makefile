@@ -91,10 +91,22 @@ bench-callgrind: deps
 bench-diff: build
 	@python3 bench/diff_accuracy.py $(BUILD)/bench/diff_workload $(BUILD)/tools/ludus-trace/ludus-trace
 
+# The ports (CI runs them after make test): the unit suite cross-built for
+# AArch64 with Debian's gcc-aarch64-linux-gnu and run under qemu-user.
+# scripts/ensure-port-deps.sh installs what they miss.
+test-ports: test-aarch64
+
+test-aarch64: deps-build
+	@./scripts/ensure-port-deps.sh aarch64
+	@cmake -S . -B $(BUILD)-aarch64 -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchains/aarch64-linux-gnu.cmake \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUDUS_BUILD_TESTS=ON -DLUDUS_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(BUILD)-aarch64 -j $(JOBS)
+	@cd $(BUILD)-aarch64 && ctest --output-on-failure -j $(JOBS)
+
 # Regenerates single_file/ludus_profiling.h from the sources (make test
 # checks that the one checked in matches them).
 single-file:
 	@python3 scripts/amalgamate.py
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-aarch64

@@ -377,7 +377,10 @@ LUDUS_API void ludus__async(const ludus_site *site, const ludus_site *track, uin
  * over every thread at each frame. NULL until the thread's first count. */
 LUDUS_API extern __thread int64_t *ludus__shard __attribute__((tls_model("initial-exec")));
 
-#if defined(__x86_64__) && !defined(LUDUS_NO_INLINE_TSC)
+/* The inline hot path reads the CPU's counter itself: the TSC on x86-64,
+ * the virtual counter CNTVCT_EL0 on AArch64. Elsewhere (or with
+ * LUDUS_NO_INLINE_TSC) every event is a call. */
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(LUDUS_NO_INLINE_TSC)
 #define LUDUS__INLINE_CLOCK 1
 #else
 #define LUDUS__INLINE_CLOCK 0
@@ -395,7 +398,7 @@ LUDUS__INLINE uint32_t ludus__load_armed(void) {
     return __atomic_load_n(&ludus__armed, __ATOMIC_RELAXED);
 }
 
-#if LUDUS__INLINE_CLOCK
+#if LUDUS__INLINE_CLOCK && defined(__x86_64__)
 /* 1 while a capture is armed: "cmpl $0, armed" and a branch (compilers load,
  * test and branch: one instruction more). */
 LUDUS__INLINE int ludus__is_armed(void) {
@@ -434,6 +437,60 @@ LUDUS__INLINE void ludus__put(uintptr_t e, uintptr_t word) {
     __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
     *(uint32_t *)e = lo;
     *(uint32_t *)(e + 4) = hi;
+    *(uintptr_t *)(e + 8) = word;
+}
+#elif LUDUS__INLINE_CLOCK && defined(__aarch64__)
+LUDUS__INLINE int ludus__is_armed(void) {
+    return ludus__load_armed() != 0;
+}
+
+/* Starts an event as on x86-64: adds 1 to cur and returns the slot as it
+ * was. A load-exclusive/store-exclusive pair (ARMv8.0; no call to an
+ * outlined atomic): a signal delivered between them clears the exclusive
+ * monitor, the store fails and the add is retried, so the add is atomic
+ * with respect to the thread's signal handlers, which is all it must be
+ * (only the thread writes cur). The "memory" clobber keeps the limit's
+ * load after it (the join's asymmetric barrier makes that enough). */
+LUDUS__INLINE uintptr_t ludus__claim(ludus__thread_hot *t) {
+    uintptr_t old, nw;
+    uint32_t failed;
+    __asm__ volatile("1: ldxr %0, %3\n"
+                     "   add %1, %0, #1\n"
+                     "   stxr %w2, %1, %3\n"
+                     "   cbnz %w2, 1b"
+                     : "=&r"(old), "=&r"(nw), "=&r"(failed), "+Q"(t->cur)
+                     :
+                     : "memory");
+    return old;
+}
+
+LUDUS__INLINE void ludus__unclaim(ludus__thread_hot *t) {
+    uintptr_t v;
+    uint32_t failed;
+    __asm__ volatile("1: ldxr %0, %2\n"
+                     "   sub %0, %0, #1\n"
+                     "   stxr %w1, %0, %2\n"
+                     "   cbnz %w1, 1b"
+                     : "=&r"(v), "=&r"(failed), "+Q"(t->cur)
+                     :
+                     : "memory");
+}
+
+/* 1 when slot e is past the piece. The limit is read by one ldr at its
+ * offset from t (an atomic load would add the offset first). */
+LUDUS__INLINE int ludus__full(ludus__thread_hot *t, uintptr_t e) {
+    uintptr_t limit;
+    __asm__("ldr %0, %1" : "=r"(limit) : "m"(t->limit));
+    return e >= limit;
+}
+
+/* Writes the event at slot e: the virtual counter (CNTVCT_EL0, constant
+ * rate, the same on every core; CNTFRQ_EL0 gives its frequency), then the
+ * word. Not ordered by an isb, as rdtsc is not by an lfence on x86-64. */
+LUDUS__INLINE void ludus__put(uintptr_t e, uintptr_t word) {
+    uint64_t ticks;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(ticks));
+    *(uint64_t *)e = ticks;
     *(uintptr_t *)(e + 8) = word;
 }
 #else
@@ -1397,8 +1454,13 @@ LUDUS__INLINE int ludus_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site *sit
 
 /* CLOCK_MONOTONIC in integer nanoseconds. */
 LUDUS_HIDDEN int64_t ludus__mono_ns(void);
-/* 1 when the CPU has an invariant TSC that the inline hot path can read. */
+/* 1 when the CPU has a constant-rate counter that the inline hot path can
+ * read: an invariant TSC (x86-64), the virtual counter CNTVCT_EL0 (AArch64).
+ * The "tsc" names below mean that counter. */
 LUDUS_HIDDEN int ludus__tsc_invariant(void);
+/* The counter's frequency where the architecture states it (CNTFRQ_EL0 on
+ * AArch64), else 0 (the TSC's is measured). */
+LUDUS_HIDDEN uint64_t ludus__counter_hz(void);
 LUDUS_HIDDEN uint64_t ludus__read_tsc(void);
 /* The TSC read after every earlier load has completed (lfence; rdtsc): an
  * event that follows what another thread published is stamped after it. */
@@ -1506,6 +1568,9 @@ int ludus__tsc_invariant(void) {
     __cpuid(0x80000007u, a, b, c, d);
     return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
 }
+uint64_t ludus__counter_hz(void) {
+    return 0; /* not architectural: measured against CLOCK_MONOTONIC */
+}
 uint64_t ludus__read_tsc(void) {
     return __builtin_ia32_rdtsc();
 }
@@ -1513,7 +1578,36 @@ uint64_t ludus__read_tsc_ordered(void) {
     __builtin_ia32_lfence(); /* no earlier load may complete after the read */
     return __builtin_ia32_rdtsc();
 }
+#elif defined(__aarch64__)
+/* The generic timer's virtual counter: constant rate (CNTFRQ_EL0, set by
+ * the firmware), synchronised across cores, readable from user space on
+ * Linux. Usable when the firmware gave its frequency. The rate a capture
+ * converts with is still measured against CLOCK_MONOTONIC (two calibration
+ * points, as for the TSC), so its times agree with the system's clock. */
+uint64_t ludus__counter_hz(void) {
+    uint64_t hz;
+    __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(hz));
+    return hz & 0xffffffffu; /* the register's upper half is reserved */
+}
+int ludus__tsc_invariant(void) {
+    return ludus__counter_hz() != 0;
+}
+uint64_t ludus__read_tsc(void) {
+    uint64_t t;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(t));
+    return t;
+}
+uint64_t ludus__read_tsc_ordered(void) {
+    uint64_t t;
+    /* isb: the read is not taken before the loads program order puts
+     * ahead of it (the role of lfence before rdtsc) */
+    __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(t) : : "memory");
+    return t;
+}
 #else
+uint64_t ludus__counter_hz(void) {
+    return 0;
+}
 int ludus__tsc_invariant(void) {
     return 0;
 }
@@ -1570,6 +1664,8 @@ void ludus__yield(void) {
 void ludus__cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
 #endif
 }
 

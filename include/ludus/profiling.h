@@ -356,7 +356,10 @@ LUDUS_API void ludus__async(const ludus_site *site, const ludus_site *track, uin
  * over every thread at each frame. NULL until the thread's first count. */
 LUDUS_API extern __thread int64_t *ludus__shard __attribute__((tls_model("initial-exec")));
 
-#if defined(__x86_64__) && !defined(LUDUS_NO_INLINE_TSC)
+/* The inline hot path reads the CPU's counter itself: the TSC on x86-64,
+ * the virtual counter CNTVCT_EL0 on AArch64. Elsewhere (or with
+ * LUDUS_NO_INLINE_TSC) every event is a call. */
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(LUDUS_NO_INLINE_TSC)
 #define LUDUS__INLINE_CLOCK 1
 #else
 #define LUDUS__INLINE_CLOCK 0
@@ -374,7 +377,7 @@ LUDUS__INLINE uint32_t ludus__load_armed(void) {
     return __atomic_load_n(&ludus__armed, __ATOMIC_RELAXED);
 }
 
-#if LUDUS__INLINE_CLOCK
+#if LUDUS__INLINE_CLOCK && defined(__x86_64__)
 /* 1 while a capture is armed: "cmpl $0, armed" and a branch (compilers load,
  * test and branch: one instruction more). */
 LUDUS__INLINE int ludus__is_armed(void) {
@@ -413,6 +416,60 @@ LUDUS__INLINE void ludus__put(uintptr_t e, uintptr_t word) {
     __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
     *(uint32_t *)e = lo;
     *(uint32_t *)(e + 4) = hi;
+    *(uintptr_t *)(e + 8) = word;
+}
+#elif LUDUS__INLINE_CLOCK && defined(__aarch64__)
+LUDUS__INLINE int ludus__is_armed(void) {
+    return ludus__load_armed() != 0;
+}
+
+/* Starts an event as on x86-64: adds 1 to cur and returns the slot as it
+ * was. A load-exclusive/store-exclusive pair (ARMv8.0; no call to an
+ * outlined atomic): a signal delivered between them clears the exclusive
+ * monitor, the store fails and the add is retried, so the add is atomic
+ * with respect to the thread's signal handlers, which is all it must be
+ * (only the thread writes cur). The "memory" clobber keeps the limit's
+ * load after it (the join's asymmetric barrier makes that enough). */
+LUDUS__INLINE uintptr_t ludus__claim(ludus__thread_hot *t) {
+    uintptr_t old, nw;
+    uint32_t failed;
+    __asm__ volatile("1: ldxr %0, %3\n"
+                     "   add %1, %0, #1\n"
+                     "   stxr %w2, %1, %3\n"
+                     "   cbnz %w2, 1b"
+                     : "=&r"(old), "=&r"(nw), "=&r"(failed), "+Q"(t->cur)
+                     :
+                     : "memory");
+    return old;
+}
+
+LUDUS__INLINE void ludus__unclaim(ludus__thread_hot *t) {
+    uintptr_t v;
+    uint32_t failed;
+    __asm__ volatile("1: ldxr %0, %2\n"
+                     "   sub %0, %0, #1\n"
+                     "   stxr %w1, %0, %2\n"
+                     "   cbnz %w1, 1b"
+                     : "=&r"(v), "=&r"(failed), "+Q"(t->cur)
+                     :
+                     : "memory");
+}
+
+/* 1 when slot e is past the piece. The limit is read by one ldr at its
+ * offset from t (an atomic load would add the offset first). */
+LUDUS__INLINE int ludus__full(ludus__thread_hot *t, uintptr_t e) {
+    uintptr_t limit;
+    __asm__("ldr %0, %1" : "=r"(limit) : "m"(t->limit));
+    return e >= limit;
+}
+
+/* Writes the event at slot e: the virtual counter (CNTVCT_EL0, constant
+ * rate, the same on every core; CNTFRQ_EL0 gives its frequency), then the
+ * word. Not ordered by an isb, as rdtsc is not by an lfence on x86-64. */
+LUDUS__INLINE void ludus__put(uintptr_t e, uintptr_t word) {
+    uint64_t ticks;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(ticks));
+    *(uint64_t *)e = ticks;
     *(uintptr_t *)(e + 8) = word;
 }
 #else

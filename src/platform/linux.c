@@ -26,6 +26,9 @@ int ludus__tsc_invariant(void) {
     __cpuid(0x80000007u, a, b, c, d);
     return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
 }
+uint64_t ludus__counter_hz(void) {
+    return 0; /* not architectural: measured against CLOCK_MONOTONIC */
+}
 uint64_t ludus__read_tsc(void) {
     return __builtin_ia32_rdtsc();
 }
@@ -33,7 +36,36 @@ uint64_t ludus__read_tsc_ordered(void) {
     __builtin_ia32_lfence(); /* no earlier load may complete after the read */
     return __builtin_ia32_rdtsc();
 }
+#elif defined(__aarch64__)
+/* The generic timer's virtual counter: constant rate (CNTFRQ_EL0, set by
+ * the firmware), synchronised across cores, readable from user space on
+ * Linux. Usable when the firmware gave its frequency. The rate a capture
+ * converts with is still measured against CLOCK_MONOTONIC (two calibration
+ * points, as for the TSC), so its times agree with the system's clock. */
+uint64_t ludus__counter_hz(void) {
+    uint64_t hz;
+    __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(hz));
+    return hz & 0xffffffffu; /* the register's upper half is reserved */
+}
+int ludus__tsc_invariant(void) {
+    return ludus__counter_hz() != 0;
+}
+uint64_t ludus__read_tsc(void) {
+    uint64_t t;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(t));
+    return t;
+}
+uint64_t ludus__read_tsc_ordered(void) {
+    uint64_t t;
+    /* isb: the read is not taken before the loads program order puts
+     * ahead of it (the role of lfence before rdtsc) */
+    __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(t) : : "memory");
+    return t;
+}
 #else
+uint64_t ludus__counter_hz(void) {
+    return 0;
+}
 int ludus__tsc_invariant(void) {
     return 0;
 }
@@ -90,6 +122,8 @@ void ludus__yield(void) {
 void ludus__cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
 #endif
 }
 

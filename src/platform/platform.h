@@ -11,8 +11,13 @@
 
 /* CLOCK_MONOTONIC in integer nanoseconds. */
 LUDUS_HIDDEN int64_t ludus__mono_ns(void);
-/* 1 when the CPU has an invariant TSC that the inline hot path can read. */
+/* 1 when the CPU has a constant-rate counter that the inline hot path can
+ * read: an invariant TSC (x86-64), the virtual counter CNTVCT_EL0 (AArch64).
+ * The "tsc" names below mean that counter. */
 LUDUS_HIDDEN int ludus__tsc_invariant(void);
+/* The counter's frequency where the architecture states it (CNTFRQ_EL0 on
+ * AArch64), else 0 (the TSC's is measured). */
+LUDUS_HIDDEN uint64_t ludus__counter_hz(void);
 LUDUS_HIDDEN uint64_t ludus__read_tsc(void);
 /* The TSC read after every earlier load has completed (lfence; rdtsc): an
  * event that follows what another thread published is stamped after it. */

@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
+#include "platform/platform.h"
 #include "test_util.h"
 
 enum { ROUNDS = 200 };
@@ -148,8 +150,33 @@ static void test_tsc_fence(void **state) {
     run_mode(LUDUS_CLOCK_TSC, LUDUS_JOIN_FENCE);
 }
 
+/* Where the architecture states the counter's frequency (CNTFRQ_EL0 on
+ * AArch64), the counter runs at it: ticks over 50 ms of CLOCK_MONOTONIC
+ * within 1% (a wrong register or a ticking TSC would miss by far more).
+ * x86-64 states none (0): the rate is only measured. */
+static void test_counter_rate(void **state) {
+    (void)state;
+    uint64_t hz = ludus__counter_hz();
+#if defined(__aarch64__)
+    assert_true(hz > 0);
+    assert_true(ludus__tsc_invariant());
+#else
+    if (hz == 0) skip();
+#endif
+    int64_t n0 = ludus__mono_ns();
+    uint64_t t0 = ludus__read_tsc_ordered();
+    struct timespec nap = {0, 50000000};
+    nanosleep(&nap, NULL);
+    uint64_t t1 = ludus__read_tsc_ordered();
+    int64_t n1 = ludus__mono_ns();
+    double rate = (double)(t1 - t0) * 1e9 / (double)(n1 - n0);
+    printf("counter: %llu Hz stated, %.0f Hz measured\n", (unsigned long long)hz, rate);
+    assert_true(rate > (double)hz * 0.99 && rate < (double)hz * 1.01);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_counter_rate),
         cmocka_unit_test_teardown(test_auto_auto, lt_teardown),
         cmocka_unit_test_teardown(test_auto_fence, lt_teardown),
         cmocka_unit_test_teardown(test_monotonic_auto, lt_teardown),

@@ -121,7 +121,7 @@ static int64_t get_i64(json_object *o, const char *key, int *found) {
  * before begins, later-begun slices end first, longer slices begin first. */
 typedef struct ord {
     int64_t ts;
-    int rank;    /* 0 E, 1 other, 2 B */
+    int rank;    /* 0 E, 1 other (and a zero-length B and E), 2 B */
     int64_t tie; /* E: -begin; B: -end */
     long file;   /* E: file order (children first); B: -file order (parents first) */
     size_t i;
@@ -234,7 +234,10 @@ void lt_trace_parse(lt_trace *t, const char *json) {
             const char *flags = args && json_object_object_get_ex(args, "ludus", &lf) ? json_object_get_string(lf) : "";
             e->ph = 'B';
             t->n_B++;
-            o[k] = (ord){e->ts_ns, 2, -(e->ts_ns + d), -(long)i, k};
+            /* A zero-length scope (a coarse clock: AArch64's counter ticks at
+             * tens of MHz) keeps its place in the file among the instants of
+             * its time: its begin, then its end. */
+            o[k] = d == 0 ? (ord){e->ts_ns, 1, 0, 0, k} : (ord){e->ts_ns, 2, -(e->ts_ns + d), -(long)i, k};
             lt_ev *end = &ev[++k];
             *end = *e;
             end->ph = 'E';
@@ -245,7 +248,7 @@ void lt_trace_parse(lt_trace *t, const char *json) {
             t->n_E++;
             if (end->incomplete) t->n_E_incomplete++;
             if (end->unwound) t->n_E_unwound++;
-            o[k] = (ord){end->ts_ns, 0, -e->ts_ns, (long)i, k};
+            o[k] = d == 0 ? (ord){end->ts_ns, 1, 0, 0, k} : (ord){end->ts_ns, 0, -e->ts_ns, (long)i, k};
             break;
         }
         default:

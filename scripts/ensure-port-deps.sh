@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the ports' tests need (make test-ports), when
+# one is missing:
+#   ensure-port-deps.sh aarch64   the cross compiler, qemu-user, and cmocka and
+#                                 json-c of Debian's arm64 architecture (added
+#                                 with dpkg --add-architecture arm64)
+set -euo pipefail
+need=()
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+case "${1:-}" in
+aarch64)
+  command -v aarch64-linux-gnu-gcc >/dev/null || need+=(gcc-aarch64-linux-gnu)
+  command -v qemu-aarch64 >/dev/null || need+=(qemu-user)
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    echo "ludus: adding Debian's arm64 architecture (dpkg --add-architecture arm64)"
+    $SUDO dpkg --add-architecture arm64
+  fi
+  [ -e /usr/lib/aarch64-linux-gnu/libcmocka.so ] || need+=(libcmocka-dev:arm64)
+  [ -e /usr/lib/aarch64-linux-gnu/libjson-c.so ] || need+=(libjson-c-dev:arm64)
+  ;;
+*)
+  echo "usage: ensure-port-deps.sh aarch64" >&2
+  exit 2
+  ;;
+esac
+if [ ${#need[@]} -gt 0 ]; then
+  echo "ludus: installing missing Debian packages: ${need[*]}"
+  $SUDO apt-get update -qq || echo "ludus: apt-get update failed; trying the package lists there are"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
