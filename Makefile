@@ -92,9 +92,15 @@ bench-diff: build
 	@python3 bench/diff_accuracy.py $(BUILD)/bench/diff_workload $(BUILD)/tools/ludus-trace/ludus-trace
 
 # The ports (CI runs them after make test): the unit suite cross-built for
-# AArch64 with Debian's gcc-aarch64-linux-gnu and run under qemu-user.
-# scripts/ensure-port-deps.sh installs what they miss.
-test-ports: test-aarch64
+# AArch64 with Debian's gcc-aarch64-linux-gnu and run under qemu-user; the
+# library, ludus-trace and the demo built with mingw-w64 and checked under
+# Wine (tests/ports/check_windows.sh). scripts/ensure-port-deps.sh installs
+# what they miss.
+test-ports: test-aarch64 test-windows
+
+test-windows: deps-build
+	@./scripts/ensure-port-deps.sh windows
+	@sh tests/ports/check_windows.sh $(CURDIR) $(abspath $(BUILD))-windows
 
 test-aarch64: deps-build
 	@./scripts/ensure-port-deps.sh aarch64
@@ -109,4 +115,4 @@ single-file:
 	@python3 scripts/amalgamate.py
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-aarch64
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-aarch64 $(BUILD)-windows

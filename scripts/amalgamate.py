@@ -202,6 +202,11 @@ def generate():
     p.out.append("#if defined(__GLIBC__) && !defined(__USE_GNU)\n")
     p.out.append('#error "ludus_profiling.h: with LUDUS_IMPLEMENTATION, include it before any system header (it needs _GNU_SOURCE)"\n')
     p.out.append("#endif\n")
+    # The platform layer's headers first: a header is pasted where it is
+    # first included, and that must not be inside one OS's file.
+    pdir = os.path.join(ROOT, "src", "platform")
+    for h in sorted(n for n in os.listdir(pdir) if n.endswith(".h")):
+        p.header(os.path.join(pdir, h))
     srcs = sources()
     statics = {s: file_statics(s) for s in srcs}
     # What a .c file declares for itself gets a prefix: neither another

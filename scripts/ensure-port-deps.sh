@@ -4,6 +4,7 @@
 #   ensure-port-deps.sh aarch64   the cross compiler, qemu-user, and cmocka and
 #                                 json-c of Debian's arm64 architecture (added
 #                                 with dpkg --add-architecture arm64)
+#   ensure-port-deps.sh windows   mingw-w64 (POSIX threads) and Wine
 set -euo pipefail
 need=()
 SUDO=""
@@ -19,8 +20,12 @@ aarch64)
   [ -e /usr/lib/aarch64-linux-gnu/libcmocka.so ] || need+=(libcmocka-dev:arm64)
   [ -e /usr/lib/aarch64-linux-gnu/libjson-c.so ] || need+=(libjson-c-dev:arm64)
   ;;
+windows)
+  command -v x86_64-w64-mingw32-gcc-posix >/dev/null || need+=(gcc-mingw-w64-x86-64-posix)
+  [ -x /usr/lib/wine/wine64 ] || need+=(wine64)
+  ;;
 *)
-  echo "usage: ensure-port-deps.sh aarch64" >&2
+  echo "usage: ensure-port-deps.sh aarch64|windows" >&2
   exit 2
   ;;
 esac

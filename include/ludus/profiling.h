@@ -20,7 +20,7 @@
 
 /* Symbols of the library's public interface (the shared library hides
  * everything else). */
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
 #define LUDUS_API __attribute__((visibility("default")))
 #else
 #define LUDUS_API

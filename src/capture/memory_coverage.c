@@ -76,6 +76,16 @@ char *ludus__mem_cov_text(const ludus_capture *c) {
     return t;
 }
 
+/* The next tab-separated field of *s (strsep(s, "\t"), which not every libc has). */
+static char *next_field(char **s) {
+    char *f = *s;
+    if (!f) return NULL;
+    char *tab = strchr(f, '\t');
+    if (tab) *tab = 0;
+    *s = tab ? tab + 1 : NULL;
+    return f;
+}
+
 /* Parses the metadata value back; the first bad line is named. */
 int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, size_t why_cap) {
     uint32_t lines = 0;
@@ -102,12 +112,12 @@ int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, s
         p = eol + 1;
         ludus__mem_cov *m = &c->mem_cov[c->nmem_cov];
         char *s = line, *f;
-        f = strsep(&s, "\t");
+        f = next_field(&s);
         m->kind = !strcmp(f, "domain") ? LUDUS__MEM_COV_DOMAIN : !strcmp(f, "outside") ? LUDUS__MEM_COV_OUTSIDE : -1;
         int ok = m->kind >= 0;
 #define GET(fl)                             \
     if (ok) {                               \
-        f = strsep(&s, "\t");               \
+        f = next_field(&s);                 \
         char *e;                            \
         m->fl = f ? strtoll(f, &e, 10) : 0; \
         ok = f && *f && *e == 0;            \
@@ -115,7 +125,7 @@ int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, s
         LUDUS__MEM_COV_FIELDS(GET)
 #undef GET
         if (ok) {
-            f = strsep(&s, "\t");
+            f = next_field(&s);
             char *e;
             unsigned long fl = f ? strtoul(f, &e, 10) : 0;
             ok = f && *f && *e == 0 && fl <= (LUDUS__MEM_COV_BASELINE | LUDUS__MEM_COV_UNKNOWN) && s;

@@ -1,13 +1,18 @@
 /* Platform layer: the only place that includes OS headers. Clocks, TSC
  * calibration, the asymmetric barrier, thread identity, aligned memory and
- * files. One implementation per OS (linux.c and linux_file.c today). */
+ * files. One implementation per OS: linux.c and linux_*.c, win32.c and
+ * win32_*.c (CMake and scripts/amalgamate.py pick them by name). */
 #ifndef LUDUS_PLATFORM_H
 #define LUDUS_PLATFORM_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#if defined(_WIN32)
+#define LUDUS_HIDDEN /* a DLL exports only what it declares exported */
+#else
 #define LUDUS_HIDDEN __attribute__((visibility("hidden")))
+#endif
 
 /* CLOCK_MONOTONIC in integer nanoseconds. */
 LUDUS_HIDDEN int64_t ludus__mono_ns(void);

@@ -1,0 +1,147 @@
+/* Windows implementation of platform.h (mingw-w64; files: win32_file.c,
+ * pages and fork hooks: win32_pages.c). The clock is the invariant TSC where
+ * the CPU has one, else QueryPerformanceCounter in ns; the asymmetric
+ * barrier is FlushProcessWriteBuffers (an IPI to every processor running a
+ * thread of the process, as membarrier's); thread exit runs through
+ * winpthreads key destructors (below). */
+#include "platform.h"
+
+#include <windows.h>
+
+#include <pthread.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+int64_t ludus__mono_ns(void) {
+    static LARGE_INTEGER freq; /* fixed at boot; a racy first read stores the same value */
+    LARGE_INTEGER now;
+    if (freq.QuadPart == 0) QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&now);
+    int64_t f = freq.QuadPart, t = now.QuadPart;
+    return t / f * 1000000000 + t % f * 1000000000 / f; /* no overflow for t % f < 2^33 */
+}
+
+uint64_t ludus__counter_hz(void) {
+    return 0; /* the TSC's rate is measured */
+}
+
+#if defined(__x86_64__)
+int ludus__tsc_invariant(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return 0;
+    __cpuid(0x80000007u, a, b, c, d);
+    return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
+}
+uint64_t ludus__read_tsc(void) {
+    return __builtin_ia32_rdtsc();
+}
+uint64_t ludus__read_tsc_ordered(void) {
+    __builtin_ia32_lfence();
+    return __builtin_ia32_rdtsc();
+}
+#else
+int ludus__tsc_invariant(void) {
+    return 0;
+}
+uint64_t ludus__read_tsc(void) {
+    return (uint64_t)ludus__mono_ns();
+}
+uint64_t ludus__read_tsc_ordered(void) {
+    return (uint64_t)ludus__mono_ns();
+}
+#endif
+
+ludus__calib_point ludus__calibrate_point(void) {
+    ludus__calib_point best = {0, 0, INT64_MAX};
+    for (int i = 0; i < 16; i++) {
+        int64_t a = ludus__mono_ns();
+        uint64_t t = ludus__read_tsc();
+        int64_t b = ludus__mono_ns();
+        if (b - a < best.window_ns) {
+            best.ticks = t;
+            best.ns = a + (b - a) / 2;
+            best.window_ns = b - a;
+        }
+    }
+    return best;
+}
+
+int ludus__membarrier_register(void) {
+    return 1; /* FlushProcessWriteBuffers: Vista and later */
+}
+void ludus__membarrier(void) {
+    FlushProcessWriteBuffers();
+}
+
+uint64_t ludus__os_tid(void) {
+    return (uint64_t)GetCurrentThreadId();
+}
+int ludus__os_pid(void) {
+    return (int)GetCurrentProcessId();
+}
+void ludus__yield(void) {
+    SwitchToThread();
+}
+void ludus__cpu_relax(void) {
+    YieldProcessor();
+}
+
+void *ludus__aligned_alloc(size_t size, size_t alignment) {
+    return _aligned_malloc(size, alignment);
+}
+void ludus__aligned_free(void *p) {
+    _aligned_free(p);
+}
+
+void ludus__os_strerror(int err, char *buf, size_t cap) {
+    if (!buf || cap == 0) return;
+    if (err < 0) err = -err;
+    if (strerror_s(buf, cap, err) != 0 || !buf[0]) snprintf(buf, cap, "Unknown error %d", err);
+    buf[cap - 1] = 0;
+}
+
+/* Thread exit: winpthreads key destructors, the keys made before anything
+ * else of the process runs. The recorder's thread state is thread-local,
+ * which mingw-w64's GCC emulates (emutls) with a key of its own whose
+ * destructor frees that storage; destructors run in the order the keys were
+ * made, so ours must be made first (FLS callbacks, which Windows runs later,
+ * would find the storage gone). */
+static pthread_key_t exit_key[LUDUS__EXIT_HOOKS];
+static void (*exit_fn[LUDUS__EXIT_HOOKS])(void *);
+static void exit_trampoline0(void *arg) {
+    __atomic_load_n(&exit_fn[0], __ATOMIC_ACQUIRE)(arg);
+}
+static void exit_trampoline1(void *arg) {
+    __atomic_load_n(&exit_fn[1], __ATOMIC_ACQUIRE)(arg);
+}
+__attribute__((constructor(101))) static void exit_key_create(void) {
+    pthread_key_create(&exit_key[0], exit_trampoline0);
+    pthread_key_create(&exit_key[1], exit_trampoline1);
+}
+
+int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
+    __atomic_store_n(&exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
+    return pthread_setspecific(exit_key[which], arg) == 0 ? 0 : -1;
+}
+
+void ludus__process_name(char *out, size_t cap) {
+    char path[MAX_PATH];
+    DWORD n = GetModuleFileNameA(NULL, path, sizeof path);
+    out[0] = 0;
+    if (n > 0 && n < sizeof path) {
+        const char *base = path;
+        for (const char *p = path; *p; p++)
+            if (*p == '\\' || *p == '/') base = p + 1;
+        snprintf(out, cap, "%s", base);
+        size_t len = strlen(out);
+        if (len > 4 && _stricmp(out + len - 4, ".exe") == 0) out[len - 4] = 0;
+    }
+    if (!out[0]) snprintf(out, cap, "process %d", ludus__os_pid());
+}

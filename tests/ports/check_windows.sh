@@ -1,0 +1,60 @@
+#!/bin/sh
+# Windows under Wine (make test-windows): the library, ludus-trace and the
+# demo cross-built with mingw-w64, then
+#   1. windows_smoke.exe: clock, threads, thread exit, export files (its checks)
+#   2. the demo writes a trace (JSON and .ludus) that python3 and
+#      ludus-trace.exe read back
+#   3. LUDUS_TRACE: the demo without its own capture, traced from launch to exit
+#   4. the demo built from single_file/ludus_profiling.h alone, with mingw-w64
+# usage: check_windows.sh SOURCE_DIR BUILD_DIR
+set -eu
+src=$1 build=$2
+fail() { echo "FAIL: $*"; exit 1; }
+wine=/usr/lib/wine/wine64
+[ -x "$wine" ] || wine=$(command -v wine64 || command -v wine)
+export WINEDEBUG=-all WINEPREFIX="${WINEPREFIX:-$build/wineprefix}"
+mkdir -p "$build"
+log=$build/build.log
+cmake -S "$src" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchains/x86_64-w64-mingw32.cmake" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUDUS_BUILD_TESTS=OFF -DLUDUS_BUILD_BENCH=OFF -DLUDUS_INSTALL=OFF \
+    -DLUDUS_BUILD_PORT_TESTS=ON >"$log" 2>&1 || { cat "$log"; fail "configure"; }
+cmake --build "$build" -j "${JOBS:-2}" >>"$log" 2>&1 || { tail -30 "$log"; fail "build"; }
+out=$build/out
+rm -rf "$out"
+mkdir -p "$out"
+# ludus-trace.exe finds libludus.dll beside it
+cp "$build/libludus.dll" "$build/tools/ludus-trace/"
+
+check_json() {
+    python3 - "$@" <<'PY' || fail "trace $1"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {e.get("name") for e in d["traceEvents"]}
+missing = [n for n in sys.argv[2:] if n not in names]
+if missing:
+    sys.exit("%s: no event named %s" % (sys.argv[1], missing))
+print("%s: %d events, clock %s" % (sys.argv[1], len(d["traceEvents"]), d["metadata"]["clock"]["source"]))
+PY
+}
+
+"$wine" "$build/tests/ports/windows_smoke.exe" "$out" || fail "windows_smoke.exe"
+check_json "$out/smoke.json" WorkerScope MainScope
+ls -a "$out" | grep -q ludus-tmp && fail "a temporary was left behind"
+
+"$wine" "$build/examples/ludus-demo.exe" --frames 40 --trace "$out/demo.json" >"$out/demo.txt" || fail "the demo"
+check_json "$out/demo.json" Frame "Job: Animate"
+"$wine" "$build/tools/ludus-trace/ludus-trace.exe" info "$out/demo.ludus" >"$out/info.txt" || fail "ludus-trace info"
+grep -q "Worker" "$out/info.txt" || { cat "$out/info.txt"; fail "ludus-trace info names no worker"; }
+
+LUDUS_TRACE="$out/launch.json" "$wine" "$build/examples/ludus-demo.exe" --frames 10 --no-capture >"$out/launch.txt" 2>&1 ||
+    fail "the demo with LUDUS_TRACE"
+check_json "$out/launch.json" Frame
+mkdir -p "$out/single"
+cp "$src/single_file/ludus_profiling.h" "$out/single/"
+sed -e '0,/^#include <ludus\/.*$/s//#define LUDUS_IMPLEMENTATION\n#include "ludus_profiling.h"/' \
+    -e '/^#include <ludus\//d' "$src/examples/demo.c" >"$out/single/demo.c"
+x86_64-w64-mingw32-gcc-posix -std=c11 -O2 -Wall -Wextra -Werror -Wno-format -D__USE_MINGW_ANSI_STDIO=1 \
+    "$out/single/demo.c" -o "$out/single/demo.exe" -static -pthread || fail "the demo from the single file (mingw-w64)"
+"$wine" "$out/single/demo.exe" --frames 20 --trace "$out/single.json" >"$out/single.txt" || fail "the single-file demo"
+check_json "$out/single.json" Frame
+echo "ok: under Wine, windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the single-file demo"

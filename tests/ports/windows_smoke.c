@@ -1,0 +1,110 @@
+/* What the Windows port must do, checked under Wine without the unit suite's
+ * libraries (cmocka and json-c are not packaged for mingw-w64): the clock
+ * (the TSC where invariant, else QueryPerformanceCounter), thread-local
+ * recording on several threads, a thread's events published when it exits
+ * before the capture ends, and export files written whole (a second export
+ * replaces the first, no temporary is left, a failed export leaves the old
+ * file as it was). Prints what failed and exits 1; tests/ports/check_windows.sh
+ * reads the traces back.
+ *   windows_smoke DIR */
+#include <ludus/capture.h>
+#include <ludus/profiling.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+#define CHECK(cond)                                                \
+    do {                                                           \
+        if (!(cond)) {                                             \
+            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                            \
+        }                                                          \
+    } while (0)
+
+static void *worker(void *arg) {
+    ludus_register_thread_for_trace((const char *)arg);
+    for (int i = 0; i < 1000; i++) {
+        LUDUS_PROFILE_SCOPE(WorkerScope);
+    }
+    return NULL; /* exits before the capture ends: its events must be kept */
+}
+
+static long file_size(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+static char *slurp(const char *path) {
+    long n = file_size(path);
+    FILE *f = fopen(path, "rb");
+    char *b = n >= 0 && f ? malloc((size_t)n + 1) : NULL;
+    if (b && fread(b, 1, (size_t)n, f) == (size_t)n)
+        b[n] = 0;
+    else if (b) {
+        free(b);
+        b = NULL;
+    }
+    if (f) fclose(f);
+    return b;
+}
+
+int main(int argc, char **argv) {
+    char a[1024], b[1024], bad[1024];
+    if (argc != 2) return 2;
+    snprintf(a, sizeof a, "%s/smoke.json", argv[1]);
+    snprintf(b, sizeof b, "%s/smoke.ludus", argv[1]);
+    snprintf(bad, sizeof bad, "%s/no such dir/x.json", argv[1]);
+
+    ludus_register_thread_for_trace("Main");
+    CHECK(ludus_begin_capture(NULL) == 0);
+    pthread_t th[3];
+    const char *names[3] = {"Worker 1", "Worker 2", "Worker 3"};
+    for (int i = 0; i < 3; i++) CHECK(pthread_create(&th[i], NULL, worker, (void *)names[i]) == 0);
+    for (int f = 0; f < 5; f++) {
+        LUDUS_PROFILE_SCOPE(MainScope);
+        LUDUS_PROFILE_FRAME();
+    }
+    for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
+    CHECK(ludus_end_capture() == 0);
+
+    ludus_capture_summary s;
+    CHECK(ludus_capture_get_summary(&s) == 0);
+    printf("clock %s, %u threads, %llu events, %llu dropped\n", s.clock_name, s.threads, (unsigned long long)s.events,
+           (unsigned long long)s.dropped);
+    CHECK(s.threads == 4);
+    CHECK(s.events == 3 * 2000 + 5 * 3); /* 3 workers x 1000 scopes, 5 scopes and frames */
+    CHECK(s.dropped == 0);
+    CHECK(s.end_ns > s.start_ns);
+    int exited = 0;
+    for (uint32_t i = 0; i < s.threads; i++) {
+        ludus_thread_summary t;
+        CHECK(ludus_capture_get_thread(i, &t) == 0);
+        if (strncmp(t.name, "Worker", 6) == 0) {
+            CHECK(t.events == 2000);
+            exited += t.exited;
+        }
+    }
+    CHECK(exited == 3); /* their exit was seen: the thread-exit hook ran */
+
+    CHECK(ludus_export_perfetto_trace(a) == 0);
+    long first = file_size(a);
+    CHECK(first > 0);
+    CHECK(ludus_export_perfetto_trace(a) == 0); /* replaces it whole */
+    CHECK(file_size(a) == first);
+    char *before = slurp(a);
+    CHECK(ludus_export_perfetto_trace(bad) != 0); /* a directory that does not exist */
+    char *after = slurp(a);
+    CHECK(before && after && strcmp(before, after) == 0);
+    free(before);
+    free(after);
+    CHECK(ludus_save_capture(b) == 0); /* the native format too */
+    CHECK(file_size(b) > 0);
+    if (failures) printf("%d checks failed\n", failures);
+    return failures ? 1 : 0;
+}
