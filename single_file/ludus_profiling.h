@@ -41,7 +41,7 @@
 
 /* Symbols of the library's public interface (the shared library hides
  * everything else). */
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
+#if defined(__GNUC__) || defined(__clang__)
 #define LUDUS_API __attribute__((visibility("default")))
 #else
 #define LUDUS_API
@@ -1429,6 +1429,100 @@ LUDUS__INLINE int ludus_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site *sit
 #endif
 
 #endif /* LUDUS_LOCKS_H */
+/* ---- include/ludus/rolling.h ---- */
+/* Ludus Profiling: the rolling window. Always-on recording of the last few
+ * seconds, snapshots of it at any moment, and triggers (a hitch, a call, a
+ * signal) that write the window around the moment they fired to a file from
+ * a background thread.
+ *
+ * How it records: the window is a ring of segments, each an ordinary
+ * capture of window_ms / segments. A background thread switches segments
+ * (the next segment's pool is reserved while the current one still records;
+ * producers never wait: events of the switch itself, a few microseconds,
+ * are dropped and counted) and drops the oldest segment once the window is
+ * covered. A snapshot joins the segments into one capture: slices begun
+ * before the window are shown begun at its start, clipped and flagged, with
+ * their names; every loss stays counted. The window is also bounded by
+ * memory: a segment that fills before its time is switched early, so the
+ * window is shorter; its actual span is the snapshot's start and end.
+ *
+ * One rolling capture at a time, instead of a capture window: while it
+ * runs, ludus_begin_capture and ludus_end_capture return LUDUS_EBUSY. */
+#ifndef LUDUS_ROLLING_H
+#define LUDUS_ROLLING_H
+
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Zero fields take the default in brackets; LUDUS_ROLLING_NONE asks for
+ * none (no cooldown, no time kept after a trigger). */
+#define LUDUS_ROLLING_NONE 0xffffffffu
+typedef struct ludus_rolling_desc {
+    uint32_t window_ms;     /* the last N ms are kept [4000] */
+    uint32_t segments;      /* segments the window is cut into [4] */
+    double hitch_factor;    /* a frame longer than this times the running median is a hitch [2.5]; < 0: none */
+    uint32_t median_frames; /* frames of the running median (and frames seen before the first hitch) [120] */
+    uint32_t post_ms;       /* kept after a trigger before the window is taken [window_ms / 4] */
+    uint32_t cooldown_ms;   /* triggers within this time of the last one taken are counted, not taken [5000] */
+    uint32_t max_files;     /* files written at most; later triggers are counted [16] */
+    int signal;             /* triggers on this signal [SIGUSR2]; -1: none */
+    int format;             /* LUDUS_FORMAT_* of the files [LUDUS_FORMAT_LUDUS] */
+    const char *directory;  /* where files go [the current directory] */
+    const char *prefix;     /* file names: PREFIX-YYYYMMDD-HHMMSS-mmm-REASON.ext ["ludus"] */
+} ludus_rolling_desc;
+
+/* Starts the rolling window. capture: the pool (chunk_bytes x chunk_count
+ * is the memory of the whole window, shared by its segments), clock, join
+ * and categories, as for ludus_begin_capture; NULL for the defaults. */
+LUDUS_API int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling);
+/* Stops it: the background threads finish the file they write, pending
+ * triggers are dropped (counted), and the window is released.
+ * LUDUS_ENOCAPTURE when none runs. */
+LUDUS_API int ludus_rolling_end(void);
+LUDUS_API int ludus_rolling_active(void);
+
+/* The window as a capture of its own, now, without stopping the recording
+ * (release it when done). From any thread: the caller pays one segment
+ * switch (bench/RESULTS.md gives its cost). */
+LUDUS_API int ludus_snapshot(ludus_capture **out);
+
+/* Asks for the window around now to be written: post_ms later, on the
+ * background thread. reason: a short word for the file name (letters,
+ * digits, '-' and '_' are kept). Async-signal-safe; never blocks. One
+ * trigger is handled at a time: one that fires while another waits is
+ * counted as coalesced. */
+LUDUS_API void ludus_trigger(const char *reason);
+
+typedef struct ludus_rolling_stats {
+    uint64_t segments_switched;
+    uint64_t early_switches; /* of which before their time: the segment's memory was 3/4 used */
+    int64_t switch_max_ns;   /* the longest pause of a segment switch (producers drop events meanwhile) */
+    uint64_t triggers;       /* ludus_trigger calls, hitches and signals */
+    uint64_t hitches;        /* of which frame hitches */
+    uint64_t taken;          /* triggers whose window was taken */
+    uint64_t coalesced;      /* fired while another was waiting */
+    uint64_t cooled;         /* within the cooldown */
+    uint64_t over_max;       /* after max_files */
+    uint64_t writer_busy;    /* the writer was still writing the previous file */
+    uint64_t files_written;
+    uint64_t write_errors;
+    int64_t frame_median_ns; /* the running median frame time (0 before median_frames frames) */
+    char last_file[512];     /* the last file written ("" before any) */
+} ludus_rolling_stats;
+LUDUS_API int ludus_rolling_get_stats(ludus_rolling_stats *out);
+
+/* Waits until no trigger is pending and the writer is idle, or timeout_ms
+ * passed: 0 when idle, LUDUS_EBUSY on timeout (tests, and programs that
+ * want the last file before they exit). */
+LUDUS_API int ludus_rolling_flush(uint32_t timeout_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
 #endif /* LUDUS_SINGLE_FILE_H */
 
 #if defined(LUDUS_IMPLEMENTATION) && !defined(LUDUS_SINGLE_FILE_IMPLEMENTED)
@@ -1448,19 +1542,14 @@ LUDUS__INLINE int ludus_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site *sit
 /* ---- src/platform/platform.h ---- */
 /* Platform layer: the only place that includes OS headers. Clocks, TSC
  * calibration, the asymmetric barrier, thread identity, aligned memory and
- * files. One implementation per OS: linux.c and linux_*.c, win32.c and
- * win32_*.c (CMake and scripts/amalgamate.py pick them by name). */
+ * files. One implementation per OS (linux.c and linux_file.c today). */
 #ifndef LUDUS_PLATFORM_H
 #define LUDUS_PLATFORM_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(_WIN32)
-#define LUDUS_HIDDEN /* a DLL exports only what it declares exported */
-#else
 #define LUDUS_HIDDEN __attribute__((visibility("hidden")))
-#endif
 
 /* CLOCK_MONOTONIC in integer nanoseconds. */
 LUDUS_HIDDEN int64_t ludus__mono_ns(void);
@@ -2436,380 +2525,6 @@ int ludus__on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(vo
 }
 #endif /* defined(__linux__) */
 
-/* ==== src/platform/win32.c ==== */
-#if defined(_WIN32)
-/* Windows implementation of platform.h (mingw-w64; files: win32_file.c,
- * pages and fork hooks: win32_pages.c). The clock is the invariant TSC where
- * the CPU has one, else QueryPerformanceCounter in ns; the asymmetric
- * barrier is FlushProcessWriteBuffers (an IPI to every processor running a
- * thread of the process, as membarrier's); thread exit runs through
- * winpthreads key destructors (below). */
-
-#include <windows.h>
-
-#include <pthread.h>
-
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
-int64_t ludus__mono_ns(void) {
-    static LARGE_INTEGER freq; /* fixed at boot; a racy first read stores the same value */
-    LARGE_INTEGER now;
-    if (freq.QuadPart == 0) QueryPerformanceFrequency(&freq);
-    QueryPerformanceCounter(&now);
-    int64_t f = freq.QuadPart, t = now.QuadPart;
-    return t / f * 1000000000 + t % f * 1000000000 / f; /* no overflow for t % f < 2^33 */
-}
-
-uint64_t ludus__counter_hz(void) {
-    return 0; /* the TSC's rate is measured */
-}
-
-#if defined(__x86_64__)
-int ludus__tsc_invariant(void) {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return 0;
-    __cpuid(0x80000007u, a, b, c, d);
-    return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
-}
-uint64_t ludus__read_tsc(void) {
-    return __builtin_ia32_rdtsc();
-}
-uint64_t ludus__read_tsc_ordered(void) {
-    __builtin_ia32_lfence();
-    return __builtin_ia32_rdtsc();
-}
-#else
-int ludus__tsc_invariant(void) {
-    return 0;
-}
-uint64_t ludus__read_tsc(void) {
-    return (uint64_t)ludus__mono_ns();
-}
-uint64_t ludus__read_tsc_ordered(void) {
-    return (uint64_t)ludus__mono_ns();
-}
-#endif
-
-ludus__calib_point ludus__calibrate_point(void) {
-    ludus__calib_point best = {0, 0, INT64_MAX};
-    for (int i = 0; i < 16; i++) {
-        int64_t a = ludus__mono_ns();
-        uint64_t t = ludus__read_tsc();
-        int64_t b = ludus__mono_ns();
-        if (b - a < best.window_ns) {
-            best.ticks = t;
-            best.ns = a + (b - a) / 2;
-            best.window_ns = b - a;
-        }
-    }
-    return best;
-}
-
-int ludus__membarrier_register(void) {
-    return 1; /* FlushProcessWriteBuffers: Vista and later */
-}
-void ludus__membarrier(void) {
-    FlushProcessWriteBuffers();
-}
-
-uint64_t ludus__os_tid(void) {
-    return (uint64_t)GetCurrentThreadId();
-}
-int ludus__os_pid(void) {
-    return (int)GetCurrentProcessId();
-}
-void ludus__yield(void) {
-    SwitchToThread();
-}
-void ludus__cpu_relax(void) {
-    YieldProcessor();
-}
-
-void *ludus__aligned_alloc(size_t size, size_t alignment) {
-    return _aligned_malloc(size, alignment);
-}
-void ludus__aligned_free(void *p) {
-    _aligned_free(p);
-}
-
-void ludus__os_strerror(int err, char *buf, size_t cap) {
-    if (!buf || cap == 0) return;
-    if (err < 0) err = -err;
-    if (strerror_s(buf, cap, err) != 0 || !buf[0]) snprintf(buf, cap, "Unknown error %d", err);
-    buf[cap - 1] = 0;
-}
-
-/* Thread exit: winpthreads key destructors, the keys made before anything
- * else of the process runs. The recorder's thread state is thread-local,
- * which mingw-w64's GCC emulates (emutls) with a key of its own whose
- * destructor frees that storage; destructors run in the order the keys were
- * made, so ours must be made first (FLS callbacks, which Windows runs later,
- * would find the storage gone). */
-static pthread_key_t ludus__sf_win32_exit_key[LUDUS__EXIT_HOOKS];
-static void (*ludus__sf_win32_exit_fn[LUDUS__EXIT_HOOKS])(void *);
-static void ludus__sf_win32_exit_trampoline0(void *arg) {
-    __atomic_load_n(&ludus__sf_win32_exit_fn[0], __ATOMIC_ACQUIRE)(arg);
-}
-static void ludus__sf_win32_exit_trampoline1(void *arg) {
-    __atomic_load_n(&ludus__sf_win32_exit_fn[1], __ATOMIC_ACQUIRE)(arg);
-}
-__attribute__((constructor(101))) static void ludus__sf_win32_exit_key_create(void) {
-    pthread_key_create(&ludus__sf_win32_exit_key[0], ludus__sf_win32_exit_trampoline0);
-    pthread_key_create(&ludus__sf_win32_exit_key[1], ludus__sf_win32_exit_trampoline1);
-}
-
-int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
-    __atomic_store_n(&ludus__sf_win32_exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
-    return pthread_setspecific(ludus__sf_win32_exit_key[which], arg) == 0 ? 0 : -1;
-}
-
-void ludus__process_name(char *out, size_t cap) {
-    char path[MAX_PATH];
-    DWORD n = GetModuleFileNameA(NULL, path, sizeof path);
-    out[0] = 0;
-    if (n > 0 && n < sizeof path) {
-        const char *base = path;
-        for (const char *p = path; *p; p++)
-            if (*p == '\\' || *p == '/') base = p + 1;
-        snprintf(out, cap, "%s", base);
-        size_t len = strlen(out);
-        if (len > 4 && _stricmp(out + len - 4, ".exe") == 0) out[len - 4] = 0;
-    }
-    if (!out[0]) snprintf(out, cap, "process %d", ludus__os_pid());
-}
-#endif /* defined(_WIN32) */
-
-/* ==== src/platform/win32_file.c ==== */
-#if defined(_WIN32)
-/* Windows implementation of the export files of platform.h and of
- * file_read.h. The same never-truncated rule as on Linux: a regular
- * destination is written to a temporary private to the writer in its
- * directory (".<base>.<pid>.<n>.ludus-tmp") and moved onto it on commit
- * (MoveFileEx replaces it whole), so a reader sees the old file or the new
- * one, never a part; an aborted export removes the temporary. "/dev/stdout"
- * and "/dev/stderr" write to a duplicate of that descriptor, "NUL" in place.
- * Not done: temporaries of a killed writer are not removed later (Linux
- * removes those whose pid is dead), and links are not followed. */
-
-#include <windows.h>
-
-#include <errno.h>
-#include <fcntl.h>
-#include <io.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-
-int ludus__file_no_tmpfile; /* Windows has no unnamed temporary: always the named one */
-
-#define NAME_TRIES 100
-
-static unsigned long ludus__sf_win32_file_tmp_counter;
-
-static int ludus__sf_win32_file_last_error_errno(void) {
-    switch (GetLastError()) {
-    case ERROR_FILE_NOT_FOUND:
-    case ERROR_PATH_NOT_FOUND:
-        return ENOENT;
-    case ERROR_ACCESS_DENIED:
-    case ERROR_SHARING_VIOLATION:
-        return EACCES;
-    case ERROR_DISK_FULL:
-        return ENOSPC;
-    default:
-        return EIO;
-    }
-}
-
-/* The directory part of path ("" for none) and where its base name starts. */
-static const char *ludus__sf_win32_file_base_of(const char *path) {
-    const char *base = path;
-    for (const char *p = path; *p; p++)
-        if (*p == '/' || *p == '\\') base = p + 1;
-    return base;
-}
-
-static void ludus__sf_win32_file_release(ludus__file *f) {
-    free(f->dest);
-    free(f->tmp);
-    f->dest = f->tmp = NULL;
-    f->fd = -1;
-}
-
-int ludus__file_create(ludus__file *f, const char *path) {
-    f->fd = -1;
-    f->dest = f->tmp = NULL;
-    if (!path || !*path) return -EINVAL;
-    if (strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0) {
-        f->fd = _dup(path[5] == 's' && path[8] == 'o' ? 1 : 2);
-        return f->fd >= 0 ? 0 : -errno;
-    }
-    if (_stricmp(path, "NUL") == 0) {
-        f->fd = _open(path, _O_WRONLY | _O_BINARY);
-        return f->fd >= 0 ? 0 : -errno;
-    }
-    DWORD attr = GetFileAttributesA(path);
-    if (attr != INVALID_FILE_ATTRIBUTES && (attr & FILE_ATTRIBUTE_DIRECTORY)) return -EISDIR;
-    size_t n = strlen(path), dn = (size_t)(ludus__sf_win32_file_base_of(path) - path);
-    f->dest = malloc(n + 1);
-    f->tmp = malloc(n + 64);
-    if (!f->dest || !f->tmp) {
-        ludus__sf_win32_file_release(f);
-        return -ENOMEM;
-    }
-    memcpy(f->dest, path, n + 1);
-    int rc = -EEXIST;
-    for (int tries = 0; tries < NAME_TRIES && rc == -EEXIST; tries++) {
-        unsigned long k = __atomic_fetch_add(&ludus__sf_win32_file_tmp_counter, 1ul, __ATOMIC_RELAXED);
-        snprintf(f->tmp, n + 64, "%.*s.%s.%d.%lu.ludus-tmp", (int)dn, path, path + dn, ludus__os_pid(), k);
-        f->fd = _open(f->tmp, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY | _O_NOINHERIT, _S_IREAD | _S_IWRITE);
-        rc = f->fd >= 0 ? 0 : -errno;
-    }
-    if (rc != 0) ludus__sf_win32_file_release(f);
-    return rc;
-}
-
-int ludus__file_write(ludus__file *f, const void *data, size_t n) {
-    const char *p = data;
-    if (f->fd < 0) return -EBADF;
-    while (n > 0) {
-        unsigned chunk = n > (1u << 30) ? (1u << 30) : (unsigned)n;
-        int w = _write(f->fd, p, chunk);
-        if (w < 0) return -errno;
-        if (w == 0) return -EIO;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-int ludus__file_commit(ludus__file *f) {
-    int rc = 0;
-    if (f->fd < 0) rc = -EBADF;
-    if (f->fd >= 0 && _close(f->fd) != 0 && rc == 0) rc = -errno;
-    f->fd = -1;
-    if (rc == 0 && f->tmp && !MoveFileExA(f->tmp, f->dest, MOVEFILE_REPLACE_EXISTING)) rc = -ludus__sf_win32_file_last_error_errno();
-    if (rc != 0 && f->tmp) _unlink(f->tmp);
-    ludus__sf_win32_file_release(f);
-    return rc;
-}
-
-void ludus__file_abort(ludus__file *f) {
-    if (f->fd >= 0) _close(f->fd);
-    if (f->tmp) _unlink(f->tmp);
-    ludus__sf_win32_file_release(f);
-}
-
-/* ==== reading (file_read.h) ============================================== */
-
-int ludus__read_open(const char *path, int *fd, uint64_t *size) {
-    int f = _open(path, _O_RDONLY | _O_BINARY | _O_NOINHERIT);
-    if (f < 0) return -errno;
-    struct _stat64 st;
-    if (_fstat64(f, &st) != 0) {
-        int e = errno;
-        _close(f);
-        return -e;
-    }
-    if (!(st.st_mode & _S_IFREG)) {
-        _close(f);
-        return (st.st_mode & _S_IFDIR) ? -EISDIR : -EINVAL;
-    }
-    *fd = f;
-    *size = (uint64_t)st.st_size;
-    return 0;
-}
-
-/* ReadFile at an offset: each call names its own position, so threads can
- * share the descriptor (as pread on Linux). */
-int ludus__read_at(int fd, uint64_t off, void *p, size_t n) {
-    HANDLE h = (HANDLE)_get_osfhandle(fd);
-    char *b = p;
-    if (h == INVALID_HANDLE_VALUE) return -EBADF;
-    while (n > 0) {
-        OVERLAPPED ov;
-        memset(&ov, 0, sizeof ov);
-        ov.Offset = (DWORD)off;
-        ov.OffsetHigh = (DWORD)(off >> 32);
-        DWORD want = n > (1u << 30) ? (1u << 30) : (DWORD)n, got = 0;
-        if (!ReadFile(h, b, want, &got, &ov)) return GetLastError() == ERROR_HANDLE_EOF ? -EIO : -ludus__sf_win32_file_last_error_errno();
-        if (got == 0) return -EIO;
-        b += got;
-        n -= got;
-        off += got;
-    }
-    return 0;
-}
-
-void ludus__read_close(int fd) {
-    if (fd >= 0) _close(fd);
-}
-
-int ludus__path_writable(const char *path) {
-    if (_access(path, 2) == 0) return 0;
-    if (errno != ENOENT) return errno;
-    size_t dn = (size_t)(ludus__sf_win32_file_base_of(path) - path);
-    if (dn == 0) return 0; /* the current directory */
-    char dir[MAX_PATH];
-    if (dn >= sizeof dir) return ENAMETOOLONG;
-    memcpy(dir, path, dn - 1);
-    dir[dn - 1] = 0;
-    if (dn == 1) snprintf(dir, sizeof dir, "%c", path[0]); /* "/name" */
-    DWORD attr = GetFileAttributesA(dir);
-    if (attr == INVALID_FILE_ATTRIBUTES) return ENOENT;
-    return (attr & FILE_ATTRIBUTE_DIRECTORY) ? 0 : ENOTDIR;
-}
-#undef NAME_TRIES
-#endif /* defined(_WIN32) */
-
-/* ==== src/platform/win32_pages.c ==== */
-#if defined(_WIN32)
-/* Windows implementation of pages.h and process.h. The pool is committed
- * with VirtualAlloc (zero pages, faulted in on first touch); there is no
- * prefault thread yet (the producers fault the pages in), and no fork. */
-
-#include <windows.h>
-
-void *ludus__pages_map(size_t bytes) {
-    return VirtualAlloc(NULL, bytes, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
-}
-void ludus__pages_unmap(void *p, size_t bytes) {
-    (void)bytes;
-    if (p) VirtualFree(p, 0, MEM_RELEASE);
-}
-
-ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const uint64_t *cursor) {
-    (void)p, (void)bytes, (void)from, (void)cursor;
-    return NULL;
-}
-void ludus__prefault_request_stop(ludus__prefault *pf) {
-    (void)pf;
-}
-void ludus__prefault_stop(ludus__prefault *pf) {
-    (void)pf;
-}
-void ludus__prefault_after_fork(ludus__prefault *pf) {
-    (void)pf;
-}
-size_t ludus__prefault_done(const ludus__prefault *pf) {
-    (void)pf;
-    return 0;
-}
-
-int ludus__on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void)) {
-    (void)prepare, (void)parent, (void)child;
-    return 0; /* Windows has no fork */
-}
-#endif /* defined(_WIN32) */
-
 /* ==== src/record/arena.c ==== */
 /* Bump arena (arena.h). */
 /* ---- src/record/arena.h ---- */
@@ -3154,6 +2869,33 @@ LUDUS_HIDDEN uint64_t ludus__live_shard_bytes(void);
 
 
 
+/* armed while a rolling capture switches segments: the next segment's
+ * generation with this bit. Events then take the out-of-line path and are
+ * dropped, counted for that generation (emit.c, session.c). */
+#define LUDUS__ARMED_PAUSE 0x80000000u
+/* The generation in a value of armed (0: none). */
+static inline uint32_t ludus__armed_gen(uint32_t armed) {
+    return armed & ~(LUDUS__ARMED_SLOW | LUDUS__ARMED_PAUSE);
+}
+
+/* The first generation of the rolling capture that runs (rolling.c), 0
+ * when none: its segments are one recording, so a span begun in one
+ * segment and ended in a later one is paired in the window. */
+LUDUS_HIDDEN extern uint32_t ludus__rolling_first_gen;
+/* 1 when a span begun in generation `begun` belongs to the recording of
+ * generation `gen` (the same capture, or segments of one rolling capture). */
+static inline int ludus__same_recording(uint32_t begun, uint32_t gen) {
+    uint32_t first = __atomic_load_n(&ludus__rolling_first_gen, __ATOMIC_RELAXED);
+    if (begun == gen) return 1;
+    if (!first || !begun) return 0;
+    return ((begun - first) & 0x3fffffffu) <= ((gen - first) & 0x3fffffffu); /* generations wrap at 2^30 */
+}
+
+/* Called at each frame mark while a capture runs, when set (the rolling
+ * window's hitch detector sets it: a pointer, so a program that only
+ * records does not link the rolling window and its exporters). */
+LUDUS_HIDDEN extern void (*ludus__frame_hook)(void);
+
 /* Threads registered at the same time (records of exited threads are freed
  * at once: their data moves to the session's retired list). */
 #define LUDUS__MAX_THREADS 4096
@@ -3192,13 +2934,15 @@ typedef struct ludus__pool {
     uint32_t chunk_bytes; /* largest piece */
 } ludus__pool;
 
+#define LUDUS__SPAN_END_COUNTED 2u
+
 /* A span on the recorder's per-thread stack: whether its begin was recorded,
  * so the end of a dropped begin is dropped too (the reader pairs spans by
  * identity and must never see an end whose begin is missing). */
 typedef struct ludus__span_ent {
     const ludus_site *site;
     uint32_t gen;      /* capture the begin belongs to */
-    uint32_t recorded; /* 1: the begin is in that capture */
+    uint32_t recorded; /* 1: the begin is in that capture; LUDUS__SPAN_END_COUNTED: dropped, its end counted */
 } ludus__span_ent;
 
 /* Thread-local state that is not on the hot path. */
@@ -3212,6 +2956,7 @@ typedef struct ludus__thread_cold {
     uint32_t slow;       /* the attached capture records every event out of line */
     uint32_t reserve;    /* writing in the end reserve: begins are dropped */
     uint32_t exhausted;  /* the pool refused this thread: drop without asking again */
+    uint32_t paused_gen; /* the last out-of-line event was dropped in this generation's segment switch */
     uintptr_t own_limit; /* the limit in slow and reserve mode (ludus__hot.limit stays 0) */
     ludus__chunk *chunk; /* current piece (NULL before the first event) */
     ludus__chunk *first_chunk;
@@ -3334,6 +3079,8 @@ LUDUS_HIDDEN ludus__name_table *ludus__names_create(void);
 LUDUS_HIDDEN void ludus__names_destroy(ludus__name_table *t);
 /* The descriptor of a run-time name in t; NULL when t is full. */
 LUDUS_HIDDEN const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name);
+/* 1 when p is one of t's descriptors (it lives as long as t). */
+LUDUS_HIDDEN int ludus__names_contains(const ludus__name_table *t, const void *p);
 /* fork (capture/fork.c): the registered-site table locked across fork and
  * made usable again in the child. */
 LUDUS_HIDDEN void ludus__sites_fork_lock(void);
@@ -3746,9 +3493,15 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
     r->closed++;
 }
 
+void (*ludus__frame_hook)(void);
+
 void ludus__frame_tick(void) {
     int armed = ludus__load_armed() != 0;
-    if (armed) ludus__frame();
+    if (armed) {
+        ludus__frame();
+        void (*hook)(void) = __atomic_load_n(&ludus__frame_hook, __ATOMIC_ACQUIRE);
+        if (hook) hook();
+    }
     if (!__atomic_load_n(&ncounters, __ATOMIC_ACQUIRE) && !__atomic_load_n(&ngauges, __ATOMIC_ACQUIRE) &&
         !__atomic_load_n(&ndomains, __ATOMIC_ACQUIRE) && !__atomic_load_n(&L.ring.want, __ATOMIC_RELAXED))
         return;
@@ -3858,7 +3611,8 @@ static void ludus__sf_counters_fork_install(void) {
 
 
 __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
-int ludus__clock_is_tsc; /* set before arming; read after an acquire of armed */
+int ludus__clock_is_tsc;           /* set before arming; read after an acquire of armed */
+uint32_t ludus__rolling_first_gen; /* set by the rolling window (src/capture/rolling.c) */
 
 const ludus_site ludus__frame_site = {"Frame", "", "", "frame", 0, LUDUS_SITE_TEXT};
 const ludus_site ludus__invalid_site = {"<invalid site id>", "", "", NULL, 0, LUDUS_SITE_TEXT};
@@ -3916,17 +3670,23 @@ static void ludus__sf_emit_drop(ludus__thread_cold *c, unsigned n) {
 
 /* A loss seen by an event that interrupted another event of its thread (a
  * signal handler) or a library call: only atomic counters may be touched. */
+/* A loss for capture generation g that the thread has not joined: ludus__sf_emit_attach
+ * folds it in (or, for a rolling capture's pause, the switch takes it). */
+static void ludus__sf_emit_early_drop(ludus__thread_cold *c, uint32_t g, unsigned n) {
+    uint64_t old = __atomic_load_n(&c->early_drops, __ATOMIC_RELAXED), nw;
+    do {
+        nw = ((old >> 32) == g ? old : (uint64_t)g << 32) + n;
+    } while (!__atomic_compare_exchange_n(&c->early_drops, &old, nw, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
 static void ludus__sf_emit_signal_drop(ludus__thread_cold *c, unsigned n) {
-    uint32_t g = __atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE) & ~LUDUS__ARMED_SLOW;
+    uint32_t g = ludus__armed_gen(__atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE));
     if (g == 0) return;
     if (__atomic_load_n(&c->gen, __ATOMIC_RELAXED) != g) {
         /* The thread has not joined this capture yet: the event this one
          * interrupted is its first, and it attaches the thread right after
          * (ludus__sf_emit_attach folds these in). Kept with the capture's generation. */
-        uint64_t old = __atomic_load_n(&c->early_drops, __ATOMIC_RELAXED), nw;
-        do {
-            nw = ((old >> 32) == g ? old : (uint64_t)g << 32) + n;
-        } while (!__atomic_compare_exchange_n(&c->early_drops, &old, nw, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        ludus__sf_emit_early_drop(c, g, n);
         return;
     }
     __atomic_fetch_add(&c->signal_drops, n, __ATOMIC_RELAXED);
@@ -3971,8 +3731,14 @@ static uint32_t ludus__sf_emit_slow_enter(ludus__thread_hot *t, ludus__thread_co
          * controller's store of armed and load of in_slow). */
         __atomic_store_n(&c->in_slow, 1u, __ATOMIC_SEQ_CST);
         uint32_t g = __atomic_load_n(&ludus__armed, __ATOMIC_SEQ_CST);
-        uint32_t gen = g & ~LUDUS__ARMED_SLOW;
+        uint32_t gen = ludus__armed_gen(g);
         if (gen == 0 || c->dead) break;
+        if (g & LUDUS__ARMED_PAUSE) { /* a rolling capture switches segments */
+            ludus__sf_emit_leave(t, c);
+            ludus__sf_emit_early_drop(c, gen, lost);
+            c->paused_gen = gen;
+            return 0;
+        }
         if (__atomic_load_n(&c->in_library, __ATOMIC_RELAXED)) {
             ludus__sf_emit_leave(t, c);
             ludus__sf_emit_signal_drop(c, lost);
@@ -4032,7 +3798,7 @@ static int ludus__sf_emit_new_piece(ludus__thread_hot *t, ludus__thread_cold *c,
      * controller zeroes limits after disarming; whichever store is last,
      * the limit ends up 0 (both sides are sequentially consistent). */
     __atomic_store_n(&t->limit, end, __ATOMIC_SEQ_CST);
-    if ((__atomic_load_n(&ludus__armed, __ATOMIC_SEQ_CST) & ~LUDUS__ARMED_SLOW) != c->gen)
+    if (__atomic_load_n(&ludus__armed, __ATOMIC_SEQ_CST) != c->gen) /* ended, or a segment switch pauses */
         __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
     return 1;
 }
@@ -4285,8 +4051,9 @@ void ludus_sample_counter_f64(uint32_t site_id, double value) {
 
 ludus_unwind_point ludus_unwind_here(void) {
     ludus_unwind_point p = {0, 0, 0};
-    uint32_t g = ludus__load_armed() & ~LUDUS__ARMED_SLOW;
-    if (g != 0 && ludus__cold.gen == g && ludus__cold.chunk) {
+    uint32_t g = ludus__load_armed();
+    if (g != 0 && !(g & LUDUS__ARMED_PAUSE) && ludus__cold.gen == ludus__armed_gen(g) && ludus__cold.chunk) {
+        g = ludus__armed_gen(g);
         p.at = ludus__sf_emit_slot_of(&ludus__hot);
         p.gen = g;
     }
@@ -4320,8 +4087,14 @@ void ludus__span_begin(const ludus_site *site) {
         ludus__sf_emit_signal_drop(c, 2);
         return;
     }
+    c->paused_gen = 0;
     uint32_t gen = ludus__sf_emit_slow_enter(t, c, 2, 1);
-    if (!gen) return;
+    if (!gen) {
+        /* Dropped while a rolling capture switched segments (counted with
+         * its end): remembered, so its end is neither written nor counted. */
+        if (c->paused_gen) ludus__sf_emit_span_push(c, site, c->paused_gen, LUDUS__SPAN_END_COUNTED);
+        return;
+    }
     if (!ludus__sf_emit_span_push(c, site, gen, 0)) { /* no room to remember it: its end could not be paired */
         ludus__sf_emit_drop(c, 2);
         ludus__sf_emit_leave(t, c);
@@ -4341,16 +4114,17 @@ void ludus__span_begin(const ludus_site *site) {
 static void ludus__sf_emit_span_close(const ludus__span_ent *e, const ludus_site *explicit_site) {
     ludus__thread_hot *t = &ludus__hot;
     ludus__thread_cold *c = &ludus__cold;
+    if (e && e->recorded == LUDUS__SPAN_END_COUNTED) return;
     if (ludus__sf_emit_set_busy(t)) {
         ludus__sf_emit_signal_drop(c, 1);
         return;
     }
     uint32_t gen = ludus__sf_emit_slow_enter(t, c, 1, 0);
     if (!gen) return;
-    if (e && (e->gen != gen || !e->recorded)) {
+    if (e && (!ludus__same_recording(e->gen, gen) || !e->recorded)) {
         /* Begun in another capture (or outside one): not this capture's. A
          * dropped begin drops its end. */
-        if (e->gen == gen)
+        if (ludus__same_recording(e->gen, gen))
             ludus__sf_emit_drop(c, 1);
         else
             c->orphan_ends++;
@@ -4806,6 +4580,11 @@ ludus__name_table *ludus__names_create(void) {
     return t;
 }
 
+int ludus__names_contains(const ludus__name_table *t, const void *p) {
+    const ludus_site *s = p;
+    return t && t->site && s >= t->site && s < t->site + NAMES_MAX;
+}
+
 void ludus__names_fork_lock(ludus__name_table *t) {
     if (t) ludus__mutex_lock(&t->lock);
 }
@@ -5046,7 +4825,7 @@ static void ludus__sf_threads_release_self(int dying) {
     ludus__mutex_lock(&ludus__reg.lock);
     ludus__thread_record *r = &ludus__reg.rec[c->record];
     if (c->late) ludus__session_thread_leaving(r);
-    uint32_t armed = __atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE) & ~LUDUS__ARMED_SLOW;
+    uint32_t armed = ludus__armed_gen(__atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE));
     if (armed != 0 && armed == ludus__sess.gen) ludus__sf_threads_retire(r, armed, dying);
     /* Events this thread records from now on start over (or, when dying,
      * are ignored): no capture attached, no piece, limit 0. */
@@ -5446,7 +5225,7 @@ static __thread const ludus_site *ludus__sf_timeline_current_fiber;
 static __thread uint32_t ludus__sf_timeline_current_gen;
 
 static uint32_t ludus__sf_timeline_armed_gen(void) {
-    return ludus__load_armed() & ~LUDUS__ARMED_SLOW;
+    return ludus__armed_gen(ludus__load_armed());
 }
 
 void ludus_fiber_enter(const char *name) {
@@ -5508,6 +5287,7 @@ typedef struct ludus__run {
 typedef struct ludus__cap_thread {
     char name[64];
     uint64_t tid;
+    uint32_t serial; /* in-memory captures: the registration it came from (a rolling window joins segments by it) */
     int exited;
     uint64_t dropped;
     int64_t first_drop_ns; /* since capture start; LUDUS__NO_DROP without losses */
@@ -5665,6 +5445,12 @@ struct ludus_capture {
     struct ludus__async_raw *async_raw; /* while preparing: the events */
     size_t nasync_raw, async_raw_cap;
     int async_ready, async_error;
+    /* a rolling window's snapshot (rolling.c): the segments it joins (held),
+     * the begins carried from before them, and the generations it spans */
+    struct ludus_capture **parts;
+    uint32_t nparts;
+    ludus__event *carried;
+    uint32_t gen_first; /* 0: gen only */
 };
 typedef struct ludus_capture ludus__captured;
 
@@ -5726,6 +5512,16 @@ LUDUS_HIDDEN ludus_capture *ludus__capture_new(int type);
 LUDUS_HIDDEN void ludus__capture_resolve_late(ludus_capture *c);
 /* Waits until no producer can still write into c's pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
+/* Ends the capture and begins the next with the same desc in one step
+ * (rolling.c): *ended is the ended capture (a reference for the caller);
+ * *pause_ns how long events were dropped meanwhile. */
+LUDUS_HIDDEN int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended, int64_t *pause_ns);
+/* Ends the running capture whatever owns it (rolling.c). */
+LUDUS_HIDDEN int ludus__session_end(void);
+/* 1 while a rolling capture runs (ludus_begin_capture and ludus_end_capture
+ * refuse then); rolling.c sets it. */
+LUDUS_HIDDEN int ludus__rolling_owns_session(void);
+LUDUS_HIDDEN void ludus__session_rolling(int on);
 /* Stops c's prefault thread and frees its pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_release_pool(ludus_capture *c);
 /* The child's side of fork: the running capture restarts as the child's
@@ -6714,6 +6510,9 @@ void ludus__capture_free(ludus_capture *c) {
     }
     free(c->threads);
     ludus_capture_release(c->parent);
+    for (uint32_t i = 0; i < c->nparts; i++) ludus_capture_release(c->parts[i]);
+    free(c->parts);
+    free(c->carried);
     free(c);
 }
 
@@ -6772,6 +6571,9 @@ int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_captu
     v->nasync = v->nasync_tracks = 0;
     v->nasync_raw = v->async_raw_cap = 0;
     v->async_ready = v->async_error = 0;
+    v->parts = NULL; /* the parent holds them */
+    v->nparts = 0;
+    v->carried = NULL;
     v->nthreads = nt;
     for (uint32_t i = 0; i < nt; i++) {
         v->threads[i] = src->threads[cut->threads ? cut->threads[i] : i];
@@ -8211,16 +8013,6 @@ char *ludus__mem_cov_text(const ludus_capture *c) {
     return t;
 }
 
-/* The next tab-separated field of *s (strsep(s, "\t"), which not every libc has). */
-static char *ludus__sf_memory_coverage_next_field(char **s) {
-    char *f = *s;
-    if (!f) return NULL;
-    char *tab = strchr(f, '\t');
-    if (tab) *tab = 0;
-    *s = tab ? tab + 1 : NULL;
-    return f;
-}
-
 /* Parses the metadata value back; the first bad line is named. */
 int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, size_t why_cap) {
     uint32_t lines = 0;
@@ -8247,12 +8039,12 @@ int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, s
         p = eol + 1;
         ludus__mem_cov *m = &c->mem_cov[c->nmem_cov];
         char *s = line, *f;
-        f = ludus__sf_memory_coverage_next_field(&s);
+        f = strsep(&s, "\t");
         m->kind = !strcmp(f, "domain") ? LUDUS__MEM_COV_DOMAIN : !strcmp(f, "outside") ? LUDUS__MEM_COV_OUTSIDE : -1;
         int ok = m->kind >= 0;
 #define GET(fl)                             \
     if (ok) {                               \
-        f = ludus__sf_memory_coverage_next_field(&s);                 \
+        f = strsep(&s, "\t");               \
         char *e;                            \
         m->fl = f ? strtoll(f, &e, 10) : 0; \
         ok = f && *f && *e == 0;            \
@@ -8260,7 +8052,7 @@ int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, s
         LUDUS__MEM_COV_FIELDS(GET)
 #undef GET
         if (ok) {
-            f = ludus__sf_memory_coverage_next_field(&s);
+            f = strsep(&s, "\t");
             char *e;
             unsigned long fl = f ? strtoul(f, &e, 10) : 0;
             ok = f && *f && *e == 0 && fl <= (LUDUS__MEM_COV_BASELINE | LUDUS__MEM_COV_UNKNOWN) && s;
@@ -8542,7 +8334,11 @@ static inline void ludus__sf_normalize_on_close(ludus__nev_iter *it, uintptr_t w
 /* The slot ordinal an unwind point names, or 0 (everything) when the point
  * is not in this capture's stream of the thread. */
 static uint64_t ludus__sf_normalize_point_ordinal(const ludus__nev_iter *it, uintptr_t at, uint32_t gen) {
-    if (at == 0 || gen != it->c->gen) return 0;
+    const ludus_capture *c = it->c;
+    if (at == 0) return 0;
+    if (gen != c->gen &&
+        !(c->gen_first && ((gen - c->gen_first) & 0x3fffffffu) <= ((c->gen - c->gen_first) & 0x3fffffffu)))
+        return 0; /* another capture's point (a rolling window spans several generations) */
     for (uint32_t i = it->nseen; i > 0; i--) {
         const ludus__seen_run *r = &it->seen[i - 1];
         if (at >= r->base && at <= r->base + r->n * sizeof(ludus__event))
@@ -9292,6 +9088,781 @@ int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out) {
     return ludus_capture_thread_summary(c, index, out);
 }
 
+/* ==== src/capture/rolling.c ==== */
+/* The rolling window (include/ludus/rolling.h): a ring of segments, each an
+ * ordinary capture, switched by a background thread; snapshots that join
+ * them; triggers that hand a snapshot to a writer thread.
+ *
+ * Segments are one recording: a span begun in one segment and ended in a
+ * later one is paired (ludus__same_recording), and a scope's end names its
+ * begin by address, which stays unique while both segments are held. When
+ * the oldest segment is dropped, what was still open at its end (scopes and
+ * spans, per thread) is kept as the thread's "carried" begins, so a later
+ * end still finds its begin: a snapshot streams the carried begins first,
+ * then the segments' pieces, and cuts the result at the window's start
+ * (begins before it are clipped there and flagged). Descriptors of run-time
+ * names die with their segment's name table: carried begins point at copies.
+ *
+ * Locks: `lock` serialises switches, snapshots and the window's state (the
+ * switch thread and ludus_snapshot callers); the writer has its own. The
+ * trigger slot and the frame statistics are lock-free: ludus_trigger may run
+ * in a signal handler. */
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+
+#define REASON_MAX 40
+#define POLL_NS 2000000 /* the switch thread looks at the clock and the pool this often */
+
+/* A begin still open when its segment was dropped. */
+typedef struct carried {
+    ludus__event ev; /* as recorded (its site may be a copy) */
+    uintptr_t addr;  /* where it was recorded: ends name it by this */
+    int span;        /* 1: a span (paired by site), 0: a scope (by address) */
+} carried;
+
+typedef struct ludus__sf_rolling_thread_carry {
+    uint32_t serial;
+    carried *e;
+    uint32_t n, cap;
+} ludus__sf_rolling_thread_carry;
+
+/* Copies of run-time-name descriptors carried past their name table. */
+typedef struct ludus__sf_rolling_site_copy {
+    ludus_site site;
+    char *name, *function, *file, *category;
+} ludus__sf_rolling_site_copy;
+
+static struct {
+    int on;                  /* atomic */
+    ludus_capture_desc desc; /* each segment's */
+    char *categories;        /* desc.categories, owned */
+    ludus_rolling_desc rd;   /* defaults applied */
+    char directory[256], prefix[64];
+    int64_t window_ns, segment_ns, post_ns, cooldown_ns;
+    pthread_mutex_t lock;
+    ludus_capture **seg; /* ended segments, oldest first (held) */
+    uint32_t nseg, seg_cap;
+    int64_t seg_start_ns; /* CLOCK_MONOTONIC start of the recording segment */
+    ludus__sf_rolling_thread_carry *carry;
+    uint32_t ncarry;
+    ludus__sf_rolling_site_copy **copies;
+    uint32_t ncopies;
+    pthread_t switcher, writer;
+    int stop; /* atomic */
+    sem_t wake;
+    /* the trigger slot: 0 free, 1 being filled, 2 waiting */
+    uint32_t pending;
+    int64_t trigger_ns;
+    char reason[REASON_MAX];
+    int64_t last_taken_ns;
+    /* the writer */
+    pthread_mutex_t wlock;
+    pthread_cond_t wcond;
+    ludus_capture *job;
+    char job_reason[REASON_MAX];
+    int64_t job_ns;
+    int writing, wstop;
+    /* frame statistics (one frame thread at a time) */
+    uint32_t in_frame; /* atomic */
+    int64_t prev_frame_ns;
+    int64_t *ring, *sorted;
+    uint32_t nring, ring_pos;
+    /* signals */
+    int signo;
+    struct sigaction old_sa;
+    int sig_installed;
+    ludus_rolling_stats st; /* counters are atomic */
+} R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
+
+int ludus_rolling_active(void) {
+    return __atomic_load_n(&R.on, __ATOMIC_ACQUIRE);
+}
+
+static void ludus__sf_rolling_count(uint64_t *field) {
+    __atomic_fetch_add(field, 1u, __ATOMIC_RELAXED);
+}
+
+/* ---- carried begins ---- */
+
+static ludus__sf_rolling_thread_carry *ludus__sf_rolling_carry_of(uint32_t serial, int create) {
+    for (uint32_t i = 0; i < R.ncarry; i++)
+        if (R.carry[i].serial == serial) return &R.carry[i];
+    if (!create) return NULL;
+    ludus__sf_rolling_thread_carry *n = realloc(R.carry, (R.ncarry + 1) * sizeof *n);
+    if (!n) return NULL;
+    R.carry = n;
+    n = &R.carry[R.ncarry++];
+    memset(n, 0, sizeof *n);
+    n->serial = serial;
+    return n;
+}
+
+static int ludus__sf_rolling_carry_push(ludus__sf_rolling_thread_carry *tc, const ludus__event *e, uintptr_t addr, int span) {
+    if (tc->n == tc->cap) {
+        uint32_t cap = tc->cap ? tc->cap * 2 : 16;
+        carried *n = realloc(tc->e, cap * sizeof *n);
+        if (!n) return -1;
+        tc->e = n;
+        tc->cap = cap;
+    }
+    tc->e[tc->n++] = (carried){*e, addr, span};
+    return 0;
+}
+
+static void ludus__sf_rolling_carry_remove(ludus__sf_rolling_thread_carry *tc, uint32_t i) {
+    memmove(&tc->e[i], &tc->e[i + 1], (tc->n - i - 1) * sizeof *tc->e);
+    tc->n--;
+}
+
+/* Replays one thread's runs of a dropped segment over its carried begins:
+ * what is still open at the segment's end stays carried. Roles come from
+ * the kind table; kinds that open nothing pass. */
+static int ludus__sf_rolling_carry_replay(ludus__sf_rolling_thread_carry *tc, const ludus__cap_thread *th) {
+    for (uint32_t r = 0; r < th->nruns; r++) {
+        const ludus__run *run = &th->runs[r];
+        for (size_t i = 0; i < run->n;) {
+            const ludus__event *e = &run->ev[i];
+            const ludus__kind_info *ki = &ludus__kinds[e->word & LUDUS__K_MASK];
+            size_t k = ludus__event_slots(e, run->n - i);
+            if (k == 0 || k > run->n - i) break;
+            uintptr_t key = e->word & ~(uintptr_t)LUDUS__K_MASK;
+            if (ki->role == LUDUS__R_OPEN) {
+                if (ludus__sf_rolling_carry_push(tc, e, run->base + i * sizeof *e, 0)) return -1;
+            } else if (ki->role == LUDUS__R_CLOSE) {
+                uint32_t j = tc->n;
+                while (j > 0 && (tc->e[j - 1].span || tc->e[j - 1].addr != key)) j--;
+                if (j > 0) { /* it closes its scope and the scopes unwound inside it */
+                    uint32_t w = j - 1;
+                    for (uint32_t q = j - 1; q < tc->n; q++)
+                        if (tc->e[q].span) tc->e[w++] = tc->e[q];
+                    tc->n = w;
+                }
+            } else if (ki->role == LUDUS__R_SPAN_OPEN) {
+                if (ludus__sf_rolling_carry_push(tc, e, 0, 1)) return -1;
+            } else if (ki->role == LUDUS__R_SPAN_CLOSE) {
+                uint32_t j = tc->n;
+                while (j > 0 &&
+                       (!tc->e[j - 1].span || (key && (tc->e[j - 1].ev.word & ~(uintptr_t)LUDUS__K_MASK) != key)))
+                    j--;
+                if (j > 0) ludus__sf_rolling_carry_remove(tc, j - 1);
+            }
+            i += k;
+        }
+    }
+    return 0;
+}
+
+static char *ludus__sf_rolling_dup_or_null(const char *s) {
+    return s ? strdup(s) : NULL;
+}
+
+/* A copy of a run-time name's descriptor that outlives its name table. */
+static const ludus_site *ludus__sf_rolling_copy_site(const ludus_site *s) {
+    for (uint32_t i = 0; i < R.ncopies; i++) {
+        const ludus_site *c = &R.copies[i]->site;
+        if (c->line == s->line && c->flags == s->flags && !strcmp(c->name ? c->name : "", s->name ? s->name : "") &&
+            !strcmp(c->file ? c->file : "", s->file ? s->file : ""))
+            return c;
+    }
+    ludus__sf_rolling_site_copy **n = realloc(R.copies, (R.ncopies + 1) * sizeof *n);
+    if (!n) return NULL;
+    R.copies = n;
+    ludus__sf_rolling_site_copy *c = aligned_alloc(16, (sizeof *c + 15) & ~(size_t)15);
+    if (!c) return NULL;
+    memset(c, 0, sizeof *c);
+    c->name = ludus__sf_rolling_dup_or_null(s->name);
+    c->function = ludus__sf_rolling_dup_or_null(s->function);
+    c->file = ludus__sf_rolling_dup_or_null(s->file);
+    c->category = ludus__sf_rolling_dup_or_null(s->category);
+    c->site = (ludus_site){c->name, c->function, c->file, c->category, s->line, s->flags};
+    R.copies[R.ncopies++] = c;
+    return &c->site;
+}
+
+/* Drops the oldest segment, carrying what was open at its end. */
+static void ludus__sf_rolling_drop_oldest(void) {
+    ludus_capture *s = R.seg[0];
+    memmove(R.seg, R.seg + 1, (R.nseg - 1) * sizeof *R.seg);
+    R.nseg--;
+    ludus__capture_quiesce(s);
+    if (ludus__build_runs(s) == 0) {
+        for (uint32_t t = 0; t < s->nthreads; t++) {
+            const ludus__cap_thread *th = &s->threads[t];
+            ludus__sf_rolling_thread_carry *tc = ludus__sf_rolling_carry_of(th->serial, 1);
+            if (!tc) continue;
+            if (ludus__sf_rolling_carry_replay(tc, th) != 0 || th->exited) tc->n = 0; /* an exited thread's scopes ended with it */
+            for (uint32_t i = 0; i < tc->n; i++) {
+                const ludus_site *site = (const ludus_site *)(tc->e[i].ev.word & ~(uintptr_t)LUDUS__K_MASK);
+                if (!ludus__names_contains(s->names, site)) continue;
+                const ludus_site *copy = ludus__sf_rolling_copy_site(site);
+                if (!copy) { /* without a name it cannot be shown: its end becomes an orphan */
+                    ludus__sf_rolling_carry_remove(tc, i--);
+                    continue;
+                }
+                tc->e[i].ev.word = (uintptr_t)copy | (tc->e[i].ev.word & LUDUS__K_MASK);
+            }
+        }
+    }
+    ludus_capture_release(s);
+}
+
+/* ---- the window as a capture ---- */
+
+static ludus__cap_thread *ludus__sf_rolling_joined_thread(ludus_capture *j, uint32_t serial) {
+    for (uint32_t i = 0; i < j->nthreads; i++)
+        if (j->threads[i].serial == serial) return &j->threads[i];
+    return NULL;
+}
+
+static int ludus__sf_rolling_append_runs(ludus__cap_thread *th, const ludus__run *runs, uint32_t n) {
+    if (!n) return 0;
+    ludus__run *r = realloc(th->runs, (th->nruns + n) * sizeof *r);
+    if (!r) return -1;
+    th->runs = r;
+    memcpy(r + th->nruns, runs, n * sizeof *r);
+    th->nruns += n;
+    for (uint32_t i = 0; i < n; i++) th->slots += runs[i].n;
+    return 0;
+}
+
+/* The held segments joined into one in-memory capture (lock held). */
+static ludus_capture *ludus__sf_rolling_join_segments(void) {
+    ludus_capture *j = ludus__capture_new(LUDUS__CAP_MEMORY);
+    if (!j) return NULL;
+    const ludus_capture *first = R.seg[0], *lastc = R.seg[R.nseg - 1];
+    j->parts = calloc(R.nseg, sizeof *j->parts);
+    uint32_t maxthreads = 0, ncarried = 0;
+    for (uint32_t i = 0; i < R.nseg; i++) maxthreads += R.seg[i]->nthreads;
+    for (uint32_t i = 0; i < R.ncarry; i++) ncarried += R.carry[i].n;
+    j->threads = calloc(maxthreads + R.ncarry + 1, sizeof *j->threads);
+    j->carried = calloc(ncarried + 1, sizeof *j->carried);
+    if (!j->parts || !j->threads || !j->carried) goto fail;
+    j->gen = lastc->gen;
+    j->gen_first = first->gen;
+    j->clock_tsc = lastc->clock_tsc;
+    j->c0 = first->c0;
+    j->c1 = lastc->c1;
+    j->start_ns = first->start_ns;
+    j->end_ns = lastc->end_ns;
+    j->pid = lastc->pid;
+    memcpy(j->process_name, lastc->process_name, sizeof j->process_name);
+    if (lastc->categories && !(j->categories = strdup(lastc->categories))) goto fail;
+    if (lastc->nmem_cov) {
+        j->mem_cov = malloc(lastc->nmem_cov * sizeof *j->mem_cov);
+        if (!j->mem_cov) goto fail;
+        memcpy(j->mem_cov, lastc->mem_cov, lastc->nmem_cov * sizeof *j->mem_cov);
+        j->nmem_cov = lastc->nmem_cov;
+    }
+    /* carried begins first, at the window's start: one run each (its
+     * address is its own) */
+    uint32_t nc = 0;
+    for (uint32_t i = 0; i < R.ncarry; i++) {
+        const ludus__sf_rolling_thread_carry *tc = &R.carry[i];
+        if (!tc->n) continue;
+        ludus__cap_thread *th = &j->threads[j->nthreads++];
+        th->serial = tc->serial;
+        th->first_drop_ns = LUDUS__NO_DROP;
+        for (uint32_t k = 0; k < tc->n; k++) {
+            j->carried[nc] = tc->e[k].ev;
+            j->carried[nc].ticks = first->c0.ticks;
+            ludus__run run = {&j->carried[nc], 1, tc->e[k].addr};
+            nc++;
+            if (ludus__sf_rolling_append_runs(th, &run, 1)) goto fail;
+            if (tc->e[k].span) th->spans++;
+        }
+    }
+    for (uint32_t i = 0; i < R.nseg; i++) {
+        ludus_capture *s = R.seg[i];
+        ludus__capture_quiesce(s);
+        if (ludus__build_runs(s)) goto fail;
+        ludus_capture_retain(s);
+        j->parts[j->nparts++] = s;
+        j->unregistered_drops += s->unregistered_drops;
+        j->interner_drops += s->interner_drops;
+        j->bytes_used += s->bytes_used;
+        for (uint32_t t = 0; t < s->nthreads; t++) {
+            const ludus__cap_thread *st = &s->threads[t];
+            ludus__cap_thread *th = ludus__sf_rolling_joined_thread(j, st->serial);
+            if (!th) {
+                th = &j->threads[j->nthreads++];
+                th->serial = st->serial;
+                th->first_drop_ns = LUDUS__NO_DROP;
+            }
+            memcpy(th->name, st->name, sizeof th->name); /* the latest name */
+            th->tid = st->tid;
+            th->exited = st->exited;
+            th->dropped += st->dropped;
+            if (st->first_drop_ns != LUDUS__NO_DROP && th->first_drop_ns == LUDUS__NO_DROP)
+                th->first_drop_ns = st->first_drop_ns + (s->start_ns - j->start_ns);
+            th->spans += st->spans;
+            th->recorder_orphans += st->recorder_orphans;
+            if (ludus__sf_rolling_append_runs(th, st->runs, st->nruns)) goto fail;
+        }
+    }
+    return j;
+fail:
+    ludus_capture_release(j);
+    return NULL;
+}
+
+/* Switches the recording segment (lock held). */
+static int ludus__sf_rolling_switch_segment(int64_t now) {
+    ludus_capture *ended = NULL;
+    int64_t took = 0;
+    int rc = ludus__session_switch(&R.desc, &ended, &took);
+    if (rc) return rc;
+    if (took > __atomic_load_n(&R.st.switch_max_ns, __ATOMIC_RELAXED))
+        __atomic_store_n(&R.st.switch_max_ns, took, __ATOMIC_RELAXED);
+    ludus__sf_rolling_count(&R.st.segments_switched);
+    R.seg_start_ns = now;
+    if (R.nseg == R.seg_cap) {
+        uint32_t cap = R.seg_cap ? R.seg_cap * 2 : 8;
+        ludus_capture **n = realloc(R.seg, cap * sizeof *n);
+        if (!n) {
+            ludus_capture_release(ended); /* its events are gone: the window starts later */
+            return LUDUS_ENOMEM;
+        }
+        R.seg = n;
+        R.seg_cap = cap;
+    }
+    R.seg[R.nseg++] = ended;
+    /* the window: the oldest segment goes once the next one alone reaches
+     * back to the window's start (so a snapshot spans window_ms to
+     * window_ms + a segment), or when the memory of segments + 1 is used */
+    while (R.nseg > R.rd.segments + 1 || (R.nseg > 1 && R.seg[1]->start_ns <= now - R.window_ns)) ludus__sf_rolling_drop_oldest();
+    return 0;
+}
+
+/* The window now (lock held): the held segments joined. */
+static int ludus__sf_rolling_take_window(ludus_capture **out) {
+    *out = NULL;
+    int rc = ludus__sf_rolling_switch_segment(ludus__mono_ns());
+    if (rc) return rc;
+    if (R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment yet");
+    *out = ludus__sf_rolling_join_segments();
+    return *out ? 0 : ludus__fail(LUDUS_ENOMEM, "out of memory while joining the window's segments");
+}
+
+int ludus_snapshot(ludus_capture **out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    *out = NULL;
+    pthread_mutex_lock(&R.lock);
+    int rc = ludus_rolling_active() ? ludus__sf_rolling_take_window(out) : ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
+    pthread_mutex_unlock(&R.lock);
+    return rc;
+}
+
+/* ---- triggers ---- */
+
+void ludus_trigger(const char *reason) {
+    if (!ludus_rolling_active()) return;
+    ludus__sf_rolling_count(&R.st.triggers);
+    uint32_t free_slot = 0;
+    if (!__atomic_compare_exchange_n(&R.pending, &free_slot, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        ludus__sf_rolling_count(&R.st.coalesced);
+        return;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe, as is everything here */
+    R.trigger_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    size_t n = 0;
+    for (; reason && reason[n] && n < REASON_MAX - 1; n++) {
+        char ch = reason[n];
+        int ok =
+            (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '_';
+        R.reason[n] = ok ? ch : '_';
+    }
+    if (n == 0) R.reason[n++] = 't';
+    R.reason[n] = 0;
+    __atomic_store_n(&R.pending, 2u, __ATOMIC_RELEASE);
+    sem_post(&R.wake);
+}
+
+static void ludus__sf_rolling_on_signal(int signo, siginfo_t *info, void *uc) {
+    ludus_trigger("signal");
+    const struct sigaction *o = &R.old_sa;
+    if (o->sa_flags & SA_SIGINFO) {
+        if (o->sa_sigaction) o->sa_sigaction(signo, info, uc);
+    } else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN && o->sa_handler) {
+        o->sa_handler(signo);
+    }
+}
+
+/* A frame mark: a frame longer than hitch_factor times the running median
+ * of the last median_frames frames triggers "hitch". */
+static void ludus__sf_rolling_on_frame(void) {
+    /* in_frame first, then on (sequentially consistent both, as
+     * ludus_rolling_end's store of on and wait for in_frame): the end never
+     * frees the statistics under a frame. */
+    if (__atomic_exchange_n(&R.in_frame, 1u, __ATOMIC_SEQ_CST)) return; /* frames from two threads at once */
+    if (!__atomic_load_n(&R.on, __ATOMIC_SEQ_CST) || R.rd.hitch_factor < 0) {
+        __atomic_store_n(&R.in_frame, 0u, __ATOMIC_RELEASE);
+        return;
+    }
+    int64_t now = ludus__mono_ns();
+    int64_t dt = R.prev_frame_ns ? now - R.prev_frame_ns : -1;
+    R.prev_frame_ns = now;
+    uint32_t m = R.rd.median_frames;
+    if (dt >= 0 && R.ring) {
+        if (R.nring == m) {
+            int64_t median = R.sorted[m / 2];
+            __atomic_store_n(&R.st.frame_median_ns, median, __ATOMIC_RELAXED);
+            if ((double)dt > R.rd.hitch_factor * (double)median) {
+                ludus__sf_rolling_count(&R.st.hitches);
+                ludus_trigger("hitch");
+            }
+            /* the oldest leaves the sorted copy */
+            int64_t old = R.ring[R.ring_pos];
+            uint32_t lo = 0, hi = R.nring;
+            while (lo < hi) {
+                uint32_t mid = (lo + hi) / 2;
+                if (R.sorted[mid] < old)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            memmove(&R.sorted[lo], &R.sorted[lo + 1], (R.nring - lo - 1) * sizeof *R.sorted);
+            R.nring--;
+        }
+        R.ring[R.ring_pos] = dt;
+        R.ring_pos = (R.ring_pos + 1) % m;
+        uint32_t at = R.nring;
+        while (at > 0 && R.sorted[at - 1] > dt) {
+            R.sorted[at] = R.sorted[at - 1];
+            at--;
+        }
+        R.sorted[at] = dt;
+        R.nring++;
+    }
+    __atomic_store_n(&R.in_frame, 0u, __ATOMIC_RELEASE);
+}
+
+/* ---- the writer thread ---- */
+
+static const char *ludus__sf_rolling_extension(int format) {
+    return format == LUDUS_FORMAT_JSON ? "json" : format == LUDUS_FORMAT_PFTRACE ? "pftrace" : "ludus";
+}
+
+static void ludus__sf_rolling_write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
+    /* the trigger's wall-clock time, from its distance to now */
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    int64_t wall = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (ludus__mono_ns() - at_ns);
+    time_t secs = (time_t)(wall / 1000000000);
+    struct tm tm;
+    localtime_r(&secs, &tm);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s-%04d%02d%02d-%02d%02d%02d-%03d-%s.%s", R.directory, R.prefix, tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(wall / 1000000 % 1000), reason,
+             ludus__sf_rolling_extension(R.rd.format));
+    int rc = ludus_capture_save(c, R.rd.format, 0, path);
+    pthread_mutex_lock(&R.wlock);
+    if (rc == 0) {
+        R.st.files_written++;
+        snprintf(R.st.last_file, sizeof R.st.last_file, "%s", path);
+    } else {
+        R.st.write_errors++;
+        fprintf(stderr, "ludus: rolling window: writing %s failed: %s (%s)\n", path, ludus_error_string(rc),
+                ludus_last_error_detail());
+    }
+    pthread_mutex_unlock(&R.wlock);
+}
+
+static void *ludus__sf_rolling_writer_main(void *arg) {
+    (void)arg;
+    ludus_register_thread_for_trace("ludus rolling writer");
+    pthread_mutex_lock(&R.wlock);
+    for (;;) {
+        while (!R.job && !R.wstop) pthread_cond_wait(&R.wcond, &R.wlock);
+        if (!R.job) break;
+        ludus_capture *c = R.job;
+        char reason[REASON_MAX];
+        memcpy(reason, R.job_reason, sizeof reason);
+        int64_t at = R.job_ns;
+        R.job = NULL;
+        R.writing = 1;
+        pthread_mutex_unlock(&R.wlock);
+        ludus__sf_rolling_write_job(c, reason, at);
+        ludus_capture_release(c);
+        pthread_mutex_lock(&R.wlock);
+        R.writing = 0;
+        pthread_cond_broadcast(&R.wcond);
+    }
+    pthread_mutex_unlock(&R.wlock);
+    return NULL;
+}
+
+/* ---- the switch thread ---- */
+
+/* The trigger waiting in the slot, once its post-trigger time has passed
+ * (lock held). */
+static void ludus__sf_rolling_handle_trigger(int64_t now) {
+    if (__atomic_load_n(&R.pending, __ATOMIC_ACQUIRE) != 2) return;
+    int64_t at = R.trigger_ns;
+    int refuse = 0;
+    if (R.last_taken_ns && at - R.last_taken_ns < R.cooldown_ns) {
+        ludus__sf_rolling_count(&R.st.cooled);
+        refuse = 1;
+    } else if (__atomic_load_n(&R.st.taken, __ATOMIC_RELAXED) >= R.rd.max_files) {
+        ludus__sf_rolling_count(&R.st.over_max);
+        refuse = 1;
+    }
+    if (!refuse && now < at + R.post_ns) return; /* not yet */
+    char reason[REASON_MAX];
+    memcpy(reason, R.reason, sizeof reason);
+    __atomic_store_n(&R.pending, 0u, __ATOMIC_RELEASE);
+    if (refuse) return;
+    pthread_mutex_lock(&R.wlock);
+    int busy = R.job != NULL || R.writing;
+    pthread_mutex_unlock(&R.wlock);
+    if (busy) {
+        ludus__sf_rolling_count(&R.st.writer_busy);
+        return;
+    }
+    ludus_capture *c = NULL;
+    if (ludus__sf_rolling_take_window(&c) != 0) {
+        fprintf(stderr, "ludus: rolling window: taking the window for '%s' failed: %s\n", reason,
+                ludus_last_error_detail());
+        return;
+    }
+    R.last_taken_ns = at;
+    ludus__sf_rolling_count(&R.st.taken);
+    pthread_mutex_lock(&R.wlock);
+    R.job = c;
+    memcpy(R.job_reason, reason, sizeof reason);
+    R.job_ns = at;
+    pthread_cond_broadcast(&R.wcond);
+    pthread_mutex_unlock(&R.wlock);
+}
+
+static void *ludus__sf_rolling_switcher_main(void *arg) {
+    (void)arg;
+    ludus_register_thread_for_trace("ludus rolling switch");
+    while (!__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += POLL_NS;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        while (sem_timedwait(&R.wake, &ts) != 0 && errno == EINTR) {
+        }
+        if (__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) break;
+        pthread_mutex_lock(&R.lock);
+        int64_t now = ludus__mono_ns();
+        uint64_t used = __atomic_load_n(&ludus__sess.pool.next, __ATOMIC_RELAXED);
+        int full = ludus__sess.pool.bytes && used >= ludus__sess.pool.bytes / 4 * 3;
+        if (now - R.seg_start_ns >= R.segment_ns) {
+            ludus__sf_rolling_switch_segment(now);
+        } else if (full) {
+            ludus__sf_rolling_count(&R.st.early_switches);
+            ludus__sf_rolling_switch_segment(now);
+        }
+        ludus__sf_rolling_handle_trigger(ludus__mono_ns());
+        pthread_mutex_unlock(&R.lock);
+    }
+    return NULL;
+}
+
+/* ---- begin and end ---- */
+
+static void ludus__sf_rolling_release_window(void) {
+    while (R.nseg) ludus__sf_rolling_drop_oldest();
+    free(R.seg);
+    R.seg = NULL;
+    R.seg_cap = 0;
+    for (uint32_t i = 0; i < R.ncarry; i++) free(R.carry[i].e);
+    free(R.carry);
+    R.carry = NULL;
+    R.ncarry = 0;
+    /* Copies of descriptors stay: a snapshot still held may point at them
+     * (they are few: one per distinct run-time name carried). */
+    free(R.ring);
+    free(R.sorted);
+    R.ring = R.sorted = NULL;
+    free(R.categories);
+    R.categories = NULL;
+}
+
+int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling) {
+    if (ludus_rolling_active() || ludus_capture_active())
+        return ludus__fail(LUDUS_EBUSY, "a capture is already active");
+    ludus_rolling_desc d;
+    if (rolling)
+        d = *rolling;
+    else
+        memset(&d, 0, sizeof d);
+    if (!d.window_ms) d.window_ms = 4000;
+    if (!d.segments) d.segments = 4;
+    if (d.hitch_factor == 0) d.hitch_factor = 2.5;
+    if (!d.median_frames) d.median_frames = 120;
+    if (!d.post_ms) d.post_ms = d.window_ms / 4;
+    if (d.post_ms == LUDUS_ROLLING_NONE) d.post_ms = 0;
+    if (!d.cooldown_ms) d.cooldown_ms = 5000;
+    if (d.cooldown_ms == LUDUS_ROLLING_NONE) d.cooldown_ms = 0;
+    if (!d.max_files) d.max_files = 16;
+    if (!d.signal) d.signal = SIGUSR2;
+    if (!d.format) d.format = LUDUS_FORMAT_LUDUS;
+    if (d.segments > 64 || d.median_frames > 100000 || d.post_ms >= d.window_ms ||
+        (d.hitch_factor > 0 && d.hitch_factor < 1) || d.format < LUDUS_FORMAT_JSON || d.format > LUDUS_FORMAT_LUDUS ||
+        (d.signal != -1 && (d.signal < 1 || d.signal >= NSIG || d.signal == SIGKILL || d.signal == SIGSTOP)))
+        return ludus__fail(LUDUS_EINVAL,
+                           "rolling: segments 1..64, median_frames up to 100000, post_ms below window_ms, "
+                           "hitch_factor >= 1 (or < 0), a known format, a catchable signal (or -1)");
+    const char *dir = d.directory && *d.directory ? d.directory : ".";
+    const char *prefix = d.prefix && *d.prefix ? d.prefix : "ludus";
+    if (strlen(dir) >= sizeof R.directory || strlen(prefix) >= sizeof R.prefix)
+        return ludus__fail(LUDUS_EINVAL, "rolling: directory (255 bytes) or prefix (63 bytes) too long");
+    ludus_capture_desc cd;
+    ludus_capture_desc_defaults(capture, &cd);
+    /* The window's memory, shared: each of the segments + 1 held segments
+     * and the recording one gets an equal part (at least 4 chunks). */
+    uint32_t per = cd.chunk_count / (d.segments + 2);
+    cd.chunk_count = per < 4 ? 4 : per;
+
+    pthread_mutex_lock(&R.wlock);
+    memset(&R.st, 0, sizeof R.st);
+    pthread_mutex_unlock(&R.wlock);
+    R.rd = d;
+    snprintf(R.directory, sizeof R.directory, "%s", dir);
+    snprintf(R.prefix, sizeof R.prefix, "%s", prefix);
+    R.window_ns = (int64_t)d.window_ms * 1000000;
+    R.segment_ns = R.window_ns / d.segments;
+    R.post_ns = (int64_t)d.post_ms * 1000000;
+    R.cooldown_ns = (int64_t)d.cooldown_ms * 1000000;
+    R.categories = cd.categories ? strdup(cd.categories) : NULL;
+    cd.categories = R.categories;
+    R.desc = cd;
+    R.ring = calloc(d.median_frames, sizeof *R.ring);
+    R.sorted = calloc(d.median_frames, sizeof *R.sorted);
+    R.nring = R.ring_pos = 0;
+    R.prev_frame_ns = 0;
+    R.pending = 0;
+    R.last_taken_ns = 0;
+    R.stop = 0;
+    R.wstop = 0;
+    R.job = NULL;
+    R.writing = 0;
+    if (!R.ring || !R.sorted || (capture && capture->categories && !R.categories)) {
+        ludus__sf_rolling_release_window();
+        return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    }
+    int rc = ludus_begin_capture(&R.desc);
+    if (rc) {
+        ludus__sf_rolling_release_window();
+        return rc;
+    }
+    __atomic_store_n(&ludus__rolling_first_gen, ludus__sess.gen, __ATOMIC_RELAXED);
+    R.seg_start_ns = ludus__mono_ns();
+    sem_init(&R.wake, 0, 0);
+    __atomic_store_n(&R.on, 1, __ATOMIC_RELEASE);
+    ludus__session_rolling(1);
+    int have_writer = pthread_create(&R.writer, NULL, ludus__sf_rolling_writer_main, NULL) == 0;
+    if (!have_writer || pthread_create(&R.switcher, NULL, ludus__sf_rolling_switcher_main, NULL) != 0) {
+        /* no background thread: no rolling window */
+        pthread_mutex_lock(&R.wlock);
+        R.wstop = 1;
+        pthread_cond_broadcast(&R.wcond);
+        pthread_mutex_unlock(&R.wlock);
+        if (have_writer) pthread_join(R.writer, NULL);
+        __atomic_store_n(&R.on, 0, __ATOMIC_RELEASE);
+        ludus__session_rolling(0);
+        ludus__session_end();
+        sem_destroy(&R.wake);
+        ludus__sf_rolling_release_window();
+        return ludus__fail(LUDUS_ENOMEM, "could not start the rolling window's threads");
+    }
+    __atomic_store_n(&ludus__frame_hook, ludus__sf_rolling_on_frame, __ATOMIC_RELEASE);
+    R.signo = d.signal;
+    R.sig_installed = 0;
+    if (d.signal > 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = ludus__sf_rolling_on_signal;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(d.signal, &sa, &R.old_sa) == 0) R.sig_installed = 1;
+    }
+    return 0;
+}
+
+int ludus_rolling_end(void) {
+    if (!ludus_rolling_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
+    __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
+    if (R.sig_installed) sigaction(R.signo, &R.old_sa, NULL);
+    R.sig_installed = 0;
+    __atomic_store_n(&R.stop, 1, __ATOMIC_RELEASE);
+    sem_post(&R.wake);
+    pthread_join(R.switcher, NULL);
+    pthread_mutex_lock(&R.wlock);
+    R.wstop = 1;
+    pthread_cond_broadcast(&R.wcond);
+    pthread_mutex_unlock(&R.wlock);
+    pthread_join(R.writer, NULL);
+    pthread_mutex_lock(&R.lock);
+    __atomic_store_n(&R.on, 0, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&R.in_frame, __ATOMIC_SEQ_CST)) sched_yield();      /* a frame still in ludus__sf_rolling_on_frame */
+    if (__atomic_load_n(&R.pending, __ATOMIC_ACQUIRE)) ludus__sf_rolling_count(&R.st.coalesced); /* dropped with the window */
+    R.pending = 0;
+    ludus__session_rolling(0);
+    int rc = ludus__session_end();
+    __atomic_store_n(&ludus__rolling_first_gen, 0u, __ATOMIC_RELAXED);
+    ludus__sf_rolling_release_window();
+    pthread_mutex_unlock(&R.lock);
+    sem_destroy(&R.wake);
+    return rc;
+}
+
+int ludus_rolling_get_stats(ludus_rolling_stats *out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    memset(out, 0, sizeof *out);
+#define LOAD(f) out->f = __atomic_load_n(&R.st.f, __ATOMIC_RELAXED)
+    LOAD(segments_switched);
+    LOAD(early_switches);
+    LOAD(switch_max_ns);
+    LOAD(triggers);
+    LOAD(hitches);
+    LOAD(taken);
+    LOAD(coalesced);
+    LOAD(cooled);
+    LOAD(over_max);
+    LOAD(writer_busy);
+    LOAD(frame_median_ns);
+#undef LOAD
+    pthread_mutex_lock(&R.wlock); /* the writer's */
+    out->files_written = R.st.files_written;
+    out->write_errors = R.st.write_errors;
+    memcpy(out->last_file, R.st.last_file, sizeof out->last_file);
+    pthread_mutex_unlock(&R.wlock);
+    return 0;
+}
+
+int ludus_rolling_flush(uint32_t timeout_ms) {
+    int64_t until = ludus__mono_ns() + (int64_t)timeout_ms * 1000000;
+    for (;;) {
+        pthread_mutex_lock(&R.wlock);
+        int idle = !R.job && !R.writing;
+        pthread_mutex_unlock(&R.wlock);
+        if (idle && __atomic_load_n(&R.pending, __ATOMIC_ACQUIRE) == 0) return 0;
+        if (ludus__mono_ns() >= until) return ludus__fail(LUDUS_EBUSY, "the rolling window is still writing");
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+#undef REASON_MAX
+#undef POLL_NS
+#undef LOAD
+
 /* ==== src/capture/session.c ==== */
 /* Capture lifecycle. Begin reserves the pool (or reuses the ludus__sf_session_last capture's,
  * already touched: a restart costs no page touching), calibrates and arms;
@@ -9311,7 +9882,16 @@ ludus__session ludus__sess;
  * space is 2^47): a request beyond it is an overflow, not an allocation. */
 #define MAX_POOL_BYTES ((uint64_t)1 << 46)
 
-static int ludus__sf_session_active; /* a capture is armed (coordinator thread only) */
+static int ludus__sf_session_active;       /* a capture is armed (coordinator thread only) */
+static int ludus__sf_session_rolling_owns; /* atomic: a rolling capture (rolling.c) switches the captures */
+
+void ludus__session_rolling(int on) {
+    __atomic_store_n(&ludus__sf_session_rolling_owns, on, __ATOMIC_RELEASE);
+}
+
+int ludus__rolling_owns_session(void) {
+    return __atomic_load_n(&ludus__sf_session_rolling_owns, __ATOMIC_ACQUIRE);
+}
 static uint32_t ludus__sf_session_gen_counter;
 static ludus_capture *ludus__sf_session_last; /* the library's reference to the ludus__sf_session_last ended capture */
 static ludus__prefault *ludus__sf_session_sess_prefault;
@@ -9402,10 +9982,23 @@ static void ludus__sf_session_pool_free(void *mem, uint64_t bytes, int mapped, c
 
 /* ---- begin ---- */
 
-int ludus_begin_capture(const ludus_capture_desc *desc) {
-    if (ludus__sf_session_active) return ludus__fail(LUDUS_EBUSY, "a capture is already active");
-    ludus__fork_session_install();
-    if (ludus__sf_session_late_cap) ludus__capture_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
+/* What begin reserves before it arms: a rolling capture's segment switch
+ * (rolling.c) reserves the next segment's pool while the current one still
+ * records, so producers only wait for the switch itself. */
+typedef struct ludus__begin_prep {
+    ludus_capture_desc d;
+    uint64_t bytes;
+    int use_tsc, mapped, membarrier_ok;
+    char *cats;
+    ludus__name_table *names;
+    void *mem;
+    size_t faulted;
+    int pid;
+    char process_name[64];
+} ludus__begin_prep;
+
+static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
+    memset(p, 0, sizeof *p);
     ludus_capture_desc d;
     ludus_capture_desc_defaults(desc, &d);
     if (d.chunk_bytes < 4096 || d.chunk_bytes > (1u << 30) || (d.chunk_bytes & (d.chunk_bytes - 1)) != 0)
@@ -9456,6 +10049,29 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
         ludus__prefault_stop(pf);
         pf = NULL;
     }
+    /* Registered before the prefault thread exists: the kernel waits for an
+     * RCU grace period (about 10 ms) when the process has more than one
+     * thread, and not when it has one (a launch-to-exit capture starts at
+     * load). Once per process. */
+    p->membarrier_ok = d.join == LUDUS_JOIN_AUTO && ludus__membarrier_register();
+    /* Identity of the process, read now: end must not pay a file read. */
+    p->pid = ludus__os_pid();
+    ludus__process_name(p->process_name, sizeof p->process_name);
+    p->d = d;
+    p->bytes = bytes;
+    p->use_tsc = use_tsc;
+    p->mapped = mapped;
+    p->cats = cats;
+    p->names = names;
+    p->mem = mem;
+    p->faulted = faulted;
+    return 0;
+}
+
+/* Arms the capture ludus__sf_session_begin_prepare reserved for (it owns what p holds);
+ * returns when it was armed (CLOCK_MONOTONIC ns). */
+static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
+    if (ludus__sf_session_late_cap) ludus__capture_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
     /* The library's reference to the previous capture goes now (a caller
      * that took one keeps it). */
     if (ludus__sf_session_last) {
@@ -9463,19 +10079,17 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
         ludus__sf_session_last = NULL;
         ludus_capture_release(old);
     }
-    /* Registered before the prefault thread exists: the kernel waits for an
-     * RCU grace period (about 10 ms) when the process has more than one
-     * thread, and not when it has one (a launch-to-exit capture starts at
-     * load). Once per process. */
-    int membarrier_ok = d.join == LUDUS_JOIN_AUTO && ludus__membarrier_register();
-
+    ludus_capture_desc d = p->d;
+    uint64_t bytes = p->bytes;
+    void *mem = p->mem;
+    int use_tsc = p->use_tsc;
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     ludus__session *s = &ludus__sess;
     memset(s, 0, sizeof *s);
     s->desc = d;
     s->desc.categories = NULL;
-    s->categories = cats;
+    s->categories = p->cats;
     s->pool_mem = mem;
     s->pool.base = mem;
     s->pool.bytes = bytes;
@@ -9486,17 +10100,14 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
     s->pool.begin_limit = bytes > reserve ? bytes - reserve : 0;
     s->pool.chunk_bytes = d.chunk_bytes;
     s->pool.next = 0;
-    pf = ludus__prefault_start(mem, (size_t)bytes, faulted, &s->pool.next); /* ahead of the producers */
-    ludus__sf_session_sess_faulted = faulted;
-    s->names = names;
-    /* Identity of the process, read now: end must not pay a file read. */
-    s->pid = ludus__os_pid();
-    ludus__process_name(s->process_name, sizeof s->process_name);
-    ludus__sf_session_sess_prefault = pf;
-    ludus__sf_session_sess_pool_mapped = mapped;
+    ludus__sf_session_sess_faulted = p->faulted;
+    s->names = p->names;
+    s->pid = p->pid;
+    memcpy(s->process_name, p->process_name, sizeof s->process_name);
+    ludus__sf_session_sess_pool_mapped = p->mapped;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
 
-    s->join_membarrier = membarrier_ok;
+    s->join_membarrier = p->membarrier_ok;
     int slow = !s->join_membarrier || !use_tsc || !LUDUS__INLINE_CLOCK;
 #ifdef LUDUS__TSAN
     slow = 1; /* TSan does not model membarrier: prove the fence join instead */
@@ -9511,8 +10122,30 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
     ludus__sf_session_active = 1;
     __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
+    int64_t armed_at = ludus__mono_ns();
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
+    /* Faults the pool in ahead of the producers; started once armed, so a
+     * rolling capture's switch does not wait for a thread to start. */
+    ludus__sf_session_sess_prefault = ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next);
+    return armed_at;
+}
+
+static void ludus__sf_session_begin_discard(ludus__begin_prep *p) {
+    ludus__sf_session_pool_free(p->mem, p->bytes, p->mapped, &p->d.allocator);
+    ludus__names_destroy(p->names);
+    free(p->cats);
+    memset(p, 0, sizeof *p);
+}
+
+int ludus_begin_capture(const ludus_capture_desc *desc) {
+    if (ludus__sf_session_active || ludus__rolling_owns_session()) return ludus__fail(LUDUS_EBUSY, "a capture is already active");
+    ludus__fork_session_install();
+    if (ludus__sf_session_late_cap) ludus__capture_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
+    ludus__begin_prep p;
+    int rc = ludus__sf_session_begin_prepare(desc, &p);
+    if (rc) return rc;
+    ludus__sf_session_begin_arm(&p);
     return 0;
 }
 
@@ -9540,6 +10173,7 @@ static void ludus__sf_session_convert_thread(ludus_capture *c, ludus__cap_thread
     size_t n = strnlen(f->name, sizeof f->name);
     th->name[ludus__utf8_clean(f->name, n, th->name, sizeof th->name - 1)] = 0;
     th->tid = f->tid;
+    th->serial = f->serial;
     th->exited = f->exited;
     th->dropped = f->dropped;
     th->first_drop_ns = f->first_drop_ticks ? ludus__ticks_to_ns(c, f->first_drop_ticks) : LUDUS__NO_DROP;
@@ -9550,14 +10184,17 @@ static void ludus__sf_session_convert_thread(ludus_capture *c, ludus__cap_thread
     th->first = f->first;
 }
 
-int ludus_end_capture(void) {
+/* Ends the capture, storing `disarmed` in armed: 0, or while a rolling
+ * capture switches segments the next generation with LUDUS__ARMED_PAUSE
+ * (events then are dropped and counted for that generation). */
+static int ludus__sf_session_end_capture(uint32_t disarmed) {
     if (!ludus__sf_session_active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
     ludus__session *s = &ludus__sess;
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     uint32_t gen = s->gen;
     uint32_t high = ludus__reg.high;
-    __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&ludus__armed, disarmed, __ATOMIC_SEQ_CST);
     /* No inline event starts after this (limits are read behind the busy
      * bit; the barrier orders that read after these stores). */
     for (uint32_t i = 0; i < high; i++) {
@@ -9678,6 +10315,72 @@ int ludus_end_capture(void) {
         return ludus__fail(LUDUS_ENOMEM, "out of memory while publishing the capture");
     }
     ludus__sf_session_last = c;
+    return 0;
+}
+
+int ludus_end_capture(void) {
+    if (ludus__rolling_owns_session())
+        return ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
+    return ludus__sf_session_end_capture(0);
+}
+
+int ludus__session_end(void) {
+    return ludus__sf_session_end_capture(0);
+}
+
+/* ---- switching a rolling capture's segment ---- */
+
+/* The next segment's generation, as ludus__sf_session_begin_arm will number it. */
+static uint32_t ludus__sf_session_next_gen(void) {
+    return ludus__sf_session_gen_counter % 0x3fffffffu + 1;
+}
+
+/* Events of the pause, counted by producers for the next generation
+ * (early_drops), go to the segment that just ended: the pause was its end.
+ * A producer that counts after this sweep has them folded in when it
+ * attaches to the next segment. Registry lock held. */
+static void ludus__sf_session_sweep_pause_drops(ludus_capture *ended, uint32_t pause_gen) {
+    for (uint32_t i = 0; i < ludus__reg.high; i++) {
+        ludus__thread_record *r = &ludus__reg.rec[i];
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->cold) continue;
+        uint64_t x = __atomic_load_n(&r->cold->early_drops, __ATOMIC_RELAXED);
+        if (x >> 32 != pause_gen || (uint32_t)x == 0) continue;
+        x = __atomic_exchange_n(&r->cold->early_drops, 0u, __ATOMIC_RELAXED);
+        if (x >> 32 != pause_gen || (uint32_t)x == 0) continue; /* it attached meanwhile and took them */
+        for (uint32_t k = 0; k < ended->nthreads; k++) {
+            ludus__cap_thread *th = &ended->threads[k];
+            if (th->serial != r->serial) continue;
+            th->dropped += (uint32_t)x;
+            if (th->first_drop_ns == LUDUS__NO_DROP) th->first_drop_ns = ended->end_ns - ended->start_ns;
+            break;
+        }
+    }
+}
+
+int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended, int64_t *pause_ns) {
+    *ended = NULL;
+    *pause_ns = 0;
+    if (!ludus__sf_session_active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
+    ludus__begin_prep p;
+    int rc = ludus__sf_session_begin_prepare(desc, &p);
+    if (rc) return rc;
+    uint32_t pause_gen = ludus__sf_session_next_gen();
+    int64_t paused_at = ludus__mono_ns();
+    rc = ludus__sf_session_end_capture(pause_gen | LUDUS__ARMED_PAUSE);
+    if (rc) { /* nothing recorded any more: the capture is over */
+        ludus__sf_session_begin_discard(&p);
+        __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
+        return rc;
+    }
+    ludus_capture *seg = ludus__sf_session_last;
+    ludus_capture_retain(seg); /* ludus__sf_session_begin_arm drops the library's reference */
+    *pause_ns = ludus__sf_session_begin_arm(&p) - paused_at;
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    ludus__sf_session_sweep_pause_drops(seg, pause_gen);
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+    *ended = seg;
     return 0;
 }
 

@@ -45,6 +45,9 @@ void ludus__capture_free(ludus_capture *c) {
     }
     free(c->threads);
     ludus_capture_release(c->parent);
+    for (uint32_t i = 0; i < c->nparts; i++) ludus_capture_release(c->parts[i]);
+    free(c->parts);
+    free(c->carried);
     free(c);
 }
 
@@ -103,6 +106,9 @@ int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_captu
     v->nasync = v->nasync_tracks = 0;
     v->nasync_raw = v->async_raw_cap = 0;
     v->async_ready = v->async_error = 0;
+    v->parts = NULL; /* the parent holds them */
+    v->nparts = 0;
+    v->carried = NULL;
     v->nthreads = nt;
     for (uint32_t i = 0; i < nt; i++) {
         v->threads[i] = src->threads[cut->threads ? cut->threads[i] : i];

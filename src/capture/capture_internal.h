@@ -30,6 +30,7 @@ typedef struct ludus__run {
 typedef struct ludus__cap_thread {
     char name[64];
     uint64_t tid;
+    uint32_t serial; /* in-memory captures: the registration it came from (a rolling window joins segments by it) */
     int exited;
     uint64_t dropped;
     int64_t first_drop_ns; /* since capture start; LUDUS__NO_DROP without losses */
@@ -187,6 +188,12 @@ struct ludus_capture {
     struct ludus__async_raw *async_raw; /* while preparing: the events */
     size_t nasync_raw, async_raw_cap;
     int async_ready, async_error;
+    /* a rolling window's snapshot (rolling.c): the segments it joins (held),
+     * the begins carried from before them, and the generations it spans */
+    struct ludus_capture **parts;
+    uint32_t nparts;
+    ludus__event *carried;
+    uint32_t gen_first; /* 0: gen only */
 };
 typedef struct ludus_capture ludus__captured;
 
@@ -248,6 +255,16 @@ LUDUS_HIDDEN ludus_capture *ludus__capture_new(int type);
 LUDUS_HIDDEN void ludus__capture_resolve_late(ludus_capture *c);
 /* Waits until no producer can still write into c's pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
+/* Ends the capture and begins the next with the same desc in one step
+ * (rolling.c): *ended is the ended capture (a reference for the caller);
+ * *pause_ns how long events were dropped meanwhile. */
+LUDUS_HIDDEN int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended, int64_t *pause_ns);
+/* Ends the running capture whatever owns it (rolling.c). */
+LUDUS_HIDDEN int ludus__session_end(void);
+/* 1 while a rolling capture runs (ludus_begin_capture and ludus_end_capture
+ * refuse then); rolling.c sets it. */
+LUDUS_HIDDEN int ludus__rolling_owns_session(void);
+LUDUS_HIDDEN void ludus__session_rolling(int on);
 /* Stops c's prefault thread and frees its pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_release_pool(ludus_capture *c);
 /* The child's side of fork: the running capture restarts as the child's

@@ -20,7 +20,16 @@ ludus__session ludus__sess;
  * space is 2^47): a request beyond it is an overflow, not an allocation. */
 #define MAX_POOL_BYTES ((uint64_t)1 << 46)
 
-static int active; /* a capture is armed (coordinator thread only) */
+static int active;       /* a capture is armed (coordinator thread only) */
+static int rolling_owns; /* atomic: a rolling capture (rolling.c) switches the captures */
+
+void ludus__session_rolling(int on) {
+    __atomic_store_n(&rolling_owns, on, __ATOMIC_RELEASE);
+}
+
+int ludus__rolling_owns_session(void) {
+    return __atomic_load_n(&rolling_owns, __ATOMIC_ACQUIRE);
+}
 static uint32_t gen_counter;
 static ludus_capture *last; /* the library's reference to the last ended capture */
 static ludus__prefault *sess_prefault;
@@ -111,10 +120,23 @@ static void pool_free(void *mem, uint64_t bytes, int mapped, const ludus_allocat
 
 /* ---- begin ---- */
 
-int ludus_begin_capture(const ludus_capture_desc *desc) {
-    if (active) return ludus__fail(LUDUS_EBUSY, "a capture is already active");
-    ludus__fork_session_install();
-    if (late_cap) ludus__capture_resolve_late(late_cap); /* before any thread can attach again */
+/* What begin reserves before it arms: a rolling capture's segment switch
+ * (rolling.c) reserves the next segment's pool while the current one still
+ * records, so producers only wait for the switch itself. */
+typedef struct ludus__begin_prep {
+    ludus_capture_desc d;
+    uint64_t bytes;
+    int use_tsc, mapped, membarrier_ok;
+    char *cats;
+    ludus__name_table *names;
+    void *mem;
+    size_t faulted;
+    int pid;
+    char process_name[64];
+} ludus__begin_prep;
+
+static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
+    memset(p, 0, sizeof *p);
     ludus_capture_desc d;
     ludus_capture_desc_defaults(desc, &d);
     if (d.chunk_bytes < 4096 || d.chunk_bytes > (1u << 30) || (d.chunk_bytes & (d.chunk_bytes - 1)) != 0)
@@ -165,6 +187,29 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
         ludus__prefault_stop(pf);
         pf = NULL;
     }
+    /* Registered before the prefault thread exists: the kernel waits for an
+     * RCU grace period (about 10 ms) when the process has more than one
+     * thread, and not when it has one (a launch-to-exit capture starts at
+     * load). Once per process. */
+    p->membarrier_ok = d.join == LUDUS_JOIN_AUTO && ludus__membarrier_register();
+    /* Identity of the process, read now: end must not pay a file read. */
+    p->pid = ludus__os_pid();
+    ludus__process_name(p->process_name, sizeof p->process_name);
+    p->d = d;
+    p->bytes = bytes;
+    p->use_tsc = use_tsc;
+    p->mapped = mapped;
+    p->cats = cats;
+    p->names = names;
+    p->mem = mem;
+    p->faulted = faulted;
+    return 0;
+}
+
+/* Arms the capture begin_prepare reserved for (it owns what p holds);
+ * returns when it was armed (CLOCK_MONOTONIC ns). */
+static int64_t begin_arm(ludus__begin_prep *p) {
+    if (late_cap) ludus__capture_resolve_late(late_cap); /* before any thread can attach again */
     /* The library's reference to the previous capture goes now (a caller
      * that took one keeps it). */
     if (last) {
@@ -172,19 +217,17 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
         last = NULL;
         ludus_capture_release(old);
     }
-    /* Registered before the prefault thread exists: the kernel waits for an
-     * RCU grace period (about 10 ms) when the process has more than one
-     * thread, and not when it has one (a launch-to-exit capture starts at
-     * load). Once per process. */
-    int membarrier_ok = d.join == LUDUS_JOIN_AUTO && ludus__membarrier_register();
-
+    ludus_capture_desc d = p->d;
+    uint64_t bytes = p->bytes;
+    void *mem = p->mem;
+    int use_tsc = p->use_tsc;
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     ludus__session *s = &ludus__sess;
     memset(s, 0, sizeof *s);
     s->desc = d;
     s->desc.categories = NULL;
-    s->categories = cats;
+    s->categories = p->cats;
     s->pool_mem = mem;
     s->pool.base = mem;
     s->pool.bytes = bytes;
@@ -195,17 +238,14 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
     s->pool.begin_limit = bytes > reserve ? bytes - reserve : 0;
     s->pool.chunk_bytes = d.chunk_bytes;
     s->pool.next = 0;
-    pf = ludus__prefault_start(mem, (size_t)bytes, faulted, &s->pool.next); /* ahead of the producers */
-    sess_faulted = faulted;
-    s->names = names;
-    /* Identity of the process, read now: end must not pay a file read. */
-    s->pid = ludus__os_pid();
-    ludus__process_name(s->process_name, sizeof s->process_name);
-    sess_prefault = pf;
-    sess_pool_mapped = mapped;
+    sess_faulted = p->faulted;
+    s->names = p->names;
+    s->pid = p->pid;
+    memcpy(s->process_name, p->process_name, sizeof s->process_name);
+    sess_pool_mapped = p->mapped;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
 
-    s->join_membarrier = membarrier_ok;
+    s->join_membarrier = p->membarrier_ok;
     int slow = !s->join_membarrier || !use_tsc || !LUDUS__INLINE_CLOCK;
 #ifdef LUDUS__TSAN
     slow = 1; /* TSan does not model membarrier: prove the fence join instead */
@@ -220,8 +260,30 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
     active = 1;
     __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
+    int64_t armed_at = ludus__mono_ns();
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
+    /* Faults the pool in ahead of the producers; started once armed, so a
+     * rolling capture's switch does not wait for a thread to start. */
+    sess_prefault = ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next);
+    return armed_at;
+}
+
+static void begin_discard(ludus__begin_prep *p) {
+    pool_free(p->mem, p->bytes, p->mapped, &p->d.allocator);
+    ludus__names_destroy(p->names);
+    free(p->cats);
+    memset(p, 0, sizeof *p);
+}
+
+int ludus_begin_capture(const ludus_capture_desc *desc) {
+    if (active || ludus__rolling_owns_session()) return ludus__fail(LUDUS_EBUSY, "a capture is already active");
+    ludus__fork_session_install();
+    if (late_cap) ludus__capture_resolve_late(late_cap); /* before any thread can attach again */
+    ludus__begin_prep p;
+    int rc = begin_prepare(desc, &p);
+    if (rc) return rc;
+    begin_arm(&p);
     return 0;
 }
 
@@ -249,6 +311,7 @@ static void convert_thread(ludus_capture *c, ludus__cap_thread *th, const ludus_
     size_t n = strnlen(f->name, sizeof f->name);
     th->name[ludus__utf8_clean(f->name, n, th->name, sizeof th->name - 1)] = 0;
     th->tid = f->tid;
+    th->serial = f->serial;
     th->exited = f->exited;
     th->dropped = f->dropped;
     th->first_drop_ns = f->first_drop_ticks ? ludus__ticks_to_ns(c, f->first_drop_ticks) : LUDUS__NO_DROP;
@@ -259,14 +322,17 @@ static void convert_thread(ludus_capture *c, ludus__cap_thread *th, const ludus_
     th->first = f->first;
 }
 
-int ludus_end_capture(void) {
+/* Ends the capture, storing `disarmed` in armed: 0, or while a rolling
+ * capture switches segments the next generation with LUDUS__ARMED_PAUSE
+ * (events then are dropped and counted for that generation). */
+static int end_capture(uint32_t disarmed) {
     if (!active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
     ludus__session *s = &ludus__sess;
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     uint32_t gen = s->gen;
     uint32_t high = ludus__reg.high;
-    __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&ludus__armed, disarmed, __ATOMIC_SEQ_CST);
     /* No inline event starts after this (limits are read behind the busy
      * bit; the barrier orders that read after these stores). */
     for (uint32_t i = 0; i < high; i++) {
@@ -387,6 +453,72 @@ int ludus_end_capture(void) {
         return ludus__fail(LUDUS_ENOMEM, "out of memory while publishing the capture");
     }
     last = c;
+    return 0;
+}
+
+int ludus_end_capture(void) {
+    if (ludus__rolling_owns_session())
+        return ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
+    return end_capture(0);
+}
+
+int ludus__session_end(void) {
+    return end_capture(0);
+}
+
+/* ---- switching a rolling capture's segment ---- */
+
+/* The next segment's generation, as begin_arm will number it. */
+static uint32_t next_gen(void) {
+    return gen_counter % 0x3fffffffu + 1;
+}
+
+/* Events of the pause, counted by producers for the next generation
+ * (early_drops), go to the segment that just ended: the pause was its end.
+ * A producer that counts after this sweep has them folded in when it
+ * attaches to the next segment. Registry lock held. */
+static void sweep_pause_drops(ludus_capture *ended, uint32_t pause_gen) {
+    for (uint32_t i = 0; i < ludus__reg.high; i++) {
+        ludus__thread_record *r = &ludus__reg.rec[i];
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->cold) continue;
+        uint64_t x = __atomic_load_n(&r->cold->early_drops, __ATOMIC_RELAXED);
+        if (x >> 32 != pause_gen || (uint32_t)x == 0) continue;
+        x = __atomic_exchange_n(&r->cold->early_drops, 0u, __ATOMIC_RELAXED);
+        if (x >> 32 != pause_gen || (uint32_t)x == 0) continue; /* it attached meanwhile and took them */
+        for (uint32_t k = 0; k < ended->nthreads; k++) {
+            ludus__cap_thread *th = &ended->threads[k];
+            if (th->serial != r->serial) continue;
+            th->dropped += (uint32_t)x;
+            if (th->first_drop_ns == LUDUS__NO_DROP) th->first_drop_ns = ended->end_ns - ended->start_ns;
+            break;
+        }
+    }
+}
+
+int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended, int64_t *pause_ns) {
+    *ended = NULL;
+    *pause_ns = 0;
+    if (!active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
+    ludus__begin_prep p;
+    int rc = begin_prepare(desc, &p);
+    if (rc) return rc;
+    uint32_t pause_gen = next_gen();
+    int64_t paused_at = ludus__mono_ns();
+    rc = end_capture(pause_gen | LUDUS__ARMED_PAUSE);
+    if (rc) { /* nothing recorded any more: the capture is over */
+        begin_discard(&p);
+        __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
+        return rc;
+    }
+    ludus_capture *seg = last;
+    ludus_capture_retain(seg); /* begin_arm drops the library's reference */
+    *pause_ns = begin_arm(&p) - paused_at;
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    sweep_pause_drops(seg, pause_gen);
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+    *ended = seg;
     return 0;
 }
 

@@ -425,9 +425,15 @@ static void snapshot(int64_t now, stat_list *out) {
     r->closed++;
 }
 
+void (*ludus__frame_hook)(void);
+
 void ludus__frame_tick(void) {
     int armed = ludus__load_armed() != 0;
-    if (armed) ludus__frame();
+    if (armed) {
+        ludus__frame();
+        void (*hook)(void) = __atomic_load_n(&ludus__frame_hook, __ATOMIC_ACQUIRE);
+        if (hook) hook();
+    }
     if (!__atomic_load_n(&ncounters, __ATOMIC_ACQUIRE) && !__atomic_load_n(&ngauges, __ATOMIC_ACQUIRE) &&
         !__atomic_load_n(&ndomains, __ATOMIC_ACQUIRE) && !__atomic_load_n(&L.ring.want, __ATOMIC_RELAXED))
         return;

@@ -25,7 +25,8 @@
 #include "record.h"
 
 __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
-int ludus__clock_is_tsc; /* set before arming; read after an acquire of armed */
+int ludus__clock_is_tsc;           /* set before arming; read after an acquire of armed */
+uint32_t ludus__rolling_first_gen; /* set by the rolling window (src/capture/rolling.c) */
 
 const ludus_site ludus__frame_site = {"Frame", "", "", "frame", 0, LUDUS_SITE_TEXT};
 const ludus_site ludus__invalid_site = {"<invalid site id>", "", "", NULL, 0, LUDUS_SITE_TEXT};
@@ -83,17 +84,23 @@ static void drop(ludus__thread_cold *c, unsigned n) {
 
 /* A loss seen by an event that interrupted another event of its thread (a
  * signal handler) or a library call: only atomic counters may be touched. */
+/* A loss for capture generation g that the thread has not joined: attach
+ * folds it in (or, for a rolling capture's pause, the switch takes it). */
+static void early_drop(ludus__thread_cold *c, uint32_t g, unsigned n) {
+    uint64_t old = __atomic_load_n(&c->early_drops, __ATOMIC_RELAXED), nw;
+    do {
+        nw = ((old >> 32) == g ? old : (uint64_t)g << 32) + n;
+    } while (!__atomic_compare_exchange_n(&c->early_drops, &old, nw, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
 static void signal_drop(ludus__thread_cold *c, unsigned n) {
-    uint32_t g = __atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE) & ~LUDUS__ARMED_SLOW;
+    uint32_t g = ludus__armed_gen(__atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE));
     if (g == 0) return;
     if (__atomic_load_n(&c->gen, __ATOMIC_RELAXED) != g) {
         /* The thread has not joined this capture yet: the event this one
          * interrupted is its first, and it attaches the thread right after
          * (attach folds these in). Kept with the capture's generation. */
-        uint64_t old = __atomic_load_n(&c->early_drops, __ATOMIC_RELAXED), nw;
-        do {
-            nw = ((old >> 32) == g ? old : (uint64_t)g << 32) + n;
-        } while (!__atomic_compare_exchange_n(&c->early_drops, &old, nw, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        early_drop(c, g, n);
         return;
     }
     __atomic_fetch_add(&c->signal_drops, n, __ATOMIC_RELAXED);
@@ -138,8 +145,14 @@ static uint32_t slow_enter(ludus__thread_hot *t, ludus__thread_cold *c, unsigned
          * controller's store of armed and load of in_slow). */
         __atomic_store_n(&c->in_slow, 1u, __ATOMIC_SEQ_CST);
         uint32_t g = __atomic_load_n(&ludus__armed, __ATOMIC_SEQ_CST);
-        uint32_t gen = g & ~LUDUS__ARMED_SLOW;
+        uint32_t gen = ludus__armed_gen(g);
         if (gen == 0 || c->dead) break;
+        if (g & LUDUS__ARMED_PAUSE) { /* a rolling capture switches segments */
+            leave(t, c);
+            early_drop(c, gen, lost);
+            c->paused_gen = gen;
+            return 0;
+        }
         if (__atomic_load_n(&c->in_library, __ATOMIC_RELAXED)) {
             leave(t, c);
             signal_drop(c, lost);
@@ -199,7 +212,7 @@ static int new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
      * controller zeroes limits after disarming; whichever store is last,
      * the limit ends up 0 (both sides are sequentially consistent). */
     __atomic_store_n(&t->limit, end, __ATOMIC_SEQ_CST);
-    if ((__atomic_load_n(&ludus__armed, __ATOMIC_SEQ_CST) & ~LUDUS__ARMED_SLOW) != c->gen)
+    if (__atomic_load_n(&ludus__armed, __ATOMIC_SEQ_CST) != c->gen) /* ended, or a segment switch pauses */
         __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
     return 1;
 }
@@ -452,8 +465,9 @@ void ludus_sample_counter_f64(uint32_t site_id, double value) {
 
 ludus_unwind_point ludus_unwind_here(void) {
     ludus_unwind_point p = {0, 0, 0};
-    uint32_t g = ludus__load_armed() & ~LUDUS__ARMED_SLOW;
-    if (g != 0 && ludus__cold.gen == g && ludus__cold.chunk) {
+    uint32_t g = ludus__load_armed();
+    if (g != 0 && !(g & LUDUS__ARMED_PAUSE) && ludus__cold.gen == ludus__armed_gen(g) && ludus__cold.chunk) {
+        g = ludus__armed_gen(g);
         p.at = slot_of(&ludus__hot);
         p.gen = g;
     }
@@ -487,8 +501,14 @@ void ludus__span_begin(const ludus_site *site) {
         signal_drop(c, 2);
         return;
     }
+    c->paused_gen = 0;
     uint32_t gen = slow_enter(t, c, 2, 1);
-    if (!gen) return;
+    if (!gen) {
+        /* Dropped while a rolling capture switched segments (counted with
+         * its end): remembered, so its end is neither written nor counted. */
+        if (c->paused_gen) span_push(c, site, c->paused_gen, LUDUS__SPAN_END_COUNTED);
+        return;
+    }
     if (!span_push(c, site, gen, 0)) { /* no room to remember it: its end could not be paired */
         drop(c, 2);
         leave(t, c);
@@ -508,16 +528,17 @@ void ludus__span_begin(const ludus_site *site) {
 static void span_close(const ludus__span_ent *e, const ludus_site *explicit_site) {
     ludus__thread_hot *t = &ludus__hot;
     ludus__thread_cold *c = &ludus__cold;
+    if (e && e->recorded == LUDUS__SPAN_END_COUNTED) return;
     if (set_busy(t)) {
         signal_drop(c, 1);
         return;
     }
     uint32_t gen = slow_enter(t, c, 1, 0);
     if (!gen) return;
-    if (e && (e->gen != gen || !e->recorded)) {
+    if (e && (!ludus__same_recording(e->gen, gen) || !e->recorded)) {
         /* Begun in another capture (or outside one): not this capture's. A
          * dropped begin drops its end. */
-        if (e->gen == gen)
+        if (ludus__same_recording(e->gen, gen))
             drop(c, 1);
         else
             c->orphan_ends++;

@@ -10,6 +10,33 @@
 #include "../platform/platform.h"
 #include "../platform/sync.h"
 
+/* armed while a rolling capture switches segments: the next segment's
+ * generation with this bit. Events then take the out-of-line path and are
+ * dropped, counted for that generation (emit.c, session.c). */
+#define LUDUS__ARMED_PAUSE 0x80000000u
+/* The generation in a value of armed (0: none). */
+static inline uint32_t ludus__armed_gen(uint32_t armed) {
+    return armed & ~(LUDUS__ARMED_SLOW | LUDUS__ARMED_PAUSE);
+}
+
+/* The first generation of the rolling capture that runs (rolling.c), 0
+ * when none: its segments are one recording, so a span begun in one
+ * segment and ended in a later one is paired in the window. */
+LUDUS_HIDDEN extern uint32_t ludus__rolling_first_gen;
+/* 1 when a span begun in generation `begun` belongs to the recording of
+ * generation `gen` (the same capture, or segments of one rolling capture). */
+static inline int ludus__same_recording(uint32_t begun, uint32_t gen) {
+    uint32_t first = __atomic_load_n(&ludus__rolling_first_gen, __ATOMIC_RELAXED);
+    if (begun == gen) return 1;
+    if (!first || !begun) return 0;
+    return ((begun - first) & 0x3fffffffu) <= ((gen - first) & 0x3fffffffu); /* generations wrap at 2^30 */
+}
+
+/* Called at each frame mark while a capture runs, when set (the rolling
+ * window's hitch detector sets it: a pointer, so a program that only
+ * records does not link the rolling window and its exporters). */
+LUDUS_HIDDEN extern void (*ludus__frame_hook)(void);
+
 /* Threads registered at the same time (records of exited threads are freed
  * at once: their data moves to the session's retired list). */
 #define LUDUS__MAX_THREADS 4096
@@ -48,13 +75,15 @@ typedef struct ludus__pool {
     uint32_t chunk_bytes; /* largest piece */
 } ludus__pool;
 
+#define LUDUS__SPAN_END_COUNTED 2u
+
 /* A span on the recorder's per-thread stack: whether its begin was recorded,
  * so the end of a dropped begin is dropped too (the reader pairs spans by
  * identity and must never see an end whose begin is missing). */
 typedef struct ludus__span_ent {
     const ludus_site *site;
     uint32_t gen;      /* capture the begin belongs to */
-    uint32_t recorded; /* 1: the begin is in that capture */
+    uint32_t recorded; /* 1: the begin is in that capture; LUDUS__SPAN_END_COUNTED: dropped, its end counted */
 } ludus__span_ent;
 
 /* Thread-local state that is not on the hot path. */
@@ -68,6 +97,7 @@ typedef struct ludus__thread_cold {
     uint32_t slow;       /* the attached capture records every event out of line */
     uint32_t reserve;    /* writing in the end reserve: begins are dropped */
     uint32_t exhausted;  /* the pool refused this thread: drop without asking again */
+    uint32_t paused_gen; /* the last out-of-line event was dropped in this generation's segment switch */
     uintptr_t own_limit; /* the limit in slow and reserve mode (ludus__hot.limit stays 0) */
     ludus__chunk *chunk; /* current piece (NULL before the first event) */
     ludus__chunk *first_chunk;
@@ -190,6 +220,8 @@ LUDUS_HIDDEN ludus__name_table *ludus__names_create(void);
 LUDUS_HIDDEN void ludus__names_destroy(ludus__name_table *t);
 /* The descriptor of a run-time name in t; NULL when t is full. */
 LUDUS_HIDDEN const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name);
+/* 1 when p is one of t's descriptors (it lives as long as t). */
+LUDUS_HIDDEN int ludus__names_contains(const ludus__name_table *t, const void *p);
 /* fork (capture/fork.c): the registered-site table locked across fork and
  * made usable again in the child. */
 LUDUS_HIDDEN void ludus__sites_fork_lock(void);

@@ -171,6 +171,11 @@ ludus__name_table *ludus__names_create(void) {
     return t;
 }
 
+int ludus__names_contains(const ludus__name_table *t, const void *p) {
+    const ludus_site *s = p;
+    return t && t->site && s >= t->site && s < t->site + NAMES_MAX;
+}
+
 void ludus__names_fork_lock(ludus__name_table *t) {
     if (t) ludus__mutex_lock(&t->lock);
 }

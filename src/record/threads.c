@@ -160,7 +160,7 @@ static void release_self(int dying) {
     ludus__mutex_lock(&ludus__reg.lock);
     ludus__thread_record *r = &ludus__reg.rec[c->record];
     if (c->late) ludus__session_thread_leaving(r);
-    uint32_t armed = __atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE) & ~LUDUS__ARMED_SLOW;
+    uint32_t armed = ludus__armed_gen(__atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE));
     if (armed != 0 && armed == ludus__sess.gen) retire(r, armed, dying);
     /* Events this thread records from now on start over (or, when dying,
      * are ignored): no capture attached, no piece, limit 0. */

@@ -207,7 +207,7 @@ static __thread const ludus_site *current_fiber;
 static __thread uint32_t current_gen;
 
 static uint32_t armed_gen(void) {
-    return ludus__load_armed() & ~LUDUS__ARMED_SLOW;
+    return ludus__armed_gen(ludus__load_armed());
 }
 
 void ludus_fiber_enter(const char *name) {

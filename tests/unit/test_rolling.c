@@ -1,0 +1,340 @@
+/* The rolling window: segments switched while threads record, snapshots
+ * whose edges show slices begun before the window (clipped, named, never
+ * unpaired), losses counted exactly across switches, and triggers (a hitch,
+ * a call, a signal chained to the program's own handler) that write the
+ * window to a file from the background thread. */
+#define _GNU_SOURCE
+#include <ludus/capture.h>
+#include <ludus/capture_file.h>
+#include <ludus/profiling.h>
+#include <ludus/rolling.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+static ludus_rolling_desc quiet_desc(uint32_t window_ms) {
+    ludus_rolling_desc d;
+    memset(&d, 0, sizeof d);
+    d.window_ms = window_ms;
+    d.segments = 4;
+    d.hitch_factor = -1;
+    d.signal = -1;
+    return d;
+}
+
+/* Every B is closed by an E of its thread (lt_match_end), and the capture's
+ * own counts say nothing was left unpaired. */
+static void check_paired(ludus_capture *c, const lt_trace *t) {
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ev[i].ph == 'B') assert_true(lt_match_end(t, i) >= 0);
+    ludus_capture_summary s;
+    assert_int_equal(ludus_capture_summarize(c, &s), 0);
+    if (s.orphan_ends || s.mismatched)
+        print_message("orphan ends %llu, mismatched %llu\n", (unsigned long long)s.orphan_ends,
+                      (unsigned long long)s.mismatched);
+    assert_int_equal(s.orphan_ends, 0);
+    assert_int_equal(s.mismatched, 0);
+}
+
+static int64_t span_ns(ludus_capture *c) {
+    ludus_capture_summary s;
+    assert_int_equal(ludus_capture_summarize(c, &s), 0);
+    return s.end_ns - s.start_ns;
+}
+
+/* A scope open across many segment switches, with numbered inner scopes:
+ * the snapshot shows it begun at the window's start (clipped, named), the
+ * inner samples it holds are contiguous up to the last, and every one
+ * missing is a counted loss. */
+static void test_window_edges(void **state) {
+    (void)state;
+    ludus_rolling_desc rd = quiet_desc(200);
+    assert_int_equal(ludus_rolling_begin(NULL, &rd), 0);
+    uint32_t seq = ludus_intern_name("seq");
+    int64_t i = 0, t_end = lt_now_ns() + 600000000; /* 3 windows: the outer scope's begin is long dropped */
+    ludus_capture *snap = NULL;
+    {
+        LUDUS_PROFILE_SCOPE(Outer);
+        LUDUS_PROFILE_BEGIN(OuterSpan);
+        while (lt_now_ns() < t_end) {
+            LUDUS_PROFILE_SCOPE(Inner);
+            ludus_sample_counter(seq, i++);
+            lt_spin_ns(20000);
+        }
+        assert_int_equal(ludus_snapshot(&snap), 0);
+        LUDUS_PROFILE_END();
+    }
+    ludus_capture *after; /* the outer scope ended: its end pairs with the carried begin */
+    assert_int_equal(ludus_snapshot(&after), 0);
+    ludus_rolling_stats st;
+    assert_int_equal(ludus_rolling_get_stats(&st), 0);
+    assert_true(st.segments_switched >= 4); /* 50 ms segments over 600 ms (a busy machine switches late) */
+    /* The window reaches back window_ms (a segment more at most, when the
+     * machine lets the switch thread run on time), unless memory ran out
+     * first: then segments were switched early and the window is shorter. */
+    int64_t span = span_ns(snap);
+    if (st.early_switches == 0) assert_true(span >= 195000000);
+
+    char *json = lt_capture_json(snap);
+    lt_trace t;
+    lt_trace_parse(&t, json);
+    check_paired(snap, &t);
+    long b = lt_find(&t, 0, 'B', "Outer");
+    assert_true(b >= 0);
+    assert_int_equal(t.ev[b].ts_ns, 0); /* begun before the window: shown from its start */
+    assert_true(lt_find(&t, 0, 'B', "OuterSpan") >= 0);
+    /* the samples: contiguous up to the last, gaps only where losses were counted */
+    int64_t first = -1, last = -1, gaps = 0;
+    for (size_t k = 0; k < t.n; k++) {
+        if (t.ev[k].ph != 'C' || strcmp(t.ev[k].name, "seq") != 0) continue;
+        int64_t v = t.ev[k].ivalue;
+        if (first < 0) first = v;
+        if (last >= 0 && v != last + 1) gaps += v - last - 1;
+        last = v;
+    }
+    assert_true(first > 0); /* the first samples are outside the window */
+    assert_int_equal(last, i - 1);
+    ludus_capture_summary s;
+    assert_int_equal(ludus_capture_summarize(snap, &s), 0);
+    assert_true(gaps <= (int64_t)s.dropped);
+    if (s.dropped == 0) assert_int_equal(gaps, 0);
+    lt_trace_free(&t);
+    free(json);
+    ludus_capture_release(snap);
+
+    snap = after;
+    json = lt_capture_json(snap);
+    lt_trace_parse(&t, json);
+    check_paired(snap, &t);
+    b = lt_find(&t, 0, 'B', "Outer");
+    assert_true(b >= 0);
+    long e = lt_match_end(&t, b);
+    assert_true(e >= 0);
+    assert_false(t.ev[e].incomplete);
+    lt_trace_free(&t);
+    free(json);
+    ludus_capture_release(snap);
+    assert_int_equal(ludus_rolling_end(), 0);
+    assert_int_equal(ludus_rolling_active(), 0);
+}
+
+/* Capture windows are refused while the rolling window runs. */
+static void test_one_at_a_time(void **state) {
+    (void)state;
+    ludus_rolling_desc rd = quiet_desc(100);
+    assert_int_equal(ludus_rolling_begin(NULL, &rd), 0);
+    assert_int_equal(ludus_begin_capture(NULL), LUDUS_EBUSY);
+    assert_int_equal(ludus_end_capture(), LUDUS_EBUSY);
+    assert_int_equal(ludus_rolling_begin(NULL, &rd), LUDUS_EBUSY);
+    assert_int_equal(ludus_rolling_end(), 0);
+    assert_int_equal(ludus_rolling_end(), LUDUS_ENOCAPTURE);
+    ludus_capture *c;
+    assert_int_equal(ludus_snapshot(&c), LUDUS_ENOCAPTURE);
+    rd.post_ms = rd.window_ms; /* the post-trigger time must fit in the window */
+    assert_int_equal(ludus_rolling_begin(NULL, &rd), LUDUS_EINVAL);
+}
+
+static char dir[64];
+
+static int count_files(const char *needle, char *found, size_t found_len) {
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "ls %s 2>/dev/null", dir);
+    FILE *p = popen(cmd, "r");
+    int n = 0;
+    char line[128];
+    while (p && fgets(line, sizeof line, p)) {
+        if (!strstr(line, needle)) continue;
+        n++;
+        line[strcspn(line, "\n")] = 0;
+        if (found) snprintf(found, found_len, "%s/%s", dir, line);
+    }
+    if (p) pclose(p);
+    return n;
+}
+
+static void frames(int n, int64_t frame_ns) {
+    for (int f = 0; f < n; f++) {
+        LUDUS_PROFILE_SCOPE(GameFrame);
+        lt_spin_ns(frame_ns);
+        LUDUS_PROFILE_FRAME();
+    }
+}
+
+/* 1 when the capture file at path holds an unclipped scope `name` */
+static int file_holds(const char *path, const char *name) {
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_open(path, &c), 0);
+    char *json = lt_capture_json(c);
+    lt_trace t;
+    lt_trace_parse(&t, json);
+    check_paired(c, &t);
+    long b = lt_find(&t, 0, 'B', name);
+    int holds = b >= 0 && t.ev[b].ts_ns > 0 && lt_count(&t, 'B', "GameFrame") >= 20;
+    lt_trace_free(&t);
+    free(json);
+    ludus_capture_release(c);
+    return holds;
+}
+
+/* A frame far slower than the running median writes a file named for the
+ * hitch, whose window holds that frame and the frames after it. */
+static void test_hitch_writes_file(void **state) {
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/ludus-rolling-%d", (int)getpid());
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    /* A hitch 20 x the median, found at 8 x. A preempted frame on a busy
+     * machine may be found too: every hitch is written (no cooldown), and
+     * one file holds the real one. */
+    ludus_rolling_desc rd = quiet_desc(400);
+    rd.hitch_factor = 8;
+    rd.median_frames = 30;
+    rd.post_ms = 50;
+    rd.cooldown_ms = LUDUS_ROLLING_NONE;
+    rd.directory = dir;
+    rd.prefix = "test";
+    assert_int_equal(ludus_rolling_begin(NULL, &rd), 0);
+    frames(60, 2000000);
+    {
+        LUDUS_PROFILE_SCOPE(TheHitch);
+        lt_spin_ns(40000000);
+    }
+    LUDUS_PROFILE_FRAME();
+    frames(60, 2000000);
+    assert_int_equal(ludus_rolling_flush(10000), 0);
+    ludus_rolling_stats st;
+    assert_int_equal(ludus_rolling_get_stats(&st), 0);
+    assert_true(st.hitches >= 1);
+    assert_true(st.files_written >= 1);
+    assert_int_equal(st.files_written, st.taken);
+    assert_true(st.frame_median_ns > 1900000 && st.frame_median_ns < 6000000);
+    assert_int_equal(ludus_rolling_end(), 0);
+    assert_int_equal(count_files("-hitch.ludus", NULL, 0), (int)st.files_written);
+    int found = 0;
+    snprintf(cmd, sizeof cmd, "ls %s", dir);
+    FILE *p = popen(cmd, "r");
+    char line[128], path[256];
+    while (p && fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\n")] = 0;
+        snprintf(path, sizeof path, "%s/%s", dir, line);
+        found += file_holds(path, "TheHitch");
+    }
+    if (p) pclose(p);
+    assert_true(found >= 1);
+}
+
+static volatile sig_atomic_t prior_ran;
+static void prior_handler(int signo) {
+    (void)signo;
+    prior_ran = 1;
+}
+
+/* SIGUSR2 triggers, and the program's own handler still runs; a second
+ * trigger within the cooldown is counted, not written. */
+static void test_signal_and_cooldown(void **state) {
+    (void)state;
+    signal(SIGUSR2, prior_handler);
+    ludus_rolling_desc rd = quiet_desc(200);
+    rd.signal = 0; /* the default: SIGUSR2 */
+    rd.post_ms = 20;
+    rd.cooldown_ms = 60000;
+    rd.directory = dir;
+    rd.prefix = "sig";
+    assert_int_equal(ludus_rolling_begin(NULL, &rd), 0);
+    frames(20, 1000000);
+    raise(SIGUSR2);
+    assert_int_equal(prior_ran, 1);
+    frames(40, 1000000);
+    assert_int_equal(ludus_rolling_flush(10000), 0);
+    ludus_trigger("again");
+    assert_int_equal(ludus_rolling_flush(10000), 0);
+    ludus_rolling_stats st;
+    assert_int_equal(ludus_rolling_get_stats(&st), 0);
+    assert_int_equal(st.files_written, 1);
+    assert_int_equal(st.cooled, 1);
+    assert_int_equal(ludus_rolling_end(), 0);
+    assert_int_equal(count_files("sig-", NULL, 0), 1);
+    assert_int_equal(count_files("-signal.ludus", NULL, 0), 1);
+    /* the program's handler is back */
+    struct sigaction sa;
+    sigaction(SIGUSR2, NULL, &sa);
+    assert_ptr_equal(sa.sa_handler, prior_handler);
+    signal(SIGUSR2, SIG_DFL);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Producers on several threads while another thread takes snapshots: every
+ * snapshot is well formed (ThreadSanitizer checks the switch protocol). */
+static int stop_producers;
+static void *producer(void *arg) {
+    (void)arg;
+    ludus_register_thread_for_trace("producer");
+    while (!__atomic_load_n(&stop_producers, __ATOMIC_ACQUIRE)) {
+        LUDUS_PROFILE_SCOPE(Produce);
+        for (int k = 0; k < 8; k++) {
+            LUDUS_PROFILE_SCOPE(Step);
+        }
+        LUDUS_PROFILE_BEGIN(Spanning);
+        lt_spin_ns(2000);
+        LUDUS_PROFILE_END();
+        usleep(20); /* a busy thread, not a flood: the test is the switch protocol */
+    }
+    return NULL;
+}
+
+static void test_snapshots_under_load(void **state) {
+    (void)state;
+    ludus_capture_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.chunk_count = 96;
+    ludus_rolling_desc rd = quiet_desc(100);
+    assert_int_equal(ludus_rolling_begin(&cd, &rd), 0);
+    stop_producers = 0;
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&th[i], NULL, producer, NULL), 0);
+    for (int round = 0; round < 6; round++) {
+        lt_spin_ns(40000000);
+        ludus_capture *snap;
+        assert_int_equal(ludus_snapshot(&snap), 0);
+        char *json = lt_capture_json(snap);
+        lt_trace t;
+        lt_trace_parse(&t, json);
+        check_paired(snap, &t);
+        assert_true(lt_count(&t, 'B', "Produce") > 0);
+        lt_trace_free(&t);
+        free(json);
+        ludus_capture_release(snap);
+    }
+    __atomic_store_n(&stop_producers, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    assert_int_equal(ludus_rolling_end(), 0);
+}
+
+static int teardown(void **state) {
+    if (ludus_rolling_active()) ludus_rolling_end();
+    return lt_teardown(state);
+}
+
+int main(void) {
+    ludus_register_thread_for_trace("main");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_window_edges, teardown),
+        cmocka_unit_test_teardown(test_one_at_a_time, teardown),
+        cmocka_unit_test_teardown(test_hitch_writes_file, teardown),
+        cmocka_unit_test_teardown(test_signal_and_cooldown, teardown),
+        cmocka_unit_test_teardown(test_snapshots_under_load, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
