@@ -41,7 +41,7 @@
 
 /* Symbols of the library's public interface (the shared library hides
  * everything else). */
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
 #define LUDUS_API __attribute__((visibility("default")))
 #else
 #define LUDUS_API
@@ -1542,14 +1542,19 @@ LUDUS_API int ludus_rolling_flush(uint32_t timeout_ms);
 /* ---- src/platform/platform.h ---- */
 /* Platform layer: the only place that includes OS headers. Clocks, TSC
  * calibration, the asymmetric barrier, thread identity, aligned memory and
- * files. One implementation per OS (linux.c and linux_file.c today). */
+ * files. One implementation per OS: linux.c and linux_*.c, win32.c and
+ * win32_*.c (CMake and scripts/amalgamate.py pick them by name). */
 #ifndef LUDUS_PLATFORM_H
 #define LUDUS_PLATFORM_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#if defined(_WIN32)
+#define LUDUS_HIDDEN /* a DLL exports only what it declares exported */
+#else
 #define LUDUS_HIDDEN __attribute__((visibility("hidden")))
+#endif
 
 /* CLOCK_MONOTONIC in integer nanoseconds. */
 LUDUS_HIDDEN int64_t ludus__mono_ns(void);
@@ -2524,6 +2529,380 @@ int ludus__on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(vo
     return pthread_atfork(prepare, parent, child) == 0 ? 0 : -1;
 }
 #endif /* defined(__linux__) */
+
+/* ==== src/platform/win32.c ==== */
+#if defined(_WIN32)
+/* Windows implementation of platform.h (mingw-w64; files: win32_file.c,
+ * pages and fork hooks: win32_pages.c). The clock is the invariant TSC where
+ * the CPU has one, else QueryPerformanceCounter in ns; the asymmetric
+ * barrier is FlushProcessWriteBuffers (an IPI to every processor running a
+ * thread of the process, as membarrier's); thread exit runs through
+ * winpthreads key destructors (below). */
+
+#include <windows.h>
+
+#include <pthread.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+int64_t ludus__mono_ns(void) {
+    static LARGE_INTEGER freq; /* fixed at boot; a racy first read stores the same value */
+    LARGE_INTEGER now;
+    if (freq.QuadPart == 0) QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&now);
+    int64_t f = freq.QuadPart, t = now.QuadPart;
+    return t / f * 1000000000 + t % f * 1000000000 / f; /* no overflow for t % f < 2^33 */
+}
+
+uint64_t ludus__counter_hz(void) {
+    return 0; /* the TSC's rate is measured */
+}
+
+#if defined(__x86_64__)
+int ludus__tsc_invariant(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return 0;
+    __cpuid(0x80000007u, a, b, c, d);
+    return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
+}
+uint64_t ludus__read_tsc(void) {
+    return __builtin_ia32_rdtsc();
+}
+uint64_t ludus__read_tsc_ordered(void) {
+    __builtin_ia32_lfence();
+    return __builtin_ia32_rdtsc();
+}
+#else
+int ludus__tsc_invariant(void) {
+    return 0;
+}
+uint64_t ludus__read_tsc(void) {
+    return (uint64_t)ludus__mono_ns();
+}
+uint64_t ludus__read_tsc_ordered(void) {
+    return (uint64_t)ludus__mono_ns();
+}
+#endif
+
+ludus__calib_point ludus__calibrate_point(void) {
+    ludus__calib_point best = {0, 0, INT64_MAX};
+    for (int i = 0; i < 16; i++) {
+        int64_t a = ludus__mono_ns();
+        uint64_t t = ludus__read_tsc();
+        int64_t b = ludus__mono_ns();
+        if (b - a < best.window_ns) {
+            best.ticks = t;
+            best.ns = a + (b - a) / 2;
+            best.window_ns = b - a;
+        }
+    }
+    return best;
+}
+
+int ludus__membarrier_register(void) {
+    return 1; /* FlushProcessWriteBuffers: Vista and later */
+}
+void ludus__membarrier(void) {
+    FlushProcessWriteBuffers();
+}
+
+uint64_t ludus__os_tid(void) {
+    return (uint64_t)GetCurrentThreadId();
+}
+int ludus__os_pid(void) {
+    return (int)GetCurrentProcessId();
+}
+void ludus__yield(void) {
+    SwitchToThread();
+}
+void ludus__cpu_relax(void) {
+    YieldProcessor();
+}
+
+void *ludus__aligned_alloc(size_t size, size_t alignment) {
+    return _aligned_malloc(size, alignment);
+}
+void ludus__aligned_free(void *p) {
+    _aligned_free(p);
+}
+
+void ludus__os_strerror(int err, char *buf, size_t cap) {
+    if (!buf || cap == 0) return;
+    if (err < 0) err = -err;
+    if (strerror_s(buf, cap, err) != 0 || !buf[0]) snprintf(buf, cap, "Unknown error %d", err);
+    buf[cap - 1] = 0;
+}
+
+/* Thread exit: winpthreads key destructors, the keys made before anything
+ * else of the process runs. The recorder's thread state is thread-local,
+ * which mingw-w64's GCC emulates (emutls) with a key of its own whose
+ * destructor frees that storage; destructors run in the order the keys were
+ * made, so ours must be made first (FLS callbacks, which Windows runs later,
+ * would find the storage gone). */
+static pthread_key_t ludus__sf_win32_exit_key[LUDUS__EXIT_HOOKS];
+static void (*ludus__sf_win32_exit_fn[LUDUS__EXIT_HOOKS])(void *);
+static void ludus__sf_win32_exit_trampoline0(void *arg) {
+    __atomic_load_n(&ludus__sf_win32_exit_fn[0], __ATOMIC_ACQUIRE)(arg);
+}
+static void ludus__sf_win32_exit_trampoline1(void *arg) {
+    __atomic_load_n(&ludus__sf_win32_exit_fn[1], __ATOMIC_ACQUIRE)(arg);
+}
+__attribute__((constructor(101))) static void ludus__sf_win32_exit_key_create(void) {
+    pthread_key_create(&ludus__sf_win32_exit_key[0], ludus__sf_win32_exit_trampoline0);
+    pthread_key_create(&ludus__sf_win32_exit_key[1], ludus__sf_win32_exit_trampoline1);
+}
+
+int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
+    __atomic_store_n(&ludus__sf_win32_exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
+    return pthread_setspecific(ludus__sf_win32_exit_key[which], arg) == 0 ? 0 : -1;
+}
+
+void ludus__process_name(char *out, size_t cap) {
+    char path[MAX_PATH];
+    DWORD n = GetModuleFileNameA(NULL, path, sizeof path);
+    out[0] = 0;
+    if (n > 0 && n < sizeof path) {
+        const char *base = path;
+        for (const char *p = path; *p; p++)
+            if (*p == '\\' || *p == '/') base = p + 1;
+        snprintf(out, cap, "%s", base);
+        size_t len = strlen(out);
+        if (len > 4 && _stricmp(out + len - 4, ".exe") == 0) out[len - 4] = 0;
+    }
+    if (!out[0]) snprintf(out, cap, "process %d", ludus__os_pid());
+}
+#endif /* defined(_WIN32) */
+
+/* ==== src/platform/win32_file.c ==== */
+#if defined(_WIN32)
+/* Windows implementation of the export files of platform.h and of
+ * file_read.h. The same never-truncated rule as on Linux: a regular
+ * destination is written to a temporary private to the writer in its
+ * directory (".<base>.<pid>.<n>.ludus-tmp") and moved onto it on commit
+ * (MoveFileEx replaces it whole), so a reader sees the old file or the new
+ * one, never a part; an aborted export removes the temporary. "/dev/stdout"
+ * and "/dev/stderr" write to a duplicate of that descriptor, "NUL" in place.
+ * Not done: temporaries of a killed writer are not removed later (Linux
+ * removes those whose pid is dead), and links are not followed. */
+
+#include <windows.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <io.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int ludus__file_no_tmpfile; /* Windows has no unnamed temporary: always the named one */
+
+#define NAME_TRIES 100
+
+static unsigned long ludus__sf_win32_file_tmp_counter;
+
+static int ludus__sf_win32_file_last_error_errno(void) {
+    switch (GetLastError()) {
+    case ERROR_FILE_NOT_FOUND:
+    case ERROR_PATH_NOT_FOUND:
+        return ENOENT;
+    case ERROR_ACCESS_DENIED:
+    case ERROR_SHARING_VIOLATION:
+        return EACCES;
+    case ERROR_DISK_FULL:
+        return ENOSPC;
+    default:
+        return EIO;
+    }
+}
+
+/* The directory part of path ("" for none) and where its base name starts. */
+static const char *ludus__sf_win32_file_base_of(const char *path) {
+    const char *base = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/' || *p == '\\') base = p + 1;
+    return base;
+}
+
+static void ludus__sf_win32_file_release(ludus__file *f) {
+    free(f->dest);
+    free(f->tmp);
+    f->dest = f->tmp = NULL;
+    f->fd = -1;
+}
+
+int ludus__file_create(ludus__file *f, const char *path) {
+    f->fd = -1;
+    f->dest = f->tmp = NULL;
+    if (!path || !*path) return -EINVAL;
+    if (strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0) {
+        f->fd = _dup(path[5] == 's' && path[8] == 'o' ? 1 : 2);
+        return f->fd >= 0 ? 0 : -errno;
+    }
+    if (_stricmp(path, "NUL") == 0) {
+        f->fd = _open(path, _O_WRONLY | _O_BINARY);
+        return f->fd >= 0 ? 0 : -errno;
+    }
+    DWORD attr = GetFileAttributesA(path);
+    if (attr != INVALID_FILE_ATTRIBUTES && (attr & FILE_ATTRIBUTE_DIRECTORY)) return -EISDIR;
+    size_t n = strlen(path), dn = (size_t)(ludus__sf_win32_file_base_of(path) - path);
+    f->dest = malloc(n + 1);
+    f->tmp = malloc(n + 64);
+    if (!f->dest || !f->tmp) {
+        ludus__sf_win32_file_release(f);
+        return -ENOMEM;
+    }
+    memcpy(f->dest, path, n + 1);
+    int rc = -EEXIST;
+    for (int tries = 0; tries < NAME_TRIES && rc == -EEXIST; tries++) {
+        unsigned long k = __atomic_fetch_add(&ludus__sf_win32_file_tmp_counter, 1ul, __ATOMIC_RELAXED);
+        snprintf(f->tmp, n + 64, "%.*s.%s.%d.%lu.ludus-tmp", (int)dn, path, path + dn, ludus__os_pid(), k);
+        f->fd = _open(f->tmp, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY | _O_NOINHERIT, _S_IREAD | _S_IWRITE);
+        rc = f->fd >= 0 ? 0 : -errno;
+    }
+    if (rc != 0) ludus__sf_win32_file_release(f);
+    return rc;
+}
+
+int ludus__file_write(ludus__file *f, const void *data, size_t n) {
+    const char *p = data;
+    if (f->fd < 0) return -EBADF;
+    while (n > 0) {
+        unsigned chunk = n > (1u << 30) ? (1u << 30) : (unsigned)n;
+        int w = _write(f->fd, p, chunk);
+        if (w < 0) return -errno;
+        if (w == 0) return -EIO;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int ludus__file_commit(ludus__file *f) {
+    int rc = 0;
+    if (f->fd < 0) rc = -EBADF;
+    if (f->fd >= 0 && _close(f->fd) != 0 && rc == 0) rc = -errno;
+    f->fd = -1;
+    if (rc == 0 && f->tmp && !MoveFileExA(f->tmp, f->dest, MOVEFILE_REPLACE_EXISTING)) rc = -ludus__sf_win32_file_last_error_errno();
+    if (rc != 0 && f->tmp) _unlink(f->tmp);
+    ludus__sf_win32_file_release(f);
+    return rc;
+}
+
+void ludus__file_abort(ludus__file *f) {
+    if (f->fd >= 0) _close(f->fd);
+    if (f->tmp) _unlink(f->tmp);
+    ludus__sf_win32_file_release(f);
+}
+
+/* ==== reading (file_read.h) ============================================== */
+
+int ludus__read_open(const char *path, int *fd, uint64_t *size) {
+    int f = _open(path, _O_RDONLY | _O_BINARY | _O_NOINHERIT);
+    if (f < 0) return -errno;
+    struct _stat64 st;
+    if (_fstat64(f, &st) != 0) {
+        int e = errno;
+        _close(f);
+        return -e;
+    }
+    if (!(st.st_mode & _S_IFREG)) {
+        _close(f);
+        return (st.st_mode & _S_IFDIR) ? -EISDIR : -EINVAL;
+    }
+    *fd = f;
+    *size = (uint64_t)st.st_size;
+    return 0;
+}
+
+/* ReadFile at an offset: each call names its own position, so threads can
+ * share the descriptor (as pread on Linux). */
+int ludus__read_at(int fd, uint64_t off, void *p, size_t n) {
+    HANDLE h = (HANDLE)_get_osfhandle(fd);
+    char *b = p;
+    if (h == INVALID_HANDLE_VALUE) return -EBADF;
+    while (n > 0) {
+        OVERLAPPED ov;
+        memset(&ov, 0, sizeof ov);
+        ov.Offset = (DWORD)off;
+        ov.OffsetHigh = (DWORD)(off >> 32);
+        DWORD want = n > (1u << 30) ? (1u << 30) : (DWORD)n, got = 0;
+        if (!ReadFile(h, b, want, &got, &ov)) return GetLastError() == ERROR_HANDLE_EOF ? -EIO : -ludus__sf_win32_file_last_error_errno();
+        if (got == 0) return -EIO;
+        b += got;
+        n -= got;
+        off += got;
+    }
+    return 0;
+}
+
+void ludus__read_close(int fd) {
+    if (fd >= 0) _close(fd);
+}
+
+int ludus__path_writable(const char *path) {
+    if (_access(path, 2) == 0) return 0;
+    if (errno != ENOENT) return errno;
+    size_t dn = (size_t)(ludus__sf_win32_file_base_of(path) - path);
+    if (dn == 0) return 0; /* the current directory */
+    char dir[MAX_PATH];
+    if (dn >= sizeof dir) return ENAMETOOLONG;
+    memcpy(dir, path, dn - 1);
+    dir[dn - 1] = 0;
+    if (dn == 1) snprintf(dir, sizeof dir, "%c", path[0]); /* "/name" */
+    DWORD attr = GetFileAttributesA(dir);
+    if (attr == INVALID_FILE_ATTRIBUTES) return ENOENT;
+    return (attr & FILE_ATTRIBUTE_DIRECTORY) ? 0 : ENOTDIR;
+}
+#undef NAME_TRIES
+#endif /* defined(_WIN32) */
+
+/* ==== src/platform/win32_pages.c ==== */
+#if defined(_WIN32)
+/* Windows implementation of pages.h and process.h. The pool is committed
+ * with VirtualAlloc (zero pages, faulted in on first touch); there is no
+ * prefault thread yet (the producers fault the pages in), and no fork. */
+
+#include <windows.h>
+
+void *ludus__pages_map(size_t bytes) {
+    return VirtualAlloc(NULL, bytes, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+}
+void ludus__pages_unmap(void *p, size_t bytes) {
+    (void)bytes;
+    if (p) VirtualFree(p, 0, MEM_RELEASE);
+}
+
+ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const uint64_t *cursor) {
+    (void)p, (void)bytes, (void)from, (void)cursor;
+    return NULL;
+}
+void ludus__prefault_request_stop(ludus__prefault *pf) {
+    (void)pf;
+}
+void ludus__prefault_stop(ludus__prefault *pf) {
+    (void)pf;
+}
+void ludus__prefault_after_fork(ludus__prefault *pf) {
+    (void)pf;
+}
+size_t ludus__prefault_done(const ludus__prefault *pf) {
+    (void)pf;
+    return 0;
+}
+
+int ludus__on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void)) {
+    (void)prepare, (void)parent, (void)child;
+    return 0; /* Windows has no fork */
+}
+#endif /* defined(_WIN32) */
 
 /* ==== src/record/arena.c ==== */
 /* Bump arena (arena.h). */
@@ -8013,6 +8392,16 @@ char *ludus__mem_cov_text(const ludus_capture *c) {
     return t;
 }
 
+/* The next tab-separated field of *s (strsep(s, "\t"), which not every libc has). */
+static char *ludus__sf_memory_coverage_next_field(char **s) {
+    char *f = *s;
+    if (!f) return NULL;
+    char *tab = strchr(f, '\t');
+    if (tab) *tab = 0;
+    *s = tab ? tab + 1 : NULL;
+    return f;
+}
+
 /* Parses the metadata value back; the first bad line is named. */
 int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, size_t why_cap) {
     uint32_t lines = 0;
@@ -8039,12 +8428,12 @@ int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, s
         p = eol + 1;
         ludus__mem_cov *m = &c->mem_cov[c->nmem_cov];
         char *s = line, *f;
-        f = strsep(&s, "\t");
+        f = ludus__sf_memory_coverage_next_field(&s);
         m->kind = !strcmp(f, "domain") ? LUDUS__MEM_COV_DOMAIN : !strcmp(f, "outside") ? LUDUS__MEM_COV_OUTSIDE : -1;
         int ok = m->kind >= 0;
 #define GET(fl)                             \
     if (ok) {                               \
-        f = strsep(&s, "\t");               \
+        f = ludus__sf_memory_coverage_next_field(&s);                 \
         char *e;                            \
         m->fl = f ? strtoll(f, &e, 10) : 0; \
         ok = f && *f && *e == 0;            \
@@ -8052,7 +8441,7 @@ int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, s
         LUDUS__MEM_COV_FIELDS(GET)
 #undef GET
         if (ok) {
-            f = strsep(&s, "\t");
+            f = ludus__sf_memory_coverage_next_field(&s);
             char *e;
             unsigned long fl = f ? strtoul(f, &e, 10) : 0;
             ok = f && *f && *e == 0 && fl <= (LUDUS__MEM_COV_BASELINE | LUDUS__MEM_COV_UNKNOWN) && s;
