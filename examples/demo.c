@@ -11,7 +11,11 @@
  *
  *   ludus-demo [--trace PATH] [--frames N] [--threads N] [--no-capture]
  *              [--slow-job NAME [--slow-factor F]] [--overlay] [--no-counters]
- *              [--extra-draws N]
+ *              [--extra-draws N] [--rolling DIR]
+ *
+ * --rolling DIR records with the rolling window instead of one capture: the
+ * last 400 ms are kept, and every hitch (a frame 2.5 x the running median)
+ * writes the window around it to DIR from the library's background thread.
  *
  * Counters: DrawCalls and JobsRun per frame, the ReadyQueue gauge, FrameMs
  * plotted, and two memory domains: Render (a persistent buffer and a per-
@@ -28,6 +32,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ludus/capture.h>
 #include <ludus/locks.h>
+#include <ludus/rolling.h>
 #include <ludus/overlay.h>
 #include <ludus/profiling.h>
 #include <pthread.h>
@@ -203,6 +208,7 @@ int main(int argc, char **argv) {
     const char *trace = "ludus-demo.json";
     int frames = 240, threads = 3, capture = 1, overlay = 0;
     const char *slow_job = NULL;
+    const char *rolling_dir = NULL;
     double slow_factor = 1.5;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--trace") && i + 1 < argc)
@@ -221,12 +227,14 @@ int main(int argc, char **argv) {
             extra_draws = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-counters"))
             counters = 0;
+        else if (!strcmp(argv[i], "--rolling") && i + 1 < argc)
+            rolling_dir = argv[++i];
         else if (!strcmp(argv[i], "--no-capture"))
             capture = 0; /* same workload, instrumented but idle (observer-effect baseline) */
         else {
             fprintf(stderr,
                     "usage: %s [--trace PATH] [--frames N] [--threads N] [--no-capture] [--overlay] [--no-counters] "
-                    "[--extra-draws N] [--slow-job NAME "
+                    "[--extra-draws N] [--rolling DIR] [--slow-job NAME "
                     "[--slow-factor F]]\n",
                     argv[0]);
             return 1;
@@ -263,7 +271,15 @@ int main(int argc, char **argv) {
     ludus_capture_desc desc;
     memset(&desc, 0, sizeof desc);
     desc.chunk_count = 512; /* 32 MiB */
-    int rc = capture ? ludus_begin_capture(&desc) : 0;
+    ludus_rolling_desc rolling;
+    memset(&rolling, 0, sizeof rolling);
+    rolling.window_ms = 400;
+    rolling.post_ms = 20;
+    rolling.cooldown_ms = LUDUS_ROLLING_NONE; /* one file per hitch */
+    rolling.max_files = 64;
+    rolling.directory = rolling_dir;
+    rolling.prefix = "ludus-demo";
+    int rc = !capture ? 0 : rolling_dir ? ludus_rolling_begin(&desc, &rolling) : ludus_begin_capture(&desc);
     if (rc) {
         fprintf(stderr, "ludus-demo: begin capture: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
         return 1;
@@ -328,6 +344,26 @@ int main(int argc, char **argv) {
     if (!capture) {
         printf("Frame time (wall, %d frames, not recording): p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms\n",
                frames, frame_ns[frames / 2] / 1e6, frame_ns[frames * 9 / 10] / 1e6, frame_ns[frames * 99 / 100] / 1e6,
+               frame_ns[frames - 1] / 1e6);
+        free(frame_ns);
+        free(tids);
+        return 0;
+    }
+    if (rolling_dir) {
+        ludus_rolling_flush(5000); /* the last hitch's file */
+        ludus_rolling_stats st;
+        ludus_rolling_get_stats(&st);
+        ludus_rolling_end();
+        printf("Ludus Profiling demo, rolling window: %d frames, %d injected hitches\n", frames, hitches);
+        printf("Hitches found: %llu (running median frame %.2f ms); files written to %s: %llu, the last %s\n",
+               (unsigned long long)st.hitches, st.frame_median_ns / 1e6, rolling_dir,
+               (unsigned long long)st.files_written, st.last_file);
+        printf("Segments switched: %llu (the longest pause %.1f us); triggers not taken: %llu coalesced, %llu "
+               "writer busy, %llu over the maximum\n",
+               (unsigned long long)st.segments_switched, st.switch_max_ns / 1e3, (unsigned long long)st.coalesced,
+               (unsigned long long)st.writer_busy, (unsigned long long)st.over_max);
+        printf("Frame time (wall, %d frames): p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms\n", frames,
+               frame_ns[frames / 2] / 1e6, frame_ns[frames * 9 / 10] / 1e6, frame_ns[frames * 99 / 100] / 1e6,
                frame_ns[frames - 1] / 1e6);
         free(frame_ns);
         free(tids);

@@ -11,8 +11,13 @@
  * covered. A snapshot joins the segments into one capture: slices begun
  * before the window are shown begun at its start, clipped and flagged, with
  * their names; every loss stays counted. The window is also bounded by
- * memory: a segment that fills before its time is switched early, so the
- * window is shorter; its actual span is the snapshot's start and end.
+ * memory: each segment's pool is chunk_count / (segments + 2) chunks, the
+ * segments held keep at most segments + 1 pools' worth of events, and a
+ * segment 3/4 full is switched before its time; the window is then
+ * shorter. Its actual span is the snapshot's start and end. A snapshot ends
+ * the recording segment early: with frequent snapshots up to
+ * 2 x segments + 2 short segments are held (each pool's untouched pages
+ * cost address space, not memory).
  *
  * One rolling capture at a time, instead of a capture window: while it
  * runs, ludus_begin_capture and ludus_end_capture return LUDUS_EBUSY. */

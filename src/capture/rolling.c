@@ -60,6 +60,7 @@ static struct {
     ludus_rolling_desc rd;   /* defaults applied */
     char directory[256], prefix[64];
     int64_t window_ns, segment_ns, post_ns, cooldown_ns;
+    uint64_t pool_bytes; /* each segment's */
     pthread_mutex_t lock;
     ludus_capture **seg; /* ended segments, oldest first (held) */
     uint32_t nseg, seg_cap;
@@ -349,8 +350,17 @@ static int switch_segment(int64_t now) {
     R.seg[R.nseg++] = ended;
     /* the window: the oldest segment goes once the next one alone reaches
      * back to the window's start (so a snapshot spans window_ms to
-     * window_ms + a segment), or when the memory of segments + 1 is used */
-    while (R.nseg > R.rd.segments + 1 || (R.nseg > 1 && R.seg[1]->start_ns <= now - R.window_ns)) drop_oldest();
+     * window_ms + a segment), or when the held segments' events use the
+     * memory of segments + 1 pools. Snapshots end segments early: up to
+     * 2 x segments + 2 short ones are held. */
+    uint64_t held = 0;
+    for (uint32_t i = 0; i < R.nseg; i++) held += R.seg[i]->bytes_used;
+    uint64_t budget = R.pool_bytes * (R.rd.segments + 1);
+    while (R.nseg > 2 * R.rd.segments + 2 || (R.nseg > 1 && held > budget) ||
+           (R.nseg > 1 && R.seg[1]->start_ns <= now - R.window_ns)) {
+        held -= R.seg[0]->bytes_used;
+        drop_oldest();
+    }
     return 0;
 }
 
@@ -492,6 +502,12 @@ static void write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
 static void *writer_main(void *arg) {
     (void)arg;
     ludus_register_thread_for_trace("ludus rolling writer");
+#if defined(__linux__) && defined(SCHED_IDLE)
+    /* Runs when a CPU is idle: writing a window must not make the frames
+     * that follow it a second hitch. */
+    struct sched_param sp = {0};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+#endif
     pthread_mutex_lock(&R.wlock);
     for (;;) {
         while (!R.job && !R.wstop) pthread_cond_wait(&R.wcond, &R.wlock);
@@ -641,6 +657,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
      * and the recording one gets an equal part (at least 4 chunks). */
     uint32_t per = cd.chunk_count / (d.segments + 2);
     cd.chunk_count = per < 4 ? 4 : per;
+    R.pool_bytes = (uint64_t)cd.chunk_count * cd.chunk_bytes;
 
     pthread_mutex_lock(&R.wlock);
     memset(&R.st, 0, sizeof R.st);
@@ -762,10 +779,14 @@ int ludus_rolling_get_stats(ludus_rolling_stats *out) {
 int ludus_rolling_flush(uint32_t timeout_ms) {
     int64_t until = ludus__mono_ns() + (int64_t)timeout_ms * 1000000;
     for (;;) {
+        /* under the window's lock: the switch thread takes a trigger and
+         * hands its window to the writer while holding it */
+        pthread_mutex_lock(&R.lock);
         pthread_mutex_lock(&R.wlock);
-        int idle = !R.job && !R.writing;
+        int idle = !R.job && !R.writing && __atomic_load_n(&R.pending, __ATOMIC_ACQUIRE) == 0;
         pthread_mutex_unlock(&R.wlock);
-        if (idle && __atomic_load_n(&R.pending, __ATOMIC_ACQUIRE) == 0) return 0;
+        pthread_mutex_unlock(&R.lock);
+        if (idle) return 0;
         if (ludus__mono_ns() >= until) return ludus__fail(LUDUS_EBUSY, "the rolling window is still writing");
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
