@@ -9577,6 +9577,7 @@ static struct {
     struct sigaction old_sa;
     int sig_installed;
     ludus_rolling_stats st; /* counters are atomic */
+    int in_child;           /* a forked child: the background threads are the parent's */
 } R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
 
 int ludus_rolling_active(void) {
@@ -10085,6 +10086,25 @@ static void *ludus__sf_rolling_switcher_main(void *arg) {
     return NULL;
 }
 
+/* ---- fork ---- */
+
+/* The child has no background thread: its recording goes on in the segment
+ * it had (no switch, no trigger), and ludus_snapshot and ludus_rolling_end
+ * work there. The window's locks are made anew in the child (a thread of
+ * the parent may have held them; holding them across fork instead would
+ * order them against the other fork handlers' locks). */
+static void ludus__sf_rolling_fork_child(void) {
+    pthread_mutex_init(&R.lock, NULL);
+    pthread_mutex_init(&R.wlock, NULL);
+    pthread_cond_init(&R.wcond, NULL);
+    if (!R.on) return;
+    R.in_child = 1;
+    R.job = NULL; /* the parent writes it */
+    R.writing = 0;
+    R.pending = 0;
+    __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
+}
+
 /* ---- begin and end ---- */
 
 static void ludus__sf_rolling_release_window(void) {
@@ -10163,6 +10183,9 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     R.last_taken_ns = 0;
     R.stop = 0;
     R.wstop = 0;
+    R.in_child = 0;
+    static int atfork_done;
+    if (!atfork_done && pthread_atfork(NULL, NULL, ludus__sf_rolling_fork_child) == 0) atfork_done = 1;
     R.job = NULL;
     R.writing = 0;
     if (!R.ring || !R.sorted || (capture && capture->categories && !R.categories)) {
@@ -10213,14 +10236,16 @@ int ludus_rolling_end(void) {
     __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
     if (R.sig_installed) sigaction(R.signo, &R.old_sa, NULL);
     R.sig_installed = 0;
-    __atomic_store_n(&R.stop, 1, __ATOMIC_RELEASE);
-    sem_post(&R.wake);
-    pthread_join(R.switcher, NULL);
-    pthread_mutex_lock(&R.wlock);
-    R.wstop = 1;
-    pthread_cond_broadcast(&R.wcond);
-    pthread_mutex_unlock(&R.wlock);
-    pthread_join(R.writer, NULL);
+    if (!R.in_child) {
+        __atomic_store_n(&R.stop, 1, __ATOMIC_RELEASE);
+        sem_post(&R.wake);
+        pthread_join(R.switcher, NULL);
+        pthread_mutex_lock(&R.wlock);
+        R.wstop = 1;
+        pthread_cond_broadcast(&R.wcond);
+        pthread_mutex_unlock(&R.wlock);
+        pthread_join(R.writer, NULL);
+    }
     pthread_mutex_lock(&R.lock);
     __atomic_store_n(&R.on, 0, __ATOMIC_SEQ_CST);
     while (__atomic_load_n(&R.in_frame, __ATOMIC_SEQ_CST)) sched_yield();      /* a frame still in ludus__sf_rolling_on_frame */
@@ -13645,8 +13670,13 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
  * .pftrace or .ludus by extension; "%p" becomes the process id, so a forked
  * child that goes on running writes a file of its own). LUDUS_TRACE_CHUNKS
  * sets the pool in 64 KiB chunks (default 1024 = 64 MiB, reserved, faulted
- * in by a background thread). Both variables are checked here, at load, and
- * a bad value is said once on stderr. This file sits above the exporters:
+ * in by a background thread). With LUDUS_TRACE_MODE=rolling the rolling
+ * window runs instead (include/ludus/rolling.h): the last
+ * LUDUS_TRACE_WINDOW_MS (default 4000) are kept, every hitch writes the
+ * window around it next to PATH (PATH's stem, the time and the reason:
+ * app-20261201-101500-123-hitch.ludus), SIGUSR2 does the same, and at exit
+ * the last window is written to PATH. The variables are checked here, at
+ * load, and a bad value is said once on stderr. This file sits above the exporters:
  * the recorder never links it; the shared library and the ludus_launch
  * object do. */
 #include <errno.h>
@@ -13655,9 +13685,11 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
 #include <string.h>
 
 
+
 static char ludus__sf_launch_trace_path[4096];
-static int ludus__sf_launch_format;
-static int ludus__sf_launch_launched; /* the capture running is ours */
+static int format;
+static int ludus__sf_launch_launched;     /* the capture running is ours */
+static int ludus__sf_launch_rolling_mode; /* ... and it is a rolling window */
 
 static void ludus__sf_launch_expand(char *out, size_t cap) {
     size_t o = 0;
@@ -13673,14 +13705,22 @@ static void ludus__sf_launch_expand(char *out, size_t cap) {
 }
 
 static void ludus__sf_launch_write_at_exit(void) {
-    if (!ludus__sf_launch_launched || !ludus_capture_active()) return; /* cancelled, or the program ended it itself */
+    if (!ludus__sf_launch_launched || (ludus__sf_launch_rolling_mode ? !ludus_rolling_active() : !ludus_capture_active()))
+        return; /* cancelled, or the program ended it itself */
     ludus__sf_launch_launched = 0;
     char path[4200];
     ludus__sf_launch_expand(path, sizeof path);
-    int rc = ludus_end_capture();
     ludus_capture *c = NULL;
-    if (rc == 0) rc = ludus_capture_get_last(&c);
-    if (rc == 0) rc = ludus_capture_save(c, ludus__sf_launch_format, 0, path);
+    int rc;
+    if (ludus__sf_launch_rolling_mode) { /* the last window; a hitch file being written is finished first */
+        ludus_rolling_flush(2000);
+        rc = ludus_snapshot(&c);
+        ludus_rolling_end();
+    } else {
+        rc = ludus_end_capture();
+        if (rc == 0) rc = ludus_capture_get_last(&c);
+    }
+    if (rc == 0) rc = ludus_capture_save(c, format, 0, path);
     ludus_capture_summary s;
     if (rc == 0 && ludus_capture_summarize(c, &s) == 0)
         fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
@@ -13693,7 +13733,45 @@ static void ludus__sf_launch_write_at_exit(void) {
 void ludus_launch_cancel(void) {
     if (!ludus__sf_launch_launched) return;
     ludus__sf_launch_launched = 0;
-    if (ludus_capture_active()) ludus_end_capture();
+    if (ludus__sf_launch_rolling_mode)
+        ludus_rolling_end();
+    else if (ludus_capture_active())
+        ludus_end_capture();
+}
+
+/* LUDUS_TRACE_MODE=rolling: hitch files go next to the trace path, named
+ * after its stem. */
+static int ludus__sf_launch_begin_rolling(const ludus_capture_desc *d, const char *expanded) {
+    static char dir[4200], prefix[64];
+    const char *slash = strrchr(expanded, '/');
+    const char *base = slash ? slash + 1 : expanded;
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - expanded), slash == expanded ? "/" : expanded);
+    else
+        strcpy(dir, ".");
+    const char *dot = strrchr(base, '.');
+    snprintf(prefix, sizeof prefix, "%.*s", (int)(dot ? dot - base : (long)strlen(base)), base);
+    ludus_rolling_desc rd;
+    memset(&rd, 0, sizeof rd);
+    const char *w = getenv("LUDUS_TRACE_WINDOW_MS");
+    if (w && *w) {
+        char *end;
+        unsigned long v = strtoul(w, &end, 10);
+        if (*end || v < 100 || v > 3600000) {
+            fprintf(stderr, "ludus: LUDUS_TRACE_WINDOW_MS=%s is not a number of ms in 100 .. 3600000; not tracing\n",
+                    w);
+            return -1;
+        }
+        rd.window_ms = (uint32_t)v;
+    }
+    rd.format = format;
+    rd.directory = dir;
+    rd.prefix = prefix;
+    int rc = ludus_rolling_begin(d, &rd);
+    if (rc)
+        fprintf(stderr, "ludus: LUDUS_TRACE_MODE=rolling: %s (%s)\n", ludus_error_string(rc),
+                ludus_last_error_detail());
+    return rc;
 }
 
 /* LUDUS_TRACE_CHUNKS: digits only, 1 .. 2^24 (1 TiB of pool). */
@@ -13722,8 +13800,8 @@ __attribute__((constructor)) static void ludus__sf_launch_launch_init(void) {
         return;
     }
     strcpy(ludus__sf_launch_trace_path, path);
-    ludus__sf_launch_format = ludus_format_from_path(path);
-    if (!ludus__sf_launch_format) {
+    format = ludus_format_from_path(path);
+    if (!format) {
         fprintf(stderr, "ludus: LUDUS_TRACE=%s: unknown extension (use .json, .pftrace or .ludus); not tracing\n",
                 path);
         return;
@@ -13744,10 +13822,21 @@ __attribute__((constructor)) static void ludus__sf_launch_launch_init(void) {
         fprintf(stderr, "ludus: LUDUS_TRACE=%s: the file cannot be written there (%s); not tracing\n", path, why);
         return;
     }
-    int rc = ludus_begin_capture(&d);
-    if (rc) {
-        fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc), ludus_last_error_detail());
+    const char *mode = getenv("LUDUS_TRACE_MODE");
+    if (mode && *mode && strcmp(mode, "rolling") != 0 && strcmp(mode, "window") != 0) {
+        fprintf(stderr, "ludus: LUDUS_TRACE_MODE=%s: use window (the default) or rolling; not tracing\n", mode);
         return;
+    }
+    ludus__sf_launch_rolling_mode = mode && !strcmp(mode, "rolling");
+    if (ludus__sf_launch_rolling_mode) {
+        if (ludus__sf_launch_begin_rolling(&d, expanded) != 0) return;
+    } else {
+        int rc = ludus_begin_capture(&d);
+        if (rc) {
+            fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc),
+                    ludus_last_error_detail());
+            return;
+        }
     }
     ludus__sf_launch_launched = 1;
     atexit(ludus__sf_launch_write_at_exit);

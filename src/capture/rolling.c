@@ -94,6 +94,7 @@ static struct {
     struct sigaction old_sa;
     int sig_installed;
     ludus_rolling_stats st; /* counters are atomic */
+    int in_child;           /* a forked child: the background threads are the parent's */
 } R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
 
 int ludus_rolling_active(void) {
@@ -602,6 +603,25 @@ static void *switcher_main(void *arg) {
     return NULL;
 }
 
+/* ---- fork ---- */
+
+/* The child has no background thread: its recording goes on in the segment
+ * it had (no switch, no trigger), and ludus_snapshot and ludus_rolling_end
+ * work there. The window's locks are made anew in the child (a thread of
+ * the parent may have held them; holding them across fork instead would
+ * order them against the other fork handlers' locks). */
+static void fork_child(void) {
+    pthread_mutex_init(&R.lock, NULL);
+    pthread_mutex_init(&R.wlock, NULL);
+    pthread_cond_init(&R.wcond, NULL);
+    if (!R.on) return;
+    R.in_child = 1;
+    R.job = NULL; /* the parent writes it */
+    R.writing = 0;
+    R.pending = 0;
+    __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
+}
+
 /* ---- begin and end ---- */
 
 static void release_window(void) {
@@ -680,6 +700,9 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     R.last_taken_ns = 0;
     R.stop = 0;
     R.wstop = 0;
+    R.in_child = 0;
+    static int atfork_done;
+    if (!atfork_done && pthread_atfork(NULL, NULL, fork_child) == 0) atfork_done = 1;
     R.job = NULL;
     R.writing = 0;
     if (!R.ring || !R.sorted || (capture && capture->categories && !R.categories)) {
@@ -730,14 +753,16 @@ int ludus_rolling_end(void) {
     __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
     if (R.sig_installed) sigaction(R.signo, &R.old_sa, NULL);
     R.sig_installed = 0;
-    __atomic_store_n(&R.stop, 1, __ATOMIC_RELEASE);
-    sem_post(&R.wake);
-    pthread_join(R.switcher, NULL);
-    pthread_mutex_lock(&R.wlock);
-    R.wstop = 1;
-    pthread_cond_broadcast(&R.wcond);
-    pthread_mutex_unlock(&R.wlock);
-    pthread_join(R.writer, NULL);
+    if (!R.in_child) {
+        __atomic_store_n(&R.stop, 1, __ATOMIC_RELEASE);
+        sem_post(&R.wake);
+        pthread_join(R.switcher, NULL);
+        pthread_mutex_lock(&R.wlock);
+        R.wstop = 1;
+        pthread_cond_broadcast(&R.wcond);
+        pthread_mutex_unlock(&R.wlock);
+        pthread_join(R.writer, NULL);
+    }
     pthread_mutex_lock(&R.lock);
     __atomic_store_n(&R.on, 0, __ATOMIC_SEQ_CST);
     while (__atomic_load_n(&R.in_frame, __ATOMIC_SEQ_CST)) sched_yield();      /* a frame still in on_frame */

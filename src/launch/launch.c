@@ -3,8 +3,13 @@
  * .pftrace or .ludus by extension; "%p" becomes the process id, so a forked
  * child that goes on running writes a file of its own). LUDUS_TRACE_CHUNKS
  * sets the pool in 64 KiB chunks (default 1024 = 64 MiB, reserved, faulted
- * in by a background thread). Both variables are checked here, at load, and
- * a bad value is said once on stderr. This file sits above the exporters:
+ * in by a background thread). With LUDUS_TRACE_MODE=rolling the rolling
+ * window runs instead (include/ludus/rolling.h): the last
+ * LUDUS_TRACE_WINDOW_MS (default 4000) are kept, every hitch writes the
+ * window around it next to PATH (PATH's stem, the time and the reason:
+ * app-20261201-101500-123-hitch.ludus), SIGUSR2 does the same, and at exit
+ * the last window is written to PATH. The variables are checked here, at
+ * load, and a bad value is said once on stderr. This file sits above the exporters:
  * the recorder never links it; the shared library and the ludus_launch
  * object do. */
 #include <errno.h>
@@ -12,12 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ludus/rolling.h>
+
 #include "../capture/capture_internal.h"
 #include "../platform/file_read.h"
 
 static char trace_path[4096];
 static int format;
-static int launched; /* the capture running is ours */
+static int launched;     /* the capture running is ours */
+static int rolling_mode; /* ... and it is a rolling window */
 
 static void expand(char *out, size_t cap) {
     size_t o = 0;
@@ -33,13 +41,21 @@ static void expand(char *out, size_t cap) {
 }
 
 static void write_at_exit(void) {
-    if (!launched || !ludus_capture_active()) return; /* cancelled, or the program ended it itself */
+    if (!launched || (rolling_mode ? !ludus_rolling_active() : !ludus_capture_active()))
+        return; /* cancelled, or the program ended it itself */
     launched = 0;
     char path[4200];
     expand(path, sizeof path);
-    int rc = ludus_end_capture();
     ludus_capture *c = NULL;
-    if (rc == 0) rc = ludus_capture_get_last(&c);
+    int rc;
+    if (rolling_mode) { /* the last window; a hitch file being written is finished first */
+        ludus_rolling_flush(2000);
+        rc = ludus_snapshot(&c);
+        ludus_rolling_end();
+    } else {
+        rc = ludus_end_capture();
+        if (rc == 0) rc = ludus_capture_get_last(&c);
+    }
     if (rc == 0) rc = ludus_capture_save(c, format, 0, path);
     ludus_capture_summary s;
     if (rc == 0 && ludus_capture_summarize(c, &s) == 0)
@@ -53,7 +69,45 @@ static void write_at_exit(void) {
 void ludus_launch_cancel(void) {
     if (!launched) return;
     launched = 0;
-    if (ludus_capture_active()) ludus_end_capture();
+    if (rolling_mode)
+        ludus_rolling_end();
+    else if (ludus_capture_active())
+        ludus_end_capture();
+}
+
+/* LUDUS_TRACE_MODE=rolling: hitch files go next to the trace path, named
+ * after its stem. */
+static int begin_rolling(const ludus_capture_desc *d, const char *expanded) {
+    static char dir[4200], prefix[64];
+    const char *slash = strrchr(expanded, '/');
+    const char *base = slash ? slash + 1 : expanded;
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - expanded), slash == expanded ? "/" : expanded);
+    else
+        strcpy(dir, ".");
+    const char *dot = strrchr(base, '.');
+    snprintf(prefix, sizeof prefix, "%.*s", (int)(dot ? dot - base : (long)strlen(base)), base);
+    ludus_rolling_desc rd;
+    memset(&rd, 0, sizeof rd);
+    const char *w = getenv("LUDUS_TRACE_WINDOW_MS");
+    if (w && *w) {
+        char *end;
+        unsigned long v = strtoul(w, &end, 10);
+        if (*end || v < 100 || v > 3600000) {
+            fprintf(stderr, "ludus: LUDUS_TRACE_WINDOW_MS=%s is not a number of ms in 100 .. 3600000; not tracing\n",
+                    w);
+            return -1;
+        }
+        rd.window_ms = (uint32_t)v;
+    }
+    rd.format = format;
+    rd.directory = dir;
+    rd.prefix = prefix;
+    int rc = ludus_rolling_begin(d, &rd);
+    if (rc)
+        fprintf(stderr, "ludus: LUDUS_TRACE_MODE=rolling: %s (%s)\n", ludus_error_string(rc),
+                ludus_last_error_detail());
+    return rc;
 }
 
 /* LUDUS_TRACE_CHUNKS: digits only, 1 .. 2^24 (1 TiB of pool). */
@@ -104,10 +158,21 @@ __attribute__((constructor)) static void launch_init(void) {
         fprintf(stderr, "ludus: LUDUS_TRACE=%s: the file cannot be written there (%s); not tracing\n", path, why);
         return;
     }
-    int rc = ludus_begin_capture(&d);
-    if (rc) {
-        fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc), ludus_last_error_detail());
+    const char *mode = getenv("LUDUS_TRACE_MODE");
+    if (mode && *mode && strcmp(mode, "rolling") != 0 && strcmp(mode, "window") != 0) {
+        fprintf(stderr, "ludus: LUDUS_TRACE_MODE=%s: use window (the default) or rolling; not tracing\n", mode);
         return;
+    }
+    rolling_mode = mode && !strcmp(mode, "rolling");
+    if (rolling_mode) {
+        if (begin_rolling(&d, expanded) != 0) return;
+    } else {
+        int rc = ludus_begin_capture(&d);
+        if (rc) {
+            fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc),
+                    ludus_last_error_detail());
+            return;
+        }
     }
     launched = 1;
     atexit(write_at_exit);

@@ -5,6 +5,7 @@ the format its extension names, with the events it recorded. Bad values are
 said at load, once. A program that forks: with %p each process writes its
 own file (the child's holds only the child's events); with one PATH for
 both, and for two unrelated processes, the file is one complete capture.
+With LUDUS_TRACE_MODE=rolling, the last window at exit and a file per hitch.
    check_launch.py DEMO LUDUS_TRACE WORKDIR FORK_TRACE"""
 import json
 import os
@@ -105,4 +106,30 @@ for _ in range(5):
     assert all(q.wait(timeout=60) == 0 for q in ps)
     json.load(open(same))
 assert sorted(os.listdir(fork_dir)) == sorted(files + ["same.json"]), os.listdir(fork_dir)
-print("launch-to-exit: json, ludus and pftrace written at exit; bad values said at load; fork")
+
+# LUDUS_TRACE_MODE=rolling: the last window written to PATH at exit, a file
+# per hitch next to it (the demo's injected hitches; the default cooldown
+# keeps one in a run this short), each read by `ludus-trace report`
+roll_dir = os.path.join(work, "rolling")
+if os.path.isdir(roll_dir):
+    for f in os.listdir(roll_dir):
+        os.remove(os.path.join(roll_dir, f))
+os.makedirs(roll_dir, exist_ok=True)
+roll = os.path.join(roll_dir, "app.ludus")
+p = subprocess.run([demo, "--no-capture", "--frames", "400"],
+                   env=dict(os.environ, LUDUS_TRACE=roll, LUDUS_TRACE_MODE="rolling", LUDUS_TRACE_WINDOW_MS="300"),
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True, timeout=60)
+assert "ludus: wrote " + roll in p.stderr, p.stderr
+hitch_files = [f for f in os.listdir(roll_dir) if f.startswith("app-") and f.endswith("-hitch.ludus")]
+assert len(hitch_files) >= 1, (os.listdir(roll_dir), p.stderr)
+for f in [roll] + [os.path.join(roll_dir, h) for h in hitch_files]:
+    info = subprocess.run([tool, "info", f], stdout=subprocess.PIPE, text=True, check=True).stdout
+    ms = float(info.split("duration ")[1].split(" ms")[0])
+    assert 0 < ms < 300 + 75 + 50, (f, ms)  # the window and a segment at most (and the post-trigger time)
+    rep = subprocess.run([tool, "report", f], stdout=subprocess.PIPE, text=True, check=True).stdout
+    assert "Frame" in rep, rep[:500]
+p = subprocess.run([demo, "--no-capture", "--frames", "1"],
+                   env=dict(os.environ, LUDUS_TRACE=roll, LUDUS_TRACE_MODE="ring"), stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE, text=True, check=True)
+assert p.stderr.count("LUDUS_TRACE_MODE=ring") == 1 and "not tracing" in p.stderr, p.stderr
+print("launch-to-exit: json, ludus and pftrace written at exit; bad values said at load; fork; rolling window")

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -322,6 +323,47 @@ static void test_snapshots_under_load(void **state) {
     assert_int_equal(ludus_rolling_end(), 0);
 }
 
+/* A forked child goes on recording in its window (without the parent's
+ * background threads), takes a snapshot and ends it; the parent's window
+ * is untouched. */
+static void test_fork(void **state) {
+    (void)state;
+    ludus_rolling_desc rd = quiet_desc(200);
+    assert_int_equal(ludus_rolling_begin(NULL, &rd), 0);
+    frames(10, 500000);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/ludus-rolling-child-%d.ludus", (int)getpid());
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        { LUDUS_PROFILE_SCOPE(InChild); }
+        ludus_capture *c;
+        int ok = ludus_snapshot(&c) == 0 && ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, path) == 0;
+        ludus_capture_release(c);
+        ok = ok && ludus_rolling_end() == 0;
+        _exit(ok ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_open(path, &c), 0);
+    char *json = lt_capture_json(c);
+    assert_non_null(strstr(json, "InChild"));
+    free(json);
+    ludus_capture_release(c);
+    unlink(path);
+    frames(10, 500000);
+    ludus_capture *snap;
+    assert_int_equal(ludus_snapshot(&snap), 0);
+    json = lt_capture_json(snap);
+    assert_null(strstr(json, "InChild"));
+    free(json);
+    ludus_capture_release(snap);
+    assert_int_equal(ludus_rolling_end(), 0);
+}
+
 static int teardown(void **state) {
     if (ludus_rolling_active()) ludus_rolling_end();
     return lt_teardown(state);
@@ -335,6 +377,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_hitch_writes_file, teardown),
         cmocka_unit_test_teardown(test_signal_and_cooldown, teardown),
         cmocka_unit_test_teardown(test_snapshots_under_load, teardown),
+        cmocka_unit_test_teardown(test_fork, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
