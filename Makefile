@@ -9,7 +9,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-build build demo demo-diff test test-plain test-asan test-tsan test-viewers fuzz bench bench-callgrind bench-diff clean single-file
+.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers fuzz bench bench-callgrind bench-diff clean single-file
 
 all: build
 
@@ -32,6 +32,13 @@ demo: deps-build
 	@echo
 	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/ludus-demo.ludus --top 10 --html $(BUILD)/ludus-report.html
 	@echo "HTML report (frame chart, flame graph, tables): $(BUILD)/ludus-report.html"
+
+# The demo with the rolling window: a capture file per injected hitch, written
+# from the library's background thread; `ludus-trace report` reads the last.
+demo-rolling: build
+	@rm -rf $(BUILD)/rolling && mkdir -p $(BUILD)/rolling
+	@$(BUILD)/examples/ludus-demo --rolling $(BUILD)/rolling
+	@$(BUILD)/tools/ludus-trace/ludus-trace report "$$(ls $(BUILD)/rolling/*.ludus | tail -1)" --top 5
 
 # The demo against itself with one job made twice as slow: diff must name that
 # job as slower work (not more work). Exit code 4 is the gate tripping, expected here.

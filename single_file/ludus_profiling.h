@@ -5906,6 +5906,10 @@ LUDUS_HIDDEN int ludus__session_end(void);
  * refuse then); rolling.c sets it. */
 LUDUS_HIDDEN int ludus__rolling_owns_session(void);
 LUDUS_HIDDEN void ludus__session_rolling(int on);
+/* Takes c (a reference) to reuse its pool for the next capture begun, if
+ * nobody else holds it then; the previous one offered is released. NULL
+ * releases the one held. */
+LUDUS_HIDDEN void ludus__session_offer_pool(ludus_capture *c);
 /* Stops c's prefault thread and frees its pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_release_pool(ludus_capture *c);
 /* The child's side of fork: the running capture restarts as the child's
@@ -9709,7 +9713,7 @@ static void ludus__sf_rolling_drop_oldest(void) {
             }
         }
     }
-    ludus_capture_release(s);
+    ludus__session_offer_pool(s); /* its pool serves the next segment when nobody else holds it */
 }
 
 /* ---- the window as a capture ---- */
@@ -9811,8 +9815,10 @@ fail:
     return NULL;
 }
 
-/* Switches the recording segment (lock held). */
-static int ludus__sf_rolling_switch_segment(int64_t now) {
+/* Switches the recording segment (lock held); drop: let the oldest
+ * segments go (the switch thread; a snapshot leaves that to it, so its
+ * caller does not replay what is dropped). */
+static int ludus__sf_rolling_switch_segment(int64_t now, int drop) {
     ludus_capture *ended = NULL;
     int64_t took = 0;
     int rc = ludus__session_switch(&R.desc, &ended, &took);
@@ -9837,6 +9843,7 @@ static int ludus__sf_rolling_switch_segment(int64_t now) {
      * window_ms + a segment), or when the held segments' events use the
      * memory of segments + 1 pools. Snapshots end segments early: up to
      * 2 x segments + 2 short ones are held. */
+    if (!drop) return 0;
     uint64_t held = 0;
     for (uint32_t i = 0; i < R.nseg; i++) held += R.seg[i]->bytes_used;
     uint64_t budget = R.pool_bytes * (R.rd.segments + 1);
@@ -9851,7 +9858,7 @@ static int ludus__sf_rolling_switch_segment(int64_t now) {
 /* The window now (lock held): the held segments joined. */
 static int ludus__sf_rolling_take_window(ludus_capture **out) {
     *out = NULL;
-    int rc = ludus__sf_rolling_switch_segment(ludus__mono_ns());
+    int rc = ludus__sf_rolling_switch_segment(ludus__mono_ns(), 0);
     if (rc) return rc;
     if (R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment yet");
     *out = ludus__sf_rolling_join_segments();
@@ -10075,10 +10082,10 @@ static void *ludus__sf_rolling_switcher_main(void *arg) {
         uint64_t used = __atomic_load_n(&ludus__sess.pool.next, __ATOMIC_RELAXED);
         int full = ludus__sess.pool.bytes && used >= ludus__sess.pool.bytes / 4 * 3;
         if (now - R.seg_start_ns >= R.segment_ns) {
-            ludus__sf_rolling_switch_segment(now);
+            ludus__sf_rolling_switch_segment(now, 1);
         } else if (full) {
             ludus__sf_rolling_count(&R.st.early_switches);
-            ludus__sf_rolling_switch_segment(now);
+            ludus__sf_rolling_switch_segment(now, 1);
         }
         ludus__sf_rolling_handle_trigger(ludus__mono_ns());
         pthread_mutex_unlock(&R.lock);
@@ -10108,7 +10115,9 @@ static void ludus__sf_rolling_fork_child(void) {
 /* ---- begin and end ---- */
 
 static void ludus__sf_rolling_release_window(void) {
-    while (R.nseg) ludus__sf_rolling_drop_oldest();
+    for (uint32_t i = 0; i < R.nseg; i++) ludus_capture_release(R.seg[i]);
+    R.nseg = 0;
+    ludus__session_offer_pool(NULL);
     free(R.seg);
     R.seg = NULL;
     R.seg_cap = 0;
@@ -10436,8 +10445,8 @@ static int ludus__sf_session_same_allocator(const ludus_allocator *a, const ludu
 /* The ludus__sf_session_last capture's pool, when nobody else holds that capture and its pool
  * is the size asked for: no allocation, and only the pages its prefault
  * thread had not reached yet are still to touch (*faulted: bytes in). */
-static void *ludus__sf_session_steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, ludus__prefault **pf, size_t *faulted) {
-    ludus_capture *c = ludus__sf_session_last;
+static void *ludus__sf_session_steal_pool_of(ludus_capture *c, uint64_t bytes, const ludus_allocator *al, int mapped,
+                           ludus__prefault **pf, size_t *faulted) {
     if (!c || !c->pool_mem || c->pool_bytes != bytes || c->pool_mapped != mapped ||
         __atomic_load_n(&c->refs, __ATOMIC_ACQUIRE) != 1 || (!mapped && !ludus__sf_session_same_allocator(&c->allocator, al)))
         return NULL;
@@ -10448,6 +10457,25 @@ static void *ludus__sf_session_steal_pool(uint64_t bytes, const ludus_allocator 
     c->pool_mem = NULL;
     c->prefault = NULL;
     return mem;
+}
+
+/* A rolling window's dropped segment, offered for its pool (its pages are
+ * in: a segment switch then costs no page touching), or NULL. */
+static ludus_capture *ludus__sf_session_spare;
+
+void ludus__session_offer_pool(ludus_capture *c) {
+    ludus_capture *old = ludus__sf_session_spare;
+    ludus__sf_session_spare = c;
+    ludus_capture_release(old);
+}
+
+static void *ludus__sf_session_steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, ludus__prefault **pf, size_t *faulted) {
+    void *mem = ludus__sf_session_steal_pool_of(ludus__sf_session_spare, bytes, al, mapped, pf, faulted);
+    if (mem) {
+        ludus__session_offer_pool(NULL);
+        return mem;
+    }
+    return ludus__sf_session_steal_pool_of(ludus__sf_session_last, bytes, al, mapped, pf, faulted);
 }
 
 static void ludus__sf_session_pool_free(void *mem, uint64_t bytes, int mapped, const ludus_allocator *al) {

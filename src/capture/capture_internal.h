@@ -265,6 +265,10 @@ LUDUS_HIDDEN int ludus__session_end(void);
  * refuse then); rolling.c sets it. */
 LUDUS_HIDDEN int ludus__rolling_owns_session(void);
 LUDUS_HIDDEN void ludus__session_rolling(int on);
+/* Takes c (a reference) to reuse its pool for the next capture begun, if
+ * nobody else holds it then; the previous one offered is released. NULL
+ * releases the one held. */
+LUDUS_HIDDEN void ludus__session_offer_pool(ludus_capture *c);
 /* Stops c's prefault thread and frees its pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_release_pool(ludus_capture *c);
 /* The child's side of fork: the running capture restarts as the child's

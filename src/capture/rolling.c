@@ -226,7 +226,7 @@ static void drop_oldest(void) {
             }
         }
     }
-    ludus_capture_release(s);
+    ludus__session_offer_pool(s); /* its pool serves the next segment when nobody else holds it */
 }
 
 /* ---- the window as a capture ---- */
@@ -328,8 +328,10 @@ fail:
     return NULL;
 }
 
-/* Switches the recording segment (lock held). */
-static int switch_segment(int64_t now) {
+/* Switches the recording segment (lock held); drop: let the oldest
+ * segments go (the switch thread; a snapshot leaves that to it, so its
+ * caller does not replay what is dropped). */
+static int switch_segment(int64_t now, int drop) {
     ludus_capture *ended = NULL;
     int64_t took = 0;
     int rc = ludus__session_switch(&R.desc, &ended, &took);
@@ -354,6 +356,7 @@ static int switch_segment(int64_t now) {
      * window_ms + a segment), or when the held segments' events use the
      * memory of segments + 1 pools. Snapshots end segments early: up to
      * 2 x segments + 2 short ones are held. */
+    if (!drop) return 0;
     uint64_t held = 0;
     for (uint32_t i = 0; i < R.nseg; i++) held += R.seg[i]->bytes_used;
     uint64_t budget = R.pool_bytes * (R.rd.segments + 1);
@@ -368,7 +371,7 @@ static int switch_segment(int64_t now) {
 /* The window now (lock held): the held segments joined. */
 static int take_window(ludus_capture **out) {
     *out = NULL;
-    int rc = switch_segment(ludus__mono_ns());
+    int rc = switch_segment(ludus__mono_ns(), 0);
     if (rc) return rc;
     if (R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment yet");
     *out = join_segments();
@@ -592,10 +595,10 @@ static void *switcher_main(void *arg) {
         uint64_t used = __atomic_load_n(&ludus__sess.pool.next, __ATOMIC_RELAXED);
         int full = ludus__sess.pool.bytes && used >= ludus__sess.pool.bytes / 4 * 3;
         if (now - R.seg_start_ns >= R.segment_ns) {
-            switch_segment(now);
+            switch_segment(now, 1);
         } else if (full) {
             count(&R.st.early_switches);
-            switch_segment(now);
+            switch_segment(now, 1);
         }
         handle_trigger(ludus__mono_ns());
         pthread_mutex_unlock(&R.lock);
@@ -625,7 +628,9 @@ static void fork_child(void) {
 /* ---- begin and end ---- */
 
 static void release_window(void) {
-    while (R.nseg) drop_oldest();
+    for (uint32_t i = 0; i < R.nseg; i++) ludus_capture_release(R.seg[i]);
+    R.nseg = 0;
+    ludus__session_offer_pool(NULL);
     free(R.seg);
     R.seg = NULL;
     R.seg_cap = 0;

@@ -96,8 +96,8 @@ static int same_allocator(const ludus_allocator *a, const ludus_allocator *b) {
 /* The last capture's pool, when nobody else holds that capture and its pool
  * is the size asked for: no allocation, and only the pages its prefault
  * thread had not reached yet are still to touch (*faulted: bytes in). */
-static void *steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, ludus__prefault **pf, size_t *faulted) {
-    ludus_capture *c = last;
+static void *steal_pool_of(ludus_capture *c, uint64_t bytes, const ludus_allocator *al, int mapped,
+                           ludus__prefault **pf, size_t *faulted) {
     if (!c || !c->pool_mem || c->pool_bytes != bytes || c->pool_mapped != mapped ||
         __atomic_load_n(&c->refs, __ATOMIC_ACQUIRE) != 1 || (!mapped && !same_allocator(&c->allocator, al)))
         return NULL;
@@ -108,6 +108,25 @@ static void *steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, l
     c->pool_mem = NULL;
     c->prefault = NULL;
     return mem;
+}
+
+/* A rolling window's dropped segment, offered for its pool (its pages are
+ * in: a segment switch then costs no page touching), or NULL. */
+static ludus_capture *spare;
+
+void ludus__session_offer_pool(ludus_capture *c) {
+    ludus_capture *old = spare;
+    spare = c;
+    ludus_capture_release(old);
+}
+
+static void *steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, ludus__prefault **pf, size_t *faulted) {
+    void *mem = steal_pool_of(spare, bytes, al, mapped, pf, faulted);
+    if (mem) {
+        ludus__session_offer_pool(NULL);
+        return mem;
+    }
+    return steal_pool_of(last, bytes, al, mapped, pf, faulted);
 }
 
 static void pool_free(void *mem, uint64_t bytes, int mapped, const ludus_allocator *al) {
