@@ -9992,7 +9992,6 @@ static void ludus__sf_rolling_write_job(ludus_capture *c, const char *reason, in
 
 static void *ludus__sf_rolling_writer_main(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace("ludus rolling writer");
 #if defined(__linux__) && defined(SCHED_IDLE)
     /* Runs when a CPU is idle: writing a window must not make the frames
      * that follow it a second hitch. */
@@ -10065,7 +10064,6 @@ static void ludus__sf_rolling_handle_trigger(int64_t now) {
 
 static void *ludus__sf_rolling_switcher_main(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace("ludus rolling switch");
     while (!__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);

@@ -505,7 +505,6 @@ static void write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
 
 static void *writer_main(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace("ludus rolling writer");
 #if defined(__linux__) && defined(SCHED_IDLE)
     /* Runs when a CPU is idle: writing a window must not make the frames
      * that follow it a second hitch. */
@@ -578,7 +577,6 @@ static void handle_trigger(int64_t now) {
 
 static void *switcher_main(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace("ludus rolling switch");
     while (!__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
