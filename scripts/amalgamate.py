@@ -71,7 +71,7 @@ def resolve(include, quote, from_dir):
 
 
 # Files outside the platform layer not built everywhere (as CMakeLists.txt).
-NOT_PORTED = {"capture/rolling.c": "!defined(_WIN32)"}
+NOT_PORTED = {}
 
 
 def platform_condition(path):

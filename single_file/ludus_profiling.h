@@ -1472,7 +1472,7 @@ typedef struct ludus_rolling_desc {
     uint32_t post_ms;       /* kept after a trigger before the window is taken [window_ms / 4] */
     uint32_t cooldown_ms;   /* triggers within this time of the last one taken are counted, not taken [5000] */
     uint32_t max_files;     /* files written at most; later triggers are counted [16] */
-    int signal;             /* triggers on this signal [SIGUSR2]; -1: none */
+    int signal;             /* triggers on this signal [SIGUSR2; none on Windows]; -1: none */
     int format;             /* LUDUS_FORMAT_* of the files [LUDUS_FORMAT_LUDUS] */
     const char *directory;  /* where files go [the current directory] */
     const char *prefix;     /* file names: PREFIX-YYYYMMDD-HHMMSS-mmm-REASON.ext ["ludus"] */
@@ -1535,14 +1535,17 @@ LUDUS_API int ludus_rolling_flush(uint32_t timeout_ms);
 #if defined(__GLIBC__) && !defined(__USE_GNU)
 #error "ludus_profiling.h: with LUDUS_IMPLEMENTATION, include it before any system header (it needs _GNU_SOURCE)"
 #endif
-/* ---- src/platform/file_read.h ---- */
-/* Reading files at an offset (linux_file_read.c): a descriptor shared by
- * threads without a shared file position (pread). */
-#ifndef LUDUS_FILE_READ_H
-#define LUDUS_FILE_READ_H
+/* ---- src/platform/background.h ---- */
+/* What the rolling window's background threads need from the OS: a wakeup a
+ * signal handler may post, a signal that triggers (chained to the
+ * program's handler), a hook in the child of a fork, a lower priority, the
+ * wall clock and local time, a short sleep (linux_background.c,
+ * win32_background.c). Threads and locks are pthreads on both. */
+#ifndef LUDUS_BACKGROUND_H
+#define LUDUS_BACKGROUND_H
 
-#include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* ---- src/platform/platform.h ---- */
 /* Platform layer: the only place that includes OS headers. Clocks, TSC
@@ -1652,6 +1655,51 @@ LUDUS_HIDDEN int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg)
 LUDUS_HIDDEN void ludus__process_name(char *out, size_t cap);
 
 #endif
+
+/* A counting semaphore (storage for the OS's own). */
+typedef struct ludus__wakeup {
+    union {
+        void *handle;
+        unsigned char bytes[64];
+        long double align;
+    } u;
+} ludus__wakeup;
+LUDUS_HIDDEN int ludus__wakeup_init(ludus__wakeup *w);
+LUDUS_HIDDEN void ludus__wakeup_destroy(ludus__wakeup *w);
+/* Async-signal-safe. */
+LUDUS_HIDDEN void ludus__wakeup_post(ludus__wakeup *w);
+/* Returns after a post or timeout_ns, whichever is first. */
+LUDUS_HIDDEN void ludus__wakeup_wait(ludus__wakeup *w, int64_t timeout_ns);
+
+/* The signal that triggers by default (SIGUSR2), or 0 where there is none. */
+LUDUS_HIDDEN int ludus__trigger_signal_default(void);
+/* 1 when signo can be caught (not SIGKILL or SIGSTOP, in range). */
+LUDUS_HIDDEN int ludus__trigger_signal_valid(int signo);
+/* Installs fn for signo; after fn the handler the program had runs, and
+ * restore puts it back. One at a time. 0, or -1 when it could not. */
+LUDUS_HIDDEN int ludus__trigger_signal_install(int signo, void (*fn)(void));
+LUDUS_HIDDEN void ludus__trigger_signal_restore(void);
+
+/* fn runs in the child after fork (registered once; no-op where there is
+ * no fork). */
+LUDUS_HIDDEN void ludus__at_fork_child(void (*fn)(void));
+/* The calling thread runs when a CPU is idle, where the OS offers that. */
+LUDUS_HIDDEN void ludus__thread_background(void);
+/* Wall-clock time in ns since 1970, and its local calendar time. */
+LUDUS_HIDDEN int64_t ludus__wall_ns(void);
+LUDUS_HIDDEN void ludus__local_time(int64_t wall_ns, struct tm *out);
+LUDUS_HIDDEN void ludus__sleep_ns(int64_t ns);
+
+#endif
+/* ---- src/platform/file_read.h ---- */
+/* Reading files at an offset (linux_file_read.c): a descriptor shared by
+ * threads without a shared file position (pread). */
+#ifndef LUDUS_FILE_READ_H
+#define LUDUS_FILE_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
 
 /* 0 and the descriptor and size, or a negative errno. A path that is not a
  * regular file (a FIFO, a directory) is refused with -EINVAL. */
@@ -1907,6 +1955,115 @@ void ludus__process_name(char *out, size_t cap) {
         fclose(f);
     }
     if (!out[0]) snprintf(out, cap, "process %d", (int)getpid());
+}
+#endif /* defined(__linux__) */
+
+/* ==== src/platform/linux_background.c ==== */
+#if defined(__linux__)
+/* background.h on Linux (POSIX semaphores, sigaction, pthread_atfork). */
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <string.h>
+
+_Static_assert(sizeof(sem_t) <= sizeof(((ludus__wakeup *)0)->u.bytes), "sem_t fits a wakeup");
+
+int ludus__wakeup_init(ludus__wakeup *w) {
+    return sem_init((sem_t *)w->u.bytes, 0, 0) == 0 ? 0 : -1;
+}
+void ludus__wakeup_destroy(ludus__wakeup *w) {
+    sem_destroy((sem_t *)w->u.bytes);
+}
+void ludus__wakeup_post(ludus__wakeup *w) {
+    sem_post((sem_t *)w->u.bytes);
+}
+void ludus__wakeup_wait(ludus__wakeup *w, int64_t timeout_ns) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t ns = ts.tv_nsec + timeout_ns;
+    ts.tv_sec += (time_t)(ns / 1000000000);
+    ts.tv_nsec = (long)(ns % 1000000000);
+    while (sem_timedwait((sem_t *)w->u.bytes, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+int ludus__trigger_signal_default(void) {
+    return SIGUSR2;
+}
+int ludus__trigger_signal_valid(int signo) {
+    return signo >= 1 && signo < NSIG && signo != SIGKILL && signo != SIGSTOP;
+}
+
+static int ludus__sf_linux_background_installed_signo;
+static void (*ludus__sf_linux_background_installed_fn)(void);
+static struct sigaction ludus__sf_linux_background_old_action;
+
+static void ludus__sf_linux_background_on_signal(int signo, siginfo_t *info, void *uc) {
+    void (*fn)(void) = ludus__sf_linux_background_installed_fn;
+    if (fn) fn();
+    const struct sigaction *o = &ludus__sf_linux_background_old_action;
+    if (o->sa_flags & SA_SIGINFO) {
+        if (o->sa_sigaction) o->sa_sigaction(signo, info, uc);
+    } else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN && o->sa_handler) {
+        o->sa_handler(signo);
+    }
+}
+
+int ludus__trigger_signal_install(int signo, void (*fn)(void)) {
+    if (ludus__sf_linux_background_installed_signo || !ludus__trigger_signal_valid(signo)) return -1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = ludus__sf_linux_background_on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    ludus__sf_linux_background_installed_fn = fn;
+    if (sigaction(signo, &sa, &ludus__sf_linux_background_old_action) != 0) {
+        ludus__sf_linux_background_installed_fn = NULL;
+        return -1;
+    }
+    ludus__sf_linux_background_installed_signo = signo;
+    return 0;
+}
+
+void ludus__trigger_signal_restore(void) {
+    if (!ludus__sf_linux_background_installed_signo) return;
+    sigaction(ludus__sf_linux_background_installed_signo, &ludus__sf_linux_background_old_action, NULL);
+    ludus__sf_linux_background_installed_signo = 0;
+    ludus__sf_linux_background_installed_fn = NULL;
+}
+
+void ludus__at_fork_child(void (*fn)(void)) {
+    static void (*registered)(void);
+    if (registered == fn) return;
+    if (pthread_atfork(NULL, NULL, fn) == 0) registered = fn;
+}
+
+void ludus__thread_background(void) {
+#ifdef SCHED_IDLE
+    struct sched_param sp;
+    memset(&sp, 0, sizeof sp);
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+#endif
+}
+
+int64_t ludus__wall_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void ludus__local_time(int64_t wall_ns, struct tm *out) {
+    time_t secs = (time_t)(wall_ns / 1000000000);
+    localtime_r(&secs, out);
+}
+
+void ludus__sleep_ns(int64_t ns) {
+    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
 }
 #endif /* defined(__linux__) */
 
@@ -2682,6 +2839,68 @@ void ludus__process_name(char *out, size_t cap) {
         if (len > 4 && _stricmp(out + len - 4, ".exe") == 0) out[len - 4] = 0;
     }
     if (!out[0]) snprintf(out, cap, "process %d", ludus__os_pid());
+}
+#endif /* defined(_WIN32) */
+
+/* ==== src/platform/win32_background.c ==== */
+#if defined(_WIN32)
+/* background.h on Windows: a Win32 semaphore, no trigger signal (Windows has
+ * no SIGUSR2; ludus_trigger and hitches remain), no fork. */
+
+#include <windows.h>
+
+#include <string.h>
+
+int ludus__wakeup_init(ludus__wakeup *w) {
+    w->u.handle = CreateSemaphoreA(NULL, 0, 0x7fffffff, NULL);
+    return w->u.handle ? 0 : -1;
+}
+void ludus__wakeup_destroy(ludus__wakeup *w) {
+    if (w->u.handle) CloseHandle(w->u.handle);
+    w->u.handle = NULL;
+}
+void ludus__wakeup_post(ludus__wakeup *w) {
+    ReleaseSemaphore(w->u.handle, 1, NULL);
+}
+void ludus__wakeup_wait(ludus__wakeup *w, int64_t timeout_ns) {
+    WaitForSingleObject(w->u.handle, (DWORD)((timeout_ns + 999999) / 1000000));
+}
+
+int ludus__trigger_signal_default(void) {
+    return 0;
+}
+int ludus__trigger_signal_valid(int signo) {
+    (void)signo;
+    return 0;
+}
+int ludus__trigger_signal_install(int signo, void (*fn)(void)) {
+    (void)signo, (void)fn;
+    return -1;
+}
+void ludus__trigger_signal_restore(void) {}
+
+void ludus__at_fork_child(void (*fn)(void)) {
+    (void)fn;
+}
+
+void ludus__thread_background(void) {
+    SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_IDLE);
+}
+
+int64_t ludus__wall_ns(void) {
+    FILETIME ft;
+    GetSystemTimeAsFileTime(&ft);
+    uint64_t t = ((uint64_t)ft.dwHighDateTime << 32) | ft.dwLowDateTime; /* 100 ns since 1601 */
+    return (int64_t)(t - UINT64_C(116444736000000000)) * 100;
+}
+
+void ludus__local_time(int64_t wall_ns, struct tm *out) {
+    time_t secs = (time_t)(wall_ns / 1000000000);
+    localtime_s(out, &secs);
+}
+
+void ludus__sleep_ns(int64_t ns) {
+    Sleep((DWORD)((ns + 999999) / 1000000));
 }
 #endif /* defined(_WIN32) */
 
@@ -9487,7 +9706,6 @@ int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out) {
 }
 
 /* ==== src/capture/rolling.c ==== */
-#if !defined(_WIN32)
 /* The rolling window (include/ludus/rolling.h): a ring of segments, each an
  * ordinary capture, switched by a background thread; snapshots that join
  * them; triggers that hand a snapshot to a writer thread.
@@ -9507,15 +9725,10 @@ int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out) {
  * trigger slot and the frame statistics are lock-free: ludus_trigger may run
  * in a signal handler. */
 
-#include <errno.h>
 #include <pthread.h>
-#include <sched.h>
-#include <semaphore.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 
 #define REASON_MAX 40
@@ -9558,7 +9771,7 @@ static struct {
     uint32_t ncopies;
     pthread_t switcher, writer;
     int stop; /* atomic */
-    sem_t wake;
+    ludus__wakeup wake;
     /* the trigger slot: 0 free, 1 being filled, 2 waiting */
     uint32_t pending;
     int64_t trigger_ns;
@@ -9576,10 +9789,7 @@ static struct {
     int64_t prev_frame_ns;
     int64_t *ring, *sorted;
     uint32_t nring, ring_pos;
-    /* signals */
-    int signo;
-    struct sigaction old_sa;
-    int sig_installed;
+    int sig_installed;      /* the trigger signal's handler is ours */
     ludus_rolling_stats st; /* counters are atomic */
     int in_child;           /* a forked child: the background threads are the parent's */
 } R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
@@ -9663,7 +9873,10 @@ static int ludus__sf_rolling_carry_replay(ludus__sf_rolling_thread_carry *tc, co
 }
 
 static char *ludus__sf_rolling_dup_or_null(const char *s) {
-    return s ? strdup(s) : NULL;
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    return d ? memcpy(d, s, n) : NULL;
 }
 
 /* A copy of a run-time name's descriptor that outlives its name table. */
@@ -9677,7 +9890,8 @@ static const ludus_site *ludus__sf_rolling_copy_site(const ludus_site *s) {
     ludus__sf_rolling_site_copy **n = realloc(R.copies, (R.ncopies + 1) * sizeof *n);
     if (!n) return NULL;
     R.copies = n;
-    ludus__sf_rolling_site_copy *c = aligned_alloc(16, (sizeof *c + 15) & ~(size_t)15);
+    ludus__sf_rolling_site_copy *c =
+        ludus__aligned_alloc(sizeof *c, 16); /* descriptors are 16-aligned; never freed (see ludus__sf_rolling_release_window) */
     if (!c) return NULL;
     memset(c, 0, sizeof *c);
     c->name = ludus__sf_rolling_dup_or_null(s->name);
@@ -9756,7 +9970,7 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
     j->end_ns = lastc->end_ns;
     j->pid = lastc->pid;
     memcpy(j->process_name, lastc->process_name, sizeof j->process_name);
-    if (lastc->categories && !(j->categories = strdup(lastc->categories))) goto fail;
+    if (lastc->categories && !(j->categories = ludus__sf_rolling_dup_or_null(lastc->categories))) goto fail;
     if (lastc->nmem_cov) {
         j->mem_cov = malloc(lastc->nmem_cov * sizeof *j->mem_cov);
         if (!j->mem_cov) goto fail;
@@ -9884,9 +10098,7 @@ void ludus_trigger(const char *reason) {
         ludus__sf_rolling_count(&R.st.coalesced);
         return;
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe, as is everything here */
-    R.trigger_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    R.trigger_ns = ludus__mono_ns(); /* async-signal-safe (clock_gettime), as is everything here */
     size_t n = 0;
     for (; reason && reason[n] && n < REASON_MAX - 1; n++) {
         char ch = reason[n];
@@ -9897,17 +10109,11 @@ void ludus_trigger(const char *reason) {
     if (n == 0) R.reason[n++] = 't';
     R.reason[n] = 0;
     __atomic_store_n(&R.pending, 2u, __ATOMIC_RELEASE);
-    sem_post(&R.wake);
+    ludus__wakeup_post(&R.wake);
 }
 
-static void ludus__sf_rolling_on_signal(int signo, siginfo_t *info, void *uc) {
+static void ludus__sf_rolling_on_signal(void) {
     ludus_trigger("signal");
-    const struct sigaction *o = &R.old_sa;
-    if (o->sa_flags & SA_SIGINFO) {
-        if (o->sa_sigaction) o->sa_sigaction(signo, info, uc);
-    } else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN && o->sa_handler) {
-        o->sa_handler(signo);
-    }
 }
 
 /* A frame mark: a frame longer than hitch_factor times the running median
@@ -9967,12 +10173,9 @@ static const char *ludus__sf_rolling_extension(int format) {
 
 static void ludus__sf_rolling_write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
     /* the trigger's wall-clock time, from its distance to now */
-    struct timespec rt;
-    clock_gettime(CLOCK_REALTIME, &rt);
-    int64_t wall = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (ludus__mono_ns() - at_ns);
-    time_t secs = (time_t)(wall / 1000000000);
+    int64_t wall = ludus__wall_ns() - (ludus__mono_ns() - at_ns);
     struct tm tm;
-    localtime_r(&secs, &tm);
+    ludus__local_time(wall, &tm);
     char path[512];
     snprintf(path, sizeof path, "%s/%s-%04d%02d%02d-%02d%02d%02d-%03d-%s.%s", R.directory, R.prefix, tm.tm_year + 1900,
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(wall / 1000000 % 1000), reason,
@@ -9992,12 +10195,9 @@ static void ludus__sf_rolling_write_job(ludus_capture *c, const char *reason, in
 
 static void *ludus__sf_rolling_writer_main(void *arg) {
     (void)arg;
-#if defined(__linux__) && defined(SCHED_IDLE)
     /* Runs when a CPU is idle: writing a window must not make the frames
      * that follow it a second hitch. */
-    struct sched_param sp = {0};
-    pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
-#endif
+    ludus__thread_background();
     pthread_mutex_lock(&R.wlock);
     for (;;) {
         while (!R.job && !R.wstop) pthread_cond_wait(&R.wcond, &R.wlock);
@@ -10065,15 +10265,7 @@ static void ludus__sf_rolling_handle_trigger(int64_t now) {
 static void *ludus__sf_rolling_switcher_main(void *arg) {
     (void)arg;
     while (!__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += POLL_NS;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
-        while (sem_timedwait(&R.wake, &ts) != 0 && errno == EINTR) {
-        }
+        ludus__wakeup_wait(&R.wake, POLL_NS);
         if (__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) break;
         pthread_mutex_lock(&R.lock);
         int64_t now = ludus__mono_ns();
@@ -10149,11 +10341,12 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     if (!d.cooldown_ms) d.cooldown_ms = 5000;
     if (d.cooldown_ms == LUDUS_ROLLING_NONE) d.cooldown_ms = 0;
     if (!d.max_files) d.max_files = 16;
-    if (!d.signal) d.signal = SIGUSR2;
+    if (!d.signal) d.signal = ludus__trigger_signal_default();
+    if (!d.signal) d.signal = -1; /* none on this OS */
     if (!d.format) d.format = LUDUS_FORMAT_LUDUS;
     if (d.segments > 64 || d.median_frames > 100000 || d.post_ms >= d.window_ms ||
         (d.hitch_factor > 0 && d.hitch_factor < 1) || d.format < LUDUS_FORMAT_JSON || d.format > LUDUS_FORMAT_LUDUS ||
-        (d.signal != -1 && (d.signal < 1 || d.signal >= NSIG || d.signal == SIGKILL || d.signal == SIGSTOP)))
+        (d.signal != -1 && !ludus__trigger_signal_valid(d.signal)))
         return ludus__fail(LUDUS_EINVAL,
                            "rolling: segments 1..64, median_frames up to 100000, post_ms below window_ms, "
                            "hitch_factor >= 1 (or < 0), a known format, a catchable signal (or -1)");
@@ -10179,7 +10372,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     R.segment_ns = R.window_ns / d.segments;
     R.post_ns = (int64_t)d.post_ms * 1000000;
     R.cooldown_ns = (int64_t)d.cooldown_ms * 1000000;
-    R.categories = cd.categories ? strdup(cd.categories) : NULL;
+    R.categories = ludus__sf_rolling_dup_or_null(cd.categories);
     cd.categories = R.categories;
     R.desc = cd;
     R.ring = calloc(d.median_frames, sizeof *R.ring);
@@ -10191,8 +10384,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     R.stop = 0;
     R.wstop = 0;
     R.in_child = 0;
-    static int atfork_done;
-    if (!atfork_done && pthread_atfork(NULL, NULL, ludus__sf_rolling_fork_child) == 0) atfork_done = 1;
+    ludus__at_fork_child(ludus__sf_rolling_fork_child);
     R.job = NULL;
     R.writing = 0;
     if (!R.ring || !R.sorted || (capture && capture->categories && !R.categories)) {
@@ -10206,7 +10398,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     }
     __atomic_store_n(&ludus__rolling_first_gen, ludus__sess.gen, __ATOMIC_RELAXED);
     R.seg_start_ns = ludus__mono_ns();
-    sem_init(&R.wake, 0, 0);
+    ludus__wakeup_init(&R.wake);
     __atomic_store_n(&R.on, 1, __ATOMIC_RELEASE);
     ludus__session_rolling(1);
     int have_writer = pthread_create(&R.writer, NULL, ludus__sf_rolling_writer_main, NULL) == 0;
@@ -10220,32 +10412,23 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         __atomic_store_n(&R.on, 0, __ATOMIC_RELEASE);
         ludus__session_rolling(0);
         ludus__session_end();
-        sem_destroy(&R.wake);
+        ludus__wakeup_destroy(&R.wake);
         ludus__sf_rolling_release_window();
         return ludus__fail(LUDUS_ENOMEM, "could not start the rolling window's threads");
     }
     __atomic_store_n(&ludus__frame_hook, ludus__sf_rolling_on_frame, __ATOMIC_RELEASE);
-    R.signo = d.signal;
-    R.sig_installed = 0;
-    if (d.signal > 0) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_sigaction = ludus__sf_rolling_on_signal;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        if (sigaction(d.signal, &sa, &R.old_sa) == 0) R.sig_installed = 1;
-    }
+    R.sig_installed = d.signal > 0 && ludus__trigger_signal_install(d.signal, ludus__sf_rolling_on_signal) == 0;
     return 0;
 }
 
 int ludus_rolling_end(void) {
     if (!ludus_rolling_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
     __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
-    if (R.sig_installed) sigaction(R.signo, &R.old_sa, NULL);
+    if (R.sig_installed) ludus__trigger_signal_restore();
     R.sig_installed = 0;
     if (!R.in_child) {
         __atomic_store_n(&R.stop, 1, __ATOMIC_RELEASE);
-        sem_post(&R.wake);
+        ludus__wakeup_post(&R.wake);
         pthread_join(R.switcher, NULL);
         pthread_mutex_lock(&R.wlock);
         R.wstop = 1;
@@ -10255,7 +10438,7 @@ int ludus_rolling_end(void) {
     }
     pthread_mutex_lock(&R.lock);
     __atomic_store_n(&R.on, 0, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&R.in_frame, __ATOMIC_SEQ_CST)) sched_yield();      /* a frame still in ludus__sf_rolling_on_frame */
+    while (__atomic_load_n(&R.in_frame, __ATOMIC_SEQ_CST)) ludus__yield();     /* a frame still in ludus__sf_rolling_on_frame */
     if (__atomic_load_n(&R.pending, __ATOMIC_ACQUIRE)) ludus__sf_rolling_count(&R.st.coalesced); /* dropped with the window */
     R.pending = 0;
     ludus__session_rolling(0);
@@ -10263,7 +10446,7 @@ int ludus_rolling_end(void) {
     __atomic_store_n(&ludus__rolling_first_gen, 0u, __ATOMIC_RELAXED);
     ludus__sf_rolling_release_window();
     pthread_mutex_unlock(&R.lock);
-    sem_destroy(&R.wake);
+    ludus__wakeup_destroy(&R.wake);
     return rc;
 }
 
@@ -10303,50 +10486,12 @@ int ludus_rolling_flush(uint32_t timeout_ms) {
         pthread_mutex_unlock(&R.lock);
         if (idle) return 0;
         if (ludus__mono_ns() >= until) return ludus__fail(LUDUS_EBUSY, "the rolling window is still writing");
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
+        ludus__sleep_ns(1000000);
     }
 }
 #undef REASON_MAX
 #undef POLL_NS
 #undef LOAD
-#endif /* !defined(_WIN32) */
-
-/* ==== src/capture/rolling_none.c ==== */
-/* The rolling window where it is not ported (Windows today): every call
- * says LUDUS_EUNSUPPORTED, so a program that offers it still builds and
- * runs. rolling.c needs POSIX signals, semaphores and threads, which it
- * calls itself; once those are behind src/platform/ this file goes. */
-#if defined(_WIN32)
-#include <string.h>
-
-
-int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling) {
-    (void)capture, (void)rolling;
-    return ludus__fail(LUDUS_EUNSUPPORTED, "the rolling window is not ported to this platform");
-}
-int ludus_rolling_end(void) {
-    return LUDUS_EUNSUPPORTED;
-}
-int ludus_rolling_active(void) {
-    return 0;
-}
-int ludus_snapshot(ludus_capture **out) {
-    if (out) *out = NULL;
-    return LUDUS_EUNSUPPORTED;
-}
-void ludus_trigger(const char *reason) {
-    (void)reason;
-}
-int ludus_rolling_get_stats(ludus_rolling_stats *out) {
-    if (out) memset(out, 0, sizeof *out);
-    return LUDUS_EUNSUPPORTED;
-}
-int ludus_rolling_flush(uint32_t timeout_ms) {
-    (void)timeout_ms;
-    return LUDUS_EUNSUPPORTED;
-}
-#endif
 
 /* ==== src/capture/session.c ==== */
 /* Capture lifecycle. Begin reserves the pool (or reuses the ludus__sf_session_last capture's,

@@ -41,7 +41,7 @@ typedef struct ludus_rolling_desc {
     uint32_t post_ms;       /* kept after a trigger before the window is taken [window_ms / 4] */
     uint32_t cooldown_ms;   /* triggers within this time of the last one taken are counted, not taken [5000] */
     uint32_t max_files;     /* files written at most; later triggers are counted [16] */
-    int signal;             /* triggers on this signal [SIGUSR2]; -1: none */
+    int signal;             /* triggers on this signal [SIGUSR2; none on Windows]; -1: none */
     int format;             /* LUDUS_FORMAT_* of the files [LUDUS_FORMAT_LUDUS] */
     const char *directory;  /* where files go [the current directory] */
     const char *prefix;     /* file names: PREFIX-YYYYMMDD-HHMMSS-mmm-REASON.ext ["ludus"] */

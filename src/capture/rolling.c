@@ -16,19 +16,14 @@
  * switch thread and ludus_snapshot callers); the writer has its own. The
  * trigger slot and the frame statistics are lock-free: ludus_trigger may run
  * in a signal handler. */
-#define _GNU_SOURCE
 #include <ludus/rolling.h>
 
-#include <errno.h>
 #include <pthread.h>
-#include <sched.h>
-#include <semaphore.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "../platform/background.h"
 #include "capture_internal.h"
 
 #define REASON_MAX 40
@@ -71,7 +66,7 @@ static struct {
     uint32_t ncopies;
     pthread_t switcher, writer;
     int stop; /* atomic */
-    sem_t wake;
+    ludus__wakeup wake;
     /* the trigger slot: 0 free, 1 being filled, 2 waiting */
     uint32_t pending;
     int64_t trigger_ns;
@@ -89,10 +84,7 @@ static struct {
     int64_t prev_frame_ns;
     int64_t *ring, *sorted;
     uint32_t nring, ring_pos;
-    /* signals */
-    int signo;
-    struct sigaction old_sa;
-    int sig_installed;
+    int sig_installed;      /* the trigger signal's handler is ours */
     ludus_rolling_stats st; /* counters are atomic */
     int in_child;           /* a forked child: the background threads are the parent's */
 } R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
@@ -176,7 +168,10 @@ static int carry_replay(thread_carry *tc, const ludus__cap_thread *th) {
 }
 
 static char *dup_or_null(const char *s) {
-    return s ? strdup(s) : NULL;
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    return d ? memcpy(d, s, n) : NULL;
 }
 
 /* A copy of a run-time name's descriptor that outlives its name table. */
@@ -190,7 +185,8 @@ static const ludus_site *copy_site(const ludus_site *s) {
     site_copy **n = realloc(R.copies, (R.ncopies + 1) * sizeof *n);
     if (!n) return NULL;
     R.copies = n;
-    site_copy *c = aligned_alloc(16, (sizeof *c + 15) & ~(size_t)15);
+    site_copy *c =
+        ludus__aligned_alloc(sizeof *c, 16); /* descriptors are 16-aligned; never freed (see release_window) */
     if (!c) return NULL;
     memset(c, 0, sizeof *c);
     c->name = dup_or_null(s->name);
@@ -269,7 +265,7 @@ static ludus_capture *join_segments(void) {
     j->end_ns = lastc->end_ns;
     j->pid = lastc->pid;
     memcpy(j->process_name, lastc->process_name, sizeof j->process_name);
-    if (lastc->categories && !(j->categories = strdup(lastc->categories))) goto fail;
+    if (lastc->categories && !(j->categories = dup_or_null(lastc->categories))) goto fail;
     if (lastc->nmem_cov) {
         j->mem_cov = malloc(lastc->nmem_cov * sizeof *j->mem_cov);
         if (!j->mem_cov) goto fail;
@@ -397,9 +393,7 @@ void ludus_trigger(const char *reason) {
         count(&R.st.coalesced);
         return;
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe, as is everything here */
-    R.trigger_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    R.trigger_ns = ludus__mono_ns(); /* async-signal-safe (clock_gettime), as is everything here */
     size_t n = 0;
     for (; reason && reason[n] && n < REASON_MAX - 1; n++) {
         char ch = reason[n];
@@ -410,17 +404,11 @@ void ludus_trigger(const char *reason) {
     if (n == 0) R.reason[n++] = 't';
     R.reason[n] = 0;
     __atomic_store_n(&R.pending, 2u, __ATOMIC_RELEASE);
-    sem_post(&R.wake);
+    ludus__wakeup_post(&R.wake);
 }
 
-static void on_signal(int signo, siginfo_t *info, void *uc) {
+static void on_signal(void) {
     ludus_trigger("signal");
-    const struct sigaction *o = &R.old_sa;
-    if (o->sa_flags & SA_SIGINFO) {
-        if (o->sa_sigaction) o->sa_sigaction(signo, info, uc);
-    } else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN && o->sa_handler) {
-        o->sa_handler(signo);
-    }
 }
 
 /* A frame mark: a frame longer than hitch_factor times the running median
@@ -480,12 +468,9 @@ static const char *extension(int format) {
 
 static void write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
     /* the trigger's wall-clock time, from its distance to now */
-    struct timespec rt;
-    clock_gettime(CLOCK_REALTIME, &rt);
-    int64_t wall = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (ludus__mono_ns() - at_ns);
-    time_t secs = (time_t)(wall / 1000000000);
+    int64_t wall = ludus__wall_ns() - (ludus__mono_ns() - at_ns);
     struct tm tm;
-    localtime_r(&secs, &tm);
+    ludus__local_time(wall, &tm);
     char path[512];
     snprintf(path, sizeof path, "%s/%s-%04d%02d%02d-%02d%02d%02d-%03d-%s.%s", R.directory, R.prefix, tm.tm_year + 1900,
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(wall / 1000000 % 1000), reason,
@@ -505,12 +490,9 @@ static void write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
 
 static void *writer_main(void *arg) {
     (void)arg;
-#if defined(__linux__) && defined(SCHED_IDLE)
     /* Runs when a CPU is idle: writing a window must not make the frames
      * that follow it a second hitch. */
-    struct sched_param sp = {0};
-    pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
-#endif
+    ludus__thread_background();
     pthread_mutex_lock(&R.wlock);
     for (;;) {
         while (!R.job && !R.wstop) pthread_cond_wait(&R.wcond, &R.wlock);
@@ -578,15 +560,7 @@ static void handle_trigger(int64_t now) {
 static void *switcher_main(void *arg) {
     (void)arg;
     while (!__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += POLL_NS;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
-        while (sem_timedwait(&R.wake, &ts) != 0 && errno == EINTR) {
-        }
+        ludus__wakeup_wait(&R.wake, POLL_NS);
         if (__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) break;
         pthread_mutex_lock(&R.lock);
         int64_t now = ludus__mono_ns();
@@ -662,11 +636,12 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     if (!d.cooldown_ms) d.cooldown_ms = 5000;
     if (d.cooldown_ms == LUDUS_ROLLING_NONE) d.cooldown_ms = 0;
     if (!d.max_files) d.max_files = 16;
-    if (!d.signal) d.signal = SIGUSR2;
+    if (!d.signal) d.signal = ludus__trigger_signal_default();
+    if (!d.signal) d.signal = -1; /* none on this OS */
     if (!d.format) d.format = LUDUS_FORMAT_LUDUS;
     if (d.segments > 64 || d.median_frames > 100000 || d.post_ms >= d.window_ms ||
         (d.hitch_factor > 0 && d.hitch_factor < 1) || d.format < LUDUS_FORMAT_JSON || d.format > LUDUS_FORMAT_LUDUS ||
-        (d.signal != -1 && (d.signal < 1 || d.signal >= NSIG || d.signal == SIGKILL || d.signal == SIGSTOP)))
+        (d.signal != -1 && !ludus__trigger_signal_valid(d.signal)))
         return ludus__fail(LUDUS_EINVAL,
                            "rolling: segments 1..64, median_frames up to 100000, post_ms below window_ms, "
                            "hitch_factor >= 1 (or < 0), a known format, a catchable signal (or -1)");
@@ -692,7 +667,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     R.segment_ns = R.window_ns / d.segments;
     R.post_ns = (int64_t)d.post_ms * 1000000;
     R.cooldown_ns = (int64_t)d.cooldown_ms * 1000000;
-    R.categories = cd.categories ? strdup(cd.categories) : NULL;
+    R.categories = dup_or_null(cd.categories);
     cd.categories = R.categories;
     R.desc = cd;
     R.ring = calloc(d.median_frames, sizeof *R.ring);
@@ -704,8 +679,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     R.stop = 0;
     R.wstop = 0;
     R.in_child = 0;
-    static int atfork_done;
-    if (!atfork_done && pthread_atfork(NULL, NULL, fork_child) == 0) atfork_done = 1;
+    ludus__at_fork_child(fork_child);
     R.job = NULL;
     R.writing = 0;
     if (!R.ring || !R.sorted || (capture && capture->categories && !R.categories)) {
@@ -719,7 +693,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     }
     __atomic_store_n(&ludus__rolling_first_gen, ludus__sess.gen, __ATOMIC_RELAXED);
     R.seg_start_ns = ludus__mono_ns();
-    sem_init(&R.wake, 0, 0);
+    ludus__wakeup_init(&R.wake);
     __atomic_store_n(&R.on, 1, __ATOMIC_RELEASE);
     ludus__session_rolling(1);
     int have_writer = pthread_create(&R.writer, NULL, writer_main, NULL) == 0;
@@ -733,32 +707,23 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         __atomic_store_n(&R.on, 0, __ATOMIC_RELEASE);
         ludus__session_rolling(0);
         ludus__session_end();
-        sem_destroy(&R.wake);
+        ludus__wakeup_destroy(&R.wake);
         release_window();
         return ludus__fail(LUDUS_ENOMEM, "could not start the rolling window's threads");
     }
     __atomic_store_n(&ludus__frame_hook, on_frame, __ATOMIC_RELEASE);
-    R.signo = d.signal;
-    R.sig_installed = 0;
-    if (d.signal > 0) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_sigaction = on_signal;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        if (sigaction(d.signal, &sa, &R.old_sa) == 0) R.sig_installed = 1;
-    }
+    R.sig_installed = d.signal > 0 && ludus__trigger_signal_install(d.signal, on_signal) == 0;
     return 0;
 }
 
 int ludus_rolling_end(void) {
     if (!ludus_rolling_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
     __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
-    if (R.sig_installed) sigaction(R.signo, &R.old_sa, NULL);
+    if (R.sig_installed) ludus__trigger_signal_restore();
     R.sig_installed = 0;
     if (!R.in_child) {
         __atomic_store_n(&R.stop, 1, __ATOMIC_RELEASE);
-        sem_post(&R.wake);
+        ludus__wakeup_post(&R.wake);
         pthread_join(R.switcher, NULL);
         pthread_mutex_lock(&R.wlock);
         R.wstop = 1;
@@ -768,7 +733,7 @@ int ludus_rolling_end(void) {
     }
     pthread_mutex_lock(&R.lock);
     __atomic_store_n(&R.on, 0, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&R.in_frame, __ATOMIC_SEQ_CST)) sched_yield();      /* a frame still in on_frame */
+    while (__atomic_load_n(&R.in_frame, __ATOMIC_SEQ_CST)) ludus__yield();     /* a frame still in on_frame */
     if (__atomic_load_n(&R.pending, __ATOMIC_ACQUIRE)) count(&R.st.coalesced); /* dropped with the window */
     R.pending = 0;
     ludus__session_rolling(0);
@@ -776,7 +741,7 @@ int ludus_rolling_end(void) {
     __atomic_store_n(&ludus__rolling_first_gen, 0u, __ATOMIC_RELAXED);
     release_window();
     pthread_mutex_unlock(&R.lock);
-    sem_destroy(&R.wake);
+    ludus__wakeup_destroy(&R.wake);
     return rc;
 }
 
@@ -816,7 +781,6 @@ int ludus_rolling_flush(uint32_t timeout_ms) {
         pthread_mutex_unlock(&R.lock);
         if (idle) return 0;
         if (ludus__mono_ns() >= until) return ludus__fail(LUDUS_EBUSY, "the rolling window is still writing");
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
+        ludus__sleep_ns(1000000);
     }
 }

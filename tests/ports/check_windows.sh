@@ -49,6 +49,15 @@ grep -q "Worker" "$out/info.txt" || { cat "$out/info.txt"; fail "ludus-trace inf
 LUDUS_TRACE="$out/launch.json" "$wine" "$build/examples/ludus-demo.exe" --frames 10 --no-capture >"$out/launch.txt" 2>&1 ||
     fail "the demo with LUDUS_TRACE"
 check_json "$out/launch.json" Frame
+# the rolling window: a file per hitch (the demo injects one every 37 frames), read by ludus-trace.exe
+rm -rf "$out/rolling" && mkdir -p "$out/rolling"
+"$wine" "$build/examples/ludus-demo.exe" --frames 200 --rolling "$out/rolling" >"$out/rolling.txt" ||
+    fail "the demo with the rolling window"
+last=$(ls "$out/rolling" | grep -- '-hitch\.ludus$' | tail -1)
+[ -n "$last" ] || { cat "$out/rolling.txt"; fail "the rolling window wrote no hitch file"; }
+"$wine" "$build/tools/ludus-trace/ludus-trace.exe" info "$out/rolling/$last" >"$out/rolling-info.txt" ||
+    fail "ludus-trace info of a hitch file"
+grep -q "Worker" "$out/rolling-info.txt" || { cat "$out/rolling-info.txt"; fail "the hitch file names no worker"; }
 mkdir -p "$out/single"
 cp "$src/single_file/ludus_profiling.h" "$out/single/"
 sed -e '0,/^#include <ludus\/.*$/s//#define LUDUS_IMPLEMENTATION\n#include "ludus_profiling.h"/' \
@@ -57,4 +66,4 @@ x86_64-w64-mingw32-gcc-posix -std=c11 -O2 -Wall -Wextra -Werror -Wno-format -D__
     "$out/single/demo.c" -o "$out/single/demo.exe" -static -pthread || fail "the demo from the single file (mingw-w64)"
 "$wine" "$out/single/demo.exe" --frames 20 --trace "$out/single.json" >"$out/single.txt" || fail "the single-file demo"
 check_json "$out/single.json" Frame
-echo "ok: under Wine, windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the single-file demo"
+echo "ok: under Wine, windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the rolling window, the single-file demo"

@@ -1,0 +1,107 @@
+/* background.h on Linux (POSIX semaphores, sigaction, pthread_atfork). */
+#define _GNU_SOURCE
+#include "background.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <string.h>
+
+_Static_assert(sizeof(sem_t) <= sizeof(((ludus__wakeup *)0)->u.bytes), "sem_t fits a wakeup");
+
+int ludus__wakeup_init(ludus__wakeup *w) {
+    return sem_init((sem_t *)w->u.bytes, 0, 0) == 0 ? 0 : -1;
+}
+void ludus__wakeup_destroy(ludus__wakeup *w) {
+    sem_destroy((sem_t *)w->u.bytes);
+}
+void ludus__wakeup_post(ludus__wakeup *w) {
+    sem_post((sem_t *)w->u.bytes);
+}
+void ludus__wakeup_wait(ludus__wakeup *w, int64_t timeout_ns) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t ns = ts.tv_nsec + timeout_ns;
+    ts.tv_sec += (time_t)(ns / 1000000000);
+    ts.tv_nsec = (long)(ns % 1000000000);
+    while (sem_timedwait((sem_t *)w->u.bytes, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+int ludus__trigger_signal_default(void) {
+    return SIGUSR2;
+}
+int ludus__trigger_signal_valid(int signo) {
+    return signo >= 1 && signo < NSIG && signo != SIGKILL && signo != SIGSTOP;
+}
+
+static int installed_signo;
+static void (*installed_fn)(void);
+static struct sigaction old_action;
+
+static void on_signal(int signo, siginfo_t *info, void *uc) {
+    void (*fn)(void) = installed_fn;
+    if (fn) fn();
+    const struct sigaction *o = &old_action;
+    if (o->sa_flags & SA_SIGINFO) {
+        if (o->sa_sigaction) o->sa_sigaction(signo, info, uc);
+    } else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN && o->sa_handler) {
+        o->sa_handler(signo);
+    }
+}
+
+int ludus__trigger_signal_install(int signo, void (*fn)(void)) {
+    if (installed_signo || !ludus__trigger_signal_valid(signo)) return -1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    installed_fn = fn;
+    if (sigaction(signo, &sa, &old_action) != 0) {
+        installed_fn = NULL;
+        return -1;
+    }
+    installed_signo = signo;
+    return 0;
+}
+
+void ludus__trigger_signal_restore(void) {
+    if (!installed_signo) return;
+    sigaction(installed_signo, &old_action, NULL);
+    installed_signo = 0;
+    installed_fn = NULL;
+}
+
+void ludus__at_fork_child(void (*fn)(void)) {
+    static void (*registered)(void);
+    if (registered == fn) return;
+    if (pthread_atfork(NULL, NULL, fn) == 0) registered = fn;
+}
+
+void ludus__thread_background(void) {
+#ifdef SCHED_IDLE
+    struct sched_param sp;
+    memset(&sp, 0, sizeof sp);
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+#endif
+}
+
+int64_t ludus__wall_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void ludus__local_time(int64_t wall_ns, struct tm *out) {
+    time_t secs = (time_t)(wall_ns / 1000000000);
+    localtime_r(&secs, out);
+}
+
+void ludus__sleep_ns(int64_t ns) {
+    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
