@@ -21,11 +21,14 @@
 
 static int stop;
 
+static int worked; /* the worker has recorded a scope */
+
 static void *busy_worker(void *arg) {
     (void)arg;
     ludus_register_thread_for_trace("Parent worker");
     while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-        LUDUS_PROFILE_SCOPE(ParentWork);
+        { LUDUS_PROFILE_SCOPE(ParentWork); }
+        __atomic_store_n(&worked, 1, __ATOMIC_RELEASE);
     }
     return NULL;
 }
@@ -73,10 +76,12 @@ static void test_fork_child_captures_alone(void **state) {
     lt_begin(NULL);
     pthread_t th;
     __atomic_store_n(&stop, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&worked, 0, __ATOMIC_RELEASE);
     assert_int_equal(pthread_create(&th, NULL, busy_worker, NULL), 0);
     LUDUS_PROFILE_MARK(BeforeFork);
     struct timespec nap = {0, 5000000};
-    nanosleep(&nap, NULL); /* the worker is recording */
+    nanosleep(&nap, NULL);                                                     /* the worker is recording */
+    while (!__atomic_load_n(&worked, __ATOMIC_ACQUIRE)) nanosleep(&nap, NULL); /* a loaded machine starts it late */
     int64_t t0 = lt_now_ns();
     pid_t pid = fork();
     assert_true(pid >= 0);
