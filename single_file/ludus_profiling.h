@@ -1476,6 +1476,13 @@ typedef struct ludus_rolling_desc {
     int format;             /* LUDUS_FORMAT_* of the files [LUDUS_FORMAT_LUDUS] */
     const char *directory;  /* where files go [the current directory] */
     const char *prefix;     /* file names: PREFIX-YYYYMMDD-HHMMSS-mmm-REASON.ext ["ludus"] */
+    /* A counter, gauge or memory domain crossing a threshold: the first frame
+     * whose value (ludus_live_value(frame, counter, counter_stat)) is above
+     * counter_above after one that was not triggers "counter". It is seen
+     * at the next frame mark. NULL: none. */
+    const char *counter;
+    const char *counter_stat; /* ["per frame"] */
+    int64_t counter_above;
 } ludus_rolling_desc;
 
 /* Starts the rolling window. capture: the pool (chunk_bytes x chunk_count
@@ -1502,15 +1509,16 @@ LUDUS_API void ludus_trigger(const char *reason);
 
 typedef struct ludus_rolling_stats {
     uint64_t segments_switched;
-    uint64_t early_switches; /* of which before their time: the segment's memory was 3/4 used */
-    int64_t switch_max_ns;   /* the longest pause of a segment switch (producers drop events meanwhile) */
-    uint64_t triggers;       /* ludus_trigger calls, hitches and signals */
-    uint64_t hitches;        /* of which frame hitches */
-    uint64_t taken;          /* triggers whose window was taken */
-    uint64_t coalesced;      /* fired while another was waiting */
-    uint64_t cooled;         /* within the cooldown */
-    uint64_t over_max;       /* after max_files */
-    uint64_t writer_busy;    /* the writer was still writing the previous file */
+    uint64_t early_switches;    /* of which before their time: the segment's memory was 3/4 used */
+    int64_t switch_max_ns;      /* the longest pause of a segment switch (producers drop events meanwhile) */
+    uint64_t triggers;          /* ludus_trigger calls, hitches and signals */
+    uint64_t hitches;           /* of which frame hitches */
+    uint64_t counter_crossings; /* of which counter thresholds crossed */
+    uint64_t taken;             /* triggers whose window was taken */
+    uint64_t coalesced;         /* fired while another was waiting */
+    uint64_t cooled;            /* within the cooldown */
+    uint64_t over_max;          /* after max_files */
+    uint64_t writer_busy;       /* the writer was still writing the previous file */
     uint64_t files_written;
     uint64_t write_errors;
     int64_t frame_median_ns; /* the running median frame time (0 before median_frames frames) */
@@ -9789,7 +9797,10 @@ static struct {
     int64_t prev_frame_ns;
     int64_t *ring, *sorted;
     uint32_t nring, ring_pos;
-    int sig_installed;      /* the trigger signal's handler is ours */
+    int sig_installed; /* the trigger signal's handler is ours */
+    char counter[128], counter_stat[32];
+    int counter_was_above;
+    uint64_t counter_frame; /* the last frame looked at */
     ludus_rolling_stats st; /* counters are atomic */
     int in_child;           /* a forked child: the background threads are the parent's */
 } R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
@@ -10118,12 +10129,33 @@ static void ludus__sf_rolling_on_signal(void) {
 
 /* A frame mark: a frame longer than hitch_factor times the running median
  * of the last median_frames frames triggers "hitch". */
+/* The counter threshold, on the last frame the ring closed (the frame
+ * thread, at a frame mark). */
+static void ludus__sf_rolling_check_counter(void) {
+    uint64_t first, last;
+    int64_t v;
+    if (ludus_live_frames(&first, &last) != 0 || last == R.counter_frame) return;
+    R.counter_frame = last;
+    if (ludus_live_value(last, R.counter, R.counter_stat, &v) != 0) return;
+    int above = v > R.rd.counter_above;
+    if (above && !R.counter_was_above) {
+        ludus__sf_rolling_count(&R.st.counter_crossings);
+        ludus_trigger("counter");
+    }
+    R.counter_was_above = above;
+}
+
 static void ludus__sf_rolling_on_frame(void) {
     /* in_frame first, then on (sequentially consistent both, as
      * ludus_rolling_end's store of on and wait for in_frame): the end never
      * frees the statistics under a frame. */
     if (__atomic_exchange_n(&R.in_frame, 1u, __ATOMIC_SEQ_CST)) return; /* frames from two threads at once */
-    if (!__atomic_load_n(&R.on, __ATOMIC_SEQ_CST) || R.rd.hitch_factor < 0) {
+    if (!__atomic_load_n(&R.on, __ATOMIC_SEQ_CST)) {
+        __atomic_store_n(&R.in_frame, 0u, __ATOMIC_RELEASE);
+        return;
+    }
+    if (R.counter[0]) ludus__sf_rolling_check_counter();
+    if (R.rd.hitch_factor < 0) {
         __atomic_store_n(&R.in_frame, 0u, __ATOMIC_RELEASE);
         return;
     }
@@ -10350,6 +10382,9 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         return ludus__fail(LUDUS_EINVAL,
                            "rolling: segments 1..64, median_frames up to 100000, post_ms below window_ms, "
                            "hitch_factor >= 1 (or < 0), a known format, a catchable signal (or -1)");
+    const char *stat = d.counter_stat && *d.counter_stat ? d.counter_stat : "per frame";
+    if (d.counter && (strlen(d.counter) >= sizeof R.counter || strlen(stat) >= sizeof R.counter_stat))
+        return ludus__fail(LUDUS_EINVAL, "rolling: counter name (127 bytes) or stat (31 bytes) too long");
     const char *dir = d.directory && *d.directory ? d.directory : ".";
     const char *prefix = d.prefix && *d.prefix ? d.prefix : "ludus";
     if (strlen(dir) >= sizeof R.directory || strlen(prefix) >= sizeof R.prefix)
@@ -10366,6 +10401,11 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     memset(&R.st, 0, sizeof R.st);
     pthread_mutex_unlock(&R.wlock);
     R.rd = d;
+    snprintf(R.counter, sizeof R.counter, "%s", d.counter ? d.counter : "");
+    snprintf(R.counter_stat, sizeof R.counter_stat, "%s", stat);
+    R.counter_was_above = 0;
+    R.counter_frame = 0;
+    if (R.counter[0]) ludus_frame_ring_enable();
     snprintf(R.directory, sizeof R.directory, "%s", dir);
     snprintf(R.prefix, sizeof R.prefix, "%s", prefix);
     R.window_ns = (int64_t)d.window_ms * 1000000;
@@ -10459,6 +10499,7 @@ int ludus_rolling_get_stats(ludus_rolling_stats *out) {
     LOAD(switch_max_ns);
     LOAD(triggers);
     LOAD(hitches);
+    LOAD(counter_crossings);
     LOAD(taken);
     LOAD(coalesced);
     LOAD(cooled);

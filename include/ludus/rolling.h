@@ -45,6 +45,13 @@ typedef struct ludus_rolling_desc {
     int format;             /* LUDUS_FORMAT_* of the files [LUDUS_FORMAT_LUDUS] */
     const char *directory;  /* where files go [the current directory] */
     const char *prefix;     /* file names: PREFIX-YYYYMMDD-HHMMSS-mmm-REASON.ext ["ludus"] */
+    /* A counter, gauge or memory domain crossing a threshold: the first frame
+     * whose value (ludus_live_value(frame, counter, counter_stat)) is above
+     * counter_above after one that was not triggers "counter". It is seen
+     * at the next frame mark. NULL: none. */
+    const char *counter;
+    const char *counter_stat; /* ["per frame"] */
+    int64_t counter_above;
 } ludus_rolling_desc;
 
 /* Starts the rolling window. capture: the pool (chunk_bytes x chunk_count
@@ -71,15 +78,16 @@ LUDUS_API void ludus_trigger(const char *reason);
 
 typedef struct ludus_rolling_stats {
     uint64_t segments_switched;
-    uint64_t early_switches; /* of which before their time: the segment's memory was 3/4 used */
-    int64_t switch_max_ns;   /* the longest pause of a segment switch (producers drop events meanwhile) */
-    uint64_t triggers;       /* ludus_trigger calls, hitches and signals */
-    uint64_t hitches;        /* of which frame hitches */
-    uint64_t taken;          /* triggers whose window was taken */
-    uint64_t coalesced;      /* fired while another was waiting */
-    uint64_t cooled;         /* within the cooldown */
-    uint64_t over_max;       /* after max_files */
-    uint64_t writer_busy;    /* the writer was still writing the previous file */
+    uint64_t early_switches;    /* of which before their time: the segment's memory was 3/4 used */
+    int64_t switch_max_ns;      /* the longest pause of a segment switch (producers drop events meanwhile) */
+    uint64_t triggers;          /* ludus_trigger calls, hitches and signals */
+    uint64_t hitches;           /* of which frame hitches */
+    uint64_t counter_crossings; /* of which counter thresholds crossed */
+    uint64_t taken;             /* triggers whose window was taken */
+    uint64_t coalesced;         /* fired while another was waiting */
+    uint64_t cooled;            /* within the cooldown */
+    uint64_t over_max;          /* after max_files */
+    uint64_t writer_busy;       /* the writer was still writing the previous file */
     uint64_t files_written;
     uint64_t write_errors;
     int64_t frame_median_ns; /* the running median frame time (0 before median_frames frames) */

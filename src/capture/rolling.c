@@ -16,6 +16,7 @@
  * switch thread and ludus_snapshot callers); the writer has its own. The
  * trigger slot and the frame statistics are lock-free: ludus_trigger may run
  * in a signal handler. */
+#include <ludus/overlay.h>
 #include <ludus/rolling.h>
 
 #include <pthread.h>
@@ -84,7 +85,10 @@ static struct {
     int64_t prev_frame_ns;
     int64_t *ring, *sorted;
     uint32_t nring, ring_pos;
-    int sig_installed;      /* the trigger signal's handler is ours */
+    int sig_installed; /* the trigger signal's handler is ours */
+    char counter[128], counter_stat[32];
+    int counter_was_above;
+    uint64_t counter_frame; /* the last frame looked at */
     ludus_rolling_stats st; /* counters are atomic */
     int in_child;           /* a forked child: the background threads are the parent's */
 } R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
@@ -413,12 +417,33 @@ static void on_signal(void) {
 
 /* A frame mark: a frame longer than hitch_factor times the running median
  * of the last median_frames frames triggers "hitch". */
+/* The counter threshold, on the last frame the ring closed (the frame
+ * thread, at a frame mark). */
+static void check_counter(void) {
+    uint64_t first, last;
+    int64_t v;
+    if (ludus_live_frames(&first, &last) != 0 || last == R.counter_frame) return;
+    R.counter_frame = last;
+    if (ludus_live_value(last, R.counter, R.counter_stat, &v) != 0) return;
+    int above = v > R.rd.counter_above;
+    if (above && !R.counter_was_above) {
+        count(&R.st.counter_crossings);
+        ludus_trigger("counter");
+    }
+    R.counter_was_above = above;
+}
+
 static void on_frame(void) {
     /* in_frame first, then on (sequentially consistent both, as
      * ludus_rolling_end's store of on and wait for in_frame): the end never
      * frees the statistics under a frame. */
     if (__atomic_exchange_n(&R.in_frame, 1u, __ATOMIC_SEQ_CST)) return; /* frames from two threads at once */
-    if (!__atomic_load_n(&R.on, __ATOMIC_SEQ_CST) || R.rd.hitch_factor < 0) {
+    if (!__atomic_load_n(&R.on, __ATOMIC_SEQ_CST)) {
+        __atomic_store_n(&R.in_frame, 0u, __ATOMIC_RELEASE);
+        return;
+    }
+    if (R.counter[0]) check_counter();
+    if (R.rd.hitch_factor < 0) {
         __atomic_store_n(&R.in_frame, 0u, __ATOMIC_RELEASE);
         return;
     }
@@ -645,6 +670,9 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         return ludus__fail(LUDUS_EINVAL,
                            "rolling: segments 1..64, median_frames up to 100000, post_ms below window_ms, "
                            "hitch_factor >= 1 (or < 0), a known format, a catchable signal (or -1)");
+    const char *stat = d.counter_stat && *d.counter_stat ? d.counter_stat : "per frame";
+    if (d.counter && (strlen(d.counter) >= sizeof R.counter || strlen(stat) >= sizeof R.counter_stat))
+        return ludus__fail(LUDUS_EINVAL, "rolling: counter name (127 bytes) or stat (31 bytes) too long");
     const char *dir = d.directory && *d.directory ? d.directory : ".";
     const char *prefix = d.prefix && *d.prefix ? d.prefix : "ludus";
     if (strlen(dir) >= sizeof R.directory || strlen(prefix) >= sizeof R.prefix)
@@ -661,6 +689,11 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     memset(&R.st, 0, sizeof R.st);
     pthread_mutex_unlock(&R.wlock);
     R.rd = d;
+    snprintf(R.counter, sizeof R.counter, "%s", d.counter ? d.counter : "");
+    snprintf(R.counter_stat, sizeof R.counter_stat, "%s", stat);
+    R.counter_was_above = 0;
+    R.counter_frame = 0;
+    if (R.counter[0]) ludus_frame_ring_enable();
     snprintf(R.directory, sizeof R.directory, "%s", dir);
     snprintf(R.prefix, sizeof R.prefix, "%s", prefix);
     R.window_ns = (int64_t)d.window_ms * 1000000;
@@ -754,6 +787,7 @@ int ludus_rolling_get_stats(ludus_rolling_stats *out) {
     LOAD(switch_max_ns);
     LOAD(triggers);
     LOAD(hitches);
+    LOAD(counter_crossings);
     LOAD(taken);
     LOAD(coalesced);
     LOAD(cooled);

@@ -323,6 +323,40 @@ static void test_snapshots_under_load(void **state) {
     assert_int_equal(ludus_rolling_end(), 0);
 }
 
+/* A gauge crossing its threshold triggers once per crossing, seen at the
+ * next frame mark; the file is named for it. */
+static void test_counter_trigger(void **state) {
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/ludus-rolling-c-%d", (int)getpid());
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    ludus_rolling_desc rd = quiet_desc(200);
+    rd.post_ms = 20;
+    rd.cooldown_ms = LUDUS_ROLLING_NONE;
+    rd.directory = dir;
+    rd.counter = "QueueDepth";
+    rd.counter_stat = "last";
+    rd.counter_above = 100;
+    assert_int_equal(ludus_rolling_begin(NULL, &rd), 0);
+    int64_t depth[] = {10, 20, 500, 600, 30, 40, 40, 40, 40, 40};
+    for (int f = 0; f < 10; f++) {
+        LUDUS_PROFILE_GAUGE(QueueDepth, depth[f]);
+        lt_spin_ns(1000000);
+        LUDUS_PROFILE_FRAME();
+    }
+    frames(40, 1000000);
+    assert_int_equal(ludus_rolling_flush(10000), 0);
+    ludus_rolling_stats st;
+    assert_int_equal(ludus_rolling_get_stats(&st), 0);
+    assert_int_equal(st.counter_crossings, 1); /* 500 then 600: one crossing */
+    assert_int_equal(st.files_written, 1);
+    assert_int_equal(ludus_rolling_end(), 0);
+    assert_int_equal(count_files("-counter.ludus", NULL, 0), 1);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* A forked child goes on recording in its window (without the parent's
  * background threads), takes a snapshot and ends it; the parent's window
  * is untouched. */
@@ -377,6 +411,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_hitch_writes_file, teardown),
         cmocka_unit_test_teardown(test_signal_and_cooldown, teardown),
         cmocka_unit_test_teardown(test_snapshots_under_load, teardown),
+        cmocka_unit_test_teardown(test_counter_trigger, teardown),
         cmocka_unit_test_teardown(test_fork, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
