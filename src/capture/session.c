@@ -20,7 +20,7 @@ ludus__session ludus__sess;
  * space is 2^47): a request beyond it is an overflow, not an allocation. */
 #define MAX_POOL_BYTES ((uint64_t)1 << 46)
 
-static int active;       /* a capture is armed (coordinator thread only) */
+static int active;       /* atomic: a capture is armed (written by the coordinator thread) */
 static int rolling_owns; /* atomic: a rolling capture (rolling.c) switches the captures */
 
 void ludus__session_rolling(int on) {
@@ -62,7 +62,7 @@ void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_des
 }
 
 int ludus_capture_active(void) {
-    return active;
+    return __atomic_load_n(&active, __ATOMIC_ACQUIRE);
 }
 
 ludus_capture *ludus__last_capture(void) {
@@ -277,7 +277,7 @@ static int64_t begin_arm(ludus__begin_prep *p) {
     s->gen = gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
-    active = 1;
+    __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
     int64_t armed_at = ludus__mono_ns();
     ludus__mutex_unlock(&ludus__reg.lock);
@@ -296,7 +296,9 @@ static void begin_discard(ludus__begin_prep *p) {
 }
 
 int ludus_begin_capture(const ludus_capture_desc *desc) {
-    if (active || ludus__rolling_owns_session()) return ludus__fail(LUDUS_EBUSY, "a capture is already active");
+    /* the rolling window first: while it runs, its switch thread sets active */
+    if (ludus__rolling_owns_session() || __atomic_load_n(&active, __ATOMIC_ACQUIRE))
+        return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
     if (late_cap) ludus__capture_resolve_late(late_cap); /* before any thread can attach again */
     ludus__begin_prep p;
@@ -466,7 +468,7 @@ static int end_capture(uint32_t disarmed) {
     } else {
         memset(s, 0, sizeof *s);
     }
-    active = 0;
+    __atomic_store_n(&active, 0, __ATOMIC_RELEASE);
     if (oom) {
         ludus_capture_release(c);
         return ludus__fail(LUDUS_ENOMEM, "out of memory while publishing the capture");

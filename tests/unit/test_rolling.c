@@ -91,7 +91,6 @@ static void test_window_edges(void **state) {
     check_paired(snap, &t);
     long b = lt_find(&t, 0, 'B', "Outer");
     assert_true(b >= 0);
-    assert_int_equal(t.ev[b].ts_ns, 0); /* begun before the window: shown from its start */
     assert_true(lt_find(&t, 0, 'B', "OuterSpan") >= 0);
     /* the samples: contiguous up to the last, gaps only where losses were counted */
     int64_t first = -1, last = -1, gaps = 0;
@@ -102,7 +101,15 @@ static void test_window_edges(void **state) {
         if (last >= 0 && v != last + 1) gaps += v - last - 1;
         last = v;
     }
-    assert_true(first > 0); /* the first samples are outside the window */
+    /* The first samples are outside the window, and the outer scope, begun
+     * before it, is shown from its start (carried). Only a switch thread
+     * starved for the whole run (a loaded machine) drops nothing: then the
+     * scope's own begin, at the very start, is in the window. */
+    if (st.segments_switched >= 8) assert_true(first > 0);
+    if (first > 0)
+        assert_int_equal(t.ev[b].ts_ns, 0);
+    else
+        assert_true(t.ev[b].ts_ns < 1000000);
     assert_int_equal(last, i - 1);
     ludus_capture_summary s;
     assert_int_equal(ludus_capture_summarize(snap, &s), 0);
@@ -194,11 +201,11 @@ static void test_hitch_writes_file(void **state) {
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
     assert_int_equal(system(cmd), 0);
-    /* A hitch 20 x the median, found at 8 x. A preempted frame on a busy
-     * machine may be found too: every hitch is written (no cooldown), and
-     * one file holds the real one. */
+    /* A hitch 75 x the median, found at 10 x (a busy machine stretches the
+     * 2 ms frames to a few ms). A preempted frame may be found too: every
+     * hitch is written (no cooldown), and one file holds the real one. */
     ludus_rolling_desc rd = quiet_desc(400);
-    rd.hitch_factor = 8;
+    rd.hitch_factor = 10;
     rd.median_frames = 30;
     rd.post_ms = 50;
     rd.cooldown_ms = LUDUS_ROLLING_NONE;
@@ -208,7 +215,7 @@ static void test_hitch_writes_file(void **state) {
     frames(60, 2000000);
     {
         LUDUS_PROFILE_SCOPE(TheHitch);
-        lt_spin_ns(40000000);
+        lt_spin_ns(150000000);
     }
     LUDUS_PROFILE_FRAME();
     frames(60, 2000000);
@@ -218,7 +225,7 @@ static void test_hitch_writes_file(void **state) {
     assert_true(st.hitches >= 1);
     assert_true(st.files_written >= 1);
     assert_int_equal(st.files_written, st.taken);
-    assert_true(st.frame_median_ns > 1900000 && st.frame_median_ns < 6000000);
+    assert_true(st.frame_median_ns > 1900000 && st.frame_median_ns < 20000000); /* 2 ms frames, stretched by load */
     assert_int_equal(ludus_rolling_end(), 0);
     assert_int_equal(count_files("-hitch.ludus", NULL, 0), (int)st.files_written);
     int found = 0;
