@@ -3493,13 +3493,16 @@ static inline uint32_t ludus__armed_gen(uint32_t armed) {
  * when none: its segments are one recording, so a span begun in one
  * segment and ended in a later one is paired in the window. */
 LUDUS_HIDDEN extern uint32_t ludus__rolling_first_gen;
+/* 1 when generation g lies in [first, last] (generations wrap at 2^30). */
+static inline int ludus__gen_within(uint32_t g, uint32_t first, uint32_t last) {
+    return ((g - first) & 0x3fffffffu) <= ((last - first) & 0x3fffffffu);
+}
 /* 1 when a span begun in generation `begun` belongs to the recording of
  * generation `gen` (the same capture, or segments of one rolling capture). */
 static inline int ludus__same_recording(uint32_t begun, uint32_t gen) {
     uint32_t first = __atomic_load_n(&ludus__rolling_first_gen, __ATOMIC_RELAXED);
     if (begun == gen) return 1;
-    if (!first || !begun) return 0;
-    return ((begun - first) & 0x3fffffffu) <= ((gen - first) & 0x3fffffffu); /* generations wrap at 2^30 */
+    return first && begun && ludus__gen_within(begun, first, gen);
 }
 
 /* Called at each frame mark while a capture runs, when set (the rolling
@@ -8961,8 +8964,7 @@ static inline void ludus__sf_normalize_on_close(ludus__nev_iter *it, uintptr_t w
 static uint64_t ludus__sf_normalize_point_ordinal(const ludus__nev_iter *it, uintptr_t at, uint32_t gen) {
     const ludus_capture *c = it->c;
     if (at == 0) return 0;
-    if (gen != c->gen &&
-        !(c->gen_first && ((gen - c->gen_first) & 0x3fffffffu) <= ((c->gen - c->gen_first) & 0x3fffffffu)))
+    if (gen != c->gen && !(c->gen_first && ludus__gen_within(gen, c->gen_first, c->gen)))
         return 0; /* another capture's point (a rolling window spans several generations) */
     for (uint32_t i = it->nseen; i > 0; i--) {
         const ludus__seen_run *r = &it->seen[i - 1];
@@ -10564,6 +10566,12 @@ int ludus__rolling_owns_session(void) {
     return __atomic_load_n(&ludus__sf_session_rolling_owns, __ATOMIC_ACQUIRE);
 }
 static uint32_t ludus__sf_session_gen_counter;
+
+/* The generation the next capture gets: 1 .. 2^30-1, never 0 (ludus__sf_session_begin_arm,
+ * and the next segment of a rolling capture, named before it is armed). */
+static uint32_t ludus__sf_session_next_gen(void) {
+    return ludus__sf_session_gen_counter % 0x3fffffffu + 1;
+}
 static ludus_capture *ludus__sf_session_last; /* the library's reference to the ludus__sf_session_last ended capture */
 static ludus__prefault *ludus__sf_session_sess_prefault;
 static size_t ludus__sf_session_sess_faulted; /* bytes of the pool in already when the capture began */
@@ -10806,7 +10814,7 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     s->slow = slow;
     s->clock_tsc = use_tsc;
     ludus__clock_is_tsc = use_tsc;
-    ludus__sf_session_gen_counter = ludus__sf_session_gen_counter % 0x3fffffffu + 1; /* 1 .. 2^30-1, never 0 */
+    ludus__sf_session_gen_counter = ludus__sf_session_next_gen();
     s->gen = ludus__sf_session_gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
@@ -11022,11 +11030,6 @@ int ludus__session_end(void) {
 
 /* ---- switching a rolling capture's segment ---- */
 
-/* The next segment's generation, as ludus__sf_session_begin_arm will number it. */
-static uint32_t ludus__sf_session_next_gen(void) {
-    return ludus__sf_session_gen_counter % 0x3fffffffu + 1;
-}
-
 /* Events of the pause, counted by producers for the next generation
  * (early_drops), go to the segment that just ended: the pause was its end.
  * A producer that counts after this sweep has them folded in when it
@@ -11204,7 +11207,7 @@ void ludus__session_after_fork(void) {
     s->retired_oom_events = 0;
     s->interner_drops = 0;
     s->pool.next = 0;
-    ludus__sf_session_gen_counter = ludus__sf_session_gen_counter % 0x3fffffffu + 1;
+    ludus__sf_session_gen_counter = ludus__sf_session_next_gen();
     s->gen = ludus__sf_session_gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!s->clock_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;

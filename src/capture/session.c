@@ -31,6 +31,12 @@ int ludus__rolling_owns_session(void) {
     return __atomic_load_n(&rolling_owns, __ATOMIC_ACQUIRE);
 }
 static uint32_t gen_counter;
+
+/* The generation the next capture gets: 1 .. 2^30-1, never 0 (begin_arm,
+ * and the next segment of a rolling capture, named before it is armed). */
+static uint32_t next_gen(void) {
+    return gen_counter % 0x3fffffffu + 1;
+}
 static ludus_capture *last; /* the library's reference to the last ended capture */
 static ludus__prefault *sess_prefault;
 static size_t sess_faulted; /* bytes of the pool in already when the capture began */
@@ -273,7 +279,7 @@ static int64_t begin_arm(ludus__begin_prep *p) {
     s->slow = slow;
     s->clock_tsc = use_tsc;
     ludus__clock_is_tsc = use_tsc;
-    gen_counter = gen_counter % 0x3fffffffu + 1; /* 1 .. 2^30-1, never 0 */
+    gen_counter = next_gen();
     s->gen = gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
@@ -489,11 +495,6 @@ int ludus__session_end(void) {
 
 /* ---- switching a rolling capture's segment ---- */
 
-/* The next segment's generation, as begin_arm will number it. */
-static uint32_t next_gen(void) {
-    return gen_counter % 0x3fffffffu + 1;
-}
-
 /* Events of the pause, counted by producers for the next generation
  * (early_drops), go to the segment that just ended: the pause was its end.
  * A producer that counts after this sweep has them folded in when it
@@ -671,7 +672,7 @@ void ludus__session_after_fork(void) {
     s->retired_oom_events = 0;
     s->interner_drops = 0;
     s->pool.next = 0;
-    gen_counter = gen_counter % 0x3fffffffu + 1;
+    gen_counter = next_gen();
     s->gen = gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!s->clock_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;

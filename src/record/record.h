@@ -23,13 +23,16 @@ static inline uint32_t ludus__armed_gen(uint32_t armed) {
  * when none: its segments are one recording, so a span begun in one
  * segment and ended in a later one is paired in the window. */
 LUDUS_HIDDEN extern uint32_t ludus__rolling_first_gen;
+/* 1 when generation g lies in [first, last] (generations wrap at 2^30). */
+static inline int ludus__gen_within(uint32_t g, uint32_t first, uint32_t last) {
+    return ((g - first) & 0x3fffffffu) <= ((last - first) & 0x3fffffffu);
+}
 /* 1 when a span begun in generation `begun` belongs to the recording of
  * generation `gen` (the same capture, or segments of one rolling capture). */
 static inline int ludus__same_recording(uint32_t begun, uint32_t gen) {
     uint32_t first = __atomic_load_n(&ludus__rolling_first_gen, __ATOMIC_RELAXED);
     if (begun == gen) return 1;
-    if (!first || !begun) return 0;
-    return ((begun - first) & 0x3fffffffu) <= ((gen - first) & 0x3fffffffu); /* generations wrap at 2^30 */
+    return first && begun && ludus__gen_within(begun, first, gen);
 }
 
 /* Called at each frame mark while a capture runs, when set (the rolling
