@@ -9,8 +9,11 @@ command -v cc >/dev/null || need+=(gcc)
 command -v make >/dev/null || need+=(make)
 if [ "${1:-}" != build ]; then
   command -v c++ >/dev/null || need+=(g++)
-  [ -f /usr/include/cmocka.h ] || need+=(libcmocka-dev)
-  [ -f /usr/include/json-c/json.h ] || need+=(libjson-c-dev)
+  # The host's libraries, not only the headers: make test-aarch64 installs
+  # the arm64 packages, whose headers are the same files.
+  ma=$(cc -print-multiarch 2>/dev/null || true)
+  [ -f /usr/include/cmocka.h ] && [ -e "/usr/lib/$ma/libcmocka.so" ] || need+=(libcmocka-dev)
+  [ -f /usr/include/json-c/json.h ] && [ -e "/usr/lib/$ma/libjson-c.so" ] || need+=(libjson-c-dev)
   command -v protoc >/dev/null || need+=(protobuf-compiler)
   command -v clang >/dev/null || need+=(clang)
   ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)

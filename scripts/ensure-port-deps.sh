@@ -12,6 +12,9 @@ SUDO=""
 case "${1:-}" in
 aarch64)
   command -v aarch64-linux-gnu-gcc >/dev/null || need+=(gcc-aarch64-linux-gnu)
+  # The C library's start files and headers are only a Recommends of the
+  # cross compiler: --no-install-recommends leaves them out.
+  [ -e /usr/aarch64-linux-gnu/lib/crt1.o ] || need+=(libc6-dev-arm64-cross)
   command -v qemu-aarch64 >/dev/null || need+=(qemu-user)
   if ! dpkg --print-foreign-architectures | grep -qx arm64; then
     echo "ludus: adding Debian's arm64 architecture (dpkg --add-architecture arm64)"

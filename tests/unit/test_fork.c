@@ -33,16 +33,6 @@ static void *busy_worker(void *arg) {
     return NULL;
 }
 
-/* qemu-user 7.2 (make test-ports: AArch64) aborts in a child forked while
- * another thread runs once that child starts a thread ("cpu == current_cpu"
- * in cpu-exec.c): the tests below are skipped there, said on stdout. */
-static int fork_unsupported(void) {
-    const char *emu = getenv("LUDUS_TEST_EMULATOR");
-    if (!emu || !strstr(emu, "qemu")) return 0;
-    printf("skipped under %s: a multi-threaded fork whose child starts threads\n", emu);
-    return 1;
-}
-
 /* The child's checks; its exit status says which failed (0: all held). */
 static int child_main(void) {
     alarm(5); /* a hang kills the child: the parent sees a signal, not 0 */
@@ -71,7 +61,7 @@ static int child_main(void) {
 
 static void test_fork_child_captures_alone(void **state) {
     (void)state;
-    if (fork_unsupported()) skip();
+    if (lt_multithreaded_fork_unsupported()) skip();
     ludus_register_thread_for_trace("Main");
     lt_begin(NULL);
     pthread_t th;
@@ -111,7 +101,7 @@ static void test_fork_child_captures_alone(void **state) {
 /* fork with no capture running: the child's registry holds only itself. */
 static void test_fork_without_capture(void **state) {
     (void)state;
-    if (fork_unsupported()) skip();
+    if (lt_multithreaded_fork_unsupported()) skip();
     pthread_t th;
     __atomic_store_n(&stop, 0, __ATOMIC_RELEASE);
     assert_int_equal(pthread_create(&th, NULL, busy_worker, NULL), 0);

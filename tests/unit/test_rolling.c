@@ -369,6 +369,7 @@ static void test_counter_trigger(void **state) {
  * is untouched. */
 static void test_fork(void **state) {
     (void)state;
+    if (lt_multithreaded_fork_unsupported()) skip();
     ludus_rolling_desc rd = quiet_desc(200);
     assert_int_equal(ludus_rolling_begin(NULL, &rd), 0);
     frames(10, 500000);

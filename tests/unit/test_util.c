@@ -477,3 +477,10 @@ void lt_trace_check(const lt_trace *t, int require_flows_paired) {
     assert_int_equal(dropped_sum + meta_u64(t->metadata, "unregistered_thread_drops"), sum.dropped);
     free(ts);
 }
+
+int lt_multithreaded_fork_unsupported(void) {
+    const char *emu = getenv("LUDUS_TEST_EMULATOR");
+    if (!emu || !strstr(emu, "qemu")) return 0;
+    printf("skipped under %s: a child forked while other threads run\n", emu);
+    return 1;
+}

@@ -108,6 +108,12 @@ void lt_spin_ns(int64_t ns);
 /* The calling thread's OS tid (gettid). */
 uint64_t lt_gettid(void);
 
+/* 1 (and says so on stdout) under qemu-user: qemu 7.2 (make test-ports:
+ * AArch64) aborts in a child forked while another thread runs ("cpu ==
+ * current_cpu" in cpu-exec.c, or the plugin vcpu hook). The fork tests skip
+ * there; LUDUS_TEST_EMULATOR is set by tests/unit/CMakeLists.txt. */
+int lt_multithreaded_fork_unsupported(void);
+
 /* A capture desc with a small pool. */
 ludus_capture_desc lt_small_desc(uint32_t chunk_count);
 
