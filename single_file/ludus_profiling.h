@@ -1536,6 +1536,160 @@ LUDUS_API int ludus_rolling_flush(uint32_t timeout_ms);
 #endif
 
 #endif
+/* ---- include/ludus/gpu.h ---- */
+/* Ludus Profiling: GPU timing, transport-neutral (no graphics API here).
+ *
+ * A GPU context stands for one queue of one device (graphics, compute,
+ * copy). A backend (<ludus/vulkan.h>, or your own over D3D12, Metal, a
+ * console SDK) writes timestamp queries around passes, reads them back once
+ * the GPU has finished them (never waiting for it), and hands the results
+ * over as samples: pass name, the frame number the CPU submitted it in, the
+ * queue, begin and end in GPU ticks, the tick period, and the CPU submission
+ * it belongs to. Pairs of CPU and GPU timestamps taken together
+ * (ludus_gpu_calibrate) place the passes on the CPU timeline:
+ *
+ *   P1  a frame sample (pass NULL) per frame: "GPU frame time" per queue
+ *   P2  named pass durations, from device ticks (no clock mapping needed)
+ *   P3  pass spans on the CPU timeline through the calibration: linear
+ *       between calibration points (drift corrected), with the error bound
+ *       of the mapping stated per span; spans that overlap on one queue go
+ *       on separate lanes, never nested. A context never calibrated is
+ *       named "(uncalibrated)" and each frame's passes are anchored at the
+ *       frame's CPU submission (its begin), spaced by device time.
+ *
+ * Coverage is explicit: frames whose results were not ready at a
+ * collection, were lost, or were not timed because the query ring was
+ * full, counters that wrapped, samples submitted before the capture began,
+ * and rejected calibration points are counted per context and written into
+ * every export. A capture takes the samples handed over while it runs (it
+ * needs no CPU instrumentation: a GPU-only capture works). docs/gpu.md has
+ * the details.
+ *
+ * Thread-safety: every call here takes the GPU store's lock (these are per
+ * frame or per pass calls made after readback, not the hot path); a context
+ * may be used from any thread. */
+#ifndef LUDUS_GPU_H
+#define LUDUS_GPU_H
+
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ludus_gpu_context ludus_gpu_context;
+
+enum ludus_gpu_queue { LUDUS_GPU_QUEUE_GRAPHICS = 0, LUDUS_GPU_QUEUE_COMPUTE = 1, LUDUS_GPU_QUEUE_COPY = 2 };
+
+typedef struct ludus_gpu_context_desc {
+    const char *name;      /* the track's name, copied (63 bytes); NULL: "GPU <queue>" */
+    const char *device;    /* the device's name, copied (63 bytes); NULL: none */
+    int queue;             /* enum ludus_gpu_queue */
+    double tick_period_ns; /* ns per GPU tick (Vulkan timestampPeriod); required, > 0 */
+    uint32_t valid_bits;   /* bits of a timestamp (it wraps at 2^bits); 0: 64 */
+} ludus_gpu_context_desc;
+
+/* LUDUS_EINVAL (bad desc), LUDUS_ENOMEM, LUDUS_ETHREADS (64 contexts live). */
+LUDUS_API int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_context **out);
+/* What it handed over stays in the running capture. NULL is a no-op. */
+LUDUS_API void ludus_gpu_context_destroy(ludus_gpu_context *ctx);
+
+/* CLOCK_MONOTONIC ns, the CPU trace clock (what submit_ns and
+ * ludus_gpu_calibrate's cpu_ns are in). */
+LUDUS_API int64_t ludus_gpu_cpu_now_ns(void);
+
+typedef struct ludus_gpu_sample {
+    const char *pass;      /* the pass's name (copied); NULL: the frame's own sample (P1) */
+    uint64_t frame;        /* the frame number the CPU submitted it in */
+    uint64_t begin_ticks;  /* GPU timestamps, modulo 2^valid_bits */
+    uint64_t end_ticks;    /* an end below its begin wrapped (counted) */
+    double tick_period_ns; /* 0: the context's */
+    int64_t submit_ns;     /* CPU submission (ludus_gpu_cpu_now_ns): attribution, not execution start */
+    uint64_t flow_id;      /* 0, or a caller flow (LUDUS_CALLER_FLOW_ID_BIT) its submitter started:
+                              the exports link the pass's span to it */
+} ludus_gpu_sample;
+
+/* Hands over n samples read back from the GPU. Kept only while a capture
+ * runs (LUDUS_ENOCAPTURE otherwise, nothing kept); a sample submitted
+ * before the capture began is left out and counted ("before_capture"). */
+LUDUS_API int ludus_gpu_submit(ludus_gpu_context *ctx, const ludus_gpu_sample *samples, uint32_t n);
+
+/* One calibration point: a GPU timestamp and the CPU time taken together,
+ * max_deviation_ns the uncertainty of the pair (Vulkan's maxDeviation, or
+ * half the CPU read gap around the GPU read). A point over 50 us is
+ * rejected (counted). Kept only while a capture runs. */
+LUDUS_API int ludus_gpu_calibrate(ludus_gpu_context *ctx, uint64_t gpu_ticks, int64_t cpu_ns, int64_t max_deviation_ns);
+
+/* Coverage a backend reports, X(NAME, name in the exports, meaning). The
+ * library counts wrapped, before_capture and calibration_rejected itself. */
+#define LUDUS_GPU_COVERAGE(X)                                                                    \
+    X(FRAMES, "frames", "frames whose results were handed over")                                 \
+    X(NOT_READY, "not_ready", "frames not ready at a collection (read later: a late readback)")  \
+    X(LOST, "lost", "frames whose results never came (device lost, invalid, context destroyed)") \
+    X(RING_FULL, "ring_full", "frames not timed: every query slot was still in flight")          \
+    X(WRAPPED, "wrapped", "samples whose end ticks wrapped past 2^valid_bits")                   \
+    X(BEFORE_CAPTURE, "before_capture", "samples submitted before the capture began (left out)") \
+    X(CALIBRATION_REJECTED, "calibration_rejected", "calibration points over 50 us (left out)")  \
+    X(INVALID, "invalid", "samples with a zero period or an end more than half the counter range after its begin")
+
+enum ludus_gpu_coverage {
+#define LUDUS__GPU_COV_ENUM(name, text, meaning) LUDUS_GPU_##name,
+    LUDUS_GPU_COVERAGE(LUDUS__GPU_COV_ENUM)
+#undef LUDUS__GPU_COV_ENUM
+        LUDUS_GPU_COVERAGE_COUNT
+};
+
+/* Adds n to a coverage count of the running capture (no-op without one). */
+LUDUS_API void ludus_gpu_count(ludus_gpu_context *ctx, int what, uint64_t n);
+
+/* ---------------------------------------------------------------------------
+ * Reading a capture's GPU data (<ludus/capture.h> capture objects). */
+struct ludus_capture;
+
+typedef struct ludus_gpu_track_info {
+    const char *name;   /* as given (owned by the capture) */
+    const char *device; /* "" when none */
+    int queue;
+    double tick_period_ns;
+    uint32_t valid_bits;
+    int calibrated;              /* 1: spans placed through the calibration; 0: anchored at frame begins */
+    uint32_t calibration_points; /* accepted */
+    uint32_t calibration_breaks; /* neighbouring points that disagree by more than 0.1% plus their deviations
+                                    (a clock reset, a suspend): no mapping is drawn across them */
+    uint32_t lanes;              /* lanes its overlapping spans needed (>= 1 with spans) */
+    int64_t max_error_ns;        /* largest error bound of a placed span (calibrated only) */
+    uint64_t samples, passes;
+    uint64_t coverage[LUDUS_GPU_COVERAGE_COUNT];
+} ludus_gpu_track_info;
+
+#define LUDUS_GPU_SPAN_UNCALIBRATED 1u /* placed at its frame's begin, not through a calibration */
+#define LUDUS_GPU_SPAN_EXTRAPOLATED 2u /* outside the calibration points: the bound grows with the distance */
+#define LUDUS_GPU_SPAN_WRAPPED 4u      /* its end ticks wrapped */
+
+typedef struct ludus_gpu_span {
+    uint32_t track;   /* index of its track */
+    const char *pass; /* NULL: a frame sample */
+    uint64_t frame;
+    int64_t begin_ns; /* on the CPU timeline, ns since capture start */
+    int64_t end_ns;
+    int64_t device_ns; /* (end - begin) ticks x period: the measured duration */
+    int64_t error_ns;  /* bound of the placement's error (0 when uncalibrated: not a placement) */
+    int64_t submit_ns; /* CPU submission, ns since capture start */
+    uint64_t flow_id;
+    uint32_t lane;
+    uint32_t flags; /* LUDUS_GPU_SPAN_* */
+} ludus_gpu_span;
+
+LUDUS_API uint32_t ludus_capture_gpu_track_count(struct ludus_capture *c);
+LUDUS_API int ludus_capture_gpu_track(struct ludus_capture *c, uint32_t index, ludus_gpu_track_info *out);
+/* Samples (frame samples and passes) in track, then begin order. */
+LUDUS_API uint64_t ludus_capture_gpu_span_count(struct ludus_capture *c);
+LUDUS_API int ludus_capture_gpu_span(struct ludus_capture *c, uint64_t index, ludus_gpu_span *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LUDUS_GPU_H */
 #endif /* LUDUS_SINGLE_FILE_H */
 
 #if defined(LUDUS_IMPLEMENTATION) && !defined(LUDUS_SINGLE_FILE_IMPLEMENTED)
@@ -6065,6 +6219,9 @@ struct ludus_capture {
     uint32_t nparts;
     ludus__event *carried;
     uint32_t gen_first; /* 0: gen only */
+    /* GPU timing (gpu.c): the raw samples and calibration points handed over
+     * while the capture ran, and what placing them derived */
+    struct ludus__gpu_data *gpu; /* NULL: none (views share their parent's) */
 };
 typedef struct ludus_capture ludus__captured;
 
@@ -6104,6 +6261,76 @@ LUDUS_HIDDEN int ludus__async_build(ludus_capture *c);
  * call first (a capture file finds its zones on first use). */
 LUDUS_HIDDEN int ludus__async_ensure(ludus_capture *c);
 LUDUS_HIDDEN void ludus__async_free(ludus_capture *c);
+
+/* ---- GPU timing (gpu.c, docs/gpu.md) ---- */
+
+/* A context as the capture keeps it. */
+typedef struct ludus__gpu_ctx {
+    char name[64], device[64];
+    uint32_t queue, valid_bits;
+    double period_ns;
+    uint64_t cov[LUDUS_GPU_COVERAGE_COUNT];
+    /* derived by ludus__gpu_place */
+    int calibrated;
+    uint32_t ncal, lanes, breaks; /* breaks: neighbouring points that disagree (no line drawn between them) */
+    int64_t max_error_ns;
+    uint64_t samples, passes;
+} ludus__gpu_ctx;
+
+/* A sample: raw fields (what the file keeps), then the placement. */
+typedef struct ludus__gpu_sample {
+    uint32_t ctx;
+    uint32_t name; /* index in names; UINT32_MAX: the frame's own sample */
+    uint64_t frame, begin_ticks, end_ticks, flow_id;
+    double period_ns;
+    int64_t submit_ns; /* since capture start */
+    /* derived */
+    int64_t begin_ns, end_ns, device_ns, error_ns;
+    uint32_t lane, flags;
+} ludus__gpu_sample;
+
+typedef struct ludus__gpu_cal {
+    uint32_t ctx;
+    uint64_t ticks;
+    int64_t cpu_ns; /* since capture start */
+    int64_t dev_ns;
+} ludus__gpu_cal;
+
+typedef struct ludus__gpu_data {
+    ludus__gpu_ctx *ctx;
+    uint32_t nctx;
+    char **names;
+    uint32_t nnames;
+    ludus__gpu_sample *s; /* sorted by ctx, then begin_ns, once placed */
+    uint64_t ns, s_cap;
+    ludus__gpu_cal *cal;
+    uint64_t ncal, cal_cap;
+} ludus__gpu_data;
+
+/* Session side: a capture begins (start: CLOCK_MONOTONIC ns) and ends (its
+ * GPU data moves into c, placed). */
+LUDUS_HIDDEN void ludus__gpu_capture_begin(int64_t start_ns);
+LUDUS_HIDDEN void ludus__gpu_capture_end(ludus_capture *c);
+/* Derives the placement, lanes and per-context figures (after a take, a
+ * file read, a join); 0 or LUDUS_ENOMEM. */
+LUDUS_HIDDEN int ludus__gpu_place(ludus__gpu_data *g);
+LUDUS_HIDDEN void ludus__gpu_free(ludus__gpu_data *g);
+/* The GPU data a capture shows (a view's parent's), or NULL. */
+LUDUS_HIDDEN const ludus__gpu_data *ludus__gpu_of(const ludus_capture *c);
+/* The name a track (lane 0) or its lane k shows: "<name>", "<name>
+ * (uncalibrated)", then " lane k+1" for k > 0. */
+LUDUS_HIDDEN void ludus__gpu_track_name(const ludus__gpu_ctx *k, uint32_t lane, char *buf, size_t n);
+/* 1 when a sample is in c (a time cut shows the spans that meet its range). */
+static inline int ludus__gpu_shown(const ludus_capture *c, const ludus__gpu_sample *s) {
+    return !c->cut || (s->end_ns >= c->cut_from_ns && s->begin_ns <= c->cut_to_ns);
+}
+/* Appends src (times shifted by shift_ns) to *dst, contexts matched by name
+ * and queue (a rolling window's join); 0 or LUDUS_ENOMEM. */
+LUDUS_HIDDEN int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data *src, int64_t shift_ns);
+/* The .ludus GPU record (file_format.h): encode into a malloc'd buffer,
+ * decode back (-1 with why, -2 out of memory). */
+LUDUS_HIDDEN uint8_t *ludus__gpu_encode(const ludus__gpu_data *g, size_t *n);
+LUDUS_HIDDEN int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, size_t why_cap);
 
 /* memory_coverage.c. take: at capture end, from the live domains; text:
  * the .ludus metadata value (malloc'd); parse: back from it (-1 with why,
@@ -6786,7 +7013,8 @@ enum {
     LUDUS__NF_SITES = 3,   /* aux: sites; u32 entry_bytes, then each site and its strings */
     LUDUS__NF_THREADS = 4, /* aux: threads; u32 entry_bytes, then each thread and its name */
     LUDUS__NF_BLOCK = 5,   /* aux: thread index; the block head, then the events */
-    LUDUS__NF_END = 6      /* the end: must be last */
+    LUDUS__NF_END = 6,     /* the end: must be last */
+    LUDUS__NF_GPU = 7      /* GPU timing (gpu.c), before the first block; readers before it skip it */
 };
 
 /* Tables start with the size of their fixed entries as written, so a reader
@@ -6863,6 +7091,50 @@ LUDUS__NF_DEFINE(ludus__nf_block, LUDUS__NF_BLOCK_FIELDS)
     X(U64, slots)
 /* clang-format on */
 LUDUS__NF_DEFINE(ludus__nf_end, LUDUS__NF_END_FIELDS)
+
+/* The GPU record: this head, then the contexts (each its fixed part, its
+ * coverage counts as cov_count u64 in LUDUS_GPU_COVERAGE order, its name
+ * and device), the pass names (u32 length, bytes), the samples, the
+ * calibration points. Entry sizes as written: a reader takes the fields it
+ * knows. */
+/* clang-format off */
+#define LUDUS__NF_GPU_HEAD_FIELDS(X) \
+    X(U32, ctx_bytes) \
+    X(U32, sample_bytes) \
+    X(U32, cal_bytes) \
+    X(U32, nctx) \
+    X(U32, nnames) \
+    X(U32, reserved) \
+    X(U64, nsamples) \
+    X(U64, ncal)
+#define LUDUS__NF_GPU_CTX_FIELDS(X) \
+    X(U32, queue) \
+    X(U32, valid_bits) \
+    X(U64, period_bits) \
+    X(U32, name_len) \
+    X(U32, device_len) \
+    X(U32, cov_count) \
+    X(U32, reserved)
+#define LUDUS__NF_GPU_SAMPLE_FIELDS(X) \
+    X(U32, ctx) \
+    X(U32, name) \
+    X(U64, frame) \
+    X(U64, begin_ticks) \
+    X(U64, end_ticks) \
+    X(U64, flow_id) \
+    X(U64, period_bits) \
+    X(I64, submit_ns)
+#define LUDUS__NF_GPU_CAL_FIELDS(X) \
+    X(U32, ctx) \
+    X(U32, reserved) \
+    X(U64, ticks) \
+    X(I64, cpu_ns) \
+    X(I64, dev_ns)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_gpu_head, LUDUS__NF_GPU_HEAD_FIELDS)
+LUDUS__NF_DEFINE(ludus__nf_gpu_ctx, LUDUS__NF_GPU_CTX_FIELDS)
+LUDUS__NF_DEFINE(ludus__nf_gpu_sample, LUDUS__NF_GPU_SAMPLE_FIELDS)
+LUDUS__NF_DEFINE(ludus__nf_gpu_cal, LUDUS__NF_GPU_CAL_FIELDS)
 
 /* Reader limits: a file past them is refused (LUDUS_EFORMAT), so a hostile
  * file cannot make the reader allocate without bound. */
@@ -7125,6 +7397,7 @@ void ludus__capture_free(ludus_capture *c) {
         ludus__arena_free(&c->site_text);
         free(c->categories);
         free(c->mem_cov);
+        ludus__gpu_free(c->gpu);
     }
     free(c->threads);
     ludus_capture_release(c->parent);
@@ -8181,7 +8454,7 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
             return FMT_FAIL(off + ludus__nf_record_offset("reserved"), "reserved field is %u, not 0", h.reserved);
         uint64_t base = off + ludus__nf_record_BYTES;
         int table = h.tag == LUDUS__NF_META || h.tag == LUDUS__NF_STATS || h.tag == LUDUS__NF_SITES ||
-                    h.tag == LUDUS__NF_THREADS || h.tag == LUDUS__NF_END;
+                    h.tag == LUDUS__NF_THREADS || h.tag == LUDUS__NF_END || h.tag == LUDUS__NF_GPU;
         if (table && h.tag != LUDUS__NF_END && last_thread >= 0)
             return FMT_FAIL(off, "table record %u after the first event block", h.tag);
         uint8_t *p = NULL;
@@ -8210,6 +8483,12 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
                 rc = have_threads++ ? FMT_FAIL(off, "a second thread table")
                                     : ludus__sf_file_reader_parse_threads(r, c, base, h.aux, p, h.length, nthreads);
                 break;
+            case LUDUS__NF_GPU: {
+                char why[128];
+                int g = ludus__gpu_decode(c, p, (size_t)h.length, why, sizeof why);
+                rc = g == -2 ? ludus__fail(LUDUS_ENOMEM, "out of memory") : g ? FMT_FAIL(base, "%s", why) : 0;
+                break;
+            }
             case LUDUS__NF_BLOCK: {
                 if (!have_stats || !have_sites || !have_threads) {
                     rc = FMT_FAIL(off, "an event block before the stats, site and thread tables");
@@ -8373,6 +8652,702 @@ static void ludus__sf_fork_install(void) {
 void ludus__fork_session_install(void) {
     ludus__once_run(&ludus__sf_fork_once, ludus__sf_fork_install);
 }
+
+/* ==== src/capture/gpu.c ==== */
+/* GPU timing, transport-neutral (<ludus/gpu.h>, docs/gpu.md). GPU samples
+ * are not hot-path events: a backend hands them over once per frame after
+ * readback, so they do not go through the event streams. While a capture
+ * runs, each context keeps what it is handed in the store below (under one
+ * lock); when the capture ends, session.c moves the store into the capture
+ * object (ludus__gpu_capture_end), where the placement is derived once: the
+ * calibration mapping (linear between accepted points, drift corrected),
+ * the error bound of each span, lanes for spans that overlap on a queue,
+ * and, without calibration, each frame anchored at its CPU submission.
+ * Files keep the raw samples and points (the GPU record) and place them
+ * again when read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+#define MAX_CONTEXTS 64u
+#define MAX_DEVIATION_NS 50000 /* a calibration point less certain than this is rejected */
+#define ASSUMED_DRIFT 1e-4     /* one point only: drift taken as 100 ppm (a crystal's tolerance) */
+#define DISCORD_FRACTION 1e-3  /* two points whose elapsed times disagree by 0.1% (plus deviations): a break */
+
+struct ludus_gpu_context {
+    uint32_t slot; /* in the store's data (the running capture's context index) */
+    ludus__gpu_ctx info;
+    int live;
+};
+
+static struct {
+    ludus__mutex lock;
+    ludus_gpu_context *ctx[MAX_CONTEXTS];
+    ludus__gpu_data *data; /* the running capture's; NULL without one */
+    int64_t start_ns;
+} S = {.lock = LUDUS__MUTEX_INIT};
+
+static const char *const ludus__sf_gpu_queue_names[] = {"graphics", "compute", "copy"};
+
+/* Without libm (the runtime library needs libc and pthreads only). */
+static int64_t ludus__sf_gpu_round_i64(double x) {
+    return (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
+}
+static double ludus__sf_gpu_abs_f64(double x) {
+    return x < 0 ? -x : x;
+}
+static int ludus__sf_gpu_finite_positive(double x) {
+    return x > 0 && x <= 1e300; /* false for NaN and infinity */
+}
+
+/* ---- the store ---- */
+
+static int ludus__sf_gpu_add_ctx(ludus__gpu_data *g, const ludus__gpu_ctx *info, uint32_t *slot) {
+    ludus__gpu_ctx *n = realloc(g->ctx, (g->nctx + 1) * sizeof *n);
+    if (!n) return -1;
+    g->ctx = n;
+    n[g->nctx] = *info;
+    memset(n[g->nctx].cov, 0, sizeof n[g->nctx].cov);
+    *slot = g->nctx++;
+    return 0;
+}
+
+/* The name's index in g (added when new); UINT32_MAX out of memory. */
+static uint32_t ludus__sf_gpu_name_index(ludus__gpu_data *g, const char *name) {
+    for (uint32_t i = g->nnames; i-- > 0;)
+        if (strcmp(g->names[i], name) == 0) return i;
+    char **n = realloc(g->names, (g->nnames + 1) * sizeof *n);
+    if (!n) return UINT32_MAX;
+    g->names = n;
+    size_t len = strnlen(name, LUDUS__NF_MAX_STRING);
+    char *s = malloc(len * 3 + 1);
+    if (!s) return UINT32_MAX;
+    s[ludus__utf8_clean(name, len, s, len * 3)] = 0;
+    n[g->nnames] = s;
+    return g->nnames++;
+}
+
+void ludus__gpu_free(ludus__gpu_data *g) {
+    if (!g) return;
+    for (uint32_t i = 0; i < g->nnames; i++) free(g->names[i]);
+    free(g->names);
+    free(g->ctx);
+    free(g->s);
+    free(g->cal);
+    free(g);
+}
+
+void ludus__gpu_capture_begin(int64_t start_ns) {
+    ludus__mutex_lock(&S.lock);
+    ludus__gpu_free(S.data);
+    S.data = calloc(1, sizeof *S.data);
+    S.start_ns = start_ns;
+    for (uint32_t i = 0; i < MAX_CONTEXTS && S.data; i++)
+        if (S.ctx[i] && ludus__sf_gpu_add_ctx(S.data, &S.ctx[i]->info, &S.ctx[i]->slot)) {
+            ludus__gpu_free(S.data); /* out of memory: this capture has no GPU data */
+            S.data = NULL;
+        }
+    ludus__mutex_unlock(&S.lock);
+}
+
+void ludus__gpu_capture_end(ludus_capture *c) {
+    ludus__mutex_lock(&S.lock);
+    ludus__gpu_data *g = S.data;
+    S.data = NULL;
+    ludus__mutex_unlock(&S.lock);
+    if (!g) return;
+    if (!c || (g->nctx == 0 && g->ns == 0)) {
+        ludus__gpu_free(g);
+        return;
+    }
+    if (ludus__gpu_place(g)) { /* out of memory: no GPU data rather than half of it */
+        ludus__gpu_free(g);
+        return;
+    }
+    c->gpu = g;
+}
+
+int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_context **out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    *out = NULL;
+    if (!desc || !ludus__sf_gpu_finite_positive(desc->tick_period_ns) || desc->queue < 0 || desc->queue > LUDUS_GPU_QUEUE_COPY ||
+        desc->valid_bits > 64)
+        return ludus__fail(LUDUS_EINVAL, "a GPU context needs a tick period > 0, a queue kind and valid_bits <= 64");
+    ludus_gpu_context *x = calloc(1, sizeof *x);
+    if (!x) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    ludus__gpu_ctx *in = &x->info;
+    if (desc->name)
+        in->name[ludus__utf8_clean(desc->name, strnlen(desc->name, 63), in->name, sizeof in->name - 1)] = 0;
+    else
+        snprintf(in->name, sizeof in->name, "GPU %s", ludus__sf_gpu_queue_names[desc->queue]);
+    if (desc->device)
+        in->device[ludus__utf8_clean(desc->device, strnlen(desc->device, 63), in->device, sizeof in->device - 1)] = 0;
+    in->queue = (uint32_t)desc->queue;
+    in->period_ns = desc->tick_period_ns;
+    in->valid_bits = desc->valid_bits ? desc->valid_bits : 64;
+    x->live = 1;
+    ludus__mutex_lock(&S.lock);
+    uint32_t i = 0;
+    while (i < MAX_CONTEXTS && S.ctx[i]) i++;
+    int rc = 0;
+    if (i == MAX_CONTEXTS)
+        rc = LUDUS_ETHREADS;
+    else if (S.data && ludus__sf_gpu_add_ctx(S.data, in, &x->slot))
+        rc = LUDUS_ENOMEM;
+    if (rc == 0) S.ctx[i] = x;
+    ludus__mutex_unlock(&S.lock);
+    if (rc) {
+        free(x);
+        return ludus__fail(rc, rc == LUDUS_ETHREADS ? "%u GPU contexts live" : "out of memory", MAX_CONTEXTS);
+    }
+    *out = x;
+    return 0;
+}
+
+void ludus_gpu_context_destroy(ludus_gpu_context *x) {
+    if (!x) return;
+    ludus__mutex_lock(&S.lock);
+    for (uint32_t i = 0; i < MAX_CONTEXTS; i++)
+        if (S.ctx[i] == x) S.ctx[i] = NULL;
+    ludus__mutex_unlock(&S.lock);
+    free(x);
+}
+
+int64_t ludus_gpu_cpu_now_ns(void) {
+    return ludus__mono_ns();
+}
+
+static ludus__gpu_ctx *ludus__sf_gpu_running_ctx(ludus_gpu_context *x) {
+    return S.data && x->slot < S.data->nctx ? &S.data->ctx[x->slot] : NULL;
+}
+
+int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t n) {
+    if (!x || (n && !smp)) return ludus__fail(LUDUS_EINVAL, "NULL argument");
+    ludus__mutex_lock(&S.lock);
+    ludus__gpu_data *g = S.data;
+    ludus__gpu_ctx *ci = ludus__sf_gpu_running_ctx(x);
+    int rc = 0;
+    if (!g || !ci) {
+        rc = LUDUS_ENOCAPTURE;
+        goto out;
+    }
+    if (g->ns + n > g->s_cap) {
+        uint64_t cap = g->s_cap ? g->s_cap : 256;
+        while (cap < g->ns + n) cap *= 2;
+        ludus__gpu_sample *s = realloc(g->s, cap * sizeof *s);
+        if (!s) {
+            rc = LUDUS_ENOMEM;
+            goto out;
+        }
+        g->s = s;
+        g->s_cap = cap;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const ludus_gpu_sample *in = &smp[i];
+        if (in->submit_ns < S.start_ns) {
+            ci->cov[LUDUS_GPU_BEFORE_CAPTURE]++;
+            continue;
+        }
+        uint32_t name = in->pass ? ludus__sf_gpu_name_index(g, in->pass) : UINT32_MAX;
+        if (in->pass && name == UINT32_MAX) {
+            rc = LUDUS_ENOMEM;
+            goto out;
+        }
+        ludus__gpu_sample *o = &g->s[g->ns++];
+        memset(o, 0, sizeof *o);
+        o->ctx = x->slot;
+        o->name = name;
+        o->frame = in->frame;
+        o->begin_ticks = in->begin_ticks;
+        o->end_ticks = in->end_ticks;
+        o->flow_id = in->flow_id;
+        o->period_ns = ludus__sf_gpu_finite_positive(in->tick_period_ns) ? in->tick_period_ns : ci->period_ns;
+        o->submit_ns = in->submit_ns - S.start_ns;
+    }
+out:
+    ludus__mutex_unlock(&S.lock);
+    return rc ? ludus__fail(rc, rc == LUDUS_ENOCAPTURE ? "no capture is active" : "out of memory") : 0;
+}
+
+int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns, int64_t max_deviation_ns) {
+    if (!x || max_deviation_ns < 0) return ludus__fail(LUDUS_EINVAL, "bad argument");
+    ludus__mutex_lock(&S.lock);
+    ludus__gpu_data *g = S.data;
+    ludus__gpu_ctx *ci = ludus__sf_gpu_running_ctx(x);
+    int rc = 0;
+    if (!g || !ci) {
+        rc = LUDUS_ENOCAPTURE;
+    } else if (max_deviation_ns > MAX_DEVIATION_NS) {
+        ci->cov[LUDUS_GPU_CALIBRATION_REJECTED]++;
+    } else {
+        if (g->ncal == g->cal_cap) {
+            uint64_t cap = g->cal_cap ? g->cal_cap * 2 : 64;
+            ludus__gpu_cal *n = realloc(g->cal, cap * sizeof *n);
+            if (!n) rc = LUDUS_ENOMEM;
+            if (n) g->cal = n, g->cal_cap = cap;
+        }
+        if (rc == 0) g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, cpu_ns - S.start_ns, max_deviation_ns};
+    }
+    ludus__mutex_unlock(&S.lock);
+    return rc ? ludus__fail(rc, rc == LUDUS_ENOCAPTURE ? "no capture is active" : "out of memory") : 0;
+}
+
+void ludus_gpu_count(ludus_gpu_context *x, int what, uint64_t n) {
+    if (!x || what < 0 || what >= LUDUS_GPU_COVERAGE_COUNT) return;
+    ludus__mutex_lock(&S.lock);
+    ludus__gpu_ctx *ci = ludus__sf_gpu_running_ctx(x);
+    if (ci) ci->cov[what] += n;
+    ludus__mutex_unlock(&S.lock);
+}
+
+/* ---- placement ---- */
+
+/* t - ref in ticks modulo 2^bits, as a signed distance (half the range each way). */
+static int64_t ludus__sf_gpu_tick_delta(uint64_t t, uint64_t ref, uint32_t bits) {
+    uint64_t d = t - ref;
+    if (bits >= 64) return (int64_t)d;
+    uint64_t mask = (UINT64_C(1) << bits) - 1;
+    d &= mask;
+    return d >> (bits - 1) ? (int64_t)(d | ~mask) : (int64_t)d;
+}
+
+static int ludus__sf_gpu_cmp_cal(const void *a, const void *b) {
+    const ludus__gpu_cal *x = a, *y = b;
+    if (x->ctx != y->ctx) return x->ctx < y->ctx ? -1 : 1;
+    return x->cpu_ns < y->cpu_ns ? -1 : x->cpu_ns > y->cpu_ns;
+}
+
+static int ludus__sf_gpu_cmp_sample(const void *a, const void *b) {
+    const ludus__gpu_sample *x = a, *y = b;
+    if (x->ctx != y->ctx) return x->ctx < y->ctx ? -1 : 1;
+    if (x->begin_ns != y->begin_ns) return x->begin_ns < y->begin_ns ? -1 : 1;
+    if (x->end_ns != y->end_ns) return x->end_ns > y->end_ns ? -1 : 1;
+    return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+static int ludus__sf_gpu_cmp_frame(const void *a, const void *b) {
+    const ludus__gpu_sample *x = a, *y = b;
+    if (x->ctx != y->ctx) return x->ctx < y->ctx ? -1 : 1;
+    if (x->frame != y->frame) return x->frame < y->frame ? -1 : 1;
+    return x->submit_ns < y->submit_ns ? -1 : x->submit_ns > y->submit_ns;
+}
+
+/* Maps GPU ticks t of context k onto ns since capture start, through the
+ * accepted points cal[0, n) (in time order; brk[i]: points i-1 and i
+ * disagree, no line between them). *err: the bound; *extra: outside the
+ * points. */
+static int64_t ludus__sf_gpu_map_ticks(const ludus__gpu_cal *cal, const uint8_t *brk, uint32_t n, uint64_t t, double period,
+                         uint32_t bits, int64_t *err, int *extra) {
+    /* the last point at or before t (signed distances fall with i) */
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (ludus__sf_gpu_tick_delta(t, cal[mid].ticks, bits) >= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t i = (int64_t)lo - 1;                       /* -1: before the first point */
+    if (i >= 0 && i + 1 < (int64_t)n && !brk[i + 1]) { /* between two points: interpolated */
+        const ludus__gpu_cal *a = &cal[i], *b = &cal[i + 1];
+        double dt = (double)ludus__sf_gpu_tick_delta(b->ticks, a->ticks, bits);
+        double slope = dt > 0 ? (double)(b->cpu_ns - a->cpu_ns) / dt : period;
+        *err = a->dev_ns > b->dev_ns ? a->dev_ns : b->dev_ns;
+        *extra = 0;
+        return a->cpu_ns + (int64_t)ludus__sf_gpu_round_i64((double)ludus__sf_gpu_tick_delta(t, a->ticks, bits) * slope);
+    }
+    /* outside: from the nearest point, along its segment's slope */
+    int64_t p = i < 0 ? 0 : i;
+    const ludus__gpu_cal *a = &cal[p];
+    int64_t q = i < 0 ? 1 : i - 1; /* its neighbour on the same side of any break */
+    int ok = q >= 0 && q < (int64_t)n && !brk[q > p ? q : p];
+    double slope = period, rel = ASSUMED_DRIFT;
+    if (ok) {
+        const ludus__gpu_cal *b = &cal[q];
+        double dt = (double)ludus__sf_gpu_tick_delta(b->ticks, a->ticks, bits), dc = (double)(b->cpu_ns - a->cpu_ns);
+        if (dt != 0 && dc != 0) {
+            slope = dc / dt;
+            rel = (double)(a->dev_ns + b->dev_ns) / ludus__sf_gpu_abs_f64(dc);
+        }
+    }
+    double d = (double)ludus__sf_gpu_tick_delta(t, a->ticks, bits) * slope;
+    *err = a->dev_ns + ludus__sf_gpu_round_i64(ludus__sf_gpu_abs_f64(d) * rel + 0.5);
+    *extra = 1;
+    return a->cpu_ns + (int64_t)ludus__sf_gpu_round_i64(d);
+}
+
+static int ludus__sf_gpu_place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sample *s, uint64_t ns, ludus__gpu_cal *cal,
+                     uint32_t ncal) {
+    ludus__gpu_ctx *ci = &g->ctx[k];
+    uint32_t bits = ci->valid_bits ? ci->valid_bits : 64;
+    /* accepted points: a point that disagrees with the one before marks a break */
+    uint8_t *brk = calloc(ncal ? ncal : 1, 1);
+    if (!brk) return -1;
+    for (uint32_t i = 1; i < ncal; i++) {
+        double dt = (double)ludus__sf_gpu_tick_delta(cal[i].ticks, cal[i - 1].ticks, bits) * ci->period_ns;
+        double dc = (double)(cal[i].cpu_ns - cal[i - 1].cpu_ns);
+        double tol = DISCORD_FRACTION * ludus__sf_gpu_abs_f64(dc) + (double)(cal[i].dev_ns + cal[i - 1].dev_ns);
+        if (ludus__sf_gpu_abs_f64(dt - dc) > tol || dt <= 0) brk[i] = 1;
+    }
+    ci->ncal = ncal;
+    ci->calibrated = ncal > 0;
+    ci->max_error_ns = 0;
+    ci->samples = ns;
+    ci->passes = 0;
+    for (uint64_t i = 0; i < ns; i++) {
+        ludus__gpu_sample *x = &s[i];
+        x->flags = 0;
+        double period = x->period_ns > 0 ? x->period_ns : ci->period_ns;
+        int64_t dticks = ludus__sf_gpu_tick_delta(x->end_ticks, x->begin_ticks, bits);
+        if (bits < 64 && x->end_ticks < x->begin_ticks) x->flags |= LUDUS_GPU_SPAN_WRAPPED;
+        if (dticks < 0) dticks = 0; /* counted invalid at hand-over by the backend; never negative here */
+        x->device_ns = (int64_t)ludus__sf_gpu_round_i64((double)dticks * period);
+        if (x->name != UINT32_MAX) ci->passes++;
+        if (ncal) {
+            int64_t e0, e1;
+            int x0, x1;
+            x->begin_ns = ludus__sf_gpu_map_ticks(cal, brk, ncal, x->begin_ticks, period, bits, &e0, &x0);
+            x->end_ns = ludus__sf_gpu_map_ticks(cal, brk, ncal, x->begin_ticks + (uint64_t)dticks, period, bits, &e1, &x1);
+            if (x->end_ns < x->begin_ns) x->end_ns = x->begin_ns;
+            x->error_ns = e0 > e1 ? e0 : e1;
+            if (x0 || x1) x->flags |= LUDUS_GPU_SPAN_EXTRAPOLATED;
+            if (x->error_ns > ci->max_error_ns) ci->max_error_ns = x->error_ns;
+        }
+    }
+    ci->breaks = 0;
+    for (uint32_t i = 1; i < ncal; i++) ci->breaks += brk[i];
+    free(brk);
+    if (!ncal && ns) { /* anchored at each frame's CPU submission, spaced by device time */
+        qsort(s, ns, sizeof *s, ludus__sf_gpu_cmp_frame);
+        for (uint64_t i = 0; i < ns;) {
+            uint64_t j = i;
+            int64_t anchor = s[i].submit_ns;
+            uint64_t first = s[i].begin_ticks;
+            for (; j < ns && s[j].frame == s[i].frame; j++) {
+                if (s[j].submit_ns < anchor) anchor = s[j].submit_ns;
+                if (ludus__sf_gpu_tick_delta(s[j].begin_ticks, first, bits) < 0) first = s[j].begin_ticks;
+            }
+            for (uint64_t m = i; m < j; m++) {
+                double period = s[m].period_ns > 0 ? s[m].period_ns : ci->period_ns;
+                s[m].begin_ns = anchor + (int64_t)ludus__sf_gpu_round_i64((double)ludus__sf_gpu_tick_delta(s[m].begin_ticks, first, bits) * period);
+                s[m].end_ns = s[m].begin_ns + s[m].device_ns;
+                s[m].error_ns = 0;
+                s[m].flags |= LUDUS_GPU_SPAN_UNCALIBRATED;
+            }
+            i = j;
+        }
+    }
+    /* lanes: in begin order, the first lane whose last span has ended; frame
+     * samples are counters, not spans, and take no lane */
+    qsort(s, ns, sizeof *s, ludus__sf_gpu_cmp_sample);
+    int64_t lane_end[LUDUS__MAX_LANES];
+    uint32_t used = 0;
+    for (uint64_t i = 0; i < ns; i++) {
+        if (s[i].name == UINT32_MAX) continue;
+        uint32_t l = 0;
+        while (l < used && lane_end[l] > s[i].begin_ns) l++;
+        if (l == LUDUS__MAX_LANES) { /* 32 overlapping passes: the last lane takes the rest */
+            l = LUDUS__MAX_LANES - 1;
+            if (s[i].end_ns > lane_end[l]) lane_end[l] = s[i].end_ns;
+        } else {
+            if (l == used) used++;
+            lane_end[l] = s[i].end_ns;
+        }
+        s[i].lane = l;
+    }
+    ci->lanes = used;
+    return 0;
+}
+
+int ludus__gpu_place(ludus__gpu_data *g) {
+    if (!g) return 0;
+    /* by context, in time order */
+    qsort(g->cal, g->ncal, sizeof *g->cal, ludus__sf_gpu_cmp_cal);
+    for (uint64_t i = 0; i < g->ns; i++) g->s[i].begin_ns = g->s[i].submit_ns; /* group by context first */
+    qsort(g->s, g->ns, sizeof *g->s, ludus__sf_gpu_cmp_sample);
+    uint64_t si = 0, ci = 0;
+    for (uint32_t k = 0; k < g->nctx; k++) {
+        uint64_t s0 = si, c0 = ci;
+        while (si < g->ns && g->s[si].ctx == k) si++;
+        while (ci < g->ncal && g->cal[ci].ctx == k) ci++;
+        if (ludus__sf_gpu_place_ctx(g, k, g->s + s0, si - s0, g->cal + c0, (uint32_t)(ci - c0))) return LUDUS_ENOMEM;
+    }
+    return 0;
+}
+
+const ludus__gpu_data *ludus__gpu_of(const ludus_capture *c) {
+    while (c && !c->gpu) c = c->parent;
+    return c ? c->gpu : NULL;
+}
+
+int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data *src, int64_t shift_ns) {
+    if (!src) return 0;
+    ludus__gpu_data *g = *dst;
+    if (!g && !(g = *dst = calloc(1, sizeof *g))) return LUDUS_ENOMEM;
+    uint32_t *map = calloc(src->nctx ? src->nctx : 1, sizeof *map);
+    uint32_t *nmap = calloc(src->nnames ? src->nnames : 1, sizeof *nmap);
+    int rc = !map || !nmap ? LUDUS_ENOMEM : 0;
+    for (uint32_t k = 0; k < src->nctx && rc == 0; k++) {
+        const ludus__gpu_ctx *sc = &src->ctx[k];
+        uint32_t j = 0;
+        while (j < g->nctx && !(g->ctx[j].queue == sc->queue && strcmp(g->ctx[j].name, sc->name) == 0)) j++;
+        if (j == g->nctx && ludus__sf_gpu_add_ctx(g, sc, &j)) rc = LUDUS_ENOMEM;
+        for (int v = 0; v < LUDUS_GPU_COVERAGE_COUNT && rc == 0; v++) g->ctx[j].cov[v] += sc->cov[v];
+        map[k] = j;
+    }
+    for (uint32_t i = 0; i < src->nnames && rc == 0; i++)
+        if ((nmap[i] = ludus__sf_gpu_name_index(g, src->names[i])) == UINT32_MAX) rc = LUDUS_ENOMEM;
+    if (rc == 0 && src->ns) {
+        ludus__gpu_sample *s = realloc(g->s, (g->ns + src->ns) * sizeof *s);
+        if (!s) rc = LUDUS_ENOMEM;
+        if (s) {
+            g->s = s;
+            g->s_cap = g->ns + src->ns;
+            for (uint64_t i = 0; i < src->ns; i++) {
+                ludus__gpu_sample x = src->s[i];
+                x.ctx = map[x.ctx];
+                if (x.name != UINT32_MAX) x.name = nmap[x.name];
+                x.submit_ns += shift_ns;
+                g->s[g->ns++] = x;
+            }
+        }
+    }
+    if (rc == 0 && src->ncal) {
+        ludus__gpu_cal *cl = realloc(g->cal, (g->ncal + src->ncal) * sizeof *cl);
+        if (!cl) rc = LUDUS_ENOMEM;
+        if (cl) {
+            g->cal = cl;
+            g->cal_cap = g->ncal + src->ncal;
+            for (uint64_t i = 0; i < src->ncal; i++) {
+                ludus__gpu_cal x = src->cal[i];
+                x.ctx = map[x.ctx];
+                x.cpu_ns += shift_ns;
+                g->cal[g->ncal++] = x;
+            }
+        }
+    }
+    free(map);
+    free(nmap);
+    return rc;
+}
+
+void ludus__gpu_track_name(const ludus__gpu_ctx *k, uint32_t lane, char *buf, size_t n) {
+    int m = snprintf(buf, n, "%s%s", k->name, k->calibrated ? "" : " (uncalibrated)");
+    if (lane && m > 0 && (size_t)m < n) snprintf(buf + m, n - (size_t)m, " lane %u", lane + 1);
+}
+
+/* ---- the public view of a capture's GPU data ---- */
+
+uint32_t ludus_capture_gpu_track_count(ludus_capture *c) {
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    return g ? g->nctx : 0;
+}
+
+int ludus_capture_gpu_track(ludus_capture *c, uint32_t i, ludus_gpu_track_info *out) {
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    if (!g || i >= g->nctx || !out) return ludus__fail(LUDUS_EINVAL, "no GPU track %u", i);
+    const ludus__gpu_ctx *k = &g->ctx[i];
+    memset(out, 0, sizeof *out);
+    out->name = k->name;
+    out->device = k->device;
+    out->queue = (int)k->queue;
+    out->tick_period_ns = k->period_ns;
+    out->valid_bits = k->valid_bits;
+    out->calibrated = k->calibrated;
+    out->calibration_points = k->ncal;
+    out->calibration_breaks = k->breaks;
+    out->lanes = k->lanes;
+    out->max_error_ns = k->max_error_ns;
+    out->samples = k->samples;
+    out->passes = k->passes;
+    memcpy(out->coverage, k->cov, sizeof out->coverage);
+    return 0;
+}
+
+uint64_t ludus_capture_gpu_span_count(ludus_capture *c) {
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    return g ? g->ns : 0;
+}
+
+int ludus_capture_gpu_span(ludus_capture *c, uint64_t i, ludus_gpu_span *out) {
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    if (!g || i >= g->ns || !out) return ludus__fail(LUDUS_EINVAL, "no GPU span %llu", (unsigned long long)i);
+    const ludus__gpu_sample *s = &g->s[i];
+    out->track = s->ctx;
+    out->pass = s->name != UINT32_MAX ? g->names[s->name] : NULL;
+    out->frame = s->frame;
+    out->begin_ns = s->begin_ns;
+    out->end_ns = s->end_ns;
+    out->device_ns = s->device_ns;
+    out->error_ns = s->error_ns;
+    out->submit_ns = s->submit_ns;
+    out->flow_id = s->flow_id;
+    out->lane = s->lane;
+    out->flags = s->flags;
+    return 0;
+}
+
+/* ---- the .ludus GPU record (file_format.h: LUDUS__NF_GPU) ---- */
+
+static uint64_t ludus__sf_gpu_f64_bits(double d) {
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
+static double ludus__sf_gpu_bits_f64(uint64_t u) {
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+
+uint8_t *ludus__gpu_encode(const ludus__gpu_data *g, size_t *n) {
+    size_t cap = ludus__nf_gpu_head_BYTES +
+                 (size_t)g->nctx * (ludus__nf_gpu_ctx_BYTES + 8 * LUDUS_GPU_COVERAGE_COUNT + 128) +
+                 (size_t)g->ns * ludus__nf_gpu_sample_BYTES + (size_t)g->ncal * ludus__nf_gpu_cal_BYTES;
+    for (uint32_t i = 0; i < g->nnames; i++) cap += 4 + strlen(g->names[i]);
+    uint8_t *b = malloc(cap), *p = b;
+    if (!b) return NULL;
+    ludus__nf_gpu_head h = {ludus__nf_gpu_ctx_BYTES,
+                            ludus__nf_gpu_sample_BYTES,
+                            ludus__nf_gpu_cal_BYTES,
+                            g->nctx,
+                            g->nnames,
+                            0,
+                            g->ns,
+                            g->ncal};
+    ludus__nf_gpu_head_put(p, &h);
+    p += ludus__nf_gpu_head_BYTES;
+    for (uint32_t i = 0; i < g->nctx; i++) {
+        const ludus__gpu_ctx *k = &g->ctx[i];
+        uint32_t nl = (uint32_t)strlen(k->name), dl = (uint32_t)strlen(k->device);
+        ludus__nf_gpu_ctx e = {k->queue, k->valid_bits, ludus__sf_gpu_f64_bits(k->period_ns), nl, dl, LUDUS_GPU_COVERAGE_COUNT, 0};
+        ludus__nf_gpu_ctx_put(p, &e);
+        p += ludus__nf_gpu_ctx_BYTES;
+        for (int v = 0; v < LUDUS_GPU_COVERAGE_COUNT; v++) p = ludus__nf_put_U64(p, k->cov[v]);
+        memcpy(p, k->name, nl);
+        p += nl;
+        memcpy(p, k->device, dl);
+        p += dl;
+    }
+    for (uint32_t i = 0; i < g->nnames; i++) {
+        uint32_t l = (uint32_t)strlen(g->names[i]);
+        p = ludus__nf_put_U32(p, l);
+        memcpy(p, g->names[i], l);
+        p += l;
+    }
+    for (uint64_t i = 0; i < g->ns; i++) {
+        const ludus__gpu_sample *s = &g->s[i];
+        ludus__nf_gpu_sample e = {
+            s->ctx, s->name, s->frame, s->begin_ticks, s->end_ticks, s->flow_id, ludus__sf_gpu_f64_bits(s->period_ns), s->submit_ns};
+        ludus__nf_gpu_sample_put(p, &e);
+        p += ludus__nf_gpu_sample_BYTES;
+    }
+    for (uint64_t i = 0; i < g->ncal; i++) {
+        const ludus__gpu_cal *x = &g->cal[i];
+        ludus__nf_gpu_cal e = {x->ctx, 0, x->ticks, x->cpu_ns, x->dev_ns};
+        ludus__nf_gpu_cal_put(p, &e);
+        p += ludus__nf_gpu_cal_BYTES;
+    }
+    *n = (size_t)(p - b);
+    return b;
+}
+
+#define BAD(...) (snprintf(why, why_cap, __VA_ARGS__), -1)
+
+int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, size_t why_cap) {
+    if (c->gpu) return BAD("a second GPU record");
+    if (n < ludus__nf_gpu_head_BYTES) return BAD("GPU record too short");
+    ludus__nf_gpu_head h;
+    ludus__nf_gpu_head_get(&h, p);
+    if (h.ctx_bytes < ludus__nf_gpu_ctx_BYTES || h.sample_bytes < ludus__nf_gpu_sample_BYTES ||
+        h.cal_bytes < ludus__nf_gpu_cal_BYTES || h.ctx_bytes > 4096 || h.sample_bytes > 4096 || h.cal_bytes > 4096)
+        return BAD("GPU record entry sizes %u/%u/%u are not ones this reader knows", h.ctx_bytes, h.sample_bytes,
+                   h.cal_bytes);
+    if (h.nctx > MAX_CONTEXTS * 64 || h.nnames > LUDUS__NF_MAX_SITES || h.nsamples > n / h.sample_bytes ||
+        h.ncal > n / h.cal_bytes)
+        return BAD("GPU record counts exceed its length");
+    ludus__gpu_data *g = calloc(1, sizeof *g);
+    if (!g) return -2;
+    c->gpu = g;
+    g->ctx = calloc(h.nctx ? h.nctx : 1, sizeof *g->ctx);
+    g->names = calloc(h.nnames ? h.nnames : 1, sizeof *g->names);
+    g->s = calloc(h.nsamples ? h.nsamples : 1, sizeof *g->s);
+    g->cal = calloc(h.ncal ? h.ncal : 1, sizeof *g->cal);
+    if (!g->ctx || !g->names || !g->s || !g->cal) return -2;
+    size_t off = ludus__nf_gpu_head_BYTES;
+    for (uint32_t i = 0; i < h.nctx; i++) {
+        if (n - off < h.ctx_bytes) return BAD("GPU context %u truncated", i);
+        ludus__nf_gpu_ctx e;
+        ludus__nf_gpu_ctx_get(&e, p + off);
+        off += h.ctx_bytes;
+        if (e.cov_count > 256 || (n - off) / 8 < e.cov_count) return BAD("GPU context %u coverage truncated", i);
+        ludus__gpu_ctx *k = &g->ctx[g->nctx];
+        for (uint32_t v = 0; v < e.cov_count; v++, off += 8)
+            if (v < LUDUS_GPU_COVERAGE_COUNT) ludus__nf_get_U64(p + off, &k->cov[v]);
+        if (e.name_len > 63 || e.device_len > 63 || n - off < (size_t)e.name_len + e.device_len)
+            return BAD("GPU context %u names are too long", i);
+        k->name[ludus__utf8_clean((const char *)p + off, e.name_len, k->name, sizeof k->name - 1)] = 0;
+        off += e.name_len;
+        k->device[ludus__utf8_clean((const char *)p + off, e.device_len, k->device, sizeof k->device - 1)] = 0;
+        off += e.device_len;
+        k->queue = e.queue;
+        k->valid_bits = e.valid_bits;
+        k->period_ns = ludus__sf_gpu_bits_f64(e.period_bits);
+        if (k->queue > LUDUS_GPU_QUEUE_COPY || k->valid_bits == 0 || k->valid_bits > 64 ||
+            !ludus__sf_gpu_finite_positive(k->period_ns))
+            return BAD("GPU context %u: queue %u, %u valid bits, period not > 0", i, k->queue, k->valid_bits);
+        g->nctx++;
+    }
+    for (uint32_t i = 0; i < h.nnames; i++) {
+        if (n - off < 4) return BAD("GPU pass name %u truncated", i);
+        uint32_t l;
+        ludus__nf_get_U32(p + off, &l);
+        off += 4;
+        if (l > LUDUS__NF_MAX_STRING || n - off < l) return BAD("GPU pass name %u: %u bytes", i, l);
+        char *s = malloc((size_t)l * 3 + 1);
+        if (!s) return -2;
+        s[ludus__utf8_clean((const char *)p + off, l, s, (size_t)l * 3)] = 0;
+        g->names[g->nnames++] = s;
+        off += l;
+    }
+    for (uint64_t i = 0; i < h.nsamples; i++) {
+        if (n - off < h.sample_bytes) return BAD("GPU sample %llu truncated", (unsigned long long)i);
+        ludus__nf_gpu_sample e;
+        ludus__nf_gpu_sample_get(&e, p + off);
+        off += h.sample_bytes;
+        if (e.ctx >= g->nctx || (e.name != UINT32_MAX && e.name >= g->nnames))
+            return BAD("GPU sample %llu names context %u, pass %u", (unsigned long long)i, e.ctx, e.name);
+        ludus__gpu_sample *s = &g->s[g->ns++];
+        memset(s, 0, sizeof *s);
+        s->ctx = e.ctx;
+        s->name = e.name;
+        s->frame = e.frame;
+        s->begin_ticks = e.begin_ticks;
+        s->end_ticks = e.end_ticks;
+        s->flow_id = e.flow_id;
+        s->period_ns = ludus__sf_gpu_bits_f64(e.period_bits);
+        if (!ludus__sf_gpu_finite_positive(s->period_ns)) s->period_ns = 0; /* the context's */
+        s->submit_ns = e.submit_ns;
+    }
+    g->s_cap = g->ns;
+    for (uint64_t i = 0; i < h.ncal; i++) {
+        if (n - off < h.cal_bytes) return BAD("GPU calibration point %llu truncated", (unsigned long long)i);
+        ludus__nf_gpu_cal e;
+        ludus__nf_gpu_cal_get(&e, p + off);
+        off += h.cal_bytes;
+        if (e.ctx >= g->nctx || e.dev_ns < 0)
+            return BAD("GPU calibration point %llu: context %u", (unsigned long long)i, e.ctx);
+        g->cal[g->ncal++] = (ludus__gpu_cal){e.ctx, e.ticks, e.cpu_ns, e.dev_ns};
+    }
+    g->cal_cap = g->ncal;
+    return ludus__gpu_place(g) ? -2 : 0;
+}
+#undef MAX_CONTEXTS
+#undef MAX_DEVIATION_NS
+#undef ASSUMED_DRIFT
+#undef DISCORD_FRACTION
+#undef BAD
 
 /* ==== src/capture/kinds.c ==== */
 /* The kind tables of profiling.h and nev_kinds.h as arrays. */
@@ -10014,6 +10989,7 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
         if (ludus__build_runs(s)) goto fail;
         ludus_capture_retain(s);
         j->parts[j->nparts++] = s;
+        if (ludus__gpu_append(&j->gpu, s->gpu, s->start_ns - j->start_ns)) goto fail; /* GPU samples, re-based */
         j->unregistered_drops += s->unregistered_drops;
         j->interner_drops += s->interner_drops;
         j->bytes_used += s->bytes_used;
@@ -10036,6 +11012,7 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
             if (ludus__sf_rolling_append_runs(th, st->runs, st->nruns)) goto fail;
         }
     }
+    if (j->gpu && ludus__gpu_place(j->gpu)) goto fail;
     return j;
 fail:
     ludus_capture_release(j);
@@ -10818,6 +11795,7 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     s->gen = ludus__sf_session_gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
+    ludus__gpu_capture_begin(s->begin_point.ns); /* GPU samples handed over from now on are this capture's */
     __atomic_store_n(&ludus__sf_session_active, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
     int64_t armed_at = ludus__mono_ns();
@@ -10980,7 +11958,8 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
             c->nthreads = n;
         }
     }
-    if (!c && late) { /* no capture to publish them into: wait for them now */
+    ludus__gpu_capture_end(c); /* the GPU samples handed over while it ran (none kept without c) */
+    if (!c && late) {          /* no capture to publish them into: wait for them now */
         ludus__mutex_lock(&ludus__reg.lock);
         for (uint32_t i = 0; i < nlate; i++) {
             const ludus__thread_record *r = &ludus__reg.rec[late[i].record];
@@ -12024,6 +13003,8 @@ static void ludus__sf_chrome_json_meta_kv_u64(ludus__writer *w, const char *k, u
     ludus__w_u64(w, v);
 }
 
+static void ludus__sf_chrome_json_gpu_metadata(ludus__writer *w, const ludus_capture *c);
+
 static void ludus__sf_chrome_json_write_metadata(ludus__sf_chrome_json_json_ctx *x) {
     ludus__writer *w = x->w;
     const ludus_capture *c = x->c;
@@ -12073,6 +13054,7 @@ static void ludus__sf_chrome_json_write_metadata(ludus__sf_chrome_json_json_ctx 
     ludus__sf_chrome_json_meta_kv_u64(w, "nonfinite_counter_samples", x->skipped_nonfinite);
     ludus__sf_chrome_json_meta_kv_u64(w, "pool_bytes_used", c->bytes_used);
     if (c->nmem_cov) ludus__mem_cov_json(w, c);
+    ludus__sf_chrome_json_gpu_metadata(w, c);
     ludus__w_str(w, ",\"threads\":[");
     for (uint32_t t = 0; t < c->nthreads; t++) {
         const ludus__cap_thread *th = &c->threads[t];
@@ -12183,6 +13165,122 @@ static void ludus__sf_chrome_json_async_zones(ludus__sf_chrome_json_json_ctx *x)
     }
 }
 
+/* ---- GPU timing (gpu.c): each lane of each GPU context is a track of its
+ * own (a pseudo-thread named after the queue, "(uncalibrated)" when no
+ * calibration placed it, tid GPU_TID), its passes complete slices there (cat
+ * "gpu", args: frame, device_ns, error_ns, submit_ns); the frame samples a
+ * counter "<queue> frame time (ns)". A pass whose submitter started a flow
+ * ends it at the pass's begin (a 1 ns ludus__sf_chrome_json_slice and an f event, as ludus__sf_chrome_json_flow_end
+ * does), so the viewers draw an arrow from the CPU submission. ---- */
+
+#define GPU_TID(k, lane) (UINT64_C(0x7ffd0000) + (uint64_t)(k)*LUDUS__MAX_LANES + (lane))
+
+static void ludus__sf_chrome_json_gpu_meta(ludus__sf_chrome_json_json_ctx *x) {
+    const ludus__gpu_data *g = ludus__gpu_of(x->c);
+    track k;
+    char name[160];
+    for (uint32_t i = 0; g && i < g->nctx; i++) {
+        const ludus__gpu_ctx *gc = &g->ctx[i];
+        for (uint32_t lane = 0; lane < (gc->lanes ? gc->lanes : 1); lane++) {
+            ludus__sf_chrome_json_set_track(&k, x->c->pid, GPU_TID(i, lane));
+            ludus__gpu_track_name(gc, lane, name, sizeof name);
+            ludus__sf_chrome_json_meta_event(x->w, &k, "thread_name", "name", name, 0);
+            /* after the threads' and the async tracks */
+            ludus__sf_chrome_json_meta_event(x->w, &k, "thread_sort_index", "sort_index", NULL,
+                       (uint64_t)x->c->nthreads * LUDUS__MAX_LANES + 0x10000u + (uint64_t)i * LUDUS__MAX_LANES + lane);
+        }
+    }
+}
+
+static void ludus__sf_chrome_json_gpu_spans(ludus__sf_chrome_json_json_ctx *x) {
+    const ludus_capture *c = x->c;
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    ludus__writer *w = x->w;
+    track k;
+    char num[32], name[160];
+    for (uint64_t i = 0; g && i < g->ns && !w->failed; i++) {
+        const ludus__gpu_sample *s = &g->s[i];
+        if (!ludus__gpu_shown(c, s)) continue;
+        const ludus__gpu_ctx *gc = &g->ctx[s->ctx];
+        ludus__sf_chrome_json_set_track(&k, c->pid, GPU_TID(s->ctx, s->lane));
+        if (s->name == UINT32_MAX) { /* P1: the frame's GPU time, a counter */
+            ludus__sf_chrome_json_head(w, &k, 'C', s->begin_ns);
+            snprintf(name, sizeof name, "%s frame time (ns)", gc->name);
+            ludus__w_str(w, ",\"name\":");
+            ludus__w_json_str(w, name, strlen(name));
+            ludus__w_str(w, ",\"cat\":\"gpu\",\"args\":{\"ns\":");
+            ludus__w_i64(w, s->device_ns);
+            ludus__w_str(w, "}}");
+            continue;
+        }
+        ludus__sf_chrome_json_head(w, &k, 'X', s->begin_ns);
+        ludus__w_str(w, ",\"dur\":");
+        ludus__w_commit(w, ludus__fmt_us(ludus__w_reserve(w, sizeof num), s->end_ns - s->begin_ns));
+        const char *pn = g->names[s->name];
+        ludus__w_str(w, ",\"name\":");
+        ludus__w_json_str(w, pn, strlen(pn));
+        ludus__w_str(w, ",\"cat\":\"gpu\",\"args\":{\"frame\":");
+        ludus__w_u64(w, s->frame);
+        ludus__w_str(w, ",\"device_ns\":");
+        ludus__w_i64(w, s->device_ns);
+        ludus__w_str(w, ",\"error_ns\":");
+        ludus__w_i64(w, s->error_ns);
+        ludus__w_str(w, ",\"submit_ns\":");
+        ludus__w_i64(w, s->submit_ns);
+        if (s->flags & LUDUS_GPU_SPAN_UNCALIBRATED)
+            ludus__w_str(w, ",\"ludus\":\"uncalibrated: anchored at the frame's begin\"");
+        else if (s->flags & LUDUS_GPU_SPAN_EXTRAPOLATED)
+            ludus__w_str(w, ",\"ludus\":\"extrapolated beyond the calibration\"");
+        ludus__w_str(w, "}}");
+        if (s->flow_id) {
+            ludus__sf_chrome_json_head(w, &k, 'X', s->begin_ns);
+            ludus__w_str(w, ",\"dur\":0.001,\"name\":\"submitted\",\"cat\":\"flow\"}");
+            ludus__sf_chrome_json_head(w, &k, 'f', s->begin_ns);
+            ludus__w_str(w, ",\"name\":\"flow\",\"cat\":\"flow\"");
+            ludus__sf_chrome_json_hex_id(w, s->flow_id);
+            ludus__w_str(w, ",\"bp\":\"e\"}");
+        }
+    }
+}
+
+static void ludus__sf_chrome_json_gpu_metadata(ludus__writer *w, const ludus_capture *c) {
+    static const char *const cov_names[] = {
+#define COV_NAME(name, text, meaning) text,
+        LUDUS_GPU_COVERAGE(COV_NAME)
+#undef COV_NAME
+    };
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    if (!g) return;
+    ludus__w_str(w, ",\"gpu\":[");
+    for (uint32_t i = 0; i < g->nctx; i++) {
+        const ludus__gpu_ctx *k = &g->ctx[i];
+        ludus__w_str(w, i ? ",{\"name\":" : "{\"name\":");
+        ludus__w_json_str(w, k->name, strlen(k->name));
+        ludus__w_str(w, ",\"device\":");
+        ludus__w_json_str(w, k->device, strlen(k->device));
+        ludus__sf_chrome_json_meta_kv_u64(w, "queue", k->queue);
+        ludus__w_str(w, ",\"tick_period_ns\":");
+        ludus__w_double(w, k->period_ns);
+        ludus__sf_chrome_json_meta_kv_u64(w, "valid_bits", k->valid_bits);
+        ludus__w_str(w, k->calibrated ? ",\"calibrated\":true" : ",\"calibrated\":false");
+        ludus__sf_chrome_json_meta_kv_u64(w, "calibration_points", k->ncal);
+        ludus__sf_chrome_json_meta_kv_u64(w, "calibration_breaks", k->breaks);
+        ludus__sf_chrome_json_meta_kv_u64(w, "max_error_ns", (uint64_t)k->max_error_ns);
+        ludus__sf_chrome_json_meta_kv_u64(w, "lanes", k->lanes);
+        ludus__sf_chrome_json_meta_kv_u64(w, "samples", k->samples);
+        ludus__sf_chrome_json_meta_kv_u64(w, "passes", k->passes);
+        ludus__w_str(w, ",\"coverage\":{");
+        for (int v = 0; v < LUDUS_GPU_COVERAGE_COUNT; v++) {
+            ludus__w_str(w, v ? ",\"" : "\"");
+            ludus__w_str(w, cov_names[v]);
+            ludus__w_str(w, "\":");
+            ludus__w_u64(w, k->cov[v]);
+        }
+        ludus__w_str(w, "}}");
+    }
+    ludus__w_ch(w, ']');
+}
+
 static void ludus__sf_chrome_json_thread_meta(ludus__sf_chrome_json_json_ctx *x, uint32_t t) {
     const ludus__cap_thread *th = &x->c->threads[t];
     track k;
@@ -12221,6 +13319,7 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
     for (uint32_t t = 0; t < c->nthreads; t++) ludus__sf_chrome_json_thread_meta(&x, t);
     int rc = ludus__async_ensure(c);
     if (rc == 0) ludus__sf_chrome_json_async_meta(&x);
+    ludus__sf_chrome_json_gpu_meta(&x);
     for (uint32_t t = 0; t < c->nthreads && !w->failed && rc == 0; t++) {
         const ludus__cap_thread *th = &c->threads[t];
         for (uint32_t lane = 0; lane < LUDUS__MAX_LANES; lane++)
@@ -12248,6 +13347,7 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
         ludus__nev_free(&it);
     }
     if (rc == 0) ludus__sf_chrome_json_async_zones(&x);
+    if (rc == 0) ludus__sf_chrome_json_gpu_spans(&x);
     if (rc == 0) ludus__sf_chrome_json_write_metadata(&x);
     free(x.snip);
     free(x.snip_off);
@@ -12257,6 +13357,8 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
 }
 #undef LANE_TID
 #undef ASYNC_TID
+#undef GPU_TID
+#undef COV_NAME
 
 /* ==== src/export/export.c ==== */
 /* Every format, to a write callback or to a path: the checks (no events:
@@ -12296,6 +13398,11 @@ int ludus_format_from_path(const char *path) {
     return 0;
 }
 
+static uint64_t ludus__sf_export_gpu_samples(const ludus_capture *c) {
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    return g ? g->ns : 0;
+}
+
 static int ludus__sf_export_check(ludus_capture *c, int format, unsigned flags, ludus__exporter *fn) {
     if (!c) return ludus__fail(LUDUS_EINVAL, "capture is NULL");
     *fn = ludus__sf_export_exporter_of(format);
@@ -12307,7 +13414,7 @@ static int ludus__sf_export_check(ludus_capture *c, int format, unsigned flags, 
 static int ludus__sf_export_run(ludus_capture *c, ludus__exporter fn, unsigned flags, ludus__writer *w, const char *what) {
     int rc = ludus__prepare(c);
     if (rc) return rc;
-    if (c->events == 0 && c->dropped == 0)
+    if (c->events == 0 && c->dropped == 0 && !ludus__sf_export_gpu_samples(c)) /* a GPU-only capture has GPU samples only */
         return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", what);
     rc = fn(c, w, flags);
     if (rc == 0 && ludus__w_flush(w) != 0) rc = LUDUS_EIO;
@@ -12337,7 +13444,7 @@ int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char 
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
     rc = ludus__prepare(c);
     if (rc) return rc;
-    if (c->events == 0 && c->dropped == 0)
+    if (c->events == 0 && c->dropped == 0 && !ludus__sf_export_gpu_samples(c)) /* a GPU-only capture has GPU samples only */
         return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", path);
     ludus__writer *w = malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
@@ -12644,6 +13751,17 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
     ludus__sf_native_writer_write_stats(w, c, &r);
     ludus__sf_native_writer_write_sites(w, c, &r);
     ludus__sf_native_writer_write_threads(w, c, &r);
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    if (g && !w->failed) { /* GPU timing: after the tables, before the blocks */
+        size_t gn;
+        uint8_t *gb = ludus__gpu_encode(g, &gn);
+        if (!gb) {
+            free(r.b);
+            return ludus__fail(LUDUS_ENOMEM, "out of memory");
+        }
+        ludus__sf_native_writer_write_record(w, LUDUS__NF_GPU, g->nctx, gb, gn);
+        free(gb);
+    }
     int rc = r.oom ? ludus__fail(LUDUS_ENOMEM, "out of memory") : 0;
     uint64_t blocks = 0, slots = 0;
     ludus__run_buf rb = {NULL, 0, NULL, 0};
@@ -13302,6 +14420,112 @@ static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
     return 0;
 }
 
+/* ---- GPU timing (gpu.c): on a sequence of its own, a track per lane of
+ * each GPU context (a child of the process, named after the queue, with
+ * "(uncalibrated)" when no calibration placed it), its passes slices begun
+ * and ended there (category "gpu", annotations frame, device_ns, error_ns,
+ * submit_ns), a pass whose submitter started a flow terminating it; a
+ * counter track per context for the frame samples; the context's coverage
+ * and calibration as an instant at 0 on its first lane. ---- */
+
+static uint64_t ludus__sf_pftrace_gpu_uuid(const ludus__sf_pftrace_pf_state *s, uint32_t k, uint32_t lane) {
+    uint64_t base = ludus__sf_pftrace_async_uuid(s, s->c->nasync_tracks, 0);
+    return base + (uint64_t)k * (LUDUS__MAX_LANES + 1) + lane;
+}
+#define GPU_COUNTER_LANE LUDUS__MAX_LANES
+
+static void ludus__sf_pftrace_gpu_track(ludus__sf_pftrace_pf_state *s, uint64_t uuid, const char *name, int counter, int first) {
+    uint8_t *pm, *m, *m2;
+    uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, first ? SEQ_CLEARED : 0);
+    p = ludus__pb_open(p, TP_TRACK_DESC, &m);
+    p = ludus__pb_uint(p, 1, uuid);
+    p = ludus__pb_bytes(p, 2, name, ludus__sf_pftrace_clamp(strlen(name)));
+    p = ludus__pb_uint(p, 5, PROCESS_UUID);
+    if (counter) {
+        p = ludus__pb_open(p, 8, &m2);
+        p = ludus__pb_close(p, m2);
+    }
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+}
+
+static void ludus__sf_pftrace_write_gpu(ludus__sf_pftrace_pf_state *s) {
+    static const char *const cov_names[] = {
+#define COV_NAME(name, text, meaning) text,
+        LUDUS_GPU_COVERAGE(COV_NAME)
+#undef COV_NAME
+    };
+    const ludus__captured *c = s->c;
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    if (!g || !g->nctx) return;
+    s->seq = c->nthreads + 3;
+    char name[160];
+    uint8_t *pm, *m;
+    for (uint32_t k = 0; k < g->nctx && !s->w->failed; k++) {
+        const ludus__gpu_ctx *gc = &g->ctx[k];
+        for (uint32_t lane = 0; lane < (gc->lanes ? gc->lanes : 1); lane++) {
+            ludus__gpu_track_name(gc, lane, name, sizeof name);
+            ludus__sf_pftrace_gpu_track(s, ludus__sf_pftrace_gpu_uuid(s, k, lane), name, 0, k == 0 && lane == 0);
+        }
+        snprintf(name, sizeof name, "%s frame time (ns)", gc->name);
+        ludus__sf_pftrace_gpu_track(s, ludus__sf_pftrace_gpu_uuid(s, k, GPU_COUNTER_LANE), name, 1, 0);
+        uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+        p = ludus__sf_pftrace_packet_open(p, &pm, 0, 1, s->seq, 0);
+        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+        p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
+        p = ludus__pb_uint(p, TE_TRACK_UUID, ludus__sf_pftrace_gpu_uuid(s, k, 0));
+        p = ludus__pb_bytes(p, TE_NAME, "ludus gpu", 9);
+        p = ludus__sf_pftrace_da_str(p, "device", gc->device);
+        p = ludus__sf_pftrace_da_u64(p, "queue", gc->queue);
+        p = ludus__sf_pftrace_da_u64(p, "calibrated", (uint64_t)gc->calibrated);
+        p = ludus__sf_pftrace_da_u64(p, "calibration_points", gc->ncal);
+        p = ludus__sf_pftrace_da_u64(p, "calibration_breaks", gc->breaks);
+        p = ludus__sf_pftrace_da_i64(p, "max_error_ns", gc->max_error_ns);
+        p = ludus__sf_pftrace_da_u64(p, "valid_bits", gc->valid_bits);
+        for (int v = 0; v < LUDUS_GPU_COVERAGE_COUNT; v++) p = ludus__sf_pftrace_da_u64(p, cov_names[v], gc->cov[v]);
+        p = ludus__pb_close(p, m);
+        ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    }
+    for (uint64_t i = 0; i < g->ns && !s->w->failed; i++) {
+        const ludus__gpu_sample *x = &g->s[i];
+        if (!ludus__gpu_shown(c, x)) continue;
+        uint64_t b = x->begin_ns < 0 ? 0 : (uint64_t)x->begin_ns, e = x->end_ns < 0 ? 0 : (uint64_t)x->end_ns;
+        uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+        p = ludus__sf_pftrace_packet_open(p, &pm, b, 1, s->seq, 0);
+        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+        if (x->name == UINT32_MAX) { /* P1: the frame's GPU time */
+            p = ludus__pb_uint(p, TE_TYPE, TYPE_COUNTER);
+            p = ludus__pb_uint(p, TE_TRACK_UUID, ludus__sf_pftrace_gpu_uuid(s, x->ctx, GPU_COUNTER_LANE));
+            p = ludus__pb_int(p, TE_COUNTER_VALUE, x->device_ns);
+            p = ludus__pb_close(p, m);
+            ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+            continue;
+        }
+        const char *pn = g->names[x->name];
+        p = ludus__pb_uint(p, TE_TRACK_UUID, ludus__sf_pftrace_gpu_uuid(s, x->ctx, x->lane));
+        p = ludus__pb_bytes(p, TE_CATEGORIES, "gpu", 3);
+        p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
+        p = ludus__pb_bytes(p, TE_NAME, pn, ludus__sf_pftrace_clamp(strlen(pn)));
+        p = ludus__sf_pftrace_da_u64(p, "frame", x->frame);
+        p = ludus__sf_pftrace_da_i64(p, "device_ns", x->device_ns);
+        p = ludus__sf_pftrace_da_i64(p, "error_ns", x->error_ns);
+        p = ludus__sf_pftrace_da_i64(p, "submit_ns", x->submit_ns);
+        if (x->flags & LUDUS_GPU_SPAN_UNCALIBRATED) p = ludus__sf_pftrace_da_u64(p, "uncalibrated", 1);
+        if (x->flags & LUDUS_GPU_SPAN_EXTRAPOLATED) p = ludus__sf_pftrace_da_u64(p, "extrapolated", 1);
+        if (x->flow_id) p = ludus__pb_fixed64(p, TE_TERMINATING_FLOW_IDS, x->flow_id);
+        p = ludus__pb_close(p, m);
+        ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+        p = ludus__pb_reserve(s->w, 64);
+        p = ludus__sf_pftrace_packet_open(p, &pm, e, 1, s->seq, 0);
+        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+        p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
+        p = ludus__pb_uint(p, TE_TRACK_UUID, ludus__sf_pftrace_gpu_uuid(s, x->ctx, x->lane));
+        p = ludus__pb_close(p, m);
+        ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    }
+}
+
 static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const ludus__nev *ev) {
     const ludus__captured *c = s->c;
     const ludus__nev_info *ni = &ludus__nevs[ev->kind];
@@ -13419,6 +14643,7 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     }
     if (rc == 0 && !w->failed) rc = ludus__async_ensure(c);
     if (rc == 0 && !w->failed) rc = ludus__sf_pftrace_write_async(&s);
+    if (rc == 0 && !w->failed) ludus__sf_pftrace_write_gpu(&s);
     free(s.name_seq);
     free(s.counter_described);
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");
@@ -13448,6 +14673,8 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
 #undef COUNTER_UUID
 #undef META_SEQ
 #undef MAX_STR
+#undef GPU_COUNTER_LANE
+#undef COV_NAME
 
 /* ==== src/export/writer.c ==== */
 /* Buffered writer (writer.h). */

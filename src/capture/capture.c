@@ -42,6 +42,7 @@ void ludus__capture_free(ludus_capture *c) {
         ludus__arena_free(&c->site_text);
         free(c->categories);
         free(c->mem_cov);
+        ludus__gpu_free(c->gpu);
     }
     free(c->threads);
     ludus_capture_release(c->parent);

@@ -11,6 +11,7 @@
 #define LUDUS_CAPTURE_INTERNAL_H
 
 #include <ludus/capture_file.h>
+#include <ludus/gpu.h>
 
 #include "../record/arena.h"
 #include "../record/record.h"
@@ -194,6 +195,9 @@ struct ludus_capture {
     uint32_t nparts;
     ludus__event *carried;
     uint32_t gen_first; /* 0: gen only */
+    /* GPU timing (gpu.c): the raw samples and calibration points handed over
+     * while the capture ran, and what placing them derived */
+    struct ludus__gpu_data *gpu; /* NULL: none (views share their parent's) */
 };
 typedef struct ludus_capture ludus__captured;
 
@@ -233,6 +237,76 @@ LUDUS_HIDDEN int ludus__async_build(ludus_capture *c);
  * call first (a capture file finds its zones on first use). */
 LUDUS_HIDDEN int ludus__async_ensure(ludus_capture *c);
 LUDUS_HIDDEN void ludus__async_free(ludus_capture *c);
+
+/* ---- GPU timing (gpu.c, docs/gpu.md) ---- */
+
+/* A context as the capture keeps it. */
+typedef struct ludus__gpu_ctx {
+    char name[64], device[64];
+    uint32_t queue, valid_bits;
+    double period_ns;
+    uint64_t cov[LUDUS_GPU_COVERAGE_COUNT];
+    /* derived by ludus__gpu_place */
+    int calibrated;
+    uint32_t ncal, lanes, breaks; /* breaks: neighbouring points that disagree (no line drawn between them) */
+    int64_t max_error_ns;
+    uint64_t samples, passes;
+} ludus__gpu_ctx;
+
+/* A sample: raw fields (what the file keeps), then the placement. */
+typedef struct ludus__gpu_sample {
+    uint32_t ctx;
+    uint32_t name; /* index in names; UINT32_MAX: the frame's own sample */
+    uint64_t frame, begin_ticks, end_ticks, flow_id;
+    double period_ns;
+    int64_t submit_ns; /* since capture start */
+    /* derived */
+    int64_t begin_ns, end_ns, device_ns, error_ns;
+    uint32_t lane, flags;
+} ludus__gpu_sample;
+
+typedef struct ludus__gpu_cal {
+    uint32_t ctx;
+    uint64_t ticks;
+    int64_t cpu_ns; /* since capture start */
+    int64_t dev_ns;
+} ludus__gpu_cal;
+
+typedef struct ludus__gpu_data {
+    ludus__gpu_ctx *ctx;
+    uint32_t nctx;
+    char **names;
+    uint32_t nnames;
+    ludus__gpu_sample *s; /* sorted by ctx, then begin_ns, once placed */
+    uint64_t ns, s_cap;
+    ludus__gpu_cal *cal;
+    uint64_t ncal, cal_cap;
+} ludus__gpu_data;
+
+/* Session side: a capture begins (start: CLOCK_MONOTONIC ns) and ends (its
+ * GPU data moves into c, placed). */
+LUDUS_HIDDEN void ludus__gpu_capture_begin(int64_t start_ns);
+LUDUS_HIDDEN void ludus__gpu_capture_end(ludus_capture *c);
+/* Derives the placement, lanes and per-context figures (after a take, a
+ * file read, a join); 0 or LUDUS_ENOMEM. */
+LUDUS_HIDDEN int ludus__gpu_place(ludus__gpu_data *g);
+LUDUS_HIDDEN void ludus__gpu_free(ludus__gpu_data *g);
+/* The GPU data a capture shows (a view's parent's), or NULL. */
+LUDUS_HIDDEN const ludus__gpu_data *ludus__gpu_of(const ludus_capture *c);
+/* The name a track (lane 0) or its lane k shows: "<name>", "<name>
+ * (uncalibrated)", then " lane k+1" for k > 0. */
+LUDUS_HIDDEN void ludus__gpu_track_name(const ludus__gpu_ctx *k, uint32_t lane, char *buf, size_t n);
+/* 1 when a sample is in c (a time cut shows the spans that meet its range). */
+static inline int ludus__gpu_shown(const ludus_capture *c, const ludus__gpu_sample *s) {
+    return !c->cut || (s->end_ns >= c->cut_from_ns && s->begin_ns <= c->cut_to_ns);
+}
+/* Appends src (times shifted by shift_ns) to *dst, contexts matched by name
+ * and queue (a rolling window's join); 0 or LUDUS_ENOMEM. */
+LUDUS_HIDDEN int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data *src, int64_t shift_ns);
+/* The .ludus GPU record (file_format.h): encode into a malloc'd buffer,
+ * decode back (-1 with why, -2 out of memory). */
+LUDUS_HIDDEN uint8_t *ludus__gpu_encode(const ludus__gpu_data *g, size_t *n);
+LUDUS_HIDDEN int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, size_t why_cap);
 
 /* memory_coverage.c. take: at capture end, from the live domains; text:
  * the .ludus metadata value (malloc'd); parse: back from it (-1 with why,

@@ -163,7 +163,8 @@ enum {
     LUDUS__NF_SITES = 3,   /* aux: sites; u32 entry_bytes, then each site and its strings */
     LUDUS__NF_THREADS = 4, /* aux: threads; u32 entry_bytes, then each thread and its name */
     LUDUS__NF_BLOCK = 5,   /* aux: thread index; the block head, then the events */
-    LUDUS__NF_END = 6      /* the end: must be last */
+    LUDUS__NF_END = 6,     /* the end: must be last */
+    LUDUS__NF_GPU = 7      /* GPU timing (gpu.c), before the first block; readers before it skip it */
 };
 
 /* Tables start with the size of their fixed entries as written, so a reader
@@ -240,6 +241,50 @@ LUDUS__NF_DEFINE(ludus__nf_block, LUDUS__NF_BLOCK_FIELDS)
     X(U64, slots)
 /* clang-format on */
 LUDUS__NF_DEFINE(ludus__nf_end, LUDUS__NF_END_FIELDS)
+
+/* The GPU record: this head, then the contexts (each its fixed part, its
+ * coverage counts as cov_count u64 in LUDUS_GPU_COVERAGE order, its name
+ * and device), the pass names (u32 length, bytes), the samples, the
+ * calibration points. Entry sizes as written: a reader takes the fields it
+ * knows. */
+/* clang-format off */
+#define LUDUS__NF_GPU_HEAD_FIELDS(X) \
+    X(U32, ctx_bytes) \
+    X(U32, sample_bytes) \
+    X(U32, cal_bytes) \
+    X(U32, nctx) \
+    X(U32, nnames) \
+    X(U32, reserved) \
+    X(U64, nsamples) \
+    X(U64, ncal)
+#define LUDUS__NF_GPU_CTX_FIELDS(X) \
+    X(U32, queue) \
+    X(U32, valid_bits) \
+    X(U64, period_bits) \
+    X(U32, name_len) \
+    X(U32, device_len) \
+    X(U32, cov_count) \
+    X(U32, reserved)
+#define LUDUS__NF_GPU_SAMPLE_FIELDS(X) \
+    X(U32, ctx) \
+    X(U32, name) \
+    X(U64, frame) \
+    X(U64, begin_ticks) \
+    X(U64, end_ticks) \
+    X(U64, flow_id) \
+    X(U64, period_bits) \
+    X(I64, submit_ns)
+#define LUDUS__NF_GPU_CAL_FIELDS(X) \
+    X(U32, ctx) \
+    X(U32, reserved) \
+    X(U64, ticks) \
+    X(I64, cpu_ns) \
+    X(I64, dev_ns)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_gpu_head, LUDUS__NF_GPU_HEAD_FIELDS)
+LUDUS__NF_DEFINE(ludus__nf_gpu_ctx, LUDUS__NF_GPU_CTX_FIELDS)
+LUDUS__NF_DEFINE(ludus__nf_gpu_sample, LUDUS__NF_GPU_SAMPLE_FIELDS)
+LUDUS__NF_DEFINE(ludus__nf_gpu_cal, LUDUS__NF_GPU_CAL_FIELDS)
 
 /* Reader limits: a file past them is refused (LUDUS_EFORMAT), so a hostile
  * file cannot make the reader allocate without bound. */

@@ -507,7 +507,7 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
             return FMT_FAIL(off + ludus__nf_record_offset("reserved"), "reserved field is %u, not 0", h.reserved);
         uint64_t base = off + ludus__nf_record_BYTES;
         int table = h.tag == LUDUS__NF_META || h.tag == LUDUS__NF_STATS || h.tag == LUDUS__NF_SITES ||
-                    h.tag == LUDUS__NF_THREADS || h.tag == LUDUS__NF_END;
+                    h.tag == LUDUS__NF_THREADS || h.tag == LUDUS__NF_END || h.tag == LUDUS__NF_GPU;
         if (table && h.tag != LUDUS__NF_END && last_thread >= 0)
             return FMT_FAIL(off, "table record %u after the first event block", h.tag);
         uint8_t *p = NULL;
@@ -536,6 +536,12 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                 rc = have_threads++ ? FMT_FAIL(off, "a second thread table")
                                     : parse_threads(r, c, base, h.aux, p, h.length, nthreads);
                 break;
+            case LUDUS__NF_GPU: {
+                char why[128];
+                int g = ludus__gpu_decode(c, p, (size_t)h.length, why, sizeof why);
+                rc = g == -2 ? ludus__fail(LUDUS_ENOMEM, "out of memory") : g ? FMT_FAIL(base, "%s", why) : 0;
+                break;
+            }
             case LUDUS__NF_BLOCK: {
                 if (!have_stats || !have_sites || !have_threads) {
                     rc = FMT_FAIL(off, "an event block before the stats, site and thread tables");

@@ -300,6 +300,7 @@ static ludus_capture *join_segments(void) {
         if (ludus__build_runs(s)) goto fail;
         ludus_capture_retain(s);
         j->parts[j->nparts++] = s;
+        if (ludus__gpu_append(&j->gpu, s->gpu, s->start_ns - j->start_ns)) goto fail; /* GPU samples, re-based */
         j->unregistered_drops += s->unregistered_drops;
         j->interner_drops += s->interner_drops;
         j->bytes_used += s->bytes_used;
@@ -322,6 +323,7 @@ static ludus_capture *join_segments(void) {
             if (append_runs(th, st->runs, st->nruns)) goto fail;
         }
     }
+    if (j->gpu && ludus__gpu_place(j->gpu)) goto fail;
     return j;
 fail:
     ludus_capture_release(j);

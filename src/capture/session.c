@@ -283,6 +283,7 @@ static int64_t begin_arm(ludus__begin_prep *p) {
     s->gen = gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
+    ludus__gpu_capture_begin(s->begin_point.ns); /* GPU samples handed over from now on are this capture's */
     __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
     int64_t armed_at = ludus__mono_ns();
@@ -445,7 +446,8 @@ static int end_capture(uint32_t disarmed) {
             c->nthreads = n;
         }
     }
-    if (!c && late) { /* no capture to publish them into: wait for them now */
+    ludus__gpu_capture_end(c); /* the GPU samples handed over while it ran (none kept without c) */
+    if (!c && late) {          /* no capture to publish them into: wait for them now */
         ludus__mutex_lock(&ludus__reg.lock);
         for (uint32_t i = 0; i < nlate; i++) {
             const ludus__thread_record *r = &ludus__reg.rec[late[i].record];

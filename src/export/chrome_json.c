@@ -317,6 +317,8 @@ static void meta_kv_u64(ludus__writer *w, const char *k, uint64_t v) {
     ludus__w_u64(w, v);
 }
 
+static void gpu_metadata(ludus__writer *w, const ludus_capture *c);
+
 static void write_metadata(json_ctx *x) {
     ludus__writer *w = x->w;
     const ludus_capture *c = x->c;
@@ -366,6 +368,7 @@ static void write_metadata(json_ctx *x) {
     meta_kv_u64(w, "nonfinite_counter_samples", x->skipped_nonfinite);
     meta_kv_u64(w, "pool_bytes_used", c->bytes_used);
     if (c->nmem_cov) ludus__mem_cov_json(w, c);
+    gpu_metadata(w, c);
     ludus__w_str(w, ",\"threads\":[");
     for (uint32_t t = 0; t < c->nthreads; t++) {
         const ludus__cap_thread *th = &c->threads[t];
@@ -476,6 +479,122 @@ static void async_zones(json_ctx *x) {
     }
 }
 
+/* ---- GPU timing (gpu.c): each lane of each GPU context is a track of its
+ * own (a pseudo-thread named after the queue, "(uncalibrated)" when no
+ * calibration placed it, tid GPU_TID), its passes complete slices there (cat
+ * "gpu", args: frame, device_ns, error_ns, submit_ns); the frame samples a
+ * counter "<queue> frame time (ns)". A pass whose submitter started a flow
+ * ends it at the pass's begin (a 1 ns slice and an f event, as flow_end
+ * does), so the viewers draw an arrow from the CPU submission. ---- */
+
+#define GPU_TID(k, lane) (UINT64_C(0x7ffd0000) + (uint64_t)(k)*LUDUS__MAX_LANES + (lane))
+
+static void gpu_meta(json_ctx *x) {
+    const ludus__gpu_data *g = ludus__gpu_of(x->c);
+    track k;
+    char name[160];
+    for (uint32_t i = 0; g && i < g->nctx; i++) {
+        const ludus__gpu_ctx *gc = &g->ctx[i];
+        for (uint32_t lane = 0; lane < (gc->lanes ? gc->lanes : 1); lane++) {
+            set_track(&k, x->c->pid, GPU_TID(i, lane));
+            ludus__gpu_track_name(gc, lane, name, sizeof name);
+            meta_event(x->w, &k, "thread_name", "name", name, 0);
+            /* after the threads' and the async tracks */
+            meta_event(x->w, &k, "thread_sort_index", "sort_index", NULL,
+                       (uint64_t)x->c->nthreads * LUDUS__MAX_LANES + 0x10000u + (uint64_t)i * LUDUS__MAX_LANES + lane);
+        }
+    }
+}
+
+static void gpu_spans(json_ctx *x) {
+    const ludus_capture *c = x->c;
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    ludus__writer *w = x->w;
+    track k;
+    char num[32], name[160];
+    for (uint64_t i = 0; g && i < g->ns && !w->failed; i++) {
+        const ludus__gpu_sample *s = &g->s[i];
+        if (!ludus__gpu_shown(c, s)) continue;
+        const ludus__gpu_ctx *gc = &g->ctx[s->ctx];
+        set_track(&k, c->pid, GPU_TID(s->ctx, s->lane));
+        if (s->name == UINT32_MAX) { /* P1: the frame's GPU time, a counter */
+            head(w, &k, 'C', s->begin_ns);
+            snprintf(name, sizeof name, "%s frame time (ns)", gc->name);
+            ludus__w_str(w, ",\"name\":");
+            ludus__w_json_str(w, name, strlen(name));
+            ludus__w_str(w, ",\"cat\":\"gpu\",\"args\":{\"ns\":");
+            ludus__w_i64(w, s->device_ns);
+            ludus__w_str(w, "}}");
+            continue;
+        }
+        head(w, &k, 'X', s->begin_ns);
+        ludus__w_str(w, ",\"dur\":");
+        ludus__w_commit(w, ludus__fmt_us(ludus__w_reserve(w, sizeof num), s->end_ns - s->begin_ns));
+        const char *pn = g->names[s->name];
+        ludus__w_str(w, ",\"name\":");
+        ludus__w_json_str(w, pn, strlen(pn));
+        ludus__w_str(w, ",\"cat\":\"gpu\",\"args\":{\"frame\":");
+        ludus__w_u64(w, s->frame);
+        ludus__w_str(w, ",\"device_ns\":");
+        ludus__w_i64(w, s->device_ns);
+        ludus__w_str(w, ",\"error_ns\":");
+        ludus__w_i64(w, s->error_ns);
+        ludus__w_str(w, ",\"submit_ns\":");
+        ludus__w_i64(w, s->submit_ns);
+        if (s->flags & LUDUS_GPU_SPAN_UNCALIBRATED)
+            ludus__w_str(w, ",\"ludus\":\"uncalibrated: anchored at the frame's begin\"");
+        else if (s->flags & LUDUS_GPU_SPAN_EXTRAPOLATED)
+            ludus__w_str(w, ",\"ludus\":\"extrapolated beyond the calibration\"");
+        ludus__w_str(w, "}}");
+        if (s->flow_id) {
+            head(w, &k, 'X', s->begin_ns);
+            ludus__w_str(w, ",\"dur\":0.001,\"name\":\"submitted\",\"cat\":\"flow\"}");
+            head(w, &k, 'f', s->begin_ns);
+            ludus__w_str(w, ",\"name\":\"flow\",\"cat\":\"flow\"");
+            hex_id(w, s->flow_id);
+            ludus__w_str(w, ",\"bp\":\"e\"}");
+        }
+    }
+}
+
+static void gpu_metadata(ludus__writer *w, const ludus_capture *c) {
+    static const char *const cov_names[] = {
+#define COV_NAME(name, text, meaning) text,
+        LUDUS_GPU_COVERAGE(COV_NAME)
+#undef COV_NAME
+    };
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    if (!g) return;
+    ludus__w_str(w, ",\"gpu\":[");
+    for (uint32_t i = 0; i < g->nctx; i++) {
+        const ludus__gpu_ctx *k = &g->ctx[i];
+        ludus__w_str(w, i ? ",{\"name\":" : "{\"name\":");
+        ludus__w_json_str(w, k->name, strlen(k->name));
+        ludus__w_str(w, ",\"device\":");
+        ludus__w_json_str(w, k->device, strlen(k->device));
+        meta_kv_u64(w, "queue", k->queue);
+        ludus__w_str(w, ",\"tick_period_ns\":");
+        ludus__w_double(w, k->period_ns);
+        meta_kv_u64(w, "valid_bits", k->valid_bits);
+        ludus__w_str(w, k->calibrated ? ",\"calibrated\":true" : ",\"calibrated\":false");
+        meta_kv_u64(w, "calibration_points", k->ncal);
+        meta_kv_u64(w, "calibration_breaks", k->breaks);
+        meta_kv_u64(w, "max_error_ns", (uint64_t)k->max_error_ns);
+        meta_kv_u64(w, "lanes", k->lanes);
+        meta_kv_u64(w, "samples", k->samples);
+        meta_kv_u64(w, "passes", k->passes);
+        ludus__w_str(w, ",\"coverage\":{");
+        for (int v = 0; v < LUDUS_GPU_COVERAGE_COUNT; v++) {
+            ludus__w_str(w, v ? ",\"" : "\"");
+            ludus__w_str(w, cov_names[v]);
+            ludus__w_str(w, "\":");
+            ludus__w_u64(w, k->cov[v]);
+        }
+        ludus__w_str(w, "}}");
+    }
+    ludus__w_ch(w, ']');
+}
+
 static void thread_meta(json_ctx *x, uint32_t t) {
     const ludus__cap_thread *th = &x->c->threads[t];
     track k;
@@ -514,6 +633,7 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
     for (uint32_t t = 0; t < c->nthreads; t++) thread_meta(&x, t);
     int rc = ludus__async_ensure(c);
     if (rc == 0) async_meta(&x);
+    gpu_meta(&x);
     for (uint32_t t = 0; t < c->nthreads && !w->failed && rc == 0; t++) {
         const ludus__cap_thread *th = &c->threads[t];
         for (uint32_t lane = 0; lane < LUDUS__MAX_LANES; lane++)
@@ -541,6 +661,7 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
         ludus__nev_free(&it);
     }
     if (rc == 0) async_zones(&x);
+    if (rc == 0) gpu_spans(&x);
     if (rc == 0) write_metadata(&x);
     free(x.snip);
     free(x.snip_off);

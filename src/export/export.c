@@ -37,6 +37,11 @@ int ludus_format_from_path(const char *path) {
     return 0;
 }
 
+static uint64_t gpu_samples(const ludus_capture *c) {
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    return g ? g->ns : 0;
+}
+
 static int check(ludus_capture *c, int format, unsigned flags, ludus__exporter *fn) {
     if (!c) return ludus__fail(LUDUS_EINVAL, "capture is NULL");
     *fn = exporter_of(format);
@@ -48,7 +53,7 @@ static int check(ludus_capture *c, int format, unsigned flags, ludus__exporter *
 static int run(ludus_capture *c, ludus__exporter fn, unsigned flags, ludus__writer *w, const char *what) {
     int rc = ludus__prepare(c);
     if (rc) return rc;
-    if (c->events == 0 && c->dropped == 0)
+    if (c->events == 0 && c->dropped == 0 && !gpu_samples(c)) /* a GPU-only capture has GPU samples only */
         return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", what);
     rc = fn(c, w, flags);
     if (rc == 0 && ludus__w_flush(w) != 0) rc = LUDUS_EIO;
@@ -78,7 +83,7 @@ int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char 
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
     rc = ludus__prepare(c);
     if (rc) return rc;
-    if (c->events == 0 && c->dropped == 0)
+    if (c->events == 0 && c->dropped == 0 && !gpu_samples(c)) /* a GPU-only capture has GPU samples only */
         return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", path);
     ludus__writer *w = malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");

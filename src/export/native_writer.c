@@ -203,6 +203,17 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
     write_stats(w, c, &r);
     write_sites(w, c, &r);
     write_threads(w, c, &r);
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    if (g && !w->failed) { /* GPU timing: after the tables, before the blocks */
+        size_t gn;
+        uint8_t *gb = ludus__gpu_encode(g, &gn);
+        if (!gb) {
+            free(r.b);
+            return ludus__fail(LUDUS_ENOMEM, "out of memory");
+        }
+        write_record(w, LUDUS__NF_GPU, g->nctx, gb, gn);
+        free(gb);
+    }
     int rc = r.oom ? ludus__fail(LUDUS_ENOMEM, "out of memory") : 0;
     uint64_t blocks = 0, slots = 0;
     ludus__run_buf rb = {NULL, 0, NULL, 0};

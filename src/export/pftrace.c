@@ -467,6 +467,112 @@ static int write_async(pf_state *s) {
     return 0;
 }
 
+/* ---- GPU timing (gpu.c): on a sequence of its own, a track per lane of
+ * each GPU context (a child of the process, named after the queue, with
+ * "(uncalibrated)" when no calibration placed it), its passes slices begun
+ * and ended there (category "gpu", annotations frame, device_ns, error_ns,
+ * submit_ns), a pass whose submitter started a flow terminating it; a
+ * counter track per context for the frame samples; the context's coverage
+ * and calibration as an instant at 0 on its first lane. ---- */
+
+static uint64_t gpu_uuid(const pf_state *s, uint32_t k, uint32_t lane) {
+    uint64_t base = async_uuid(s, s->c->nasync_tracks, 0);
+    return base + (uint64_t)k * (LUDUS__MAX_LANES + 1) + lane;
+}
+#define GPU_COUNTER_LANE LUDUS__MAX_LANES
+
+static void gpu_track(pf_state *s, uint64_t uuid, const char *name, int counter, int first) {
+    uint8_t *pm, *m, *m2;
+    uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+    p = packet_open(p, &pm, 0, 0, s->seq, first ? SEQ_CLEARED : 0);
+    p = ludus__pb_open(p, TP_TRACK_DESC, &m);
+    p = ludus__pb_uint(p, 1, uuid);
+    p = ludus__pb_bytes(p, 2, name, clamp(strlen(name)));
+    p = ludus__pb_uint(p, 5, PROCESS_UUID);
+    if (counter) {
+        p = ludus__pb_open(p, 8, &m2);
+        p = ludus__pb_close(p, m2);
+    }
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+}
+
+static void write_gpu(pf_state *s) {
+    static const char *const cov_names[] = {
+#define COV_NAME(name, text, meaning) text,
+        LUDUS_GPU_COVERAGE(COV_NAME)
+#undef COV_NAME
+    };
+    const ludus__captured *c = s->c;
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    if (!g || !g->nctx) return;
+    s->seq = c->nthreads + 3;
+    char name[160];
+    uint8_t *pm, *m;
+    for (uint32_t k = 0; k < g->nctx && !s->w->failed; k++) {
+        const ludus__gpu_ctx *gc = &g->ctx[k];
+        for (uint32_t lane = 0; lane < (gc->lanes ? gc->lanes : 1); lane++) {
+            ludus__gpu_track_name(gc, lane, name, sizeof name);
+            gpu_track(s, gpu_uuid(s, k, lane), name, 0, k == 0 && lane == 0);
+        }
+        snprintf(name, sizeof name, "%s frame time (ns)", gc->name);
+        gpu_track(s, gpu_uuid(s, k, GPU_COUNTER_LANE), name, 1, 0);
+        uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+        p = packet_open(p, &pm, 0, 1, s->seq, 0);
+        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+        p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
+        p = ludus__pb_uint(p, TE_TRACK_UUID, gpu_uuid(s, k, 0));
+        p = ludus__pb_bytes(p, TE_NAME, "ludus gpu", 9);
+        p = da_str(p, "device", gc->device);
+        p = da_u64(p, "queue", gc->queue);
+        p = da_u64(p, "calibrated", (uint64_t)gc->calibrated);
+        p = da_u64(p, "calibration_points", gc->ncal);
+        p = da_u64(p, "calibration_breaks", gc->breaks);
+        p = da_i64(p, "max_error_ns", gc->max_error_ns);
+        p = da_u64(p, "valid_bits", gc->valid_bits);
+        for (int v = 0; v < LUDUS_GPU_COVERAGE_COUNT; v++) p = da_u64(p, cov_names[v], gc->cov[v]);
+        p = ludus__pb_close(p, m);
+        ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    }
+    for (uint64_t i = 0; i < g->ns && !s->w->failed; i++) {
+        const ludus__gpu_sample *x = &g->s[i];
+        if (!ludus__gpu_shown(c, x)) continue;
+        uint64_t b = x->begin_ns < 0 ? 0 : (uint64_t)x->begin_ns, e = x->end_ns < 0 ? 0 : (uint64_t)x->end_ns;
+        uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+        p = packet_open(p, &pm, b, 1, s->seq, 0);
+        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+        if (x->name == UINT32_MAX) { /* P1: the frame's GPU time */
+            p = ludus__pb_uint(p, TE_TYPE, TYPE_COUNTER);
+            p = ludus__pb_uint(p, TE_TRACK_UUID, gpu_uuid(s, x->ctx, GPU_COUNTER_LANE));
+            p = ludus__pb_int(p, TE_COUNTER_VALUE, x->device_ns);
+            p = ludus__pb_close(p, m);
+            ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+            continue;
+        }
+        const char *pn = g->names[x->name];
+        p = ludus__pb_uint(p, TE_TRACK_UUID, gpu_uuid(s, x->ctx, x->lane));
+        p = ludus__pb_bytes(p, TE_CATEGORIES, "gpu", 3);
+        p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
+        p = ludus__pb_bytes(p, TE_NAME, pn, clamp(strlen(pn)));
+        p = da_u64(p, "frame", x->frame);
+        p = da_i64(p, "device_ns", x->device_ns);
+        p = da_i64(p, "error_ns", x->error_ns);
+        p = da_i64(p, "submit_ns", x->submit_ns);
+        if (x->flags & LUDUS_GPU_SPAN_UNCALIBRATED) p = da_u64(p, "uncalibrated", 1);
+        if (x->flags & LUDUS_GPU_SPAN_EXTRAPOLATED) p = da_u64(p, "extrapolated", 1);
+        if (x->flow_id) p = ludus__pb_fixed64(p, TE_TERMINATING_FLOW_IDS, x->flow_id);
+        p = ludus__pb_close(p, m);
+        ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+        p = ludus__pb_reserve(s->w, 64);
+        p = packet_open(p, &pm, e, 1, s->seq, 0);
+        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+        p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
+        p = ludus__pb_uint(p, TE_TRACK_UUID, gpu_uuid(s, x->ctx, x->lane));
+        p = ludus__pb_close(p, m);
+        ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    }
+}
+
 static void write_event(pf_state *s, const ludus__nev *ev) {
     const ludus__captured *c = s->c;
     const ludus__nev_info *ni = &ludus__nevs[ev->kind];
@@ -584,6 +690,7 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     }
     if (rc == 0 && !w->failed) rc = ludus__async_ensure(c);
     if (rc == 0 && !w->failed) rc = write_async(&s);
+    if (rc == 0 && !w->failed) write_gpu(&s);
     free(s.name_seq);
     free(s.counter_described);
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");

@@ -5,6 +5,7 @@
  * `if (x) MACRO(...); else ...` (each must be a single statement that takes
  * its semicolon). Never run: compile-only. */
 #include <ludus/capture.h>
+#include <ludus/gpu.h>
 #include <ludus/profiling.h>
 
 struct job {
