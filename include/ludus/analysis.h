@@ -14,6 +14,7 @@
 #define LUDUS_ANALYSIS_H
 
 #include <ludus/capture.h>
+#include <ludus/gpu.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -465,6 +466,47 @@ LUDUS_API uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate 
                                           ludus_write_fn write, void *user_data);
 /* Text, JSON or CSV of the diff. */
 LUDUS_API int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, void *user_data);
+
+/* ---------------------------------------------------------------------------
+ * GPU timing (<ludus/gpu.h>, docs/gpu.md): statistics of a capture's GPU
+ * frames and passes, from device time (P1, P2: no clock mapping needed).
+ * Per track (queue): its frames' GPU time, from frame samples, or where a
+ * frame has none the envelope of its passes (first begin to last end). Per
+ * pass (track, name): its durations, and calls per frame over the frames
+ * that have GPU samples on that track. Percentiles are exact (nearest rank). */
+typedef struct ludus_gpu_stats ludus_gpu_stats;
+typedef struct ludus_gpu_duration_stats {
+    uint64_t count;
+    int64_t total_ns, mean_ns, min_ns, p50_ns, p95_ns, max_ns;
+} ludus_gpu_duration_stats;
+typedef struct ludus_gpu_track_stats {
+    const char *track; /* owned by the stats */
+    int calibrated;
+    uint64_t frames, envelope_frames; /* frames; of them, timed by their passes' envelope */
+    ludus_gpu_duration_stats frame_time;
+    uint64_t coverage[LUDUS_GPU_COVERAGE_COUNT];
+} ludus_gpu_track_stats;
+typedef struct ludus_gpu_pass_stats {
+    uint32_t track; /* index of its track */
+    const char *pass;
+    double calls_per_frame;
+    ludus_gpu_duration_stats duration;
+} ludus_gpu_pass_stats;
+/* LUDUS_ENODATA when the capture has no GPU sample; LUDUS_ENOMEM. */
+LUDUS_API int ludus_gpu_stats_create(ludus_capture *capture, ludus_gpu_stats **out);
+LUDUS_API void ludus_gpu_stats_destroy(ludus_gpu_stats *s);
+LUDUS_API uint32_t ludus_gpu_stats_track_count(const ludus_gpu_stats *s);
+LUDUS_API const ludus_gpu_track_stats *ludus_gpu_stats_track(const ludus_gpu_stats *s, uint32_t index);
+/* Passes by track, then by total time, largest first. */
+LUDUS_API uint32_t ludus_gpu_stats_pass_count(const ludus_gpu_stats *s);
+LUDUS_API const ludus_gpu_pass_stats *ludus_gpu_stats_pass(const ludus_gpu_stats *s, uint32_t index);
+/* Text (LUDUS_REPORT_TEXT) or JSON of the GPU statistics; with base, a
+ * comparison: each track's frame time and each pass (matched by track and
+ * pass name) base -> new, the change of its median and mean, "slower" or
+ * "faster" when both change the same way by more than 5% (device time has
+ * little noise; this is no significance test: docs/gpu.md). */
+LUDUS_API int ludus_gpu_report(const ludus_gpu_stats *s, const ludus_gpu_stats *base, int format, ludus_write_fn write,
+                               void *user_data);
 
 #ifdef __cplusplus
 }

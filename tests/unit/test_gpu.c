@@ -14,6 +14,7 @@
  *   - hand-over without a capture is refused and kept nowhere */
 #define _GNU_SOURCE
 #include <json.h>
+#include <ludus/analysis.h>
 #include <ludus/capture.h>
 #include <ludus/capture_file.h>
 #include <ludus/gpu.h>
@@ -204,6 +205,35 @@ static void test_calibrated_drift_overlap(void **state) {
     assert_int_equal(ludus_capture_gpu_track(f, 0, &fi), 0);
     assert_memory_equal(fi.coverage, ti.coverage, sizeof ti.coverage);
     assert_string_equal(fi.device, "synthetic");
+    /* statistics and the report: device time per frame and per pass */
+    ludus_gpu_stats *st;
+    assert_int_equal(ludus_gpu_stats_create(f, &st), 0);
+    assert_int_equal(ludus_gpu_stats_track_count(st), 1);
+    const ludus_gpu_track_stats *ts = ludus_gpu_stats_track(st, 0);
+    assert_int_equal(ts->frames, 20);
+    assert_int_equal(ts->envelope_frames, 0);
+    assert_int_equal(ts->frame_time.p50_ns, 3000000);
+    assert_int_equal(ludus_gpu_stats_pass_count(st), 3);
+    const ludus_gpu_pass_stats *ps = ludus_gpu_stats_pass(st, 0); /* largest total first */
+    assert_string_equal(ps->pass, "Lighting");
+    assert_int_equal(ps->duration.p50_ns, 1500000);
+    assert_true(ps->calls_per_frame == 1.0);
+    lt_buf rb = {0};
+    assert_int_equal(ludus_gpu_report(st, NULL, LUDUS_REPORT_TEXT, lt_buf_write, &rb), 0);
+    lt_buf_write(&rb, "", 1);
+    assert_non_null(strstr(rb.data, "GPU frame time"));
+    assert_non_null(strstr(rb.data, "Shadows"));
+    lt_buf_free(&rb);
+    lt_buf db = {0}; /* against itself: every row the same */
+    assert_int_equal(ludus_gpu_report(st, st, LUDUS_REPORT_JSON, lt_buf_write, &db), 0);
+    lt_buf_write(&db, "", 1);
+    json_object *dj = json_tokener_parse(db.data);
+    assert_non_null(dj);
+    assert_null(strstr(db.data, "\"slower\""));
+    assert_non_null(strstr(db.data, "\"verdict\":\"same\""));
+    json_object_put(dj);
+    lt_buf_free(&db);
+    ludus_gpu_stats_destroy(st);
     /* pftrace writes (its contents are checked by the format tests) */
     lt_buf pb = {0};
     assert_int_equal(ludus_capture_write(f, LUDUS_FORMAT_PFTRACE, 0, lt_buf_write, &pb), 0);

@@ -51,6 +51,15 @@ int lt_an_option(const lt_verb *v, lt_an_opts *o, int argc, char **argv, int *i,
         o->desc.exact = 1;
         return 1;
     }
+    if (!strcmp(a, "--source")) {
+        if (!val || (strcmp(val, "cpu") && strcmp(val, "gpu") && strcmp(val, "both"))) {
+            *rc = lt_usage(v, "--source takes cpu, gpu or both");
+            return 1;
+        }
+        (*i)++;
+        o->source = !strcmp(val, "cpu") ? LT_SOURCE_CPU : !strcmp(val, "gpu") ? LT_SOURCE_GPU : LT_SOURCE_BOTH;
+        return 1;
+    }
     if (!strcmp(a, "--top") || !strcmp(a, "--window") || !strcmp(a, "--hitch-k") || !strcmp(a, "--html")) {
         if (!val) {
             *rc = lt_usage(v, "an option is missing its value");
@@ -86,6 +95,25 @@ int lt_an_load(const char *verb, const char *path, const ludus_analysis_desc *de
         lt_error(verb, path, rc);
         return lt_an_exit_code(rc);
     }
+    return LT_OK;
+}
+
+int lt_an_gpu(const char *verb, const char *path, ludus_gpu_stats **out) {
+    ludus_capture *c = NULL;
+    *out = NULL;
+    int rc = ludus_capture_open(path, &c);
+    if (rc == 0 && ludus_capture_gpu_span_count(c)) rc = ludus_gpu_stats_create(c, out);
+    ludus_capture_release(c);
+    if (rc) {
+        lt_error(verb, path, rc);
+        return lt_an_exit_code(rc);
+    }
+    return LT_OK;
+}
+
+int lt_an_gpu_print(const char *verb, const ludus_gpu_stats *s, const ludus_gpu_stats *base, int format) {
+    if (ludus_gpu_report(s, base, format, lt_an_stdout, stdout) != 0 || lt_an_stdout_flush() != 0)
+        return lt_an_stdout_failed(verb);
     return LT_OK;
 }
 

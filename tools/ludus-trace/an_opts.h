@@ -11,7 +11,15 @@ typedef struct lt_an_opts {
     ludus_report_options ropt;
     int format; /* stdout format */
     const char *html;
+    int source; /* enum lt_source: what report and diff show */
 } lt_an_opts;
+
+/* --source cpu|gpu|both (default both): CPU sites and frames, GPU queues and passes. */
+enum lt_source { LT_SOURCE_BOTH = 0, LT_SOURCE_CPU = 1, LT_SOURCE_GPU = 2 };
+/* GPU statistics of a capture file (NULL, LT_OK when it has none); an exit code. */
+int lt_an_gpu(const char *verb, const char *path, ludus_gpu_stats **out);
+/* Prints the GPU report of s (against base when non-NULL) on stdout; an exit code. */
+int lt_an_gpu_print(const char *verb, const ludus_gpu_stats *s, const ludus_gpu_stats *base, int format);
 
 /* Exit code for a library error code. */
 int lt_an_exit_code(int rc);

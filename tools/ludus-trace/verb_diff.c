@@ -73,6 +73,20 @@ static int diff_files(int argc, char **argv, const char **paths) {
     if (split < 0 && npaths == 2) split = 1;
     if (split < 1 || split >= npaths)
         return lt_usage(&diff_verb, "capture files: BASE NEW, or BASE1 BASE2 ... -- NEW1 NEW2 ...");
+    if (o.source == LT_SOURCE_GPU) { /* GPU passes only: the first BASE against the first NEW */
+        if (o.format == LUDUS_REPORT_CSV) return lt_usage(&diff_verb, "the GPU diff is text or --json");
+        ludus_gpu_stats *gb = NULL, *gn = NULL;
+        int rc = lt_an_gpu("diff", paths[0], &gb);
+        if (!rc) rc = lt_an_gpu("diff", paths[split], &gn);
+        if (!rc && (!gb || !gn)) {
+            fprintf(stderr, "ludus-trace diff: %s has no GPU sample\n", gb ? paths[split] : paths[0]);
+            rc = LT_USAGE;
+        }
+        if (!rc) rc = lt_an_gpu_print("diff", gn, gb, o.format);
+        ludus_gpu_stats_destroy(gb);
+        ludus_gpu_stats_destroy(gn);
+        return rc;
+    }
     ludus_analysis **an = calloc((size_t)npaths, sizeof *an);
     ludus_diff *d = NULL;
     int rc = an ? LT_OK : LT_BAD_INPUT;
@@ -84,6 +98,14 @@ static int diff_files(int argc, char **argv, const char **paths) {
     ludus_analysis *b = an ? an[split] : NULL;
     if (!rc && (ludus_diff_report(d, o.format, lt_an_stdout, stdout) != 0 || lt_an_stdout_flush() != 0))
         rc = lt_an_stdout_failed("diff");
+    if (!rc && o.source == LT_SOURCE_BOTH && o.format == LUDUS_REPORT_TEXT) { /* GPU passes beside the sites */
+        ludus_gpu_stats *gb = NULL, *gn = NULL;
+        rc = lt_an_gpu("diff", paths[0], &gb);
+        if (!rc) rc = lt_an_gpu("diff", paths[split], &gn);
+        if (!rc && gb && gn) rc = lt_an_gpu_print("diff", gn, gb, o.format);
+        ludus_gpu_stats_destroy(gb);
+        ludus_gpu_stats_destroy(gn);
+    }
     if (!rc && o.html) {
         o.ropt.title = paths[split];
         rc = lt_an_write_html("diff", o.html, b, d, &o.ropt);
@@ -133,6 +155,9 @@ static const lt_verb diff_verb = {
     "  --min-frame-share PCT  smallest cost of a time change per frame, in % of BASE's median\n"
     "                       frame (default 0.2; without frames: 1 us per call)\n"
     "  --window W --hitch-k K --exact   as for report, applied to both captures\n"
+    "  --source S           cpu | gpu | both (default): with both the text adds the GPU queues'\n"
+    "                       frame time and passes (first BASE against first NEW) when both have\n"
+    "                       GPU samples; --json gives one source (cpu unless --source gpu)\n"
     "  --json | --csv       machine-readable diff on stdout\n"
     "  --html OUT           the HTML report of NEW with the diff added\n"
     "Verdicts: time per call from the Hodges-Lehmann shift and its interval; work from Mann-Whitney U\n"

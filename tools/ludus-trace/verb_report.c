@@ -26,15 +26,32 @@ static int run_report(int argc, char **argv) {
         }
     }
     if (!path) return lt_usage(&report_verb, "no capture file given");
+    if (o.source == LT_SOURCE_BOTH && o.format != LUDUS_REPORT_TEXT) o.source = LT_SOURCE_CPU; /* one document */
+    if (o.source == LT_SOURCE_GPU && o.format == LUDUS_REPORT_CSV)
+        return lt_usage(&report_verb, "the GPU report is text or --json");
+    int rc = LT_OK;
+    ludus_gpu_stats *g = NULL;
+    if (o.source != LT_SOURCE_CPU && (rc = lt_an_gpu("report", path, &g)) != LT_OK) return rc;
+    if (o.source == LT_SOURCE_GPU && !g) {
+        fprintf(stderr, "ludus-trace report: %s has no GPU sample\n", path);
+        return LT_USAGE;
+    }
     ludus_analysis *a = NULL;
-    int rc = lt_an_load("report", path, &o.desc, &a);
-    if (rc) return rc;
-    o.ropt.title = path;
-    rc = LT_OK;
-    if (ludus_analysis_report(a, NULL, o.format, &o.ropt, lt_an_stdout, stdout) != 0 || lt_an_stdout_flush() != 0)
+    if (o.source != LT_SOURCE_GPU || o.html) {
+        rc = lt_an_load("report", path, &o.desc, &a);
+        if (rc) {
+            ludus_gpu_stats_destroy(g);
+            return rc;
+        }
+        o.ropt.title = path;
+    }
+    if (a && o.source != LT_SOURCE_GPU &&
+        (ludus_analysis_report(a, NULL, o.format, &o.ropt, lt_an_stdout, stdout) != 0 || lt_an_stdout_flush() != 0))
         rc = lt_an_stdout_failed("report");
+    if (rc == LT_OK && g) rc = lt_an_gpu_print("report", g, NULL, o.format);
     if (rc == LT_OK && o.html) rc = lt_an_write_html("report", o.html, a, NULL, &o.ropt);
     ludus_analysis_destroy(a);
+    ludus_gpu_stats_destroy(g);
     return rc;
 }
 
@@ -46,6 +63,8 @@ static const lt_verb report_verb = {
     "                     (times since capture start, unit ns/us/ms/s, bare numbers are ms)\n"
     "  --hitch-k K        a hitch is a frame longer than K x the window's median (default 2)\n"
     "  --exact            keep every duration: exact percentiles (memory grows with the events)\n"
+    "  --source S         cpu | gpu | both (default): CPU sites and frames, GPU queues and passes\n"
+    "                     (--json and --csv give one source: cpu unless --source gpu; GPU: no CSV)\n"
     "  --json | --csv     machine-readable output on stdout instead of the text summary\n"
     "  --html OUT         also write a self-contained HTML report (frame chart, flame graph, tables)\n"
     "Times are elapsed wall-clock, not CPU time; see docs/analysis.md for every definition.\n",
