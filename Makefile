@@ -8,8 +8,15 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+# The backend: builtin (default) or tracy, with TRACY_DIR=<tracy>/public
+# (make build LUDUS_BACKEND=tracy TRACY_DIR=~/tracy/public BUILD=build-tracy).
+LUDUS_BACKEND ?= builtin
+TRACY_DIR ?=
+ifeq ($(LUDUS_BACKEND),tracy)
+CMAKE_FLAGS += -DLUDUS_BACKEND=tracy -DLUDUS_TRACY_DIR=$(abspath $(TRACY_DIR))
+endif
 
-.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers fuzz bench bench-callgrind bench-diff clean single-file
+.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers test-tracy bench-tracy fuzz bench bench-callgrind bench-diff clean single-file
 
 all: build
 
@@ -79,6 +86,20 @@ test-viewers: build
 	  --html $(BUILD)/viewer-diff.html >/dev/null
 	@node tests/viewers/check-report-html.mjs $(BUILD)/viewer-diff.html
 
+# The Tracy backend end to end: the demo built with -DLUDUS_BACKEND=tracy
+# while Tracy's tracy-capture listens, its export (tracy-csvexport) against
+# the same demo recorded by the built-in recorder (tests/tracy/check_tracy.sh;
+# Tracy's sources and tools' script from ../shared/third_party, or
+# LUDUS_TRACY_SRC; the tools are built once into $(BUILD)-tracy/tools).
+test-tracy: build
+	@./scripts/ensure-port-deps.sh tracy
+	@./tests/tracy/check_tracy.sh $(CURDIR) $(BUILD) $(BUILD)-tracy
+
+# The Tracy backend's cost per scope against Tracy's ZoneScoped and
+# TracyCZone, with tracy-capture attached and on demand (bench/tracy.sh).
+bench-tracy: test-tracy
+	@./bench/tracy.sh $(CURDIR) $(BUILD)-tracy
+
 # A long fuzzing run of the capture-file reader (make test runs it 10 s).
 FUZZ_SECONDS ?= 600
 fuzz: deps
@@ -122,4 +143,4 @@ single-file:
 	@python3 scripts/amalgamate.py
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-aarch64 $(BUILD)-windows
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-aarch64 $(BUILD)-windows $(BUILD)-tracy

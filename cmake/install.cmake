@@ -25,5 +25,13 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ludusConfig.cmake ${CMAKE_CURRENT_BINA
         DESTINATION ${ludus_cmake_dir})
 
 # Relocatable: the prefix is found from the .pc file's own place (pcfiledir).
+# A Tracy build: instrumented code sees the backend's seam, and a static link
+# needs the C++ runtime of Tracy's client.
+set(LUDUS_PC_CFLAGS "")
+set(LUDUS_PC_LIBS_PRIVATE "")
+if(LUDUS_BACKEND STREQUAL "tracy")
+  set(LUDUS_PC_CFLAGS " -DLUDUS_BACKEND_TRACY=1")
+  set(LUDUS_PC_LIBS_PRIVATE " -lstdc++ -ldl")
+endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/ludus.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ludus.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ludus.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -26,6 +26,12 @@
  * --extra-draws N adds N draw calls per frame (more work of its own kind,
  * for `ludus-trace diff`).
  *
+ * --deterministic: every site records the same number of events in every run
+ * (what `make test-tracy` compares between the built-in recorder and Tracy):
+ * the job queue's lock is taken without the wrappers (whether it is
+ * contended depends on timing), except in WaitForJobs, whose acquisition is
+ * always recorded as a lock wait on "JobQueue" (ludus_lock_wait_begin).
+ *
  * --slow-job makes the job named NAME (e.g. "Job: Animate") F times slower
  * (default 1.5): the demo against itself with one job slowed down is what
  * `ludus-trace diff` must call "slower work" for that job. */
@@ -71,8 +77,9 @@ static struct {
 } js = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, {{0, 0, 0, NULL}}, 0, 0, 0, 0};
 
 static uint32_t queue_counter_site;
-static int counters = 1; /* --no-counters: 0 */
-static int extra_draws;  /* --extra-draws N: more draw calls per frame */
+static int counters = 1;  /* --no-counters: 0 */
+static int extra_draws;   /* --extra-draws N: more draw calls per frame */
+static int deterministic; /* --deterministic: the same events in every run */
 static ludus_memory_domain mem_render, mem_jobs;
 #define JOB_PAYLOAD 4096
 
@@ -87,10 +94,19 @@ static void tracked_free(ludus_memory_domain d, void *p, size_t n) {
     free(p);
 }
 
+/* The job queue's lock: a lock wait when contended (timing decides), or,
+ * with --deterministic, never recorded. */
+static void queue_lock(void) {
+    if (deterministic)
+        pthread_mutex_lock(&js.lock);
+    else
+        LUDUS_PROFILE_MUTEX_LOCK(&js.lock);
+}
+
 static void submit(uint32_t site, int cost_us) {
     LUDUS_PROFILE_SCOPE(Submit, jobs);
     job j = {site, LUDUS_PROFILE_FLOW_OUT(Dispatch), cost_us, tracked_alloc(mem_jobs, JOB_PAYLOAD)};
-    LUDUS_PROFILE_MUTEX_LOCK(&js.lock);
+    queue_lock();
     js.q[(js.head + js.count) % QUEUE_CAP] = j;
     js.count++;
     js.pending++;
@@ -102,7 +118,13 @@ static void submit(uint32_t site, int cost_us) {
 
 static void wait_all(void) {
     LUDUS_PROFILE_SCOPE(WaitForJobs, jobs);
-    LUDUS_PROFILE_MUTEX_LOCK(&js.lock);
+    if (deterministic) { /* one lock wait per frame, contended or not */
+        uintptr_t wait = ludus_lock_wait_begin(&js.lock, NULL);
+        pthread_mutex_lock(&js.lock);
+        ludus_lock_wait_end(wait);
+    } else {
+        LUDUS_PROFILE_MUTEX_LOCK(&js.lock);
+    }
     while (js.pending > 0) pthread_cond_wait(&js.done, &js.lock);
     pthread_mutex_unlock(&js.lock);
 }
@@ -117,7 +139,7 @@ static void *worker_main(void *arg) {
     snprintf(name, sizeof name, "Worker %d", (int)(intptr_t)arg);
     ludus_register_thread_for_trace(name);
     for (;;) {
-        LUDUS_PROFILE_MUTEX_LOCK(&js.lock);
+        queue_lock();
         while (js.count == 0 && !js.quit) pthread_cond_wait(&js.ready, &js.lock);
         if (js.count == 0 && js.quit) {
             pthread_mutex_unlock(&js.lock);
@@ -142,7 +164,7 @@ static void *worker_main(void *arg) {
         tracked_free(mem_jobs, j.payload, JOB_PAYLOAD); /* allocated by the submitter's thread */
         if (counters) LUDUS_PROFILE_COUNT(JobsRun, 1);
 
-        LUDUS_PROFILE_MUTEX_LOCK(&js.lock);
+        queue_lock();
         if (--js.pending == 0) pthread_cond_broadcast(&js.done);
         pthread_mutex_unlock(&js.lock);
     }
@@ -229,6 +251,8 @@ int main(int argc, char **argv) {
             counters = 0;
         else if (!strcmp(argv[i], "--rolling") && i + 1 < argc)
             rolling_dir = argv[++i];
+        else if (!strcmp(argv[i], "--deterministic"))
+            deterministic = 1;
         else if (!strcmp(argv[i], "--no-capture"))
             capture = 0; /* same workload, instrumented but idle (observer-effect baseline) */
         else {
@@ -280,6 +304,11 @@ int main(int argc, char **argv) {
     rolling.directory = rolling_dir;
     rolling.prefix = "ludus-demo";
     int rc = !capture ? 0 : rolling_dir ? ludus_rolling_begin(&desc, &rolling) : ludus_begin_capture(&desc);
+    if (rc == LUDUS_EUNSUPPORTED && !rolling_dir) { /* a Tracy build (-DLUDUS_BACKEND=tracy): Tracy receives it all */
+        printf("ludus-demo: %s; running without a capture\n", ludus_last_error_detail());
+        capture = 0;
+        rc = 0;
+    }
     if (rc) {
         fprintf(stderr, "ludus-demo: begin capture: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
         return 1;

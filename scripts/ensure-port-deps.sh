@@ -5,6 +5,9 @@
 #                                 json-c of Debian's arm64 architecture (added
 #                                 with dpkg --add-architecture arm64)
 #   ensure-port-deps.sh windows   mingw-w64 (POSIX threads) and Wine
+#   ensure-port-deps.sh tracy     g++, capstone and zstd: what Tracy's
+#                                 tracy-capture and tracy-csvexport need
+#                                 (make test-tracy builds them)
 set -euo pipefail
 need=()
 SUDO=""
@@ -27,8 +30,13 @@ windows)
   command -v x86_64-w64-mingw32-gcc-posix >/dev/null || need+=(gcc-mingw-w64-x86-64-posix)
   [ -x /usr/lib/wine/wine64 ] || need+=(wine64)
   ;;
+tracy)
+  command -v g++ >/dev/null || need+=(g++)
+  [ -e /usr/include/capstone/capstone.h ] || need+=(libcapstone-dev)
+  [ -e /usr/include/zstd.h ] || need+=(libzstd-dev)
+  ;;
 *)
-  echo "usage: ensure-port-deps.sh aarch64|windows" >&2
+  echo "usage: ensure-port-deps.sh aarch64|windows|tracy" >&2
   exit 2
   ;;
 esac

@@ -70,6 +70,17 @@ typedef struct __attribute__((aligned(16))) ludus_site {
 #define LUDUS_SITE_COUNT 4u   /* a LUDUS_PROFILE_COUNT counter */
 #define LUDUS_SITE_GAUGE 8u   /* a LUDUS_PROFILE_GAUGE gauge */
 #define LUDUS_SITE_MEMORY 16u /* a memory domain (ludus_memory_domain_register) */
+#define LUDUS_SITE_TRACY 32u  /* a ludus__tracy_site: Tracy's source location follows (LUDUS_BACKEND_TRACY) */
+
+/* The backend: LUDUS_BACKEND_TRACY (set by the build that links Tracy's
+ * client, -DLUDUS_BACKEND=tracy) sends every macro to Tracy instead of the
+ * built-in recorder (src/backend/tracy.c; README, "Tracy"). The library's
+ * own sources are always compiled without it. */
+#if defined(LUDUS_BACKEND_TRACY) && LUDUS_BACKEND_TRACY
+#define LUDUS__TRACY 1
+#else
+#define LUDUS__TRACY 0
+#endif
 
 /* A counter (LUDUS_PROFILE_COUNT) or a gauge (LUDUS_PROFILE_GAUGE) as one
  * macro use sees it: its site and where the library keeps its value. Uses
@@ -499,6 +510,7 @@ LUDUS__INLINE int ludus__is_armed(void) {
 }
 #endif
 
+#if !LUDUS__TRACY
 /* Begin a scope: returns its token for ludus__scope_end, the address of the
  * begin's slot | 1 (0 when nothing was recorded). An end names its begin by
  * that token, so ends pair by identity: a scope skipped by longjmp is found
@@ -575,6 +587,7 @@ LUDUS__INLINE void ludus__span_begin_check(const ludus_site *site) {
     if (LUDUS__LIKELY(!ludus__is_armed())) return;
     ludus__span_begin(site);
 }
+#endif /* !LUDUS__TRACY */
 
 /* Adds n to the thread's shard of the counter: no lock and no atomic
  * read-modify-write (bench/RESULTS.md, gate G7: a shared atomic costs ~10x
@@ -607,6 +620,7 @@ LUDUS__INLINE void ludus__gauge(ludus_counter_site *site, int64_t value) {
     __atomic_store_n(&g->last, value, __ATOMIC_RELAXED);
 }
 
+#if !LUDUS__TRACY
 LUDUS__INLINE void ludus__plot_i64_check(const ludus_site *site, int64_t value) {
     if (LUDUS__LIKELY(!ludus__is_armed())) return;
     ludus__plot_i64(site, value);
@@ -626,6 +640,69 @@ LUDUS__INLINE void ludus__async_check(const ludus_site *site, const ludus_site *
     if (LUDUS__LIKELY(!ludus__is_armed())) return;
     ludus__async(site, track, id);
 }
+#define LUDUS__DYN_BEGIN(name) (ludus__is_armed() ? ludus__dyn_begin(name) : (uintptr_t)0)
+
+#else /* LUDUS__TRACY: the same seam, every call to src/backend/tracy.c */
+
+/* A site of the macros in a Tracy build: the descriptor, then Tracy's source
+ * location for it (made once, on the site's first use, with its name as
+ * text: no allocation per zone). Its flags have LUDUS_SITE_TRACY. */
+typedef struct ludus__tracy_site {
+    ludus_site site;
+    void *loc; /* the ___tracy_source_location_data, NULL until first use */
+} ludus__tracy_site;
+
+/* Exported by a Tracy build's library only (hence not LUDUS_API, which
+ * every build exports). */
+#define LUDUS__TRACY_API LUDUS_API
+/* A zone: its token is nonzero; ends are paired by token, and zones opened
+ * after a zone that ends are ended first (Tracy nests zones per thread). */
+LUDUS__TRACY_API uintptr_t ludus__tracy_begin(const ludus_site *site);
+LUDUS__TRACY_API void ludus__tracy_end(uintptr_t token);
+LUDUS__TRACY_API uintptr_t ludus__tracy_dyn_begin(const char *name);
+LUDUS__TRACY_API void ludus__tracy_instant(const ludus_site *site, unsigned kind);
+LUDUS__TRACY_API void ludus__tracy_frame(void);
+LUDUS__TRACY_API void ludus__tracy_span_begin(const ludus_site *site);
+LUDUS__TRACY_API void ludus__tracy_plot_i64(const ludus_site *site, int64_t value);
+LUDUS__TRACY_API void ludus__tracy_plot_f64(const ludus_site *site, double value);
+LUDUS__TRACY_API void ludus__tracy_message(const ludus_site *site, int level);
+LUDUS__TRACY_API void ludus__tracy_async(const ludus_site *site, const ludus_site *track, uint64_t id);
+LUDUS__TRACY_API uintptr_t ludus__tracy_lock_wait(const void *lock, const ludus_site *site, unsigned kind);
+
+LUDUS__INLINE uintptr_t ludus__scope_begin(const ludus_site *site) {
+    return ludus__tracy_begin(site);
+}
+LUDUS__INLINE void ludus__scope_end(uintptr_t token) {
+    if (token != 0) ludus__tracy_end(token);
+}
+LUDUS__INLINE void ludus__instant(const ludus_site *site, unsigned kind) {
+    ludus__tracy_instant(site, kind);
+}
+/* Flows have no Tracy equivalent: none is recorded (OUT returns 0). */
+LUDUS__INLINE uint64_t ludus__flow_out_check(const char *name) {
+    (void)name;
+    return 0;
+}
+LUDUS__INLINE void ludus__flow_in_check(uint64_t id) {
+    (void)id;
+}
+LUDUS__INLINE void ludus__span_begin_check(const ludus_site *site) {
+    ludus__tracy_span_begin(site);
+}
+LUDUS__INLINE void ludus__plot_i64_check(const ludus_site *site, int64_t value) {
+    ludus__tracy_plot_i64(site, value);
+}
+LUDUS__INLINE void ludus__plot_f64_check(const ludus_site *site, double value) {
+    ludus__tracy_plot_f64(site, value);
+}
+LUDUS__INLINE void ludus__message_check(const ludus_site *site, int level) {
+    ludus__tracy_message(site, level);
+}
+LUDUS__INLINE void ludus__async_check(const ludus_site *site, const ludus_site *track, uint64_t id) {
+    ludus__tracy_async(site, track, id);
+}
+#define LUDUS__DYN_BEGIN(name) ludus__tracy_dyn_begin(name)
+#endif /* LUDUS__TRACY */
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -638,8 +715,15 @@ LUDUS__INLINE void ludus__async_check(const ludus_site *site, const ludus_site *
 #define LUDUS__CAT(a, b) LUDUS__CAT2(a, b)
 #define LUDUS__VAR(base) LUDUS__CAT(base, __LINE__)
 
+#if LUDUS__TRACY
+#define LUDUS__SITE(var, name_str, cat_str) \
+    static ludus__tracy_site var = {{name_str, __func__, __FILE__, cat_str, (uint32_t)__LINE__, LUDUS_SITE_TRACY}, NULL}
+#define LUDUS__SITE_PTR(var) (&(var).site)
+#else
 #define LUDUS__SITE(var, name_str, cat_str) \
     static const ludus_site var = {name_str, __func__, __FILE__, cat_str, (uint32_t)__LINE__, 0u}
+#define LUDUS__SITE_PTR(var) (&(var))
+#endif
 
 /* What a compiled-out scope macro becomes: a declaration that emits
  * nothing (a typedef), as the scope it replaces is one, so code that keeps
@@ -667,7 +751,7 @@ struct scope {
 };
 struct dyn_scope {
     uintptr_t token;
-    explicit dyn_scope(const char *name) : token(ludus__is_armed() ? ludus__dyn_begin(name) : 0) {}
+    explicit dyn_scope(const char *name) : token(LUDUS__DYN_BEGIN(name)) {}
     ~dyn_scope() {
         ludus__scope_end(token);
     }
@@ -677,18 +761,18 @@ struct dyn_scope {
 } /* namespace ludus */
 #define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str) \
     LUDUS__SITE(site_var, name_str, cat_str);                   \
-    ::ludus::scope scope_var(&site_var)
+    ::ludus::scope scope_var(LUDUS__SITE_PTR(site_var))
 #define LUDUS__SCOPE_DYN_AT(var, name_expr) ::ludus::dyn_scope var(name_expr)
 #else
 LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
     ludus__scope_end(*token);
 }
-#define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str) \
-    LUDUS__SITE(site_var, name_str, cat_str);                   \
-    uintptr_t scope_var __attribute__((cleanup(ludus__scope_cleanup), unused)) = ludus__scope_begin(&site_var)
-#define LUDUS__SCOPE_DYN_AT(var, name_expr)                                \
-    uintptr_t var __attribute__((cleanup(ludus__scope_cleanup), unused)) = \
-        (ludus__is_armed() ? ludus__dyn_begin(name_expr) : (uintptr_t)0)
+#define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str)                  \
+    LUDUS__SITE(site_var, name_str, cat_str);                                    \
+    uintptr_t scope_var __attribute__((cleanup(ludus__scope_cleanup), unused)) = \
+        ludus__scope_begin(LUDUS__SITE_PTR(site_var))
+#define LUDUS__SCOPE_DYN_AT(var, name_expr) \
+    uintptr_t var __attribute__((cleanup(ludus__scope_cleanup), unused)) = LUDUS__DYN_BEGIN(name_expr)
 #endif
 
 #define LUDUS__SCOPE_NC(name_str, cat_str) \
@@ -707,10 +791,10 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
  *     if (!my_trylock(&l)) { LUDUS_PROFILE_LOCK_WAIT(MyLock); my_lock(&l); } */
 #define LUDUS_PROFILE_LOCK_WAIT(Name) LUDUS__SCOPE_NC(#Name, "lock")
 
-#define LUDUS__MARK_AT(site_var, name_str, kind) \
-    do {                                         \
-        LUDUS__SITE(site_var, name_str, NULL);   \
-        ludus__instant(&site_var, kind);         \
+#define LUDUS__MARK_AT(site_var, name_str, kind)         \
+    do {                                                 \
+        LUDUS__SITE(site_var, name_str, NULL);           \
+        ludus__instant(LUDUS__SITE_PTR(site_var), kind); \
     } while (0)
 /* Frame boundary, once per frame from one thread (the main loop's): it
  * closes the frame's snapshot of counters, gauges and memory domains into
@@ -718,14 +802,18 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
  * records a frame mark and the snapshot. A frame is the time between two
  * marks: place it at the top or at the bottom of the loop; the time before
  * the first mark and after the last is reported as such, never as a frame. */
+#if LUDUS__TRACY
+#define LUDUS_PROFILE_FRAME() ludus__tracy_frame()
+#else
 #define LUDUS_PROFILE_FRAME() ludus__frame_tick()
+#endif
 /* Zero-duration marker on this thread's track. */
 #define LUDUS_PROFILE_MARK(Name) LUDUS__MARK_AT(ludus__mark_site, #Name, LUDUS__K_MARK)
 
-#define LUDUS__BEGIN_AT(site_var, name_str)    \
-    do {                                       \
-        LUDUS__SITE(site_var, name_str, NULL); \
-        ludus__span_begin_check(&site_var);    \
+#define LUDUS__BEGIN_AT(site_var, name_str)                 \
+    do {                                                    \
+        LUDUS__SITE(site_var, name_str, NULL);              \
+        ludus__span_begin_check(LUDUS__SITE_PTR(site_var)); \
     } while (0)
 /* A span that is not lexical: BEGIN opens it, END closes the innermost span
  * opened by BEGIN or ludus_begin_site on this thread (lexical scopes opened
@@ -791,38 +879,43 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
 #endif
 /* clang-format on */
 #endif
-#define LUDUS_PROFILE_PLOT(Name, value)                     \
-    do {                                                    \
-        LUDUS__SITE(LUDUS__VAR(ludus__plot_), #Name, NULL); \
-        LUDUS__PLOT_CALL(&LUDUS__VAR(ludus__plot_), value); \
+#define LUDUS_PROFILE_PLOT(Name, value)                                     \
+    do {                                                                    \
+        LUDUS__SITE(LUDUS__VAR(ludus__plot_), #Name, NULL);                 \
+        LUDUS__PLOT_CALL(LUDUS__SITE_PTR(LUDUS__VAR(ludus__plot_)), value); \
     } while (0)
 /* A log message whose text is fixed (a literal or a token): nothing is
  * formatted or copied, the site holds the text. level: LUDUS_LOG_*. */
-#define LUDUS_PROFILE_MESSAGE(level, Text)                         \
-    do {                                                           \
-        LUDUS__SITE(LUDUS__VAR(ludus__message_), #Text, "log");    \
-        ludus__message_check(&LUDUS__VAR(ludus__message_), level); \
+#define LUDUS_PROFILE_MESSAGE(level, Text)                                         \
+    do {                                                                           \
+        LUDUS__SITE(LUDUS__VAR(ludus__message_), #Text, "log");                    \
+        ludus__message_check(LUDUS__SITE_PTR(LUDUS__VAR(ludus__message_)), level); \
     } while (0)
 /* A message formatted when the capture is read (see ludus_log above). */
 #define LUDUS__LOG_FIRST(fmt, ...) fmt
+#if LUDUS__TRACY /* formatted now (ludus_log), sent as a Tracy message */
+#define LUDUS_PROFILE_LOG(level, ...) ludus_log(level, __VA_ARGS__)
+#else
 #define LUDUS_PROFILE_LOG(level, ...)                                                                               \
     do {                                                                                                            \
         static const ludus_site LUDUS__VAR(ludus__log_) = {                                                         \
             LUDUS__LOG_FIRST(__VA_ARGS__, unused), __func__, __FILE__, "log", (uint32_t)__LINE__, LUDUS_SITE_TEXT}; \
         if (ludus__is_armed()) ludus__log_deferred(&LUDUS__VAR(ludus__log_), level, __VA_ARGS__);                   \
     } while (0)
+#endif
 /* Async zones by name (see ludus_async_begin): Track and Name are tokens or
  * literals; uses with the same Track text share the track. */
-#define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name)                                                        \
-    do {                                                                                                  \
-        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                                       \
-        LUDUS__SITE(LUDUS__VAR(ludus__async_), #Name, NULL);                                              \
-        ludus__async_check(&LUDUS__VAR(ludus__async_), &LUDUS__VAR(ludus__async_track_), (uint64_t)(id)); \
+#define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name)                                            \
+    do {                                                                                      \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                           \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_), #Name, NULL);                                  \
+        ludus__async_check(LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_)),                        \
+                           LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_track_)), (uint64_t)(id)); \
     } while (0)
-#define LUDUS_PROFILE_ASYNC_END(Track, id)                                          \
-    do {                                                                            \
-        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                 \
-        ludus__async_check(NULL, &LUDUS__VAR(ludus__async_track_), (uint64_t)(id)); \
+#define LUDUS_PROFILE_ASYNC_END(Track, id)                                                          \
+    do {                                                                                            \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                                 \
+        ludus__async_check(NULL, LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_track_)), (uint64_t)(id)); \
     } while (0)
 
 #else /* LUDUS_PROFILE_LEVEL == 0: nothing is evaluated, no code is emitted */
@@ -1338,10 +1431,16 @@ LUDUS_API uint64_t ludus_lock_names_refused(void);
 enum { LUDUS__LOCK_OTHER = 0, LUDUS__LOCK_MUTEX = 1, LUDUS__LOCK_READ = 2, LUDUS__LOCK_WRITE = 3 };
 LUDUS_API uintptr_t ludus__lock_wait_begin(const void *lock, const ludus_site *site, unsigned kind);
 
+#if LUDUS__TRACY /* a zone named after the lock (src/backend/tracy.c) */
+LUDUS__INLINE uintptr_t ludus__lock_wait_check(const void *lock, const ludus_site *site, unsigned kind) {
+    return ludus__tracy_lock_wait(lock, site, kind);
+}
+#else
 LUDUS__INLINE uintptr_t ludus__lock_wait_check(const void *lock, const ludus_site *site, unsigned kind) {
     if (LUDUS__LIKELY(!ludus__is_armed())) return 0;
     return ludus__lock_wait_begin(lock, site, kind);
 }
+#endif
 
 /* Any other lock, named with ludus_lock_name or not: call begin after your
  * own try-lock failed and end once the blocking call returned. site: the
@@ -1403,14 +1502,20 @@ LUDUS__INLINE int ludus_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site *sit
  * site's descriptor is static (name: the argument as written). */
 #if LUDUS_PROFILE_LEVEL > 0
 
+#if LUDUS__TRACY
+#define LUDUS__LOCK_SITE(var, text)  \
+    static ludus__tracy_site var = { \
+        {text, __func__, __FILE__, LUDUS_LOCK_CATEGORY, (uint32_t)__LINE__, LUDUS_SITE_TEXT | LUDUS_SITE_TRACY}, NULL}
+#else
 #define LUDUS__LOCK_SITE(var, text) \
     static const ludus_site var = {text, __func__, __FILE__, LUDUS_LOCK_CATEGORY, (uint32_t)__LINE__, LUDUS_SITE_TEXT}
+#endif
 /* A statement expression (GCC and Clang; __extension__ keeps -Wpedantic
  * quiet) so the site can be static and the macro still yields a value. */
-#define LUDUS__LOCK_CALL(fn, lock)                              \
-    __extension__({                                             \
-        LUDUS__LOCK_SITE(LUDUS__VAR(ludus__lock_site_), #lock); \
-        fn((lock), &LUDUS__VAR(ludus__lock_site_));             \
+#define LUDUS__LOCK_CALL(fn, lock)                                  \
+    __extension__({                                                 \
+        LUDUS__LOCK_SITE(LUDUS__VAR(ludus__lock_site_), #lock);     \
+        fn((lock), LUDUS__SITE_PTR(LUDUS__VAR(ludus__lock_site_))); \
     })
 #define LUDUS_PROFILE_MUTEX_LOCK(m) LUDUS__LOCK_CALL(ludus_mutex_lock, m)
 #ifdef PTHREAD_RWLOCK_INITIALIZER
@@ -4377,6 +4482,43 @@ static void ludus__sf_counters_fork_install(void) {
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- src/backend/tracy.h ---- */
+/* The Tracy backend's entry points for the library's own calls (tracy.c).
+ * A Tracy build (-DLUDUS_BACKEND=tracy) compiles the library with
+ * LUDUS_WITH_TRACY=1: the integration API (begin_site, log, async, fibers,
+ * thread names) forwards to these, and the built-in capture refuses to
+ * start (the recorder is linked and receives nothing). Instrumented code
+ * reaches tracy.c through the LUDUS__TRACY seam of <ludus/profiling.h>. */
+#ifndef LUDUS_BACKEND_TRACY_H
+#define LUDUS_BACKEND_TRACY_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+
+#if defined(LUDUS_WITH_TRACY) && LUDUS_WITH_TRACY
+#define LUDUS__WITH_TRACY 1
+/* What the refused capture calls say (ludus_last_error_detail). */
+#define LUDUS__TRACY_NO_CAPTURE \
+    "this library was built with -DLUDUS_BACKEND=tracy: events go to Tracy, not to a capture"
+LUDUS_HIDDEN void ludus__tracy_begin_site(uint32_t site_id);
+LUDUS_HIDDEN void ludus__tracy_end_site(void);
+LUDUS_HIDDEN void ludus__tracy_end_site_id(uint32_t site_id);
+LUDUS_HIDDEN void ludus__tracy_sample(uint32_t site_id, int64_t value, double fvalue, int is_double);
+LUDUS_HIDDEN ludus_unwind_point ludus__tracy_unwind_here(void);
+LUDUS_HIDDEN void ludus__tracy_unwound_to(ludus_unwind_point point);
+LUDUS_HIDDEN void ludus__tracy_log_text(int level, const char *text, size_t len);
+LUDUS_HIDDEN void ludus__tracy_vlog(int level, const char *fmt, va_list args);
+LUDUS_HIDDEN void ludus__tracy_async_by_id(uint32_t track, uint64_t id, uint32_t site_id, int begin);
+LUDUS_HIDDEN void ludus__tracy_fiber_enter(const char *name);
+LUDUS_HIDDEN void ludus__tracy_fiber_leave(void);
+LUDUS_HIDDEN void ludus__tracy_thread_name(const char *name);
+#else
+#define LUDUS__WITH_TRACY 0
+#endif
+
+#endif
 
 __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
 int ludus__clock_is_tsc;           /* set before arming; read after an acquire of armed */
@@ -4800,6 +4942,10 @@ void ludus_finish_flow(uint64_t flow_id) {
 }
 
 void ludus_sample_counter(uint32_t site_id, int64_t value) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_sample(site_id, value, 0.0, 0);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
@@ -4807,6 +4953,10 @@ void ludus_sample_counter(uint32_t site_id, int64_t value) {
 }
 
 void ludus_sample_counter_f64(uint32_t site_id, double value) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_sample(site_id, 0, value, 1);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
@@ -4818,6 +4968,9 @@ void ludus_sample_counter_f64(uint32_t site_id, double value) {
 /* ---- unwinding ---- */
 
 ludus_unwind_point ludus_unwind_here(void) {
+#if LUDUS__WITH_TRACY
+    return ludus__tracy_unwind_here();
+#endif
     ludus_unwind_point p = {0, 0, 0};
     uint32_t g = ludus__load_armed();
     if (g != 0 && !(g & LUDUS__ARMED_PAUSE) && ludus__cold.gen == ludus__armed_gen(g) && ludus__cold.chunk) {
@@ -4829,6 +4982,10 @@ ludus_unwind_point ludus_unwind_here(void) {
 }
 
 void ludus_unwound_to(ludus_unwind_point point) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_unwound_to(point);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     ludus__sf_emit_emit_slots(LUDUS__K_UNWIND, (uint64_t)point.at, (uintptr_t)point.gen, 2, NULL);
 }
@@ -4909,6 +5066,10 @@ static void ludus__sf_emit_span_close(const ludus__span_ent *e, const ludus_site
 }
 
 void ludus_end_site(void) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_end_site();
+    return;
+#endif
     ludus__thread_cold *c = &ludus__cold;
     if (c->span_depth == 0) {
         if (ludus__load_armed()) ludus__sf_emit_span_close(NULL, &ludus__sf_emit_unmatched_end_site); /* nothing open: a mismatched end */
@@ -4919,6 +5080,10 @@ void ludus_end_site(void) {
 }
 
 void ludus_end_site_id(uint32_t site_id) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_end_site_id(site_id);
+    return;
+#endif
     ludus__thread_cold *c = &ludus__cold;
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
@@ -4935,6 +5100,10 @@ void ludus_end_site_id(uint32_t site_id) {
 }
 
 void ludus_begin_site(uint32_t site_id) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_begin_site(site_id);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
     ludus__span_begin(site ? site : &ludus__invalid_site);
@@ -5531,6 +5700,9 @@ int ludus__register_self(const char *name) {
 }
 
 int ludus_register_thread_for_trace(const char *name) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_thread_name(name); /* Tracy copies it */
+#endif
     return ludus__register_self(name);
 }
 
@@ -5813,6 +5985,10 @@ static unsigned ludus__sf_timeline_clamp_level(int level) {
 }
 
 void ludus_log_text(int level, const char *text, size_t len) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_log_text(level, text, len);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     unsigned l = ludus__sf_timeline_clamp_level(level);
     if (!text) len = 0;
@@ -5820,6 +5996,10 @@ void ludus_log_text(int level, const char *text, size_t len) {
 }
 
 void ludus_vlog(int level, const char *fmt, va_list args) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_vlog(level, fmt, args);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     char buf[LUDUS_MESSAGE_MAX + 1];
     int n = fmt ? vsnprintf(buf, sizeof buf, fmt, args) : 0;
@@ -5830,7 +6010,7 @@ void ludus_vlog(int level, const char *fmt, va_list args) {
 }
 
 void ludus_log(int level, const char *fmt, ...) {
-    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
+    if (LUDUS__LIKELY(ludus__load_armed() == 0) && !LUDUS__WITH_TRACY) return;
     va_list ap;
     va_start(ap, fmt);
     ludus_vlog(level, fmt, ap);
@@ -5974,12 +6154,20 @@ void ludus__async(const ludus_site *site, const ludus_site *track, uint64_t id) 
 }
 
 void ludus_async_begin(uint32_t track, uint64_t id, uint32_t site_id) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_async_by_id(track, id, site_id, 1);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *t = ludus__site_by_id(track), *s = ludus__site_by_id(site_id);
     ludus__async(s ? s : &ludus__invalid_site, t ? t : &ludus__invalid_site, id);
 }
 
 void ludus_async_end(uint32_t track, uint64_t id) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_async_by_id(track, id, 0, 0);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *t = ludus__site_by_id(track);
     ludus__async(NULL, t ? t : &ludus__invalid_site, id);
@@ -5997,6 +6185,10 @@ static uint32_t ludus__sf_timeline_armed_gen(void) {
 }
 
 void ludus_fiber_enter(const char *name) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_fiber_enter(name);
+    return;
+#endif
     if (ludus__sf_timeline_current_fiber) ludus_fiber_leave();
     if (LUDUS__LIKELY(ludus__load_armed() == 0) || !name || !*name) return;
     const ludus_site *s = ludus__emit_fiber_enter(name);
@@ -6007,6 +6199,10 @@ void ludus_fiber_enter(const char *name) {
 }
 
 void ludus_fiber_leave(void) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_fiber_leave();
+    return;
+#endif
     const ludus_site *s = ludus__sf_timeline_current_fiber;
     ludus__sf_timeline_current_fiber = NULL;
     if (s && ludus__sf_timeline_current_gen == ludus__sf_timeline_armed_gen()) ludus__emit_fiber_leave(s); /* its site is that capture's */
@@ -11336,6 +11532,11 @@ static void ludus__sf_rolling_release_window(void) {
 }
 
 int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling) {
+#if LUDUS__WITH_TRACY
+    (void)capture;
+    (void)rolling;
+    return ludus__fail(LUDUS_EUNSUPPORTED, "%s", LUDUS__TRACY_NO_CAPTURE);
+#endif
     if (ludus_rolling_active() || ludus_capture_active())
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus_rolling_desc d;
@@ -11815,6 +12016,10 @@ static void ludus__sf_session_begin_discard(ludus__begin_prep *p) {
 }
 
 int ludus_begin_capture(const ludus_capture_desc *desc) {
+#if LUDUS__WITH_TRACY
+    (void)desc;
+    return ludus__fail(LUDUS_EUNSUPPORTED, "%s", LUDUS__TRACY_NO_CAPTURE);
+#endif
     /* the rolling window first: while it runs, its switch thread sets ludus__sf_session_active */
     if (ludus__rolling_owns_session() || __atomic_load_n(&ludus__sf_session_active, __ATOMIC_ACQUIRE))
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");

@@ -76,10 +76,16 @@ LUDUS_API uint64_t ludus_lock_names_refused(void);
 enum { LUDUS__LOCK_OTHER = 0, LUDUS__LOCK_MUTEX = 1, LUDUS__LOCK_READ = 2, LUDUS__LOCK_WRITE = 3 };
 LUDUS_API uintptr_t ludus__lock_wait_begin(const void *lock, const ludus_site *site, unsigned kind);
 
+#if LUDUS__TRACY /* a zone named after the lock (src/backend/tracy.c) */
+LUDUS__INLINE uintptr_t ludus__lock_wait_check(const void *lock, const ludus_site *site, unsigned kind) {
+    return ludus__tracy_lock_wait(lock, site, kind);
+}
+#else
 LUDUS__INLINE uintptr_t ludus__lock_wait_check(const void *lock, const ludus_site *site, unsigned kind) {
     if (LUDUS__LIKELY(!ludus__is_armed())) return 0;
     return ludus__lock_wait_begin(lock, site, kind);
 }
+#endif
 
 /* Any other lock, named with ludus_lock_name or not: call begin after your
  * own try-lock failed and end once the blocking call returned. site: the
@@ -141,14 +147,20 @@ LUDUS__INLINE int ludus_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site *sit
  * site's descriptor is static (name: the argument as written). */
 #if LUDUS_PROFILE_LEVEL > 0
 
+#if LUDUS__TRACY
+#define LUDUS__LOCK_SITE(var, text)  \
+    static ludus__tracy_site var = { \
+        {text, __func__, __FILE__, LUDUS_LOCK_CATEGORY, (uint32_t)__LINE__, LUDUS_SITE_TEXT | LUDUS_SITE_TRACY}, NULL}
+#else
 #define LUDUS__LOCK_SITE(var, text) \
     static const ludus_site var = {text, __func__, __FILE__, LUDUS_LOCK_CATEGORY, (uint32_t)__LINE__, LUDUS_SITE_TEXT}
+#endif
 /* A statement expression (GCC and Clang; __extension__ keeps -Wpedantic
  * quiet) so the site can be static and the macro still yields a value. */
-#define LUDUS__LOCK_CALL(fn, lock)                              \
-    __extension__({                                             \
-        LUDUS__LOCK_SITE(LUDUS__VAR(ludus__lock_site_), #lock); \
-        fn((lock), &LUDUS__VAR(ludus__lock_site_));             \
+#define LUDUS__LOCK_CALL(fn, lock)                                  \
+    __extension__({                                                 \
+        LUDUS__LOCK_SITE(LUDUS__VAR(ludus__lock_site_), #lock);     \
+        fn((lock), LUDUS__SITE_PTR(LUDUS__VAR(ludus__lock_site_))); \
     })
 #define LUDUS_PROFILE_MUTEX_LOCK(m) LUDUS__LOCK_CALL(ludus_mutex_lock, m)
 #ifdef PTHREAD_RWLOCK_INITIALIZER

@@ -49,6 +49,17 @@ typedef struct __attribute__((aligned(16))) ludus_site {
 #define LUDUS_SITE_COUNT 4u   /* a LUDUS_PROFILE_COUNT counter */
 #define LUDUS_SITE_GAUGE 8u   /* a LUDUS_PROFILE_GAUGE gauge */
 #define LUDUS_SITE_MEMORY 16u /* a memory domain (ludus_memory_domain_register) */
+#define LUDUS_SITE_TRACY 32u  /* a ludus__tracy_site: Tracy's source location follows (LUDUS_BACKEND_TRACY) */
+
+/* The backend: LUDUS_BACKEND_TRACY (set by the build that links Tracy's
+ * client, -DLUDUS_BACKEND=tracy) sends every macro to Tracy instead of the
+ * built-in recorder (src/backend/tracy.c; README, "Tracy"). The library's
+ * own sources are always compiled without it. */
+#if defined(LUDUS_BACKEND_TRACY) && LUDUS_BACKEND_TRACY
+#define LUDUS__TRACY 1
+#else
+#define LUDUS__TRACY 0
+#endif
 
 /* A counter (LUDUS_PROFILE_COUNT) or a gauge (LUDUS_PROFILE_GAUGE) as one
  * macro use sees it: its site and where the library keeps its value. Uses
@@ -478,6 +489,7 @@ LUDUS__INLINE int ludus__is_armed(void) {
 }
 #endif
 
+#if !LUDUS__TRACY
 /* Begin a scope: returns its token for ludus__scope_end, the address of the
  * begin's slot | 1 (0 when nothing was recorded). An end names its begin by
  * that token, so ends pair by identity: a scope skipped by longjmp is found
@@ -554,6 +566,7 @@ LUDUS__INLINE void ludus__span_begin_check(const ludus_site *site) {
     if (LUDUS__LIKELY(!ludus__is_armed())) return;
     ludus__span_begin(site);
 }
+#endif /* !LUDUS__TRACY */
 
 /* Adds n to the thread's shard of the counter: no lock and no atomic
  * read-modify-write (bench/RESULTS.md, gate G7: a shared atomic costs ~10x
@@ -586,6 +599,7 @@ LUDUS__INLINE void ludus__gauge(ludus_counter_site *site, int64_t value) {
     __atomic_store_n(&g->last, value, __ATOMIC_RELAXED);
 }
 
+#if !LUDUS__TRACY
 LUDUS__INLINE void ludus__plot_i64_check(const ludus_site *site, int64_t value) {
     if (LUDUS__LIKELY(!ludus__is_armed())) return;
     ludus__plot_i64(site, value);
@@ -605,6 +619,69 @@ LUDUS__INLINE void ludus__async_check(const ludus_site *site, const ludus_site *
     if (LUDUS__LIKELY(!ludus__is_armed())) return;
     ludus__async(site, track, id);
 }
+#define LUDUS__DYN_BEGIN(name) (ludus__is_armed() ? ludus__dyn_begin(name) : (uintptr_t)0)
+
+#else /* LUDUS__TRACY: the same seam, every call to src/backend/tracy.c */
+
+/* A site of the macros in a Tracy build: the descriptor, then Tracy's source
+ * location for it (made once, on the site's first use, with its name as
+ * text: no allocation per zone). Its flags have LUDUS_SITE_TRACY. */
+typedef struct ludus__tracy_site {
+    ludus_site site;
+    void *loc; /* the ___tracy_source_location_data, NULL until first use */
+} ludus__tracy_site;
+
+/* Exported by a Tracy build's library only (hence not LUDUS_API, which
+ * every build exports). */
+#define LUDUS__TRACY_API LUDUS_API
+/* A zone: its token is nonzero; ends are paired by token, and zones opened
+ * after a zone that ends are ended first (Tracy nests zones per thread). */
+LUDUS__TRACY_API uintptr_t ludus__tracy_begin(const ludus_site *site);
+LUDUS__TRACY_API void ludus__tracy_end(uintptr_t token);
+LUDUS__TRACY_API uintptr_t ludus__tracy_dyn_begin(const char *name);
+LUDUS__TRACY_API void ludus__tracy_instant(const ludus_site *site, unsigned kind);
+LUDUS__TRACY_API void ludus__tracy_frame(void);
+LUDUS__TRACY_API void ludus__tracy_span_begin(const ludus_site *site);
+LUDUS__TRACY_API void ludus__tracy_plot_i64(const ludus_site *site, int64_t value);
+LUDUS__TRACY_API void ludus__tracy_plot_f64(const ludus_site *site, double value);
+LUDUS__TRACY_API void ludus__tracy_message(const ludus_site *site, int level);
+LUDUS__TRACY_API void ludus__tracy_async(const ludus_site *site, const ludus_site *track, uint64_t id);
+LUDUS__TRACY_API uintptr_t ludus__tracy_lock_wait(const void *lock, const ludus_site *site, unsigned kind);
+
+LUDUS__INLINE uintptr_t ludus__scope_begin(const ludus_site *site) {
+    return ludus__tracy_begin(site);
+}
+LUDUS__INLINE void ludus__scope_end(uintptr_t token) {
+    if (token != 0) ludus__tracy_end(token);
+}
+LUDUS__INLINE void ludus__instant(const ludus_site *site, unsigned kind) {
+    ludus__tracy_instant(site, kind);
+}
+/* Flows have no Tracy equivalent: none is recorded (OUT returns 0). */
+LUDUS__INLINE uint64_t ludus__flow_out_check(const char *name) {
+    (void)name;
+    return 0;
+}
+LUDUS__INLINE void ludus__flow_in_check(uint64_t id) {
+    (void)id;
+}
+LUDUS__INLINE void ludus__span_begin_check(const ludus_site *site) {
+    ludus__tracy_span_begin(site);
+}
+LUDUS__INLINE void ludus__plot_i64_check(const ludus_site *site, int64_t value) {
+    ludus__tracy_plot_i64(site, value);
+}
+LUDUS__INLINE void ludus__plot_f64_check(const ludus_site *site, double value) {
+    ludus__tracy_plot_f64(site, value);
+}
+LUDUS__INLINE void ludus__message_check(const ludus_site *site, int level) {
+    ludus__tracy_message(site, level);
+}
+LUDUS__INLINE void ludus__async_check(const ludus_site *site, const ludus_site *track, uint64_t id) {
+    ludus__tracy_async(site, track, id);
+}
+#define LUDUS__DYN_BEGIN(name) ludus__tracy_dyn_begin(name)
+#endif /* LUDUS__TRACY */
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -617,8 +694,15 @@ LUDUS__INLINE void ludus__async_check(const ludus_site *site, const ludus_site *
 #define LUDUS__CAT(a, b) LUDUS__CAT2(a, b)
 #define LUDUS__VAR(base) LUDUS__CAT(base, __LINE__)
 
+#if LUDUS__TRACY
+#define LUDUS__SITE(var, name_str, cat_str) \
+    static ludus__tracy_site var = {{name_str, __func__, __FILE__, cat_str, (uint32_t)__LINE__, LUDUS_SITE_TRACY}, NULL}
+#define LUDUS__SITE_PTR(var) (&(var).site)
+#else
 #define LUDUS__SITE(var, name_str, cat_str) \
     static const ludus_site var = {name_str, __func__, __FILE__, cat_str, (uint32_t)__LINE__, 0u}
+#define LUDUS__SITE_PTR(var) (&(var))
+#endif
 
 /* What a compiled-out scope macro becomes: a declaration that emits
  * nothing (a typedef), as the scope it replaces is one, so code that keeps
@@ -646,7 +730,7 @@ struct scope {
 };
 struct dyn_scope {
     uintptr_t token;
-    explicit dyn_scope(const char *name) : token(ludus__is_armed() ? ludus__dyn_begin(name) : 0) {}
+    explicit dyn_scope(const char *name) : token(LUDUS__DYN_BEGIN(name)) {}
     ~dyn_scope() {
         ludus__scope_end(token);
     }
@@ -656,18 +740,18 @@ struct dyn_scope {
 } /* namespace ludus */
 #define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str) \
     LUDUS__SITE(site_var, name_str, cat_str);                   \
-    ::ludus::scope scope_var(&site_var)
+    ::ludus::scope scope_var(LUDUS__SITE_PTR(site_var))
 #define LUDUS__SCOPE_DYN_AT(var, name_expr) ::ludus::dyn_scope var(name_expr)
 #else
 LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
     ludus__scope_end(*token);
 }
-#define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str) \
-    LUDUS__SITE(site_var, name_str, cat_str);                   \
-    uintptr_t scope_var __attribute__((cleanup(ludus__scope_cleanup), unused)) = ludus__scope_begin(&site_var)
-#define LUDUS__SCOPE_DYN_AT(var, name_expr)                                \
-    uintptr_t var __attribute__((cleanup(ludus__scope_cleanup), unused)) = \
-        (ludus__is_armed() ? ludus__dyn_begin(name_expr) : (uintptr_t)0)
+#define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str)                  \
+    LUDUS__SITE(site_var, name_str, cat_str);                                    \
+    uintptr_t scope_var __attribute__((cleanup(ludus__scope_cleanup), unused)) = \
+        ludus__scope_begin(LUDUS__SITE_PTR(site_var))
+#define LUDUS__SCOPE_DYN_AT(var, name_expr) \
+    uintptr_t var __attribute__((cleanup(ludus__scope_cleanup), unused)) = LUDUS__DYN_BEGIN(name_expr)
 #endif
 
 #define LUDUS__SCOPE_NC(name_str, cat_str) \
@@ -686,10 +770,10 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
  *     if (!my_trylock(&l)) { LUDUS_PROFILE_LOCK_WAIT(MyLock); my_lock(&l); } */
 #define LUDUS_PROFILE_LOCK_WAIT(Name) LUDUS__SCOPE_NC(#Name, "lock")
 
-#define LUDUS__MARK_AT(site_var, name_str, kind) \
-    do {                                         \
-        LUDUS__SITE(site_var, name_str, NULL);   \
-        ludus__instant(&site_var, kind);         \
+#define LUDUS__MARK_AT(site_var, name_str, kind)         \
+    do {                                                 \
+        LUDUS__SITE(site_var, name_str, NULL);           \
+        ludus__instant(LUDUS__SITE_PTR(site_var), kind); \
     } while (0)
 /* Frame boundary, once per frame from one thread (the main loop's): it
  * closes the frame's snapshot of counters, gauges and memory domains into
@@ -697,14 +781,18 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
  * records a frame mark and the snapshot. A frame is the time between two
  * marks: place it at the top or at the bottom of the loop; the time before
  * the first mark and after the last is reported as such, never as a frame. */
+#if LUDUS__TRACY
+#define LUDUS_PROFILE_FRAME() ludus__tracy_frame()
+#else
 #define LUDUS_PROFILE_FRAME() ludus__frame_tick()
+#endif
 /* Zero-duration marker on this thread's track. */
 #define LUDUS_PROFILE_MARK(Name) LUDUS__MARK_AT(ludus__mark_site, #Name, LUDUS__K_MARK)
 
-#define LUDUS__BEGIN_AT(site_var, name_str)    \
-    do {                                       \
-        LUDUS__SITE(site_var, name_str, NULL); \
-        ludus__span_begin_check(&site_var);    \
+#define LUDUS__BEGIN_AT(site_var, name_str)                 \
+    do {                                                    \
+        LUDUS__SITE(site_var, name_str, NULL);              \
+        ludus__span_begin_check(LUDUS__SITE_PTR(site_var)); \
     } while (0)
 /* A span that is not lexical: BEGIN opens it, END closes the innermost span
  * opened by BEGIN or ludus_begin_site on this thread (lexical scopes opened
@@ -770,38 +858,43 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
 #endif
 /* clang-format on */
 #endif
-#define LUDUS_PROFILE_PLOT(Name, value)                     \
-    do {                                                    \
-        LUDUS__SITE(LUDUS__VAR(ludus__plot_), #Name, NULL); \
-        LUDUS__PLOT_CALL(&LUDUS__VAR(ludus__plot_), value); \
+#define LUDUS_PROFILE_PLOT(Name, value)                                     \
+    do {                                                                    \
+        LUDUS__SITE(LUDUS__VAR(ludus__plot_), #Name, NULL);                 \
+        LUDUS__PLOT_CALL(LUDUS__SITE_PTR(LUDUS__VAR(ludus__plot_)), value); \
     } while (0)
 /* A log message whose text is fixed (a literal or a token): nothing is
  * formatted or copied, the site holds the text. level: LUDUS_LOG_*. */
-#define LUDUS_PROFILE_MESSAGE(level, Text)                         \
-    do {                                                           \
-        LUDUS__SITE(LUDUS__VAR(ludus__message_), #Text, "log");    \
-        ludus__message_check(&LUDUS__VAR(ludus__message_), level); \
+#define LUDUS_PROFILE_MESSAGE(level, Text)                                         \
+    do {                                                                           \
+        LUDUS__SITE(LUDUS__VAR(ludus__message_), #Text, "log");                    \
+        ludus__message_check(LUDUS__SITE_PTR(LUDUS__VAR(ludus__message_)), level); \
     } while (0)
 /* A message formatted when the capture is read (see ludus_log above). */
 #define LUDUS__LOG_FIRST(fmt, ...) fmt
+#if LUDUS__TRACY /* formatted now (ludus_log), sent as a Tracy message */
+#define LUDUS_PROFILE_LOG(level, ...) ludus_log(level, __VA_ARGS__)
+#else
 #define LUDUS_PROFILE_LOG(level, ...)                                                                               \
     do {                                                                                                            \
         static const ludus_site LUDUS__VAR(ludus__log_) = {                                                         \
             LUDUS__LOG_FIRST(__VA_ARGS__, unused), __func__, __FILE__, "log", (uint32_t)__LINE__, LUDUS_SITE_TEXT}; \
         if (ludus__is_armed()) ludus__log_deferred(&LUDUS__VAR(ludus__log_), level, __VA_ARGS__);                   \
     } while (0)
+#endif
 /* Async zones by name (see ludus_async_begin): Track and Name are tokens or
  * literals; uses with the same Track text share the track. */
-#define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name)                                                        \
-    do {                                                                                                  \
-        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                                       \
-        LUDUS__SITE(LUDUS__VAR(ludus__async_), #Name, NULL);                                              \
-        ludus__async_check(&LUDUS__VAR(ludus__async_), &LUDUS__VAR(ludus__async_track_), (uint64_t)(id)); \
+#define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name)                                            \
+    do {                                                                                      \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                           \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_), #Name, NULL);                                  \
+        ludus__async_check(LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_)),                        \
+                           LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_track_)), (uint64_t)(id)); \
     } while (0)
-#define LUDUS_PROFILE_ASYNC_END(Track, id)                                          \
-    do {                                                                            \
-        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                 \
-        ludus__async_check(NULL, &LUDUS__VAR(ludus__async_track_), (uint64_t)(id)); \
+#define LUDUS_PROFILE_ASYNC_END(Track, id)                                                          \
+    do {                                                                                            \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                                 \
+        ludus__async_check(NULL, LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_track_)), (uint64_t)(id)); \
     } while (0)
 
 #else /* LUDUS_PROFILE_LEVEL == 0: nothing is evaluated, no code is emitted */

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backend/tracy.h"
 #include "../platform/background.h"
 #include "capture_internal.h"
 
@@ -647,6 +648,11 @@ static void release_window(void) {
 }
 
 int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling) {
+#if LUDUS__WITH_TRACY
+    (void)capture;
+    (void)rolling;
+    return ludus__fail(LUDUS_EUNSUPPORTED, "%s", LUDUS__TRACY_NO_CAPTURE);
+#endif
     if (ludus_rolling_active() || ludus_capture_active())
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus_rolling_desc d;

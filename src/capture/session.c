@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backend/tracy.h"
 #include "../platform/pages.h"
 #include "capture_internal.h"
 #include "text.h"
@@ -303,6 +304,10 @@ static void begin_discard(ludus__begin_prep *p) {
 }
 
 int ludus_begin_capture(const ludus_capture_desc *desc) {
+#if LUDUS__WITH_TRACY
+    (void)desc;
+    return ludus__fail(LUDUS_EUNSUPPORTED, "%s", LUDUS__TRACY_NO_CAPTURE);
+#endif
     /* the rolling window first: while it runs, its switch thread sets active */
     if (ludus__rolling_owns_session() || __atomic_load_n(&active, __ATOMIC_ACQUIRE))
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");

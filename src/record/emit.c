@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "counters.h"
+#include "../backend/tracy.h"
 #include "record.h"
 
 __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
@@ -446,6 +447,10 @@ void ludus_finish_flow(uint64_t flow_id) {
 }
 
 void ludus_sample_counter(uint32_t site_id, int64_t value) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_sample(site_id, value, 0.0, 0);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
@@ -453,6 +458,10 @@ void ludus_sample_counter(uint32_t site_id, int64_t value) {
 }
 
 void ludus_sample_counter_f64(uint32_t site_id, double value) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_sample(site_id, 0, value, 1);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
@@ -464,6 +473,9 @@ void ludus_sample_counter_f64(uint32_t site_id, double value) {
 /* ---- unwinding ---- */
 
 ludus_unwind_point ludus_unwind_here(void) {
+#if LUDUS__WITH_TRACY
+    return ludus__tracy_unwind_here();
+#endif
     ludus_unwind_point p = {0, 0, 0};
     uint32_t g = ludus__load_armed();
     if (g != 0 && !(g & LUDUS__ARMED_PAUSE) && ludus__cold.gen == ludus__armed_gen(g) && ludus__cold.chunk) {
@@ -475,6 +487,10 @@ ludus_unwind_point ludus_unwind_here(void) {
 }
 
 void ludus_unwound_to(ludus_unwind_point point) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_unwound_to(point);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     emit_slots(LUDUS__K_UNWIND, (uint64_t)point.at, (uintptr_t)point.gen, 2, NULL);
 }
@@ -555,6 +571,10 @@ static void span_close(const ludus__span_ent *e, const ludus_site *explicit_site
 }
 
 void ludus_end_site(void) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_end_site();
+    return;
+#endif
     ludus__thread_cold *c = &ludus__cold;
     if (c->span_depth == 0) {
         if (ludus__load_armed()) span_close(NULL, &unmatched_end_site); /* nothing open: a mismatched end */
@@ -565,6 +585,10 @@ void ludus_end_site(void) {
 }
 
 void ludus_end_site_id(uint32_t site_id) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_end_site_id(site_id);
+    return;
+#endif
     ludus__thread_cold *c = &ludus__cold;
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
@@ -581,6 +605,10 @@ void ludus_end_site_id(uint32_t site_id) {
 }
 
 void ludus_begin_site(uint32_t site_id) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_begin_site(site_id);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
     ludus__span_begin(site ? site : &ludus__invalid_site);

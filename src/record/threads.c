@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backend/tracy.h"
 #include "../platform/process.h"
 #include "record.h"
 
@@ -98,6 +99,9 @@ int ludus__register_self(const char *name) {
 }
 
 int ludus_register_thread_for_trace(const char *name) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_thread_name(name); /* Tracy copies it */
+#endif
     return ludus__register_self(name);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "printf_spec.h"
+#include "../backend/tracy.h"
 #include "record.h"
 
 /* ---- log messages ---- */
@@ -27,6 +28,10 @@ static unsigned clamp_level(int level) {
 }
 
 void ludus_log_text(int level, const char *text, size_t len) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_log_text(level, text, len);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     unsigned l = clamp_level(level);
     if (!text) len = 0;
@@ -34,6 +39,10 @@ void ludus_log_text(int level, const char *text, size_t len) {
 }
 
 void ludus_vlog(int level, const char *fmt, va_list args) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_vlog(level, fmt, args);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     char buf[LUDUS_MESSAGE_MAX + 1];
     int n = fmt ? vsnprintf(buf, sizeof buf, fmt, args) : 0;
@@ -44,7 +53,7 @@ void ludus_vlog(int level, const char *fmt, va_list args) {
 }
 
 void ludus_log(int level, const char *fmt, ...) {
-    if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
+    if (LUDUS__LIKELY(ludus__load_armed() == 0) && !LUDUS__WITH_TRACY) return;
     va_list ap;
     va_start(ap, fmt);
     ludus_vlog(level, fmt, ap);
@@ -188,12 +197,20 @@ void ludus__async(const ludus_site *site, const ludus_site *track, uint64_t id) 
 }
 
 void ludus_async_begin(uint32_t track, uint64_t id, uint32_t site_id) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_async_by_id(track, id, site_id, 1);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *t = ludus__site_by_id(track), *s = ludus__site_by_id(site_id);
     ludus__async(s ? s : &ludus__invalid_site, t ? t : &ludus__invalid_site, id);
 }
 
 void ludus_async_end(uint32_t track, uint64_t id) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_async_by_id(track, id, 0, 0);
+    return;
+#endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *t = ludus__site_by_id(track);
     ludus__async(NULL, t ? t : &ludus__invalid_site, id);
@@ -211,6 +228,10 @@ static uint32_t armed_gen(void) {
 }
 
 void ludus_fiber_enter(const char *name) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_fiber_enter(name);
+    return;
+#endif
     if (current_fiber) ludus_fiber_leave();
     if (LUDUS__LIKELY(ludus__load_armed() == 0) || !name || !*name) return;
     const ludus_site *s = ludus__emit_fiber_enter(name);
@@ -221,6 +242,10 @@ void ludus_fiber_enter(const char *name) {
 }
 
 void ludus_fiber_leave(void) {
+#if LUDUS__WITH_TRACY
+    ludus__tracy_fiber_leave();
+    return;
+#endif
     const ludus_site *s = current_fiber;
     current_fiber = NULL;
     if (s && current_gen == armed_gen()) ludus__emit_fiber_leave(s); /* its site is that capture's */

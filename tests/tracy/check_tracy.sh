@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The Tracy backend end to end (make test-tracy): the demo built with
+# -DLUDUS_BACKEND=tracy runs while Tracy's own tracy-capture listens on
+# 127.0.0.1; tracy-csvexport lists what it received, and tests/tracy/compare.py
+# checks it against the same demo (--deterministic) recorded by the built-in
+# recorder: every site present, counts equal per site.
+#
+#   check_tracy.sh SOURCE_DIR BUILTIN_BUILD OUT_DIR
+#
+# BUILTIN_BUILD holds a default build (examples/ludus-demo). OUT_DIR gets the
+# Tracy build (OUT_DIR/build), tracy-capture and tracy-csvexport (OUT_DIR/tools,
+# built once from Tracy's sources and kept), the traces and the CSV files.
+# Tracy's sources: LUDUS_TRACY_SRC (a checkout with public/, server/,
+# capture/, csvexport/), default ../shared/third_party/tracy beside the
+# repository, which also holds the tools' build script (tracy-tools/build.sh).
+# A missing dependency skips the test with a message on a developer's
+# machine, and fails it in CI (LUDUS_CI=1).
+set -euo pipefail
+SRC=$(cd "$1" && pwd)
+BUILTIN=$(cd "$2" && pwd)
+OUT=$3
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+SHARED=$(cd "$SRC/.." && pwd)/shared
+TRACY=${LUDUS_TRACY_SRC:-$SHARED/third_party/tracy}
+TOOLS_SCRIPT=${LUDUS_TRACY_TOOLS_SCRIPT:-$SHARED/third_party/tracy-tools/build.sh}
+FRAMES=${LUDUS_TRACY_FRAMES:-120}
+LIMIT=${LUDUS_TRACY_TIMEOUT:-120} # seconds, for each process
+
+missing() {
+  if [ "${LUDUS_CI:-0}" = 1 ]; then
+    echo "test-tracy: FAIL: $1 (CI must have it)" >&2
+    exit 1
+  fi
+  echo "test-tracy: SKIPPED: $1"
+  exit 0
+}
+
+[ -f "$TRACY/public/TracyClient.cpp" ] || missing "no Tracy sources at $TRACY (set LUDUS_TRACY_SRC)"
+[ -f "$TOOLS_SCRIPT" ] || missing "no script to build tracy-capture at $TOOLS_SCRIPT (set LUDUS_TRACY_TOOLS_SCRIPT)"
+command -v g++ >/dev/null || missing "g++ is missing (scripts/ensure-port-deps.sh tracy installs it)"
+[ -f /usr/include/capstone/capstone.h ] || missing "libcapstone-dev is missing (scripts/ensure-port-deps.sh tracy)"
+[ -f /usr/include/zstd.h ] || missing "libzstd-dev is missing (scripts/ensure-port-deps.sh tracy)"
+[ -x "$BUILTIN/examples/ludus-demo" ] || { echo "test-tracy: no $BUILTIN/examples/ludus-demo" >&2; exit 1; }
+
+# Tracy's tools, built once (about 2 minutes on 2 cores) and kept.
+if [ ! -x "$OUT/tools/tracy-capture" ] || [ ! -x "$OUT/tools/tracy-csvexport" ]; then
+  echo "test-tracy: building tracy-capture and tracy-csvexport from $TRACY (once)"
+  bash "$TOOLS_SCRIPT" "$TRACY" "$OUT/tools" >"$OUT/tools-build.log" 2>&1 || {
+    tail -20 "$OUT/tools-build.log" >&2
+    echo "test-tracy: FAIL: building Tracy's tools (log: $OUT/tools-build.log)" >&2
+    exit 1
+  }
+fi
+
+# The backend with clang's warnings as errors (library_clang_werror leaves
+# it out: it needs Tracy's headers).
+if command -v clang >/dev/null; then
+  clang -std=c11 -Wall -Wextra -Werror -fsyntax-only -DTRACY_ENABLE -DLUDUS_WITH_TRACY=1 -I"$SRC/include" \
+    -I"$SRC/src" -I"$TRACY/public" "$SRC/src/backend/tracy.c"
+fi
+
+# The demo with the Tracy backend.
+cmake -S "$SRC" -B "$OUT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUDUS_BACKEND=tracy \
+  -DLUDUS_TRACY_DIR="$TRACY/public" -DLUDUS_BUILD_BENCH=OFF >"$OUT/configure.log" 2>&1 || {
+  tail -20 "$OUT/configure.log" >&2
+  exit 1
+}
+cmake --build "$OUT/build" -j "${JOBS:-2}" --target ludus-demo >"$OUT/build.log" 2>&1 || {
+  tail -30 "$OUT/build.log" >&2
+  exit 1
+}
+
+# The same work recorded by the built-in recorder.
+rm -f "$OUT/builtin.json" "$OUT/demo.tracy"
+timeout "$LIMIT" "$BUILTIN/examples/ludus-demo" --deterministic --frames "$FRAMES" --trace "$OUT/builtin.json" \
+  >"$OUT/builtin.log"
+
+# A free port for this run (Tracy's client listens on it; tracy-capture connects).
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+CAP_PID=
+cleanup() { [ -n "$CAP_PID" ] && kill "$CAP_PID" 2>/dev/null || true; }
+trap cleanup EXIT
+timeout "$LIMIT" "$OUT/tools/tracy-capture" -a 127.0.0.1 -p "$PORT" -o "$OUT/demo.tracy" -f >"$OUT/capture.log" 2>&1 &
+CAP_PID=$!
+# TRACY_NO_EXIT: the client waits at exit until tracy-capture has everything.
+# TRACY_NO_SYS_TRACE: no kernel tracing (root would get it; not compared).
+TRACY_PORT=$PORT TRACY_NO_EXIT=1 TRACY_NO_SYS_TRACE=1 timeout "$LIMIT" "$OUT/build/examples/ludus-demo" \
+  --deterministic --frames "$FRAMES" >"$OUT/tracy-demo.log" 2>&1 || {
+  cat "$OUT/tracy-demo.log" >&2
+  echo "test-tracy: FAIL: the demo built with Tracy failed" >&2
+  exit 1
+}
+wait "$CAP_PID" || {
+  cat "$OUT/capture.log" >&2
+  echo "test-tracy: FAIL: tracy-capture failed or timed out" >&2
+  exit 1
+}
+CAP_PID=
+[ -s "$OUT/demo.tracy" ] || { echo "test-tracy: FAIL: tracy-capture wrote no trace" >&2; exit 1; }
+
+"$OUT/tools/tracy-csvexport" "$OUT/demo.tracy" >"$OUT/zones.csv"
+"$OUT/tools/tracy-csvexport" -m "$OUT/demo.tracy" >"$OUT/messages.csv"
+"$OUT/tools/tracy-csvexport" -u -p "$OUT/demo.tracy" >"$OUT/unwrapped.csv"
+python3 "$SRC/tests/tracy/compare.py" "$OUT/builtin.json" "$OUT/zones.csv" "$OUT/messages.csv" "$OUT/unwrapped.csv"
