@@ -16,7 +16,7 @@ ifeq ($(LUDUS_BACKEND),tracy)
 CMAKE_FLAGS += -DLUDUS_BACKEND=tracy -DLUDUS_TRACY_DIR=$(abspath $(TRACY_DIR))
 endif
 
-.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers test-tracy bench-tracy fuzz bench bench-callgrind bench-diff clean single-file
+.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers test-gpu test-tracy bench-tracy fuzz bench bench-callgrind bench-diff clean single-file
 
 all: build
 
@@ -85,6 +85,18 @@ test-viewers: build
 	@$(BUILD)/tools/ludus-trace/ludus-trace diff $(BUILD)/viewer-trace.ludus $(BUILD)/viewer-more.ludus \
 	  --html $(BUILD)/viewer-diff.html >/dev/null
 	@node tests/viewers/check-report-html.mjs $(BUILD)/viewer-diff.html
+	@$(MAKE) --no-print-directory test-gpu
+	@node tests/viewers/check-viewers.mjs $(BUILD)-vulkan/gpu-vulkan/vk.json
+
+# GPU timing's Vulkan backend end to end on Mesa's lavapipe, with or without
+# a GPU (scripts/ensure-vulkan.sh installs it; VK_ICD_FILENAMES picks it):
+# the example's capture checked, reported and diffed (tests/gpu/check_vulkan.sh).
+test-gpu: deps
+	@./scripts/ensure-vulkan.sh
+	@cmake -S . -B $(BUILD)-vulkan -DLUDUS_VULKAN=ON -DLUDUS_BUILD_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD)-vulkan -j $(JOBS) --target vulkan_compute ludus-trace
+	@cd $(BUILD)-vulkan && VK_ICD_FILENAMES="$$(ls /usr/share/vulkan/icd.d/lvp_icd.*.json | head -n 1)" \
+	  ctest --output-on-failure -L gpu
 
 # The Tracy backend end to end: the demo built with -DLUDUS_BACKEND=tracy
 # while Tracy's tracy-capture listens, its export (tracy-csvexport) against
