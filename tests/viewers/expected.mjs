@@ -19,6 +19,8 @@ export function usToNs(us) {
 
 /** Span lanes: tid 0x40000000 + thread_index*32 + lane (src/export/chrome_json.c). */
 export const LANE_TID_BASE = 0x40000000;
+/** GPU tracks: a pseudo-thread per lane of each GPU queue from 0x7ffd0000 (docs/gpu.md). */
+export const GPU_TID_BASE = 0x7ffd0000;
 /** Async tracks: a pseudo-thread per lane from 0x7ffe0000 (fibers, from 0x7fff0000, are threads). */
 export const ASYNC_TID_BASE = 0x7ffe0000;
 export const FIBER_TID_BASE = 0x7fff0000;
@@ -64,7 +66,8 @@ export function computeExpected(trace) {
     if (!threads.has(tid)) {
       threads.set(tid, {
         tid, pid: e.pid, name: null, sortIndex: null, slices: [], instants: [], losses: [], firstEntry: null,
-        isLane: tid >= LANE_TID_BASE && tid < ASYNC_TID_BASE, isAsync: tid >= ASYNC_TID_BASE && tid < FIBER_TID_BASE,
+        isLane: tid >= LANE_TID_BASE && tid < GPU_TID_BASE, isAsync: tid >= ASYNC_TID_BASE && tid < FIBER_TID_BASE,
+        isGpu: tid >= GPU_TID_BASE && tid < ASYNC_TID_BASE,
         open: [], orphanEnds: 0,
       });
     }
