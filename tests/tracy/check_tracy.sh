@@ -66,40 +66,61 @@ cmake -S "$SRC" -B "$OUT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUDUS_BACKEN
   tail -20 "$OUT/configure.log" >&2
   exit 1
 }
-cmake --build "$OUT/build" -j "${JOBS:-2}" --target ludus-demo >"$OUT/build.log" 2>&1 || {
+cmake --build "$OUT/build" -j "${JOBS:-2}" --target ludus-demo ludus >"$OUT/build.log" 2>&1 || {
   tail -30 "$OUT/build.log" >&2
   exit 1
 }
 
 # The same work recorded by the built-in recorder.
-rm -f "$OUT/builtin.json" "$OUT/demo.tracy"
+rm -f "$OUT/builtin.json"
 timeout "$LIMIT" "$BUILTIN/examples/ludus-demo" --deterministic --frames "$FRAMES" --trace "$OUT/builtin.json" \
   >"$OUT/builtin.log"
 
-# A free port for this run (Tracy's client listens on it; tracy-capture connects).
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# Runs a program (its arguments) while tracy-capture listens on a free port,
+# and exports what it received into $OUT/$NAME.{zones,messages,unwrapped}.csv.
+capture() { # NAME PROGRAM ARGS...
+  local name=$1
+  shift
+  local port
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  rm -f "$OUT/$name.tracy"
+  timeout "$LIMIT" "$OUT/tools/tracy-capture" -a 127.0.0.1 -p "$port" -o "$OUT/$name.tracy" -f \
+    >"$OUT/$name-capture.log" 2>&1 &
+  CAP_PID=$!
+  # TRACY_NO_EXIT: the client waits at exit until tracy-capture has everything.
+  # TRACY_NO_SYS_TRACE: no kernel tracing (root would get it; not compared).
+  TRACY_PORT=$port TRACY_NO_EXIT=1 TRACY_NO_SYS_TRACE=1 timeout "$LIMIT" "$@" >"$OUT/$name.log" 2>&1 || {
+    cat "$OUT/$name.log" >&2
+    echo "test-tracy: FAIL: $* failed" >&2
+    exit 1
+  }
+  wait "$CAP_PID" || {
+    cat "$OUT/$name-capture.log" >&2
+    echo "test-tracy: FAIL: tracy-capture failed or timed out ($name)" >&2
+    exit 1
+  }
+  CAP_PID=
+  if grep -q "Instrumentation failure" "$OUT/$name-capture.log"; then
+    cat "$OUT/$name-capture.log" >&2
+    echo "test-tracy: FAIL: Tracy rejected what $name sent" >&2
+    exit 1
+  fi
+  [ -s "$OUT/$name.tracy" ] || { echo "test-tracy: FAIL: tracy-capture wrote no trace ($name)" >&2; exit 1; }
+  "$OUT/tools/tracy-csvexport" "$OUT/$name.tracy" >"$OUT/$name.zones.csv"
+  "$OUT/tools/tracy-csvexport" -m "$OUT/$name.tracy" >"$OUT/$name.messages.csv"
+  "$OUT/tools/tracy-csvexport" -u -p "$OUT/$name.tracy" >"$OUT/$name.unwrapped.csv"
+}
 CAP_PID=
 cleanup() { [ -n "$CAP_PID" ] && kill "$CAP_PID" 2>/dev/null || true; }
 trap cleanup EXIT
-timeout "$LIMIT" "$OUT/tools/tracy-capture" -a 127.0.0.1 -p "$PORT" -o "$OUT/demo.tracy" -f >"$OUT/capture.log" 2>&1 &
-CAP_PID=$!
-# TRACY_NO_EXIT: the client waits at exit until tracy-capture has everything.
-# TRACY_NO_SYS_TRACE: no kernel tracing (root would get it; not compared).
-TRACY_PORT=$PORT TRACY_NO_EXIT=1 TRACY_NO_SYS_TRACE=1 timeout "$LIMIT" "$OUT/build/examples/ludus-demo" \
-  --deterministic --frames "$FRAMES" >"$OUT/tracy-demo.log" 2>&1 || {
-  cat "$OUT/tracy-demo.log" >&2
-  echo "test-tracy: FAIL: the demo built with Tracy failed" >&2
-  exit 1
-}
-wait "$CAP_PID" || {
-  cat "$OUT/capture.log" >&2
-  echo "test-tracy: FAIL: tracy-capture failed or timed out" >&2
-  exit 1
-}
-CAP_PID=
-[ -s "$OUT/demo.tracy" ] || { echo "test-tracy: FAIL: tracy-capture wrote no trace" >&2; exit 1; }
 
-"$OUT/tools/tracy-csvexport" "$OUT/demo.tracy" >"$OUT/zones.csv"
-"$OUT/tools/tracy-csvexport" -m "$OUT/demo.tracy" >"$OUT/messages.csv"
-"$OUT/tools/tracy-csvexport" -u -p "$OUT/demo.tracy" >"$OUT/unwrapped.csv"
-python3 "$SRC/tests/tracy/compare.py" "$OUT/builtin.json" "$OUT/zones.csv" "$OUT/messages.csv" "$OUT/unwrapped.csv"
+capture demo "$OUT/build/examples/ludus-demo" --deterministic --frames "$FRAMES"
+python3 "$SRC/tests/tracy/compare.py" "$OUT/builtin.json" "$OUT/demo.zones.csv" "$OUT/demo.messages.csv" \
+  "$OUT/demo.unwrapped.csv"
+
+# What Tracy needs nested and the macros do not promise nested.
+cc -std=c11 -O2 -DLUDUS_BACKEND_TRACY=1 -I"$SRC/include" "$SRC/tests/tracy/edge.c" "$OUT/build/libludus.a" \
+  -lstdc++ -lpthread -lm -ldl -o "$OUT/edge"
+capture edge "$OUT/edge"
+python3 "$SRC/tests/tracy/compare.py" --expect "$SRC/tests/tracy/edge_expect.txt" "$OUT/edge.zones.csv" \
+  "$OUT/edge.messages.csv" "$OUT/edge.unwrapped.csv"

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Compares what Tracy received from the demo (tracy-csvexport's CSV) with
-the same demo recorded by the built-in recorder (its Chrome JSON export).
+the same demo recorded by the built-in recorder (its Chrome JSON export),
+or with a list of what it must hold (--expect: tests/tracy/edge_expect.txt).
 
   compare.py BUILTIN.json ZONES.csv MESSAGES.csv UNWRAPPED.csv
+  compare.py --expect EXPECT.txt ZONES.csv MESSAGES.csv UNWRAPPED.csv
 
 ZONES.csv: `tracy-csvexport x.tracy` (a row per source location with its
 count); MESSAGES.csv: `tracy-csvexport -m x.tracy`; UNWRAPPED.csv:
@@ -26,7 +28,52 @@ import re
 import sys
 
 
+def read_tracy(zones_path, messages_path, unwrapped_path):
+    zones = collections.Counter()
+    with open(zones_path, newline="") as f:
+        for row in csv.DictReader(f):
+            zones[row["name"]] += int(row["counts"])
+    messages = collections.Counter()
+    with open(messages_path, newline="") as f:
+        for row in csv.DictReader(f):
+            messages[row["MessageName"]] += 1
+    plots = collections.Counter()
+    with open(unwrapped_path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["value"] != "" and row["exec_time_ns"] == "":
+                plots[row["name"]] += 1
+    return zones, messages, plots
+
+
+def expect(expect_path, zones_path, messages_path, unwrapped_path):
+    """--expect EXPECT.txt: Tracy's export against a list of 'kind name count'."""
+    zones, messages, plots = read_tracy(zones_path, messages_path, unwrapped_path)
+    got = {"zone": zones, "message": messages, "plot": plots}
+    failures, want_zones = [], set()
+    with open(expect_path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            kind, rest = line.split(" ", 1)
+            name, n = rest.rsplit(" ", 1)
+            if kind == "zone":
+                want_zones.add(name)
+            if got[kind].get(name, 0) != int(n):
+                failures.append(f"{kind} {name!r}: want {n}, Tracy {got[kind].get(name, 0)}")
+    for name in sorted(set(zones) - want_zones):
+        failures.append(f"zone {name!r}: Tracy {zones[name]}, not expected")
+    for f in failures:
+        print("tracy-compare: FAIL " + f)
+    if failures:
+        return 1
+    print(f"tracy-compare: {expect_path}: every zone, message and plot as expected")
+    return 0
+
+
 def main():
+    if len(sys.argv) == 6 and sys.argv[1] == "--expect":
+        return expect(*sys.argv[2:])
     if len(sys.argv) != 5:
         print(__doc__, file=sys.stderr)
         return 2
@@ -55,26 +102,12 @@ def main():
             counters[name] += 1
             counter_series[name].update((e.get("args") or {}).keys())
 
-    zones = collections.Counter()
-    with open(zones_path, newline="") as f:
-        for row in csv.DictReader(f):
-            zones[row["name"]] += int(row["counts"])
-
-    tracy_messages = collections.Counter()
-    with open(messages_path, newline="") as f:
-        for row in csv.DictReader(f):
-            tracy_messages[row["MessageName"]] += 1
+    zones, tracy_messages, plots = read_tracy(zones_path, messages_path, unwrapped_path)
     begins = collections.Counter()
     for text, n in tracy_messages.items():
         m = re.match(r"^.*?: (.*) begins \(id \d+\)$", text)
         if m:
             begins[m.group(1)] += n
-
-    plots = collections.Counter()
-    with open(unwrapped_path, newline="") as f:
-        for row in csv.DictReader(f):
-            if row["value"] != "" and row["exec_time_ns"] == "":
-                plots[row["name"]] += 1
 
     failures = []
     for name, n in sorted(slices.items()):

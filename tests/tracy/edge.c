@@ -1,0 +1,56 @@
+/* What Tracy needs nested and the macros do not promise nested (make
+ * test-tracy runs it under tracy-capture; edge_expect.txt lists what Tracy
+ * must receive): a span closed out of order, an end with nothing open, a
+ * span left open when its enclosing scope ends, scopes skipped by longjmp,
+ * run-time names, a fiber, messages, log text and a sampled counter. Tracy
+ * stops a capture at the first zone that ends out of order; the backend's
+ * stack must keep every one of these nested, and lose no zone. */
+#include <ludus/profiling.h>
+#include <setjmp.h>
+
+static jmp_buf env;
+
+static void deep(void) {
+    LUDUS_PROFILE_SCOPE(Skipped); /* never ends: longjmp leaves it */
+    longjmp(env, 1);
+}
+
+/* setjmp in a function without scopes (README, "Non-local exits"). */
+static void protected_call(void) {
+    ludus_unwind_point up = ludus_unwind_here();
+    if (setjmp(env) == 0)
+        deep();
+    else
+        ludus_unwound_to(up);
+}
+
+int main(void) {
+    ludus_register_thread_for_trace("Edge");
+    uint32_t a = ludus_intern_name("SpanA"), b = ludus_intern_name("SpanB");
+    ludus_site_desc cd = {"Edge counter", NULL, NULL, 0};
+    uint32_t counter = ludus_register_site(&cd);
+    for (int i = 0; i < 10; i++) {
+        LUDUS_PROFILE_FRAME();
+        LUDUS_PROFILE_SCOPE(Outer);
+        ludus_begin_site(a);
+        ludus_begin_site(b);
+        ludus_end_site_id(a); /* out of order: SpanB's zone ends first */
+        ludus_end_site();     /* SpanB: already ended in Tracy, sends nothing */
+        ludus_end_site();     /* nothing open: sends nothing */
+        {
+            LUDUS_PROFILE_SCOPE(Inner);
+            LUDUS_PROFILE_BEGIN(LeftOpen); /* ended with Inner */
+        }
+        LUDUS_PROFILE_END(); /* LeftOpen: already ended */
+        protected_call();
+        { LUDUS_PROFILE_SCOPE_DYN(i % 2 ? "DynOdd" : "DynEven"); }
+        ludus_fiber_enter("Fiber 1");
+        { LUDUS_PROFILE_SCOPE(OnFiber); }
+        ludus_fiber_leave();
+        LUDUS_PROFILE_MARK(EdgeMark);
+        LUDUS_PROFILE_MESSAGE(LUDUS_LOG_ERROR, "edge error");
+        LUDUS_PROFILE_LOG(LUDUS_LOG_INFO, "edge value %d", i % 2);
+        ludus_sample_counter_f64(counter, i * 0.5);
+    }
+    return 0;
+}
