@@ -87,6 +87,9 @@ test-viewers: build
 	@node tests/viewers/check-report-html.mjs $(BUILD)/viewer-diff.html
 	@$(MAKE) --no-print-directory test-gpu
 	@node tests/viewers/check-viewers.mjs $(BUILD)-vulkan/gpu-vulkan/vk.json
+	@$(BUILD)-vulkan/tools/ludus-trace/ludus-trace report $(BUILD)-vulkan/gpu-vulkan/vk.ludus \
+	  --html $(BUILD)-vulkan/gpu-report.html >/dev/null
+	@node tests/viewers/check-report-html.mjs $(BUILD)-vulkan/gpu-report.html
 
 # GPU timing's Vulkan backend end to end on Mesa's lavapipe, with or without
 # a GPU (scripts/ensure-vulkan.sh installs it; VK_ICD_FILENAMES picks it):

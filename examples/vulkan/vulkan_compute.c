@@ -175,6 +175,7 @@ static void record(ludus_vk_context *vk, VkCommandBuffer cmd, uint64_t frame) {
     ludus_vk_end_pass(vk, cmd);
     ludus_vk_end_frame(vk, cmd);
     CHECK(vkEndCommandBuffer(cmd));
+    LUDUS_PROFILE_COUNT(Dispatches, 2);
 }
 
 static int cmp_i64(const void *a, const void *b) {

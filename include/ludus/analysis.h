@@ -290,8 +290,10 @@ enum ludus_report_format {
 };
 
 typedef struct ludus_report_options {
-    uint32_t top;      /* text: sites listed; default 20 */
-    const char *title; /* e.g. the capture file name; default "capture" */
+    uint32_t top;                      /* text: sites listed; default 20 */
+    const char *title;                 /* e.g. the capture file name; default "capture" */
+    const struct ludus_gpu_stats *gpu; /* HTML: the GPU frame time chart (with the CPU's) and the
+                                          pass table (ludus_gpu_stats_create); NULL: none */
 } ludus_report_options;
 
 typedef struct ludus_diff ludus_diff;

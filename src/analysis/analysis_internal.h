@@ -264,6 +264,9 @@ LUDUS_HIDDEN void ludus__diff_json(const ludus_diff *d, ludus__writer *w);
 LUDUS_HIDDEN void ludus__report_locks_text(const ludus_analysis *a, ludus__writer *w);
 LUDUS_HIDDEN void ludus__report_locks_json(const ludus_analysis *a, ludus__writer *w);
 LUDUS_HIDDEN void ludus__report_locks_html(const ludus_analysis *a, const ludus_diff *d, ludus__writer *w);
+/* gpu_stats.c: the GPU statistics as the HTML report's data: per track its
+ * frames' series [frame, ns], its frame-time statistics; the passes. */
+LUDUS_HIDDEN void ludus__gpu_stats_json(const struct ludus_gpu_stats *s, ludus__writer *w);
 /* The diff's lock sections: text (returns the lines written), JSON (",\"locks\":[...]"). */
 LUDUS_HIDDEN uint32_t ludus__locks_diff_text(const ludus__lock_diff *l, const ludus_diff_desc *desc, ludus__writer *w);
 LUDUS_HIDDEN void ludus__locks_diff_json(const ludus__lock_diff *l, ludus__writer *w);

@@ -9,12 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../capture/capture_internal.h"
-#include "../export/writer.h"
-#include <ludus/analysis.h>
+#include "analysis_internal.h"
+
+typedef struct frame_series {
+    uint64_t *frame;
+    int64_t *ns;
+    uint64_t n;
+} frame_series;
 
 struct ludus_gpu_stats {
     ludus_gpu_track_stats *tracks;
+    frame_series *series; /* per track, in frame order */
     uint32_t ntracks;
     ludus_gpu_pass_stats *passes;
     uint32_t npasses;
@@ -65,6 +70,11 @@ void ludus_gpu_stats_destroy(ludus_gpu_stats *s) {
     if (!s) return;
     for (uint32_t i = 0; i < s->nnames; i++) free(s->names[i]);
     free(s->names);
+    for (uint32_t i = 0; s->series && i < s->ntracks; i++) {
+        free(s->series[i].frame);
+        free(s->series[i].ns);
+    }
+    free(s->series);
     free(s->tracks);
     free(s->passes);
     free(s);
@@ -92,7 +102,8 @@ int ludus_gpu_stats_create(ludus_capture *c, ludus_gpu_stats **out) {
     int64_t *v = malloc(g->ns * sizeof *v);
     if (!s || !by || !v) goto oom;
     s->tracks = calloc(g->nctx, sizeof *s->tracks);
-    if (!s->tracks) goto oom;
+    s->series = calloc(g->nctx, sizeof *s->series);
+    if (!s->tracks || !s->series) goto oom;
     for (uint32_t k = 0; k < g->nctx; k++) {
         ludus_gpu_track_stats *t = &s->tracks[s->ntracks++];
         if (!(t->track = keep(s, g->ctx[k].name))) goto oom;
@@ -104,6 +115,10 @@ int ludus_gpu_stats_create(ludus_capture *c, ludus_gpu_stats **out) {
         for (uint64_t i = 0; i < g->ns; i++)
             if (g->s[i].ctx == k && ludus__gpu_shown(c, &g->s[i])) by[n++] = &g->s[i];
         qsort(by, n, sizeof *by, cmp_frame);
+        frame_series *fs = &s->series[k];
+        fs->frame = malloc((n ? n : 1) * sizeof *fs->frame);
+        fs->ns = malloc((n ? n : 1) * sizeof *fs->ns);
+        if (!fs->frame || !fs->ns) goto oom;
         for (uint64_t i = 0; i < n;) {
             uint64_t j = i;
             int64_t frame_ns = -1, b = INT64_MAX, e = INT64_MIN;
@@ -116,6 +131,8 @@ int ludus_gpu_stats_create(ludus_capture *c, ludus_gpu_stats **out) {
                 frame_ns = e - b;
                 t->envelope_frames++;
             }
+            fs->frame[fs->n] = by[i]->frame;
+            fs->ns[fs->n++] = frame_ns;
             v[nv++] = frame_ns;
             i = j;
         }
@@ -224,6 +241,34 @@ static void json_dur(ludus__writer *w, const char *key, const ludus_gpu_duration
         "\"max_ns\":%lld}",
         key, (unsigned long long)d->count, (long long)d->total_ns, (long long)d->mean_ns, (long long)d->min_ns,
         (long long)d->p50_ns, (long long)d->p95_ns, (long long)d->max_ns);
+}
+
+void ludus__gpu_stats_json(const ludus_gpu_stats *s, ludus__writer *w) {
+    put(w, "{\"tracks\":[");
+    for (uint32_t i = 0; i < s->ntracks; i++) {
+        const ludus_gpu_track_stats *t = &s->tracks[i];
+        put(w, "%s{\"track\":", i ? "," : "");
+        ludus__w_json_str(w, t->track, strlen(t->track));
+        put(w, ",\"calibrated\":%s,", t->calibrated ? "true" : "false");
+        json_dur(w, "frame_time", &t->frame_time);
+        put(w, ",\"frames\":[");
+        for (uint64_t f = 0; f < s->series[i].n; f++)
+            put(w, "%s[%llu,%lld]", f ? "," : "", (unsigned long long)s->series[i].frame[f],
+                (long long)s->series[i].ns[f]);
+        put(w, "]}");
+    }
+    put(w, "],\"passes\":[");
+    for (uint32_t i = 0; i < s->npasses; i++) {
+        const ludus_gpu_pass_stats *p = &s->passes[i];
+        put(w, "%s{\"track\":", i ? "," : "");
+        ludus__w_json_str(w, s->tracks[p->track].track, strlen(s->tracks[p->track].track));
+        put(w, ",\"pass\":");
+        ludus__w_json_str(w, p->pass, strlen(p->pass));
+        put(w, ",\"calls_per_frame\":%.4f,", p->calls_per_frame);
+        json_dur(w, "duration", &p->duration);
+        put(w, "}");
+    }
+    put(w, "]}");
 }
 
 static void report_json(ludus__writer *w, const ludus_gpu_stats *s, const ludus_gpu_stats *base) {

@@ -138,7 +138,27 @@ static const char script[] =
     "{h:'kind',v:c=>c.kind},{h:'verdict',v:c=>c.verdict,cls:c=>/more|higher/.test(c.verdict)?'bad':'good'},"
     "{h:'mean base',v:c=>c.mean[0],f:x=>cval(x,'')},{h:'mean new',v:c=>c.mean[1],f:x=>cval(x,'')},"
     "{h:'change',v:c=>c.rel,f:pc},{h:'p',v:c=>c.p,f:x=>x.toPrecision(2)}],cr);}\n"
-    "chart();counterCharts();flame(null);\n";
+    /* GPU: each queue's frame times as bars by frame number, the CPU's frame times as a line on the same
+       axis (the application's frame numbers: they match the CPU's frame index when it numbers frames
+       from its first mark), and the passes */
+    "function gpuChart(){if(!D.gpu)return;const svg=document.getElementById('gpuframes'),W=1000,H=160;"
+    "svg.setAttribute('viewBox','0 0 '+W+' '+H);const cpu=R.frames.series;let n=cpu.length,mx=0;"
+    "for(const t of D.gpu.tracks)for(const [f,v] of t.frames){n=Math.max(n,f+1);mx=Math.max(mx,v);}"
+    "for(const f of cpu)mx=Math.max(mx,f[1]);mx*=1.1;const bw=W/Math.max(n,1),nt=D.gpu.tracks.length;"
+    "D.gpu.tracks.forEach((t,k)=>{for(const [f,v] of t.frames){const h=v/mx*(H-20);const r=el('rect',{x:f*bw+k*bw/nt,"
+    "y:H-h,width:Math.max(bw/nt-0.5,0.5),height:h,fill:['#7a4','#a7c','#c84'][k%3],class:'gpubar'});"
+    "r.appendChild(el('title',{},t.track+', frame '+f+': '+fmt(v)));svg.appendChild(r);}});"
+    "if(cpu.length)svg.appendChild(el('polyline',{points:cpu.map((f,i)=>(i*bw+bw/2)+','+(H-f[1]/mx*(H-20))).join(' '),"
+    "fill:'none',stroke:'#06c','stroke-width':1.5}));"
+    "document.getElementById('gpunote').textContent='Bars: GPU frame time per queue ('+D.gpu.tracks.map(t=>t.track+"
+    "': p50 '+fmt(t.frame_time.p50_ns)+', p95 '+fmt(t.frame_time.p95_ns)+(t.calibrated?'':', uncalibrated')).join('; "
+    "')+"
+    "'); blue line: CPU frame time (p50 '+fmt(R.frames.time?R.frames.time.p50_ns:0)+'). Device time, by frame number.';"
+    "table('gpupasses',[{h:'queue',v:p=>p.track},{h:'pass',v:p=>p.pass},{h:'count',v:p=>p.duration.count},"
+    "{h:'calls/frame',v:p=>p.calls_per_frame,f:x=>x.toFixed(2)},S('mean',p=>p.duration.mean_ns),"
+    "S('p50',p=>p.duration.p50_ns),S('p95',p=>p.duration.p95_ns),S('max',p=>p.duration.max_ns),"
+    "S('total',p=>p.duration.total_ns)],D.gpu.passes);}\n"
+    "chart();counterCharts();gpuChart();flame(null);\n";
 
 int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writer *w, const ludus_report_options *o) {
     const ludus_analysis_summary *s = &a->sum;
@@ -175,6 +195,10 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
            "<h2>Counters per frame</h2><p class=\"note\">Each value is the snapshot the frame's closing mark recorded "
            "(counters: the frame's sum; gauges: last, min, max; memory domains: live, peak and churn).</p>"
            "<div id=\"counters\"></div>\n");
+    if (o->gpu)
+        ludus__w_str(w, "<h2>GPU frame time</h2><p class=\"note\" id=\"gpunote\"></p>"
+                        "<svg id=\"gpuframes\" width=\"1000\" height=\"160\"></svg>"
+                        "<h3>GPU passes (device time)</h3><table id=\"gpupasses\"></table>\n");
     ludus__report_locks_html(a, d, w);
     ludus_message_stats m;
     ludus_analysis_messages(a, &m);
@@ -202,6 +226,10 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
     if (d) {
         ludus__w_str(w, ",\"diff\":");
         ludus__diff_json(d, w);
+    }
+    if (o->gpu) {
+        ludus__w_str(w, ",\"gpu\":");
+        ludus__gpu_stats_json(o->gpu, w);
     }
     ludus__w_str(w, "}</script>\n<script>\n");
     ludus__w_str(w, script);

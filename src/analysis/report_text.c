@@ -322,7 +322,7 @@ static void csv_report(const ludus_analysis *a, ludus__writer *w) {
 int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int format, const ludus_report_options *opt,
                           ludus_write_fn write, void *user_data) {
     if (!a || !write) return ludus__fail(LUDUS_EINVAL, "analysis or write callback is NULL");
-    ludus_report_options o = {0, NULL};
+    ludus_report_options o = {0, NULL, NULL};
     if (opt) o = *opt;
     if (!o.top) o.top = 20;
     if (!o.title) o.title = "capture";

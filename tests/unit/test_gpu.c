@@ -233,6 +233,17 @@ static void test_calibrated_drift_overlap(void **state) {
     assert_non_null(strstr(db.data, "\"verdict\":\"same\""));
     json_object_put(dj);
     lt_buf_free(&db);
+    /* the HTML report carries the GPU chart's data */
+    ludus_analysis *an;
+    assert_int_equal(ludus_analyze(f, NULL, &an), 0);
+    ludus_report_options ro = {0, "gpu", st};
+    lt_buf hb = {0};
+    assert_int_equal(ludus_analysis_report(an, NULL, LUDUS_REPORT_HTML, &ro, lt_buf_write, &hb), 0);
+    lt_buf_write(&hb, "", 1);
+    assert_non_null(strstr(hb.data, "id=\"gpuframes\""));
+    assert_non_null(strstr(hb.data, "\"gpu\":{\"tracks\":[{\"track\":\"Graphics\""));
+    lt_buf_free(&hb);
+    ludus_analysis_destroy(an);
     ludus_gpu_stats_destroy(st);
     /* pftrace writes (its contents are checked by the format tests) */
     lt_buf pb = {0};

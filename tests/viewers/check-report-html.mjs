@@ -4,7 +4,8 @@
 // window frame holding a value (the numbers come from the page's own JSON);
 // for a diff report, one row in the counter table per counter verdict; a
 // marker above each frame that logged warnings or errors, and the messages
-// and async zone tables.
+// and async zone tables; with GPU data, a bar per queue and GPU frame, the
+// CPU frame time line over them, and a row per GPU pass.
 //   node check-report-html.mjs REPORT.html
 import path from 'node:path';
 import {launch} from './browser.mjs';
@@ -27,7 +28,12 @@ try {
     return {frames: R.frames.series.length, bars: document.querySelectorAll('#frames rect').length, want, charts, diff,
             marks, drawnMarks: document.querySelectorAll('#frames .msgmark').length,
             first: R.messages.first.length, messageRows: document.querySelectorAll('#messages tr').length - 1,
-            async: R.async.length, asyncRows: document.querySelectorAll('#async tr').length - 1};
+            async: R.async.length, asyncRows: document.querySelectorAll('#async tr').length - 1,
+            gpu: D.gpu ? {frames: D.gpu.tracks.reduce((n, t) => n + t.frames.length, 0),
+                          bars: document.querySelectorAll('#gpuframes rect.gpubar').length,
+                          cpuLine: document.querySelectorAll('#gpuframes polyline').length,
+                          passes: D.gpu.passes.length,
+                          passRows: document.querySelectorAll('#gpupasses tr').length - 1} : null};
   });
   const errors = b.log.filter(l => l.type === 'pageerror' || l.type === 'error');
   if (errors.length) throw new Error('page errors: ' + JSON.stringify(errors));
@@ -39,6 +45,12 @@ try {
   if (got.drawnMarks !== got.marks) throw new Error(`frame chart: ${got.drawnMarks} message markers for ${got.marks} frames with warnings or errors`);
   if (got.messageRows !== got.first) throw new Error(`messages table: ${got.messageRows} rows for ${got.first} messages`);
   if (got.asyncRows !== got.async) throw new Error(`async table: ${got.asyncRows} rows for ${got.async} async sites`);
+  // the GPU frame time chart: a bar per queue and frame, the CPU's frame time as a line, the pass table
+  if (got.gpu) {
+    if (!got.gpu.frames || got.gpu.bars !== got.gpu.frames) throw new Error(`GPU chart: ${got.gpu.bars} bars for ${got.gpu.frames} GPU frames`);
+    if (got.gpu.cpuLine !== 1) throw new Error('GPU chart: no CPU frame time line');
+    if (got.gpu.passRows !== got.gpu.passes) throw new Error(`GPU pass table: ${got.gpu.passRows} rows for ${got.gpu.passes} passes`);
+  }
   if (got.diff) {
     if (!got.diff.want.length) throw new Error('the diff report holds no counter verdict');
     if (JSON.stringify(got.diff.rows.sort()) !== JSON.stringify(got.diff.want.sort()))
@@ -46,7 +58,8 @@ try {
   }
   console.log(`report html ok: ${got.frames} frames, ${got.charts.length} counter charts, ${got.marks} message markers, ` +
               `${got.async} async sites` +
-              (got.diff ? `, ${got.diff.rows.length} counter verdicts in the diff table` : ''));
+              (got.diff ? `, ${got.diff.rows.length} counter verdicts in the diff table` : '') +
+              (got.gpu ? `, ${got.gpu.bars} GPU frame bars and ${got.gpu.passRows} GPU passes` : ''));
 } finally {
   await b.close();
 }

@@ -44,6 +44,7 @@ static int run_report(int argc, char **argv) {
             return rc;
         }
         o.ropt.title = path;
+        o.ropt.gpu = g; /* the HTML report's GPU chart */
     }
     if (a && o.source != LT_SOURCE_GPU &&
         (ludus_analysis_report(a, NULL, o.format, &o.ropt, lt_an_stdout, stdout) != 0 || lt_an_stdout_flush() != 0))
