@@ -11,7 +11,7 @@
  *
  *   ludus-demo [--trace PATH] [--frames N] [--threads N] [--no-capture]
  *              [--slow-job NAME [--slow-factor F]] [--overlay] [--no-counters]
- *              [--extra-draws N] [--rolling DIR]
+ *              [--extra-draws N] [--rolling DIR] [--crash-at-frame N]
  *
  * --rolling DIR records with the rolling window instead of one capture: the
  * last 400 ms are kept, and every hitch (a frame 2.5 x the running median)
@@ -31,6 +31,11 @@
  * the job queue's lock is taken without the wrappers (whether it is
  * contended depends on timing), except in WaitForJobs, whose acquisition is
  * always recorded as a lock wait on "JobQueue" (ludus_lock_wait_begin).
+ *
+ * --crash-at-frame N writes to an unmapped address in frame N (a SIGSEGV): the crash
+ * handler (ludus_crash_capture_install, installed for --trace) writes the
+ * capture to the trace path (or the window to the --rolling directory),
+ * marked with the signal and the thread, and the demo then dies of it.
  *
  * --slow-job makes the job named NAME (e.g. "Job: Animate") F times slower
  * (default 1.5): the demo against itself with one job slowed down is what
@@ -232,6 +237,7 @@ int main(int argc, char **argv) {
     const char *slow_job = NULL;
     const char *rolling_dir = NULL;
     double slow_factor = 1.5;
+    int crash_at = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--trace") && i + 1 < argc)
             trace = argv[++i];
@@ -253,12 +259,14 @@ int main(int argc, char **argv) {
             rolling_dir = argv[++i];
         else if (!strcmp(argv[i], "--deterministic"))
             deterministic = 1;
+        else if (!strcmp(argv[i], "--crash-at-frame") && i + 1 < argc)
+            crash_at = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-capture"))
             capture = 0; /* same workload, instrumented but idle (observer-effect baseline) */
         else {
             fprintf(stderr,
                     "usage: %s [--trace PATH] [--frames N] [--threads N] [--no-capture] [--overlay] [--no-counters] "
-                    "[--extra-draws N] [--rolling DIR] [--slow-job NAME "
+                    "[--extra-draws N] [--rolling DIR] [--crash-at-frame N] [--slow-job NAME "
                     "[--slow-factor F]]\n",
                     argv[0]);
             return 1;
@@ -313,6 +321,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "ludus-demo: begin capture: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
         return 1;
     }
+    if (capture) { /* a crash writes what was recorded (a rolling window: into its directory) */
+        ludus_crash_desc cd = {trace, 0, 0};
+        rc = ludus_crash_capture_install(&cd);
+        if (rc && rc != LUDUS_EUNSUPPORTED)
+            fprintf(stderr, "ludus-demo: crash capture: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
+    }
 
     pthread_t *tids = calloc((size_t)threads, sizeof *tids);
     for (int i = 0; i < threads; i++) pthread_create(&tids[i], NULL, worker_main, (void *)(intptr_t)(i + 1));
@@ -331,6 +345,13 @@ int main(int argc, char **argv) {
             }
             for (int j = 0; j < 6; j++) submit(job_sites[j % 3], job_cost_us[j % 3]);
             render(f);
+            if (f == crash_at) {
+                LUDUS_PROFILE_SCOPE(Crash);
+                /* an address below the lowest mapping the kernel allows (not NULL,
+                 * which UndefinedBehaviorSanitizer would catch first) */
+                int *volatile unmapped = (int *)(uintptr_t)64;
+                *unmapped = 1; /* SIGSEGV */
+            }
             if (f % 60 == 5) { /* a chunk load spanning 20 frames, with a nested step */
                 ludus_async_begin(loading_track, (uint64_t)f, load_site);
                 ludus_async_begin(loading_track, (uint64_t)f, decompress_site);

@@ -1223,6 +1223,30 @@ LUDUS_API int ludus_output_write(void *output, const void *data, size_t n);
 LUDUS_API int ludus_output_commit(ludus_output *o);
 LUDUS_API void ludus_output_abort(ludus_output *o);
 
+/* Crash capture: on SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT (abort,
+ * assert, and std::terminate, which aborts), the running capture, or the
+ * rolling window (<ludus/rolling.h>) while one runs, is written to a file
+ * before the process dies: marked as ended by a crash, with the signal and
+ * the thread it hit (`ludus-trace info`, every export, a marker on that
+ * thread's track). The handler then lets the crash go on as it would have:
+ * the handler the program installed before runs, or the default action
+ * (core dump, exit status). The file is written by a copy of the crashed
+ * process (a raw fork: nothing a crashed thread holds can block it) while
+ * the crashing thread waits, at most timeout_ms; every thread's events up
+ * to the crash are in it (an event being written then is lost and
+ * counted, as at any capture's end). Linux only for now:
+ * LUDUS_EUNSUPPORTED elsewhere. LUDUS_TRACE installs it for its path. */
+typedef struct ludus_crash_desc {
+    const char *path;    /* "%p" becomes the pid; NULL: "ludus-crash-%p.ludus". A rolling window
+                          * writes into its directory instead, reason "crash-SIGSEGV" and the like */
+    int format;          /* LUDUS_FORMAT_*; 0: by the path's extension */
+    uint32_t timeout_ms; /* how long the crashing thread waits for the file; 0: 10000 */
+} ludus_crash_desc;
+/* Installs (or, called again, updates) the handlers; NULL desc: defaults. */
+LUDUS_API int ludus_crash_capture_install(const ludus_crash_desc *desc);
+/* Puts the program's own handlers back. */
+LUDUS_API void ludus_crash_capture_remove(void);
+
 /* Conveniences over the last ended capture. */
 /* int ludus_export_perfetto_trace(const char *path);  JSON (declared in profiling.h) */
 LUDUS_API int ludus_export_json_to(ludus_write_fn write, void *user_data);
@@ -1278,6 +1302,12 @@ typedef struct ludus_capture_info {
     const char *categories; /* NULL: all enabled */
     int cut;
     int64_t cut_from_ns, cut_to_ns;
+    /* ended by a crash (ludus_crash_capture_install): the signal (0: it was
+     * not), its name, the thread it hit, when (CLOCK_MONOTONIC ns) */
+    int crash_signal;
+    const char *crash_signal_name;
+    uint64_t crash_tid;
+    int64_t crash_ns;
     ludus_capture_summary summary;
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
@@ -1958,6 +1988,41 @@ LUDUS_HIDDEN void ludus__local_time(int64_t wall_ns, struct tm *out);
 LUDUS_HIDDEN void ludus__sleep_ns(int64_t ns);
 
 #endif
+/* ---- src/platform/crash.h ---- */
+/* What crash capture needs from the OS (linux_crash.c, win32_crash.c).
+ * Handlers for the signals of a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+ * SIGABRT) that, in the thread that crashed, run the writer in a copy of
+ * the process (a child of a raw fork: one thread, the crashed process's
+ * memory, none of its locks shared with a thread that could release
+ * them), wait for it a bounded time, and then let the crash go on as it
+ * would have: the handler the program had before runs, or the default
+ * action (core dump, exit status). A thread that crashes while another's
+ * capture is written waits for it, then goes on the same way. The handler
+ * itself is async-signal-safe; the writer runs in the child. */
+#ifndef LUDUS_CRASH_PLATFORM_H
+#define LUDUS_CRASH_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+
+/* Runs in the child: writes the capture; 0 when it did. at_ns: when the
+ * signal came (CLOCK_MONOTONIC). */
+typedef int (*ludus__crash_writer)(int signo, uint64_t tid, int64_t at_ns);
+
+/* 0, or -1 when the handlers could not be installed (unsupported here:
+ * -2). One writer at a time; installing again replaces writer and
+ * timeout. The calling thread gets an alternate signal stack when it has
+ * none, so that a stack overflow on it is caught too. */
+LUDUS_HIDDEN int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms);
+/* Puts the program's handlers back. */
+LUDUS_HIDDEN void ludus__crash_uninstall(void);
+/* "SIGSEGV" and the like ("signal" for one it does not name). */
+LUDUS_HIDDEN const char *ludus__crash_signal_name(int signo);
+/* write(2) to stderr: async-signal-safe. */
+LUDUS_HIDDEN void ludus__crash_say(const char *text, size_t n);
+
+#endif
 /* ---- src/platform/file_read.h ---- */
 /* Reading files at an offset (linux_file_read.c): a descriptor shared by
  * threads without a shared file position (pread). */
@@ -2332,6 +2397,160 @@ void ludus__sleep_ns(int64_t ns) {
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
 }
+#endif /* defined(__linux__) */
+
+/* ==== src/platform/linux_crash.c ==== */
+#if defined(__linux__)
+/* crash.h on Linux: sigaction with SA_SIGINFO and SA_ONSTACK, a raw fork
+ * (the clone system call: glibc's fork runs the program's atfork handlers
+ * and takes malloc's locks, either of which a crash may have left held),
+ * waitpid with a deadline, tgkill to raise the signal again. */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define X_CRASH_SIGNALS(X) X(SIGSEGV) X(SIGBUS) X(SIGFPE) X(SIGILL) X(SIGABRT)
+static const int ludus__sf_linux_crash_crash_signo[] = {
+#define X_SIGNO(s) s,
+    X_CRASH_SIGNALS(X_SIGNO)
+#undef X_SIGNO
+};
+static const char *const ludus__sf_linux_crash_crash_name[] = {
+#define X_NAME(s) #s,
+    X_CRASH_SIGNALS(X_NAME)
+#undef X_NAME
+};
+#define NCRASH (sizeof ludus__sf_linux_crash_crash_signo / sizeof ludus__sf_linux_crash_crash_signo[0])
+
+static struct sigaction ludus__sf_linux_crash_old_action[NCRASH];
+static int ludus__sf_linux_crash_installed;
+static ludus__crash_writer ludus__sf_linux_crash_writer_fn;
+static uint32_t ludus__sf_linux_crash_wait_ms;
+static long ludus__sf_linux_crash_writing_tid; /* atomic: the thread whose crash is ludus__sf_linux_crash_written (0: none yet) */
+static int ludus__sf_linux_crash_written;      /* atomic: that write is over */
+
+const char *ludus__crash_signal_name(int signo) {
+    for (size_t i = 0; i < NCRASH; i++)
+        if (ludus__sf_linux_crash_crash_signo[i] == signo) return ludus__sf_linux_crash_crash_name[i];
+    return "signal";
+}
+
+void ludus__crash_say(const char *text, size_t n) {
+    while (n) {
+        ssize_t k = write(2, text, n);
+        if (k <= 0) {
+            if (k < 0 && errno == EINTR) continue;
+            return;
+        }
+        text += k;
+        n -= (size_t)k;
+    }
+}
+
+static void ludus__sf_linux_crash_nap_ms(long ms) {
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* Runs the writer in a child and waits for it, at most ludus__sf_linux_crash_wait_ms. */
+static void ludus__sf_linux_crash_write_in_child(int signo, long tid) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t at_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+    long child = syscall(SYS_clone, (unsigned long)SIGCHLD, 0, 0, 0, 0);
+    if (child == 0) {
+        ludus__crash_writer fn = ludus__sf_linux_crash_writer_fn;
+        int ok = fn && fn(signo, (uint64_t)tid, at_ns) == 0;
+        syscall(SYS_exit_group, ok ? 0 : 1);
+    }
+    if (child < 0) {
+        static const char msg[] = "ludus: crash: no capture written (fork failed)\n";
+        ludus__crash_say(msg, sizeof msg - 1);
+        return;
+    }
+    for (uint32_t waited = 0;; waited++) {
+        int status;
+        long r = waitpid((pid_t)child, &status, WNOHANG);
+        if (r == child || (r < 0 && errno != EINTR)) return; /* over (or reaped by SA_NOCLDWAIT) */
+        if (waited >= ludus__sf_linux_crash_wait_ms) break;
+        ludus__sf_linux_crash_nap_ms(1);
+    }
+    kill((pid_t)child, SIGKILL);
+    waitpid((pid_t)child, NULL, 0);
+    static const char msg[] = "ludus: crash: writing the capture took too long; it was stopped\n";
+    ludus__crash_say(msg, sizeof msg - 1);
+}
+
+static void ludus__sf_linux_crash_on_crash(int signo, siginfo_t *info, void *uc) {
+    (void)uc;
+    int saved_errno = errno;
+    long tid = syscall(SYS_gettid);
+    long none = 0;
+    if (__atomic_compare_exchange_n(&ludus__sf_linux_crash_writing_tid, &none, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        ludus__sf_linux_crash_write_in_child(signo, tid);
+        __atomic_store_n(&ludus__sf_linux_crash_written, 1, __ATOMIC_RELEASE);
+    } else if (none != tid) { /* another thread's crash is being ludus__sf_linux_crash_written: the process dies after it */
+        for (uint32_t i = 0; i < ludus__sf_linux_crash_wait_ms + 1000 && !__atomic_load_n(&ludus__sf_linux_crash_written, __ATOMIC_ACQUIRE); i++) ludus__sf_linux_crash_nap_ms(1);
+    }
+    /* The crash goes on under the action the program had: a fault runs its
+     * instruction again when this returns; a signal that was sent (abort,
+     * raise, kill) is sent again, pending until this returns. */
+    for (size_t i = 0; i < NCRASH; i++)
+        if (ludus__sf_linux_crash_crash_signo[i] == signo) sigaction(signo, &ludus__sf_linux_crash_old_action[i], NULL);
+    if (info->si_code <= 0 || signo == SIGABRT) syscall(SYS_tgkill, (long)getpid(), tid, (long)signo);
+    errno = saved_errno;
+}
+
+/* An alternate stack for the calling thread, when it has none (kept for
+ * the process's life: the handler may run on it at any time). */
+static void ludus__sf_linux_crash_ensure_alt_stack(void) {
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) return;
+    size_t size = 64 * 1024;
+    void *mem = malloc(size);
+    if (!mem) return;
+    stack_t st = {.ss_sp = mem, .ss_size = size, .ss_flags = 0};
+    if (sigaltstack(&st, NULL) != 0) free(mem);
+}
+
+int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
+    ludus__sf_linux_crash_writer_fn = writer;
+    ludus__sf_linux_crash_wait_ms = timeout_ms;
+    if (ludus__sf_linux_crash_installed) return 0;
+    ludus__sf_linux_crash_ensure_alt_stack();
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = ludus__sf_linux_crash_on_crash;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < NCRASH; i++) sigaddset(&sa.sa_mask, ludus__sf_linux_crash_crash_signo[i]);
+    for (size_t i = 0; i < NCRASH; i++) {
+        if (sigaction(ludus__sf_linux_crash_crash_signo[i], &sa, &ludus__sf_linux_crash_old_action[i]) != 0) {
+            while (i-- > 0) sigaction(ludus__sf_linux_crash_crash_signo[i], &ludus__sf_linux_crash_old_action[i], NULL);
+            return -1;
+        }
+    }
+    ludus__sf_linux_crash_installed = 1;
+    return 0;
+}
+
+void ludus__crash_uninstall(void) {
+    if (!ludus__sf_linux_crash_installed) return;
+    for (size_t i = 0; i < NCRASH; i++) sigaction(ludus__sf_linux_crash_crash_signo[i], &ludus__sf_linux_crash_old_action[i], NULL);
+    ludus__sf_linux_crash_installed = 0;
+    ludus__sf_linux_crash_writer_fn = NULL;
+}
+#undef X_CRASH_SIGNALS
+#undef X_SIGNO
+#undef X_NAME
+#undef NCRASH
 #endif /* defined(__linux__) */
 
 /* ==== src/platform/linux_file.c ==== */
@@ -3171,6 +3390,32 @@ void ludus__sleep_ns(int64_t ns) {
 }
 #endif /* defined(_WIN32) */
 
+/* ==== src/platform/win32_crash.c ==== */
+#if defined(_WIN32)
+/* crash.h on Windows: not built yet (an unhandled-exception filter that
+ * writes from a helper process would be the way); ludus_crash_install
+ * says so with LUDUS_ENOTSUP. */
+
+#include <io.h>
+
+int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
+    (void)writer;
+    (void)timeout_ms;
+    return -2;
+}
+
+void ludus__crash_uninstall(void) {}
+
+const char *ludus__crash_signal_name(int signo) {
+    (void)signo;
+    return "signal";
+}
+
+void ludus__crash_say(const char *text, size_t n) {
+    _write(2, text, (unsigned)n);
+}
+#endif /* defined(_WIN32) */
+
 /* ==== src/platform/win32_file.c ==== */
 #if defined(_WIN32)
 /* Windows implementation of the export files of platform.h and of
@@ -3574,6 +3819,7 @@ enum {
     X(FRAME_STAT, COUNTER_I64, COUNTER_I64, COUNTER_I64, "counter", NULL)                      \
     X(LOSS, INSTANT, INSTANT, NONE, "ludus", "ludus: events lost from here on (see metadata)") \
     X(MISMATCH, INSTANT, INSTANT, NONE, "ludus", "<span end without begin>")                   \
+    X(CRASH, INSTANT, INSTANT, NONE, "ludus", "ludus: the process crashed here")               \
     X(MESSAGE, MESSAGE, MESSAGE, MESSAGE, "log", NULL)                                         \
     X(ASYNC_BEGIN, NONE, NONE, NONE, "async", NULL)                                            \
     X(ASYNC_END, NONE, NONE, NONE, "async", NULL)
@@ -3725,6 +3971,9 @@ LUDUS_HIDDEN uint32_t ludus__live_refused(void);
 /* Counts and memory-hook calls of threads that could get no shard. */
 LUDUS_HIDDEN uint64_t ludus__live_lost_adds(void);
 LUDUS_HIDDEN uint64_t ludus__live_shard_bytes(void);
+/* In the child that writes a crash (crash.c): the lock made anew, as any
+ * thread of the crashed process may have held it. */
+LUDUS_HIDDEN void ludus__counters_crash_reset(void);
 
 /* emit.c: one event with a payload slot; 0 when dropped or idle. */
 
@@ -4455,6 +4704,9 @@ static void ludus__sf_counters_fork_unlock(void) {
 }
 static void ludus__sf_counters_fork_install(void) {
     ludus__on_fork(ludus__sf_counters_fork_lock, ludus__sf_counters_fork_unlock, ludus__sf_counters_fork_unlock);
+}
+void ludus__counters_crash_reset(void) {
+    ludus__mutex_init(&L.lock);
 }
 #undef MAX_STAT_RECS
 
@@ -5713,9 +5965,17 @@ void ludus__thread_publish(const ludus__thread_record *r, uint32_t gen, ludus__t
     out->tid = r->tid;
     out->serial = r->serial;
     if (!c || gen == 0 || c->gen != gen) return; /* registered, recorded nothing in this capture */
-    if (c->chunk) {
+    /* A thread stopped anywhere in the slow path (the copy of a crashed
+     * process: crash.c) may hold pieces of the capture before (attach not
+     * done) or a cursor still in its previous piece (new_piece not done):
+     * only the running pool's pieces are followed, and a cursor outside the
+     * current piece leaves it empty. */
+    const char *base = ludus__sess.pool.base, *top = base + ludus__sess.pool.bytes;
+    if (c->chunk && (char *)c->chunk >= base && (char *)c->chunk < top && (char *)c->first_chunk >= base &&
+        (char *)c->first_chunk < top && c->first_chunk->gen == gen) {
         uintptr_t cur = __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE) & ~(uintptr_t)LUDUS__K_MASK;
-        c->chunk->used = (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk));
+        uintptr_t lo = (uintptr_t)LUDUS__CHUNK_EVENTS(c->chunk), hi = (uintptr_t)LUDUS__CHUNK_END(c->chunk);
+        c->chunk->used = cur >= lo && cur <= hi ? (uint64_t)((ludus__event *)cur - (ludus__event *)lo) : 0;
         out->first = c->first_chunk;
     }
     out->dropped = c->dropped + __atomic_load_n(&c->signal_drops, __ATOMIC_RELAXED);
@@ -6359,6 +6619,11 @@ struct ludus_capture {
     int64_t start_ns, end_ns;
     int pid;
     char process_name[64];
+    /* ended by a crash (crash.c): the signal (0: not), the thread it hit, when */
+    int crash_signal;
+    char crash_signal_name[16];
+    uint64_t crash_tid;
+    int64_t crash_ns; /* when (CLOCK_MONOTONIC, within the capture) */
     char *categories; /* enabled list or NULL (owned) */
     ludus__cap_thread *threads;
     uint32_t nthreads;
@@ -6568,6 +6833,17 @@ LUDUS_HIDDEN void ludus__capture_release_pool(ludus_capture *c);
 /* The child's side of fork: the running capture restarts as the child's
  * (session.c); fork.c installs it when the first capture begins. */
 LUDUS_HIDDEN void ludus__session_after_fork(void);
+/* In the child that writes a crash (crash.c): no other thread runs and
+ * none comes back; the locks are made anew, ending never waits, and what
+ * a thread had in flight is lost and counted. */
+LUDUS_HIDDEN void ludus__session_crashed(void);
+/* Set by a rolling window while it runs: writes the window into its
+ * directory in a crash's child (reason "crash-<signal>"); *path the file. */
+LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap);
+/* Marks c as ended by signo in thread tid at at_ns (CLOCK_MONOTONIC). */
+LUDUS_HIDDEN void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns);
+/* pattern with "%p" replaced by pid. */
+LUDUS_HIDDEN void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap);
 LUDUS_HIDDEN void ludus__fork_session_install(void);
 
 /* In-memory captures: turns each thread's pieces into runs (once). */
@@ -7706,10 +7982,107 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->cut = c->cut;
     out->cut_from_ns = c->cut_from_ns;
     out->cut_to_ns = c->cut_to_ns;
+    out->crash_signal = c->crash_signal;
+    out->crash_signal_name = c->crash_signal_name;
+    out->crash_tid = c->crash_tid;
+    out->crash_ns = c->crash_ns;
     if (c->type == LUDUS__CAP_MEMORY)
         for (uint32_t t = 0; t < c->nthreads; t++)
             out->slots += c->threads[t].slots, out->blocks += c->threads[t].nruns;
     return ludus_capture_summarize(c, &out->summary);
+}
+
+/* ==== src/capture/crash.c ==== */
+/* Crash capture (ludus_crash_capture_install, <ludus/capture.h>). The
+ * platform layer (src/platform/crash.h) catches the signal and runs
+ * ludus__sf_crash_write_crash in a child that is a copy of the crashed process: there the
+ * session is told no other thread runs (ludus__session_crashed), the
+ * capture or the rolling window is ended as usual and marked with the
+ * signal and the thread, and saved with the ordinary writer. */
+#include <stdio.h>
+#include <string.h>
+
+
+int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap);
+
+static char ludus__sf_crash_path_pattern[4096];
+
+void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns) {
+    c->crash_signal = signo;
+    c->crash_ns = at_ns < c->start_ns ? c->start_ns : at_ns > c->end_ns ? c->end_ns : at_ns;
+    snprintf(c->crash_signal_name, sizeof c->crash_signal_name, "%s", ludus__crash_signal_name(signo));
+    c->crash_tid = tid;
+}
+static int ludus__sf_crash_crash_format;
+
+void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap) {
+    size_t o = 0;
+    for (const char *p = pattern; *p && o + 1 < cap; p++) {
+        if (p[0] == '%' && p[1] == 'p') {
+            int k = snprintf(out + o, cap - o, "%d", pid);
+            o = k > 0 && (size_t)k < cap - o ? o + (size_t)k : cap - 1;
+            p++;
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o < cap ? o : cap - 1] = 0;
+}
+
+/* The running capture, ended and marked (no rolling window runs). */
+static int ludus__sf_crash_write_capture(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
+    snprintf(path, cap, "%s", "(none)");
+    if (!ludus_capture_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
+    int rc = ludus__session_end();
+    ludus_capture *c = NULL;
+    if (rc == 0) rc = ludus_capture_get_last(&c);
+    if (rc) return rc;
+    ludus__expand_pid(ludus__sf_crash_path_pattern, c->pid, path, cap); /* the crashed process's, not this copy's */
+    ludus__capture_mark_crash(c, signo, tid, at_ns);
+    rc = ludus_capture_save(c, ludus__sf_crash_crash_format, 0, path);
+    ludus_capture_release(c);
+    return rc;
+}
+
+/* In the child: nothing here returns to the crashed program. */
+static int ludus__sf_crash_write_crash(int signo, uint64_t tid, int64_t at_ns) {
+    ludus__session_crashed();
+    char path[4200], line[4600];
+    int (*rolling)(int, uint64_t, int64_t, char *, size_t) = ludus__crash_rolling;
+    int rc =
+        rolling ? rolling(signo, tid, at_ns, path, sizeof path) : ludus__sf_crash_write_capture(signo, tid, at_ns, path, sizeof path);
+    if (rc == 0)
+        snprintf(line, sizeof line, "ludus: %s in thread %llu: the capture is in %s\n", ludus__crash_signal_name(signo),
+                 (unsigned long long)tid, path);
+    else
+        snprintf(line, sizeof line, "ludus: %s in thread %llu: no capture written (%s: %s)\n",
+                 ludus__crash_signal_name(signo), (unsigned long long)tid, ludus_error_string(rc),
+                 ludus_last_error_detail());
+    ludus__crash_say(line, strlen(line));
+    return rc;
+}
+
+int ludus_crash_capture_install(const ludus_crash_desc *desc) {
+    ludus_crash_desc d;
+    if (desc)
+        d = *desc;
+    else
+        memset(&d, 0, sizeof d);
+    const char *path = d.path ? d.path : "ludus-crash-%p.ludus";
+    if (strlen(path) >= sizeof ludus__sf_crash_path_pattern) return ludus__fail(LUDUS_EINVAL, "the path is too long");
+    int format = d.format ? d.format : ludus_format_from_path(path);
+    if (format < LUDUS_FORMAT_JSON || format > LUDUS_FORMAT_LUDUS)
+        return ludus__fail(LUDUS_EINVAL, "no format given and none named by the path's extension");
+    strcpy(ludus__sf_crash_path_pattern, path);
+    ludus__sf_crash_crash_format = format;
+    int rc = ludus__crash_install(ludus__sf_crash_write_crash, d.timeout_ms ? d.timeout_ms : 10000);
+    if (rc == -2) return ludus__fail(LUDUS_EUNSUPPORTED, "crash capture is not built for this OS yet");
+    if (rc) return ludus__fail(LUDUS_EIO, "the signal handlers could not be installed");
+    return 0;
+}
+
+void ludus_crash_capture_remove(void) {
+    ludus__crash_uninstall();
 }
 
 /* ==== src/capture/crc32c.c ==== */
@@ -8431,6 +8804,26 @@ static const char *ludus__sf_file_reader_text(ludus_capture *c, const void *s, s
     return out;
 }
 
+/* "SIGNAME signo tid at_ns" (native_writer.c), after the
+ * header (the capture's range is known). */
+static int ludus__sf_file_reader_parse_crash(ludus_capture *c, const char *v, uint32_t vn) {
+    char ludus__sf_file_reader_text[128], name[16];
+    if (vn >= sizeof ludus__sf_file_reader_text) return -1;
+    memcpy(ludus__sf_file_reader_text, v, vn);
+    ludus__sf_file_reader_text[vn] = 0;
+    int signo;
+    unsigned long long tid;
+    long long at;
+    if (sscanf(ludus__sf_file_reader_text, "%15s %d %llu %lld", name, &signo, &tid, &at) != 4 || signo <= 0) return -1;
+    if (at < c->start_ns || at > c->end_ns) return -1;
+    c->crash_ns = at;
+    c->crash_signal_name[ludus__utf8_clean(name, strlen(name), c->crash_signal_name, sizeof c->crash_signal_name - 1)] =
+        0;
+    c->crash_signal = signo;
+    c->crash_tid = tid;
+    return 0;
+}
+
 static int ludus__sf_file_reader_parse_meta(ludus__sf_file_reader_reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
     for (uint64_t pos = 0; pos < len;) {
         if (len - pos < 8) return FMT_FAIL(base + pos, "metadata entry header truncated");
@@ -8446,6 +8839,8 @@ static int ludus__sf_file_reader_parse_meta(ludus__sf_file_reader_reader *r, lud
             c->categories = malloc((size_t)vn * 3 + 1);
             if (!c->categories) return ludus__fail(LUDUS_ENOMEM, "out of memory");
             c->categories[ludus__utf8_clean(v, vn, c->categories, (size_t)vn * 3)] = 0;
+        } else if (kn == 5 && !memcmp(k, "crash", 5)) {
+            if (ludus__sf_file_reader_parse_crash(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed crash entry");
         } else if (kn == 15 && !memcmp(k, "memory_coverage", 15) && !c->mem_cov) {
             char why[96];
             int rc = ludus__mem_cov_parse(c, v, vn, why, sizeof why);
@@ -10305,6 +10700,9 @@ static void ludus__sf_normalize_loss_marker(ludus__nev_iter *it) {
 static void ludus__sf_normalize_close_all(ludus__nev_iter *it) {
     int64_t end = it->c->end_ns - it->c->start_ns;
     if (it->loss_at != INT64_MAX) ludus__sf_normalize_loss_marker(it);
+    if (it->c->crash_signal && it->th->tid == it->c->crash_tid) /* where the crash hit: inside what was open */
+        ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_CRASH, 0, 0, UINT32_MAX, it->lane_depth[0], it->c->crash_ns - it->c->start_ns, 0,
+                (uint64_t)it->c->crash_signal);
     if (it->deciding) { /* spans still open end at capture end: decide with the lexical stack as it is */
         for (uint32_t i = it->nspan; i > 0; i--) ludus__sf_normalize_decide_lane(it, &it->span[i - 1], end);
         it->nlex = it->nspan = 0;
@@ -10739,6 +11137,7 @@ static int ludus__sf_prepare_count_thread(ludus_capture *c, uint32_t t) {
                 events++;
             break;
         case LUDUS_NEV_LOSS:
+        case LUDUS_NEV_CRASH: /* markers the reader adds, not events */
             break;
         case LUDUS_NEV_MISMATCH:
             mismatched++;
@@ -11378,15 +11777,20 @@ static const char *ludus__sf_rolling_extension(int format) {
     return format == LUDUS_FORMAT_JSON ? "json" : format == LUDUS_FORMAT_PFTRACE ? "pftrace" : "ludus";
 }
 
-static void ludus__sf_rolling_write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
-    /* the trigger's wall-clock time, from its distance to now */
+/* A window's file: the directory, the prefix, the trigger's wall-clock
+ * time (from its distance to now) and the reason. */
+static void ludus__sf_rolling_window_path(const char *reason, int64_t at_ns, char *path, size_t cap) {
     int64_t wall = ludus__wall_ns() - (ludus__mono_ns() - at_ns);
     struct tm tm;
     ludus__local_time(wall, &tm);
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s-%04d%02d%02d-%02d%02d%02d-%03d-%s.%s", R.directory, R.prefix, tm.tm_year + 1900,
+    snprintf(path, cap, "%s/%s-%04d%02d%02d-%02d%02d%02d-%03d-%s.%s", R.directory, R.prefix, tm.tm_year + 1900,
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(wall / 1000000 % 1000), reason,
              ludus__sf_rolling_extension(R.rd.format));
+}
+
+static void ludus__sf_rolling_write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
+    char path[512];
+    ludus__sf_rolling_window_path(reason, at_ns, path, sizeof path);
     int rc = ludus_capture_save(c, R.rd.format, 0, path);
     pthread_mutex_lock(&R.wlock);
     if (rc == 0) {
@@ -11507,6 +11911,35 @@ static void ludus__sf_rolling_fork_child(void) {
     R.writing = 0;
     R.pending = 0;
     __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
+}
+
+/* ---- crash ---- */
+
+/* In the child writing a crash (crash.c): the segment recording ends (no
+ * next one begins) and the window is written from here. */
+static int ludus__sf_rolling_crash_window(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
+    ludus__sf_rolling_fork_child();
+    ludus_capture *ended = NULL;
+    if (ludus_capture_active() && ludus__session_end() == 0 && ludus_capture_get_last(&ended) == 0) {
+        ludus_capture **n = R.nseg == R.seg_cap ? realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
+        if (n) {
+            R.seg = n;
+            R.seg_cap += R.nseg == R.seg_cap;
+            R.seg[R.nseg++] = ended;
+        } else {
+            ludus_capture_release(ended);
+        }
+    }
+    if (R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment");
+    ludus_capture *c = ludus__sf_rolling_join_segments();
+    if (!c) return ludus__fail(LUDUS_ENOMEM, "out of memory while joining the window's segments");
+    ludus__capture_mark_crash(c, signo, tid, at_ns);
+    char reason[32];
+    snprintf(reason, sizeof reason, "crash-%s", ludus__crash_signal_name(signo));
+    ludus__sf_rolling_window_path(reason, at_ns, path, cap);
+    int rc = ludus_capture_save(c, R.rd.format, 0, path);
+    ludus_capture_release(c);
+    return rc;
 }
 
 /* ---- begin and end ---- */
@@ -11637,6 +12070,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         return ludus__fail(LUDUS_ENOMEM, "could not start the rolling window's threads");
     }
     __atomic_store_n(&ludus__frame_hook, ludus__sf_rolling_on_frame, __ATOMIC_RELEASE);
+    ludus__crash_rolling = ludus__sf_rolling_crash_window;
     R.sig_installed = d.signal > 0 && ludus__trigger_signal_install(d.signal, ludus__sf_rolling_on_signal) == 0;
     return 0;
 }
@@ -11644,6 +12078,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
 int ludus_rolling_end(void) {
     if (!ludus_rolling_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
     __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
+    ludus__crash_rolling = NULL;
     if (R.sig_installed) ludus__trigger_signal_restore();
     R.sig_installed = 0;
     if (!R.in_child) {
@@ -11751,6 +12186,7 @@ static uint32_t ludus__sf_session_next_gen(void) {
     return ludus__sf_session_gen_counter % 0x3fffffffu + 1;
 }
 static ludus_capture *ludus__sf_session_last; /* the library's reference to the ludus__sf_session_last ended capture */
+static int ludus__sf_session_crashed;         /* the child writing a crash (crash.c): no other thread runs here */
 static ludus__prefault *ludus__sf_session_sess_prefault;
 static size_t ludus__sf_session_sess_faulted; /* bytes of the pool in already when the capture began */
 /* The ended capture that still has threads to publish (ludus__late), or
@@ -12041,6 +12477,8 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
  * beyond the cursor published for it. */
 static uintptr_t ludus__sf_session_join_thread(const ludus__thread_record *r, int *late) {
     *late = 0;
+    if (ludus__sf_session_crashed) /* nothing moves: published as it stopped (its event in flight lost and counted) */
+        return __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE);
     for (unsigned spins = 0;; spins++) {
         uintptr_t cur = __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE);
         if (!(cur & LUDUS__K_MASK) || !__atomic_load_n(&r->cold->in_slow, __ATOMIC_ACQUIRE)) return cur;
@@ -12315,6 +12753,10 @@ static void ludus__sf_session_late_done(ludus_capture *c) {
 
 void ludus__capture_resolve_late(ludus_capture *c) {
     if (c->type != LUDUS__CAP_MEMORY || !c->nlate) return;
+    if (ludus__sf_session_crashed) { /* late before the crash: their threads are not in this process */
+        ludus__sf_session_late_done(c);
+        return;
+    }
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     for (uint32_t i = 0; i < c->nlate; i++) {
@@ -12344,6 +12786,10 @@ void ludus__session_thread_leaving(const ludus__thread_record *r) {
 void ludus__capture_quiesce(ludus_capture *c) {
     ludus__capture_resolve_late(c);
     if (!c->nstragglers) return;
+    if (ludus__sf_session_crashed) { /* their events in flight were counted as lost */
+        c->nstragglers = 0;
+        return;
+    }
     ludus__mutex_lock(&ludus__reg.lock);
     for (uint32_t i = 0; i < c->nstragglers; i++) {
         const ludus__straggler *g = &c->stragglers[i];
@@ -12368,6 +12814,18 @@ void ludus__capture_release_pool(ludus_capture *c) {
 }
 
 /* ---- fork ---- */
+
+void ludus__session_crashed(void) {
+    ludus__sf_session_crashed = 1;
+    /* Any thread of the ludus__sf_session_crashed process may have held these. */
+    ludus__mutex_init(&ludus__reg.lock);
+    ludus__sites_fork_reset();
+    ludus__names_fork_reset(ludus__sess.names);
+    ludus__counters_crash_reset();
+    /* The background threads are the ludus__sf_session_crashed process's. */
+    ludus__prefault_after_fork(ludus__sf_session_sess_prefault);
+    if (ludus__sf_session_last) ludus__prefault_after_fork(ludus__sf_session_last->prefault);
+}
 
 void ludus__session_after_fork(void) {
     /* The child's capture goes on as its own: the parent's events are not
@@ -13146,6 +13604,12 @@ static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x,
             ludus__w_str(w, ",\"args\":{\"lost\":");
             ludus__w_u64(w, ev->value);
             ludus__w_ch(w, '}');
+        } else if (ev->kind == LUDUS_NEV_CRASH) {
+            ludus__w_str(w, ",\"args\":{\"crash\":");
+            ludus__w_json_str(w, x->c->crash_signal_name, strlen(x->c->crash_signal_name));
+            ludus__w_str(w, ",\"signal\":");
+            ludus__w_u64(w, ev->value);
+            ludus__w_ch(w, '}');
         } else if (ev->kind == LUDUS_NEV_MISMATCH) {
             ludus__w_str(w, ",\"args\":{\"ludus\":\"span end without a matching begin\"}");
         }
@@ -13258,6 +13722,13 @@ static void ludus__sf_chrome_json_write_metadata(ludus__sf_chrome_json_json_ctx 
     ludus__sf_chrome_json_meta_kv_u64(w, "site_id_collisions", c->id_collisions);
     ludus__sf_chrome_json_meta_kv_u64(w, "nonfinite_counter_samples", x->skipped_nonfinite);
     ludus__sf_chrome_json_meta_kv_u64(w, "pool_bytes_used", c->bytes_used);
+    if (c->crash_signal) { /* ended by a crash (crash.c) */
+        ludus__w_str(w, ",\"crash\":{\"signal\":");
+        ludus__w_json_str(w, c->crash_signal_name, strlen(c->crash_signal_name));
+        ludus__sf_chrome_json_meta_kv_u64(w, "signo", (uint64_t)c->crash_signal);
+        ludus__sf_chrome_json_meta_kv_u64(w, "tid", c->crash_tid);
+        ludus__w_ch(w, '}');
+    }
     if (c->nmem_cov) ludus__mem_cov_json(w, c);
     ludus__sf_chrome_json_gpu_metadata(w, c);
     ludus__w_str(w, ",\"threads\":[");
@@ -13761,6 +14232,7 @@ void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c) {
  * distance from an end back to its begin as varints; the raw encoding
  * writes the recorded 16-byte events as they are. Both are written from the
  * capture as read (a file, or a cut of one, saves again the same way). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13842,11 +14314,14 @@ static void ludus__sf_native_writer_write_header(ludus__writer *w, const ludus_c
 
 static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_capture *c, ludus__sf_native_writer_rec_buf *r) {
     char *cov = c->nmem_cov ? ludus__mem_cov_text(c) : NULL;
-    const char *keys[4] = {"ludus_version", "process_name", "categories", "memory_coverage"};
-    const char *vals[4] = {LUDUS_VERSION_STRING, c->process_name, c->categories, cov};
+    char crash[128]; /* "SIGNAME signo tid at_ns" */
+    snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
+             (unsigned long long)c->crash_tid, (long long)c->crash_ns);
+    const char *keys[5] = {"ludus_version", "process_name", "categories", "memory_coverage", "crash"};
+    const char *vals[5] = {LUDUS_VERSION_STRING, c->process_name, c->categories, cov, c->crash_signal ? crash : NULL};
     uint32_t n = 0;
     r->n = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         if (!vals[i]) continue;
         size_t kn = strlen(keys[i]), vn = ludus__sf_native_writer_clamp_len(strlen(vals[i]));
         ludus__sf_native_writer_rb_u32(r, (uint32_t)kn);
@@ -14329,6 +14804,10 @@ static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     p = ludus__sf_pftrace_da_u64(p, "frames", c->frames);
     p = ludus__sf_pftrace_da_u64(p, "interner_drops", c->interner_drops);
     p = ludus__sf_pftrace_da_u64(p, "site_id_collisions", c->id_collisions);
+    if (c->crash_signal) { /* ended by a crash (crash.c) */
+        p = ludus__sf_pftrace_da_str(p, "crash_signal", c->crash_signal_name);
+        p = ludus__sf_pftrace_da_u64(p, "crash_tid", c->crash_tid);
+    }
     if (c->nmem_cov) {
         char *cov = ludus__mem_cov_text(c); /* lines of tab-separated fields, as in .ludus (docs/format.md) */
         if (cov) p = ludus__sf_pftrace_da_str(p, "memory_coverage", cov);
@@ -15324,7 +15803,11 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
  * LUDUS_TRACE_WINDOW_MS (default 4000) are kept, every hitch writes the
  * window around it next to PATH (PATH's stem, the time and the reason:
  * app-20261201-101500-123-hitch.ludus), SIGUSR2 does the same, and at exit
- * the last window is written to PATH. The variables are checked here, at
+ * the last window is written to PATH. A crash (SIGSEGV, SIGBUS, SIGFPE,
+ * SIGILL, SIGABRT) writes the capture to PATH, or the window next to it
+ * (reason crash-SIGSEGV and the like), before the program dies of it
+ * (ludus_crash_capture_install); LUDUS_TRACE_CRASH=0 leaves the program's
+ * signal handlers alone. The variables are checked here, at
  * load, and a bad value is said once on stderr. This file sits above the exporters:
  * the recorder never links it; the shared library and the ludus_launch
  * object do. */
@@ -15341,18 +15824,8 @@ static int ludus__sf_launch_launched;     /* the capture running is ours */
 static int ludus__sf_launch_rolling_mode; /* ... and it is a rolling window */
 
 static void ludus__sf_launch_expand(char *out, size_t cap) {
-    size_t o = 0;
-    for (const char *p = ludus__sf_launch_trace_path; *p && o + 1 < cap; p++) {
-        if (p[0] == '%' && p[1] == 'p') {
-            o += (size_t)snprintf(out + o, cap - o, "%d", ludus__os_pid());
-            p++;
-        } else {
-            out[o++] = *p;
-        }
-    }
-    out[o < cap ? o : cap - 1] = 0;
+    ludus__expand_pid(ludus__sf_launch_trace_path, ludus__os_pid(), out, cap);
 }
-
 static void ludus__sf_launch_write_at_exit(void) {
     if (!ludus__sf_launch_launched || (ludus__sf_launch_rolling_mode ? !ludus_rolling_active() : !ludus_capture_active()))
         return; /* cancelled, or the program ended it itself */
@@ -15489,6 +15962,13 @@ __attribute__((constructor)) static void ludus__sf_launch_launch_init(void) {
     }
     ludus__sf_launch_launched = 1;
     atexit(ludus__sf_launch_write_at_exit);
+    const char *crash = getenv("LUDUS_TRACE_CRASH");
+    if (crash && !strcmp(crash, "0")) return;
+    ludus_crash_desc cd = {ludus__sf_launch_trace_path, format, 0};
+    int rc = ludus_crash_capture_install(&cd);
+    if (rc && rc != LUDUS_EUNSUPPORTED)
+        fprintf(stderr, "ludus: LUDUS_TRACE: crash capture: %s (%s)\n", ludus_error_string(rc),
+                ludus_last_error_detail());
 }
 
 #endif /* LUDUS_IMPLEMENTATION */

@@ -164,6 +164,9 @@ typedef struct ludus_analysis_summary {
     int exact;
     double percentile_rel_error; /* 0 with exact */
     int frame_thread_lossy;
+    int crash_signal;           /* the capture was ended by a crash (0: it was not) */
+    char crash_signal_name[16]; /* "SIGSEGV" and the like */
+    uint64_t crash_tid;         /* the thread it hit */
 } ludus_analysis_summary;
 
 LUDUS_API void ludus_analysis_get_summary(const ludus_analysis *a, ludus_analysis_summary *out);

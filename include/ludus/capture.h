@@ -270,6 +270,30 @@ LUDUS_API int ludus_output_write(void *output, const void *data, size_t n);
 LUDUS_API int ludus_output_commit(ludus_output *o);
 LUDUS_API void ludus_output_abort(ludus_output *o);
 
+/* Crash capture: on SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT (abort,
+ * assert, and std::terminate, which aborts), the running capture, or the
+ * rolling window (<ludus/rolling.h>) while one runs, is written to a file
+ * before the process dies: marked as ended by a crash, with the signal and
+ * the thread it hit (`ludus-trace info`, every export, a marker on that
+ * thread's track). The handler then lets the crash go on as it would have:
+ * the handler the program installed before runs, or the default action
+ * (core dump, exit status). The file is written by a copy of the crashed
+ * process (a raw fork: nothing a crashed thread holds can block it) while
+ * the crashing thread waits, at most timeout_ms; every thread's events up
+ * to the crash are in it (an event being written then is lost and
+ * counted, as at any capture's end). Linux only for now:
+ * LUDUS_EUNSUPPORTED elsewhere. LUDUS_TRACE installs it for its path. */
+typedef struct ludus_crash_desc {
+    const char *path;    /* "%p" becomes the pid; NULL: "ludus-crash-%p.ludus". A rolling window
+                          * writes into its directory instead, reason "crash-SIGSEGV" and the like */
+    int format;          /* LUDUS_FORMAT_*; 0: by the path's extension */
+    uint32_t timeout_ms; /* how long the crashing thread waits for the file; 0: 10000 */
+} ludus_crash_desc;
+/* Installs (or, called again, updates) the handlers; NULL desc: defaults. */
+LUDUS_API int ludus_crash_capture_install(const ludus_crash_desc *desc);
+/* Puts the program's own handlers back. */
+LUDUS_API void ludus_crash_capture_remove(void);
+
 /* Conveniences over the last ended capture. */
 /* int ludus_export_perfetto_trace(const char *path);  JSON (declared in profiling.h) */
 LUDUS_API int ludus_export_json_to(ludus_write_fn write, void *user_data);

@@ -42,6 +42,12 @@ typedef struct ludus_capture_info {
     const char *categories; /* NULL: all enabled */
     int cut;
     int64_t cut_from_ns, cut_to_ns;
+    /* ended by a crash (ludus_crash_capture_install): the signal (0: it was
+     * not), its name, the thread it hit, when (CLOCK_MONOTONIC ns) */
+    int crash_signal;
+    const char *crash_signal_name;
+    uint64_t crash_tid;
+    int64_t crash_ns;
     ludus_capture_summary summary;
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);

@@ -36,12 +36,18 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
     ludus__w_fmt(w,
                  "\"capture\":{\"duration_ns\":%lld,\"clock\":\"%s\",\"threads\":%u,\"events\":%llu,"
                  "\"dropped\":%llu,\"incomplete\":%llu,\"unwound\":%llu,\"excl_unknown\":%llu,"
-                 "\"orphan_ends\":%llu,\"filtered\":%llu,\"interner_drops\":%llu,\"clock_anomalies\":%llu},\n",
+                 "\"orphan_ends\":%llu,\"filtered\":%llu,\"interner_drops\":%llu,\"clock_anomalies\":%llu",
                  (long long)s->duration_ns, s->clock_name, s->threads, (unsigned long long)s->events,
                  (unsigned long long)s->dropped, (unsigned long long)s->incomplete, (unsigned long long)s->unwound,
                  (unsigned long long)s->excl_unknown, (unsigned long long)s->orphan_ends,
                  (unsigned long long)s->filtered, (unsigned long long)s->interner_drops,
                  (unsigned long long)s->clock_anomalies);
+    if (s->crash_signal) {
+        ludus__w_str(w, ",\"crash\":{\"signal\":");
+        ludus__w_json_str(w, s->crash_signal_name, strlen(s->crash_signal_name));
+        ludus__w_fmt(w, ",\"signo\":%d,\"tid\":%llu}", s->crash_signal, (unsigned long long)s->crash_tid);
+    }
+    ludus__w_str(w, "},\n");
     ludus__w_str(w, "\"window\":{\"name\":");
     ludus__w_jstr(w, s->window);
     ludus__w_fmt(w, ",\"begin_ns\":%lld,\"end_ns\":%lld,\"first_frame\":%llu,\"frames\":%llu},\n",

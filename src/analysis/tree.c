@@ -539,6 +539,9 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     ludus_analysis_summary *s = &a->sum;
     s->duration_ns = a->end_ns;
     s->clock_name = c->clock_tsc ? "tsc" : "monotonic";
+    s->crash_signal = c->crash_signal;
+    memcpy(s->crash_signal_name, c->crash_signal_name, sizeof s->crash_signal_name);
+    s->crash_tid = c->crash_tid;
     s->threads = c->nthreads;
     s->events = c->events;
     s->dropped = c->dropped;

@@ -139,6 +139,11 @@ struct ludus_capture {
     int64_t start_ns, end_ns;
     int pid;
     char process_name[64];
+    /* ended by a crash (crash.c): the signal (0: not), the thread it hit, when */
+    int crash_signal;
+    char crash_signal_name[16];
+    uint64_t crash_tid;
+    int64_t crash_ns; /* when (CLOCK_MONOTONIC, within the capture) */
     char *categories; /* enabled list or NULL (owned) */
     ludus__cap_thread *threads;
     uint32_t nthreads;
@@ -348,6 +353,17 @@ LUDUS_HIDDEN void ludus__capture_release_pool(ludus_capture *c);
 /* The child's side of fork: the running capture restarts as the child's
  * (session.c); fork.c installs it when the first capture begins. */
 LUDUS_HIDDEN void ludus__session_after_fork(void);
+/* In the child that writes a crash (crash.c): no other thread runs and
+ * none comes back; the locks are made anew, ending never waits, and what
+ * a thread had in flight is lost and counted. */
+LUDUS_HIDDEN void ludus__session_crashed(void);
+/* Set by a rolling window while it runs: writes the window into its
+ * directory in a crash's child (reason "crash-<signal>"); *path the file. */
+LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap);
+/* Marks c as ended by signo in thread tid at at_ns (CLOCK_MONOTONIC). */
+LUDUS_HIDDEN void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns);
+/* pattern with "%p" replaced by pid. */
+LUDUS_HIDDEN void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap);
 LUDUS_HIDDEN void ludus__fork_session_install(void);
 
 /* In-memory captures: turns each thread's pieces into runs (once). */

@@ -288,6 +288,26 @@ static const char *text(ludus_capture *c, const void *s, size_t n, size_t *len) 
     return out;
 }
 
+/* "SIGNAME signo tid at_ns" (native_writer.c), after the
+ * header (the capture's range is known). */
+static int parse_crash(ludus_capture *c, const char *v, uint32_t vn) {
+    char text[128], name[16];
+    if (vn >= sizeof text) return -1;
+    memcpy(text, v, vn);
+    text[vn] = 0;
+    int signo;
+    unsigned long long tid;
+    long long at;
+    if (sscanf(text, "%15s %d %llu %lld", name, &signo, &tid, &at) != 4 || signo <= 0) return -1;
+    if (at < c->start_ns || at > c->end_ns) return -1;
+    c->crash_ns = at;
+    c->crash_signal_name[ludus__utf8_clean(name, strlen(name), c->crash_signal_name, sizeof c->crash_signal_name - 1)] =
+        0;
+    c->crash_signal = signo;
+    c->crash_tid = tid;
+    return 0;
+}
+
 static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
     for (uint64_t pos = 0; pos < len;) {
         if (len - pos < 8) return FMT_FAIL(base + pos, "metadata entry header truncated");
@@ -303,6 +323,8 @@ static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t 
             c->categories = malloc((size_t)vn * 3 + 1);
             if (!c->categories) return ludus__fail(LUDUS_ENOMEM, "out of memory");
             c->categories[ludus__utf8_clean(v, vn, c->categories, (size_t)vn * 3)] = 0;
+        } else if (kn == 5 && !memcmp(k, "crash", 5)) {
+            if (parse_crash(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed crash entry");
         } else if (kn == 15 && !memcmp(k, "memory_coverage", 15) && !c->mem_cov) {
             char why[96];
             int rc = ludus__mem_cov_parse(c, v, vn, why, sizeof why);

@@ -70,6 +70,7 @@ enum {
     X(FRAME_STAT, COUNTER_I64, COUNTER_I64, COUNTER_I64, "counter", NULL)                      \
     X(LOSS, INSTANT, INSTANT, NONE, "ludus", "ludus: events lost from here on (see metadata)") \
     X(MISMATCH, INSTANT, INSTANT, NONE, "ludus", "<span end without begin>")                   \
+    X(CRASH, INSTANT, INSTANT, NONE, "ludus", "ludus: the process crashed here")               \
     X(MESSAGE, MESSAGE, MESSAGE, MESSAGE, "log", NULL)                                         \
     X(ASYNC_BEGIN, NONE, NONE, NONE, "async", NULL)                                            \
     X(ASYNC_END, NONE, NONE, NONE, "async", NULL)

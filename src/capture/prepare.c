@@ -51,6 +51,7 @@ static int count_thread(ludus_capture *c, uint32_t t) {
                 events++;
             break;
         case LUDUS_NEV_LOSS:
+        case LUDUS_NEV_CRASH: /* markers the reader adds, not events */
             break;
         case LUDUS_NEV_MISMATCH:
             mismatched++;

@@ -26,6 +26,7 @@
 
 #include "../backend/tracy.h"
 #include "../platform/background.h"
+#include "../platform/crash.h"
 #include "capture_internal.h"
 
 #define REASON_MAX 40
@@ -494,15 +495,20 @@ static const char *extension(int format) {
     return format == LUDUS_FORMAT_JSON ? "json" : format == LUDUS_FORMAT_PFTRACE ? "pftrace" : "ludus";
 }
 
-static void write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
-    /* the trigger's wall-clock time, from its distance to now */
+/* A window's file: the directory, the prefix, the trigger's wall-clock
+ * time (from its distance to now) and the reason. */
+static void window_path(const char *reason, int64_t at_ns, char *path, size_t cap) {
     int64_t wall = ludus__wall_ns() - (ludus__mono_ns() - at_ns);
     struct tm tm;
     ludus__local_time(wall, &tm);
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s-%04d%02d%02d-%02d%02d%02d-%03d-%s.%s", R.directory, R.prefix, tm.tm_year + 1900,
+    snprintf(path, cap, "%s/%s-%04d%02d%02d-%02d%02d%02d-%03d-%s.%s", R.directory, R.prefix, tm.tm_year + 1900,
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(wall / 1000000 % 1000), reason,
              extension(R.rd.format));
+}
+
+static void write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
+    char path[512];
+    window_path(reason, at_ns, path, sizeof path);
     int rc = ludus_capture_save(c, R.rd.format, 0, path);
     pthread_mutex_lock(&R.wlock);
     if (rc == 0) {
@@ -623,6 +629,35 @@ static void fork_child(void) {
     R.writing = 0;
     R.pending = 0;
     __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
+}
+
+/* ---- crash ---- */
+
+/* In the child writing a crash (crash.c): the segment recording ends (no
+ * next one begins) and the window is written from here. */
+static int crash_window(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
+    fork_child();
+    ludus_capture *ended = NULL;
+    if (ludus_capture_active() && ludus__session_end() == 0 && ludus_capture_get_last(&ended) == 0) {
+        ludus_capture **n = R.nseg == R.seg_cap ? realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
+        if (n) {
+            R.seg = n;
+            R.seg_cap += R.nseg == R.seg_cap;
+            R.seg[R.nseg++] = ended;
+        } else {
+            ludus_capture_release(ended);
+        }
+    }
+    if (R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment");
+    ludus_capture *c = join_segments();
+    if (!c) return ludus__fail(LUDUS_ENOMEM, "out of memory while joining the window's segments");
+    ludus__capture_mark_crash(c, signo, tid, at_ns);
+    char reason[32];
+    snprintf(reason, sizeof reason, "crash-%s", ludus__crash_signal_name(signo));
+    window_path(reason, at_ns, path, cap);
+    int rc = ludus_capture_save(c, R.rd.format, 0, path);
+    ludus_capture_release(c);
+    return rc;
 }
 
 /* ---- begin and end ---- */
@@ -753,6 +788,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         return ludus__fail(LUDUS_ENOMEM, "could not start the rolling window's threads");
     }
     __atomic_store_n(&ludus__frame_hook, on_frame, __ATOMIC_RELEASE);
+    ludus__crash_rolling = crash_window;
     R.sig_installed = d.signal > 0 && ludus__trigger_signal_install(d.signal, on_signal) == 0;
     return 0;
 }
@@ -760,6 +796,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
 int ludus_rolling_end(void) {
     if (!ludus_rolling_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
     __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
+    ludus__crash_rolling = NULL;
     if (R.sig_installed) ludus__trigger_signal_restore();
     R.sig_installed = 0;
     if (!R.in_child) {

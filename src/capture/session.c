@@ -12,6 +12,7 @@
 
 #include "../backend/tracy.h"
 #include "../platform/pages.h"
+#include "../record/counters.h"
 #include "capture_internal.h"
 #include "text.h"
 
@@ -39,6 +40,7 @@ static uint32_t next_gen(void) {
     return gen_counter % 0x3fffffffu + 1;
 }
 static ludus_capture *last; /* the library's reference to the last ended capture */
+static int crashed;         /* the child writing a crash (crash.c): no other thread runs here */
 static ludus__prefault *sess_prefault;
 static size_t sess_faulted; /* bytes of the pool in already when the capture began */
 /* The ended capture that still has threads to publish (ludus__late), or
@@ -329,6 +331,8 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
  * beyond the cursor published for it. */
 static uintptr_t join_thread(const ludus__thread_record *r, int *late) {
     *late = 0;
+    if (crashed) /* nothing moves: published as it stopped (its event in flight lost and counted) */
+        return __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE);
     for (unsigned spins = 0;; spins++) {
         uintptr_t cur = __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE);
         if (!(cur & LUDUS__K_MASK) || !__atomic_load_n(&r->cold->in_slow, __ATOMIC_ACQUIRE)) return cur;
@@ -603,6 +607,10 @@ static void late_done(ludus_capture *c) {
 
 void ludus__capture_resolve_late(ludus_capture *c) {
     if (c->type != LUDUS__CAP_MEMORY || !c->nlate) return;
+    if (crashed) { /* late before the crash: their threads are not in this process */
+        late_done(c);
+        return;
+    }
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     for (uint32_t i = 0; i < c->nlate; i++) {
@@ -632,6 +640,10 @@ void ludus__session_thread_leaving(const ludus__thread_record *r) {
 void ludus__capture_quiesce(ludus_capture *c) {
     ludus__capture_resolve_late(c);
     if (!c->nstragglers) return;
+    if (crashed) { /* their events in flight were counted as lost */
+        c->nstragglers = 0;
+        return;
+    }
     ludus__mutex_lock(&ludus__reg.lock);
     for (uint32_t i = 0; i < c->nstragglers; i++) {
         const ludus__straggler *g = &c->stragglers[i];
@@ -656,6 +668,18 @@ void ludus__capture_release_pool(ludus_capture *c) {
 }
 
 /* ---- fork ---- */
+
+void ludus__session_crashed(void) {
+    crashed = 1;
+    /* Any thread of the crashed process may have held these. */
+    ludus__mutex_init(&ludus__reg.lock);
+    ludus__sites_fork_reset();
+    ludus__names_fork_reset(ludus__sess.names);
+    ludus__counters_crash_reset();
+    /* The background threads are the crashed process's. */
+    ludus__prefault_after_fork(sess_prefault);
+    if (last) ludus__prefault_after_fork(last->prefault);
+}
 
 void ludus__session_after_fork(void) {
     /* The child's capture goes on as its own: the parent's events are not

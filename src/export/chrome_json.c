@@ -255,6 +255,12 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
             ludus__w_str(w, ",\"args\":{\"lost\":");
             ludus__w_u64(w, ev->value);
             ludus__w_ch(w, '}');
+        } else if (ev->kind == LUDUS_NEV_CRASH) {
+            ludus__w_str(w, ",\"args\":{\"crash\":");
+            ludus__w_json_str(w, x->c->crash_signal_name, strlen(x->c->crash_signal_name));
+            ludus__w_str(w, ",\"signal\":");
+            ludus__w_u64(w, ev->value);
+            ludus__w_ch(w, '}');
         } else if (ev->kind == LUDUS_NEV_MISMATCH) {
             ludus__w_str(w, ",\"args\":{\"ludus\":\"span end without a matching begin\"}");
         }
@@ -367,6 +373,13 @@ static void write_metadata(json_ctx *x) {
     meta_kv_u64(w, "site_id_collisions", c->id_collisions);
     meta_kv_u64(w, "nonfinite_counter_samples", x->skipped_nonfinite);
     meta_kv_u64(w, "pool_bytes_used", c->bytes_used);
+    if (c->crash_signal) { /* ended by a crash (crash.c) */
+        ludus__w_str(w, ",\"crash\":{\"signal\":");
+        ludus__w_json_str(w, c->crash_signal_name, strlen(c->crash_signal_name));
+        meta_kv_u64(w, "signo", (uint64_t)c->crash_signal);
+        meta_kv_u64(w, "tid", c->crash_tid);
+        ludus__w_ch(w, '}');
+    }
     if (c->nmem_cov) ludus__mem_cov_json(w, c);
     gpu_metadata(w, c);
     ludus__w_str(w, ",\"threads\":[");

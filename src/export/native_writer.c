@@ -6,6 +6,7 @@
  * writes the recorded 16-byte events as they are. Both are written from the
  * capture as read (a file, or a cut of one, saves again the same way). */
 #define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,11 +90,14 @@ static void write_header(ludus__writer *w, const ludus_capture *c) {
 
 static void write_meta(ludus__writer *w, const ludus_capture *c, rec_buf *r) {
     char *cov = c->nmem_cov ? ludus__mem_cov_text(c) : NULL;
-    const char *keys[4] = {"ludus_version", "process_name", "categories", "memory_coverage"};
-    const char *vals[4] = {LUDUS_VERSION_STRING, c->process_name, c->categories, cov};
+    char crash[128]; /* "SIGNAME signo tid at_ns" */
+    snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
+             (unsigned long long)c->crash_tid, (long long)c->crash_ns);
+    const char *keys[5] = {"ludus_version", "process_name", "categories", "memory_coverage", "crash"};
+    const char *vals[5] = {LUDUS_VERSION_STRING, c->process_name, c->categories, cov, c->crash_signal ? crash : NULL};
     uint32_t n = 0;
     r->n = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         if (!vals[i]) continue;
         size_t kn = strlen(keys[i]), vn = clamp_len(strlen(vals[i]));
         rb_u32(r, (uint32_t)kn);

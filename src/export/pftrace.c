@@ -171,6 +171,10 @@ static void write_process(pf_state *s) {
     p = da_u64(p, "frames", c->frames);
     p = da_u64(p, "interner_drops", c->interner_drops);
     p = da_u64(p, "site_id_collisions", c->id_collisions);
+    if (c->crash_signal) { /* ended by a crash (crash.c) */
+        p = da_str(p, "crash_signal", c->crash_signal_name);
+        p = da_u64(p, "crash_tid", c->crash_tid);
+    }
     if (c->nmem_cov) {
         char *cov = ludus__mem_cov_text(c); /* lines of tab-separated fields, as in .ludus (docs/format.md) */
         if (cov) p = da_str(p, "memory_coverage", cov);

@@ -8,7 +8,11 @@
  * LUDUS_TRACE_WINDOW_MS (default 4000) are kept, every hitch writes the
  * window around it next to PATH (PATH's stem, the time and the reason:
  * app-20261201-101500-123-hitch.ludus), SIGUSR2 does the same, and at exit
- * the last window is written to PATH. The variables are checked here, at
+ * the last window is written to PATH. A crash (SIGSEGV, SIGBUS, SIGFPE,
+ * SIGILL, SIGABRT) writes the capture to PATH, or the window next to it
+ * (reason crash-SIGSEGV and the like), before the program dies of it
+ * (ludus_crash_capture_install); LUDUS_TRACE_CRASH=0 leaves the program's
+ * signal handlers alone. The variables are checked here, at
  * load, and a bad value is said once on stderr. This file sits above the exporters:
  * the recorder never links it; the shared library and the ludus_launch
  * object do. */
@@ -28,18 +32,8 @@ static int launched;     /* the capture running is ours */
 static int rolling_mode; /* ... and it is a rolling window */
 
 static void expand(char *out, size_t cap) {
-    size_t o = 0;
-    for (const char *p = trace_path; *p && o + 1 < cap; p++) {
-        if (p[0] == '%' && p[1] == 'p') {
-            o += (size_t)snprintf(out + o, cap - o, "%d", ludus__os_pid());
-            p++;
-        } else {
-            out[o++] = *p;
-        }
-    }
-    out[o < cap ? o : cap - 1] = 0;
+    ludus__expand_pid(trace_path, ludus__os_pid(), out, cap);
 }
-
 static void write_at_exit(void) {
     if (!launched || (rolling_mode ? !ludus_rolling_active() : !ludus_capture_active()))
         return; /* cancelled, or the program ended it itself */
@@ -176,4 +170,11 @@ __attribute__((constructor)) static void launch_init(void) {
     }
     launched = 1;
     atexit(write_at_exit);
+    const char *crash = getenv("LUDUS_TRACE_CRASH");
+    if (crash && !strcmp(crash, "0")) return;
+    ludus_crash_desc cd = {trace_path, format, 0};
+    int rc = ludus_crash_capture_install(&cd);
+    if (rc && rc != LUDUS_EUNSUPPORTED)
+        fprintf(stderr, "ludus: LUDUS_TRACE: crash capture: %s (%s)\n", ludus_error_string(rc),
+                ludus_last_error_detail());
 }

@@ -515,3 +515,6 @@ static void fork_unlock(void) {
 static void fork_install(void) {
     ludus__on_fork(fork_lock, fork_unlock, fork_unlock);
 }
+void ludus__counters_crash_reset(void) {
+    ludus__mutex_init(&L.lock);
+}

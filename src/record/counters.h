@@ -76,6 +76,9 @@ LUDUS_HIDDEN uint32_t ludus__live_refused(void);
 /* Counts and memory-hook calls of threads that could get no shard. */
 LUDUS_HIDDEN uint64_t ludus__live_lost_adds(void);
 LUDUS_HIDDEN uint64_t ludus__live_shard_bytes(void);
+/* In the child that writes a crash (crash.c): the lock made anew, as any
+ * thread of the crashed process may have held it. */
+LUDUS_HIDDEN void ludus__counters_crash_reset(void);
 
 /* emit.c: one event with a payload slot; 0 when dropped or idle. */
 

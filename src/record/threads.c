@@ -112,9 +112,17 @@ void ludus__thread_publish(const ludus__thread_record *r, uint32_t gen, ludus__t
     out->tid = r->tid;
     out->serial = r->serial;
     if (!c || gen == 0 || c->gen != gen) return; /* registered, recorded nothing in this capture */
-    if (c->chunk) {
+    /* A thread stopped anywhere in the slow path (the copy of a crashed
+     * process: crash.c) may hold pieces of the capture before (attach not
+     * done) or a cursor still in its previous piece (new_piece not done):
+     * only the running pool's pieces are followed, and a cursor outside the
+     * current piece leaves it empty. */
+    const char *base = ludus__sess.pool.base, *top = base + ludus__sess.pool.bytes;
+    if (c->chunk && (char *)c->chunk >= base && (char *)c->chunk < top && (char *)c->first_chunk >= base &&
+        (char *)c->first_chunk < top && c->first_chunk->gen == gen) {
         uintptr_t cur = __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE) & ~(uintptr_t)LUDUS__K_MASK;
-        c->chunk->used = (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk));
+        uintptr_t lo = (uintptr_t)LUDUS__CHUNK_EVENTS(c->chunk), hi = (uintptr_t)LUDUS__CHUNK_END(c->chunk);
+        c->chunk->used = cur >= lo && cur <= hi ? (uint64_t)((ludus__event *)cur - (ludus__event *)lo) : 0;
         out->first = c->first_chunk;
     }
     out->dropped = c->dropped + __atomic_load_n(&c->signal_drops, __ATOMIC_RELAXED);

@@ -9,6 +9,8 @@ With LUDUS_TRACE_MODE=rolling, the last window at exit and a file per hitch.
    check_launch.py DEMO LUDUS_TRACE WORKDIR FORK_TRACE"""
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
 
@@ -132,4 +134,31 @@ p = subprocess.run([demo, "--no-capture", "--frames", "1"],
                    env=dict(os.environ, LUDUS_TRACE=roll, LUDUS_TRACE_MODE="ring"), stdout=subprocess.DEVNULL,
                    stderr=subprocess.PIPE, text=True, check=True)
 assert p.stderr.count("LUDUS_TRACE_MODE=ring") == 1 and "not tracing" in p.stderr, p.stderr
-print("launch-to-exit: json, ludus and pftrace written at exit; bad values said at load; fork; rolling window")
+
+# A crash (the demo dereferences NULL in frame 30): the program still dies of
+# SIGSEGV, and the capture (or, rolling, the window next to PATH) is on disk,
+# marked with the signal, and `ludus-trace report` reads it. AddressSanitizer
+# (the ASan tree) would catch the fault itself: its handler is left out.
+crash_env = dict(os.environ, ASAN_OPTIONS="handle_segv=0")
+crash_dir = os.path.join(work, "crash")
+shutil.rmtree(crash_dir, ignore_errors=True)
+os.makedirs(crash_dir)
+for mode in ["window", "rolling"]:
+    path = os.path.join(crash_dir, mode + ".ludus")
+    p = subprocess.run([demo, "--no-capture", "--frames", "100", "--crash-at-frame", "30"],
+                       env=dict(crash_env, LUDUS_TRACE=path, LUDUS_TRACE_MODE=mode), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, timeout=60)
+    assert p.returncode == -signal.SIGSEGV, (p.returncode, p.stderr)
+    if mode == "window":
+        written = path
+    else:  # next to PATH, the reason in the name
+        crashed = [f for f in os.listdir(crash_dir) if f.startswith("rolling-") and f.endswith("-crash-SIGSEGV.ludus")]
+        assert len(crashed) == 1, os.listdir(crash_dir)
+        written = os.path.join(crash_dir, crashed[0])
+    assert "the capture is in " + written in p.stderr, p.stderr
+    info = subprocess.run([tool, "info", written], stdout=subprocess.PIPE, text=True, check=True).stdout
+    assert "ended by:    a crash, SIGSEGV" in info, info
+    assert "frames:      30" in info, info  # every frame before the crash (the window: 300 ms of them)
+    rep = subprocess.run([tool, "report", written], stdout=subprocess.PIPE, text=True, check=True).stdout
+    assert "Ended by a crash: SIGSEGV" in rep and "Crash" in rep, rep[:800]
+print("launch-to-exit: json, ludus and pftrace written at exit; bad values said at load; fork; rolling window; crash")

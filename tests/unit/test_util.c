@@ -183,6 +183,10 @@ void lt_trace_parse(lt_trace *t, const char *json) {
                     t->n_loss++;
                     break;
                 }
+                if (args && json_object_object_get_ex(args, "crash", NULL)) { /* where a crash hit: a marker */
+                    t->n_crash++;
+                    break;
+                }
                 t->n_mismatch++;
                 break;
             }

@@ -57,8 +57,8 @@ typedef struct lt_trace {
     struct json_object *metadata;
     /* counts */
     size_t n_B, n_E, n_E_incomplete, n_E_unwound, n_i, n_frame, n_C, n_s, n_f, n_X;
-    size_t n_loss, n_mismatch;       /* instants of category "ludus" */
-    size_t n_b, n_e, n_e_incomplete; /* async zones: begins, ends, ends synthesised at capture end */
+    size_t n_loss, n_mismatch, n_crash; /* instants of category "ludus" */
+    size_t n_b, n_e, n_e_incomplete;    /* async zones: begins, ends, ends synthesised at capture end */
     size_t n_thread_names, n_process_names;
     size_t flows_unmatched; /* f without s, s without f, or duplicate ids */
 } lt_trace;

@@ -43,6 +43,12 @@ static int info_run(int argc, char **argv) {
            (unsigned long long)s->incomplete, (unsigned long long)s->unwound, (unsigned long long)s->orphan_ends,
            (unsigned long long)s->mismatched);
     printf("frames:      %llu\n", (unsigned long long)s->frames);
+    if (in.crash_signal) {
+        printf("ended by:    a crash, %s (signal %d) in thread %llu", in.crash_signal_name, in.crash_signal,
+               (unsigned long long)in.crash_tid);
+        printf(", %.3f ms into the capture", (double)(in.crash_ns - in.start_ns) / 1e6);
+        printf("\n");
+    }
     printf("categories:  %s\n", in.categories ? in.categories : "(all)");
     printf("sites:       %u; blocks: %llu; slots: %llu (%.2f bytes/event)\n", in.sites, (unsigned long long)in.blocks,
            (unsigned long long)in.slots, s->events ? (double)in.file_bytes / (double)s->events : 0.0);

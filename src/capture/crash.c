@@ -1,0 +1,93 @@
+/* Crash capture (ludus_crash_capture_install, <ludus/capture.h>). The
+ * platform layer (src/platform/crash.h) catches the signal and runs
+ * write_crash in a child that is a copy of the crashed process: there the
+ * session is told no other thread runs (ludus__session_crashed), the
+ * capture or the rolling window is ended as usual and marked with the
+ * signal and the thread, and saved with the ordinary writer. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../platform/crash.h"
+#include "capture_internal.h"
+
+int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap);
+
+static char path_pattern[4096];
+
+void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns) {
+    c->crash_signal = signo;
+    c->crash_ns = at_ns < c->start_ns ? c->start_ns : at_ns > c->end_ns ? c->end_ns : at_ns;
+    snprintf(c->crash_signal_name, sizeof c->crash_signal_name, "%s", ludus__crash_signal_name(signo));
+    c->crash_tid = tid;
+}
+static int crash_format;
+
+void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap) {
+    size_t o = 0;
+    for (const char *p = pattern; *p && o + 1 < cap; p++) {
+        if (p[0] == '%' && p[1] == 'p') {
+            int k = snprintf(out + o, cap - o, "%d", pid);
+            o = k > 0 && (size_t)k < cap - o ? o + (size_t)k : cap - 1;
+            p++;
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o < cap ? o : cap - 1] = 0;
+}
+
+/* The running capture, ended and marked (no rolling window runs). */
+static int write_capture(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
+    snprintf(path, cap, "%s", "(none)");
+    if (!ludus_capture_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
+    int rc = ludus__session_end();
+    ludus_capture *c = NULL;
+    if (rc == 0) rc = ludus_capture_get_last(&c);
+    if (rc) return rc;
+    ludus__expand_pid(path_pattern, c->pid, path, cap); /* the crashed process's, not this copy's */
+    ludus__capture_mark_crash(c, signo, tid, at_ns);
+    rc = ludus_capture_save(c, crash_format, 0, path);
+    ludus_capture_release(c);
+    return rc;
+}
+
+/* In the child: nothing here returns to the crashed program. */
+static int write_crash(int signo, uint64_t tid, int64_t at_ns) {
+    ludus__session_crashed();
+    char path[4200], line[4600];
+    int (*rolling)(int, uint64_t, int64_t, char *, size_t) = ludus__crash_rolling;
+    int rc =
+        rolling ? rolling(signo, tid, at_ns, path, sizeof path) : write_capture(signo, tid, at_ns, path, sizeof path);
+    if (rc == 0)
+        snprintf(line, sizeof line, "ludus: %s in thread %llu: the capture is in %s\n", ludus__crash_signal_name(signo),
+                 (unsigned long long)tid, path);
+    else
+        snprintf(line, sizeof line, "ludus: %s in thread %llu: no capture written (%s: %s)\n",
+                 ludus__crash_signal_name(signo), (unsigned long long)tid, ludus_error_string(rc),
+                 ludus_last_error_detail());
+    ludus__crash_say(line, strlen(line));
+    return rc;
+}
+
+int ludus_crash_capture_install(const ludus_crash_desc *desc) {
+    ludus_crash_desc d;
+    if (desc)
+        d = *desc;
+    else
+        memset(&d, 0, sizeof d);
+    const char *path = d.path ? d.path : "ludus-crash-%p.ludus";
+    if (strlen(path) >= sizeof path_pattern) return ludus__fail(LUDUS_EINVAL, "the path is too long");
+    int format = d.format ? d.format : ludus_format_from_path(path);
+    if (format < LUDUS_FORMAT_JSON || format > LUDUS_FORMAT_LUDUS)
+        return ludus__fail(LUDUS_EINVAL, "no format given and none named by the path's extension");
+    strcpy(path_pattern, path);
+    crash_format = format;
+    int rc = ludus__crash_install(write_crash, d.timeout_ms ? d.timeout_ms : 10000);
+    if (rc == -2) return ludus__fail(LUDUS_EUNSUPPORTED, "crash capture is not built for this OS yet");
+    if (rc) return ludus__fail(LUDUS_EIO, "the signal handlers could not be installed");
+    return 0;
+}
+
+void ludus_crash_capture_remove(void) {
+    ludus__crash_uninstall();
+}

@@ -1,0 +1,35 @@
+/* What crash capture needs from the OS (linux_crash.c, win32_crash.c).
+ * Handlers for the signals of a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+ * SIGABRT) that, in the thread that crashed, run the writer in a copy of
+ * the process (a child of a raw fork: one thread, the crashed process's
+ * memory, none of its locks shared with a thread that could release
+ * them), wait for it a bounded time, and then let the crash go on as it
+ * would have: the handler the program had before runs, or the default
+ * action (core dump, exit status). A thread that crashes while another's
+ * capture is written waits for it, then goes on the same way. The handler
+ * itself is async-signal-safe; the writer runs in the child. */
+#ifndef LUDUS_CRASH_PLATFORM_H
+#define LUDUS_CRASH_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform.h"
+
+/* Runs in the child: writes the capture; 0 when it did. at_ns: when the
+ * signal came (CLOCK_MONOTONIC). */
+typedef int (*ludus__crash_writer)(int signo, uint64_t tid, int64_t at_ns);
+
+/* 0, or -1 when the handlers could not be installed (unsupported here:
+ * -2). One writer at a time; installing again replaces writer and
+ * timeout. The calling thread gets an alternate signal stack when it has
+ * none, so that a stack overflow on it is caught too. */
+LUDUS_HIDDEN int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms);
+/* Puts the program's handlers back. */
+LUDUS_HIDDEN void ludus__crash_uninstall(void);
+/* "SIGSEGV" and the like ("signal" for one it does not name). */
+LUDUS_HIDDEN const char *ludus__crash_signal_name(int signo);
+/* write(2) to stderr: async-signal-safe. */
+LUDUS_HIDDEN void ludus__crash_say(const char *text, size_t n);
+
+#endif
