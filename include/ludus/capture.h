@@ -259,6 +259,16 @@ LUDUS_API int ludus_capture_write(ludus_capture *c, int format, unsigned flags, 
  * is followed, a FIFO or character device (/dev/stdout) is written in place. */
 LUDUS_API int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char *path);
 
+/* Captures of several processes of one machine on one timeline: a process
+ * track each (its pid and name), aligned on their common clock
+ * (CLOCK_MONOTONIC: ts 0 is the earliest capture's start), every capture's
+ * counts in the metadata; flows whose ids the caller gave in both processes
+ * link across them. LUDUS_FORMAT_JSON or LUDUS_FORMAT_PFTRACE (a .ludus
+ * file holds one process). `ludus-trace merge` runs it. */
+LUDUS_API int ludus_captures_write_merged(ludus_capture *const *captures, uint32_t n, int format, ludus_write_fn write,
+                                          void *user_data);
+LUDUS_API int ludus_captures_save_merged(ludus_capture *const *captures, uint32_t n, int format, const char *path);
+
 /* A file written by those rules, for output of your own (a report, a
  * converted capture with a progress display): write through
  * ludus_output_write (a ludus_write_fn whose user_data is the output), then

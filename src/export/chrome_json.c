@@ -27,6 +27,7 @@
 typedef struct track {
     char part[96]; /* ","pid":P,"tid":T,"ts": */
     size_t len;
+    int64_t shift_ns; /* added to every ts (a merge: this capture's start after the earliest) */
 } track;
 
 /* Per-export state: every site's name/category snippet (memory bounded by
@@ -40,9 +41,13 @@ typedef struct json_ctx {
     track tracks[LUDUS__MAX_LANES];
     uint64_t skipped_nonfinite;
     const ludus__nev_iter *it; /* the thread's stream (a message's text) */
+    int64_t shift_ns;          /* ts origin: 0 = this capture's start (a merge: the earliest capture's) */
+    uint64_t flow_ns;          /* a merge: xored into the flow ids the library made (per capture) */
 } json_ctx;
 
-static void set_track(track *k, int pid, uint64_t tid) {
+static void set_track(track *k, const json_ctx *x, uint64_t tid) {
+    int pid = x->c->pid;
+    k->shift_ns = x->shift_ns;
     char *p = k->part;
     memcpy(p, "\",\"pid\":", 8);
     p += 8;
@@ -64,7 +69,7 @@ static inline void head(ludus__writer *w, const track *k, char ph, int64_t ts) {
     p += 10;
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
     p += k->len;
-    ludus__w_commit(w, ludus__fmt_us(p, ts));
+    ludus__w_commit(w, ludus__fmt_us(p, ts + k->shift_ns));
 }
 
 /* The site's ,"name":..,"cat":.. (or only its ,"name":.. part). */
@@ -169,7 +174,7 @@ static int64_t flow_end(json_ctx *x, const track *k, const ludus__nev *ev, int64
     ludus__w_str(w, ",\"cat\":\"flow\"}");
     head(w, k, out ? 's' : 'f', at);
     ludus__w_str(w, ",\"name\":\"flow\",\"cat\":\"flow\"");
-    hex_id(w, ev->value);
+    hex_id(w, ludus__merged_flow_id(ev->value, x->flow_ns));
     if (!out) ludus__w_str(w, ",\"bp\":\"e\"");
     ludus__w_ch(w, '}');
     return at + 1;
@@ -202,7 +207,7 @@ static inline void slice(json_ctx *x, const ludus__nev *ev) {
     p += 10;
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
     p += k->len;
-    p = ludus__fmt_us(p, ev->begin_ns);
+    p = ludus__fmt_us(p, ev->begin_ns + k->shift_ns);
     memcpy(p, ",\"dur\":", 7);
     int64_t d = ev->ts_ns - ev->begin_ns;
     p = ludus__fmt_us(p + 7, d < 0 ? 0 : d);
@@ -325,10 +330,10 @@ static void meta_kv_u64(ludus__writer *w, const char *k, uint64_t v) {
 
 static void gpu_metadata(ludus__writer *w, const ludus_capture *c);
 
-static void write_metadata(json_ctx *x) {
+/* The capture's metadata fields (after a first field of the object). */
+static void capture_fields(json_ctx *x) {
     ludus__writer *w = x->w;
     const ludus_capture *c = x->c;
-    ludus__w_str(w, "\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{\"ludus_version\":\"" LUDUS_VERSION_STRING "\"");
     ludus__w_str(w, ",\"clock\":{\"source\":");
     ludus__w_str(w, c->clock_tsc ? "\"tsc\"" : "\"monotonic\"");
     ludus__w_str(w, ",\"domain\":\"CLOCK_MONOTONIC\"");
@@ -416,7 +421,14 @@ static void write_metadata(json_ctx *x) {
         ludus__w_u64(w, s->line);
         ludus__w_ch(w, '}');
     }
-    ludus__w_str(w, "]}}\n");
+    ludus__w_ch(w, ']');
+}
+
+static void write_metadata(json_ctx *x) {
+    ludus__w_str(x->w,
+                 "\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{\"ludus_version\":\"" LUDUS_VERSION_STRING "\"");
+    capture_fields(x);
+    ludus__w_str(x->w, "}}\n");
 }
 
 static void meta_event(ludus__writer *w, const track *k, const char *what, const char *key, const char *text,
@@ -451,7 +463,7 @@ static void async_meta(json_ctx *x) {
         const char *tn = at->site != UINT32_MAX ? c->sites[at->site].name : "<invalid track>";
         for (uint32_t lane = 0; lane < at->lanes; lane++) {
             uint32_t i = async_lane_index(c, t, lane);
-            set_track(&k, c->pid, ASYNC_TID(i));
+            set_track(&k, x, ASYNC_TID(i));
             if (lane)
                 snprintf(name, sizeof name, "%.4096s (%u)", tn, lane + 1);
             else
@@ -469,7 +481,7 @@ static void async_zones(json_ctx *x) {
     track k;
     for (uint32_t i = 0; i < c->nasync && !w->failed; i++) {
         const ludus__async_zone *z = &c->async[i];
-        set_track(&k, c->pid, ASYNC_TID(async_lane_index(c, z->track, z->lane)));
+        set_track(&k, x, ASYNC_TID(async_lane_index(c, z->track, z->lane)));
         head(w, &k, 'X', z->begin_ns);
         ludus__w_str(w, ",\"dur\":");
         char num[32];
@@ -509,7 +521,7 @@ static void gpu_meta(json_ctx *x) {
     for (uint32_t i = 0; g && i < g->nctx; i++) {
         const ludus__gpu_ctx *gc = &g->ctx[i];
         for (uint32_t lane = 0; lane < (gc->lanes ? gc->lanes : 1); lane++) {
-            set_track(&k, x->c->pid, GPU_TID(i, lane));
+            set_track(&k, x, GPU_TID(i, lane));
             ludus__gpu_track_name(gc, lane, name, sizeof name);
             meta_event(x->w, &k, "thread_name", "name", name, 0);
             /* after the threads' and the async tracks */
@@ -529,7 +541,7 @@ static void gpu_spans(json_ctx *x) {
         const ludus__gpu_sample *s = &g->s[i];
         if (!ludus__gpu_shown(c, s)) continue;
         const ludus__gpu_ctx *gc = &g->ctx[s->ctx];
-        set_track(&k, c->pid, GPU_TID(s->ctx, s->lane));
+        set_track(&k, x, GPU_TID(s->ctx, s->lane));
         if (s->name == UINT32_MAX) { /* P1: the frame's GPU time, a counter */
             head(w, &k, 'C', s->begin_ns);
             snprintf(name, sizeof name, "%s frame time (ns)", gc->name);
@@ -564,7 +576,7 @@ static void gpu_spans(json_ctx *x) {
             ludus__w_str(w, ",\"dur\":0.001,\"name\":\"submitted\",\"cat\":\"flow\"}");
             head(w, &k, 'f', s->begin_ns);
             ludus__w_str(w, ",\"name\":\"flow\",\"cat\":\"flow\"");
-            hex_id(w, s->flow_id);
+            hex_id(w, ludus__merged_flow_id(s->flow_id, x->flow_ns));
             ludus__w_str(w, ",\"bp\":\"e\"}");
         }
     }
@@ -613,7 +625,7 @@ static void thread_meta(json_ctx *x, uint32_t t) {
     track k;
     char name[160];
     for (uint32_t lane = 0; lane <= th->lanes && lane < LUDUS__MAX_LANES; lane++) {
-        set_track(&k, x->c->pid, lane ? LANE_TID(t, lane) : th->tid);
+        set_track(&k, x, lane ? LANE_TID(t, lane) : th->tid);
         if (lane)
             snprintf(name, sizeof name, "%s spans %u", th->name, lane);
         else if (th->dropped)
@@ -625,60 +637,117 @@ static void thread_meta(json_ctx *x, uint32_t t) {
     }
 }
 
-int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
-    (void)flags;
-    json_ctx x;
-    memset(&x, 0, sizeof x);
-    x.w = w;
-    x.c = c;
-    if (build_snippets(&x) != 0) {
-        free(x.snip);
-        free(x.snip_off);
-        free(x.snip_name);
-        return ludus__fail(LUDUS_ENOMEM, "out of memory");
-    }
-    const int pid = c->pid;
-    ludus__w_str(w, "{\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":");
-    ludus__w_i64(w, pid);
+/* A capture's events (the first of the array when first), ts shifted by
+ * x->shift_ns. */
+static int capture_events(json_ctx *x, ludus_capture *c, int first) {
+    ludus__writer *w = x->w;
+    if (build_snippets(x) != 0) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    ludus__w_str(w, first ? "\n{\"ph\":\"M\",\"pid\":" : ",\n{\"ph\":\"M\",\"pid\":");
+    ludus__w_i64(w, c->pid);
     ludus__w_str(w, ",\"name\":\"process_name\",\"args\":{\"name\":");
     ludus__w_json_str(w, c->process_name, strlen(c->process_name));
     ludus__w_str(w, "}}");
-    for (uint32_t t = 0; t < c->nthreads; t++) thread_meta(&x, t);
+    for (uint32_t t = 0; t < c->nthreads; t++) thread_meta(x, t);
     int rc = ludus__async_ensure(c);
-    if (rc == 0) async_meta(&x);
-    gpu_meta(&x);
+    if (rc == 0) async_meta(x);
+    gpu_meta(x);
     for (uint32_t t = 0; t < c->nthreads && !w->failed && rc == 0; t++) {
         const ludus__cap_thread *th = &c->threads[t];
         for (uint32_t lane = 0; lane < LUDUS__MAX_LANES; lane++)
-            set_track(&x.tracks[lane], pid, lane ? LANE_TID(t, lane) : th->tid);
+            set_track(&x->tracks[lane], x, lane ? LANE_TID(t, lane) : th->tid);
         ludus__nev_iter it;
         rc = ludus__nev_init(&it, c, t);
-        x.it = &it;
+        x->it = &it;
         const ludus__nev *ev;
         int64_t prev_ns = INT64_MIN;
         while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) {
             uint8_t tr = ludus__nevs[ev->kind].json;
             if (tr == LUDUS__TR_SLICE_END) {
-                slice(&x, ev);
+                slice(x, ev);
             } else if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN) {
                 /* placed knowing the next event's time (the peek may refill) */
                 ludus__nev cur = *ev;
-                prev_ns = flow_end(&x, &x.tracks[cur.lane], &cur, prev_ns, ludus__nev_peek_ts(&it));
+                prev_ns = flow_end(x, &x->tracks[cur.lane], &cur, prev_ns, ludus__nev_peek_ts(&it));
                 continue;
             } else if (tr != LUDUS__TR_SLICE_BEGIN) {
-                write_event(&x, ev);
+                write_event(x, ev);
             }
             prev_ns = ev->ts_ns;
         }
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
     }
-    if (rc == 0) async_zones(&x);
-    if (rc == 0) gpu_spans(&x);
-    if (rc == 0) write_metadata(&x);
-    free(x.snip);
-    free(x.snip_off);
-    free(x.snip_name);
+    x->it = NULL;
+    if (rc == 0) async_zones(x);
+    if (rc == 0) gpu_spans(x);
+    return rc;
+}
+
+static void ctx_free(json_ctx *x) {
+    free(x->snip);
+    free(x->snip_off);
+    free(x->snip_name);
+    x->snip = NULL;
+    x->snip_off = x->snip_name = NULL;
+}
+
+static int export_rc(const ludus__writer *w, int rc) {
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");
     return rc ? rc : (w->failed ? LUDUS_EIO : 0);
+}
+
+int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
+    (void)flags;
+    json_ctx x;
+    memset(&x, 0, sizeof x);
+    x.w = w;
+    x.c = c;
+    ludus__w_str(w, "{\"traceEvents\":[");
+    int rc = capture_events(&x, c, 1);
+    if (rc == 0) write_metadata(&x);
+    ctx_free(&x);
+    return export_rc(w, rc);
+}
+
+int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t origin_ns, ludus__writer *w) {
+    json_ctx x;
+    uint64_t *skipped = calloc(n ? n : 1, sizeof *skipped); /* per capture: NaN/inf samples left out */
+    if (!skipped) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    int rc = 0;
+    ludus__w_str(w, "{\"traceEvents\":[");
+    for (uint32_t i = 0; i < n && rc == 0 && !w->failed; i++) {
+        memset(&x, 0, sizeof x);
+        x.w = w;
+        x.c = cs[i];
+        x.shift_ns = cs[i]->start_ns - origin_ns;
+        x.flow_ns = ludus__merge_flow_space(i);
+        rc = capture_events(&x, cs[i], i == 0);
+        skipped[i] = x.skipped_nonfinite;
+        ctx_free(&x);
+    }
+    if (rc == 0) {
+        ludus__w_str(w,
+                     "\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{\"ludus_version\":\"" LUDUS_VERSION_STRING "\"");
+        ludus__w_str(w, ",\"merged\":true,\"time_origin\":\"ts 0 = time_origin_ns (CLOCK_MONOTONIC): the earliest "
+                        "capture's start\",\"time_origin_ns\":");
+        ludus__w_i64(w, origin_ns);
+        ludus__w_str(w, ",\"captures\":[");
+        for (uint32_t i = 0; i < n; i++) {
+            memset(&x, 0, sizeof x);
+            x.w = w;
+            x.c = cs[i];
+            x.skipped_nonfinite = skipped[i];
+            ludus__w_str(w, i ? ",{\"pid\":" : "{\"pid\":");
+            ludus__w_i64(w, cs[i]->pid);
+            ludus__w_str(w, ",\"process_name\":");
+            ludus__w_json_str(w, cs[i]->process_name, strlen(cs[i]->process_name));
+            ludus__w_str(w, ",\"ts_offset_ns\":");
+            ludus__w_i64(w, cs[i]->start_ns - origin_ns);
+            capture_fields(&x);
+            ludus__w_ch(w, '}');
+        }
+        ludus__w_str(w, "]}}\n");
+    }
+    free(skipped);
+    return export_rc(w, rc);
 }
