@@ -15,6 +15,8 @@
  *   marks, log messages        messages (a severity and a colour per level)
  *   async zones                messages at begin and end (Tracy's C API has
  *                              no zone that ends on another thread)
+ *   GPU contexts and samples   Tracy GPU contexts (type Custom) and GPU zones
+ *                              with the samples' device timestamps
  *   flows                      nothing (no equivalent)
  * Tracy needs the zones of a thread strictly nested. The thread's open
  * zones are kept on a stack: ending a zone ends the zones opened after it
@@ -29,6 +31,7 @@
 #include <string.h>
 
 #include <ludus/capture.h>
+#include <ludus/gpu.h>
 #include <ludus/locks.h>
 #include <ludus/profiling.h>
 
@@ -36,6 +39,7 @@
 
 #include "../capture/nev_kinds.h"
 #include "../capture/text.h"
+#include "../platform/sync.h"
 #include "../record/counters.h"
 #include "../record/record.h"
 #include "tracy.h"
@@ -478,4 +482,124 @@ void ludus__tracy_frame(void) {
 
 void ludus__tracy_thread_name(const char *name) {
     if (name && *name) ___tracy_set_thread_name(name);
+}
+
+/* ---- GPU timing: a Tracy GPU context per ludus_gpu_context ---- */
+
+/* Tracy's GPU context ids are the program's: ours count down from 255,
+ * Tracy's own GPU instrumentation (TracyVulkan.hpp...) counts up from 0. */
+#define GPU_CONTEXTS 64u
+typedef struct gpu_state {
+    const void *key; /* the ludus_gpu_context; NULL: free */
+    uint8_t id;
+    int created, has_ref;
+    int64_t ref;    /* the last timestamp seen, unwrapped: the next ones are unwrapped near it */
+    uint16_t query; /* the next query id */
+} gpu_state;
+static gpu_state gpus[GPU_CONTEXTS];
+static uint32_t gpu_ids_used;
+static ludus__mutex gpu_lock = LUDUS__MUTEX_INIT;
+
+static gpu_state *gpu_find(const void *key) { /* lock held */
+    gpu_state *free_slot = NULL;
+    for (uint32_t i = 0; i < GPU_CONTEXTS; i++) {
+        if (gpus[i].key == key) return &gpus[i];
+        if (!gpus[i].key && !free_slot) free_slot = &gpus[i];
+    }
+    if (!free_slot || gpu_ids_used >= 128u) return NULL; /* ids 255..128 */
+    memset(free_slot, 0, sizeof *free_slot);
+    free_slot->key = key;
+    free_slot->id = (uint8_t)(255u - gpu_ids_used++);
+    return free_slot;
+}
+
+/* A timestamp modulo 2^bits, unwrapped to the value nearest the last one. */
+static int64_t gpu_unwrap(gpu_state *g, uint32_t bits, uint64_t t) {
+    if (bits >= 64 || bits == 0) return (int64_t)t;
+    if (!g->has_ref) {
+        g->has_ref = 1;
+        g->ref = (int64_t)t;
+        return g->ref;
+    }
+    uint64_t m = (UINT64_C(1) << bits) - 1u, d = (t - (uint64_t)g->ref) & m;
+    return g->ref + (d > (m >> 1) ? (int64_t)d - (int64_t)m - 1 : (int64_t)d);
+}
+
+/* Tells Tracy that the context's clock reads ticks_now at this moment: the
+ * context's creation, later a re-alignment (time sync). */
+static void gpu_align(gpu_state *g, const char *name, double period_ns, int64_t ticks_now) {
+    if (!g->created) {
+        struct ___tracy_gpu_new_context_data c = {ticks_now, (float)period_ns, g->id, 0, 7 /* Custom */};
+        ___tracy_emit_gpu_new_context_serial(c);
+        struct ___tracy_gpu_context_name_data n = {g->id, name, (uint16_t)strlen(name)};
+        ___tracy_emit_gpu_context_name_serial(n);
+        g->created = 1;
+    } else {
+        struct ___tracy_gpu_time_sync_data sy = {ticks_now, g->id};
+        ___tracy_emit_gpu_time_sync_serial(sy);
+    }
+}
+
+/* With TRACY_ON_DEMAND a context is made for the viewer that is connected:
+ * nothing is sent without one. */
+static int gpu_can_send(void) {
+#ifdef TRACY_ON_DEMAND
+    return ___tracy_connected();
+#else
+    return 1;
+#endif
+}
+
+int ludus__tracy_gpu_calibrate(const void *key, const char *name, double period_ns, uint32_t valid_bits,
+                               uint64_t gpu_ticks, int64_t cpu_ns) {
+    if (!gpu_can_send()) return 0;
+    ludus__mutex_lock(&gpu_lock);
+    gpu_state *g = gpu_find(key);
+    if (g) {
+        int64_t t = gpu_unwrap(g, valid_bits, gpu_ticks);
+        g->ref = t;
+        double ticks = (double)(ludus_gpu_cpu_now_ns() - cpu_ns) / period_ns;
+        gpu_align(g, name, period_ns, t + (int64_t)ticks);
+    }
+    ludus__mutex_unlock(&gpu_lock);
+    return 0;
+}
+
+int ludus__tracy_gpu_submit(const void *key, const char *name, double period_ns, uint32_t valid_bits,
+                            const ludus_gpu_sample *samples, uint32_t n) {
+    if (!gpu_can_send()) return 0;
+    ludus__mutex_lock(&gpu_lock);
+    gpu_state *g = gpu_find(key);
+    for (uint32_t i = 0; g && i < n; i++) {
+        const ludus_gpu_sample *s = &samples[i];
+        int64_t b = gpu_unwrap(g, valid_bits, s->begin_ticks);
+        uint64_t m = valid_bits >= 64 || valid_bits == 0 ? UINT64_MAX : (UINT64_C(1) << valid_bits) - 1u;
+        int64_t e = b + (int64_t)((s->end_ticks - s->begin_ticks) & m);
+        g->ref = b;
+        if (!g->created) { /* no calibration yet: its begin taken as its submission (aligned once) */
+            double ticks = (double)(ludus_gpu_cpu_now_ns() - s->submit_ns) / period_ns;
+            gpu_align(g, name, period_ns, b + (int64_t)ticks);
+        }
+        const char *pass = s->pass ? s->pass : "GPU frame";
+        uint64_t loc = ___tracy_alloc_srcloc_name(0, "", 0, "", 0, pass, text_len(pass, 4096), 0);
+        uint16_t q = g->query;
+        g->query = (uint16_t)(q + 2u);
+        struct ___tracy_gpu_zone_begin_data zb = {loc, q, g->id};
+        ___tracy_emit_gpu_zone_begin_alloc_serial(zb);
+        struct ___tracy_gpu_time_data tb = {b, q, g->id};
+        ___tracy_emit_gpu_time_serial(tb);
+        struct ___tracy_gpu_zone_end_data ze = {(uint16_t)(q + 1u), g->id};
+        ___tracy_emit_gpu_zone_end_serial(ze);
+        struct ___tracy_gpu_time_data te = {e, (uint16_t)(q + 1u), g->id};
+        ___tracy_emit_gpu_time_serial(te);
+    }
+    ludus__mutex_unlock(&gpu_lock);
+    return 0;
+}
+
+void ludus__tracy_gpu_forget(const void *key) {
+    ludus__mutex_lock(&gpu_lock);
+    for (uint32_t i = 0; i < GPU_CONTEXTS; i++)
+        if (gpus[i].key == key) gpus[i].key = NULL; /* its Tracy context stays (Tracy has no end for one) */
+    ludus__mutex_unlock(&gpu_lock);
 }

@@ -31,6 +31,14 @@ LUDUS_HIDDEN void ludus__tracy_async_by_id(uint32_t track, uint64_t id, uint32_t
 LUDUS_HIDDEN void ludus__tracy_fiber_enter(const char *name);
 LUDUS_HIDDEN void ludus__tracy_fiber_leave(void);
 LUDUS_HIDDEN void ludus__tracy_thread_name(const char *name);
+/* GPU timing (<ludus/gpu.h>): each context a Tracy GPU context, keyed by
+ * the ludus_gpu_context's address; name, period and valid bits its own. */
+struct ludus_gpu_sample;
+LUDUS_HIDDEN int ludus__tracy_gpu_submit(const void *key, const char *name, double period_ns, uint32_t valid_bits,
+                                         const struct ludus_gpu_sample *samples, uint32_t n);
+LUDUS_HIDDEN int ludus__tracy_gpu_calibrate(const void *key, const char *name, double period_ns, uint32_t valid_bits,
+                                            uint64_t gpu_ticks, int64_t cpu_ns);
+LUDUS_HIDDEN void ludus__tracy_gpu_forget(const void *key);
 #else
 #define LUDUS__WITH_TRACY 0
 #endif

@@ -109,6 +109,7 @@ capture() { # NAME PROGRAM ARGS...
   "$OUT/tools/tracy-csvexport" "$OUT/$name.tracy" >"$OUT/$name.zones.csv"
   "$OUT/tools/tracy-csvexport" -m "$OUT/$name.tracy" >"$OUT/$name.messages.csv"
   "$OUT/tools/tracy-csvexport" -u -p "$OUT/$name.tracy" >"$OUT/$name.unwrapped.csv"
+  "$OUT/tools/tracy-csvexport" -g "$OUT/$name.tracy" >"$OUT/$name.gpu.csv"
 }
 CAP_PID=
 cleanup() { [ -n "$CAP_PID" ] && kill "$CAP_PID" 2>/dev/null || true; }
@@ -123,4 +124,4 @@ cc -std=c11 -O2 -DLUDUS_BACKEND_TRACY=1 -I"$SRC/include" "$SRC/tests/tracy/edge.
   -lstdc++ -lpthread -lm -ldl -o "$OUT/edge"
 capture edge "$OUT/edge"
 python3 "$SRC/tests/tracy/compare.py" --expect "$SRC/tests/tracy/edge_expect.txt" "$OUT/edge.zones.csv" \
-  "$OUT/edge.messages.csv" "$OUT/edge.unwrapped.csv"
+  "$OUT/edge.messages.csv" "$OUT/edge.unwrapped.csv" "$OUT/edge.gpu.csv"

@@ -4,11 +4,12 @@ the same demo recorded by the built-in recorder (its Chrome JSON export),
 or with a list of what it must hold (--expect: tests/tracy/edge_expect.txt).
 
   compare.py BUILTIN.json ZONES.csv MESSAGES.csv UNWRAPPED.csv
-  compare.py --expect EXPECT.txt ZONES.csv MESSAGES.csv UNWRAPPED.csv
+  compare.py --expect EXPECT.txt ZONES.csv MESSAGES.csv UNWRAPPED.csv GPU.csv
 
 ZONES.csv: `tracy-csvexport x.tracy` (a row per source location with its
 count); MESSAGES.csv: `tracy-csvexport -m x.tracy`; UNWRAPPED.csv:
-`tracy-csvexport -u -p x.tracy` (a row per zone and per plot point).
+`tracy-csvexport -u -p x.tracy` (a row per zone and per plot point); GPU.csv:
+`tracy-csvexport -g x.tracy` (a row per GPU zone).
 
 Checked, each a failure when it does not hold:
   - every slice name of the built-in capture (scopes, spans, lock waits,
@@ -45,10 +46,14 @@ def read_tracy(zones_path, messages_path, unwrapped_path):
     return zones, messages, plots
 
 
-def expect(expect_path, zones_path, messages_path, unwrapped_path):
+def expect(expect_path, zones_path, messages_path, unwrapped_path, gpu_path):
     """--expect EXPECT.txt: Tracy's export against a list of 'kind name count'."""
     zones, messages, plots = read_tracy(zones_path, messages_path, unwrapped_path)
-    got = {"zone": zones, "message": messages, "plot": plots}
+    gpu = collections.Counter()
+    with open(gpu_path, newline="") as f:
+        for row in csv.DictReader(f):
+            gpu[row["name"]] += 1
+    got = {"zone": zones, "message": messages, "plot": plots, "gpu": gpu}
     failures, want_zones = [], set()
     with open(expect_path) as f:
         for line in f:
@@ -72,7 +77,7 @@ def expect(expect_path, zones_path, messages_path, unwrapped_path):
 
 
 def main():
-    if len(sys.argv) == 6 and sys.argv[1] == "--expect":
+    if len(sys.argv) == 7 and sys.argv[1] == "--expect":
         return expect(*sys.argv[2:])
     if len(sys.argv) != 5:
         print(__doc__, file=sys.stderr)

@@ -2,9 +2,11 @@
  * test-tracy runs it under tracy-capture; edge_expect.txt lists what Tracy
  * must receive): a span closed out of order, an end with nothing open, a
  * span left open when its enclosing scope ends, scopes skipped by longjmp,
- * run-time names, a fiber, messages, log text and a sampled counter. Tracy
+ * run-time names, a fiber, messages, log text, a sampled counter and GPU
+ * samples (a calibrated context: its ticks are CPU nanoseconds). Tracy
  * stops a capture at the first zone that ends out of order; the backend's
  * stack must keep every one of these nested, and lose no zone. */
+#include <ludus/gpu.h>
 #include <ludus/profiling.h>
 #include <setjmp.h>
 
@@ -29,6 +31,11 @@ int main(void) {
     uint32_t a = ludus_intern_name("SpanA"), b = ludus_intern_name("SpanB");
     ludus_site_desc cd = {"Edge counter", NULL, NULL, 0};
     uint32_t counter = ludus_register_site(&cd);
+    ludus_gpu_context_desc gd = {"Edge GPU", NULL, LUDUS_GPU_QUEUE_GRAPHICS, 1.0, 0};
+    ludus_gpu_context *gpu = NULL;
+    if (ludus_gpu_context_create(&gd, &gpu)) return 1;
+    int64_t t0 = ludus_gpu_cpu_now_ns();
+    if (ludus_gpu_calibrate(gpu, (uint64_t)t0, t0, 0)) return 1;
     for (int i = 0; i < 10; i++) {
         LUDUS_PROFILE_FRAME();
         LUDUS_PROFILE_SCOPE(Outer);
@@ -51,6 +58,11 @@ int main(void) {
         LUDUS_PROFILE_MESSAGE(LUDUS_LOG_ERROR, "edge error");
         LUDUS_PROFILE_LOG(LUDUS_LOG_INFO, "edge value %d", i % 2);
         ludus_sample_counter_f64(counter, i * 0.5);
+        int64_t t = ludus_gpu_cpu_now_ns();
+        ludus_gpu_sample smp = {
+            i % 2 ? "Edge pass" : NULL, (uint64_t)i, (uint64_t)(t - 50000), (uint64_t)(t - 10000), 0.0, t - 60000, 0};
+        if (ludus_gpu_submit(gpu, &smp, 1)) return 1;
     }
+    ludus_gpu_context_destroy(gpu);
     return 0;
 }
