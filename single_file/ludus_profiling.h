@@ -1212,6 +1212,16 @@ LUDUS_API int ludus_capture_write(ludus_capture *c, int format, unsigned flags, 
  * is followed, a FIFO or character device (/dev/stdout) is written in place. */
 LUDUS_API int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char *path);
 
+/* Captures of several processes of one machine on one timeline: a process
+ * track each (its pid and name), aligned on their common clock
+ * (CLOCK_MONOTONIC: ts 0 is the earliest capture's start), every capture's
+ * counts in the metadata; flows whose ids the caller gave in both processes
+ * link across them. LUDUS_FORMAT_JSON or LUDUS_FORMAT_PFTRACE (a .ludus
+ * file holds one process). `ludus-trace merge` runs it. */
+LUDUS_API int ludus_captures_write_merged(ludus_capture *const *captures, uint32_t n, int format, ludus_write_fn write,
+                                          void *user_data);
+LUDUS_API int ludus_captures_save_merged(ludus_capture *const *captures, uint32_t n, int format, const char *path);
+
 /* A file written by those rules, for output of your own (a report, a
  * converted capture with a progress display): write through
  * ludus_output_write (a ludus_write_fn whose user_data is the output), then
@@ -13380,6 +13390,17 @@ typedef int (*ludus__exporter)(ludus_capture *c, ludus__writer *w, unsigned flag
 LUDUS_HIDDEN int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags);
 LUDUS_HIDDEN int ludus__export_pftrace(ludus_capture *c, ludus__writer *w, unsigned flags);
 LUDUS_HIDDEN int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags);
+/* A merge keeps the flow ids the caller gave (LUDUS_CALLER_FLOW_ID_BIT: a
+ * flow across processes) and moves the library's own, per process, to a
+ * space of their own (capture i: xor i << 48; they are addresses, < 2^48). */
+static inline uint64_t ludus__merge_flow_space(uint32_t capture) {
+    return (uint64_t)capture << 48;
+}
+static inline uint64_t ludus__merged_flow_id(uint64_t id, uint64_t space) {
+    return id & LUDUS_CALLER_FLOW_ID_BIT ? id : id ^ space;
+}
+/* Several captures as one JSON trace, ts 0 at origin_ns (merge.c). */
+LUDUS_HIDDEN int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t origin_ns, ludus__writer *w);
 /* The errno (negative) that made an output's writes fail, or 0 (output.c). */
 LUDUS_HIDDEN int ludus__output_error(const ludus_output *o);
 
@@ -13394,6 +13415,7 @@ LUDUS_HIDDEN void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c);
 typedef struct track {
     char part[96]; /* ","pid":P,"tid":T,"ts": */
     size_t len;
+    int64_t shift_ns; /* added to every ts (a merge: this capture's start after the earliest) */
 } track;
 
 /* Per-export state: every site's name/category ludus__sf_chrome_json_snippet (memory bounded by
@@ -13407,9 +13429,13 @@ typedef struct ludus__sf_chrome_json_json_ctx {
     track tracks[LUDUS__MAX_LANES];
     uint64_t skipped_nonfinite;
     const ludus__nev_iter *it; /* the thread's stream (a message's text) */
+    int64_t shift_ns;          /* ts origin: 0 = this capture's start (a merge: the earliest capture's) */
+    uint64_t flow_ns;          /* a merge: xored into the flow ids the library made (per capture) */
 } ludus__sf_chrome_json_json_ctx;
 
-static void ludus__sf_chrome_json_set_track(track *k, int pid, uint64_t tid) {
+static void ludus__sf_chrome_json_set_track(track *k, const ludus__sf_chrome_json_json_ctx *x, uint64_t tid) {
+    int pid = x->c->pid;
+    k->shift_ns = x->shift_ns;
     char *p = k->part;
     memcpy(p, "\",\"pid\":", 8);
     p += 8;
@@ -13431,7 +13457,7 @@ static inline void ludus__sf_chrome_json_head(ludus__writer *w, const track *k, 
     p += 10;
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
     p += k->len;
-    ludus__w_commit(w, ludus__fmt_us(p, ts));
+    ludus__w_commit(w, ludus__fmt_us(p, ts + k->shift_ns));
 }
 
 /* The site's ,"name":..,"cat":.. (or only its ,"name":.. part). */
@@ -13536,7 +13562,7 @@ static int64_t ludus__sf_chrome_json_flow_end(ludus__sf_chrome_json_json_ctx *x,
     ludus__w_str(w, ",\"cat\":\"flow\"}");
     ludus__sf_chrome_json_head(w, k, out ? 's' : 'f', at);
     ludus__w_str(w, ",\"name\":\"flow\",\"cat\":\"flow\"");
-    ludus__sf_chrome_json_hex_id(w, ev->value);
+    ludus__sf_chrome_json_hex_id(w, ludus__merged_flow_id(ev->value, x->flow_ns));
     if (!out) ludus__w_str(w, ",\"bp\":\"e\"");
     ludus__w_ch(w, '}');
     return at + 1;
@@ -13569,7 +13595,7 @@ static inline void ludus__sf_chrome_json_slice(ludus__sf_chrome_json_json_ctx *x
     p += 10;
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
     p += k->len;
-    p = ludus__fmt_us(p, ev->begin_ns);
+    p = ludus__fmt_us(p, ev->begin_ns + k->shift_ns);
     memcpy(p, ",\"dur\":", 7);
     int64_t d = ev->ts_ns - ev->begin_ns;
     p = ludus__fmt_us(p + 7, d < 0 ? 0 : d);
@@ -13692,10 +13718,10 @@ static void ludus__sf_chrome_json_meta_kv_u64(ludus__writer *w, const char *k, u
 
 static void ludus__sf_chrome_json_gpu_metadata(ludus__writer *w, const ludus_capture *c);
 
-static void ludus__sf_chrome_json_write_metadata(ludus__sf_chrome_json_json_ctx *x) {
+/* The capture's metadata fields (after a first field of the object). */
+static void ludus__sf_chrome_json_capture_fields(ludus__sf_chrome_json_json_ctx *x) {
     ludus__writer *w = x->w;
     const ludus_capture *c = x->c;
-    ludus__w_str(w, "\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{\"ludus_version\":\"" LUDUS_VERSION_STRING "\"");
     ludus__w_str(w, ",\"clock\":{\"source\":");
     ludus__w_str(w, c->clock_tsc ? "\"tsc\"" : "\"monotonic\"");
     ludus__w_str(w, ",\"domain\":\"CLOCK_MONOTONIC\"");
@@ -13783,7 +13809,14 @@ static void ludus__sf_chrome_json_write_metadata(ludus__sf_chrome_json_json_ctx 
         ludus__w_u64(w, s->line);
         ludus__w_ch(w, '}');
     }
-    ludus__w_str(w, "]}}\n");
+    ludus__w_ch(w, ']');
+}
+
+static void ludus__sf_chrome_json_write_metadata(ludus__sf_chrome_json_json_ctx *x) {
+    ludus__w_str(x->w,
+                 "\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{\"ludus_version\":\"" LUDUS_VERSION_STRING "\"");
+    ludus__sf_chrome_json_capture_fields(x);
+    ludus__w_str(x->w, "}}\n");
 }
 
 static void ludus__sf_chrome_json_meta_event(ludus__writer *w, const track *k, const char *what, const char *key, const char *text,
@@ -13818,7 +13851,7 @@ static void ludus__sf_chrome_json_async_meta(ludus__sf_chrome_json_json_ctx *x) 
         const char *tn = at->site != UINT32_MAX ? c->sites[at->site].name : "<invalid track>";
         for (uint32_t lane = 0; lane < at->lanes; lane++) {
             uint32_t i = ludus__sf_chrome_json_async_lane_index(c, t, lane);
-            ludus__sf_chrome_json_set_track(&k, c->pid, ASYNC_TID(i));
+            ludus__sf_chrome_json_set_track(&k, x, ASYNC_TID(i));
             if (lane)
                 snprintf(name, sizeof name, "%.4096s (%u)", tn, lane + 1);
             else
@@ -13836,7 +13869,7 @@ static void ludus__sf_chrome_json_async_zones(ludus__sf_chrome_json_json_ctx *x)
     track k;
     for (uint32_t i = 0; i < c->nasync && !w->failed; i++) {
         const ludus__async_zone *z = &c->async[i];
-        ludus__sf_chrome_json_set_track(&k, c->pid, ASYNC_TID(ludus__sf_chrome_json_async_lane_index(c, z->track, z->lane)));
+        ludus__sf_chrome_json_set_track(&k, x, ASYNC_TID(ludus__sf_chrome_json_async_lane_index(c, z->track, z->lane)));
         ludus__sf_chrome_json_head(w, &k, 'X', z->begin_ns);
         ludus__w_str(w, ",\"dur\":");
         char num[32];
@@ -13876,7 +13909,7 @@ static void ludus__sf_chrome_json_gpu_meta(ludus__sf_chrome_json_json_ctx *x) {
     for (uint32_t i = 0; g && i < g->nctx; i++) {
         const ludus__gpu_ctx *gc = &g->ctx[i];
         for (uint32_t lane = 0; lane < (gc->lanes ? gc->lanes : 1); lane++) {
-            ludus__sf_chrome_json_set_track(&k, x->c->pid, GPU_TID(i, lane));
+            ludus__sf_chrome_json_set_track(&k, x, GPU_TID(i, lane));
             ludus__gpu_track_name(gc, lane, name, sizeof name);
             ludus__sf_chrome_json_meta_event(x->w, &k, "thread_name", "name", name, 0);
             /* after the threads' and the async tracks */
@@ -13896,7 +13929,7 @@ static void ludus__sf_chrome_json_gpu_spans(ludus__sf_chrome_json_json_ctx *x) {
         const ludus__gpu_sample *s = &g->s[i];
         if (!ludus__gpu_shown(c, s)) continue;
         const ludus__gpu_ctx *gc = &g->ctx[s->ctx];
-        ludus__sf_chrome_json_set_track(&k, c->pid, GPU_TID(s->ctx, s->lane));
+        ludus__sf_chrome_json_set_track(&k, x, GPU_TID(s->ctx, s->lane));
         if (s->name == UINT32_MAX) { /* P1: the frame's GPU time, a counter */
             ludus__sf_chrome_json_head(w, &k, 'C', s->begin_ns);
             snprintf(name, sizeof name, "%s frame time (ns)", gc->name);
@@ -13931,7 +13964,7 @@ static void ludus__sf_chrome_json_gpu_spans(ludus__sf_chrome_json_json_ctx *x) {
             ludus__w_str(w, ",\"dur\":0.001,\"name\":\"submitted\",\"cat\":\"flow\"}");
             ludus__sf_chrome_json_head(w, &k, 'f', s->begin_ns);
             ludus__w_str(w, ",\"name\":\"flow\",\"cat\":\"flow\"");
-            ludus__sf_chrome_json_hex_id(w, s->flow_id);
+            ludus__sf_chrome_json_hex_id(w, ludus__merged_flow_id(s->flow_id, x->flow_ns));
             ludus__w_str(w, ",\"bp\":\"e\"}");
         }
     }
@@ -13980,7 +14013,7 @@ static void ludus__sf_chrome_json_thread_meta(ludus__sf_chrome_json_json_ctx *x,
     track k;
     char name[160];
     for (uint32_t lane = 0; lane <= th->lanes && lane < LUDUS__MAX_LANES; lane++) {
-        ludus__sf_chrome_json_set_track(&k, x->c->pid, lane ? LANE_TID(t, lane) : th->tid);
+        ludus__sf_chrome_json_set_track(&k, x, lane ? LANE_TID(t, lane) : th->tid);
         if (lane)
             snprintf(name, sizeof name, "%s spans %u", th->name, lane);
         else if (th->dropped)
@@ -13992,62 +14025,119 @@ static void ludus__sf_chrome_json_thread_meta(ludus__sf_chrome_json_json_ctx *x,
     }
 }
 
-int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
-    (void)flags;
-    ludus__sf_chrome_json_json_ctx x;
-    memset(&x, 0, sizeof x);
-    x.w = w;
-    x.c = c;
-    if (ludus__sf_chrome_json_build_snippets(&x) != 0) {
-        free(x.snip);
-        free(x.snip_off);
-        free(x.snip_name);
-        return ludus__fail(LUDUS_ENOMEM, "out of memory");
-    }
-    const int pid = c->pid;
-    ludus__w_str(w, "{\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":");
-    ludus__w_i64(w, pid);
+/* A capture's events (the first of the array when first), ts shifted by
+ * x->shift_ns. */
+static int ludus__sf_chrome_json_capture_events(ludus__sf_chrome_json_json_ctx *x, ludus_capture *c, int first) {
+    ludus__writer *w = x->w;
+    if (ludus__sf_chrome_json_build_snippets(x) != 0) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    ludus__w_str(w, first ? "\n{\"ph\":\"M\",\"pid\":" : ",\n{\"ph\":\"M\",\"pid\":");
+    ludus__w_i64(w, c->pid);
     ludus__w_str(w, ",\"name\":\"process_name\",\"args\":{\"name\":");
     ludus__w_json_str(w, c->process_name, strlen(c->process_name));
     ludus__w_str(w, "}}");
-    for (uint32_t t = 0; t < c->nthreads; t++) ludus__sf_chrome_json_thread_meta(&x, t);
+    for (uint32_t t = 0; t < c->nthreads; t++) ludus__sf_chrome_json_thread_meta(x, t);
     int rc = ludus__async_ensure(c);
-    if (rc == 0) ludus__sf_chrome_json_async_meta(&x);
-    ludus__sf_chrome_json_gpu_meta(&x);
+    if (rc == 0) ludus__sf_chrome_json_async_meta(x);
+    ludus__sf_chrome_json_gpu_meta(x);
     for (uint32_t t = 0; t < c->nthreads && !w->failed && rc == 0; t++) {
         const ludus__cap_thread *th = &c->threads[t];
         for (uint32_t lane = 0; lane < LUDUS__MAX_LANES; lane++)
-            ludus__sf_chrome_json_set_track(&x.tracks[lane], pid, lane ? LANE_TID(t, lane) : th->tid);
+            ludus__sf_chrome_json_set_track(&x->tracks[lane], x, lane ? LANE_TID(t, lane) : th->tid);
         ludus__nev_iter it;
         rc = ludus__nev_init(&it, c, t);
-        x.it = &it;
+        x->it = &it;
         const ludus__nev *ev;
         int64_t prev_ns = INT64_MIN;
         while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) {
             uint8_t tr = ludus__nevs[ev->kind].json;
             if (tr == LUDUS__TR_SLICE_END) {
-                ludus__sf_chrome_json_slice(&x, ev);
+                ludus__sf_chrome_json_slice(x, ev);
             } else if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN) {
                 /* placed knowing the next event's time (the peek may refill) */
                 ludus__nev cur = *ev;
-                prev_ns = ludus__sf_chrome_json_flow_end(&x, &x.tracks[cur.lane], &cur, prev_ns, ludus__nev_peek_ts(&it));
+                prev_ns = ludus__sf_chrome_json_flow_end(x, &x->tracks[cur.lane], &cur, prev_ns, ludus__nev_peek_ts(&it));
                 continue;
             } else if (tr != LUDUS__TR_SLICE_BEGIN) {
-                ludus__sf_chrome_json_write_event(&x, ev);
+                ludus__sf_chrome_json_write_event(x, ev);
             }
             prev_ns = ev->ts_ns;
         }
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
     }
-    if (rc == 0) ludus__sf_chrome_json_async_zones(&x);
-    if (rc == 0) ludus__sf_chrome_json_gpu_spans(&x);
-    if (rc == 0) ludus__sf_chrome_json_write_metadata(&x);
-    free(x.snip);
-    free(x.snip_off);
-    free(x.snip_name);
+    x->it = NULL;
+    if (rc == 0) ludus__sf_chrome_json_async_zones(x);
+    if (rc == 0) ludus__sf_chrome_json_gpu_spans(x);
+    return rc;
+}
+
+static void ludus__sf_chrome_json_ctx_free(ludus__sf_chrome_json_json_ctx *x) {
+    free(x->snip);
+    free(x->snip_off);
+    free(x->snip_name);
+    x->snip = NULL;
+    x->snip_off = x->snip_name = NULL;
+}
+
+static int ludus__sf_chrome_json_export_rc(const ludus__writer *w, int rc) {
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");
     return rc ? rc : (w->failed ? LUDUS_EIO : 0);
+}
+
+int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
+    (void)flags;
+    ludus__sf_chrome_json_json_ctx x;
+    memset(&x, 0, sizeof x);
+    x.w = w;
+    x.c = c;
+    ludus__w_str(w, "{\"traceEvents\":[");
+    int rc = ludus__sf_chrome_json_capture_events(&x, c, 1);
+    if (rc == 0) ludus__sf_chrome_json_write_metadata(&x);
+    ludus__sf_chrome_json_ctx_free(&x);
+    return ludus__sf_chrome_json_export_rc(w, rc);
+}
+
+int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t origin_ns, ludus__writer *w) {
+    ludus__sf_chrome_json_json_ctx x;
+    uint64_t *skipped = calloc(n ? n : 1, sizeof *skipped); /* per capture: NaN/inf samples left out */
+    if (!skipped) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    int rc = 0;
+    ludus__w_str(w, "{\"traceEvents\":[");
+    for (uint32_t i = 0; i < n && rc == 0 && !w->failed; i++) {
+        memset(&x, 0, sizeof x);
+        x.w = w;
+        x.c = cs[i];
+        x.shift_ns = cs[i]->start_ns - origin_ns;
+        x.flow_ns = ludus__merge_flow_space(i);
+        rc = ludus__sf_chrome_json_capture_events(&x, cs[i], i == 0);
+        skipped[i] = x.skipped_nonfinite;
+        ludus__sf_chrome_json_ctx_free(&x);
+    }
+    if (rc == 0) {
+        ludus__w_str(w,
+                     "\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{\"ludus_version\":\"" LUDUS_VERSION_STRING "\"");
+        ludus__w_str(w, ",\"merged\":true,\"time_origin\":\"ts 0 = time_origin_ns (CLOCK_MONOTONIC): the earliest "
+                        "capture's start\",\"time_origin_ns\":");
+        ludus__w_i64(w, origin_ns);
+        ludus__w_str(w, ",\"captures\":[");
+        for (uint32_t i = 0; i < n; i++) {
+            memset(&x, 0, sizeof x);
+            x.w = w;
+            x.c = cs[i];
+            x.skipped_nonfinite = skipped[i];
+            ludus__w_str(w, i ? ",{\"pid\":" : "{\"pid\":");
+            ludus__w_i64(w, cs[i]->pid);
+            ludus__w_str(w, ",\"process_name\":");
+            ludus__w_json_str(w, cs[i]->process_name, strlen(cs[i]->process_name));
+            ludus__w_str(w, ",\"ts_offset_ns\":");
+            ludus__w_i64(w, cs[i]->start_ns - origin_ns);
+            ludus__sf_chrome_json_capture_fields(&x);
+            ludus__w_ch(w, '}');
+        }
+        ludus__w_str(w, "]}}\n");
+    }
+    free(skipped);
+    return ludus__sf_chrome_json_export_rc(w, rc);
 }
 #undef LANE_TID
 #undef ASYNC_TID
@@ -14241,6 +14331,268 @@ void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c) {
                     "stacks, mapped files) unless noted above\"}");
 }
 #undef KV
+
+/* ==== src/export/merge.c ==== */
+/* Captures of several processes on one timeline (ludus_captures_save_merged,
+ * <ludus/capture.h>). Processes of one machine share CLOCK_MONOTONIC, which
+ * every capture's start is in, so aligning them is a shift each: ts 0 is
+ * the earliest start.
+ *
+ * JSON: the exporter writes each capture's events with its shift
+ * (chrome_json.c), one process each (its pid), and the metadata of all.
+ * Perfetto protobuf: each capture is exported on its own and its packets
+ * are rewritten on the way out: timestamps shifted, packet sequences and
+ * track uuids moved to a range of their own (capture i: sequences + i<<20,
+ * uuids + i<<40; the exporter's are small), everything else copied. Flow
+ * ids are kept, so a flow whose id the caller gave both processes links
+ * them. */
+#include <stdlib.h>
+#include <string.h>
+
+
+/* ---- a growable byte buffer ---- */
+
+typedef struct ludus__sf_merge_buf {
+    uint8_t *b;
+    size_t n, cap;
+    int oom;
+} ludus__sf_merge_buf;
+
+static void ludus__sf_merge_put(ludus__sf_merge_buf *o, const void *p, size_t n) {
+    if (o->oom) return;
+    if (o->n + n > o->cap) {
+        size_t cap = o->cap ? o->cap : 4096;
+        while (cap < o->n + n) cap *= 2;
+        uint8_t *b = realloc(o->b, cap);
+        if (!b) {
+            o->oom = 1;
+            return;
+        }
+        o->b = b;
+        o->cap = cap;
+    }
+    memcpy(o->b + o->n, p, n);
+    o->n += n;
+}
+
+static void ludus__sf_merge_put_varint(ludus__sf_merge_buf *o, uint64_t v) {
+    uint8_t t[10];
+    size_t k = 0;
+    do {
+        t[k++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    ludus__sf_merge_put(o, t, k);
+}
+
+static int ludus__sf_merge_buf_write(void *ud, const void *data, size_t n) {
+    ludus__sf_merge_buf *o = ud;
+    ludus__sf_merge_put(o, data, n);
+    return o->oom ? -1 : 0;
+}
+
+/* ---- the packet ludus__sf_merge_rewrite ---- */
+
+/* Messages on the way to a field that changes. */
+enum { M_TRACE, M_PACKET, M_EVENT, M_DESC, M_DEFAULTS, M_EVENT_DEFAULTS };
+/* What happens to a field's value. */
+enum { OP_NEST, OP_TS, OP_SEQ, OP_UUID, OP_FLOW };
+
+typedef struct ludus__sf_merge_rule {
+    uint8_t msg;
+    uint8_t field;
+    uint8_t op;
+    uint8_t child; /* OP_NEST: the message inside */
+} ludus__sf_merge_rule;
+
+/* trace-formats.md part B: Trace.packet; TracePacket.timestamp,
+ * trusted_packet_sequence_id, track_event, trace_packet_defaults,
+ * track_descriptor; TrackEvent.track_uuid, flow_ids and
+ * terminating_flow_ids (fixed64); TrackDescriptor.uuid and
+ * parent_uuid; TracePacketDefaults.track_event_defaults;
+ * TrackEventDefaults.track_uuid. */
+static const ludus__sf_merge_rule ludus__sf_merge_rules[] = {
+    {M_TRACE, 1, OP_NEST, M_PACKET},
+    {M_PACKET, 8, OP_TS, 0},
+    {M_PACKET, 10, OP_SEQ, 0},
+    {M_PACKET, 11, OP_NEST, M_EVENT},
+    {M_PACKET, 59, OP_NEST, M_DEFAULTS},
+    {M_PACKET, 60, OP_NEST, M_DESC},
+    {M_EVENT, 11, OP_UUID, 0},
+    {M_EVENT, 47, OP_FLOW, 0},
+    {M_EVENT, 48, OP_FLOW, 0},
+    {M_DESC, 1, OP_UUID, 0},
+    {M_DESC, 5, OP_UUID, 0},
+    {M_DEFAULTS, 11, OP_NEST, M_EVENT_DEFAULTS},
+    {M_EVENT_DEFAULTS, 11, OP_UUID, 0},
+};
+
+typedef struct ludus__sf_merge_remap {
+    uint64_t shift_ns, seq_base, uuid_base, flow_space;
+} ludus__sf_merge_remap;
+
+/* One step of the ludus__sf_merge_rewrite per field (a table: the flow ids are fixed64,
+ * the rest varints or nested messages). */
+static const ludus__sf_merge_rule *ludus__sf_merge_rule_of(int msg, uint64_t field) {
+    for (size_t i = 0; i < sizeof ludus__sf_merge_rules / sizeof ludus__sf_merge_rules[0]; i++)
+        if (ludus__sf_merge_rules[i].msg == msg && ludus__sf_merge_rules[i].field == field) return &ludus__sf_merge_rules[i];
+    return NULL;
+}
+
+static int ludus__sf_merge_get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
+    uint64_t x = 0;
+    for (int s = 0; s < 64 && *p < end; s += 7) {
+        uint8_t b = *(*p)++;
+        x |= (uint64_t)(b & 0x7f) << s;
+        if (!(b & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Rewrites message msg (p, n) into o; -1 when it is not well formed. */
+static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, const ludus__sf_merge_remap *r, ludus__sf_merge_buf *o) {
+    const uint8_t *end = p + n;
+    while (p < end) {
+        const uint8_t *field_start = p;
+        uint64_t tag, v;
+        if (ludus__sf_merge_get_varint(&p, end, &tag)) return -1;
+        const ludus__sf_merge_rule *ru = ludus__sf_merge_rule_of(msg, tag >> 3);
+        switch (tag & 7) {
+        case 0:
+            if (ludus__sf_merge_get_varint(&p, end, &v)) return -1;
+            if (ru && ru->op != OP_NEST) {
+                v += ru->op == OP_TS ? r->shift_ns : ru->op == OP_SEQ ? r->seq_base : r->uuid_base;
+                ludus__sf_merge_put_varint(o, tag);
+                ludus__sf_merge_put_varint(o, v);
+                continue;
+            }
+            break;
+        case 1:
+            if (end - p < 8) return -1;
+            if (ru && ru->op == OP_FLOW) {
+                uint64_t id = 0;
+                for (int b = 0; b < 8; b++) id |= (uint64_t)p[b] << (8 * b);
+                id = ludus__merged_flow_id(id, r->flow_space);
+                uint8_t le[8];
+                for (int b = 0; b < 8; b++) le[b] = (uint8_t)(id >> (8 * b));
+                ludus__sf_merge_put_varint(o, tag);
+                ludus__sf_merge_put(o, le, 8);
+                p += 8;
+                continue;
+            }
+            p += 8;
+            break;
+        case 5:
+            if (end - p < 4) return -1;
+            p += 4;
+            break;
+        case 2:
+            if (ludus__sf_merge_get_varint(&p, end, &v) || v > (uint64_t)(end - p)) return -1;
+            if (ru && ru->op == OP_NEST) {
+                ludus__sf_merge_buf inner = {0};
+                int rc = ludus__sf_merge_rewrite(p, (size_t)v, ru->child, r, &inner);
+                if (rc == 0 && !inner.oom) {
+                    ludus__sf_merge_put_varint(o, tag);
+                    ludus__sf_merge_put_varint(o, inner.n);
+                    ludus__sf_merge_put(o, inner.b, inner.n);
+                }
+                free(inner.b);
+                if (rc) return rc;
+                if (inner.oom) o->oom = 1;
+                p += v;
+                continue;
+            }
+            p += v;
+            break;
+        default:
+            return -1; /* groups: never written by the exporter */
+        }
+        ludus__sf_merge_put(o, field_start, (size_t)(p - field_start)); /* as it was */
+    }
+    return 0;
+}
+
+/* ---- the merge ---- */
+
+static int ludus__sf_merge_pftrace_merged(ludus_capture *const *cs, uint32_t n, int64_t origin_ns, ludus__writer *w) {
+    for (uint32_t i = 0; i < n && !w->failed; i++) {
+        ludus__sf_merge_buf one = {0}, out = {0};
+        int rc = ludus_capture_write(cs[i], LUDUS_FORMAT_PFTRACE, 0, ludus__sf_merge_buf_write, &one);
+        if (rc == 0 && one.oom) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
+        ludus__sf_merge_remap r = {(uint64_t)(cs[i]->start_ns - origin_ns), (uint64_t)i << 20, (uint64_t)i << 40,
+                   ludus__merge_flow_space(i)};
+        if (rc == 0 && ludus__sf_merge_rewrite(one.b, one.n, M_TRACE, &r, &out) != 0)
+            rc = ludus__fail(LUDUS_EFORMAT, "capture %u: its Perfetto export did not parse back", i);
+        if (rc == 0 && out.oom) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
+        if (rc == 0) ludus__w_bytes(w, out.b, out.n);
+        free(one.b);
+        free(out.b);
+        if (rc) return rc;
+    }
+    return w->failed ? LUDUS_EIO : 0;
+}
+
+static int ludus__sf_merge_check_inputs(ludus_capture *const *cs, uint32_t n, int format, int64_t *origin_ns) {
+    if (!cs || n == 0) return ludus__fail(LUDUS_EINVAL, "no capture to merge");
+    if (n > 4096) return ludus__fail(LUDUS_EINVAL, "at most 4096 captures are merged");
+    if (format != LUDUS_FORMAT_JSON && format != LUDUS_FORMAT_PFTRACE)
+        return ludus__fail(LUDUS_EINVAL, "a merge is written as JSON or Perfetto protobuf (format %d)", format);
+    *origin_ns = INT64_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!cs[i]) return ludus__fail(LUDUS_EINVAL, "capture %u is NULL", i);
+        int rc = ludus__prepare(cs[i]);
+        if (rc) return rc;
+        if (cs[i]->start_ns < *origin_ns) *origin_ns = cs[i]->start_ns;
+    }
+    return 0;
+}
+
+static int ludus__sf_merge_merged(ludus_capture *const *cs, uint32_t n, int format, int64_t origin_ns, ludus__writer *w) {
+    int rc = format == LUDUS_FORMAT_JSON ? ludus__export_json_merged(cs, n, origin_ns, w)
+                                         : ludus__sf_merge_pftrace_merged(cs, n, origin_ns, w);
+    if (rc == 0 && ludus__w_flush(w) != 0) rc = LUDUS_EIO;
+    if (rc == LUDUS_EIO)
+        return ludus__fail(rc, "writing the merge failed after %llu bytes", (unsigned long long)w->bytes);
+    return rc;
+}
+
+int ludus_captures_write_merged(ludus_capture *const *captures, uint32_t n, int format, ludus_write_fn write,
+                                void *user_data) {
+    int64_t origin;
+    int rc = ludus__sf_merge_check_inputs(captures, n, format, &origin);
+    if (rc) return rc;
+    if (!write) return ludus__fail(LUDUS_EINVAL, "write is NULL");
+    ludus__writer *w = malloc(sizeof *w);
+    if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    ludus__w_init(w, write, user_data);
+    rc = ludus__sf_merge_merged(captures, n, format, origin, w);
+    free(w);
+    return rc;
+}
+
+int ludus_captures_save_merged(ludus_capture *const *captures, uint32_t n, int format, const char *path) {
+    int64_t origin;
+    int rc = ludus__sf_merge_check_inputs(captures, n, format, &origin);
+    if (rc) return rc;
+    if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
+    ludus__writer *w = malloc(sizeof *w);
+    if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    ludus_output *o;
+    rc = ludus_output_open(path, &o);
+    if (rc == 0) {
+        ludus__w_init(w, ludus_output_write, o);
+        rc = ludus__sf_merge_merged(captures, n, format, origin, w);
+        if (rc != 0)
+            ludus_output_abort(o);
+        else
+            rc = ludus_output_commit(o);
+    }
+    free(w);
+    return rc;
+}
 
 /* ==== src/export/native_writer.c ==== */
 /* Native capture file writer (.ludus version 3, src/capture/file_format.h):
