@@ -54,15 +54,15 @@ static int merge_run(int argc, char **argv) {
             lt_error("merge", out, rc);
             code = rc == LUDUS_EIO ? LT_IO : LT_BAD_INPUT;
         } else {
-            ludus_capture_info first;
-            printf("merged %d capture(s) into %s:\n", nin, out);
+            int64_t origin = INT64_MAX;
+            ludus_capture_info info;
+            for (int i = 0; i < nin; i++)
+                if (ludus_capture_get_info(cs[i], &info) == 0 && info.start_ns < origin) origin = info.start_ns;
+            printf("merged %d capture(s) into %s (ts 0: the earliest start):\n", nin, out);
             for (int i = 0; i < nin; i++) {
-                ludus_capture_info info;
                 if (ludus_capture_get_info(cs[i], &info) != 0) continue;
-                if (i == 0) first = info;
-                printf("  %s: %s (pid %d), %llu events, %.3f ms from the first's start\n", in[i], info.process_name,
-                       info.pid, (unsigned long long)info.summary.events,
-                       (double)(info.start_ns - first.start_ns) / 1e6);
+                printf("  %s: %s (pid %d), %llu events, starts at %.3f ms\n", in[i], info.process_name, info.pid,
+                       (unsigned long long)info.summary.events, (double)(info.start_ns - origin) / 1e6);
             }
         }
     }
