@@ -1954,8 +1954,9 @@ LUDUS_HIDDEN extern int ludus__file_no_tmpfile;
  * "cannot create trace.json: Permission denied" can come from any thread. */
 LUDUS_HIDDEN void ludus__os_strerror(int err, char *buf, size_t cap);
 
-/* Thread-exit hook: fn(arg) runs when the calling thread exits. */
-enum { LUDUS__EXIT_RECORDER, LUDUS__EXIT_COUNTERS, LUDUS__EXIT_HOOKS };
+/* Thread-exit hook: fn(arg) runs when the calling thread exits (TRACY: the
+ * Tracy backend's zone stack, src/backend/tracy.c). */
+enum { LUDUS__EXIT_RECORDER, LUDUS__EXIT_COUNTERS, LUDUS__EXIT_TRACY, LUDUS__EXIT_HOOKS };
 LUDUS_HIDDEN int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg);
 
 /* Process name (from /proc/self/comm where available). */
@@ -2278,9 +2279,13 @@ static void ludus__sf_linux_exit_trampoline0(void *arg) {
 static void ludus__sf_linux_exit_trampoline1(void *arg) {
     __atomic_load_n(&ludus__sf_linux_exit_fn[1], __ATOMIC_ACQUIRE)(arg);
 }
+static void ludus__sf_linux_exit_trampoline2(void *arg) {
+    __atomic_load_n(&ludus__sf_linux_exit_fn[2], __ATOMIC_ACQUIRE)(arg);
+}
 static void ludus__sf_linux_exit_key_create(void) {
     pthread_key_create(&ludus__sf_linux_exit_key[0], ludus__sf_linux_exit_trampoline0);
     pthread_key_create(&ludus__sf_linux_exit_key[1], ludus__sf_linux_exit_trampoline1);
+    pthread_key_create(&ludus__sf_linux_exit_key[2], ludus__sf_linux_exit_trampoline2);
 }
 
 int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
@@ -3312,9 +3317,13 @@ static void ludus__sf_win32_exit_trampoline0(void *arg) {
 static void ludus__sf_win32_exit_trampoline1(void *arg) {
     __atomic_load_n(&ludus__sf_win32_exit_fn[1], __ATOMIC_ACQUIRE)(arg);
 }
+static void ludus__sf_win32_exit_trampoline2(void *arg) {
+    __atomic_load_n(&ludus__sf_win32_exit_fn[2], __ATOMIC_ACQUIRE)(arg);
+}
 __attribute__((constructor(101))) static void ludus__sf_win32_exit_key_create(void) {
     pthread_key_create(&ludus__sf_win32_exit_key[0], ludus__sf_win32_exit_trampoline0);
     pthread_key_create(&ludus__sf_win32_exit_key[1], ludus__sf_win32_exit_trampoline1);
+    pthread_key_create(&ludus__sf_win32_exit_key[2], ludus__sf_win32_exit_trampoline2);
 }
 
 int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {

@@ -170,11 +170,26 @@ static size_t text_len(const char *s, size_t max) {
     return z ? (size_t)(z - s) : max;
 }
 
+/* At thread exit: the stacks go (a zone begun later, by another exit hook,
+ * makes them again). */
+static void tstate_exit(void *arg) {
+    tstate *t = arg;
+    free(t->z);
+    free(t->sp);
+    t->z = NULL;
+    t->sp = NULL;
+    t->depth = t->cap = t->nspan = t->spcap = 0;
+    t->fiber = 0;
+}
+
 static int grow(tstate *t) {
     uint32_t cap = t->cap ? t->cap * 2 : 64;
     zone_ent *z = realloc(t->z, cap * sizeof *z);
     if (!z) return 0;
-    if (!t->z) t->serial = (uint32_t)(((uintptr_t)t >> 4) * 2654435761u); /* tokens of other threads never match */
+    if (!t->z) {
+        t->serial = (uint32_t)(((uintptr_t)t >> 4) * 2654435761u); /* tokens of other threads never match */
+        ludus__on_thread_exit(LUDUS__EXIT_TRACY, tstate_exit, t);
+    }
     t->z = z;
     t->cap = cap;
     return 1;
@@ -264,6 +279,7 @@ uintptr_t ludus__tracy_lock_wait(const void *lock, const ludus_site *site, unsig
 static void span_push(tstate *t, const ludus_site *site, uintptr_t token) {
     if (t->nspan == t->spcap) {
         uint32_t cap = t->spcap ? t->spcap * 2 : 64;
+        if (!t->z && !grow(t)) return; /* the exit hook frees both stacks */
         span_ent *s = realloc(t->sp, cap * sizeof *s);
         if (!s) {
             ludus__tracy_end(token); /* no room to pair its end: ended now */

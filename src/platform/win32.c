@@ -121,9 +121,13 @@ static void exit_trampoline0(void *arg) {
 static void exit_trampoline1(void *arg) {
     __atomic_load_n(&exit_fn[1], __ATOMIC_ACQUIRE)(arg);
 }
+static void exit_trampoline2(void *arg) {
+    __atomic_load_n(&exit_fn[2], __ATOMIC_ACQUIRE)(arg);
+}
 __attribute__((constructor(101))) static void exit_key_create(void) {
     pthread_key_create(&exit_key[0], exit_trampoline0);
     pthread_key_create(&exit_key[1], exit_trampoline1);
+    pthread_key_create(&exit_key[2], exit_trampoline2);
 }
 
 int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
