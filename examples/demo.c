@@ -11,7 +11,7 @@
  *
  *   ludus-demo [--trace PATH] [--frames N] [--threads N] [--no-capture]
  *              [--slow-job NAME [--slow-factor F]] [--overlay] [--no-counters]
- *              [--extra-draws N] [--rolling DIR] [--crash-at-frame N]
+ *              [--extra-draws N] [--rolling DIR] [--crash-at-frame N] [--deterministic]
  *
  * --rolling DIR records with the rolling window instead of one capture: the
  * last 400 ms are kept, and every hitch (a frame 2.5 x the running median)
@@ -266,7 +266,7 @@ int main(int argc, char **argv) {
         else {
             fprintf(stderr,
                     "usage: %s [--trace PATH] [--frames N] [--threads N] [--no-capture] [--overlay] [--no-counters] "
-                    "[--extra-draws N] [--rolling DIR] [--crash-at-frame N] [--slow-job NAME "
+                    "[--extra-draws N] [--rolling DIR] [--crash-at-frame N] [--deterministic] [--slow-job NAME "
                     "[--slow-factor F]]\n",
                     argv[0]);
             return 1;
@@ -383,7 +383,7 @@ int main(int argc, char **argv) {
         }
     }
 
-    LUDUS_PROFILE_MUTEX_LOCK(&js.lock);
+    queue_lock();
     js.quit = 1;
     pthread_cond_broadcast(&js.ready);
     pthread_mutex_unlock(&js.lock);
