@@ -4,7 +4,11 @@
  * Workload (as in shared/docs/PEERS.md): per thread N x outer{ inner{} }.
  * Also the cost of a scope the full pool refuses (counted, no clock read).
  *
- *   bench_scope [--pairs N] [--runs R] [--monotonic] */
+ * With --pool-file PATH, also the cost per scope when the pool is that file
+ * (ludus_capture_desc.pool_file: kill-safe), in the same runs as the
+ * anonymous pool it is compared with.
+ *
+ *   bench_scope [--pairs N] [--runs R] [--monotonic] [--pool-file PATH] */
 #include <ludus/capture.h>
 #include <ludus/profiling.h>
 #include <pthread.h>
@@ -62,6 +66,7 @@ static double run_threads(int threads) {
 
 int main(int argc, char **argv) {
     int runs = 5, monotonic = 0;
+    const char *pool_file = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--pairs") && i + 1 < argc)
             pairs = atoi(argv[++i]);
@@ -69,13 +74,15 @@ int main(int argc, char **argv) {
             runs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--monotonic"))
             monotonic = 1;
+        else if (!strcmp(argv[i], "--pool-file") && i + 1 < argc)
+            pool_file = argv[++i];
         else {
-            fprintf(stderr, "usage: bench_scope [--pairs N] [--runs R] [--monotonic]\n");
+            fprintf(stderr, "usage: bench_scope [--pairs N] [--runs R] [--monotonic] [--pool-file PATH]\n");
             return 1;
         }
     }
     if (runs > 31) runs = 31;
-    double floor_tsc[31], floor_mono[31], idle[31], rec1[31], rec2[31], refused[31];
+    double floor_tsc[31], floor_mono[31], idle[31], rec1[31], rec2[31], refused[31], recf[31];
     double bytes_per_event = 0, chunk_bytes_per_event = 0;
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
@@ -105,6 +112,17 @@ int main(int argc, char **argv) {
         ludus_begin_capture(&d);
         rec2[r] = run_threads(2);
         ludus_end_capture();
+
+        if (pool_file) { /* the same, the pool a file */
+            ludus_capture_desc f = d;
+            f.pool_file = pool_file;
+            if (ludus_begin_capture(&f) != 0) {
+                fprintf(stderr, "begin with a pool file: %s\n", ludus_last_error_detail());
+                return 1;
+            }
+            recf[r] = run_threads(1);
+            ludus_end_capture();
+        }
     }
     /* A full pool: every scope is refused and counted, no clock read (after
      * the recording runs: a pool of another size is not reused). */
@@ -130,6 +148,11 @@ int main(int argc, char **argv) {
     printf("  recording, 2 threads: %.2f ns/scope per thread = %.2f x the 1-thread cost (target <= 1.05)\n", r2,
            r2 / r1);
     printf("  refused (pool full, counted): %.2f ns/scope = %.2f x a recorded scope\n", rf, rf / r1);
+    if (pool_file) {
+        double pf = bench_median(recf, runs);
+        printf("  recording into a pool file (%s), 1 thread: %.2f ns/scope = %.2f x the anonymous pool\n", pool_file,
+               pf, pf / r1);
+    }
     printf("  sustained: %.1f M events/s per thread (target >= 50)\n", 2.0 / r1 * 1000.0);
     printf("  bytes/event: %.0f in the buffer, %.2f counting chunk headers and tails\n", bytes_per_event,
            chunk_bytes_per_event);

@@ -1028,6 +1028,11 @@ struct ludus_capture_desc {
     int clock;              /* enum ludus_clock; default LUDUS_CLOCK_AUTO */
     int join;               /* enum ludus_join; default LUDUS_JOIN_AUTO */
     ludus_allocator allocator;
+    const char *pool_file; /* NULL: the pool is memory. A path: the pool is that file, mapped shared, so
+                              after kill -9 (or any death) the file holds every event recorded up to
+                              then: `ludus-trace recover FILE OUT` (ludus_capture_recover) reads it back.
+                              Removed when the capture is released; Linux only (LUDUS_EUNSUPPORTED);
+                              not with the rolling window (LUDUS_EINVAL). */
 };
 
 /* Reads back the values a desc resolves to (defaults applied); in may be
@@ -1295,6 +1300,17 @@ LUDUS_API int ludus_capture_open(const char *path, ludus_capture **out);
  * until the capture (and every cut of it) is released. */
 LUDUS_API int ludus_capture_open_memory(const void *data, size_t size, ludus_capture **out);
 
+/* A capture read back from a pool file (ludus_capture_desc.pool_file) that
+ * its process left behind: killed (kill -9), crashed without the crash
+ * handler, or gone without ending the capture. Every event the file holds
+ * is there; slices still open are closed as incomplete at the last event;
+ * a site first met in the last journal period (20 ms) is named by its
+ * address; killed before the journal's first pass, its clock is calibrated
+ * by this machine's (the same invariant TSC). LUDUS_EFORMAT names the offset
+ * and the problem; LUDUS_ENODATA when the capture had not started.
+ * `ludus-trace recover FILE OUT` runs it. */
+LUDUS_API int ludus_capture_recover(const char *path, ludus_capture **out);
+
 /* What `ludus-trace info` prints; strings are owned by the capture. */
 typedef struct ludus_capture_info {
     uint32_t version;
@@ -1318,6 +1334,7 @@ typedef struct ludus_capture_info {
     const char *crash_signal_name;
     uint64_t crash_tid;
     int64_t crash_ns;
+    int recovered; /* read back from a pool file its process left behind (ludus_capture_recover) */
     ludus_capture_summary summary;
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
@@ -2032,6 +2049,29 @@ LUDUS_HIDDEN void ludus__crash_uninstall(void);
 LUDUS_HIDDEN const char *ludus__crash_signal_name(int signo);
 /* write(2) to stderr: async-signal-safe. */
 LUDUS_HIDDEN void ludus__crash_say(const char *text, size_t n);
+
+#endif
+/* ---- src/platform/file_map.h ---- */
+/* Files mapped into memory, for a pool that survives the process (kill -9):
+ * what a producer stores in a shared mapping of a file is the file's, and
+ * the kernel keeps it however the process ends (linux_file_map.c,
+ * win32_file_map.c). */
+#ifndef LUDUS_FILE_MAP_H
+#define LUDUS_FILE_MAP_H
+
+#include <stddef.h>
+
+
+/* Creates (or truncates) path at `bytes` of zeros, mapped read-write and
+ * shared; NULL on failure with *err an errno value. */
+LUDUS_HIDDEN void *ludus__file_map_new(const char *path, size_t bytes, int *err);
+/* An existing file mapped read-only; NULL on failure with *err set. */
+LUDUS_HIDDEN const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err);
+LUDUS_HIDDEN void ludus__file_unmap(const void *p, size_t bytes);
+LUDUS_HIDDEN void ludus__file_remove(const char *path);
+/* Copies n bytes at addr (this process) into out without faulting: 0, or
+ * -1 when they are not all readable. */
+LUDUS_HIDDEN int ludus__memory_read_checked(const void *addr, void *out, size_t n);
 
 #endif
 /* ---- src/platform/file_read.h ---- */
@@ -2961,6 +3001,79 @@ void ludus__os_strerror(int err, char *buf, size_t cap) {
 #undef NAME_TRIES
 #endif /* defined(__linux__) */
 
+/* ==== src/platform/linux_file_map.c ==== */
+#if defined(__linux__)
+/* file_map.h on Linux: open, ftruncate (a sparse file of zeros), mmap
+ * MAP_SHARED; process_vm_readv on the process itself reads memory that may
+ * not be mapped without a fault. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+void *ludus__file_map_new(const char *path, size_t bytes, int *err) {
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        *err = errno;
+        return NULL;
+    }
+    void *p = MAP_FAILED;
+    if (ftruncate(fd, (off_t)bytes) == 0) p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    *err = p == MAP_FAILED ? errno : 0;
+    close(fd); /* the mapping keeps the file */
+    return p == MAP_FAILED ? NULL : p;
+}
+
+const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *err = errno;
+        return NULL;
+    }
+    struct stat st;
+    void *p = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && st.st_size > 0)
+        p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    else
+        errno = EINVAL;
+    *err = p == MAP_FAILED ? errno : 0;
+    close(fd);
+    if (p == MAP_FAILED) return NULL;
+    *bytes = (size_t)st.st_size;
+    return p;
+}
+
+void ludus__file_unmap(const void *p, size_t bytes) {
+    if (p) munmap((void *)p, bytes);
+}
+
+void ludus__file_remove(const char *path) {
+    unlink(path);
+}
+
+/* Where process_vm_readv is refused (a seccomp filter), a pipe: write()
+ * of unreadable memory fails with EFAULT instead of faulting. */
+static int ludus__sf_linux_file_map_read_through_pipe(const void *addr, void *out, size_t n) {
+    int fd[2];
+    if (n > 4096 || pipe2(fd, O_CLOEXEC) != 0) return -1;
+    int ok = write(fd[1], addr, n) == (ssize_t)n && read(fd[0], out, n) == (ssize_t)n;
+    close(fd[0]);
+    close(fd[1]);
+    return ok ? 0 : -1;
+}
+
+int ludus__memory_read_checked(const void *addr, void *out, size_t n) {
+    struct iovec local = {out, n}, remote = {(void *)addr, n};
+    ssize_t k = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    if (k == (ssize_t)n) return 0;
+    if (k < 0 && (errno == EPERM || errno == ENOSYS)) return ludus__sf_linux_file_map_read_through_pipe(addr, out, n);
+    return -1;
+}
+#endif /* defined(__linux__) */
+
 /* ==== src/platform/linux_file_read.c ==== */
 #if defined(__linux__)
 /* Linux implementation of file_read.h. */
@@ -3617,6 +3730,35 @@ int ludus__path_writable(const char *path) {
     return (attr & FILE_ATTRIBUTE_DIRECTORY) ? 0 : ENOTDIR;
 }
 #undef NAME_TRIES
+#endif /* defined(_WIN32) */
+
+/* ==== src/platform/win32_file_map.c ==== */
+#if defined(_WIN32)
+/* file_map.h on Windows: not built yet (CreateFileMapping would be the
+ * way); a pool file is refused with LUDUS_EUNSUPPORTED. */
+
+#include <errno.h>
+
+void *ludus__file_map_new(const char *path, size_t bytes, int *err) {
+    (void)path, (void)bytes;
+    *err = ENOSYS;
+    return NULL;
+}
+const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err) {
+    (void)path, (void)bytes;
+    *err = ENOSYS;
+    return NULL;
+}
+void ludus__file_unmap(const void *p, size_t bytes) {
+    (void)p, (void)bytes;
+}
+void ludus__file_remove(const char *path) {
+    (void)path;
+}
+int ludus__memory_read_checked(const void *addr, void *out, size_t n) {
+    (void)addr, (void)out, (void)n;
+    return -1;
+}
 #endif /* defined(_WIN32) */
 
 /* ==== src/platform/win32_pages.c ==== */
@@ -6661,7 +6803,9 @@ struct ludus_capture {
     void *pool_mem;
     uint64_t pool_bytes;
     ludus_allocator allocator;
-    int pool_mapped; /* pool_mem came from ludus__pages_map */
+    int pool_mapped;                    /* pool_mem came from ludus__pages_map (1) or a pool file (2) */
+    struct ludus__pool_file *pool_file; /* desc.pool_file: the file the pool is (released with the pool) */
+    int recovered;                      /* read back from a pool file (recover.c): the process never ended it */
     struct ludus__prefault *prefault;
     size_t prefault_done; /* bytes of the pool faulted in when prefault is NULL */
     ludus__name_table *names;
@@ -6880,6 +7024,11 @@ LUDUS_HIDDEN int ludus__build_runs(ludus_capture *c);
 LUDUS_HIDDEN int ludus__prepare(ludus_capture *c);
 LUDUS_HIDDEN void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out);
 LUDUS_HIDDEN int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
+/* Adds a site by its text (site_table.c): name, function, file and
+ * category as the descriptor holds them (plain: no C literal to resolve;
+ * flow: a flow's name, category "flow"); nothing when key is known. */
+LUDUS_HIDDEN int ludus__site_add_described(ludus_capture *c, uintptr_t key, const char *name, const char *function,
+                                           const char *file, const char *category, uint32_t line, int plain, int flow);
 LUDUS_HIDDEN uint32_t ludus__site_index(const ludus_capture *c, uintptr_t key);
 /* Adds a fully described site whose strings the caller owns for the
  * capture's life. 0, LUDUS_ENOMEM, or LUDUS_EFORMAT when the key is present. */
@@ -8013,6 +8162,7 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->crash_signal_name = c->crash_signal_name;
     out->crash_tid = c->crash_tid;
     out->crash_ns = c->crash_ns;
+    out->recovered = c->recovered;
     if (c->type == LUDUS__CAP_MEMORY)
         for (uint32_t t = 0; t < c->nthreads; t++)
             out->slots += c->threads[t].slots, out->blocks += c->threads[t].nruns;
@@ -8866,6 +9016,8 @@ static int ludus__sf_file_reader_parse_meta(ludus__sf_file_reader_reader *r, lud
             c->categories = malloc((size_t)vn * 3 + 1);
             if (!c->categories) return ludus__fail(LUDUS_ENOMEM, "out of memory");
             c->categories[ludus__utf8_clean(v, vn, c->categories, (size_t)vn * 3)] = 0;
+        } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
+            c->recovered = 1;
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
             if (ludus__sf_file_reader_parse_crash(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed crash entry");
         } else if (kn == 15 && !memcmp(k, "memory_coverage", 15) && !c->mem_cov) {
@@ -11121,6 +11273,445 @@ void ludus__nev_free(ludus__nev_iter *it) {
 #undef SAVE
 #undef LOAD
 
+/* ==== src/capture/pool_file.c ==== */
+/* The pool backed by a file (pool_file.h): the file, and the ludus__sf_pool_file_journal thread
+ * that writes down what the pool's words mean while the capture runs.
+ *
+ * The ludus__sf_pool_file_journal thread reads the pool while the producers write it, without
+ * any protocol with them (the hot path stays as it is): it walks the pieces
+ * by their headers, the events of each up to the first slot not yet written
+ * (the file starts as zeros; a kind is never 0), and journals every site
+ * address it has not met. Whatever it reads that way is only ever used as
+ * an address to read through ludus__memory_read_checked, which cannot
+ * fault: a word read half-way through an event's writing, at worst, names
+ * a site that is not one and is not journaled, or journals a site no event
+ * names. Those reads race with the producers' stores by design, so the
+ * functions doing them are not instrumented by ThreadSanitizer. */
+/* ---- src/capture/pool_file.h ---- */
+/* A pool backed by a file (ludus_capture_desc.pool_file): the layout of the
+ * file, the only description of it, and the calls session.c and recover.c
+ * make. The file is a header, a journal and the pool itself:
+ *
+ *   [0, 4096)                 ludus__pf_header (native byte order: read back
+ *                             on the machine that wrote it)
+ *   [journal_off, +cap)       journal records, appended by a background
+ *                             thread: what the events' words mean (sites by
+ *                             address, threads by registration serial)
+ *   [pool_off, +pool_bytes)   the pool, exactly as the producers write it
+ *
+ * The producers write the pool as they always do; the mapping is shared, so
+ * after kill -9 the file holds every event stored up to that moment. The
+ * journal lags by up to a period (20 ms): a site first met after the last
+ * journal pass is recovered without its name, said as such. */
+#ifndef LUDUS_POOL_FILE_H
+#define LUDUS_POOL_FILE_H
+
+#include <stdint.h>
+
+
+#define LUDUS__PF_MAGIC UINT64_C(0x4c4f4f5053554455) /* "UDUSPOOL" */
+#define LUDUS__PF_VERSION 1u
+#define LUDUS__PF_BYTE_ORDER 0x01020304u
+#define LUDUS__PF_HEADER_BYTES 4096u
+#define LUDUS__PF_JOURNAL_BYTES ((uint64_t)4 << 20)
+#define LUDUS__PF_PERIOD_NS 20000000 /* a journal pass */
+
+typedef struct ludus__pf_header {
+    uint64_t magic;
+    uint32_t version, header_bytes;
+    uint32_t byte_order, pointer_bytes;
+    uint64_t journal_off, journal_cap, pool_off, pool_bytes;
+    uint64_t pool_base; /* the pool's address in the process: event words point into it */
+    uint32_t gen, clock_tsc;
+    int32_t pid, ended; /* ended: 1 once the capture ended normally */
+    char process_name[64];
+    uint64_t c0_ticks;
+    int64_t c0_ns, c0_window;
+    /* written by the journal thread: seq is odd while c1 is written */
+    uint32_t seq, reserved;
+    uint64_t c1_ticks;
+    int64_t c1_ns, c1_window;
+    uint64_t journal_bytes; /* committed (stored after the records) */
+    uint64_t pool_next;     /* bytes of the pool handed out at the last pass */
+} ludus__pf_header;
+
+/* Journal records: {u32 type, u32 payload bytes (a multiple of 8)} then the
+ * payload.
+ *   SITE    u64 key, u32 line, u32 flags, u32 name, function, file and
+ *           category lengths, then those strings (no NUL), zero padding
+ *   THREAD  u32 serial, u32 name length, u64 tid, the name, zero padding */
+enum { LUDUS__PF_SITE = 1, LUDUS__PF_THREAD = 2 };
+enum {
+    LUDUS__PF_SITE_HAS_CATEGORY = 1u,
+    LUDUS__PF_SITE_TEXT = 2u, /* plain text (LUDUS_SITE_TEXT): no C literal to resolve */
+    LUDUS__PF_SITE_FLOW = 4u  /* a flow's name (key: LUDUS__FLOW_NAME_KEY) */
+};
+
+typedef struct ludus__pool_file ludus__pool_file;
+
+/* Creates path for a pool of pool_bytes; *pool is where the producers
+ * write. 0, or a LUDUS_E* code (the detail is set). */
+LUDUS_HIDDEN int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_file **out, void **pool);
+/* Fills the header and starts the journal thread (the capture is armed). */
+LUDUS_HIDDEN void ludus__pool_file_start(ludus__pool_file *f, uint32_t gen, int clock_tsc, ludus__calib_point c0,
+                                         int pid, const char *process_name, const uint64_t *pool_next);
+/* Stops the journal thread (the capture has ended: nothing is written
+ * after this) and marks the file as ended. */
+LUDUS_HIDDEN void ludus__pool_file_stop(ludus__pool_file *f, int ended);
+/* Stops, unmaps and removes the file (its capture is released). */
+LUDUS_HIDDEN void ludus__pool_file_close(ludus__pool_file *f);
+/* In a child after fork: the thread is the parent's and the file too; the
+ * child lets go of the mapping without touching the file. */
+LUDUS_HIDDEN void ludus__pool_file_forget(ludus__pool_file *f);
+/* In the child writing a crash: the journal thread is not there (stop
+ * does not wait for it); the file is the crashed process's. */
+LUDUS_HIDDEN void ludus__pool_file_crashed(ludus__pool_file *f);
+
+#endif
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RACY_READS __attribute__((no_sanitize("thread")))
+#endif
+#endif
+#if !defined(RACY_READS) && defined(__SANITIZE_THREAD__)
+#define RACY_READS __attribute__((no_sanitize_thread))
+#endif
+#ifndef RACY_READS
+#define RACY_READS
+#endif
+
+struct ludus__pool_file {
+    char *path;
+    char *map;
+    size_t map_bytes;
+    ludus__pf_header *h;
+    char *pool;
+    const uint64_t *pool_next; /* the session's bump pointer (atomic) */
+    pthread_t thread;
+    int started;
+    int stop; /* atomic */
+    ludus__wakeup wake;
+    /* the ludus__sf_pool_file_journal thread's own */
+    uintptr_t *seen; /* open addressing: keys journaled or found unreadable */
+    uint32_t seen_cap, nseen;
+    uint32_t *serials; /* threads journaled */
+    uint32_t nserials, serials_cap;
+    uint64_t done_off; /* pieces before it are complete and scanned */
+    int pid;           /* the process that created the file (a child after fork never removes it) */
+};
+
+int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_file **out, void **pool) {
+    ludus__pool_file *f = calloc(1, sizeof *f);
+    if (f) f->path = strdup(path);
+    if (!f || !f->path) {
+        free(f);
+        return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    }
+    f->pid = ludus__os_pid();
+    uint64_t pool_off = LUDUS__PF_HEADER_BYTES + LUDUS__PF_JOURNAL_BYTES;
+    f->map_bytes = (size_t)(pool_off + pool_bytes);
+    int err = 0;
+    f->map = ludus__file_map_new(path, f->map_bytes, &err);
+    if (!f->map) {
+        char why[128];
+        ludus__os_strerror(err, why, sizeof why);
+        free(f->path);
+        free(f);
+        return ludus__fail(err == 38 /* ENOSYS */ ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
+    }
+    f->h = (ludus__pf_header *)f->map;
+    f->pool = f->map + pool_off;
+    ludus__pf_header *h = f->h;
+    h->version = LUDUS__PF_VERSION;
+    h->header_bytes = LUDUS__PF_HEADER_BYTES;
+    h->byte_order = LUDUS__PF_BYTE_ORDER;
+    h->pointer_bytes = (uint32_t)sizeof(void *);
+    h->journal_off = LUDUS__PF_HEADER_BYTES;
+    h->journal_cap = LUDUS__PF_JOURNAL_BYTES;
+    h->pool_off = pool_off;
+    h->pool_bytes = pool_bytes;
+    h->pool_base = (uint64_t)(uintptr_t)f->pool;
+    *pool = f->pool;
+    *out = f;
+    return 0;
+}
+
+/* ---- the ludus__sf_pool_file_journal ---- */
+
+static int ludus__sf_pool_file_seen_add(ludus__pool_file *f, uintptr_t key) {
+    if ((f->nseen + 1) * 2 > f->seen_cap) {
+        uint32_t cap = f->seen_cap ? f->seen_cap * 2 : 1024;
+        uintptr_t *n = calloc(cap, sizeof *n);
+        if (!n) return -1;
+        for (uint32_t i = 0; i < f->seen_cap; i++) {
+            if (!f->seen[i]) continue;
+            uint32_t j = (uint32_t)((f->seen[i] * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
+            while (n[j]) j = (j + 1) & (cap - 1);
+            n[j] = f->seen[i];
+        }
+        free(f->seen);
+        f->seen = n;
+        f->seen_cap = cap;
+    }
+    uint32_t mask = f->seen_cap - 1;
+    for (uint32_t j = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & mask;; j = (j + 1) & mask) {
+        if (f->seen[j] == key) return 0;
+        if (!f->seen[j]) {
+            f->seen[j] = key;
+            f->nseen++;
+            return 1;
+        }
+    }
+}
+
+/* Appends a record; 0, or -1 when the ludus__sf_pool_file_journal is full. */
+static int ludus__sf_pool_file_journal(ludus__pool_file *f, uint32_t type, const void *a, size_t an, const char *const *s,
+                   const uint32_t *sn, int ns) {
+    ludus__pf_header *h = f->h;
+    size_t payload = an;
+    for (int i = 0; i < ns; i++) payload += sn[i];
+    payload = (payload + 7) & ~(size_t)7;
+    uint64_t at = h->journal_bytes;
+    if (at + 8 + payload > h->journal_cap) return -1;
+    char *p = f->map + h->journal_off + at;
+    uint32_t head[2] = {type, (uint32_t)payload};
+    memcpy(p, head, 8);
+    memcpy(p + 8, a, an);
+    size_t o = 8 + an;
+    for (int i = 0; i < ns; i++) {
+        memcpy(p + o, s[i], sn[i]);
+        o += sn[i];
+    }
+    /* the record before its length is counted: a kill between the two
+     * leaves a ludus__sf_pool_file_journal that ends before it */
+    __atomic_store_n(&h->journal_bytes, at + 8 + payload, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* A NUL-terminated string at p read without faulting, at most cap - 1
+ * bytes; its length, or -1 when unreadable. */
+static long ludus__sf_pool_file_read_string(const char *p, char *out, size_t cap) {
+    size_t n = 0;
+    while (n + 1 < cap) {
+        size_t page_left = 4096 - ((uintptr_t)(p + n) & 4095);
+        size_t want = page_left < cap - 1 - n ? page_left : cap - 1 - n;
+        if (ludus__memory_read_checked(p + n, out + n, want) != 0) return -1;
+        char *z = memchr(out + n, 0, want);
+        if (z) return (long)(z - out);
+        n += want;
+    }
+    out[n] = 0;
+    return (long)n;
+}
+
+static void ludus__sf_pool_file_journal_site(ludus__pool_file *f, uintptr_t key) {
+    static char text[4][4097]; /* the ludus__sf_pool_file_journal thread's only (one pool file at a time) */
+    uint32_t len[4] = {0, 0, 0, 0};
+    const char *s[4] = {text[0], text[1], text[2], text[3]};
+    struct {
+        uint64_t key;
+        uint32_t line, flags, len[4];
+    } a;
+    memset(&a, 0, sizeof a);
+    a.key = key;
+    if (key & 1) { /* a flow's name */
+        long n = ludus__sf_pool_file_read_string(LUDUS__FLOW_NAME_PTR(key), text[0], sizeof text[0]);
+        if (n < 0) return;
+        len[0] = (uint32_t)n;
+        a.flags = LUDUS__PF_SITE_FLOW;
+    } else {
+        ludus_site site;
+        if (ludus__memory_read_checked((const void *)key, &site, sizeof site) != 0) return;
+        const char *from[4] = {site.name, site.function, site.file, site.category};
+        for (int i = 0; i < 4; i++) {
+            long n = from[i] ? ludus__sf_pool_file_read_string(from[i], text[i], sizeof text[i]) : 0;
+            if (n < 0) return; /* not a site after all */
+            len[i] = (uint32_t)n;
+        }
+        a.line = site.line;
+        a.flags = (site.category ? LUDUS__PF_SITE_HAS_CATEGORY : 0u) |
+                  ((site.flags & LUDUS_SITE_TEXT) || !site.name ? LUDUS__PF_SITE_TEXT : 0u);
+        if (!site.name) { /* LUDUS_PROFILE_FUNCTION: the function's name, as written */
+            memcpy(text[0], text[1], len[1]);
+            len[0] = len[1];
+        }
+    }
+    memcpy(a.len, len, sizeof len);
+    ludus__sf_pool_file_journal(f, LUDUS__PF_SITE, &a, sizeof a, s, len, 4);
+}
+
+/* The keys of the events in [e, e + n) (the kind table's columns, as
+ * site_table.c reads them). */
+RACY_READS static size_t scan_events(ludus__pool_file *f, const ludus__event *e, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        uintptr_t w = __atomic_load_n(&e[i].word, __ATOMIC_RELAXED);
+        const ludus__kind_info *ki = &ludus__kinds[w & LUDUS__K_MASK];
+        if (!ki->valid) break; /* kind 0: not written yet */
+        /* ludus__event_slots, not called: an inline function would be
+         * instrumented here */
+        size_t k = ki->slots;
+        if (ki->payload == LUDUS__P_TEXT && n - i >= 2) {
+            uint64_t len = (uint64_t)e[i + 1].word;
+            k = len > LUDUS_MESSAGE_MAX ? n + 1 : 2 + LUDUS__TEXT_SLOTS(len);
+        }
+        if (k == 0 || k > n - i) break; /* its slots are not all there yet */
+        uintptr_t keys[2] = {0, 0};
+        if (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0) keys[0] = w & ~(uintptr_t)LUDUS__K_MASK;
+        if (ki->payload == LUDUS__P_FLOW_NAMED && e[i + 1].word) keys[1] = LUDUS__FLOW_NAME_KEY(e[i + 1].word);
+        if (ki->payload == LUDUS__P_ASYNC) keys[1] = e[i + 1].word;
+        for (int j = 0; j < 2; j++)
+            if (keys[j] && ludus__sf_pool_file_seen_add(f, keys[j]) == 1) ludus__sf_pool_file_journal_site(f, keys[j]);
+        i += k;
+    }
+    return i;
+}
+
+/* Walks the pieces handed out so far: a piece is complete once its owner
+ * has left it (used is set); the walk starts after the complete ones. */
+RACY_READS static void scan_pool(ludus__pool_file *f) {
+    uint64_t next = __atomic_load_n(f->pool_next, __ATOMIC_ACQUIRE);
+    if (next > f->h->pool_bytes) next = f->h->pool_bytes;
+    int all_done = 1;
+    for (uint64_t off = f->done_off; off + sizeof(ludus__chunk) <= next;) {
+        const ludus__chunk *ch = (const ludus__chunk *)(f->pool + off);
+        uint32_t bytes = __atomic_load_n(&ch->bytes, __ATOMIC_RELAXED);
+        if (bytes < sizeof(ludus__chunk) || (bytes & 63) || bytes > next - off) break; /* being taken */
+        uint64_t used = __atomic_load_n(&ch->used, __ATOMIC_RELAXED);
+        size_t slots = (bytes - sizeof(ludus__chunk)) / sizeof(ludus__event);
+        int done = 0;
+        if (__atomic_load_n(&ch->gen, __ATOMIC_RELAXED) == f->h->gen) {
+            size_t n = used && used <= slots ? (size_t)used : slots;
+            scan_events(f, LUDUS__CHUNK_EVENTS(ch), n);
+            done = used != 0;
+        }
+        if (all_done && done)
+            f->done_off = off + bytes;
+        else
+            all_done = 0;
+        off += bytes;
+    }
+}
+
+static void ludus__sf_pool_file_journal_threads(ludus__pool_file *f) {
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    for (uint32_t i = 0; i < ludus__reg.high; i++) {
+        const ludus__thread_record *r = &ludus__reg.rec[i];
+        if (r->state != LUDUS__REC_LIVE) continue;
+        int known = 0;
+        for (uint32_t k = 0; k < f->nserials && !known; k++) known = f->serials[k] == r->serial;
+        if (known) continue;
+        if (f->nserials == f->serials_cap) {
+            uint32_t cap = f->serials_cap ? f->serials_cap * 2 : 64;
+            uint32_t *n = realloc(f->serials, cap * sizeof *n);
+            if (!n) break;
+            f->serials = n;
+            f->serials_cap = cap;
+        }
+        struct {
+            uint32_t serial, name_len;
+            uint64_t tid;
+        } a = {r->serial, (uint32_t)strnlen(r->name, sizeof r->name), r->tid};
+        const char *s[1] = {r->name};
+        if (ludus__sf_pool_file_journal(f, LUDUS__PF_THREAD, &a, sizeof a, s, &a.name_len, 1) == 0) f->serials[f->nserials++] = r->serial;
+    }
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+}
+
+static void ludus__sf_pool_file_calibrate(ludus__pool_file *f) {
+    ludus__pf_header *h = f->h;
+    ludus__calib_point p = ludus__calibrate_point();
+    if (!h->clock_tsc) p.ticks = (uint64_t)p.ns;
+    __atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE); /* odd: being written */
+    h->c1_ticks = p.ticks;
+    h->c1_ns = p.ns;
+    h->c1_window = p.window_ns;
+    __atomic_store_n(&h->pool_next, __atomic_load_n(f->pool_next, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    __atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* At normal priority (not idle, as the rolling window's writer): a ludus__sf_pool_file_journal
+ * that never runs under load would leave a file without names or clock.
+ * The first pass comes early, so even a short capture has a calibration. */
+static void *ludus__sf_pool_file_journal_main(void *arg) {
+    ludus__pool_file *f = arg;
+    int64_t wait_ns = LUDUS__PF_PERIOD_NS / 10;
+    while (!__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
+        ludus__wakeup_wait(&f->wake, wait_ns);
+        wait_ns = LUDUS__PF_PERIOD_NS;
+        ludus__sf_pool_file_journal_threads(f);
+        scan_pool(f);
+        ludus__sf_pool_file_calibrate(f);
+    }
+    return NULL;
+}
+
+void ludus__pool_file_start(ludus__pool_file *f, uint32_t gen, int clock_tsc, ludus__calib_point c0, int pid,
+                            const char *process_name, const uint64_t *pool_next) {
+    ludus__pf_header *h = f->h;
+    h->gen = gen;
+    h->clock_tsc = (uint32_t)clock_tsc;
+    h->pid = pid;
+    strncpy(h->process_name, process_name, sizeof h->process_name - 1);
+    h->c0_ticks = c0.ticks;
+    h->c0_ns = c0.ns;
+    h->c0_window = c0.window_ns;
+    h->c1_ticks = c0.ticks;
+    h->c1_ns = c0.ns;
+    f->pool_next = pool_next;
+    __atomic_store_n(&h->magic, LUDUS__PF_MAGIC, __ATOMIC_RELEASE); /* the header is whole */
+    if (ludus__wakeup_init(&f->wake) == 0) {
+        f->started = pthread_create(&f->thread, NULL, ludus__sf_pool_file_journal_main, f) == 0;
+        if (!f->started) ludus__wakeup_destroy(&f->wake);
+    }
+}
+
+void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
+    if (!f) return;
+    if (f->started) {
+        __atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
+        ludus__wakeup_post(&f->wake);
+        pthread_join(f->thread, NULL);
+        ludus__wakeup_destroy(&f->wake);
+        f->started = 0;
+    }
+    if (ended) f->h->ended = 1;
+}
+
+static void ludus__sf_pool_file_release(ludus__pool_file *f) {
+    free(f->seen);
+    free(f->serials);
+    free(f->path);
+    free(f);
+}
+
+void ludus__pool_file_close(ludus__pool_file *f) {
+    if (!f) return;
+    ludus__pool_file_stop(f, 1);
+    ludus__file_unmap(f->map, f->map_bytes);
+    if (f->pid == ludus__os_pid()) ludus__file_remove(f->path); /* its capture was released: nothing to recover */
+    ludus__sf_pool_file_release(f);
+}
+
+void ludus__pool_file_crashed(ludus__pool_file *f) {
+    if (f) f->started = 0;
+}
+
+void ludus__pool_file_forget(ludus__pool_file *f) {
+    if (!f) return;
+    ludus__file_unmap(f->map, f->map_bytes);
+    ludus__sf_pool_file_release(f);
+}
+#undef RACY_READS
+
 /* ==== src/capture/prepare.c ==== */
 /* The prepared view of a capture, built on first use (never on the
  * end-capture path): each in-memory thread's pieces as runs, the site table,
@@ -11321,6 +11912,325 @@ int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out) {
     if (!c) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
     return ludus_capture_thread_summary(c, index, out);
 }
+
+/* ==== src/capture/recover.c ==== */
+/* A capture read back from a pool file its process left behind
+ * (ludus_capture_recover, <ludus/capture_file.h>; the file: pool_file.h).
+ * The pool is read where the file maps it: every ludus__sf_recover_piece of the capture's
+ * generation, ordered per thread, as runs whose base is the ludus__sf_recover_piece's address
+ * in the process that wrote it (ends name their begins by that address).
+ * A ludus__sf_recover_piece its thread had not left yet is read up to the first slot not
+ * ludus__sf_recover_written (the file began as zeros; no kind is 0). Sites come from the
+ * journal; a site first met after the last journal pass is named by its
+ * address. The capture is then what a capture file is: prepared, exported
+ * and analysed as any other, its open slices closed as incomplete. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* A malformed file: the offset and the problem. */
+__attribute__((format(printf, 2, 3))) static int ludus__sf_recover_fail_at(uint64_t off, const char *fmt, ...) {
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return ludus__fail(LUDUS_EFORMAT, "pool file at offset %llu: %s", (unsigned long long)off, why);
+}
+#define FAIL(off, ...) ludus__sf_recover_fail_at((uint64_t)(off), __VA_ARGS__)
+
+typedef struct ludus__sf_recover_mapping {
+    const void *p;
+    size_t bytes;
+} ludus__sf_recover_mapping;
+
+typedef struct ludus__sf_recover_piece {
+    uint32_t serial, seq;
+    ludus__run run;
+} ludus__sf_recover_piece;
+
+typedef struct ludus__sf_recover_thread_name {
+    uint32_t serial;
+    uint64_t tid;
+    char name[64];
+} ludus__sf_recover_thread_name;
+
+static void ludus__sf_recover_unmap(ludus_capture *c) {
+    ludus__sf_recover_mapping *m = c->loader;
+    if (!m) return;
+    ludus__file_unmap(m->p, m->bytes);
+    free(m);
+    c->loader = NULL;
+}
+
+/* Slots ludus__sf_recover_written in [e, e + n): whole events up to the first slot not
+ * ludus__sf_recover_written. */
+static size_t ludus__sf_recover_written(const ludus__event *e, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        if (!ludus__kinds[e[i].word & LUDUS__K_MASK].valid) break;
+        size_t k = ludus__event_slots(&e[i], n - i);
+        if (k == 0 || k > n - i) break;
+        i += k;
+    }
+    return i;
+}
+
+static int ludus__sf_recover_cmp_piece(const void *a, const void *b) {
+    const ludus__sf_recover_piece *x = a, *y = b;
+    if (x->serial != y->serial) return x->serial < y->serial ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int ludus__sf_recover_read_journal(ludus_capture *c, const char *j, uint64_t len, uint64_t base, ludus__sf_recover_thread_name **names,
+                        uint32_t *nnames) {
+    uint32_t cap = 0;
+    for (uint64_t pos = 0; pos + 8 <= len;) {
+        uint32_t head[2];
+        memcpy(head, j + pos, 8);
+        if (head[1] > len - pos - 8 || (head[1] & 7)) return FAIL(base + pos, "journal record runs past the journal");
+        const char *p = j + pos + 8;
+        if (head[0] == LUDUS__PF_SITE) {
+            struct {
+                uint64_t key;
+                uint32_t line, flags, len[4];
+            } a;
+            if (head[1] < sizeof a) return FAIL(base + pos, "site record too short");
+            memcpy(&a, p, sizeof a);
+            uint64_t total = sizeof a;
+            for (int i = 0; i < 4; i++) total += a.len[i];
+            if (total > head[1] || a.len[0] > 4096 || a.len[1] > 4096 || a.len[2] > 4096 || a.len[3] > 4096)
+                return FAIL(base + pos, "site record strings exceed the record");
+            char text[4][4097];
+            const char *s = p + sizeof a;
+            for (int i = 0; i < 4; i++) {
+                memcpy(text[i], s, a.len[i]);
+                text[i][a.len[i]] = 0;
+                s += a.len[i];
+            }
+            int rc =
+                ludus__site_add_described(c, (uintptr_t)a.key, text[0], text[1], text[2],
+                                          (a.flags & LUDUS__PF_SITE_HAS_CATEGORY) ? text[3] : NULL, a.line,
+                                          (a.flags & LUDUS__PF_SITE_TEXT) != 0, (a.flags & LUDUS__PF_SITE_FLOW) != 0);
+            if (rc) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+        } else if (head[0] == LUDUS__PF_THREAD) {
+            struct {
+                uint32_t serial, name_len;
+                uint64_t tid;
+            } a;
+            if (head[1] < sizeof a) return FAIL(base + pos, "thread record too short");
+            memcpy(&a, p, sizeof a);
+            if (a.name_len > head[1] - sizeof a) return FAIL(base + pos, "thread name exceeds the record");
+            if (*nnames == cap) {
+                cap = cap ? cap * 2 : 16;
+                ludus__sf_recover_thread_name *n = realloc(*names, cap * sizeof *n);
+                if (!n) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+                *names = n;
+            }
+            ludus__sf_recover_thread_name *t = &(*names)[(*nnames)++];
+            t->serial = a.serial;
+            t->tid = a.tid;
+            size_t n = a.name_len < sizeof t->name - 1 ? a.name_len : sizeof t->name - 1;
+            t->name[ludus__utf8_clean(p + sizeof a, n, t->name, sizeof t->name - 1)] = 0;
+        } /* other types: a later version's, skipped */
+        pos += 8 + (uint64_t)head[1];
+    }
+    return 0;
+}
+
+/* Sites the events name that the journal had not ludus__sf_recover_written yet: named by
+ * their address, so the events stay (and the gap shows). */
+static int ludus__sf_recover_name_unjournaled(ludus_capture *c, const ludus__run *r) {
+    const ludus__event *e = r->ev;
+    for (size_t i = 0; i < r->n;) {
+        const ludus__kind_info *ki = &ludus__kinds[e[i].word & LUDUS__K_MASK];
+        uintptr_t keys[2] = {0, 0};
+        if (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0) keys[0] = e[i].word & ~(uintptr_t)LUDUS__K_MASK;
+        if (ki->payload == LUDUS__P_FLOW_NAMED && i + 1 < r->n && e[i + 1].word)
+            keys[1] = LUDUS__FLOW_NAME_KEY(e[i + 1].word);
+        if (ki->payload == LUDUS__P_ASYNC && i + 1 < r->n) keys[1] = e[i + 1].word;
+        for (int j = 0; j < 2; j++) {
+            if (!keys[j] || ludus__site_index(c, keys[j]) != UINT32_MAX) continue;
+            char name[64];
+            snprintf(name, sizeof name, "<site 0x%llx: not journaled>", (unsigned long long)keys[j]);
+            if (ludus__site_add_described(c, keys[j], name, "", "", NULL, 0, 1, 0) != 0)
+                return ludus__fail(LUDUS_ENOMEM, "out of memory");
+        }
+        size_t k = ki->valid ? ludus__event_slots(&e[i], r->n - i) : 1;
+        i += k ? k : 1;
+    }
+    return 0;
+}
+
+static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t size, const ludus__pf_header *h) {
+    /* calibration: the journal thread's last point (a torn one: the first) */
+    c->clock_tsc = (int)h->clock_tsc;
+    c->c0 = (ludus__calib_point){h->c0_ticks, h->c0_ns, h->c0_window};
+    c->c1 = (h->seq & 1) ? c->c0 : (ludus__calib_point){h->c1_ticks, h->c1_ns, h->c1_window};
+    if (c->clock_tsc && c->c1.ns - c->c0.ns < 1000000) {
+        /* no journal pass calibrated it (killed at once, or the thread never
+         * ran): the TSC of this machine is the one it counted (invariant),
+         * so its rate is measured here, over 10 ms */
+        ludus__calib_point a = ludus__calibrate_point();
+        ludus__sleep_ns(10000000);
+        ludus__calib_point b = ludus__calibrate_point();
+        if (b.ns <= a.ns || b.ticks <= a.ticks)
+            return ludus__fail(LUDUS_ENODATA, "the capture's clock cannot be calibrated");
+        double per_ns = (double)(b.ticks - a.ticks) / (double)(b.ns - a.ns);
+        c->c1 = c->c0;
+        c->c1.ns = c->c0.ns + 1000000000;
+        c->c1.ticks = c->c0.ticks + (uint64_t)(per_ns * 1e9);
+    }
+    if (!c->clock_tsc) c->c1.ticks = (uint64_t)c->c1.ns;
+    c->start_ns = c->c0.ns;
+    c->end_ns = c->c1.ns;
+    c->pid = h->pid;
+    size_t pn = strnlen(h->process_name, sizeof h->process_name);
+    c->process_name[ludus__utf8_clean(h->process_name, pn, c->process_name, sizeof c->process_name - 1)] = 0;
+    c->gen = h->gen;
+    c->recovered = 1;
+
+    ludus__sf_recover_thread_name *names = NULL;
+    uint32_t nnames = 0;
+    uint64_t jlen = h->journal_bytes < h->journal_cap ? h->journal_bytes : h->journal_cap;
+    int rc = ludus__sf_recover_read_journal(c, map + h->journal_off, jlen, h->journal_off, &names, &nnames);
+
+    /* the pieces of this capture */
+    ludus__sf_recover_piece *pieces = NULL;
+    size_t npieces = 0, cap = 0;
+    const char *pool = map + h->pool_off;
+    for (uint64_t off = 0; rc == 0 && off + sizeof(ludus__chunk) <= h->pool_bytes;) {
+        const ludus__chunk *ch = (const ludus__chunk *)(pool + off);
+        if (ch->bytes == 0) break; /* not handed out */
+        if (ch->bytes < sizeof(ludus__chunk) || (ch->bytes & 63) || ch->bytes > h->pool_bytes - off) {
+            rc = FAIL(h->pool_off + off, "piece of %u bytes", ch->bytes);
+            break;
+        }
+        if (ch->gen == h->gen) { /* else taken, its header not ludus__sf_recover_written yet */
+            size_t slots = (ch->bytes - sizeof(ludus__chunk)) / sizeof(ludus__event);
+            size_t n = ludus__sf_recover_written(LUDUS__CHUNK_EVENTS(ch), ch->used && ch->used <= slots ? (size_t)ch->used : slots);
+            if (npieces == cap) {
+                cap = cap ? cap * 2 : 256;
+                ludus__sf_recover_piece *np = realloc(pieces, cap * sizeof *np);
+                if (!np) {
+                    rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
+                    break;
+                }
+                pieces = np;
+            }
+            pieces[npieces++] =
+                (ludus__sf_recover_piece){ch->thread,
+                        ch->seq,
+                        {LUDUS__CHUNK_EVENTS(ch), n, (uintptr_t)(h->pool_base + off + sizeof(ludus__chunk))}};
+        }
+        off += ch->bytes;
+    }
+    if (rc == 0) qsort(pieces, npieces, sizeof *pieces, ludus__sf_recover_cmp_piece);
+
+    /* a thread per serial */
+    uint32_t nthreads = 0;
+    for (size_t i = 0; i < npieces; i++) nthreads += i == 0 || pieces[i].serial != pieces[i - 1].serial;
+    if (rc == 0) {
+        c->threads = calloc(nthreads ? nthreads : 1, sizeof *c->threads);
+        if (!c->threads) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
+    }
+    uint64_t last_ticks = 0;
+    for (size_t i = 0; rc == 0 && i < npieces;) {
+        size_t j = i;
+        while (j < npieces && pieces[j].serial == pieces[i].serial) j++;
+        ludus__cap_thread *th = &c->threads[c->nthreads++];
+        th->serial = pieces[i].serial;
+        th->first_drop_ns = LUDUS__NO_DROP;
+        snprintf(th->name, sizeof th->name, "thread %u", th->serial);
+        for (uint32_t k = 0; k < nnames; k++)
+            if (names[k].serial == th->serial) {
+                memcpy(th->name, names[k].name, sizeof th->name);
+                th->tid = names[k].tid;
+            }
+        th->runs = calloc(j - i, sizeof *th->runs);
+        if (!th->runs) {
+            rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
+            break;
+        }
+        for (size_t k = i; k < j; k++) {
+            if (pieces[k].run.n == 0) continue;
+            th->runs[th->nruns++] = pieces[k].run;
+            const ludus__event *last = pieces[k].run.ev;
+            for (size_t s = 0; s < pieces[k].run.n;) { /* the last event's time */
+                size_t n = ludus__event_slots(&last[s], pieces[k].run.n - s);
+                if (last[s].ticks > last_ticks) last_ticks = last[s].ticks;
+                s += n ? n : 1;
+            }
+            if (rc == 0) rc = ludus__sf_recover_name_unjournaled(c, &pieces[k].run);
+        }
+        i = j;
+    }
+    if (rc == 0 && last_ticks) { /* the end: the last event or the last calibration, whichever is later */
+        int64_t at = c->start_ns + ludus__ticks_to_ns(c, last_ticks) + 1;
+        if (at > c->end_ns) c->end_ns = at;
+    }
+    free(pieces);
+    free(names);
+    (void)size;
+    return rc;
+}
+
+int ludus_capture_recover(const char *path, ludus_capture **out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    *out = NULL;
+    if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
+    size_t size = 0;
+    int err = 0;
+    const char *map = ludus__file_map_existing(path, &size, &err);
+    if (!map) {
+        char why[128];
+        ludus__os_strerror(err, why, sizeof why);
+        return ludus__fail(err == 38 /* ENOSYS */ ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "cannot read %s: %s", path, why);
+    }
+    ludus__pf_header h;
+    int rc = 0;
+    if (size < sizeof h) {
+        rc = FAIL(0, "%zu bytes: shorter than its header", size);
+    } else {
+        memcpy(&h, map, sizeof h);
+        if (h.magic == 0)
+            rc = ludus__fail(LUDUS_ENODATA, "%s: its capture never started (the header is empty)", path);
+        else if (h.magic != LUDUS__PF_MAGIC)
+            rc = FAIL(0, "not a Ludus pool file (magic 0x%llx)", (unsigned long long)h.magic);
+        else if (h.version != LUDUS__PF_VERSION)
+            rc = FAIL(8, "version %u (this reader knows %u)", h.version, LUDUS__PF_VERSION);
+        else if (h.byte_order != LUDUS__PF_BYTE_ORDER || h.pointer_bytes != sizeof(void *))
+            rc = FAIL(16, "written by a machine of another byte order or pointer size");
+        else if (h.journal_off < sizeof h || h.journal_off + h.journal_cap > h.pool_off || h.pool_off > size ||
+                 h.pool_bytes > size - h.pool_off)
+            rc = FAIL(24, "journal and pool (%llu + %llu bytes at %llu) do not fit the file's %zu bytes",
+                      (unsigned long long)h.journal_cap, (unsigned long long)h.pool_bytes,
+                      (unsigned long long)h.pool_off, size);
+    }
+    ludus_capture *c = rc == 0 ? ludus__capture_new(LUDUS__CAP_FILE) : NULL;
+    ludus__sf_recover_mapping *m = c ? malloc(sizeof *m) : NULL;
+    if (rc == 0 && (!c || !m)) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
+    if (rc) {
+        free(m);
+        free(c);
+        ludus__file_unmap(map, size);
+        return rc;
+    }
+    *m = (ludus__sf_recover_mapping){map, size};
+    c->loader = m;
+    c->destroy = ludus__sf_recover_unmap;
+    c->file_bytes = size;
+    rc = ludus__sf_recover_build(c, map, size, &h);
+    if (rc) {
+        ludus_capture_release(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+#undef FAIL
 
 /* ==== src/capture/rolling.c ==== */
 /* The rolling window (include/ludus/rolling.h): a ring of segments, each an
@@ -12009,6 +12919,8 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
 #endif
     if (ludus_rolling_active() || ludus_capture_active())
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
+    if (capture && capture->pool_file)
+        return ludus__fail(LUDUS_EINVAL, "a pool file is for one capture, not the rolling window's segments");
     ludus_rolling_desc d;
     if (rolling)
         d = *rolling;
@@ -12231,7 +13143,8 @@ static size_t ludus__sf_session_sess_faulted; /* bytes of the pool in already wh
  * published. The session keeps its pool description until then, since a
  * late thread may still take a piece. */
 static ludus_capture *ludus__sf_session_late_cap;
-static int ludus__sf_session_sess_pool_mapped;
+static int ludus__sf_session_sess_pool_mapped;             /* 1: pages, 2: a pool file, 0: the allocator's */
+static ludus__pool_file *ludus__sf_session_sess_pool_file; /* desc.pool_file: the running capture's */
 
 #if defined(__SANITIZE_THREAD__)
 #define LUDUS__TSAN 1
@@ -12321,9 +13234,11 @@ static void *ludus__sf_session_steal_pool(uint64_t bytes, const ludus_allocator 
     return ludus__sf_session_steal_pool_of(ludus__sf_session_last, bytes, al, mapped, pf, faulted);
 }
 
-static void ludus__sf_session_pool_free(void *mem, uint64_t bytes, int mapped, const ludus_allocator *al) {
+static void ludus__sf_session_pool_free(void *mem, uint64_t bytes, int mapped, const ludus_allocator *al, ludus__pool_file *pf) {
     if (!mem) return;
-    if (mapped)
+    if (pf)
+        ludus__pool_file_close(pf);
+    else if (mapped)
         ludus__pages_unmap(mem, (size_t)bytes);
     else
         al->free(mem, al->user_data);
@@ -12341,6 +13256,7 @@ typedef struct ludus__begin_prep {
     char *cats;
     ludus__name_table *names;
     void *mem;
+    ludus__pool_file *pool_file;
     size_t faulted;
     int pid;
     char process_name[64];
@@ -12377,7 +13293,19 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
     int mapped = d.allocator.alloc == NULL;
     ludus__prefault *pf = NULL;
     size_t faulted = 0;
-    void *mem = ludus__sf_session_steal_pool(bytes, &d.allocator, mapped, &pf, &faulted);
+    void *mem = NULL;
+    if (d.pool_file) { /* a file of its own, never a pool reused */
+        mapped = 2;
+        int rc = ludus__pool_file_create(d.pool_file, bytes, &p->pool_file, &mem);
+        if (rc) {
+            free(cats);
+            ludus__names_destroy(names);
+            return rc;
+        }
+        d.pool_file = NULL; /* not kept: the caller's string */
+    } else {
+        mem = ludus__sf_session_steal_pool(bytes, &d.allocator, mapped, &pf, &faulted);
+    }
     if (!mem) {
         mem = mapped ? ludus__pages_map((size_t)bytes) : d.allocator.alloc((size_t)bytes, 64, d.allocator.user_data);
         if (!mem && mapped) { /* no mmap: the aligned allocator */
@@ -12454,6 +13382,7 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     s->pid = p->pid;
     memcpy(s->process_name, p->process_name, sizeof s->process_name);
     ludus__sf_session_sess_pool_mapped = p->mapped;
+    ludus__sf_session_sess_pool_file = p->pool_file;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
 
     s->join_membarrier = p->membarrier_ok;
@@ -12478,11 +13407,13 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     /* Faults the pool in ahead of the producers; started once armed, so a
      * rolling capture's switch does not wait for a thread to start. */
     ludus__sf_session_sess_prefault = ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next);
+    if (ludus__sf_session_sess_pool_file)
+        ludus__pool_file_start(ludus__sf_session_sess_pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
     return armed_at;
 }
 
 static void ludus__sf_session_begin_discard(ludus__begin_prep *p) {
-    ludus__sf_session_pool_free(p->mem, p->bytes, p->mapped, &p->d.allocator);
+    ludus__sf_session_pool_free(p->mem, p->bytes, p->mapped, &p->d.allocator, p->pool_file);
     ludus__names_destroy(p->names);
     free(p->cats);
     memset(p, 0, sizeof *p);
@@ -12594,6 +13525,7 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     ludus__lib_leave();
     ludus__calib_point end_point = ludus__calibrate_point();
     ludus__prefault_request_stop(ludus__sf_session_sess_prefault); /* no more events: stop faulting pages in */
+    ludus__pool_file_stop(ludus__sf_session_sess_pool_file, 1);    /* the capture object holds it all now */
 
     ludus_capture *c = fin && strag && late ? ludus__capture_new(LUDUS__CAP_MEMORY) : NULL;
     ludus__cap_thread *threads = c ? calloc(n ? n : 1, sizeof *threads) : NULL;
@@ -12614,6 +13546,8 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
         c->pool_mem = s->pool_mem;
         c->pool_bytes = s->pool.bytes;
         c->pool_mapped = ludus__sf_session_sess_pool_mapped;
+        c->pool_file = ludus__sf_session_sess_pool_file;
+        ludus__sf_session_sess_pool_file = NULL;
         c->allocator = s->desc.allocator;
         c->prefault = ludus__sf_session_sess_prefault;
         c->prefault_done = ludus__sf_session_sess_faulted;
@@ -12654,7 +13588,8 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     if (!c) { /* nothing can describe the capture: give its memory back */
         ludus__prefault_stop(ludus__sf_session_sess_prefault);
         ludus__sf_session_sess_prefault = NULL;
-        ludus__sf_session_pool_free(s->pool_mem, s->pool.bytes, ludus__sf_session_sess_pool_mapped, &s->desc.allocator);
+        ludus__sf_session_pool_free(s->pool_mem, s->pool.bytes, ludus__sf_session_sess_pool_mapped, &s->desc.allocator, ludus__sf_session_sess_pool_file);
+        ludus__sf_session_sess_pool_file = NULL;
         ludus__names_destroy(s->names);
         free(s->categories);
     }
@@ -12846,7 +13781,8 @@ void ludus__capture_release_pool(ludus_capture *c) {
     c->prefault = NULL;
     if (!c->pool_mem) return;
     ludus__capture_quiesce(c);
-    ludus__sf_session_pool_free(c->pool_mem, c->pool_bytes, c->pool_mapped, &c->allocator);
+    ludus__sf_session_pool_free(c->pool_mem, c->pool_bytes, c->pool_mapped, &c->allocator, c->pool_file);
+    c->pool_file = NULL;
     c->pool_mem = NULL;
 }
 
@@ -12862,6 +13798,7 @@ void ludus__session_crashed(void) {
     /* The background threads are the ludus__sf_session_crashed process's. */
     ludus__prefault_after_fork(ludus__sf_session_sess_prefault);
     if (ludus__sf_session_last) ludus__prefault_after_fork(ludus__sf_session_last->prefault);
+    ludus__pool_file_crashed(ludus__sf_session_sess_pool_file);
 }
 
 void ludus__session_after_fork(void) {
@@ -12879,6 +13816,20 @@ void ludus__session_after_fork(void) {
     }
     if (!ludus__sf_session_active) return;
     ludus__session *s = &ludus__sess;
+    if (ludus__sf_session_sess_pool_file) { /* the parent's file: the child records nothing into it, and stops */
+        __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
+        ludus__prefault_after_fork(ludus__sf_session_sess_prefault);
+        ludus__prefault_stop(ludus__sf_session_sess_prefault);
+        ludus__sf_session_sess_prefault = NULL;
+        ludus__names_destroy(s->names);
+        free(s->categories);
+        free(s->retired);
+        ludus__pool_file_forget(ludus__sf_session_sess_pool_file);
+        ludus__sf_session_sess_pool_file = NULL;
+        memset(s, 0, sizeof *s);
+        __atomic_store_n(&ludus__sf_session_active, 0, __ATOMIC_RELEASE);
+        return;
+    }
     ludus__prefault_after_fork(ludus__sf_session_sess_prefault);
     s->pid = ludus__os_pid();
     s->nretired = 0;
@@ -13006,16 +13957,15 @@ static const char *ludus__sf_site_table_display(ludus_capture *c, const char *s,
     return out;
 }
 
-/* Adds the site a key names in an in-memory capture. */
-static int ludus__sf_site_table_add_site(ludus_capture *c, uintptr_t key) {
+int ludus__site_add_described(ludus_capture *c, uintptr_t key, const char *name, const char *function, const char *file,
+                              const char *category, uint32_t line, int plain, int flow) {
     if (ludus__site_index(c, key) != UINT32_MAX) return 0;
     if (ludus__sf_site_table_grow(c) != 0) return LUDUS_ENOMEM;
     ludus__site_info si;
     memset(&si, 0, sizeof si);
     si.key = key;
     size_t ignore;
-    if (key & 1) { /* a flow's name: a stringized token, or a registered site's name */
-        const char *name = LUDUS__FLOW_NAME_PTR(key);
+    if (flow) { /* a flow's name: a stringized token, or a registered site's name */
         if (!name) name = "flow";
         size_t n = strlen(name);
         int literal = n >= 2 && name[0] == '"' && name[n - 1] == '"';
@@ -13024,16 +13974,12 @@ static int ludus__sf_site_table_add_site(ludus_capture *c, uintptr_t key) {
         si.category = "flow";
         si.category_len = 4;
     } else {
-        const ludus_site *s = (const ludus_site *)key;
-        int plain = (s->flags & LUDUS_SITE_TEXT) != 0;
-        const char *name = s->name ? s->name : s->function;
-        if (!s->name) plain = 1;
         si.name = ludus__sf_site_table_display(c, name ? name : "?", plain, &si.name_len);
-        si.function = ludus__sf_site_table_display(c, s->function ? s->function : "", 1, &ignore);
-        si.file = ludus__sf_site_table_display(c, s->file ? s->file : "", 1, &ignore);
-        if (s->category) si.category = ludus__sf_site_table_display(c, s->category, plain, &si.category_len);
-        si.line = s->line;
-        if (!si.function || !si.file || (s->category && !si.category)) return LUDUS_ENOMEM;
+        si.function = ludus__sf_site_table_display(c, function ? function : "", 1, &ignore);
+        si.file = ludus__sf_site_table_display(c, file ? file : "", 1, &ignore);
+        if (category) si.category = ludus__sf_site_table_display(c, category, plain, &si.category_len);
+        si.line = line;
+        if (!si.function || !si.file || (category && !si.category)) return LUDUS_ENOMEM;
     }
     if (!si.name) return LUDUS_ENOMEM;
     si.enabled = ludus__sf_site_table_category_enabled(c->categories, si.category, si.category_len);
@@ -13041,6 +13987,16 @@ static int ludus__sf_site_table_add_site(ludus_capture *c, uintptr_t key) {
     c->sites[c->nsites] = si;
     ludus__sf_site_table_link_site(c, key);
     return 0;
+}
+
+/* Adds the site a key names in an in-memory capture. */
+static int ludus__sf_site_table_add_site(ludus_capture *c, uintptr_t key) {
+    if (ludus__site_index(c, key) != UINT32_MAX) return 0;
+    if (key & 1) return ludus__site_add_described(c, key, LUDUS__FLOW_NAME_PTR(key), NULL, NULL, NULL, 0, 0, 1);
+    const ludus_site *s = (const ludus_site *)key;
+    int plain = (s->flags & LUDUS_SITE_TEXT) != 0 || !s->name;
+    return ludus__site_add_described(c, key, s->name ? s->name : s->function, s->function, s->file, s->category,
+                                     s->line, plain, 0);
 }
 
 /* The keys of one run's events, by the kind table. */
@@ -14696,11 +15652,16 @@ static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_cap
     char crash[128]; /* "SIGNAME signo tid at_ns" */
     snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
              (unsigned long long)c->crash_tid, (long long)c->crash_ns);
-    const char *keys[5] = {"ludus_version", "process_name", "categories", "memory_coverage", "crash"};
-    const char *vals[5] = {LUDUS_VERSION_STRING, c->process_name, c->categories, cov, c->crash_signal ? crash : NULL};
+    const char *keys[6] = {"ludus_version", "process_name", "categories", "memory_coverage", "crash", "recovered"};
+    const char *vals[6] = {LUDUS_VERSION_STRING,
+                           c->process_name,
+                           c->categories,
+                           cov,
+                           c->crash_signal ? crash : NULL,
+                           c->recovered ? "pool file" : NULL};
     uint32_t n = 0;
     r->n = 0;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         if (!vals[i]) continue;
         size_t kn = strlen(keys[i]), vn = ludus__sf_native_writer_clamp_len(strlen(vals[i]));
         ludus__sf_native_writer_rb_u32(r, (uint32_t)kn);
@@ -16186,7 +17147,10 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
  * SIGILL, SIGABRT) writes the capture to PATH, or the window next to it
  * (reason crash-SIGSEGV and the like), before the program dies of it
  * (ludus_crash_capture_install); LUDUS_TRACE_CRASH=0 leaves the program's
- * signal handlers alone. The variables are checked here, at
+ * signal handlers alone. LUDUS_TRACE_POOL=FILE makes the pool that file
+ * (ludus_capture_desc.pool_file): after kill -9, `ludus-trace recover FILE
+ * OUT` reads back what was recorded (not with the rolling window). The
+ * variables are checked here, at
  * load, and a bad value is said once on stderr. This file sits above the exporters:
  * the recorder never links it; the shared library and the ludus_launch
  * object do. */
@@ -16322,6 +17286,16 @@ __attribute__((constructor)) static void ludus__sf_launch_launch_init(void) {
         ludus__os_strerror(err, why, sizeof why);
         fprintf(stderr, "ludus: LUDUS_TRACE=%s: the file cannot be written there (%s); not tracing\n", path, why);
         return;
+    }
+    char pool[4200];
+    const char *pool_env = getenv("LUDUS_TRACE_POOL");
+    if (pool_env && *pool_env) { /* "%p" as in LUDUS_TRACE */
+        if (strlen(pool_env) >= sizeof pool - 16) {
+            fprintf(stderr, "ludus: LUDUS_TRACE_POOL is too long; not tracing\n");
+            return;
+        }
+        ludus__expand_pid(pool_env, ludus__os_pid(), pool, sizeof pool);
+        d.pool_file = pool;
     }
     const char *mode = getenv("LUDUS_TRACE_MODE");
     if (mode && *mode && strcmp(mode, "rolling") != 0 && strcmp(mode, "window") != 0) {

@@ -167,6 +167,7 @@ typedef struct ludus_analysis_summary {
     int crash_signal;           /* the capture was ended by a crash (0: it was not) */
     char crash_signal_name[16]; /* "SIGSEGV" and the like */
     uint64_t crash_tid;         /* the thread it hit */
+    int recovered;              /* read back from a pool file its process left behind */
 } ludus_analysis_summary;
 
 LUDUS_API void ludus_analysis_get_summary(const ludus_analysis *a, ludus_analysis_summary *out);

@@ -75,6 +75,11 @@ struct ludus_capture_desc {
     int clock;              /* enum ludus_clock; default LUDUS_CLOCK_AUTO */
     int join;               /* enum ludus_join; default LUDUS_JOIN_AUTO */
     ludus_allocator allocator;
+    const char *pool_file; /* NULL: the pool is memory. A path: the pool is that file, mapped shared, so
+                              after kill -9 (or any death) the file holds every event recorded up to
+                              then: `ludus-trace recover FILE OUT` (ludus_capture_recover) reads it back.
+                              Removed when the capture is released; Linux only (LUDUS_EUNSUPPORTED);
+                              not with the rolling window (LUDUS_EINVAL). */
 };
 
 /* Reads back the values a desc resolves to (defaults applied); in may be

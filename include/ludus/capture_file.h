@@ -25,6 +25,17 @@ LUDUS_API int ludus_capture_open(const char *path, ludus_capture **out);
  * until the capture (and every cut of it) is released. */
 LUDUS_API int ludus_capture_open_memory(const void *data, size_t size, ludus_capture **out);
 
+/* A capture read back from a pool file (ludus_capture_desc.pool_file) that
+ * its process left behind: killed (kill -9), crashed without the crash
+ * handler, or gone without ending the capture. Every event the file holds
+ * is there; slices still open are closed as incomplete at the last event;
+ * a site first met in the last journal period (20 ms) is named by its
+ * address; killed before the journal's first pass, its clock is calibrated
+ * by this machine's (the same invariant TSC). LUDUS_EFORMAT names the offset
+ * and the problem; LUDUS_ENODATA when the capture had not started.
+ * `ludus-trace recover FILE OUT` runs it. */
+LUDUS_API int ludus_capture_recover(const char *path, ludus_capture **out);
+
 /* What `ludus-trace info` prints; strings are owned by the capture. */
 typedef struct ludus_capture_info {
     uint32_t version;
@@ -48,6 +59,7 @@ typedef struct ludus_capture_info {
     const char *crash_signal_name;
     uint64_t crash_tid;
     int64_t crash_ns;
+    int recovered; /* read back from a pool file its process left behind (ludus_capture_recover) */
     ludus_capture_summary summary;
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);

@@ -150,6 +150,8 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
     ludus__w_fmt(w, "Ludus report: %s\n", o->title);
     ludus__w_fmt(w, "Capture: %s, clock %s, %u threads, %llu events\n", ludus__dur(b1, 32, (double)s->duration_ns),
                  s->clock_name, s->threads, (unsigned long long)s->events);
+    if (s->recovered)
+        ludus__w_str(w, "Recovered from a pool file its process left behind: slices open then are incomplete\n");
     if (s->crash_signal)
         ludus__w_fmt(w, "Ended by a crash: %s (signal %d) in thread %llu; slices open then are incomplete\n",
                      s->crash_signal_name, s->crash_signal, (unsigned long long)s->crash_tid);

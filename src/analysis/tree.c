@@ -542,6 +542,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     s->crash_signal = c->crash_signal;
     memcpy(s->crash_signal_name, c->crash_signal_name, sizeof s->crash_signal_name);
     s->crash_tid = c->crash_tid;
+    s->recovered = c->recovered;
     s->threads = c->nthreads;
     s->events = c->events;
     s->dropped = c->dropped;

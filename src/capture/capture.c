@@ -159,6 +159,7 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->crash_signal_name = c->crash_signal_name;
     out->crash_tid = c->crash_tid;
     out->crash_ns = c->crash_ns;
+    out->recovered = c->recovered;
     if (c->type == LUDUS__CAP_MEMORY)
         for (uint32_t t = 0; t < c->nthreads; t++)
             out->slots += c->threads[t].slots, out->blocks += c->threads[t].nruns;

@@ -154,7 +154,9 @@ struct ludus_capture {
     void *pool_mem;
     uint64_t pool_bytes;
     ludus_allocator allocator;
-    int pool_mapped; /* pool_mem came from ludus__pages_map */
+    int pool_mapped;                    /* pool_mem came from ludus__pages_map (1) or a pool file (2) */
+    struct ludus__pool_file *pool_file; /* desc.pool_file: the file the pool is (released with the pool) */
+    int recovered;                      /* read back from a pool file (recover.c): the process never ended it */
     struct ludus__prefault *prefault;
     size_t prefault_done; /* bytes of the pool faulted in when prefault is NULL */
     ludus__name_table *names;
@@ -373,6 +375,11 @@ LUDUS_HIDDEN int ludus__build_runs(ludus_capture *c);
 LUDUS_HIDDEN int ludus__prepare(ludus_capture *c);
 LUDUS_HIDDEN void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out);
 LUDUS_HIDDEN int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
+/* Adds a site by its text (site_table.c): name, function, file and
+ * category as the descriptor holds them (plain: no C literal to resolve;
+ * flow: a flow's name, category "flow"); nothing when key is known. */
+LUDUS_HIDDEN int ludus__site_add_described(ludus_capture *c, uintptr_t key, const char *name, const char *function,
+                                           const char *file, const char *category, uint32_t line, int plain, int flow);
 LUDUS_HIDDEN uint32_t ludus__site_index(const ludus_capture *c, uintptr_t key);
 /* Adds a fully described site whose strings the caller owns for the
  * capture's life. 0, LUDUS_ENOMEM, or LUDUS_EFORMAT when the key is present. */

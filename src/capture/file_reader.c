@@ -323,6 +323,8 @@ static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t 
             c->categories = malloc((size_t)vn * 3 + 1);
             if (!c->categories) return ludus__fail(LUDUS_ENOMEM, "out of memory");
             c->categories[ludus__utf8_clean(v, vn, c->categories, (size_t)vn * 3)] = 0;
+        } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
+            c->recovered = 1;
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
             if (parse_crash(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed crash entry");
         } else if (kn == 15 && !memcmp(k, "memory_coverage", 15) && !c->mem_cov) {

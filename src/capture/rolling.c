@@ -690,6 +690,8 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
 #endif
     if (ludus_rolling_active() || ludus_capture_active())
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
+    if (capture && capture->pool_file)
+        return ludus__fail(LUDUS_EINVAL, "a pool file is for one capture, not the rolling window's segments");
     ludus_rolling_desc d;
     if (rolling)
         d = *rolling;

@@ -14,6 +14,7 @@
 #include "../platform/pages.h"
 #include "../record/counters.h"
 #include "capture_internal.h"
+#include "pool_file.h"
 #include "text.h"
 
 ludus__session ludus__sess;
@@ -48,7 +49,8 @@ static size_t sess_faulted; /* bytes of the pool in already when the capture beg
  * published. The session keeps its pool description until then, since a
  * late thread may still take a piece. */
 static ludus_capture *late_cap;
-static int sess_pool_mapped;
+static int sess_pool_mapped;             /* 1: pages, 2: a pool file, 0: the allocator's */
+static ludus__pool_file *sess_pool_file; /* desc.pool_file: the running capture's */
 
 #if defined(__SANITIZE_THREAD__)
 #define LUDUS__TSAN 1
@@ -138,9 +140,11 @@ static void *steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, l
     return steal_pool_of(last, bytes, al, mapped, pf, faulted);
 }
 
-static void pool_free(void *mem, uint64_t bytes, int mapped, const ludus_allocator *al) {
+static void pool_free(void *mem, uint64_t bytes, int mapped, const ludus_allocator *al, ludus__pool_file *pf) {
     if (!mem) return;
-    if (mapped)
+    if (pf)
+        ludus__pool_file_close(pf);
+    else if (mapped)
         ludus__pages_unmap(mem, (size_t)bytes);
     else
         al->free(mem, al->user_data);
@@ -158,6 +162,7 @@ typedef struct ludus__begin_prep {
     char *cats;
     ludus__name_table *names;
     void *mem;
+    ludus__pool_file *pool_file;
     size_t faulted;
     int pid;
     char process_name[64];
@@ -194,7 +199,19 @@ static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
     int mapped = d.allocator.alloc == NULL;
     ludus__prefault *pf = NULL;
     size_t faulted = 0;
-    void *mem = steal_pool(bytes, &d.allocator, mapped, &pf, &faulted);
+    void *mem = NULL;
+    if (d.pool_file) { /* a file of its own, never a pool reused */
+        mapped = 2;
+        int rc = ludus__pool_file_create(d.pool_file, bytes, &p->pool_file, &mem);
+        if (rc) {
+            free(cats);
+            ludus__names_destroy(names);
+            return rc;
+        }
+        d.pool_file = NULL; /* not kept: the caller's string */
+    } else {
+        mem = steal_pool(bytes, &d.allocator, mapped, &pf, &faulted);
+    }
     if (!mem) {
         mem = mapped ? ludus__pages_map((size_t)bytes) : d.allocator.alloc((size_t)bytes, 64, d.allocator.user_data);
         if (!mem && mapped) { /* no mmap: the aligned allocator */
@@ -271,6 +288,7 @@ static int64_t begin_arm(ludus__begin_prep *p) {
     s->pid = p->pid;
     memcpy(s->process_name, p->process_name, sizeof s->process_name);
     sess_pool_mapped = p->mapped;
+    sess_pool_file = p->pool_file;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
 
     s->join_membarrier = p->membarrier_ok;
@@ -295,11 +313,13 @@ static int64_t begin_arm(ludus__begin_prep *p) {
     /* Faults the pool in ahead of the producers; started once armed, so a
      * rolling capture's switch does not wait for a thread to start. */
     sess_prefault = ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next);
+    if (sess_pool_file)
+        ludus__pool_file_start(sess_pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
     return armed_at;
 }
 
 static void begin_discard(ludus__begin_prep *p) {
-    pool_free(p->mem, p->bytes, p->mapped, &p->d.allocator);
+    pool_free(p->mem, p->bytes, p->mapped, &p->d.allocator, p->pool_file);
     ludus__names_destroy(p->names);
     free(p->cats);
     memset(p, 0, sizeof *p);
@@ -411,6 +431,7 @@ static int end_capture(uint32_t disarmed) {
     ludus__lib_leave();
     ludus__calib_point end_point = ludus__calibrate_point();
     ludus__prefault_request_stop(sess_prefault); /* no more events: stop faulting pages in */
+    ludus__pool_file_stop(sess_pool_file, 1);    /* the capture object holds it all now */
 
     ludus_capture *c = fin && strag && late ? ludus__capture_new(LUDUS__CAP_MEMORY) : NULL;
     ludus__cap_thread *threads = c ? calloc(n ? n : 1, sizeof *threads) : NULL;
@@ -431,6 +452,8 @@ static int end_capture(uint32_t disarmed) {
         c->pool_mem = s->pool_mem;
         c->pool_bytes = s->pool.bytes;
         c->pool_mapped = sess_pool_mapped;
+        c->pool_file = sess_pool_file;
+        sess_pool_file = NULL;
         c->allocator = s->desc.allocator;
         c->prefault = sess_prefault;
         c->prefault_done = sess_faulted;
@@ -471,7 +494,8 @@ static int end_capture(uint32_t disarmed) {
     if (!c) { /* nothing can describe the capture: give its memory back */
         ludus__prefault_stop(sess_prefault);
         sess_prefault = NULL;
-        pool_free(s->pool_mem, s->pool.bytes, sess_pool_mapped, &s->desc.allocator);
+        pool_free(s->pool_mem, s->pool.bytes, sess_pool_mapped, &s->desc.allocator, sess_pool_file);
+        sess_pool_file = NULL;
         ludus__names_destroy(s->names);
         free(s->categories);
     }
@@ -663,7 +687,8 @@ void ludus__capture_release_pool(ludus_capture *c) {
     c->prefault = NULL;
     if (!c->pool_mem) return;
     ludus__capture_quiesce(c);
-    pool_free(c->pool_mem, c->pool_bytes, c->pool_mapped, &c->allocator);
+    pool_free(c->pool_mem, c->pool_bytes, c->pool_mapped, &c->allocator, c->pool_file);
+    c->pool_file = NULL;
     c->pool_mem = NULL;
 }
 
@@ -679,6 +704,7 @@ void ludus__session_crashed(void) {
     /* The background threads are the crashed process's. */
     ludus__prefault_after_fork(sess_prefault);
     if (last) ludus__prefault_after_fork(last->prefault);
+    ludus__pool_file_crashed(sess_pool_file);
 }
 
 void ludus__session_after_fork(void) {
@@ -696,6 +722,20 @@ void ludus__session_after_fork(void) {
     }
     if (!active) return;
     ludus__session *s = &ludus__sess;
+    if (sess_pool_file) { /* the parent's file: the child records nothing into it, and stops */
+        __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
+        ludus__prefault_after_fork(sess_prefault);
+        ludus__prefault_stop(sess_prefault);
+        sess_prefault = NULL;
+        ludus__names_destroy(s->names);
+        free(s->categories);
+        free(s->retired);
+        ludus__pool_file_forget(sess_pool_file);
+        sess_pool_file = NULL;
+        memset(s, 0, sizeof *s);
+        __atomic_store_n(&active, 0, __ATOMIC_RELEASE);
+        return;
+    }
     ludus__prefault_after_fork(sess_prefault);
     s->pid = ludus__os_pid();
     s->nretired = 0;

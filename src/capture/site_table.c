@@ -106,16 +106,15 @@ static const char *display(ludus_capture *c, const char *s, int plain, size_t *l
     return out;
 }
 
-/* Adds the site a key names in an in-memory capture. */
-static int add_site(ludus_capture *c, uintptr_t key) {
+int ludus__site_add_described(ludus_capture *c, uintptr_t key, const char *name, const char *function, const char *file,
+                              const char *category, uint32_t line, int plain, int flow) {
     if (ludus__site_index(c, key) != UINT32_MAX) return 0;
     if (grow(c) != 0) return LUDUS_ENOMEM;
     ludus__site_info si;
     memset(&si, 0, sizeof si);
     si.key = key;
     size_t ignore;
-    if (key & 1) { /* a flow's name: a stringized token, or a registered site's name */
-        const char *name = LUDUS__FLOW_NAME_PTR(key);
+    if (flow) { /* a flow's name: a stringized token, or a registered site's name */
         if (!name) name = "flow";
         size_t n = strlen(name);
         int literal = n >= 2 && name[0] == '"' && name[n - 1] == '"';
@@ -124,16 +123,12 @@ static int add_site(ludus_capture *c, uintptr_t key) {
         si.category = "flow";
         si.category_len = 4;
     } else {
-        const ludus_site *s = (const ludus_site *)key;
-        int plain = (s->flags & LUDUS_SITE_TEXT) != 0;
-        const char *name = s->name ? s->name : s->function;
-        if (!s->name) plain = 1;
         si.name = display(c, name ? name : "?", plain, &si.name_len);
-        si.function = display(c, s->function ? s->function : "", 1, &ignore);
-        si.file = display(c, s->file ? s->file : "", 1, &ignore);
-        if (s->category) si.category = display(c, s->category, plain, &si.category_len);
-        si.line = s->line;
-        if (!si.function || !si.file || (s->category && !si.category)) return LUDUS_ENOMEM;
+        si.function = display(c, function ? function : "", 1, &ignore);
+        si.file = display(c, file ? file : "", 1, &ignore);
+        if (category) si.category = display(c, category, plain, &si.category_len);
+        si.line = line;
+        if (!si.function || !si.file || (category && !si.category)) return LUDUS_ENOMEM;
     }
     if (!si.name) return LUDUS_ENOMEM;
     si.enabled = category_enabled(c->categories, si.category, si.category_len);
@@ -141,6 +136,16 @@ static int add_site(ludus_capture *c, uintptr_t key) {
     c->sites[c->nsites] = si;
     link_site(c, key);
     return 0;
+}
+
+/* Adds the site a key names in an in-memory capture. */
+static int add_site(ludus_capture *c, uintptr_t key) {
+    if (ludus__site_index(c, key) != UINT32_MAX) return 0;
+    if (key & 1) return ludus__site_add_described(c, key, LUDUS__FLOW_NAME_PTR(key), NULL, NULL, NULL, 0, 0, 1);
+    const ludus_site *s = (const ludus_site *)key;
+    int plain = (s->flags & LUDUS_SITE_TEXT) != 0 || !s->name;
+    return ludus__site_add_described(c, key, s->name ? s->name : s->function, s->function, s->file, s->category,
+                                     s->line, plain, 0);
 }
 
 /* The keys of one run's events, by the kind table. */

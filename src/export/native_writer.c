@@ -93,11 +93,16 @@ static void write_meta(ludus__writer *w, const ludus_capture *c, rec_buf *r) {
     char crash[128]; /* "SIGNAME signo tid at_ns" */
     snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
              (unsigned long long)c->crash_tid, (long long)c->crash_ns);
-    const char *keys[5] = {"ludus_version", "process_name", "categories", "memory_coverage", "crash"};
-    const char *vals[5] = {LUDUS_VERSION_STRING, c->process_name, c->categories, cov, c->crash_signal ? crash : NULL};
+    const char *keys[6] = {"ludus_version", "process_name", "categories", "memory_coverage", "crash", "recovered"};
+    const char *vals[6] = {LUDUS_VERSION_STRING,
+                           c->process_name,
+                           c->categories,
+                           cov,
+                           c->crash_signal ? crash : NULL,
+                           c->recovered ? "pool file" : NULL};
     uint32_t n = 0;
     r->n = 0;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         if (!vals[i]) continue;
         size_t kn = strlen(keys[i]), vn = clamp_len(strlen(vals[i]));
         rb_u32(r, (uint32_t)kn);

@@ -12,7 +12,10 @@
  * SIGILL, SIGABRT) writes the capture to PATH, or the window next to it
  * (reason crash-SIGSEGV and the like), before the program dies of it
  * (ludus_crash_capture_install); LUDUS_TRACE_CRASH=0 leaves the program's
- * signal handlers alone. The variables are checked here, at
+ * signal handlers alone. LUDUS_TRACE_POOL=FILE makes the pool that file
+ * (ludus_capture_desc.pool_file): after kill -9, `ludus-trace recover FILE
+ * OUT` reads back what was recorded (not with the rolling window). The
+ * variables are checked here, at
  * load, and a bad value is said once on stderr. This file sits above the exporters:
  * the recorder never links it; the shared library and the ludus_launch
  * object do. */
@@ -151,6 +154,16 @@ __attribute__((constructor)) static void launch_init(void) {
         ludus__os_strerror(err, why, sizeof why);
         fprintf(stderr, "ludus: LUDUS_TRACE=%s: the file cannot be written there (%s); not tracing\n", path, why);
         return;
+    }
+    char pool[4200];
+    const char *pool_env = getenv("LUDUS_TRACE_POOL");
+    if (pool_env && *pool_env) { /* "%p" as in LUDUS_TRACE */
+        if (strlen(pool_env) >= sizeof pool - 16) {
+            fprintf(stderr, "ludus: LUDUS_TRACE_POOL is too long; not tracing\n");
+            return;
+        }
+        ludus__expand_pid(pool_env, ludus__os_pid(), pool, sizeof pool);
+        d.pool_file = pool;
     }
     const char *mode = getenv("LUDUS_TRACE_MODE");
     if (mode && *mode && strcmp(mode, "rolling") != 0 && strcmp(mode, "window") != 0) {

@@ -147,7 +147,7 @@ static void integration(void) {
 }
 
 int main(void) {
-    ludus_capture_desc desc = {4096u, 4u, "jobs", LUDUS_CLOCK_MONOTONIC, LUDUS_JOIN_FENCE, {NULL, NULL, NULL}};
+    ludus_capture_desc desc = {4096u, 4u, "jobs", LUDUS_CLOCK_MONOTONIC, LUDUS_JOIN_FENCE, {NULL, NULL, NULL}, NULL};
     if (ludus_begin_capture(&desc) != 0) return 1;
     ludus_register_thread_for_trace("main");
     int r = all_macros(3, "dynamic");

@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 demo, tool, work, fork_prog = sys.argv[1:5]
 os.makedirs(work, exist_ok=True)
@@ -161,4 +162,29 @@ for mode in ["window", "rolling"]:
     assert "frames:      30" in info, info  # every frame before the crash (the window: 300 ms of them)
     rep = subprocess.run([tool, "report", written], stdout=subprocess.PIPE, text=True, check=True).stdout
     assert "Ended by a crash: SIGSEGV" in rep and "Crash" in rep, rep[:800]
-print("launch-to-exit: json, ludus and pftrace written at exit; bad values said at load; fork; rolling window; crash")
+
+# kill -9 (no handler runs): with LUDUS_TRACE_POOL the pool is a file, and
+# `ludus-trace recover` reads back what the demo recorded until the kill.
+pool = os.path.join(crash_dir, "demo.pool")
+p = subprocess.Popen([demo, "--no-capture", "--frames", "100000"],
+                     env=dict(os.environ, LUDUS_TRACE=os.path.join(crash_dir, "never.ludus"), LUDUS_TRACE_POOL=pool),
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+deadline = time.time() + 30
+while time.time() < deadline and (not os.path.exists(pool) or os.path.getsize(pool) == 0):
+    time.sleep(0.01)
+time.sleep(0.5)  # frames, and journal passes (20 ms)
+p.kill()
+assert p.wait(timeout=30) == -signal.SIGKILL
+assert not os.path.exists(os.path.join(crash_dir, "never.ludus"))
+recovered = os.path.join(crash_dir, "recovered.ludus")
+out = subprocess.run([tool, "recover", pool, recovered], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+assert out.returncode == 0, out.stderr
+assert "recovered ludus-demo" in out.stdout, out.stdout
+info = subprocess.run([tool, "info", recovered], stdout=subprocess.PIPE, text=True, check=True).stdout
+assert "recovered from a pool file" in info, info
+frames = int(info.split("frames:      ")[1].split()[0])
+assert frames >= 1, info  # 500 ms of 2.5 ms frames (a loaded machine runs fewer)
+rep = subprocess.run([tool, "report", recovered], stdout=subprocess.PIPE, text=True, check=True).stdout
+assert "Recovered from a pool file" in rep and "Frame" in rep, rep[:800]
+print("launch-to-exit: json, ludus and pftrace written at exit; bad values said at load; fork; rolling window; crash; "
+      "kill -9 with a pool file")

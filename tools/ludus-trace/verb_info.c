@@ -43,6 +43,9 @@ static int info_run(int argc, char **argv) {
            (unsigned long long)s->incomplete, (unsigned long long)s->unwound, (unsigned long long)s->orphan_ends,
            (unsigned long long)s->mismatched);
     printf("frames:      %llu\n", (unsigned long long)s->frames);
+    if (in.recovered)
+        printf("ended by:    nothing: recovered from a pool file its process left behind (open slices are "
+               "incomplete)\n");
     if (in.crash_signal) {
         printf("ended by:    a crash, %s (signal %d) in thread %llu", in.crash_signal_name, in.crash_signal,
                (unsigned long long)in.crash_tid);

@@ -1,0 +1,360 @@
+/* The pool backed by a file (pool_file.h): the file, and the journal thread
+ * that writes down what the pool's words mean while the capture runs.
+ *
+ * The journal thread reads the pool while the producers write it, without
+ * any protocol with them (the hot path stays as it is): it walks the pieces
+ * by their headers, the events of each up to the first slot not yet written
+ * (the file starts as zeros; a kind is never 0), and journals every site
+ * address it has not met. Whatever it reads that way is only ever used as
+ * an address to read through ludus__memory_read_checked, which cannot
+ * fault: a word read half-way through an event's writing, at worst, names
+ * a site that is not one and is not journaled, or journals a site no event
+ * names. Those reads race with the producers' stores by design, so the
+ * functions doing them are not instrumented by ThreadSanitizer. */
+#define _GNU_SOURCE /* strdup, strnlen: before any system header */
+#include "pool_file.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../platform/background.h"
+#include "../platform/file_map.h"
+#include "capture_internal.h"
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RACY_READS __attribute__((no_sanitize("thread")))
+#endif
+#endif
+#if !defined(RACY_READS) && defined(__SANITIZE_THREAD__)
+#define RACY_READS __attribute__((no_sanitize_thread))
+#endif
+#ifndef RACY_READS
+#define RACY_READS
+#endif
+
+struct ludus__pool_file {
+    char *path;
+    char *map;
+    size_t map_bytes;
+    ludus__pf_header *h;
+    char *pool;
+    const uint64_t *pool_next; /* the session's bump pointer (atomic) */
+    pthread_t thread;
+    int started;
+    int stop; /* atomic */
+    ludus__wakeup wake;
+    /* the journal thread's own */
+    uintptr_t *seen; /* open addressing: keys journaled or found unreadable */
+    uint32_t seen_cap, nseen;
+    uint32_t *serials; /* threads journaled */
+    uint32_t nserials, serials_cap;
+    uint64_t done_off; /* pieces before it are complete and scanned */
+    int pid;           /* the process that created the file (a child after fork never removes it) */
+};
+
+int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_file **out, void **pool) {
+    ludus__pool_file *f = calloc(1, sizeof *f);
+    if (f) f->path = strdup(path);
+    if (!f || !f->path) {
+        free(f);
+        return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    }
+    f->pid = ludus__os_pid();
+    uint64_t pool_off = LUDUS__PF_HEADER_BYTES + LUDUS__PF_JOURNAL_BYTES;
+    f->map_bytes = (size_t)(pool_off + pool_bytes);
+    int err = 0;
+    f->map = ludus__file_map_new(path, f->map_bytes, &err);
+    if (!f->map) {
+        char why[128];
+        ludus__os_strerror(err, why, sizeof why);
+        free(f->path);
+        free(f);
+        return ludus__fail(err == 38 /* ENOSYS */ ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
+    }
+    f->h = (ludus__pf_header *)f->map;
+    f->pool = f->map + pool_off;
+    ludus__pf_header *h = f->h;
+    h->version = LUDUS__PF_VERSION;
+    h->header_bytes = LUDUS__PF_HEADER_BYTES;
+    h->byte_order = LUDUS__PF_BYTE_ORDER;
+    h->pointer_bytes = (uint32_t)sizeof(void *);
+    h->journal_off = LUDUS__PF_HEADER_BYTES;
+    h->journal_cap = LUDUS__PF_JOURNAL_BYTES;
+    h->pool_off = pool_off;
+    h->pool_bytes = pool_bytes;
+    h->pool_base = (uint64_t)(uintptr_t)f->pool;
+    *pool = f->pool;
+    *out = f;
+    return 0;
+}
+
+/* ---- the journal ---- */
+
+static int seen_add(ludus__pool_file *f, uintptr_t key) {
+    if ((f->nseen + 1) * 2 > f->seen_cap) {
+        uint32_t cap = f->seen_cap ? f->seen_cap * 2 : 1024;
+        uintptr_t *n = calloc(cap, sizeof *n);
+        if (!n) return -1;
+        for (uint32_t i = 0; i < f->seen_cap; i++) {
+            if (!f->seen[i]) continue;
+            uint32_t j = (uint32_t)((f->seen[i] * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
+            while (n[j]) j = (j + 1) & (cap - 1);
+            n[j] = f->seen[i];
+        }
+        free(f->seen);
+        f->seen = n;
+        f->seen_cap = cap;
+    }
+    uint32_t mask = f->seen_cap - 1;
+    for (uint32_t j = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & mask;; j = (j + 1) & mask) {
+        if (f->seen[j] == key) return 0;
+        if (!f->seen[j]) {
+            f->seen[j] = key;
+            f->nseen++;
+            return 1;
+        }
+    }
+}
+
+/* Appends a record; 0, or -1 when the journal is full. */
+static int journal(ludus__pool_file *f, uint32_t type, const void *a, size_t an, const char *const *s,
+                   const uint32_t *sn, int ns) {
+    ludus__pf_header *h = f->h;
+    size_t payload = an;
+    for (int i = 0; i < ns; i++) payload += sn[i];
+    payload = (payload + 7) & ~(size_t)7;
+    uint64_t at = h->journal_bytes;
+    if (at + 8 + payload > h->journal_cap) return -1;
+    char *p = f->map + h->journal_off + at;
+    uint32_t head[2] = {type, (uint32_t)payload};
+    memcpy(p, head, 8);
+    memcpy(p + 8, a, an);
+    size_t o = 8 + an;
+    for (int i = 0; i < ns; i++) {
+        memcpy(p + o, s[i], sn[i]);
+        o += sn[i];
+    }
+    /* the record before its length is counted: a kill between the two
+     * leaves a journal that ends before it */
+    __atomic_store_n(&h->journal_bytes, at + 8 + payload, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* A NUL-terminated string at p read without faulting, at most cap - 1
+ * bytes; its length, or -1 when unreadable. */
+static long read_string(const char *p, char *out, size_t cap) {
+    size_t n = 0;
+    while (n + 1 < cap) {
+        size_t page_left = 4096 - ((uintptr_t)(p + n) & 4095);
+        size_t want = page_left < cap - 1 - n ? page_left : cap - 1 - n;
+        if (ludus__memory_read_checked(p + n, out + n, want) != 0) return -1;
+        char *z = memchr(out + n, 0, want);
+        if (z) return (long)(z - out);
+        n += want;
+    }
+    out[n] = 0;
+    return (long)n;
+}
+
+static void journal_site(ludus__pool_file *f, uintptr_t key) {
+    static char text[4][4097]; /* the journal thread's only (one pool file at a time) */
+    uint32_t len[4] = {0, 0, 0, 0};
+    const char *s[4] = {text[0], text[1], text[2], text[3]};
+    struct {
+        uint64_t key;
+        uint32_t line, flags, len[4];
+    } a;
+    memset(&a, 0, sizeof a);
+    a.key = key;
+    if (key & 1) { /* a flow's name */
+        long n = read_string(LUDUS__FLOW_NAME_PTR(key), text[0], sizeof text[0]);
+        if (n < 0) return;
+        len[0] = (uint32_t)n;
+        a.flags = LUDUS__PF_SITE_FLOW;
+    } else {
+        ludus_site site;
+        if (ludus__memory_read_checked((const void *)key, &site, sizeof site) != 0) return;
+        const char *from[4] = {site.name, site.function, site.file, site.category};
+        for (int i = 0; i < 4; i++) {
+            long n = from[i] ? read_string(from[i], text[i], sizeof text[i]) : 0;
+            if (n < 0) return; /* not a site after all */
+            len[i] = (uint32_t)n;
+        }
+        a.line = site.line;
+        a.flags = (site.category ? LUDUS__PF_SITE_HAS_CATEGORY : 0u) |
+                  ((site.flags & LUDUS_SITE_TEXT) || !site.name ? LUDUS__PF_SITE_TEXT : 0u);
+        if (!site.name) { /* LUDUS_PROFILE_FUNCTION: the function's name, as written */
+            memcpy(text[0], text[1], len[1]);
+            len[0] = len[1];
+        }
+    }
+    memcpy(a.len, len, sizeof len);
+    journal(f, LUDUS__PF_SITE, &a, sizeof a, s, len, 4);
+}
+
+/* The keys of the events in [e, e + n) (the kind table's columns, as
+ * site_table.c reads them). */
+RACY_READS static size_t scan_events(ludus__pool_file *f, const ludus__event *e, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        uintptr_t w = __atomic_load_n(&e[i].word, __ATOMIC_RELAXED);
+        const ludus__kind_info *ki = &ludus__kinds[w & LUDUS__K_MASK];
+        if (!ki->valid) break; /* kind 0: not written yet */
+        /* ludus__event_slots, not called: an inline function would be
+         * instrumented here */
+        size_t k = ki->slots;
+        if (ki->payload == LUDUS__P_TEXT && n - i >= 2) {
+            uint64_t len = (uint64_t)e[i + 1].word;
+            k = len > LUDUS_MESSAGE_MAX ? n + 1 : 2 + LUDUS__TEXT_SLOTS(len);
+        }
+        if (k == 0 || k > n - i) break; /* its slots are not all there yet */
+        uintptr_t keys[2] = {0, 0};
+        if (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0) keys[0] = w & ~(uintptr_t)LUDUS__K_MASK;
+        if (ki->payload == LUDUS__P_FLOW_NAMED && e[i + 1].word) keys[1] = LUDUS__FLOW_NAME_KEY(e[i + 1].word);
+        if (ki->payload == LUDUS__P_ASYNC) keys[1] = e[i + 1].word;
+        for (int j = 0; j < 2; j++)
+            if (keys[j] && seen_add(f, keys[j]) == 1) journal_site(f, keys[j]);
+        i += k;
+    }
+    return i;
+}
+
+/* Walks the pieces handed out so far: a piece is complete once its owner
+ * has left it (used is set); the walk starts after the complete ones. */
+RACY_READS static void scan_pool(ludus__pool_file *f) {
+    uint64_t next = __atomic_load_n(f->pool_next, __ATOMIC_ACQUIRE);
+    if (next > f->h->pool_bytes) next = f->h->pool_bytes;
+    int all_done = 1;
+    for (uint64_t off = f->done_off; off + sizeof(ludus__chunk) <= next;) {
+        const ludus__chunk *ch = (const ludus__chunk *)(f->pool + off);
+        uint32_t bytes = __atomic_load_n(&ch->bytes, __ATOMIC_RELAXED);
+        if (bytes < sizeof(ludus__chunk) || (bytes & 63) || bytes > next - off) break; /* being taken */
+        uint64_t used = __atomic_load_n(&ch->used, __ATOMIC_RELAXED);
+        size_t slots = (bytes - sizeof(ludus__chunk)) / sizeof(ludus__event);
+        int done = 0;
+        if (__atomic_load_n(&ch->gen, __ATOMIC_RELAXED) == f->h->gen) {
+            size_t n = used && used <= slots ? (size_t)used : slots;
+            scan_events(f, LUDUS__CHUNK_EVENTS(ch), n);
+            done = used != 0;
+        }
+        if (all_done && done)
+            f->done_off = off + bytes;
+        else
+            all_done = 0;
+        off += bytes;
+    }
+}
+
+static void journal_threads(ludus__pool_file *f) {
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    for (uint32_t i = 0; i < ludus__reg.high; i++) {
+        const ludus__thread_record *r = &ludus__reg.rec[i];
+        if (r->state != LUDUS__REC_LIVE) continue;
+        int known = 0;
+        for (uint32_t k = 0; k < f->nserials && !known; k++) known = f->serials[k] == r->serial;
+        if (known) continue;
+        if (f->nserials == f->serials_cap) {
+            uint32_t cap = f->serials_cap ? f->serials_cap * 2 : 64;
+            uint32_t *n = realloc(f->serials, cap * sizeof *n);
+            if (!n) break;
+            f->serials = n;
+            f->serials_cap = cap;
+        }
+        struct {
+            uint32_t serial, name_len;
+            uint64_t tid;
+        } a = {r->serial, (uint32_t)strnlen(r->name, sizeof r->name), r->tid};
+        const char *s[1] = {r->name};
+        if (journal(f, LUDUS__PF_THREAD, &a, sizeof a, s, &a.name_len, 1) == 0) f->serials[f->nserials++] = r->serial;
+    }
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+}
+
+static void calibrate(ludus__pool_file *f) {
+    ludus__pf_header *h = f->h;
+    ludus__calib_point p = ludus__calibrate_point();
+    if (!h->clock_tsc) p.ticks = (uint64_t)p.ns;
+    __atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE); /* odd: being written */
+    h->c1_ticks = p.ticks;
+    h->c1_ns = p.ns;
+    h->c1_window = p.window_ns;
+    __atomic_store_n(&h->pool_next, __atomic_load_n(f->pool_next, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    __atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* At normal priority (not idle, as the rolling window's writer): a journal
+ * that never runs under load would leave a file without names or clock.
+ * The first pass comes early, so even a short capture has a calibration. */
+static void *journal_main(void *arg) {
+    ludus__pool_file *f = arg;
+    int64_t wait_ns = LUDUS__PF_PERIOD_NS / 10;
+    while (!__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
+        ludus__wakeup_wait(&f->wake, wait_ns);
+        wait_ns = LUDUS__PF_PERIOD_NS;
+        journal_threads(f);
+        scan_pool(f);
+        calibrate(f);
+    }
+    return NULL;
+}
+
+void ludus__pool_file_start(ludus__pool_file *f, uint32_t gen, int clock_tsc, ludus__calib_point c0, int pid,
+                            const char *process_name, const uint64_t *pool_next) {
+    ludus__pf_header *h = f->h;
+    h->gen = gen;
+    h->clock_tsc = (uint32_t)clock_tsc;
+    h->pid = pid;
+    strncpy(h->process_name, process_name, sizeof h->process_name - 1);
+    h->c0_ticks = c0.ticks;
+    h->c0_ns = c0.ns;
+    h->c0_window = c0.window_ns;
+    h->c1_ticks = c0.ticks;
+    h->c1_ns = c0.ns;
+    f->pool_next = pool_next;
+    __atomic_store_n(&h->magic, LUDUS__PF_MAGIC, __ATOMIC_RELEASE); /* the header is whole */
+    if (ludus__wakeup_init(&f->wake) == 0) {
+        f->started = pthread_create(&f->thread, NULL, journal_main, f) == 0;
+        if (!f->started) ludus__wakeup_destroy(&f->wake);
+    }
+}
+
+void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
+    if (!f) return;
+    if (f->started) {
+        __atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
+        ludus__wakeup_post(&f->wake);
+        pthread_join(f->thread, NULL);
+        ludus__wakeup_destroy(&f->wake);
+        f->started = 0;
+    }
+    if (ended) f->h->ended = 1;
+}
+
+static void release(ludus__pool_file *f) {
+    free(f->seen);
+    free(f->serials);
+    free(f->path);
+    free(f);
+}
+
+void ludus__pool_file_close(ludus__pool_file *f) {
+    if (!f) return;
+    ludus__pool_file_stop(f, 1);
+    ludus__file_unmap(f->map, f->map_bytes);
+    if (f->pid == ludus__os_pid()) ludus__file_remove(f->path); /* its capture was released: nothing to recover */
+    release(f);
+}
+
+void ludus__pool_file_crashed(ludus__pool_file *f) {
+    if (f) f->started = 0;
+}
+
+void ludus__pool_file_forget(ludus__pool_file *f) {
+    if (!f) return;
+    ludus__file_unmap(f->map, f->map_bytes);
+    release(f);
+}
