@@ -8229,8 +8229,9 @@ static int ludus__sf_crash_write_crash(int signo, uint64_t tid, int64_t at_ns) {
     int rc =
         rolling ? rolling(signo, tid, at_ns, path, sizeof path) : ludus__sf_crash_write_capture(signo, tid, at_ns, path, sizeof path);
     if (rc == 0)
-        snprintf(line, sizeof line, "ludus: %s in thread %llu: the capture is in %s\n", ludus__crash_signal_name(signo),
-                 (unsigned long long)tid, path);
+        snprintf(line, sizeof line, "ludus: %s in thread %llu: the capture is in %s (written in %.1f ms)\n",
+                 ludus__crash_signal_name(signo), (unsigned long long)tid, path,
+                 (double)(ludus__mono_ns() - at_ns) / 1e6);
     else
         snprintf(line, sizeof line, "ludus: %s in thread %llu: no capture written (%s: %s)\n",
                  ludus__crash_signal_name(signo), (unsigned long long)tid, ludus_error_string(rc),
