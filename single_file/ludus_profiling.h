@@ -1973,7 +1973,7 @@ LUDUS_HIDDEN void ludus__os_strerror(int err, char *buf, size_t cap);
 
 /* Thread-exit hook: fn(arg) runs when the calling thread exits (TRACY: the
  * Tracy backend's zone stack, src/backend/tracy.c). */
-enum { LUDUS__EXIT_RECORDER, LUDUS__EXIT_COUNTERS, LUDUS__EXIT_TRACY, LUDUS__EXIT_HOOKS };
+enum { LUDUS__EXIT_RECORDER, LUDUS__EXIT_COUNTERS, LUDUS__EXIT_TRACY, LUDUS__EXIT_ALTSTACK, LUDUS__EXIT_HOOKS };
 LUDUS_HIDDEN int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg);
 
 /* Process name (from /proc/self/comm where available). */
@@ -2045,6 +2045,10 @@ typedef int (*ludus__crash_writer)(int signo, uint64_t tid, int64_t at_ns);
 LUDUS_HIDDEN int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms);
 /* Puts the program's handlers back. */
 LUDUS_HIDDEN void ludus__crash_uninstall(void);
+/* Gives the calling thread an alternate signal stack when it has none
+ * (freed when it exits), so that a stack overflow on it is caught: the
+ * recorder calls it when a thread registers while the handlers are in. */
+LUDUS_HIDDEN void ludus__crash_thread_setup(void);
 /* "SIGSEGV" and the like ("signal" for one it does not name). */
 LUDUS_HIDDEN const char *ludus__crash_signal_name(int signo);
 /* write(2) to stderr: async-signal-safe. */
@@ -2462,9 +2466,11 @@ void ludus__sleep_ns(int64_t ns) {
  * waitpid with a deadline, tgkill to raise the signal again. */
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -2489,6 +2495,12 @@ static ludus__crash_writer ludus__sf_linux_crash_writer_fn;
 static uint32_t ludus__sf_linux_crash_wait_ms;
 static long ludus__sf_linux_crash_writing_tid; /* atomic: the thread whose crash is ludus__sf_linux_crash_written (0: none yet) */
 static int ludus__sf_linux_crash_written;      /* atomic: that write is over */
+/* The writer's stack, reserved at install: the crashing thread may be on
+ * its small alternate stack (a stack overflow), and the copy of the process
+ * starts on whatever stack the crashing thread was on. */
+#define CHILD_STACK ((size_t)1 << 20)
+static char *ludus__sf_linux_crash_child_stack;
+#define ALT_STACK ((size_t)64 << 10)
 
 const char *ludus__crash_signal_name(int signo) {
     for (size_t i = 0; i < NCRASH; i++)
@@ -2514,17 +2526,28 @@ static void ludus__sf_linux_crash_nap_ms(long ms) {
     }
 }
 
+typedef struct ludus__sf_linux_crash_child_arg {
+    int signo;
+    long tid;
+    int64_t at_ns;
+} ludus__sf_linux_crash_child_arg;
+
+static int ludus__sf_linux_crash_child_main(void *p) {
+    const ludus__sf_linux_crash_child_arg *a = p;
+    ludus__crash_writer fn = ludus__sf_linux_crash_writer_fn;
+    int ok = fn && fn(a->signo, (uint64_t)a->tid, a->at_ns) == 0;
+    syscall(SYS_exit_group, ok ? 0 : 1);
+    return 0;
+}
+
 /* Runs the writer in a child and waits for it, at most ludus__sf_linux_crash_wait_ms. */
 static void ludus__sf_linux_crash_write_in_child(int signo, long tid) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    int64_t at_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-    long child = syscall(SYS_clone, (unsigned long)SIGCHLD, 0, 0, 0, 0);
-    if (child == 0) {
-        ludus__crash_writer fn = ludus__sf_linux_crash_writer_fn;
-        int ok = fn && fn(signo, (uint64_t)tid, at_ns) == 0;
-        syscall(SYS_exit_group, ok ? 0 : 1);
-    }
+    ludus__sf_linux_crash_child_arg arg = {signo, tid, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec};
+    /* clone without CLONE_VM: a copy of the process, no atfork handler run,
+     * on the reserved stack */
+    long child = ludus__sf_linux_crash_child_stack ? clone(ludus__sf_linux_crash_child_main, ludus__sf_linux_crash_child_stack + CHILD_STACK, SIGCHLD, &arg) : -1;
     if (child < 0) {
         static const char msg[] = "ludus: crash: no capture written (fork failed)\n";
         ludus__crash_say(msg, sizeof msg - 1);
@@ -2563,23 +2586,35 @@ static void ludus__sf_linux_crash_on_crash(int signo, siginfo_t *info, void *uc)
     errno = saved_errno;
 }
 
-/* An alternate stack for the calling thread, when it has none (kept for
- * the process's life: the handler may run on it at any time). */
-static void ludus__sf_linux_crash_ensure_alt_stack(void) {
+static void ludus__sf_linux_crash_free_alt_stack(void *mem) {
+    stack_t off = {.ss_flags = SS_DISABLE};
+    sigaltstack(&off, NULL);
+    free(mem);
+}
+
+void ludus__crash_thread_setup(void) {
     stack_t cur;
-    if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) return;
-    size_t size = 64 * 1024;
-    void *mem = malloc(size);
+    if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) return; /* it has one */
+    void *mem = malloc(ALT_STACK);
     if (!mem) return;
-    stack_t st = {.ss_sp = mem, .ss_size = size, .ss_flags = 0};
-    if (sigaltstack(&st, NULL) != 0) free(mem);
+    stack_t st = {.ss_sp = mem, .ss_size = ALT_STACK, .ss_flags = 0};
+    if (sigaltstack(&st, NULL) != 0 || ludus__on_thread_exit(LUDUS__EXIT_ALTSTACK, ludus__sf_linux_crash_free_alt_stack, mem) != 0) {
+        stack_t off = {.ss_flags = SS_DISABLE};
+        sigaltstack(&off, NULL);
+        free(mem);
+    }
 }
 
 int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
     ludus__sf_linux_crash_writer_fn = writer;
     ludus__sf_linux_crash_wait_ms = timeout_ms;
     if (ludus__sf_linux_crash_installed) return 0;
-    ludus__sf_linux_crash_ensure_alt_stack();
+    if (!ludus__sf_linux_crash_child_stack) {
+        void *s = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (s == MAP_FAILED) return -1;
+        ludus__sf_linux_crash_child_stack = s;
+    }
+    ludus__crash_thread_setup();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = ludus__sf_linux_crash_on_crash;
@@ -2606,6 +2641,8 @@ void ludus__crash_uninstall(void) {
 #undef X_SIGNO
 #undef X_NAME
 #undef NCRASH
+#undef CHILD_STACK
+#undef ALT_STACK
 #endif /* defined(__linux__) */
 
 /* ==== src/platform/linux_file.c ==== */
@@ -3538,6 +3575,8 @@ int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
 
 void ludus__crash_uninstall(void) {}
 
+void ludus__crash_thread_setup(void) {}
+
 const char *ludus__crash_signal_name(int signo) {
     (void)signo;
     return "signal";
@@ -4178,6 +4217,9 @@ static inline int ludus__same_recording(uint32_t begun, uint32_t gen) {
  * window's hitch detector sets it: a pointer, so a program that only
  * records does not link the rolling window and its exporters). */
 LUDUS_HIDDEN extern void (*ludus__frame_hook)(void);
+/* Runs in each thread that registers (threads.c), when set: crash capture
+ * (src/capture/crash.c) gives the thread an alternate signal stack. */
+LUDUS_HIDDEN extern void (*ludus__thread_setup_hook)(void);
 
 /* Threads registered at the same time (records of exited threads are freed
  * at once: their data moves to the session's retired list). */
@@ -6035,6 +6077,7 @@ const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name) {
 
 
 ludus__registry ludus__reg = {.lock = LUDUS__MUTEX_INIT, .next_serial = 1};
+void (*ludus__thread_setup_hook)(void);
 __thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
 __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec"))) = {.record = -1};
 
@@ -6117,6 +6160,8 @@ int ludus__register_self(const char *name) {
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__on_thread_exit(LUDUS__EXIT_RECORDER, ludus__sf_threads_thread_exit_hook, r);
     ludus__lib_leave();
+    void (*setup)(void) = __atomic_load_n(&ludus__thread_setup_hook, __ATOMIC_ACQUIRE);
+    if (setup) setup();
     return 0;
 }
 
@@ -8254,12 +8299,15 @@ int ludus_crash_capture_install(const ludus_crash_desc *desc) {
     strcpy(ludus__sf_crash_path_pattern, path);
     ludus__sf_crash_crash_format = format;
     int rc = ludus__crash_install(ludus__sf_crash_write_crash, d.timeout_ms ? d.timeout_ms : 10000);
+    if (rc == 0) /* threads that register from now on get an alternate signal stack */
+        __atomic_store_n(&ludus__thread_setup_hook, ludus__crash_thread_setup, __ATOMIC_RELEASE);
     if (rc == -2) return ludus__fail(LUDUS_EUNSUPPORTED, "crash capture is not built for this OS yet");
     if (rc) return ludus__fail(LUDUS_EIO, "the signal handlers could not be installed");
     return 0;
 }
 
 void ludus_crash_capture_remove(void) {
+    __atomic_store_n(&ludus__thread_setup_hook, NULL, __ATOMIC_RELEASE);
     ludus__crash_uninstall();
 }
 

@@ -27,6 +27,10 @@ typedef int (*ludus__crash_writer)(int signo, uint64_t tid, int64_t at_ns);
 LUDUS_HIDDEN int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms);
 /* Puts the program's handlers back. */
 LUDUS_HIDDEN void ludus__crash_uninstall(void);
+/* Gives the calling thread an alternate signal stack when it has none
+ * (freed when it exits), so that a stack overflow on it is caught: the
+ * recorder calls it when a thread registers while the handlers are in. */
+LUDUS_HIDDEN void ludus__crash_thread_setup(void);
 /* "SIGSEGV" and the like ("signal" for one it does not name). */
 LUDUS_HIDDEN const char *ludus__crash_signal_name(int signo);
 /* write(2) to stderr: async-signal-safe. */

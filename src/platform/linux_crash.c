@@ -6,9 +6,11 @@
 #include "crash.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -33,6 +35,12 @@ static ludus__crash_writer writer_fn;
 static uint32_t wait_ms;
 static long writing_tid; /* atomic: the thread whose crash is written (0: none yet) */
 static int written;      /* atomic: that write is over */
+/* The writer's stack, reserved at install: the crashing thread may be on
+ * its small alternate stack (a stack overflow), and the copy of the process
+ * starts on whatever stack the crashing thread was on. */
+#define CHILD_STACK ((size_t)1 << 20)
+static char *child_stack;
+#define ALT_STACK ((size_t)64 << 10)
 
 const char *ludus__crash_signal_name(int signo) {
     for (size_t i = 0; i < NCRASH; i++)
@@ -58,17 +66,28 @@ static void nap_ms(long ms) {
     }
 }
 
+typedef struct child_arg {
+    int signo;
+    long tid;
+    int64_t at_ns;
+} child_arg;
+
+static int child_main(void *p) {
+    const child_arg *a = p;
+    ludus__crash_writer fn = writer_fn;
+    int ok = fn && fn(a->signo, (uint64_t)a->tid, a->at_ns) == 0;
+    syscall(SYS_exit_group, ok ? 0 : 1);
+    return 0;
+}
+
 /* Runs the writer in a child and waits for it, at most wait_ms. */
 static void write_in_child(int signo, long tid) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    int64_t at_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-    long child = syscall(SYS_clone, (unsigned long)SIGCHLD, 0, 0, 0, 0);
-    if (child == 0) {
-        ludus__crash_writer fn = writer_fn;
-        int ok = fn && fn(signo, (uint64_t)tid, at_ns) == 0;
-        syscall(SYS_exit_group, ok ? 0 : 1);
-    }
+    child_arg arg = {signo, tid, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec};
+    /* clone without CLONE_VM: a copy of the process, no atfork handler run,
+     * on the reserved stack */
+    long child = child_stack ? clone(child_main, child_stack + CHILD_STACK, SIGCHLD, &arg) : -1;
     if (child < 0) {
         static const char msg[] = "ludus: crash: no capture written (fork failed)\n";
         ludus__crash_say(msg, sizeof msg - 1);
@@ -107,23 +126,35 @@ static void on_crash(int signo, siginfo_t *info, void *uc) {
     errno = saved_errno;
 }
 
-/* An alternate stack for the calling thread, when it has none (kept for
- * the process's life: the handler may run on it at any time). */
-static void ensure_alt_stack(void) {
+static void free_alt_stack(void *mem) {
+    stack_t off = {.ss_flags = SS_DISABLE};
+    sigaltstack(&off, NULL);
+    free(mem);
+}
+
+void ludus__crash_thread_setup(void) {
     stack_t cur;
-    if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) return;
-    size_t size = 64 * 1024;
-    void *mem = malloc(size);
+    if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) return; /* it has one */
+    void *mem = malloc(ALT_STACK);
     if (!mem) return;
-    stack_t st = {.ss_sp = mem, .ss_size = size, .ss_flags = 0};
-    if (sigaltstack(&st, NULL) != 0) free(mem);
+    stack_t st = {.ss_sp = mem, .ss_size = ALT_STACK, .ss_flags = 0};
+    if (sigaltstack(&st, NULL) != 0 || ludus__on_thread_exit(LUDUS__EXIT_ALTSTACK, free_alt_stack, mem) != 0) {
+        stack_t off = {.ss_flags = SS_DISABLE};
+        sigaltstack(&off, NULL);
+        free(mem);
+    }
 }
 
 int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
     writer_fn = writer;
     wait_ms = timeout_ms;
     if (installed) return 0;
-    ensure_alt_stack();
+    if (!child_stack) {
+        void *s = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (s == MAP_FAILED) return -1;
+        child_stack = s;
+    }
+    ludus__crash_thread_setup();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_crash;

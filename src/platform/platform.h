@@ -99,7 +99,7 @@ LUDUS_HIDDEN void ludus__os_strerror(int err, char *buf, size_t cap);
 
 /* Thread-exit hook: fn(arg) runs when the calling thread exits (TRACY: the
  * Tracy backend's zone stack, src/backend/tracy.c). */
-enum { LUDUS__EXIT_RECORDER, LUDUS__EXIT_COUNTERS, LUDUS__EXIT_TRACY, LUDUS__EXIT_HOOKS };
+enum { LUDUS__EXIT_RECORDER, LUDUS__EXIT_COUNTERS, LUDUS__EXIT_TRACY, LUDUS__EXIT_ALTSTACK, LUDUS__EXIT_HOOKS };
 LUDUS_HIDDEN int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg);
 
 /* Process name (from /proc/self/comm where available). */

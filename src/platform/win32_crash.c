@@ -13,6 +13,8 @@ int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
 
 void ludus__crash_uninstall(void) {}
 
+void ludus__crash_thread_setup(void) {}
+
 const char *ludus__crash_signal_name(int signo) {
     (void)signo;
     return "signal";

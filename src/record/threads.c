@@ -13,6 +13,7 @@
 #include "record.h"
 
 ludus__registry ludus__reg = {.lock = LUDUS__MUTEX_INIT, .next_serial = 1};
+void (*ludus__thread_setup_hook)(void);
 __thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
 __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec"))) = {.record = -1};
 
@@ -95,6 +96,8 @@ int ludus__register_self(const char *name) {
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__on_thread_exit(LUDUS__EXIT_RECORDER, thread_exit_hook, r);
     ludus__lib_leave();
+    void (*setup)(void) = __atomic_load_n(&ludus__thread_setup_hook, __ATOMIC_ACQUIRE);
+    if (setup) setup();
     return 0;
 }
 

@@ -230,11 +230,71 @@ static void test_rolling(void **state) {
     assert_int_equal(system(cmd), 0);
 }
 
+/* A stack overflow on a worker thread: the handler runs on the alternate
+ * stack the library gave the thread when it registered. */
+static volatile int bottom = -1; /* never reached: a depth no stack holds */
+
+static int deep(int n) {
+    LUDUS_PROFILE_SCOPE(Recurse);
+    volatile char pad[256];
+    pad[0] = (char)n;
+    if (n == bottom) return 0;
+    return deep(n + 1) + pad[0]; /* not a tail call */
+}
+
+static void *overflow_main(void *arg) {
+    (void)arg;
+    ludus_register_thread_for_trace("Deep");
+    deep(0);
+    return NULL;
+}
+
+static void test_stack_overflow(void **state) {
+    (void)state;
+    if (lt_multithreaded_fork_unsupported()) skip();
+    char path[96];
+    snprintf(path, sizeof path, "/tmp/ludus-test-overflow-%d.ludus", (int)getpid());
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20);
+        signal(SIGSEGV, SIG_DFL);
+        ludus_crash_desc cd = {path, 0, 5000};
+        if (ludus_crash_capture_install(&cd) != 0 || ludus_begin_capture(NULL) != 0) _exit(90);
+        pthread_t th;
+        pthread_create(&th, NULL, overflow_main, NULL);
+        pthread_join(th, NULL);
+        _exit(93);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGSEGV);
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_open(path, &c), 0);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(c, &in), 0);
+    assert_int_equal(in.crash_signal, SIGSEGV);
+    int found = 0;
+    for (uint32_t t = 0; t < in.threads; t++) {
+        ludus_thread_summary ts;
+        assert_int_equal(ludus_capture_thread_summary(c, t, &ts), 0);
+        if (strcmp(ts.name, "Deep") != 0) continue;
+        found = 1;
+        assert_int_equal(ts.tid, in.crash_tid); /* the overflowing thread */
+        assert_true(ts.incomplete > 1000);      /* every level open at the crash */
+    }
+    assert_true(found);
+    ludus_capture_release(c);
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_segv),
         cmocka_unit_test(test_abort_chains),
         cmocka_unit_test(test_rolling),
+        cmocka_unit_test(test_stack_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
