@@ -128,7 +128,11 @@ assert len(hitch_files) >= 1, (os.listdir(roll_dir), p.stderr)
 for f in [roll] + [os.path.join(roll_dir, h) for h in hitch_files]:
     info = subprocess.run([tool, "info", f], stdout=subprocess.PIPE, text=True, check=True).stdout
     ms = float(info.split("duration ")[1].split(" ms")[0])
-    assert 0 < ms < 300 + 2 * 75 + 100, (f, ms)  # the window, two segments at most (a snapshot drops none), slack
+    # the window, two segments at most (a snapshot drops none), slack; the
+    # switch thread keeps that bound, and a machine loaded past its CPUs can
+    # starve it (then the window is only shorter than the run)
+    overloaded = os.getloadavg()[0] > (os.cpu_count() or 1)
+    assert 0 < ms < (5000 if overloaded else 300 + 2 * 75 + 100), (f, ms)
     rep = subprocess.run([tool, "report", f], stdout=subprocess.PIPE, text=True, check=True).stdout
     assert "Frame" in rep, rep[:500]
 p = subprocess.run([demo, "--no-capture", "--frames", "1"],
