@@ -8,7 +8,9 @@
  *
  * --collect-every M reads results back only every M frames (a late
  * readback: with K slots, frames begun while all are in flight are counted
- * ring_full). It prints which calibration path the device took.
+ * ring_full); --collect-after-submit collects right after each submission,
+ * before the GPU can have finished it (not_ready, read at a later call). It prints which calibration path the device
+ * took.
  *
  *   vulkan_compute --overhead N
  *
@@ -274,7 +276,7 @@ static int overhead(int calibration, uint32_t n) {
 }
 
 int main(int argc, char **argv) {
-    int frames = 60, in_flight = 2, collect_every = 1, overhead_passes = 0;
+    int frames = 60, in_flight = 2, collect_every = 1, overhead_passes = 0, early = 0;
     const char *outs[4];
     int nouts = 0;
     for (int i = 1; i < argc; i++) {
@@ -284,12 +286,15 @@ int main(int argc, char **argv) {
             in_flight = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--collect-every") && i + 1 < argc)
             collect_every = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--collect-after-submit"))
+            early = 1;
         else if (!strcmp(argv[i], "--overhead") && i + 1 < argc)
             overhead_passes = atoi(argv[++i]);
         else if (nouts < 4 && argv[i][0] != '-')
             outs[nouts++] = argv[i];
         else {
-            fprintf(stderr, "usage: vulkan_compute [--frames N] [--in-flight K] [--collect-every M] OUT...\n"
+            fprintf(stderr, "usage: vulkan_compute [--frames N] [--in-flight K] [--collect-every M] "
+                            "[--collect-after-submit] OUT...\n"
                             "       vulkan_compute --overhead N\n");
             return 2;
         }
@@ -344,7 +349,7 @@ int main(int argc, char **argv) {
             LUDUS_PROFILE_SCOPE(WaitForSlot); /* the application's own frame pacing, not the profiler's */
             CHECK(vkWaitForFences(device, 1, &fences[k], VK_TRUE, UINT64_MAX));
         }
-        if (f % collect_every == 0) {
+        if (f % collect_every == 0 && !early) {
             LUDUS_PROFILE_SCOPE(CollectGpuTimes);
             ludus_vk_collect(vk);
         }
@@ -355,6 +360,10 @@ int main(int argc, char **argv) {
         si.commandBufferCount = 1;
         si.pCommandBuffers = &cmds[k];
         CHECK(vkQueueSubmit(queue, 1, &si, fences[k]));
+        if (early) { /* right after the submission: this frame cannot be done yet */
+            LUDUS_PROFILE_SCOPE(CollectGpuTimes);
+            ludus_vk_collect(vk);
+        }
     }
     LUDUS_PROFILE_FRAME();
     CHECK(vkDeviceWaitIdle(device));

@@ -82,7 +82,8 @@ LUDUS_API int ludus_gpu_submit(ludus_gpu_context *ctx, const ludus_gpu_sample *s
 LUDUS_API int ludus_gpu_calibrate(ludus_gpu_context *ctx, uint64_t gpu_ticks, int64_t cpu_ns, int64_t max_deviation_ns);
 
 /* Coverage a backend reports, X(NAME, name in the exports, meaning). The
- * library counts wrapped, before_capture and calibration_rejected itself. */
+ * library counts wrapped, before_capture, calibration_rejected and (for
+ * samples) invalid itself. */
 #define LUDUS_GPU_COVERAGE(X)                                                                    \
     X(FRAMES, "frames", "frames whose results were handed over")                                 \
     X(NOT_READY, "not_ready", "frames not ready at a collection (read later: a late readback)")  \
@@ -91,7 +92,7 @@ LUDUS_API int ludus_gpu_calibrate(ludus_gpu_context *ctx, uint64_t gpu_ticks, in
     X(WRAPPED, "wrapped", "samples whose end ticks wrapped past 2^valid_bits")                   \
     X(BEFORE_CAPTURE, "before_capture", "samples submitted before the capture began (left out)") \
     X(CALIBRATION_REJECTED, "calibration_rejected", "calibration points over 50 us (left out)")  \
-    X(INVALID, "invalid", "samples with a zero period or an end more than half the counter range after its begin")
+    X(INVALID, "invalid", "passes not timed (beyond the backend's room, nested) or samples ending before they begin")
 
 enum ludus_gpu_coverage {
 #define LUDUS__GPU_COV_ENUM(name, text, meaning) LUDUS_GPU_##name,

@@ -51,6 +51,15 @@ static int finite_positive(double x) {
     return x > 0 && x <= 1e300; /* false for NaN and infinity */
 }
 
+/* t - ref in ticks modulo 2^bits, as a signed distance (half the range each way). */
+static int64_t tick_delta(uint64_t t, uint64_t ref, uint32_t bits) {
+    uint64_t d = t - ref;
+    if (bits >= 64) return (int64_t)d;
+    uint64_t mask = (UINT64_C(1) << bits) - 1;
+    d &= mask;
+    return d >> (bits - 1) ? (int64_t)(d | ~mask) : (int64_t)d;
+}
+
 /* ---- the store ---- */
 
 static int add_ctx(ludus__gpu_data *g, const ludus__gpu_ctx *info, uint32_t *slot) {
@@ -107,6 +116,13 @@ void ludus__gpu_capture_end(ludus_capture *c) {
     S.data = NULL;
     ludus__mutex_unlock(&S.lock);
     if (!g) return;
+    /* handed over between the capture's end and this take, submitted after
+     * the end: not this capture's (a moment later they would have been
+     * refused, as between captures) */
+    uint64_t kept = 0;
+    for (uint64_t i = 0; c && i < g->ns; i++)
+        if (g->s[i].submit_ns <= c->end_ns - c->start_ns) g->s[kept++] = g->s[i];
+    if (c) g->ns = kept;
     if (!c || (g->nctx == 0 && g->ns == 0)) {
         ludus__gpu_free(g);
         return;
@@ -205,6 +221,13 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
             ci->cov[LUDUS_GPU_BEFORE_CAPTURE]++;
             continue;
         }
+        uint32_t bits = ci->valid_bits;
+        uint64_t mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+        if (tick_delta(in->end_ticks, in->begin_ticks, bits) < 0) { /* ends before it begins */
+            ci->cov[LUDUS_GPU_INVALID]++;
+            continue;
+        }
+        if ((in->end_ticks & mask) < (in->begin_ticks & mask)) ci->cov[LUDUS_GPU_WRAPPED]++;
         uint32_t name = in->pass ? name_index(g, in->pass) : UINT32_MAX;
         if (in->pass && name == UINT32_MAX) {
             rc = LUDUS_ENOMEM;
@@ -263,15 +286,6 @@ void ludus_gpu_count(ludus_gpu_context *x, int what, uint64_t n) {
 
 /* ---- placement ---- */
 
-/* t - ref in ticks modulo 2^bits, as a signed distance (half the range each way). */
-static int64_t tick_delta(uint64_t t, uint64_t ref, uint32_t bits) {
-    uint64_t d = t - ref;
-    if (bits >= 64) return (int64_t)d;
-    uint64_t mask = (UINT64_C(1) << bits) - 1;
-    d &= mask;
-    return d >> (bits - 1) ? (int64_t)(d | ~mask) : (int64_t)d;
-}
-
 static int cmp_cal(const void *a, const void *b) {
     const ludus__gpu_cal *x = a, *y = b;
     if (x->ctx != y->ctx) return x->ctx < y->ctx ? -1 : 1;
@@ -293,12 +307,11 @@ static int cmp_frame(const void *a, const void *b) {
     return x->submit_ns < y->submit_ns ? -1 : x->submit_ns > y->submit_ns;
 }
 
-/* Maps GPU ticks t of context k onto ns since capture start, through the
- * accepted points cal[0, n) (in time order; brk[i]: points i-1 and i
- * disagree, no line between them). *err: the bound; *extra: outside the
- * points. */
-static int64_t map_ticks(const ludus__gpu_cal *cal, const uint8_t *brk, uint32_t n, uint64_t t, double period,
-                         uint32_t bits, int64_t *err, int *extra) {
+/* Maps GPU ticks t onto ns since capture start through the points
+ * cal[0, n) of one epoch (in time order, no break between them: their ticks
+ * grow with their time). *err: the bound; *extra: outside the points. */
+static int64_t map_ticks(const ludus__gpu_cal *cal, uint32_t n, uint64_t t, double period, uint32_t bits, int64_t *err,
+                         int *extra) {
     /* the last point at or before t (signed distances fall with i) */
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
@@ -308,22 +321,21 @@ static int64_t map_ticks(const ludus__gpu_cal *cal, const uint8_t *brk, uint32_t
         else
             hi = mid;
     }
-    int64_t i = (int64_t)lo - 1;                       /* -1: before the first point */
-    if (i >= 0 && i + 1 < (int64_t)n && !brk[i + 1]) { /* between two points: interpolated */
+    int64_t i = (int64_t)lo - 1;        /* -1: before the first point */
+    if (i >= 0 && i + 1 < (int64_t)n) { /* between two points: interpolated */
         const ludus__gpu_cal *a = &cal[i], *b = &cal[i + 1];
         double dt = (double)tick_delta(b->ticks, a->ticks, bits);
         double slope = dt > 0 ? (double)(b->cpu_ns - a->cpu_ns) / dt : period;
         *err = a->dev_ns > b->dev_ns ? a->dev_ns : b->dev_ns;
         *extra = 0;
-        return a->cpu_ns + (int64_t)round_i64((double)tick_delta(t, a->ticks, bits) * slope);
+        return a->cpu_ns + round_i64((double)tick_delta(t, a->ticks, bits) * slope);
     }
     /* outside: from the nearest point, along its segment's slope */
     int64_t p = i < 0 ? 0 : i;
     const ludus__gpu_cal *a = &cal[p];
-    int64_t q = i < 0 ? 1 : i - 1; /* its neighbour on the same side of any break */
-    int ok = q >= 0 && q < (int64_t)n && !brk[q > p ? q : p];
+    int64_t q = i < 0 ? 1 : i - 1; /* its neighbour */
     double slope = period, rel = ASSUMED_DRIFT;
-    if (ok) {
+    if (q >= 0 && q < (int64_t)n) {
         const ludus__gpu_cal *b = &cal[q];
         double dt = (double)tick_delta(b->ticks, a->ticks, bits), dc = (double)(b->cpu_ns - a->cpu_ns);
         if (dt != 0 && dc != 0) {
@@ -334,7 +346,26 @@ static int64_t map_ticks(const ludus__gpu_cal *cal, const uint8_t *brk, uint32_t
     double d = (double)tick_delta(t, a->ticks, bits) * slope;
     *err = a->dev_ns + round_i64(abs_f64(d) * rel + 0.5);
     *extra = 1;
-    return a->cpu_ns + (int64_t)round_i64(d);
+    return a->cpu_ns + round_i64(d);
+}
+
+/* The epoch (points between breaks) a sample belongs to: the one holding
+ * the last point at or before its CPU submission (the GPU runs it after). */
+static void epoch_of(const ludus__gpu_cal *cal, const uint8_t *brk, uint32_t n, int64_t submit_ns, uint32_t *a,
+                     uint32_t *b) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (cal[mid].cpu_ns <= submit_ns)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t j = lo ? lo - 1 : 0;
+    *a = j;
+    while (*a > 0 && !brk[*a]) (*a)--;
+    *b = j + 1;
+    while (*b < n && !brk[*b]) (*b)++;
 }
 
 static int place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sample *s, uint64_t ns, ludus__gpu_cal *cal,
@@ -367,8 +398,10 @@ static int place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sample *s, uint6
         if (ncal) {
             int64_t e0, e1;
             int x0, x1;
-            x->begin_ns = map_ticks(cal, brk, ncal, x->begin_ticks, period, bits, &e0, &x0);
-            x->end_ns = map_ticks(cal, brk, ncal, x->begin_ticks + (uint64_t)dticks, period, bits, &e1, &x1);
+            uint32_t a, b;
+            epoch_of(cal, brk, ncal, x->submit_ns, &a, &b);
+            x->begin_ns = map_ticks(cal + a, b - a, x->begin_ticks, period, bits, &e0, &x0);
+            x->end_ns = map_ticks(cal + a, b - a, x->begin_ticks + (uint64_t)dticks, period, bits, &e1, &x1);
             if (x->end_ns < x->begin_ns) x->end_ns = x->begin_ns;
             x->error_ns = e0 > e1 ? e0 : e1;
             if (x0 || x1) x->flags |= LUDUS_GPU_SPAN_EXTRAPOLATED;
@@ -400,7 +433,7 @@ static int place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sample *s, uint6
     }
     /* lanes: in begin order, the first lane whose last span has ended; frame
      * samples are counters, not spans, and take no lane */
-    qsort(s, ns, sizeof *s, cmp_sample);
+    if (ns) qsort(s, ns, sizeof *s, cmp_sample);
     int64_t lane_end[LUDUS__MAX_LANES];
     uint32_t used = 0;
     for (uint64_t i = 0; i < ns; i++) {
@@ -423,9 +456,9 @@ static int place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sample *s, uint6
 int ludus__gpu_place(ludus__gpu_data *g) {
     if (!g) return 0;
     /* by context, in time order */
-    qsort(g->cal, g->ncal, sizeof *g->cal, cmp_cal);
+    if (g->ncal) qsort(g->cal, g->ncal, sizeof *g->cal, cmp_cal);              /* (qsort of NULL, 0 is undefined) */
     for (uint64_t i = 0; i < g->ns; i++) g->s[i].begin_ns = g->s[i].submit_ns; /* group by context first */
-    qsort(g->s, g->ns, sizeof *g->s, cmp_sample);
+    if (g->ns) qsort(g->s, g->ns, sizeof *g->s, cmp_sample);
     uint64_t si = 0, ci = 0;
     for (uint32_t k = 0; k < g->nctx; k++) {
         uint64_t s0 = si, c0 = ci;

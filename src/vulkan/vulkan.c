@@ -320,7 +320,6 @@ int ludus_vk_collect(ludus_vk_context *vk) {
         smp[n++] = (ludus_gpu_sample){NULL, s->frame, res[0] & vk->mask, res[2] & vk->mask, 0, s->begin_cpu_ns, 0};
         for (uint32_t k = 0; k < s->npasses; k++) {
             uint64_t b = res[2 * (2 + 2 * k)] & vk->mask, e = res[2 * (3 + 2 * k)] & vk->mask;
-            if (e < b && vk->mask != UINT64_MAX) ludus_gpu_count(vk->gpu, LUDUS_GPU_WRAPPED, 1);
             smp[n++] = (ludus_gpu_sample){s->passes[k].name, s->frame, b, e, 0, s->begin_cpu_ns, s->passes[k].flow_id};
             if (n == sizeof smp / sizeof *smp) {
                 ludus_gpu_submit(vk->gpu, smp, n);

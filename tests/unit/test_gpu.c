@@ -11,7 +11,9 @@
  *     calibration points and what a backend counts, in the API and the JSON
  *   - a GPU-only capture (no CPU event) exports; JSON, pftrace and .ludus
  *     carry the same spans (the .ludus read back places them again)
- *   - hand-over without a capture is refused and kept nowhere */
+ *   - hand-over without a capture is refused and kept nowhere
+ *   - a rolling window's snapshot joins its segments' GPU samples, each
+ *     re-based to the window's start */
 #define _GNU_SOURCE
 #include <json.h>
 #include <ludus/analysis.h>
@@ -19,6 +21,7 @@
 #include <ludus/capture_file.h>
 #include <ludus/gpu.h>
 #include <ludus/profiling.h>
+#include <ludus/rolling.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -273,6 +276,8 @@ static void test_uncalibrated_coverage_gpu_only(void **state) {
     };
     s[2].end_ticks &= 0xffffffffu;
     assert_int_equal(ludus_gpu_submit(cq, s, 3), 0);
+    ludus_gpu_sample backwards = {"Backwards", 3, 5000, 4000, 2.0, t0 + 60000, 0}; /* left out, counted */
+    assert_int_equal(ludus_gpu_submit(cq, &backwards, 1), 0);
     ludus_gpu_count(cq, LUDUS_GPU_RING_FULL, 2);
     ludus_gpu_count(cq, LUDUS_GPU_LOST, 1);
     lt_spin_ns(100000);
@@ -289,6 +294,8 @@ static void test_uncalibrated_coverage_gpu_only(void **state) {
     assert_int_equal(ti.coverage[LUDUS_GPU_BEFORE_CAPTURE], 1);
     assert_int_equal(ti.coverage[LUDUS_GPU_RING_FULL], 2);
     assert_int_equal(ti.coverage[LUDUS_GPU_LOST], 1);
+    assert_int_equal(ti.coverage[LUDUS_GPU_WRAPPED], 1);
+    assert_int_equal(ti.coverage[LUDUS_GPU_INVALID], 1); /* the sample that ends before it begins */
     assert_int_equal(ludus_capture_gpu_span_count(c), 3);
     int64_t anchor1 = t0 + 10000 - sum.start_ns, anchor2 = t0 + 50000 - sum.start_ns;
     for (uint64_t i = 0; i < 3; i++) {
@@ -361,11 +368,94 @@ static void test_flow_link(void **state) {
     ludus_gpu_context_destroy(gfx);
 }
 
+/* A GPU counter reset between two points (a suspend): a break, no line is
+ * drawn across it; a pass after it is placed from the points on its side. */
+static void test_calibration_break(void **state) {
+    (void)state;
+    ludus_gpu_context *gfx = make_ctx("Graphics", LUDUS_GPU_QUEUE_GRAPHICS, 64);
+    lt_begin(NULL);
+    int64_t t0 = lt_now_ns() + 1000000;
+    assert_int_equal(ludus_gpu_calibrate(gfx, 100000000, t0, 100), 0);
+    assert_int_equal(ludus_gpu_calibrate(gfx, 110000000, t0 + 10000000, 100), 0);
+    /* the counter restarts near 0 here */
+    assert_int_equal(ludus_gpu_calibrate(gfx, 5000000, t0 + 20000000, 100), 0);
+    assert_int_equal(ludus_gpu_calibrate(gfx, 15000000, t0 + 30000000, 100), 0);
+    ludus_gpu_sample sm[] = {
+        {"Before", 1, 105000000, 105001000, 0, t0, 0},         /* between the first two points */
+        {"After", 2, 10000000, 10001000, 0, t0 + 20000000, 0}, /* between the last two */
+    };
+    assert_int_equal(ludus_gpu_submit(gfx, sm, 2), 0);
+    lt_spin_ns(t0 + 31000000 - lt_now_ns());
+    lt_end();
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_get_last(&c), 0);
+    ludus_capture_summary sum;
+    assert_int_equal(ludus_capture_summarize(c, &sum), 0);
+    ludus_gpu_track_info ti;
+    assert_int_equal(ludus_capture_gpu_track(c, 0, &ti), 0);
+    assert_int_equal(ti.calibration_points, 4);
+    assert_int_equal(ti.calibration_breaks, 1);
+    for (uint64_t i = 0; i < 2; i++) {
+        ludus_gpu_span sp;
+        assert_int_equal(ludus_capture_gpu_span(c, i, &sp), 0);
+        int64_t want = !strcmp(sp.pass, "Before") ? t0 + 5000000 : t0 + 25000000;
+        assert_true(llabs(sp.begin_ns - (want - sum.start_ns)) <= sp.error_ns);
+        assert_int_equal(sp.error_ns, 100);
+        assert_false(sp.flags & LUDUS_GPU_SPAN_EXTRAPOLATED);
+    }
+    ludus_capture_release(c);
+    ludus_gpu_context_destroy(gfx);
+}
+
+static void test_rolling_window(void **state) {
+    (void)state;
+    ludus_gpu_context *gfx = make_ctx("Graphics", LUDUS_GPU_QUEUE_GRAPHICS, 64);
+    ludus_rolling_desc rd = {0};
+    rd.window_ms = 400;
+    rd.segments = 4;
+    rd.hitch_factor = -1;
+    rd.signal = -1;
+    int rc = ludus_rolling_begin(NULL, &rd);
+    if (rc == LUDUS_EUNSUPPORTED) skip(); /* Windows: no rolling window yet */
+    assert_int_equal(rc, 0);
+    /* a frame every 5 ms for 300 ms: it crosses several segment switches */
+    enum { FRAMES = 60 };
+    int64_t submitted[FRAMES];
+    for (int f = 0; f < FRAMES; f++) {
+        LUDUS_PROFILE_FRAME();
+        submitted[f] = lt_now_ns();
+        ludus_gpu_sample sm = {"Pass", (uint64_t)f, 1000u * (uint64_t)f, 1000u * (uint64_t)f + 500u, 0, submitted[f],
+                               0};
+        ludus_gpu_submit(gfx, &sm, 1); /* refused (counted nowhere) during a segment switch's pause */
+        lt_spin_ns(5000000);
+    }
+    ludus_capture *c;
+    assert_int_equal(ludus_snapshot(&c), 0);
+    assert_int_equal(ludus_rolling_end(), 0);
+    ludus_capture_summary sum;
+    assert_int_equal(ludus_capture_summarize(c, &sum), 0);
+    uint64_t n = ludus_capture_gpu_span_count(c);
+    assert_true(n >= FRAMES / 2); /* the window holds most of them */
+    assert_int_equal(ludus_capture_gpu_track_count(c), 1);
+    for (uint64_t i = 0; i < n; i++) {
+        ludus_gpu_span sp;
+        assert_int_equal(ludus_capture_gpu_span(c, i, &sp), 0);
+        assert_true(sp.frame < FRAMES);
+        assert_int_equal(sp.submit_ns, submitted[sp.frame] - sum.start_ns); /* re-based to the window */
+        assert_int_equal(sp.begin_ns, sp.submit_ns); /* uncalibrated: anchored at its frame's submission */
+        assert_int_equal(sp.device_ns, 500);
+    }
+    ludus_capture_release(c);
+    ludus_gpu_context_destroy(gfx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_calibrated_drift_overlap, lt_teardown),
         cmocka_unit_test_teardown(test_uncalibrated_coverage_gpu_only, lt_teardown),
         cmocka_unit_test_teardown(test_flow_link, lt_teardown),
+        cmocka_unit_test_teardown(test_calibration_break, lt_teardown),
+        cmocka_unit_test_teardown(test_rolling_window, lt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
