@@ -1249,8 +1249,10 @@ LUDUS_API void ludus_output_abort(ludus_output *o);
  * process (a raw fork: nothing a crashed thread holds can block it) while
  * the crashing thread waits, at most timeout_ms; every thread's events up
  * to the crash are in it (an event being written then is lost and
- * counted, as at any capture's end). Linux only for now:
- * LUDUS_EUNSUPPORTED elsewhere. LUDUS_TRACE installs it for its path. */
+ * counted, as at any capture's end). On Windows an unhandled-exception
+ * filter (and a SIGABRT handler) writes it in the process, from a thread
+ * of its own, while the other threads go on; then the exception goes to
+ * the filter the program had. LUDUS_TRACE installs it for its path. */
 typedef struct ludus_crash_desc {
     const char *path;    /* "%p" becomes the pid; NULL: "ludus-crash-%p.ludus". A rolling window
                           * writes into its directory instead, reason "crash-SIGSEGV" and the like */
@@ -2019,15 +2021,19 @@ LUDUS_HIDDEN void ludus__sleep_ns(int64_t ns);
 #endif
 /* ---- src/platform/crash.h ---- */
 /* What crash capture needs from the OS (linux_crash.c, win32_crash.c).
- * Handlers for the signals of a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
- * SIGABRT) that, in the thread that crashed, run the writer in a copy of
- * the process (a child of a raw fork: one thread, the crashed process's
- * memory, none of its locks shared with a thread that could release
- * them), wait for it a bounded time, and then let the crash go on as it
- * would have: the handler the program had before runs, or the default
- * action (core dump, exit status). A thread that crashes while another's
- * capture is written waits for it, then goes on the same way. The handler
- * itself is async-signal-safe; the writer runs in the child. */
+ * Linux: handlers for the signals of a crash (SIGSEGV, SIGBUS, SIGFPE,
+ * SIGILL, SIGABRT) that, in the thread that crashed, run the writer in a
+ * copy of the process (a child of a raw fork: one thread, the crashed
+ * process's memory, none of its locks shared with a thread that could
+ * release them), wait for it a bounded time, and then let the crash go on
+ * as it would have: the handler the program had before runs, or the
+ * default action (core dump, exit status). A thread that crashes while
+ * another's capture is written waits for it, then goes on the same way. The
+ * handler itself is async-signal-safe; the writer runs in the child.
+ * Windows: an unhandled-exception filter (and a SIGABRT handler for abort)
+ * runs the writer on a thread of its own (a stack overflow leaves the
+ * crashed thread none), in the process, waits for it a bounded time, then
+ * passes the exception to the filter the program had. */
 #ifndef LUDUS_CRASH_PLATFORM_H
 #define LUDUS_CRASH_PLATFORM_H
 
@@ -2035,9 +2041,11 @@ LUDUS_HIDDEN void ludus__sleep_ns(int64_t ns);
 #include <stdint.h>
 
 
-/* Runs in the child: writes the capture; 0 when it did. at_ns: when the
- * signal came (CLOCK_MONOTONIC). */
-typedef int (*ludus__crash_writer)(int signo, uint64_t tid, int64_t at_ns);
+/* Writes the capture; 0 when it did. at_ns: when the signal came
+ * (CLOCK_MONOTONIC). in_copy: 1 in a copy of the crashed process (Linux:
+ * one thread, nothing to wait for), 0 in the crashed process itself
+ * (Windows: its other threads still run). */
+typedef int (*ludus__crash_writer)(int signo, uint64_t tid, int64_t at_ns, int in_copy);
 
 /* 0, or -1 when the handlers could not be installed (unsupported here:
  * -2). One writer at a time; installing again replaces writer and
@@ -2536,7 +2544,7 @@ typedef struct ludus__sf_linux_crash_child_arg {
 static int ludus__sf_linux_crash_child_main(void *p) {
     const ludus__sf_linux_crash_child_arg *a = p;
     ludus__crash_writer fn = ludus__sf_linux_crash_writer_fn;
-    int ok = fn && fn(a->signo, (uint64_t)a->tid, a->at_ns) == 0;
+    int ok = fn && fn(a->signo, (uint64_t)a->tid, a->at_ns, 1) == 0;
     syscall(SYS_exit_group, ok ? 0 : 1);
     return 0;
 }
@@ -3562,30 +3570,124 @@ void ludus__sleep_ns(int64_t ns) {
 
 /* ==== src/platform/win32_crash.c ==== */
 #if defined(_WIN32)
-/* crash.h on Windows: not built yet (an unhandled-exception filter that
- * writes from a helper process would be the way); ludus_crash_install
- * says so with LUDUS_ENOTSUP. */
+/* crash.h on Windows: an unhandled-exception filter (SetUnhandledExceptionFilter)
+ * and a SIGABRT handler (abort, a failed assert). The capture is written
+ * in the process, by a thread started for it: the crashed thread may have
+ * no stack left (EXCEPTION_STACK_OVERFLOW), and the process's other
+ * threads go on meanwhile (the capture ends as any capture does, not
+ * waiting for them). Then the exception goes to the filter the program
+ * had, or to the system; abort goes on with the CRT's default action. */
 
 #include <io.h>
+#include <signal.h>
+#include <windows.h>
 
-int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
-    (void)writer;
-    (void)timeout_ms;
-    return -2;
-}
+#define X_CRASH_SIGNALS(X) X(SIGSEGV) X(SIGFPE) X(SIGILL) X(SIGABRT)
 
-void ludus__crash_uninstall(void) {}
-
-void ludus__crash_thread_setup(void) {}
+static ludus__crash_writer ludus__sf_win32_crash_writer_fn;
+static uint32_t ludus__sf_win32_crash_wait_ms;
+static int ludus__sf_win32_crash_installed;
+static LPTOP_LEVEL_EXCEPTION_FILTER ludus__sf_win32_crash_old_filter;
+static void (*ludus__sf_win32_crash_old_abort)(int);
+static volatile LONG ludus__sf_win32_crash_writing; /* 1 once a crash is being written */
 
 const char *ludus__crash_signal_name(int signo) {
-    (void)signo;
+#define X_NAME(s) \
+    if (signo == s) return #s;
+    X_CRASH_SIGNALS(X_NAME)
+#undef X_NAME
     return "signal";
 }
 
 void ludus__crash_say(const char *text, size_t n) {
     _write(2, text, (unsigned)n);
 }
+
+typedef struct ludus__sf_win32_crash_job {
+    int signo;
+    uint64_t tid;
+    int64_t at_ns;
+} ludus__sf_win32_crash_job;
+
+static DWORD WINAPI ludus__sf_win32_crash_writer_main(LPVOID p) {
+    ludus__sf_win32_crash_job *j = p;
+    ludus__crash_writer fn = ludus__sf_win32_crash_writer_fn;
+    if (fn) fn(j->signo, j->tid, j->at_ns, 0);
+    return 0;
+}
+
+/* Writes once (a second crash while the first is written waits for it). */
+static void ludus__sf_win32_crash_write_capture(int signo) {
+    ludus__sf_win32_crash_job j = {signo, GetCurrentThreadId(), ludus__mono_ns()};
+    if (InterlockedCompareExchange(&ludus__sf_win32_crash_writing, 1, 0) != 0) {
+        Sleep(ludus__sf_win32_crash_wait_ms);
+        return;
+    }
+    HANDLE t = CreateThread(NULL, (SIZE_T)1 << 20, ludus__sf_win32_crash_writer_main, &j, 0, NULL);
+    if (!t) {
+        static const char msg[] = "ludus: crash: no capture written (no thread to write it)\n";
+        ludus__crash_say(msg, sizeof msg - 1);
+        return;
+    }
+    if (WaitForSingleObject(t, ludus__sf_win32_crash_wait_ms) != WAIT_OBJECT_0) {
+        static const char msg[] = "ludus: crash: writing the capture took too long; the process goes on dying\n";
+        ludus__crash_say(msg, sizeof msg - 1);
+    }
+    CloseHandle(t);
+}
+
+static int ludus__sf_win32_crash_signal_of(DWORD code) {
+    switch (code) {
+    case EXCEPTION_INT_DIVIDE_BY_ZERO:
+    case EXCEPTION_INT_OVERFLOW:
+    case EXCEPTION_FLT_DIVIDE_BY_ZERO:
+    case EXCEPTION_FLT_INVALID_OPERATION:
+    case EXCEPTION_FLT_OVERFLOW:
+    case EXCEPTION_FLT_UNDERFLOW:
+    case EXCEPTION_FLT_INEXACT_RESULT:
+        return SIGFPE;
+    case EXCEPTION_ILLEGAL_INSTRUCTION:
+    case EXCEPTION_PRIV_INSTRUCTION:
+        return SIGILL;
+    default: /* access violation, stack overflow, in-page error and the rest */
+        return SIGSEGV;
+    }
+}
+
+static LONG WINAPI ludus__sf_win32_crash_on_exception(EXCEPTION_POINTERS *ep) {
+    ludus__sf_win32_crash_write_capture(ludus__sf_win32_crash_signal_of(ep->ExceptionRecord->ExceptionCode));
+    return ludus__sf_win32_crash_old_filter ? ludus__sf_win32_crash_old_filter(ep) : EXCEPTION_CONTINUE_SEARCH;
+}
+
+static void ludus__sf_win32_crash_on_abort(int signo) {
+    ludus__sf_win32_crash_write_capture(signo);
+    signal(SIGABRT, ludus__sf_win32_crash_old_abort == SIG_ERR ? SIG_DFL : ludus__sf_win32_crash_old_abort);
+    raise(SIGABRT);
+}
+
+int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
+    ludus__sf_win32_crash_writer_fn = writer;
+    ludus__sf_win32_crash_wait_ms = timeout_ms;
+    if (ludus__sf_win32_crash_installed) return 0;
+    ludus__sf_win32_crash_old_filter = SetUnhandledExceptionFilter(ludus__sf_win32_crash_on_exception);
+    ludus__sf_win32_crash_old_abort = signal(SIGABRT, ludus__sf_win32_crash_on_abort);
+    ludus__sf_win32_crash_installed = 1;
+    return 0;
+}
+
+void ludus__crash_uninstall(void) {
+    if (!ludus__sf_win32_crash_installed) return;
+    SetUnhandledExceptionFilter(ludus__sf_win32_crash_old_filter);
+    signal(SIGABRT, ludus__sf_win32_crash_old_abort == SIG_ERR ? SIG_DFL : ludus__sf_win32_crash_old_abort);
+    ludus__sf_win32_crash_installed = 0;
+    ludus__sf_win32_crash_writer_fn = NULL;
+}
+
+/* Windows runs the filter on the crashed thread, or, for a stack overflow,
+ * with the guard page's margin; the writer has a thread of its own. */
+void ludus__crash_thread_setup(void) {}
+#undef X_CRASH_SIGNALS
+#undef X_NAME
 #endif /* defined(_WIN32) */
 
 /* ==== src/platform/win32_file.c ==== */
@@ -7056,7 +7158,8 @@ LUDUS_HIDDEN void ludus__session_after_fork(void);
 LUDUS_HIDDEN void ludus__session_crashed(void);
 /* Set by a rolling window while it runs: writes the window into its
  * directory in a crash's child (reason "crash-<signal>"); *path the file. */
-LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap);
+LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path,
+                                                size_t cap);
 /* Marks c as ended by signo in thread tid at at_ns (CLOCK_MONOTONIC). */
 LUDUS_HIDDEN void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns);
 /* pattern with "%p" replaced by pid. */
@@ -8226,7 +8329,7 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
 #include <string.h>
 
 
-int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap);
+int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path, size_t cap);
 
 static char ludus__sf_crash_path_pattern[4096];
 
@@ -8268,12 +8371,12 @@ static int ludus__sf_crash_write_capture(int signo, uint64_t tid, int64_t at_ns,
 }
 
 /* In the child: nothing here returns to the crashed program. */
-static int ludus__sf_crash_write_crash(int signo, uint64_t tid, int64_t at_ns) {
-    ludus__session_crashed();
+static int ludus__sf_crash_write_crash(int signo, uint64_t tid, int64_t at_ns, int in_copy) {
+    if (in_copy) ludus__session_crashed();
     char path[4200], line[4600];
-    int (*rolling)(int, uint64_t, int64_t, char *, size_t) = ludus__crash_rolling;
-    int rc =
-        rolling ? rolling(signo, tid, at_ns, path, sizeof path) : ludus__sf_crash_write_capture(signo, tid, at_ns, path, sizeof path);
+    int (*rolling)(int, uint64_t, int64_t, int, char *, size_t) = ludus__crash_rolling;
+    int rc = rolling ? rolling(signo, tid, at_ns, in_copy, path, sizeof path)
+                     : ludus__sf_crash_write_capture(signo, tid, at_ns, path, sizeof path);
     if (rc == 0)
         snprintf(line, sizeof line, "ludus: %s in thread %llu: the capture is in %s (written in %.1f ms)\n",
                  ludus__crash_signal_name(signo), (unsigned long long)tid, path,
@@ -8302,7 +8405,7 @@ int ludus_crash_capture_install(const ludus_crash_desc *desc) {
     int rc = ludus__crash_install(ludus__sf_crash_write_crash, d.timeout_ms ? d.timeout_ms : 10000);
     if (rc == 0) /* threads that register from now on get an alternate signal stack */
         __atomic_store_n(&ludus__thread_setup_hook, ludus__crash_thread_setup, __ATOMIC_RELEASE);
-    if (rc == -2) return ludus__fail(LUDUS_EUNSUPPORTED, "crash capture is not built for this OS yet");
+    if (rc == -2) return ludus__fail(LUDUS_EUNSUPPORTED, "crash capture is not built for this OS");
     if (rc) return ludus__fail(LUDUS_EIO, "the signal handlers could not be installed");
     return 0;
 }
@@ -12945,10 +13048,9 @@ static void ludus__sf_rolling_fork_child(void) {
 
 /* ---- crash ---- */
 
-/* In the child writing a crash (crash.c): the segment recording ends (no
+/* The window written by a crash (crash.c): the segment recording ends (no
  * next one begins) and the window is written from here. */
-static int ludus__sf_rolling_crash_window(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
-    ludus__sf_rolling_fork_child();
+static int ludus__sf_rolling_crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
     ludus_capture *ended = NULL;
     if (ludus_capture_active() && ludus__session_end() == 0 && ludus_capture_get_last(&ended) == 0) {
         ludus_capture **n = R.nseg == R.seg_cap ? realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
@@ -12969,6 +13071,24 @@ static int ludus__sf_rolling_crash_window(int signo, uint64_t tid, int64_t at_ns
     ludus__sf_rolling_window_path(reason, at_ns, path, cap);
     int rc = ludus_capture_save(c, R.rd.format, 0, path);
     ludus_capture_release(c);
+    return rc;
+}
+
+/* in_copy: a copy of the crashed process (its locks made anew, no
+ * background thread); else the crashed process itself, whose switch
+ * thread still runs: the window's lock is taken (a while, as the crashed
+ * thread may hold it). */
+static int ludus__sf_rolling_crash_window(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path, size_t cap) {
+    if (in_copy) {
+        ludus__sf_rolling_fork_child();
+        return ludus__sf_rolling_crash_window_locked(signo, tid, at_ns, path, cap);
+    }
+    for (int tries = 0; pthread_mutex_trylock(&R.lock) != 0; tries++) {
+        if (tries == 2000) return ludus__fail(LUDUS_EBUSY, "the window's lock stayed held");
+        ludus__sleep_ns(1000000);
+    }
+    int rc = ludus__sf_rolling_crash_window_locked(signo, tid, at_ns, path, cap);
+    pthread_mutex_unlock(&R.lock);
     return rc;
 }
 

@@ -296,8 +296,10 @@ LUDUS_API void ludus_output_abort(ludus_output *o);
  * process (a raw fork: nothing a crashed thread holds can block it) while
  * the crashing thread waits, at most timeout_ms; every thread's events up
  * to the crash are in it (an event being written then is lost and
- * counted, as at any capture's end). Linux only for now:
- * LUDUS_EUNSUPPORTED elsewhere. LUDUS_TRACE installs it for its path. */
+ * counted, as at any capture's end). On Windows an unhandled-exception
+ * filter (and a SIGABRT handler) writes it in the process, from a thread
+ * of its own, while the other threads go on; then the exception goes to
+ * the filter the program had. LUDUS_TRACE installs it for its path. */
 typedef struct ludus_crash_desc {
     const char *path;    /* "%p" becomes the pid; NULL: "ludus-crash-%p.ludus". A rolling window
                           * writes into its directory instead, reason "crash-SIGSEGV" and the like */

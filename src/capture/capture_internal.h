@@ -361,7 +361,8 @@ LUDUS_HIDDEN void ludus__session_after_fork(void);
 LUDUS_HIDDEN void ludus__session_crashed(void);
 /* Set by a rolling window while it runs: writes the window into its
  * directory in a crash's child (reason "crash-<signal>"); *path the file. */
-LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap);
+LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path,
+                                                size_t cap);
 /* Marks c as ended by signo in thread tid at at_ns (CLOCK_MONOTONIC). */
 LUDUS_HIDDEN void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns);
 /* pattern with "%p" replaced by pid. */

@@ -10,7 +10,7 @@
 #include "../platform/crash.h"
 #include "capture_internal.h"
 
-int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap);
+int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path, size_t cap);
 
 static char path_pattern[4096];
 
@@ -52,12 +52,12 @@ static int write_capture(int signo, uint64_t tid, int64_t at_ns, char *path, siz
 }
 
 /* In the child: nothing here returns to the crashed program. */
-static int write_crash(int signo, uint64_t tid, int64_t at_ns) {
-    ludus__session_crashed();
+static int write_crash(int signo, uint64_t tid, int64_t at_ns, int in_copy) {
+    if (in_copy) ludus__session_crashed();
     char path[4200], line[4600];
-    int (*rolling)(int, uint64_t, int64_t, char *, size_t) = ludus__crash_rolling;
-    int rc =
-        rolling ? rolling(signo, tid, at_ns, path, sizeof path) : write_capture(signo, tid, at_ns, path, sizeof path);
+    int (*rolling)(int, uint64_t, int64_t, int, char *, size_t) = ludus__crash_rolling;
+    int rc = rolling ? rolling(signo, tid, at_ns, in_copy, path, sizeof path)
+                     : write_capture(signo, tid, at_ns, path, sizeof path);
     if (rc == 0)
         snprintf(line, sizeof line, "ludus: %s in thread %llu: the capture is in %s (written in %.1f ms)\n",
                  ludus__crash_signal_name(signo), (unsigned long long)tid, path,
@@ -86,7 +86,7 @@ int ludus_crash_capture_install(const ludus_crash_desc *desc) {
     int rc = ludus__crash_install(write_crash, d.timeout_ms ? d.timeout_ms : 10000);
     if (rc == 0) /* threads that register from now on get an alternate signal stack */
         __atomic_store_n(&ludus__thread_setup_hook, ludus__crash_thread_setup, __ATOMIC_RELEASE);
-    if (rc == -2) return ludus__fail(LUDUS_EUNSUPPORTED, "crash capture is not built for this OS yet");
+    if (rc == -2) return ludus__fail(LUDUS_EUNSUPPORTED, "crash capture is not built for this OS");
     if (rc) return ludus__fail(LUDUS_EIO, "the signal handlers could not be installed");
     return 0;
 }

@@ -633,10 +633,9 @@ static void fork_child(void) {
 
 /* ---- crash ---- */
 
-/* In the child writing a crash (crash.c): the segment recording ends (no
+/* The window written by a crash (crash.c): the segment recording ends (no
  * next one begins) and the window is written from here. */
-static int crash_window(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
-    fork_child();
+static int crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
     ludus_capture *ended = NULL;
     if (ludus_capture_active() && ludus__session_end() == 0 && ludus_capture_get_last(&ended) == 0) {
         ludus_capture **n = R.nseg == R.seg_cap ? realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
@@ -657,6 +656,24 @@ static int crash_window(int signo, uint64_t tid, int64_t at_ns, char *path, size
     window_path(reason, at_ns, path, cap);
     int rc = ludus_capture_save(c, R.rd.format, 0, path);
     ludus_capture_release(c);
+    return rc;
+}
+
+/* in_copy: a copy of the crashed process (its locks made anew, no
+ * background thread); else the crashed process itself, whose switch
+ * thread still runs: the window's lock is taken (a while, as the crashed
+ * thread may hold it). */
+static int crash_window(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path, size_t cap) {
+    if (in_copy) {
+        fork_child();
+        return crash_window_locked(signo, tid, at_ns, path, cap);
+    }
+    for (int tries = 0; pthread_mutex_trylock(&R.lock) != 0; tries++) {
+        if (tries == 2000) return ludus__fail(LUDUS_EBUSY, "the window's lock stayed held");
+        ludus__sleep_ns(1000000);
+    }
+    int rc = crash_window_locked(signo, tid, at_ns, path, cap);
+    pthread_mutex_unlock(&R.lock);
     return rc;
 }
 

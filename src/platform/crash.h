@@ -1,13 +1,17 @@
 /* What crash capture needs from the OS (linux_crash.c, win32_crash.c).
- * Handlers for the signals of a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
- * SIGABRT) that, in the thread that crashed, run the writer in a copy of
- * the process (a child of a raw fork: one thread, the crashed process's
- * memory, none of its locks shared with a thread that could release
- * them), wait for it a bounded time, and then let the crash go on as it
- * would have: the handler the program had before runs, or the default
- * action (core dump, exit status). A thread that crashes while another's
- * capture is written waits for it, then goes on the same way. The handler
- * itself is async-signal-safe; the writer runs in the child. */
+ * Linux: handlers for the signals of a crash (SIGSEGV, SIGBUS, SIGFPE,
+ * SIGILL, SIGABRT) that, in the thread that crashed, run the writer in a
+ * copy of the process (a child of a raw fork: one thread, the crashed
+ * process's memory, none of its locks shared with a thread that could
+ * release them), wait for it a bounded time, and then let the crash go on
+ * as it would have: the handler the program had before runs, or the
+ * default action (core dump, exit status). A thread that crashes while
+ * another's capture is written waits for it, then goes on the same way. The
+ * handler itself is async-signal-safe; the writer runs in the child.
+ * Windows: an unhandled-exception filter (and a SIGABRT handler for abort)
+ * runs the writer on a thread of its own (a stack overflow leaves the
+ * crashed thread none), in the process, waits for it a bounded time, then
+ * passes the exception to the filter the program had. */
 #ifndef LUDUS_CRASH_PLATFORM_H
 #define LUDUS_CRASH_PLATFORM_H
 
@@ -16,9 +20,11 @@
 
 #include "platform.h"
 
-/* Runs in the child: writes the capture; 0 when it did. at_ns: when the
- * signal came (CLOCK_MONOTONIC). */
-typedef int (*ludus__crash_writer)(int signo, uint64_t tid, int64_t at_ns);
+/* Writes the capture; 0 when it did. at_ns: when the signal came
+ * (CLOCK_MONOTONIC). in_copy: 1 in a copy of the crashed process (Linux:
+ * one thread, nothing to wait for), 0 in the crashed process itself
+ * (Windows: its other threads still run). */
+typedef int (*ludus__crash_writer)(int signo, uint64_t tid, int64_t at_ns, int in_copy);
 
 /* 0, or -1 when the handlers could not be installed (unsupported here:
  * -2). One writer at a time; installing again replaces writer and

@@ -75,7 +75,7 @@ typedef struct child_arg {
 static int child_main(void *p) {
     const child_arg *a = p;
     ludus__crash_writer fn = writer_fn;
-    int ok = fn && fn(a->signo, (uint64_t)a->tid, a->at_ns) == 0;
+    int ok = fn && fn(a->signo, (uint64_t)a->tid, a->at_ns, 1) == 0;
     syscall(SYS_exit_group, ok ? 0 : 1);
     return 0;
 }

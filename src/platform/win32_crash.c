@@ -1,25 +1,117 @@
-/* crash.h on Windows: not built yet (an unhandled-exception filter that
- * writes from a helper process would be the way); ludus_crash_install
- * says so with LUDUS_ENOTSUP. */
+/* crash.h on Windows: an unhandled-exception filter (SetUnhandledExceptionFilter)
+ * and a SIGABRT handler (abort, a failed assert). The capture is written
+ * in the process, by a thread started for it: the crashed thread may have
+ * no stack left (EXCEPTION_STACK_OVERFLOW), and the process's other
+ * threads go on meanwhile (the capture ends as any capture does, not
+ * waiting for them). Then the exception goes to the filter the program
+ * had, or to the system; abort goes on with the CRT's default action. */
 #include "crash.h"
 
 #include <io.h>
+#include <signal.h>
+#include <windows.h>
 
-int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
-    (void)writer;
-    (void)timeout_ms;
-    return -2;
-}
+#define X_CRASH_SIGNALS(X) X(SIGSEGV) X(SIGFPE) X(SIGILL) X(SIGABRT)
 
-void ludus__crash_uninstall(void) {}
-
-void ludus__crash_thread_setup(void) {}
+static ludus__crash_writer writer_fn;
+static uint32_t wait_ms;
+static int installed;
+static LPTOP_LEVEL_EXCEPTION_FILTER old_filter;
+static void (*old_abort)(int);
+static volatile LONG writing; /* 1 once a crash is being written */
 
 const char *ludus__crash_signal_name(int signo) {
-    (void)signo;
+#define X_NAME(s) \
+    if (signo == s) return #s;
+    X_CRASH_SIGNALS(X_NAME)
+#undef X_NAME
     return "signal";
 }
 
 void ludus__crash_say(const char *text, size_t n) {
     _write(2, text, (unsigned)n);
 }
+
+typedef struct job {
+    int signo;
+    uint64_t tid;
+    int64_t at_ns;
+} job;
+
+static DWORD WINAPI writer_main(LPVOID p) {
+    job *j = p;
+    ludus__crash_writer fn = writer_fn;
+    if (fn) fn(j->signo, j->tid, j->at_ns, 0);
+    return 0;
+}
+
+/* Writes once (a second crash while the first is written waits for it). */
+static void write_capture(int signo) {
+    job j = {signo, GetCurrentThreadId(), ludus__mono_ns()};
+    if (InterlockedCompareExchange(&writing, 1, 0) != 0) {
+        Sleep(wait_ms);
+        return;
+    }
+    HANDLE t = CreateThread(NULL, (SIZE_T)1 << 20, writer_main, &j, 0, NULL);
+    if (!t) {
+        static const char msg[] = "ludus: crash: no capture written (no thread to write it)\n";
+        ludus__crash_say(msg, sizeof msg - 1);
+        return;
+    }
+    if (WaitForSingleObject(t, wait_ms) != WAIT_OBJECT_0) {
+        static const char msg[] = "ludus: crash: writing the capture took too long; the process goes on dying\n";
+        ludus__crash_say(msg, sizeof msg - 1);
+    }
+    CloseHandle(t);
+}
+
+static int signal_of(DWORD code) {
+    switch (code) {
+    case EXCEPTION_INT_DIVIDE_BY_ZERO:
+    case EXCEPTION_INT_OVERFLOW:
+    case EXCEPTION_FLT_DIVIDE_BY_ZERO:
+    case EXCEPTION_FLT_INVALID_OPERATION:
+    case EXCEPTION_FLT_OVERFLOW:
+    case EXCEPTION_FLT_UNDERFLOW:
+    case EXCEPTION_FLT_INEXACT_RESULT:
+        return SIGFPE;
+    case EXCEPTION_ILLEGAL_INSTRUCTION:
+    case EXCEPTION_PRIV_INSTRUCTION:
+        return SIGILL;
+    default: /* access violation, stack overflow, in-page error and the rest */
+        return SIGSEGV;
+    }
+}
+
+static LONG WINAPI on_exception(EXCEPTION_POINTERS *ep) {
+    write_capture(signal_of(ep->ExceptionRecord->ExceptionCode));
+    return old_filter ? old_filter(ep) : EXCEPTION_CONTINUE_SEARCH;
+}
+
+static void on_abort(int signo) {
+    write_capture(signo);
+    signal(SIGABRT, old_abort == SIG_ERR ? SIG_DFL : old_abort);
+    raise(SIGABRT);
+}
+
+int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
+    writer_fn = writer;
+    wait_ms = timeout_ms;
+    if (installed) return 0;
+    old_filter = SetUnhandledExceptionFilter(on_exception);
+    old_abort = signal(SIGABRT, on_abort);
+    installed = 1;
+    return 0;
+}
+
+void ludus__crash_uninstall(void) {
+    if (!installed) return;
+    SetUnhandledExceptionFilter(old_filter);
+    signal(SIGABRT, old_abort == SIG_ERR ? SIG_DFL : old_abort);
+    installed = 0;
+    writer_fn = NULL;
+}
+
+/* Windows runs the filter on the crashed thread, or, for a stack overflow,
+ * with the guard page's margin; the writer has a thread of its own. */
+void ludus__crash_thread_setup(void) {}

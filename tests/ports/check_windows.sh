@@ -6,6 +6,8 @@
 #      ludus-trace.exe read back
 #   3. LUDUS_TRACE: the demo without its own capture, traced from launch to exit
 #   4. the demo built from single_file/ludus_profiling.h alone, with mingw-w64
+#   5. a crash (the demo's access violation): the capture written by the
+#      unhandled-exception filter, read by ludus-trace.exe
 # usage: check_windows.sh SOURCE_DIR BUILD_DIR
 set -eu
 src=$1 build=$2
@@ -66,4 +68,15 @@ x86_64-w64-mingw32-gcc-posix -std=c11 -O2 -Wall -Wextra -Werror -Wno-format -D__
     "$out/single/demo.c" -o "$out/single/demo.exe" -static -pthread || fail "the demo from the single file (mingw-w64)"
 "$wine" "$out/single/demo.exe" --frames 20 --trace "$out/single.json" >"$out/single.txt" || fail "the single-file demo"
 check_json "$out/single.json" Frame
-echo "ok: under Wine, windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the rolling window, the single-file demo"
+# a crash: the demo writes to an unmapped address in frame 20, and the
+# capture its filter wrote says so (Wine then hands the exception to its
+# debugger, which ends the process with status 0: the status is not checked)
+"$wine" "$build/examples/ludus-demo.exe" --frames 100 --crash-at-frame 20 --trace "$out/crash.ludus" \
+    >"$out/crash.txt" 2>&1 || true
+grep -q "Unhandled page fault" "$out/crash.txt" || { cat "$out/crash.txt"; fail "the demo did not crash on to the system"; }
+[ -s "$out/crash.ludus" ] || { cat "$out/crash.txt"; fail "the crash wrote no capture"; }
+"$wine" "$build/tools/ludus-trace/ludus-trace.exe" info "$out/crash.ludus" >"$out/crash-info.txt" ||
+    fail "ludus-trace info of the crash capture"
+grep -q "ended by:    a crash, SIGSEGV" "$out/crash-info.txt" || { cat "$out/crash-info.txt"; fail "no crash in the capture"; }
+grep -q "frames:      20" "$out/crash-info.txt" || { cat "$out/crash-info.txt"; fail "not every frame before the crash"; }
+echo "ok: under Wine, windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the rolling window, the single-file demo, a crash"
