@@ -78,7 +78,7 @@ struct ludus_capture_desc {
     const char *pool_file; /* NULL: the pool is memory. A path: the pool is that file, mapped shared, so
                               after kill -9 (or any death) the file holds every event recorded up to
                               then: `ludus-trace recover FILE OUT` (ludus_capture_recover) reads it back.
-                              Removed when the capture is released; Linux only (LUDUS_EUNSUPPORTED);
+                              Removed when the capture is released; Linux and Windows;
                               not with the rolling window (LUDUS_EINVAL). */
 };
 

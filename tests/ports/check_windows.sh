@@ -8,6 +8,8 @@
 #   4. the demo built from single_file/ludus_profiling.h alone, with mingw-w64
 #   5. a crash (the demo's access violation): the capture written by the
 #      unhandled-exception filter, read by ludus-trace.exe
+#   6. kill -9: the demo under LUDUS_TRACE_POOL killed, its pool file read
+#      back by ludus-trace.exe recover
 # usage: check_windows.sh SOURCE_DIR BUILD_DIR
 set -eu
 src=$1 build=$2
@@ -79,4 +81,21 @@ grep -q "Unhandled page fault" "$out/crash.txt" || { cat "$out/crash.txt"; fail 
     fail "ludus-trace info of the crash capture"
 grep -q "ended by:    a crash, SIGSEGV" "$out/crash-info.txt" || { cat "$out/crash-info.txt"; fail "no crash in the capture"; }
 grep -q "frames:      20" "$out/crash-info.txt" || { cat "$out/crash-info.txt"; fail "not every frame before the crash"; }
-echo "ok: under Wine, windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the rolling window, the single-file demo, a crash"
+# kill -9: the pool is a file (a view of it is the file's pages), and what
+# the demo recorded until the kill is read back
+rm -f "$out/demo.pool" "$out/recovered.ludus"
+LUDUS_TRACE="$out/never.ludus" LUDUS_TRACE_POOL="$out/demo.pool" "$wine" "$build/examples/ludus-demo.exe" \
+    --frames 100000 --no-capture >"$out/pool.txt" 2>&1 &
+demo_pid=$!
+for _ in $(seq 100); do [ -s "$out/demo.pool" ] && break; sleep 0.1; done
+sleep 1
+kill -9 "$demo_pid"
+wait "$demo_pid" 2>/dev/null || true
+[ ! -e "$out/never.ludus" ] || fail "the killed demo wrote its capture"
+"$wine" "$build/tools/ludus-trace/ludus-trace.exe" recover "$out/demo.pool" "$out/recovered.ludus" >"$out/recover.txt" ||
+    { cat "$out/recover.txt" "$out/pool.txt"; fail "ludus-trace.exe recover"; }
+"$wine" "$build/tools/ludus-trace/ludus-trace.exe" info "$out/recovered.ludus" >"$out/recovered-info.txt" ||
+    fail "ludus-trace info of the recovered capture"
+grep -q "recovered from a pool file" "$out/recovered-info.txt" || { cat "$out/recovered-info.txt"; fail "not recovered"; }
+grep -q "Worker" "$out/recovered-info.txt" || { cat "$out/recovered-info.txt"; fail "the recovered capture names no worker"; }
+echo "ok: under Wine, windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the rolling window, the single-file demo, a crash, kill -9 with a pool file"
