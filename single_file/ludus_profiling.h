@@ -7150,6 +7150,9 @@ typedef struct ludus__gpu_data {
  * GPU data moves into c, placed). */
 LUDUS_HIDDEN void ludus__gpu_capture_begin(int64_t start_ns);
 LUDUS_HIDDEN void ludus__gpu_capture_end(ludus_capture *c);
+/* The child's side of fork (session.c): the store restarts empty, for the
+ * child's capture when capture is 1 (start: its CLOCK_MONOTONIC start). */
+LUDUS_HIDDEN void ludus__gpu_after_fork(int capture, int64_t start_ns);
 /* Derives the placement, lanes and per-context figures (after a take, a
  * file read, a join); 0 or LUDUS_ENOMEM. */
 LUDUS_HIDDEN int ludus__gpu_place(ludus__gpu_data *g);
@@ -9740,6 +9743,15 @@ void ludus__gpu_capture_begin(int64_t start_ns) {
             S.data = NULL;
         }
     ludus__mutex_unlock(&S.lock);
+}
+
+/* Only the forking thread runs in the child: the lock may have been held
+ * by another thread of the parent, and the store may be mid-change, so both
+ * start afresh (the parent's store is left to leak in the child). */
+void ludus__gpu_after_fork(int capture, int64_t start_ns) {
+    ludus__mutex_init(&S.lock);
+    S.data = NULL;
+    if (capture) ludus__gpu_capture_begin(start_ns);
 }
 
 void ludus__gpu_capture_end(ludus_capture *c) {
@@ -14076,6 +14088,7 @@ void ludus__session_after_fork(void) {
         ludus__sf_session_late_cap = NULL;
         if (!ludus__sf_session_active) ludus__sf_session_clear_producers_part();
     }
+    ludus__gpu_after_fork(0, 0); /* the parent's GPU samples are not the child's */
     if (!ludus__sf_session_active) return;
     ludus__session *s = &ludus__sess;
     if (ludus__sf_session_sess_pool_file) { /* the parent's file: the child records nothing into it, and stops */
@@ -14103,6 +14116,7 @@ void ludus__session_after_fork(void) {
     s->gen = ludus__sf_session_gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!s->clock_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
+    ludus__gpu_after_fork(1, s->begin_point.ns);
     ludus__thread_hot *t = &ludus__hot;
     __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&t->cur, 0u, __ATOMIC_RELAXED);

@@ -294,6 +294,9 @@ typedef struct ludus__gpu_data {
  * GPU data moves into c, placed). */
 LUDUS_HIDDEN void ludus__gpu_capture_begin(int64_t start_ns);
 LUDUS_HIDDEN void ludus__gpu_capture_end(ludus_capture *c);
+/* The child's side of fork (session.c): the store restarts empty, for the
+ * child's capture when capture is 1 (start: its CLOCK_MONOTONIC start). */
+LUDUS_HIDDEN void ludus__gpu_after_fork(int capture, int64_t start_ns);
 /* Derives the placement, lanes and per-context figures (after a take, a
  * file read, a join); 0 or LUDUS_ENOMEM. */
 LUDUS_HIDDEN int ludus__gpu_place(ludus__gpu_data *g);

@@ -110,6 +110,15 @@ void ludus__gpu_capture_begin(int64_t start_ns) {
     ludus__mutex_unlock(&S.lock);
 }
 
+/* Only the forking thread runs in the child: the lock may have been held
+ * by another thread of the parent, and the store may be mid-change, so both
+ * start afresh (the parent's store is left to leak in the child). */
+void ludus__gpu_after_fork(int capture, int64_t start_ns) {
+    ludus__mutex_init(&S.lock);
+    S.data = NULL;
+    if (capture) ludus__gpu_capture_begin(start_ns);
+}
+
 void ludus__gpu_capture_end(ludus_capture *c) {
     ludus__mutex_lock(&S.lock);
     ludus__gpu_data *g = S.data;

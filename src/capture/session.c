@@ -720,6 +720,7 @@ void ludus__session_after_fork(void) {
         late_cap = NULL;
         if (!active) clear_producers_part();
     }
+    ludus__gpu_after_fork(0, 0); /* the parent's GPU samples are not the child's */
     if (!active) return;
     ludus__session *s = &ludus__sess;
     if (sess_pool_file) { /* the parent's file: the child records nothing into it, and stops */
@@ -747,6 +748,7 @@ void ludus__session_after_fork(void) {
     s->gen = gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!s->clock_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
+    ludus__gpu_after_fork(1, s->begin_point.ns);
     ludus__thread_hot *t = &ludus__hot;
     __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&t->cur, 0u, __ATOMIC_RELAXED);

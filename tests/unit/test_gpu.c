@@ -12,6 +12,7 @@
  *   - a GPU-only capture (no CPU event) exports; JSON, pftrace and .ludus
  *     carry the same spans (the .ludus read back places them again)
  *   - hand-over without a capture is refused and kept nowhere
+ *   - a forked child's capture keeps its own samples, not the parent's
  *   - a rolling window's snapshot joins its segments' GPU samples, each
  *     re-based to the window's start */
 #define _GNU_SOURCE
@@ -29,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "test_util.h"
@@ -407,6 +410,38 @@ static void test_calibration_break(void **state) {
     ludus_gpu_context_destroy(gfx);
 }
 
+static void test_fork(void **state) {
+    (void)state;
+    ludus_gpu_context *gfx = make_ctx("Graphics", LUDUS_GPU_QUEUE_GRAPHICS, 64);
+    lt_begin(NULL);
+    ludus_gpu_sample parent = {"Parent", 1, 100, 200, 0, lt_now_ns(), 0};
+    assert_int_equal(ludus_gpu_submit(gfx, &parent, 1), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) { /* the child: its capture restarted; only what it hands over is its own */
+        ludus_gpu_sample child = {"Child", 2, 300, 400, 0, lt_now_ns(), 0};
+        int ok = ludus_gpu_submit(gfx, &child, 1) == 0 && ludus_end_capture() == 0;
+        ludus_capture *c = NULL;
+        ok = ok && ludus_capture_get_last(&c) == 0 && ludus_capture_gpu_span_count(c) == 1;
+        ludus_gpu_span sp;
+        ok = ok && ludus_capture_gpu_span(c, 0, &sp) == 0 && !strcmp(sp.pass, "Child") && sp.submit_ns >= 0;
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    lt_end();
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_gpu_span_count(c), 1);
+    ludus_gpu_span sp;
+    assert_int_equal(ludus_capture_gpu_span(c, 0, &sp), 0);
+    assert_string_equal(sp.pass, "Parent");
+    ludus_capture_release(c);
+    ludus_gpu_context_destroy(gfx);
+}
+
 static void test_rolling_window(void **state) {
     (void)state;
     ludus_gpu_context *gfx = make_ctx("Graphics", LUDUS_GPU_QUEUE_GRAPHICS, 64);
@@ -455,6 +490,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_uncalibrated_coverage_gpu_only, lt_teardown),
         cmocka_unit_test_teardown(test_flow_link, lt_teardown),
         cmocka_unit_test_teardown(test_calibration_break, lt_teardown),
+        cmocka_unit_test_teardown(test_fork, lt_teardown),
         cmocka_unit_test_teardown(test_rolling_window, lt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
