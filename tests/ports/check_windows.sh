@@ -10,6 +10,8 @@
 #      unhandled-exception filter, read by ludus-trace.exe
 #   6. kill -9: the demo under LUDUS_TRACE_POOL killed, its pool file read
 #      back by ludus-trace.exe recover
+#   7. the unit suite (tests/ports/CMakeLists.txt: the tests Windows can run,
+#      against the cmocka and json-c shims in tests/ports/shim)
 # usage: check_windows.sh SOURCE_DIR BUILD_DIR
 set -eu
 src=$1 build=$2
@@ -98,4 +100,14 @@ wait "$demo_pid" 2>/dev/null || true
     fail "ludus-trace info of the recovered capture"
 grep -q "recovered from a pool file" "$out/recovered-info.txt" || { cat "$out/recovered-info.txt"; fail "not recovered"; }
 grep -q "Worker" "$out/recovered-info.txt" || { cat "$out/recovered-info.txt"; fail "the recovered capture names no worker"; }
-echo "ok: under Wine, windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the rolling window, the single-file demo, a crash, kill -9 with a pool file"
+# the unit suite
+units=0
+for exe in "$build"/tests/ports/port_unit_*.exe; do
+    name=$(basename "$exe" .exe)
+    "$wine" "$exe" >"$out/$name.txt" 2>&1 || { cat "$out/$name.txt"; fail "$name under Wine"; }
+    units=$((units + 1))
+done
+[ "$units" -ge 13 ] || fail "only $units unit test programs were built"
+tests=$(cat "$out"/port_unit_*.txt | grep -c '^\[       OK \]')
+echo "unit suite under Wine: $units programs, $tests tests passed"
+echo "ok: under Wine, windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the rolling window, the single-file demo, a crash, kill -9 with a pool file, the unit suite"

@@ -100,6 +100,10 @@ static void start_blocked(pthread_t *th, waiter *w, int n) {
         assert_int_equal(pthread_create(&th[i], NULL, waiter_main, &w[i]), 0);
     }
     while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < n) nap_us(200);
+#ifdef _WIN32 /* no /proc to see them asleep: time to reach the lock (the port's unit suite) */
+    nap_us(300000);
+    return;
+#endif
     for (int stable = 0; stable < 5;) {
         int asleep = 1;
         for (int i = 0; i < n; i++) asleep &= thread_state(w[i].tid) == 'S';

@@ -10,7 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <sys/syscall.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -87,7 +91,11 @@ void lt_spin_ns(int64_t ns) {
 }
 
 uint64_t lt_gettid(void) {
+#ifdef _WIN32
+    return (uint64_t)GetCurrentThreadId();
+#else
     return (uint64_t)syscall(SYS_gettid);
+#endif
 }
 
 ludus_capture_desc lt_small_desc(uint32_t chunk_count) {
