@@ -29,15 +29,13 @@ static void *ca_alloc(size_t size, size_t alignment, void *ud) {
     a->last_size = size;
     a->last_alignment = alignment;
     if (a->fail_at && a->calls == a->fail_at) return NULL;
-    void *p = NULL;
-    if (posix_memalign(&p, alignment < sizeof(void *) ? sizeof(void *) : alignment, size) != 0) return NULL;
-    return p;
+    return lt_aligned_alloc(size, alignment);
 }
 
 static void ca_free(void *p, void *ud) {
     counting_alloc *a = ud;
     a->frees++;
-    free(p);
+    lt_aligned_free(p);
 }
 
 /* After a failed begin: disarmed, nothing recorded, and a good begin works. */
@@ -172,15 +170,13 @@ static char tmpdir[256];
 
 static int make_tmpdir(void **state) {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/ludus-test-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return lt_make_tmpdir(tmpdir, sizeof tmpdir, "ludus-test");
 }
 
 static int remove_tmpdir(void **state) {
     (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    lt_remove_dir(tmpdir);
+    return 0;
 }
 
 static char *read_file(const char *path) {

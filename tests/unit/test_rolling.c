@@ -153,22 +153,26 @@ static void test_one_at_a_time(void **state) {
     assert_int_equal(ludus_rolling_begin(NULL, &rd), LUDUS_EINVAL);
 }
 
-static char dir[64];
+static char dir[512];
+
+typedef struct file_match {
+    const char *needle;
+    char *found;
+    size_t found_len;
+    int n;
+} file_match;
+
+static void match_file(const char *name, void *ud) {
+    file_match *m = ud;
+    if (!strstr(name, m->needle)) return;
+    m->n++;
+    if (m->found) snprintf(m->found, m->found_len, "%s/%s", dir, name);
+}
 
 static int count_files(const char *needle, char *found, size_t found_len) {
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "ls %s 2>/dev/null", dir);
-    FILE *p = popen(cmd, "r");
-    int n = 0;
-    char line[128];
-    while (p && fgets(line, sizeof line, p)) {
-        if (!strstr(line, needle)) continue;
-        n++;
-        line[strcspn(line, "\n")] = 0;
-        if (found) snprintf(found, found_len, "%s/%s", dir, line);
-    }
-    if (p) pclose(p);
-    return n;
+    file_match m = {needle, found, found_len, 0};
+    lt_list_dir(dir, match_file, &m);
+    return m.n;
 }
 
 static void frames(int n, int64_t frame_ns) {
@@ -195,14 +199,17 @@ static int file_holds(const char *path, const char *name) {
     return holds;
 }
 
+static void count_hitch_holders(const char *name, void *ud) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    *(int *)ud += file_holds(path, "TheHitch");
+}
+
 /* A frame far slower than the running median writes a file named for the
  * hitch, whose window holds that frame and the frames after it. */
 static void test_hitch_writes_file(void **state) {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/ludus-rolling-%d", (int)getpid());
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "ludus-rolling"), 0);
     /* A hitch 75 x the median, found at 10 x (a busy machine stretches the
      * 2 ms frames to a few ms). A preempted frame may be found too: every
      * hitch is written (no cooldown), and one file holds the real one. */
@@ -231,15 +238,7 @@ static void test_hitch_writes_file(void **state) {
     assert_int_equal(ludus_rolling_end(), 0);
     assert_int_equal(count_files("-hitch.ludus", NULL, 0), (int)st.files_written);
     int found = 0;
-    snprintf(cmd, sizeof cmd, "ls %s", dir);
-    FILE *p = popen(cmd, "r");
-    char line[128], path[256];
-    while (p && fgets(line, sizeof line, p)) {
-        line[strcspn(line, "\n")] = 0;
-        snprintf(path, sizeof path, "%s/%s", dir, line);
-        found += file_holds(path, "TheHitch");
-    }
-    if (p) pclose(p);
+    lt_list_dir(dir, count_hitch_holders, &found);
     assert_true(found >= 1);
 }
 
@@ -284,9 +283,7 @@ static void test_signal_and_cooldown(void **state) {
     sigaction(SIGUSR2, NULL, &sa);
     assert_ptr_equal(sa.sa_handler, prior_handler);
     signal(SIGUSR2, SIG_DFL);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    lt_remove_dir(dir);
 #endif
 }
 
@@ -341,10 +338,7 @@ static void test_snapshots_under_load(void **state) {
  * next frame mark; the file is named for it. */
 static void test_counter_trigger(void **state) {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/ludus-rolling-c-%d", (int)getpid());
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "ludus-rolling-c"), 0);
     ludus_rolling_desc rd = quiet_desc(200);
     rd.post_ms = 20;
     rd.cooldown_ms = LUDUS_ROLLING_NONE;
@@ -367,8 +361,7 @@ static void test_counter_trigger(void **state) {
     assert_int_equal(st.files_written, 1);
     assert_int_equal(ludus_rolling_end(), 0);
     assert_int_equal(count_files("-counter.ludus", NULL, 0), 1);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    lt_remove_dir(dir);
 }
 
 /* A forked child goes on recording in its window (without the parent's

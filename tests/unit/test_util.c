@@ -17,6 +17,8 @@
 #endif
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -496,3 +498,66 @@ int lt_multithreaded_fork_unsupported(void) {
     printf("skipped under %s: a child forked while other threads run\n", emu);
     return 1;
 }
+
+int lt_make_tmpdir(char *out, size_t cap, const char *prefix) {
+#ifdef _WIN32
+    char base[MAX_PATH];
+    DWORD n = GetTempPathA(sizeof base, base);
+    if (n == 0 || n >= sizeof base) return -1;
+    static unsigned counter;
+    for (int tries = 0; tries < 100; tries++) {
+        snprintf(out, cap, "%s%s-%lu-%u", base, prefix, (unsigned long)GetCurrentProcessId(), counter++);
+        if (mkdir(out) == 0) return 0;
+    }
+    return -1;
+#else
+    snprintf(out, cap, "/tmp/%s-XXXXXX", prefix);
+    return mkdtemp(out) ? 0 : -1;
+#endif
+}
+
+static void remove_entry(const char *name, void *ud) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", (const char *)ud, name);
+    unlink(path);
+}
+
+void lt_remove_dir(const char *dir) {
+    lt_list_dir(dir, remove_entry, (void *)dir);
+    rmdir(dir);
+}
+
+int lt_list_dir(const char *dir, void (*fn)(const char *name, void *ud), void *ud) {
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        n++;
+        if (fn) fn(e->d_name, ud);
+    }
+    closedir(d);
+    return n;
+}
+
+void *lt_aligned_alloc(size_t size, size_t alignment) {
+    if (alignment < sizeof(void *)) alignment = sizeof(void *);
+#ifdef _WIN32
+    return _aligned_malloc(size ? size : 1, alignment);
+#else
+    void *p = NULL;
+    return posix_memalign(&p, alignment, size) == 0 ? p : NULL;
+#endif
+}
+
+void lt_aligned_free(void *p) {
+#ifdef _WIN32
+    _aligned_free(p);
+#else
+    free(p);
+#endif
+}
+
+#ifdef LT_CMOCKA_SHIM /* the Windows port's cmocka (tests/ports/shim/cmocka.h) */
+jmp_buf lt_cm_jump;
+#endif

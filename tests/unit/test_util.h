@@ -114,6 +114,17 @@ uint64_t lt_gettid(void);
  * there; LUDUS_TEST_EMULATOR is set by tests/unit/CMakeLists.txt. */
 int lt_multithreaded_fork_unsupported(void);
 
+/* Files for the tests, the same on Linux and Windows (the port's unit
+ * suite): a new empty directory in the system's temporary directory (its
+ * name starts with prefix; 0 or -1), its removal with the files in it, and
+ * its file names (fn for each; the count). */
+int lt_make_tmpdir(char *out, size_t cap, const char *prefix);
+void lt_remove_dir(const char *dir);
+int lt_list_dir(const char *dir, void (*fn)(const char *name, void *ud), void *ud);
+/* Aligned memory for allocator tests (posix_memalign / _aligned_malloc). */
+void *lt_aligned_alloc(size_t size, size_t alignment);
+void lt_aligned_free(void *p);
+
 /* A capture desc with a small pool. */
 ludus_capture_desc lt_small_desc(uint32_t chunk_count);
 

@@ -30,9 +30,10 @@ struct CMUnitTest {
 #define cmocka_unit_test_setup_teardown(f, s, t) \
     { #f, f, s, t, NULL }
 
-/* One of each for the whole program (the test and test_util.c). */
-__attribute__((weak)) jmp_buf lt_cm_jump;
-__attribute__((weak)) int lt_cm_in_test;
+/* One for the whole program (the test and test_util.c), defined in
+ * test_util.c: weak data is not portable to PE. */
+#define LT_CMOCKA_SHIM 1
+extern jmp_buf lt_cm_jump;
 
 __attribute__((noreturn, format(printf, 3, 4))) static inline void lt_cm_fail(const char *file, int line,
                                                                               const char *fmt, ...) {
