@@ -1862,17 +1862,18 @@ LUDUS_API int ludus_capture_gpu_span(struct ludus_capture *c, uint64_t index, lu
 #if defined(__GLIBC__) && !defined(__USE_GNU)
 #error "ludus_profiling.h: with LUDUS_IMPLEMENTATION, include it before any system header (it needs _GNU_SOURCE)"
 #endif
-/* ---- src/platform/background.h ---- */
-/* What the rolling window's background threads need from the OS: a wakeup a
- * signal handler may post, a signal that triggers (chained to the
- * program's handler), a hook in the child of a fork, a lower priority, the
- * wall clock and local time, a short sleep (linux_background.c,
- * win32_background.c). Threads and locks are pthreads on both. */
-#ifndef LUDUS_BACKGROUND_H
-#define LUDUS_BACKGROUND_H
+/* ---- src/platform/alloc.h ---- */
+/* The library's own memory goes through these (alloc.c), so that the copy
+ * of a crashed process that writes its capture (crash.c) can allocate
+ * without the C library's malloc: the crashed thread may have died holding
+ * one of its locks (a crash inside malloc: a corrupted heap found by glibc
+ * calls abort there). ludus__alloc_private switches that copy to a region
+ * of its own, where nothing is freed (the copy exits when the file is
+ * written). Outside it they are malloc, calloc, realloc, free and strdup. */
+#ifndef LUDUS_ALLOC_H
+#define LUDUS_ALLOC_H
 
-#include <stdint.h>
-#include <time.h>
+#include <stddef.h>
 
 /* ---- src/platform/platform.h ---- */
 /* Platform layer: the only place that includes OS headers. Clocks, TSC
@@ -1983,6 +1984,30 @@ LUDUS_HIDDEN int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg)
 LUDUS_HIDDEN void ludus__process_name(char *out, size_t cap);
 
 #endif
+
+LUDUS_HIDDEN void *ludus__malloc(size_t n);
+LUDUS_HIDDEN void *ludus__calloc(size_t n, size_t size);
+LUDUS_HIDDEN void *ludus__realloc(void *p, size_t n);
+LUDUS_HIDDEN void ludus__free(void *p);
+LUDUS_HIDDEN char *ludus__strdup(const char *s);
+/* From now on, a private region (0), or -1 when it could not be reserved. */
+LUDUS_HIDDEN int ludus__alloc_private(void);
+/* qsort without allocating (glibc's may call malloc): a heap sort. */
+LUDUS_HIDDEN void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
+#endif
+/* ---- src/platform/background.h ---- */
+/* What the rolling window's background threads need from the OS: a wakeup a
+ * signal handler may post, a signal that triggers (chained to the
+ * program's handler), a hook in the child of a fork, a lower priority, the
+ * wall clock and local time, a short sleep (linux_background.c,
+ * win32_background.c). Threads and locks are pthreads on both. */
+#ifndef LUDUS_BACKGROUND_H
+#define LUDUS_BACKGROUND_H
+
+#include <stdint.h>
+#include <time.h>
+
 
 /* A counting semaphore (storage for the OS's own). */
 typedef struct ludus__wakeup {
@@ -2185,6 +2210,127 @@ static inline void ludus__once_run(ludus__once *o, void (*fn)(void)) {
 
 #endif
 
+/* ==== src/platform/alloc.c ==== */
+/* alloc.h: the library's allocation, and the private region of the copy
+ * that writes a crash. */
+#if defined(__linux__)
+#include <malloc.h> /* malloc_usable_size */
+#include <sys/mman.h>
+#endif
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REGION ((size_t)4 << 30) /* reserved, not committed: only what is touched is memory */
+#define ALIGN 16u
+
+static int ludus__sf_alloc_private_mode; /* the copy of a crashed process: one thread */
+static char *region, *region_cur, *ludus__sf_alloc_region_end;
+
+int ludus__alloc_private(void) {
+#if defined(__linux__)
+    void *p = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return -1;
+    region = region_cur = p;
+    ludus__sf_alloc_region_end = region + REGION;
+    ludus__sf_alloc_private_mode = 1;
+    return 0;
+#else
+    return -1;
+#endif
+}
+
+/* n bytes after a header that holds n (for realloc); zeroed (fresh pages). */
+static void *ludus__sf_alloc_take(size_t n) {
+    size_t need = ALIGN + ((n + ALIGN - 1) & ~(size_t)(ALIGN - 1));
+    if (n > REGION || need > (size_t)(ludus__sf_alloc_region_end - region_cur)) return NULL;
+    char *p = region_cur;
+    region_cur += need;
+    *(size_t *)p = n;
+    return p + ALIGN;
+}
+
+static int ludus__sf_alloc_in_region(const void *p) {
+    return (const char *)p >= region && (const char *)p < ludus__sf_alloc_region_end;
+}
+
+void *ludus__malloc(size_t n) {
+    return ludus__sf_alloc_private_mode ? ludus__sf_alloc_take(n) : malloc(n);
+}
+
+void *ludus__calloc(size_t n, size_t size) {
+    if (!ludus__sf_alloc_private_mode) return calloc(n, size);
+    if (size && n > SIZE_MAX / size) return NULL;
+    return ludus__sf_alloc_take(n * size); /* fresh pages are zero */
+}
+
+void *ludus__realloc(void *p, size_t n) {
+    if (!ludus__sf_alloc_private_mode) return realloc(p, n);
+    void *q = ludus__sf_alloc_take(n);
+    if (!q || !p) return q;
+    size_t old;
+    if (ludus__sf_alloc_in_region(p))
+        old = *(const size_t *)((const char *)p - ALIGN);
+    else
+#if defined(__GLIBC__)
+        old = malloc_usable_size(p); /* reads the chunk's header: no lock */
+#else
+        old = n;
+#endif
+    memcpy(q, p, old < n ? old : n);
+    return q;
+}
+
+void ludus__free(void *p) {
+    if (!ludus__sf_alloc_private_mode) free(p); /* the private region is never freed; nor, there, the heap */
+}
+
+char *ludus__strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = ludus__malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+/* ---- heap sort ---- */
+
+static void ludus__sf_alloc_swap_bytes(char *a, char *b, size_t size) {
+    while (size--) {
+        char t = *a;
+        *a++ = *b;
+        *b++ = t;
+    }
+}
+
+static void ludus__sf_alloc_sift_down(char *base, size_t start, size_t end, size_t size, int (*cmp)(const void *, const void *)) {
+    size_t root = start;
+    while (2 * root + 1 < end) {
+        size_t child = 2 * root + 1, top = root;
+        if (cmp(base + top * size, base + child * size) < 0) top = child;
+        if (child + 1 < end && cmp(base + top * size, base + (child + 1) * size) < 0) top = child + 1;
+        if (top == root) return;
+        ludus__sf_alloc_swap_bytes(base + root * size, base + top * size, size);
+        root = top;
+    }
+}
+
+void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+    if (!ludus__sf_alloc_private_mode) { /* the C library's, faster; its buffer is malloc's */
+        if (n > 1) qsort(base, n, size, cmp);
+        return;
+    }
+    char *b = base;
+    if (n < 2) return;
+    for (size_t i = n / 2; i-- > 0;) ludus__sf_alloc_sift_down(b, i, n, size, cmp);
+    for (size_t end = n - 1; end > 0; end--) {
+        ludus__sf_alloc_swap_bytes(b, b + end * size, size);
+        ludus__sf_alloc_sift_down(b, 0, end, size, cmp);
+    }
+}
+#undef REGION
+#undef ALIGN
+
 /* ==== src/platform/linux.c ==== */
 #if defined(__linux__)
 /* Linux implementation of platform.h (export files: linux_file.c). */
@@ -2320,7 +2466,7 @@ void *ludus__aligned_alloc(size_t size, size_t alignment) {
     return p;
 }
 void ludus__aligned_free(void *p) {
-    free(p);
+    ludus__free(p);
 }
 
 static pthread_key_t ludus__sf_linux_exit_key[LUDUS__EXIT_HOOKS];
@@ -2598,19 +2744,19 @@ static void ludus__sf_linux_crash_on_crash(int signo, siginfo_t *info, void *uc)
 static void ludus__sf_linux_crash_free_alt_stack(void *mem) {
     stack_t off = {.ss_flags = SS_DISABLE};
     sigaltstack(&off, NULL);
-    free(mem);
+    ludus__free(mem);
 }
 
 void ludus__crash_thread_setup(void) {
     stack_t cur;
     if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) return; /* it has one */
-    void *mem = malloc(ALT_STACK);
+    void *mem = ludus__malloc(ALT_STACK);
     if (!mem) return;
     stack_t st = {.ss_sp = mem, .ss_size = ALT_STACK, .ss_flags = 0};
     if (sigaltstack(&st, NULL) != 0 || ludus__on_thread_exit(LUDUS__EXIT_ALTSTACK, ludus__sf_linux_crash_free_alt_stack, mem) != 0) {
         stack_t off = {.ss_flags = SS_DISABLE};
         sigaltstack(&off, NULL);
-        free(mem);
+        ludus__free(mem);
     }
 }
 
@@ -2682,7 +2828,7 @@ int ludus__file_no_tmpfile;
 static unsigned long ludus__sf_linux_file_tmp_counter; /* with the pid, makes a temporary's name unique */
 
 static char *ludus__sf_linux_file_copy_str(const char *s, size_t n) {
-    char *d = malloc(n + 1);
+    char *d = ludus__malloc(n + 1);
     if (d) {
         memcpy(d, s, n);
         d[n] = 0;
@@ -2719,7 +2865,7 @@ static char *ludus__sf_linux_file_link_target_path(const char *link, const char 
     const char *slash = strrchr(link, '/');
     if (target[0] == '/' || !slash) return ludus__sf_linux_file_copy_str(target, strlen(target));
     size_t dn = (size_t)(slash - link) + 1, tn = strlen(target);
-    char *p = malloc(dn + tn + 1);
+    char *p = ludus__malloc(dn + tn + 1);
     if (p) {
         memcpy(p, link, dn);
         memcpy(p + dn, target, tn + 1);
@@ -2746,23 +2892,23 @@ static int ludus__sf_linux_file_resolve(const char *path, ludus__sf_linux_file_r
     for (int hops = 0;; hops++) {
         int fd = ludus__sf_linux_file_descriptor_name(cur);
         if (fd >= 0) {
-            free(cur);
+            ludus__free(cur);
             r->fd = fd;
             return 0;
         }
         size_t n = strlen(cur);
         if (n == 0) {
-            free(cur);
+            ludus__free(cur);
             return -ENOENT;
         }
         if (cur[n - 1] == '/') { /* names a directory, existing or not */
-            free(cur);
+            ludus__free(cur);
             return -EISDIR;
         }
         if (lstat(cur, &r->st) != 0) {
             if (errno != ENOENT) {
                 int e = -errno;
-                free(cur);
+                ludus__free(cur);
                 return e;
             }
             r->path = cur;
@@ -2774,18 +2920,18 @@ static int ludus__sf_linux_file_resolve(const char *path, ludus__sf_linux_file_r
             return 0;
         }
         if (hops == MAX_LINKS) {
-            free(cur);
+            ludus__free(cur);
             return -ELOOP;
         }
         ssize_t len = readlink(cur, buf, sizeof buf);
         if (len < 0 || (size_t)len >= sizeof buf) {
             int e = len < 0 ? -errno : -ENAMETOOLONG;
-            free(cur);
+            ludus__free(cur);
             return e;
         }
         buf[len] = 0;
         char *next = ludus__sf_linux_file_link_target_path(cur, buf);
-        free(cur);
+        ludus__free(cur);
         if (!next) return -ENOMEM;
         cur = next;
     }
@@ -2816,7 +2962,7 @@ static char *ludus__sf_linux_file_tmp_name(const char *dir, const char *base) {
     unsigned long n = __atomic_fetch_add(&ludus__sf_linux_file_tmp_counter, 1, __ATOMIC_RELAXED);
     int bn = (int)ludus__sf_linux_file_tmp_base_len(base);
     size_t cap = strlen(dir) + (size_t)bn + 64;
-    char *p = malloc(cap);
+    char *p = ludus__malloc(cap);
     if (p) snprintf(p, cap, "%s/.%.*s.%d.%lu" TMP_SUFFIX, dir, bn, base, (int)getpid(), n);
     return p;
 }
@@ -2872,8 +3018,8 @@ static void ludus__sf_linux_file_remove_stale(const char *dir, const char *base)
 /* ==== create / write / commit / abort ==================================== */
 
 static void ludus__sf_linux_file_release(ludus__file *f) {
-    free(f->dest);
-    free(f->tmp);
+    ludus__free(f->dest);
+    ludus__free(f->tmp);
     f->dest = f->tmp = NULL;
     f->fd = -1;
 }
@@ -2906,13 +3052,13 @@ static int ludus__sf_linux_file_create_regular(ludus__file *f, const ludus__sf_l
             f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
             if (f->fd >= 0) break;
             rc = -errno;
-            free(f->tmp);
+            ludus__free(f->tmp);
             f->tmp = NULL;
             if (rc != -EEXIST) break;
         }
         if (f->fd >= 0) rc = 0;
     }
-    free(dir);
+    ludus__free(dir);
     if (rc != 0) return rc;
     if (r->exists) {
         /* A replaced file keeps its owner (when we may set it) and permission
@@ -2947,12 +3093,12 @@ int ludus__file_create(ludus__file *f, const char *path) {
         } else {
             rc = S_ISDIR(r.st.st_mode) ? -EISDIR : -EINVAL;
         }
-        free(r.path);
+        ludus__free(r.path);
         return rc;
     }
     rc = ludus__sf_linux_file_create_regular(f, &r);
     if (rc != 0) {
-        free(r.path);
+        ludus__free(r.path);
         ludus__sf_linux_file_release(f);
     }
     return rc;
@@ -2995,11 +3141,11 @@ static int ludus__sf_linux_file_link_tmpfile(ludus__file *f) {
             if (rc == -ENOENT && linkat(f->fd, "", AT_FDCWD, f->tmp, AT_EMPTY_PATH) == 0) rc = 0;
         }
         if (rc != 0) {
-            free(f->tmp);
+            ludus__free(f->tmp);
             f->tmp = NULL;
         }
     }
-    free(dir);
+    ludus__free(dir);
     return rc;
 }
 
@@ -3274,7 +3420,7 @@ static void *ludus__sf_linux_pages_prefault_main(void *arg) {
 
 ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const uint64_t *cursor) {
     if (from >= bytes) return NULL; /* all in already */
-    ludus__prefault *pf = calloc(1, sizeof *pf);
+    ludus__prefault *pf = ludus__calloc(1, sizeof *pf);
     if (!pf) return NULL;
     pf->base = p;
     pf->bytes = bytes;
@@ -3300,7 +3446,7 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     if (rc != 0) {
         pthread_mutex_destroy(&pf->mu);
         pthread_cond_destroy(&pf->wake);
-        free(pf);
+        ludus__free(pf);
         return NULL;
     }
     return pf;
@@ -3321,7 +3467,7 @@ void ludus__prefault_stop(ludus__prefault *pf) {
     while (!__atomic_load_n(&pf->finished, __ATOMIC_ACQUIRE)) sched_yield(); /* at most one step */
     pthread_mutex_destroy(&pf->mu);
     pthread_cond_destroy(&pf->wake);
-    free(pf);
+    ludus__free(pf);
 }
 
 void ludus__prefault_after_fork(ludus__prefault *pf) {
@@ -4037,14 +4183,14 @@ void *ludus__arena_alloc(ludus__arena *a, size_t n) {
     if (a->limit && a->total + n > a->limit) return NULL;
     if (!a->block || a->used + n > a->cap) {
         size_t cap = n > 65536 ? n : 65536;
-        char *b = malloc(cap);
+        char *b = ludus__malloc(cap);
         if (!b) return NULL;
         if (a->block) {
             if (a->nold == a->old_cap) {
                 unsigned oc = a->old_cap ? a->old_cap * 2 : 8;
-                char **o = realloc(a->old, oc * sizeof *o);
+                char **o = ludus__realloc(a->old, oc * sizeof *o);
                 if (!o) {
-                    free(b);
+                    ludus__free(b);
                     return NULL;
                 }
                 a->old = o;
@@ -4071,9 +4217,9 @@ char *ludus__arena_strndup(ludus__arena *a, const char *s, size_t n) {
 }
 
 void ludus__arena_free(ludus__arena *a) {
-    for (unsigned i = 0; i < a->nold; i++) free(a->old[i]);
-    free(a->old);
-    free(a->block);
+    for (unsigned i = 0; i < a->nold; i++) ludus__free(a->old[i]);
+    ludus__free(a->old);
+    ludus__free(a->block);
     memset(a, 0, sizeof *a);
 }
 
@@ -4653,14 +4799,14 @@ static void ludus__sf_counters_shard_exit(void *arg) {
     L.nshards--;
     ludus__mutex_unlock(&L.lock);
     ludus__shard = NULL; /* a later count (another thread-exit hook) makes a new one */
-    free(s);
+    ludus__free(s);
 }
 
 /* The calling thread's ludus__sf_counters_shard, created on its first count (NULL without
  * memory: the count is lost, and counted as such). */
 static int64_t *ludus__sf_counters_my_shard(void) {
     if (ludus__shard) return ludus__shard;
-    ludus__sf_counters_shard *s = calloc(1, sizeof *s);
+    ludus__sf_counters_shard *s = ludus__calloc(1, sizeof *s);
     if (!s) return NULL;
     lock();
     s->next = L.shards;
@@ -4911,11 +5057,11 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
     ludus__ring *r = &L.ring;
     if (!r->rows) {
         r->cap = ludus__sf_counters_ring_frames_wanted;
-        r->rows = calloc(r->cap, sizeof *r->rows);
-        r->values = calloc((size_t)r->cap * LUDUS__ROW_VALUES, sizeof *r->values);
+        r->rows = ludus__calloc(r->cap, sizeof *r->rows);
+        r->values = ludus__calloc((size_t)r->cap * LUDUS__ROW_VALUES, sizeof *r->values);
         if (!r->rows || !r->values) {
-            free(r->rows);
-            free(r->values);
+            ludus__free(r->rows);
+            ludus__free(r->values);
             r->rows = NULL;
             r->values = NULL;
             return;
@@ -4993,7 +5139,7 @@ void ludus__frame_tick(void) {
         !__atomic_load_n(&ndomains, __ATOMIC_ACQUIRE) && !__atomic_load_n(&L.ring.want, __ATOMIC_RELAXED))
         return;
     int64_t now = ludus__mono_ns();
-    ludus__sf_counters_stat_list *out = armed ? malloc(sizeof *out) : NULL; /* 8 KiB: not on a game thread's stack */
+    ludus__sf_counters_stat_list *out = armed ? ludus__malloc(sizeof *out) : NULL; /* 8 KiB: not on a game thread's stack */
     if (out) out->n = 0;
     lock();
     L.marks++;
@@ -5003,7 +5149,7 @@ void ludus__frame_tick(void) {
     if (!out) return;
     for (uint32_t i = 0; i < out->n; i++)
         ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__K_FRAME_STAT, (uint64_t)out->r[i].value, out->r[i].stat);
-    free(out);
+    ludus__free(out);
 }
 
 /* ---- readers (the overlay, the live API, the capture's manifest) ---- */
@@ -5621,7 +5767,7 @@ void ludus_unwound_to(ludus_unwind_point point) {
 static int ludus__sf_emit_span_push(ludus__thread_cold *c, const ludus_site *site, uint32_t gen, uint32_t recorded) {
     if (c->span_depth == c->span_cap) {
         uint32_t cap = c->span_cap ? c->span_cap * 2 : 64;
-        ludus__span_ent *s = realloc(c->span, cap * sizeof *s); /* deeper than 64: not signal-safe */
+        ludus__span_ent *s = ludus__realloc(c->span, cap * sizeof *s); /* deeper than 64: not signal-safe */
         if (!s) return 0;
         c->span = s;
         c->span_cap = cap;
@@ -6064,7 +6210,7 @@ uint32_t ludus_register_site(const ludus_site_desc *d) {
         uint32_t n = ludus__sf_sites_reg_count;
         int ok = n < REG_MAX;
         if (ok && !ludus__sf_sites_reg_block[n / REG_BLOCK]) {
-            ludus__sf_sites_reg_block[n / REG_BLOCK] = calloc(REG_BLOCK, sizeof(ludus_site));
+            ludus__sf_sites_reg_block[n / REG_BLOCK] = ludus__calloc(REG_BLOCK, sizeof(ludus_site));
             ok = ludus__sf_sites_reg_block[n / REG_BLOCK] != NULL;
         }
         const char *name = NULL, *cat = NULL, *file = NULL;
@@ -6135,7 +6281,7 @@ struct ludus__name_table {
 };
 
 ludus__name_table *ludus__names_create(void) {
-    ludus__name_table *t = calloc(1, sizeof *t);
+    ludus__name_table *t = ludus__calloc(1, sizeof *t);
     if (!t) return NULL;
     ludus__mutex_init(&t->lock);
     t->text.limit = NAMES_TEXT;
@@ -6160,11 +6306,11 @@ void ludus__names_fork_reset(ludus__name_table *t) {
 void ludus__names_destroy(ludus__name_table *t) {
     if (!t) return;
     ludus__arena_free(&t->text);
-    free(t->site);
-    free(t->slot);
-    free(t->key);
+    ludus__free(t->site);
+    ludus__free(t->slot);
+    ludus__free(t->key);
     ludus__mutex_destroy(&t->lock);
-    free(t);
+    ludus__free(t);
 }
 
 static const ludus_site *ludus__sf_sites_names_lookup(const ludus__name_table *t, const char *name, uint32_t h) {
@@ -6186,11 +6332,11 @@ const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name) {
     s = ludus__sf_sites_names_lookup(t, name, h);
     if (!s) {
         if (!t->slot) {
-            t->site = calloc(NAMES_MAX, sizeof *t->site);
-            t->key = calloc(NAMES_SLOTS, sizeof *t->key);
-            uint32_t *slot = calloc(NAMES_SLOTS, sizeof *slot);
+            t->site = ludus__calloc(NAMES_MAX, sizeof *t->site);
+            t->key = ludus__calloc(NAMES_SLOTS, sizeof *t->key);
+            uint32_t *slot = ludus__calloc(NAMES_SLOTS, sizeof *slot);
             if (!t->site || !t->key || !slot) {
-                free(slot);
+                ludus__free(slot);
                 ludus__mutex_unlock(&t->lock);
                 return NULL;
             }
@@ -6303,7 +6449,7 @@ int ludus__register_self(const char *name) {
         return ludus__fail(LUDUS_ETHREADS, "the thread table (%d threads at once) is full", LUDUS__MAX_THREADS);
     }
     if (!c->span) {
-        c->span = malloc(SPAN_STACK_START * sizeof *c->span);
+        c->span = ludus__malloc(SPAN_STACK_START * sizeof *c->span);
         c->span_cap = c->span ? SPAN_STACK_START : 0;
     }
     ludus__thread_record *r = &ludus__reg.rec[i];
@@ -6365,7 +6511,7 @@ static void ludus__sf_threads_retire(const ludus__thread_record *r, uint32_t gen
     ludus__session *s = &ludus__sess;
     if (s->nretired == s->retired_cap) {
         uint32_t cap = s->retired_cap ? s->retired_cap * 2 : 64;
-        ludus__thread_final *n = realloc(s->retired, cap * sizeof *n);
+        ludus__thread_final *n = ludus__realloc(s->retired, cap * sizeof *n);
         if (!n) {
             /* Its events cannot be kept: they are counted as lost. */
             ludus__thread_final f;
@@ -6391,7 +6537,7 @@ static void ludus__sf_threads_release_self(int dying) {
     if (c->record < 0) {
         if (dying) {
             c->dead = 1;
-            free(c->span);
+            ludus__free(c->span);
             c->span = NULL;
             c->span_cap = c->span_depth = 0;
         }
@@ -6418,7 +6564,7 @@ static void ludus__sf_threads_release_self(int dying) {
     c->span_depth = 0;
     if (dying) {
         c->dead = 1;
-        free(c->span);
+        ludus__free(c->span);
         c->span = NULL;
         c->span_cap = 0;
     }
@@ -7429,7 +7575,7 @@ static inline int64_t ludus__nev_peek_ts(ludus__nev_iter *it) {
 int ludus__async_note(ludus_capture *c, uint32_t thread, const ludus__nev *ev) {
     if (c->nasync_raw == c->async_raw_cap) {
         size_t cap = c->async_raw_cap ? c->async_raw_cap * 2 : 256;
-        ludus__async_raw *r = realloc(c->async_raw, cap * sizeof *r);
+        ludus__async_raw *r = ludus__realloc(c->async_raw, cap * sizeof *r);
         if (!r) return LUDUS_ENOMEM;
         c->async_raw = r;
         c->async_raw_cap = cap;
@@ -7446,9 +7592,9 @@ int ludus__async_note(ludus_capture *c, uint32_t thread, const ludus__nev *ev) {
 }
 
 void ludus__async_free(ludus_capture *c) {
-    free(c->async);
-    free(c->async_tracks);
-    free(c->async_raw);
+    ludus__free(c->async);
+    ludus__free(c->async_tracks);
+    ludus__free(c->async_raw);
     c->async = NULL;
     c->async_tracks = NULL;
     c->async_raw = NULL;
@@ -7468,7 +7614,7 @@ static int ludus__sf_async_track_of(ludus_capture *c, uint32_t site, uint32_t *o
             return 0;
         }
     }
-    ludus__async_track *t = realloc(c->async_tracks, (c->nasync_tracks + 1) * sizeof *t);
+    ludus__async_track *t = ludus__realloc(c->async_tracks, (c->nasync_tracks + 1) * sizeof *t);
     if (!t) return LUDUS_ENOMEM;
     c->async_tracks = t;
     t[c->nasync_tracks] = (ludus__async_track){site, 0};
@@ -7506,9 +7652,9 @@ static int ludus__sf_async_assign_lanes(ludus_capture *c) {
             if (k == used) {
                 if (used == cap) {
                     uint32_t nc = cap ? cap * 2 : 8;
-                    int64_t *n = realloc(lane_end, nc * sizeof *n);
+                    int64_t *n = ludus__realloc(lane_end, nc * sizeof *n);
                     if (!n) {
-                        free(lane_end);
+                        ludus__free(lane_end);
                         return LUDUS_ENOMEM;
                     }
                     lane_end = n;
@@ -7521,7 +7667,7 @@ static int ludus__sf_async_assign_lanes(ludus_capture *c) {
         }
         c->async_tracks[t].lanes = used;
     }
-    free(lane_end);
+    ludus__free(lane_end);
     return 0;
 }
 
@@ -7529,15 +7675,15 @@ static int ludus__sf_async_assign_lanes(ludus_capture *c) {
 static int ludus__sf_async_clip_parent(ludus_capture *c) {
     const ludus_capture *p = c->parent;
     if (p->nasync_tracks) {
-        c->async_tracks = malloc(p->nasync_tracks * sizeof *c->async_tracks);
+        c->async_tracks = ludus__malloc(p->nasync_tracks * sizeof *c->async_tracks);
         if (!c->async_tracks) return LUDUS_ENOMEM;
         memcpy(c->async_tracks, p->async_tracks, p->nasync_tracks * sizeof *c->async_tracks);
         c->nasync_tracks = p->nasync_tracks;
     }
-    c->async = malloc((p->nasync ? p->nasync : 1) * sizeof *c->async);
-    uint32_t *map = malloc((p->nthreads ? p->nthreads : 1) * sizeof *map); /* parent thread -> view thread */
+    c->async = ludus__malloc((p->nasync ? p->nasync : 1) * sizeof *c->async);
+    uint32_t *map = ludus__malloc((p->nthreads ? p->nthreads : 1) * sizeof *map); /* parent thread -> view thread */
     if (!c->async || !map) {
-        free(map);
+        ludus__free(map);
         return LUDUS_ENOMEM;
     }
     int subset = 0;
@@ -7561,7 +7707,7 @@ static int ludus__sf_async_clip_parent(ludus_capture *c) {
         if (subset && z.begin_thread == UINT32_MAX && z.end_thread == UINT32_MAX) continue;
         c->async[c->nasync++] = z;
     }
-    free(map);
+    ludus__free(map);
     c->async_unmatched = p->async_unmatched;
     return 0;
 }
@@ -7569,7 +7715,7 @@ static int ludus__sf_async_clip_parent(ludus_capture *c) {
 int ludus__async_build(ludus_capture *c) {
     c->async_ready = 1;
     if (c->parent) {
-        free(c->async_raw);
+        ludus__free(c->async_raw);
         c->async_raw = NULL;
         c->nasync_raw = c->async_raw_cap = 0;
         int rc = ludus__async_ensure(c->parent);
@@ -7581,9 +7727,9 @@ int ludus__async_build(ludus_capture *c) {
     if (n == 0) goto done;
     for (size_t i = 0; i < n; i++) /* tracks by name: begin and end may name them from different sites */
         if ((rc = ludus__sf_async_track_of(c, c->async_raw[i].track_site, &c->async_raw[i].track_site)) != 0) goto done;
-    qsort(c->async_raw, n, sizeof *c->async_raw, ludus__sf_async_cmp_raw);
-    c->async = malloc(n * sizeof *c->async);
-    open = malloc(n * sizeof *open);
+    ludus__qsort(c->async_raw, n, sizeof *c->async_raw, ludus__sf_async_cmp_raw);
+    c->async = ludus__malloc(n * sizeof *c->async);
+    open = ludus__malloc(n * sizeof *open);
     if (!c->async || !open) {
         rc = LUDUS_ENOMEM;
         goto done;
@@ -7611,7 +7757,7 @@ int ludus__async_build(ludus_capture *c) {
         open[nopen++] = c->nasync++;
     }
     if (rc == 0) {
-        qsort(c->async, c->nasync, sizeof *c->async, ludus__sf_async_cmp_zone);
+        ludus__qsort(c->async, c->nasync, sizeof *c->async, ludus__sf_async_cmp_zone);
         /* nested zones take their outermost zone's lane: in begin order, the
          * enclosing zone of the same id is the last one at depth - 1 */
         rc = ludus__sf_async_assign_lanes(c);
@@ -7626,8 +7772,8 @@ int ludus__async_build(ludus_capture *c) {
         }
     }
 done:
-    free(open);
-    free(c->async_raw);
+    ludus__free(open);
+    ludus__free(c->async_raw);
     c->async_raw = NULL;
     c->nasync_raw = c->async_raw_cap = 0;
     return rc;
@@ -8221,7 +8367,7 @@ int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len,
 
 
 ludus_capture *ludus__capture_new(int type) {
-    ludus_capture *c = calloc(1, sizeof *c);
+    ludus_capture *c = ludus__calloc(1, sizeof *c);
     if (!c) return NULL;
     c->refs = 1;
     c->type = type;
@@ -8244,26 +8390,26 @@ void ludus__capture_free(ludus_capture *c) {
         ludus__capture_release_pool(c);
         ludus__names_destroy(c->names);
     }
-    free(c->stragglers);
-    free(c->late);
+    ludus__free(c->stragglers);
+    ludus__free(c->late);
     ludus__async_free(c);
     for (uint32_t i = 0; i < c->nthreads; i++)
-        if (c->threads[i].lanes_owned) free(c->threads[i].span_lane);
+        if (c->threads[i].lanes_owned) ludus__free(c->threads[i].span_lane);
     if (!c->borrowed) {
-        for (uint32_t i = 0; i < c->nthreads; i++) free(c->threads[i].runs);
-        free(c->sites);
-        free(c->site_hash);
+        for (uint32_t i = 0; i < c->nthreads; i++) ludus__free(c->threads[i].runs);
+        ludus__free(c->sites);
+        ludus__free(c->site_hash);
         ludus__arena_free(&c->site_text);
-        free(c->categories);
-        free(c->mem_cov);
+        ludus__free(c->categories);
+        ludus__free(c->mem_cov);
         ludus__gpu_free(c->gpu);
     }
-    free(c->threads);
+    ludus__free(c->threads);
     ludus_capture_release(c->parent);
     for (uint32_t i = 0; i < c->nparts; i++) ludus_capture_release(c->parts[i]);
-    free(c->parts);
-    free(c->carried);
-    free(c);
+    ludus__free(c->parts);
+    ludus__free(c->carried);
+    ludus__free(c);
 }
 
 int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_capture **out) {
@@ -8294,9 +8440,9 @@ int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_captu
     ludus_capture *v = ludus__capture_new(LUDUS__CAP_VIEW);
     if (!v) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     uint32_t nt = cut->threads ? cut->nthreads : src->nthreads;
-    v->threads = calloc(nt ? nt : 1, sizeof *v->threads);
+    v->threads = ludus__calloc(nt ? nt : 1, sizeof *v->threads);
     if (!v->threads) {
-        free(v);
+        ludus__free(v);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     /* Everything but the ownership: the view reads through its parent. */
@@ -8434,7 +8580,12 @@ static int ludus__sf_crash_write_capture(int signo, uint64_t tid, int64_t at_ns,
 
 /* In the child: nothing here returns to the crashed program. */
 static int ludus__sf_crash_write_crash(int signo, uint64_t tid, int64_t at_ns, int in_copy) {
-    if (in_copy) ludus__session_crashed();
+    if (in_copy) {
+        /* a region of its own, not malloc's heap: the crash may have
+         * happened inside malloc, with one of its locks held */
+        ludus__alloc_private();
+        ludus__session_crashed();
+    }
     char path[4200], line[4600];
     int (*rolling)(int, uint64_t, int64_t, int, char *, size_t) = ludus__crash_rolling;
     int rc = rolling ? rolling(signo, tid, at_ns, in_copy, path, sizeof path)
@@ -8565,7 +8716,7 @@ static int ludus__sf_cut_track(ludus__nev_iter *it, const ludus__nev *ev, int64_
     if (ev->kind == LUDUS_NEV_BEGIN) {
         if (it->cut_n == it->cut_open_cap) {
             uint32_t cap = it->cut_open_cap ? it->cut_open_cap * 2 : 32;
-            ludus__cut_open *o = realloc(it->cut_open, cap * sizeof *o);
+            ludus__cut_open *o = ludus__realloc(it->cut_open, cap * sizeof *o);
             if (!o) {
                 it->oom = 1;
                 return -1;
@@ -8744,7 +8895,7 @@ typedef struct ludus__sf_fibers_split {
 static int ludus__sf_fibers_grow(void **p, size_t *cap, size_t n, size_t size) {
     if (n < *cap) return 0;
     size_t c = *cap ? *cap * 2 : 16;
-    void *q = realloc(*p, c * size);
+    void *q = ludus__realloc(*p, c * size);
     if (!q) return -1;
     *p = q;
     *cap = c;
@@ -8831,7 +8982,7 @@ static int ludus__sf_fibers_split_thread(ludus__sf_fibers_split *s, ludus__cap_t
         if (ludus__sf_fibers_emit_piece(s, run, from, run->n, fiber, *seg, tick0)) return -1;
     }
     if (s->nkeep > th->nruns) {
-        ludus__run *n = realloc(th->runs, s->nkeep * sizeof *n);
+        ludus__run *n = ludus__realloc(th->runs, s->nkeep * sizeof *n);
         if (!n) return -1;
         th->runs = n;
     }
@@ -8873,8 +9024,8 @@ int ludus__fibers_split(ludus_capture *c) {
     if (rc == 0 && s.nfibers) {
         /* Segments in time order per fiber (by their enters: a fiber runs on
          * one thread at a time), a segment's pieces in recorded order. */
-        qsort(s.pieces, s.npieces, sizeof *s.pieces, ludus__sf_fibers_cmp_piece);
-        ludus__cap_thread *nt = realloc(c->threads, (size_t)(nthreads + s.nfibers) * sizeof *nt);
+        ludus__qsort(s.pieces, s.npieces, sizeof *s.pieces, ludus__sf_fibers_cmp_piece);
+        ludus__cap_thread *nt = ludus__realloc(c->threads, (size_t)(nthreads + s.nfibers) * sizeof *nt);
         if (!nt) rc = -1;
         if (nt) c->threads = nt;
         for (uint32_t f = 0; f < s.nfibers && rc == 0; f++) {
@@ -8887,7 +9038,7 @@ int ludus__fibers_split(ludus_capture *c) {
             th->first_drop_ns = LUDUS__NO_DROP;
             size_t n = 0;
             for (size_t i = 0; i < s.npieces; i++) n += s.pieces[i].fiber == f;
-            th->runs = malloc((n ? n : 1) * sizeof *th->runs);
+            th->runs = ludus__malloc((n ? n : 1) * sizeof *th->runs);
             if (!th->runs) {
                 rc = -1;
                 break;
@@ -8901,9 +9052,9 @@ int ludus__fibers_split(ludus_capture *c) {
             c->nthreads++;
         }
     }
-    free(s.fibers);
-    free(s.pieces);
-    free(s.keep);
+    ludus__free(s.fibers);
+    ludus__free(s.pieces);
+    ludus__free(s.keep);
     return rc ? LUDUS_ENOMEM : 0;
 }
 #undef FIBER_TID_BASE
@@ -9085,7 +9236,7 @@ static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, l
     ludus__nf_block_get(&b, hb + ludus__nf_record_BYTES);
     if ((rc = ludus__sf_file_reader_block_frame(r, off, &h, &b)) != 0) return rc;
     if (b.slots > buf->cap) {
-        ludus__event *e = realloc(buf->ev, (size_t)b.slots * sizeof *e);
+        ludus__event *e = ludus__realloc(buf->ev, (size_t)b.slots * sizeof *e);
         if (!e) return ludus__fail(LUDUS_ENOMEM, "out of memory for a block of %" PRIu64 " slots", b.slots);
         buf->ev = e;
         buf->cap = (size_t)b.slots;
@@ -9093,7 +9244,7 @@ static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, l
     /* The whole payload, block head included, for the checksum. */
     size_t plen = (size_t)h.length;
     if (plen > buf->bytes_cap) {
-        uint8_t *nb = realloc(buf->bytes, plen);
+        uint8_t *nb = ludus__realloc(buf->bytes, plen);
         if (!nb) return ludus__fail(LUDUS_ENOMEM, "out of memory for a block of %zu bytes", plen);
         buf->bytes = nb;
         buf->bytes_cap = plen;
@@ -9228,7 +9379,7 @@ static int ludus__sf_file_reader_parse_meta(ludus__sf_file_reader_reader *r, lud
             size_t n = ludus__utf8_clean(v, vn, c->process_name, sizeof c->process_name - 1);
             c->process_name[n] = 0;
         } else if (kn == 10 && !memcmp(k, "categories", 10) && !c->categories) {
-            c->categories = malloc((size_t)vn * 3 + 1);
+            c->categories = ludus__malloc((size_t)vn * 3 + 1);
             if (!c->categories) return ludus__fail(LUDUS_ENOMEM, "out of memory");
             c->categories[ludus__utf8_clean(v, vn, c->categories, (size_t)vn * 3)] = 0;
         } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
@@ -9349,7 +9500,7 @@ static int ludus__sf_file_reader_parse_threads(ludus__sf_file_reader_reader *r, 
     uint32_t es = 0;
     int rc = ludus__sf_file_reader_table_head(r, base, "thread", count, expect, p, len, ludus__nf_thread_BYTES, &es);
     if (rc) return rc;
-    c->threads = calloc(count ? count : 1, sizeof *c->threads);
+    c->threads = ludus__calloc(count ? count : 1, sizeof *c->threads);
     if (!c->threads) return ludus__fail(LUDUS_ENOMEM, "out of memory for the thread table");
     c->nthreads = count;
     uint64_t pos = 4;
@@ -9446,7 +9597,7 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
         if (table) {
             if (h.length > LUDUS__NF_MAX_TABLE_BYTES)
                 return FMT_FAIL(off + 8, "table of %" PRIu64 " bytes exceeds the limit", h.length);
-            p = malloc(h.length ? (size_t)h.length : 1);
+            p = ludus__malloc(h.length ? (size_t)h.length : 1);
             if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory for a table of %" PRIu64 " bytes", h.length);
             rc = ludus__sf_file_reader_read_at(r, base, p, (size_t)h.length, "table");
             if (rc == 0) rc = ludus__sf_file_reader_check_crc(r, off, &h, p);
@@ -9533,13 +9684,13 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
                                   e.blocks, e.slots, c->blocks, c->slots);
                     break;
                 }
-                free(p);
+                ludus__free(p);
                 return ludus__sf_file_reader_check_counts(r, c);
             }
             default:
                 break; /* unknown records are skipped (later minor versions) */
             }
-        free(p);
+        ludus__free(p);
         if (rc) return rc;
         off = base + h.length;
     }
@@ -9549,7 +9700,7 @@ static void ludus__sf_file_reader_destroy_reader(ludus_capture *c) {
     ludus__sf_file_reader_reader *r = c->loader;
     if (!r) return;
     if (r->fd >= 0) ludus__read_close(r->fd);
-    free(r);
+    ludus__free(r);
     c->loader = NULL;
 }
 
@@ -9557,7 +9708,7 @@ static int ludus__sf_file_reader_open_source(ludus__sf_file_reader_reader *r, lu
     ludus_capture *c = ludus__capture_new(LUDUS__CAP_FILE);
     if (!c) {
         if (r->fd >= 0) ludus__read_close(r->fd);
-        free(r);
+        ludus__free(r);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     c->loader = r;
@@ -9582,12 +9733,12 @@ int ludus_capture_open(const char *path, ludus_capture **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
-    ludus__sf_file_reader_reader *r = calloc(1, sizeof *r);
+    ludus__sf_file_reader_reader *r = ludus__calloc(1, sizeof *r);
     if (!r) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     int e = ludus__read_open(path, &r->fd, &r->size);
     if (e) {
         char buf[128];
-        free(r);
+        ludus__free(r);
         ludus__os_strerror(e, buf, sizeof buf);
         return ludus__fail(LUDUS_EIO, "cannot open %s: %s", path, buf);
     }
@@ -9598,7 +9749,7 @@ int ludus_capture_open_memory(const void *data, size_t size, ludus_capture **out
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
     if (!data && size) return ludus__fail(LUDUS_EINVAL, "data is NULL");
-    ludus__sf_file_reader_reader *r = calloc(1, sizeof *r);
+    ludus__sf_file_reader_reader *r = ludus__calloc(1, sizeof *r);
     if (!r) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     r->fd = -1;
     r->mem = data;
@@ -9698,7 +9849,7 @@ static int64_t ludus__sf_gpu_tick_delta(uint64_t t, uint64_t ref, uint32_t bits)
 /* ---- the store ---- */
 
 static int ludus__sf_gpu_add_ctx(ludus__gpu_data *g, const ludus__gpu_ctx *info, uint32_t *slot) {
-    ludus__gpu_ctx *n = realloc(g->ctx, (g->nctx + 1) * sizeof *n);
+    ludus__gpu_ctx *n = ludus__realloc(g->ctx, (g->nctx + 1) * sizeof *n);
     if (!n) return -1;
     g->ctx = n;
     n[g->nctx] = *info;
@@ -9711,11 +9862,11 @@ static int ludus__sf_gpu_add_ctx(ludus__gpu_data *g, const ludus__gpu_ctx *info,
 static uint32_t ludus__sf_gpu_name_index(ludus__gpu_data *g, const char *name) {
     for (uint32_t i = g->nnames; i-- > 0;)
         if (strcmp(g->names[i], name) == 0) return i;
-    char **n = realloc(g->names, (g->nnames + 1) * sizeof *n);
+    char **n = ludus__realloc(g->names, (g->nnames + 1) * sizeof *n);
     if (!n) return UINT32_MAX;
     g->names = n;
     size_t len = strnlen(name, LUDUS__NF_MAX_STRING);
-    char *s = malloc(len * 3 + 1);
+    char *s = ludus__malloc(len * 3 + 1);
     if (!s) return UINT32_MAX;
     s[ludus__utf8_clean(name, len, s, len * 3)] = 0;
     n[g->nnames] = s;
@@ -9724,18 +9875,18 @@ static uint32_t ludus__sf_gpu_name_index(ludus__gpu_data *g, const char *name) {
 
 void ludus__gpu_free(ludus__gpu_data *g) {
     if (!g) return;
-    for (uint32_t i = 0; i < g->nnames; i++) free(g->names[i]);
-    free(g->names);
-    free(g->ctx);
-    free(g->s);
-    free(g->cal);
-    free(g);
+    for (uint32_t i = 0; i < g->nnames; i++) ludus__free(g->names[i]);
+    ludus__free(g->names);
+    ludus__free(g->ctx);
+    ludus__free(g->s);
+    ludus__free(g->cal);
+    ludus__free(g);
 }
 
 void ludus__gpu_capture_begin(int64_t start_ns) {
     ludus__mutex_lock(&S.lock);
     ludus__gpu_free(S.data);
-    S.data = calloc(1, sizeof *S.data);
+    S.data = ludus__calloc(1, sizeof *S.data);
     S.start_ns = start_ns;
     for (uint32_t i = 0; i < MAX_CONTEXTS && S.data; i++)
         if (S.ctx[i] && ludus__sf_gpu_add_ctx(S.data, &S.ctx[i]->info, &S.ctx[i]->slot)) {
@@ -9784,7 +9935,7 @@ int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_conte
     if (!desc || !ludus__sf_gpu_finite_positive(desc->tick_period_ns) || desc->queue < 0 || desc->queue > LUDUS_GPU_QUEUE_COPY ||
         desc->valid_bits > 64)
         return ludus__fail(LUDUS_EINVAL, "a GPU context needs a tick period > 0, a queue kind and valid_bits <= 64");
-    ludus_gpu_context *x = calloc(1, sizeof *x);
+    ludus_gpu_context *x = ludus__calloc(1, sizeof *x);
     if (!x) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus__gpu_ctx *in = &x->info;
     if (desc->name)
@@ -9808,7 +9959,7 @@ int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_conte
     if (rc == 0) S.ctx[i] = x;
     ludus__mutex_unlock(&S.lock);
     if (rc) {
-        free(x);
+        ludus__free(x);
         return ludus__fail(rc, rc == LUDUS_ETHREADS ? "%u GPU contexts live" : "out of memory", MAX_CONTEXTS);
     }
     *out = x;
@@ -9824,7 +9975,7 @@ void ludus_gpu_context_destroy(ludus_gpu_context *x) {
     for (uint32_t i = 0; i < MAX_CONTEXTS; i++)
         if (S.ctx[i] == x) S.ctx[i] = NULL;
     ludus__mutex_unlock(&S.lock);
-    free(x);
+    ludus__free(x);
 }
 
 int64_t ludus_gpu_cpu_now_ns(void) {
@@ -9851,7 +10002,7 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
     if (g->ns + n > g->s_cap) {
         uint64_t cap = g->s_cap ? g->s_cap : 256;
         while (cap < g->ns + n) cap *= 2;
-        ludus__gpu_sample *s = realloc(g->s, cap * sizeof *s);
+        ludus__gpu_sample *s = ludus__realloc(g->s, cap * sizeof *s);
         if (!s) {
             rc = LUDUS_ENOMEM;
             goto out;
@@ -9910,7 +10061,7 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
     } else {
         if (g->ncal == g->cal_cap) {
             uint64_t cap = g->cal_cap ? g->cal_cap * 2 : 64;
-            ludus__gpu_cal *n = realloc(g->cal, cap * sizeof *n);
+            ludus__gpu_cal *n = ludus__realloc(g->cal, cap * sizeof *n);
             if (!n) rc = LUDUS_ENOMEM;
             if (n) g->cal = n, g->cal_cap = cap;
         }
@@ -10017,7 +10168,7 @@ static int ludus__sf_gpu_place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sa
     ludus__gpu_ctx *ci = &g->ctx[k];
     uint32_t bits = ci->valid_bits ? ci->valid_bits : 64;
     /* accepted points: a point that disagrees with the one before marks a break */
-    uint8_t *brk = calloc(ncal ? ncal : 1, 1);
+    uint8_t *brk = ludus__calloc(ncal ? ncal : 1, 1);
     if (!brk) return -1;
     for (uint32_t i = 1; i < ncal; i++) {
         double dt = (double)ludus__sf_gpu_tick_delta(cal[i].ticks, cal[i - 1].ticks, bits) * ci->period_ns;
@@ -10054,9 +10205,9 @@ static int ludus__sf_gpu_place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sa
     }
     ci->breaks = 0;
     for (uint32_t i = 1; i < ncal; i++) ci->breaks += brk[i];
-    free(brk);
+    ludus__free(brk);
     if (!ncal && ns) { /* anchored at each frame's CPU submission, spaced by device time */
-        qsort(s, ns, sizeof *s, ludus__sf_gpu_cmp_frame);
+        ludus__qsort(s, ns, sizeof *s, ludus__sf_gpu_cmp_frame);
         for (uint64_t i = 0; i < ns;) {
             uint64_t j = i;
             int64_t anchor = s[i].submit_ns;
@@ -10077,7 +10228,7 @@ static int ludus__sf_gpu_place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sa
     }
     /* lanes: in begin order, the first lane whose last span has ended; frame
      * samples are counters, not spans, and take no lane */
-    if (ns) qsort(s, ns, sizeof *s, ludus__sf_gpu_cmp_sample);
+    if (ns) ludus__qsort(s, ns, sizeof *s, ludus__sf_gpu_cmp_sample);
     int64_t lane_end[LUDUS__MAX_LANES];
     uint32_t used = 0;
     for (uint64_t i = 0; i < ns; i++) {
@@ -10100,9 +10251,9 @@ static int ludus__sf_gpu_place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sa
 int ludus__gpu_place(ludus__gpu_data *g) {
     if (!g) return 0;
     /* by context, in time order */
-    if (g->ncal) qsort(g->cal, g->ncal, sizeof *g->cal, ludus__sf_gpu_cmp_cal);              /* (qsort of NULL, 0 is undefined) */
+    if (g->ncal) ludus__qsort(g->cal, g->ncal, sizeof *g->cal, ludus__sf_gpu_cmp_cal);       /* (qsort of NULL, 0 is undefined) */
     for (uint64_t i = 0; i < g->ns; i++) g->s[i].begin_ns = g->s[i].submit_ns; /* group by context first */
-    if (g->ns) qsort(g->s, g->ns, sizeof *g->s, ludus__sf_gpu_cmp_sample);
+    if (g->ns) ludus__qsort(g->s, g->ns, sizeof *g->s, ludus__sf_gpu_cmp_sample);
     uint64_t si = 0, ci = 0;
     for (uint32_t k = 0; k < g->nctx; k++) {
         uint64_t s0 = si, c0 = ci;
@@ -10121,9 +10272,9 @@ const ludus__gpu_data *ludus__gpu_of(const ludus_capture *c) {
 int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data *src, int64_t shift_ns) {
     if (!src) return 0;
     ludus__gpu_data *g = *dst;
-    if (!g && !(g = *dst = calloc(1, sizeof *g))) return LUDUS_ENOMEM;
-    uint32_t *map = calloc(src->nctx ? src->nctx : 1, sizeof *map);
-    uint32_t *nmap = calloc(src->nnames ? src->nnames : 1, sizeof *nmap);
+    if (!g && !(g = *dst = ludus__calloc(1, sizeof *g))) return LUDUS_ENOMEM;
+    uint32_t *map = ludus__calloc(src->nctx ? src->nctx : 1, sizeof *map);
+    uint32_t *nmap = ludus__calloc(src->nnames ? src->nnames : 1, sizeof *nmap);
     int rc = !map || !nmap ? LUDUS_ENOMEM : 0;
     for (uint32_t k = 0; k < src->nctx && rc == 0; k++) {
         const ludus__gpu_ctx *sc = &src->ctx[k];
@@ -10136,7 +10287,7 @@ int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data *src, int64_t
     for (uint32_t i = 0; i < src->nnames && rc == 0; i++)
         if ((nmap[i] = ludus__sf_gpu_name_index(g, src->names[i])) == UINT32_MAX) rc = LUDUS_ENOMEM;
     if (rc == 0 && src->ns) {
-        ludus__gpu_sample *s = realloc(g->s, (g->ns + src->ns) * sizeof *s);
+        ludus__gpu_sample *s = ludus__realloc(g->s, (g->ns + src->ns) * sizeof *s);
         if (!s) rc = LUDUS_ENOMEM;
         if (s) {
             g->s = s;
@@ -10151,7 +10302,7 @@ int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data *src, int64_t
         }
     }
     if (rc == 0 && src->ncal) {
-        ludus__gpu_cal *cl = realloc(g->cal, (g->ncal + src->ncal) * sizeof *cl);
+        ludus__gpu_cal *cl = ludus__realloc(g->cal, (g->ncal + src->ncal) * sizeof *cl);
         if (!cl) rc = LUDUS_ENOMEM;
         if (cl) {
             g->cal = cl;
@@ -10164,8 +10315,8 @@ int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data *src, int64_t
             }
         }
     }
-    free(map);
-    free(nmap);
+    ludus__free(map);
+    ludus__free(nmap);
     return rc;
 }
 
@@ -10243,7 +10394,7 @@ uint8_t *ludus__gpu_encode(const ludus__gpu_data *g, size_t *n) {
                  (size_t)g->nctx * (ludus__nf_gpu_ctx_BYTES + 8 * LUDUS_GPU_COVERAGE_COUNT + 128) +
                  (size_t)g->ns * ludus__nf_gpu_sample_BYTES + (size_t)g->ncal * ludus__nf_gpu_cal_BYTES;
     for (uint32_t i = 0; i < g->nnames; i++) cap += 4 + strlen(g->names[i]);
-    uint8_t *b = malloc(cap), *p = b;
+    uint8_t *b = ludus__malloc(cap), *p = b;
     if (!b) return NULL;
     ludus__nf_gpu_head h = {ludus__nf_gpu_ctx_BYTES,
                             ludus__nf_gpu_sample_BYTES,
@@ -10304,13 +10455,13 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
     if (h.nctx > MAX_CONTEXTS * 64 || h.nnames > LUDUS__NF_MAX_SITES || h.nsamples > n / h.sample_bytes ||
         h.ncal > n / h.cal_bytes)
         return BAD("GPU record counts exceed its length");
-    ludus__gpu_data *g = calloc(1, sizeof *g);
+    ludus__gpu_data *g = ludus__calloc(1, sizeof *g);
     if (!g) return -2;
     c->gpu = g;
-    g->ctx = calloc(h.nctx ? h.nctx : 1, sizeof *g->ctx);
-    g->names = calloc(h.nnames ? h.nnames : 1, sizeof *g->names);
-    g->s = calloc(h.nsamples ? h.nsamples : 1, sizeof *g->s);
-    g->cal = calloc(h.ncal ? h.ncal : 1, sizeof *g->cal);
+    g->ctx = ludus__calloc(h.nctx ? h.nctx : 1, sizeof *g->ctx);
+    g->names = ludus__calloc(h.nnames ? h.nnames : 1, sizeof *g->names);
+    g->s = ludus__calloc(h.nsamples ? h.nsamples : 1, sizeof *g->s);
+    g->cal = ludus__calloc(h.ncal ? h.ncal : 1, sizeof *g->cal);
     if (!g->ctx || !g->names || !g->s || !g->cal) return -2;
     size_t off = ludus__nf_gpu_head_BYTES;
     for (uint32_t i = 0; i < h.nctx; i++) {
@@ -10342,7 +10493,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         ludus__nf_get_U32(p + off, &l);
         off += 4;
         if (l > LUDUS__NF_MAX_STRING || n - off < l) return BAD("GPU pass name %u: %u bytes", i, l);
-        char *s = malloc((size_t)l * 3 + 1);
+        char *s = ludus__malloc((size_t)l * 3 + 1);
         if (!s) return -2;
         s[ludus__utf8_clean((const char *)p + off, l, s, (size_t)l * 3)] = 0;
         g->names[g->nnames++] = s;
@@ -10591,7 +10742,7 @@ int ludus__mem_cov_take(ludus_capture *c, int64_t pool_bytes) {
     uint32_t no = ludus__live_outside(o, LUDUS__MAX_OUTSIDE);
     uint64_t shards = ludus__live_shard_bytes();
     ludus__live_unlock();
-    c->mem_cov = calloc(nd + no + 2, sizeof *c->mem_cov);
+    c->mem_cov = ludus__calloc(nd + no + 2, sizeof *c->mem_cov);
     if (!c->mem_cov) return -1;
     for (uint32_t i = 0; i < nd; i++) {
         ludus__mem_cov *m = &c->mem_cov[c->nmem_cov++];
@@ -10626,7 +10777,7 @@ int ludus__mem_cov_take(ludus_capture *c, int64_t pool_bytes) {
 
 char *ludus__mem_cov_text(const ludus_capture *c) {
     size_t cap = (size_t)c->nmem_cov * (sizeof c->mem_cov->name + 8 * 24 + 24) + 1, n = 0;
-    char *t = malloc(cap);
+    char *t = ludus__malloc(cap);
     if (!t) return NULL;
     t[0] = 0;
     for (uint32_t i = 0; i < c->nmem_cov; i++) {
@@ -10661,9 +10812,9 @@ int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, s
         snprintf(why, why_cap, "%u memory coverage lines (at most 1024)", lines);
         return -1;
     }
-    free(c->mem_cov);
+    ludus__free(c->mem_cov);
     c->nmem_cov = 0;
-    c->mem_cov = calloc(lines ? lines : 1, sizeof *c->mem_cov);
+    c->mem_cov = ludus__calloc(lines ? lines : 1, sizeof *c->mem_cov);
     if (!c->mem_cov) return -2;
     const char *p = v, *end = v + n;
     for (uint32_t l = 0; l < lines; l++) {
@@ -10800,7 +10951,7 @@ static __thread ludus__nev ludus__sf_normalize_sink; /* where events go when the
 
 static ludus__nev *ludus__sf_normalize_emit_grow(ludus__nev_iter *it) {
     uint32_t cap = it->rcap * 2;
-    ludus__nev *b = realloc(it->rb, cap * sizeof *b);
+    ludus__nev *b = ludus__realloc(it->rb, cap * sizeof *b);
     if (!b) {
         it->oom = 1;
         return &ludus__sf_normalize_sink;
@@ -10833,7 +10984,7 @@ static inline void ludus__sf_normalize_set_nev(ludus__nev *restrict e, uint8_t k
 
 static int ludus__sf_normalize_grow_stack(ludus__nev_iter *it, ludus__open **stack, uint32_t *cap) {
     uint32_t nc = *cap ? *cap * 2 : 32;
-    ludus__open *s = realloc(*stack, nc * sizeof *s);
+    ludus__open *s = ludus__realloc(*stack, nc * sizeof *s);
     if (!s) {
         it->oom = 1;
         return -1;
@@ -10892,7 +11043,7 @@ static void ludus__sf_normalize_lane_add(ludus__nev_iter *it, uint32_t k, int64_
     while (it->lane_n[k] > 0 && it->lane_iv[k][it->lane_n[k] - 1].t0 >= t0) it->lane_n[k]--;
     if (it->lane_n[k] == it->lane_cap[k]) {
         uint32_t cap = it->lane_cap[k] ? it->lane_cap[k] * 2 : 16;
-        ludus__lane_iv *n = realloc(it->lane_iv[k], cap * sizeof *n);
+        ludus__lane_iv *n = ludus__realloc(it->lane_iv[k], cap * sizeof *n);
         if (!n) {
             it->oom = 1;
             return;
@@ -11048,7 +11199,7 @@ static int64_t ludus__sf_normalize_keep_text(ludus__nev_iter *it, const char *te
     if (it->text_n + need > it->text_cap) {
         size_t cap = it->text_cap ? it->text_cap * 2 : 4096;
         while (cap < it->text_n + need) cap *= 2;
-        char *t = realloc(it->text, cap);
+        char *t = ludus__realloc(it->text, cap);
         if (!t) {
             it->oom = 1;
             *kept = 0;
@@ -11181,7 +11332,7 @@ static const ludus__run *ludus__sf_normalize_current_run(ludus__nev_iter *it) {
             it->loaded = 1;
             if (it->nseen == it->seen_cap) {
                 uint32_t cap = it->seen_cap ? it->seen_cap * 2 : 16;
-                ludus__seen_run *s = realloc(it->seen, cap * sizeof *s);
+                ludus__seen_run *s = ludus__realloc(it->seen, cap * sizeof *s);
                 if (!s) {
                     it->oom = 1;
                     return NULL;
@@ -11420,7 +11571,7 @@ int ludus__nev_fill(ludus__nev_iter *it) {
         return it->on != 0;
     }
     if (!it->cb) {
-        it->cb = malloc(LUDUS__NEV_BATCH * sizeof *it->cb);
+        it->cb = ludus__malloc(LUDUS__NEV_BATCH * sizeof *it->cb);
         if (!it->cb) {
             it->oom = 1;
             return 0;
@@ -11465,8 +11616,8 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
     ludus__tick_conv_init(&it->conv, c);
     it->th = &c->threads[thread];
     it->rcap = LUDUS__NEV_BATCH + 64;
-    it->rb = malloc(it->rcap * sizeof *it->rb);
-    it->memo = malloc(LUDUS__SITE_MEMO * sizeof *it->memo);
+    it->rb = ludus__malloc(it->rcap * sizeof *it->rb);
+    it->memo = ludus__malloc(LUDUS__SITE_MEMO * sizeof *it->memo);
     if (!it->rb || !it->memo) {
         it->oom = 1;
         return LUDUS_ENOMEM;
@@ -11484,7 +11635,7 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
      * time). A file's count is bounded by its slots. */
     uint64_t n = it->th->spans;
     if (it->th->slots && n > it->th->slots) n = it->th->slots;
-    it->span_lane = calloc(n ? n : 1, 1);
+    it->span_lane = ludus__calloc(n ? n : 1, 1);
     if (!it->span_lane) {
         it->oom = 1;
         return LUDUS_ENOMEM;
@@ -11495,12 +11646,12 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
     }
     it->deciding = 0;
     for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) {
-        free(it->lane_iv[k]);
+        ludus__free(it->lane_iv[k]);
         it->lane_iv[k] = NULL;
         it->lane_n[k] = it->lane_cap[k] = 0;
     }
     if (it->oom) {
-        free(it->span_lane);
+        ludus__free(it->span_lane);
         it->span_lane = NULL;
         return ludus__nev_error(it);
     }
@@ -11514,17 +11665,17 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
 }
 
 void ludus__nev_free(ludus__nev_iter *it) {
-    free(it->lex);
-    free(it->span);
-    free(it->rb);
-    free(it->cb);
-    free(it->memo);
-    free(it->seen);
-    free(it->cut_open);
-    free(it->text);
-    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) free(it->lane_iv[k]);
-    free(it->rbuf.ev);
-    free(it->rbuf.bytes);
+    ludus__free(it->lex);
+    ludus__free(it->span);
+    ludus__free(it->rb);
+    ludus__free(it->cb);
+    ludus__free(it->memo);
+    ludus__free(it->seen);
+    ludus__free(it->cut_open);
+    ludus__free(it->text);
+    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) ludus__free(it->lane_iv[k]);
+    ludus__free(it->rbuf.ev);
+    ludus__free(it->rbuf.bytes);
     memset(it, 0, sizeof *it);
 }
 #undef SAVE
@@ -11664,10 +11815,10 @@ struct ludus__pool_file {
 };
 
 int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_file **out, void **pool) {
-    ludus__pool_file *f = calloc(1, sizeof *f);
-    if (f) f->path = strdup(path);
+    ludus__pool_file *f = ludus__calloc(1, sizeof *f);
+    if (f) f->path = ludus__strdup(path);
     if (!f || !f->path) {
-        free(f);
+        ludus__free(f);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     f->pid = ludus__os_pid();
@@ -11678,8 +11829,8 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
     if (!f->map) {
         char why[128];
         ludus__os_strerror(err, why, sizeof why);
-        free(f->path);
-        free(f);
+        ludus__free(f->path);
+        ludus__free(f);
         return ludus__fail(err == 38 /* ENOSYS */ ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
     }
     f->h = (ludus__pf_header *)f->map;
@@ -11704,7 +11855,7 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
 static int ludus__sf_pool_file_seen_add(ludus__pool_file *f, uintptr_t key) {
     if ((f->nseen + 1) * 2 > f->seen_cap) {
         uint32_t cap = f->seen_cap ? f->seen_cap * 2 : 1024;
-        uintptr_t *n = calloc(cap, sizeof *n);
+        uintptr_t *n = ludus__calloc(cap, sizeof *n);
         if (!n) return -1;
         for (uint32_t i = 0; i < f->seen_cap; i++) {
             if (!f->seen[i]) continue;
@@ -11712,7 +11863,7 @@ static int ludus__sf_pool_file_seen_add(ludus__pool_file *f, uintptr_t key) {
             while (n[j]) j = (j + 1) & (cap - 1);
             n[j] = f->seen[i];
         }
-        free(f->seen);
+        ludus__free(f->seen);
         f->seen = n;
         f->seen_cap = cap;
     }
@@ -11867,7 +12018,7 @@ static void ludus__sf_pool_file_journal_threads(ludus__pool_file *f) {
         if (known) continue;
         if (f->nserials == f->serials_cap) {
             uint32_t cap = f->serials_cap ? f->serials_cap * 2 : 64;
-            uint32_t *n = realloc(f->serials, cap * sizeof *n);
+            uint32_t *n = ludus__realloc(f->serials, cap * sizeof *n);
             if (!n) break;
             f->serials = n;
             f->serials_cap = cap;
@@ -11944,10 +12095,10 @@ void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
 }
 
 static void ludus__sf_pool_file_release(ludus__pool_file *f) {
-    free(f->seen);
-    free(f->serials);
-    free(f->path);
-    free(f);
+    ludus__free(f->seen);
+    ludus__free(f->serials);
+    ludus__free(f->path);
+    ludus__free(f);
 }
 
 void ludus__pool_file_close(ludus__pool_file *f) {
@@ -11984,7 +12135,7 @@ int ludus__build_runs(ludus_capture *c) {
         if (!th->first || th->runs) continue;
         uint32_t k = 0;
         for (ludus__chunk *ch = th->first; ch; ch = ch->next) k++;
-        th->runs = malloc(k * sizeof *th->runs);
+        th->runs = ludus__malloc(k * sizeof *th->runs);
         if (!th->runs) return LUDUS_ENOMEM;
         th->nruns = 0;
         for (ludus__chunk *ch = th->first; ch; ch = ch->next) {
@@ -12218,7 +12369,7 @@ static void ludus__sf_recover_unmap(ludus_capture *c) {
     ludus__sf_recover_mapping *m = c->loader;
     if (!m) return;
     ludus__file_unmap(m->p, m->bytes);
-    free(m);
+    ludus__free(m);
     c->loader = NULL;
 }
 
@@ -12282,7 +12433,7 @@ static int ludus__sf_recover_read_journal(ludus_capture *c, const char *j, uint6
             if (a.name_len > head[1] - sizeof a) return FAIL(base + pos, "thread name exceeds the record");
             if (*nnames == cap) {
                 cap = cap ? cap * 2 : 16;
-                ludus__sf_recover_thread_name *n = realloc(*names, cap * sizeof *n);
+                ludus__sf_recover_thread_name *n = ludus__realloc(*names, cap * sizeof *n);
                 if (!n) return ludus__fail(LUDUS_ENOMEM, "out of memory");
                 *names = n;
             }
@@ -12370,7 +12521,7 @@ static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t siz
             size_t n = ludus__sf_recover_written(LUDUS__CHUNK_EVENTS(ch), ch->used && ch->used <= slots ? (size_t)ch->used : slots);
             if (npieces == cap) {
                 cap = cap ? cap * 2 : 256;
-                ludus__sf_recover_piece *np = realloc(pieces, cap * sizeof *np);
+                ludus__sf_recover_piece *np = ludus__realloc(pieces, cap * sizeof *np);
                 if (!np) {
                     rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
                     break;
@@ -12384,13 +12535,13 @@ static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t siz
         }
         off += ch->bytes;
     }
-    if (rc == 0) qsort(pieces, npieces, sizeof *pieces, ludus__sf_recover_cmp_piece);
+    if (rc == 0) ludus__qsort(pieces, npieces, sizeof *pieces, ludus__sf_recover_cmp_piece);
 
     /* a thread per serial */
     uint32_t nthreads = 0;
     for (size_t i = 0; i < npieces; i++) nthreads += i == 0 || pieces[i].serial != pieces[i - 1].serial;
     if (rc == 0) {
-        c->threads = calloc(nthreads ? nthreads : 1, sizeof *c->threads);
+        c->threads = ludus__calloc(nthreads ? nthreads : 1, sizeof *c->threads);
         if (!c->threads) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     uint64_t last_ticks = 0;
@@ -12406,7 +12557,7 @@ static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t siz
                 memcpy(th->name, names[k].name, sizeof th->name);
                 th->tid = names[k].tid;
             }
-        th->runs = calloc(j - i, sizeof *th->runs);
+        th->runs = ludus__calloc(j - i, sizeof *th->runs);
         if (!th->runs) {
             rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
             break;
@@ -12428,8 +12579,8 @@ static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t siz
         int64_t at = c->start_ns + ludus__ticks_to_ns(c, last_ticks) + 1;
         if (at > c->end_ns) c->end_ns = at;
     }
-    free(pieces);
-    free(names);
+    ludus__free(pieces);
+    ludus__free(names);
     (void)size;
     return rc;
 }
@@ -12467,11 +12618,11 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
                       (unsigned long long)h.pool_off, size);
     }
     ludus_capture *c = rc == 0 ? ludus__capture_new(LUDUS__CAP_FILE) : NULL;
-    ludus__sf_recover_mapping *m = c ? malloc(sizeof *m) : NULL;
+    ludus__sf_recover_mapping *m = c ? ludus__malloc(sizeof *m) : NULL;
     if (rc == 0 && (!c || !m)) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
     if (rc) {
-        free(m);
-        free(c);
+        ludus__free(m);
+        ludus__free(c);
         ludus__file_unmap(map, size);
         return rc;
     }
@@ -12595,7 +12746,7 @@ static ludus__sf_rolling_thread_carry *ludus__sf_rolling_carry_of(uint32_t seria
     for (uint32_t i = 0; i < R.ncarry; i++)
         if (R.carry[i].serial == serial) return &R.carry[i];
     if (!create) return NULL;
-    ludus__sf_rolling_thread_carry *n = realloc(R.carry, (R.ncarry + 1) * sizeof *n);
+    ludus__sf_rolling_thread_carry *n = ludus__realloc(R.carry, (R.ncarry + 1) * sizeof *n);
     if (!n) return NULL;
     R.carry = n;
     n = &R.carry[R.ncarry++];
@@ -12607,7 +12758,7 @@ static ludus__sf_rolling_thread_carry *ludus__sf_rolling_carry_of(uint32_t seria
 static int ludus__sf_rolling_carry_push(ludus__sf_rolling_thread_carry *tc, const ludus__event *e, uintptr_t addr, int span) {
     if (tc->n == tc->cap) {
         uint32_t cap = tc->cap ? tc->cap * 2 : 16;
-        carried *n = realloc(tc->e, cap * sizeof *n);
+        carried *n = ludus__realloc(tc->e, cap * sizeof *n);
         if (!n) return -1;
         tc->e = n;
         tc->cap = cap;
@@ -12662,7 +12813,7 @@ static int ludus__sf_rolling_carry_replay(ludus__sf_rolling_thread_carry *tc, co
 static char *ludus__sf_rolling_dup_or_null(const char *s) {
     if (!s) return NULL;
     size_t n = strlen(s) + 1;
-    char *d = malloc(n);
+    char *d = ludus__malloc(n);
     return d ? memcpy(d, s, n) : NULL;
 }
 
@@ -12674,7 +12825,7 @@ static const ludus_site *ludus__sf_rolling_copy_site(const ludus_site *s) {
             !strcmp(c->file ? c->file : "", s->file ? s->file : ""))
             return c;
     }
-    ludus__sf_rolling_site_copy **n = realloc(R.copies, (R.ncopies + 1) * sizeof *n);
+    ludus__sf_rolling_site_copy **n = ludus__realloc(R.copies, (R.ncopies + 1) * sizeof *n);
     if (!n) return NULL;
     R.copies = n;
     ludus__sf_rolling_site_copy *c =
@@ -12727,7 +12878,7 @@ static ludus__cap_thread *ludus__sf_rolling_joined_thread(ludus_capture *j, uint
 
 static int ludus__sf_rolling_append_runs(ludus__cap_thread *th, const ludus__run *runs, uint32_t n) {
     if (!n) return 0;
-    ludus__run *r = realloc(th->runs, (th->nruns + n) * sizeof *r);
+    ludus__run *r = ludus__realloc(th->runs, (th->nruns + n) * sizeof *r);
     if (!r) return -1;
     th->runs = r;
     memcpy(r + th->nruns, runs, n * sizeof *r);
@@ -12741,12 +12892,12 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
     ludus_capture *j = ludus__capture_new(LUDUS__CAP_MEMORY);
     if (!j) return NULL;
     const ludus_capture *first = R.seg[0], *lastc = R.seg[R.nseg - 1];
-    j->parts = calloc(R.nseg, sizeof *j->parts);
+    j->parts = ludus__calloc(R.nseg, sizeof *j->parts);
     uint32_t maxthreads = 0, ncarried = 0;
     for (uint32_t i = 0; i < R.nseg; i++) maxthreads += R.seg[i]->nthreads;
     for (uint32_t i = 0; i < R.ncarry; i++) ncarried += R.carry[i].n;
-    j->threads = calloc(maxthreads + R.ncarry + 1, sizeof *j->threads);
-    j->carried = calloc(ncarried + 1, sizeof *j->carried);
+    j->threads = ludus__calloc(maxthreads + R.ncarry + 1, sizeof *j->threads);
+    j->carried = ludus__calloc(ncarried + 1, sizeof *j->carried);
     if (!j->parts || !j->threads || !j->carried) goto fail;
     j->gen = lastc->gen;
     j->gen_first = first->gen;
@@ -12759,7 +12910,7 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
     memcpy(j->process_name, lastc->process_name, sizeof j->process_name);
     if (lastc->categories && !(j->categories = ludus__sf_rolling_dup_or_null(lastc->categories))) goto fail;
     if (lastc->nmem_cov) {
-        j->mem_cov = malloc(lastc->nmem_cov * sizeof *j->mem_cov);
+        j->mem_cov = ludus__malloc(lastc->nmem_cov * sizeof *j->mem_cov);
         if (!j->mem_cov) goto fail;
         memcpy(j->mem_cov, lastc->mem_cov, lastc->nmem_cov * sizeof *j->mem_cov);
         j->nmem_cov = lastc->nmem_cov;
@@ -12832,7 +12983,7 @@ static int ludus__sf_rolling_switch_segment(int64_t now, int drop) {
     R.seg_start_ns = now;
     if (R.nseg == R.seg_cap) {
         uint32_t cap = R.seg_cap ? R.seg_cap * 2 : 8;
-        ludus_capture **n = realloc(R.seg, cap * sizeof *n);
+        ludus_capture **n = ludus__realloc(R.seg, cap * sizeof *n);
         if (!n) {
             ludus_capture_release(ended); /* its events are gone: the window starts later */
             return LUDUS_ENOMEM;
@@ -13124,7 +13275,7 @@ static void ludus__sf_rolling_fork_child(void) {
 static int ludus__sf_rolling_crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
     ludus_capture *ended = NULL;
     if (ludus_capture_active() && ludus__session_end() == 0 && ludus_capture_get_last(&ended) == 0) {
-        ludus_capture **n = R.nseg == R.seg_cap ? realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
+        ludus_capture **n = R.nseg == R.seg_cap ? ludus__realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
         if (n) {
             R.seg = n;
             R.seg_cap += R.nseg == R.seg_cap;
@@ -13169,19 +13320,19 @@ static void ludus__sf_rolling_release_window(void) {
     for (uint32_t i = 0; i < R.nseg; i++) ludus_capture_release(R.seg[i]);
     R.nseg = 0;
     ludus__session_offer_pool(NULL);
-    free(R.seg);
+    ludus__free(R.seg);
     R.seg = NULL;
     R.seg_cap = 0;
-    for (uint32_t i = 0; i < R.ncarry; i++) free(R.carry[i].e);
-    free(R.carry);
+    for (uint32_t i = 0; i < R.ncarry; i++) ludus__free(R.carry[i].e);
+    ludus__free(R.carry);
     R.carry = NULL;
     R.ncarry = 0;
     /* Copies of descriptors stay: a snapshot still held may point at them
      * (they are few: one per distinct run-time name carried). */
-    free(R.ring);
-    free(R.sorted);
+    ludus__free(R.ring);
+    ludus__free(R.sorted);
     R.ring = R.sorted = NULL;
-    free(R.categories);
+    ludus__free(R.categories);
     R.categories = NULL;
 }
 
@@ -13251,8 +13402,8 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     R.categories = ludus__sf_rolling_dup_or_null(cd.categories);
     cd.categories = R.categories;
     R.desc = cd;
-    R.ring = calloc(d.median_frames, sizeof *R.ring);
-    R.sorted = calloc(d.median_frames, sizeof *R.sorted);
+    R.ring = ludus__calloc(d.median_frames, sizeof *R.ring);
+    R.sorted = ludus__calloc(d.median_frames, sizeof *R.sorted);
     R.nring = R.ring_pos = 0;
     R.prev_frame_ns = 0;
     R.pending = 0;
@@ -13556,12 +13707,12 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
     int use_tsc = d.clock != LUDUS_CLOCK_MONOTONIC && tsc;
     char *cats = NULL;
     if (d.categories) {
-        cats = strdup(d.categories);
+        cats = ludus__strdup(d.categories);
         if (!cats) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     ludus__name_table *names = ludus__names_create();
     if (!names) {
-        free(cats);
+        ludus__free(cats);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     int mapped = d.allocator.alloc == NULL;
@@ -13572,7 +13723,7 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
         mapped = 2;
         int rc = ludus__pool_file_create(d.pool_file, bytes, &p->pool_file, &mem);
         if (rc) {
-            free(cats);
+            ludus__free(cats);
             ludus__names_destroy(names);
             return rc;
         }
@@ -13590,7 +13741,7 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
             mem = ludus__sf_session_default_alloc((size_t)bytes, 64, NULL);
         }
         if (!mem) {
-            free(cats);
+            ludus__free(cats);
             ludus__names_destroy(names);
             return ludus__fail(LUDUS_ENOMEM, "could not reserve %llu bytes for the chunk pool",
                                (unsigned long long)bytes);
@@ -13689,7 +13840,7 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
 static void ludus__sf_session_begin_discard(ludus__begin_prep *p) {
     ludus__sf_session_pool_free(p->mem, p->bytes, p->mapped, &p->d.allocator, p->pool_file);
     ludus__names_destroy(p->names);
-    free(p->cats);
+    ludus__free(p->cats);
     memset(p, 0, sizeof *p);
 }
 
@@ -13771,9 +13922,9 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
 
     uint32_t n = 0, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
-    ludus__thread_final *fin = calloc((size_t)nlive + s->nretired + 1, sizeof *fin);
-    ludus__straggler *strag = calloc(nlive + 1, sizeof *strag);
-    ludus__late *late = calloc(nlive + 1, sizeof *late);
+    ludus__thread_final *fin = ludus__calloc((size_t)nlive + s->nretired + 1, sizeof *fin);
+    ludus__straggler *strag = ludus__calloc(nlive + 1, sizeof *strag);
+    ludus__late *late = ludus__calloc(nlive + 1, sizeof *late);
     uint32_t nstrag = 0, nlate = 0;
     for (uint32_t i = 0; i < high && fin && strag && late; i++) {
         ludus__thread_record *r = &ludus__reg.rec[i];
@@ -13802,7 +13953,7 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     ludus__pool_file_stop(ludus__sf_session_sess_pool_file, 1);    /* the capture object holds it all now */
 
     ludus_capture *c = fin && strag && late ? ludus__capture_new(LUDUS__CAP_MEMORY) : NULL;
-    ludus__cap_thread *threads = c ? calloc(n ? n : 1, sizeof *threads) : NULL;
+    ludus__cap_thread *threads = c ? ludus__calloc(n ? n : 1, sizeof *threads) : NULL;
     int oom = !threads;
     if (c) {
         c->gen = gen;
@@ -13865,12 +14016,12 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
         ludus__sf_session_pool_free(s->pool_mem, s->pool.bytes, ludus__sf_session_sess_pool_mapped, &s->desc.allocator, ludus__sf_session_sess_pool_file);
         ludus__sf_session_sess_pool_file = NULL;
         ludus__names_destroy(s->names);
-        free(s->categories);
+        ludus__free(s->categories);
     }
-    free(fin);
-    free(strag);
-    free(late);
-    free(s->retired);
+    ludus__free(fin);
+    ludus__free(strag);
+    ludus__free(late);
+    ludus__free(s->retired);
     if (c && nlate) { /* late threads may still take pieces and intern names */
         memset(s, 0, LUDUS__SESSION_PRODUCERS);
         ludus__sf_session_late_cap = c;
@@ -14097,8 +14248,8 @@ void ludus__session_after_fork(void) {
         ludus__prefault_stop(ludus__sf_session_sess_prefault);
         ludus__sf_session_sess_prefault = NULL;
         ludus__names_destroy(s->names);
-        free(s->categories);
-        free(s->retired);
+        ludus__free(s->categories);
+        ludus__free(s->retired);
         ludus__pool_file_forget(ludus__sf_session_sess_pool_file);
         ludus__sf_session_sess_pool_file = NULL;
         memset(s, 0, sizeof *s);
@@ -14167,15 +14318,15 @@ uint32_t ludus__site_id(const char *name, size_t name_len, const char *file, uin
 static int ludus__sf_site_table_grow(ludus_capture *c) {
     if ((c->nsites + 1) * 2 <= c->site_hash_cap) return 0;
     uint32_t cap = c->site_hash_cap ? c->site_hash_cap * 2 : 256;
-    uint32_t *h = calloc(cap, sizeof *h);
-    ludus__site_info *s = realloc(c->sites, (cap / 2) * sizeof *s);
+    uint32_t *h = ludus__calloc(cap, sizeof *h);
+    ludus__site_info *s = ludus__realloc(c->sites, (cap / 2) * sizeof *s);
     if (!h || !s) {
-        free(h);
+        ludus__free(h);
         if (s) c->sites = s;
         return -1;
     }
     c->sites = s;
-    free(c->site_hash);
+    ludus__free(c->site_hash);
     c->site_hash = h;
     c->site_hash_cap = cap;
     for (uint32_t i = 0; i < c->nsites; i++) {
@@ -14220,7 +14371,7 @@ static int ludus__sf_site_table_category_enabled(const char *list, const char *c
 static const char *ludus__sf_site_table_display(ludus_capture *c, const char *s, int plain, size_t *len) {
     size_t n = strlen(s);
     char stack[512];
-    char *tmp = n <= sizeof stack ? stack : malloc(n ? n : 1);
+    char *tmp = n <= sizeof stack ? stack : ludus__malloc(n ? n : 1);
     if (!tmp) return NULL;
     size_t m = plain ? (memcpy(tmp, s, n), n) : ludus__c_literal_text(s, n, tmp);
     size_t cap = m * 3 < MAX_TEXT ? m * 3 : MAX_TEXT; /* every byte may become U+FFFD */
@@ -14229,7 +14380,7 @@ static const char *ludus__sf_site_table_display(ludus_capture *c, const char *s,
         *len = ludus__utf8_clean(tmp, m, out, cap);
         out[*len] = 0;
     }
-    if (tmp != stack) free(tmp);
+    if (tmp != stack) ludus__free(tmp);
     return out;
 }
 
@@ -14317,17 +14468,17 @@ int ludus__sites_check_ids(ludus_capture *c) {
     /* Stable ids: two different sites with one id is a collision. */
     c->id_collisions = 0;
     if (c->nsites < 2) return 0;
-    ludus__site_info **by = malloc(c->nsites * sizeof *by);
+    ludus__site_info **by = ludus__malloc(c->nsites * sizeof *by);
     if (!by) return LUDUS_ENOMEM;
     for (uint32_t i = 0; i < c->nsites; i++) by[i] = &c->sites[i];
-    qsort(by, c->nsites, sizeof *by, ludus__sf_site_table_cmp_id);
+    ludus__qsort(by, c->nsites, sizeof *by, ludus__sf_site_table_cmp_id);
     for (uint32_t i = 1; i < c->nsites; i++) {
         const ludus__site_info *a = by[i - 1], *b = by[i];
         if (a->id == b->id && (a->name_len != b->name_len || memcmp(a->name, b->name, a->name_len) != 0 ||
                                strcmp(a->file, b->file) != 0 || a->line != b->line))
             c->id_collisions++;
     }
-    free(by);
+    ludus__free(by);
     return 0;
 }
 #undef MAX_TEXT
@@ -14727,7 +14878,7 @@ typedef struct ludus__sf_chrome_json_snip_buf {
 
 static int ludus__sf_chrome_json_snip_write(void *ud, const void *data, size_t n) {
     ludus__sf_chrome_json_snip_buf *s = ud;
-    char *b = realloc(s->b, s->n + n + 64);
+    char *b = ludus__realloc(s->b, s->n + n + 64);
     if (!b) return -1;
     memcpy(b + s->n, data, n);
     s->b = b;
@@ -14737,12 +14888,12 @@ static int ludus__sf_chrome_json_snip_write(void *ud, const void *data, size_t n
 
 static int ludus__sf_chrome_json_build_snippets(ludus__sf_chrome_json_json_ctx *x) {
     const ludus_capture *c = x->c;
-    x->snip_off = malloc((c->nsites + 1) * sizeof *x->snip_off);
-    x->snip_name = malloc((c->nsites + 1) * sizeof *x->snip_name);
-    ludus__writer *sw = malloc(sizeof *sw);
+    x->snip_off = ludus__malloc((c->nsites + 1) * sizeof *x->snip_off);
+    x->snip_name = ludus__malloc((c->nsites + 1) * sizeof *x->snip_name);
+    ludus__writer *sw = ludus__malloc(sizeof *sw);
     ludus__sf_chrome_json_snip_buf sb = {NULL, 0};
     if (!x->snip_off || !x->snip_name || !sw) {
-        free(sw);
+        ludus__free(sw);
         return -1;
     }
     ludus__w_init(sw, ludus__sf_chrome_json_snip_write, &sb);
@@ -14759,8 +14910,8 @@ static int ludus__sf_chrome_json_build_snippets(ludus__sf_chrome_json_json_ctx *
         x->snip_off[i + 1] = (size_t)sw->bytes;
     }
     int rc = ludus__w_flush(sw);
-    free(sw);
-    if (rc == 0 && !sb.b) sb.b = calloc(1, 64);
+    ludus__free(sw);
+    if (rc == 0 && !sb.b) sb.b = ludus__calloc(1, 64);
     x->snip = sb.b;
     return rc == 0 && sb.b ? 0 : -1;
 }
@@ -15313,9 +15464,9 @@ static int ludus__sf_chrome_json_capture_events(ludus__sf_chrome_json_json_ctx *
 }
 
 static void ludus__sf_chrome_json_ctx_free(ludus__sf_chrome_json_json_ctx *x) {
-    free(x->snip);
-    free(x->snip_off);
-    free(x->snip_name);
+    ludus__free(x->snip);
+    ludus__free(x->snip_off);
+    ludus__free(x->snip_name);
     x->snip = NULL;
     x->snip_off = x->snip_name = NULL;
 }
@@ -15340,7 +15491,7 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
 
 int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t origin_ns, ludus__writer *w) {
     ludus__sf_chrome_json_json_ctx x;
-    uint64_t *skipped = calloc(n ? n : 1, sizeof *skipped); /* per capture: NaN/inf samples left out */
+    uint64_t *skipped = ludus__calloc(n ? n : 1, sizeof *skipped); /* per capture: NaN/inf samples left out */
     if (!skipped) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     int rc = 0;
     ludus__w_str(w, "{\"traceEvents\":[");
@@ -15377,7 +15528,7 @@ int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t orig
         }
         ludus__w_str(w, "]}}\n");
     }
-    free(skipped);
+    ludus__free(skipped);
     return ludus__sf_chrome_json_export_rc(w, rc);
 }
 #undef LANE_TID
@@ -15454,11 +15605,11 @@ int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_writ
     int rc = ludus__sf_export_check(c, format, flags, &fn);
     if (rc) return rc;
     if (!write) return ludus__fail(LUDUS_EINVAL, "write is NULL");
-    ludus__writer *w = malloc(sizeof *w);
+    ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus__w_init(w, write, user_data);
     rc = ludus__sf_export_run(c, fn, flags, w, "the output");
-    free(w);
+    ludus__free(w);
     return rc;
 }
 
@@ -15471,7 +15622,7 @@ int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char 
     if (rc) return rc;
     if (c->events == 0 && c->dropped == 0 && !ludus__sf_export_gpu_samples(c)) /* a GPU-only capture has GPU samples only */
         return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", path);
-    ludus__writer *w = malloc(sizeof *w);
+    ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus_output *o;
     rc = ludus_output_open(path, &o);
@@ -15489,7 +15640,7 @@ int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char 
         else
             rc = ludus_output_commit(o);
     }
-    free(w);
+    ludus__free(w);
     return rc;
 }
 
@@ -15604,7 +15755,7 @@ static void ludus__sf_merge_put(ludus__sf_merge_buf *o, const void *p, size_t n)
     if (o->n + n > o->cap) {
         size_t cap = o->cap ? o->cap : 4096;
         while (cap < o->n + n) cap *= 2;
-        uint8_t *b = realloc(o->b, cap);
+        uint8_t *b = ludus__realloc(o->b, cap);
         if (!b) {
             o->oom = 1;
             return;
@@ -15740,7 +15891,7 @@ static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, const lu
                     ludus__sf_merge_put_varint(o, inner.n);
                     ludus__sf_merge_put(o, inner.b, inner.n);
                 }
-                free(inner.b);
+                ludus__free(inner.b);
                 if (rc) return rc;
                 if (inner.oom) o->oom = 1;
                 p += v;
@@ -15769,8 +15920,8 @@ static int ludus__sf_merge_pftrace_merged(ludus_capture *const *cs, uint32_t n, 
             rc = ludus__fail(LUDUS_EFORMAT, "capture %u: its Perfetto export did not parse back", i);
         if (rc == 0 && out.oom) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
         if (rc == 0) ludus__w_bytes(w, out.b, out.n);
-        free(one.b);
-        free(out.b);
+        ludus__free(one.b);
+        ludus__free(out.b);
         if (rc) return rc;
     }
     return w->failed ? LUDUS_EIO : 0;
@@ -15806,11 +15957,11 @@ int ludus_captures_write_merged(ludus_capture *const *captures, uint32_t n, int 
     int rc = ludus__sf_merge_check_inputs(captures, n, format, &origin);
     if (rc) return rc;
     if (!write) return ludus__fail(LUDUS_EINVAL, "write is NULL");
-    ludus__writer *w = malloc(sizeof *w);
+    ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus__w_init(w, write, user_data);
     rc = ludus__sf_merge_merged(captures, n, format, origin, w);
-    free(w);
+    ludus__free(w);
     return rc;
 }
 
@@ -15819,7 +15970,7 @@ int ludus_captures_save_merged(ludus_capture *const *captures, uint32_t n, int f
     int rc = ludus__sf_merge_check_inputs(captures, n, format, &origin);
     if (rc) return rc;
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
-    ludus__writer *w = malloc(sizeof *w);
+    ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus_output *o;
     rc = ludus_output_open(path, &o);
@@ -15831,7 +15982,7 @@ int ludus_captures_save_merged(ludus_capture *const *captures, uint32_t n, int f
         else
             rc = ludus_output_commit(o);
     }
-    free(w);
+    ludus__free(w);
     return rc;
 }
 
@@ -15860,7 +16011,7 @@ static uint8_t *ludus__sf_native_writer_rb_room(ludus__sf_native_writer_rec_buf 
     if (r->n + n > r->cap) {
         size_t cap = r->cap ? r->cap : 4096;
         while (cap < r->n + n) cap *= 2;
-        uint8_t *b = realloc(r->b, cap);
+        uint8_t *b = ludus__realloc(r->b, cap);
         if (!b) {
             r->oom = 1;
             return NULL;
@@ -15946,7 +16097,7 @@ static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_cap
         ludus__sf_native_writer_rb_bytes(r, vals[i], vn);
         n++;
     }
-    free(cov);
+    ludus__free(cov);
     ludus__sf_native_writer_write_record(w, LUDUS__NF_META, n, r->b, r->n);
 }
 
@@ -16052,11 +16203,11 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
         size_t gn;
         uint8_t *gb = ludus__gpu_encode(g, &gn);
         if (!gb) {
-            free(r.b);
+            ludus__free(r.b);
             return ludus__fail(LUDUS_ENOMEM, "out of memory");
         }
         ludus__sf_native_writer_write_record(w, LUDUS__NF_GPU, g->nctx, gb, gn);
-        free(gb);
+        ludus__free(gb);
     }
     int rc = r.oom ? ludus__fail(LUDUS_ENOMEM, "out of memory") : 0;
     uint64_t blocks = 0, slots = 0;
@@ -16078,15 +16229,15 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
             slots += run.n;
         }
     }
-    free(rb.ev);
-    free(rb.bytes);
+    ludus__free(rb.ev);
+    ludus__free(rb.bytes);
     if (rc == 0) {
         ludus__nf_end e = {blocks, slots};
         uint8_t b[ludus__nf_end_BYTES];
         ludus__nf_end_put(b, &e);
         ludus__sf_native_writer_write_record(w, LUDUS__NF_END, 0, b, sizeof b);
     }
-    free(r.b);
+    ludus__free(r.b);
     return rc ? rc : (w->failed ? LUDUS_EIO : 0);
 }
 
@@ -16114,18 +16265,18 @@ int ludus_output_open(const char *path, ludus_output **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
     if (!path || !*path) return ludus__fail(LUDUS_EINVAL, "path is NULL or empty");
-    ludus_output *o = calloc(1, sizeof *o);
-    char *p = o ? malloc(strlen(path) + 1) : NULL;
+    ludus_output *o = ludus__calloc(1, sizeof *o);
+    char *p = o ? ludus__malloc(strlen(path) + 1) : NULL;
     if (!p) {
-        free(o);
+        ludus__free(o);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     strcpy(p, path);
     o->path = p;
     int e = ludus__file_create(&o->f, path);
     if (e != 0) {
-        free(o->path);
-        free(o);
+        ludus__free(o->path);
+        ludus__free(o);
         return ludus__sf_output_io_fail("cannot create", path, e);
     }
     *out = o;
@@ -16150,16 +16301,16 @@ int ludus_output_commit(ludus_output *o) {
         int e = ludus__file_commit(&o->f);
         if (e != 0) rc = ludus__sf_output_io_fail("cannot finish", o->path, e);
     }
-    free(o->path);
-    free(o);
+    ludus__free(o->path);
+    ludus__free(o);
     return rc;
 }
 
 void ludus_output_abort(ludus_output *o) {
     if (!o) return;
     ludus__file_abort(&o->f);
-    free(o->path);
-    free(o);
+    ludus__free(o->path);
+    ludus__free(o);
 }
 
 /* The write error of an output, for a caller that saw its writer fail. */
@@ -16427,7 +16578,7 @@ static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     if (c->nmem_cov) {
         char *cov = ludus__mem_cov_text(c); /* lines of tab-separated fields, as in .ludus (docs/format.md) */
         if (cov) p = ludus__sf_pftrace_da_str(p, "memory_coverage", cov);
-        free(cov);
+        ludus__free(cov);
     }
     if (c->cut) {
         p = ludus__sf_pftrace_da_i64(p, "cut_from_ns", c->cut_from_ns);
@@ -16667,15 +16818,16 @@ static void ludus__sf_pftrace_async_edge(ludus__sf_pftrace_pf_state *s, const lu
 static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
     const ludus__captured *c = s->c;
     if (c->nasync == 0) return 0;
-    uint32_t *order = malloc((size_t)c->nasync * sizeof *order), *stack = malloc((size_t)c->nasync * sizeof *stack);
+    uint32_t *order = ludus__malloc((size_t)c->nasync * sizeof *order),
+             *stack = ludus__malloc((size_t)c->nasync * sizeof *stack);
     if (!order || !stack) {
-        free(order);
-        free(stack);
+        ludus__free(order);
+        ludus__free(stack);
         return LUDUS_ENOMEM;
     }
     for (uint32_t i = 0; i < c->nasync; i++) order[i] = i;
     ludus__sf_pftrace_sort_c = c;
-    qsort(order, c->nasync, sizeof *order, ludus__sf_pftrace_cmp_lane_order);
+    ludus__qsort(order, c->nasync, sizeof *order, ludus__sf_pftrace_cmp_lane_order);
     s->seq = c->nthreads + 2;
     uint8_t *pm, *m;
     for (uint32_t t = 0; t < c->nasync_tracks; t++) {
@@ -16715,8 +16867,8 @@ static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
         stack[n++] = order[i];
     }
     while (n && !s->w->failed) ludus__sf_pftrace_async_edge(s, &c->async[stack[--n]], 0);
-    free(order);
-    free(stack);
+    ludus__free(order);
+    ludus__free(stack);
     return 0;
 }
 
@@ -16921,11 +17073,11 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     memset(&s, 0, sizeof s);
     s.w = w;
     s.c = c;
-    s.name_seq = calloc(c->nsites ? c->nsites : 1, sizeof *s.name_seq);
-    s.counter_described = calloc(c->nsites ? c->nsites : 1, LUDUS__SERIES_PER_SITE);
+    s.name_seq = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *s.name_seq);
+    s.counter_described = ludus__calloc(c->nsites ? c->nsites : 1, LUDUS__SERIES_PER_SITE);
     if (!s.name_seq || !s.counter_described) {
-        free(s.name_seq);
-        free(s.counter_described);
+        ludus__free(s.name_seq);
+        ludus__free(s.counter_described);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     ludus__sf_pftrace_write_process(&s);
@@ -16944,8 +17096,8 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     if (rc == 0 && !w->failed) rc = ludus__async_ensure(c);
     if (rc == 0 && !w->failed) rc = ludus__sf_pftrace_write_async(&s);
     if (rc == 0 && !w->failed) ludus__sf_pftrace_write_gpu(&s);
-    free(s.name_seq);
-    free(s.counter_described);
+    ludus__free(s.name_seq);
+    ludus__free(s.counter_described);
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");
     return rc ? rc : (w->failed ? LUDUS_EIO : 0);
 }

@@ -16,7 +16,7 @@
 int ludus__async_note(ludus_capture *c, uint32_t thread, const ludus__nev *ev) {
     if (c->nasync_raw == c->async_raw_cap) {
         size_t cap = c->async_raw_cap ? c->async_raw_cap * 2 : 256;
-        ludus__async_raw *r = realloc(c->async_raw, cap * sizeof *r);
+        ludus__async_raw *r = ludus__realloc(c->async_raw, cap * sizeof *r);
         if (!r) return LUDUS_ENOMEM;
         c->async_raw = r;
         c->async_raw_cap = cap;
@@ -33,9 +33,9 @@ int ludus__async_note(ludus_capture *c, uint32_t thread, const ludus__nev *ev) {
 }
 
 void ludus__async_free(ludus_capture *c) {
-    free(c->async);
-    free(c->async_tracks);
-    free(c->async_raw);
+    ludus__free(c->async);
+    ludus__free(c->async_tracks);
+    ludus__free(c->async_raw);
     c->async = NULL;
     c->async_tracks = NULL;
     c->async_raw = NULL;
@@ -55,7 +55,7 @@ static int track_of(ludus_capture *c, uint32_t site, uint32_t *out) {
             return 0;
         }
     }
-    ludus__async_track *t = realloc(c->async_tracks, (c->nasync_tracks + 1) * sizeof *t);
+    ludus__async_track *t = ludus__realloc(c->async_tracks, (c->nasync_tracks + 1) * sizeof *t);
     if (!t) return LUDUS_ENOMEM;
     c->async_tracks = t;
     t[c->nasync_tracks] = (ludus__async_track){site, 0};
@@ -93,9 +93,9 @@ static int assign_lanes(ludus_capture *c) {
             if (k == used) {
                 if (used == cap) {
                     uint32_t nc = cap ? cap * 2 : 8;
-                    int64_t *n = realloc(lane_end, nc * sizeof *n);
+                    int64_t *n = ludus__realloc(lane_end, nc * sizeof *n);
                     if (!n) {
-                        free(lane_end);
+                        ludus__free(lane_end);
                         return LUDUS_ENOMEM;
                     }
                     lane_end = n;
@@ -108,7 +108,7 @@ static int assign_lanes(ludus_capture *c) {
         }
         c->async_tracks[t].lanes = used;
     }
-    free(lane_end);
+    ludus__free(lane_end);
     return 0;
 }
 
@@ -116,15 +116,15 @@ static int assign_lanes(ludus_capture *c) {
 static int clip_parent(ludus_capture *c) {
     const ludus_capture *p = c->parent;
     if (p->nasync_tracks) {
-        c->async_tracks = malloc(p->nasync_tracks * sizeof *c->async_tracks);
+        c->async_tracks = ludus__malloc(p->nasync_tracks * sizeof *c->async_tracks);
         if (!c->async_tracks) return LUDUS_ENOMEM;
         memcpy(c->async_tracks, p->async_tracks, p->nasync_tracks * sizeof *c->async_tracks);
         c->nasync_tracks = p->nasync_tracks;
     }
-    c->async = malloc((p->nasync ? p->nasync : 1) * sizeof *c->async);
-    uint32_t *map = malloc((p->nthreads ? p->nthreads : 1) * sizeof *map); /* parent thread -> view thread */
+    c->async = ludus__malloc((p->nasync ? p->nasync : 1) * sizeof *c->async);
+    uint32_t *map = ludus__malloc((p->nthreads ? p->nthreads : 1) * sizeof *map); /* parent thread -> view thread */
     if (!c->async || !map) {
-        free(map);
+        ludus__free(map);
         return LUDUS_ENOMEM;
     }
     int subset = 0;
@@ -148,7 +148,7 @@ static int clip_parent(ludus_capture *c) {
         if (subset && z.begin_thread == UINT32_MAX && z.end_thread == UINT32_MAX) continue;
         c->async[c->nasync++] = z;
     }
-    free(map);
+    ludus__free(map);
     c->async_unmatched = p->async_unmatched;
     return 0;
 }
@@ -156,7 +156,7 @@ static int clip_parent(ludus_capture *c) {
 int ludus__async_build(ludus_capture *c) {
     c->async_ready = 1;
     if (c->parent) {
-        free(c->async_raw);
+        ludus__free(c->async_raw);
         c->async_raw = NULL;
         c->nasync_raw = c->async_raw_cap = 0;
         int rc = ludus__async_ensure(c->parent);
@@ -168,9 +168,9 @@ int ludus__async_build(ludus_capture *c) {
     if (n == 0) goto done;
     for (size_t i = 0; i < n; i++) /* tracks by name: begin and end may name them from different sites */
         if ((rc = track_of(c, c->async_raw[i].track_site, &c->async_raw[i].track_site)) != 0) goto done;
-    qsort(c->async_raw, n, sizeof *c->async_raw, cmp_raw);
-    c->async = malloc(n * sizeof *c->async);
-    open = malloc(n * sizeof *open);
+    ludus__qsort(c->async_raw, n, sizeof *c->async_raw, cmp_raw);
+    c->async = ludus__malloc(n * sizeof *c->async);
+    open = ludus__malloc(n * sizeof *open);
     if (!c->async || !open) {
         rc = LUDUS_ENOMEM;
         goto done;
@@ -198,7 +198,7 @@ int ludus__async_build(ludus_capture *c) {
         open[nopen++] = c->nasync++;
     }
     if (rc == 0) {
-        qsort(c->async, c->nasync, sizeof *c->async, cmp_zone);
+        ludus__qsort(c->async, c->nasync, sizeof *c->async, cmp_zone);
         /* nested zones take their outermost zone's lane: in begin order, the
          * enclosing zone of the same id is the last one at depth - 1 */
         rc = assign_lanes(c);
@@ -213,8 +213,8 @@ int ludus__async_build(ludus_capture *c) {
         }
     }
 done:
-    free(open);
-    free(c->async_raw);
+    ludus__free(open);
+    ludus__free(c->async_raw);
     c->async_raw = NULL;
     c->nasync_raw = c->async_raw_cap = 0;
     return rc;

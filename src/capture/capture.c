@@ -7,7 +7,7 @@
 #include "capture_internal.h"
 
 ludus_capture *ludus__capture_new(int type) {
-    ludus_capture *c = calloc(1, sizeof *c);
+    ludus_capture *c = ludus__calloc(1, sizeof *c);
     if (!c) return NULL;
     c->refs = 1;
     c->type = type;
@@ -30,26 +30,26 @@ void ludus__capture_free(ludus_capture *c) {
         ludus__capture_release_pool(c);
         ludus__names_destroy(c->names);
     }
-    free(c->stragglers);
-    free(c->late);
+    ludus__free(c->stragglers);
+    ludus__free(c->late);
     ludus__async_free(c);
     for (uint32_t i = 0; i < c->nthreads; i++)
-        if (c->threads[i].lanes_owned) free(c->threads[i].span_lane);
+        if (c->threads[i].lanes_owned) ludus__free(c->threads[i].span_lane);
     if (!c->borrowed) {
-        for (uint32_t i = 0; i < c->nthreads; i++) free(c->threads[i].runs);
-        free(c->sites);
-        free(c->site_hash);
+        for (uint32_t i = 0; i < c->nthreads; i++) ludus__free(c->threads[i].runs);
+        ludus__free(c->sites);
+        ludus__free(c->site_hash);
         ludus__arena_free(&c->site_text);
-        free(c->categories);
-        free(c->mem_cov);
+        ludus__free(c->categories);
+        ludus__free(c->mem_cov);
         ludus__gpu_free(c->gpu);
     }
-    free(c->threads);
+    ludus__free(c->threads);
     ludus_capture_release(c->parent);
     for (uint32_t i = 0; i < c->nparts; i++) ludus_capture_release(c->parts[i]);
-    free(c->parts);
-    free(c->carried);
-    free(c);
+    ludus__free(c->parts);
+    ludus__free(c->carried);
+    ludus__free(c);
 }
 
 int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_capture **out) {
@@ -80,9 +80,9 @@ int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_captu
     ludus_capture *v = ludus__capture_new(LUDUS__CAP_VIEW);
     if (!v) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     uint32_t nt = cut->threads ? cut->nthreads : src->nthreads;
-    v->threads = calloc(nt ? nt : 1, sizeof *v->threads);
+    v->threads = ludus__calloc(nt ? nt : 1, sizeof *v->threads);
     if (!v->threads) {
-        free(v);
+        ludus__free(v);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     /* Everything but the ownership: the view reads through its parent. */

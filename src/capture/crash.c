@@ -53,7 +53,12 @@ static int write_capture(int signo, uint64_t tid, int64_t at_ns, char *path, siz
 
 /* In the child: nothing here returns to the crashed program. */
 static int write_crash(int signo, uint64_t tid, int64_t at_ns, int in_copy) {
-    if (in_copy) ludus__session_crashed();
+    if (in_copy) {
+        /* a region of its own, not malloc's heap: the crash may have
+         * happened inside malloc, with one of its locks held */
+        ludus__alloc_private();
+        ludus__session_crashed();
+    }
     char path[4200], line[4600];
     int (*rolling)(int, uint64_t, int64_t, int, char *, size_t) = ludus__crash_rolling;
     int rc = rolling ? rolling(signo, tid, at_ns, in_copy, path, sizeof path)

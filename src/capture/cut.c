@@ -14,7 +14,7 @@ static int track(ludus__nev_iter *it, const ludus__nev *ev, int64_t shown_ts) {
     if (ev->kind == LUDUS_NEV_BEGIN) {
         if (it->cut_n == it->cut_open_cap) {
             uint32_t cap = it->cut_open_cap ? it->cut_open_cap * 2 : 32;
-            ludus__cut_open *o = realloc(it->cut_open, cap * sizeof *o);
+            ludus__cut_open *o = ludus__realloc(it->cut_open, cap * sizeof *o);
             if (!o) {
                 it->oom = 1;
                 return -1;

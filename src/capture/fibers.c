@@ -38,7 +38,7 @@ typedef struct split {
 static int grow(void **p, size_t *cap, size_t n, size_t size) {
     if (n < *cap) return 0;
     size_t c = *cap ? *cap * 2 : 16;
-    void *q = realloc(*p, c * size);
+    void *q = ludus__realloc(*p, c * size);
     if (!q) return -1;
     *p = q;
     *cap = c;
@@ -125,7 +125,7 @@ static int split_thread(split *s, ludus__cap_thread *th, uint32_t *seg) {
         if (emit_piece(s, run, from, run->n, fiber, *seg, tick0)) return -1;
     }
     if (s->nkeep > th->nruns) {
-        ludus__run *n = realloc(th->runs, s->nkeep * sizeof *n);
+        ludus__run *n = ludus__realloc(th->runs, s->nkeep * sizeof *n);
         if (!n) return -1;
         th->runs = n;
     }
@@ -167,8 +167,8 @@ int ludus__fibers_split(ludus_capture *c) {
     if (rc == 0 && s.nfibers) {
         /* Segments in time order per fiber (by their enters: a fiber runs on
          * one thread at a time), a segment's pieces in recorded order. */
-        qsort(s.pieces, s.npieces, sizeof *s.pieces, cmp_piece);
-        ludus__cap_thread *nt = realloc(c->threads, (size_t)(nthreads + s.nfibers) * sizeof *nt);
+        ludus__qsort(s.pieces, s.npieces, sizeof *s.pieces, cmp_piece);
+        ludus__cap_thread *nt = ludus__realloc(c->threads, (size_t)(nthreads + s.nfibers) * sizeof *nt);
         if (!nt) rc = -1;
         if (nt) c->threads = nt;
         for (uint32_t f = 0; f < s.nfibers && rc == 0; f++) {
@@ -181,7 +181,7 @@ int ludus__fibers_split(ludus_capture *c) {
             th->first_drop_ns = LUDUS__NO_DROP;
             size_t n = 0;
             for (size_t i = 0; i < s.npieces; i++) n += s.pieces[i].fiber == f;
-            th->runs = malloc((n ? n : 1) * sizeof *th->runs);
+            th->runs = ludus__malloc((n ? n : 1) * sizeof *th->runs);
             if (!th->runs) {
                 rc = -1;
                 break;
@@ -195,8 +195,8 @@ int ludus__fibers_split(ludus_capture *c) {
             c->nthreads++;
         }
     }
-    free(s.fibers);
-    free(s.pieces);
-    free(s.keep);
+    ludus__free(s.fibers);
+    ludus__free(s.pieces);
+    ludus__free(s.keep);
     return rc ? LUDUS_ENOMEM : 0;
 }

@@ -177,7 +177,7 @@ static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, l
     ludus__nf_block_get(&b, hb + ludus__nf_record_BYTES);
     if ((rc = block_frame(r, off, &h, &b)) != 0) return rc;
     if (b.slots > buf->cap) {
-        ludus__event *e = realloc(buf->ev, (size_t)b.slots * sizeof *e);
+        ludus__event *e = ludus__realloc(buf->ev, (size_t)b.slots * sizeof *e);
         if (!e) return ludus__fail(LUDUS_ENOMEM, "out of memory for a block of %" PRIu64 " slots", b.slots);
         buf->ev = e;
         buf->cap = (size_t)b.slots;
@@ -185,7 +185,7 @@ static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, l
     /* The whole payload, block head included, for the checksum. */
     size_t plen = (size_t)h.length;
     if (plen > buf->bytes_cap) {
-        uint8_t *nb = realloc(buf->bytes, plen);
+        uint8_t *nb = ludus__realloc(buf->bytes, plen);
         if (!nb) return ludus__fail(LUDUS_ENOMEM, "out of memory for a block of %zu bytes", plen);
         buf->bytes = nb;
         buf->bytes_cap = plen;
@@ -320,7 +320,7 @@ static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t 
             size_t n = ludus__utf8_clean(v, vn, c->process_name, sizeof c->process_name - 1);
             c->process_name[n] = 0;
         } else if (kn == 10 && !memcmp(k, "categories", 10) && !c->categories) {
-            c->categories = malloc((size_t)vn * 3 + 1);
+            c->categories = ludus__malloc((size_t)vn * 3 + 1);
             if (!c->categories) return ludus__fail(LUDUS_ENOMEM, "out of memory");
             c->categories[ludus__utf8_clean(v, vn, c->categories, (size_t)vn * 3)] = 0;
         } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
@@ -441,7 +441,7 @@ static int parse_threads(reader *r, ludus_capture *c, uint64_t base, uint32_t co
     uint32_t es = 0;
     int rc = table_head(r, base, "thread", count, expect, p, len, ludus__nf_thread_BYTES, &es);
     if (rc) return rc;
-    c->threads = calloc(count ? count : 1, sizeof *c->threads);
+    c->threads = ludus__calloc(count ? count : 1, sizeof *c->threads);
     if (!c->threads) return ludus__fail(LUDUS_ENOMEM, "out of memory for the thread table");
     c->nthreads = count;
     uint64_t pos = 4;
@@ -538,7 +538,7 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
         if (table) {
             if (h.length > LUDUS__NF_MAX_TABLE_BYTES)
                 return FMT_FAIL(off + 8, "table of %" PRIu64 " bytes exceeds the limit", h.length);
-            p = malloc(h.length ? (size_t)h.length : 1);
+            p = ludus__malloc(h.length ? (size_t)h.length : 1);
             if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory for a table of %" PRIu64 " bytes", h.length);
             rc = read_at(r, base, p, (size_t)h.length, "table");
             if (rc == 0) rc = check_crc(r, off, &h, p);
@@ -625,13 +625,13 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                                   e.blocks, e.slots, c->blocks, c->slots);
                     break;
                 }
-                free(p);
+                ludus__free(p);
                 return check_counts(r, c);
             }
             default:
                 break; /* unknown records are skipped (later minor versions) */
             }
-        free(p);
+        ludus__free(p);
         if (rc) return rc;
         off = base + h.length;
     }
@@ -641,7 +641,7 @@ static void destroy_reader(ludus_capture *c) {
     reader *r = c->loader;
     if (!r) return;
     if (r->fd >= 0) ludus__read_close(r->fd);
-    free(r);
+    ludus__free(r);
     c->loader = NULL;
 }
 
@@ -649,7 +649,7 @@ static int open_source(reader *r, ludus_capture **out) {
     ludus_capture *c = ludus__capture_new(LUDUS__CAP_FILE);
     if (!c) {
         if (r->fd >= 0) ludus__read_close(r->fd);
-        free(r);
+        ludus__free(r);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     c->loader = r;
@@ -674,12 +674,12 @@ int ludus_capture_open(const char *path, ludus_capture **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
-    reader *r = calloc(1, sizeof *r);
+    reader *r = ludus__calloc(1, sizeof *r);
     if (!r) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     int e = ludus__read_open(path, &r->fd, &r->size);
     if (e) {
         char buf[128];
-        free(r);
+        ludus__free(r);
         ludus__os_strerror(e, buf, sizeof buf);
         return ludus__fail(LUDUS_EIO, "cannot open %s: %s", path, buf);
     }
@@ -690,7 +690,7 @@ int ludus_capture_open_memory(const void *data, size_t size, ludus_capture **out
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
     if (!data && size) return ludus__fail(LUDUS_EINVAL, "data is NULL");
-    reader *r = calloc(1, sizeof *r);
+    reader *r = ludus__calloc(1, sizeof *r);
     if (!r) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     r->fd = -1;
     r->mem = data;

@@ -63,7 +63,7 @@ static int64_t tick_delta(uint64_t t, uint64_t ref, uint32_t bits) {
 /* ---- the store ---- */
 
 static int add_ctx(ludus__gpu_data *g, const ludus__gpu_ctx *info, uint32_t *slot) {
-    ludus__gpu_ctx *n = realloc(g->ctx, (g->nctx + 1) * sizeof *n);
+    ludus__gpu_ctx *n = ludus__realloc(g->ctx, (g->nctx + 1) * sizeof *n);
     if (!n) return -1;
     g->ctx = n;
     n[g->nctx] = *info;
@@ -76,11 +76,11 @@ static int add_ctx(ludus__gpu_data *g, const ludus__gpu_ctx *info, uint32_t *slo
 static uint32_t name_index(ludus__gpu_data *g, const char *name) {
     for (uint32_t i = g->nnames; i-- > 0;)
         if (strcmp(g->names[i], name) == 0) return i;
-    char **n = realloc(g->names, (g->nnames + 1) * sizeof *n);
+    char **n = ludus__realloc(g->names, (g->nnames + 1) * sizeof *n);
     if (!n) return UINT32_MAX;
     g->names = n;
     size_t len = strnlen(name, LUDUS__NF_MAX_STRING);
-    char *s = malloc(len * 3 + 1);
+    char *s = ludus__malloc(len * 3 + 1);
     if (!s) return UINT32_MAX;
     s[ludus__utf8_clean(name, len, s, len * 3)] = 0;
     n[g->nnames] = s;
@@ -89,18 +89,18 @@ static uint32_t name_index(ludus__gpu_data *g, const char *name) {
 
 void ludus__gpu_free(ludus__gpu_data *g) {
     if (!g) return;
-    for (uint32_t i = 0; i < g->nnames; i++) free(g->names[i]);
-    free(g->names);
-    free(g->ctx);
-    free(g->s);
-    free(g->cal);
-    free(g);
+    for (uint32_t i = 0; i < g->nnames; i++) ludus__free(g->names[i]);
+    ludus__free(g->names);
+    ludus__free(g->ctx);
+    ludus__free(g->s);
+    ludus__free(g->cal);
+    ludus__free(g);
 }
 
 void ludus__gpu_capture_begin(int64_t start_ns) {
     ludus__mutex_lock(&S.lock);
     ludus__gpu_free(S.data);
-    S.data = calloc(1, sizeof *S.data);
+    S.data = ludus__calloc(1, sizeof *S.data);
     S.start_ns = start_ns;
     for (uint32_t i = 0; i < MAX_CONTEXTS && S.data; i++)
         if (S.ctx[i] && add_ctx(S.data, &S.ctx[i]->info, &S.ctx[i]->slot)) {
@@ -149,7 +149,7 @@ int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_conte
     if (!desc || !finite_positive(desc->tick_period_ns) || desc->queue < 0 || desc->queue > LUDUS_GPU_QUEUE_COPY ||
         desc->valid_bits > 64)
         return ludus__fail(LUDUS_EINVAL, "a GPU context needs a tick period > 0, a queue kind and valid_bits <= 64");
-    ludus_gpu_context *x = calloc(1, sizeof *x);
+    ludus_gpu_context *x = ludus__calloc(1, sizeof *x);
     if (!x) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus__gpu_ctx *in = &x->info;
     if (desc->name)
@@ -173,7 +173,7 @@ int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_conte
     if (rc == 0) S.ctx[i] = x;
     ludus__mutex_unlock(&S.lock);
     if (rc) {
-        free(x);
+        ludus__free(x);
         return ludus__fail(rc, rc == LUDUS_ETHREADS ? "%u GPU contexts live" : "out of memory", MAX_CONTEXTS);
     }
     *out = x;
@@ -189,7 +189,7 @@ void ludus_gpu_context_destroy(ludus_gpu_context *x) {
     for (uint32_t i = 0; i < MAX_CONTEXTS; i++)
         if (S.ctx[i] == x) S.ctx[i] = NULL;
     ludus__mutex_unlock(&S.lock);
-    free(x);
+    ludus__free(x);
 }
 
 int64_t ludus_gpu_cpu_now_ns(void) {
@@ -216,7 +216,7 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
     if (g->ns + n > g->s_cap) {
         uint64_t cap = g->s_cap ? g->s_cap : 256;
         while (cap < g->ns + n) cap *= 2;
-        ludus__gpu_sample *s = realloc(g->s, cap * sizeof *s);
+        ludus__gpu_sample *s = ludus__realloc(g->s, cap * sizeof *s);
         if (!s) {
             rc = LUDUS_ENOMEM;
             goto out;
@@ -275,7 +275,7 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
     } else {
         if (g->ncal == g->cal_cap) {
             uint64_t cap = g->cal_cap ? g->cal_cap * 2 : 64;
-            ludus__gpu_cal *n = realloc(g->cal, cap * sizeof *n);
+            ludus__gpu_cal *n = ludus__realloc(g->cal, cap * sizeof *n);
             if (!n) rc = LUDUS_ENOMEM;
             if (n) g->cal = n, g->cal_cap = cap;
         }
@@ -382,7 +382,7 @@ static int place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sample *s, uint6
     ludus__gpu_ctx *ci = &g->ctx[k];
     uint32_t bits = ci->valid_bits ? ci->valid_bits : 64;
     /* accepted points: a point that disagrees with the one before marks a break */
-    uint8_t *brk = calloc(ncal ? ncal : 1, 1);
+    uint8_t *brk = ludus__calloc(ncal ? ncal : 1, 1);
     if (!brk) return -1;
     for (uint32_t i = 1; i < ncal; i++) {
         double dt = (double)tick_delta(cal[i].ticks, cal[i - 1].ticks, bits) * ci->period_ns;
@@ -419,9 +419,9 @@ static int place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sample *s, uint6
     }
     ci->breaks = 0;
     for (uint32_t i = 1; i < ncal; i++) ci->breaks += brk[i];
-    free(brk);
+    ludus__free(brk);
     if (!ncal && ns) { /* anchored at each frame's CPU submission, spaced by device time */
-        qsort(s, ns, sizeof *s, cmp_frame);
+        ludus__qsort(s, ns, sizeof *s, cmp_frame);
         for (uint64_t i = 0; i < ns;) {
             uint64_t j = i;
             int64_t anchor = s[i].submit_ns;
@@ -442,7 +442,7 @@ static int place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sample *s, uint6
     }
     /* lanes: in begin order, the first lane whose last span has ended; frame
      * samples are counters, not spans, and take no lane */
-    if (ns) qsort(s, ns, sizeof *s, cmp_sample);
+    if (ns) ludus__qsort(s, ns, sizeof *s, cmp_sample);
     int64_t lane_end[LUDUS__MAX_LANES];
     uint32_t used = 0;
     for (uint64_t i = 0; i < ns; i++) {
@@ -465,9 +465,9 @@ static int place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sample *s, uint6
 int ludus__gpu_place(ludus__gpu_data *g) {
     if (!g) return 0;
     /* by context, in time order */
-    if (g->ncal) qsort(g->cal, g->ncal, sizeof *g->cal, cmp_cal);              /* (qsort of NULL, 0 is undefined) */
+    if (g->ncal) ludus__qsort(g->cal, g->ncal, sizeof *g->cal, cmp_cal);       /* (qsort of NULL, 0 is undefined) */
     for (uint64_t i = 0; i < g->ns; i++) g->s[i].begin_ns = g->s[i].submit_ns; /* group by context first */
-    if (g->ns) qsort(g->s, g->ns, sizeof *g->s, cmp_sample);
+    if (g->ns) ludus__qsort(g->s, g->ns, sizeof *g->s, cmp_sample);
     uint64_t si = 0, ci = 0;
     for (uint32_t k = 0; k < g->nctx; k++) {
         uint64_t s0 = si, c0 = ci;
@@ -486,9 +486,9 @@ const ludus__gpu_data *ludus__gpu_of(const ludus_capture *c) {
 int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data *src, int64_t shift_ns) {
     if (!src) return 0;
     ludus__gpu_data *g = *dst;
-    if (!g && !(g = *dst = calloc(1, sizeof *g))) return LUDUS_ENOMEM;
-    uint32_t *map = calloc(src->nctx ? src->nctx : 1, sizeof *map);
-    uint32_t *nmap = calloc(src->nnames ? src->nnames : 1, sizeof *nmap);
+    if (!g && !(g = *dst = ludus__calloc(1, sizeof *g))) return LUDUS_ENOMEM;
+    uint32_t *map = ludus__calloc(src->nctx ? src->nctx : 1, sizeof *map);
+    uint32_t *nmap = ludus__calloc(src->nnames ? src->nnames : 1, sizeof *nmap);
     int rc = !map || !nmap ? LUDUS_ENOMEM : 0;
     for (uint32_t k = 0; k < src->nctx && rc == 0; k++) {
         const ludus__gpu_ctx *sc = &src->ctx[k];
@@ -501,7 +501,7 @@ int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data *src, int64_t
     for (uint32_t i = 0; i < src->nnames && rc == 0; i++)
         if ((nmap[i] = name_index(g, src->names[i])) == UINT32_MAX) rc = LUDUS_ENOMEM;
     if (rc == 0 && src->ns) {
-        ludus__gpu_sample *s = realloc(g->s, (g->ns + src->ns) * sizeof *s);
+        ludus__gpu_sample *s = ludus__realloc(g->s, (g->ns + src->ns) * sizeof *s);
         if (!s) rc = LUDUS_ENOMEM;
         if (s) {
             g->s = s;
@@ -516,7 +516,7 @@ int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data *src, int64_t
         }
     }
     if (rc == 0 && src->ncal) {
-        ludus__gpu_cal *cl = realloc(g->cal, (g->ncal + src->ncal) * sizeof *cl);
+        ludus__gpu_cal *cl = ludus__realloc(g->cal, (g->ncal + src->ncal) * sizeof *cl);
         if (!cl) rc = LUDUS_ENOMEM;
         if (cl) {
             g->cal = cl;
@@ -529,8 +529,8 @@ int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data *src, int64_t
             }
         }
     }
-    free(map);
-    free(nmap);
+    ludus__free(map);
+    ludus__free(nmap);
     return rc;
 }
 
@@ -608,7 +608,7 @@ uint8_t *ludus__gpu_encode(const ludus__gpu_data *g, size_t *n) {
                  (size_t)g->nctx * (ludus__nf_gpu_ctx_BYTES + 8 * LUDUS_GPU_COVERAGE_COUNT + 128) +
                  (size_t)g->ns * ludus__nf_gpu_sample_BYTES + (size_t)g->ncal * ludus__nf_gpu_cal_BYTES;
     for (uint32_t i = 0; i < g->nnames; i++) cap += 4 + strlen(g->names[i]);
-    uint8_t *b = malloc(cap), *p = b;
+    uint8_t *b = ludus__malloc(cap), *p = b;
     if (!b) return NULL;
     ludus__nf_gpu_head h = {ludus__nf_gpu_ctx_BYTES,
                             ludus__nf_gpu_sample_BYTES,
@@ -669,13 +669,13 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
     if (h.nctx > MAX_CONTEXTS * 64 || h.nnames > LUDUS__NF_MAX_SITES || h.nsamples > n / h.sample_bytes ||
         h.ncal > n / h.cal_bytes)
         return BAD("GPU record counts exceed its length");
-    ludus__gpu_data *g = calloc(1, sizeof *g);
+    ludus__gpu_data *g = ludus__calloc(1, sizeof *g);
     if (!g) return -2;
     c->gpu = g;
-    g->ctx = calloc(h.nctx ? h.nctx : 1, sizeof *g->ctx);
-    g->names = calloc(h.nnames ? h.nnames : 1, sizeof *g->names);
-    g->s = calloc(h.nsamples ? h.nsamples : 1, sizeof *g->s);
-    g->cal = calloc(h.ncal ? h.ncal : 1, sizeof *g->cal);
+    g->ctx = ludus__calloc(h.nctx ? h.nctx : 1, sizeof *g->ctx);
+    g->names = ludus__calloc(h.nnames ? h.nnames : 1, sizeof *g->names);
+    g->s = ludus__calloc(h.nsamples ? h.nsamples : 1, sizeof *g->s);
+    g->cal = ludus__calloc(h.ncal ? h.ncal : 1, sizeof *g->cal);
     if (!g->ctx || !g->names || !g->s || !g->cal) return -2;
     size_t off = ludus__nf_gpu_head_BYTES;
     for (uint32_t i = 0; i < h.nctx; i++) {
@@ -707,7 +707,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         ludus__nf_get_U32(p + off, &l);
         off += 4;
         if (l > LUDUS__NF_MAX_STRING || n - off < l) return BAD("GPU pass name %u: %u bytes", i, l);
-        char *s = malloc((size_t)l * 3 + 1);
+        char *s = ludus__malloc((size_t)l * 3 + 1);
         if (!s) return -2;
         s[ludus__utf8_clean((const char *)p + off, l, s, (size_t)l * 3)] = 0;
         g->names[g->nnames++] = s;

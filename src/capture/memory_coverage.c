@@ -24,7 +24,7 @@ int ludus__mem_cov_take(ludus_capture *c, int64_t pool_bytes) {
     uint32_t no = ludus__live_outside(o, LUDUS__MAX_OUTSIDE);
     uint64_t shards = ludus__live_shard_bytes();
     ludus__live_unlock();
-    c->mem_cov = calloc(nd + no + 2, sizeof *c->mem_cov);
+    c->mem_cov = ludus__calloc(nd + no + 2, sizeof *c->mem_cov);
     if (!c->mem_cov) return -1;
     for (uint32_t i = 0; i < nd; i++) {
         ludus__mem_cov *m = &c->mem_cov[c->nmem_cov++];
@@ -59,7 +59,7 @@ int ludus__mem_cov_take(ludus_capture *c, int64_t pool_bytes) {
 
 char *ludus__mem_cov_text(const ludus_capture *c) {
     size_t cap = (size_t)c->nmem_cov * (sizeof c->mem_cov->name + 8 * 24 + 24) + 1, n = 0;
-    char *t = malloc(cap);
+    char *t = ludus__malloc(cap);
     if (!t) return NULL;
     t[0] = 0;
     for (uint32_t i = 0; i < c->nmem_cov; i++) {
@@ -94,9 +94,9 @@ int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, s
         snprintf(why, why_cap, "%u memory coverage lines (at most 1024)", lines);
         return -1;
     }
-    free(c->mem_cov);
+    ludus__free(c->mem_cov);
     c->nmem_cov = 0;
-    c->mem_cov = calloc(lines ? lines : 1, sizeof *c->mem_cov);
+    c->mem_cov = ludus__calloc(lines ? lines : 1, sizeof *c->mem_cov);
     if (!c->mem_cov) return -2;
     const char *p = v, *end = v + n;
     for (uint32_t l = 0; l < lines; l++) {

@@ -70,7 +70,7 @@ static __thread ludus__nev sink; /* where events go when the batch cannot grow *
 
 static ludus__nev *emit_grow(ludus__nev_iter *it) {
     uint32_t cap = it->rcap * 2;
-    ludus__nev *b = realloc(it->rb, cap * sizeof *b);
+    ludus__nev *b = ludus__realloc(it->rb, cap * sizeof *b);
     if (!b) {
         it->oom = 1;
         return &sink;
@@ -103,7 +103,7 @@ static inline void set_nev(ludus__nev *restrict e, uint8_t kind, uint8_t lane, u
 
 static int grow_stack(ludus__nev_iter *it, ludus__open **stack, uint32_t *cap) {
     uint32_t nc = *cap ? *cap * 2 : 32;
-    ludus__open *s = realloc(*stack, nc * sizeof *s);
+    ludus__open *s = ludus__realloc(*stack, nc * sizeof *s);
     if (!s) {
         it->oom = 1;
         return -1;
@@ -162,7 +162,7 @@ static void lane_add(ludus__nev_iter *it, uint32_t k, int64_t t0, int64_t t1) {
     while (it->lane_n[k] > 0 && it->lane_iv[k][it->lane_n[k] - 1].t0 >= t0) it->lane_n[k]--;
     if (it->lane_n[k] == it->lane_cap[k]) {
         uint32_t cap = it->lane_cap[k] ? it->lane_cap[k] * 2 : 16;
-        ludus__lane_iv *n = realloc(it->lane_iv[k], cap * sizeof *n);
+        ludus__lane_iv *n = ludus__realloc(it->lane_iv[k], cap * sizeof *n);
         if (!n) {
             it->oom = 1;
             return;
@@ -318,7 +318,7 @@ static int64_t keep_text(ludus__nev_iter *it, const char *text, uint32_t len, ui
     if (it->text_n + need > it->text_cap) {
         size_t cap = it->text_cap ? it->text_cap * 2 : 4096;
         while (cap < it->text_n + need) cap *= 2;
-        char *t = realloc(it->text, cap);
+        char *t = ludus__realloc(it->text, cap);
         if (!t) {
             it->oom = 1;
             *kept = 0;
@@ -451,7 +451,7 @@ static const ludus__run *current_run(ludus__nev_iter *it) {
             it->loaded = 1;
             if (it->nseen == it->seen_cap) {
                 uint32_t cap = it->seen_cap ? it->seen_cap * 2 : 16;
-                ludus__seen_run *s = realloc(it->seen, cap * sizeof *s);
+                ludus__seen_run *s = ludus__realloc(it->seen, cap * sizeof *s);
                 if (!s) {
                     it->oom = 1;
                     return NULL;
@@ -690,7 +690,7 @@ int ludus__nev_fill(ludus__nev_iter *it) {
         return it->on != 0;
     }
     if (!it->cb) {
-        it->cb = malloc(LUDUS__NEV_BATCH * sizeof *it->cb);
+        it->cb = ludus__malloc(LUDUS__NEV_BATCH * sizeof *it->cb);
         if (!it->cb) {
             it->oom = 1;
             return 0;
@@ -735,8 +735,8 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
     ludus__tick_conv_init(&it->conv, c);
     it->th = &c->threads[thread];
     it->rcap = LUDUS__NEV_BATCH + 64;
-    it->rb = malloc(it->rcap * sizeof *it->rb);
-    it->memo = malloc(LUDUS__SITE_MEMO * sizeof *it->memo);
+    it->rb = ludus__malloc(it->rcap * sizeof *it->rb);
+    it->memo = ludus__malloc(LUDUS__SITE_MEMO * sizeof *it->memo);
     if (!it->rb || !it->memo) {
         it->oom = 1;
         return LUDUS_ENOMEM;
@@ -754,7 +754,7 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
      * time). A file's count is bounded by its slots. */
     uint64_t n = it->th->spans;
     if (it->th->slots && n > it->th->slots) n = it->th->slots;
-    it->span_lane = calloc(n ? n : 1, 1);
+    it->span_lane = ludus__calloc(n ? n : 1, 1);
     if (!it->span_lane) {
         it->oom = 1;
         return LUDUS_ENOMEM;
@@ -765,12 +765,12 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
     }
     it->deciding = 0;
     for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) {
-        free(it->lane_iv[k]);
+        ludus__free(it->lane_iv[k]);
         it->lane_iv[k] = NULL;
         it->lane_n[k] = it->lane_cap[k] = 0;
     }
     if (it->oom) {
-        free(it->span_lane);
+        ludus__free(it->span_lane);
         it->span_lane = NULL;
         return ludus__nev_error(it);
     }
@@ -784,16 +784,16 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
 }
 
 void ludus__nev_free(ludus__nev_iter *it) {
-    free(it->lex);
-    free(it->span);
-    free(it->rb);
-    free(it->cb);
-    free(it->memo);
-    free(it->seen);
-    free(it->cut_open);
-    free(it->text);
-    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) free(it->lane_iv[k]);
-    free(it->rbuf.ev);
-    free(it->rbuf.bytes);
+    ludus__free(it->lex);
+    ludus__free(it->span);
+    ludus__free(it->rb);
+    ludus__free(it->cb);
+    ludus__free(it->memo);
+    ludus__free(it->seen);
+    ludus__free(it->cut_open);
+    ludus__free(it->text);
+    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) ludus__free(it->lane_iv[k]);
+    ludus__free(it->rbuf.ev);
+    ludus__free(it->rbuf.bytes);
     memset(it, 0, sizeof *it);
 }

@@ -55,10 +55,10 @@ struct ludus__pool_file {
 };
 
 int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_file **out, void **pool) {
-    ludus__pool_file *f = calloc(1, sizeof *f);
-    if (f) f->path = strdup(path);
+    ludus__pool_file *f = ludus__calloc(1, sizeof *f);
+    if (f) f->path = ludus__strdup(path);
     if (!f || !f->path) {
-        free(f);
+        ludus__free(f);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     f->pid = ludus__os_pid();
@@ -69,8 +69,8 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
     if (!f->map) {
         char why[128];
         ludus__os_strerror(err, why, sizeof why);
-        free(f->path);
-        free(f);
+        ludus__free(f->path);
+        ludus__free(f);
         return ludus__fail(err == 38 /* ENOSYS */ ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
     }
     f->h = (ludus__pf_header *)f->map;
@@ -95,7 +95,7 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
 static int seen_add(ludus__pool_file *f, uintptr_t key) {
     if ((f->nseen + 1) * 2 > f->seen_cap) {
         uint32_t cap = f->seen_cap ? f->seen_cap * 2 : 1024;
-        uintptr_t *n = calloc(cap, sizeof *n);
+        uintptr_t *n = ludus__calloc(cap, sizeof *n);
         if (!n) return -1;
         for (uint32_t i = 0; i < f->seen_cap; i++) {
             if (!f->seen[i]) continue;
@@ -103,7 +103,7 @@ static int seen_add(ludus__pool_file *f, uintptr_t key) {
             while (n[j]) j = (j + 1) & (cap - 1);
             n[j] = f->seen[i];
         }
-        free(f->seen);
+        ludus__free(f->seen);
         f->seen = n;
         f->seen_cap = cap;
     }
@@ -258,7 +258,7 @@ static void journal_threads(ludus__pool_file *f) {
         if (known) continue;
         if (f->nserials == f->serials_cap) {
             uint32_t cap = f->serials_cap ? f->serials_cap * 2 : 64;
-            uint32_t *n = realloc(f->serials, cap * sizeof *n);
+            uint32_t *n = ludus__realloc(f->serials, cap * sizeof *n);
             if (!n) break;
             f->serials = n;
             f->serials_cap = cap;
@@ -335,10 +335,10 @@ void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
 }
 
 static void release(ludus__pool_file *f) {
-    free(f->seen);
-    free(f->serials);
-    free(f->path);
-    free(f);
+    ludus__free(f->seen);
+    ludus__free(f->serials);
+    ludus__free(f->path);
+    ludus__free(f);
 }
 
 void ludus__pool_file_close(ludus__pool_file *f) {

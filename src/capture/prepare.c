@@ -13,7 +13,7 @@ int ludus__build_runs(ludus_capture *c) {
         if (!th->first || th->runs) continue;
         uint32_t k = 0;
         for (ludus__chunk *ch = th->first; ch; ch = ch->next) k++;
-        th->runs = malloc(k * sizeof *th->runs);
+        th->runs = ludus__malloc(k * sizeof *th->runs);
         if (!th->runs) return LUDUS_ENOMEM;
         th->nruns = 0;
         for (ludus__chunk *ch = th->first; ch; ch = ch->next) {

@@ -51,7 +51,7 @@ static void unmap(ludus_capture *c) {
     mapping *m = c->loader;
     if (!m) return;
     ludus__file_unmap(m->p, m->bytes);
-    free(m);
+    ludus__free(m);
     c->loader = NULL;
 }
 
@@ -115,7 +115,7 @@ static int read_journal(ludus_capture *c, const char *j, uint64_t len, uint64_t 
             if (a.name_len > head[1] - sizeof a) return FAIL(base + pos, "thread name exceeds the record");
             if (*nnames == cap) {
                 cap = cap ? cap * 2 : 16;
-                thread_name *n = realloc(*names, cap * sizeof *n);
+                thread_name *n = ludus__realloc(*names, cap * sizeof *n);
                 if (!n) return ludus__fail(LUDUS_ENOMEM, "out of memory");
                 *names = n;
             }
@@ -203,7 +203,7 @@ static int build(ludus_capture *c, const char *map, size_t size, const ludus__pf
             size_t n = written(LUDUS__CHUNK_EVENTS(ch), ch->used && ch->used <= slots ? (size_t)ch->used : slots);
             if (npieces == cap) {
                 cap = cap ? cap * 2 : 256;
-                piece *np = realloc(pieces, cap * sizeof *np);
+                piece *np = ludus__realloc(pieces, cap * sizeof *np);
                 if (!np) {
                     rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
                     break;
@@ -217,13 +217,13 @@ static int build(ludus_capture *c, const char *map, size_t size, const ludus__pf
         }
         off += ch->bytes;
     }
-    if (rc == 0) qsort(pieces, npieces, sizeof *pieces, cmp_piece);
+    if (rc == 0) ludus__qsort(pieces, npieces, sizeof *pieces, cmp_piece);
 
     /* a thread per serial */
     uint32_t nthreads = 0;
     for (size_t i = 0; i < npieces; i++) nthreads += i == 0 || pieces[i].serial != pieces[i - 1].serial;
     if (rc == 0) {
-        c->threads = calloc(nthreads ? nthreads : 1, sizeof *c->threads);
+        c->threads = ludus__calloc(nthreads ? nthreads : 1, sizeof *c->threads);
         if (!c->threads) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     uint64_t last_ticks = 0;
@@ -239,7 +239,7 @@ static int build(ludus_capture *c, const char *map, size_t size, const ludus__pf
                 memcpy(th->name, names[k].name, sizeof th->name);
                 th->tid = names[k].tid;
             }
-        th->runs = calloc(j - i, sizeof *th->runs);
+        th->runs = ludus__calloc(j - i, sizeof *th->runs);
         if (!th->runs) {
             rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
             break;
@@ -261,8 +261,8 @@ static int build(ludus_capture *c, const char *map, size_t size, const ludus__pf
         int64_t at = c->start_ns + ludus__ticks_to_ns(c, last_ticks) + 1;
         if (at > c->end_ns) c->end_ns = at;
     }
-    free(pieces);
-    free(names);
+    ludus__free(pieces);
+    ludus__free(names);
     (void)size;
     return rc;
 }
@@ -300,11 +300,11 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
                       (unsigned long long)h.pool_off, size);
     }
     ludus_capture *c = rc == 0 ? ludus__capture_new(LUDUS__CAP_FILE) : NULL;
-    mapping *m = c ? malloc(sizeof *m) : NULL;
+    mapping *m = c ? ludus__malloc(sizeof *m) : NULL;
     if (rc == 0 && (!c || !m)) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
     if (rc) {
-        free(m);
-        free(c);
+        ludus__free(m);
+        ludus__free(c);
         ludus__file_unmap(map, size);
         return rc;
     }

@@ -109,7 +109,7 @@ static thread_carry *carry_of(uint32_t serial, int create) {
     for (uint32_t i = 0; i < R.ncarry; i++)
         if (R.carry[i].serial == serial) return &R.carry[i];
     if (!create) return NULL;
-    thread_carry *n = realloc(R.carry, (R.ncarry + 1) * sizeof *n);
+    thread_carry *n = ludus__realloc(R.carry, (R.ncarry + 1) * sizeof *n);
     if (!n) return NULL;
     R.carry = n;
     n = &R.carry[R.ncarry++];
@@ -121,7 +121,7 @@ static thread_carry *carry_of(uint32_t serial, int create) {
 static int carry_push(thread_carry *tc, const ludus__event *e, uintptr_t addr, int span) {
     if (tc->n == tc->cap) {
         uint32_t cap = tc->cap ? tc->cap * 2 : 16;
-        carried *n = realloc(tc->e, cap * sizeof *n);
+        carried *n = ludus__realloc(tc->e, cap * sizeof *n);
         if (!n) return -1;
         tc->e = n;
         tc->cap = cap;
@@ -176,7 +176,7 @@ static int carry_replay(thread_carry *tc, const ludus__cap_thread *th) {
 static char *dup_or_null(const char *s) {
     if (!s) return NULL;
     size_t n = strlen(s) + 1;
-    char *d = malloc(n);
+    char *d = ludus__malloc(n);
     return d ? memcpy(d, s, n) : NULL;
 }
 
@@ -188,7 +188,7 @@ static const ludus_site *copy_site(const ludus_site *s) {
             !strcmp(c->file ? c->file : "", s->file ? s->file : ""))
             return c;
     }
-    site_copy **n = realloc(R.copies, (R.ncopies + 1) * sizeof *n);
+    site_copy **n = ludus__realloc(R.copies, (R.ncopies + 1) * sizeof *n);
     if (!n) return NULL;
     R.copies = n;
     site_copy *c =
@@ -241,7 +241,7 @@ static ludus__cap_thread *joined_thread(ludus_capture *j, uint32_t serial) {
 
 static int append_runs(ludus__cap_thread *th, const ludus__run *runs, uint32_t n) {
     if (!n) return 0;
-    ludus__run *r = realloc(th->runs, (th->nruns + n) * sizeof *r);
+    ludus__run *r = ludus__realloc(th->runs, (th->nruns + n) * sizeof *r);
     if (!r) return -1;
     th->runs = r;
     memcpy(r + th->nruns, runs, n * sizeof *r);
@@ -255,12 +255,12 @@ static ludus_capture *join_segments(void) {
     ludus_capture *j = ludus__capture_new(LUDUS__CAP_MEMORY);
     if (!j) return NULL;
     const ludus_capture *first = R.seg[0], *lastc = R.seg[R.nseg - 1];
-    j->parts = calloc(R.nseg, sizeof *j->parts);
+    j->parts = ludus__calloc(R.nseg, sizeof *j->parts);
     uint32_t maxthreads = 0, ncarried = 0;
     for (uint32_t i = 0; i < R.nseg; i++) maxthreads += R.seg[i]->nthreads;
     for (uint32_t i = 0; i < R.ncarry; i++) ncarried += R.carry[i].n;
-    j->threads = calloc(maxthreads + R.ncarry + 1, sizeof *j->threads);
-    j->carried = calloc(ncarried + 1, sizeof *j->carried);
+    j->threads = ludus__calloc(maxthreads + R.ncarry + 1, sizeof *j->threads);
+    j->carried = ludus__calloc(ncarried + 1, sizeof *j->carried);
     if (!j->parts || !j->threads || !j->carried) goto fail;
     j->gen = lastc->gen;
     j->gen_first = first->gen;
@@ -273,7 +273,7 @@ static ludus_capture *join_segments(void) {
     memcpy(j->process_name, lastc->process_name, sizeof j->process_name);
     if (lastc->categories && !(j->categories = dup_or_null(lastc->categories))) goto fail;
     if (lastc->nmem_cov) {
-        j->mem_cov = malloc(lastc->nmem_cov * sizeof *j->mem_cov);
+        j->mem_cov = ludus__malloc(lastc->nmem_cov * sizeof *j->mem_cov);
         if (!j->mem_cov) goto fail;
         memcpy(j->mem_cov, lastc->mem_cov, lastc->nmem_cov * sizeof *j->mem_cov);
         j->nmem_cov = lastc->nmem_cov;
@@ -346,7 +346,7 @@ static int switch_segment(int64_t now, int drop) {
     R.seg_start_ns = now;
     if (R.nseg == R.seg_cap) {
         uint32_t cap = R.seg_cap ? R.seg_cap * 2 : 8;
-        ludus_capture **n = realloc(R.seg, cap * sizeof *n);
+        ludus_capture **n = ludus__realloc(R.seg, cap * sizeof *n);
         if (!n) {
             ludus_capture_release(ended); /* its events are gone: the window starts later */
             return LUDUS_ENOMEM;
@@ -638,7 +638,7 @@ static void fork_child(void) {
 static int crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
     ludus_capture *ended = NULL;
     if (ludus_capture_active() && ludus__session_end() == 0 && ludus_capture_get_last(&ended) == 0) {
-        ludus_capture **n = R.nseg == R.seg_cap ? realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
+        ludus_capture **n = R.nseg == R.seg_cap ? ludus__realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
         if (n) {
             R.seg = n;
             R.seg_cap += R.nseg == R.seg_cap;
@@ -683,19 +683,19 @@ static void release_window(void) {
     for (uint32_t i = 0; i < R.nseg; i++) ludus_capture_release(R.seg[i]);
     R.nseg = 0;
     ludus__session_offer_pool(NULL);
-    free(R.seg);
+    ludus__free(R.seg);
     R.seg = NULL;
     R.seg_cap = 0;
-    for (uint32_t i = 0; i < R.ncarry; i++) free(R.carry[i].e);
-    free(R.carry);
+    for (uint32_t i = 0; i < R.ncarry; i++) ludus__free(R.carry[i].e);
+    ludus__free(R.carry);
     R.carry = NULL;
     R.ncarry = 0;
     /* Copies of descriptors stay: a snapshot still held may point at them
      * (they are few: one per distinct run-time name carried). */
-    free(R.ring);
-    free(R.sorted);
+    ludus__free(R.ring);
+    ludus__free(R.sorted);
     R.ring = R.sorted = NULL;
-    free(R.categories);
+    ludus__free(R.categories);
     R.categories = NULL;
 }
 
@@ -765,8 +765,8 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     R.categories = dup_or_null(cd.categories);
     cd.categories = R.categories;
     R.desc = cd;
-    R.ring = calloc(d.median_frames, sizeof *R.ring);
-    R.sorted = calloc(d.median_frames, sizeof *R.sorted);
+    R.ring = ludus__calloc(d.median_frames, sizeof *R.ring);
+    R.sorted = ludus__calloc(d.median_frames, sizeof *R.sorted);
     R.nring = R.ring_pos = 0;
     R.prev_frame_ns = 0;
     R.pending = 0;

@@ -188,12 +188,12 @@ static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
     int use_tsc = d.clock != LUDUS_CLOCK_MONOTONIC && tsc;
     char *cats = NULL;
     if (d.categories) {
-        cats = strdup(d.categories);
+        cats = ludus__strdup(d.categories);
         if (!cats) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     ludus__name_table *names = ludus__names_create();
     if (!names) {
-        free(cats);
+        ludus__free(cats);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     int mapped = d.allocator.alloc == NULL;
@@ -204,7 +204,7 @@ static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
         mapped = 2;
         int rc = ludus__pool_file_create(d.pool_file, bytes, &p->pool_file, &mem);
         if (rc) {
-            free(cats);
+            ludus__free(cats);
             ludus__names_destroy(names);
             return rc;
         }
@@ -222,7 +222,7 @@ static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
             mem = default_alloc((size_t)bytes, 64, NULL);
         }
         if (!mem) {
-            free(cats);
+            ludus__free(cats);
             ludus__names_destroy(names);
             return ludus__fail(LUDUS_ENOMEM, "could not reserve %llu bytes for the chunk pool",
                                (unsigned long long)bytes);
@@ -321,7 +321,7 @@ static int64_t begin_arm(ludus__begin_prep *p) {
 static void begin_discard(ludus__begin_prep *p) {
     pool_free(p->mem, p->bytes, p->mapped, &p->d.allocator, p->pool_file);
     ludus__names_destroy(p->names);
-    free(p->cats);
+    ludus__free(p->cats);
     memset(p, 0, sizeof *p);
 }
 
@@ -403,9 +403,9 @@ static int end_capture(uint32_t disarmed) {
 
     uint32_t n = 0, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
-    ludus__thread_final *fin = calloc((size_t)nlive + s->nretired + 1, sizeof *fin);
-    ludus__straggler *strag = calloc(nlive + 1, sizeof *strag);
-    ludus__late *late = calloc(nlive + 1, sizeof *late);
+    ludus__thread_final *fin = ludus__calloc((size_t)nlive + s->nretired + 1, sizeof *fin);
+    ludus__straggler *strag = ludus__calloc(nlive + 1, sizeof *strag);
+    ludus__late *late = ludus__calloc(nlive + 1, sizeof *late);
     uint32_t nstrag = 0, nlate = 0;
     for (uint32_t i = 0; i < high && fin && strag && late; i++) {
         ludus__thread_record *r = &ludus__reg.rec[i];
@@ -434,7 +434,7 @@ static int end_capture(uint32_t disarmed) {
     ludus__pool_file_stop(sess_pool_file, 1);    /* the capture object holds it all now */
 
     ludus_capture *c = fin && strag && late ? ludus__capture_new(LUDUS__CAP_MEMORY) : NULL;
-    ludus__cap_thread *threads = c ? calloc(n ? n : 1, sizeof *threads) : NULL;
+    ludus__cap_thread *threads = c ? ludus__calloc(n ? n : 1, sizeof *threads) : NULL;
     int oom = !threads;
     if (c) {
         c->gen = gen;
@@ -497,12 +497,12 @@ static int end_capture(uint32_t disarmed) {
         pool_free(s->pool_mem, s->pool.bytes, sess_pool_mapped, &s->desc.allocator, sess_pool_file);
         sess_pool_file = NULL;
         ludus__names_destroy(s->names);
-        free(s->categories);
+        ludus__free(s->categories);
     }
-    free(fin);
-    free(strag);
-    free(late);
-    free(s->retired);
+    ludus__free(fin);
+    ludus__free(strag);
+    ludus__free(late);
+    ludus__free(s->retired);
     if (c && nlate) { /* late threads may still take pieces and intern names */
         memset(s, 0, LUDUS__SESSION_PRODUCERS);
         late_cap = c;
@@ -729,8 +729,8 @@ void ludus__session_after_fork(void) {
         ludus__prefault_stop(sess_prefault);
         sess_prefault = NULL;
         ludus__names_destroy(s->names);
-        free(s->categories);
-        free(s->retired);
+        ludus__free(s->categories);
+        ludus__free(s->retired);
         ludus__pool_file_forget(sess_pool_file);
         sess_pool_file = NULL;
         memset(s, 0, sizeof *s);

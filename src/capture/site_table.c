@@ -40,15 +40,15 @@ uint32_t ludus__site_id(const char *name, size_t name_len, const char *file, uin
 static int grow(ludus_capture *c) {
     if ((c->nsites + 1) * 2 <= c->site_hash_cap) return 0;
     uint32_t cap = c->site_hash_cap ? c->site_hash_cap * 2 : 256;
-    uint32_t *h = calloc(cap, sizeof *h);
-    ludus__site_info *s = realloc(c->sites, (cap / 2) * sizeof *s);
+    uint32_t *h = ludus__calloc(cap, sizeof *h);
+    ludus__site_info *s = ludus__realloc(c->sites, (cap / 2) * sizeof *s);
     if (!h || !s) {
-        free(h);
+        ludus__free(h);
         if (s) c->sites = s;
         return -1;
     }
     c->sites = s;
-    free(c->site_hash);
+    ludus__free(c->site_hash);
     c->site_hash = h;
     c->site_hash_cap = cap;
     for (uint32_t i = 0; i < c->nsites; i++) {
@@ -93,7 +93,7 @@ static int category_enabled(const char *list, const char *cat, size_t n) {
 static const char *display(ludus_capture *c, const char *s, int plain, size_t *len) {
     size_t n = strlen(s);
     char stack[512];
-    char *tmp = n <= sizeof stack ? stack : malloc(n ? n : 1);
+    char *tmp = n <= sizeof stack ? stack : ludus__malloc(n ? n : 1);
     if (!tmp) return NULL;
     size_t m = plain ? (memcpy(tmp, s, n), n) : ludus__c_literal_text(s, n, tmp);
     size_t cap = m * 3 < MAX_TEXT ? m * 3 : MAX_TEXT; /* every byte may become U+FFFD */
@@ -102,7 +102,7 @@ static const char *display(ludus_capture *c, const char *s, int plain, size_t *l
         *len = ludus__utf8_clean(tmp, m, out, cap);
         out[*len] = 0;
     }
-    if (tmp != stack) free(tmp);
+    if (tmp != stack) ludus__free(tmp);
     return out;
 }
 
@@ -190,16 +190,16 @@ int ludus__sites_check_ids(ludus_capture *c) {
     /* Stable ids: two different sites with one id is a collision. */
     c->id_collisions = 0;
     if (c->nsites < 2) return 0;
-    ludus__site_info **by = malloc(c->nsites * sizeof *by);
+    ludus__site_info **by = ludus__malloc(c->nsites * sizeof *by);
     if (!by) return LUDUS_ENOMEM;
     for (uint32_t i = 0; i < c->nsites; i++) by[i] = &c->sites[i];
-    qsort(by, c->nsites, sizeof *by, cmp_id);
+    ludus__qsort(by, c->nsites, sizeof *by, cmp_id);
     for (uint32_t i = 1; i < c->nsites; i++) {
         const ludus__site_info *a = by[i - 1], *b = by[i];
         if (a->id == b->id && (a->name_len != b->name_len || memcmp(a->name, b->name, a->name_len) != 0 ||
                                strcmp(a->file, b->file) != 0 || a->line != b->line))
             c->id_collisions++;
     }
-    free(by);
+    ludus__free(by);
     return 0;
 }

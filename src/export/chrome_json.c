@@ -98,7 +98,7 @@ typedef struct snip_buf {
 
 static int snip_write(void *ud, const void *data, size_t n) {
     snip_buf *s = ud;
-    char *b = realloc(s->b, s->n + n + 64);
+    char *b = ludus__realloc(s->b, s->n + n + 64);
     if (!b) return -1;
     memcpy(b + s->n, data, n);
     s->b = b;
@@ -108,12 +108,12 @@ static int snip_write(void *ud, const void *data, size_t n) {
 
 static int build_snippets(json_ctx *x) {
     const ludus_capture *c = x->c;
-    x->snip_off = malloc((c->nsites + 1) * sizeof *x->snip_off);
-    x->snip_name = malloc((c->nsites + 1) * sizeof *x->snip_name);
-    ludus__writer *sw = malloc(sizeof *sw);
+    x->snip_off = ludus__malloc((c->nsites + 1) * sizeof *x->snip_off);
+    x->snip_name = ludus__malloc((c->nsites + 1) * sizeof *x->snip_name);
+    ludus__writer *sw = ludus__malloc(sizeof *sw);
     snip_buf sb = {NULL, 0};
     if (!x->snip_off || !x->snip_name || !sw) {
-        free(sw);
+        ludus__free(sw);
         return -1;
     }
     ludus__w_init(sw, snip_write, &sb);
@@ -130,8 +130,8 @@ static int build_snippets(json_ctx *x) {
         x->snip_off[i + 1] = (size_t)sw->bytes;
     }
     int rc = ludus__w_flush(sw);
-    free(sw);
-    if (rc == 0 && !sb.b) sb.b = calloc(1, 64);
+    ludus__free(sw);
+    if (rc == 0 && !sb.b) sb.b = ludus__calloc(1, 64);
     x->snip = sb.b;
     return rc == 0 && sb.b ? 0 : -1;
 }
@@ -684,9 +684,9 @@ static int capture_events(json_ctx *x, ludus_capture *c, int first) {
 }
 
 static void ctx_free(json_ctx *x) {
-    free(x->snip);
-    free(x->snip_off);
-    free(x->snip_name);
+    ludus__free(x->snip);
+    ludus__free(x->snip_off);
+    ludus__free(x->snip_name);
     x->snip = NULL;
     x->snip_off = x->snip_name = NULL;
 }
@@ -711,7 +711,7 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
 
 int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t origin_ns, ludus__writer *w) {
     json_ctx x;
-    uint64_t *skipped = calloc(n ? n : 1, sizeof *skipped); /* per capture: NaN/inf samples left out */
+    uint64_t *skipped = ludus__calloc(n ? n : 1, sizeof *skipped); /* per capture: NaN/inf samples left out */
     if (!skipped) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     int rc = 0;
     ludus__w_str(w, "{\"traceEvents\":[");
@@ -748,6 +748,6 @@ int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t orig
         }
         ludus__w_str(w, "]}}\n");
     }
-    free(skipped);
+    ludus__free(skipped);
     return export_rc(w, rc);
 }

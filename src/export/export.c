@@ -68,11 +68,11 @@ int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_writ
     int rc = check(c, format, flags, &fn);
     if (rc) return rc;
     if (!write) return ludus__fail(LUDUS_EINVAL, "write is NULL");
-    ludus__writer *w = malloc(sizeof *w);
+    ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus__w_init(w, write, user_data);
     rc = run(c, fn, flags, w, "the output");
-    free(w);
+    ludus__free(w);
     return rc;
 }
 
@@ -85,7 +85,7 @@ int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char 
     if (rc) return rc;
     if (c->events == 0 && c->dropped == 0 && !gpu_samples(c)) /* a GPU-only capture has GPU samples only */
         return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", path);
-    ludus__writer *w = malloc(sizeof *w);
+    ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus_output *o;
     rc = ludus_output_open(path, &o);
@@ -103,7 +103,7 @@ int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char 
         else
             rc = ludus_output_commit(o);
     }
-    free(w);
+    ludus__free(w);
     return rc;
 }
 

@@ -29,7 +29,7 @@ static void put(buf *o, const void *p, size_t n) {
     if (o->n + n > o->cap) {
         size_t cap = o->cap ? o->cap : 4096;
         while (cap < o->n + n) cap *= 2;
-        uint8_t *b = realloc(o->b, cap);
+        uint8_t *b = ludus__realloc(o->b, cap);
         if (!b) {
             o->oom = 1;
             return;
@@ -165,7 +165,7 @@ static int rewrite(const uint8_t *p, size_t n, int msg, const remap *r, buf *o) 
                     put_varint(o, inner.n);
                     put(o, inner.b, inner.n);
                 }
-                free(inner.b);
+                ludus__free(inner.b);
                 if (rc) return rc;
                 if (inner.oom) o->oom = 1;
                 p += v;
@@ -194,8 +194,8 @@ static int pftrace_merged(ludus_capture *const *cs, uint32_t n, int64_t origin_n
             rc = ludus__fail(LUDUS_EFORMAT, "capture %u: its Perfetto export did not parse back", i);
         if (rc == 0 && out.oom) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
         if (rc == 0) ludus__w_bytes(w, out.b, out.n);
-        free(one.b);
-        free(out.b);
+        ludus__free(one.b);
+        ludus__free(out.b);
         if (rc) return rc;
     }
     return w->failed ? LUDUS_EIO : 0;
@@ -231,11 +231,11 @@ int ludus_captures_write_merged(ludus_capture *const *captures, uint32_t n, int 
     int rc = check_inputs(captures, n, format, &origin);
     if (rc) return rc;
     if (!write) return ludus__fail(LUDUS_EINVAL, "write is NULL");
-    ludus__writer *w = malloc(sizeof *w);
+    ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus__w_init(w, write, user_data);
     rc = merged(captures, n, format, origin, w);
-    free(w);
+    ludus__free(w);
     return rc;
 }
 
@@ -244,7 +244,7 @@ int ludus_captures_save_merged(ludus_capture *const *captures, uint32_t n, int f
     int rc = check_inputs(captures, n, format, &origin);
     if (rc) return rc;
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
-    ludus__writer *w = malloc(sizeof *w);
+    ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus_output *o;
     rc = ludus_output_open(path, &o);
@@ -256,6 +256,6 @@ int ludus_captures_save_merged(ludus_capture *const *captures, uint32_t n, int f
         else
             rc = ludus_output_commit(o);
     }
-    free(w);
+    ludus__free(w);
     return rc;
 }

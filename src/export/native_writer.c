@@ -25,7 +25,7 @@ static uint8_t *rb_room(rec_buf *r, size_t n) {
     if (r->n + n > r->cap) {
         size_t cap = r->cap ? r->cap : 4096;
         while (cap < r->n + n) cap *= 2;
-        uint8_t *b = realloc(r->b, cap);
+        uint8_t *b = ludus__realloc(r->b, cap);
         if (!b) {
             r->oom = 1;
             return NULL;
@@ -111,7 +111,7 @@ static void write_meta(ludus__writer *w, const ludus_capture *c, rec_buf *r) {
         rb_bytes(r, vals[i], vn);
         n++;
     }
-    free(cov);
+    ludus__free(cov);
     write_record(w, LUDUS__NF_META, n, r->b, r->n);
 }
 
@@ -217,11 +217,11 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
         size_t gn;
         uint8_t *gb = ludus__gpu_encode(g, &gn);
         if (!gb) {
-            free(r.b);
+            ludus__free(r.b);
             return ludus__fail(LUDUS_ENOMEM, "out of memory");
         }
         write_record(w, LUDUS__NF_GPU, g->nctx, gb, gn);
-        free(gb);
+        ludus__free(gb);
     }
     int rc = r.oom ? ludus__fail(LUDUS_ENOMEM, "out of memory") : 0;
     uint64_t blocks = 0, slots = 0;
@@ -243,14 +243,14 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
             slots += run.n;
         }
     }
-    free(rb.ev);
-    free(rb.bytes);
+    ludus__free(rb.ev);
+    ludus__free(rb.bytes);
     if (rc == 0) {
         ludus__nf_end e = {blocks, slots};
         uint8_t b[ludus__nf_end_BYTES];
         ludus__nf_end_put(b, &e);
         write_record(w, LUDUS__NF_END, 0, b, sizeof b);
     }
-    free(r.b);
+    ludus__free(r.b);
     return rc ? rc : (w->failed ? LUDUS_EIO : 0);
 }

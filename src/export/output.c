@@ -23,18 +23,18 @@ int ludus_output_open(const char *path, ludus_output **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
     if (!path || !*path) return ludus__fail(LUDUS_EINVAL, "path is NULL or empty");
-    ludus_output *o = calloc(1, sizeof *o);
-    char *p = o ? malloc(strlen(path) + 1) : NULL;
+    ludus_output *o = ludus__calloc(1, sizeof *o);
+    char *p = o ? ludus__malloc(strlen(path) + 1) : NULL;
     if (!p) {
-        free(o);
+        ludus__free(o);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     strcpy(p, path);
     o->path = p;
     int e = ludus__file_create(&o->f, path);
     if (e != 0) {
-        free(o->path);
-        free(o);
+        ludus__free(o->path);
+        ludus__free(o);
         return io_fail("cannot create", path, e);
     }
     *out = o;
@@ -59,16 +59,16 @@ int ludus_output_commit(ludus_output *o) {
         int e = ludus__file_commit(&o->f);
         if (e != 0) rc = io_fail("cannot finish", o->path, e);
     }
-    free(o->path);
-    free(o);
+    ludus__free(o->path);
+    ludus__free(o);
     return rc;
 }
 
 void ludus_output_abort(ludus_output *o) {
     if (!o) return;
     ludus__file_abort(&o->f);
-    free(o->path);
-    free(o);
+    ludus__free(o->path);
+    ludus__free(o);
 }
 
 /* The write error of an output, for a caller that saw its writer fail. */

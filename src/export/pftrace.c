@@ -178,7 +178,7 @@ static void write_process(pf_state *s) {
     if (c->nmem_cov) {
         char *cov = ludus__mem_cov_text(c); /* lines of tab-separated fields, as in .ludus (docs/format.md) */
         if (cov) p = da_str(p, "memory_coverage", cov);
-        free(cov);
+        ludus__free(cov);
     }
     if (c->cut) {
         p = da_i64(p, "cut_from_ns", c->cut_from_ns);
@@ -418,15 +418,16 @@ static void async_edge(pf_state *s, const ludus__async_zone *z, int begin) {
 static int write_async(pf_state *s) {
     const ludus__captured *c = s->c;
     if (c->nasync == 0) return 0;
-    uint32_t *order = malloc((size_t)c->nasync * sizeof *order), *stack = malloc((size_t)c->nasync * sizeof *stack);
+    uint32_t *order = ludus__malloc((size_t)c->nasync * sizeof *order),
+             *stack = ludus__malloc((size_t)c->nasync * sizeof *stack);
     if (!order || !stack) {
-        free(order);
-        free(stack);
+        ludus__free(order);
+        ludus__free(stack);
         return LUDUS_ENOMEM;
     }
     for (uint32_t i = 0; i < c->nasync; i++) order[i] = i;
     sort_c = c;
-    qsort(order, c->nasync, sizeof *order, cmp_lane_order);
+    ludus__qsort(order, c->nasync, sizeof *order, cmp_lane_order);
     s->seq = c->nthreads + 2;
     uint8_t *pm, *m;
     for (uint32_t t = 0; t < c->nasync_tracks; t++) {
@@ -466,8 +467,8 @@ static int write_async(pf_state *s) {
         stack[n++] = order[i];
     }
     while (n && !s->w->failed) async_edge(s, &c->async[stack[--n]], 0);
-    free(order);
-    free(stack);
+    ludus__free(order);
+    ludus__free(stack);
     return 0;
 }
 
@@ -672,11 +673,11 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     memset(&s, 0, sizeof s);
     s.w = w;
     s.c = c;
-    s.name_seq = calloc(c->nsites ? c->nsites : 1, sizeof *s.name_seq);
-    s.counter_described = calloc(c->nsites ? c->nsites : 1, LUDUS__SERIES_PER_SITE);
+    s.name_seq = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *s.name_seq);
+    s.counter_described = ludus__calloc(c->nsites ? c->nsites : 1, LUDUS__SERIES_PER_SITE);
     if (!s.name_seq || !s.counter_described) {
-        free(s.name_seq);
-        free(s.counter_described);
+        ludus__free(s.name_seq);
+        ludus__free(s.counter_described);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     write_process(&s);
@@ -695,8 +696,8 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     if (rc == 0 && !w->failed) rc = ludus__async_ensure(c);
     if (rc == 0 && !w->failed) rc = write_async(&s);
     if (rc == 0 && !w->failed) write_gpu(&s);
-    free(s.name_seq);
-    free(s.counter_described);
+    ludus__free(s.name_seq);
+    ludus__free(s.counter_described);
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");
     return rc ? rc : (w->failed ? LUDUS_EIO : 0);
 }

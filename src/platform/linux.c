@@ -1,6 +1,7 @@
 /* Linux implementation of platform.h (export files: linux_file.c). */
 #define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include "platform.h"
+#include "alloc.h"
 
 #include <linux/membarrier.h>
 #include <pthread.h>
@@ -133,7 +134,7 @@ void *ludus__aligned_alloc(size_t size, size_t alignment) {
     return p;
 }
 void ludus__aligned_free(void *p) {
-    free(p);
+    ludus__free(p);
 }
 
 static pthread_key_t exit_key[LUDUS__EXIT_HOOKS];

@@ -4,6 +4,7 @@
  * waitpid with a deadline, tgkill to raise the signal again. */
 #define _GNU_SOURCE
 #include "crash.h"
+#include "alloc.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -129,19 +130,19 @@ static void on_crash(int signo, siginfo_t *info, void *uc) {
 static void free_alt_stack(void *mem) {
     stack_t off = {.ss_flags = SS_DISABLE};
     sigaltstack(&off, NULL);
-    free(mem);
+    ludus__free(mem);
 }
 
 void ludus__crash_thread_setup(void) {
     stack_t cur;
     if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) return; /* it has one */
-    void *mem = malloc(ALT_STACK);
+    void *mem = ludus__malloc(ALT_STACK);
     if (!mem) return;
     stack_t st = {.ss_sp = mem, .ss_size = ALT_STACK, .ss_flags = 0};
     if (sigaltstack(&st, NULL) != 0 || ludus__on_thread_exit(LUDUS__EXIT_ALTSTACK, free_alt_stack, mem) != 0) {
         stack_t off = {.ss_flags = SS_DISABLE};
         sigaltstack(&off, NULL);
-        free(mem);
+        ludus__free(mem);
     }
 }
 

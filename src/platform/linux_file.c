@@ -4,6 +4,7 @@
  * killed export leaves nothing behind. Rules and their reasons: platform.h. */
 #define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include "platform.h"
+#include "alloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -26,7 +27,7 @@ int ludus__file_no_tmpfile;
 static unsigned long tmp_counter; /* with the pid, makes a temporary's name unique */
 
 static char *copy_str(const char *s, size_t n) {
-    char *d = malloc(n + 1);
+    char *d = ludus__malloc(n + 1);
     if (d) {
         memcpy(d, s, n);
         d[n] = 0;
@@ -63,7 +64,7 @@ static char *link_target_path(const char *link, const char *target) {
     const char *slash = strrchr(link, '/');
     if (target[0] == '/' || !slash) return copy_str(target, strlen(target));
     size_t dn = (size_t)(slash - link) + 1, tn = strlen(target);
-    char *p = malloc(dn + tn + 1);
+    char *p = ludus__malloc(dn + tn + 1);
     if (p) {
         memcpy(p, link, dn);
         memcpy(p + dn, target, tn + 1);
@@ -90,23 +91,23 @@ static int resolve(const char *path, resolved *r) {
     for (int hops = 0;; hops++) {
         int fd = descriptor_name(cur);
         if (fd >= 0) {
-            free(cur);
+            ludus__free(cur);
             r->fd = fd;
             return 0;
         }
         size_t n = strlen(cur);
         if (n == 0) {
-            free(cur);
+            ludus__free(cur);
             return -ENOENT;
         }
         if (cur[n - 1] == '/') { /* names a directory, existing or not */
-            free(cur);
+            ludus__free(cur);
             return -EISDIR;
         }
         if (lstat(cur, &r->st) != 0) {
             if (errno != ENOENT) {
                 int e = -errno;
-                free(cur);
+                ludus__free(cur);
                 return e;
             }
             r->path = cur;
@@ -118,18 +119,18 @@ static int resolve(const char *path, resolved *r) {
             return 0;
         }
         if (hops == MAX_LINKS) {
-            free(cur);
+            ludus__free(cur);
             return -ELOOP;
         }
         ssize_t len = readlink(cur, buf, sizeof buf);
         if (len < 0 || (size_t)len >= sizeof buf) {
             int e = len < 0 ? -errno : -ENAMETOOLONG;
-            free(cur);
+            ludus__free(cur);
             return e;
         }
         buf[len] = 0;
         char *next = link_target_path(cur, buf);
-        free(cur);
+        ludus__free(cur);
         if (!next) return -ENOMEM;
         cur = next;
     }
@@ -160,7 +161,7 @@ static char *tmp_name(const char *dir, const char *base) {
     unsigned long n = __atomic_fetch_add(&tmp_counter, 1, __ATOMIC_RELAXED);
     int bn = (int)tmp_base_len(base);
     size_t cap = strlen(dir) + (size_t)bn + 64;
-    char *p = malloc(cap);
+    char *p = ludus__malloc(cap);
     if (p) snprintf(p, cap, "%s/.%.*s.%d.%lu" TMP_SUFFIX, dir, bn, base, (int)getpid(), n);
     return p;
 }
@@ -216,8 +217,8 @@ static void remove_stale(const char *dir, const char *base) {
 /* ==== create / write / commit / abort ==================================== */
 
 static void release(ludus__file *f) {
-    free(f->dest);
-    free(f->tmp);
+    ludus__free(f->dest);
+    ludus__free(f->tmp);
     f->dest = f->tmp = NULL;
     f->fd = -1;
 }
@@ -250,13 +251,13 @@ static int create_regular(ludus__file *f, const resolved *r) {
             f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
             if (f->fd >= 0) break;
             rc = -errno;
-            free(f->tmp);
+            ludus__free(f->tmp);
             f->tmp = NULL;
             if (rc != -EEXIST) break;
         }
         if (f->fd >= 0) rc = 0;
     }
-    free(dir);
+    ludus__free(dir);
     if (rc != 0) return rc;
     if (r->exists) {
         /* A replaced file keeps its owner (when we may set it) and permission
@@ -291,12 +292,12 @@ int ludus__file_create(ludus__file *f, const char *path) {
         } else {
             rc = S_ISDIR(r.st.st_mode) ? -EISDIR : -EINVAL;
         }
-        free(r.path);
+        ludus__free(r.path);
         return rc;
     }
     rc = create_regular(f, &r);
     if (rc != 0) {
-        free(r.path);
+        ludus__free(r.path);
         release(f);
     }
     return rc;
@@ -339,11 +340,11 @@ static int link_tmpfile(ludus__file *f) {
             if (rc == -ENOENT && linkat(f->fd, "", AT_FDCWD, f->tmp, AT_EMPTY_PATH) == 0) rc = 0;
         }
         if (rc != 0) {
-            free(f->tmp);
+            ludus__free(f->tmp);
             f->tmp = NULL;
         }
     }
-    free(dir);
+    ludus__free(dir);
     return rc;
 }
 

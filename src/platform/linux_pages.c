@@ -4,6 +4,7 @@
  * in and cannot lose a producer's concurrent store to that byte). */
 #define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include "pages.h"
+#include "alloc.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -89,7 +90,7 @@ static void *prefault_main(void *arg) {
 
 ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const uint64_t *cursor) {
     if (from >= bytes) return NULL; /* all in already */
-    ludus__prefault *pf = calloc(1, sizeof *pf);
+    ludus__prefault *pf = ludus__calloc(1, sizeof *pf);
     if (!pf) return NULL;
     pf->base = p;
     pf->bytes = bytes;
@@ -115,7 +116,7 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     if (rc != 0) {
         pthread_mutex_destroy(&pf->mu);
         pthread_cond_destroy(&pf->wake);
-        free(pf);
+        ludus__free(pf);
         return NULL;
     }
     return pf;
@@ -136,7 +137,7 @@ void ludus__prefault_stop(ludus__prefault *pf) {
     while (!__atomic_load_n(&pf->finished, __ATOMIC_ACQUIRE)) sched_yield(); /* at most one step */
     pthread_mutex_destroy(&pf->mu);
     pthread_cond_destroy(&pf->wake);
-    free(pf);
+    ludus__free(pf);
 }
 
 void ludus__prefault_after_fork(ludus__prefault *pf) {

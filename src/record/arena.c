@@ -1,4 +1,5 @@
 /* Bump arena (arena.h). */
+#include "../platform/alloc.h"
 #include "arena.h"
 
 #include <stdlib.h>
@@ -9,14 +10,14 @@ void *ludus__arena_alloc(ludus__arena *a, size_t n) {
     if (a->limit && a->total + n > a->limit) return NULL;
     if (!a->block || a->used + n > a->cap) {
         size_t cap = n > 65536 ? n : 65536;
-        char *b = malloc(cap);
+        char *b = ludus__malloc(cap);
         if (!b) return NULL;
         if (a->block) {
             if (a->nold == a->old_cap) {
                 unsigned oc = a->old_cap ? a->old_cap * 2 : 8;
-                char **o = realloc(a->old, oc * sizeof *o);
+                char **o = ludus__realloc(a->old, oc * sizeof *o);
                 if (!o) {
-                    free(b);
+                    ludus__free(b);
                     return NULL;
                 }
                 a->old = o;
@@ -43,8 +44,8 @@ char *ludus__arena_strndup(ludus__arena *a, const char *s, size_t n) {
 }
 
 void ludus__arena_free(ludus__arena *a) {
-    for (unsigned i = 0; i < a->nold; i++) free(a->old[i]);
-    free(a->old);
-    free(a->block);
+    for (unsigned i = 0; i < a->nold; i++) ludus__free(a->old[i]);
+    ludus__free(a->old);
+    ludus__free(a->block);
     memset(a, 0, sizeof *a);
 }

@@ -98,14 +98,14 @@ static void shard_exit(void *arg) {
     L.nshards--;
     ludus__mutex_unlock(&L.lock);
     ludus__shard = NULL; /* a later count (another thread-exit hook) makes a new one */
-    free(s);
+    ludus__free(s);
 }
 
 /* The calling thread's shard, created on its first count (NULL without
  * memory: the count is lost, and counted as such). */
 static int64_t *my_shard(void) {
     if (ludus__shard) return ludus__shard;
-    shard *s = calloc(1, sizeof *s);
+    shard *s = ludus__calloc(1, sizeof *s);
     if (!s) return NULL;
     lock();
     s->next = L.shards;
@@ -356,11 +356,11 @@ static void snapshot(int64_t now, stat_list *out) {
     ludus__ring *r = &L.ring;
     if (!r->rows) {
         r->cap = ring_frames_wanted;
-        r->rows = calloc(r->cap, sizeof *r->rows);
-        r->values = calloc((size_t)r->cap * LUDUS__ROW_VALUES, sizeof *r->values);
+        r->rows = ludus__calloc(r->cap, sizeof *r->rows);
+        r->values = ludus__calloc((size_t)r->cap * LUDUS__ROW_VALUES, sizeof *r->values);
         if (!r->rows || !r->values) {
-            free(r->rows);
-            free(r->values);
+            ludus__free(r->rows);
+            ludus__free(r->values);
             r->rows = NULL;
             r->values = NULL;
             return;
@@ -438,7 +438,7 @@ void ludus__frame_tick(void) {
         !__atomic_load_n(&ndomains, __ATOMIC_ACQUIRE) && !__atomic_load_n(&L.ring.want, __ATOMIC_RELAXED))
         return;
     int64_t now = ludus__mono_ns();
-    stat_list *out = armed ? malloc(sizeof *out) : NULL; /* 8 KiB: not on a game thread's stack */
+    stat_list *out = armed ? ludus__malloc(sizeof *out) : NULL; /* 8 KiB: not on a game thread's stack */
     if (out) out->n = 0;
     lock();
     L.marks++;
@@ -448,7 +448,7 @@ void ludus__frame_tick(void) {
     if (!out) return;
     for (uint32_t i = 0; i < out->n; i++)
         ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__K_FRAME_STAT, (uint64_t)out->r[i].value, out->r[i].stat);
-    free(out);
+    ludus__free(out);
 }
 
 /* ---- readers (the overlay, the live API, the capture's manifest) ---- */

@@ -501,7 +501,7 @@ void ludus_unwound_to(ludus_unwind_point point) {
 static int span_push(ludus__thread_cold *c, const ludus_site *site, uint32_t gen, uint32_t recorded) {
     if (c->span_depth == c->span_cap) {
         uint32_t cap = c->span_cap ? c->span_cap * 2 : 64;
-        ludus__span_ent *s = realloc(c->span, cap * sizeof *s); /* deeper than 64: not signal-safe */
+        ludus__span_ent *s = ludus__realloc(c->span, cap * sizeof *s); /* deeper than 64: not signal-safe */
         if (!s) return 0;
         c->span = s;
         c->span_cap = cap;

@@ -7,6 +7,7 @@
 
 #include <ludus/capture.h>
 
+#include "../platform/alloc.h"
 #include "../platform/platform.h"
 #include "../platform/sync.h"
 

@@ -93,7 +93,7 @@ uint32_t ludus_register_site(const ludus_site_desc *d) {
         uint32_t n = reg_count;
         int ok = n < REG_MAX;
         if (ok && !reg_block[n / REG_BLOCK]) {
-            reg_block[n / REG_BLOCK] = calloc(REG_BLOCK, sizeof(ludus_site));
+            reg_block[n / REG_BLOCK] = ludus__calloc(REG_BLOCK, sizeof(ludus_site));
             ok = reg_block[n / REG_BLOCK] != NULL;
         }
         const char *name = NULL, *cat = NULL, *file = NULL;
@@ -164,7 +164,7 @@ struct ludus__name_table {
 };
 
 ludus__name_table *ludus__names_create(void) {
-    ludus__name_table *t = calloc(1, sizeof *t);
+    ludus__name_table *t = ludus__calloc(1, sizeof *t);
     if (!t) return NULL;
     ludus__mutex_init(&t->lock);
     t->text.limit = NAMES_TEXT;
@@ -189,11 +189,11 @@ void ludus__names_fork_reset(ludus__name_table *t) {
 void ludus__names_destroy(ludus__name_table *t) {
     if (!t) return;
     ludus__arena_free(&t->text);
-    free(t->site);
-    free(t->slot);
-    free(t->key);
+    ludus__free(t->site);
+    ludus__free(t->slot);
+    ludus__free(t->key);
     ludus__mutex_destroy(&t->lock);
-    free(t);
+    ludus__free(t);
 }
 
 static const ludus_site *names_lookup(const ludus__name_table *t, const char *name, uint32_t h) {
@@ -215,11 +215,11 @@ const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name) {
     s = names_lookup(t, name, h);
     if (!s) {
         if (!t->slot) {
-            t->site = calloc(NAMES_MAX, sizeof *t->site);
-            t->key = calloc(NAMES_SLOTS, sizeof *t->key);
-            uint32_t *slot = calloc(NAMES_SLOTS, sizeof *slot);
+            t->site = ludus__calloc(NAMES_MAX, sizeof *t->site);
+            t->key = ludus__calloc(NAMES_SLOTS, sizeof *t->key);
+            uint32_t *slot = ludus__calloc(NAMES_SLOTS, sizeof *slot);
             if (!t->site || !t->key || !slot) {
-                free(slot);
+                ludus__free(slot);
                 ludus__mutex_unlock(&t->lock);
                 return NULL;
             }

@@ -77,7 +77,7 @@ int ludus__register_self(const char *name) {
         return ludus__fail(LUDUS_ETHREADS, "the thread table (%d threads at once) is full", LUDUS__MAX_THREADS);
     }
     if (!c->span) {
-        c->span = malloc(SPAN_STACK_START * sizeof *c->span);
+        c->span = ludus__malloc(SPAN_STACK_START * sizeof *c->span);
         c->span_cap = c->span ? SPAN_STACK_START : 0;
     }
     ludus__thread_record *r = &ludus__reg.rec[i];
@@ -139,7 +139,7 @@ static void retire(const ludus__thread_record *r, uint32_t gen, int exited) {
     ludus__session *s = &ludus__sess;
     if (s->nretired == s->retired_cap) {
         uint32_t cap = s->retired_cap ? s->retired_cap * 2 : 64;
-        ludus__thread_final *n = realloc(s->retired, cap * sizeof *n);
+        ludus__thread_final *n = ludus__realloc(s->retired, cap * sizeof *n);
         if (!n) {
             /* Its events cannot be kept: they are counted as lost. */
             ludus__thread_final f;
@@ -165,7 +165,7 @@ static void release_self(int dying) {
     if (c->record < 0) {
         if (dying) {
             c->dead = 1;
-            free(c->span);
+            ludus__free(c->span);
             c->span = NULL;
             c->span_cap = c->span_depth = 0;
         }
@@ -192,7 +192,7 @@ static void release_self(int dying) {
     c->span_depth = 0;
     if (dying) {
         c->dead = 1;
-        free(c->span);
+        ludus__free(c->span);
         c->span = NULL;
         c->span_cap = 0;
     }

@@ -12,7 +12,8 @@ flags="-std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 
 # The library as an archive, so only what the target uses is linked. An
 # object is rebuilt when its source or any header is newer.
 newest_h=$(ls -t "$src"/include/ludus/*.h "$src"/src/*/*.h | head -n 1)
-for f in "$src"/src/platform/linux*.c "$src"/src/record/*.c "$src"/src/capture/*.c "$src"/src/export/*.c "$src"/src/analysis/*.c; do
+# the platform layer's files for Linux: linux*.c and those of no OS (alloc.c)
+for f in $(ls "$src"/src/platform/*.c | grep -v '/win32') "$src"/src/record/*.c "$src"/src/capture/*.c "$src"/src/export/*.c "$src"/src/analysis/*.c; do
   o="$work/obj/$(echo "$f" | sed 's|.*/src/||; s|/|_|g').o"
   if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then echo "$cc -c $f"; $cc $flags -c "$f" -o "$o"; fi
 done

@@ -289,12 +289,77 @@ static void test_stack_overflow(void **state) {
     unlink(path);
 }
 
+/* A crash inside malloc: the crashed thread holds one of malloc's locks, so
+ * the copy that writes the capture must not call malloc. The test binary is
+ * linked with --wrap for malloc, calloc, realloc and free (CMakeLists.txt):
+ * once `malloc_held` is set, every call into them blocks for good, as on
+ * that lock. The copy still writes the capture (the library allocates from
+ * a region of its own there), and the process dies of its signal. */
+static volatile int malloc_held;
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t s);
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+static void held(void) {
+    for (;;) pause();
+}
+void *__wrap_malloc(size_t n) {
+    if (malloc_held) held();
+    return __real_malloc(n);
+}
+void *__wrap_calloc(size_t n, size_t s) {
+    if (malloc_held) held();
+    return __real_calloc(n, s);
+}
+void *__wrap_realloc(void *p, size_t n) {
+    if (malloc_held) held();
+    return __real_realloc(p, n);
+}
+void __wrap_free(void *p) {
+    if (malloc_held) held();
+    __real_free(p);
+}
+
+static void test_crash_inside_malloc(void **state) {
+    (void)state;
+    if (lt_multithreaded_fork_unsupported()) skip();
+    char path[96];
+    snprintf(path, sizeof path, "/tmp/ludus-test-mallocheld-%d.ludus", (int)getpid());
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20);
+        signal(SIGABRT, SIG_DFL);
+        ludus_crash_desc cd = {path, 0, 5000};
+        if (ludus_crash_capture_install(&cd) != 0 || ludus_begin_capture(NULL) != 0) _exit(90);
+        for (int i = 0; i < 1000; i++) {
+            LUDUS_PROFILE_SCOPE(BeforeTheCrash);
+        }
+        LUDUS_PROFILE_SCOPE(InsideMalloc);
+        malloc_held = 1; /* as glibc finding a corrupted heap: abort, its lock held */
+        abort();
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_open(path, &c), 0); /* written without malloc */
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(c, &in), 0);
+    assert_int_equal(in.crash_signal, SIGABRT);
+    assert_int_equal(in.summary.events, 2 * 1000 + 1);
+    ludus_capture_release(c);
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_segv),
         cmocka_unit_test(test_abort_chains),
         cmocka_unit_test(test_rolling),
         cmocka_unit_test(test_stack_overflow),
+        cmocka_unit_test(test_crash_inside_malloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
