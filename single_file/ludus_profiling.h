@@ -14641,26 +14641,10 @@ size_t ludus__c_literal_text(const char *tok, size_t n, char *out) {
     return o;
 }
 
-/* ==== src/export/chrome_json.c ==== */
-/* Chrome/Perfetto JSON export (trace-formats.md part A), streamed thread by
- * thread through the bounded writer. Slices are complete "X" events written
- * when they end (no B/E pairs, no empty args); times are ns since capture
- * start written as microseconds with three decimals from integers. Each
- * site's ,"name":..,"cat":.. and each track's ,"pid":..,"tid":..,"ts": are
- * formatted once and copied per event.
- *
- * What a viewer must see is in the events, not only in the metadata: a
- * thread's first loss is an instant there ("ludus: N events lost from here
- * on") and its count is in the thread's name; unwound, incomplete and
- * clipped slices carry {"ludus": "..."} args; a span end that matched no
- * span is an instant. Spans that do not nest on their thread's track go on
- * span tracks of their own (named "<thread> spans k").
- *
- * Flows: each end of a flow is a 1 ns ludus__sf_chrome_json_slice with an s/f event at the same
- * pid, tid, category and timestamp, so DevTools (which binds v1 flows only
- * that way) and Perfetto (which binds to the enclosing ludus__sf_chrome_json_slice) agree. */
-#include <stdio.h>
-#include <stdlib.h>
+/* ==== src/export/bytes.c ==== */
+/* A growable byte buffer (export_internal.h): a record built whole before
+ * it is written (native_writer.c), an export kept in memory to be rewritten
+ * (merge.c). */
 #include <string.h>
 
 /* ---- src/export/export_internal.h ---- */
@@ -14796,10 +14780,78 @@ LUDUS_HIDDEN int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n,
 /* The errno (negative) that made an output's writes fail, or 0 (output.c). */
 LUDUS_HIDDEN int ludus__output_error(const ludus_output *o);
 
+/* Runs body with a writer on write/user_data, or, when path is given, on
+ * the file path (written whole or not at all: ludus_output; an I/O error
+ * names the OS's reason). what: the output's name for messages (export.c). */
+LUDUS_HIDDEN int ludus__export_to(const char *path, ludus_write_fn write, void *user_data,
+                                  int (*body)(ludus__writer *w, const char *what, void *arg), void *arg);
+
+/* A growable byte buffer (bytes.c): oom is set when it could not grow
+ * (room is then NULL and put writes nothing); write is a ludus_write_fn. */
+typedef struct ludus__bytes {
+    uint8_t *b;
+    size_t n, cap;
+    int oom;
+} ludus__bytes;
+LUDUS_HIDDEN uint8_t *ludus__bytes_room(ludus__bytes *r, size_t n);
+LUDUS_HIDDEN void ludus__bytes_put(ludus__bytes *r, const void *p, size_t n);
+LUDUS_HIDDEN int ludus__bytes_write(void *ud, const void *data, size_t n);
+
 /* memory_json.c: the memory coverage manifest as a JSON member (",\"memory_coverage\":{...}"). */
 LUDUS_HIDDEN void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c);
 
 #endif
+
+uint8_t *ludus__bytes_room(ludus__bytes *r, size_t n) {
+    if (r->n + n > r->cap) {
+        size_t cap = r->cap ? r->cap : 4096;
+        while (cap < r->n + n) cap *= 2;
+        uint8_t *b = ludus__realloc(r->b, cap);
+        if (!b) {
+            r->oom = 1;
+            return NULL;
+        }
+        r->b = b;
+        r->cap = cap;
+    }
+    return r->b + r->n;
+}
+
+void ludus__bytes_put(ludus__bytes *r, const void *p, size_t n) {
+    uint8_t *d = ludus__bytes_room(r, n);
+    if (!d) return;
+    memcpy(d, p, n);
+    r->n += n;
+}
+
+int ludus__bytes_write(void *ud, const void *data, size_t n) {
+    ludus__bytes *r = ud;
+    ludus__bytes_put(r, data, n);
+    return r->oom ? -1 : 0;
+}
+
+/* ==== src/export/chrome_json.c ==== */
+/* Chrome/Perfetto JSON export (trace-formats.md part A), streamed thread by
+ * thread through the bounded writer. Slices are complete "X" events written
+ * when they end (no B/E pairs, no empty args); times are ns since capture
+ * start written as microseconds with three decimals from integers. Each
+ * site's ,"name":..,"cat":.. and each track's ,"pid":..,"tid":..,"ts": are
+ * formatted once and copied per event.
+ *
+ * What a viewer must see is in the events, not only in the metadata: a
+ * thread's first loss is an instant there ("ludus: N events lost from here
+ * on") and its count is in the thread's name; unwound, incomplete and
+ * clipped slices carry {"ludus": "..."} args; a span end that matched no
+ * span is an instant. Spans that do not nest on their thread's track go on
+ * span tracks of their own (named "<thread> spans k").
+ *
+ * Flows: each end of a flow is a 1 ns ludus__sf_chrome_json_slice with an s/f event at the same
+ * pid, tid, category and timestamp, so DevTools (which binds v1 flows only
+ * that way) and Perfetto (which binds to the enclosing ludus__sf_chrome_json_slice) agree. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 
 /* Span lane k of thread t: a tid no Linux thread has (tids are < 2^22). */
 #define LANE_TID(t, k) (UINT64_C(0x40000000) + (uint64_t)(t)*LUDUS__MAX_LANES + (k))
@@ -15600,35 +15652,17 @@ static int ludus__sf_export_run(ludus_capture *c, ludus__exporter fn, unsigned f
     return rc; /* LUDUS_ENOMEM and LUDUS_EFORMAT come with their detail */
 }
 
-int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_write_fn write, void *user_data) {
-    ludus__exporter fn;
-    int rc = ludus__sf_export_check(c, format, flags, &fn);
-    if (rc) return rc;
-    if (!write) return ludus__fail(LUDUS_EINVAL, "write is NULL");
+int ludus__export_to(const char *path, ludus_write_fn write, void *user_data,
+                     int (*body)(ludus__writer *w, const char *what, void *arg), void *arg) {
     ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-    ludus__w_init(w, write, user_data);
-    rc = ludus__sf_export_run(c, fn, flags, w, "the output");
-    ludus__free(w);
-    return rc;
-}
-
-int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char *path) {
-    ludus__exporter fn;
-    int rc = ludus__sf_export_check(c, format, flags, &fn);
-    if (rc) return rc;
-    if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
-    rc = ludus__prepare(c);
-    if (rc) return rc;
-    if (c->events == 0 && c->dropped == 0 && !ludus__sf_export_gpu_samples(c)) /* a GPU-only capture has GPU samples only */
-        return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", path);
-    ludus__writer *w = ludus__malloc(sizeof *w);
-    if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-    ludus_output *o;
-    rc = ludus_output_open(path, &o);
+    ludus_output *o = NULL;
+    int rc = path ? ludus_output_open(path, &o) : 0;
     if (rc == 0) {
-        ludus__w_init(w, ludus_output_write, o);
-        rc = ludus__sf_export_run(c, fn, flags, w, path);
+        ludus__w_init(w, o ? ludus_output_write : write, o ? (void *)o : user_data);
+        rc = body(w, path ? path : "the output", arg);
+    }
+    if (o) {
         if (rc == LUDUS_EIO && ludus__output_error(o)) {
             char buf[128];
             ludus__os_strerror(ludus__output_error(o), buf, sizeof buf);
@@ -15642,6 +15676,38 @@ int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char 
     }
     ludus__free(w);
     return rc;
+}
+
+typedef struct ludus__sf_export_export_job {
+    ludus_capture *c;
+    ludus__exporter fn;
+    unsigned flags;
+} ludus__sf_export_export_job;
+
+static int ludus__sf_export_export_body(ludus__writer *w, const char *what, void *arg) {
+    const ludus__sf_export_export_job *j = arg;
+    return ludus__sf_export_run(j->c, j->fn, j->flags, w, what);
+}
+
+int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_write_fn write, void *user_data) {
+    ludus__sf_export_export_job j = {c, NULL, flags};
+    int rc = ludus__sf_export_check(c, format, flags, &j.fn);
+    if (rc) return rc;
+    if (!write) return ludus__fail(LUDUS_EINVAL, "write is NULL");
+    return ludus__export_to(NULL, write, user_data, ludus__sf_export_export_body, &j);
+}
+
+int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char *path) {
+    ludus__exporter fn;
+    int rc = ludus__sf_export_check(c, format, flags, &fn);
+    if (rc) return rc;
+    if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
+    rc = ludus__prepare(c);
+    if (rc) return rc;
+    if (c->events == 0 && c->dropped == 0 && !ludus__sf_export_gpu_samples(c)) /* a GPU-only capture has GPU samples only */
+        return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", path);
+    ludus__sf_export_export_job j = {c, fn, flags};
+    return ludus__export_to(path, NULL, NULL, ludus__sf_export_export_body, &j);
 }
 
 /* ---- conveniences over the last ended capture ---- */
@@ -15742,45 +15808,14 @@ void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c) {
 #include <string.h>
 
 
-/* ---- a growable byte buffer ---- */
-
-typedef struct ludus__sf_merge_buf {
-    uint8_t *b;
-    size_t n, cap;
-    int oom;
-} ludus__sf_merge_buf;
-
-static void ludus__sf_merge_put(ludus__sf_merge_buf *o, const void *p, size_t n) {
-    if (o->oom) return;
-    if (o->n + n > o->cap) {
-        size_t cap = o->cap ? o->cap : 4096;
-        while (cap < o->n + n) cap *= 2;
-        uint8_t *b = ludus__realloc(o->b, cap);
-        if (!b) {
-            o->oom = 1;
-            return;
-        }
-        o->b = b;
-        o->cap = cap;
-    }
-    memcpy(o->b + o->n, p, n);
-    o->n += n;
-}
-
-static void ludus__sf_merge_put_varint(ludus__sf_merge_buf *o, uint64_t v) {
+static void ludus__sf_merge_put_varint(ludus__bytes *o, uint64_t v) {
     uint8_t t[10];
     size_t k = 0;
     do {
         t[k++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
         v >>= 7;
     } while (v);
-    ludus__sf_merge_put(o, t, k);
-}
-
-static int ludus__sf_merge_buf_write(void *ud, const void *data, size_t n) {
-    ludus__sf_merge_buf *o = ud;
-    ludus__sf_merge_put(o, data, n);
-    return o->oom ? -1 : 0;
+    ludus__bytes_put(o, t, k);
 }
 
 /* ---- the packet ludus__sf_merge_rewrite ---- */
@@ -15845,7 +15880,7 @@ static int ludus__sf_merge_get_varint(const uint8_t **p, const uint8_t *end, uin
 }
 
 /* Rewrites message msg (p, n) into o; -1 when it is not well formed. */
-static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, const ludus__sf_merge_remap *r, ludus__sf_merge_buf *o) {
+static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, const ludus__sf_merge_remap *r, ludus__bytes *o) {
     const uint8_t *end = p + n;
     while (p < end) {
         const uint8_t *field_start = p;
@@ -15871,7 +15906,7 @@ static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, const lu
                 uint8_t le[8];
                 for (int b = 0; b < 8; b++) le[b] = (uint8_t)(id >> (8 * b));
                 ludus__sf_merge_put_varint(o, tag);
-                ludus__sf_merge_put(o, le, 8);
+                ludus__bytes_put(o, le, 8);
                 p += 8;
                 continue;
             }
@@ -15884,12 +15919,12 @@ static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, const lu
         case 2:
             if (ludus__sf_merge_get_varint(&p, end, &v) || v > (uint64_t)(end - p)) return -1;
             if (ru && ru->op == OP_NEST) {
-                ludus__sf_merge_buf inner = {0};
+                ludus__bytes inner = {0};
                 int rc = ludus__sf_merge_rewrite(p, (size_t)v, ru->child, r, &inner);
                 if (rc == 0 && !inner.oom) {
                     ludus__sf_merge_put_varint(o, tag);
                     ludus__sf_merge_put_varint(o, inner.n);
-                    ludus__sf_merge_put(o, inner.b, inner.n);
+                    ludus__bytes_put(o, inner.b, inner.n);
                 }
                 ludus__free(inner.b);
                 if (rc) return rc;
@@ -15902,7 +15937,7 @@ static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, const lu
         default:
             return -1; /* groups: never written by the exporter */
         }
-        ludus__sf_merge_put(o, field_start, (size_t)(p - field_start)); /* as it was */
+        ludus__bytes_put(o, field_start, (size_t)(p - field_start)); /* as it was */
     }
     return 0;
 }
@@ -15911,8 +15946,8 @@ static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, const lu
 
 static int ludus__sf_merge_pftrace_merged(ludus_capture *const *cs, uint32_t n, int64_t origin_ns, ludus__writer *w) {
     for (uint32_t i = 0; i < n && !w->failed; i++) {
-        ludus__sf_merge_buf one = {0}, out = {0};
-        int rc = ludus_capture_write(cs[i], LUDUS_FORMAT_PFTRACE, 0, ludus__sf_merge_buf_write, &one);
+        ludus__bytes one = {0}, out = {0};
+        int rc = ludus_capture_write(cs[i], LUDUS_FORMAT_PFTRACE, 0, ludus__bytes_write, &one);
         if (rc == 0 && one.oom) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
         ludus__sf_merge_remap r = {(uint64_t)(cs[i]->start_ns - origin_ns), (uint64_t)i << 20, (uint64_t)i << 40,
                    ludus__merge_flow_space(i)};
@@ -15942,48 +15977,38 @@ static int ludus__sf_merge_check_inputs(ludus_capture *const *cs, uint32_t n, in
     return 0;
 }
 
-static int ludus__sf_merge_merged(ludus_capture *const *cs, uint32_t n, int format, int64_t origin_ns, ludus__writer *w) {
-    int rc = format == LUDUS_FORMAT_JSON ? ludus__export_json_merged(cs, n, origin_ns, w)
-                                         : ludus__sf_merge_pftrace_merged(cs, n, origin_ns, w);
+typedef struct ludus__sf_merge_merge_job {
+    ludus_capture *const *cs;
+    uint32_t n;
+    int format;
+    int64_t origin_ns;
+} ludus__sf_merge_merge_job;
+
+static int ludus__sf_merge_merged(ludus__writer *w, const char *what, void *arg) {
+    const ludus__sf_merge_merge_job *j = arg;
+    int rc = j->format == LUDUS_FORMAT_JSON ? ludus__export_json_merged(j->cs, j->n, j->origin_ns, w)
+                                            : ludus__sf_merge_pftrace_merged(j->cs, j->n, j->origin_ns, w);
     if (rc == 0 && ludus__w_flush(w) != 0) rc = LUDUS_EIO;
     if (rc == LUDUS_EIO)
-        return ludus__fail(rc, "writing the merge failed after %llu bytes", (unsigned long long)w->bytes);
+        return ludus__fail(rc, "writing the merge to %s failed after %llu bytes", what, (unsigned long long)w->bytes);
     return rc;
 }
 
 int ludus_captures_write_merged(ludus_capture *const *captures, uint32_t n, int format, ludus_write_fn write,
                                 void *user_data) {
-    int64_t origin;
-    int rc = ludus__sf_merge_check_inputs(captures, n, format, &origin);
+    ludus__sf_merge_merge_job j = {captures, n, format, 0};
+    int rc = ludus__sf_merge_check_inputs(captures, n, format, &j.origin_ns);
     if (rc) return rc;
     if (!write) return ludus__fail(LUDUS_EINVAL, "write is NULL");
-    ludus__writer *w = ludus__malloc(sizeof *w);
-    if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-    ludus__w_init(w, write, user_data);
-    rc = ludus__sf_merge_merged(captures, n, format, origin, w);
-    ludus__free(w);
-    return rc;
+    return ludus__export_to(NULL, write, user_data, ludus__sf_merge_merged, &j);
 }
 
 int ludus_captures_save_merged(ludus_capture *const *captures, uint32_t n, int format, const char *path) {
-    int64_t origin;
-    int rc = ludus__sf_merge_check_inputs(captures, n, format, &origin);
+    ludus__sf_merge_merge_job j = {captures, n, format, 0};
+    int rc = ludus__sf_merge_check_inputs(captures, n, format, &j.origin_ns);
     if (rc) return rc;
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
-    ludus__writer *w = ludus__malloc(sizeof *w);
-    if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-    ludus_output *o;
-    rc = ludus_output_open(path, &o);
-    if (rc == 0) {
-        ludus__w_init(w, ludus_output_write, o);
-        rc = ludus__sf_merge_merged(captures, n, format, origin, w);
-        if (rc != 0)
-            ludus_output_abort(o);
-        else
-            rc = ludus_output_commit(o);
-    }
-    ludus__free(w);
-    return rc;
+    return ludus__export_to(path, NULL, NULL, ludus__sf_merge_merged, &j);
 }
 
 /* ==== src/export/native_writer.c ==== */
@@ -16001,38 +16026,10 @@ int ludus_captures_save_merged(ludus_capture *const *captures, uint32_t n, int f
 
 /* A record is built whole in memory (tables are bounded by sites and
  * threads; a block by its piece) so its CRC comes first in the head. */
-typedef struct ludus__sf_native_writer_rec_buf {
-    uint8_t *b;
-    size_t n, cap;
-    int oom;
-} ludus__sf_native_writer_rec_buf;
-
-static uint8_t *ludus__sf_native_writer_rb_room(ludus__sf_native_writer_rec_buf *r, size_t n) {
-    if (r->n + n > r->cap) {
-        size_t cap = r->cap ? r->cap : 4096;
-        while (cap < r->n + n) cap *= 2;
-        uint8_t *b = ludus__realloc(r->b, cap);
-        if (!b) {
-            r->oom = 1;
-            return NULL;
-        }
-        r->b = b;
-        r->cap = cap;
-    }
-    return r->b + r->n;
-}
-
-static void ludus__sf_native_writer_rb_bytes(ludus__sf_native_writer_rec_buf *r, const void *p, size_t n) {
-    uint8_t *d = ludus__sf_native_writer_rb_room(r, n);
-    if (!d) return;
-    memcpy(d, p, n);
-    r->n += n;
-}
-
-static void ludus__sf_native_writer_rb_u32(ludus__sf_native_writer_rec_buf *r, uint32_t v) {
+static void ludus__sf_native_writer_rb_u32(ludus__bytes *r, uint32_t v) {
     uint8_t b[4];
     ludus__nf_put_U32(b, v);
-    ludus__sf_native_writer_rb_bytes(r, b, 4);
+    ludus__bytes_put(r, b, 4);
 }
 
 /* Writes a record: head with CRC over (tag, aux, length) and payload. */
@@ -16074,7 +16071,7 @@ static void ludus__sf_native_writer_write_header(ludus__writer *w, const ludus_c
     ludus__w_bytes(w, b, sizeof b);
 }
 
-static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_capture *c, ludus__sf_native_writer_rec_buf *r) {
+static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     char *cov = c->nmem_cov ? ludus__mem_cov_text(c) : NULL;
     char crash[128]; /* "SIGNAME signo tid at_ns" */
     snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
@@ -16093,29 +16090,29 @@ static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_cap
         size_t kn = strlen(keys[i]), vn = ludus__sf_native_writer_clamp_len(strlen(vals[i]));
         ludus__sf_native_writer_rb_u32(r, (uint32_t)kn);
         ludus__sf_native_writer_rb_u32(r, (uint32_t)vn);
-        ludus__sf_native_writer_rb_bytes(r, keys[i], kn);
-        ludus__sf_native_writer_rb_bytes(r, vals[i], vn);
+        ludus__bytes_put(r, keys[i], kn);
+        ludus__bytes_put(r, vals[i], vn);
         n++;
     }
     ludus__free(cov);
     ludus__sf_native_writer_write_record(w, LUDUS__NF_META, n, r->b, r->n);
 }
 
-static void ludus__sf_native_writer_write_stats(ludus__writer *w, const ludus_capture *c, ludus__sf_native_writer_rec_buf *r) {
+static void ludus__sf_native_writer_write_stats(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     ludus__nf_stats s = {
         c->unregistered_drops, c->bytes_used, c->interner_drops, c->id_collisions, c->events, c->dropped,
         c->incomplete,         c->unwound,    c->orphan_ends,    c->filtered,      c->frames, c->mismatched,
         c->nonfinite};
     r->n = 0;
     ludus__sf_native_writer_rb_u32(r, ludus__nf_stats_BYTES);
-    uint8_t *p = ludus__sf_native_writer_rb_room(r, ludus__nf_stats_BYTES);
+    uint8_t *p = ludus__bytes_room(r, ludus__nf_stats_BYTES);
     if (!p) return;
     ludus__nf_stats_put(p, &s);
     r->n += ludus__nf_stats_BYTES;
     ludus__sf_native_writer_write_record(w, LUDUS__NF_STATS, 0, r->b, r->n);
 }
 
-static void ludus__sf_native_writer_write_sites(ludus__writer *w, const ludus_capture *c, ludus__sf_native_writer_rec_buf *r) {
+static void ludus__sf_native_writer_write_sites(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     r->n = 0;
     ludus__sf_native_writer_rb_u32(r, ludus__nf_site_BYTES);
     for (uint32_t i = 0; i < c->nsites; i++) {
@@ -16132,19 +16129,19 @@ static void ludus__sf_native_writer_write_sites(ludus__writer *w, const ludus_ca
                             (uint32_t)ln,
                             (uint32_t)cn,
                             0};
-        uint8_t *p = ludus__sf_native_writer_rb_room(r, ludus__nf_site_BYTES);
+        uint8_t *p = ludus__bytes_room(r, ludus__nf_site_BYTES);
         if (!p) return;
         ludus__nf_site_put(p, &e);
         r->n += ludus__nf_site_BYTES;
-        ludus__sf_native_writer_rb_bytes(r, s->name, nn);
-        ludus__sf_native_writer_rb_bytes(r, s->function, fn);
-        ludus__sf_native_writer_rb_bytes(r, s->file, ln);
-        if (cn) ludus__sf_native_writer_rb_bytes(r, s->category, cn);
+        ludus__bytes_put(r, s->name, nn);
+        ludus__bytes_put(r, s->function, fn);
+        ludus__bytes_put(r, s->file, ln);
+        if (cn) ludus__bytes_put(r, s->category, cn);
     }
     ludus__sf_native_writer_write_record(w, LUDUS__NF_SITES, c->nsites, r->b, r->n);
 }
 
-static void ludus__sf_native_writer_write_threads(ludus__writer *w, const ludus_capture *c, ludus__sf_native_writer_rec_buf *r) {
+static void ludus__sf_native_writer_write_threads(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     r->n = 0;
     ludus__sf_native_writer_rb_u32(r, ludus__nf_thread_BYTES);
     for (uint32_t t = 0; t < c->nthreads; t++) {
@@ -16153,21 +16150,21 @@ static void ludus__sf_native_writer_write_threads(ludus__writer *w, const ludus_
         ludus__nf_thread e = {th->tid,        th->dropped,          th->first_drop_ns, th->spans,    th->events,
                               th->incomplete, th->unwound,          th->orphan_ends,   th->filtered, th->frames,
                               th->mismatched, th->exited ? 1u : 0u, th->lanes,         (uint32_t)nn, 0};
-        uint8_t *p = ludus__sf_native_writer_rb_room(r, ludus__nf_thread_BYTES);
+        uint8_t *p = ludus__bytes_room(r, ludus__nf_thread_BYTES);
         if (!p) return;
         ludus__nf_thread_put(p, &e);
         r->n += ludus__nf_thread_BYTES;
-        ludus__sf_native_writer_rb_bytes(r, th->name, nn);
+        ludus__bytes_put(r, th->name, nn);
     }
     ludus__sf_native_writer_write_record(w, LUDUS__NF_THREADS, c->nthreads, r->b, r->n);
 }
 
 static int ludus__sf_native_writer_write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread, const ludus__run *run, int raw,
-                       ludus__sf_native_writer_rec_buf *r) {
+                       ludus__bytes *r) {
     size_t n = run->n;
     size_t max = raw ? n * 16 : LUDUS__NF_COMPACT_MAX(n);
     r->n = 0;
-    uint8_t *p = ludus__sf_native_writer_rb_room(r, ludus__nf_block_BYTES + max);
+    uint8_t *p = ludus__bytes_room(r, ludus__nf_block_BYTES + max);
     if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory for a block of %zu slots", n);
     ludus__nf_block b = {raw ? LUDUS__NF_RAW : LUDUS__NF_COMPACT, 0, n, (uint64_t)run->base};
     ludus__nf_block_put(p, &b);
@@ -16192,7 +16189,7 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
         return ludus__fail(
             LUDUS_EUNSUPPORTED,
             "a time cut cannot be saved as .ludus (its blocks hold whole threads): write JSON or .pftrace");
-    ludus__sf_native_writer_rec_buf r = {NULL, 0, 0, 0};
+    ludus__bytes r = {NULL, 0, 0, 0};
     ludus__sf_native_writer_write_header(w, c);
     ludus__sf_native_writer_write_meta(w, c, &r);
     ludus__sf_native_writer_write_stats(w, c, &r);

@@ -63,35 +63,17 @@ static int run(ludus_capture *c, ludus__exporter fn, unsigned flags, ludus__writ
     return rc; /* LUDUS_ENOMEM and LUDUS_EFORMAT come with their detail */
 }
 
-int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_write_fn write, void *user_data) {
-    ludus__exporter fn;
-    int rc = check(c, format, flags, &fn);
-    if (rc) return rc;
-    if (!write) return ludus__fail(LUDUS_EINVAL, "write is NULL");
+int ludus__export_to(const char *path, ludus_write_fn write, void *user_data,
+                     int (*body)(ludus__writer *w, const char *what, void *arg), void *arg) {
     ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-    ludus__w_init(w, write, user_data);
-    rc = run(c, fn, flags, w, "the output");
-    ludus__free(w);
-    return rc;
-}
-
-int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char *path) {
-    ludus__exporter fn;
-    int rc = check(c, format, flags, &fn);
-    if (rc) return rc;
-    if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
-    rc = ludus__prepare(c);
-    if (rc) return rc;
-    if (c->events == 0 && c->dropped == 0 && !gpu_samples(c)) /* a GPU-only capture has GPU samples only */
-        return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", path);
-    ludus__writer *w = ludus__malloc(sizeof *w);
-    if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-    ludus_output *o;
-    rc = ludus_output_open(path, &o);
+    ludus_output *o = NULL;
+    int rc = path ? ludus_output_open(path, &o) : 0;
     if (rc == 0) {
-        ludus__w_init(w, ludus_output_write, o);
-        rc = run(c, fn, flags, w, path);
+        ludus__w_init(w, o ? ludus_output_write : write, o ? (void *)o : user_data);
+        rc = body(w, path ? path : "the output", arg);
+    }
+    if (o) {
         if (rc == LUDUS_EIO && ludus__output_error(o)) {
             char buf[128];
             ludus__os_strerror(ludus__output_error(o), buf, sizeof buf);
@@ -105,6 +87,38 @@ int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char 
     }
     ludus__free(w);
     return rc;
+}
+
+typedef struct export_job {
+    ludus_capture *c;
+    ludus__exporter fn;
+    unsigned flags;
+} export_job;
+
+static int export_body(ludus__writer *w, const char *what, void *arg) {
+    const export_job *j = arg;
+    return run(j->c, j->fn, j->flags, w, what);
+}
+
+int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_write_fn write, void *user_data) {
+    export_job j = {c, NULL, flags};
+    int rc = check(c, format, flags, &j.fn);
+    if (rc) return rc;
+    if (!write) return ludus__fail(LUDUS_EINVAL, "write is NULL");
+    return ludus__export_to(NULL, write, user_data, export_body, &j);
+}
+
+int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char *path) {
+    ludus__exporter fn;
+    int rc = check(c, format, flags, &fn);
+    if (rc) return rc;
+    if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
+    rc = ludus__prepare(c);
+    if (rc) return rc;
+    if (c->events == 0 && c->dropped == 0 && !gpu_samples(c)) /* a GPU-only capture has GPU samples only */
+        return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", path);
+    export_job j = {c, fn, flags};
+    return ludus__export_to(path, NULL, NULL, export_body, &j);
 }
 
 /* ---- conveniences over the last ended capture ---- */

@@ -16,45 +16,14 @@
 
 #include "export_internal.h"
 
-/* ---- a growable byte buffer ---- */
-
-typedef struct buf {
-    uint8_t *b;
-    size_t n, cap;
-    int oom;
-} buf;
-
-static void put(buf *o, const void *p, size_t n) {
-    if (o->oom) return;
-    if (o->n + n > o->cap) {
-        size_t cap = o->cap ? o->cap : 4096;
-        while (cap < o->n + n) cap *= 2;
-        uint8_t *b = ludus__realloc(o->b, cap);
-        if (!b) {
-            o->oom = 1;
-            return;
-        }
-        o->b = b;
-        o->cap = cap;
-    }
-    memcpy(o->b + o->n, p, n);
-    o->n += n;
-}
-
-static void put_varint(buf *o, uint64_t v) {
+static void put_varint(ludus__bytes *o, uint64_t v) {
     uint8_t t[10];
     size_t k = 0;
     do {
         t[k++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
         v >>= 7;
     } while (v);
-    put(o, t, k);
-}
-
-static int buf_write(void *ud, const void *data, size_t n) {
-    buf *o = ud;
-    put(o, data, n);
-    return o->oom ? -1 : 0;
+    ludus__bytes_put(o, t, k);
 }
 
 /* ---- the packet rewrite ---- */
@@ -119,7 +88,7 @@ static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
 }
 
 /* Rewrites message msg (p, n) into o; -1 when it is not well formed. */
-static int rewrite(const uint8_t *p, size_t n, int msg, const remap *r, buf *o) {
+static int rewrite(const uint8_t *p, size_t n, int msg, const remap *r, ludus__bytes *o) {
     const uint8_t *end = p + n;
     while (p < end) {
         const uint8_t *field_start = p;
@@ -145,7 +114,7 @@ static int rewrite(const uint8_t *p, size_t n, int msg, const remap *r, buf *o) 
                 uint8_t le[8];
                 for (int b = 0; b < 8; b++) le[b] = (uint8_t)(id >> (8 * b));
                 put_varint(o, tag);
-                put(o, le, 8);
+                ludus__bytes_put(o, le, 8);
                 p += 8;
                 continue;
             }
@@ -158,12 +127,12 @@ static int rewrite(const uint8_t *p, size_t n, int msg, const remap *r, buf *o) 
         case 2:
             if (get_varint(&p, end, &v) || v > (uint64_t)(end - p)) return -1;
             if (ru && ru->op == OP_NEST) {
-                buf inner = {0};
+                ludus__bytes inner = {0};
                 int rc = rewrite(p, (size_t)v, ru->child, r, &inner);
                 if (rc == 0 && !inner.oom) {
                     put_varint(o, tag);
                     put_varint(o, inner.n);
-                    put(o, inner.b, inner.n);
+                    ludus__bytes_put(o, inner.b, inner.n);
                 }
                 ludus__free(inner.b);
                 if (rc) return rc;
@@ -176,7 +145,7 @@ static int rewrite(const uint8_t *p, size_t n, int msg, const remap *r, buf *o) 
         default:
             return -1; /* groups: never written by the exporter */
         }
-        put(o, field_start, (size_t)(p - field_start)); /* as it was */
+        ludus__bytes_put(o, field_start, (size_t)(p - field_start)); /* as it was */
     }
     return 0;
 }
@@ -185,8 +154,8 @@ static int rewrite(const uint8_t *p, size_t n, int msg, const remap *r, buf *o) 
 
 static int pftrace_merged(ludus_capture *const *cs, uint32_t n, int64_t origin_ns, ludus__writer *w) {
     for (uint32_t i = 0; i < n && !w->failed; i++) {
-        buf one = {0}, out = {0};
-        int rc = ludus_capture_write(cs[i], LUDUS_FORMAT_PFTRACE, 0, buf_write, &one);
+        ludus__bytes one = {0}, out = {0};
+        int rc = ludus_capture_write(cs[i], LUDUS_FORMAT_PFTRACE, 0, ludus__bytes_write, &one);
         if (rc == 0 && one.oom) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
         remap r = {(uint64_t)(cs[i]->start_ns - origin_ns), (uint64_t)i << 20, (uint64_t)i << 40,
                    ludus__merge_flow_space(i)};
@@ -216,46 +185,36 @@ static int check_inputs(ludus_capture *const *cs, uint32_t n, int format, int64_
     return 0;
 }
 
-static int merged(ludus_capture *const *cs, uint32_t n, int format, int64_t origin_ns, ludus__writer *w) {
-    int rc = format == LUDUS_FORMAT_JSON ? ludus__export_json_merged(cs, n, origin_ns, w)
-                                         : pftrace_merged(cs, n, origin_ns, w);
+typedef struct merge_job {
+    ludus_capture *const *cs;
+    uint32_t n;
+    int format;
+    int64_t origin_ns;
+} merge_job;
+
+static int merged(ludus__writer *w, const char *what, void *arg) {
+    const merge_job *j = arg;
+    int rc = j->format == LUDUS_FORMAT_JSON ? ludus__export_json_merged(j->cs, j->n, j->origin_ns, w)
+                                            : pftrace_merged(j->cs, j->n, j->origin_ns, w);
     if (rc == 0 && ludus__w_flush(w) != 0) rc = LUDUS_EIO;
     if (rc == LUDUS_EIO)
-        return ludus__fail(rc, "writing the merge failed after %llu bytes", (unsigned long long)w->bytes);
+        return ludus__fail(rc, "writing the merge to %s failed after %llu bytes", what, (unsigned long long)w->bytes);
     return rc;
 }
 
 int ludus_captures_write_merged(ludus_capture *const *captures, uint32_t n, int format, ludus_write_fn write,
                                 void *user_data) {
-    int64_t origin;
-    int rc = check_inputs(captures, n, format, &origin);
+    merge_job j = {captures, n, format, 0};
+    int rc = check_inputs(captures, n, format, &j.origin_ns);
     if (rc) return rc;
     if (!write) return ludus__fail(LUDUS_EINVAL, "write is NULL");
-    ludus__writer *w = ludus__malloc(sizeof *w);
-    if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-    ludus__w_init(w, write, user_data);
-    rc = merged(captures, n, format, origin, w);
-    ludus__free(w);
-    return rc;
+    return ludus__export_to(NULL, write, user_data, merged, &j);
 }
 
 int ludus_captures_save_merged(ludus_capture *const *captures, uint32_t n, int format, const char *path) {
-    int64_t origin;
-    int rc = check_inputs(captures, n, format, &origin);
+    merge_job j = {captures, n, format, 0};
+    int rc = check_inputs(captures, n, format, &j.origin_ns);
     if (rc) return rc;
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
-    ludus__writer *w = ludus__malloc(sizeof *w);
-    if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-    ludus_output *o;
-    rc = ludus_output_open(path, &o);
-    if (rc == 0) {
-        ludus__w_init(w, ludus_output_write, o);
-        rc = merged(captures, n, format, origin, w);
-        if (rc != 0)
-            ludus_output_abort(o);
-        else
-            rc = ludus_output_commit(o);
-    }
-    ludus__free(w);
-    return rc;
+    return ludus__export_to(path, NULL, NULL, merged, &j);
 }

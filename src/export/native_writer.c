@@ -15,38 +15,10 @@
 
 /* A record is built whole in memory (tables are bounded by sites and
  * threads; a block by its piece) so its CRC comes first in the head. */
-typedef struct rec_buf {
-    uint8_t *b;
-    size_t n, cap;
-    int oom;
-} rec_buf;
-
-static uint8_t *rb_room(rec_buf *r, size_t n) {
-    if (r->n + n > r->cap) {
-        size_t cap = r->cap ? r->cap : 4096;
-        while (cap < r->n + n) cap *= 2;
-        uint8_t *b = ludus__realloc(r->b, cap);
-        if (!b) {
-            r->oom = 1;
-            return NULL;
-        }
-        r->b = b;
-        r->cap = cap;
-    }
-    return r->b + r->n;
-}
-
-static void rb_bytes(rec_buf *r, const void *p, size_t n) {
-    uint8_t *d = rb_room(r, n);
-    if (!d) return;
-    memcpy(d, p, n);
-    r->n += n;
-}
-
-static void rb_u32(rec_buf *r, uint32_t v) {
+static void rb_u32(ludus__bytes *r, uint32_t v) {
     uint8_t b[4];
     ludus__nf_put_U32(b, v);
-    rb_bytes(r, b, 4);
+    ludus__bytes_put(r, b, 4);
 }
 
 /* Writes a record: head with CRC over (tag, aux, length) and payload. */
@@ -88,7 +60,7 @@ static void write_header(ludus__writer *w, const ludus_capture *c) {
     ludus__w_bytes(w, b, sizeof b);
 }
 
-static void write_meta(ludus__writer *w, const ludus_capture *c, rec_buf *r) {
+static void write_meta(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     char *cov = c->nmem_cov ? ludus__mem_cov_text(c) : NULL;
     char crash[128]; /* "SIGNAME signo tid at_ns" */
     snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
@@ -107,29 +79,29 @@ static void write_meta(ludus__writer *w, const ludus_capture *c, rec_buf *r) {
         size_t kn = strlen(keys[i]), vn = clamp_len(strlen(vals[i]));
         rb_u32(r, (uint32_t)kn);
         rb_u32(r, (uint32_t)vn);
-        rb_bytes(r, keys[i], kn);
-        rb_bytes(r, vals[i], vn);
+        ludus__bytes_put(r, keys[i], kn);
+        ludus__bytes_put(r, vals[i], vn);
         n++;
     }
     ludus__free(cov);
     write_record(w, LUDUS__NF_META, n, r->b, r->n);
 }
 
-static void write_stats(ludus__writer *w, const ludus_capture *c, rec_buf *r) {
+static void write_stats(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     ludus__nf_stats s = {
         c->unregistered_drops, c->bytes_used, c->interner_drops, c->id_collisions, c->events, c->dropped,
         c->incomplete,         c->unwound,    c->orphan_ends,    c->filtered,      c->frames, c->mismatched,
         c->nonfinite};
     r->n = 0;
     rb_u32(r, ludus__nf_stats_BYTES);
-    uint8_t *p = rb_room(r, ludus__nf_stats_BYTES);
+    uint8_t *p = ludus__bytes_room(r, ludus__nf_stats_BYTES);
     if (!p) return;
     ludus__nf_stats_put(p, &s);
     r->n += ludus__nf_stats_BYTES;
     write_record(w, LUDUS__NF_STATS, 0, r->b, r->n);
 }
 
-static void write_sites(ludus__writer *w, const ludus_capture *c, rec_buf *r) {
+static void write_sites(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     r->n = 0;
     rb_u32(r, ludus__nf_site_BYTES);
     for (uint32_t i = 0; i < c->nsites; i++) {
@@ -146,19 +118,19 @@ static void write_sites(ludus__writer *w, const ludus_capture *c, rec_buf *r) {
                             (uint32_t)ln,
                             (uint32_t)cn,
                             0};
-        uint8_t *p = rb_room(r, ludus__nf_site_BYTES);
+        uint8_t *p = ludus__bytes_room(r, ludus__nf_site_BYTES);
         if (!p) return;
         ludus__nf_site_put(p, &e);
         r->n += ludus__nf_site_BYTES;
-        rb_bytes(r, s->name, nn);
-        rb_bytes(r, s->function, fn);
-        rb_bytes(r, s->file, ln);
-        if (cn) rb_bytes(r, s->category, cn);
+        ludus__bytes_put(r, s->name, nn);
+        ludus__bytes_put(r, s->function, fn);
+        ludus__bytes_put(r, s->file, ln);
+        if (cn) ludus__bytes_put(r, s->category, cn);
     }
     write_record(w, LUDUS__NF_SITES, c->nsites, r->b, r->n);
 }
 
-static void write_threads(ludus__writer *w, const ludus_capture *c, rec_buf *r) {
+static void write_threads(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     r->n = 0;
     rb_u32(r, ludus__nf_thread_BYTES);
     for (uint32_t t = 0; t < c->nthreads; t++) {
@@ -167,21 +139,21 @@ static void write_threads(ludus__writer *w, const ludus_capture *c, rec_buf *r) 
         ludus__nf_thread e = {th->tid,        th->dropped,          th->first_drop_ns, th->spans,    th->events,
                               th->incomplete, th->unwound,          th->orphan_ends,   th->filtered, th->frames,
                               th->mismatched, th->exited ? 1u : 0u, th->lanes,         (uint32_t)nn, 0};
-        uint8_t *p = rb_room(r, ludus__nf_thread_BYTES);
+        uint8_t *p = ludus__bytes_room(r, ludus__nf_thread_BYTES);
         if (!p) return;
         ludus__nf_thread_put(p, &e);
         r->n += ludus__nf_thread_BYTES;
-        rb_bytes(r, th->name, nn);
+        ludus__bytes_put(r, th->name, nn);
     }
     write_record(w, LUDUS__NF_THREADS, c->nthreads, r->b, r->n);
 }
 
 static int write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread, const ludus__run *run, int raw,
-                       rec_buf *r) {
+                       ludus__bytes *r) {
     size_t n = run->n;
     size_t max = raw ? n * 16 : LUDUS__NF_COMPACT_MAX(n);
     r->n = 0;
-    uint8_t *p = rb_room(r, ludus__nf_block_BYTES + max);
+    uint8_t *p = ludus__bytes_room(r, ludus__nf_block_BYTES + max);
     if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory for a block of %zu slots", n);
     ludus__nf_block b = {raw ? LUDUS__NF_RAW : LUDUS__NF_COMPACT, 0, n, (uint64_t)run->base};
     ludus__nf_block_put(p, &b);
@@ -206,7 +178,7 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
         return ludus__fail(
             LUDUS_EUNSUPPORTED,
             "a time cut cannot be saved as .ludus (its blocks hold whole threads): write JSON or .pftrace");
-    rec_buf r = {NULL, 0, 0, 0};
+    ludus__bytes r = {NULL, 0, 0, 0};
     write_header(w, c);
     write_meta(w, c, &r);
     write_stats(w, c, &r);
