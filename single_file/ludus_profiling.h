@@ -7381,6 +7381,10 @@ LUDUS_HIDDEN int ludus__build_runs(ludus_capture *c);
 LUDUS_HIDDEN int ludus__prepare(ludus_capture *c);
 LUDUS_HIDDEN void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out);
 LUDUS_HIDDEN int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
+/* Calls fn for every site key the n slots at e name (site_table.c: the
+ * kind table's word and payload columns); stops at fn's first non-zero. */
+LUDUS_HIDDEN int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n,
+                                 int (*fn)(ludus_capture *c, uintptr_t key));
 /* Adds a site by its text (site_table.c): name, function, file and
  * category as the descriptor holds them (plain: no C literal to resolve;
  * flow: a flow's name, category "flow"); nothing when key is known. */
@@ -11954,8 +11958,11 @@ static void ludus__sf_pool_file_journal_site(ludus__pool_file *f, uintptr_t key)
     ludus__sf_pool_file_journal(f, LUDUS__PF_SITE, &a, sizeof a, s, len, 4);
 }
 
-/* The keys of the events in [e, e + n) (the kind table's columns, as
- * site_table.c reads them). */
+/* The keys of the events in [e, e + n): the kind table's columns, as
+ * ludus__run_keys (site_table.c) reads them, written out here because a
+ * call would be instrumented (ThreadSanitizer) and would read a word being
+ * written through a plain load; this walk also stops at the first slot not
+ * written. */
 RACY_READS static size_t scan_events(ludus__pool_file *f, const ludus__event *e, size_t n) {
     size_t i = 0;
     while (i < n) {
@@ -12448,27 +12455,14 @@ static int ludus__sf_recover_read_journal(ludus_capture *c, const char *j, uint6
     return 0;
 }
 
-/* Sites the events name that the journal had not ludus__sf_recover_written yet: named by
- * their address, so the events stay (and the gap shows). */
-static int ludus__sf_recover_name_unjournaled(ludus_capture *c, const ludus__run *r) {
-    const ludus__event *e = r->ev;
-    for (size_t i = 0; i < r->n;) {
-        const ludus__kind_info *ki = &ludus__kinds[e[i].word & LUDUS__K_MASK];
-        uintptr_t keys[2] = {0, 0};
-        if (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0) keys[0] = e[i].word & ~(uintptr_t)LUDUS__K_MASK;
-        if (ki->payload == LUDUS__P_FLOW_NAMED && i + 1 < r->n && e[i + 1].word)
-            keys[1] = LUDUS__FLOW_NAME_KEY(e[i + 1].word);
-        if (ki->payload == LUDUS__P_ASYNC && i + 1 < r->n) keys[1] = e[i + 1].word;
-        for (int j = 0; j < 2; j++) {
-            if (!keys[j] || ludus__site_index(c, keys[j]) != UINT32_MAX) continue;
-            char name[64];
-            snprintf(name, sizeof name, "<site 0x%llx: not journaled>", (unsigned long long)keys[j]);
-            if (ludus__site_add_described(c, keys[j], name, "", "", NULL, 0, 1, 0) != 0)
-                return ludus__fail(LUDUS_ENOMEM, "out of memory");
-        }
-        size_t k = ki->valid ? ludus__event_slots(&e[i], r->n - i) : 1;
-        i += k ? k : 1;
-    }
+/* A site the events name that the journal had not ludus__sf_recover_written yet: named by
+ * its address, so the events stay (and the gap shows). */
+static int ludus__sf_recover_name_unjournaled(ludus_capture *c, uintptr_t key) {
+    if (ludus__site_index(c, key) != UINT32_MAX) return 0;
+    char name[64];
+    snprintf(name, sizeof name, "<site 0x%llx: not journaled>", (unsigned long long)key);
+    if (ludus__site_add_described(c, key, name, "", "", NULL, 0, 1, 0) != 0)
+        return ludus__fail(LUDUS_ENOMEM, "out of memory");
     return 0;
 }
 
@@ -12571,7 +12565,7 @@ static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t siz
                 if (last[s].ticks > last_ticks) last_ticks = last[s].ticks;
                 s += n ? n : 1;
             }
-            if (rc == 0) rc = ludus__sf_recover_name_unjournaled(c, &pieces[k].run);
+            if (rc == 0) rc = ludus__run_keys(c, pieces[k].run.ev, pieces[k].run.n, ludus__sf_recover_name_unjournaled);
         }
         i = j;
     }
@@ -14427,7 +14421,7 @@ static int ludus__sf_site_table_add_site(ludus_capture *c, uintptr_t key) {
 }
 
 /* The keys of one run's events, by the kind table. */
-static int ludus__sf_site_table_collect_run(ludus_capture *c, const ludus__event *e, size_t n) {
+int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n, int (*fn)(ludus_capture *c, uintptr_t key)) {
     for (size_t i = 0; i < n;) {
         const ludus__kind_info *ki = &ludus__kinds[e[i].word & LUDUS__K_MASK];
         uintptr_t key = 0;
@@ -14436,16 +14430,20 @@ static int ludus__sf_site_table_collect_run(ludus_capture *c, const ludus__event
         else if (ki->payload == LUDUS__P_FLOW_NAMED && i + 1 < n)
             key = LUDUS__FLOW_NAME_KEY(e[i + 1].word);
         if (key) {
-            int rc = ludus__sf_site_table_add_site(c, key);
+            int rc = fn(c, key);
             if (rc) return rc;
         }
         if (ki->payload == LUDUS__P_ASYNC && i + 1 < n && e[i + 1].word) { /* the track */
-            int rc = ludus__sf_site_table_add_site(c, e[i + 1].word);
+            int rc = fn(c, e[i + 1].word);
             if (rc) return rc;
         }
         i += ki->valid ? ludus__event_slots(&e[i], n - i) : 1;
     }
     return 0;
+}
+
+static int ludus__sf_site_table_collect_run(ludus_capture *c, const ludus__event *e, size_t n) {
+    return ludus__run_keys(c, e, n, ludus__sf_site_table_add_site);
 }
 
 static int ludus__sf_site_table_cmp_id(const void *a, const void *b) {

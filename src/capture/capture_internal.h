@@ -379,6 +379,10 @@ LUDUS_HIDDEN int ludus__build_runs(ludus_capture *c);
 LUDUS_HIDDEN int ludus__prepare(ludus_capture *c);
 LUDUS_HIDDEN void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out);
 LUDUS_HIDDEN int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
+/* Calls fn for every site key the n slots at e name (site_table.c: the
+ * kind table's word and payload columns); stops at fn's first non-zero. */
+LUDUS_HIDDEN int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n,
+                                 int (*fn)(ludus_capture *c, uintptr_t key));
 /* Adds a site by its text (site_table.c): name, function, file and
  * category as the descriptor holds them (plain: no C literal to resolve;
  * flow: a flow's name, category "flow"); nothing when key is known. */

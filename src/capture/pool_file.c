@@ -194,8 +194,11 @@ static void journal_site(ludus__pool_file *f, uintptr_t key) {
     journal(f, LUDUS__PF_SITE, &a, sizeof a, s, len, 4);
 }
 
-/* The keys of the events in [e, e + n) (the kind table's columns, as
- * site_table.c reads them). */
+/* The keys of the events in [e, e + n): the kind table's columns, as
+ * ludus__run_keys (site_table.c) reads them, written out here because a
+ * call would be instrumented (ThreadSanitizer) and would read a word being
+ * written through a plain load; this walk also stops at the first slot not
+ * written. */
 RACY_READS static size_t scan_events(ludus__pool_file *f, const ludus__event *e, size_t n) {
     size_t i = 0;
     while (i < n) {

@@ -130,27 +130,14 @@ static int read_journal(ludus_capture *c, const char *j, uint64_t len, uint64_t 
     return 0;
 }
 
-/* Sites the events name that the journal had not written yet: named by
- * their address, so the events stay (and the gap shows). */
-static int name_unjournaled(ludus_capture *c, const ludus__run *r) {
-    const ludus__event *e = r->ev;
-    for (size_t i = 0; i < r->n;) {
-        const ludus__kind_info *ki = &ludus__kinds[e[i].word & LUDUS__K_MASK];
-        uintptr_t keys[2] = {0, 0};
-        if (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0) keys[0] = e[i].word & ~(uintptr_t)LUDUS__K_MASK;
-        if (ki->payload == LUDUS__P_FLOW_NAMED && i + 1 < r->n && e[i + 1].word)
-            keys[1] = LUDUS__FLOW_NAME_KEY(e[i + 1].word);
-        if (ki->payload == LUDUS__P_ASYNC && i + 1 < r->n) keys[1] = e[i + 1].word;
-        for (int j = 0; j < 2; j++) {
-            if (!keys[j] || ludus__site_index(c, keys[j]) != UINT32_MAX) continue;
-            char name[64];
-            snprintf(name, sizeof name, "<site 0x%llx: not journaled>", (unsigned long long)keys[j]);
-            if (ludus__site_add_described(c, keys[j], name, "", "", NULL, 0, 1, 0) != 0)
-                return ludus__fail(LUDUS_ENOMEM, "out of memory");
-        }
-        size_t k = ki->valid ? ludus__event_slots(&e[i], r->n - i) : 1;
-        i += k ? k : 1;
-    }
+/* A site the events name that the journal had not written yet: named by
+ * its address, so the events stay (and the gap shows). */
+static int name_unjournaled(ludus_capture *c, uintptr_t key) {
+    if (ludus__site_index(c, key) != UINT32_MAX) return 0;
+    char name[64];
+    snprintf(name, sizeof name, "<site 0x%llx: not journaled>", (unsigned long long)key);
+    if (ludus__site_add_described(c, key, name, "", "", NULL, 0, 1, 0) != 0)
+        return ludus__fail(LUDUS_ENOMEM, "out of memory");
     return 0;
 }
 
@@ -253,7 +240,7 @@ static int build(ludus_capture *c, const char *map, size_t size, const ludus__pf
                 if (last[s].ticks > last_ticks) last_ticks = last[s].ticks;
                 s += n ? n : 1;
             }
-            if (rc == 0) rc = name_unjournaled(c, &pieces[k].run);
+            if (rc == 0) rc = ludus__run_keys(c, pieces[k].run.ev, pieces[k].run.n, name_unjournaled);
         }
         i = j;
     }

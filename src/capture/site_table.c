@@ -149,7 +149,7 @@ static int add_site(ludus_capture *c, uintptr_t key) {
 }
 
 /* The keys of one run's events, by the kind table. */
-static int collect_run(ludus_capture *c, const ludus__event *e, size_t n) {
+int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n, int (*fn)(ludus_capture *c, uintptr_t key)) {
     for (size_t i = 0; i < n;) {
         const ludus__kind_info *ki = &ludus__kinds[e[i].word & LUDUS__K_MASK];
         uintptr_t key = 0;
@@ -158,16 +158,20 @@ static int collect_run(ludus_capture *c, const ludus__event *e, size_t n) {
         else if (ki->payload == LUDUS__P_FLOW_NAMED && i + 1 < n)
             key = LUDUS__FLOW_NAME_KEY(e[i + 1].word);
         if (key) {
-            int rc = add_site(c, key);
+            int rc = fn(c, key);
             if (rc) return rc;
         }
         if (ki->payload == LUDUS__P_ASYNC && i + 1 < n && e[i + 1].word) { /* the track */
-            int rc = add_site(c, e[i + 1].word);
+            int rc = fn(c, e[i + 1].word);
             if (rc) return rc;
         }
         i += ki->valid ? ludus__event_slots(&e[i], n - i) : 1;
     }
     return 0;
+}
+
+static int collect_run(ludus_capture *c, const ludus__event *e, size_t n) {
+    return ludus__run_keys(c, e, n, add_site);
 }
 
 static int cmp_id(const void *a, const void *b) {
