@@ -109,7 +109,7 @@ int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_writ
 }
 
 int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char *path) {
-    ludus__exporter fn;
+    ludus__exporter fn = NULL;
     int rc = check(c, format, flags, &fn);
     if (rc) return rc;
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
