@@ -13,7 +13,7 @@
 #include <ludus/capture_file.h>
 #include <ludus/gpu.h>
 
-#include "../record/arena.h"
+#include "../base/arena.h"
 #include "../record/record.h"
 #include "nev_kinds.h"
 

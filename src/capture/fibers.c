@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "capture_internal.h"
-#include "text.h"
+#include "../base/text.h"
 
 /* Synthetic thread ids of fiber tracks: above any Linux tid (pid_max is at
  * most 2^22) and within a JSON viewer's int32. */

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "capture_internal.h"
-#include "text.h"
+#include "../base/text.h"
 
 /* ---- time ---- */
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../record/hash.h"
+#include "../base/hash.h"
 #include "capture_internal.h"
-#include "text.h"
+#include "../base/text.h"
 
 #define MAX_TEXT 4096u
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../capture/file_format.h"
+#include "../format/file_format.h"
 #include "export_internal.h"
 
 /* A record is built whole in memory (tables are bounded by sites and

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../capture/nev_kinds.h"
-#include "../capture/text.h"
+#include "../base/text.h"
 #include "../record/counters.h"
 #include "../record/record.h"
 

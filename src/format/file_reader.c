@@ -15,7 +15,7 @@
 
 #include "../platform/file_read.h"
 #include "file_format.h"
-#include "text.h"
+#include "../base/text.h"
 
 typedef struct reader {
     int fd; /* -1: memory */

@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "capture_internal.h"
-#include "varint.h"
+#include "../capture/capture_internal.h"
+#include "../base/varint.h"
 
 /* ---- little-endian fields ---- */
 

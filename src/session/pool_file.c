@@ -20,7 +20,7 @@
 
 #include "../platform/background.h"
 #include "../platform/file_map.h"
-#include "capture_internal.h"
+#include "../capture/capture_internal.h"
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
