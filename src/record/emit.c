@@ -27,7 +27,7 @@
 
 __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
 int ludus__clock_is_tsc;           /* set before arming; read after an acquire of armed */
-uint32_t ludus__rolling_first_gen; /* set by the rolling window (src/capture/rolling.c) */
+uint32_t ludus__rolling_first_gen; /* set by the rolling window (src/flight/rolling.c) */
 
 const ludus_site ludus__frame_site = {"Frame", "", "", "frame", 0, LUDUS_SITE_TEXT};
 const ludus_site ludus__invalid_site = {"<invalid site id>", "", "", NULL, 0, LUDUS_SITE_TEXT};

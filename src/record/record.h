@@ -41,7 +41,7 @@ static inline int ludus__same_recording(uint32_t begun, uint32_t gen) {
  * records does not link the rolling window and its exporters). */
 LUDUS_HIDDEN extern void (*ludus__frame_hook)(void);
 /* Runs in each thread that registers (threads.c), when set: crash capture
- * (src/capture/crash.c) gives the thread an alternate signal stack. */
+ * (src/postmortem/crash.c) gives the thread an alternate signal stack. */
 LUDUS_HIDDEN extern void (*ludus__thread_setup_hook)(void);
 
 /* Threads registered at the same time (records of exited threads are freed
