@@ -263,62 +263,10 @@ typedef struct ludus__event {
     uintptr_t word; /* site address | kind, a begin's token, or a payload word */
 } ludus__event;
 
-/* The table of event kinds: one row per kind, the only description of how an
- * event is laid out. Everything that reads or writes events derives from it
- * (the recorder's enum below, the normalised stream, the .ludus codec, the
- * exporters through the normalised kinds in src/capture/nev_kinds.h).
- *
- *   X(NAME, value, word, payload, role, nev, since)
- *   value    the kind in the word's low 4 bits (0 is never written)
- *   word     SITE  a site descriptor's address
- *            SITE0 a site descriptor's address, or none (0)
- *            REF   a begin's token: the begin slot's address | 1
- *            NONE  nothing but the kind
- *   payload  of the second slot {u64, word}: NONE (no second slot), FLOW
- *            (flow id), FLOW_NAMED (flow id, address of the flow's name: a
- *            string literal or a registered site's name), I64, F64 (double
- *            bits), POINT (slot address, capture generation: an unwind point),
- *            STAT (value, which per-frame statistic: LUDUS__FRAME_STATS in
- *            src/capture/nev_kinds.h), TEXT (level, text length in bytes;
- *            the text follows in ceil(length / 16) more slots; length 0:
- *            the site's name is the text), ASYNC (zone id, the track's site
- *            address; the word's site is the zone's at a begin, none at an
- *            end), SWITCH (1 entering the fiber the word names, 0 leaving)
- *   role     how the reader pairs it: OPEN/CLOSE (lexical scopes, an end
- *            names its begin), SPAN_OPEN/SPAN_CLOSE (spans, by site),
- *            UNWIND (closes the scopes begun after a point), FIBER (a span
- *            on the thread's track while it runs the fiber; the reader
- *            moves what lies between to the fiber's track), PASS (as is)
- *   nev      the normalised event it becomes (src/capture/nev_kinds.h: how
- *            the exporters and the analysis treat it)
- *   since    the .ludus format version that added it (older files never
- *            hold it) */
-#define LUDUS__EVENT_KINDS(X)                           \
-    X(END, 1, REF, NONE, CLOSE, END, 2)                 \
-    X(BEGIN, 2, SITE, NONE, OPEN, BEGIN, 2)             \
-    X(MARK, 3, SITE, NONE, PASS, MARK, 2)               \
-    X(FRAME, 4, SITE, NONE, PASS, FRAME, 2)             \
-    X(FLOW_OUT, 5, NONE, FLOW_NAMED, PASS, FLOW_OUT, 2) \
-    X(FLOW_IN, 6, NONE, FLOW, PASS, FLOW_IN, 2)         \
-    X(COUNTER, 7, SITE, I64, PASS, COUNTER, 2)          \
-    X(COUNTER_F64, 8, SITE, F64, PASS, COUNTER_F64, 2)  \
-    X(SPAN_BEGIN, 9, SITE, NONE, SPAN_OPEN, BEGIN, 2)   \
-    X(SPAN_END, 10, SITE0, NONE, SPAN_CLOSE, END, 2)    \
-    X(UNWIND, 11, NONE, POINT, UNWIND, END, 2)          \
-    X(FRAME_STAT, 12, SITE, STAT, PASS, FRAME_STAT, 3)  \
-    X(MESSAGE, 13, SITE, TEXT, PASS, MESSAGE, 4)        \
-    X(ASYNC, 14, SITE0, ASYNC, PASS, ASYNC_BEGIN, 4)    \
-    X(FIBER, 15, SITE, SWITCH, FIBER, BEGIN, 4)
-
-/* The slots a message's text takes after its payload slot (TEXT). */
-#define LUDUS__TEXT_SLOTS(len) (((size_t)(len) + 15u) / 16u)
-
-enum {
-#define LUDUS__KIND_ENUM(name, value, word, payload, role, nev, since) LUDUS__K_##name = value,
-    LUDUS__EVENT_KINDS(LUDUS__KIND_ENUM)
-#undef LUDUS__KIND_ENUM
-        LUDUS__K_MASK = 15
-};
+/* The kinds the inline path writes, in the low 4 bits of an event's word
+ * (sites are 16-aligned). Every kind, with its layout, is described in the
+ * library's own src/record/event_kinds.h; none of that is API. */
+enum { LUDUS__K_END = 1, LUDUS__K_BEGIN = 2, LUDUS__K_MARK = 3, LUDUS__K_MASK = 15 };
 
 /* The thread's recording state, written by its own thread (and, for limit,
  * by the capture controller; see src/record/emit.c for the protocol).
@@ -379,9 +327,6 @@ LUDUS_API void ludus__log_deferred(const ludus_site *site, int level, const char
 #else
 LUDUS_API void ludus__log_deferred(const ludus_site *site, int level, const char *fmt, ...);
 #endif
-/* A MESSAGE's level with this bit: its text slots hold packed arguments and
- * its site's name is the format (src/record/printf_spec.h). */
-#define LUDUS__LOG_DEFERRED 0x100u
 LUDUS_API void ludus__async(const ludus_site *site, const ludus_site *track, uint64_t id);
 
 /* The calling thread's counter shard: one int64 per counter slot, summed
@@ -1149,6 +1094,7 @@ typedef struct ludus_capture_summary {
     uint64_t unregistered_thread_drops; /* events of threads the thread table refused */
     uint32_t site_id_collisions;
     uint64_t bytes_used;
+    uint64_t unknown_events; /* events of a kind a later version of the library added: skipped when read */
 } ludus_capture_summary;
 LUDUS_API int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out);
 
@@ -4695,152 +4641,6 @@ int ludus__w_file_cb(void *file, const void *data, size_t n) {
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- src/capture/nev_kinds.h ---- */
-/* Event kinds as the readers see them. The raw kinds (LUDUS__EVENT_KINDS in
- * profiling.h) say how an event is recorded and paired; each becomes one of
- * the normalised kinds below, and this table is the only place that says how
- * JSON, Perfetto protobuf and the analysis treat a normalised kind. Adding a
- * kind with an existing treatment is one row in each table. */
-#ifndef LUDUS_NEV_KINDS_H
-#define LUDUS_NEV_KINDS_H
-
-
-
-/* Columns of the raw table. */
-enum { LUDUS__W_NONE, LUDUS__W_SITE, LUDUS__W_SITE0, LUDUS__W_REF };
-enum {
-    LUDUS__P_NONE,
-    LUDUS__P_FLOW,
-    LUDUS__P_FLOW_NAMED,
-    LUDUS__P_I64,
-    LUDUS__P_F64,
-    LUDUS__P_POINT,
-    LUDUS__P_STAT,
-    LUDUS__P_TEXT,
-    LUDUS__P_ASYNC,
-    LUDUS__P_SWITCH
-};
-enum {
-    LUDUS__R_PASS,
-    LUDUS__R_OPEN,
-    LUDUS__R_CLOSE,
-    LUDUS__R_SPAN_OPEN,
-    LUDUS__R_SPAN_CLOSE,
-    LUDUS__R_UNWIND,
-    LUDUS__R_FIBER
-};
-
-/* Treatments (the columns below). */
-enum {
-    LUDUS__TR_NONE,
-    LUDUS__TR_SLICE_BEGIN,
-    LUDUS__TR_SLICE_END,
-    LUDUS__TR_INSTANT,
-    LUDUS__TR_FRAME,
-    LUDUS__TR_FLOW_OUT,
-    LUDUS__TR_FLOW_IN,
-    LUDUS__TR_COUNTER_I64,
-    LUDUS__TR_COUNTER_F64,
-    LUDUS__TR_MESSAGE
-};
-
-/* Normalised kinds: X(NAME, json, pftrace, analysis, category, label)
- * Fields a kind gives its own meaning: MESSAGE: value = level, series = the
- * text's length, begin_ns = where the text is (ludus__nev_text); ASYNC_*:
- * value = zone id, series = the track's site index (exports and the
- * analysis take async zones from the capture's zone list, src/capture/async.c,
- * not from the thread streams). An ASYNC raw event without a site is the
- * end (the kind after ASYNC_BEGIN).
- *   json, pftrace, analysis  the treatment (LUDUS__TR_*) each gives it
- *   category                 the category when the site names none
- *   label                    the name of an event without a site (NULL: none) */
-#define LUDUS__NEV_KINDS(X)                                                                    \
-    X(BEGIN, SLICE_BEGIN, SLICE_BEGIN, SLICE_BEGIN, "default", NULL)                           \
-    X(END, SLICE_END, SLICE_END, SLICE_END, "default", NULL)                                   \
-    X(MARK, INSTANT, INSTANT, NONE, "mark", NULL)                                              \
-    X(FRAME, FRAME, FRAME, FRAME, "frame", NULL)                                               \
-    X(FLOW_OUT, FLOW_OUT, FLOW_OUT, NONE, "flow", NULL)                                        \
-    X(FLOW_IN, FLOW_IN, FLOW_IN, NONE, "flow", "flow in")                                      \
-    X(COUNTER, COUNTER_I64, COUNTER_I64, COUNTER_I64, "counter", NULL)                         \
-    X(COUNTER_F64, COUNTER_F64, COUNTER_F64, COUNTER_F64, "counter", NULL)                     \
-    X(FRAME_STAT, COUNTER_I64, COUNTER_I64, COUNTER_I64, "counter", NULL)                      \
-    X(LOSS, INSTANT, INSTANT, NONE, "ludus", "ludus: events lost from here on (see metadata)") \
-    X(MISMATCH, INSTANT, INSTANT, NONE, "ludus", "<span end without begin>")                   \
-    X(CRASH, INSTANT, INSTANT, NONE, "ludus", "ludus: the process crashed here")               \
-    X(MESSAGE, MESSAGE, MESSAGE, MESSAGE, "log", NULL)                                         \
-    X(ASYNC_BEGIN, NONE, NONE, NONE, "async", NULL)                                            \
-    X(ASYNC_END, NONE, NONE, NONE, "async", NULL)
-
-enum {
-    LUDUS_NEV_NONE = 0,
-#define LUDUS__NEV_ENUM(name, json, pftrace, analysis, category, label) LUDUS_NEV_##name,
-    LUDUS__NEV_KINDS(LUDUS__NEV_ENUM)
-#undef LUDUS__NEV_ENUM
-        LUDUS_NEV_COUNT
-};
-
-typedef struct ludus__kind_info {
-    uint8_t valid, word, payload, role, nev, slots, since;
-} ludus__kind_info;
-
-typedef struct ludus__nev_info {
-    const char *name;
-    uint8_t json, pftrace, analysis;
-    const char *category, *label;
-} ludus__nev_info;
-
-/* The per-frame statistics a frame's snapshot records (a FRAME_STAT event:
- * site, value, and its row here), one counter track each per site:
- *   X(NAME, series, owner, unit, per_frame)
- *   series     the track's name after the site's ("DrawCalls per frame")
- *   owner      what records it: COUNT (LUDUS_PROFILE_COUNT), GAUGE, MEMORY
- *   unit       "" or "bytes"
- *   per_frame  1: an amount of the frame (summed over frames); 0: a level */
-#define LUDUS__FRAME_STATS(X)                                 \
-    X(SUM, "per frame", COUNT, "", 1)                         \
-    X(LAST, "last", GAUGE, "", 0)                             \
-    X(MIN, "min", GAUGE, "", 0)                               \
-    X(MAX, "max", GAUGE, "", 0)                               \
-    X(MEM_LIVE, "live bytes", MEMORY, "bytes", 0)             \
-    X(MEM_LIVE_ALLOCS, "live allocations", MEMORY, "", 0)     \
-    X(MEM_PEAK, "peak live bytes", MEMORY, "bytes", 0)        \
-    X(MEM_ALLOC_BYTES, "bytes allocated", MEMORY, "bytes", 1) \
-    X(MEM_ALLOCS, "allocations", MEMORY, "", 1)               \
-    X(MEM_FREE_BYTES, "bytes freed", MEMORY, "bytes", 1)      \
-    X(MEM_FREES, "frees", MEMORY, "", 1)
-
-enum { LUDUS__OWNER_COUNT, LUDUS__OWNER_GAUGE, LUDUS__OWNER_MEMORY };
-enum {
-#define LUDUS__STAT_ENUM(name, series, owner, unit, per_frame) LUDUS__STAT_##name,
-    LUDUS__FRAME_STATS(LUDUS__STAT_ENUM)
-#undef LUDUS__STAT_ENUM
-        LUDUS__STAT_COUNT
-};
-/* Counter tracks per site: 0 for plain samples (plots, sample_counter,
- * memory gauges), 1 + stat for the statistics above. */
-#define LUDUS__SERIES_PER_SITE (1u + LUDUS__STAT_COUNT)
-
-typedef struct ludus__stat_info {
-    const char *name, *series, *unit;
-    uint8_t owner, per_frame;
-} ludus__stat_info;
-LUDUS_HIDDEN extern const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT];
-
-/* Indexed by the raw kind (0..15) and by LUDUS_NEV_*; built from the tables. */
-LUDUS_HIDDEN extern const ludus__kind_info ludus__kinds[16];
-LUDUS_HIDDEN extern const ludus__nev_info ludus__nevs[LUDUS_NEV_COUNT];
-
-/* The slots of the event at e, of which avail (>= 1) are readable: the
- * kind's, plus the text of a TEXT payload. 0 for an unknown kind; more than
- * avail for an event cut by the end of its run (only a damaged file). */
-static inline size_t ludus__event_slots(const ludus__event *e, size_t avail) {
-    const ludus__kind_info *ki = &ludus__kinds[e->word & LUDUS__K_MASK];
-    if (ki->payload != LUDUS__P_TEXT || avail < 2) return ki->slots;
-    uint64_t len = (uint64_t)e[1].word;
-    return len > LUDUS_MESSAGE_MAX ? (size_t)1 << 40 : 2 + LUDUS__TEXT_SLOTS(len);
-}
-
-#endif
 /* ---- src/record/counters.h ---- */
 /* Counters, gauges, memory domains and the ring of recent frames
  * (counters.c): what the overlay, the live API and the capture's memory
@@ -4925,6 +4725,133 @@ LUDUS_HIDDEN void ludus__counters_crash_reset(void);
 /* emit.c: one event with a payload slot; 0 when dropped or idle. */
 
 #endif
+/* ---- src/record/event_kinds.h ---- */
+/* The event kinds: how each event is laid out in a thread's buffer, one row
+ * per kind. The recorder writes by these rows; every reader (the normalised
+ * stream, the .ludus codec and reader, the pool file's journal, the site
+ * table) derives what it does from them through src/capture/event_table.h,
+ * which says what the columns mean to a reader. Only the values the inline
+ * hot path writes are in <ludus/profiling.h> (LUDUS__K_END, _BEGIN, _MARK);
+ * the rows below use them.
+ *
+ * Room: the kind is the low 4 bits of a 16-aligned word, so there are 15
+ * kinds and all are taken. Kinds added from here on are extension kinds
+ * (LUDUS__EXT_KINDS below): one raw kind, EXT, whose payload names the
+ * sub-kind. docs/format.md, "Event kinds", has the rule for the next kind. */
+#ifndef LUDUS_EVENT_KINDS_H
+#define LUDUS_EVENT_KINDS_H
+
+
+
+/* X(NAME, value, word, payload, role, nev, since)
+ *   value    the kind in the word's low 4 bits (0 is never written)
+ *   word     SITE  a site descriptor's address
+ *            SITE0 a site descriptor's address, or none (0)
+ *            REF   a begin's token: the begin slot's address | 1
+ *            NONE  nothing but the kind
+ *   payload  the second slot {u64, word} (LUDUS__PAYLOADS in
+ *            src/capture/event_table.h: how each half is held), NONE when
+ *            the event has one slot
+ *   role     how the reader pairs it: OPEN/CLOSE (lexical scopes, an end
+ *            names its begin), SPAN_OPEN/SPAN_CLOSE (spans, by site),
+ *            UNWIND (closes the scopes begun after a point), FIBER (a span
+ *            on the thread's track while it runs the fiber; the reader
+ *            moves what lies between to the fiber's track), PASS (as is)
+ *   nev      the normalised event it becomes (src/capture/event_table.h);
+ *            EXT: its sub-kind's
+ *   since    the .ludus format version that added it (older files never
+ *            hold it) */
+#define LUDUS__EVENT_KINDS(X)                            \
+    X(END, LUDUS__K_END, REF, NONE, CLOSE, END, 2)       \
+    X(BEGIN, LUDUS__K_BEGIN, SITE, NONE, OPEN, BEGIN, 2) \
+    X(MARK, LUDUS__K_MARK, SITE, NONE, PASS, MARK, 2)    \
+    X(FRAME, 4, SITE, NONE, PASS, FRAME, 2)              \
+    X(FLOW_OUT, 5, NONE, FLOW_NAMED, PASS, FLOW_OUT, 2)  \
+    X(FLOW_IN, 6, NONE, FLOW, PASS, FLOW_IN, 2)          \
+    X(COUNTER, 7, SITE, I64, PASS, COUNTER, 2)           \
+    X(COUNTER_F64, 8, SITE, F64, PASS, COUNTER_F64, 2)   \
+    X(SPAN_BEGIN, 9, SITE, NONE, SPAN_OPEN, BEGIN, 2)    \
+    X(SPAN_END, 10, SITE0, NONE, SPAN_CLOSE, END, 2)     \
+    X(UNWIND, 11, NONE, POINT, UNWIND, END, 2)           \
+    X(FRAME_STAT, 12, SITE, STAT, PASS, FRAME_STAT, 3)   \
+    X(EXT, 13, SITE0, EXT, PASS, NONE, 5)                \
+    X(ASYNC, 14, SITE0, ASYNC, PASS, ASYNC_BEGIN, 4)     \
+    X(FIBER, 15, SITE, SWITCH, FIBER, BEGIN, 4)
+
+enum {
+#define LUDUS__KIND_ENUM(name, value, word, payload, role, nev, since) LUDUS__KIND_##name = value,
+    LUDUS__EVENT_KINDS(LUDUS__KIND_ENUM)
+#undef LUDUS__KIND_ENUM
+};
+
+/* Extension kinds: an EXT event is {ticks, site or 0 | EXT}, then
+ * {value, sub-kind | data length << 8}, then the data (length bytes, at
+ * most LUDUS__EXT_DATA_MAX) in ceil(length / 16) more slots. Every
+ * extension has that layout, so a reader that does not know a sub-kind
+ * still knows its size and its one site key, and skips it (counted).
+ * A new sub-kind needs no new format version: readers that do not know it
+ * skip it and count it (docs/format.md, "Event kinds").
+ *   X(NAME, code, data, nev)
+ *   code   the sub-kind (1..255, never reused)
+ *   data   what the data bytes are: NONE, TEXT (UTF-8 or not, cleaned when
+ *          read), FORMAT_ARGS (LUDUS_PROFILE_LOG's packed arguments; the
+ *          site's name is the format: src/record/printf_spec.h)
+ *   nev    the normalised event it becomes; its value is the slot's value */
+#define LUDUS__EXT_KINDS(X)      \
+    X(MESSAGE, 1, TEXT, MESSAGE) \
+    X(MESSAGE_DEFERRED, 2, FORMAT_ARGS, MESSAGE)
+
+enum {
+#define LUDUS__EXT_ENUM(name, code, data, nev) LUDUS__EXT_##name = code,
+    LUDUS__EXT_KINDS(LUDUS__EXT_ENUM)
+#undef LUDUS__EXT_ENUM
+};
+
+/* The data of an extension event: at most this many bytes (a message's
+ * text is cut to it: LUDUS_MESSAGE_MAX), in this many slots. */
+#define LUDUS__EXT_DATA_MAX 1024u
+_Static_assert(LUDUS_MESSAGE_MAX <= LUDUS__EXT_DATA_MAX, "a message's text fits an extension's data");
+#define LUDUS__TEXT_SLOTS(len) (((size_t)(len) + 15u) / 16u)
+/* The payload word of an extension event. */
+#define LUDUS__EXT_WORD(code, len) ((uintptr_t)(code) | ((uintptr_t)(len) << 8))
+#define LUDUS__EXT_CODE(word) ((unsigned)((word)&0xffu))
+#define LUDUS__EXT_LEN(word) ((size_t)((uintptr_t)(word) >> 8))
+
+/* The per-frame statistics a frame's snapshot records (a FRAME_STAT event:
+ * site, value, and its row here), one counter track each per site:
+ *   X(NAME, series, owner, unit, per_frame)
+ *   series     the track's name after the site's ("DrawCalls per frame")
+ *   owner      what records it: COUNT (LUDUS_PROFILE_COUNT), GAUGE, MEMORY
+ *   unit       "" or "bytes"
+ *   per_frame  1: an amount of the frame (summed over frames); 0: a level */
+#define LUDUS__FRAME_STATS(X)                                 \
+    X(SUM, "per frame", COUNT, "", 1)                         \
+    X(LAST, "last", GAUGE, "", 0)                             \
+    X(MIN, "min", GAUGE, "", 0)                               \
+    X(MAX, "max", GAUGE, "", 0)                               \
+    X(MEM_LIVE, "live bytes", MEMORY, "bytes", 0)             \
+    X(MEM_LIVE_ALLOCS, "live allocations", MEMORY, "", 0)     \
+    X(MEM_PEAK, "peak live bytes", MEMORY, "bytes", 0)        \
+    X(MEM_ALLOC_BYTES, "bytes allocated", MEMORY, "bytes", 1) \
+    X(MEM_ALLOCS, "allocations", MEMORY, "", 1)               \
+    X(MEM_FREE_BYTES, "bytes freed", MEMORY, "bytes", 1)      \
+    X(MEM_FREES, "frees", MEMORY, "", 1)
+
+enum { LUDUS__OWNER_COUNT, LUDUS__OWNER_GAUGE, LUDUS__OWNER_MEMORY };
+enum {
+#define LUDUS__STAT_ENUM(name, series, owner, unit, per_frame) LUDUS__STAT_##name,
+    LUDUS__FRAME_STATS(LUDUS__STAT_ENUM)
+#undef LUDUS__STAT_ENUM
+        LUDUS__STAT_COUNT
+};
+
+typedef struct ludus__stat_info {
+    const char *name, *series, *unit;
+    uint8_t owner, per_frame;
+} ludus__stat_info;
+LUDUS_HIDDEN extern const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT];
+
+#endif
 /* ---- src/record/record.h ---- */
 /* Recording internals shared by src/record and src/capture: the pool and its
  * pieces, thread records, the per-thread cold state and the session (the
@@ -4965,7 +4892,7 @@ static inline int ludus__same_recording(uint32_t begun, uint32_t gen) {
  * records does not link the rolling window and its exporters). */
 LUDUS_HIDDEN extern void (*ludus__frame_hook)(void);
 /* Runs in each thread that registers (threads.c), when set: crash capture
- * (src/capture/crash.c) gives the thread an alternate signal stack. */
+ * (src/postmortem/crash.c) gives the thread an alternate signal stack. */
 LUDUS_HIDDEN extern void (*ludus__thread_setup_hook)(void);
 
 /* Threads registered at the same time (records of exited threads are freed
@@ -5169,11 +5096,20 @@ LUDUS_HIDDEN extern const ludus_site ludus__empty_name_site;
 /* Out-of-line events of two slots or more (emit.c); 1 when recorded, 0
  * when dropped (counted) or no capture runs. */
 LUDUS_HIDDEN int ludus__emit_value(uintptr_t word, uint64_t p0, uintptr_t p1);
-LUDUS_HIDDEN int ludus__emit_text(uintptr_t word, uint64_t level, const char *text, size_t len);
+/* An extension event of sub-kind code (event_kinds.h): value, and len bytes
+ * of data (cut at LUDUS__EXT_DATA_MAX). */
+LUDUS_HIDDEN int ludus__emit_ext(const ludus_site *site, unsigned code, uint64_t value, const void *data, size_t len);
 LUDUS_HIDDEN const ludus_site *ludus__emit_fiber_enter(const char *name);
 LUDUS_HIDDEN void ludus__emit_fiber_leave(const ludus_site *fiber);
 
 #endif
+
+const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT] = {
+#define LUDUS__STAT_ROW(name, series, owner, unit, per_frame) \
+    [LUDUS__STAT_##name] = {#name, series, unit, LUDUS__OWNER_##owner, per_frame},
+    LUDUS__FRAME_STATS(LUDUS__STAT_ROW)
+#undef LUDUS__STAT_ROW
+};
 
 __thread int64_t *ludus__shard __attribute__((tls_model("initial-exec")));
 ludus__gauge_state ludus__gauges[32];
@@ -5456,7 +5392,7 @@ int ludus_record_memory_gauges(void) {
         const ludus_site *site = ludus__site_by_id(L.dinfo[i].site_id);
         int64_t live = __atomic_load_n(&ludus__sf_counters_domains[i].live, __ATOMIC_RELAXED) +
                        __atomic_load_n(&L.dinfo[i].baseline_bytes, __ATOMIC_RELAXED);
-        if (site) ludus__emit_value((uintptr_t)site | LUDUS__K_COUNTER, (uint64_t)live, 0);
+        if (site) ludus__emit_value((uintptr_t)site | LUDUS__KIND_COUNTER, (uint64_t)live, 0);
     }
     return (int)n;
 }
@@ -5587,7 +5523,8 @@ void ludus__frame_tick(void) {
     ludus__mutex_unlock(&L.lock);
     if (!out) return;
     for (uint32_t i = 0; i < out->n; i++)
-        ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__K_FRAME_STAT, (uint64_t)out->r[i].value, out->r[i].stat);
+        ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__KIND_FRAME_STAT, (uint64_t)out->r[i].value,
+                          out->r[i].stat);
     ludus__free(out);
 }
 
@@ -5658,6 +5595,7 @@ static void ludus__sf_counters_fork_install(void) {
 void ludus__counters_crash_reset(void) {
     ludus__mutex_init(&L.lock);
 }
+#undef LUDUS__STAT_ROW
 #undef MAX_STAT_RECS
 
 /* ==== src/record/emit.c ==== */
@@ -5732,7 +5670,7 @@ LUDUS_HIDDEN void ludus__tracy_gpu_forget(const void *key);
 
 __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
 int ludus__clock_is_tsc;           /* set before arming; read after an acquire of armed */
-uint32_t ludus__rolling_first_gen; /* set by the rolling window (src/capture/rolling.c) */
+uint32_t ludus__rolling_first_gen; /* set by the rolling window (src/flight/rolling.c) */
 
 const ludus_site ludus__frame_site = {"Frame", "", "", "frame", 0, LUDUS_SITE_TEXT};
 const ludus_site ludus__invalid_site = {"<invalid site id>", "", "", NULL, 0, LUDUS_SITE_TEXT};
@@ -6018,12 +5956,13 @@ int ludus__emit_value(uintptr_t word, uint64_t p0, uintptr_t p1) {
     return ludus__sf_emit_emit_slots(word, p0, p1, 2, NULL);
 }
 
-/* A message: the event, its payload {level, length}, then the text in
- * ceil(length / 16) slots (zero-padded), one contiguous claim. */
-int ludus__emit_text(uintptr_t word, uint64_t level, const char *text, size_t len) {
+/* An extension event (event_kinds.h): the event, its payload {value,
+ * code | length << 8}, then the data in ceil(length / 16) slots
+ * (zero-padded), one contiguous claim. */
+int ludus__emit_ext(const ludus_site *site, unsigned code, uint64_t value, const void *data, size_t len) {
     ludus__thread_hot *t = &ludus__hot;
     ludus__thread_cold *c = &ludus__cold;
-    if (len > LUDUS_MESSAGE_MAX) len = LUDUS_MESSAGE_MAX;
+    if (len > LUDUS__EXT_DATA_MAX) len = LUDUS__EXT_DATA_MAX;
     size_t k = LUDUS__TEXT_SLOTS(len);
     if (ludus__sf_emit_set_busy(t)) {
         ludus__sf_emit_signal_drop(c, 1);
@@ -6037,13 +5976,13 @@ int ludus__emit_text(uintptr_t word, uint64_t level, const char *text, size_t le
     }
     ludus__event *e = (ludus__event *)ludus__sf_emit_slot_of(t);
     e[0].ticks = ludus__sf_emit_now_ticks();
-    e[0].word = word;
-    e[1].ticks = level;
-    e[1].word = (uintptr_t)len;
+    e[0].word = (uintptr_t)site | LUDUS__KIND_EXT;
+    e[1].ticks = value;
+    e[1].word = LUDUS__EXT_WORD(code, len);
     if (k) {
-        e[1 + k].ticks = 0; /* the padding of the last text slot */
+        e[1 + k].ticks = 0; /* the padding of the last data slot */
         e[1 + k].word = 0;
-        memcpy(&e[2], text, len);
+        memcpy(&e[2], data, len);
     }
     __atomic_store_n(&t->cur, (uintptr_t)(e + 2 + k) | 1u, __ATOMIC_RELAXED);
     ludus__sf_emit_leave(t, c);
@@ -6073,7 +6012,7 @@ const ludus_site *ludus__emit_fiber_enter(const char *name) {
         ludus__sf_emit_leave(t, c);
         return NULL;
     }
-    ludus__sf_emit_put(t, (uintptr_t)site | LUDUS__K_FIBER, 2, 1u, 0);
+    ludus__sf_emit_put(t, (uintptr_t)site | LUDUS__KIND_FIBER, 2, 1u, 0);
     c->spans++;
     ludus__sf_emit_leave(t, c);
     return site;
@@ -6092,18 +6031,18 @@ void ludus__emit_fiber_leave(const ludus_site *fiber) {
         ludus__sf_emit_leave(t, c);
         return;
     }
-    ludus__sf_emit_put(t, (uintptr_t)fiber | LUDUS__K_FIBER, 2, 0u, 0);
+    ludus__sf_emit_put(t, (uintptr_t)fiber | LUDUS__KIND_FIBER, 2, 0u, 0);
     ludus__sf_emit_leave(t, c);
 }
 
 void ludus__plot_i64(const ludus_site *site, int64_t value) {
-    ludus__sf_emit_emit_slots((uintptr_t)site | LUDUS__K_COUNTER, (uint64_t)value, 0, 2, NULL);
+    ludus__sf_emit_emit_slots((uintptr_t)site | LUDUS__KIND_COUNTER, (uint64_t)value, 0, 2, NULL);
 }
 
 void ludus__plot_f64(const ludus_site *site, double value) {
     uint64_t bits;
     memcpy(&bits, &value, sizeof bits);
-    ludus__sf_emit_emit_slots((uintptr_t)site | LUDUS__K_COUNTER_F64, bits, 0, 2, NULL);
+    ludus__sf_emit_emit_slots((uintptr_t)site | LUDUS__KIND_COUNTER_F64, bits, 0, 2, NULL);
 }
 
 void ludus__emit(const ludus_site *site, unsigned kind) {
@@ -6111,12 +6050,12 @@ void ludus__emit(const ludus_site *site, unsigned kind) {
 }
 
 void ludus__frame(void) {
-    ludus__sf_emit_emit_slots((uintptr_t)&ludus__frame_site | LUDUS__K_FRAME, 0, 0, 1, NULL);
+    ludus__sf_emit_emit_slots((uintptr_t)&ludus__frame_site | LUDUS__KIND_FRAME, 0, 0, 1, NULL);
 }
 
 uint64_t ludus__flow_out(const char *name) {
     uint64_t id = 0;
-    if (!ludus__sf_emit_emit_slots(LUDUS__K_FLOW_OUT, 0, (uintptr_t)name, 2, &id))
+    if (!ludus__sf_emit_emit_slots(LUDUS__KIND_FLOW_OUT, 0, (uintptr_t)name, 2, &id))
         return ludus__load_armed() ? FLOW_DROPPED : 0; /* its arrival is counted as lost too */
     return id;
 }
@@ -6134,7 +6073,7 @@ void ludus__flow_in(uint64_t flow_id) {
         }
         return;
     }
-    ludus__sf_emit_emit_slots(LUDUS__K_FLOW_IN, flow_id, 0, 2, NULL);
+    ludus__sf_emit_emit_slots(LUDUS__KIND_FLOW_IN, flow_id, 0, 2, NULL);
 }
 
 void ludus_start_flow(uint32_t site_id, uint64_t flow_id) {
@@ -6142,13 +6081,13 @@ void ludus_start_flow(uint32_t site_id, uint64_t flow_id) {
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
     if (!(flow_id & LUDUS_CALLER_FLOW_ID_BIT)) return;
-    ludus__sf_emit_emit_slots(LUDUS__K_FLOW_OUT, flow_id, (uintptr_t)site->name, 2, NULL);
+    ludus__sf_emit_emit_slots(LUDUS__KIND_FLOW_OUT, flow_id, (uintptr_t)site->name, 2, NULL);
 }
 
 void ludus_finish_flow(uint64_t flow_id) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     if (!(flow_id & LUDUS_CALLER_FLOW_ID_BIT)) return;
-    ludus__sf_emit_emit_slots(LUDUS__K_FLOW_IN, flow_id, 0, 2, NULL);
+    ludus__sf_emit_emit_slots(LUDUS__KIND_FLOW_IN, flow_id, 0, 2, NULL);
 }
 
 void ludus_sample_counter(uint32_t site_id, int64_t value) {
@@ -6159,7 +6098,7 @@ void ludus_sample_counter(uint32_t site_id, int64_t value) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
-    ludus__sf_emit_emit_slots((uintptr_t)site | LUDUS__K_COUNTER, (uint64_t)value, 0, 2, NULL);
+    ludus__sf_emit_emit_slots((uintptr_t)site | LUDUS__KIND_COUNTER, (uint64_t)value, 0, 2, NULL);
 }
 
 void ludus_sample_counter_f64(uint32_t site_id, double value) {
@@ -6172,7 +6111,7 @@ void ludus_sample_counter_f64(uint32_t site_id, double value) {
     if (!site) site = &ludus__invalid_site;
     uint64_t bits;
     memcpy(&bits, &value, sizeof bits);
-    ludus__sf_emit_emit_slots((uintptr_t)site | LUDUS__K_COUNTER_F64, bits, 0, 2, NULL);
+    ludus__sf_emit_emit_slots((uintptr_t)site | LUDUS__KIND_COUNTER_F64, bits, 0, 2, NULL);
 }
 
 /* ---- unwinding ---- */
@@ -6197,7 +6136,7 @@ void ludus_unwound_to(ludus_unwind_point point) {
     return;
 #endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
-    ludus__sf_emit_emit_slots(LUDUS__K_UNWIND, (uint64_t)point.at, (uintptr_t)point.gen, 2, NULL);
+    ludus__sf_emit_emit_slots(LUDUS__KIND_UNWIND, (uint64_t)point.at, (uintptr_t)point.gen, 2, NULL);
 }
 
 /* ---- spans: paired by identity; the recorder's stack says which begins
@@ -6236,7 +6175,7 @@ void ludus__span_begin(const ludus_site *site) {
         return;
     }
     if (ludus__sf_emit_make_room(t, c, 1, 0)) {
-        ludus__sf_emit_put(t, (uintptr_t)site | LUDUS__K_SPAN_BEGIN, 1, 0, 0);
+        ludus__sf_emit_put(t, (uintptr_t)site | LUDUS__KIND_SPAN_BEGIN, 1, 0, 0);
         c->span[c->span_depth - 1].recorded = 1;
         c->spans++;
     } else {
@@ -6271,7 +6210,7 @@ static void ludus__sf_emit_span_close(const ludus__span_ent *e, const ludus_site
         ludus__sf_emit_leave(t, c);
         return;
     }
-    ludus__sf_emit_put(t, (uintptr_t)explicit_site | LUDUS__K_SPAN_END, 1, 0, 0);
+    ludus__sf_emit_put(t, (uintptr_t)explicit_site | LUDUS__KIND_SPAN_END, 1, 0, 0);
     ludus__sf_emit_leave(t, c);
 }
 
@@ -7213,7 +7152,7 @@ void ludus_log_text(int level, const char *text, size_t len) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     unsigned l = ludus__sf_timeline_clamp_level(level);
     if (!text) len = 0;
-    ludus__emit_text((uintptr_t)&ludus__sf_timeline_log_sites[l] | LUDUS__K_MESSAGE, l, text, len);
+    ludus__emit_ext(&ludus__sf_timeline_log_sites[l], LUDUS__EXT_MESSAGE, l, text, len);
 }
 
 void ludus_vlog(int level, const char *fmt, va_list args) {
@@ -7227,7 +7166,7 @@ void ludus_vlog(int level, const char *fmt, va_list args) {
     if (n < 0) n = 0;
     size_t len = (size_t)n < LUDUS_MESSAGE_MAX ? (size_t)n : LUDUS_MESSAGE_MAX;
     unsigned l = ludus__sf_timeline_clamp_level(level);
-    ludus__emit_text((uintptr_t)&ludus__sf_timeline_log_sites[l] | LUDUS__K_MESSAGE, l, buf, len);
+    ludus__emit_ext(&ludus__sf_timeline_log_sites[l], LUDUS__EXT_MESSAGE, l, buf, len);
 }
 
 void ludus_log(int level, const char *fmt, ...) {
@@ -7240,7 +7179,7 @@ void ludus_log(int level, const char *fmt, ...) {
 
 /* LUDUS_PROFILE_MESSAGE: the site's name is the text (length 0). */
 void ludus__message(const ludus_site *site, int level) {
-    ludus__emit_text((uintptr_t)site | LUDUS__K_MESSAGE, ludus__sf_timeline_clamp_level(level), NULL, 0);
+    ludus__emit_ext(site, LUDUS__EXT_MESSAGE, (uint64_t)ludus__sf_timeline_clamp_level(level), NULL, 0);
 }
 
 /* ---- LUDUS_PROFILE_LOG: the arguments packed now, formatted when read ---- */
@@ -7359,8 +7298,7 @@ void ludus__log_deferred(const ludus_site *site, int level, const char *fmt, ...
         }
     }
     va_end(ap);
-    ludus__emit_text((uintptr_t)site | LUDUS__K_MESSAGE, ludus__sf_timeline_clamp_level(level) | LUDUS__LOG_DEFERRED, (const char *)k.buf,
-                     k.n);
+    ludus__emit_ext(site, LUDUS__EXT_MESSAGE_DEFERRED, (uint64_t)ludus__sf_timeline_clamp_level(level), k.buf, k.n);
 }
 
 /* ---- async zones ---- */
@@ -7371,7 +7309,7 @@ uint32_t ludus_async_track(const char *name) {
 }
 
 void ludus__async(const ludus_site *site, const ludus_site *track, uint64_t id) {
-    ludus__emit_value((uintptr_t)site | LUDUS__K_ASYNC, id, (uintptr_t)track);
+    ludus__emit_value((uintptr_t)site | LUDUS__KIND_ASYNC, id, (uintptr_t)track);
 }
 
 void ludus_async_begin(uint32_t track, uint64_t id, uint32_t site_id) {
@@ -7457,6 +7395,249 @@ void ludus_fiber_leave(void) {
 #define LUDUS_CAPTURE_INTERNAL_H
 
 
+/* ---- src/capture/event_table.h ---- */
+/* Event kinds as the readers see them. src/record/event_kinds.h says how each
+ * raw kind is laid out; this header says what its columns mean to a reader,
+ * and holds the two tables only readers have:
+ *   - payloads: what each half of a kind's second slot is (a field type), so
+ *     the block codec, the .ludus reader's checks, the pool file's journal,
+ *     the site table and the normaliser each iterate fields, never kinds;
+ *   - normalised kinds: how JSON, Perfetto protobuf and the analysis treat
+ *     the event a raw one becomes.
+ * A new kind is a row in event_kinds.h (an extension kind: LUDUS__EXT_KINDS)
+ * and, when it is a new normalised kind, a row in LUDUS__NEV_KINDS here; a
+ * new field type is the only thing that adds a case to a switch
+ * (event_fields.c, block_codec.c). */
+#ifndef LUDUS_EVENT_TABLE_H
+#define LUDUS_EVENT_TABLE_H
+
+
+/* The word column. */
+enum { LUDUS__W_NONE, LUDUS__W_SITE, LUDUS__W_SITE0, LUDUS__W_REF };
+/* The role column. */
+enum {
+    LUDUS__R_PASS,
+    LUDUS__R_OPEN,
+    LUDUS__R_CLOSE,
+    LUDUS__R_SPAN_OPEN,
+    LUDUS__R_SPAN_CLOSE,
+    LUDUS__R_UNWIND,
+    LUDUS__R_FIBER
+};
+
+/* Field types: how one half of a payload slot is held (the u64 "value"
+ * half, or the word half). What a field type means is written once, in
+ * event_fields.c (its site key, its check, where the normalised event
+ * takes it) and in block_codec.c (its compact encoding).
+ *   ZERO       nothing (0)
+ *   U64        a number
+ *   I64        a signed number
+ *   F64        a double's bits
+ *   SITE       a site key, or 0 (the async zone's track)
+ *   FLOW_NAME  the address of a flow's name (its site key: LUDUS__FLOW_NAME_KEY)
+ *   SLOT       the address of a slot of the same thread, or 0 (an unwind point)
+ *   STAT       a frame statistic, below LUDUS__STAT_COUNT
+ *   EXT        an extension's sub-kind and data length (LUDUS__EXT_WORD);
+ *              the data follows in LUDUS__TEXT_SLOTS(length) slots
+ *   TEXT       a message's text length in format 4, the text following as
+ *              for EXT: read as the MESSAGE extension (format 5 has no TEXT) */
+enum {
+    LUDUS__F_ZERO,
+    LUDUS__F_U64,
+    LUDUS__F_I64,
+    LUDUS__F_F64,
+    LUDUS__F_SITE,
+    LUDUS__F_FLOW_NAME,
+    LUDUS__F_SLOT,
+    LUDUS__F_STAT,
+    LUDUS__F_EXT,
+    LUDUS__F_TEXT
+};
+
+/* Payloads: X(NAME, value field, word field). The compact encoding writes
+ * the value field, then the word field (then an EXT's or TEXT's data). */
+#define LUDUS__PAYLOADS(X)        \
+    X(NONE, ZERO, ZERO)           \
+    X(FLOW, U64, ZERO)            \
+    X(FLOW_NAMED, U64, FLOW_NAME) \
+    X(I64, I64, ZERO)             \
+    X(F64, F64, ZERO)             \
+    X(POINT, SLOT, U64)           \
+    X(STAT, I64, STAT)            \
+    X(ASYNC, U64, SITE)           \
+    X(SWITCH, U64, ZERO)          \
+    X(EXT, I64, EXT)              \
+    X(TEXT, U64, TEXT)
+
+enum {
+#define LUDUS__PAYLOAD_ENUM(name, value, word) LUDUS__P_##name,
+    LUDUS__PAYLOADS(LUDUS__PAYLOAD_ENUM)
+#undef LUDUS__PAYLOAD_ENUM
+        LUDUS__P_COUNT
+};
+
+/* What an extension's data bytes are. */
+enum { LUDUS__D_NONE, LUDUS__D_TEXT, LUDUS__D_FORMAT_ARGS };
+
+/* Treatments (the columns below). */
+enum {
+    LUDUS__TR_NONE,
+    LUDUS__TR_SLICE_BEGIN,
+    LUDUS__TR_SLICE_END,
+    LUDUS__TR_INSTANT,
+    LUDUS__TR_FRAME,
+    LUDUS__TR_FLOW_OUT,
+    LUDUS__TR_FLOW_IN,
+    LUDUS__TR_COUNTER_I64,
+    LUDUS__TR_COUNTER_F64,
+    LUDUS__TR_MESSAGE,
+    LUDUS__TR_ARG
+};
+
+/* What a normalised event's value is (the arg exporters write for it). */
+enum { LUDUS__V_NONE, LUDUS__V_I64, LUDUS__V_U64, LUDUS__V_F64, LUDUS__V_TEXT };
+
+/* Normalised kinds: X(NAME, json, pftrace, analysis, category, label, attach, value)
+ * Fields a kind gives its own meaning: MESSAGE: value = level, series = the
+ * text's length, begin_ns = where the text is (ludus__nev_text); ASYNC_*:
+ * value = zone id, series = the track's site index (exports and the
+ * analysis take async zones from the capture's zone list, src/capture/async.c,
+ * not from the thread streams). An ASYNC raw event without a site is the
+ * end (the kind after ASYNC_BEGIN).
+ *   json, pftrace, analysis  the treatment (LUDUS__TR_*) each gives it
+ *   category                 the category when the site names none
+ *   label                    the name of an event without a site (NULL: none)
+ *   attach                   1: it belongs to the slice open on its thread when
+ *                            it was recorded (the innermost, lexical or span):
+ *                            its lane and depth are that slice's, begin_ns its
+ *                            begin (depth UINT32_MAX: none was open)
+ *   value                    what its value (and text) is: LUDUS__V_* */
+#define LUDUS__NEV_KINDS(X)                                                                             \
+    X(BEGIN, SLICE_BEGIN, SLICE_BEGIN, SLICE_BEGIN, "default", NULL, 0, NONE)                           \
+    X(END, SLICE_END, SLICE_END, SLICE_END, "default", NULL, 0, NONE)                                   \
+    X(MARK, INSTANT, INSTANT, NONE, "mark", NULL, 0, NONE)                                              \
+    X(FRAME, FRAME, FRAME, FRAME, "frame", NULL, 0, NONE)                                               \
+    X(FLOW_OUT, FLOW_OUT, FLOW_OUT, NONE, "flow", NULL, 0, NONE)                                        \
+    X(FLOW_IN, FLOW_IN, FLOW_IN, NONE, "flow", "flow in", 0, NONE)                                      \
+    X(COUNTER, COUNTER_I64, COUNTER_I64, COUNTER_I64, "counter", NULL, 0, I64)                          \
+    X(COUNTER_F64, COUNTER_F64, COUNTER_F64, COUNTER_F64, "counter", NULL, 0, F64)                      \
+    X(FRAME_STAT, COUNTER_I64, COUNTER_I64, COUNTER_I64, "counter", NULL, 0, I64)                       \
+    X(LOSS, INSTANT, INSTANT, NONE, "ludus", "ludus: events lost from here on (see metadata)", 0, NONE) \
+    X(MISMATCH, INSTANT, INSTANT, NONE, "ludus", "<span end without begin>", 0, NONE)                   \
+    X(CRASH, INSTANT, INSTANT, NONE, "ludus", "ludus: the process crashed here", 0, NONE)               \
+    X(MESSAGE, MESSAGE, MESSAGE, MESSAGE, "log", NULL, 0, TEXT)                                         \
+    X(ASYNC_BEGIN, NONE, NONE, NONE, "async", NULL, 0, NONE)                                            \
+    X(ASYNC_END, NONE, NONE, NONE, "async", NULL, 0, NONE)
+
+enum {
+    LUDUS_NEV_NONE = 0,
+#define LUDUS__NEV_ENUM(name, json, pftrace, analysis, category, label, attach, value) LUDUS_NEV_##name,
+    LUDUS__NEV_KINDS(LUDUS__NEV_ENUM)
+#undef LUDUS__NEV_ENUM
+        LUDUS_NEV_COUNT
+};
+
+/* A raw kind as a reader uses it (the columns of event_kinds.h, resolved). */
+typedef struct ludus__kind_info {
+    uint8_t valid, word, payload, role, nev, slots, since;
+    uint8_t value_field, word_field; /* LUDUS__F_*: the payload's */
+} ludus__kind_info;
+
+/* An extension kind as a reader uses it (valid 0: unknown to this reader). */
+typedef struct ludus__ext_info {
+    uint8_t valid, data, nev;
+    const char *name;
+} ludus__ext_info;
+
+typedef struct ludus__nev_info {
+    const char *name;
+    uint8_t json, pftrace, analysis;
+    const char *category, *label;
+    uint8_t attach, value;
+} ludus__nev_info;
+
+typedef struct ludus__payload_info {
+    uint8_t value_field, word_field;
+} ludus__payload_info;
+
+/* Counter tracks per site: 0 for plain samples (plots, sample_counter,
+ * memory gauges), 1 + stat for the frame statistics (event_kinds.h). */
+#define LUDUS__SERIES_PER_SITE (1u + LUDUS__STAT_COUNT)
+
+/* Indexed by the raw kind (0..15): the kinds of the format this library
+ * writes, which every capture holds once read (a reader turns older kinds
+ * into these). ludus__kind_in_format gives a kind as a file of that format
+ * version holds it (format 4 and older had MESSAGE where EXT is). Then by
+ * sub-kind, by payload and by LUDUS_NEV_*. */
+LUDUS_HIDDEN extern const ludus__kind_info ludus__kinds[16];
+LUDUS_HIDDEN extern const ludus__ext_info ludus__exts[256];
+LUDUS_HIDDEN extern const ludus__payload_info ludus__payloads[LUDUS__P_COUNT];
+LUDUS_HIDDEN extern const ludus__nev_info ludus__nevs[LUDUS_NEV_COUNT];
+LUDUS_HIDDEN const ludus__kind_info *ludus__kind_in_format(uint32_t format_version, unsigned kind);
+
+/* 1 when a word field carries a length and data slots follow. */
+static inline int ludus__field_has_data(unsigned f) {
+    return f == LUDUS__F_EXT || f == LUDUS__F_TEXT;
+}
+
+/* The data length a word field says (EXT, TEXT), 0 for the others. */
+static inline size_t ludus__field_data_len(unsigned f, uintptr_t word) {
+    return f == LUDUS__F_EXT ? LUDUS__EXT_LEN(word) : f == LUDUS__F_TEXT ? (size_t)word : 0;
+}
+
+/* The slots of the event at e (kind info ki), of which avail (>= 1) are
+ * readable: the kind's, plus the data of an EXT or TEXT payload. 0 for an
+ * unknown kind; more than avail for an event cut by the end of its run
+ * (only a damaged file). */
+static inline size_t ludus__event_slots_in(const ludus__kind_info *ki, const ludus__event *e, size_t avail) {
+    if (!ludus__field_has_data(ki->word_field) || avail < 2) return ki->slots;
+    size_t len = ludus__field_data_len(ki->word_field, e[1].word);
+    return len > LUDUS__EXT_DATA_MAX ? (size_t)1 << 40 : 2 + LUDUS__TEXT_SLOTS(len);
+}
+
+static inline size_t ludus__event_slots(const ludus__event *e, size_t avail) {
+    return ludus__event_slots_in(&ludus__kinds[e->word & LUDUS__K_MASK], e, avail);
+}
+
+/* Site-table key of a flow name: the name's address shifted left with a 1
+ * in the low bits. Descriptors are 16-aligned (low 4 bits 0) and names are
+ * byte-aligned, so the two kinds of key never collide. */
+#define LUDUS__FLOW_NAME_KEY(name_word) (((uintptr_t)(name_word) << 4) | 1u)
+#define LUDUS__FLOW_NAME_PTR(key) ((const char *)((uintptr_t)(key) >> 4))
+
+/* A format 4 message's payload {level (| 0x100: deferred), text length}
+ * as the MESSAGE extension's {level, LUDUS__EXT_WORD(code, length)}. */
+static inline void ludus__upgrade_text_payload(ludus__event *p) {
+    unsigned code = (p->ticks & 0x100u) ? LUDUS__EXT_MESSAGE_DEFERRED : LUDUS__EXT_MESSAGE;
+    p->ticks &= ~(uint64_t)0x100u;
+    p->word = LUDUS__EXT_WORD(code, p->word);
+}
+
+/* The site key a field's value names, or 0. */
+static inline uintptr_t ludus__field_key(unsigned f, uint64_t v) {
+    if (f == LUDUS__F_SITE) return (uintptr_t)v;
+    if (f == LUDUS__F_FLOW_NAME) return v ? LUDUS__FLOW_NAME_KEY(v) : 0;
+    return 0;
+}
+
+/* The site keys an event names (at most three: its word's, and one per
+ * payload field), from values the caller has read: w0 the event's word,
+ * p the payload slot (ignored for one-slot kinds). Pure: it reads no
+ * memory, so the pool file's journal, which reads words being written,
+ * calls it on what it loaded itself. Returns how many keys it wrote. */
+static inline unsigned ludus__event_keys(const ludus__kind_info *ki, uintptr_t w0, uint64_t p_value, uintptr_t p_word,
+                                         uintptr_t keys[3]) {
+    unsigned n = 0;
+    uintptr_t k;
+    if ((ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0) && (k = w0 & ~(uintptr_t)LUDUS__K_MASK))
+        keys[n++] = k;
+    if (ki->slots < 2) return n;
+    if ((k = ludus__field_key(ki->value_field, p_value))) keys[n++] = k;
+    if ((k = ludus__field_key(ki->word_field, (uint64_t)p_word))) keys[n++] = k;
+    return n;
+}
+
+#endif
 
 /* A run of recorded slots: a piece of the pool, or a block of a file. base
  * is the address the first slot had when it was recorded (ends name their
@@ -7544,8 +7725,10 @@ enum { LUDUS__CAP_MEMORY = 1, LUDUS__CAP_FILE = 2, LUDUS__CAP_VIEW = 3 };
 
 /* The .ludus format this library writes (file_format.h), and the oldest it
  * reads: versions 3 and 4 only added event kinds (the kinds table's
- * `since`), so an older file reads as it always did. */
-#define LUDUS__FORMAT_VERSION 4u
+ * `since`), and 5 put the extension kind where 4 had MESSAGE (the reader
+ * turns a format 4 message into the MESSAGE extension), so an older file
+ * reads as it always did. */
+#define LUDUS__FORMAT_VERSION 5u
 #define LUDUS__FORMAT_OLDEST 2u
 
 /* One line of the memory coverage manifest (memory_coverage.c). */
@@ -7615,6 +7798,7 @@ struct ludus_capture {
     ludus__arena site_text; /* display strings of the sites */
     uint32_t id_collisions;
     uint64_t events, dropped, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
+    uint64_t unknown; /* extension events of a sub-kind this library does not know (a later one's file): skipped */
     /* capture files and views of them */
     ludus__run_loader load_run;
     void *loader;
@@ -7849,7 +8033,7 @@ LUDUS_HIDDEN uint32_t ludus__site_id(const char *name, size_t name_len, const ch
 #define LUDUS_NEV_FIBER 16u     /* a span: the thread ran a fiber (its work is on the fiber's track) */
 
 typedef struct ludus__nev {
-    uint8_t kind; /* LUDUS_NEV_* (nev_kinds.h) */
+    uint8_t kind; /* LUDUS_NEV_* (event_table.h) */
     uint8_t lane; /* 0: the thread's track; k: its k-th span lane */
     uint16_t flags;
     uint32_t site;    /* index into c->sites; UINT32_MAX for none */
@@ -7958,7 +8142,7 @@ typedef struct ludus__nev_iter {
     int oom;
     int load_error; /* LUDUS_E* code when a run could not be loaded */
     /* counts of this pass */
-    uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
+    uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite, unknown;
     /* time cut state (cut.c) */
     int cut_state;
     uint32_t cut_i, cut_n;
@@ -8544,6 +8728,72 @@ int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out) {
     }
 }
 
+/* ==== src/capture/event_table.c ==== */
+/* The kind tables of src/record/event_kinds.h and event_table.h as arrays. */
+
+const ludus__payload_info ludus__payloads[LUDUS__P_COUNT] = {
+#define LUDUS__PAYLOAD_ROW(name, value, word) [LUDUS__P_##name] = {LUDUS__F_##value, LUDUS__F_##word},
+    LUDUS__PAYLOADS(LUDUS__PAYLOAD_ROW)
+#undef LUDUS__PAYLOAD_ROW
+};
+
+/* A kind's payload fields, by payload name (for the rows below). */
+#define LUDUS__VF(payload) LUDUS__PAYLOAD_VALUE_##payload
+#define LUDUS__WF(payload) LUDUS__PAYLOAD_WORD_##payload
+enum {
+#define LUDUS__PAYLOAD_FIELDS(name, value, word) \
+    LUDUS__PAYLOAD_VALUE_##name = LUDUS__F_##value, LUDUS__PAYLOAD_WORD_##name = LUDUS__F_##word,
+    LUDUS__PAYLOADS(LUDUS__PAYLOAD_FIELDS)
+#undef LUDUS__PAYLOAD_FIELDS
+};
+
+#define LUDUS__KIND_ROW(name, value, word, payload, role, nev, since) \
+    [value] = {1,                                                     \
+               LUDUS__W_##word,                                       \
+               LUDUS__P_##payload,                                    \
+               LUDUS__R_##role,                                       \
+               LUDUS_NEV_##nev,                                       \
+               LUDUS__P_##payload == LUDUS__P_NONE ? 1 : 2,           \
+               since,                                                 \
+               LUDUS__VF(payload),                                    \
+               LUDUS__WF(payload)},
+
+const ludus__kind_info ludus__kinds[16] = {LUDUS__EVENT_KINDS(LUDUS__KIND_ROW)};
+
+#undef LUDUS__KIND_ROW
+
+/* Format 4 and older: value 13 was MESSAGE, {level, text length} and the
+ * text; the reader turns each into the MESSAGE extension it is now. */
+static const ludus__kind_info ludus__sf_event_table_message_v4 = {1, LUDUS__W_SITE,   LUDUS__P_TEXT,  LUDUS__R_PASS, LUDUS_NEV_MESSAGE, 2,
+                                            4, LUDUS__VF(TEXT), LUDUS__WF(TEXT)};
+
+const ludus__kind_info *ludus__kind_in_format(uint32_t format_version, unsigned kind) {
+    kind &= LUDUS__K_MASK;
+    return kind == LUDUS__KIND_EXT && format_version < 5 ? &ludus__sf_event_table_message_v4 : &ludus__kinds[kind];
+}
+
+const ludus__ext_info ludus__exts[256] = {
+#define LUDUS__EXT_ROW(name, code, data, nev) [code] = {1, LUDUS__D_##data, LUDUS_NEV_##nev, #name},
+    LUDUS__EXT_KINDS(LUDUS__EXT_ROW)
+#undef LUDUS__EXT_ROW
+};
+
+const ludus__nev_info ludus__nevs[LUDUS_NEV_COUNT] = {
+    [LUDUS_NEV_NONE] = {"none", LUDUS__TR_NONE, LUDUS__TR_NONE, LUDUS__TR_NONE, "", NULL, 0, LUDUS__V_NONE},
+#define LUDUS__NEV_ROW(name, json, pftrace, analysis, category, label, attach, value)                   \
+    [LUDUS_NEV_##name] = {#name, LUDUS__TR_##json, LUDUS__TR_##pftrace, LUDUS__TR_##analysis, category, \
+                          label, attach,           LUDUS__V_##value},
+    LUDUS__NEV_KINDS(LUDUS__NEV_ROW)
+#undef LUDUS__NEV_ROW
+};
+#undef LUDUS__PAYLOAD_ROW
+#undef LUDUS__VF
+#undef LUDUS__WF
+#undef LUDUS__PAYLOAD_FIELDS
+#undef LUDUS__KIND_ROW
+#undef LUDUS__EXT_ROW
+#undef LUDUS__NEV_ROW
+
 /* ==== src/capture/fibers.c ==== */
 /* Fibers as tracks of their own. A thread announces when it starts and
  * stops running a fiber (FIBER events, ludus_fiber_enter / _leave); what it
@@ -8649,7 +8899,7 @@ static int ludus__sf_fibers_split_thread(ludus__sf_fibers_split *s, ludus__cap_t
             const ludus__event *e = &run->ev[i];
             size_t k = ludus__event_slots(e, run->n - i);
             if (k == 0 || k > run->n - i) break; /* cannot happen in memory */
-            if ((e->word & LUDUS__K_MASK) == LUDUS__K_FIBER && k == 2) {
+            if ((e->word & LUDUS__K_MASK) == LUDUS__KIND_FIBER && k == 2) {
                 int enter = e[1].ticks != 0;
                 if (enter) { /* the switch stays on the thread; the fiber's slots follow it */
                     if (ludus__sf_fibers_emit_piece(s, run, from, i + k, fiber, *seg, tick0)) return -1;
@@ -8695,7 +8945,7 @@ static int ludus__sf_fibers_has_switch(const ludus__cap_thread *th) {
     for (uint32_t r = 0; r < th->nruns; r++)
         for (size_t i = 0; i < th->runs[r].n;) {
             const ludus__event *e = &th->runs[r].ev[i];
-            if ((e->word & LUDUS__K_MASK) == LUDUS__K_FIBER) return 1;
+            if ((e->word & LUDUS__K_MASK) == LUDUS__KIND_FIBER) return 1;
             size_t k = ludus__event_slots(e, th->runs[r].n - i);
             i += k ? k : 1;
         }
@@ -8746,40 +8996,6 @@ int ludus__fibers_split(ludus_capture *c) {
     return rc ? LUDUS_ENOMEM : 0;
 }
 #undef FIBER_TID_BASE
-
-/* ==== src/capture/kinds.c ==== */
-/* The kind tables of profiling.h and nev_kinds.h as arrays. */
-
-const ludus__kind_info ludus__kinds[16] = {
-#define LUDUS__KIND_ROW(name, value, word, payload, role, nev, since) \
-    [value] = {1,                                                     \
-               LUDUS__W_##word,                                       \
-               LUDUS__P_##payload,                                    \
-               LUDUS__R_##role,                                       \
-               LUDUS_NEV_##nev,                                       \
-               LUDUS__P_##payload == LUDUS__P_NONE ? 1 : 2,           \
-               since},
-    LUDUS__EVENT_KINDS(LUDUS__KIND_ROW)
-#undef LUDUS__KIND_ROW
-};
-
-const ludus__nev_info ludus__nevs[LUDUS_NEV_COUNT] = {
-    [LUDUS_NEV_NONE] = {"none", LUDUS__TR_NONE, LUDUS__TR_NONE, LUDUS__TR_NONE, "", NULL},
-#define LUDUS__NEV_ROW(name, json, pftrace, analysis, category, label) \
-    [LUDUS_NEV_##name] = {#name, LUDUS__TR_##json, LUDUS__TR_##pftrace, LUDUS__TR_##analysis, category, label},
-    LUDUS__NEV_KINDS(LUDUS__NEV_ROW)
-#undef LUDUS__NEV_ROW
-};
-
-const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT] = {
-#define LUDUS__STAT_ROW(name, series, owner, unit, per_frame) \
-    [LUDUS__STAT_##name] = {#name, series, unit, LUDUS__OWNER_##owner, per_frame},
-    LUDUS__FRAME_STATS(LUDUS__STAT_ROW)
-#undef LUDUS__STAT_ROW
-};
-#undef LUDUS__KIND_ROW
-#undef LUDUS__NEV_ROW
-#undef LUDUS__STAT_ROW
 
 /* ==== src/capture/log_format.c ==== */
 /* LUDUS_PROFILE_LOG's deferred formatting: the format (the site's name) and
@@ -9438,51 +9654,91 @@ const char *ludus__nev_text(const ludus__nev_iter *it, const ludus__nev *e, size
     return "";
 }
 
+/* The slice an attaching event belongs to: the innermost open one of the
+ * thread (lexical or span, by begin order), shown; 0 when none is. */
+static int ludus__sf_normalize_open_slice(const ludus__nev_iter *it, uint8_t *lane, uint32_t *depth, int64_t *begin) {
+    const ludus__open *o = NULL;
+    if (it->nlex) o = &it->lex[it->nlex - 1];
+    if (it->nspan && (!o || it->span[it->nspan - 1].seq > o->seq)) o = &it->span[it->nspan - 1];
+    if (!o || o->site == UINT32_MAX || it->lane_depth[o->lane] == 0) return 0;
+    *lane = o->lane;
+    *depth = it->lane_depth[o->lane] - 1;
+    *begin = o->ts_ns;
+    return 1;
+}
+
+/* An event that pairs with nothing: its site from the word, the rest from
+ * its payload's fields (event_table.h), an extension's from its sub-kind. */
 static void ludus__sf_normalize_on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus__event *e, int64_t ts) {
-    uint32_t site = UINT32_MAX;
-    if (ki->word == LUDUS__W_SITE || (ki->word == LUDUS__W_SITE0 && (e->word & ~(uintptr_t)LUDUS__K_MASK))) {
-        site = ludus__sf_normalize_site_of(it, e->word & ~(uintptr_t)LUDUS__K_MASK)->shown;
+    uint32_t site = UINT32_MAX, series = 0;
+    uint8_t nev = ki->nev, lane = 0;
+    const uintptr_t wkey =
+        (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0) ? e->word & ~(uintptr_t)LUDUS__K_MASK : 0;
+    const ludus__ext_info *x = NULL;
+    int64_t begin = 0;
+    uint64_t value = 0;
+    if (ki->word_field == LUDUS__F_EXT) {
+        x = &ludus__exts[LUDUS__EXT_CODE(e[1].word)];
+        if (!x->valid) { /* a later library's extension: skipped, counted */
+            it->unknown++;
+            return;
+        }
+        nev = x->nev;
+    } else if (ki->word == LUDUS__W_SITE0 && !wkey) {
+        nev++; /* a SITE0 kind without its site is the normalised kind after its own (ASYNC: the end) */
+    }
+    if (wkey) {
+        site = ludus__sf_normalize_site_of(it, wkey)->shown;
         if (site == UINT32_MAX) {
             it->filtered++;
             return;
         }
-    } else if (ki->payload == LUDUS__P_FLOW_NAMED) {
-        site = ludus__sf_normalize_site_of(it, LUDUS__FLOW_NAME_KEY(e[1].word))->site;
     }
-    uint32_t series = 0;
-    uint8_t nev = ki->nev;
-    int64_t begin = 0;
-    if (ki->payload == LUDUS__P_TEXT && (e[1].ticks & LUDUS__LOG_DEFERRED) && site != UINT32_MAX) {
-        /* LUDUS_PROFILE_LOG: the site's name is the format, the text slots its arguments */
-        char text[LUDUS_MESSAGE_MAX + 1];
-        size_t n = ludus__log_format(it->c->sites[site].name, (const unsigned char *)&e[2], (size_t)e[1].word, text,
-                                     sizeof text);
-        begin = ludus__sf_normalize_keep_text(it, text, (uint32_t)n, &series);
-    } else if (ki->payload == LUDUS__P_TEXT) {
-        series = (uint32_t)e[1].word;
-        begin = series ? ludus__sf_normalize_keep_text(it, (const char *)&e[2], series, &series) : -1;
-    } else if (ki->payload == LUDUS__P_ASYNC) {
-        if (ki->word == LUDUS__W_SITE0 && !(e->word & ~(uintptr_t)LUDUS__K_MASK)) nev++; /* no site: the end */
-        series = e[1].word ? ludus__sf_normalize_site_of(it, (uintptr_t)e[1].word)->site : UINT32_MAX;
-    }
-    if (ki->payload == LUDUS__P_STAT) {
-        if (e[1].word >= LUDUS__STAT_COUNT) { /* readers reject it; a live capture cannot hold one */
-            it->filtered++;
-            return;
+    if (ki->slots == 2) {
+        value = e[1].ticks;
+        switch (ki->word_field) {
+        case LUDUS__F_FLOW_NAME: /* the flow's name is its site */
+            if (site == UINT32_MAX) site = ludus__sf_normalize_site_of(it, ludus__field_key(LUDUS__F_FLOW_NAME, e[1].word))->site;
+            break;
+        case LUDUS__F_SITE: /* a second site: the series (an async zone's track) */
+            series = e[1].word ? ludus__sf_normalize_site_of(it, (uintptr_t)e[1].word)->site : UINT32_MAX;
+            break;
+        case LUDUS__F_STAT:
+            if (e[1].word >= LUDUS__STAT_COUNT) { /* readers reject it; a live capture cannot hold one */
+                it->filtered++;
+                return;
+            }
+            series = 1u + (uint32_t)e[1].word;
+            break;
+        case LUDUS__F_EXT: { /* the data: a text, or arguments the site's name formats */
+            size_t len = LUDUS__EXT_LEN(e[1].word);
+            if (x->data == LUDUS__D_FORMAT_ARGS && site != UINT32_MAX) {
+                char text[LUDUS__EXT_DATA_MAX + 1];
+                size_t n =
+                    ludus__log_format(it->c->sites[site].name, (const unsigned char *)&e[2], len, text, sizeof text);
+                begin = ludus__sf_normalize_keep_text(it, text, (uint32_t)n, &series);
+            } else if (x->data == LUDUS__D_TEXT) {
+                series = (uint32_t)len;
+                begin = series ? ludus__sf_normalize_keep_text(it, (const char *)&e[2], series, &series) : -1; /* -1: the site's name */
+            }
+            break;
         }
-        series = 1u + (uint32_t)e[1].word;
+        default:
+            break;
+        }
     }
+    const ludus__nev_info *ni = &ludus__nevs[nev];
     it->events++;
-    uint64_t value = ki->slots == 2 ? e[1].ticks : 0;
-    if (ki->nev == LUDUS_NEV_FRAME) {
+    if (nev == LUDUS_NEV_FRAME) {
         value = ++it->frame_no;
         it->frames++;
-    } else if (ki->nev == LUDUS_NEV_COUNTER_F64 && ((value >> 52) & 0x7ff) == 0x7ff) {
+    } else if (ni->value == LUDUS__V_F64 && ((value >> 52) & 0x7ff) == 0x7ff) {
         it->nonfinite++;
     }
-    if (ki->payload == LUDUS__P_TEXT) value &= 3; /* the level */
+    uint32_t depth = it->lane_depth[0];
+    if (ni->attach && !ludus__sf_normalize_open_slice(it, &lane, &depth, &begin)) depth = UINT32_MAX;
     ludus__nev *n = ludus__sf_normalize_emit(it);
-    ludus__sf_normalize_set_nev(n, nev, 0, 0, site, it->lane_depth[0], ts, begin, value);
+    ludus__sf_normalize_set_nev(n, nev, lane, 0, site, depth, ts, begin, value);
     n->series = series;
 }
 
@@ -9816,7 +10072,7 @@ static void ludus__sf_normalize_rewind_stream(ludus__nev_iter *it) {
     it->loss_at = it->th->first_drop_ns != LUDUS__NO_DROP ? it->th->first_drop_ns : INT64_MAX;
     it->frame_no = 0;
     it->events = it->incomplete = it->unwound = it->orphan_ends = 0;
-    it->filtered = it->frames = it->mismatched = it->nonfinite = 0;
+    it->filtered = it->frames = it->mismatched = it->nonfinite = it->unknown = 0;
     it->text_n = 0;
 }
 
@@ -9978,6 +10234,7 @@ static int ludus__sf_prepare_count_thread(ludus_capture *c, uint32_t t) {
     th->filtered = c->cut ? 0 : it.filtered;
     th->lanes = lanes > 1 ? lanes - 1 : 0;
     c->nonfinite += nonfinite;
+    c->unknown += it.unknown;
     ludus__nev_free(&it);
     return rc;
 }
@@ -9994,7 +10251,7 @@ int ludus__prepare(ludus_capture *c) {
         if (rc) rc = ludus__fail(LUDUS_ENOMEM, "out of memory while preparing the capture");
     }
     c->events = c->incomplete = c->unwound = c->orphan_ends = c->filtered = 0;
-    c->frames = c->mismatched = c->nonfinite = c->dropped = 0;
+    c->frames = c->mismatched = c->nonfinite = c->dropped = c->unknown = 0;
     for (uint32_t t = 0; t < c->nthreads && rc == 0; t++) {
         ludus__cap_thread *th = &c->threads[t];
         rc = ludus__sf_prepare_count_thread(c, t);
@@ -10060,6 +10317,7 @@ int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out) {
     out->unwound = c->unwound;
     out->mismatched = c->mismatched;
     out->nonfinite_counter_samples = c->nonfinite;
+    out->unknown_events = c->unknown;
     out->unregistered_thread_drops = c->unregistered_drops;
     out->site_id_collisions = c->id_collisions;
     out->bytes_used = c->bytes_used;
@@ -10244,20 +10502,14 @@ static int ludus__sf_site_table_add_site(ludus_capture *c, uintptr_t key) {
 int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n, int (*fn)(ludus_capture *c, uintptr_t key)) {
     for (size_t i = 0; i < n;) {
         const ludus__kind_info *ki = &ludus__kinds[e[i].word & LUDUS__K_MASK];
-        uintptr_t key = 0;
-        if (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0)
-            key = e[i].word & ~(uintptr_t)LUDUS__K_MASK;
-        else if (ki->payload == LUDUS__P_FLOW_NAMED && i + 1 < n)
-            key = LUDUS__FLOW_NAME_KEY(e[i + 1].word);
-        if (key) {
-            int rc = fn(c, key);
+        uintptr_t keys[3];
+        int payload = ki->slots > 1 && i + 1 < n;
+        unsigned nk = ludus__event_keys(ki, e[i].word, payload ? e[i + 1].ticks : 0, payload ? e[i + 1].word : 0, keys);
+        for (unsigned j = 0; j < nk; j++) {
+            int rc = fn(c, keys[j]);
             if (rc) return rc;
         }
-        if (ki->payload == LUDUS__P_ASYNC && i + 1 < n && e[i + 1].word) { /* the track */
-            int rc = fn(c, e[i + 1].word);
-            if (rc) return rc;
-        }
-        i += ki->valid ? ludus__event_slots(&e[i], n - i) : 1;
+        i += ki->valid ? ludus__event_slots_in(ki, &e[i], n - i) : 1;
     }
     return 0;
 }
@@ -10318,7 +10570,7 @@ int ludus__sites_check_ids(ludus_capture *c) {
 #include <string.h>
 
 /* ---- src/format/file_format.h ---- */
-/* The native capture file (.ludus), version 4: the one definition of its
+/* The native capture file (.ludus), version 5: the one definition of its
  * layout, used by the writer (src/export/native_writer.c) and the reader
  * (file_reader.c). Each fixed part is a list of fields; from the list come
  * its C struct, its size and the functions that put it into bytes and get
@@ -11475,7 +11727,7 @@ void ludus__fork_session_install(void) {
 
 
 #define LUDUS__PF_MAGIC UINT64_C(0x4c4f4f5053554455) /* "UDUSPOOL" */
-#define LUDUS__PF_VERSION 1u
+#define LUDUS__PF_VERSION 2u                         /* 2: events of the format 5 kinds (the extension kind) */
 #define LUDUS__PF_BYTE_ORDER 0x01020304u
 #define LUDUS__PF_HEADER_BYTES 4096u
 #define LUDUS__PF_JOURNAL_BYTES ((uint64_t)4 << 20)
@@ -11711,31 +11963,31 @@ static void ludus__sf_pool_file_journal_site(ludus__pool_file *f, uintptr_t key)
     ludus__sf_pool_file_journal(f, LUDUS__PF_SITE, &a, sizeof a, s, len, 4);
 }
 
-/* The keys of the events in [e, e + n): the kind table's columns, as
- * ludus__run_keys (site_table.c) reads them, written out here because a
- * call would be instrumented (ThreadSanitizer) and would read a word being
- * written through a plain load; this walk also stops at the first slot not
- * written. */
+/* The keys of the events in [e, e + n): the kind table's columns through
+ * ludus__event_keys, which reads no memory (this walk loads every word
+ * itself, through relaxed atomic loads, because it reads words being
+ * written); it stops at the first slot not written. */
 RACY_READS static size_t scan_events(ludus__pool_file *f, const ludus__event *e, size_t n) {
     size_t i = 0;
     while (i < n) {
         uintptr_t w = __atomic_load_n(&e[i].word, __ATOMIC_RELAXED);
         const ludus__kind_info *ki = &ludus__kinds[w & LUDUS__K_MASK];
         if (!ki->valid) break; /* kind 0: not written yet */
-        /* ludus__event_slots, not called: an inline function would be
-         * instrumented here */
         size_t k = ki->slots;
-        if (ki->payload == LUDUS__P_TEXT && n - i >= 2) {
-            uint64_t len = (uint64_t)e[i + 1].word;
-            k = len > LUDUS_MESSAGE_MAX ? n + 1 : 2 + LUDUS__TEXT_SLOTS(len);
+        uint64_t pv = 0;
+        uintptr_t pw = 0;
+        if (k > 1 && n - i >= 2) {
+            pv = __atomic_load_n(&e[i + 1].ticks, __ATOMIC_RELAXED);
+            pw = __atomic_load_n(&e[i + 1].word, __ATOMIC_RELAXED);
+            size_t len = ludus__field_data_len(ki->word_field, pw);
+            if (ludus__field_has_data(ki->word_field))
+                k = len > LUDUS__EXT_DATA_MAX ? n + 1 : 2 + LUDUS__TEXT_SLOTS(len);
         }
         if (k == 0 || k > n - i) break; /* its slots are not all there yet */
-        uintptr_t keys[2] = {0, 0};
-        if (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0) keys[0] = w & ~(uintptr_t)LUDUS__K_MASK;
-        if (ki->payload == LUDUS__P_FLOW_NAMED && e[i + 1].word) keys[1] = LUDUS__FLOW_NAME_KEY(e[i + 1].word);
-        if (ki->payload == LUDUS__P_ASYNC) keys[1] = e[i + 1].word;
-        for (int j = 0; j < 2; j++)
-            if (keys[j] && ludus__sf_pool_file_seen_add(f, keys[j]) == 1) ludus__sf_pool_file_journal_site(f, keys[j]);
+        uintptr_t keys[3];
+        unsigned nk = ludus__event_keys(ki, w, pv, pw, keys);
+        for (unsigned j = 0; j < nk; j++)
+            if (ludus__sf_pool_file_seen_add(f, keys[j]) == 1) ludus__sf_pool_file_journal_site(f, keys[j]);
         i += k;
     }
     return i;
@@ -12638,24 +12890,56 @@ void ludus__session_after_fork(void) {
 /* ==== src/format/block_codec.c ==== */
 /* Compact event blocks (docs/format.md "Compact blocks"), encoded and
  * decoded by the kind table: per event a tag byte (kind, and a small site
- * index), the tick delta as a zigzag varint, then what the kind's word and
- * payload columns say it carries. Ends store the distance back to their
- * begin in slots, so a typical scope costs 4-6 bytes. */
+ * index), the tick delta as a zigzag varint, then what the kind's word
+ * column says it carries, then its payload field by field (the payload
+ * table of src/capture/event_table.h). Ends store the distance back to
+ * their begin in slots, so a typical scope costs 4-6 bytes. This file
+ * knows field types, never kinds. */
 #include <string.h>
 
 
-static uint8_t *ludus__sf_block_codec_put_site(const ludus_capture *c, uint8_t *p, uintptr_t key, unsigned *s) {
+/* A site key as written: index + 1, 0 for none (or one not in the table). */
+static uint64_t ludus__sf_block_codec_site_ref(const ludus_capture *c, uintptr_t key) {
     uint32_t idx = key ? ludus__site_index(c, key) : UINT32_MAX;
-    if (idx == UINT32_MAX) { /* no site (or none in the table: written as none) */
+    return idx == UINT32_MAX ? 0 : (uint64_t)idx + 1;
+}
+
+static uint8_t *ludus__sf_block_codec_put_site(const ludus_capture *c, uint8_t *p, uintptr_t key, unsigned *s) {
+    uint64_t ref = ludus__sf_block_codec_site_ref(c, key);
+    if (ref == 0) { /* no site (or none in the table: written as none) */
         *s = 0;
         return p;
     }
-    if (idx < 14) {
-        *s = idx + 1;
+    if (ref <= 14) {
+        *s = (unsigned)ref;
         return p;
     }
     *s = 15;
-    return ludus__varint_put(p, idx);
+    return ludus__varint_put(p, ref - 1);
+}
+
+/* One payload field of the slot at addr (the event's first slot). */
+static uint8_t *ludus__sf_block_codec_put_field(const ludus_capture *c, uint8_t *p, unsigned f, uint64_t v, uintptr_t addr) {
+    switch (f) {
+    case LUDUS__F_U64:
+        return ludus__varint_put(p, v);
+    case LUDUS__F_I64:
+        return ludus__varint_put(p, ludus__zigzag((int64_t)v));
+    case LUDUS__F_F64:
+        return ludus__nf_put_U64(p, v);
+    case LUDUS__F_SITE:
+    case LUDUS__F_FLOW_NAME:
+        return ludus__varint_put(p, ludus__sf_block_codec_site_ref(c, ludus__field_key(f, v)));
+    case LUDUS__F_SLOT:
+        return ludus__varint_put(p, v ? ludus__zigzag((int64_t)(addr - (uintptr_t)v) >> 4) + 1 : 0);
+    case LUDUS__F_STAT:
+        return ludus__varint_put(p, v);
+    case LUDUS__F_EXT: /* the code, the data's length (the data follows the fields) */
+        p = ludus__varint_put(p, LUDUS__EXT_CODE(v));
+        return ludus__varint_put(p, LUDUS__EXT_LEN(v));
+    default: /* ZERO; TEXT is never written (format 4's) */
+        return p;
+    }
 }
 
 size_t ludus__compact_encode(const ludus_capture *c, const ludus__event *ev, size_t n, uintptr_t base, uint8_t *out) {
@@ -12677,51 +12961,16 @@ size_t ludus__compact_encode(const ludus_capture *c, const ludus__event *ev, siz
         *tag = (uint8_t)(k | (s << 4));
         if (ki->slots < 2 || i + 1 >= n) continue;
         const ludus__event *q = &ev[++i];
-        switch (ki->payload) {
-        case LUDUS__P_FLOW:
-            p = ludus__varint_put(p, q->ticks);
-            break;
-        case LUDUS__P_FLOW_NAMED: {
-            p = ludus__varint_put(p, q->ticks);
-            uint32_t idx = ludus__site_index(c, LUDUS__FLOW_NAME_KEY(q->word));
-            p = ludus__varint_put(p, idx == UINT32_MAX ? 0 : (uint64_t)idx + 1);
-            break;
-        }
-        case LUDUS__P_I64:
-            p = ludus__varint_put(p, ludus__zigzag((int64_t)q->ticks));
-            break;
-        case LUDUS__P_F64:
-            p = ludus__nf_put_U64(p, q->ticks);
-            break;
-        case LUDUS__P_STAT:
-            p = ludus__varint_put(p, ludus__zigzag((int64_t)q->ticks));
-            p = ludus__varint_put(p, (uint64_t)q->word);
-            break;
-        case LUDUS__P_POINT:
-            p = ludus__varint_put(p, q->ticks ? ludus__zigzag((int64_t)(addr - (uintptr_t)q->ticks) >> 4) + 1 : 0);
-            p = ludus__varint_put(p, (uint64_t)q->word);
-            break;
-        case LUDUS__P_TEXT: { /* level, length, then the text's bytes */
-            size_t len = (size_t)q->word, k = LUDUS__TEXT_SLOTS(len);
-            if (len > LUDUS_MESSAGE_MAX || i + k >= n) len = k = 0; /* a live capture never has one */
-            p = ludus__varint_put(p, q->ticks);
-            p = ludus__varint_put(p, (uint64_t)len);
+        size_t len = ludus__field_data_len(ki->word_field, q->word), dk = LUDUS__TEXT_SLOTS(len);
+        uintptr_t word = q->word;
+        if (ludus__field_has_data(ki->word_field) && (len > LUDUS__EXT_DATA_MAX || i + dk >= n))
+            len = dk = 0, word = LUDUS__EXT_WORD(LUDUS__EXT_CODE(word), 0); /* a live capture never has one */
+        p = ludus__sf_block_codec_put_field(c, p, ki->value_field, q->ticks, addr);
+        p = ludus__sf_block_codec_put_field(c, p, ki->word_field, (uint64_t)word, addr);
+        if (len) {
             memcpy(p, &ev[i + 1], len);
             p += len;
-            i += k;
-            break;
-        }
-        case LUDUS__P_ASYNC: {
-            p = ludus__varint_put(p, q->ticks);
-            uint32_t idx = q->word ? ludus__site_index(c, (uintptr_t)q->word) : UINT32_MAX;
-            p = ludus__varint_put(p, idx == UINT32_MAX ? 0 : (uint64_t)idx + 1);
-            break;
-        }
-        case LUDUS__P_SWITCH:
-            p = ludus__varint_put(p, q->ticks);
-            break;
-        default:
-            break;
+            i += dk;
         }
     }
     return (size_t)(p - out);
@@ -12734,6 +12983,86 @@ size_t ludus__compact_encode(const ludus_capture *c, const ludus__event *ev, siz
         return -1;                \
     } while (0)
 
+/* One payload field into *v; NULL when it is malformed (*why set). */
+static const uint8_t *ludus__sf_block_codec_get_field(const ludus_capture *c, const uint8_t *p, const uint8_t *end, unsigned f, uint64_t *v,
+                                uintptr_t addr, const char **why) {
+    uint64_t x, y;
+    *v = 0;
+    switch (f) {
+    case LUDUS__F_ZERO:
+        return p;
+    case LUDUS__F_U64:
+        if (ludus__varint_get(&p, end, v)) goto bad_varint;
+        return p;
+    case LUDUS__F_I64:
+        if (ludus__varint_get(&p, end, &x)) goto bad_varint;
+        *v = (uint64_t)ludus__unzigzag(x);
+        return p;
+    case LUDUS__F_F64:
+        if (end - p < 8) {
+            *why = "a double is cut by the end of the block";
+            return NULL;
+        }
+        return ludus__nf_get_U64(p, v);
+    case LUDUS__F_SITE:
+    case LUDUS__F_FLOW_NAME:
+        if (ludus__varint_get(&p, end, &x)) goto bad_varint;
+        if (x > c->nsites) {
+            *why = "a payload's site index is out of range";
+            return NULL;
+        }
+        if (x == 0) return p;
+        *v = c->sites[x - 1].key;
+        if (f == LUDUS__F_FLOW_NAME) {
+            if (!(*v & 1)) {
+                *why = "a flow name index names a site that is not a flow name";
+                return NULL;
+            }
+            *v = (uint64_t)(uintptr_t)LUDUS__FLOW_NAME_PTR(*v);
+        } else if (*v & 1) {
+            *why = "a payload's site index names a flow name";
+            return NULL;
+        }
+        return p;
+    case LUDUS__F_SLOT:
+        if (ludus__varint_get(&p, end, &x)) goto bad_varint;
+        *v = x ? (uint64_t)(addr - ((uintptr_t)ludus__unzigzag(x - 1) << 4)) : 0;
+        return p;
+    case LUDUS__F_STAT:
+        if (ludus__varint_get(&p, end, v)) goto bad_varint;
+        if (*v >= LUDUS__STAT_COUNT) {
+            *why = "unknown frame statistic";
+            return NULL;
+        }
+        return p;
+    case LUDUS__F_EXT:
+        if (ludus__varint_get(&p, end, &x) || ludus__varint_get(&p, end, &y)) goto bad_varint;
+        if (x == 0 || x > 255) {
+            *why = "an extension's sub-kind is not in 1..255";
+            return NULL;
+        }
+        if (y > LUDUS__EXT_DATA_MAX) {
+            *why = "an extension's data is longer than the format allows";
+            return NULL;
+        }
+        *v = LUDUS__EXT_WORD(x, y);
+        return p;
+    case LUDUS__F_TEXT:
+        if (ludus__varint_get(&p, end, v)) goto bad_varint;
+        if (*v > LUDUS_MESSAGE_MAX) {
+            *why = "message text longer than LUDUS_MESSAGE_MAX";
+            return NULL;
+        }
+        return p;
+    default:
+        *why = "unknown field type";
+        return NULL;
+    }
+bad_varint:
+    *why = "a payload field's varint is malformed or cut";
+    return NULL;
+}
+
 int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len, ludus__event *ev, size_t n,
                           uintptr_t base, size_t *bad, const char **why) {
     const uint8_t *p = in, *end = in + len, *at = in;
@@ -12742,7 +13071,7 @@ int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len,
         at = p;
         if (p >= end) BAD("the block ends before its last event");
         unsigned tag = *p++, k = tag & 15, s = tag >> 4;
-        const ludus__kind_info *ki = &ludus__kinds[k];
+        const ludus__kind_info *ki = ludus__kind_in_format(c->format_version, k);
         if (!ki->valid) BAD("unknown event kind");
         if (ludus__varint_get(&p, end, &v)) BAD("bad tick varint");
         prev += (uint64_t)ludus__unzigzag(v);
@@ -12767,66 +13096,25 @@ int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len,
         if (ki->slots < 2) continue;
         if (i + 1 >= n) BAD("an event's payload is cut by the end of the block");
         ludus__event *q = &ev[++i];
-        q->ticks = 0;
-        q->word = 0;
-        switch (ki->payload) {
-        case LUDUS__P_FLOW:
-            if (ludus__varint_get(&p, end, &q->ticks)) BAD("bad flow id varint");
-            break;
-        case LUDUS__P_FLOW_NAMED:
-            if (ludus__varint_get(&p, end, &q->ticks) || ludus__varint_get(&p, end, &v)) BAD("bad flow varint");
-            if (v > c->nsites) BAD("flow name index out of range");
-            if (v) {
-                uintptr_t key = c->sites[v - 1].key;
-                if (!(key & 1)) BAD("flow name index names a site that is not a flow name");
-                q->word = (uintptr_t)LUDUS__FLOW_NAME_PTR(key);
-            }
-            break;
-        case LUDUS__P_I64:
-            if (ludus__varint_get(&p, end, &v)) BAD("bad counter varint");
-            q->ticks = (uint64_t)ludus__unzigzag(v);
-            break;
-        case LUDUS__P_F64:
-            if (end - p < 8) BAD("double cut by the end of the block");
-            p = ludus__nf_get_U64(p, &q->ticks);
-            break;
-        case LUDUS__P_STAT:
-            if (ludus__varint_get(&p, end, &v)) BAD("bad frame statistic varint");
-            q->ticks = (uint64_t)ludus__unzigzag(v);
-            if (ludus__varint_get(&p, end, &v)) BAD("bad frame statistic varint");
-            if (v >= LUDUS__STAT_COUNT) BAD("unknown frame statistic");
-            q->word = (uintptr_t)v;
-            break;
-        case LUDUS__P_POINT: {
-            uint64_t gen;
-            if (ludus__varint_get(&p, end, &v) || ludus__varint_get(&p, end, &gen)) BAD("bad unwind point varint");
-            q->ticks = v ? (uint64_t)(addr - ((uintptr_t)ludus__unzigzag(v - 1) << 4)) : 0;
-            q->word = (uintptr_t)gen;
-            break;
+        uint64_t w;
+        const char *fwhy = NULL;
+        if (!(p = ludus__sf_block_codec_get_field(c, p, end, ki->value_field, &q->ticks, addr, &fwhy)) ||
+            !(p = ludus__sf_block_codec_get_field(c, p, end, ki->word_field, &w, addr, &fwhy))) {
+            *bad = (size_t)(at - in);
+            *why = fwhy;
+            return -1;
         }
-        case LUDUS__P_TEXT: {
-            if (ludus__varint_get(&p, end, &q->ticks) || ludus__varint_get(&p, end, &v)) BAD("bad message varint");
-            if (v > LUDUS_MESSAGE_MAX) BAD("message text longer than LUDUS_MESSAGE_MAX");
-            size_t k = LUDUS__TEXT_SLOTS(v);
-            if (k > n - 1 - i) BAD("a message's text is cut by the end of the block");
-            if ((uint64_t)(end - p) < v) BAD("a message's text is cut by the end of the data");
-            q->word = (uintptr_t)v;
-            memset(&ev[i + 1], 0, k * sizeof *ev);
-            memcpy(&ev[i + 1], p, (size_t)v);
-            p += v;
-            i += k;
-            break;
-        }
-        case LUDUS__P_ASYNC:
-            if (ludus__varint_get(&p, end, &q->ticks) || ludus__varint_get(&p, end, &v)) BAD("bad async varint");
-            if (v > c->nsites) BAD("async track index out of range");
-            if (v) q->word = c->sites[v - 1].key;
-            break;
-        case LUDUS__P_SWITCH:
-            if (ludus__varint_get(&p, end, &q->ticks)) BAD("bad fiber switch varint");
-            break;
-        default:
-            break;
+        q->word = (uintptr_t)w;
+        size_t dlen = ludus__field_data_len(ki->word_field, q->word);
+        if (ludus__field_has_data(ki->word_field)) { /* the data's bytes, in slots after the payload */
+            size_t dk = LUDUS__TEXT_SLOTS(dlen);
+            if (dk > n - 1 - i) BAD("an event's data is cut by the end of the block");
+            if ((uint64_t)(end - p) < dlen) BAD("an event's data is cut by the end of the data");
+            memset(&ev[i + 1], 0, dk * sizeof *ev);
+            memcpy(&ev[i + 1], p, dlen);
+            p += dlen;
+            i += dk;
+            if (ki->word_field == LUDUS__F_TEXT) ludus__upgrade_text_payload(q);
         }
     }
     at = p;
@@ -13017,48 +13305,54 @@ static int ludus__sf_file_reader_block_frame(ludus__sf_file_reader_reader *r, ui
     return 0;
 }
 
-/* The decoded events of a block must be events this capture could hold. */
-static int ludus__sf_file_reader_check_events(ludus__sf_file_reader_reader *r, const ludus_capture *c, const ludus__event *ev, size_t n, uint64_t data_off,
-                        int raw) {
+/* The decoded events of a block must be events this capture could hold.
+ * Raw blocks (the file's slots as recorded) are checked field by field
+ * here, and a format 4 file's messages become the MESSAGE extension; a
+ * compact block's decoder has done both. */
+static int ludus__sf_file_reader_check_events(ludus__sf_file_reader_reader *r, const ludus_capture *c, ludus__event *ev, size_t n, uint64_t data_off, int raw) {
     uintptr_t known[64] = {0}; /* site keys found in the table, direct-mapped */
     uint64_t lo = c->c0.ticks > r->margin_ticks ? c->c0.ticks - r->margin_ticks : 0;
     uint64_t hi = c->c1.ticks + r->margin_ticks < c->c1.ticks ? UINT64_MAX : c->c1.ticks + r->margin_ticks;
     for (size_t i = 0; i < n;) {
         uint64_t at = data_off + (raw ? i * 16 : 0);
-        const ludus__kind_info *ki = &ludus__kinds[ev[i].word & LUDUS__K_MASK];
-        if (!ki->valid) return FMT_FAIL(at, "event %zu has the unknown kind %u", i, (unsigned)(ev[i].word & 15));
-        if (ki->since > c->format_version)
+        unsigned kind = (unsigned)(ev[i].word & LUDUS__K_MASK);
+        const ludus__kind_info *fk = ludus__kind_in_format(c->format_version, kind); /* as the file holds it */
+        const ludus__kind_info *ki = raw ? fk : &ludus__kinds[kind];                 /* as decoded */
+        if (!fk->valid) return FMT_FAIL(at, "event %zu has the unknown kind %u", i, kind);
+        if (fk->since > c->format_version)
             return FMT_FAIL(at, "event %zu has kind %u, which format version %u added (the file is version %u)", i,
-                            (unsigned)(ev[i].word & 15), ki->since, c->format_version);
+                            kind, fk->since, c->format_version);
         if (ev[i].ticks < lo || ev[i].ticks > hi)
             return FMT_FAIL(at,
                             "event %zu lies outside the capture's time range (tick %" PRIu64 ", capture %" PRIu64
                             " .. %" PRIu64 ")",
                             i, ev[i].ticks, c->c0.ticks, c->c1.ticks);
-        if (raw && (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0)) {
-            uintptr_t key = ev[i].word & ~(uintptr_t)LUDUS__K_MASK;
-            uintptr_t *memo = &known[((key >> 4) ^ (key >> 10)) & 63];
-            if (*memo != key || !key) {
-                if ((key || ki->word == LUDUS__W_SITE) && ludus__site_index(c, key) == UINT32_MAX)
-                    return FMT_FAIL(at + 8, "event %zu names a site that is not in the site table", i);
-                *memo = key;
-            }
-        }
         if (ki->slots == 2 && i + 1 >= n) return FMT_FAIL(at, "event %zu's payload is cut by the end of the block", i);
-        if (ki->payload == LUDUS__P_TEXT && ev[i + 1].word > LUDUS_MESSAGE_MAX)
-            return FMT_FAIL(at + 24, "message of event %zu claims %" PRIu64 " bytes of text (at most %u)", i,
-                            (uint64_t)ev[i + 1].word, LUDUS_MESSAGE_MAX);
-        size_t slots = ludus__event_slots(&ev[i], n - i);
-        if (slots > n - i) return FMT_FAIL(at, "event %zu's text is cut by the end of the block", i);
-        if (raw && ki->payload == LUDUS__P_ASYNC && ev[i + 1].word &&
-            ludus__site_index(c, (uintptr_t)ev[i + 1].word) == UINT32_MAX)
-            return FMT_FAIL(at + 24, "async event %zu names a track that is not in the site table", i);
-        if (raw && ki->payload == LUDUS__P_FLOW_NAMED && ev[i + 1].word &&
-            ludus__site_index(c, LUDUS__FLOW_NAME_KEY(ev[i + 1].word)) == UINT32_MAX)
-            return FMT_FAIL(at + 24, "flow of event %zu names a flow name that is not in the site table", i);
-        if (raw && ki->payload == LUDUS__P_STAT && ev[i + 1].word >= LUDUS__STAT_COUNT)
-            return FMT_FAIL(at + 24, "event %zu names an unknown frame statistic %" PRIu64, i,
-                            (uint64_t)ev[i + 1].word);
+        if (ki->slots == 2 && ludus__field_data_len(ki->word_field, ev[i + 1].word) > LUDUS__EXT_DATA_MAX)
+            return FMT_FAIL(at + 24, "event %zu claims %" PRIu64 " bytes of data (at most %u)", i,
+                            (uint64_t)ludus__field_data_len(ki->word_field, ev[i + 1].word), LUDUS__EXT_DATA_MAX);
+        size_t slots = ludus__event_slots_in(ki, &ev[i], n - i);
+        if (slots > n - i) return FMT_FAIL(at, "event %zu's data is cut by the end of the block", i);
+        if (raw) {
+            if (ki->word == LUDUS__W_SITE && !(ev[i].word & ~(uintptr_t)LUDUS__K_MASK))
+                return FMT_FAIL(at + 8, "event %zu of kind %u has no site", i, kind);
+            uintptr_t keys[3];
+            unsigned nk = ludus__event_keys(ki, ev[i].word, slots > 1 ? ev[i + 1].ticks : 0,
+                                            slots > 1 ? ev[i + 1].word : 0, keys);
+            for (unsigned j = 0; j < nk; j++) {
+                uintptr_t *memo = &known[((keys[j] >> 4) ^ (keys[j] >> 10)) & 63];
+                if (*memo == keys[j]) continue;
+                if (ludus__site_index(c, keys[j]) == UINT32_MAX)
+                    return FMT_FAIL(at + (j ? 16 : 8), "event %zu names a site that is not in the site table", i);
+                *memo = keys[j];
+            }
+            if (ki->slots == 2 && ki->word_field == LUDUS__F_STAT && ev[i + 1].word >= LUDUS__STAT_COUNT)
+                return FMT_FAIL(at + 24, "event %zu names an unknown frame statistic %" PRIu64, i,
+                                (uint64_t)ev[i + 1].word);
+            if (ki->slots == 2 && ki->word_field == LUDUS__F_EXT && LUDUS__EXT_CODE(ev[i + 1].word) == 0)
+                return FMT_FAIL(at + 24, "event %zu is an extension with sub-kind 0", i);
+            if (ki->word_field == LUDUS__F_TEXT) ludus__upgrade_text_payload(&ev[i + 1]);
+        }
         i += slots;
     }
     return 0;
@@ -14872,7 +15166,7 @@ int ludus_captures_save_merged(ludus_capture *const *captures, uint32_t n, int f
 }
 
 /* ==== src/export/native_writer.c ==== */
-/* Native capture file writer (.ludus version 3, src/capture/file_format.h):
+/* Native capture file writer (.ludus version 3, src/format/file_format.h):
  * header, metadata, stats, site and thread tables, then each thread's runs
  * as event blocks, then an end record; each record with its CRC-32C. The
  * compact encoding (the default) stores tick deltas, site indexes and the

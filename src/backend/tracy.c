@@ -37,7 +37,6 @@
 
 #include "tracy/TracyC.h"
 
-#include "../capture/nev_kinds.h"
 #include "../base/text.h"
 #include "../platform/sync.h"
 #include "../record/counters.h"

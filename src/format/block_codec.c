@@ -1,24 +1,56 @@
 /* Compact event blocks (docs/format.md "Compact blocks"), encoded and
  * decoded by the kind table: per event a tag byte (kind, and a small site
- * index), the tick delta as a zigzag varint, then what the kind's word and
- * payload columns say it carries. Ends store the distance back to their
- * begin in slots, so a typical scope costs 4-6 bytes. */
+ * index), the tick delta as a zigzag varint, then what the kind's word
+ * column says it carries, then its payload field by field (the payload
+ * table of src/capture/event_table.h). Ends store the distance back to
+ * their begin in slots, so a typical scope costs 4-6 bytes. This file
+ * knows field types, never kinds. */
 #include <string.h>
 
 #include "file_format.h"
 
-static uint8_t *put_site(const ludus_capture *c, uint8_t *p, uintptr_t key, unsigned *s) {
+/* A site key as written: index + 1, 0 for none (or one not in the table). */
+static uint64_t site_ref(const ludus_capture *c, uintptr_t key) {
     uint32_t idx = key ? ludus__site_index(c, key) : UINT32_MAX;
-    if (idx == UINT32_MAX) { /* no site (or none in the table: written as none) */
+    return idx == UINT32_MAX ? 0 : (uint64_t)idx + 1;
+}
+
+static uint8_t *put_site(const ludus_capture *c, uint8_t *p, uintptr_t key, unsigned *s) {
+    uint64_t ref = site_ref(c, key);
+    if (ref == 0) { /* no site (or none in the table: written as none) */
         *s = 0;
         return p;
     }
-    if (idx < 14) {
-        *s = idx + 1;
+    if (ref <= 14) {
+        *s = (unsigned)ref;
         return p;
     }
     *s = 15;
-    return ludus__varint_put(p, idx);
+    return ludus__varint_put(p, ref - 1);
+}
+
+/* One payload field of the slot at addr (the event's first slot). */
+static uint8_t *put_field(const ludus_capture *c, uint8_t *p, unsigned f, uint64_t v, uintptr_t addr) {
+    switch (f) {
+    case LUDUS__F_U64:
+        return ludus__varint_put(p, v);
+    case LUDUS__F_I64:
+        return ludus__varint_put(p, ludus__zigzag((int64_t)v));
+    case LUDUS__F_F64:
+        return ludus__nf_put_U64(p, v);
+    case LUDUS__F_SITE:
+    case LUDUS__F_FLOW_NAME:
+        return ludus__varint_put(p, site_ref(c, ludus__field_key(f, v)));
+    case LUDUS__F_SLOT:
+        return ludus__varint_put(p, v ? ludus__zigzag((int64_t)(addr - (uintptr_t)v) >> 4) + 1 : 0);
+    case LUDUS__F_STAT:
+        return ludus__varint_put(p, v);
+    case LUDUS__F_EXT: /* the code, the data's length (the data follows the fields) */
+        p = ludus__varint_put(p, LUDUS__EXT_CODE(v));
+        return ludus__varint_put(p, LUDUS__EXT_LEN(v));
+    default: /* ZERO; TEXT is never written (format 4's) */
+        return p;
+    }
 }
 
 size_t ludus__compact_encode(const ludus_capture *c, const ludus__event *ev, size_t n, uintptr_t base, uint8_t *out) {
@@ -40,51 +72,16 @@ size_t ludus__compact_encode(const ludus_capture *c, const ludus__event *ev, siz
         *tag = (uint8_t)(k | (s << 4));
         if (ki->slots < 2 || i + 1 >= n) continue;
         const ludus__event *q = &ev[++i];
-        switch (ki->payload) {
-        case LUDUS__P_FLOW:
-            p = ludus__varint_put(p, q->ticks);
-            break;
-        case LUDUS__P_FLOW_NAMED: {
-            p = ludus__varint_put(p, q->ticks);
-            uint32_t idx = ludus__site_index(c, LUDUS__FLOW_NAME_KEY(q->word));
-            p = ludus__varint_put(p, idx == UINT32_MAX ? 0 : (uint64_t)idx + 1);
-            break;
-        }
-        case LUDUS__P_I64:
-            p = ludus__varint_put(p, ludus__zigzag((int64_t)q->ticks));
-            break;
-        case LUDUS__P_F64:
-            p = ludus__nf_put_U64(p, q->ticks);
-            break;
-        case LUDUS__P_STAT:
-            p = ludus__varint_put(p, ludus__zigzag((int64_t)q->ticks));
-            p = ludus__varint_put(p, (uint64_t)q->word);
-            break;
-        case LUDUS__P_POINT:
-            p = ludus__varint_put(p, q->ticks ? ludus__zigzag((int64_t)(addr - (uintptr_t)q->ticks) >> 4) + 1 : 0);
-            p = ludus__varint_put(p, (uint64_t)q->word);
-            break;
-        case LUDUS__P_TEXT: { /* level, length, then the text's bytes */
-            size_t len = (size_t)q->word, k = LUDUS__TEXT_SLOTS(len);
-            if (len > LUDUS_MESSAGE_MAX || i + k >= n) len = k = 0; /* a live capture never has one */
-            p = ludus__varint_put(p, q->ticks);
-            p = ludus__varint_put(p, (uint64_t)len);
+        size_t len = ludus__field_data_len(ki->word_field, q->word), dk = LUDUS__TEXT_SLOTS(len);
+        uintptr_t word = q->word;
+        if (ludus__field_has_data(ki->word_field) && (len > LUDUS__EXT_DATA_MAX || i + dk >= n))
+            len = dk = 0, word = LUDUS__EXT_WORD(LUDUS__EXT_CODE(word), 0); /* a live capture never has one */
+        p = put_field(c, p, ki->value_field, q->ticks, addr);
+        p = put_field(c, p, ki->word_field, (uint64_t)word, addr);
+        if (len) {
             memcpy(p, &ev[i + 1], len);
             p += len;
-            i += k;
-            break;
-        }
-        case LUDUS__P_ASYNC: {
-            p = ludus__varint_put(p, q->ticks);
-            uint32_t idx = q->word ? ludus__site_index(c, (uintptr_t)q->word) : UINT32_MAX;
-            p = ludus__varint_put(p, idx == UINT32_MAX ? 0 : (uint64_t)idx + 1);
-            break;
-        }
-        case LUDUS__P_SWITCH:
-            p = ludus__varint_put(p, q->ticks);
-            break;
-        default:
-            break;
+            i += dk;
         }
     }
     return (size_t)(p - out);
@@ -97,6 +94,86 @@ size_t ludus__compact_encode(const ludus_capture *c, const ludus__event *ev, siz
         return -1;                \
     } while (0)
 
+/* One payload field into *v; NULL when it is malformed (*why set). */
+static const uint8_t *get_field(const ludus_capture *c, const uint8_t *p, const uint8_t *end, unsigned f, uint64_t *v,
+                                uintptr_t addr, const char **why) {
+    uint64_t x, y;
+    *v = 0;
+    switch (f) {
+    case LUDUS__F_ZERO:
+        return p;
+    case LUDUS__F_U64:
+        if (ludus__varint_get(&p, end, v)) goto bad_varint;
+        return p;
+    case LUDUS__F_I64:
+        if (ludus__varint_get(&p, end, &x)) goto bad_varint;
+        *v = (uint64_t)ludus__unzigzag(x);
+        return p;
+    case LUDUS__F_F64:
+        if (end - p < 8) {
+            *why = "a double is cut by the end of the block";
+            return NULL;
+        }
+        return ludus__nf_get_U64(p, v);
+    case LUDUS__F_SITE:
+    case LUDUS__F_FLOW_NAME:
+        if (ludus__varint_get(&p, end, &x)) goto bad_varint;
+        if (x > c->nsites) {
+            *why = "a payload's site index is out of range";
+            return NULL;
+        }
+        if (x == 0) return p;
+        *v = c->sites[x - 1].key;
+        if (f == LUDUS__F_FLOW_NAME) {
+            if (!(*v & 1)) {
+                *why = "a flow name index names a site that is not a flow name";
+                return NULL;
+            }
+            *v = (uint64_t)(uintptr_t)LUDUS__FLOW_NAME_PTR(*v);
+        } else if (*v & 1) {
+            *why = "a payload's site index names a flow name";
+            return NULL;
+        }
+        return p;
+    case LUDUS__F_SLOT:
+        if (ludus__varint_get(&p, end, &x)) goto bad_varint;
+        *v = x ? (uint64_t)(addr - ((uintptr_t)ludus__unzigzag(x - 1) << 4)) : 0;
+        return p;
+    case LUDUS__F_STAT:
+        if (ludus__varint_get(&p, end, v)) goto bad_varint;
+        if (*v >= LUDUS__STAT_COUNT) {
+            *why = "unknown frame statistic";
+            return NULL;
+        }
+        return p;
+    case LUDUS__F_EXT:
+        if (ludus__varint_get(&p, end, &x) || ludus__varint_get(&p, end, &y)) goto bad_varint;
+        if (x == 0 || x > 255) {
+            *why = "an extension's sub-kind is not in 1..255";
+            return NULL;
+        }
+        if (y > LUDUS__EXT_DATA_MAX) {
+            *why = "an extension's data is longer than the format allows";
+            return NULL;
+        }
+        *v = LUDUS__EXT_WORD(x, y);
+        return p;
+    case LUDUS__F_TEXT:
+        if (ludus__varint_get(&p, end, v)) goto bad_varint;
+        if (*v > LUDUS_MESSAGE_MAX) {
+            *why = "message text longer than LUDUS_MESSAGE_MAX";
+            return NULL;
+        }
+        return p;
+    default:
+        *why = "unknown field type";
+        return NULL;
+    }
+bad_varint:
+    *why = "a payload field's varint is malformed or cut";
+    return NULL;
+}
+
 int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len, ludus__event *ev, size_t n,
                           uintptr_t base, size_t *bad, const char **why) {
     const uint8_t *p = in, *end = in + len, *at = in;
@@ -105,7 +182,7 @@ int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len,
         at = p;
         if (p >= end) BAD("the block ends before its last event");
         unsigned tag = *p++, k = tag & 15, s = tag >> 4;
-        const ludus__kind_info *ki = &ludus__kinds[k];
+        const ludus__kind_info *ki = ludus__kind_in_format(c->format_version, k);
         if (!ki->valid) BAD("unknown event kind");
         if (ludus__varint_get(&p, end, &v)) BAD("bad tick varint");
         prev += (uint64_t)ludus__unzigzag(v);
@@ -130,66 +207,25 @@ int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len,
         if (ki->slots < 2) continue;
         if (i + 1 >= n) BAD("an event's payload is cut by the end of the block");
         ludus__event *q = &ev[++i];
-        q->ticks = 0;
-        q->word = 0;
-        switch (ki->payload) {
-        case LUDUS__P_FLOW:
-            if (ludus__varint_get(&p, end, &q->ticks)) BAD("bad flow id varint");
-            break;
-        case LUDUS__P_FLOW_NAMED:
-            if (ludus__varint_get(&p, end, &q->ticks) || ludus__varint_get(&p, end, &v)) BAD("bad flow varint");
-            if (v > c->nsites) BAD("flow name index out of range");
-            if (v) {
-                uintptr_t key = c->sites[v - 1].key;
-                if (!(key & 1)) BAD("flow name index names a site that is not a flow name");
-                q->word = (uintptr_t)LUDUS__FLOW_NAME_PTR(key);
-            }
-            break;
-        case LUDUS__P_I64:
-            if (ludus__varint_get(&p, end, &v)) BAD("bad counter varint");
-            q->ticks = (uint64_t)ludus__unzigzag(v);
-            break;
-        case LUDUS__P_F64:
-            if (end - p < 8) BAD("double cut by the end of the block");
-            p = ludus__nf_get_U64(p, &q->ticks);
-            break;
-        case LUDUS__P_STAT:
-            if (ludus__varint_get(&p, end, &v)) BAD("bad frame statistic varint");
-            q->ticks = (uint64_t)ludus__unzigzag(v);
-            if (ludus__varint_get(&p, end, &v)) BAD("bad frame statistic varint");
-            if (v >= LUDUS__STAT_COUNT) BAD("unknown frame statistic");
-            q->word = (uintptr_t)v;
-            break;
-        case LUDUS__P_POINT: {
-            uint64_t gen;
-            if (ludus__varint_get(&p, end, &v) || ludus__varint_get(&p, end, &gen)) BAD("bad unwind point varint");
-            q->ticks = v ? (uint64_t)(addr - ((uintptr_t)ludus__unzigzag(v - 1) << 4)) : 0;
-            q->word = (uintptr_t)gen;
-            break;
+        uint64_t w;
+        const char *fwhy = NULL;
+        if (!(p = get_field(c, p, end, ki->value_field, &q->ticks, addr, &fwhy)) ||
+            !(p = get_field(c, p, end, ki->word_field, &w, addr, &fwhy))) {
+            *bad = (size_t)(at - in);
+            *why = fwhy;
+            return -1;
         }
-        case LUDUS__P_TEXT: {
-            if (ludus__varint_get(&p, end, &q->ticks) || ludus__varint_get(&p, end, &v)) BAD("bad message varint");
-            if (v > LUDUS_MESSAGE_MAX) BAD("message text longer than LUDUS_MESSAGE_MAX");
-            size_t k = LUDUS__TEXT_SLOTS(v);
-            if (k > n - 1 - i) BAD("a message's text is cut by the end of the block");
-            if ((uint64_t)(end - p) < v) BAD("a message's text is cut by the end of the data");
-            q->word = (uintptr_t)v;
-            memset(&ev[i + 1], 0, k * sizeof *ev);
-            memcpy(&ev[i + 1], p, (size_t)v);
-            p += v;
-            i += k;
-            break;
-        }
-        case LUDUS__P_ASYNC:
-            if (ludus__varint_get(&p, end, &q->ticks) || ludus__varint_get(&p, end, &v)) BAD("bad async varint");
-            if (v > c->nsites) BAD("async track index out of range");
-            if (v) q->word = c->sites[v - 1].key;
-            break;
-        case LUDUS__P_SWITCH:
-            if (ludus__varint_get(&p, end, &q->ticks)) BAD("bad fiber switch varint");
-            break;
-        default:
-            break;
+        q->word = (uintptr_t)w;
+        size_t dlen = ludus__field_data_len(ki->word_field, q->word);
+        if (ludus__field_has_data(ki->word_field)) { /* the data's bytes, in slots after the payload */
+            size_t dk = LUDUS__TEXT_SLOTS(dlen);
+            if (dk > n - 1 - i) BAD("an event's data is cut by the end of the block");
+            if ((uint64_t)(end - p) < dlen) BAD("an event's data is cut by the end of the data");
+            memset(&ev[i + 1], 0, dk * sizeof *ev);
+            memcpy(&ev[i + 1], p, dlen);
+            p += dlen;
+            i += dk;
+            if (ki->word_field == LUDUS__F_TEXT) ludus__upgrade_text_payload(q);
         }
     }
     at = p;
