@@ -113,8 +113,9 @@ enum { LUDUS__V_NONE, LUDUS__V_I64, LUDUS__V_U64, LUDUS__V_F64, LUDUS__V_TEXT };
  *   label                    the name of an event without a site (NULL: none)
  *   attach                   1: it belongs to the slice open on its thread when
  *                            it was recorded (the innermost, lexical or span):
- *                            its lane and depth are that slice's, begin_ns its
- *                            begin (depth UINT32_MAX: none was open)
+ *                            its lane and depth are that slice's, so the next
+ *                            END of that lane and depth is that slice's end
+ *                            (depth UINT32_MAX: none was open)
  *   value                    what its value (and text) is: LUDUS__V_* */
 #define LUDUS__NEV_KINDS(X)                                                                             \
     X(BEGIN, SLICE_BEGIN, SLICE_BEGIN, SLICE_BEGIN, "default", NULL, 0, NONE)                           \

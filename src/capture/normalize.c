@@ -349,14 +349,13 @@ const char *ludus__nev_text(const ludus__nev_iter *it, const ludus__nev *e, size
 
 /* The slice an attaching event belongs to: the innermost open one of the
  * thread (lexical or span, by begin order), shown; 0 when none is. */
-static int open_slice(const ludus__nev_iter *it, uint8_t *lane, uint32_t *depth, int64_t *begin) {
+static int open_slice(const ludus__nev_iter *it, uint8_t *lane, uint32_t *depth) {
     const ludus__open *o = NULL;
     if (it->nlex) o = &it->lex[it->nlex - 1];
     if (it->nspan && (!o || it->span[it->nspan - 1].seq > o->seq)) o = &it->span[it->nspan - 1];
     if (!o || o->site == UINT32_MAX || it->lane_depth[o->lane] == 0) return 0;
     *lane = o->lane;
     *depth = it->lane_depth[o->lane] - 1;
-    *begin = o->ts_ns;
     return 1;
 }
 
@@ -429,7 +428,7 @@ static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus
         it->nonfinite++;
     }
     uint32_t depth = it->lane_depth[0];
-    if (ni->attach && !open_slice(it, &lane, &depth, &begin)) depth = UINT32_MAX;
+    if (ni->attach && !open_slice(it, &lane, &depth)) depth = UINT32_MAX;
     ludus__nev *n = emit(it);
     set_nev(n, nev, lane, 0, site, depth, ts, begin, value);
     n->series = series;
