@@ -424,7 +424,7 @@ static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus
     if (nev == LUDUS_NEV_FRAME) {
         value = ++it->frame_no;
         it->frames++;
-    } else if (ni->value == LUDUS__V_F64 && ((value >> 52) & 0x7ff) == 0x7ff) {
+    } else if (ni->json == LUDUS__TR_COUNTER_F64 && ((value >> 52) & 0x7ff) == 0x7ff) {
         it->nonfinite++;
     }
     uint32_t depth = it->lane_depth[0];
