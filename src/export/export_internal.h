@@ -58,9 +58,18 @@ typedef struct ludus__slice_args {
  * and depth. */
 LUDUS_HIDDEN void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const ludus__nev *ev);
 /* The annotations of the slice ending at (lane, depth), removed: *first
- * points at them until the next add. */
-LUDUS_HIDDEN uint32_t ludus__slice_args_take(ludus__slice_args *a, uint8_t lane, uint32_t depth,
-                                             const ludus__nev **first);
+ * points at them until the next add. Inline for the common case: a lane
+ * with none (every slice end of a capture without annotations). */
+LUDUS_HIDDEN uint32_t ludus__slice_args_take_some(ludus__slice_args *a, uint8_t lane, uint32_t depth,
+                                                  const ludus__nev **first);
+static inline uint32_t ludus__slice_args_take(ludus__slice_args *a, uint8_t lane, uint32_t depth,
+                                              const ludus__nev **first) {
+    if (__builtin_expect(a->lane[lane].n == 0, 1)) {
+        *first = NULL;
+        return 0;
+    }
+    return ludus__slice_args_take_some(a, lane, depth, first);
+}
 LUDUS_HIDDEN void ludus__slice_args_reset(ludus__slice_args *a);
 LUDUS_HIDDEN void ludus__slice_args_free(ludus__slice_args *a);
 /* An annotation's text (value kind TEXT): "" when empty. */

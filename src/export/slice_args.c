@@ -43,7 +43,7 @@ void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const l
     l->e[l->n++] = *ev;
 }
 
-uint32_t ludus__slice_args_take(ludus__slice_args *a, uint8_t lane, uint32_t depth, const ludus__nev **first) {
+uint32_t ludus__slice_args_take_some(ludus__slice_args *a, uint8_t lane, uint32_t depth, const ludus__nev **first) {
     ludus__slice_args_lane *l = &a->lane[lane];
     uint32_t k = l->n;
     *first = NULL;
