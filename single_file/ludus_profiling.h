@@ -1947,8 +1947,11 @@ LUDUS_API int ludus_capture_gpu_span(struct ludus_capture *c, uint64_t index, lu
 /* ---- src/platform/platform.h ---- */
 /* Platform layer: the only place that includes OS headers. Clocks, TSC
  * calibration, the asymmetric barrier, thread identity, aligned memory and
- * files. One implementation per OS: linux.c and linux_*.c, win32.c and
- * win32_*.c (CMake and scripts/amalgamate.py pick them by name). */
+ * files. Split by capability, files picked by name (CMake and
+ * scripts/amalgamate.py): cpu_x86_64.c, cpu_arm64.c, cpu_other.c (the CPU's
+ * counter, each for its CPU), clock.c and alloc.c (portable), posix.c and
+ * posix_*.c (POSIX systems), linux.c and linux_*.c (Linux only: membarrier,
+ * /proc, clone), win32.c and win32_*.c (Windows). */
 #ifndef LUDUS_PLATFORM_H
 #define LUDUS_PLATFORM_H
 
@@ -1998,7 +2001,7 @@ LUDUS_HIDDEN void ludus__cpu_relax(void);
 LUDUS_HIDDEN void *ludus__aligned_alloc(size_t size, size_t alignment);
 LUDUS_HIDDEN void ludus__aligned_free(void *p);
 
-/* Export files (linux_file.c). create resolves the destination once and picks
+/* Export files (posix_file.c). create resolves the destination once and picks
  * one of the ways below; the struct carries only what commit needs.
  *
  * Descriptor names ("/dev/stdout", "/dev/stderr", "/dev/fd/N", "/proc/self/fd/N")
@@ -2069,7 +2072,7 @@ LUDUS_HIDDEN void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(con
 /* What the rolling window's background threads need from the OS: a wakeup a
  * signal handler may post, a signal that triggers (chained to the
  * program's handler), a hook in the child of a fork, a lower priority, the
- * wall clock and local time, a short sleep (linux_background.c,
+ * wall clock and local time, a short sleep (posix_background.c,
  * win32_background.c). Threads and locks are pthreads on both. */
 #ifndef LUDUS_BACKGROUND_H
 #define LUDUS_BACKGROUND_H
@@ -2182,7 +2185,7 @@ LUDUS_HIDDEN int ludus__memory_read_checked(const void *addr, void *out, size_t 
 
 #endif
 /* ---- src/platform/file_read.h ---- */
-/* Reading files at an offset (linux_file_read.c): a descriptor shared by
+/* Reading files at an offset (posix_file_read.c): a descriptor shared by
  * threads without a shared file position (pread). */
 #ifndef LUDUS_FILE_READ_H
 #define LUDUS_FILE_READ_H
@@ -2205,7 +2208,7 @@ LUDUS_HIDDEN int ludus__path_writable(const char *path);
 /* ---- src/platform/pages.h ---- */
 /* Memory for the chunk pool: reserved pages, touched ahead of the producers
  * by a background thread so starting a capture of any size returns at once
- * and recording rarely takes a page fault (linux_pages.c). */
+ * and recording rarely takes a page fault (posix_pages.c). */
 #ifndef LUDUS_PAGES_H
 #define LUDUS_PAGES_H
 
@@ -2237,7 +2240,7 @@ LUDUS_HIDDEN size_t ludus__prefault_done(const ludus__prefault *pf);
 
 #endif
 /* ---- src/platform/process.h ---- */
-/* Process events the recorder must survive (linux_process.c). */
+/* Process events the recorder must survive (posix_process.c). */
 #ifndef LUDUS_PROCESS_H
 #define LUDUS_PROCESS_H
 
@@ -2432,50 +2435,34 @@ void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, co
 #undef REGION
 #undef ALIGN
 
-/* ==== src/platform/linux.c ==== */
-#if defined(__linux__)
-/* Linux implementation of platform.h (export files: linux_file.c). */
+/* ==== src/platform/clock.c ==== */
+/* TSC calibration (platform.h), the same on every OS and CPU: the counter
+ * read bracketed by the tightest pair of monotonic reads of a few tries. */
 
-#include <linux/membarrier.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-
-int64_t ludus__mono_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+ludus__calib_point ludus__calibrate_point(void) {
+    ludus__calib_point best = {0, 0, INT64_MAX};
+    for (int i = 0; i < 16; i++) {
+        int64_t a = ludus__mono_ns();
+        uint64_t t = ludus__read_tsc();
+        int64_t b = ludus__mono_ns();
+        if (b - a < best.window_ns) {
+            best.ticks = t;
+            best.ns = a + (b - a) / 2;
+            best.window_ns = b - a;
+        }
+    }
+    return best;
 }
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-int ludus__tsc_invariant(void) {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return 0;
-    __cpuid(0x80000007u, a, b, c, d);
-    return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
-}
-uint64_t ludus__counter_hz(void) {
-    return 0; /* not architectural: measured against CLOCK_MONOTONIC */
-}
-uint64_t ludus__read_tsc(void) {
-    return __builtin_ia32_rdtsc();
-}
-uint64_t ludus__read_tsc_ordered(void) {
-    __builtin_ia32_lfence(); /* no earlier load may complete after the read */
-    return __builtin_ia32_rdtsc();
-}
-#elif defined(__aarch64__)
-/* The generic timer's virtual counter: constant rate (CNTFRQ_EL0, set by
- * the firmware), synchronised across cores, readable from user space on
- * Linux. Usable when the firmware gave its frequency. The rate a capture
- * converts with is still measured against CLOCK_MONOTONIC (two calibration
- * points, as for the TSC), so its times agree with the system's clock. */
+/* ==== src/platform/cpu_arm64.c ==== */
+/* The CPU's counter on AArch64 (platform.h): the generic timer's virtual
+ * counter, constant rate (CNTFRQ_EL0, set by the firmware), synchronised
+ * across cores, readable from user space. Usable when the firmware gave its
+ * frequency. The rate a capture converts with is still measured against the
+ * monotonic clock (two calibration points, as for the TSC), so its times
+ * agree with the system's clock. */
+
+#if defined(__aarch64__)
 uint64_t ludus__counter_hz(void) {
     uint64_t hz;
     __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(hz));
@@ -2496,7 +2483,18 @@ uint64_t ludus__read_tsc_ordered(void) {
     __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(t) : : "memory");
     return t;
 }
+void ludus__cpu_relax(void) {
+    __asm__ __volatile__("yield");
+}
 #else
+typedef int ludus__cpu_arm64_not_this_cpu; /* an empty file is not ISO C */
+#endif
+
+/* ==== src/platform/cpu_other.c ==== */
+/* The CPU's counter elsewhere (platform.h): none the inline path can read,
+ * so "tsc" falls back to the monotonic clock and every event is a call. */
+
+#if !defined(__x86_64__) && !defined(__aarch64__)
 uint64_t ludus__counter_hz(void) {
     return 0;
 }
@@ -2509,22 +2507,51 @@ uint64_t ludus__read_tsc(void) {
 uint64_t ludus__read_tsc_ordered(void) {
     return (uint64_t)ludus__mono_ns();
 }
+void ludus__cpu_relax(void) {}
+#else
+typedef int ludus__cpu_other_not_this_cpu; /* an empty file is not ISO C */
 #endif
 
-ludus__calib_point ludus__calibrate_point(void) {
-    ludus__calib_point best = {0, 0, INT64_MAX};
-    for (int i = 0; i < 16; i++) {
-        int64_t a = ludus__mono_ns();
-        uint64_t t = ludus__read_tsc();
-        int64_t b = ludus__mono_ns();
-        if (b - a < best.window_ns) {
-            best.ticks = t;
-            best.ns = a + (b - a) / 2;
-            best.window_ns = b - a;
-        }
-    }
-    return best;
+/* ==== src/platform/cpu_x86_64.c ==== */
+/* The CPU's counter on x86-64 (platform.h): the invariant TSC, on every OS. */
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+int ludus__tsc_invariant(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return 0;
+    __cpuid(0x80000007u, a, b, c, d);
+    return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
 }
+uint64_t ludus__counter_hz(void) {
+    return 0; /* not architectural: measured against the monotonic clock */
+}
+uint64_t ludus__read_tsc(void) {
+    return __builtin_ia32_rdtsc();
+}
+uint64_t ludus__read_tsc_ordered(void) {
+    __builtin_ia32_lfence(); /* no earlier load may complete after the read */
+    return __builtin_ia32_rdtsc();
+}
+void ludus__cpu_relax(void) {
+    __builtin_ia32_pause();
+}
+#else
+typedef int ludus__cpu_x86_64_not_this_cpu; /* an empty file is not ISO C */
+#endif
+
+/* ==== src/platform/linux.c ==== */
+#if defined(__linux__)
+/* The Linux-only parts of platform.h: membarrier, the thread id, the
+ * process name (the POSIX ones: posix.c; the CPU's counter: cpu_*.c). */
+
+#include <linux/membarrier.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 static int ludus__sf_linux_membarrier_state; /* 0 unknown, 1 usable, -1 not usable */
 
@@ -2547,52 +2574,6 @@ void ludus__membarrier(void) {
 uint64_t ludus__os_tid(void) {
     return (uint64_t)syscall(SYS_gettid);
 }
-int ludus__os_pid(void) {
-    return (int)getpid();
-}
-void ludus__yield(void) {
-    sched_yield();
-}
-void ludus__cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
-void *ludus__aligned_alloc(size_t size, size_t alignment) {
-    void *p = NULL;
-    if (posix_memalign(&p, alignment, size) != 0) return NULL;
-    return p;
-}
-void ludus__aligned_free(void *p) {
-    ludus__free(p);
-}
-
-static pthread_key_t ludus__sf_linux_exit_key[LUDUS__EXIT_HOOKS];
-static pthread_once_t ludus__sf_linux_exit_once = PTHREAD_ONCE_INIT;
-static void (*ludus__sf_linux_exit_fn[LUDUS__EXIT_HOOKS])(void *);
-static void ludus__sf_linux_exit_trampoline0(void *arg) {
-    __atomic_load_n(&ludus__sf_linux_exit_fn[0], __ATOMIC_ACQUIRE)(arg);
-}
-static void ludus__sf_linux_exit_trampoline1(void *arg) {
-    __atomic_load_n(&ludus__sf_linux_exit_fn[1], __ATOMIC_ACQUIRE)(arg);
-}
-static void ludus__sf_linux_exit_trampoline2(void *arg) {
-    __atomic_load_n(&ludus__sf_linux_exit_fn[2], __ATOMIC_ACQUIRE)(arg);
-}
-static void ludus__sf_linux_exit_key_create(void) {
-    pthread_key_create(&ludus__sf_linux_exit_key[0], ludus__sf_linux_exit_trampoline0);
-    pthread_key_create(&ludus__sf_linux_exit_key[1], ludus__sf_linux_exit_trampoline1);
-    pthread_key_create(&ludus__sf_linux_exit_key[2], ludus__sf_linux_exit_trampoline2);
-}
-
-int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
-    __atomic_store_n(&ludus__sf_linux_exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
-    pthread_once(&ludus__sf_linux_exit_once, ludus__sf_linux_exit_key_create);
-    return pthread_setspecific(ludus__sf_linux_exit_key[which], arg) == 0 ? 0 : -1;
-}
 
 void ludus__process_name(char *out, size_t cap) {
     FILE *f = fopen("/proc/self/comm", "r");
@@ -2602,115 +2583,6 @@ void ludus__process_name(char *out, size_t cap) {
         fclose(f);
     }
     if (!out[0]) snprintf(out, cap, "process %d", (int)getpid());
-}
-#endif /* defined(__linux__) */
-
-/* ==== src/platform/linux_background.c ==== */
-#if defined(__linux__)
-/* background.h on Linux (POSIX semaphores, sigaction, pthread_atfork). */
-
-#include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <semaphore.h>
-#include <signal.h>
-#include <string.h>
-
-_Static_assert(sizeof(sem_t) <= sizeof(((ludus__wakeup *)0)->u.bytes), "sem_t fits a wakeup");
-
-int ludus__wakeup_init(ludus__wakeup *w) {
-    return sem_init((sem_t *)w->u.bytes, 0, 0) == 0 ? 0 : -1;
-}
-void ludus__wakeup_destroy(ludus__wakeup *w) {
-    sem_destroy((sem_t *)w->u.bytes);
-}
-void ludus__wakeup_post(ludus__wakeup *w) {
-    sem_post((sem_t *)w->u.bytes);
-}
-void ludus__wakeup_wait(ludus__wakeup *w, int64_t timeout_ns) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    int64_t ns = ts.tv_nsec + timeout_ns;
-    ts.tv_sec += (time_t)(ns / 1000000000);
-    ts.tv_nsec = (long)(ns % 1000000000);
-    while (sem_timedwait((sem_t *)w->u.bytes, &ts) != 0 && errno == EINTR) {
-    }
-}
-
-int ludus__trigger_signal_default(void) {
-    return SIGUSR2;
-}
-int ludus__trigger_signal_valid(int signo) {
-    return signo >= 1 && signo < NSIG && signo != SIGKILL && signo != SIGSTOP;
-}
-
-static int ludus__sf_linux_background_installed_signo;
-static void (*ludus__sf_linux_background_installed_fn)(void);
-static struct sigaction ludus__sf_linux_background_old_action;
-
-static void ludus__sf_linux_background_on_signal(int signo, siginfo_t *info, void *uc) {
-    void (*fn)(void) = ludus__sf_linux_background_installed_fn;
-    if (fn) fn();
-    const struct sigaction *o = &ludus__sf_linux_background_old_action;
-    if (o->sa_flags & SA_SIGINFO) {
-        if (o->sa_sigaction) o->sa_sigaction(signo, info, uc);
-    } else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN && o->sa_handler) {
-        o->sa_handler(signo);
-    }
-}
-
-int ludus__trigger_signal_install(int signo, void (*fn)(void)) {
-    if (ludus__sf_linux_background_installed_signo || !ludus__trigger_signal_valid(signo)) return -1;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = ludus__sf_linux_background_on_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    ludus__sf_linux_background_installed_fn = fn;
-    if (sigaction(signo, &sa, &ludus__sf_linux_background_old_action) != 0) {
-        ludus__sf_linux_background_installed_fn = NULL;
-        return -1;
-    }
-    ludus__sf_linux_background_installed_signo = signo;
-    return 0;
-}
-
-void ludus__trigger_signal_restore(void) {
-    if (!ludus__sf_linux_background_installed_signo) return;
-    sigaction(ludus__sf_linux_background_installed_signo, &ludus__sf_linux_background_old_action, NULL);
-    ludus__sf_linux_background_installed_signo = 0;
-    ludus__sf_linux_background_installed_fn = NULL;
-}
-
-void ludus__at_fork_child(void (*fn)(void)) {
-    static void (*registered)(void);
-    if (registered == fn) return;
-    if (pthread_atfork(NULL, NULL, fn) == 0) registered = fn;
-}
-
-void ludus__thread_background(void) {
-#ifdef SCHED_IDLE
-    struct sched_param sp;
-    memset(&sp, 0, sizeof sp);
-    pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
-#endif
-}
-
-int64_t ludus__wall_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-void ludus__local_time(int64_t wall_ns, struct tm *out) {
-    time_t secs = (time_t)(wall_ns / 1000000000);
-    localtime_r(&secs, out);
-}
-
-void ludus__sleep_ns(int64_t ns) {
-    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
 }
 #endif /* defined(__linux__) */
 
@@ -2901,399 +2773,6 @@ void ludus__crash_uninstall(void) {
 #undef ALT_STACK
 #endif /* defined(__linux__) */
 
-/* ==== src/platform/linux_file.c ==== */
-#if defined(__linux__)
-/* Export files on Linux: where a path really leads (descriptor names, FIFOs
- * and devices, symlink chains), and the private temporary renamed onto a
- * regular destination, so a file appears whole or not at all and a failed or
- * killed export leaves nothing behind. Rules and their reasons: platform.h. */
-
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-int ludus__file_no_tmpfile;
-
-#define MAX_LINKS 40     /* the kernel's own limit (ELOOP) */
-#define MAX_TMP_BASE 200 /* bytes of the base name kept in a temporary's name (NAME_MAX is 255) */
-#define TMP_SUFFIX ".ludus-tmp"
-#define NAME_TRIES 100 /* unique names tried before giving up (EEXIST each time) */
-
-static unsigned long ludus__sf_linux_file_tmp_counter; /* with the pid, makes a temporary's name unique */
-
-static char *ludus__sf_linux_file_copy_str(const char *s, size_t n) {
-    char *d = ludus__malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = 0;
-    }
-    return d;
-}
-
-/* ==== where a path leads ================================================ */
-
-/* The descriptor a descriptor name stands for; -1 for any other path, and
- * INT_MAX (never open, so dup fails with EBADF) for an absurd number. */
-static int ludus__sf_linux_file_descriptor_name(const char *path) {
-    const char *digits;
-    if (strcmp(path, "/dev/stdout") == 0) return 1;
-    if (strcmp(path, "/dev/stderr") == 0) return 2;
-    if (strncmp(path, "/dev/fd/", 8) == 0)
-        digits = path + 8;
-    else if (strncmp(path, "/proc/self/fd/", 14) == 0)
-        digits = path + 14;
-    else
-        return -1;
-    if (!*digits) return -1;
-    long v = 0;
-    for (const char *p = digits; *p; p++) {
-        if (*p < '0' || *p > '9') return -1;
-        if (v < INT_MAX) v = v * 10 + (*p - '0');
-    }
-    return v < INT_MAX ? (int)v : INT_MAX;
-}
-
-/* A link's target as a path usable from here: relative targets are relative
- * to the directory holding the link. */
-static char *ludus__sf_linux_file_link_target_path(const char *link, const char *target) {
-    const char *slash = strrchr(link, '/');
-    if (target[0] == '/' || !slash) return ludus__sf_linux_file_copy_str(target, strlen(target));
-    size_t dn = (size_t)(slash - link) + 1, tn = strlen(target);
-    char *p = ludus__malloc(dn + tn + 1);
-    if (p) {
-        memcpy(p, link, dn);
-        memcpy(p + dn, target, tn + 1);
-    }
-    return p;
-}
-
-typedef struct ludus__sf_linux_file_resolved {
-    char *path; /* the last non-link in the chain (may not exist); malloc'd */
-    int fd;     /* >= 0: the chain reached a descriptor name; path is NULL */
-    int exists; /* st is valid */
-    struct stat st;
-} ludus__sf_linux_file_resolved;
-
-/* Follows symlinks in the last component; the kernel follows those in the
- * directories on the way. A dangling link resolves to its missing target. */
-static int ludus__sf_linux_file_resolve(const char *path, ludus__sf_linux_file_resolved *r) {
-    char buf[PATH_MAX];
-    char *cur = ludus__sf_linux_file_copy_str(path, strlen(path));
-    r->path = NULL;
-    r->fd = -1;
-    r->exists = 0;
-    if (!cur) return -ENOMEM;
-    for (int hops = 0;; hops++) {
-        int fd = ludus__sf_linux_file_descriptor_name(cur);
-        if (fd >= 0) {
-            ludus__free(cur);
-            r->fd = fd;
-            return 0;
-        }
-        size_t n = strlen(cur);
-        if (n == 0) {
-            ludus__free(cur);
-            return -ENOENT;
-        }
-        if (cur[n - 1] == '/') { /* names a directory, existing or not */
-            ludus__free(cur);
-            return -EISDIR;
-        }
-        if (lstat(cur, &r->st) != 0) {
-            if (errno != ENOENT) {
-                int e = -errno;
-                ludus__free(cur);
-                return e;
-            }
-            r->path = cur;
-            return 0;
-        }
-        if (!S_ISLNK(r->st.st_mode)) {
-            r->path = cur;
-            r->exists = 1;
-            return 0;
-        }
-        if (hops == MAX_LINKS) {
-            ludus__free(cur);
-            return -ELOOP;
-        }
-        ssize_t len = readlink(cur, buf, sizeof buf);
-        if (len < 0 || (size_t)len >= sizeof buf) {
-            int e = len < 0 ? -errno : -ENAMETOOLONG;
-            ludus__free(cur);
-            return e;
-        }
-        buf[len] = 0;
-        char *next = ludus__sf_linux_file_link_target_path(cur, buf);
-        ludus__free(cur);
-        if (!next) return -ENOMEM;
-        cur = next;
-    }
-}
-
-/* ==== temporaries ======================================================== */
-
-/* dest split at its last '/': the directory ("." or "/" when implicit) and the
- * base name. */
-static char *ludus__sf_linux_file_dir_of(const char *dest, const char **base) {
-    const char *slash = strrchr(dest, '/');
-    if (!slash) {
-        *base = dest;
-        return ludus__sf_linux_file_copy_str(".", 1);
-    }
-    *base = slash + 1;
-    return ludus__sf_linux_file_copy_str(dest, slash == dest ? 1 : (size_t)(slash - dest));
-}
-
-static size_t ludus__sf_linux_file_tmp_base_len(const char *base) {
-    size_t n = strlen(base);
-    return n < MAX_TMP_BASE ? n : MAX_TMP_BASE;
-}
-
-/* "<dir>/.<base>.<pid>.<n>.ludus-tmp" with a fresh n; the pid differs between
- * a parent and its forked child, n between threads and successive exports. */
-static char *ludus__sf_linux_file_tmp_name(const char *dir, const char *base) {
-    unsigned long n = __atomic_fetch_add(&ludus__sf_linux_file_tmp_counter, 1, __ATOMIC_RELAXED);
-    int bn = (int)ludus__sf_linux_file_tmp_base_len(base);
-    size_t cap = strlen(dir) + (size_t)bn + 64;
-    char *p = ludus__malloc(cap);
-    if (p) snprintf(p, cap, "%s/.%.*s.%d.%lu" TMP_SUFFIX, dir, bn, base, (int)getpid(), n);
-    return p;
-}
-
-/* Skips "<digits>." at *s (leaving *s at the '.'), storing the number; 0
- * when there is no such thing. */
-static int ludus__sf_linux_file_skip_number(const char **s, unsigned long *v) {
-    const char *p = *s;
-    *v = 0;
-    if (*p < '0' || *p > '9') return 0;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        if (*v > ULONG_MAX / 10 - 1) return 0;
-        *v = *v * 10 + (unsigned long)(*p - '0');
-    }
-    if (*p != '.') return 0;
-    *s = p;
-    return 1;
-}
-
-/* The pid in a temporary name of this base, or 0 when name is not one. */
-static int ludus__sf_linux_file_tmp_owner(const char *name, const char *base) {
-    size_t bn = ludus__sf_linux_file_tmp_base_len(base);
-    unsigned long pid, n;
-    if (name[0] != '.' || strncmp(name + 1, base, bn) != 0 || name[1 + bn] != '.') return 0;
-    const char *p = name + 2 + bn;
-    if (!ludus__sf_linux_file_skip_number(&p, &pid) || pid == 0 || pid > (unsigned long)INT_MAX) return 0;
-    p++;
-    if (!ludus__sf_linux_file_skip_number(&p, &n)) return 0;
-    return strcmp(p, TMP_SUFFIX) == 0 ? (int)pid : 0;
-}
-
-/* Only the named fallback can leave litter (a process killed mid-export):
- * remove the temporaries of this destination whose writer no longer exists.
- * Best effort: a directory that cannot be listed is left as it is. */
-static void ludus__sf_linux_file_remove_stale(const char *dir, const char *base) {
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) return;
-    DIR *d = fdopendir(dfd);
-    if (!d) {
-        close(dfd);
-        return;
-    }
-    int self = (int)getpid();
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        int pid = ludus__sf_linux_file_tmp_owner(e->d_name, base);
-        if (pid <= 0 || pid == self) continue;
-        if (kill(pid, 0) != 0 && errno == ESRCH) unlinkat(dirfd(d), e->d_name, 0);
-    }
-    closedir(d);
-}
-
-/* ==== create / write / commit / abort ==================================== */
-
-static void ludus__sf_linux_file_release(ludus__file *f) {
-    ludus__free(f->dest);
-    ludus__free(f->tmp);
-    f->dest = f->tmp = NULL;
-    f->fd = -1;
-}
-
-/* Errors from O_TMPFILE that mean "not supported here", not "cannot write". */
-static int ludus__sf_linux_file_tmpfile_unsupported(int e) {
-    return e == EOPNOTSUPP || e == EISDIR || e == EINVAL || e == ENOENT;
-}
-
-static int ludus__sf_linux_file_create_regular(ludus__file *f, const ludus__sf_linux_file_resolved *r) {
-    const char *base;
-    char *dir = ludus__sf_linux_file_dir_of(r->path, &base);
-    if (!dir) return -ENOMEM;
-    int rc = 0;
-    f->fd = -1;
-#ifdef O_TMPFILE
-    if (!ludus__file_no_tmpfile) {
-        f->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-        if (f->fd < 0 && !ludus__sf_linux_file_tmpfile_unsupported(errno)) rc = -errno;
-    }
-#endif
-    if (f->fd < 0 && rc == 0) {
-        ludus__sf_linux_file_remove_stale(dir, base);
-        for (int tries = 0; tries < NAME_TRIES && f->fd < 0; tries++) {
-            f->tmp = ludus__sf_linux_file_tmp_name(dir, base);
-            if (!f->tmp) {
-                rc = -ENOMEM;
-                break;
-            }
-            f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-            if (f->fd >= 0) break;
-            rc = -errno;
-            ludus__free(f->tmp);
-            f->tmp = NULL;
-            if (rc != -EEXIST) break;
-        }
-        if (f->fd >= 0) rc = 0;
-    }
-    ludus__free(dir);
-    if (rc != 0) return rc;
-    if (r->exists) {
-        /* A replaced file keeps its owner (when we may set it) and permission
-         * bits. Best effort: filesystems without Unix modes refuse both. The
-         * set-id bits are not carried over to content they did not vouch for. */
-        if (r->st.st_uid != geteuid() || r->st.st_gid != getegid()) {
-            int ignored = fchown(f->fd, r->st.st_uid, r->st.st_gid);
-            (void)ignored;
-        }
-        int ignored = fchmod(f->fd, r->st.st_mode & 0777);
-        (void)ignored;
-    }
-    f->dest = r->path;
-    return 0;
-}
-
-int ludus__file_create(ludus__file *f, const char *path) {
-    ludus__sf_linux_file_resolved r;
-    f->fd = -1;
-    f->dest = f->tmp = NULL;
-    if (!path) return -EINVAL;
-    int rc = ludus__sf_linux_file_resolve(path, &r);
-    if (rc != 0) return rc;
-    if (r.fd >= 0) {
-        f->fd = fcntl(r.fd, F_DUPFD_CLOEXEC, 0);
-        return f->fd >= 0 ? 0 : -errno;
-    }
-    if (r.exists && !S_ISREG(r.st.st_mode)) {
-        if (S_ISFIFO(r.st.st_mode) || S_ISCHR(r.st.st_mode)) {
-            f->fd = open(r.path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-            rc = f->fd >= 0 ? 0 : -errno;
-        } else {
-            rc = S_ISDIR(r.st.st_mode) ? -EISDIR : -EINVAL;
-        }
-        ludus__free(r.path);
-        return rc;
-    }
-    rc = ludus__sf_linux_file_create_regular(f, &r);
-    if (rc != 0) {
-        ludus__free(r.path);
-        ludus__sf_linux_file_release(f);
-    }
-    return rc;
-}
-
-int ludus__file_write(ludus__file *f, const void *data, size_t n) {
-    const char *p = data;
-    if (f->fd < 0) return -EBADF;
-    while (n > 0) {
-        ssize_t w = write(f->fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return -errno; /* EAGAIN included: a full non-blocking pipe is not waited on */
-        }
-        if (w == 0) return -EIO; /* cannot happen for n > 0; never spin on it */
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Gives the unnamed O_TMPFILE file a (unique, hidden) name in its directory. */
-static int ludus__sf_linux_file_link_tmpfile(ludus__file *f) {
-    const char *base;
-    char *dir = ludus__sf_linux_file_dir_of(f->dest, &base);
-    if (!dir) return -ENOMEM;
-    char proc[40];
-    snprintf(proc, sizeof proc, "/proc/self/fd/%d", f->fd);
-    int rc = -EEXIST;
-    for (int tries = 0; tries < NAME_TRIES && rc == -EEXIST; tries++) {
-        f->tmp = ludus__sf_linux_file_tmp_name(dir, base);
-        if (!f->tmp) {
-            rc = -ENOMEM;
-            break;
-        }
-        rc = 0;
-        if (linkat(AT_FDCWD, proc, AT_FDCWD, f->tmp, AT_SYMLINK_FOLLOW) != 0) {
-            rc = -errno;
-            /* no /proc: AT_EMPTY_PATH does the same (it may need privilege) */
-            if (rc == -ENOENT && linkat(f->fd, "", AT_FDCWD, f->tmp, AT_EMPTY_PATH) == 0) rc = 0;
-        }
-        if (rc != 0) {
-            ludus__free(f->tmp);
-            f->tmp = NULL;
-        }
-    }
-    ludus__free(dir);
-    return rc;
-}
-
-int ludus__file_commit(ludus__file *f) {
-    int rc = 0;
-    if (f->fd < 0) rc = -EBADF;
-    if (rc == 0 && f->dest && !f->tmp) rc = ludus__sf_linux_file_link_tmpfile(f);
-    if (f->fd >= 0 && close(f->fd) != 0 && errno != EINTR && rc == 0) rc = -errno;
-    f->fd = -1;
-    if (rc == 0 && f->tmp && rename(f->tmp, f->dest) != 0) rc = -errno;
-    if (rc != 0 && f->tmp) unlink(f->tmp);
-    ludus__sf_linux_file_release(f);
-    return rc;
-}
-
-void ludus__file_abort(ludus__file *f) {
-    if (f->fd >= 0) close(f->fd); /* an O_TMPFILE file goes with its last descriptor */
-    if (f->tmp) unlink(f->tmp);
-    ludus__sf_linux_file_release(f);
-}
-
-/* ==== error text ========================================================= */
-
-/* strerror_r is the GNU one (returns the text, maybe not in buf) or the XSI
- * one (returns 0 or an error) depending on the libc and feature macros; the
- * result's type picks the matching reader, with no feature test to get wrong. */
-static void ludus__sf_linux_file_from_gnu(char *text, char *buf, size_t cap, int err) {
-    (void)err;
-    if (text != buf) snprintf(buf, cap, "%s", text ? text : "Unknown error");
-}
-static void ludus__sf_linux_file_from_xsi(int rc, char *buf, size_t cap, int err) {
-    if (rc != 0 || !buf[0]) snprintf(buf, cap, "Unknown error %d", err);
-}
-
-void ludus__os_strerror(int err, char *buf, size_t cap) {
-    if (!buf || cap == 0) return;
-    if (err < 0) err = -err;
-    buf[0] = 0;
-    _Generic(strerror_r(err, buf, cap), char *: ludus__sf_linux_file_from_gnu, default: ludus__sf_linux_file_from_xsi)(strerror_r(err, buf, cap), buf, cap, err);
-    buf[cap - 1] = 0;
-}
-#undef MAX_LINKS
-#undef MAX_TMP_BASE
-#undef TMP_SUFFIX
-#undef NAME_TRIES
-#endif /* defined(__linux__) */
-
 /* ==== src/platform/linux_file_map.c ==== */
 #if defined(__linux__)
 /* file_map.h on Linux: open, ftruncate (a sparse file of zeros), mmap
@@ -3367,9 +2846,569 @@ int ludus__memory_read_checked(const void *addr, void *out, size_t n) {
 }
 #endif /* defined(__linux__) */
 
-/* ==== src/platform/linux_file_read.c ==== */
-#if defined(__linux__)
-/* Linux implementation of file_read.h. */
+/* ==== src/platform/posix.c ==== */
+#if !defined(_WIN32)
+/* POSIX implementation of platform.h: the monotonic clock, the process,
+ * aligned memory, thread exit hooks (the Linux-only parts: linux.c). */
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t ludus__mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int ludus__os_pid(void) {
+    return (int)getpid();
+}
+void ludus__yield(void) {
+    sched_yield();
+}
+
+void *ludus__aligned_alloc(size_t size, size_t alignment) {
+    void *p = NULL;
+    if (posix_memalign(&p, alignment, size) != 0) return NULL;
+    return p;
+}
+void ludus__aligned_free(void *p) {
+    ludus__free(p);
+}
+
+static pthread_key_t ludus__sf_posix_exit_key[LUDUS__EXIT_HOOKS];
+static pthread_once_t ludus__sf_posix_exit_once = PTHREAD_ONCE_INIT;
+static void (*ludus__sf_posix_exit_fn[LUDUS__EXIT_HOOKS])(void *);
+static void ludus__sf_posix_exit_trampoline0(void *arg) {
+    __atomic_load_n(&ludus__sf_posix_exit_fn[0], __ATOMIC_ACQUIRE)(arg);
+}
+static void ludus__sf_posix_exit_trampoline1(void *arg) {
+    __atomic_load_n(&ludus__sf_posix_exit_fn[1], __ATOMIC_ACQUIRE)(arg);
+}
+static void ludus__sf_posix_exit_trampoline2(void *arg) {
+    __atomic_load_n(&ludus__sf_posix_exit_fn[2], __ATOMIC_ACQUIRE)(arg);
+}
+static void ludus__sf_posix_exit_key_create(void) {
+    pthread_key_create(&ludus__sf_posix_exit_key[0], ludus__sf_posix_exit_trampoline0);
+    pthread_key_create(&ludus__sf_posix_exit_key[1], ludus__sf_posix_exit_trampoline1);
+    pthread_key_create(&ludus__sf_posix_exit_key[2], ludus__sf_posix_exit_trampoline2);
+}
+
+int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
+    __atomic_store_n(&ludus__sf_posix_exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
+    pthread_once(&ludus__sf_posix_exit_once, ludus__sf_posix_exit_key_create);
+    return pthread_setspecific(ludus__sf_posix_exit_key[which], arg) == 0 ? 0 : -1;
+}
+#endif /* !defined(_WIN32) */
+
+/* ==== src/platform/posix_background.c ==== */
+#if !defined(_WIN32)
+/* background.h on POSIX systems (semaphores, sigaction, pthread_atfork). */
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <string.h>
+
+_Static_assert(sizeof(sem_t) <= sizeof(((ludus__wakeup *)0)->u.bytes), "sem_t fits a wakeup");
+
+int ludus__wakeup_init(ludus__wakeup *w) {
+    return sem_init((sem_t *)w->u.bytes, 0, 0) == 0 ? 0 : -1;
+}
+void ludus__wakeup_destroy(ludus__wakeup *w) {
+    sem_destroy((sem_t *)w->u.bytes);
+}
+void ludus__wakeup_post(ludus__wakeup *w) {
+    sem_post((sem_t *)w->u.bytes);
+}
+void ludus__wakeup_wait(ludus__wakeup *w, int64_t timeout_ns) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t ns = ts.tv_nsec + timeout_ns;
+    ts.tv_sec += (time_t)(ns / 1000000000);
+    ts.tv_nsec = (long)(ns % 1000000000);
+    while (sem_timedwait((sem_t *)w->u.bytes, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+int ludus__trigger_signal_default(void) {
+    return SIGUSR2;
+}
+int ludus__trigger_signal_valid(int signo) {
+    return signo >= 1 && signo < NSIG && signo != SIGKILL && signo != SIGSTOP;
+}
+
+static int ludus__sf_posix_background_installed_signo;
+static void (*ludus__sf_posix_background_installed_fn)(void);
+static struct sigaction ludus__sf_posix_background_old_action;
+
+static void ludus__sf_posix_background_on_signal(int signo, siginfo_t *info, void *uc) {
+    void (*fn)(void) = ludus__sf_posix_background_installed_fn;
+    if (fn) fn();
+    const struct sigaction *o = &ludus__sf_posix_background_old_action;
+    if (o->sa_flags & SA_SIGINFO) {
+        if (o->sa_sigaction) o->sa_sigaction(signo, info, uc);
+    } else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN && o->sa_handler) {
+        o->sa_handler(signo);
+    }
+}
+
+int ludus__trigger_signal_install(int signo, void (*fn)(void)) {
+    if (ludus__sf_posix_background_installed_signo || !ludus__trigger_signal_valid(signo)) return -1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = ludus__sf_posix_background_on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    ludus__sf_posix_background_installed_fn = fn;
+    if (sigaction(signo, &sa, &ludus__sf_posix_background_old_action) != 0) {
+        ludus__sf_posix_background_installed_fn = NULL;
+        return -1;
+    }
+    ludus__sf_posix_background_installed_signo = signo;
+    return 0;
+}
+
+void ludus__trigger_signal_restore(void) {
+    if (!ludus__sf_posix_background_installed_signo) return;
+    sigaction(ludus__sf_posix_background_installed_signo, &ludus__sf_posix_background_old_action, NULL);
+    ludus__sf_posix_background_installed_signo = 0;
+    ludus__sf_posix_background_installed_fn = NULL;
+}
+
+void ludus__at_fork_child(void (*fn)(void)) {
+    static void (*registered)(void);
+    if (registered == fn) return;
+    if (pthread_atfork(NULL, NULL, fn) == 0) registered = fn;
+}
+
+void ludus__thread_background(void) {
+#ifdef SCHED_IDLE
+    struct sched_param sp;
+    memset(&sp, 0, sizeof sp);
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+#endif
+}
+
+int64_t ludus__wall_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void ludus__local_time(int64_t wall_ns, struct tm *out) {
+    time_t secs = (time_t)(wall_ns / 1000000000);
+    localtime_r(&secs, out);
+}
+
+void ludus__sleep_ns(int64_t ns) {
+    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+#endif /* !defined(_WIN32) */
+
+/* ==== src/platform/posix_file.c ==== */
+#if !defined(_WIN32)
+/* Export files on POSIX systems (O_TMPFILE and /proc where Linux has them): where a path really leads (descriptor
+ * names, FIFOs and devices, symlink chains), and the private temporary renamed onto a regular destination, so a file
+ * appears whole or not at all and a failed or killed export leaves nothing behind. Rules and their reasons: platform.h.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int ludus__file_no_tmpfile;
+
+#define MAX_LINKS 40     /* the kernel's own limit (ELOOP) */
+#define MAX_TMP_BASE 200 /* bytes of the base name kept in a temporary's name (NAME_MAX is 255) */
+#define TMP_SUFFIX ".ludus-tmp"
+#define NAME_TRIES 100 /* unique names tried before giving up (EEXIST each time) */
+
+static unsigned long ludus__sf_posix_file_tmp_counter; /* with the pid, makes a temporary's name unique */
+
+static char *ludus__sf_posix_file_copy_str(const char *s, size_t n) {
+    char *d = ludus__malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+/* ==== where a path leads ================================================ */
+
+/* The descriptor a descriptor name stands for; -1 for any other path, and
+ * INT_MAX (never open, so dup fails with EBADF) for an absurd number. */
+static int ludus__sf_posix_file_descriptor_name(const char *path) {
+    const char *digits;
+    if (strcmp(path, "/dev/stdout") == 0) return 1;
+    if (strcmp(path, "/dev/stderr") == 0) return 2;
+    if (strncmp(path, "/dev/fd/", 8) == 0)
+        digits = path + 8;
+    else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+        digits = path + 14;
+    else
+        return -1;
+    if (!*digits) return -1;
+    long v = 0;
+    for (const char *p = digits; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        if (v < INT_MAX) v = v * 10 + (*p - '0');
+    }
+    return v < INT_MAX ? (int)v : INT_MAX;
+}
+
+/* A link's target as a path usable from here: relative targets are relative
+ * to the directory holding the link. */
+static char *ludus__sf_posix_file_link_target_path(const char *link, const char *target) {
+    const char *slash = strrchr(link, '/');
+    if (target[0] == '/' || !slash) return ludus__sf_posix_file_copy_str(target, strlen(target));
+    size_t dn = (size_t)(slash - link) + 1, tn = strlen(target);
+    char *p = ludus__malloc(dn + tn + 1);
+    if (p) {
+        memcpy(p, link, dn);
+        memcpy(p + dn, target, tn + 1);
+    }
+    return p;
+}
+
+typedef struct ludus__sf_posix_file_resolved {
+    char *path; /* the last non-link in the chain (may not exist); malloc'd */
+    int fd;     /* >= 0: the chain reached a descriptor name; path is NULL */
+    int exists; /* st is valid */
+    struct stat st;
+} ludus__sf_posix_file_resolved;
+
+/* Follows symlinks in the last component; the kernel follows those in the
+ * directories on the way. A dangling link resolves to its missing target. */
+static int ludus__sf_posix_file_resolve(const char *path, ludus__sf_posix_file_resolved *r) {
+    char buf[PATH_MAX];
+    char *cur = ludus__sf_posix_file_copy_str(path, strlen(path));
+    r->path = NULL;
+    r->fd = -1;
+    r->exists = 0;
+    if (!cur) return -ENOMEM;
+    for (int hops = 0;; hops++) {
+        int fd = ludus__sf_posix_file_descriptor_name(cur);
+        if (fd >= 0) {
+            ludus__free(cur);
+            r->fd = fd;
+            return 0;
+        }
+        size_t n = strlen(cur);
+        if (n == 0) {
+            ludus__free(cur);
+            return -ENOENT;
+        }
+        if (cur[n - 1] == '/') { /* names a directory, existing or not */
+            ludus__free(cur);
+            return -EISDIR;
+        }
+        if (lstat(cur, &r->st) != 0) {
+            if (errno != ENOENT) {
+                int e = -errno;
+                ludus__free(cur);
+                return e;
+            }
+            r->path = cur;
+            return 0;
+        }
+        if (!S_ISLNK(r->st.st_mode)) {
+            r->path = cur;
+            r->exists = 1;
+            return 0;
+        }
+        if (hops == MAX_LINKS) {
+            ludus__free(cur);
+            return -ELOOP;
+        }
+        ssize_t len = readlink(cur, buf, sizeof buf);
+        if (len < 0 || (size_t)len >= sizeof buf) {
+            int e = len < 0 ? -errno : -ENAMETOOLONG;
+            ludus__free(cur);
+            return e;
+        }
+        buf[len] = 0;
+        char *next = ludus__sf_posix_file_link_target_path(cur, buf);
+        ludus__free(cur);
+        if (!next) return -ENOMEM;
+        cur = next;
+    }
+}
+
+/* ==== temporaries ======================================================== */
+
+/* dest split at its last '/': the directory ("." or "/" when implicit) and the
+ * base name. */
+static char *ludus__sf_posix_file_dir_of(const char *dest, const char **base) {
+    const char *slash = strrchr(dest, '/');
+    if (!slash) {
+        *base = dest;
+        return ludus__sf_posix_file_copy_str(".", 1);
+    }
+    *base = slash + 1;
+    return ludus__sf_posix_file_copy_str(dest, slash == dest ? 1 : (size_t)(slash - dest));
+}
+
+static size_t ludus__sf_posix_file_tmp_base_len(const char *base) {
+    size_t n = strlen(base);
+    return n < MAX_TMP_BASE ? n : MAX_TMP_BASE;
+}
+
+/* "<dir>/.<base>.<pid>.<n>.ludus-tmp" with a fresh n; the pid differs between
+ * a parent and its forked child, n between threads and successive exports. */
+static char *ludus__sf_posix_file_tmp_name(const char *dir, const char *base) {
+    unsigned long n = __atomic_fetch_add(&ludus__sf_posix_file_tmp_counter, 1, __ATOMIC_RELAXED);
+    int bn = (int)ludus__sf_posix_file_tmp_base_len(base);
+    size_t cap = strlen(dir) + (size_t)bn + 64;
+    char *p = ludus__malloc(cap);
+    if (p) snprintf(p, cap, "%s/.%.*s.%d.%lu" TMP_SUFFIX, dir, bn, base, (int)getpid(), n);
+    return p;
+}
+
+/* Skips "<digits>." at *s (leaving *s at the '.'), storing the number; 0
+ * when there is no such thing. */
+static int ludus__sf_posix_file_skip_number(const char **s, unsigned long *v) {
+    const char *p = *s;
+    *v = 0;
+    if (*p < '0' || *p > '9') return 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (*v > ULONG_MAX / 10 - 1) return 0;
+        *v = *v * 10 + (unsigned long)(*p - '0');
+    }
+    if (*p != '.') return 0;
+    *s = p;
+    return 1;
+}
+
+/* The pid in a temporary name of this base, or 0 when name is not one. */
+static int ludus__sf_posix_file_tmp_owner(const char *name, const char *base) {
+    size_t bn = ludus__sf_posix_file_tmp_base_len(base);
+    unsigned long pid, n;
+    if (name[0] != '.' || strncmp(name + 1, base, bn) != 0 || name[1 + bn] != '.') return 0;
+    const char *p = name + 2 + bn;
+    if (!ludus__sf_posix_file_skip_number(&p, &pid) || pid == 0 || pid > (unsigned long)INT_MAX) return 0;
+    p++;
+    if (!ludus__sf_posix_file_skip_number(&p, &n)) return 0;
+    return strcmp(p, TMP_SUFFIX) == 0 ? (int)pid : 0;
+}
+
+/* Only the named fallback can leave litter (a process killed mid-export):
+ * remove the temporaries of this destination whose writer no longer exists.
+ * Best effort: a directory that cannot be listed is left as it is. */
+static void ludus__sf_posix_file_remove_stale(const char *dir, const char *base) {
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return;
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return;
+    }
+    int self = (int)getpid();
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int pid = ludus__sf_posix_file_tmp_owner(e->d_name, base);
+        if (pid <= 0 || pid == self) continue;
+        if (kill(pid, 0) != 0 && errno == ESRCH) unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* ==== create / write / commit / abort ==================================== */
+
+static void ludus__sf_posix_file_release(ludus__file *f) {
+    ludus__free(f->dest);
+    ludus__free(f->tmp);
+    f->dest = f->tmp = NULL;
+    f->fd = -1;
+}
+
+/* Errors from O_TMPFILE that mean "not supported here", not "cannot write". */
+static int ludus__sf_posix_file_tmpfile_unsupported(int e) {
+    return e == EOPNOTSUPP || e == EISDIR || e == EINVAL || e == ENOENT;
+}
+
+static int ludus__sf_posix_file_create_regular(ludus__file *f, const ludus__sf_posix_file_resolved *r) {
+    const char *base;
+    char *dir = ludus__sf_posix_file_dir_of(r->path, &base);
+    if (!dir) return -ENOMEM;
+    int rc = 0;
+    f->fd = -1;
+#ifdef O_TMPFILE
+    if (!ludus__file_no_tmpfile) {
+        f->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+        if (f->fd < 0 && !ludus__sf_posix_file_tmpfile_unsupported(errno)) rc = -errno;
+    }
+#endif
+    if (f->fd < 0 && rc == 0) {
+        ludus__sf_posix_file_remove_stale(dir, base);
+        for (int tries = 0; tries < NAME_TRIES && f->fd < 0; tries++) {
+            f->tmp = ludus__sf_posix_file_tmp_name(dir, base);
+            if (!f->tmp) {
+                rc = -ENOMEM;
+                break;
+            }
+            f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (f->fd >= 0) break;
+            rc = -errno;
+            ludus__free(f->tmp);
+            f->tmp = NULL;
+            if (rc != -EEXIST) break;
+        }
+        if (f->fd >= 0) rc = 0;
+    }
+    ludus__free(dir);
+    if (rc != 0) return rc;
+    if (r->exists) {
+        /* A replaced file keeps its owner (when we may set it) and permission
+         * bits. Best effort: filesystems without Unix modes refuse both. The
+         * set-id bits are not carried over to content they did not vouch for. */
+        if (r->st.st_uid != geteuid() || r->st.st_gid != getegid()) {
+            int ignored = fchown(f->fd, r->st.st_uid, r->st.st_gid);
+            (void)ignored;
+        }
+        int ignored = fchmod(f->fd, r->st.st_mode & 0777);
+        (void)ignored;
+    }
+    f->dest = r->path;
+    return 0;
+}
+
+int ludus__file_create(ludus__file *f, const char *path) {
+    ludus__sf_posix_file_resolved r;
+    f->fd = -1;
+    f->dest = f->tmp = NULL;
+    if (!path) return -EINVAL;
+    int rc = ludus__sf_posix_file_resolve(path, &r);
+    if (rc != 0) return rc;
+    if (r.fd >= 0) {
+        f->fd = fcntl(r.fd, F_DUPFD_CLOEXEC, 0);
+        return f->fd >= 0 ? 0 : -errno;
+    }
+    if (r.exists && !S_ISREG(r.st.st_mode)) {
+        if (S_ISFIFO(r.st.st_mode) || S_ISCHR(r.st.st_mode)) {
+            f->fd = open(r.path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+            rc = f->fd >= 0 ? 0 : -errno;
+        } else {
+            rc = S_ISDIR(r.st.st_mode) ? -EISDIR : -EINVAL;
+        }
+        ludus__free(r.path);
+        return rc;
+    }
+    rc = ludus__sf_posix_file_create_regular(f, &r);
+    if (rc != 0) {
+        ludus__free(r.path);
+        ludus__sf_posix_file_release(f);
+    }
+    return rc;
+}
+
+int ludus__file_write(ludus__file *f, const void *data, size_t n) {
+    const char *p = data;
+    if (f->fd < 0) return -EBADF;
+    while (n > 0) {
+        ssize_t w = write(f->fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -errno; /* EAGAIN included: a full non-blocking pipe is not waited on */
+        }
+        if (w == 0) return -EIO; /* cannot happen for n > 0; never spin on it */
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Gives the unnamed O_TMPFILE file a (unique, hidden) name in its directory. */
+static int ludus__sf_posix_file_link_tmpfile(ludus__file *f) {
+    const char *base;
+    char *dir = ludus__sf_posix_file_dir_of(f->dest, &base);
+    if (!dir) return -ENOMEM;
+    char proc[40];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", f->fd);
+    int rc = -EEXIST;
+    for (int tries = 0; tries < NAME_TRIES && rc == -EEXIST; tries++) {
+        f->tmp = ludus__sf_posix_file_tmp_name(dir, base);
+        if (!f->tmp) {
+            rc = -ENOMEM;
+            break;
+        }
+        rc = 0;
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, f->tmp, AT_SYMLINK_FOLLOW) != 0) {
+            rc = -errno;
+            /* no /proc: AT_EMPTY_PATH does the same (it may need privilege) */
+            if (rc == -ENOENT && linkat(f->fd, "", AT_FDCWD, f->tmp, AT_EMPTY_PATH) == 0) rc = 0;
+        }
+        if (rc != 0) {
+            ludus__free(f->tmp);
+            f->tmp = NULL;
+        }
+    }
+    ludus__free(dir);
+    return rc;
+}
+
+int ludus__file_commit(ludus__file *f) {
+    int rc = 0;
+    if (f->fd < 0) rc = -EBADF;
+    if (rc == 0 && f->dest && !f->tmp) rc = ludus__sf_posix_file_link_tmpfile(f);
+    if (f->fd >= 0 && close(f->fd) != 0 && errno != EINTR && rc == 0) rc = -errno;
+    f->fd = -1;
+    if (rc == 0 && f->tmp && rename(f->tmp, f->dest) != 0) rc = -errno;
+    if (rc != 0 && f->tmp) unlink(f->tmp);
+    ludus__sf_posix_file_release(f);
+    return rc;
+}
+
+void ludus__file_abort(ludus__file *f) {
+    if (f->fd >= 0) close(f->fd); /* an O_TMPFILE file goes with its last descriptor */
+    if (f->tmp) unlink(f->tmp);
+    ludus__sf_posix_file_release(f);
+}
+
+/* ==== error text ========================================================= */
+
+/* strerror_r is the GNU one (returns the text, maybe not in buf) or the XSI
+ * one (returns 0 or an error) depending on the libc and feature macros; the
+ * result's type picks the matching reader, with no feature test to get wrong. */
+static void ludus__sf_posix_file_from_gnu(char *text, char *buf, size_t cap, int err) {
+    (void)err;
+    if (text != buf) snprintf(buf, cap, "%s", text ? text : "Unknown error");
+}
+static void ludus__sf_posix_file_from_xsi(int rc, char *buf, size_t cap, int err) {
+    if (rc != 0 || !buf[0]) snprintf(buf, cap, "Unknown error %d", err);
+}
+
+void ludus__os_strerror(int err, char *buf, size_t cap) {
+    if (!buf || cap == 0) return;
+    if (err < 0) err = -err;
+    buf[0] = 0;
+    _Generic(strerror_r(err, buf, cap), char *: ludus__sf_posix_file_from_gnu, default: ludus__sf_posix_file_from_xsi)(strerror_r(err, buf, cap), buf, cap, err);
+    buf[cap - 1] = 0;
+}
+#undef MAX_LINKS
+#undef MAX_TMP_BASE
+#undef TMP_SUFFIX
+#undef NAME_TRIES
+#endif /* !defined(_WIN32) */
+
+/* ==== src/platform/posix_file_read.c ==== */
+#if !defined(_WIN32)
+/* file_read.h on POSIX systems. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -3428,11 +3467,11 @@ int ludus__path_writable(const char *path) {
     dir[n] = 0;
     return access(dir, W_OK | X_OK) == 0 ? 0 : errno;
 }
-#endif /* defined(__linux__) */
+#endif /* !defined(_WIN32) */
 
-/* ==== src/platform/linux_pages.c ==== */
-#if defined(__linux__)
-/* Linux implementation of pages.h: mmap, and a prefault
+/* ==== src/platform/posix_pages.c ==== */
+#if !defined(_WIN32)
+/* pages.h on POSIX systems: mmap, and a prefault
  * thread that uses MADV_POPULATE_WRITE (Linux 5.14) or, where the kernel
  * lacks it, a locked add of 0 to one byte per page (which faults the page
  * in and cannot lose a producer's concurrent store to that byte). */
@@ -3481,7 +3520,7 @@ void ludus__pages_unmap(void *p, size_t bytes) {
 
 /* Waits (mu held) until the producers come within AHEAD of offset `at`, or
  * stop; returns stop. */
-static int ludus__sf_linux_pages_wait_for_producers(ludus__prefault *pf, size_t at) {
+static int ludus__sf_posix_pages_wait_for_producers(ludus__prefault *pf, size_t at) {
     while (!pf->stop && at > __atomic_load_n(pf->cursor, __ATOMIC_RELAXED) + AHEAD) {
         struct timespec until;
         clock_gettime(CLOCK_MONOTONIC, &until);
@@ -3495,7 +3534,7 @@ static int ludus__sf_linux_pages_wait_for_producers(ludus__prefault *pf, size_t 
     return pf->stop;
 }
 
-static void *ludus__sf_linux_pages_prefault_main(void *arg) {
+static void *ludus__sf_posix_pages_prefault_main(void *arg) {
     ludus__prefault *pf = arg;
     long page = 4096;
     char *begin = (char *)(((uintptr_t)(pf->base + pf->done) + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1));
@@ -3505,7 +3544,7 @@ static void *ludus__sf_linux_pages_prefault_main(void *arg) {
         /* Far enough ahead of the producers: wait (a short run never pays
          * for faulting, and later freeing, pages it does not use). */
         pthread_mutex_lock(&pf->mu);
-        int stop = ludus__sf_linux_pages_wait_for_producers(pf, (size_t)(p - pf->base));
+        int stop = ludus__sf_posix_pages_wait_for_producers(pf, (size_t)(p - pf->base));
         pthread_mutex_unlock(&pf->mu);
         if (stop) break;
         size_t n = (size_t)(end - p) < STEP ? (size_t)(end - p) & ~(size_t)(page - 1) : STEP;
@@ -3541,7 +3580,7 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_t th;
-    int rc = pthread_create(&th, &attr, ludus__sf_linux_pages_prefault_main, pf);
+    int rc = pthread_create(&th, &attr, ludus__sf_posix_pages_prefault_main, pf);
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
@@ -3586,24 +3625,24 @@ size_t ludus__prefault_done(const ludus__prefault *pf) {
 #undef MADV_POPULATE_WRITE
 #undef STEP
 #undef AHEAD
-#endif /* defined(__linux__) */
+#endif /* !defined(_WIN32) */
 
-/* ==== src/platform/linux_process.c ==== */
-#if defined(__linux__)
-/* Linux implementation of process.h. */
+/* ==== src/platform/posix_process.c ==== */
+#if !defined(_WIN32)
+/* process.h on POSIX systems (pthread_atfork). */
 
 #include <pthread.h>
 
 int ludus__on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void)) {
     return pthread_atfork(prepare, parent, child) == 0 ? 0 : -1;
 }
-#endif /* defined(__linux__) */
+#endif /* !defined(_WIN32) */
 
 /* ==== src/platform/win32.c ==== */
 #if defined(_WIN32)
 /* Windows implementation of platform.h (mingw-w64; files: win32_file.c,
- * pages and fork hooks: win32_pages.c). The clock is the invariant TSC where
- * the CPU has one, else QueryPerformanceCounter in ns; the asymmetric
+ * pages and fork hooks: win32_pages.c; the CPU's counter: cpu_*.c). The
+ * monotonic clock is QueryPerformanceCounter in ns; the asymmetric
  * barrier is FlushProcessWriteBuffers (an IPI to every processor running a
  * thread of the process, as membarrier's); thread exit runs through
  * winpthreads key destructors (below). */
@@ -3617,10 +3656,6 @@ int ludus__on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(vo
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
 int64_t ludus__mono_ns(void) {
     static LARGE_INTEGER freq; /* fixed at boot; a racy first read stores the same value */
     LARGE_INTEGER now;
@@ -3628,51 +3663,6 @@ int64_t ludus__mono_ns(void) {
     QueryPerformanceCounter(&now);
     int64_t f = freq.QuadPart, t = now.QuadPart;
     return t / f * 1000000000 + t % f * 1000000000 / f; /* no overflow for t % f < 2^33 */
-}
-
-uint64_t ludus__counter_hz(void) {
-    return 0; /* the TSC's rate is measured */
-}
-
-#if defined(__x86_64__)
-int ludus__tsc_invariant(void) {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return 0;
-    __cpuid(0x80000007u, a, b, c, d);
-    return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
-}
-uint64_t ludus__read_tsc(void) {
-    return __builtin_ia32_rdtsc();
-}
-uint64_t ludus__read_tsc_ordered(void) {
-    __builtin_ia32_lfence();
-    return __builtin_ia32_rdtsc();
-}
-#else
-int ludus__tsc_invariant(void) {
-    return 0;
-}
-uint64_t ludus__read_tsc(void) {
-    return (uint64_t)ludus__mono_ns();
-}
-uint64_t ludus__read_tsc_ordered(void) {
-    return (uint64_t)ludus__mono_ns();
-}
-#endif
-
-ludus__calib_point ludus__calibrate_point(void) {
-    ludus__calib_point best = {0, 0, INT64_MAX};
-    for (int i = 0; i < 16; i++) {
-        int64_t a = ludus__mono_ns();
-        uint64_t t = ludus__read_tsc();
-        int64_t b = ludus__mono_ns();
-        if (b - a < best.window_ns) {
-            best.ticks = t;
-            best.ns = a + (b - a) / 2;
-            best.window_ns = b - a;
-        }
-    }
-    return best;
 }
 
 int ludus__membarrier_register(void) {
@@ -3690,9 +3680,6 @@ int ludus__os_pid(void) {
 }
 void ludus__yield(void) {
     SwitchToThread();
-}
-void ludus__cpu_relax(void) {
-    YieldProcessor();
 }
 
 void *ludus__aligned_alloc(size_t size, size_t alignment) {
