@@ -8344,7 +8344,8 @@ typedef struct ludus__nev_iter {
     int64_t loss_at; /* the "losses began" marker comes before the first event at or after this; INT64_MAX: none */
     uint64_t frame_no;
     int oom;
-    int load_error; /* LUDUS_E* code when a run could not be loaded */
+    ludus__nev sink; /* where events go when the batch cannot grow */
+    int load_error;  /* LUDUS_E* code when a run could not be loaded */
     /* counts of this pass */
     uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite, unknown;
     /* time cut state (cut.c) */
@@ -9577,14 +9578,12 @@ void ludus__tick_conv_init(ludus__tick_conv *v, const ludus_capture *c) {
 /* ---- output: the raw batch (one raw event may ludus__sf_normalize_emit several events: an
  * end that closes unwound scopes too) ---- */
 
-static __thread ludus__nev ludus__sf_normalize_sink; /* where events go when the batch cannot grow */
-
 static ludus__nev *ludus__sf_normalize_emit_grow(ludus__nev_iter *it) {
     uint32_t cap = it->rcap * 2;
     ludus__nev *b = ludus__realloc(it->rb, cap * sizeof *b);
     if (!b) {
         it->oom = 1;
-        return &ludus__sf_normalize_sink;
+        return &it->sink; /* where events go when the batch cannot grow (the stream stops: oom) */
     }
     it->rb = b;
     it->rcap = cap;
@@ -16269,15 +16268,22 @@ static void ludus__sf_pftrace_write_message(ludus__sf_pftrace_pf_state *s, const
  * out with its end before its begin; Perfetto sorts the lanes' events by
  * time. ---- */
 
-static const ludus__captured *ludus__sf_pftrace_sort_c; /* qsort has no context argument */
+/* What the lane order compares, copied out of the zones: the sort needs no
+ * pointer to the capture (qsort has no context argument, and a file-scope
+ * one would be shared by two threads exporting two captures). */
+typedef struct ludus__sf_pftrace_lane_key {
+    uint32_t track, lane;
+    int64_t begin_ns;
+    uint32_t depth, index;
+} ludus__sf_pftrace_lane_key;
 
 static int ludus__sf_pftrace_cmp_lane_order(const void *x, const void *y) {
-    const ludus__async_zone *a = &ludus__sf_pftrace_sort_c->async[*(const uint32_t *)x], *b = &ludus__sf_pftrace_sort_c->async[*(const uint32_t *)y];
+    const ludus__sf_pftrace_lane_key *a = x, *b = y;
     if (a->track != b->track) return a->track < b->track ? -1 : 1;
     if (a->lane != b->lane) return a->lane < b->lane ? -1 : 1;
     if (a->begin_ns != b->begin_ns) return a->begin_ns < b->begin_ns ? -1 : 1;
     if (a->depth != b->depth) return a->depth < b->depth ? -1 : 1;
-    return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+    return a->index < b->index ? -1 : 1;
 }
 
 static uint64_t ludus__sf_pftrace_async_uuid(const ludus__sf_pftrace_pf_state *s, uint32_t track, uint32_t lane) {
@@ -16321,9 +16327,19 @@ static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
         ludus__free(stack);
         return LUDUS_ENOMEM;
     }
-    for (uint32_t i = 0; i < c->nasync; i++) order[i] = i;
-    ludus__sf_pftrace_sort_c = c;
-    ludus__qsort(order, c->nasync, sizeof *order, ludus__sf_pftrace_cmp_lane_order);
+    ludus__sf_pftrace_lane_key *keys = ludus__malloc((size_t)c->nasync * sizeof *keys);
+    if (!keys) {
+        ludus__free(order);
+        ludus__free(stack);
+        return LUDUS_ENOMEM;
+    }
+    for (uint32_t i = 0; i < c->nasync; i++) {
+        const ludus__async_zone *z = &c->async[i];
+        keys[i] = (ludus__sf_pftrace_lane_key){z->track, z->lane, z->begin_ns, z->depth, i};
+    }
+    ludus__qsort(keys, c->nasync, sizeof *keys, ludus__sf_pftrace_cmp_lane_order);
+    for (uint32_t i = 0; i < c->nasync; i++) order[i] = keys[i].index;
+    ludus__free(keys);
     s->seq = c->nthreads + 2;
     uint8_t *pm, *m;
     for (uint32_t t = 0; t < c->nasync_tracks; t++) {
