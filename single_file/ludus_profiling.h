@@ -1341,6 +1341,16 @@ typedef struct ludus_capture_info {
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
 
+/* A name read from a capture (or any text of one), shown for a terminal:
+ * a capture is what people mail each other, so its names may hold anything.
+ * Control characters (C0, DEL, C1: escape sequences among them) and bytes
+ * that start no valid UTF-8 character are written \xHH, line separators and
+ * bidirectional controls \uHHHH, everything else as it is; at most `width`
+ * bytes (0: only cap bounds it), a longer text cut between two characters
+ * and the cut marked with '~'. out (cap >= 2) is always NUL-terminated;
+ * returns out, or "" when out or text is NULL or cap < 2. Thread-safe. */
+LUDUS_API const char *ludus_text_show(char *out, size_t cap, const char *text, size_t width);
+
 /* ludus_save_capture with flags (LUDUS_SAVE_RAW). */
 LUDUS_API int ludus_save_capture_ex(const char *path, unsigned flags);
 
@@ -7284,9 +7294,11 @@ typedef struct ludus__gpu_cal {
 typedef struct ludus__gpu_data {
     ludus__gpu_ctx *ctx;
     uint32_t nctx;
-    char **names;
-    uint32_t nnames;
-    ludus__gpu_sample *s; /* sorted by ctx, then begin_ns, once placed */
+    char **names; /* pass names, valid UTF-8, each once */
+    uint32_t nnames, names_cap;
+    uint32_t *name_hash;       /* open addressing: index + 1 (gpu.c name_index) */
+    uint32_t hash_cap, hashed; /* names[0, hashed) are in it */
+    ludus__gpu_sample *s;      /* sorted by ctx, then begin_ns, once placed */
     uint64_t ns, s_cap;
     ludus__gpu_cal *cal;
     uint64_t ncal, cal_cap;
@@ -8853,7 +8865,9 @@ int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out) {
 #include <string.h>
 
 /* ---- src/capture/text.h ---- */
-/* Names as text (text.c): C literals resolved, UTF-8 made valid. */
+/* Names as text (text.c): C literals resolved, UTF-8 made valid, and names
+ * shown to a person (a terminal, a page) with their control characters
+ * escaped instead of sent. */
 #ifndef LUDUS_TEXT_H
 #define LUDUS_TEXT_H
 
@@ -8867,6 +8881,20 @@ LUDUS_HIDDEN size_t ludus__utf8_clean(const char *s, size_t n, char *out, size_t
 LUDUS_HIDDEN int ludus__utf8_valid(const char *s, size_t n);
 /* Length of the valid character at s (1..4), 0 when the byte starts none. */
 LUDUS_HIDDEN size_t ludus__utf8_next(const char *s, size_t n);
+/* The next character of s[0, n) (n >= 1) as a person should see it: returns
+ * the bytes it takes (>= 1) and points *show at *len bytes to write: the
+ * character itself when it is printable, else its escape in esc: \xHH for a
+ * control byte (C0, DEL) or a byte that starts no valid UTF-8 character,
+ * \uHHHH for the C1 controls, U+2028/U+2029 and the bidirectional controls
+ * (U+061C, U+200E/F, U+202A-E, U+2066-9). */
+LUDUS_HIDDEN size_t ludus__show_next(const char *s, size_t n, char esc[8], const char **show, size_t *len);
+/* The one way a name reaches terminal text: s[0, n) shown as above into out
+ * (cap >= 2 bytes, always NUL-terminated), at most `width` bytes (0: only cap
+ * bounds it); a longer name is cut between two characters or escapes and the
+ * cut marked with '~'. Returns the length written. */
+LUDUS_HIDDEN size_t ludus__text_show(char *out, size_t cap, const char *s, size_t n, size_t width);
+/* The same for a NUL-terminated name; returns out (for a printf argument). */
+LUDUS_HIDDEN const char *ludus__text_name(char *out, size_t cap, const char *s, size_t width);
 /* The text a stringized macro argument denotes: a token as is, or one or
  * more adjacent string literals (prefixes u8, u, U, L allowed) with their
  * escapes resolved (\n, \", \\, octal and hex bytes, \u and \U as UTF-8).
@@ -9383,9 +9411,10 @@ static int ludus__sf_file_reader_parse_meta(ludus__sf_file_reader_reader *r, lud
             size_t n = ludus__utf8_clean(v, vn, c->process_name, sizeof c->process_name - 1);
             c->process_name[n] = 0;
         } else if (kn == 10 && !memcmp(k, "categories", 10) && !c->categories) {
-            c->categories = ludus__malloc((size_t)vn * 3 + 1);
+            size_t cap = (size_t)vn * 3 < LUDUS__NF_MAX_STRING ? (size_t)vn * 3 : LUDUS__NF_MAX_STRING; /* as saved */
+            c->categories = ludus__malloc(cap + 1);
             if (!c->categories) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-            c->categories[ludus__utf8_clean(v, vn, c->categories, (size_t)vn * 3)] = 0;
+            c->categories[ludus__utf8_clean(v, vn, c->categories, cap)] = 0;
         } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
             c->recovered = 1;
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
@@ -9862,25 +9891,75 @@ static int ludus__sf_gpu_add_ctx(ludus__gpu_data *g, const ludus__gpu_ctx *info,
     return 0;
 }
 
-/* The name's index in g (added when new); UINT32_MAX out of memory. */
+static uint32_t ludus__sf_gpu_hash_text(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* Puts names[i] into the hash (which has room). */
+static void ludus__sf_gpu_hash_put(ludus__gpu_data *g, uint32_t i) {
+    uint32_t mask = g->hash_cap - 1, j = ludus__sf_gpu_hash_text(g->names[i]) & mask;
+    while (g->name_hash[j]) j = (j + 1) & mask;
+    g->name_hash[j] = i + 1;
+}
+
+/* The index of the pass name that `name` shows as (its UTF-8 made valid,
+ * as every name is kept), added when new; UINT32_MAX out of memory. A name
+ * with invalid bytes and its clean form are one pass. */
 static uint32_t ludus__sf_gpu_name_index(ludus__gpu_data *g, const char *name) {
-    for (uint32_t i = g->nnames; i-- > 0;)
-        if (strcmp(g->names[i], name) == 0) return i;
-    char **n = ludus__realloc(g->names, (g->nnames + 1) * sizeof *n);
-    if (!n) return UINT32_MAX;
-    g->names = n;
-    size_t len = strnlen(name, LUDUS__NF_MAX_STRING);
-    char *s = ludus__malloc(len * 3 + 1);
-    if (!s) return UINT32_MAX;
-    s[ludus__utf8_clean(name, len, s, len * 3)] = 0;
-    n[g->nnames] = s;
+    /* the stored form: valid, at most LUDUS__NF_MAX_STRING bytes (what a
+     * file holds), cut between characters */
+    size_t len = strnlen(name, LUDUS__NF_MAX_STRING + 1);
+    char *clean = NULL;
+    if (len > LUDUS__NF_MAX_STRING || !ludus__utf8_valid(name, len)) {
+        clean = ludus__malloc(LUDUS__NF_MAX_STRING + 1);
+        if (!clean) return UINT32_MAX;
+        len = strnlen(name, 4 * LUDUS__NF_MAX_STRING);
+        clean[ludus__utf8_clean(name, len, clean, LUDUS__NF_MAX_STRING)] = 0;
+        name = clean;
+    }
+    if ((g->nnames + 1) * 2 > g->hash_cap || g->hashed < g->nnames) { /* grow, or take in names read from a file */
+        uint32_t cap = g->hash_cap ? g->hash_cap : 64;
+        while ((g->nnames + 1) * 2 > cap) cap *= 2;
+        if (cap != g->hash_cap) {
+            uint32_t *h = ludus__calloc(cap, sizeof *h);
+            if (!h) goto oom;
+            ludus__free(g->name_hash);
+            g->name_hash = h;
+            g->hash_cap = cap;
+            g->hashed = 0;
+        }
+        for (; g->hashed < g->nnames; g->hashed++) ludus__sf_gpu_hash_put(g, g->hashed);
+    }
+    uint32_t mask = g->hash_cap - 1;
+    for (uint32_t j = ludus__sf_gpu_hash_text(name) & mask; g->name_hash[j]; j = (j + 1) & mask)
+        if (strcmp(g->names[g->name_hash[j] - 1], name) == 0) {
+            ludus__free(clean);
+            return g->name_hash[j] - 1;
+        }
+    if (g->nnames >= g->names_cap) {
+        uint32_t cap = g->nnames ? g->nnames * 2 : 16;
+        char **n = ludus__realloc(g->names, cap * sizeof *n);
+        if (!n) goto oom;
+        g->names = n;
+        g->names_cap = cap;
+    }
+    if (!clean && !(clean = ludus__strdup(name))) return UINT32_MAX;
+    g->names[g->nnames] = clean;
+    ludus__sf_gpu_hash_put(g, g->nnames);
+    g->hashed = g->nnames + 1;
     return g->nnames++;
+oom:
+    ludus__free(clean);
+    return UINT32_MAX;
 }
 
 void ludus__gpu_free(ludus__gpu_data *g) {
     if (!g) return;
     for (uint32_t i = 0; i < g->nnames; i++) ludus__free(g->names[i]);
     ludus__free(g->names);
+    ludus__free(g->name_hash);
     ludus__free(g->ctx);
     ludus__free(g->s);
     ludus__free(g->cal);
@@ -10464,6 +10543,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
     c->gpu = g;
     g->ctx = ludus__calloc(h.nctx ? h.nctx : 1, sizeof *g->ctx);
     g->names = ludus__calloc(h.nnames ? h.nnames : 1, sizeof *g->names);
+    g->names_cap = h.nnames;
     g->s = ludus__calloc(h.nsamples ? h.nsamples : 1, sizeof *g->s);
     g->cal = ludus__calloc(h.ncal ? h.ncal : 1, sizeof *g->cal);
     if (!g->ctx || !g->names || !g->s || !g->cal) return -2;
@@ -10497,9 +10577,10 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         ludus__nf_get_U32(p + off, &l);
         off += 4;
         if (l > LUDUS__NF_MAX_STRING || n - off < l) return BAD("GPU pass name %u: %u bytes", i, l);
-        char *s = ludus__malloc((size_t)l * 3 + 1);
+        size_t cap = (size_t)l * 3 < LUDUS__NF_MAX_STRING ? (size_t)l * 3 : LUDUS__NF_MAX_STRING; /* as saved again */
+        char *s = ludus__malloc(cap + 1);
         if (!s) return -2;
-        s[ludus__utf8_clean((const char *)p + off, l, s, (size_t)l * 3)] = 0;
+        s[ludus__utf8_clean((const char *)p + off, l, s, cap)] = 0;
         g->names[g->nnames++] = s;
         off += l;
     }
@@ -14488,6 +14569,7 @@ int ludus__sites_check_ids(ludus_capture *c) {
  * bytes become U+FFFD; a cut never splits a character), so strict JSON and
  * protobuf readers accept every name. */
 
+
 #include <string.h>
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
@@ -14535,6 +14617,79 @@ size_t ludus__utf8_clean(const char *s, size_t n, char *out, size_t cap) {
         i += k;
     }
     return o;
+}
+
+size_t ludus__show_next(const char *s, size_t n, char esc[8], const char **show, size_t *len) {
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)s;
+    size_t k = ludus__sf_text_utf8_seq(u, n);
+    unsigned cp = 0;
+    if (k == 1) {
+        cp = u[0];
+        if (cp >= 0x20 && cp != 0x7f) {
+            *show = s;
+            *len = 1;
+            return 1;
+        }
+    } else if (k) {
+        cp = u[0] & (0x7f >> k);
+        for (size_t i = 1; i < k; i++) cp = (cp << 6) | (u[i] & 0x3f);
+        int hidden = (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
+                     (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+        if (!hidden) {
+            *show = s;
+            *len = k;
+            return k;
+        }
+        esc[0] = '\\';
+        esc[1] = 'u';
+        for (int i = 0; i < 4; i++) esc[2 + i] = hex[(cp >> (12 - 4 * i)) & 15];
+        *show = esc;
+        *len = 6;
+        return k;
+    } else {
+        cp = u[0]; /* a byte that starts no character: shown as the byte */
+        k = 1;
+    }
+    esc[0] = '\\';
+    esc[1] = 'x';
+    esc[2] = hex[cp >> 4];
+    esc[3] = hex[cp & 15];
+    *show = esc;
+    *len = 4;
+    return k;
+}
+
+size_t ludus__text_show(char *out, size_t cap, const char *s, size_t n, size_t width) {
+    size_t lim = cap - 1, o = 0, prev = 0;
+    if (width && width < lim) lim = width;
+    char esc[8];
+    for (size_t i = 0; i < n;) {
+        const char *show;
+        size_t len;
+        size_t k = ludus__show_next(s + i, n - i, esc, &show, &len);
+        if (o + len > lim) { /* cut: the '~' needs a byte */
+            if (o + 1 > lim) o = prev;
+            out[o++] = '~';
+            break;
+        }
+        memcpy(out + o, show, len);
+        prev = o;
+        o += len;
+        i += k;
+    }
+    out[o] = 0;
+    return o;
+}
+
+const char *ludus__text_name(char *out, size_t cap, const char *s, size_t width) {
+    ludus__text_show(out, cap, s, strlen(s), width);
+    return out;
+}
+
+const char *ludus_text_show(char *out, size_t cap, const char *text, size_t width) {
+    if (!out || cap < 2 || !text) return out && cap ? (*out = 0, out) : "";
+    return ludus__text_name(out, cap, text, width);
 }
 
 int ludus__utf8_valid(const char *s, size_t n) {
@@ -14679,12 +14834,21 @@ LUDUS_HIDDEN void ludus__w_bytes(ludus__writer *w, const void *p, size_t n);
 LUDUS_HIDDEN void ludus__w_str(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_u64(ludus__writer *w, uint64_t v);
 LUDUS_HIDDEN void ludus__w_i64(ludus__writer *w, int64_t v);
-/* The one JSON string writer: n bytes of s with quotes, escapes for '"',
- * '\\' and control characters, valid UTF-8 passed through and each invalid
- * byte written as \ufffd (strict parsers accept every string). html: '<',
- * '>' and '&' escaped too, so the string can sit inside an HTML <script>. */
-LUDUS_HIDDEN void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html);
+/* The one writer of a name for each output kind; nothing else writes a
+ * name (tests/compile/names_lint.py checks the callers).
+ * JSON: n bytes of s in quotes, '"', '\\' and control characters escaped,
+ * '<', '>', '&' and U+2028/U+2029 too (the string may sit inside an HTML
+ * <script> or be read as JavaScript), valid UTF-8 passed through and each
+ * invalid byte written as \ufffd (strict parsers accept every string). */
 LUDUS_HIDDEN void ludus__w_json_str(ludus__writer *w, const char *s, size_t n);
+LUDUS_HIDDEN void ludus__w_jstr(ludus__writer *w, const char *s); /* NUL-terminated */
+/* HTML text and attribute values: shown as text.h's ludus__show_next shows
+ * it, with & < > " ' as entities. */
+LUDUS_HIDDEN void ludus__w_html_str(ludus__writer *w, const char *s, size_t n);
+/* A CSV field: quoted when needed, control characters shown (one record a
+ * line), a leading = + - @ defused with a ' (no formula runs). Terminal
+ * text: ludus__text_show (text.h). Protobuf: ludus__pb_str (proto_writer.h). */
+LUDUS_HIDDEN void ludus__w_csv(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_double(ludus__writer *w, double v);
 
 /* Writer callback for a ludus__file. */
@@ -15021,7 +15185,7 @@ static void ludus__sf_chrome_json_flag_args(ludus__writer *w, uint16_t flags) {
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (flags & names[i].bit) {
             if (!first) ludus__w_ch(w, ',');
-            ludus__w_str(w, names[i].text);
+            ludus__w_str(w, names[i].text); /* constant text */
             first = 0;
         }
     ludus__w_str(w, "\"}");
@@ -15696,7 +15860,7 @@ int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_writ
 }
 
 int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char *path) {
-    ludus__exporter fn;
+    ludus__exporter fn = NULL;
     int rc = ludus__sf_export_check(c, format, flags, &fn);
     if (rc) return rc;
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
@@ -16394,6 +16558,27 @@ static inline uint8_t *ludus__pb_bytes(uint8_t *p, uint32_t field, const void *s
     return p + n;
 }
 
+/* Longest string field: longer names are cut (a packet must fit the writer). */
+#define LUDUS__PB_MAX_STR 4096u
+
+/* The one writer of a protobuf string (names, texts, values): s[0, n) as
+ * valid UTF-8 (each invalid byte becomes U+FFFD), at most LUDUS__PB_MAX_STR
+ * bytes, cut between two characters. Writes at most LUDUS__PB_MAX_STR + 8
+ * bytes. */
+static inline uint8_t *ludus__pb_str(uint8_t *p, uint32_t field, const char *s, size_t n) {
+    if (n <= LUDUS__PB_MAX_STR && ludus__utf8_valid(s, n)) return ludus__pb_bytes(p, field, s, n);
+    p = ludus__pb_key(p, field, LUDUS__PB_LEN);
+    size_t k = ludus__utf8_clean(s, n, (char *)p + 2, LUDUS__PB_MAX_STR); /* < 2^14: a two-byte length at most */
+    if (k < 128) {
+        memmove(p + 1, p + 2, k);
+        *p = (uint8_t)k;
+        return p + 1 + k;
+    }
+    p[0] = (uint8_t)(0x80 | (k & 0x7f));
+    p[1] = (uint8_t)(k >> 7);
+    return p + 2 + k;
+}
+
 /* Opens a nested message: *mark remembers where its length goes. */
 static inline uint8_t *ludus__pb_open(uint8_t *p, uint32_t field, uint8_t **mark) {
     p = ludus__pb_key(p, field, LUDUS__PB_LEN);
@@ -16451,7 +16636,7 @@ enum { SEQ_CLEARED = 1 };
 #define COUNTER_UUID(site, series) \
     (2u + (uint64_t)s->c->nthreads * LUDUS__MAX_LANES + (uint64_t)(site)*LUDUS__SERIES_PER_SITE + (series))
 #define META_SEQ 1u
-#define MAX_STR 4096u /* longer names are cut: a packet must fit the writer */
+#define MAX_STR LUDUS__PB_MAX_STR
 
 /* Extra interned names and categories, after the sites' iids. */
 enum { XN_FLOW = 1, XN_LABEL, XN_COUNT = XN_LABEL + LUDUS_NEV_COUNT };
@@ -16482,10 +16667,6 @@ typedef struct ludus__sf_pftrace_pf_state {
     uint32_t lanes_described; /* bit k: lane k of the current thread */
 } ludus__sf_pftrace_pf_state;
 
-static size_t ludus__sf_pftrace_clamp(size_t n) {
-    return n > MAX_STR ? MAX_STR : n;
-}
-
 static uint8_t *ludus__sf_pftrace_packet_open(uint8_t *p, uint8_t **mark, uint64_t ts, int has_ts, uint32_t seq, uint32_t flags) {
     p = ludus__pb_open(p, 1, mark);
     if (has_ts) p = ludus__pb_uint(p, TP_TIMESTAMP, ts);
@@ -16498,7 +16679,7 @@ static uint8_t *ludus__sf_pftrace_interned_entry(uint8_t *p, uint32_t field, uin
     uint8_t *m;
     p = ludus__pb_open(p, field, &m);
     p = ludus__pb_uint(p, 1, iid);
-    p = ludus__pb_bytes(p, 2, s, ludus__sf_pftrace_clamp(n));
+    p = ludus__pb_str(p, 2, s, n);
     return ludus__pb_close(p, m);
 }
 
@@ -16507,22 +16688,22 @@ static uint8_t *ludus__sf_pftrace_interned_entry(uint8_t *p, uint32_t field, uin
 static uint8_t *ludus__sf_pftrace_da_u64(uint8_t *p, const char *name, uint64_t v) {
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, name, strlen(name));
+    p = ludus__pb_str(p, 10, name, strlen(name));
     p = ludus__pb_uint(p, 3, v);
     return ludus__pb_close(p, m);
 }
 static uint8_t *ludus__sf_pftrace_da_i64(uint8_t *p, const char *name, int64_t v) {
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, name, strlen(name));
+    p = ludus__pb_str(p, 10, name, strlen(name));
     p = ludus__pb_int(p, 4, v);
     return ludus__pb_close(p, m);
 }
 static uint8_t *ludus__sf_pftrace_da_str(uint8_t *p, const char *name, const char *v) {
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, name, strlen(name));
-    p = ludus__pb_bytes(p, 6, v, ludus__sf_pftrace_clamp(strlen(v)));
+    p = ludus__pb_str(p, 10, name, strlen(name));
+    p = ludus__pb_str(p, 6, v, strlen(v));
     return ludus__pb_close(p, m);
 }
 
@@ -16535,7 +16716,7 @@ static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     p = ludus__pb_uint(p, 1, PROCESS_UUID);
     p = ludus__pb_open(p, 3, &m2);
     p = ludus__pb_int(p, 1, c->pid);
-    p = ludus__pb_bytes(p, 6, c->process_name, strnlen(c->process_name, sizeof c->process_name));
+    p = ludus__pb_str(p, 6, c->process_name, strnlen(c->process_name, sizeof c->process_name));
     p = ludus__pb_close(p, m2);
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
@@ -16596,13 +16777,13 @@ static uint8_t *ludus__sf_pftrace_thread_desc(ludus__sf_pftrace_pf_state *s, uin
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, LANE_UUID(t, lane));
     if (lane) {
-        p = ludus__pb_bytes(p, 2, name, strlen(name));
+        p = ludus__pb_str(p, 2, name, strlen(name));
         p = ludus__pb_uint(p, 5, THREAD_UUID(t)); /* parent_uuid */
     } else {
         p = ludus__pb_open(p, 4, &m3);
         p = ludus__pb_int(p, 1, s->c->pid);
         p = ludus__pb_int(p, 2, (int64_t)th->tid);
-        p = ludus__pb_bytes(p, 5, name, strlen(name));
+        p = ludus__pb_str(p, 5, name, strlen(name));
         p = ludus__pb_close(p, m3);
     }
     return ludus__pb_close(p, m);
@@ -16716,14 +16897,13 @@ static void ludus__sf_pftrace_describe_counter(ludus__sf_pftrace_pf_state *s, ui
     const ludus__site_info *si = &s->c->sites[site];
     uint8_t *pm, *m, *m2;
     char name[MAX_STR + 64];
-    size_t n = ludus__sf_pftrace_clamp(si->name_len);
-    memcpy(name, si->name, n);
+    size_t n = ludus__utf8_clean(si->name, si->name_len, name, MAX_STR - 64); /* room for the series */
     if (series) n += (size_t)snprintf(name + n, sizeof name - n, " %s", ludus__stats[series - 1].series);
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
     p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, COUNTER_UUID(site, series));
-    p = ludus__pb_bytes(p, 2, name, n);
+    p = ludus__pb_str(p, 2, name, n);
     p = ludus__pb_uint(p, 5, PROCESS_UUID);
     p = ludus__pb_open(p, 8, &m2); /* CounterDescriptor: unit (3) COUNT = 2, SIZE_BYTES = 3 */
     if (series) p = ludus__pb_uint(p, 3, ludus__stats[series - 1].unit[0] ? 3 : 2);
@@ -16754,7 +16934,7 @@ static void ludus__sf_pftrace_write_message(ludus__sf_pftrace_pf_state *s, const
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_bytes(p, TE_CATEGORIES, "log", 3);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
-    p = ludus__pb_bytes(p, TE_NAME, text, ludus__sf_pftrace_clamp(n));
+    p = ludus__pb_str(p, TE_NAME, text, n);
     p = ludus__sf_pftrace_da_str(p, "level", ludus_log_level_name((int)ev->value));
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
@@ -16798,7 +16978,7 @@ static void ludus__sf_pftrace_async_edge(ludus__sf_pftrace_pf_state *s, const lu
         const char *name = z->site != UINT32_MAX ? c->sites[z->site].name : "<begin cut away>";
         p = ludus__pb_bytes(p, TE_CATEGORIES, "async", 5);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
-        p = ludus__pb_bytes(p, TE_NAME, name, ludus__sf_pftrace_clamp(strlen(name)));
+        p = ludus__pb_str(p, TE_NAME, name, strlen(name));
         p = ludus__sf_pftrace_da_u64(p, "id", z->id);
         if (z->flags & LUDUS_NEV_CLIPPED) p = ludus__sf_pftrace_da_u64(p, "clipped", 1);
     } else {
@@ -16830,13 +17010,13 @@ static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
         const char *tn = k->site != UINT32_MAX ? c->sites[k->site].name : "<invalid track>";
         for (uint32_t lane = 0; lane < k->lanes; lane++) {
             char name[MAX_STR + 32];
-            int len = lane ? snprintf(name, sizeof name, "%.*s (%u)", (int)MAX_STR, tn, lane + 1)
-                           : snprintf(name, sizeof name, "%.*s", (int)MAX_STR, tn);
+            size_t len = ludus__utf8_clean(tn, strlen(tn), name, MAX_STR - 32); /* room for the lane */
+            if (lane) len += (size_t)snprintf(name + len, sizeof name - len, " (%u)", lane + 1);
             uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
             p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, t == 0 && lane == 0 ? SEQ_CLEARED : 0);
             p = ludus__pb_open(p, TP_TRACK_DESC, &m);
             p = ludus__pb_uint(p, 1, ludus__sf_pftrace_async_uuid(s, t, lane));
-            p = ludus__pb_bytes(p, 2, name, (size_t)len);
+            p = ludus__pb_str(p, 2, name, len);
             p = ludus__pb_uint(p, 5, PROCESS_UUID);
             p = ludus__pb_close(p, m);
             ludus__pb_commit(s->w, ludus__pb_close(p, pm));
@@ -16887,7 +17067,7 @@ static void ludus__sf_pftrace_gpu_track(ludus__sf_pftrace_pf_state *s, uint64_t 
     p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, first ? SEQ_CLEARED : 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, uuid);
-    p = ludus__pb_bytes(p, 2, name, ludus__sf_pftrace_clamp(strlen(name)));
+    p = ludus__pb_str(p, 2, name, strlen(name));
     p = ludus__pb_uint(p, 5, PROCESS_UUID);
     if (counter) {
         p = ludus__pb_open(p, 8, &m2);
@@ -16953,7 +17133,7 @@ static void ludus__sf_pftrace_write_gpu(ludus__sf_pftrace_pf_state *s) {
         p = ludus__pb_uint(p, TE_TRACK_UUID, ludus__sf_pftrace_gpu_uuid(s, x->ctx, x->lane));
         p = ludus__pb_bytes(p, TE_CATEGORIES, "gpu", 3);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
-        p = ludus__pb_bytes(p, TE_NAME, pn, ludus__sf_pftrace_clamp(strlen(pn)));
+        p = ludus__pb_str(p, TE_NAME, pn, strlen(pn));
         p = ludus__sf_pftrace_da_u64(p, "frame", x->frame);
         p = ludus__sf_pftrace_da_i64(p, "device_ns", x->device_ns);
         p = ludus__sf_pftrace_da_i64(p, "error_ns", x->error_ns);
@@ -17230,14 +17410,18 @@ char *ludus__fmt_u64(char *p, uint64_t v) {
     return end;
 }
 
-void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html) {
+/* ---- the one writer of a name per output kind ---- */
+
+void ludus__w_json_str(ludus__writer *w, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
     ludus__w_ch(w, '"');
     for (size_t i = 0; i < n;) {
         unsigned char ch = (unsigned char)s[i];
         if (ch >= 0x80) { /* a whole valid character, or U+FFFD for a bad byte */
             size_t k = ludus__utf8_next(s + i, n - i);
-            if (k)
+            if (k == 3 && ch == 0xe2 && (unsigned char)s[i + 1] == 0x80 && ((unsigned char)s[i + 2] & 0xfe) == 0xa8)
+                ludus__w_bytes(w, (unsigned char)s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029", 6); /* JS line ends */
+            else if (k)
                 ludus__w_bytes(w, s + i, k);
             else
                 ludus__w_bytes(w, "\\ufffd", 6);
@@ -17247,7 +17431,7 @@ void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html) {
         if (ch == '"' || ch == '\\') {
             ludus__w_ch(w, '\\');
             ludus__w_ch(w, (char)ch);
-        } else if (ch < 0x20 || ch == 0x7f || (html && (ch == '<' || ch == '>' || ch == '&'))) {
+        } else if (ch < 0x20 || ch == 0x7f || ch == '<' || ch == '>' || ch == '&') {
             char e[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
             ludus__w_bytes(w, e, 6);
         } else {
@@ -17258,8 +17442,59 @@ void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html) {
     ludus__w_ch(w, '"');
 }
 
-void ludus__w_json_str(ludus__writer *w, const char *s, size_t n) {
-    ludus__w_json_text(w, s, n, 0);
+void ludus__w_jstr(ludus__writer *w, const char *s) {
+    ludus__w_json_str(w, s, strlen(s));
+}
+
+void ludus__w_html_str(ludus__writer *w, const char *s, size_t n) {
+    char esc[8];
+    for (size_t i = 0; i < n;) {
+        const char *show;
+        size_t len;
+        i += ludus__show_next(s + i, n - i, esc, &show, &len);
+        if (len == 1 && show == s + i - 1) {
+            switch (*show) {
+            case '<':
+                ludus__w_bytes(w, "&lt;", 4);
+                continue;
+            case '>':
+                ludus__w_bytes(w, "&gt;", 4);
+                continue;
+            case '&':
+                ludus__w_bytes(w, "&amp;", 5);
+                continue;
+            case '"':
+                ludus__w_bytes(w, "&quot;", 6);
+                continue;
+            case '\'':
+                ludus__w_bytes(w, "&#39;", 5);
+                continue;
+            default:
+                break;
+            }
+        }
+        ludus__w_bytes(w, show, len);
+    }
+}
+
+void ludus__w_csv(ludus__writer *w, const char *s) {
+    size_t n = strlen(s);
+    /* A spreadsheet runs a field that starts =, +, - or @ as a formula:
+     * such a field starts with ' (OWASP's advice). */
+    int formula = n && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@');
+    int quote = formula || (n && (s[0] == ' ' || s[n - 1] == ' '));
+    for (size_t i = 0; i < n && !quote; i++) quote = s[i] == ',' || s[i] == '"';
+    if (quote) ludus__w_ch(w, '"');
+    if (formula) ludus__w_ch(w, '\'');
+    char esc[8];
+    for (size_t i = 0; i < n;) { /* control characters shown, not sent: one record a line */
+        const char *show;
+        size_t len;
+        i += ludus__show_next(s + i, n - i, esc, &show, &len);
+        if (quote && len == 1 && *show == '"') ludus__w_ch(w, '"');
+        ludus__w_bytes(w, show, len);
+    }
+    if (quote) ludus__w_ch(w, '"');
 }
 
 void ludus__w_double(ludus__writer *w, double v) {

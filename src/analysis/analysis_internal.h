@@ -7,6 +7,7 @@
 #include <ludus/analysis.h>
 
 #include "../capture/capture_internal.h"
+#include "../capture/text.h"
 #include "../export/writer.h"
 
 /* ---- histogram (hist.c) ----
@@ -250,10 +251,6 @@ LUDUS_HIDDEN size_t ludus__path_text(const ludus_analysis *a, uint32_t node, cha
 
 /* ---- output helpers (report_text.c) ---- */
 LUDUS_HIDDEN void ludus__w_fmt(ludus__writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* JSON string, '<' escaped so it can sit inside an HTML <script>. */
-LUDUS_HIDDEN void ludus__w_jstr(ludus__writer *w, const char *s);
-/* CSV field, quoted when needed. */
-LUDUS_HIDDEN void ludus__w_csv(ludus__writer *w, const char *s);
 /* Human duration: "12.3 us", "4.56 ms". */
 LUDUS_HIDDEN const char *ludus__dur(char *buf, size_t cap, double ns);
 LUDUS_HIDDEN void ludus__json_stats(ludus__writer *w, const ludus_duration_stats *s);

@@ -751,9 +751,10 @@ uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, ui
             if (!(gt->greater ? c->rel > gt->rel : c->rel < gt->rel)) continue;
             tripped++;
             if (write) {
-                char line[400];
+                char line[400], name[128];
                 int n = snprintf(line, sizeof line, "gate '%s' tripped: counter %s %s mean %+.1f%% (%s)\n", gt->text,
-                                 c->name, c->series, c->rel == HUGE_VAL ? 1e11 : c->rel * 100, counter_verdict(c));
+                                 ludus__text_name(name, sizeof name, c->name, 100), c->series,
+                                 c->rel == HUGE_VAL ? 1e11 : c->rel * 100, counter_verdict(c));
                 if (n > 0) write(ud, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
             }
         }
@@ -770,9 +771,10 @@ uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, ui
             if (!(gt->greater ? r > gt->rel : r < gt->rel)) continue;
             tripped++;
             if (write) {
-                char line[1400];
+                char line[1400], name[1100];
                 int n = snprintf(line, sizeof line, "gate '%s' tripped: %s %s %s %+.1f%%\n", gt->text,
-                                 e->is_path ? "path" : "site", e->name, metric_names[gt->metric], r * 100);
+                                 e->is_path ? "path" : "site", ludus__text_name(name, sizeof name, e->name, 1024),
+                                 metric_names[gt->metric], r * 100);
                 if (n > 0) write(ud, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
             }
         }
@@ -829,13 +831,14 @@ static const char *work_word(uint32_t v) {
 }
 
 static void text_line(ludus__writer *w, const ludus_diff_entry *e) {
-    char v[128], b1[32], b2[32], b3[32], b4[32], b5[32], si[80], ii[80];
+    char v[128], b1[32], b2[32], b3[32], b4[32], b5[32], si[80], ii[80], name[256];
     int tested = e->base_index >= 0 && e->new_index >= 0 && e->base_excl.count && e->new_excl.count;
     ludus__w_fmt(w,
-                 "  %-40.*s %-26s calls/frame %.2f -> %.2f (%s, per s %s)  excl p50 %s -> %s  shift %s  mean %s  "
+                 "  %-40s %-26s calls/frame %.2f -> %.2f (%s, per s %s)  excl p50 %s -> %s  shift %s  mean %s  "
                  "incl shift %s  p(work) %.2g p(time) %.2g\n",
-                 e->is_path ? 200 : 40, e->name, verdict_text(e->verdict, v, sizeof v), e->base_calls_per_frame,
-                 e->new_calls_per_frame, pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]), pct(b5, 32, e->rel_calls_per_s),
+                 ludus__text_name(name, sizeof name, e->name, e->is_path ? 200 : 40),
+                 verdict_text(e->verdict, v, sizeof v), e->base_calls_per_frame, e->new_calls_per_frame,
+                 pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]), pct(b5, 32, e->rel_calls_per_s),
                  ludus__dur(b2, 32, (double)e->base_excl.p50_ns), ludus__dur(b3, 32, (double)e->new_excl.p50_ns),
                  tested ? interval(si, sizeof si, e->shift, e->shift_lo, e->shift_hi) : "-",
                  pct(b4, 32, e->rel[LUDUS_METRIC_MEAN]),
@@ -921,7 +924,7 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
     ludus__writer *w = malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus__w_init(w, write, ud);
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], name[256], win[2][80];
     if (format == LUDUS_REPORT_JSON) {
         ludus__diff_json(d, w);
         ludus__w_ch(w, '\n');
@@ -946,8 +949,8 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
     } else {
         const ludus_analysis_summary *A = &d->base->sum, *B = &d->newer->sum;
         ludus__w_fmt(w, "Ludus diff: BASE (%llu frames, window %s) vs NEW (%llu frames, window %s)\n",
-                     (unsigned long long)A->frames_in_window, A->window, (unsigned long long)B->frames_in_window,
-                     B->window);
+                     (unsigned long long)A->frames_in_window, ludus__text_name(win[0], sizeof win[0], A->window, 64),
+                     (unsigned long long)B->frames_in_window, ludus__text_name(win[1], sizeof win[1], B->window, 64));
         if (A->frames_in_window && B->frames_in_window)
             ludus__w_fmt(w, "Frame time p50 %s -> %s (%s)%s\n", ludus__dur(b1, 32, (double)A->median_frame_ns),
                          ludus__dur(b2, 32, (double)B->median_frame_ns),
@@ -1007,8 +1010,9 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
                 ludus__w_str(w, "\nWork where calls per frame and calls per second disagree (the verdict rests on the "
                                 "one that fits\nthe site: per second when its calls follow the frame's length, "
                                 "r >= 0.5; else per frame):\n");
-            ludus__w_fmt(w, "  %-40.*s per frame: %s (%s), per second: %s (%s), r %.2f: %s\n", e->is_path ? 200 : 40,
-                         e->name, work_word(e->work_per_frame), pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]),
+            ludus__w_fmt(w, "  %-40s per frame: %s (%s), per second: %s (%s), r %.2f: %s\n",
+                         ludus__text_name(name, sizeof name, e->name, e->is_path ? 200 : 40),
+                         work_word(e->work_per_frame), pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]),
                          work_word(e->work_per_second), pct(b2, 32, e->rel_calls_per_s), e->frame_time_r,
                          e->work_basis == 2   ? "rests on per second"
                          : e->work_basis == 1 ? "rests on per frame"
@@ -1021,11 +1025,11 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
             if (k++ == 0)
                 ludus__w_fmt(w, "\nCounters per frame (Mann-Whitney U on per-frame values, p < %g / %u):\n",
                              d->desc.alpha, d->counter_tests);
-            char name[160];
-            snprintf(name, sizeof name, "%s %s", c->name, c->series);
-            ludus__w_fmt(w, "  %-40s %-10s mean %.2f -> %.2f (%s)  p99 %.2f -> %.2f  p %.2g\n", name,
-                         counter_verdict(c), c->base_mean, c->new_mean, pct(b1, 32, c->rel), c->base_p99, c->new_p99,
-                         c->p);
+            char both[160];
+            snprintf(both, sizeof both, "%s %s", c->name, c->series);
+            ludus__w_fmt(w, "  %-40s %-10s mean %.2f -> %.2f (%s)  p99 %.2f -> %.2f  p %.2g\n",
+                         ludus__text_name(name, sizeof name, both, 0), counter_verdict(c), c->base_mean, c->new_mean,
+                         pct(b1, 32, c->rel), c->base_p99, c->new_p99, c->p);
             shown++;
         }
         shown += ludus__locks_diff_text(&d->locks, &d->desc, w);

@@ -24,7 +24,7 @@ struct ludus_gpu_stats {
     ludus_gpu_pass_stats *passes;
     uint32_t npasses;
     char **names; /* owned copies: tracks', then passes' */
-    uint32_t nnames;
+    uint32_t nnames, names_cap;
 };
 
 static const char *const cov_names[] = {
@@ -60,10 +60,16 @@ static void durations(int64_t *v, uint64_t n, ludus_gpu_duration_stats *out) {
 }
 
 static char *keep(ludus_gpu_stats *s, const char *text) {
-    char **n = realloc(s->names, (s->nnames + 1) * sizeof *n);
-    if (!n) return NULL;
-    s->names = n;
-    return n[s->nnames++] = strdup(text);
+    if (s->nnames == s->names_cap) {
+        uint32_t cap = s->names_cap ? s->names_cap * 2 : 16;
+        char **n = realloc(s->names, cap * sizeof *n);
+        if (!n) return NULL;
+        s->names = n;
+        s->names_cap = cap;
+    }
+    char *t = strdup(text);
+    if (t) s->names[s->nnames++] = t;
+    return t;
 }
 
 void ludus_gpu_stats_destroy(ludus_gpu_stats *s) {
@@ -85,6 +91,12 @@ static int cmp_frame(const void *a, const void *b) {
     return x->frame < y->frame ? -1 : x->frame > y->frame;
 }
 
+static int cmp_name(const void *a, const void *b) {
+    const ludus__gpu_sample *x = *(const ludus__gpu_sample *const *)a, *y = *(const ludus__gpu_sample *const *)b;
+    if (x->name != y->name) return x->name < y->name ? -1 : 1;
+    return x < y ? -1 : x > y; /* stable: the samples' order */
+}
+
 static int cmp_pass(const void *a, const void *b) {
     const ludus_gpu_pass_stats *x = a, *y = b;
     if (x->track != y->track) return x->track < y->track ? -1 : 1;
@@ -100,6 +112,7 @@ int ludus_gpu_stats_create(ludus_capture *c, ludus_gpu_stats **out) {
     ludus_gpu_stats *s = calloc(1, sizeof *s);
     const ludus__gpu_sample **by = malloc(g->ns * sizeof *by);
     int64_t *v = malloc(g->ns * sizeof *v);
+    uint32_t passes_cap = 0;
     if (!s || !by || !v) goto oom;
     s->tracks = calloc(g->nctx, sizeof *s->tracks);
     s->series = calloc(g->nctx, sizeof *s->series);
@@ -138,21 +151,29 @@ int ludus_gpu_stats_create(ludus_capture *c, ludus_gpu_stats **out) {
         }
         t->frames = nv;
         durations(v, nv, &t->frame_time);
-        /* passes of the track: one entry per name */
-        for (uint32_t nm = 0; nm < g->nnames; nm++) {
-            uint64_t m = 0;
-            for (uint64_t i = 0; i < n; i++)
-                if (by[i]->name == nm) v[m++] = by[i]->device_ns;
-            if (!m) continue;
-            ludus_gpu_pass_stats *p = realloc(s->passes, (s->npasses + 1) * sizeof *p);
-            if (!p) goto oom;
-            s->passes = p;
-            p = &s->passes[s->npasses++];
+        /* passes of the track: one entry per name (its samples sorted by
+         * name: no pass over every name for every track) */
+        uint64_t m = 0;
+        for (uint64_t i = 0; i < n; i++)
+            if (by[i]->name != UINT32_MAX) by[m++] = by[i];
+        qsort(by, m, sizeof *by, cmp_name);
+        for (uint64_t i = 0; i < m;) {
+            uint64_t j = i, nv2 = 0;
+            for (; j < m && by[j]->name == by[i]->name; j++) v[nv2++] = by[j]->device_ns;
+            if (s->npasses == passes_cap) {
+                uint32_t cap = passes_cap ? passes_cap * 2 : 16;
+                ludus_gpu_pass_stats *p = realloc(s->passes, cap * sizeof *p);
+                if (!p) goto oom;
+                s->passes = p;
+                passes_cap = cap;
+            }
+            ludus_gpu_pass_stats *p = &s->passes[s->npasses++];
             memset(p, 0, sizeof *p);
             p->track = k;
-            if (!(p->pass = keep(s, g->names[nm]))) goto oom;
-            p->calls_per_frame = nv ? (double)m / (double)nv : 0;
-            durations(v, m, &p->duration);
+            if (!(p->pass = keep(s, g->names[by[i]->name]))) goto oom;
+            p->calls_per_frame = nv ? (double)nv2 / (double)nv : 0;
+            durations(v, nv2, &p->duration);
+            i = j;
         }
     }
     if (s->npasses) qsort(s->passes, s->npasses, sizeof *s->passes, cmp_pass);
@@ -223,16 +244,18 @@ static const char *verdict(const ludus_gpu_duration_stats *b, const ludus_gpu_du
     return "same";
 }
 
-static void text_row(ludus__writer *w, const char *name, const ludus_gpu_duration_stats *d,
+static void text_row(ludus__writer *w, const char *label, const ludus_gpu_duration_stats *d,
                      const ludus_gpu_duration_stats *b, double per_frame) {
+    char name[64];
+    ludus__text_name(name, sizeof name, label, 28);
     if (b) {
-        put(w, "    %-28.28s %10.3f -> %10.3f  %+7.1f%%  %10.3f -> %10.3f  %s\n", name, ms(b ? b->p50_ns : 0),
+        put(w, "    %-28s %10.3f -> %10.3f  %+7.1f%%  %10.3f -> %10.3f  %s\n", name, ms(b ? b->p50_ns : 0),
             ms(d->p50_ns), b && b->p50_ns ? 100.0 * ((double)d->p50_ns / (double)b->p50_ns - 1) : 0.0,
             ms(b ? b->mean_ns : 0), ms(d->mean_ns), verdict(b, d));
         return;
     }
-    put(w, "    %-28.28s %8llu %7.2f %10.3f %10.3f %10.3f %10.3f %12.3f\n", name, (unsigned long long)d->count,
-        per_frame, ms(d->mean_ns), ms(d->p50_ns), ms(d->p95_ns), ms(d->max_ns), ms(d->total_ns));
+    put(w, "    %-28s %8llu %7.2f %10.3f %10.3f %10.3f %10.3f %12.3f\n", name, (unsigned long long)d->count, per_frame,
+        ms(d->mean_ns), ms(d->p50_ns), ms(d->p95_ns), ms(d->max_ns), ms(d->total_ns));
 }
 
 static void json_dur(ludus__writer *w, const char *key, const ludus_gpu_duration_stats *d) {
@@ -261,9 +284,9 @@ void ludus__gpu_stats_json(const ludus_gpu_stats *s, ludus__writer *w) {
     for (uint32_t i = 0; i < s->npasses; i++) {
         const ludus_gpu_pass_stats *p = &s->passes[i];
         put(w, "%s{\"track\":", i ? "," : "");
-        ludus__w_json_str(w, s->tracks[p->track].track, strlen(s->tracks[p->track].track));
+        ludus__w_jstr(w, s->tracks[p->track].track);
         put(w, ",\"pass\":");
-        ludus__w_json_str(w, p->pass, strlen(p->pass));
+        ludus__w_jstr(w, p->pass);
         put(w, ",\"calls_per_frame\":%.4f,", p->calls_per_frame);
         json_dur(w, "duration", &p->duration);
         put(w, "}");
@@ -295,9 +318,9 @@ static void report_json(ludus__writer *w, const ludus_gpu_stats *s, const ludus_
     for (uint32_t i = 0; i < s->npasses; i++) {
         const ludus_gpu_pass_stats *p = &s->passes[i];
         put(w, "%s{\"track\":", i ? "," : "");
-        ludus__w_json_str(w, s->tracks[p->track].track, strlen(s->tracks[p->track].track));
+        ludus__w_jstr(w, s->tracks[p->track].track);
         put(w, ",\"pass\":");
-        ludus__w_json_str(w, p->pass, strlen(p->pass));
+        ludus__w_jstr(w, p->pass);
         put(w, ",\"calls_per_frame\":%.4f,", p->calls_per_frame);
         json_dur(w, "duration", &p->duration);
         const ludus_gpu_pass_stats *bp = base ? find_pass(base, s->tracks[p->track].track, p->pass) : NULL;
@@ -327,8 +350,9 @@ int ludus_gpu_report(const ludus_gpu_stats *s, const ludus_gpu_stats *base, int 
         put(w, "\nGPU (device time, ms; docs/gpu.md)%s\n", base ? ": base -> new, median and mean" : "");
         for (uint32_t k = 0; k < s->ntracks; k++) {
             const ludus_gpu_track_stats *t = &s->tracks[k];
-            put(w, "  %s%s: %llu frames", t->track, t->calibrated ? "" : " (uncalibrated)",
-                (unsigned long long)t->frames);
+            char name[160];
+            put(w, "  %s%s: %llu frames", ludus__text_name(name, sizeof name, t->track, 0),
+                t->calibrated ? "" : " (uncalibrated)", (unsigned long long)t->frames);
             if (t->envelope_frames)
                 put(w, " (%llu timed by their passes' envelope)", (unsigned long long)t->envelope_frames);
             put(w, "; coverage:");
@@ -348,7 +372,9 @@ int ludus_gpu_report(const ludus_gpu_stats *s, const ludus_gpu_stats *base, int 
                 if (p->track != k) continue;
                 const ludus_gpu_pass_stats *bp = base ? find_pass(base, t->track, p->pass) : NULL;
                 if (base && !bp) {
-                    put(w, "    %-28.28s %10s -> %10.3f  (new pass)\n", p->pass, "-", ms(p->duration.p50_ns));
+                    char name[64];
+                    put(w, "    %-28s %10s -> %10.3f  (new pass)\n", ludus__text_name(name, sizeof name, p->pass, 28),
+                        "-", ms(p->duration.p50_ns));
                     continue;
                 }
                 text_row(w, p->pass, &p->duration, bp ? &bp->duration : NULL, p->calls_per_frame);
@@ -356,9 +382,11 @@ int ludus_gpu_report(const ludus_gpu_stats *s, const ludus_gpu_stats *base, int 
         }
         for (uint32_t i = 0; base && i < base->npasses; i++) {
             const ludus_gpu_pass_stats *bp = &base->passes[i];
+            char name[64], track[160];
             if (!find_pass(s, base->tracks[bp->track].track, bp->pass))
-                put(w, "    %-28.28s %10.3f -> %10s  (gone from %s)\n", bp->pass, ms(bp->duration.p50_ns), "-",
-                    base->tracks[bp->track].track);
+                put(w, "    %-28s %10.3f -> %10s  (gone from %s)\n", ludus__text_name(name, sizeof name, bp->pass, 28),
+                    ms(bp->duration.p50_ns), "-",
+                    ludus__text_name(track, sizeof track, base->tracks[bp->track].track, 0));
         }
     }
     int rc = ludus__w_flush(w) || w->failed ? LUDUS_EIO : 0;

@@ -111,17 +111,7 @@ void ludus__report_locks_text(const ludus_analysis *a, ludus__writer *w) {
                  "where");
     for (uint32_t i = 0; i < a->nlocks; i++) {
         const ludus_lock_stats *l = &a->locks[i];
-        char name[32], wpf[32], share[32];
-        size_t nl = strlen(l->name);
-        if (nl > 28) { /* cut at a character boundary, marked with '~' */
-            size_t k = 27;
-            while (k > 0 && ((unsigned char)l->name[k] & 0xc0) == 0x80) k--;
-            memcpy(name, l->name, k);
-            name[k] = '~';
-            name[k + 1] = 0;
-        } else {
-            memcpy(name, l->name, nl + 1);
-        }
+        char name[64], wpf[32], share[32], shown[400];
         if (s->frames_in_window) {
             snprintf(wpf, sizeof wpf, "%.2f", l->waits_per_frame);
             snprintf(share, sizeof share, "%.2f%%", l->share_of_frame * 100);
@@ -129,12 +119,13 @@ void ludus__report_locks_text(const ludus_analysis *a, ludus__writer *w) {
             snprintf(wpf, sizeof wpf, "-");
             snprintf(share, sizeof share, "-");
         }
-        ludus__w_fmt(w, "%-28s %9llu %9s %10s %10s %10s %10s %10s %10s %8s %7u  %s\n", name,
-                     (unsigned long long)l->wait.count, wpf, ludus__dur(b[0], 32, (double)l->wait.total_ns),
-                     ludus__dur(b[1], 32, l->wait.mean_ns), ludus__dur(b[2], 32, (double)l->wait.p50_ns),
-                     ludus__dur(b[3], 32, (double)l->wait.p99_ns), ludus__dur(b[4], 32, (double)l->wait.max_ns),
+        ludus__w_fmt(w, "%-28s %9llu %9s %10s %10s %10s %10s %10s %10s %8s %7u  %s\n",
+                     ludus__text_name(name, sizeof name, l->name, 28), (unsigned long long)l->wait.count, wpf,
+                     ludus__dur(b[0], 32, (double)l->wait.total_ns), ludus__dur(b[1], 32, l->wait.mean_ns),
+                     ludus__dur(b[2], 32, (double)l->wait.p50_ns), ludus__dur(b[3], 32, (double)l->wait.p99_ns),
+                     ludus__dur(b[4], 32, (double)l->wait.max_ns),
                      s->frames_in_window ? ludus__dur(b[5], 32, l->wait_per_frame_ns) : "-", share, l->threads,
-                     where(l, at, sizeof at));
+                     ludus__text_name(shown, sizeof shown, where(l, at, sizeof at), 0));
     }
 }
 
@@ -155,28 +146,6 @@ void ludus__report_locks_json(const ludus_analysis *a, ludus__writer *w) {
         ludus__w_ch(w, '}');
     }
     ludus__w_ch(w, ']');
-}
-
-/* Text inside HTML elements. */
-static void w_html(ludus__writer *w, const char *s) {
-    for (; *s; s++) {
-        switch (*s) {
-        case '<':
-            ludus__w_str(w, "&lt;");
-            break;
-        case '>':
-            ludus__w_str(w, "&gt;");
-            break;
-        case '&':
-            ludus__w_str(w, "&amp;");
-            break;
-        case '"':
-            ludus__w_str(w, "&quot;");
-            break;
-        default:
-            ludus__w_ch(w, *s);
-        }
-    }
 }
 
 static const char *pct(char *buf, size_t cap, double r) {
@@ -218,7 +187,7 @@ void ludus__report_locks_html(const ludus_analysis *a, const ludus_diff *d, ludu
     for (uint32_t i = 0; i < a->nlocks; i++) {
         const ludus_lock_stats *l = &a->locks[i];
         ludus__w_str(w, "<tr><td>");
-        w_html(w, l->name);
+        ludus__w_html_str(w, l->name, strlen(l->name));
         ludus__w_fmt(w,
                      "</td><td>%llu</td><td>%.2f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
                      "<td>%.2f%%</td><td>%u</td><td>",
@@ -226,7 +195,8 @@ void ludus__report_locks_html(const ludus_analysis *a, const ludus_diff *d, ludu
                      ludus__dur(b[0], 32, (double)l->wait.total_ns), ludus__dur(b[1], 32, (double)l->wait.p50_ns),
                      ludus__dur(b[2], 32, (double)l->wait.p99_ns), ludus__dur(b[3], 32, (double)l->wait.max_ns),
                      ludus__dur(b[4], 32, l->wait_per_frame_ns), l->share_of_frame * 100, l->threads);
-        w_html(w, where(l, at, sizeof at));
+        where(l, at, sizeof at);
+        ludus__w_html_str(w, at, strlen(at));
         ludus__w_str(w, "</td></tr>\n");
     }
     ludus__w_str(w, "</table>\n");
@@ -241,7 +211,7 @@ void ludus__report_locks_html(const ludus_analysis *a, const ludus_diff *d, ludu
         const ludus_diff_lock *l = &ld->v[i];
         if (!l->verdict) continue;
         ludus__w_str(w, "<tr><td>");
-        w_html(w, l->name);
+        ludus__w_html_str(w, l->name, strlen(l->name));
         ludus__w_fmt(w,
                      "</td><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.2f%%</td><td>%.2f%%</td>"
                      "<td>%.2g</td></tr>\n",
@@ -364,7 +334,7 @@ const ludus_diff_lock *ludus_diff_lock_at(const ludus_diff *d, uint32_t i) {
 
 uint32_t ludus__locks_diff_text(const ludus__lock_diff *l, const ludus_diff_desc *desc, ludus__writer *w) {
     uint32_t k = 0;
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], name[64];
     for (uint32_t i = 0; i < l->n; i++) {
         const ludus_diff_lock *e = &l->v[i];
         if (!e->verdict) continue;
@@ -373,9 +343,10 @@ uint32_t ludus__locks_diff_text(const ludus__lock_diff *l, const ludus_diff_desc
                          desc->alpha, l->tests ? l->tests : 1);
         ludus__w_fmt(w,
                      "  %-40s %-12s wait/frame %s -> %s (%s)  of frame %.2f%% -> %.2f%%  waits %llu -> %llu  p %.2g\n",
-                     e->name, lock_verdict(e->verdict), ludus__dur(b1, 32, e->base_wait_per_frame_ns),
-                     ludus__dur(b2, 32, e->new_wait_per_frame_ns), pct(b3, 32, e->rel), e->base_share * 100,
-                     e->new_share * 100, (unsigned long long)e->base_waits, (unsigned long long)e->new_waits, e->p);
+                     ludus__text_name(name, sizeof name, e->name, 40), lock_verdict(e->verdict),
+                     ludus__dur(b1, 32, e->base_wait_per_frame_ns), ludus__dur(b2, 32, e->new_wait_per_frame_ns),
+                     pct(b3, 32, e->rel), e->base_share * 100, e->new_share * 100, (unsigned long long)e->base_waits,
+                     (unsigned long long)e->new_waits, e->p);
     }
     return k;
 }
@@ -409,9 +380,10 @@ uint32_t ludus__locks_check_gates(const ludus__lock_diff *l, const ludus_gate *g
             if (!(gt->greater ? e->rel > gt->rel : e->rel < gt->rel)) continue;
             tripped++;
             if (write) {
-                char line[400];
+                char line[400], name[128];
                 int n = snprintf(line, sizeof line, "gate '%s' tripped: lock %s wait per frame %+.1f%% (%s)\n",
-                                 gt->text, e->name, e->rel == HUGE_VAL ? 1e11 : e->rel * 100, lock_verdict(e->verdict));
+                                 gt->text, ludus__text_name(name, sizeof name, e->name, 100),
+                                 e->rel == HUGE_VAL ? 1e11 : e->rel * 100, lock_verdict(e->verdict));
                 if (n > 0) write(ud, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
             }
         }

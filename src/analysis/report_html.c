@@ -166,11 +166,11 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
     ludus__w_str(w, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Ludus report</title><style>");
     ludus__w_str(w, css);
     ludus__w_str(w, "</style></head><body>\n<h1>Ludus report: <span id=\"title\"></span></h1>\n<p class=\"note\">");
-    ludus__w_fmt(w,
-                 "Capture %s, clock %s, %u threads, %llu events. Window <b>%s</b>: %llu complete frames on thread "
-                 "&ldquo;<span id=\"ft\"></span>&rdquo;. ",
-                 ludus__dur(b1, 32, (double)s->duration_ns), s->clock_name, s->threads, (unsigned long long)s->events,
-                 s->window, (unsigned long long)s->frames_in_window);
+    ludus__w_fmt(w, "Capture %s, clock %s, %u threads, %llu events. Window <b>",
+                 ludus__dur(b1, 32, (double)s->duration_ns), s->clock_name, s->threads, (unsigned long long)s->events);
+    ludus__w_html_str(w, s->window, strlen(s->window));
+    ludus__w_fmt(w, "</b>: %llu complete frames on thread &ldquo;<span id=\"ft\"></span>&rdquo;. ",
+                 (unsigned long long)s->frames_in_window);
     if (s->frames_in_window)
         ludus__w_fmt(w, "Frame time p50 %s, p90 %s, p99 %s, max %s; %u hitches (frame &gt; %.2f &times; median). ",
                      ludus__dur(b1, 32, (double)s->frame_time.p50_ns), ludus__dur(b2, 32, (double)s->frame_time.p90_ns),

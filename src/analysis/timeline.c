@@ -318,9 +318,11 @@ void ludus__report_timeline_text(const ludus_analysis *a, ludus__writer *w) {
                      (unsigned long long)m.frames_with_warnings);
         for (uint32_t i = 0; i < a->nfirst_msgs; i++) {
             const ludus_message_info *x = &a->first_msgs[i];
-            char t[32];
-            ludus__w_fmt(w, "  %-7s frame %-6llu at %10s  [%s] %.200s\n", ludus_log_level_name(x->level),
-                         (unsigned long long)x->frame, ludus__dur(t, sizeof t, (double)x->ts_ns), x->thread, x->text);
+            char t[32], thread[80], text[256];
+            ludus__w_fmt(w, "  %-7s frame %-6llu at %10s  [%s] %s\n", ludus_log_level_name(x->level),
+                         (unsigned long long)x->frame, ludus__dur(t, sizeof t, (double)x->ts_ns),
+                         ludus__text_name(thread, sizeof thread, x->thread, 64),
+                         ludus__text_name(text, sizeof text, x->text, 200));
         }
     }
     if (a->nasyncs) {
@@ -330,10 +332,11 @@ void ludus__report_timeline_text(const ludus_analysis *a, ludus__writer *w) {
                      "p90", "max", "frames", "x-thread", "busy");
         for (uint32_t i = 0; i < a->nasyncs; i++) {
             const ludus_async_stats *s = &a->asyncs[i];
-            char b1[32], b2[32], b3[32];
-            ludus__w_fmt(w, "  %-16.16s %-24.24s %8llu %6llu %10s %10s %10s %8.1f %8llu %5.0f%%\n", s->track, s->name,
-                         (unsigned long long)s->zones, (unsigned long long)s->incomplete,
-                         ludus__dur(b1, sizeof b1, (double)s->duration.p50_ns),
+            char b1[32], b2[32], b3[32], track[32], name[32];
+            ludus__w_fmt(w, "  %-16s %-24s %8llu %6llu %10s %10s %10s %8.1f %8llu %5.0f%%\n",
+                         ludus__text_name(track, sizeof track, s->track, 16),
+                         ludus__text_name(name, sizeof name, s->name, 24), (unsigned long long)s->zones,
+                         (unsigned long long)s->incomplete, ludus__dur(b1, sizeof b1, (double)s->duration.p50_ns),
                          ludus__dur(b2, sizeof b2, (double)s->duration.p90_ns),
                          ludus__dur(b3, sizeof b3, (double)s->duration.max_ns), s->frames_spanned_mean,
                          (unsigned long long)s->cross_thread, 100.0 * s->thread_busy_share);

@@ -282,9 +282,11 @@ typedef struct ludus__gpu_cal {
 typedef struct ludus__gpu_data {
     ludus__gpu_ctx *ctx;
     uint32_t nctx;
-    char **names;
-    uint32_t nnames;
-    ludus__gpu_sample *s; /* sorted by ctx, then begin_ns, once placed */
+    char **names; /* pass names, valid UTF-8, each once */
+    uint32_t nnames, names_cap;
+    uint32_t *name_hash;       /* open addressing: index + 1 (gpu.c name_index) */
+    uint32_t hash_cap, hashed; /* names[0, hashed) are in it */
+    ludus__gpu_sample *s;      /* sorted by ctx, then begin_ns, once placed */
     uint64_t ns, s_cap;
     ludus__gpu_cal *cal;
     uint64_t ncal, cal_cap;

@@ -72,25 +72,75 @@ static int add_ctx(ludus__gpu_data *g, const ludus__gpu_ctx *info, uint32_t *slo
     return 0;
 }
 
-/* The name's index in g (added when new); UINT32_MAX out of memory. */
+static uint32_t hash_text(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* Puts names[i] into the hash (which has room). */
+static void hash_put(ludus__gpu_data *g, uint32_t i) {
+    uint32_t mask = g->hash_cap - 1, j = hash_text(g->names[i]) & mask;
+    while (g->name_hash[j]) j = (j + 1) & mask;
+    g->name_hash[j] = i + 1;
+}
+
+/* The index of the pass name that `name` shows as (its UTF-8 made valid,
+ * as every name is kept), added when new; UINT32_MAX out of memory. A name
+ * with invalid bytes and its clean form are one pass. */
 static uint32_t name_index(ludus__gpu_data *g, const char *name) {
-    for (uint32_t i = g->nnames; i-- > 0;)
-        if (strcmp(g->names[i], name) == 0) return i;
-    char **n = ludus__realloc(g->names, (g->nnames + 1) * sizeof *n);
-    if (!n) return UINT32_MAX;
-    g->names = n;
-    size_t len = strnlen(name, LUDUS__NF_MAX_STRING);
-    char *s = ludus__malloc(len * 3 + 1);
-    if (!s) return UINT32_MAX;
-    s[ludus__utf8_clean(name, len, s, len * 3)] = 0;
-    n[g->nnames] = s;
+    /* the stored form: valid, at most LUDUS__NF_MAX_STRING bytes (what a
+     * file holds), cut between characters */
+    size_t len = strnlen(name, LUDUS__NF_MAX_STRING + 1);
+    char *clean = NULL;
+    if (len > LUDUS__NF_MAX_STRING || !ludus__utf8_valid(name, len)) {
+        clean = ludus__malloc(LUDUS__NF_MAX_STRING + 1);
+        if (!clean) return UINT32_MAX;
+        len = strnlen(name, 4 * LUDUS__NF_MAX_STRING);
+        clean[ludus__utf8_clean(name, len, clean, LUDUS__NF_MAX_STRING)] = 0;
+        name = clean;
+    }
+    if ((g->nnames + 1) * 2 > g->hash_cap || g->hashed < g->nnames) { /* grow, or take in names read from a file */
+        uint32_t cap = g->hash_cap ? g->hash_cap : 64;
+        while ((g->nnames + 1) * 2 > cap) cap *= 2;
+        if (cap != g->hash_cap) {
+            uint32_t *h = ludus__calloc(cap, sizeof *h);
+            if (!h) goto oom;
+            ludus__free(g->name_hash);
+            g->name_hash = h;
+            g->hash_cap = cap;
+            g->hashed = 0;
+        }
+        for (; g->hashed < g->nnames; g->hashed++) hash_put(g, g->hashed);
+    }
+    uint32_t mask = g->hash_cap - 1;
+    for (uint32_t j = hash_text(name) & mask; g->name_hash[j]; j = (j + 1) & mask)
+        if (strcmp(g->names[g->name_hash[j] - 1], name) == 0) {
+            ludus__free(clean);
+            return g->name_hash[j] - 1;
+        }
+    if (g->nnames >= g->names_cap) {
+        uint32_t cap = g->nnames ? g->nnames * 2 : 16;
+        char **n = ludus__realloc(g->names, cap * sizeof *n);
+        if (!n) goto oom;
+        g->names = n;
+        g->names_cap = cap;
+    }
+    if (!clean && !(clean = ludus__strdup(name))) return UINT32_MAX;
+    g->names[g->nnames] = clean;
+    hash_put(g, g->nnames);
+    g->hashed = g->nnames + 1;
     return g->nnames++;
+oom:
+    ludus__free(clean);
+    return UINT32_MAX;
 }
 
 void ludus__gpu_free(ludus__gpu_data *g) {
     if (!g) return;
     for (uint32_t i = 0; i < g->nnames; i++) ludus__free(g->names[i]);
     ludus__free(g->names);
+    ludus__free(g->name_hash);
     ludus__free(g->ctx);
     ludus__free(g->s);
     ludus__free(g->cal);
@@ -674,6 +724,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
     c->gpu = g;
     g->ctx = ludus__calloc(h.nctx ? h.nctx : 1, sizeof *g->ctx);
     g->names = ludus__calloc(h.nnames ? h.nnames : 1, sizeof *g->names);
+    g->names_cap = h.nnames;
     g->s = ludus__calloc(h.nsamples ? h.nsamples : 1, sizeof *g->s);
     g->cal = ludus__calloc(h.ncal ? h.ncal : 1, sizeof *g->cal);
     if (!g->ctx || !g->names || !g->s || !g->cal) return -2;
@@ -707,9 +758,10 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         ludus__nf_get_U32(p + off, &l);
         off += 4;
         if (l > LUDUS__NF_MAX_STRING || n - off < l) return BAD("GPU pass name %u: %u bytes", i, l);
-        char *s = ludus__malloc((size_t)l * 3 + 1);
+        size_t cap = (size_t)l * 3 < LUDUS__NF_MAX_STRING ? (size_t)l * 3 : LUDUS__NF_MAX_STRING; /* as saved again */
+        char *s = ludus__malloc(cap + 1);
         if (!s) return -2;
-        s[ludus__utf8_clean((const char *)p + off, l, s, (size_t)l * 3)] = 0;
+        s[ludus__utf8_clean((const char *)p + off, l, s, cap)] = 0;
         g->names[g->nnames++] = s;
         off += l;
     }

@@ -191,7 +191,7 @@ static void flag_args(ludus__writer *w, uint16_t flags) {
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (flags & names[i].bit) {
             if (!first) ludus__w_ch(w, ',');
-            ludus__w_str(w, names[i].text);
+            ludus__w_str(w, names[i].text); /* constant text */
             first = 0;
         }
     ludus__w_str(w, "\"}");
