@@ -74,7 +74,8 @@ test-tsan: deps
 	@cd $(BUILD)-tsan && ctest --output-on-failure -L concurrency -j $(JOBS)
 
 # Loads the demo's trace into Chromium DevTools, speedscope and the DevTools
-# trace engine, and its HTML report (frame and counter charts) into Chromium (needs chromium and npm; scripts/ensure-viewer-deps.sh installs them).
+# trace engine, and its HTML report (frame and counter charts) into Chromium (needs chromium and npm; scripts/ensure-viewer-deps.sh installs them);
+# the HTML report and diff of the hostile-name capture with a trap for any script of a name.
 test-viewers: build
 	@./scripts/ensure-viewer-deps.sh
 	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/viewer-trace.json --frames 40 >/dev/null
@@ -85,6 +86,12 @@ test-viewers: build
 	@$(BUILD)/tools/ludus-trace/ludus-trace diff $(BUILD)/viewer-trace.ludus $(BUILD)/viewer-more.ludus \
 	  --html $(BUILD)/viewer-diff.html >/dev/null
 	@node tests/viewers/check-report-html.mjs $(BUILD)/viewer-diff.html
+	@$(BUILD)/tests/format/hostile_names $(BUILD)/hostile-base && $(BUILD)/tests/format/hostile_names $(BUILD)/hostile-new new
+	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/hostile-base.ludus --html $(BUILD)/hostile-report.html >/dev/null
+	@$(BUILD)/tools/ludus-trace/ludus-trace diff $(BUILD)/hostile-base.ludus $(BUILD)/hostile-new.ludus \
+	  --html $(BUILD)/hostile-diff.html >/dev/null
+	@node tests/viewers/check-hostile-html.mjs $(BUILD)/hostile-report.html
+	@node tests/viewers/check-hostile-html.mjs $(BUILD)/hostile-diff.html
 	@$(MAKE) --no-print-directory test-gpu
 	@node tests/viewers/check-viewers.mjs $(BUILD)-vulkan/gpu-vulkan/vk.json
 	@$(BUILD)-vulkan/tools/ludus-trace/ludus-trace report $(BUILD)-vulkan/gpu-vulkan/vk.ludus \
