@@ -128,8 +128,9 @@ size_t ludus__path_text(const ludus_analysis *a, uint32_t node, char *buf, size_
     size_t len = 0;
     if (cap) buf[0] = 0;
     for (uint32_t i = n; i-- > 0;) {
-        int w = snprintf(buf + len, len < cap ? cap - len : 0, "%s%s", i + 1 == n ? "" : "/",
-                         a->sites[a->nodes[chain[i]].pub.site].pub.name);
+        const ludus_path_stats *x = &a->nodes[chain[i]].pub;
+        const char *sep = i + 1 == n ? "" : (x->flags & LUDUS_STAT_FOLDED) ? "/.../" : "/";
+        int w = snprintf(buf + len, len < cap ? cap - len : 0, "%s%s", sep, a->sites[x->site].pub.name);
         if (w > 0) len += (size_t)w;
         if (len >= cap) {
             len = cap ? cap - 1 : 0;

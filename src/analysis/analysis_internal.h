@@ -19,7 +19,8 @@
 #define LUDUS__HIST_REL_ERROR (1.0 / 128.0)
 
 typedef struct ludus__hist {
-    uint64_t *oct[LUDUS__HIST_OCT]; /* allocated on first use */
+    uint64_t **oct; /* LUDUS__HIST_OCT octaves, each allocated on first use; the table itself comes with the
+                       second value (a single value is min == max: a path met once costs no histogram) */
 } ludus__hist;
 
 static inline uint32_t ludus__hist_bucket_inline(int64_t v) {
@@ -43,10 +44,10 @@ LUDUS_HIDDEN uint32_t ludus__hist_bucket(int64_t v);
 static inline int ludus__acc_add(ludus__acc *a, int64_t v, int exact) {
     if (v < 0) v = 0;
     uint32_t b = ludus__hist_bucket_inline(v);
-    uint64_t *o = a->h.oct[b / LUDUS__HIST_SUB];
+    uint64_t *o = a->h.oct ? a->h.oct[b / LUDUS__HIST_SUB] : NULL;
     if (__builtin_expect(o == NULL || exact, 0)) return ludus__acc_add_slow(a, v, b, exact);
-    if (a->n == 0 || v < a->min) a->min = v;
-    if (a->n == 0 || v > a->max) a->max = v;
+    if (v < a->min) a->min = v;
+    if (v > a->max) a->max = v;
     a->n++;
     a->total += v;
     o[b % LUDUS__HIST_SUB]++;
@@ -56,7 +57,9 @@ LUDUS_HIDDEN void ludus__acc_free(ludus__acc *a);
 /* Fills s (sorts the exact vector). */
 LUDUS_HIDDEN void ludus__acc_stats(ludus__acc *a, int exact, ludus_duration_stats *s);
 LUDUS_HIDDEN int64_t ludus__hist_bucket_mid(uint32_t b);
-LUDUS_HIDDEN uint64_t ludus__hist_get(const ludus__hist *h, uint32_t b);
+/* The counts of octave `oct` of a's histogram (a single value's in tmp), or
+ * NULL when the octave holds none. */
+LUDUS_HIDDEN const uint64_t *ludus__acc_octave(const ludus__acc *a, uint32_t oct, uint64_t tmp[LUDUS__HIST_SUB]);
 #define LUDUS__HIST_BUCKETS (LUDUS__HIST_OCT * LUDUS__HIST_SUB)
 
 /* Pools src's values into dst (both histograms; the exact vector when both
@@ -110,6 +113,7 @@ typedef struct ludus__an_node {
     uint64_t key;                  /* FNV of the site ids along the path: matches paths across captures */
     uint32_t memo_site, memo_node; /* last child looked up: siblings repeat */
     uint32_t cells_at, ncells;
+    uint32_t open; /* activations open on the current thread (a folded path nests in itself) */
 } ludus__an_node;
 
 /* One (frame, entity) cell: calls and exclusive ns. */

@@ -143,6 +143,11 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
     if (s->dropped)
         ludus__w_str(w, "  WARNING: events were dropped; sites marked '!' ran on a thread that lost events: their "
                         "counts are lower bounds\n");
+    if (s->folded)
+        ludus__w_fmt(w,
+                     "  %llu scopes began deeper than %d levels: each is counted on the path of its first %d "
+                     "enclosing scopes and itself (folded, '/.../' in the path)\n",
+                     (unsigned long long)s->folded, LUDUS_PATH_DEPTH, LUDUS_PATH_DEPTH - 2);
     if (s->excl_unknown)
         ludus__w_fmt(w,
                      "  %llu calls ran while their thread was losing events: their children may be missing, so "

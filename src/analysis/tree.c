@@ -88,7 +88,7 @@ static inline uint32_t node_get(ludus_analysis *a, uint32_t parent, uint32_t sit
 typedef struct open_ent {
     int64_t begin, child_cov, covered_until;
     uint32_t site, node, frame;
-    uint8_t outer, inwin;
+    uint8_t outer, node_outer, inwin;
     uint8_t fiber; /* a fiber run: child time of what encloses it, not a site of its own */
 } open_ent;
 
@@ -233,8 +233,17 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                 continue;
             }
             uint32_t parent = L->depth ? L->e[L->depth - 1].node : UINT32_MAX;
+            int folded = 0;
+            if (parent != UINT32_MAX && a->nodes[parent].pub.depth >= LUDUS_PATH_DEPTH - 1) {
+                parent = a->nodes[parent].pub.parent; /* fold: paths stay LUDUS_PATH_DEPTH sites deep */
+                folded = 1;
+            }
             uint32_t node = node_get(a, parent, ev.site);
             if (node == UINT32_MAX) goto oom;
+            if (folded) {
+                a->nodes[node].pub.flags |= LUDUS_STAT_FOLDED;
+                a->sum.folded++;
+            }
             ludus__an_site *s = &a->sites[ev.site];
             if (s->last_thread != t + 1) {
                 s->last_thread = t + 1;
@@ -250,11 +259,15 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             e->node = node;
             e->frame = (uint32_t)cursor;
             e->outer = p->active[ev.site]++ == 0;
+            e->node_outer = a->nodes[node].open++ == 0;
             e->inwin = ev.ts_ns >= p->w0 && ev.ts_ns < p->w1;
         } else if (tr == LUDUS__TR_SLICE_END) {
             if (L->depth == 0) continue; /* the iterator pairs: cannot happen */
             open_ent e = L->e[--L->depth];
-            if (!e.fiber) p->active[e.site]--;
+            if (!e.fiber) {
+                p->active[e.site]--;
+                a->nodes[e.node].open--;
+            }
             int64_t end = ev.ts_ns;
             if (end < e.begin) {
                 a->sum.clock_anomalies++;
@@ -291,7 +304,7 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             if (e.inwin) {
                 s->pub.calls++;
                 n->pub.calls++;
-                int bad = ludus__acc_add(&n->incl, dur, p->exact);
+                int bad = e.node_outer ? ludus__acc_add(&n->incl, dur, p->exact) : 0;
                 if (known) {
                     bad |= ludus__acc_add(&s->excl, excl, p->exact) | ludus__acc_add(&n->excl, excl, p->exact);
                 } else {

@@ -104,7 +104,7 @@ int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_captu
     v->async = NULL; /* its own, clipped from the parent's */
     v->async_tracks = NULL;
     v->async_raw = NULL;
-    v->nasync = v->nasync_tracks = 0;
+    v->nasync = v->nasync_tracks = v->async_tracks_cap = 0;
     v->nasync_raw = v->async_raw_cap = 0;
     v->async_ready = v->async_error = 0;
     v->parts = NULL; /* the parent holds them */

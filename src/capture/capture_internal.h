@@ -191,7 +191,7 @@ struct ludus_capture {
     struct ludus__async_zone *async;
     uint32_t nasync;
     struct ludus__async_track *async_tracks;
-    uint32_t nasync_tracks;
+    uint32_t nasync_tracks, async_tracks_cap;
     uint64_t async_unmatched;           /* ends with no open zone of their track and id */
     struct ludus__async_raw *async_raw; /* while preparing: the events */
     size_t nasync_raw, async_raw_cap;
