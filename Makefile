@@ -16,7 +16,7 @@ ifeq ($(LUDUS_BACKEND),tracy)
 CMAKE_FLAGS += -DLUDUS_BACKEND=tracy -DLUDUS_TRACY_DIR=$(abspath $(TRACY_DIR))
 endif
 
-.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers test-gpu test-tracy bench-tracy fuzz bench bench-callgrind bench-diff clean single-file
+.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers test-gpu test-tracy bench-tracy fuzz bench bench-callgrind bench-diff bench-shapes clean single-file
 
 all: build
 
@@ -75,7 +75,8 @@ test-tsan: deps
 
 # Loads the demo's trace into Chromium DevTools, speedscope and the DevTools
 # trace engine, and its HTML report (frame and counter charts) into Chromium (needs chromium and npm; scripts/ensure-viewer-deps.sh installs them);
-# the HTML report and diff of the hostile-name capture with a trap for any script of a name.
+# the HTML report and diff of the hostile-name capture with a trap for any script of a name; the flame graph
+# of a 100,000-deep recursion.
 test-viewers: build
 	@./scripts/ensure-viewer-deps.sh
 	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/viewer-trace.json --frames 40 >/dev/null
@@ -92,6 +93,9 @@ test-viewers: build
 	  --html $(BUILD)/hostile-diff.html >/dev/null
 	@node tests/viewers/check-hostile-html.mjs $(BUILD)/hostile-report.html
 	@node tests/viewers/check-hostile-html.mjs $(BUILD)/hostile-diff.html
+	@$(BUILD)/bench/make_shapes deep $(BUILD)/deep-recursion.ludus 100000 >/dev/null
+	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/deep-recursion.ludus --html $(BUILD)/deep-report.html >/dev/null
+	@node tests/viewers/check-flame-depth.mjs $(BUILD)/deep-report.html
 	@$(MAKE) --no-print-directory test-gpu
 	@node tests/viewers/check-viewers.mjs $(BUILD)-vulkan/gpu-vulkan/vk.json
 	@$(BUILD)-vulkan/tools/ludus-trace/ludus-trace report $(BUILD)-vulkan/gpu-vulkan/vk.ludus \
@@ -131,6 +135,12 @@ fuzz: deps
 bench: deps
 	@$(MAKE) --no-print-directory build
 	@./bench/run.sh $(BUILD)
+
+# The pathological shapes (deep nesting, many caller paths, many async
+# zones): time and peak RSS of ludus-trace over each; OTHER=path/to/an/older/ludus-trace
+# adds that build's figures on the same files (bench/shapes.sh, bench/RESULTS.md).
+bench-shapes: build
+	@./bench/shapes.sh $(BUILD) $(OTHER)
 
 bench-callgrind: deps
 	@$(MAKE) --no-print-directory build

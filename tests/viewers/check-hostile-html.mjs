@@ -22,7 +22,8 @@ try {
       window[f] = (...a) => { hits.push(f + '(' + a.join(',') + ')'); };
   });
   await b.page.goto('file://' + path.resolve(file), {waitUntil: 'load'});
-  await b.page.waitForFunction(() => document.querySelectorAll('#sites tr').length > 1, null, {timeout: 20000});
+  await b.page.waitForFunction(() => document.querySelectorAll('#sites tr').length > 1, null, {timeout: 20000})
+    .catch(() => {}); /* a page a name broke draws nothing: said below */
   const got = await b.page.evaluate(() => {
     const own = new Set(['HTML', 'HEAD', 'META', 'TITLE', 'STYLE', 'BODY', 'H1', 'H2', 'H3', 'P', 'SPAN', 'B', 'DIV',
                          'BUTTON', 'SCRIPT', 'TABLE', 'TBODY', 'TR', 'TH', 'TD', 'svg', 'rect', 'line', 'text',
