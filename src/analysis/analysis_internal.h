@@ -7,8 +7,8 @@
 #include <ludus/analysis.h>
 
 #include "../capture/capture_internal.h"
-#include "../capture/text.h"
-#include "../export/writer.h"
+#include "../base/text.h"
+#include "../base/writer.h"
 
 /* ---- histogram (hist.c) ----
  * Log-linear: values below 64 ns have one bucket each; [2^e, 2^(e+1)) for

@@ -20,7 +20,7 @@ import re
 import sys
 
 root = sys.argv[1]
-DIRS = ["src/analysis", "src/export", "tools/ludus-trace"]
+DIRS = ["src/analysis", "src/export", "src/base", "tools/ludus-trace"]
 RAW = ["ludus__w_fmt", "ludus__w_str", "ludus__w_bytes", "ludus__pb_bytes", "printf", "fprintf", "fputs", "put"]
 SAFE = ["ludus__text_name", "ludus__text_show", "ludus_text_show", "ludus__w_json_str", "ludus__w_jstr",
         "ludus__w_html_str", "ludus__w_csv", "ludus__pb_str", "strlen", "strnlen", "sizeof"]
