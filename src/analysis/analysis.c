@@ -32,20 +32,20 @@ void ludus_analysis_destroy(ludus_analysis *a) {
         ludus__acc_free(&a->nodes[i].incl);
         ludus__acc_free(&a->nodes[i].excl);
     }
-    free(a->strings);
-    free(a->sites);
-    free(a->nodes);
-    free(a->node_hash);
-    free(a->marks);
-    free(a->unlogged);
-    free(a->carried);
-    free(a->node_cells);
-    free(a->site_cells);
-    free(a->hitches);
+    ludus__free(a->strings);
+    ludus__free(a->sites);
+    ludus__free(a->nodes);
+    ludus__free(a->node_hash);
+    ludus__free(a->marks);
+    ludus__free(a->unlogged);
+    ludus__free(a->carried);
+    ludus__free(a->node_cells);
+    ludus__free(a->site_cells);
+    ludus__free(a->hitches);
     ludus__counters_free(a);
-    free(a->locks);
+    ludus__free(a->locks);
     ludus__timeline_free(a);
-    free(a);
+    ludus__free(a);
 }
 
 /* "12.5ms", "300us", "2s", "1500" (ms). */

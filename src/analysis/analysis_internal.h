@@ -172,6 +172,9 @@ struct ludus_analysis {
      * first warnings and errors, async zone statistics */
     struct ludus__an_msg *msgs;
     size_t nmsgs, msgs_cap;
+    uint64_t *warn_frames; /* warnings and errors as (frame << 1 | is_error), sorted: made once */
+    size_t nwarn_frames;
+    ludus_message_stats msg_stats;
     ludus_message_info first_msgs[16];
     uint32_t nfirst_msgs;
     ludus_async_stats *asyncs;

@@ -96,7 +96,7 @@ double ludus__mw_sorted(const double *a, size_t na, const double *b, size_t nb, 
 }
 
 static double mw_exact(const ludus__acc *a, const ludus__acc *b, double *z) {
-    double *x = malloc((a->nexact + 1) * sizeof *x), *y = malloc((b->nexact + 1) * sizeof *y);
+    double *x = ludus__malloc((a->nexact + 1) * sizeof *x), *y = ludus__malloc((b->nexact + 1) * sizeof *y);
     double p = 1;
     *z = 0;
     if (x && y) {
@@ -106,8 +106,8 @@ static double mw_exact(const ludus__acc *a, const ludus__acc *b, double *z) {
         qsort(y, b->nexact, sizeof *y, ludus__cmp_double);
         p = mw_sorted(x, a->nexact, y, b->nexact, z);
     }
-    free(x);
-    free(y);
+    ludus__free(x);
+    ludus__free(y);
     return p;
 }
 
@@ -162,20 +162,20 @@ static uint32_t table_cap(uint32_t n) {
 
 static void index_free(run_index *x) {
     if (!x) return;
-    free(x->site);
-    free(x->path);
-    free(x->chunk_sec);
+    ludus__free(x->site);
+    ludus__free(x->path);
+    ludus__free(x->chunk_sec);
 }
 
 static int index_build(run_index *x, const ludus_analysis *R) {
     memset(x, 0, sizeof *x);
     x->R = R;
     uint32_t sc = table_cap(R->nsites), pc = table_cap(R->nnodes);
-    x->site = calloc(sc, sizeof *x->site);
-    x->path = calloc(pc, sizeof *x->path);
+    x->site = ludus__calloc(sc, sizeof *x->site);
+    x->path = ludus__calloc(pc, sizeof *x->path);
     x->nw = R->win_f1 > R->win_f0 ? R->win_f1 - R->win_f0 : 0;
     x->nchunk = x->nw ? (x->nw / RATE_CHUNK ? x->nw / RATE_CHUNK : 1) : 0;
-    x->chunk_sec = malloc((x->nchunk + 1) * sizeof *x->chunk_sec);
+    x->chunk_sec = ludus__malloc((x->nchunk + 1) * sizeof *x->chunk_sec);
     if (!x->site || !x->path || !x->chunk_sec) return -1;
     x->site_mask = sc - 1;
     x->path_mask = pc - 1;
@@ -241,9 +241,9 @@ typedef struct side {
 static void side_free(side *s) {
     ludus__acc_free(&s->excl);
     ludus__acc_free(&s->incl);
-    free(s->calls_nz);
-    free(s->rate_nz);
-    free(s->median);
+    ludus__free(s->calls_nz);
+    ludus__free(s->rate_nz);
+    ludus__free(s->median);
     memset(s, 0, sizeof *s);
 }
 
@@ -266,9 +266,9 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
         int64_t j = find_in_run(d, sd, r, i0, is_path);
         if (j >= 0) cells += is_path ? runs[r]->nodes[j].ncells : runs[r]->sites[j].ncells;
     }
-    s->calls_nz = malloc((cells + 1) * sizeof *s->calls_nz);
-    s->rate_nz = malloc((cells + 1) * sizeof *s->rate_nz);
-    s->median = malloc((nruns + 1) * sizeof *s->median);
+    s->calls_nz = ludus__malloc((cells + 1) * sizeof *s->calls_nz);
+    s->rate_nz = ludus__malloc((cells + 1) * sizeof *s->rate_nz);
+    s->median = ludus__malloc((nruns + 1) * sizeof *s->median);
     if (!s->calls_nz || !s->rate_nz || !s->median) return -1;
     for (uint32_t r = 0; r < nruns; r++) {
         const ludus_analysis *R = runs[r];
@@ -279,10 +279,12 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
         uint32_t nc = 0;
         if (j >= 0 && !is_path) {
             const ludus__an_site *t = &R->sites[j];
-            ex = &t->excl, in = &t->incl, c = R->site_cells + t->cells_at, nc = t->ncells;
+            ex = &t->excl, in = &t->incl, nc = t->ncells;
+            c = nc ? R->site_cells + t->cells_at : NULL;
         } else if (j >= 0) {
             const ludus__an_node *t = &R->nodes[j];
-            ex = &t->excl, in = &t->incl, c = R->node_cells + t->cells_at, nc = t->ncells;
+            ex = &t->excl, in = &t->incl, nc = t->ncells;
+            c = nc ? R->node_cells + t->cells_at : NULL; /* no cells: the array may be NULL */
         }
         if (!R->sum.exact) s->exact = 0;
         /* the cells come in frame order: calls per frame, and per chunk of
@@ -334,13 +336,14 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
     return 0;
 }
 
-/* Hodges-Lehmann of b against a (log scale), z for the within-run interval. */
+/* Hodges-Lehmann of b against a (log scale), z for the within-run
+ * interval: 0, 1 when a side is empty, LUDUS_ENOMEM. */
 static int shift_of(const ludus__acc *a, int ea, const ludus__acc *b, int eb, double z, ludus__shift *out) {
     ludus__pts pa, pb;
     memset(&pa, 0, sizeof pa);
     memset(&pb, 0, sizeof pb);
     int exact = ea && eb; /* both sides exact, or both binned: one rule for the pair */
-    int rc = ludus__pts_add_acc(&pa, a, exact) | ludus__pts_add_acc(&pb, b, exact);
+    int rc = ludus__pts_add_acc(&pa, a, exact) || ludus__pts_add_acc(&pb, b, exact) ? LUDUS_ENOMEM : 0;
     if (!rc) {
         ludus__pts_finish(&pa);
         ludus__pts_finish(&pb);
@@ -425,6 +428,7 @@ static double mw_values(size_t nx, double *x, size_t nnx, size_t ny, double *y, 
 /* Everything of one matched entry: pooled statistics, tests, shifts, verdict. */
 static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     side a, b;
+    memset(&b, 0, sizeof b); /* freed at done even when a's build failed */
     int rc = side_build(d, 0, e->base_index, e->is_path, &a);
     if (!rc) rc = side_build(d, 1, e->new_index, e->is_path, &b);
     if (rc) goto done;
@@ -466,10 +470,15 @@ static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     double bterm = run_term(d, a.median, a.nmedian, b.median, b.nmedian, &e->run_sd);
     ludus__shift se, si;
     double z = d->z;
-    if (a.excl.n && b.excl.n && shift_of(&a.excl, exact, &b.excl, exact, z, &se) == 0) {
+    int sh = a.excl.n && b.excl.n ? shift_of(&a.excl, exact, &b.excl, exact, z, &se) : 1, shi = 1;
+    if (sh == 0 && (shi = shift_of(&a.incl, exact, &b.incl, exact, z, &si)) == 0)
+        widen(&si, bterm, &e->incl_shift, &e->incl_shift_lo, &e->incl_shift_hi);
+    if (sh == LUDUS_ENOMEM || shi == LUDUS_ENOMEM) { /* a verdict on part of the data is no verdict */
+        rc = LUDUS_ENOMEM;
+        goto done;
+    }
+    if (sh == 0) {
         widen(&se, bterm, &e->shift, &e->shift_lo, &e->shift_hi);
-        if (shift_of(&a.incl, exact, &b.incl, exact, z, &si) == 0)
-            widen(&si, bterm, &e->incl_shift, &e->incl_shift_lo, &e->incl_shift_hi);
         /* practical significance: what the estimated change costs per frame (or per call) */
         double floor_ns = d->base->sum.median_frame_ns > 0
                               ? d->desc.min_frame_share * (double)d->base->sum.median_frame_ns
@@ -499,7 +508,7 @@ done:
 
 /* A per-frame statistic's values over the window's frames, sorted (malloc'd). */
 static double *window_values(const ludus_analysis *a, const ludus__an_counter *k, size_t *n) {
-    double *x = malloc((k->n ? k->n : 1) * sizeof *x);
+    double *x = ludus__malloc((k->n ? k->n : 1) * sizeof *x);
     *n = 0;
     if (!x) return NULL;
     for (size_t j = 0; j < k->n; j++)
@@ -515,7 +524,7 @@ static const ludus__an_counter *counter_named(const ludus_analysis *a, const cha
 
 static int diff_counters(ludus_diff *d) {
     const ludus_analysis *A = d->base, *B = d->newer;
-    d->counters = calloc(A->ncounters + B->ncounters + 1, sizeof *d->counters);
+    d->counters = ludus__calloc(A->ncounters + B->ncounters + 1, sizeof *d->counters);
     if (!d->counters) return -1;
     for (int side = 0; side < 2; side++) { /* NEW's tracks, then BASE's that NEW lacks */
         const ludus_analysis *S = side ? A : B;
@@ -553,14 +562,14 @@ static int diff_counters(ludus_diff *d) {
         double *xa = window_values(A, counter_named(A, c->name, c->series), &na);
         double *xb = window_values(B, counter_named(B, c->name, c->series), &nb);
         if (!xa || !xb) {
-            free(xa);
-            free(xb);
+            ludus__free(xa);
+            ludus__free(xb);
             return -1;
         }
         double z = 0;
         c->p = mw_sorted(xa, na, xb, nb, &z);
-        free(xa);
-        free(xb);
+        ludus__free(xa);
+        ludus__free(xb);
         if (c->p < alpha && z > 0 && c->rel >= d->desc.min_change) c->verdict = LUDUS_DIFF_MORE_WORK;
         if (c->p < alpha && z < 0 && c->rel <= -d->desc.min_change) c->verdict = LUDUS_DIFF_LESS_WORK;
     }
@@ -611,8 +620,8 @@ static int explain_inside(ludus_diff *d) {
     uint8_t *below[2], *site_above[2];
     int rc = 0;
     for (int sd = 0; sd < 2; sd++) {
-        below[sd] = calloc(T[sd]->nnodes + 1, 1);
-        site_above[sd] = calloc(T[sd]->nsites + 1, 1);
+        below[sd] = ludus__calloc(T[sd]->nnodes + 1, 1);
+        site_above[sd] = ludus__calloc(T[sd]->nsites + 1, 1);
         if (!below[sd] || !site_above[sd]) rc = -1;
     }
     for (uint32_t k = 0; k < d->n && rc == 0; k++) {
@@ -634,8 +643,8 @@ static int explain_inside(ludus_diff *d) {
         if (!found) e->verdict &= ~LUDUS_DIFF_SLOWER_INSIDE;
     }
     for (int sd = 0; sd < 2; sd++) {
-        free(below[sd]);
-        free(site_above[sd]);
+        ludus__free(below[sd]);
+        ludus__free(site_above[sd]);
     }
     return rc;
 }
@@ -653,15 +662,15 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
     for (uint32_t r = 0; r < nnewer; r++)
         if (!newer[r]) return ludus__fail(LUDUS_EINVAL, "NULL analysis");
     const ludus_analysis *A = base[0], *B = newer[0];
-    ludus_diff *d = calloc(1, sizeof *d);
+    ludus_diff *d = ludus__calloc(1, sizeof *d);
     uint32_t cap = A->nsites + B->nsites + A->nnodes + B->nnodes + 1;
-    if (d) d->e = calloc(cap, sizeof *d->e);
-    if (d && d->e) d->names = calloc(cap, sizeof *d->names);
+    if (d) d->e = ludus__calloc(cap, sizeof *d->e);
+    if (d && d->e) d->names = ludus__calloc(cap, sizeof *d->names);
     if (!d || !d->e || !d->names) goto oom;
     d->base = A;
     d->newer = B;
-    d->runs[0] = malloc(nbase * sizeof *d->runs[0]);
-    d->runs[1] = malloc(nnewer * sizeof *d->runs[1]);
+    d->runs[0] = ludus__malloc(nbase * sizeof *d->runs[0]);
+    d->runs[1] = ludus__malloc(nnewer * sizeof *d->runs[1]);
     if (!d->runs[0] || !d->runs[1]) goto oom;
     memcpy(d->runs[0], base, nbase * sizeof *base);
     memcpy(d->runs[1], newer, nnewer * sizeof *newer);
@@ -677,16 +686,16 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
     if (!(d->desc.run_noise > 0)) d->desc.run_noise = 0.01;
     /* the runs' lookups; match: sites by id and name; paths by the site ids along them */
     for (int sd = 0; sd < 2; sd++) {
-        d->index[sd] = calloc(d->nruns[sd], sizeof *d->index[sd]);
+        d->index[sd] = ludus__calloc(d->nruns[sd], sizeof *d->index[sd]);
         if (!d->index[sd]) goto oom;
         for (uint32_t r = 0; r < d->nruns[sd]; r++)
             if (index_build(&d->index[sd][r], d->runs[sd][r]) != 0) goto oom;
     }
-    int64_t *bmatch_s = malloc((B->nsites + 1) * sizeof *bmatch_s);
-    int64_t *bmatch_p = malloc((B->nnodes + 1) * sizeof *bmatch_p);
+    int64_t *bmatch_s = ludus__malloc((B->nsites + 1) * sizeof *bmatch_s);
+    int64_t *bmatch_p = ludus__malloc((B->nnodes + 1) * sizeof *bmatch_p);
     if (!bmatch_s || !bmatch_p) {
-        free(bmatch_s);
-        free(bmatch_p);
+        ludus__free(bmatch_s);
+        ludus__free(bmatch_p);
         goto oom;
     }
     for (uint32_t j = 0; j < B->nsites; j++) bmatch_s[j] = -1;
@@ -721,8 +730,8 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
             e->base_index = -1;
             e->new_index = j;
         }
-    free(bmatch_s);
-    free(bmatch_p);
+    ludus__free(bmatch_s);
+    ludus__free(bmatch_p);
     for (uint32_t k = first_path; k < d->n; k++) {
         ludus_diff_entry *e = &d->e[k];
         char buf[1024];
@@ -730,7 +739,7 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
             ludus__path_text(A, (uint32_t)e->base_index, buf, sizeof buf);
         else
             ludus__path_text(B, (uint32_t)e->new_index, buf, sizeof buf);
-        d->names[k] = strdup(buf);
+        d->names[k] = ludus__strdup(buf);
         if (!d->names[k]) goto oom;
         e->name = d->names[k];
     }
@@ -742,10 +751,10 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
     d->info.alpha_per_test = d->desc.alpha / (d->tests ? d->tests : 1);
     d->z = ludus__z_two_sided(d->info.alpha_per_test);
     d->run_z = ludus__z_two_sided(d->desc.run_alpha);
-    if (!(d->run_t_df = calloc(nbase + nnewer + 1, sizeof *d->run_t_df))) goto oom;
+    if (!(d->run_t_df = ludus__calloc(nbase + nnewer + 1, sizeof *d->run_t_df))) goto oom;
     d->info.run_t = d->info.run_noise_known ? ludus__t_two_sided(d->desc.run_alpha, (double)(nbase + nnewer - 2))
                                             : ludus__z_two_sided(d->desc.run_alpha);
-    double *sds = malloc((d->n + 1) * sizeof *sds);
+    double *sds = ludus__malloc((d->n + 1) * sizeof *sds);
     uint32_t nsds = 0;
     if (!sds) goto oom;
     for (uint32_t k = 0; k < d->n; k++) {
@@ -769,13 +778,13 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
             continue;
         }
         if (compare_entry(d, e) != 0) {
-            free(sds);
+            ludus__free(sds);
             goto oom;
         }
         if (isfinite(e->run_sd) && e->base_excl.count && e->new_excl.count) sds[nsds++] = e->run_sd;
     }
     if (explain_inside(d) != 0) {
-        free(sds);
+        ludus__free(sds);
         goto oom;
     }
     if (nsds) {
@@ -783,7 +792,7 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
         d->info.run_sd_median = expm1(sds[(nsds - 1) / 2]);
         d->info.run_sd_max = expm1(sds[nsds - 1]);
     }
-    free(sds);
+    ludus__free(sds);
     d->info.desc = d->desc;
     if (diff_counters(d) != 0 || ludus__locks_diff(A, B, &d->desc, &d->locks) != 0) goto oom;
     *out = d;
@@ -796,19 +805,19 @@ oom:
 void ludus_diff_destroy(ludus_diff *d) {
     if (!d) return;
     if (d->names)
-        for (uint32_t i = 0; i < d->n; i++) free(d->names[i]);
-    free(d->names);
-    free(d->e);
-    free(d->counters);
+        for (uint32_t i = 0; i < d->n; i++) ludus__free(d->names[i]);
+    ludus__free(d->names);
+    ludus__free(d->e);
+    ludus__free(d->counters);
     for (int sd = 0; sd < 2; sd++) {
         for (uint32_t r = 0; d->index[sd] && r < d->nruns[sd]; r++) index_free(&d->index[sd][r]);
-        free(d->index[sd]);
+        ludus__free(d->index[sd]);
     }
-    free(d->run_t_df);
-    free(d->runs[0]);
-    free(d->runs[1]);
+    ludus__free(d->run_t_df);
+    ludus__free(d->runs[0]);
+    ludus__free(d->runs[1]);
     ludus__locks_diff_free(&d->locks);
-    free(d);
+    ludus__free(d);
 }
 
 void ludus_diff_get_info(const ludus_diff *d, ludus_diff_info *out) {
@@ -1063,7 +1072,7 @@ void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
 
 int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, void *ud) {
     if (!d || !write) return ludus__fail(LUDUS_EINVAL, "NULL argument");
-    ludus__writer *w = malloc(sizeof *w);
+    ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus__w_init(w, write, ud);
     char b1[32], b2[32], b3[32], name[256], win[2][80];
@@ -1180,6 +1189,6 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
     }
     ludus__w_flush(w);
     int failed = w->failed;
-    free(w);
+    ludus__free(w);
     return failed ? ludus__fail(LUDUS_EIO, "the diff report could not be written") : 0;
 }

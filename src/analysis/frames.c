@@ -86,7 +86,7 @@ int ludus__frames_finish(ludus_analysis *a) {
 
     /* per site over the window frames, from its cells only (a frame without
      * one is a zero): never sites x frames */
-    int64_t *ex = malloc((a->nsite_cells ? a->nsite_cells : 1) * sizeof *ex);
+    int64_t *ex = ludus__malloc((a->nsite_cells ? a->nsite_cells : 1) * sizeof *ex);
     if (!ex) return -1;
     for (uint32_t i = 0; i < a->nsites; i++) {
         ludus__an_site *si = &a->sites[i];
@@ -103,16 +103,16 @@ int ludus__frames_finish(ludus_analysis *a) {
         uint64_t k = (nw + 1) / 2 - 1, zeros = nw - nin; /* the sorted values: the zeros, then the cells' */
         si->pub.median_frame_excl_ns = k < zeros ? 0 : ex[k - zeros];
     }
-    free(ex);
+    ludus__free(ex);
 
     for (uint64_t f = a->win_f0; f < a->win_f1; f++)
         if (ludus__frame_end(a, f) - ludus__frame_begin(a, f) > s->hitch_threshold_ns) s->hitches++;
-    a->hitches = calloc(s->hitches ? s->hitches : 1, sizeof *a->hitches);
+    a->hitches = ludus__calloc(s->hitches ? s->hitches : 1, sizeof *a->hitches);
     if (!a->hitches) return -1;
     /* medians over the window frames of the unlogged remainder and the carried time */
     int64_t med_unlogged = 0, med_carried = 0;
     if (s->hitches) {
-        int64_t *v = malloc(nw * sizeof *v);
+        int64_t *v = ludus__malloc(nw * sizeof *v);
         if (!v) return -1;
         for (int which = 0; which < 2; which++) {
             for (uint64_t f = a->win_f0; f < a->win_f1; f++)
@@ -120,13 +120,13 @@ int ludus__frames_finish(ludus_analysis *a) {
             qsort(v, nw, sizeof *v, cmp_i64);
             *(which ? &med_carried : &med_unlogged) = v[(nw + 1) / 2 - 1];
         }
-        free(v);
+        ludus__free(v);
     }
     /* the site cells of each frame (frame, then site): a hitch looks at the
      * sites that ran in it, never at every site */
     const ludus__cell **by_frame = NULL;
     if (s->hitches) {
-        by_frame = malloc((a->nsite_cells ? a->nsite_cells : 1) * sizeof *by_frame);
+        by_frame = ludus__malloc((a->nsite_cells ? a->nsite_cells : 1) * sizeof *by_frame);
         if (!by_frame) return -1;
         for (size_t i = 0; i < a->nsite_cells; i++) by_frame[i] = &a->site_cells[i];
         qsort(by_frame, a->nsite_cells, sizeof *by_frame, cmp_frame_site);
@@ -176,7 +176,7 @@ int ludus__frames_finish(ludus_analysis *a) {
         h->explained = h->extra_ns > 0 ? (double)sum / (double)h->extra_ns : 0;
         at = end;
     }
-    free(by_frame);
+    ludus__free(by_frame);
     return 0;
 }
 

@@ -51,8 +51,15 @@ static void durations(int64_t *v, uint64_t n, ludus_gpu_duration_stats *out) {
     if (!n) return;
     qsort(v, n, sizeof *v, cmp_i64);
     out->count = n;
-    for (uint64_t i = 0; i < n; i++) out->total_ns += v[i];
-    out->mean_ns = out->total_ns / (int64_t)n;
+    double mean = 0;
+    int over = 0;
+    for (uint64_t i = 0; i < n; i++) { /* a file's durations may add past 2^63: the total saturates */
+        int64_t t;
+        if (!over && __builtin_add_overflow(out->total_ns, v[i], &t)) over = 1;
+        out->total_ns = over ? (v[i] > 0 ? INT64_MAX : out->total_ns) : t;
+        mean += ((double)v[i] - mean) / (double)(i + 1);
+    }
+    out->mean_ns = over ? (int64_t)mean : out->total_ns / (int64_t)n; /* then a running mean */
     out->min_ns = v[0];
     out->max_ns = v[n - 1];
     out->p50_ns = rank(v, n, 0.50);
@@ -62,28 +69,28 @@ static void durations(int64_t *v, uint64_t n, ludus_gpu_duration_stats *out) {
 static char *keep(ludus_gpu_stats *s, const char *text) {
     if (s->nnames == s->names_cap) {
         uint32_t cap = s->names_cap ? s->names_cap * 2 : 16;
-        char **n = realloc(s->names, cap * sizeof *n);
+        char **n = ludus__realloc(s->names, cap * sizeof *n);
         if (!n) return NULL;
         s->names = n;
         s->names_cap = cap;
     }
-    char *t = strdup(text);
+    char *t = ludus__strdup(text);
     if (t) s->names[s->nnames++] = t;
     return t;
 }
 
 void ludus_gpu_stats_destroy(ludus_gpu_stats *s) {
     if (!s) return;
-    for (uint32_t i = 0; i < s->nnames; i++) free(s->names[i]);
-    free(s->names);
+    for (uint32_t i = 0; i < s->nnames; i++) ludus__free(s->names[i]);
+    ludus__free(s->names);
     for (uint32_t i = 0; s->series && i < s->ntracks; i++) {
-        free(s->series[i].frame);
-        free(s->series[i].ns);
+        ludus__free(s->series[i].frame);
+        ludus__free(s->series[i].ns);
     }
-    free(s->series);
-    free(s->tracks);
-    free(s->passes);
-    free(s);
+    ludus__free(s->series);
+    ludus__free(s->tracks);
+    ludus__free(s->passes);
+    ludus__free(s);
 }
 
 static int cmp_frame(const void *a, const void *b) {
@@ -109,13 +116,13 @@ int ludus_gpu_stats_create(ludus_capture *c, ludus_gpu_stats **out) {
     *out = NULL;
     const ludus__gpu_data *g = ludus__gpu_of(c);
     if (!g || !g->ns) return ludus__fail(LUDUS_ENODATA, "the capture has no GPU sample");
-    ludus_gpu_stats *s = calloc(1, sizeof *s);
-    const ludus__gpu_sample **by = malloc(g->ns * sizeof *by);
-    int64_t *v = malloc(g->ns * sizeof *v);
+    ludus_gpu_stats *s = ludus__calloc(1, sizeof *s);
+    const ludus__gpu_sample **by = ludus__malloc(g->ns * sizeof *by);
+    int64_t *v = ludus__malloc(g->ns * sizeof *v);
     uint32_t passes_cap = 0;
     if (!s || !by || !v) goto oom;
-    s->tracks = calloc(g->nctx, sizeof *s->tracks);
-    s->series = calloc(g->nctx, sizeof *s->series);
+    s->tracks = ludus__calloc(g->nctx, sizeof *s->tracks);
+    s->series = ludus__calloc(g->nctx, sizeof *s->series);
     if (!s->tracks || !s->series) goto oom;
     for (uint32_t k = 0; k < g->nctx; k++) {
         ludus_gpu_track_stats *t = &s->tracks[s->ntracks++];
@@ -129,8 +136,8 @@ int ludus_gpu_stats_create(ludus_capture *c, ludus_gpu_stats **out) {
             if (g->s[i].ctx == k && ludus__gpu_shown(c, &g->s[i])) by[n++] = &g->s[i];
         qsort(by, n, sizeof *by, cmp_frame);
         frame_series *fs = &s->series[k];
-        fs->frame = malloc((n ? n : 1) * sizeof *fs->frame);
-        fs->ns = malloc((n ? n : 1) * sizeof *fs->ns);
+        fs->frame = ludus__malloc((n ? n : 1) * sizeof *fs->frame);
+        fs->ns = ludus__malloc((n ? n : 1) * sizeof *fs->ns);
         if (!fs->frame || !fs->ns) goto oom;
         for (uint64_t i = 0; i < n;) {
             uint64_t j = i;
@@ -162,7 +169,7 @@ int ludus_gpu_stats_create(ludus_capture *c, ludus_gpu_stats **out) {
             for (; j < m && by[j]->name == by[i]->name; j++) v[nv2++] = by[j]->device_ns;
             if (s->npasses == passes_cap) {
                 uint32_t cap = passes_cap ? passes_cap * 2 : 16;
-                ludus_gpu_pass_stats *p = realloc(s->passes, cap * sizeof *p);
+                ludus_gpu_pass_stats *p = ludus__realloc(s->passes, cap * sizeof *p);
                 if (!p) goto oom;
                 s->passes = p;
                 passes_cap = cap;
@@ -177,13 +184,13 @@ int ludus_gpu_stats_create(ludus_capture *c, ludus_gpu_stats **out) {
         }
     }
     if (s->npasses) qsort(s->passes, s->npasses, sizeof *s->passes, cmp_pass);
-    free(by);
-    free(v);
+    ludus__free(by);
+    ludus__free(v);
     *out = s;
     return 0;
 oom:
-    free(by);
-    free(v);
+    ludus__free(by);
+    ludus__free(v);
     ludus_gpu_stats_destroy(s);
     return ludus__fail(LUDUS_ENOMEM, "out of memory");
 }
@@ -341,7 +348,7 @@ int ludus_gpu_report(const ludus_gpu_stats *s, const ludus_gpu_stats *base, int 
     if (!s || !write) return ludus__fail(LUDUS_EINVAL, "NULL argument");
     if (format != LUDUS_REPORT_TEXT && format != LUDUS_REPORT_JSON)
         return ludus__fail(LUDUS_EINVAL, "the GPU report is text or JSON");
-    ludus__writer *w = malloc(sizeof *w);
+    ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus__w_init(w, write, user_data);
     if (format == LUDUS_REPORT_JSON) {
@@ -390,6 +397,6 @@ int ludus_gpu_report(const ludus_gpu_stats *s, const ludus_gpu_stats *base, int 
         }
     }
     int rc = ludus__w_flush(w) || w->failed ? LUDUS_EIO : 0;
-    free(w);
+    ludus__free(w);
     return rc ? ludus__fail(rc, "writing the GPU report failed") : 0;
 }

@@ -33,7 +33,7 @@ const uint64_t *ludus__acc_octave(const ludus__acc *a, uint32_t oct, uint64_t tm
 static int hist_put(ludus__hist *h, uint32_t b) {
     uint64_t **o = &h->oct[b / LUDUS__HIST_SUB];
     if (__builtin_expect(*o == NULL, 0)) {
-        *o = calloc(LUDUS__HIST_SUB, sizeof **o);
+        *o = ludus__calloc(LUDUS__HIST_SUB, sizeof **o);
         if (!*o) return -1;
     }
     (*o)[b % LUDUS__HIST_SUB]++;
@@ -43,7 +43,7 @@ static int hist_put(ludus__hist *h, uint32_t b) {
 /* The table, once a second value comes: the first one (min, as n is 1) gets its bucket. */
 static int hist_table(ludus__acc *a) {
     if (a->h.oct || a->n == 0) return 0;
-    a->h.oct = calloc(LUDUS__HIST_OCT, sizeof *a->h.oct);
+    a->h.oct = ludus__calloc(LUDUS__HIST_OCT, sizeof *a->h.oct);
     if (!a->h.oct) return -1;
     return hist_put(&a->h, ludus__hist_bucket(a->min));
 }
@@ -54,7 +54,7 @@ int ludus__acc_add_slow(ludus__acc *a, int64_t v, uint32_t b, int exact) {
     if (exact) {
         if (a->nexact == a->cap) {
             size_t cap = a->cap ? a->cap * 2 : 64;
-            int64_t *p = realloc(a->exact, cap * sizeof *p);
+            int64_t *p = ludus__realloc(a->exact, cap * sizeof *p);
             if (!p) return -1;
             a->exact = p;
             a->cap = cap;
@@ -69,9 +69,9 @@ int ludus__acc_add_slow(ludus__acc *a, int64_t v, uint32_t b, int exact) {
 }
 
 void ludus__acc_free(ludus__acc *a) {
-    for (int i = 0; a->h.oct && i < LUDUS__HIST_OCT; i++) free(a->h.oct[i]);
-    free(a->h.oct);
-    free(a->exact);
+    for (int i = 0; a->h.oct && i < LUDUS__HIST_OCT; i++) ludus__free(a->h.oct[i]);
+    ludus__free(a->h.oct);
+    ludus__free(a->exact);
     memset(a, 0, sizeof *a);
 }
 
@@ -138,14 +138,14 @@ int ludus__acc_merge(ludus__acc *dst, const ludus__acc *src, int exact) {
         for (uint32_t oct = 0; oct < LUDUS__HIST_OCT; oct++) {
             const uint64_t *o = ludus__acc_octave(src, oct, tmp);
             if (!o) continue;
-            if (!dst->h.oct[oct] && !(dst->h.oct[oct] = calloc(LUDUS__HIST_SUB, sizeof **dst->h.oct))) return -1;
+            if (!dst->h.oct[oct] && !(dst->h.oct[oct] = ludus__calloc(LUDUS__HIST_SUB, sizeof **dst->h.oct))) return -1;
             for (uint32_t s = 0; s < LUDUS__HIST_SUB; s++) dst->h.oct[oct][s] += o[s];
         }
     } else if (src->h.oct) { /* dst empty: a copy of src's table */
-        if (!(dst->h.oct = calloc(LUDUS__HIST_OCT, sizeof *dst->h.oct))) return -1;
+        if (!(dst->h.oct = ludus__calloc(LUDUS__HIST_OCT, sizeof *dst->h.oct))) return -1;
         for (uint32_t oct = 0; oct < LUDUS__HIST_OCT; oct++) {
             if (!src->h.oct[oct]) continue;
-            if (!(dst->h.oct[oct] = malloc(LUDUS__HIST_SUB * sizeof **dst->h.oct))) return -1;
+            if (!(dst->h.oct[oct] = ludus__malloc(LUDUS__HIST_SUB * sizeof **dst->h.oct))) return -1;
             memcpy(dst->h.oct[oct], src->h.oct[oct], LUDUS__HIST_SUB * sizeof **dst->h.oct);
         }
     }
@@ -156,7 +156,7 @@ int ludus__acc_merge(ludus__acc *dst, const ludus__acc *src, int exact) {
     if (!keep) return 0;
     if (dst->nexact + src->nexact > dst->cap) {
         size_t cap = dst->nexact + src->nexact;
-        int64_t *p = realloc(dst->exact, cap * sizeof *p);
+        int64_t *p = ludus__realloc(dst->exact, cap * sizeof *p);
         if (!p) return -1;
         dst->exact = p;
         dst->cap = cap;

@@ -34,10 +34,10 @@ int ludus__locks_finish(ludus_analysis *a) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < a->nsites; i++)
         if (is_lock(&a->sites[i].pub) && a->sites[i].pub.calls) n++;
-    a->locks = calloc(n ? n : 1, sizeof *a->locks);
+    a->locks = ludus__calloc(n ? n : 1, sizeof *a->locks);
     if (!a->locks) return -1;
     uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
-    double *buf = malloc((nw ? nw : 1) * sizeof *buf);
+    double *buf = ludus__malloc((nw ? nw : 1) * sizeof *buf);
     if (!buf) return -1;
     double mean_frame = a->sum.frames_in_window ? a->sum.frame_time.mean_ns : 0;
     for (uint32_t i = 0; i < a->nsites; i++) {
@@ -61,7 +61,7 @@ int ludus__locks_finish(ludus_analysis *a) {
         l->wait_per_frame_ns = total / (double)nw;
         l->share_of_frame = mean_frame > 0 ? l->wait_per_frame_ns / mean_frame : 0;
     }
-    free(buf);
+    ludus__free(buf);
     qsort(a->locks, a->nlocks, sizeof *a->locks, by_total_wait);
     return 0;
 }
@@ -241,7 +241,7 @@ static const ludus_lock_stats *match(const ludus_analysis *S, const ludus_analys
 /* Sorted per-frame wait totals of a lock over the window (malloc'd). */
 static double *window_waits(const ludus_analysis *a, const ludus_lock_stats *l, size_t *n) {
     uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
-    double *x = malloc((nw ? nw : 1) * sizeof *x);
+    double *x = ludus__malloc((nw ? nw : 1) * sizeof *x);
     *n = 0;
     if (!x) return NULL;
     if (nw) {
@@ -255,10 +255,10 @@ static double *window_waits(const ludus_analysis *a, const ludus_lock_stats *l, 
 int ludus__locks_diff(const ludus_analysis *A, const ludus_analysis *B, const ludus_diff_desc *desc,
                       ludus__lock_diff *out) {
     memset(out, 0, sizeof *out);
-    out->v = calloc(A->nlocks + B->nlocks + 1, sizeof *out->v);
-    double *zs = calloc(A->nlocks + B->nlocks + 1, sizeof *zs);
+    out->v = ludus__calloc(A->nlocks + B->nlocks + 1, sizeof *out->v);
+    double *zs = ludus__calloc(A->nlocks + B->nlocks + 1, sizeof *zs);
     if (!out->v || !zs) {
-        free(zs);
+        ludus__free(zs);
         return -1;
     }
     for (int side = 0; side < 2; side++) { /* NEW's locks, then BASE's that NEW lacks */
@@ -291,14 +291,14 @@ int ludus__locks_diff(const ludus_analysis *A, const ludus_analysis *B, const lu
             size_t na, nb;
             double *xa = window_waits(A, la, &na), *xb = window_waits(B, lb, &nb);
             if (!xa || !xb) {
-                free(xa);
-                free(xb);
-                free(zs);
+                ludus__free(xa);
+                ludus__free(xb);
+                ludus__free(zs);
                 return -1;
             }
             if (na >= 2 && nb >= 2) e->p = ludus__mw_sorted(xa, na, xb, nb, &zs[out->n - 1]);
-            free(xa);
-            free(xb);
+            ludus__free(xa);
+            ludus__free(xb);
         }
     }
     /* significant (Bonferroni over the locks compared), beyond min_change,
@@ -312,13 +312,13 @@ int ludus__locks_diff(const ludus_analysis *A, const ludus_analysis *B, const lu
         if (zs[i] > 0 && e->rel >= desc->min_change) e->verdict = LUDUS_DIFF_MORE_WORK;
         if (zs[i] < 0 && e->rel <= -desc->min_change) e->verdict = LUDUS_DIFF_LESS_WORK;
     }
-    free(zs);
+    ludus__free(zs);
     return 0;
 }
 
 void ludus__locks_diff_free(ludus__lock_diff *l) {
     if (!l) return;
-    free(l->v);
+    ludus__free(l->v);
     memset(l, 0, sizeof *l);
 }
 

@@ -114,7 +114,7 @@ static void counters_text(const ludus_analysis *a, ludus__writer *w) {
                      (unsigned long long)s->counter_values_elsewhere);
 }
 
-static void text_report(const ludus_analysis *a, const ludus_report_options *o, ludus__writer *w) {
+static int text_report(const ludus_analysis *a, const ludus_report_options *o, ludus__writer *w) {
     const ludus_analysis_summary *s = &a->sum;
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32];
     char name[256];
@@ -212,8 +212,8 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
     ludus__report_locks_text(a, w);
     ludus__report_timeline_text(a, w);
 
-    site_key *order = malloc((a->nsites ? a->nsites : 1) * sizeof *order);
-    if (!order) return;
+    site_key *order = ludus__malloc((a->nsites ? a->nsites : 1) * sizeof *order);
+    if (!order) return LUDUS_ENOMEM; /* a report without its sites is no report */
     /* Scope sites only: markers, frame marks, flows and counters have no
      * calls and no durations. */
     uint32_t nscoped = 0;
@@ -248,7 +248,8 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
                      ludus__dur(b7, 32, (double)x->inclusive.p50_ns), ludus__dur(b8, 32, (double)x->inclusive.p99_ns),
                      flags);
     }
-    free(order);
+    ludus__free(order);
+    return 0;
 }
 
 /* ---- CSV ---- */
@@ -313,13 +314,13 @@ int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int f
     if (opt) o = *opt;
     if (!o.top) o.top = 20;
     if (!o.title) o.title = "capture";
-    ludus__writer *w = malloc(sizeof *w);
+    ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus__w_init(w, write, user_data);
     int rc = 0;
     switch (format) {
     case LUDUS_REPORT_TEXT:
-        text_report(a, &o, w);
+        rc = text_report(a, &o, w);
         break;
     case LUDUS_REPORT_JSON:
         rc = ludus__report_json(a, w, 0);
@@ -335,7 +336,7 @@ int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int f
     }
     ludus__w_flush(w);
     int failed = w->failed;
-    free(w);
+    ludus__free(w);
     if (rc) return ludus__fail(rc, "report failed");
     if (failed) return ludus__fail(LUDUS_EIO, "the report could not be written");
     return 0;

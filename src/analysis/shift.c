@@ -21,7 +21,7 @@ static double log_ns(double ns) {
 static int pts_push(ludus__pts *p, double v, uint64_t w) {
     if (p->n == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 256;
-        ludus__pt *q = realloc(p->p, cap * sizeof *q);
+        ludus__pt *q = ludus__realloc(p->p, cap * sizeof *q);
         if (!q) return -1;
         p->p = q;
         p->cap = cap;
@@ -74,7 +74,7 @@ void ludus__pts_finish(ludus__pts *p) {
 }
 
 void ludus__pts_free(ludus__pts *p) {
-    free(p->p);
+    ludus__free(p->p);
     memset(p, 0, sizeof *p);
 }
 

@@ -127,7 +127,7 @@ static uint8_t *da_str(uint8_t *p, const char *name, const char *v) {
     return ludus__pb_close(p, m);
 }
 
-static void write_process(pf_state *s) {
+static int write_process(pf_state *s) {
     const ludus__captured *c = s->c;
     uint8_t *pm, *m, *m2;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
@@ -173,7 +173,8 @@ static void write_process(pf_state *s) {
     }
     if (c->nmem_cov) {
         char *cov = ludus__mem_cov_text(c); /* lines of tab-separated fields, as in .ludus (docs/format.md) */
-        if (cov) p = da_str(p, "memory_coverage", cov);
+        if (!cov) return LUDUS_ENOMEM;
+        p = da_str(p, "memory_coverage", cov);
         ludus__free(cov);
     }
     if (c->cut) {
@@ -182,6 +183,7 @@ static void write_process(pf_state *s) {
     }
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    return 0;
 }
 
 static uint8_t *thread_desc(pf_state *s, uint8_t *p, uint32_t t, uint32_t lane) {
@@ -675,8 +677,7 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
         ludus__free(s.counter_described);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    write_process(&s);
-    int rc = 0;
+    int rc = write_process(&s);
     for (uint32_t t = 0; t < c->nthreads && !w->failed && rc == 0; t++) {
         s.seq = t + 2;
         write_thread_head(&s, t);
