@@ -126,11 +126,12 @@ test-tracy: build
 bench-tracy: test-tracy
 	@./bench/tracy.sh $(CURDIR) $(BUILD)-tracy
 
-# A long fuzzing run of the capture-file reader (make test runs it 10 s).
+# A long fuzzing run of every fuzz target, FUZZ_SECONDS each (make test runs
+# each over a fixed number of inputs); crashes land in $(BUILD)/fuzz-long/artifacts.
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	@$(MAKE) --no-print-directory build
-	@sh tests/fuzz/run_fuzz.sh $(CURDIR) $(BUILD)/fuzz-long $(FUZZ_SECONDS)
+	@sh tests/fuzz/run_fuzz.sh $(CURDIR) $(BUILD)/fuzz-long seconds $(FUZZ_SECONDS)
 
 bench: deps
 	@$(MAKE) --no-print-directory build

@@ -2045,6 +2045,33 @@ LUDUS_HIDDEN const char *ludus__crash_signal_name(int signo);
 LUDUS_HIDDEN void ludus__crash_say(const char *text, size_t n);
 
 #endif
+/* ---- src/platform/fault.h ---- */
+/* Fault injection for the tests (SQLite's test_malloc): the n-th
+ * allocation (ludus__malloc and friends) or the n-th file write
+ * (ludus__file_write) the arming thread makes from now on fails, once. Per
+ * thread, so other threads of the library never shift the count and a sweep
+ * over n is deterministic. Off (0) in normal use: one thread-local load per
+ * allocation or write. */
+#ifndef LUDUS_FAULT_H
+#define LUDUS_FAULT_H
+
+#include <stdint.h>
+
+
+enum { LUDUS__FAULT_ALLOC = 0, LUDUS__FAULT_WRITE = 1, LUDUS__FAULT_KINDS };
+
+/* Arms (n >= 1) or disarms (0) the calling thread's fault of this kind; the count restarts. */
+LUDUS_HIDDEN void ludus__fault_set(int kind, uint64_t n);
+/* Calls of that kind the thread made since it was armed. */
+LUDUS_HIDDEN uint64_t ludus__fault_calls(int kind);
+/* 1 when the armed call came (and failed). */
+LUDUS_HIDDEN int ludus__fault_fired(int kind);
+/* Called when an armed call fails (a test's backtrace), when set. */
+LUDUS_HIDDEN extern void (*ludus__fault_hook)(int kind);
+/* For the seams: 1 when this call is to fail. */
+LUDUS_HIDDEN int ludus__fault_now(int kind);
+
+#endif
 /* ---- src/platform/file_map.h ---- */
 /* Files mapped into memory, for a pool that survives the process (kill -9):
  * what a producer stores in a shared mapping of a file is the file's, and
@@ -2174,6 +2201,7 @@ static inline void ludus__once_run(ludus__once *o, void (*fn)(void)) {
 #include <sys/mman.h>
 #endif
 
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2211,18 +2239,21 @@ static int ludus__sf_alloc_in_region(const void *p) {
     return (const char *)p >= region && (const char *)p < ludus__sf_alloc_region_end;
 }
 
+/* Each allocation may be made to fail by a test (fault.h); never in the
+ * private region (a crash's copy). */
 void *ludus__malloc(size_t n) {
-    return ludus__sf_alloc_private_mode ? ludus__sf_alloc_take(n) : malloc(n);
+    if (ludus__sf_alloc_private_mode) return ludus__sf_alloc_take(n);
+    return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : malloc(n);
 }
 
 void *ludus__calloc(size_t n, size_t size) {
-    if (!ludus__sf_alloc_private_mode) return calloc(n, size);
+    if (!ludus__sf_alloc_private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : calloc(n, size);
     if (size && n > SIZE_MAX / size) return NULL;
     return ludus__sf_alloc_take(n * size); /* fresh pages are zero */
 }
 
 void *ludus__realloc(void *p, size_t n) {
-    if (!ludus__sf_alloc_private_mode) return realloc(p, n);
+    if (!ludus__sf_alloc_private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : realloc(p, n);
     void *q = ludus__sf_alloc_take(n);
     if (!q || !p) return q;
     size_t old;
@@ -2286,6 +2317,39 @@ void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, co
 }
 #undef REGION
 #undef ALIGN
+
+/* ==== src/platform/fault.c ==== */
+/* Fault injection (ludus__sf_fault_fault.h): per-thread counters, so a sweep counts only
+ * the calls of the operation it drives. */
+
+static __thread struct {
+    uint64_t at[LUDUS__FAULT_KINDS], calls[LUDUS__FAULT_KINDS];
+    int fired[LUDUS__FAULT_KINDS];
+} ludus__sf_fault_fault;
+
+void (*ludus__fault_hook)(int kind);
+
+void ludus__fault_set(int kind, uint64_t n) {
+    ludus__sf_fault_fault.at[kind] = n;
+    ludus__sf_fault_fault.calls[kind] = 0;
+    ludus__sf_fault_fault.fired[kind] = 0;
+}
+
+uint64_t ludus__fault_calls(int kind) {
+    return ludus__sf_fault_fault.calls[kind];
+}
+
+int ludus__fault_fired(int kind) {
+    return ludus__sf_fault_fault.fired[kind];
+}
+
+int ludus__fault_now(int kind) {
+    if (__builtin_expect(ludus__sf_fault_fault.at[kind] == 0, 1)) return 0;
+    if (++ludus__sf_fault_fault.calls[kind] != ludus__sf_fault_fault.at[kind]) return 0;
+    ludus__sf_fault_fault.fired[kind] = 1;
+    if (ludus__fault_hook) ludus__fault_hook(kind);
+    return 1;
+}
 
 /* ==== src/platform/linux.c ==== */
 #if defined(__linux__)
@@ -3063,6 +3127,7 @@ int ludus__file_create(ludus__file *f, const char *path) {
 int ludus__file_write(ludus__file *f, const void *data, size_t n) {
     const char *p = data;
     if (f->fd < 0) return -EBADF;
+    if (ludus__fault_now(LUDUS__FAULT_WRITE)) return -EIO; /* a test's injected failure (fault.h) */
     while (n > 0) {
         ssize_t w = write(f->fd, p, n);
         if (w < 0) {
@@ -3886,6 +3951,7 @@ int ludus__file_create(ludus__file *f, const char *path) {
 int ludus__file_write(ludus__file *f, const void *data, size_t n) {
     const char *p = data;
     if (f->fd < 0) return -EBADF;
+    if (ludus__fault_now(LUDUS__FAULT_WRITE)) return -EIO; /* a test's injected failure (fault.h) */
     while (n > 0) {
         unsigned chunk = n > (1u << 30) ? (1u << 30) : (unsigned)n;
         int w = _write(f->fd, p, chunk);
@@ -5665,6 +5731,12 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
     r->closed++;
 }
 
+static void ludus__sf_counters_emit_stats(const ludus__sf_counters_stat_list *out) {
+    for (uint32_t i = 0; i < out->n; i++)
+        ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__KIND_FRAME_STAT, (uint64_t)out->r[i].value,
+                          out->r[i].stat);
+}
+
 void (*ludus__frame_hook)(void);
 
 void ludus__frame_tick(void) {
@@ -5679,16 +5751,20 @@ void ludus__frame_tick(void) {
         return;
     int64_t now = ludus__mono_ns();
     ludus__sf_counters_stat_list *out = armed ? ludus__malloc(sizeof *out) : NULL; /* 8 KiB: not on a game thread's stack */
+    /* Without memory the records come from one list of the library's,
+     * recorded before the lock is let go: the frame loses none of them. */
+    static ludus__sf_counters_stat_list spare;
+    int spare_used = armed && !out;
+    if (spare_used) out = &spare;
     if (out) out->n = 0;
     lock();
     L.marks++;
     ludus__sf_counters_snapshot(now, out);
     L.last_mark_ns = now;
+    if (spare_used) ludus__sf_counters_emit_stats(out);
     ludus__mutex_unlock(&L.lock);
-    if (!out) return;
-    for (uint32_t i = 0; i < out->n; i++)
-        ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__KIND_FRAME_STAT, (uint64_t)out->r[i].value,
-                          out->r[i].stat);
+    if (!out || spare_used) return;
+    ludus__sf_counters_emit_stats(out);
     ludus__free(out);
 }
 
@@ -11211,8 +11287,21 @@ static struct {
 static const char *const ludus__sf_gpu_queue_names[] = {"graphics", "compute", "copy"};
 
 /* Without libm (the runtime library needs libc and pthreads only). */
+/* GPU times and durations stay within +-2^62 ns (146 years): a file's
+ * ticks and periods may be anything, and the difference of any two such
+ * times (a span's length) is then never a signed overflow. */
+#define TIME_LIMIT (((int64_t)1 << 62) - 1)
+static int64_t ludus__sf_gpu_clamp_time(int64_t t) {
+    return t > TIME_LIMIT ? TIME_LIMIT : t < -TIME_LIMIT ? -TIME_LIMIT : t;
+}
 static int64_t ludus__sf_gpu_round_i64(double x) {
+    if (!(x == x)) return 0;
+    if (x >= (double)TIME_LIMIT) return TIME_LIMIT;
+    if (x <= -(double)TIME_LIMIT) return -TIME_LIMIT;
     return (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
+}
+static int64_t ludus__sf_gpu_sat_add(int64_t a, int64_t b) { /* a time and a span: clamped, never a signed overflow */
+    return ludus__sf_gpu_clamp_time(ludus__sf_gpu_clamp_time(a) + ludus__sf_gpu_clamp_time(b));
 }
 static double ludus__sf_gpu_abs_f64(double x) {
     return x < 0 ? -x : x;
@@ -11471,7 +11560,7 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
         o->end_ticks = in->end_ticks;
         o->flow_id = in->flow_id;
         o->period_ns = ludus__sf_gpu_finite_positive(in->tick_period_ns) ? in->tick_period_ns : ci->period_ns;
-        o->submit_ns = in->submit_ns - S.start_ns;
+        o->submit_ns = ludus__sf_gpu_clamp_time(in->submit_ns - S.start_ns); /* >= 0: earlier ones were left out */
     }
 out:
     ludus__mutex_unlock(&S.lock);
@@ -11499,7 +11588,10 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
             if (!n) rc = LUDUS_ENOMEM;
             if (n) g->cal = n, g->cal_cap = cap;
         }
-        if (rc == 0) g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, cpu_ns - S.start_ns, max_deviation_ns};
+        int64_t at;
+        if (__builtin_sub_overflow(cpu_ns, S.start_ns, &at)) at = cpu_ns < 0 ? -TIME_LIMIT : TIME_LIMIT;
+        if (rc == 0)
+            g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, ludus__sf_gpu_clamp_time(at), ludus__sf_gpu_clamp_time(max_deviation_ns)};
     }
     ludus__mutex_unlock(&S.lock);
     return rc ? ludus__fail(rc, rc == LUDUS_ENOCAPTURE ? "no capture is active" : "out of memory") : 0;
@@ -11557,7 +11649,7 @@ static int64_t ludus__sf_gpu_map_ticks(const ludus__gpu_cal *cal, uint32_t n, ui
         double slope = dt > 0 ? (double)(b->cpu_ns - a->cpu_ns) / dt : period;
         *err = a->dev_ns > b->dev_ns ? a->dev_ns : b->dev_ns;
         *extra = 0;
-        return a->cpu_ns + ludus__sf_gpu_round_i64((double)ludus__sf_gpu_tick_delta(t, a->ticks, bits) * slope);
+        return ludus__sf_gpu_sat_add(a->cpu_ns, ludus__sf_gpu_round_i64((double)ludus__sf_gpu_tick_delta(t, a->ticks, bits) * slope));
     }
     /* outside: from the nearest point, along its segment's slope */
     int64_t p = i < 0 ? 0 : i;
@@ -11569,13 +11661,13 @@ static int64_t ludus__sf_gpu_map_ticks(const ludus__gpu_cal *cal, uint32_t n, ui
         double dt = (double)ludus__sf_gpu_tick_delta(b->ticks, a->ticks, bits), dc = (double)(b->cpu_ns - a->cpu_ns);
         if (dt != 0 && dc != 0) {
             slope = dc / dt;
-            rel = (double)(a->dev_ns + b->dev_ns) / ludus__sf_gpu_abs_f64(dc);
+            rel = ((double)a->dev_ns + (double)b->dev_ns) / ludus__sf_gpu_abs_f64(dc);
         }
     }
     double d = (double)ludus__sf_gpu_tick_delta(t, a->ticks, bits) * slope;
-    *err = a->dev_ns + ludus__sf_gpu_round_i64(ludus__sf_gpu_abs_f64(d) * rel + 0.5);
+    *err = ludus__sf_gpu_sat_add(a->dev_ns, ludus__sf_gpu_round_i64(ludus__sf_gpu_abs_f64(d) * rel + 0.5));
     *extra = 1;
-    return a->cpu_ns + ludus__sf_gpu_round_i64(d);
+    return ludus__sf_gpu_sat_add(a->cpu_ns, ludus__sf_gpu_round_i64(d));
 }
 
 /* The epoch (points between breaks) a sample belongs to: the one holding
@@ -11607,7 +11699,7 @@ static int ludus__sf_gpu_place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sa
     for (uint32_t i = 1; i < ncal; i++) {
         double dt = (double)ludus__sf_gpu_tick_delta(cal[i].ticks, cal[i - 1].ticks, bits) * ci->period_ns;
         double dc = (double)(cal[i].cpu_ns - cal[i - 1].cpu_ns);
-        double tol = DISCORD_FRACTION * ludus__sf_gpu_abs_f64(dc) + (double)(cal[i].dev_ns + cal[i - 1].dev_ns);
+        double tol = DISCORD_FRACTION * ludus__sf_gpu_abs_f64(dc) + (double)cal[i].dev_ns + (double)cal[i - 1].dev_ns;
         if (ludus__sf_gpu_abs_f64(dt - dc) > tol || dt <= 0) brk[i] = 1;
     }
     ci->ncal = ncal;
@@ -11652,8 +11744,8 @@ static int ludus__sf_gpu_place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sa
             }
             for (uint64_t m = i; m < j; m++) {
                 double period = s[m].period_ns > 0 ? s[m].period_ns : ci->period_ns;
-                s[m].begin_ns = anchor + (int64_t)ludus__sf_gpu_round_i64((double)ludus__sf_gpu_tick_delta(s[m].begin_ticks, first, bits) * period);
-                s[m].end_ns = s[m].begin_ns + s[m].device_ns;
+                s[m].begin_ns = ludus__sf_gpu_sat_add(anchor, ludus__sf_gpu_round_i64((double)ludus__sf_gpu_tick_delta(s[m].begin_ticks, first, bits) * period));
+                s[m].end_ns = ludus__sf_gpu_sat_add(s[m].begin_ns, s[m].device_ns);
                 s[m].error_ns = 0;
                 s[m].flags |= LUDUS_GPU_SPAN_UNCALIBRATED;
             }
@@ -11952,7 +12044,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         s->flow_id = e.flow_id;
         s->period_ns = ludus__sf_gpu_bits_f64(e.period_bits);
         if (!ludus__sf_gpu_finite_positive(s->period_ns)) s->period_ns = 0; /* the context's */
-        s->submit_ns = e.submit_ns;
+        s->submit_ns = ludus__sf_gpu_clamp_time(e.submit_ns);
     }
     g->s_cap = g->ns;
     for (uint64_t i = 0; i < h.ncal; i++) {
@@ -11962,7 +12054,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         off += h.cal_bytes;
         if (e.ctx >= g->nctx || e.dev_ns < 0)
             return BAD("GPU calibration point %llu: context %u", (unsigned long long)i, e.ctx);
-        g->cal[g->ncal++] = (ludus__gpu_cal){e.ctx, e.ticks, e.cpu_ns, e.dev_ns};
+        g->cal[g->ncal++] = (ludus__gpu_cal){e.ctx, e.ticks, ludus__sf_gpu_clamp_time(e.cpu_ns), ludus__sf_gpu_clamp_time(e.dev_ns)};
     }
     g->cal_cap = g->ncal;
     return ludus__gpu_place(g) ? -2 : 0;
@@ -11971,6 +12063,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
 #undef MAX_DEVIATION_NS
 #undef ASSUMED_DRIFT
 #undef DISCORD_FRACTION
+#undef TIME_LIMIT
 #undef BAD
 
 /* ==== src/session/fork.c ==== */
@@ -14544,8 +14637,9 @@ static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x,
         if (ev->site != UINT32_MAX) {
             ludus__sf_chrome_json_snippet(x, ev->site);
         } else {
+            const char *label = ni->label ? ni->label : ni->category; /* a mark or frame without a site */
             ludus__w_str(w, ",\"name\":");
-            ludus__w_json_str(w, ni->label, strlen(ni->label));
+            ludus__w_json_str(w, label, strlen(label));
         }
         if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) {
             ludus__w_str(w, ",\"cat\":");
@@ -15541,7 +15635,8 @@ static void ludus__sf_native_writer_write_header(ludus__writer *w, const ludus_c
 
 static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     char *cov = c->nmem_cov ? ludus__mem_cov_text(c) : NULL;
-    char crash[128]; /* "SIGNAME signo tid at_ns" */
+    if (c->nmem_cov && !cov) r->oom = 1; /* the file would lack the manifest: an error, not a quieter file */
+    char crash[128];                     /* "SIGNAME signo tid at_ns" */
     snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
              (unsigned long long)c->crash_tid, (long long)c->crash_ns);
     const char *keys[6] = {"ludus_version", "process_name", "categories", "memory_coverage", "crash", "recovered"};
@@ -16013,7 +16108,7 @@ static uint8_t *ludus__sf_pftrace_da_str(uint8_t *p, const char *name, const cha
     return ludus__pb_close(p, m);
 }
 
-static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
+static int ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     const ludus__captured *c = s->c;
     uint8_t *pm, *m, *m2;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
@@ -16059,7 +16154,8 @@ static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     }
     if (c->nmem_cov) {
         char *cov = ludus__mem_cov_text(c); /* lines of tab-separated fields, as in .ludus (docs/format.md) */
-        if (cov) p = ludus__sf_pftrace_da_str(p, "memory_coverage", cov);
+        if (!cov) return LUDUS_ENOMEM;
+        p = ludus__sf_pftrace_da_str(p, "memory_coverage", cov);
         ludus__free(cov);
     }
     if (c->cut) {
@@ -16068,6 +16164,7 @@ static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     }
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    return 0;
 }
 
 static uint8_t *ludus__sf_pftrace_thread_desc(ludus__sf_pftrace_pf_state *s, uint8_t *p, uint32_t t, uint32_t lane) {
@@ -16561,8 +16658,7 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
         ludus__free(s.counter_described);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    ludus__sf_pftrace_write_process(&s);
-    int rc = 0;
+    int rc = ludus__sf_pftrace_write_process(&s);
     for (uint32_t t = 0; t < c->nthreads && !w->failed && rc == 0; t++) {
         s.seq = t + 2;
         ludus__sf_pftrace_write_thread_head(&s, t);

@@ -244,8 +244,9 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
         if (ev->site != UINT32_MAX) {
             snippet(x, ev->site);
         } else {
+            const char *label = ni->label ? ni->label : ni->category; /* a mark or frame without a site */
             ludus__w_str(w, ",\"name\":");
-            ludus__w_json_str(w, ni->label, strlen(ni->label));
+            ludus__w_json_str(w, label, strlen(label));
         }
         if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) {
             ludus__w_str(w, ",\"cat\":");

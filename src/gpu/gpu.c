@@ -41,8 +41,21 @@ static struct {
 static const char *const queue_names[] = {"graphics", "compute", "copy"};
 
 /* Without libm (the runtime library needs libc and pthreads only). */
+/* GPU times and durations stay within +-2^62 ns (146 years): a file's
+ * ticks and periods may be anything, and the difference of any two such
+ * times (a span's length) is then never a signed overflow. */
+#define TIME_LIMIT (((int64_t)1 << 62) - 1)
+static int64_t clamp_time(int64_t t) {
+    return t > TIME_LIMIT ? TIME_LIMIT : t < -TIME_LIMIT ? -TIME_LIMIT : t;
+}
 static int64_t round_i64(double x) {
+    if (!(x == x)) return 0;
+    if (x >= (double)TIME_LIMIT) return TIME_LIMIT;
+    if (x <= -(double)TIME_LIMIT) return -TIME_LIMIT;
     return (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
+}
+static int64_t sat_add(int64_t a, int64_t b) { /* a time and a span: clamped, never a signed overflow */
+    return clamp_time(clamp_time(a) + clamp_time(b));
 }
 static double abs_f64(double x) {
     return x < 0 ? -x : x;
@@ -301,7 +314,7 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
         o->end_ticks = in->end_ticks;
         o->flow_id = in->flow_id;
         o->period_ns = finite_positive(in->tick_period_ns) ? in->tick_period_ns : ci->period_ns;
-        o->submit_ns = in->submit_ns - S.start_ns;
+        o->submit_ns = clamp_time(in->submit_ns - S.start_ns); /* >= 0: earlier ones were left out */
     }
 out:
     ludus__mutex_unlock(&S.lock);
@@ -329,7 +342,10 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
             if (!n) rc = LUDUS_ENOMEM;
             if (n) g->cal = n, g->cal_cap = cap;
         }
-        if (rc == 0) g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, cpu_ns - S.start_ns, max_deviation_ns};
+        int64_t at;
+        if (__builtin_sub_overflow(cpu_ns, S.start_ns, &at)) at = cpu_ns < 0 ? -TIME_LIMIT : TIME_LIMIT;
+        if (rc == 0)
+            g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, clamp_time(at), clamp_time(max_deviation_ns)};
     }
     ludus__mutex_unlock(&S.lock);
     return rc ? ludus__fail(rc, rc == LUDUS_ENOCAPTURE ? "no capture is active" : "out of memory") : 0;
@@ -387,7 +403,7 @@ static int64_t map_ticks(const ludus__gpu_cal *cal, uint32_t n, uint64_t t, doub
         double slope = dt > 0 ? (double)(b->cpu_ns - a->cpu_ns) / dt : period;
         *err = a->dev_ns > b->dev_ns ? a->dev_ns : b->dev_ns;
         *extra = 0;
-        return a->cpu_ns + round_i64((double)tick_delta(t, a->ticks, bits) * slope);
+        return sat_add(a->cpu_ns, round_i64((double)tick_delta(t, a->ticks, bits) * slope));
     }
     /* outside: from the nearest point, along its segment's slope */
     int64_t p = i < 0 ? 0 : i;
@@ -399,13 +415,13 @@ static int64_t map_ticks(const ludus__gpu_cal *cal, uint32_t n, uint64_t t, doub
         double dt = (double)tick_delta(b->ticks, a->ticks, bits), dc = (double)(b->cpu_ns - a->cpu_ns);
         if (dt != 0 && dc != 0) {
             slope = dc / dt;
-            rel = (double)(a->dev_ns + b->dev_ns) / abs_f64(dc);
+            rel = ((double)a->dev_ns + (double)b->dev_ns) / abs_f64(dc);
         }
     }
     double d = (double)tick_delta(t, a->ticks, bits) * slope;
-    *err = a->dev_ns + round_i64(abs_f64(d) * rel + 0.5);
+    *err = sat_add(a->dev_ns, round_i64(abs_f64(d) * rel + 0.5));
     *extra = 1;
-    return a->cpu_ns + round_i64(d);
+    return sat_add(a->cpu_ns, round_i64(d));
 }
 
 /* The epoch (points between breaks) a sample belongs to: the one holding
@@ -437,7 +453,7 @@ static int place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sample *s, uint6
     for (uint32_t i = 1; i < ncal; i++) {
         double dt = (double)tick_delta(cal[i].ticks, cal[i - 1].ticks, bits) * ci->period_ns;
         double dc = (double)(cal[i].cpu_ns - cal[i - 1].cpu_ns);
-        double tol = DISCORD_FRACTION * abs_f64(dc) + (double)(cal[i].dev_ns + cal[i - 1].dev_ns);
+        double tol = DISCORD_FRACTION * abs_f64(dc) + (double)cal[i].dev_ns + (double)cal[i - 1].dev_ns;
         if (abs_f64(dt - dc) > tol || dt <= 0) brk[i] = 1;
     }
     ci->ncal = ncal;
@@ -482,8 +498,8 @@ static int place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sample *s, uint6
             }
             for (uint64_t m = i; m < j; m++) {
                 double period = s[m].period_ns > 0 ? s[m].period_ns : ci->period_ns;
-                s[m].begin_ns = anchor + (int64_t)round_i64((double)tick_delta(s[m].begin_ticks, first, bits) * period);
-                s[m].end_ns = s[m].begin_ns + s[m].device_ns;
+                s[m].begin_ns = sat_add(anchor, round_i64((double)tick_delta(s[m].begin_ticks, first, bits) * period));
+                s[m].end_ns = sat_add(s[m].begin_ns, s[m].device_ns);
                 s[m].error_ns = 0;
                 s[m].flags |= LUDUS_GPU_SPAN_UNCALIBRATED;
             }
@@ -782,7 +798,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         s->flow_id = e.flow_id;
         s->period_ns = bits_f64(e.period_bits);
         if (!finite_positive(s->period_ns)) s->period_ns = 0; /* the context's */
-        s->submit_ns = e.submit_ns;
+        s->submit_ns = clamp_time(e.submit_ns);
     }
     g->s_cap = g->ns;
     for (uint64_t i = 0; i < h.ncal; i++) {
@@ -792,7 +808,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         off += h.cal_bytes;
         if (e.ctx >= g->nctx || e.dev_ns < 0)
             return BAD("GPU calibration point %llu: context %u", (unsigned long long)i, e.ctx);
-        g->cal[g->ncal++] = (ludus__gpu_cal){e.ctx, e.ticks, e.cpu_ns, e.dev_ns};
+        g->cal[g->ncal++] = (ludus__gpu_cal){e.ctx, e.ticks, clamp_time(e.cpu_ns), clamp_time(e.dev_ns)};
     }
     g->cal_cap = g->ncal;
     return ludus__gpu_place(g) ? -2 : 0;
