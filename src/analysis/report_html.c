@@ -59,8 +59,9 @@ static const char script[] =
     "'+cval(v,c.unit)));svg.appendChild(r);}}}\n"
     /* flame graph */
     "function flame(frame){const P=R.paths,val=new Float64Array(P.length);"
+    "const ann=new Array(P.length);"
     "if(frame==null){P.forEach((p,i)=>val[i]=p.exclusive.total_ns);}else{for(const c of "
-    "R.cells)if(c[0]==frame)val[c[1]]+=c[3];}"
+    "R.cells)if(c[0]==frame){val[c[1]]+=c[3];if(c.length>4)ann[c[1]]=c[4];}}"
     "const kids=P.map(()=>[]),roots=[];P.forEach((p,i)=>{if(p.parent<0)roots.push(i);else kids[p.parent].push(i);});"
     /* iterative walks: a path tree of any depth draws (no recursion limit of the script engine) */
     "const inc=new Float64Array(P.length);const order=[],st=roots.slice().reverse();while(st.length){const "
@@ -81,7 +82,7 @@ static const char script[] =
     "const h=(P[i].site*47)%60;const "
     "g=el('g',{});g.appendChild(el('rect',{x:x,y:(d+1)*RH,width:Math.max(w-0.5,0.3),height:RH-1,"
     "fill:'hsl('+(20+h)+',75%,'+(55+(d%3)*5)+'%)'}));g.appendChild(el('title',{},P[i].path+'\\ninclusive "
-    "'+fmt(inc[i])+', exclusive '+fmt(val[i])));"
+    "'+fmt(inc[i])+', exclusive '+fmt(val[i])+(ann[i]!=null?'\\nslowest annotated call: '+ann[i]:'')));"
     "if(w>40)g.appendChild(el('text',{x:x+3,y:(d+1)*RH+12,'font-size':11},(P[i].folded?'... ':'')+"
     "R.sites[P[i].site].name.slice(0,Math.floor(w/7))));"
     "svg.appendChild(g);todo.push([kids[i],x,d+1]);x+=w;}}}\n"

@@ -520,7 +520,8 @@ typedef struct ludus__nev_iter {
     int64_t loss_at; /* the "losses began" marker comes before the first event at or after this; INT64_MAX: none */
     uint64_t frame_no;
     int oom;
-    int load_error; /* LUDUS_E* code when a run could not be loaded */
+    ludus__nev sink; /* where events go when the batch cannot grow */
+    int load_error;  /* LUDUS_E* code when a run could not be loaded */
     /* counts of this pass */
     uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite, unknown;
     /* time cut state (cut.c) */

@@ -66,14 +66,12 @@ void ludus__tick_conv_init(ludus__tick_conv *v, const ludus_capture *c) {
 /* ---- output: the raw batch (one raw event may emit several events: an
  * end that closes unwound scopes too) ---- */
 
-static __thread ludus__nev sink; /* where events go when the batch cannot grow */
-
 static ludus__nev *emit_grow(ludus__nev_iter *it) {
     uint32_t cap = it->rcap * 2;
     ludus__nev *b = ludus__realloc(it->rb, cap * sizeof *b);
     if (!b) {
         it->oom = 1;
-        return &sink;
+        return &it->sink; /* where events go when the batch cannot grow (the stream stops: oom) */
     }
     it->rb = b;
     it->rcap = cap;

@@ -7,7 +7,7 @@ writer of that output kind:
   HTML text and attributes       ludus__w_html_str
   terminal text                  ludus__text_name / ludus__text_show (ludus_text_show in ludus-trace)
   CSV                            ludus__w_csv
-  protobuf (.pftrace)            ludus__pb_str
+  protobuf (.pftrace)            ludus__pb_str (ludus__pb_str_max)
 so no call that writes raw bytes (ludus__w_fmt, ludus__w_str, ludus__w_bytes,
 ludus__pb_bytes, printf, fprintf, fputs, put) may take a name field as an
 argument except inside one of those. A call that writes the program's own
@@ -23,7 +23,7 @@ root = sys.argv[1]
 DIRS = ["src/analysis", "src/export", "src/base", "tools/ludus-trace"]
 RAW = ["ludus__w_fmt", "ludus__w_str", "ludus__w_bytes", "ludus__pb_bytes", "printf", "fprintf", "fputs", "put"]
 SAFE = ["ludus__text_name", "ludus__text_show", "ludus_text_show", "ludus__w_json_str", "ludus__w_jstr",
-        "ludus__w_html_str", "ludus__w_csv", "ludus__pb_str", "strlen", "strnlen", "sizeof"]
+        "ludus__w_html_str", "ludus__w_csv", "ludus__pb_str", "ludus__pb_str_max", "strlen", "strnlen", "sizeof"]
 # Fields that hold a name or a text from the program or a file, and the
 # functions that return one.
 NAME = re.compile(r"(?:->|\.)\s*(name|pass|track|path|text|category|file|function|thread|process_name|"

@@ -1,7 +1,8 @@
 /* The hostile-name corpus pushed through every API that takes a name:
  * literal scope names, run-time (dyn) names, registered sites (name,
  * category, file), counters, gauges, plots, memory domains and notes, lock
- * names, async tracks and zones, fibers, log messages (a NUL inside where the
+ * names, async tracks and zones, fibers, scope annotations (keys and texts),
+ * log messages (a NUL inside where the
  * API takes a length), GPU context and pass names, thread names and the
  * process name; names of 1 MB too. It writes the capture as .ludus, Chrome
  * JSON and .pftrace from the live capture; check_hostile.py runs every
@@ -148,7 +149,10 @@ int main(int argc, char **argv) {
         }
         for (size_t i = 0; i < NCORPUS; i++) {
             LUDUS_PROFILE_SCOPE_DYN(corpus[i]);
+            LUDUS_PROFILE_ANNOTATE_TEXT("key </script><script>window.__pwned=67</script>\x1b[2m", corpus[i]);
+            LUDUS_PROFILE_ANNOTATE("num <img src=x onerror=window.__pwned=68>", (int)i);
         }
+        LUDUS_PROFILE_ANNOTATE_TEXT("lone <!--<script>window.__pwned=69//", big); /* no scope open: an instant */
         { LUDUS_PROFILE_SCOPE_DYN(big); }
         for (size_t i = 0; i < NCORPUS + 2; i++) {
             int reps = i == NCORPUS + 1 ? 3 : 1;
