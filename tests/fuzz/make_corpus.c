@@ -2,7 +2,7 @@
  *   ludus/    small captures with every event kind (frame statistics of a
  *             counter, a gauge and a memory domain, log messages, async
  *             zones and a fiber included), raw and compact, one and two
- *             threads, GPU samples, the memory coverage manifest: the
+ *             threads, GPU samples, scope annotations, the memory coverage manifest: the
  *             capture-file, report and export targets
  *   diff/     pairs of them (a 4-byte length of the first, then both)
  *   gpu/      GPU record payloads
@@ -173,6 +173,8 @@ int main(int argc, char **argv) {
             LUDUS_PROFILE_PLOT(Plot, i * 0.25);
             LUDUS_PROFILE_SCOPE(Outer, cat);
             LUDUS_PROFILE_SCOPE(Inner);
+            LUDUS_PROFILE_ANNOTATE(Id, i);                /* scope annotations: a number, a text */
+            LUDUS_PROFILE_ANNOTATE_TEXT(Asset, i % 2 ? "rock" : "tree");
             ludus_sample_counter(ctr, i);
             ludus_sample_counter_f64(ctr, i * 0.5);
             uint64_t id = LUDUS_PROFILE_FLOW_OUT(F);
