@@ -6,7 +6,7 @@
 # one (an older build) on the same files, in one run.
 #   bench/shapes.sh BUILD [OTHER_LUDUS_TRACE]    (make bench-shapes)
 set -eu
-build=$1 other=${2:-}
+build=$(cd "$1" && pwd) other=${2:-}
 work=$build/shapes
 mkdir -p "$work"
 mk=$build/bench/make_shapes
