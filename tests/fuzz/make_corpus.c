@@ -173,7 +173,7 @@ int main(int argc, char **argv) {
             LUDUS_PROFILE_PLOT(Plot, i * 0.25);
             LUDUS_PROFILE_SCOPE(Outer, cat);
             LUDUS_PROFILE_SCOPE(Inner);
-            LUDUS_PROFILE_ANNOTATE(Id, i);                /* scope annotations: a number, a text */
+            LUDUS_PROFILE_ANNOTATE(Id, i); /* scope annotations: a number, a text */
             LUDUS_PROFILE_ANNOTATE_TEXT(Asset, i % 2 ? "rock" : "tree");
             ludus_sample_counter(ctr, i);
             ludus_sample_counter_f64(ctr, i * 0.5);
