@@ -8176,7 +8176,28 @@ typedef struct ludus__straggler {
     uintptr_t cur; /* the busy cursor seen at capture end */
 } ludus__straggler;
 
-enum { LUDUS__CAP_MEMORY = 1, LUDUS__CAP_FILE = 2, LUDUS__CAP_VIEW = 3 };
+/* A capture's source: where its runs come from and what it owns. Each
+ * variant is one of these (the session's in-memory capture, a file, a
+ * recovered pool file, a rolling window's snapshot, a cut); nothing else
+ * in the library asks which variant a capture is.
+ *   settle    before the capture is first read (NULL: nothing to do): the
+ *             session publishes the threads still inside an event at its end
+ *   build     turns what was recorded into what reading needs (runs, fibers,
+ *             sites); NULL: the source gave them (a file's tables)
+ *   load_run  loads the run at *cursor into buf (files); NULL: the runs are
+ *             in memory (threads[t].runs)
+ *   free      frees what the source owns (its pool, its file, its parent, its
+ *             segments); the capture frees its view and attachments itself
+ *   borrows   1: the sites, their text, the categories, the memory manifest,
+ *             the GPU data and the runs are the parent's (a cut) */
+typedef struct ludus__source_ops {
+    const char *kind;
+    void (*settle)(struct ludus_capture *c);
+    int (*build)(struct ludus_capture *c);
+    ludus__run_loader load_run;
+    void (*free)(struct ludus_capture *c);
+    int borrows;
+} ludus__source_ops;
 
 /* The .ludus format this library writes (file_format.h), and the oldest it
  * reads: versions 3 and 4 only added event kinds (the kinds table's
@@ -8211,7 +8232,8 @@ typedef struct ludus__mem_cov {
 
 struct ludus_capture {
     int refs; /* atomic */
-    int type; /* LUDUS__CAP_* */
+    const ludus__source_ops *src;
+    void *src_data; /* the source's own: a file's reader, a pool file's mapping */
     uint32_t gen;
     int clock_tsc;
     ludus__calib_point c0, c1;
@@ -8255,10 +8277,6 @@ struct ludus_capture {
     uint64_t events, dropped, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
     uint64_t unknown; /* extension events of a sub-kind this library does not know (a later one's file): skipped */
     /* capture files and views of them */
-    ludus__run_loader load_run;
-    void *loader;
-    void (*destroy)(struct ludus_capture *c); /* frees what the type owns (the file) */
-    int borrowed;                             /* views: sites, site text, categories and runs are the parent's */
     uint32_t format_version;
     uint64_t file_bytes, blocks, slots;
     int compact;
@@ -8276,11 +8294,7 @@ struct ludus_capture {
     struct ludus__async_raw *async_raw; /* while preparing: the events */
     size_t nasync_raw, async_raw_cap;
     int async_ready, async_error;
-    /* a rolling window's snapshot (rolling.c): the segments it joins (held),
-     * the begins carried from before them, and the generations it spans */
-    struct ludus_capture **parts;
-    uint32_t nparts;
-    ludus__event *carried;
+    /* a rolling window's snapshot (rolling.c): the generations it spans */
     uint32_t gen_first; /* 0: gen only */
     /* GPU timing (gpu.c): the raw samples and calibration points handed over
      * while the capture ran, and what placing them derived */
@@ -8414,11 +8428,12 @@ LUDUS_HIDDEN void ludus__mem_cov_json(struct ludus__writer *w, const ludus_captu
 LUDUS_HIDDEN ludus_capture *ludus__last_capture(void);
 /* Frees a capture whose last reference went (capture.c). */
 LUDUS_HIDDEN void ludus__capture_free(ludus_capture *c);
-LUDUS_HIDDEN ludus_capture *ludus__capture_new(int type);
-/* Publishes the threads that were inside an out-of-line event when c ended,
- * waiting for those events to finish (session.c); every reader of a
- * capture's threads comes after it. */
-LUDUS_HIDDEN void ludus__capture_resolve_late(ludus_capture *c);
+LUDUS_HIDDEN ludus_capture *ludus__capture_new(const ludus__source_ops *src);
+/* What an in-memory capture's source builds (prepare.c): runs from its
+ * threads' pieces, fibers split off, the sites its events name. */
+LUDUS_HIDDEN int ludus__build_recorded(ludus_capture *c);
+/* The session's captures (session.c): their pool is theirs until released. */
+LUDUS_HIDDEN extern const ludus__source_ops ludus__memory_source;
 /* Waits until no producer can still write into c's pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
 /* Ends the capture and begins the next with the same desc in one step
@@ -8982,16 +8997,17 @@ int ludus__async_ensure(ludus_capture *c) {
 /* ==== src/capture/capture.c ==== */
 /* Capture objects: reference counting, cuts (views of a capture restricted
  * to some threads and a time range) and what `ludus-trace info` shows. The
- * types differ only in where runs come from (capture_internal.h). */
+ * variants differ only in their source (capture_internal.h,
+ * ludus__source_ops): this file knows none of them but the cut's. */
 #include <stdlib.h>
 #include <string.h>
 
 
-ludus_capture *ludus__capture_new(int type) {
+ludus_capture *ludus__capture_new(const ludus__source_ops *src) {
     ludus_capture *c = ludus__calloc(1, sizeof *c);
     if (!c) return NULL;
     c->refs = 1;
-    c->type = type;
+    c->src = src;
     c->format_version = LUDUS__FORMAT_VERSION;
     return c;
 }
@@ -9005,18 +9021,14 @@ void ludus_capture_release(ludus_capture *c) {
     if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0) ludus__capture_free(c);
 }
 
+/* The source's part first (what it owns may hold pointers into the
+ * view), then the prepared view, then the attachments. */
 void ludus__capture_free(ludus_capture *c) {
-    if (c->destroy) c->destroy(c);
-    if (c->type == LUDUS__CAP_MEMORY) {
-        ludus__capture_release_pool(c);
-        ludus__names_destroy(c->names);
-    }
-    ludus__free(c->stragglers);
-    ludus__free(c->late);
-    ludus__async_free(c);
+    if (c->src->free) c->src->free(c);
+    ludus__async_free(c); /* a cut clips its own zones from its parent's */
     for (uint32_t i = 0; i < c->nthreads; i++)
         if (c->threads[i].lanes_owned) ludus__free(c->threads[i].span_lane);
-    if (!c->borrowed) {
+    if (!c->src->borrows) {
         for (uint32_t i = 0; i < c->nthreads; i++) ludus__free(c->threads[i].runs);
         ludus__free(c->sites);
         ludus__free(c->site_hash);
@@ -9026,11 +9038,60 @@ void ludus__capture_free(ludus_capture *c) {
         ludus__gpu_free(c->gpu);
     }
     ludus__free(c->threads);
-    ludus_capture_release(c->parent);
-    for (uint32_t i = 0; i < c->nparts; i++) ludus_capture_release(c->parts[i]);
-    ludus__free(c->parts);
-    ludus__free(c->carried);
     ludus__free(c);
+}
+
+/* ---- cuts: a view of a parent capture ---- */
+
+/* A cut reads its parent's runs: in memory, or loaded by the parent's
+ * source from the parent's file. */
+static int ludus__sf_capture_view_load_run(const ludus_capture *v, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf) {
+    return v->parent->src->load_run(v->parent, cursor, out, buf);
+}
+static void ludus__sf_capture_view_free(ludus_capture *v) {
+    ludus_capture_release(v->parent);
+}
+static const ludus__source_ops ludus__sf_capture_view_of_memory = {"cut", NULL, NULL, NULL, ludus__sf_capture_view_free, 1};
+static const ludus__source_ops ludus__sf_capture_view_of_loaded = {"cut", NULL, NULL, ludus__sf_capture_view_load_run, ludus__sf_capture_view_free, 1};
+
+/* What a cut has of its parent: the recording (clock, times, process,
+ * crash, counts of the recorder), and by reference the prepared view
+ * (sites, their text, categories) and the attachments (GPU data, memory
+ * manifest). Its threads, counts and async zones are its own. */
+static void ludus__sf_capture_view_of(ludus_capture *v, const ludus_capture *src) {
+    v->gen = src->gen;
+    v->gen_first = src->gen_first;
+    v->clock_tsc = src->clock_tsc;
+    v->c0 = src->c0;
+    v->c1 = src->c1;
+    v->start_ns = src->start_ns;
+    v->end_ns = src->end_ns;
+    v->pid = src->pid;
+    memcpy(v->process_name, src->process_name, sizeof v->process_name);
+    v->crash_signal = src->crash_signal;
+    memcpy(v->crash_signal_name, src->crash_signal_name, sizeof v->crash_signal_name);
+    v->crash_tid = src->crash_tid;
+    v->crash_ns = src->crash_ns;
+    v->recovered = src->recovered;
+    v->unregistered_drops = src->unregistered_drops;
+    v->interner_drops = src->interner_drops;
+    v->bytes_used = src->bytes_used;
+    v->format_version = src->format_version;
+    v->file_bytes = src->file_bytes;
+    v->blocks = src->blocks;
+    v->slots = src->slots;
+    v->compact = src->compact;
+    /* borrowed: the view never frees them (view_of_*.borrows) */
+    v->categories = src->categories;
+    v->sites = src->sites;
+    v->nsites = src->nsites;
+    v->site_hash = src->site_hash;
+    v->site_hash_cap = src->site_hash_cap;
+    v->site_text = src->site_text;
+    v->id_collisions = src->id_collisions;
+    v->mem_cov = src->mem_cov;
+    v->nmem_cov = src->nmem_cov;
+    v->gpu = src->gpu;
 }
 
 int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_capture **out) {
@@ -9058,7 +9119,7 @@ int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_captu
         if (cut->threads[i] >= src->nthreads)
             return ludus__fail(LUDUS_EINVAL, "thread index %u out of range (%u threads)", cut->threads[i],
                                src->nthreads);
-    ludus_capture *v = ludus__capture_new(LUDUS__CAP_VIEW);
+    ludus_capture *v = ludus__capture_new(src->src->load_run ? &ludus__sf_capture_view_of_loaded : &ludus__sf_capture_view_of_memory);
     if (!v) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     uint32_t nt = cut->threads ? cut->nthreads : src->nthreads;
     v->threads = ludus__calloc(nt ? nt : 1, sizeof *v->threads);
@@ -9066,31 +9127,7 @@ int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_captu
         ludus__free(v);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    /* Everything but the ownership: the view reads through its parent. */
-    ludus__cap_thread *threads = v->threads;
-    int type = v->type;
-    *v = *src;
-    v->refs = 1;
-    v->type = type;
-    v->threads = threads;
-    v->destroy = NULL;
-    v->borrowed = 1;
-    v->pool_mem = NULL;
-    v->prefault = NULL;
-    v->names = NULL;
-    v->stragglers = NULL;
-    v->nstragglers = 0;
-    v->prepared = 0;
-    v->prepare_error = 0;
-    v->async = NULL; /* its own, clipped from the parent's */
-    v->async_tracks = NULL;
-    v->async_raw = NULL;
-    v->nasync = v->nasync_tracks = v->async_tracks_cap = 0;
-    v->nasync_raw = v->async_raw_cap = 0;
-    v->async_ready = v->async_error = 0;
-    v->parts = NULL; /* the parent holds them */
-    v->nparts = 0;
-    v->carried = NULL;
+    ludus__sf_capture_view_of(v, src);
     v->nthreads = nt;
     for (uint32_t i = 0; i < nt; i++) {
         v->threads[i] = src->threads[cut->threads ? cut->threads[i] : i];
@@ -9141,7 +9178,7 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->crash_tid = c->crash_tid;
     out->crash_ns = c->crash_ns;
     out->recovered = c->recovered;
-    if (c->type == LUDUS__CAP_MEMORY)
+    if (!c->src->load_run) /* runs in memory: what a file would hold */
         for (uint32_t t = 0; t < c->nthreads; t++)
             out->slots += c->threads[t].slots, out->blocks += c->threads[t].nruns;
     return ludus_capture_summarize(c, &out->summary);
@@ -10335,15 +10372,15 @@ static const ludus__run *ludus__sf_normalize_current_run(ludus__nev_iter *it) {
     const ludus__cap_thread *th = it->th;
     for (;;) {
         if (it->run >= th->nruns) return NULL;
-        if (c->load_run && !it->loaded) {
-            int rc = c->load_run(c, &it->cursor, &it->lrun, &it->rbuf);
+        if (c->src->load_run && !it->loaded) {
+            int rc = c->src->load_run(c, &it->cursor, &it->lrun, &it->rbuf);
             if (rc != 0) {
                 it->load_error = rc;
                 it->oom = 1;
                 return NULL;
             }
         }
-        const ludus__run *run = c->load_run ? &it->lrun : &th->runs[it->run];
+        const ludus__run *run = c->src->load_run ? &it->lrun : &th->runs[it->run];
         if (!it->loaded) {
             it->loaded = 1;
             if (it->nseen == it->seen_cap) {
@@ -10789,17 +10826,18 @@ static int ludus__sf_prepare_count_thread(ludus_capture *c, uint32_t t) {
     return rc;
 }
 
+int ludus__build_recorded(ludus_capture *c) {
+    int rc = ludus__build_runs(c);
+    if (rc == 0) rc = ludus__fibers_split(c);
+    if (rc == 0) rc = ludus__sites_collect(c);
+    if (rc == 0) rc = ludus__sites_check_ids(c);
+    return rc ? ludus__fail(LUDUS_ENOMEM, "out of memory while preparing the capture") : 0;
+}
+
 int ludus__prepare(ludus_capture *c) {
     if (c->prepared) return c->prepare_error;
-    ludus__capture_resolve_late(c);
-    int rc = 0;
-    if (c->type == LUDUS__CAP_MEMORY) {
-        rc = ludus__build_runs(c);
-        if (rc == 0) rc = ludus__fibers_split(c);
-        if (rc == 0) rc = ludus__sites_collect(c);
-        if (rc == 0) rc = ludus__sites_check_ids(c);
-        if (rc) rc = ludus__fail(LUDUS_ENOMEM, "out of memory while preparing the capture");
-    }
+    if (c->src->settle) c->src->settle(c);
+    int rc = c->src->build ? c->src->build(c) : 0;
     c->events = c->incomplete = c->unwound = c->orphan_ends = c->filtered = 0;
     c->frames = c->mismatched = c->nonfinite = c->dropped = c->unknown = 0;
     for (uint32_t t = 0; t < c->nthreads && rc == 0; t++) {
@@ -12790,6 +12828,7 @@ static size_t ludus__sf_session_sess_faulted; /* bytes of the pool in already wh
  * published. The session keeps its pool description until then, since a
  * late thread may still take a piece. */
 static ludus_capture *ludus__sf_session_late_cap;
+static void ludus__sf_session_resolve_late(ludus_capture *c);
 static int ludus__sf_session_sess_pool_mapped;             /* 1: pages, 2: a pool file, 0: the allocator's */
 static ludus__pool_file *ludus__sf_session_sess_pool_file; /* desc.pool_file: the running capture's */
 
@@ -12995,7 +13034,7 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
 /* Arms the capture ludus__sf_session_begin_prepare reserved for (it owns what p holds);
  * returns when it was armed (CLOCK_MONOTONIC ns). */
 static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
-    if (ludus__sf_session_late_cap) ludus__capture_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
+    if (ludus__sf_session_late_cap) ludus__sf_session_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
     /* The library's reference to the previous capture goes now (a caller
      * that took one keeps it). */
     if (ludus__sf_session_last) {
@@ -13073,7 +13112,7 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
     if (ludus__rolling_owns_session() || __atomic_load_n(&ludus__sf_session_active, __ATOMIC_ACQUIRE))
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
-    if (ludus__sf_session_late_cap) ludus__capture_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
+    if (ludus__sf_session_late_cap) ludus__sf_session_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
     ludus__begin_prep p;
     int rc = ludus__sf_session_begin_prepare(desc, &p);
     if (rc) return rc;
@@ -13172,7 +13211,7 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     ludus__prefault_request_stop(ludus__sf_session_sess_prefault); /* no more events: stop faulting pages in */
     ludus__pool_file_stop(ludus__sf_session_sess_pool_file, 1);    /* the capture object holds it all now */
 
-    ludus_capture *c = fin && strag && late ? ludus__capture_new(LUDUS__CAP_MEMORY) : NULL;
+    ludus_capture *c = fin && strag && late ? ludus__capture_new(&ludus__memory_source) : NULL;
     ludus__cap_thread *threads = c ? ludus__calloc(n ? n : 1, sizeof *threads) : NULL;
     int oom = !threads;
     if (c) {
@@ -13368,8 +13407,11 @@ static void ludus__sf_session_late_done(ludus_capture *c) {
     if (!ludus__sf_session_active) ludus__sf_session_clear_producers_part();
 }
 
-void ludus__capture_resolve_late(ludus_capture *c) {
-    if (c->type != LUDUS__CAP_MEMORY || !c->nlate) return;
+/* Publishes the threads that were inside an out-of-line event when c ended,
+ * waiting for those events to finish; every reader of a capture's threads
+ * comes after it (the memory source's settle). */
+static void ludus__sf_session_resolve_late(ludus_capture *c) {
+    if (!c->nlate) return;
     if (ludus__sf_session_crashed) { /* late before the crash: their threads are not in this process */
         ludus__sf_session_late_done(c);
         return;
@@ -13401,7 +13443,7 @@ void ludus__session_thread_leaving(const ludus__thread_record *r) {
 }
 
 void ludus__capture_quiesce(ludus_capture *c) {
-    ludus__capture_resolve_late(c);
+    ludus__sf_session_resolve_late(c);
     if (!c->nstragglers) return;
     if (ludus__sf_session_crashed) { /* their events in flight were counted as lost */
         c->nstragglers = 0;
@@ -13430,6 +13472,17 @@ void ludus__capture_release_pool(ludus_capture *c) {
     c->pool_file = NULL;
     c->pool_mem = NULL;
 }
+
+/* The session's capture: its pool (and the run-time names its events point
+ * at) held until it is released. */
+static void ludus__sf_session_memory_free(ludus_capture *c) {
+    ludus__capture_release_pool(c);
+    ludus__names_destroy(c->names);
+    ludus__free(c->stragglers);
+    ludus__free(c->late);
+}
+
+const ludus__source_ops ludus__memory_source = {"memory", ludus__sf_session_resolve_late, ludus__build_recorded, NULL, ludus__sf_session_memory_free, 0};
 
 /* ---- fork ---- */
 
@@ -13969,8 +14022,8 @@ static int ludus__sf_file_reader_check_events(ludus__sf_file_reader_reader *r, c
     return 0;
 }
 
-static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf) {
-    ludus__sf_file_reader_reader *r = c->loader;
+static int ludus__sf_file_reader_load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf) {
+    ludus__sf_file_reader_reader *r = c->src_data;
     uint64_t off = *cursor;
     uint8_t hb[ludus__nf_record_BYTES + ludus__nf_block_BYTES];
     ludus__nf_record h;
@@ -14451,22 +14504,25 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
 }
 
 static void ludus__sf_file_reader_destroy_reader(ludus_capture *c) {
-    ludus__sf_file_reader_reader *r = c->loader;
+    ludus__sf_file_reader_reader *r = c->src_data;
     if (!r) return;
     if (r->fd >= 0) ludus__read_close(r->fd);
     ludus__free(r);
-    c->loader = NULL;
+    c->src_data = NULL;
 }
 
+/* A capture file: its tables read at open, its blocks loaded one at a
+ * time as a stream reaches them. */
+static const ludus__source_ops ludus__sf_file_reader_file_source = {"file", NULL, NULL, ludus__sf_file_reader_load_run, ludus__sf_file_reader_destroy_reader, 0};
+
 static int ludus__sf_file_reader_open_source(ludus__sf_file_reader_reader *r, ludus_capture **out) {
-    ludus_capture *c = ludus__capture_new(LUDUS__CAP_FILE);
+    ludus_capture *c = ludus__capture_new(&ludus__sf_file_reader_file_source);
     if (!c) {
         if (r->fd >= 0) ludus__read_close(r->fd);
         ludus__free(r);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    c->loader = r;
-    c->destroy = ludus__sf_file_reader_destroy_reader;
+    c->src_data = r;
     c->file_bytes = r->size;
     uint64_t first = 0;
     uint32_t nsites = 0, nthreads = 0;
@@ -14478,7 +14534,6 @@ static int ludus__sf_file_reader_open_source(ludus__sf_file_reader_reader *r, lu
     }
     r->error = 0;
     c->prepared = 1; /* sites and counts come from the file */
-    c->load_run = load_run;
     *out = c;
     return 0;
 }
@@ -16085,8 +16140,8 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
         uint64_t cursor = th->load_first;
         for (uint32_t i = 0; i < th->nruns && rc == 0 && !w->failed; i++) {
             ludus__run run;
-            if (c->load_run) {
-                rc = c->load_run(c, &cursor, &run, &rb);
+            if (c->src->load_run) {
+                rc = c->src->load_run(c, &cursor, &run, &rb);
                 if (rc) break;
             } else {
                 run = th->runs[i];
@@ -17334,12 +17389,16 @@ typedef struct ludus__sf_recover_thread_name {
 } ludus__sf_recover_thread_name;
 
 static void ludus__sf_recover_unmap(ludus_capture *c) {
-    ludus__sf_recover_mapping *m = c->loader;
+    ludus__sf_recover_mapping *m = c->src_data;
     if (!m) return;
     ludus__file_unmap(m->p, m->bytes);
     ludus__free(m);
-    c->loader = NULL;
+    c->src_data = NULL;
 }
+
+/* A recovered capture: its runs point into the pool file, mapped for its
+ * life; its sites come from the journal. */
+static const ludus__source_ops ludus__sf_recover_recovered_source = {"recovered", NULL, NULL, NULL, ludus__sf_recover_unmap, 0};
 
 /* Slots ludus__sf_recover_written in [e, e + n): whole events up to the first slot not
  * ludus__sf_recover_written. */
@@ -17572,7 +17631,7 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
                       (unsigned long long)h.journal_cap, (unsigned long long)h.pool_bytes,
                       (unsigned long long)h.pool_off, size);
     }
-    ludus_capture *c = rc == 0 ? ludus__capture_new(LUDUS__CAP_FILE) : NULL;
+    ludus_capture *c = rc == 0 ? ludus__capture_new(&ludus__sf_recover_recovered_source) : NULL;
     ludus__sf_recover_mapping *m = c ? ludus__malloc(sizeof *m) : NULL;
     if (rc == 0 && (!c || !m)) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
     if (rc) {
@@ -17582,8 +17641,7 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
         return rc;
     }
     *m = (ludus__sf_recover_mapping){map, size};
-    c->loader = m;
-    c->destroy = ludus__sf_recover_unmap;
+    c->src_data = m;
     c->file_bytes = size;
     rc = ludus__sf_recover_build(c, map, size, &h);
     if (rc) {
@@ -17598,14 +17656,14 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
 /* ==== src/flight/rolling.c ==== */
 /* The rolling window (include/ludus/rolling.h): a ring of segments, each an
  * ordinary capture, switched by a background thread; snapshots that join
- * them; triggers that hand a snapshot to a writer thread.
+ * them; triggers that hand a ludus__sf_rolling_snapshot to a writer thread.
  *
  * Segments are one recording: a span begun in one segment and ended in a
  * later one is paired (ludus__same_recording), and a scope's end names its
  * begin by address, which stays unique while both segments are held. When
  * the oldest segment is dropped, what was still open at its end (scopes and
  * spans, per thread) is kept as the thread's "carried" begins, so a later
- * end still finds its begin: a snapshot streams the carried begins first,
+ * end still finds its begin: a ludus__sf_rolling_snapshot streams the carried begins first,
  * then the segments' pieces, and cuts the result at the window's start
  * (begins before it are clipped there and flagged). Descriptors of run-time
  * names die with their segment's name table: carried begins point at copies.
@@ -17841,18 +17899,42 @@ static int ludus__sf_rolling_append_runs(ludus__cap_thread *th, const ludus__run
     return 0;
 }
 
+/* A ludus__sf_rolling_snapshot's source: the segments it joins (held: its runs are theirs)
+ * and the begins carried from before them. */
+typedef struct ludus__sf_rolling_snapshot {
+    ludus_capture **parts;
+    uint32_t nparts;
+    ludus__event *carried;
+} ludus__sf_rolling_snapshot;
+
+static void ludus__sf_rolling_snapshot_free(ludus_capture *c) {
+    ludus__sf_rolling_snapshot *sn = c->src_data;
+    if (!sn) return;
+    for (uint32_t i = 0; i < sn->nparts; i++) ludus_capture_release(sn->parts[i]);
+    ludus__free(sn->parts);
+    ludus__free(sn->carried);
+    ludus__free(sn);
+}
+
+static const ludus__source_ops ludus__sf_rolling_snapshot_source = {"snapshot", NULL, ludus__build_recorded, NULL, ludus__sf_rolling_snapshot_free, 0};
+
 /* The held segments joined into one in-memory capture (lock held). */
 static ludus_capture *ludus__sf_rolling_join_segments(void) {
-    ludus_capture *j = ludus__capture_new(LUDUS__CAP_MEMORY);
-    if (!j) return NULL;
+    ludus_capture *j = ludus__capture_new(&ludus__sf_rolling_snapshot_source);
+    ludus__sf_rolling_snapshot *sn = j ? ludus__calloc(1, sizeof *sn) : NULL;
+    if (!sn) {
+        ludus__free(j);
+        return NULL;
+    }
+    j->src_data = sn;
     const ludus_capture *first = R.seg[0], *lastc = R.seg[R.nseg - 1];
-    j->parts = ludus__calloc(R.nseg, sizeof *j->parts);
+    sn->parts = ludus__calloc(R.nseg, sizeof *sn->parts);
     uint32_t maxthreads = 0, ncarried = 0;
     for (uint32_t i = 0; i < R.nseg; i++) maxthreads += R.seg[i]->nthreads;
     for (uint32_t i = 0; i < R.ncarry; i++) ncarried += R.carry[i].n;
     j->threads = ludus__calloc(maxthreads + R.ncarry + 1, sizeof *j->threads);
-    j->carried = ludus__calloc(ncarried + 1, sizeof *j->carried);
-    if (!j->parts || !j->threads || !j->carried) goto fail;
+    sn->carried = ludus__calloc(ncarried + 1, sizeof *sn->carried);
+    if (!sn->parts || !j->threads || !sn->carried) goto fail;
     j->gen = lastc->gen;
     j->gen_first = first->gen;
     j->clock_tsc = lastc->clock_tsc;
@@ -17879,9 +17961,9 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
         th->serial = tc->serial;
         th->first_drop_ns = LUDUS__NO_DROP;
         for (uint32_t k = 0; k < tc->n; k++) {
-            j->carried[nc] = tc->e[k].ev;
-            j->carried[nc].ticks = first->c0.ticks;
-            ludus__run run = {&j->carried[nc], 1, tc->e[k].addr};
+            sn->carried[nc] = tc->e[k].ev;
+            sn->carried[nc].ticks = first->c0.ticks;
+            ludus__run run = {&sn->carried[nc], 1, tc->e[k].addr};
             nc++;
             if (ludus__sf_rolling_append_runs(th, &run, 1)) goto fail;
             if (tc->e[k].span) th->spans++;
@@ -17892,7 +17974,7 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
         ludus__capture_quiesce(s);
         if (ludus__build_runs(s)) goto fail;
         ludus_capture_retain(s);
-        j->parts[j->nparts++] = s;
+        sn->parts[sn->nparts++] = s;
         if (ludus__gpu_append(&j->gpu, s->gpu, s->start_ns - j->start_ns)) goto fail; /* GPU samples, re-based */
         j->unregistered_drops += s->unregistered_drops;
         j->interner_drops += s->interner_drops;
@@ -17924,7 +18006,7 @@ fail:
 }
 
 /* Switches the recording segment (lock held); drop: let the oldest
- * segments go (the switch thread; a snapshot leaves that to it, so its
+ * segments go (the switch thread; a ludus__sf_rolling_snapshot leaves that to it, so its
  * caller does not replay what is dropped). */
 static int ludus__sf_rolling_switch_segment(int64_t now, int drop) {
     ludus_capture *ended = NULL;
@@ -17947,7 +18029,7 @@ static int ludus__sf_rolling_switch_segment(int64_t now, int drop) {
     }
     R.seg[R.nseg++] = ended;
     /* the window: the oldest segment goes once the next one alone reaches
-     * back to the window's start (so a snapshot spans window_ms to
+     * back to the window's start (so a ludus__sf_rolling_snapshot spans window_ms to
      * window_ms + a segment), or when the held segments' events use the
      * memory of segments + 1 pools. Snapshots end segments early: up to
      * 2 x segments + 2 short ones are held. */
@@ -18281,7 +18363,7 @@ static void ludus__sf_rolling_release_window(void) {
     ludus__free(R.carry);
     R.carry = NULL;
     R.ncarry = 0;
-    /* Copies of descriptors stay: a snapshot still held may point at them
+    /* Copies of descriptors stay: a ludus__sf_rolling_snapshot still held may point at them
      * (they are few: one per distinct run-time name carried). */
     ludus__free(R.ring);
     ludus__free(R.sorted);

@@ -475,15 +475,15 @@ static const ludus__run *current_run(ludus__nev_iter *it) {
     const ludus__cap_thread *th = it->th;
     for (;;) {
         if (it->run >= th->nruns) return NULL;
-        if (c->load_run && !it->loaded) {
-            int rc = c->load_run(c, &it->cursor, &it->lrun, &it->rbuf);
+        if (c->src->load_run && !it->loaded) {
+            int rc = c->src->load_run(c, &it->cursor, &it->lrun, &it->rbuf);
             if (rc != 0) {
                 it->load_error = rc;
                 it->oom = 1;
                 return NULL;
             }
         }
-        const ludus__run *run = c->load_run ? &it->lrun : &th->runs[it->run];
+        const ludus__run *run = c->src->load_run ? &it->lrun : &th->runs[it->run];
         if (!it->loaded) {
             it->loaded = 1;
             if (it->nseen == it->seen_cap) {
