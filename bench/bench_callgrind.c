@@ -65,12 +65,12 @@ int main(int argc, char **argv) {
     int n = atoi(argv[1]);
     int dropping = !strcmp(argv[2], "dropping");
     int recording = dropping || !strcmp(argv[2], "recording");
-    ludus_register_thread_for_trace("main");
+    ludus_thread_register("main");
     if (recording) {
         ludus_capture_desc d;
         memset(&d, 0, sizeof d);
         d.chunk_count = dropping ? 1 : (uint32_t)((double)n * 4 * 16 / 65536 * 1.1) + 8;
-        if (ludus_begin_capture(&d)) return 1;
+        if (ludus_capture_begin(&d)) return 1;
         if (dropping) fill_pool();
         run_scopes(1); /* attach outside the counted call */
     }
@@ -83,6 +83,6 @@ int main(int argc, char **argv) {
     run_gauges(n);
     run_memory(n);
     run_empty(n);
-    if (recording) ludus_end_capture();
+    if (recording) ludus_capture_end(NULL);
     return 0;
 }

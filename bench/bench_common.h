@@ -9,6 +9,28 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <ludus/capture.h>
+
+/* The last ended capture's summary (0, or the library's code). */
+static inline int bench_last_summary(ludus_capture_summary *out) {
+    ludus_capture *c;
+    int rc = ludus_capture_last(&c);
+    if (rc) return rc;
+    rc = ludus_capture_get_summary(c, out);
+    ludus_capture_release(c);
+    return rc;
+}
+
+/* Saves the last ended capture (format by the path's extension). */
+static inline int bench_save_last(const char *path) {
+    ludus_capture *c;
+    int rc = ludus_capture_last(&c);
+    if (rc) return rc;
+    rc = ludus_capture_save(c, 0, 0, path);
+    ludus_capture_release(c);
+    return rc;
+}
+
 static inline int64_t bench_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
     const int nthreads[3] = {1, 2, 4};
     for (int m = SHARDED; m <= MEMORY; m++) {
         for (int cap = 0; cap < (m == MEMORY || m == SHARDED ? 2 : 1); cap++) {
-            if (cap && ludus_begin_capture(NULL) != 0) return 1;
+            if (cap && ludus_capture_begin(NULL) != 0) return 1;
             printf("%-22s %8s", mode_names[m], cap ? "running" : "none");
             for (int k = 0; k < 3; k++) {
                 double v[64];
@@ -136,7 +136,7 @@ int main(int argc, char **argv) {
                 if (k == 0 && tsc > 0) printf(" (%.2fx)", med / tsc);
             }
             printf("\n");
-            if (cap) ludus_end_capture();
+            if (cap) ludus_capture_end(NULL);
         }
     }
     /* the frame: 33 counters, 2 gauges, 1 domain; the shards of this thread and 4 more */
@@ -147,13 +147,13 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 1000; i++) LUDUS_PROFILE_FRAME();
     double fv[64];
     for (int cap = 0; cap < 2; cap++) {
-        if (cap && ludus_begin_capture(NULL) != 0) return 1;
+        if (cap && ludus_capture_begin(NULL) != 0) return 1;
         for (int r = 0; r < runs; r++) {
             int64_t t0 = bench_now_ns();
             for (int i = 0; i < 10000; i++) LUDUS_PROFILE_FRAME();
             fv[r] = (double)(bench_now_ns() - t0) / 10000.0;
         }
-        if (cap) ludus_end_capture();
+        if (cap) ludus_capture_end(NULL);
         printf("LUDUS_PROFILE_FRAME (33 counters, 2 gauges, 1 domain, 5 shards), capture %s: %.2f us per frame\n",
                cap ? "running (snapshot recorded)" : "none", bench_median(fv, runs) / 1000.0);
     }

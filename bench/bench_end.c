@@ -1,7 +1,7 @@
-/* Cost of ludus_end_capture with 8 threads whose chunks are full: it must
+/* Cost of ludus_capture_end with 8 threads whose chunks are full: it must
  * publish, not copy, so it does not grow with the number of events; with
  * --flooding the 8 producers are still emitting while it runs. Also the
- * restart: ludus_begin_capture right after, reusing the pool. A small pool
+ * restart: ludus_capture_begin right after, reusing the pool. A small pool
  * and a large one (16x the events); medians and maxima of R runs. The CPU
  * time of end tells its own work from time the scheduler gave the
  * producers (8 of them on fewer cores preempt the caller now and then).
@@ -22,7 +22,7 @@ static int flooding, round_no, quit; /* round_no and quit: atomics */
 
 static void *worker(void *p) {
     (void)p;
-    ludus_register_thread_for_trace("filler");
+    ludus_thread_register("filler");
     for (int round = 0;; round++) {
         /* Fill: scopes until the pool drops them (a full pool is cheap to hit). */
         for (int i = 0; i < 2000000; i++) {
@@ -70,28 +70,28 @@ static figures run(uint32_t chunks, int runs) {
     pthread_barrier_init(&filled, NULL, THREADS + 1);
     pthread_barrier_init(&ended, NULL, THREADS + 1);
     __atomic_store_n(&quit, 0, __ATOMIC_RELEASE);
-    ludus_begin_capture(&d);
+    ludus_capture_begin(&d);
     for (int i = 0; i < THREADS; i++) pthread_create(&tid[i], NULL, worker, NULL);
     for (int r = 0; r < runs; r++) {
         pthread_barrier_wait(&filled);
         int64_t c0 = thread_cpu_ns();
         int64_t t0 = bench_now_ns();
-        ludus_end_capture();
+        ludus_capture_end(NULL);
         int64_t t1 = bench_now_ns();
         cpu[r] = (double)(thread_cpu_ns() - c0) / 1000.0;
         v[r] = (double)(t1 - t0) / 1000.0;
         __atomic_store_n(&round_no, round_no + 1, __ATOMIC_RELEASE); /* floods stop */
         ludus_capture_summary s;
-        ludus_capture_get_summary(&s);
+        bench_last_summary(&s);
         f.events = s.events;
         t0 = bench_now_ns();
-        ludus_begin_capture(&d);
+        ludus_capture_begin(&d);
         b[r] = (double)(bench_now_ns() - t0) / 1000.0;
         __atomic_store_n(&quit, r + 1 == runs, __ATOMIC_RELEASE);
         pthread_barrier_wait(&ended);
     }
     for (int i = 0; i < THREADS; i++) pthread_join(tid[i], NULL);
-    ludus_end_capture();
+    ludus_capture_end(NULL);
     pthread_barrier_destroy(&filled);
     pthread_barrier_destroy(&ended);
     f.end_max = max_of(v, runs);

@@ -34,12 +34,12 @@ static void record(uint64_t events) {
     memset(&d, 0, sizeof d);
     d.chunk_bytes = 65536;
     d.chunk_count = (uint32_t)(events * 16 / 65536 * 110 / 100 + 64);
-    if (ludus_begin_capture(&d)) {
+    if (ludus_capture_begin(&d)) {
         fprintf(stderr, "begin: %s\n", ludus_last_error_detail());
         exit(1);
     }
-    ludus_register_thread_for_trace("bench");
-    uint32_t job = ludus_register_site(&(ludus_site_desc){"Job", "bench", __FILE__, __LINE__});
+    ludus_thread_register("bench");
+    uint32_t job = ludus_site_register(&(ludus_site_desc){"Job", "bench", __FILE__, __LINE__});
     for (uint64_t i = 0; i < events / (scopes_only ? 8 : 11); i++) {
         LUDUS_PROFILE_SCOPE(Outer, bench);
         {
@@ -48,11 +48,11 @@ static void record(uint64_t events) {
         }
         LUDUS_PROFILE_SCOPE(Sibling);
         if (scopes_only) continue;
-        ludus_begin_site(job);
-        ludus_end_site();
+        ludus_span_begin(job);
+        ludus_span_end();
         LUDUS_PROFILE_MARK(Tick);
     }
-    ludus_end_capture();
+    ludus_capture_end(NULL);
 }
 
 #define RUNS 3
@@ -92,9 +92,9 @@ int main(int argc, char **argv) {
     scopes_only = argc > 4 && !strcmp(argv[4], "scopes");
     record(millions * 1000000);
     ludus_capture *live;
-    if (ludus_capture_get_last(&live)) return 1;
+    if (ludus_capture_last(&live)) return 1;
     ludus_capture_summary s;
-    ludus_capture_summarize(live, &s);
+    ludus_capture_get_summary(live, &s);
     uint64_t ev = s.events;
     if (only && strcmp(only, "all") != 0) {
         uint64_t bytes = 0;

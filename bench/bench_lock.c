@@ -77,14 +77,14 @@ __attribute__((noinline)) static void run_wait_unnamed(int64_t n) {
 }
 
 static int callgrind_main(int64_t n, const char *mode, const char *fn) {
-    if (!strcmp(mode, "recording") && ludus_begin_capture(NULL) != 0) return 1;
+    if (!strcmp(mode, "recording") && ludus_capture_begin(NULL) != 0) return 1;
     if (!strcmp(fn, "plain"))
         run_plain(n);
     else if (!strcmp(fn, "wrapped"))
         run_wrapped(n);
     else
         run_empty(n);
-    if (ludus_capture_active()) ludus_end_capture();
+    if (ludus_capture_active()) ludus_capture_end(NULL);
     return 0;
 }
 
@@ -117,7 +117,7 @@ int main(int argc, char **argv) {
                 {"rwlock write lock + unlock", run_wr_plain, run_wr_wrapped}};
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
         for (int cap = 0; cap < 2; cap++) {
-            if (cap && ludus_begin_capture(NULL) != 0) return 1;
+            if (cap && ludus_capture_begin(NULL) != 0) return 1;
             double p[64], w[64], r[64];
             rows[k].plain(ops / 10); /* warm */
             rows[k].wrapped(ops / 10);
@@ -132,9 +132,9 @@ int main(int argc, char **argv) {
             printf("%-34s %8s %9.2f ns %9.2f ns %7.3fx %.2f-%.2f\n", rows[k].name, cap ? "running" : "none", mp, mw,
                    mw / mp, lo, hi);
             if (cap) {
-                ludus_end_capture();
+                ludus_capture_end(NULL);
                 ludus_capture_summary s;
-                if (ludus_capture_get_summary(&s) == 0 && s.events)
+                if (bench_last_summary(&s) == 0 && s.events)
                     printf("  (the capture holds %llu events: an uncontended lock must record none)\n",
                            (unsigned long long)s.events);
             }
@@ -147,16 +147,15 @@ int main(int argc, char **argv) {
     int64_t waits = 1000000;
     double wn[64], wu[64];
     for (int i = 0; i < runs; i++) {
-        if (ludus_begin_capture(&d) != 0) return 1;
+        if (ludus_capture_begin(&d) != 0) return 1;
         wn[i] = bench_ns_per(run_wait_named, waits);
         wu[i] = bench_ns_per(run_wait_unnamed, waits);
-        ludus_end_capture();
+        ludus_capture_end(NULL);
     }
     printf("a recorded wait adds (ludus_lock_wait_begin + _end, capture running): %.2f ns on a named lock (the lookup "
            "and two events), %.2f ns on an unnamed one\n",
            bench_median(wn, runs), bench_median(wu, runs));
     ludus_capture_summary s;
-    if (ludus_capture_get_summary(&s) == 0 && s.dropped)
-        printf("  (%llu events dropped)\n", (unsigned long long)s.dropped);
+    if (bench_last_summary(&s) == 0 && s.dropped) printf("  (%llu events dropped)\n", (unsigned long long)s.dropped);
     return 0;
 }

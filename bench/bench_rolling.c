@@ -36,7 +36,7 @@ static double run_for(int64_t ns) {
 int main(int argc, char **argv) {
     int rounds = argc > 1 ? atoi(argv[1]) : 5;
     if (rounds < 1 || rounds > 100) rounds = 5;
-    ludus_register_thread_for_trace("bench");
+    ludus_thread_register("bench");
     ludus_capture_desc cd;
     memset(&cd, 0, sizeof cd);
     cd.chunk_count = 4096; /* 256 MiB: neither mode runs out in 0.5 s */
@@ -50,18 +50,18 @@ int main(int argc, char **argv) {
     uint64_t switches = 0, lost = 0, events = 0;
     double tsc2 = bench_two_tsc_ns(1000000);
     for (int r = 0; r < rounds; r++) {
-        if (ludus_begin_capture(&cd) != 0) return 1;
+        if (ludus_capture_begin(&cd) != 0) return 1;
         plain[r] = run_for(500000000);
-        ludus_end_capture();
+        ludus_capture_end(NULL);
         if (ludus_rolling_begin(&cd, &rd) != 0) return 1;
         run_for(1000000000); /* steady state: the first segments' pools are new pages, later ones reuse dropped ones */
         rolling[r] = run_for(500000000);
         ludus_capture *snap = NULL;
         int64_t t0 = bench_now_ns();
-        if (ludus_snapshot(&snap) != 0) return 1;
+        if (ludus_rolling_snapshot(&snap) != 0) return 1;
         snap_us[r] = (double)(bench_now_ns() - t0) / 1e3;
         ludus_capture_summary s;
-        ludus_capture_summarize(snap, &s);
+        ludus_capture_get_summary(snap, &s);
         lost += s.dropped;
         events += s.events;
         ludus_capture_release(snap);

@@ -35,7 +35,7 @@ typedef struct worker_arg {
 
 static void *worker(void *p) {
     worker_arg *a = p;
-    ludus_register_thread_for_trace("bench worker");
+    ludus_thread_register("bench worker");
     run_scopes(1000); /* attach to the capture, warm caches */
     pthread_barrier_wait(a->start);
     int64_t t0 = bench_now_ns();
@@ -89,7 +89,7 @@ int main(int argc, char **argv) {
     /* Room for 2 threads x (pairs + warm-up) x 2 scopes x 2 events x 16 B. */
     d.chunk_count = (uint32_t)((2.0 * (pairs + 1000) * 4 * 16) / 65536 * 1.1) + 8;
     d.clock = monotonic ? LUDUS_CLOCK_MONOTONIC : LUDUS_CLOCK_AUTO;
-    ludus_register_thread_for_trace("bench main");
+    ludus_thread_register("bench main");
     for (int r = 0; r < runs; r++) {
         floor_tsc[r] = bench_two_tsc_ns(pairs * 2);
         floor_mono[r] = bench_two_mono_ns(pairs * 2);
@@ -97,31 +97,31 @@ int main(int argc, char **argv) {
         run_scopes(pairs);
         idle[r] = (double)(bench_now_ns() - t0) / (2.0 * pairs);
 
-        if (ludus_begin_capture(&d) != 0) {
+        if (ludus_capture_begin(&d) != 0) {
             fprintf(stderr, "begin: %s\n", ludus_last_error_detail());
             return 1;
         }
         rec1[r] = run_threads(1);
-        ludus_end_capture();
+        ludus_capture_end(NULL);
         ludus_capture_summary s;
-        ludus_capture_get_summary(&s);
+        bench_last_summary(&s);
         if (s.dropped) fprintf(stderr, "warning: %llu events dropped\n", (unsigned long long)s.dropped);
         chunk_bytes_per_event = (double)s.chunks_used * 65536.0 / (double)s.events;
         bytes_per_event = sizeof(ludus__event);
 
-        ludus_begin_capture(&d);
+        ludus_capture_begin(&d);
         rec2[r] = run_threads(2);
-        ludus_end_capture();
+        ludus_capture_end(NULL);
 
         if (pool_file) { /* the same, the pool a file */
             ludus_capture_desc f = d;
             f.pool_file = pool_file;
-            if (ludus_begin_capture(&f) != 0) {
+            if (ludus_capture_begin(&f) != 0) {
                 fprintf(stderr, "begin with a pool file: %s\n", ludus_last_error_detail());
                 return 1;
             }
             recf[r] = run_threads(1);
-            ludus_end_capture();
+            ludus_capture_end(NULL);
         }
     }
     /* A full pool: every scope is refused and counted, no clock read (after
@@ -129,12 +129,12 @@ int main(int argc, char **argv) {
     ludus_capture_desc full = d;
     full.chunk_count = 1;
     for (int r = 0; r < runs; r++) {
-        ludus_begin_capture(&full);
+        ludus_capture_begin(&full);
         run_scopes(20000);
         int64_t t0 = bench_now_ns();
         run_scopes(pairs);
         refused[r] = (double)(bench_now_ns() - t0) / (2.0 * pairs);
-        ludus_end_capture();
+        ludus_capture_end(NULL);
     }
     double ft = bench_median(floor_tsc, runs), fm = bench_median(floor_mono, runs);
     double id = bench_median(idle, runs), r1 = bench_median(rec1, runs), r2 = bench_median(rec2, runs);

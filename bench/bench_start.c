@@ -1,4 +1,4 @@
-/* Starting a capture of any pool size: ludus_begin_capture returns before
+/* Starting a capture of any pool size: ludus_capture_begin returns before
  * the pool is touched (a background thread faults its pages in ahead of
  * the producers), so what remains is the cost of the first events, which
  * may fault a page themselves. For each pool size, in a fresh mapping:
@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
     }
     if (runs > 31) runs = 31;
     if (runs < 1) runs = 1;
-    ludus_register_thread_for_trace("main");
+    ludus_thread_register("main");
     const uint32_t sizes[3] = {256, 4096, 16384}; /* x 64 KiB: 16 MiB (the default), 256 MiB, 1 GiB */
     printf("bench_start: a fresh pool each run, 1 thread, median of %d runs\n", runs);
     for (int k = 0; k < 3; k++) {
@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
             memset(&d, 0, sizeof d);
             d.chunk_count = sizes[k] + (uint32_t)(r & 1); /* another size: never the last capture's pool */
             int64_t t0 = bench_now_ns();
-            if (ludus_begin_capture(&d) != 0) {
+            if (ludus_capture_begin(&d) != 0) {
                 fprintf(stderr, "begin: %s\n", ludus_last_error_detail());
                 return 1;
             }
@@ -57,16 +57,16 @@ int main(int argc, char **argv) {
             int64_t t3 = bench_now_ns();
             scopes(FIRST);
             int64_t t4 = bench_now_ns();
-            ludus_end_capture();
+            ludus_capture_end(NULL);
             begin[r] = (double)(t1 - t0) / 1000.0;
             first[r] = (double)(t2 - t1) / 1000.0;
             early[r] = (double)(t3 - t2) / (2.0 * FIRST);
             later[r] = (double)(t4 - t3) / (2.0 * FIRST);
             /* Frees the pool: the next run maps a fresh one. */
             ludus_capture *c;
-            if (ludus_capture_get_last(&c) == 0) ludus_capture_release(c);
-            ludus_begin_capture(&(ludus_capture_desc){.chunk_count = 1});
-            ludus_end_capture();
+            if (ludus_capture_last(&c) == 0) ludus_capture_release(c);
+            ludus_capture_begin(&(ludus_capture_desc){.chunk_count = 1});
+            ludus_capture_end(NULL);
         }
         printf("  pool %5u MiB: begin %.1f us, first scope %.1f us, first %d scopes %.2f ns/scope, the next %d "
                "%.2f ns/scope\n",

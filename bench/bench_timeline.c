@@ -74,7 +74,7 @@ static int begin(void) {
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
     d.chunk_count = 4096; /* 256 MiB: every event of a run */
-    return ludus_begin_capture(&d);
+    return ludus_capture_begin(&d);
 }
 
 static int callgrind_main(int64_t n, const char *mode, const char *fn) {
@@ -82,7 +82,7 @@ static int callgrind_main(int64_t n, const char *mode, const char *fn) {
     if (!strcmp(fn, "empty")) run_empty(n);
     for (size_t k = 0; k < NOPS; k++)
         if (!strcmp(fn, ops_table[k].key)) ops_table[k].fn(n);
-    if (ludus_capture_active()) ludus_end_capture();
+    if (ludus_capture_active()) ludus_capture_end(NULL);
     return 0;
 }
 
@@ -90,7 +90,7 @@ int main(int argc, char **argv) {
     int runs = 5;
     int64_t ops = 1000000;
     track = ludus_async_track("Bench");
-    zone = ludus_intern_name("Zone");
+    zone = ludus_site_intern("Zone");
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--callgrind") && i + 3 < argc)
             return callgrind_main(atoll(argv[i + 1]), argv[i + 2], argv[i + 3]);
@@ -115,9 +115,9 @@ int main(int argc, char **argv) {
             if (begin() != 0) return 1;
             sc[r] = bench_ns_per(run_scope, ops);
             rec[r] = bench_ns_per(ops_table[k].fn, ops);
-            ludus_end_capture();
+            ludus_capture_end(NULL);
             ludus_capture_summary s;
-            if (ludus_capture_get_summary(&s) == 0) dropped += s.dropped;
+            if (bench_last_summary(&s) == 0) dropped += s.dropped;
         }
         double mi = bench_median(idle, runs), mr = bench_median(rec, runs), ms = bench_median(sc, runs);
         printf("%-32s %10.2f %10.2f %10.2f %12.2f %8llu\n", ops_table[k].name, mi, mr, tsc > 0 ? mr / tsc : 0, mr / ms,

@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
         }
     }
     if (scopes < 1 || reps < 1 || reps > 101) return 1;
-    ludus_register_thread_for_trace("bench");
+    ludus_thread_register("bench");
     if (wait_viewer) {
         int64_t until = bench_now_ns() + 30000000000LL;
         while (!___tracy_connected() && bench_now_ns() < until) {

@@ -6,6 +6,8 @@
  * worker thread on time (every 300 us), not per frame.
  *   diff_workload OUT.ludus [--frames N] [--slow PCT] [--double] [--remove] [--add] */
 #include <ludus/capture.h>
+
+#include "bench_common.h"
 #include <ludus/profiling.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -73,7 +75,7 @@ int main(int argc, char **argv) {
     uint64_t steady = (uint64_t)(25.0 * UNIT * (1.0 + slow) + 0.5);
     ludus_capture_desc desc;
     memset(&desc, 0, sizeof desc);
-    int rc = ludus_begin_capture(&desc);
+    int rc = ludus_capture_begin(&desc);
     if (rc) {
         fprintf(stderr, "diff_workload: begin capture: %s\n", ludus_error_string(rc));
         return 1;
@@ -110,8 +112,8 @@ int main(int argc, char **argv) {
     }
     quit = 1;
     pthread_join(worker, NULL);
-    rc = ludus_end_capture();
-    if (rc == 0) rc = ludus_save_capture(out);
+    rc = ludus_capture_end(NULL);
+    if (rc == 0) rc = bench_save_last(out);
     if (rc) {
         fprintf(stderr, "diff_workload: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
         return 1;

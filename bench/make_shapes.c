@@ -6,6 +6,8 @@
  *   async  ZONES async zones open at once on one track (as many lanes)
  *   make_shapes deep|paths|async OUT.ludus [N] */
 #include <ludus/capture.h>
+
+#include "bench_common.h"
 #include <ludus/profiling.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -47,7 +49,7 @@ static void paths(void) {
 }
 
 static void async(void) {
-    uint32_t track = ludus_async_track("Loads"), site = ludus_intern_name("Load");
+    uint32_t track = ludus_async_track("Loads"), site = ludus_site_intern("Load");
     for (unsigned long i = 0; i < n_arg; i++) ludus_async_begin(track, i, site);
     for (unsigned long i = 0; i < n_arg; i++) ludus_async_end(track, i);
 }
@@ -62,7 +64,7 @@ int main(int argc, char **argv) {
     if (!n_arg) n_arg = !strcmp(shape, "deep") ? 1000000 : !strcmp(shape, "paths") ? 262144 : 100000;
     ludus_capture_desc d = {0};
     d.chunk_count = 4096; /* 256 MiB: every event is kept */
-    if (ludus_begin_capture(&d) != 0) {
+    if (ludus_capture_begin(&d) != 0) {
         fprintf(stderr, "make_shapes: %s\n", ludus_last_error_detail());
         return 1;
     }
@@ -81,12 +83,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "make_shapes: unknown shape %s\n", shape);
         return 1;
     }
-    if (ludus_end_capture() != 0 || ludus_save_capture(argv[2]) != 0) {
+    if (ludus_capture_end(NULL) != 0 || bench_save_last(argv[2]) != 0) {
         fprintf(stderr, "make_shapes: %s\n", ludus_last_error_detail());
         return 1;
     }
     ludus_capture_summary s;
-    ludus_capture_get_summary(&s);
+    bench_last_summary(&s);
     printf("%s: %llu events, %llu dropped -> %s\n", shape, (unsigned long long)s.events, (unsigned long long)s.dropped,
            argv[2]);
     return s.dropped ? 1 : 0;

@@ -33,7 +33,7 @@
  * always recorded as a lock wait on "JobQueue" (ludus_lock_wait_begin).
  *
  * --crash-at-frame N writes to an unmapped address in frame N (a SIGSEGV): the crash
- * handler (ludus_crash_capture_install, installed for --trace) writes the
+ * handler (ludus_crash_capture_begin, installed for --trace) writes the
  * capture to the trace path (or the window to the --rolling directory),
  * marked with the signal and the thread, and the demo then dies of it.
  *
@@ -116,7 +116,7 @@ static void submit(uint32_t site, int cost_us) {
     js.count++;
     js.pending++;
     if (counters) LUDUS_PROFILE_GAUGE(ReadyQueue, js.count);
-    ludus_sample_counter(queue_counter_site, js.count);
+    ludus_counter_sample(queue_counter_site, js.count);
     pthread_cond_signal(&js.ready);
     pthread_mutex_unlock(&js.lock);
 }
@@ -142,7 +142,7 @@ static uint64_t load_to_finish; /* atomic: id + 1 of the load a worker ends */
 static void *worker_main(void *arg) {
     char name[32];
     snprintf(name, sizeof name, "Worker %d", (int)(intptr_t)arg);
-    ludus_register_thread_for_trace(name);
+    ludus_thread_register(name);
     for (;;) {
         queue_lock();
         while (js.count == 0 && !js.quit) pthread_cond_wait(&js.ready, &js.lock);
@@ -153,18 +153,18 @@ static void *worker_main(void *arg) {
         job j = js.q[js.head];
         js.head = (js.head + 1) % QUEUE_CAP;
         js.count--;
-        ludus_sample_counter(queue_counter_site, js.count);
+        ludus_counter_sample(queue_counter_site, js.count);
         if (counters) LUDUS_PROFILE_GAUGE(ReadyQueue, js.count);
         pthread_mutex_unlock(&js.lock);
 
-        ludus_begin_site(j.site);
+        ludus_span_begin(j.site);
         LUDUS_PROFILE_FLOW_IN(j.flow);
         {
             LUDUS_PROFILE_SCOPE(Execute, jobs);
             LUDUS_PROFILE_ANNOTATE(CostUs, j.cost_us); /* scope annotations: args in the viewers */
             work_us(j.cost_us);
         }
-        ludus_end_site();
+        ludus_span_end();
         uint64_t load = __atomic_exchange_n(&load_to_finish, 0, __ATOMIC_ACQ_REL);
         if (load) ludus_async_end(loading_track, load - 1);
         tracked_free(mem_jobs, j.payload, JOB_PAYLOAD); /* allocated by the submitter's thread */
@@ -174,7 +174,7 @@ static void *worker_main(void *arg) {
         if (--js.pending == 0) pthread_cond_broadcast(&js.done);
         pthread_mutex_unlock(&js.lock);
     }
-    ludus_unregister_thread_for_trace();
+    ludus_thread_unregister();
     return NULL;
 }
 
@@ -278,7 +278,7 @@ int main(int argc, char **argv) {
         return 1;
     }
 
-    ludus_register_thread_for_trace("Main");
+    ludus_thread_register("Main");
     void *render_heap = NULL;
     if (counters) {
         mem_render = ludus_memory_domain_register("Render");
@@ -287,16 +287,16 @@ int main(int argc, char **argv) {
         render_heap = tracked_alloc(mem_render, 1 << 20); /* persistent: the render targets */
     }
     ludus_site_desc qd = {"Ready queue", "jobs", __FILE__, __LINE__};
-    queue_counter_site = ludus_register_site(&qd);
+    queue_counter_site = ludus_site_register(&qd);
     static const char *job_names[3] = {"Job: Animate", "Job: Cull", "Job: Particles"};
     uint32_t job_sites[3];
     int job_cost_us[3];
     ludus_lock_name(&js.lock, "JobQueue");
     loading_track = ludus_async_track("Level streaming");
-    load_site = ludus_intern_name("Load chunk");
-    decompress_site = ludus_intern_name("Decompress");
+    load_site = ludus_site_intern("Load chunk");
+    decompress_site = ludus_site_intern("Decompress");
     for (int j = 0; j < 3; j++) {
-        job_sites[j] = ludus_intern_name(job_names[j]);
+        job_sites[j] = ludus_site_intern(job_names[j]);
         job_cost_us[j] = 120 + 40 * j;
         if (slow_job && !strcmp(slow_job, job_names[j])) job_cost_us[j] = (int)(job_cost_us[j] * slow_factor);
     }
@@ -312,7 +312,7 @@ int main(int argc, char **argv) {
     rolling.max_files = 64;
     rolling.directory = rolling_dir;
     rolling.prefix = "ludus-demo";
-    int rc = !capture ? 0 : rolling_dir ? ludus_rolling_begin(&desc, &rolling) : ludus_begin_capture(&desc);
+    int rc = !capture ? 0 : rolling_dir ? ludus_rolling_begin(&desc, &rolling) : ludus_capture_begin(&desc);
     if (rc == LUDUS_EUNSUPPORTED && !rolling_dir) { /* a Tracy build (-DLUDUS_BACKEND=tracy): Tracy receives it all */
         printf("ludus-demo: %s; running without a capture\n", ludus_last_error_detail());
         capture = 0;
@@ -324,7 +324,7 @@ int main(int argc, char **argv) {
     }
     if (capture) { /* a crash writes what was recorded (a rolling window: into its directory) */
         ludus_crash_desc cd = {trace, 0, 0};
-        rc = ludus_crash_capture_install(&cd);
+        rc = ludus_crash_capture_begin(&cd);
         if (rc && rc != LUDUS_EUNSUPPORTED)
             fprintf(stderr, "ludus-demo: crash capture: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
     }
@@ -371,7 +371,7 @@ int main(int argc, char **argv) {
             wait_all();
         }
         if (counters) {
-            ludus_record_memory_gauges();
+            ludus_memory_sample();
             LUDUS_PROFILE_PLOT(FrameMs, (double)(now_ns() - t0) / 1e6);
         }
         LUDUS_PROFILE_FRAME();
@@ -422,8 +422,9 @@ int main(int argc, char **argv) {
         free(tids);
         return 0;
     }
-    rc = ludus_end_capture();
-    if (rc == 0) rc = ludus_export_perfetto_trace(trace);
+    ludus_capture *cap = NULL;
+    rc = ludus_capture_end(&cap);
+    if (rc == 0) rc = ludus_capture_save(cap, LUDUS_FORMAT_JSON, 0, trace);
     if (rc) {
         fprintf(stderr, "ludus-demo: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
         return 1;
@@ -435,14 +436,14 @@ int main(int argc, char **argv) {
         int stem = dot && (!slash || dot > slash) ? (int)(dot - trace) : (int)strlen(trace);
         snprintf(capture_path, sizeof capture_path, "%.*s.ludus", stem, trace);
     }
-    rc = ludus_save_capture(capture_path);
+    rc = ludus_capture_save(cap, LUDUS_FORMAT_LUDUS, 0, capture_path);
     if (rc) {
         fprintf(stderr, "ludus-demo: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
         return 1;
     }
 
     ludus_capture_summary s;
-    ludus_capture_get_summary(&s);
+    ludus_capture_get_summary(cap, &s);
     printf("Ludus Profiling demo: %d frames, %d worker threads, %d injected hitches\n", frames, threads, hitches);
     printf("Trace written to %s\n", trace);
     printf("Capture saved to %s (ludus-trace info/convert read it)\n", capture_path);
@@ -456,10 +457,11 @@ int main(int argc, char **argv) {
     printf("\n%-12s %10s %10s %12s\n", "thread", "events", "dropped", "incomplete");
     for (uint32_t i = 0; i < s.threads; i++) {
         ludus_thread_summary t;
-        if (ludus_capture_get_thread(i, &t) == 0)
+        if (ludus_capture_get_thread(cap, i, &t) == 0)
             printf("%-12s %10llu %10llu %12llu\n", t.name, (unsigned long long)t.events, (unsigned long long)t.dropped,
                    (unsigned long long)t.incomplete);
     }
+    ludus_capture_release(cap);
     free(frame_ns);
     free(tids);
     return 0;

@@ -65,7 +65,7 @@ typedef struct __attribute__((aligned(16))) ludus_site {
     uint32_t flags;       /* LUDUS_SITE_* */
 } ludus_site;
 
-#define LUDUS_SITE_DYNAMIC 1u /* registered at run time (ludus_register_site) */
+#define LUDUS_SITE_DYNAMIC 1u /* registered at run time (ludus_site_register) */
 #define LUDUS_SITE_TEXT 2u    /* name and category are plain text, not C tokens or literals */
 #define LUDUS_SITE_COUNT 4u   /* a LUDUS_PROFILE_COUNT counter */
 #define LUDUS_SITE_GAUGE 8u   /* a LUDUS_PROFILE_GAUGE gauge */
@@ -109,33 +109,33 @@ typedef struct ludus_site_desc {
  * is invalid (the refusal is counted as "interner_drops" of the capture that
  * is running). Same name, category, file and line give the same id, which
  * stays valid for the life of the process. */
-LUDUS_API uint32_t ludus_register_site(const ludus_site_desc *desc);
+LUDUS_API uint32_t ludus_site_register(const ludus_site_desc *desc);
 /* Site for a run-time name with no file or line; same contract as above. */
-LUDUS_API uint32_t ludus_intern_name(const char *name);
+LUDUS_API uint32_t ludus_site_intern(const char *name);
 
 /* Spans by id: not lexical, paired by identity, not by position. Each thread
  * keeps its own open spans; lexical scopes opened inside or around a span do
  * not disturb it. An invalid id (0, or one never returned) records a span
  * named "<invalid site id>" so the mistake shows in the trace.
- *   ludus_end_site()       closes the innermost open span of this thread
- *   ludus_end_site_id(id)  closes the most recent open span of that site,
+ *   ludus_span_end()       closes the innermost open span of this thread
+ *   ludus_span_end_site(id)  closes the most recent open span of that site,
  *                          even when others were opened after it
  * An end with no matching open span is recorded, flagged and counted as a
  * mismatched end ("span_mismatches"), never paired with another span. */
-LUDUS_API void ludus_begin_site(uint32_t site_id);
-LUDUS_API void ludus_end_site(void);
-LUDUS_API void ludus_end_site_id(uint32_t site_id);
+LUDUS_API void ludus_span_begin(uint32_t site_id);
+LUDUS_API void ludus_span_end(void);
+LUDUS_API void ludus_span_end_site(uint32_t site_id);
 
 /* Caller-owned flow ids must have this bit set so they never collide with
  * the ids LUDUS_PROFILE_FLOW_OUT hands out. */
 #define LUDUS_CALLER_FLOW_ID_BIT (UINT64_C(1) << 63)
-LUDUS_API void ludus_start_flow(uint32_t site_id, uint64_t flow_id);
-LUDUS_API void ludus_finish_flow(uint64_t flow_id);
+LUDUS_API void ludus_flow_begin(uint32_t site_id, uint64_t flow_id);
+LUDUS_API void ludus_flow_end(uint64_t flow_id);
 /* A timestamped value on the counter's track. Doubles are kept exactly in
  * .ludus and .pftrace; JSON cannot hold NaN or infinities, so such samples
  * are left out of JSON and counted there ("nonfinite_counter_samples"). */
-LUDUS_API void ludus_sample_counter(uint32_t site_id, int64_t value);
-LUDUS_API void ludus_sample_counter_f64(uint32_t site_id, double value);
+LUDUS_API void ludus_counter_sample(uint32_t site_id, int64_t value);
+LUDUS_API void ludus_counter_sample_f64(uint32_t site_id, double value);
 
 /* Non-local exits. C's longjmp (and anything built on it: a script VM's
  * error handling, coroutine switches) skips the end of every scope it jumps
@@ -257,18 +257,18 @@ LUDUS_API int ludus_memory_note_outside(const char *what, uint64_t bytes);
  * thread's timeline, as the counter "Memory/<domain>". Returns the number of
  * domains sampled (0 when no capture runs). Call it where no other thread
  * allocates if the values must reconcile exactly. */
-LUDUS_API int ludus_record_memory_gauges(void);
+LUDUS_API int ludus_memory_sample(void);
 
 /* ---------------------------------------------------------------------------
  * Control calls, declared here so instrumented code can drive a capture with
  * one include; documented in <ludus/capture.h>. They stay declared at every
  * profile level. */
 typedef struct ludus_capture_desc ludus_capture_desc;
-LUDUS_API int ludus_begin_capture(const ludus_capture_desc *desc);
-LUDUS_API int ludus_end_capture(void);
-LUDUS_API int ludus_export_perfetto_trace(const char *path);
-LUDUS_API int ludus_register_thread_for_trace(const char *name);
-LUDUS_API int ludus_unregister_thread_for_trace(void);
+typedef struct ludus_capture ludus_capture;
+LUDUS_API int ludus_capture_begin(const ludus_capture_desc *desc);
+LUDUS_API int ludus_capture_end(ludus_capture **out);
+LUDUS_API int ludus_thread_register(const char *name);
+LUDUS_API int ludus_thread_unregister(void);
 LUDUS_API const char *ludus_error_string(int code);
 
 /* ---------------------------------------------------------------------------
@@ -818,10 +818,10 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
         ludus__span_begin_check(LUDUS__SITE_PTR(site_var)); \
     } while (0)
 /* A span that is not lexical: BEGIN opens it, END closes the innermost span
- * opened by BEGIN or ludus_begin_site on this thread (lexical scopes opened
- * since do not matter: see ludus_end_site). */
+ * opened by BEGIN or ludus_span_begin on this thread (lexical scopes opened
+ * since do not matter: see ludus_span_end). */
 #define LUDUS_PROFILE_BEGIN(Name) LUDUS__BEGIN_AT(ludus__span_site, #Name)
-#define LUDUS_PROFILE_END() ludus_end_site()
+#define LUDUS_PROFILE_END() ludus_span_end()
 
 /* Flow: OUT returns an id (0 when not recording) to hand to the thread that
  * continues the work, which calls IN with it inside its own scope. */
@@ -1136,7 +1136,7 @@ LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_c
  * begins were recorded. When the pool is full, events are dropped and
  * counted per thread (a refused begin counts two: itself and its end),
  * never blocking; the time of each thread's first loss is kept and shown. */
-/* int ludus_begin_capture(const ludus_capture_desc *desc);  (declared in profiling.h) */
+/* int ludus_capture_begin(const ludus_capture_desc *desc);  (declared in profiling.h) */
 
 /* Ends the active capture: disarms, joins producers that are mid-event,
  * and publishes every thread's events, including threads that exited during
@@ -1149,8 +1149,13 @@ LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_c
  * event is over, before anything reads the capture, and if that event was
  * stamped after the end, the capture's end moves just past it.
  * LUDUS_ENOCAPTURE when none is active. The capture becomes the library's
- * "last ended capture". */
-/* int ludus_end_capture(void);  (declared in profiling.h) */
+ * "last ended capture" (ludus_capture_last); out, when not NULL, gets a
+ * reference to it (release it when done):
+ *     ludus_capture *c;
+ *     ludus_capture_end(&c);
+ *     ludus_capture_save(c, 0, 0, "frame.pftrace"); (format 0: by the extension)
+ *     ludus_capture_release(c); */
+/* int ludus_capture_end(ludus_capture **out);  (declared in profiling.h) */
 
 /* Launch to exit: with LUDUS_TRACE=PATH in the environment, a program linked
  * with the library (the shared library, or the ludus_launch object for a
@@ -1159,7 +1164,7 @@ LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_c
  * replaced by the process id (a forked child writes its own file).
  * LUDUS_TRACE_CHUNKS sets the pool in 64 KiB chunks (default 1024). Both
  * are checked when the library loads and a bad value is reported then, once,
- * on stderr. The program's own ludus_begin_capture gets LUDUS_EBUSY
+ * on stderr. The program's own ludus_capture_begin gets LUDUS_EBUSY
  * meanwhile, and a capture the program ends itself is not written.
  * ludus_launch_cancel() ends that capture without writing it (a tool that
  * must never trace itself calls it first). */
@@ -1171,23 +1176,22 @@ LUDUS_API int ludus_capture_active(void);
 /* Registers the calling thread under a name (copied, up to 63 bytes). Threads
  * that record without registering are registered as "thread <tid>". Calling
  * again renames. Not async-signal-safe. */
-/* int ludus_register_thread_for_trace(const char *name);  (declared in profiling.h) */
+/* int ludus_thread_register(const char *name);  (declared in profiling.h) */
 
 /* Publishes the thread's events to the running capture and releases its
  * slot; thread exit does the same. Events the thread records later register
  * it again. */
-/* int ludus_unregister_thread_for_trace(void);  (declared in profiling.h) */
+/* int ludus_thread_unregister(void);  (declared in profiling.h) */
 
 /* ---------------------------------------------------------------------------
  * Capture objects: the last ended capture, a capture file opened from a path
  * or from memory (<ludus/capture_file.h>), or a cut of either. Each holds a
  * reference; release it when done. */
-typedef struct ludus_capture ludus_capture;
 
 /* A new reference to the last ended capture: LUDUS_ENODATA when none. It
  * stays valid after later captures begin (the library only drops its own
  * reference then; a held capture's pool is not reused). */
-LUDUS_API int ludus_capture_get_last(ludus_capture **out);
+LUDUS_API int ludus_capture_last(ludus_capture **out);
 LUDUS_API void ludus_capture_retain(ludus_capture *c);
 /* NULL is a no-op. */
 LUDUS_API void ludus_capture_release(ludus_capture *c);
@@ -1226,7 +1230,7 @@ typedef struct ludus_capture_summary {
     uint64_t bytes_used;
     uint64_t unknown_events; /* events of a kind a later version of the library added: skipped when read */
 } ludus_capture_summary;
-LUDUS_API int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out);
+LUDUS_API int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out);
 
 /* Per-thread counts; index < summary.threads. */
 typedef struct ludus_thread_summary {
@@ -1242,7 +1246,7 @@ typedef struct ludus_thread_summary {
     int64_t first_drop_ns; /* since capture start; -1 without losses */
     uint32_t span_lanes;   /* lanes its spans needed beside its own track */
 } ludus_thread_summary;
-LUDUS_API int ludus_capture_thread_summary(ludus_capture *c, uint32_t index, ludus_thread_summary *out);
+LUDUS_API int ludus_capture_get_thread(ludus_capture *c, uint32_t index, ludus_thread_summary *out);
 
 /* The memory coverage manifest (taken when the capture ended): each memory
  * domain (ludus_memory_domain_register) with since when it is tracked and
@@ -1259,10 +1263,6 @@ typedef struct ludus_memory_coverage {
 } ludus_memory_coverage;
 LUDUS_API uint32_t ludus_capture_memory_coverage_count(const ludus_capture *capture);
 LUDUS_API int ludus_capture_memory_coverage(const ludus_capture *capture, uint32_t index, ludus_memory_coverage *out);
-
-/* The same over the last ended capture (LUDUS_ENODATA when none ended). */
-LUDUS_API int ludus_capture_get_summary(ludus_capture_summary *out);
-LUDUS_API int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out);
 
 /* ---------------------------------------------------------------------------
  * Export. Every format goes through a write callback (return 0 on success,
@@ -1287,7 +1287,8 @@ LUDUS_API int ludus_format_from_path(const char *path);
 /* LUDUS_ENODATA for a capture without events (nothing written), LUDUS_EIO on
  * a write failure, LUDUS_EFORMAT when a capture file's block is damaged. */
 LUDUS_API int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_write_fn write, void *user_data);
-/* To a path. A regular file is written to a temporary of its own in the same
+/* To a path; format 0: the one its extension names (ludus_format_from_path,
+ * LUDUS_EINVAL for another). A regular file is written to a temporary of its own in the same
  * directory and renamed into place (PATH is never left truncated, a killed
  * writer leaves no temporary, two writers of one PATH never mix); a symlink
  * is followed, a FIFO or character device (/dev/stdout) is written in place. */
@@ -1336,15 +1337,9 @@ typedef struct ludus_crash_desc {
     uint32_t timeout_ms; /* how long the crashing thread waits for the file; 0: 10000 */
 } ludus_crash_desc;
 /* Installs (or, called again, updates) the handlers; NULL desc: defaults. */
-LUDUS_API int ludus_crash_capture_install(const ludus_crash_desc *desc);
+LUDUS_API int ludus_crash_capture_begin(const ludus_crash_desc *desc);
 /* Puts the program's own handlers back. */
-LUDUS_API void ludus_crash_capture_remove(void);
-
-/* Conveniences over the last ended capture. */
-/* int ludus_export_perfetto_trace(const char *path);  JSON (declared in profiling.h) */
-LUDUS_API int ludus_export_json_to(ludus_write_fn write, void *user_data);
-LUDUS_API int ludus_export_pftrace(const char *path);
-LUDUS_API int ludus_save_capture(const char *path); /* .ludus, compact */
+LUDUS_API void ludus_crash_capture_end(void);
 
 #ifdef __cplusplus
 }
@@ -1354,7 +1349,7 @@ LUDUS_API int ludus_save_capture(const char *path); /* .ludus, compact */
 /* ---- include/ludus/capture_file.h ---- */
 /* Ludus Profiling: native capture files (.ludus), read back.
  *
- * ludus_save_capture / ludus_capture_save (capture.h) write one; this header
+ * ludus_capture_save / ludus_capture_write (capture.h) write one; this header
  * opens one again as a capture object. The reader streams: it keeps the site
  * and thread tables and one event block in memory, never the whole event
  * stream. Every block carries a CRC-32C, so any damage is found; a
@@ -1406,7 +1401,7 @@ typedef struct ludus_capture_info {
     const char *categories; /* NULL: all enabled */
     int cut;
     int64_t cut_from_ns, cut_to_ns;
-    /* ended by a crash (ludus_crash_capture_install): the signal (0: it was
+    /* ended by a crash (ludus_crash_capture_begin): the signal (0: it was
      * not), its name, the thread it hit, when (CLOCK_MONOTONIC ns) */
     int crash_signal;
     const char *crash_signal_name;
@@ -1426,9 +1421,6 @@ LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
  * and the cut marked with '~'. out (cap >= 2) is always NUL-terminated;
  * returns out, or "" when out or text is NULL or cap < 2. Thread-safe. */
 LUDUS_API const char *ludus_text_show(char *out, size_t cap, const char *text, size_t width);
-
-/* ludus_save_capture with flags (LUDUS_SAVE_RAW). */
-LUDUS_API int ludus_save_capture_ex(const char *path, unsigned flags);
 
 #ifdef __cplusplus
 }
@@ -1702,7 +1694,7 @@ LUDUS__INLINE int ludus_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site *sit
  * cost address space, not memory).
  *
  * One rolling capture at a time, instead of a capture window: while it
- * runs, ludus_begin_capture and ludus_end_capture return LUDUS_EBUSY. */
+ * runs, ludus_capture_begin and ludus_capture_end return LUDUS_EBUSY. */
 #ifndef LUDUS_ROLLING_H
 #define LUDUS_ROLLING_H
 
@@ -1737,7 +1729,7 @@ typedef struct ludus_rolling_desc {
 
 /* Starts the rolling window. capture: the pool (chunk_bytes x chunk_count
  * is the memory of the whole window, shared by its segments), clock, join
- * and categories, as for ludus_begin_capture; NULL for the defaults. */
+ * and categories, as for ludus_capture_begin; NULL for the defaults. */
 LUDUS_API int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling);
 /* Stops it: the background threads finish the file they write, pending
  * triggers are dropped (counted), and the window is released.
@@ -1748,20 +1740,20 @@ LUDUS_API int ludus_rolling_active(void);
 /* The window as a capture of its own, now, without stopping the recording
  * (release it when done). From any thread: the caller pays one segment
  * switch (bench/RESULTS.md gives its cost). */
-LUDUS_API int ludus_snapshot(ludus_capture **out);
+LUDUS_API int ludus_rolling_snapshot(ludus_capture **out);
 
 /* Asks for the window around now to be written: post_ms later, on the
  * background thread. reason: a short word for the file name (letters,
  * digits, '-' and '_' are kept). Async-signal-safe; never blocks. One
  * trigger is handled at a time: one that fires while another waits is
  * counted as coalesced. */
-LUDUS_API void ludus_trigger(const char *reason);
+LUDUS_API void ludus_rolling_trigger(const char *reason);
 
 typedef struct ludus_rolling_stats {
     uint64_t segments_switched;
     uint64_t early_switches;    /* of which before their time: the segment's memory was 3/4 used */
     int64_t switch_max_ns;      /* the longest pause of a segment switch (producers drop events meanwhile) */
-    uint64_t triggers;          /* ludus_trigger calls, hitches and signals */
+    uint64_t triggers;          /* ludus_rolling_trigger calls, hitches and signals */
     uint64_t hitches;           /* of which frame hitches */
     uint64_t counter_crossings; /* of which counter thresholds crossed */
     uint64_t taken;             /* triggers whose window was taken */
@@ -3839,7 +3831,7 @@ void ludus__process_name(char *out, size_t cap) {
 /* ==== src/platform/win32_background.c ==== */
 #if defined(_WIN32)
 /* background.h on Windows: a Win32 semaphore, no trigger signal (Windows has
- * no SIGUSR2; ludus_trigger and hitches remain), no fork. */
+ * no SIGUSR2; ludus_rolling_trigger and hitches remain), no fork. */
 
 #include <windows.h>
 
@@ -5733,7 +5725,7 @@ ludus_memory_domain ludus_memory_domain_register(const char *name) {
     snprintf(short_name, sizeof short_name, "%s", name);
     snprintf(site_name, sizeof site_name, "Memory/%s", short_name);
     ludus_site_desc sd = {site_name, NULL, NULL, 0};
-    uint32_t site_id = ludus_register_site(&sd);
+    uint32_t site_id = ludus_site_register(&sd);
     lock();
     uint32_t n = ndomains;
     for (uint32_t i = 0; i < n; i++)
@@ -5832,7 +5824,7 @@ static void ludus__sf_counters_domain_now(uint32_t i, ludus__domain_info *out) {
     if (out->live_bytes > out->peak_bytes) out->peak_bytes = out->live_bytes;
 }
 
-int ludus_record_memory_gauges(void) {
+int ludus_memory_sample(void) {
     if (!ludus__load_armed()) return 0;
     uint32_t n = __atomic_load_n(&ndomains, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n; i++) {
@@ -6488,7 +6480,7 @@ void ludus__flow_in(uint64_t flow_id) {
     ludus__sf_emit_emit_slots(LUDUS__KIND_FLOW_IN, flow_id, 0, 2, NULL);
 }
 
-void ludus_start_flow(uint32_t site_id, uint64_t flow_id) {
+void ludus_flow_begin(uint32_t site_id, uint64_t flow_id) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
@@ -6496,7 +6488,7 @@ void ludus_start_flow(uint32_t site_id, uint64_t flow_id) {
     ludus__sf_emit_emit_slots(LUDUS__KIND_FLOW_OUT, flow_id, (uintptr_t)site->name, 2, NULL);
 }
 
-void ludus_finish_flow(uint64_t flow_id) {
+void ludus_flow_end(uint64_t flow_id) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     if (!(flow_id & LUDUS_CALLER_FLOW_ID_BIT)) return;
     ludus__sf_emit_emit_slots(LUDUS__KIND_FLOW_IN, flow_id, 0, 2, NULL);
@@ -6709,7 +6701,7 @@ int ludus__fail(int code, const char *fmt, ...) {
  * The wrappers of <ludus/locks.h> are inline: they try the lock and, only
  * when it was taken and a capture runs, come here to open the wait's scope
  * (the library makes no pthread call). A named lock's waits go to one
- * registered site of category "lock" (ludus_register_site: same name, same
+ * registered site of category "lock" (ludus_site_register: same name, same
  * site), found by the lock's address in a fixed table: 1024 slots, open
  * addressing, keys written with compare-and-swap and lookups made of
  * acquire loads only (no lock, no allocation on the wait path, nothing to
@@ -6772,7 +6764,7 @@ int ludus_lock_name(const void *lock, const char *name) {
     uintptr_t k = (uintptr_t)lock;
     if (k == EMPTY || k == TOMB || !name || !*name) return LUDUS_EINVAL;
     ludus_site_desc d = {name, LUDUS_LOCK_CATEGORY, NULL, 0};
-    uint32_t id = ludus_register_site(&d); /* counts its own refusal */
+    uint32_t id = ludus_site_register(&d); /* counts its own refusal */
     const ludus_site *s = id ? ludus__site_by_id(id) : NULL;
     if (!s) {
         __atomic_fetch_add(&ludus__sf_locks_lock_refused, 1u, __ATOMIC_RELAXED);
@@ -6864,7 +6856,7 @@ ludus__chunk *ludus__pool_take(uint32_t want, int for_end) {
 }
 
 /* ==== src/record/sites.c ==== */
-/* Run-time sites. Registered sites (ludus_register_site, ludus_intern_name)
+/* Run-time sites. Registered sites (ludus_site_register, ludus_site_intern)
  * live for the process, because callers keep their ids: a table of blocks
  * allocated as it grows, up to 65,536 sites. Names met by
  * LUDUS_PROFILE_SCOPE_DYN are interned per capture instead (a name table
@@ -6958,7 +6950,7 @@ static uint32_t ludus__sf_sites_reg_lookup(const ludus_site_desc *d, uint32_t h)
     }
 }
 
-uint32_t ludus_register_site(const ludus_site_desc *d) {
+uint32_t ludus_site_register(const ludus_site_desc *d) {
     if (!d || !d->name || !*d->name) {
         ludus__sf_sites_count_refusal();
         return 0;
@@ -7018,9 +7010,9 @@ void ludus__sites_fork_reset(void) {
     ludus__mutex_init(&ludus__sf_sites_reg_lock);
 }
 
-uint32_t ludus_intern_name(const char *name) {
+uint32_t ludus_site_intern(const char *name) {
     ludus_site_desc d = {name, NULL, NULL, 0};
-    return ludus_register_site(&d);
+    return ludus_site_register(&d);
 }
 
 const ludus_site *ludus__site_by_id(uint32_t id) {
@@ -7336,7 +7328,7 @@ static void ludus__sf_threads_release_self(int dying) {
     ludus__lib_leave();
 }
 
-int ludus_unregister_thread_for_trace(void) {
+int ludus_thread_unregister(void) {
     if (ludus__cold.record < 0) return ludus__fail(LUDUS_EINVAL, "the thread is not registered");
     ludus__sf_threads_release_self(0);
     return 0;
@@ -7675,7 +7667,7 @@ void ludus__log_deferred(const ludus_site *site, int level, const char *fmt, ...
 
 uint32_t ludus_async_track(const char *name) {
     ludus_site_desc d = {name, NULL, NULL, 0};
-    return ludus_register_site(&d);
+    return ludus_site_register(&d);
 }
 
 void ludus__async(const ludus_site *site, const ludus_site *track, uint64_t id) {
@@ -7731,7 +7723,7 @@ void ludus__rec_fiber_leave(void) {
 /* The backend seam: where the library hands instrumentation to the backend
  * the build chose (-DLUDUS_BACKEND=builtin or tracy). Each backend is one
  * file that defines the integration API's entry points (<ludus/profiling.h>:
- * ludus_begin_site ... ludus_register_thread_for_trace) and the hooks below:
+ * ludus_span_begin ... ludus_thread_register) and the hooks below:
  * builtin.c (the built-in recorder: the entry points call src/record) or
  * tracy.c (Tracy's client; captures refused). CMake compiles exactly one of
  * them; nothing else in the library knows which. The macros' inline path
@@ -7765,19 +7757,19 @@ LUDUS_HIDDEN void ludus__backend_gpu_forget(const void *key);
 
 #endif
 
-void ludus_begin_site(uint32_t site_id) {
+void ludus_span_begin(uint32_t site_id) {
     ludus__rec_begin_site(site_id);
 }
-void ludus_end_site(void) {
+void ludus_span_end(void) {
     ludus__rec_end_site();
 }
-void ludus_end_site_id(uint32_t site_id) {
+void ludus_span_end_site(uint32_t site_id) {
     ludus__rec_end_site_id(site_id);
 }
-void ludus_sample_counter(uint32_t site_id, int64_t value) {
+void ludus_counter_sample(uint32_t site_id, int64_t value) {
     ludus__rec_sample_counter(site_id, value);
 }
-void ludus_sample_counter_f64(uint32_t site_id, double value) {
+void ludus_counter_sample_f64(uint32_t site_id, double value) {
     ludus__rec_sample_counter_f64(site_id, value);
 }
 ludus_unwind_point ludus_unwind_here(void) {
@@ -7811,7 +7803,7 @@ void ludus_fiber_enter(const char *name) {
 void ludus_fiber_leave(void) {
     ludus__rec_fiber_leave();
 }
-int ludus_register_thread_for_trace(const char *name) {
+int ludus_thread_register(const char *name) {
     return ludus__rec_register_thread(name);
 }
 
@@ -8456,7 +8448,7 @@ LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
 LUDUS_HIDDEN int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended, int64_t *pause_ns);
 /* Ends the running capture whatever owns it (rolling.c). */
 LUDUS_HIDDEN int ludus__session_end(void);
-/* 1 while a rolling capture runs (ludus_begin_capture and ludus_end_capture
+/* 1 while a rolling capture runs (ludus_capture_begin and ludus_capture_end
  * refuse then); rolling.c sets it. */
 LUDUS_HIDDEN int ludus__rolling_owns_session(void);
 LUDUS_HIDDEN void ludus__session_rolling(int on);
@@ -8515,7 +8507,7 @@ LUDUS_HIDDEN uint32_t ludus__site_id(const char *name, size_t name_len, const ch
 #define LUDUS_NEV_INCOMPLETE 1u /* END synthesised at capture end (or at a cut) */
 #define LUDUS_NEV_CLIPPED 2u    /* BEGIN or END moved to the bound of a time cut */
 #define LUDUS_NEV_UNWOUND 4u    /* END synthesised where a non-local exit was found */
-#define LUDUS_NEV_SPAN 8u       /* a span (BEGIN/END, ludus_begin_site), not a lexical scope */
+#define LUDUS_NEV_SPAN 8u       /* a span (BEGIN/END, ludus_span_begin), not a lexical scope */
 #define LUDUS_NEV_FIBER 16u     /* a span: the thread ran a fiber (its work is on the fiber's track) */
 
 typedef struct ludus__nev {
@@ -9195,7 +9187,7 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     if (!c->src->load_run) /* runs in memory: what a file would hold */
         for (uint32_t t = 0; t < c->nthreads; t++)
             out->slots += c->threads[t].slots, out->blocks += c->threads[t].nruns;
-    return ludus_capture_summarize(c, &out->summary);
+    return ludus_capture_get_summary(c, &out->summary);
 }
 
 /* ==== src/capture/cut.c ==== */
@@ -9918,7 +9910,7 @@ int ludus_capture_memory_coverage(const ludus_capture *c, uint32_t i, ludus_memo
  *     were skipped by a non-local exit (longjmp) and are closed here, flagged
  *     UNWOUND. An END whose begin is not in the capture is an orphan (counted);
  *   - UNWIND markers (ludus_unwound_to) close the scopes begun after a point;
- *   - spans (BEGIN/END macros, ludus_begin_site) pair by site on their own
+ *   - spans (BEGIN/END macros, ludus_span_begin) pair by site on their own
  *     stack and go on a lane: the thread's own track (0) where they nest with
  *     everything there, else the first span lane where they nest. Lanes are
  *     decided in a first pass over the thread (only threads with spans), at
@@ -10899,7 +10891,7 @@ void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summar
     out->span_lanes = th->lanes;
 }
 
-int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out) {
+int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out) {
     if (!c || !out) return ludus__fail(LUDUS_EINVAL, "NULL argument");
     int rc = ludus__prepare(c);
     if (rc) return rc;
@@ -10926,7 +10918,7 @@ int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out) {
     return 0;
 }
 
-int ludus_capture_thread_summary(ludus_capture *c, uint32_t index, ludus_thread_summary *out) {
+int ludus_capture_get_thread(ludus_capture *c, uint32_t index, ludus_thread_summary *out) {
     if (!c || !out) return ludus__fail(LUDUS_EINVAL, "NULL argument");
     if (index >= c->nthreads)
         return ludus__fail(LUDUS_EINVAL, "thread index %u out of range (%u threads)", index, c->nthreads);
@@ -10934,22 +10926,6 @@ int ludus_capture_thread_summary(ludus_capture *c, uint32_t index, ludus_thread_
     if (rc) return rc;
     ludus__thread_summary_fill(&c->threads[index], out);
     return 0;
-}
-
-/* ---- conveniences over the last ended capture ---- */
-
-int ludus_capture_get_summary(ludus_capture_summary *out) {
-    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
-    ludus_capture *c = ludus__last_capture();
-    if (!c) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
-    return ludus_capture_summarize(c, out);
-}
-
-int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out) {
-    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
-    ludus_capture *c = ludus__last_capture();
-    if (!c) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
-    return ludus_capture_thread_summary(c, index, out);
 }
 
 /* ==== src/capture/site_table.c ==== */
@@ -12874,7 +12850,7 @@ ludus_capture *ludus__last_capture(void) {
     return ludus__sf_session_last;
 }
 
-int ludus_capture_get_last(ludus_capture **out) {
+int ludus_capture_last(ludus_capture **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
     if (!ludus__sf_session_last) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
@@ -13119,7 +13095,7 @@ static void ludus__sf_session_begin_discard(ludus__begin_prep *p) {
     memset(p, 0, sizeof *p);
 }
 
-int ludus_begin_capture(const ludus_capture_desc *desc) {
+int ludus_capture_begin(const ludus_capture_desc *desc) {
     const char *elsewhere = ludus__backend_no_capture();
     if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
     /* the rolling window first: while it runs, its switch thread sets ludus__sf_session_active */
@@ -13310,10 +13286,16 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     return 0;
 }
 
-int ludus_end_capture(void) {
+int ludus_capture_end(ludus_capture **out) {
+    if (out) *out = NULL;
     if (ludus__rolling_owns_session())
         return ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
-    return ludus__sf_session_end_capture(0);
+    int rc = ludus__sf_session_end_capture(0);
+    if (rc == 0 && out && ludus__sf_session_last) {
+        ludus_capture_retain(ludus__sf_session_last);
+        *out = ludus__sf_session_last;
+    }
+    return rc;
 }
 
 int ludus__session_end(void) {
@@ -15638,6 +15620,11 @@ int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_writ
 
 int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char *path) {
     ludus__exporter fn = NULL;
+    if (format == 0 && path && !(format = ludus_format_from_path(path)))
+        return ludus__fail(LUDUS_EINVAL,
+                           "%s: the format is not given and the name ends in none of .json, .pftrace, "
+                           ".perfetto-trace, .ludus",
+                           path);
     int rc = ludus__sf_export_check(c, format, flags, &fn);
     if (rc) return rc;
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
@@ -15647,41 +15634,6 @@ int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char 
         return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", path);
     ludus__sf_export_export_job j = {c, fn, flags};
     return ludus__export_to(path, NULL, NULL, ludus__sf_export_export_body, &j);
-}
-
-/* ---- conveniences over the last ended capture ---- */
-
-static int ludus__sf_export_last_or_fail(ludus_capture **c) {
-    *c = ludus__last_capture();
-    return *c ? 0 : ludus__fail(LUDUS_ENODATA, "no capture has ended");
-}
-
-int ludus_export_perfetto_trace(const char *path) {
-    ludus_capture *c;
-    int rc = ludus__sf_export_last_or_fail(&c);
-    return rc ? rc : ludus_capture_save(c, LUDUS_FORMAT_JSON, 0, path);
-}
-
-int ludus_export_json_to(ludus_write_fn write, void *user_data) {
-    ludus_capture *c;
-    int rc = ludus__sf_export_last_or_fail(&c);
-    return rc ? rc : ludus_capture_write(c, LUDUS_FORMAT_JSON, 0, write, user_data);
-}
-
-int ludus_export_pftrace(const char *path) {
-    ludus_capture *c;
-    int rc = ludus__sf_export_last_or_fail(&c);
-    return rc ? rc : ludus_capture_save(c, LUDUS_FORMAT_PFTRACE, 0, path);
-}
-
-int ludus_save_capture(const char *path) {
-    return ludus_save_capture_ex(path, 0);
-}
-
-int ludus_save_capture_ex(const char *path, unsigned flags) {
-    ludus_capture *c;
-    int rc = ludus__sf_export_last_or_fail(&c);
-    return rc ? rc : ludus_capture_save(c, LUDUS_FORMAT_LUDUS, flags, path);
 }
 
 /* ==== src/export/memory_json.c ==== */
@@ -17257,7 +17209,7 @@ const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, siz
 }
 
 /* ==== src/postmortem/crash.c ==== */
-/* Crash capture (ludus_crash_capture_install, <ludus/capture.h>). The
+/* Crash capture (ludus_crash_capture_begin, <ludus/capture.h>). The
  * platform layer (src/platform/crash.h) catches the signal and runs
  * ludus__sf_crash_write_crash in a child that is a copy of the crashed process: there the
  * session is told no other thread runs (ludus__session_crashed), the
@@ -17299,7 +17251,7 @@ static int ludus__sf_crash_write_capture(int signo, uint64_t tid, int64_t at_ns,
     if (!ludus_capture_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
     int rc = ludus__session_end();
     ludus_capture *c = NULL;
-    if (rc == 0) rc = ludus_capture_get_last(&c);
+    if (rc == 0) rc = ludus_capture_last(&c);
     if (rc) return rc;
     ludus__expand_pid(ludus__sf_crash_path_pattern, c->pid, path, cap); /* the crashed process's, not this copy's */
     ludus__capture_mark_crash(c, signo, tid, at_ns);
@@ -17332,7 +17284,7 @@ static int ludus__sf_crash_write_crash(int signo, uint64_t tid, int64_t at_ns, i
     return rc;
 }
 
-int ludus_crash_capture_install(const ludus_crash_desc *desc) {
+int ludus_crash_capture_begin(const ludus_crash_desc *desc) {
     ludus_crash_desc d;
     if (desc)
         d = *desc;
@@ -17353,7 +17305,7 @@ int ludus_crash_capture_install(const ludus_crash_desc *desc) {
     return 0;
 }
 
-void ludus_crash_capture_remove(void) {
+void ludus_crash_capture_end(void) {
     __atomic_store_n(&ludus__thread_setup_hook, NULL, __ATOMIC_RELEASE);
     ludus__crash_uninstall();
 }
@@ -17683,8 +17635,8 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
  * names die with their segment's name table: carried begins point at copies.
  *
  * Locks: `lock` serialises switches, snapshots and the window's state (the
- * switch thread and ludus_snapshot callers); the writer has its own. The
- * trigger slot and the frame statistics are lock-free: ludus_trigger may run
+ * switch thread and ludus_rolling_snapshot callers); the writer has its own. The
+ * trigger slot and the frame statistics are lock-free: ludus_rolling_trigger may run
  * in a signal handler. */
 
 #include <stdio.h>
@@ -18069,7 +18021,7 @@ static int ludus__sf_rolling_take_window(ludus_capture **out) {
     return *out ? 0 : ludus__fail(LUDUS_ENOMEM, "out of memory while joining the window's segments");
 }
 
-int ludus_snapshot(ludus_capture **out) {
+int ludus_rolling_snapshot(ludus_capture **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
     ludus__mutex_lock(&R.lock);
@@ -18080,7 +18032,7 @@ int ludus_snapshot(ludus_capture **out) {
 
 /* ---- triggers ---- */
 
-void ludus_trigger(const char *reason) {
+void ludus_rolling_trigger(const char *reason) {
     if (!ludus_rolling_active()) return;
     ludus__sf_rolling_count(&R.st.triggers);
     uint32_t free_slot = 0;
@@ -18103,7 +18055,7 @@ void ludus_trigger(const char *reason) {
 }
 
 static void ludus__sf_rolling_on_signal(void) {
-    ludus_trigger("signal");
+    ludus_rolling_trigger("signal");
 }
 
 /* A frame mark: a frame longer than hitch_factor times the running median
@@ -18119,7 +18071,7 @@ static void ludus__sf_rolling_check_counter(void) {
     int above = v > R.rd.counter_above;
     if (above && !R.counter_was_above) {
         ludus__sf_rolling_count(&R.st.counter_crossings);
-        ludus_trigger("counter");
+        ludus_rolling_trigger("counter");
     }
     R.counter_was_above = above;
 }
@@ -18148,7 +18100,7 @@ static void ludus__sf_rolling_on_frame(void) {
             __atomic_store_n(&R.st.frame_median_ns, median, __ATOMIC_RELAXED);
             if ((double)dt > R.rd.hitch_factor * (double)median) {
                 ludus__sf_rolling_count(&R.st.hitches);
-                ludus_trigger("hitch");
+                ludus_rolling_trigger("hitch");
             }
             /* the oldest leaves the sorted copy */
             int64_t old = R.ring[R.ring_pos];
@@ -18302,7 +18254,7 @@ static void *ludus__sf_rolling_switcher_main(void *arg) {
 /* ---- fork ---- */
 
 /* The child has no background thread: its recording goes on in the segment
- * it had (no switch, no trigger), and ludus_snapshot and ludus_rolling_end
+ * it had (no switch, no trigger), and ludus_rolling_snapshot and ludus_rolling_end
  * work there. The window's locks are made anew in the child (a thread of
  * the parent may have held them; holding them across fork instead would
  * order them against the other fork handlers' locks). */
@@ -18324,7 +18276,7 @@ static void ludus__sf_rolling_fork_child(void) {
  * next one begins) and the window is written from here. */
 static int ludus__sf_rolling_crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
     ludus_capture *ended = NULL;
-    if (ludus_capture_active() && ludus__session_end() == 0 && ludus_capture_get_last(&ended) == 0) {
+    if (ludus_capture_active() && ludus__session_end() == 0 && ludus_capture_last(&ended) == 0) {
         ludus_capture **n = R.nseg == R.seg_cap ? ludus__realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
         if (n) {
             R.seg = n;
@@ -18465,7 +18417,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         ludus__sf_rolling_release_window();
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    int rc = ludus_begin_capture(&R.desc);
+    int rc = ludus_capture_begin(&R.desc);
     if (rc) {
         ludus__sf_rolling_release_window();
         return rc;
@@ -18863,7 +18815,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
  * the last window is written to PATH. A crash (SIGSEGV, SIGBUS, SIGFPE,
  * SIGILL, SIGABRT) writes the capture to PATH, or the window next to it
  * (reason crash-SIGSEGV and the like), before the program dies of it
- * (ludus_crash_capture_install); LUDUS_TRACE_CRASH=0 leaves the program's
+ * (ludus_crash_capture_begin); LUDUS_TRACE_CRASH=0 leaves the program's
  * signal handlers alone. LUDUS_TRACE_POOL=FILE makes the pool that file
  * (ludus_capture_desc.pool_file): after kill -9, `ludus-trace recover FILE
  * OUT` reads back what was recorded (not with the rolling window). The
@@ -18896,15 +18848,15 @@ static void ludus__sf_launch_write_at_exit(void) {
     int rc;
     if (ludus__sf_launch_rolling_mode) { /* the last window; a hitch file being written is finished first */
         ludus_rolling_flush(2000);
-        rc = ludus_snapshot(&c);
+        rc = ludus_rolling_snapshot(&c);
         ludus_rolling_end();
     } else {
-        rc = ludus_end_capture();
-        if (rc == 0) rc = ludus_capture_get_last(&c);
+        rc = ludus_capture_end(NULL);
+        if (rc == 0) rc = ludus_capture_last(&c);
     }
     if (rc == 0) rc = ludus_capture_save(c, format, 0, path);
     ludus_capture_summary s;
-    if (rc == 0 && ludus_capture_summarize(c, &s) == 0)
+    if (rc == 0 && ludus_capture_get_summary(c, &s) == 0)
         fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
                 (unsigned long long)s.dropped);
     else
@@ -18918,7 +18870,7 @@ void ludus_launch_cancel(void) {
     if (ludus__sf_launch_rolling_mode)
         ludus_rolling_end();
     else if (ludus_capture_active())
-        ludus_end_capture();
+        ludus_capture_end(NULL);
 }
 
 /* LUDUS_TRACE_MODE=rolling: hitch files go next to the trace path, named
@@ -19023,7 +18975,7 @@ __attribute__((constructor)) static void ludus__sf_launch_launch_init(void) {
     if (ludus__sf_launch_rolling_mode) {
         if (ludus__sf_launch_begin_rolling(&d, expanded) != 0) return;
     } else {
-        int rc = ludus_begin_capture(&d);
+        int rc = ludus_capture_begin(&d);
         if (rc) {
             fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc),
                     ludus_last_error_detail());
@@ -19035,7 +18987,7 @@ __attribute__((constructor)) static void ludus__sf_launch_launch_init(void) {
     const char *crash = getenv("LUDUS_TRACE_CRASH");
     if (crash && !strcmp(crash, "0")) return;
     ludus_crash_desc cd = {ludus__sf_launch_trace_path, format, 0};
-    int rc = ludus_crash_capture_install(&cd);
+    int rc = ludus_crash_capture_begin(&cd);
     if (rc && rc != LUDUS_EUNSUPPORTED)
         fprintf(stderr, "ludus: LUDUS_TRACE: crash capture: %s (%s)\n", ludus_error_string(rc),
                 ludus_last_error_detail());

@@ -235,7 +235,7 @@ static int overhead(int calibration, uint32_t n) {
     VkFence fence;
     CHECK(vkCreateFence(device, &fi, NULL, &fence));
     ludus_capture_desc cd = {0};
-    if (ludus_begin_capture(&cd)) return 2;
+    if (ludus_capture_begin(&cd)) return 2;
     enum { RUNS = 9 };
     int64_t cpu[RUNS], gpu_with[RUNS], gpu_without[RUNS], col[RUNS], dummy;
     uint64_t frame = 0;
@@ -243,9 +243,9 @@ static int overhead(int calibration, uint32_t n) {
         cpu[r] = overhead_frame(vk, cmd, fence, n, frame++, &col[r]);
         overhead_frame(vk, cmd, fence, 0, frame++, &dummy);
     }
-    ludus_end_capture();
+    ludus_capture_end(NULL);
     ludus_capture *c;
-    if (ludus_capture_get_last(&c)) return 2;
+    if (ludus_capture_last(&c)) return 2;
     int nw = 0, nwo = 0;
     for (uint64_t i = 0; i < ludus_capture_gpu_span_count(c); i++) {
         ludus_gpu_span sp;
@@ -303,7 +303,7 @@ int main(int argc, char **argv) {
     int calibration;
     setup(&calibration);
     if (overhead_passes > 0) return overhead(calibration, (uint32_t)overhead_passes);
-    ludus_register_thread_for_trace("render");
+    ludus_thread_register("render");
     ludus_vk_context_desc vd = {0};
     vd.instance = instance;
     vd.physical_device = phys;
@@ -338,8 +338,8 @@ int main(int argc, char **argv) {
         CHECK(vkCreateFence(device, &fi, NULL, &fences[i]));
     }
     ludus_capture_desc cd = {0};
-    if ((rc = ludus_begin_capture(&cd)) != 0) {
-        fprintf(stderr, "vulkan_compute: ludus_begin_capture: %s\n", ludus_error_string(rc));
+    if ((rc = ludus_capture_begin(&cd)) != 0) {
+        fprintf(stderr, "vulkan_compute: ludus_capture_begin: %s\n", ludus_error_string(rc));
         return 2;
     }
     for (int f = 0; f < frames; f++) {
@@ -368,9 +368,9 @@ int main(int argc, char **argv) {
     LUDUS_PROFILE_FRAME();
     CHECK(vkDeviceWaitIdle(device));
     ludus_vk_collect(vk); /* the last frames, now finished */
-    ludus_end_capture();
+    ludus_capture_end(NULL);
     ludus_capture *c;
-    if (ludus_capture_get_last(&c) == 0) {
+    if (ludus_capture_last(&c) == 0) {
         for (uint32_t t = 0; t < ludus_capture_gpu_track_count(c); t++) {
             ludus_gpu_track_info ti;
             ludus_capture_gpu_track(c, t, &ti);

@@ -49,9 +49,7 @@ typedef struct ludus_analysis ludus_analysis;
  * block at a time. LUDUS_ENOMEM, LUDUS_EINVAL for a bad desc, LUDUS_EFORMAT
  * / LUDUS_EIO when a file's block fails to load (ludus_last_error_detail()
  * names it). *out is owned by the caller; the capture may be released. */
-LUDUS_API int ludus_analyze(ludus_capture *capture, const ludus_analysis_desc *desc, ludus_analysis **out);
-/* The same over the last ended capture (LUDUS_ENODATA when none ended). */
-LUDUS_API int ludus_analyze_last_capture(const ludus_analysis_desc *desc, ludus_analysis **out);
+LUDUS_API int ludus_analysis_create(ludus_capture *capture, const ludus_analysis_desc *desc, ludus_analysis **out);
 /* NULL is a no-op. */
 LUDUS_API void ludus_analysis_destroy(ludus_analysis *a);
 
@@ -220,7 +218,7 @@ LUDUS_API int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t sit
  *   a value (`frames` of `frames_in_window`: a frame without one lost its
  *   snapshot or came before the counter's first use); a frame's value is the
  *   one its closing mark recorded;
- *   timeline samples (LUDUS_PROFILE_PLOT, ludus_sample_counter, memory
+ *   timeline samples (LUDUS_PROFILE_PLOT, ludus_counter_sample, memory
  *   gauges): the samples taken in the window, on any thread.
  * Percentiles are exact (nearest rank). */
 typedef struct ludus_counter_stats {

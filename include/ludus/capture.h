@@ -108,7 +108,7 @@ LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_c
  * begins were recorded. When the pool is full, events are dropped and
  * counted per thread (a refused begin counts two: itself and its end),
  * never blocking; the time of each thread's first loss is kept and shown. */
-/* int ludus_begin_capture(const ludus_capture_desc *desc);  (declared in profiling.h) */
+/* int ludus_capture_begin(const ludus_capture_desc *desc);  (declared in profiling.h) */
 
 /* Ends the active capture: disarms, joins producers that are mid-event,
  * and publishes every thread's events, including threads that exited during
@@ -121,8 +121,13 @@ LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_c
  * event is over, before anything reads the capture, and if that event was
  * stamped after the end, the capture's end moves just past it.
  * LUDUS_ENOCAPTURE when none is active. The capture becomes the library's
- * "last ended capture". */
-/* int ludus_end_capture(void);  (declared in profiling.h) */
+ * "last ended capture" (ludus_capture_last); out, when not NULL, gets a
+ * reference to it (release it when done):
+ *     ludus_capture *c;
+ *     ludus_capture_end(&c);
+ *     ludus_capture_save(c, 0, 0, "frame.pftrace"); (format 0: by the extension)
+ *     ludus_capture_release(c); */
+/* int ludus_capture_end(ludus_capture **out);  (declared in profiling.h) */
 
 /* Launch to exit: with LUDUS_TRACE=PATH in the environment, a program linked
  * with the library (the shared library, or the ludus_launch object for a
@@ -131,7 +136,7 @@ LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_c
  * replaced by the process id (a forked child writes its own file).
  * LUDUS_TRACE_CHUNKS sets the pool in 64 KiB chunks (default 1024). Both
  * are checked when the library loads and a bad value is reported then, once,
- * on stderr. The program's own ludus_begin_capture gets LUDUS_EBUSY
+ * on stderr. The program's own ludus_capture_begin gets LUDUS_EBUSY
  * meanwhile, and a capture the program ends itself is not written.
  * ludus_launch_cancel() ends that capture without writing it (a tool that
  * must never trace itself calls it first). */
@@ -143,23 +148,22 @@ LUDUS_API int ludus_capture_active(void);
 /* Registers the calling thread under a name (copied, up to 63 bytes). Threads
  * that record without registering are registered as "thread <tid>". Calling
  * again renames. Not async-signal-safe. */
-/* int ludus_register_thread_for_trace(const char *name);  (declared in profiling.h) */
+/* int ludus_thread_register(const char *name);  (declared in profiling.h) */
 
 /* Publishes the thread's events to the running capture and releases its
  * slot; thread exit does the same. Events the thread records later register
  * it again. */
-/* int ludus_unregister_thread_for_trace(void);  (declared in profiling.h) */
+/* int ludus_thread_unregister(void);  (declared in profiling.h) */
 
 /* ---------------------------------------------------------------------------
  * Capture objects: the last ended capture, a capture file opened from a path
  * or from memory (<ludus/capture_file.h>), or a cut of either. Each holds a
  * reference; release it when done. */
-typedef struct ludus_capture ludus_capture;
 
 /* A new reference to the last ended capture: LUDUS_ENODATA when none. It
  * stays valid after later captures begin (the library only drops its own
  * reference then; a held capture's pool is not reused). */
-LUDUS_API int ludus_capture_get_last(ludus_capture **out);
+LUDUS_API int ludus_capture_last(ludus_capture **out);
 LUDUS_API void ludus_capture_retain(ludus_capture *c);
 /* NULL is a no-op. */
 LUDUS_API void ludus_capture_release(ludus_capture *c);
@@ -198,7 +202,7 @@ typedef struct ludus_capture_summary {
     uint64_t bytes_used;
     uint64_t unknown_events; /* events of a kind a later version of the library added: skipped when read */
 } ludus_capture_summary;
-LUDUS_API int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out);
+LUDUS_API int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out);
 
 /* Per-thread counts; index < summary.threads. */
 typedef struct ludus_thread_summary {
@@ -214,7 +218,7 @@ typedef struct ludus_thread_summary {
     int64_t first_drop_ns; /* since capture start; -1 without losses */
     uint32_t span_lanes;   /* lanes its spans needed beside its own track */
 } ludus_thread_summary;
-LUDUS_API int ludus_capture_thread_summary(ludus_capture *c, uint32_t index, ludus_thread_summary *out);
+LUDUS_API int ludus_capture_get_thread(ludus_capture *c, uint32_t index, ludus_thread_summary *out);
 
 /* The memory coverage manifest (taken when the capture ended): each memory
  * domain (ludus_memory_domain_register) with since when it is tracked and
@@ -231,10 +235,6 @@ typedef struct ludus_memory_coverage {
 } ludus_memory_coverage;
 LUDUS_API uint32_t ludus_capture_memory_coverage_count(const ludus_capture *capture);
 LUDUS_API int ludus_capture_memory_coverage(const ludus_capture *capture, uint32_t index, ludus_memory_coverage *out);
-
-/* The same over the last ended capture (LUDUS_ENODATA when none ended). */
-LUDUS_API int ludus_capture_get_summary(ludus_capture_summary *out);
-LUDUS_API int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out);
 
 /* ---------------------------------------------------------------------------
  * Export. Every format goes through a write callback (return 0 on success,
@@ -259,7 +259,8 @@ LUDUS_API int ludus_format_from_path(const char *path);
 /* LUDUS_ENODATA for a capture without events (nothing written), LUDUS_EIO on
  * a write failure, LUDUS_EFORMAT when a capture file's block is damaged. */
 LUDUS_API int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_write_fn write, void *user_data);
-/* To a path. A regular file is written to a temporary of its own in the same
+/* To a path; format 0: the one its extension names (ludus_format_from_path,
+ * LUDUS_EINVAL for another). A regular file is written to a temporary of its own in the same
  * directory and renamed into place (PATH is never left truncated, a killed
  * writer leaves no temporary, two writers of one PATH never mix); a symlink
  * is followed, a FIFO or character device (/dev/stdout) is written in place. */
@@ -308,15 +309,9 @@ typedef struct ludus_crash_desc {
     uint32_t timeout_ms; /* how long the crashing thread waits for the file; 0: 10000 */
 } ludus_crash_desc;
 /* Installs (or, called again, updates) the handlers; NULL desc: defaults. */
-LUDUS_API int ludus_crash_capture_install(const ludus_crash_desc *desc);
+LUDUS_API int ludus_crash_capture_begin(const ludus_crash_desc *desc);
 /* Puts the program's own handlers back. */
-LUDUS_API void ludus_crash_capture_remove(void);
-
-/* Conveniences over the last ended capture. */
-/* int ludus_export_perfetto_trace(const char *path);  JSON (declared in profiling.h) */
-LUDUS_API int ludus_export_json_to(ludus_write_fn write, void *user_data);
-LUDUS_API int ludus_export_pftrace(const char *path);
-LUDUS_API int ludus_save_capture(const char *path); /* .ludus, compact */
+LUDUS_API void ludus_crash_capture_end(void);
 
 #ifdef __cplusplus
 }

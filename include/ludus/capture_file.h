@@ -1,6 +1,6 @@
 /* Ludus Profiling: native capture files (.ludus), read back.
  *
- * ludus_save_capture / ludus_capture_save (capture.h) write one; this header
+ * ludus_capture_save / ludus_capture_write (capture.h) write one; this header
  * opens one again as a capture object. The reader streams: it keeps the site
  * and thread tables and one event block in memory, never the whole event
  * stream. Every block carries a CRC-32C, so any damage is found; a
@@ -53,7 +53,7 @@ typedef struct ludus_capture_info {
     const char *categories; /* NULL: all enabled */
     int cut;
     int64_t cut_from_ns, cut_to_ns;
-    /* ended by a crash (ludus_crash_capture_install): the signal (0: it was
+    /* ended by a crash (ludus_crash_capture_begin): the signal (0: it was
      * not), its name, the thread it hit, when (CLOCK_MONOTONIC ns) */
     int crash_signal;
     const char *crash_signal_name;
@@ -73,9 +73,6 @@ LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
  * and the cut marked with '~'. out (cap >= 2) is always NUL-terminated;
  * returns out, or "" when out or text is NULL or cap < 2. Thread-safe. */
 LUDUS_API const char *ludus_text_show(char *out, size_t cap, const char *text, size_t width);
-
-/* ludus_save_capture with flags (LUDUS_SAVE_RAW). */
-LUDUS_API int ludus_save_capture_ex(const char *path, unsigned flags);
 
 #ifdef __cplusplus
 }

@@ -44,7 +44,7 @@ typedef struct __attribute__((aligned(16))) ludus_site {
     uint32_t flags;       /* LUDUS_SITE_* */
 } ludus_site;
 
-#define LUDUS_SITE_DYNAMIC 1u /* registered at run time (ludus_register_site) */
+#define LUDUS_SITE_DYNAMIC 1u /* registered at run time (ludus_site_register) */
 #define LUDUS_SITE_TEXT 2u    /* name and category are plain text, not C tokens or literals */
 #define LUDUS_SITE_COUNT 4u   /* a LUDUS_PROFILE_COUNT counter */
 #define LUDUS_SITE_GAUGE 8u   /* a LUDUS_PROFILE_GAUGE gauge */
@@ -88,33 +88,33 @@ typedef struct ludus_site_desc {
  * is invalid (the refusal is counted as "interner_drops" of the capture that
  * is running). Same name, category, file and line give the same id, which
  * stays valid for the life of the process. */
-LUDUS_API uint32_t ludus_register_site(const ludus_site_desc *desc);
+LUDUS_API uint32_t ludus_site_register(const ludus_site_desc *desc);
 /* Site for a run-time name with no file or line; same contract as above. */
-LUDUS_API uint32_t ludus_intern_name(const char *name);
+LUDUS_API uint32_t ludus_site_intern(const char *name);
 
 /* Spans by id: not lexical, paired by identity, not by position. Each thread
  * keeps its own open spans; lexical scopes opened inside or around a span do
  * not disturb it. An invalid id (0, or one never returned) records a span
  * named "<invalid site id>" so the mistake shows in the trace.
- *   ludus_end_site()       closes the innermost open span of this thread
- *   ludus_end_site_id(id)  closes the most recent open span of that site,
+ *   ludus_span_end()       closes the innermost open span of this thread
+ *   ludus_span_end_site(id)  closes the most recent open span of that site,
  *                          even when others were opened after it
  * An end with no matching open span is recorded, flagged and counted as a
  * mismatched end ("span_mismatches"), never paired with another span. */
-LUDUS_API void ludus_begin_site(uint32_t site_id);
-LUDUS_API void ludus_end_site(void);
-LUDUS_API void ludus_end_site_id(uint32_t site_id);
+LUDUS_API void ludus_span_begin(uint32_t site_id);
+LUDUS_API void ludus_span_end(void);
+LUDUS_API void ludus_span_end_site(uint32_t site_id);
 
 /* Caller-owned flow ids must have this bit set so they never collide with
  * the ids LUDUS_PROFILE_FLOW_OUT hands out. */
 #define LUDUS_CALLER_FLOW_ID_BIT (UINT64_C(1) << 63)
-LUDUS_API void ludus_start_flow(uint32_t site_id, uint64_t flow_id);
-LUDUS_API void ludus_finish_flow(uint64_t flow_id);
+LUDUS_API void ludus_flow_begin(uint32_t site_id, uint64_t flow_id);
+LUDUS_API void ludus_flow_end(uint64_t flow_id);
 /* A timestamped value on the counter's track. Doubles are kept exactly in
  * .ludus and .pftrace; JSON cannot hold NaN or infinities, so such samples
  * are left out of JSON and counted there ("nonfinite_counter_samples"). */
-LUDUS_API void ludus_sample_counter(uint32_t site_id, int64_t value);
-LUDUS_API void ludus_sample_counter_f64(uint32_t site_id, double value);
+LUDUS_API void ludus_counter_sample(uint32_t site_id, int64_t value);
+LUDUS_API void ludus_counter_sample_f64(uint32_t site_id, double value);
 
 /* Non-local exits. C's longjmp (and anything built on it: a script VM's
  * error handling, coroutine switches) skips the end of every scope it jumps
@@ -236,18 +236,18 @@ LUDUS_API int ludus_memory_note_outside(const char *what, uint64_t bytes);
  * thread's timeline, as the counter "Memory/<domain>". Returns the number of
  * domains sampled (0 when no capture runs). Call it where no other thread
  * allocates if the values must reconcile exactly. */
-LUDUS_API int ludus_record_memory_gauges(void);
+LUDUS_API int ludus_memory_sample(void);
 
 /* ---------------------------------------------------------------------------
  * Control calls, declared here so instrumented code can drive a capture with
  * one include; documented in <ludus/capture.h>. They stay declared at every
  * profile level. */
 typedef struct ludus_capture_desc ludus_capture_desc;
-LUDUS_API int ludus_begin_capture(const ludus_capture_desc *desc);
-LUDUS_API int ludus_end_capture(void);
-LUDUS_API int ludus_export_perfetto_trace(const char *path);
-LUDUS_API int ludus_register_thread_for_trace(const char *name);
-LUDUS_API int ludus_unregister_thread_for_trace(void);
+typedef struct ludus_capture ludus_capture;
+LUDUS_API int ludus_capture_begin(const ludus_capture_desc *desc);
+LUDUS_API int ludus_capture_end(ludus_capture **out);
+LUDUS_API int ludus_thread_register(const char *name);
+LUDUS_API int ludus_thread_unregister(void);
 LUDUS_API const char *ludus_error_string(int code);
 
 /* ---------------------------------------------------------------------------
@@ -797,10 +797,10 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
         ludus__span_begin_check(LUDUS__SITE_PTR(site_var)); \
     } while (0)
 /* A span that is not lexical: BEGIN opens it, END closes the innermost span
- * opened by BEGIN or ludus_begin_site on this thread (lexical scopes opened
- * since do not matter: see ludus_end_site). */
+ * opened by BEGIN or ludus_span_begin on this thread (lexical scopes opened
+ * since do not matter: see ludus_span_end). */
 #define LUDUS_PROFILE_BEGIN(Name) LUDUS__BEGIN_AT(ludus__span_site, #Name)
-#define LUDUS_PROFILE_END() ludus_end_site()
+#define LUDUS_PROFILE_END() ludus_span_end()
 
 /* Flow: OUT returns an id (0 when not recording) to hand to the thread that
  * continues the work, which calls IN with it inside its own scope. */

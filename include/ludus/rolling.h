@@ -20,7 +20,7 @@
  * cost address space, not memory).
  *
  * One rolling capture at a time, instead of a capture window: while it
- * runs, ludus_begin_capture and ludus_end_capture return LUDUS_EBUSY. */
+ * runs, ludus_capture_begin and ludus_capture_end return LUDUS_EBUSY. */
 #ifndef LUDUS_ROLLING_H
 #define LUDUS_ROLLING_H
 
@@ -56,7 +56,7 @@ typedef struct ludus_rolling_desc {
 
 /* Starts the rolling window. capture: the pool (chunk_bytes x chunk_count
  * is the memory of the whole window, shared by its segments), clock, join
- * and categories, as for ludus_begin_capture; NULL for the defaults. */
+ * and categories, as for ludus_capture_begin; NULL for the defaults. */
 LUDUS_API int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling);
 /* Stops it: the background threads finish the file they write, pending
  * triggers are dropped (counted), and the window is released.
@@ -67,20 +67,20 @@ LUDUS_API int ludus_rolling_active(void);
 /* The window as a capture of its own, now, without stopping the recording
  * (release it when done). From any thread: the caller pays one segment
  * switch (bench/RESULTS.md gives its cost). */
-LUDUS_API int ludus_snapshot(ludus_capture **out);
+LUDUS_API int ludus_rolling_snapshot(ludus_capture **out);
 
 /* Asks for the window around now to be written: post_ms later, on the
  * background thread. reason: a short word for the file name (letters,
  * digits, '-' and '_' are kept). Async-signal-safe; never blocks. One
  * trigger is handled at a time: one that fires while another waits is
  * counted as coalesced. */
-LUDUS_API void ludus_trigger(const char *reason);
+LUDUS_API void ludus_rolling_trigger(const char *reason);
 
 typedef struct ludus_rolling_stats {
     uint64_t segments_switched;
     uint64_t early_switches;    /* of which before their time: the segment's memory was 3/4 used */
     int64_t switch_max_ns;      /* the longest pause of a segment switch (producers drop events meanwhile) */
-    uint64_t triggers;          /* ludus_trigger calls, hitches and signals */
+    uint64_t triggers;          /* ludus_rolling_trigger calls, hitches and signals */
     uint64_t hitches;           /* of which frame hitches */
     uint64_t counter_crossings; /* of which counter thresholds crossed */
     uint64_t taken;             /* triggers whose window was taken */

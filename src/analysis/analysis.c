@@ -7,18 +7,10 @@
 
 #include "analysis_internal.h"
 
-int ludus_analyze(ludus_capture *c, const ludus_analysis_desc *desc, ludus_analysis **out) {
+int ludus_analysis_create(ludus_capture *c, const ludus_analysis_desc *desc, ludus_analysis **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
     if (!c) return ludus__fail(LUDUS_EINVAL, "capture is NULL");
-    return ludus__analyze(c, desc, out);
-}
-
-int ludus_analyze_last_capture(const ludus_analysis_desc *desc, ludus_analysis **out) {
-    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
-    *out = NULL;
-    ludus_capture *c = ludus__last_capture();
-    if (!c) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
     return ludus__analyze(c, desc, out);
 }
 

@@ -1,7 +1,7 @@
 /* The backend seam: where the library hands instrumentation to the backend
  * the build chose (-DLUDUS_BACKEND=builtin or tracy). Each backend is one
  * file that defines the integration API's entry points (<ludus/profiling.h>:
- * ludus_begin_site ... ludus_register_thread_for_trace) and the hooks below:
+ * ludus_span_begin ... ludus_thread_register) and the hooks below:
  * builtin.c (the built-in recorder: the entry points call src/record) or
  * tracy.c (Tracy's client; captures refused). CMake compiles exactly one of
  * them; nothing else in the library knows which. The macros' inline path

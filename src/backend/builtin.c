@@ -6,19 +6,19 @@
 #include "../record/record.h"
 #include "backend.h"
 
-void ludus_begin_site(uint32_t site_id) {
+void ludus_span_begin(uint32_t site_id) {
     ludus__rec_begin_site(site_id);
 }
-void ludus_end_site(void) {
+void ludus_span_end(void) {
     ludus__rec_end_site();
 }
-void ludus_end_site_id(uint32_t site_id) {
+void ludus_span_end_site(uint32_t site_id) {
     ludus__rec_end_site_id(site_id);
 }
-void ludus_sample_counter(uint32_t site_id, int64_t value) {
+void ludus_counter_sample(uint32_t site_id, int64_t value) {
     ludus__rec_sample_counter(site_id, value);
 }
-void ludus_sample_counter_f64(uint32_t site_id, double value) {
+void ludus_counter_sample_f64(uint32_t site_id, double value) {
     ludus__rec_sample_counter_f64(site_id, value);
 }
 ludus_unwind_point ludus_unwind_here(void) {
@@ -52,7 +52,7 @@ void ludus_fiber_enter(const char *name) {
 void ludus_fiber_leave(void) {
     ludus__rec_fiber_leave();
 }
-int ludus_register_thread_for_trace(const char *name) {
+int ludus_thread_register(const char *name) {
     return ludus__rec_register_thread(name);
 }
 

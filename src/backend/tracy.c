@@ -670,19 +670,19 @@ void ludus__backend_gpu_forget(const void *key) {
 const char *ludus__backend_no_capture(void) {
     return "this library was built with -DLUDUS_BACKEND=tracy: events go to Tracy, not to a capture";
 }
-void ludus_begin_site(uint32_t site_id) {
+void ludus_span_begin(uint32_t site_id) {
     ludus__tracy_begin_site(site_id);
 }
-void ludus_end_site(void) {
+void ludus_span_end(void) {
     ludus__tracy_end_site();
 }
-void ludus_end_site_id(uint32_t site_id) {
+void ludus_span_end_site(uint32_t site_id) {
     ludus__tracy_end_site_id(site_id);
 }
-void ludus_sample_counter(uint32_t site_id, int64_t value) {
+void ludus_counter_sample(uint32_t site_id, int64_t value) {
     ludus__tracy_sample(site_id, value, 0.0, 0);
 }
-void ludus_sample_counter_f64(uint32_t site_id, double value) {
+void ludus_counter_sample_f64(uint32_t site_id, double value) {
     ludus__tracy_sample(site_id, 0, value, 1);
 }
 ludus_unwind_point ludus_unwind_here(void) {
@@ -715,7 +715,7 @@ void ludus_fiber_enter(const char *name) {
 void ludus_fiber_leave(void) {
     ludus__tracy_fiber_leave();
 }
-int ludus_register_thread_for_trace(const char *name) {
+int ludus_thread_register(const char *name) {
     ludus__tracy_thread_name(name); /* Tracy copies it */
     return ludus__register_self(name);
 }

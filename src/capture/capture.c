@@ -185,5 +185,5 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     if (!c->src->load_run) /* runs in memory: what a file would hold */
         for (uint32_t t = 0; t < c->nthreads; t++)
             out->slots += c->threads[t].slots, out->blocks += c->threads[t].nruns;
-    return ludus_capture_summarize(c, &out->summary);
+    return ludus_capture_get_summary(c, &out->summary);
 }

@@ -365,7 +365,7 @@ LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
 LUDUS_HIDDEN int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended, int64_t *pause_ns);
 /* Ends the running capture whatever owns it (rolling.c). */
 LUDUS_HIDDEN int ludus__session_end(void);
-/* 1 while a rolling capture runs (ludus_begin_capture and ludus_end_capture
+/* 1 while a rolling capture runs (ludus_capture_begin and ludus_capture_end
  * refuse then); rolling.c sets it. */
 LUDUS_HIDDEN int ludus__rolling_owns_session(void);
 LUDUS_HIDDEN void ludus__session_rolling(int on);
@@ -424,7 +424,7 @@ LUDUS_HIDDEN uint32_t ludus__site_id(const char *name, size_t name_len, const ch
 #define LUDUS_NEV_INCOMPLETE 1u /* END synthesised at capture end (or at a cut) */
 #define LUDUS_NEV_CLIPPED 2u    /* BEGIN or END moved to the bound of a time cut */
 #define LUDUS_NEV_UNWOUND 4u    /* END synthesised where a non-local exit was found */
-#define LUDUS_NEV_SPAN 8u       /* a span (BEGIN/END, ludus_begin_site), not a lexical scope */
+#define LUDUS_NEV_SPAN 8u       /* a span (BEGIN/END, ludus_span_begin), not a lexical scope */
 #define LUDUS_NEV_FIBER 16u     /* a span: the thread ran a fiber (its work is on the fiber's track) */
 
 typedef struct ludus__nev {

@@ -5,7 +5,7 @@
  *     were skipped by a non-local exit (longjmp) and are closed here, flagged
  *     UNWOUND. An END whose begin is not in the capture is an orphan (counted);
  *   - UNWIND markers (ludus_unwound_to) close the scopes begun after a point;
- *   - spans (BEGIN/END macros, ludus_begin_site) pair by site on their own
+ *   - spans (BEGIN/END macros, ludus_span_begin) pair by site on their own
  *     stack and go on a lane: the thread's own track (0) where they nest with
  *     everything there, else the first span lane where they nest. Lanes are
  *     decided in a first pass over the thread (only threads with spans), at

@@ -149,7 +149,7 @@ void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summar
     out->span_lanes = th->lanes;
 }
 
-int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out) {
+int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out) {
     if (!c || !out) return ludus__fail(LUDUS_EINVAL, "NULL argument");
     int rc = ludus__prepare(c);
     if (rc) return rc;
@@ -176,7 +176,7 @@ int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out) {
     return 0;
 }
 
-int ludus_capture_thread_summary(ludus_capture *c, uint32_t index, ludus_thread_summary *out) {
+int ludus_capture_get_thread(ludus_capture *c, uint32_t index, ludus_thread_summary *out) {
     if (!c || !out) return ludus__fail(LUDUS_EINVAL, "NULL argument");
     if (index >= c->nthreads)
         return ludus__fail(LUDUS_EINVAL, "thread index %u out of range (%u threads)", index, c->nthreads);
@@ -184,20 +184,4 @@ int ludus_capture_thread_summary(ludus_capture *c, uint32_t index, ludus_thread_
     if (rc) return rc;
     ludus__thread_summary_fill(&c->threads[index], out);
     return 0;
-}
-
-/* ---- conveniences over the last ended capture ---- */
-
-int ludus_capture_get_summary(ludus_capture_summary *out) {
-    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
-    ludus_capture *c = ludus__last_capture();
-    if (!c) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
-    return ludus_capture_summarize(c, out);
-}
-
-int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out) {
-    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
-    ludus_capture *c = ludus__last_capture();
-    if (!c) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
-    return ludus_capture_thread_summary(c, index, out);
 }

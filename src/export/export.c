@@ -110,6 +110,11 @@ int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_writ
 
 int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char *path) {
     ludus__exporter fn = NULL;
+    if (format == 0 && path && !(format = ludus_format_from_path(path)))
+        return ludus__fail(LUDUS_EINVAL,
+                           "%s: the format is not given and the name ends in none of .json, .pftrace, "
+                           ".perfetto-trace, .ludus",
+                           path);
     int rc = check(c, format, flags, &fn);
     if (rc) return rc;
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
@@ -119,39 +124,4 @@ int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char 
         return ludus__fail(LUDUS_ENODATA, "the capture holds no event; %s untouched", path);
     export_job j = {c, fn, flags};
     return ludus__export_to(path, NULL, NULL, export_body, &j);
-}
-
-/* ---- conveniences over the last ended capture ---- */
-
-static int last_or_fail(ludus_capture **c) {
-    *c = ludus__last_capture();
-    return *c ? 0 : ludus__fail(LUDUS_ENODATA, "no capture has ended");
-}
-
-int ludus_export_perfetto_trace(const char *path) {
-    ludus_capture *c;
-    int rc = last_or_fail(&c);
-    return rc ? rc : ludus_capture_save(c, LUDUS_FORMAT_JSON, 0, path);
-}
-
-int ludus_export_json_to(ludus_write_fn write, void *user_data) {
-    ludus_capture *c;
-    int rc = last_or_fail(&c);
-    return rc ? rc : ludus_capture_write(c, LUDUS_FORMAT_JSON, 0, write, user_data);
-}
-
-int ludus_export_pftrace(const char *path) {
-    ludus_capture *c;
-    int rc = last_or_fail(&c);
-    return rc ? rc : ludus_capture_save(c, LUDUS_FORMAT_PFTRACE, 0, path);
-}
-
-int ludus_save_capture(const char *path) {
-    return ludus_save_capture_ex(path, 0);
-}
-
-int ludus_save_capture_ex(const char *path, unsigned flags) {
-    ludus_capture *c;
-    int rc = last_or_fail(&c);
-    return rc ? rc : ludus_capture_save(c, LUDUS_FORMAT_LUDUS, flags, path);
 }

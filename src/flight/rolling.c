@@ -13,8 +13,8 @@
  * names die with their segment's name table: carried begins point at copies.
  *
  * Locks: `lock` serialises switches, snapshots and the window's state (the
- * switch thread and ludus_snapshot callers); the writer has its own. The
- * trigger slot and the frame statistics are lock-free: ludus_trigger may run
+ * switch thread and ludus_rolling_snapshot callers); the writer has its own. The
+ * trigger slot and the frame statistics are lock-free: ludus_rolling_trigger may run
  * in a signal handler. */
 #include <ludus/overlay.h>
 #include <ludus/rolling.h>
@@ -406,7 +406,7 @@ static int take_window(ludus_capture **out) {
     return *out ? 0 : ludus__fail(LUDUS_ENOMEM, "out of memory while joining the window's segments");
 }
 
-int ludus_snapshot(ludus_capture **out) {
+int ludus_rolling_snapshot(ludus_capture **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
     ludus__mutex_lock(&R.lock);
@@ -417,7 +417,7 @@ int ludus_snapshot(ludus_capture **out) {
 
 /* ---- triggers ---- */
 
-void ludus_trigger(const char *reason) {
+void ludus_rolling_trigger(const char *reason) {
     if (!ludus_rolling_active()) return;
     count(&R.st.triggers);
     uint32_t free_slot = 0;
@@ -440,7 +440,7 @@ void ludus_trigger(const char *reason) {
 }
 
 static void on_signal(void) {
-    ludus_trigger("signal");
+    ludus_rolling_trigger("signal");
 }
 
 /* A frame mark: a frame longer than hitch_factor times the running median
@@ -456,7 +456,7 @@ static void check_counter(void) {
     int above = v > R.rd.counter_above;
     if (above && !R.counter_was_above) {
         count(&R.st.counter_crossings);
-        ludus_trigger("counter");
+        ludus_rolling_trigger("counter");
     }
     R.counter_was_above = above;
 }
@@ -485,7 +485,7 @@ static void on_frame(void) {
             __atomic_store_n(&R.st.frame_median_ns, median, __ATOMIC_RELAXED);
             if ((double)dt > R.rd.hitch_factor * (double)median) {
                 count(&R.st.hitches);
-                ludus_trigger("hitch");
+                ludus_rolling_trigger("hitch");
             }
             /* the oldest leaves the sorted copy */
             int64_t old = R.ring[R.ring_pos];
@@ -639,7 +639,7 @@ static void *switcher_main(void *arg) {
 /* ---- fork ---- */
 
 /* The child has no background thread: its recording goes on in the segment
- * it had (no switch, no trigger), and ludus_snapshot and ludus_rolling_end
+ * it had (no switch, no trigger), and ludus_rolling_snapshot and ludus_rolling_end
  * work there. The window's locks are made anew in the child (a thread of
  * the parent may have held them; holding them across fork instead would
  * order them against the other fork handlers' locks). */
@@ -661,7 +661,7 @@ static void fork_child(void) {
  * next one begins) and the window is written from here. */
 static int crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
     ludus_capture *ended = NULL;
-    if (ludus_capture_active() && ludus__session_end() == 0 && ludus_capture_get_last(&ended) == 0) {
+    if (ludus_capture_active() && ludus__session_end() == 0 && ludus_capture_last(&ended) == 0) {
         ludus_capture **n = R.nseg == R.seg_cap ? ludus__realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
         if (n) {
             R.seg = n;
@@ -802,7 +802,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         release_window();
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    int rc = ludus_begin_capture(&R.desc);
+    int rc = ludus_capture_begin(&R.desc);
     if (rc) {
         release_window();
         return rc;

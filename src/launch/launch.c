@@ -11,7 +11,7 @@
  * the last window is written to PATH. A crash (SIGSEGV, SIGBUS, SIGFPE,
  * SIGILL, SIGABRT) writes the capture to PATH, or the window next to it
  * (reason crash-SIGSEGV and the like), before the program dies of it
- * (ludus_crash_capture_install); LUDUS_TRACE_CRASH=0 leaves the program's
+ * (ludus_crash_capture_begin); LUDUS_TRACE_CRASH=0 leaves the program's
  * signal handlers alone. LUDUS_TRACE_POOL=FILE makes the pool that file
  * (ludus_capture_desc.pool_file): after kill -9, `ludus-trace recover FILE
  * OUT` reads back what was recorded (not with the rolling window). The
@@ -47,15 +47,15 @@ static void write_at_exit(void) {
     int rc;
     if (rolling_mode) { /* the last window; a hitch file being written is finished first */
         ludus_rolling_flush(2000);
-        rc = ludus_snapshot(&c);
+        rc = ludus_rolling_snapshot(&c);
         ludus_rolling_end();
     } else {
-        rc = ludus_end_capture();
-        if (rc == 0) rc = ludus_capture_get_last(&c);
+        rc = ludus_capture_end(NULL);
+        if (rc == 0) rc = ludus_capture_last(&c);
     }
     if (rc == 0) rc = ludus_capture_save(c, format, 0, path);
     ludus_capture_summary s;
-    if (rc == 0 && ludus_capture_summarize(c, &s) == 0)
+    if (rc == 0 && ludus_capture_get_summary(c, &s) == 0)
         fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
                 (unsigned long long)s.dropped);
     else
@@ -69,7 +69,7 @@ void ludus_launch_cancel(void) {
     if (rolling_mode)
         ludus_rolling_end();
     else if (ludus_capture_active())
-        ludus_end_capture();
+        ludus_capture_end(NULL);
 }
 
 /* LUDUS_TRACE_MODE=rolling: hitch files go next to the trace path, named
@@ -174,7 +174,7 @@ __attribute__((constructor)) static void launch_init(void) {
     if (rolling_mode) {
         if (begin_rolling(&d, expanded) != 0) return;
     } else {
-        int rc = ludus_begin_capture(&d);
+        int rc = ludus_capture_begin(&d);
         if (rc) {
             fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc),
                     ludus_last_error_detail());
@@ -186,7 +186,7 @@ __attribute__((constructor)) static void launch_init(void) {
     const char *crash = getenv("LUDUS_TRACE_CRASH");
     if (crash && !strcmp(crash, "0")) return;
     ludus_crash_desc cd = {trace_path, format, 0};
-    int rc = ludus_crash_capture_install(&cd);
+    int rc = ludus_crash_capture_begin(&cd);
     if (rc && rc != LUDUS_EUNSUPPORTED)
         fprintf(stderr, "ludus: LUDUS_TRACE: crash capture: %s (%s)\n", ludus_error_string(rc),
                 ludus_last_error_detail());

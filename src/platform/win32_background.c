@@ -1,5 +1,5 @@
 /* background.h on Windows: a Win32 semaphore, no trigger signal (Windows has
- * no SIGUSR2; ludus_trigger and hitches remain), no fork. */
+ * no SIGUSR2; ludus_rolling_trigger and hitches remain), no fork. */
 #include "background.h"
 
 #include <windows.h>

@@ -1,4 +1,4 @@
-/* Crash capture (ludus_crash_capture_install, <ludus/capture.h>). The
+/* Crash capture (ludus_crash_capture_begin, <ludus/capture.h>). The
  * platform layer (src/platform/crash.h) catches the signal and runs
  * write_crash in a child that is a copy of the crashed process: there the
  * session is told no other thread runs (ludus__session_crashed), the
@@ -42,7 +42,7 @@ static int write_capture(int signo, uint64_t tid, int64_t at_ns, char *path, siz
     if (!ludus_capture_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
     int rc = ludus__session_end();
     ludus_capture *c = NULL;
-    if (rc == 0) rc = ludus_capture_get_last(&c);
+    if (rc == 0) rc = ludus_capture_last(&c);
     if (rc) return rc;
     ludus__expand_pid(path_pattern, c->pid, path, cap); /* the crashed process's, not this copy's */
     ludus__capture_mark_crash(c, signo, tid, at_ns);
@@ -75,7 +75,7 @@ static int write_crash(int signo, uint64_t tid, int64_t at_ns, int in_copy) {
     return rc;
 }
 
-int ludus_crash_capture_install(const ludus_crash_desc *desc) {
+int ludus_crash_capture_begin(const ludus_crash_desc *desc) {
     ludus_crash_desc d;
     if (desc)
         d = *desc;
@@ -96,7 +96,7 @@ int ludus_crash_capture_install(const ludus_crash_desc *desc) {
     return 0;
 }
 
-void ludus_crash_capture_remove(void) {
+void ludus_crash_capture_end(void) {
     __atomic_store_n(&ludus__thread_setup_hook, NULL, __ATOMIC_RELEASE);
     ludus__crash_uninstall();
 }

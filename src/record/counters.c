@@ -217,7 +217,7 @@ ludus_memory_domain ludus_memory_domain_register(const char *name) {
     snprintf(short_name, sizeof short_name, "%s", name);
     snprintf(site_name, sizeof site_name, "Memory/%s", short_name);
     ludus_site_desc sd = {site_name, NULL, NULL, 0};
-    uint32_t site_id = ludus_register_site(&sd);
+    uint32_t site_id = ludus_site_register(&sd);
     lock();
     uint32_t n = ndomains;
     for (uint32_t i = 0; i < n; i++)
@@ -316,7 +316,7 @@ static void domain_now(uint32_t i, ludus__domain_info *out) {
     if (out->live_bytes > out->peak_bytes) out->peak_bytes = out->live_bytes;
 }
 
-int ludus_record_memory_gauges(void) {
+int ludus_memory_sample(void) {
     if (!ludus__load_armed()) return 0;
     uint32_t n = __atomic_load_n(&ndomains, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n; i++) {

@@ -433,7 +433,7 @@ void ludus__flow_in(uint64_t flow_id) {
     emit_slots(LUDUS__KIND_FLOW_IN, flow_id, 0, 2, NULL);
 }
 
-void ludus_start_flow(uint32_t site_id, uint64_t flow_id) {
+void ludus_flow_begin(uint32_t site_id, uint64_t flow_id) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
@@ -441,7 +441,7 @@ void ludus_start_flow(uint32_t site_id, uint64_t flow_id) {
     emit_slots(LUDUS__KIND_FLOW_OUT, flow_id, (uintptr_t)site->name, 2, NULL);
 }
 
-void ludus_finish_flow(uint64_t flow_id) {
+void ludus_flow_end(uint64_t flow_id) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     if (!(flow_id & LUDUS_CALLER_FLOW_ID_BIT)) return;
     emit_slots(LUDUS__KIND_FLOW_IN, flow_id, 0, 2, NULL);

@@ -3,7 +3,7 @@
  * The wrappers of <ludus/locks.h> are inline: they try the lock and, only
  * when it was taken and a capture runs, come here to open the wait's scope
  * (the library makes no pthread call). A named lock's waits go to one
- * registered site of category "lock" (ludus_register_site: same name, same
+ * registered site of category "lock" (ludus_site_register: same name, same
  * site), found by the lock's address in a fixed table: 1024 slots, open
  * addressing, keys written with compare-and-swap and lookups made of
  * acquire loads only (no lock, no allocation on the wait path, nothing to
@@ -69,7 +69,7 @@ int ludus_lock_name(const void *lock, const char *name) {
     uintptr_t k = (uintptr_t)lock;
     if (k == EMPTY || k == TOMB || !name || !*name) return LUDUS_EINVAL;
     ludus_site_desc d = {name, LUDUS_LOCK_CATEGORY, NULL, 0};
-    uint32_t id = ludus_register_site(&d); /* counts its own refusal */
+    uint32_t id = ludus_site_register(&d); /* counts its own refusal */
     const ludus_site *s = id ? ludus__site_by_id(id) : NULL;
     if (!s) {
         __atomic_fetch_add(&lock_refused, 1u, __ATOMIC_RELAXED);

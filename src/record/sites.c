@@ -1,4 +1,4 @@
-/* Run-time sites. Registered sites (ludus_register_site, ludus_intern_name)
+/* Run-time sites. Registered sites (ludus_site_register, ludus_site_intern)
  * live for the process, because callers keep their ids: a table of blocks
  * allocated as it grows, up to 65,536 sites. Names met by
  * LUDUS_PROFILE_SCOPE_DYN are interned per capture instead (a name table
@@ -78,7 +78,7 @@ static uint32_t reg_lookup(const ludus_site_desc *d, uint32_t h) {
     }
 }
 
-uint32_t ludus_register_site(const ludus_site_desc *d) {
+uint32_t ludus_site_register(const ludus_site_desc *d) {
     if (!d || !d->name || !*d->name) {
         count_refusal();
         return 0;
@@ -138,9 +138,9 @@ void ludus__sites_fork_reset(void) {
     ludus__mutex_init(&reg_lock);
 }
 
-uint32_t ludus_intern_name(const char *name) {
+uint32_t ludus_site_intern(const char *name) {
     ludus_site_desc d = {name, NULL, NULL, 0};
-    return ludus_register_site(&d);
+    return ludus_site_register(&d);
 }
 
 const ludus_site *ludus__site_by_id(uint32_t id) {

@@ -196,7 +196,7 @@ static void release_self(int dying) {
     ludus__lib_leave();
 }
 
-int ludus_unregister_thread_for_trace(void) {
+int ludus_thread_unregister(void) {
     if (ludus__cold.record < 0) return ludus__fail(LUDUS_EINVAL, "the thread is not registered");
     release_self(0);
     return 0;

@@ -172,7 +172,7 @@ void ludus__log_deferred(const ludus_site *site, int level, const char *fmt, ...
 
 uint32_t ludus_async_track(const char *name) {
     ludus_site_desc d = {name, NULL, NULL, 0};
-    return ludus_register_site(&d);
+    return ludus_site_register(&d);
 }
 
 void ludus__async(const ludus_site *site, const ludus_site *track, uint64_t id) {

@@ -81,7 +81,7 @@ ludus_capture *ludus__last_capture(void) {
     return last;
 }
 
-int ludus_capture_get_last(ludus_capture **out) {
+int ludus_capture_last(ludus_capture **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
     if (!last) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
@@ -326,7 +326,7 @@ static void begin_discard(ludus__begin_prep *p) {
     memset(p, 0, sizeof *p);
 }
 
-int ludus_begin_capture(const ludus_capture_desc *desc) {
+int ludus_capture_begin(const ludus_capture_desc *desc) {
     const char *elsewhere = ludus__backend_no_capture();
     if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
     /* the rolling window first: while it runs, its switch thread sets active */
@@ -517,10 +517,16 @@ static int end_capture(uint32_t disarmed) {
     return 0;
 }
 
-int ludus_end_capture(void) {
+int ludus_capture_end(ludus_capture **out) {
+    if (out) *out = NULL;
     if (ludus__rolling_owns_session())
         return ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
-    return end_capture(0);
+    int rc = end_capture(0);
+    if (rc == 0 && out && last) {
+        ludus_capture_retain(last);
+        *out = last;
+    }
+    return rc;
 }
 
 int ludus__session_end(void) {

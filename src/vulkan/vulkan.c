@@ -181,7 +181,7 @@ int ludus_vk_context_create(const ludus_vk_context_desc *d, ludus_vk_context **o
     setup_calibration(vk, d);
     vk->flow_serial = (uint64_t)__atomic_fetch_add(&next_context_id, 1, __ATOMIC_RELAXED) << 40;
     ludus_site_desc sd = {"GPU pass submitted", "gpu", NULL, 0};
-    vk->flow_site = ludus_register_site(&sd);
+    vk->flow_site = ludus_site_register(&sd);
     *out = vk;
     return 0;
 }
@@ -248,7 +248,7 @@ void ludus_vk_begin_pass(ludus_vk_context *vk, VkCommandBuffer cmd, const char *
     s->open = k;
     uint64_t flow = LUDUS_CALLER_FLOW_ID_BIT | vk->flow_serial | (++vk->flow_count & ((UINT64_C(1) << 40) - 1));
     s->passes[k] = (pass_rec){name, flow};
-    ludus_start_flow(vk->flow_site, flow); /* the CPU side of the pass's link (a no-op without a capture) */
+    ludus_flow_begin(vk->flow_site, flow); /* the CPU side of the pass's link (a no-op without a capture) */
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk->pool, slot_index(vk, s) * vk->per_slot + 2 + 2 * k);
 }
 

@@ -56,7 +56,7 @@ static void paths(int skew) {
 static ludus_capture *record(const char *shape, int skew) {
     ludus_capture_desc d = {0};
     d.chunk_count = 1024;
-    if (ludus_begin_capture(&d) != 0) exit(1);
+    if (ludus_capture_begin(&d) != 0) exit(1);
     if (!strcmp(shape, "deep")) {
         pthread_attr_t at;
         pthread_attr_init(&at);
@@ -67,12 +67,12 @@ static ludus_capture *record(const char *shape, int skew) {
     } else if (!strcmp(shape, "paths")) {
         paths(skew);
     } else {
-        uint32_t track = ludus_async_track("Loads"), site = ludus_intern_name("Load");
+        uint32_t track = ludus_async_track("Loads"), site = ludus_site_intern("Load");
         for (unsigned long i = 0; i < n_arg; i++) ludus_async_begin(track, i, site);
         for (unsigned long i = 0; i < n_arg; i++) ludus_async_end(track, i);
     }
     ludus_capture *c;
-    if (ludus_end_capture() != 0 || ludus_capture_get_last(&c) != 0) exit(1);
+    if (ludus_capture_end(NULL) != 0 || ludus_capture_last(&c) != 0) exit(1);
     return c;
 }
 
@@ -84,12 +84,12 @@ __attribute__((noinline)) static int measured(const char *shape, ludus_capture *
     ludus_diff *d = NULL;
     int rc;
     if (!strcmp(shape, "async")) return ludus_capture_write(a, LUDUS_FORMAT_JSON, 0, count, NULL);
-    if ((rc = ludus_analyze(a, NULL, &x)) != 0) return rc;
+    if ((rc = ludus_analysis_create(a, NULL, &x)) != 0) return rc;
     npaths = ludus_analysis_path_count(x);
     if (!strcmp(shape, "deep")) {
         rc = ludus_analysis_report(x, NULL, LUDUS_REPORT_HTML, NULL, count, NULL);
     } else {
-        rc = ludus_analyze(b, NULL, &y);
+        rc = ludus_analysis_create(b, NULL, &y);
         if (rc == 0) rc = ludus_diff_create(x, y, NULL, &d);
         if (rc == 0) rc = ludus_diff_report(d, LUDUS_REPORT_TEXT, count, NULL);
     }

@@ -102,11 +102,14 @@ static void run(int armed) {
 
 int main(void) {
     run(0);
-    if (ludus_begin_capture(NULL) != 0) return 2;
+    if (ludus_capture_begin(NULL) != 0) return 2;
     run(1);
-    if (ludus_end_capture() != 0) return 2;
+    ludus_capture *c = NULL;
+    if (ludus_capture_end(&c) != 0) return 2;
     ludus_capture_summary s;
-    if (ludus_capture_get_summary(&s) != 0) return 2;
+    int got = ludus_capture_get_summary(c, &s);
+    ludus_capture_release(c);
+    if (got != 0) return 2;
 #if LUDUS_PROFILE_LEVEL == 0
     CHECK(s.events == 0);
 #else

@@ -64,7 +64,7 @@ static int all_macros(int n, const char *dyn_name) {
     LUDUS_PROFILE_LOCK_WAIT(MyLock);
     ludus_log(LUDUS_LOG_ERROR, "%d %s", n, "formatted");
     ludus_log_text(LUDUS_LOG_DEBUG, "text", 4);
-    ludus_async_begin(ludus_async_track("Track"), 1u, ludus_intern_name("Zone"));
+    ludus_async_begin(ludus_async_track("Track"), 1u, ludus_site_intern("Zone"));
     ludus_async_end(1u, 1u);
     ludus_fiber_enter("Fiber");
     ludus_fiber_leave();
@@ -100,9 +100,9 @@ static void hygiene(int x, uint64_t id) {
     else
         (void)LUDUS_PROFILE_FLOW_OUT(Else);
     if (x)
-        ludus_begin_site(1u);
+        ludus_span_begin(1u);
     else
-        ludus_end_site();
+        ludus_span_end();
     if (x)
         LUDUS_PROFILE_COUNT(Then, 1);
     else
@@ -147,26 +147,29 @@ static void hygiene(int x, uint64_t id) {
 
 static void integration(void) {
     ludus_site_desc d = {"job", "jobs", "file.c", 1u};
-    uint32_t site = ludus_register_site(&d);
-    uint32_t name = ludus_intern_name("name");
-    ludus_begin_site(site);
-    ludus_start_flow(name, LUDUS_CALLER_FLOW_ID_BIT | 1u);
-    ludus_finish_flow(LUDUS_CALLER_FLOW_ID_BIT | 1u);
-    ludus_sample_counter(site, -1);
-    ludus_sample_counter_f64(site, 0.5);
-    ludus_end_site();
+    uint32_t site = ludus_site_register(&d);
+    uint32_t name = ludus_site_intern("name");
+    ludus_span_begin(site);
+    ludus_flow_begin(name, LUDUS_CALLER_FLOW_ID_BIT | 1u);
+    ludus_flow_end(LUDUS_CALLER_FLOW_ID_BIT | 1u);
+    ludus_counter_sample(site, -1);
+    ludus_counter_sample_f64(site, 0.5);
+    ludus_span_end();
 }
 
 int main(void) {
     ludus_capture_desc desc = {4096u, 4u, "jobs", LUDUS_CLOCK_MONOTONIC, LUDUS_JOIN_FENCE, {NULL, NULL, NULL}, NULL};
-    if (ludus_begin_capture(&desc) != 0) return 1;
-    ludus_register_thread_for_trace("main");
+    if (ludus_capture_begin(&desc) != 0) return 1;
+    ludus_thread_register("main");
     int r = all_macros(3, "dynamic");
     hygiene(r, 7u);
     integration();
-    ludus_unregister_thread_for_trace();
-    if (ludus_end_capture() != 0) return 1;
+    ludus_thread_unregister();
+    ludus_capture *c = NULL;
+    if (ludus_capture_end(&c) != 0) return 1;
     ludus_capture_summary s;
-    if (ludus_capture_get_summary(&s) != 0) return 1;
-    return ludus_export_perfetto_trace("/dev/null") == 0 && ludus_capture_active() == 0 ? 0 : 1;
+    if (ludus_capture_get_summary(c, &s) != 0) return 1;
+    int saved = ludus_capture_save(c, LUDUS_FORMAT_JSON, 0, "/dev/null") == 0;
+    ludus_capture_release(c);
+    return saved && ludus_capture_active() == 0 ? 0 : 1;
 }

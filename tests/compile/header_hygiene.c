@@ -38,10 +38,12 @@ static int work(int n) {
 
 int main(void) {
     ludus_analysis *a = NULL;
+    ludus_capture *c = NULL;
     int64_t k;
-    if (ludus_begin_capture(NULL) != 0) return 1;
+    if (ludus_capture_begin(NULL) != 0) return 1;
     (void)work(1);
-    if (ludus_end_capture() != 0 || ludus_analyze_last_capture(NULL, &a) != 0) return 1;
+    if (ludus_capture_end(&c) != 0 || ludus_analysis_create(c, NULL, &a) != 0) return 1;
+    ludus_capture_release(c); /* the analysis keeps what it needs */
 #if LUDUS_PROFILE_LEVEL > 0
     k = ludus_analysis_find_counter(a, "PlotDouble", "samples");
     if (k < 0 || ludus_analysis_counter(a, (uint32_t)k)->max != 0.5) {

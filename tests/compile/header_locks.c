@@ -58,9 +58,9 @@ int main(void) {
     if (ludus_lock_name(&mtx, "Mutex") != 0) return 1;
     s = ludus_lock_site(&mtx);
     if (!s || !s->category || s->category[0] != 'l') return 1;
-    if (ludus_begin_capture(NULL) != 0) return 1;
+    if (ludus_capture_begin(NULL) != 0) return 1;
     rc = locks(1) | locks(0);
-    if (ludus_end_capture() != 0 || ludus_lock_forget(&mtx) != 0 || ludus_lock_names_refused() != 0) return 1;
+    if (ludus_capture_end(NULL) != 0 || ludus_lock_forget(&mtx) != 0 || ludus_lock_names_refused() != 0) return 1;
     if (rc != 0) {
         fprintf(stderr, "a lock call failed\n");
         return 1;

@@ -24,9 +24,9 @@ cat > "$WORK/record_only.c" <<'C'
 #include <ludus/capture.h>
 #include <ludus/profiling.h>
 int main(void) {
-    if (ludus_begin_capture(NULL) != 0) return 1;
+    if (ludus_capture_begin(NULL) != 0) return 1;
     { LUDUS_PROFILE_SCOPE(Only); }
-    return ludus_end_capture();
+    return ludus_capture_end(NULL);
 }
 C
 "$CC" -std=c11 -O2 -I"$INC" "$WORK/record_only.c" "$LIB_A" -lpthread -lm -o "$WORK/record_only"

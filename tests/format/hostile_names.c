@@ -73,7 +73,7 @@ static const char *side_name(int newer) {
 
 static void *worker(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace("thread </script><script>window.__pwned=30</script>\x1b[41m\xff");
+    ludus_thread_register("thread </script><script>window.__pwned=30</script>\x1b[41m\xff");
     for (int i = 0; i < 20; i++) {
         LUDUS_PROFILE_SCOPE("worker <script>window.__pwned=31</script>");
     }
@@ -91,16 +91,16 @@ int main(int argc, char **argv) {
 #if defined(__linux__)
     prctl(PR_SET_NAME, "\x1b[7m<b>&'\"\xff", 0, 0, 0); /* the process name: 15 bytes at most */
 #endif
-    ludus_register_thread_for_trace("main \x1b[31m</script><!--\xff\xe2\x80\xae");
+    ludus_thread_register("main \x1b[31m</script><!--\xff\xe2\x80\xae");
 
     uint32_t sites[NCORPUS + 2];
     for (size_t i = 0; i < NCORPUS; i++) {
         ludus_site_desc d = {corpus[i], corpus[(i + 1) % NCORPUS], corpus[(i + 2) % NCORPUS], (uint32_t)i + 1};
-        sites[i] = ludus_register_site(&d);
+        sites[i] = ludus_site_register(&d);
     }
     ludus_site_desc db = {big, big, big, 7};
-    sites[NCORPUS] = ludus_register_site(&db);
-    sites[NCORPUS + 1] = ludus_intern_name(side_name(newer));
+    sites[NCORPUS] = ludus_site_register(&db);
+    sites[NCORPUS + 1] = ludus_site_intern(side_name(newer));
     for (size_t i = 0; i < NCORPUS + 2; i++)
         if (!sites[i]) {
             fprintf(stderr, "hostile_names: site %zu refused\n", i);
@@ -120,7 +120,7 @@ int main(int argc, char **argv) {
 
     ludus_capture_desc desc = {0};
     desc.chunk_count = 1024; /* 64 MiB: nothing is dropped */
-    if (ludus_begin_capture(&desc) != 0) {
+    if (ludus_capture_begin(&desc) != 0) {
         fprintf(stderr, "hostile_names: begin: %s\n", ludus_last_error_detail());
         return 1;
     }
@@ -157,8 +157,8 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < NCORPUS + 2; i++) {
             int reps = i == NCORPUS + 1 ? 3 : 1;
             for (int r = 0; r < reps; r++) {
-                ludus_begin_site(sites[i]);
-                ludus_end_site();
+                ludus_span_begin(sites[i]);
+                ludus_span_end();
             }
         }
         LUDUS_PROFILE_MARK("mark </script><script>window.__pwned=62</script>\x1b[4m");
@@ -175,7 +175,7 @@ int main(int argc, char **argv) {
             ludus_memory_alloc(doms[i], 64);
             ludus_memory_free(doms[i], 32);
         }
-        ludus_record_memory_gauges();
+        ludus_memory_sample();
         for (size_t i = 0; i < NCORPUS; i++) ludus_lock_wait_end(ludus_lock_wait_begin(&locks[i], NULL));
         ludus_lock_wait_end(ludus_lock_wait_begin(&big_lock, NULL));
         for (size_t i = 0; i < NCORPUS; i++) {
@@ -209,12 +209,12 @@ int main(int argc, char **argv) {
     pthread_join(th, NULL);
     ludus_gpu_calibrate(gpu, 1000 + 4000000, t0 + 4000000, 0);
     ludus_gpu_context_destroy(gpu);
-    if (ludus_end_capture() != 0) {
+    if (ludus_capture_end(NULL) != 0) {
         fprintf(stderr, "hostile_names: end: %s\n", ludus_last_error_detail());
         return 1;
     }
     ludus_capture *c;
-    if (ludus_capture_get_last(&c) != 0) return 1;
+    if (ludus_capture_last(&c) != 0) return 1;
     static const struct {
         const char *ext;
         int format;

@@ -21,8 +21,8 @@ int main(int argc, char **argv) {
     int send = !strcmp(argv[1], "send");
     uint64_t id = strtoull(argv[2], NULL, 10) | LUDUS_CALLER_FLOW_ID_BIT;
     int ms = argc > 3 ? atoi(argv[3]) : 20;
-    ludus_register_thread_for_trace(send ? "Sender" : "Receiver");
-    uint32_t site = ludus_intern_name(send ? "Request" : "Response");
+    ludus_thread_register(send ? "Sender" : "Receiver");
+    uint32_t site = ludus_site_intern(send ? "Request" : "Response");
     for (int f = 0; f < 5; f++) {
         LUDUS_PROFILE_SCOPE(Work);
         uint64_t local;
@@ -41,10 +41,10 @@ int main(int argc, char **argv) {
     {
         LUDUS_PROFILE_SCOPE(Exchange);
         if (send) {
-            ludus_start_flow(site, id);
+            ludus_flow_begin(site, id);
         } else {
             spin_ms(ms); /* the request was sent meanwhile */
-            ludus_finish_flow(id);
+            ludus_flow_end(id);
         }
     }
     return 0;

@@ -45,7 +45,7 @@ static char path_compact[300], path_raw[300];
 
 static void *worker(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace("Worker \"quoted\"");
+    ludus_thread_register("Worker \"quoted\"");
     for (int i = 0; i < 50; i++) {
         LUDUS_PROFILE_SCOPE(Job, jobs);
         LUDUS_PROFILE_MARK(Tick);
@@ -60,16 +60,16 @@ static void record_capture(void) {
     memset(&d, 0, sizeof d);
     d.chunk_count = 64;
     d.chunk_bytes = 4096; /* several blocks per thread */
-    assert_int_equal(ludus_begin_capture(&d), 0);
-    ludus_register_thread_for_trace("Main");
-    uint32_t ctr = ludus_intern_name("Queue depth");
-    uint32_t fctr = ludus_intern_name("Load");
+    assert_int_equal(ludus_capture_begin(&d), 0);
+    ludus_thread_register("Main");
+    uint32_t ctr = ludus_site_intern("Queue depth");
+    uint32_t fctr = ludus_site_intern("Load");
     for (int f = 0; f < 40; f++) {
         LUDUS_PROFILE_SCOPE(Frame, main);
         {
             LUDUS_PROFILE_SCOPE(Update);
-            ludus_sample_counter(ctr, f - 5);
-            ludus_sample_counter_f64(fctr, f * 0.25);
+            ludus_counter_sample(ctr, f - 5);
+            ludus_counter_sample_f64(fctr, f * 0.25);
         }
         uint64_t id = LUDUS_PROFILE_FLOW_OUT(Dispatch);
         LUDUS_PROFILE_FLOW_IN(id);
@@ -84,7 +84,22 @@ static void record_capture(void) {
     pthread_create(&t, NULL, worker, NULL);
     pthread_join(t, NULL);
     LUDUS_PROFILE_BEGIN(LeftOpen);
-    assert_int_equal(ludus_end_capture(), 0);
+    assert_int_equal(ludus_capture_end(NULL), 0);
+}
+
+/* The last ended capture in format at path. */
+static int save_last_as(int format, const char *path, unsigned flags) {
+    ludus_capture *c;
+    int rc = ludus_capture_last(&c);
+    if (rc) return rc;
+    rc = ludus_capture_save(c, format, flags, path);
+    ludus_capture_release(c);
+    return rc;
+}
+
+/* The last ended capture as .ludus at path (flags: LUDUS_SAVE_RAW or 0). */
+static int save_last(const char *path, unsigned flags) {
+    return save_last_as(LUDUS_FORMAT_LUDUS, path, flags);
 }
 
 static char *json_of(ludus_capture *c, size_t *len) {
@@ -128,7 +143,7 @@ static int open_and_drain(const uint8_t *d, size_t n) {
     if (!rc) rc = ludus_capture_write(c, LUDUS_FORMAT_PFTRACE, 0, mem_write, &b);
     free(b.data);
     ludus_analysis *a = NULL;
-    if (!rc) rc = ludus_analyze(c, NULL, &a);
+    if (!rc) rc = ludus_analysis_create(c, NULL, &a);
     ludus_analysis_destroy(a);
     ludus_capture_release(c);
     return rc;
@@ -137,11 +152,11 @@ static int open_and_drain(const uint8_t *d, size_t n) {
 static void test_round_trip(void **state) {
     (void)state;
     ludus_capture *live;
-    assert_int_equal(ludus_capture_get_last(&live), 0);
+    assert_int_equal(ludus_capture_last(&live), 0);
     size_t n0, n1, n2;
     char *j0 = json_of(live, &n0);
-    assert_int_equal(ludus_save_capture(path_compact), 0);
-    assert_int_equal(ludus_save_capture_ex(path_raw, LUDUS_SAVE_RAW), 0);
+    assert_int_equal(save_last(path_compact, 0), 0);
+    assert_int_equal(save_last(path_raw, LUDUS_SAVE_RAW), 0);
     ludus_capture *fc, *fr;
     assert_int_equal(ludus_capture_open(path_compact, &fc), 0);
     assert_int_equal(ludus_capture_open(path_raw, &fr), 0);
@@ -153,7 +168,7 @@ static void test_round_trip(void **state) {
     assert_memory_equal(j0, j2, n0);
     /* the summary of the file matches the live one */
     ludus_capture_summary s;
-    assert_int_equal(ludus_capture_summarize(live, &s), 0);
+    assert_int_equal(ludus_capture_get_summary(live, &s), 0);
     ludus_capture_info in;
     assert_int_equal(ludus_capture_get_info(fc, &in), 0);
     assert_int_equal(in.summary.events, s.events);
@@ -352,12 +367,12 @@ static void test_version_2(void **state) {
     assert_non_null(strstr(ludus_last_error_detail(), "which format version 3 added (the file is version 2)"));
     free(d);
     /* a capture without frame marks has none: as a version 2 file it reads */
-    assert_int_equal(ludus_begin_capture(NULL), 0);
+    assert_int_equal(ludus_capture_begin(NULL), 0);
     { LUDUS_PROFILE_SCOPE(NoFrames); }
-    assert_int_equal(ludus_end_capture(), 0);
+    assert_int_equal(ludus_capture_end(NULL), 0);
     char v2[320];
     snprintf(v2, sizeof v2, "%s/v2.ludus", dir);
-    assert_int_equal(ludus_save_capture(v2), 0);
+    assert_int_equal(save_last(v2, 0), 0);
     d = read_all(v2, &n);
     put32(d + 8, 2);
     put32(d + 108, crc32c(0, d, 108));
@@ -387,13 +402,13 @@ static void put_word(uint8_t *p, uint64_t w) {
  * The text is found in a raw block by its bytes. */
 static void test_messages(void **state) {
     (void)state;
-    assert_int_equal(ludus_begin_capture(NULL), 0);
+    assert_int_equal(ludus_capture_begin(NULL), 0);
     ludus_log(LUDUS_LOG_ERROR, "needle-%s", "text");
     { LUDUS_PROFILE_SCOPE(After); }
-    assert_int_equal(ludus_end_capture(), 0);
+    assert_int_equal(ludus_capture_end(NULL), 0);
     char raw[320];
     snprintf(raw, sizeof raw, "%s/msg.ludus", dir);
-    assert_int_equal(ludus_save_capture_ex(raw, LUDUS_SAVE_RAW), 0);
+    assert_int_equal(save_last(raw, LUDUS_SAVE_RAW), 0);
     size_t n;
     uint8_t *d = read_all(raw, &n);
     assert_int_equal(open_and_drain(d, n), 0);
@@ -408,7 +423,7 @@ static void test_messages(void **state) {
     ludus_capture *c;
     assert_int_equal(ludus_capture_open_memory(d, n, &c), 0);
     ludus_analysis *a;
-    assert_int_equal(ludus_analyze(c, NULL, &a), 0);
+    assert_int_equal(ludus_analysis_create(c, NULL, &a), 0);
     ludus_analysis_summary sum;
     ludus_analysis_get_summary(a, &sum);
     assert_int_equal(sum.events, 3); /* the message and the scope's begin and end */
@@ -478,11 +493,11 @@ static void test_errors(void **state) {
     char bad[320];
     /* I/O failure: a directory that does not exist; the capture is kept */
     snprintf(bad, sizeof bad, "%s/no/such/dir/x.ludus", dir);
-    assert_int_equal(ludus_save_capture(bad), LUDUS_EIO);
+    assert_int_equal(save_last(bad, 0), LUDUS_EIO);
     assert_non_null(strstr(ludus_last_error_detail(), "No such file or directory"));
-    assert_int_equal(ludus_save_capture(path_raw), 0);
-    assert_int_equal(ludus_save_capture_ex(path_raw, 0x80), LUDUS_EINVAL);
-    assert_int_equal(ludus_save_capture(NULL), LUDUS_EINVAL);
+    assert_int_equal(save_last(path_raw, 0), 0);
+    assert_int_equal(save_last(path_raw, 0x80), LUDUS_EINVAL);
+    assert_int_equal(save_last(NULL, 0), LUDUS_EINVAL);
     /* open errors */
     ludus_capture *c;
     assert_int_equal(ludus_capture_open(bad, &c), LUDUS_EIO);
@@ -494,10 +509,10 @@ static void test_errors(void **state) {
     char empty[320];
     snprintf(empty, sizeof empty, "%s/empty.ludus", dir);
     write_all(empty, (const uint8_t *)"keep", 4);
-    assert_int_equal(ludus_begin_capture(NULL), 0);
-    assert_int_equal(ludus_end_capture(), 0);
-    assert_int_equal(ludus_save_capture(empty), LUDUS_ENODATA);
-    assert_int_equal(ludus_export_pftrace(empty), LUDUS_ENODATA);
+    assert_int_equal(ludus_capture_begin(NULL), 0);
+    assert_int_equal(ludus_capture_end(NULL), 0);
+    assert_int_equal(save_last(empty, 0), LUDUS_ENODATA);
+    assert_int_equal(save_last_as(LUDUS_FORMAT_PFTRACE, empty, 0), LUDUS_ENODATA);
     size_t n;
     uint8_t *d = read_all(empty, &n);
     assert_int_equal(n, 4);

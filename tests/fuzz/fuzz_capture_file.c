@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ludus_capture_write(c, LUDUS_FORMAT_PFTRACE, 0, discard, &bytes);
     ludus_capture_write(c, LUDUS_FORMAT_LUDUS, 0, discard, &bytes);
     ludus_analysis *a = NULL;
-    if (ludus_analyze(c, NULL, &a) == 0) {
+    if (ludus_analysis_create(c, NULL, &a) == 0) {
         ludus_analysis_report(a, NULL, LUDUS_REPORT_TEXT, NULL, discard, &bytes);
         ludus_analysis_destroy(a);
     }

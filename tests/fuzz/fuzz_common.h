@@ -73,7 +73,7 @@ static inline void fuzz_exports_unchecked(ludus_capture *c) {
 static inline void fuzz_reports(ludus_capture *c, const ludus_analysis_desc *desc) {
     size_t bytes = 0;
     ludus_analysis *a = NULL;
-    if (ludus_analyze(c, desc, &a) != 0) return;
+    if (ludus_analysis_create(c, desc, &a) != 0) return;
     ludus_gpu_stats *g = NULL;
     ludus_report_options o = {0, "fuzz", NULL};
     if (ludus_gpu_stats_create(c, &g) == 0) o.gpu = g;

@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t bytes = 0;
     if (ludus_capture_open_memory(data + 4, na, &ca) != 0) goto done;
     if (ludus_capture_open_memory(data + 4 + na, size - 4 - na, &cb) != 0) goto done;
-    if (ludus_analyze(ca, NULL, &a) != 0 || ludus_analyze(cb, NULL, &b) != 0) goto done;
+    if (ludus_analysis_create(ca, NULL, &a) != 0 || ludus_analysis_create(cb, NULL, &b) != 0) goto done;
     if (ludus_diff_create(a, b, NULL, &d) == 0) {
         ludus_diff_report(d, LUDUS_REPORT_TEXT, fuzz_discard, &bytes);
         ludus_diff_report(d, LUDUS_REPORT_JSON, fuzz_discard, &bytes);

@@ -18,7 +18,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     ludus_capture_desc d = {0};
     d.chunk_count = 16;
     d.chunk_bytes = 4096;
-    if (ludus_begin_capture(&d) != 0) abort();
+    if (ludus_capture_begin(&d) != 0) abort();
     ludus_gpu_context_desc gd = {"GPU", "dev", LUDUS_GPU_QUEUE_COMPUTE, 1.0, 48};
     ludus_gpu_context *g;
     if (ludus_gpu_context_create(&gd, &g) != 0) abort();
@@ -33,10 +33,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     }
     ludus_gpu_calibrate(g, 100 + 10000, t0 + 10000, 0);
     ludus_gpu_context_destroy(g);
-    if (ludus_end_capture() != 0) abort();
+    if (ludus_capture_end(NULL) != 0) abort();
     ludus_capture *c;
-    if (ludus_capture_get_last(&c) != 0 || ludus_capture_write(c, LUDUS_FORMAT_LUDUS, 0, fuzz_keep, &base) != 0)
-        abort();
+    if (ludus_capture_last(&c) != 0 || ludus_capture_write(c, LUDUS_FORMAT_LUDUS, 0, fuzz_keep, &base) != 0) abort();
     ludus_capture_release(c);
     for (size_t at = ludus__nf_header_BYTES; at + ludus__nf_record_BYTES <= base.n;) {
         ludus__nf_record h;

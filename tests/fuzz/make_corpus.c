@@ -25,7 +25,7 @@
 
 static void *worker(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace("W");
+    ludus_thread_register("W");
     LUDUS_PROFILE_SCOPE(Job);
     LUDUS_PROFILE_MARK(M);
     return NULL;
@@ -134,8 +134,8 @@ static int pool_seed(const char *out, int variant) {
         d.chunk_count = 4;
         d.chunk_bytes = 4096;
         d.pool_file = out;
-        if (ludus_begin_capture(&d) != 0) _exit(1);
-        ludus_register_thread_for_trace("Pool");
+        if (ludus_capture_begin(&d) != 0) _exit(1);
+        ludus_thread_register("Pool");
         for (int i = 0; i < 3 + variant * 5; i++) {
             LUDUS_PROFILE_SCOPE(Outer);
             LUDUS_PROFILE_SCOPE_DYN(variant ? "dyn b" : "dyn a");
@@ -162,9 +162,9 @@ int main(int argc, char **argv) {
         memset(&d, 0, sizeof d);
         d.chunk_count = 16;
         d.chunk_bytes = 4096;
-        if (ludus_begin_capture(&d)) return 1;
-        ludus_register_thread_for_trace("Main");
-        uint32_t ctr = ludus_intern_name("ctr");
+        if (ludus_capture_begin(&d)) return 1;
+        ludus_thread_register("Main");
+        uint32_t ctr = ludus_site_intern("ctr");
         ludus_memory_domain mem = ludus_memory_domain_register("Mem");
         for (int i = 0; i < 2 + variant * 3; i++) {
             LUDUS_PROFILE_COUNT(Draws, i * 3 - 2); /* frame statistics (FRAME_STAT) at each frame */
@@ -175,8 +175,8 @@ int main(int argc, char **argv) {
             LUDUS_PROFILE_SCOPE(Inner);
             LUDUS_PROFILE_ANNOTATE(Id, i); /* scope annotations: a number, a text */
             LUDUS_PROFILE_ANNOTATE_TEXT(Asset, i % 2 ? "rock" : "tree");
-            ludus_sample_counter(ctr, i);
-            ludus_sample_counter_f64(ctr, i * 0.5);
+            ludus_counter_sample(ctr, i);
+            ludus_counter_sample_f64(ctr, i * 0.5);
             uint64_t id = LUDUS_PROFILE_FLOW_OUT(F);
             LUDUS_PROFILE_FLOW_IN(id);
             ludus_log(i % 4, "message %d%s", i, i == 1 ? " long enough to take a second text slot" : ""); /* MESSAGE */
@@ -195,11 +195,11 @@ int main(int argc, char **argv) {
             pthread_join(t, NULL);
         }
         if (variant == 1) { /* spans that cannot nest, and an unwound scope */
-            uint32_t a = ludus_intern_name("span a"), b = ludus_intern_name("span b");
-            ludus_begin_site(a);
-            ludus_begin_site(b);
-            ludus_end_site_id(a);
-            ludus_end_site_id(b);
+            uint32_t a = ludus_site_intern("span a"), b = ludus_site_intern("span b");
+            ludus_span_begin(a);
+            ludus_span_begin(b);
+            ludus_span_end_site(a);
+            ludus_span_end_site(b);
             ludus_unwind_point up = ludus_unwind_here();
             {
                 LUDUS_PROFILE_SCOPE(Skipped);
@@ -208,11 +208,13 @@ int main(int argc, char **argv) {
         }
         if (variant > 0) gpu_samples(variant - 1);
         LUDUS_PROFILE_BEGIN(Open);
-        if (ludus_end_capture()) return 1;
+        ludus_capture *c = NULL;
+        if (ludus_capture_end(&c)) return 1;
         snprintf(p, sizeof p, "%s/ludus/seed%d-raw.ludus", argv[1], variant);
-        if (ludus_save_capture_ex(p, LUDUS_SAVE_RAW)) return 1;
+        if (ludus_capture_save(c, LUDUS_FORMAT_LUDUS, LUDUS_SAVE_RAW, p)) return 1;
         snprintf(p, sizeof p, "%s/ludus/seed%d-compact.ludus", argv[1], variant);
-        if (ludus_save_capture(p)) return 1;
+        if (ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, p)) return 1;
+        ludus_capture_release(c);
         if (variant > 0) {
             char g[512];
             snprintf(g, sizeof g, "%s/gpu/seed%d.gpu", argv[1], variant);

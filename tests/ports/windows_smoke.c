@@ -24,7 +24,7 @@ static int failures;
     } while (0)
 
 static void *worker(void *arg) {
-    ludus_register_thread_for_trace((const char *)arg);
+    ludus_thread_register((const char *)arg);
     for (int i = 0; i < 1000; i++) {
         LUDUS_PROFILE_SCOPE(WorkerScope);
     }
@@ -61,8 +61,8 @@ int main(int argc, char **argv) {
     snprintf(b, sizeof b, "%s/smoke.ludus", argv[1]);
     snprintf(bad, sizeof bad, "%s/no such dir/x.json", argv[1]);
 
-    ludus_register_thread_for_trace("Main");
-    CHECK(ludus_begin_capture(NULL) == 0);
+    ludus_thread_register("Main");
+    CHECK(ludus_capture_begin(NULL) == 0);
     pthread_t th[3];
     const char *names[3] = {"Worker 1", "Worker 2", "Worker 3"};
     for (int i = 0; i < 3; i++) CHECK(pthread_create(&th[i], NULL, worker, (void *)names[i]) == 0);
@@ -71,10 +71,11 @@ int main(int argc, char **argv) {
         LUDUS_PROFILE_FRAME();
     }
     for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
-    CHECK(ludus_end_capture() == 0);
+    ludus_capture *c = NULL;
+    CHECK(ludus_capture_end(&c) == 0);
 
     ludus_capture_summary s;
-    CHECK(ludus_capture_get_summary(&s) == 0);
+    CHECK(ludus_capture_get_summary(c, &s) == 0);
     printf("clock %s, %u threads, %llu events, %llu dropped\n", s.clock_name, s.threads, (unsigned long long)s.events,
            (unsigned long long)s.dropped);
     CHECK(s.threads == 4);
@@ -84,7 +85,7 @@ int main(int argc, char **argv) {
     int exited = 0;
     for (uint32_t i = 0; i < s.threads; i++) {
         ludus_thread_summary t;
-        CHECK(ludus_capture_get_thread(i, &t) == 0);
+        CHECK(ludus_capture_get_thread(c, i, &t) == 0);
         if (strncmp(t.name, "Worker", 6) == 0) {
             CHECK(t.events == 2000);
             exited += t.exited;
@@ -92,19 +93,20 @@ int main(int argc, char **argv) {
     }
     CHECK(exited == 3); /* their exit was seen: the thread-exit hook ran */
 
-    CHECK(ludus_export_perfetto_trace(a) == 0);
+    CHECK(ludus_capture_save(c, LUDUS_FORMAT_JSON, 0, a) == 0);
     long first = file_size(a);
     CHECK(first > 0);
-    CHECK(ludus_export_perfetto_trace(a) == 0); /* replaces it whole */
+    CHECK(ludus_capture_save(c, LUDUS_FORMAT_JSON, 0, a) == 0); /* replaces it whole */
     CHECK(file_size(a) == first);
     char *before = slurp(a);
-    CHECK(ludus_export_perfetto_trace(bad) != 0); /* a directory that does not exist */
+    CHECK(ludus_capture_save(c, LUDUS_FORMAT_JSON, 0, bad) != 0); /* a directory that does not exist */
     char *after = slurp(a);
     CHECK(before && after && strcmp(before, after) == 0);
     free(before);
     free(after);
-    CHECK(ludus_save_capture(b) == 0); /* the native format too */
+    CHECK(ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, b) == 0); /* the native format too */
     CHECK(file_size(b) > 0);
+    ludus_capture_release(c);
     if (failures) printf("%d checks failed\n", failures);
     return failures ? 1 : 0;
 }

@@ -37,8 +37,8 @@ static void unwinds(void) {
  * annotations of every type, GPU samples. */
 static ludus_capture *record(int frames, int64_t *half) {
     lt_begin(NULL);
-    uint32_t q = ludus_intern_name("queue"), a = ludus_intern_name("SpanA"), b = ludus_intern_name("SpanB");
-    uint32_t track = ludus_async_track("Loading"), zone = ludus_intern_name("Chunk");
+    uint32_t q = ludus_site_intern("queue"), a = ludus_site_intern("SpanA"), b = ludus_site_intern("SpanB");
+    uint32_t track = ludus_async_track("Loading"), zone = ludus_site_intern("Chunk");
     static ludus_memory_domain dom;
     if (!dom) dom = ludus_memory_domain_register("Parallel");
     ludus_gpu_context_desc gd = {"Parallel GPU", NULL, LUDUS_GPU_QUEUE_GRAPHICS, 1.0, 0};
@@ -54,8 +54,8 @@ static ludus_capture *record(int frames, int64_t *half) {
             LUDUS_PROFILE_ANNOTATE(Index, (unsigned)i);
             LUDUS_PROFILE_ANNOTATE(Scale, i * 0.5);
             LUDUS_PROFILE_ANNOTATE_TEXT(Name, i % 2 ? "odd" : "even");
-            ludus_sample_counter(q, i);
-            ludus_sample_counter_f64(q, i * 0.25);
+            ludus_counter_sample(q, i);
+            ludus_counter_sample_f64(q, i * 0.25);
             LUDUS_PROFILE_PLOT(Plot, i);
             uint64_t fl = LUDUS_PROFILE_FLOW_OUT(Hand);
             LUDUS_PROFILE_FLOW_IN(fl);
@@ -63,10 +63,10 @@ static ludus_capture *record(int frames, int64_t *half) {
             if (i >= 4) ludus_async_end(track, (uint64_t)(f * 20 + i - 4));
         }
         for (int i = 16; i < 20; i++) ludus_async_end(track, (uint64_t)(f * 20 + i));
-        ludus_begin_site(a);
-        ludus_begin_site(b);
-        ludus_end_site_id(a); /* out of order: SpanA closes with SpanB open */
-        ludus_end_site();
+        ludus_span_begin(a);
+        ludus_span_begin(b);
+        ludus_span_end_site(a); /* out of order: SpanA closes with SpanB open */
+        ludus_span_end();
         { LUDUS_PROFILE_SCOPE_DYN(f % 2 ? "DynOdd" : "DynEven"); }
         ludus_fiber_enter("Fiber");
         { LUDUS_PROFILE_SCOPE(OnFiber); }
@@ -85,7 +85,7 @@ static ludus_capture *record(int frames, int64_t *half) {
         LUDUS_PROFILE_GAUGE(Level, f % 7);
         ludus_memory_alloc(dom, 64);
         ludus_memory_free(dom, 64);
-        ludus_record_memory_gauges();
+        ludus_memory_sample();
         int64_t t = ludus_gpu_cpu_now_ns();
         ludus_gpu_sample smp = {
             f % 2 ? "Pass" : NULL, (uint64_t)f, (uint64_t)(t - 5000), (uint64_t)(t - 1000), 0.0, t - 6000, 0};
@@ -96,9 +96,9 @@ static ludus_capture *record(int frames, int64_t *half) {
     lt_end();
     ludus_gpu_context_destroy(gpu);
     ludus_capture *c;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     ludus_capture_summary sum;
-    assert_int_equal(ludus_capture_summarize(c, &sum), 0);
+    assert_int_equal(ludus_capture_get_summary(c, &sum), 0);
     assert_int_equal(sum.dropped, 0);
     return c;
 }
@@ -127,7 +127,7 @@ static void *work(void *arg) {
         if (!j->rc && !time_cut)
             j->rc = ludus_capture_write(j->c, LUDUS_FORMAT_LUDUS, LUDUS_SAVE_RAW, lt_buf_write, &j->raw);
         ludus_analysis *a = NULL;
-        if (!j->rc) j->rc = ludus_analyze(j->c, NULL, &a);
+        if (!j->rc) j->rc = ludus_analysis_create(j->c, NULL, &a);
         if (!j->rc) j->rc = ludus_analysis_report(a, NULL, LUDUS_REPORT_TEXT, NULL, lt_buf_write, &j->report);
         if (!j->rc) j->rc = ludus_analysis_report(a, NULL, LUDUS_REPORT_JSON, NULL, lt_buf_write, &j->report_json);
         if (!j->rc) j->rc = ludus_analysis_report(a, NULL, LUDUS_REPORT_HTML, NULL, lt_buf_write, &j->html);
@@ -154,7 +154,7 @@ static void test_two_captures_at_once(void **state) {
     /* up to the middle of the frames: a fixed range could hold no event when
      * the capture started slowly (ThreadSanitizer on a loaded machine) */
     ludus_capture_summary sum;
-    assert_int_equal(ludus_capture_summarize(file, &sum), 0);
+    assert_int_equal(ludus_capture_get_summary(file, &sum), 0);
     ludus_cut_desc cd = {1, 0, half - sum.start_ns, NULL, 0};
     ludus_capture *cut;
     assert_int_equal(ludus_capture_cut(file, &cd, &cut), 0);
@@ -191,7 +191,7 @@ static void test_two_captures_at_once(void **state) {
 }
 
 int main(void) {
-    ludus_register_thread_for_trace("main");
+    ludus_thread_register("main");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_two_captures_at_once, lt_teardown),
     };

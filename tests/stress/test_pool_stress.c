@@ -32,7 +32,7 @@ static void *flood(void *p) {
     for (int i = 0; i < a->scopes; i++) {
         LUDUS_PROFILE_SCOPE(Flood);
         if (i < MARKS) LUDUS_PROFILE_MARK(FloodMark);
-        if (i < COUNTERS) ludus_sample_counter(counter_site, i);
+        if (i < COUNTERS) ludus_counter_sample(counter_site, i);
     }
     if (a->done) {
         pthread_barrier_wait(a->done); /* flooded */
@@ -118,7 +118,7 @@ static void test_exited_thread_without_chunk(void **state) {
     assert_int_equal(s.threads, 2);
     for (uint32_t i = 0; i < s.threads; i++) {
         ludus_thread_summary th_s;
-        assert_int_equal(ludus_capture_get_thread(i, &th_s), 0);
+        assert_int_equal(lt_last_thread(i, &th_s), 0);
         if (th_s.tid == lt_gettid()) continue;
         assert_int_equal(th_s.exited, 1);
         assert_int_equal(th_s.events, 0);
@@ -127,7 +127,7 @@ static void test_exited_thread_without_chunk(void **state) {
 }
 
 int main(void) {
-    counter_site = ludus_intern_name("flood counter");
+    counter_site = ludus_site_intern("flood counter");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_flood_alive, lt_teardown),
         cmocka_unit_test_teardown(test_flood_exited, lt_teardown),

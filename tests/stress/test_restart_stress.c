@@ -50,13 +50,13 @@ static void *producer_main(void *arg) {
     producer *p = arg;
     char name[32];
     snprintf(name, sizeof name, "producer %u", p->id);
-    ludus_register_thread_for_trace(name);
+    ludus_thread_register(name);
     __atomic_store_n(&p->tid, lt_gettid(), __ATOMIC_SEQ_CST);
     for (uint32_t seq = 1; seq <= p->limit && !__atomic_load_n(&p->stop, __ATOMIC_RELAXED); seq++) {
         __atomic_store_n(&p->started, seq, __ATOMIC_SEQ_CST);
         {
             LUDUS_PROFILE_SCOPE(Produce);
-            ludus_sample_counter(counter_site, (int64_t)(((uint64_t)p->id << 32) | seq));
+            ludus_counter_sample(counter_site, (int64_t)(((uint64_t)p->id << 32) | seq));
         }
         __atomic_store_n(&p->done, seq, __ATOMIC_SEQ_CST);
         if (seq % 64 == 0) {
@@ -103,7 +103,7 @@ static uint64_t drops_of_tid(uint64_t tid) {
     uint64_t d = 0;
     for (uint32_t i = 0; i < s.threads; i++) {
         ludus_thread_summary th;
-        assert_int_equal(ludus_capture_get_thread(i, &th), 0);
+        assert_int_equal(lt_last_thread(i, &th), 0);
         if (th.tid == tid) d += th.dropped;
     }
     return d;
@@ -220,7 +220,7 @@ static void test_restart_stress(void **state) {
 }
 
 int main(void) {
-    counter_site = ludus_intern_name("restart seq");
+    counter_site = ludus_site_intern("restart seq");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_restart_stress, lt_teardown),
     };

@@ -41,7 +41,7 @@ static void test_ten_thousand_threads(void **state) {
     uint32_t with_events = 0;
     for (uint32_t i = 0; i < s.threads; i++) {
         ludus_thread_summary th;
-        assert_int_equal(ludus_capture_get_thread(i, &th), 0);
+        assert_int_equal(lt_last_thread(i, &th), 0);
         if (th.events) {
             assert_int_equal(th.events, 2);
             assert_int_equal(th.exited, 1);
@@ -56,7 +56,7 @@ static void test_ten_thousand_threads(void **state) {
 static pthread_barrier_t idle_bar;
 static void *idle_worker(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace("Idle worker");
+    ludus_thread_register("Idle worker");
     pthread_barrier_wait(&idle_bar); /* registered */
     pthread_barrier_wait(&idle_bar); /* capture ended */
     return NULL;
@@ -78,7 +78,7 @@ static void test_idle_registered_thread_appears(void **state) {
     int found = 0;
     for (uint32_t i = 0; i < s.threads; i++) {
         ludus_thread_summary t;
-        assert_int_equal(ludus_capture_get_thread(i, &t), 0);
+        assert_int_equal(lt_last_thread(i, &t), 0);
         if (!strcmp(t.name, "Idle worker")) {
             found = 1;
             assert_int_equal(t.events, 0);
@@ -96,7 +96,7 @@ static void test_idle_registered_thread_appears(void **state) {
 static pthread_barrier_t full_bar;
 static void *hold_slot(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace(NULL);
+    ludus_thread_register(NULL);
     pthread_barrier_wait(&full_bar);
     {
         LUDUS_PROFILE_SCOPE(Crowded);

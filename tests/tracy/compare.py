@@ -19,7 +19,7 @@ Checked, each a failure when it does not hold:
   - every async zone begins as often (Tracy: a message "<track>: <name>
     begins (id N)");
   - every counter track is a Tracy plot; plots and sampled counters
-    (LUDUS_PROFILE_PLOT, ludus_sample_counter) have as many points, and
+    (LUDUS_PROFILE_PLOT, ludus_counter_sample) have as many points, and
     per-frame counters as many points as the capture has frames.
 Flows have no Tracy equivalent and are not compared (README, "Tracy")."""
 import collections

@@ -27,10 +27,10 @@ static void protected_call(void) {
 }
 
 int main(void) {
-    ludus_register_thread_for_trace("Edge");
-    uint32_t a = ludus_intern_name("SpanA"), b = ludus_intern_name("SpanB");
+    ludus_thread_register("Edge");
+    uint32_t a = ludus_site_intern("SpanA"), b = ludus_site_intern("SpanB");
     ludus_site_desc cd = {"Edge counter", NULL, NULL, 0};
-    uint32_t counter = ludus_register_site(&cd);
+    uint32_t counter = ludus_site_register(&cd);
     ludus_gpu_context_desc gd = {"Edge GPU", NULL, LUDUS_GPU_QUEUE_GRAPHICS, 1.0, 0};
     ludus_gpu_context *gpu = NULL;
     if (ludus_gpu_context_create(&gd, &gpu)) return 1;
@@ -39,11 +39,11 @@ int main(void) {
     for (int i = 0; i < 10; i++) {
         LUDUS_PROFILE_FRAME();
         LUDUS_PROFILE_SCOPE(Outer);
-        ludus_begin_site(a);
-        ludus_begin_site(b);
-        ludus_end_site_id(a);                            /* out of order: SpanB's zone ends first */
-        ludus_end_site();                                /* SpanB: already ended in Tracy, sends nothing */
-        ludus_end_site();                                /* nothing open: sends nothing */
+        ludus_span_begin(a);
+        ludus_span_begin(b);
+        ludus_span_end_site(a);                          /* out of order: SpanB's zone ends first */
+        ludus_span_end();                                /* SpanB: already ended in Tracy, sends nothing */
+        ludus_span_end();                                /* nothing open: sends nothing */
         LUDUS_PROFILE_ANNOTATE_TEXT(Asset, "edge.mesh"); /* Outer's text */
         {
             LUDUS_PROFILE_SCOPE(Inner);
@@ -59,7 +59,7 @@ int main(void) {
         LUDUS_PROFILE_MARK(EdgeMark);
         LUDUS_PROFILE_MESSAGE(LUDUS_LOG_ERROR, "edge error");
         LUDUS_PROFILE_LOG(LUDUS_LOG_INFO, "edge value %d", i % 2);
-        ludus_sample_counter_f64(counter, i * 0.5);
+        ludus_counter_sample_f64(counter, i * 0.5);
         int64_t t = ludus_gpu_cpu_now_ns();
         ludus_gpu_sample smp = {
             i % 2 ? "Edge pass" : NULL, (uint64_t)i, (uint64_t)(t - 50000), (uint64_t)(t - 10000), 0.0, t - 60000, 0};

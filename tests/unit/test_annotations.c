@@ -81,7 +81,7 @@ static void test_values_and_types(void **state) {
     (void)state;
     record_values();
     ludus_capture *c;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     json_object *root = export_parse(c);
     json_object *a = args_of(root, "Values", 0);
     assert_int_equal(nkeys(a), 7);
@@ -122,7 +122,7 @@ static void test_attach_to_open_scope(void **state) {
     }
     lt_end();
     ludus_capture *c;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     json_object *root = export_parse(c);
     json_object *p = args_of(root, "Parent", 0), *ch = args_of(root, "Child", 0), *sp = args_of(root, "Span", 0),
                 *in = args_of(root, "InsideSpan", 0);
@@ -180,7 +180,7 @@ static void test_last_value_limits(void **state) {
     }
     lt_end();
     ludus_capture *c;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     json_object *root = export_parse(c);
     json_object *r = args_of(root, "Repeated", 0);
     assert_int_equal(nkeys(r), 2);
@@ -205,7 +205,7 @@ static void test_file_round_trip(void **state) {
     (void)state;
     record_values();
     ludus_capture *c;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     char *live = lt_capture_json(c);
     for (unsigned flags = 0; flags <= LUDUS_SAVE_RAW; flags++) {
         lt_buf b = {0};

@@ -25,33 +25,33 @@ static void test_register_site_ids(void **state) {
     ludus_site_desc a2 = {name_copy, "jobs", "jobs.c", 10};
     ludus_site_desc b = {"api job", "jobs", "jobs.c", 11};
     ludus_site_desc c = {"api job", "other", "jobs.c", 10};
-    uint32_t ia = ludus_register_site(&a);
+    uint32_t ia = ludus_site_register(&a);
     assert_true(ia > 0);
-    assert_int_equal(ludus_register_site(&a2), ia); /* same desc, other pointers */
+    assert_int_equal(ludus_site_register(&a2), ia); /* same desc, other pointers */
     strcpy(name_copy, "changed");                   /* the library keeps a copy */
-    assert_int_equal(ludus_register_site(&a), ia);
-    uint32_t ib = ludus_register_site(&b), ic = ludus_register_site(&c);
+    assert_int_equal(ludus_site_register(&a), ia);
+    uint32_t ib = ludus_site_register(&b), ic = ludus_site_register(&c);
     assert_true(ib > 0 && ib != ia);
     assert_true(ic > 0 && ic != ia && ic != ib);
     ludus_site_desc empty = {"", NULL, NULL, 0};
     ludus_site_desc noname = {NULL, "x", NULL, 0};
-    assert_int_equal(ludus_register_site(&empty), 0);
-    assert_int_equal(ludus_register_site(&noname), 0);
-    assert_int_equal(ludus_register_site(NULL), 0);
-    uint32_t n1 = ludus_intern_name("interned");
+    assert_int_equal(ludus_site_register(&empty), 0);
+    assert_int_equal(ludus_site_register(&noname), 0);
+    assert_int_equal(ludus_site_register(NULL), 0);
+    uint32_t n1 = ludus_site_intern("interned");
     assert_true(n1 > 0);
-    assert_int_equal(ludus_intern_name("interned"), n1);
-    assert_true(ludus_intern_name("interned 2") != n1);
-    assert_int_equal(ludus_intern_name(NULL), 0);
+    assert_int_equal(ludus_site_intern("interned"), n1);
+    assert_true(ludus_site_intern("interned 2") != n1);
+    assert_int_equal(ludus_site_intern(NULL), 0);
 
     lt_begin(NULL);
-    ludus_begin_site(ia);
-    ludus_begin_site(ib);
-    ludus_end_site();
-    ludus_end_site();
-    ludus_begin_site(0); /* invalid ids record a span named for the mistake */
-    ludus_begin_site(999999);
-    ludus_end_site();
+    ludus_span_begin(ia);
+    ludus_span_begin(ib);
+    ludus_span_end();
+    ludus_span_end();
+    ludus_span_begin(0); /* invalid ids record a span named for the mistake */
+    ludus_span_begin(999999);
+    ludus_span_end();
     lt_end();
     assert_int_equal(lt_summary().events, 4 + 3);
     assert_int_equal(lt_summary().incomplete, 1); /* the first invalid span, never ended */
@@ -68,20 +68,20 @@ static void test_register_site_ids(void **state) {
 
 static void test_caller_flows(void **state) {
     (void)state;
-    uint32_t site = ludus_intern_name("caller flow");
+    uint32_t site = ludus_site_intern("caller flow");
     const uint64_t id = LUDUS_CALLER_FLOW_ID_BIT | 0x2a;
     lt_begin(NULL);
     {
         LUDUS_PROFILE_SCOPE(Submit);
-        ludus_start_flow(site, id);
-        ludus_start_flow(site, 7);                         /* no caller bit: ignored */
-        ludus_start_flow(0, LUDUS_CALLER_FLOW_ID_BIT | 1); /* invalid site: a flow named for the mistake */
+        ludus_flow_begin(site, id);
+        ludus_flow_begin(site, 7);                         /* no caller bit: ignored */
+        ludus_flow_begin(0, LUDUS_CALLER_FLOW_ID_BIT | 1); /* invalid site: a flow named for the mistake */
     }
     {
         LUDUS_PROFILE_SCOPE(Run);
-        ludus_finish_flow(id);
-        ludus_finish_flow(LUDUS_CALLER_FLOW_ID_BIT | 1);
-        ludus_finish_flow(7); /* ignored */
+        ludus_flow_end(id);
+        ludus_flow_end(LUDUS_CALLER_FLOW_ID_BIT | 1);
+        ludus_flow_end(7); /* ignored */
     }
     lt_end();
     lt_trace t;
@@ -102,16 +102,16 @@ static void test_caller_flows(void **state) {
  * addresses may be odd) and run-time names at any arena offset. */
 static void test_flow_names(void **state) {
     (void)state;
-    ludus_intern_name("ab"); /* 3 arena bytes: the next copy lands at an odd offset */
-    uint32_t odd = ludus_intern_name("odd offset flow");
+    ludus_site_intern("ab"); /* 3 arena bytes: the next copy lands at an odd offset */
+    uint32_t odd = ludus_site_intern("odd offset flow");
     lt_begin(NULL);
     LUDUS_PROFILE_FLOW_IN(LUDUS_PROFILE_FLOW_OUT(A));
     LUDUS_PROFILE_FLOW_IN(LUDUS_PROFILE_FLOW_OUT(Bc));
     LUDUS_PROFILE_FLOW_IN(LUDUS_PROFILE_FLOW_OUT(Def));
     LUDUS_PROFILE_FLOW_IN(LUDUS_PROFILE_FLOW_OUT(Ghij));
     LUDUS_PROFILE_FLOW_IN(LUDUS_PROFILE_FLOW_OUT(Klmno));
-    ludus_start_flow(odd, LUDUS_CALLER_FLOW_ID_BIT | 1);
-    ludus_finish_flow(LUDUS_CALLER_FLOW_ID_BIT | 1);
+    ludus_flow_begin(odd, LUDUS_CALLER_FLOW_ID_BIT | 1);
+    ludus_flow_end(LUDUS_CALLER_FLOW_ID_BIT | 1);
     lt_end();
     lt_trace t;
     lt_trace_load(&t);
@@ -130,14 +130,14 @@ static void test_flow_names(void **state) {
 static void test_counters(void **state) {
     (void)state;
     ludus_site_desc d = {"queue depth", NULL, NULL, 0};
-    uint32_t ci = ludus_register_site(&d);
-    uint32_t cf = ludus_intern_name("load factor");
+    uint32_t ci = ludus_site_register(&d);
+    uint32_t cf = ludus_site_intern("load factor");
     static const int64_t iv[] = {0, 1, -7, INT64_MAX, INT64_MIN, 42};
     static const double dv[] = {0.5, -2.25, 1e300, 3.0};
     lt_begin(NULL);
-    for (size_t i = 0; i < sizeof iv / sizeof iv[0]; i++) ludus_sample_counter(ci, iv[i]);
-    for (size_t i = 0; i < sizeof dv / sizeof dv[0]; i++) ludus_sample_counter_f64(cf, dv[i]);
-    ludus_sample_counter(0, 5); /* invalid id: a counter named for the mistake */
+    for (size_t i = 0; i < sizeof iv / sizeof iv[0]; i++) ludus_counter_sample(ci, iv[i]);
+    for (size_t i = 0; i < sizeof dv / sizeof dv[0]; i++) ludus_counter_sample_f64(cf, dv[i]);
+    ludus_counter_sample(0, 5); /* invalid id: a counter named for the mistake */
     lt_end();
     assert_int_equal(lt_summary().events, 11);
     lt_trace t;
@@ -189,14 +189,14 @@ static void test_dynamic_names(void **state) {
     assert_int_equal(t.n_B, 10);
     lt_trace_free(&t);
     /* the interner resolves the same text to the scope's site */
-    assert_int_equal(ludus_intern_name("dyn 1"), ludus_intern_name("dyn 1"));
+    assert_int_equal(ludus_site_intern("dyn 1"), ludus_site_intern("dyn 1"));
 }
 
 static void test_categories_filter(void **state) {
     (void)state;
     ludus_site_desc dc = {"c counter", "c", NULL, 0};
     ludus_site_desc da = {"a counter", "a", NULL, 0};
-    uint32_t sc = ludus_register_site(&dc), sa = ludus_register_site(&da);
+    uint32_t sc = ludus_site_register(&dc), sa = ludus_site_register(&da);
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
     d.categories = "a,b";
@@ -209,8 +209,8 @@ static void test_categories_filter(void **state) {
         }
         LUDUS_PROFILE_SCOPE(NoCategory);
         LUDUS_PROFILE_MARK(Mark);
-        ludus_sample_counter(sc, 1); /* filtered */
-        ludus_sample_counter(sa, 2);
+        ludus_counter_sample(sc, 1); /* filtered */
+        ludus_counter_sample(sa, 2);
     }
     lt_end();
     ludus_capture_summary s = lt_summary();

@@ -27,7 +27,7 @@ static int turn; /* atomic: whose turn (0 = main, 1 = partner), ROUNDS*2 = done 
 static void *partner_main(void *arg) {
     uint64_t *tid = arg;
     *tid = lt_gettid();
-    ludus_register_thread_for_trace("partner");
+    ludus_thread_register("partner");
     for (int r = 0; r < ROUNDS; r++) {
         while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != 2 * r + 1) {
             sched_yield();
@@ -42,9 +42,9 @@ static void *partner_main(void *arg) {
 static int tsc_supported(void) {
     ludus_capture_desc d = lt_small_desc(1);
     d.clock = LUDUS_CLOCK_TSC;
-    int rc = ludus_begin_capture(&d);
+    int rc = ludus_capture_begin(&d);
     if (rc == 0) {
-        ludus_end_capture();
+        ludus_capture_end(NULL);
         return 1;
     }
     assert_int_equal(rc, LUDUS_EUNSUPPORTED);

@@ -86,7 +86,7 @@ static void test_flood_exact(void **st) {
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
     d.chunk_count = 64;
-    assert_int_equal(ludus_begin_capture(&d), 0);
+    assert_int_equal(ludus_capture_begin(&d), 0);
     flood_mem = ludus_memory_domain_register("FloodMem");
     uint64_t first0 = 0, last0 = 0;
     int had = ludus_live_frames(&first0, &last0) == 0;
@@ -99,7 +99,7 @@ static void test_flood_exact(void **st) {
     }
     for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
     LUDUS_PROFILE_FRAME(); /* closes the last adds into a frame */
-    assert_int_equal(ludus_end_capture(), 0);
+    assert_int_equal(ludus_capture_end(NULL), 0);
 
     uint64_t first, last;
     assert_int_equal(ludus_live_frames(&first, &last), 0);
@@ -118,7 +118,7 @@ static void test_flood_exact(void **st) {
 
     /* the capture holds the same per-frame values (frames after its first mark) */
     ludus_analysis *a;
-    assert_int_equal(ludus_analyze_last_capture(NULL, &a), 0);
+    assert_int_equal(lt_analyze_last(NULL, &a), 0);
     int64_t k = ludus_analysis_find_counter(a, "Flood", "per frame");
     assert_true(k >= 0);
     const ludus_counter_stats *cs = ludus_analysis_counter(a, (uint32_t)k);
@@ -228,12 +228,12 @@ static void test_memory(void **st) {
     assert_non_null(strstr(text, "Memory/CrossThread: live 1000 B (since registration)"));
 
     /* the manifest: in every export */
-    assert_int_equal(ludus_begin_capture(NULL), 0);
-    assert_int_equal(ludus_record_memory_gauges(), 4); /* FloodMem too */
+    assert_int_equal(ludus_capture_begin(NULL), 0);
+    assert_int_equal(ludus_memory_sample(), 4); /* FloodMem too */
     LUDUS_PROFILE_FRAME();
-    assert_int_equal(ludus_end_capture(), 0);
+    assert_int_equal(ludus_capture_end(NULL), 0);
     ludus_capture *c;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     uint32_t n = ludus_capture_memory_coverage_count(c);
     int seen = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -292,16 +292,16 @@ static void test_overlay_text(void **st) {
 /* A plot keeps integers and doubles; a .ludus file gives the analysis of the live capture. */
 static void test_plot_and_file(void **st) {
     (void)st;
-    assert_int_equal(ludus_begin_capture(NULL), 0);
+    assert_int_equal(ludus_capture_begin(NULL), 0);
     for (int f = 0; f < 20; f++) {
         LUDUS_PROFILE_PLOT(PlotInt, f * 3);
         LUDUS_PROFILE_PLOT(PlotDouble, f * 0.5);
         LUDUS_PROFILE_COUNT(FileCount, f);
         LUDUS_PROFILE_FRAME();
     }
-    assert_int_equal(ludus_end_capture(), 0);
+    assert_int_equal(ludus_capture_end(NULL), 0);
     ludus_capture *c;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     char path[] = "/tmp/ludus-counters-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
@@ -310,8 +310,8 @@ static void test_plot_and_file(void **st) {
     ludus_capture *f;
     assert_int_equal(ludus_capture_open(path, &f), 0);
     ludus_analysis *a, *b;
-    assert_int_equal(ludus_analyze(c, NULL, &a), 0);
-    assert_int_equal(ludus_analyze(f, NULL, &b), 0);
+    assert_int_equal(ludus_analysis_create(c, NULL, &a), 0);
+    assert_int_equal(ludus_analysis_create(f, NULL, &b), 0);
     assert_int_equal(ludus_analysis_counter_count(a), ludus_analysis_counter_count(b));
     for (uint32_t i = 0; i < ludus_analysis_counter_count(a); i++) {
         const ludus_counter_stats *x = ludus_analysis_counter(a, i);

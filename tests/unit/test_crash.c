@@ -28,7 +28,7 @@ static int stop, worked;
 
 static void *worker(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace("Crash worker");
+    ludus_thread_register("Crash worker");
     while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
         {
             LUDUS_PROFILE_SCOPE(WorkerScope);
@@ -61,9 +61,9 @@ static void victim(const char *path, const char *rolling_dir, int how) {
      * the program's: the child starts from the default actions */
     static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], SIG_DFL);
-    ludus_register_thread_for_trace("Crash main");
+    ludus_thread_register("Crash main");
     ludus_crash_desc cd = {path, 0, 5000};
-    if (ludus_crash_capture_install(&cd) != 0) _exit(90);
+    if (ludus_crash_capture_begin(&cd) != 0) _exit(90);
     if (rolling_dir) {
         ludus_rolling_desc rd;
         memset(&rd, 0, sizeof rd);
@@ -73,7 +73,7 @@ static void victim(const char *path, const char *rolling_dir, int how) {
         rd.directory = rolling_dir;
         rd.prefix = "crash";
         if (ludus_rolling_begin(NULL, &rd) != 0) _exit(91);
-    } else if (ludus_begin_capture(NULL) != 0) {
+    } else if (ludus_capture_begin(NULL) != 0) {
         _exit(91);
     }
     pthread_t th;
@@ -244,7 +244,7 @@ static int deep(int n) {
 
 static void *overflow_main(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace("Deep");
+    ludus_thread_register("Deep");
     deep(0);
     return NULL;
 }
@@ -260,7 +260,7 @@ static void test_stack_overflow(void **state) {
         alarm(20);
         signal(SIGSEGV, SIG_DFL);
         ludus_crash_desc cd = {path, 0, 5000};
-        if (ludus_crash_capture_install(&cd) != 0 || ludus_begin_capture(NULL) != 0) _exit(90);
+        if (ludus_crash_capture_begin(&cd) != 0 || ludus_capture_begin(NULL) != 0) _exit(90);
         pthread_t th;
         pthread_create(&th, NULL, overflow_main, NULL);
         pthread_join(th, NULL);
@@ -278,7 +278,7 @@ static void test_stack_overflow(void **state) {
     int found = 0;
     for (uint32_t t = 0; t < in.threads; t++) {
         ludus_thread_summary ts;
-        assert_int_equal(ludus_capture_thread_summary(c, t, &ts), 0);
+        assert_int_equal(ludus_capture_get_thread(c, t, &ts), 0);
         if (strcmp(ts.name, "Deep") != 0) continue;
         found = 1;
         assert_int_equal(ts.tid, in.crash_tid); /* the overflowing thread */
@@ -331,7 +331,7 @@ static void test_crash_inside_malloc(void **state) {
         alarm(20);
         signal(SIGABRT, SIG_DFL);
         ludus_crash_desc cd = {path, 0, 5000};
-        if (ludus_crash_capture_install(&cd) != 0 || ludus_begin_capture(NULL) != 0) _exit(90);
+        if (ludus_crash_capture_begin(&cd) != 0 || ludus_capture_begin(NULL) != 0) _exit(90);
         for (int i = 0; i < 1000; i++) {
             LUDUS_PROFILE_SCOPE(BeforeTheCrash);
         }

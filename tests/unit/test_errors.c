@@ -42,7 +42,7 @@ static void ca_free(void *p, void *ud) {
 static void assert_disarmed_then_usable(void) {
     assert_int_equal(ludus_capture_active(), 0);
     LUDUS_PROFILE_MARK(WhileDisarmed);
-    assert_int_equal(ludus_end_capture(), LUDUS_ENOCAPTURE);
+    assert_int_equal(ludus_capture_end(NULL), LUDUS_ENOCAPTURE);
     lt_begin(NULL);
     LUDUS_PROFILE_MARK(Recovered);
     lt_end();
@@ -53,9 +53,9 @@ static void test_ebusy(void **state) {
     (void)state;
     lt_begin(NULL);
     LUDUS_PROFILE_MARK(First);
-    assert_int_equal(ludus_begin_capture(NULL), LUDUS_EBUSY);
+    assert_int_equal(ludus_capture_begin(NULL), LUDUS_EBUSY);
     ludus_capture_desc d = lt_small_desc(1);
-    assert_int_equal(ludus_begin_capture(&d), LUDUS_EBUSY);
+    assert_int_equal(ludus_capture_begin(&d), LUDUS_EBUSY);
     assert_string_not_equal(ludus_last_error_detail(), "");
     assert_int_equal(ludus_capture_active(), 1); /* the active capture goes on */
     LUDUS_PROFILE_MARK(Second);
@@ -69,18 +69,18 @@ static void test_einval(void **state) {
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ludus_capture_desc d = lt_small_desc(1);
         d.chunk_bytes = bad[i];
-        assert_int_equal(ludus_begin_capture(&d), LUDUS_EINVAL);
+        assert_int_equal(ludus_capture_begin(&d), LUDUS_EINVAL);
         assert_int_equal(ludus_capture_active(), 0);
     }
     ludus_capture_desc d = lt_small_desc(1);
     d.clock = 42;
-    assert_int_equal(ludus_begin_capture(&d), LUDUS_EINVAL);
+    assert_int_equal(ludus_capture_begin(&d), LUDUS_EINVAL);
     d = lt_small_desc(1);
     d.join = 42;
-    assert_int_equal(ludus_begin_capture(&d), LUDUS_EINVAL);
+    assert_int_equal(ludus_capture_begin(&d), LUDUS_EINVAL);
     d = lt_small_desc(1);
     d.clock = -1;
-    assert_int_equal(ludus_begin_capture(&d), LUDUS_EINVAL);
+    assert_int_equal(ludus_capture_begin(&d), LUDUS_EINVAL);
     assert_disarmed_then_usable();
 }
 
@@ -98,12 +98,12 @@ static void test_eoverflow(void **state) {
     if (SIZE_MAX <= UINT32_MAX) {
         d.chunk_bytes = 1u << 20;
         d.chunk_count = 1u << 13;
-        assert_int_equal(ludus_begin_capture(&d), LUDUS_EOVERFLOW);
+        assert_int_equal(ludus_capture_begin(&d), LUDUS_EOVERFLOW);
         assert_int_equal(a.calls, 0); /* rejected before allocating */
     } else {
         d.chunk_bytes = 1u << 30;
         d.chunk_count = UINT32_MAX;
-        int rc = ludus_begin_capture(&d);
+        int rc = ludus_capture_begin(&d);
         assert_true(rc == LUDUS_EOVERFLOW || rc == LUDUS_ENOMEM);
         if (rc == LUDUS_EOVERFLOW) assert_int_equal(a.calls, 0);
     }
@@ -117,7 +117,7 @@ static void test_enomem_and_allocator_hooks(void **state) {
     ludus_capture_desc d = lt_small_desc(4);
     d.allocator = (ludus_allocator){ca_alloc, ca_free, &a};
     a.fail_at = 1;
-    assert_int_equal(ludus_begin_capture(&d), LUDUS_ENOMEM);
+    assert_int_equal(ludus_capture_begin(&d), LUDUS_ENOMEM);
     assert_int_equal(a.calls, 1);
     assert_int_equal(a.frees, 0);
     assert_int_equal(ludus_capture_active(), 0);
@@ -139,10 +139,10 @@ static void test_enomem_and_allocator_hooks(void **state) {
 
 static void test_enocapture(void **state) {
     (void)state;
-    assert_int_equal(ludus_end_capture(), LUDUS_ENOCAPTURE);
+    assert_int_equal(ludus_capture_end(NULL), LUDUS_ENOCAPTURE);
     lt_begin(NULL);
     lt_end();
-    assert_int_equal(ludus_end_capture(), LUDUS_ENOCAPTURE);
+    assert_int_equal(ludus_capture_end(NULL), LUDUS_ENOCAPTURE);
     assert_string_not_equal(ludus_error_string(LUDUS_ENOCAPTURE), "");
     assert_non_null(ludus_error_string(12345));
 }
@@ -205,14 +205,14 @@ static void test_export_enodata(void **state) {
     lt_begin(NULL);
     lt_end(); /* nothing recorded */
     assert_int_equal(lt_summary().events, 0);
-    assert_int_equal(ludus_export_perfetto_trace(path), LUDUS_ENODATA);
+    assert_int_equal(lt_save_last(LUDUS_FORMAT_JSON, 0, path), LUDUS_ENODATA);
     char *s = read_file(path);
     assert_non_null(s);
     assert_string_equal(s, "previous contents");
     free(s);
     assert_int_equal(access(tmp, F_OK), -1); /* no temp file left behind */
     lt_buf b = {0};
-    assert_int_equal(ludus_export_json_to(lt_buf_write, &b), LUDUS_ENODATA);
+    assert_int_equal(lt_write_last(LUDUS_FORMAT_JSON, lt_buf_write, &b), LUDUS_ENODATA);
     assert_int_equal(b.writes, 0);
     lt_buf_free(&b);
 }
@@ -225,11 +225,11 @@ static void test_export_eio_then_retry(void **state) {
     char bad[300], good[300];
     snprintf(bad, sizeof bad, "%s/no/such/dir/trace.json", tmpdir);
     snprintf(good, sizeof good, "%s/trace.json", tmpdir);
-    assert_int_equal(ludus_export_perfetto_trace(bad), LUDUS_EIO);
+    assert_int_equal(lt_save_last(LUDUS_FORMAT_JSON, 0, bad), LUDUS_EIO);
     assert_string_not_equal(ludus_last_error_detail(), "");
     /* a directory is not a writable file either */
-    assert_int_equal(ludus_export_perfetto_trace(tmpdir), LUDUS_EIO);
-    assert_int_equal(ludus_export_perfetto_trace(good), 0);
+    assert_int_equal(lt_save_last(LUDUS_FORMAT_JSON, 0, tmpdir), LUDUS_EIO);
+    assert_int_equal(lt_save_last(LUDUS_FORMAT_JSON, 0, good), 0);
     char *s = read_file(good);
     assert_non_null(s);
     lt_trace t;
@@ -252,18 +252,18 @@ static void test_writer_fails_nth_write(void **state) {
     }
     lt_end();
     lt_buf ok = {0};
-    assert_int_equal(ludus_export_json_to(lt_buf_write, &ok), 0);
+    assert_int_equal(lt_write_last(LUDUS_FORMAT_JSON, lt_buf_write, &ok), 0);
     int writes = ok.writes;
     assert_true(writes >= 3);
     for (int n = 1; n <= writes; n++) {
         lt_buf b = {0};
         b.fail_at = n;
-        assert_int_equal(ludus_export_json_to(lt_buf_write, &b), LUDUS_EIO);
+        assert_int_equal(lt_write_last(LUDUS_FORMAT_JSON, lt_buf_write, &b), LUDUS_EIO);
         assert_int_equal(b.writes, n); /* no write after the failing one */
         lt_buf_free(&b);
     }
     lt_buf again = {0};
-    assert_int_equal(ludus_export_json_to(lt_buf_write, &again), 0);
+    assert_int_equal(lt_write_last(LUDUS_FORMAT_JSON, lt_buf_write, &again), 0);
     assert_int_equal(again.len, ok.len);
     assert_memory_equal(again.data, ok.data, ok.len);
     lt_trace t;
@@ -273,8 +273,8 @@ static void test_writer_fails_nth_write(void **state) {
     lt_trace_free(&t);
     lt_buf_free(&ok);
     lt_buf_free(&again);
-    assert_int_equal(ludus_export_json_to(NULL, NULL), LUDUS_EINVAL);
-    assert_int_equal(ludus_export_perfetto_trace(NULL), LUDUS_EINVAL);
+    assert_int_equal(lt_write_last(LUDUS_FORMAT_JSON, NULL, NULL), LUDUS_EINVAL);
+    assert_int_equal(lt_save_last(LUDUS_FORMAT_JSON, 0, NULL), LUDUS_EINVAL);
 }
 
 int main(void) {

@@ -172,7 +172,7 @@ static void sweep_writer(const char *what, int (*op)(void *ud, out *o), void *ud
 static void record_all(int bulk) {
     static const char *const dyn[] = {"Dyn A", "Dyn B", "Dyn C"};
     ludus_site_desc sd = {"Registered", "cat", "faults.c", 7};
-    uint32_t site = ludus_register_site(&sd);
+    uint32_t site = ludus_site_register(&sd);
     uint32_t track = ludus_async_track("Loads");
     ludus_memory_domain dom = ludus_memory_domain_register("Fault heap");
     ludus_gpu_context_desc gd = {"GPU faults", NULL, LUDUS_GPU_QUEUE_GRAPHICS, 1.0, 64};
@@ -186,8 +186,8 @@ static void record_all(int bulk) {
             LUDUS_PROFILE_SCOPE(Update);
             LUDUS_PROFILE_SCOPE_DYN(dyn[f % 3]);
         }
-        ludus_begin_site(site);
-        ludus_end_site();
+        ludus_span_begin(site);
+        ludus_span_end();
         LUDUS_PROFILE_COUNT(Draws, 2);
         LUDUS_PROFILE_GAUGE(Entities, f);
         LUDUS_PROFILE_PLOT(Load, (double)f);
@@ -217,7 +217,7 @@ static void record_all(int bulk) {
 /* What a capture is, for comparison: its summary's counts. */
 static int describe(ludus_capture *c, out *o) {
     ludus_capture_summary s;
-    int rc = ludus_capture_summarize(c, &s);
+    int rc = ludus_capture_get_summary(c, &s);
     if (rc) return rc;
     char line[256];
     int n = snprintf(line, sizeof line, "events %llu dropped %llu frames %llu interner_drops %u\n",
@@ -239,13 +239,13 @@ static int capture_counted_loss(const out *got, const out *ref) {
 
 static int op_capture(void *ud, out *o) {
     (void)ud;
-    int rc = ludus_begin_capture(NULL);
+    int rc = ludus_capture_begin(NULL);
     if (rc) return rc;
     record_all(0);
-    rc = ludus_end_capture();
+    rc = ludus_capture_end(NULL);
     if (rc) return rc;
     ludus_capture *c;
-    if ((rc = ludus_capture_get_last(&c)) != 0) return rc;
+    if ((rc = ludus_capture_last(&c)) != 0) return rc;
     rc = describe(c, o);
     ludus_capture_release(c);
     return rc;
@@ -277,8 +277,8 @@ static int op_report(void *ud, out *o) {
     ludus_gpu_stats *g = NULL;
     int rc = ludus_capture_open_memory(in->bytes.p, in->bytes.n, &c);
     if (!rc) rc = ludus_capture_open_memory(in->bytes2.p, in->bytes2.n, &c2);
-    if (!rc) rc = ludus_analyze(c, NULL, &a);
-    if (!rc) rc = ludus_analyze(c2, NULL, &b);
+    if (!rc) rc = ludus_analysis_create(c, NULL, &a);
+    if (!rc) rc = ludus_analysis_create(c2, NULL, &b);
     static const int formats[] = {LUDUS_REPORT_TEXT, LUDUS_REPORT_JSON, LUDUS_REPORT_CSV, LUDUS_REPORT_HTML};
     for (size_t i = 0; i < sizeof formats / sizeof formats[0] && rc == 0; i++)
         rc = ludus_analysis_report(a, NULL, formats[i], NULL, out_write, o);
@@ -362,17 +362,17 @@ static int op_save(void *ud, out *o) {
 
 static void capture_bytes(out *o, int bulk) {
     ludus_capture *c;
-    assert_int_equal(ludus_begin_capture(NULL), 0);
+    assert_int_equal(ludus_capture_begin(NULL), 0);
     record_all(bulk);
-    assert_int_equal(ludus_end_capture(), 0);
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_end(NULL), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     assert_int_equal(ludus_capture_write(c, LUDUS_FORMAT_LUDUS, 0, out_write, o), 0);
     ludus_capture_release(c);
 }
 
 static void test_capture(void **state) {
     (void)state;
-    ludus_register_thread_for_trace("Faults main");
+    ludus_thread_register("Faults main");
     out ref = {0};
     assert_int_equal(op_capture(NULL, &ref), 0); /* names, sites, the thread: registered once, for good */
     out_free(&ref);
@@ -427,8 +427,8 @@ static void test_recover(void **state) {
         ludus_capture_desc d;
         memset(&d, 0, sizeof d);
         d.pool_file = in.path;
-        if (ludus_begin_capture(&d) != 0) _exit(90);
-        ludus_register_thread_for_trace("Pool main");
+        if (ludus_capture_begin(&d) != 0) _exit(90);
+        ludus_thread_register("Pool main");
         record_all(0);
         usleep(100000); /* a few journal passes: the sites named */
         _exit(0);

@@ -26,7 +26,7 @@ static int worked; /* the worker has recorded a scope */
 
 static void *busy_worker(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace("Parent worker");
+    ludus_thread_register("Parent worker");
     while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
         { LUDUS_PROFILE_SCOPE(ParentWork); }
         __atomic_store_n(&worked, 1, __ATOMIC_RELEASE);
@@ -41,29 +41,29 @@ static int child_main(void) {
         LUDUS_PROFILE_SCOPE(ChildWork);
         LUDUS_PROFILE_MARK(ChildMark);
     }
-    if (ludus_end_capture() != 0) return 10;
+    if (ludus_capture_end(NULL) != 0) return 10;
     ludus_capture_summary s;
-    if (ludus_capture_get_summary(&s) != 0) return 11;
+    if (lt_last_summary(&s) != 0) return 11;
     if (s.threads != 1) return 12; /* only the thread that forked */
     if (s.events != 3) return 13;  /* ChildWork begin/end, ChildMark */
     lt_buf b = {0};
-    if (ludus_export_json_to(lt_buf_write, &b) != 0) return 14;
+    if (lt_write_last(LUDUS_FORMAT_JSON, lt_buf_write, &b) != 0) return 14;
     char want[64];
     snprintf(want, sizeof want, "\"pid\":%d,", (int)getpid());
     if (!strstr(b.data, want)) return 15; /* the child's pid */
     if (strstr(b.data, "ParentWork") || strstr(b.data, "Parent worker") || strstr(b.data, "BeforeFork")) return 16;
     lt_buf_free(&b);
     /* and it can capture again */
-    if (ludus_begin_capture(NULL) != 0) return 17;
+    if (ludus_capture_begin(NULL) != 0) return 17;
     LUDUS_PROFILE_MARK(Again);
-    if (ludus_end_capture() != 0) return 18;
+    if (ludus_capture_end(NULL) != 0) return 18;
     return 0;
 }
 
 static void test_fork_child_captures_alone(void **state) {
     (void)state;
     if (lt_multithreaded_fork_unsupported()) skip();
-    ludus_register_thread_for_trace("Main");
+    ludus_thread_register("Main");
     lt_begin(NULL);
     pthread_t th;
     __atomic_store_n(&stop, 0, __ATOMIC_RELEASE);
@@ -111,11 +111,11 @@ static void test_fork_without_capture(void **state) {
     pid_t pid = fork();
     if (pid == 0) {
         alarm(5);
-        if (ludus_begin_capture(NULL) != 0) _exit(20);
+        if (ludus_capture_begin(NULL) != 0) _exit(20);
         LUDUS_PROFILE_MARK(InChild);
-        if (ludus_end_capture() != 0) _exit(21);
+        if (ludus_capture_end(NULL) != 0) _exit(21);
         ludus_capture_summary s;
-        if (ludus_capture_get_summary(&s) != 0 || s.threads != 1 || s.events != 1) _exit(22);
+        if (lt_last_summary(&s) != 0 || s.threads != 1 || s.events != 1) _exit(22);
         _exit(0);
     }
     int status = 0;

@@ -126,7 +126,7 @@ static void test_calibrated_drift_overlap(void **state) {
     lt_spin_ns(T0_CPU + 80000000 - lt_now_ns()); /* the whole synthetic timeline lies inside the capture */
     lt_end();
     ludus_capture *c;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     assert_int_equal(ludus_capture_gpu_track_count(c), 1);
     ludus_gpu_track_info ti;
     assert_int_equal(ludus_capture_gpu_track(c, 0, &ti), 0);
@@ -143,7 +143,7 @@ static void test_calibrated_drift_overlap(void **state) {
     uint64_t ns = ludus_capture_gpu_span_count(c);
     assert_int_equal(ns, 80);
     ludus_capture_summary sum;
-    assert_int_equal(ludus_capture_summarize(c, &sum), 0);
+    assert_int_equal(ludus_capture_get_summary(c, &sum), 0);
     int64_t cs = sum.start_ns;
     int extrapolated = 0, interior = 0;
     for (uint64_t i = 0; i < ns; i++) {
@@ -243,7 +243,7 @@ static void test_calibrated_drift_overlap(void **state) {
     lt_buf_free(&db);
     /* the HTML report carries the GPU chart's data */
     ludus_analysis *an;
-    assert_int_equal(ludus_analyze(f, NULL, &an), 0);
+    assert_int_equal(ludus_analysis_create(f, NULL, &an), 0);
     ludus_report_options ro = {0, "gpu", st};
     lt_buf hb = {0};
     assert_int_equal(ludus_analysis_report(an, NULL, LUDUS_REPORT_HTML, &ro, lt_buf_write, &hb), 0);
@@ -288,9 +288,9 @@ static void test_uncalibrated_coverage_gpu_only(void **state) {
     lt_spin_ns(100000);
     lt_end();
     ludus_capture *c;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     ludus_capture_summary sum;
-    assert_int_equal(ludus_capture_summarize(c, &sum), 0);
+    assert_int_equal(ludus_capture_get_summary(c, &sum), 0);
     assert_int_equal(sum.events, 0); /* no CPU instrumentation at all */
     ludus_gpu_track_info ti;
     assert_int_equal(ludus_capture_gpu_track(c, 0, &ti), 0);
@@ -342,21 +342,21 @@ static void test_uncalibrated_coverage_gpu_only(void **state) {
 static void test_flow_link(void **state) {
     (void)state;
     ludus_gpu_context *gfx = make_ctx("Graphics", LUDUS_GPU_QUEUE_GRAPHICS, 64);
-    uint32_t site = ludus_intern_name("submit pass");
+    uint32_t site = ludus_site_intern("submit pass");
     lt_begin(NULL);
-    ludus_register_thread_for_trace("render");
+    ludus_thread_register("render");
     int64_t now = lt_now_ns();
     assert_int_equal(ludus_gpu_calibrate(gfx, 1000000, now, 100), 0);
     uint64_t flow = LUDUS_CALLER_FLOW_ID_BIT | 0x4242u;
     LUDUS_PROFILE_SCOPE(Submit);
-    ludus_start_flow(site, flow);
+    ludus_flow_begin(site, flow);
     ludus_gpu_sample s = {"Blit", 7, 1000000 + 20000, 1000000 + 30000, 1.0, lt_now_ns(), flow};
     assert_int_equal(ludus_gpu_submit(gfx, &s, 1), 0);
     assert_int_equal(ludus_gpu_calibrate(gfx, 1000000 + 40000, now + 40000, 100), 0);
     lt_spin_ns(now + 60000 - lt_now_ns());
     lt_end();
     ludus_capture *c;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     char *js = json_of(c);
     json_object *root = json_tokener_parse(js);
     assert_non_null(root);
@@ -393,9 +393,9 @@ static void test_calibration_break(void **state) {
     lt_spin_ns(t0 + 31000000 - lt_now_ns());
     lt_end();
     ludus_capture *c;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     ludus_capture_summary sum;
-    assert_int_equal(ludus_capture_summarize(c, &sum), 0);
+    assert_int_equal(ludus_capture_get_summary(c, &sum), 0);
     ludus_gpu_track_info ti;
     assert_int_equal(ludus_capture_gpu_track(c, 0, &ti), 0);
     assert_int_equal(ti.calibration_points, 4);
@@ -426,9 +426,9 @@ static void test_fork(void **state) {
     assert_true(pid >= 0);
     if (pid == 0) { /* the child: its capture restarted; only what it hands over is its own */
         ludus_gpu_sample child = {"Child", 2, 300, 400, 0, lt_now_ns(), 0};
-        int ok = ludus_gpu_submit(gfx, &child, 1) == 0 && ludus_end_capture() == 0;
+        int ok = ludus_gpu_submit(gfx, &child, 1) == 0 && ludus_capture_end(NULL) == 0;
         ludus_capture *c = NULL;
-        ok = ok && ludus_capture_get_last(&c) == 0 && ludus_capture_gpu_span_count(c) == 1;
+        ok = ok && ludus_capture_last(&c) == 0 && ludus_capture_gpu_span_count(c) == 1;
         ludus_gpu_span sp;
         ok = ok && ludus_capture_gpu_span(c, 0, &sp) == 0 && !strcmp(sp.pass, "Child") && sp.submit_ns >= 0;
         _exit(ok ? 0 : 1);
@@ -439,7 +439,7 @@ static void test_fork(void **state) {
     assert_int_equal(WEXITSTATUS(st), 0);
     lt_end();
     ludus_capture *c;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     assert_int_equal(ludus_capture_gpu_span_count(c), 1);
     ludus_gpu_span sp;
     assert_int_equal(ludus_capture_gpu_span(c, 0, &sp), 0);
@@ -472,10 +472,10 @@ static void test_rolling_window(void **state) {
         lt_spin_ns(5000000);
     }
     ludus_capture *c;
-    assert_int_equal(ludus_snapshot(&c), 0);
+    assert_int_equal(ludus_rolling_snapshot(&c), 0);
     assert_int_equal(ludus_rolling_end(), 0);
     ludus_capture_summary sum;
-    assert_int_equal(ludus_capture_summarize(c, &sum), 0);
+    assert_int_equal(ludus_capture_get_summary(c, &sum), 0);
     uint64_t n = ludus_capture_gpu_span_count(c);
     assert_true(n >= FRAMES / 2); /* the window holds most of them */
     assert_int_equal(ludus_capture_gpu_track_count(c), 1);

@@ -62,9 +62,9 @@ static void test_threads(void **state) {
         lt_spin_ns(LT_TSAN ? 4000000 : 2000000);
         lt_end();
         ludus_capture *c;
-        assert_int_equal(ludus_capture_get_last(&c), 0);
+        assert_int_equal(ludus_capture_last(&c), 0);
         ludus_capture_summary sum;
-        assert_int_equal(ludus_capture_summarize(c, &sum), 0);
+        assert_int_equal(ludus_capture_get_summary(c, &sum), 0);
         uint64_t n = ludus_capture_gpu_span_count(c);
         /* no frame twice (each thread's frames are distinct and increasing) */
         uint64_t *seen = calloc(n ? n : 1, sizeof *seen);

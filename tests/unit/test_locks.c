@@ -134,7 +134,7 @@ static size_t lock_slices(const char *name, const waiter *w, int n, size_t *on_w
 /* The analysis of the last capture's lock `name`: waits, and threads. */
 static uint64_t analysed_waits(const char *name, uint32_t *threads) {
     ludus_analysis *a;
-    assert_int_equal(ludus_analyze_last_capture(NULL, &a), 0);
+    assert_int_equal(lt_analyze_last(NULL, &a), 0);
     int64_t i = ludus_analysis_find_lock(a, name);
     uint64_t waits = 0;
     if (i >= 0) {
@@ -170,7 +170,7 @@ static void test_uncontended_records_nothing(void **st) {
     assert_int_equal(lt_summary().events, 1);
     assert_int_equal(lock_slices(NULL, NULL, 0, NULL), 0);
     ludus_analysis *a;
-    assert_int_equal(ludus_analyze_last_capture(NULL, &a), 0);
+    assert_int_equal(lt_analyze_last(NULL, &a), 0);
     assert_int_equal(ludus_analysis_lock_count(a), 0);
     ludus_analysis_destroy(a);
     assert_int_equal(ludus_lock_forget(&m), 0);
@@ -211,7 +211,7 @@ static void test_contended_mutex_named(void **st) {
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    assert_int_equal(ludus_export_pftrace(path), 0);
+    assert_int_equal(lt_save_last(LUDUS_FORMAT_PFTRACE, 0, path), 0);
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
     static char bytes[1 << 20];
@@ -246,7 +246,7 @@ static void test_contended_mutex_unnamed(void **st) {
     assert_int_equal(on, 1);
     assert_int_equal(lock_slices(NULL, NULL, 0, NULL), 2);
     ludus_analysis *a;
-    assert_int_equal(ludus_analyze_last_capture(NULL, &a), 0);
+    assert_int_equal(lt_analyze_last(NULL, &a), 0);
     assert_int_equal(ludus_analysis_lock_count(a), 2);
     int64_t k = ludus_analysis_find_lock(a, "w->m");
     assert_true(k >= 0);

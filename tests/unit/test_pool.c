@@ -122,7 +122,7 @@ static void test_deep_recursion_recorded(void **state) {
      * LUDUS_PATH_DEPTH, then the deeper levels folded onto the deepest path
      * (every call counted, inclusive time once: its outermost activation). */
     ludus_analysis *a;
-    assert_int_equal(ludus_analyze_last_capture(NULL, &a), 0);
+    assert_int_equal(lt_analyze_last(NULL, &a), 0);
     assert_int_equal(ludus_analysis_path_count(a), LUDUS_PATH_DEPTH);
     ludus_analysis_summary sum;
     ludus_analysis_get_summary(a, &sum);
@@ -171,7 +171,7 @@ static void test_depth_does_not_starve_others(void **state) {
  * refused flow start hands out an id whose arrival is counted as lost too. */
 static void test_two_slot_events(void **state) {
     (void)state;
-    uint32_t site = ludus_intern_name("pool counter");
+    uint32_t site = ludus_site_intern("pool counter");
     assert_true(site != 0);
     ludus_capture_desc d = lt_small_desc(1);
     lt_begin(&d);
@@ -179,8 +179,8 @@ static void test_two_slot_events(void **state) {
     for (int i = 0; i < 4000; i++, emitted += 2) {
         LUDUS_PROFILE_SCOPE(Fill);
     }
-    ludus_sample_counter(site, 1);
-    ludus_sample_counter_f64(site, 2.0);
+    ludus_counter_sample(site, 1);
+    ludus_counter_sample_f64(site, 2.0);
     uint64_t id = LUDUS_PROFILE_FLOW_OUT(NoRoom);
     assert_true(id != 0); /* not 0: its arrival must be counted */
     LUDUS_PROFILE_FLOW_IN(id);

@@ -27,7 +27,7 @@ static volatile int *frames_done; /* shared with the child: frames it has marked
 
 static void *worker(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace("Recover worker");
+    ludus_thread_register("Recover worker");
     for (;;) {
         LUDUS_PROFILE_SCOPE(WorkerScope);
         lt_spin_ns(50000);
@@ -37,11 +37,11 @@ static void *worker(void *arg) {
 
 static void child(const char *pool) {
     alarm(20);
-    ludus_register_thread_for_trace("Recover main");
+    ludus_thread_register("Recover main");
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
     d.pool_file = pool;
-    if (ludus_begin_capture(&d) != 0) _exit(90);
+    if (ludus_capture_begin(&d) != 0) _exit(90);
     pthread_t th;
     if (pthread_create(&th, NULL, worker, NULL) != 0) _exit(91);
     for (int f = 0;; f++) {
@@ -143,7 +143,7 @@ static void test_clean_end_removes_file(void **state) {
     ludus_capture_summary s = lt_summary();
     assert_int_equal(s.events, 200);
     ludus_capture *c;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     char *json = lt_capture_json(c);
     assert_int_equal((int)strlen(json) > 0, 1);
     free(json);

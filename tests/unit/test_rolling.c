@@ -40,7 +40,7 @@ static void check_paired(ludus_capture *c, const lt_trace *t) {
     for (size_t i = 0; i < t->n; i++)
         if (t->ev[i].ph == 'B') assert_true(lt_match_end(t, i) >= 0);
     ludus_capture_summary s;
-    assert_int_equal(ludus_capture_summarize(c, &s), 0);
+    assert_int_equal(ludus_capture_get_summary(c, &s), 0);
     if (s.orphan_ends || s.mismatched)
         print_message("orphan ends %llu, mismatched %llu\n", (unsigned long long)s.orphan_ends,
                       (unsigned long long)s.mismatched);
@@ -50,7 +50,7 @@ static void check_paired(ludus_capture *c, const lt_trace *t) {
 
 static int64_t span_ns(ludus_capture *c) {
     ludus_capture_summary s;
-    assert_int_equal(ludus_capture_summarize(c, &s), 0);
+    assert_int_equal(ludus_capture_get_summary(c, &s), 0);
     return s.end_ns - s.start_ns;
 }
 
@@ -62,7 +62,7 @@ static void test_window_edges(void **state) {
     (void)state;
     ludus_rolling_desc rd = quiet_desc(200);
     assert_int_equal(ludus_rolling_begin(NULL, &rd), 0);
-    uint32_t seq = ludus_intern_name("seq");
+    uint32_t seq = ludus_site_intern("seq");
     int64_t i = 0, t_end = lt_now_ns() + 600000000; /* 3 windows: the outer scope's begin is long dropped */
     ludus_capture *snap = NULL;
     {
@@ -70,14 +70,14 @@ static void test_window_edges(void **state) {
         LUDUS_PROFILE_BEGIN(OuterSpan);
         while (lt_now_ns() < t_end) {
             LUDUS_PROFILE_SCOPE(Inner);
-            ludus_sample_counter(seq, i++);
+            ludus_counter_sample(seq, i++);
             lt_spin_ns(20000);
         }
-        assert_int_equal(ludus_snapshot(&snap), 0);
+        assert_int_equal(ludus_rolling_snapshot(&snap), 0);
         LUDUS_PROFILE_END();
     }
     ludus_capture *after; /* the outer scope ended: its end pairs with the carried begin */
-    assert_int_equal(ludus_snapshot(&after), 0);
+    assert_int_equal(ludus_rolling_snapshot(&after), 0);
     ludus_rolling_stats st;
     assert_int_equal(ludus_rolling_get_stats(&st), 0);
     assert_true(st.segments_switched >= 4); /* 50 ms segments over 600 ms (a busy machine switches late) */
@@ -114,7 +114,7 @@ static void test_window_edges(void **state) {
         assert_true(t.ev[b].ts_ns < 1000000);
     assert_int_equal(last, i - 1);
     ludus_capture_summary s;
-    assert_int_equal(ludus_capture_summarize(snap, &s), 0);
+    assert_int_equal(ludus_capture_get_summary(snap, &s), 0);
     assert_true(gaps <= (int64_t)s.dropped);
     if (s.dropped == 0) assert_int_equal(gaps, 0);
     lt_trace_free(&t);
@@ -142,13 +142,13 @@ static void test_one_at_a_time(void **state) {
     (void)state;
     ludus_rolling_desc rd = quiet_desc(100);
     assert_int_equal(ludus_rolling_begin(NULL, &rd), 0);
-    assert_int_equal(ludus_begin_capture(NULL), LUDUS_EBUSY);
-    assert_int_equal(ludus_end_capture(), LUDUS_EBUSY);
+    assert_int_equal(ludus_capture_begin(NULL), LUDUS_EBUSY);
+    assert_int_equal(ludus_capture_end(NULL), LUDUS_EBUSY);
     assert_int_equal(ludus_rolling_begin(NULL, &rd), LUDUS_EBUSY);
     assert_int_equal(ludus_rolling_end(), 0);
     assert_int_equal(ludus_rolling_end(), LUDUS_ENOCAPTURE);
     ludus_capture *c;
-    assert_int_equal(ludus_snapshot(&c), LUDUS_ENOCAPTURE);
+    assert_int_equal(ludus_rolling_snapshot(&c), LUDUS_ENOCAPTURE);
     rd.post_ms = rd.window_ms; /* the post-trigger time must fit in the window */
     assert_int_equal(ludus_rolling_begin(NULL, &rd), LUDUS_EINVAL);
 }
@@ -269,7 +269,7 @@ static void test_signal_and_cooldown(void **state) {
     assert_int_equal(prior_ran, 1);
     frames(40, 1000000);
     assert_int_equal(ludus_rolling_flush(10000), 0);
-    ludus_trigger("again");
+    ludus_rolling_trigger("again");
     assert_int_equal(ludus_rolling_flush(10000), 0);
     ludus_rolling_stats st;
     assert_int_equal(ludus_rolling_get_stats(&st), 0);
@@ -292,7 +292,7 @@ static void test_signal_and_cooldown(void **state) {
 static int stop_producers;
 static void *producer(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace("producer");
+    ludus_thread_register("producer");
     while (!__atomic_load_n(&stop_producers, __ATOMIC_ACQUIRE)) {
         LUDUS_PROFILE_SCOPE(Produce);
         for (int k = 0; k < 8; k++) {
@@ -319,7 +319,7 @@ static void test_snapshots_under_load(void **state) {
     for (int round = 0; round < 6; round++) {
         lt_spin_ns(40000000);
         ludus_capture *snap;
-        assert_int_equal(ludus_snapshot(&snap), 0);
+        assert_int_equal(ludus_rolling_snapshot(&snap), 0);
         char *json = lt_capture_json(snap);
         lt_trace t;
         lt_trace_parse(&t, json);
@@ -384,7 +384,7 @@ static void test_fork(void **state) {
     if (pid == 0) {
         { LUDUS_PROFILE_SCOPE(InChild); }
         ludus_capture *c;
-        int ok = ludus_snapshot(&c) == 0 && ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, path) == 0;
+        int ok = ludus_rolling_snapshot(&c) == 0 && ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, path) == 0;
         ludus_capture_release(c);
         ok = ok && ludus_rolling_end() == 0;
         _exit(ok ? 0 : 1);
@@ -402,7 +402,7 @@ static void test_fork(void **state) {
     unlink(path);
     frames(10, 500000);
     ludus_capture *snap;
-    assert_int_equal(ludus_snapshot(&snap), 0);
+    assert_int_equal(ludus_rolling_snapshot(&snap), 0);
     json = lt_capture_json(snap);
     assert_null(strstr(json, "InChild"));
     free(json);
@@ -417,7 +417,7 @@ static int teardown(void **state) {
 }
 
 int main(void) {
-    ludus_register_thread_for_trace("main");
+    ludus_thread_register("main");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_window_edges, teardown),
         cmocka_unit_test_teardown(test_one_at_a_time, teardown),

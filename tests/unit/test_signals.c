@@ -47,7 +47,7 @@ static void run(int join) {
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
     assert_int_equal(sigaction(SIGPROF, &sa, NULL), 0);
-    ludus_register_thread_for_trace("target"); /* before any handler records */
+    ludus_thread_register("target"); /* before any handler records */
     handled = 0;
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
@@ -88,7 +88,7 @@ static void run(int join) {
     /* No handler may run inside the end of the capture: its events would be
      * neither recorded nor counted while `handled` counts it. Under TSan a
      * signal can still be queued in the runtime (delivered at its next
-     * interceptor, which may be inside ludus_end_capture): blocked here, it
+     * interceptor, which may be inside ludus_capture_end): blocked here, it
      * waits until after the count, then is ignored. */
     sigset_t block;
     sigemptyset(&block);

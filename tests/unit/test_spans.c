@@ -1,4 +1,4 @@
-/* Spans (LUDUS_PROFILE_BEGIN/END, ludus_begin_site/ludus_end_site/_id) pair
+/* Spans (LUDUS_PROFILE_BEGIN/END, ludus_span_begin/ludus_span_end/_id) pair
  * by identity, never by position: an end closes its own span even when
  * lexical scopes are open inside or around it; spans closed out of order
  * (a script VM) export as they were opened, on a lane of their own where
@@ -99,23 +99,23 @@ static void test_end_closes_its_span_not_the_scope(void **state) {
  * instrumented C functions. Each zone keeps the times it was given. */
 static void test_script_vm_out_of_order(void **state) {
     (void)state;
-    uint32_t f = ludus_intern_name("vm f"), g = ludus_intern_name("vm g"), h = ludus_intern_name("vm h");
+    uint32_t f = ludus_site_intern("vm f"), g = ludus_site_intern("vm g"), h = ludus_site_intern("vm h");
     lt_begin(NULL);
     {
         LUDUS_PROFILE_SCOPE(Interpreter);
-        ludus_begin_site(f);
+        ludus_span_begin(f);
         lt_spin_ns(50000);
         {
             LUDUS_PROFILE_SCOPE(CallHelper);
-            ludus_begin_site(g);
+            ludus_span_begin(g);
             lt_spin_ns(50000);
         }
-        ludus_begin_site(h);
+        ludus_span_begin(h);
         lt_spin_ns(50000);
-        ludus_end_site_id(f); /* out of order: g and h are still open */
+        ludus_span_end_site(f); /* out of order: g and h are still open */
         lt_spin_ns(50000);
-        ludus_end_site_id(h);
-        ludus_end_site_id(g);
+        ludus_span_end_site(h);
+        ludus_span_end_site(g);
     }
     lt_end();
     ludus_capture_summary s = lt_summary();
@@ -141,14 +141,14 @@ static void test_script_vm_out_of_order(void **state) {
  * counted; it never closes anything else. */
 static void test_mismatched_end(void **state) {
     (void)state;
-    uint32_t a = ludus_intern_name("span a"), other = ludus_intern_name("never begun");
+    uint32_t a = ludus_site_intern("span a"), other = ludus_site_intern("never begun");
     lt_begin(NULL);
-    ludus_begin_site(a);
+    ludus_span_begin(a);
     LUDUS_PROFILE_END(); /* closes span a */
     LUDUS_PROFILE_END(); /* nothing open */
-    ludus_begin_site(a);
-    ludus_end_site_id(other); /* not the open span: it stays open */
-    ludus_end_site_id(a);
+    ludus_span_begin(a);
+    ludus_span_end_site(other); /* not the open span: it stays open */
+    ludus_span_end_site(a);
     lt_end();
     ludus_capture_summary s = lt_summary();
     assert_int_equal(s.mismatched, 2);

@@ -30,7 +30,7 @@ static void *worker_main(void *arg) {
     worker *w = arg;
     char name[32];
     snprintf(name, sizeof name, "worker %d", w->index);
-    ludus_register_thread_for_trace(name);
+    ludus_thread_register(name);
     w->tid = lt_gettid();
     for (int i = 0; i < w->scopes; i++) {
         LUDUS_PROFILE_SCOPE(Work, jobs);
@@ -150,12 +150,12 @@ typedef struct unreg_arg {
 static void *unregister_main(void *arg) {
     unreg_arg *u = arg;
     u->tid = lt_gettid();
-    ludus_register_thread_for_trace("unreg");
+    ludus_thread_register("unreg");
     for (int i = 0; i < 5; i++) {
         LUDUS_PROFILE_SCOPE(BeforeUnregister);
     }
-    u->rc1 = ludus_unregister_thread_for_trace();
-    u->rc2 = ludus_unregister_thread_for_trace(); /* not registered any more */
+    u->rc1 = ludus_thread_unregister();
+    u->rc2 = ludus_thread_unregister(); /* not registered any more */
     for (int i = 0; i < 3; i++) {
         LUDUS_PROFILE_SCOPE(AfterUnregister);
     }
@@ -184,7 +184,7 @@ static void test_unregister(void **state) {
     int entries = 0;
     for (uint32_t i = 0; i < s.threads; i++) {
         ludus_thread_summary ts;
-        assert_int_equal(ludus_capture_get_thread(i, &ts), 0);
+        assert_int_equal(lt_last_thread(i, &ts), 0);
         if (ts.tid != u.tid) continue;
         entries++;
         events += ts.events;

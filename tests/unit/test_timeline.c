@@ -38,7 +38,7 @@ static ludus_analysis *analyze(ludus_capture *c) {
     ludus_analysis *a = NULL;
     ludus_analysis_desc d;
     memset(&d, 0, sizeof d);
-    assert_int_equal(ludus_analyze(c, &d, &a), 0);
+    assert_int_equal(ludus_analysis_create(c, &d, &a), 0);
     return a;
 }
 
@@ -93,7 +93,7 @@ static void test_message_flood(void **state) {
     lt_trace_free(&t);
 
     ludus_capture *c = NULL;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     uint64_t per_level = (uint64_t)THREADS * PER_THREAD / 4;
     ludus_analysis *a = analyze(c);
     ludus_message_stats m;
@@ -132,7 +132,7 @@ static void test_deferred_format(void **state) {
 #undef BOTH
     lt_end();
     ludus_capture *c = NULL;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     ludus_capture *f = reopen(c, "test_timeline_fmt.ludus");
     for (int pass = 0; pass < 2; pass++) {
         char *json = lt_capture_json(pass ? f : c);
@@ -165,7 +165,7 @@ static ludus_analysis *logged(int warnings, int errors) {
     { LUDUS_PROFILE_SCOPE(Something); /* a site: the analysis needs one */ }
     lt_end();
     ludus_capture *c = NULL;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     ludus_analysis *a = analyze(c);
     ludus_capture_release(c);
     return a;
@@ -207,7 +207,7 @@ typedef struct handoff {
 
 static void *end_elsewhere(void *arg) {
     const handoff *h = arg;
-    ludus_register_thread_for_trace("finisher");
+    ludus_thread_register("finisher");
     ludus_async_end(h->track, h->id);
     return NULL;
 }
@@ -245,7 +245,7 @@ static void check_async(ludus_capture *c) {
 static void test_async_zones(void **state) {
     (void)state;
     lt_begin(NULL);
-    uint32_t track = ludus_async_track("Loading"), load = ludus_intern_name("Load"), step = ludus_intern_name("Step");
+    uint32_t track = ludus_async_track("Loading"), load = ludus_site_intern("Load"), step = ludus_site_intern("Step");
     /* interleaved on one thread: 1 and 2 overlap without nesting */
     ludus_async_begin(track, 1, load);
     ludus_async_begin(track, 2, load);
@@ -288,7 +288,7 @@ static void test_async_zones(void **state) {
     lt_trace_free(&t);
 
     ludus_capture *c = NULL;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     check_async(c);
     ludus_capture *f = reopen(c, "test_timeline_async.ludus");
     check_async(f); /* the file's zones, found by its own pass */
@@ -319,7 +319,7 @@ static void set_stage(int s) {
 
 static void *second_thread(void *arg) {
     (void)arg;
-    ludus_register_thread_for_trace("runner 2");
+    ludus_thread_register("runner 2");
     wait_stage(1);
     ludus_fiber_enter("Fiber X"); /* resumes on this thread */
     { LUDUS_PROFILE_SCOPE(OnSecondThread); }
@@ -333,7 +333,7 @@ static void test_fiber_between_threads(void **state) {
     (void)state;
     stage = 0;
     lt_begin(NULL);
-    ludus_register_thread_for_trace("runner 1");
+    ludus_thread_register("runner 1");
     pthread_t th;
     pthread_create(&th, NULL, second_thread, NULL);
     {
@@ -355,7 +355,7 @@ static void test_fiber_between_threads(void **state) {
     int fiber = -1;
     for (uint32_t i = 0; i < sum.threads; i++) {
         ludus_thread_summary ts;
-        assert_int_equal(ludus_capture_get_thread(i, &ts), 0);
+        assert_int_equal(lt_last_thread(i, &ts), 0);
         if (strcmp(ts.name, "Fiber X") == 0) fiber = (int)i;
     }
     assert_true(fiber >= 0);
@@ -373,7 +373,7 @@ static void test_fiber_between_threads(void **state) {
     lt_trace_free(&t);
 
     ludus_capture *c = NULL;
-    assert_int_equal(ludus_capture_get_last(&c), 0);
+    assert_int_equal(ludus_capture_last(&c), 0);
     ludus_analysis *a = analyze(c);
     int64_t s = ludus_analysis_find_site(a, "FiberWork");
     assert_true(s >= 0);
@@ -413,7 +413,7 @@ static void test_fiber_longjmp_yield(void **state) {
     (void)state;
     for (int with = 1; with >= 0; with--) {
         lt_begin(NULL);
-        ludus_register_thread_for_trace("resumer");
+        ludus_thread_register("resumer");
         run_coroutine(with);
         lt_end();
         ludus_capture_summary sum = lt_summary();

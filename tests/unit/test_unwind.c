@@ -94,7 +94,7 @@ static void test_pcall_errors_detected_at_enclosing_end(void **state) {
     lt_trace_free(&t);
     /* The analysis counts them, without a duration. */
     ludus_analysis *a;
-    assert_int_equal(ludus_analyze_last_capture(NULL, &a), 0);
+    assert_int_equal(lt_analyze_last(NULL, &a), 0);
     const ludus_site_stats *vs = ludus_analysis_site(a, (uint32_t)ludus_analysis_find_site(a, "vm_call"));
     assert_int_equal(vs->unwound, skipped);
     assert_int_equal(vs->calls, (uint64_t)CALLS / 2 * (DEPTH + 1)); /* the calls that returned */
@@ -150,7 +150,7 @@ static void test_deep_throw_closes_thousands_at_once(void **state) {
             lt_trace_load(&t);
         } else {
             ludus_capture *c, *f;
-            assert_int_equal(ludus_capture_get_last(&c), 0);
+            assert_int_equal(ludus_capture_last(&c), 0);
             char path[] = "/tmp/ludus_deep_throw_XXXXXX";
             int fd = mkstemp(path);
             assert_true(fd >= 0);

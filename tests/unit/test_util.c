@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "test_util.h"
 
+#include <ludus/analysis.h>
+
 #include <json.h>
 #include <math.h>
 #include <stdarg.h>
@@ -47,7 +49,7 @@ void lt_buf_free(lt_buf *b) {
 
 char *lt_export_json(size_t *len_out) {
     lt_buf b = {0};
-    int rc = ludus_export_json_to(lt_buf_write, &b);
+    int rc = lt_write_last(LUDUS_FORMAT_JSON, lt_buf_write, &b);
     if (rc != 0) fprintf(stderr, "export: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
     assert_int_equal(rc, 0);
     assert_non_null(b.data);
@@ -65,18 +67,18 @@ char *lt_capture_json(ludus_capture *c) {
 }
 
 void lt_begin(const ludus_capture_desc *desc) {
-    int rc = ludus_begin_capture(desc);
+    int rc = ludus_capture_begin(desc);
     if (rc != 0) fprintf(stderr, "begin: %s (%s)\n", ludus_error_string(rc), ludus_last_error_detail());
     assert_int_equal(rc, 0);
 }
 
 void lt_end(void) {
-    assert_int_equal(ludus_end_capture(), 0);
+    assert_int_equal(ludus_capture_end(NULL), 0);
 }
 
 int lt_teardown(void **state) {
     (void)state;
-    if (ludus_capture_active()) ludus_end_capture();
+    if (ludus_capture_active()) ludus_capture_end(NULL);
     return 0;
 }
 
@@ -299,9 +301,54 @@ void lt_trace_free(lt_trace *t) {
     memset(t, 0, sizeof *t);
 }
 
+int lt_save_last(int format, unsigned flags, const char *path) {
+    ludus_capture *c;
+    int rc = ludus_capture_last(&c);
+    if (rc) return rc;
+    rc = ludus_capture_save(c, format, flags, path);
+    ludus_capture_release(c);
+    return rc;
+}
+
+int lt_write_last(int format, ludus_write_fn write, void *user_data) {
+    ludus_capture *c;
+    int rc = ludus_capture_last(&c);
+    if (rc) return rc;
+    rc = ludus_capture_write(c, format, 0, write, user_data);
+    ludus_capture_release(c);
+    return rc;
+}
+
+int lt_last_summary(ludus_capture_summary *out) {
+    ludus_capture *c;
+    int rc = ludus_capture_last(&c);
+    if (rc) return rc;
+    rc = ludus_capture_get_summary(c, out);
+    ludus_capture_release(c);
+    return rc;
+}
+
+int lt_last_thread(uint32_t index, ludus_thread_summary *out) {
+    ludus_capture *c;
+    int rc = ludus_capture_last(&c);
+    if (rc) return rc;
+    rc = ludus_capture_get_thread(c, index, out);
+    ludus_capture_release(c);
+    return rc;
+}
+
+int lt_analyze_last(const struct ludus_analysis_desc *desc, struct ludus_analysis **out) {
+    ludus_capture *c;
+    int rc = ludus_capture_last(&c);
+    if (rc) return rc;
+    rc = ludus_analysis_create(c, desc, out);
+    ludus_capture_release(c);
+    return rc;
+}
+
 ludus_capture_summary lt_summary(void) {
     ludus_capture_summary s;
-    int rc = ludus_capture_get_summary(&s);
+    int rc = lt_last_summary(&s);
     assert_int_equal(rc, 0);
     return s;
 }
@@ -310,7 +357,7 @@ int lt_thread_index(uint64_t tid, ludus_thread_summary *out) {
     ludus_capture_summary s = lt_summary();
     for (uint32_t i = 0; i < s.threads; i++) {
         ludus_thread_summary th;
-        assert_int_equal(ludus_capture_get_thread(i, &th), 0);
+        assert_int_equal(lt_last_thread(i, &th), 0);
         if (th.tid == tid) {
             if (out) *out = th;
             return (int)i;
@@ -482,7 +529,7 @@ void lt_trace_check(const lt_trace *t, int require_flows_paired) {
     uint64_t dropped_sum = 0;
     for (uint32_t i = 0; i < sum.threads; i++) {
         ludus_thread_summary th;
-        assert_int_equal(ludus_capture_get_thread(i, &th), 0);
+        assert_int_equal(lt_last_thread(i, &th), 0);
         json_object *o = json_object_array_get_idx(threads, i);
         assert_int_equal(meta_u64(o, "tid"), th.tid);
         assert_string_equal(get_str(o, "name"), th.name);

@@ -98,6 +98,17 @@ void lt_begin(const ludus_capture_desc *desc);
 void lt_end(void);
 int lt_teardown(void **state);
 
+/* The last ended capture, through the one way to write a capture
+ * (ludus_capture_last, ludus_capture_save / _write): each returns the
+ * library's code, as the calls it stands for do. */
+int lt_save_last(int format, unsigned flags, const char *path);
+int lt_write_last(int format, ludus_write_fn write, void *user_data);
+int lt_last_summary(ludus_capture_summary *out);
+int lt_last_thread(uint32_t index, ludus_thread_summary *out);
+struct ludus_analysis_desc;
+struct ludus_analysis;
+int lt_analyze_last(const struct ludus_analysis_desc *desc, struct ludus_analysis **out);
+
 /* Summary helpers that assert success. */
 ludus_capture_summary lt_summary(void);
 /* Index of the thread with this OS tid in the last capture, or -1. */

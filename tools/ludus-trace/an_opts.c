@@ -89,7 +89,7 @@ int lt_an_option(const lt_verb *v, lt_an_opts *o, int argc, char **argv, int *i,
 int lt_an_load(const char *verb, const char *path, const ludus_analysis_desc *desc, ludus_analysis **out) {
     ludus_capture *c = NULL;
     int rc = ludus_capture_open(path, &c);
-    if (rc == 0) rc = ludus_analyze(c, desc, out);
+    if (rc == 0) rc = ludus_analysis_create(c, desc, out);
     ludus_capture_release(c);
     if (rc) {
         lt_error(verb, path, rc);

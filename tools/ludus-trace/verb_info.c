@@ -68,7 +68,7 @@ static int info_run(int argc, char **argv) {
            "exited");
     for (uint32_t t = 0; t < in.threads; t++) {
         ludus_thread_summary ts;
-        ludus_capture_thread_summary(f, t, &ts);
+        ludus_capture_get_thread(f, t, &ts);
         printf("  %-10llu %-24s %12llu %10llu %11llu %8llu %8s", (unsigned long long)ts.tid,
                ludus_text_show(name, sizeof name, ts.name, 0), (unsigned long long)ts.events,
                (unsigned long long)ts.dropped, (unsigned long long)ts.incomplete, (unsigned long long)ts.unwound,
@@ -95,7 +95,7 @@ static int info_run(int argc, char **argv) {
                m.has_baseline ? " with a declared baseline" : " (earlier memory not counted)");
     }
     ludus_analysis *a = NULL;
-    if (ludus_analyze(f, NULL, &a) == 0 && ludus_analysis_counter_count(a)) {
+    if (ludus_analysis_create(f, NULL, &a) == 0 && ludus_analysis_counter_count(a)) {
         printf("counters:    %u tracks (ludus-trace report gives their statistics)\n", ludus_analysis_counter_count(a));
         for (uint32_t i = 0; i < ludus_analysis_counter_count(a); i++) {
             const ludus_counter_stats *c = ludus_analysis_counter(a, i);

@@ -14,21 +14,23 @@ static int work(int n) {
 }
 
 int main(int argc, char **argv) {
+    ludus_capture *c = NULL;
     int sum = 0;
     uint64_t last;
     int64_t items = -1;
     if (argc != 2) return 2;
-    if (ludus_begin_capture(NULL) != 0) return 1;
+    if (ludus_capture_begin(NULL) != 0) return 1;
     for (int f = 0; f < 5; f++) {
         sum += work(f);
         LUDUS_PROFILE_FRAME();
     }
-    if (ludus_end_capture() != 0 || ludus_export_perfetto_trace(argv[1]) != 0) {
+    if (ludus_capture_end(&c) != 0 || ludus_capture_save(c, 0, 0, argv[1]) != 0) {
         fprintf(stderr, "single: %s\n", ludus_last_error_detail());
         return 1;
     }
     if (ludus_live_frames(NULL, &last) != 0 || ludus_live_value(last, "Items", "per frame", &items) != 0 || items != 4)
         return 1;
     printf("single ok: %d, wrote %s\n", sum, argv[1]);
+    ludus_capture_release(c);
     return 0;
 }
