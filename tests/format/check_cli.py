@@ -39,7 +39,7 @@ with tempfile.TemporaryDirectory() as d:
     js = os.path.join(d, "demo.json")
     subprocess.run([demo, "--trace", js, "--frames", "60"], check=True, stdout=subprocess.DEVNULL)
     cap = os.path.join(d, "demo.ludus")
-    full = json.load(open(js))
+    full = trace_json.load(js)
 
     rc, out, err = run("info", cap)
     assert rc == 0, err
@@ -128,7 +128,7 @@ with tempfile.TemporaryDirectory() as d:
     rc, _, err = run("convert", cap, cut, "--from", "%dns" % lo, "--to", "%dus" % (hi // 1000))
     assert rc == 0, err
     hi = hi // 1000 * 1000
-    doc = json.load(open(cut))
+    doc = trace_json.load(cut)
     clipped = slices_ok(doc, lo, hi)
     held = 0
     for e in doc["traceEvents"]:
@@ -153,7 +153,7 @@ with tempfile.TemporaryDirectory() as d:
     sub = os.path.join(d, "sub.json")
     rc, _, err = run("convert", cap, sub, "--threads", "Main,%d" % worker_tid)
     assert rc == 0, err
-    doc = json.load(open(sub))
+    doc = trace_json.load(sub)
     got = {e["tid"] for e in doc["traceEvents"] if e["ph"] != "M"}
     # and the async lanes (tids from 0x7ffe0000) of zones those threads began or ended
     assert {t for t in got if not 0x7FFE0000 <= t < 0x7FFF0000} == {main_tid, worker_tid}, got

@@ -15,6 +15,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import trace_json  # noqa: E402
+
 demo, tool, work, fork_prog = sys.argv[1:5]
 os.makedirs(work, exist_ok=True)
 
@@ -32,7 +35,7 @@ def run(path):
 
 js = os.path.join(work, "launch.json")
 run(js)
-doc = json.load(open(js))
+doc = trace_json.load(js)
 ev = doc["traceEvents"]
 frames = [e for e in ev if e.get("ph") == "I" and e.get("name") == "Frame"]
 assert len(frames) == 10, len(frames)
@@ -89,7 +92,7 @@ files = sorted(os.listdir(fork_dir))
 assert len(files) == 2, (files, p.stderr)
 docs = {}
 for f in files:
-    doc = json.load(open(os.path.join(fork_dir, f)))
+    doc = trace_json.load(os.path.join(fork_dir, f))
     pids = {e["pid"] for e in doc["traceEvents"]}
     assert pids == {int(f[2:-5])}, (f, pids)
     names = {e.get("name") for e in doc["traceEvents"] if e["ph"] == "X"}
@@ -103,11 +106,11 @@ same = os.path.join(fork_dir, "same.json")
 for _ in range(5):
     subprocess.run([fork_prog, "5"], env=dict(fork_env, LUDUS_TRACE=same), stderr=subprocess.DEVNULL, timeout=30,
                    check=True)
-    json.load(open(same))
+    trace_json.load(same)
     ps = [subprocess.Popen([demo, "--no-capture", "--frames", "5"], env=dict(os.environ, LUDUS_TRACE=same),
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
     assert all(q.wait(timeout=60) == 0 for q in ps)
-    json.load(open(same))
+    trace_json.load(same)
 assert sorted(os.listdir(fork_dir)) == sorted(files + ["same.json"]), os.listdir(fork_dir)
 
 # LUDUS_TRACE_MODE=rolling: the last window written to PATH at exit, a file
