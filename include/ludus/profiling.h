@@ -231,6 +231,23 @@ LUDUS_API int ludus_register_thread_for_trace(const char *name);
 LUDUS_API int ludus_unregister_thread_for_trace(void);
 LUDUS_API const char *ludus_error_string(int code);
 
+/* Launch-to-exit (LUDUS_TRACE, <ludus/capture.h>) in every link: the
+ * library's launch code defines ludus__launch_link, and every file
+ * instrumented at a level above 0 names it (an undefined symbol, no code
+ * and no data), so a static link takes the launch code in from libludus.a,
+ * however it is linked. LUDUS_NO_LAUNCH leaves the name out (a program that
+ * must not carry the exporters; it then says so when LUDUS_TRACE is set). */
+LUDUS_API extern const int ludus__launch_link;
+#if LUDUS_PROFILE_LEVEL > 0 && !defined(LUDUS_NO_LAUNCH) && !defined(LUDUS__LIBRARY)
+#define LUDUS__STR2(x) #x
+#define LUDUS__STR(x) LUDUS__STR2(x)
+#ifdef __USER_LABEL_PREFIX__
+__asm__(".globl " LUDUS__STR(__USER_LABEL_PREFIX__) "ludus__launch_link");
+#else
+__asm__(".globl ludus__launch_link");
+#endif
+#endif
+
 /* ---------------------------------------------------------------------------
  * Internals used by the inline hot path. Not API: names may change. */
 

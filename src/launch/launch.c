@@ -17,8 +17,9 @@
  * OUT` reads back what was recorded (not with the rolling window). The
  * variables are checked here, at
  * load, and a bad value is said once on stderr. This file sits above the exporters:
- * the recorder never links it; the shared library and the ludus_launch
- * object do. */
+ * the recorder never links it; both libraries hold it, and a static link
+ * takes it in through ludus__launch_link, which every instrumented file
+ * names (<ludus/profiling.h>; ludus::ludus and ludus.pc also pass -u). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,10 @@
 
 #include "../capture/capture_internal.h"
 #include "../platform/file_read.h"
+
+/* What instrumented code names so that a static link takes this file in
+ * (src/record/threads.c: a program without it says so under LUDUS_TRACE). */
+const int ludus__launch_link = 1;
 
 static char trace_path[4096];
 static int format;
