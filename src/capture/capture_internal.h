@@ -441,6 +441,10 @@ typedef struct ludus__cut_open {
     int64_t ts_ns;
 } ludus__cut_open;
 
+/* 128-bit products of tick conversion (GCC and Clang on 64-bit targets);
+ * __extension__ keeps -Wpedantic quiet where the single file is built. */
+__extension__ typedef unsigned __int128 ludus__u128;
+
 /* Tick to ns conversion without a 128-bit division per event: a rounded
  * fixed-point fraction of the calibration ratio (within 1 ns). */
 typedef struct ludus__tick_conv {
@@ -455,7 +459,7 @@ LUDUS_HIDDEN void ludus__tick_conv_init(ludus__tick_conv *v, const ludus_capture
 static inline int64_t ludus__tick_conv_ns(const ludus__tick_conv *v, const ludus_capture *c, uint64_t ticks) {
     uint64_t x = ticks - v->t0;
     if (__builtin_expect(x - 1 >= v->range, 0)) return ludus__ticks_to_ns(c, ticks);
-    return (int64_t)(uint64_t)(((unsigned __int128)x * v->m) >> 64) + v->base;
+    return (int64_t)(uint64_t)(((ludus__u128)x * v->m) >> 64) + v->base;
 }
 
 typedef struct ludus__seen_run {
