@@ -31,7 +31,8 @@
 #include "../platform/file_read.h"
 
 /* What instrumented code names so that a static link takes this file in
- * (src/record/threads.c: a program without it says so under LUDUS_TRACE). */
+ * (no code refers to it: src/record/threads.c knows the file is there from
+ * launch_init, and a program without it says so under LUDUS_TRACE). */
 const int ludus__launch_link = 1;
 
 static char trace_path[4096];
@@ -130,7 +131,10 @@ static int parse_chunks(const char *s, uint32_t *out) {
     return 0;
 }
 
-__attribute__((constructor)) static void launch_init(void) {
+/* Priority 200: before the program's own constructors (a capture that
+ * starts at load sees them) and the registry's probe (threads.c). */
+__attribute__((constructor(200))) static void launch_init(void) {
+    ludus__launch_ran = 1;
     const char *path = getenv("LUDUS_TRACE");
     if (!path || !*path) return;
     if (strlen(path) >= sizeof trace_path) {

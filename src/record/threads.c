@@ -20,14 +20,14 @@ __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec")
 /* LUDUS_TRACE without the launch code (src/launch/launch.c): a static link
  * where no file named ludus__launch_link (every file at
  * LUDUS_PROFILE_LEVEL 0, or LUDUS_NO_LAUNCH) and nothing passed -u for it.
- * The recorder never references the launch code: a weak reference does not
- * pull it in, and is 0 when it is absent. The program says so rather than
- * run untraced without a word. */
-#if !defined(_WIN32)
-extern const int ludus__launch_link __attribute__((weak));
+ * The recorder never references the launch code; the launch code's
+ * constructor runs first (its priority) and says it is there, so this one
+ * knows, and the program says so rather than run untraced without a word. */
+int ludus__launch_ran;
+#if !defined(LUDUS_IMPLEMENTATION) /* the single file always holds the launch code */
 __attribute__((constructor)) static void launch_probe(void) {
     const char *path = getenv("LUDUS_TRACE");
-    if (!path || !*path || &ludus__launch_link != NULL) return;
+    if (!path || !*path || ludus__launch_ran) return;
     fprintf(stderr,
             "ludus: LUDUS_TRACE=%s is set, but this program was linked without the library's launch-to-exit code "
             "(every file compiled at LUDUS_PROFILE_LEVEL 0 or with LUDUS_NO_LAUNCH, and no -u ludus__launch_link): "
