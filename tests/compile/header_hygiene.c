@@ -44,7 +44,7 @@ int main(void) {
     if (ludus_end_capture() != 0 || ludus_analyze_last_capture(NULL, &a) != 0) return 1;
 #if LUDUS_PROFILE_LEVEL > 0
     k = ludus_analysis_find_counter(a, "PlotDouble", "samples");
-    if (k < 0 || ludus_analysis_counter(a, (uint32_t)k)->max != 0.5) {
+    if (k < 0 || ludus_analysis_counter(a, LUDUS__CAST(uint32_t, k))->max != 0.5) {
         fprintf(stderr, "LUDUS_PROFILE_PLOT of 0.5 did not record 0.5\n");
         return 1;
     }
