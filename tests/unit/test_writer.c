@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "export/writer.h"
+#include "base/writer.h"
 
 static void check_u64(uint64_t v) {
     char a[32], b[32];
