@@ -243,7 +243,7 @@ LUDUS_API int ludus_capture_get_thread(uint32_t index, ludus_thread_summary *out
 typedef int (*ludus_write_fn)(void *user_data, const void *data, size_t n);
 
 enum ludus_format {
-    LUDUS_FORMAT_JSON = 1,    /* Chrome/Perfetto JSON (chrome://tracing, ui.perfetto.dev, speedscope) */
+    LUDUS_FORMAT_JSON = 1,    /* Chrome/Perfetto JSON (ui.perfetto.dev, speedscope, DevTools' Performance panel) */
     LUDUS_FORMAT_PFTRACE = 2, /* Perfetto protobuf (.pftrace): several times smaller */
     LUDUS_FORMAT_LUDUS = 3    /* native capture file: the input of ludus-trace */
 };
