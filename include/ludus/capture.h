@@ -197,6 +197,10 @@ typedef struct ludus_capture_summary {
     uint32_t site_id_collisions;
     uint64_t bytes_used;
     uint64_t unknown_events; /* events of a kind a later version of the library added: skipped when read */
+    /* When events were dropped: a pool of this many bytes would have held every one (the bytes used, the
+     * dropped events at the bytes an event took on average, the end reserve and a 64 KiB piece per thread),
+     * a power of two of 64 KiB chunks: LUDUS_TRACE_CHUNKS=pool_bytes_needed/65536. 0: none dropped. */
+    uint64_t pool_bytes_needed;
 } ludus_capture_summary;
 LUDUS_API int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out);
 

@@ -210,6 +210,9 @@ struct ludus_capture {
     struct ludus__gpu_data *gpu; /* NULL: none (views share their parent's) */
 };
 typedef struct ludus_capture ludus__captured;
+/* ludus_capture_summary.pool_bytes_needed (prepare.c): the pool that would
+ * have held every event the capture dropped; 0 when none was. */
+LUDUS_HIDDEN uint64_t ludus__pool_bytes_needed(const ludus_capture *c);
 
 /* An async zone: [begin_ns, end_ns] on a lane of its track. Zones of one
  * track and id nest (depth); a zone and the zones inside it share a lane,

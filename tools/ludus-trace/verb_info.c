@@ -75,6 +75,11 @@ static int info_run(int argc, char **argv) {
         (unsigned long long)s->events, (unsigned long long)s->dropped, (unsigned long long)s->filtered,
         (unsigned long long)s->incomplete, (unsigned long long)s->unwound, (unsigned long long)s->orphan_ends,
         (unsigned long long)s->mismatched);
+    if (s->pool_bytes_needed)
+        say("pool:        %llu events dropped: a pool of %llu MiB would have held every event: "
+            "LUDUS_TRACE_CHUNKS=%llu (ludus_capture_desc.chunk_count, 64 KiB chunks)\n",
+            (unsigned long long)s->dropped, (unsigned long long)(s->pool_bytes_needed >> 20),
+            (unsigned long long)(s->pool_bytes_needed / 65536));
     say("frames:      %llu\n", (unsigned long long)s->frames);
     if (in.recovered)
         say("ended by:    nothing: recovered from a pool file its process left behind (open slices are "
