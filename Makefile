@@ -80,11 +80,18 @@ test-tsan: deps
 	@cd $(BUILD)-tsan && ctest --output-on-failure -L concurrency -j $(JOBS)
 
 # Loads the demo's trace into Chromium DevTools, speedscope and the DevTools
-# trace engine, and its HTML report (frame and counter charts) into Chromium (needs chromium and npm; scripts/ensure-viewer-deps.sh installs them).
-test-viewers: build
+# trace engine, then a synthetic trace of every tie a clock can make (its
+# times given by tests/format/nesting_trace.c, the same in every run), and
+# the demo's HTML report (frame and counter charts) into Chromium (needs
+# chromium and npm; scripts/ensure-viewer-deps.sh installs them).
+test-viewers: deps
+	@$(MAKE) --no-print-directory build TESTS=ON
 	@./scripts/ensure-viewer-deps.sh
 	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/viewer-trace.json --frames 40 >/dev/null
+	@python3 tests/format/trace_json.py $(BUILD)/viewer-trace.json
 	@node tests/viewers/check-viewers.mjs $(BUILD)/viewer-trace.json --require-timeline
+	@$(BUILD)/tests/format/nesting_trace --ties $(BUILD)/viewer-ties.json
+	@node tests/viewers/check-viewers.mjs $(BUILD)/viewer-ties.json
 	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/viewer-trace.ludus --html $(BUILD)/viewer-report.html >/dev/null
 	@node tests/viewers/check-report-html.mjs $(BUILD)/viewer-report.html
 	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/viewer-more.json --frames 40 --extra-draws 80 >/dev/null

@@ -80,11 +80,13 @@ static inline void ludus__fmt_4(char *p, uint32_t v) {
  * slice from b to e (ns) begins at P(b) and ends at P(e) - 1: an end is
  * always before a begin of the same ns, so no end ties with a begin (two
  * touching slices of one name stay two in speedscope) and a child ending
- * with its parent ties with it. A zero-length slice (e <= b) begins and ends
- * at P(b) + 1, where nothing else is. Its dur is its end's point less its
- * begin's. Every point is within 1.5 units (0.37 ns) of its ns and a dur
- * within 2 (0.49 ns) of the slice's: round(x * 1000) gives back the ns of
- * every ts and of every dur, as Perfetto's reader (llround(x * 1000)) does.
+ * with its parent ties with it. A zero-length slice (e <= b) goes from P(b)
+ * to P(b) + 1, one unit: drawn by every viewer (speedscope leaves out what
+ * lasts 0), after every end of its ns, nested in a slice that begins there.
+ * A dur is its end's point less its begin's. Every point is within 1.5
+ * units (0.37 ns) of its ns and a dur within 2 (0.49 ns) of the slice's:
+ * round(x * 1000) gives back the ns of every ts, every end and every dur,
+ * as Perfetto's reader (llround(x * 1000)) does.
  * tests/unit/test_writer.c checks all of it; docs/viewers.md says why. */
 #define LUDUS__GRID_PER_US 4096u
 static inline uint64_t ludus__grid(int64_t ns) {
@@ -96,12 +98,8 @@ static inline uint64_t ludus__grid(int64_t ns) {
 /* A slice's points (see above): *pb its begin's, *pe its end's. */
 static inline void ludus__slice_grid(int64_t begin_ns, int64_t end_ns, uint64_t *pb, uint64_t *pe) {
     uint64_t b = ludus__grid(begin_ns), e = ludus__grid(end_ns);
-    if (e > b + 1) {
-        *pb = b;
-        *pe = e - 1;
-    } else {
-        *pb = *pe = b + 1;
-    }
+    *pb = b;
+    *pe = e > b + 1 ? e - 1 : b + 1;
 }
 
 /* The grid value g / 4096 in decimal, exactly: the integer part, then the

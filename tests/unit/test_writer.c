@@ -56,9 +56,9 @@ static void check_us(int64_t ns) {
 }
 
 /* A slice from b to e as written: ts + dur, in double, is exactly its end's
- * point (every viewer's sum is exact), round(dur * 1000) is e - b, its end is
- * before any begin at e and after any time before e, and a zero-length
- * slice lies between every end and every begin of its ns. */
+ * point (every viewer's sum is exact) and rounds to e's ns, round(dur * 1000)
+ * is e - b, its end is before any begin at e and after any time before e,
+ * and a zero-length slice lasts one unit from its ns's begins. */
 static void check_slice(int64_t b, int64_t e) {
     uint64_t pb, pe;
     ludus__slice_grid(b, e, &pb, &pe);
@@ -69,12 +69,14 @@ static void check_slice(int64_t b, int64_t e) {
     assert_true((t + d) * 4096.0 == (double)pe);
     assert_true(t + d - t == d); /* the rebased sum (speedscope) is exact too */
     assert_true(llround(t * 1000.0) == b);
+    assert_true(llround((t + d) * 1000.0) == (e > b ? e : b)); /* the end's ns, from the sum a viewer makes */
+    assert_true(pb == ludus__grid(b));                         /* with every begin of its ns */
     if (e > b) {
         assert_true(llround(d * 1000.0) == e - b);
-        assert_true(pe < ludus__grid(e) && pe > ludus__grid(e - 1));
-    } else {
-        assert_true(d == 0);
-        assert_true(pb > ludus__grid(b) && pb < ludus__grid(b + 1) - 1);
+        assert_true(pe < ludus__grid(e) && pe > ludus__grid(e - 1)); /* before every begin of its ns */
+    } else {                                                         /* zero-length: one unit, drawn */
+        assert_true(pe == pb + 1 && llround(d * 1000.0) == 0);
+        assert_true(pe < ludus__grid(b + 1) - 1); /* before the next ns's ends */
     }
 }
 
