@@ -125,8 +125,8 @@ LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_c
 /* int ludus_end_capture(void);  (declared in profiling.h) */
 
 /* Launch to exit: with LUDUS_TRACE=PATH in the environment, a program linked
- * with the library (the shared library, or the ludus_launch object for a
- * static link) starts a capture when it loads and writes it to PATH at exit,
+ * with the library (shared or static: instrumented code takes the launch
+ * code in, <ludus/profiling.h>) starts a capture when it loads and writes it to PATH at exit,
  * as JSON, Perfetto protobuf or .ludus by PATH's extension. "%p" in PATH is
  * replaced by the process id (a forked child writes its own file).
  * LUDUS_TRACE_CHUNKS sets the pool in 64 KiB chunks (default 1024). Both
