@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend/tracy.h"
+#include "../backend/backend.h"
 #include "../platform/pages.h"
 #include "../record/counters.h"
 #include "../capture/capture_internal.h"
@@ -326,10 +326,8 @@ static void begin_discard(ludus__begin_prep *p) {
 }
 
 int ludus_begin_capture(const ludus_capture_desc *desc) {
-#if LUDUS__WITH_TRACY
-    (void)desc;
-    return ludus__fail(LUDUS_EUNSUPPORTED, "%s", LUDUS__TRACY_NO_CAPTURE);
-#endif
+    const char *elsewhere = ludus__backend_no_capture();
+    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
     /* the rolling window first: while it runs, its switch thread sets active */
     if (ludus__rolling_owns_session() || __atomic_load_n(&active, __ATOMIC_ACQUIRE))
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");

@@ -148,10 +148,20 @@ def async_events(doc, js):
     return out
 
 
+def annotation_value(a):
+    """A named debug annotation's value, as the JSON export writes it."""
+    for key, conv in (("int_value", int), ("uint_value", int), ("double_value", float), ("string_value", str)):
+        v = get(a, key)
+        if v is not None:
+            return conv(v)
+    return None
+
+
 def pf_slices(pl, key):
     """A pftrace track's events, in file order (the order they were recorded,
-    which nests them), as slices (begin, end, name, cat, incomplete), flow
-    instants (ts, name, cat) and other instants (ts, name, cat)."""
+    which nests them), as slices (begin, end, name, cat, incomplete,
+    annotations), flow instants (ts, name, cat) and other instants (ts, name,
+    cat)."""
     slices, flows, instants, stack = [], [], [], []
     for typ, ts, name, cat, flows_out, flows_in, ann in pl:
         if flows_out or flows_in:
@@ -162,7 +172,8 @@ def pf_slices(pl, key):
             assert stack, (key, "an end with no open slice at", ts)
             b, name, cat = stack.pop()
             assert ts >= b, (key, "a slice ends before it begins", b, ts)
-            slices.append((b, ts, name, cat, "1" in ann or "incomplete" in ann))
+            args = tuple(sorted((k, annotation_value(a)) for k, a in ann.items() if get(a, "name") is not None))
+            slices.append((b, ts, name, cat, "1" in ann or "incomplete" in ann, args))
         elif typ == "TYPE_INSTANT":
             instants.append((ts, name, cat))
     assert not stack, (key, "%d slices never end" % len(stack))
@@ -179,7 +190,9 @@ def json_slices(jl):
             flows.append((ts, name, cat))
         elif ph == "B":
             d = int(round(float(e["dur"]) * 1000))
-            slices.append((ts, ts + d, name, cat or "default", "incomplete" in e.get("args", {}).get("ludus", "")))
+            args = e.get("args") or {}
+            ann = tuple(sorted((k, v) for k, v in args.items() if k != "ludus"))  # its annotations
+            slices.append((ts, ts + d, name, cat or "default", "incomplete" in args.get("ludus", ""), ann))
         elif ph == "I":
             instants.append((ts, name, cat))
     return slices, flows, instants
@@ -201,7 +214,7 @@ def compare(pf, js):
             continue
         js_sl, js_fl, js_in = json_slices(jl)
         pf_sl, pf_fl, pf_in = pf_slices(pf[key], key)
-        # Slices: the same (begin, end, name, category, incomplete) on both sides.
+        # Slices: the same (begin, end, name, category, incomplete, annotations) on both sides.
         a, b = sorted(js_sl, key=str), sorted(pf_sl, key=str)
         if a != b:
             missing = [x for x in a if x not in b][:3]
@@ -229,6 +242,10 @@ with tempfile.TemporaryDirectory() as d:
     assert sum(1 for k in js if isinstance(k, tuple) and k[0] == "A") == sum(
         1 for k in pf if isinstance(k, tuple) and k[0] == "A"), "the same async lanes"
     compare(pf, js)
+    annotated = sum(1 for k, evs in js.items() if not isinstance(k, tuple) for ph, ts, e, flags in evs
+                    if ph == "E" and set((e.get("args") or {})) - {"ludus"})
+    assert annotated > 0, "the demo's scopes carry annotations (Execute: CostUs; Streaming: Chunk, Frame)"
+    print("%d annotated slices match" % annotated)
     # first byte 0x0A (Trace.packet), and the size target
     data = open(pft, "rb").read()
     assert data[0] == 0x0A
