@@ -1021,7 +1021,8 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 #define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name) ((void)sizeof(id))
 #define LUDUS_PROFILE_ASYNC_END(Track, id) ((void)sizeof(id))
 #define LUDUS_PROFILE_ANNOTATE(Name, value) ((void)sizeof(value))
-#define LUDUS_PROFILE_ANNOTATE_TEXT(Name, text) ((void)sizeof(text))
+#define LUDUS_PROFILE_ANNOTATE_TEXT(Name, text) \
+    ((void)sizeof(*(text))) /* not sizeof(text): clang warns on an array that decays */
 
 #endif
 
