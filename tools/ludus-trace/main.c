@@ -2,12 +2,16 @@
  * that registered themselves (verb_*.c), prints help and the version, says
  * what is wrong with a command line, and draws progress. */
 #define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef _WIN32 /* a thread of Windows' own: libludus.dll exports the winpthreads it holds */
+#include <windows.h>
+#else
+#include <pthread.h>
+#endif
 
 #include <ludus/capture.h>
 
@@ -101,7 +105,11 @@ void lt_progress_end(lt_progress *p) {
 /* Work without a total: a thread draws "ludus-trace VERB: WHAT PATH ... 2.3 s"
  * after the threshold, ten times a second, until lt_busy_end. */
 typedef struct busy_state {
+#ifdef _WIN32
+    HANDLE thread;
+#else
     pthread_t thread;
+#endif
     int running, done, shown; /* done: atomic */
     char line[200];
     int64_t start_ns, after_ns;
@@ -115,8 +123,7 @@ static void busy_draw(int64_t now) {
 
 /* Wakes every 20 ms (lt_busy_end waits at most that), draws every 100 ms
  * once the threshold has passed. */
-static void *busy_main(void *arg) {
-    (void)arg;
+static void busy_loop(void) {
     int64_t last = 0;
     while (!__atomic_load_n(&busy.done, __ATOMIC_ACQUIRE)) {
         int64_t now = mono_ns();
@@ -124,11 +131,27 @@ static void *busy_main(void *arg) {
             busy_draw(now);
             last = now;
         }
+#ifdef _WIN32
+        Sleep(20);
+#else
         struct timespec nap = {0, 20000000};
         nanosleep(&nap, NULL);
+#endif
     }
+}
+#ifdef _WIN32
+static DWORD WINAPI busy_main(LPVOID arg) {
+    (void)arg;
+    busy_loop();
+    return 0;
+}
+#else
+static void *busy_main(void *arg) {
+    (void)arg;
+    busy_loop();
     return NULL;
 }
+#endif
 
 void lt_busy_begin(const char *verb, const char *what, const char *path) {
     if (busy.running || !isatty(2)) return;
@@ -138,18 +161,25 @@ void lt_busy_begin(const char *verb, const char *what, const char *path) {
     busy.done = 0;
     busy.shown = 0;
     if (busy.after_ns == 0) busy_draw(busy.start_ns); /* at once, before the work: what a test sees */
+#ifdef _WIN32
+    busy.thread = CreateThread(NULL, 0, busy_main, NULL, 0, NULL);
+    busy.running = busy.thread != NULL;
+#else
     busy.running = pthread_create(&busy.thread, NULL, busy_main, NULL) == 0;
+#endif
 }
 
 void lt_busy_end(void) {
-    if (!busy.running) {
-        if (busy.shown) fprintf(stderr, "\r%*s\r", (int)strlen(busy.line) + 16, "");
-        busy.shown = 0;
-        return;
+    if (busy.running) {
+        __atomic_store_n(&busy.done, 1, __ATOMIC_RELEASE);
+#ifdef _WIN32
+        WaitForSingleObject(busy.thread, INFINITE);
+        CloseHandle(busy.thread);
+#else
+        pthread_join(busy.thread, NULL);
+#endif
+        busy.running = 0;
     }
-    __atomic_store_n(&busy.done, 1, __ATOMIC_RELEASE);
-    pthread_join(busy.thread, NULL);
-    busy.running = 0;
     if (busy.shown) fprintf(stderr, "\r%*s\r", (int)strlen(busy.line) + 16, "");
     busy.shown = 0;
 }
