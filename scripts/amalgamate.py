@@ -34,6 +34,7 @@ LAYERS = ["platform", "base", "record", "backend", "capture", "gpu", "session", 
 PLATFORM_OS = [
     ("linux_", "defined(__linux__)"),
     ("linux.", "defined(__linux__)"),
+    ("posix", "!defined(_WIN32)"),
     ("win32", "defined(_WIN32)"),
     ("darwin", "defined(__APPLE__)"),
 ]

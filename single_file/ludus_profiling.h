@@ -231,8 +231,8 @@ LUDUS_API void ludus_fiber_leave(void);
  * name, a batch size.
  *     LUDUS_PROFILE_ANNOTATE(EntityId, id);       any integer, float or double
  *     LUDUS_PROFILE_ANNOTATE_TEXT(Asset, name);   a NUL-terminated string
- * Name is a token or a literal: the annotation's key. During a capture only;
- * no lock and no allocation: the value (and the text, cut at
+ * Name is a token or a literal: the annotation's key. During a capture only
+ * (the value is not even evaluated otherwise); no lock and no allocation: the value (and the text, cut at
  * LUDUS_ANNOTATION_TEXT_MAX bytes) is copied into the thread's buffer, and a
  * full buffer drops and counts it as any event. Async-signal-safe. The same
  * key twice in one scope: exports keep the last value. Annotations are the
@@ -1008,15 +1008,22 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 #endif
 /* clang-format on */
 #endif
-#define LUDUS_PROFILE_ANNOTATE(Name, value)                                         \
-    do {                                                                            \
-        LUDUS__SITE(LUDUS__VAR(ludus__annotate_), #Name, NULL);                     \
-        LUDUS__ANNOTATE_CALL(LUDUS__SITE_PTR(LUDUS__VAR(ludus__annotate_)), value); \
+/* The value is evaluated only while it can be recorded (a capture runs;
+ * always in a Tracy build), as LUDUS_PROFILE_LOG's arguments are. */
+#if LUDUS__TRACY
+#define LUDUS__ANNOTATING() 1
+#else
+#define LUDUS__ANNOTATING() ludus__is_armed()
+#endif
+#define LUDUS_PROFILE_ANNOTATE(Name, value)                                                                  \
+    do {                                                                                                     \
+        LUDUS__SITE(LUDUS__VAR(ludus__annotate_), #Name, NULL);                                              \
+        if (LUDUS__ANNOTATING()) LUDUS__ANNOTATE_CALL(LUDUS__SITE_PTR(LUDUS__VAR(ludus__annotate_)), value); \
     } while (0)
-#define LUDUS_PROFILE_ANNOTATE_TEXT(Name, text)                                            \
-    do {                                                                                   \
-        LUDUS__SITE(LUDUS__VAR(ludus__annotate_), #Name, NULL);                            \
-        ludus__annotate_text_check(LUDUS__SITE_PTR(LUDUS__VAR(ludus__annotate_)), (text)); \
+#define LUDUS_PROFILE_ANNOTATE_TEXT(Name, text)                                                                     \
+    do {                                                                                                            \
+        LUDUS__SITE(LUDUS__VAR(ludus__annotate_), #Name, NULL);                                                     \
+        if (LUDUS__ANNOTATING()) ludus__annotate_text_check(LUDUS__SITE_PTR(LUDUS__VAR(ludus__annotate_)), (text)); \
     } while (0)
 
 #else /* LUDUS_PROFILE_LEVEL == 0: nothing is evaluated, no code is emitted */
@@ -1588,6 +1595,16 @@ typedef struct ludus_capture_info {
     ludus_capture_summary summary;
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
+
+/* A name read from a capture (or any text of one), shown for a terminal:
+ * a capture is what people mail each other, so its names may hold anything.
+ * Control characters (C0, DEL, C1: escape sequences among them) and bytes
+ * that start no valid UTF-8 character are written \xHH, line separators and
+ * bidirectional controls \uHHHH, everything else as it is; at most `width`
+ * bytes (0: only cap bounds it), a longer text cut between two characters
+ * and the cut marked with '~'. out (cap >= 2) is always NUL-terminated;
+ * returns out, or "" when out or text is NULL or cap < 2. Thread-safe. */
+LUDUS_API const char *ludus_text_show(char *out, size_t cap, const char *text, size_t width);
 
 /* ludus_save_capture with flags (LUDUS_SAVE_RAW). */
 LUDUS_API int ludus_save_capture_ex(const char *path, unsigned flags);
@@ -2218,8 +2235,11 @@ LUDUS_API int ludus_capture_gpu_span(struct ludus_capture *c, uint64_t index, lu
 /* ---- src/platform/platform.h ---- */
 /* Platform layer: the only place that includes OS headers. Clocks, TSC
  * calibration, the asymmetric barrier, thread identity, aligned memory and
- * files. One implementation per OS: linux.c and linux_*.c, win32.c and
- * win32_*.c (CMake and scripts/amalgamate.py pick them by name). */
+ * files. Split by capability, files picked by name (CMake and
+ * scripts/amalgamate.py): cpu_x86_64.c, cpu_arm64.c, cpu_other.c (the CPU's
+ * counter, each for its CPU), clock.c and alloc.c (portable), posix.c and
+ * posix_*.c (POSIX systems), linux.c and linux_*.c (Linux only: membarrier,
+ * /proc, clone), win32.c and win32_*.c (Windows). */
 #ifndef LUDUS_PLATFORM_H
 #define LUDUS_PLATFORM_H
 
@@ -2269,7 +2289,7 @@ LUDUS_HIDDEN void ludus__cpu_relax(void);
 LUDUS_HIDDEN void *ludus__aligned_alloc(size_t size, size_t alignment);
 LUDUS_HIDDEN void ludus__aligned_free(void *p);
 
-/* Export files (linux_file.c). create resolves the destination once and picks
+/* Export files (posix_file.c). create resolves the destination once and picks
  * one of the ways below; the struct carries only what commit needs.
  *
  * Descriptor names ("/dev/stdout", "/dev/stderr", "/dev/fd/N", "/proc/self/fd/N")
@@ -2340,7 +2360,7 @@ LUDUS_HIDDEN void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(con
 /* What the rolling window's background threads need from the OS: a wakeup a
  * signal handler may post, a signal that triggers (chained to the
  * program's handler), a hook in the child of a fork, a lower priority, the
- * wall clock and local time, a short sleep (linux_background.c,
+ * wall clock and local time, a short sleep (posix_background.c,
  * win32_background.c). Threads and locks are pthreads on both. */
 #ifndef LUDUS_BACKGROUND_H
 #define LUDUS_BACKGROUND_H
@@ -2429,6 +2449,33 @@ LUDUS_HIDDEN const char *ludus__crash_signal_name(int signo);
 LUDUS_HIDDEN void ludus__crash_say(const char *text, size_t n);
 
 #endif
+/* ---- src/platform/fault.h ---- */
+/* Fault injection for the tests (SQLite's test_malloc): the n-th
+ * allocation (ludus__malloc and friends) or the n-th file write
+ * (ludus__file_write) the arming thread makes from now on fails, once. Per
+ * thread, so other threads of the library never shift the count and a sweep
+ * over n is deterministic. Off (0) in normal use: one thread-local load per
+ * allocation or write. */
+#ifndef LUDUS_FAULT_H
+#define LUDUS_FAULT_H
+
+#include <stdint.h>
+
+
+enum { LUDUS__FAULT_ALLOC = 0, LUDUS__FAULT_WRITE = 1, LUDUS__FAULT_KINDS };
+
+/* Arms (n >= 1) or disarms (0) the calling thread's fault of this kind; the count restarts. */
+LUDUS_HIDDEN void ludus__fault_set(int kind, uint64_t n);
+/* Calls of that kind the thread made since it was armed. */
+LUDUS_HIDDEN uint64_t ludus__fault_calls(int kind);
+/* 1 when the armed call came (and failed). */
+LUDUS_HIDDEN int ludus__fault_fired(int kind);
+/* Called when an armed call fails (a test's backtrace), when set. */
+LUDUS_HIDDEN extern void (*ludus__fault_hook)(int kind);
+/* For the seams: 1 when this call is to fail. */
+LUDUS_HIDDEN int ludus__fault_now(int kind);
+
+#endif
 /* ---- src/platform/file_map.h ---- */
 /* Files mapped into memory, for a pool that survives the process (kill -9):
  * what a producer stores in a shared mapping of a file is the file's, and
@@ -2453,7 +2500,7 @@ LUDUS_HIDDEN int ludus__memory_read_checked(const void *addr, void *out, size_t 
 
 #endif
 /* ---- src/platform/file_read.h ---- */
-/* Reading files at an offset (linux_file_read.c): a descriptor shared by
+/* Reading files at an offset (posix_file_read.c): a descriptor shared by
  * threads without a shared file position (pread). */
 #ifndef LUDUS_FILE_READ_H
 #define LUDUS_FILE_READ_H
@@ -2476,7 +2523,7 @@ LUDUS_HIDDEN int ludus__path_writable(const char *path);
 /* ---- src/platform/pages.h ---- */
 /* Memory for the chunk pool: reserved pages, touched ahead of the producers
  * by a background thread so starting a capture of any size returns at once
- * and recording rarely takes a page fault (linux_pages.c). */
+ * and recording rarely takes a page fault (posix_pages.c). */
 #ifndef LUDUS_PAGES_H
 #define LUDUS_PAGES_H
 
@@ -2508,7 +2555,7 @@ LUDUS_HIDDEN size_t ludus__prefault_done(const ludus__prefault *pf);
 
 #endif
 /* ---- src/platform/process.h ---- */
-/* Process events the recorder must survive (linux_process.c). */
+/* Process events the recorder must survive (posix_process.c). */
 #ifndef LUDUS_PROCESS_H
 #define LUDUS_PROCESS_H
 
@@ -2590,6 +2637,7 @@ static inline void ludus__once_run(ludus__once *o, void (*fn)(void)) {
 #include <sys/mman.h>
 #endif
 
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2627,18 +2675,21 @@ static int ludus__sf_alloc_in_region(const void *p) {
     return (const char *)p >= region && (const char *)p < ludus__sf_alloc_region_end;
 }
 
+/* Each allocation may be made to fail by a test (fault.h); never in the
+ * private region (a crash's copy). */
 void *ludus__malloc(size_t n) {
-    return ludus__sf_alloc_private_mode ? ludus__sf_alloc_take(n) : malloc(n);
+    if (ludus__sf_alloc_private_mode) return ludus__sf_alloc_take(n);
+    return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : malloc(n);
 }
 
 void *ludus__calloc(size_t n, size_t size) {
-    if (!ludus__sf_alloc_private_mode) return calloc(n, size);
+    if (!ludus__sf_alloc_private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : calloc(n, size);
     if (size && n > SIZE_MAX / size) return NULL;
     return ludus__sf_alloc_take(n * size); /* fresh pages are zero */
 }
 
 void *ludus__realloc(void *p, size_t n) {
-    if (!ludus__sf_alloc_private_mode) return realloc(p, n);
+    if (!ludus__sf_alloc_private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : realloc(p, n);
     void *q = ludus__sf_alloc_take(n);
     if (!q || !p) return q;
     size_t old;
@@ -2703,50 +2754,34 @@ void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, co
 #undef REGION
 #undef ALIGN
 
-/* ==== src/platform/linux.c ==== */
-#if defined(__linux__)
-/* Linux implementation of platform.h (export files: linux_file.c). */
+/* ==== src/platform/clock.c ==== */
+/* TSC calibration (platform.h), the same on every OS and CPU: the counter
+ * read bracketed by the tightest pair of monotonic reads of a few tries. */
 
-#include <linux/membarrier.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-
-int64_t ludus__mono_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+ludus__calib_point ludus__calibrate_point(void) {
+    ludus__calib_point best = {0, 0, INT64_MAX};
+    for (int i = 0; i < 16; i++) {
+        int64_t a = ludus__mono_ns();
+        uint64_t t = ludus__read_tsc();
+        int64_t b = ludus__mono_ns();
+        if (b - a < best.window_ns) {
+            best.ticks = t;
+            best.ns = a + (b - a) / 2;
+            best.window_ns = b - a;
+        }
+    }
+    return best;
 }
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-int ludus__tsc_invariant(void) {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return 0;
-    __cpuid(0x80000007u, a, b, c, d);
-    return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
-}
-uint64_t ludus__counter_hz(void) {
-    return 0; /* not architectural: measured against CLOCK_MONOTONIC */
-}
-uint64_t ludus__read_tsc(void) {
-    return __builtin_ia32_rdtsc();
-}
-uint64_t ludus__read_tsc_ordered(void) {
-    __builtin_ia32_lfence(); /* no earlier load may complete after the read */
-    return __builtin_ia32_rdtsc();
-}
-#elif defined(__aarch64__)
-/* The generic timer's virtual counter: constant rate (CNTFRQ_EL0, set by
- * the firmware), synchronised across cores, readable from user space on
- * Linux. Usable when the firmware gave its frequency. The rate a capture
- * converts with is still measured against CLOCK_MONOTONIC (two calibration
- * points, as for the TSC), so its times agree with the system's clock. */
+/* ==== src/platform/cpu_arm64.c ==== */
+/* The CPU's counter on AArch64 (platform.h): the generic timer's virtual
+ * counter, constant rate (CNTFRQ_EL0, set by the firmware), synchronised
+ * across cores, readable from user space. Usable when the firmware gave its
+ * frequency. The rate a capture converts with is still measured against the
+ * monotonic clock (two calibration points, as for the TSC), so its times
+ * agree with the system's clock. */
+
+#if defined(__aarch64__)
 uint64_t ludus__counter_hz(void) {
     uint64_t hz;
     __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(hz));
@@ -2767,7 +2802,18 @@ uint64_t ludus__read_tsc_ordered(void) {
     __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(t) : : "memory");
     return t;
 }
+void ludus__cpu_relax(void) {
+    __asm__ __volatile__("yield");
+}
 #else
+typedef int ludus__cpu_arm64_not_this_cpu; /* an empty file is not ISO C */
+#endif
+
+/* ==== src/platform/cpu_other.c ==== */
+/* The CPU's counter elsewhere (platform.h): none the inline path can read,
+ * so "tsc" falls back to the monotonic clock and every event is a call. */
+
+#if !defined(__x86_64__) && !defined(__aarch64__)
 uint64_t ludus__counter_hz(void) {
     return 0;
 }
@@ -2780,22 +2826,84 @@ uint64_t ludus__read_tsc(void) {
 uint64_t ludus__read_tsc_ordered(void) {
     return (uint64_t)ludus__mono_ns();
 }
+void ludus__cpu_relax(void) {}
+#else
+typedef int ludus__cpu_other_not_this_cpu; /* an empty file is not ISO C */
 #endif
 
-ludus__calib_point ludus__calibrate_point(void) {
-    ludus__calib_point best = {0, 0, INT64_MAX};
-    for (int i = 0; i < 16; i++) {
-        int64_t a = ludus__mono_ns();
-        uint64_t t = ludus__read_tsc();
-        int64_t b = ludus__mono_ns();
-        if (b - a < best.window_ns) {
-            best.ticks = t;
-            best.ns = a + (b - a) / 2;
-            best.window_ns = b - a;
-        }
-    }
-    return best;
+/* ==== src/platform/cpu_x86_64.c ==== */
+/* The CPU's counter on x86-64 (platform.h): the invariant TSC, on every OS. */
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+int ludus__tsc_invariant(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return 0;
+    __cpuid(0x80000007u, a, b, c, d);
+    return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
 }
+uint64_t ludus__counter_hz(void) {
+    return 0; /* not architectural: measured against the monotonic clock */
+}
+uint64_t ludus__read_tsc(void) {
+    return __builtin_ia32_rdtsc();
+}
+uint64_t ludus__read_tsc_ordered(void) {
+    __builtin_ia32_lfence(); /* no earlier load may complete after the read */
+    return __builtin_ia32_rdtsc();
+}
+void ludus__cpu_relax(void) {
+    __builtin_ia32_pause();
+}
+#else
+typedef int ludus__cpu_x86_64_not_this_cpu; /* an empty file is not ISO C */
+#endif
+
+/* ==== src/platform/fault.c ==== */
+/* Fault injection (ludus__sf_fault_fault.h): per-thread counters, so a sweep counts only
+ * the calls of the operation it drives. */
+
+static __thread struct {
+    uint64_t at[LUDUS__FAULT_KINDS], calls[LUDUS__FAULT_KINDS];
+    int fired[LUDUS__FAULT_KINDS];
+} ludus__sf_fault_fault;
+
+void (*ludus__fault_hook)(int kind);
+
+void ludus__fault_set(int kind, uint64_t n) {
+    ludus__sf_fault_fault.at[kind] = n;
+    ludus__sf_fault_fault.calls[kind] = 0;
+    ludus__sf_fault_fault.fired[kind] = 0;
+}
+
+uint64_t ludus__fault_calls(int kind) {
+    return ludus__sf_fault_fault.calls[kind];
+}
+
+int ludus__fault_fired(int kind) {
+    return ludus__sf_fault_fault.fired[kind];
+}
+
+int ludus__fault_now(int kind) {
+    if (__builtin_expect(ludus__sf_fault_fault.at[kind] == 0, 1)) return 0;
+    if (++ludus__sf_fault_fault.calls[kind] != ludus__sf_fault_fault.at[kind]) return 0;
+    ludus__sf_fault_fault.fired[kind] = 1;
+    if (ludus__fault_hook) ludus__fault_hook(kind);
+    return 1;
+}
+
+/* ==== src/platform/linux.c ==== */
+#if defined(__linux__)
+/* The Linux-only parts of platform.h: membarrier, the thread id, the
+ * process name (the POSIX ones: posix.c; the CPU's counter: cpu_*.c). */
+
+#include <linux/membarrier.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 static int ludus__sf_linux_membarrier_state; /* 0 unknown, 1 usable, -1 not usable */
 
@@ -2818,52 +2926,6 @@ void ludus__membarrier(void) {
 uint64_t ludus__os_tid(void) {
     return (uint64_t)syscall(SYS_gettid);
 }
-int ludus__os_pid(void) {
-    return (int)getpid();
-}
-void ludus__yield(void) {
-    sched_yield();
-}
-void ludus__cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
-void *ludus__aligned_alloc(size_t size, size_t alignment) {
-    void *p = NULL;
-    if (posix_memalign(&p, alignment, size) != 0) return NULL;
-    return p;
-}
-void ludus__aligned_free(void *p) {
-    ludus__free(p);
-}
-
-static pthread_key_t ludus__sf_linux_exit_key[LUDUS__EXIT_HOOKS];
-static pthread_once_t ludus__sf_linux_exit_once = PTHREAD_ONCE_INIT;
-static void (*ludus__sf_linux_exit_fn[LUDUS__EXIT_HOOKS])(void *);
-static void ludus__sf_linux_exit_trampoline0(void *arg) {
-    __atomic_load_n(&ludus__sf_linux_exit_fn[0], __ATOMIC_ACQUIRE)(arg);
-}
-static void ludus__sf_linux_exit_trampoline1(void *arg) {
-    __atomic_load_n(&ludus__sf_linux_exit_fn[1], __ATOMIC_ACQUIRE)(arg);
-}
-static void ludus__sf_linux_exit_trampoline2(void *arg) {
-    __atomic_load_n(&ludus__sf_linux_exit_fn[2], __ATOMIC_ACQUIRE)(arg);
-}
-static void ludus__sf_linux_exit_key_create(void) {
-    pthread_key_create(&ludus__sf_linux_exit_key[0], ludus__sf_linux_exit_trampoline0);
-    pthread_key_create(&ludus__sf_linux_exit_key[1], ludus__sf_linux_exit_trampoline1);
-    pthread_key_create(&ludus__sf_linux_exit_key[2], ludus__sf_linux_exit_trampoline2);
-}
-
-int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
-    __atomic_store_n(&ludus__sf_linux_exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
-    pthread_once(&ludus__sf_linux_exit_once, ludus__sf_linux_exit_key_create);
-    return pthread_setspecific(ludus__sf_linux_exit_key[which], arg) == 0 ? 0 : -1;
-}
 
 void ludus__process_name(char *out, size_t cap) {
     FILE *f = fopen("/proc/self/comm", "r");
@@ -2873,115 +2935,6 @@ void ludus__process_name(char *out, size_t cap) {
         fclose(f);
     }
     if (!out[0]) snprintf(out, cap, "process %d", (int)getpid());
-}
-#endif /* defined(__linux__) */
-
-/* ==== src/platform/linux_background.c ==== */
-#if defined(__linux__)
-/* background.h on Linux (POSIX semaphores, sigaction, pthread_atfork). */
-
-#include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <semaphore.h>
-#include <signal.h>
-#include <string.h>
-
-_Static_assert(sizeof(sem_t) <= sizeof(((ludus__wakeup *)0)->u.bytes), "sem_t fits a wakeup");
-
-int ludus__wakeup_init(ludus__wakeup *w) {
-    return sem_init((sem_t *)w->u.bytes, 0, 0) == 0 ? 0 : -1;
-}
-void ludus__wakeup_destroy(ludus__wakeup *w) {
-    sem_destroy((sem_t *)w->u.bytes);
-}
-void ludus__wakeup_post(ludus__wakeup *w) {
-    sem_post((sem_t *)w->u.bytes);
-}
-void ludus__wakeup_wait(ludus__wakeup *w, int64_t timeout_ns) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    int64_t ns = ts.tv_nsec + timeout_ns;
-    ts.tv_sec += (time_t)(ns / 1000000000);
-    ts.tv_nsec = (long)(ns % 1000000000);
-    while (sem_timedwait((sem_t *)w->u.bytes, &ts) != 0 && errno == EINTR) {
-    }
-}
-
-int ludus__trigger_signal_default(void) {
-    return SIGUSR2;
-}
-int ludus__trigger_signal_valid(int signo) {
-    return signo >= 1 && signo < NSIG && signo != SIGKILL && signo != SIGSTOP;
-}
-
-static int ludus__sf_linux_background_installed_signo;
-static void (*ludus__sf_linux_background_installed_fn)(void);
-static struct sigaction ludus__sf_linux_background_old_action;
-
-static void ludus__sf_linux_background_on_signal(int signo, siginfo_t *info, void *uc) {
-    void (*fn)(void) = ludus__sf_linux_background_installed_fn;
-    if (fn) fn();
-    const struct sigaction *o = &ludus__sf_linux_background_old_action;
-    if (o->sa_flags & SA_SIGINFO) {
-        if (o->sa_sigaction) o->sa_sigaction(signo, info, uc);
-    } else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN && o->sa_handler) {
-        o->sa_handler(signo);
-    }
-}
-
-int ludus__trigger_signal_install(int signo, void (*fn)(void)) {
-    if (ludus__sf_linux_background_installed_signo || !ludus__trigger_signal_valid(signo)) return -1;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = ludus__sf_linux_background_on_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    ludus__sf_linux_background_installed_fn = fn;
-    if (sigaction(signo, &sa, &ludus__sf_linux_background_old_action) != 0) {
-        ludus__sf_linux_background_installed_fn = NULL;
-        return -1;
-    }
-    ludus__sf_linux_background_installed_signo = signo;
-    return 0;
-}
-
-void ludus__trigger_signal_restore(void) {
-    if (!ludus__sf_linux_background_installed_signo) return;
-    sigaction(ludus__sf_linux_background_installed_signo, &ludus__sf_linux_background_old_action, NULL);
-    ludus__sf_linux_background_installed_signo = 0;
-    ludus__sf_linux_background_installed_fn = NULL;
-}
-
-void ludus__at_fork_child(void (*fn)(void)) {
-    static void (*registered)(void);
-    if (registered == fn) return;
-    if (pthread_atfork(NULL, NULL, fn) == 0) registered = fn;
-}
-
-void ludus__thread_background(void) {
-#ifdef SCHED_IDLE
-    struct sched_param sp;
-    memset(&sp, 0, sizeof sp);
-    pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
-#endif
-}
-
-int64_t ludus__wall_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-void ludus__local_time(int64_t wall_ns, struct tm *out) {
-    time_t secs = (time_t)(wall_ns / 1000000000);
-    localtime_r(&secs, out);
-}
-
-void ludus__sleep_ns(int64_t ns) {
-    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
 }
 #endif /* defined(__linux__) */
 
@@ -3172,399 +3125,6 @@ void ludus__crash_uninstall(void) {
 #undef ALT_STACK
 #endif /* defined(__linux__) */
 
-/* ==== src/platform/linux_file.c ==== */
-#if defined(__linux__)
-/* Export files on Linux: where a path really leads (descriptor names, FIFOs
- * and devices, symlink chains), and the private temporary renamed onto a
- * regular destination, so a file appears whole or not at all and a failed or
- * killed export leaves nothing behind. Rules and their reasons: platform.h. */
-
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-int ludus__file_no_tmpfile;
-
-#define MAX_LINKS 40     /* the kernel's own limit (ELOOP) */
-#define MAX_TMP_BASE 200 /* bytes of the base name kept in a temporary's name (NAME_MAX is 255) */
-#define TMP_SUFFIX ".ludus-tmp"
-#define NAME_TRIES 100 /* unique names tried before giving up (EEXIST each time) */
-
-static unsigned long ludus__sf_linux_file_tmp_counter; /* with the pid, makes a temporary's name unique */
-
-static char *ludus__sf_linux_file_copy_str(const char *s, size_t n) {
-    char *d = ludus__malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = 0;
-    }
-    return d;
-}
-
-/* ==== where a path leads ================================================ */
-
-/* The descriptor a descriptor name stands for; -1 for any other path, and
- * INT_MAX (never open, so dup fails with EBADF) for an absurd number. */
-static int ludus__sf_linux_file_descriptor_name(const char *path) {
-    const char *digits;
-    if (strcmp(path, "/dev/stdout") == 0) return 1;
-    if (strcmp(path, "/dev/stderr") == 0) return 2;
-    if (strncmp(path, "/dev/fd/", 8) == 0)
-        digits = path + 8;
-    else if (strncmp(path, "/proc/self/fd/", 14) == 0)
-        digits = path + 14;
-    else
-        return -1;
-    if (!*digits) return -1;
-    long v = 0;
-    for (const char *p = digits; *p; p++) {
-        if (*p < '0' || *p > '9') return -1;
-        if (v < INT_MAX) v = v * 10 + (*p - '0');
-    }
-    return v < INT_MAX ? (int)v : INT_MAX;
-}
-
-/* A link's target as a path usable from here: relative targets are relative
- * to the directory holding the link. */
-static char *ludus__sf_linux_file_link_target_path(const char *link, const char *target) {
-    const char *slash = strrchr(link, '/');
-    if (target[0] == '/' || !slash) return ludus__sf_linux_file_copy_str(target, strlen(target));
-    size_t dn = (size_t)(slash - link) + 1, tn = strlen(target);
-    char *p = ludus__malloc(dn + tn + 1);
-    if (p) {
-        memcpy(p, link, dn);
-        memcpy(p + dn, target, tn + 1);
-    }
-    return p;
-}
-
-typedef struct ludus__sf_linux_file_resolved {
-    char *path; /* the last non-link in the chain (may not exist); malloc'd */
-    int fd;     /* >= 0: the chain reached a descriptor name; path is NULL */
-    int exists; /* st is valid */
-    struct stat st;
-} ludus__sf_linux_file_resolved;
-
-/* Follows symlinks in the last component; the kernel follows those in the
- * directories on the way. A dangling link resolves to its missing target. */
-static int ludus__sf_linux_file_resolve(const char *path, ludus__sf_linux_file_resolved *r) {
-    char buf[PATH_MAX];
-    char *cur = ludus__sf_linux_file_copy_str(path, strlen(path));
-    r->path = NULL;
-    r->fd = -1;
-    r->exists = 0;
-    if (!cur) return -ENOMEM;
-    for (int hops = 0;; hops++) {
-        int fd = ludus__sf_linux_file_descriptor_name(cur);
-        if (fd >= 0) {
-            ludus__free(cur);
-            r->fd = fd;
-            return 0;
-        }
-        size_t n = strlen(cur);
-        if (n == 0) {
-            ludus__free(cur);
-            return -ENOENT;
-        }
-        if (cur[n - 1] == '/') { /* names a directory, existing or not */
-            ludus__free(cur);
-            return -EISDIR;
-        }
-        if (lstat(cur, &r->st) != 0) {
-            if (errno != ENOENT) {
-                int e = -errno;
-                ludus__free(cur);
-                return e;
-            }
-            r->path = cur;
-            return 0;
-        }
-        if (!S_ISLNK(r->st.st_mode)) {
-            r->path = cur;
-            r->exists = 1;
-            return 0;
-        }
-        if (hops == MAX_LINKS) {
-            ludus__free(cur);
-            return -ELOOP;
-        }
-        ssize_t len = readlink(cur, buf, sizeof buf);
-        if (len < 0 || (size_t)len >= sizeof buf) {
-            int e = len < 0 ? -errno : -ENAMETOOLONG;
-            ludus__free(cur);
-            return e;
-        }
-        buf[len] = 0;
-        char *next = ludus__sf_linux_file_link_target_path(cur, buf);
-        ludus__free(cur);
-        if (!next) return -ENOMEM;
-        cur = next;
-    }
-}
-
-/* ==== temporaries ======================================================== */
-
-/* dest split at its last '/': the directory ("." or "/" when implicit) and the
- * base name. */
-static char *ludus__sf_linux_file_dir_of(const char *dest, const char **base) {
-    const char *slash = strrchr(dest, '/');
-    if (!slash) {
-        *base = dest;
-        return ludus__sf_linux_file_copy_str(".", 1);
-    }
-    *base = slash + 1;
-    return ludus__sf_linux_file_copy_str(dest, slash == dest ? 1 : (size_t)(slash - dest));
-}
-
-static size_t ludus__sf_linux_file_tmp_base_len(const char *base) {
-    size_t n = strlen(base);
-    return n < MAX_TMP_BASE ? n : MAX_TMP_BASE;
-}
-
-/* "<dir>/.<base>.<pid>.<n>.ludus-tmp" with a fresh n; the pid differs between
- * a parent and its forked child, n between threads and successive exports. */
-static char *ludus__sf_linux_file_tmp_name(const char *dir, const char *base) {
-    unsigned long n = __atomic_fetch_add(&ludus__sf_linux_file_tmp_counter, 1, __ATOMIC_RELAXED);
-    int bn = (int)ludus__sf_linux_file_tmp_base_len(base);
-    size_t cap = strlen(dir) + (size_t)bn + 64;
-    char *p = ludus__malloc(cap);
-    if (p) snprintf(p, cap, "%s/.%.*s.%d.%lu" TMP_SUFFIX, dir, bn, base, (int)getpid(), n);
-    return p;
-}
-
-/* Skips "<digits>." at *s (leaving *s at the '.'), storing the number; 0
- * when there is no such thing. */
-static int ludus__sf_linux_file_skip_number(const char **s, unsigned long *v) {
-    const char *p = *s;
-    *v = 0;
-    if (*p < '0' || *p > '9') return 0;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        if (*v > ULONG_MAX / 10 - 1) return 0;
-        *v = *v * 10 + (unsigned long)(*p - '0');
-    }
-    if (*p != '.') return 0;
-    *s = p;
-    return 1;
-}
-
-/* The pid in a temporary name of this base, or 0 when name is not one. */
-static int ludus__sf_linux_file_tmp_owner(const char *name, const char *base) {
-    size_t bn = ludus__sf_linux_file_tmp_base_len(base);
-    unsigned long pid, n;
-    if (name[0] != '.' || strncmp(name + 1, base, bn) != 0 || name[1 + bn] != '.') return 0;
-    const char *p = name + 2 + bn;
-    if (!ludus__sf_linux_file_skip_number(&p, &pid) || pid == 0 || pid > (unsigned long)INT_MAX) return 0;
-    p++;
-    if (!ludus__sf_linux_file_skip_number(&p, &n)) return 0;
-    return strcmp(p, TMP_SUFFIX) == 0 ? (int)pid : 0;
-}
-
-/* Only the named fallback can leave litter (a process killed mid-export):
- * remove the temporaries of this destination whose writer no longer exists.
- * Best effort: a directory that cannot be listed is left as it is. */
-static void ludus__sf_linux_file_remove_stale(const char *dir, const char *base) {
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) return;
-    DIR *d = fdopendir(dfd);
-    if (!d) {
-        close(dfd);
-        return;
-    }
-    int self = (int)getpid();
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        int pid = ludus__sf_linux_file_tmp_owner(e->d_name, base);
-        if (pid <= 0 || pid == self) continue;
-        if (kill(pid, 0) != 0 && errno == ESRCH) unlinkat(dirfd(d), e->d_name, 0);
-    }
-    closedir(d);
-}
-
-/* ==== create / write / commit / abort ==================================== */
-
-static void ludus__sf_linux_file_release(ludus__file *f) {
-    ludus__free(f->dest);
-    ludus__free(f->tmp);
-    f->dest = f->tmp = NULL;
-    f->fd = -1;
-}
-
-/* Errors from O_TMPFILE that mean "not supported here", not "cannot write". */
-static int ludus__sf_linux_file_tmpfile_unsupported(int e) {
-    return e == EOPNOTSUPP || e == EISDIR || e == EINVAL || e == ENOENT;
-}
-
-static int ludus__sf_linux_file_create_regular(ludus__file *f, const ludus__sf_linux_file_resolved *r) {
-    const char *base;
-    char *dir = ludus__sf_linux_file_dir_of(r->path, &base);
-    if (!dir) return -ENOMEM;
-    int rc = 0;
-    f->fd = -1;
-#ifdef O_TMPFILE
-    if (!ludus__file_no_tmpfile) {
-        f->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-        if (f->fd < 0 && !ludus__sf_linux_file_tmpfile_unsupported(errno)) rc = -errno;
-    }
-#endif
-    if (f->fd < 0 && rc == 0) {
-        ludus__sf_linux_file_remove_stale(dir, base);
-        for (int tries = 0; tries < NAME_TRIES && f->fd < 0; tries++) {
-            f->tmp = ludus__sf_linux_file_tmp_name(dir, base);
-            if (!f->tmp) {
-                rc = -ENOMEM;
-                break;
-            }
-            f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-            if (f->fd >= 0) break;
-            rc = -errno;
-            ludus__free(f->tmp);
-            f->tmp = NULL;
-            if (rc != -EEXIST) break;
-        }
-        if (f->fd >= 0) rc = 0;
-    }
-    ludus__free(dir);
-    if (rc != 0) return rc;
-    if (r->exists) {
-        /* A replaced file keeps its owner (when we may set it) and permission
-         * bits. Best effort: filesystems without Unix modes refuse both. The
-         * set-id bits are not carried over to content they did not vouch for. */
-        if (r->st.st_uid != geteuid() || r->st.st_gid != getegid()) {
-            int ignored = fchown(f->fd, r->st.st_uid, r->st.st_gid);
-            (void)ignored;
-        }
-        int ignored = fchmod(f->fd, r->st.st_mode & 0777);
-        (void)ignored;
-    }
-    f->dest = r->path;
-    return 0;
-}
-
-int ludus__file_create(ludus__file *f, const char *path) {
-    ludus__sf_linux_file_resolved r;
-    f->fd = -1;
-    f->dest = f->tmp = NULL;
-    if (!path) return -EINVAL;
-    int rc = ludus__sf_linux_file_resolve(path, &r);
-    if (rc != 0) return rc;
-    if (r.fd >= 0) {
-        f->fd = fcntl(r.fd, F_DUPFD_CLOEXEC, 0);
-        return f->fd >= 0 ? 0 : -errno;
-    }
-    if (r.exists && !S_ISREG(r.st.st_mode)) {
-        if (S_ISFIFO(r.st.st_mode) || S_ISCHR(r.st.st_mode)) {
-            f->fd = open(r.path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-            rc = f->fd >= 0 ? 0 : -errno;
-        } else {
-            rc = S_ISDIR(r.st.st_mode) ? -EISDIR : -EINVAL;
-        }
-        ludus__free(r.path);
-        return rc;
-    }
-    rc = ludus__sf_linux_file_create_regular(f, &r);
-    if (rc != 0) {
-        ludus__free(r.path);
-        ludus__sf_linux_file_release(f);
-    }
-    return rc;
-}
-
-int ludus__file_write(ludus__file *f, const void *data, size_t n) {
-    const char *p = data;
-    if (f->fd < 0) return -EBADF;
-    while (n > 0) {
-        ssize_t w = write(f->fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return -errno; /* EAGAIN included: a full non-blocking pipe is not waited on */
-        }
-        if (w == 0) return -EIO; /* cannot happen for n > 0; never spin on it */
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Gives the unnamed O_TMPFILE file a (unique, hidden) name in its directory. */
-static int ludus__sf_linux_file_link_tmpfile(ludus__file *f) {
-    const char *base;
-    char *dir = ludus__sf_linux_file_dir_of(f->dest, &base);
-    if (!dir) return -ENOMEM;
-    char proc[40];
-    snprintf(proc, sizeof proc, "/proc/self/fd/%d", f->fd);
-    int rc = -EEXIST;
-    for (int tries = 0; tries < NAME_TRIES && rc == -EEXIST; tries++) {
-        f->tmp = ludus__sf_linux_file_tmp_name(dir, base);
-        if (!f->tmp) {
-            rc = -ENOMEM;
-            break;
-        }
-        rc = 0;
-        if (linkat(AT_FDCWD, proc, AT_FDCWD, f->tmp, AT_SYMLINK_FOLLOW) != 0) {
-            rc = -errno;
-            /* no /proc: AT_EMPTY_PATH does the same (it may need privilege) */
-            if (rc == -ENOENT && linkat(f->fd, "", AT_FDCWD, f->tmp, AT_EMPTY_PATH) == 0) rc = 0;
-        }
-        if (rc != 0) {
-            ludus__free(f->tmp);
-            f->tmp = NULL;
-        }
-    }
-    ludus__free(dir);
-    return rc;
-}
-
-int ludus__file_commit(ludus__file *f) {
-    int rc = 0;
-    if (f->fd < 0) rc = -EBADF;
-    if (rc == 0 && f->dest && !f->tmp) rc = ludus__sf_linux_file_link_tmpfile(f);
-    if (f->fd >= 0 && close(f->fd) != 0 && errno != EINTR && rc == 0) rc = -errno;
-    f->fd = -1;
-    if (rc == 0 && f->tmp && rename(f->tmp, f->dest) != 0) rc = -errno;
-    if (rc != 0 && f->tmp) unlink(f->tmp);
-    ludus__sf_linux_file_release(f);
-    return rc;
-}
-
-void ludus__file_abort(ludus__file *f) {
-    if (f->fd >= 0) close(f->fd); /* an O_TMPFILE file goes with its last descriptor */
-    if (f->tmp) unlink(f->tmp);
-    ludus__sf_linux_file_release(f);
-}
-
-/* ==== error text ========================================================= */
-
-/* strerror_r is the GNU one (returns the text, maybe not in buf) or the XSI
- * one (returns 0 or an error) depending on the libc and feature macros; the
- * result's type picks the matching reader, with no feature test to get wrong. */
-static void ludus__sf_linux_file_from_gnu(char *text, char *buf, size_t cap, int err) {
-    (void)err;
-    if (text != buf) snprintf(buf, cap, "%s", text ? text : "Unknown error");
-}
-static void ludus__sf_linux_file_from_xsi(int rc, char *buf, size_t cap, int err) {
-    if (rc != 0 || !buf[0]) snprintf(buf, cap, "Unknown error %d", err);
-}
-
-void ludus__os_strerror(int err, char *buf, size_t cap) {
-    if (!buf || cap == 0) return;
-    if (err < 0) err = -err;
-    buf[0] = 0;
-    _Generic(strerror_r(err, buf, cap), char *: ludus__sf_linux_file_from_gnu, default: ludus__sf_linux_file_from_xsi)(strerror_r(err, buf, cap), buf, cap, err);
-    buf[cap - 1] = 0;
-}
-#undef MAX_LINKS
-#undef MAX_TMP_BASE
-#undef TMP_SUFFIX
-#undef NAME_TRIES
-#endif /* defined(__linux__) */
-
 /* ==== src/platform/linux_file_map.c ==== */
 #if defined(__linux__)
 /* file_map.h on Linux: open, ftruncate (a sparse file of zeros), mmap
@@ -3638,9 +3198,570 @@ int ludus__memory_read_checked(const void *addr, void *out, size_t n) {
 }
 #endif /* defined(__linux__) */
 
-/* ==== src/platform/linux_file_read.c ==== */
-#if defined(__linux__)
-/* Linux implementation of file_read.h. */
+/* ==== src/platform/posix.c ==== */
+#if !defined(_WIN32)
+/* POSIX implementation of platform.h: the monotonic clock, the process,
+ * aligned memory, thread exit hooks (the Linux-only parts: linux.c). */
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t ludus__mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int ludus__os_pid(void) {
+    return (int)getpid();
+}
+void ludus__yield(void) {
+    sched_yield();
+}
+
+void *ludus__aligned_alloc(size_t size, size_t alignment) {
+    void *p = NULL;
+    if (posix_memalign(&p, alignment, size) != 0) return NULL;
+    return p;
+}
+void ludus__aligned_free(void *p) {
+    ludus__free(p);
+}
+
+static pthread_key_t ludus__sf_posix_exit_key[LUDUS__EXIT_HOOKS];
+static pthread_once_t ludus__sf_posix_exit_once = PTHREAD_ONCE_INIT;
+static void (*ludus__sf_posix_exit_fn[LUDUS__EXIT_HOOKS])(void *);
+static void ludus__sf_posix_exit_trampoline0(void *arg) {
+    __atomic_load_n(&ludus__sf_posix_exit_fn[0], __ATOMIC_ACQUIRE)(arg);
+}
+static void ludus__sf_posix_exit_trampoline1(void *arg) {
+    __atomic_load_n(&ludus__sf_posix_exit_fn[1], __ATOMIC_ACQUIRE)(arg);
+}
+static void ludus__sf_posix_exit_trampoline2(void *arg) {
+    __atomic_load_n(&ludus__sf_posix_exit_fn[2], __ATOMIC_ACQUIRE)(arg);
+}
+static void ludus__sf_posix_exit_key_create(void) {
+    pthread_key_create(&ludus__sf_posix_exit_key[0], ludus__sf_posix_exit_trampoline0);
+    pthread_key_create(&ludus__sf_posix_exit_key[1], ludus__sf_posix_exit_trampoline1);
+    pthread_key_create(&ludus__sf_posix_exit_key[2], ludus__sf_posix_exit_trampoline2);
+}
+
+int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
+    __atomic_store_n(&ludus__sf_posix_exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
+    pthread_once(&ludus__sf_posix_exit_once, ludus__sf_posix_exit_key_create);
+    return pthread_setspecific(ludus__sf_posix_exit_key[which], arg) == 0 ? 0 : -1;
+}
+#endif /* !defined(_WIN32) */
+
+/* ==== src/platform/posix_background.c ==== */
+#if !defined(_WIN32)
+/* background.h on POSIX systems (semaphores, sigaction, pthread_atfork). */
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <string.h>
+
+_Static_assert(sizeof(sem_t) <= sizeof(((ludus__wakeup *)0)->u.bytes), "sem_t fits a wakeup");
+
+int ludus__wakeup_init(ludus__wakeup *w) {
+    return sem_init((sem_t *)w->u.bytes, 0, 0) == 0 ? 0 : -1;
+}
+void ludus__wakeup_destroy(ludus__wakeup *w) {
+    sem_destroy((sem_t *)w->u.bytes);
+}
+void ludus__wakeup_post(ludus__wakeup *w) {
+    sem_post((sem_t *)w->u.bytes);
+}
+void ludus__wakeup_wait(ludus__wakeup *w, int64_t timeout_ns) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t ns = ts.tv_nsec + timeout_ns;
+    ts.tv_sec += (time_t)(ns / 1000000000);
+    ts.tv_nsec = (long)(ns % 1000000000);
+    while (sem_timedwait((sem_t *)w->u.bytes, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+int ludus__trigger_signal_default(void) {
+    return SIGUSR2;
+}
+int ludus__trigger_signal_valid(int signo) {
+    return signo >= 1 && signo < NSIG && signo != SIGKILL && signo != SIGSTOP;
+}
+
+static int ludus__sf_posix_background_installed_signo;
+static void (*ludus__sf_posix_background_installed_fn)(void);
+static struct sigaction ludus__sf_posix_background_old_action;
+
+static void ludus__sf_posix_background_on_signal(int signo, siginfo_t *info, void *uc) {
+    void (*fn)(void) = ludus__sf_posix_background_installed_fn;
+    if (fn) fn();
+    const struct sigaction *o = &ludus__sf_posix_background_old_action;
+    if (o->sa_flags & SA_SIGINFO) {
+        if (o->sa_sigaction) o->sa_sigaction(signo, info, uc);
+    } else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN && o->sa_handler) {
+        o->sa_handler(signo);
+    }
+}
+
+int ludus__trigger_signal_install(int signo, void (*fn)(void)) {
+    if (ludus__sf_posix_background_installed_signo || !ludus__trigger_signal_valid(signo)) return -1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = ludus__sf_posix_background_on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    ludus__sf_posix_background_installed_fn = fn;
+    if (sigaction(signo, &sa, &ludus__sf_posix_background_old_action) != 0) {
+        ludus__sf_posix_background_installed_fn = NULL;
+        return -1;
+    }
+    ludus__sf_posix_background_installed_signo = signo;
+    return 0;
+}
+
+void ludus__trigger_signal_restore(void) {
+    if (!ludus__sf_posix_background_installed_signo) return;
+    sigaction(ludus__sf_posix_background_installed_signo, &ludus__sf_posix_background_old_action, NULL);
+    ludus__sf_posix_background_installed_signo = 0;
+    ludus__sf_posix_background_installed_fn = NULL;
+}
+
+void ludus__at_fork_child(void (*fn)(void)) {
+    static void (*registered)(void);
+    if (registered == fn) return;
+    if (pthread_atfork(NULL, NULL, fn) == 0) registered = fn;
+}
+
+void ludus__thread_background(void) {
+#ifdef SCHED_IDLE
+    struct sched_param sp;
+    memset(&sp, 0, sizeof sp);
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+#endif
+}
+
+int64_t ludus__wall_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void ludus__local_time(int64_t wall_ns, struct tm *out) {
+    time_t secs = (time_t)(wall_ns / 1000000000);
+    localtime_r(&secs, out);
+}
+
+void ludus__sleep_ns(int64_t ns) {
+    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+#endif /* !defined(_WIN32) */
+
+/* ==== src/platform/posix_file.c ==== */
+#if !defined(_WIN32)
+/* Export files on POSIX systems (O_TMPFILE and /proc where Linux has them): where a path really leads (descriptor
+ * names, FIFOs and devices, symlink chains), and the private temporary renamed onto a regular destination, so a file
+ * appears whole or not at all and a failed or killed export leaves nothing behind. Rules and their reasons: platform.h.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int ludus__file_no_tmpfile;
+
+#define MAX_LINKS 40     /* the kernel's own limit (ELOOP) */
+#define MAX_TMP_BASE 200 /* bytes of the base name kept in a temporary's name (NAME_MAX is 255) */
+#define TMP_SUFFIX ".ludus-tmp"
+#define NAME_TRIES 100 /* unique names tried before giving up (EEXIST each time) */
+
+static unsigned long ludus__sf_posix_file_tmp_counter; /* with the pid, makes a temporary's name unique */
+
+static char *ludus__sf_posix_file_copy_str(const char *s, size_t n) {
+    char *d = ludus__malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+/* ==== where a path leads ================================================ */
+
+/* The descriptor a descriptor name stands for; -1 for any other path, and
+ * INT_MAX (never open, so dup fails with EBADF) for an absurd number. */
+static int ludus__sf_posix_file_descriptor_name(const char *path) {
+    const char *digits;
+    if (strcmp(path, "/dev/stdout") == 0) return 1;
+    if (strcmp(path, "/dev/stderr") == 0) return 2;
+    if (strncmp(path, "/dev/fd/", 8) == 0)
+        digits = path + 8;
+    else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+        digits = path + 14;
+    else
+        return -1;
+    if (!*digits) return -1;
+    long v = 0;
+    for (const char *p = digits; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        if (v < INT_MAX) v = v * 10 + (*p - '0');
+    }
+    return v < INT_MAX ? (int)v : INT_MAX;
+}
+
+/* A link's target as a path usable from here: relative targets are relative
+ * to the directory holding the link. */
+static char *ludus__sf_posix_file_link_target_path(const char *link, const char *target) {
+    const char *slash = strrchr(link, '/');
+    if (target[0] == '/' || !slash) return ludus__sf_posix_file_copy_str(target, strlen(target));
+    size_t dn = (size_t)(slash - link) + 1, tn = strlen(target);
+    char *p = ludus__malloc(dn + tn + 1);
+    if (p) {
+        memcpy(p, link, dn);
+        memcpy(p + dn, target, tn + 1);
+    }
+    return p;
+}
+
+typedef struct ludus__sf_posix_file_resolved {
+    char *path; /* the last non-link in the chain (may not exist); malloc'd */
+    int fd;     /* >= 0: the chain reached a descriptor name; path is NULL */
+    int exists; /* st is valid */
+    struct stat st;
+} ludus__sf_posix_file_resolved;
+
+/* Follows symlinks in the last component; the kernel follows those in the
+ * directories on the way. A dangling link resolves to its missing target. */
+static int ludus__sf_posix_file_resolve(const char *path, ludus__sf_posix_file_resolved *r) {
+    char buf[PATH_MAX];
+    char *cur = ludus__sf_posix_file_copy_str(path, strlen(path));
+    r->path = NULL;
+    r->fd = -1;
+    r->exists = 0;
+    if (!cur) return -ENOMEM;
+    for (int hops = 0;; hops++) {
+        int fd = ludus__sf_posix_file_descriptor_name(cur);
+        if (fd >= 0) {
+            ludus__free(cur);
+            r->fd = fd;
+            return 0;
+        }
+        size_t n = strlen(cur);
+        if (n == 0) {
+            ludus__free(cur);
+            return -ENOENT;
+        }
+        if (cur[n - 1] == '/') { /* names a directory, existing or not */
+            ludus__free(cur);
+            return -EISDIR;
+        }
+        if (lstat(cur, &r->st) != 0) {
+            if (errno != ENOENT) {
+                int e = -errno;
+                ludus__free(cur);
+                return e;
+            }
+            r->path = cur;
+            return 0;
+        }
+        if (!S_ISLNK(r->st.st_mode)) {
+            r->path = cur;
+            r->exists = 1;
+            return 0;
+        }
+        if (hops == MAX_LINKS) {
+            ludus__free(cur);
+            return -ELOOP;
+        }
+        ssize_t len = readlink(cur, buf, sizeof buf);
+        if (len < 0 || (size_t)len >= sizeof buf) {
+            int e = len < 0 ? -errno : -ENAMETOOLONG;
+            ludus__free(cur);
+            return e;
+        }
+        buf[len] = 0;
+        char *next = ludus__sf_posix_file_link_target_path(cur, buf);
+        ludus__free(cur);
+        if (!next) return -ENOMEM;
+        cur = next;
+    }
+}
+
+/* ==== temporaries ======================================================== */
+
+/* dest split at its last '/': the directory ("." or "/" when implicit) and the
+ * base name. */
+static char *ludus__sf_posix_file_dir_of(const char *dest, const char **base) {
+    const char *slash = strrchr(dest, '/');
+    if (!slash) {
+        *base = dest;
+        return ludus__sf_posix_file_copy_str(".", 1);
+    }
+    *base = slash + 1;
+    return ludus__sf_posix_file_copy_str(dest, slash == dest ? 1 : (size_t)(slash - dest));
+}
+
+static size_t ludus__sf_posix_file_tmp_base_len(const char *base) {
+    size_t n = strlen(base);
+    return n < MAX_TMP_BASE ? n : MAX_TMP_BASE;
+}
+
+/* "<dir>/.<base>.<pid>.<n>.ludus-tmp" with a fresh n; the pid differs between
+ * a parent and its forked child, n between threads and successive exports. */
+static char *ludus__sf_posix_file_tmp_name(const char *dir, const char *base) {
+    unsigned long n = __atomic_fetch_add(&ludus__sf_posix_file_tmp_counter, 1, __ATOMIC_RELAXED);
+    int bn = (int)ludus__sf_posix_file_tmp_base_len(base);
+    size_t cap = strlen(dir) + (size_t)bn + 64;
+    char *p = ludus__malloc(cap);
+    if (p) snprintf(p, cap, "%s/.%.*s.%d.%lu" TMP_SUFFIX, dir, bn, base, (int)getpid(), n);
+    return p;
+}
+
+/* Skips "<digits>." at *s (leaving *s at the '.'), storing the number; 0
+ * when there is no such thing. */
+static int ludus__sf_posix_file_skip_number(const char **s, unsigned long *v) {
+    const char *p = *s;
+    *v = 0;
+    if (*p < '0' || *p > '9') return 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (*v > ULONG_MAX / 10 - 1) return 0;
+        *v = *v * 10 + (unsigned long)(*p - '0');
+    }
+    if (*p != '.') return 0;
+    *s = p;
+    return 1;
+}
+
+/* The pid in a temporary name of this base, or 0 when name is not one. */
+static int ludus__sf_posix_file_tmp_owner(const char *name, const char *base) {
+    size_t bn = ludus__sf_posix_file_tmp_base_len(base);
+    unsigned long pid, n;
+    if (name[0] != '.' || strncmp(name + 1, base, bn) != 0 || name[1 + bn] != '.') return 0;
+    const char *p = name + 2 + bn;
+    if (!ludus__sf_posix_file_skip_number(&p, &pid) || pid == 0 || pid > (unsigned long)INT_MAX) return 0;
+    p++;
+    if (!ludus__sf_posix_file_skip_number(&p, &n)) return 0;
+    return strcmp(p, TMP_SUFFIX) == 0 ? (int)pid : 0;
+}
+
+/* Only the named fallback can leave litter (a process killed mid-export):
+ * remove the temporaries of this destination whose writer no longer exists.
+ * Best effort: a directory that cannot be listed is left as it is. */
+static void ludus__sf_posix_file_remove_stale(const char *dir, const char *base) {
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return;
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return;
+    }
+    int self = (int)getpid();
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int pid = ludus__sf_posix_file_tmp_owner(e->d_name, base);
+        if (pid <= 0 || pid == self) continue;
+        if (kill(pid, 0) != 0 && errno == ESRCH) unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* ==== create / write / commit / abort ==================================== */
+
+static void ludus__sf_posix_file_release(ludus__file *f) {
+    ludus__free(f->dest);
+    ludus__free(f->tmp);
+    f->dest = f->tmp = NULL;
+    f->fd = -1;
+}
+
+/* Errors from O_TMPFILE that mean "not supported here", not "cannot write". */
+static int ludus__sf_posix_file_tmpfile_unsupported(int e) {
+    return e == EOPNOTSUPP || e == EISDIR || e == EINVAL || e == ENOENT;
+}
+
+static int ludus__sf_posix_file_create_regular(ludus__file *f, const ludus__sf_posix_file_resolved *r) {
+    const char *base;
+    char *dir = ludus__sf_posix_file_dir_of(r->path, &base);
+    if (!dir) return -ENOMEM;
+    int rc = 0;
+    f->fd = -1;
+#ifdef O_TMPFILE
+    if (!ludus__file_no_tmpfile) {
+        f->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+        if (f->fd < 0 && !ludus__sf_posix_file_tmpfile_unsupported(errno)) rc = -errno;
+    }
+#endif
+    if (f->fd < 0 && rc == 0) {
+        ludus__sf_posix_file_remove_stale(dir, base);
+        for (int tries = 0; tries < NAME_TRIES && f->fd < 0; tries++) {
+            f->tmp = ludus__sf_posix_file_tmp_name(dir, base);
+            if (!f->tmp) {
+                rc = -ENOMEM;
+                break;
+            }
+            f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (f->fd >= 0) break;
+            rc = -errno;
+            ludus__free(f->tmp);
+            f->tmp = NULL;
+            if (rc != -EEXIST) break;
+        }
+        if (f->fd >= 0) rc = 0;
+    }
+    ludus__free(dir);
+    if (rc != 0) return rc;
+    if (r->exists) {
+        /* A replaced file keeps its owner (when we may set it) and permission
+         * bits. Best effort: filesystems without Unix modes refuse both. The
+         * set-id bits are not carried over to content they did not vouch for. */
+        if (r->st.st_uid != geteuid() || r->st.st_gid != getegid()) {
+            int ignored = fchown(f->fd, r->st.st_uid, r->st.st_gid);
+            (void)ignored;
+        }
+        int ignored = fchmod(f->fd, r->st.st_mode & 0777);
+        (void)ignored;
+    }
+    f->dest = r->path;
+    return 0;
+}
+
+int ludus__file_create(ludus__file *f, const char *path) {
+    ludus__sf_posix_file_resolved r;
+    f->fd = -1;
+    f->dest = f->tmp = NULL;
+    if (!path) return -EINVAL;
+    int rc = ludus__sf_posix_file_resolve(path, &r);
+    if (rc != 0) return rc;
+    if (r.fd >= 0) {
+        f->fd = fcntl(r.fd, F_DUPFD_CLOEXEC, 0);
+        return f->fd >= 0 ? 0 : -errno;
+    }
+    if (r.exists && !S_ISREG(r.st.st_mode)) {
+        if (S_ISFIFO(r.st.st_mode) || S_ISCHR(r.st.st_mode)) {
+            f->fd = open(r.path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+            rc = f->fd >= 0 ? 0 : -errno;
+        } else {
+            rc = S_ISDIR(r.st.st_mode) ? -EISDIR : -EINVAL;
+        }
+        ludus__free(r.path);
+        return rc;
+    }
+    rc = ludus__sf_posix_file_create_regular(f, &r);
+    if (rc != 0) {
+        ludus__free(r.path);
+        ludus__sf_posix_file_release(f);
+    }
+    return rc;
+}
+
+int ludus__file_write(ludus__file *f, const void *data, size_t n) {
+    const char *p = data;
+    if (f->fd < 0) return -EBADF;
+    if (ludus__fault_now(LUDUS__FAULT_WRITE)) return -EIO; /* a test's injected failure (fault.h) */
+    while (n > 0) {
+        ssize_t w = write(f->fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -errno; /* EAGAIN included: a full non-blocking pipe is not waited on */
+        }
+        if (w == 0) return -EIO; /* cannot happen for n > 0; never spin on it */
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Gives the unnamed O_TMPFILE file a (unique, hidden) name in its directory. */
+static int ludus__sf_posix_file_link_tmpfile(ludus__file *f) {
+    const char *base;
+    char *dir = ludus__sf_posix_file_dir_of(f->dest, &base);
+    if (!dir) return -ENOMEM;
+    char proc[40];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", f->fd);
+    int rc = -EEXIST;
+    for (int tries = 0; tries < NAME_TRIES && rc == -EEXIST; tries++) {
+        f->tmp = ludus__sf_posix_file_tmp_name(dir, base);
+        if (!f->tmp) {
+            rc = -ENOMEM;
+            break;
+        }
+        rc = 0;
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, f->tmp, AT_SYMLINK_FOLLOW) != 0) {
+            rc = -errno;
+            /* no /proc: AT_EMPTY_PATH does the same (it may need privilege) */
+            if (rc == -ENOENT && linkat(f->fd, "", AT_FDCWD, f->tmp, AT_EMPTY_PATH) == 0) rc = 0;
+        }
+        if (rc != 0) {
+            ludus__free(f->tmp);
+            f->tmp = NULL;
+        }
+    }
+    ludus__free(dir);
+    return rc;
+}
+
+int ludus__file_commit(ludus__file *f) {
+    int rc = 0;
+    if (f->fd < 0) rc = -EBADF;
+    if (rc == 0 && f->dest && !f->tmp) rc = ludus__sf_posix_file_link_tmpfile(f);
+    if (f->fd >= 0 && close(f->fd) != 0 && errno != EINTR && rc == 0) rc = -errno;
+    f->fd = -1;
+    if (rc == 0 && f->tmp && rename(f->tmp, f->dest) != 0) rc = -errno;
+    if (rc != 0 && f->tmp) unlink(f->tmp);
+    ludus__sf_posix_file_release(f);
+    return rc;
+}
+
+void ludus__file_abort(ludus__file *f) {
+    if (f->fd >= 0) close(f->fd); /* an O_TMPFILE file goes with its last descriptor */
+    if (f->tmp) unlink(f->tmp);
+    ludus__sf_posix_file_release(f);
+}
+
+/* ==== error text ========================================================= */
+
+/* strerror_r is the GNU one (returns the text, maybe not in buf) or the XSI
+ * one (returns 0 or an error) depending on the libc and feature macros; the
+ * result's type picks the matching reader, with no feature test to get wrong. */
+static void ludus__sf_posix_file_from_gnu(char *text, char *buf, size_t cap, int err) {
+    (void)err;
+    if (text != buf) snprintf(buf, cap, "%s", text ? text : "Unknown error");
+}
+static void ludus__sf_posix_file_from_xsi(int rc, char *buf, size_t cap, int err) {
+    if (rc != 0 || !buf[0]) snprintf(buf, cap, "Unknown error %d", err);
+}
+
+void ludus__os_strerror(int err, char *buf, size_t cap) {
+    if (!buf || cap == 0) return;
+    if (err < 0) err = -err;
+    buf[0] = 0;
+    _Generic(strerror_r(err, buf, cap), char *: ludus__sf_posix_file_from_gnu, default: ludus__sf_posix_file_from_xsi)(strerror_r(err, buf, cap), buf, cap, err);
+    buf[cap - 1] = 0;
+}
+#undef MAX_LINKS
+#undef MAX_TMP_BASE
+#undef TMP_SUFFIX
+#undef NAME_TRIES
+#endif /* !defined(_WIN32) */
+
+/* ==== src/platform/posix_file_read.c ==== */
+#if !defined(_WIN32)
+/* file_read.h on POSIX systems. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -3699,11 +3820,11 @@ int ludus__path_writable(const char *path) {
     dir[n] = 0;
     return access(dir, W_OK | X_OK) == 0 ? 0 : errno;
 }
-#endif /* defined(__linux__) */
+#endif /* !defined(_WIN32) */
 
-/* ==== src/platform/linux_pages.c ==== */
-#if defined(__linux__)
-/* Linux implementation of pages.h: mmap, and a prefault
+/* ==== src/platform/posix_pages.c ==== */
+#if !defined(_WIN32)
+/* pages.h on POSIX systems: mmap, and a prefault
  * thread that uses MADV_POPULATE_WRITE (Linux 5.14) or, where the kernel
  * lacks it, a locked add of 0 to one byte per page (which faults the page
  * in and cannot lose a producer's concurrent store to that byte). */
@@ -3714,6 +3835,7 @@ int ludus__path_writable(const char *path) {
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -3735,6 +3857,7 @@ struct ludus__prefault {
     const uint64_t *cursor; /* the offset producers have taken up to (atomic) */
     int stop;
     int finished; /* atomic: the thread touches nothing any more */
+    pid_t owner;  /* the process whose thread it is (a forked child has no such thread) */
 };
 
 void *ludus__pages_map(size_t bytes) {
@@ -3752,7 +3875,7 @@ void ludus__pages_unmap(void *p, size_t bytes) {
 
 /* Waits (mu held) until the producers come within AHEAD of offset `at`, or
  * stop; returns stop. */
-static int ludus__sf_linux_pages_wait_for_producers(ludus__prefault *pf, size_t at) {
+static int ludus__sf_posix_pages_wait_for_producers(ludus__prefault *pf, size_t at) {
     while (!pf->stop && at > __atomic_load_n(pf->cursor, __ATOMIC_RELAXED) + AHEAD) {
         struct timespec until;
         clock_gettime(CLOCK_MONOTONIC, &until);
@@ -3766,7 +3889,7 @@ static int ludus__sf_linux_pages_wait_for_producers(ludus__prefault *pf, size_t 
     return pf->stop;
 }
 
-static void *ludus__sf_linux_pages_prefault_main(void *arg) {
+static void *ludus__sf_posix_pages_prefault_main(void *arg) {
     ludus__prefault *pf = arg;
     long page = 4096;
     char *begin = (char *)(((uintptr_t)(pf->base + pf->done) + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1));
@@ -3776,7 +3899,7 @@ static void *ludus__sf_linux_pages_prefault_main(void *arg) {
         /* Far enough ahead of the producers: wait (a short run never pays
          * for faulting, and later freeing, pages it does not use). */
         pthread_mutex_lock(&pf->mu);
-        int stop = ludus__sf_linux_pages_wait_for_producers(pf, (size_t)(p - pf->base));
+        int stop = ludus__sf_posix_pages_wait_for_producers(pf, (size_t)(p - pf->base));
         pthread_mutex_unlock(&pf->mu);
         if (stop) break;
         size_t n = (size_t)(end - p) < STEP ? (size_t)(end - p) & ~(size_t)(page - 1) : STEP;
@@ -3798,6 +3921,7 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     pf->bytes = bytes;
     pf->done = from;
     pf->cursor = cursor;
+    pf->owner = getpid();
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -3812,7 +3936,7 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_t th;
-    int rc = pthread_create(&th, &attr, ludus__sf_linux_pages_prefault_main, pf);
+    int rc = pthread_create(&th, &attr, ludus__sf_posix_pages_prefault_main, pf);
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
@@ -3824,8 +3948,18 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     return pf;
 }
 
+/* In a forked child the thread is not there and its lock may look held:
+ * whatever capture the child releases, it never waits for that thread. */
+static void ludus__sf_posix_pages_forget_if_forked(ludus__prefault *pf) {
+    if (pf->owner != getpid()) {
+        ludus__prefault_after_fork(pf);
+        pf->owner = getpid();
+    }
+}
+
 void ludus__prefault_request_stop(ludus__prefault *pf) {
     if (!pf) return;
+    ludus__sf_posix_pages_forget_if_forked(pf);
     pthread_mutex_lock(&pf->mu);
     pf->stop = 1;
     pf->cursor = NULL;
@@ -3835,6 +3969,7 @@ void ludus__prefault_request_stop(ludus__prefault *pf) {
 
 void ludus__prefault_stop(ludus__prefault *pf) {
     if (!pf) return;
+    ludus__sf_posix_pages_forget_if_forked(pf); /* before request_stop takes the lock */
     ludus__prefault_request_stop(pf);
     while (!__atomic_load_n(&pf->finished, __ATOMIC_ACQUIRE)) sched_yield(); /* at most one step */
     pthread_mutex_destroy(&pf->mu);
@@ -3857,24 +3992,24 @@ size_t ludus__prefault_done(const ludus__prefault *pf) {
 #undef MADV_POPULATE_WRITE
 #undef STEP
 #undef AHEAD
-#endif /* defined(__linux__) */
+#endif /* !defined(_WIN32) */
 
-/* ==== src/platform/linux_process.c ==== */
-#if defined(__linux__)
-/* Linux implementation of process.h. */
+/* ==== src/platform/posix_process.c ==== */
+#if !defined(_WIN32)
+/* process.h on POSIX systems (pthread_atfork). */
 
 #include <pthread.h>
 
 int ludus__on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void)) {
     return pthread_atfork(prepare, parent, child) == 0 ? 0 : -1;
 }
-#endif /* defined(__linux__) */
+#endif /* !defined(_WIN32) */
 
 /* ==== src/platform/win32.c ==== */
 #if defined(_WIN32)
 /* Windows implementation of platform.h (mingw-w64; files: win32_file.c,
- * pages and fork hooks: win32_pages.c). The clock is the invariant TSC where
- * the CPU has one, else QueryPerformanceCounter in ns; the asymmetric
+ * pages and fork hooks: win32_pages.c; the CPU's counter: cpu_*.c). The
+ * monotonic clock is QueryPerformanceCounter in ns; the asymmetric
  * barrier is FlushProcessWriteBuffers (an IPI to every processor running a
  * thread of the process, as membarrier's); thread exit runs through
  * winpthreads key destructors (below). */
@@ -3888,10 +4023,6 @@ int ludus__on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(vo
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
 int64_t ludus__mono_ns(void) {
     static LARGE_INTEGER freq; /* fixed at boot; a racy first read stores the same value */
     LARGE_INTEGER now;
@@ -3899,51 +4030,6 @@ int64_t ludus__mono_ns(void) {
     QueryPerformanceCounter(&now);
     int64_t f = freq.QuadPart, t = now.QuadPart;
     return t / f * 1000000000 + t % f * 1000000000 / f; /* no overflow for t % f < 2^33 */
-}
-
-uint64_t ludus__counter_hz(void) {
-    return 0; /* the TSC's rate is measured */
-}
-
-#if defined(__x86_64__)
-int ludus__tsc_invariant(void) {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return 0;
-    __cpuid(0x80000007u, a, b, c, d);
-    return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
-}
-uint64_t ludus__read_tsc(void) {
-    return __builtin_ia32_rdtsc();
-}
-uint64_t ludus__read_tsc_ordered(void) {
-    __builtin_ia32_lfence();
-    return __builtin_ia32_rdtsc();
-}
-#else
-int ludus__tsc_invariant(void) {
-    return 0;
-}
-uint64_t ludus__read_tsc(void) {
-    return (uint64_t)ludus__mono_ns();
-}
-uint64_t ludus__read_tsc_ordered(void) {
-    return (uint64_t)ludus__mono_ns();
-}
-#endif
-
-ludus__calib_point ludus__calibrate_point(void) {
-    ludus__calib_point best = {0, 0, INT64_MAX};
-    for (int i = 0; i < 16; i++) {
-        int64_t a = ludus__mono_ns();
-        uint64_t t = ludus__read_tsc();
-        int64_t b = ludus__mono_ns();
-        if (b - a < best.window_ns) {
-            best.ticks = t;
-            best.ns = a + (b - a) / 2;
-            best.window_ns = b - a;
-        }
-    }
-    return best;
 }
 
 int ludus__membarrier_register(void) {
@@ -3961,9 +4047,6 @@ int ludus__os_pid(void) {
 }
 void ludus__yield(void) {
     SwitchToThread();
-}
-void ludus__cpu_relax(void) {
-    YieldProcessor();
 }
 
 void *ludus__aligned_alloc(size_t size, size_t alignment) {
@@ -4302,6 +4385,7 @@ int ludus__file_create(ludus__file *f, const char *path) {
 int ludus__file_write(ludus__file *f, const void *data, size_t n) {
     const char *p = data;
     if (f->fd < 0) return -EBADF;
+    if (ludus__fault_now(LUDUS__FAULT_WRITE)) return -EIO; /* a test's injected failure (fault.h) */
     while (n > 0) {
         unsigned chunk = n > (1u << 30) ? (1u << 30) : (unsigned)n;
         int w = _write(f->fd, p, chunk);
@@ -4602,7 +4686,9 @@ void ludus__arena_free(ludus__arena *a) {
  * bytes become U+FFFD; a cut never splits a character), so strict JSON and
  * protobuf readers accept every name. */
 /* ---- src/base/text.h ---- */
-/* Names as text (text.c): C literals resolved, UTF-8 made valid. */
+/* Names as text (text.c): C literals resolved, UTF-8 made valid, and names
+ * shown to a person (a terminal, a page) with their control characters
+ * escaped instead of sent. */
 #ifndef LUDUS_TEXT_H
 #define LUDUS_TEXT_H
 
@@ -4616,6 +4702,20 @@ LUDUS_HIDDEN size_t ludus__utf8_clean(const char *s, size_t n, char *out, size_t
 LUDUS_HIDDEN int ludus__utf8_valid(const char *s, size_t n);
 /* Length of the valid character at s (1..4), 0 when the byte starts none. */
 LUDUS_HIDDEN size_t ludus__utf8_next(const char *s, size_t n);
+/* The next character of s[0, n) (n >= 1) as a person should see it: returns
+ * the bytes it takes (>= 1) and points *show at *len bytes to write: the
+ * character itself when it is printable, else its escape in esc: \xHH for a
+ * control byte (C0, DEL) or a byte that starts no valid UTF-8 character,
+ * \uHHHH for the C1 controls, U+2028/U+2029 and the bidirectional controls
+ * (U+061C, U+200E/F, U+202A-E, U+2066-9). */
+LUDUS_HIDDEN size_t ludus__show_next(const char *s, size_t n, char esc[8], const char **show, size_t *len);
+/* The one way a name reaches terminal text: s[0, n) shown as above into out
+ * (cap >= 2 bytes, always NUL-terminated), at most `width` bytes (0: only cap
+ * bounds it); a longer name is cut between two characters or escapes and the
+ * cut marked with '~'. Returns the length written. */
+LUDUS_HIDDEN size_t ludus__text_show(char *out, size_t cap, const char *s, size_t n, size_t width);
+/* The same for a NUL-terminated name; returns out (for a printf argument). */
+LUDUS_HIDDEN const char *ludus__text_name(char *out, size_t cap, const char *s, size_t width);
 /* The text a stringized macro argument denotes: a token as is, or one or
  * more adjacent string literals (prefixes u8, u, U, L allowed) with their
  * escapes resolved (\n, \", \\, octal and hex bytes, \u and \U as UTF-8).
@@ -4623,6 +4723,7 @@ LUDUS_HIDDEN size_t ludus__utf8_next(const char *s, size_t n);
 LUDUS_HIDDEN size_t ludus__c_literal_text(const char *tok, size_t n, char *out);
 
 #endif
+
 
 #include <string.h>
 
@@ -4671,6 +4772,79 @@ size_t ludus__utf8_clean(const char *s, size_t n, char *out, size_t cap) {
         i += k;
     }
     return o;
+}
+
+size_t ludus__show_next(const char *s, size_t n, char esc[8], const char **show, size_t *len) {
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)s;
+    size_t k = ludus__sf_text_utf8_seq(u, n);
+    unsigned cp = 0;
+    if (k == 1) {
+        cp = u[0];
+        if (cp >= 0x20 && cp != 0x7f) {
+            *show = s;
+            *len = 1;
+            return 1;
+        }
+    } else if (k) {
+        cp = u[0] & (0x7f >> k);
+        for (size_t i = 1; i < k; i++) cp = (cp << 6) | (u[i] & 0x3f);
+        int hidden = (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
+                     (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+        if (!hidden) {
+            *show = s;
+            *len = k;
+            return k;
+        }
+        esc[0] = '\\';
+        esc[1] = 'u';
+        for (int i = 0; i < 4; i++) esc[2 + i] = hex[(cp >> (12 - 4 * i)) & 15];
+        *show = esc;
+        *len = 6;
+        return k;
+    } else {
+        cp = u[0]; /* a byte that starts no character: shown as the byte */
+        k = 1;
+    }
+    esc[0] = '\\';
+    esc[1] = 'x';
+    esc[2] = hex[cp >> 4];
+    esc[3] = hex[cp & 15];
+    *show = esc;
+    *len = 4;
+    return k;
+}
+
+size_t ludus__text_show(char *out, size_t cap, const char *s, size_t n, size_t width) {
+    size_t lim = cap - 1, o = 0, prev = 0;
+    if (width && width < lim) lim = width;
+    char esc[8];
+    for (size_t i = 0; i < n;) {
+        const char *show;
+        size_t len;
+        size_t k = ludus__show_next(s + i, n - i, esc, &show, &len);
+        if (o + len > lim) { /* cut: the '~' needs a byte */
+            if (o + 1 > lim) o = prev;
+            out[o++] = '~';
+            break;
+        }
+        memcpy(out + o, show, len);
+        prev = o;
+        o += len;
+        i += k;
+    }
+    out[o] = 0;
+    return o;
+}
+
+const char *ludus__text_name(char *out, size_t cap, const char *s, size_t width) {
+    ludus__text_show(out, cap, s, strlen(s), width);
+    return out;
+}
+
+const char *ludus_text_show(char *out, size_t cap, const char *text, size_t width) {
+    if (!out || cap < 2 || !text) return out && cap ? (*out = 0, out) : "";
+    return ludus__text_name(out, cap, text, width);
 }
 
 int ludus__utf8_valid(const char *s, size_t n) {
@@ -4806,12 +4980,21 @@ LUDUS_HIDDEN void ludus__w_bytes(ludus__writer *w, const void *p, size_t n);
 LUDUS_HIDDEN void ludus__w_str(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_u64(ludus__writer *w, uint64_t v);
 LUDUS_HIDDEN void ludus__w_i64(ludus__writer *w, int64_t v);
-/* The one JSON string writer: n bytes of s with quotes, escapes for '"',
- * '\\' and control characters, valid UTF-8 passed through and each invalid
- * byte written as \ufffd (strict parsers accept every string). html: '<',
- * '>' and '&' escaped too, so the string can sit inside an HTML <script>. */
-LUDUS_HIDDEN void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html);
+/* The one writer of a name for each output kind; nothing else writes a
+ * name (tests/compile/names_lint.py checks the callers).
+ * JSON: n bytes of s in quotes, '"', '\\' and control characters escaped,
+ * '<', '>', '&' and U+2028/U+2029 too (the string may sit inside an HTML
+ * <script> or be read as JavaScript), valid UTF-8 passed through and each
+ * invalid byte written as \ufffd (strict parsers accept every string). */
 LUDUS_HIDDEN void ludus__w_json_str(ludus__writer *w, const char *s, size_t n);
+LUDUS_HIDDEN void ludus__w_jstr(ludus__writer *w, const char *s); /* NUL-terminated */
+/* HTML text and attribute values: shown as text.h's ludus__show_next shows
+ * it, with & < > " ' as entities. */
+LUDUS_HIDDEN void ludus__w_html_str(ludus__writer *w, const char *s, size_t n);
+/* A CSV field: quoted when needed, control characters shown (one record a
+ * line), a leading = + - @ defused with a ' (no formula runs). Terminal
+ * text: ludus__text_show (text.h). Protobuf: ludus__pb_str (proto_writer.h). */
+LUDUS_HIDDEN void ludus__w_csv(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_double(ludus__writer *w, double v);
 
 /* Writer callback for a ludus__file. */
@@ -5022,14 +5205,18 @@ char *ludus__fmt_u64(char *p, uint64_t v) {
     return end;
 }
 
-void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html) {
+/* ---- the one writer of a name per output kind ---- */
+
+void ludus__w_json_str(ludus__writer *w, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
     ludus__w_ch(w, '"');
     for (size_t i = 0; i < n;) {
         unsigned char ch = (unsigned char)s[i];
         if (ch >= 0x80) { /* a whole valid character, or U+FFFD for a bad byte */
             size_t k = ludus__utf8_next(s + i, n - i);
-            if (k)
+            if (k == 3 && ch == 0xe2 && (unsigned char)s[i + 1] == 0x80 && ((unsigned char)s[i + 2] & 0xfe) == 0xa8)
+                ludus__w_bytes(w, (unsigned char)s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029", 6); /* JS line ends */
+            else if (k)
                 ludus__w_bytes(w, s + i, k);
             else
                 ludus__w_bytes(w, "\\ufffd", 6);
@@ -5039,7 +5226,7 @@ void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html) {
         if (ch == '"' || ch == '\\') {
             ludus__w_ch(w, '\\');
             ludus__w_ch(w, (char)ch);
-        } else if (ch < 0x20 || ch == 0x7f || (html && (ch == '<' || ch == '>' || ch == '&'))) {
+        } else if (ch < 0x20 || ch == 0x7f || ch == '<' || ch == '>' || ch == '&') {
             char e[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
             ludus__w_bytes(w, e, 6);
         } else {
@@ -5050,8 +5237,59 @@ void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html) {
     ludus__w_ch(w, '"');
 }
 
-void ludus__w_json_str(ludus__writer *w, const char *s, size_t n) {
-    ludus__w_json_text(w, s, n, 0);
+void ludus__w_jstr(ludus__writer *w, const char *s) {
+    ludus__w_json_str(w, s, strlen(s));
+}
+
+void ludus__w_html_str(ludus__writer *w, const char *s, size_t n) {
+    char esc[8];
+    for (size_t i = 0; i < n;) {
+        const char *show;
+        size_t len;
+        i += ludus__show_next(s + i, n - i, esc, &show, &len);
+        if (len == 1 && show == s + i - 1) {
+            switch (*show) {
+            case '<':
+                ludus__w_bytes(w, "&lt;", 4);
+                continue;
+            case '>':
+                ludus__w_bytes(w, "&gt;", 4);
+                continue;
+            case '&':
+                ludus__w_bytes(w, "&amp;", 5);
+                continue;
+            case '"':
+                ludus__w_bytes(w, "&quot;", 6);
+                continue;
+            case '\'':
+                ludus__w_bytes(w, "&#39;", 5);
+                continue;
+            default:
+                break;
+            }
+        }
+        ludus__w_bytes(w, show, len);
+    }
+}
+
+void ludus__w_csv(ludus__writer *w, const char *s) {
+    size_t n = strlen(s);
+    /* A spreadsheet runs a field that starts =, +, - or @ as a formula:
+     * such a field starts with ' (OWASP's advice). */
+    int formula = n && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@');
+    int quote = formula || (n && (s[0] == ' ' || s[n - 1] == ' '));
+    for (size_t i = 0; i < n && !quote; i++) quote = s[i] == ',' || s[i] == '"';
+    if (quote) ludus__w_ch(w, '"');
+    if (formula) ludus__w_ch(w, '\'');
+    char esc[8];
+    for (size_t i = 0; i < n;) { /* control characters shown, not sent: one record a line */
+        const char *show;
+        size_t len;
+        i += ludus__show_next(s + i, n - i, esc, &show, &len);
+        if (quote && len == 1 && *show == '"') ludus__w_ch(w, '"');
+        ludus__w_bytes(w, show, len);
+    }
+    if (quote) ludus__w_ch(w, '"');
 }
 
 void ludus__w_double(ludus__writer *w, double v) {
@@ -6019,6 +6257,12 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
     r->closed++;
 }
 
+static void ludus__sf_counters_emit_stats(const ludus__sf_counters_stat_list *out) {
+    for (uint32_t i = 0; i < out->n; i++)
+        ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__KIND_FRAME_STAT, (uint64_t)out->r[i].value,
+                          out->r[i].stat);
+}
+
 void (*ludus__frame_hook)(void);
 
 void ludus__frame_tick(void) {
@@ -6033,16 +6277,20 @@ void ludus__frame_tick(void) {
         return;
     int64_t now = ludus__mono_ns();
     ludus__sf_counters_stat_list *out = armed ? ludus__malloc(sizeof *out) : NULL; /* 8 KiB: not on a game thread's stack */
+    /* Without memory the records come from one list of the library's,
+     * recorded before the lock is let go: the frame loses none of them. */
+    static ludus__sf_counters_stat_list spare;
+    int spare_used = armed && !out;
+    if (spare_used) out = &spare;
     if (out) out->n = 0;
     lock();
     L.marks++;
     ludus__sf_counters_snapshot(now, out);
     L.last_mark_ns = now;
+    if (spare_used) ludus__sf_counters_emit_stats(out);
     ludus__mutex_unlock(&L.lock);
-    if (!out) return;
-    for (uint32_t i = 0; i < out->n; i++)
-        ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__KIND_FRAME_STAT, (uint64_t)out->r[i].value,
-                          out->r[i].stat);
+    if (!out || spare_used) return;
+    ludus__sf_counters_emit_stats(out);
     ludus__free(out);
 }
 
@@ -7159,8 +7407,12 @@ const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name) {
             t->site = ludus__calloc(NAMES_MAX, sizeof *t->site);
             t->key = ludus__calloc(NAMES_SLOTS, sizeof *t->key);
             uint32_t *slot = ludus__calloc(NAMES_SLOTS, sizeof *slot);
-            if (!t->site || !t->key || !slot) {
+            if (!t->site || !t->key || !slot) { /* all or none: the next name tries again, leaking nothing */
                 ludus__free(slot);
+                ludus__free(t->site);
+                ludus__free(t->key);
+                t->site = NULL;
+                t->key = NULL;
                 ludus__mutex_unlock(&t->lock);
                 return NULL;
             }
@@ -8266,7 +8518,28 @@ typedef struct ludus__straggler {
     uintptr_t cur; /* the busy cursor seen at capture end */
 } ludus__straggler;
 
-enum { LUDUS__CAP_MEMORY = 1, LUDUS__CAP_FILE = 2, LUDUS__CAP_VIEW = 3 };
+/* A capture's source: where its runs come from and what it owns. Each
+ * variant is one of these (the session's in-memory capture, a file, a
+ * recovered pool file, a rolling window's snapshot, a cut); nothing else
+ * in the library asks which variant a capture is.
+ *   settle    before the capture is first read (NULL: nothing to do): the
+ *             session publishes the threads still inside an event at its end
+ *   build     turns what was recorded into what reading needs (runs, fibers,
+ *             sites); NULL: the source gave them (a file's tables)
+ *   load_run  loads the run at *cursor into buf (files); NULL: the runs are
+ *             in memory (threads[t].runs)
+ *   free      frees what the source owns (its pool, its file, its parent, its
+ *             segments); the capture frees its view and attachments itself
+ *   borrows   1: the sites, their text, the categories, the memory manifest,
+ *             the GPU data and the runs are the parent's (a cut) */
+typedef struct ludus__source_ops {
+    const char *kind;
+    void (*settle)(struct ludus_capture *c);
+    int (*build)(struct ludus_capture *c);
+    ludus__run_loader load_run;
+    void (*free)(struct ludus_capture *c);
+    int borrows;
+} ludus__source_ops;
 
 /* The .ludus format this library writes (file_format.h), and the oldest it
  * reads: versions 3 and 4 only added event kinds (the kinds table's
@@ -8301,7 +8574,8 @@ typedef struct ludus__mem_cov {
 
 struct ludus_capture {
     int refs; /* atomic */
-    int type; /* LUDUS__CAP_* */
+    const ludus__source_ops *src;
+    void *src_data; /* the source's own: a file's reader, a pool file's mapping */
     uint32_t gen;
     int clock_tsc;
     ludus__calib_point c0, c1;
@@ -8345,10 +8619,6 @@ struct ludus_capture {
     uint64_t events, dropped, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
     uint64_t unknown; /* extension events of a sub-kind this library does not know (a later one's file): skipped */
     /* capture files and views of them */
-    ludus__run_loader load_run;
-    void *loader;
-    void (*destroy)(struct ludus_capture *c); /* frees what the type owns (the file) */
-    int borrowed;                             /* views: sites, site text, categories and runs are the parent's */
     uint32_t format_version;
     uint64_t file_bytes, blocks, slots;
     int compact;
@@ -8361,16 +8631,12 @@ struct ludus_capture {
     struct ludus__async_zone *async;
     uint32_t nasync;
     struct ludus__async_track *async_tracks;
-    uint32_t nasync_tracks;
+    uint32_t nasync_tracks, async_tracks_cap;
     uint64_t async_unmatched;           /* ends with no open zone of their track and id */
     struct ludus__async_raw *async_raw; /* while preparing: the events */
     size_t nasync_raw, async_raw_cap;
     int async_ready, async_error;
-    /* a rolling window's snapshot (rolling.c): the segments it joins (held),
-     * the begins carried from before them, and the generations it spans */
-    struct ludus_capture **parts;
-    uint32_t nparts;
-    ludus__event *carried;
+    /* a rolling window's snapshot (rolling.c): the generations it spans */
     uint32_t gen_first; /* 0: gen only */
     /* GPU timing (gpu.c): the raw samples and calibration points handed over
      * while the capture ran, and what placing them derived */
@@ -8455,9 +8721,11 @@ typedef struct ludus__gpu_cal {
 typedef struct ludus__gpu_data {
     ludus__gpu_ctx *ctx;
     uint32_t nctx;
-    char **names;
-    uint32_t nnames;
-    ludus__gpu_sample *s; /* sorted by ctx, then begin_ns, once placed */
+    char **names; /* pass names, valid UTF-8, each once */
+    uint32_t nnames, names_cap;
+    uint32_t *name_hash;       /* open addressing: index + 1 (gpu.c name_index) */
+    uint32_t hash_cap, hashed; /* names[0, hashed) are in it */
+    ludus__gpu_sample *s;      /* sorted by ctx, then begin_ns, once placed */
     uint64_t ns, s_cap;
     ludus__gpu_cal *cal;
     uint64_t ncal, cal_cap;
@@ -8505,11 +8773,12 @@ LUDUS_HIDDEN void ludus__mem_cov_json(struct ludus__writer *w, const ludus_captu
 LUDUS_HIDDEN ludus_capture *ludus__last_capture(void);
 /* Frees a capture whose last reference went (capture.c). */
 LUDUS_HIDDEN void ludus__capture_free(ludus_capture *c);
-LUDUS_HIDDEN ludus_capture *ludus__capture_new(int type);
-/* Publishes the threads that were inside an out-of-line event when c ended,
- * waiting for those events to finish (session.c); every reader of a
- * capture's threads comes after it. */
-LUDUS_HIDDEN void ludus__capture_resolve_late(ludus_capture *c);
+LUDUS_HIDDEN ludus_capture *ludus__capture_new(const ludus__source_ops *src);
+/* What an in-memory capture's source builds (prepare.c): runs from its
+ * threads' pieces, fibers split off, the sites its events name. */
+LUDUS_HIDDEN int ludus__build_recorded(ludus_capture *c);
+/* The session's captures (session.c): their pool is theirs until released. */
+LUDUS_HIDDEN extern const ludus__source_ops ludus__memory_source;
 /* Waits until no producer can still write into c's pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
 /* Ends the capture and begins the next with the same desc in one step
@@ -8692,7 +8961,8 @@ typedef struct ludus__nev_iter {
     int64_t loss_at; /* the "losses began" marker comes before the first event at or after this; INT64_MAX: none */
     uint64_t frame_no;
     int oom;
-    int load_error; /* LUDUS_E* code when a run could not be loaded */
+    ludus__nev sink; /* where events go when the batch cannot grow */
+    int load_error;  /* LUDUS_E* code when a run could not be loaded */
     /* counts of this pass */
     uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite, unknown;
     /* time cut state (cut.c) */
@@ -8777,26 +9047,62 @@ void ludus__async_free(ludus_capture *c) {
     c->async = NULL;
     c->async_tracks = NULL;
     c->async_raw = NULL;
-    c->nasync = c->nasync_tracks = 0;
+    c->nasync = c->nasync_tracks = c->async_tracks_cap = 0;
     c->nasync_raw = c->async_raw_cap = 0;
     c->async_unmatched = 0;
 }
 
-/* The track with this site's name, added when new. */
-static int ludus__sf_async_track_of(ludus_capture *c, uint32_t site, uint32_t *out) {
-    const char *name = site != UINT32_MAX ? c->sites[site].name : "<invalid track>";
+/* Tracks by name while a capture's zones are built: an open-addressing
+ * table of track index + 1, so each event finds its track in O(1). */
+typedef struct ludus__sf_async_track_table {
+    uint32_t *slot;
+    uint32_t cap;
+} ludus__sf_async_track_table;
+
+static const char *ludus__sf_async_track_name(const ludus_capture *c, uint32_t site) {
+    return site != UINT32_MAX ? c->sites[site].name : "<invalid track>";
+}
+
+static uint32_t ludus__sf_async_name_hash(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static int ludus__sf_async_table_grow(ludus_capture *c, ludus__sf_async_track_table *tt) {
+    uint32_t cap = tt->cap ? tt->cap * 2 : 64;
+    uint32_t *slot = ludus__calloc(cap, sizeof *slot);
+    if (!slot) return LUDUS_ENOMEM;
     for (uint32_t i = 0; i < c->nasync_tracks; i++) {
-        uint32_t s = c->async_tracks[i].site;
-        const char *n = s != UINT32_MAX ? c->sites[s].name : "<invalid track>";
-        if (strcmp(n, name) == 0) {
-            *out = i;
+        uint32_t k = ludus__sf_async_name_hash(ludus__sf_async_track_name(c, c->async_tracks[i].site)) & (cap - 1);
+        while (slot[k]) k = (k + 1) & (cap - 1);
+        slot[k] = i + 1;
+    }
+    ludus__free(tt->slot);
+    tt->slot = slot;
+    tt->cap = cap;
+    return 0;
+}
+
+/* The track with this site's name, added when new. */
+static int ludus__sf_async_track_of(ludus_capture *c, ludus__sf_async_track_table *tt, uint32_t site, uint32_t *out) {
+    if ((c->nasync_tracks + 1) * 2 > tt->cap && ludus__sf_async_table_grow(c, tt) != 0) return LUDUS_ENOMEM;
+    const char *name = ludus__sf_async_track_name(c, site);
+    uint32_t k = ludus__sf_async_name_hash(name) & (tt->cap - 1);
+    for (; tt->slot[k]; k = (k + 1) & (tt->cap - 1))
+        if (strcmp(ludus__sf_async_track_name(c, c->async_tracks[tt->slot[k] - 1].site), name) == 0) {
+            *out = tt->slot[k] - 1;
             return 0;
         }
+    if (c->nasync_tracks == c->async_tracks_cap) {
+        uint32_t cap = c->async_tracks_cap ? c->async_tracks_cap * 2 : 16;
+        ludus__async_track *t = ludus__realloc(c->async_tracks, cap * sizeof *t);
+        if (!t) return LUDUS_ENOMEM;
+        c->async_tracks = t;
+        c->async_tracks_cap = cap;
     }
-    ludus__async_track *t = ludus__realloc(c->async_tracks, (c->nasync_tracks + 1) * sizeof *t);
-    if (!t) return LUDUS_ENOMEM;
-    c->async_tracks = t;
-    t[c->nasync_tracks] = (ludus__async_track){site, 0};
+    c->async_tracks[c->nasync_tracks] = (ludus__async_track){site, 0};
+    tt->slot[k] = c->nasync_tracks + 1;
     *out = c->nasync_tracks++;
     return 0;
 }
@@ -8817,36 +9123,100 @@ static int ludus__sf_async_cmp_zone(const void *a, const void *b) {
     return x->end_ns > y->end_ns ? -1 : x->end_ns < y->end_ns;
 }
 
-/* Lanes of each track: zones sorted by track and begin (outer first). */
+/* Binary heaps of lanes for ludus__sf_async_assign_lanes: busy lanes by end time, free
+ * lanes by index. */
+typedef struct ludus__sf_async_lane_heap {
+    uint32_t *lane;
+    uint32_t n;
+} ludus__sf_async_lane_heap;
+
+static int ludus__sf_async_heap_less(const ludus__sf_async_lane_heap *h, const int64_t *end, uint32_t i, uint32_t j) {
+    if (!end) return h->lane[i] < h->lane[j];
+    return end[h->lane[i]] < end[h->lane[j]] || (end[h->lane[i]] == end[h->lane[j]] && h->lane[i] < h->lane[j]);
+}
+
+static void ludus__sf_async_heap_push(ludus__sf_async_lane_heap *h, const int64_t *end, uint32_t lane) {
+    uint32_t i = h->n++;
+    h->lane[i] = lane;
+    while (i && ludus__sf_async_heap_less(h, end, i, (i - 1) / 2)) {
+        uint32_t p = (i - 1) / 2, t = h->lane[p];
+        h->lane[p] = h->lane[i];
+        h->lane[i] = t;
+        i = p;
+    }
+}
+
+static uint32_t ludus__sf_async_heap_pop(ludus__sf_async_lane_heap *h, const int64_t *end) {
+    uint32_t top = h->lane[0];
+    h->lane[0] = h->lane[--h->n];
+    for (uint32_t i = 0;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < h->n && ludus__sf_async_heap_less(h, end, l, m)) m = l;
+        if (r < h->n && ludus__sf_async_heap_less(h, end, r, m)) m = r;
+        if (m == i) break;
+        uint32_t t = h->lane[m];
+        h->lane[m] = h->lane[i];
+        h->lane[i] = t;
+        i = m;
+    }
+    return top;
+}
+
+/* Lanes of each track: zones sorted by track and begin (outer first). A
+ * zone at depth 0 takes the lowest lane free at its begin (one whose last
+ * zone ended by then: begins only grow, so a lane freed stays free until it
+ * is taken); the busy lanes wait in a heap by end, the freed ones in a heap
+ * by index: O(n log n), however many lanes. */
 static int ludus__sf_async_assign_lanes(ludus_capture *c) {
-    int64_t *lane_end = NULL;
-    uint32_t cap = 0;
+    int64_t *lane_end = ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *lane_end);
+    ludus__sf_async_lane_heap busy = {ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *busy.lane), 0};
+    ludus__sf_async_lane_heap freed = {ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *freed.lane), 0};
+    if (!lane_end || !busy.lane || !freed.lane) {
+        ludus__free(lane_end);
+        ludus__free(busy.lane);
+        ludus__free(freed.lane);
+        return LUDUS_ENOMEM;
+    }
     for (uint32_t i = 0; i < c->nasync;) {
         uint32_t t = c->async[i].track, used = 0;
+        busy.n = freed.n = 0;
         for (; i < c->nasync && c->async[i].track == t; i++) {
             ludus__async_zone *z = &c->async[i];
             if (z->depth > 0) continue; /* set with its outermost zone below */
-            uint32_t k = 0;
-            while (k < used && lane_end[k] > z->begin_ns) k++;
-            if (k == used) {
-                if (used == cap) {
-                    uint32_t nc = cap ? cap * 2 : 8;
-                    int64_t *n = ludus__realloc(lane_end, nc * sizeof *n);
-                    if (!n) {
-                        ludus__free(lane_end);
-                        return LUDUS_ENOMEM;
-                    }
-                    lane_end = n;
-                    cap = nc;
-                }
-                used++;
-            }
+            while (busy.n && lane_end[busy.lane[0]] <= z->begin_ns) ludus__sf_async_heap_push(&freed, NULL, ludus__sf_async_heap_pop(&busy, lane_end));
+            uint32_t k = freed.n ? ludus__sf_async_heap_pop(&freed, NULL) : used++;
             lane_end[k] = z->end_ns;
+            ludus__sf_async_heap_push(&busy, lane_end, k);
             z->lane = k;
         }
         c->async_tracks[t].lanes = used;
     }
     ludus__free(lane_end);
+    ludus__free(busy.lane);
+    ludus__free(freed.lane);
+    return 0;
+}
+
+/* Nested zones take their outermost zone's lane: in begin order (outer
+ * first), the last zone of the same track and id at depth 0. A table of
+ * (track, id) -> that zone's lane, open addressing. */
+static int ludus__sf_async_nested_lanes(ludus_capture *c) {
+    uint32_t cap = 64;
+    while (cap < 2 * (uint64_t)c->nasync + 2) cap *= 2;
+    uint32_t *slot = ludus__calloc(cap, sizeof *slot); /* zone index + 1 */
+    if (!slot) return LUDUS_ENOMEM;
+    for (uint32_t i = 0; i < c->nasync; i++) {
+        ludus__async_zone *z = &c->async[i];
+        uint64_t h = (z->id * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)z->track * 0xC2B2AE3D27D4EB4Full);
+        uint32_t k = (uint32_t)(h >> 32) & (cap - 1);
+        while (slot[k] && !(c->async[slot[k] - 1].track == z->track && c->async[slot[k] - 1].id == z->id))
+            k = (k + 1) & (cap - 1);
+        if (z->depth == 0)
+            slot[k] = i + 1;
+        else if (slot[k])
+            z->lane = c->async[slot[k] - 1].lane;
+    }
+    ludus__free(slot);
     return 0;
 }
 
@@ -8904,8 +9274,11 @@ int ludus__async_build(ludus_capture *c) {
     size_t n = c->nasync_raw;
     uint32_t *open = NULL, nopen = 0;
     if (n == 0) goto done;
-    for (size_t i = 0; i < n; i++) /* tracks by name: begin and end may name them from different sites */
-        if ((rc = ludus__sf_async_track_of(c, c->async_raw[i].track_site, &c->async_raw[i].track_site)) != 0) goto done;
+    ludus__sf_async_track_table tt = {NULL, 0};
+    for (size_t i = 0; i < n && rc == 0; i++) /* tracks by name: begin and end may name them from different sites */
+        rc = ludus__sf_async_track_of(c, &tt, c->async_raw[i].track_site, &c->async_raw[i].track_site);
+    ludus__free(tt.slot);
+    if (rc) goto done;
     ludus__qsort(c->async_raw, n, sizeof *c->async_raw, ludus__sf_async_cmp_raw);
     c->async = ludus__malloc(n * sizeof *c->async);
     open = ludus__malloc(n * sizeof *open);
@@ -8940,15 +9313,7 @@ int ludus__async_build(ludus_capture *c) {
         /* nested zones take their outermost zone's lane: in begin order, the
          * enclosing zone of the same id is the last one at depth - 1 */
         rc = ludus__sf_async_assign_lanes(c);
-        for (uint32_t i = 0; i < c->nasync && rc == 0; i++) {
-            ludus__async_zone *z = &c->async[i];
-            if (z->depth == 0) continue;
-            for (uint32_t j = i; j-- > 0 && c->async[j].track == z->track;)
-                if (c->async[j].id == z->id && c->async[j].depth == z->depth - 1) {
-                    z->lane = c->async[j].lane;
-                    break;
-                }
-        }
+        if (rc == 0) rc = ludus__sf_async_nested_lanes(c);
     }
 done:
     ludus__free(open);
@@ -8981,16 +9346,17 @@ int ludus__async_ensure(ludus_capture *c) {
 /* ==== src/capture/capture.c ==== */
 /* Capture objects: reference counting, cuts (views of a capture restricted
  * to some threads and a time range) and what `ludus-trace info` shows. The
- * types differ only in where runs come from (capture_internal.h). */
+ * variants differ only in their source (capture_internal.h,
+ * ludus__source_ops): this file knows none of them but the cut's. */
 #include <stdlib.h>
 #include <string.h>
 
 
-ludus_capture *ludus__capture_new(int type) {
+ludus_capture *ludus__capture_new(const ludus__source_ops *src) {
     ludus_capture *c = ludus__calloc(1, sizeof *c);
     if (!c) return NULL;
     c->refs = 1;
-    c->type = type;
+    c->src = src;
     c->format_version = LUDUS__FORMAT_VERSION;
     return c;
 }
@@ -9004,18 +9370,14 @@ void ludus_capture_release(ludus_capture *c) {
     if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0) ludus__capture_free(c);
 }
 
+/* The source's part first (what it owns may hold pointers into the
+ * view), then the prepared view, then the attachments. */
 void ludus__capture_free(ludus_capture *c) {
-    if (c->destroy) c->destroy(c);
-    if (c->type == LUDUS__CAP_MEMORY) {
-        ludus__capture_release_pool(c);
-        ludus__names_destroy(c->names);
-    }
-    ludus__free(c->stragglers);
-    ludus__free(c->late);
-    ludus__async_free(c);
+    if (c->src->free) c->src->free(c);
+    ludus__async_free(c); /* a cut clips its own zones from its parent's */
     for (uint32_t i = 0; i < c->nthreads; i++)
         if (c->threads[i].lanes_owned) ludus__free(c->threads[i].span_lane);
-    if (!c->borrowed) {
+    if (!c->src->borrows) {
         for (uint32_t i = 0; i < c->nthreads; i++) ludus__free(c->threads[i].runs);
         ludus__free(c->sites);
         ludus__free(c->site_hash);
@@ -9025,11 +9387,60 @@ void ludus__capture_free(ludus_capture *c) {
         ludus__gpu_free(c->gpu);
     }
     ludus__free(c->threads);
-    ludus_capture_release(c->parent);
-    for (uint32_t i = 0; i < c->nparts; i++) ludus_capture_release(c->parts[i]);
-    ludus__free(c->parts);
-    ludus__free(c->carried);
     ludus__free(c);
+}
+
+/* ---- cuts: a view of a parent capture ---- */
+
+/* A cut reads its parent's runs: in memory, or loaded by the parent's
+ * source from the parent's file. */
+static int ludus__sf_capture_view_load_run(const ludus_capture *v, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf) {
+    return v->parent->src->load_run(v->parent, cursor, out, buf);
+}
+static void ludus__sf_capture_view_free(ludus_capture *v) {
+    ludus_capture_release(v->parent);
+}
+static const ludus__source_ops ludus__sf_capture_view_of_memory = {"cut", NULL, NULL, NULL, ludus__sf_capture_view_free, 1};
+static const ludus__source_ops ludus__sf_capture_view_of_loaded = {"cut", NULL, NULL, ludus__sf_capture_view_load_run, ludus__sf_capture_view_free, 1};
+
+/* What a cut has of its parent: the recording (clock, times, process,
+ * crash, counts of the recorder), and by reference the prepared view
+ * (sites, their text, categories) and the attachments (GPU data, memory
+ * manifest). Its threads, counts and async zones are its own. */
+static void ludus__sf_capture_view_of(ludus_capture *v, const ludus_capture *src) {
+    v->gen = src->gen;
+    v->gen_first = src->gen_first;
+    v->clock_tsc = src->clock_tsc;
+    v->c0 = src->c0;
+    v->c1 = src->c1;
+    v->start_ns = src->start_ns;
+    v->end_ns = src->end_ns;
+    v->pid = src->pid;
+    memcpy(v->process_name, src->process_name, sizeof v->process_name);
+    v->crash_signal = src->crash_signal;
+    memcpy(v->crash_signal_name, src->crash_signal_name, sizeof v->crash_signal_name);
+    v->crash_tid = src->crash_tid;
+    v->crash_ns = src->crash_ns;
+    v->recovered = src->recovered;
+    v->unregistered_drops = src->unregistered_drops;
+    v->interner_drops = src->interner_drops;
+    v->bytes_used = src->bytes_used;
+    v->format_version = src->format_version;
+    v->file_bytes = src->file_bytes;
+    v->blocks = src->blocks;
+    v->slots = src->slots;
+    v->compact = src->compact;
+    /* borrowed: the view never frees them (view_of_*.borrows) */
+    v->categories = src->categories;
+    v->sites = src->sites;
+    v->nsites = src->nsites;
+    v->site_hash = src->site_hash;
+    v->site_hash_cap = src->site_hash_cap;
+    v->site_text = src->site_text;
+    v->id_collisions = src->id_collisions;
+    v->mem_cov = src->mem_cov;
+    v->nmem_cov = src->nmem_cov;
+    v->gpu = src->gpu;
 }
 
 int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_capture **out) {
@@ -9057,7 +9468,7 @@ int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_captu
         if (cut->threads[i] >= src->nthreads)
             return ludus__fail(LUDUS_EINVAL, "thread index %u out of range (%u threads)", cut->threads[i],
                                src->nthreads);
-    ludus_capture *v = ludus__capture_new(LUDUS__CAP_VIEW);
+    ludus_capture *v = ludus__capture_new(src->src->load_run ? &ludus__sf_capture_view_of_loaded : &ludus__sf_capture_view_of_memory);
     if (!v) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     uint32_t nt = cut->threads ? cut->nthreads : src->nthreads;
     v->threads = ludus__calloc(nt ? nt : 1, sizeof *v->threads);
@@ -9065,31 +9476,7 @@ int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_captu
         ludus__free(v);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    /* Everything but the ownership: the view reads through its parent. */
-    ludus__cap_thread *threads = v->threads;
-    int type = v->type;
-    *v = *src;
-    v->refs = 1;
-    v->type = type;
-    v->threads = threads;
-    v->destroy = NULL;
-    v->borrowed = 1;
-    v->pool_mem = NULL;
-    v->prefault = NULL;
-    v->names = NULL;
-    v->stragglers = NULL;
-    v->nstragglers = 0;
-    v->prepared = 0;
-    v->prepare_error = 0;
-    v->async = NULL; /* its own, clipped from the parent's */
-    v->async_tracks = NULL;
-    v->async_raw = NULL;
-    v->nasync = v->nasync_tracks = 0;
-    v->nasync_raw = v->async_raw_cap = 0;
-    v->async_ready = v->async_error = 0;
-    v->parts = NULL; /* the parent holds them */
-    v->nparts = 0;
-    v->carried = NULL;
+    ludus__sf_capture_view_of(v, src);
     v->nthreads = nt;
     for (uint32_t i = 0; i < nt; i++) {
         v->threads[i] = src->threads[cut->threads ? cut->threads[i] : i];
@@ -9140,7 +9527,7 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->crash_tid = c->crash_tid;
     out->crash_ns = c->crash_ns;
     out->recovered = c->recovered;
-    if (c->type == LUDUS__CAP_MEMORY)
+    if (!c->src->load_run) /* runs in memory: what a file would hold */
         for (uint32_t t = 0; t < c->nthreads; t++)
             out->slots += c->threads[t].slots, out->blocks += c->threads[t].nruns;
     return ludus_capture_summarize(c, &out->summary);
@@ -9925,14 +10312,12 @@ void ludus__tick_conv_init(ludus__tick_conv *v, const ludus_capture *c) {
 /* ---- output: the raw batch (one raw event may ludus__sf_normalize_emit several events: an
  * end that closes unwound scopes too) ---- */
 
-static __thread ludus__nev ludus__sf_normalize_sink; /* where events go when the batch cannot grow */
-
 static ludus__nev *ludus__sf_normalize_emit_grow(ludus__nev_iter *it) {
     uint32_t cap = it->rcap * 2;
     ludus__nev *b = ludus__realloc(it->rb, cap * sizeof *b);
     if (!b) {
         it->oom = 1;
-        return &ludus__sf_normalize_sink;
+        return &it->sink; /* where events go when the batch cannot grow (the stream stops: oom) */
     }
     it->rb = b;
     it->rcap = cap;
@@ -10336,15 +10721,15 @@ static const ludus__run *ludus__sf_normalize_current_run(ludus__nev_iter *it) {
     const ludus__cap_thread *th = it->th;
     for (;;) {
         if (it->run >= th->nruns) return NULL;
-        if (c->load_run && !it->loaded) {
-            int rc = c->load_run(c, &it->cursor, &it->lrun, &it->rbuf);
+        if (c->src->load_run && !it->loaded) {
+            int rc = c->src->load_run(c, &it->cursor, &it->lrun, &it->rbuf);
             if (rc != 0) {
                 it->load_error = rc;
                 it->oom = 1;
                 return NULL;
             }
         }
-        const ludus__run *run = c->load_run ? &it->lrun : &th->runs[it->run];
+        const ludus__run *run = c->src->load_run ? &it->lrun : &th->runs[it->run];
         if (!it->loaded) {
             it->loaded = 1;
             if (it->nseen == it->seen_cap) {
@@ -10790,17 +11175,18 @@ static int ludus__sf_prepare_count_thread(ludus_capture *c, uint32_t t) {
     return rc;
 }
 
+int ludus__build_recorded(ludus_capture *c) {
+    int rc = ludus__build_runs(c);
+    if (rc == 0) rc = ludus__fibers_split(c);
+    if (rc == 0) rc = ludus__sites_collect(c);
+    if (rc == 0) rc = ludus__sites_check_ids(c);
+    return rc ? ludus__fail(LUDUS_ENOMEM, "out of memory while preparing the capture") : 0;
+}
+
 int ludus__prepare(ludus_capture *c) {
     if (c->prepared) return c->prepare_error;
-    ludus__capture_resolve_late(c);
-    int rc = 0;
-    if (c->type == LUDUS__CAP_MEMORY) {
-        rc = ludus__build_runs(c);
-        if (rc == 0) rc = ludus__fibers_split(c);
-        if (rc == 0) rc = ludus__sites_collect(c);
-        if (rc == 0) rc = ludus__sites_check_ids(c);
-        if (rc) rc = ludus__fail(LUDUS_ENOMEM, "out of memory while preparing the capture");
-    }
+    if (c->src->settle) c->src->settle(c);
+    int rc = c->src->build ? c->src->build(c) : 0;
     c->events = c->incomplete = c->unwound = c->orphan_ends = c->filtered = 0;
     c->frames = c->mismatched = c->nonfinite = c->dropped = c->unknown = 0;
     for (uint32_t t = 0; t < c->nthreads && rc == 0; t++) {
@@ -11518,8 +11904,21 @@ static struct {
 static const char *const ludus__sf_gpu_queue_names[] = {"graphics", "compute", "copy"};
 
 /* Without libm (the runtime library needs libc and pthreads only). */
+/* GPU times and durations stay within +-2^62 ns (146 years): a file's
+ * ticks and periods may be anything, and the difference of any two such
+ * times (a span's length) is then never a signed overflow. */
+#define TIME_LIMIT (((int64_t)1 << 62) - 1)
+static int64_t ludus__sf_gpu_clamp_time(int64_t t) {
+    return t > TIME_LIMIT ? TIME_LIMIT : t < -TIME_LIMIT ? -TIME_LIMIT : t;
+}
 static int64_t ludus__sf_gpu_round_i64(double x) {
+    if (!(x == x)) return 0;
+    if (x >= (double)TIME_LIMIT) return TIME_LIMIT;
+    if (x <= -(double)TIME_LIMIT) return -TIME_LIMIT;
     return (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
+}
+static int64_t ludus__sf_gpu_sat_add(int64_t a, int64_t b) { /* a time and a span: clamped, never a signed overflow */
+    return ludus__sf_gpu_clamp_time(ludus__sf_gpu_clamp_time(a) + ludus__sf_gpu_clamp_time(b));
 }
 static double ludus__sf_gpu_abs_f64(double x) {
     return x < 0 ? -x : x;
@@ -11549,25 +11948,75 @@ static int ludus__sf_gpu_add_ctx(ludus__gpu_data *g, const ludus__gpu_ctx *info,
     return 0;
 }
 
-/* The name's index in g (added when new); UINT32_MAX out of memory. */
+static uint32_t ludus__sf_gpu_hash_text(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* Puts names[i] into the hash (which has room). */
+static void ludus__sf_gpu_hash_put(ludus__gpu_data *g, uint32_t i) {
+    uint32_t mask = g->hash_cap - 1, j = ludus__sf_gpu_hash_text(g->names[i]) & mask;
+    while (g->name_hash[j]) j = (j + 1) & mask;
+    g->name_hash[j] = i + 1;
+}
+
+/* The index of the pass name that `name` shows as (its UTF-8 made valid,
+ * as every name is kept), added when new; UINT32_MAX out of memory. A name
+ * with invalid bytes and its clean form are one pass. */
 static uint32_t ludus__sf_gpu_name_index(ludus__gpu_data *g, const char *name) {
-    for (uint32_t i = g->nnames; i-- > 0;)
-        if (strcmp(g->names[i], name) == 0) return i;
-    char **n = ludus__realloc(g->names, (g->nnames + 1) * sizeof *n);
-    if (!n) return UINT32_MAX;
-    g->names = n;
-    size_t len = strnlen(name, LUDUS__NF_MAX_STRING);
-    char *s = ludus__malloc(len * 3 + 1);
-    if (!s) return UINT32_MAX;
-    s[ludus__utf8_clean(name, len, s, len * 3)] = 0;
-    n[g->nnames] = s;
+    /* the stored form: valid, at most LUDUS__NF_MAX_STRING bytes (what a
+     * file holds), cut between characters */
+    size_t len = strnlen(name, LUDUS__NF_MAX_STRING + 1);
+    char *clean = NULL;
+    if (len > LUDUS__NF_MAX_STRING || !ludus__utf8_valid(name, len)) {
+        clean = ludus__malloc(LUDUS__NF_MAX_STRING + 1);
+        if (!clean) return UINT32_MAX;
+        len = strnlen(name, 4 * LUDUS__NF_MAX_STRING);
+        clean[ludus__utf8_clean(name, len, clean, LUDUS__NF_MAX_STRING)] = 0;
+        name = clean;
+    }
+    if ((g->nnames + 1) * 2 > g->hash_cap || g->hashed < g->nnames) { /* grow, or take in names read from a file */
+        uint32_t cap = g->hash_cap ? g->hash_cap : 64;
+        while ((g->nnames + 1) * 2 > cap) cap *= 2;
+        if (cap != g->hash_cap) {
+            uint32_t *h = ludus__calloc(cap, sizeof *h);
+            if (!h) goto oom;
+            ludus__free(g->name_hash);
+            g->name_hash = h;
+            g->hash_cap = cap;
+            g->hashed = 0;
+        }
+        for (; g->hashed < g->nnames; g->hashed++) ludus__sf_gpu_hash_put(g, g->hashed);
+    }
+    uint32_t mask = g->hash_cap - 1;
+    for (uint32_t j = ludus__sf_gpu_hash_text(name) & mask; g->name_hash[j]; j = (j + 1) & mask)
+        if (strcmp(g->names[g->name_hash[j] - 1], name) == 0) {
+            ludus__free(clean);
+            return g->name_hash[j] - 1;
+        }
+    if (g->nnames >= g->names_cap) {
+        uint32_t cap = g->nnames ? g->nnames * 2 : 16;
+        char **n = ludus__realloc(g->names, cap * sizeof *n);
+        if (!n) goto oom;
+        g->names = n;
+        g->names_cap = cap;
+    }
+    if (!clean && !(clean = ludus__strdup(name))) return UINT32_MAX;
+    g->names[g->nnames] = clean;
+    ludus__sf_gpu_hash_put(g, g->nnames);
+    g->hashed = g->nnames + 1;
     return g->nnames++;
+oom:
+    ludus__free(clean);
+    return UINT32_MAX;
 }
 
 void ludus__gpu_free(ludus__gpu_data *g) {
     if (!g) return;
     for (uint32_t i = 0; i < g->nnames; i++) ludus__free(g->names[i]);
     ludus__free(g->names);
+    ludus__free(g->name_hash);
     ludus__free(g->ctx);
     ludus__free(g->s);
     ludus__free(g->cal);
@@ -11725,7 +12174,7 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
         o->end_ticks = in->end_ticks;
         o->flow_id = in->flow_id;
         o->period_ns = ludus__sf_gpu_finite_positive(in->tick_period_ns) ? in->tick_period_ns : ci->period_ns;
-        o->submit_ns = in->submit_ns - S.start_ns;
+        o->submit_ns = ludus__sf_gpu_clamp_time(in->submit_ns - S.start_ns); /* >= 0: earlier ones were left out */
     }
 out:
     ludus__mutex_unlock(&S.lock);
@@ -11751,7 +12200,10 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
             if (!n) rc = LUDUS_ENOMEM;
             if (n) g->cal = n, g->cal_cap = cap;
         }
-        if (rc == 0) g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, cpu_ns - S.start_ns, max_deviation_ns};
+        int64_t at;
+        if (__builtin_sub_overflow(cpu_ns, S.start_ns, &at)) at = cpu_ns < 0 ? -TIME_LIMIT : TIME_LIMIT;
+        if (rc == 0)
+            g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, ludus__sf_gpu_clamp_time(at), ludus__sf_gpu_clamp_time(max_deviation_ns)};
     }
     ludus__mutex_unlock(&S.lock);
     return rc ? ludus__fail(rc, rc == LUDUS_ENOCAPTURE ? "no capture is active" : "out of memory") : 0;
@@ -11809,7 +12261,7 @@ static int64_t ludus__sf_gpu_map_ticks(const ludus__gpu_cal *cal, uint32_t n, ui
         double slope = dt > 0 ? (double)(b->cpu_ns - a->cpu_ns) / dt : period;
         *err = a->dev_ns > b->dev_ns ? a->dev_ns : b->dev_ns;
         *extra = 0;
-        return a->cpu_ns + ludus__sf_gpu_round_i64((double)ludus__sf_gpu_tick_delta(t, a->ticks, bits) * slope);
+        return ludus__sf_gpu_sat_add(a->cpu_ns, ludus__sf_gpu_round_i64((double)ludus__sf_gpu_tick_delta(t, a->ticks, bits) * slope));
     }
     /* outside: from the nearest point, along its segment's slope */
     int64_t p = i < 0 ? 0 : i;
@@ -11821,13 +12273,13 @@ static int64_t ludus__sf_gpu_map_ticks(const ludus__gpu_cal *cal, uint32_t n, ui
         double dt = (double)ludus__sf_gpu_tick_delta(b->ticks, a->ticks, bits), dc = (double)(b->cpu_ns - a->cpu_ns);
         if (dt != 0 && dc != 0) {
             slope = dc / dt;
-            rel = (double)(a->dev_ns + b->dev_ns) / ludus__sf_gpu_abs_f64(dc);
+            rel = ((double)a->dev_ns + (double)b->dev_ns) / ludus__sf_gpu_abs_f64(dc);
         }
     }
     double d = (double)ludus__sf_gpu_tick_delta(t, a->ticks, bits) * slope;
-    *err = a->dev_ns + ludus__sf_gpu_round_i64(ludus__sf_gpu_abs_f64(d) * rel + 0.5);
+    *err = ludus__sf_gpu_sat_add(a->dev_ns, ludus__sf_gpu_round_i64(ludus__sf_gpu_abs_f64(d) * rel + 0.5));
     *extra = 1;
-    return a->cpu_ns + ludus__sf_gpu_round_i64(d);
+    return ludus__sf_gpu_sat_add(a->cpu_ns, ludus__sf_gpu_round_i64(d));
 }
 
 /* The epoch (points between breaks) a sample belongs to: the one holding
@@ -11859,7 +12311,7 @@ static int ludus__sf_gpu_place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sa
     for (uint32_t i = 1; i < ncal; i++) {
         double dt = (double)ludus__sf_gpu_tick_delta(cal[i].ticks, cal[i - 1].ticks, bits) * ci->period_ns;
         double dc = (double)(cal[i].cpu_ns - cal[i - 1].cpu_ns);
-        double tol = DISCORD_FRACTION * ludus__sf_gpu_abs_f64(dc) + (double)(cal[i].dev_ns + cal[i - 1].dev_ns);
+        double tol = DISCORD_FRACTION * ludus__sf_gpu_abs_f64(dc) + (double)cal[i].dev_ns + (double)cal[i - 1].dev_ns;
         if (ludus__sf_gpu_abs_f64(dt - dc) > tol || dt <= 0) brk[i] = 1;
     }
     ci->ncal = ncal;
@@ -11904,8 +12356,8 @@ static int ludus__sf_gpu_place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sa
             }
             for (uint64_t m = i; m < j; m++) {
                 double period = s[m].period_ns > 0 ? s[m].period_ns : ci->period_ns;
-                s[m].begin_ns = anchor + (int64_t)ludus__sf_gpu_round_i64((double)ludus__sf_gpu_tick_delta(s[m].begin_ticks, first, bits) * period);
-                s[m].end_ns = s[m].begin_ns + s[m].device_ns;
+                s[m].begin_ns = ludus__sf_gpu_sat_add(anchor, ludus__sf_gpu_round_i64((double)ludus__sf_gpu_tick_delta(s[m].begin_ticks, first, bits) * period));
+                s[m].end_ns = ludus__sf_gpu_sat_add(s[m].begin_ns, s[m].device_ns);
                 s[m].error_ns = 0;
                 s[m].flags |= LUDUS_GPU_SPAN_UNCALIBRATED;
             }
@@ -12146,6 +12598,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
     c->gpu = g;
     g->ctx = ludus__calloc(h.nctx ? h.nctx : 1, sizeof *g->ctx);
     g->names = ludus__calloc(h.nnames ? h.nnames : 1, sizeof *g->names);
+    g->names_cap = h.nnames;
     g->s = ludus__calloc(h.nsamples ? h.nsamples : 1, sizeof *g->s);
     g->cal = ludus__calloc(h.ncal ? h.ncal : 1, sizeof *g->cal);
     if (!g->ctx || !g->names || !g->s || !g->cal) return -2;
@@ -12179,9 +12632,10 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         ludus__nf_get_U32(p + off, &l);
         off += 4;
         if (l > LUDUS__NF_MAX_STRING || n - off < l) return BAD("GPU pass name %u: %u bytes", i, l);
-        char *s = ludus__malloc((size_t)l * 3 + 1);
+        size_t cap = (size_t)l * 3 < LUDUS__NF_MAX_STRING ? (size_t)l * 3 : LUDUS__NF_MAX_STRING; /* as saved again */
+        char *s = ludus__malloc(cap + 1);
         if (!s) return -2;
-        s[ludus__utf8_clean((const char *)p + off, l, s, (size_t)l * 3)] = 0;
+        s[ludus__utf8_clean((const char *)p + off, l, s, cap)] = 0;
         g->names[g->nnames++] = s;
         off += l;
     }
@@ -12202,7 +12656,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         s->flow_id = e.flow_id;
         s->period_ns = ludus__sf_gpu_bits_f64(e.period_bits);
         if (!ludus__sf_gpu_finite_positive(s->period_ns)) s->period_ns = 0; /* the context's */
-        s->submit_ns = e.submit_ns;
+        s->submit_ns = ludus__sf_gpu_clamp_time(e.submit_ns);
     }
     g->s_cap = g->ns;
     for (uint64_t i = 0; i < h.ncal; i++) {
@@ -12212,7 +12666,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         off += h.cal_bytes;
         if (e.ctx >= g->nctx || e.dev_ns < 0)
             return BAD("GPU calibration point %llu: context %u", (unsigned long long)i, e.ctx);
-        g->cal[g->ncal++] = (ludus__gpu_cal){e.ctx, e.ticks, e.cpu_ns, e.dev_ns};
+        g->cal[g->ncal++] = (ludus__gpu_cal){e.ctx, e.ticks, ludus__sf_gpu_clamp_time(e.cpu_ns), ludus__sf_gpu_clamp_time(e.dev_ns)};
     }
     g->cal_cap = g->ncal;
     return ludus__gpu_place(g) ? -2 : 0;
@@ -12221,6 +12675,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
 #undef MAX_DEVIATION_NS
 #undef ASSUMED_DRIFT
 #undef DISCORD_FRACTION
+#undef TIME_LIMIT
 #undef BAD
 
 /* ==== src/session/fork.c ==== */
@@ -12739,6 +13194,7 @@ static size_t ludus__sf_session_sess_faulted; /* bytes of the pool in already wh
  * published. The session keeps its pool description until then, since a
  * late thread may still take a piece. */
 static ludus_capture *ludus__sf_session_late_cap;
+static void ludus__sf_session_resolve_late(ludus_capture *c);
 static int ludus__sf_session_sess_pool_mapped;             /* 1: pages, 2: a pool file, 0: the allocator's */
 static ludus__pool_file *ludus__sf_session_sess_pool_file; /* desc.pool_file: the running capture's */
 
@@ -12944,7 +13400,7 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
 /* Arms the capture ludus__sf_session_begin_prepare reserved for (it owns what p holds);
  * returns when it was armed (CLOCK_MONOTONIC ns). */
 static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
-    if (ludus__sf_session_late_cap) ludus__capture_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
+    if (ludus__sf_session_late_cap) ludus__sf_session_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
     /* The library's reference to the previous capture goes now (a caller
      * that took one keeps it). */
     if (ludus__sf_session_last) {
@@ -13022,7 +13478,7 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
     if (ludus__rolling_owns_session() || __atomic_load_n(&ludus__sf_session_active, __ATOMIC_ACQUIRE))
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
-    if (ludus__sf_session_late_cap) ludus__capture_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
+    if (ludus__sf_session_late_cap) ludus__sf_session_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
     ludus__begin_prep p;
     int rc = ludus__sf_session_begin_prepare(desc, &p);
     if (rc) return rc;
@@ -13121,7 +13577,7 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     ludus__prefault_request_stop(ludus__sf_session_sess_prefault); /* no more events: stop faulting pages in */
     ludus__pool_file_stop(ludus__sf_session_sess_pool_file, 1);    /* the capture object holds it all now */
 
-    ludus_capture *c = fin && strag && late ? ludus__capture_new(LUDUS__CAP_MEMORY) : NULL;
+    ludus_capture *c = fin && strag && late ? ludus__capture_new(&ludus__memory_source) : NULL;
     ludus__cap_thread *threads = c ? ludus__calloc(n ? n : 1, sizeof *threads) : NULL;
     int oom = !threads;
     if (c) {
@@ -13317,8 +13773,11 @@ static void ludus__sf_session_late_done(ludus_capture *c) {
     if (!ludus__sf_session_active) ludus__sf_session_clear_producers_part();
 }
 
-void ludus__capture_resolve_late(ludus_capture *c) {
-    if (c->type != LUDUS__CAP_MEMORY || !c->nlate) return;
+/* Publishes the threads that were inside an out-of-line event when c ended,
+ * waiting for those events to finish; every reader of a capture's threads
+ * comes after it (the memory source's settle). */
+static void ludus__sf_session_resolve_late(ludus_capture *c) {
+    if (!c->nlate) return;
     if (ludus__sf_session_crashed) { /* late before the crash: their threads are not in this process */
         ludus__sf_session_late_done(c);
         return;
@@ -13350,7 +13809,7 @@ void ludus__session_thread_leaving(const ludus__thread_record *r) {
 }
 
 void ludus__capture_quiesce(ludus_capture *c) {
-    ludus__capture_resolve_late(c);
+    ludus__sf_session_resolve_late(c);
     if (!c->nstragglers) return;
     if (ludus__sf_session_crashed) { /* their events in flight were counted as lost */
         c->nstragglers = 0;
@@ -13379,6 +13838,17 @@ void ludus__capture_release_pool(ludus_capture *c) {
     c->pool_file = NULL;
     c->pool_mem = NULL;
 }
+
+/* The session's capture: its pool (and the run-time names its events point
+ * at) held until it is released. */
+static void ludus__sf_session_memory_free(ludus_capture *c) {
+    ludus__capture_release_pool(c);
+    ludus__names_destroy(c->names);
+    ludus__free(c->stragglers);
+    ludus__free(c->late);
+}
+
+const ludus__source_ops ludus__memory_source = {"memory", ludus__sf_session_resolve_late, ludus__build_recorded, NULL, ludus__sf_session_memory_free, 0};
 
 /* ---- fork ---- */
 
@@ -13918,8 +14388,8 @@ static int ludus__sf_file_reader_check_events(ludus__sf_file_reader_reader *r, c
     return 0;
 }
 
-static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf) {
-    ludus__sf_file_reader_reader *r = c->loader;
+static int ludus__sf_file_reader_load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf) {
+    ludus__sf_file_reader_reader *r = c->src_data;
     uint64_t off = *cursor;
     uint8_t hb[ludus__nf_record_BYTES + ludus__nf_block_BYTES];
     ludus__nf_record h;
@@ -14081,9 +14551,10 @@ static int ludus__sf_file_reader_parse_meta(ludus__sf_file_reader_reader *r, lud
             size_t n = ludus__utf8_clean(v, vn, c->process_name, sizeof c->process_name - 1);
             c->process_name[n] = 0;
         } else if (kn == 10 && !memcmp(k, "categories", 10) && !c->categories) {
-            c->categories = ludus__malloc((size_t)vn * 3 + 1);
+            size_t cap = (size_t)vn * 3 < LUDUS__NF_MAX_STRING ? (size_t)vn * 3 : LUDUS__NF_MAX_STRING; /* as saved */
+            c->categories = ludus__malloc(cap + 1);
             if (!c->categories) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-            c->categories[ludus__utf8_clean(v, vn, c->categories, (size_t)vn * 3)] = 0;
+            c->categories[ludus__utf8_clean(v, vn, c->categories, cap)] = 0;
         } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
             c->recovered = 1;
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
@@ -14399,22 +14870,25 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
 }
 
 static void ludus__sf_file_reader_destroy_reader(ludus_capture *c) {
-    ludus__sf_file_reader_reader *r = c->loader;
+    ludus__sf_file_reader_reader *r = c->src_data;
     if (!r) return;
     if (r->fd >= 0) ludus__read_close(r->fd);
     ludus__free(r);
-    c->loader = NULL;
+    c->src_data = NULL;
 }
 
+/* A capture file: its tables read at open, its blocks loaded one at a
+ * time as a stream reaches them. */
+static const ludus__source_ops ludus__sf_file_reader_file_source = {"file", NULL, NULL, ludus__sf_file_reader_load_run, ludus__sf_file_reader_destroy_reader, 0};
+
 static int ludus__sf_file_reader_open_source(ludus__sf_file_reader_reader *r, ludus_capture **out) {
-    ludus_capture *c = ludus__capture_new(LUDUS__CAP_FILE);
+    ludus_capture *c = ludus__capture_new(&ludus__sf_file_reader_file_source);
     if (!c) {
         if (r->fd >= 0) ludus__read_close(r->fd);
         ludus__free(r);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    c->loader = r;
-    c->destroy = ludus__sf_file_reader_destroy_reader;
+    c->src_data = r;
     c->file_bytes = r->size;
     uint64_t first = 0;
     uint32_t nsites = 0, nthreads = 0;
@@ -14426,7 +14900,6 @@ static int ludus__sf_file_reader_open_source(ludus__sf_file_reader_reader *r, lu
     }
     r->error = 0;
     c->prepared = 1; /* sites and counts come from the file */
-    c->load_run = load_run;
     *out = c;
     return 0;
 }
@@ -14787,7 +15260,7 @@ static void ludus__sf_chrome_json_flag_args(ludus__writer *w, uint16_t flags, in
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (flags & names[i].bit) {
             if (!first) ludus__w_ch(w, ',');
-            ludus__w_str(w, names[i].text);
+            ludus__w_str(w, names[i].text); /* constant text */
             first = 0;
         }
     ludus__w_ch(w, '"');
@@ -14891,8 +15364,9 @@ static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x,
         if (ev->site != UINT32_MAX) {
             ludus__sf_chrome_json_snippet(x, ev->site);
         } else {
+            const char *label = ni->label ? ni->label : ni->category; /* a mark or frame without a site */
             ludus__w_str(w, ",\"name\":");
-            ludus__w_json_str(w, ni->label, strlen(ni->label));
+            ludus__w_json_str(w, label, strlen(label));
         }
         if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) {
             ludus__w_str(w, ",\"cat\":");
@@ -15905,7 +16379,8 @@ static void ludus__sf_native_writer_write_header(ludus__writer *w, const ludus_c
 
 static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     char *cov = c->nmem_cov ? ludus__mem_cov_text(c) : NULL;
-    char crash[128]; /* "SIGNAME signo tid at_ns" */
+    if (c->nmem_cov && !cov) r->oom = 1; /* the file would lack the manifest: an error, not a quieter file */
+    char crash[128];                     /* "SIGNAME signo tid at_ns" */
     snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
              (unsigned long long)c->crash_tid, (long long)c->crash_ns);
     const char *keys[6] = {"ludus_version", "process_name", "categories", "memory_coverage", "crash", "recovered"};
@@ -16046,8 +16521,8 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
         uint64_t cursor = th->load_first;
         for (uint32_t i = 0; i < th->nruns && rc == 0 && !w->failed; i++) {
             ludus__run run;
-            if (c->load_run) {
-                rc = c->load_run(c, &cursor, &run, &rb);
+            if (c->src->load_run) {
+                rc = c->src->load_run(c, &cursor, &run, &rb);
                 if (rc) break;
             } else {
                 run = th->runs[i];
@@ -16228,6 +16703,31 @@ static inline uint8_t *ludus__pb_bytes(uint8_t *p, uint32_t field, const void *s
     return p + n;
 }
 
+/* Longest string field: longer names are cut (a packet must fit the writer). */
+#define LUDUS__PB_MAX_STR 4096u
+
+/* The one writer of a protobuf string (names, texts, values): s[0, n) as
+ * valid UTF-8 (each invalid byte becomes U+FFFD), at most max bytes (<=
+ * LUDUS__PB_MAX_STR), cut between two characters. Writes at most max + 8
+ * bytes. ludus__pb_str: max = LUDUS__PB_MAX_STR. */
+static inline uint8_t *ludus__pb_str_max(uint8_t *p, uint32_t field, const char *s, size_t n, size_t max) {
+    if (n <= max && ludus__utf8_valid(s, n)) return ludus__pb_bytes(p, field, s, n);
+    p = ludus__pb_key(p, field, LUDUS__PB_LEN);
+    size_t k = ludus__utf8_clean(s, n, (char *)p + 2, max); /* < 2^14: a two-byte length at most */
+    if (k < 128) {
+        memmove(p + 1, p + 2, k);
+        *p = (uint8_t)k;
+        return p + 1 + k;
+    }
+    p[0] = (uint8_t)(0x80 | (k & 0x7f));
+    p[1] = (uint8_t)(k >> 7);
+    return p + 2 + k;
+}
+
+static inline uint8_t *ludus__pb_str(uint8_t *p, uint32_t field, const char *s, size_t n) {
+    return ludus__pb_str_max(p, field, s, n, LUDUS__PB_MAX_STR);
+}
+
 /* Opens a nested message: *mark remembers where its length goes. */
 static inline uint8_t *ludus__pb_open(uint8_t *p, uint32_t field, uint8_t **mark) {
     p = ludus__pb_key(p, field, LUDUS__PB_LEN);
@@ -16285,7 +16785,7 @@ enum { SEQ_CLEARED = 1 };
 #define COUNTER_UUID(site, series) \
     (2u + (uint64_t)s->c->nthreads * LUDUS__MAX_LANES + (uint64_t)(site)*LUDUS__SERIES_PER_SITE + (series))
 #define META_SEQ 1u
-#define MAX_STR 4096u /* longer names are cut: a packet must fit the writer */
+#define MAX_STR LUDUS__PB_MAX_STR
 
 /* Extra interned names and categories, after the sites' iids. */
 enum { XN_FLOW = 1, XN_LABEL, XN_COUNT = XN_LABEL + LUDUS_NEV_COUNT };
@@ -16317,10 +16817,6 @@ typedef struct ludus__sf_pftrace_pf_state {
     uint32_t lanes_described; /* bit k: lane k of the current thread */
 } ludus__sf_pftrace_pf_state;
 
-static size_t ludus__sf_pftrace_clamp(size_t n) {
-    return n > MAX_STR ? MAX_STR : n;
-}
-
 static uint8_t *ludus__sf_pftrace_packet_open(uint8_t *p, uint8_t **mark, uint64_t ts, int has_ts, uint32_t seq, uint32_t flags) {
     p = ludus__pb_open(p, 1, mark);
     if (has_ts) p = ludus__pb_uint(p, TP_TIMESTAMP, ts);
@@ -16333,7 +16829,7 @@ static uint8_t *ludus__sf_pftrace_interned_entry(uint8_t *p, uint32_t field, uin
     uint8_t *m;
     p = ludus__pb_open(p, field, &m);
     p = ludus__pb_uint(p, 1, iid);
-    p = ludus__pb_bytes(p, 2, s, ludus__sf_pftrace_clamp(n));
+    p = ludus__pb_str(p, 2, s, n);
     return ludus__pb_close(p, m);
 }
 
@@ -16342,26 +16838,26 @@ static uint8_t *ludus__sf_pftrace_interned_entry(uint8_t *p, uint32_t field, uin
 static uint8_t *ludus__sf_pftrace_da_u64(uint8_t *p, const char *name, uint64_t v) {
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, name, strlen(name));
+    p = ludus__pb_str(p, 10, name, strlen(name));
     p = ludus__pb_uint(p, 3, v);
     return ludus__pb_close(p, m);
 }
 static uint8_t *ludus__sf_pftrace_da_i64(uint8_t *p, const char *name, int64_t v) {
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, name, strlen(name));
+    p = ludus__pb_str(p, 10, name, strlen(name));
     p = ludus__pb_int(p, 4, v);
     return ludus__pb_close(p, m);
 }
 static uint8_t *ludus__sf_pftrace_da_str(uint8_t *p, const char *name, const char *v) {
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, name, strlen(name));
-    p = ludus__pb_bytes(p, 6, v, ludus__sf_pftrace_clamp(strlen(v)));
+    p = ludus__pb_str(p, 10, name, strlen(name));
+    p = ludus__pb_str(p, 6, v, strlen(v));
     return ludus__pb_close(p, m);
 }
 
-static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
+static int ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     const ludus__captured *c = s->c;
     uint8_t *pm, *m, *m2;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
@@ -16370,7 +16866,7 @@ static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     p = ludus__pb_uint(p, 1, PROCESS_UUID);
     p = ludus__pb_open(p, 3, &m2);
     p = ludus__pb_int(p, 1, c->pid);
-    p = ludus__pb_bytes(p, 6, c->process_name, strnlen(c->process_name, sizeof c->process_name));
+    p = ludus__pb_str(p, 6, c->process_name, strnlen(c->process_name, sizeof c->process_name));
     p = ludus__pb_close(p, m2);
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
@@ -16407,7 +16903,8 @@ static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     }
     if (c->nmem_cov) {
         char *cov = ludus__mem_cov_text(c); /* lines of tab-separated fields, as in .ludus (docs/format.md) */
-        if (cov) p = ludus__sf_pftrace_da_str(p, "memory_coverage", cov);
+        if (!cov) return LUDUS_ENOMEM;
+        p = ludus__sf_pftrace_da_str(p, "memory_coverage", cov);
         ludus__free(cov);
     }
     if (c->cut) {
@@ -16416,6 +16913,7 @@ static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     }
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    return 0;
 }
 
 static uint8_t *ludus__sf_pftrace_thread_desc(ludus__sf_pftrace_pf_state *s, uint8_t *p, uint32_t t, uint32_t lane) {
@@ -16431,13 +16929,13 @@ static uint8_t *ludus__sf_pftrace_thread_desc(ludus__sf_pftrace_pf_state *s, uin
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, LANE_UUID(t, lane));
     if (lane) {
-        p = ludus__pb_bytes(p, 2, name, strlen(name));
+        p = ludus__pb_str(p, 2, name, strlen(name));
         p = ludus__pb_uint(p, 5, THREAD_UUID(t)); /* parent_uuid */
     } else {
         p = ludus__pb_open(p, 4, &m3);
         p = ludus__pb_int(p, 1, s->c->pid);
         p = ludus__pb_int(p, 2, (int64_t)th->tid);
-        p = ludus__pb_bytes(p, 5, name, strlen(name));
+        p = ludus__pb_str(p, 5, name, strlen(name));
         p = ludus__pb_close(p, m3);
     }
     return ludus__pb_close(p, m);
@@ -16551,14 +17049,13 @@ static void ludus__sf_pftrace_describe_counter(ludus__sf_pftrace_pf_state *s, ui
     const ludus__site_info *si = &s->c->sites[site];
     uint8_t *pm, *m, *m2;
     char name[MAX_STR + 64];
-    size_t n = ludus__sf_pftrace_clamp(si->name_len);
-    memcpy(name, si->name, n);
+    size_t n = ludus__utf8_clean(si->name, si->name_len, name, MAX_STR - 64); /* room for the series */
     if (series) n += (size_t)snprintf(name + n, sizeof name - n, " %s", ludus__stats[series - 1].series);
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
     p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, COUNTER_UUID(site, series));
-    p = ludus__pb_bytes(p, 2, name, n);
+    p = ludus__pb_str(p, 2, name, n);
     p = ludus__pb_uint(p, 5, PROCESS_UUID);
     p = ludus__pb_open(p, 8, &m2); /* CounterDescriptor: unit (3) COUNT = 2, SIZE_BYTES = 3 */
     if (series) p = ludus__pb_uint(p, 3, ludus__stats[series - 1].unit[0] ? 3 : 2);
@@ -16589,7 +17086,7 @@ static uint8_t *ludus__sf_pftrace_da_arg(ludus__sf_pftrace_pf_state *s, uint8_t 
     const ludus__site_info *si = &s->c->sites[ev->site];
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, si->name, si->name_len < ARG_NAME_MAX ? si->name_len : ARG_NAME_MAX);
+    p = ludus__pb_str_max(p, 10, si->name, si->name_len, ARG_NAME_MAX);
     switch (ludus__nevs[ev->kind].value) {
     case LUDUS__V_I64:
         p = ludus__pb_int(p, 4, (int64_t)ev->value);
@@ -16603,7 +17100,7 @@ static uint8_t *ludus__sf_pftrace_da_arg(ludus__sf_pftrace_pf_state *s, uint8_t 
     default: {
         size_t n;
         const char *t = ludus__arg_text(s->it, ev, &n);
-        p = ludus__pb_bytes(p, 6, t, n);
+        p = ludus__pb_str_max(p, 6, t, n, LUDUS_ANNOTATION_TEXT_MAX);
         break;
     }
     }
@@ -16619,7 +17116,7 @@ static void ludus__sf_pftrace_write_lone_arg(ludus__sf_pftrace_pf_state *s, cons
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_bytes(p, TE_CATEGORIES, "annotation", 10);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
-    p = ludus__pb_bytes(p, TE_NAME, si->name, ludus__sf_pftrace_clamp(si->name_len));
+    p = ludus__pb_str(p, TE_NAME, si->name, si->name_len);
     p = ludus__sf_pftrace_da_arg(s, p, ev);
     p = ludus__sf_pftrace_da_str(p, "ludus", "annotation without an open scope");
     p = ludus__pb_close(p, m);
@@ -16635,7 +17132,7 @@ static void ludus__sf_pftrace_write_message(ludus__sf_pftrace_pf_state *s, const
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_bytes(p, TE_CATEGORIES, "log", 3);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
-    p = ludus__pb_bytes(p, TE_NAME, text, ludus__sf_pftrace_clamp(n));
+    p = ludus__pb_str(p, TE_NAME, text, n);
     p = ludus__sf_pftrace_da_str(p, "level", ludus_log_level_name((int)ev->value));
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
@@ -16649,15 +17146,22 @@ static void ludus__sf_pftrace_write_message(ludus__sf_pftrace_pf_state *s, const
  * out with its end before its begin; Perfetto sorts the lanes' events by
  * time. ---- */
 
-static const ludus__captured *ludus__sf_pftrace_sort_c; /* qsort has no context argument */
+/* What the lane order compares, copied out of the zones: the sort needs no
+ * pointer to the capture (qsort has no context argument, and a file-scope
+ * one would be shared by two threads exporting two captures). */
+typedef struct ludus__sf_pftrace_lane_key {
+    uint32_t track, lane;
+    int64_t begin_ns;
+    uint32_t depth, index;
+} ludus__sf_pftrace_lane_key;
 
 static int ludus__sf_pftrace_cmp_lane_order(const void *x, const void *y) {
-    const ludus__async_zone *a = &ludus__sf_pftrace_sort_c->async[*(const uint32_t *)x], *b = &ludus__sf_pftrace_sort_c->async[*(const uint32_t *)y];
+    const ludus__sf_pftrace_lane_key *a = x, *b = y;
     if (a->track != b->track) return a->track < b->track ? -1 : 1;
     if (a->lane != b->lane) return a->lane < b->lane ? -1 : 1;
     if (a->begin_ns != b->begin_ns) return a->begin_ns < b->begin_ns ? -1 : 1;
     if (a->depth != b->depth) return a->depth < b->depth ? -1 : 1;
-    return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+    return a->index < b->index ? -1 : 1;
 }
 
 static uint64_t ludus__sf_pftrace_async_uuid(const ludus__sf_pftrace_pf_state *s, uint32_t track, uint32_t lane) {
@@ -16679,7 +17183,7 @@ static void ludus__sf_pftrace_async_edge(ludus__sf_pftrace_pf_state *s, const lu
         const char *name = z->site != UINT32_MAX ? c->sites[z->site].name : "<begin cut away>";
         p = ludus__pb_bytes(p, TE_CATEGORIES, "async", 5);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
-        p = ludus__pb_bytes(p, TE_NAME, name, ludus__sf_pftrace_clamp(strlen(name)));
+        p = ludus__pb_str(p, TE_NAME, name, strlen(name));
         p = ludus__sf_pftrace_da_u64(p, "id", z->id);
         if (z->flags & LUDUS_NEV_CLIPPED) p = ludus__sf_pftrace_da_u64(p, "clipped", 1);
     } else {
@@ -16701,9 +17205,19 @@ static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
         ludus__free(stack);
         return LUDUS_ENOMEM;
     }
-    for (uint32_t i = 0; i < c->nasync; i++) order[i] = i;
-    ludus__sf_pftrace_sort_c = c;
-    ludus__qsort(order, c->nasync, sizeof *order, ludus__sf_pftrace_cmp_lane_order);
+    ludus__sf_pftrace_lane_key *keys = ludus__malloc((size_t)c->nasync * sizeof *keys);
+    if (!keys) {
+        ludus__free(order);
+        ludus__free(stack);
+        return LUDUS_ENOMEM;
+    }
+    for (uint32_t i = 0; i < c->nasync; i++) {
+        const ludus__async_zone *z = &c->async[i];
+        keys[i] = (ludus__sf_pftrace_lane_key){z->track, z->lane, z->begin_ns, z->depth, i};
+    }
+    ludus__qsort(keys, c->nasync, sizeof *keys, ludus__sf_pftrace_cmp_lane_order);
+    for (uint32_t i = 0; i < c->nasync; i++) order[i] = keys[i].index;
+    ludus__free(keys);
     s->seq = c->nthreads + 2;
     uint8_t *pm, *m;
     for (uint32_t t = 0; t < c->nasync_tracks; t++) {
@@ -16711,13 +17225,13 @@ static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
         const char *tn = k->site != UINT32_MAX ? c->sites[k->site].name : "<invalid track>";
         for (uint32_t lane = 0; lane < k->lanes; lane++) {
             char name[MAX_STR + 32];
-            int len = lane ? snprintf(name, sizeof name, "%.*s (%u)", (int)MAX_STR, tn, lane + 1)
-                           : snprintf(name, sizeof name, "%.*s", (int)MAX_STR, tn);
+            size_t len = ludus__utf8_clean(tn, strlen(tn), name, MAX_STR - 32); /* room for the lane */
+            if (lane) len += (size_t)snprintf(name + len, sizeof name - len, " (%u)", lane + 1);
             uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
             p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, t == 0 && lane == 0 ? SEQ_CLEARED : 0);
             p = ludus__pb_open(p, TP_TRACK_DESC, &m);
             p = ludus__pb_uint(p, 1, ludus__sf_pftrace_async_uuid(s, t, lane));
-            p = ludus__pb_bytes(p, 2, name, (size_t)len);
+            p = ludus__pb_str(p, 2, name, len);
             p = ludus__pb_uint(p, 5, PROCESS_UUID);
             p = ludus__pb_close(p, m);
             ludus__pb_commit(s->w, ludus__pb_close(p, pm));
@@ -16768,7 +17282,7 @@ static void ludus__sf_pftrace_gpu_track(ludus__sf_pftrace_pf_state *s, uint64_t 
     p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, first ? SEQ_CLEARED : 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, uuid);
-    p = ludus__pb_bytes(p, 2, name, ludus__sf_pftrace_clamp(strlen(name)));
+    p = ludus__pb_str(p, 2, name, strlen(name));
     p = ludus__pb_uint(p, 5, PROCESS_UUID);
     if (counter) {
         p = ludus__pb_open(p, 8, &m2);
@@ -16834,7 +17348,7 @@ static void ludus__sf_pftrace_write_gpu(ludus__sf_pftrace_pf_state *s) {
         p = ludus__pb_uint(p, TE_TRACK_UUID, ludus__sf_pftrace_gpu_uuid(s, x->ctx, x->lane));
         p = ludus__pb_bytes(p, TE_CATEGORIES, "gpu", 3);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
-        p = ludus__pb_bytes(p, TE_NAME, pn, ludus__sf_pftrace_clamp(strlen(pn)));
+        p = ludus__pb_str(p, TE_NAME, pn, strlen(pn));
         p = ludus__sf_pftrace_da_u64(p, "frame", x->frame);
         p = ludus__sf_pftrace_da_i64(p, "device_ns", x->device_ns);
         p = ludus__sf_pftrace_da_i64(p, "error_ns", x->error_ns);
@@ -16983,8 +17497,7 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
         ludus__free(s.counter_described);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    ludus__sf_pftrace_write_process(&s);
-    int rc = 0;
+    int rc = ludus__sf_pftrace_write_process(&s);
     for (uint32_t t = 0; t < c->nthreads && !w->failed && rc == 0; t++) {
         s.seq = t + 2;
         ludus__sf_pftrace_write_thread_head(&s, t);
@@ -17257,12 +17770,16 @@ typedef struct ludus__sf_recover_thread_name {
 } ludus__sf_recover_thread_name;
 
 static void ludus__sf_recover_unmap(ludus_capture *c) {
-    ludus__sf_recover_mapping *m = c->loader;
+    ludus__sf_recover_mapping *m = c->src_data;
     if (!m) return;
     ludus__file_unmap(m->p, m->bytes);
     ludus__free(m);
-    c->loader = NULL;
+    c->src_data = NULL;
 }
+
+/* A recovered capture: its runs point into the pool file, mapped for its
+ * life; its sites come from the journal. */
+static const ludus__source_ops ludus__sf_recover_recovered_source = {"recovered", NULL, NULL, NULL, ludus__sf_recover_unmap, 0};
 
 /* Slots ludus__sf_recover_written in [e, e + n): whole events up to the first slot not
  * ludus__sf_recover_written. */
@@ -17495,7 +18012,7 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
                       (unsigned long long)h.journal_cap, (unsigned long long)h.pool_bytes,
                       (unsigned long long)h.pool_off, size);
     }
-    ludus_capture *c = rc == 0 ? ludus__capture_new(LUDUS__CAP_FILE) : NULL;
+    ludus_capture *c = rc == 0 ? ludus__capture_new(&ludus__sf_recover_recovered_source) : NULL;
     ludus__sf_recover_mapping *m = c ? ludus__malloc(sizeof *m) : NULL;
     if (rc == 0 && (!c || !m)) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
     if (rc) {
@@ -17505,8 +18022,7 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
         return rc;
     }
     *m = (ludus__sf_recover_mapping){map, size};
-    c->loader = m;
-    c->destroy = ludus__sf_recover_unmap;
+    c->src_data = m;
     c->file_bytes = size;
     rc = ludus__sf_recover_build(c, map, size, &h);
     if (rc) {
@@ -17521,14 +18037,14 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
 /* ==== src/flight/rolling.c ==== */
 /* The rolling window (include/ludus/rolling.h): a ring of segments, each an
  * ordinary capture, switched by a background thread; snapshots that join
- * them; triggers that hand a snapshot to a writer thread.
+ * them; triggers that hand a ludus__sf_rolling_snapshot to a writer thread.
  *
  * Segments are one recording: a span begun in one segment and ended in a
  * later one is paired (ludus__same_recording), and a scope's end names its
  * begin by address, which stays unique while both segments are held. When
  * the oldest segment is dropped, what was still open at its end (scopes and
  * spans, per thread) is kept as the thread's "carried" begins, so a later
- * end still finds its begin: a snapshot streams the carried begins first,
+ * end still finds its begin: a ludus__sf_rolling_snapshot streams the carried begins first,
  * then the segments' pieces, and cuts the result at the window's start
  * (begins before it are clipped there and flagged). Descriptors of run-time
  * names die with their segment's name table: carried begins point at copies.
@@ -17764,18 +18280,42 @@ static int ludus__sf_rolling_append_runs(ludus__cap_thread *th, const ludus__run
     return 0;
 }
 
+/* A ludus__sf_rolling_snapshot's source: the segments it joins (held: its runs are theirs)
+ * and the begins carried from before them. */
+typedef struct ludus__sf_rolling_snapshot {
+    ludus_capture **parts;
+    uint32_t nparts;
+    ludus__event *carried;
+} ludus__sf_rolling_snapshot;
+
+static void ludus__sf_rolling_snapshot_free(ludus_capture *c) {
+    ludus__sf_rolling_snapshot *sn = c->src_data;
+    if (!sn) return;
+    for (uint32_t i = 0; i < sn->nparts; i++) ludus_capture_release(sn->parts[i]);
+    ludus__free(sn->parts);
+    ludus__free(sn->carried);
+    ludus__free(sn);
+}
+
+static const ludus__source_ops ludus__sf_rolling_snapshot_source = {"snapshot", NULL, ludus__build_recorded, NULL, ludus__sf_rolling_snapshot_free, 0};
+
 /* The held segments joined into one in-memory capture (lock held). */
 static ludus_capture *ludus__sf_rolling_join_segments(void) {
-    ludus_capture *j = ludus__capture_new(LUDUS__CAP_MEMORY);
-    if (!j) return NULL;
+    ludus_capture *j = ludus__capture_new(&ludus__sf_rolling_snapshot_source);
+    ludus__sf_rolling_snapshot *sn = j ? ludus__calloc(1, sizeof *sn) : NULL;
+    if (!sn) {
+        ludus__free(j);
+        return NULL;
+    }
+    j->src_data = sn;
     const ludus_capture *first = R.seg[0], *lastc = R.seg[R.nseg - 1];
-    j->parts = ludus__calloc(R.nseg, sizeof *j->parts);
+    sn->parts = ludus__calloc(R.nseg, sizeof *sn->parts);
     uint32_t maxthreads = 0, ncarried = 0;
     for (uint32_t i = 0; i < R.nseg; i++) maxthreads += R.seg[i]->nthreads;
     for (uint32_t i = 0; i < R.ncarry; i++) ncarried += R.carry[i].n;
     j->threads = ludus__calloc(maxthreads + R.ncarry + 1, sizeof *j->threads);
-    j->carried = ludus__calloc(ncarried + 1, sizeof *j->carried);
-    if (!j->parts || !j->threads || !j->carried) goto fail;
+    sn->carried = ludus__calloc(ncarried + 1, sizeof *sn->carried);
+    if (!sn->parts || !j->threads || !sn->carried) goto fail;
     j->gen = lastc->gen;
     j->gen_first = first->gen;
     j->clock_tsc = lastc->clock_tsc;
@@ -17802,9 +18342,9 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
         th->serial = tc->serial;
         th->first_drop_ns = LUDUS__NO_DROP;
         for (uint32_t k = 0; k < tc->n; k++) {
-            j->carried[nc] = tc->e[k].ev;
-            j->carried[nc].ticks = first->c0.ticks;
-            ludus__run run = {&j->carried[nc], 1, tc->e[k].addr};
+            sn->carried[nc] = tc->e[k].ev;
+            sn->carried[nc].ticks = first->c0.ticks;
+            ludus__run run = {&sn->carried[nc], 1, tc->e[k].addr};
             nc++;
             if (ludus__sf_rolling_append_runs(th, &run, 1)) goto fail;
             if (tc->e[k].span) th->spans++;
@@ -17815,7 +18355,7 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
         ludus__capture_quiesce(s);
         if (ludus__build_runs(s)) goto fail;
         ludus_capture_retain(s);
-        j->parts[j->nparts++] = s;
+        sn->parts[sn->nparts++] = s;
         if (ludus__gpu_append(&j->gpu, s->gpu, s->start_ns - j->start_ns)) goto fail; /* GPU samples, re-based */
         j->unregistered_drops += s->unregistered_drops;
         j->interner_drops += s->interner_drops;
@@ -17847,7 +18387,7 @@ fail:
 }
 
 /* Switches the recording segment (lock held); drop: let the oldest
- * segments go (the switch thread; a snapshot leaves that to it, so its
+ * segments go (the switch thread; a ludus__sf_rolling_snapshot leaves that to it, so its
  * caller does not replay what is dropped). */
 static int ludus__sf_rolling_switch_segment(int64_t now, int drop) {
     ludus_capture *ended = NULL;
@@ -17870,7 +18410,7 @@ static int ludus__sf_rolling_switch_segment(int64_t now, int drop) {
     }
     R.seg[R.nseg++] = ended;
     /* the window: the oldest segment goes once the next one alone reaches
-     * back to the window's start (so a snapshot spans window_ms to
+     * back to the window's start (so a ludus__sf_rolling_snapshot spans window_ms to
      * window_ms + a segment), or when the held segments' events use the
      * memory of segments + 1 pools. Snapshots end segments early: up to
      * 2 x segments + 2 short ones are held. */
@@ -18204,7 +18744,7 @@ static void ludus__sf_rolling_release_window(void) {
     ludus__free(R.carry);
     R.carry = NULL;
     R.ncarry = 0;
-    /* Copies of descriptors stay: a snapshot still held may point at them
+    /* Copies of descriptors stay: a ludus__sf_rolling_snapshot still held may point at them
      * (they are few: one per distinct run-time name carried). */
     ludus__free(R.ring);
     ludus__free(R.sorted);

@@ -62,7 +62,8 @@ static void write_header(ludus__writer *w, const ludus_capture *c) {
 
 static void write_meta(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     char *cov = c->nmem_cov ? ludus__mem_cov_text(c) : NULL;
-    char crash[128]; /* "SIGNAME signo tid at_ns" */
+    if (c->nmem_cov && !cov) r->oom = 1; /* the file would lack the manifest: an error, not a quieter file */
+    char crash[128];                     /* "SIGNAME signo tid at_ns" */
     snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
              (unsigned long long)c->crash_tid, (long long)c->crash_ns);
     const char *keys[6] = {"ludus_version", "process_name", "categories", "memory_coverage", "crash", "recovered"};
@@ -203,8 +204,8 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
         uint64_t cursor = th->load_first;
         for (uint32_t i = 0; i < th->nruns && rc == 0 && !w->failed; i++) {
             ludus__run run;
-            if (c->load_run) {
-                rc = c->load_run(c, &cursor, &run, &rb);
+            if (c->src->load_run) {
+                rc = c->src->load_run(c, &cursor, &run, &rb);
                 if (rc) break;
             } else {
                 run = th->runs[i];

@@ -250,18 +250,42 @@ static int append_runs(ludus__cap_thread *th, const ludus__run *runs, uint32_t n
     return 0;
 }
 
+/* A snapshot's source: the segments it joins (held: its runs are theirs)
+ * and the begins carried from before them. */
+typedef struct snapshot {
+    ludus_capture **parts;
+    uint32_t nparts;
+    ludus__event *carried;
+} snapshot;
+
+static void snapshot_free(ludus_capture *c) {
+    snapshot *sn = c->src_data;
+    if (!sn) return;
+    for (uint32_t i = 0; i < sn->nparts; i++) ludus_capture_release(sn->parts[i]);
+    ludus__free(sn->parts);
+    ludus__free(sn->carried);
+    ludus__free(sn);
+}
+
+static const ludus__source_ops snapshot_source = {"snapshot", NULL, ludus__build_recorded, NULL, snapshot_free, 0};
+
 /* The held segments joined into one in-memory capture (lock held). */
 static ludus_capture *join_segments(void) {
-    ludus_capture *j = ludus__capture_new(LUDUS__CAP_MEMORY);
-    if (!j) return NULL;
+    ludus_capture *j = ludus__capture_new(&snapshot_source);
+    snapshot *sn = j ? ludus__calloc(1, sizeof *sn) : NULL;
+    if (!sn) {
+        ludus__free(j);
+        return NULL;
+    }
+    j->src_data = sn;
     const ludus_capture *first = R.seg[0], *lastc = R.seg[R.nseg - 1];
-    j->parts = ludus__calloc(R.nseg, sizeof *j->parts);
+    sn->parts = ludus__calloc(R.nseg, sizeof *sn->parts);
     uint32_t maxthreads = 0, ncarried = 0;
     for (uint32_t i = 0; i < R.nseg; i++) maxthreads += R.seg[i]->nthreads;
     for (uint32_t i = 0; i < R.ncarry; i++) ncarried += R.carry[i].n;
     j->threads = ludus__calloc(maxthreads + R.ncarry + 1, sizeof *j->threads);
-    j->carried = ludus__calloc(ncarried + 1, sizeof *j->carried);
-    if (!j->parts || !j->threads || !j->carried) goto fail;
+    sn->carried = ludus__calloc(ncarried + 1, sizeof *sn->carried);
+    if (!sn->parts || !j->threads || !sn->carried) goto fail;
     j->gen = lastc->gen;
     j->gen_first = first->gen;
     j->clock_tsc = lastc->clock_tsc;
@@ -288,9 +312,9 @@ static ludus_capture *join_segments(void) {
         th->serial = tc->serial;
         th->first_drop_ns = LUDUS__NO_DROP;
         for (uint32_t k = 0; k < tc->n; k++) {
-            j->carried[nc] = tc->e[k].ev;
-            j->carried[nc].ticks = first->c0.ticks;
-            ludus__run run = {&j->carried[nc], 1, tc->e[k].addr};
+            sn->carried[nc] = tc->e[k].ev;
+            sn->carried[nc].ticks = first->c0.ticks;
+            ludus__run run = {&sn->carried[nc], 1, tc->e[k].addr};
             nc++;
             if (append_runs(th, &run, 1)) goto fail;
             if (tc->e[k].span) th->spans++;
@@ -301,7 +325,7 @@ static ludus_capture *join_segments(void) {
         ludus__capture_quiesce(s);
         if (ludus__build_runs(s)) goto fail;
         ludus_capture_retain(s);
-        j->parts[j->nparts++] = s;
+        sn->parts[sn->nparts++] = s;
         if (ludus__gpu_append(&j->gpu, s->gpu, s->start_ns - j->start_ns)) goto fail; /* GPU samples, re-based */
         j->unregistered_drops += s->unregistered_drops;
         j->interner_drops += s->interner_drops;

@@ -113,8 +113,10 @@ int lt_output_format(const lt_verb *v, const char *path, const char *format_word
         else if (!strcmp(format_word, "ludus"))
             *format = LUDUS_FORMAT_LUDUS;
         else {
-            fprintf(stderr, "ludus-trace %s: --format %s: the formats are json, pftrace and ludus\n", v->name,
-                    format_word);
+            char shown[256];
+            fprintf(stderr, /* constant text */
+                    "ludus-trace %s: --format %s: the formats are json, pftrace and ludus\n", v->name,
+                    ludus_text_show(shown, sizeof shown, format_word, 0));
             return LT_USAGE;
         }
     } else {
@@ -124,16 +126,18 @@ int lt_output_format(const lt_verb *v, const char *path, const char *format_word
             if (!strcmp(path, "-") || !strchr(base, '.')) {
                 *format = LUDUS_FORMAT_JSON; /* "-", /dev/stdout, a FIFO: JSON unless --format says */
             } else {
-                fprintf(stderr,
+                char shown[256];
+                fprintf(stderr, /* constant text */
                         "ludus-trace %s: %s: the extension picks the format: .json, .pftrace or .ludus (or give "
                         "--format json|pftrace|ludus)\n",
-                        v->name, path);
+                        v->name, ludus_text_show(shown, sizeof shown, path, 0));
                 return LT_USAGE;
             }
         }
     }
     if (*format != LUDUS_FORMAT_JSON && (!strcmp(path, "-") || !strcmp(path, "/dev/stdout")) && isatty(1)) {
-        fprintf(stderr, "ludus-trace %s: %s is binary and standard output is a terminal; redirect it\n", v->name,
+        fprintf(stderr, /* constant text */
+                "ludus-trace %s: %s is binary and standard output is a terminal; redirect it\n", v->name,
                 *format == LUDUS_FORMAT_PFTRACE ? ".pftrace" : ".ludus");
         return LT_USAGE;
     }
@@ -198,7 +202,9 @@ int lt_output_option(const lt_verb *v, int argc, char **argv, int *i, const char
         val = a + 2; /* -oFILE */
     }
     if (*out) {
-        fprintf(stderr, "ludus-trace %s: one OUT only (-o %s, and %s before)\n", v->name, val, *out);
+        char a[256], b[256];
+        fprintf(stderr, "ludus-trace %s: one OUT only (-o %s, and %s before)\n", v->name, /* constant text */
+                ludus_text_show(a, sizeof a, val, 0), ludus_text_show(b, sizeof b, *out, 0));
         *rc = LT_USAGE;
         return 1;
     }

@@ -13,7 +13,7 @@
 #include <pthread.h>
 #endif
 
-#include <ludus/capture.h>
+#include <ludus/capture_file.h>
 
 #include "verbs.h"
 
@@ -39,19 +39,21 @@ static void print_verb_help(const lt_verb *v, FILE *f) {
 }
 
 int lt_usage(const lt_verb *v, const char *problem) {
-    if (problem) fprintf(stderr, "ludus-trace %s: %s\n", v->name, problem);
+    if (problem) fprintf(stderr, "ludus-trace %s: %s\n", v->name, problem); /* constant text */
     fprintf(stderr, "%s", v->usage);
     return LT_USAGE;
 }
 
 int lt_unknown_option(const lt_verb *v, const char *arg) {
-    fprintf(stderr, "ludus-trace %s: unknown option '%s'; %s takes: %s (ludus-trace %s --help)\n", v->name, arg,
-            v->name, v->options, v->name);
+    char shown[256];
+    fprintf(stderr, "ludus-trace %s: unknown option '%s'; %s takes: %s (ludus-trace %s --help)\n", /* constant text */
+            v->name, ludus_text_show(shown, sizeof shown, arg, 0), v->name, v->options, v->name);
     return LT_USAGE;
 }
 
 int lt_missing_value(const lt_verb *v, const char *option) {
-    fprintf(stderr, "ludus-trace %s: %s needs a value (ludus-trace %s --help)\n", v->name, option, v->name);
+    fprintf(stderr, "ludus-trace %s: %s needs a value (ludus-trace %s --help)\n", /* constant text */
+            v->name, option, v->name);
     return LT_USAGE;
 }
 
@@ -187,7 +189,7 @@ void lt_busy_end(void) {
 static void print_help(FILE *f) {
     fprintf(f, "usage: ludus-trace VERB [ARGS]   (ludus-trace VERB --help for a verb's usage)\n"
                "       ludus-trace --version\n\n");
-    for (int i = 0; i < nverbs; i++) fprintf(f, "  %-10s %s\n", verbs[i]->name, verbs[i]->summary);
+    for (int i = 0; i < nverbs; i++) fprintf(f, "  %-10s %s\n", verbs[i]->name, verbs[i]->summary); /* constant text */
     fprintf(f, "\nFILE \"-\" is standard input (one per command); OUT \"-\" standard output; -o OUT as well as\n"
                "the positional OUT on every verb that writes. Progress on stderr for work over a second,\n"
                "only on a terminal.\n\n");
@@ -229,14 +231,17 @@ int main(int argc, char **argv) {
         }
         return verbs[i]->run(argc - 1, argv + 1);
     }
-    fprintf(stderr, "ludus-trace: unknown verb '%s'; the verbs are:", argv[1]);
-    for (int i = 0; i < nverbs; i++) fprintf(stderr, " %s", verbs[i]->name);
+    char shown[256];
+    fprintf(stderr, "ludus-trace: unknown verb '%s'; the verbs are:", ludus_text_show(shown, sizeof shown, argv[1], 0));
+    for (int i = 0; i < nverbs; i++) fprintf(stderr, " %s", verbs[i]->name); /* constant text */
     fprintf(stderr, " (ludus-trace --help)\n");
     return LT_USAGE;
 }
 
 void lt_error(const char *verb, const char *what, int rc) {
-    const char *kind = ludus_error_string(rc), *detail = ludus_last_error_detail();
+    char shown[1024]; /* the detail may quote a file's bytes: shown, not sent */
+    const char *kind = ludus_error_string(rc),
+               *detail = ludus_text_show(shown, sizeof shown, ludus_last_error_detail(), 0);
     if (!strncmp(detail, kind, strlen(kind))) /* the detail says it already ("malformed input, offset N: ...") */
         fprintf(stderr, "ludus-trace %s: %s: %s\n", verb, what, detail);
     else

@@ -51,11 +51,13 @@ static int recover_run(int argc, char **argv) {
         code = lt_out_close("recover", &o, rc != 0);
     }
     ludus_capture_info in;
+    char name[256]; /* a file may hold anything: shown, not sent */
     if (code == LT_OK && ludus_capture_get_info(c, &in) == 0)
         fprintf(strcmp(out, "-") ? stdout : stderr,
                 "recovered %s (pid %d): %u threads, %llu events, %llu incomplete slices, %.3f ms -> %s\n",
-                in.process_name, in.pid, in.threads, (unsigned long long)in.summary.events,
-                (unsigned long long)in.summary.incomplete, (double)(in.end_ns - in.start_ns) / 1e6, out);
+                ludus_text_show(name, sizeof name, in.process_name, 0), in.pid, in.threads,
+                (unsigned long long)in.summary.events, (unsigned long long)in.summary.incomplete,
+                (double)(in.end_ns - in.start_ns) / 1e6, out);
     ludus_capture_release(c);
     return code;
 }
