@@ -53,9 +53,12 @@ static void write_at_exit(void) {
     expand(path, sizeof path);
     ludus_capture *c = NULL;
     int rc;
-    if (rolling_mode) { /* the last window; a hitch file being written is finished first */
-        ludus_rolling_flush(2000);
+    if (rolling_mode) {
+        /* the last window, taken first: waiting for a hitch file being
+         * written (up to 2 s on a loaded machine) would move the window past
+         * the program's last frames; then that file is finished */
         rc = ludus_snapshot(&c);
+        ludus_rolling_flush(2000);
         ludus_rolling_end();
     } else {
         rc = ludus_end_capture();
