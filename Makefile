@@ -1,6 +1,6 @@
 # Ludus Profiling: the two commands of the README, and a few more.
 #   make        build the library, ludus-trace and the demo (and the tests when
-#               their dependencies are there); installs nothing
+#               their dependencies are there), warnings as errors; installs nothing
 #   make demo   install cmake and a compiler when missing, build, run the demo,
 #               write a trace and print a summary
 #   make test   install the test dependencies when missing, build and run every
@@ -8,6 +8,10 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+# What this Makefile asks of CMake (a plain cmake configure asks for none:
+# no tests, no benchmarks, warnings not errors). TESTS: AUTO, ON or OFF.
+TESTS ?= AUTO
+OUR_FLAGS = -DLUDUS_WERROR=ON -DLUDUS_BUILD_TESTS=$(TESTS) -DLUDUS_BUILD_BENCH=ON
 # The backend: builtin (default) or tracy, with TRACY_DIR=<tracy>/public
 # (make build LUDUS_BACKEND=tracy TRACY_DIR=~/tracy/public BUILD=build-tracy).
 LUDUS_BACKEND ?= builtin
@@ -16,7 +20,7 @@ ifeq ($(LUDUS_BACKEND),tracy)
 CMAKE_FLAGS += -DLUDUS_BACKEND=tracy -DLUDUS_TRACY_DIR=$(abspath $(TRACY_DIR))
 endif
 
-.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers test-gpu test-tracy bench-tracy fuzz bench bench-callgrind bench-diff bench-shapes clean single-file
+.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers test-gpu test-tracy test-build-types test-ports test-windows test-aarch64 bench-tracy fuzz bench bench-callgrind bench-diff bench-shapes clean single-file
 
 all: build
 
@@ -30,7 +34,7 @@ deps-build:
 
 build:
 	@command -v cmake >/dev/null || { echo "ludus: cmake is missing (make deps-build installs it)"; exit 1; }
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(OUR_FLAGS) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 demo: deps-build
@@ -58,29 +62,37 @@ demo-diff: build
 test: test-plain test-asan test-tsan
 
 test-plain: deps
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory build TESTS=ON
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The compile checks (compiler invocations, formatting) do not depend on the
 # tree: the plain tree runs them, the sanitizer trees skip them.
 test-asan: deps
-	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DLUDUS_SANITIZE=address,undefined -DLUDUS_BUILD_BENCH=OFF >/dev/null
+	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DLUDUS_SANITIZE=address,undefined $(OUR_FLAGS) \
+	  -DLUDUS_BUILD_TESTS=ON -DLUDUS_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(BUILD)-asan -j $(JOBS)
 	@cd $(BUILD)-asan && ctest --output-on-failure -j $(JOBS) -LE compile
 
 test-tsan: deps
-	@cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUDUS_SANITIZE=thread -DLUDUS_BUILD_BENCH=OFF >/dev/null
+	@cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUDUS_SANITIZE=thread $(OUR_FLAGS) \
+	  -DLUDUS_BUILD_TESTS=ON -DLUDUS_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(BUILD)-tsan -j $(JOBS)
 	@cd $(BUILD)-tsan && ctest --output-on-failure -L concurrency -j $(JOBS)
 
 # Loads the demo's trace into Chromium DevTools, speedscope and the DevTools
-# trace engine, and its HTML report (frame and counter charts) into Chromium (needs chromium and npm; scripts/ensure-viewer-deps.sh installs them);
+# trace engine, then a synthetic trace of every tie a clock can make (its
+# times given by tests/format/nesting_trace.c, the same in every run), and
+# its HTML report (frame and counter charts) into Chromium (needs chromium and npm; scripts/ensure-viewer-deps.sh installs them);
 # the HTML report and diff of the hostile-name capture with a trap for any script of a name; the flame graph
 # of a 100,000-deep recursion.
-test-viewers: build
+test-viewers: deps
+	@$(MAKE) --no-print-directory build TESTS=ON
 	@./scripts/ensure-viewer-deps.sh
 	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/viewer-trace.json --frames 40 >/dev/null
+	@python3 tests/format/trace_json.py $(BUILD)/viewer-trace.json
 	@node tests/viewers/check-viewers.mjs $(BUILD)/viewer-trace.json --require-timeline
+	@$(BUILD)/tests/format/nesting_trace --ties $(BUILD)/viewer-ties.json
+	@node tests/viewers/check-viewers.mjs $(BUILD)/viewer-ties.json
 	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/viewer-trace.ludus --html $(BUILD)/viewer-report.html >/dev/null
 	@node tests/viewers/check-report-html.mjs $(BUILD)/viewer-report.html
 	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/viewer-more.json --frames 40 --extra-draws 80 >/dev/null
@@ -107,7 +119,8 @@ test-viewers: build
 # the example's capture checked, reported and diffed (tests/gpu/check_vulkan.sh).
 test-gpu: deps
 	@./scripts/ensure-vulkan.sh
-	@cmake -S . -B $(BUILD)-vulkan -DLUDUS_VULKAN=ON -DLUDUS_BUILD_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD)-vulkan -DLUDUS_VULKAN=ON $(OUR_FLAGS) -DLUDUS_BUILD_TESTS=ON -DLUDUS_BUILD_BENCH=OFF \
+	  $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD)-vulkan -j $(JOBS) --target vulkan_compute ludus-trace
 	@cd $(BUILD)-vulkan && VK_ICD_FILENAMES="$$(ls /usr/share/vulkan/icd.d/lvp_icd.*.json | head -n 1)" \
 	  ctest --output-on-failure -L gpu
@@ -120,6 +133,14 @@ test-gpu: deps
 test-tracy: build
 	@./scripts/ensure-port-deps.sh tracy || [ "$${LUDUS_CI:-0}" != 1 ] # elsewhere check_tracy.sh says what is missing
 	@./tests/tracy/check_tracy.sh $(CURDIR) $(BUILD) $(BUILD)-tracy
+
+# Every build type (Debug, Release, RelWithDebInfo, MinSizeRel) with gcc and
+# clang from a clean tree, warnings as errors, tests and benchmarks included;
+# a configure that asks for nothing builds the library, ludus-trace and the
+# demo only; the Tracy backend in Release (tests/package/check_build_types.sh,
+# which test-tracy then runs; about 10 minutes on 2 cores).
+test-build-types: deps
+	@./tests/package/check_build_types.sh $(CURDIR) $(abspath $(BUILD))-types
 
 # The Tracy backend's cost per scope against Tracy's ZoneScoped and
 # TracyCZone, with tracy-capture attached and on demand (bench/tracy.sh).
@@ -166,7 +187,7 @@ test-windows: deps-build
 test-aarch64: deps-build
 	@./scripts/ensure-port-deps.sh aarch64
 	@cmake -S . -B $(BUILD)-aarch64 -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchains/aarch64-linux-gnu.cmake \
-	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUDUS_BUILD_TESTS=ON -DLUDUS_BUILD_BENCH=OFF >/dev/null
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo $(OUR_FLAGS) -DLUDUS_BUILD_TESTS=ON -DLUDUS_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(BUILD)-aarch64 -j $(JOBS)
 	@cd $(BUILD)-aarch64 && ctest --output-on-failure -j $(JOBS)
 

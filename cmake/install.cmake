@@ -1,15 +1,14 @@
 # Install rules (cmake --install BUILD [--prefix DIR]): the headers, the
-# static and shared libraries, the launch object, ludus-trace, the CMake
-# package (find_package(ludus CONFIG): ludus::ludus, ludus::launch,
-# ludus::shared) and ludus.pc for pkg-config.
+# static and shared libraries, ludus-trace, the CMake package
+# (find_package(ludus CONFIG): ludus::ludus, ludus::shared, ludus::launch)
+# and ludus.pc (static) and ludus-shared.pc for pkg-config.
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ludus DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS ${ludus_install_targets}
         EXPORT ludusTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/ludus)
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 if(TARGET ludus-trace)
   set_target_properties(ludus-trace PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
   install(TARGETS ludus-trace RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -24,14 +23,21 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/ludusConfigVersion.
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ludusConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/ludusConfigVersion.cmake
         DESTINATION ${ludus_cmake_dir})
 
-# Relocatable: the prefix is found from the .pc file's own place (pcfiledir).
-# A Tracy build: instrumented code sees the backend's seam, and a static link
-# needs the C++ runtime of Tracy's client.
+# pkg-config: ludus.pc links the static library (LUDUS_TRACE included: -u
+# pulls the launch code), so the program runs anywhere; ludus-shared.pc
+# links libludus.so with an rpath to the installed lib directory. Both are
+# relocatable: the prefix is found from the .pc file's own place
+# (pcfiledir). A Tracy build: instrumented code sees the backend's seam, and
+# a static link needs the C++ runtime of Tracy's client.
 set(LUDUS_PC_CFLAGS "")
-set(LUDUS_PC_LIBS_PRIVATE "")
+set(LUDUS_PC_LIBS_STATIC "")
 if(LUDUS_BACKEND STREQUAL "tracy")
   set(LUDUS_PC_CFLAGS " -DLUDUS_BACKEND_TRACY=1")
-  set(LUDUS_PC_LIBS_PRIVATE " -lstdc++ -ldl")
+  set(LUDUS_PC_LIBS_STATIC " -lstdc++ -ldl")
 endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/ludus.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ludus.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ludus.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(TARGET ludus_shared)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/ludus-shared.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ludus-shared.pc @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ludus-shared.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()

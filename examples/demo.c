@@ -447,7 +447,10 @@ int main(int argc, char **argv) {
     printf("Ludus Profiling demo: %d frames, %d worker threads, %d injected hitches\n", frames, threads, hitches);
     printf("Trace written to %s\n", trace);
     printf("Capture saved to %s (ludus-trace info/convert read it)\n", capture_path);
-    printf("Open it at https://ui.perfetto.dev (Open trace file) or in chrome://tracing (Load).\n\n");
+    printf("Open it at https://ui.perfetto.dev (Open trace file) or https://www.speedscope.app (Browse), or in\n"
+           "Chromium's DevTools (Performance panel, Load profile). Perfetto's own format, several times smaller:\n"
+           "ludus-trace convert %s trace.pftrace\n\n",
+           capture_path);
     printf("Capture: %.1f ms, clock %s, %u threads, %llu events, %llu dropped, %llu incomplete, %u chunks\n",
            (double)(s.end_ns - s.start_ns) / 1e6, s.clock_name, s.threads, (unsigned long long)s.events,
            (unsigned long long)s.dropped, (unsigned long long)s.incomplete, s.chunks_used);

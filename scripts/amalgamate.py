@@ -212,6 +212,11 @@ def generate():
     p.out.append("#endif /* LUDUS_SINGLE_FILE_H */\n\n")
     p.out.append("#if defined(LUDUS_IMPLEMENTATION) && !defined(LUDUS_SINGLE_FILE_IMPLEMENTED)\n")
     p.out.append("#define LUDUS_SINGLE_FILE_IMPLEMENTED\n")
+    # The implementation is C11: in a C++ file, one clear error and nothing else.
+    p.out.append("#ifdef __cplusplus\n")
+    p.out.append('#error "ludus_profiling.h: define LUDUS_IMPLEMENTATION in a C file: the implementation is C11 '
+                 '(the API works from C and C++); compile that one file as C (cc -std=c11 -c impl.c)"\n')
+    p.out.append("#else\n")
     p.out.append("#if defined(__GLIBC__) && !defined(__USE_GNU)\n")
     p.out.append('#error "ludus_profiling.h: with LUDUS_IMPLEMENTATION, include it before any system header (it needs _GNU_SOURCE)"\n')
     p.out.append("#endif\n")
@@ -237,7 +242,8 @@ def generate():
             p.out.append("#undef %s\n" % n)
         if cond:
             p.out.append("#endif /* %s */\n" % cond)
-    p.out.append("\n#endif /* LUDUS_IMPLEMENTATION */\n")
+    p.out.append("\n#endif /* __cplusplus */\n")
+    p.out.append("#endif /* LUDUS_IMPLEMENTATION */\n")
     return "".join(p.out)
 
 

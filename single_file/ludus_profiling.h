@@ -47,6 +47,16 @@
 #define LUDUS_API
 #endif
 
+/* Casts that C++ compilers take under -Wold-style-cast (the header is
+ * included through -I, not as a system header). */
+#ifdef __cplusplus
+#define LUDUS__CAST(T, x) static_cast<T>(x)
+#define LUDUS__PUN(T, x) reinterpret_cast<T>(x)
+#else
+#define LUDUS__CAST(T, x) ((T)(x))
+#define LUDUS__PUN(T, x) ((T)(x))
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -271,6 +281,25 @@ LUDUS_API int ludus_thread_register(const char *name);
 LUDUS_API int ludus_thread_unregister(void);
 LUDUS_API const char *ludus_error_string(int code);
 
+/* Launch-to-exit (LUDUS_TRACE, <ludus/capture.h>) in every link: the
+ * library's launch code defines ludus__launch_link, and every file
+ * instrumented at a level above 0 names it (an undefined symbol, no code
+ * and no data), so a static link takes the launch code in from libludus.a,
+ * however it is linked (not needed where the implementation itself is
+ * compiled: the library, the single file's LUDUS_IMPLEMENTATION file).
+ * LUDUS_NO_LAUNCH leaves the name out (a program that must not carry the
+ * exporters; it then says so when LUDUS_TRACE is set). */
+LUDUS_API extern const int ludus__launch_link;
+#if LUDUS_PROFILE_LEVEL > 0 && !defined(LUDUS_NO_LAUNCH) && !defined(LUDUS__LIBRARY) && !defined(LUDUS_IMPLEMENTATION)
+#define LUDUS__STR2(x) #x
+#define LUDUS__STR(x) LUDUS__STR2(x)
+#ifdef __USER_LABEL_PREFIX__
+__asm__(".globl " LUDUS__STR(__USER_LABEL_PREFIX__) "ludus__launch_link");
+#else
+__asm__(".globl ludus__launch_link");
+#endif
+#endif
+
 /* ---------------------------------------------------------------------------
  * Internals used by the inline hot path. Not API: names may change. */
 
@@ -415,9 +444,9 @@ LUDUS__INLINE int ludus__full(ludus__thread_hot *t, uintptr_t e) {
 LUDUS__INLINE void ludus__put(uintptr_t e, uintptr_t word) {
     uint32_t lo, hi;
     __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-    *(uint32_t *)e = lo;
-    *(uint32_t *)(e + 4) = hi;
-    *(uintptr_t *)(e + 8) = word;
+    *LUDUS__PUN(uint32_t *, e) = lo;
+    *LUDUS__PUN(uint32_t *, e + 4) = hi;
+    *LUDUS__PUN(uintptr_t *, e + 8) = word;
 }
 #elif LUDUS__INLINE_CLOCK && defined(__aarch64__)
 LUDUS__INLINE int ludus__is_armed(void) {
@@ -470,8 +499,8 @@ LUDUS__INLINE int ludus__full(ludus__thread_hot *t, uintptr_t e) {
 LUDUS__INLINE void ludus__put(uintptr_t e, uintptr_t word) {
     uint64_t ticks;
     __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(ticks));
-    *(uint64_t *)e = ticks;
-    *(uintptr_t *)(e + 8) = word;
+    *LUDUS__PUN(uint64_t *, e) = ticks;
+    *LUDUS__PUN(uintptr_t *, e + 8) = word;
 }
 #else
 LUDUS__INLINE int ludus__is_armed(void) {
@@ -496,7 +525,7 @@ LUDUS__INLINE uintptr_t ludus__scope_begin(const ludus_site *site) {
         return ludus__nested_drop(2);
     }
     if (LUDUS__UNLIKELY(ludus__full(t, e))) return ludus__begin_slow(site); /* it holds the claim */
-    ludus__put(e, (uintptr_t)site + LUDUS__K_BEGIN);                        /* site is 16-aligned: + is | */
+    ludus__put(e, LUDUS__PUN(uintptr_t, site) + LUDUS__K_BEGIN);            /* site is 16-aligned: + is | */
     __atomic_store_n(&t->cur, e + 16, __ATOMIC_RELEASE);                    /* next slot, claim released */
     return e + LUDUS__K_END;
 #else
@@ -625,7 +654,7 @@ LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char
     if (LUDUS__LIKELY(!ludus__is_armed())) return;
     ludus__annotate_text(site, text);
 }
-#define LUDUS__DYN_BEGIN(name) (ludus__is_armed() ? ludus__dyn_begin(name) : (uintptr_t)0)
+#define LUDUS__DYN_BEGIN(name) (ludus__is_armed() ? ludus__dyn_begin(name) : LUDUS__CAST(uintptr_t, 0))
 
 #else /* LUDUS__TRACY: the same seam, every call to src/backend/tracy.c */
 
@@ -690,7 +719,7 @@ LUDUS__INLINE void ludus__async_check(const ludus_site *site, const ludus_site *
     ludus__tracy_async(site, track, id);
 }
 LUDUS__INLINE void ludus__annotate_i64_check(const ludus_site *site, int64_t value) {
-    ludus__tracy_annotate(site, 0, (uint64_t)value, NULL);
+    ludus__tracy_annotate(site, 0, LUDUS__CAST(uint64_t, value), NULL);
 }
 LUDUS__INLINE void ludus__annotate_u64_check(const ludus_site *site, uint64_t value) {
     ludus__tracy_annotate(site, 1, value, NULL);
@@ -716,14 +745,19 @@ LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char
 #define LUDUS__CAT2(a, b) a##b
 #define LUDUS__CAT(a, b) LUDUS__CAT2(a, b)
 #define LUDUS__VAR(base) LUDUS__CAT(base, __LINE__)
+/* The variables a scope macro declares in the enclosing block: named by a
+ * counter, so any number of scope macros may share a line (a macro of yours
+ * that opens two, a one-line function). */
+#define LUDUS__UVAR(base) LUDUS__CAT(base, __COUNTER__)
 
 #if LUDUS__TRACY
 #define LUDUS__SITE(var, name_str, cat_str) \
-    static ludus__tracy_site var = {{name_str, __func__, __FILE__, cat_str, (uint32_t)__LINE__, LUDUS_SITE_TRACY}, NULL}
+    static ludus__tracy_site var = {        \
+        {name_str, __func__, __FILE__, cat_str, LUDUS__CAST(uint32_t, __LINE__), LUDUS_SITE_TRACY}, NULL}
 #define LUDUS__SITE_PTR(var) (&(var).site)
 #else
 #define LUDUS__SITE(var, name_str, cat_str) \
-    static const ludus_site var = {name_str, __func__, __FILE__, cat_str, (uint32_t)__LINE__, 0u}
+    static const ludus_site var = {name_str, __func__, __FILE__, cat_str, LUDUS__CAST(uint32_t, __LINE__), 0u}
 #define LUDUS__SITE_PTR(var) (&(var))
 #endif
 
@@ -731,7 +765,7 @@ LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char
  * nothing (a typedef), as the scope it replaces is one, so code that keeps
  * its declarations first (-Wdeclaration-after-statement) stays clean at
  * every level. */
-#define LUDUS__NO_SCOPE typedef int LUDUS__VAR(ludus__no_scope_) __attribute__((unused))
+#define LUDUS__NO_SCOPE typedef int LUDUS__UVAR(ludus__no_scope_) __attribute__((unused))
 
 /* Picks the one- or two-argument form of LUDUS_PROFILE_SCOPE (ISO C11: no
  * GNU comma swallowing). */
@@ -778,7 +812,7 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
 #endif
 
 #define LUDUS__SCOPE_NC(name_str, cat_str) \
-    LUDUS__SCOPE_AT(LUDUS__VAR(ludus__site_), LUDUS__VAR(ludus__scope_), name_str, cat_str)
+    LUDUS__SCOPE_AT(LUDUS__UVAR(ludus__site_), LUDUS__UVAR(ludus__scope_), name_str, cat_str)
 #define LUDUS__SCOPE1(Name) LUDUS__SCOPE_NC(#Name, NULL)
 #define LUDUS__SCOPE2(Name, Category) LUDUS__SCOPE_NC(#Name, #Category)
 
@@ -830,10 +864,10 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
 
 /* A scope whose name is known only at run time (interned per capture,
  * bounded; an empty name is recorded as "<empty name>"). */
-#define LUDUS_PROFILE_SCOPE_DYN(name_expr) LUDUS__SCOPE_DYN_AT(LUDUS__VAR(ludus__dyn_), name_expr)
+#define LUDUS_PROFILE_SCOPE_DYN(name_expr) LUDUS__SCOPE_DYN_AT(LUDUS__UVAR(ludus__dyn_), name_expr)
 
 #define LUDUS__COUNTER_SITE(name_str, flags) \
-    { name_str, __func__, __FILE__, NULL, (uint32_t)__LINE__, flags }
+    { name_str, __func__, __FILE__, NULL, LUDUS__CAST(uint32_t, __LINE__), flags }
 /* Adds n (an integer) to a counter summed per frame: draw calls, jobs run,
  * bytes uploaded. Any thread, with or without a capture. An add counts
  * toward the frame whose LUDUS_PROFILE_FRAME reads it first: every add is in
@@ -841,14 +875,14 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
 #define LUDUS_PROFILE_COUNT(Name, n)                                                                                  \
     do {                                                                                                              \
         static ludus_counter_site LUDUS__VAR(ludus__count_) = {LUDUS__COUNTER_SITE(#Name, LUDUS_SITE_COUNT), 0u, 0u}; \
-        ludus__count(&LUDUS__VAR(ludus__count_), (int64_t)(n));                                                       \
+        ludus__count(&LUDUS__VAR(ludus__count_), LUDUS__CAST(int64_t, n));                                            \
     } while (0)
 /* A level (entities alive, queue depth): per frame its last, min and max
  * value (the level carried in from the previous frame included). 32 gauges. */
 #define LUDUS_PROFILE_GAUGE(Name, value)                                                                              \
     do {                                                                                                              \
         static ludus_counter_site LUDUS__VAR(ludus__gauge_) = {LUDUS__COUNTER_SITE(#Name, LUDUS_SITE_GAUGE), 0u, 0u}; \
-        ludus__gauge(&LUDUS__VAR(ludus__gauge_), (int64_t)(value));                                                   \
+        ludus__gauge(&LUDUS__VAR(ludus__gauge_), LUDUS__CAST(int64_t, value));                                        \
     } while (0)
 /* A timestamped sample on the counter's timeline track, during a capture
  * only: integers stay integers, float and double are kept as doubles. */
@@ -861,7 +895,7 @@ inline void plot(const ludus_site *s, float v) {
     ludus__plot_f64_check(s, v);
 }
 template <typename T> inline void plot(const ludus_site *s, T v) {
-    ludus__plot_i64_check(s, (int64_t)v);
+    ludus__plot_i64_check(s, static_cast<int64_t>(v));
 }
 } /* namespace ludus */
 #define LUDUS__PLOT_CALL(site, value) ::ludus::plot(site, value)
@@ -898,26 +932,27 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
 #if LUDUS__TRACY /* formatted now (ludus_log), sent as a Tracy message */
 #define LUDUS_PROFILE_LOG(level, ...) ludus_log(level, __VA_ARGS__)
 #else
-#define LUDUS_PROFILE_LOG(level, ...)                                                                               \
-    do {                                                                                                            \
-        static const ludus_site LUDUS__VAR(ludus__log_) = {                                                         \
-            LUDUS__LOG_FIRST(__VA_ARGS__, unused), __func__, __FILE__, "log", (uint32_t)__LINE__, LUDUS_SITE_TEXT}; \
-        if (ludus__is_armed()) ludus__log_deferred(&LUDUS__VAR(ludus__log_), level, __VA_ARGS__);                   \
+#define LUDUS_PROFILE_LOG(level, ...)                                                             \
+    do {                                                                                          \
+        static const ludus_site LUDUS__VAR(ludus__log_) = {                                       \
+            LUDUS__LOG_FIRST(__VA_ARGS__, unused), __func__,       __FILE__, "log",               \
+            LUDUS__CAST(uint32_t, __LINE__),       LUDUS_SITE_TEXT};                              \
+        if (ludus__is_armed()) ludus__log_deferred(&LUDUS__VAR(ludus__log_), level, __VA_ARGS__); \
     } while (0)
 #endif
 /* Async zones by name (see ludus_async_begin): Track and Name are tokens or
  * literals; uses with the same Track text share the track. */
-#define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name)                                            \
-    do {                                                                                      \
-        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                           \
-        LUDUS__SITE(LUDUS__VAR(ludus__async_), #Name, NULL);                                  \
-        ludus__async_check(LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_)),                        \
-                           LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_track_)), (uint64_t)(id)); \
+#define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name)                                                       \
+    do {                                                                                                 \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                                      \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_), #Name, NULL);                                             \
+        ludus__async_check(LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_)),                                   \
+                           LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_track_)), LUDUS__CAST(uint64_t, id)); \
     } while (0)
-#define LUDUS_PROFILE_ASYNC_END(Track, id)                                                          \
-    do {                                                                                            \
-        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                                 \
-        ludus__async_check(NULL, LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_track_)), (uint64_t)(id)); \
+#define LUDUS_PROFILE_ASYNC_END(Track, id)                                                                     \
+    do {                                                                                                       \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                                            \
+        ludus__async_check(NULL, LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_track_)), LUDUS__CAST(uint64_t, id)); \
     } while (0)
 /* Scope annotations (see ludus__annotate above): integers (unsigned ones
  * kept unsigned), float and double kept as doubles; a text is copied. */
@@ -1000,12 +1035,12 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 #define LUDUS_PROFILE_MARK(Name) ((void)0)
 #define LUDUS_PROFILE_BEGIN(Name) ((void)0)
 #define LUDUS_PROFILE_END() ((void)0)
-#define LUDUS_PROFILE_FLOW_OUT(Name) ((uint64_t)0)
+#define LUDUS_PROFILE_FLOW_OUT(Name) LUDUS__CAST(uint64_t, 0)
 /* sizeof names a value argument without evaluating it (no code, no unused-
  * variable warning for a variable only the macro uses). */
 #define LUDUS_PROFILE_FLOW_IN(id) ((void)sizeof(id))
 #define LUDUS_PROFILE_SCOPE_DYN(name_expr) \
-    typedef char LUDUS__VAR(ludus__no_scope_)[sizeof(name_expr)] __attribute__((unused))
+    typedef char LUDUS__UVAR(ludus__no_scope_)[sizeof(name_expr)] __attribute__((unused))
 #define LUDUS_PROFILE_COUNT(Name, n) ((void)sizeof(n))
 #define LUDUS_PROFILE_GAUGE(Name, value) ((void)sizeof(value))
 #define LUDUS_PROFILE_PLOT(Name, value) ((void)sizeof(value))
@@ -1014,7 +1049,8 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 #define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name) ((void)sizeof(id))
 #define LUDUS_PROFILE_ASYNC_END(Track, id) ((void)sizeof(id))
 #define LUDUS_PROFILE_ANNOTATE(Name, value) ((void)sizeof(value))
-#define LUDUS_PROFILE_ANNOTATE_TEXT(Name, text) ((void)sizeof(text))
+#define LUDUS_PROFILE_ANNOTATE_TEXT(Name, text) \
+    ((void)sizeof(*(text))) /* not sizeof(text): clang warns on an array that decays */
 
 #endif
 
@@ -1024,6 +1060,145 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 #else
 #define LUDUS_PROFILE_SCOPE_FINE(...) LUDUS__NO_SCOPE
 #endif
+
+/* Level 0: the API calls that do work at run time compile to nothing too. */
+/* ---- include/ludus/level0.h ---- */
+/* Ludus Profiling: LUDUS_PROFILE_LEVEL 0 for the calls of the
+ * instrumentation API (included by <ludus/profiling.h>; do not include it
+ * yourself). The macros already compile to nothing; here the functions that
+ * do work at run time (sites, spans, flows, samples, unwind points, log
+ * messages, async zones, fibers, memory domains) become empty inline
+ * functions: no code is left, a call that returns a value returns "none"
+ * (0, as when nothing is recorded), and the arguments are evaluated as for
+ * any call. ludus_log is a macro that evaluates no argument (a variadic
+ * function is never inlined). Control calls (captures, threads, exports,
+ * the overlay) stay calls. Not in the library's own sources (LUDUS__LIBRARY)
+ * nor in the file that holds the single file's implementation
+ * (LUDUS_IMPLEMENTATION). tests/compile/compiled_out.c proves no code is
+ * left. */
+#ifndef LUDUS_LEVEL0_H
+#define LUDUS_LEVEL0_H
+
+#ifndef LUDUS_PROFILING_H
+#error "include <ludus/profiling.h>, which includes <ludus/level0.h> itself"
+#endif
+
+#if LUDUS_PROFILE_LEVEL == 0 && !defined(LUDUS__LIBRARY) && !defined(LUDUS_IMPLEMENTATION)
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+LUDUS__INLINE uint32_t ludus__l0_register_site(const ludus_site_desc *desc) {
+    (void)desc;
+    return 0;
+}
+LUDUS__INLINE uint32_t ludus__l0_name(const char *name) {
+    (void)name;
+    return 0;
+}
+LUDUS__INLINE void ludus__l0_id(uint32_t id) {
+    (void)id;
+}
+LUDUS__INLINE void ludus__l0_none(void) {}
+LUDUS__INLINE void ludus__l0_flow(uint64_t flow) {
+    (void)flow;
+}
+LUDUS__INLINE void ludus__l0_start_flow(uint32_t id, uint64_t flow) {
+    (void)id;
+    (void)flow;
+}
+LUDUS__INLINE void ludus__l0_sample(uint32_t id, int64_t value) {
+    (void)id;
+    (void)value;
+}
+LUDUS__INLINE void ludus__l0_sample_f64(uint32_t id, double value) {
+    (void)id;
+    (void)value;
+}
+LUDUS__INLINE ludus_unwind_point ludus__l0_unwind_here(void) {
+    ludus_unwind_point p = {0, 0, 0};
+    return p;
+}
+LUDUS__INLINE void ludus__l0_unwound_to(ludus_unwind_point p) {
+    (void)p;
+}
+LUDUS__INLINE void ludus__l0_vlog(int level, const char *fmt, va_list args) {
+    (void)level;
+    (void)fmt;
+    (void)args;
+}
+LUDUS__INLINE void ludus__l0_log_text(int level, const char *text, size_t len) {
+    (void)level;
+    (void)text;
+    (void)len;
+}
+LUDUS__INLINE void ludus__l0_async_begin(uint32_t track, uint64_t id, uint32_t site_id) {
+    (void)track;
+    (void)id;
+    (void)site_id;
+}
+LUDUS__INLINE void ludus__l0_async_end(uint32_t track, uint64_t id) {
+    (void)track;
+    (void)id;
+}
+LUDUS__INLINE void ludus__l0_fiber_enter(const char *name) {
+    (void)name;
+}
+LUDUS__INLINE ludus_memory_domain ludus__l0_domain(const char *name) {
+    (void)name;
+    return 0;
+}
+LUDUS__INLINE void ludus__l0_memory(ludus_memory_domain domain, uint64_t bytes) {
+    (void)domain;
+    (void)bytes;
+}
+LUDUS__INLINE void ludus__l0_baseline(ludus_memory_domain domain, uint64_t bytes, uint64_t allocs) {
+    (void)domain;
+    (void)bytes;
+    (void)allocs;
+}
+LUDUS__INLINE int ludus__l0_note_outside(const char *what, uint64_t bytes) {
+    (void)what;
+    (void)bytes;
+    return 0;
+}
+LUDUS__INLINE int ludus__l0_gauges(void) {
+    return 0;
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#define ludus_site_register(desc) ludus__l0_register_site(desc)
+#define ludus_site_intern(name) ludus__l0_name(name)
+#define ludus_span_begin(site_id) ludus__l0_id(site_id)
+#define ludus_span_end() ludus__l0_none()
+#define ludus_span_end_site(site_id) ludus__l0_id(site_id)
+#define ludus_flow_begin(site_id, flow_id) ludus__l0_start_flow(site_id, flow_id)
+#define ludus_flow_end(flow_id) ludus__l0_flow(flow_id)
+#define ludus_counter_sample(site_id, value) ludus__l0_sample(site_id, value)
+#define ludus_counter_sample_f64(site_id, value) ludus__l0_sample_f64(site_id, value)
+#define ludus_unwind_here() ludus__l0_unwind_here()
+#define ludus_unwound_to(point) ludus__l0_unwound_to(point)
+#define ludus_log(level, ...) ((void)sizeof(level))
+#define ludus_vlog(level, fmt, args) ludus__l0_vlog(level, fmt, args)
+#define ludus_log_text(level, text, len) ludus__l0_log_text(level, text, len)
+#define ludus_async_track(name) ludus__l0_name(name)
+#define ludus_async_begin(track, id, site_id) ludus__l0_async_begin(track, id, site_id)
+#define ludus_async_end(track, id) ludus__l0_async_end(track, id)
+#define ludus_fiber_enter(name) ludus__l0_fiber_enter(name)
+#define ludus_fiber_leave() ludus__l0_none()
+#define ludus_memory_domain_register(name) ludus__l0_domain(name)
+#define ludus_memory_alloc(domain, bytes) ludus__l0_memory(domain, bytes)
+#define ludus_memory_free(domain, bytes) ludus__l0_memory(domain, bytes)
+#define ludus_memory_baseline(domain, bytes, allocs) ludus__l0_baseline(domain, bytes, allocs)
+#define ludus_memory_note_outside(what, bytes) ludus__l0_note_outside(what, bytes)
+#define ludus_memory_sample() ludus__l0_gauges()
+
+#endif /* LUDUS_PROFILE_LEVEL == 0 */
+
+#endif /* LUDUS_LEVEL0_H */
 
 #endif /* LUDUS_PROFILING_H */
 /* ---- include/ludus/capture.h ---- */
@@ -1158,8 +1333,8 @@ LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_c
 /* int ludus_capture_end(ludus_capture **out);  (declared in profiling.h) */
 
 /* Launch to exit: with LUDUS_TRACE=PATH in the environment, a program linked
- * with the library (the shared library, or the ludus_launch object for a
- * static link) starts a capture when it loads and writes it to PATH at exit,
+ * with the library (shared or static: instrumented code takes the launch
+ * code in, <ludus/profiling.h>) starts a capture when it loads and writes it to PATH at exit,
  * as JSON, Perfetto protobuf or .ludus by PATH's extension. "%p" in PATH is
  * replaced by the process id (a forked child writes its own file).
  * LUDUS_TRACE_CHUNKS sets the pool in 64 KiB chunks (default 1024). Both
@@ -1229,6 +1404,10 @@ typedef struct ludus_capture_summary {
     uint32_t site_id_collisions;
     uint64_t bytes_used;
     uint64_t unknown_events; /* events of a kind a later version of the library added: skipped when read */
+    /* When events were dropped: a pool of this many bytes would have held every one (the bytes used, the
+     * dropped events at the bytes an event took on average, the end reserve and a 64 KiB piece per thread),
+     * a power of two of 64 KiB chunks: LUDUS_TRACE_CHUNKS=pool_bytes_needed/65536. 0: none dropped. */
+    uint64_t pool_bytes_needed;
 } ludus_capture_summary;
 LUDUS_API int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out);
 
@@ -1271,7 +1450,7 @@ LUDUS_API int ludus_capture_memory_coverage(const ludus_capture *capture, uint32
 typedef int (*ludus_write_fn)(void *user_data, const void *data, size_t n);
 
 enum ludus_format {
-    LUDUS_FORMAT_JSON = 1,    /* Chrome/Perfetto JSON (chrome://tracing, ui.perfetto.dev, speedscope) */
+    LUDUS_FORMAT_JSON = 1,    /* Chrome/Perfetto JSON (ui.perfetto.dev, speedscope, DevTools' Performance panel) */
     LUDUS_FORMAT_PFTRACE = 2, /* Perfetto protobuf (.pftrace): several times smaller */
     LUDUS_FORMAT_LUDUS = 3    /* native capture file: the input of ludus-trace */
 };
@@ -1630,6 +1809,50 @@ LUDUS__INLINE int ludus_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site *sit
 }
 #endif
 
+/* LUDUS_PROFILE_LEVEL 0: naming, waits and the wrappers compile to nothing
+ * but the plain pthread call (as <ludus/level0.h> does for the rest of the
+ * API); "none" (0) is returned where a value is. */
+#if LUDUS_PROFILE_LEVEL == 0 && !defined(LUDUS__LIBRARY) && !defined(LUDUS_IMPLEMENTATION)
+LUDUS__INLINE int ludus__l0_lock_name(const void *lock, const char *name) {
+    (void)lock;
+    (void)name;
+    return 0;
+}
+LUDUS__INLINE int ludus__l0_lock_forget(const void *lock) {
+    (void)lock;
+    return 0;
+}
+LUDUS__INLINE uintptr_t ludus__l0_lock_wait_begin(const void *lock, const ludus_site *site) {
+    (void)lock;
+    (void)site;
+    return 0;
+}
+LUDUS__INLINE void ludus__l0_lock_wait_end(uintptr_t token) {
+    (void)token;
+}
+LUDUS__INLINE int ludus__l0_mutex_lock(pthread_mutex_t *m, const ludus_site *site) {
+    (void)site;
+    return pthread_mutex_lock(m);
+}
+#define ludus_lock_name(lock, name) ludus__l0_lock_name(lock, name)
+#define ludus_lock_forget(lock) ludus__l0_lock_forget(lock)
+#define ludus_lock_wait_begin(lock, site) ludus__l0_lock_wait_begin(lock, site)
+#define ludus_lock_wait_end(token) ludus__l0_lock_wait_end(token)
+#define ludus_mutex_lock(m, site) ludus__l0_mutex_lock(m, site)
+#ifdef PTHREAD_RWLOCK_INITIALIZER
+LUDUS__INLINE int ludus__l0_rwlock_rdlock(pthread_rwlock_t *l, const ludus_site *site) {
+    (void)site;
+    return pthread_rwlock_rdlock(l);
+}
+LUDUS__INLINE int ludus__l0_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site *site) {
+    (void)site;
+    return pthread_rwlock_wrlock(l);
+}
+#define ludus_rwlock_rdlock(l, site) ludus__l0_rwlock_rdlock(l, site)
+#define ludus_rwlock_wrlock(l, site) ludus__l0_rwlock_wrlock(l, site)
+#endif
+#endif
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
@@ -1640,12 +1863,14 @@ LUDUS__INLINE int ludus_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site *sit
 #if LUDUS_PROFILE_LEVEL > 0
 
 #if LUDUS__TRACY
-#define LUDUS__LOCK_SITE(var, text)  \
-    static ludus__tracy_site var = { \
-        {text, __func__, __FILE__, LUDUS_LOCK_CATEGORY, (uint32_t)__LINE__, LUDUS_SITE_TEXT | LUDUS_SITE_TRACY}, NULL}
+#define LUDUS__LOCK_SITE(var, text)                                                                                  \
+    static ludus__tracy_site var = {{text, __func__, __FILE__, LUDUS_LOCK_CATEGORY, LUDUS__CAST(uint32_t, __LINE__), \
+                                     LUDUS_SITE_TEXT | LUDUS_SITE_TRACY},                                            \
+                                    NULL}
 #else
 #define LUDUS__LOCK_SITE(var, text) \
-    static const ludus_site var = {text, __func__, __FILE__, LUDUS_LOCK_CATEGORY, (uint32_t)__LINE__, LUDUS_SITE_TEXT}
+    static const ludus_site var = { \
+        text, __func__, __FILE__, LUDUS_LOCK_CATEGORY, LUDUS__CAST(uint32_t, __LINE__), LUDUS_SITE_TEXT}
 #endif
 /* A statement expression (GCC and Clang; __extension__ keeps -Wpedantic
  * quiet) so the site can be static and the macro still yields a value. */
@@ -1884,6 +2109,49 @@ enum ludus_gpu_coverage {
 /* Adds n to a coverage count of the running capture (no-op without one). */
 LUDUS_API void ludus_gpu_count(ludus_gpu_context *ctx, int what, uint64_t n);
 
+/* LUDUS_PROFILE_LEVEL 0: handing samples over compiles to nothing (as
+ * <ludus/level0.h> does for the rest of the API): a context is NULL,
+ * creating one returns 0, the CPU clock reads 0, every other call nothing. */
+#if LUDUS_PROFILE_LEVEL == 0 && !defined(LUDUS__LIBRARY) && !defined(LUDUS_IMPLEMENTATION)
+LUDUS__INLINE int ludus__l0_gpu_create(const ludus_gpu_context_desc *desc, ludus_gpu_context **out) {
+    (void)desc;
+    if (out) *out = NULL;
+    return 0;
+}
+LUDUS__INLINE void ludus__l0_gpu_destroy(ludus_gpu_context *ctx) {
+    (void)ctx;
+}
+LUDUS__INLINE int64_t ludus__l0_gpu_now(void) {
+    return 0;
+}
+LUDUS__INLINE int ludus__l0_gpu_submit(ludus_gpu_context *ctx, const ludus_gpu_sample *samples, uint32_t n) {
+    (void)ctx;
+    (void)samples;
+    (void)n;
+    return 0;
+}
+LUDUS__INLINE int ludus__l0_gpu_calibrate(ludus_gpu_context *ctx, uint64_t gpu_ticks, int64_t cpu_ns,
+                                          int64_t max_deviation_ns) {
+    (void)ctx;
+    (void)gpu_ticks;
+    (void)cpu_ns;
+    (void)max_deviation_ns;
+    return 0;
+}
+LUDUS__INLINE void ludus__l0_gpu_count(ludus_gpu_context *ctx, int what, uint64_t n) {
+    (void)ctx;
+    (void)what;
+    (void)n;
+}
+#define ludus_gpu_context_create(desc, out) ludus__l0_gpu_create(desc, out)
+#define ludus_gpu_context_destroy(ctx) ludus__l0_gpu_destroy(ctx)
+#define ludus_gpu_cpu_now_ns() ludus__l0_gpu_now()
+#define ludus_gpu_submit(ctx, samples, n) ludus__l0_gpu_submit(ctx, samples, n)
+#define ludus_gpu_calibrate(ctx, gpu_ticks, cpu_ns, max_deviation_ns) \
+    ludus__l0_gpu_calibrate(ctx, gpu_ticks, cpu_ns, max_deviation_ns)
+#define ludus_gpu_count(ctx, what, n) ludus__l0_gpu_count(ctx, what, n)
+#endif
+
 /* ---------------------------------------------------------------------------
  * Reading a capture's GPU data (<ludus/capture.h> capture objects). */
 struct ludus_capture;
@@ -1937,6 +2205,9 @@ LUDUS_API int ludus_capture_gpu_span(struct ludus_capture *c, uint64_t index, lu
 
 #if defined(LUDUS_IMPLEMENTATION) && !defined(LUDUS_SINGLE_FILE_IMPLEMENTED)
 #define LUDUS_SINGLE_FILE_IMPLEMENTED
+#ifdef __cplusplus
+#error "ludus_profiling.h: define LUDUS_IMPLEMENTATION in a C file: the implementation is C11 (the API works from C and C++); compile that one file as C (cc -std=c11 -c impl.c)"
+#else
 #if defined(__GLIBC__) && !defined(__USE_GNU)
 #error "ludus_profiling.h: with LUDUS_IMPLEMENTATION, include it before any system header (it needs _GNU_SOURCE)"
 #endif
@@ -4749,41 +5020,75 @@ static inline void ludus__fmt_4(char *p, uint32_t v) {
     memcpy(p + 2, ludus__digit_pairs + 2 * (v - hi * 100u), 2);
 }
 
-/* ns as microseconds with three decimals ("12.345"), from integers; it may
- * write up to 24 bytes at p (callers reserve that) and returns the end.
- * Times below 10^12 ns (1000 s: most of any capture) take a branch-free
- * path: twelve digits in three groups of four, the point put in, and the
- * integer's leading zeros skipped by counting zero bytes before a fixed
- * 16-byte copy. */
-static inline char *ludus__fmt_us(char *p, int64_t ns) {
+/* JSON times. Viewers read "ts" and "dur" as doubles in microseconds and
+ * add, subtract and compare them (a slice ends at ts + dur; speedscope also
+ * subtracts each thread's first ts). Written with three decimals (whole ns),
+ * such sums round: a slice that ends at the very ns the next begins can end
+ * after it, a child after its parent. So times are written on a binary
+ * grid, multiples of 2^-12 us (0.244 ns): every value is a double exactly,
+ * and every sum and difference of written values is exact (below 2^41 us,
+ * 25 days), so each viewer orders begins and ends as the values written do.
+ *
+ * A time's point is the grid point nearest to its ns, P(ns) = round(ns x
+ * 4.096) (never a tie: 125 is odd); P of distinct ns are over 4 apart. A
+ * slice from b to e (ns) begins at P(b) and ends at P(e) - 1: an end is
+ * always before a begin of the same ns, so no end ties with a begin (two
+ * touching slices of one name stay two in speedscope) and a child ending
+ * with its parent ties with it. A zero-length slice (e <= b) goes from P(b)
+ * to P(b) + 1, one unit: drawn by every viewer (speedscope leaves out what
+ * lasts 0), after every end of its ns, nested in a slice that begins there.
+ * A dur is its end's point less its begin's. Every point is within 1.5
+ * units (0.37 ns) of its ns and a dur within 2 (0.49 ns) of the slice's:
+ * round(x * 1000) gives back the ns of every ts, every end and every dur,
+ * as Perfetto's reader (llround(x * 1000)) does.
+ * tests/unit/test_writer.c checks all of it; docs/viewers.md says why. */
+#define LUDUS__GRID_PER_US 4096u
+static inline uint64_t ludus__grid(int64_t ns) {
     uint64_t u = ns < 0 ? 0 : (uint64_t)ns; /* viewers drop negative times; capture times are >= 0 */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (u < UINT64_C(1000000000000)) {
-        char t[32];
-        uint32_t a = (uint32_t)(u / 100000000u);
-        uint32_t b = (uint32_t)(u - (uint64_t)a * 100000000u);
-        uint32_t c = b / 10000u;
-        ludus__fmt_4(t, a);
-        ludus__fmt_4(t + 4, c);
-        ludus__fmt_4(t + 9, b - c * 10000u); /* digits 8..11 at t[9..12] */
-        t[8] = t[9];
-        t[9] = '.';
-        memset(t + 13, 0, sizeof t - 13);
-        uint64_t zeros;
-        memcpy(&zeros, t, 8);
-        zeros ^= UINT64_C(0x3030303030303030); /* a '0' byte becomes 0; the first digit is the low byte */
-        unsigned lz = zeros ? (unsigned)__builtin_ctzll(zeros) / 8 : 8; /* at most 8: "0.123" keeps its 0 */
-        memcpy(p, t + lz, 16);
-        return p + 13 - lz;
+    if (u > (UINT64_MAX >> 9) - 1) u = (UINT64_MAX >> 9) - 1;
+    return (u * 512u + 62u) / 125u; /* round(u x 4096 / 1000) */
+}
+
+/* A slice's points (see above): *pb its begin's, *pe its end's. */
+static inline void ludus__slice_grid(int64_t begin_ns, int64_t end_ns, uint64_t *pb, uint64_t *pe) {
+    uint64_t b = ludus__grid(begin_ns), e = ludus__grid(end_ns);
+    *pb = b;
+    *pe = e > b + 1 ? e - 1 : b + 1;
+}
+
+/* The grid value g / 4096 in decimal, exactly: the integer part, then the
+ * fraction's digits (f x 5^12 has 12 of them), trailing zeros left out (f's
+ * trailing zero bits: f = 2^k m gives k of them). Up to 32 bytes at p
+ * (callers reserve that); returns the end. */
+static inline char *ludus__fmt_grid(char *p, uint64_t g) {
+    uint64_t q = g >> 12;
+    uint32_t f = (uint32_t)(g & 4095u);
+    if (q < 100000000u) { /* eight digits, leading zeros skipped (below 100 s) */
+        char t[16];
+        uint32_t hi = (uint32_t)q / 10000u;
+        ludus__fmt_4(t, hi);
+        ludus__fmt_4(t + 4, (uint32_t)q - hi * 10000u);
+        unsigned lz = 0;
+        while (lz < 7 && t[lz] == '0') lz++;
+        memcpy(p, t + lz, 8);
+        p += 8 - lz;
+    } else {
+        p = ludus__fmt_u64(p, q);
     }
-#endif
-    uint64_t q = u / 1000;
-    uint32_t f = (uint32_t)(u - q * 1000);
-    p = ludus__fmt_u64(p, q);
-    *p++ = '.';
-    *p++ = (char)('0' + f / 100);
-    memcpy(p, ludus__digit_pairs + 2 * (f % 100), 2);
-    return p + 2;
+    if (!f) return p;
+    uint64_t d = (uint64_t)f * 244140625u; /* f x 5^12 < 10^12 */
+    uint32_t a = (uint32_t)(d / 100000000u), b = (uint32_t)(d - (uint64_t)a * 100000000u);
+    uint32_t b1 = b / 10000u;
+    *p = '.';
+    ludus__fmt_4(p + 1, a);
+    ludus__fmt_4(p + 5, b1);
+    ludus__fmt_4(p + 9, b - b1 * 10000u);
+    return p + 13 - (unsigned)__builtin_ctz(f);
+}
+
+/* An instant's time (ns since the origin) as JSON microseconds: P(ns). */
+static inline char *ludus__fmt_us(char *p, int64_t ns) {
+    return ludus__fmt_grid(p, ludus__grid(ns));
 }
 
 #endif
@@ -5176,6 +5481,10 @@ LUDUS_HIDDEN extern void (*ludus__frame_hook)(void);
 /* Runs in each thread that registers (threads.c), when set: crash capture
  * (src/postmortem/crash.c) gives the thread an alternate signal stack. */
 LUDUS_HIDDEN extern void (*ludus__thread_setup_hook)(void);
+/* Set by the launch code's constructor (src/launch/launch.c), which runs
+ * before the registry's: 1 when the program holds it (threads.c says so
+ * when LUDUS_TRACE is set and it does not). */
+LUDUS_HIDDEN extern int ludus__launch_ran;
 
 /* Threads registered at the same time (records of exited threads are freed
  * at once: their data moves to the session's retired list). */
@@ -7148,6 +7457,25 @@ void (*ludus__thread_setup_hook)(void);
 __thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
 __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec"))) = {.record = -1};
 
+/* LUDUS_TRACE without the launch code (src/launch/launch.c): a static link
+ * where no file named ludus__launch_link (every file at
+ * LUDUS_PROFILE_LEVEL 0, or LUDUS_NO_LAUNCH) and nothing passed -u for it.
+ * The recorder never references the launch code; the launch code's
+ * constructor runs first (its priority) and says it is there, so this one
+ * knows, and the program says so rather than run untraced without a word. */
+int ludus__launch_ran;
+#if !defined(LUDUS_IMPLEMENTATION) /* the single file always holds the launch code */
+__attribute__((constructor)) static void ludus__sf_threads_launch_probe(void) {
+    const char *path = getenv("LUDUS_TRACE");
+    if (!path || !*path || ludus__launch_ran) return;
+    fprintf(stderr,
+            "ludus: LUDUS_TRACE=%s is set, but this program was linked without the library's launch-to-exit code "
+            "(every file compiled at LUDUS_PROFILE_LEVEL 0 or with LUDUS_NO_LAUNCH, and no -u ludus__launch_link): "
+            "not tracing. Link with -Wl,-u,ludus__launch_link (ludus::ludus and pkg-config's ludus do)\n",
+            path);
+}
+#endif
+
 #define SPAN_STACK_START 64
 
 static void ludus__sf_threads_set_name(ludus__thread_record *r, const char *name, uint64_t tid) {
@@ -8307,6 +8635,9 @@ struct ludus_capture {
     struct ludus__gpu_data *gpu; /* NULL: none (views share their parent's) */
 };
 typedef struct ludus_capture ludus__captured;
+/* ludus_capture_summary.pool_bytes_needed (prepare.c): the pool that would
+ * have held every event the capture dropped; 0 when none was. */
+LUDUS_HIDDEN uint64_t ludus__pool_bytes_needed(const ludus_capture *c);
 
 /* An async zone: [begin_ns, end_ns] on a lane of its track. Zones of one
  * track and id nest (depth); a zone and the zones inside it share a lane,
@@ -8544,6 +8875,10 @@ typedef struct ludus__cut_open {
     int64_t ts_ns;
 } ludus__cut_open;
 
+/* 128-bit products of tick conversion (GCC and Clang on 64-bit targets);
+ * __extension__ keeps -Wpedantic quiet where the single file is built. */
+__extension__ typedef unsigned __int128 ludus__u128;
+
 /* Tick to ns conversion without a 128-bit division per event: a rounded
  * fixed-point fraction of the calibration ratio (within 1 ns). */
 typedef struct ludus__tick_conv {
@@ -8558,7 +8893,7 @@ LUDUS_HIDDEN void ludus__tick_conv_init(ludus__tick_conv *v, const ludus_capture
 static inline int64_t ludus__tick_conv_ns(const ludus__tick_conv *v, const ludus_capture *c, uint64_t ticks) {
     uint64_t x = ticks - v->t0;
     if (__builtin_expect(x - 1 >= v->range, 0)) return ludus__ticks_to_ns(c, ticks);
-    return (int64_t)(uint64_t)(((unsigned __int128)x * v->m) >> 64) + v->base;
+    return (int64_t)(uint64_t)(((ludus__u128)x * v->m) >> 64) + v->base;
 }
 
 typedef struct ludus__seen_run {
@@ -9930,15 +10265,15 @@ int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks) {
     if (ticks <= c->c0.ticks) {
         uint64_t back = c->c0.ticks - ticks; /* a few ns before the first calibration point */
         uint64_t dt = c->c1.ticks - c->c0.ticks, dn = (uint64_t)(c->c1.ns - c->c0.ns);
-        int64_t ns = dt ? (int64_t)((unsigned __int128)back * dn / dt) : 0;
+        int64_t ns = dt ? (int64_t)((ludus__u128)back * dn / dt) : 0;
         if (ns > INT64_MAX / 4) ns = INT64_MAX / 4;
         return c->c0.ns - c->start_ns - ns;
     }
     uint64_t dt = c->c1.ticks - c->c0.ticks;
     uint64_t dn = (uint64_t)(c->c1.ns - c->c0.ns);
     if (dt == 0) return c->c0.ns - c->start_ns;
-    unsigned __int128 x = (unsigned __int128)(ticks - c->c0.ticks) * dn / dt;
-    if (x > (unsigned __int128)(INT64_MAX / 4)) x = INT64_MAX / 4; /* never for a real capture */
+    ludus__u128 x = (ludus__u128)(ticks - c->c0.ticks) * dn / dt;
+    if (x > (ludus__u128)(INT64_MAX / 4)) x = INT64_MAX / 4; /* never for a real capture */
     return (int64_t)x + (c->c0.ns - c->start_ns);
 }
 
@@ -9962,7 +10297,7 @@ void ludus__tick_conv_init(ludus__tick_conv *v, const ludus_capture *c) {
         return;
     }
     if (dt == 0 || dn == 0 || dn >= dt) return;
-    v->m = (uint64_t)((((unsigned __int128)dn << 64) + dt / 2) / dt);
+    v->m = (uint64_t)((((ludus__u128)dn << 64) + dt / 2) / dt);
     v->range = ((uint64_t)1 << 63) - 1; /* ticks - t0 in [1, 2^63) */
 }
 
@@ -10891,6 +11226,22 @@ void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summar
     out->span_lanes = th->lanes;
 }
 
+/* The pool that would have held every event of c (bytes; 0 when none was
+ * dropped): the bytes it used, the dropped events at the bytes an event took
+ * on average (payloads and pieces included), the 1/32 kept for scope ends,
+ * and a 64 KiB piece per thread left part-filled; rounded up to a power of
+ * two of 64 KiB chunks, LUDUS_TRACE_CHUNKS's unit. */
+uint64_t ludus__pool_bytes_needed(const ludus_capture *c) {
+    if (!c->dropped) return 0;
+    uint64_t per = c->events ? (c->bytes_used + c->events - 1) / c->events : 16;
+    if (per < 16) per = 16;
+    uint64_t need = c->bytes_used + c->dropped * per;
+    need += need / 31 + (uint64_t)c->nthreads * 65536;
+    uint64_t chunks = 1;
+    while (chunks * 65536 < need && chunks < (UINT64_C(1) << 24)) chunks *= 2;
+    return chunks * 65536;
+}
+
 int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out) {
     if (!c || !out) return ludus__fail(LUDUS_EINVAL, "NULL argument");
     int rc = ludus__prepare(c);
@@ -10915,6 +11266,7 @@ int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out) {
     out->unregistered_thread_drops = c->unregistered_drops;
     out->site_id_collisions = c->id_collisions;
     out->bytes_used = c->bytes_used;
+    out->pool_bytes_needed = ludus__pool_bytes_needed(c);
     return 0;
 }
 
@@ -14130,7 +14482,7 @@ static int ludus__sf_file_reader_parse_header(ludus__sf_file_reader_reader *r, l
     /* One second of ticks on either side of the capture (events of the
      * inline path may precede the first calibration point by a few ns). */
     uint64_t dt = c->c1.ticks - c->c0.ticks, dn = (uint64_t)(c->c1.ns - c->c0.ns);
-    r->margin_ticks = !c->clock_tsc ? 1000000000u : dn ? (uint64_t)((unsigned __int128)dt * 1000000000u / dn) : dt;
+    r->margin_ticks = !c->clock_tsc ? 1000000000u : dn ? (uint64_t)((ludus__u128)dt * 1000000000u / dn) : dt;
     if (c->clock_tsc && dn < 1000) r->margin_ticks = UINT64_MAX / 4; /* too short to calibrate: no range check */
     *first_record = h.header_bytes;
     *nsites = h.nsites;
@@ -14683,7 +15035,9 @@ int ludus__bytes_write(void *ud, const void *data, size_t n) {
 /* Chrome/Perfetto JSON export (trace-formats.md part A), streamed thread by
  * thread through the bounded writer. Slices are complete "X" events written
  * when they end (no B/E pairs, no empty args); times are ns since capture
- * start written as microseconds with three decimals from integers. Each
+ * start written as microseconds on a binary grid (2^-12 us, writer.h: every
+ * sum a viewer makes of them is exact, so nesting is the same in every
+ * viewer), a ludus__sf_chrome_json_slice's dur its end's point less its begin's. Each
  * site's ,"name":..,"cat":.. and each track's ,"pid":..,"tid":..,"ts": are
  * formatted once and copied per event.
  *
@@ -14752,6 +15106,21 @@ static inline void ludus__sf_chrome_json_head(ludus__writer *w, const track *k, 
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
     p += k->len;
     ludus__w_commit(w, ludus__fmt_us(p, ts + k->shift_ns));
+}
+
+/* ,\n{"ph":"X","pid":..,"tid":..,"ts":<begin>,"dur":<dur> for a ludus__sf_chrome_json_slice from
+ * begin_ns to end_ns, on the grid (writer.h: ts + dur is its end's point). */
+static inline void ludus__sf_chrome_json_slice_head(ludus__writer *w, const track *k, int64_t begin_ns, int64_t end_ns) {
+    uint64_t pb, pe;
+    ludus__slice_grid(begin_ns + k->shift_ns, end_ns + k->shift_ns, &pb, &pe);
+    char *p = ludus__w_reserve(w, 10 + sizeof k->part + 32 + 7 + 32);
+    memcpy(p, ",\n{\"ph\":\"X", 10);
+    p += 10;
+    memcpy(p, k->part, sizeof k->part);
+    p += k->len;
+    p = ludus__fmt_grid(p, pb);
+    memcpy(p, ",\"dur\":", 7);
+    ludus__w_commit(w, ludus__fmt_grid(p + 7, pe - pb));
 }
 
 /* The site's ,"name":..,"cat":.. (or only its ,"name":.. part). */
@@ -14844,8 +15213,8 @@ static int64_t ludus__sf_chrome_json_flow_end(ludus__sf_chrome_json_json_ctx *x,
     if (next_ns != INT64_MAX && at > next_ns - 2) at = next_ns - 2;
     if (prev_ns != INT64_MIN && at < prev_ns + 1) at = prev_ns + 1;
     if (next_ns != INT64_MAX && at > next_ns - 2) at = ev->ts_ns; /* no room: keep t */
-    ludus__sf_chrome_json_head(w, k, 'X', at);
-    ludus__w_str(w, ",\"dur\":0.001,\"name\":");
+    ludus__sf_chrome_json_slice_head(w, k, at, at + 1);
+    ludus__w_str(w, ",\"name\":");
     if (out && ev->site != UINT32_MAX) {
         const ludus__site_info *s = &x->c->sites[ev->site];
         ludus__w_json_str(w, s->name, s->name_len);
@@ -14919,15 +15288,16 @@ static inline void ludus__sf_chrome_json_slice(ludus__sf_chrome_json_json_ctx *x
     ludus__writer *w = x->w;
     const track *k = &x->tracks[ev->lane];
     size_t n = x->snip_off[ev->site + 1] - x->snip_off[ev->site];
-    char *p = ludus__w_reserve(w, 10 + sizeof k->part + 24 + 7 + 24 + 64 + 1);
+    char *p = ludus__w_reserve(w, 10 + sizeof k->part + 32 + 7 + 32 + 64 + 1);
     memcpy(p, ",\n{\"ph\":\"X", 10);
     p += 10;
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
     p += k->len;
-    p = ludus__fmt_us(p, ev->begin_ns + k->shift_ns);
+    uint64_t pb, pe;
+    ludus__slice_grid(ev->begin_ns + k->shift_ns, ev->ts_ns + k->shift_ns, &pb, &pe);
+    p = ludus__fmt_grid(p, pb);
     memcpy(p, ",\"dur\":", 7);
-    int64_t d = ev->ts_ns - ev->begin_ns;
-    p = ludus__fmt_us(p + 7, d < 0 ? 0 : d);
+    p = ludus__fmt_grid(p + 7, pe - pb);
     const char *sn = x->snip + x->snip_off[ev->site];
     if (n <= 64) {
         memcpy(p, sn, 64); /* the block has 64 bytes of padding; the extra bytes are overwritten */
@@ -15090,6 +15460,8 @@ static void ludus__sf_chrome_json_capture_fields(ludus__sf_chrome_json_json_ctx 
     ludus__w_str(w, ",\"capture_end_ns\":");
     ludus__w_i64(w, c->end_ns);
     ludus__w_str(w, ",\"time_origin\":\"ts 0 = capture_start_ns\"");
+    ludus__w_str(w, ",\"time_grid\":\"ts and dur in us, multiples of 2^-12 us (exact doubles); round(x * 1000) "
+                    "is the ns\"");
     if (c->cut) {
         ludus__w_str(w, ",\"cut_from_ns\":");
         ludus__w_i64(w, c->cut_from_ns);
@@ -15217,10 +15589,7 @@ static void ludus__sf_chrome_json_async_zones(ludus__sf_chrome_json_json_ctx *x)
     for (uint32_t i = 0; i < c->nasync && !w->failed; i++) {
         const ludus__async_zone *z = &c->async[i];
         ludus__sf_chrome_json_set_track(&k, x, ASYNC_TID(ludus__sf_chrome_json_async_lane_index(c, z->track, z->lane)));
-        ludus__sf_chrome_json_head(w, &k, 'X', z->begin_ns);
-        ludus__w_str(w, ",\"dur\":");
-        char num[32];
-        ludus__w_commit(w, ludus__fmt_us(ludus__w_reserve(w, sizeof num), z->end_ns - z->begin_ns));
+        ludus__sf_chrome_json_slice_head(w, &k, z->begin_ns, z->end_ns);
         const char *name = z->site != UINT32_MAX ? c->sites[z->site].name : "<begin cut away>";
         ludus__w_str(w, ",\"name\":");
         ludus__w_json_str(w, name, strlen(name));
@@ -15271,7 +15640,7 @@ static void ludus__sf_chrome_json_gpu_spans(ludus__sf_chrome_json_json_ctx *x) {
     const ludus__gpu_data *g = ludus__gpu_of(c);
     ludus__writer *w = x->w;
     track k;
-    char num[32], name[160];
+    char name[160];
     for (uint64_t i = 0; g && i < g->ns && !w->failed; i++) {
         const ludus__gpu_sample *s = &g->s[i];
         if (!ludus__gpu_shown(c, s)) continue;
@@ -15287,9 +15656,7 @@ static void ludus__sf_chrome_json_gpu_spans(ludus__sf_chrome_json_json_ctx *x) {
             ludus__w_str(w, "}}");
             continue;
         }
-        ludus__sf_chrome_json_head(w, &k, 'X', s->begin_ns);
-        ludus__w_str(w, ",\"dur\":");
-        ludus__w_commit(w, ludus__fmt_us(ludus__w_reserve(w, sizeof num), s->end_ns - s->begin_ns));
+        ludus__sf_chrome_json_slice_head(w, &k, s->begin_ns, s->end_ns);
         const char *pn = g->names[s->name];
         ludus__w_str(w, ",\"name\":");
         ludus__w_json_str(w, pn, strlen(pn));
@@ -15307,8 +15674,8 @@ static void ludus__sf_chrome_json_gpu_spans(ludus__sf_chrome_json_json_ctx *x) {
             ludus__w_str(w, ",\"ludus\":\"extrapolated beyond the calibration\"");
         ludus__w_str(w, "}}");
         if (s->flow_id) {
-            ludus__sf_chrome_json_head(w, &k, 'X', s->begin_ns);
-            ludus__w_str(w, ",\"dur\":0.001,\"name\":\"submitted\",\"cat\":\"flow\"}");
+            ludus__sf_chrome_json_slice_head(w, &k, s->begin_ns, s->begin_ns + 1);
+            ludus__w_str(w, ",\"name\":\"submitted\",\"cat\":\"flow\"}");
             ludus__sf_chrome_json_head(w, &k, 'f', s->begin_ns);
             ludus__w_str(w, ",\"name\":\"flow\",\"cat\":\"flow\"");
             ludus__sf_chrome_json_hex_id(w, ludus__merged_flow_id(s->flow_id, x->flow_ns));
@@ -18812,7 +19179,9 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
  * LUDUS_TRACE_WINDOW_MS (default 4000) are kept, every hitch writes the
  * window around it next to PATH (PATH's stem, the time and the reason:
  * app-20261201-101500-123-hitch.ludus), SIGUSR2 does the same, and at exit
- * the last window is written to PATH. A crash (SIGSEGV, SIGBUS, SIGFPE,
+ * the last window is written to PATH. Its trigger (LUDUS_TRACE_HITCH,
+ * LUDUS_TRACE_TRIGGER_COUNTER), LUDUS_TRACE_POST_MS, LUDUS_TRACE_COOLDOWN_MS
+ * and LUDUS_TRACE_MAX_FILES are set there too (ludus__sf_launch_rolling_env). A crash (SIGSEGV, SIGBUS, SIGFPE,
  * SIGILL, SIGABRT) writes the capture to PATH, or the window next to it
  * (reason crash-SIGSEGV and the like), before the program dies of it
  * (ludus_crash_capture_begin); LUDUS_TRACE_CRASH=0 leaves the program's
@@ -18821,14 +19190,20 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
  * OUT` reads back what was recorded (not with the rolling window). The
  * variables are checked here, at
  * load, and a bad value is said once on stderr. This file sits above the exporters:
- * the recorder never links it; the shared library and the ludus_launch
- * object do. */
+ * the recorder never links it; both libraries hold it, and a static link
+ * takes it in through ludus__launch_link, which every instrumented file
+ * names (<ludus/profiling.h>; ludus::ludus and ludus.pc also pass -u). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 
+
+/* What instrumented code names so that a static link takes this file in
+ * (no code refers to it: src/record/threads.c knows the file is there from
+ * ludus__sf_launch_launch_init, and a program without it says so under LUDUS_TRACE). */
+const int ludus__launch_link = 1;
 
 static char ludus__sf_launch_trace_path[4096];
 static int format;
@@ -18846,9 +19221,12 @@ static void ludus__sf_launch_write_at_exit(void) {
     ludus__sf_launch_expand(path, sizeof path);
     ludus_capture *c = NULL;
     int rc;
-    if (ludus__sf_launch_rolling_mode) { /* the last window; a hitch file being written is finished first */
-        ludus_rolling_flush(2000);
+    if (ludus__sf_launch_rolling_mode) {
+        /* the last window, taken first: waiting for a hitch file being
+         * written (up to 2 s on a loaded machine) would move the window past
+         * the program's last frames; then that file is finished */
         rc = ludus_rolling_snapshot(&c);
+        ludus_rolling_flush(2000);
         ludus_rolling_end();
     } else {
         rc = ludus_capture_end(NULL);
@@ -18856,10 +19234,17 @@ static void ludus__sf_launch_write_at_exit(void) {
     }
     if (rc == 0) rc = ludus_capture_save(c, format, 0, path);
     ludus_capture_summary s;
-    if (rc == 0 && ludus_capture_get_summary(c, &s) == 0)
-        fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
-                (unsigned long long)s.dropped);
-    else
+    if (rc == 0 && ludus_capture_get_summary(c, &s) == 0) {
+        if (s.pool_bytes_needed)
+            fprintf(stderr,
+                    "ludus: wrote %s (%llu events, %llu dropped: the pool was full; LUDUS_TRACE_CHUNKS=%llu would have "
+                    "held them)\n",
+                    path, (unsigned long long)s.events, (unsigned long long)s.dropped,
+                    (unsigned long long)(s.pool_bytes_needed / 65536));
+        else
+            fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
+                    (unsigned long long)s.dropped);
+    } else
         fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc), ludus_last_error_detail());
     ludus_capture_release(c);
 }
@@ -18871,6 +19256,75 @@ void ludus_launch_cancel(void) {
         ludus_rolling_end();
     else if (ludus_capture_active())
         ludus_capture_end(NULL);
+}
+
+/* A number of ms from the environment in lo .. hi; "0" gives none_value
+ * (LUDUS_ROLLING_NONE: none) when none_value is not 0. 0 unset, 1 set,
+ * -1 bad (said). */
+static int ludus__sf_launch_env_ms(const char *name, unsigned long lo, unsigned long hi, uint32_t none_value, uint32_t *out) {
+    const char *v = getenv(name);
+    if (!v || !*v) return 0;
+    char *end;
+    unsigned long x = strtoul(v, &end, 10);
+    if (*end || v[0] == '-' || ((x < lo || x > hi) && !(x == 0 && none_value))) {
+        fprintf(stderr, "ludus: %s=%s is not a number in %lu .. %lu%s; not tracing\n", name, v, lo, hi,
+                none_value ? " (0: none)" : "");
+        return -1;
+    }
+    *out = x == 0 && none_value ? none_value : (uint32_t)x;
+    return 1;
+}
+
+/* The rolling window's settings from the environment (README, "Environment"):
+ * LUDUS_TRACE_WINDOW_MS, LUDUS_TRACE_POST_MS, LUDUS_TRACE_COOLDOWN_MS,
+ * LUDUS_TRACE_MAX_FILES, LUDUS_TRACE_HITCH (a factor of the running median,
+ * or "off"), LUDUS_TRACE_TRIGGER_COUNTER ("NAME>N" or "NAME:STAT>N", STAT as
+ * ludus_live_value's, default "per frame"). 0, or -1 after saying what is bad. */
+static int ludus__sf_launch_rolling_env(ludus_rolling_desc *rd) {
+    static char counter[128], stat[64];
+    if (ludus__sf_launch_env_ms("LUDUS_TRACE_WINDOW_MS", 100, 3600000, 0, &rd->window_ms) < 0) return -1;
+    if (ludus__sf_launch_env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
+    if (ludus__sf_launch_env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
+    if (ludus__sf_launch_env_ms("LUDUS_TRACE_MAX_FILES", 1, 1000000, 0, &rd->max_files) < 0) return -1;
+    const char *h = getenv("LUDUS_TRACE_HITCH");
+    if (h && *h) {
+        char *end;
+        double f = strtod(h, &end);
+        if (!strcmp(h, "off"))
+            rd->hitch_factor = -1;
+        else if (*end || !(f >= 1.0 && f <= 1000.0)) {
+            fprintf(stderr, "ludus: LUDUS_TRACE_HITCH=%s is not a factor in 1 .. 1000 (or off); not tracing\n", h);
+            return -1;
+        } else
+            rd->hitch_factor = f;
+    }
+    const char *t = getenv("LUDUS_TRACE_TRIGGER_COUNTER");
+    if (t && *t) {
+        const char *gt = strchr(t, '>'), *colon = strchr(t, ':');
+        char *end = NULL;
+        long long above = gt ? strtoll(gt + 1, &end, 10) : 0;
+        if (colon && colon > gt) colon = NULL;
+        size_t nlen = gt ? (size_t)((colon ? colon : gt) - t) : 0;
+        size_t slen = colon ? (size_t)(gt - colon - 1) : 0;
+        if (!gt || nlen == 0 || nlen >= sizeof counter || (colon && (slen == 0 || slen >= sizeof stat)) || gt[1] == 0 ||
+            *end) {
+            fprintf(stderr,
+                    "ludus: LUDUS_TRACE_TRIGGER_COUNTER=%s: use NAME>N or NAME:STAT>N (a counter, gauge or memory "
+                    "domain; STAT as in the overlay, default \"per frame\"); not tracing\n",
+                    t);
+            return -1;
+        }
+        memcpy(counter, t, nlen);
+        counter[nlen] = 0;
+        rd->counter = counter;
+        if (colon) {
+            memcpy(stat, colon + 1, slen);
+            stat[slen] = 0;
+            rd->counter_stat = stat;
+        }
+        rd->counter_above = above;
+    }
+    return 0;
 }
 
 /* LUDUS_TRACE_MODE=rolling: hitch files go next to the trace path, named
@@ -18887,17 +19341,7 @@ static int ludus__sf_launch_begin_rolling(const ludus_capture_desc *d, const cha
     snprintf(prefix, sizeof prefix, "%.*s", (int)(dot ? dot - base : (long)strlen(base)), base);
     ludus_rolling_desc rd;
     memset(&rd, 0, sizeof rd);
-    const char *w = getenv("LUDUS_TRACE_WINDOW_MS");
-    if (w && *w) {
-        char *end;
-        unsigned long v = strtoul(w, &end, 10);
-        if (*end || v < 100 || v > 3600000) {
-            fprintf(stderr, "ludus: LUDUS_TRACE_WINDOW_MS=%s is not a number of ms in 100 .. 3600000; not tracing\n",
-                    w);
-            return -1;
-        }
-        rd.window_ms = (uint32_t)v;
-    }
+    if (ludus__sf_launch_rolling_env(&rd) != 0) return -1;
     rd.format = format;
     rd.directory = dir;
     rd.prefix = prefix;
@@ -18926,7 +19370,10 @@ static int ludus__sf_launch_parse_chunks(const char *s, uint32_t *out) {
     return 0;
 }
 
-__attribute__((constructor)) static void ludus__sf_launch_launch_init(void) {
+/* Priority 200: before the program's own constructors (a capture that
+ * starts at load sees them) and the registry's probe (threads.c). */
+__attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void) {
+    ludus__launch_ran = 1;
     const char *path = getenv("LUDUS_TRACE");
     if (!path || !*path) return;
     if (strlen(path) >= sizeof ludus__sf_launch_trace_path) {
@@ -18993,4 +19440,5 @@ __attribute__((constructor)) static void ludus__sf_launch_launch_init(void) {
                 ludus_last_error_detail());
 }
 
+#endif /* __cplusplus */
 #endif /* LUDUS_IMPLEMENTATION */

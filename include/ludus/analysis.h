@@ -188,6 +188,7 @@ typedef struct ludus_analysis_summary {
     uint64_t crash_tid;         /* the thread it hit */
     int recovered;              /* read back from a pool file its process left behind */
     uint64_t folded;            /* scopes begun deeper than LUDUS_PATH_DEPTH: on folded paths */
+    uint64_t pool_bytes_needed; /* dropped events: the pool that would have held them (ludus_capture_summary) */
 } ludus_analysis_summary;
 
 LUDUS_API void ludus_analysis_get_summary(const ludus_analysis *a, ludus_analysis_summary *out);

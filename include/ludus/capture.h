@@ -130,8 +130,8 @@ LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_c
 /* int ludus_capture_end(ludus_capture **out);  (declared in profiling.h) */
 
 /* Launch to exit: with LUDUS_TRACE=PATH in the environment, a program linked
- * with the library (the shared library, or the ludus_launch object for a
- * static link) starts a capture when it loads and writes it to PATH at exit,
+ * with the library (shared or static: instrumented code takes the launch
+ * code in, <ludus/profiling.h>) starts a capture when it loads and writes it to PATH at exit,
  * as JSON, Perfetto protobuf or .ludus by PATH's extension. "%p" in PATH is
  * replaced by the process id (a forked child writes its own file).
  * LUDUS_TRACE_CHUNKS sets the pool in 64 KiB chunks (default 1024). Both
@@ -201,6 +201,10 @@ typedef struct ludus_capture_summary {
     uint32_t site_id_collisions;
     uint64_t bytes_used;
     uint64_t unknown_events; /* events of a kind a later version of the library added: skipped when read */
+    /* When events were dropped: a pool of this many bytes would have held every one (the bytes used, the
+     * dropped events at the bytes an event took on average, the end reserve and a 64 KiB piece per thread),
+     * a power of two of 64 KiB chunks: LUDUS_TRACE_CHUNKS=pool_bytes_needed/65536. 0: none dropped. */
+    uint64_t pool_bytes_needed;
 } ludus_capture_summary;
 LUDUS_API int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out);
 
@@ -243,7 +247,7 @@ LUDUS_API int ludus_capture_memory_coverage(const ludus_capture *capture, uint32
 typedef int (*ludus_write_fn)(void *user_data, const void *data, size_t n);
 
 enum ludus_format {
-    LUDUS_FORMAT_JSON = 1,    /* Chrome/Perfetto JSON (chrome://tracing, ui.perfetto.dev, speedscope) */
+    LUDUS_FORMAT_JSON = 1,    /* Chrome/Perfetto JSON (ui.perfetto.dev, speedscope, DevTools' Performance panel) */
     LUDUS_FORMAT_PFTRACE = 2, /* Perfetto protobuf (.pftrace): several times smaller */
     LUDUS_FORMAT_LUDUS = 3    /* native capture file: the input of ludus-trace */
 };

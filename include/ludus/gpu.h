@@ -104,6 +104,49 @@ enum ludus_gpu_coverage {
 /* Adds n to a coverage count of the running capture (no-op without one). */
 LUDUS_API void ludus_gpu_count(ludus_gpu_context *ctx, int what, uint64_t n);
 
+/* LUDUS_PROFILE_LEVEL 0: handing samples over compiles to nothing (as
+ * <ludus/level0.h> does for the rest of the API): a context is NULL,
+ * creating one returns 0, the CPU clock reads 0, every other call nothing. */
+#if LUDUS_PROFILE_LEVEL == 0 && !defined(LUDUS__LIBRARY) && !defined(LUDUS_IMPLEMENTATION)
+LUDUS__INLINE int ludus__l0_gpu_create(const ludus_gpu_context_desc *desc, ludus_gpu_context **out) {
+    (void)desc;
+    if (out) *out = NULL;
+    return 0;
+}
+LUDUS__INLINE void ludus__l0_gpu_destroy(ludus_gpu_context *ctx) {
+    (void)ctx;
+}
+LUDUS__INLINE int64_t ludus__l0_gpu_now(void) {
+    return 0;
+}
+LUDUS__INLINE int ludus__l0_gpu_submit(ludus_gpu_context *ctx, const ludus_gpu_sample *samples, uint32_t n) {
+    (void)ctx;
+    (void)samples;
+    (void)n;
+    return 0;
+}
+LUDUS__INLINE int ludus__l0_gpu_calibrate(ludus_gpu_context *ctx, uint64_t gpu_ticks, int64_t cpu_ns,
+                                          int64_t max_deviation_ns) {
+    (void)ctx;
+    (void)gpu_ticks;
+    (void)cpu_ns;
+    (void)max_deviation_ns;
+    return 0;
+}
+LUDUS__INLINE void ludus__l0_gpu_count(ludus_gpu_context *ctx, int what, uint64_t n) {
+    (void)ctx;
+    (void)what;
+    (void)n;
+}
+#define ludus_gpu_context_create(desc, out) ludus__l0_gpu_create(desc, out)
+#define ludus_gpu_context_destroy(ctx) ludus__l0_gpu_destroy(ctx)
+#define ludus_gpu_cpu_now_ns() ludus__l0_gpu_now()
+#define ludus_gpu_submit(ctx, samples, n) ludus__l0_gpu_submit(ctx, samples, n)
+#define ludus_gpu_calibrate(ctx, gpu_ticks, cpu_ns, max_deviation_ns) \
+    ludus__l0_gpu_calibrate(ctx, gpu_ticks, cpu_ns, max_deviation_ns)
+#define ludus_gpu_count(ctx, what, n) ludus__l0_gpu_count(ctx, what, n)
+#endif
+
 /* ---------------------------------------------------------------------------
  * Reading a capture's GPU data (<ludus/capture.h> capture objects). */
 struct ludus_capture;

@@ -138,6 +138,50 @@ LUDUS__INLINE int ludus_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site *sit
 }
 #endif
 
+/* LUDUS_PROFILE_LEVEL 0: naming, waits and the wrappers compile to nothing
+ * but the plain pthread call (as <ludus/level0.h> does for the rest of the
+ * API); "none" (0) is returned where a value is. */
+#if LUDUS_PROFILE_LEVEL == 0 && !defined(LUDUS__LIBRARY) && !defined(LUDUS_IMPLEMENTATION)
+LUDUS__INLINE int ludus__l0_lock_name(const void *lock, const char *name) {
+    (void)lock;
+    (void)name;
+    return 0;
+}
+LUDUS__INLINE int ludus__l0_lock_forget(const void *lock) {
+    (void)lock;
+    return 0;
+}
+LUDUS__INLINE uintptr_t ludus__l0_lock_wait_begin(const void *lock, const ludus_site *site) {
+    (void)lock;
+    (void)site;
+    return 0;
+}
+LUDUS__INLINE void ludus__l0_lock_wait_end(uintptr_t token) {
+    (void)token;
+}
+LUDUS__INLINE int ludus__l0_mutex_lock(pthread_mutex_t *m, const ludus_site *site) {
+    (void)site;
+    return pthread_mutex_lock(m);
+}
+#define ludus_lock_name(lock, name) ludus__l0_lock_name(lock, name)
+#define ludus_lock_forget(lock) ludus__l0_lock_forget(lock)
+#define ludus_lock_wait_begin(lock, site) ludus__l0_lock_wait_begin(lock, site)
+#define ludus_lock_wait_end(token) ludus__l0_lock_wait_end(token)
+#define ludus_mutex_lock(m, site) ludus__l0_mutex_lock(m, site)
+#ifdef PTHREAD_RWLOCK_INITIALIZER
+LUDUS__INLINE int ludus__l0_rwlock_rdlock(pthread_rwlock_t *l, const ludus_site *site) {
+    (void)site;
+    return pthread_rwlock_rdlock(l);
+}
+LUDUS__INLINE int ludus__l0_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site *site) {
+    (void)site;
+    return pthread_rwlock_wrlock(l);
+}
+#define ludus_rwlock_rdlock(l, site) ludus__l0_rwlock_rdlock(l, site)
+#define ludus_rwlock_wrlock(l, site) ludus__l0_rwlock_wrlock(l, site)
+#endif
+#endif
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
@@ -148,12 +192,14 @@ LUDUS__INLINE int ludus_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site *sit
 #if LUDUS_PROFILE_LEVEL > 0
 
 #if LUDUS__TRACY
-#define LUDUS__LOCK_SITE(var, text)  \
-    static ludus__tracy_site var = { \
-        {text, __func__, __FILE__, LUDUS_LOCK_CATEGORY, (uint32_t)__LINE__, LUDUS_SITE_TEXT | LUDUS_SITE_TRACY}, NULL}
+#define LUDUS__LOCK_SITE(var, text)                                                                                  \
+    static ludus__tracy_site var = {{text, __func__, __FILE__, LUDUS_LOCK_CATEGORY, LUDUS__CAST(uint32_t, __LINE__), \
+                                     LUDUS_SITE_TEXT | LUDUS_SITE_TRACY},                                            \
+                                    NULL}
 #else
 #define LUDUS__LOCK_SITE(var, text) \
-    static const ludus_site var = {text, __func__, __FILE__, LUDUS_LOCK_CATEGORY, (uint32_t)__LINE__, LUDUS_SITE_TEXT}
+    static const ludus_site var = { \
+        text, __func__, __FILE__, LUDUS_LOCK_CATEGORY, LUDUS__CAST(uint32_t, __LINE__), LUDUS_SITE_TEXT}
 #endif
 /* A statement expression (GCC and Clang; __extension__ keeps -Wpedantic
  * quiet) so the site can be static and the macro still yields a value. */

@@ -26,6 +26,16 @@
 #define LUDUS_API
 #endif
 
+/* Casts that C++ compilers take under -Wold-style-cast (the header is
+ * included through -I, not as a system header). */
+#ifdef __cplusplus
+#define LUDUS__CAST(T, x) static_cast<T>(x)
+#define LUDUS__PUN(T, x) reinterpret_cast<T>(x)
+#else
+#define LUDUS__CAST(T, x) ((T)(x))
+#define LUDUS__PUN(T, x) ((T)(x))
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -250,6 +260,25 @@ LUDUS_API int ludus_thread_register(const char *name);
 LUDUS_API int ludus_thread_unregister(void);
 LUDUS_API const char *ludus_error_string(int code);
 
+/* Launch-to-exit (LUDUS_TRACE, <ludus/capture.h>) in every link: the
+ * library's launch code defines ludus__launch_link, and every file
+ * instrumented at a level above 0 names it (an undefined symbol, no code
+ * and no data), so a static link takes the launch code in from libludus.a,
+ * however it is linked (not needed where the implementation itself is
+ * compiled: the library, the single file's LUDUS_IMPLEMENTATION file).
+ * LUDUS_NO_LAUNCH leaves the name out (a program that must not carry the
+ * exporters; it then says so when LUDUS_TRACE is set). */
+LUDUS_API extern const int ludus__launch_link;
+#if LUDUS_PROFILE_LEVEL > 0 && !defined(LUDUS_NO_LAUNCH) && !defined(LUDUS__LIBRARY) && !defined(LUDUS_IMPLEMENTATION)
+#define LUDUS__STR2(x) #x
+#define LUDUS__STR(x) LUDUS__STR2(x)
+#ifdef __USER_LABEL_PREFIX__
+__asm__(".globl " LUDUS__STR(__USER_LABEL_PREFIX__) "ludus__launch_link");
+#else
+__asm__(".globl ludus__launch_link");
+#endif
+#endif
+
 /* ---------------------------------------------------------------------------
  * Internals used by the inline hot path. Not API: names may change. */
 
@@ -394,9 +423,9 @@ LUDUS__INLINE int ludus__full(ludus__thread_hot *t, uintptr_t e) {
 LUDUS__INLINE void ludus__put(uintptr_t e, uintptr_t word) {
     uint32_t lo, hi;
     __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-    *(uint32_t *)e = lo;
-    *(uint32_t *)(e + 4) = hi;
-    *(uintptr_t *)(e + 8) = word;
+    *LUDUS__PUN(uint32_t *, e) = lo;
+    *LUDUS__PUN(uint32_t *, e + 4) = hi;
+    *LUDUS__PUN(uintptr_t *, e + 8) = word;
 }
 #elif LUDUS__INLINE_CLOCK && defined(__aarch64__)
 LUDUS__INLINE int ludus__is_armed(void) {
@@ -449,8 +478,8 @@ LUDUS__INLINE int ludus__full(ludus__thread_hot *t, uintptr_t e) {
 LUDUS__INLINE void ludus__put(uintptr_t e, uintptr_t word) {
     uint64_t ticks;
     __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(ticks));
-    *(uint64_t *)e = ticks;
-    *(uintptr_t *)(e + 8) = word;
+    *LUDUS__PUN(uint64_t *, e) = ticks;
+    *LUDUS__PUN(uintptr_t *, e + 8) = word;
 }
 #else
 LUDUS__INLINE int ludus__is_armed(void) {
@@ -475,7 +504,7 @@ LUDUS__INLINE uintptr_t ludus__scope_begin(const ludus_site *site) {
         return ludus__nested_drop(2);
     }
     if (LUDUS__UNLIKELY(ludus__full(t, e))) return ludus__begin_slow(site); /* it holds the claim */
-    ludus__put(e, (uintptr_t)site + LUDUS__K_BEGIN);                        /* site is 16-aligned: + is | */
+    ludus__put(e, LUDUS__PUN(uintptr_t, site) + LUDUS__K_BEGIN);            /* site is 16-aligned: + is | */
     __atomic_store_n(&t->cur, e + 16, __ATOMIC_RELEASE);                    /* next slot, claim released */
     return e + LUDUS__K_END;
 #else
@@ -604,7 +633,7 @@ LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char
     if (LUDUS__LIKELY(!ludus__is_armed())) return;
     ludus__annotate_text(site, text);
 }
-#define LUDUS__DYN_BEGIN(name) (ludus__is_armed() ? ludus__dyn_begin(name) : (uintptr_t)0)
+#define LUDUS__DYN_BEGIN(name) (ludus__is_armed() ? ludus__dyn_begin(name) : LUDUS__CAST(uintptr_t, 0))
 
 #else /* LUDUS__TRACY: the same seam, every call to src/backend/tracy.c */
 
@@ -669,7 +698,7 @@ LUDUS__INLINE void ludus__async_check(const ludus_site *site, const ludus_site *
     ludus__tracy_async(site, track, id);
 }
 LUDUS__INLINE void ludus__annotate_i64_check(const ludus_site *site, int64_t value) {
-    ludus__tracy_annotate(site, 0, (uint64_t)value, NULL);
+    ludus__tracy_annotate(site, 0, LUDUS__CAST(uint64_t, value), NULL);
 }
 LUDUS__INLINE void ludus__annotate_u64_check(const ludus_site *site, uint64_t value) {
     ludus__tracy_annotate(site, 1, value, NULL);
@@ -695,14 +724,19 @@ LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char
 #define LUDUS__CAT2(a, b) a##b
 #define LUDUS__CAT(a, b) LUDUS__CAT2(a, b)
 #define LUDUS__VAR(base) LUDUS__CAT(base, __LINE__)
+/* The variables a scope macro declares in the enclosing block: named by a
+ * counter, so any number of scope macros may share a line (a macro of yours
+ * that opens two, a one-line function). */
+#define LUDUS__UVAR(base) LUDUS__CAT(base, __COUNTER__)
 
 #if LUDUS__TRACY
 #define LUDUS__SITE(var, name_str, cat_str) \
-    static ludus__tracy_site var = {{name_str, __func__, __FILE__, cat_str, (uint32_t)__LINE__, LUDUS_SITE_TRACY}, NULL}
+    static ludus__tracy_site var = {        \
+        {name_str, __func__, __FILE__, cat_str, LUDUS__CAST(uint32_t, __LINE__), LUDUS_SITE_TRACY}, NULL}
 #define LUDUS__SITE_PTR(var) (&(var).site)
 #else
 #define LUDUS__SITE(var, name_str, cat_str) \
-    static const ludus_site var = {name_str, __func__, __FILE__, cat_str, (uint32_t)__LINE__, 0u}
+    static const ludus_site var = {name_str, __func__, __FILE__, cat_str, LUDUS__CAST(uint32_t, __LINE__), 0u}
 #define LUDUS__SITE_PTR(var) (&(var))
 #endif
 
@@ -710,7 +744,7 @@ LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char
  * nothing (a typedef), as the scope it replaces is one, so code that keeps
  * its declarations first (-Wdeclaration-after-statement) stays clean at
  * every level. */
-#define LUDUS__NO_SCOPE typedef int LUDUS__VAR(ludus__no_scope_) __attribute__((unused))
+#define LUDUS__NO_SCOPE typedef int LUDUS__UVAR(ludus__no_scope_) __attribute__((unused))
 
 /* Picks the one- or two-argument form of LUDUS_PROFILE_SCOPE (ISO C11: no
  * GNU comma swallowing). */
@@ -757,7 +791,7 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
 #endif
 
 #define LUDUS__SCOPE_NC(name_str, cat_str) \
-    LUDUS__SCOPE_AT(LUDUS__VAR(ludus__site_), LUDUS__VAR(ludus__scope_), name_str, cat_str)
+    LUDUS__SCOPE_AT(LUDUS__UVAR(ludus__site_), LUDUS__UVAR(ludus__scope_), name_str, cat_str)
 #define LUDUS__SCOPE1(Name) LUDUS__SCOPE_NC(#Name, NULL)
 #define LUDUS__SCOPE2(Name, Category) LUDUS__SCOPE_NC(#Name, #Category)
 
@@ -809,10 +843,10 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
 
 /* A scope whose name is known only at run time (interned per capture,
  * bounded; an empty name is recorded as "<empty name>"). */
-#define LUDUS_PROFILE_SCOPE_DYN(name_expr) LUDUS__SCOPE_DYN_AT(LUDUS__VAR(ludus__dyn_), name_expr)
+#define LUDUS_PROFILE_SCOPE_DYN(name_expr) LUDUS__SCOPE_DYN_AT(LUDUS__UVAR(ludus__dyn_), name_expr)
 
 #define LUDUS__COUNTER_SITE(name_str, flags) \
-    { name_str, __func__, __FILE__, NULL, (uint32_t)__LINE__, flags }
+    { name_str, __func__, __FILE__, NULL, LUDUS__CAST(uint32_t, __LINE__), flags }
 /* Adds n (an integer) to a counter summed per frame: draw calls, jobs run,
  * bytes uploaded. Any thread, with or without a capture. An add counts
  * toward the frame whose LUDUS_PROFILE_FRAME reads it first: every add is in
@@ -820,14 +854,14 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
 #define LUDUS_PROFILE_COUNT(Name, n)                                                                                  \
     do {                                                                                                              \
         static ludus_counter_site LUDUS__VAR(ludus__count_) = {LUDUS__COUNTER_SITE(#Name, LUDUS_SITE_COUNT), 0u, 0u}; \
-        ludus__count(&LUDUS__VAR(ludus__count_), (int64_t)(n));                                                       \
+        ludus__count(&LUDUS__VAR(ludus__count_), LUDUS__CAST(int64_t, n));                                            \
     } while (0)
 /* A level (entities alive, queue depth): per frame its last, min and max
  * value (the level carried in from the previous frame included). 32 gauges. */
 #define LUDUS_PROFILE_GAUGE(Name, value)                                                                              \
     do {                                                                                                              \
         static ludus_counter_site LUDUS__VAR(ludus__gauge_) = {LUDUS__COUNTER_SITE(#Name, LUDUS_SITE_GAUGE), 0u, 0u}; \
-        ludus__gauge(&LUDUS__VAR(ludus__gauge_), (int64_t)(value));                                                   \
+        ludus__gauge(&LUDUS__VAR(ludus__gauge_), LUDUS__CAST(int64_t, value));                                        \
     } while (0)
 /* A timestamped sample on the counter's timeline track, during a capture
  * only: integers stay integers, float and double are kept as doubles. */
@@ -840,7 +874,7 @@ inline void plot(const ludus_site *s, float v) {
     ludus__plot_f64_check(s, v);
 }
 template <typename T> inline void plot(const ludus_site *s, T v) {
-    ludus__plot_i64_check(s, (int64_t)v);
+    ludus__plot_i64_check(s, static_cast<int64_t>(v));
 }
 } /* namespace ludus */
 #define LUDUS__PLOT_CALL(site, value) ::ludus::plot(site, value)
@@ -877,26 +911,27 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
 #if LUDUS__TRACY /* formatted now (ludus_log), sent as a Tracy message */
 #define LUDUS_PROFILE_LOG(level, ...) ludus_log(level, __VA_ARGS__)
 #else
-#define LUDUS_PROFILE_LOG(level, ...)                                                                               \
-    do {                                                                                                            \
-        static const ludus_site LUDUS__VAR(ludus__log_) = {                                                         \
-            LUDUS__LOG_FIRST(__VA_ARGS__, unused), __func__, __FILE__, "log", (uint32_t)__LINE__, LUDUS_SITE_TEXT}; \
-        if (ludus__is_armed()) ludus__log_deferred(&LUDUS__VAR(ludus__log_), level, __VA_ARGS__);                   \
+#define LUDUS_PROFILE_LOG(level, ...)                                                             \
+    do {                                                                                          \
+        static const ludus_site LUDUS__VAR(ludus__log_) = {                                       \
+            LUDUS__LOG_FIRST(__VA_ARGS__, unused), __func__,       __FILE__, "log",               \
+            LUDUS__CAST(uint32_t, __LINE__),       LUDUS_SITE_TEXT};                              \
+        if (ludus__is_armed()) ludus__log_deferred(&LUDUS__VAR(ludus__log_), level, __VA_ARGS__); \
     } while (0)
 #endif
 /* Async zones by name (see ludus_async_begin): Track and Name are tokens or
  * literals; uses with the same Track text share the track. */
-#define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name)                                            \
-    do {                                                                                      \
-        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                           \
-        LUDUS__SITE(LUDUS__VAR(ludus__async_), #Name, NULL);                                  \
-        ludus__async_check(LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_)),                        \
-                           LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_track_)), (uint64_t)(id)); \
+#define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name)                                                       \
+    do {                                                                                                 \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                                      \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_), #Name, NULL);                                             \
+        ludus__async_check(LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_)),                                   \
+                           LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_track_)), LUDUS__CAST(uint64_t, id)); \
     } while (0)
-#define LUDUS_PROFILE_ASYNC_END(Track, id)                                                          \
-    do {                                                                                            \
-        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                                 \
-        ludus__async_check(NULL, LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_track_)), (uint64_t)(id)); \
+#define LUDUS_PROFILE_ASYNC_END(Track, id)                                                                     \
+    do {                                                                                                       \
+        LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                                            \
+        ludus__async_check(NULL, LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_track_)), LUDUS__CAST(uint64_t, id)); \
     } while (0)
 /* Scope annotations (see ludus__annotate above): integers (unsigned ones
  * kept unsigned), float and double kept as doubles; a text is copied. */
@@ -979,12 +1014,12 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 #define LUDUS_PROFILE_MARK(Name) ((void)0)
 #define LUDUS_PROFILE_BEGIN(Name) ((void)0)
 #define LUDUS_PROFILE_END() ((void)0)
-#define LUDUS_PROFILE_FLOW_OUT(Name) ((uint64_t)0)
+#define LUDUS_PROFILE_FLOW_OUT(Name) LUDUS__CAST(uint64_t, 0)
 /* sizeof names a value argument without evaluating it (no code, no unused-
  * variable warning for a variable only the macro uses). */
 #define LUDUS_PROFILE_FLOW_IN(id) ((void)sizeof(id))
 #define LUDUS_PROFILE_SCOPE_DYN(name_expr) \
-    typedef char LUDUS__VAR(ludus__no_scope_)[sizeof(name_expr)] __attribute__((unused))
+    typedef char LUDUS__UVAR(ludus__no_scope_)[sizeof(name_expr)] __attribute__((unused))
 #define LUDUS_PROFILE_COUNT(Name, n) ((void)sizeof(n))
 #define LUDUS_PROFILE_GAUGE(Name, value) ((void)sizeof(value))
 #define LUDUS_PROFILE_PLOT(Name, value) ((void)sizeof(value))
@@ -993,7 +1028,8 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 #define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name) ((void)sizeof(id))
 #define LUDUS_PROFILE_ASYNC_END(Track, id) ((void)sizeof(id))
 #define LUDUS_PROFILE_ANNOTATE(Name, value) ((void)sizeof(value))
-#define LUDUS_PROFILE_ANNOTATE_TEXT(Name, text) ((void)sizeof(text))
+#define LUDUS_PROFILE_ANNOTATE_TEXT(Name, text) \
+    ((void)sizeof(*(text))) /* not sizeof(text): clang warns on an array that decays */
 
 #endif
 
@@ -1003,5 +1039,8 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 #else
 #define LUDUS_PROFILE_SCOPE_FINE(...) LUDUS__NO_SCOPE
 #endif
+
+/* Level 0: the API calls that do work at run time compile to nothing too. */
+#include <ludus/level0.h>
 
 #endif /* LUDUS_PROFILING_H */

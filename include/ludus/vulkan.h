@@ -2,8 +2,8 @@
  * Built only with -DLUDUS_VULKAN=ON (library ludus_vulkan, which links the
  * Vulkan loader; the core library never does). docs/gpu.md explains it.
  *
- *     ludus_vk_context_desc d = {0};
- *     d.instance = inst; d.physical_device = phys; d.device = dev;
+ *     ludus_vk_context_desc d = {.instance = inst, .physical_device = phys};  (C++: d{}, then set)
+ *     d.device = dev;
  *     d.queue_family = family; d.queue = LUDUS_GPU_QUEUE_COMPUTE;
  *     d.calibration = ludus_vk_calibration_extension(phys);   enable it on the device too
  *     ludus_vk_context *vk; ludus_vk_context_create(&d, &vk);

@@ -186,6 +186,12 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
         "never used as durations), %llu orphan ends, %llu filtered.</p>\n",
         s->dropped || s->incomplete ? "warn" : "note", (unsigned long long)s->dropped,
         (unsigned long long)s->incomplete, (unsigned long long)s->orphan_ends, (unsigned long long)s->filtered);
+    if (s->pool_bytes_needed)
+        ludus__w_fmt(w,
+                     "<p class=\"warn\" id=\"pool-advice\">A pool of %llu MiB would have held every event: "
+                     "LUDUS_TRACE_CHUNKS=%llu (ludus_capture_desc.chunk_count, 64 KiB chunks).</p>\n",
+                     (unsigned long long)(s->pool_bytes_needed >> 20),
+                     (unsigned long long)(s->pool_bytes_needed / 65536));
     ludus__w_fmt(w,
                  "<p class=\"note\">Times are elapsed wall-clock time, not CPU time. Inclusive = entry to exit "
                  "(per site: outermost activations only); exclusive = inclusive minus the union of child scopes "

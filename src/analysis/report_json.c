@@ -43,12 +43,13 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
                  "\"capture\":{\"duration_ns\":%lld,\"clock\":\"%s\",\"threads\":%u,\"events\":%llu,"
                  "\"dropped\":%llu,\"incomplete\":%llu,\"unwound\":%llu,\"excl_unknown\":%llu,"
                  "\"orphan_ends\":%llu,\"filtered\":%llu,\"interner_drops\":%llu,\"clock_anomalies\":%llu,"
-                 "\"folded\":%llu",
+                 "\"folded\":%llu,\"pool_bytes_needed\":%llu",
                  (long long)s->duration_ns, s->clock_name, s->threads, (unsigned long long)s->events,
                  (unsigned long long)s->dropped, (unsigned long long)s->incomplete, (unsigned long long)s->unwound,
                  (unsigned long long)s->excl_unknown, (unsigned long long)s->orphan_ends,
                  (unsigned long long)s->filtered, (unsigned long long)s->interner_drops,
-                 (unsigned long long)s->clock_anomalies, (unsigned long long)s->folded);
+                 (unsigned long long)s->clock_anomalies, (unsigned long long)s->folded,
+                 (unsigned long long)s->pool_bytes_needed);
     if (s->crash_signal) {
         ludus__w_str(w, ",\"crash\":{\"signal\":");
         ludus__w_json_str(w, s->crash_signal_name, strlen(s->crash_signal_name));

@@ -162,9 +162,16 @@ static int text_report(const ludus_analysis *a, const ludus_report_options *o, l
     if (s->unwound)
         ludus__w_str(w, "  unwound slices were skipped by a non-local exit (longjmp) and closed where that was found: "
                         "counted, never used as durations\n");
-    if (s->dropped)
+    if (s->dropped) {
         ludus__w_str(w, "  WARNING: events were dropped; sites marked '!' ran on a thread that lost events: their "
                         "counts are lower bounds\n");
+        if (s->pool_bytes_needed)
+            ludus__w_fmt(w,
+                         "  a pool of %llu MiB would have held every event: LUDUS_TRACE_CHUNKS=%llu "
+                         "(ludus_capture_desc.chunk_count, 64 KiB chunks)\n",
+                         (unsigned long long)(s->pool_bytes_needed >> 20),
+                         (unsigned long long)(s->pool_bytes_needed / 65536));
+    }
     if (s->folded)
         ludus__w_fmt(w,
                      "  %llu scopes began deeper than %d levels: each is counted on the path of its first %d "

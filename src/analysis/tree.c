@@ -626,6 +626,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     s->threads = c->nthreads;
     s->events = c->events;
     s->dropped = c->dropped;
+    s->pool_bytes_needed = ludus__pool_bytes_needed(c);
     s->incomplete = c->incomplete;
     s->unwound = c->unwound;
     s->orphan_ends = c->orphan_ends;

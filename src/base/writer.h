@@ -75,41 +75,75 @@ static inline void ludus__fmt_4(char *p, uint32_t v) {
     memcpy(p + 2, ludus__digit_pairs + 2 * (v - hi * 100u), 2);
 }
 
-/* ns as microseconds with three decimals ("12.345"), from integers; it may
- * write up to 24 bytes at p (callers reserve that) and returns the end.
- * Times below 10^12 ns (1000 s: most of any capture) take a branch-free
- * path: twelve digits in three groups of four, the point put in, and the
- * integer's leading zeros skipped by counting zero bytes before a fixed
- * 16-byte copy. */
-static inline char *ludus__fmt_us(char *p, int64_t ns) {
+/* JSON times. Viewers read "ts" and "dur" as doubles in microseconds and
+ * add, subtract and compare them (a slice ends at ts + dur; speedscope also
+ * subtracts each thread's first ts). Written with three decimals (whole ns),
+ * such sums round: a slice that ends at the very ns the next begins can end
+ * after it, a child after its parent. So times are written on a binary
+ * grid, multiples of 2^-12 us (0.244 ns): every value is a double exactly,
+ * and every sum and difference of written values is exact (below 2^41 us,
+ * 25 days), so each viewer orders begins and ends as the values written do.
+ *
+ * A time's point is the grid point nearest to its ns, P(ns) = round(ns x
+ * 4.096) (never a tie: 125 is odd); P of distinct ns are over 4 apart. A
+ * slice from b to e (ns) begins at P(b) and ends at P(e) - 1: an end is
+ * always before a begin of the same ns, so no end ties with a begin (two
+ * touching slices of one name stay two in speedscope) and a child ending
+ * with its parent ties with it. A zero-length slice (e <= b) goes from P(b)
+ * to P(b) + 1, one unit: drawn by every viewer (speedscope leaves out what
+ * lasts 0), after every end of its ns, nested in a slice that begins there.
+ * A dur is its end's point less its begin's. Every point is within 1.5
+ * units (0.37 ns) of its ns and a dur within 2 (0.49 ns) of the slice's:
+ * round(x * 1000) gives back the ns of every ts, every end and every dur,
+ * as Perfetto's reader (llround(x * 1000)) does.
+ * tests/unit/test_writer.c checks all of it; docs/viewers.md says why. */
+#define LUDUS__GRID_PER_US 4096u
+static inline uint64_t ludus__grid(int64_t ns) {
     uint64_t u = ns < 0 ? 0 : (uint64_t)ns; /* viewers drop negative times; capture times are >= 0 */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (u < UINT64_C(1000000000000)) {
-        char t[32];
-        uint32_t a = (uint32_t)(u / 100000000u);
-        uint32_t b = (uint32_t)(u - (uint64_t)a * 100000000u);
-        uint32_t c = b / 10000u;
-        ludus__fmt_4(t, a);
-        ludus__fmt_4(t + 4, c);
-        ludus__fmt_4(t + 9, b - c * 10000u); /* digits 8..11 at t[9..12] */
-        t[8] = t[9];
-        t[9] = '.';
-        memset(t + 13, 0, sizeof t - 13);
-        uint64_t zeros;
-        memcpy(&zeros, t, 8);
-        zeros ^= UINT64_C(0x3030303030303030); /* a '0' byte becomes 0; the first digit is the low byte */
-        unsigned lz = zeros ? (unsigned)__builtin_ctzll(zeros) / 8 : 8; /* at most 8: "0.123" keeps its 0 */
-        memcpy(p, t + lz, 16);
-        return p + 13 - lz;
+    if (u > (UINT64_MAX >> 9) - 1) u = (UINT64_MAX >> 9) - 1;
+    return (u * 512u + 62u) / 125u; /* round(u x 4096 / 1000) */
+}
+
+/* A slice's points (see above): *pb its begin's, *pe its end's. */
+static inline void ludus__slice_grid(int64_t begin_ns, int64_t end_ns, uint64_t *pb, uint64_t *pe) {
+    uint64_t b = ludus__grid(begin_ns), e = ludus__grid(end_ns);
+    *pb = b;
+    *pe = e > b + 1 ? e - 1 : b + 1;
+}
+
+/* The grid value g / 4096 in decimal, exactly: the integer part, then the
+ * fraction's digits (f x 5^12 has 12 of them), trailing zeros left out (f's
+ * trailing zero bits: f = 2^k m gives k of them). Up to 32 bytes at p
+ * (callers reserve that); returns the end. */
+static inline char *ludus__fmt_grid(char *p, uint64_t g) {
+    uint64_t q = g >> 12;
+    uint32_t f = (uint32_t)(g & 4095u);
+    if (q < 100000000u) { /* eight digits, leading zeros skipped (below 100 s) */
+        char t[16];
+        uint32_t hi = (uint32_t)q / 10000u;
+        ludus__fmt_4(t, hi);
+        ludus__fmt_4(t + 4, (uint32_t)q - hi * 10000u);
+        unsigned lz = 0;
+        while (lz < 7 && t[lz] == '0') lz++;
+        memcpy(p, t + lz, 8);
+        p += 8 - lz;
+    } else {
+        p = ludus__fmt_u64(p, q);
     }
-#endif
-    uint64_t q = u / 1000;
-    uint32_t f = (uint32_t)(u - q * 1000);
-    p = ludus__fmt_u64(p, q);
-    *p++ = '.';
-    *p++ = (char)('0' + f / 100);
-    memcpy(p, ludus__digit_pairs + 2 * (f % 100), 2);
-    return p + 2;
+    if (!f) return p;
+    uint64_t d = (uint64_t)f * 244140625u; /* f x 5^12 < 10^12 */
+    uint32_t a = (uint32_t)(d / 100000000u), b = (uint32_t)(d - (uint64_t)a * 100000000u);
+    uint32_t b1 = b / 10000u;
+    *p = '.';
+    ludus__fmt_4(p + 1, a);
+    ludus__fmt_4(p + 5, b1);
+    ludus__fmt_4(p + 9, b - b1 * 10000u);
+    return p + 13 - (unsigned)__builtin_ctz(f);
+}
+
+/* An instant's time (ns since the origin) as JSON microseconds: P(ns). */
+static inline char *ludus__fmt_us(char *p, int64_t ns) {
+    return ludus__fmt_grid(p, ludus__grid(ns));
 }
 
 #endif

@@ -224,6 +224,9 @@ struct ludus_capture {
     struct ludus__gpu_data *gpu; /* NULL: none (views share their parent's) */
 };
 typedef struct ludus_capture ludus__captured;
+/* ludus_capture_summary.pool_bytes_needed (prepare.c): the pool that would
+ * have held every event the capture dropped; 0 when none was. */
+LUDUS_HIDDEN uint64_t ludus__pool_bytes_needed(const ludus_capture *c);
 
 /* An async zone: [begin_ns, end_ns] on a lane of its track. Zones of one
  * track and id nest (depth); a zone and the zones inside it share a lane,
@@ -461,6 +464,10 @@ typedef struct ludus__cut_open {
     int64_t ts_ns;
 } ludus__cut_open;
 
+/* 128-bit products of tick conversion (GCC and Clang on 64-bit targets);
+ * __extension__ keeps -Wpedantic quiet where the single file is built. */
+__extension__ typedef unsigned __int128 ludus__u128;
+
 /* Tick to ns conversion without a 128-bit division per event: a rounded
  * fixed-point fraction of the calibration ratio (within 1 ns). */
 typedef struct ludus__tick_conv {
@@ -475,7 +482,7 @@ LUDUS_HIDDEN void ludus__tick_conv_init(ludus__tick_conv *v, const ludus_capture
 static inline int64_t ludus__tick_conv_ns(const ludus__tick_conv *v, const ludus_capture *c, uint64_t ticks) {
     uint64_t x = ticks - v->t0;
     if (__builtin_expect(x - 1 >= v->range, 0)) return ludus__ticks_to_ns(c, ticks);
-    return (int64_t)(uint64_t)(((unsigned __int128)x * v->m) >> 64) + v->base;
+    return (int64_t)(uint64_t)(((ludus__u128)x * v->m) >> 64) + v->base;
 }
 
 typedef struct ludus__seen_run {

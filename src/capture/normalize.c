@@ -27,15 +27,15 @@ int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks) {
     if (ticks <= c->c0.ticks) {
         uint64_t back = c->c0.ticks - ticks; /* a few ns before the first calibration point */
         uint64_t dt = c->c1.ticks - c->c0.ticks, dn = (uint64_t)(c->c1.ns - c->c0.ns);
-        int64_t ns = dt ? (int64_t)((unsigned __int128)back * dn / dt) : 0;
+        int64_t ns = dt ? (int64_t)((ludus__u128)back * dn / dt) : 0;
         if (ns > INT64_MAX / 4) ns = INT64_MAX / 4;
         return c->c0.ns - c->start_ns - ns;
     }
     uint64_t dt = c->c1.ticks - c->c0.ticks;
     uint64_t dn = (uint64_t)(c->c1.ns - c->c0.ns);
     if (dt == 0) return c->c0.ns - c->start_ns;
-    unsigned __int128 x = (unsigned __int128)(ticks - c->c0.ticks) * dn / dt;
-    if (x > (unsigned __int128)(INT64_MAX / 4)) x = INT64_MAX / 4; /* never for a real capture */
+    ludus__u128 x = (ludus__u128)(ticks - c->c0.ticks) * dn / dt;
+    if (x > (ludus__u128)(INT64_MAX / 4)) x = INT64_MAX / 4; /* never for a real capture */
     return (int64_t)x + (c->c0.ns - c->start_ns);
 }
 
@@ -59,7 +59,7 @@ void ludus__tick_conv_init(ludus__tick_conv *v, const ludus_capture *c) {
         return;
     }
     if (dt == 0 || dn == 0 || dn >= dt) return;
-    v->m = (uint64_t)((((unsigned __int128)dn << 64) + dt / 2) / dt);
+    v->m = (uint64_t)((((ludus__u128)dn << 64) + dt / 2) / dt);
     v->range = ((uint64_t)1 << 63) - 1; /* ticks - t0 in [1, 2^63) */
 }
 

@@ -149,6 +149,22 @@ void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summar
     out->span_lanes = th->lanes;
 }
 
+/* The pool that would have held every event of c (bytes; 0 when none was
+ * dropped): the bytes it used, the dropped events at the bytes an event took
+ * on average (payloads and pieces included), the 1/32 kept for scope ends,
+ * and a 64 KiB piece per thread left part-filled; rounded up to a power of
+ * two of 64 KiB chunks, LUDUS_TRACE_CHUNKS's unit. */
+uint64_t ludus__pool_bytes_needed(const ludus_capture *c) {
+    if (!c->dropped) return 0;
+    uint64_t per = c->events ? (c->bytes_used + c->events - 1) / c->events : 16;
+    if (per < 16) per = 16;
+    uint64_t need = c->bytes_used + c->dropped * per;
+    need += need / 31 + (uint64_t)c->nthreads * 65536;
+    uint64_t chunks = 1;
+    while (chunks * 65536 < need && chunks < (UINT64_C(1) << 24)) chunks *= 2;
+    return chunks * 65536;
+}
+
 int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out) {
     if (!c || !out) return ludus__fail(LUDUS_EINVAL, "NULL argument");
     int rc = ludus__prepare(c);
@@ -173,6 +189,7 @@ int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out) {
     out->unregistered_thread_drops = c->unregistered_drops;
     out->site_id_collisions = c->id_collisions;
     out->bytes_used = c->bytes_used;
+    out->pool_bytes_needed = ludus__pool_bytes_needed(c);
     return 0;
 }
 

@@ -1,7 +1,9 @@
 /* Chrome/Perfetto JSON export (trace-formats.md part A), streamed thread by
  * thread through the bounded writer. Slices are complete "X" events written
  * when they end (no B/E pairs, no empty args); times are ns since capture
- * start written as microseconds with three decimals from integers. Each
+ * start written as microseconds on a binary grid (2^-12 us, writer.h: every
+ * sum a viewer makes of them is exact, so nesting is the same in every
+ * viewer), a slice's dur its end's point less its begin's. Each
  * site's ,"name":..,"cat":.. and each track's ,"pid":..,"tid":..,"ts": are
  * formatted once and copied per event.
  *
@@ -71,6 +73,21 @@ static inline void head(ludus__writer *w, const track *k, char ph, int64_t ts) {
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
     p += k->len;
     ludus__w_commit(w, ludus__fmt_us(p, ts + k->shift_ns));
+}
+
+/* ,\n{"ph":"X","pid":..,"tid":..,"ts":<begin>,"dur":<dur> for a slice from
+ * begin_ns to end_ns, on the grid (writer.h: ts + dur is its end's point). */
+static inline void slice_head(ludus__writer *w, const track *k, int64_t begin_ns, int64_t end_ns) {
+    uint64_t pb, pe;
+    ludus__slice_grid(begin_ns + k->shift_ns, end_ns + k->shift_ns, &pb, &pe);
+    char *p = ludus__w_reserve(w, 10 + sizeof k->part + 32 + 7 + 32);
+    memcpy(p, ",\n{\"ph\":\"X", 10);
+    p += 10;
+    memcpy(p, k->part, sizeof k->part);
+    p += k->len;
+    p = ludus__fmt_grid(p, pb);
+    memcpy(p, ",\"dur\":", 7);
+    ludus__w_commit(w, ludus__fmt_grid(p + 7, pe - pb));
 }
 
 /* The site's ,"name":..,"cat":.. (or only its ,"name":.. part). */
@@ -163,8 +180,8 @@ static int64_t flow_end(json_ctx *x, const track *k, const ludus__nev *ev, int64
     if (next_ns != INT64_MAX && at > next_ns - 2) at = next_ns - 2;
     if (prev_ns != INT64_MIN && at < prev_ns + 1) at = prev_ns + 1;
     if (next_ns != INT64_MAX && at > next_ns - 2) at = ev->ts_ns; /* no room: keep t */
-    head(w, k, 'X', at);
-    ludus__w_str(w, ",\"dur\":0.001,\"name\":");
+    slice_head(w, k, at, at + 1);
+    ludus__w_str(w, ",\"name\":");
     if (out && ev->site != UINT32_MAX) {
         const ludus__site_info *s = &x->c->sites[ev->site];
         ludus__w_json_str(w, s->name, s->name_len);
@@ -238,15 +255,16 @@ static inline void slice(json_ctx *x, const ludus__nev *ev) {
     ludus__writer *w = x->w;
     const track *k = &x->tracks[ev->lane];
     size_t n = x->snip_off[ev->site + 1] - x->snip_off[ev->site];
-    char *p = ludus__w_reserve(w, 10 + sizeof k->part + 24 + 7 + 24 + 64 + 1);
+    char *p = ludus__w_reserve(w, 10 + sizeof k->part + 32 + 7 + 32 + 64 + 1);
     memcpy(p, ",\n{\"ph\":\"X", 10);
     p += 10;
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
     p += k->len;
-    p = ludus__fmt_us(p, ev->begin_ns + k->shift_ns);
+    uint64_t pb, pe;
+    ludus__slice_grid(ev->begin_ns + k->shift_ns, ev->ts_ns + k->shift_ns, &pb, &pe);
+    p = ludus__fmt_grid(p, pb);
     memcpy(p, ",\"dur\":", 7);
-    int64_t d = ev->ts_ns - ev->begin_ns;
-    p = ludus__fmt_us(p + 7, d < 0 ? 0 : d);
+    p = ludus__fmt_grid(p + 7, pe - pb);
     const char *sn = x->snip + x->snip_off[ev->site];
     if (n <= 64) {
         memcpy(p, sn, 64); /* the block has 64 bytes of padding; the extra bytes are overwritten */
@@ -409,6 +427,8 @@ static void capture_fields(json_ctx *x) {
     ludus__w_str(w, ",\"capture_end_ns\":");
     ludus__w_i64(w, c->end_ns);
     ludus__w_str(w, ",\"time_origin\":\"ts 0 = capture_start_ns\"");
+    ludus__w_str(w, ",\"time_grid\":\"ts and dur in us, multiples of 2^-12 us (exact doubles); round(x * 1000) "
+                    "is the ns\"");
     if (c->cut) {
         ludus__w_str(w, ",\"cut_from_ns\":");
         ludus__w_i64(w, c->cut_from_ns);
@@ -536,10 +556,7 @@ static void async_zones(json_ctx *x) {
     for (uint32_t i = 0; i < c->nasync && !w->failed; i++) {
         const ludus__async_zone *z = &c->async[i];
         set_track(&k, x, ASYNC_TID(async_lane_index(c, z->track, z->lane)));
-        head(w, &k, 'X', z->begin_ns);
-        ludus__w_str(w, ",\"dur\":");
-        char num[32];
-        ludus__w_commit(w, ludus__fmt_us(ludus__w_reserve(w, sizeof num), z->end_ns - z->begin_ns));
+        slice_head(w, &k, z->begin_ns, z->end_ns);
         const char *name = z->site != UINT32_MAX ? c->sites[z->site].name : "<begin cut away>";
         ludus__w_str(w, ",\"name\":");
         ludus__w_json_str(w, name, strlen(name));
@@ -590,7 +607,7 @@ static void gpu_spans(json_ctx *x) {
     const ludus__gpu_data *g = ludus__gpu_of(c);
     ludus__writer *w = x->w;
     track k;
-    char num[32], name[160];
+    char name[160];
     for (uint64_t i = 0; g && i < g->ns && !w->failed; i++) {
         const ludus__gpu_sample *s = &g->s[i];
         if (!ludus__gpu_shown(c, s)) continue;
@@ -606,9 +623,7 @@ static void gpu_spans(json_ctx *x) {
             ludus__w_str(w, "}}");
             continue;
         }
-        head(w, &k, 'X', s->begin_ns);
-        ludus__w_str(w, ",\"dur\":");
-        ludus__w_commit(w, ludus__fmt_us(ludus__w_reserve(w, sizeof num), s->end_ns - s->begin_ns));
+        slice_head(w, &k, s->begin_ns, s->end_ns);
         const char *pn = g->names[s->name];
         ludus__w_str(w, ",\"name\":");
         ludus__w_json_str(w, pn, strlen(pn));
@@ -626,8 +641,8 @@ static void gpu_spans(json_ctx *x) {
             ludus__w_str(w, ",\"ludus\":\"extrapolated beyond the calibration\"");
         ludus__w_str(w, "}}");
         if (s->flow_id) {
-            head(w, &k, 'X', s->begin_ns);
-            ludus__w_str(w, ",\"dur\":0.001,\"name\":\"submitted\",\"cat\":\"flow\"}");
+            slice_head(w, &k, s->begin_ns, s->begin_ns + 1);
+            ludus__w_str(w, ",\"name\":\"submitted\",\"cat\":\"flow\"}");
             head(w, &k, 'f', s->begin_ns);
             ludus__w_str(w, ",\"name\":\"flow\",\"cat\":\"flow\"");
             hex_id(w, ludus__merged_flow_id(s->flow_id, x->flow_ns));

@@ -275,7 +275,7 @@ static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uin
     /* One second of ticks on either side of the capture (events of the
      * inline path may precede the first calibration point by a few ns). */
     uint64_t dt = c->c1.ticks - c->c0.ticks, dn = (uint64_t)(c->c1.ns - c->c0.ns);
-    r->margin_ticks = !c->clock_tsc ? 1000000000u : dn ? (uint64_t)((unsigned __int128)dt * 1000000000u / dn) : dt;
+    r->margin_ticks = !c->clock_tsc ? 1000000000u : dn ? (uint64_t)((ludus__u128)dt * 1000000000u / dn) : dt;
     if (c->clock_tsc && dn < 1000) r->margin_ticks = UINT64_MAX / 4; /* too short to calibrate: no range check */
     *first_record = h.header_bytes;
     *nsites = h.nsites;

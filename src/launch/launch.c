@@ -8,7 +8,9 @@
  * LUDUS_TRACE_WINDOW_MS (default 4000) are kept, every hitch writes the
  * window around it next to PATH (PATH's stem, the time and the reason:
  * app-20261201-101500-123-hitch.ludus), SIGUSR2 does the same, and at exit
- * the last window is written to PATH. A crash (SIGSEGV, SIGBUS, SIGFPE,
+ * the last window is written to PATH. Its trigger (LUDUS_TRACE_HITCH,
+ * LUDUS_TRACE_TRIGGER_COUNTER), LUDUS_TRACE_POST_MS, LUDUS_TRACE_COOLDOWN_MS
+ * and LUDUS_TRACE_MAX_FILES are set there too (rolling_env). A crash (SIGSEGV, SIGBUS, SIGFPE,
  * SIGILL, SIGABRT) writes the capture to PATH, or the window next to it
  * (reason crash-SIGSEGV and the like), before the program dies of it
  * (ludus_crash_capture_begin); LUDUS_TRACE_CRASH=0 leaves the program's
@@ -17,8 +19,9 @@
  * OUT` reads back what was recorded (not with the rolling window). The
  * variables are checked here, at
  * load, and a bad value is said once on stderr. This file sits above the exporters:
- * the recorder never links it; the shared library and the ludus_launch
- * object do. */
+ * the recorder never links it; both libraries hold it, and a static link
+ * takes it in through ludus__launch_link, which every instrumented file
+ * names (<ludus/profiling.h>; ludus::ludus and ludus.pc also pass -u). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +31,11 @@
 
 #include "../capture/capture_internal.h"
 #include "../platform/file_read.h"
+
+/* What instrumented code names so that a static link takes this file in
+ * (no code refers to it: src/record/threads.c knows the file is there from
+ * launch_init, and a program without it says so under LUDUS_TRACE). */
+const int ludus__launch_link = 1;
 
 static char trace_path[4096];
 static int format;
@@ -45,9 +53,12 @@ static void write_at_exit(void) {
     expand(path, sizeof path);
     ludus_capture *c = NULL;
     int rc;
-    if (rolling_mode) { /* the last window; a hitch file being written is finished first */
-        ludus_rolling_flush(2000);
+    if (rolling_mode) {
+        /* the last window, taken first: waiting for a hitch file being
+         * written (up to 2 s on a loaded machine) would move the window past
+         * the program's last frames; then that file is finished */
         rc = ludus_rolling_snapshot(&c);
+        ludus_rolling_flush(2000);
         ludus_rolling_end();
     } else {
         rc = ludus_capture_end(NULL);
@@ -55,10 +66,17 @@ static void write_at_exit(void) {
     }
     if (rc == 0) rc = ludus_capture_save(c, format, 0, path);
     ludus_capture_summary s;
-    if (rc == 0 && ludus_capture_get_summary(c, &s) == 0)
-        fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
-                (unsigned long long)s.dropped);
-    else
+    if (rc == 0 && ludus_capture_get_summary(c, &s) == 0) {
+        if (s.pool_bytes_needed)
+            fprintf(stderr,
+                    "ludus: wrote %s (%llu events, %llu dropped: the pool was full; LUDUS_TRACE_CHUNKS=%llu would have "
+                    "held them)\n",
+                    path, (unsigned long long)s.events, (unsigned long long)s.dropped,
+                    (unsigned long long)(s.pool_bytes_needed / 65536));
+        else
+            fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
+                    (unsigned long long)s.dropped);
+    } else
         fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc), ludus_last_error_detail());
     ludus_capture_release(c);
 }
@@ -70,6 +88,75 @@ void ludus_launch_cancel(void) {
         ludus_rolling_end();
     else if (ludus_capture_active())
         ludus_capture_end(NULL);
+}
+
+/* A number of ms from the environment in lo .. hi; "0" gives none_value
+ * (LUDUS_ROLLING_NONE: none) when none_value is not 0. 0 unset, 1 set,
+ * -1 bad (said). */
+static int env_ms(const char *name, unsigned long lo, unsigned long hi, uint32_t none_value, uint32_t *out) {
+    const char *v = getenv(name);
+    if (!v || !*v) return 0;
+    char *end;
+    unsigned long x = strtoul(v, &end, 10);
+    if (*end || v[0] == '-' || ((x < lo || x > hi) && !(x == 0 && none_value))) {
+        fprintf(stderr, "ludus: %s=%s is not a number in %lu .. %lu%s; not tracing\n", name, v, lo, hi,
+                none_value ? " (0: none)" : "");
+        return -1;
+    }
+    *out = x == 0 && none_value ? none_value : (uint32_t)x;
+    return 1;
+}
+
+/* The rolling window's settings from the environment (README, "Environment"):
+ * LUDUS_TRACE_WINDOW_MS, LUDUS_TRACE_POST_MS, LUDUS_TRACE_COOLDOWN_MS,
+ * LUDUS_TRACE_MAX_FILES, LUDUS_TRACE_HITCH (a factor of the running median,
+ * or "off"), LUDUS_TRACE_TRIGGER_COUNTER ("NAME>N" or "NAME:STAT>N", STAT as
+ * ludus_live_value's, default "per frame"). 0, or -1 after saying what is bad. */
+static int rolling_env(ludus_rolling_desc *rd) {
+    static char counter[128], stat[64];
+    if (env_ms("LUDUS_TRACE_WINDOW_MS", 100, 3600000, 0, &rd->window_ms) < 0) return -1;
+    if (env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
+    if (env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
+    if (env_ms("LUDUS_TRACE_MAX_FILES", 1, 1000000, 0, &rd->max_files) < 0) return -1;
+    const char *h = getenv("LUDUS_TRACE_HITCH");
+    if (h && *h) {
+        char *end;
+        double f = strtod(h, &end);
+        if (!strcmp(h, "off"))
+            rd->hitch_factor = -1;
+        else if (*end || !(f >= 1.0 && f <= 1000.0)) {
+            fprintf(stderr, "ludus: LUDUS_TRACE_HITCH=%s is not a factor in 1 .. 1000 (or off); not tracing\n", h);
+            return -1;
+        } else
+            rd->hitch_factor = f;
+    }
+    const char *t = getenv("LUDUS_TRACE_TRIGGER_COUNTER");
+    if (t && *t) {
+        const char *gt = strchr(t, '>'), *colon = strchr(t, ':');
+        char *end = NULL;
+        long long above = gt ? strtoll(gt + 1, &end, 10) : 0;
+        if (colon && colon > gt) colon = NULL;
+        size_t nlen = gt ? (size_t)((colon ? colon : gt) - t) : 0;
+        size_t slen = colon ? (size_t)(gt - colon - 1) : 0;
+        if (!gt || nlen == 0 || nlen >= sizeof counter || (colon && (slen == 0 || slen >= sizeof stat)) || gt[1] == 0 ||
+            *end) {
+            fprintf(stderr,
+                    "ludus: LUDUS_TRACE_TRIGGER_COUNTER=%s: use NAME>N or NAME:STAT>N (a counter, gauge or memory "
+                    "domain; STAT as in the overlay, default \"per frame\"); not tracing\n",
+                    t);
+            return -1;
+        }
+        memcpy(counter, t, nlen);
+        counter[nlen] = 0;
+        rd->counter = counter;
+        if (colon) {
+            memcpy(stat, colon + 1, slen);
+            stat[slen] = 0;
+            rd->counter_stat = stat;
+        }
+        rd->counter_above = above;
+    }
+    return 0;
 }
 
 /* LUDUS_TRACE_MODE=rolling: hitch files go next to the trace path, named
@@ -86,17 +173,7 @@ static int begin_rolling(const ludus_capture_desc *d, const char *expanded) {
     snprintf(prefix, sizeof prefix, "%.*s", (int)(dot ? dot - base : (long)strlen(base)), base);
     ludus_rolling_desc rd;
     memset(&rd, 0, sizeof rd);
-    const char *w = getenv("LUDUS_TRACE_WINDOW_MS");
-    if (w && *w) {
-        char *end;
-        unsigned long v = strtoul(w, &end, 10);
-        if (*end || v < 100 || v > 3600000) {
-            fprintf(stderr, "ludus: LUDUS_TRACE_WINDOW_MS=%s is not a number of ms in 100 .. 3600000; not tracing\n",
-                    w);
-            return -1;
-        }
-        rd.window_ms = (uint32_t)v;
-    }
+    if (rolling_env(&rd) != 0) return -1;
     rd.format = format;
     rd.directory = dir;
     rd.prefix = prefix;
@@ -125,7 +202,10 @@ static int parse_chunks(const char *s, uint32_t *out) {
     return 0;
 }
 
-__attribute__((constructor)) static void launch_init(void) {
+/* Priority 200: before the program's own constructors (a capture that
+ * starts at load sees them) and the registry's probe (threads.c). */
+__attribute__((constructor(200))) static void launch_init(void) {
+    ludus__launch_ran = 1;
     const char *path = getenv("LUDUS_TRACE");
     if (!path || !*path) return;
     if (strlen(path) >= sizeof trace_path) {

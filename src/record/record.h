@@ -43,6 +43,10 @@ LUDUS_HIDDEN extern void (*ludus__frame_hook)(void);
 /* Runs in each thread that registers (threads.c), when set: crash capture
  * (src/postmortem/crash.c) gives the thread an alternate signal stack. */
 LUDUS_HIDDEN extern void (*ludus__thread_setup_hook)(void);
+/* Set by the launch code's constructor (src/launch/launch.c), which runs
+ * before the registry's: 1 when the program holds it (threads.c says so
+ * when LUDUS_TRACE is set and it does not). */
+LUDUS_HIDDEN extern int ludus__launch_ran;
 
 /* Threads registered at the same time (records of exited threads are freed
  * at once: their data moves to the session's retired list). */

@@ -16,6 +16,25 @@ void (*ludus__thread_setup_hook)(void);
 __thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
 __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec"))) = {.record = -1};
 
+/* LUDUS_TRACE without the launch code (src/launch/launch.c): a static link
+ * where no file named ludus__launch_link (every file at
+ * LUDUS_PROFILE_LEVEL 0, or LUDUS_NO_LAUNCH) and nothing passed -u for it.
+ * The recorder never references the launch code; the launch code's
+ * constructor runs first (its priority) and says it is there, so this one
+ * knows, and the program says so rather than run untraced without a word. */
+int ludus__launch_ran;
+#if !defined(LUDUS_IMPLEMENTATION) /* the single file always holds the launch code */
+__attribute__((constructor)) static void launch_probe(void) {
+    const char *path = getenv("LUDUS_TRACE");
+    if (!path || !*path || ludus__launch_ran) return;
+    fprintf(stderr,
+            "ludus: LUDUS_TRACE=%s is set, but this program was linked without the library's launch-to-exit code "
+            "(every file compiled at LUDUS_PROFILE_LEVEL 0 or with LUDUS_NO_LAUNCH, and no -u ludus__launch_link): "
+            "not tracing. Link with -Wl,-u,ludus__launch_link (ludus::ludus and pkg-config's ludus do)\n",
+            path);
+}
+#endif
+
 #define SPAN_STACK_START 64
 
 static void set_name(ludus__thread_record *r, const char *name, uint64_t tid) {

@@ -37,6 +37,10 @@ static int all_macros(int n, const char *dyn_name) {
     {
         LUDUS_PROFILE_SCOPE(Nested);
         { LUDUS_PROFILE_SCOPE(Nested2); /* another line: no shadowing */ }
+        /* clang-format off */
+        LUDUS_PROFILE_SCOPE(OneLine1); LUDUS_PROFILE_SCOPE(OneLine2, cat); LUDUS_PROFILE_SCOPE_DYN(dyn_name);
+        LUDUS_PROFILE_LOCK_WAIT(Lock1); LUDUS_PROFILE_FUNCTION(); LUDUS_PROFILE_SCOPE_FINE(Fine1);
+        /* clang-format on */
     }
     LUDUS_PROFILE_END();
     struct job j = {0u, LUDUS_PROFILE_FLOW_OUT(Dispatch)};
@@ -44,7 +48,7 @@ static int all_macros(int n, const char *dyn_name) {
     LUDUS_PROFILE_COUNT(Count, n);
     LUDUS_PROFILE_COUNT("Count literal", 1u);
     LUDUS_PROFILE_GAUGE(Gauge, sum);
-    LUDUS_PROFILE_GAUGE(GaugeU64, (uint64_t)n);
+    LUDUS_PROFILE_GAUGE(GaugeU64, LUDUS__CAST(uint64_t, n));
     LUDUS_PROFILE_PLOT(PlotInt, sum);
     LUDUS_PROFILE_PLOT(PlotFloat, 0.5f);
     LUDUS_PROFILE_PLOT(PlotDouble, 0.25);
@@ -52,14 +56,14 @@ static int all_macros(int n, const char *dyn_name) {
     LUDUS_PROFILE_MESSAGE(LUDUS_LOG_INFO, TokenMessage);
     LUDUS_PROFILE_LOG(LUDUS_LOG_WARNING, "deferred %d %s", n, "text");
     LUDUS_PROFILE_LOG(LUDUS_LOG_INFO, "deferred without arguments");
-    LUDUS_PROFILE_ASYNC_BEGIN(Loading, (uint64_t)n, "Load chunk");
+    LUDUS_PROFILE_ASYNC_BEGIN(Loading, LUDUS__CAST(uint64_t, n), "Load chunk");
     LUDUS_PROFILE_ASYNC_END(Loading, n);
     LUDUS_PROFILE_ANNOTATE(Int, n);
-    LUDUS_PROFILE_ANNOTATE(Unsigned, (unsigned long long)n);
+    LUDUS_PROFILE_ANNOTATE(Unsigned, LUDUS__CAST(unsigned long long, n));
     LUDUS_PROFILE_ANNOTATE(Float, 0.5f);
     LUDUS_PROFILE_ANNOTATE(Double, 0.25);
     LUDUS_PROFILE_ANNOTATE(Bool, n > 1);
-    LUDUS_PROFILE_ANNOTATE("Literal key", (char)'c');
+    LUDUS_PROFILE_ANNOTATE("Literal key", LUDUS__CAST(char, 'c'));
     LUDUS_PROFILE_ANNOTATE_TEXT(Text, "a text");
     LUDUS_PROFILE_LOCK_WAIT(MyLock);
     ludus_log(LUDUS_LOG_ERROR, "%d %s", n, "formatted");
@@ -69,7 +73,7 @@ static int all_macros(int n, const char *dyn_name) {
     ludus_fiber_enter("Fiber");
     ludus_fiber_leave();
     LUDUS_PROFILE_FRAME();
-    return sum + (int)j.site;
+    return sum + LUDUS__CAST(int, j.site);
 }
 
 /* Hygiene: each statement macro as the body of an if with an else. */
@@ -169,7 +173,11 @@ int main(void) {
     if (ludus_capture_end(&c) != 0) return 1;
     ludus_capture_summary s;
     if (ludus_capture_get_summary(c, &s) != 0) return 1;
-    int saved = ludus_capture_save(c, LUDUS_FORMAT_JSON, 0, "/dev/null") == 0;
+#if LUDUS_PROFILE_LEVEL == 0 /* the macros and the API calls (integration()) are compiled out: nothing recorded */
+    int saved = s.events == 0;
+#else
+    int saved = s.events > 0 && ludus_capture_save(c, LUDUS_FORMAT_JSON, 0, "/dev/null") == 0;
+#endif
     ludus_capture_release(c);
     return saved && ludus_capture_active() == 0 ? 0 : 1;
 }

@@ -46,7 +46,7 @@ int main(void) {
     ludus_capture_release(c); /* the analysis keeps what it needs */
 #if LUDUS_PROFILE_LEVEL > 0
     k = ludus_analysis_find_counter(a, "PlotDouble", "samples");
-    if (k < 0 || ludus_analysis_counter(a, (uint32_t)k)->max != 0.5) {
+    if (k < 0 || ludus_analysis_counter(a, LUDUS__CAST(uint32_t, k))->max != 0.5) {
         fprintf(stderr, "LUDUS_PROFILE_PLOT of 0.5 did not record 0.5\n");
         return 1;
     }

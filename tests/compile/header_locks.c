@@ -57,7 +57,11 @@ int main(void) {
     const ludus_site *s;
     if (ludus_lock_name(&mtx, "Mutex") != 0) return 1;
     s = ludus_lock_site(&mtx);
+#if LUDUS_PROFILE_LEVEL == 0 /* naming a lock is compiled out */
+    if (s) return 1;
+#else
     if (!s || !s->category || s->category[0] != 'l') return 1;
+#endif
     if (ludus_capture_begin(NULL) != 0) return 1;
     rc = locks(1) | locks(0);
     if (ludus_capture_end(NULL) != 0 || ludus_lock_forget(&mtx) != 0 || ludus_lock_names_refused() != 0) return 1;

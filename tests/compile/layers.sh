@@ -1,7 +1,9 @@
 #!/bin/sh
 # The layers point one way, checked on the built artefacts:
 #   1. a program that only records (begin, a scope, end) linked statically
-#      links no exporter, no analysis and no launch-to-exit hook;
+#      links no exporter, no analysis and no launch-to-exit hook when it
+#      asks for none (LUDUS_NO_LAUNCH); the same program without it takes the
+#      launch code in (its files name ludus__launch_link), nothing passed;
 #   2. the shared library exports exactly the functions and variables the
 #      public headers declare (LUDUS_API), nothing internal;
 #   3. ludus-trace is linked against libludus.so.0 and uses only symbols the
@@ -29,11 +31,13 @@ int main(void) {
     return ludus_capture_end(NULL);
 }
 C
-"$CC" -std=c11 -O2 -I"$INC" "$WORK/record_only.c" "$LIB_A" -lpthread -lm -o "$WORK/record_only"
+"$CC" -std=c11 -O2 -DLUDUS_NO_LAUNCH -I"$INC" "$WORK/record_only.c" "$LIB_A" -lpthread -lm -o "$WORK/record_only"
 "$WORK/record_only" || fail "the recorder-only program failed"
 linked=$("$NM" "$WORK/record_only" | awk '{print $NF}' |
   grep -E '^ludus__(export_|native_write|fmt_|w_json|analy)|^ludus_(capture_save|capture_write|analyze|launch_)|launch_init' || true)
 [ -z "$linked" ] || fail "a recorder-only program links: $(echo $linked)"
+"$CC" -std=c11 -O2 -I"$INC" "$WORK/record_only.c" "$LIB_A" -lpthread -lm -o "$WORK/with_launch"
+"$NM" "$WORK/with_launch" | grep -q ' launch_init$' || fail "a static link of an instrumented program has no launch code"
 
 # 2. exports of the shared library
 "$NM" -D --defined-only "$LIB_SO" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort -u > "$WORK/exported.txt"
@@ -49,4 +53,4 @@ ldd "$TOOL" | grep -q 'libludus\.so\.0 ' || fail "ludus-trace is not linked agai
 "$NM" -u "$TOOL" | awk '{print $NF}' | grep '^ludus' | sed 's/@.*//' | sort -u > "$WORK/used.txt"
 private=$(comm -23 "$WORK/used.txt" "$declared")
 [ -z "$private" ] || fail "ludus-trace uses symbols outside the public API: $(echo $private)"
-echo "ok: recorder-only link has no exporter; $(wc -l < "$WORK/exported.txt") exported symbols, all declared; ludus-trace uses $(wc -l < "$WORK/used.txt") public symbols of libludus.so.0"
+echo "ok: recorder-only link has no exporter (instrumented code takes the launch code in); $(wc -l < "$WORK/exported.txt") exported symbols, all declared; ludus-trace uses $(wc -l < "$WORK/used.txt") public symbols of libludus.so.0"

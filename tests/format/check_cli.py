@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """ludus-trace info/convert: exit codes (0 ok, 1 usage, 2 bad input, 3 I/O),
 the one-line error naming the offset of a truncated or corrupted file, and
-convert with --from/--to (slices clipped and flagged) and --threads.
+convert with --from/--to (slices clipped and flagged) and --threads. Unix
+manners: --version; -o on every verb that writes, beside the positional OUT;
+"-" for standard input and output and /dev/stdout; an unknown option named
+with the ones the verb takes; the exit codes in every --help; progress on
+stderr only when it is a terminal (a pty here, LUDUS_TRACE_PROGRESS_MS=0 so
+the test does not wait for a second of work).
 usage: check_cli.py DEMO LUDUS_TRACE"""
-import json, os, subprocess, sys, tempfile
+import json, os, pty, select, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import trace_json  # noqa: E402
@@ -11,9 +16,38 @@ import trace_json  # noqa: E402
 demo, tool = sys.argv[1:3]
 
 
-def run(*args):
-    p = subprocess.run([tool, *args], capture_output=True, text=True)
+def run(*args, stdin=None):
+    p = subprocess.run([tool, *args], capture_output=True, text=True, stdin=stdin)
     return p.returncode, p.stdout, p.stderr
+
+
+def run_bytes(*args, stdin=None):
+    p = subprocess.run([tool, *args], capture_output=True, stdin=stdin)
+    return p.returncode, p.stdout, p.stderr
+
+
+def run_pty_stderr(*args):
+    """Runs with stderr on a pseudo-terminal: (rc, stdout, what the terminal got)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([tool, *args], stdout=subprocess.PIPE, stderr=slave,
+                         env=dict(os.environ, LUDUS_TRACE_PROGRESS_MS="0"))
+    os.close(slave)
+    got = b""
+    while True:
+        r, _, _ = select.select([master], [], [], 30)
+        if not r:
+            break
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        got += chunk
+    out = p.stdout.read()
+    rc = p.wait(timeout=60)
+    os.close(master)
+    return rc, out, got.decode("utf-8", "replace")
 
 
 def slices_ok(doc, lo, hi):
@@ -39,7 +73,7 @@ with tempfile.TemporaryDirectory() as d:
     js = os.path.join(d, "demo.json")
     subprocess.run([demo, "--trace", js, "--frames", "60"], check=True, stdout=subprocess.DEVNULL)
     cap = os.path.join(d, "demo.ludus")
-    full = json.load(open(js))
+    full = trace_json.load(js)
 
     rc, out, err = run("info", cap)
     assert rc == 0, err
@@ -49,7 +83,8 @@ with tempfile.TemporaryDirectory() as d:
     assert run()[0] == 1
     assert run("info")[0] == 1
     assert run("convert", cap)[0] == 1
-    assert run("convert", cap, os.path.join(d, "x.txt"))[0] == 1
+    rc, _, err = run("convert", cap, os.path.join(d, "x.txt"))
+    assert rc == 1 and "extension picks the format" in err, err
     assert run("convert", cap, os.path.join(d, "x.json"), "--from", "abc")[0] == 1
     assert run("convert", cap, os.path.join(d, "x.json"), "--threads", "NoSuchThread")[0] == 1
     assert run("convert", cap, os.path.join(d, "x.ludus"), "--from", "1ms")[0] == 1
@@ -105,6 +140,95 @@ with tempfile.TemporaryDirectory() as d:
     assert run("info", os.path.join(d, "missing.ludus"))[0] == 3
     assert run("convert", cap, os.path.join(d, "no", "dir", "x.json"))[0] == 3
 
+    # Unix manners: --version, options named, exit codes listed
+    rc, out, err = run("--version")
+    assert rc == 0 and out.startswith("ludus-trace ") and "Ludus Profiling" in out, (rc, out, err)
+    verbs = ["info", "convert", "report", "diff", "merge", "recover"]
+    rc, out, err = run("--help")
+    assert rc == 0 and all(v in out for v in verbs), out
+    for code in range(5):
+        assert "\n  %d  " % code in out, ("exit code %d not in --help" % code, out)
+    for v in verbs:
+        rc, out, err = run(v, "--version")
+        assert rc == 0 and out.startswith("ludus-trace "), (v, rc, out)
+        rc, out, err = run(v, "--help")
+        assert rc == 0 and "exit codes:" in out and "\n  4  " in out and "options: " in out, (v, out)
+        rc, out, err = run(v, "--no-such-option", cap)
+        assert rc == 1 and "unknown option '--no-such-option'" in err and "takes: " in err, (v, rc, err)
+        assert err.count("\n") == 1, (v, err)  # one line: the option and the ones the verb takes
+        assert "-o OUT" in err, (v, err)  # every verb writes something: -o is among them
+    rc, _, err = run("convert", cap, os.path.join(d, "x.json"), "--from")
+    assert rc == 1 and "--from needs a value" in err, err
+    rc, _, err = run("report", cap, "--top")
+    assert rc == 1 and "--top needs a value" in err, err
+    rc, _, err = run("nosuchverb")
+    assert rc == 1 and "unknown verb 'nosuchverb'" in err and "convert" in err, err
+    rc, _, err = run("convert", cap, os.path.join(d, "a.json"), "-o", os.path.join(d, "b.json"))
+    assert rc == 1 and "not both" in err, err
+    rc, _, err = run("convert", cap, os.path.join(d, "x.json"), "--format", "xml")
+    assert rc == 1 and "the formats are json, pftrace and ludus" in err, err
+
+    # -o beside the positional OUT, "-" and /dev/stdout
+    ref = {}
+    for ext in ("json", "pftrace", "ludus"):
+        pos, opt = os.path.join(d, "pos." + ext), os.path.join(d, "opt." + ext)
+        assert run("convert", cap, pos)[0] == 0 and run("convert", cap, "-o", opt)[0] == 0
+        ref[ext] = open(pos, "rb").read()
+        assert open(opt, "rb").read() == ref[ext], ext
+        rc, out, err = run_bytes("convert", cap, "-", "--format", ext)
+        assert rc == 0 and out == ref[ext], (ext, rc, err)
+        rc, out, err = run_bytes("convert", "-", os.path.join(d, "in." + ext), stdin=open(cap, "rb"))
+        assert rc == 0 and open(os.path.join(d, "in." + ext), "rb").read() == ref[ext], (ext, rc, err)
+    rc, out, err = run_bytes("convert", cap, "-")  # "-" without --format: JSON
+    assert rc == 0 and out == ref["json"], (rc, err)
+    rc, out, err = run_bytes("convert", cap, "/dev/stdout")
+    assert rc == 0 and out == ref["json"], (rc, err)
+    rc, out, err = run_bytes("convert", "-", "-", stdin=open(cap, "rb"))
+    assert rc == 0 and out == ref["json"], (rc, err)
+    rc, _, err = run("convert", "-", "-", "--threads", "Main", stdin=subprocess.DEVNULL)
+    assert rc == 2 and "standard input" in err, (rc, err)  # an empty input: bad input, said
+    info_ref = run("info", cap)[1]
+    rc, out, err = run("info", "-", stdin=open(cap, "rb"))
+    assert rc == 0 and out.split("\n", 1)[1] == info_ref.split("\n", 1)[1], (rc, err)  # all but the file line
+    assert run("info", cap, "-o", os.path.join(d, "info.txt"))[0] == 0
+    assert open(os.path.join(d, "info.txt")).read() == info_ref
+    rep_ref = run("report", cap)[1]
+    assert run("report", cap, "-o", os.path.join(d, "rep.txt"))[0] == 0
+    assert open(os.path.join(d, "rep.txt")).read() == rep_ref
+    rc, out, err = run("report", "-", stdin=open(cap, "rb"))
+    assert rc == 0 and out.count("\n") == rep_ref.count("\n"), (rc, err)
+    rc, out, err = run("report", cap, "--html", "-")
+    assert rc == 0 and out.startswith("<!DOCTYPE html>") and out.rstrip().endswith("</html>"), (rc, out[:100], err)
+    diff_ref = run("diff", cap, cap)[1]
+    rc, out, err = run("diff", "-", cap, stdin=open(cap, "rb"))
+    assert rc == 0 and out == diff_ref, (rc, err)
+    assert run("diff", cap, cap, "-o", os.path.join(d, "diff.txt"))[0] == 0
+    assert open(os.path.join(d, "diff.txt")).read() == diff_ref
+    rc, _, err = run("diff", "-", "-", stdin=open(cap, "rb"))
+    assert rc == 1 and "one input only" in err, (rc, err)
+    rc, out, err = run("merge", cap, "-o", "-")
+    assert rc == 0 and json.loads(out)["metadata"]["merged"] is True and "merged 1 capture" in err, (rc, err)
+    rc, out, err = run("merge", "-", "-o", os.path.join(d, "m.json"), stdin=open(cap, "rb"))
+    assert rc == 0 and trace_json.load(os.path.join(d, "m.json"))["metadata"]["merged"], (rc, err)
+    rc, _, err = run("recover", "-", os.path.join(d, "r.json"))
+    assert rc == 1 and "POOL is a file" in err, (rc, err)
+    rc, _, err = run("recover", os.path.join(d, "no.pool"), "-o", os.path.join(d, "r.json"))
+    assert rc == 3 and "no.pool" in err, (rc, err)
+
+    # progress: on a terminal, for each verb that reads or writes; none on a pipe
+    rc, out, tty = run_pty_stderr("info", cap)
+    assert rc == 0 and "ludus-trace info: reading " + cap in tty and out.decode() == info_ref, (rc, tty)
+    rc, out, tty = run_pty_stderr("report", cap)
+    assert rc == 0 and "ludus-trace report: analysing" in tty, (rc, tty)
+    rc, out, tty = run_pty_stderr("convert", cap, os.path.join(d, "p.json"))
+    assert rc == 0 and "ludus-trace convert: writing [" in tty and "%" in tty, (rc, tty)
+    rc, out, tty = run_pty_stderr("merge", cap, "-o", os.path.join(d, "pm.json"))
+    assert rc == 0 and "ludus-trace merge: writing" in tty, (rc, tty)
+    for args in (["info", cap], ["report", cap], ["convert", cap, os.path.join(d, "q.json")], ["diff", cap, cap]):
+        p = subprocess.run([tool, *args], capture_output=True, text=True,
+                           env=dict(os.environ, LUDUS_TRACE_PROGRESS_MS="0"))
+        assert p.returncode == 0 and p.stderr == "", (args, p.stderr)
+
     # conversions
     for ext in ("json", "pftrace", "ludus"):
         out_path = os.path.join(d, "all." + ext)
@@ -128,7 +252,7 @@ with tempfile.TemporaryDirectory() as d:
     rc, _, err = run("convert", cap, cut, "--from", "%dns" % lo, "--to", "%dus" % (hi // 1000))
     assert rc == 0, err
     hi = hi // 1000 * 1000
-    doc = json.load(open(cut))
+    doc = trace_json.load(cut)
     clipped = slices_ok(doc, lo, hi)
     held = 0
     for e in doc["traceEvents"]:
@@ -156,7 +280,7 @@ with tempfile.TemporaryDirectory() as d:
     sub = os.path.join(d, "sub.json")
     rc, _, err = run("convert", cap, sub, "--threads", "Main,%d" % worker_tid)
     assert rc == 0, err
-    doc = json.load(open(sub))
+    doc = trace_json.load(sub)
     got = {e["tid"] for e in doc["traceEvents"] if e["ph"] != "M"}
     # and the async lanes (tids from 0x7ffe0000) of zones those threads began or ended
     assert {t for t in got if not 0x7FFE0000 <= t < 0x7FFF0000} == {main_tid, worker_tid}, got

@@ -15,6 +15,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import trace_json  # noqa: E402
+
 demo, tool, work, fork_prog = sys.argv[1:5]
 os.makedirs(work, exist_ok=True)
 
@@ -32,7 +35,7 @@ def run(path):
 
 js = os.path.join(work, "launch.json")
 run(js)
-doc = json.load(open(js))
+doc = trace_json.load(js)
 ev = doc["traceEvents"]
 frames = [e for e in ev if e.get("ph") == "I" and e.get("name") == "Frame"]
 assert len(frames) == 10, len(frames)
@@ -71,6 +74,25 @@ for env, what in ((dict(LUDUS_TRACE=os.path.join(work, "x.txt")), "unknown exten
     assert p.stderr.count("ludus:") == 1 and what in p.stderr and "not tracing" in p.stderr, (env, p.stderr)
     assert not os.path.exists(os.path.join(work, "x.json"))
 
+# A pool too small: the exit line, `info` and `report` say how large a pool
+# would have held it, and that pool does (the same events: --deterministic).
+adv = os.path.join(work, "small.ludus")
+p = subprocess.run([demo, "--no-capture", "--frames", "200", "--deterministic"],
+                   env=dict(os.environ, LUDUS_TRACE=adv, LUDUS_TRACE_CHUNKS="1"), stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE, text=True, check=True)
+line = [l for l in p.stderr.split("\n") if l.startswith("ludus: wrote " + adv)]
+assert line and " dropped: the pool was full; LUDUS_TRACE_CHUNKS=" in line[0], p.stderr
+chunks = line[0].split("LUDUS_TRACE_CHUNKS=")[1].split()[0]
+assert int(chunks) > 1, line
+info = subprocess.run([tool, "info", adv], stdout=subprocess.PIPE, text=True, check=True).stdout
+assert "would have held every event: LUDUS_TRACE_CHUNKS=%s " % chunks in info, info
+rep = subprocess.run([tool, "report", adv], stdout=subprocess.PIPE, text=True, check=True).stdout
+assert "would have held every event: LUDUS_TRACE_CHUNKS=%s " % chunks in rep, rep[:1500]
+p = subprocess.run([demo, "--no-capture", "--frames", "200", "--deterministic"],
+                   env=dict(os.environ, LUDUS_TRACE=adv, LUDUS_TRACE_CHUNKS=chunks), stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE, text=True, check=True)
+assert " 0 dropped)" in p.stderr and "would have held" not in p.stderr, (chunks, p.stderr)
+
 # fork with %p: two files, each its own process's.
 # Under ASan (GCC 12's runtime) a child forked while another thread of the
 # parent (here the library's prefault thread) held an allocator region's
@@ -89,7 +111,7 @@ files = sorted(os.listdir(fork_dir))
 assert len(files) == 2, (files, p.stderr)
 docs = {}
 for f in files:
-    doc = json.load(open(os.path.join(fork_dir, f)))
+    doc = trace_json.load(os.path.join(fork_dir, f))
     pids = {e["pid"] for e in doc["traceEvents"]}
     assert pids == {int(f[2:-5])}, (f, pids)
     names = {e.get("name") for e in doc["traceEvents"] if e["ph"] == "X"}
@@ -103,16 +125,17 @@ same = os.path.join(fork_dir, "same.json")
 for _ in range(5):
     subprocess.run([fork_prog, "5"], env=dict(fork_env, LUDUS_TRACE=same), stderr=subprocess.DEVNULL, timeout=30,
                    check=True)
-    json.load(open(same))
+    trace_json.load(same)
     ps = [subprocess.Popen([demo, "--no-capture", "--frames", "5"], env=dict(os.environ, LUDUS_TRACE=same),
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
     assert all(q.wait(timeout=60) == 0 for q in ps)
-    json.load(open(same))
+    trace_json.load(same)
 assert sorted(os.listdir(fork_dir)) == sorted(files + ["same.json"]), os.listdir(fork_dir)
 
 # LUDUS_TRACE_MODE=rolling: the last window written to PATH at exit, a file
 # per hitch next to it (the demo's injected hitches; the default cooldown
-# keeps one in a run this short), each read by `ludus-trace report`
+# keeps one in a run this short), each read by `ludus-trace report`; then
+# the trigger, cooldown and limit from the environment
 roll_dir = os.path.join(work, "rolling")
 if os.path.isdir(roll_dir):
     for f in os.listdir(roll_dir):
@@ -139,6 +162,33 @@ p = subprocess.run([demo, "--no-capture", "--frames", "1"],
                    env=dict(os.environ, LUDUS_TRACE=roll, LUDUS_TRACE_MODE="ring"), stdout=subprocess.DEVNULL,
                    stderr=subprocess.PIPE, text=True, check=True)
 assert p.stderr.count("LUDUS_TRACE_MODE=ring") == 1 and "not tracing" in p.stderr, p.stderr
+
+
+# The rolling window's trigger, cooldown and file limit from the environment.
+def rolling(frames, **env):
+    for f in os.listdir(roll_dir):
+        os.remove(os.path.join(roll_dir, f))
+    p = subprocess.run([demo, "--no-capture", "--frames", str(frames)],
+                       env=dict(dict(os.environ, LUDUS_TRACE=roll, LUDUS_TRACE_MODE="rolling",
+                                     LUDUS_TRACE_WINDOW_MS="300"), **env), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, check=True, timeout=60)
+    return p.stderr, sorted(f for f in os.listdir(roll_dir) if f != "app.ludus")
+
+
+err, files = rolling(400, LUDUS_TRACE_HITCH="off")  # no trigger: only the last window at exit
+assert files == [] and "ludus: wrote " + roll in err, (files, err)
+# DrawCalls per frame is 120 + 250 + 10 x (frame % 7): above 420 in one frame of seven, every time
+err, files = rolling(300, LUDUS_TRACE_HITCH="off", LUDUS_TRACE_TRIGGER_COUNTER="DrawCalls>420",
+                     LUDUS_TRACE_COOLDOWN_MS="0", LUDUS_TRACE_POST_MS="0", LUDUS_TRACE_MAX_FILES="3")
+assert 1 <= len(files) <= 3 and all(f.endswith("-counter.ludus") for f in files), (files, err)
+err, files = rolling(300, LUDUS_TRACE_HITCH="off", LUDUS_TRACE_TRIGGER_COUNTER="DrawCalls:per frame>420",
+                     LUDUS_TRACE_MAX_FILES="1")
+assert len(files) == 1 and files[0].endswith("-counter.ludus"), (files, err)
+for name, value in (("LUDUS_TRACE_HITCH", "0.5"), ("LUDUS_TRACE_COOLDOWN_MS", "soon"),
+                    ("LUDUS_TRACE_TRIGGER_COUNTER", "DrawCalls"), ("LUDUS_TRACE_MAX_FILES", "0"),
+                    ("LUDUS_TRACE_POST_MS", "-5"), ("LUDUS_TRACE_WINDOW_MS", "10")):
+    err, files = rolling(1, **{name: value})
+    assert err.count("%s=%s" % (name, value)) == 1 and "not tracing" in err and files == [], (name, err)
 
 # A crash (the demo dereferences NULL in frame 30): the program still dies of
 # SIGSEGV, and the capture (or, rolling, the window next to PATH) is on disk,

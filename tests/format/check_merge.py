@@ -42,7 +42,7 @@ shift = {pa: sa - origin, pb: sb - origin}
 mj = os.path.join(work, "all.json")
 out = run("merge", a, b, "-o", mj).stdout
 assert "merged 2 capture(s)" in out, out
-doc = json.load(open(mj))
+doc = trace_json.load(mj)
 ev = doc["traceEvents"]
 procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
 assert set(procs) == {pa, pb}, procs
@@ -52,7 +52,7 @@ assert {c["pid"]: c["ts_offset_ns"] for c in meta["captures"]} == shift, meta["c
 for path, pid in ((a, pa), (b, pb)):
     one = os.path.join(work, "one.json")
     run("convert", path, one)
-    own = [e for e in json.load(open(one))["traceEvents"] if e["ph"] != "M"]
+    own = [e for e in trace_json.load(one)["traceEvents"] if e["ph"] != "M"]
     mine = [e for e in ev if e["ph"] != "M" and e["pid"] == pid]
     assert len(own) == len(mine), (pid, len(own), len(mine))
     key = lambda e: (e["ph"], e.get("name", ""), e["tid"])  # noqa: E731

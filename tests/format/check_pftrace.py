@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Demo capture -> .ludus -> .pftrace (ludus-trace convert) and the direct
-ludus_export_pftrace are decoded with protoc against perfetto_subset.proto;
+ludus_capture_save(c, LUDUS_FORMAT_PFTRACE, ...) are decoded with protoc against perfetto_subset.proto;
 per thread, the slices (names, begin/end timestamps, nesting), instants,
 counters and flows must match the Chrome JSON export of the same capture.
 usage: check_pftrace.py DEMO LUDUS_TRACE PROTOC PROTO"""
@@ -157,6 +157,47 @@ def annotation_value(a):
     return None
 
 
+def pf_slices(pl, key):
+    """A pftrace track's events, in file order (the order they were recorded,
+    which nests them), as slices (begin, end, name, cat, incomplete,
+    annotations), flow instants (ts, name, cat) and other instants (ts, name,
+    cat)."""
+    slices, flows, instants, stack = [], [], [], []
+    for typ, ts, name, cat, flows_out, flows_in, ann in pl:
+        if flows_out or flows_in:
+            flows.append((ts, name, cat))
+        elif typ == "TYPE_SLICE_BEGIN":
+            stack.append((ts, name, cat))
+        elif typ == "TYPE_SLICE_END":
+            assert stack, (key, "an end with no open slice at", ts)
+            b, name, cat = stack.pop()
+            assert ts >= b, (key, "a slice ends before it begins", b, ts)
+            args = tuple(sorted((k, annotation_value(a)) for k, a in ann.items() if get(a, "name") is not None))
+            slices.append((b, ts, name, cat, "1" in ann or "incomplete" in ann, args))
+        elif typ == "TYPE_INSTANT":
+            instants.append((ts, name, cat))
+    assert not stack, (key, "%d slices never end" % len(stack))
+    return slices, flows, instants
+
+
+def json_slices(jl):
+    """The same from the JSON's X events (each a slice as written: begin and
+    dur, so nothing depends on how ties at one ns are ordered)."""
+    slices, flows, instants = [], [], []
+    for ph, ts, e, flags in jl:
+        name, cat = e.get("name"), e.get("cat")
+        if ph == "X":  # a flow end's slice
+            flows.append((ts, name, cat))
+        elif ph == "B":
+            d = int(round(float(e["dur"]) * 1000))
+            args = e.get("args") or {}
+            ann = tuple(sorted((k, v) for k, v in args.items() if k != "ludus"))  # its annotations
+            slices.append((ts, ts + d, name, cat or "default", "incomplete" in args.get("ludus", ""), ann))
+        elif ph == "I":
+            instants.append((ts, name, cat))
+    return slices, flows, instants
+
+
 def compare(pf, js):
     for key, jl in js.items():
         if isinstance(key, tuple) and key[0] == "A":
@@ -171,41 +212,21 @@ def compare(pf, js):
             # a counter's samples come from every thread: compare them in time order
             assert sorted(pf[key]) == sorted((t, list(e["args"].values())[0]) for _, t, e, _ in jl), key
             continue
-        pl = pf[key]
-        # JSON flows are an X slice + s/f; the pftrace has one INSTANT with ids.
-        jflat = []
-        for ph, ts, e, flags in jl:
-            name, cat = e.get("name"), e.get("cat")
-            if ph in ("s", "f"):
-                continue
-            if ph == "X":  # a flow end's slice
-                jflat.append(("FLOW", ts, name, cat))
-            elif ph == "B":
-                jflat.append(("TYPE_SLICE_BEGIN", ts, name, cat or "default"))
-            elif ph == "E":
-                args = {k: v for k, v in (e.get("args") or {}).items() if k != "ludus"}  # its annotations
-                jflat.append(("TYPE_SLICE_END", ts, "incomplete" in flags, args))
-            elif ph == "I":
-                jflat.append(("TYPE_INSTANT", ts, name, cat))
-        pflat = []
-        for typ, ts, name, cat, flows, tflows, ann in pl:
-            if flows or tflows:
-                pflat.append(("FLOW", ts, name, cat))
-            elif typ == "TYPE_SLICE_END":
-                args = {k: annotation_value(a) for k, a in ann.items() if get(a, "name") is not None}
-                pflat.append((typ, ts, "1" in ann or "incomplete" in ann, args))
-            elif typ == "TYPE_INSTANT" and name is None and cat == "ludus":
-                pflat.append((typ, ts, name, cat))
-            else:
-                pflat.append((typ, ts, name, cat))
-        assert len(jflat) == len(pflat), (key, len(jflat), len(pflat))
-        for a, b in zip(jflat, pflat):
-            if a[0] == "FLOW" and b[0] == "FLOW":
-                # The JSON places a flow's 1 ns slice where it ties with no
-                # other event of the thread: at most a few ns from the flow.
-                assert a[2:] == b[2:] and -1000 <= a[1] - b[1] <= 1, (key, a, b)
-                continue
-            assert a == b, (key, a, b)
+        js_sl, js_fl, js_in = json_slices(jl)
+        pf_sl, pf_fl, pf_in = pf_slices(pf[key], key)
+        # Slices: the same (begin, end, name, category, incomplete, annotations) on both sides.
+        a, b = sorted(js_sl, key=str), sorted(pf_sl, key=str)
+        if a != b:
+            missing = [x for x in a if x not in b][:3]
+            extra = [x for x in b if x not in a][:3]
+            raise AssertionError((key, "slices differ", len(a), len(b), "JSON only:", missing, "pftrace only:", extra))
+        assert sorted(js_in, key=str) == sorted(pf_in, key=str), (key, "instants", js_in[:3], pf_in[:3])
+        # JSON flows are an X slice + s/f; the pftrace has one INSTANT with ids. The
+        # JSON places a flow's 1 ns slice where it ties with no other event of the
+        # thread: at most a few ns from the flow.
+        assert len(js_fl) == len(pf_fl), (key, "flows", len(js_fl), len(pf_fl))
+        for x, y in zip(sorted(js_fl), sorted(pf_fl)):
+            assert x[1:] == y[1:] and -1000 <= x[0] - y[0] <= 1, (key, x, y)
     print("compared %d threads/counters" % len(js))
 
 
@@ -234,16 +255,21 @@ with tempfile.TemporaryDirectory() as d:
                                                                            os.path.getsize(js_path), ratio))
     assert len(data) / events <= 20, "pftrace bytes per event"
     assert ratio >= 3, ratio
-    # a cut: clipped ends carry incomplete and clipped annotations
+    # a cut: clipped ends carry incomplete and clipped annotations. Its bounds
+    # are the middles of frames 20 and 24, wherever the program's loop was
+    # then: on a loaded machine the loop can start late, and a fixed range
+    # (once 50 ms .. 60 ms) could hold no event at all.
+    marks = sorted(round(float(e["ts"]) * 1000) for e in doc["traceEvents"] if e["ph"] == "I" and e.get("cat") == "frame")
+    lo, hi = (marks[20] + marks[21]) // 2, (marks[24] + marks[25]) // 2
     cut = os.path.join(d, "cut.pftrace")
-    subprocess.run([tool, "convert", cap, cut, "--from", "50ms", "--to", "60ms"], check=True)
+    subprocess.run([tool, "convert", cap, cut, "--from", "%dns" % lo, "--to", "%dns" % hi], check=True)
     pc = pftrace_events(cut)
     for tid, evs in pc.items():
         if isinstance(tid, tuple):
             continue
         depth = 0
         for typ, ts, *_ in evs:
-            assert 50_000_000 <= ts <= 60_000_000, ts
+            assert lo <= ts <= hi, (ts, lo, hi)
             depth += {"TYPE_SLICE_BEGIN": 1, "TYPE_SLICE_END": -1}.get(typ, 0)
             assert depth >= 0
         assert depth == 0, (tid, depth)

@@ -17,14 +17,15 @@ targets=${*:-capture_file report export diff gpu recover}
 cc=${CLANG:-clang}
 mkdir -p "$work/obj"
 flags="-std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -I$src/include -I$src/src"
-# The library as an archive, so only what a target uses is linked. An
+# The library as an archive (its sources built as the library is:
+# LUDUS__LIBRARY), so only what a target uses is linked. An
 # object is rebuilt when its source or any header is newer.
 newest_h=$(ls -t "$src"/include/ludus/*.h "$src"/src/*/*.h | head -n 1)
 # the platform layer's files for Linux: linux*.c and those of no OS (alloc.c, fault.c)
 objs=""
 for f in $(ls "$src"/src/platform/*.c | grep -v '/win32') "$src"/src/base/*.c "$src"/src/record/*.c "$src"/src/backend/builtin.c "$src"/src/capture/*.c "$src"/src/gpu/*.c "$src"/src/session/*.c "$src"/src/format/*.c "$src"/src/export/*.c "$src"/src/postmortem/*.c "$src"/src/flight/*.c "$src"/src/analysis/*.c; do
   o="$work/obj/$(echo "$f" | sed 's|.*/src/||; s|/|_|g').o"
-  if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then echo "$cc -c $f"; $cc $flags -c "$f" -o "$o"; fi
+  if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then echo "$cc -c $f"; $cc $flags -DLUDUS__LIBRARY=1 -c "$f" -o "$o"; fi
   objs="$objs $o"
 done
 rm -f "$work/libludus_fuzz.a"

@@ -2,10 +2,14 @@
 # The single-file form (single_file/ludus_profiling.h) alone, nothing else of
 # the project on the include path:
 #   1. a program of two files, one defining LUDUS_IMPLEMENTATION, built as C
-#      and with its instrumented file as C++; the header twice in one file
+#      (-Wpedantic -Werror, with CC and with clang) and with its instrumented
+#      file as C++ (-Wpedantic -Wold-style-cast -Werror); the header twice in
+#      one file; the implementation in a C++ file stops at one clear #error;
+#      the program traces launch to exit under LUDUS_TRACE
 #   2. the demo (examples/demo.c with its <ludus/...> includes replaced by
 #      the single file, which it implements) with warnings as errors
-# Each runs and writes a JSON trace that python3 reads back.
+# Each runs and writes a JSON trace that python3 reads back and
+# tests/format/trace_json.py checks.
 # usage: check_single_file.sh SOURCE_DIR WORK_DIR [CC [CXX]]
 set -eu
 src=$1 work=$2 cc=${3:-cc} cxx=${4:-c++}
@@ -14,10 +18,11 @@ mkdir -p "$work"
 fail() { echo "FAIL: $*"; exit 1; }
 cp "$src/single_file/ludus_profiling.h" "$src/tests/package/single_file/impl.c" "$src/tests/package/single_file/main.c" "$work/"
 cd "$work"
-flags="-O2 -Wall -Wextra -Werror"
+flags="-O2 -Wall -Wextra -Wpedantic -Werror"
 
-# A JSON trace with events named as given.
+# A JSON trace with events named as given, nested alike in every viewer.
 check_json() {
+    python3 "$src/tests/format/trace_json.py" "$1" >nesting.log || { cat nesting.log; fail "trace $1: nesting"; }
     python3 - "$@" <<'EOF' || fail "trace $1"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -37,11 +42,22 @@ $cc -std=c11 $flags -Wdeclaration-after-statement -c main.c -o main.o 2>main.log
 $cc main.o impl.o -o single -pthread -lm || fail "link (C)"
 ./single "$work/single.json" >/dev/null || fail "run (C)"
 check_json single.json work Inner Frame
+# launch to exit: the implementation holds the LUDUS_TRACE hook
+LUDUS_TRACE="$work/launch.json" ./single --launch >/dev/null 2>launch.err || { cat launch.err; fail "run under LUDUS_TRACE"; }
+grep -q "ludus: wrote $work/launch.json" launch.err || { cat launch.err; fail "LUDUS_TRACE wrote nothing"; }
+check_json launch.json work Inner Frame
+if command -v clang >/dev/null 2>&1; then
+    clang -std=c11 $flags -c impl.c -o impl_clang.o || fail "impl.c with clang -Wpedantic"
+fi
 if command -v "$cxx" >/dev/null 2>&1; then
-    $cxx -std=c++11 -x c++ $flags -c main.c -o main_cxx.o || fail "main.c as C++11"
+    $cxx -std=c++11 -x c++ $flags -Wold-style-cast -c main.c -o main_cxx.o || fail "main.c as C++11"
     $cxx main_cxx.o impl.o -o single_cxx -pthread -lm || fail "link (C++)"
     ./single_cxx "$work/single_cxx.json" >/dev/null || fail "run (C++)"
     check_json single_cxx.json work Inner
+    # The implementation is C: in a C++ file, one #error that says so.
+    ! $cxx -std=c++11 -x c++ -c impl.c -o impl_cxx.o 2>impl_cxx.log || fail "the implementation compiled as C++"
+    [ "$(grep -c 'error' impl_cxx.log)" -le 2 ] && grep -q "define LUDUS_IMPLEMENTATION in a C file" impl_cxx.log ||
+        { head -20 impl_cxx.log; fail "the implementation as C++: not one clear error"; }
 fi
 
 # 2. the demo

@@ -22,7 +22,7 @@ export WINEDEBUG=-all WINEPREFIX="${WINEPREFIX:-$build/wineprefix}"
 mkdir -p "$build"
 log=$build/build.log
 cmake -S "$src" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchains/x86_64-w64-mingw32.cmake" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUDUS_BUILD_TESTS=OFF -DLUDUS_BUILD_BENCH=OFF -DLUDUS_INSTALL=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUDUS_WERROR=ON -DLUDUS_BUILD_TESTS=OFF -DLUDUS_BUILD_BENCH=OFF -DLUDUS_INSTALL=OFF \
     -DLUDUS_BUILD_PORT_TESTS=ON >"$log" 2>&1 || { cat "$log"; fail "configure"; }
 cmake --build "$build" -j "${JOBS:-2}" >>"$log" 2>&1 || { tail -30 "$log"; fail "build"; }
 out=$build/out

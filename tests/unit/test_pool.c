@@ -50,6 +50,55 @@ static void test_flat_scopes_exact(void **state) {
     assert_true(th.first_drop_ns >= 0); /* when losses began is known */
 }
 
+/* The advice a capture that dropped gives (summary.pool_bytes_needed, which
+ * info, the report and LUDUS_TRACE's exit line say) is right: the same work,
+ * four threads of scopes, marks and plots, in a pool of that size drops
+ * nothing; a pool that held everything gives none. */
+static void *advice_worker(void *arg) {
+    int n = *(const int *)arg;
+    for (int i = 0; i < n; i++) {
+        LUDUS_PROFILE_SCOPE(Work);
+        LUDUS_PROFILE_MARK(Step);
+        LUDUS_PROFILE_PLOT(Value, i);
+    }
+    return NULL;
+}
+static ludus_capture_summary advice_run(uint32_t chunks) {
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.chunk_count = chunks; /* of 64 KiB, as LUDUS_TRACE_CHUNKS */
+    lt_begin(&d);
+    int n = 20000;
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) assert_int_equal(pthread_create(&th[i], NULL, advice_worker, &n), 0);
+    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+    advice_worker(&n);
+    lt_end();
+    return lt_summary();
+}
+static void test_pool_advice(void **state) {
+    (void)state;
+    ludus_capture_summary s = advice_run(2);
+    assert_true(s.dropped > 0);
+    assert_true(s.pool_bytes_needed > 2 * 65536 && s.pool_bytes_needed % 65536 == 0);
+    uint64_t chunks = s.pool_bytes_needed / 65536;
+    assert_true((chunks & (chunks - 1)) == 0); /* a power of two */
+    ludus_capture_summary t = advice_run((uint32_t)chunks);
+    assert_int_equal(t.dropped, 0);
+    assert_int_equal(t.pool_bytes_needed, 0);
+    assert_int_equal(t.events, s.events + s.dropped); /* the same work */
+    ludus_analysis *a = NULL;
+    ludus_capture *c;
+    advice_run(2);
+    assert_int_equal(ludus_capture_last(&c), 0);
+    assert_int_equal(ludus_analysis_create(c, NULL, &a), 0);
+    ludus_analysis_summary as;
+    ludus_analysis_get_summary(a, &as);
+    assert_int_equal(as.pool_bytes_needed, s.pool_bytes_needed); /* the report says the same */
+    ludus_analysis_destroy(a);
+    ludus_capture_release(c);
+}
+
 /* Marks fill the pool around an open scope; the inner scope is refused (2)
  * and so is its mark; the outer end is recorded from the reserve. */
 static void test_reserve_keeps_outer_end(void **state) {
@@ -217,6 +266,7 @@ static void test_pool_refilled_per_capture(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_flat_scopes_exact, lt_teardown),
+        cmocka_unit_test_teardown(test_pool_advice, lt_teardown),
         cmocka_unit_test_teardown(test_reserve_keeps_outer_end, lt_teardown),
         cmocka_unit_test_teardown(test_deep_recursion_recorded, lt_teardown),
         cmocka_unit_test_teardown(test_depth_does_not_starve_others, lt_teardown),

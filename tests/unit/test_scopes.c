@@ -81,6 +81,35 @@ static void test_macro_spellings(void **state) {
     lt_trace_free(&t);
 }
 
+/* Several scope macros on one line (a macro of the program's that opens
+ * two, a one-line function): each is its own scope, nested in order, and
+ * both end with the block. */
+#define TWO_SCOPES(a, b)    \
+    LUDUS_PROFILE_SCOPE(a); \
+    LUDUS_PROFILE_SCOPE(b)
+static void test_scopes_on_one_line(void **state) {
+    (void)state;
+    lt_begin(NULL);
+    {
+        /* clang-format off */
+        LUDUS_PROFILE_SCOPE(OuterA); LUDUS_PROFILE_SCOPE(InnerB); LUDUS_PROFILE_SCOPE_DYN("InnerC");
+        /* clang-format on */
+        TWO_SCOPES(InnerD, InnerE);
+        spin_ns(1000);
+    }
+    lt_end();
+    lt_trace t;
+    lt_trace_load(&t);
+    lt_trace_check(&t, 1);
+    assert_int_equal(t.n_B, 5);
+    long a = lt_find(&t, 0, 'B', "OuterA"), b = lt_find(&t, 0, 'B', "InnerB"), c = lt_find(&t, 0, 'B', "InnerC");
+    long d = lt_find(&t, 0, 'B', "InnerD"), e = lt_find(&t, 0, 'B', "InnerE");
+    assert_true(a >= 0 && b > a && c > b && d > c && e > d);
+    assert_true(lt_match_end(&t, (size_t)e) < lt_match_end(&t, (size_t)d));
+    assert_true(lt_match_end(&t, (size_t)b) < lt_match_end(&t, (size_t)a));
+    lt_trace_free(&t);
+}
+
 static void test_nested(void **state) {
     (void)state;
     lt_begin(NULL);
@@ -360,6 +389,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_single_scope, lt_teardown),
         cmocka_unit_test_teardown(test_macro_spellings, lt_teardown),
+        cmocka_unit_test_teardown(test_scopes_on_one_line, lt_teardown),
         cmocka_unit_test_teardown(test_nested, lt_teardown),
         cmocka_unit_test_teardown(test_recursive, lt_teardown),
         cmocka_unit_test_teardown(test_early_exits, lt_teardown),

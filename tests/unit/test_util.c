@@ -148,6 +148,67 @@ static int cmp_ord(const void *x, const void *y) {
     return a->i < b->i ? -1 : a->i > b->i;
 }
 
+/* The nesting every viewer computes, in double arithmetic (ts and ts + dur
+ * read as doubles, microseconds; once more with each track's first ts taken
+ * off, as speedscope does): no slice may begin inside another and end after
+ * it. Times written with three decimals broke it (an end that falls on the
+ * ns of the next begin lands just after it); on the grid the exporter
+ * writes (src/base/writer.h) these doubles are the file's exact values
+ * (tests/format/trace_json.py checks the other tests' files the same way). */
+typedef struct dslice {
+    int64_t pid, tid;
+    double bd, ed; /* ts, ts + dur as a viewer adds them */
+    const char *name;
+} dslice;
+
+static int cmp_dslice(const void *x, const void *y) {
+    const dslice *a = x, *b = y;
+    if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1;
+    if (a->tid != b->tid) return a->tid < b->tid ? -1 : 1;
+    if (a->bd != b->bd) return a->bd < b->bd ? -1 : 1;
+    if (a->ed != b->ed) return a->ed > b->ed ? -1 : 1;
+    return 0;
+}
+
+/* Partial overlaps of slices [from, to) of one track, times less t0. */
+static size_t overlaps(const dslice *s, size_t from, size_t to, double t0, size_t *stack) {
+    size_t depth = 0, bad = 0;
+    for (size_t i = from; i < to; i++) {
+        double b = s[i].bd - t0, e = (s[i].bd - t0) + (s[i].ed - s[i].bd);
+        while (depth && (s[stack[depth - 1]].ed - t0) <= b) depth--;
+        if (depth && e > s[stack[depth - 1]].ed - t0 && bad++ < 3)
+            fprintf(stderr, "tid %lld: \"%s\" (%.17g .. %.17g) begins inside \"%s\" and ends after it (%.17g)%s\n",
+                    (long long)s[i].tid, s[i].name, b, e, s[stack[depth - 1]].name, s[stack[depth - 1]].ed - t0,
+                    t0 != 0 ? ", rebased as speedscope does" : "");
+        stack[depth++] = i;
+    }
+    return bad;
+}
+
+static void check_double_nesting(json_object *arr) {
+    size_t n = json_object_array_length(arr), k = 0;
+    dslice *s = calloc(n ? n : 1, sizeof *s);
+    size_t *stack = calloc(n ? n : 1, sizeof *stack);
+    assert_non_null(s);
+    assert_non_null(stack);
+    for (size_t i = 0; i < n; i++) {
+        json_object *jo = json_object_array_get_idx(arr, i), *ts, *dur;
+        if (strcmp(get_str(jo, "ph"), "X") != 0) continue;
+        if (!json_object_object_get_ex(jo, "ts", &ts) || !json_object_object_get_ex(jo, "dur", &dur)) continue;
+        double t = json_object_get_double(ts), d = json_object_get_double(dur);
+        s[k++] = (dslice){get_i64(jo, "pid", NULL), get_i64(jo, "tid", NULL), t, t + d, get_str(jo, "name")};
+    }
+    qsort(s, k, sizeof *s, cmp_dslice);
+    size_t bad = 0;
+    for (size_t from = 0, to; from < k; from = to) {
+        for (to = from + 1; to < k && s[to].pid == s[from].pid && s[to].tid == s[from].tid;) to++;
+        bad += overlaps(s, from, to, 0, stack) + overlaps(s, from, to, s[from].bd, stack);
+    }
+    free(stack);
+    free(s);
+    assert_int_equal(bad, 0);
+}
+
 void lt_trace_parse(lt_trace *t, const char *json) {
     memset(t, 0, sizeof *t);
     enum json_tokener_error jerr = json_tokener_success;
@@ -157,6 +218,7 @@ void lt_trace_parse(lt_trace *t, const char *json) {
     json_object *arr;
     assert_true(json_object_object_get_ex(t->root, "traceEvents", &arr));
     assert_true(json_object_is_type(arr, json_type_array));
+    check_double_nesting(arr);
     assert_true(json_object_object_get_ex(t->root, "metadata", &t->metadata));
     assert_true(json_object_is_type(t->metadata, json_type_object));
     size_t n = json_object_array_length(arr);

@@ -14,7 +14,7 @@
 
 struct json_object;
 
-/* Growable memory sink for ludus_export_json_to. fail_at > 0 makes the
+/* Growable memory sink for lt_write_last. fail_at > 0 makes the
  * fail_at-th write (1-based) fail; writes counts the calls. */
 typedef struct lt_buf {
     char *data;

@@ -102,13 +102,13 @@ function speedscopeHint(expected, trace) {
   }
   const key = e => `${e.pid}|${e.tid}|${e.name ?? '(unnamed)'}${e.args ? ` ${JSON.stringify(e.args)}` : ''}`;
   const ends = new Map();
-  const xs = trace.traceEvents.filter(e => e.ph === 'X' && usToNs(e.dur ?? 0) > 0);
+  const xs = trace.traceEvents.filter(e => e.ph === 'X' && Number(e.dur ?? 0) > 0);
   for (const e of xs) {
-    const k = `${key(e)}@${usToNs(e.ts) + usToNs(e.dur)}`;
+    const k = `${key(e)}@${Number(e.ts) + Number(e.dur)}`;  // as speedscope adds them
     ends.set(k, (ends.get(k) ?? 0) + 1);
   }
   let touching = 0;
-  for (const e of xs) touching += ends.get(`${key(e)}@${usToNs(e.ts)}`) ?? 0;
+  for (const e of xs) touching += ends.get(`${key(e)}@${Number(e.ts)}`) ?? 0;
   return touching
     ? `the capture has ${touching} X slices that begin at the very ns a slice of the same name and args ends on their track; ` +
       'speedscope draws each such pair as one slice unless their args differ (docs/viewers.md)'

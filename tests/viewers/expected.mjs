@@ -2,7 +2,8 @@
 //
 // Per track (tid): every complete slice (each X, and a B matched with the next
 // E of the same track, innermost first), each as start/duration in integer
-// nanoseconds and name, in no particular file order (Ludus writes an X when
+// nanoseconds and name (and its begin and end as written, in us, which
+// decide its nesting), in no particular file order (Ludus writes an X when
 // the slice ends, children before parents); each slice's nesting level and
 // the track's maximum depth (1 = only top-level slices); its thread-scoped
 // instants (i/I), among them Ludus's "events lost" markers; whether it is a
@@ -28,21 +29,26 @@ export const LANES_PER_THREAD = 32;
 export const LOSS_NAME_PREFIX = 'ludus: events lost';
 
 /**
- * Nesting of a set of [startNs, durNs, ...] slices of one track: the level of
- * each (1 = top level, same order as the input), the maximum depth, and the
- * pairs that overlap without one containing the other. Parents sort before
- * children at equal start (longer first); a slice that starts exactly where
- * another ends is its sibling, not its child.
+ * Nesting of a set of [startNs, durNs, name, startUs, endUs] slices of one
+ * track: the level of each (1 = top level, same order as the input), the
+ * maximum depth, and the pairs that overlap without one containing the
+ * other. Nesting is decided on the values as written (startUs, endUs: the
+ * file's ts and ts + dur, which Ludus writes on a binary grid where these
+ * doubles are exact, below the ns: docs/viewers.md), as every viewer adds
+ * them; without them (a slice given in ns only), on the ns. Parents sort
+ * before children at equal start (longer first); a slice that starts
+ * exactly where another ends is its sibling, not its child.
  */
 export function nesting(slices) {
-  const order = slices.map((s, i) => i).sort((a, b) => slices[a][0] - slices[b][0] || slices[b][1] - slices[a][1]);
+  const b = i => slices[i][3] ?? slices[i][0];
+  const end = i => slices[i][4] ?? slices[i][0] + slices[i][1];
+  const order = slices.map((s, i) => i).sort((x, y) => b(x) - b(y) || end(y) - end(x));
   const levels = new Array(slices.length);
   const stack = [];  // indices
   const overlaps = [];
   let depth = 0;
-  const end = i => slices[i][0] + slices[i][1];
   for (const i of order) {
-    const start = slices[i][0];
+    const start = b(i);
     while (stack.length && end(stack[stack.length - 1]) <= start) stack.pop();
     if (stack.length && end(i) > end(stack[stack.length - 1])) overlaps.push([stack[stack.length - 1], i]);
     stack.push(i);
@@ -106,12 +112,12 @@ export function computeExpected(trace) {
           problems.push(`tid ${t.tid}: E "${e.name}" at ${e.ts} closes B "${b.name}" at ${b.ts}`);
         }
         const start = usToNs(b.ts);
-        t.slices.push([start, usToNs(e.ts) - start, b.name ?? '']);
+        t.slices.push([start, usToNs(e.ts) - start, b.name ?? '', Number(b.ts), Number(e.ts)]);
         break;
       }
       case 'X':
         seen(thread(e));
-        thread(e).slices.push([usToNs(e.ts), usToNs(e.dur), e.name ?? '']);
+        thread(e).slices.push([usToNs(e.ts), usToNs(e.dur), e.name ?? '', Number(e.ts), Number(e.ts) + Number(e.dur ?? 0)]);
         break;
       case 'i':
       case 'I': {

@@ -79,7 +79,9 @@ function toResult(viewer, exported, warnings, errors) {
   if (warnings.length) notes.push(`${warnings.length} import warnings, first: ${warnings[0].slice(0, 200)}`);
   if (errors.length) notes.push(`${errors.length} console errors, first: ${errors[0].slice(0, 200)}`);
   return {
-    viewer, threads, relativeTime: true, dropsZeroLength: true, flows: null, flowNote: 'speedscope draws no flows',
+    // strict: every slice drawn, zero-length ones too (Ludus writes them one grid unit long, which
+    // speedscope draws; a slice of duration 0 it would leave out)
+    viewer, threads, relativeTime: true, dropsZeroLength: false, flows: null, flowNote: 'speedscope draws no flows',
     showsInstants: false, instantNote: 'speedscope imports only B, E and X events', notes,
   };
 }

@@ -9,29 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int stdout_errno;
-
 int lt_an_exit_code(int rc) {
     if (rc == LUDUS_EIO) return LT_IO;
     if (rc == LUDUS_ENODATA || rc == LUDUS_EINVAL) return LT_USAGE;
     return LT_BAD_INPUT;
 }
 
-int lt_an_stdout(void *ud, const void *data, size_t n) {
-    if (fwrite(data, 1, n, (FILE *)ud) == n) return 0;
-    stdout_errno = errno;
-    return -1;
-}
-
-int lt_an_stdout_flush(void) {
-    if (fflush(stdout) == 0) return 0;
-    stdout_errno = errno;
-    return -1;
-}
-
 int lt_an_stdout_failed(const char *verb) {
-    fprintf(stderr, "ludus-trace %s: writing to stdout failed: %s\n", verb,
-            stdout_errno ? strerror(stdout_errno) : "I/O error");
+    fprintf(stderr, "ludus-trace %s: writing the output failed: %s\n", verb, errno ? strerror(errno) : "I/O error");
     return LT_IO;
 }
 
@@ -62,7 +47,7 @@ int lt_an_option(const lt_verb *v, lt_an_opts *o, int argc, char **argv, int *i,
     }
     if (!strcmp(a, "--top") || !strcmp(a, "--window") || !strcmp(a, "--hitch-k") || !strcmp(a, "--html")) {
         if (!val) {
-            *rc = lt_usage(v, "an option is missing its value");
+            *rc = lt_missing_value(v, a);
             return 1;
         }
         (*i)++;
@@ -86,52 +71,45 @@ int lt_an_option(const lt_verb *v, lt_an_opts *o, int argc, char **argv, int *i,
     return 0;
 }
 
-int lt_an_load(const char *verb, const char *path, const ludus_analysis_desc *desc, ludus_analysis **out) {
-    ludus_capture *c = NULL;
-    int rc = ludus_capture_open(path, &c);
-    if (rc == 0) rc = ludus_analysis_create(c, desc, out);
-    ludus_capture_release(c);
-    if (rc) {
-        lt_error(verb, path, rc);
-        return lt_an_exit_code(rc);
-    }
-    return LT_OK;
-}
-
-int lt_an_gpu(const char *verb, const char *path, ludus_gpu_stats **out) {
+int lt_an_load(const char *verb, const char *path, const ludus_analysis_desc *desc, ludus_analysis **out,
+               ludus_gpu_stats **gpu) {
     ludus_capture *c = NULL;
     *out = NULL;
-    int rc = ludus_capture_open(path, &c);
-    if (rc == 0 && ludus_capture_gpu_span_count(c)) rc = ludus_gpu_stats_create(c, out);
-    ludus_capture_release(c);
+    if (gpu) *gpu = NULL;
+    int rc = lt_capture_open(verb, path, &c);
+    if (rc) return rc;
+    if (out != NULL && desc != NULL) {
+        lt_busy_begin(verb, "analysing", path);
+        rc = ludus_analysis_create(c, desc, out);
+        lt_busy_end();
+    }
+    if (rc == 0 && gpu && ludus_capture_gpu_span_count(c)) rc = ludus_gpu_stats_create(c, gpu);
+    lt_capture_release(c);
     if (rc) {
         lt_error(verb, path, rc);
+        ludus_analysis_destroy(*out);
+        *out = NULL;
         return lt_an_exit_code(rc);
     }
     return LT_OK;
 }
 
-int lt_an_gpu_print(const char *verb, const ludus_gpu_stats *s, const ludus_gpu_stats *base, int format) {
-    if (ludus_gpu_report(s, base, format, lt_an_stdout, stdout) != 0 || lt_an_stdout_flush() != 0)
-        return lt_an_stdout_failed(verb);
+int lt_an_gpu_print(const char *verb, const ludus_gpu_stats *s, const ludus_gpu_stats *base, int format, lt_out *out) {
+    if (ludus_gpu_report(s, base, format, lt_out_write, out) != 0) return lt_an_stdout_failed(verb);
     return LT_OK;
 }
 
 int lt_an_write_html(const char *verb, const char *path, const ludus_analysis *a, const ludus_diff *d,
                      const ludus_report_options *o) {
-    ludus_output *out;
-    int rc = ludus_output_open(path, &out);
-    if (rc == 0) {
-        rc = ludus_analysis_report(a, d, LUDUS_REPORT_HTML, o, ludus_output_write, out);
-        if (rc == 0)
-            rc = ludus_output_commit(out);
-        else
-            ludus_output_abort(out);
-    }
+    lt_out out;
+    int rc = lt_out_open(verb, path, &out);
+    if (rc) return rc;
+    int failed = ludus_analysis_report(a, d, LUDUS_REPORT_HTML, o, lt_out_write, &out) != 0;
+    rc = lt_out_close(verb, &out, failed);
     if (rc) {
         fprintf(stderr, "ludus-trace %s: cannot write %s: %s\n", verb, path, ludus_last_error_detail());
-        return LT_IO;
+        return rc;
     }
-    fprintf(stderr, "ludus-trace: wrote %s\n", path);
+    if (strcmp(path, "-")) fprintf(stderr, "ludus-trace: wrote %s\n", path);
     return LT_OK;
 }

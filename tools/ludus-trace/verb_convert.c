@@ -1,4 +1,4 @@
-/* ludus-trace convert IN OUT: a capture file to Chrome JSON (.json),
+/* ludus-trace convert IN OUT: a capture file (or standard input) to Chrome JSON (.json),
  * Perfetto protobuf (.pftrace) or a native file again (.ludus), optionally
  * cut to a time range and/or a subset of threads. Streams: one event block
  * in memory at a time, output through the library's safe file (a temporary
@@ -40,14 +40,14 @@ static int parse_time(const char *s, int64_t *out) {
 /* The output with a progress bar driven by the bytes written (an estimate
  * of output bytes per input slot gives the total). */
 typedef struct progress_sink {
-    ludus_output *out;
+    lt_out out;
     lt_progress bar;
     uint64_t bytes, per_slot;
 } progress_sink;
 
 static int sink_write(void *ud, const void *data, size_t n) {
     progress_sink *s = ud;
-    if (ludus_output_write(s->out, data, n) != 0) return -1;
+    if (lt_out_write(&s->out, data, n) != 0) return -1;
     s->bytes += n;
     lt_progress_update(&s->bar, s->bytes / s->per_slot);
     return 0;
@@ -99,49 +99,55 @@ static int fail_with(const char *what, int rc) {
 }
 
 static int convert_run(int argc, char **argv) {
-    const char *in = NULL, *out = NULL, *threads = NULL;
+    const char *in = NULL, *out = NULL, *threads = NULL, *format_word = NULL, *o_out = NULL;
     int64_t from = 0, to = INT64_MAX;
-    int cut = 0, raw = 0;
+    int cut = 0, raw = 0, rc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
-            if (i + 1 >= argc) return lt_usage(&convert_verb, "missing time after --from/--to");
+        if (lt_output_option(&convert_verb, argc, argv, &i, &o_out, &rc)) {
+            if (rc) return rc;
+        } else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
+            if (i + 1 >= argc) return lt_missing_value(&convert_verb, a);
             if (parse_time(argv[++i], a[2] == 'f' ? &from : &to) != 0)
                 return lt_usage(&convert_verb, "bad time (a number >= 0, in ns or with ns/us/ms/s)");
             cut = 1;
         } else if (!strcmp(a, "--threads")) {
-            if (i + 1 >= argc) return lt_usage(&convert_verb, "missing LIST after --threads");
+            if (i + 1 >= argc) return lt_missing_value(&convert_verb, a);
             threads = argv[++i];
+        } else if (!strcmp(a, "--format")) {
+            if (i + 1 >= argc) return lt_missing_value(&convert_verb, a);
+            format_word = argv[++i];
         } else if (!strcmp(a, "--raw")) {
             raw = 1;
         } else if (!strcmp(a, "--compact")) {
             raw = 0; /* the default; kept for scripts */
         } else if (a[0] == '-' && a[1]) {
-            return lt_usage(&convert_verb, "unknown option");
+            return lt_unknown_option(&convert_verb, a);
         } else if (!in) {
             in = a;
-        } else if (!out) {
+        } else if (!out && !o_out) {
             out = a;
         } else {
-            return lt_usage(&convert_verb, "too many arguments");
+            return lt_usage(&convert_verb, "too many arguments (IN and one OUT: positional or -o)");
         }
     }
+    if (o_out && out) return lt_usage(&convert_verb, "one OUT: positional or -o, not both");
+    if (o_out) out = o_out;
     if (!in || !out) return lt_usage(&convert_verb, "IN and OUT are required");
     if (cut && from > to) return lt_usage(&convert_verb, "--from is after --to");
-    int format = ludus_format_from_path(out);
-    if (!format) return lt_usage(&convert_verb, "OUT must end in .json, .pftrace or .ludus");
+    int format;
+    if ((rc = lt_output_format(&convert_verb, out, format_word, &format)) != LT_OK) return rc;
     if (format == LUDUS_FORMAT_LUDUS && cut)
         return lt_usage(&convert_verb, "--from/--to need a .json or .pftrace output");
     if (raw && format != LUDUS_FORMAT_LUDUS) return lt_usage(&convert_verb, "--raw needs a .ludus output");
 
     ludus_capture *c = NULL, *view = NULL;
-    int rc = ludus_capture_open(in, &c);
-    if (rc) return fail_with(in, rc);
+    if ((rc = lt_capture_open("convert", in, &c)) != LT_OK) return rc;
     ludus_capture_info info;
     ludus_capture_get_info(c, &info);
     uint32_t *keep = NULL, nkeep = 0;
     if (threads && select_threads(c, info.threads, threads, &keep, &nkeep) != 0) {
-        ludus_capture_release(c);
+        lt_capture_release(c);
         return LT_USAGE;
     }
     if (cut || keep) {
@@ -149,7 +155,7 @@ static int convert_run(int argc, char **argv) {
         rc = ludus_capture_cut(c, &cd, &view);
         free(keep);
         if (rc) {
-            ludus_capture_release(c);
+            lt_capture_release(c);
             return fail_with(in, rc);
         }
     } else {
@@ -157,13 +163,12 @@ static int convert_run(int argc, char **argv) {
         view = c;
     }
     progress_sink sink;
-    rc = ludus_output_open(out, &sink.out);
-    if (rc) {
+    if ((rc = lt_out_open("convert", out, &sink.out)) != LT_OK) {
         ludus_capture_release(view);
-        ludus_capture_release(c);
-        return fail_with(out, rc);
+        lt_capture_release(c);
+        return rc;
     }
-    lt_progress_begin(&sink.bar, "converting", info.slots);
+    lt_progress_begin(&sink.bar, "ludus-trace convert: writing", info.slots);
     sink.bytes = 0;
     sink.per_slot = format == LUDUS_FORMAT_JSON ? 45 : format == LUDUS_FORMAT_PFTRACE ? 12 : raw ? 16 : 3;
     rc = ludus_capture_write(view, format, raw ? LUDUS_SAVE_RAW : 0, sink_write, &sink);
@@ -172,26 +177,30 @@ static int convert_run(int argc, char **argv) {
     if (rc) {
         /* A damaged block names its offset; a write failure says why. */
         status = fail_with(rc == LUDUS_EIO ? out : in, rc);
-        ludus_output_abort(sink.out);
-    } else if ((rc = ludus_output_commit(sink.out)) != 0) {
-        status = fail_with(out, rc);
+        lt_out_close("convert", &sink.out, 1);
+    } else {
+        status = lt_out_close("convert", &sink.out, 0);
     }
     ludus_capture_release(view);
-    ludus_capture_release(c);
+    lt_capture_release(c);
     return status;
 }
 
 static const lt_verb convert_verb = {
     "convert",
     "convert a capture file to .json, .pftrace or .ludus, optionally cut",
-    "usage: ludus-trace convert IN.ludus OUT [--from T0] [--to T1] [--threads LIST] [--raw]\n"
+    "usage: ludus-trace convert IN OUT [--from T0] [--to T1] [--threads LIST] [--raw] [--format F]\n"
+    "       ludus-trace convert IN -o OUT ...\n"
+    "  IN: a .ludus file, or - for standard input. OUT: a file, or - for standard output.\n"
     "  OUT's extension picks the format: .json (Chrome JSON), .pftrace (Perfetto\n"
-    "  protobuf) or .ludus (native, compact; --raw writes the recorded events as they are).\n"
+    "  protobuf) or .ludus (native, compact; --raw writes the recorded events as they are);\n"
+    "  --format json|pftrace|ludus picks it for any OUT; - and a path without an extension\n"
+    "  (/dev/stdout) get JSON.\n"
     "  --from/--to: times since capture start, in ns or with a unit (ns, us, ms, s);\n"
     "    slices crossing a bound are clipped to it and flagged (clipped, incomplete).\n"
     "    A range outside the capture is refused.\n"
-    "  --threads: comma-separated tids or thread names to keep.\n"
-    "  Exit codes: 0 ok, 1 usage, 2 bad input (the offset is named), 3 I/O.\n",
+    "  --threads: comma-separated tids or thread names to keep.\n",
+    "--from T, --to T, --threads LIST, --raw, --compact, --format json|pftrace|ludus, -o OUT, --help, --version",
     convert_run,
 };
 LUDUS_TRACE_VERB(convert_verb)

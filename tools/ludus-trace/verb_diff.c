@@ -13,6 +13,10 @@
 
 static const lt_verb diff_verb;
 
+static int to_file(void *ud, const void *data, size_t n) {
+    return fwrite(data, 1, n, (FILE *)ud) == n ? 0 : -1;
+}
+
 static int diff_files(int argc, char **argv, const char **paths) {
     lt_an_opts o;
     memset(&o, 0, sizeof o);
@@ -21,10 +25,12 @@ static int diff_files(int argc, char **argv, const char **paths) {
     ludus_gate gates[MAX_GATES];
     uint32_t ngates = 0;
     int npaths = 0, split = -1;
+    const char *o_out = NULL;
     for (int i = 1; i < argc; i++) {
         int rc;
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (lt_an_option(&diff_verb, &o, argc, argv, &i, &rc)) {
+        if (lt_an_option(&diff_verb, &o, argc, argv, &i, &rc) ||
+            lt_output_option(&diff_verb, argc, argv, &i, &o_out, &rc)) {
             if (rc) return rc;
         } else if (!strcmp(argv[i], "--fail-if")) {
             if (!val || ngates == MAX_GATES)
@@ -65,7 +71,7 @@ static int diff_files(int argc, char **argv, const char **paths) {
             if (split >= 0) return lt_usage(&diff_verb, "one '--' between BASE runs and NEW runs");
             split = npaths;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            return lt_usage(&diff_verb, "unknown option");
+            return lt_unknown_option(&diff_verb, argv[i]);
         } else {
             paths[npaths++] = argv[i];
         }
@@ -73,51 +79,57 @@ static int diff_files(int argc, char **argv, const char **paths) {
     if (split < 0 && npaths == 2) split = 1;
     if (split < 1 || split >= npaths)
         return lt_usage(&diff_verb, "capture files: BASE NEW, or BASE1 BASE2 ... -- NEW1 NEW2 ...");
-    if (o.source == LT_SOURCE_GPU) { /* GPU passes only: the first BASE against the first NEW */
-        if (o.format == LUDUS_REPORT_CSV) return lt_usage(&diff_verb, "the GPU diff is text or --json");
-        ludus_gpu_stats *gb = NULL, *gn = NULL;
-        int rc = lt_an_gpu("diff", paths[0], &gb);
-        if (!rc) rc = lt_an_gpu("diff", paths[split], &gn);
-        if (!rc && (!gb || !gn)) {
-            fprintf(stderr, "ludus-trace diff: %s has no GPU sample\n", gb ? paths[split] : paths[0]);
-            rc = LT_USAGE;
-        }
-        if (!rc) rc = lt_an_gpu_print("diff", gn, gb, o.format);
-        ludus_gpu_stats_destroy(gb);
-        ludus_gpu_stats_destroy(gn);
-        return rc;
-    }
+    if (o.source == LT_SOURCE_GPU && o.format == LUDUS_REPORT_CSV)
+        return lt_usage(&diff_verb, "the GPU diff is text or --json");
+    /* Each file is read once: its analysis, and for the first BASE and the
+     * first NEW their GPU statistics. */
     ludus_analysis **an = calloc((size_t)npaths, sizeof *an);
+    ludus_gpu_stats *gb = NULL, *gn = NULL;
     ludus_diff *d = NULL;
     int rc = an ? LT_OK : LT_BAD_INPUT;
-    for (int k = 0; !rc && k < npaths; k++) rc = lt_an_load("diff", paths[k], &o.desc, &an[k]);
-    if (!rc &&
+    int want_gpu = o.source != LT_SOURCE_CPU;
+    for (int k = 0; !rc && k < npaths; k++)
+        rc = lt_an_load("diff", paths[k], o.source == LT_SOURCE_GPU ? NULL : &o.desc, &an[k],
+                        want_gpu && k == 0       ? &gb
+                        : want_gpu && k == split ? &gn
+                                                 : NULL);
+    if (!rc && o.source == LT_SOURCE_GPU && (!gb || !gn)) {
+        fprintf(stderr, "ludus-trace diff: %s has no GPU sample\n", gb ? paths[split] : paths[0]);
+        rc = LT_USAGE;
+    }
+    if (!rc && o.source != LT_SOURCE_GPU &&
         ludus_diff_create_runs((const ludus_analysis *const *)an, (uint32_t)split,
                                (const ludus_analysis *const *)an + split, (uint32_t)(npaths - split), &dd, &d) != 0)
         rc = LT_BAD_INPUT;
     ludus_analysis *b = an ? an[split] : NULL;
-    if (!rc && (ludus_diff_report(d, o.format, lt_an_stdout, stdout) != 0 || lt_an_stdout_flush() != 0))
-        rc = lt_an_stdout_failed("diff");
-    if (!rc && o.source == LT_SOURCE_BOTH && o.format == LUDUS_REPORT_TEXT) { /* GPU passes beside the sites */
-        ludus_gpu_stats *gb = NULL, *gn = NULL;
-        rc = lt_an_gpu("diff", paths[0], &gb);
-        if (!rc) rc = lt_an_gpu("diff", paths[split], &gn);
-        if (!rc && gb && gn) rc = lt_an_gpu_print("diff", gn, gb, o.format);
-        ludus_gpu_stats_destroy(gb);
-        ludus_gpu_stats_destroy(gn);
+    lt_out out;
+    int opened = 0;
+    if (!rc && (rc = lt_out_open("diff", o_out ? o_out : "-", &out)) == LT_OK) opened = 1;
+    int failed = 0;
+    if (!rc && o.source != LT_SOURCE_GPU && ludus_diff_report(d, o.format, lt_out_write, &out) != 0) failed = 1;
+    /* GPU passes: alone (--source gpu), or beside the sites in the text */
+    if (!rc && !failed && gb && gn && (o.source == LT_SOURCE_GPU || o.format == LUDUS_REPORT_TEXT) &&
+        lt_an_gpu_print("diff", gn, gb, o.format, &out) != LT_OK)
+        failed = 1;
+    if (opened) {
+        if (failed) lt_an_stdout_failed("diff");
+        int crc = lt_out_close("diff", &out, failed);
+        if (!rc) rc = crc;
     }
-    if (!rc && o.html) {
+    if (!rc && o.html && o.source != LT_SOURCE_GPU) {
         o.ropt.title = paths[split];
         rc = lt_an_write_html("diff", o.html, b, d, &o.ropt);
     }
-    if (!rc && ngates) {
-        uint32_t tripped = ludus_diff_check_gates(d, gates, ngates, lt_an_stdout, stderr);
+    if (!rc && ngates && d) {
+        uint32_t tripped = ludus_diff_check_gates(d, gates, ngates, to_file, stderr);
         if (tripped) {
             fprintf(stderr, "ludus-trace diff: %u gate(s) tripped\n", tripped);
             rc = LT_FAILED_GATE;
         }
     }
     ludus_diff_destroy(d);
+    ludus_gpu_stats_destroy(gb);
+    ludus_gpu_stats_destroy(gn);
     for (int k = 0; an && k < npaths; k++) ludus_analysis_destroy(an[k]);
     free(an);
     return rc;
@@ -134,7 +146,7 @@ static int run_diff(int argc, char **argv) {
 
 static const lt_verb diff_verb = {
     "diff", "compare two captures: more work (calls/frame) vs slower work (time/call), --fail-if gates",
-    "usage: ludus-trace diff BASE NEW [options]\n"
+    "usage: ludus-trace diff BASE NEW [options]   (one of the files may be -: standard input)\n"
     "       ludus-trace diff BASE1 BASE2 ... -- NEW1 NEW2 ... [options]   several runs per side:\n"
     "                       their disagreement widens each time interval (one run per side:\n"
     "                       run-to-run noise is unknown and --run-noise is assumed)\n"
@@ -159,9 +171,12 @@ static const lt_verb diff_verb = {
     "                       frame time and passes (first BASE against first NEW) when both have\n"
     "                       GPU samples; --json gives one source (cpu unless --source gpu)\n"
     "  --json | --csv       machine-readable diff on stdout\n"
+    "  -o OUT               the diff to OUT instead of standard output\n"
     "  --html OUT           the HTML report of NEW with the diff added\n"
     "Verdicts: time per call from the Hodges-Lehmann shift and its interval; work from Mann-Whitney U\n"
     "over calls per frame and calls per second: both when they agree, else the one that fits the site\n"
     "(per second for a site whose calls follow the frame's length; docs/analysis.md).\n",
+    "--fail-if GATE, --alpha A, --min-change PCT, --min-shift PCT, --run-noise PCT, --min-frame-share PCT, "
+    "--window W, --hitch-k K, --exact, --source cpu|gpu|both, --json, --csv, --html OUT, -o OUT, --, --help, --version",
     run_diff};
 LUDUS_TRACE_VERB(diff_verb)

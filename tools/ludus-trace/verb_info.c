@@ -4,122 +4,161 @@
 #include <ludus/analysis.h>
 #include <ludus/capture_file.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "verbs.h"
 
 static const lt_verb info_verb;
+static int out_failed;
+
+/* printf to the verb's output (a file or standard output). */
+static lt_out *out_of_info;
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...) {
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0 && lt_out_write(out_of_info, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) != 0)
+        out_failed = 1;
+}
 
 static int info_run(int argc, char **argv) {
-    if (argc != 2) return lt_usage(&info_verb, argc < 2 ? "missing FILE" : "too many arguments");
-    const char *path = argv[1];
+    const char *path = NULL, *o_out = NULL;
+    int rc;
+    for (int i = 1; i < argc; i++) {
+        if (lt_output_option(&info_verb, argc, argv, &i, &o_out, &rc)) {
+            if (rc) return rc;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return lt_unknown_option(&info_verb, argv[i]);
+        } else if (!path) {
+            path = argv[i];
+        } else {
+            return lt_usage(&info_verb, "one FILE only");
+        }
+    }
+    if (!path) return lt_usage(&info_verb, "missing FILE");
     ludus_capture *f;
-    int rc = ludus_capture_open(path, &f);
+    if ((rc = lt_capture_open("info", path, &f)) != LT_OK) return rc;
     ludus_capture_info in;
-    if (rc == 0) rc = ludus_capture_get_info(f, &in);
+    rc = ludus_capture_get_info(f, &in);
     if (rc) {
         lt_error("info", path, rc);
-        ludus_capture_release(f);
+        lt_capture_release(f);
         return rc == LUDUS_EIO ? LT_IO : LT_BAD_INPUT;
     }
+    lt_out out;
+    if ((rc = lt_out_open("info", o_out ? o_out : "-", &out)) != LT_OK) {
+        lt_capture_release(f);
+        return rc;
+    }
+    out_of_info = &out;
+    out_failed = 0;
     const ludus_capture_summary *s = &in.summary;
     char name[256]; /* every name of the file is shown through ludus_text_show: a file may hold anything */
     double dur_ms = (double)(in.end_ns - in.start_ns) / 1e6;
-    printf("file:        %s (%llu bytes, format v%u, %s blocks)\n", ludus_text_show(name, sizeof name, path, 0),
-           (unsigned long long)in.file_bytes, in.version, in.compact ? "compact" : "raw");
-    printf("process:     %s (pid %d)\n", ludus_text_show(name, sizeof name, in.process_name, 0), in.pid);
-    printf("clock:       %s\n", in.clock_name);
-    printf("calibration: %llu ticks @ %lld ns, %llu ticks @ %lld ns", (unsigned long long)in.calib_ticks[0],
-           (long long)in.calib_ns[0], (unsigned long long)in.calib_ticks[1], (long long)in.calib_ns[1]);
+    say("file:        %s (%llu bytes, format v%u, %s blocks)\n", ludus_text_show(name, sizeof name, path, 0),
+        (unsigned long long)in.file_bytes, in.version, in.compact ? "compact" : "raw");
+    say("process:     %s (pid %d)\n", ludus_text_show(name, sizeof name, in.process_name, 0), in.pid);
+    say("clock:       %s\n", in.clock_name);
+    say("calibration: %llu ticks @ %lld ns, %llu ticks @ %lld ns", (unsigned long long)in.calib_ticks[0],
+        (long long)in.calib_ns[0], (unsigned long long)in.calib_ticks[1], (long long)in.calib_ns[1]);
     if (in.calib_ns[1] > in.calib_ns[0])
-        printf(" (%.6f ticks/ns)",
-               (double)(in.calib_ticks[1] - in.calib_ticks[0]) / (double)(in.calib_ns[1] - in.calib_ns[0]));
-    printf("\n");
-    printf("capture:     %lld .. %lld ns (CLOCK_MONOTONIC), duration %.3f ms\n", (long long)in.start_ns,
-           (long long)in.end_ns, dur_ms);
-    printf("events:      %llu (dropped %llu, filtered %llu, incomplete %llu, unwound %llu, orphan ends %llu, "
-           "mismatched span ends %llu)\n",
-           (unsigned long long)s->events, (unsigned long long)s->dropped, (unsigned long long)s->filtered,
-           (unsigned long long)s->incomplete, (unsigned long long)s->unwound, (unsigned long long)s->orphan_ends,
-           (unsigned long long)s->mismatched);
-    printf("frames:      %llu\n", (unsigned long long)s->frames);
+        say(" (%.6f ticks/ns)",
+            (double)(in.calib_ticks[1] - in.calib_ticks[0]) / (double)(in.calib_ns[1] - in.calib_ns[0]));
+    say("\n");
+    say("capture:     %lld .. %lld ns (CLOCK_MONOTONIC), duration %.3f ms\n", (long long)in.start_ns,
+        (long long)in.end_ns, dur_ms);
+    say("events:      %llu (dropped %llu, filtered %llu, incomplete %llu, unwound %llu, orphan ends %llu, "
+        "mismatched span ends %llu)\n",
+        (unsigned long long)s->events, (unsigned long long)s->dropped, (unsigned long long)s->filtered,
+        (unsigned long long)s->incomplete, (unsigned long long)s->unwound, (unsigned long long)s->orphan_ends,
+        (unsigned long long)s->mismatched);
+    if (s->pool_bytes_needed)
+        say("pool:        %llu events dropped: a pool of %llu MiB would have held every event: "
+            "LUDUS_TRACE_CHUNKS=%llu (ludus_capture_desc.chunk_count, 64 KiB chunks)\n",
+            (unsigned long long)s->dropped, (unsigned long long)(s->pool_bytes_needed >> 20),
+            (unsigned long long)(s->pool_bytes_needed / 65536));
+    say("frames:      %llu\n", (unsigned long long)s->frames);
     if (in.recovered)
-        printf("ended by:    nothing: recovered from a pool file its process left behind (open slices are "
-               "incomplete)\n");
+        say("ended by:    nothing: recovered from a pool file its process left behind (open slices are "
+            "incomplete)\n");
     if (in.crash_signal) {
-        printf("ended by:    a crash, %s (signal %d) in thread %llu",
-               ludus_text_show(name, sizeof name, in.crash_signal_name, 0), in.crash_signal,
-               (unsigned long long)in.crash_tid);
-        printf(", %.3f ms into the capture", (double)(in.crash_ns - in.start_ns) / 1e6);
-        printf("\n");
+        say("ended by:    a crash, %s (signal %d) in thread %llu",
+            ludus_text_show(name, sizeof name, in.crash_signal_name, 0), in.crash_signal,
+            (unsigned long long)in.crash_tid);
+        say(", %.3f ms into the capture", (double)(in.crash_ns - in.start_ns) / 1e6);
+        say("\n");
     }
-    const char *categories = in.categories ? in.categories : "(all)";
-    printf("categories:  %s\n", ludus_text_show(name, sizeof name, categories, 0));
-    printf("sites:       %u; blocks: %llu; slots: %llu (%.2f bytes/event)\n", in.sites, (unsigned long long)in.blocks,
-           (unsigned long long)in.slots, s->events ? (double)in.file_bytes / (double)s->events : 0.0);
+    say("categories:  %s\n", ludus_text_show(name, sizeof name, in.categories ? in.categories : "(all)", 0));
+    say("sites:       %u; blocks: %llu; slots: %llu (%.2f bytes/event)\n", in.sites, (unsigned long long)in.blocks,
+        (unsigned long long)in.slots, s->events ? (double)in.file_bytes / (double)s->events : 0.0);
     if (s->interner_drops || s->unregistered_thread_drops || s->site_id_collisions || s->nonfinite_counter_samples)
-        printf("also:        %u run-time names refused, %llu events of unregistered threads lost, "
-               "%u site id collisions, %llu NaN/inf counter samples\n",
-               s->interner_drops, (unsigned long long)s->unregistered_thread_drops, s->site_id_collisions,
-               (unsigned long long)s->nonfinite_counter_samples);
-    printf("threads:     %u\n", in.threads);
-    printf("  %-10s %-24s %12s %10s %11s %8s %8s\n", "tid", "name", "events", "dropped", "incomplete", "unwound",
-           "exited");
+        say("also:        %u run-time names refused, %llu events of unregistered threads lost, "
+            "%u site id collisions, %llu NaN/inf counter samples\n",
+            s->interner_drops, (unsigned long long)s->unregistered_thread_drops, s->site_id_collisions,
+            (unsigned long long)s->nonfinite_counter_samples);
+    say("threads:     %u\n", in.threads);
+    say("  %-10s %-24s %12s %10s %11s %8s %8s\n", "tid", "name", "events", "dropped", "incomplete", "unwound",
+        "exited");
     for (uint32_t t = 0; t < in.threads; t++) {
         ludus_thread_summary ts;
         ludus_capture_get_thread(f, t, &ts);
-        printf("  %-10llu %-24s %12llu %10llu %11llu %8llu %8s", (unsigned long long)ts.tid,
-               ludus_text_show(name, sizeof name, ts.name, 0), (unsigned long long)ts.events,
-               (unsigned long long)ts.dropped, (unsigned long long)ts.incomplete, (unsigned long long)ts.unwound,
-               ts.exited ? "yes" : "no");
-        if (ts.first_drop_ns >= 0) printf("  (losses from %.3f ms)", (double)ts.first_drop_ns / 1e6);
-        if (ts.span_lanes) printf("  (%u span lanes)", ts.span_lanes);
-        printf("\n");
+        say("  %-10llu %-24s %12llu %10llu %11llu %8llu %8s", (unsigned long long)ts.tid,
+            ludus_text_show(name, sizeof name, ts.name, 0), (unsigned long long)ts.events,
+            (unsigned long long)ts.dropped, (unsigned long long)ts.incomplete, (unsigned long long)ts.unwound,
+            ts.exited ? "yes" : "no");
+        if (ts.first_drop_ns >= 0) say("  (losses from %.3f ms)", (double)ts.first_drop_ns / 1e6);
+        if (ts.span_lanes) say("  (%u span lanes)", ts.span_lanes);
+        say("\n");
     }
     uint32_t ncov = ludus_capture_memory_coverage_count(f);
-    if (ncov) printf("memory coverage (at capture end):\n");
+    if (ncov) say("memory coverage (at capture end):\n");
     for (uint32_t i = 0; i < ncov; i++) {
         ludus_memory_coverage m;
         ludus_capture_memory_coverage(f, i, &m);
         if (m.outside) {
-            printf("  outside every domain: %-40s %14lld bytes\n", ludus_text_show(name, sizeof name, m.name, 0),
-                   (long long)m.live_bytes);
+            say("  outside every domain: %-40s %14lld bytes\n", ludus_text_show(name, sizeof name, m.name, 0),
+                (long long)m.live_bytes);
             continue;
         }
-        printf("  domain %-20s live %lld bytes%s, peak %lld, %lld allocs / %lld frees (%lld / %lld bytes); tracked "
-               "since %.3f ms%s\n",
-               ludus_text_show(name, sizeof name, m.name, 0), (long long)m.live_bytes,
-               m.unknown ? " (unknown: frees of untracked memory)" : "", (long long)m.peak_bytes, (long long)m.allocs,
-               (long long)m.frees, (long long)m.alloc_bytes, (long long)m.free_bytes, (double)m.since_ns / 1e6,
-               m.has_baseline ? " with a declared baseline" : " (earlier memory not counted)");
+        say("  domain %-20s live %lld bytes%s, peak %lld, %lld allocs / %lld frees (%lld / %lld bytes); tracked "
+            "since %.3f ms%s\n",
+            ludus_text_show(name, sizeof name, m.name, 0), (long long)m.live_bytes,
+            m.unknown ? " (unknown: frees of untracked memory)" : "", (long long)m.peak_bytes, (long long)m.allocs,
+            (long long)m.frees, (long long)m.alloc_bytes, (long long)m.free_bytes, (double)m.since_ns / 1e6,
+            m.has_baseline ? " with a declared baseline" : " (earlier memory not counted)");
     }
     ludus_analysis *a = NULL;
-    if (ludus_analysis_create(f, NULL, &a) == 0 && ludus_analysis_counter_count(a)) {
-        printf("counters:    %u tracks (ludus-trace report gives their statistics)\n", ludus_analysis_counter_count(a));
+    lt_busy_begin("info", "analysing", path);
+    int arc = ludus_analysis_create(f, NULL, &a);
+    lt_busy_end();
+    if (arc == 0 && ludus_analysis_counter_count(a)) {
+        say("counters:    %u tracks (ludus-trace report gives their statistics)\n", ludus_analysis_counter_count(a));
         for (uint32_t i = 0; i < ludus_analysis_counter_count(a); i++) {
             const ludus_counter_stats *c = ludus_analysis_counter(a, i);
-            printf("  %-28s %-18s %-7s %10llu %s\n", ludus_text_show(name, sizeof name, c->name, 0), c->series, c->kind,
-                   (unsigned long long)c->values, strcmp(c->kind, "plot") ? "frames" : "samples");
+            say("  %-28s %-18s %-7s %10llu %s\n", ludus_text_show(name, sizeof name, c->name, 0), c->series, c->kind,
+                (unsigned long long)c->values, strcmp(c->kind, "plot") ? "frames" : "samples");
         }
     }
     ludus_analysis_destroy(a);
-    ludus_capture_release(f);
-    if (ferror(stdout) || fflush(stdout) != 0) {
-        fprintf(stderr, "ludus-trace info: writing to stdout failed: %s\n", strerror(errno));
-        return LT_IO;
-    }
-    return LT_OK;
+    lt_capture_release(f);
+    return lt_out_close("info", &out, out_failed);
 }
 
 static const lt_verb info_verb = {
     "info",
     "summarise a capture file (.ludus): clock, threads, events, losses",
-    "usage: ludus-trace info FILE.ludus\n"
+    "usage: ludus-trace info FILE [-o OUT]\n"
+    "  FILE: a .ludus file, or - for standard input; OUT: where the summary goes\n"
+    "  (default standard output).\n"
     "  Prints the clock and calibration, the capture's duration, and per thread\n"
     "  the events, losses, incomplete and unwound slices; the memory coverage\n"
     "  manifest and the counter tracks. Every record's checksum\n"
     "  is verified. Exit 2 on a malformed or damaged file (the offset is named).\n",
+    "-o OUT, --help, --version",
     info_run,
 };
 LUDUS_TRACE_VERB(info_verb)

@@ -1,10 +1,12 @@
 /* A program that takes Ludus Profiling as one file: ludus_profiling.h next
  * to it, impl.c defining the implementation (tests/package/check_single_file.sh
  * builds it as C and as C++ against the C implementation).
- *   single OUT.json */
+ *   single OUT.json   its own capture, written to OUT.json
+ *   single --launch   none of its own: LUDUS_TRACE=PATH writes PATH at exit */
 #include "ludus_profiling.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static int work(int n) {
     LUDUS_PROFILE_FUNCTION();
@@ -19,6 +21,14 @@ int main(int argc, char **argv) {
     uint64_t last;
     int64_t items = -1;
     if (argc != 2) return 2;
+    if (!strcmp(argv[1], "--launch")) {
+        for (int f = 0; f < 5; f++) {
+            sum += work(f);
+            LUDUS_PROFILE_FRAME();
+        }
+        printf("single ok: %d\n", sum);
+        return 0;
+    }
     if (ludus_capture_begin(NULL) != 0) return 1;
     for (int f = 0; f < 5; f++) {
         sum += work(f);
