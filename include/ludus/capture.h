@@ -78,8 +78,13 @@ struct ludus_capture_desc {
     const char *pool_file; /* NULL: the pool is memory. A path: the pool is that file, mapped shared, so
                               after kill -9 (or any death) the file holds every event recorded up to
                               then: `ludus-trace recover FILE OUT` (ludus_capture_recover) reads it back.
-                              Removed when the capture is released; Linux and Windows;
-                              not with the rolling window (LUDUS_EINVAL). */
+                              The file is new: anything at the path (a file, a link, dangling or not)
+                              is never followed, truncated or replaced (begin fails, LUDUS_EIO); it is
+                              readable by its owner only, and its blocks are reserved at begin (a disk
+                              without room fails begin, LUDUS_EIO, never a fault at a store). Removed
+                              when the capture is released, and at exit (exit, return from main) when
+                              it is not; a process that dies (a signal, kill -9, _exit) leaves it.
+                              Linux and Windows; not with the rolling window (LUDUS_EINVAL). */
 };
 
 /* Reads back the values a desc resolves to (defaults applied); in may be

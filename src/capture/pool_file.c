@@ -14,6 +14,7 @@
 #define _GNU_SOURCE /* strdup, strnlen: before any system header */
 #include "pool_file.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +51,62 @@ struct ludus__pool_file {
     uint32_t seen_cap, nseen;
     uint32_t *serials; /* threads journaled */
     uint32_t nserials, serials_cap;
-    uint64_t done_off; /* pieces before it are complete and scanned */
-    int pid;           /* the process that created the file (a child after fork never removes it) */
+    uint64_t done_off;           /* pieces before it are complete and scanned */
+    int pid;                     /* the process that created the file (a child after fork never removes it) */
+    ludus__file_id id;           /* the file created (another put at its path since is not removed) */
+    ludus__pool_file *next_open; /* the files open, removed at exit (open_lock) */
 };
+
+#ifdef EDQUOT
+#define NO_QUOTA EDQUOT
+#else
+#define NO_QUOTA ENOSPC
+#endif
+
+/* ---- the files open: removed at exit ---- */
+
+/* A capture that is not released when the process exits (it still runs, or
+ * the library or the program holds it) has nothing left to recover once
+ * the process is gone normally: its file is removed then, as a released
+ * capture's is. A process that dies (a signal, kill -9, _exit) keeps it. */
+static ludus__mutex open_lock = LUDUS__MUTEX_INIT;
+static ludus__pool_file *open_files;
+static ludus__once exit_once = LUDUS__ONCE_INIT;
+
+static void remove_at_exit(void) {
+    ludus__mutex_lock(&open_lock);
+    for (ludus__pool_file *f = open_files; f; f = f->next_open)
+        if (f->pid == ludus__os_pid()) ludus__file_remove_created(f->path, &f->id);
+    ludus__mutex_unlock(&open_lock);
+}
+
+static void install_exit(void) {
+    atexit(remove_at_exit);
+}
+
+static void open_list_add(ludus__pool_file *f) {
+    ludus__once_run(&exit_once, install_exit);
+    ludus__mutex_lock(&open_lock);
+    f->next_open = open_files;
+    open_files = f;
+    ludus__mutex_unlock(&open_lock);
+}
+
+static void open_list_remove(ludus__pool_file *f) {
+    ludus__mutex_lock(&open_lock);
+    for (ludus__pool_file **p = &open_files; *p; p = &(*p)->next_open)
+        if (*p == f) {
+            *p = f->next_open;
+            break;
+        }
+    ludus__mutex_unlock(&open_lock);
+}
+
+/* After fork: the lock may have been held by another thread of the
+ * parent. The list stays (its files are the parent's: pid tells). */
+void ludus__pool_files_after_fork(void) {
+    ludus__mutex_init(&open_lock);
+}
 
 int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_file **out, void **pool) {
     ludus__pool_file *f = ludus__calloc(1, sizeof *f);
@@ -64,15 +118,26 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
     f->pid = ludus__os_pid();
     uint64_t pool_off = LUDUS__PF_HEADER_BYTES + LUDUS__PF_JOURNAL_BYTES;
     f->map_bytes = (size_t)(pool_off + pool_bytes);
+    uint64_t f_bytes = pool_off + pool_bytes;
     int err = 0;
-    f->map = ludus__file_map_new(path, f->map_bytes, &err);
+    f->map = ludus__file_map_new(path, f->map_bytes, &f->id, &err);
     if (!f->map) {
         char why[128];
         ludus__os_strerror(err, why, sizeof why);
         ludus__free(f->path);
         ludus__free(f);
-        return ludus__fail(err == 38 /* ENOSYS */ ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
+        if (err == EEXIST)
+            return ludus__fail(LUDUS_EIO,
+                               "pool file %s: something is there already (a file, or a link: never followed, "
+                               "truncated or replaced). A pool file a process left behind: `ludus-trace recover` "
+                               "it, then remove it; %%p in the path makes one per process",
+                               path);
+        if (err == ENOSPC || err == EFBIG || err == NO_QUOTA)
+            return ludus__fail(LUDUS_EIO, "pool file %s: no room for its %llu bytes (%s); nothing was recorded", path,
+                               (unsigned long long)f_bytes, why);
+        return ludus__fail(err == ENOSYS ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
     }
+    open_list_add(f);
     f->h = (ludus__pf_header *)f->map;
     f->pool = f->map + pool_off;
     ludus__pf_header *h = f->h;
@@ -348,8 +413,14 @@ void ludus__pool_file_close(ludus__pool_file *f) {
     if (!f) return;
     ludus__pool_file_stop(f, 1);
     ludus__file_unmap(f->map, f->map_bytes);
-    if (f->pid == ludus__os_pid()) ludus__file_remove(f->path); /* its capture was released: nothing to recover */
+    /* its capture was released: nothing to recover */
+    if (f->pid == ludus__os_pid()) ludus__file_remove_created(f->path, &f->id);
+    open_list_remove(f);
     release(f);
+}
+
+const char *ludus__pool_file_path(const ludus__pool_file *f) {
+    return f ? f->path : NULL;
 }
 
 void ludus__pool_file_crashed(ludus__pool_file *f) {
@@ -359,5 +430,6 @@ void ludus__pool_file_crashed(ludus__pool_file *f) {
 void ludus__pool_file_forget(ludus__pool_file *f) {
     if (!f) return;
     ludus__file_unmap(f->map, f->map_bytes);
+    open_list_remove(f);
     release(f);
 }

@@ -69,8 +69,13 @@ LUDUS_HIDDEN void ludus__pool_file_start(ludus__pool_file *f, uint32_t gen, int 
 /* Stops the journal thread (the capture has ended: nothing is written
  * after this) and marks the file as ended. */
 LUDUS_HIDDEN void ludus__pool_file_stop(ludus__pool_file *f, int ended);
-/* Stops, unmaps and removes the file (its capture is released). */
+/* Stops, unmaps and removes the file (its capture is released). A file
+ * still open when the process exits is removed then (atexit). */
 LUDUS_HIDDEN void ludus__pool_file_close(ludus__pool_file *f);
+/* The path it was created at. */
+LUDUS_HIDDEN const char *ludus__pool_file_path(const ludus__pool_file *f);
+/* In a child after fork: the list of open files is the parent's. */
+LUDUS_HIDDEN void ludus__pool_files_after_fork(void);
 /* In a child after fork: the thread is the parent's and the file too; the
  * child lets go of the mapping without touching the file. */
 LUDUS_HIDDEN void ludus__pool_file_forget(ludus__pool_file *f);

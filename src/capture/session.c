@@ -335,6 +335,15 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
     if (late_cap) ludus__capture_resolve_late(late_cap); /* before any thread can attach again */
+    /* A pool file is never replaced: when the last capture (held by the
+     * library only) still has the file of this path, it goes first. */
+    if (desc && desc->pool_file && last && __atomic_load_n(&last->refs, __ATOMIC_ACQUIRE) == 1 &&
+        ludus__pool_file_path(last->pool_file) &&
+        strcmp(ludus__pool_file_path(last->pool_file), desc->pool_file) == 0) {
+        ludus_capture *old = last;
+        last = NULL;
+        ludus_capture_release(old);
+    }
     ludus__begin_prep p;
     int rc = begin_prepare(desc, &p);
     if (rc) return rc;
@@ -711,6 +720,7 @@ void ludus__session_after_fork(void) {
     /* The child's capture goes on as its own: the parent's events are not
      * the child's (another pid, other threads), so it restarts empty, with a
      * new generation, over the same (copied) pool. */
+    ludus__pool_files_after_fork();
     if (last) { /* its background thread is not in this process */
         ludus__prefault_after_fork(last->prefault);
         last->nstragglers = 0;

@@ -3,7 +3,11 @@
  * reads the file back (ludus_capture_recover) and finds every frame the
  * child had counted before the kill, the threads and sites named from the
  * journal, the open scopes closed as incomplete, and an export whose slices
- * pair. A capture that ends normally removes its file when released. */
+ * pair. A capture that ends normally removes its file when released, and
+ * at exit when it is not; the file is created safely: nothing that is at
+ * its path (a link, a file) is followed, truncated or replaced, and its
+ * blocks are reserved at begin, so a disk without room is an error there,
+ * never SIGBUS at a store. */
 #define _GNU_SOURCE
 #include <ludus/capture.h>
 #include <ludus/capture_file.h>
@@ -15,9 +19,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "platform/file_map.h"
 
 #include <cmocka.h>
 
@@ -171,11 +181,202 @@ static void test_bad_files(void **state) {
     unlink(path);
 }
 
+/* ---- the file is created safely ---- */
+
+static char *read_all(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    static char buf[256];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+static void write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int begin_pool(const char *pool) {
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.pool_file = pool;
+    d.chunk_count = 16;
+    return ludus_begin_capture(&d);
+}
+
+/* A link planted at the pool's path (the README's /var/tmp/app-%p.pool:
+ * another local user can put one there) is not followed: its target keeps
+ * its bytes, and a dangling link does not make its target appear. */
+static void test_link_at_pool_path(void **state) {
+    (void)state;
+    char dir[256], target[300], link[300], missing[300];
+    assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "ludus-test-poollink"), 0);
+    snprintf(target, sizeof target, "%s/precious", dir);
+    snprintf(link, sizeof link, "%s/app.pool", dir);
+    snprintf(missing, sizeof missing, "%s/created-through-the-link", dir);
+    write_file(target, "the user's own file");
+    assert_int_equal(symlink(target, link), 0);
+    int rc = begin_pool(link);
+    if (rc == 0) ludus_end_capture();
+    assert_int_equal(rc, LUDUS_EIO);
+    assert_non_null(strstr(ludus_last_error_detail(), "never followed"));
+    assert_int_equal(ludus_capture_active(), 0);
+    assert_string_equal(read_all(target), "the user's own file");
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode)); /* left as it was */
+    unlink(link);
+    assert_int_equal(symlink(missing, link), 0); /* dangling */
+    rc = begin_pool(link);
+    if (rc == 0) ludus_end_capture();
+    assert_int_equal(rc, LUDUS_EIO);
+    assert_int_equal(access(missing, F_OK), -1);
+    /* a file that is there (a pool file left to recover, or anything) is not replaced */
+    unlink(link);
+    write_file(link, "left behind");
+    rc = begin_pool(link);
+    if (rc == 0) ludus_end_capture();
+    assert_int_equal(rc, LUDUS_EIO);
+    assert_non_null(strstr(ludus_last_error_detail(), "recover"));
+    assert_string_equal(read_all(link), "left behind");
+    lt_remove_dir(dir);
+}
+
+/* The reservation fails (as on a full disk, through the platform's seam):
+ * begin says so and nothing is left at the path. */
+static void test_no_room_at_begin(void **state) {
+    (void)state;
+    char pool[96];
+    snprintf(pool, sizeof pool, "/tmp/ludus-test-pool-full-%d", (int)getpid());
+    ludus__file_map_reserve_error = ENOSPC;
+    int rc = begin_pool(pool);
+    ludus__file_map_reserve_error = 0;
+    if (rc == 0) ludus_end_capture();
+    assert_int_equal(rc, LUDUS_EIO);
+    assert_non_null(strstr(ludus_last_error_detail(), "no room"));
+    assert_int_equal(ludus_capture_active(), 0);
+    assert_int_equal(access(pool, F_OK), -1);
+}
+
+/* A real file system without room: a 256 KiB tmpfs mounted in a mount
+ * namespace of the child's own (root, or an unprivileged user namespace),
+ * a pool file of 5 MiB on it. The sparse file of the old code let begin
+ * succeed and the first store into the pool die of SIGBUS; begin fails
+ * instead, and the scopes after it record nothing and do not fault. */
+static int private_tmpfs(const char *dir) {
+    if (unshare(CLONE_NEWNS) != 0) {
+        uid_t uid = getuid();
+        gid_t gid = getgid();
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return -1;
+        char map[64];
+        snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
+        FILE *f = fopen("/proc/self/setgroups", "w");
+        if (f) {
+            fputs("deny", f);
+            fclose(f);
+        }
+        f = fopen("/proc/self/uid_map", "w");
+        if (!f) return -1;
+        fputs(map, f);
+        fclose(f);
+        snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
+        f = fopen("/proc/self/gid_map", "w");
+        if (!f) return -1;
+        fputs(map, f);
+        fclose(f);
+    }
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return -1; /* nothing reaches the host's mounts */
+    return mount("ludus-test", dir, "tmpfs", 0, "size=256k");
+}
+
+static void test_full_filesystem(void **state) {
+    (void)state;
+    if (lt_multithreaded_fork_unsupported()) skip();
+    char dir[256];
+    assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "ludus-test-fulldisk"), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20);
+        if (private_tmpfs(dir) != 0) _exit(77);
+        char pool[300];
+        snprintf(pool, sizeof pool, "%s/app.pool", dir);
+        ludus_capture_desc d;
+        memset(&d, 0, sizeof d);
+        d.pool_file = pool;
+        d.chunk_count = 16; /* 1 MiB of pool after a 4 MiB journal: the file needs 5 MiB */
+        int rc = ludus_begin_capture(&d);
+        for (int i = 0; i < 20000; i++) {
+            LUDUS_PROFILE_SCOPE(OnAFullDisk);
+        }
+        if (rc == 0) _exit(1); /* begun: a pool without blocks (and survived its stores) */
+        if (!strstr(ludus_last_error_detail(), "no room")) _exit(2);
+        if (access(pool, F_OK) == 0) _exit(3);
+        _exit(0);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    lt_remove_dir(dir);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+        print_message("no mount namespace here (neither root nor user namespaces): skipped\n");
+        skip();
+    }
+    if (WIFSIGNALED(status)) print_message("the child died of signal %d\n", WTERMSIG(status));
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* Every normal end removes the file: released; a restart at the same path
+ * (the library's reference to the last capture goes first, so the new
+ * file is not refused); the process exiting with its capture running, or
+ * ended and held. A killed process keeps it (test_kill9). */
+static void test_removed_at_every_end(void **state) {
+    (void)state;
+    char pool[96];
+    snprintf(pool, sizeof pool, "/tmp/ludus-test-pool-ends-%d", (int)getpid());
+    for (int round = 0; round < 3; round++) { /* restart: the same path each time */
+        assert_int_equal(begin_pool(pool), 0);
+        LUDUS_PROFILE_SCOPE(Restarted);
+        assert_int_equal(access(pool, F_OK), 0);
+        lt_end();
+    }
+    assert_int_equal(access(pool, F_OK), 0); /* the library holds the last capture */
+    lt_begin(NULL);
+    lt_end();
+    assert_int_equal(access(pool, F_OK), -1);
+    for (int ended = 0; ended < 2; ended++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            if (begin_pool(pool) != 0) _exit(90);
+            for (int i = 0; i < 100; i++) {
+                LUDUS_PROFILE_SCOPE(BeforeExit);
+            }
+            if (access(pool, F_OK) != 0) _exit(91);
+            if (ended && ludus_end_capture() != 0) _exit(92);
+            exit(0); /* no end (or the ended capture still held): exit removes it */
+        }
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        assert_int_equal(access(pool, F_OK), -1);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kill9),
         cmocka_unit_test_teardown(test_clean_end_removes_file, lt_teardown),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_link_at_pool_path),
+        cmocka_unit_test(test_no_room_at_begin),
+        cmocka_unit_test(test_full_filesystem),
+        cmocka_unit_test_teardown(test_removed_at_every_end, lt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
