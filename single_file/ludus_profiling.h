@@ -1031,8 +1031,13 @@ struct ludus_capture_desc {
     const char *pool_file; /* NULL: the pool is memory. A path: the pool is that file, mapped shared, so
                               after kill -9 (or any death) the file holds every event recorded up to
                               then: `ludus-trace recover FILE OUT` (ludus_capture_recover) reads it back.
-                              Removed when the capture is released; Linux and Windows;
-                              not with the rolling window (LUDUS_EINVAL). */
+                              The file is new: anything at the path (a file, a link, dangling or not)
+                              is never followed, truncated or replaced (begin fails, LUDUS_EIO); it is
+                              readable by its owner only, and its blocks are reserved at begin (a disk
+                              without room fails begin, LUDUS_EIO, never a fault at a store). Removed
+                              when the capture is released, and at exit (exit, return from main) when
+                              it is not; a process that dies (a signal, kill -9, _exit) leaves it.
+                              Linux and Windows; not with the rolling window (LUDUS_EINVAL). */
 };
 
 /* Reads back the values a desc resolves to (defaults applied); in may be
@@ -2098,15 +2103,32 @@ LUDUS_HIDDEN void ludus__crash_say(const char *text, size_t n);
 #define LUDUS_FILE_MAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 
-/* Creates (or truncates) path at `bytes` of zeros, mapped read-write and
- * shared; NULL on failure with *err an errno value. */
-LUDUS_HIDDEN void *ludus__file_map_new(const char *path, size_t bytes, int *err);
+/* Which file a path named when it was created (device and inode; volume
+ * serial and file index on Windows). */
+typedef struct ludus__file_id {
+    uint64_t volume, index;
+} ludus__file_id;
+
+/* Creates path, which must not exist: whatever is there (a file, a
+ * symbolic link, dangling or not) is never followed, truncated or
+ * replaced (EEXIST). The file is private to its owner (0600), its `bytes`
+ * reserved on the disk before it is mapped (a full disk is ENOSPC here,
+ * never a fault at the first store into a page without a block), and
+ * mapped read-write and shared, zeros. NULL on failure, with *err an errno
+ * value and nothing left at path. */
+LUDUS_HIDDEN void *ludus__file_map_new(const char *path, size_t bytes, ludus__file_id *id, int *err);
+/* Tests: when not 0, the reservation of ludus__file_map_new fails with this
+ * errno value (as a full disk would). */
+LUDUS_HIDDEN extern int ludus__file_map_reserve_error;
 /* An existing file mapped read-only; NULL on failure with *err set. */
 LUDUS_HIDDEN const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err);
 LUDUS_HIDDEN void ludus__file_unmap(const void *p, size_t bytes);
-LUDUS_HIDDEN void ludus__file_remove(const char *path);
+/* Removes path when it still names the file created as id (another file
+ * put there since, by anyone, stays). */
+LUDUS_HIDDEN void ludus__file_remove_created(const char *path, const ludus__file_id *id);
 /* Copies n bytes at addr (this process) into out without faulting: 0, or
  * -1 when they are not all readable. */
 LUDUS_HIDDEN int ludus__memory_read_checked(const void *addr, void *out, size_t n);
@@ -2199,6 +2221,10 @@ static inline void ludus__mutex_destroy(ludus__mutex *m) {
 }
 static inline void ludus__mutex_lock(ludus__mutex *m) {
     pthread_mutex_lock(m);
+}
+/* 0 when it took the lock, else the lock is held. */
+static inline int ludus__mutex_trylock(ludus__mutex *m) {
+    return pthread_mutex_trylock(m);
 }
 static inline void ludus__mutex_unlock(ludus__mutex *m) {
     pthread_mutex_unlock(m);
@@ -2629,6 +2655,7 @@ void ludus__sleep_ns(int64_t ns) {
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define X_CRASH_SIGNALS(X) X(SIGSEGV) X(SIGBUS) X(SIGFPE) X(SIGILL) X(SIGABRT)
@@ -2646,6 +2673,7 @@ static const char *const ludus__sf_linux_crash_crash_name[] = {
 
 static struct sigaction ludus__sf_linux_crash_old_action[NCRASH];
 static int ludus__sf_linux_crash_installed;
+static void ludus__sf_linux_crash_on_crash(int signo, siginfo_t *info, void *uc);
 static ludus__crash_writer ludus__sf_linux_crash_writer_fn;
 static uint32_t ludus__sf_linux_crash_wait_ms;
 static long ludus__sf_linux_crash_writing_tid; /* atomic: the thread whose crash is ludus__sf_linux_crash_written (0: none yet) */
@@ -2721,22 +2749,75 @@ static void ludus__sf_linux_crash_write_in_child(int signo, long tid) {
     ludus__crash_say(msg, sizeof msg - 1);
 }
 
+static size_t ludus__sf_linux_crash_crash_index(int signo) {
+    size_t i = 0;
+    while (i < NCRASH && ludus__sf_linux_crash_crash_signo[i] != signo) i++;
+    return i;
+}
+
+static int ludus__sf_linux_crash_is_ours(const struct sigaction *a) {
+    return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == ludus__sf_linux_crash_on_crash;
+}
+
+/* Runs the handler the program had for signal i before ours, as the kernel
+ * would have (its mask added to the mask of the signal's arrival, a
+ * one-shot handler spent); 0 when it had none (the default action, or
+ * ignored: a fault that is ignored kills all the same). */
+static int ludus__sf_linux_crash_call_prior(size_t i, int signo, siginfo_t *info, void *uc) {
+    struct sigaction prior = ludus__sf_linux_crash_old_action[i];
+    void (*h)(int) = prior.sa_handler;
+    if (h == SIG_DFL || h == SIG_IGN) return 0; /* the union's values, whatever the flags */
+    sigset_t mask = ((const ucontext_t *)uc)->uc_sigmask, ours;
+    for (int k = 1; k < NSIG; k++)
+        if (sigismember(&prior.sa_mask, k) == 1) sigaddset(&mask, k);
+    if (!(prior.sa_flags & SA_NODEFER)) sigaddset(&mask, signo);
+    if (prior.sa_flags & SA_RESETHAND) { /* the kernel would have reset it before the call */
+        memset(&ludus__sf_linux_crash_old_action[i], 0, sizeof ludus__sf_linux_crash_old_action[i]);
+        ludus__sf_linux_crash_old_action[i].sa_handler = SIG_DFL;
+    }
+    sigprocmask(SIG_SETMASK, &mask, &ours);
+    if (prior.sa_flags & SA_SIGINFO)
+        prior.sa_sigaction(signo, info, uc);
+    else
+        h(signo);
+    sigprocmask(SIG_SETMASK, &ours, NULL);
+    return 1;
+}
+
 static void ludus__sf_linux_crash_on_crash(int signo, siginfo_t *info, void *uc) {
-    (void)uc;
     int saved_errno = errno;
+    size_t i = ludus__sf_linux_crash_crash_index(signo);
+    int fault = info->si_code > 0 && signo != SIGABRT; /* the kernel's, at an instruction (not sent, not abort) */
+    int theirs = 0;                                    /* the program's handler put another action in place */
+    /* A handler the program ludus__sf_linux_crash_installed before ours runs first: a guard page
+     * or a GC's write barrier is a fault it fixes and returns from (the
+     * instruction then runs again), a signal it was sent is its business.
+     * Neither is a crash: nothing is ludus__sf_linux_crash_written, and crash capture stays. A
+     * fault whose handler put another action in place (SIG_DFL: it means
+     * to die of it) is a crash, ludus__sf_linux_crash_written before that action runs. abort()
+     * is always one: ludus__sf_linux_crash_written first (glibc's abort puts SIG_DFL back and
+     * raises again once the handler returns). */
+    if (i < NCRASH && signo != SIGABRT && ludus__sf_linux_crash_call_prior(i, signo, info, uc)) {
+        struct sigaction cur;
+        if (!fault || (sigaction(signo, NULL, &cur) == 0 && ludus__sf_linux_crash_is_ours(&cur))) {
+            errno = saved_errno;
+            return;
+        }
+        theirs = 1;
+    }
     long tid = syscall(SYS_gettid);
     long none = 0;
     if (__atomic_compare_exchange_n(&ludus__sf_linux_crash_writing_tid, &none, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         ludus__sf_linux_crash_write_in_child(signo, tid);
         __atomic_store_n(&ludus__sf_linux_crash_written, 1, __ATOMIC_RELEASE);
     } else if (none != tid) { /* another thread's crash is being ludus__sf_linux_crash_written: the process dies after it */
-        for (uint32_t i = 0; i < ludus__sf_linux_crash_wait_ms + 1000 && !__atomic_load_n(&ludus__sf_linux_crash_written, __ATOMIC_ACQUIRE); i++) ludus__sf_linux_crash_nap_ms(1);
+        for (uint32_t k = 0; k < ludus__sf_linux_crash_wait_ms + 1000 && !__atomic_load_n(&ludus__sf_linux_crash_written, __ATOMIC_ACQUIRE); k++) ludus__sf_linux_crash_nap_ms(1);
     }
-    /* The crash goes on under the action the program had: a fault runs its
-     * instruction again when this returns; a signal that was sent (abort,
-     * raise, kill) is sent again, pending until this returns. */
-    for (size_t i = 0; i < NCRASH; i++)
-        if (ludus__sf_linux_crash_crash_signo[i] == signo) sigaction(signo, &ludus__sf_linux_crash_old_action[i], NULL);
+    /* The crash goes on under the action the program had (or has put in
+     * place): a fault runs its instruction again when this returns; a
+     * signal that was sent (abort, raise, kill) is sent again, pending
+     * until this returns. */
+    if (!theirs && i < NCRASH) sigaction(signo, &ludus__sf_linux_crash_old_action[i], NULL);
     if (info->si_code <= 0 || signo == SIGABRT) syscall(SYS_tgkill, (long)getpid(), tid, (long)signo);
     errno = saved_errno;
 }
@@ -3195,9 +3276,12 @@ void ludus__os_strerror(int err, char *buf, size_t cap) {
 
 /* ==== src/platform/linux_file_map.c ==== */
 #if defined(__linux__)
-/* file_map.h on Linux: open, ftruncate (a sparse file of zeros), mmap
- * MAP_SHARED; process_vm_readv on the process itself reads memory that may
- * not be mapped without a fault. */
+/* file_map.h on Linux: open with O_CREAT | O_EXCL | O_NOFOLLOW (never a
+ * file or link that is there already), posix_fallocate (the blocks
+ * reserved: a shared mapping of a sparse file dies of SIGBUS at the first
+ * store into a page the disk has no room for), mmap MAP_SHARED;
+ * process_vm_readv on the process itself reads memory that may not be
+ * mapped without a fault. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -3206,17 +3290,35 @@ void ludus__os_strerror(int err, char *buf, size_t cap) {
 #include <sys/uio.h>
 #include <unistd.h>
 
-void *ludus__file_map_new(const char *path, size_t bytes, int *err) {
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+int ludus__file_map_reserve_error;
+
+void *ludus__file_map_new(const char *path, size_t bytes, ludus__file_id *id, int *err) {
+    /* O_EXCL with O_CREAT fails on any name that exists, a symbolic link
+     * included (dangling or not): nothing is followed or truncated */
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         *err = errno;
         return NULL;
     }
+    struct stat st;
+    int e = fstat(fd, &st) == 0 ? 0 : errno;
+    if (e == 0)
+        e = ludus__file_map_reserve_error ? ludus__file_map_reserve_error : posix_fallocate(fd, 0, (off_t)bytes);
     void *p = MAP_FAILED;
-    if (ftruncate(fd, (off_t)bytes) == 0) p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    *err = p == MAP_FAILED ? errno : 0;
+    if (e == 0) {
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED) e = errno;
+    }
     close(fd); /* the mapping keeps the file */
-    return p == MAP_FAILED ? NULL : p;
+    if (e) {
+        unlink(path); /* ours: O_EXCL made it */
+        *err = e;
+        return NULL;
+    }
+    id->volume = (uint64_t)st.st_dev;
+    id->index = (uint64_t)st.st_ino;
+    *err = 0;
+    return p;
 }
 
 const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err) {
@@ -3242,8 +3344,9 @@ void ludus__file_unmap(const void *p, size_t bytes) {
     if (p) munmap((void *)p, bytes);
 }
 
-void ludus__file_remove(const char *path) {
-    unlink(path);
+void ludus__file_remove_created(const char *path, const ludus__file_id *id) {
+    struct stat st;
+    if (lstat(path, &st) == 0 && (uint64_t)st.st_dev == id->volume && (uint64_t)st.st_ino == id->index) unlink(path);
 }
 
 /* Where process_vm_readv is refused (a seccomp filter), a pipe: write()
@@ -4022,7 +4125,8 @@ int ludus__path_writable(const char *path) {
 
 /* ==== src/platform/win32_file_map.c ==== */
 #if defined(_WIN32)
-/* file_map.h on Windows: CreateFile, CreateFileMapping and MapViewOfFile
+/* file_map.h on Windows: CreateFile (CREATE_NEW, a link never followed),
+ * the allocation set before the size, CreateFileMapping and MapViewOfFile
  * (a view of a file's pages is the file's: the system keeps what was
  * stored when the process is killed); ReadProcessMemory on the process
  * itself reads memory that may not be mapped without an exception. */
@@ -4039,7 +4143,11 @@ static int ludus__sf_win32_file_map_errno_of(DWORD e) {
     case ERROR_ACCESS_DENIED:
         return EACCES;
     case ERROR_DISK_FULL:
+    case ERROR_HANDLE_DISK_FULL:
         return ENOSPC;
+    case ERROR_FILE_EXISTS:
+    case ERROR_ALREADY_EXISTS:
+        return EEXIST;
     case ERROR_NOT_ENOUGH_MEMORY:
     case ERROR_OUTOFMEMORY:
         return ENOMEM;
@@ -4059,21 +4167,51 @@ static void *ludus__sf_win32_file_map_map_view(HANDLE f, size_t bytes, int writa
     return p;
 }
 
-void *ludus__file_map_new(const char *path, size_t bytes, int *err) {
-    HANDLE f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, CREATE_ALWAYS,
-                           FILE_ATTRIBUTE_NORMAL, NULL);
+int ludus__file_map_reserve_error;
+
+void *ludus__file_map_new(const char *path, size_t bytes, ludus__file_id *id, int *err) {
+    /* CREATE_NEW: never a file that exists; FILE_FLAG_OPEN_REPARSE_POINT: a
+     * symbolic link (or junction) at path is the thing opened, never its
+     * target, so a dangling one is refused as existing too */
+    HANDLE f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE | DELETE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL,
+                           CREATE_NEW, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
     if (f == INVALID_HANDLE_VALUE) {
         *err = ludus__sf_win32_file_map_errno_of(GetLastError());
         return NULL;
     }
+    BY_HANDLE_FILE_INFORMATION bi;
+    int e = GetFileInformationByHandle(f, &bi) ? 0 : ludus__sf_win32_file_map_errno_of(GetLastError());
+    if (e == 0 && ludus__file_map_reserve_error) e = ludus__file_map_reserve_error;
+    if (e == 0) {
+        /* the blocks first (a full disk fails here, not as an in-page error
+         * at a store), then the size */
+        FILE_ALLOCATION_INFO alloc;
+        alloc.AllocationSize.QuadPart = (LONGLONG)bytes;
+        if (!SetFileInformationByHandle(f, FileAllocationInfo, &alloc, sizeof alloc)) {
+            DWORD w = GetLastError();
+            /* a file system that takes no allocation: the size alone (NTFS
+             * allocates a file that is not sparse when it grows) */
+            if (w != ERROR_INVALID_PARAMETER && w != ERROR_NOT_SUPPORTED && w != ERROR_CALL_NOT_IMPLEMENTED &&
+                w != ERROR_INVALID_FUNCTION)
+                e = ludus__sf_win32_file_map_errno_of(w);
+        }
+    }
     LARGE_INTEGER size;
     size.QuadPart = (LONGLONG)bytes;
-    if (!SetFilePointerEx(f, size, NULL, FILE_BEGIN) || !SetEndOfFile(f)) { /* zeros */
-        *err = ludus__sf_win32_file_map_errno_of(GetLastError());
+    if (e == 0 && (!SetFilePointerEx(f, size, NULL, FILE_BEGIN) || !SetEndOfFile(f))) /* zeros */
+        e = ludus__sf_win32_file_map_errno_of(GetLastError());
+    if (e) {
+        FILE_DISPOSITION_INFO gone = {TRUE}; /* ours: CREATE_NEW made it */
+        SetFileInformationByHandle(f, FileDispositionInfo, &gone, sizeof gone);
         CloseHandle(f);
+        *err = e;
         return NULL;
     }
-    return ludus__sf_win32_file_map_map_view(f, bytes, 1, err);
+    id->volume = bi.dwVolumeSerialNumber;
+    id->index = (uint64_t)bi.nFileIndexHigh << 32 | bi.nFileIndexLow;
+    void *p = ludus__sf_win32_file_map_map_view(f, bytes, 1, err);
+    if (!p) ludus__file_remove_created(path, id);
+    return p;
 }
 
 const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err) {
@@ -4098,8 +4236,17 @@ void ludus__file_unmap(const void *p, size_t bytes) {
     if (p) UnmapViewOfFile(p);
 }
 
-void ludus__file_remove(const char *path) {
-    DeleteFileA(path);
+void ludus__file_remove_created(const char *path, const ludus__file_id *id) {
+    HANDLE f = CreateFileA(path, DELETE | FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           NULL, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+    if (f == INVALID_HANDLE_VALUE) return;
+    BY_HANDLE_FILE_INFORMATION bi;
+    if (GetFileInformationByHandle(f, &bi) && bi.dwVolumeSerialNumber == id->volume &&
+        ((uint64_t)bi.nFileIndexHigh << 32 | bi.nFileIndexLow) == id->index) {
+        FILE_DISPOSITION_INFO gone = {TRUE}; /* this very file, by its handle */
+        SetFileInformationByHandle(f, FileDispositionInfo, &gone, sizeof gone);
+    }
+    CloseHandle(f);
 }
 
 int ludus__memory_read_checked(const void *addr, void *out, size_t n) {
@@ -7299,6 +7446,9 @@ LUDUS_HIDDEN void ludus__gpu_capture_end(ludus_capture *c);
 /* The child's side of fork (session.c): the store restarts empty, for the
  * child's capture when capture is 1 (start: its CLOCK_MONOTONIC start). */
 LUDUS_HIDDEN void ludus__gpu_after_fork(int capture, int64_t start_ns);
+/* In the copy writing a crash: the store's lock made anew; when a thread
+ * held it, the running capture's GPU samples are left out (gpu.c). */
+LUDUS_HIDDEN void ludus__gpu_crashed(void);
 /* Derives the placement, lanes and per-context figures (after a take, a
  * file read, a join); 0 or LUDUS_ENOMEM. */
 LUDUS_HIDDEN int ludus__gpu_place(ludus__gpu_data *g);
@@ -7364,6 +7514,23 @@ LUDUS_HIDDEN void ludus__session_after_fork(void);
  * none comes back; the locks are made anew, ending never waits, and what
  * a thread had in flight is lost and counted. */
 LUDUS_HIDDEN void ludus__session_crashed(void);
+/* In the copy writing a crash: the capture the crash ends, as a
+ * reference (0), or LUDUS_ENOCAPTURE when none was running. A thread of
+ * the crashed process may have been in the middle of ending one (it is
+ * not in the copy): the end is finished from where it stopped, or its
+ * capture object taken as it stands once it holds everything. */
+LUDUS_HIDDEN int ludus__session_crash_end(ludus_capture **out);
+/* The steps of begin and end that a test may stop a thread at (through
+ * ludus__session_step, NULL otherwise), to crash another thread there. */
+enum {
+    LUDUS__STEP_ARMING = 1, /* begin: the session being filled, not armed */
+    LUDUS__STEP_ARMED,      /* begin: armed, the registry still locked */
+    LUDUS__STEP_ENDING,     /* end: disarmed, no thread published yet */
+    LUDUS__STEP_PUBLISHED,  /* end: every thread published, no capture object yet */
+    LUDUS__STEP_ENDED,      /* end: the capture object holds it all, the session not yet cleared */
+    LUDUS__STEP_INACTIVE    /* end: no capture active, the ended one not yet the last */
+};
+LUDUS_HIDDEN extern void (*ludus__session_step)(int step);
 /* Set by a rolling window while it runs: writes the window into its
  * directory in a crash's child (reason "crash-<signal>"); *path the file. */
 LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path,
@@ -8570,10 +8737,8 @@ void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap) {
 /* The running capture, ended and marked (no rolling window runs). */
 static int ludus__sf_crash_write_capture(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
     snprintf(path, cap, "%s", "(none)");
-    if (!ludus_capture_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
-    int rc = ludus__session_end();
     ludus_capture *c = NULL;
-    if (rc == 0) rc = ludus_capture_get_last(&c);
+    int rc = ludus__session_crash_end(&c); /* another thread may have been ending it */
     if (rc) return rc;
     ludus__expand_pid(ludus__sf_crash_path_pattern, c->pid, path, cap); /* the crashed process's, not this copy's */
     ludus__capture_mark_crash(c, signo, tid, at_ns);
@@ -9907,6 +10072,18 @@ void ludus__gpu_after_fork(int capture, int64_t start_ns) {
     ludus__mutex_init(&S.lock);
     S.data = NULL;
     if (capture) ludus__gpu_capture_begin(start_ns);
+}
+
+/* In the copy writing a crash: a thread of the crashed process that held
+ * the lock may have left the store half changed (a sample counted, not yet
+ * written): its samples are left out, never read half written. */
+void ludus__gpu_crashed(void) {
+    if (ludus__mutex_trylock(&S.lock) == 0) {
+        ludus__mutex_unlock(&S.lock);
+        return;
+    }
+    ludus__mutex_init(&S.lock);
+    S.data = NULL;
 }
 
 void ludus__gpu_capture_end(ludus_capture *c) {
@@ -11770,8 +11947,13 @@ LUDUS_HIDDEN void ludus__pool_file_start(ludus__pool_file *f, uint32_t gen, int 
 /* Stops the journal thread (the capture has ended: nothing is written
  * after this) and marks the file as ended. */
 LUDUS_HIDDEN void ludus__pool_file_stop(ludus__pool_file *f, int ended);
-/* Stops, unmaps and removes the file (its capture is released). */
+/* Stops, unmaps and removes the file (its capture is released). A file
+ * still open when the process exits is removed then (atexit). */
 LUDUS_HIDDEN void ludus__pool_file_close(ludus__pool_file *f);
+/* The path it was created at. */
+LUDUS_HIDDEN const char *ludus__pool_file_path(const ludus__pool_file *f);
+/* In a child after fork: the list of open files is the parent's. */
+LUDUS_HIDDEN void ludus__pool_files_after_fork(void);
 /* In a child after fork: the thread is the parent's and the file too; the
  * child lets go of the mapping without touching the file. */
 LUDUS_HIDDEN void ludus__pool_file_forget(ludus__pool_file *f);
@@ -11781,6 +11963,7 @@ LUDUS_HIDDEN void ludus__pool_file_crashed(ludus__pool_file *f);
 
 #endif
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11814,9 +11997,62 @@ struct ludus__pool_file {
     uint32_t seen_cap, nseen;
     uint32_t *serials; /* threads journaled */
     uint32_t nserials, serials_cap;
-    uint64_t done_off; /* pieces before it are complete and scanned */
-    int pid;           /* the process that created the file (a child after fork never removes it) */
+    uint64_t done_off;           /* pieces before it are complete and scanned */
+    int pid;                     /* the process that created the file (a child after fork never removes it) */
+    ludus__file_id id;           /* the file created (another put at its path since is not removed) */
+    ludus__pool_file *next_open; /* the files open, removed at exit (ludus__sf_pool_file_open_lock) */
 };
+
+#ifdef EDQUOT
+#define NO_QUOTA EDQUOT
+#else
+#define NO_QUOTA ENOSPC
+#endif
+
+/* ---- the files open: removed at exit ---- */
+
+/* A capture that is not released when the process exits (it still runs, or
+ * the library or the program holds it) has nothing left to recover once
+ * the process is gone normally: its file is removed then, as a released
+ * capture's is. A process that dies (a signal, kill -9, _exit) keeps it. */
+static ludus__mutex ludus__sf_pool_file_open_lock = LUDUS__MUTEX_INIT;
+static ludus__pool_file *ludus__sf_pool_file_open_files;
+static ludus__once ludus__sf_pool_file_exit_once = LUDUS__ONCE_INIT;
+
+static void ludus__sf_pool_file_remove_at_exit(void) {
+    ludus__mutex_lock(&ludus__sf_pool_file_open_lock);
+    for (ludus__pool_file *f = ludus__sf_pool_file_open_files; f; f = f->next_open)
+        if (f->pid == ludus__os_pid()) ludus__file_remove_created(f->path, &f->id);
+    ludus__mutex_unlock(&ludus__sf_pool_file_open_lock);
+}
+
+static void ludus__sf_pool_file_install_exit(void) {
+    atexit(ludus__sf_pool_file_remove_at_exit);
+}
+
+static void ludus__sf_pool_file_open_list_add(ludus__pool_file *f) {
+    ludus__once_run(&ludus__sf_pool_file_exit_once, ludus__sf_pool_file_install_exit);
+    ludus__mutex_lock(&ludus__sf_pool_file_open_lock);
+    f->next_open = ludus__sf_pool_file_open_files;
+    ludus__sf_pool_file_open_files = f;
+    ludus__mutex_unlock(&ludus__sf_pool_file_open_lock);
+}
+
+static void ludus__sf_pool_file_open_list_remove(ludus__pool_file *f) {
+    ludus__mutex_lock(&ludus__sf_pool_file_open_lock);
+    for (ludus__pool_file **p = &ludus__sf_pool_file_open_files; *p; p = &(*p)->next_open)
+        if (*p == f) {
+            *p = f->next_open;
+            break;
+        }
+    ludus__mutex_unlock(&ludus__sf_pool_file_open_lock);
+}
+
+/* After fork: the lock may have been held by another thread of the
+ * parent. The list stays (its files are the parent's: pid tells). */
+void ludus__pool_files_after_fork(void) {
+    ludus__mutex_init(&ludus__sf_pool_file_open_lock);
+}
 
 int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_file **out, void **pool) {
     ludus__pool_file *f = ludus__calloc(1, sizeof *f);
@@ -11828,15 +12064,26 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
     f->pid = ludus__os_pid();
     uint64_t pool_off = LUDUS__PF_HEADER_BYTES + LUDUS__PF_JOURNAL_BYTES;
     f->map_bytes = (size_t)(pool_off + pool_bytes);
+    uint64_t f_bytes = pool_off + pool_bytes;
     int err = 0;
-    f->map = ludus__file_map_new(path, f->map_bytes, &err);
+    f->map = ludus__file_map_new(path, f->map_bytes, &f->id, &err);
     if (!f->map) {
         char why[128];
         ludus__os_strerror(err, why, sizeof why);
         ludus__free(f->path);
         ludus__free(f);
-        return ludus__fail(err == 38 /* ENOSYS */ ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
+        if (err == EEXIST)
+            return ludus__fail(LUDUS_EIO,
+                               "pool file %s: something is there already (a file, or a link: never followed, "
+                               "truncated or replaced). A pool file a process left behind: `ludus-trace recover` "
+                               "it, then remove it; %%p in the path makes one per process",
+                               path);
+        if (err == ENOSPC || err == EFBIG || err == NO_QUOTA)
+            return ludus__fail(LUDUS_EIO, "pool file %s: no room for its %llu bytes (%s); nothing was recorded", path,
+                               (unsigned long long)f_bytes, why);
+        return ludus__fail(err == ENOSYS ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
     }
+    ludus__sf_pool_file_open_list_add(f);
     f->h = (ludus__pf_header *)f->map;
     f->pool = f->map + pool_off;
     ludus__pf_header *h = f->h;
@@ -12112,8 +12359,14 @@ void ludus__pool_file_close(ludus__pool_file *f) {
     if (!f) return;
     ludus__pool_file_stop(f, 1);
     ludus__file_unmap(f->map, f->map_bytes);
-    if (f->pid == ludus__os_pid()) ludus__file_remove(f->path); /* its capture was released: nothing to recover */
+    /* its capture was released: nothing to recover */
+    if (f->pid == ludus__os_pid()) ludus__file_remove_created(f->path, &f->id);
+    ludus__sf_pool_file_open_list_remove(f);
     ludus__sf_pool_file_release(f);
+}
+
+const char *ludus__pool_file_path(const ludus__pool_file *f) {
+    return f ? f->path : NULL;
 }
 
 void ludus__pool_file_crashed(ludus__pool_file *f) {
@@ -12123,9 +12376,11 @@ void ludus__pool_file_crashed(ludus__pool_file *f) {
 void ludus__pool_file_forget(ludus__pool_file *f) {
     if (!f) return;
     ludus__file_unmap(f->map, f->map_bytes);
+    ludus__sf_pool_file_open_list_remove(f);
     ludus__sf_pool_file_release(f);
 }
 #undef RACY_READS
+#undef NO_QUOTA
 
 /* ==== src/capture/prepare.c ==== */
 /* The prepared view of a capture, built on first use (never on the
@@ -12734,6 +12989,55 @@ static void ludus__sf_rolling_count(uint64_t *field) {
     __atomic_fetch_add(field, 1u, __ATOMIC_RELAXED);
 }
 
+/* ---- local time ---- */
+
+/* Local time without the C library's time zone lock: the offset from UTC
+ * is read through the C library (localtime_r, which takes that lock) at
+ * begin and at each segment switch, on the switch thread; the crash path
+ * names its file from it with arithmetic only, since the crashed process
+ * may have died with a thread inside localtime_r (glibc's gmtime_r takes
+ * the same lock). A change of offset (daylight saving) shows in crash file
+ * names a segment later. */
+static int64_t ludus__sf_rolling_utc_offset_s; /* atomic */
+
+static int64_t ludus__sf_rolling_floor_div(int64_t a, int64_t b) {
+    return a / b - (a % b < 0);
+}
+
+/* Days since 1970-01-01 of a civil date, and back (H. Hinnant's algorithms,
+ * proleptic Gregorian calendar). */
+static int64_t ludus__sf_rolling_days_from_civil(int64_t y, int64_t m, int64_t d) {
+    y -= m <= 2;
+    int64_t era = ludus__sf_rolling_floor_div(y, 400), yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+static void ludus__sf_rolling_civil_from_seconds(int64_t s, struct tm *tm) {
+    int64_t z = ludus__sf_rolling_floor_div(s, 86400), sod = s - z * 86400;
+    z += 719468;
+    int64_t era = ludus__sf_rolling_floor_div(z, 146097), doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    int64_t m = mp < 10 ? mp + 3 : mp - 9;
+    memset(tm, 0, sizeof *tm);
+    tm->tm_year = (int)(yoe + era * 400 + (m <= 2) - 1900);
+    tm->tm_mon = (int)(m - 1);
+    tm->tm_mday = (int)(doy - (153 * mp + 2) / 5 + 1);
+    tm->tm_hour = (int)(sod / 3600);
+    tm->tm_min = (int)(sod / 60 % 60);
+    tm->tm_sec = (int)(sod % 60);
+}
+
+static void ludus__sf_rolling_refresh_utc_offset(void) {
+    int64_t wall_s = ludus__sf_rolling_floor_div(ludus__wall_ns(), 1000000000);
+    struct tm tm;
+    ludus__local_time(wall_s * 1000000000, &tm);
+    int64_t local = ludus__sf_rolling_days_from_civil(tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday) * 86400 + tm.tm_hour * 3600 +
+                    tm.tm_min * 60 + tm.tm_sec;
+    __atomic_store_n(&ludus__sf_rolling_utc_offset_s, local - wall_s, __ATOMIC_RELAXED);
+}
+
 /* ---- carried begins ---- */
 
 static ludus__sf_rolling_thread_carry *ludus__sf_rolling_carry_of(uint32_t serial, int create) {
@@ -12975,6 +13279,7 @@ static int ludus__sf_rolling_switch_segment(int64_t now, int drop) {
         __atomic_store_n(&R.st.switch_max_ns, took, __ATOMIC_RELAXED);
     ludus__sf_rolling_count(&R.st.segments_switched);
     R.seg_start_ns = now;
+    ludus__sf_rolling_refresh_utc_offset();
     if (R.nseg == R.seg_cap) {
         uint32_t cap = R.seg_cap ? R.seg_cap * 2 : 8;
         ludus_capture **n = ludus__realloc(R.seg, cap * sizeof *n);
@@ -13127,11 +13432,15 @@ static const char *ludus__sf_rolling_extension(int format) {
 }
 
 /* A window's file: the directory, the prefix, the trigger's wall-clock
- * time (from its distance to now) and the reason. */
-static void ludus__sf_rolling_window_path(const char *reason, int64_t at_ns, char *path, size_t cap) {
+ * time (from its distance to now) and the reason. in_crash: local time
+ * from the offset read last, with no call that may lock. */
+static void ludus__sf_rolling_window_path(const char *reason, int64_t at_ns, int in_crash, char *path, size_t cap) {
     int64_t wall = ludus__wall_ns() - (ludus__mono_ns() - at_ns);
     struct tm tm;
-    ludus__local_time(wall, &tm);
+    if (in_crash)
+        ludus__sf_rolling_civil_from_seconds(ludus__sf_rolling_floor_div(wall, 1000000000) + __atomic_load_n(&ludus__sf_rolling_utc_offset_s, __ATOMIC_RELAXED), &tm);
+    else
+        ludus__local_time(wall, &tm);
     snprintf(path, cap, "%s/%s-%04d%02d%02d-%02d%02d%02d-%03d-%s.%s", R.directory, R.prefix, tm.tm_year + 1900,
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(wall / 1000000 % 1000), reason,
              ludus__sf_rolling_extension(R.rd.format));
@@ -13139,7 +13448,7 @@ static void ludus__sf_rolling_window_path(const char *reason, int64_t at_ns, cha
 
 static void ludus__sf_rolling_write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
     char path[512];
-    ludus__sf_rolling_window_path(reason, at_ns, path, sizeof path);
+    ludus__sf_rolling_window_path(reason, at_ns, 0, path, sizeof path);
     int rc = ludus_capture_save(c, R.rd.format, 0, path);
     pthread_mutex_lock(&R.wlock);
     if (rc == 0) {
@@ -13266,25 +13575,43 @@ static void ludus__sf_rolling_fork_child(void) {
 
 /* The window written by a crash (crash.c): the segment recording ends (no
  * next one begins) and the window is written from here. */
-static int ludus__sf_rolling_crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
-    ludus_capture *ended = NULL;
-    if (ludus_capture_active() && ludus__session_end() == 0 && ludus_capture_get_last(&ended) == 0) {
-        ludus_capture **n = R.nseg == R.seg_cap ? ludus__realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
-        if (n) {
-            R.seg = n;
-            R.seg_cap += R.nseg == R.seg_cap;
-            R.seg[R.nseg++] = ended;
-        } else {
+static void ludus__sf_rolling_crash_keep(ludus_capture *ended) {
+    for (uint32_t i = 0; i < R.nseg; i++)
+        if (R.seg[i] == ended) {
             ludus_capture_release(ended);
+            return;
         }
+    ludus_capture **n = R.nseg == R.seg_cap ? ludus__realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
+    if (n) {
+        R.seg = n;
+        R.seg_cap += R.nseg == R.seg_cap;
+        R.seg[R.nseg++] = ended;
+    } else {
+        ludus_capture_release(ended);
     }
+}
+
+static int ludus__sf_rolling_crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
+    /* A switch the crash stopped half way (in the copy its thread is not
+     * there) has ended a segment the window does not hold yet: the last
+     * capture, when it is one of this window's. */
+    ludus_capture *l = NULL;
+    if (ludus_capture_get_last(&l) == 0) {
+        uint32_t first = __atomic_load_n(&ludus__rolling_first_gen, __ATOMIC_RELAXED);
+        if (first && ludus__gen_within(l->gen, first, ludus__sess.gen ? ludus__sess.gen : l->gen))
+            ludus__sf_rolling_crash_keep(l);
+        else
+            ludus_capture_release(l);
+    }
+    ludus_capture *ended = NULL;
+    if (ludus__session_crash_end(&ended) == 0) ludus__sf_rolling_crash_keep(ended);
     if (R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment");
     ludus_capture *c = ludus__sf_rolling_join_segments();
     if (!c) return ludus__fail(LUDUS_ENOMEM, "out of memory while joining the window's segments");
     ludus__capture_mark_crash(c, signo, tid, at_ns);
     char reason[32];
     snprintf(reason, sizeof reason, "crash-%s", ludus__crash_signal_name(signo));
-    ludus__sf_rolling_window_path(reason, at_ns, path, cap);
+    ludus__sf_rolling_window_path(reason, at_ns, 1, path, cap);
     int rc = ludus_capture_save(c, R.rd.format, 0, path);
     ludus_capture_release(c);
     return rc;
@@ -13419,6 +13746,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     }
     __atomic_store_n(&ludus__rolling_first_gen, ludus__sess.gen, __ATOMIC_RELAXED);
     R.seg_start_ns = ludus__mono_ns();
+    ludus__sf_rolling_refresh_utc_offset();
     ludus__wakeup_init(&R.wake);
     __atomic_store_n(&R.on, 1, __ATOMIC_RELEASE);
     ludus__session_rolling(1);
@@ -13564,6 +13892,21 @@ static size_t ludus__sf_session_sess_faulted; /* bytes of the pool in already wh
 static ludus_capture *ludus__sf_session_late_cap;
 static int ludus__sf_session_sess_pool_mapped;             /* 1: pages, 2: a pool file, 0: the allocator's */
 static ludus__pool_file *ludus__sf_session_sess_pool_file; /* desc.pool_file: the running capture's */
+
+/* Where begin and end are (written by the thread running them), for the
+ * copy of a ludus__sf_session_crashed process in which that thread is not: while ENDING the
+ * session is whole and the end can be run again from the start (publishing
+ * a thread twice publishes it the same); once ENDED, `ludus__sf_session_ending` holds all of
+ * it and is the capture the crash ends. */
+enum { PH_IDLE, PH_ENDING, PH_ENDED };
+static int ludus__sf_session_phase;
+static ludus_capture *ludus__sf_session_ending;
+void (*ludus__session_step)(int ludus__sf_session_step);
+
+static void ludus__sf_session_step(int k) {
+    void (*f)(int) = __atomic_load_n(&ludus__session_step, __ATOMIC_ACQUIRE);
+    if (f) f(k);
+}
 
 #if defined(__SANITIZE_THREAD__)
 #define LUDUS__TSAN 1
@@ -13768,19 +14111,13 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
  * returns when it was armed (CLOCK_MONOTONIC ns). */
 static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     if (ludus__sf_session_late_cap) ludus__capture_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
-    /* The library's reference to the previous capture goes now (a caller
-     * that took one keeps it). */
-    if (ludus__sf_session_last) {
-        ludus_capture *old = ludus__sf_session_last;
-        ludus__sf_session_last = NULL;
-        ludus_capture_release(old);
-    }
     ludus_capture_desc d = p->d;
     uint64_t bytes = p->bytes;
     void *mem = p->mem;
     int use_tsc = p->use_tsc;
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
+    ludus__sf_session_step(LUDUS__STEP_ARMING);
     ludus__session *s = &ludus__sess;
     memset(s, 0, sizeof *s);
     s->desc = d;
@@ -13821,8 +14158,17 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     __atomic_store_n(&ludus__sf_session_active, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
     int64_t armed_at = ludus__mono_ns();
+    ludus__sf_session_step(LUDUS__STEP_ARMED);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
+    /* The library's reference to the previous capture goes now (a caller
+     * that took one keeps it): after arming, so that a crash during a
+     * rolling window's switch finds the segment just ended. */
+    if (ludus__sf_session_last) {
+        ludus_capture *old = ludus__sf_session_last;
+        ludus__sf_session_last = NULL;
+        ludus_capture_release(old);
+    }
     /* Faults the pool in ahead of the producers; started once armed, so a
      * rolling capture's switch does not wait for a thread to start. */
     ludus__sf_session_sess_prefault = ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next);
@@ -13848,6 +14194,15 @@ int ludus_begin_capture(const ludus_capture_desc *desc) {
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
     if (ludus__sf_session_late_cap) ludus__capture_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
+    /* A pool file is never replaced: when the ludus__sf_session_last capture (held by the
+     * library only) still has the file of this path, it goes first. */
+    if (desc && desc->pool_file && ludus__sf_session_last && __atomic_load_n(&ludus__sf_session_last->refs, __ATOMIC_ACQUIRE) == 1 &&
+        ludus__pool_file_path(ludus__sf_session_last->pool_file) &&
+        strcmp(ludus__pool_file_path(ludus__sf_session_last->pool_file), desc->pool_file) == 0) {
+        ludus_capture *old = ludus__sf_session_last;
+        ludus__sf_session_last = NULL;
+        ludus_capture_release(old);
+    }
     ludus__begin_prep p;
     int rc = ludus__sf_session_begin_prepare(desc, &p);
     if (rc) return rc;
@@ -13900,6 +14255,7 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     ludus__session *s = &ludus__sess;
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
+    __atomic_store_n(&ludus__sf_session_phase, PH_ENDING, __ATOMIC_RELEASE);
     uint32_t gen = s->gen;
     uint32_t high = ludus__reg.high;
     __atomic_store_n(&ludus__armed, disarmed, __ATOMIC_SEQ_CST);
@@ -13913,6 +14269,7 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     /* Slow mode: the stores above and the loads of in_slow below are
      * sequentially consistent, as the producers' are (emit.c). */
     if (s->join_membarrier) ludus__membarrier();
+    ludus__sf_session_step(LUDUS__STEP_ENDING);
 
     uint32_t n = 0, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
@@ -13940,6 +14297,7 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     }
     for (uint32_t i = 0; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
     uint64_t unregistered = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
+    ludus__sf_session_step(LUDUS__STEP_PUBLISHED);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     ludus__calib_point end_point = ludus__calibrate_point();
@@ -13961,12 +14319,10 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
         size_t pn = strnlen(s->process_name, sizeof s->process_name);
         c->process_name[ludus__utf8_clean(s->process_name, pn, c->process_name, sizeof c->process_name - 1)] = 0;
         c->categories = s->categories;
-        s->categories = NULL;
         c->pool_mem = s->pool_mem;
         c->pool_bytes = s->pool.bytes;
         c->pool_mapped = ludus__sf_session_sess_pool_mapped;
         c->pool_file = ludus__sf_session_sess_pool_file;
-        ludus__sf_session_sess_pool_file = NULL;
         c->allocator = s->desc.allocator;
         c->prefault = ludus__sf_session_sess_prefault;
         c->prefault_done = ludus__sf_session_sess_faulted;
@@ -13982,9 +14338,6 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
         c->late = late;
         c->nlate = nlate;
         late = NULL;
-        s->pool_mem = NULL;
-        if (!nlate) s->names = NULL; /* else late threads may still intern: cleared when they are published */
-        ludus__sf_session_sess_prefault = NULL;
         if (threads) {
             for (uint32_t i = 0; i < n; i++) ludus__sf_session_convert_thread(c, &threads[i], &fin[i]);
             c->threads = threads;
@@ -13992,7 +14345,19 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
         }
     }
     ludus__gpu_capture_end(c); /* the GPU samples handed over while it ran (none kept without c) */
-    if (!c && late) {          /* no capture to publish them into: wait for them now */
+    if (c) {                   /* c holds the session's parts now: from here a crash's copy takes c as it is */
+        if (!oom) {
+            ludus__sf_session_ending = c;
+            __atomic_store_n(&ludus__sf_session_phase, PH_ENDED, __ATOMIC_RELEASE);
+            ludus__sf_session_step(LUDUS__STEP_ENDED);
+        }
+        s->categories = NULL;
+        s->pool_mem = NULL;
+        if (!nlate) s->names = NULL; /* else late threads may still intern: cleared when they are published */
+        ludus__sf_session_sess_pool_file = NULL;
+        ludus__sf_session_sess_prefault = NULL;
+    }
+    if (!c && late) { /* no capture to publish them into: wait for them now */
         ludus__mutex_lock(&ludus__reg.lock);
         for (uint32_t i = 0; i < nlate; i++) {
             const ludus__thread_record *r = &ludus__reg.rec[late[i].record];
@@ -14024,11 +14389,27 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     }
     __atomic_store_n(&ludus__sf_session_active, 0, __ATOMIC_RELEASE);
     if (oom) {
+        __atomic_store_n(&ludus__sf_session_phase, PH_IDLE, __ATOMIC_RELEASE);
         ludus_capture_release(c);
         return ludus__fail(LUDUS_ENOMEM, "out of memory while publishing the capture");
     }
+    ludus__sf_session_step(LUDUS__STEP_INACTIVE);
     ludus__sf_session_last = c;
+    __atomic_store_n(&ludus__sf_session_phase, PH_IDLE, __ATOMIC_RELEASE);
+    ludus__sf_session_ending = NULL;
     return 0;
+}
+
+int ludus__session_crash_end(ludus_capture **out) {
+    *out = NULL;
+    if (__atomic_load_n(&ludus__sf_session_phase, __ATOMIC_ACQUIRE) == PH_ENDED && ludus__sf_session_ending) {
+        ludus_capture_retain(ludus__sf_session_ending);
+        *out = ludus__sf_session_ending;
+        return 0;
+    }
+    if (!__atomic_load_n(&ludus__sf_session_active, __ATOMIC_ACQUIRE)) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
+    int rc = ludus__sf_session_end_capture(0);
+    return rc ? rc : ludus_capture_get_last(out);
 }
 
 int ludus_end_capture(void) {
@@ -14217,13 +14598,17 @@ void ludus__session_crashed(void) {
     /* The background threads are the ludus__sf_session_crashed process's. */
     ludus__prefault_after_fork(ludus__sf_session_sess_prefault);
     if (ludus__sf_session_last) ludus__prefault_after_fork(ludus__sf_session_last->prefault);
+    if (ludus__sf_session_ending && ludus__sf_session_ending->prefault != ludus__sf_session_sess_prefault) ludus__prefault_after_fork(ludus__sf_session_ending->prefault);
     ludus__pool_file_crashed(ludus__sf_session_sess_pool_file);
+    if (ludus__sf_session_ending) ludus__pool_file_crashed(ludus__sf_session_ending->pool_file);
+    ludus__gpu_crashed();
 }
 
 void ludus__session_after_fork(void) {
     /* The child's capture goes on as its own: the parent's events are not
      * the child's (another pid, other threads), so it restarts empty, with a
      * new generation, over the same (copied) pool. */
+    ludus__pool_files_after_fork();
     if (ludus__sf_session_last) { /* its background thread is not in this process */
         ludus__prefault_after_fork(ludus__sf_session_last->prefault);
         ludus__sf_session_last->nstragglers = 0;
@@ -15696,7 +16081,7 @@ int ludus_capture_write(ludus_capture *c, int format, unsigned flags, ludus_writ
 }
 
 int ludus_capture_save(ludus_capture *c, int format, unsigned flags, const char *path) {
-    ludus__exporter fn;
+    ludus__exporter fn = NULL;
     int rc = ludus__sf_export_check(c, format, flags, &fn);
     if (rc) return rc;
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");

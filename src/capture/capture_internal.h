@@ -297,6 +297,9 @@ LUDUS_HIDDEN void ludus__gpu_capture_end(ludus_capture *c);
 /* The child's side of fork (session.c): the store restarts empty, for the
  * child's capture when capture is 1 (start: its CLOCK_MONOTONIC start). */
 LUDUS_HIDDEN void ludus__gpu_after_fork(int capture, int64_t start_ns);
+/* In the copy writing a crash: the store's lock made anew; when a thread
+ * held it, the running capture's GPU samples are left out (gpu.c). */
+LUDUS_HIDDEN void ludus__gpu_crashed(void);
 /* Derives the placement, lanes and per-context figures (after a take, a
  * file read, a join); 0 or LUDUS_ENOMEM. */
 LUDUS_HIDDEN int ludus__gpu_place(ludus__gpu_data *g);
@@ -362,6 +365,23 @@ LUDUS_HIDDEN void ludus__session_after_fork(void);
  * none comes back; the locks are made anew, ending never waits, and what
  * a thread had in flight is lost and counted. */
 LUDUS_HIDDEN void ludus__session_crashed(void);
+/* In the copy writing a crash: the capture the crash ends, as a
+ * reference (0), or LUDUS_ENOCAPTURE when none was running. A thread of
+ * the crashed process may have been in the middle of ending one (it is
+ * not in the copy): the end is finished from where it stopped, or its
+ * capture object taken as it stands once it holds everything. */
+LUDUS_HIDDEN int ludus__session_crash_end(ludus_capture **out);
+/* The steps of begin and end that a test may stop a thread at (through
+ * ludus__session_step, NULL otherwise), to crash another thread there. */
+enum {
+    LUDUS__STEP_ARMING = 1, /* begin: the session being filled, not armed */
+    LUDUS__STEP_ARMED,      /* begin: armed, the registry still locked */
+    LUDUS__STEP_ENDING,     /* end: disarmed, no thread published yet */
+    LUDUS__STEP_PUBLISHED,  /* end: every thread published, no capture object yet */
+    LUDUS__STEP_ENDED,      /* end: the capture object holds it all, the session not yet cleared */
+    LUDUS__STEP_INACTIVE    /* end: no capture active, the ended one not yet the last */
+};
+LUDUS_HIDDEN extern void (*ludus__session_step)(int step);
 /* Set by a rolling window while it runs: writes the window into its
  * directory in a crash's child (reason "crash-<signal>"); *path the file. */
 LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path,

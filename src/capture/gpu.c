@@ -119,6 +119,18 @@ void ludus__gpu_after_fork(int capture, int64_t start_ns) {
     if (capture) ludus__gpu_capture_begin(start_ns);
 }
 
+/* In the copy writing a crash: a thread of the crashed process that held
+ * the lock may have left the store half changed (a sample counted, not yet
+ * written): its samples are left out, never read half written. */
+void ludus__gpu_crashed(void) {
+    if (ludus__mutex_trylock(&S.lock) == 0) {
+        ludus__mutex_unlock(&S.lock);
+        return;
+    }
+    ludus__mutex_init(&S.lock);
+    S.data = NULL;
+}
+
 void ludus__gpu_capture_end(ludus_capture *c) {
     ludus__mutex_lock(&S.lock);
     ludus__gpu_data *g = S.data;

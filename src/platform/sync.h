@@ -19,6 +19,10 @@ static inline void ludus__mutex_destroy(ludus__mutex *m) {
 static inline void ludus__mutex_lock(ludus__mutex *m) {
     pthread_mutex_lock(m);
 }
+/* 0 when it took the lock, else the lock is held. */
+static inline int ludus__mutex_trylock(ludus__mutex *m) {
+    return pthread_mutex_trylock(m);
+}
 static inline void ludus__mutex_unlock(ludus__mutex *m) {
     pthread_mutex_unlock(m);
 }
