@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "capture/capture_internal.h"
-#include "capture/file_format.h"
+#include "format/file_format.h"
 
 static int discard(void *ud, const void *p, size_t n) {
     (void)p;

@@ -53,7 +53,7 @@ static void build_units(void) {
     for (int i = 0; i < 500; i++) add(0, &s_pass, LUDUS__K_BEGIN), add(0, NULL, LUDUS__K_END);
     add(0, NULL, LUDUS__K_END);
     add(0, NULL, LUDUS__K_END);
-    add(0, &s_mark, LUDUS__K_FRAME);
+    add(0, &s_mark, LUDUS__KIND_FRAME);
     /* workers: Job{Execute{Leaf x2}} */
     add(1, &s_job, LUDUS__K_BEGIN);
     add(1, &s_exec, LUDUS__K_BEGIN);

@@ -201,6 +201,7 @@ typedef struct ludus_capture_summary {
     uint64_t unregistered_thread_drops; /* events of threads the thread table refused */
     uint32_t site_id_collisions;
     uint64_t bytes_used;
+    uint64_t unknown_events; /* events of a kind a later version of the library added: skipped when read */
 } ludus_capture_summary;
 LUDUS_API int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out);
 

@@ -242,62 +242,10 @@ typedef struct ludus__event {
     uintptr_t word; /* site address | kind, a begin's token, or a payload word */
 } ludus__event;
 
-/* The table of event kinds: one row per kind, the only description of how an
- * event is laid out. Everything that reads or writes events derives from it
- * (the recorder's enum below, the normalised stream, the .ludus codec, the
- * exporters through the normalised kinds in src/capture/nev_kinds.h).
- *
- *   X(NAME, value, word, payload, role, nev, since)
- *   value    the kind in the word's low 4 bits (0 is never written)
- *   word     SITE  a site descriptor's address
- *            SITE0 a site descriptor's address, or none (0)
- *            REF   a begin's token: the begin slot's address | 1
- *            NONE  nothing but the kind
- *   payload  of the second slot {u64, word}: NONE (no second slot), FLOW
- *            (flow id), FLOW_NAMED (flow id, address of the flow's name: a
- *            string literal or a registered site's name), I64, F64 (double
- *            bits), POINT (slot address, capture generation: an unwind point),
- *            STAT (value, which per-frame statistic: LUDUS__FRAME_STATS in
- *            src/capture/nev_kinds.h), TEXT (level, text length in bytes;
- *            the text follows in ceil(length / 16) more slots; length 0:
- *            the site's name is the text), ASYNC (zone id, the track's site
- *            address; the word's site is the zone's at a begin, none at an
- *            end), SWITCH (1 entering the fiber the word names, 0 leaving)
- *   role     how the reader pairs it: OPEN/CLOSE (lexical scopes, an end
- *            names its begin), SPAN_OPEN/SPAN_CLOSE (spans, by site),
- *            UNWIND (closes the scopes begun after a point), FIBER (a span
- *            on the thread's track while it runs the fiber; the reader
- *            moves what lies between to the fiber's track), PASS (as is)
- *   nev      the normalised event it becomes (src/capture/nev_kinds.h: how
- *            the exporters and the analysis treat it)
- *   since    the .ludus format version that added it (older files never
- *            hold it) */
-#define LUDUS__EVENT_KINDS(X)                           \
-    X(END, 1, REF, NONE, CLOSE, END, 2)                 \
-    X(BEGIN, 2, SITE, NONE, OPEN, BEGIN, 2)             \
-    X(MARK, 3, SITE, NONE, PASS, MARK, 2)               \
-    X(FRAME, 4, SITE, NONE, PASS, FRAME, 2)             \
-    X(FLOW_OUT, 5, NONE, FLOW_NAMED, PASS, FLOW_OUT, 2) \
-    X(FLOW_IN, 6, NONE, FLOW, PASS, FLOW_IN, 2)         \
-    X(COUNTER, 7, SITE, I64, PASS, COUNTER, 2)          \
-    X(COUNTER_F64, 8, SITE, F64, PASS, COUNTER_F64, 2)  \
-    X(SPAN_BEGIN, 9, SITE, NONE, SPAN_OPEN, BEGIN, 2)   \
-    X(SPAN_END, 10, SITE0, NONE, SPAN_CLOSE, END, 2)    \
-    X(UNWIND, 11, NONE, POINT, UNWIND, END, 2)          \
-    X(FRAME_STAT, 12, SITE, STAT, PASS, FRAME_STAT, 3)  \
-    X(MESSAGE, 13, SITE, TEXT, PASS, MESSAGE, 4)        \
-    X(ASYNC, 14, SITE0, ASYNC, PASS, ASYNC_BEGIN, 4)    \
-    X(FIBER, 15, SITE, SWITCH, FIBER, BEGIN, 4)
-
-/* The slots a message's text takes after its payload slot (TEXT). */
-#define LUDUS__TEXT_SLOTS(len) (((size_t)(len) + 15u) / 16u)
-
-enum {
-#define LUDUS__KIND_ENUM(name, value, word, payload, role, nev, since) LUDUS__K_##name = value,
-    LUDUS__EVENT_KINDS(LUDUS__KIND_ENUM)
-#undef LUDUS__KIND_ENUM
-        LUDUS__K_MASK = 15
-};
+/* The kinds the inline path writes, in the low 4 bits of an event's word
+ * (sites are 16-aligned). Every kind, with its layout, is described in the
+ * library's own src/record/event_kinds.h; none of that is API. */
+enum { LUDUS__K_END = 1, LUDUS__K_BEGIN = 2, LUDUS__K_MARK = 3, LUDUS__K_MASK = 15 };
 
 /* The thread's recording state, written by its own thread (and, for limit,
  * by the capture controller; see src/record/emit.c for the protocol).
@@ -358,9 +306,6 @@ LUDUS_API void ludus__log_deferred(const ludus_site *site, int level, const char
 #else
 LUDUS_API void ludus__log_deferred(const ludus_site *site, int level, const char *fmt, ...);
 #endif
-/* A MESSAGE's level with this bit: its text slots hold packed arguments and
- * its site's name is the format (src/record/printf_spec.h). */
-#define LUDUS__LOG_DEFERRED 0x100u
 LUDUS_API void ludus__async(const ludus_site *site, const ludus_site *track, uint64_t id);
 
 /* The calling thread's counter shard: one int64 per counter slot, summed

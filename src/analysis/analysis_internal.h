@@ -7,7 +7,7 @@
 #include <ludus/analysis.h>
 
 #include "../capture/capture_internal.h"
-#include "../export/writer.h"
+#include "../base/writer.h"
 
 /* ---- histogram (hist.c) ----
  * Log-linear: values below 64 ns have one bucket each; [2^e, 2^(e+1)) for

@@ -37,8 +37,7 @@
 
 #include "tracy/TracyC.h"
 
-#include "../capture/nev_kinds.h"
-#include "../capture/text.h"
+#include "../base/text.h"
 #include "../platform/sync.h"
 #include "../record/counters.h"
 #include "../record/record.h"

@@ -13,9 +13,9 @@
 #include <ludus/capture_file.h>
 #include <ludus/gpu.h>
 
-#include "../record/arena.h"
+#include "../base/arena.h"
 #include "../record/record.h"
-#include "nev_kinds.h"
+#include "event_table.h"
 
 /* A run of recorded slots: a piece of the pool, or a block of a file. base
  * is the address the first slot had when it was recorded (ends name their
@@ -103,8 +103,10 @@ enum { LUDUS__CAP_MEMORY = 1, LUDUS__CAP_FILE = 2, LUDUS__CAP_VIEW = 3 };
 
 /* The .ludus format this library writes (file_format.h), and the oldest it
  * reads: versions 3 and 4 only added event kinds (the kinds table's
- * `since`), so an older file reads as it always did. */
-#define LUDUS__FORMAT_VERSION 4u
+ * `since`), and 5 put the extension kind where 4 had MESSAGE (the reader
+ * turns a format 4 message into the MESSAGE extension), so an older file
+ * reads as it always did. */
+#define LUDUS__FORMAT_VERSION 5u
 #define LUDUS__FORMAT_OLDEST 2u
 
 /* One line of the memory coverage manifest (memory_coverage.c). */
@@ -174,6 +176,7 @@ struct ludus_capture {
     ludus__arena site_text; /* display strings of the sites */
     uint32_t id_collisions;
     uint64_t events, dropped, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
+    uint64_t unknown; /* extension events of a sub-kind this library does not know (a later one's file): skipped */
     /* capture files and views of them */
     ludus__run_loader load_run;
     void *loader;
@@ -428,7 +431,7 @@ LUDUS_HIDDEN uint32_t ludus__site_id(const char *name, size_t name_len, const ch
 #define LUDUS_NEV_FIBER 16u     /* a span: the thread ran a fiber (its work is on the fiber's track) */
 
 typedef struct ludus__nev {
-    uint8_t kind; /* LUDUS_NEV_* (nev_kinds.h) */
+    uint8_t kind; /* LUDUS_NEV_* (event_table.h) */
     uint8_t lane; /* 0: the thread's track; k: its k-th span lane */
     uint16_t flags;
     uint32_t site;    /* index into c->sites; UINT32_MAX for none */
@@ -537,7 +540,7 @@ typedef struct ludus__nev_iter {
     int oom;
     int load_error; /* LUDUS_E* code when a run could not be loaded */
     /* counts of this pass */
-    uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
+    uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite, unknown;
     /* time cut state (cut.c) */
     int cut_state;
     uint32_t cut_i, cut_n;

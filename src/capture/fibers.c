@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "capture_internal.h"
-#include "text.h"
+#include "../base/text.h"
 
 /* Synthetic thread ids of fiber tracks: above any Linux tid (pid_max is at
  * most 2^22) and within a JSON viewer's int32. */
@@ -104,7 +104,7 @@ static int split_thread(split *s, ludus__cap_thread *th, uint32_t *seg) {
             const ludus__event *e = &run->ev[i];
             size_t k = ludus__event_slots(e, run->n - i);
             if (k == 0 || k > run->n - i) break; /* cannot happen in memory */
-            if ((e->word & LUDUS__K_MASK) == LUDUS__K_FIBER && k == 2) {
+            if ((e->word & LUDUS__K_MASK) == LUDUS__KIND_FIBER && k == 2) {
                 int enter = e[1].ticks != 0;
                 if (enter) { /* the switch stays on the thread; the fiber's slots follow it */
                     if (emit_piece(s, run, from, i + k, fiber, *seg, tick0)) return -1;
@@ -150,7 +150,7 @@ static int has_switch(const ludus__cap_thread *th) {
     for (uint32_t r = 0; r < th->nruns; r++)
         for (size_t i = 0; i < th->runs[r].n;) {
             const ludus__event *e = &th->runs[r].ev[i];
-            if ((e->word & LUDUS__K_MASK) == LUDUS__K_FIBER) return 1;
+            if ((e->word & LUDUS__K_MASK) == LUDUS__KIND_FIBER) return 1;
             size_t k = ludus__event_slots(e, th->runs[r].n - i);
             i += k ? k : 1;
         }

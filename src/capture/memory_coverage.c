@@ -12,7 +12,7 @@
 
 #include "../record/counters.h"
 #include "capture_internal.h"
-#include "text.h"
+#include "../base/text.h"
 
 static const char *const kind_names[] = {"domain", "outside"};
 

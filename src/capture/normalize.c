@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "capture_internal.h"
-#include "text.h"
+#include "../base/text.h"
 
 /* ---- time ---- */
 
@@ -347,51 +347,90 @@ const char *ludus__nev_text(const ludus__nev_iter *it, const ludus__nev *e, size
     return "";
 }
 
+/* The slice an attaching event belongs to: the innermost open one of the
+ * thread (lexical or span, by begin order), shown; 0 when none is. */
+static int open_slice(const ludus__nev_iter *it, uint8_t *lane, uint32_t *depth) {
+    const ludus__open *o = NULL;
+    if (it->nlex) o = &it->lex[it->nlex - 1];
+    if (it->nspan && (!o || it->span[it->nspan - 1].seq > o->seq)) o = &it->span[it->nspan - 1];
+    if (!o || o->site == UINT32_MAX || it->lane_depth[o->lane] == 0) return 0;
+    *lane = o->lane;
+    *depth = it->lane_depth[o->lane] - 1;
+    return 1;
+}
+
+/* An event that pairs with nothing: its site from the word, the rest from
+ * its payload's fields (event_table.h), an extension's from its sub-kind. */
 static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus__event *e, int64_t ts) {
-    uint32_t site = UINT32_MAX;
-    if (ki->word == LUDUS__W_SITE || (ki->word == LUDUS__W_SITE0 && (e->word & ~(uintptr_t)LUDUS__K_MASK))) {
-        site = site_of(it, e->word & ~(uintptr_t)LUDUS__K_MASK)->shown;
+    uint32_t site = UINT32_MAX, series = 0;
+    uint8_t nev = ki->nev, lane = 0;
+    const uintptr_t wkey =
+        (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0) ? e->word & ~(uintptr_t)LUDUS__K_MASK : 0;
+    const ludus__ext_info *x = NULL;
+    int64_t begin = 0;
+    uint64_t value = 0;
+    if (ki->word_field == LUDUS__F_EXT) {
+        x = &ludus__exts[LUDUS__EXT_CODE(e[1].word)];
+        if (!x->valid) { /* a later library's extension: skipped, counted */
+            it->unknown++;
+            return;
+        }
+        nev = x->nev;
+    } else if (ki->word == LUDUS__W_SITE0 && !wkey) {
+        nev++; /* a SITE0 kind without its site is the normalised kind after its own (ASYNC: the end) */
+    }
+    if (wkey) {
+        site = site_of(it, wkey)->shown;
         if (site == UINT32_MAX) {
             it->filtered++;
             return;
         }
-    } else if (ki->payload == LUDUS__P_FLOW_NAMED) {
-        site = site_of(it, LUDUS__FLOW_NAME_KEY(e[1].word))->site;
     }
-    uint32_t series = 0;
-    uint8_t nev = ki->nev;
-    int64_t begin = 0;
-    if (ki->payload == LUDUS__P_TEXT && (e[1].ticks & LUDUS__LOG_DEFERRED) && site != UINT32_MAX) {
-        /* LUDUS_PROFILE_LOG: the site's name is the format, the text slots its arguments */
-        char text[LUDUS_MESSAGE_MAX + 1];
-        size_t n = ludus__log_format(it->c->sites[site].name, (const unsigned char *)&e[2], (size_t)e[1].word, text,
-                                     sizeof text);
-        begin = keep_text(it, text, (uint32_t)n, &series);
-    } else if (ki->payload == LUDUS__P_TEXT) {
-        series = (uint32_t)e[1].word;
-        begin = series ? keep_text(it, (const char *)&e[2], series, &series) : -1;
-    } else if (ki->payload == LUDUS__P_ASYNC) {
-        if (ki->word == LUDUS__W_SITE0 && !(e->word & ~(uintptr_t)LUDUS__K_MASK)) nev++; /* no site: the end */
-        series = e[1].word ? site_of(it, (uintptr_t)e[1].word)->site : UINT32_MAX;
-    }
-    if (ki->payload == LUDUS__P_STAT) {
-        if (e[1].word >= LUDUS__STAT_COUNT) { /* readers reject it; a live capture cannot hold one */
-            it->filtered++;
-            return;
+    if (ki->slots == 2) {
+        value = e[1].ticks;
+        switch (ki->word_field) {
+        case LUDUS__F_FLOW_NAME: /* the flow's name is its site */
+            if (site == UINT32_MAX) site = site_of(it, ludus__field_key(LUDUS__F_FLOW_NAME, e[1].word))->site;
+            break;
+        case LUDUS__F_SITE: /* a second site: the series (an async zone's track) */
+            series = e[1].word ? site_of(it, (uintptr_t)e[1].word)->site : UINT32_MAX;
+            break;
+        case LUDUS__F_STAT:
+            if (e[1].word >= LUDUS__STAT_COUNT) { /* readers reject it; a live capture cannot hold one */
+                it->filtered++;
+                return;
+            }
+            series = 1u + (uint32_t)e[1].word;
+            break;
+        case LUDUS__F_EXT: { /* the data: a text, or arguments the site's name formats */
+            size_t len = LUDUS__EXT_LEN(e[1].word);
+            if (x->data == LUDUS__D_FORMAT_ARGS && site != UINT32_MAX) {
+                char text[LUDUS__EXT_DATA_MAX + 1];
+                size_t n =
+                    ludus__log_format(it->c->sites[site].name, (const unsigned char *)&e[2], len, text, sizeof text);
+                begin = keep_text(it, text, (uint32_t)n, &series);
+            } else if (x->data == LUDUS__D_TEXT) {
+                series = (uint32_t)len;
+                begin = series ? keep_text(it, (const char *)&e[2], series, &series) : -1; /* -1: the site's name */
+            }
+            break;
         }
-        series = 1u + (uint32_t)e[1].word;
+        default:
+            break;
+        }
     }
+    const ludus__nev_info *ni = &ludus__nevs[nev];
     it->events++;
-    uint64_t value = ki->slots == 2 ? e[1].ticks : 0;
-    if (ki->nev == LUDUS_NEV_FRAME) {
+    if (nev == LUDUS_NEV_FRAME) {
         value = ++it->frame_no;
         it->frames++;
-    } else if (ki->nev == LUDUS_NEV_COUNTER_F64 && ((value >> 52) & 0x7ff) == 0x7ff) {
+    } else if (ni->json == LUDUS__TR_COUNTER_F64 && ((value >> 52) & 0x7ff) == 0x7ff) {
         it->nonfinite++;
     }
-    if (ki->payload == LUDUS__P_TEXT) value &= 3; /* the level */
+    uint32_t depth = it->lane_depth[0];
+    if (ni->attach && !open_slice(it, &lane, &depth)) depth = UINT32_MAX;
     ludus__nev *n = emit(it);
-    set_nev(n, nev, 0, 0, site, it->lane_depth[0], ts, begin, value);
+    set_nev(n, nev, lane, 0, site, depth, ts, begin, value);
     n->series = series;
 }
 
@@ -725,7 +764,7 @@ static void rewind_stream(ludus__nev_iter *it) {
     it->loss_at = it->th->first_drop_ns != LUDUS__NO_DROP ? it->th->first_drop_ns : INT64_MAX;
     it->frame_no = 0;
     it->events = it->incomplete = it->unwound = it->orphan_ends = 0;
-    it->filtered = it->frames = it->mismatched = it->nonfinite = 0;
+    it->filtered = it->frames = it->mismatched = it->nonfinite = it->unknown = 0;
     it->text_n = 0;
 }
 

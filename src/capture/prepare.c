@@ -85,6 +85,7 @@ static int count_thread(ludus_capture *c, uint32_t t) {
     th->filtered = c->cut ? 0 : it.filtered;
     th->lanes = lanes > 1 ? lanes - 1 : 0;
     c->nonfinite += nonfinite;
+    c->unknown += it.unknown;
     ludus__nev_free(&it);
     return rc;
 }
@@ -101,7 +102,7 @@ int ludus__prepare(ludus_capture *c) {
         if (rc) rc = ludus__fail(LUDUS_ENOMEM, "out of memory while preparing the capture");
     }
     c->events = c->incomplete = c->unwound = c->orphan_ends = c->filtered = 0;
-    c->frames = c->mismatched = c->nonfinite = c->dropped = 0;
+    c->frames = c->mismatched = c->nonfinite = c->dropped = c->unknown = 0;
     for (uint32_t t = 0; t < c->nthreads && rc == 0; t++) {
         ludus__cap_thread *th = &c->threads[t];
         rc = count_thread(c, t);
@@ -167,6 +168,7 @@ int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out) {
     out->unwound = c->unwound;
     out->mismatched = c->mismatched;
     out->nonfinite_counter_samples = c->nonfinite;
+    out->unknown_events = c->unknown;
     out->unregistered_thread_drops = c->unregistered_drops;
     out->site_id_collisions = c->id_collisions;
     out->bytes_used = c->bytes_used;

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../record/hash.h"
+#include "../base/hash.h"
 #include "capture_internal.h"
-#include "text.h"
+#include "../base/text.h"
 
 #define MAX_TEXT 4096u
 
@@ -152,20 +152,14 @@ static int add_site(ludus_capture *c, uintptr_t key) {
 int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n, int (*fn)(ludus_capture *c, uintptr_t key)) {
     for (size_t i = 0; i < n;) {
         const ludus__kind_info *ki = &ludus__kinds[e[i].word & LUDUS__K_MASK];
-        uintptr_t key = 0;
-        if (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0)
-            key = e[i].word & ~(uintptr_t)LUDUS__K_MASK;
-        else if (ki->payload == LUDUS__P_FLOW_NAMED && i + 1 < n)
-            key = LUDUS__FLOW_NAME_KEY(e[i + 1].word);
-        if (key) {
-            int rc = fn(c, key);
+        uintptr_t keys[3];
+        int payload = ki->slots > 1 && i + 1 < n;
+        unsigned nk = ludus__event_keys(ki, e[i].word, payload ? e[i + 1].ticks : 0, payload ? e[i + 1].word : 0, keys);
+        for (unsigned j = 0; j < nk; j++) {
+            int rc = fn(c, keys[j]);
             if (rc) return rc;
         }
-        if (ki->payload == LUDUS__P_ASYNC && i + 1 < n && e[i + 1].word) { /* the track */
-            int rc = fn(c, e[i + 1].word);
-            if (rc) return rc;
-        }
-        i += ki->valid ? ludus__event_slots(&e[i], n - i) : 1;
+        i += ki->valid ? ludus__event_slots_in(ki, &e[i], n - i) : 1;
     }
     return 0;
 }

@@ -3,7 +3,7 @@
 #define LUDUS_EXPORT_INTERNAL_H
 
 #include "../capture/capture_internal.h"
-#include "writer.h"
+#include "../base/writer.h"
 
 /* An exporter: 0 or a LUDUS_E* code (with the detail set for format and
  * memory errors; LUDUS_EIO when the writer failed). The capture is prepared. */

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "export_internal.h"
-#include "writer.h"
+#include "../base/writer.h"
 
 void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c) {
     ludus__w_str(w, ",\"memory_coverage\":{\"domains\":[");

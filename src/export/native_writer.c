@@ -1,4 +1,4 @@
-/* Native capture file writer (.ludus version 3, src/capture/file_format.h):
+/* Native capture file writer (.ludus version 3, src/format/file_format.h):
  * header, metadata, stats, site and thread tables, then each thread's runs
  * as event blocks, then an end record; each record with its CRC-32C. The
  * compact encoding (the default) stores tick deltas, site indexes and the
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../capture/file_format.h"
+#include "../format/file_format.h"
 #include "export_internal.h"
 
 /* A record is built whole in memory (tables are bounded by sites and

@@ -9,8 +9,8 @@
 
 #include <string.h>
 
-#include "../capture/varint.h"
-#include "writer.h"
+#include "../base/varint.h"
+#include "../base/writer.h"
 
 enum { LUDUS__PB_VARINT = 0, LUDUS__PB_I64 = 1, LUDUS__PB_LEN = 2 };
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../capture/nev_kinds.h"
-#include "../capture/text.h"
+#include "../capture/event_table.h"
+#include "../base/text.h"
 #include "../record/counters.h"
 #include "../record/record.h"
 

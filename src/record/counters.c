@@ -30,10 +30,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../capture/nev_kinds.h"
 #include "../platform/process.h"
 #include "counters.h"
+#include "event_kinds.h"
 #include "record.h"
+
+const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT] = {
+#define LUDUS__STAT_ROW(name, series, owner, unit, per_frame) \
+    [LUDUS__STAT_##name] = {#name, series, unit, LUDUS__OWNER_##owner, per_frame},
+    LUDUS__FRAME_STATS(LUDUS__STAT_ROW)
+#undef LUDUS__STAT_ROW
+};
 
 __thread int64_t *ludus__shard __attribute__((tls_model("initial-exec")));
 ludus__gauge_state ludus__gauges[32];
@@ -316,7 +323,7 @@ int ludus_record_memory_gauges(void) {
         const ludus_site *site = ludus__site_by_id(L.dinfo[i].site_id);
         int64_t live = __atomic_load_n(&domains[i].live, __ATOMIC_RELAXED) +
                        __atomic_load_n(&L.dinfo[i].baseline_bytes, __ATOMIC_RELAXED);
-        if (site) ludus__emit_value((uintptr_t)site | LUDUS__K_COUNTER, (uint64_t)live, 0);
+        if (site) ludus__emit_value((uintptr_t)site | LUDUS__KIND_COUNTER, (uint64_t)live, 0);
     }
     return (int)n;
 }
@@ -447,7 +454,8 @@ void ludus__frame_tick(void) {
     ludus__mutex_unlock(&L.lock);
     if (!out) return;
     for (uint32_t i = 0; i < out->n; i++)
-        ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__K_FRAME_STAT, (uint64_t)out->r[i].value, out->r[i].stat);
+        ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__KIND_FRAME_STAT, (uint64_t)out->r[i].value,
+                          out->r[i].stat);
     ludus__free(out);
 }
 

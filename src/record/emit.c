@@ -22,12 +22,13 @@
 #include <string.h>
 
 #include "counters.h"
+#include "event_kinds.h"
 #include "../backend/tracy.h"
 #include "record.h"
 
 __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
 int ludus__clock_is_tsc;           /* set before arming; read after an acquire of armed */
-uint32_t ludus__rolling_first_gen; /* set by the rolling window (src/capture/rolling.c) */
+uint32_t ludus__rolling_first_gen; /* set by the rolling window (src/flight/rolling.c) */
 
 const ludus_site ludus__frame_site = {"Frame", "", "", "frame", 0, LUDUS_SITE_TEXT};
 const ludus_site ludus__invalid_site = {"<invalid site id>", "", "", NULL, 0, LUDUS_SITE_TEXT};
@@ -313,12 +314,13 @@ int ludus__emit_value(uintptr_t word, uint64_t p0, uintptr_t p1) {
     return emit_slots(word, p0, p1, 2, NULL);
 }
 
-/* A message: the event, its payload {level, length}, then the text in
- * ceil(length / 16) slots (zero-padded), one contiguous claim. */
-int ludus__emit_text(uintptr_t word, uint64_t level, const char *text, size_t len) {
+/* An extension event (event_kinds.h): the event, its payload {value,
+ * code | length << 8}, then the data in ceil(length / 16) slots
+ * (zero-padded), one contiguous claim. */
+int ludus__emit_ext(const ludus_site *site, unsigned code, uint64_t value, const void *data, size_t len) {
     ludus__thread_hot *t = &ludus__hot;
     ludus__thread_cold *c = &ludus__cold;
-    if (len > LUDUS_MESSAGE_MAX) len = LUDUS_MESSAGE_MAX;
+    if (len > LUDUS__EXT_DATA_MAX) len = LUDUS__EXT_DATA_MAX;
     size_t k = LUDUS__TEXT_SLOTS(len);
     if (set_busy(t)) {
         signal_drop(c, 1);
@@ -332,13 +334,13 @@ int ludus__emit_text(uintptr_t word, uint64_t level, const char *text, size_t le
     }
     ludus__event *e = (ludus__event *)slot_of(t);
     e[0].ticks = now_ticks();
-    e[0].word = word;
-    e[1].ticks = level;
-    e[1].word = (uintptr_t)len;
+    e[0].word = (uintptr_t)site | LUDUS__KIND_EXT;
+    e[1].ticks = value;
+    e[1].word = LUDUS__EXT_WORD(code, len);
     if (k) {
-        e[1 + k].ticks = 0; /* the padding of the last text slot */
+        e[1 + k].ticks = 0; /* the padding of the last data slot */
         e[1 + k].word = 0;
-        memcpy(&e[2], text, len);
+        memcpy(&e[2], data, len);
     }
     __atomic_store_n(&t->cur, (uintptr_t)(e + 2 + k) | 1u, __ATOMIC_RELAXED);
     leave(t, c);
@@ -368,7 +370,7 @@ const ludus_site *ludus__emit_fiber_enter(const char *name) {
         leave(t, c);
         return NULL;
     }
-    put(t, (uintptr_t)site | LUDUS__K_FIBER, 2, 1u, 0);
+    put(t, (uintptr_t)site | LUDUS__KIND_FIBER, 2, 1u, 0);
     c->spans++;
     leave(t, c);
     return site;
@@ -387,18 +389,18 @@ void ludus__emit_fiber_leave(const ludus_site *fiber) {
         leave(t, c);
         return;
     }
-    put(t, (uintptr_t)fiber | LUDUS__K_FIBER, 2, 0u, 0);
+    put(t, (uintptr_t)fiber | LUDUS__KIND_FIBER, 2, 0u, 0);
     leave(t, c);
 }
 
 void ludus__plot_i64(const ludus_site *site, int64_t value) {
-    emit_slots((uintptr_t)site | LUDUS__K_COUNTER, (uint64_t)value, 0, 2, NULL);
+    emit_slots((uintptr_t)site | LUDUS__KIND_COUNTER, (uint64_t)value, 0, 2, NULL);
 }
 
 void ludus__plot_f64(const ludus_site *site, double value) {
     uint64_t bits;
     memcpy(&bits, &value, sizeof bits);
-    emit_slots((uintptr_t)site | LUDUS__K_COUNTER_F64, bits, 0, 2, NULL);
+    emit_slots((uintptr_t)site | LUDUS__KIND_COUNTER_F64, bits, 0, 2, NULL);
 }
 
 void ludus__emit(const ludus_site *site, unsigned kind) {
@@ -406,12 +408,12 @@ void ludus__emit(const ludus_site *site, unsigned kind) {
 }
 
 void ludus__frame(void) {
-    emit_slots((uintptr_t)&ludus__frame_site | LUDUS__K_FRAME, 0, 0, 1, NULL);
+    emit_slots((uintptr_t)&ludus__frame_site | LUDUS__KIND_FRAME, 0, 0, 1, NULL);
 }
 
 uint64_t ludus__flow_out(const char *name) {
     uint64_t id = 0;
-    if (!emit_slots(LUDUS__K_FLOW_OUT, 0, (uintptr_t)name, 2, &id))
+    if (!emit_slots(LUDUS__KIND_FLOW_OUT, 0, (uintptr_t)name, 2, &id))
         return ludus__load_armed() ? FLOW_DROPPED : 0; /* its arrival is counted as lost too */
     return id;
 }
@@ -429,7 +431,7 @@ void ludus__flow_in(uint64_t flow_id) {
         }
         return;
     }
-    emit_slots(LUDUS__K_FLOW_IN, flow_id, 0, 2, NULL);
+    emit_slots(LUDUS__KIND_FLOW_IN, flow_id, 0, 2, NULL);
 }
 
 void ludus_start_flow(uint32_t site_id, uint64_t flow_id) {
@@ -437,13 +439,13 @@ void ludus_start_flow(uint32_t site_id, uint64_t flow_id) {
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
     if (!(flow_id & LUDUS_CALLER_FLOW_ID_BIT)) return;
-    emit_slots(LUDUS__K_FLOW_OUT, flow_id, (uintptr_t)site->name, 2, NULL);
+    emit_slots(LUDUS__KIND_FLOW_OUT, flow_id, (uintptr_t)site->name, 2, NULL);
 }
 
 void ludus_finish_flow(uint64_t flow_id) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     if (!(flow_id & LUDUS_CALLER_FLOW_ID_BIT)) return;
-    emit_slots(LUDUS__K_FLOW_IN, flow_id, 0, 2, NULL);
+    emit_slots(LUDUS__KIND_FLOW_IN, flow_id, 0, 2, NULL);
 }
 
 void ludus_sample_counter(uint32_t site_id, int64_t value) {
@@ -454,7 +456,7 @@ void ludus_sample_counter(uint32_t site_id, int64_t value) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
-    emit_slots((uintptr_t)site | LUDUS__K_COUNTER, (uint64_t)value, 0, 2, NULL);
+    emit_slots((uintptr_t)site | LUDUS__KIND_COUNTER, (uint64_t)value, 0, 2, NULL);
 }
 
 void ludus_sample_counter_f64(uint32_t site_id, double value) {
@@ -467,7 +469,7 @@ void ludus_sample_counter_f64(uint32_t site_id, double value) {
     if (!site) site = &ludus__invalid_site;
     uint64_t bits;
     memcpy(&bits, &value, sizeof bits);
-    emit_slots((uintptr_t)site | LUDUS__K_COUNTER_F64, bits, 0, 2, NULL);
+    emit_slots((uintptr_t)site | LUDUS__KIND_COUNTER_F64, bits, 0, 2, NULL);
 }
 
 /* ---- unwinding ---- */
@@ -492,7 +494,7 @@ void ludus_unwound_to(ludus_unwind_point point) {
     return;
 #endif
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
-    emit_slots(LUDUS__K_UNWIND, (uint64_t)point.at, (uintptr_t)point.gen, 2, NULL);
+    emit_slots(LUDUS__KIND_UNWIND, (uint64_t)point.at, (uintptr_t)point.gen, 2, NULL);
 }
 
 /* ---- spans: paired by identity; the recorder's stack says which begins
@@ -531,7 +533,7 @@ void ludus__span_begin(const ludus_site *site) {
         return;
     }
     if (make_room(t, c, 1, 0)) {
-        put(t, (uintptr_t)site | LUDUS__K_SPAN_BEGIN, 1, 0, 0);
+        put(t, (uintptr_t)site | LUDUS__KIND_SPAN_BEGIN, 1, 0, 0);
         c->span[c->span_depth - 1].recorded = 1;
         c->spans++;
     } else {
@@ -566,7 +568,7 @@ static void span_close(const ludus__span_ent *e, const ludus_site *explicit_site
         leave(t, c);
         return;
     }
-    put(t, (uintptr_t)explicit_site | LUDUS__K_SPAN_END, 1, 0, 0);
+    put(t, (uintptr_t)explicit_site | LUDUS__KIND_SPAN_END, 1, 0, 0);
     leave(t, c);
 }
 

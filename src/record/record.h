@@ -41,7 +41,7 @@ static inline int ludus__same_recording(uint32_t begun, uint32_t gen) {
  * records does not link the rolling window and its exporters). */
 LUDUS_HIDDEN extern void (*ludus__frame_hook)(void);
 /* Runs in each thread that registers (threads.c), when set: crash capture
- * (src/capture/crash.c) gives the thread an alternate signal stack. */
+ * (src/postmortem/crash.c) gives the thread an alternate signal stack. */
 LUDUS_HIDDEN extern void (*ludus__thread_setup_hook)(void);
 
 /* Threads registered at the same time (records of exited threads are freed
@@ -245,7 +245,9 @@ LUDUS_HIDDEN extern const ludus_site ludus__empty_name_site;
 /* Out-of-line events of two slots or more (emit.c); 1 when recorded, 0
  * when dropped (counted) or no capture runs. */
 LUDUS_HIDDEN int ludus__emit_value(uintptr_t word, uint64_t p0, uintptr_t p1);
-LUDUS_HIDDEN int ludus__emit_text(uintptr_t word, uint64_t level, const char *text, size_t len);
+/* An extension event of sub-kind code (event_kinds.h): value, and len bytes
+ * of data (cut at LUDUS__EXT_DATA_MAX). */
+LUDUS_HIDDEN int ludus__emit_ext(const ludus_site *site, unsigned code, uint64_t value, const void *data, size_t len);
 LUDUS_HIDDEN const ludus_site *ludus__emit_fiber_enter(const char *name);
 LUDUS_HIDDEN void ludus__emit_fiber_leave(const ludus_site *fiber);
 

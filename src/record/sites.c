@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "hash.h"
+#include "../base/arena.h"
+#include "../base/hash.h"
 #include "record.h"
 
 /* ---- strings ---- */

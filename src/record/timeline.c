@@ -7,6 +7,7 @@
 
 #include "printf_spec.h"
 #include "../backend/tracy.h"
+#include "event_kinds.h"
 #include "record.h"
 
 /* ---- log messages ---- */
@@ -35,7 +36,7 @@ void ludus_log_text(int level, const char *text, size_t len) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     unsigned l = clamp_level(level);
     if (!text) len = 0;
-    ludus__emit_text((uintptr_t)&log_sites[l] | LUDUS__K_MESSAGE, l, text, len);
+    ludus__emit_ext(&log_sites[l], LUDUS__EXT_MESSAGE, l, text, len);
 }
 
 void ludus_vlog(int level, const char *fmt, va_list args) {
@@ -49,7 +50,7 @@ void ludus_vlog(int level, const char *fmt, va_list args) {
     if (n < 0) n = 0;
     size_t len = (size_t)n < LUDUS_MESSAGE_MAX ? (size_t)n : LUDUS_MESSAGE_MAX;
     unsigned l = clamp_level(level);
-    ludus__emit_text((uintptr_t)&log_sites[l] | LUDUS__K_MESSAGE, l, buf, len);
+    ludus__emit_ext(&log_sites[l], LUDUS__EXT_MESSAGE, l, buf, len);
 }
 
 void ludus_log(int level, const char *fmt, ...) {
@@ -62,7 +63,7 @@ void ludus_log(int level, const char *fmt, ...) {
 
 /* LUDUS_PROFILE_MESSAGE: the site's name is the text (length 0). */
 void ludus__message(const ludus_site *site, int level) {
-    ludus__emit_text((uintptr_t)site | LUDUS__K_MESSAGE, clamp_level(level), NULL, 0);
+    ludus__emit_ext(site, LUDUS__EXT_MESSAGE, (uint64_t)clamp_level(level), NULL, 0);
 }
 
 /* ---- LUDUS_PROFILE_LOG: the arguments packed now, formatted when read ---- */
@@ -181,8 +182,7 @@ void ludus__log_deferred(const ludus_site *site, int level, const char *fmt, ...
         }
     }
     va_end(ap);
-    ludus__emit_text((uintptr_t)site | LUDUS__K_MESSAGE, clamp_level(level) | LUDUS__LOG_DEFERRED, (const char *)k.buf,
-                     k.n);
+    ludus__emit_ext(site, LUDUS__EXT_MESSAGE_DEFERRED, (uint64_t)clamp_level(level), k.buf, k.n);
 }
 
 /* ---- async zones ---- */
@@ -193,7 +193,7 @@ uint32_t ludus_async_track(const char *name) {
 }
 
 void ludus__async(const ludus_site *site, const ludus_site *track, uint64_t id) {
-    ludus__emit_value((uintptr_t)site | LUDUS__K_ASYNC, id, (uintptr_t)track);
+    ludus__emit_value((uintptr_t)site | LUDUS__KIND_ASYNC, id, (uintptr_t)track);
 }
 
 void ludus_async_begin(uint32_t track, uint64_t id, uint32_t site_id) {

@@ -59,7 +59,7 @@ static inline void syn_e(syn *s, uint32_t t, uint64_t ts) {
     syn_ev(s, t, ts, NULL, LUDUS__K_END)->word = s->open[t][--s->depth[t]] | LUDUS__K_END;
 }
 static inline void syn_frame(syn *s, uint32_t t, uint64_t ts) {
-    syn_ev(s, t, ts, &syn_frame_site, LUDUS__K_FRAME);
+    syn_ev(s, t, ts, &syn_frame_site, LUDUS__KIND_FRAME);
 }
 /* A closed scope with no children. */
 static inline void syn_scope(syn *s, uint32_t t, uint64_t b, uint64_t e, const ludus_site *site) {

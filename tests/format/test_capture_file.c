@@ -373,9 +373,18 @@ static void test_version_2(void **state) {
     unlink(v2);
 }
 
-/* Messages (version 4): a version 3 file cannot hold one; a message whose
- * length is past the limit, or whose text runs past its block, is refused
- * with its offset. The text is found in a raw block by its bytes. */
+/* The payload word of a message (version 5: the MESSAGE extension,
+ * sub-kind | length << 8), written little-endian at p. */
+static void put_word(uint8_t *p, uint64_t w) {
+    put32(p, (uint32_t)w);
+    put32(p + 4, (uint32_t)(w >> 32));
+}
+
+/* Messages: version 5 holds them as an extension event; a version 4 file
+ * holds the older MESSAGE kind ({level, length}) and reads back as the same
+ * messages; a version 3 file cannot hold one. A message whose length is past
+ * the limit, or whose text runs past its block, is refused with its offset.
+ * The text is found in a raw block by its bytes. */
 static void test_messages(void **state) {
     (void)state;
     assert_int_equal(ludus_begin_capture(NULL), 0);
@@ -388,25 +397,80 @@ static void test_messages(void **state) {
     size_t n;
     uint8_t *d = read_all(raw, &n);
     assert_int_equal(open_and_drain(d, n), 0);
+    uint8_t *text = memmem(d, n, "needle-text", 11);
+    assert_non_null(text);
+    uint8_t *block = first_block(d, n);
+    /* version 4's layout of the same message: {level, length} */
+    put_word(text - 8, 11);
+    redo_crc(block - 24);
+    put32(d + 8, 4);
+    put32(d + 108, crc32c(0, d, 108));
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_open_memory(d, n, &c), 0);
+    ludus_analysis *a;
+    assert_int_equal(ludus_analyze(c, NULL, &a), 0);
+    ludus_analysis_summary sum;
+    ludus_analysis_get_summary(a, &sum);
+    assert_int_equal(sum.events, 3); /* the message and the scope's begin and end */
+    ludus_analysis_destroy(a);
+    size_t jn;
+    char *json = json_of(c, &jn);
+    char *at = memmem(json, jn, "\"name\":\"needle-text\",\"cat\":\"log\"", 32);
+    assert_non_null(at); /* the same message, with its level */
+    assert_non_null(strstr(at, "\"level\":\"error\""));
+    free(json);
+    ludus_capture_release(c);
+    assert_int_equal(open_and_drain(d, n), 0);
     put32(d + 8, 3);
     put32(d + 108, crc32c(0, d, 108));
     assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT);
     assert_non_null(strstr(ludus_last_error_detail(), "which format version 4 added (the file is version 3)"));
-    put32(d + 8, 4);
+    put32(d + 8, 5);
     put32(d + 108, crc32c(0, d, 108));
-    uint8_t *text = memmem(d, n, "needle-text", 11);
-    assert_non_null(text);
-    uint8_t *block = first_block(d, n);
-    put32(text - 8, 5000); /* the payload slot's length */
+    put_word(text - 8, 1 | (UINT64_C(5000) << 8)); /* the payload slot: sub-kind MESSAGE, 5000 bytes */
     redo_crc(block - 24);
     assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT);
-    assert_non_null(strstr(ludus_last_error_detail(), "claims 5000 bytes of text"));
-    put32(text - 8, 1000); /* within the limit, past the block */
+    assert_non_null(strstr(ludus_last_error_detail(), "claims 5000 bytes of data"));
+    put_word(text - 8, 1 | (UINT64_C(1000) << 8)); /* within the limit, past the block */
     redo_crc(block - 24);
     assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT);
-    assert_non_null(strstr(ludus_last_error_detail(), "text is cut by the end of the block"));
+    assert_non_null(strstr(ludus_last_error_detail(), "data is cut by the end of the block"));
     free(d);
     unlink(raw);
+}
+
+/* Files of format 4, written by the library before the extension kind
+ * (tests/format/data, one compact, one raw): their messages (a literal, a
+ * formatted one, a deferred LUDUS_PROFILE_LOG) read back as they were. */
+static void test_format4_files(void **state) {
+    (void)state;
+    static const char *const files[] = {"v4-messages-compact.ludus", "v4-messages-raw.ludus"};
+    for (size_t f = 0; f < 2; f++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", LUDUS_TEST_DATA, files[f]);
+        ludus_capture *c;
+        assert_int_equal(ludus_capture_open(path, &c), 0);
+        ludus_capture_info in;
+        assert_int_equal(ludus_capture_get_info(c, &in), 0);
+        assert_int_equal(in.version, 4);
+        size_t jn;
+        char *json = json_of(c, &jn);
+        static const char *const want[][2] = {
+            {"literal warning", "warning"}, {"formatted 42 now", "error"}, {"deferred text 7", "info"}};
+        for (size_t i = 0; i < 3; i++) {
+            char needle[128];
+            snprintf(needle, sizeof needle, "\"name\":\"%s\",\"cat\":\"log\"", want[i][0]);
+            char *at = strstr(json, needle);
+            assert_non_null(at);
+            snprintf(needle, sizeof needle, "\"level\":\"%s\"", want[i][1]);
+            char *end = strchr(at, '}');
+            assert_non_null(end);
+            assert_true(strstr(at, needle) && strstr(at, needle) < end);
+        }
+        assert_non_null(strstr(json, "\"name\":\"Outer\""));
+        free(json);
+        ludus_capture_release(c);
+    }
 }
 
 static void test_errors(void **state) {
@@ -450,15 +514,11 @@ int main(void) {
     snprintf(path_raw, sizeof path_raw, "%s/raw.ludus", dir);
     record_capture();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_truncated_every_offset),
-        cmocka_unit_test(test_every_flip_detected),
-        cmocka_unit_test(test_corrupted_fields),
-        cmocka_unit_test(test_forged_tick_refused),
-        cmocka_unit_test(test_block_claim_bounded_by_bytes),
-        cmocka_unit_test(test_version_2),
-        cmocka_unit_test(test_messages),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_round_trip),          cmocka_unit_test(test_truncated_every_offset),
+        cmocka_unit_test(test_every_flip_detected), cmocka_unit_test(test_corrupted_fields),
+        cmocka_unit_test(test_forged_tick_refused), cmocka_unit_test(test_block_claim_bounded_by_bytes),
+        cmocka_unit_test(test_version_2),           cmocka_unit_test(test_messages),
+        cmocka_unit_test(test_format4_files),       cmocka_unit_test(test_errors),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

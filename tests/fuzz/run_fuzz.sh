@@ -13,12 +13,14 @@ flags="-std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 
 # object is rebuilt when its source or any header is newer.
 newest_h=$(ls -t "$src"/include/ludus/*.h "$src"/src/*/*.h | head -n 1)
 # the platform layer's files for Linux: linux*.c and those of no OS (alloc.c)
-for f in $(ls "$src"/src/platform/*.c | grep -v '/win32') "$src"/src/record/*.c "$src"/src/capture/*.c "$src"/src/export/*.c "$src"/src/analysis/*.c; do
+objs=""
+for f in $(ls "$src"/src/platform/*.c | grep -v '/win32') "$src"/src/base/*.c "$src"/src/record/*.c "$src"/src/capture/*.c "$src"/src/gpu/*.c "$src"/src/session/*.c "$src"/src/format/*.c "$src"/src/export/*.c "$src"/src/postmortem/*.c "$src"/src/flight/*.c "$src"/src/analysis/*.c; do
   o="$work/obj/$(echo "$f" | sed 's|.*/src/||; s|/|_|g').o"
   if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then echo "$cc -c $f"; $cc $flags -c "$f" -o "$o"; fi
+  objs="$objs $o"
 done
 rm -f "$work/libludus_fuzz.a"
-ar rcs "$work/libludus_fuzz.a" "$work"/obj/*.o
+ar rcs "$work/libludus_fuzz.a" $objs # only the sources there are now: an object of a removed file stays out
 $cc $flags -fsanitize=fuzzer "$src/tests/fuzz/fuzz_capture_file.c" "$work/libludus_fuzz.a" -lpthread -lm \
   -o "$work/fuzz_capture_file"
 cp "$src"/tests/fuzz/corpus/* "$work/corpus/" 2>/dev/null || true

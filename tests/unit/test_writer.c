@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "export/writer.h"
+#include "base/writer.h"
 
 static void check_u64(uint64_t v) {
     char a[32], b[32];

@@ -1,4 +1,4 @@
-/* The native capture file (.ludus), version 4: the one definition of its
+/* The native capture file (.ludus), version 5: the one definition of its
  * layout, used by the writer (src/export/native_writer.c) and the reader
  * (file_reader.c). Each fixed part is a list of fields; from the list come
  * its C struct, its size and the functions that put it into bytes and get
@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "capture_internal.h"
-#include "varint.h"
+#include "../capture/capture_internal.h"
+#include "../base/varint.h"
 
 /* ---- little-endian fields ---- */
 

@@ -1,7 +1,7 @@
 /* Buffered writer (writer.h). */
 #include "writer.h"
 
-#include "../capture/text.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -27,7 +27,7 @@
 #include "../backend/tracy.h"
 #include "../platform/background.h"
 #include "../platform/crash.h"
-#include "capture_internal.h"
+#include "../capture/capture_internal.h"
 
 #define REASON_MAX 40
 #define POLL_NS 2000000 /* the switch thread looks at the clock and the pool this often */

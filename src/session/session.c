@@ -13,9 +13,9 @@
 #include "../backend/tracy.h"
 #include "../platform/pages.h"
 #include "../record/counters.h"
-#include "capture_internal.h"
+#include "../capture/capture_internal.h"
 #include "pool_file.h"
-#include "text.h"
+#include "../base/text.h"
 
 ludus__session ludus__sess;
 

@@ -16,9 +16,9 @@
 
 #include "../backend/tracy.h"
 #include "../platform/sync.h"
-#include "capture_internal.h"
-#include "file_format.h"
-#include "text.h"
+#include "../capture/capture_internal.h"
+#include "../format/file_format.h"
+#include "../base/text.h"
 
 #define MAX_CONTEXTS 64u
 #define MAX_DEVIATION_NS 50000 /* a calibration point less certain than this is rejected */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../platform/crash.h"
-#include "capture_internal.h"
+#include "../capture/capture_internal.h"
 
 int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path, size_t cap);
 

@@ -21,7 +21,7 @@
 
 #include "../platform/background.h"
 #include "../platform/file_map.h"
-#include "capture_internal.h"
+#include "../capture/capture_internal.h"
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
@@ -259,31 +259,31 @@ static void journal_site(ludus__pool_file *f, uintptr_t key) {
     journal(f, LUDUS__PF_SITE, &a, sizeof a, s, len, 4);
 }
 
-/* The keys of the events in [e, e + n): the kind table's columns, as
- * ludus__run_keys (site_table.c) reads them, written out here because a
- * call would be instrumented (ThreadSanitizer) and would read a word being
- * written through a plain load; this walk also stops at the first slot not
- * written. */
+/* The keys of the events in [e, e + n): the kind table's columns through
+ * ludus__event_keys, which reads no memory (this walk loads every word
+ * itself, through relaxed atomic loads, because it reads words being
+ * written); it stops at the first slot not written. */
 RACY_READS static size_t scan_events(ludus__pool_file *f, const ludus__event *e, size_t n) {
     size_t i = 0;
     while (i < n) {
         uintptr_t w = __atomic_load_n(&e[i].word, __ATOMIC_RELAXED);
         const ludus__kind_info *ki = &ludus__kinds[w & LUDUS__K_MASK];
         if (!ki->valid) break; /* kind 0: not written yet */
-        /* ludus__event_slots, not called: an inline function would be
-         * instrumented here */
         size_t k = ki->slots;
-        if (ki->payload == LUDUS__P_TEXT && n - i >= 2) {
-            uint64_t len = (uint64_t)e[i + 1].word;
-            k = len > LUDUS_MESSAGE_MAX ? n + 1 : 2 + LUDUS__TEXT_SLOTS(len);
+        uint64_t pv = 0;
+        uintptr_t pw = 0;
+        if (k > 1 && n - i >= 2) {
+            pv = __atomic_load_n(&e[i + 1].ticks, __ATOMIC_RELAXED);
+            pw = __atomic_load_n(&e[i + 1].word, __ATOMIC_RELAXED);
+            size_t len = ludus__field_data_len(ki->word_field, pw);
+            if (ludus__field_has_data(ki->word_field))
+                k = len > LUDUS__EXT_DATA_MAX ? n + 1 : 2 + LUDUS__TEXT_SLOTS(len);
         }
         if (k == 0 || k > n - i) break; /* its slots are not all there yet */
-        uintptr_t keys[2] = {0, 0};
-        if (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0) keys[0] = w & ~(uintptr_t)LUDUS__K_MASK;
-        if (ki->payload == LUDUS__P_FLOW_NAMED && e[i + 1].word) keys[1] = LUDUS__FLOW_NAME_KEY(e[i + 1].word);
-        if (ki->payload == LUDUS__P_ASYNC) keys[1] = e[i + 1].word;
-        for (int j = 0; j < 2; j++)
-            if (keys[j] && seen_add(f, keys[j]) == 1) journal_site(f, keys[j]);
+        uintptr_t keys[3];
+        unsigned nk = ludus__event_keys(ki, w, pv, pw, keys);
+        for (unsigned j = 0; j < nk; j++)
+            if (seen_add(f, keys[j]) == 1) journal_site(f, keys[j]);
         i += k;
     }
     return i;

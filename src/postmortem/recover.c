@@ -16,9 +16,9 @@
 
 #include "../platform/background.h"
 #include "../platform/file_map.h"
-#include "capture_internal.h"
-#include "pool_file.h"
-#include "text.h"
+#include "../capture/capture_internal.h"
+#include "../session/pool_file.h"
+#include "../base/text.h"
 
 /* A malformed file: the offset and the problem. */
 __attribute__((format(printf, 2, 3))) static int fail_at(uint64_t off, const char *fmt, ...) {

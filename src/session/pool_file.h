@@ -21,7 +21,7 @@
 #include "../platform/platform.h"
 
 #define LUDUS__PF_MAGIC UINT64_C(0x4c4f4f5053554455) /* "UDUSPOOL" */
-#define LUDUS__PF_VERSION 1u
+#define LUDUS__PF_VERSION 2u                         /* 2: events of the format 5 kinds (the extension kind) */
 #define LUDUS__PF_BYTE_ORDER 0x01020304u
 #define LUDUS__PF_HEADER_BYTES 4096u
 #define LUDUS__PF_JOURNAL_BYTES ((uint64_t)4 << 20)

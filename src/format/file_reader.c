@@ -15,7 +15,7 @@
 
 #include "../platform/file_read.h"
 #include "file_format.h"
-#include "text.h"
+#include "../base/text.h"
 
 typedef struct reader {
     int fd; /* -1: memory */
@@ -110,48 +110,54 @@ static int block_frame(reader *r, uint64_t off, const ludus__nf_record *h, const
     return 0;
 }
 
-/* The decoded events of a block must be events this capture could hold. */
-static int check_events(reader *r, const ludus_capture *c, const ludus__event *ev, size_t n, uint64_t data_off,
-                        int raw) {
+/* The decoded events of a block must be events this capture could hold.
+ * Raw blocks (the file's slots as recorded) are checked field by field
+ * here, and a format 4 file's messages become the MESSAGE extension; a
+ * compact block's decoder has done both. */
+static int check_events(reader *r, const ludus_capture *c, ludus__event *ev, size_t n, uint64_t data_off, int raw) {
     uintptr_t known[64] = {0}; /* site keys found in the table, direct-mapped */
     uint64_t lo = c->c0.ticks > r->margin_ticks ? c->c0.ticks - r->margin_ticks : 0;
     uint64_t hi = c->c1.ticks + r->margin_ticks < c->c1.ticks ? UINT64_MAX : c->c1.ticks + r->margin_ticks;
     for (size_t i = 0; i < n;) {
         uint64_t at = data_off + (raw ? i * 16 : 0);
-        const ludus__kind_info *ki = &ludus__kinds[ev[i].word & LUDUS__K_MASK];
-        if (!ki->valid) return FMT_FAIL(at, "event %zu has the unknown kind %u", i, (unsigned)(ev[i].word & 15));
-        if (ki->since > c->format_version)
+        unsigned kind = (unsigned)(ev[i].word & LUDUS__K_MASK);
+        const ludus__kind_info *fk = ludus__kind_in_format(c->format_version, kind); /* as the file holds it */
+        const ludus__kind_info *ki = raw ? fk : &ludus__kinds[kind];                 /* as decoded */
+        if (!fk->valid) return FMT_FAIL(at, "event %zu has the unknown kind %u", i, kind);
+        if (fk->since > c->format_version)
             return FMT_FAIL(at, "event %zu has kind %u, which format version %u added (the file is version %u)", i,
-                            (unsigned)(ev[i].word & 15), ki->since, c->format_version);
+                            kind, fk->since, c->format_version);
         if (ev[i].ticks < lo || ev[i].ticks > hi)
             return FMT_FAIL(at,
                             "event %zu lies outside the capture's time range (tick %" PRIu64 ", capture %" PRIu64
                             " .. %" PRIu64 ")",
                             i, ev[i].ticks, c->c0.ticks, c->c1.ticks);
-        if (raw && (ki->word == LUDUS__W_SITE || ki->word == LUDUS__W_SITE0)) {
-            uintptr_t key = ev[i].word & ~(uintptr_t)LUDUS__K_MASK;
-            uintptr_t *memo = &known[((key >> 4) ^ (key >> 10)) & 63];
-            if (*memo != key || !key) {
-                if ((key || ki->word == LUDUS__W_SITE) && ludus__site_index(c, key) == UINT32_MAX)
-                    return FMT_FAIL(at + 8, "event %zu names a site that is not in the site table", i);
-                *memo = key;
-            }
-        }
         if (ki->slots == 2 && i + 1 >= n) return FMT_FAIL(at, "event %zu's payload is cut by the end of the block", i);
-        if (ki->payload == LUDUS__P_TEXT && ev[i + 1].word > LUDUS_MESSAGE_MAX)
-            return FMT_FAIL(at + 24, "message of event %zu claims %" PRIu64 " bytes of text (at most %u)", i,
-                            (uint64_t)ev[i + 1].word, LUDUS_MESSAGE_MAX);
-        size_t slots = ludus__event_slots(&ev[i], n - i);
-        if (slots > n - i) return FMT_FAIL(at, "event %zu's text is cut by the end of the block", i);
-        if (raw && ki->payload == LUDUS__P_ASYNC && ev[i + 1].word &&
-            ludus__site_index(c, (uintptr_t)ev[i + 1].word) == UINT32_MAX)
-            return FMT_FAIL(at + 24, "async event %zu names a track that is not in the site table", i);
-        if (raw && ki->payload == LUDUS__P_FLOW_NAMED && ev[i + 1].word &&
-            ludus__site_index(c, LUDUS__FLOW_NAME_KEY(ev[i + 1].word)) == UINT32_MAX)
-            return FMT_FAIL(at + 24, "flow of event %zu names a flow name that is not in the site table", i);
-        if (raw && ki->payload == LUDUS__P_STAT && ev[i + 1].word >= LUDUS__STAT_COUNT)
-            return FMT_FAIL(at + 24, "event %zu names an unknown frame statistic %" PRIu64, i,
-                            (uint64_t)ev[i + 1].word);
+        if (ki->slots == 2 && ludus__field_data_len(ki->word_field, ev[i + 1].word) > LUDUS__EXT_DATA_MAX)
+            return FMT_FAIL(at + 24, "event %zu claims %" PRIu64 " bytes of data (at most %u)", i,
+                            (uint64_t)ludus__field_data_len(ki->word_field, ev[i + 1].word), LUDUS__EXT_DATA_MAX);
+        size_t slots = ludus__event_slots_in(ki, &ev[i], n - i);
+        if (slots > n - i) return FMT_FAIL(at, "event %zu's data is cut by the end of the block", i);
+        if (raw) {
+            if (ki->word == LUDUS__W_SITE && !(ev[i].word & ~(uintptr_t)LUDUS__K_MASK))
+                return FMT_FAIL(at + 8, "event %zu of kind %u has no site", i, kind);
+            uintptr_t keys[3];
+            unsigned nk = ludus__event_keys(ki, ev[i].word, slots > 1 ? ev[i + 1].ticks : 0,
+                                            slots > 1 ? ev[i + 1].word : 0, keys);
+            for (unsigned j = 0; j < nk; j++) {
+                uintptr_t *memo = &known[((keys[j] >> 4) ^ (keys[j] >> 10)) & 63];
+                if (*memo == keys[j]) continue;
+                if (ludus__site_index(c, keys[j]) == UINT32_MAX)
+                    return FMT_FAIL(at + (j ? 16 : 8), "event %zu names a site that is not in the site table", i);
+                *memo = keys[j];
+            }
+            if (ki->slots == 2 && ki->word_field == LUDUS__F_STAT && ev[i + 1].word >= LUDUS__STAT_COUNT)
+                return FMT_FAIL(at + 24, "event %zu names an unknown frame statistic %" PRIu64, i,
+                                (uint64_t)ev[i + 1].word);
+            if (ki->slots == 2 && ki->word_field == LUDUS__F_EXT && LUDUS__EXT_CODE(ev[i + 1].word) == 0)
+                return FMT_FAIL(at + 24, "event %zu is an extension with sub-kind 0", i);
+            if (ki->word_field == LUDUS__F_TEXT) ludus__upgrade_text_payload(&ev[i + 1]);
+        }
         i += slots;
     }
     return 0;

@@ -4,7 +4,7 @@
  * first: only the forking thread remains registered. */
 #include "../platform/process.h"
 #include "../platform/sync.h"
-#include "capture_internal.h"
+#include "../capture/capture_internal.h"
 
 static ludus__once once = LUDUS__ONCE_INIT;
 
