@@ -5062,7 +5062,12 @@ typedef struct ludus__chunk {
     uint32_t bytes;  /* size of the piece, header included */
     uint64_t used;   /* event slots written */
     struct ludus__chunk *next;
-    uint64_t unused[4];
+    /* The owner's losses so far and the clock at its first (0: none),
+     * stored by the owner at each loss while this is its piece: a pool
+     * file then holds them (recover), whenever the process dies. */
+    uint64_t dropped;
+    uint64_t first_drop_ticks;
+    uint64_t unused[2];
 } ludus__chunk;
 
 #define LUDUS__CHUNK_EVENTS(c) ((ludus__event *)((ludus__chunk *)(c) + 1))
@@ -5871,6 +5876,11 @@ static void ludus__sf_emit_note_first_drop(ludus__thread_cold *c) {
 static void ludus__sf_emit_drop(ludus__thread_cold *c, unsigned n) {
     c->dropped += n;
     ludus__sf_emit_note_first_drop(c);
+    ludus__chunk *ch = c->chunk;
+    if (ch) { /* a pool file keeps them (the loss path only: a recorded event never comes here) */
+        if (!ch->dropped) ch->first_drop_ticks = __atomic_load_n(&c->first_drop_ticks, __ATOMIC_RELAXED);
+        ch->dropped = c->dropped;
+    }
 }
 
 /* A loss seen by an event that interrupted another event of its thread (a
@@ -5981,6 +5991,8 @@ static int ludus__sf_emit_new_piece(ludus__thread_hot *t, ludus__thread_cold *c,
     n->gen = c->gen;
     n->used = 0;
     n->next = NULL;
+    n->dropped = 0;
+    n->first_drop_ticks = 0;
     uintptr_t cur = ludus__sf_emit_slot_of(t);
     if (c->chunk) {
         c->chunk->used = (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk));
@@ -8172,6 +8184,14 @@ LUDUS_HIDDEN int ludus__build_runs(ludus_capture *c);
 LUDUS_HIDDEN int ludus__prepare(ludus_capture *c);
 LUDUS_HIDDEN void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out);
 LUDUS_HIDDEN int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
+/* NULL when c0 and c1 can calibrate a capture; else the problem, with the
+ * field it lies in (c0_ns, c1_ticks, ...: the names of both file headers)
+ * in *field (calibration.c). */
+LUDUS_HIDDEN const char *ludus__calib_check(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1,
+                                            const char **field);
+/* Ticks on either side of [c0, c1] an event of the capture may lie (one
+ * second's worth; no bound when too short to calibrate). */
+LUDUS_HIDDEN uint64_t ludus__calib_margin(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1);
 /* Calls fn for every site key the n slots at e name (site_table.c: the
  * kind table's word and payload columns); stops at fn's first non-zero. */
 LUDUS_HIDDEN int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n,
@@ -8593,6 +8613,45 @@ int ludus__async_ensure(ludus_capture *c) {
     c->async_error = rc;
     return rc;
 }
+
+/* ==== src/capture/calibration.c ==== */
+/* Whether two calibration points can describe a capture: the one check the
+ * .ludus reader (src/format/file_reader.c) and recover (src/postmortem)
+ * share, so recover never writes a file its own reader refuses, and the
+ * margin of ticks an event may lie outside them. */
+
+#define TIME_OK(v) ((v) > -(INT64_C(1) << 62) && (v) < (INT64_C(1) << 62))
+/* The TSC of any machine that runs this counts between 1 MHz and 100 GHz. */
+#define MIN_TICKS_PER_NS 0.001
+#define MAX_TICKS_PER_NS 100.0
+
+const char *ludus__calib_check(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1,
+                               const char **field) {
+    if (!TIME_OK(c0->ns)) return *field = "c0_ns", "calibration time out of range";
+    if (!TIME_OK(c1->ns)) return *field = "c1_ns", "calibration time out of range";
+    if (c0->window_ns < 0 || !TIME_OK(c0->window_ns)) return *field = "c0_window", "calibration window out of range";
+    if (c1->window_ns < 0 || !TIME_OK(c1->window_ns)) return *field = "c1_window", "calibration window out of range";
+    if (c1->ns < c0->ns) return *field = "c1_ns", "calibration points out of order";
+    if (c1->ticks < c0->ticks) return *field = "c1_ticks", "calibration points out of order";
+    uint64_t dn = (uint64_t)(c1->ns - c0->ns), dt = c1->ticks - c0->ticks;
+    if (clock_tsc && dn >= 1000000) { /* a millisecond or more: the rate is known */
+        double rate = (double)dt / (double)dn;
+        if (rate < MIN_TICKS_PER_NS || rate > MAX_TICKS_PER_NS)
+            return *field = "c1_ticks", "implausible tick rate between the calibration points (not 1 MHz .. 100 GHz)";
+    }
+    *field = NULL;
+    return NULL;
+}
+
+uint64_t ludus__calib_margin(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1) {
+    uint64_t dt = c1->ticks - c0->ticks, dn = (uint64_t)(c1->ns - c0->ns);
+    if (!clock_tsc) return 1000000000u;
+    if (dn < 1000) return UINT64_MAX / 4; /* too short to calibrate: no range check */
+    return (uint64_t)((unsigned __int128)dt * 1000000000u / dn);
+}
+#undef TIME_OK
+#undef MIN_TICKS_PER_NS
+#undef MAX_TICKS_PER_NS
 
 /* ==== src/capture/capture.c ==== */
 /* Capture objects: reference counting, cuts (views of a capture restricted
@@ -11929,14 +11988,26 @@ typedef struct ludus__pf_header {
     int64_t c1_ns, c1_window;
     uint64_t journal_bytes; /* committed (stored after the records) */
     uint64_t pool_next;     /* bytes of the pool handed out at the last pass */
+    /* written by the journal thread at each pass (0 in files of before) */
+    uint64_t unregistered_drops; /* events of threads the thread table refused */
+    uint64_t interner_drops;     /* run-time names refused */
 } ludus__pf_header;
 
 /* Journal records: {u32 type, u32 payload bytes (a multiple of 8)} then the
  * payload.
  *   SITE    u64 key, u32 line, u32 flags, u32 name, function, file and
  *           category lengths, then those strings (no NUL), zero padding
- *   THREAD  u32 serial, u32 name length, u64 tid, the name, zero padding */
-enum { LUDUS__PF_SITE = 1, LUDUS__PF_THREAD = 2 };
+ *   THREAD  u32 serial, u32 name length, u64 tid, the name, zero padding:
+ *           a thread registered while the capture ran (one that exited
+ *           between two passes too: the session's retired list)
+ *   STATE   u32 serial, u32 flags (LUDUS__PF_EXITED), u64 events lost so far,
+ *           u64 clock at the first loss (0: none): written when it changed,
+ *           the last one counts. The thread's pieces hold its losses too
+ *           (ludus__chunk.dropped, stored at each loss): recover takes the
+ *           larger, so losses after the last pass are kept where a piece
+ *           was there to hold them. */
+enum { LUDUS__PF_SITE = 1, LUDUS__PF_THREAD = 2, LUDUS__PF_STATE = 3 };
+enum { LUDUS__PF_EXITED = 1u };
 enum {
     LUDUS__PF_SITE_HAS_CATEGORY = 1u,
     LUDUS__PF_SITE_TEXT = 2u, /* plain text (LUDUS_SITE_TEXT): no C literal to resolve */
@@ -12002,8 +12073,9 @@ struct ludus__pool_file {
     /* the ludus__sf_pool_file_journal thread's own */
     uintptr_t *seen; /* open addressing: keys journaled or found unreadable */
     uint32_t seen_cap, nseen;
-    uint32_t *serials; /* threads journaled */
-    uint32_t nserials, serials_cap;
+    struct ludus__sf_pool_file_pf_thread *thr; /* open addressing by serial: threads journaled */
+    uint32_t thr_cap, nthr;
+    uint32_t retired_done;       /* entries of the session's retired list journaled */
     uint64_t done_off;           /* pieces before it are complete and scanned */
     int pid;                     /* the process that created the file (a child after fork never removes it) */
     ludus__file_id id;           /* the file created (another put at its path since is not removed) */
@@ -12109,6 +12181,40 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
 }
 
 /* ---- the ludus__sf_pool_file_journal ---- */
+
+/* What the ludus__sf_pool_file_journal has written of a thread. */
+typedef struct ludus__sf_pool_file_pf_thread {
+    uint32_t serial; /* 0: an empty slot (serials start at 1) */
+    uint32_t named;
+    uint64_t dropped; /* as last journaled */
+} ludus__sf_pool_file_pf_thread;
+
+/* The thread's entry, added when new; NULL out of memory. */
+static ludus__sf_pool_file_pf_thread *ludus__sf_pool_file_thread_entry(ludus__pool_file *f, uint32_t serial) {
+    if ((f->nthr + 1) * 2 > f->thr_cap) {
+        uint32_t cap = f->thr_cap ? f->thr_cap * 2 : 256;
+        ludus__sf_pool_file_pf_thread *n = ludus__calloc(cap, sizeof *n);
+        if (!n) return NULL;
+        for (uint32_t i = 0; i < f->thr_cap; i++) {
+            if (!f->thr[i].serial) continue;
+            uint32_t j = (f->thr[i].serial * 2654435761u) & (cap - 1);
+            while (n[j].serial) j = (j + 1) & (cap - 1);
+            n[j] = f->thr[i];
+        }
+        ludus__free(f->thr);
+        f->thr = n;
+        f->thr_cap = cap;
+    }
+    uint32_t mask = f->thr_cap - 1;
+    for (uint32_t j = (serial * 2654435761u) & mask;; j = (j + 1) & mask) {
+        if (f->thr[j].serial == serial) return &f->thr[j];
+        if (!f->thr[j].serial) {
+            f->thr[j].serial = serial;
+            f->nthr++;
+            return &f->thr[j];
+        }
+    }
+}
 
 static int ludus__sf_pool_file_seen_add(ludus__pool_file *f, uintptr_t key) {
     if ((f->nseen + 1) * 2 > f->seen_cap) {
@@ -12268,28 +12374,60 @@ RACY_READS static void scan_pool(ludus__pool_file *f) {
     }
 }
 
+/* A thread's loss count, written by that thread with plain stores (the hot
+ * path's): read as it is now, a pass late at worst. */
+RACY_READS static uint64_t racy_u64(const uint64_t *p) {
+    return *(const volatile uint64_t *)p;
+}
+
+static int ludus__sf_pool_file_journal_name(ludus__pool_file *f, ludus__sf_pool_file_pf_thread *t, uint32_t serial, const char *name, uint64_t tid) {
+    if (t->named) return 0;
+    struct {
+        uint32_t serial, name_len;
+        uint64_t tid;
+    } a = {serial, (uint32_t)strnlen(name, 64), tid};
+    const char *s[1] = {name};
+    if (ludus__sf_pool_file_journal(f, LUDUS__PF_THREAD, &a, sizeof a, s, &a.name_len, 1) != 0) return -1;
+    t->named = 1;
+    return 0;
+}
+
+static int ludus__sf_pool_file_journal_state(ludus__pool_file *f, ludus__sf_pool_file_pf_thread *t, uint32_t serial, uint32_t flags, uint64_t dropped,
+                         uint64_t first_drop_ticks) {
+    if (dropped == t->dropped && !flags) return 0;
+    struct {
+        uint32_t serial, flags;
+        uint64_t dropped, first_drop_ticks;
+    } a = {serial, flags, dropped, first_drop_ticks};
+    if (ludus__sf_pool_file_journal(f, LUDUS__PF_STATE, &a, sizeof a, NULL, NULL, 0) != 0) return -1;
+    t->dropped = dropped;
+    return 0;
+}
+
+/* The threads: their names once, their losses when they changed, and the
+ * threads that exited since the last pass (the session's retired list), so
+ * a thread that lived less than a pass keeps its name, tid and losses. */
 static void ludus__sf_pool_file_journal_threads(ludus__pool_file *f) {
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     for (uint32_t i = 0; i < ludus__reg.high; i++) {
         const ludus__thread_record *r = &ludus__reg.rec[i];
         if (r->state != LUDUS__REC_LIVE) continue;
-        int known = 0;
-        for (uint32_t k = 0; k < f->nserials && !known; k++) known = f->serials[k] == r->serial;
-        if (known) continue;
-        if (f->nserials == f->serials_cap) {
-            uint32_t cap = f->serials_cap ? f->serials_cap * 2 : 64;
-            uint32_t *n = ludus__realloc(f->serials, cap * sizeof *n);
-            if (!n) break;
-            f->serials = n;
-            f->serials_cap = cap;
-        }
-        struct {
-            uint32_t serial, name_len;
-            uint64_t tid;
-        } a = {r->serial, (uint32_t)strnlen(r->name, sizeof r->name), r->tid};
-        const char *s[1] = {r->name};
-        if (ludus__sf_pool_file_journal(f, LUDUS__PF_THREAD, &a, sizeof a, s, &a.name_len, 1) == 0) f->serials[f->nserials++] = r->serial;
+        ludus__sf_pool_file_pf_thread *t = ludus__sf_pool_file_thread_entry(f, r->serial);
+        if (!t || ludus__sf_pool_file_journal_name(f, t, r->serial, r->name, r->tid) != 0) break;
+        const ludus__thread_cold *c = r->cold;
+        if (!c || __atomic_load_n(&c->gen, __ATOMIC_RELAXED) != f->h->gen) continue; /* no loss of this capture */
+        uint64_t lost = racy_u64(&c->dropped) + __atomic_load_n(&c->signal_drops, __ATOMIC_RELAXED);
+        if (ludus__sf_pool_file_journal_state(f, t, r->serial, 0, lost, __atomic_load_n(&c->first_drop_ticks, __ATOMIC_RELAXED)) != 0)
+            break;
+    }
+    const ludus__session *s = &ludus__sess;
+    for (; f->retired_done < s->nretired; f->retired_done++) {
+        const ludus__thread_final *x = &s->retired[f->retired_done];
+        ludus__sf_pool_file_pf_thread *t = ludus__sf_pool_file_thread_entry(f, x->serial);
+        if (!t || ludus__sf_pool_file_journal_name(f, t, x->serial, x->name, x->tid) != 0 ||
+            ludus__sf_pool_file_journal_state(f, t, x->serial, x->exited ? LUDUS__PF_EXITED : 0u, x->dropped, x->first_drop_ticks) != 0)
+            break;
     }
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
@@ -12305,6 +12443,8 @@ static void ludus__sf_pool_file_calibrate(ludus__pool_file *f) {
     h->c1_window = p.window_ns;
     __atomic_store_n(&h->pool_next, __atomic_load_n(f->pool_next, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     __atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE);
+    h->unregistered_drops = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
+    h->interner_drops = __atomic_load_n(&ludus__sess.interner_drops, __ATOMIC_RELAXED);
 }
 
 /* At normal priority (not idle, as the rolling window's writer): a ludus__sf_pool_file_journal
@@ -12357,7 +12497,7 @@ void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
 
 static void ludus__sf_pool_file_release(ludus__pool_file *f) {
     ludus__free(f->seen);
-    ludus__free(f->serials);
+    ludus__free(f->thr);
     ludus__free(f->path);
     ludus__free(f);
 }
@@ -13767,10 +13907,8 @@ static int ludus__sf_file_reader_parse_header(ludus__sf_file_reader_reader *r, l
     c->gen = h.gen;
     c->c0 = (ludus__calib_point){h.c0_ticks, h.c0_ns, h.c0_window};
     c->c1 = (ludus__calib_point){h.c1_ticks, h.c1_ns, h.c1_window};
-    if (!TIME_OK(c->c0.ns) || !TIME_OK(c->c1.ns))
-        return FMT_FAIL(ludus__nf_header_offset("c0_ns"), "calibration time out of range");
-    if (c->c1.ticks < c->c0.ticks || c->c1.ns < c->c0.ns)
-        return FMT_FAIL(ludus__nf_header_offset("c1_ticks"), "calibration points out of order");
+    const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
+    if (why) return FMT_FAIL(ludus__nf_header_offset(field), "%s: %s", field, why);
     c->start_ns = h.start_ns;
     c->end_ns = h.end_ns;
     if (!TIME_OK(c->start_ns) || !TIME_OK(c->end_ns) || c->end_ns < c->start_ns)
@@ -13783,9 +13921,7 @@ static int ludus__sf_file_reader_parse_header(ludus__sf_file_reader_reader *r, l
                         LUDUS__NF_MAX_THREADS);
     /* One second of ticks on either side of the capture (events of the
      * inline path may precede the first calibration point by a few ns). */
-    uint64_t dt = c->c1.ticks - c->c0.ticks, dn = (uint64_t)(c->c1.ns - c->c0.ns);
-    r->margin_ticks = !c->clock_tsc ? 1000000000u : dn ? (uint64_t)((unsigned __int128)dt * 1000000000u / dn) : dt;
-    if (c->clock_tsc && dn < 1000) r->margin_ticks = UINT64_MAX / 4; /* too short to calibrate: no range check */
+    r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
     *first_record = h.header_bytes;
     *nsites = h.nsites;
     *nthreads = h.nthreads;
@@ -16705,6 +16841,7 @@ void ludus_crash_capture_remove(void) {
  * address. The capture is then what a capture file is: prepared, exported
  * and analysed as any other, its open slices closed as incomplete. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16729,13 +16866,34 @@ typedef struct ludus__sf_recover_mapping {
 typedef struct ludus__sf_recover_piece {
     uint32_t serial, seq;
     ludus__run run;
+    uint64_t dropped, first_drop_ticks; /* the owner's losses so far, stored in the piece's header */
 } ludus__sf_recover_piece;
 
+/* A thread as the journal knows it (the last record of each kind counts). */
 typedef struct ludus__sf_recover_thread_name {
     uint32_t serial;
+    int named, exited;
     uint64_t tid;
     char name[64];
+    uint64_t dropped, first_drop_ticks;
 } ludus__sf_recover_thread_name;
+
+/* The thread of this serial in the journal's list, added when new. */
+static ludus__sf_recover_thread_name *ludus__sf_recover_journal_thread(ludus__sf_recover_thread_name **names, uint32_t *nnames, uint32_t *cap, uint32_t serial) {
+    for (uint32_t i = *nnames; i-- > 0;)
+        if ((*names)[i].serial == serial) return &(*names)[i];
+    if (*nnames == *cap) {
+        uint32_t ncap = *cap ? *cap * 2 : 16;
+        ludus__sf_recover_thread_name *n = ludus__realloc(*names, ncap * sizeof *n);
+        if (!n) return NULL;
+        *names = n;
+        *cap = ncap;
+    }
+    ludus__sf_recover_thread_name *t = &(*names)[(*nnames)++];
+    memset(t, 0, sizeof *t);
+    t->serial = serial;
+    return t;
+}
 
 static void ludus__sf_recover_unmap(ludus_capture *c) {
     ludus__sf_recover_mapping *m = c->loader;
@@ -16803,17 +16961,25 @@ static int ludus__sf_recover_read_journal(ludus_capture *c, const char *j, uint6
             if (head[1] < sizeof a) return FAIL(base + pos, "thread record too short");
             memcpy(&a, p, sizeof a);
             if (a.name_len > head[1] - sizeof a) return FAIL(base + pos, "thread name exceeds the record");
-            if (*nnames == cap) {
-                cap = cap ? cap * 2 : 16;
-                ludus__sf_recover_thread_name *n = ludus__realloc(*names, cap * sizeof *n);
-                if (!n) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-                *names = n;
-            }
-            ludus__sf_recover_thread_name *t = &(*names)[(*nnames)++];
-            t->serial = a.serial;
+            ludus__sf_recover_thread_name *t = ludus__sf_recover_journal_thread(names, nnames, &cap, a.serial);
+            if (!t) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+            t->named = 1;
             t->tid = a.tid;
             size_t n = a.name_len < sizeof t->name - 1 ? a.name_len : sizeof t->name - 1;
             t->name[ludus__utf8_clean(p + sizeof a, n, t->name, sizeof t->name - 1)] = 0;
+        } else if (head[0] == LUDUS__PF_STATE) {
+            struct {
+                uint32_t serial, flags;
+                uint64_t dropped, first_drop_ticks;
+            } a;
+            if (head[1] < sizeof a) return FAIL(base + pos, "thread state record too short");
+            memcpy(&a, p, sizeof a);
+            ludus__sf_recover_thread_name *t = ludus__sf_recover_journal_thread(names, nnames, &cap, a.serial);
+            if (!t) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+            t->exited |= (a.flags & LUDUS__PF_EXITED) != 0;
+            if (a.dropped > t->dropped) t->dropped = a.dropped;
+            if (a.first_drop_ticks && (!t->first_drop_ticks || a.first_drop_ticks < t->first_drop_ticks))
+                t->first_drop_ticks = a.first_drop_ticks;
         } /* other types: a later version's, skipped */
         pos += 8 + (uint64_t)head[1];
     }
@@ -16831,11 +16997,32 @@ static int ludus__sf_recover_name_unjournaled(ludus_capture *c, uintptr_t key) {
     return 0;
 }
 
+static int ludus__sf_recover_cmp_serial(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t size, const ludus__pf_header *h) {
     /* calibration: the journal thread's last point (a torn one: the first) */
+    if (h->clock_tsc > 1)
+        return FAIL(offsetof(ludus__pf_header, clock_tsc), "clock_tsc: unknown clock %u", h->clock_tsc);
     c->clock_tsc = (int)h->clock_tsc;
     c->c0 = (ludus__calib_point){h->c0_ticks, h->c0_ns, h->c0_window};
     c->c1 = (h->seq & 1) ? c->c0 : (ludus__calib_point){h->c1_ticks, h->c1_ns, h->c1_window};
+    if (!c->clock_tsc) c->c0.ticks = (uint64_t)c->c0.ns, c->c1.ticks = (uint64_t)c->c1.ns;
+    /* what the reader would refuse in the file ludus__sf_recover_written from it, refused
+     * here, the field named */
+    const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
+    if (why) {
+        uint64_t at = !strcmp(field, "c0_ns")       ? offsetof(ludus__pf_header, c0_ns)
+                      : !strcmp(field, "c0_window") ? offsetof(ludus__pf_header, c0_window)
+                      : !strcmp(field, "c1_ns")     ? offsetof(ludus__pf_header, c1_ns)
+                      : !strcmp(field, "c1_window") ? offsetof(ludus__pf_header, c1_window)
+                                                    : offsetof(ludus__pf_header, c1_ticks);
+        return FAIL(at, "%s: %s (c0 %llu ticks at %lld ns, c1 %llu ticks at %lld ns)", field, why,
+                    (unsigned long long)c->c0.ticks, (long long)c->c0.ns, (unsigned long long)c->c1.ticks,
+                    (long long)c->c1.ns);
+    }
     if (c->clock_tsc && c->c1.ns - c->c0.ns < 1000000) {
         /* no journal pass calibrated it (killed at once, or the thread never
          * ran): the TSC of this machine is the one it counted (invariant),
@@ -16890,38 +17077,60 @@ static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t siz
             pieces[npieces++] =
                 (ludus__sf_recover_piece){ch->thread,
                         ch->seq,
-                        {LUDUS__CHUNK_EVENTS(ch), n, (uintptr_t)(h->pool_base + off + sizeof(ludus__chunk))}};
+                        {LUDUS__CHUNK_EVENTS(ch), n, (uintptr_t)(h->pool_base + off + sizeof(ludus__chunk))},
+                        ch->dropped,
+                        ch->first_drop_ticks};
         }
         off += ch->bytes;
     }
     if (rc == 0) ludus__qsort(pieces, npieces, sizeof *pieces, ludus__sf_recover_cmp_piece);
 
-    /* a thread per serial */
+    /* a thread per serial: of the pieces, and of the journal (a thread that
+     * recorded nothing, or lost everything, keeps its track and its losses) */
+    uint32_t *serials = rc == 0 ? ludus__malloc((npieces + nnames + 1) * sizeof *serials) : NULL;
+    if (rc == 0 && !serials) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
+    uint32_t nserials = 0;
+    for (size_t i = 0; rc == 0 && i < npieces; i++)
+        if (i == 0 || pieces[i].serial != pieces[i - 1].serial) serials[nserials++] = pieces[i].serial;
+    for (uint32_t k = 0; rc == 0 && k < nnames; k++) serials[nserials++] = names[k].serial;
+    if (rc == 0) ludus__qsort(serials, nserials, sizeof *serials, ludus__sf_recover_cmp_serial);
     uint32_t nthreads = 0;
-    for (size_t i = 0; i < npieces; i++) nthreads += i == 0 || pieces[i].serial != pieces[i - 1].serial;
+    for (uint32_t i = 0; rc == 0 && i < nserials; i++)
+        if (i == 0 || serials[i] != serials[i - 1]) serials[nthreads++] = serials[i];
     if (rc == 0) {
         c->threads = ludus__calloc(nthreads ? nthreads : 1, sizeof *c->threads);
         if (!c->threads) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     uint64_t last_ticks = 0;
-    for (size_t i = 0; rc == 0 && i < npieces;) {
-        size_t j = i;
-        while (j < npieces && pieces[j].serial == pieces[i].serial) j++;
+    size_t pi = 0; /* pieces are sorted by serial, as the threads */
+    for (uint32_t t = 0; rc == 0 && t < nthreads; t++) {
         ludus__cap_thread *th = &c->threads[c->nthreads++];
-        th->serial = pieces[i].serial;
+        th->serial = serials[t];
         th->first_drop_ns = LUDUS__NO_DROP;
         snprintf(th->name, sizeof th->name, "thread %u", th->serial);
+        uint64_t dropped = 0, first_drop = 0;
         for (uint32_t k = 0; k < nnames; k++)
             if (names[k].serial == th->serial) {
-                memcpy(th->name, names[k].name, sizeof th->name);
-                th->tid = names[k].tid;
+                if (names[k].named) {
+                    memcpy(th->name, names[k].name, sizeof th->name);
+                    th->tid = names[k].tid;
+                }
+                th->exited = names[k].exited;
+                dropped = names[k].dropped;
+                first_drop = names[k].first_drop_ticks;
             }
-        th->runs = ludus__calloc(j - i, sizeof *th->runs);
+        size_t j = pi;
+        while (j < npieces && pieces[j].serial == th->serial) j++;
+        th->runs = ludus__calloc(j > pi ? j - pi : 1, sizeof *th->runs);
         if (!th->runs) {
             rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
             break;
         }
-        for (size_t k = i; k < j; k++) {
+        for (size_t k = pi; k < j; k++) {
+            /* the losses stored in its pieces, at each loss: later than the journal's, when there were */
+            if (pieces[k].dropped > dropped) dropped = pieces[k].dropped;
+            if (pieces[k].first_drop_ticks && (!first_drop || pieces[k].first_drop_ticks < first_drop))
+                first_drop = pieces[k].first_drop_ticks;
             if (pieces[k].run.n == 0) continue;
             th->runs[th->nruns++] = pieces[k].run;
             const ludus__event *last = pieces[k].run.ev;
@@ -16932,12 +17141,41 @@ static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t siz
             }
             if (rc == 0) rc = ludus__run_keys(c, pieces[k].run.ev, pieces[k].run.n, ludus__sf_recover_name_unjournaled);
         }
-        i = j;
+        pi = j;
+        th->dropped = dropped;
+        if (first_drop) th->first_drop_ns = ludus__ticks_to_ns(c, first_drop);
+        if (dropped && !first_drop) th->first_drop_ns = 0; /* when is not known: from the start */
     }
+    ludus__free(serials);
+    c->unregistered_drops = h->unregistered_drops;
+    c->interner_drops = (uint32_t)(h->interner_drops > UINT32_MAX ? UINT32_MAX : h->interner_drops);
     if (rc == 0 && last_ticks) { /* the end: the last event or the last calibration, whichever is later */
         int64_t at = c->start_ns + ludus__ticks_to_ns(c, last_ticks) + 1;
         if (at > c->end_ns) c->end_ns = at;
+        if (last_ticks > c->c1.ticks) { /* events after the last pass (a journal starved for seconds): the
+                                           calibration's line carried to the last of them, so the file
+                                           ludus__sf_recover_written from it holds every event inside its range */
+            c->c1.ns = c->start_ns + ludus__ticks_to_ns(c, last_ticks);
+            c->c1.ticks = c->clock_tsc ? last_ticks : (uint64_t)c->c1.ns;
+        }
     }
+    /* an event before the capture began (beyond the margin the reader
+     * allows): not something this process wrote */
+    uint64_t margin = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
+    uint64_t lo = c->c0.ticks > margin ? c->c0.ticks - margin : 0;
+    for (uint32_t t = 0; rc == 0 && t < c->nthreads; t++)
+        for (uint32_t r = 0; rc == 0 && r < c->threads[t].nruns; r++) {
+            const ludus__run *run = &c->threads[t].runs[r];
+            for (size_t i = 0; i < run->n;) { /* events, not their payload slots */
+                if (run->ev[i].ticks < lo) {
+                    rc = FAIL((const char *)&run->ev[i] - map, "event of tick %llu, before the capture began (%llu)",
+                              (unsigned long long)run->ev[i].ticks, (unsigned long long)c->c0.ticks);
+                    break;
+                }
+                size_t k = ludus__event_slots(&run->ev[i], run->n - i);
+                i += k ? k : 1;
+            }
+        }
     ludus__free(pieces);
     ludus__free(names);
     (void)size;
@@ -16970,8 +17208,8 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
             rc = FAIL(8, "version %u (this reader knows %u)", h.version, LUDUS__PF_VERSION);
         else if (h.byte_order != LUDUS__PF_BYTE_ORDER || h.pointer_bytes != sizeof(void *))
             rc = FAIL(16, "written by a machine of another byte order or pointer size");
-        else if (h.journal_off < sizeof h || h.journal_off + h.journal_cap > h.pool_off || h.pool_off > size ||
-                 h.pool_bytes > size - h.pool_off)
+        else if (h.journal_off < sizeof h || h.journal_off > h.pool_off || h.journal_cap > h.pool_off - h.journal_off ||
+                 h.pool_off > size || h.pool_bytes > size - h.pool_off) /* no sum that can wrap */
             rc = FAIL(24, "journal and pool (%llu + %llu bytes at %llu) do not fit the file's %zu bytes",
                       (unsigned long long)h.journal_cap, (unsigned long long)h.pool_bytes,
                       (unsigned long long)h.pool_off, size);

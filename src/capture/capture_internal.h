@@ -402,6 +402,14 @@ LUDUS_HIDDEN int ludus__build_runs(ludus_capture *c);
 LUDUS_HIDDEN int ludus__prepare(ludus_capture *c);
 LUDUS_HIDDEN void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out);
 LUDUS_HIDDEN int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
+/* NULL when c0 and c1 can calibrate a capture; else the problem, with the
+ * field it lies in (c0_ns, c1_ticks, ...: the names of both file headers)
+ * in *field (calibration.c). */
+LUDUS_HIDDEN const char *ludus__calib_check(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1,
+                                            const char **field);
+/* Ticks on either side of [c0, c1] an event of the capture may lie (one
+ * second's worth; no bound when too short to calibrate). */
+LUDUS_HIDDEN uint64_t ludus__calib_margin(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1);
 /* Calls fn for every site key the n slots at e name (site_table.c: the
  * kind table's word and payload columns); stops at fn's first non-zero. */
 LUDUS_HIDDEN int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n,

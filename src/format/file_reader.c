@@ -258,10 +258,8 @@ static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uin
     c->gen = h.gen;
     c->c0 = (ludus__calib_point){h.c0_ticks, h.c0_ns, h.c0_window};
     c->c1 = (ludus__calib_point){h.c1_ticks, h.c1_ns, h.c1_window};
-    if (!TIME_OK(c->c0.ns) || !TIME_OK(c->c1.ns))
-        return FMT_FAIL(ludus__nf_header_offset("c0_ns"), "calibration time out of range");
-    if (c->c1.ticks < c->c0.ticks || c->c1.ns < c->c0.ns)
-        return FMT_FAIL(ludus__nf_header_offset("c1_ticks"), "calibration points out of order");
+    const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
+    if (why) return FMT_FAIL(ludus__nf_header_offset(field), "%s: %s", field, why);
     c->start_ns = h.start_ns;
     c->end_ns = h.end_ns;
     if (!TIME_OK(c->start_ns) || !TIME_OK(c->end_ns) || c->end_ns < c->start_ns)
@@ -274,9 +272,7 @@ static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uin
                         LUDUS__NF_MAX_THREADS);
     /* One second of ticks on either side of the capture (events of the
      * inline path may precede the first calibration point by a few ns). */
-    uint64_t dt = c->c1.ticks - c->c0.ticks, dn = (uint64_t)(c->c1.ns - c->c0.ns);
-    r->margin_ticks = !c->clock_tsc ? 1000000000u : dn ? (uint64_t)((unsigned __int128)dt * 1000000000u / dn) : dt;
-    if (c->clock_tsc && dn < 1000) r->margin_ticks = UINT64_MAX / 4; /* too short to calibrate: no range check */
+    r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
     *first_record = h.header_bytes;
     *nsites = h.nsites;
     *nthreads = h.nthreads;

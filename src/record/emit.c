@@ -82,6 +82,11 @@ static void note_first_drop(ludus__thread_cold *c) {
 static void drop(ludus__thread_cold *c, unsigned n) {
     c->dropped += n;
     note_first_drop(c);
+    ludus__chunk *ch = c->chunk;
+    if (ch) { /* a pool file keeps them (the loss path only: a recorded event never comes here) */
+        if (!ch->dropped) ch->first_drop_ticks = __atomic_load_n(&c->first_drop_ticks, __ATOMIC_RELAXED);
+        ch->dropped = c->dropped;
+    }
 }
 
 /* A loss seen by an event that interrupted another event of its thread (a
@@ -192,6 +197,8 @@ static int new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
     n->gen = c->gen;
     n->used = 0;
     n->next = NULL;
+    n->dropped = 0;
+    n->first_drop_ticks = 0;
     uintptr_t cur = slot_of(t);
     if (c->chunk) {
         c->chunk->used = (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk));

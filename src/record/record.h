@@ -64,7 +64,12 @@ typedef struct ludus__chunk {
     uint32_t bytes;  /* size of the piece, header included */
     uint64_t used;   /* event slots written */
     struct ludus__chunk *next;
-    uint64_t unused[4];
+    /* The owner's losses so far and the clock at its first (0: none),
+     * stored by the owner at each loss while this is its piece: a pool
+     * file then holds them (recover), whenever the process dies. */
+    uint64_t dropped;
+    uint64_t first_drop_ticks;
+    uint64_t unused[2];
 } ludus__chunk;
 
 #define LUDUS__CHUNK_EVENTS(c) ((ludus__event *)((ludus__chunk *)(c) + 1))

@@ -49,8 +49,9 @@ struct ludus__pool_file {
     /* the journal thread's own */
     uintptr_t *seen; /* open addressing: keys journaled or found unreadable */
     uint32_t seen_cap, nseen;
-    uint32_t *serials; /* threads journaled */
-    uint32_t nserials, serials_cap;
+    struct pf_thread *thr; /* open addressing by serial: threads journaled */
+    uint32_t thr_cap, nthr;
+    uint32_t retired_done;       /* entries of the session's retired list journaled */
     uint64_t done_off;           /* pieces before it are complete and scanned */
     int pid;                     /* the process that created the file (a child after fork never removes it) */
     ludus__file_id id;           /* the file created (another put at its path since is not removed) */
@@ -156,6 +157,40 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
 }
 
 /* ---- the journal ---- */
+
+/* What the journal has written of a thread. */
+typedef struct pf_thread {
+    uint32_t serial; /* 0: an empty slot (serials start at 1) */
+    uint32_t named;
+    uint64_t dropped; /* as last journaled */
+} pf_thread;
+
+/* The thread's entry, added when new; NULL out of memory. */
+static pf_thread *thread_entry(ludus__pool_file *f, uint32_t serial) {
+    if ((f->nthr + 1) * 2 > f->thr_cap) {
+        uint32_t cap = f->thr_cap ? f->thr_cap * 2 : 256;
+        pf_thread *n = ludus__calloc(cap, sizeof *n);
+        if (!n) return NULL;
+        for (uint32_t i = 0; i < f->thr_cap; i++) {
+            if (!f->thr[i].serial) continue;
+            uint32_t j = (f->thr[i].serial * 2654435761u) & (cap - 1);
+            while (n[j].serial) j = (j + 1) & (cap - 1);
+            n[j] = f->thr[i];
+        }
+        ludus__free(f->thr);
+        f->thr = n;
+        f->thr_cap = cap;
+    }
+    uint32_t mask = f->thr_cap - 1;
+    for (uint32_t j = (serial * 2654435761u) & mask;; j = (j + 1) & mask) {
+        if (f->thr[j].serial == serial) return &f->thr[j];
+        if (!f->thr[j].serial) {
+            f->thr[j].serial = serial;
+            f->nthr++;
+            return &f->thr[j];
+        }
+    }
+}
 
 static int seen_add(ludus__pool_file *f, uintptr_t key) {
     if ((f->nseen + 1) * 2 > f->seen_cap) {
@@ -315,28 +350,60 @@ RACY_READS static void scan_pool(ludus__pool_file *f) {
     }
 }
 
+/* A thread's loss count, written by that thread with plain stores (the hot
+ * path's): read as it is now, a pass late at worst. */
+RACY_READS static uint64_t racy_u64(const uint64_t *p) {
+    return *(const volatile uint64_t *)p;
+}
+
+static int journal_name(ludus__pool_file *f, pf_thread *t, uint32_t serial, const char *name, uint64_t tid) {
+    if (t->named) return 0;
+    struct {
+        uint32_t serial, name_len;
+        uint64_t tid;
+    } a = {serial, (uint32_t)strnlen(name, 64), tid};
+    const char *s[1] = {name};
+    if (journal(f, LUDUS__PF_THREAD, &a, sizeof a, s, &a.name_len, 1) != 0) return -1;
+    t->named = 1;
+    return 0;
+}
+
+static int journal_state(ludus__pool_file *f, pf_thread *t, uint32_t serial, uint32_t flags, uint64_t dropped,
+                         uint64_t first_drop_ticks) {
+    if (dropped == t->dropped && !flags) return 0;
+    struct {
+        uint32_t serial, flags;
+        uint64_t dropped, first_drop_ticks;
+    } a = {serial, flags, dropped, first_drop_ticks};
+    if (journal(f, LUDUS__PF_STATE, &a, sizeof a, NULL, NULL, 0) != 0) return -1;
+    t->dropped = dropped;
+    return 0;
+}
+
+/* The threads: their names once, their losses when they changed, and the
+ * threads that exited since the last pass (the session's retired list), so
+ * a thread that lived less than a pass keeps its name, tid and losses. */
 static void journal_threads(ludus__pool_file *f) {
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     for (uint32_t i = 0; i < ludus__reg.high; i++) {
         const ludus__thread_record *r = &ludus__reg.rec[i];
         if (r->state != LUDUS__REC_LIVE) continue;
-        int known = 0;
-        for (uint32_t k = 0; k < f->nserials && !known; k++) known = f->serials[k] == r->serial;
-        if (known) continue;
-        if (f->nserials == f->serials_cap) {
-            uint32_t cap = f->serials_cap ? f->serials_cap * 2 : 64;
-            uint32_t *n = ludus__realloc(f->serials, cap * sizeof *n);
-            if (!n) break;
-            f->serials = n;
-            f->serials_cap = cap;
-        }
-        struct {
-            uint32_t serial, name_len;
-            uint64_t tid;
-        } a = {r->serial, (uint32_t)strnlen(r->name, sizeof r->name), r->tid};
-        const char *s[1] = {r->name};
-        if (journal(f, LUDUS__PF_THREAD, &a, sizeof a, s, &a.name_len, 1) == 0) f->serials[f->nserials++] = r->serial;
+        pf_thread *t = thread_entry(f, r->serial);
+        if (!t || journal_name(f, t, r->serial, r->name, r->tid) != 0) break;
+        const ludus__thread_cold *c = r->cold;
+        if (!c || __atomic_load_n(&c->gen, __ATOMIC_RELAXED) != f->h->gen) continue; /* no loss of this capture */
+        uint64_t lost = racy_u64(&c->dropped) + __atomic_load_n(&c->signal_drops, __ATOMIC_RELAXED);
+        if (journal_state(f, t, r->serial, 0, lost, __atomic_load_n(&c->first_drop_ticks, __ATOMIC_RELAXED)) != 0)
+            break;
+    }
+    const ludus__session *s = &ludus__sess;
+    for (; f->retired_done < s->nretired; f->retired_done++) {
+        const ludus__thread_final *x = &s->retired[f->retired_done];
+        pf_thread *t = thread_entry(f, x->serial);
+        if (!t || journal_name(f, t, x->serial, x->name, x->tid) != 0 ||
+            journal_state(f, t, x->serial, x->exited ? LUDUS__PF_EXITED : 0u, x->dropped, x->first_drop_ticks) != 0)
+            break;
     }
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
@@ -352,6 +419,8 @@ static void calibrate(ludus__pool_file *f) {
     h->c1_window = p.window_ns;
     __atomic_store_n(&h->pool_next, __atomic_load_n(f->pool_next, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     __atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE);
+    h->unregistered_drops = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
+    h->interner_drops = __atomic_load_n(&ludus__sess.interner_drops, __ATOMIC_RELAXED);
 }
 
 /* At normal priority (not idle, as the rolling window's writer): a journal
@@ -404,7 +473,7 @@ void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
 
 static void release(ludus__pool_file *f) {
     ludus__free(f->seen);
-    ludus__free(f->serials);
+    ludus__free(f->thr);
     ludus__free(f->path);
     ludus__free(f);
 }

@@ -25,9 +25,11 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "platform/file_map.h"
+#include "session/pool_file.h"
 
 #include <cmocka.h>
 
@@ -368,6 +370,343 @@ static void test_removed_at_every_end(void **state) {
     }
 }
 
+/* ---- honest recovered captures ---- */
+
+/* The pool file's header as the file holds it now. */
+static int read_header(const char *pool, ludus__pf_header *h) {
+    FILE *f = fopen(pool, "rb");
+    if (!f) return -1;
+    size_t n = fread(h, 1, sizeof *h, f);
+    fclose(f);
+    return n == sizeof *h ? 0 : -1;
+}
+
+static void write_header(const char *pool, const ludus__pf_header *h) {
+    FILE *f = fopen(pool, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fwrite(h, 1, sizeof *h, f), sizeof *h);
+    fclose(f);
+}
+
+/* Waits until the journal has made `passes` more passes (each ends by
+ * bumping seq by two): after that, what the child did before is journaled.
+ * A condition, not a duration (bounded, so that a journal that never runs
+ * fails the test instead of hanging it). */
+static void wait_passes(const char *pool, unsigned passes) {
+    ludus__pf_header h;
+    uint32_t s0 = 0;
+    for (int i = 0; i < 10000 && (read_header(pool, &h) != 0 || h.magic != LUDUS__PF_MAGIC); i++) usleep(1000);
+    s0 = __atomic_load_n(&h.seq, __ATOMIC_RELAXED);
+    for (int i = 0; i < 10000; i++) {
+        if (read_header(pool, &h) == 0 && h.seq >= s0 + 2 * passes + 1) return;
+        usleep(1000);
+    }
+    fail_msg("the journal of %s made no pass", pool);
+}
+
+/* shared with the children below */
+typedef struct kill_shared {
+    int armed;               /* the capture began */
+    int done;                /* the child recorded everything it meant to */
+    uint64_t started, ended; /* iterations begun, finished (test_kill9_random_moment) */
+    int tids[32];
+} kill_shared;
+static kill_shared *shared;
+
+static void *short_thread(void *arg) {
+    int i = (int)(intptr_t)arg;
+    char name[32];
+    snprintf(name, sizeof name, "Short %d", i);
+    ludus_register_thread_for_trace(name);
+    shared->tids[i] = lt_gettid();
+    for (int k = 0; k < 10; k++) {
+        LUDUS_PROFILE_SCOPE(ShortLived);
+    }
+    return NULL; /* lives far less than a journal pass (20 ms) */
+}
+
+/* A capture whose pool overflows (its losses counted in the thread's
+ * pieces and the journal) and 20 threads that each live a few
+ * microseconds, then kill -9 once the journal has passed: recover keeps
+ * every loss (events + losses = every event the child tried) and every
+ * short thread's name, tid and events. The old code said "dropped 0" and
+ * named the short threads "thread N" (the journal saw live threads only). */
+static void test_drops_and_short_threads_kept(void **state) {
+    (void)state;
+    if (lt_multithreaded_fork_unsupported()) skip();
+    shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(shared != MAP_FAILED);
+    memset(shared, 0, sizeof *shared);
+    char pool[96];
+    snprintf(pool, sizeof pool, "/tmp/ludus-test-pool-drops-%d", (int)getpid());
+    unlink(pool);
+    enum { SCOPES = 20000 };
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20);
+        ludus_register_thread_for_trace("Overflowing");
+        ludus_capture_desc d;
+        memset(&d, 0, sizeof d);
+        d.pool_file = pool;
+        d.chunk_bytes = 4096;
+        d.chunk_count = 16; /* 64 KiB: a few thousand events */
+        if (ludus_begin_capture(&d) != 0) _exit(90);
+        for (int i = 0; i < 20; i++) {
+            pthread_t th;
+            if (pthread_create(&th, NULL, short_thread, (void *)(intptr_t)i) != 0) _exit(91);
+            pthread_join(th, NULL);
+        }
+        for (int i = 0; i < SCOPES; i++) {
+            LUDUS_PROFILE_SCOPE(Overflow);
+        }
+        __atomic_store_n(&shared->done, 1, __ATOMIC_RELEASE);
+        for (;;) pause();
+    }
+    while (!__atomic_load_n(&shared->done, __ATOMIC_ACQUIRE)) usleep(1000);
+    wait_passes(pool, 2);
+    kill(pid, SIGKILL);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    ludus_capture *c;
+    int rc = ludus_capture_recover(pool, &c);
+    if (rc) print_message("recover: %s\n", ludus_last_error_detail());
+    assert_int_equal(rc, 0);
+    uint64_t events = 0, dropped = 0;
+    int shorts = 0;
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(c, &in), 0);
+    for (uint32_t t = 0; t < in.threads; t++) {
+        ludus_thread_summary ts;
+        assert_int_equal(ludus_capture_thread_summary(c, t, &ts), 0);
+        if (!strcmp(ts.name, "Overflowing")) {
+            events = ts.events;
+            dropped = ts.dropped;
+            assert_true(ts.first_drop_ns > 0); /* when the losses began, not "from the start" */
+        }
+        int k;
+        if (sscanf(ts.name, "Short %d", &k) == 1 && k >= 0 && k < 20) {
+            shorts++;
+            assert_int_equal(ts.tid, (uint64_t)shared->tids[k]);
+            assert_int_equal(ts.events, 20);
+            assert_true(ts.exited);
+        }
+    }
+    print_message("recovered %llu events, %llu dropped of %d; %d short threads named\n", (unsigned long long)events,
+                  (unsigned long long)dropped, 2 * SCOPES, shorts);
+    assert_true(dropped > 0);
+    assert_int_equal(events + dropped, 2 * SCOPES);
+    assert_int_equal(in.summary.dropped, dropped);
+    assert_int_equal(shorts, 20);
+    ludus_capture_release(c);
+    unlink(pool);
+    munmap(shared, sizeof *shared);
+}
+
+/* A pool file left by a child killed once its journal ran. */
+static void make_pool_file(const char *pool) {
+    shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(shared != MAP_FAILED);
+    memset(shared, 0, sizeof *shared);
+    unlink(pool);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20);
+        ludus_capture_desc d;
+        memset(&d, 0, sizeof d);
+        d.pool_file = pool;
+        d.chunk_count = 16;
+        if (ludus_begin_capture(&d) != 0) _exit(90);
+        for (int i = 0; i < 100; i++) {
+            LUDUS_PROFILE_SCOPE(Recorded);
+        }
+        lt_spin_ns(5000000); /* 5 ms: the calibration's points a rate apart */
+        __atomic_store_n(&shared->done, 1, __ATOMIC_RELEASE);
+        for (;;) pause();
+    }
+    while (!__atomic_load_n(&shared->done, __ATOMIC_ACQUIRE)) usleep(1000);
+    wait_passes(pool, 2);
+    kill(pid, SIGKILL);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    munmap(shared, sizeof *shared);
+}
+
+/* A header whose journal range wraps 2^64 (offset + capacity): the old
+ * bounds check added the two, passed, and recover read far outside the
+ * mapping (SIGSEGV). Now a format error that names the offset. */
+static void test_journal_range_wraps(void **state) {
+    (void)state;
+    if (lt_multithreaded_fork_unsupported()) skip();
+    char pool[96];
+    snprintf(pool, sizeof pool, "/tmp/ludus-test-pool-wrap-%d", (int)getpid());
+    make_pool_file(pool);
+    ludus__pf_header h;
+    assert_int_equal(read_header(pool, &h), 0);
+    h.journal_off = UINT64_MAX - 4095; /* + journal_cap wraps to below pool_off */
+    h.journal_cap = 8192;
+    write_header(pool, &h);
+    ludus_capture *c = NULL;
+    assert_int_equal(ludus_capture_recover(pool, &c), LUDUS_EFORMAT);
+    assert_null(c);
+    assert_non_null(strstr(ludus_last_error_detail(), "offset 24"));
+    unlink(pool);
+}
+
+/* Garbage in the calibration: refused with the field named, where the old
+ * code wrote a capture file its own reader refused. What is accepted
+ * writes a file that opens. */
+static void test_calibration_checked(void **state) {
+    (void)state;
+    if (lt_multithreaded_fork_unsupported()) skip();
+    char pool[96], out[128];
+    snprintf(pool, sizeof pool, "/tmp/ludus-test-pool-calib-%d", (int)getpid());
+    snprintf(out, sizeof out, "%s.ludus", pool);
+    make_pool_file(pool);
+    ludus__pf_header good;
+    assert_int_equal(read_header(pool, &good), 0);
+    assert_true(good.c1_ns - good.c0_ns >= 1000000); /* the journal's points: the rate is known */
+    /* the file as the child left it: recovered, written, read back */
+    ludus_capture *c = NULL;
+    assert_int_equal(ludus_capture_recover(pool, &c), 0);
+    assert_int_equal(ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, out), 0);
+    ludus_capture_release(c);
+    assert_int_equal(ludus_capture_open(out, &c), 0);
+    ludus_capture_release(c);
+    struct {
+        const char *field;
+        int tsc_only;
+        ludus__pf_header h;
+    } bad[4];
+    for (int i = 0; i < 4; i++) bad[i].h = good;
+    bad[0].field = "c1_ns"; /* before c0 */
+    bad[0].tsc_only = 0;
+    bad[0].h.c1_ns = good.c0_ns - 1000000000;
+    bad[1].field = "c0_ns"; /* out of any range */
+    bad[1].tsc_only = 0;
+    bad[1].h.c0_ns = INT64_MAX - 1;
+    bad[2].field = "c1_ticks"; /* one tick in a second */
+    bad[2].tsc_only = 1;
+    bad[2].h.c1_ticks = good.c0_ticks + 1;
+    bad[2].h.c1_ns = good.c0_ns + 1000000000;
+    bad[3].field = "c1_ticks"; /* a tick rate of 10^12 per ns */
+    bad[3].tsc_only = 1;
+    bad[3].h.c1_ticks = good.c0_ticks + (UINT64_C(1) << 62);
+    bad[3].h.c1_ns = good.c0_ns + 1000000;
+    for (int i = 0; i < 4; i++) {
+        if (bad[i].tsc_only && !good.clock_tsc) continue;
+        write_header(pool, &bad[i].h);
+        c = NULL;
+        int rc = ludus_capture_recover(pool, &c);
+        if (rc == 0) { /* the old code: recovered, and the file it writes is refused */
+            int saved = ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, out);
+            ludus_capture_release(c);
+            ludus_capture *f = NULL;
+            int opened = saved == 0 ? ludus_capture_open(out, &f) : saved;
+            print_message("case %d (%s) recovered; its file: %s\n", i, bad[i].field,
+                          opened ? ludus_last_error_detail() : "opens");
+            ludus_capture_release(f);
+        }
+        assert_int_equal(rc, LUDUS_EFORMAT);
+        assert_non_null(strstr(ludus_last_error_detail(), bad[i].field));
+    }
+    unlink(pool);
+    unlink(out);
+}
+
+/* kill -9 at a random moment, round after round (the seed printed; set
+ * LUDUS_TEST_SEED to replay one): the child records a known sequence, two
+ * nested scopes per iteration, counting the iterations it began and
+ * finished in memory it shares with the parent, into a pool small enough
+ * to overflow in most rounds. What recover returns is checked against
+ * those counts: events and losses together are every event of the
+ * iterations finished, plus what the one in progress had reached (0 to 4);
+ * every slice pairs, each Outer holds at most one Inner; the losses are
+ * the pool's (none before it was full). The verdict does not depend on
+ * when the kill lands. */
+static void test_kill9_random_moment(void **state) {
+    (void)state;
+    if (lt_multithreaded_fork_unsupported()) skip();
+    const char *env = getenv("LUDUS_TEST_SEED");
+    unsigned seed = env ? (unsigned)strtoul(env, NULL, 10) : (unsigned)time(NULL) ^ (unsigned)getpid();
+    print_message("kill -9 rounds: seed %u (LUDUS_TEST_SEED=%u replays them)\n", seed, seed);
+    srand(seed);
+    shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(shared != MAP_FAILED);
+    char pool[96];
+    snprintf(pool, sizeof pool, "/tmp/ludus-test-pool-random-%d", (int)getpid());
+    int overflowed = 0;
+    enum { ROUNDS = 12 };
+    for (int round = 0; round < ROUNDS; round++) {
+        memset(shared, 0, sizeof *shared);
+        unlink(pool);
+        unsigned delay_us = (unsigned)rand() % 30000; /* 0 .. 30 ms after the capture began */
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            alarm(20);
+            ludus_register_thread_for_trace("Sequence");
+            ludus_capture_desc d;
+            memset(&d, 0, sizeof d);
+            d.pool_file = pool;
+            d.chunk_bytes = 4096;
+            d.chunk_count = 64; /* 256 KiB: full after some 16 000 events */
+            if (ludus_begin_capture(&d) != 0) _exit(90);
+            __atomic_store_n(&shared->armed, 1, __ATOMIC_RELEASE);
+            for (uint64_t i = 0;; i++) {
+                __atomic_store_n(&shared->started, i + 1, __ATOMIC_RELEASE);
+                {
+                    LUDUS_PROFILE_SCOPE(Outer);
+                    LUDUS_PROFILE_SCOPE(Inner);
+                }
+                __atomic_store_n(&shared->ended, i + 1, __ATOMIC_RELEASE);
+                if (i % 64 == 63 && round % 3) lt_spin_ns(10000 * (round % 3)); /* rounds of three paces */
+            }
+        }
+        while (!__atomic_load_n(&shared->armed, __ATOMIC_ACQUIRE)) sched_yield();
+        usleep(delay_us);
+        kill(pid, SIGKILL);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        uint64_t started = shared->started, ended = shared->ended;
+        ludus_capture *c;
+        int rc = ludus_capture_recover(pool, &c);
+        if (rc) print_message("round %d: recover: %s\n", round, ludus_last_error_detail());
+        assert_int_equal(rc, 0);
+        ludus_capture_info in;
+        assert_int_equal(ludus_capture_get_info(c, &in), 0);
+        uint64_t got = in.summary.events + in.summary.dropped;
+        print_message("round %d: killed %u us in, %llu iterations done (%llu begun): %llu events, %llu dropped\n",
+                      round, delay_us, (unsigned long long)ended, (unsigned long long)started,
+                      (unsigned long long)in.summary.events, (unsigned long long)in.summary.dropped);
+        assert_true(got >= 4 * ended);
+        assert_true(got <= 4 * ended + (started > ended ? 4 : 0));
+        assert_true(in.summary.events <= 4 * started);
+        if (in.summary.dropped) {
+            overflowed++;
+            assert_true(in.summary.events > 10000); /* losses only once the pool was full */
+        }
+        /* the sequence: Outer slices in order, each with at most one Inner */
+        char *json = lt_capture_json(c);
+        lt_trace t;
+        lt_trace_parse(&t, json);
+        size_t outer = lt_count(&t, 'B', "Outer"), inner = lt_count(&t, 'B', "Inner");
+        size_t named = outer + inner;
+        if (named) { /* named: the journal's first pass was before the kill */
+            assert_true(inner <= outer);
+            assert_true(outer - inner <= 1 + in.summary.dropped / 2);
+        }
+        for (size_t i = 0; i < t.n; i++)
+            if (t.ev[i].ph == 'B') assert_true(lt_match_end(&t, i) >= 0);
+        lt_trace_free(&t);
+        free(json);
+        ludus_capture_release(c);
+    }
+    print_message("%d of %d rounds overflowed the pool\n", overflowed, ROUNDS);
+    unlink(pool);
+    munmap(shared, sizeof *shared);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kill9),
@@ -377,6 +716,10 @@ int main(void) {
         cmocka_unit_test(test_no_room_at_begin),
         cmocka_unit_test(test_full_filesystem),
         cmocka_unit_test_teardown(test_removed_at_every_end, lt_teardown),
+        cmocka_unit_test(test_drops_and_short_threads_kept),
+        cmocka_unit_test(test_journal_range_wraps),
+        cmocka_unit_test(test_calibration_checked),
+        cmocka_unit_test(test_kill9_random_moment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
