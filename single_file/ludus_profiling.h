@@ -1099,7 +1099,9 @@ typedef struct ludus_capture_summary {
     uint64_t unregistered_thread_drops; /* events of threads the thread table refused */
     uint32_t site_id_collisions;
     uint64_t bytes_used;
-    uint64_t unknown_events; /* events of a kind a later version of the library added: skipped when read */
+    uint64_t unknown_events;    /* events of a kind a later version of the library added: skipped when read */
+    uint32_t counters_refused;  /* counters, gauges and memory domains refused while it ran (their tables full) */
+    uint64_t counter_adds_lost; /* counts lost while it ran (a thread that got no memory for its shard) */
 } ludus_capture_summary;
 LUDUS_API int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out);
 
@@ -1415,23 +1417,26 @@ extern "C" {
 
 /* Names a lock by its address (any lock: a pthread mutex or rwlock, or one
  * of your own), for the life of the process or until ludus_lock_forget.
- * Thread-safe; name is copied. Naming it again renames it. Locks with the
- * same name share one entry in the report (one registered site of category
- * "lock"). At most 1024 named locks at a time: past that (or when the site
- * table is full) the lock is not named, its waits are recorded under the
- * call site, and the refusal is counted (ludus_lock_names_refused, and as a
- * refused run-time name of a running capture). Returns 0, LUDUS_EINVAL
- * (lock or name NULL or empty) or LUDUS_ENOMEM (refused). */
+ * Thread-safe; name is copied (at most 119 bytes, cut on a character
+ * boundary). Naming it again renames it. Locks with the same name share one
+ * entry in the report: a wait is a scope of category "lock" interned in the
+ * running capture's table of run-time names, so names take no room for good
+ * (per capture, past 16,384 distinct names, a wait is recorded under its
+ * call site and counted as a refused run-time name). At most 1024 named
+ * locks at a time: past that the lock is not named, its waits are recorded
+ * under the call site, and the refusal is counted (ludus_lock_names_refused,
+ * and as a refused run-time name of a running capture). Returns 0,
+ * LUDUS_EINVAL (lock or name NULL or empty) or LUDUS_ENOMEM (refused). */
 LUDUS_API int ludus_lock_name(const void *lock, const char *name);
 /* Forgets a lock's name (call it before destroying a named lock whose
  * memory will be reused); its slot becomes free again. Waits already
  * recorded keep the name. Returns 0, or LUDUS_ENODATA when it had none. */
 LUDUS_API int ludus_lock_forget(const void *lock);
-/* The site a wait on this lock is recorded under: its name's, or NULL when
- * it has none. Lock-free (acquire loads only). */
+/* The lock's name as a site of category "lock" (a copy, the calling
+ * thread's until its next call), or NULL when it has none. Lock-free. */
 LUDUS_API const ludus_site *ludus_lock_site(const void *lock);
-/* Names refused because the table of named locks was full (or the site
- * table), since the process started. */
+/* Names refused because the table of named locks was full, since the
+ * process started. */
 LUDUS_API uint64_t ludus_lock_names_refused(void);
 
 /* The out-of-line half of a wait, after a failed try-lock: a lock-wait
@@ -5230,6 +5235,13 @@ LUDUS_HIDDEN ludus__name_table *ludus__names_create(void);
 LUDUS_HIDDEN void ludus__names_destroy(ludus__name_table *t);
 /* The descriptor of a run-time name in t; NULL when t is full. */
 LUDUS_HIDDEN const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name);
+/* The same with a category (a static string, compared by address: named
+ * locks' "lock"); NULL is none. */
+LUDUS_HIDDEN const ludus_site *ludus__names_intern_in(ludus__name_table *t, const char *name, const char *category);
+/* A scope of a run-time name of that category, interned in the running
+ * capture's table (emit.c): a named lock's wait; when the table is full
+ * (the refusal counted), a scope of if_full. */
+LUDUS_HIDDEN uintptr_t ludus__dyn_begin_in(const char *name, const char *category, const ludus_site *if_full);
 /* 1 when p is one of t's descriptors (it lives as long as t). */
 LUDUS_HIDDEN int ludus__names_contains(const ludus__name_table *t, const void *p);
 /* fork (capture/fork.c): the registered-site table locked across fork and
@@ -6419,7 +6431,7 @@ void ludus_begin_site(uint32_t site_id) {
 
 /* ---- run-time names: interned in the running capture's table ---- */
 
-uintptr_t ludus__dyn_begin(const char *name) {
+static inline uintptr_t ludus__sf_emit_dyn_begin(const char *name, const char *category, const ludus_site *if_full) {
     ludus__thread_hot *t = &ludus__hot;
     ludus__thread_cold *c = &ludus__cold;
     if (ludus__sf_emit_set_busy(t)) {
@@ -6434,13 +6446,21 @@ uintptr_t ludus__dyn_begin(const char *name) {
         /* The table belongs to the armed capture and cannot go away while
          * this thread is in_slow (the capture publishes this thread, late if
          * need be, before it can be freed). */
-        site = ludus__names_intern(ludus__sess.names, name);
+        site = ludus__names_intern_in(ludus__sess.names, name, category);
         if (!site) {
             __atomic_fetch_add(&ludus__sess.interner_drops, 1u, __ATOMIC_RELAXED);
-            site = &ludus__sf_emit_names_full_site;
+            site = if_full ? if_full : &ludus__sf_emit_names_full_site;
         }
     }
     return ludus__sf_emit_put_begin(t, c, site);
+}
+
+uintptr_t ludus__dyn_begin(const char *name) {
+    return ludus__sf_emit_dyn_begin(name, NULL, NULL);
+}
+
+uintptr_t ludus__dyn_begin_in(const char *name, const char *category, const ludus_site *if_full) {
+    return ludus__sf_emit_dyn_begin(name, category, if_full);
 }
 #undef FLOW_DROPPED
 
@@ -6482,27 +6502,38 @@ int ludus__fail(int code, const char *fmt, ...) {
  *
  * The wrappers of <ludus/locks.h> are inline: they try the lock and, only
  * when it was taken and a capture runs, come here to open the wait's scope
- * (the library makes no pthread call). A named lock's waits go to one
- * registered site of category "lock" (ludus_register_site: same name, same
- * site), found by the lock's address in a fixed table: 1024 slots, open
- * addressing, keys written with compare-and-swap and lookups made of
- * acquire loads only (no lock, no allocation on the wait path, nothing to
- * repair after fork). ludus_lock_forget leaves a tombstone that a later
- * name may take. A lookup reads the key, the site and the key again, so a
- * slot taken over by another lock between two reads is never believed. */
+ * (the library makes no pthread call). A named lock's name lives in a fixed
+ * table, found by the lock's address: 1024 slots, open addressing, keys
+ * written with compare-and-swap, the name held in the slot under a sequence
+ * count (no lock, no allocation to read it, nothing to repair after fork).
+ * A wait copies the name and opens a scope of category "lock" interned in
+ * the running capture's name table, as run-time scope names are: names
+ * belong to the capture whose events point at them, so naming and
+ * forgetting any number of distinct locks fills nothing for good (the old
+ * design registered a process-wide site per name, and 65,536 distinct names
+ * filled the site table for the process). ludus_lock_forget leaves a
+ * tombstone that a later name may take. */
+#include <string.h>
 
 
 #define LOCK_SLOTS 1024u /* power of two */
 #define EMPTY ((uintptr_t)0)
 #define TOMB (~(uintptr_t)0) /* a forgotten lock: lookups go on past it */
+#define NAME_WORDS 15u       /* a name of up to 119 bytes (and its NUL) */
+#define NAME_MAX_BYTES (NAME_WORDS * 8u - 1u)
 
 typedef struct ludus__sf_locks_lock_slot {
-    uintptr_t key;          /* the lock's address; EMPTY, TOMB */
-    const ludus_site *site; /* NULL while being named or forgotten */
+    uintptr_t key;             /* the lock's address; EMPTY, TOMB (atomic) */
+    uint32_t seq;              /* odd while the name is written (atomic) */
+    uint32_t len;              /* of the name (atomic) */
+    uint64_t name[NAME_WORDS]; /* written and read a word at a time (atomic, relaxed) */
 } ludus__sf_locks_lock_slot;
 
 static ludus__sf_locks_lock_slot ludus__sf_locks_lock_table[LOCK_SLOTS];
 static uint64_t ludus__sf_locks_lock_refused; /* atomic */
+/* The category of every named lock's wait, one address: the name tables
+ * compare categories by address. */
+static const char ludus__sf_locks_lock_category[] = LUDUS_LOCK_CATEGORY;
 
 /* Unnamed waits: the call site's descriptor, else one of these (a file
  * that says so: the report tells them from named locks by their file). */
@@ -6525,55 +6556,92 @@ static void ludus__sf_locks_refuse(void) {
     if (ludus__load_armed()) __atomic_fetch_add(&ludus__sess.interner_drops, 1u, __ATOMIC_RELAXED);
 }
 
-const ludus_site *ludus_lock_site(const void *lock) {
-    uintptr_t k = (uintptr_t)lock;
-    if (k == EMPTY || k == TOMB) return NULL;
+/* The slot holding key, or NULL. */
+static ludus__sf_locks_lock_slot *ludus__sf_locks_find(uintptr_t k) {
     uint32_t i = ludus__sf_locks_first_slot(k);
     for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
         uintptr_t key = __atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE);
         if (key == EMPTY) return NULL;
-        if (key != k) continue;
-        const ludus_site *s = __atomic_load_n(&ludus__sf_locks_lock_table[i].site, __ATOMIC_ACQUIRE);
-        /* still this lock's slot: a site stored for another key after
-         * takeover is published after that key */
-        if (__atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE) != k) return NULL;
-        return s;
+        if (key == k) return &ludus__sf_locks_lock_table[i];
     }
     return NULL;
+}
+
+/* Writes the name into a slot this thread holds the key of; two threads
+ * naming one lock at once take turns on the sequence count (the last
+ * name wins). */
+static void ludus__sf_locks_put_name(ludus__sf_locks_lock_slot *s, const char *name) {
+    uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+    while (seq & 1u || !__atomic_compare_exchange_n(&s->seq, &seq, seq + 1u, 1, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE); /* odd before any word changes */
+    size_t n = strlen(name);
+    if (n > NAME_MAX_BYTES) { /* cut on a character's first byte */
+        n = NAME_MAX_BYTES;
+        while (n > 0 && ((unsigned char)name[n] & 0xc0u) == 0x80u) n--;
+    }
+    uint64_t w[NAME_WORDS];
+    memset(w, 0, sizeof w);
+    memcpy(w, name, n);
+    for (uint32_t i = 0; i < NAME_WORDS; i++) __atomic_store_n(&s->name[i], w[i], __ATOMIC_RELAXED);
+    __atomic_store_n(&s->len, (uint32_t)n, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->seq, seq + 2u, __ATOMIC_RELEASE);
+}
+
+/* Copies the name of lock k into out (NAME_MAX_BYTES + 1 bytes): 1, or 0
+ * when it has none (or it kept changing while read). Lock-free. */
+static int ludus__sf_locks_read_name(uintptr_t k, char *out) {
+    for (int tries = 0; tries < 8; tries++) {
+        ludus__sf_locks_lock_slot *s = ludus__sf_locks_find(k);
+        if (!s) return 0;
+        uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+        if (seq & 1u) continue;
+        uint64_t w[NAME_WORDS];
+        for (uint32_t i = 0; i < NAME_WORDS; i++) w[i] = __atomic_load_n(&s->name[i], __ATOMIC_RELAXED);
+        uint32_t len = __atomic_load_n(&s->len, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        /* still this lock's slot, and no name written meanwhile */
+        if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) != seq || __atomic_load_n(&s->key, __ATOMIC_RELAXED) != k ||
+            len > NAME_MAX_BYTES || len == 0)
+            continue;
+        memcpy(out, w, len);
+        out[len] = 0;
+        return 1;
+    }
+    return 0;
+}
+
+const ludus_site *ludus_lock_site(const void *lock) {
+    /* a copy of the name, the calling thread's until its next call */
+    static __thread char name[NAME_MAX_BYTES + 1];
+    static __thread ludus_site site;
+    uintptr_t k = (uintptr_t)lock;
+    if (k == EMPTY || k == TOMB || !ludus__sf_locks_read_name(k, name)) return NULL;
+    site = (ludus_site){name, "", "", LUDUS_LOCK_CATEGORY, 0, LUDUS_SITE_TEXT | LUDUS_SITE_DYNAMIC};
+    return &site;
 }
 
 int ludus_lock_name(const void *lock, const char *name) {
     uintptr_t k = (uintptr_t)lock;
     if (k == EMPTY || k == TOMB || !name || !*name) return LUDUS_EINVAL;
-    ludus_site_desc d = {name, LUDUS_LOCK_CATEGORY, NULL, 0};
-    uint32_t id = ludus_register_site(&d); /* counts its own refusal */
-    const ludus_site *s = id ? ludus__site_by_id(id) : NULL;
-    if (!s) {
-        __atomic_fetch_add(&ludus__sf_locks_lock_refused, 1u, __ATOMIC_RELAXED);
-        return LUDUS_ENOMEM;
-    }
     /* Named already: rename. */
-    uint32_t i = ludus__sf_locks_first_slot(k);
-    for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
-        uintptr_t key = __atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE);
-        if (key == EMPTY) break;
-        if (key == k) {
-            __atomic_store_n(&ludus__sf_locks_lock_table[i].site, s, __ATOMIC_RELEASE);
-            return 0;
-        }
+    ludus__sf_locks_lock_slot *s = ludus__sf_locks_find(k);
+    if (s) {
+        ludus__sf_locks_put_name(s, name);
+        return 0;
     }
     /* The first free slot (empty or forgotten) on the lock's probe path. */
-    i = ludus__sf_locks_first_slot(k);
+    uint32_t i = ludus__sf_locks_first_slot(k);
     for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
         uintptr_t key = __atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE);
         while (key == EMPTY || key == TOMB) {
             if (__atomic_compare_exchange_n(&ludus__sf_locks_lock_table[i].key, &key, k, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-                __atomic_store_n(&ludus__sf_locks_lock_table[i].site, s, __ATOMIC_RELEASE);
+                ludus__sf_locks_put_name(&ludus__sf_locks_lock_table[i], name);
                 return 0;
             }
         }
-        if (key == k) { /* named at the same moment by another thread: the last store wins */
-            __atomic_store_n(&ludus__sf_locks_lock_table[i].site, s, __ATOMIC_RELEASE);
+        if (key == k) { /* named at the same moment by another thread: the last name wins */
+            ludus__sf_locks_put_name(&ludus__sf_locks_lock_table[i], name);
             return 0;
         }
     }
@@ -6590,8 +6658,7 @@ int ludus_lock_forget(const void *lock) {
         uintptr_t key = __atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE);
         if (key == EMPTY) break;
         if (key != k) continue;
-        /* the site first: a lookup that still reads the key finds no site */
-        __atomic_store_n(&ludus__sf_locks_lock_table[i].site, NULL, __ATOMIC_RELEASE);
+        /* a reader that read the name before this sees the key change */
         if (__atomic_compare_exchange_n(&ludus__sf_locks_lock_table[i].key, &key, TOMB, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             found = 1;
     }
@@ -6603,13 +6670,18 @@ uint64_t ludus_lock_names_refused(void) {
 }
 
 uintptr_t ludus__lock_wait_begin(const void *lock, const ludus_site *site, unsigned kind) {
-    const ludus_site *s = ludus_lock_site(lock);
-    if (!s) s = site ? site : &ludus__sf_locks_default_site[kind & 3u];
-    return ludus__scope_begin(s);
+    char name[NAME_MAX_BYTES + 1];
+    uintptr_t k = (uintptr_t)lock;
+    const ludus_site *unnamed = site ? site : &ludus__sf_locks_default_site[kind & 3u];
+    /* the capture's name table full: the wait under the call site (counted) */
+    if (k != EMPTY && k != TOMB && ludus__sf_locks_read_name(k, name)) return ludus__dyn_begin_in(name, ludus__sf_locks_lock_category, unnamed);
+    return ludus__scope_begin(unnamed);
 }
 #undef LOCK_SLOTS
 #undef EMPTY
 #undef TOMB
+#undef NAME_WORDS
+#undef NAME_MAX_BYTES
 #undef NO_SITE
 #undef NEXT
 
@@ -6641,9 +6713,9 @@ ludus__chunk *ludus__pool_take(uint32_t want, int for_end) {
 /* Run-time sites. Registered sites (ludus_register_site, ludus_intern_name)
  * live for the process, because callers keep their ids: a table of blocks
  * allocated as it grows, up to 65,536 sites. Names met by
- * LUDUS_PROFILE_SCOPE_DYN are interned per capture instead (a name table
- * owned by the capture whose events point at it), so every capture can
- * intern up to its own bound. Lookups of a known name are lock-free (open
+ * LUDUS_PROFILE_SCOPE_DYN, fibers and named locks' waits are interned per
+ * capture instead (a name table owned by the capture whose events point at
+ * it), so every capture can intern up to its own bound. Lookups of a known name are lock-free (open
  * addressing, acquire loads); insertion takes a mutex. A full table refuses,
  * and the refusal is counted in the running capture. */
 #include <stdlib.h>
@@ -6850,23 +6922,28 @@ void ludus__names_destroy(ludus__name_table *t) {
     ludus__free(t);
 }
 
-static const ludus_site *ludus__sf_sites_names_lookup(const ludus__name_table *t, const char *name, uint32_t h) {
+static const ludus_site *ludus__sf_sites_names_lookup(const ludus__name_table *t, const char *name, const char *category, uint32_t h) {
     uint32_t *slot = __atomic_load_n(&t->slot, __ATOMIC_ACQUIRE);
     if (!slot) return NULL;
     for (uint32_t i = h & (NAMES_SLOTS - 1);; i = (i + 1) & (NAMES_SLOTS - 1)) {
         uint32_t id = __atomic_load_n(&slot[i], __ATOMIC_ACQUIRE);
         if (id == 0) return NULL;
-        if (t->key[i] == h && strcmp(t->site[id - 1].name, name) == 0) return &t->site[id - 1];
+        const ludus_site *s = &t->site[id - 1];
+        if (t->key[i] == h && strcmp(s->name, name) == 0 && s->category == category) return s;
     }
 }
 
 const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name) {
+    return ludus__names_intern_in(t, name, NULL);
+}
+
+const ludus_site *ludus__names_intern_in(ludus__name_table *t, const char *name, const char *category) {
     if (!t) return NULL;
-    uint32_t h = ludus__sf_sites_fnv_field(LUDUS__FNV_BASIS, name);
-    const ludus_site *s = ludus__sf_sites_names_lookup(t, name, h);
+    uint32_t h = ludus__sf_sites_fnv_field(ludus__sf_sites_fnv_field(LUDUS__FNV_BASIS, name), category);
+    const ludus_site *s = ludus__sf_sites_names_lookup(t, name, category, h);
     if (s) return s;
     ludus__mutex_lock(&t->lock);
-    s = ludus__sf_sites_names_lookup(t, name, h);
+    s = ludus__sf_sites_names_lookup(t, name, category, h);
     if (!s) {
         if (!t->slot) {
             t->site = ludus__calloc(NAMES_MAX, sizeof *t->site);
@@ -6886,7 +6963,7 @@ const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name) {
             d->name = copy;
             d->function = "";
             d->file = "";
-            d->category = NULL;
+            d->category = category;
             d->line = 0;
             d->flags = LUDUS_SITE_DYNAMIC | LUDUS_SITE_TEXT;
             __atomic_store_n(&t->count, n + 1, __ATOMIC_RELEASE);
@@ -7933,7 +8010,9 @@ struct ludus_capture {
     uint32_t nthreads;
     uint64_t unregistered_drops;
     uint32_t interner_drops;
-    uint64_t bytes_used; /* pool bytes handed out */
+    uint32_t counters_refused;  /* counters, gauges and memory domains the full tables refused while it ran */
+    uint64_t counter_adds_lost; /* counts of threads that got no shard (no memory) while it ran */
+    uint64_t bytes_used;        /* pool bytes handed out */
     /* in-memory captures: what they own */
     void *pool_mem;
     uint64_t pool_bytes;
@@ -8038,6 +8117,7 @@ typedef struct ludus__gpu_ctx {
     uint32_t queue, valid_bits;
     double period_ns;
     uint64_t cov[LUDUS_GPU_COVERAGE_COUNT];
+    uint64_t handed; /* samples and points handed over (the store's, while the capture runs) */
     /* derived by ludus__gpu_place */
     int calibrated;
     uint32_t ncal, lanes, breaks; /* breaks: neighbouring points that disagree (no line drawn between them) */
@@ -10539,6 +10619,8 @@ int ludus_capture_summarize(ludus_capture *c, ludus_capture_summary *out) {
     out->end_ns = c->end_ns;
     out->chunks_used = (uint32_t)((c->bytes_used + 65535) / 65536);
     out->interner_drops = c->interner_drops;
+    out->counters_refused = c->counters_refused;
+    out->counter_adds_lost = c->counter_adds_lost;
     out->clock_name = c->clock_tsc ? "tsc" : "monotonic";
     out->unwound = c->unwound;
     out->mismatched = c->mismatched;
@@ -11131,7 +11213,7 @@ LUDUS__NF_DEFINE(ludus__nf_gpu_cal, LUDUS__NF_GPU_CAL_FIELDS)
 
 /* Reader limits: a file past them is refused (LUDUS_EFORMAT), so a hostile
  * file cannot make the reader allocate without bound. */
-#define LUDUS__NF_MAX_THREADS 65536u
+#define LUDUS__NF_MAX_THREADS (1u << 21) /* a capture's threads, exited ones too (the table's bytes bound it too) */
 #define LUDUS__NF_MAX_SITES (1u << 22)
 #define LUDUS__NF_MAX_TABLE_BYTES (256u << 20)
 #define LUDUS__NF_MAX_BLOCK_SLOTS (1u << 27) /* the largest piece (2 GiB) */
@@ -11171,7 +11253,39 @@ static struct {
     ludus_gpu_context *ctx[MAX_CONTEXTS];
     ludus__gpu_data *data; /* the running capture's; NULL without one */
     int64_t start_ns;
+    /* slots of data->ctx whose context was destroyed with nothing handed
+     * over: a context created next takes one, so creating and destroying
+     * contexts in one capture does not grow it (dropped at its end) */
+    uint32_t *free_slot;
+    uint32_t nfree, free_cap;
 } S = {.lock = LUDUS__MUTEX_INIT};
+
+/* Nothing of this context is in the capture: no sample, no point, no count. */
+static int ludus__sf_gpu_ctx_empty(const ludus__gpu_ctx *k) {
+    for (int v = 0; v < LUDUS_GPU_COVERAGE_COUNT; v++)
+        if (k->cov[v]) return 0;
+    return k->handed == 0;
+}
+
+/* The empty slots of g dropped, the samples' and points' contexts renumbered. */
+static void ludus__sf_gpu_compact(ludus__gpu_data *g, const uint32_t *free_slot, uint32_t nfree) {
+    if (!nfree) return;
+    uint32_t *map = ludus__malloc(g->nctx * sizeof *map);
+    if (!map) return; /* out of memory: the empty tracks stay */
+    for (uint32_t i = 0; i < g->nctx; i++) map[i] = 0;
+    for (uint32_t i = 0; i < nfree; i++)
+        if (free_slot[i] < g->nctx) map[free_slot[i]] = UINT32_MAX;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < g->nctx; i++) {
+        if (map[i] == UINT32_MAX) continue;
+        map[i] = n;
+        g->ctx[n++] = g->ctx[i];
+    }
+    g->nctx = n;
+    for (uint64_t i = 0; i < g->ns; i++) g->s[i].ctx = map[g->s[i].ctx];
+    for (uint64_t i = 0; i < g->ncal; i++) g->cal[i].ctx = map[g->cal[i].ctx];
+    ludus__free(map);
+}
 
 static const char *const ludus__sf_gpu_queue_names[] = {"graphics", "compute", "copy"};
 
@@ -11235,6 +11349,7 @@ void ludus__gpu_free(ludus__gpu_data *g) {
 void ludus__gpu_capture_begin(int64_t start_ns) {
     ludus__mutex_lock(&S.lock);
     ludus__gpu_free(S.data);
+    S.nfree = 0;
     S.data = ludus__calloc(1, sizeof *S.data);
     S.start_ns = start_ns;
     for (uint32_t i = 0; i < MAX_CONTEXTS && S.data; i++)
@@ -11251,6 +11366,7 @@ void ludus__gpu_capture_begin(int64_t start_ns) {
 void ludus__gpu_after_fork(int capture, int64_t start_ns) {
     ludus__mutex_init(&S.lock);
     S.data = NULL;
+    S.nfree = 0;
     if (capture) ludus__gpu_capture_begin(start_ns);
 }
 
@@ -11264,12 +11380,15 @@ void ludus__gpu_crashed(void) {
     }
     ludus__mutex_init(&S.lock);
     S.data = NULL;
+    S.nfree = 0;
 }
 
 void ludus__gpu_capture_end(ludus_capture *c) {
     ludus__mutex_lock(&S.lock);
     ludus__gpu_data *g = S.data;
     S.data = NULL;
+    if (g) ludus__sf_gpu_compact(g, S.free_slot, S.nfree);
+    S.nfree = 0;
     ludus__mutex_unlock(&S.lock);
     if (!g) return;
     /* handed over between the capture's end and this take, submitted after
@@ -11313,10 +11432,16 @@ int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_conte
     uint32_t i = 0;
     while (i < MAX_CONTEXTS && S.ctx[i]) i++;
     int rc = 0;
-    if (i == MAX_CONTEXTS)
+    if (i == MAX_CONTEXTS) {
         rc = LUDUS_ETHREADS;
-    else if (S.data && ludus__sf_gpu_add_ctx(S.data, in, &x->slot))
+    } else if (S.data && S.nfree) { /* a slot a destroyed context left empty */
+        x->slot = S.free_slot[--S.nfree];
+        S.data->ctx[x->slot] = *in;
+        memset(S.data->ctx[x->slot].cov, 0, sizeof in->cov);
+        S.data->ctx[x->slot].handed = 0;
+    } else if (S.data && ludus__sf_gpu_add_ctx(S.data, in, &x->slot)) {
         rc = LUDUS_ENOMEM;
+    }
     if (rc == 0) S.ctx[i] = x;
     ludus__mutex_unlock(&S.lock);
     if (rc) {
@@ -11327,24 +11452,34 @@ int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_conte
     return 0;
 }
 
+static ludus__gpu_ctx *ludus__sf_gpu_running_ctx(ludus_gpu_context *x) {
+    return S.data && x->slot < S.data->nctx ? &S.data->ctx[x->slot] : NULL;
+}
+
 void ludus_gpu_context_destroy(ludus_gpu_context *x) {
     if (!x) return;
 #if LUDUS__WITH_TRACY
     ludus__tracy_gpu_forget(x);
 #endif
     ludus__mutex_lock(&S.lock);
+    int known = 0;
     for (uint32_t i = 0; i < MAX_CONTEXTS; i++)
-        if (S.ctx[i] == x) S.ctx[i] = NULL;
+        if (S.ctx[i] == x) S.ctx[i] = NULL, known = 1;
+    ludus__gpu_ctx *k = known ? ludus__sf_gpu_running_ctx(x) : NULL;
+    if (k && ludus__sf_gpu_ctx_empty(k)) { /* nothing of it in the capture: its slot is taken again */
+        if (S.nfree == S.free_cap) {
+            uint32_t cap = S.free_cap ? S.free_cap * 2 : 16;
+            uint32_t *n = ludus__realloc(S.free_slot, cap * sizeof *n);
+            if (n) S.free_slot = n, S.free_cap = cap;
+        }
+        if (S.nfree < S.free_cap) S.free_slot[S.nfree++] = x->slot;
+    }
     ludus__mutex_unlock(&S.lock);
     ludus__free(x);
 }
 
 int64_t ludus_gpu_cpu_now_ns(void) {
     return ludus__mono_ns();
-}
-
-static ludus__gpu_ctx *ludus__sf_gpu_running_ctx(ludus_gpu_context *x) {
-    return S.data && x->slot < S.data->nctx ? &S.data->ctx[x->slot] : NULL;
 }
 
 int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t n) {
@@ -11390,6 +11525,7 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
             goto out;
         }
         ludus__gpu_sample *o = &g->s[g->ns++];
+        ci->handed++;
         memset(o, 0, sizeof *o);
         o->ctx = x->slot;
         o->name = name;
@@ -11426,7 +11562,10 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
             if (!n) rc = LUDUS_ENOMEM;
             if (n) g->cal = n, g->cal_cap = cap;
         }
-        if (rc == 0) g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, cpu_ns - S.start_ns, max_deviation_ns};
+        if (rc == 0) {
+            g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, cpu_ns - S.start_ns, max_deviation_ns};
+            ci->handed++;
+        }
     }
     ludus__mutex_unlock(&S.lock);
     return rc ? ludus__fail(rc, rc == LUDUS_ENOCAPTURE ? "no capture is active" : "out of memory") : 0;
@@ -11813,8 +11952,9 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         h.cal_bytes < ludus__nf_gpu_cal_BYTES || h.ctx_bytes > 4096 || h.sample_bytes > 4096 || h.cal_bytes > 4096)
         return BAD("GPU record entry sizes %u/%u/%u are not ones this reader knows", h.ctx_bytes, h.sample_bytes,
                    h.cal_bytes);
-    if (h.nctx > MAX_CONTEXTS * 64 || h.nnames > LUDUS__NF_MAX_SITES || h.nsamples > n / h.sample_bytes ||
-        h.ncal > n / h.cal_bytes)
+    /* every count bounded by the record's length, as the writer wrote it:
+     * a capture of any number of contexts reads back */
+    if (h.nctx > n / h.ctx_bytes || h.nnames > n / 4 || h.nsamples > n / h.sample_bytes || h.ncal > n / h.cal_bytes)
         return BAD("GPU record counts exceed its length");
     ludus__gpu_data *g = ludus__calloc(1, sizeof *g);
     if (!g) return -2;
@@ -12576,6 +12716,8 @@ static size_t ludus__sf_session_sess_faulted; /* bytes of the pool in already wh
 static ludus_capture *ludus__sf_session_late_cap;
 static int ludus__sf_session_sess_pool_mapped;             /* 1: pages, 2: a pool file, 0: the allocator's */
 static ludus__pool_file *ludus__sf_session_sess_pool_file; /* desc.pool_file: the running capture's */
+static uint32_t ludus__sf_session_sess_refused0;           /* the counters' refusals when the capture began */
+static uint64_t ludus__sf_session_sess_lost0;
 
 /* Where begin and end are (written by the thread running them), for the
  * copy of a ludus__sf_session_crashed process in which that thread is not: while ENDING the
@@ -12824,6 +12966,8 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     ludus__sf_session_sess_pool_mapped = p->mapped;
     ludus__sf_session_sess_pool_file = p->pool_file;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
+    ludus__sf_session_sess_refused0 = ludus__live_refused();
+    ludus__sf_session_sess_lost0 = ludus__live_lost_adds();
 
     s->join_membarrier = p->membarrier_ok;
     int slow = !s->join_membarrier || !use_tsc || !LUDUS__INLINE_CLOCK;
@@ -13016,6 +13160,8 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
         ludus__mem_cov_take(c, (int64_t)s->pool.bytes); /* without memory: no manifest */
         c->unregistered_drops = unregistered + s->retired_oom_events;
         c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
+        c->counters_refused = ludus__live_refused() - ludus__sf_session_sess_refused0;
+        c->counter_adds_lost = ludus__live_lost_adds() - ludus__sf_session_sess_lost0;
         c->stragglers = strag;
         c->nstragglers = nstrag;
         strag = NULL;
@@ -13976,6 +14122,22 @@ static int ludus__sf_file_reader_parse_meta(ludus__sf_file_reader_reader *r, lud
             c->categories[ludus__utf8_clean(v, vn, c->categories, (size_t)vn * 3)] = 0;
         } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
             c->recovered = 1;
+        } else if ((kn == 16 && !memcmp(k, "counters_refused", 16)) ||
+                   (kn == 17 && !memcmp(k, "counter_adds_lost", 17))) {
+            char num[24];
+            unsigned long long x = 0;
+            char *end = num;
+            if (vn > 0 && vn < sizeof num) {
+                memcpy(num, v, vn);
+                num[vn] = 0;
+                x = strtoull(num, &end, 10);
+            }
+            if (vn == 0 || vn >= sizeof num || *end || num[0] < '0' || num[0] > '9')
+                return FMT_FAIL(base + pos + 8 + kn, "malformed %.*s entry", (int)kn, k);
+            if (kn == 16)
+                c->counters_refused = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+            else
+                c->counter_adds_lost = x;
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
             if (ludus__sf_file_reader_parse_crash(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed crash entry");
         } else if (kn == 15 && !memcmp(k, "memory_coverage", 15) && !c->mem_cov) {
@@ -14187,7 +14349,9 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
             return FMT_FAIL(off, "table record %u after the first event block", h.tag);
         uint8_t *p = NULL;
         if (table) {
-            if (h.length > LUDUS__NF_MAX_TABLE_BYTES)
+            /* the GPU record grows with the samples (bounded by the file,
+             * checked above); the tables with sites and threads */
+            if (h.length > LUDUS__NF_MAX_TABLE_BYTES && h.tag != LUDUS__NF_GPU)
                 return FMT_FAIL(off + 8, "table of %" PRIu64 " bytes exceeds the limit", h.length);
             p = ludus__malloc(h.length ? (size_t)h.length : 1);
             if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory for a table of %" PRIu64 " bytes", h.length);
@@ -14811,6 +14975,8 @@ static void ludus__sf_chrome_json_capture_fields(ludus__sf_chrome_json_json_ctx 
     ludus__sf_chrome_json_meta_kv_u64(w, "async_lanes", ludus__sf_chrome_json_async_lane_index(c, c->nasync_tracks, 0)); /* pseudo-threads of async tracks */
     ludus__sf_chrome_json_meta_kv_u64(w, "frames", c->frames);
     ludus__sf_chrome_json_meta_kv_u64(w, "interner_drops", c->interner_drops);
+    ludus__sf_chrome_json_meta_kv_u64(w, "counters_refused", c->counters_refused);
+    ludus__sf_chrome_json_meta_kv_u64(w, "counter_adds_lost", c->counter_adds_lost);
     ludus__sf_chrome_json_meta_kv_u64(w, "site_id_collisions", c->id_collisions);
     ludus__sf_chrome_json_meta_kv_u64(w, "nonfinite_counter_samples", x->skipped_nonfinite);
     ludus__sf_chrome_json_meta_kv_u64(w, "pool_bytes_used", c->bytes_used);
@@ -15680,16 +15846,22 @@ static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_cap
     char crash[128]; /* "SIGNAME signo tid at_ns" */
     snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
              (unsigned long long)c->crash_tid, (long long)c->crash_ns);
-    const char *keys[6] = {"ludus_version", "process_name", "categories", "memory_coverage", "crash", "recovered"};
-    const char *vals[6] = {LUDUS_VERSION_STRING,
+    char refused[24], lost[24]; /* in metadata: readers skip keys they do not know */
+    snprintf(refused, sizeof refused, "%u", c->counters_refused);
+    snprintf(lost, sizeof lost, "%llu", (unsigned long long)c->counter_adds_lost);
+    const char *keys[8] = {"ludus_version", "process_name", "categories",       "memory_coverage",
+                           "crash",         "recovered",    "counters_refused", "counter_adds_lost"};
+    const char *vals[8] = {LUDUS_VERSION_STRING,
                            c->process_name,
                            c->categories,
                            cov,
                            c->crash_signal ? crash : NULL,
-                           c->recovered ? "pool file" : NULL};
+                           c->recovered ? "pool file" : NULL,
+                           c->counters_refused ? refused : NULL,
+                           c->counter_adds_lost ? lost : NULL};
     uint32_t n = 0;
     r->n = 0;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 8; i++) {
         if (!vals[i]) continue;
         size_t kn = strlen(keys[i]), vn = ludus__sf_native_writer_clamp_len(strlen(vals[i]));
         ludus__sf_native_writer_rb_u32(r, (uint32_t)kn);
@@ -15716,7 +15888,17 @@ static void ludus__sf_native_writer_write_stats(ludus__writer *w, const ludus_ca
     ludus__sf_native_writer_write_record(w, LUDUS__NF_STATS, 0, r->b, r->n);
 }
 
-static void ludus__sf_native_writer_write_sites(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
+/* A table the reader would refuse (more bytes than a table may hold) is
+ * never written: the save fails instead, and the capture stays for
+ * another format. */
+static int ludus__sf_native_writer_table_fits(const ludus__bytes *r, const char *what) {
+    if (r->n <= LUDUS__NF_MAX_TABLE_BYTES) return 0;
+    return ludus__fail(LUDUS_EOVERFLOW,
+                       "the %s table needs %llu bytes, more than a .ludus file holds (%u): write JSON or .pftrace",
+                       what, (unsigned long long)r->n, LUDUS__NF_MAX_TABLE_BYTES);
+}
+
+static int ludus__sf_native_writer_write_sites(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     r->n = 0;
     ludus__sf_native_writer_rb_u32(r, ludus__nf_site_BYTES);
     for (uint32_t i = 0; i < c->nsites; i++) {
@@ -15734,7 +15916,7 @@ static void ludus__sf_native_writer_write_sites(ludus__writer *w, const ludus_ca
                             (uint32_t)cn,
                             0};
         uint8_t *p = ludus__bytes_room(r, ludus__nf_site_BYTES);
-        if (!p) return;
+        if (!p) return 0; /* r->oom says it */
         ludus__nf_site_put(p, &e);
         r->n += ludus__nf_site_BYTES;
         ludus__bytes_put(r, s->name, nn);
@@ -15742,10 +15924,12 @@ static void ludus__sf_native_writer_write_sites(ludus__writer *w, const ludus_ca
         ludus__bytes_put(r, s->file, ln);
         if (cn) ludus__bytes_put(r, s->category, cn);
     }
-    ludus__sf_native_writer_write_record(w, LUDUS__NF_SITES, c->nsites, r->b, r->n);
+    int rc = ludus__sf_native_writer_table_fits(r, "site");
+    if (rc == 0) ludus__sf_native_writer_write_record(w, LUDUS__NF_SITES, c->nsites, r->b, r->n);
+    return rc;
 }
 
-static void ludus__sf_native_writer_write_threads(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
+static int ludus__sf_native_writer_write_threads(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     r->n = 0;
     ludus__sf_native_writer_rb_u32(r, ludus__nf_thread_BYTES);
     for (uint32_t t = 0; t < c->nthreads; t++) {
@@ -15755,12 +15939,14 @@ static void ludus__sf_native_writer_write_threads(ludus__writer *w, const ludus_
                               th->incomplete, th->unwound,          th->orphan_ends,   th->filtered, th->frames,
                               th->mismatched, th->exited ? 1u : 0u, th->lanes,         (uint32_t)nn, 0};
         uint8_t *p = ludus__bytes_room(r, ludus__nf_thread_BYTES);
-        if (!p) return;
+        if (!p) return 0; /* r->oom says it */
         ludus__nf_thread_put(p, &e);
         r->n += ludus__nf_thread_BYTES;
         ludus__bytes_put(r, th->name, nn);
     }
-    ludus__sf_native_writer_write_record(w, LUDUS__NF_THREADS, c->nthreads, r->b, r->n);
+    int rc = ludus__sf_native_writer_table_fits(r, "thread");
+    if (rc == 0) ludus__sf_native_writer_write_record(w, LUDUS__NF_THREADS, c->nthreads, r->b, r->n);
+    return rc;
 }
 
 static int ludus__sf_native_writer_write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread, const ludus__run *run, int raw,
@@ -15793,12 +15979,21 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
         return ludus__fail(
             LUDUS_EUNSUPPORTED,
             "a time cut cannot be saved as .ludus (its blocks hold whole threads): write JSON or .pftrace");
+    /* what the reader refuses is never written (it would lose the capture) */
+    if (c->nsites > LUDUS__NF_MAX_SITES || c->nthreads > LUDUS__NF_MAX_THREADS)
+        return ludus__fail(LUDUS_EOVERFLOW,
+                           "%u sites and %u threads: a .ludus file holds at most %u and %u; write JSON or .pftrace",
+                           c->nsites, c->nthreads, LUDUS__NF_MAX_SITES, LUDUS__NF_MAX_THREADS);
     ludus__bytes r = {NULL, 0, 0, 0};
     ludus__sf_native_writer_write_header(w, c);
     ludus__sf_native_writer_write_meta(w, c, &r);
     ludus__sf_native_writer_write_stats(w, c, &r);
-    ludus__sf_native_writer_write_sites(w, c, &r);
-    ludus__sf_native_writer_write_threads(w, c, &r);
+    int trc = ludus__sf_native_writer_write_sites(w, c, &r);
+    if (trc == 0) trc = ludus__sf_native_writer_write_threads(w, c, &r);
+    if (trc) {
+        ludus__free(r.b);
+        return trc;
+    }
     const ludus__gpu_data *g = ludus__gpu_of(c);
     if (g && !w->failed) { /* GPU timing: after the tables, before the blocks */
         size_t gn;
@@ -16171,6 +16366,8 @@ static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     p = ludus__sf_pftrace_da_u64(p, "nonfinite_counter_samples", c->nonfinite);
     p = ludus__sf_pftrace_da_u64(p, "frames", c->frames);
     p = ludus__sf_pftrace_da_u64(p, "interner_drops", c->interner_drops);
+    p = ludus__sf_pftrace_da_u64(p, "counters_refused", c->counters_refused);
+    p = ludus__sf_pftrace_da_u64(p, "counter_adds_lost", c->counter_adds_lost);
     p = ludus__sf_pftrace_da_u64(p, "site_id_collisions", c->id_collisions);
     if (c->crash_signal) { /* ended by a crash (crash.c) */
         p = ludus__sf_pftrace_da_str(p, "crash_signal", c->crash_signal_name);
@@ -17588,6 +17785,8 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
         if (ludus__gpu_append(&j->gpu, s->gpu, s->start_ns - j->start_ns)) goto fail; /* GPU samples, re-based */
         j->unregistered_drops += s->unregistered_drops;
         j->interner_drops += s->interner_drops;
+        j->counters_refused += s->counters_refused;
+        j->counter_adds_lost += s->counter_adds_lost;
         j->bytes_used += s->bytes_used;
         for (uint32_t t = 0; t < s->nthreads; t++) {
             const ludus__cap_thread *st = &s->threads[t];

@@ -151,7 +151,9 @@ struct ludus_capture {
     uint32_t nthreads;
     uint64_t unregistered_drops;
     uint32_t interner_drops;
-    uint64_t bytes_used; /* pool bytes handed out */
+    uint32_t counters_refused;  /* counters, gauges and memory domains the full tables refused while it ran */
+    uint64_t counter_adds_lost; /* counts of threads that got no shard (no memory) while it ran */
+    uint64_t bytes_used;        /* pool bytes handed out */
     /* in-memory captures: what they own */
     void *pool_mem;
     uint64_t pool_bytes;
@@ -256,6 +258,7 @@ typedef struct ludus__gpu_ctx {
     uint32_t queue, valid_bits;
     double period_ns;
     uint64_t cov[LUDUS_GPU_COVERAGE_COUNT];
+    uint64_t handed; /* samples and points handed over (the store's, while the capture runs) */
     /* derived by ludus__gpu_place */
     int calibrated;
     uint32_t ncal, lanes, breaks; /* breaks: neighbouring points that disagree (no line drawn between them) */

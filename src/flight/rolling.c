@@ -354,6 +354,8 @@ static ludus_capture *join_segments(void) {
         if (ludus__gpu_append(&j->gpu, s->gpu, s->start_ns - j->start_ns)) goto fail; /* GPU samples, re-based */
         j->unregistered_drops += s->unregistered_drops;
         j->interner_drops += s->interner_drops;
+        j->counters_refused += s->counters_refused;
+        j->counter_adds_lost += s->counter_adds_lost;
         j->bytes_used += s->bytes_used;
         for (uint32_t t = 0; t < s->nthreads; t++) {
             const ludus__cap_thread *st = &s->threads[t];

@@ -327,6 +327,22 @@ static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t 
             c->categories[ludus__utf8_clean(v, vn, c->categories, (size_t)vn * 3)] = 0;
         } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
             c->recovered = 1;
+        } else if ((kn == 16 && !memcmp(k, "counters_refused", 16)) ||
+                   (kn == 17 && !memcmp(k, "counter_adds_lost", 17))) {
+            char num[24];
+            unsigned long long x = 0;
+            char *end = num;
+            if (vn > 0 && vn < sizeof num) {
+                memcpy(num, v, vn);
+                num[vn] = 0;
+                x = strtoull(num, &end, 10);
+            }
+            if (vn == 0 || vn >= sizeof num || *end || num[0] < '0' || num[0] > '9')
+                return FMT_FAIL(base + pos + 8 + kn, "malformed %.*s entry", (int)kn, k);
+            if (kn == 16)
+                c->counters_refused = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+            else
+                c->counter_adds_lost = x;
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
             if (parse_crash(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed crash entry");
         } else if (kn == 15 && !memcmp(k, "memory_coverage", 15) && !c->mem_cov) {
@@ -538,7 +554,9 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
             return FMT_FAIL(off, "table record %u after the first event block", h.tag);
         uint8_t *p = NULL;
         if (table) {
-            if (h.length > LUDUS__NF_MAX_TABLE_BYTES)
+            /* the GPU record grows with the samples (bounded by the file,
+             * checked above); the tables with sites and threads */
+            if (h.length > LUDUS__NF_MAX_TABLE_BYTES && h.tag != LUDUS__NF_GPU)
                 return FMT_FAIL(off + 8, "table of %" PRIu64 " bytes exceeds the limit", h.length);
             p = ludus__malloc(h.length ? (size_t)h.length : 1);
             if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory for a table of %" PRIu64 " bytes", h.length);

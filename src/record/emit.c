@@ -625,7 +625,7 @@ void ludus_begin_site(uint32_t site_id) {
 
 /* ---- run-time names: interned in the running capture's table ---- */
 
-uintptr_t ludus__dyn_begin(const char *name) {
+static inline uintptr_t dyn_begin(const char *name, const char *category, const ludus_site *if_full) {
     ludus__thread_hot *t = &ludus__hot;
     ludus__thread_cold *c = &ludus__cold;
     if (set_busy(t)) {
@@ -640,11 +640,19 @@ uintptr_t ludus__dyn_begin(const char *name) {
         /* The table belongs to the armed capture and cannot go away while
          * this thread is in_slow (the capture publishes this thread, late if
          * need be, before it can be freed). */
-        site = ludus__names_intern(ludus__sess.names, name);
+        site = ludus__names_intern_in(ludus__sess.names, name, category);
         if (!site) {
             __atomic_fetch_add(&ludus__sess.interner_drops, 1u, __ATOMIC_RELAXED);
-            site = &names_full_site;
+            site = if_full ? if_full : &names_full_site;
         }
     }
     return put_begin(t, c, site);
+}
+
+uintptr_t ludus__dyn_begin(const char *name) {
+    return dyn_begin(name, NULL, NULL);
+}
+
+uintptr_t ludus__dyn_begin_in(const char *name, const char *category, const ludus_site *if_full) {
+    return dyn_begin(name, category, if_full);
 }

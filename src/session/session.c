@@ -51,6 +51,8 @@ static size_t sess_faulted; /* bytes of the pool in already when the capture beg
 static ludus_capture *late_cap;
 static int sess_pool_mapped;             /* 1: pages, 2: a pool file, 0: the allocator's */
 static ludus__pool_file *sess_pool_file; /* desc.pool_file: the running capture's */
+static uint32_t sess_refused0;           /* the counters' refusals when the capture began */
+static uint64_t sess_lost0;
 
 /* Where begin and end are (written by the thread running them), for the
  * copy of a crashed process in which that thread is not: while ENDING the
@@ -299,6 +301,8 @@ static int64_t begin_arm(ludus__begin_prep *p) {
     sess_pool_mapped = p->mapped;
     sess_pool_file = p->pool_file;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
+    sess_refused0 = ludus__live_refused();
+    sess_lost0 = ludus__live_lost_adds();
 
     s->join_membarrier = p->membarrier_ok;
     int slow = !s->join_membarrier || !use_tsc || !LUDUS__INLINE_CLOCK;
@@ -491,6 +495,8 @@ static int end_capture(uint32_t disarmed) {
         ludus__mem_cov_take(c, (int64_t)s->pool.bytes); /* without memory: no manifest */
         c->unregistered_drops = unregistered + s->retired_oom_events;
         c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
+        c->counters_refused = ludus__live_refused() - sess_refused0;
+        c->counter_adds_lost = ludus__live_lost_adds() - sess_lost0;
         c->stragglers = strag;
         c->nstragglers = nstrag;
         strag = NULL;

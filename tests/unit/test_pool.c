@@ -6,6 +6,7 @@
  * lets the ends of recorded begins land when begins are refused. */
 #include <ludus/analysis.h>
 #include <ludus/capture.h>
+#include <ludus/capture_file.h>
 #include <ludus/profiling.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -203,6 +204,47 @@ static void test_pool_refilled_per_capture(void **state) {
     }
 }
 
+/* More threads in one capture than the old reader took (65,536): threads
+ * that come and go, each recording a scope. The old code saved the capture
+ * with return 0 into a file its reader refused ("threads exceed the
+ * limit"); now the file opens with every thread. */
+static void *one_scope(void *arg) {
+    (void)arg;
+    LUDUS_PROFILE_SCOPE(ShortThread);
+    return NULL;
+}
+
+static void test_thread_churn_saves(void **state) {
+    (void)state;
+    enum { THREADS = 66000 };
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.chunk_count = 2048; /* a 1 KiB piece per thread: 128 MiB (reserved; the pieces used are touched) */
+    lt_begin(&d);
+    for (int i = 0; i < THREADS; i++) {
+        pthread_t th;
+        assert_int_equal(pthread_create(&th, NULL, one_scope, NULL), 0);
+        assert_int_equal(pthread_join(th, NULL), 0);
+    }
+    lt_end();
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_get_last(&c), 0);
+    lt_buf b = {0};
+    assert_int_equal(ludus_capture_write(c, LUDUS_FORMAT_LUDUS, 0, lt_buf_write, &b), 0);
+    ludus_capture_release(c);
+    ludus_capture *f = NULL;
+    int rc = ludus_capture_open_memory(b.data, b.len, &f);
+    if (rc) print_message("open: %s\n", ludus_last_error_detail());
+    assert_int_equal(rc, 0);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(f, &in), 0);
+    assert_true(in.threads >= THREADS);
+    assert_int_equal(in.summary.dropped, 0);
+    assert_int_equal(in.summary.events, 2 * THREADS);
+    ludus_capture_release(f);
+    free(b.data);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_flat_scopes_exact, lt_teardown),
@@ -211,6 +253,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_depth_does_not_starve_others, lt_teardown),
         cmocka_unit_test_teardown(test_two_slot_events, lt_teardown),
         cmocka_unit_test_teardown(test_pool_refilled_per_capture, lt_teardown),
+        cmocka_unit_test_teardown(test_thread_churn_saves, lt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
