@@ -4826,7 +4826,14 @@ typedef struct ludus__ring_row {
     uint64_t number;          /* 1, 2, ...: frame n lies between marks n and n+1; 0: the lead-in */
     int64_t begin_ns, end_ns; /* monotonic clock; begin 0 for the lead-in */
     uint32_t ncounters, ngauges, ndomains;
+    uint32_t gauges_set;      /* bit i: gauge i has a value in this frame (any int64 is a value: no sentinel) */
+    uint32_t domains_unknown; /* bit i: domain i's live figures are unknown (a free of older memory) */
 } ludus__ring_row;
+
+/* Gauge i of row has a value. */
+static inline int ludus__row_gauge_set(const ludus__ring_row *row, uint32_t i) {
+    return i < row->ngauges && (row->gauges_set >> i & 1u);
+}
 
 typedef struct ludus__ring {
     ludus__ring_row *rows;
@@ -5302,7 +5309,8 @@ static struct {
     int64_t seen[LUDUS__SHARD_SLOTS];                  /* totals at the previous frame */
     ludus_counter_site *counters[LUDUS__MAX_COUNTERS]; /* the first use of each name */
     ludus_counter_site *gauges[LUDUS__MAX_GAUGES];     /* the first use of each name */
-    int64_t gauge_level[LUDUS__MAX_GAUGES];            /* last value at the previous frame; INT64_MIN: never set */
+    int64_t gauge_level[LUDUS__MAX_GAUGES];            /* last value at the previous frame */
+    uint8_t gauge_has_level[LUDUS__MAX_GAUGES];        /* gauge_level holds a value (every value is one) */
     ludus__domain_info dinfo[LUDUS__MAX_DOMAINS];
     ludus__outside_note outside[LUDUS__MAX_OUTSIDE];
     uint32_t noutside;
@@ -5418,7 +5426,8 @@ void ludus__gauge_slow(ludus_counter_site *site, int64_t value) {
                 __atomic_store_n(&g->min, INT64_MAX, __ATOMIC_RELAXED);
                 __atomic_store_n(&g->max, INT64_MIN, __ATOMIC_RELAXED);
                 L.gauges[ngauges] = site;
-                L.gauge_level[ngauges] = INT64_MIN;
+                L.gauge_level[ngauges] = 0;
+                L.gauge_has_level[ngauges] = 0;
                 row = ngauges + 1;
                 __atomic_store_n(&ngauges, ngauges + 1, __ATOMIC_RELEASE);
             } else {
@@ -5614,6 +5623,8 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
     row->end_ns = now;
     row->ncounters = ncounters;
     row->ngauges = ngauges;
+    row->gauges_set = 0;
+    row->domains_unknown = 0;
     row->ndomains = ndomains;
     for (uint32_t i = 0; i < ncounters; i++) {
         uint32_t slot = L.counters[i]->slot;
@@ -5628,19 +5639,26 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
         int64_t mx = __atomic_exchange_n(&g->max, INT64_MIN, __ATOMIC_RELAXED);
         int64_t last = __atomic_load_n(&g->last, __ATOMIC_RELAXED);
         int64_t carry = L.gauge_level[i];
+        int carried = L.gauge_has_level[i];
         int64_t *gv = &v[LUDUS__ROW_GAUGE(i)];
-        if (mn == INT64_MAX && carry == INT64_MIN) { /* registered, never set: cannot happen (set registers) */
-            gv[0] = gv[1] = gv[2] = INT64_MIN;
+        /* Set in this frame: every value lowers min or raises max (INT64_MAX
+         * raises max), so no value is a sentinel of "not set" (the old test,
+         * min still INT64_MAX, took a gauge at INT64_MAX for none). */
+        int set = mn != INT64_MAX || mx != INT64_MIN;
+        if (!set && !carried) { /* registered, its first value not stored yet: nothing to record */
+            gv[0] = gv[1] = gv[2] = 0;
             continue;
         }
+        row->gauges_set |= 1u << i;
         if (last < mn) mn = last;
         if (last > mx) mx = last;
-        if (carry != INT64_MIN && carry < mn) mn = carry;
-        if (carry != INT64_MIN && carry > mx) mx = carry;
+        if (carried && carry < mn) mn = carry;
+        if (carried && carry > mx) mx = carry;
         gv[0] = last;
         gv[1] = mn;
         gv[2] = mx;
         L.gauge_level[i] = last;
+        L.gauge_has_level[i] = 1;
         for (unsigned k = 0; k < 3; k++) ludus__sf_counters_record_stat(out, &L.gauges[i]->site, LUDUS__STAT_LAST + k, gv[k]);
     }
     for (uint32_t i = 0; i < ndomains; i++) {
@@ -5660,7 +5678,19 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
         }
         if (dv[2] > L.dinfo[i].peak_bytes) L.dinfo[i].peak_bytes = dv[2];
         const ludus_site *site = ludus__site_by_id(L.dinfo[i].site_id);
-        for (unsigned k = 0; k < LUDUS__DOMAIN_VALUES; k++) ludus__sf_counters_record_stat(out, site, LUDUS__STAT_MEM_LIVE + k, dv[k]);
+        /* A free of memory allocated before the hooks ran (no baseline) took
+         * live below zero: live, its allocations and peak are not known, so
+         * they are not recorded (a value would be a wrong one, negative or
+         * short by the unseen memory); churn stays exact. The manifest and
+         * the ring say so. */
+        if (d.underflow) row->domains_unknown |= 1u << i;
+        for (unsigned k = 0; k < LUDUS__DOMAIN_VALUES; k++) {
+            unsigned stat = LUDUS__STAT_MEM_LIVE + k;
+            if (d.underflow &&
+                (stat == LUDUS__STAT_MEM_LIVE || stat == LUDUS__STAT_MEM_LIVE_ALLOCS || stat == LUDUS__STAT_MEM_PEAK))
+                continue;
+            ludus__sf_counters_record_stat(out, site, stat, dv[k]);
+        }
     }
     r->closed++;
 }
@@ -18515,7 +18545,14 @@ int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t
         const int64_t *v;
         const ludus__ring_row *row = ludus__sf_overlay_row_of(ludus__live_ring(), frame, &v);
         rc = LUDUS_ENODATA;
-        if (row && ludus__sf_overlay_item_in_row(it, row) && !(it->owner == LUDUS__OWNER_GAUGE && v[vi] == INT64_MIN)) {
+        int known =
+            !row ||
+            (it->owner == LUDUS__OWNER_GAUGE ? ludus__row_gauge_set(row, it->i)
+             : it->owner == LUDUS__OWNER_COUNT
+                 ? 1
+                 : !((row->domains_unknown >> it->i & 1u) &&
+                     (st == LUDUS__STAT_MEM_LIVE || st == LUDUS__STAT_MEM_LIVE_ALLOCS || st == LUDUS__STAT_MEM_PEAK)));
+        if (row && ludus__sf_overlay_item_in_row(it, row) && known) {
             *out = v[vi];
             rc = 0;
         }
@@ -18624,7 +18661,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
             if (!ludus__sf_overlay_item_in_row(it, row)) continue;
             if (it->owner == LUDUS__OWNER_GAUGE) {
                 const int64_t *g = &v[LUDUS__ROW_GAUGE(it->i)];
-                if (g[0] == INT64_MIN) continue;
+                if (!ludus__row_gauge_set(row, it->i)) continue;
                 col[m++] = g[0];
                 if (g[1] < mn) mn = g[1];
                 if (g[2] > mx) mx = g[2];
@@ -18655,9 +18692,14 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
                                 : di->underflow    ? " (unknown: frees of untracked memory)"
                                 : di->has_baseline ? ""
                                                    : " (since registration)";
-            ludus__sf_overlay_put(&t, "%s: live %s%s, peak %s (last %u frames%s); allocated %s per frame (mean)\n", name,
-                ludus__sf_overlay_bytes(a, sizeof a, di ? di->live_bytes : 0), valid, ludus__sf_overlay_bytes(b, sizeof b, mx), m, of,
-                ludus__sf_overlay_bytes(d, sizeof d, sum / m));
+            if (di && di->underflow) /* no figure for live or peak: one would be wrong */
+                ludus__sf_overlay_put(&t,
+                    "%s: live unknown (frees of untracked memory; last %u frames%s); allocated %s per frame (mean)\n",
+                    name, m, of, ludus__sf_overlay_bytes(d, sizeof d, sum / m));
+            else
+                ludus__sf_overlay_put(&t, "%s: live %s%s, peak %s (last %u frames%s); allocated %s per frame (mean)\n", name,
+                    ludus__sf_overlay_bytes(a, sizeof a, di ? di->live_bytes : 0), valid, ludus__sf_overlay_bytes(b, sizeof b, mx), m, of,
+                    ludus__sf_overlay_bytes(d, sizeof d, sum / m));
         }
     }
     if (lines < n) ludus__sf_overlay_put(&t, "(%u more not shown)\n", n - lines);
