@@ -161,6 +161,7 @@ static void *worker_main(void *arg) {
         LUDUS_PROFILE_FLOW_IN(j.flow);
         {
             LUDUS_PROFILE_SCOPE(Execute, jobs);
+            LUDUS_PROFILE_ANNOTATE(CostUs, j.cost_us); /* scope annotations: args in the viewers */
             work_us(j.cost_us);
         }
         ludus_end_site();
@@ -362,6 +363,8 @@ int main(int argc, char **argv) {
                 LUDUS_PROFILE_MARK(Hitch);
                 ludus_log(LUDUS_LOG_WARNING, "streaming stall in frame %d: %d KiB read synchronously", f, 768);
                 LUDUS_PROFILE_SCOPE(Streaming, io);
+                LUDUS_PROFILE_ANNOTATE_TEXT(Chunk, f % 2 ? "level/east.pak" : "level/west.pak");
+                LUDUS_PROFILE_ANNOTATE(Frame, f);
                 work_us(6000);
                 hitches++;
             }

@@ -215,6 +215,25 @@ LUDUS_API void ludus_fiber_enter(const char *name);
 LUDUS_API void ludus_fiber_leave(void);
 
 /* ---------------------------------------------------------------------------
+ * Scope annotations: a number or a short text attached to the scope open on
+ * the calling thread (the innermost, lexical or span), as Tracy's ZoneValue
+ * and ZoneText or Perfetto's debug annotations: an entity id, an asset's
+ * name, a batch size.
+ *     LUDUS_PROFILE_ANNOTATE(EntityId, id);       any integer, float or double
+ *     LUDUS_PROFILE_ANNOTATE_TEXT(Asset, name);   a NUL-terminated string
+ * Name is a token or a literal: the annotation's key. During a capture only;
+ * no lock and no allocation: the value (and the text, cut at
+ * LUDUS_ANNOTATION_TEXT_MAX bytes) is copied into the thread's buffer, and a
+ * full buffer drops and counts it as any event. Async-signal-safe. The same
+ * key twice in one scope: exports keep the last value. Annotations are the
+ * scope's JSON "args" and its Perfetto debug annotations; `ludus-trace report`
+ * lists each annotated site's slowest calls with their annotations, and the
+ * HTML report's frame flame graph shows them. One recorded while no scope is
+ * open is an instant of its own (category "annotation"). In a Tracy build
+ * each is the zone's text ("Key: value"). */
+#define LUDUS_ANNOTATION_TEXT_MAX 1024
+
+/* ---------------------------------------------------------------------------
  * Memory domains: the allocator's hooks. Always on (with or without a
  * capture), callable from any thread; a free may run on another thread than
  * its alloc. Per domain the library keeps live bytes and allocations, the
@@ -328,6 +347,11 @@ LUDUS_API void ludus__log_deferred(const ludus_site *site, int level, const char
 LUDUS_API void ludus__log_deferred(const ludus_site *site, int level, const char *fmt, ...);
 #endif
 LUDUS_API void ludus__async(const ludus_site *site, const ludus_site *track, uint64_t id);
+/* Annotations of the open scope: site is the annotation's key. */
+LUDUS_API void ludus__annotate_i64(const ludus_site *site, int64_t value);
+LUDUS_API void ludus__annotate_u64(const ludus_site *site, uint64_t value);
+LUDUS_API void ludus__annotate_f64(const ludus_site *site, double value);
+LUDUS_API void ludus__annotate_text(const ludus_site *site, const char *text);
 
 /* The calling thread's counter shard: one int64 per counter slot, summed
  * over every thread at each frame. NULL until the thread's first count. */
@@ -585,6 +609,22 @@ LUDUS__INLINE void ludus__async_check(const ludus_site *site, const ludus_site *
     if (LUDUS__LIKELY(!ludus__is_armed())) return;
     ludus__async(site, track, id);
 }
+LUDUS__INLINE void ludus__annotate_i64_check(const ludus_site *site, int64_t value) {
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
+    ludus__annotate_i64(site, value);
+}
+LUDUS__INLINE void ludus__annotate_u64_check(const ludus_site *site, uint64_t value) {
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
+    ludus__annotate_u64(site, value);
+}
+LUDUS__INLINE void ludus__annotate_f64_check(const ludus_site *site, double value) {
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
+    ludus__annotate_f64(site, value);
+}
+LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char *text) {
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
+    ludus__annotate_text(site, text);
+}
 #define LUDUS__DYN_BEGIN(name) (ludus__is_armed() ? ludus__dyn_begin(name) : (uintptr_t)0)
 
 #else /* LUDUS__TRACY: the same seam, every call to src/backend/tracy.c */
@@ -612,6 +652,9 @@ LUDUS__TRACY_API void ludus__tracy_plot_i64(const ludus_site *site, int64_t valu
 LUDUS__TRACY_API void ludus__tracy_plot_f64(const ludus_site *site, double value);
 LUDUS__TRACY_API void ludus__tracy_message(const ludus_site *site, int level);
 LUDUS__TRACY_API void ludus__tracy_async(const ludus_site *site, const ludus_site *track, uint64_t id);
+/* An annotation of the innermost zone: its text "Key: value" (kind: 0
+ * integer, 1 unsigned, 2 double, 3 text). */
+LUDUS__TRACY_API void ludus__tracy_annotate(const ludus_site *site, int kind, uint64_t bits, const char *text);
 LUDUS__TRACY_API uintptr_t ludus__tracy_lock_wait(const void *lock, const ludus_site *site, unsigned kind);
 
 LUDUS__INLINE uintptr_t ludus__scope_begin(const ludus_site *site) {
@@ -645,6 +688,20 @@ LUDUS__INLINE void ludus__message_check(const ludus_site *site, int level) {
 }
 LUDUS__INLINE void ludus__async_check(const ludus_site *site, const ludus_site *track, uint64_t id) {
     ludus__tracy_async(site, track, id);
+}
+LUDUS__INLINE void ludus__annotate_i64_check(const ludus_site *site, int64_t value) {
+    ludus__tracy_annotate(site, 0, (uint64_t)value, NULL);
+}
+LUDUS__INLINE void ludus__annotate_u64_check(const ludus_site *site, uint64_t value) {
+    ludus__tracy_annotate(site, 1, value, NULL);
+}
+LUDUS__INLINE void ludus__annotate_f64_check(const ludus_site *site, double value) {
+    uint64_t bits;
+    __builtin_memcpy(&bits, &value, sizeof bits);
+    ludus__tracy_annotate(site, 2, bits, NULL);
+}
+LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char *text) {
+    ludus__tracy_annotate(site, 3, 0, text);
 }
 #define LUDUS__DYN_BEGIN(name) ludus__tracy_dyn_begin(name)
 #endif /* LUDUS__TRACY */
@@ -862,6 +919,70 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
         LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                                 \
         ludus__async_check(NULL, LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_track_)), (uint64_t)(id)); \
     } while (0)
+/* Scope annotations (see ludus__annotate above): integers (unsigned ones
+ * kept unsigned), float and double kept as doubles; a text is copied. */
+#ifdef __cplusplus
+namespace ludus {
+inline void annotate(const ludus_site *s, double v) {
+    ludus__annotate_f64_check(s, v);
+}
+inline void annotate(const ludus_site *s, float v) {
+    ludus__annotate_f64_check(s, v);
+}
+inline void annotate(const ludus_site *s, long double v) {
+    ludus__annotate_f64_check(s, static_cast<double>(v));
+}
+inline void annotate(const ludus_site *s, bool v) {
+    ludus__annotate_u64_check(s, v ? 1u : 0u);
+}
+inline void annotate(const ludus_site *s, unsigned char v) {
+    ludus__annotate_u64_check(s, v);
+}
+inline void annotate(const ludus_site *s, unsigned short v) {
+    ludus__annotate_u64_check(s, v);
+}
+inline void annotate(const ludus_site *s, unsigned int v) {
+    ludus__annotate_u64_check(s, v);
+}
+inline void annotate(const ludus_site *s, unsigned long v) {
+    ludus__annotate_u64_check(s, v);
+}
+inline void annotate(const ludus_site *s, unsigned long long v) {
+    ludus__annotate_u64_check(s, v);
+}
+template <typename T> inline void annotate(const ludus_site *s, T v) {
+    ludus__annotate_i64_check(s, static_cast<int64_t>(v));
+}
+} /* namespace ludus */
+#define LUDUS__ANNOTATE_CALL(site, value) ::ludus::annotate(site, value)
+#else
+/* clang-format off */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define LUDUS__ANNOTATE_F64(site, value) ludus__annotate_f64_check(site, (double)(value))
+#define LUDUS__ANNOTATE_U64(site, value) ludus__annotate_u64_check(site, (uint64_t)(value))
+#define LUDUS__ANNOTATE_CALL(site, value) \
+    _Generic((value), float: LUDUS__ANNOTATE_F64(site, value), double: LUDUS__ANNOTATE_F64(site, value), \
+             long double: LUDUS__ANNOTATE_F64(site, value), _Bool: LUDUS__ANNOTATE_U64(site, value), \
+             unsigned char: LUDUS__ANNOTATE_U64(site, value), unsigned short: LUDUS__ANNOTATE_U64(site, value), \
+             unsigned int: LUDUS__ANNOTATE_U64(site, value), unsigned long: LUDUS__ANNOTATE_U64(site, value), \
+             unsigned long long: LUDUS__ANNOTATE_U64(site, value), \
+             default: ludus__annotate_i64_check(site, (int64_t)(value)))
+#else /* C99: floating or not, with GCC and Clang builtins (unsigned values go as signed) */
+#define LUDUS__ANNOTATE_CALL(site, value) \
+    __builtin_choose_expr(LUDUS__PLOT_IS_FLOAT(value), ludus__annotate_f64_check, ludus__annotate_i64_check)(site, value)
+#endif
+/* clang-format on */
+#endif
+#define LUDUS_PROFILE_ANNOTATE(Name, value)                                         \
+    do {                                                                            \
+        LUDUS__SITE(LUDUS__VAR(ludus__annotate_), #Name, NULL);                     \
+        LUDUS__ANNOTATE_CALL(LUDUS__SITE_PTR(LUDUS__VAR(ludus__annotate_)), value); \
+    } while (0)
+#define LUDUS_PROFILE_ANNOTATE_TEXT(Name, text)                                            \
+    do {                                                                                   \
+        LUDUS__SITE(LUDUS__VAR(ludus__annotate_), #Name, NULL);                            \
+        ludus__annotate_text_check(LUDUS__SITE_PTR(LUDUS__VAR(ludus__annotate_)), (text)); \
+    } while (0)
 
 #else /* LUDUS_PROFILE_LEVEL == 0: nothing is evaluated, no code is emitted */
 
@@ -885,6 +1006,8 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
 #define LUDUS_PROFILE_LOG(level, ...) ((void)sizeof(level))
 #define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name) ((void)sizeof(id))
 #define LUDUS_PROFILE_ASYNC_END(Track, id) ((void)sizeof(id))
+#define LUDUS_PROFILE_ANNOTATE(Name, value) ((void)sizeof(value))
+#define LUDUS_PROFILE_ANNOTATE_TEXT(Name, text) ((void)sizeof(text))
 
 #endif
 
@@ -4760,130 +4883,12 @@ int ludus__w_file_cb(void *file, const void *data, size_t n) {
     return ludus__file_write(file, data, n);
 }
 
-/* ==== src/record/counters.c ==== */
-/* Counters, gauges, memory ludus__sf_counters_domains and the ring of recent frames: the
- * always-on scalars beside the timed scopes (seed phase 2).
- *
- * Counters (LUDUS_PROFILE_COUNT) are sharded: every thread adds into its own
- * ludus__sf_counters_shard (one int64 per counter slot, no atomic read-modify-write), and the
- * frame thread sums the shards at each LUDUS_PROFILE_FRAME. Shards only
- * grow: a counter's total is the sum of every ludus__sf_counters_shard plus what exited threads
- * left (folded in under the lock), and a frame's value is the total now
- * minus the total at the previous frame. So every add lands in exactly one
- * frame, the first whose sum sees it; an add racing with the frame boundary
- * counts toward this frame or the next, never both, never neither.
- *
- * Counters and gauges are named: macro uses with the same name share one.
- *
- * Gauges (LUDUS_PROFILE_GAUGE) are one shared record per gauge: the last
- * value (a store) and the frame's min and max (a compare-and-swap only on a
- * new extreme). The frame takes min and max with an exchange, then widens
- * them by the last value and the level carried in, so last lies in
- * [min, max] whatever the race.
- *
- * Memory ludus__sf_counters_domains keep live bytes in one shared atomic (a free may run on
- * any thread; the peak needs the exact running value) and their churn
- * (bytes and allocations made and freed) in counter slots of the shards.
- *
- * The frame ludus__sf_counters_snapshot holds `lock` (the frame thread, once per frame; ludus__sf_counters_shard
- * creation and thread exit, once per thread); nothing per count takes it.
- * During a capture each ludus__sf_counters_snapshot is also recorded as FRAME_STAT events
- * after the frame mark, so files carry them. */
-#include <stdio.h>
-#include <stdlib.h>
+/* ==== src/record/annotate.c ==== */
+/* Scope annotations (LUDUS_PROFILE_ANNOTATE): each an extension event of
+ * its own sub-kind (event_kinds.h) whose site is the annotation's key; the
+ * reader attaches it to the scope open on the thread. */
 #include <string.h>
 
-/* ---- src/record/counters.h ---- */
-/* Counters, gauges, memory domains and the ring of recent frames
- * (counters.c): what the overlay, the live API and the capture's memory
- * manifest read. Readers take ludus__live_lock around every use. */
-#ifndef LUDUS_COUNTERS_H
-#define LUDUS_COUNTERS_H
-
-
-
-#define LUDUS__MAX_COUNTERS 128u
-#define LUDUS__MAX_GAUGES 32u
-#define LUDUS__MAX_DOMAINS 16u
-#define LUDUS__MAX_OUTSIDE 8u
-/* Shard slots: 0 unused, counters 1 each, domains 4 each, the last a sink
- * for counters beyond the table. */
-#define LUDUS__SHARD_SLOTS (2u + LUDUS__MAX_COUNTERS + 4u * LUDUS__MAX_DOMAINS)
-#define LUDUS__SINK_SLOT (LUDUS__SHARD_SLOTS - 1u)
-#define LUDUS__RING_DEFAULT 256u
-#define LUDUS__RING_MAX 65536u
-
-/* One ring row: a closed frame's values. Counters: the frame's sum; gauges:
- * last, min, max (INT64_MIN: never set); domains: the LUDUS__STAT_MEM_*
- * statistics in table order. */
-#define LUDUS__DOMAIN_VALUES 7u
-#define LUDUS__ROW_COUNTER(i) (i)
-#define LUDUS__ROW_GAUGE(i) (LUDUS__MAX_COUNTERS + 3u * (i))
-#define LUDUS__ROW_DOMAIN(i) (LUDUS__MAX_COUNTERS + 3u * LUDUS__MAX_GAUGES + LUDUS__DOMAIN_VALUES * (i))
-#define LUDUS__ROW_VALUES (LUDUS__MAX_COUNTERS + 3u * LUDUS__MAX_GAUGES + LUDUS__DOMAIN_VALUES * LUDUS__MAX_DOMAINS)
-
-typedef struct ludus__ring_row {
-    uint64_t number;          /* 1, 2, ...: frame n lies between marks n and n+1; 0: the lead-in */
-    int64_t begin_ns, end_ns; /* monotonic clock; begin 0 for the lead-in */
-    uint32_t ncounters, ngauges, ndomains;
-    uint32_t gauges_set;      /* bit i: gauge i has a value in this frame (any int64 is a value: no sentinel) */
-    uint32_t domains_unknown; /* bit i: domain i's live figures are unknown (a free of older memory) */
-} ludus__ring_row;
-
-/* Gauge i of row has a value. */
-static inline int ludus__row_gauge_set(const ludus__ring_row *row, uint32_t i) {
-    return i < row->ngauges && (row->gauges_set >> i & 1u);
-}
-
-typedef struct ludus__ring {
-    ludus__ring_row *rows;
-    int64_t *values; /* cap x LUDUS__ROW_VALUES */
-    uint32_t cap;
-    uint32_t want;   /* frames are kept even with nothing counted (the overlay's frame times) */
-    uint64_t closed; /* rows written so far; the newest is (closed - 1) % cap */
-} ludus__ring;
-
-typedef struct ludus__domain_info {
-    char name[64];
-    uint32_t site_id; /* the site "Memory/<name>" */
-    int has_baseline, underflow;
-    int64_t since_ns; /* registration, monotonic clock */
-    int64_t baseline_bytes, baseline_allocs;
-    int64_t live_bytes, live_allocs, peak_bytes;
-    int64_t alloc_bytes, allocs, free_bytes, frees; /* since registration */
-} ludus__domain_info;
-
-typedef struct ludus__outside_note {
-    char what[64];
-    uint64_t bytes;
-} ludus__outside_note;
-
-typedef struct ludus__live_item {
-    int owner;  /* LUDUS__OWNER_* */
-    uint32_t i; /* within its owner's table */
-    const ludus_site *site;
-    const char *domain; /* memory: its name */
-} ludus__live_item;
-
-LUDUS_HIDDEN void ludus__live_lock(void);
-LUDUS_HIDDEN void ludus__live_unlock(void);
-LUDUS_HIDDEN const ludus__ring *ludus__live_ring(void);
-LUDUS_HIDDEN void ludus__live_want_frames(void);
-LUDUS_HIDDEN int ludus__ring_configure(uint32_t frames);
-LUDUS_HIDDEN uint32_t ludus__live_items(ludus__live_item *out, uint32_t cap);
-LUDUS_HIDDEN uint32_t ludus__live_domains(ludus__domain_info *out, uint32_t cap);
-LUDUS_HIDDEN uint32_t ludus__live_outside(ludus__outside_note *out, uint32_t cap);
-LUDUS_HIDDEN uint32_t ludus__live_refused(void);
-/* Counts and memory-hook calls of threads that could get no shard. */
-LUDUS_HIDDEN uint64_t ludus__live_lost_adds(void);
-LUDUS_HIDDEN uint64_t ludus__live_shard_bytes(void);
-/* In the child that writes a crash (crash.c): the lock made anew, as any
- * thread of the crashed process may have held it. */
-LUDUS_HIDDEN void ludus__counters_crash_reset(void);
-
-/* emit.c: one event with a payload slot; 0 when dropped or idle. */
-
-#endif
 /* ---- src/record/event_kinds.h ---- */
 /* The event kinds: how each event is laid out in a thread's buffer, one row
  * per kind. The recorder writes by these rows; every reader (the normalised
@@ -4955,10 +4960,17 @@ enum {
  *   data   what the data bytes are: NONE, TEXT (UTF-8 or not, cleaned when
  *          read), FORMAT_ARGS (LUDUS_PROFILE_LOG's packed arguments; the
  *          site's name is the format: src/record/printf_spec.h)
- *   nev    the normalised event it becomes; its value is the slot's value */
-#define LUDUS__EXT_KINDS(X)      \
-    X(MESSAGE, 1, TEXT, MESSAGE) \
-    X(MESSAGE_DEFERRED, 2, FORMAT_ARGS, MESSAGE)
+ *   nev    the normalised event it becomes; its value is the slot's value
+ * ARG_*: a scope annotation (LUDUS_PROFILE_ANNOTATE): the site is the
+ * annotation's name, the value a number (double bits for F64) or the data
+ * a text; it belongs to the scope open on the thread. */
+#define LUDUS__EXT_KINDS(X)                      \
+    X(MESSAGE, 1, TEXT, MESSAGE)                 \
+    X(MESSAGE_DEFERRED, 2, FORMAT_ARGS, MESSAGE) \
+    X(ARG_I64, 3, NONE, ARG_I64)                 \
+    X(ARG_U64, 4, NONE, ARG_U64)                 \
+    X(ARG_F64, 5, NONE, ARG_F64)                 \
+    X(ARG_TEXT, 6, TEXT, ARG_TEXT)
 
 enum {
 #define LUDUS__EXT_ENUM(name, code, data, nev) LUDUS__EXT_##name = code,
@@ -4970,6 +4982,7 @@ enum {
  * text is cut to it: LUDUS_MESSAGE_MAX), in this many slots. */
 #define LUDUS__EXT_DATA_MAX 1024u
 _Static_assert(LUDUS_MESSAGE_MAX <= LUDUS__EXT_DATA_MAX, "a message's text fits an extension's data");
+_Static_assert(LUDUS_ANNOTATION_TEXT_MAX <= LUDUS__EXT_DATA_MAX, "an annotation's text fits an extension's data");
 #define LUDUS__TEXT_SLOTS(len) (((size_t)(len) + 15u) / 16u)
 /* The payload word of an extension event. */
 #define LUDUS__EXT_WORD(code, len) ((uintptr_t)(code) | ((uintptr_t)(len) << 8))
@@ -5272,6 +5285,152 @@ LUDUS_HIDDEN int ludus__emit_value(uintptr_t word, uint64_t p0, uintptr_t p1);
 LUDUS_HIDDEN int ludus__emit_ext(const ludus_site *site, unsigned code, uint64_t value, const void *data, size_t len);
 LUDUS_HIDDEN const ludus_site *ludus__emit_fiber_enter(const char *name);
 LUDUS_HIDDEN void ludus__emit_fiber_leave(const ludus_site *fiber);
+
+#endif
+
+void ludus__annotate_i64(const ludus_site *site, int64_t value) {
+    ludus__emit_ext(site, LUDUS__EXT_ARG_I64, (uint64_t)value, NULL, 0);
+}
+
+void ludus__annotate_u64(const ludus_site *site, uint64_t value) {
+    ludus__emit_ext(site, LUDUS__EXT_ARG_U64, value, NULL, 0);
+}
+
+void ludus__annotate_f64(const ludus_site *site, double value) {
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    ludus__emit_ext(site, LUDUS__EXT_ARG_F64, bits, NULL, 0);
+}
+
+void ludus__annotate_text(const ludus_site *site, const char *text) {
+    size_t n = 0; /* strnlen is not C11; a signal handler may call this */
+    if (text)
+        while (n < LUDUS_ANNOTATION_TEXT_MAX && text[n]) n++;
+    ludus__emit_ext(site, LUDUS__EXT_ARG_TEXT, 0, text, n);
+}
+
+/* ==== src/record/counters.c ==== */
+/* Counters, gauges, memory ludus__sf_counters_domains and the ring of recent frames: the
+ * always-on scalars beside the timed scopes (seed phase 2).
+ *
+ * Counters (LUDUS_PROFILE_COUNT) are sharded: every thread adds into its own
+ * ludus__sf_counters_shard (one int64 per counter slot, no atomic read-modify-write), and the
+ * frame thread sums the shards at each LUDUS_PROFILE_FRAME. Shards only
+ * grow: a counter's total is the sum of every ludus__sf_counters_shard plus what exited threads
+ * left (folded in under the lock), and a frame's value is the total now
+ * minus the total at the previous frame. So every add lands in exactly one
+ * frame, the first whose sum sees it; an add racing with the frame boundary
+ * counts toward this frame or the next, never both, never neither.
+ *
+ * Counters and gauges are named: macro uses with the same name share one.
+ *
+ * Gauges (LUDUS_PROFILE_GAUGE) are one shared record per gauge: the last
+ * value (a store) and the frame's min and max (a compare-and-swap only on a
+ * new extreme). The frame takes min and max with an exchange, then widens
+ * them by the last value and the level carried in, so last lies in
+ * [min, max] whatever the race.
+ *
+ * Memory ludus__sf_counters_domains keep live bytes in one shared atomic (a free may run on
+ * any thread; the peak needs the exact running value) and their churn
+ * (bytes and allocations made and freed) in counter slots of the shards.
+ *
+ * The frame ludus__sf_counters_snapshot holds `lock` (the frame thread, once per frame; ludus__sf_counters_shard
+ * creation and thread exit, once per thread); nothing per count takes it.
+ * During a capture each ludus__sf_counters_snapshot is also recorded as FRAME_STAT events
+ * after the frame mark, so files carry them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- src/record/counters.h ---- */
+/* Counters, gauges, memory domains and the ring of recent frames
+ * (counters.c): what the overlay, the live API and the capture's memory
+ * manifest read. Readers take ludus__live_lock around every use. */
+#ifndef LUDUS_COUNTERS_H
+#define LUDUS_COUNTERS_H
+
+
+
+#define LUDUS__MAX_COUNTERS 128u
+#define LUDUS__MAX_GAUGES 32u
+#define LUDUS__MAX_DOMAINS 16u
+#define LUDUS__MAX_OUTSIDE 8u
+/* Shard slots: 0 unused, counters 1 each, domains 4 each, the last a sink
+ * for counters beyond the table. */
+#define LUDUS__SHARD_SLOTS (2u + LUDUS__MAX_COUNTERS + 4u * LUDUS__MAX_DOMAINS)
+#define LUDUS__SINK_SLOT (LUDUS__SHARD_SLOTS - 1u)
+#define LUDUS__RING_DEFAULT 256u
+#define LUDUS__RING_MAX 65536u
+
+/* One ring row: a closed frame's values. Counters: the frame's sum; gauges:
+ * last, min, max (INT64_MIN: never set); domains: the LUDUS__STAT_MEM_*
+ * statistics in table order. */
+#define LUDUS__DOMAIN_VALUES 7u
+#define LUDUS__ROW_COUNTER(i) (i)
+#define LUDUS__ROW_GAUGE(i) (LUDUS__MAX_COUNTERS + 3u * (i))
+#define LUDUS__ROW_DOMAIN(i) (LUDUS__MAX_COUNTERS + 3u * LUDUS__MAX_GAUGES + LUDUS__DOMAIN_VALUES * (i))
+#define LUDUS__ROW_VALUES (LUDUS__MAX_COUNTERS + 3u * LUDUS__MAX_GAUGES + LUDUS__DOMAIN_VALUES * LUDUS__MAX_DOMAINS)
+
+typedef struct ludus__ring_row {
+    uint64_t number;          /* 1, 2, ...: frame n lies between marks n and n+1; 0: the lead-in */
+    int64_t begin_ns, end_ns; /* monotonic clock; begin 0 for the lead-in */
+    uint32_t ncounters, ngauges, ndomains;
+    uint32_t gauges_set;      /* bit i: gauge i has a value in this frame (any int64 is a value: no sentinel) */
+    uint32_t domains_unknown; /* bit i: domain i's live figures are unknown (a free of older memory) */
+} ludus__ring_row;
+
+/* Gauge i of row has a value. */
+static inline int ludus__row_gauge_set(const ludus__ring_row *row, uint32_t i) {
+    return i < row->ngauges && (row->gauges_set >> i & 1u);
+}
+
+typedef struct ludus__ring {
+    ludus__ring_row *rows;
+    int64_t *values; /* cap x LUDUS__ROW_VALUES */
+    uint32_t cap;
+    uint32_t want;   /* frames are kept even with nothing counted (the overlay's frame times) */
+    uint64_t closed; /* rows written so far; the newest is (closed - 1) % cap */
+} ludus__ring;
+
+typedef struct ludus__domain_info {
+    char name[64];
+    uint32_t site_id; /* the site "Memory/<name>" */
+    int has_baseline, underflow;
+    int64_t since_ns; /* registration, monotonic clock */
+    int64_t baseline_bytes, baseline_allocs;
+    int64_t live_bytes, live_allocs, peak_bytes;
+    int64_t alloc_bytes, allocs, free_bytes, frees; /* since registration */
+} ludus__domain_info;
+
+typedef struct ludus__outside_note {
+    char what[64];
+    uint64_t bytes;
+} ludus__outside_note;
+
+typedef struct ludus__live_item {
+    int owner;  /* LUDUS__OWNER_* */
+    uint32_t i; /* within its owner's table */
+    const ludus_site *site;
+    const char *domain; /* memory: its name */
+} ludus__live_item;
+
+LUDUS_HIDDEN void ludus__live_lock(void);
+LUDUS_HIDDEN void ludus__live_unlock(void);
+LUDUS_HIDDEN const ludus__ring *ludus__live_ring(void);
+LUDUS_HIDDEN void ludus__live_want_frames(void);
+LUDUS_HIDDEN int ludus__ring_configure(uint32_t frames);
+LUDUS_HIDDEN uint32_t ludus__live_items(ludus__live_item *out, uint32_t cap);
+LUDUS_HIDDEN uint32_t ludus__live_domains(ludus__domain_info *out, uint32_t cap);
+LUDUS_HIDDEN uint32_t ludus__live_outside(ludus__outside_note *out, uint32_t cap);
+LUDUS_HIDDEN uint32_t ludus__live_refused(void);
+/* Counts and memory-hook calls of threads that could get no shard. */
+LUDUS_HIDDEN uint64_t ludus__live_lost_adds(void);
+LUDUS_HIDDEN uint64_t ludus__live_shard_bytes(void);
+/* In the child that writes a crash (crash.c): the lock made anew, as any
+ * thread of the crashed process may have held it. */
+LUDUS_HIDDEN void ludus__counters_crash_reset(void);
+
+/* emit.c: one event with a payload slot; 0 when dropped or idle. */
 
 #endif
 
@@ -7794,7 +7953,11 @@ enum { LUDUS__V_NONE, LUDUS__V_I64, LUDUS__V_U64, LUDUS__V_F64, LUDUS__V_TEXT };
     X(CRASH, INSTANT, INSTANT, NONE, "ludus", "ludus: the process crashed here", 0, NONE)               \
     X(MESSAGE, MESSAGE, MESSAGE, MESSAGE, "log", NULL, 0, TEXT)                                         \
     X(ASYNC_BEGIN, NONE, NONE, NONE, "async", NULL, 0, NONE)                                            \
-    X(ASYNC_END, NONE, NONE, NONE, "async", NULL, 0, NONE)
+    X(ASYNC_END, NONE, NONE, NONE, "async", NULL, 0, NONE)                                              \
+    X(ARG_I64, ARG, ARG, ARG, "annotation", NULL, 1, I64)                                               \
+    X(ARG_U64, ARG, ARG, ARG, "annotation", NULL, 1, U64)                                               \
+    X(ARG_F64, ARG, ARG, ARG, "annotation", NULL, 1, F64)                                               \
+    X(ARG_TEXT, ARG, ARG, ARG, "annotation", NULL, 1, TEXT)
 
 enum {
     LUDUS_NEV_NONE = 0,
@@ -14595,6 +14758,38 @@ LUDUS_HIDDEN uint8_t *ludus__bytes_room(ludus__bytes *r, size_t n);
 LUDUS_HIDDEN void ludus__bytes_put(ludus__bytes *r, const void *p, size_t n);
 LUDUS_HIDDEN int ludus__bytes_write(void *ud, const void *data, size_t n);
 
+/* Scope annotations kept until their slice ends (slice_args.c). */
+#define LUDUS__SLICE_ARGS_MAX 16 /* keys per slice */
+typedef struct ludus__slice_args_lane {
+    ludus__nev *e;
+    uint32_t n, cap;
+} ludus__slice_args_lane;
+typedef struct ludus__slice_args {
+    ludus__slice_args_lane lane[LUDUS__MAX_LANES];
+    uint64_t dropped;    /* past LUDUS__SLICE_ARGS_MAX keys, or no memory */
+    uint64_t superseded; /* a value replaced by a later one of its key in its slice */
+} ludus__slice_args;
+/* ev: an attaching event (ludus__nevs[kind].attach) with its slice's lane
+ * and depth. */
+LUDUS_HIDDEN void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const ludus__nev *ev);
+/* The annotations of the slice ending at (lane, depth), removed: *first
+ * points at them until the next add. Inline for the common case: a lane
+ * with none (every slice end of a capture without annotations). */
+LUDUS_HIDDEN uint32_t ludus__slice_args_take_some(ludus__slice_args *a, uint8_t lane, uint32_t depth,
+                                                  const ludus__nev **first);
+static inline uint32_t ludus__slice_args_take(ludus__slice_args *a, uint8_t lane, uint32_t depth,
+                                              const ludus__nev **first) {
+    if (__builtin_expect(a->lane[lane].n == 0, 1)) {
+        *first = NULL;
+        return 0;
+    }
+    return ludus__slice_args_take_some(a, lane, depth, first);
+}
+LUDUS_HIDDEN void ludus__slice_args_reset(ludus__slice_args *a);
+LUDUS_HIDDEN void ludus__slice_args_free(ludus__slice_args *a);
+/* An annotation's text (value kind TEXT): "" when empty. */
+LUDUS_HIDDEN const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, size_t *len);
+
 /* memory_json.c: the memory coverage manifest as a JSON member (",\"memory_coverage\":{...}"). */
 LUDUS_HIDDEN void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c);
 
@@ -14670,6 +14865,7 @@ typedef struct ludus__sf_chrome_json_json_ctx {
     size_t *snip_name; /* where each ludus__sf_chrome_json_snippet's ,"name":.. part ends */
     track tracks[LUDUS__MAX_LANES];
     uint64_t skipped_nonfinite;
+    ludus__slice_args args;    /* annotations of the open slices */
     const ludus__nev_iter *it; /* the thread's stream (a message's text) */
     int64_t shift_ns;          /* ts origin: 0 = this capture's start (a merge: the earliest capture's) */
     uint64_t flow_ns;          /* a merge: xored into the flow ids the library made (per capture) */
@@ -14811,20 +15007,55 @@ static int64_t ludus__sf_chrome_json_flow_end(ludus__sf_chrome_json_json_ctx *x,
 }
 
 /* What a synthesised ludus__sf_chrome_json_slice end is, as an arg the viewers show. */
-static void ludus__sf_chrome_json_flag_args(ludus__writer *w, uint16_t flags) {
+static void ludus__sf_chrome_json_flag_args(ludus__writer *w, uint16_t flags, int comma) {
     static const struct {
         uint16_t bit;
         const char *text;
     } names[] = {{LUDUS_NEV_UNWOUND, "unwound"}, {LUDUS_NEV_INCOMPLETE, "incomplete"}, {LUDUS_NEV_CLIPPED, "clipped"}};
     int first = 1;
-    ludus__w_str(w, ",\"args\":{\"ludus\":\"");
+    ludus__w_str(w, comma ? ",\"ludus\":\"" : "\"ludus\":\"");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (flags & names[i].bit) {
             if (!first) ludus__w_ch(w, ',');
             ludus__w_str(w, names[i].text);
             first = 0;
         }
-    ludus__w_str(w, "\"}");
+    ludus__w_ch(w, '"');
+}
+
+/* A scope annotation as an args member: "key":value (a double that JSON
+ * cannot hold, as its name in a string). */
+static void ludus__sf_chrome_json_arg_member(ludus__sf_chrome_json_json_ctx *x, const ludus__nev *ev, int comma) {
+    ludus__writer *w = x->w;
+    const ludus__site_info *s = &x->c->sites[ev->site];
+    if (comma) ludus__w_ch(w, ',');
+    ludus__w_json_str(w, s->name, s->name_len);
+    ludus__w_ch(w, ':');
+    switch (ludus__nevs[ev->kind].value) {
+    case LUDUS__V_I64:
+        ludus__w_i64(w, (int64_t)ev->value);
+        break;
+    case LUDUS__V_U64:
+        ludus__w_u64(w, ev->value);
+        break;
+    case LUDUS__V_F64: {
+        double d;
+        memcpy(&d, &ev->value, sizeof d);
+        if (d != d)
+            ludus__w_str(w, "\"NaN\"");
+        else if (d > 1.7976931348623157e308 || d < -1.7976931348623157e308)
+            ludus__w_str(w, d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+        else
+            ludus__w_double(w, d);
+        break;
+    }
+    default: {
+        size_t n;
+        const char *t = ludus__arg_text(x->it, ev, &n);
+        ludus__w_json_str(w, t, n);
+        break;
+    }
+    }
 }
 
 /* A complete ludus__sf_chrome_json_slice: one X event, formatted in one reservation. */
@@ -14850,14 +15081,29 @@ static inline void ludus__sf_chrome_json_slice(ludus__sf_chrome_json_json_ctx *x
         ludus__w_bytes(w, sn, n);
         p = ludus__w_reserve(w, 1);
     }
-    if (ev->flags & (LUDUS_NEV_UNWOUND | LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED)) {
+    const ludus__nev *args;
+    uint32_t nargs = ludus__slice_args_take(&x->args, ev->lane, ev->depth, &args);
+    if (nargs || (ev->flags & (LUDUS_NEV_UNWOUND | LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED))) {
         ludus__w_commit(w, p);
-        ludus__sf_chrome_json_flag_args(w, ev->flags);
-        ludus__w_ch(w, '}');
+        ludus__w_str(w, ",\"args\":{");
+        for (uint32_t i = 0; i < nargs; i++) ludus__sf_chrome_json_arg_member(x, &args[i], i > 0);
+        if (ev->flags & (LUDUS_NEV_UNWOUND | LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED))
+            ludus__sf_chrome_json_flag_args(w, ev->flags, nargs > 0);
+        ludus__w_str(w, "}}");
         return;
     }
     *p++ = '}';
     ludus__w_commit(w, p);
+}
+
+/* An annotation with no scope open: an instant of its own. */
+static void ludus__sf_chrome_json_lone_arg(ludus__sf_chrome_json_json_ctx *x, const ludus__nev *ev) {
+    ludus__writer *w = x->w;
+    ludus__sf_chrome_json_head(w, &x->tracks[0], 'I', ev->ts_ns);
+    ludus__sf_chrome_json_snippet_part(x, ev->site, 1);
+    ludus__w_str(w, ",\"cat\":\"annotation\",\"s\":\"t\",\"args\":{");
+    ludus__sf_chrome_json_arg_member(x, ev, 0);
+    ludus__w_str(w, ",\"ludus\":\"annotation without an open scope\"}}");
 }
 
 static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x, const ludus__nev *ev) {
@@ -15009,6 +15255,8 @@ static void ludus__sf_chrome_json_capture_fields(ludus__sf_chrome_json_json_ctx 
     ludus__sf_chrome_json_meta_kv_u64(w, "counter_adds_lost", c->counter_adds_lost);
     ludus__sf_chrome_json_meta_kv_u64(w, "site_id_collisions", c->id_collisions);
     ludus__sf_chrome_json_meta_kv_u64(w, "nonfinite_counter_samples", x->skipped_nonfinite);
+    if (x->args.dropped) ludus__sf_chrome_json_meta_kv_u64(w, "annotations_dropped", x->args.dropped);
+    if (x->args.superseded) ludus__sf_chrome_json_meta_kv_u64(w, "annotations_superseded", x->args.superseded);
     ludus__sf_chrome_json_meta_kv_u64(w, "pool_bytes_used", c->bytes_used);
     if (c->crash_signal) { /* ended by a crash (crash.c) */
         ludus__w_str(w, ",\"crash\":{\"signal\":");
@@ -15290,12 +15538,19 @@ static int ludus__sf_chrome_json_capture_events(ludus__sf_chrome_json_json_ctx *
         ludus__nev_iter it;
         rc = ludus__nev_init(&it, c, t);
         x->it = &it;
+        ludus__slice_args_reset(&x->args);
         const ludus__nev *ev;
         int64_t prev_ns = INT64_MIN;
         while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) {
             uint8_t tr = ludus__nevs[ev->kind].json;
             if (tr == LUDUS__TR_SLICE_END) {
                 ludus__sf_chrome_json_slice(x, ev);
+            } else if (tr == LUDUS__TR_ARG) {
+                if (ev->depth == UINT32_MAX)
+                    ludus__sf_chrome_json_lone_arg(x, ev);
+                else
+                    ludus__slice_args_add(&x->args, x->c, ev);
+                continue; /* no event of its own on the track: a flow end may still sit right after the last one */
             } else if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN) {
                 /* placed knowing the next event's time (the peek may refill) */
                 ludus__nev cur = *ev;
@@ -15316,6 +15571,7 @@ static int ludus__sf_chrome_json_capture_events(ludus__sf_chrome_json_json_ctx *
 }
 
 static void ludus__sf_chrome_json_ctx_free(ludus__sf_chrome_json_json_ctx *x) {
+    ludus__slice_args_free(&x->args);
     ludus__free(x->snip);
     ludus__free(x->snip_off);
     ludus__free(x->snip_name);
@@ -15344,7 +15600,12 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
 int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t origin_ns, ludus__writer *w) {
     ludus__sf_chrome_json_json_ctx x;
     uint64_t *skipped = ludus__calloc(n ? n : 1, sizeof *skipped); /* per capture: NaN/inf samples left out */
-    if (!skipped) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    uint64_t *args_dropped = ludus__calloc(2 * (n ? n : 1), sizeof *args_dropped); /* annotations dropped, superseded */
+    if (!skipped || !args_dropped) {
+        ludus__free(skipped);
+        ludus__free(args_dropped);
+        return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    }
     int rc = 0;
     ludus__w_str(w, "{\"traceEvents\":[");
     for (uint32_t i = 0; i < n && rc == 0 && !w->failed; i++) {
@@ -15355,6 +15616,8 @@ int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t orig
         x.flow_ns = ludus__merge_flow_space(i);
         rc = ludus__sf_chrome_json_capture_events(&x, cs[i], i == 0);
         skipped[i] = x.skipped_nonfinite;
+        args_dropped[2 * i] = x.args.dropped;
+        args_dropped[2 * i + 1] = x.args.superseded;
         ludus__sf_chrome_json_ctx_free(&x);
     }
     if (rc == 0) {
@@ -15369,6 +15632,8 @@ int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t orig
             x.w = w;
             x.c = cs[i];
             x.skipped_nonfinite = skipped[i];
+            x.args.dropped = args_dropped[2 * i];
+            x.args.superseded = args_dropped[2 * i + 1];
             ludus__w_str(w, i ? ",{\"pid\":" : "{\"pid\":");
             ludus__w_i64(w, cs[i]->pid);
             ludus__w_str(w, ",\"process_name\":");
@@ -15381,6 +15646,7 @@ int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t orig
         ludus__w_str(w, "]}}\n");
     }
     ludus__free(skipped);
+    ludus__free(args_dropped);
     return ludus__sf_chrome_json_export_rc(w, rc);
 }
 #undef LANE_TID
@@ -16309,6 +16575,7 @@ typedef struct ludus__sf_pftrace_pf_state {
     uint32_t xn_seq[XN_COUNT], xc_seq[XC_COUNT], da_seq[DA_COUNT];
     unsigned char *counter_described;
     const ludus__nev_iter *it; /* the thread's stream (a message's text) */
+    ludus__slice_args args;    /* annotations of the open slices */
     uint32_t thread;
     uint32_t lanes_described; /* bit k: lane k of the current thread */
 } ludus__sf_pftrace_pf_state;
@@ -16578,6 +16845,52 @@ static void ludus__sf_pftrace_end_flags(const ludus__nev *ev, ludus__sf_pftrace_
 
 /* A log message: an instant named by its text (not interned: texts are
  * mostly distinct), category "log", the level as an annotation. */
+/* A scope annotation as a debug annotation {name, typed value}; names are
+ * cut at 1 KiB so that a slice's end with every annotation fits the writer's
+ * buffer (LUDUS__SLICE_ARGS_MAX of them, texts of at most 1 KiB). */
+#define ARG_NAME_MAX 1024u
+#define ARGS_PACKET (LUDUS__SLICE_ARGS_MAX * (ARG_NAME_MAX + LUDUS_ANNOTATION_TEXT_MAX + 32) + 256)
+static uint8_t *ludus__sf_pftrace_da_arg(ludus__sf_pftrace_pf_state *s, uint8_t *p, const ludus__nev *ev) {
+    const ludus__site_info *si = &s->c->sites[ev->site];
+    uint8_t *m;
+    p = ludus__pb_open(p, TE_DEBUG, &m);
+    p = ludus__pb_bytes(p, 10, si->name, si->name_len < ARG_NAME_MAX ? si->name_len : ARG_NAME_MAX);
+    switch (ludus__nevs[ev->kind].value) {
+    case LUDUS__V_I64:
+        p = ludus__pb_int(p, 4, (int64_t)ev->value);
+        break;
+    case LUDUS__V_U64:
+        p = ludus__pb_uint(p, 3, ev->value);
+        break;
+    case LUDUS__V_F64:
+        p = ludus__pb_fixed64(p, 5, ev->value);
+        break;
+    default: {
+        size_t n;
+        const char *t = ludus__arg_text(s->it, ev, &n);
+        p = ludus__pb_bytes(p, 6, t, n);
+        break;
+    }
+    }
+    return ludus__pb_close(p, m);
+}
+
+/* An annotation with no scope open: an instant of its own. */
+static void ludus__sf_pftrace_write_lone_arg(ludus__sf_pftrace_pf_state *s, const ludus__nev *ev) {
+    uint8_t *pm, *m;
+    const ludus__site_info *si = &s->c->sites[ev->site];
+    uint8_t *p = ludus__pb_reserve(s->w, ARGS_PACKET);
+    p = ludus__sf_pftrace_packet_open(p, &pm, ludus__sf_pftrace_ts_of(ev), 1, s->seq, 0);
+    p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+    p = ludus__pb_bytes(p, TE_CATEGORIES, "annotation", 10);
+    p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
+    p = ludus__pb_bytes(p, TE_NAME, si->name, ludus__sf_pftrace_clamp(si->name_len));
+    p = ludus__sf_pftrace_da_arg(s, p, ev);
+    p = ludus__sf_pftrace_da_str(p, "ludus", "annotation without an open scope");
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+}
+
 static void ludus__sf_pftrace_write_message(ludus__sf_pftrace_pf_state *s, const ludus__nev *ev) {
     uint8_t *pm, *m;
     size_t n;
@@ -16815,14 +17128,17 @@ static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const l
     if (ni->pftrace == LUDUS__TR_SLICE_END) { /* the common case: no interning unless flagged */
         ludus__sf_pftrace_need n = {UINT32_MAX, 0, 0, 0, 0};
         int da[3], nda = 0;
+        const ludus__nev *args;
+        uint32_t nargs = ludus__slice_args_take(&s->args, ev->lane, ev->depth, &args);
         if (ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND | LUDUS_NEV_CLIPPED)) ludus__sf_pftrace_end_flags(ev, &n, da, &nda);
-        uint8_t *p = ludus__pb_reserve(s->w, nda ? 256 : 64);
+        uint8_t *p = ludus__pb_reserve(s->w, nargs ? ARGS_PACKET : nda ? 256 : 64);
         p = ludus__sf_pftrace_packet_open(p, &pm, ts, 1, s->seq, 0);
         if (nda) p = ludus__sf_pftrace_write_interned(s, p, &n);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
         if (ev->lane) p = ludus__pb_uint(p, TE_TRACK_UUID, LANE_UUID(s->thread, ev->lane));
         for (int i = 0; i < nda; i++) p = ludus__sf_pftrace_da_bool_iid(p, da[i]);
+        for (uint32_t i = 0; i < nargs; i++) p = ludus__sf_pftrace_da_arg(s, p, &args[i]);
         p = ludus__pb_close(p, m);
         ludus__pb_commit(s->w, ludus__pb_close(p, pm));
         return;
@@ -16845,6 +17161,13 @@ static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const l
         return;
     }
     if (ni->pftrace == LUDUS__TR_NONE) return;
+    if (ni->pftrace == LUDUS__TR_ARG) {
+        if (ev->depth == UINT32_MAX)
+            ludus__sf_pftrace_write_lone_arg(s, ev);
+        else
+            ludus__slice_args_add(&s->args, s->c, ev);
+        return;
+    }
     if (ni->pftrace == LUDUS__TR_MESSAGE) {
         ludus__sf_pftrace_write_message(s, ev);
         return;
@@ -16895,6 +17218,23 @@ static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const l
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
 }
 
+/* Annotations past a slice's LUDUS__SLICE_ARGS_MAX keys, and values a
+ * later one of the same key replaced: counted in an instant on the metadata
+ * sequence, as the other counts. */
+static void ludus__sf_pftrace_write_args_dropped(ludus__sf_pftrace_pf_state *s) {
+    uint8_t *pm, *m;
+    uint8_t *p = ludus__pb_reserve(s->w, 256);
+    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 1, META_SEQ, 0);
+    p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+    p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
+    p = ludus__pb_uint(p, TE_TRACK_UUID, PROCESS_UUID);
+    p = ludus__pb_bytes(p, TE_NAME, "ludus annotations", 17);
+    p = ludus__sf_pftrace_da_u64(p, "annotations_dropped", s->args.dropped);
+    p = ludus__sf_pftrace_da_u64(p, "annotations_superseded", s->args.superseded);
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+}
+
 int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) {
     (void)flags;
     ludus__sf_pftrace_pf_state s;
@@ -16917,6 +17257,7 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
         const ludus__nev *ev;
         rc = ludus__nev_init(&it, c, t);
         s.it = &it;
+        ludus__slice_args_reset(&s.args);
         while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) ludus__sf_pftrace_write_event(&s, ev);
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
@@ -16924,6 +17265,8 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     if (rc == 0 && !w->failed) rc = ludus__async_ensure(c);
     if (rc == 0 && !w->failed) rc = ludus__sf_pftrace_write_async(&s);
     if (rc == 0 && !w->failed) ludus__sf_pftrace_write_gpu(&s);
+    if (rc == 0 && !w->failed && (s.args.dropped || s.args.superseded)) ludus__sf_pftrace_write_args_dropped(&s);
+    ludus__slice_args_free(&s.args);
     ludus__free(s.name_seq);
     ludus__free(s.counter_described);
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");
@@ -16953,8 +17296,84 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
 #undef COUNTER_UUID
 #undef META_SEQ
 #undef MAX_STR
+#undef ARG_NAME_MAX
+#undef ARGS_PACKET
 #undef GPU_COUNTER_LANE
 #undef COV_NAME
+
+/* ==== src/export/slice_args.c ==== */
+/* Scope annotations waiting for the end of their slice: both trace
+ * exporters write a slice when it ends (JSON's complete event, Perfetto's
+ * SLICE_END, whose debug annotations the trace processor adds to the
+ * slice), so an annotation is kept until then. Per lane, the annotations of
+ * the open slices in stream order, each with its slice's depth: an
+ * annotation always belongs to the innermost open slice, so those of one
+ * slice are the lane's last ones when it ends. A key seen again in the same
+ * slice replaces its value; past LUDUS__SLICE_ARGS_MAX keys a slice's
+ * annotations are dropped and counted. */
+#include <string.h>
+
+
+/* 1 when two sites have one name: uses of one key at several lines. */
+static int ludus__sf_slice_args_same_key(const ludus_capture *c, uint32_t x, uint32_t y) {
+    const ludus__site_info *a = &c->sites[x], *b = &c->sites[y];
+    return x == y || (a->name_len == b->name_len && memcmp(a->name, b->name, a->name_len) == 0);
+}
+
+void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const ludus__nev *ev) {
+    ludus__slice_args_lane *l = &a->lane[ev->lane];
+    uint32_t k = l->n, keys = 0;
+    for (; k > 0 && l->e[k - 1].depth == ev->depth; k--, keys++)
+        if (ludus__sf_slice_args_same_key(c, l->e[k - 1].site, ev->site)) {
+            l->e[k - 1] = *ev;
+            a->superseded++;
+            return;
+        }
+    if (keys >= LUDUS__SLICE_ARGS_MAX) {
+        a->dropped++;
+        return;
+    }
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 16;
+        ludus__nev *e = ludus__realloc(l->e, cap * sizeof *e);
+        if (!e) {
+            a->dropped++;
+            return;
+        }
+        l->e = e;
+        l->cap = cap;
+    }
+    l->e[l->n++] = *ev;
+}
+
+uint32_t ludus__slice_args_take_some(ludus__slice_args *a, uint8_t lane, uint32_t depth, const ludus__nev **first) {
+    ludus__slice_args_lane *l = &a->lane[lane];
+    uint32_t k = l->n;
+    *first = NULL;
+    if (k == 0) return 0;
+    while (k > 0 && l->e[k - 1].depth >= depth) k--;
+    uint32_t n = l->n - k;
+    *first = l->e + k;
+    l->n = k; /* still readable until the next add */
+    return n;
+}
+
+void ludus__slice_args_reset(ludus__slice_args *a) {
+    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) a->lane[k].n = 0;
+}
+
+void ludus__slice_args_free(ludus__slice_args *a) {
+    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) ludus__free(a->lane[k].e);
+    memset(a, 0, sizeof *a);
+}
+
+const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, size_t *len) {
+    if (ev->series == 0) { /* an empty text (not the key's name, as an empty message would be) */
+        *len = 0;
+        return "";
+    }
+    return ludus__nev_text(it, ev, len);
+}
 
 /* ==== src/postmortem/crash.c ==== */
 /* Crash capture (ludus_crash_capture_install, <ludus/capture.h>). The

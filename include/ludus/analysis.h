@@ -92,7 +92,19 @@ typedef struct ludus_site_stats {
     uint32_t flags;                 /* LUDUS_STAT_* */
     uint64_t excl_unknown;          /* calls left out of exclusive: their thread was losing events */
     uint64_t unwound;               /* activations cut short by a non-local exit: no duration, not in calls */
+    uint64_t annotated;             /* calls in the window with an annotation (LUDUS_PROFILE_ANNOTATE) */
 } ludus_site_stats;
+
+/* An annotated call (LUDUS_PROFILE_ANNOTATE) of a site: one of its slowest
+ * in the window, by inclusive time. */
+#define LUDUS_SLOWEST_CALLS 3
+typedef struct ludus_annotated_call {
+    int64_t begin_ns, duration_ns; /* since capture start; inclusive */
+    uint64_t frame;                /* the frame its begin lies in (0: the lead-in) */
+    const char *thread;            /* the thread's name; owned by the analysis */
+    const char *annotations;       /* "Key=value, Key=\"text\"" (the last value of each key; cut at 255
+                                      bytes); owned by the analysis */
+} ludus_annotated_call;
 
 /* A caller-context path: the sequence of enclosing sites on the thread,
  * merged across threads. Paths form a tree (parent). */
@@ -181,6 +193,11 @@ LUDUS_API const ludus_path_stats *ludus_analysis_path(const ludus_analysis *a, u
 LUDUS_API int64_t ludus_analysis_find_path(const ludus_analysis *a, const char *slash_path);
 LUDUS_API uint64_t ludus_analysis_frame_count(const ludus_analysis *a); /* complete + the open last one */
 LUDUS_API int ludus_analysis_frame(const ludus_analysis *a, uint64_t index, ludus_frame_info *out);
+/* The site's slowest annotated calls in the window, slowest first: writes
+ * up to cap of them to out (NULL: none), returns how many there are (at
+ * most LUDUS_SLOWEST_CALLS; 0 for a site without annotated calls). */
+LUDUS_API uint32_t ludus_analysis_site_slowest(const ludus_analysis *a, uint32_t site, ludus_annotated_call *out,
+                                               uint32_t cap);
 LUDUS_API uint32_t ludus_analysis_hitch_count(const ludus_analysis *a);
 LUDUS_API const ludus_hitch *ludus_analysis_hitch(const ludus_analysis *a, uint32_t index);
 /* Calls and exclusive ns of a site in one frame (0 when absent). */

@@ -194,6 +194,25 @@ LUDUS_API void ludus_fiber_enter(const char *name);
 LUDUS_API void ludus_fiber_leave(void);
 
 /* ---------------------------------------------------------------------------
+ * Scope annotations: a number or a short text attached to the scope open on
+ * the calling thread (the innermost, lexical or span), as Tracy's ZoneValue
+ * and ZoneText or Perfetto's debug annotations: an entity id, an asset's
+ * name, a batch size.
+ *     LUDUS_PROFILE_ANNOTATE(EntityId, id);       any integer, float or double
+ *     LUDUS_PROFILE_ANNOTATE_TEXT(Asset, name);   a NUL-terminated string
+ * Name is a token or a literal: the annotation's key. During a capture only;
+ * no lock and no allocation: the value (and the text, cut at
+ * LUDUS_ANNOTATION_TEXT_MAX bytes) is copied into the thread's buffer, and a
+ * full buffer drops and counts it as any event. Async-signal-safe. The same
+ * key twice in one scope: exports keep the last value. Annotations are the
+ * scope's JSON "args" and its Perfetto debug annotations; `ludus-trace report`
+ * lists each annotated site's slowest calls with their annotations, and the
+ * HTML report's frame flame graph shows them. One recorded while no scope is
+ * open is an instant of its own (category "annotation"). In a Tracy build
+ * each is the zone's text ("Key: value"). */
+#define LUDUS_ANNOTATION_TEXT_MAX 1024
+
+/* ---------------------------------------------------------------------------
  * Memory domains: the allocator's hooks. Always on (with or without a
  * capture), callable from any thread; a free may run on another thread than
  * its alloc. Per domain the library keeps live bytes and allocations, the
@@ -307,6 +326,11 @@ LUDUS_API void ludus__log_deferred(const ludus_site *site, int level, const char
 LUDUS_API void ludus__log_deferred(const ludus_site *site, int level, const char *fmt, ...);
 #endif
 LUDUS_API void ludus__async(const ludus_site *site, const ludus_site *track, uint64_t id);
+/* Annotations of the open scope: site is the annotation's key. */
+LUDUS_API void ludus__annotate_i64(const ludus_site *site, int64_t value);
+LUDUS_API void ludus__annotate_u64(const ludus_site *site, uint64_t value);
+LUDUS_API void ludus__annotate_f64(const ludus_site *site, double value);
+LUDUS_API void ludus__annotate_text(const ludus_site *site, const char *text);
 
 /* The calling thread's counter shard: one int64 per counter slot, summed
  * over every thread at each frame. NULL until the thread's first count. */
@@ -564,6 +588,22 @@ LUDUS__INLINE void ludus__async_check(const ludus_site *site, const ludus_site *
     if (LUDUS__LIKELY(!ludus__is_armed())) return;
     ludus__async(site, track, id);
 }
+LUDUS__INLINE void ludus__annotate_i64_check(const ludus_site *site, int64_t value) {
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
+    ludus__annotate_i64(site, value);
+}
+LUDUS__INLINE void ludus__annotate_u64_check(const ludus_site *site, uint64_t value) {
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
+    ludus__annotate_u64(site, value);
+}
+LUDUS__INLINE void ludus__annotate_f64_check(const ludus_site *site, double value) {
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
+    ludus__annotate_f64(site, value);
+}
+LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char *text) {
+    if (LUDUS__LIKELY(!ludus__is_armed())) return;
+    ludus__annotate_text(site, text);
+}
 #define LUDUS__DYN_BEGIN(name) (ludus__is_armed() ? ludus__dyn_begin(name) : (uintptr_t)0)
 
 #else /* LUDUS__TRACY: the same seam, every call to src/backend/tracy.c */
@@ -591,6 +631,9 @@ LUDUS__TRACY_API void ludus__tracy_plot_i64(const ludus_site *site, int64_t valu
 LUDUS__TRACY_API void ludus__tracy_plot_f64(const ludus_site *site, double value);
 LUDUS__TRACY_API void ludus__tracy_message(const ludus_site *site, int level);
 LUDUS__TRACY_API void ludus__tracy_async(const ludus_site *site, const ludus_site *track, uint64_t id);
+/* An annotation of the innermost zone: its text "Key: value" (kind: 0
+ * integer, 1 unsigned, 2 double, 3 text). */
+LUDUS__TRACY_API void ludus__tracy_annotate(const ludus_site *site, int kind, uint64_t bits, const char *text);
 LUDUS__TRACY_API uintptr_t ludus__tracy_lock_wait(const void *lock, const ludus_site *site, unsigned kind);
 
 LUDUS__INLINE uintptr_t ludus__scope_begin(const ludus_site *site) {
@@ -624,6 +667,20 @@ LUDUS__INLINE void ludus__message_check(const ludus_site *site, int level) {
 }
 LUDUS__INLINE void ludus__async_check(const ludus_site *site, const ludus_site *track, uint64_t id) {
     ludus__tracy_async(site, track, id);
+}
+LUDUS__INLINE void ludus__annotate_i64_check(const ludus_site *site, int64_t value) {
+    ludus__tracy_annotate(site, 0, (uint64_t)value, NULL);
+}
+LUDUS__INLINE void ludus__annotate_u64_check(const ludus_site *site, uint64_t value) {
+    ludus__tracy_annotate(site, 1, value, NULL);
+}
+LUDUS__INLINE void ludus__annotate_f64_check(const ludus_site *site, double value) {
+    uint64_t bits;
+    __builtin_memcpy(&bits, &value, sizeof bits);
+    ludus__tracy_annotate(site, 2, bits, NULL);
+}
+LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char *text) {
+    ludus__tracy_annotate(site, 3, 0, text);
 }
 #define LUDUS__DYN_BEGIN(name) ludus__tracy_dyn_begin(name)
 #endif /* LUDUS__TRACY */
@@ -841,6 +898,70 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
         LUDUS__SITE(LUDUS__VAR(ludus__async_track_), #Track, NULL);                                 \
         ludus__async_check(NULL, LUDUS__SITE_PTR(LUDUS__VAR(ludus__async_track_)), (uint64_t)(id)); \
     } while (0)
+/* Scope annotations (see ludus__annotate above): integers (unsigned ones
+ * kept unsigned), float and double kept as doubles; a text is copied. */
+#ifdef __cplusplus
+namespace ludus {
+inline void annotate(const ludus_site *s, double v) {
+    ludus__annotate_f64_check(s, v);
+}
+inline void annotate(const ludus_site *s, float v) {
+    ludus__annotate_f64_check(s, v);
+}
+inline void annotate(const ludus_site *s, long double v) {
+    ludus__annotate_f64_check(s, static_cast<double>(v));
+}
+inline void annotate(const ludus_site *s, bool v) {
+    ludus__annotate_u64_check(s, v ? 1u : 0u);
+}
+inline void annotate(const ludus_site *s, unsigned char v) {
+    ludus__annotate_u64_check(s, v);
+}
+inline void annotate(const ludus_site *s, unsigned short v) {
+    ludus__annotate_u64_check(s, v);
+}
+inline void annotate(const ludus_site *s, unsigned int v) {
+    ludus__annotate_u64_check(s, v);
+}
+inline void annotate(const ludus_site *s, unsigned long v) {
+    ludus__annotate_u64_check(s, v);
+}
+inline void annotate(const ludus_site *s, unsigned long long v) {
+    ludus__annotate_u64_check(s, v);
+}
+template <typename T> inline void annotate(const ludus_site *s, T v) {
+    ludus__annotate_i64_check(s, static_cast<int64_t>(v));
+}
+} /* namespace ludus */
+#define LUDUS__ANNOTATE_CALL(site, value) ::ludus::annotate(site, value)
+#else
+/* clang-format off */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define LUDUS__ANNOTATE_F64(site, value) ludus__annotate_f64_check(site, (double)(value))
+#define LUDUS__ANNOTATE_U64(site, value) ludus__annotate_u64_check(site, (uint64_t)(value))
+#define LUDUS__ANNOTATE_CALL(site, value) \
+    _Generic((value), float: LUDUS__ANNOTATE_F64(site, value), double: LUDUS__ANNOTATE_F64(site, value), \
+             long double: LUDUS__ANNOTATE_F64(site, value), _Bool: LUDUS__ANNOTATE_U64(site, value), \
+             unsigned char: LUDUS__ANNOTATE_U64(site, value), unsigned short: LUDUS__ANNOTATE_U64(site, value), \
+             unsigned int: LUDUS__ANNOTATE_U64(site, value), unsigned long: LUDUS__ANNOTATE_U64(site, value), \
+             unsigned long long: LUDUS__ANNOTATE_U64(site, value), \
+             default: ludus__annotate_i64_check(site, (int64_t)(value)))
+#else /* C99: floating or not, with GCC and Clang builtins (unsigned values go as signed) */
+#define LUDUS__ANNOTATE_CALL(site, value) \
+    __builtin_choose_expr(LUDUS__PLOT_IS_FLOAT(value), ludus__annotate_f64_check, ludus__annotate_i64_check)(site, value)
+#endif
+/* clang-format on */
+#endif
+#define LUDUS_PROFILE_ANNOTATE(Name, value)                                         \
+    do {                                                                            \
+        LUDUS__SITE(LUDUS__VAR(ludus__annotate_), #Name, NULL);                     \
+        LUDUS__ANNOTATE_CALL(LUDUS__SITE_PTR(LUDUS__VAR(ludus__annotate_)), value); \
+    } while (0)
+#define LUDUS_PROFILE_ANNOTATE_TEXT(Name, text)                                            \
+    do {                                                                                   \
+        LUDUS__SITE(LUDUS__VAR(ludus__annotate_), #Name, NULL);                            \
+        ludus__annotate_text_check(LUDUS__SITE_PTR(LUDUS__VAR(ludus__annotate_)), (text)); \
+    } while (0)
 
 #else /* LUDUS_PROFILE_LEVEL == 0: nothing is evaluated, no code is emitted */
 
@@ -864,6 +985,8 @@ template <typename T> inline void plot(const ludus_site *s, T v) {
 #define LUDUS_PROFILE_LOG(level, ...) ((void)sizeof(level))
 #define LUDUS_PROFILE_ASYNC_BEGIN(Track, id, Name) ((void)sizeof(id))
 #define LUDUS_PROFILE_ASYNC_END(Track, id) ((void)sizeof(id))
+#define LUDUS_PROFILE_ANNOTATE(Name, value) ((void)sizeof(value))
+#define LUDUS_PROFILE_ANNOTATE_TEXT(Name, text) ((void)sizeof(text))
 
 #endif
 

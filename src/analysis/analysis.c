@@ -24,6 +24,7 @@ int ludus_analyze_last_capture(const ludus_analysis_desc *desc, ludus_analysis *
 
 void ludus_analysis_destroy(ludus_analysis *a) {
     if (!a) return;
+    ludus__annotations_free(a); /* before the sites that hold it */
     for (uint32_t i = 0; i < a->nsites; i++) {
         ludus__acc_free(&a->sites[i].incl);
         ludus__acc_free(&a->sites[i].excl);

@@ -8,6 +8,7 @@
 
 #include "../capture/capture_internal.h"
 #include "../base/writer.h"
+#include "../export/export_internal.h" /* the per-lane store of open slices' annotations */
 
 /* ---- histogram (hist.c) ----
  * Log-linear: values below 64 ns have one bucket each; [2^e, 2^(e+1)) for
@@ -95,8 +96,17 @@ LUDUS_HIDDEN double ludus__z_two_sided(double alpha);
 LUDUS_HIDDEN double ludus__t_two_sided(double alpha, double df);
 
 /* ---- the analysis object ---- */
+/* A site's slowest annotated calls (annotations.c), slowest first. */
+typedef struct ludus__an_slowest {
+    ludus_annotated_call call[LUDUS_SLOWEST_CALLS];
+    char text[LUDUS_SLOWEST_CALLS][256];
+    char thread[LUDUS_SLOWEST_CALLS][64];
+    uint32_t n;
+} ludus__an_slowest;
+
 typedef struct ludus__an_site {
     ludus_site_stats pub;
+    ludus__an_slowest *slow; /* NULL until its first annotated call */
     ludus__acc incl, excl;
     uint32_t last_thread;      /* thread index + 1 */
     uint32_t cells_at, ncells; /* its run in a->site_cells */
@@ -111,11 +121,13 @@ typedef struct ludus__an_node {
     uint32_t cells_at, ncells;
 } ludus__an_node;
 
-/* One (frame, entity) cell: calls and exclusive ns. */
+/* One (frame, entity) cell: calls and exclusive ns; arg: the annotations
+ * of its slowest annotated call (ludus__cell_text), 0 for none. */
 typedef struct ludus__cell {
     uint32_t frame, ent;
     uint64_t calls;
     int64_t excl;
+    uint32_t arg;
 } ludus__cell;
 
 /* A counter track (counters.c): values in stream order, one per frame for
@@ -173,6 +185,8 @@ struct ludus_analysis {
     uint32_t nasyncs;
     struct ludus__busy *busy; /* per thread, when the capture has async zones */
     uint32_t nbusy;
+    char *cell_text; /* annotations.c: the cells' annotation texts, NUL-separated */
+    size_t cell_text_n, cell_text_cap;
 };
 
 /* A thread's top-level scopes (its own track) as disjoint intervals in time
@@ -205,6 +219,17 @@ LUDUS_HIDDEN void ludus__messages_diff_json(const ludus_analysis *base, const lu
 LUDUS_HIDDEN uint32_t ludus__messages_check_gates(const ludus_analysis *base, const ludus_analysis *newer,
                                                   const ludus_gate *gates, uint32_t ngates, ludus_write_fn write,
                                                   void *ud);
+
+/* annotations.c: an ended slice's annotations as text; a site's slowest
+ * annotated calls (wants: 1 when a call of that duration would be kept);
+ * the cells' texts (ref 0: none). */
+LUDUS_HIDDEN size_t ludus__args_text(const ludus_capture *c, const ludus__nev_iter *it, const ludus__nev *args,
+                                     uint32_t n, char *out, size_t cap);
+LUDUS_HIDDEN int ludus__an_slowest_add(ludus_analysis *a, uint32_t site, const ludus_annotated_call *call);
+LUDUS_HIDDEN int ludus__an_slowest_wants(const ludus_analysis *a, uint32_t site, int64_t dur);
+LUDUS_HIDDEN int ludus__cell_text_add(ludus_analysis *a, const char *text, size_t n, uint32_t *ref);
+LUDUS_HIDDEN const char *ludus__cell_text(const ludus_analysis *a, uint32_t ref);
+LUDUS_HIDDEN void ludus__annotations_free(ludus_analysis *a);
 
 /* Analyses c (prepared here when needed). */
 LUDUS_HIDDEN int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_analysis **out);

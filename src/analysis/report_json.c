@@ -115,6 +115,18 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         ludus__json_stats(w, &x->inclusive);
         ludus__w_str(w, ",\"exclusive\":");
         ludus__json_stats(w, &x->exclusive);
+        ludus_annotated_call call[LUDUS_SLOWEST_CALLS];
+        uint32_t nc = ludus_analysis_site_slowest(a, i, call, LUDUS_SLOWEST_CALLS);
+        if (x->annotated) ludus__w_fmt(w, ",\"annotated\":%llu", (unsigned long long)x->annotated);
+        for (uint32_t k = 0; k < nc && k < LUDUS_SLOWEST_CALLS; k++) {
+            ludus__w_fmt(w, "%s{\"begin_ns\":%lld,\"duration_ns\":%lld,\"frame\":%llu,\"thread\":",
+                         k ? "," : ",\"slowest_annotated\":[", (long long)call[k].begin_ns,
+                         (long long)call[k].duration_ns, (unsigned long long)call[k].frame);
+            ludus__w_jstr(w, call[k].thread);
+            ludus__w_str(w, ",\"annotations\":");
+            ludus__w_jstr(w, call[k].annotations);
+            ludus__w_str(w, k + 1 == nc || k + 1 == LUDUS_SLOWEST_CALLS ? "}]" : "}");
+        }
         ludus__w_ch(w, '}');
     }
     ludus__w_str(w, "],\n\"paths\":[");
@@ -165,14 +177,19 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
     ludus__report_locks_json(a, w);
     ludus__report_timeline_json(a, w);
     if (with_cells) {
-        /* [frame, path, calls, excl_ns] of the window frames, bounded so the page stays usable */
+        /* [frame, path, calls, excl_ns(, annotations)] of the window frames, bounded so the page stays usable */
         ludus__w_str(w, ",\n\"cells\":[");
         size_t n = 0;
         for (size_t i = 0; i < a->nnode_cells && n < 2000000; i++) {
             const ludus__cell *c = &a->node_cells[i];
             if (c->frame >= a->nmarks) continue;
-            ludus__w_fmt(w, "%s[%u,%u,%llu,%lld]", n++ ? "," : "", c->frame, c->ent, (unsigned long long)c->calls,
+            ludus__w_fmt(w, "%s[%u,%u,%llu,%lld", n++ ? "," : "", c->frame, c->ent, (unsigned long long)c->calls,
                          (long long)c->excl);
+            if (c->arg) { /* the annotations of the cell's slowest annotated call */
+                ludus__w_ch(w, ',');
+                ludus__w_jstr(w, ludus__cell_text(a, c->arg));
+            }
+            ludus__w_ch(w, ']');
         }
         ludus__w_str(w, "]");
     }

@@ -144,6 +144,27 @@ static void counters_text(const ludus_analysis *a, ludus__writer *w) {
                      (unsigned long long)s->counter_values_elsewhere);
 }
 
+/* The annotated sites among the top ones (by exclusive time), each with its
+ * slowest annotated calls: what the annotations say about the heavy calls. */
+static void annotated_text(const ludus_analysis *a, const site_key *order, uint32_t n, uint32_t top, ludus__writer *w) {
+    uint32_t shown = 0;
+    char b1[32], b2[32], name[40];
+    for (uint32_t k = 0; k < n && shown < top; k++) {
+        const ludus_site_stats *x = order[k].s;
+        ludus_annotated_call call[LUDUS_SLOWEST_CALLS];
+        uint32_t nc = ludus_analysis_site_slowest(a, order[k].index, call, LUDUS_SLOWEST_CALLS);
+        if (!nc) continue;
+        if (shown++ == 0)
+            ludus__w_str(w, "\nAnnotated sites: the slowest annotated calls (inclusive) with their annotations\n");
+        ludus__w_fmt(w, "%-28s %llu of %llu calls annotated\n", short_name(x->name, name, 28),
+                     (unsigned long long)x->annotated, (unsigned long long)x->calls);
+        for (uint32_t i = 0; i < nc && i < LUDUS_SLOWEST_CALLS; i++)
+            ludus__w_fmt(w, "  %10s  frame %-6llu at %10s  [%s]  %s\n", ludus__dur(b1, 32, (double)call[i].duration_ns),
+                         (unsigned long long)call[i].frame, ludus__dur(b2, 32, (double)call[i].begin_ns),
+                         call[i].thread, call[i].annotations);
+    }
+}
+
 static void text_report(const ludus_analysis *a, const ludus_report_options *o, ludus__writer *w) {
     const ludus_analysis_summary *s = &a->sum;
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32];
@@ -269,6 +290,7 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
                      ludus__dur(b6, 32, (double)x->exclusive.max_ns), ludus__dur(b7, 32, (double)x->inclusive.p50_ns),
                      ludus__dur(b8, 32, (double)x->inclusive.p99_ns), flags);
     }
+    annotated_text(a, order, nscoped, top, w);
     free(order);
 }
 

@@ -109,12 +109,19 @@ typedef struct pass {
     uint32_t *touched;
     uint32_t ntouched, dcap;
     uint32_t acc_frame;
+    /* per path of the current frame: its slowest annotated call (duration,
+     * -1 for none; its text in dtext at offset + 1, length) */
+    int64_t *darg_dur;
+    uint32_t *darg_at, *darg_len;
+    char *dtext;
+    size_t dtext_n, dtext_cap;
+    ludus__slice_args args; /* annotations of the thread's open slices */
     ludus__cell *cells;
     size_t ncells, cells_cap;
     int oom;
 } pass;
 
-static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int64_t excl) {
+static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int64_t excl, uint32_t arg) {
     if (p->ncells == p->cells_cap) {
         size_t cap = p->cells_cap ? p->cells_cap * 2 : 1024;
         ludus__cell *c = realloc(p->cells, cap * sizeof *c);
@@ -122,7 +129,7 @@ static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int6
         p->cells = c;
         p->cells_cap = cap;
     }
-    p->cells[p->ncells++] = (ludus__cell){frame, ent, calls, excl};
+    p->cells[p->ncells++] = (ludus__cell){frame, ent, calls, excl, arg};
     return 0;
 }
 
@@ -136,26 +143,63 @@ static int dense_fit(pass *p, uint32_t n) {
     if (e) p->dexcl = e;
     uint32_t *t = realloc(p->touched, cap * sizeof *t);
     if (t) p->touched = t;
-    if (!c || !e || !t) return -1;
+    int64_t *ad = realloc(p->darg_dur, cap * sizeof *ad);
+    if (ad) p->darg_dur = ad;
+    uint32_t *aa = realloc(p->darg_at, cap * sizeof *aa);
+    if (aa) p->darg_at = aa;
+    uint32_t *al = realloc(p->darg_len, cap * sizeof *al);
+    if (al) p->darg_len = al;
+    if (!c || !e || !t || !ad || !aa || !al) return -1;
     memset(p->dcalls + p->dcap, 0, (cap - p->dcap) * sizeof *c);
     memset(p->dexcl + p->dcap, 0, (cap - p->dcap) * sizeof *e);
+    for (uint32_t i = p->dcap; i < cap; i++) p->darg_dur[i] = -1;
     p->dcap = cap;
     return 0;
 }
 
 static int dense_flush(pass *p) {
     for (uint32_t i = 0; i < p->ntouched; i++) {
-        uint32_t n = p->touched[i];
-        if (cell_push(p, p->acc_frame, n, p->dcalls[n], p->dexcl[n]) != 0) return -1;
+        uint32_t n = p->touched[i], arg = 0;
+        if (p->darg_dur[n] >= 0 && ludus__cell_text_add(p->a, p->dtext + p->darg_at[n], p->darg_len[n], &arg) != 0)
+            return -1;
+        if (cell_push(p, p->acc_frame, n, p->dcalls[n], p->dexcl[n], arg) != 0) return -1;
         p->dcalls[n] = 0;
         p->dexcl[n] = 0;
+        p->darg_dur[n] = -1;
     }
     p->ntouched = 0;
+    p->dtext_n = 0;
+    return 0;
+}
+
+/* The annotations of a call of path node in frame, dur long: kept when it
+ * is the slowest annotated call of its cell so far (text may be NULL: it
+ * is only wanted then). */
+static int cell_wants_arg(const pass *p, uint32_t frame, uint32_t node, int64_t dur) {
+    return frame < p->acc_frame || frame > p->acc_frame || node >= p->dcap || p->darg_dur[node] < dur;
+}
+
+static int cell_arg(pass *p, uint32_t frame, uint32_t node, int64_t dur, const char *text, size_t n) {
+    if (frame != p->acc_frame) return 0; /* a call whose cell spans a frame boundary: none kept */
+    if (p->darg_dur[node] >= dur) return 0;
+    if (p->dtext_n + n > p->dtext_cap) {
+        size_t cap = p->dtext_cap ? p->dtext_cap * 2 : 4096;
+        while (cap < p->dtext_n + n) cap *= 2;
+        char *t = realloc(p->dtext, cap);
+        if (!t) return -1;
+        p->dtext = t;
+        p->dtext_cap = cap;
+    }
+    memcpy(p->dtext + p->dtext_n, text, n);
+    p->darg_dur[node] = dur;
+    p->darg_at[node] = (uint32_t)p->dtext_n;
+    p->darg_len[node] = (uint32_t)n;
+    p->dtext_n += n;
     return 0;
 }
 
 static int cell_add(pass *p, uint32_t frame, uint32_t node, int64_t excl) {
-    if (frame < p->acc_frame) return cell_push(p, frame, node, 1, excl); /* spans a boundary */
+    if (frame < p->acc_frame) return cell_push(p, frame, node, 1, excl, 0); /* spans a boundary */
     if (frame > p->acc_frame) {
         if (dense_flush(p) != 0) return -1;
         p->acc_frame = frame;
@@ -196,6 +240,7 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
     memset(p->active, 0, a->nsites * sizeof *p->active);
     for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) p->lanes[k].depth = 0;
     p->acc_frame = 0;
+    ludus__slice_args_reset(&p->args);
     uint64_t cursor = 0; /* marks passed: the frame of the next begin */
     ludus__nev_iter it;
     ludus__nev ev;
@@ -209,6 +254,8 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             if (ludus__counter_event(a, &ev, is_frame_thread, cursor, ev.ts_ns >= p->w0 && ev.ts_ns < p->w1)) goto oom;
         } else if (tr == LUDUS__TR_MESSAGE) {
             if (ludus__message_event(a, &it, &ev, th->name, ev.ts_ns >= p->w0 && ev.ts_ns < p->w1)) goto oom;
+        } else if (tr == LUDUS__TR_ARG) {
+            if (ev.depth < L->depth) ludus__slice_args_add(&p->args, c, &ev); /* else: no scope open */
         } else if (tr == LUDUS__TR_SLICE_BEGIN) {
             if (is_frame_thread) {
                 /* the stream's own order decides ties with the mark */
@@ -254,6 +301,8 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
         } else if (tr == LUDUS__TR_SLICE_END) {
             if (L->depth == 0) continue; /* the iterator pairs: cannot happen */
             open_ent e = L->e[--L->depth];
+            const ludus__nev *args;
+            uint32_t nargs = ludus__slice_args_take(&p->args, ev.lane, ev.depth, &args);
             if (!e.fiber) p->active[e.site]--;
             int64_t end = ev.ts_ns;
             if (end < e.begin) {
@@ -308,6 +357,18 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                 if (bad) goto oom;
             }
             if (cell_add(p, e.frame, e.node, known ? excl : 0) != 0) goto oom;
+            if (nargs && e.inwin) {
+                s->pub.annotated++;
+                int for_site = ludus__an_slowest_wants(a, e.site, dur),
+                    for_cell = cell_wants_arg(p, e.frame, e.node, dur);
+                if (for_site || for_cell) {
+                    char text[256];
+                    size_t tn = ludus__args_text(c, &it, args, nargs, text, sizeof text);
+                    ludus_annotated_call call = {e.begin, dur, e.frame, th->name, text};
+                    if (for_site && ludus__an_slowest_add(a, e.site, &call) != 0) goto oom;
+                    if (for_cell && cell_arg(p, e.frame, e.node, dur, text, tn) != 0) goto oom;
+                }
+            }
         }
     }
     if (rc == 0) rc = ludus__nev_error(&it);
@@ -339,6 +400,7 @@ static size_t merge_cells(ludus__cell *c, size_t n) {
         if (c[i].ent == c[o].ent && c[i].frame == c[o].frame) {
             c[o].calls += c[i].calls;
             c[o].excl += c[i].excl;
+            if (!c[o].arg) c[o].arg = c[i].arg;
         } else {
             c[++o] = c[i];
         }
@@ -458,6 +520,11 @@ static void pass_free(pass *p) {
     free(p->dcalls);
     free(p->dexcl);
     free(p->touched);
+    free(p->darg_dur);
+    free(p->darg_at);
+    free(p->darg_len);
+    free(p->dtext);
+    ludus__slice_args_free(&p->args);
 }
 
 int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_analysis **out) {

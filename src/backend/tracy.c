@@ -40,6 +40,7 @@
 #include "../base/text.h"
 #include "../platform/sync.h"
 #include "../record/counters.h"
+#include "../record/event_kinds.h"
 #include "../record/record.h"
 #include "tracy.h"
 
@@ -401,6 +402,39 @@ static void async_message(const ludus_site *site, const ludus_site *track, uint6
     if (n < 0) return;
     ___tracy_emit_logString(TracyMessageSeverityInfo, 0x76B7B2, 0,
                             (size_t)n < LUDUS_MESSAGE_MAX ? (size_t)n : LUDUS_MESSAGE_MAX, buf);
+}
+
+/* A scope annotation: the innermost zone's text "Key: value" (Tracy's
+ * ZoneText, which appends a line per call); with no zone open, a message. */
+void ludus__tracy_annotate(const ludus_site *site, int kind, uint64_t bits, const char *text) {
+    tstate *t = &ts_;
+    tloc *l = loc_of(site);
+    const char *key = l ? l->name : "";
+    char buf[LUDUS_ANNOTATION_TEXT_MAX + 256];
+    int n;
+    double d;
+    switch (kind) {
+    case 0:
+        n = snprintf(buf, sizeof buf, "%.200s: %lld", key, (long long)(int64_t)bits);
+        break;
+    case 1:
+        n = snprintf(buf, sizeof buf, "%.200s: %llu", key, (unsigned long long)bits);
+        break;
+    case 2:
+        memcpy(&d, &bits, sizeof d);
+        n = snprintf(buf, sizeof buf, "%.200s: %.17g", key, d);
+        break;
+    default:
+        n = snprintf(buf, sizeof buf, "%.200s: %.*s", key, (int)text_len(text ? text : "", LUDUS_ANNOTATION_TEXT_MAX),
+                     text ? text : "");
+        break;
+    }
+    if (n < 0) return;
+    size_t len = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+    if (t->depth)
+        ___tracy_emit_zone_text(t->z[t->depth - 1].ctx, buf, len);
+    else
+        ___tracy_emit_logString(TracyMessageSeverityInfo, 0, 0, len, buf);
 }
 
 void ludus__tracy_async(const ludus_site *site, const ludus_site *track, uint64_t id) {

@@ -132,7 +132,11 @@ enum { LUDUS__V_NONE, LUDUS__V_I64, LUDUS__V_U64, LUDUS__V_F64, LUDUS__V_TEXT };
     X(CRASH, INSTANT, INSTANT, NONE, "ludus", "ludus: the process crashed here", 0, NONE)               \
     X(MESSAGE, MESSAGE, MESSAGE, MESSAGE, "log", NULL, 0, TEXT)                                         \
     X(ASYNC_BEGIN, NONE, NONE, NONE, "async", NULL, 0, NONE)                                            \
-    X(ASYNC_END, NONE, NONE, NONE, "async", NULL, 0, NONE)
+    X(ASYNC_END, NONE, NONE, NONE, "async", NULL, 0, NONE)                                              \
+    X(ARG_I64, ARG, ARG, ARG, "annotation", NULL, 1, I64)                                               \
+    X(ARG_U64, ARG, ARG, ARG, "annotation", NULL, 1, U64)                                               \
+    X(ARG_F64, ARG, ARG, ARG, "annotation", NULL, 1, F64)                                               \
+    X(ARG_TEXT, ARG, ARG, ARG, "annotation", NULL, 1, TEXT)
 
 enum {
     LUDUS_NEV_NONE = 0,

@@ -40,6 +40,7 @@ typedef struct json_ctx {
     size_t *snip_name; /* where each snippet's ,"name":.. part ends */
     track tracks[LUDUS__MAX_LANES];
     uint64_t skipped_nonfinite;
+    ludus__slice_args args;    /* annotations of the open slices */
     const ludus__nev_iter *it; /* the thread's stream (a message's text) */
     int64_t shift_ns;          /* ts origin: 0 = this capture's start (a merge: the earliest capture's) */
     uint64_t flow_ns;          /* a merge: xored into the flow ids the library made (per capture) */
@@ -181,20 +182,55 @@ static int64_t flow_end(json_ctx *x, const track *k, const ludus__nev *ev, int64
 }
 
 /* What a synthesised slice end is, as an arg the viewers show. */
-static void flag_args(ludus__writer *w, uint16_t flags) {
+static void flag_args(ludus__writer *w, uint16_t flags, int comma) {
     static const struct {
         uint16_t bit;
         const char *text;
     } names[] = {{LUDUS_NEV_UNWOUND, "unwound"}, {LUDUS_NEV_INCOMPLETE, "incomplete"}, {LUDUS_NEV_CLIPPED, "clipped"}};
     int first = 1;
-    ludus__w_str(w, ",\"args\":{\"ludus\":\"");
+    ludus__w_str(w, comma ? ",\"ludus\":\"" : "\"ludus\":\"");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (flags & names[i].bit) {
             if (!first) ludus__w_ch(w, ',');
             ludus__w_str(w, names[i].text);
             first = 0;
         }
-    ludus__w_str(w, "\"}");
+    ludus__w_ch(w, '"');
+}
+
+/* A scope annotation as an args member: "key":value (a double that JSON
+ * cannot hold, as its name in a string). */
+static void arg_member(json_ctx *x, const ludus__nev *ev, int comma) {
+    ludus__writer *w = x->w;
+    const ludus__site_info *s = &x->c->sites[ev->site];
+    if (comma) ludus__w_ch(w, ',');
+    ludus__w_json_str(w, s->name, s->name_len);
+    ludus__w_ch(w, ':');
+    switch (ludus__nevs[ev->kind].value) {
+    case LUDUS__V_I64:
+        ludus__w_i64(w, (int64_t)ev->value);
+        break;
+    case LUDUS__V_U64:
+        ludus__w_u64(w, ev->value);
+        break;
+    case LUDUS__V_F64: {
+        double d;
+        memcpy(&d, &ev->value, sizeof d);
+        if (d != d)
+            ludus__w_str(w, "\"NaN\"");
+        else if (d > 1.7976931348623157e308 || d < -1.7976931348623157e308)
+            ludus__w_str(w, d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+        else
+            ludus__w_double(w, d);
+        break;
+    }
+    default: {
+        size_t n;
+        const char *t = ludus__arg_text(x->it, ev, &n);
+        ludus__w_json_str(w, t, n);
+        break;
+    }
+    }
 }
 
 /* A complete slice: one X event, formatted in one reservation. */
@@ -220,14 +256,29 @@ static inline void slice(json_ctx *x, const ludus__nev *ev) {
         ludus__w_bytes(w, sn, n);
         p = ludus__w_reserve(w, 1);
     }
-    if (ev->flags & (LUDUS_NEV_UNWOUND | LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED)) {
+    const ludus__nev *args;
+    uint32_t nargs = ludus__slice_args_take(&x->args, ev->lane, ev->depth, &args);
+    if (nargs || (ev->flags & (LUDUS_NEV_UNWOUND | LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED))) {
         ludus__w_commit(w, p);
-        flag_args(w, ev->flags);
-        ludus__w_ch(w, '}');
+        ludus__w_str(w, ",\"args\":{");
+        for (uint32_t i = 0; i < nargs; i++) arg_member(x, &args[i], i > 0);
+        if (ev->flags & (LUDUS_NEV_UNWOUND | LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED))
+            flag_args(w, ev->flags, nargs > 0);
+        ludus__w_str(w, "}}");
         return;
     }
     *p++ = '}';
     ludus__w_commit(w, p);
+}
+
+/* An annotation with no scope open: an instant of its own. */
+static void lone_arg(json_ctx *x, const ludus__nev *ev) {
+    ludus__writer *w = x->w;
+    head(w, &x->tracks[0], 'I', ev->ts_ns);
+    snippet_part(x, ev->site, 1);
+    ludus__w_str(w, ",\"cat\":\"annotation\",\"s\":\"t\",\"args\":{");
+    arg_member(x, ev, 0);
+    ludus__w_str(w, ",\"ludus\":\"annotation without an open scope\"}}");
 }
 
 static void write_event(json_ctx *x, const ludus__nev *ev) {
@@ -379,6 +430,8 @@ static void capture_fields(json_ctx *x) {
     meta_kv_u64(w, "counter_adds_lost", c->counter_adds_lost);
     meta_kv_u64(w, "site_id_collisions", c->id_collisions);
     meta_kv_u64(w, "nonfinite_counter_samples", x->skipped_nonfinite);
+    if (x->args.dropped) meta_kv_u64(w, "annotations_dropped", x->args.dropped);
+    if (x->args.superseded) meta_kv_u64(w, "annotations_superseded", x->args.superseded);
     meta_kv_u64(w, "pool_bytes_used", c->bytes_used);
     if (c->crash_signal) { /* ended by a crash (crash.c) */
         ludus__w_str(w, ",\"crash\":{\"signal\":");
@@ -660,12 +713,19 @@ static int capture_events(json_ctx *x, ludus_capture *c, int first) {
         ludus__nev_iter it;
         rc = ludus__nev_init(&it, c, t);
         x->it = &it;
+        ludus__slice_args_reset(&x->args);
         const ludus__nev *ev;
         int64_t prev_ns = INT64_MIN;
         while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) {
             uint8_t tr = ludus__nevs[ev->kind].json;
             if (tr == LUDUS__TR_SLICE_END) {
                 slice(x, ev);
+            } else if (tr == LUDUS__TR_ARG) {
+                if (ev->depth == UINT32_MAX)
+                    lone_arg(x, ev);
+                else
+                    ludus__slice_args_add(&x->args, x->c, ev);
+                continue; /* no event of its own on the track: a flow end may still sit right after the last one */
             } else if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN) {
                 /* placed knowing the next event's time (the peek may refill) */
                 ludus__nev cur = *ev;
@@ -686,6 +746,7 @@ static int capture_events(json_ctx *x, ludus_capture *c, int first) {
 }
 
 static void ctx_free(json_ctx *x) {
+    ludus__slice_args_free(&x->args);
     ludus__free(x->snip);
     ludus__free(x->snip_off);
     ludus__free(x->snip_name);
@@ -714,7 +775,12 @@ int ludus__export_json(ludus_capture *c, ludus__writer *w, unsigned flags) {
 int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t origin_ns, ludus__writer *w) {
     json_ctx x;
     uint64_t *skipped = ludus__calloc(n ? n : 1, sizeof *skipped); /* per capture: NaN/inf samples left out */
-    if (!skipped) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    uint64_t *args_dropped = ludus__calloc(2 * (n ? n : 1), sizeof *args_dropped); /* annotations dropped, superseded */
+    if (!skipped || !args_dropped) {
+        ludus__free(skipped);
+        ludus__free(args_dropped);
+        return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    }
     int rc = 0;
     ludus__w_str(w, "{\"traceEvents\":[");
     for (uint32_t i = 0; i < n && rc == 0 && !w->failed; i++) {
@@ -725,6 +791,8 @@ int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t orig
         x.flow_ns = ludus__merge_flow_space(i);
         rc = capture_events(&x, cs[i], i == 0);
         skipped[i] = x.skipped_nonfinite;
+        args_dropped[2 * i] = x.args.dropped;
+        args_dropped[2 * i + 1] = x.args.superseded;
         ctx_free(&x);
     }
     if (rc == 0) {
@@ -739,6 +807,8 @@ int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t orig
             x.w = w;
             x.c = cs[i];
             x.skipped_nonfinite = skipped[i];
+            x.args.dropped = args_dropped[2 * i];
+            x.args.superseded = args_dropped[2 * i + 1];
             ludus__w_str(w, i ? ",{\"pid\":" : "{\"pid\":");
             ludus__w_i64(w, cs[i]->pid);
             ludus__w_str(w, ",\"process_name\":");
@@ -751,5 +821,6 @@ int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t orig
         ludus__w_str(w, "]}}\n");
     }
     ludus__free(skipped);
+    ludus__free(args_dropped);
     return export_rc(w, rc);
 }

@@ -83,6 +83,7 @@ typedef struct pf_state {
     uint32_t xn_seq[XN_COUNT], xc_seq[XC_COUNT], da_seq[DA_COUNT];
     unsigned char *counter_described;
     const ludus__nev_iter *it; /* the thread's stream (a message's text) */
+    ludus__slice_args args;    /* annotations of the open slices */
     uint32_t thread;
     uint32_t lanes_described; /* bit k: lane k of the current thread */
 } pf_state;
@@ -352,6 +353,52 @@ static void end_flags(const ludus__nev *ev, need *n, int *da, int *nda) {
 
 /* A log message: an instant named by its text (not interned: texts are
  * mostly distinct), category "log", the level as an annotation. */
+/* A scope annotation as a debug annotation {name, typed value}; names are
+ * cut at 1 KiB so that a slice's end with every annotation fits the writer's
+ * buffer (LUDUS__SLICE_ARGS_MAX of them, texts of at most 1 KiB). */
+#define ARG_NAME_MAX 1024u
+#define ARGS_PACKET (LUDUS__SLICE_ARGS_MAX * (ARG_NAME_MAX + LUDUS_ANNOTATION_TEXT_MAX + 32) + 256)
+static uint8_t *da_arg(pf_state *s, uint8_t *p, const ludus__nev *ev) {
+    const ludus__site_info *si = &s->c->sites[ev->site];
+    uint8_t *m;
+    p = ludus__pb_open(p, TE_DEBUG, &m);
+    p = ludus__pb_bytes(p, 10, si->name, si->name_len < ARG_NAME_MAX ? si->name_len : ARG_NAME_MAX);
+    switch (ludus__nevs[ev->kind].value) {
+    case LUDUS__V_I64:
+        p = ludus__pb_int(p, 4, (int64_t)ev->value);
+        break;
+    case LUDUS__V_U64:
+        p = ludus__pb_uint(p, 3, ev->value);
+        break;
+    case LUDUS__V_F64:
+        p = ludus__pb_fixed64(p, 5, ev->value);
+        break;
+    default: {
+        size_t n;
+        const char *t = ludus__arg_text(s->it, ev, &n);
+        p = ludus__pb_bytes(p, 6, t, n);
+        break;
+    }
+    }
+    return ludus__pb_close(p, m);
+}
+
+/* An annotation with no scope open: an instant of its own. */
+static void write_lone_arg(pf_state *s, const ludus__nev *ev) {
+    uint8_t *pm, *m;
+    const ludus__site_info *si = &s->c->sites[ev->site];
+    uint8_t *p = ludus__pb_reserve(s->w, ARGS_PACKET);
+    p = packet_open(p, &pm, ts_of(ev), 1, s->seq, 0);
+    p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+    p = ludus__pb_bytes(p, TE_CATEGORIES, "annotation", 10);
+    p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
+    p = ludus__pb_bytes(p, TE_NAME, si->name, clamp(si->name_len));
+    p = da_arg(s, p, ev);
+    p = da_str(p, "ludus", "annotation without an open scope");
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+}
+
 static void write_message(pf_state *s, const ludus__nev *ev) {
     uint8_t *pm, *m;
     size_t n;
@@ -589,14 +636,17 @@ static void write_event(pf_state *s, const ludus__nev *ev) {
     if (ni->pftrace == LUDUS__TR_SLICE_END) { /* the common case: no interning unless flagged */
         need n = {UINT32_MAX, 0, 0, 0, 0};
         int da[3], nda = 0;
+        const ludus__nev *args;
+        uint32_t nargs = ludus__slice_args_take(&s->args, ev->lane, ev->depth, &args);
         if (ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND | LUDUS_NEV_CLIPPED)) end_flags(ev, &n, da, &nda);
-        uint8_t *p = ludus__pb_reserve(s->w, nda ? 256 : 64);
+        uint8_t *p = ludus__pb_reserve(s->w, nargs ? ARGS_PACKET : nda ? 256 : 64);
         p = packet_open(p, &pm, ts, 1, s->seq, 0);
         if (nda) p = write_interned(s, p, &n);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
         if (ev->lane) p = ludus__pb_uint(p, TE_TRACK_UUID, LANE_UUID(s->thread, ev->lane));
         for (int i = 0; i < nda; i++) p = da_bool_iid(p, da[i]);
+        for (uint32_t i = 0; i < nargs; i++) p = da_arg(s, p, &args[i]);
         p = ludus__pb_close(p, m);
         ludus__pb_commit(s->w, ludus__pb_close(p, pm));
         return;
@@ -619,6 +669,13 @@ static void write_event(pf_state *s, const ludus__nev *ev) {
         return;
     }
     if (ni->pftrace == LUDUS__TR_NONE) return;
+    if (ni->pftrace == LUDUS__TR_ARG) {
+        if (ev->depth == UINT32_MAX)
+            write_lone_arg(s, ev);
+        else
+            ludus__slice_args_add(&s->args, s->c, ev);
+        return;
+    }
     if (ni->pftrace == LUDUS__TR_MESSAGE) {
         write_message(s, ev);
         return;
@@ -669,6 +726,23 @@ static void write_event(pf_state *s, const ludus__nev *ev) {
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
 }
 
+/* Annotations past a slice's LUDUS__SLICE_ARGS_MAX keys, and values a
+ * later one of the same key replaced: counted in an instant on the metadata
+ * sequence, as the other counts. */
+static void write_args_dropped(pf_state *s) {
+    uint8_t *pm, *m;
+    uint8_t *p = ludus__pb_reserve(s->w, 256);
+    p = packet_open(p, &pm, 0, 1, META_SEQ, 0);
+    p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+    p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
+    p = ludus__pb_uint(p, TE_TRACK_UUID, PROCESS_UUID);
+    p = ludus__pb_bytes(p, TE_NAME, "ludus annotations", 17);
+    p = da_u64(p, "annotations_dropped", s->args.dropped);
+    p = da_u64(p, "annotations_superseded", s->args.superseded);
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+}
+
 int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) {
     (void)flags;
     pf_state s;
@@ -691,6 +765,7 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
         const ludus__nev *ev;
         rc = ludus__nev_init(&it, c, t);
         s.it = &it;
+        ludus__slice_args_reset(&s.args);
         while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) write_event(&s, ev);
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
@@ -698,6 +773,8 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     if (rc == 0 && !w->failed) rc = ludus__async_ensure(c);
     if (rc == 0 && !w->failed) rc = write_async(&s);
     if (rc == 0 && !w->failed) write_gpu(&s);
+    if (rc == 0 && !w->failed && (s.args.dropped || s.args.superseded)) write_args_dropped(&s);
+    ludus__slice_args_free(&s.args);
     ludus__free(s.name_seq);
     ludus__free(s.counter_described);
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");

@@ -70,10 +70,17 @@ enum {
  *   data   what the data bytes are: NONE, TEXT (UTF-8 or not, cleaned when
  *          read), FORMAT_ARGS (LUDUS_PROFILE_LOG's packed arguments; the
  *          site's name is the format: src/record/printf_spec.h)
- *   nev    the normalised event it becomes; its value is the slot's value */
-#define LUDUS__EXT_KINDS(X)      \
-    X(MESSAGE, 1, TEXT, MESSAGE) \
-    X(MESSAGE_DEFERRED, 2, FORMAT_ARGS, MESSAGE)
+ *   nev    the normalised event it becomes; its value is the slot's value
+ * ARG_*: a scope annotation (LUDUS_PROFILE_ANNOTATE): the site is the
+ * annotation's name, the value a number (double bits for F64) or the data
+ * a text; it belongs to the scope open on the thread. */
+#define LUDUS__EXT_KINDS(X)                      \
+    X(MESSAGE, 1, TEXT, MESSAGE)                 \
+    X(MESSAGE_DEFERRED, 2, FORMAT_ARGS, MESSAGE) \
+    X(ARG_I64, 3, NONE, ARG_I64)                 \
+    X(ARG_U64, 4, NONE, ARG_U64)                 \
+    X(ARG_F64, 5, NONE, ARG_F64)                 \
+    X(ARG_TEXT, 6, TEXT, ARG_TEXT)
 
 enum {
 #define LUDUS__EXT_ENUM(name, code, data, nev) LUDUS__EXT_##name = code,
@@ -85,6 +92,7 @@ enum {
  * text is cut to it: LUDUS_MESSAGE_MAX), in this many slots. */
 #define LUDUS__EXT_DATA_MAX 1024u
 _Static_assert(LUDUS_MESSAGE_MAX <= LUDUS__EXT_DATA_MAX, "a message's text fits an extension's data");
+_Static_assert(LUDUS_ANNOTATION_TEXT_MAX <= LUDUS__EXT_DATA_MAX, "an annotation's text fits an extension's data");
 #define LUDUS__TEXT_SLOTS(len) (((size_t)(len) + 15u) / 16u)
 /* The payload word of an extension event. */
 #define LUDUS__EXT_WORD(code, len) ((uintptr_t)(code) | ((uintptr_t)(len) << 8))

@@ -61,6 +61,19 @@ static inline void syn_e(syn *s, uint32_t t, uint64_t ts) {
 static inline void syn_frame(syn *s, uint32_t t, uint64_t ts) {
     syn_ev(s, t, ts, &syn_frame_site, LUDUS__KIND_FRAME);
 }
+/* A scope annotation (an extension event of sub-kind code: the value, or
+ * the text in the slots after it) of the scope open on thread t. */
+static inline void syn_arg(syn *s, uint32_t t, uint64_t ts, const ludus_site *key, unsigned code, uint64_t value,
+                           const char *text) {
+    size_t len = text ? strlen(text) : 0;
+    syn_ev(s, t, ts, key, LUDUS__KIND_EXT);
+    ludus__event *p = &s->ev[t][s->run[t].n++];
+    p->ticks = value;
+    p->word = LUDUS__EXT_WORD(code, len);
+    memset(&s->ev[t][s->run[t].n], 0, LUDUS__TEXT_SLOTS(len) * sizeof(ludus__event));
+    memcpy(&s->ev[t][s->run[t].n], text ? text : "", len);
+    s->run[t].n += LUDUS__TEXT_SLOTS(len);
+}
 /* A closed scope with no children. */
 static inline void syn_scope(syn *s, uint32_t t, uint64_t b, uint64_t e, const ludus_site *site) {
     syn_b(s, t, b, site);

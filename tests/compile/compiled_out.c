@@ -35,6 +35,8 @@ int work_fn(const int *data, int n, struct job *j) {
         M(LUDUS_PROFILE_LOG(j->cost++, "log %d", j->cost++);)   /* not evaluated */
         M(LUDUS_PROFILE_ASYNC_BEGIN(Loading, j->cost++, Zone);) /* not evaluated */
         M(LUDUS_PROFILE_ASYNC_END(Loading, j->cost++);)
+        M(LUDUS_PROFILE_ANNOTATE(Cost, j->cost++);) /* not evaluated */
+        M(LUDUS_PROFILE_ANNOTATE_TEXT(Name, names[j->cost++ & 1]);)
     }
     M(LUDUS_PROFILE_END();)
     M((void)LUDUS_PROFILE_FLOW_OUT(Dispatch);)

@@ -72,6 +72,19 @@ static void run(int armed) {
 #else
     CHECK(n == 3);                                /* level and ids: once each, armed or not */
 #endif
+    n = 0;
+    {
+        LUDUS_PROFILE_SCOPE(Annotated);
+        LUDUS_PROFILE_ANNOTATE(Number, ++n);
+        LUDUS_PROFILE_ANNOTATE(Double, (double)++n);
+        LUDUS_PROFILE_ANNOTATE(Unsigned, (unsigned)++n);
+        LUDUS_PROFILE_ANNOTATE_TEXT(Text, (++n, "text"));
+    }
+#if LUDUS_PROFILE_LEVEL == 0
+    CHECK(n == 0);
+#else
+    CHECK(armed ? n == 4 : n <= 4);               /* during a capture only */
+#endif
     int lv = 0, arg = 0;
     LUDUS_PROFILE_LOG(++lv, "log %d", ++arg);
 #if LUDUS_PROFILE_LEVEL == 0

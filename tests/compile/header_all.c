@@ -54,6 +54,13 @@ static int all_macros(int n, const char *dyn_name) {
     LUDUS_PROFILE_LOG(LUDUS_LOG_INFO, "deferred without arguments");
     LUDUS_PROFILE_ASYNC_BEGIN(Loading, (uint64_t)n, "Load chunk");
     LUDUS_PROFILE_ASYNC_END(Loading, n);
+    LUDUS_PROFILE_ANNOTATE(Int, n);
+    LUDUS_PROFILE_ANNOTATE(Unsigned, (unsigned long long)n);
+    LUDUS_PROFILE_ANNOTATE(Float, 0.5f);
+    LUDUS_PROFILE_ANNOTATE(Double, 0.25);
+    LUDUS_PROFILE_ANNOTATE(Bool, n > 1);
+    LUDUS_PROFILE_ANNOTATE("Literal key", (char)'c');
+    LUDUS_PROFILE_ANNOTATE_TEXT(Text, "a text");
     LUDUS_PROFILE_LOCK_WAIT(MyLock);
     ludus_log(LUDUS_LOG_ERROR, "%d %s", n, "formatted");
     ludus_log_text(LUDUS_LOG_DEBUG, "text", 4);
@@ -116,6 +123,10 @@ static void hygiene(int x, uint64_t id) {
         LUDUS_PROFILE_LOG(LUDUS_LOG_INFO, "then %d", x);
     else
         LUDUS_PROFILE_LOG(LUDUS_LOG_INFO, "else");
+    if (x)
+        LUDUS_PROFILE_ANNOTATE(Then, 1);
+    else
+        LUDUS_PROFILE_ANNOTATE_TEXT(Else, "else");
     if (x)
         LUDUS_PROFILE_MARK(A);
     else if (x > 1)

@@ -136,9 +136,12 @@ with tempfile.TemporaryDirectory() as d:
         if e["ph"] == "X" and e.get("cat") != "flow":
             held += (0 if "clipped" in flags and round(float(e["ts"]) * 1000) <= lo else 1)  # its begin
             held += (0 if "incomplete" in flags else 1)  # its end
+            if e.get("cat") not in ("async", "gpu"):  # a scope's annotations: its args but ours
+                held += len(set(e.get("args", {})) - {"ludus"})
         elif e["ph"] in ("C", "s", "f") or (e["ph"] == "I" and e.get("cat") != "ludus"):
             held += 1
     meta = doc["metadata"]
+    held += meta.get("annotations_superseded", 0) + meta.get("annotations_dropped", 0)
     assert meta["events"] == held == sum(t["events"] for t in meta["threads"]), (meta["events"], held)
     assert meta["events"] < full["metadata"]["events"]
     assert clipped >= 1, "three frames of the loop cut through at least one slice"

@@ -148,6 +148,15 @@ def async_events(doc, js):
     return out
 
 
+def annotation_value(a):
+    """A named debug annotation's value, as the JSON export writes it."""
+    for key, conv in (("int_value", int), ("uint_value", int), ("double_value", float), ("string_value", str)):
+        v = get(a, key)
+        if v is not None:
+            return conv(v)
+    return None
+
+
 def compare(pf, js):
     for key, jl in js.items():
         if isinstance(key, tuple) and key[0] == "A":
@@ -174,7 +183,8 @@ def compare(pf, js):
             elif ph == "B":
                 jflat.append(("TYPE_SLICE_BEGIN", ts, name, cat or "default"))
             elif ph == "E":
-                jflat.append(("TYPE_SLICE_END", ts, "incomplete" in flags))
+                args = {k: v for k, v in (e.get("args") or {}).items() if k != "ludus"}  # its annotations
+                jflat.append(("TYPE_SLICE_END", ts, "incomplete" in flags, args))
             elif ph == "I":
                 jflat.append(("TYPE_INSTANT", ts, name, cat))
         pflat = []
@@ -182,7 +192,8 @@ def compare(pf, js):
             if flows or tflows:
                 pflat.append(("FLOW", ts, name, cat))
             elif typ == "TYPE_SLICE_END":
-                pflat.append((typ, ts, "1" in ann or "incomplete" in ann))
+                args = {k: annotation_value(a) for k, a in ann.items() if get(a, "name") is not None}
+                pflat.append((typ, ts, "1" in ann or "incomplete" in ann, args))
             elif typ == "TYPE_INSTANT" and name is None and cat == "ludus":
                 pflat.append((typ, ts, name, cat))
             else:
@@ -210,6 +221,10 @@ with tempfile.TemporaryDirectory() as d:
     assert sum(1 for k in js if isinstance(k, tuple) and k[0] == "A") == sum(
         1 for k in pf if isinstance(k, tuple) and k[0] == "A"), "the same async lanes"
     compare(pf, js)
+    annotated = sum(1 for k, evs in js.items() if not isinstance(k, tuple) for ph, ts, e, flags in evs
+                    if ph == "E" and set((e.get("args") or {})) - {"ludus"})
+    assert annotated > 0, "the demo's scopes carry annotations (Execute: CostUs; Streaming: Chunk, Frame)"
+    print("%d annotated slices match" % annotated)
     # first byte 0x0A (Trace.packet), and the size target
     data = open(pft, "rb").read()
     assert data[0] == 0x0A

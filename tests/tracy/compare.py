@@ -39,21 +39,24 @@ def read_tracy(zones_path, messages_path, unwrapped_path):
         for row in csv.DictReader(f):
             messages[row["MessageName"]] += 1
     plots = collections.Counter()
+    texts = collections.Counter()  # (zone, its text): scope annotations
     with open(unwrapped_path, newline="") as f:
         for row in csv.DictReader(f):
             if row["value"] != "" and row["exec_time_ns"] == "":
                 plots[row["name"]] += 1
-    return zones, messages, plots
+            elif row["value"] != "":
+                texts[row["name"] + "|" + row["value"]] += 1
+    return zones, messages, plots, texts
 
 
 def expect(expect_path, zones_path, messages_path, unwrapped_path, gpu_path):
     """--expect EXPECT.txt: Tracy's export against a list of 'kind name count'."""
-    zones, messages, plots = read_tracy(zones_path, messages_path, unwrapped_path)
+    zones, messages, plots, texts = read_tracy(zones_path, messages_path, unwrapped_path)
     gpu = collections.Counter()
     with open(gpu_path, newline="") as f:
         for row in csv.DictReader(f):
             gpu[row["name"]] += 1
-    got = {"zone": zones, "message": messages, "plot": plots, "gpu": gpu}
+    got = {"zone": zones, "message": messages, "plot": plots, "gpu": gpu, "zonetext": texts}
     failures, want_zones = [], set()
     with open(expect_path) as f:
         for line in f:
@@ -107,7 +110,7 @@ def main():
             counters[name] += 1
             counter_series[name].update((e.get("args") or {}).keys())
 
-    zones, tracy_messages, plots = read_tracy(zones_path, messages_path, unwrapped_path)
+    zones, tracy_messages, plots, _ = read_tracy(zones_path, messages_path, unwrapped_path)
     begins = collections.Counter()
     for text, n in tracy_messages.items():
         m = re.match(r"^.*?: (.*) begins \(id \d+\)$", text)

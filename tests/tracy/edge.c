@@ -2,8 +2,8 @@
  * test-tracy runs it under tracy-capture; edge_expect.txt lists what Tracy
  * must receive): a span closed out of order, an end with nothing open, a
  * span left open when its enclosing scope ends, scopes skipped by longjmp,
- * run-time names, a fiber, messages, log text, a sampled counter and GPU
- * samples (a calibrated context: its ticks are CPU nanoseconds). Tracy
+ * run-time names, a fiber, messages, log text, scope annotations (a zone's
+ * text), a sampled counter and GPU samples (a calibrated context: its ticks are CPU nanoseconds). Tracy
  * stops a capture at the first zone that ends out of order; the backend's
  * stack must keep every one of these nested, and lose no zone. */
 #include <ludus/gpu.h>
@@ -41,12 +41,14 @@ int main(void) {
         LUDUS_PROFILE_SCOPE(Outer);
         ludus_begin_site(a);
         ludus_begin_site(b);
-        ludus_end_site_id(a); /* out of order: SpanB's zone ends first */
-        ludus_end_site();     /* SpanB: already ended in Tracy, sends nothing */
-        ludus_end_site();     /* nothing open: sends nothing */
+        ludus_end_site_id(a);                            /* out of order: SpanB's zone ends first */
+        ludus_end_site();                                /* SpanB: already ended in Tracy, sends nothing */
+        ludus_end_site();                                /* nothing open: sends nothing */
+        LUDUS_PROFILE_ANNOTATE_TEXT(Asset, "edge.mesh"); /* Outer's text */
         {
             LUDUS_PROFILE_SCOPE(Inner);
-            LUDUS_PROFILE_BEGIN(LeftOpen); /* ended with Inner */
+            LUDUS_PROFILE_ANNOTATE(Batch, i % 2); /* Inner's text */
+            LUDUS_PROFILE_BEGIN(LeftOpen);        /* ended with Inner */
         }
         LUDUS_PROFILE_END(); /* LeftOpen: already ended */
         protected_call();

@@ -246,6 +246,13 @@ void lt_trace_parse(lt_trace *t, const char *json) {
             assert_true(d >= 0);
             json_object *lf;
             const char *flags = args && json_object_object_get_ex(args, "ludus", &lf) ? json_object_get_string(lf) : "";
+            if (args && strcmp(e->cat, "async") != 0 &&
+                strcmp(e->cat, "gpu") != 0) { /* a scope's annotations: every key but ours */
+                json_object_object_foreach(args, key, val) {
+                    (void)val;
+                    if (strcmp(key, "ludus") != 0) t->n_args++;
+                }
+            }
             e->ph = 'B';
             t->n_B++;
             /* A zero-length scope (a coarse clock: AArch64's counter ticks at
@@ -369,6 +376,13 @@ static uint64_t meta_u64(json_object *o, const char *key) {
     return (uint64_t)v;
 }
 
+/* A count written only when it is not 0. */
+static uint64_t meta_u64_or0(json_object *o, const char *key) {
+    int found = 0;
+    int64_t v = get_i64(o, key, &found);
+    return found ? (uint64_t)v : 0;
+}
+
 void lt_trace_check(const lt_trace *t, int require_flows_paired) {
     assert_int_equal(t->n_process_names, 1);
     tid_state *ts = NULL;
@@ -450,7 +464,9 @@ void lt_trace_check(const lt_trace *t, int require_flows_paired) {
     assert_int_equal(sum.events, t->n_B + (t->n_E - t->n_E_incomplete - t->n_E_unwound) + t->n_i + t->n_C + t->n_s +
                                      t->n_f + t->n_mismatch + meta_u64(t->metadata, "nonfinite_counter_samples") +
                                      t->n_b + t->n_e - t->n_e_incomplete +
-                                     meta_u64(t->metadata, "async_unmatched_ends"));
+                                     meta_u64(t->metadata, "async_unmatched_ends") + t->n_args +
+                                     meta_u64_or0(t->metadata, "annotations_superseded") +
+                                     meta_u64_or0(t->metadata, "annotations_dropped"));
     assert_int_equal(t->n_b, t->n_e);
     assert_int_equal(sum.incomplete, t->n_E_incomplete);
     assert_int_equal(sum.unwound, t->n_E_unwound);

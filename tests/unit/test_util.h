@@ -61,6 +61,7 @@ typedef struct lt_trace {
     size_t n_b, n_e, n_e_incomplete;    /* async zones: begins, ends, ends synthesised at capture end */
     size_t n_thread_names, n_process_names;
     size_t flows_unmatched; /* f without s, s without f, or duplicate ids */
+    size_t n_args;          /* scope annotations: the args of complete slices, but "ludus" */
 } lt_trace;
 
 /* Parses JSON text (asserts it parses and has the expected shape). Complete
@@ -78,7 +79,8 @@ void lt_trace_free(lt_trace *t);
  *   open, and every slice has E.ts >= B.ts (non-negative duration);
  * - metadata counts equal ludus_capture_get_summary / _get_thread;
  * - summary.events == B + E (not synthesised) + i + C + s + f + mismatched
- *   span ends + NaN/inf counter samples (counted, not written).
+ *   span ends + NaN/inf counter samples (counted, not written) + scope
+ *   annotations (written, or counted as superseded or dropped).
  * When require_flows_paired, each s id has exactly one f with that id and
  * each f exactly one s. */
 void lt_trace_check(const lt_trace *t, int require_flows_paired);

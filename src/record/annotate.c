@@ -1,0 +1,28 @@
+/* Scope annotations (LUDUS_PROFILE_ANNOTATE): each an extension event of
+ * its own sub-kind (event_kinds.h) whose site is the annotation's key; the
+ * reader attaches it to the scope open on the thread. */
+#include <string.h>
+
+#include "event_kinds.h"
+#include "record.h"
+
+void ludus__annotate_i64(const ludus_site *site, int64_t value) {
+    ludus__emit_ext(site, LUDUS__EXT_ARG_I64, (uint64_t)value, NULL, 0);
+}
+
+void ludus__annotate_u64(const ludus_site *site, uint64_t value) {
+    ludus__emit_ext(site, LUDUS__EXT_ARG_U64, value, NULL, 0);
+}
+
+void ludus__annotate_f64(const ludus_site *site, double value) {
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    ludus__emit_ext(site, LUDUS__EXT_ARG_F64, bits, NULL, 0);
+}
+
+void ludus__annotate_text(const ludus_site *site, const char *text) {
+    size_t n = 0; /* strnlen is not C11; a signal handler may call this */
+    if (text)
+        while (n < LUDUS_ANNOTATION_TEXT_MAX && text[n]) n++;
+    ludus__emit_ext(site, LUDUS__EXT_ARG_TEXT, 0, text, n);
+}
