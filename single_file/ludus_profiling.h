@@ -6694,7 +6694,8 @@ int ludus__fail(int code, const char *fmt, ...) {
  * (the library makes no pthread call). A named lock's name lives in a fixed
  * table, found by the lock's address: 1024 slots, open addressing, keys
  * written with compare-and-swap, the name held in the slot under a sequence
- * count (no lock, no allocation to read it, nothing to repair after fork).
+ * count (no lock, no allocation to read it, nothing to repair after fork;
+ * words stored with release and loaded with acquire, so no fence).
  * A wait copies the name and opens a scope of category "lock" interned in
  * the running capture's name table, as run-time scope names are: names
  * belong to the capture whose events point at them, so naming and
@@ -6763,7 +6764,6 @@ static void ludus__sf_locks_put_name(ludus__sf_locks_lock_slot *s, const char *n
     uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
     while (seq & 1u || !__atomic_compare_exchange_n(&s->seq, &seq, seq + 1u, 1, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_RELEASE); /* odd before any word changes */
     size_t n = strlen(name);
     if (n > NAME_MAX_BYTES) { /* cut on a character's first byte */
         n = NAME_MAX_BYTES;
@@ -6772,7 +6772,8 @@ static void ludus__sf_locks_put_name(ludus__sf_locks_lock_slot *s, const char *n
     uint64_t w[NAME_WORDS];
     memset(w, 0, sizeof w);
     memcpy(w, name, n);
-    for (uint32_t i = 0; i < NAME_WORDS; i++) __atomic_store_n(&s->name[i], w[i], __ATOMIC_RELAXED);
+    /* release: the odd count (and each word before) is seen before a word */
+    for (uint32_t i = 0; i < NAME_WORDS; i++) __atomic_store_n(&s->name[i], w[i], __ATOMIC_RELEASE);
     __atomic_store_n(&s->len, (uint32_t)n, __ATOMIC_RELAXED);
     __atomic_store_n(&s->seq, seq + 2u, __ATOMIC_RELEASE);
 }
@@ -6785,13 +6786,14 @@ static int ludus__sf_locks_read_name(uintptr_t k, char *out) {
         if (!s) return 0;
         uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
         if (seq & 1u) continue;
+        /* acquire: the count read again below comes after every word (no
+         * fence: ThreadSanitizer models none); only the words the name takes */
+        uint32_t len = __atomic_load_n(&s->len, __ATOMIC_ACQUIRE);
+        if (len > NAME_MAX_BYTES || len == 0) continue;
         uint64_t w[NAME_WORDS];
-        for (uint32_t i = 0; i < NAME_WORDS; i++) w[i] = __atomic_load_n(&s->name[i], __ATOMIC_RELAXED);
-        uint32_t len = __atomic_load_n(&s->len, __ATOMIC_RELAXED);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        for (uint32_t i = 0; i < (len + 7u) / 8u; i++) w[i] = __atomic_load_n(&s->name[i], __ATOMIC_ACQUIRE);
         /* still this lock's slot, and no name written meanwhile */
-        if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) != seq || __atomic_load_n(&s->key, __ATOMIC_RELAXED) != k ||
-            len > NAME_MAX_BYTES || len == 0)
+        if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) != seq || __atomic_load_n(&s->key, __ATOMIC_RELAXED) != k)
             continue;
         memcpy(out, w, len);
         out[len] = 0;

@@ -350,6 +350,10 @@ static void test_removed_at_every_end(void **state) {
     lt_begin(NULL);
     lt_end();
     assert_int_equal(access(pool, F_OK), -1);
+    /* The exits, in children. Not under ThreadSanitizer: a child forked
+     * after this process ran captures starts from locks the fork handlers
+     * made anew, which it reports as held (the plain and ASan trees run it) */
+    if (LT_TSAN || lt_multithreaded_fork_unsupported()) return;
     for (int ended = 0; ended < 2; ended++) {
         pid_t pid = fork();
         assert_true(pid >= 0);
@@ -709,17 +713,20 @@ static void test_kill9_random_moment(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        /* the tests whose children record first: forked from a process that
+         * has run no capture yet (ThreadSanitizer then has nothing of its
+         * threads to carry into them) */
         cmocka_unit_test(test_kill9),
-        cmocka_unit_test_teardown(test_clean_end_removes_file, lt_teardown),
-        cmocka_unit_test(test_bad_files),
-        cmocka_unit_test(test_link_at_pool_path),
-        cmocka_unit_test(test_no_room_at_begin),
-        cmocka_unit_test(test_full_filesystem),
-        cmocka_unit_test_teardown(test_removed_at_every_end, lt_teardown),
         cmocka_unit_test(test_drops_and_short_threads_kept),
         cmocka_unit_test(test_journal_range_wraps),
         cmocka_unit_test(test_calibration_checked),
         cmocka_unit_test(test_kill9_random_moment),
+        cmocka_unit_test(test_full_filesystem),
+        cmocka_unit_test_teardown(test_clean_end_removes_file, lt_teardown),
+        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_link_at_pool_path),
+        cmocka_unit_test(test_no_room_at_begin),
+        cmocka_unit_test_teardown(test_removed_at_every_end, lt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
