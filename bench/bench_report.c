@@ -113,6 +113,11 @@ static int file_write(void *ud, const void *d, size_t n) {
     return fwrite(d, 1, n, ud) == n ? 0 : -1;
 }
 
+/* First a synthetic in-memory capture (its sites collected from its
+ * events), then its blocks generated on demand as a file's are loaded. */
+static const ludus__source_ops prime_source = {"synthetic", NULL, ludus__build_recorded, NULL, NULL, 0};
+static ludus__source_ops generated_source = {"generated", NULL, NULL, NULL, NULL, 0};
+
 static void run(uint64_t target) {
     static ludus__captured c;
     static ludus__cap_thread th[THREADS];
@@ -120,7 +125,7 @@ static void run(uint64_t target) {
     static ludus__event prime[THREADS][BLOCK];
     memset(&c, 0, sizeof c);
     memset(th, 0, sizeof th);
-    c.type = LUDUS__CAP_MEMORY;
+    c.src = &prime_source;
     c.refs = 1;
     c.threads = th;
     c.nthreads = THREADS;
@@ -149,7 +154,8 @@ static void run(uint64_t target) {
         if (!u) c.end_ns = (int64_t)(1000 + blocks * per_block * 10 + 100);
     }
     c.events = events;
-    c.load_run = loader;
+    generated_source.load_run = loader;
+    c.src = &generated_source;
 
     /* generation alone */
     int64_t t0 = bench_now_ns();

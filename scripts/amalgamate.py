@@ -28,11 +28,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(ROOT, "single_file", "ludus_profiling.h")
 
 PUBLIC = ["profiling.h", "capture.h", "capture_file.h", "overlay.h", "locks.h", "rolling.h", "gpu.h"]
-LAYERS = ["platform", "base", "record", "capture", "gpu", "session", "format", "export", "postmortem", "flight", "live", "launch"]
+LAYERS = ["platform", "base", "record", "backend", "capture", "gpu", "session", "format", "export", "postmortem",
+          "flight", "live", "launch"]
 # A platform file by its name's prefix: the OS it is compiled for.
 PLATFORM_OS = [
     ("linux_", "defined(__linux__)"),
     ("linux.", "defined(__linux__)"),
+    ("posix", "!defined(_WIN32)"),
     ("win32", "defined(_WIN32)"),
     ("darwin", "defined(__APPLE__)"),
 ]
@@ -72,6 +74,9 @@ def resolve(include, quote, from_dir):
 
 # Files outside the platform layer not built everywhere (as CMakeLists.txt).
 NOT_PORTED = {}
+# Files of the layers left out of the single file: the Tracy backend (the
+# single file is the built-in recorder; a Tracy build links Tracy's client).
+LEFT_OUT = {"backend/tracy.c"}
 
 
 def platform_condition(path):
@@ -170,7 +175,8 @@ def sources():
     files = []
     for layer in LAYERS:
         d = os.path.join(ROOT, "src", layer)
-        files += [os.path.join(d, n) for n in sorted(os.listdir(d)) if n.endswith(".c")]
+        files += [os.path.join(d, n) for n in sorted(os.listdir(d))
+                  if n.endswith(".c") and layer + "/" + n not in LEFT_OUT]
     return files
 
 

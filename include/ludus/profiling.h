@@ -200,8 +200,8 @@ LUDUS_API void ludus_fiber_leave(void);
  * name, a batch size.
  *     LUDUS_PROFILE_ANNOTATE(EntityId, id);       any integer, float or double
  *     LUDUS_PROFILE_ANNOTATE_TEXT(Asset, name);   a NUL-terminated string
- * Name is a token or a literal: the annotation's key. During a capture only;
- * no lock and no allocation: the value (and the text, cut at
+ * Name is a token or a literal: the annotation's key. During a capture only
+ * (the value is not even evaluated otherwise); no lock and no allocation: the value (and the text, cut at
  * LUDUS_ANNOTATION_TEXT_MAX bytes) is copied into the thread's buffer, and a
  * full buffer drops and counts it as any event. Async-signal-safe. The same
  * key twice in one scope: exports keep the last value. Annotations are the
@@ -952,15 +952,22 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 #endif
 /* clang-format on */
 #endif
-#define LUDUS_PROFILE_ANNOTATE(Name, value)                                         \
-    do {                                                                            \
-        LUDUS__SITE(LUDUS__VAR(ludus__annotate_), #Name, NULL);                     \
-        LUDUS__ANNOTATE_CALL(LUDUS__SITE_PTR(LUDUS__VAR(ludus__annotate_)), value); \
+/* The value is evaluated only while it can be recorded (a capture runs;
+ * always in a Tracy build), as LUDUS_PROFILE_LOG's arguments are. */
+#if LUDUS__TRACY
+#define LUDUS__ANNOTATING() 1
+#else
+#define LUDUS__ANNOTATING() ludus__is_armed()
+#endif
+#define LUDUS_PROFILE_ANNOTATE(Name, value)                                                                  \
+    do {                                                                                                     \
+        LUDUS__SITE(LUDUS__VAR(ludus__annotate_), #Name, NULL);                                              \
+        if (LUDUS__ANNOTATING()) LUDUS__ANNOTATE_CALL(LUDUS__SITE_PTR(LUDUS__VAR(ludus__annotate_)), value); \
     } while (0)
-#define LUDUS_PROFILE_ANNOTATE_TEXT(Name, text)                                            \
-    do {                                                                                   \
-        LUDUS__SITE(LUDUS__VAR(ludus__annotate_), #Name, NULL);                            \
-        ludus__annotate_text_check(LUDUS__SITE_PTR(LUDUS__VAR(ludus__annotate_)), (text)); \
+#define LUDUS_PROFILE_ANNOTATE_TEXT(Name, text)                                                                     \
+    do {                                                                                                            \
+        LUDUS__SITE(LUDUS__VAR(ludus__annotate_), #Name, NULL);                                                     \
+        if (LUDUS__ANNOTATING()) ludus__annotate_text_check(LUDUS__SITE_PTR(LUDUS__VAR(ludus__annotate_)), (text)); \
     } while (0)
 
 #else /* LUDUS_PROFILE_LEVEL == 0: nothing is evaluated, no code is emitted */

@@ -42,7 +42,10 @@
 #include "../record/counters.h"
 #include "../record/event_kinds.h"
 #include "../record/record.h"
-#include "tracy.h"
+#include "backend.h"
+
+/* The backend's own functions (the entry points at the end call them). */
+static void ludus__tracy_fiber_leave(void);
 
 #ifndef TRACY_ENABLE
 #error "src/backend/tracy.c needs TRACY_ENABLE (the build defines it with LUDUS_BACKEND=tracy)"
@@ -342,7 +345,7 @@ void ludus__tracy_fiber_enter(const char *name) {
     t->fiber = begin_named(name, text_len(name, 4096), NULL, 0, 0x7F7F7F);
 }
 
-void ludus__tracy_fiber_leave(void) {
+static void ludus__tracy_fiber_leave(void) {
     tstate *t = &ts_;
     uintptr_t token = t->fiber;
     t->fiber = 0;
@@ -599,9 +602,14 @@ static int gpu_can_send(void) {
 #endif
 }
 
-int ludus__tracy_gpu_calibrate(const void *key, const char *name, double period_ns, uint32_t valid_bits,
-                               uint64_t gpu_ticks, int64_t cpu_ns) {
-    if (!gpu_can_send()) return 0;
+int ludus__backend_gpu_calibrate(const ludus__backend_gpu_ctx *x, uint64_t gpu_ticks, int64_t cpu_ns, int accepted,
+                                 int *rc) {
+    const void *key = x->key;
+    const char *name = x->name;
+    double period_ns = x->period_ns;
+    uint32_t valid_bits = x->valid_bits;
+    *rc = 0;
+    if (!accepted || !gpu_can_send()) return 1;
     ludus__mutex_lock(&gpu_lock);
     gpu_state *g = gpu_find(key);
     if (g) {
@@ -611,12 +619,16 @@ int ludus__tracy_gpu_calibrate(const void *key, const char *name, double period_
         gpu_align(g, name, period_ns, t + (int64_t)ticks);
     }
     ludus__mutex_unlock(&gpu_lock);
-    return 0;
+    return 1;
 }
 
-int ludus__tracy_gpu_submit(const void *key, const char *name, double period_ns, uint32_t valid_bits,
-                            const ludus_gpu_sample *samples, uint32_t n) {
-    if (!gpu_can_send()) return 0;
+int ludus__backend_gpu_submit(const ludus__backend_gpu_ctx *x, const ludus_gpu_sample *samples, uint32_t n, int *rc) {
+    const void *key = x->key;
+    const char *name = x->name;
+    double period_ns = x->period_ns;
+    uint32_t valid_bits = x->valid_bits;
+    *rc = 0;
+    if (!gpu_can_send()) return 1;
     ludus__mutex_lock(&gpu_lock);
     gpu_state *g = gpu_find(key);
     for (uint32_t i = 0; g && i < n; i++) {
@@ -643,12 +655,67 @@ int ludus__tracy_gpu_submit(const void *key, const char *name, double period_ns,
         ___tracy_emit_gpu_time_serial(te);
     }
     ludus__mutex_unlock(&gpu_lock);
-    return 0;
+    return 1;
 }
 
-void ludus__tracy_gpu_forget(const void *key) {
+void ludus__backend_gpu_forget(const void *key) {
     ludus__mutex_lock(&gpu_lock);
     for (uint32_t i = 0; i < GPU_CONTEXTS; i++)
         if (gpus[i].key == key) gpus[i].key = NULL; /* its Tracy context stays (Tracy has no end for one) */
     ludus__mutex_unlock(&gpu_lock);
+}
+
+/* ---- the integration API's entry points (backend.h) ---- */
+
+const char *ludus__backend_no_capture(void) {
+    return "this library was built with -DLUDUS_BACKEND=tracy: events go to Tracy, not to a capture";
+}
+void ludus_begin_site(uint32_t site_id) {
+    ludus__tracy_begin_site(site_id);
+}
+void ludus_end_site(void) {
+    ludus__tracy_end_site();
+}
+void ludus_end_site_id(uint32_t site_id) {
+    ludus__tracy_end_site_id(site_id);
+}
+void ludus_sample_counter(uint32_t site_id, int64_t value) {
+    ludus__tracy_sample(site_id, value, 0.0, 0);
+}
+void ludus_sample_counter_f64(uint32_t site_id, double value) {
+    ludus__tracy_sample(site_id, 0, value, 1);
+}
+ludus_unwind_point ludus_unwind_here(void) {
+    return ludus__tracy_unwind_here();
+}
+void ludus_unwound_to(ludus_unwind_point point) {
+    ludus__tracy_unwound_to(point);
+}
+void ludus_log_text(int level, const char *text, size_t len) {
+    ludus__tracy_log_text(level, text, len);
+}
+void ludus_vlog(int level, const char *fmt, va_list args) {
+    ludus__tracy_vlog(level, fmt, args);
+}
+void ludus_log(int level, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    ludus__tracy_vlog(level, fmt, ap);
+    va_end(ap);
+}
+void ludus_async_begin(uint32_t track, uint64_t id, uint32_t site_id) {
+    ludus__tracy_async_by_id(track, id, site_id, 1);
+}
+void ludus_async_end(uint32_t track, uint64_t id) {
+    ludus__tracy_async_by_id(track, id, 0, 0);
+}
+void ludus_fiber_enter(const char *name) {
+    ludus__tracy_fiber_enter(name);
+}
+void ludus_fiber_leave(void) {
+    ludus__tracy_fiber_leave();
+}
+int ludus_register_thread_for_trace(const char *name) {
+    ludus__tracy_thread_name(name); /* Tracy copies it */
+    return ludus__register_self(name);
 }

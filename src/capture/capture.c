@@ -1,16 +1,17 @@
 /* Capture objects: reference counting, cuts (views of a capture restricted
  * to some threads and a time range) and what `ludus-trace info` shows. The
- * types differ only in where runs come from (capture_internal.h). */
+ * variants differ only in their source (capture_internal.h,
+ * ludus__source_ops): this file knows none of them but the cut's. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture_internal.h"
 
-ludus_capture *ludus__capture_new(int type) {
+ludus_capture *ludus__capture_new(const ludus__source_ops *src) {
     ludus_capture *c = ludus__calloc(1, sizeof *c);
     if (!c) return NULL;
     c->refs = 1;
-    c->type = type;
+    c->src = src;
     c->format_version = LUDUS__FORMAT_VERSION;
     return c;
 }
@@ -24,18 +25,14 @@ void ludus_capture_release(ludus_capture *c) {
     if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0) ludus__capture_free(c);
 }
 
+/* The source's part first (what it owns may hold pointers into the
+ * view), then the prepared view, then the attachments. */
 void ludus__capture_free(ludus_capture *c) {
-    if (c->destroy) c->destroy(c);
-    if (c->type == LUDUS__CAP_MEMORY) {
-        ludus__capture_release_pool(c);
-        ludus__names_destroy(c->names);
-    }
-    ludus__free(c->stragglers);
-    ludus__free(c->late);
-    ludus__async_free(c);
+    if (c->src->free) c->src->free(c);
+    ludus__async_free(c); /* a cut clips its own zones from its parent's */
     for (uint32_t i = 0; i < c->nthreads; i++)
         if (c->threads[i].lanes_owned) ludus__free(c->threads[i].span_lane);
-    if (!c->borrowed) {
+    if (!c->src->borrows) {
         for (uint32_t i = 0; i < c->nthreads; i++) ludus__free(c->threads[i].runs);
         ludus__free(c->sites);
         ludus__free(c->site_hash);
@@ -45,11 +42,60 @@ void ludus__capture_free(ludus_capture *c) {
         ludus__gpu_free(c->gpu);
     }
     ludus__free(c->threads);
-    ludus_capture_release(c->parent);
-    for (uint32_t i = 0; i < c->nparts; i++) ludus_capture_release(c->parts[i]);
-    ludus__free(c->parts);
-    ludus__free(c->carried);
     ludus__free(c);
+}
+
+/* ---- cuts: a view of a parent capture ---- */
+
+/* A cut reads its parent's runs: in memory, or loaded by the parent's
+ * source from the parent's file. */
+static int view_load_run(const ludus_capture *v, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf) {
+    return v->parent->src->load_run(v->parent, cursor, out, buf);
+}
+static void view_free(ludus_capture *v) {
+    ludus_capture_release(v->parent);
+}
+static const ludus__source_ops view_of_memory = {"cut", NULL, NULL, NULL, view_free, 1};
+static const ludus__source_ops view_of_loaded = {"cut", NULL, NULL, view_load_run, view_free, 1};
+
+/* What a cut has of its parent: the recording (clock, times, process,
+ * crash, counts of the recorder), and by reference the prepared view
+ * (sites, their text, categories) and the attachments (GPU data, memory
+ * manifest). Its threads, counts and async zones are its own. */
+static void view_of(ludus_capture *v, const ludus_capture *src) {
+    v->gen = src->gen;
+    v->gen_first = src->gen_first;
+    v->clock_tsc = src->clock_tsc;
+    v->c0 = src->c0;
+    v->c1 = src->c1;
+    v->start_ns = src->start_ns;
+    v->end_ns = src->end_ns;
+    v->pid = src->pid;
+    memcpy(v->process_name, src->process_name, sizeof v->process_name);
+    v->crash_signal = src->crash_signal;
+    memcpy(v->crash_signal_name, src->crash_signal_name, sizeof v->crash_signal_name);
+    v->crash_tid = src->crash_tid;
+    v->crash_ns = src->crash_ns;
+    v->recovered = src->recovered;
+    v->unregistered_drops = src->unregistered_drops;
+    v->interner_drops = src->interner_drops;
+    v->bytes_used = src->bytes_used;
+    v->format_version = src->format_version;
+    v->file_bytes = src->file_bytes;
+    v->blocks = src->blocks;
+    v->slots = src->slots;
+    v->compact = src->compact;
+    /* borrowed: the view never frees them (view_of_*.borrows) */
+    v->categories = src->categories;
+    v->sites = src->sites;
+    v->nsites = src->nsites;
+    v->site_hash = src->site_hash;
+    v->site_hash_cap = src->site_hash_cap;
+    v->site_text = src->site_text;
+    v->id_collisions = src->id_collisions;
+    v->mem_cov = src->mem_cov;
+    v->nmem_cov = src->nmem_cov;
+    v->gpu = src->gpu;
 }
 
 int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_capture **out) {
@@ -77,7 +123,7 @@ int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_captu
         if (cut->threads[i] >= src->nthreads)
             return ludus__fail(LUDUS_EINVAL, "thread index %u out of range (%u threads)", cut->threads[i],
                                src->nthreads);
-    ludus_capture *v = ludus__capture_new(LUDUS__CAP_VIEW);
+    ludus_capture *v = ludus__capture_new(src->src->load_run ? &view_of_loaded : &view_of_memory);
     if (!v) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     uint32_t nt = cut->threads ? cut->nthreads : src->nthreads;
     v->threads = ludus__calloc(nt ? nt : 1, sizeof *v->threads);
@@ -85,31 +131,7 @@ int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_captu
         ludus__free(v);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    /* Everything but the ownership: the view reads through its parent. */
-    ludus__cap_thread *threads = v->threads;
-    int type = v->type;
-    *v = *src;
-    v->refs = 1;
-    v->type = type;
-    v->threads = threads;
-    v->destroy = NULL;
-    v->borrowed = 1;
-    v->pool_mem = NULL;
-    v->prefault = NULL;
-    v->names = NULL;
-    v->stragglers = NULL;
-    v->nstragglers = 0;
-    v->prepared = 0;
-    v->prepare_error = 0;
-    v->async = NULL; /* its own, clipped from the parent's */
-    v->async_tracks = NULL;
-    v->async_raw = NULL;
-    v->nasync = v->nasync_tracks = 0;
-    v->nasync_raw = v->async_raw_cap = 0;
-    v->async_ready = v->async_error = 0;
-    v->parts = NULL; /* the parent holds them */
-    v->nparts = 0;
-    v->carried = NULL;
+    view_of(v, src);
     v->nthreads = nt;
     for (uint32_t i = 0; i < nt; i++) {
         v->threads[i] = src->threads[cut->threads ? cut->threads[i] : i];
@@ -160,7 +182,7 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->crash_tid = c->crash_tid;
     out->crash_ns = c->crash_ns;
     out->recovered = c->recovered;
-    if (c->type == LUDUS__CAP_MEMORY)
+    if (!c->src->load_run) /* runs in memory: what a file would hold */
         for (uint32_t t = 0; t < c->nthreads; t++)
             out->slots += c->threads[t].slots, out->blocks += c->threads[t].nruns;
     return ludus_capture_summarize(c, &out->summary);

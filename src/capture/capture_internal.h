@@ -99,7 +99,28 @@ typedef struct ludus__straggler {
     uintptr_t cur; /* the busy cursor seen at capture end */
 } ludus__straggler;
 
-enum { LUDUS__CAP_MEMORY = 1, LUDUS__CAP_FILE = 2, LUDUS__CAP_VIEW = 3 };
+/* A capture's source: where its runs come from and what it owns. Each
+ * variant is one of these (the session's in-memory capture, a file, a
+ * recovered pool file, a rolling window's snapshot, a cut); nothing else
+ * in the library asks which variant a capture is.
+ *   settle    before the capture is first read (NULL: nothing to do): the
+ *             session publishes the threads still inside an event at its end
+ *   build     turns what was recorded into what reading needs (runs, fibers,
+ *             sites); NULL: the source gave them (a file's tables)
+ *   load_run  loads the run at *cursor into buf (files); NULL: the runs are
+ *             in memory (threads[t].runs)
+ *   free      frees what the source owns (its pool, its file, its parent, its
+ *             segments); the capture frees its view and attachments itself
+ *   borrows   1: the sites, their text, the categories, the memory manifest,
+ *             the GPU data and the runs are the parent's (a cut) */
+typedef struct ludus__source_ops {
+    const char *kind;
+    void (*settle)(struct ludus_capture *c);
+    int (*build)(struct ludus_capture *c);
+    ludus__run_loader load_run;
+    void (*free)(struct ludus_capture *c);
+    int borrows;
+} ludus__source_ops;
 
 /* The .ludus format this library writes (file_format.h), and the oldest it
  * reads: versions 3 and 4 only added event kinds (the kinds table's
@@ -134,7 +155,8 @@ typedef struct ludus__mem_cov {
 
 struct ludus_capture {
     int refs; /* atomic */
-    int type; /* LUDUS__CAP_* */
+    const ludus__source_ops *src;
+    void *src_data; /* the source's own: a file's reader, a pool file's mapping */
     uint32_t gen;
     int clock_tsc;
     ludus__calib_point c0, c1;
@@ -180,10 +202,6 @@ struct ludus_capture {
     uint64_t events, dropped, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
     uint64_t unknown; /* extension events of a sub-kind this library does not know (a later one's file): skipped */
     /* capture files and views of them */
-    ludus__run_loader load_run;
-    void *loader;
-    void (*destroy)(struct ludus_capture *c); /* frees what the type owns (the file) */
-    int borrowed;                             /* views: sites, site text, categories and runs are the parent's */
     uint32_t format_version;
     uint64_t file_bytes, blocks, slots;
     int compact;
@@ -201,11 +219,7 @@ struct ludus_capture {
     struct ludus__async_raw *async_raw; /* while preparing: the events */
     size_t nasync_raw, async_raw_cap;
     int async_ready, async_error;
-    /* a rolling window's snapshot (rolling.c): the segments it joins (held),
-     * the begins carried from before them, and the generations it spans */
-    struct ludus_capture **parts;
-    uint32_t nparts;
-    ludus__event *carried;
+    /* a rolling window's snapshot (rolling.c): the generations it spans */
     uint32_t gen_first; /* 0: gen only */
     /* GPU timing (gpu.c): the raw samples and calibration points handed over
      * while the capture ran, and what placing them derived */
@@ -341,11 +355,12 @@ LUDUS_HIDDEN void ludus__mem_cov_json(struct ludus__writer *w, const ludus_captu
 LUDUS_HIDDEN ludus_capture *ludus__last_capture(void);
 /* Frees a capture whose last reference went (capture.c). */
 LUDUS_HIDDEN void ludus__capture_free(ludus_capture *c);
-LUDUS_HIDDEN ludus_capture *ludus__capture_new(int type);
-/* Publishes the threads that were inside an out-of-line event when c ended,
- * waiting for those events to finish (session.c); every reader of a
- * capture's threads comes after it. */
-LUDUS_HIDDEN void ludus__capture_resolve_late(ludus_capture *c);
+LUDUS_HIDDEN ludus_capture *ludus__capture_new(const ludus__source_ops *src);
+/* What an in-memory capture's source builds (prepare.c): runs from its
+ * threads' pieces, fibers split off, the sites its events name. */
+LUDUS_HIDDEN int ludus__build_recorded(ludus_capture *c);
+/* The session's captures (session.c): their pool is theirs until released. */
+LUDUS_HIDDEN extern const ludus__source_ops ludus__memory_source;
 /* Waits until no producer can still write into c's pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
 /* Ends the capture and begins the next with the same desc in one step
@@ -549,7 +564,8 @@ typedef struct ludus__nev_iter {
     int64_t loss_at; /* the "losses began" marker comes before the first event at or after this; INT64_MAX: none */
     uint64_t frame_no;
     int oom;
-    int load_error; /* LUDUS_E* code when a run could not be loaded */
+    ludus__nev sink; /* where events go when the batch cannot grow */
+    int load_error;  /* LUDUS_E* code when a run could not be loaded */
     /* counts of this pass */
     uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite, unknown;
     /* time cut state (cut.c) */

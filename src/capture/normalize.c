@@ -66,14 +66,12 @@ void ludus__tick_conv_init(ludus__tick_conv *v, const ludus_capture *c) {
 /* ---- output: the raw batch (one raw event may emit several events: an
  * end that closes unwound scopes too) ---- */
 
-static __thread ludus__nev sink; /* where events go when the batch cannot grow */
-
 static ludus__nev *emit_grow(ludus__nev_iter *it) {
     uint32_t cap = it->rcap * 2;
     ludus__nev *b = ludus__realloc(it->rb, cap * sizeof *b);
     if (!b) {
         it->oom = 1;
-        return &sink;
+        return &it->sink; /* where events go when the batch cannot grow (the stream stops: oom) */
     }
     it->rb = b;
     it->rcap = cap;
@@ -477,15 +475,15 @@ static const ludus__run *current_run(ludus__nev_iter *it) {
     const ludus__cap_thread *th = it->th;
     for (;;) {
         if (it->run >= th->nruns) return NULL;
-        if (c->load_run && !it->loaded) {
-            int rc = c->load_run(c, &it->cursor, &it->lrun, &it->rbuf);
+        if (c->src->load_run && !it->loaded) {
+            int rc = c->src->load_run(c, &it->cursor, &it->lrun, &it->rbuf);
             if (rc != 0) {
                 it->load_error = rc;
                 it->oom = 1;
                 return NULL;
             }
         }
-        const ludus__run *run = c->load_run ? &it->lrun : &th->runs[it->run];
+        const ludus__run *run = c->src->load_run ? &it->lrun : &th->runs[it->run];
         if (!it->loaded) {
             it->loaded = 1;
             if (it->nseen == it->seen_cap) {

@@ -90,17 +90,18 @@ static int count_thread(ludus_capture *c, uint32_t t) {
     return rc;
 }
 
+int ludus__build_recorded(ludus_capture *c) {
+    int rc = ludus__build_runs(c);
+    if (rc == 0) rc = ludus__fibers_split(c);
+    if (rc == 0) rc = ludus__sites_collect(c);
+    if (rc == 0) rc = ludus__sites_check_ids(c);
+    return rc ? ludus__fail(LUDUS_ENOMEM, "out of memory while preparing the capture") : 0;
+}
+
 int ludus__prepare(ludus_capture *c) {
     if (c->prepared) return c->prepare_error;
-    ludus__capture_resolve_late(c);
-    int rc = 0;
-    if (c->type == LUDUS__CAP_MEMORY) {
-        rc = ludus__build_runs(c);
-        if (rc == 0) rc = ludus__fibers_split(c);
-        if (rc == 0) rc = ludus__sites_collect(c);
-        if (rc == 0) rc = ludus__sites_check_ids(c);
-        if (rc) rc = ludus__fail(LUDUS_ENOMEM, "out of memory while preparing the capture");
-    }
+    if (c->src->settle) c->src->settle(c);
+    int rc = c->src->build ? c->src->build(c) : 0;
     c->events = c->incomplete = c->unwound = c->orphan_ends = c->filtered = 0;
     c->frames = c->mismatched = c->nonfinite = c->dropped = c->unknown = 0;
     for (uint32_t t = 0; t < c->nthreads && rc == 0; t++) {

@@ -232,8 +232,8 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
         uint64_t cursor = th->load_first;
         for (uint32_t i = 0; i < th->nruns && rc == 0 && !w->failed; i++) {
             ludus__run run;
-            if (c->load_run) {
-                rc = c->load_run(c, &cursor, &run, &rb);
+            if (c->src->load_run) {
+                rc = c->src->load_run(c, &cursor, &run, &rb);
                 if (rc) break;
             } else {
                 run = th->runs[i];

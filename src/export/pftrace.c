@@ -422,15 +422,22 @@ static void write_message(pf_state *s, const ludus__nev *ev) {
  * out with its end before its begin; Perfetto sorts the lanes' events by
  * time. ---- */
 
-static const ludus__captured *sort_c; /* qsort has no context argument */
+/* What the lane order compares, copied out of the zones: the sort needs no
+ * pointer to the capture (qsort has no context argument, and a file-scope
+ * one would be shared by two threads exporting two captures). */
+typedef struct lane_key {
+    uint32_t track, lane;
+    int64_t begin_ns;
+    uint32_t depth, index;
+} lane_key;
 
 static int cmp_lane_order(const void *x, const void *y) {
-    const ludus__async_zone *a = &sort_c->async[*(const uint32_t *)x], *b = &sort_c->async[*(const uint32_t *)y];
+    const lane_key *a = x, *b = y;
     if (a->track != b->track) return a->track < b->track ? -1 : 1;
     if (a->lane != b->lane) return a->lane < b->lane ? -1 : 1;
     if (a->begin_ns != b->begin_ns) return a->begin_ns < b->begin_ns ? -1 : 1;
     if (a->depth != b->depth) return a->depth < b->depth ? -1 : 1;
-    return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+    return a->index < b->index ? -1 : 1;
 }
 
 static uint64_t async_uuid(const pf_state *s, uint32_t track, uint32_t lane) {
@@ -474,9 +481,19 @@ static int write_async(pf_state *s) {
         ludus__free(stack);
         return LUDUS_ENOMEM;
     }
-    for (uint32_t i = 0; i < c->nasync; i++) order[i] = i;
-    sort_c = c;
-    ludus__qsort(order, c->nasync, sizeof *order, cmp_lane_order);
+    lane_key *keys = ludus__malloc((size_t)c->nasync * sizeof *keys);
+    if (!keys) {
+        ludus__free(order);
+        ludus__free(stack);
+        return LUDUS_ENOMEM;
+    }
+    for (uint32_t i = 0; i < c->nasync; i++) {
+        const ludus__async_zone *z = &c->async[i];
+        keys[i] = (lane_key){z->track, z->lane, z->begin_ns, z->depth, i};
+    }
+    ludus__qsort(keys, c->nasync, sizeof *keys, cmp_lane_order);
+    for (uint32_t i = 0; i < c->nasync; i++) order[i] = keys[i].index;
+    ludus__free(keys);
     s->seq = c->nthreads + 2;
     uint8_t *pm, *m;
     for (uint32_t t = 0; t < c->nasync_tracks; t++) {

@@ -19,14 +19,14 @@
 #include <ludus/overlay.h>
 #include <ludus/rolling.h>
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend/tracy.h"
+#include "../backend/backend.h"
 #include "../platform/background.h"
 #include "../platform/crash.h"
+#include "../platform/sync.h"
 #include "../capture/capture_internal.h"
 
 #define REASON_MAX 40
@@ -59,7 +59,7 @@ static struct {
     char directory[256], prefix[64];
     int64_t window_ns, segment_ns, post_ns, cooldown_ns;
     uint64_t pool_bytes; /* each segment's */
-    pthread_mutex_t lock;
+    ludus__mutex lock;
     ludus_capture **seg; /* ended segments, oldest first (held) */
     uint32_t nseg, seg_cap;
     int64_t seg_start_ns; /* CLOCK_MONOTONIC start of the recording segment */
@@ -67,7 +67,7 @@ static struct {
     uint32_t ncarry;
     site_copy **copies;
     uint32_t ncopies;
-    pthread_t switcher, writer;
+    ludus__thread switcher, writer;
     int stop; /* atomic */
     ludus__wakeup wake;
     /* the trigger slot: 0 free, 1 being filled, 2 waiting */
@@ -76,8 +76,8 @@ static struct {
     char reason[REASON_MAX];
     int64_t last_taken_ns;
     /* the writer */
-    pthread_mutex_t wlock;
-    pthread_cond_t wcond;
+    ludus__mutex wlock;
+    ludus__cond wcond;
     ludus_capture *job;
     char job_reason[REASON_MAX];
     int64_t job_ns;
@@ -299,18 +299,42 @@ static int append_runs(ludus__cap_thread *th, const ludus__run *runs, uint32_t n
     return 0;
 }
 
+/* A snapshot's source: the segments it joins (held: its runs are theirs)
+ * and the begins carried from before them. */
+typedef struct snapshot {
+    ludus_capture **parts;
+    uint32_t nparts;
+    ludus__event *carried;
+} snapshot;
+
+static void snapshot_free(ludus_capture *c) {
+    snapshot *sn = c->src_data;
+    if (!sn) return;
+    for (uint32_t i = 0; i < sn->nparts; i++) ludus_capture_release(sn->parts[i]);
+    ludus__free(sn->parts);
+    ludus__free(sn->carried);
+    ludus__free(sn);
+}
+
+static const ludus__source_ops snapshot_source = {"snapshot", NULL, ludus__build_recorded, NULL, snapshot_free, 0};
+
 /* The held segments joined into one in-memory capture (lock held). */
 static ludus_capture *join_segments(void) {
-    ludus_capture *j = ludus__capture_new(LUDUS__CAP_MEMORY);
-    if (!j) return NULL;
+    ludus_capture *j = ludus__capture_new(&snapshot_source);
+    snapshot *sn = j ? ludus__calloc(1, sizeof *sn) : NULL;
+    if (!sn) {
+        ludus__free(j);
+        return NULL;
+    }
+    j->src_data = sn;
     const ludus_capture *first = R.seg[0], *lastc = R.seg[R.nseg - 1];
-    j->parts = ludus__calloc(R.nseg, sizeof *j->parts);
+    sn->parts = ludus__calloc(R.nseg, sizeof *sn->parts);
     uint32_t maxthreads = 0, ncarried = 0;
     for (uint32_t i = 0; i < R.nseg; i++) maxthreads += R.seg[i]->nthreads;
     for (uint32_t i = 0; i < R.ncarry; i++) ncarried += R.carry[i].n;
     j->threads = ludus__calloc(maxthreads + R.ncarry + 1, sizeof *j->threads);
-    j->carried = ludus__calloc(ncarried + 1, sizeof *j->carried);
-    if (!j->parts || !j->threads || !j->carried) goto fail;
+    sn->carried = ludus__calloc(ncarried + 1, sizeof *sn->carried);
+    if (!sn->parts || !j->threads || !sn->carried) goto fail;
     j->gen = lastc->gen;
     j->gen_first = first->gen;
     j->clock_tsc = lastc->clock_tsc;
@@ -337,9 +361,9 @@ static ludus_capture *join_segments(void) {
         th->serial = tc->serial;
         th->first_drop_ns = LUDUS__NO_DROP;
         for (uint32_t k = 0; k < tc->n; k++) {
-            j->carried[nc] = tc->e[k].ev;
-            j->carried[nc].ticks = first->c0.ticks;
-            ludus__run run = {&j->carried[nc], 1, tc->e[k].addr};
+            sn->carried[nc] = tc->e[k].ev;
+            sn->carried[nc].ticks = first->c0.ticks;
+            ludus__run run = {&sn->carried[nc], 1, tc->e[k].addr};
             nc++;
             if (append_runs(th, &run, 1)) goto fail;
             if (tc->e[k].span) th->spans++;
@@ -350,7 +374,7 @@ static ludus_capture *join_segments(void) {
         ludus__capture_quiesce(s);
         if (ludus__build_runs(s)) goto fail;
         ludus_capture_retain(s);
-        j->parts[j->nparts++] = s;
+        sn->parts[sn->nparts++] = s;
         if (ludus__gpu_append(&j->gpu, s->gpu, s->start_ns - j->start_ns)) goto fail; /* GPU samples, re-based */
         j->unregistered_drops += s->unregistered_drops;
         j->interner_drops += s->interner_drops;
@@ -437,9 +461,9 @@ static int take_window(ludus_capture **out) {
 int ludus_snapshot(ludus_capture **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
-    pthread_mutex_lock(&R.lock);
+    ludus__mutex_lock(&R.lock);
     int rc = ludus_rolling_active() ? take_window(out) : ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
-    pthread_mutex_unlock(&R.lock);
+    ludus__mutex_unlock(&R.lock);
     return rc;
 }
 
@@ -566,7 +590,7 @@ static void write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
     char path[512];
     window_path(reason, at_ns, 0, path, sizeof path);
     int rc = ludus_capture_save(c, R.rd.format, 0, path);
-    pthread_mutex_lock(&R.wlock);
+    ludus__mutex_lock(&R.wlock);
     if (rc == 0) {
         R.st.files_written++;
         snprintf(R.st.last_file, sizeof R.st.last_file, "%s", path);
@@ -575,7 +599,7 @@ static void write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
         fprintf(stderr, "ludus: rolling window: writing %s failed: %s (%s)\n", path, ludus_error_string(rc),
                 ludus_last_error_detail());
     }
-    pthread_mutex_unlock(&R.wlock);
+    ludus__mutex_unlock(&R.wlock);
 }
 
 static void *writer_main(void *arg) {
@@ -583,9 +607,9 @@ static void *writer_main(void *arg) {
     /* Runs when a CPU is idle: writing a window must not make the frames
      * that follow it a second hitch. */
     ludus__thread_background();
-    pthread_mutex_lock(&R.wlock);
+    ludus__mutex_lock(&R.wlock);
     for (;;) {
-        while (!R.job && !R.wstop) pthread_cond_wait(&R.wcond, &R.wlock);
+        while (!R.job && !R.wstop) ludus__cond_wait(&R.wcond, &R.wlock);
         if (!R.job) break;
         ludus_capture *c = R.job;
         char reason[REASON_MAX];
@@ -593,14 +617,14 @@ static void *writer_main(void *arg) {
         int64_t at = R.job_ns;
         R.job = NULL;
         R.writing = 1;
-        pthread_mutex_unlock(&R.wlock);
+        ludus__mutex_unlock(&R.wlock);
         write_job(c, reason, at);
         ludus_capture_release(c);
-        pthread_mutex_lock(&R.wlock);
+        ludus__mutex_lock(&R.wlock);
         R.writing = 0;
-        pthread_cond_broadcast(&R.wcond);
+        ludus__cond_broadcast(&R.wcond);
     }
-    pthread_mutex_unlock(&R.wlock);
+    ludus__mutex_unlock(&R.wlock);
     return NULL;
 }
 
@@ -624,9 +648,9 @@ static void handle_trigger(int64_t now) {
     memcpy(reason, R.reason, sizeof reason);
     __atomic_store_n(&R.pending, 0u, __ATOMIC_RELEASE);
     if (refuse) return;
-    pthread_mutex_lock(&R.wlock);
+    ludus__mutex_lock(&R.wlock);
     int busy = R.job != NULL || R.writing;
-    pthread_mutex_unlock(&R.wlock);
+    ludus__mutex_unlock(&R.wlock);
     if (busy) {
         count(&R.st.writer_busy);
         return;
@@ -639,12 +663,12 @@ static void handle_trigger(int64_t now) {
     }
     R.last_taken_ns = at;
     count(&R.st.taken);
-    pthread_mutex_lock(&R.wlock);
+    ludus__mutex_lock(&R.wlock);
     R.job = c;
     memcpy(R.job_reason, reason, sizeof reason);
     R.job_ns = at;
-    pthread_cond_broadcast(&R.wcond);
-    pthread_mutex_unlock(&R.wlock);
+    ludus__cond_broadcast(&R.wcond);
+    ludus__mutex_unlock(&R.wlock);
 }
 
 static void *switcher_main(void *arg) {
@@ -652,7 +676,7 @@ static void *switcher_main(void *arg) {
     while (!__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) {
         ludus__wakeup_wait(&R.wake, POLL_NS);
         if (__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) break;
-        pthread_mutex_lock(&R.lock);
+        ludus__mutex_lock(&R.lock);
         int64_t now = ludus__mono_ns();
         uint64_t used = __atomic_load_n(&ludus__sess.pool.next, __ATOMIC_RELAXED);
         int full = ludus__sess.pool.bytes && used >= ludus__sess.pool.bytes / 4 * 3;
@@ -663,7 +687,7 @@ static void *switcher_main(void *arg) {
             switch_segment(now, 1);
         }
         handle_trigger(ludus__mono_ns());
-        pthread_mutex_unlock(&R.lock);
+        ludus__mutex_unlock(&R.lock);
     }
     return NULL;
 }
@@ -676,9 +700,9 @@ static void *switcher_main(void *arg) {
  * the parent may have held them; holding them across fork instead would
  * order them against the other fork handlers' locks). */
 static void fork_child(void) {
-    pthread_mutex_init(&R.lock, NULL);
-    pthread_mutex_init(&R.wlock, NULL);
-    pthread_cond_init(&R.wcond, NULL);
+    ludus__mutex_init(&R.lock);
+    ludus__mutex_init(&R.wlock);
+    ludus__cond_init(&R.wcond);
     if (!R.on) return;
     R.in_child = 1;
     R.job = NULL; /* the parent writes it */
@@ -742,12 +766,12 @@ static int crash_window(int signo, uint64_t tid, int64_t at_ns, int in_copy, cha
         fork_child();
         return crash_window_locked(signo, tid, at_ns, path, cap);
     }
-    for (int tries = 0; pthread_mutex_trylock(&R.lock) != 0; tries++) {
+    for (int tries = 0; ludus__mutex_trylock(&R.lock) != 0; tries++) {
         if (tries == 2000) return ludus__fail(LUDUS_EBUSY, "the window's lock stayed held");
         ludus__sleep_ns(1000000);
     }
     int rc = crash_window_locked(signo, tid, at_ns, path, cap);
-    pthread_mutex_unlock(&R.lock);
+    ludus__mutex_unlock(&R.lock);
     return rc;
 }
 
@@ -774,11 +798,8 @@ static void release_window(void) {
 }
 
 int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling) {
-#if LUDUS__WITH_TRACY
-    (void)capture;
-    (void)rolling;
-    return ludus__fail(LUDUS_EUNSUPPORTED, "%s", LUDUS__TRACY_NO_CAPTURE);
-#endif
+    const char *elsewhere = ludus__backend_no_capture();
+    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
     if (ludus_rolling_active() || ludus_capture_active())
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     if (capture && capture->pool_file)
@@ -821,9 +842,9 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     cd.chunk_count = per < 4 ? 4 : per;
     R.pool_bytes = (uint64_t)cd.chunk_count * cd.chunk_bytes;
 
-    pthread_mutex_lock(&R.wlock);
+    ludus__mutex_lock(&R.wlock);
     memset(&R.st, 0, sizeof R.st);
-    pthread_mutex_unlock(&R.wlock);
+    ludus__mutex_unlock(&R.wlock);
     R.rd = d;
     snprintf(R.counter, sizeof R.counter, "%s", d.counter ? d.counter : "");
     snprintf(R.counter_stat, sizeof R.counter_stat, "%s", stat);
@@ -866,14 +887,14 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     ludus__wakeup_init(&R.wake);
     __atomic_store_n(&R.on, 1, __ATOMIC_RELEASE);
     ludus__session_rolling(1);
-    int have_writer = pthread_create(&R.writer, NULL, writer_main, NULL) == 0;
-    if (!have_writer || pthread_create(&R.switcher, NULL, switcher_main, NULL) != 0) {
+    int have_writer = ludus__thread_start(&R.writer, writer_main, NULL) == 0;
+    if (!have_writer || ludus__thread_start(&R.switcher, switcher_main, NULL) != 0) {
         /* no background thread: no rolling window */
-        pthread_mutex_lock(&R.wlock);
+        ludus__mutex_lock(&R.wlock);
         R.wstop = 1;
-        pthread_cond_broadcast(&R.wcond);
-        pthread_mutex_unlock(&R.wlock);
-        if (have_writer) pthread_join(R.writer, NULL);
+        ludus__cond_broadcast(&R.wcond);
+        ludus__mutex_unlock(&R.wlock);
+        if (have_writer) ludus__thread_join(R.writer);
         __atomic_store_n(&R.on, 0, __ATOMIC_RELEASE);
         ludus__session_rolling(0);
         ludus__session_end();
@@ -896,14 +917,14 @@ int ludus_rolling_end(void) {
     if (!R.in_child) {
         __atomic_store_n(&R.stop, 1, __ATOMIC_RELEASE);
         ludus__wakeup_post(&R.wake);
-        pthread_join(R.switcher, NULL);
-        pthread_mutex_lock(&R.wlock);
+        ludus__thread_join(R.switcher);
+        ludus__mutex_lock(&R.wlock);
         R.wstop = 1;
-        pthread_cond_broadcast(&R.wcond);
-        pthread_mutex_unlock(&R.wlock);
-        pthread_join(R.writer, NULL);
+        ludus__cond_broadcast(&R.wcond);
+        ludus__mutex_unlock(&R.wlock);
+        ludus__thread_join(R.writer);
     }
-    pthread_mutex_lock(&R.lock);
+    ludus__mutex_lock(&R.lock);
     __atomic_store_n(&R.on, 0, __ATOMIC_SEQ_CST);
     while (__atomic_load_n(&R.in_frame, __ATOMIC_SEQ_CST)) ludus__yield();     /* a frame still in on_frame */
     if (__atomic_load_n(&R.pending, __ATOMIC_ACQUIRE)) count(&R.st.coalesced); /* dropped with the window */
@@ -912,7 +933,7 @@ int ludus_rolling_end(void) {
     int rc = ludus__session_end();
     __atomic_store_n(&ludus__rolling_first_gen, 0u, __ATOMIC_RELAXED);
     release_window();
-    pthread_mutex_unlock(&R.lock);
+    ludus__mutex_unlock(&R.lock);
     ludus__wakeup_destroy(&R.wake);
     return rc;
 }
@@ -934,11 +955,11 @@ int ludus_rolling_get_stats(ludus_rolling_stats *out) {
     LOAD(writer_busy);
     LOAD(frame_median_ns);
 #undef LOAD
-    pthread_mutex_lock(&R.wlock); /* the writer's */
+    ludus__mutex_lock(&R.wlock); /* the writer's */
     out->files_written = R.st.files_written;
     out->write_errors = R.st.write_errors;
     memcpy(out->last_file, R.st.last_file, sizeof out->last_file);
-    pthread_mutex_unlock(&R.wlock);
+    ludus__mutex_unlock(&R.wlock);
     return 0;
 }
 
@@ -947,11 +968,11 @@ int ludus_rolling_flush(uint32_t timeout_ms) {
     for (;;) {
         /* under the window's lock: the switch thread takes a trigger and
          * hands its window to the writer while holding it */
-        pthread_mutex_lock(&R.lock);
-        pthread_mutex_lock(&R.wlock);
+        ludus__mutex_lock(&R.lock);
+        ludus__mutex_lock(&R.wlock);
         int idle = !R.job && !R.writing && __atomic_load_n(&R.pending, __ATOMIC_ACQUIRE) == 0;
-        pthread_mutex_unlock(&R.wlock);
-        pthread_mutex_unlock(&R.lock);
+        ludus__mutex_unlock(&R.wlock);
+        ludus__mutex_unlock(&R.lock);
         if (idle) return 0;
         if (ludus__mono_ns() >= until) return ludus__fail(LUDUS_EBUSY, "the rolling window is still writing");
         ludus__sleep_ns(1000000);

@@ -164,7 +164,7 @@ static int check_events(reader *r, const ludus_capture *c, ludus__event *ev, siz
 }
 
 static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf) {
-    reader *r = c->loader;
+    reader *r = c->src_data;
     uint64_t off = *cursor;
     uint8_t hb[ludus__nf_record_BYTES + ludus__nf_block_BYTES];
     ludus__nf_record h;
@@ -658,22 +658,25 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
 }
 
 static void destroy_reader(ludus_capture *c) {
-    reader *r = c->loader;
+    reader *r = c->src_data;
     if (!r) return;
     if (r->fd >= 0) ludus__read_close(r->fd);
     ludus__free(r);
-    c->loader = NULL;
+    c->src_data = NULL;
 }
 
+/* A capture file: its tables read at open, its blocks loaded one at a
+ * time as a stream reaches them. */
+static const ludus__source_ops file_source = {"file", NULL, NULL, load_run, destroy_reader, 0};
+
 static int open_source(reader *r, ludus_capture **out) {
-    ludus_capture *c = ludus__capture_new(LUDUS__CAP_FILE);
+    ludus_capture *c = ludus__capture_new(&file_source);
     if (!c) {
         if (r->fd >= 0) ludus__read_close(r->fd);
         ludus__free(r);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    c->loader = r;
-    c->destroy = destroy_reader;
+    c->src_data = r;
     c->file_bytes = r->size;
     uint64_t first = 0;
     uint32_t nsites = 0, nthreads = 0;
@@ -685,7 +688,6 @@ static int open_source(reader *r, ludus_capture **out) {
     }
     r->error = 0;
     c->prepared = 1; /* sites and counts come from the file */
-    c->load_run = load_run;
     *out = c;
     return 0;
 }

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend/tracy.h"
+#include "../backend/backend.h"
 #include "../platform/sync.h"
 #include "../capture/capture_internal.h"
 #include "../format/file_format.h"
@@ -241,9 +241,7 @@ static ludus__gpu_ctx *running_ctx(ludus_gpu_context *x) {
 
 void ludus_gpu_context_destroy(ludus_gpu_context *x) {
     if (!x) return;
-#if LUDUS__WITH_TRACY
-    ludus__tracy_gpu_forget(x);
-#endif
+    ludus__backend_gpu_forget(x);
     ludus__mutex_lock(&S.lock);
     int known = 0;
     for (uint32_t i = 0; i < MAX_CONTEXTS; i++)
@@ -267,13 +265,12 @@ int64_t ludus_gpu_cpu_now_ns(void) {
 
 int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t n) {
     if (!x || (n && !smp)) return ludus__fail(LUDUS_EINVAL, "NULL argument");
-#if LUDUS__WITH_TRACY /* a Tracy GPU context (src/backend/tracy.c), not a capture's store */
-    return ludus__tracy_gpu_submit(x, x->info.name, x->info.period_ns, x->info.valid_bits, smp, n);
-#endif
+    int rc = 0;
+    ludus__backend_gpu_ctx bx = {x, x->info.name, x->info.period_ns, x->info.valid_bits};
+    if (ludus__backend_gpu_submit(&bx, smp, n, &rc)) return rc; /* a Tracy build's GPU context, not a capture's store */
     ludus__mutex_lock(&S.lock);
     ludus__gpu_data *g = S.data;
     ludus__gpu_ctx *ci = running_ctx(x);
-    int rc = 0;
     if (!g || !ci) {
         rc = LUDUS_ENOCAPTURE;
         goto out;
@@ -326,14 +323,12 @@ out:
 
 int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns, int64_t max_deviation_ns) {
     if (!x || max_deviation_ns < 0) return ludus__fail(LUDUS_EINVAL, "bad argument");
-#if LUDUS__WITH_TRACY
-    if (max_deviation_ns > MAX_DEVIATION_NS) return 0;
-    return ludus__tracy_gpu_calibrate(x, x->info.name, x->info.period_ns, x->info.valid_bits, gpu_ticks, cpu_ns);
-#endif
+    int rc = 0;
+    ludus__backend_gpu_ctx bx = {x, x->info.name, x->info.period_ns, x->info.valid_bits};
+    if (ludus__backend_gpu_calibrate(&bx, gpu_ticks, cpu_ns, max_deviation_ns <= MAX_DEVIATION_NS, &rc)) return rc;
     ludus__mutex_lock(&S.lock);
     ludus__gpu_data *g = S.data;
     ludus__gpu_ctx *ci = running_ctx(x);
-    int rc = 0;
     if (!g || !ci) {
         rc = LUDUS_ENOCAPTURE;
     } else if (max_deviation_ns > MAX_DEVIATION_NS) {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../capture/event_table.h"
+#include "../record/event_kinds.h"
 #include "../base/text.h"
 #include "../record/counters.h"
 #include "../record/record.h"

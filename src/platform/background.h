@@ -1,7 +1,7 @@
 /* What the rolling window's background threads need from the OS: a wakeup a
  * signal handler may post, a signal that triggers (chained to the
  * program's handler), a hook in the child of a fork, a lower priority, the
- * wall clock and local time, a short sleep (linux_background.c,
+ * wall clock and local time, a short sleep (posix_background.c,
  * win32_background.c). Threads and locks are pthreads on both. */
 #ifndef LUDUS_BACKGROUND_H
 #define LUDUS_BACKGROUND_H

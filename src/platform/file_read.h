@@ -1,4 +1,4 @@
-/* Reading files at an offset (linux_file_read.c): a descriptor shared by
+/* Reading files at an offset (posix_file_read.c): a descriptor shared by
  * threads without a shared file position (pread). */
 #ifndef LUDUS_FILE_READ_H
 #define LUDUS_FILE_READ_H

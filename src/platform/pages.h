@@ -1,6 +1,6 @@
 /* Memory for the chunk pool: reserved pages, touched ahead of the producers
  * by a background thread so starting a capture of any size returns at once
- * and recording rarely takes a page fault (linux_pages.c). */
+ * and recording rarely takes a page fault (posix_pages.c). */
 #ifndef LUDUS_PAGES_H
 #define LUDUS_PAGES_H
 

@@ -1,7 +1,10 @@
 /* Platform layer: the only place that includes OS headers. Clocks, TSC
  * calibration, the asymmetric barrier, thread identity, aligned memory and
- * files. One implementation per OS: linux.c and linux_*.c, win32.c and
- * win32_*.c (CMake and scripts/amalgamate.py pick them by name). */
+ * files. Split by capability, files picked by name (CMake and
+ * scripts/amalgamate.py): cpu_x86_64.c, cpu_arm64.c, cpu_other.c (the CPU's
+ * counter, each for its CPU), clock.c and alloc.c (portable), posix.c and
+ * posix_*.c (POSIX systems), linux.c and linux_*.c (Linux only: membarrier,
+ * /proc, clone), win32.c and win32_*.c (Windows). */
 #ifndef LUDUS_PLATFORM_H
 #define LUDUS_PLATFORM_H
 
@@ -51,7 +54,7 @@ LUDUS_HIDDEN void ludus__cpu_relax(void);
 LUDUS_HIDDEN void *ludus__aligned_alloc(size_t size, size_t alignment);
 LUDUS_HIDDEN void ludus__aligned_free(void *p);
 
-/* Export files (linux_file.c). create resolves the destination once and picks
+/* Export files (posix_file.c). create resolves the destination once and picks
  * one of the ways below; the struct carries only what commit needs.
  *
  * Descriptor names ("/dev/stdout", "/dev/stderr", "/dev/fd/N", "/proc/self/fd/N")

@@ -1,4 +1,4 @@
-/* Process events the recorder must survive (linux_process.c). */
+/* Process events the recorder must survive (posix_process.c). */
 #ifndef LUDUS_PROCESS_H
 #define LUDUS_PROCESS_H
 

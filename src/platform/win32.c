@@ -1,6 +1,6 @@
 /* Windows implementation of platform.h (mingw-w64; files: win32_file.c,
- * pages and fork hooks: win32_pages.c). The clock is the invariant TSC where
- * the CPU has one, else QueryPerformanceCounter in ns; the asymmetric
+ * pages and fork hooks: win32_pages.c; the CPU's counter: cpu_*.c). The
+ * monotonic clock is QueryPerformanceCounter in ns; the asymmetric
  * barrier is FlushProcessWriteBuffers (an IPI to every processor running a
  * thread of the process, as membarrier's); thread exit runs through
  * winpthreads key destructors (below). */
@@ -15,10 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
 int64_t ludus__mono_ns(void) {
     static LARGE_INTEGER freq; /* fixed at boot; a racy first read stores the same value */
     LARGE_INTEGER now;
@@ -26,51 +22,6 @@ int64_t ludus__mono_ns(void) {
     QueryPerformanceCounter(&now);
     int64_t f = freq.QuadPart, t = now.QuadPart;
     return t / f * 1000000000 + t % f * 1000000000 / f; /* no overflow for t % f < 2^33 */
-}
-
-uint64_t ludus__counter_hz(void) {
-    return 0; /* the TSC's rate is measured */
-}
-
-#if defined(__x86_64__)
-int ludus__tsc_invariant(void) {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return 0;
-    __cpuid(0x80000007u, a, b, c, d);
-    return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
-}
-uint64_t ludus__read_tsc(void) {
-    return __builtin_ia32_rdtsc();
-}
-uint64_t ludus__read_tsc_ordered(void) {
-    __builtin_ia32_lfence();
-    return __builtin_ia32_rdtsc();
-}
-#else
-int ludus__tsc_invariant(void) {
-    return 0;
-}
-uint64_t ludus__read_tsc(void) {
-    return (uint64_t)ludus__mono_ns();
-}
-uint64_t ludus__read_tsc_ordered(void) {
-    return (uint64_t)ludus__mono_ns();
-}
-#endif
-
-ludus__calib_point ludus__calibrate_point(void) {
-    ludus__calib_point best = {0, 0, INT64_MAX};
-    for (int i = 0; i < 16; i++) {
-        int64_t a = ludus__mono_ns();
-        uint64_t t = ludus__read_tsc();
-        int64_t b = ludus__mono_ns();
-        if (b - a < best.window_ns) {
-            best.ticks = t;
-            best.ns = a + (b - a) / 2;
-            best.window_ns = b - a;
-        }
-    }
-    return best;
 }
 
 int ludus__membarrier_register(void) {
@@ -88,9 +39,6 @@ int ludus__os_pid(void) {
 }
 void ludus__yield(void) {
     SwitchToThread();
-}
-void ludus__cpu_relax(void) {
-    YieldProcessor();
 }
 
 void *ludus__aligned_alloc(size_t size, size_t alignment) {

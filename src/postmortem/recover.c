@@ -70,12 +70,16 @@ static thread_name *journal_thread(thread_name **names, uint32_t *nnames, uint32
 }
 
 static void unmap(ludus_capture *c) {
-    mapping *m = c->loader;
+    mapping *m = c->src_data;
     if (!m) return;
     ludus__file_unmap(m->p, m->bytes);
     ludus__free(m);
-    c->loader = NULL;
+    c->src_data = NULL;
 }
+
+/* A recovered capture: its runs point into the pool file, mapped for its
+ * life; its sites come from the journal. */
+static const ludus__source_ops recovered_source = {"recovered", NULL, NULL, NULL, unmap, 0};
 
 /* Slots written in [e, e + n): whole events up to the first slot not
  * written. */
@@ -388,7 +392,7 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
                       (unsigned long long)h.journal_cap, (unsigned long long)h.pool_bytes,
                       (unsigned long long)h.pool_off, size);
     }
-    ludus_capture *c = rc == 0 ? ludus__capture_new(LUDUS__CAP_FILE) : NULL;
+    ludus_capture *c = rc == 0 ? ludus__capture_new(&recovered_source) : NULL;
     mapping *m = c ? ludus__malloc(sizeof *m) : NULL;
     if (rc == 0 && (!c || !m)) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
     if (rc) {
@@ -398,8 +402,7 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
         return rc;
     }
     *m = (mapping){map, size};
-    c->loader = m;
-    c->destroy = unmap;
+    c->src_data = m;
     c->file_bytes = size;
     rc = build(c, map, size, &h);
     if (rc) {

@@ -23,7 +23,6 @@
 
 #include "counters.h"
 #include "event_kinds.h"
-#include "../backend/tracy.h"
 #include "record.h"
 
 __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
@@ -455,22 +454,14 @@ void ludus_finish_flow(uint64_t flow_id) {
     emit_slots(LUDUS__KIND_FLOW_IN, flow_id, 0, 2, NULL);
 }
 
-void ludus_sample_counter(uint32_t site_id, int64_t value) {
-#if LUDUS__WITH_TRACY
-    ludus__tracy_sample(site_id, value, 0.0, 0);
-    return;
-#endif
+void ludus__rec_sample_counter(uint32_t site_id, int64_t value) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
     emit_slots((uintptr_t)site | LUDUS__KIND_COUNTER, (uint64_t)value, 0, 2, NULL);
 }
 
-void ludus_sample_counter_f64(uint32_t site_id, double value) {
-#if LUDUS__WITH_TRACY
-    ludus__tracy_sample(site_id, 0, value, 1);
-    return;
-#endif
+void ludus__rec_sample_counter_f64(uint32_t site_id, double value) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
@@ -481,10 +472,7 @@ void ludus_sample_counter_f64(uint32_t site_id, double value) {
 
 /* ---- unwinding ---- */
 
-ludus_unwind_point ludus_unwind_here(void) {
-#if LUDUS__WITH_TRACY
-    return ludus__tracy_unwind_here();
-#endif
+ludus_unwind_point ludus__rec_unwind_here(void) {
     ludus_unwind_point p = {0, 0, 0};
     uint32_t g = ludus__load_armed();
     if (g != 0 && !(g & LUDUS__ARMED_PAUSE) && ludus__cold.gen == ludus__armed_gen(g) && ludus__cold.chunk) {
@@ -495,11 +483,7 @@ ludus_unwind_point ludus_unwind_here(void) {
     return p;
 }
 
-void ludus_unwound_to(ludus_unwind_point point) {
-#if LUDUS__WITH_TRACY
-    ludus__tracy_unwound_to(point);
-    return;
-#endif
+void ludus__rec_unwound_to(ludus_unwind_point point) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     emit_slots(LUDUS__KIND_UNWIND, (uint64_t)point.at, (uintptr_t)point.gen, 2, NULL);
 }
@@ -579,11 +563,7 @@ static void span_close(const ludus__span_ent *e, const ludus_site *explicit_site
     leave(t, c);
 }
 
-void ludus_end_site(void) {
-#if LUDUS__WITH_TRACY
-    ludus__tracy_end_site();
-    return;
-#endif
+void ludus__rec_end_site(void) {
     ludus__thread_cold *c = &ludus__cold;
     if (c->span_depth == 0) {
         if (ludus__load_armed()) span_close(NULL, &unmatched_end_site); /* nothing open: a mismatched end */
@@ -593,11 +573,7 @@ void ludus_end_site(void) {
     if (ludus__load_armed()) span_close(&e, NULL); /* no site: the innermost */
 }
 
-void ludus_end_site_id(uint32_t site_id) {
-#if LUDUS__WITH_TRACY
-    ludus__tracy_end_site_id(site_id);
-    return;
-#endif
+void ludus__rec_end_site_id(uint32_t site_id) {
     ludus__thread_cold *c = &ludus__cold;
     const ludus_site *site = ludus__site_by_id(site_id);
     if (!site) site = &ludus__invalid_site;
@@ -613,11 +589,7 @@ void ludus_end_site_id(uint32_t site_id) {
     if (ludus__load_armed()) span_close(&e, site);
 }
 
-void ludus_begin_site(uint32_t site_id) {
-#if LUDUS__WITH_TRACY
-    ludus__tracy_begin_site(site_id);
-    return;
-#endif
+void ludus__rec_begin_site(uint32_t site_id) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *site = ludus__site_by_id(site_id);
     ludus__span_begin(site ? site : &ludus__invalid_site);

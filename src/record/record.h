@@ -254,6 +254,24 @@ LUDUS_HIDDEN extern const ludus_site ludus__frame_site;
 LUDUS_HIDDEN extern const ludus_site ludus__invalid_site;
 LUDUS_HIDDEN extern const ludus_site ludus__empty_name_site;
 
+/* The built-in recorder's side of the integration API: what src/backend/
+ * builtin.c's public entry points do (a Tracy build's src/backend/tracy.c
+ * defines those entry points instead and never calls these). */
+LUDUS_HIDDEN void ludus__rec_begin_site(uint32_t site_id);
+LUDUS_HIDDEN void ludus__rec_end_site(void);
+LUDUS_HIDDEN void ludus__rec_end_site_id(uint32_t site_id);
+LUDUS_HIDDEN void ludus__rec_sample_counter(uint32_t site_id, int64_t value);
+LUDUS_HIDDEN void ludus__rec_sample_counter_f64(uint32_t site_id, double value);
+LUDUS_HIDDEN ludus_unwind_point ludus__rec_unwind_here(void);
+LUDUS_HIDDEN void ludus__rec_unwound_to(ludus_unwind_point point);
+LUDUS_HIDDEN void ludus__rec_log_text(int level, const char *text, size_t len);
+LUDUS_HIDDEN void ludus__rec_vlog(int level, const char *fmt, va_list args);
+LUDUS_HIDDEN void ludus__rec_async_begin(uint32_t track, uint64_t id, uint32_t site_id);
+LUDUS_HIDDEN void ludus__rec_async_end(uint32_t track, uint64_t id);
+LUDUS_HIDDEN void ludus__rec_fiber_enter(const char *name);
+LUDUS_HIDDEN void ludus__rec_fiber_leave(void);
+LUDUS_HIDDEN int ludus__rec_register_thread(const char *name);
+
 /* Out-of-line events of two slots or more (emit.c); 1 when recorded, 0
  * when dropped (counted) or no capture runs. */
 LUDUS_HIDDEN int ludus__emit_value(uintptr_t word, uint64_t p0, uintptr_t p1);

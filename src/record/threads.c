@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend/tracy.h"
 #include "../platform/process.h"
 #include "record.h"
 
@@ -101,10 +100,7 @@ int ludus__register_self(const char *name) {
     return 0;
 }
 
-int ludus_register_thread_for_trace(const char *name) {
-#if LUDUS__WITH_TRACY
-    ludus__tracy_thread_name(name); /* Tracy copies it */
-#endif
+int ludus__rec_register_thread(const char *name) {
     return ludus__register_self(name);
 }
 

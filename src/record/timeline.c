@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "printf_spec.h"
-#include "../backend/tracy.h"
 #include "event_kinds.h"
 #include "record.h"
 
@@ -28,22 +27,14 @@ static unsigned clamp_level(int level) {
     return level < 0 ? 0u : level > 3 ? 3u : (unsigned)level;
 }
 
-void ludus_log_text(int level, const char *text, size_t len) {
-#if LUDUS__WITH_TRACY
-    ludus__tracy_log_text(level, text, len);
-    return;
-#endif
+void ludus__rec_log_text(int level, const char *text, size_t len) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     unsigned l = clamp_level(level);
     if (!text) len = 0;
     ludus__emit_ext(&log_sites[l], LUDUS__EXT_MESSAGE, l, text, len);
 }
 
-void ludus_vlog(int level, const char *fmt, va_list args) {
-#if LUDUS__WITH_TRACY
-    ludus__tracy_vlog(level, fmt, args);
-    return;
-#endif
+void ludus__rec_vlog(int level, const char *fmt, va_list args) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     char buf[LUDUS_MESSAGE_MAX + 1];
     int n = fmt ? vsnprintf(buf, sizeof buf, fmt, args) : 0;
@@ -51,14 +42,6 @@ void ludus_vlog(int level, const char *fmt, va_list args) {
     size_t len = (size_t)n < LUDUS_MESSAGE_MAX ? (size_t)n : LUDUS_MESSAGE_MAX;
     unsigned l = clamp_level(level);
     ludus__emit_ext(&log_sites[l], LUDUS__EXT_MESSAGE, l, buf, len);
-}
-
-void ludus_log(int level, const char *fmt, ...) {
-    if (LUDUS__LIKELY(ludus__load_armed() == 0) && !LUDUS__WITH_TRACY) return;
-    va_list ap;
-    va_start(ap, fmt);
-    ludus_vlog(level, fmt, ap);
-    va_end(ap);
 }
 
 /* LUDUS_PROFILE_MESSAGE: the site's name is the text (length 0). */
@@ -196,21 +179,13 @@ void ludus__async(const ludus_site *site, const ludus_site *track, uint64_t id) 
     ludus__emit_value((uintptr_t)site | LUDUS__KIND_ASYNC, id, (uintptr_t)track);
 }
 
-void ludus_async_begin(uint32_t track, uint64_t id, uint32_t site_id) {
-#if LUDUS__WITH_TRACY
-    ludus__tracy_async_by_id(track, id, site_id, 1);
-    return;
-#endif
+void ludus__rec_async_begin(uint32_t track, uint64_t id, uint32_t site_id) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *t = ludus__site_by_id(track), *s = ludus__site_by_id(site_id);
     ludus__async(s ? s : &ludus__invalid_site, t ? t : &ludus__invalid_site, id);
 }
 
-void ludus_async_end(uint32_t track, uint64_t id) {
-#if LUDUS__WITH_TRACY
-    ludus__tracy_async_by_id(track, id, 0, 0);
-    return;
-#endif
+void ludus__rec_async_end(uint32_t track, uint64_t id) {
     if (LUDUS__LIKELY(ludus__load_armed() == 0)) return;
     const ludus_site *t = ludus__site_by_id(track);
     ludus__async(NULL, t ? t : &ludus__invalid_site, id);
@@ -227,12 +202,8 @@ static uint32_t armed_gen(void) {
     return ludus__armed_gen(ludus__load_armed());
 }
 
-void ludus_fiber_enter(const char *name) {
-#if LUDUS__WITH_TRACY
-    ludus__tracy_fiber_enter(name);
-    return;
-#endif
-    if (current_fiber) ludus_fiber_leave();
+void ludus__rec_fiber_enter(const char *name) {
+    if (current_fiber) ludus__rec_fiber_leave();
     if (LUDUS__LIKELY(ludus__load_armed() == 0) || !name || !*name) return;
     const ludus_site *s = ludus__emit_fiber_enter(name);
     if (s) {
@@ -241,11 +212,7 @@ void ludus_fiber_enter(const char *name) {
     }
 }
 
-void ludus_fiber_leave(void) {
-#if LUDUS__WITH_TRACY
-    ludus__tracy_fiber_leave();
-    return;
-#endif
+void ludus__rec_fiber_leave(void) {
     const ludus_site *s = current_fiber;
     current_fiber = NULL;
     if (s && current_gen == armed_gen()) ludus__emit_fiber_leave(s); /* its site is that capture's */

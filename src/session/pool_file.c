@@ -15,12 +15,12 @@
 #include "pool_file.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../platform/background.h"
 #include "../platform/file_map.h"
+#include "../platform/sync.h"
 #include "../capture/capture_internal.h"
 
 #if defined(__has_feature)
@@ -42,7 +42,7 @@ struct ludus__pool_file {
     ludus__pf_header *h;
     char *pool;
     const uint64_t *pool_next; /* the session's bump pointer (atomic) */
-    pthread_t thread;
+    ludus__thread thread;
     int started;
     int stop; /* atomic */
     ludus__wakeup wake;
@@ -454,7 +454,7 @@ void ludus__pool_file_start(ludus__pool_file *f, uint32_t gen, int clock_tsc, lu
     f->pool_next = pool_next;
     __atomic_store_n(&h->magic, LUDUS__PF_MAGIC, __ATOMIC_RELEASE); /* the header is whole */
     if (ludus__wakeup_init(&f->wake) == 0) {
-        f->started = pthread_create(&f->thread, NULL, journal_main, f) == 0;
+        f->started = ludus__thread_start(&f->thread, journal_main, f) == 0;
         if (!f->started) ludus__wakeup_destroy(&f->wake);
     }
 }
@@ -464,7 +464,7 @@ void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
     if (f->started) {
         __atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
         ludus__wakeup_post(&f->wake);
-        pthread_join(f->thread, NULL);
+        ludus__thread_join(f->thread);
         ludus__wakeup_destroy(&f->wake);
         f->started = 0;
     }

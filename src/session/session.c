@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend/tracy.h"
+#include "../backend/backend.h"
 #include "../platform/pages.h"
 #include "../record/counters.h"
 #include "../capture/capture_internal.h"
@@ -49,6 +49,7 @@ static size_t sess_faulted; /* bytes of the pool in already when the capture beg
  * published. The session keeps its pool description until then, since a
  * late thread may still take a piece. */
 static ludus_capture *late_cap;
+static void resolve_late(ludus_capture *c);
 static int sess_pool_mapped;             /* 1: pages, 2: a pool file, 0: the allocator's */
 static ludus__pool_file *sess_pool_file; /* desc.pool_file: the running capture's */
 static uint32_t sess_refused0;           /* the counters' refusals when the capture began */
@@ -271,7 +272,7 @@ static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
 /* Arms the capture begin_prepare reserved for (it owns what p holds);
  * returns when it was armed (CLOCK_MONOTONIC ns). */
 static int64_t begin_arm(ludus__begin_prep *p) {
-    if (late_cap) ludus__capture_resolve_late(late_cap); /* before any thread can attach again */
+    if (late_cap) resolve_late(late_cap); /* before any thread can attach again */
     ludus_capture_desc d = p->d;
     uint64_t bytes = p->bytes;
     void *mem = p->mem;
@@ -348,15 +349,13 @@ static void begin_discard(ludus__begin_prep *p) {
 }
 
 int ludus_begin_capture(const ludus_capture_desc *desc) {
-#if LUDUS__WITH_TRACY
-    (void)desc;
-    return ludus__fail(LUDUS_EUNSUPPORTED, "%s", LUDUS__TRACY_NO_CAPTURE);
-#endif
+    const char *elsewhere = ludus__backend_no_capture();
+    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
     /* the rolling window first: while it runs, its switch thread sets active */
     if (ludus__rolling_owns_session() || __atomic_load_n(&active, __ATOMIC_ACQUIRE))
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
-    if (late_cap) ludus__capture_resolve_late(late_cap); /* before any thread can attach again */
+    if (late_cap) resolve_late(late_cap); /* before any thread can attach again */
     /* A pool file is never replaced: when the last capture (held by the
      * library only) still has the file of this path, it goes first. */
     if (desc && desc->pool_file && last && __atomic_load_n(&last->refs, __ATOMIC_ACQUIRE) == 1 &&
@@ -467,7 +466,7 @@ static int end_capture(uint32_t disarmed) {
     ludus__prefault_request_stop(sess_prefault); /* no more events: stop faulting pages in */
     ludus__pool_file_stop(sess_pool_file, 1);    /* the capture object holds it all now */
 
-    ludus_capture *c = fin && strag && late ? ludus__capture_new(LUDUS__CAP_MEMORY) : NULL;
+    ludus_capture *c = fin && strag && late ? ludus__capture_new(&ludus__memory_source) : NULL;
     ludus__cap_thread *threads = c ? ludus__calloc(n ? n : 1, sizeof *threads) : NULL;
     int oom = !threads;
     if (c) {
@@ -688,8 +687,11 @@ static void late_done(ludus_capture *c) {
     if (!active) clear_producers_part();
 }
 
-void ludus__capture_resolve_late(ludus_capture *c) {
-    if (c->type != LUDUS__CAP_MEMORY || !c->nlate) return;
+/* Publishes the threads that were inside an out-of-line event when c ended,
+ * waiting for those events to finish; every reader of a capture's threads
+ * comes after it (the memory source's settle). */
+static void resolve_late(ludus_capture *c) {
+    if (!c->nlate) return;
     if (crashed) { /* late before the crash: their threads are not in this process */
         late_done(c);
         return;
@@ -721,7 +723,7 @@ void ludus__session_thread_leaving(const ludus__thread_record *r) {
 }
 
 void ludus__capture_quiesce(ludus_capture *c) {
-    ludus__capture_resolve_late(c);
+    resolve_late(c);
     if (!c->nstragglers) return;
     if (crashed) { /* their events in flight were counted as lost */
         c->nstragglers = 0;
@@ -750,6 +752,17 @@ void ludus__capture_release_pool(ludus_capture *c) {
     c->pool_file = NULL;
     c->pool_mem = NULL;
 }
+
+/* The session's capture: its pool (and the run-time names its events point
+ * at) held until it is released. */
+static void memory_free(ludus_capture *c) {
+    ludus__capture_release_pool(c);
+    ludus__names_destroy(c->names);
+    ludus__free(c->stragglers);
+    ludus__free(c->late);
+}
+
+const ludus__source_ops ludus__memory_source = {"memory", resolve_late, ludus__build_recorded, NULL, memory_free, 0};
 
 /* ---- fork ---- */
 

@@ -24,9 +24,13 @@ typedef struct syn {
 #define SITE(var, nm) static const ludus_site var = {nm, "fn", "synth.c", NULL, __LINE__, 0}
 SITE(syn_frame_site, "frame");
 
+/* A synthetic capture's source: its runs are given, its sites collected
+ * from its events as an in-memory capture's are. */
+static const ludus__source_ops syn_source = {"synthetic", NULL, ludus__build_recorded, NULL, NULL, 0};
+
 static inline syn *syn_new(uint32_t threads, int64_t end_ns) {
     syn *s = calloc(1, sizeof *s);
-    s->c.type = LUDUS__CAP_MEMORY;
+    s->c.src = &syn_source;
     s->c.refs = 1;
     s->c.start_ns = 0;
     s->c.end_ns = end_ns;

@@ -14,7 +14,7 @@ flags="-std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 
 newest_h=$(ls -t "$src"/include/ludus/*.h "$src"/src/*/*.h | head -n 1)
 # the platform layer's files for Linux: linux*.c and those of no OS (alloc.c)
 objs=""
-for f in $(ls "$src"/src/platform/*.c | grep -v '/win32') "$src"/src/base/*.c "$src"/src/record/*.c "$src"/src/capture/*.c "$src"/src/gpu/*.c "$src"/src/session/*.c "$src"/src/format/*.c "$src"/src/export/*.c "$src"/src/postmortem/*.c "$src"/src/flight/*.c "$src"/src/analysis/*.c; do
+for f in $(ls "$src"/src/platform/*.c | grep -v '/win32') "$src"/src/base/*.c "$src"/src/record/*.c "$src"/src/backend/builtin.c "$src"/src/capture/*.c "$src"/src/gpu/*.c "$src"/src/session/*.c "$src"/src/format/*.c "$src"/src/export/*.c "$src"/src/postmortem/*.c "$src"/src/flight/*.c "$src"/src/analysis/*.c; do
   o="$work/obj/$(echo "$f" | sed 's|.*/src/||; s|/|_|g').o"
   if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then echo "$cc -c $f"; $cc $flags -c "$f" -o "$o"; fi
   objs="$objs $o"

@@ -56,7 +56,7 @@ fi
 # The backend with clang's warnings as errors (library_clang_werror leaves
 # it out: it needs Tracy's headers).
 if command -v clang >/dev/null; then
-  clang -std=c11 -Wall -Wextra -Werror -fsyntax-only -DTRACY_ENABLE -DLUDUS_WITH_TRACY=1 -I"$SRC/include" \
+  clang -std=c11 -Wall -Wextra -Werror -fsyntax-only -DTRACY_ENABLE -I"$SRC/include" \
     -I"$SRC/src" -I"$TRACY/public" "$SRC/src/backend/tracy.c"
 fi
 

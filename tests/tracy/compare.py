@@ -42,10 +42,11 @@ def read_tracy(zones_path, messages_path, unwrapped_path):
     texts = collections.Counter()  # (zone, its text): scope annotations
     with open(unwrapped_path, newline="") as f:
         for row in csv.DictReader(f):
-            if row["value"] != "" and row["exec_time_ns"] == "":
+            value = row.get("value") or ""
+            if value != "" and row["exec_time_ns"] == "":
                 plots[row["name"]] += 1
-            elif row["value"] != "":
-                texts[row["name"] + "|" + row["value"]] += 1
+            elif value != "":
+                texts[row["name"] + "|" + value] += 1
     return zones, messages, plots, texts
 
 

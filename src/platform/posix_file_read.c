@@ -1,4 +1,4 @@
-/* Linux implementation of file_read.h. */
+/* file_read.h on POSIX systems. */
 #define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include "file_read.h"
 

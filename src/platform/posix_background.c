@@ -1,4 +1,4 @@
-/* background.h on Linux (POSIX semaphores, sigaction, pthread_atfork). */
+/* background.h on POSIX systems (semaphores, sigaction, pthread_atfork). */
 #define _GNU_SOURCE
 #include "background.h"
 

@@ -1,4 +1,4 @@
-/* Linux implementation of process.h. */
+/* process.h on POSIX systems (pthread_atfork). */
 #include "process.h"
 
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* Linux implementation of pages.h: mmap, and a prefault
+/* pages.h on POSIX systems: mmap, and a prefault
  * thread that uses MADV_POPULATE_WRITE (Linux 5.14) or, where the kernel
  * lacks it, a locked add of 0 to one byte per page (which faults the page
  * in and cannot lose a producer's concurrent store to that byte). */

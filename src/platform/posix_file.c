@@ -1,7 +1,7 @@
-/* Export files on Linux: where a path really leads (descriptor names, FIFOs
- * and devices, symlink chains), and the private temporary renamed onto a
- * regular destination, so a file appears whole or not at all and a failed or
- * killed export leaves nothing behind. Rules and their reasons: platform.h. */
+/* Export files on POSIX systems (O_TMPFILE and /proc where Linux has them): where a path really leads (descriptor
+ * names, FIFOs and devices, symlink chains), and the private temporary renamed onto a regular destination, so a file
+ * appears whole or not at all and a failed or killed export leaves nothing behind. Rules and their reasons: platform.h.
+ */
 #define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include "platform.h"
 #include "alloc.h"

@@ -1,0 +1,57 @@
+/* POSIX implementation of platform.h: the monotonic clock, the process,
+ * aligned memory, thread exit hooks (the Linux-only parts: linux.c). */
+#define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
+#include "platform.h"
+#include "alloc.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t ludus__mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int ludus__os_pid(void) {
+    return (int)getpid();
+}
+void ludus__yield(void) {
+    sched_yield();
+}
+
+void *ludus__aligned_alloc(size_t size, size_t alignment) {
+    void *p = NULL;
+    if (posix_memalign(&p, alignment, size) != 0) return NULL;
+    return p;
+}
+void ludus__aligned_free(void *p) {
+    ludus__free(p);
+}
+
+static pthread_key_t exit_key[LUDUS__EXIT_HOOKS];
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+static void (*exit_fn[LUDUS__EXIT_HOOKS])(void *);
+static void exit_trampoline0(void *arg) {
+    __atomic_load_n(&exit_fn[0], __ATOMIC_ACQUIRE)(arg);
+}
+static void exit_trampoline1(void *arg) {
+    __atomic_load_n(&exit_fn[1], __ATOMIC_ACQUIRE)(arg);
+}
+static void exit_trampoline2(void *arg) {
+    __atomic_load_n(&exit_fn[2], __ATOMIC_ACQUIRE)(arg);
+}
+static void exit_key_create(void) {
+    pthread_key_create(&exit_key[0], exit_trampoline0);
+    pthread_key_create(&exit_key[1], exit_trampoline1);
+    pthread_key_create(&exit_key[2], exit_trampoline2);
+}
+
+int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
+    __atomic_store_n(&exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
+    pthread_once(&exit_once, exit_key_create);
+    return pthread_setspecific(exit_key[which], arg) == 0 ? 0 : -1;
+}
