@@ -417,6 +417,17 @@ typedef struct kill_shared {
 } kill_shared;
 static kill_shared *shared;
 
+/* Waits for the child to set *flag; a child that died before (its begin
+ * refused, a sanitizer's exit) fails the test instead of hanging it. */
+static void wait_flag(pid_t pid, const int *flag) {
+    while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            fail_msg("the child ended before it was ready (status 0x%x)", (unsigned)status);
+        sched_yield();
+    }
+}
+
 static void *short_thread(void *arg) {
     int i = (int)(intptr_t)arg;
     char name[32];
@@ -467,7 +478,7 @@ static void test_drops_and_short_threads_kept(void **state) {
         __atomic_store_n(&shared->done, 1, __ATOMIC_RELEASE);
         for (;;) pause();
     }
-    while (!__atomic_load_n(&shared->done, __ATOMIC_ACQUIRE)) usleep(1000);
+    wait_flag(pid, &shared->done);
     wait_passes(pool, 2);
     kill(pid, SIGKILL);
     assert_int_equal(waitpid(pid, NULL, 0), pid);
@@ -528,7 +539,7 @@ static void make_pool_file(const char *pool) {
         __atomic_store_n(&shared->done, 1, __ATOMIC_RELEASE);
         for (;;) pause();
     }
-    while (!__atomic_load_n(&shared->done, __ATOMIC_ACQUIRE)) usleep(1000);
+    wait_flag(pid, &shared->done);
     wait_passes(pool, 2);
     kill(pid, SIGKILL);
     assert_int_equal(waitpid(pid, NULL, 0), pid);
@@ -666,7 +677,7 @@ static void test_kill9_random_moment(void **state) {
                 if (i % 64 == 63 && round % 3) lt_spin_ns(10000 * (round % 3)); /* rounds of three paces */
             }
         }
-        while (!__atomic_load_n(&shared->armed, __ATOMIC_ACQUIRE)) sched_yield();
+        wait_flag(pid, &shared->armed);
         usleep(delay_us);
         kill(pid, SIGKILL);
         int status;
