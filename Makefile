@@ -16,7 +16,7 @@ ifeq ($(LUDUS_BACKEND),tracy)
 CMAKE_FLAGS += -DLUDUS_BACKEND=tracy -DLUDUS_TRACY_DIR=$(abspath $(TRACY_DIR))
 endif
 
-.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers test-gpu test-tracy bench-tracy fuzz bench bench-callgrind bench-diff clean single-file
+.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers test-gpu test-tracy bench-tracy fuzz bench bench-callgrind bench-diff bench-shapes clean single-file
 
 all: build
 
@@ -74,7 +74,9 @@ test-tsan: deps
 	@cd $(BUILD)-tsan && ctest --output-on-failure -L concurrency -j $(JOBS)
 
 # Loads the demo's trace into Chromium DevTools, speedscope and the DevTools
-# trace engine, and its HTML report (frame and counter charts) into Chromium (needs chromium and npm; scripts/ensure-viewer-deps.sh installs them).
+# trace engine, and its HTML report (frame and counter charts) into Chromium (needs chromium and npm; scripts/ensure-viewer-deps.sh installs them);
+# the HTML report and diff of the hostile-name capture with a trap for any script of a name; the flame graph
+# of a 100,000-deep recursion.
 test-viewers: build
 	@./scripts/ensure-viewer-deps.sh
 	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/viewer-trace.json --frames 40 >/dev/null
@@ -85,6 +87,15 @@ test-viewers: build
 	@$(BUILD)/tools/ludus-trace/ludus-trace diff $(BUILD)/viewer-trace.ludus $(BUILD)/viewer-more.ludus \
 	  --html $(BUILD)/viewer-diff.html >/dev/null
 	@node tests/viewers/check-report-html.mjs $(BUILD)/viewer-diff.html
+	@$(BUILD)/tests/format/hostile_names $(BUILD)/hostile-base && $(BUILD)/tests/format/hostile_names $(BUILD)/hostile-new new
+	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/hostile-base.ludus --html $(BUILD)/hostile-report.html >/dev/null
+	@$(BUILD)/tools/ludus-trace/ludus-trace diff $(BUILD)/hostile-base.ludus $(BUILD)/hostile-new.ludus \
+	  --html $(BUILD)/hostile-diff.html >/dev/null
+	@node tests/viewers/check-hostile-html.mjs $(BUILD)/hostile-report.html
+	@node tests/viewers/check-hostile-html.mjs $(BUILD)/hostile-diff.html
+	@$(BUILD)/bench/make_shapes deep $(BUILD)/deep-recursion.ludus 100000 >/dev/null
+	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/deep-recursion.ludus --html $(BUILD)/deep-report.html >/dev/null
+	@node tests/viewers/check-flame-depth.mjs $(BUILD)/deep-report.html
 	@$(MAKE) --no-print-directory test-gpu
 	@node tests/viewers/check-viewers.mjs $(BUILD)-vulkan/gpu-vulkan/vk.json
 	@$(BUILD)-vulkan/tools/ludus-trace/ludus-trace report $(BUILD)-vulkan/gpu-vulkan/vk.ludus \
@@ -115,15 +126,22 @@ test-tracy: build
 bench-tracy: test-tracy
 	@./bench/tracy.sh $(CURDIR) $(BUILD)-tracy
 
-# A long fuzzing run of the capture-file reader (make test runs it 10 s).
+# A long fuzzing run of every fuzz target, FUZZ_SECONDS each (make test runs
+# each over a fixed number of inputs); crashes land in $(BUILD)/fuzz-long/artifacts.
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	@$(MAKE) --no-print-directory build
-	@sh tests/fuzz/run_fuzz.sh $(CURDIR) $(BUILD)/fuzz-long $(FUZZ_SECONDS)
+	@sh tests/fuzz/run_fuzz.sh $(CURDIR) $(BUILD)/fuzz-long seconds $(FUZZ_SECONDS)
 
 bench: deps
 	@$(MAKE) --no-print-directory build
 	@./bench/run.sh $(BUILD)
+
+# The pathological shapes (deep nesting, many caller paths, many async
+# zones): time and peak RSS of ludus-trace over each; OTHER=path/to/an/older/ludus-trace
+# adds that build's figures on the same files (bench/shapes.sh, bench/RESULTS.md).
+bench-shapes: build
+	@./bench/shapes.sh $(BUILD) $(OTHER)
 
 bench-callgrind: deps
 	@$(MAKE) --no-print-directory build

@@ -1424,6 +1424,16 @@ typedef struct ludus_capture_info {
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
 
+/* A name read from a capture (or any text of one), shown for a terminal:
+ * a capture is what people mail each other, so its names may hold anything.
+ * Control characters (C0, DEL, C1: escape sequences among them) and bytes
+ * that start no valid UTF-8 character are written \xHH, line separators and
+ * bidirectional controls \uHHHH, everything else as it is; at most `width`
+ * bytes (0: only cap bounds it), a longer text cut between two characters
+ * and the cut marked with '~'. out (cap >= 2) is always NUL-terminated;
+ * returns out, or "" when out or text is NULL or cap < 2. Thread-safe. */
+LUDUS_API const char *ludus_text_show(char *out, size_t cap, const char *text, size_t width);
+
 /* ludus_save_capture with flags (LUDUS_SAVE_RAW). */
 LUDUS_API int ludus_save_capture_ex(const char *path, unsigned flags);
 
@@ -2178,6 +2188,33 @@ LUDUS_HIDDEN const char *ludus__crash_signal_name(int signo);
 LUDUS_HIDDEN void ludus__crash_say(const char *text, size_t n);
 
 #endif
+/* ---- src/platform/fault.h ---- */
+/* Fault injection for the tests (SQLite's test_malloc): the n-th
+ * allocation (ludus__malloc and friends) or the n-th file write
+ * (ludus__file_write) the arming thread makes from now on fails, once. Per
+ * thread, so other threads of the library never shift the count and a sweep
+ * over n is deterministic. Off (0) in normal use: one thread-local load per
+ * allocation or write. */
+#ifndef LUDUS_FAULT_H
+#define LUDUS_FAULT_H
+
+#include <stdint.h>
+
+
+enum { LUDUS__FAULT_ALLOC = 0, LUDUS__FAULT_WRITE = 1, LUDUS__FAULT_KINDS };
+
+/* Arms (n >= 1) or disarms (0) the calling thread's fault of this kind; the count restarts. */
+LUDUS_HIDDEN void ludus__fault_set(int kind, uint64_t n);
+/* Calls of that kind the thread made since it was armed. */
+LUDUS_HIDDEN uint64_t ludus__fault_calls(int kind);
+/* 1 when the armed call came (and failed). */
+LUDUS_HIDDEN int ludus__fault_fired(int kind);
+/* Called when an armed call fails (a test's backtrace), when set. */
+LUDUS_HIDDEN extern void (*ludus__fault_hook)(int kind);
+/* For the seams: 1 when this call is to fail. */
+LUDUS_HIDDEN int ludus__fault_now(int kind);
+
+#endif
 /* ---- src/platform/file_map.h ---- */
 /* Files mapped into memory, for a pool that survives the process (kill -9):
  * what a producer stores in a shared mapping of a file is the file's, and
@@ -2356,6 +2393,7 @@ static inline void ludus__once_run(ludus__once *o, void (*fn)(void)) {
 #include <sys/mman.h>
 #endif
 
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2393,18 +2431,21 @@ static int ludus__sf_alloc_in_region(const void *p) {
     return (const char *)p >= region && (const char *)p < ludus__sf_alloc_region_end;
 }
 
+/* Each allocation may be made to fail by a test (fault.h); never in the
+ * private region (a crash's copy). */
 void *ludus__malloc(size_t n) {
-    return ludus__sf_alloc_private_mode ? ludus__sf_alloc_take(n) : malloc(n);
+    if (ludus__sf_alloc_private_mode) return ludus__sf_alloc_take(n);
+    return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : malloc(n);
 }
 
 void *ludus__calloc(size_t n, size_t size) {
-    if (!ludus__sf_alloc_private_mode) return calloc(n, size);
+    if (!ludus__sf_alloc_private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : calloc(n, size);
     if (size && n > SIZE_MAX / size) return NULL;
     return ludus__sf_alloc_take(n * size); /* fresh pages are zero */
 }
 
 void *ludus__realloc(void *p, size_t n) {
-    if (!ludus__sf_alloc_private_mode) return realloc(p, n);
+    if (!ludus__sf_alloc_private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : realloc(p, n);
     void *q = ludus__sf_alloc_take(n);
     if (!q || !p) return q;
     size_t old;
@@ -2574,6 +2615,39 @@ void ludus__cpu_relax(void) {
 #else
 typedef int ludus__cpu_x86_64_not_this_cpu; /* an empty file is not ISO C */
 #endif
+
+/* ==== src/platform/fault.c ==== */
+/* Fault injection (ludus__sf_fault_fault.h): per-thread counters, so a sweep counts only
+ * the calls of the operation it drives. */
+
+static __thread struct {
+    uint64_t at[LUDUS__FAULT_KINDS], calls[LUDUS__FAULT_KINDS];
+    int fired[LUDUS__FAULT_KINDS];
+} ludus__sf_fault_fault;
+
+void (*ludus__fault_hook)(int kind);
+
+void ludus__fault_set(int kind, uint64_t n) {
+    ludus__sf_fault_fault.at[kind] = n;
+    ludus__sf_fault_fault.calls[kind] = 0;
+    ludus__sf_fault_fault.fired[kind] = 0;
+}
+
+uint64_t ludus__fault_calls(int kind) {
+    return ludus__sf_fault_fault.calls[kind];
+}
+
+int ludus__fault_fired(int kind) {
+    return ludus__sf_fault_fault.fired[kind];
+}
+
+int ludus__fault_now(int kind) {
+    if (__builtin_expect(ludus__sf_fault_fault.at[kind] == 0, 1)) return 0;
+    if (++ludus__sf_fault_fault.calls[kind] != ludus__sf_fault_fault.at[kind]) return 0;
+    ludus__sf_fault_fault.fired[kind] = 1;
+    if (ludus__fault_hook) ludus__fault_hook(kind);
+    return 1;
+}
 
 /* ==== src/platform/linux.c ==== */
 #if defined(__linux__)
@@ -3431,6 +3505,7 @@ int ludus__file_create(ludus__file *f, const char *path) {
 int ludus__file_write(ludus__file *f, const void *data, size_t n) {
     const char *p = data;
     if (f->fd < 0) return -EBADF;
+    if (ludus__fault_now(LUDUS__FAULT_WRITE)) return -EIO; /* a test's injected failure (fault.h) */
     while (n > 0) {
         ssize_t w = write(f->fd, p, n);
         if (w < 0) {
@@ -3593,6 +3668,7 @@ int ludus__path_writable(const char *path) {
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -3614,6 +3690,7 @@ struct ludus__prefault {
     const uint64_t *cursor; /* the offset producers have taken up to (atomic) */
     int stop;
     int finished; /* atomic: the thread touches nothing any more */
+    pid_t owner;  /* the process whose thread it is (a forked child has no such thread) */
 };
 
 void *ludus__pages_map(size_t bytes) {
@@ -3677,6 +3754,7 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     pf->bytes = bytes;
     pf->done = from;
     pf->cursor = cursor;
+    pf->owner = getpid();
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -3703,8 +3781,18 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     return pf;
 }
 
+/* In a forked child the thread is not there and its lock may look held:
+ * whatever capture the child releases, it never waits for that thread. */
+static void ludus__sf_posix_pages_forget_if_forked(ludus__prefault *pf) {
+    if (pf->owner != getpid()) {
+        ludus__prefault_after_fork(pf);
+        pf->owner = getpid();
+    }
+}
+
 void ludus__prefault_request_stop(ludus__prefault *pf) {
     if (!pf) return;
+    ludus__sf_posix_pages_forget_if_forked(pf);
     pthread_mutex_lock(&pf->mu);
     pf->stop = 1;
     pf->cursor = NULL;
@@ -3714,6 +3802,7 @@ void ludus__prefault_request_stop(ludus__prefault *pf) {
 
 void ludus__prefault_stop(ludus__prefault *pf) {
     if (!pf) return;
+    ludus__sf_posix_pages_forget_if_forked(pf); /* before request_stop takes the lock */
     ludus__prefault_request_stop(pf);
     while (!__atomic_load_n(&pf->finished, __ATOMIC_ACQUIRE)) sched_yield(); /* at most one step */
     pthread_mutex_destroy(&pf->mu);
@@ -4143,6 +4232,7 @@ int ludus__file_create(ludus__file *f, const char *path) {
 int ludus__file_write(ludus__file *f, const void *data, size_t n) {
     const char *p = data;
     if (f->fd < 0) return -EBADF;
+    if (ludus__fault_now(LUDUS__FAULT_WRITE)) return -EIO; /* a test's injected failure (fault.h) */
     while (n > 0) {
         unsigned chunk = n > (1u << 30) ? (1u << 30) : (unsigned)n;
         int w = _write(f->fd, p, chunk);
@@ -4487,7 +4577,9 @@ void ludus__arena_free(ludus__arena *a) {
  * bytes become U+FFFD; a cut never splits a character), so strict JSON and
  * protobuf readers accept every name. */
 /* ---- src/base/text.h ---- */
-/* Names as text (text.c): C literals resolved, UTF-8 made valid. */
+/* Names as text (text.c): C literals resolved, UTF-8 made valid, and names
+ * shown to a person (a terminal, a page) with their control characters
+ * escaped instead of sent. */
 #ifndef LUDUS_TEXT_H
 #define LUDUS_TEXT_H
 
@@ -4501,6 +4593,20 @@ LUDUS_HIDDEN size_t ludus__utf8_clean(const char *s, size_t n, char *out, size_t
 LUDUS_HIDDEN int ludus__utf8_valid(const char *s, size_t n);
 /* Length of the valid character at s (1..4), 0 when the byte starts none. */
 LUDUS_HIDDEN size_t ludus__utf8_next(const char *s, size_t n);
+/* The next character of s[0, n) (n >= 1) as a person should see it: returns
+ * the bytes it takes (>= 1) and points *show at *len bytes to write: the
+ * character itself when it is printable, else its escape in esc: \xHH for a
+ * control byte (C0, DEL) or a byte that starts no valid UTF-8 character,
+ * \uHHHH for the C1 controls, U+2028/U+2029 and the bidirectional controls
+ * (U+061C, U+200E/F, U+202A-E, U+2066-9). */
+LUDUS_HIDDEN size_t ludus__show_next(const char *s, size_t n, char esc[8], const char **show, size_t *len);
+/* The one way a name reaches terminal text: s[0, n) shown as above into out
+ * (cap >= 2 bytes, always NUL-terminated), at most `width` bytes (0: only cap
+ * bounds it); a longer name is cut between two characters or escapes and the
+ * cut marked with '~'. Returns the length written. */
+LUDUS_HIDDEN size_t ludus__text_show(char *out, size_t cap, const char *s, size_t n, size_t width);
+/* The same for a NUL-terminated name; returns out (for a printf argument). */
+LUDUS_HIDDEN const char *ludus__text_name(char *out, size_t cap, const char *s, size_t width);
 /* The text a stringized macro argument denotes: a token as is, or one or
  * more adjacent string literals (prefixes u8, u, U, L allowed) with their
  * escapes resolved (\n, \", \\, octal and hex bytes, \u and \U as UTF-8).
@@ -4508,6 +4614,7 @@ LUDUS_HIDDEN size_t ludus__utf8_next(const char *s, size_t n);
 LUDUS_HIDDEN size_t ludus__c_literal_text(const char *tok, size_t n, char *out);
 
 #endif
+
 
 #include <string.h>
 
@@ -4556,6 +4663,79 @@ size_t ludus__utf8_clean(const char *s, size_t n, char *out, size_t cap) {
         i += k;
     }
     return o;
+}
+
+size_t ludus__show_next(const char *s, size_t n, char esc[8], const char **show, size_t *len) {
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)s;
+    size_t k = ludus__sf_text_utf8_seq(u, n);
+    unsigned cp = 0;
+    if (k == 1) {
+        cp = u[0];
+        if (cp >= 0x20 && cp != 0x7f) {
+            *show = s;
+            *len = 1;
+            return 1;
+        }
+    } else if (k) {
+        cp = u[0] & (0x7f >> k);
+        for (size_t i = 1; i < k; i++) cp = (cp << 6) | (u[i] & 0x3f);
+        int hidden = (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
+                     (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+        if (!hidden) {
+            *show = s;
+            *len = k;
+            return k;
+        }
+        esc[0] = '\\';
+        esc[1] = 'u';
+        for (int i = 0; i < 4; i++) esc[2 + i] = hex[(cp >> (12 - 4 * i)) & 15];
+        *show = esc;
+        *len = 6;
+        return k;
+    } else {
+        cp = u[0]; /* a byte that starts no character: shown as the byte */
+        k = 1;
+    }
+    esc[0] = '\\';
+    esc[1] = 'x';
+    esc[2] = hex[cp >> 4];
+    esc[3] = hex[cp & 15];
+    *show = esc;
+    *len = 4;
+    return k;
+}
+
+size_t ludus__text_show(char *out, size_t cap, const char *s, size_t n, size_t width) {
+    size_t lim = cap - 1, o = 0, prev = 0;
+    if (width && width < lim) lim = width;
+    char esc[8];
+    for (size_t i = 0; i < n;) {
+        const char *show;
+        size_t len;
+        size_t k = ludus__show_next(s + i, n - i, esc, &show, &len);
+        if (o + len > lim) { /* cut: the '~' needs a byte */
+            if (o + 1 > lim) o = prev;
+            out[o++] = '~';
+            break;
+        }
+        memcpy(out + o, show, len);
+        prev = o;
+        o += len;
+        i += k;
+    }
+    out[o] = 0;
+    return o;
+}
+
+const char *ludus__text_name(char *out, size_t cap, const char *s, size_t width) {
+    ludus__text_show(out, cap, s, strlen(s), width);
+    return out;
+}
+
+const char *ludus_text_show(char *out, size_t cap, const char *text, size_t width) {
+    if (!out || cap < 2 || !text) return out && cap ? (*out = 0, out) : "";
+    return ludus__text_name(out, cap, text, width);
 }
 
 int ludus__utf8_valid(const char *s, size_t n) {
@@ -4691,12 +4871,21 @@ LUDUS_HIDDEN void ludus__w_bytes(ludus__writer *w, const void *p, size_t n);
 LUDUS_HIDDEN void ludus__w_str(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_u64(ludus__writer *w, uint64_t v);
 LUDUS_HIDDEN void ludus__w_i64(ludus__writer *w, int64_t v);
-/* The one JSON string writer: n bytes of s with quotes, escapes for '"',
- * '\\' and control characters, valid UTF-8 passed through and each invalid
- * byte written as \ufffd (strict parsers accept every string). html: '<',
- * '>' and '&' escaped too, so the string can sit inside an HTML <script>. */
-LUDUS_HIDDEN void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html);
+/* The one writer of a name for each output kind; nothing else writes a
+ * name (tests/compile/names_lint.py checks the callers).
+ * JSON: n bytes of s in quotes, '"', '\\' and control characters escaped,
+ * '<', '>', '&' and U+2028/U+2029 too (the string may sit inside an HTML
+ * <script> or be read as JavaScript), valid UTF-8 passed through and each
+ * invalid byte written as \ufffd (strict parsers accept every string). */
 LUDUS_HIDDEN void ludus__w_json_str(ludus__writer *w, const char *s, size_t n);
+LUDUS_HIDDEN void ludus__w_jstr(ludus__writer *w, const char *s); /* NUL-terminated */
+/* HTML text and attribute values: shown as text.h's ludus__show_next shows
+ * it, with & < > " ' as entities. */
+LUDUS_HIDDEN void ludus__w_html_str(ludus__writer *w, const char *s, size_t n);
+/* A CSV field: quoted when needed, control characters shown (one record a
+ * line), a leading = + - @ defused with a ' (no formula runs). Terminal
+ * text: ludus__text_show (text.h). Protobuf: ludus__pb_str (proto_writer.h). */
+LUDUS_HIDDEN void ludus__w_csv(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_double(ludus__writer *w, double v);
 
 /* Writer callback for a ludus__file. */
@@ -4873,14 +5062,18 @@ char *ludus__fmt_u64(char *p, uint64_t v) {
     return end;
 }
 
-void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html) {
+/* ---- the one writer of a name per output kind ---- */
+
+void ludus__w_json_str(ludus__writer *w, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
     ludus__w_ch(w, '"');
     for (size_t i = 0; i < n;) {
         unsigned char ch = (unsigned char)s[i];
         if (ch >= 0x80) { /* a whole valid character, or U+FFFD for a bad byte */
             size_t k = ludus__utf8_next(s + i, n - i);
-            if (k)
+            if (k == 3 && ch == 0xe2 && (unsigned char)s[i + 1] == 0x80 && ((unsigned char)s[i + 2] & 0xfe) == 0xa8)
+                ludus__w_bytes(w, (unsigned char)s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029", 6); /* JS line ends */
+            else if (k)
                 ludus__w_bytes(w, s + i, k);
             else
                 ludus__w_bytes(w, "\\ufffd", 6);
@@ -4890,7 +5083,7 @@ void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html) {
         if (ch == '"' || ch == '\\') {
             ludus__w_ch(w, '\\');
             ludus__w_ch(w, (char)ch);
-        } else if (ch < 0x20 || ch == 0x7f || (html && (ch == '<' || ch == '>' || ch == '&'))) {
+        } else if (ch < 0x20 || ch == 0x7f || ch == '<' || ch == '>' || ch == '&') {
             char e[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
             ludus__w_bytes(w, e, 6);
         } else {
@@ -4901,8 +5094,59 @@ void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html) {
     ludus__w_ch(w, '"');
 }
 
-void ludus__w_json_str(ludus__writer *w, const char *s, size_t n) {
-    ludus__w_json_text(w, s, n, 0);
+void ludus__w_jstr(ludus__writer *w, const char *s) {
+    ludus__w_json_str(w, s, strlen(s));
+}
+
+void ludus__w_html_str(ludus__writer *w, const char *s, size_t n) {
+    char esc[8];
+    for (size_t i = 0; i < n;) {
+        const char *show;
+        size_t len;
+        i += ludus__show_next(s + i, n - i, esc, &show, &len);
+        if (len == 1 && show == s + i - 1) {
+            switch (*show) {
+            case '<':
+                ludus__w_bytes(w, "&lt;", 4);
+                continue;
+            case '>':
+                ludus__w_bytes(w, "&gt;", 4);
+                continue;
+            case '&':
+                ludus__w_bytes(w, "&amp;", 5);
+                continue;
+            case '"':
+                ludus__w_bytes(w, "&quot;", 6);
+                continue;
+            case '\'':
+                ludus__w_bytes(w, "&#39;", 5);
+                continue;
+            default:
+                break;
+            }
+        }
+        ludus__w_bytes(w, show, len);
+    }
+}
+
+void ludus__w_csv(ludus__writer *w, const char *s) {
+    size_t n = strlen(s);
+    /* A spreadsheet runs a field that starts =, +, - or @ as a formula:
+     * such a field starts with ' (OWASP's advice). */
+    int formula = n && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@');
+    int quote = formula || (n && (s[0] == ' ' || s[n - 1] == ' '));
+    for (size_t i = 0; i < n && !quote; i++) quote = s[i] == ',' || s[i] == '"';
+    if (quote) ludus__w_ch(w, '"');
+    if (formula) ludus__w_ch(w, '\'');
+    char esc[8];
+    for (size_t i = 0; i < n;) { /* control characters shown, not sent: one record a line */
+        const char *show;
+        size_t len;
+        i += ludus__show_next(s + i, n - i, esc, &show, &len);
+        if (quote && len == 1 && *show == '"') ludus__w_ch(w, '"');
+        ludus__w_bytes(w, show, len);
+    }
+    if (quote) ludus__w_ch(w, '"');
 }
 
 void ludus__w_double(ludus__writer *w, double v) {
@@ -5908,6 +6152,12 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
     r->closed++;
 }
 
+static void ludus__sf_counters_emit_stats(const ludus__sf_counters_stat_list *out) {
+    for (uint32_t i = 0; i < out->n; i++)
+        ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__KIND_FRAME_STAT, (uint64_t)out->r[i].value,
+                          out->r[i].stat);
+}
+
 void (*ludus__frame_hook)(void);
 
 void ludus__frame_tick(void) {
@@ -5922,16 +6172,20 @@ void ludus__frame_tick(void) {
         return;
     int64_t now = ludus__mono_ns();
     ludus__sf_counters_stat_list *out = armed ? ludus__malloc(sizeof *out) : NULL; /* 8 KiB: not on a game thread's stack */
+    /* Without memory the records come from one list of the library's,
+     * recorded before the lock is let go: the frame loses none of them. */
+    static ludus__sf_counters_stat_list spare;
+    int spare_used = armed && !out;
+    if (spare_used) out = &spare;
     if (out) out->n = 0;
     lock();
     L.marks++;
     ludus__sf_counters_snapshot(now, out);
     L.last_mark_ns = now;
+    if (spare_used) ludus__sf_counters_emit_stats(out);
     ludus__mutex_unlock(&L.lock);
-    if (!out) return;
-    for (uint32_t i = 0; i < out->n; i++)
-        ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__KIND_FRAME_STAT, (uint64_t)out->r[i].value,
-                          out->r[i].stat);
+    if (!out || spare_used) return;
+    ludus__sf_counters_emit_stats(out);
     ludus__free(out);
 }
 
@@ -7122,8 +7376,12 @@ const ludus_site *ludus__names_intern_in(ludus__name_table *t, const char *name,
             t->site = ludus__calloc(NAMES_MAX, sizeof *t->site);
             t->key = ludus__calloc(NAMES_SLOTS, sizeof *t->key);
             uint32_t *slot = ludus__calloc(NAMES_SLOTS, sizeof *slot);
-            if (!t->site || !t->key || !slot) {
+            if (!t->site || !t->key || !slot) { /* all or none: the next name tries again, leaking nothing */
                 ludus__free(slot);
+                ludus__free(t->site);
+                ludus__free(t->key);
+                t->site = NULL;
+                t->key = NULL;
                 ludus__mutex_unlock(&t->lock);
                 return NULL;
             }
@@ -8325,7 +8583,7 @@ struct ludus_capture {
     struct ludus__async_zone *async;
     uint32_t nasync;
     struct ludus__async_track *async_tracks;
-    uint32_t nasync_tracks;
+    uint32_t nasync_tracks, async_tracks_cap;
     uint64_t async_unmatched;           /* ends with no open zone of their track and id */
     struct ludus__async_raw *async_raw; /* while preparing: the events */
     size_t nasync_raw, async_raw_cap;
@@ -8413,9 +8671,11 @@ typedef struct ludus__gpu_cal {
 typedef struct ludus__gpu_data {
     ludus__gpu_ctx *ctx;
     uint32_t nctx;
-    char **names;
-    uint32_t nnames;
-    ludus__gpu_sample *s; /* sorted by ctx, then begin_ns, once placed */
+    char **names; /* pass names, valid UTF-8, each once */
+    uint32_t nnames, names_cap;
+    uint32_t *name_hash;       /* open addressing: index + 1 (gpu.c name_index) */
+    uint32_t hash_cap, hashed; /* names[0, hashed) are in it */
+    ludus__gpu_sample *s;      /* sorted by ctx, then begin_ns, once placed */
     uint64_t ns, s_cap;
     ludus__gpu_cal *cal;
     uint64_t ncal, cal_cap;
@@ -8761,26 +9021,62 @@ void ludus__async_free(ludus_capture *c) {
     c->async = NULL;
     c->async_tracks = NULL;
     c->async_raw = NULL;
-    c->nasync = c->nasync_tracks = 0;
+    c->nasync = c->nasync_tracks = c->async_tracks_cap = 0;
     c->nasync_raw = c->async_raw_cap = 0;
     c->async_unmatched = 0;
 }
 
-/* The track with this site's name, added when new. */
-static int ludus__sf_async_track_of(ludus_capture *c, uint32_t site, uint32_t *out) {
-    const char *name = site != UINT32_MAX ? c->sites[site].name : "<invalid track>";
+/* Tracks by name while a capture's zones are built: an open-addressing
+ * table of track index + 1, so each event finds its track in O(1). */
+typedef struct ludus__sf_async_track_table {
+    uint32_t *slot;
+    uint32_t cap;
+} ludus__sf_async_track_table;
+
+static const char *ludus__sf_async_track_name(const ludus_capture *c, uint32_t site) {
+    return site != UINT32_MAX ? c->sites[site].name : "<invalid track>";
+}
+
+static uint32_t ludus__sf_async_name_hash(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static int ludus__sf_async_table_grow(ludus_capture *c, ludus__sf_async_track_table *tt) {
+    uint32_t cap = tt->cap ? tt->cap * 2 : 64;
+    uint32_t *slot = ludus__calloc(cap, sizeof *slot);
+    if (!slot) return LUDUS_ENOMEM;
     for (uint32_t i = 0; i < c->nasync_tracks; i++) {
-        uint32_t s = c->async_tracks[i].site;
-        const char *n = s != UINT32_MAX ? c->sites[s].name : "<invalid track>";
-        if (strcmp(n, name) == 0) {
-            *out = i;
+        uint32_t k = ludus__sf_async_name_hash(ludus__sf_async_track_name(c, c->async_tracks[i].site)) & (cap - 1);
+        while (slot[k]) k = (k + 1) & (cap - 1);
+        slot[k] = i + 1;
+    }
+    ludus__free(tt->slot);
+    tt->slot = slot;
+    tt->cap = cap;
+    return 0;
+}
+
+/* The track with this site's name, added when new. */
+static int ludus__sf_async_track_of(ludus_capture *c, ludus__sf_async_track_table *tt, uint32_t site, uint32_t *out) {
+    if ((c->nasync_tracks + 1) * 2 > tt->cap && ludus__sf_async_table_grow(c, tt) != 0) return LUDUS_ENOMEM;
+    const char *name = ludus__sf_async_track_name(c, site);
+    uint32_t k = ludus__sf_async_name_hash(name) & (tt->cap - 1);
+    for (; tt->slot[k]; k = (k + 1) & (tt->cap - 1))
+        if (strcmp(ludus__sf_async_track_name(c, c->async_tracks[tt->slot[k] - 1].site), name) == 0) {
+            *out = tt->slot[k] - 1;
             return 0;
         }
+    if (c->nasync_tracks == c->async_tracks_cap) {
+        uint32_t cap = c->async_tracks_cap ? c->async_tracks_cap * 2 : 16;
+        ludus__async_track *t = ludus__realloc(c->async_tracks, cap * sizeof *t);
+        if (!t) return LUDUS_ENOMEM;
+        c->async_tracks = t;
+        c->async_tracks_cap = cap;
     }
-    ludus__async_track *t = ludus__realloc(c->async_tracks, (c->nasync_tracks + 1) * sizeof *t);
-    if (!t) return LUDUS_ENOMEM;
-    c->async_tracks = t;
-    t[c->nasync_tracks] = (ludus__async_track){site, 0};
+    c->async_tracks[c->nasync_tracks] = (ludus__async_track){site, 0};
+    tt->slot[k] = c->nasync_tracks + 1;
     *out = c->nasync_tracks++;
     return 0;
 }
@@ -8801,36 +9097,100 @@ static int ludus__sf_async_cmp_zone(const void *a, const void *b) {
     return x->end_ns > y->end_ns ? -1 : x->end_ns < y->end_ns;
 }
 
-/* Lanes of each track: zones sorted by track and begin (outer first). */
+/* Binary heaps of lanes for ludus__sf_async_assign_lanes: busy lanes by end time, free
+ * lanes by index. */
+typedef struct ludus__sf_async_lane_heap {
+    uint32_t *lane;
+    uint32_t n;
+} ludus__sf_async_lane_heap;
+
+static int ludus__sf_async_heap_less(const ludus__sf_async_lane_heap *h, const int64_t *end, uint32_t i, uint32_t j) {
+    if (!end) return h->lane[i] < h->lane[j];
+    return end[h->lane[i]] < end[h->lane[j]] || (end[h->lane[i]] == end[h->lane[j]] && h->lane[i] < h->lane[j]);
+}
+
+static void ludus__sf_async_heap_push(ludus__sf_async_lane_heap *h, const int64_t *end, uint32_t lane) {
+    uint32_t i = h->n++;
+    h->lane[i] = lane;
+    while (i && ludus__sf_async_heap_less(h, end, i, (i - 1) / 2)) {
+        uint32_t p = (i - 1) / 2, t = h->lane[p];
+        h->lane[p] = h->lane[i];
+        h->lane[i] = t;
+        i = p;
+    }
+}
+
+static uint32_t ludus__sf_async_heap_pop(ludus__sf_async_lane_heap *h, const int64_t *end) {
+    uint32_t top = h->lane[0];
+    h->lane[0] = h->lane[--h->n];
+    for (uint32_t i = 0;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < h->n && ludus__sf_async_heap_less(h, end, l, m)) m = l;
+        if (r < h->n && ludus__sf_async_heap_less(h, end, r, m)) m = r;
+        if (m == i) break;
+        uint32_t t = h->lane[m];
+        h->lane[m] = h->lane[i];
+        h->lane[i] = t;
+        i = m;
+    }
+    return top;
+}
+
+/* Lanes of each track: zones sorted by track and begin (outer first). A
+ * zone at depth 0 takes the lowest lane free at its begin (one whose last
+ * zone ended by then: begins only grow, so a lane freed stays free until it
+ * is taken); the busy lanes wait in a heap by end, the freed ones in a heap
+ * by index: O(n log n), however many lanes. */
 static int ludus__sf_async_assign_lanes(ludus_capture *c) {
-    int64_t *lane_end = NULL;
-    uint32_t cap = 0;
+    int64_t *lane_end = ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *lane_end);
+    ludus__sf_async_lane_heap busy = {ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *busy.lane), 0};
+    ludus__sf_async_lane_heap freed = {ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *freed.lane), 0};
+    if (!lane_end || !busy.lane || !freed.lane) {
+        ludus__free(lane_end);
+        ludus__free(busy.lane);
+        ludus__free(freed.lane);
+        return LUDUS_ENOMEM;
+    }
     for (uint32_t i = 0; i < c->nasync;) {
         uint32_t t = c->async[i].track, used = 0;
+        busy.n = freed.n = 0;
         for (; i < c->nasync && c->async[i].track == t; i++) {
             ludus__async_zone *z = &c->async[i];
             if (z->depth > 0) continue; /* set with its outermost zone below */
-            uint32_t k = 0;
-            while (k < used && lane_end[k] > z->begin_ns) k++;
-            if (k == used) {
-                if (used == cap) {
-                    uint32_t nc = cap ? cap * 2 : 8;
-                    int64_t *n = ludus__realloc(lane_end, nc * sizeof *n);
-                    if (!n) {
-                        ludus__free(lane_end);
-                        return LUDUS_ENOMEM;
-                    }
-                    lane_end = n;
-                    cap = nc;
-                }
-                used++;
-            }
+            while (busy.n && lane_end[busy.lane[0]] <= z->begin_ns) ludus__sf_async_heap_push(&freed, NULL, ludus__sf_async_heap_pop(&busy, lane_end));
+            uint32_t k = freed.n ? ludus__sf_async_heap_pop(&freed, NULL) : used++;
             lane_end[k] = z->end_ns;
+            ludus__sf_async_heap_push(&busy, lane_end, k);
             z->lane = k;
         }
         c->async_tracks[t].lanes = used;
     }
     ludus__free(lane_end);
+    ludus__free(busy.lane);
+    ludus__free(freed.lane);
+    return 0;
+}
+
+/* Nested zones take their outermost zone's lane: in begin order (outer
+ * first), the last zone of the same track and id at depth 0. A table of
+ * (track, id) -> that zone's lane, open addressing. */
+static int ludus__sf_async_nested_lanes(ludus_capture *c) {
+    uint32_t cap = 64;
+    while (cap < 2 * (uint64_t)c->nasync + 2) cap *= 2;
+    uint32_t *slot = ludus__calloc(cap, sizeof *slot); /* zone index + 1 */
+    if (!slot) return LUDUS_ENOMEM;
+    for (uint32_t i = 0; i < c->nasync; i++) {
+        ludus__async_zone *z = &c->async[i];
+        uint64_t h = (z->id * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)z->track * 0xC2B2AE3D27D4EB4Full);
+        uint32_t k = (uint32_t)(h >> 32) & (cap - 1);
+        while (slot[k] && !(c->async[slot[k] - 1].track == z->track && c->async[slot[k] - 1].id == z->id))
+            k = (k + 1) & (cap - 1);
+        if (z->depth == 0)
+            slot[k] = i + 1;
+        else if (slot[k])
+            z->lane = c->async[slot[k] - 1].lane;
+    }
+    ludus__free(slot);
     return 0;
 }
 
@@ -8888,8 +9248,11 @@ int ludus__async_build(ludus_capture *c) {
     size_t n = c->nasync_raw;
     uint32_t *open = NULL, nopen = 0;
     if (n == 0) goto done;
-    for (size_t i = 0; i < n; i++) /* tracks by name: begin and end may name them from different sites */
-        if ((rc = ludus__sf_async_track_of(c, c->async_raw[i].track_site, &c->async_raw[i].track_site)) != 0) goto done;
+    ludus__sf_async_track_table tt = {NULL, 0};
+    for (size_t i = 0; i < n && rc == 0; i++) /* tracks by name: begin and end may name them from different sites */
+        rc = ludus__sf_async_track_of(c, &tt, c->async_raw[i].track_site, &c->async_raw[i].track_site);
+    ludus__free(tt.slot);
+    if (rc) goto done;
     ludus__qsort(c->async_raw, n, sizeof *c->async_raw, ludus__sf_async_cmp_raw);
     c->async = ludus__malloc(n * sizeof *c->async);
     open = ludus__malloc(n * sizeof *open);
@@ -8924,15 +9287,7 @@ int ludus__async_build(ludus_capture *c) {
         /* nested zones take their outermost zone's lane: in begin order, the
          * enclosing zone of the same id is the last one at depth - 1 */
         rc = ludus__sf_async_assign_lanes(c);
-        for (uint32_t i = 0; i < c->nasync && rc == 0; i++) {
-            ludus__async_zone *z = &c->async[i];
-            if (z->depth == 0) continue;
-            for (uint32_t j = i; j-- > 0 && c->async[j].track == z->track;)
-                if (c->async[j].id == z->id && c->async[j].depth == z->depth - 1) {
-                    z->lane = c->async[j].lane;
-                    break;
-                }
-        }
+        if (rc == 0) rc = ludus__sf_async_nested_lanes(c);
     }
 done:
     ludus__free(open);
@@ -11579,8 +11934,21 @@ static void ludus__sf_gpu_compact(ludus__gpu_data *g, const uint32_t *free_slot,
 static const char *const ludus__sf_gpu_queue_names[] = {"graphics", "compute", "copy"};
 
 /* Without libm (the runtime library needs libc and pthreads only). */
+/* GPU times and durations stay within +-2^62 ns (146 years): a file's
+ * ticks and periods may be anything, and the difference of any two such
+ * times (a span's length) is then never a signed overflow. */
+#define TIME_LIMIT (((int64_t)1 << 62) - 1)
+static int64_t ludus__sf_gpu_clamp_time(int64_t t) {
+    return t > TIME_LIMIT ? TIME_LIMIT : t < -TIME_LIMIT ? -TIME_LIMIT : t;
+}
 static int64_t ludus__sf_gpu_round_i64(double x) {
+    if (!(x == x)) return 0;
+    if (x >= (double)TIME_LIMIT) return TIME_LIMIT;
+    if (x <= -(double)TIME_LIMIT) return -TIME_LIMIT;
     return (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
+}
+static int64_t ludus__sf_gpu_sat_add(int64_t a, int64_t b) { /* a time and a span: clamped, never a signed overflow */
+    return ludus__sf_gpu_clamp_time(ludus__sf_gpu_clamp_time(a) + ludus__sf_gpu_clamp_time(b));
 }
 static double ludus__sf_gpu_abs_f64(double x) {
     return x < 0 ? -x : x;
@@ -11610,25 +11978,75 @@ static int ludus__sf_gpu_add_ctx(ludus__gpu_data *g, const ludus__gpu_ctx *info,
     return 0;
 }
 
-/* The name's index in g (added when new); UINT32_MAX out of memory. */
+static uint32_t ludus__sf_gpu_hash_text(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* Puts names[i] into the hash (which has room). */
+static void ludus__sf_gpu_hash_put(ludus__gpu_data *g, uint32_t i) {
+    uint32_t mask = g->hash_cap - 1, j = ludus__sf_gpu_hash_text(g->names[i]) & mask;
+    while (g->name_hash[j]) j = (j + 1) & mask;
+    g->name_hash[j] = i + 1;
+}
+
+/* The index of the pass name that `name` shows as (its UTF-8 made valid,
+ * as every name is kept), added when new; UINT32_MAX out of memory. A name
+ * with invalid bytes and its clean form are one pass. */
 static uint32_t ludus__sf_gpu_name_index(ludus__gpu_data *g, const char *name) {
-    for (uint32_t i = g->nnames; i-- > 0;)
-        if (strcmp(g->names[i], name) == 0) return i;
-    char **n = ludus__realloc(g->names, (g->nnames + 1) * sizeof *n);
-    if (!n) return UINT32_MAX;
-    g->names = n;
-    size_t len = strnlen(name, LUDUS__NF_MAX_STRING);
-    char *s = ludus__malloc(len * 3 + 1);
-    if (!s) return UINT32_MAX;
-    s[ludus__utf8_clean(name, len, s, len * 3)] = 0;
-    n[g->nnames] = s;
+    /* the stored form: valid, at most LUDUS__NF_MAX_STRING bytes (what a
+     * file holds), cut between characters */
+    size_t len = strnlen(name, LUDUS__NF_MAX_STRING + 1);
+    char *clean = NULL;
+    if (len > LUDUS__NF_MAX_STRING || !ludus__utf8_valid(name, len)) {
+        clean = ludus__malloc(LUDUS__NF_MAX_STRING + 1);
+        if (!clean) return UINT32_MAX;
+        len = strnlen(name, 4 * LUDUS__NF_MAX_STRING);
+        clean[ludus__utf8_clean(name, len, clean, LUDUS__NF_MAX_STRING)] = 0;
+        name = clean;
+    }
+    if ((g->nnames + 1) * 2 > g->hash_cap || g->hashed < g->nnames) { /* grow, or take in names read from a file */
+        uint32_t cap = g->hash_cap ? g->hash_cap : 64;
+        while ((g->nnames + 1) * 2 > cap) cap *= 2;
+        if (cap != g->hash_cap) {
+            uint32_t *h = ludus__calloc(cap, sizeof *h);
+            if (!h) goto oom;
+            ludus__free(g->name_hash);
+            g->name_hash = h;
+            g->hash_cap = cap;
+            g->hashed = 0;
+        }
+        for (; g->hashed < g->nnames; g->hashed++) ludus__sf_gpu_hash_put(g, g->hashed);
+    }
+    uint32_t mask = g->hash_cap - 1;
+    for (uint32_t j = ludus__sf_gpu_hash_text(name) & mask; g->name_hash[j]; j = (j + 1) & mask)
+        if (strcmp(g->names[g->name_hash[j] - 1], name) == 0) {
+            ludus__free(clean);
+            return g->name_hash[j] - 1;
+        }
+    if (g->nnames >= g->names_cap) {
+        uint32_t cap = g->nnames ? g->nnames * 2 : 16;
+        char **n = ludus__realloc(g->names, cap * sizeof *n);
+        if (!n) goto oom;
+        g->names = n;
+        g->names_cap = cap;
+    }
+    if (!clean && !(clean = ludus__strdup(name))) return UINT32_MAX;
+    g->names[g->nnames] = clean;
+    ludus__sf_gpu_hash_put(g, g->nnames);
+    g->hashed = g->nnames + 1;
     return g->nnames++;
+oom:
+    ludus__free(clean);
+    return UINT32_MAX;
 }
 
 void ludus__gpu_free(ludus__gpu_data *g) {
     if (!g) return;
     for (uint32_t i = 0; i < g->nnames; i++) ludus__free(g->names[i]);
     ludus__free(g->names);
+    ludus__free(g->name_hash);
     ludus__free(g->ctx);
     ludus__free(g->s);
     ludus__free(g->cal);
@@ -11820,7 +12238,7 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
         o->end_ticks = in->end_ticks;
         o->flow_id = in->flow_id;
         o->period_ns = ludus__sf_gpu_finite_positive(in->tick_period_ns) ? in->tick_period_ns : ci->period_ns;
-        o->submit_ns = in->submit_ns - S.start_ns;
+        o->submit_ns = ludus__sf_gpu_clamp_time(in->submit_ns - S.start_ns); /* >= 0: earlier ones were left out */
     }
 out:
     ludus__mutex_unlock(&S.lock);
@@ -11846,8 +12264,10 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
             if (!n) rc = LUDUS_ENOMEM;
             if (n) g->cal = n, g->cal_cap = cap;
         }
+        int64_t at;
+        if (__builtin_sub_overflow(cpu_ns, S.start_ns, &at)) at = cpu_ns < 0 ? -TIME_LIMIT : TIME_LIMIT;
         if (rc == 0) {
-            g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, cpu_ns - S.start_ns, max_deviation_ns};
+            g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, ludus__sf_gpu_clamp_time(at), ludus__sf_gpu_clamp_time(max_deviation_ns)};
             ci->handed++;
         }
     }
@@ -11907,7 +12327,7 @@ static int64_t ludus__sf_gpu_map_ticks(const ludus__gpu_cal *cal, uint32_t n, ui
         double slope = dt > 0 ? (double)(b->cpu_ns - a->cpu_ns) / dt : period;
         *err = a->dev_ns > b->dev_ns ? a->dev_ns : b->dev_ns;
         *extra = 0;
-        return a->cpu_ns + ludus__sf_gpu_round_i64((double)ludus__sf_gpu_tick_delta(t, a->ticks, bits) * slope);
+        return ludus__sf_gpu_sat_add(a->cpu_ns, ludus__sf_gpu_round_i64((double)ludus__sf_gpu_tick_delta(t, a->ticks, bits) * slope));
     }
     /* outside: from the nearest point, along its segment's slope */
     int64_t p = i < 0 ? 0 : i;
@@ -11919,13 +12339,13 @@ static int64_t ludus__sf_gpu_map_ticks(const ludus__gpu_cal *cal, uint32_t n, ui
         double dt = (double)ludus__sf_gpu_tick_delta(b->ticks, a->ticks, bits), dc = (double)(b->cpu_ns - a->cpu_ns);
         if (dt != 0 && dc != 0) {
             slope = dc / dt;
-            rel = (double)(a->dev_ns + b->dev_ns) / ludus__sf_gpu_abs_f64(dc);
+            rel = ((double)a->dev_ns + (double)b->dev_ns) / ludus__sf_gpu_abs_f64(dc);
         }
     }
     double d = (double)ludus__sf_gpu_tick_delta(t, a->ticks, bits) * slope;
-    *err = a->dev_ns + ludus__sf_gpu_round_i64(ludus__sf_gpu_abs_f64(d) * rel + 0.5);
+    *err = ludus__sf_gpu_sat_add(a->dev_ns, ludus__sf_gpu_round_i64(ludus__sf_gpu_abs_f64(d) * rel + 0.5));
     *extra = 1;
-    return a->cpu_ns + ludus__sf_gpu_round_i64(d);
+    return ludus__sf_gpu_sat_add(a->cpu_ns, ludus__sf_gpu_round_i64(d));
 }
 
 /* The epoch (points between breaks) a sample belongs to: the one holding
@@ -11957,7 +12377,7 @@ static int ludus__sf_gpu_place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sa
     for (uint32_t i = 1; i < ncal; i++) {
         double dt = (double)ludus__sf_gpu_tick_delta(cal[i].ticks, cal[i - 1].ticks, bits) * ci->period_ns;
         double dc = (double)(cal[i].cpu_ns - cal[i - 1].cpu_ns);
-        double tol = DISCORD_FRACTION * ludus__sf_gpu_abs_f64(dc) + (double)(cal[i].dev_ns + cal[i - 1].dev_ns);
+        double tol = DISCORD_FRACTION * ludus__sf_gpu_abs_f64(dc) + (double)cal[i].dev_ns + (double)cal[i - 1].dev_ns;
         if (ludus__sf_gpu_abs_f64(dt - dc) > tol || dt <= 0) brk[i] = 1;
     }
     ci->ncal = ncal;
@@ -12002,8 +12422,8 @@ static int ludus__sf_gpu_place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sa
             }
             for (uint64_t m = i; m < j; m++) {
                 double period = s[m].period_ns > 0 ? s[m].period_ns : ci->period_ns;
-                s[m].begin_ns = anchor + (int64_t)ludus__sf_gpu_round_i64((double)ludus__sf_gpu_tick_delta(s[m].begin_ticks, first, bits) * period);
-                s[m].end_ns = s[m].begin_ns + s[m].device_ns;
+                s[m].begin_ns = ludus__sf_gpu_sat_add(anchor, ludus__sf_gpu_round_i64((double)ludus__sf_gpu_tick_delta(s[m].begin_ticks, first, bits) * period));
+                s[m].end_ns = ludus__sf_gpu_sat_add(s[m].begin_ns, s[m].device_ns);
                 s[m].error_ns = 0;
                 s[m].flags |= LUDUS_GPU_SPAN_UNCALIBRATED;
             }
@@ -12245,6 +12665,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
     c->gpu = g;
     g->ctx = ludus__calloc(h.nctx ? h.nctx : 1, sizeof *g->ctx);
     g->names = ludus__calloc(h.nnames ? h.nnames : 1, sizeof *g->names);
+    g->names_cap = h.nnames;
     g->s = ludus__calloc(h.nsamples ? h.nsamples : 1, sizeof *g->s);
     g->cal = ludus__calloc(h.ncal ? h.ncal : 1, sizeof *g->cal);
     if (!g->ctx || !g->names || !g->s || !g->cal) return -2;
@@ -12278,9 +12699,10 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         ludus__nf_get_U32(p + off, &l);
         off += 4;
         if (l > LUDUS__NF_MAX_STRING || n - off < l) return BAD("GPU pass name %u: %u bytes", i, l);
-        char *s = ludus__malloc((size_t)l * 3 + 1);
+        size_t cap = (size_t)l * 3 < LUDUS__NF_MAX_STRING ? (size_t)l * 3 : LUDUS__NF_MAX_STRING; /* as saved again */
+        char *s = ludus__malloc(cap + 1);
         if (!s) return -2;
-        s[ludus__utf8_clean((const char *)p + off, l, s, (size_t)l * 3)] = 0;
+        s[ludus__utf8_clean((const char *)p + off, l, s, cap)] = 0;
         g->names[g->nnames++] = s;
         off += l;
     }
@@ -12301,7 +12723,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         s->flow_id = e.flow_id;
         s->period_ns = ludus__sf_gpu_bits_f64(e.period_bits);
         if (!ludus__sf_gpu_finite_positive(s->period_ns)) s->period_ns = 0; /* the context's */
-        s->submit_ns = e.submit_ns;
+        s->submit_ns = ludus__sf_gpu_clamp_time(e.submit_ns);
     }
     g->s_cap = g->ns;
     for (uint64_t i = 0; i < h.ncal; i++) {
@@ -12311,7 +12733,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         off += h.cal_bytes;
         if (e.ctx >= g->nctx || e.dev_ns < 0)
             return BAD("GPU calibration point %llu: context %u", (unsigned long long)i, e.ctx);
-        g->cal[g->ncal++] = (ludus__gpu_cal){e.ctx, e.ticks, e.cpu_ns, e.dev_ns};
+        g->cal[g->ncal++] = (ludus__gpu_cal){e.ctx, e.ticks, ludus__sf_gpu_clamp_time(e.cpu_ns), ludus__sf_gpu_clamp_time(e.dev_ns)};
     }
     g->cal_cap = g->ncal;
     return ludus__gpu_place(g) ? -2 : 0;
@@ -12320,6 +12742,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
 #undef MAX_DEVIATION_NS
 #undef ASSUMED_DRIFT
 #undef DISCORD_FRACTION
+#undef TIME_LIMIT
 #undef BAD
 
 /* ==== src/session/fork.c ==== */
@@ -14413,9 +14836,10 @@ static int ludus__sf_file_reader_parse_meta(ludus__sf_file_reader_reader *r, lud
             size_t n = ludus__utf8_clean(v, vn, c->process_name, sizeof c->process_name - 1);
             c->process_name[n] = 0;
         } else if (kn == 10 && !memcmp(k, "categories", 10) && !c->categories) {
-            c->categories = ludus__malloc((size_t)vn * 3 + 1);
+            size_t cap = (size_t)vn * 3 < LUDUS__NF_MAX_STRING ? (size_t)vn * 3 : LUDUS__NF_MAX_STRING; /* as saved */
+            c->categories = ludus__malloc(cap + 1);
             if (!c->categories) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-            c->categories[ludus__utf8_clean(v, vn, c->categories, (size_t)vn * 3)] = 0;
+            c->categories[ludus__utf8_clean(v, vn, c->categories, cap)] = 0;
         } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
             c->recovered = 1;
         } else if ((kn == 16 && !memcmp(k, "counters_refused", 16)) ||
@@ -15122,7 +15546,7 @@ static void ludus__sf_chrome_json_flag_args(ludus__writer *w, uint16_t flags, in
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (flags & names[i].bit) {
             if (!first) ludus__w_ch(w, ',');
-            ludus__w_str(w, names[i].text);
+            ludus__w_str(w, names[i].text); /* constant text */
             first = 0;
         }
     ludus__w_ch(w, '"');
@@ -15225,8 +15649,9 @@ static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x,
         if (ev->site != UINT32_MAX) {
             ludus__sf_chrome_json_snippet(x, ev->site);
         } else {
+            const char *label = ni->label ? ni->label : ni->category; /* a mark or frame without a site */
             ludus__w_str(w, ",\"name\":");
-            ludus__w_json_str(w, ni->label, strlen(ni->label));
+            ludus__w_json_str(w, label, strlen(label));
         }
         if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) {
             ludus__w_str(w, ",\"cat\":");
@@ -16244,7 +16669,8 @@ static void ludus__sf_native_writer_write_header(ludus__writer *w, const ludus_c
 
 static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     char *cov = c->nmem_cov ? ludus__mem_cov_text(c) : NULL;
-    char crash[128]; /* "SIGNAME signo tid at_ns" */
+    if (c->nmem_cov && !cov) r->oom = 1; /* the file would lack the manifest: an error, not a quieter file */
+    char crash[128];                     /* "SIGNAME signo tid at_ns" */
     snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
              (unsigned long long)c->crash_tid, (long long)c->crash_ns);
     char refused[24], lost[24]; /* in metadata: readers skip keys they do not know */
@@ -16596,6 +17022,31 @@ static inline uint8_t *ludus__pb_bytes(uint8_t *p, uint32_t field, const void *s
     return p + n;
 }
 
+/* Longest string field: longer names are cut (a packet must fit the writer). */
+#define LUDUS__PB_MAX_STR 4096u
+
+/* The one writer of a protobuf string (names, texts, values): s[0, n) as
+ * valid UTF-8 (each invalid byte becomes U+FFFD), at most max bytes (<=
+ * LUDUS__PB_MAX_STR), cut between two characters. Writes at most max + 8
+ * bytes. ludus__pb_str: max = LUDUS__PB_MAX_STR. */
+static inline uint8_t *ludus__pb_str_max(uint8_t *p, uint32_t field, const char *s, size_t n, size_t max) {
+    if (n <= max && ludus__utf8_valid(s, n)) return ludus__pb_bytes(p, field, s, n);
+    p = ludus__pb_key(p, field, LUDUS__PB_LEN);
+    size_t k = ludus__utf8_clean(s, n, (char *)p + 2, max); /* < 2^14: a two-byte length at most */
+    if (k < 128) {
+        memmove(p + 1, p + 2, k);
+        *p = (uint8_t)k;
+        return p + 1 + k;
+    }
+    p[0] = (uint8_t)(0x80 | (k & 0x7f));
+    p[1] = (uint8_t)(k >> 7);
+    return p + 2 + k;
+}
+
+static inline uint8_t *ludus__pb_str(uint8_t *p, uint32_t field, const char *s, size_t n) {
+    return ludus__pb_str_max(p, field, s, n, LUDUS__PB_MAX_STR);
+}
+
 /* Opens a nested message: *mark remembers where its length goes. */
 static inline uint8_t *ludus__pb_open(uint8_t *p, uint32_t field, uint8_t **mark) {
     p = ludus__pb_key(p, field, LUDUS__PB_LEN);
@@ -16653,7 +17104,7 @@ enum { SEQ_CLEARED = 1 };
 #define COUNTER_UUID(site, series) \
     (2u + (uint64_t)s->c->nthreads * LUDUS__MAX_LANES + (uint64_t)(site)*LUDUS__SERIES_PER_SITE + (series))
 #define META_SEQ 1u
-#define MAX_STR 4096u /* longer names are cut: a packet must fit the writer */
+#define MAX_STR LUDUS__PB_MAX_STR
 
 /* Extra interned names and categories, after the sites' iids. */
 enum { XN_FLOW = 1, XN_LABEL, XN_COUNT = XN_LABEL + LUDUS_NEV_COUNT };
@@ -16685,10 +17136,6 @@ typedef struct ludus__sf_pftrace_pf_state {
     uint32_t lanes_described; /* bit k: lane k of the current thread */
 } ludus__sf_pftrace_pf_state;
 
-static size_t ludus__sf_pftrace_clamp(size_t n) {
-    return n > MAX_STR ? MAX_STR : n;
-}
-
 static uint8_t *ludus__sf_pftrace_packet_open(uint8_t *p, uint8_t **mark, uint64_t ts, int has_ts, uint32_t seq, uint32_t flags) {
     p = ludus__pb_open(p, 1, mark);
     if (has_ts) p = ludus__pb_uint(p, TP_TIMESTAMP, ts);
@@ -16701,7 +17148,7 @@ static uint8_t *ludus__sf_pftrace_interned_entry(uint8_t *p, uint32_t field, uin
     uint8_t *m;
     p = ludus__pb_open(p, field, &m);
     p = ludus__pb_uint(p, 1, iid);
-    p = ludus__pb_bytes(p, 2, s, ludus__sf_pftrace_clamp(n));
+    p = ludus__pb_str(p, 2, s, n);
     return ludus__pb_close(p, m);
 }
 
@@ -16710,26 +17157,26 @@ static uint8_t *ludus__sf_pftrace_interned_entry(uint8_t *p, uint32_t field, uin
 static uint8_t *ludus__sf_pftrace_da_u64(uint8_t *p, const char *name, uint64_t v) {
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, name, strlen(name));
+    p = ludus__pb_str(p, 10, name, strlen(name));
     p = ludus__pb_uint(p, 3, v);
     return ludus__pb_close(p, m);
 }
 static uint8_t *ludus__sf_pftrace_da_i64(uint8_t *p, const char *name, int64_t v) {
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, name, strlen(name));
+    p = ludus__pb_str(p, 10, name, strlen(name));
     p = ludus__pb_int(p, 4, v);
     return ludus__pb_close(p, m);
 }
 static uint8_t *ludus__sf_pftrace_da_str(uint8_t *p, const char *name, const char *v) {
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, name, strlen(name));
-    p = ludus__pb_bytes(p, 6, v, ludus__sf_pftrace_clamp(strlen(v)));
+    p = ludus__pb_str(p, 10, name, strlen(name));
+    p = ludus__pb_str(p, 6, v, strlen(v));
     return ludus__pb_close(p, m);
 }
 
-static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
+static int ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     const ludus__captured *c = s->c;
     uint8_t *pm, *m, *m2;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
@@ -16738,7 +17185,7 @@ static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     p = ludus__pb_uint(p, 1, PROCESS_UUID);
     p = ludus__pb_open(p, 3, &m2);
     p = ludus__pb_int(p, 1, c->pid);
-    p = ludus__pb_bytes(p, 6, c->process_name, strnlen(c->process_name, sizeof c->process_name));
+    p = ludus__pb_str(p, 6, c->process_name, strnlen(c->process_name, sizeof c->process_name));
     p = ludus__pb_close(p, m2);
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
@@ -16777,7 +17224,8 @@ static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     }
     if (c->nmem_cov) {
         char *cov = ludus__mem_cov_text(c); /* lines of tab-separated fields, as in .ludus (docs/format.md) */
-        if (cov) p = ludus__sf_pftrace_da_str(p, "memory_coverage", cov);
+        if (!cov) return LUDUS_ENOMEM;
+        p = ludus__sf_pftrace_da_str(p, "memory_coverage", cov);
         ludus__free(cov);
     }
     if (c->cut) {
@@ -16786,6 +17234,7 @@ static void ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     }
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    return 0;
 }
 
 static uint8_t *ludus__sf_pftrace_thread_desc(ludus__sf_pftrace_pf_state *s, uint8_t *p, uint32_t t, uint32_t lane) {
@@ -16801,13 +17250,13 @@ static uint8_t *ludus__sf_pftrace_thread_desc(ludus__sf_pftrace_pf_state *s, uin
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, LANE_UUID(t, lane));
     if (lane) {
-        p = ludus__pb_bytes(p, 2, name, strlen(name));
+        p = ludus__pb_str(p, 2, name, strlen(name));
         p = ludus__pb_uint(p, 5, THREAD_UUID(t)); /* parent_uuid */
     } else {
         p = ludus__pb_open(p, 4, &m3);
         p = ludus__pb_int(p, 1, s->c->pid);
         p = ludus__pb_int(p, 2, (int64_t)th->tid);
-        p = ludus__pb_bytes(p, 5, name, strlen(name));
+        p = ludus__pb_str(p, 5, name, strlen(name));
         p = ludus__pb_close(p, m3);
     }
     return ludus__pb_close(p, m);
@@ -16921,14 +17370,13 @@ static void ludus__sf_pftrace_describe_counter(ludus__sf_pftrace_pf_state *s, ui
     const ludus__site_info *si = &s->c->sites[site];
     uint8_t *pm, *m, *m2;
     char name[MAX_STR + 64];
-    size_t n = ludus__sf_pftrace_clamp(si->name_len);
-    memcpy(name, si->name, n);
+    size_t n = ludus__utf8_clean(si->name, si->name_len, name, MAX_STR - 64); /* room for the series */
     if (series) n += (size_t)snprintf(name + n, sizeof name - n, " %s", ludus__stats[series - 1].series);
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
     p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, COUNTER_UUID(site, series));
-    p = ludus__pb_bytes(p, 2, name, n);
+    p = ludus__pb_str(p, 2, name, n);
     p = ludus__pb_uint(p, 5, PROCESS_UUID);
     p = ludus__pb_open(p, 8, &m2); /* CounterDescriptor: unit (3) COUNT = 2, SIZE_BYTES = 3 */
     if (series) p = ludus__pb_uint(p, 3, ludus__stats[series - 1].unit[0] ? 3 : 2);
@@ -16959,7 +17407,7 @@ static uint8_t *ludus__sf_pftrace_da_arg(ludus__sf_pftrace_pf_state *s, uint8_t 
     const ludus__site_info *si = &s->c->sites[ev->site];
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, si->name, si->name_len < ARG_NAME_MAX ? si->name_len : ARG_NAME_MAX);
+    p = ludus__pb_str_max(p, 10, si->name, si->name_len, ARG_NAME_MAX);
     switch (ludus__nevs[ev->kind].value) {
     case LUDUS__V_I64:
         p = ludus__pb_int(p, 4, (int64_t)ev->value);
@@ -16973,7 +17421,7 @@ static uint8_t *ludus__sf_pftrace_da_arg(ludus__sf_pftrace_pf_state *s, uint8_t 
     default: {
         size_t n;
         const char *t = ludus__arg_text(s->it, ev, &n);
-        p = ludus__pb_bytes(p, 6, t, n);
+        p = ludus__pb_str_max(p, 6, t, n, LUDUS_ANNOTATION_TEXT_MAX);
         break;
     }
     }
@@ -16989,7 +17437,7 @@ static void ludus__sf_pftrace_write_lone_arg(ludus__sf_pftrace_pf_state *s, cons
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_bytes(p, TE_CATEGORIES, "annotation", 10);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
-    p = ludus__pb_bytes(p, TE_NAME, si->name, ludus__sf_pftrace_clamp(si->name_len));
+    p = ludus__pb_str(p, TE_NAME, si->name, si->name_len);
     p = ludus__sf_pftrace_da_arg(s, p, ev);
     p = ludus__sf_pftrace_da_str(p, "ludus", "annotation without an open scope");
     p = ludus__pb_close(p, m);
@@ -17005,7 +17453,7 @@ static void ludus__sf_pftrace_write_message(ludus__sf_pftrace_pf_state *s, const
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_bytes(p, TE_CATEGORIES, "log", 3);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
-    p = ludus__pb_bytes(p, TE_NAME, text, ludus__sf_pftrace_clamp(n));
+    p = ludus__pb_str(p, TE_NAME, text, n);
     p = ludus__sf_pftrace_da_str(p, "level", ludus_log_level_name((int)ev->value));
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
@@ -17056,7 +17504,7 @@ static void ludus__sf_pftrace_async_edge(ludus__sf_pftrace_pf_state *s, const lu
         const char *name = z->site != UINT32_MAX ? c->sites[z->site].name : "<begin cut away>";
         p = ludus__pb_bytes(p, TE_CATEGORIES, "async", 5);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
-        p = ludus__pb_bytes(p, TE_NAME, name, ludus__sf_pftrace_clamp(strlen(name)));
+        p = ludus__pb_str(p, TE_NAME, name, strlen(name));
         p = ludus__sf_pftrace_da_u64(p, "id", z->id);
         if (z->flags & LUDUS_NEV_CLIPPED) p = ludus__sf_pftrace_da_u64(p, "clipped", 1);
     } else {
@@ -17098,13 +17546,13 @@ static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
         const char *tn = k->site != UINT32_MAX ? c->sites[k->site].name : "<invalid track>";
         for (uint32_t lane = 0; lane < k->lanes; lane++) {
             char name[MAX_STR + 32];
-            int len = lane ? snprintf(name, sizeof name, "%.*s (%u)", (int)MAX_STR, tn, lane + 1)
-                           : snprintf(name, sizeof name, "%.*s", (int)MAX_STR, tn);
+            size_t len = ludus__utf8_clean(tn, strlen(tn), name, MAX_STR - 32); /* room for the lane */
+            if (lane) len += (size_t)snprintf(name + len, sizeof name - len, " (%u)", lane + 1);
             uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
             p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, t == 0 && lane == 0 ? SEQ_CLEARED : 0);
             p = ludus__pb_open(p, TP_TRACK_DESC, &m);
             p = ludus__pb_uint(p, 1, ludus__sf_pftrace_async_uuid(s, t, lane));
-            p = ludus__pb_bytes(p, 2, name, (size_t)len);
+            p = ludus__pb_str(p, 2, name, len);
             p = ludus__pb_uint(p, 5, PROCESS_UUID);
             p = ludus__pb_close(p, m);
             ludus__pb_commit(s->w, ludus__pb_close(p, pm));
@@ -17155,7 +17603,7 @@ static void ludus__sf_pftrace_gpu_track(ludus__sf_pftrace_pf_state *s, uint64_t 
     p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, first ? SEQ_CLEARED : 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, uuid);
-    p = ludus__pb_bytes(p, 2, name, ludus__sf_pftrace_clamp(strlen(name)));
+    p = ludus__pb_str(p, 2, name, strlen(name));
     p = ludus__pb_uint(p, 5, PROCESS_UUID);
     if (counter) {
         p = ludus__pb_open(p, 8, &m2);
@@ -17221,7 +17669,7 @@ static void ludus__sf_pftrace_write_gpu(ludus__sf_pftrace_pf_state *s) {
         p = ludus__pb_uint(p, TE_TRACK_UUID, ludus__sf_pftrace_gpu_uuid(s, x->ctx, x->lane));
         p = ludus__pb_bytes(p, TE_CATEGORIES, "gpu", 3);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
-        p = ludus__pb_bytes(p, TE_NAME, pn, ludus__sf_pftrace_clamp(strlen(pn)));
+        p = ludus__pb_str(p, TE_NAME, pn, strlen(pn));
         p = ludus__sf_pftrace_da_u64(p, "frame", x->frame);
         p = ludus__sf_pftrace_da_i64(p, "device_ns", x->device_ns);
         p = ludus__sf_pftrace_da_i64(p, "error_ns", x->error_ns);
@@ -17370,8 +17818,7 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
         ludus__free(s.counter_described);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    ludus__sf_pftrace_write_process(&s);
-    int rc = 0;
+    int rc = ludus__sf_pftrace_write_process(&s);
     for (uint32_t t = 0; t < c->nthreads && !w->failed && rc == 0; t++) {
         s.seq = t + 2;
         ludus__sf_pftrace_write_thread_head(&s, t);

@@ -73,6 +73,7 @@ typedef struct ludus_duration_stats {
  * (excl_unknown counts them) and never absorbs the lost children. */
 #define LUDUS_STAT_LOSSY 1u
 #define LUDUS_STAT_EXCL_PARTIAL 2u
+#define LUDUS_STAT_FOLDED 4u /* a path: some of its activations began deeper than LUDUS_PATH_DEPTH (folded) */
 
 typedef struct ludus_site_stats {
     const char *name;     /* owned by the analysis, NUL-terminated */
@@ -107,7 +108,15 @@ typedef struct ludus_annotated_call {
 } ludus_annotated_call;
 
 /* A caller-context path: the sequence of enclosing sites on the thread,
- * merged across threads. Paths form a tree (parent). */
+ * merged across threads. Paths form a tree (parent). A path holds at most
+ * LUDUS_PATH_DEPTH sites: a scope that begins deeper (deep recursion) is
+ * counted on the path of its first LUDUS_PATH_DEPTH - 2 enclosing scopes
+ * and itself, the levels between folded away (flag LUDUS_STAT_FOLDED, "/.../"
+ * in the path's text; the summary counts them), so the paths of any capture
+ * are at most as many as its sites times the paths LUDUS_PATH_DEPTH - 2 deep.
+ * Calls count every activation; inclusive time counts a folded path's
+ * outermost activations only (it may nest in itself), as a site's does. */
+#define LUDUS_PATH_DEPTH 256
 typedef struct ludus_path_stats {
     uint32_t parent; /* path index; UINT32_MAX at a root */
     uint32_t site;   /* site index */
@@ -180,6 +189,7 @@ typedef struct ludus_analysis_summary {
     char crash_signal_name[16]; /* "SIGSEGV" and the like */
     uint64_t crash_tid;         /* the thread it hit */
     int recovered;              /* read back from a pool file its process left behind */
+    uint64_t folded;            /* scopes begun deeper than LUDUS_PATH_DEPTH: on folded paths */
 } ludus_analysis_summary;
 
 LUDUS_API void ludus_analysis_get_summary(const ludus_analysis *a, ludus_analysis_summary *out);

@@ -64,6 +64,16 @@ typedef struct ludus_capture_info {
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
 
+/* A name read from a capture (or any text of one), shown for a terminal:
+ * a capture is what people mail each other, so its names may hold anything.
+ * Control characters (C0, DEL, C1: escape sequences among them) and bytes
+ * that start no valid UTF-8 character are written \xHH, line separators and
+ * bidirectional controls \uHHHH, everything else as it is; at most `width`
+ * bytes (0: only cap bounds it), a longer text cut between two characters
+ * and the cut marked with '~'. out (cap >= 2) is always NUL-terminated;
+ * returns out, or "" when out or text is NULL or cap < 2. Thread-safe. */
+LUDUS_API const char *ludus_text_show(char *out, size_t cap, const char *text, size_t width);
+
 /* ludus_save_capture with flags (LUDUS_SAVE_RAW). */
 LUDUS_API int ludus_save_capture_ex(const char *path, unsigned flags);
 

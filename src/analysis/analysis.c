@@ -33,20 +33,20 @@ void ludus_analysis_destroy(ludus_analysis *a) {
         ludus__acc_free(&a->nodes[i].incl);
         ludus__acc_free(&a->nodes[i].excl);
     }
-    free(a->strings);
-    free(a->sites);
-    free(a->nodes);
-    free(a->node_hash);
-    free(a->marks);
-    free(a->unlogged);
-    free(a->carried);
-    free(a->node_cells);
-    free(a->site_cells);
-    free(a->hitches);
+    ludus__free(a->strings);
+    ludus__free(a->sites);
+    ludus__free(a->nodes);
+    ludus__free(a->node_hash);
+    ludus__free(a->marks);
+    ludus__free(a->unlogged);
+    ludus__free(a->carried);
+    ludus__free(a->node_cells);
+    ludus__free(a->site_cells);
+    ludus__free(a->hitches);
     ludus__counters_free(a);
-    free(a->locks);
+    ludus__free(a->locks);
     ludus__timeline_free(a);
-    free(a);
+    ludus__free(a);
 }
 
 /* "12.5ms", "300us", "2s", "1500" (ms). */
@@ -129,8 +129,9 @@ size_t ludus__path_text(const ludus_analysis *a, uint32_t node, char *buf, size_
     size_t len = 0;
     if (cap) buf[0] = 0;
     for (uint32_t i = n; i-- > 0;) {
-        int w = snprintf(buf + len, len < cap ? cap - len : 0, "%s%s", i + 1 == n ? "" : "/",
-                         a->sites[a->nodes[chain[i]].pub.site].pub.name);
+        const ludus_path_stats *x = &a->nodes[chain[i]].pub;
+        const char *sep = i + 1 == n ? "" : (x->flags & LUDUS_STAT_FOLDED) ? "/.../" : "/";
+        int w = snprintf(buf + len, len < cap ? cap - len : 0, "%s%s", sep, a->sites[x->site].pub.name);
         if (w > 0) len += (size_t)w;
         if (len >= cap) {
             len = cap ? cap - 1 : 0;

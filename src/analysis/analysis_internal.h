@@ -7,6 +7,7 @@
 #include <ludus/analysis.h>
 
 #include "../capture/capture_internal.h"
+#include "../base/text.h"
 #include "../base/writer.h"
 #include "../export/export_internal.h" /* the per-lane store of open slices' annotations */
 
@@ -19,7 +20,8 @@
 #define LUDUS__HIST_REL_ERROR (1.0 / 128.0)
 
 typedef struct ludus__hist {
-    uint64_t *oct[LUDUS__HIST_OCT]; /* allocated on first use */
+    uint64_t **oct; /* LUDUS__HIST_OCT octaves, each allocated on first use; the table itself comes with the
+                       second value (a single value is min == max: a path met once costs no histogram) */
 } ludus__hist;
 
 static inline uint32_t ludus__hist_bucket_inline(int64_t v) {
@@ -43,10 +45,10 @@ LUDUS_HIDDEN uint32_t ludus__hist_bucket(int64_t v);
 static inline int ludus__acc_add(ludus__acc *a, int64_t v, int exact) {
     if (v < 0) v = 0;
     uint32_t b = ludus__hist_bucket_inline(v);
-    uint64_t *o = a->h.oct[b / LUDUS__HIST_SUB];
+    uint64_t *o = a->h.oct ? a->h.oct[b / LUDUS__HIST_SUB] : NULL;
     if (__builtin_expect(o == NULL || exact, 0)) return ludus__acc_add_slow(a, v, b, exact);
-    if (a->n == 0 || v < a->min) a->min = v;
-    if (a->n == 0 || v > a->max) a->max = v;
+    if (v < a->min) a->min = v;
+    if (v > a->max) a->max = v;
     a->n++;
     a->total += v;
     o[b % LUDUS__HIST_SUB]++;
@@ -56,7 +58,9 @@ LUDUS_HIDDEN void ludus__acc_free(ludus__acc *a);
 /* Fills s (sorts the exact vector). */
 LUDUS_HIDDEN void ludus__acc_stats(ludus__acc *a, int exact, ludus_duration_stats *s);
 LUDUS_HIDDEN int64_t ludus__hist_bucket_mid(uint32_t b);
-LUDUS_HIDDEN uint64_t ludus__hist_get(const ludus__hist *h, uint32_t b);
+/* The counts of octave `oct` of a's histogram (a single value's in tmp), or
+ * NULL when the octave holds none. */
+LUDUS_HIDDEN const uint64_t *ludus__acc_octave(const ludus__acc *a, uint32_t oct, uint64_t tmp[LUDUS__HIST_SUB]);
 #define LUDUS__HIST_BUCKETS (LUDUS__HIST_OCT * LUDUS__HIST_SUB)
 
 /* Pools src's values into dst (both histograms; the exact vector when both
@@ -119,6 +123,7 @@ typedef struct ludus__an_node {
     uint64_t key;                  /* FNV of the site ids along the path: matches paths across captures */
     uint32_t memo_site, memo_node; /* last child looked up: siblings repeat */
     uint32_t cells_at, ncells;
+    uint32_t open; /* activations open on the current thread (a folded path nests in itself) */
 } ludus__an_node;
 
 /* One (frame, entity) cell: calls and exclusive ns; arg: the annotations
@@ -179,6 +184,9 @@ struct ludus_analysis {
      * first warnings and errors, async zone statistics */
     struct ludus__an_msg *msgs;
     size_t nmsgs, msgs_cap;
+    uint64_t *warn_frames; /* warnings and errors as (frame << 1 | is_error), sorted: made once */
+    size_t nwarn_frames;
+    ludus_message_stats msg_stats;
     ludus_message_info first_msgs[16];
     uint32_t nfirst_msgs;
     ludus_async_stats *asyncs;
@@ -275,10 +283,6 @@ LUDUS_HIDDEN size_t ludus__path_text(const ludus_analysis *a, uint32_t node, cha
 
 /* ---- output helpers (report_text.c) ---- */
 LUDUS_HIDDEN void ludus__w_fmt(ludus__writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* JSON string, '<' escaped so it can sit inside an HTML <script>. */
-LUDUS_HIDDEN void ludus__w_jstr(ludus__writer *w, const char *s);
-/* CSV field, quoted when needed. */
-LUDUS_HIDDEN void ludus__w_csv(ludus__writer *w, const char *s);
 /* Human duration: "12.3 us", "4.56 ms". */
 LUDUS_HIDDEN const char *ludus__dur(char *buf, size_t cap, double ns);
 LUDUS_HIDDEN void ludus__json_stats(ludus__writer *w, const ludus_duration_stats *s);

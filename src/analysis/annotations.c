@@ -53,7 +53,7 @@ size_t ludus__args_text(const ludus_capture *c, const ludus__nev_iter *it, const
 int ludus__an_slowest_add(ludus_analysis *a, uint32_t site, const ludus_annotated_call *call) {
     ludus__an_site *s = &a->sites[site];
     if (!s->slow) {
-        s->slow = calloc(1, sizeof *s->slow);
+        s->slow = ludus__calloc(1, sizeof *s->slow);
         if (!s->slow) return -1;
     }
     ludus__an_slowest *w = s->slow;
@@ -95,7 +95,7 @@ int ludus__cell_text_add(ludus_analysis *a, const char *text, size_t n, uint32_t
         size_t cap = a->cell_text_cap ? a->cell_text_cap * 2 : 4096;
         while (cap < a->cell_text_n + n + 1) cap *= 2;
         if (cap > UINT32_MAX) return -1;
-        char *t = realloc(a->cell_text, cap);
+        char *t = ludus__realloc(a->cell_text, cap);
         if (!t) return -1;
         a->cell_text = t;
         a->cell_text_cap = cap;
@@ -112,6 +112,6 @@ const char *ludus__cell_text(const ludus_analysis *a, uint32_t ref) {
 }
 
 void ludus__annotations_free(ludus_analysis *a) {
-    for (uint32_t i = 0; i < a->nsites; i++) free(a->sites[i].slow);
-    free(a->cell_text);
+    for (uint32_t i = 0; i < a->nsites; i++) ludus__free(a->sites[i].slow);
+    ludus__free(a->cell_text);
 }

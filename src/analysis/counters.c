@@ -14,14 +14,15 @@ static const char *const kind_of_owner[] = {"count", "gauge", "memory"};
 /* The track of (site, series), created on first use; NULL without memory. */
 static ludus__an_counter *track(ludus_analysis *a, uint32_t site, uint32_t series) {
     if (!a->counter_at) {
-        a->counter_at = calloc((size_t)(a->nsites ? a->nsites : 1) * LUDUS__SERIES_PER_SITE, sizeof *a->counter_at);
+        a->counter_at =
+            ludus__calloc((size_t)(a->nsites ? a->nsites : 1) * LUDUS__SERIES_PER_SITE, sizeof *a->counter_at);
         if (!a->counter_at) return NULL;
     }
     uint32_t *at = &a->counter_at[(size_t)site * LUDUS__SERIES_PER_SITE + series];
     if (*at) return &a->counters[*at - 1];
     if (a->ncounters == a->counters_cap) {
         uint32_t cap = a->counters_cap ? a->counters_cap * 2 : 16;
-        ludus__an_counter *n = realloc(a->counters, cap * sizeof *n);
+        ludus__an_counter *n = ludus__realloc(a->counters, cap * sizeof *n);
         if (!n) return NULL;
         a->counters = n;
         a->counters_cap = cap;
@@ -49,7 +50,7 @@ static ludus__an_counter *track(ludus_analysis *a, uint32_t site, uint32_t serie
 static int push(ludus__an_counter *k, uint64_t frame, double v) {
     if (k->n == k->cap) {
         size_t cap = k->cap ? k->cap * 2 : 64;
-        ludus__counter_value *n = realloc(k->v, cap * sizeof *n);
+        ludus__counter_value *n = ludus__realloc(k->v, cap * sizeof *n);
         if (!n) return -1;
         k->v = n;
         k->cap = cap;
@@ -93,7 +94,7 @@ int ludus__counters_finish(ludus_analysis *a) {
         ludus__an_counter *k = &a->counters[i];
         ludus_counter_stats *s = &k->pub;
         s->frames_in_window = nw;
-        double *x = malloc((k->n ? k->n : 1) * sizeof *x);
+        double *x = ludus__malloc((k->n ? k->n : 1) * sizeof *x);
         if (!x) return -1;
         size_t m = 0;
         for (size_t j = 0; j < k->n; j++)
@@ -110,15 +111,15 @@ int ludus__counters_finish(ludus_analysis *a) {
             s->p50 = nearest_rank(x, m, 0.5);
             s->p99 = nearest_rank(x, m, 0.99);
         }
-        free(x);
+        ludus__free(x);
     }
     return 0;
 }
 
 void ludus__counters_free(ludus_analysis *a) {
-    for (uint32_t i = 0; i < a->ncounters; i++) free(a->counters[i].v);
-    free(a->counters);
-    free(a->counter_at);
+    for (uint32_t i = 0; i < a->ncounters; i++) ludus__free(a->counters[i].v);
+    ludus__free(a->counters);
+    ludus__free(a->counter_at);
 }
 
 uint32_t ludus_analysis_counter_count(const ludus_analysis *a) {

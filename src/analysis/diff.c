@@ -26,7 +26,10 @@ struct ludus_diff {
     uint32_t tests;
     ludus_diff_counter *counters;
     uint32_t ncounters, counter_tests;
-    ludus__lock_diff locks; /* locks.c */
+    ludus__lock_diff locks;     /* locks.c */
+    struct run_index *index[2]; /* per run of each side */
+    double run_z;               /* the normal quantile of run_alpha */
+    double *run_t_df;           /* t quantiles of run_alpha by degrees of freedom, filled when first needed */
 };
 
 const ludus__lock_diff *ludus__diff_locks(const ludus_diff *d) {
@@ -48,11 +51,13 @@ static double mw_finish(double u, double na, double nb, double ties, double *z) 
 
 static double mw_hist(const ludus__acc *a, const ludus__acc *b, double *z) {
     double below_a = 0, u = 0, ties = 0;
+    uint64_t ta[LUDUS__HIST_SUB], tb[LUDUS__HIST_SUB];
     for (uint32_t oct = 0; oct < LUDUS__HIST_OCT; oct++) {
-        if (!a->h.oct[oct] && !b->h.oct[oct]) continue;
+        const uint64_t *oa = ludus__acc_octave(a, oct, ta), *ob = ludus__acc_octave(b, oct, tb);
+        if (!oa && !ob) continue;
         for (uint32_t s = 0; s < LUDUS__HIST_SUB; s++) {
-            double ca = a->h.oct[oct] ? (double)a->h.oct[oct][s] : 0;
-            double cb = b->h.oct[oct] ? (double)b->h.oct[oct][s] : 0;
+            double ca = oa ? (double)oa[s] : 0;
+            double cb = ob ? (double)ob[s] : 0;
             u += cb * (below_a + ca / 2.0);
             below_a += ca;
             double t = ca + cb;
@@ -62,20 +67,28 @@ static double mw_hist(const ludus__acc *a, const ludus__acc *b, double *z) {
     return mw_finish(u, (double)a->n, (double)b->n, ties, z);
 }
 
-/* Over two sorted arrays. */
-static double mw_sorted(const double *a, size_t na, const double *b, size_t nb, double *z) {
+/* Over two sorted arrays, each after a block of za (zb) zeros that the
+ * arrays do not hold (a per-frame value of a frame without cells). */
+static double mw_sorted_z(size_t za, const double *a, size_t na, size_t zb, const double *b, size_t nb, double *z) {
     size_t i = 0, j = 0;
-    double u = 0, ties = 0;
+    double u = (double)zb * ((double)za / 2.0), below = (double)za, ties = 0;
+    double t0 = (double)(za + zb);
+    ties += t0 * t0 * t0 - t0;
     while (i < na || j < nb) {
         double v = i < na && (j >= nb || a[i] <= b[j]) ? a[i] : b[j];
         size_t ca = 0, cb = 0;
         while (i < na && a[i] == v) i++, ca++;
         while (j < nb && b[j] == v) j++, cb++;
-        u += (double)cb * ((double)(i - ca) + (double)ca / 2.0);
+        u += (double)cb * (below + (double)ca / 2.0);
+        below += (double)ca;
         double t = (double)(ca + cb);
         ties += t * t * t - t;
     }
-    return mw_finish(u, (double)na, (double)nb, ties, z);
+    return mw_finish(u, (double)(za + na), (double)(zb + nb), ties, z);
+}
+
+static double mw_sorted(const double *a, size_t na, const double *b, size_t nb, double *z) {
+    return mw_sorted_z(0, a, na, 0, b, nb, z);
 }
 
 double ludus__mw_sorted(const double *a, size_t na, const double *b, size_t nb, double *z) {
@@ -83,7 +96,7 @@ double ludus__mw_sorted(const double *a, size_t na, const double *b, size_t nb, 
 }
 
 static double mw_exact(const ludus__acc *a, const ludus__acc *b, double *z) {
-    double *x = malloc((a->nexact + 1) * sizeof *x), *y = malloc((b->nexact + 1) * sizeof *y);
+    double *x = ludus__malloc((a->nexact + 1) * sizeof *x), *y = ludus__malloc((b->nexact + 1) * sizeof *y);
     double p = 1;
     *z = 0;
     if (x && y) {
@@ -93,8 +106,8 @@ static double mw_exact(const ludus__acc *a, const ludus__acc *b, double *z) {
         qsort(y, b->nexact, sizeof *y, ludus__cmp_double);
         p = mw_sorted(x, a->nexact, y, b->nexact, z);
     }
-    free(x);
-    free(y);
+    ludus__free(x);
+    ludus__free(y);
     return p;
 }
 
@@ -118,86 +131,193 @@ static void fill_rel(ludus_diff_entry *e) {
 /* Frames per chunk of the calls-per-second measure. */
 #define RATE_CHUNK 25
 
-/* One side of an entry: its runs pooled. */
+/* One run's lookups and window figures, built once per diff: its sites by
+ * (id, name) and its paths by key in open-addressing tables (index + 1, in
+ * index order along a probe sequence, so the first match is the lowest
+ * index), and what every entry's per-frame measures share. */
+typedef struct run_index {
+    const ludus_analysis *R;
+    uint32_t *site, *path;
+    uint32_t site_mask, path_mask;
+    uint64_t nw, nchunk;     /* window frames; chunks of RATE_CHUNK of them (the last takes the rest) */
+    double sy, syy, seconds; /* frame durations (s): sum, sum of squares; chunks' seconds */
+    double *chunk_sec;       /* per chunk */
+} run_index;
+
+static uint32_t site_key(const ludus_site_stats *s) {
+    uint32_t h = 2166136261u ^ s->id;
+    for (const char *p = s->name; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+    return h;
+}
+
+static uint32_t path_key(uint64_t key) {
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+static uint32_t table_cap(uint32_t n) {
+    uint32_t cap = 16;
+    while (cap < 2 * (uint64_t)n + 1) cap *= 2;
+    return cap;
+}
+
+static void index_free(run_index *x) {
+    if (!x) return;
+    ludus__free(x->site);
+    ludus__free(x->path);
+    ludus__free(x->chunk_sec);
+}
+
+static int index_build(run_index *x, const ludus_analysis *R) {
+    memset(x, 0, sizeof *x);
+    x->R = R;
+    uint32_t sc = table_cap(R->nsites), pc = table_cap(R->nnodes);
+    x->site = ludus__calloc(sc, sizeof *x->site);
+    x->path = ludus__calloc(pc, sizeof *x->path);
+    x->nw = R->win_f1 > R->win_f0 ? R->win_f1 - R->win_f0 : 0;
+    x->nchunk = x->nw ? (x->nw / RATE_CHUNK ? x->nw / RATE_CHUNK : 1) : 0;
+    x->chunk_sec = ludus__malloc((x->nchunk + 1) * sizeof *x->chunk_sec);
+    if (!x->site || !x->path || !x->chunk_sec) return -1;
+    x->site_mask = sc - 1;
+    x->path_mask = pc - 1;
+    for (uint32_t j = 0; j < R->nsites; j++) {
+        uint32_t k = site_key(&R->sites[j].pub) & x->site_mask;
+        while (x->site[k]) k = (k + 1) & x->site_mask;
+        x->site[k] = j + 1;
+    }
+    for (uint32_t j = 0; j < R->nnodes; j++) {
+        uint32_t k = path_key(R->nodes[j].key) & x->path_mask;
+        while (x->path[k]) k = (k + 1) & x->path_mask;
+        x->path[k] = j + 1;
+    }
+    for (uint64_t f = 0; f < x->nw; f++) {
+        double y = (double)(ludus__frame_end(R, R->win_f0 + f) - ludus__frame_begin(R, R->win_f0 + f)) / 1e9;
+        x->sy += y;
+        x->syy += y * y;
+    }
+    for (uint64_t ch = 0; ch < x->nchunk; ch++) {
+        uint64_t f0 = ch * RATE_CHUNK, f1 = ch + 1 == x->nchunk ? x->nw : f0 + RATE_CHUNK;
+        x->chunk_sec[ch] =
+            (double)(ludus__frame_end(R, R->win_f0 + f1 - 1) - ludus__frame_begin(R, R->win_f0 + f0)) / 1e9;
+        x->seconds += x->chunk_sec[ch];
+    }
+    return 0;
+}
+
+/* The lowest index of x's run matching site s (id and name) or path key
+ * `key`, skipping those taken[] marks (NULL: none); -1 when none. */
+static int64_t index_site(const run_index *x, const ludus_site_stats *s, const int64_t *taken) {
+    for (uint32_t k = site_key(s) & x->site_mask; x->site[k]; k = (k + 1) & x->site_mask) {
+        uint32_t j = x->site[k] - 1;
+        const ludus_site_stats *t = &x->R->sites[j].pub;
+        if (t->id == s->id && !strcmp(t->name, s->name) && !(taken && taken[j] >= 0)) return j;
+    }
+    return -1;
+}
+
+static int64_t index_path(const run_index *x, uint64_t key, const int64_t *taken) {
+    for (uint32_t k = path_key(key) & x->path_mask; x->path[k]; k = (k + 1) & x->path_mask) {
+        uint32_t j = x->path[k] - 1;
+        if (x->R->nodes[j].key == key && !(taken && taken[j] >= 0)) return j;
+    }
+    return -1;
+}
+
+/* One side of an entry: its runs pooled. Per-frame measures keep only the
+ * frames (chunks) that hold calls: the others are zeros, counted, so an
+ * entry costs what its cells hold, never the window's length. */
 typedef struct side {
-    ludus__acc excl, incl;          /* every run's calls */
-    int exact;                      /* every run kept every duration */
-    double *per_frame, *dur, *rate; /* per window frame of every run: calls, seconds; per chunk: calls per second */
-    size_t nframes;
+    ludus__acc excl, incl; /* every run's calls */
+    int exact;             /* every run kept every duration */
+    double *calls_nz;      /* calls of each window frame that has some, every run */
+    size_t ncalls_nz, nframes;
+    double *rate_nz; /* calls per second of each chunk with a rate > 0, every run */
+    size_t nrate_nz, nchunks;
     double calls, seconds;
-    double *median; /* per run with calls: the median exclusive time (log scale) */
+    double sx, sxx, sxy, sy, syy; /* calls per frame against the frame's duration (s) */
+    double *median;               /* per run with calls: the median exclusive time (log scale) */
     uint32_t nmedian;
-    size_t nchunks; /* rate[]: calls per second of each chunk of window frames, every run */
 } side;
 
 static void side_free(side *s) {
     ludus__acc_free(&s->excl);
     ludus__acc_free(&s->incl);
-    free(s->per_frame);
-    free(s->rate);
-    free(s->dur);
-    free(s->median);
+    ludus__free(s->calls_nz);
+    ludus__free(s->rate_nz);
+    ludus__free(s->median);
     memset(s, 0, sizeof *s);
 }
 
-/* The entity of run R matching entity i of R0 (sites by id and name, paths by the ids along them), or -1. */
-static int64_t find_in_run(const ludus_analysis *R0, int64_t i, int is_path, const ludus_analysis *R) {
-    if (i < 0 || R == R0) return i;
-    if (!is_path) {
-        const ludus_site_stats *s = &R0->sites[i].pub;
-        for (uint32_t j = 0; j < R->nsites; j++)
-            if (R->sites[j].pub.id == s->id && !strcmp(R->sites[j].pub.name, s->name)) return j;
-        return -1;
-    }
-    for (uint32_t j = 0; j < R->nnodes; j++)
-        if (R->nodes[j].key == R0->nodes[i].key) return j;
-    return -1;
+/* The entity of run r matching entity i of run 0 (sites by id and name,
+ * paths by the ids along them), or -1. */
+static int64_t find_in_run(const ludus_diff *d, int sd, uint32_t r, int64_t i, int is_path) {
+    if (i < 0 || r == 0) return i;
+    const ludus_analysis *R0 = d->runs[sd][0];
+    return is_path ? index_path(&d->index[sd][r], R0->nodes[i].key, NULL)
+                   : index_site(&d->index[sd][r], &R0->sites[i].pub, NULL);
 }
 
-static int side_build(const ludus_analysis *const *runs, uint32_t nruns, int64_t i0, int is_path, side *s) {
+static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side *s) {
     memset(s, 0, sizeof *s);
     s->exact = 1;
-    size_t frames = 0;
-    for (uint32_t r = 0; r < nruns; r++) frames += runs[r]->win_f1 - runs[r]->win_f0;
-    s->per_frame = malloc((frames + 1) * sizeof *s->per_frame);
-    s->rate = malloc((frames + 1) * sizeof *s->rate);
-    s->dur = malloc((frames + 1) * sizeof *s->dur);
-    s->median = malloc((nruns + 1) * sizeof *s->median);
-    if (!s->per_frame || !s->rate || !s->dur || !s->median) return -1;
+    uint32_t nruns = d->nruns[sd];
+    const ludus_analysis *const *runs = d->runs[sd];
+    size_t cells = 0;
+    for (uint32_t r = 0; r < nruns; r++) {
+        int64_t j = find_in_run(d, sd, r, i0, is_path);
+        if (j >= 0) cells += is_path ? runs[r]->nodes[j].ncells : runs[r]->sites[j].ncells;
+    }
+    s->calls_nz = ludus__malloc((cells + 1) * sizeof *s->calls_nz);
+    s->rate_nz = ludus__malloc((cells + 1) * sizeof *s->rate_nz);
+    s->median = ludus__malloc((nruns + 1) * sizeof *s->median);
+    if (!s->calls_nz || !s->rate_nz || !s->median) return -1;
     for (uint32_t r = 0; r < nruns; r++) {
         const ludus_analysis *R = runs[r];
-        int64_t j = find_in_run(runs[0], i0, is_path, R);
+        const run_index *x = &d->index[sd][r];
+        int64_t j = find_in_run(d, sd, r, i0, is_path);
         const ludus__acc *ex = NULL, *in = NULL;
-        const ludus__cell *cells = NULL;
-        uint32_t ncells = 0;
+        const ludus__cell *c = NULL;
+        uint32_t nc = 0;
         if (j >= 0 && !is_path) {
-            const ludus__an_site *x = &R->sites[j];
-            ex = &x->excl, in = &x->incl, cells = R->site_cells + x->cells_at, ncells = x->ncells;
+            const ludus__an_site *t = &R->sites[j];
+            ex = &t->excl, in = &t->incl, nc = t->ncells;
+            c = nc ? R->site_cells + t->cells_at : NULL;
         } else if (j >= 0) {
-            const ludus__an_node *x = &R->nodes[j];
-            ex = &x->excl, in = &x->incl, cells = R->node_cells + x->cells_at, ncells = x->ncells;
+            const ludus__an_node *t = &R->nodes[j];
+            ex = &t->excl, in = &t->incl, nc = t->ncells;
+            c = nc ? R->node_cells + t->cells_at : NULL; /* no cells: the array may be NULL */
         }
         if (!R->sum.exact) s->exact = 0;
-        uint64_t nw = R->win_f1 - R->win_f0;
-        ludus__cells_per_frame(R, cells, ncells, 1, s->per_frame + s->nframes);
-        for (uint64_t f = 0; f < nw; f++)
-            s->dur[s->nframes + f] =
-                (double)(ludus__frame_end(R, R->win_f0 + f) - ludus__frame_begin(R, R->win_f0 + f)) / 1e9;
-        /* calls per second over chunks of RATE_CHUNK frames (the last one
-         * takes the rest): a stall of the machine hits one chunk, not the
-         * median of them */
-        uint64_t nchunk = nw / RATE_CHUNK ? nw / RATE_CHUNK : 1;
-        for (uint64_t ch = 0; ch < nchunk && nw; ch++) {
-            uint64_t f0 = ch * RATE_CHUNK, f1 = ch + 1 == nchunk ? nw : f0 + RATE_CHUNK;
-            double calls = 0;
-            for (uint64_t f = f0; f < f1; f++) calls += s->per_frame[s->nframes + f];
-            double sec =
-                (double)(ludus__frame_end(R, R->win_f0 + f1 - 1) - ludus__frame_begin(R, R->win_f0 + f0)) / 1e9;
-            s->rate[s->nchunks++] = sec > 0 ? calls / sec : 0;
+        /* the cells come in frame order: calls per frame, and per chunk of
+         * RATE_CHUNK frames (a stall of the machine hits one chunk, not the
+         * median of them) */
+        uint64_t chunk = UINT64_MAX;
+        double chunk_calls = 0;
+        for (uint32_t k = 0; k <= nc; k++) {
+            int in_win = k < nc && c[k].frame >= R->win_f0 && c[k].frame < R->win_f1;
+            uint64_t f = in_win ? c[k].frame - R->win_f0 : 0, ch = in_win ? f / RATE_CHUNK : UINT64_MAX;
+            if (in_win && ch >= x->nchunk) ch = x->nchunk - 1;
+            if (k < nc && !in_win) continue;
+            if (ch != chunk && chunk != UINT64_MAX) {
+                double sec = x->chunk_sec[chunk];
+                if (sec > 0 && chunk_calls > 0) s->rate_nz[s->nrate_nz++] = chunk_calls / sec;
+                chunk_calls = 0;
+            }
+            if (k == nc) break;
+            chunk = ch;
+            double calls = (double)c[k].calls,
+                   y = (double)(ludus__frame_end(R, c[k].frame) - ludus__frame_begin(R, c[k].frame)) / 1e9;
+            chunk_calls += calls;
             s->calls += calls;
-            s->seconds += sec;
+            if (calls > 0) s->calls_nz[s->ncalls_nz++] = calls;
+            s->sx += calls;
+            s->sxx += calls * calls;
+            s->sxy += calls * y;
         }
-        s->nframes += nw;
+        s->nframes += x->nw;
+        s->nchunks += x->nchunk;
+        s->seconds += x->seconds;
+        s->sy += x->sy;
+        s->syy += x->syy;
         if (!ex) continue;
         if (ludus__acc_merge(&s->excl, ex, R->sum.exact) != 0 || ludus__acc_merge(&s->incl, in, R->sum.exact) != 0)
             return -1;
@@ -216,13 +336,14 @@ static int side_build(const ludus_analysis *const *runs, uint32_t nruns, int64_t
     return 0;
 }
 
-/* Hodges-Lehmann of b against a (log scale), z for the within-run interval. */
+/* Hodges-Lehmann of b against a (log scale), z for the within-run
+ * interval: 0, 1 when a side is empty, LUDUS_ENOMEM. */
 static int shift_of(const ludus__acc *a, int ea, const ludus__acc *b, int eb, double z, ludus__shift *out) {
     ludus__pts pa, pb;
     memset(&pa, 0, sizeof pa);
     memset(&pb, 0, sizeof pb);
     int exact = ea && eb; /* both sides exact, or both binned: one rule for the pair */
-    int rc = ludus__pts_add_acc(&pa, a, exact) | ludus__pts_add_acc(&pb, b, exact);
+    int rc = ludus__pts_add_acc(&pa, a, exact) || ludus__pts_add_acc(&pb, b, exact) ? LUDUS_ENOMEM : 0;
     if (!rc) {
         ludus__pts_finish(&pa);
         ludus__pts_finish(&pb);
@@ -245,7 +366,7 @@ static void widen(const ludus__shift *s, double b, double *est, double *lo, doub
  * each side: t x the SD between runs (pooled over the sides) x sqrt(1/ka +
  * 1/kb); with one run per side the SD is unknown and run_noise is assumed
  * (with the normal quantile). *sd: the measured SD, NAN when unknown. */
-static double run_term(const ludus_diff *d, const double *a, uint32_t ka, const double *b, uint32_t kb, double *sd) {
+static double run_term(ludus_diff *d, const double *a, uint32_t ka, const double *b, uint32_t kb, double *sd) {
     double ss = 0;
     const double *v[2] = {a, b};
     uint32_t k[2] = {ka, kb};
@@ -257,33 +378,35 @@ static double run_term(const ludus_diff *d, const double *a, uint32_t ka, const 
     }
     double scale = sqrt(1.0 / (ka ? ka : 1) + 1.0 / (kb ? kb : 1));
     if (ka + kb >= 3) {
-        double df = (double)(ka + kb - 2);
+        uint32_t df = ka + kb - 2; /* <= the runs: the quantile of each df is computed once (a bisection) */
         *sd = sqrt(ss / df);
-        return ludus__t_two_sided(d->desc.run_alpha, df) * *sd * scale;
+        if (!(d->run_t_df[df] > 0)) d->run_t_df[df] = ludus__t_two_sided(d->desc.run_alpha, (double)df);
+        return d->run_t_df[df] * *sd * scale;
     }
     *sd = NAN;
-    return ludus__z_two_sided(d->desc.run_alpha) * log1p(d->desc.run_noise) * scale;
+    return d->run_z * log1p(d->desc.run_noise) * scale;
 }
 
-/* Pearson correlation of x and y (0 when either is constant). */
-static double correlation(const double *x, const double *y, size_t n) {
-    double mx = 0, my = 0, sxx = 0, syy = 0, sxy = 0;
-    for (size_t i = 0; i < n; i++) mx += x[i], my += y[i];
-    if (!n) return 0;
-    mx /= (double)n, my /= (double)n;
-    for (size_t i = 0; i < n; i++) {
-        sxx += (x[i] - mx) * (x[i] - mx);
-        syy += (y[i] - my) * (y[i] - my);
-        sxy += (x[i] - mx) * (y[i] - my);
-    }
+/* Pearson correlation of calls per frame with the frame's duration, from
+ * the side's sums over n frames (0 when either is constant). */
+static double correlation(const side *s) {
+    double n = (double)s->nframes;
+    if (!(n > 0)) return 0;
+    double sxx = s->sxx - s->sx * s->sx / n, syy = s->syy - s->sy * s->sy / n, sxy = s->sxy - s->sx * s->sy / n;
     return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
 }
 
-/* The median of x (sorted here), the mean of the middle two when n is even. */
-static double median_of(double *x, size_t n) {
-    if (!n) return 0;
+/* The median of `zeros` zeros and the n values of x (sorted here, all > 0),
+ * the mean of the middle two when there is an even number. */
+static double median_z(size_t zeros, double *x, size_t n) {
+    size_t all = zeros + n;
+    if (!all) return 0;
     qsort(x, n, sizeof *x, ludus__cmp_double);
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+    size_t k = all / 2;
+    double hi = k < zeros ? 0 : x[k - zeros];
+    if (all % 2) return hi;
+    double lo = k - 1 < zeros ? 0 : x[k - 1 - zeros];
+    return (lo + hi) / 2;
 }
 
 static uint32_t work_says(double p, double z, double r, double alpha, double m) {
@@ -292,19 +415,22 @@ static uint32_t work_says(double p, double z, double r, double alpha, double m) 
     return 0;
 }
 
-static double mw_values(double *x, size_t nx, double *y, size_t ny, double *z) {
+/* Mann-Whitney U over nx values (the nnx of x, the rest zeros) against ny
+ * (the nny of y, the rest zeros); x and y are sorted here. */
+static double mw_values(size_t nx, double *x, size_t nnx, size_t ny, double *y, size_t nny, double *z) {
     *z = 0;
     if (nx < 2 || ny < 2) return 1.0;
-    qsort(x, nx, sizeof *x, ludus__cmp_double);
-    qsort(y, ny, sizeof *y, ludus__cmp_double);
-    return mw_sorted(x, nx, y, ny, z);
+    qsort(x, nnx, sizeof *x, ludus__cmp_double);
+    qsort(y, nny, sizeof *y, ludus__cmp_double);
+    return mw_sorted_z(nx - nnx, x, nnx, ny - nny, y, nny, z);
 }
 
 /* Everything of one matched entry: pooled statistics, tests, shifts, verdict. */
 static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     side a, b;
-    int rc = side_build(d->runs[0], d->nruns[0], e->base_index, e->is_path, &a);
-    if (!rc) rc = side_build(d->runs[1], d->nruns[1], e->new_index, e->is_path, &b);
+    memset(&b, 0, sizeof b); /* freed at done even when a's build failed */
+    int rc = side_build(d, 0, e->base_index, e->is_path, &a);
+    if (!rc) rc = side_build(d, 1, e->new_index, e->is_path, &b);
     if (rc) goto done;
     int exact = a.exact && b.exact;
     ludus__acc_stats(&a.excl, exact, &e->base_excl);
@@ -313,15 +439,15 @@ static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     ludus__acc_stats(&b.incl, exact, &e->new_incl);
     e->base_calls_per_frame = a.nframes ? a.calls / (double)a.nframes : 0;
     e->new_calls_per_frame = b.nframes ? b.calls / (double)b.nframes : 0;
-    e->base_calls_per_s = median_of(a.rate, a.nchunks);
-    e->new_calls_per_s = median_of(b.rate, b.nchunks);
+    e->base_calls_per_s = median_z(a.nchunks - a.nrate_nz, a.rate_nz, a.nrate_nz);
+    e->new_calls_per_s = median_z(b.nchunks - b.nrate_nz, b.rate_nz, b.nrate_nz);
     e->rel_calls_per_s = rel(e->base_calls_per_s, e->new_calls_per_s);
     fill_rel(e);
     double alpha = d->info.alpha_per_test;
     double zc, zs, zt = 0, zi = 0;
-    e->frame_time_r = fmax(correlation(a.per_frame, a.dur, a.nframes), correlation(b.per_frame, b.dur, b.nframes));
-    e->p_calls = mw_values(a.per_frame, a.nframes, b.per_frame, b.nframes, &zc);
-    e->p_calls_per_s = mw_values(a.rate, a.nchunks, b.rate, b.nchunks, &zs);
+    e->frame_time_r = fmax(correlation(&a), correlation(&b));
+    e->p_calls = mw_values(a.nframes, a.calls_nz, a.ncalls_nz, b.nframes, b.calls_nz, b.ncalls_nz, &zc);
+    e->p_calls_per_s = mw_values(a.nchunks, a.rate_nz, a.nrate_nz, b.nchunks, b.rate_nz, b.nrate_nz, &zs);
     e->p_time = e->p_incl = 1;
     if (a.excl.n && b.excl.n) {
         e->p_time = (exact ? mw_exact : mw_hist)(&a.excl, &b.excl, &zt);
@@ -332,8 +458,7 @@ static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     /* Both measures agree: the verdict rests on both. Otherwise on the one
      * that fits how the site runs: on time when its calls per frame follow
      * the frame's length on either side (correlation >= TIME_BOUND_R: a
-     * worker on a timer), else per frame. (Correlated before the tests sort
-     * per_frame.) */
+     * worker on a timer), else per frame. */
     e->work_time_bound = e->frame_time_r >= TIME_BOUND_R;
     uint32_t rests = e->work_time_bound ? e->work_per_second : e->work_per_frame;
     if (e->work_per_frame && e->work_per_frame == e->work_per_second)
@@ -345,10 +470,15 @@ static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     double bterm = run_term(d, a.median, a.nmedian, b.median, b.nmedian, &e->run_sd);
     ludus__shift se, si;
     double z = d->z;
-    if (a.excl.n && b.excl.n && shift_of(&a.excl, exact, &b.excl, exact, z, &se) == 0) {
+    int sh = a.excl.n && b.excl.n ? shift_of(&a.excl, exact, &b.excl, exact, z, &se) : 1, shi = 1;
+    if (sh == 0 && (shi = shift_of(&a.incl, exact, &b.incl, exact, z, &si)) == 0)
+        widen(&si, bterm, &e->incl_shift, &e->incl_shift_lo, &e->incl_shift_hi);
+    if (sh == LUDUS_ENOMEM || shi == LUDUS_ENOMEM) { /* a verdict on part of the data is no verdict */
+        rc = LUDUS_ENOMEM;
+        goto done;
+    }
+    if (sh == 0) {
         widen(&se, bterm, &e->shift, &e->shift_lo, &e->shift_hi);
-        if (shift_of(&a.incl, exact, &b.incl, exact, z, &si) == 0)
-            widen(&si, bterm, &e->incl_shift, &e->incl_shift_lo, &e->incl_shift_hi);
         /* practical significance: what the estimated change costs per frame (or per call) */
         double floor_ns = d->base->sum.median_frame_ns > 0
                               ? d->desc.min_frame_share * (double)d->base->sum.median_frame_ns
@@ -378,7 +508,7 @@ done:
 
 /* A per-frame statistic's values over the window's frames, sorted (malloc'd). */
 static double *window_values(const ludus_analysis *a, const ludus__an_counter *k, size_t *n) {
-    double *x = malloc((k->n ? k->n : 1) * sizeof *x);
+    double *x = ludus__malloc((k->n ? k->n : 1) * sizeof *x);
     *n = 0;
     if (!x) return NULL;
     for (size_t j = 0; j < k->n; j++)
@@ -394,7 +524,7 @@ static const ludus__an_counter *counter_named(const ludus_analysis *a, const cha
 
 static int diff_counters(ludus_diff *d) {
     const ludus_analysis *A = d->base, *B = d->newer;
-    d->counters = calloc(A->ncounters + B->ncounters + 1, sizeof *d->counters);
+    d->counters = ludus__calloc(A->ncounters + B->ncounters + 1, sizeof *d->counters);
     if (!d->counters) return -1;
     for (int side = 0; side < 2; side++) { /* NEW's tracks, then BASE's that NEW lacks */
         const ludus_analysis *S = side ? A : B;
@@ -432,14 +562,14 @@ static int diff_counters(ludus_diff *d) {
         double *xa = window_values(A, counter_named(A, c->name, c->series), &na);
         double *xb = window_values(B, counter_named(B, c->name, c->series), &nb);
         if (!xa || !xb) {
-            free(xa);
-            free(xb);
+            ludus__free(xa);
+            ludus__free(xb);
             return -1;
         }
         double z = 0;
         c->p = mw_sorted(xa, na, xb, nb, &z);
-        free(xa);
-        free(xb);
+        ludus__free(xa);
+        ludus__free(xb);
         if (c->p < alpha && z > 0 && c->rel >= d->desc.min_change) c->verdict = LUDUS_DIFF_MORE_WORK;
         if (c->p < alpha && z < 0 && c->rel <= -d->desc.min_change) c->verdict = LUDUS_DIFF_LESS_WORK;
     }
@@ -478,30 +608,45 @@ static int gate_names(const ludus_gate *g, const ludus_diff_counter *c) {
            (!strcmp(c->series, "per frame") || !strcmp(c->series, "last") || !strcmp(c->series, "live bytes"));
 }
 
-/* Whether path `path` lies under `name` (a path "A/B": a path that starts
- * "A/B/"; a site "B": a path with "B" before its last element). */
-static int under(const char *path, const char *name, int name_is_path) {
-    size_t n = strlen(name);
-    if (name_is_path) return !strncmp(path, name, n) && path[n] == '/';
-    for (const char *p = path; (p = strstr(p, name)) != NULL; p++)
-        if ((p == path || p[-1] == '/') && p[n] == '/') return 1;
-    return 0;
-}
-
 /* "Slower inside" says a child got slower: it stands only where a path below
  * the entry changed (slower work, more work, or new). An inclusive time that
  * grew with no such child grew by waiting or preemption inside the scope,
- * which a loaded machine adds to every long scope. */
-static void explain_inside(ludus_diff *d) {
+ * which a loaded machine adds to every long scope. Below: in the path tree
+ * of either side (for a site: the site encloses such a path). Each changed
+ * path marks its ancestors, stopping at one already marked: linear. */
+static int explain_inside(ludus_diff *d) {
     const uint32_t cause = LUDUS_DIFF_SLOWER | LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_NEW;
-    for (uint32_t i = 0; i < d->n; i++) {
+    const ludus_analysis *T[2] = {d->base, d->newer};
+    uint8_t *below[2], *site_above[2];
+    int rc = 0;
+    for (int sd = 0; sd < 2; sd++) {
+        below[sd] = ludus__calloc(T[sd]->nnodes + 1, 1);
+        site_above[sd] = ludus__calloc(T[sd]->nsites + 1, 1);
+        if (!below[sd] || !site_above[sd]) rc = -1;
+    }
+    for (uint32_t k = 0; k < d->n && rc == 0; k++) {
+        const ludus_diff_entry *e = &d->e[k];
+        if (!e->is_path || !(e->verdict & cause)) continue;
+        int sd = e->base_index >= 0 ? 0 : 1;
+        int64_t node = sd ? e->new_index : e->base_index;
+        for (uint32_t x = T[sd]->nodes[node].pub.parent; x != UINT32_MAX && !below[sd][x];
+             x = T[sd]->nodes[x].pub.parent) {
+            below[sd][x] = 1;
+            site_above[sd][T[sd]->nodes[x].pub.site] = 1;
+        }
+    }
+    for (uint32_t i = 0; i < d->n && rc == 0; i++) {
         ludus_diff_entry *e = &d->e[i];
         if (!(e->verdict & LUDUS_DIFF_SLOWER_INSIDE)) continue;
-        int found = 0;
-        for (uint32_t k = 0; k < d->n && !found; k++)
-            found = d->e[k].is_path && (d->e[k].verdict & cause) && under(d->e[k].name, e->name, e->is_path);
+        uint8_t *const *m = e->is_path ? below : site_above;
+        int found = (e->base_index >= 0 && m[0][e->base_index]) || (e->new_index >= 0 && m[1][e->new_index]);
         if (!found) e->verdict &= ~LUDUS_DIFF_SLOWER_INSIDE;
     }
+    for (int sd = 0; sd < 2; sd++) {
+        ludus__free(below[sd]);
+        ludus__free(site_above[sd]);
+    }
+    return rc;
 }
 
 int ludus_diff_create(const ludus_analysis *A, const ludus_analysis *B, const ludus_diff_desc *desc, ludus_diff **out) {
@@ -517,15 +662,15 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
     for (uint32_t r = 0; r < nnewer; r++)
         if (!newer[r]) return ludus__fail(LUDUS_EINVAL, "NULL analysis");
     const ludus_analysis *A = base[0], *B = newer[0];
-    ludus_diff *d = calloc(1, sizeof *d);
+    ludus_diff *d = ludus__calloc(1, sizeof *d);
     uint32_t cap = A->nsites + B->nsites + A->nnodes + B->nnodes + 1;
-    if (d) d->e = calloc(cap, sizeof *d->e);
-    if (d && d->e) d->names = calloc(cap, sizeof *d->names);
+    if (d) d->e = ludus__calloc(cap, sizeof *d->e);
+    if (d && d->e) d->names = ludus__calloc(cap, sizeof *d->names);
     if (!d || !d->e || !d->names) goto oom;
     d->base = A;
     d->newer = B;
-    d->runs[0] = malloc(nbase * sizeof *d->runs[0]);
-    d->runs[1] = malloc(nnewer * sizeof *d->runs[1]);
+    d->runs[0] = ludus__malloc(nbase * sizeof *d->runs[0]);
+    d->runs[1] = ludus__malloc(nnewer * sizeof *d->runs[1]);
     if (!d->runs[0] || !d->runs[1]) goto oom;
     memcpy(d->runs[0], base, nbase * sizeof *base);
     memcpy(d->runs[1], newer, nnewer * sizeof *newer);
@@ -539,12 +684,18 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
     if (!(d->desc.min_shift > 0)) d->desc.min_shift = 0.02;
     if (!(d->desc.run_alpha > 0 && d->desc.run_alpha < 1)) d->desc.run_alpha = 0.05;
     if (!(d->desc.run_noise > 0)) d->desc.run_noise = 0.01;
-    /* match: sites by id and name; paths by the site ids along them */
-    int64_t *bmatch_s = malloc((B->nsites + 1) * sizeof *bmatch_s);
-    int64_t *bmatch_p = malloc((B->nnodes + 1) * sizeof *bmatch_p);
+    /* the runs' lookups; match: sites by id and name; paths by the site ids along them */
+    for (int sd = 0; sd < 2; sd++) {
+        d->index[sd] = ludus__calloc(d->nruns[sd], sizeof *d->index[sd]);
+        if (!d->index[sd]) goto oom;
+        for (uint32_t r = 0; r < d->nruns[sd]; r++)
+            if (index_build(&d->index[sd][r], d->runs[sd][r]) != 0) goto oom;
+    }
+    int64_t *bmatch_s = ludus__malloc((B->nsites + 1) * sizeof *bmatch_s);
+    int64_t *bmatch_p = ludus__malloc((B->nnodes + 1) * sizeof *bmatch_p);
     if (!bmatch_s || !bmatch_p) {
-        free(bmatch_s);
-        free(bmatch_p);
+        ludus__free(bmatch_s);
+        ludus__free(bmatch_p);
         goto oom;
     }
     for (uint32_t j = 0; j < B->nsites; j++) bmatch_s[j] = -1;
@@ -554,13 +705,8 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
         ludus_diff_entry *e = &d->e[d->n++];
         e->name = s->name;
         e->base_index = i;
-        e->new_index = -1;
-        for (uint32_t j = 0; j < B->nsites; j++)
-            if (bmatch_s[j] < 0 && B->sites[j].pub.id == s->id && !strcmp(B->sites[j].pub.name, s->name)) {
-                e->new_index = j;
-                bmatch_s[j] = i;
-                break;
-            }
+        e->new_index = index_site(&d->index[1][0], s, bmatch_s);
+        if (e->new_index >= 0) bmatch_s[e->new_index] = i;
     }
     for (uint32_t j = 0; j < B->nsites; j++)
         if (bmatch_s[j] < 0) {
@@ -574,13 +720,8 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
         ludus_diff_entry *e = &d->e[d->n++];
         e->is_path = 1;
         e->base_index = i;
-        e->new_index = -1;
-        for (uint32_t j = 0; j < B->nnodes; j++)
-            if (bmatch_p[j] < 0 && B->nodes[j].key == A->nodes[i].key) {
-                e->new_index = j;
-                bmatch_p[j] = i;
-                break;
-            }
+        e->new_index = index_path(&d->index[1][0], A->nodes[i].key, bmatch_p);
+        if (e->new_index >= 0) bmatch_p[e->new_index] = i;
     }
     for (uint32_t j = 0; j < B->nnodes; j++)
         if (bmatch_p[j] < 0) {
@@ -589,8 +730,8 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
             e->base_index = -1;
             e->new_index = j;
         }
-    free(bmatch_s);
-    free(bmatch_p);
+    ludus__free(bmatch_s);
+    ludus__free(bmatch_p);
     for (uint32_t k = first_path; k < d->n; k++) {
         ludus_diff_entry *e = &d->e[k];
         char buf[1024];
@@ -598,7 +739,7 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
             ludus__path_text(A, (uint32_t)e->base_index, buf, sizeof buf);
         else
             ludus__path_text(B, (uint32_t)e->new_index, buf, sizeof buf);
-        d->names[k] = strdup(buf);
+        d->names[k] = ludus__strdup(buf);
         if (!d->names[k]) goto oom;
         e->name = d->names[k];
     }
@@ -609,9 +750,11 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
     d->info.run_noise_known = nbase + nnewer >= 3;
     d->info.alpha_per_test = d->desc.alpha / (d->tests ? d->tests : 1);
     d->z = ludus__z_two_sided(d->info.alpha_per_test);
+    d->run_z = ludus__z_two_sided(d->desc.run_alpha);
+    if (!(d->run_t_df = ludus__calloc(nbase + nnewer + 1, sizeof *d->run_t_df))) goto oom;
     d->info.run_t = d->info.run_noise_known ? ludus__t_two_sided(d->desc.run_alpha, (double)(nbase + nnewer - 2))
                                             : ludus__z_two_sided(d->desc.run_alpha);
-    double *sds = malloc((d->n + 1) * sizeof *sds);
+    double *sds = ludus__malloc((d->n + 1) * sizeof *sds);
     uint32_t nsds = 0;
     if (!sds) goto oom;
     for (uint32_t k = 0; k < d->n; k++) {
@@ -635,18 +778,21 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
             continue;
         }
         if (compare_entry(d, e) != 0) {
-            free(sds);
+            ludus__free(sds);
             goto oom;
         }
         if (isfinite(e->run_sd) && e->base_excl.count && e->new_excl.count) sds[nsds++] = e->run_sd;
     }
-    explain_inside(d);
+    if (explain_inside(d) != 0) {
+        ludus__free(sds);
+        goto oom;
+    }
     if (nsds) {
         qsort(sds, nsds, sizeof *sds, ludus__cmp_double);
         d->info.run_sd_median = expm1(sds[(nsds - 1) / 2]);
         d->info.run_sd_max = expm1(sds[nsds - 1]);
     }
-    free(sds);
+    ludus__free(sds);
     d->info.desc = d->desc;
     if (diff_counters(d) != 0 || ludus__locks_diff(A, B, &d->desc, &d->locks) != 0) goto oom;
     *out = d;
@@ -659,14 +805,19 @@ oom:
 void ludus_diff_destroy(ludus_diff *d) {
     if (!d) return;
     if (d->names)
-        for (uint32_t i = 0; i < d->n; i++) free(d->names[i]);
-    free(d->names);
-    free(d->e);
-    free(d->counters);
-    free(d->runs[0]);
-    free(d->runs[1]);
+        for (uint32_t i = 0; i < d->n; i++) ludus__free(d->names[i]);
+    ludus__free(d->names);
+    ludus__free(d->e);
+    ludus__free(d->counters);
+    for (int sd = 0; sd < 2; sd++) {
+        for (uint32_t r = 0; d->index[sd] && r < d->nruns[sd]; r++) index_free(&d->index[sd][r]);
+        ludus__free(d->index[sd]);
+    }
+    ludus__free(d->run_t_df);
+    ludus__free(d->runs[0]);
+    ludus__free(d->runs[1]);
     ludus__locks_diff_free(&d->locks);
-    free(d);
+    ludus__free(d);
 }
 
 void ludus_diff_get_info(const ludus_diff *d, ludus_diff_info *out) {
@@ -751,9 +902,10 @@ uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, ui
             if (!(gt->greater ? c->rel > gt->rel : c->rel < gt->rel)) continue;
             tripped++;
             if (write) {
-                char line[400];
+                char line[400], name[128];
                 int n = snprintf(line, sizeof line, "gate '%s' tripped: counter %s %s mean %+.1f%% (%s)\n", gt->text,
-                                 c->name, c->series, c->rel == HUGE_VAL ? 1e11 : c->rel * 100, counter_verdict(c));
+                                 ludus__text_name(name, sizeof name, c->name, 100), c->series,
+                                 c->rel == HUGE_VAL ? 1e11 : c->rel * 100, counter_verdict(c));
                 if (n > 0) write(ud, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
             }
         }
@@ -770,9 +922,10 @@ uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, ui
             if (!(gt->greater ? r > gt->rel : r < gt->rel)) continue;
             tripped++;
             if (write) {
-                char line[1400];
+                char line[1400], name[1100];
                 int n = snprintf(line, sizeof line, "gate '%s' tripped: %s %s %s %+.1f%%\n", gt->text,
-                                 e->is_path ? "path" : "site", e->name, metric_names[gt->metric], r * 100);
+                                 e->is_path ? "path" : "site", ludus__text_name(name, sizeof name, e->name, 1024),
+                                 metric_names[gt->metric], r * 100);
                 if (n > 0) write(ud, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
             }
         }
@@ -829,13 +982,14 @@ static const char *work_word(uint32_t v) {
 }
 
 static void text_line(ludus__writer *w, const ludus_diff_entry *e) {
-    char v[128], b1[32], b2[32], b3[32], b4[32], b5[32], si[80], ii[80];
+    char v[128], b1[32], b2[32], b3[32], b4[32], b5[32], si[80], ii[80], name[256];
     int tested = e->base_index >= 0 && e->new_index >= 0 && e->base_excl.count && e->new_excl.count;
     ludus__w_fmt(w,
-                 "  %-40.*s %-26s calls/frame %.2f -> %.2f (%s, per s %s)  excl p50 %s -> %s  shift %s  mean %s  "
+                 "  %-40s %-26s calls/frame %.2f -> %.2f (%s, per s %s)  excl p50 %s -> %s  shift %s  mean %s  "
                  "incl shift %s  p(work) %.2g p(time) %.2g\n",
-                 e->is_path ? 200 : 40, e->name, verdict_text(e->verdict, v, sizeof v), e->base_calls_per_frame,
-                 e->new_calls_per_frame, pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]), pct(b5, 32, e->rel_calls_per_s),
+                 ludus__text_name(name, sizeof name, e->name, e->is_path ? 200 : 40),
+                 verdict_text(e->verdict, v, sizeof v), e->base_calls_per_frame, e->new_calls_per_frame,
+                 pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]), pct(b5, 32, e->rel_calls_per_s),
                  ludus__dur(b2, 32, (double)e->base_excl.p50_ns), ludus__dur(b3, 32, (double)e->new_excl.p50_ns),
                  tested ? interval(si, sizeof si, e->shift, e->shift_lo, e->shift_hi) : "-",
                  pct(b4, 32, e->rel[LUDUS_METRIC_MEAN]),
@@ -918,10 +1072,10 @@ void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
 
 int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, void *ud) {
     if (!d || !write) return ludus__fail(LUDUS_EINVAL, "NULL argument");
-    ludus__writer *w = malloc(sizeof *w);
+    ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus__w_init(w, write, ud);
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], name[256], win[2][80];
     if (format == LUDUS_REPORT_JSON) {
         ludus__diff_json(d, w);
         ludus__w_ch(w, '\n');
@@ -946,8 +1100,8 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
     } else {
         const ludus_analysis_summary *A = &d->base->sum, *B = &d->newer->sum;
         ludus__w_fmt(w, "Ludus diff: BASE (%llu frames, window %s) vs NEW (%llu frames, window %s)\n",
-                     (unsigned long long)A->frames_in_window, A->window, (unsigned long long)B->frames_in_window,
-                     B->window);
+                     (unsigned long long)A->frames_in_window, ludus__text_name(win[0], sizeof win[0], A->window, 64),
+                     (unsigned long long)B->frames_in_window, ludus__text_name(win[1], sizeof win[1], B->window, 64));
         if (A->frames_in_window && B->frames_in_window)
             ludus__w_fmt(w, "Frame time p50 %s -> %s (%s)%s\n", ludus__dur(b1, 32, (double)A->median_frame_ns),
                          ludus__dur(b2, 32, (double)B->median_frame_ns),
@@ -1007,8 +1161,9 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
                 ludus__w_str(w, "\nWork where calls per frame and calls per second disagree (the verdict rests on the "
                                 "one that fits\nthe site: per second when its calls follow the frame's length, "
                                 "r >= 0.5; else per frame):\n");
-            ludus__w_fmt(w, "  %-40.*s per frame: %s (%s), per second: %s (%s), r %.2f: %s\n", e->is_path ? 200 : 40,
-                         e->name, work_word(e->work_per_frame), pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]),
+            ludus__w_fmt(w, "  %-40s per frame: %s (%s), per second: %s (%s), r %.2f: %s\n",
+                         ludus__text_name(name, sizeof name, e->name, e->is_path ? 200 : 40),
+                         work_word(e->work_per_frame), pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]),
                          work_word(e->work_per_second), pct(b2, 32, e->rel_calls_per_s), e->frame_time_r,
                          e->work_basis == 2   ? "rests on per second"
                          : e->work_basis == 1 ? "rests on per frame"
@@ -1021,11 +1176,11 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
             if (k++ == 0)
                 ludus__w_fmt(w, "\nCounters per frame (Mann-Whitney U on per-frame values, p < %g / %u):\n",
                              d->desc.alpha, d->counter_tests);
-            char name[160];
-            snprintf(name, sizeof name, "%s %s", c->name, c->series);
-            ludus__w_fmt(w, "  %-40s %-10s mean %.2f -> %.2f (%s)  p99 %.2f -> %.2f  p %.2g\n", name,
-                         counter_verdict(c), c->base_mean, c->new_mean, pct(b1, 32, c->rel), c->base_p99, c->new_p99,
-                         c->p);
+            char both[160];
+            snprintf(both, sizeof both, "%s %s", c->name, c->series);
+            ludus__w_fmt(w, "  %-40s %-10s mean %.2f -> %.2f (%s)  p99 %.2f -> %.2f  p %.2g\n",
+                         ludus__text_name(name, sizeof name, both, 0), counter_verdict(c), c->base_mean, c->new_mean,
+                         pct(b1, 32, c->rel), c->base_p99, c->new_p99, c->p);
             shown++;
         }
         shown += ludus__locks_diff_text(&d->locks, &d->desc, w);
@@ -1034,6 +1189,6 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
     }
     ludus__w_flush(w);
     int failed = w->failed;
-    free(w);
+    ludus__free(w);
     return failed ? ludus__fail(LUDUS_EIO, "the diff report could not be written") : 0;
 }

@@ -24,6 +24,12 @@ static int cmp_i64(const void *x, const void *y) {
     return a < b ? -1 : a > b;
 }
 
+static int cmp_frame_site(const void *x, const void *y) {
+    const ludus__cell *a = *(const ludus__cell *const *)x, *b = *(const ludus__cell *const *)y;
+    if (a->frame != b->frame) return a->frame < b->frame ? -1 : 1;
+    return a->ent < b->ent ? -1 : a->ent > b->ent;
+}
+
 int ludus__cmp_double(const void *x, const void *y) {
     double a = *(const double *)x, b = *(const double *)y;
     return a < b ? -1 : a > b;
@@ -78,29 +84,35 @@ int ludus__frames_finish(ludus_analysis *a) {
     s->median_frame_ns = s->frame_time.p50_ns;
     s->hitch_threshold_ns = (int64_t)(a->desc.hitch_k * (double)s->median_frame_ns);
 
-    double *buf = malloc(nw * sizeof *buf);
-    if (!buf) return -1;
+    /* per site over the window frames, from its cells only (a frame without
+     * one is a zero): never sites x frames */
+    int64_t *ex = ludus__malloc((a->nsite_cells ? a->nsite_cells : 1) * sizeof *ex);
+    if (!ex) return -1;
     for (uint32_t i = 0; i < a->nsites; i++) {
         ludus__an_site *si = &a->sites[i];
         const ludus__cell *run = a->site_cells + si->cells_at;
-        ludus__cells_per_frame(a, run, si->ncells, 1, buf);
         double calls = 0;
-        for (uint64_t f = 0; f < nw; f++) calls += buf[f];
+        uint64_t nin = 0;
+        for (uint32_t k = 0; k < si->ncells; k++)
+            if (run[k].frame >= a->win_f0 && run[k].frame < a->win_f1) {
+                calls += (double)run[k].calls;
+                ex[nin++] = run[k].excl;
+            }
         si->pub.calls_per_frame = calls / (double)nw;
-        ludus__cells_per_frame(a, run, si->ncells, 0, buf);
-        qsort(buf, nw, sizeof *buf, ludus__cmp_double);
-        si->pub.median_frame_excl_ns = (int64_t)buf[(nw + 1) / 2 - 1];
+        qsort(ex, nin, sizeof *ex, cmp_i64);
+        uint64_t k = (nw + 1) / 2 - 1, zeros = nw - nin; /* the sorted values: the zeros, then the cells' */
+        si->pub.median_frame_excl_ns = k < zeros ? 0 : ex[k - zeros];
     }
-    free(buf);
+    ludus__free(ex);
 
     for (uint64_t f = a->win_f0; f < a->win_f1; f++)
         if (ludus__frame_end(a, f) - ludus__frame_begin(a, f) > s->hitch_threshold_ns) s->hitches++;
-    a->hitches = calloc(s->hitches ? s->hitches : 1, sizeof *a->hitches);
+    a->hitches = ludus__calloc(s->hitches ? s->hitches : 1, sizeof *a->hitches);
     if (!a->hitches) return -1;
     /* medians over the window frames of the unlogged remainder and the carried time */
     int64_t med_unlogged = 0, med_carried = 0;
     if (s->hitches) {
-        int64_t *v = malloc(nw * sizeof *v);
+        int64_t *v = ludus__malloc(nw * sizeof *v);
         if (!v) return -1;
         for (int which = 0; which < 2; which++) {
             for (uint64_t f = a->win_f0; f < a->win_f1; f++)
@@ -108,11 +120,24 @@ int ludus__frames_finish(ludus_analysis *a) {
             qsort(v, nw, sizeof *v, cmp_i64);
             *(which ? &med_carried : &med_unlogged) = v[(nw + 1) / 2 - 1];
         }
-        free(v);
+        ludus__free(v);
     }
+    /* the site cells of each frame (frame, then site): a hitch looks at the
+     * sites that ran in it, never at every site */
+    const ludus__cell **by_frame = NULL;
+    if (s->hitches) {
+        by_frame = ludus__malloc((a->nsite_cells ? a->nsite_cells : 1) * sizeof *by_frame);
+        if (!by_frame) return -1;
+        for (size_t i = 0; i < a->nsite_cells; i++) by_frame[i] = &a->site_cells[i];
+        qsort(by_frame, a->nsite_cells, sizeof *by_frame, cmp_frame_site);
+    }
+    size_t at = 0;
     for (uint64_t f = a->win_f0; f < a->win_f1; f++) {
         int64_t len = ludus__frame_end(a, f) - ludus__frame_begin(a, f);
         if (len <= s->hitch_threshold_ns) continue;
+        while (at < a->nsite_cells && by_frame[at]->frame < f) at++;
+        size_t end = at;
+        while (end < a->nsite_cells && by_frame[end]->frame == f) end++;
         ludus_hitch *h = &a->hitches[a->nhitches++];
         h->frame = f;
         h->frame_ns = len;
@@ -120,18 +145,18 @@ int ludus__frames_finish(ludus_analysis *a) {
         h->extra_ns = len - s->median_frame_ns;
         h->carried_site = a->carried[f].ns ? a->carried[f].site : UINT32_MAX;
         for (int g = 0; g < LUDUS_HITCH_GREW; g++) h->grew_site[g] = UINT32_MAX;
-        for (uint32_t i = 0; i < a->nsites + 2; i++) {
+        for (size_t i = at; i < end + 2; i++) { /* the sites that ran in f (by index), the remainder, the carried */
             int64_t d;
-            uint32_t who = i;
-            if (i == a->nsites) {
+            uint32_t who;
+            if (i == end) {
                 d = a->unlogged[f] - med_unlogged;
                 who = LUDUS_HITCH_UNLOGGED;
-            } else if (i == a->nsites + 1) {
+            } else if (i == end + 1) {
                 d = a->carried[f].ns - med_carried;
                 who = LUDUS_HITCH_CARRIED;
             } else {
-                const ludus__cell *c = site_cell(a, i, f);
-                d = (c ? c->excl : 0) - a->sites[i].pub.median_frame_excl_ns;
+                who = by_frame[i]->ent; /* a site without a cell in f: d = -median <= 0 */
+                d = by_frame[i]->excl - a->sites[who].pub.median_frame_excl_ns;
             }
             if (d <= 0) continue;
             for (int g = 0; g < LUDUS_HITCH_GREW; g++) {
@@ -149,7 +174,9 @@ int ludus__frames_finish(ludus_analysis *a) {
         for (int g = 0; g < LUDUS_HITCH_GREW && h->grew_site[g] != UINT32_MAX; g++)
             if (h->grew_site[g] >= a->nsites || a->sites[h->grew_site[g]].on_frame_thread) sum += h->grew_ns[g];
         h->explained = h->extra_ns > 0 ? (double)sum / (double)h->extra_ns : 0;
+        at = end;
     }
+    ludus__free(by_frame);
     return 0;
 }
 

@@ -24,7 +24,7 @@ struct ludus_gpu_stats {
     ludus_gpu_pass_stats *passes;
     uint32_t npasses;
     char **names; /* owned copies: tracks', then passes' */
-    uint32_t nnames;
+    uint32_t nnames, names_cap;
 };
 
 static const char *const cov_names[] = {
@@ -51,8 +51,15 @@ static void durations(int64_t *v, uint64_t n, ludus_gpu_duration_stats *out) {
     if (!n) return;
     qsort(v, n, sizeof *v, cmp_i64);
     out->count = n;
-    for (uint64_t i = 0; i < n; i++) out->total_ns += v[i];
-    out->mean_ns = out->total_ns / (int64_t)n;
+    double mean = 0;
+    int over = 0;
+    for (uint64_t i = 0; i < n; i++) { /* a file's durations may add past 2^63: the total saturates */
+        int64_t t;
+        if (!over && __builtin_add_overflow(out->total_ns, v[i], &t)) over = 1;
+        out->total_ns = over ? (v[i] > 0 ? INT64_MAX : out->total_ns) : t;
+        mean += ((double)v[i] - mean) / (double)(i + 1);
+    }
+    out->mean_ns = over ? (int64_t)mean : out->total_ns / (int64_t)n; /* then a running mean */
     out->min_ns = v[0];
     out->max_ns = v[n - 1];
     out->p50_ns = rank(v, n, 0.50);
@@ -60,29 +67,41 @@ static void durations(int64_t *v, uint64_t n, ludus_gpu_duration_stats *out) {
 }
 
 static char *keep(ludus_gpu_stats *s, const char *text) {
-    char **n = realloc(s->names, (s->nnames + 1) * sizeof *n);
-    if (!n) return NULL;
-    s->names = n;
-    return n[s->nnames++] = strdup(text);
+    if (s->nnames == s->names_cap) {
+        uint32_t cap = s->names_cap ? s->names_cap * 2 : 16;
+        char **n = ludus__realloc(s->names, cap * sizeof *n);
+        if (!n) return NULL;
+        s->names = n;
+        s->names_cap = cap;
+    }
+    char *t = ludus__strdup(text);
+    if (t) s->names[s->nnames++] = t;
+    return t;
 }
 
 void ludus_gpu_stats_destroy(ludus_gpu_stats *s) {
     if (!s) return;
-    for (uint32_t i = 0; i < s->nnames; i++) free(s->names[i]);
-    free(s->names);
+    for (uint32_t i = 0; i < s->nnames; i++) ludus__free(s->names[i]);
+    ludus__free(s->names);
     for (uint32_t i = 0; s->series && i < s->ntracks; i++) {
-        free(s->series[i].frame);
-        free(s->series[i].ns);
+        ludus__free(s->series[i].frame);
+        ludus__free(s->series[i].ns);
     }
-    free(s->series);
-    free(s->tracks);
-    free(s->passes);
-    free(s);
+    ludus__free(s->series);
+    ludus__free(s->tracks);
+    ludus__free(s->passes);
+    ludus__free(s);
 }
 
 static int cmp_frame(const void *a, const void *b) {
     const ludus__gpu_sample *x = *(const ludus__gpu_sample *const *)a, *y = *(const ludus__gpu_sample *const *)b;
     return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+static int cmp_name(const void *a, const void *b) {
+    const ludus__gpu_sample *x = *(const ludus__gpu_sample *const *)a, *y = *(const ludus__gpu_sample *const *)b;
+    if (x->name != y->name) return x->name < y->name ? -1 : 1;
+    return x < y ? -1 : x > y; /* stable: the samples' order */
 }
 
 static int cmp_pass(const void *a, const void *b) {
@@ -97,12 +116,13 @@ int ludus_gpu_stats_create(ludus_capture *c, ludus_gpu_stats **out) {
     *out = NULL;
     const ludus__gpu_data *g = ludus__gpu_of(c);
     if (!g || !g->ns) return ludus__fail(LUDUS_ENODATA, "the capture has no GPU sample");
-    ludus_gpu_stats *s = calloc(1, sizeof *s);
-    const ludus__gpu_sample **by = malloc(g->ns * sizeof *by);
-    int64_t *v = malloc(g->ns * sizeof *v);
+    ludus_gpu_stats *s = ludus__calloc(1, sizeof *s);
+    const ludus__gpu_sample **by = ludus__malloc(g->ns * sizeof *by);
+    int64_t *v = ludus__malloc(g->ns * sizeof *v);
+    uint32_t passes_cap = 0;
     if (!s || !by || !v) goto oom;
-    s->tracks = calloc(g->nctx, sizeof *s->tracks);
-    s->series = calloc(g->nctx, sizeof *s->series);
+    s->tracks = ludus__calloc(g->nctx, sizeof *s->tracks);
+    s->series = ludus__calloc(g->nctx, sizeof *s->series);
     if (!s->tracks || !s->series) goto oom;
     for (uint32_t k = 0; k < g->nctx; k++) {
         ludus_gpu_track_stats *t = &s->tracks[s->ntracks++];
@@ -116,8 +136,8 @@ int ludus_gpu_stats_create(ludus_capture *c, ludus_gpu_stats **out) {
             if (g->s[i].ctx == k && ludus__gpu_shown(c, &g->s[i])) by[n++] = &g->s[i];
         qsort(by, n, sizeof *by, cmp_frame);
         frame_series *fs = &s->series[k];
-        fs->frame = malloc((n ? n : 1) * sizeof *fs->frame);
-        fs->ns = malloc((n ? n : 1) * sizeof *fs->ns);
+        fs->frame = ludus__malloc((n ? n : 1) * sizeof *fs->frame);
+        fs->ns = ludus__malloc((n ? n : 1) * sizeof *fs->ns);
         if (!fs->frame || !fs->ns) goto oom;
         for (uint64_t i = 0; i < n;) {
             uint64_t j = i;
@@ -138,31 +158,39 @@ int ludus_gpu_stats_create(ludus_capture *c, ludus_gpu_stats **out) {
         }
         t->frames = nv;
         durations(v, nv, &t->frame_time);
-        /* passes of the track: one entry per name */
-        for (uint32_t nm = 0; nm < g->nnames; nm++) {
-            uint64_t m = 0;
-            for (uint64_t i = 0; i < n; i++)
-                if (by[i]->name == nm) v[m++] = by[i]->device_ns;
-            if (!m) continue;
-            ludus_gpu_pass_stats *p = realloc(s->passes, (s->npasses + 1) * sizeof *p);
-            if (!p) goto oom;
-            s->passes = p;
-            p = &s->passes[s->npasses++];
+        /* passes of the track: one entry per name (its samples sorted by
+         * name: no pass over every name for every track) */
+        uint64_t m = 0;
+        for (uint64_t i = 0; i < n; i++)
+            if (by[i]->name != UINT32_MAX) by[m++] = by[i];
+        qsort(by, m, sizeof *by, cmp_name);
+        for (uint64_t i = 0; i < m;) {
+            uint64_t j = i, nv2 = 0;
+            for (; j < m && by[j]->name == by[i]->name; j++) v[nv2++] = by[j]->device_ns;
+            if (s->npasses == passes_cap) {
+                uint32_t cap = passes_cap ? passes_cap * 2 : 16;
+                ludus_gpu_pass_stats *p = ludus__realloc(s->passes, cap * sizeof *p);
+                if (!p) goto oom;
+                s->passes = p;
+                passes_cap = cap;
+            }
+            ludus_gpu_pass_stats *p = &s->passes[s->npasses++];
             memset(p, 0, sizeof *p);
             p->track = k;
-            if (!(p->pass = keep(s, g->names[nm]))) goto oom;
-            p->calls_per_frame = nv ? (double)m / (double)nv : 0;
-            durations(v, m, &p->duration);
+            if (!(p->pass = keep(s, g->names[by[i]->name]))) goto oom;
+            p->calls_per_frame = nv ? (double)nv2 / (double)nv : 0;
+            durations(v, nv2, &p->duration);
+            i = j;
         }
     }
     if (s->npasses) qsort(s->passes, s->npasses, sizeof *s->passes, cmp_pass);
-    free(by);
-    free(v);
+    ludus__free(by);
+    ludus__free(v);
     *out = s;
     return 0;
 oom:
-    free(by);
-    free(v);
+    ludus__free(by);
+    ludus__free(v);
     ludus_gpu_stats_destroy(s);
     return ludus__fail(LUDUS_ENOMEM, "out of memory");
 }
@@ -223,16 +251,18 @@ static const char *verdict(const ludus_gpu_duration_stats *b, const ludus_gpu_du
     return "same";
 }
 
-static void text_row(ludus__writer *w, const char *name, const ludus_gpu_duration_stats *d,
+static void text_row(ludus__writer *w, const char *label, const ludus_gpu_duration_stats *d,
                      const ludus_gpu_duration_stats *b, double per_frame) {
+    char name[64];
+    ludus__text_name(name, sizeof name, label, 28);
     if (b) {
-        put(w, "    %-28.28s %10.3f -> %10.3f  %+7.1f%%  %10.3f -> %10.3f  %s\n", name, ms(b ? b->p50_ns : 0),
+        put(w, "    %-28s %10.3f -> %10.3f  %+7.1f%%  %10.3f -> %10.3f  %s\n", name, ms(b ? b->p50_ns : 0),
             ms(d->p50_ns), b && b->p50_ns ? 100.0 * ((double)d->p50_ns / (double)b->p50_ns - 1) : 0.0,
             ms(b ? b->mean_ns : 0), ms(d->mean_ns), verdict(b, d));
         return;
     }
-    put(w, "    %-28.28s %8llu %7.2f %10.3f %10.3f %10.3f %10.3f %12.3f\n", name, (unsigned long long)d->count,
-        per_frame, ms(d->mean_ns), ms(d->p50_ns), ms(d->p95_ns), ms(d->max_ns), ms(d->total_ns));
+    put(w, "    %-28s %8llu %7.2f %10.3f %10.3f %10.3f %10.3f %12.3f\n", name, (unsigned long long)d->count, per_frame,
+        ms(d->mean_ns), ms(d->p50_ns), ms(d->p95_ns), ms(d->max_ns), ms(d->total_ns));
 }
 
 static void json_dur(ludus__writer *w, const char *key, const ludus_gpu_duration_stats *d) {
@@ -261,9 +291,9 @@ void ludus__gpu_stats_json(const ludus_gpu_stats *s, ludus__writer *w) {
     for (uint32_t i = 0; i < s->npasses; i++) {
         const ludus_gpu_pass_stats *p = &s->passes[i];
         put(w, "%s{\"track\":", i ? "," : "");
-        ludus__w_json_str(w, s->tracks[p->track].track, strlen(s->tracks[p->track].track));
+        ludus__w_jstr(w, s->tracks[p->track].track);
         put(w, ",\"pass\":");
-        ludus__w_json_str(w, p->pass, strlen(p->pass));
+        ludus__w_jstr(w, p->pass);
         put(w, ",\"calls_per_frame\":%.4f,", p->calls_per_frame);
         json_dur(w, "duration", &p->duration);
         put(w, "}");
@@ -295,9 +325,9 @@ static void report_json(ludus__writer *w, const ludus_gpu_stats *s, const ludus_
     for (uint32_t i = 0; i < s->npasses; i++) {
         const ludus_gpu_pass_stats *p = &s->passes[i];
         put(w, "%s{\"track\":", i ? "," : "");
-        ludus__w_json_str(w, s->tracks[p->track].track, strlen(s->tracks[p->track].track));
+        ludus__w_jstr(w, s->tracks[p->track].track);
         put(w, ",\"pass\":");
-        ludus__w_json_str(w, p->pass, strlen(p->pass));
+        ludus__w_jstr(w, p->pass);
         put(w, ",\"calls_per_frame\":%.4f,", p->calls_per_frame);
         json_dur(w, "duration", &p->duration);
         const ludus_gpu_pass_stats *bp = base ? find_pass(base, s->tracks[p->track].track, p->pass) : NULL;
@@ -318,7 +348,7 @@ int ludus_gpu_report(const ludus_gpu_stats *s, const ludus_gpu_stats *base, int 
     if (!s || !write) return ludus__fail(LUDUS_EINVAL, "NULL argument");
     if (format != LUDUS_REPORT_TEXT && format != LUDUS_REPORT_JSON)
         return ludus__fail(LUDUS_EINVAL, "the GPU report is text or JSON");
-    ludus__writer *w = malloc(sizeof *w);
+    ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus__w_init(w, write, user_data);
     if (format == LUDUS_REPORT_JSON) {
@@ -327,8 +357,9 @@ int ludus_gpu_report(const ludus_gpu_stats *s, const ludus_gpu_stats *base, int 
         put(w, "\nGPU (device time, ms; docs/gpu.md)%s\n", base ? ": base -> new, median and mean" : "");
         for (uint32_t k = 0; k < s->ntracks; k++) {
             const ludus_gpu_track_stats *t = &s->tracks[k];
-            put(w, "  %s%s: %llu frames", t->track, t->calibrated ? "" : " (uncalibrated)",
-                (unsigned long long)t->frames);
+            char name[160];
+            put(w, "  %s%s: %llu frames", ludus__text_name(name, sizeof name, t->track, 0),
+                t->calibrated ? "" : " (uncalibrated)", (unsigned long long)t->frames);
             if (t->envelope_frames)
                 put(w, " (%llu timed by their passes' envelope)", (unsigned long long)t->envelope_frames);
             put(w, "; coverage:");
@@ -348,7 +379,9 @@ int ludus_gpu_report(const ludus_gpu_stats *s, const ludus_gpu_stats *base, int 
                 if (p->track != k) continue;
                 const ludus_gpu_pass_stats *bp = base ? find_pass(base, t->track, p->pass) : NULL;
                 if (base && !bp) {
-                    put(w, "    %-28.28s %10s -> %10.3f  (new pass)\n", p->pass, "-", ms(p->duration.p50_ns));
+                    char name[64];
+                    put(w, "    %-28s %10s -> %10.3f  (new pass)\n", ludus__text_name(name, sizeof name, p->pass, 28),
+                        "-", ms(p->duration.p50_ns));
                     continue;
                 }
                 text_row(w, p->pass, &p->duration, bp ? &bp->duration : NULL, p->calls_per_frame);
@@ -356,12 +389,14 @@ int ludus_gpu_report(const ludus_gpu_stats *s, const ludus_gpu_stats *base, int 
         }
         for (uint32_t i = 0; base && i < base->npasses; i++) {
             const ludus_gpu_pass_stats *bp = &base->passes[i];
+            char name[64], track[160];
             if (!find_pass(s, base->tracks[bp->track].track, bp->pass))
-                put(w, "    %-28.28s %10.3f -> %10s  (gone from %s)\n", bp->pass, ms(bp->duration.p50_ns), "-",
-                    base->tracks[bp->track].track);
+                put(w, "    %-28s %10.3f -> %10s  (gone from %s)\n", ludus__text_name(name, sizeof name, bp->pass, 28),
+                    ms(bp->duration.p50_ns), "-",
+                    ludus__text_name(track, sizeof track, base->tracks[bp->track].track, 0));
         }
     }
     int rc = ludus__w_flush(w) || w->failed ? LUDUS_EIO : 0;
-    free(w);
+    ludus__free(w);
     return rc ? ludus__fail(rc, "writing the GPU report failed") : 0;
 }

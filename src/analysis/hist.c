@@ -19,38 +19,59 @@ int64_t ludus__hist_bucket_mid(uint32_t b) {
     return lo + (((int64_t)1 << shift) >> 1);
 }
 
-uint64_t ludus__hist_get(const ludus__hist *h, uint32_t b) {
-    const uint64_t *o = h->oct[b / LUDUS__HIST_SUB];
-    return o ? o[b % LUDUS__HIST_SUB] : 0;
+const uint64_t *ludus__acc_octave(const ludus__acc *a, uint32_t oct, uint64_t tmp[LUDUS__HIST_SUB]) {
+    if (a->h.oct) return a->h.oct[oct];
+    if (a->n != 1) return NULL;
+    uint32_t b = ludus__hist_bucket(a->min);
+    if (b / LUDUS__HIST_SUB != oct) return NULL;
+    memset(tmp, 0, LUDUS__HIST_SUB * sizeof *tmp);
+    tmp[b % LUDUS__HIST_SUB] = 1;
+    return tmp;
 }
 
-int ludus__acc_add_slow(ludus__acc *a, int64_t v, uint32_t b, int exact) {
-    if (a->n == 0 || v < a->min) a->min = v;
-    if (a->n == 0 || v > a->max) a->max = v;
-    a->n++;
-    a->total += v;
-    uint64_t **o = &a->h.oct[b / LUDUS__HIST_SUB];
+/* Counts one more value in bucket b (its octave allocated when new). */
+static int hist_put(ludus__hist *h, uint32_t b) {
+    uint64_t **o = &h->oct[b / LUDUS__HIST_SUB];
     if (__builtin_expect(*o == NULL, 0)) {
-        *o = calloc(LUDUS__HIST_SUB, sizeof **o);
+        *o = ludus__calloc(LUDUS__HIST_SUB, sizeof **o);
         if (!*o) return -1;
     }
     (*o)[b % LUDUS__HIST_SUB]++;
+    return 0;
+}
+
+/* The table, once a second value comes: the first one (min, as n is 1) gets its bucket. */
+static int hist_table(ludus__acc *a) {
+    if (a->h.oct || a->n == 0) return 0;
+    a->h.oct = ludus__calloc(LUDUS__HIST_OCT, sizeof *a->h.oct);
+    if (!a->h.oct) return -1;
+    return hist_put(&a->h, ludus__hist_bucket(a->min));
+}
+
+int ludus__acc_add_slow(ludus__acc *a, int64_t v, uint32_t b, int exact) {
+    if (hist_table(a) != 0) return -1;
+    if (a->h.oct && hist_put(&a->h, b) != 0) return -1;
     if (exact) {
         if (a->nexact == a->cap) {
             size_t cap = a->cap ? a->cap * 2 : 64;
-            int64_t *p = realloc(a->exact, cap * sizeof *p);
+            int64_t *p = ludus__realloc(a->exact, cap * sizeof *p);
             if (!p) return -1;
             a->exact = p;
             a->cap = cap;
         }
         a->exact[a->nexact++] = v;
     }
+    if (a->n == 0 || v < a->min) a->min = v;
+    if (a->n == 0 || v > a->max) a->max = v;
+    a->n++;
+    a->total += v;
     return 0;
 }
 
 void ludus__acc_free(ludus__acc *a) {
-    for (int i = 0; i < LUDUS__HIST_OCT; i++) free(a->h.oct[i]);
-    free(a->exact);
+    for (int i = 0; a->h.oct && i < LUDUS__HIST_OCT; i++) ludus__free(a->h.oct[i]);
+    ludus__free(a->h.oct);
+    ludus__free(a->exact);
     memset(a, 0, sizeof *a);
 }
 
@@ -71,6 +92,7 @@ static uint64_t rank_of(double q, uint64_t n) {
 
 static int64_t hist_quantile(const ludus__acc *a, double q) {
     uint64_t k = rank_of(q, a->n), seen = 0;
+    if (!a->h.oct) return a->min; /* one value */
     for (uint32_t oct = 0; oct < LUDUS__HIST_OCT; oct++) {
         const uint64_t *o = a->h.oct[oct];
         if (!o) continue;
@@ -109,20 +131,32 @@ void ludus__acc_stats(ludus__acc *a, int exact, ludus_duration_stats *s) {
 
 int ludus__acc_merge(ludus__acc *dst, const ludus__acc *src, int exact) {
     if (!src->n) return 0;
+    int keep = exact && dst->nexact == dst->n && src->nexact == src->n;
+    if (dst->n) { /* two values at least: dst needs its table */
+        if (hist_table(dst) != 0) return -1;
+        uint64_t tmp[LUDUS__HIST_SUB];
+        for (uint32_t oct = 0; oct < LUDUS__HIST_OCT; oct++) {
+            const uint64_t *o = ludus__acc_octave(src, oct, tmp);
+            if (!o) continue;
+            if (!dst->h.oct[oct] && !(dst->h.oct[oct] = ludus__calloc(LUDUS__HIST_SUB, sizeof **dst->h.oct))) return -1;
+            for (uint32_t s = 0; s < LUDUS__HIST_SUB; s++) dst->h.oct[oct][s] += o[s];
+        }
+    } else if (src->h.oct) { /* dst empty: a copy of src's table */
+        if (!(dst->h.oct = ludus__calloc(LUDUS__HIST_OCT, sizeof *dst->h.oct))) return -1;
+        for (uint32_t oct = 0; oct < LUDUS__HIST_OCT; oct++) {
+            if (!src->h.oct[oct]) continue;
+            if (!(dst->h.oct[oct] = ludus__malloc(LUDUS__HIST_SUB * sizeof **dst->h.oct))) return -1;
+            memcpy(dst->h.oct[oct], src->h.oct[oct], LUDUS__HIST_SUB * sizeof **dst->h.oct);
+        }
+    }
     if (dst->n == 0 || src->min < dst->min) dst->min = src->min;
     if (dst->n == 0 || src->max > dst->max) dst->max = src->max;
-    int keep = exact && dst->nexact == dst->n && src->nexact == src->n;
     dst->n += src->n;
     dst->total += src->total;
-    for (uint32_t oct = 0; oct < LUDUS__HIST_OCT; oct++) {
-        if (!src->h.oct[oct]) continue;
-        if (!dst->h.oct[oct] && !(dst->h.oct[oct] = calloc(LUDUS__HIST_SUB, sizeof **dst->h.oct))) return -1;
-        for (uint32_t s = 0; s < LUDUS__HIST_SUB; s++) dst->h.oct[oct][s] += src->h.oct[oct][s];
-    }
     if (!keep) return 0;
     if (dst->nexact + src->nexact > dst->cap) {
         size_t cap = dst->nexact + src->nexact;
-        int64_t *p = realloc(dst->exact, cap * sizeof *p);
+        int64_t *p = ludus__realloc(dst->exact, cap * sizeof *p);
         if (!p) return -1;
         dst->exact = p;
         dst->cap = cap;

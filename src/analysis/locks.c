@@ -34,10 +34,10 @@ int ludus__locks_finish(ludus_analysis *a) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < a->nsites; i++)
         if (is_lock(&a->sites[i].pub) && a->sites[i].pub.calls) n++;
-    a->locks = calloc(n ? n : 1, sizeof *a->locks);
+    a->locks = ludus__calloc(n ? n : 1, sizeof *a->locks);
     if (!a->locks) return -1;
     uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
-    double *buf = malloc((nw ? nw : 1) * sizeof *buf);
+    double *buf = ludus__malloc((nw ? nw : 1) * sizeof *buf);
     if (!buf) return -1;
     double mean_frame = a->sum.frames_in_window ? a->sum.frame_time.mean_ns : 0;
     for (uint32_t i = 0; i < a->nsites; i++) {
@@ -61,7 +61,7 @@ int ludus__locks_finish(ludus_analysis *a) {
         l->wait_per_frame_ns = total / (double)nw;
         l->share_of_frame = mean_frame > 0 ? l->wait_per_frame_ns / mean_frame : 0;
     }
-    free(buf);
+    ludus__free(buf);
     qsort(a->locks, a->nlocks, sizeof *a->locks, by_total_wait);
     return 0;
 }
@@ -111,17 +111,7 @@ void ludus__report_locks_text(const ludus_analysis *a, ludus__writer *w) {
                  "where");
     for (uint32_t i = 0; i < a->nlocks; i++) {
         const ludus_lock_stats *l = &a->locks[i];
-        char name[32], wpf[32], share[32];
-        size_t nl = strlen(l->name);
-        if (nl > 28) { /* cut at a character boundary, marked with '~' */
-            size_t k = 27;
-            while (k > 0 && ((unsigned char)l->name[k] & 0xc0) == 0x80) k--;
-            memcpy(name, l->name, k);
-            name[k] = '~';
-            name[k + 1] = 0;
-        } else {
-            memcpy(name, l->name, nl + 1);
-        }
+        char name[64], wpf[32], share[32], shown[400];
         if (s->frames_in_window) {
             snprintf(wpf, sizeof wpf, "%.2f", l->waits_per_frame);
             snprintf(share, sizeof share, "%.2f%%", l->share_of_frame * 100);
@@ -129,12 +119,13 @@ void ludus__report_locks_text(const ludus_analysis *a, ludus__writer *w) {
             snprintf(wpf, sizeof wpf, "-");
             snprintf(share, sizeof share, "-");
         }
-        ludus__w_fmt(w, "%-28s %9llu %9s %10s %10s %10s %10s %10s %10s %8s %7u  %s\n", name,
-                     (unsigned long long)l->wait.count, wpf, ludus__dur(b[0], 32, (double)l->wait.total_ns),
-                     ludus__dur(b[1], 32, l->wait.mean_ns), ludus__dur(b[2], 32, (double)l->wait.p50_ns),
-                     ludus__dur(b[3], 32, (double)l->wait.p99_ns), ludus__dur(b[4], 32, (double)l->wait.max_ns),
+        ludus__w_fmt(w, "%-28s %9llu %9s %10s %10s %10s %10s %10s %10s %8s %7u  %s\n",
+                     ludus__text_name(name, sizeof name, l->name, 28), (unsigned long long)l->wait.count, wpf,
+                     ludus__dur(b[0], 32, (double)l->wait.total_ns), ludus__dur(b[1], 32, l->wait.mean_ns),
+                     ludus__dur(b[2], 32, (double)l->wait.p50_ns), ludus__dur(b[3], 32, (double)l->wait.p99_ns),
+                     ludus__dur(b[4], 32, (double)l->wait.max_ns),
                      s->frames_in_window ? ludus__dur(b[5], 32, l->wait_per_frame_ns) : "-", share, l->threads,
-                     where(l, at, sizeof at));
+                     ludus__text_name(shown, sizeof shown, where(l, at, sizeof at), 0));
     }
 }
 
@@ -155,28 +146,6 @@ void ludus__report_locks_json(const ludus_analysis *a, ludus__writer *w) {
         ludus__w_ch(w, '}');
     }
     ludus__w_ch(w, ']');
-}
-
-/* Text inside HTML elements. */
-static void w_html(ludus__writer *w, const char *s) {
-    for (; *s; s++) {
-        switch (*s) {
-        case '<':
-            ludus__w_str(w, "&lt;");
-            break;
-        case '>':
-            ludus__w_str(w, "&gt;");
-            break;
-        case '&':
-            ludus__w_str(w, "&amp;");
-            break;
-        case '"':
-            ludus__w_str(w, "&quot;");
-            break;
-        default:
-            ludus__w_ch(w, *s);
-        }
-    }
 }
 
 static const char *pct(char *buf, size_t cap, double r) {
@@ -218,7 +187,7 @@ void ludus__report_locks_html(const ludus_analysis *a, const ludus_diff *d, ludu
     for (uint32_t i = 0; i < a->nlocks; i++) {
         const ludus_lock_stats *l = &a->locks[i];
         ludus__w_str(w, "<tr><td>");
-        w_html(w, l->name);
+        ludus__w_html_str(w, l->name, strlen(l->name));
         ludus__w_fmt(w,
                      "</td><td>%llu</td><td>%.2f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
                      "<td>%.2f%%</td><td>%u</td><td>",
@@ -226,7 +195,8 @@ void ludus__report_locks_html(const ludus_analysis *a, const ludus_diff *d, ludu
                      ludus__dur(b[0], 32, (double)l->wait.total_ns), ludus__dur(b[1], 32, (double)l->wait.p50_ns),
                      ludus__dur(b[2], 32, (double)l->wait.p99_ns), ludus__dur(b[3], 32, (double)l->wait.max_ns),
                      ludus__dur(b[4], 32, l->wait_per_frame_ns), l->share_of_frame * 100, l->threads);
-        w_html(w, where(l, at, sizeof at));
+        where(l, at, sizeof at);
+        ludus__w_html_str(w, at, strlen(at));
         ludus__w_str(w, "</td></tr>\n");
     }
     ludus__w_str(w, "</table>\n");
@@ -241,7 +211,7 @@ void ludus__report_locks_html(const ludus_analysis *a, const ludus_diff *d, ludu
         const ludus_diff_lock *l = &ld->v[i];
         if (!l->verdict) continue;
         ludus__w_str(w, "<tr><td>");
-        w_html(w, l->name);
+        ludus__w_html_str(w, l->name, strlen(l->name));
         ludus__w_fmt(w,
                      "</td><td class=\"%s\">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.2f%%</td><td>%.2f%%</td>"
                      "<td>%.2g</td></tr>\n",
@@ -271,7 +241,7 @@ static const ludus_lock_stats *match(const ludus_analysis *S, const ludus_analys
 /* Sorted per-frame wait totals of a lock over the window (malloc'd). */
 static double *window_waits(const ludus_analysis *a, const ludus_lock_stats *l, size_t *n) {
     uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
-    double *x = malloc((nw ? nw : 1) * sizeof *x);
+    double *x = ludus__malloc((nw ? nw : 1) * sizeof *x);
     *n = 0;
     if (!x) return NULL;
     if (nw) {
@@ -285,10 +255,10 @@ static double *window_waits(const ludus_analysis *a, const ludus_lock_stats *l, 
 int ludus__locks_diff(const ludus_analysis *A, const ludus_analysis *B, const ludus_diff_desc *desc,
                       ludus__lock_diff *out) {
     memset(out, 0, sizeof *out);
-    out->v = calloc(A->nlocks + B->nlocks + 1, sizeof *out->v);
-    double *zs = calloc(A->nlocks + B->nlocks + 1, sizeof *zs);
+    out->v = ludus__calloc(A->nlocks + B->nlocks + 1, sizeof *out->v);
+    double *zs = ludus__calloc(A->nlocks + B->nlocks + 1, sizeof *zs);
     if (!out->v || !zs) {
-        free(zs);
+        ludus__free(zs);
         return -1;
     }
     for (int side = 0; side < 2; side++) { /* NEW's locks, then BASE's that NEW lacks */
@@ -321,14 +291,14 @@ int ludus__locks_diff(const ludus_analysis *A, const ludus_analysis *B, const lu
             size_t na, nb;
             double *xa = window_waits(A, la, &na), *xb = window_waits(B, lb, &nb);
             if (!xa || !xb) {
-                free(xa);
-                free(xb);
-                free(zs);
+                ludus__free(xa);
+                ludus__free(xb);
+                ludus__free(zs);
                 return -1;
             }
             if (na >= 2 && nb >= 2) e->p = ludus__mw_sorted(xa, na, xb, nb, &zs[out->n - 1]);
-            free(xa);
-            free(xb);
+            ludus__free(xa);
+            ludus__free(xb);
         }
     }
     /* significant (Bonferroni over the locks compared), beyond min_change,
@@ -342,13 +312,13 @@ int ludus__locks_diff(const ludus_analysis *A, const ludus_analysis *B, const lu
         if (zs[i] > 0 && e->rel >= desc->min_change) e->verdict = LUDUS_DIFF_MORE_WORK;
         if (zs[i] < 0 && e->rel <= -desc->min_change) e->verdict = LUDUS_DIFF_LESS_WORK;
     }
-    free(zs);
+    ludus__free(zs);
     return 0;
 }
 
 void ludus__locks_diff_free(ludus__lock_diff *l) {
     if (!l) return;
-    free(l->v);
+    ludus__free(l->v);
     memset(l, 0, sizeof *l);
 }
 
@@ -364,7 +334,7 @@ const ludus_diff_lock *ludus_diff_lock_at(const ludus_diff *d, uint32_t i) {
 
 uint32_t ludus__locks_diff_text(const ludus__lock_diff *l, const ludus_diff_desc *desc, ludus__writer *w) {
     uint32_t k = 0;
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], name[64];
     for (uint32_t i = 0; i < l->n; i++) {
         const ludus_diff_lock *e = &l->v[i];
         if (!e->verdict) continue;
@@ -373,9 +343,10 @@ uint32_t ludus__locks_diff_text(const ludus__lock_diff *l, const ludus_diff_desc
                          desc->alpha, l->tests ? l->tests : 1);
         ludus__w_fmt(w,
                      "  %-40s %-12s wait/frame %s -> %s (%s)  of frame %.2f%% -> %.2f%%  waits %llu -> %llu  p %.2g\n",
-                     e->name, lock_verdict(e->verdict), ludus__dur(b1, 32, e->base_wait_per_frame_ns),
-                     ludus__dur(b2, 32, e->new_wait_per_frame_ns), pct(b3, 32, e->rel), e->base_share * 100,
-                     e->new_share * 100, (unsigned long long)e->base_waits, (unsigned long long)e->new_waits, e->p);
+                     ludus__text_name(name, sizeof name, e->name, 40), lock_verdict(e->verdict),
+                     ludus__dur(b1, 32, e->base_wait_per_frame_ns), ludus__dur(b2, 32, e->new_wait_per_frame_ns),
+                     pct(b3, 32, e->rel), e->base_share * 100, e->new_share * 100, (unsigned long long)e->base_waits,
+                     (unsigned long long)e->new_waits, e->p);
     }
     return k;
 }
@@ -409,9 +380,10 @@ uint32_t ludus__locks_check_gates(const ludus__lock_diff *l, const ludus_gate *g
             if (!(gt->greater ? e->rel > gt->rel : e->rel < gt->rel)) continue;
             tripped++;
             if (write) {
-                char line[400];
+                char line[400], name[128];
                 int n = snprintf(line, sizeof line, "gate '%s' tripped: lock %s wait per frame %+.1f%% (%s)\n",
-                                 gt->text, e->name, e->rel == HUGE_VAL ? 1e11 : e->rel * 100, lock_verdict(e->verdict));
+                                 gt->text, ludus__text_name(name, sizeof name, e->name, 100),
+                                 e->rel == HUGE_VAL ? 1e11 : e->rel * 100, lock_verdict(e->verdict));
                 if (n > 0) write(ud, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
             }
         }

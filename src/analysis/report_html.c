@@ -63,26 +63,29 @@ static const char script[] =
     "if(frame==null){P.forEach((p,i)=>val[i]=p.exclusive.total_ns);}else{for(const c of "
     "R.cells)if(c[0]==frame){val[c[1]]+=c[3];if(c.length>4)ann[c[1]]=c[4];}}"
     "const kids=P.map(()=>[]),roots=[];P.forEach((p,i)=>{if(p.parent<0)roots.push(i);else kids[p.parent].push(i);});"
-    "const inc=new Float64Array(P.length);const order=[];(function walk(l){for(const i of "
-    "l){order.push(i);walk(kids[i]);}})(roots);"
+    /* iterative walks: a path tree of any depth draws (no recursion limit of the script engine) */
+    "const inc=new Float64Array(P.length);const order=[],st=roots.slice().reverse();while(st.length){const "
+    "i=st.pop();order.push(i);for(let k=kids[i].length-1;k>=0;k--)st.push(kids[i][k]);}"
     "for(let k=order.length-1;k>=0;k--){const i=order[k];inc[i]+=val[i];if(P[i].parent>=0)inc[P[i].parent]+=inc[i];}"
     "let tot=0;for(const r of roots)tot+=inc[r];const svg=document.getElementById('flame');svg.innerHTML='';"
     "const W=1000,RH=17;let md=0;P.forEach((p,i)=>{if(inc[i]>0)md=Math.max(md,p.depth);});const H=(md+2)*RH;"
     "svg.setAttribute('viewBox','0 0 '+W+' '+H);svg.setAttribute('height',H);"
     "document.getElementById('flametitle').textContent=(frame==null?'whole window':'frame '+frame)+': '+fmt(tot)+' "
     "over all threads"
-    " (inclusive = exclusive of the subtree; time summed over threads can exceed wall time)';"
+    " (inclusive = exclusive of the subtree; time summed over threads can exceed wall time)'+(R.capture.folded?'; '+"
+    "R.capture.folded+' scopes began deeper than '+R.paths_depth+' levels: folded onto the paths marked /.../, the "
+    "levels between left out':'');"
     "svg.appendChild(el('rect',{x:0,y:0,width:W,height:RH-1,fill:'#888'}));svg.appendChild(el('text',{x:4,y:12,fill:'#"
     "fff','font-size':11},'all threads'));"
-    "function draw(l,x0,d){let x=x0;for(const i of "
+    "const todo=[[roots,0,0]];while(todo.length){const [l,x0,d]=todo.pop();let x=x0;for(const i of "
     "l.slice().sort((a,b)=>inc[b]-inc[a])){if(!tot||inc[i]<=0)continue;const w=inc[i]/tot*W;"
     "const h=(P[i].site*47)%60;const "
     "g=el('g',{});g.appendChild(el('rect',{x:x,y:(d+1)*RH,width:Math.max(w-0.5,0.3),height:RH-1,"
     "fill:'hsl('+(20+h)+',75%,'+(55+(d%3)*5)+'%)'}));g.appendChild(el('title',{},P[i].path+'\\ninclusive "
     "'+fmt(inc[i])+', exclusive '+fmt(val[i])+(ann[i]!=null?'\\nslowest annotated call: '+ann[i]:'')));"
-    "if(w>40)g.appendChild(el('text',{x:x+3,y:(d+1)*RH+12,'font-size':11},R.sites[P[i].site].name.slice(0,Math.floor(w/"
-    "7))));"
-    "svg.appendChild(g);draw(kids[i],x,d+1);x+=w;}}draw(roots,0,0);}\n"
+    "if(w>40)g.appendChild(el('text',{x:x+3,y:(d+1)*RH+12,'font-size':11},(P[i].folded?'... ':'')+"
+    "R.sites[P[i].site].name.slice(0,Math.floor(w/7))));"
+    "svg.appendChild(g);todo.push([kids[i],x,d+1]);x+=w;}}}\n"
     /* sortable tables */
     "function table(id,cols,rows){const t=document.getElementById(id);let key=null,dir=-1;"
     "function render(){const r=rows.slice();if(key!=null)r.sort((a,b)=>{const x=cols[key].v(a),y=cols[key].v(b);"
@@ -167,11 +170,11 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
     ludus__w_str(w, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Ludus report</title><style>");
     ludus__w_str(w, css);
     ludus__w_str(w, "</style></head><body>\n<h1>Ludus report: <span id=\"title\"></span></h1>\n<p class=\"note\">");
-    ludus__w_fmt(w,
-                 "Capture %s, clock %s, %u threads, %llu events. Window <b>%s</b>: %llu complete frames on thread "
-                 "&ldquo;<span id=\"ft\"></span>&rdquo;. ",
-                 ludus__dur(b1, 32, (double)s->duration_ns), s->clock_name, s->threads, (unsigned long long)s->events,
-                 s->window, (unsigned long long)s->frames_in_window);
+    ludus__w_fmt(w, "Capture %s, clock %s, %u threads, %llu events. Window <b>",
+                 ludus__dur(b1, 32, (double)s->duration_ns), s->clock_name, s->threads, (unsigned long long)s->events);
+    ludus__w_html_str(w, s->window, strlen(s->window));
+    ludus__w_fmt(w, "</b>: %llu complete frames on thread &ldquo;<span id=\"ft\"></span>&rdquo;. ",
+                 (unsigned long long)s->frames_in_window);
     if (s->frames_in_window)
         ludus__w_fmt(w, "Frame time p50 %s, p90 %s, p99 %s, max %s; %u hitches (frame &gt; %.2f &times; median). ",
                      ludus__dur(b1, 32, (double)s->frame_time.p50_ns), ludus__dur(b2, 32, (double)s->frame_time.p90_ns),

@@ -32,16 +32,23 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
            "\"hitch\":\"frame time > hitch_k x median frame time of the window\","
            "\"incomplete\":\"slices closed at capture end: counted, never used as durations\","
            "\"unwound\":\"slices cut short by a non-local exit (longjmp): counted, never used as durations\","
-           "\"threads\":\"time summed over threads can exceed frame time\"},\n");
+           "\"threads\":\"time summed over threads can exceed frame time\",");
+    ludus__w_fmt(w,
+                 "\"paths\":\"caller-context paths of at most %d sites: a scope begun deeper is counted on the path "
+                 "of its first %d enclosing scopes and itself, the levels between folded away (flag folded, '/.../' "
+                 "in the path; capture.folded counts them); a folded path's inclusive time counts its outermost "
+                 "activations only\"},\n",
+                 LUDUS_PATH_DEPTH, LUDUS_PATH_DEPTH - 2);
     ludus__w_fmt(w,
                  "\"capture\":{\"duration_ns\":%lld,\"clock\":\"%s\",\"threads\":%u,\"events\":%llu,"
                  "\"dropped\":%llu,\"incomplete\":%llu,\"unwound\":%llu,\"excl_unknown\":%llu,"
-                 "\"orphan_ends\":%llu,\"filtered\":%llu,\"interner_drops\":%llu,\"clock_anomalies\":%llu",
+                 "\"orphan_ends\":%llu,\"filtered\":%llu,\"interner_drops\":%llu,\"clock_anomalies\":%llu,"
+                 "\"folded\":%llu",
                  (long long)s->duration_ns, s->clock_name, s->threads, (unsigned long long)s->events,
                  (unsigned long long)s->dropped, (unsigned long long)s->incomplete, (unsigned long long)s->unwound,
                  (unsigned long long)s->excl_unknown, (unsigned long long)s->orphan_ends,
                  (unsigned long long)s->filtered, (unsigned long long)s->interner_drops,
-                 (unsigned long long)s->clock_anomalies);
+                 (unsigned long long)s->clock_anomalies, (unsigned long long)s->folded);
     if (s->crash_signal) {
         ludus__w_str(w, ",\"crash\":{\"signal\":");
         ludus__w_json_str(w, s->crash_signal_name, strlen(s->crash_signal_name));
@@ -129,7 +136,7 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         }
         ludus__w_ch(w, '}');
     }
-    ludus__w_str(w, "],\n\"paths\":[");
+    ludus__w_fmt(w, "],\n\"paths_depth\":%d,\"paths\":[", LUDUS_PATH_DEPTH);
     char path[1024];
     for (uint32_t i = 0; i < a->nnodes; i++) {
         const ludus_path_stats *x = &a->nodes[i].pub;
@@ -139,10 +146,11 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         ludus__w_jstr(w, path);
         ludus__w_fmt(w,
                      ",\"calls\":%llu,\"incomplete\":%llu,\"lossy\":%s,\"excl_unknown\":%llu,\"excl_partial\":%s,"
-                     "\"inclusive\":",
+                     "\"folded\":%s,\"inclusive\":",
                      (unsigned long long)x->calls, (unsigned long long)x->incomplete,
                      (x->flags & LUDUS_STAT_LOSSY) ? "true" : "false", (unsigned long long)x->excl_unknown,
-                     (x->flags & LUDUS_STAT_EXCL_PARTIAL) ? "true" : "false");
+                     (x->flags & LUDUS_STAT_EXCL_PARTIAL) ? "true" : "false",
+                     (x->flags & LUDUS_STAT_FOLDED) ? "true" : "false");
         ludus__json_stats(w, &x->inclusive);
         ludus__w_str(w, ",\"exclusive\":");
         ludus__json_stats(w, &x->exclusive);

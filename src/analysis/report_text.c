@@ -21,23 +21,6 @@ void ludus__w_fmt(ludus__writer *w, const char *fmt, ...) {
     ludus__w_bytes(w, tmp, (size_t)n);
 }
 
-void ludus__w_jstr(ludus__writer *w, const char *s) {
-    ludus__w_json_text(w, s, strlen(s), 1);
-}
-
-void ludus__w_csv(ludus__writer *w, const char *s) {
-    if (!strpbrk(s, ",\"\n\r")) {
-        ludus__w_str(w, s);
-        return;
-    }
-    ludus__w_ch(w, '"');
-    for (; *s; s++) {
-        if (*s == '"') ludus__w_ch(w, '"');
-        ludus__w_ch(w, *s);
-    }
-    ludus__w_ch(w, '"');
-}
-
 const char *ludus__dur(char *buf, size_t cap, double ns) {
     double a = ns < 0 ? -ns : ns;
     if (a < 1e3)
@@ -61,19 +44,6 @@ __attribute__((format(printf, 3, 4))) static void append(char *buf, size_t cap, 
     va_start(ap, fmt);
     vsnprintf(buf + n, cap - n, fmt, ap);
     va_end(ap);
-}
-
-/* A name in at most `width` bytes: cut at a character boundary, the cut
- * marked with '~'. */
-static const char *short_name(const char *s, char *out, size_t width) {
-    size_t n = strlen(s);
-    if (n <= width) return s;
-    size_t k = width - 1;
-    while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80) k--; /* not inside a UTF-8 character */
-    memcpy(out, s, k);
-    out[k] = '~';
-    out[k + 1] = 0;
-    return out;
 }
 
 /* Sort keys carry what they compare: no state outside the call (two
@@ -127,16 +97,16 @@ static void counters_text(const ludus_analysis *a, ludus__writer *w) {
                                  "%12s %12s\n",
                                  "counter", "", "samples", "mean", "min", "p50", "p99", "max");
             }
-            char name[40], frames[32];
+            char name[64], frames[32];
             if (pass == 0)
                 snprintf(frames, sizeof frames, "%llu/%llu", (unsigned long long)x->values,
                          (unsigned long long)x->frames_in_window);
             else
                 snprintf(frames, sizeof frames, "%llu", (unsigned long long)x->values);
-            ludus__w_fmt(w, "%-24s %-18s %9s %12s %12s %12s %12s %12s\n", short_name(x->name, name, 24),
-                         pass == 0 ? x->series : "", frames, cval(b[0], 32, x->mean, x->unit),
-                         cval(b[1], 32, x->min, x->unit), cval(b[2], 32, x->p50, x->unit),
-                         cval(b[3], 32, x->p99, x->unit), cval(b[4], 32, x->max, x->unit));
+            ludus__w_fmt(
+                w, "%-24s %-18s %9s %12s %12s %12s %12s %12s\n", ludus__text_name(name, sizeof name, x->name, 24),
+                pass == 0 ? x->series : "", frames, cval(b[0], 32, x->mean, x->unit), cval(b[1], 32, x->min, x->unit),
+                cval(b[2], 32, x->p50, x->unit), cval(b[3], 32, x->p99, x->unit), cval(b[4], 32, x->max, x->unit));
         }
     }
     if (s->counter_values_elsewhere)
@@ -148,7 +118,7 @@ static void counters_text(const ludus_analysis *a, ludus__writer *w) {
  * slowest annotated calls: what the annotations say about the heavy calls. */
 static void annotated_text(const ludus_analysis *a, const site_key *order, uint32_t n, uint32_t top, ludus__writer *w) {
     uint32_t shown = 0;
-    char b1[32], b2[32], name[40];
+    char b1[32], b2[32], name[64], thread[80], ann[256];
     for (uint32_t k = 0; k < n && shown < top; k++) {
         const ludus_site_stats *x = order[k].s;
         ludus_annotated_call call[LUDUS_SLOWEST_CALLS];
@@ -156,26 +126,29 @@ static void annotated_text(const ludus_analysis *a, const site_key *order, uint3
         if (!nc) continue;
         if (shown++ == 0)
             ludus__w_str(w, "\nAnnotated sites: the slowest annotated calls (inclusive) with their annotations\n");
-        ludus__w_fmt(w, "%-28s %llu of %llu calls annotated\n", short_name(x->name, name, 28),
+        ludus__w_fmt(w, "%-28s %llu of %llu calls annotated\n", ludus__text_name(name, sizeof name, x->name, 28),
                      (unsigned long long)x->annotated, (unsigned long long)x->calls);
         for (uint32_t i = 0; i < nc && i < LUDUS_SLOWEST_CALLS; i++)
             ludus__w_fmt(w, "  %10s  frame %-6llu at %10s  [%s]  %s\n", ludus__dur(b1, 32, (double)call[i].duration_ns),
                          (unsigned long long)call[i].frame, ludus__dur(b2, 32, (double)call[i].begin_ns),
-                         call[i].thread, call[i].annotations);
+                         ludus__text_name(thread, sizeof thread, call[i].thread, 64),
+                         ludus__text_name(ann, sizeof ann, call[i].annotations, 200));
     }
 }
 
-static void text_report(const ludus_analysis *a, const ludus_report_options *o, ludus__writer *w) {
+static int text_report(const ludus_analysis *a, const ludus_report_options *o, ludus__writer *w) {
     const ludus_analysis_summary *s = &a->sum;
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32];
-    ludus__w_fmt(w, "Ludus report: %s\n", o->title);
+    char name[256];
+    ludus__w_fmt(w, "Ludus report: %s\n", ludus__text_name(name, sizeof name, o->title, 0));
     ludus__w_fmt(w, "Capture: %s, clock %s, %u threads, %llu events\n", ludus__dur(b1, 32, (double)s->duration_ns),
                  s->clock_name, s->threads, (unsigned long long)s->events);
     if (s->recovered)
         ludus__w_str(w, "Recovered from a pool file its process left behind: slices open then are incomplete\n");
     if (s->crash_signal)
         ludus__w_fmt(w, "Ended by a crash: %s (signal %d) in thread %llu; slices open then are incomplete\n",
-                     s->crash_signal_name, s->crash_signal, (unsigned long long)s->crash_tid);
+                     ludus__text_name(name, sizeof name, s->crash_signal_name, 0), s->crash_signal,
+                     (unsigned long long)s->crash_tid);
     ludus__w_fmt(w,
                  "Loss: %llu dropped events, %llu incomplete slices, %llu unwound slices, %llu orphan ends, "
                  "%llu filtered events",
@@ -192,17 +165,23 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
     if (s->dropped)
         ludus__w_str(w, "  WARNING: events were dropped; sites marked '!' ran on a thread that lost events: their "
                         "counts are lower bounds\n");
+    if (s->folded)
+        ludus__w_fmt(w,
+                     "  %llu scopes began deeper than %d levels: each is counted on the path of its first %d "
+                     "enclosing scopes and itself (folded, '/.../' in the path)\n",
+                     (unsigned long long)s->folded, LUDUS_PATH_DEPTH, LUDUS_PATH_DEPTH - 2);
     if (s->excl_unknown)
         ludus__w_fmt(w,
                      "  %llu calls ran while their thread was losing events: their children may be missing, so "
                      "their exclusive time\n  is left out of the exclusive columns (flag excl?:N), never charged to "
                      "them; inclusive times stand\n",
                      (unsigned long long)s->excl_unknown);
-    ludus__w_fmt(w, "Window: %s [%s .. %s]", s->window, ludus__dur(b1, 32, (double)s->window_begin_ns),
-                 ludus__dur(b2, 32, (double)s->window_end_ns));
+    ludus__w_fmt(w, "Window: %s [%s .. %s]", ludus__text_name(name, sizeof name, s->window, 0),
+                 ludus__dur(b1, 32, (double)s->window_begin_ns), ludus__dur(b2, 32, (double)s->window_end_ns));
     if (s->frame_marks)
         ludus__w_fmt(w, ", %llu complete frames in the window (of %llu) on thread \"%s\"\n",
-                     (unsigned long long)s->frames_in_window, (unsigned long long)s->frames_complete, s->frame_thread);
+                     (unsigned long long)s->frames_in_window, (unsigned long long)s->frames_complete,
+                     ludus__text_name(name, sizeof name, s->frame_thread, 0));
     else
         ludus__w_str(w, ", no frame marks\n");
     if (s->exact)
@@ -239,7 +218,8 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
                          ludus__dur(b1, 32, (double)h->frame_ns), h->ratio);
             char item[200];
             for (int g = 0; g < LUDUS_HITCH_GREW && h->grew_site[g] != UINT32_MAX; g++)
-                ludus__w_fmt(w, "%s %s +%s", g ? "," : "", ludus__hitch_item(a, h, g, item, sizeof item),
+                ludus__w_fmt(w, "%s %s +%s", g ? "," : "",
+                             ludus__text_name(name, sizeof name, ludus__hitch_item(a, h, g, item, sizeof item), 80),
                              ludus__dur(b2, 32, (double)h->grew_ns[g]));
             if (h->grew_site[0] == UINT32_MAX) ludus__w_str(w, " nothing above its median");
             ludus__w_fmt(w, "  (explains %.0f%% of the extra %s)\n", 100 * h->explained,
@@ -254,8 +234,8 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
     ludus__report_locks_text(a, w);
     ludus__report_timeline_text(a, w);
 
-    site_key *order = malloc((a->nsites ? a->nsites : 1) * sizeof *order);
-    if (!order) return;
+    site_key *order = ludus__malloc((a->nsites ? a->nsites : 1) * sizeof *order);
+    if (!order) return LUDUS_ENOMEM; /* a report without its sites is no report */
     /* Scope sites only: markers, frame marks, flows and counters have no
      * calls and no durations. */
     uint32_t nscoped = 0;
@@ -282,16 +262,17 @@ static void text_report(const ludus_analysis *a, const ludus_report_options *o, 
         if (x->unwound) append(flags, sizeof flags, "unwound:%llu ", (unsigned long long)x->unwound);
         if (x->excl_unknown) append(flags, sizeof flags, "excl?:%llu ", (unsigned long long)x->excl_unknown);
         if (x->recursive) append(flags, sizeof flags, "recursive:%llu", (unsigned long long)x->recursive);
-        char name[40];
-        ludus__w_fmt(w, "%-28s %9llu %9s %10s %10s %10s %10s %10s %10s %10s %10s  %s\n", short_name(x->name, name, 28),
-                     (unsigned long long)x->calls, cpf, ludus__dur(b1, 32, (double)x->exclusive.total_ns),
-                     ludus__dur(b2, 32, x->exclusive.mean_ns), ludus__dur(b3, 32, (double)x->exclusive.p50_ns),
-                     ludus__dur(b4, 32, (double)x->exclusive.p90_ns), ludus__dur(b5, 32, (double)x->exclusive.p99_ns),
-                     ludus__dur(b6, 32, (double)x->exclusive.max_ns), ludus__dur(b7, 32, (double)x->inclusive.p50_ns),
-                     ludus__dur(b8, 32, (double)x->inclusive.p99_ns), flags);
+        ludus__w_fmt(w, "%-28s %9llu %9s %10s %10s %10s %10s %10s %10s %10s %10s  %s\n",
+                     ludus__text_name(name, sizeof name, x->name, 28), (unsigned long long)x->calls, cpf,
+                     ludus__dur(b1, 32, (double)x->exclusive.total_ns), ludus__dur(b2, 32, x->exclusive.mean_ns),
+                     ludus__dur(b3, 32, (double)x->exclusive.p50_ns), ludus__dur(b4, 32, (double)x->exclusive.p90_ns),
+                     ludus__dur(b5, 32, (double)x->exclusive.p99_ns), ludus__dur(b6, 32, (double)x->exclusive.max_ns),
+                     ludus__dur(b7, 32, (double)x->inclusive.p50_ns), ludus__dur(b8, 32, (double)x->inclusive.p99_ns),
+                     flags);
     }
     annotated_text(a, order, nscoped, top, w);
-    free(order);
+    ludus__free(order);
+    return 0;
 }
 
 /* ---- CSV ---- */
@@ -319,8 +300,9 @@ static void csv_report(const ludus_analysis *a, ludus__writer *w) {
                      (unsigned long long)x->incomplete, (unsigned long long)x->recursive, x->calls_per_frame);
         csv_stats(w, &x->exclusive);
         csv_stats(w, &x->inclusive);
-        ludus__w_fmt(w, ",%d,%s,%s,%llu,%llu,%d\n", (x->flags & LUDUS_STAT_LOSSY) != 0, a->sum.window, pct,
-                     (unsigned long long)x->unwound, (unsigned long long)x->excl_unknown,
+        ludus__w_fmt(w, ",%d,", (x->flags & LUDUS_STAT_LOSSY) != 0);
+        ludus__w_csv(w, a->sum.window);
+        ludus__w_fmt(w, ",%s,%llu,%llu,%d\n", pct, (unsigned long long)x->unwound, (unsigned long long)x->excl_unknown,
                      (x->flags & LUDUS_STAT_EXCL_PARTIAL) != 0);
     }
     char path[1024];
@@ -341,8 +323,10 @@ static void csv_report(const ludus_analysis *a, ludus__writer *w) {
         csv_stats(w, &x->exclusive);
         csv_stats(w, &x->inclusive);
         /* a path's incomplete counts its unwound activations too: no unwound column of its own */
-        ludus__w_fmt(w, ",%d,%s,%s,,%llu,%d\n", (x->flags & LUDUS_STAT_LOSSY) != 0, a->sum.window, pct,
-                     (unsigned long long)x->excl_unknown, (x->flags & LUDUS_STAT_EXCL_PARTIAL) != 0);
+        ludus__w_fmt(w, ",%d,", (x->flags & LUDUS_STAT_LOSSY) != 0);
+        ludus__w_csv(w, a->sum.window);
+        ludus__w_fmt(w, ",%s,,%llu,%d\n", pct, (unsigned long long)x->excl_unknown,
+                     (x->flags & LUDUS_STAT_EXCL_PARTIAL) != 0);
     }
 }
 
@@ -353,13 +337,13 @@ int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int f
     if (opt) o = *opt;
     if (!o.top) o.top = 20;
     if (!o.title) o.title = "capture";
-    ludus__writer *w = malloc(sizeof *w);
+    ludus__writer *w = ludus__malloc(sizeof *w);
     if (!w) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     ludus__w_init(w, write, user_data);
     int rc = 0;
     switch (format) {
     case LUDUS_REPORT_TEXT:
-        text_report(a, &o, w);
+        rc = text_report(a, &o, w);
         break;
     case LUDUS_REPORT_JSON:
         rc = ludus__report_json(a, w, 0);
@@ -375,7 +359,7 @@ int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *diff, int f
     }
     ludus__w_flush(w);
     int failed = w->failed;
-    free(w);
+    ludus__free(w);
     if (rc) return ludus__fail(rc, "report failed");
     if (failed) return ludus__fail(LUDUS_EIO, "the report could not be written");
     return 0;

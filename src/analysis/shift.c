@@ -21,7 +21,7 @@ static double log_ns(double ns) {
 static int pts_push(ludus__pts *p, double v, uint64_t w) {
     if (p->n == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 256;
-        ludus__pt *q = realloc(p->p, cap * sizeof *q);
+        ludus__pt *q = ludus__realloc(p->p, cap * sizeof *q);
         if (!q) return -1;
         p->p = q;
         p->cap = cap;
@@ -39,13 +39,18 @@ int ludus__pts_add_acc(ludus__pts *p, const ludus__acc *a, int exact) {
             if (pts_push(p, log_ns((double)a->exact[i]), 1) != 0) return -1;
         return 0;
     }
-    for (uint32_t b = 0; b < LUDUS__HIST_BUCKETS; b++) {
-        uint64_t c = ludus__hist_get(&a->h, b);
-        if (!c) continue;
-        int64_t mid = ludus__hist_bucket_mid(b); /* as the percentiles: clamped to [min, max] */
-        if (mid < a->min) mid = a->min;
-        if (mid > a->max) mid = a->max;
-        if (pts_push(p, log_ns((double)mid), c) != 0) return -1;
+    uint64_t tmp[LUDUS__HIST_SUB];
+    for (uint32_t oct = 0; oct < LUDUS__HIST_OCT; oct++) {
+        const uint64_t *o = ludus__acc_octave(a, oct, tmp);
+        if (!o) continue; /* an octave never used: its buckets are empty */
+        for (uint32_t k = 0; k < LUDUS__HIST_SUB; k++) {
+            uint64_t c = o[k];
+            if (!c) continue;
+            int64_t mid = ludus__hist_bucket_mid(oct * LUDUS__HIST_SUB + k); /* as the percentiles: clamped */
+            if (mid < a->min) mid = a->min;
+            if (mid > a->max) mid = a->max;
+            if (pts_push(p, log_ns((double)mid), c) != 0) return -1;
+        }
     }
     return 0;
 }
@@ -69,7 +74,7 @@ void ludus__pts_finish(ludus__pts *p) {
 }
 
 void ludus__pts_free(ludus__pts *p) {
-    free(p->p);
+    ludus__free(p->p);
     memset(p, 0, sizeof *p);
 }
 

@@ -31,7 +31,7 @@ int ludus__message_event(ludus_analysis *a, const ludus__nev_iter *it, const lud
     if (!in_window) return 0;
     if (a->nmsgs == a->msgs_cap) {
         size_t cap = a->msgs_cap ? a->msgs_cap * 2 : 256;
-        ludus__an_msg *m = realloc(a->msgs, cap * sizeof *m);
+        ludus__an_msg *m = ludus__realloc(a->msgs, cap * sizeof *m);
         if (!m) return -1;
         a->msgs = m;
         a->msgs_cap = cap;
@@ -45,7 +45,7 @@ int ludus__message_event(ludus_analysis *a, const ludus__nev_iter *it, const lud
     if (n == cap && a->first_msgs[n - 1].ts_ns <= ev->ts_ns) return 0;
     size_t len, o = 0;
     const char *text = ludus__nev_text(it, ev, &len);
-    char *copy = malloc(2 * len + 1 + strlen(thread) + 1);
+    char *copy = ludus__malloc(2 * len + 1 + strlen(thread) + 1);
     if (!copy) return -1;
     for (size_t i = 0; i < len; i++) { /* a NUL in the text is shown, not an end of it */
         if (text[i] == 0) {
@@ -58,7 +58,7 @@ int ludus__message_event(ludus_analysis *a, const ludus__nev_iter *it, const lud
     copy[o] = 0;
     len = o;
     strcpy(copy + len + 1, thread);
-    if (n == cap) free((char *)a->first_msgs[--n].text);
+    if (n == cap) ludus__free((char *)a->first_msgs[--n].text);
     uint32_t k = n;
     while (k > 0 && a->first_msgs[k - 1].ts_ns > ev->ts_ns) {
         a->first_msgs[k] = a->first_msgs[k - 1];
@@ -74,7 +74,7 @@ int ludus__message_event(ludus_analysis *a, const ludus__nev_iter *it, const lud
 int ludus__busy_init(ludus_analysis *a, ludus__captured *c) {
     int rc = ludus__async_ensure(c);
     if (rc || c->nasync == 0) return rc;
-    a->busy = calloc(c->nthreads, sizeof *a->busy);
+    a->busy = ludus__calloc(c->nthreads, sizeof *a->busy);
     if (!a->busy) return LUDUS_ENOMEM;
     a->nbusy = c->nthreads;
     return 0;
@@ -84,7 +84,7 @@ int ludus__busy_add(ludus_analysis *a, uint32_t thread, int64_t t0, int64_t t1) 
     ludus__busy *b = &a->busy[thread];
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 256;
-        int64_t *x = realloc(b->t0, cap * sizeof *x), *y = x ? realloc(b->t1, cap * sizeof *y) : NULL;
+        int64_t *x = ludus__realloc(b->t0, cap * sizeof *x), *y = x ? ludus__realloc(b->t1, cap * sizeof *y) : NULL;
         if (x) b->t0 = x;
         if (y) b->t1 = y;
         if (!x || !y) return -1;
@@ -127,7 +127,7 @@ static int64_t busy_in(const ludus__busy *b, int64_t lo, int64_t hi) {
 static int busy_finish(ludus_analysis *a) {
     for (uint32_t t = 0; t < a->nbusy; t++) {
         ludus__busy *b = &a->busy[t];
-        b->cum = malloc((b->n + 1) * sizeof *b->cum);
+        b->cum = ludus__malloc((b->n + 1) * sizeof *b->cum);
         if (!b->cum) return LUDUS_ENOMEM;
         b->cum[0] = 0;
         for (size_t i = 0; i < b->n; i++) b->cum[i + 1] = b->cum[i] + (b->t1[i] - b->t0[i]);
@@ -137,11 +137,11 @@ static int busy_finish(ludus_analysis *a) {
 
 static void busy_free(ludus_analysis *a) {
     for (uint32_t t = 0; t < a->nbusy; t++) {
-        free(a->busy[t].t0);
-        free(a->busy[t].t1);
-        free(a->busy[t].cum);
+        ludus__free(a->busy[t].t0);
+        ludus__free(a->busy[t].t1);
+        ludus__free(a->busy[t].cum);
     }
-    free(a->busy);
+    ludus__free(a->busy);
     a->busy = NULL;
     a->nbusy = 0;
 }
@@ -155,15 +155,15 @@ static int cmp_zone_key(const void *x, const void *y) {
 static int async_finish(ludus_analysis *a, ludus__captured *c, int64_t w0, int64_t w1) {
     int rc = ludus__async_ensure(c);
     if (rc) return rc;
-    const ludus__async_zone **z = malloc((c->nasync ? c->nasync : 1) * sizeof *z);
+    const ludus__async_zone **z = ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *z);
     if (!z) return LUDUS_ENOMEM;
     uint32_t n = 0;
     for (uint32_t i = 0; i < c->nasync; i++)
         if (c->async[i].begin_ns >= w0 && c->async[i].begin_ns < w1) z[n++] = &c->async[i];
     qsort(z, n, sizeof *z, cmp_zone_key);
-    a->asyncs = calloc(n ? n : 1, sizeof *a->asyncs);
+    a->asyncs = ludus__calloc(n ? n : 1, sizeof *a->asyncs);
     if (!a->asyncs) {
-        free(z);
+        ludus__free(z);
         return LUDUS_ENOMEM;
     }
     for (uint32_t i = 0; i < n && rc == 0;) {
@@ -176,7 +176,7 @@ static int async_finish(ludus_analysis *a, ludus__captured *c, int64_t w0, int64
         const char *tn = t->site != UINT32_MAX ? c->sites[t->site].name : "<invalid track>";
         const char *zn = z[i]->site != UINT32_MAX ? c->sites[z[i]->site].name : "<begin cut away>";
         size_t tl = strlen(tn), zl = strlen(zn);
-        char *names = malloc(tl + zl + 2);
+        char *names = ludus__malloc(tl + zl + 2);
         if (!names) {
             rc = LUDUS_ENOMEM;
             a->nasyncs--;
@@ -216,24 +216,28 @@ static int async_finish(ludus_analysis *a, ludus__captured *c, int64_t w0, int64
         ludus__acc_free(&acc);
         i = j;
     }
-    free(z);
+    ludus__free(z);
     return rc;
 }
 
+static int messages_finish(ludus_analysis *a);
+
 int ludus__timeline_finish(ludus_analysis *a, ludus__captured *c, int64_t w0, int64_t w1) {
     for (uint32_t i = 0; i < a->nfirst_msgs; i++) a->first_msgs[i].frame = frame_of(a, a->first_msgs[i].ts_ns);
-    int rc = busy_finish(a);
+    int rc = messages_finish(a);
+    if (rc == 0) rc = busy_finish(a);
     if (rc == 0) rc = async_finish(a, c, w0, w1);
     busy_free(a); /* only the zones needed it */
     return rc;
 }
 
 void ludus__timeline_free(ludus_analysis *a) {
-    for (uint32_t i = 0; i < a->nfirst_msgs; i++) free((char *)a->first_msgs[i].text);
+    for (uint32_t i = 0; i < a->nfirst_msgs; i++) ludus__free((char *)a->first_msgs[i].text);
     busy_free(a);
-    free(a->msgs);
-    for (uint32_t i = 0; i < a->nasyncs; i++) free((char *)a->asyncs[i].track);
-    free(a->asyncs);
+    ludus__free(a->msgs);
+    ludus__free(a->warn_frames);
+    for (uint32_t i = 0; i < a->nasyncs; i++) ludus__free((char *)a->asyncs[i].track);
+    ludus__free(a->asyncs);
 }
 
 /* ---- accessors ---- */
@@ -242,25 +246,23 @@ static int in_window_frame(const ludus_analysis *a, uint64_t f) {
     return f >= a->win_f0 && f < a->win_f1;
 }
 
-/* Warnings and errors as (frame << 1 | is_error), sorted; debug and info
- * left out. NULL without memory (n = 0 then). */
-static uint64_t *warn_frames(const ludus_analysis *a, size_t *n) {
-    uint64_t *f = malloc((a->nmsgs ? a->nmsgs : 1) * sizeof *f);
-    *n = 0;
-    if (!f) return NULL;
+/* Warnings and errors as (frame << 1 | is_error), sorted (debug and info
+ * left out), and the message statistics: made once, when the analysis is
+ * finished, so the accessors and reports allocate nothing. */
+static int messages_finish(ludus_analysis *a) {
+    uint64_t *f = ludus__malloc((a->nmsgs ? a->nmsgs : 1) * sizeof *f);
+    if (!f) return LUDUS_ENOMEM;
+    size_t n = 0;
     for (size_t i = 0; i < a->nmsgs; i++)
         if (a->msgs[i].level >= LUDUS_LOG_WARNING)
-            f[(*n)++] = frame_of(a, a->msgs[i].ts) << 1 | (a->msgs[i].level == LUDUS_LOG_ERROR);
-    qsort(f, *n, sizeof *f, cmp_u64);
-    return f;
-}
-
-void ludus_analysis_messages(const ludus_analysis *a, ludus_message_stats *out) {
+            f[n++] = frame_of(a, a->msgs[i].ts) << 1 | (a->msgs[i].level == LUDUS_LOG_ERROR);
+    qsort(f, n, sizeof *f, cmp_u64);
+    a->warn_frames = f;
+    a->nwarn_frames = n;
+    ludus_message_stats *out = &a->msg_stats;
     memset(out, 0, sizeof *out);
-    if (!a) return;
     for (size_t i = 0; i < a->nmsgs; i++) out->count[a->msgs[i].level]++;
-    size_t n;
-    uint64_t *f = warn_frames(a, &n), last = UINT64_MAX, warn = 0, err = 0, worst = 0;
+    uint64_t last = UINT64_MAX, warn = 0, err = 0, worst = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t fr = f[i] >> 1;
         if (!in_window_frame(a, fr)) continue;
@@ -276,7 +278,14 @@ void ludus_analysis_messages(const ludus_analysis *a, ludus_message_stats *out) 
         if (warn + err > worst) worst = warn + err;
     }
     out->max_warnings_per_frame = worst;
-    free(f);
+    return 0;
+}
+
+void ludus_analysis_messages(const ludus_analysis *a, ludus_message_stats *out) {
+    if (a)
+        *out = a->msg_stats;
+    else
+        memset(out, 0, sizeof *out);
 }
 
 uint32_t ludus_analysis_first_message_count(const ludus_analysis *a) {
@@ -318,9 +327,11 @@ void ludus__report_timeline_text(const ludus_analysis *a, ludus__writer *w) {
                      (unsigned long long)m.frames_with_warnings);
         for (uint32_t i = 0; i < a->nfirst_msgs; i++) {
             const ludus_message_info *x = &a->first_msgs[i];
-            char t[32];
-            ludus__w_fmt(w, "  %-7s frame %-6llu at %10s  [%s] %.200s\n", ludus_log_level_name(x->level),
-                         (unsigned long long)x->frame, ludus__dur(t, sizeof t, (double)x->ts_ns), x->thread, x->text);
+            char t[32], thread[80], text[256];
+            ludus__w_fmt(w, "  %-7s frame %-6llu at %10s  [%s] %s\n", ludus_log_level_name(x->level),
+                         (unsigned long long)x->frame, ludus__dur(t, sizeof t, (double)x->ts_ns),
+                         ludus__text_name(thread, sizeof thread, x->thread, 64),
+                         ludus__text_name(text, sizeof text, x->text, 200));
         }
     }
     if (a->nasyncs) {
@@ -330,10 +341,11 @@ void ludus__report_timeline_text(const ludus_analysis *a, ludus__writer *w) {
                      "p90", "max", "frames", "x-thread", "busy");
         for (uint32_t i = 0; i < a->nasyncs; i++) {
             const ludus_async_stats *s = &a->asyncs[i];
-            char b1[32], b2[32], b3[32];
-            ludus__w_fmt(w, "  %-16.16s %-24.24s %8llu %6llu %10s %10s %10s %8.1f %8llu %5.0f%%\n", s->track, s->name,
-                         (unsigned long long)s->zones, (unsigned long long)s->incomplete,
-                         ludus__dur(b1, sizeof b1, (double)s->duration.p50_ns),
+            char b1[32], b2[32], b3[32], track[32], name[32];
+            ludus__w_fmt(w, "  %-16s %-24s %8llu %6llu %10s %10s %10s %8.1f %8llu %5.0f%%\n",
+                         ludus__text_name(track, sizeof track, s->track, 16),
+                         ludus__text_name(name, sizeof name, s->name, 24), (unsigned long long)s->zones,
+                         (unsigned long long)s->incomplete, ludus__dur(b1, sizeof b1, (double)s->duration.p50_ns),
                          ludus__dur(b2, sizeof b2, (double)s->duration.p90_ns),
                          ludus__dur(b3, sizeof b3, (double)s->duration.max_ns), s->frames_spanned_mean,
                          (unsigned long long)s->cross_thread, 100.0 * s->thread_busy_share);
@@ -361,8 +373,8 @@ void ludus__report_timeline_json(const ludus_analysis *a, ludus__writer *w) {
     }
     /* [frame, warnings, errors] of each frame that had any (the HTML chart marks them) */
     ludus__w_fmt(w, "],\"frames\":[");
-    size_t n;
-    uint64_t *f = warn_frames(a, &n);
+    size_t n = a->nwarn_frames;
+    const uint64_t *f = a->warn_frames;
     for (size_t i = 0, k = 0; i < n;) {
         uint64_t fr = f[i] >> 1, wn = 0, er = 0;
         for (; i < n && f[i] >> 1 == fr; i++) {
@@ -374,7 +386,6 @@ void ludus__report_timeline_json(const ludus_analysis *a, ludus__writer *w) {
         ludus__w_fmt(w, "%s[%llu,%llu,%llu]", k++ ? "," : "", (unsigned long long)fr, (unsigned long long)wn,
                      (unsigned long long)er);
     }
-    free(f);
     ludus__w_fmt(w, "]},\"async\":[");
     for (uint32_t i = 0; i < a->nasyncs; i++) {
         const ludus_async_stats *s = &a->asyncs[i];

@@ -18,14 +18,14 @@ static uint32_t node_hash(uint32_t parent, uint32_t site) {
 }
 
 static int node_rehash(ludus_analysis *a, uint32_t cap) {
-    uint32_t *h = calloc(cap, sizeof *h);
+    uint32_t *h = ludus__calloc(cap, sizeof *h);
     if (!h) return -1;
     for (uint32_t i = 0; i < a->nnodes; i++) {
         uint32_t j = node_hash(a->nodes[i].pub.parent, a->nodes[i].pub.site) & (cap - 1);
         while (h[j]) j = (j + 1) & (cap - 1);
         h[j] = i + 1;
     }
-    free(a->node_hash);
+    ludus__free(a->node_hash);
     a->node_hash = h;
     a->node_hash_cap = cap;
     return 0;
@@ -43,7 +43,7 @@ static uint32_t node_get_slow(ludus_analysis *a, uint32_t parent, uint32_t site)
     }
     if (a->nnodes == a->nodes_cap) {
         uint32_t cap = a->nodes_cap * 2;
-        ludus__an_node *n = realloc(a->nodes, cap * sizeof *n);
+        ludus__an_node *n = ludus__realloc(a->nodes, cap * sizeof *n);
         if (!n) return UINT32_MAX;
         a->nodes = n;
         a->nodes_cap = cap;
@@ -88,7 +88,7 @@ static inline uint32_t node_get(ludus_analysis *a, uint32_t parent, uint32_t sit
 typedef struct open_ent {
     int64_t begin, child_cov, covered_until;
     uint32_t site, node, frame;
-    uint8_t outer, inwin;
+    uint8_t outer, node_outer, inwin;
     uint8_t fiber; /* a fiber run: child time of what encloses it, not a site of its own */
 } open_ent;
 
@@ -124,7 +124,7 @@ typedef struct pass {
 static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int64_t excl, uint32_t arg) {
     if (p->ncells == p->cells_cap) {
         size_t cap = p->cells_cap ? p->cells_cap * 2 : 1024;
-        ludus__cell *c = realloc(p->cells, cap * sizeof *c);
+        ludus__cell *c = ludus__realloc(p->cells, cap * sizeof *c);
         if (!c) return -1;
         p->cells = c;
         p->cells_cap = cap;
@@ -137,17 +137,17 @@ static int dense_fit(pass *p, uint32_t n) {
     if (n <= p->dcap) return 0;
     uint32_t cap = p->dcap ? p->dcap : 64;
     while (cap < n) cap *= 2;
-    uint64_t *c = realloc(p->dcalls, cap * sizeof *c);
+    uint64_t *c = ludus__realloc(p->dcalls, cap * sizeof *c);
     if (c) p->dcalls = c;
-    int64_t *e = realloc(p->dexcl, cap * sizeof *e);
+    int64_t *e = ludus__realloc(p->dexcl, cap * sizeof *e);
     if (e) p->dexcl = e;
-    uint32_t *t = realloc(p->touched, cap * sizeof *t);
+    uint32_t *t = ludus__realloc(p->touched, cap * sizeof *t);
     if (t) p->touched = t;
-    int64_t *ad = realloc(p->darg_dur, cap * sizeof *ad);
+    int64_t *ad = ludus__realloc(p->darg_dur, cap * sizeof *ad);
     if (ad) p->darg_dur = ad;
-    uint32_t *aa = realloc(p->darg_at, cap * sizeof *aa);
+    uint32_t *aa = ludus__realloc(p->darg_at, cap * sizeof *aa);
     if (aa) p->darg_at = aa;
-    uint32_t *al = realloc(p->darg_len, cap * sizeof *al);
+    uint32_t *al = ludus__realloc(p->darg_len, cap * sizeof *al);
     if (al) p->darg_len = al;
     if (!c || !e || !t || !ad || !aa || !al) return -1;
     memset(p->dcalls + p->dcap, 0, (cap - p->dcap) * sizeof *c);
@@ -185,7 +185,7 @@ static int cell_arg(pass *p, uint32_t frame, uint32_t node, int64_t dur, const c
     if (p->dtext_n + n > p->dtext_cap) {
         size_t cap = p->dtext_cap ? p->dtext_cap * 2 : 4096;
         while (cap < p->dtext_n + n) cap *= 2;
-        char *t = realloc(p->dtext, cap);
+        char *t = ludus__realloc(p->dtext, cap);
         if (!t) return -1;
         p->dtext = t;
         p->dtext_cap = cap;
@@ -264,7 +264,7 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             }
             if (L->depth == L->cap) {
                 uint32_t cap = L->cap ? L->cap * 2 : 64;
-                open_ent *n = realloc(L->e, cap * sizeof *n);
+                open_ent *n = ludus__realloc(L->e, cap * sizeof *n);
                 if (!n) goto oom;
                 L->e = n;
                 L->cap = cap;
@@ -280,8 +280,17 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                 continue;
             }
             uint32_t parent = L->depth ? L->e[L->depth - 1].node : UINT32_MAX;
+            int folded = 0;
+            if (parent != UINT32_MAX && a->nodes[parent].pub.depth >= LUDUS_PATH_DEPTH - 1) {
+                parent = a->nodes[parent].pub.parent; /* fold: paths stay LUDUS_PATH_DEPTH sites deep */
+                folded = 1;
+            }
             uint32_t node = node_get(a, parent, ev.site);
             if (node == UINT32_MAX) goto oom;
+            if (folded) {
+                a->nodes[node].pub.flags |= LUDUS_STAT_FOLDED;
+                a->sum.folded++;
+            }
             ludus__an_site *s = &a->sites[ev.site];
             if (s->last_thread != t + 1) {
                 s->last_thread = t + 1;
@@ -297,13 +306,17 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             e->node = node;
             e->frame = (uint32_t)cursor;
             e->outer = p->active[ev.site]++ == 0;
+            e->node_outer = a->nodes[node].open++ == 0;
             e->inwin = ev.ts_ns >= p->w0 && ev.ts_ns < p->w1;
         } else if (tr == LUDUS__TR_SLICE_END) {
             if (L->depth == 0) continue; /* the iterator pairs: cannot happen */
             open_ent e = L->e[--L->depth];
             const ludus__nev *args;
             uint32_t nargs = ludus__slice_args_take(&p->args, ev.lane, ev.depth, &args);
-            if (!e.fiber) p->active[e.site]--;
+            if (!e.fiber) {
+                p->active[e.site]--;
+                a->nodes[e.node].open--;
+            }
             int64_t end = ev.ts_ns;
             if (end < e.begin) {
                 a->sum.clock_anomalies++;
@@ -340,7 +353,7 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             if (e.inwin) {
                 s->pub.calls++;
                 n->pub.calls++;
-                int bad = ludus__acc_add(&n->incl, dur, p->exact);
+                int bad = e.node_outer ? ludus__acc_add(&n->incl, dur, p->exact) : 0;
                 if (known) {
                     bad |= ludus__acc_add(&s->excl, excl, p->exact) | ludus__acc_add(&n->excl, excl, p->exact);
                 } else {
@@ -420,8 +433,8 @@ static int copy_sites(ludus_analysis *a, const ludus__captured *c) {
         const ludus__site_info *si = &c->sites[i];
         bytes += si->name_len + slen(si->category, si->category_len) + strlen(si->file) + 3;
     }
-    a->strings = malloc(bytes + 1);
-    a->sites = calloc(c->nsites ? c->nsites : 1, sizeof *a->sites);
+    a->strings = ludus__malloc(bytes + 1);
+    a->sites = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *a->sites);
     if (!a->strings || !a->sites) return -1;
     a->nsites = c->nsites;
     char *p = a->strings;
@@ -459,7 +472,7 @@ static int frame_prepass(ludus_analysis *a, const ludus__captured *c, uint32_t f
         if (ludus__nevs[ev.kind].analysis != LUDUS__TR_FRAME) continue;
         if (a->nmarks == cap) {
             cap = cap ? cap * 2 : 256;
-            int64_t *m = realloc(a->marks, cap * sizeof *m);
+            int64_t *m = ludus__realloc(a->marks, cap * sizeof *m);
             if (!m) {
                 rc = LUDUS_ENOMEM;
                 break;
@@ -515,15 +528,15 @@ static int set_window(ludus_analysis *a, int64_t *w0, int64_t *w1) {
 }
 
 static void pass_free(pass *p) {
-    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) free(p->lanes[k].e);
-    free(p->active);
-    free(p->dcalls);
-    free(p->dexcl);
-    free(p->touched);
-    free(p->darg_dur);
-    free(p->darg_at);
-    free(p->darg_len);
-    free(p->dtext);
+    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) ludus__free(p->lanes[k].e);
+    ludus__free(p->active);
+    ludus__free(p->dcalls);
+    ludus__free(p->dexcl);
+    ludus__free(p->touched);
+    ludus__free(p->darg_dur);
+    ludus__free(p->darg_at);
+    ludus__free(p->darg_len);
+    ludus__free(p->dtext);
     ludus__slice_args_free(&p->args);
 }
 
@@ -531,7 +544,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     *out = NULL;
     int rc = ludus__prepare(c);
     if (rc) return rc;
-    ludus_analysis *a = calloc(1, sizeof *a);
+    ludus_analysis *a = ludus__calloc(1, sizeof *a);
     if (!a) return ludus__fail(LUDUS_ENOMEM, "out of memory");
     if (desc) a->desc = *desc;
     if (!(a->desc.hitch_k > 0)) a->desc.hitch_k = 2.0;
@@ -542,7 +555,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     a->end_ns = c->end_ns - c->start_ns;
     if (copy_sites(a, c) != 0) goto oom;
     a->nodes_cap = 64;
-    a->nodes = malloc(a->nodes_cap * sizeof *a->nodes);
+    a->nodes = ludus__malloc(a->nodes_cap * sizeof *a->nodes);
     if (!a->nodes || node_rehash(a, 256) != 0) goto oom;
 
     /* The frame thread: the one with the most marks. */
@@ -558,8 +571,8 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     }
     a->sum.frame_marks = a->nmarks;
     a->sum.frame_marks_elsewhere = all_marks - best;
-    a->unlogged = calloc(a->nmarks + 1, sizeof *a->unlogged);
-    a->carried = calloc(a->nmarks + 1, sizeof *a->carried);
+    a->unlogged = ludus__calloc(a->nmarks + 1, sizeof *a->unlogged);
+    a->carried = ludus__calloc(a->nmarks + 1, sizeof *a->carried);
     if (!a->unlogged || !a->carried) goto oom;
     rc = set_window(a, &p.w0, &p.w1);
     if (rc) {
@@ -567,7 +580,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
         return ludus__fail(rc, rc == LUDUS_ENODATA ? "window last:N needs frame marks; the capture has none"
                                                    : "invalid window");
     }
-    p.active = calloc(a->nsites ? a->nsites : 1, sizeof *p.active);
+    p.active = ludus__calloc(a->nsites ? a->nsites : 1, sizeof *p.active);
     if (!p.active) goto oom;
     if ((rc = ludus__busy_init(a, c)) != 0) goto fail; /* async zones measure their threads' busy time */
     for (uint32_t t = 0; t < c->nthreads; t++)
@@ -577,7 +590,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     a->nnode_cells = merge_cells(p.cells, p.ncells);
     a->node_cells = p.cells;
     p.cells = NULL;
-    a->site_cells = malloc((a->nnode_cells ? a->nnode_cells : 1) * sizeof *a->site_cells);
+    a->site_cells = ludus__malloc((a->nnode_cells ? a->nnode_cells : 1) * sizeof *a->site_cells);
     if (!a->site_cells) goto oom;
     for (size_t i = 0; i < a->nnode_cells; i++) {
         a->site_cells[i] = a->node_cells[i];
@@ -638,7 +651,7 @@ oom:
     rc = LUDUS_ENOMEM;
 fail:
     pass_free(&p);
-    free(p.cells);
+    ludus__free(p.cells);
     ludus_analysis_destroy(a);
     /* A damaged file's error keeps its own detail (offset and problem). */
     return rc == LUDUS_ENOMEM ? ludus__fail(rc, "out of memory during the analysis") : rc;

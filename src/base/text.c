@@ -5,6 +5,8 @@
  * protobuf readers accept every name. */
 #include "text.h"
 
+#include <ludus/capture_file.h>
+
 #include <string.h>
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
@@ -52,6 +54,79 @@ size_t ludus__utf8_clean(const char *s, size_t n, char *out, size_t cap) {
         i += k;
     }
     return o;
+}
+
+size_t ludus__show_next(const char *s, size_t n, char esc[8], const char **show, size_t *len) {
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)s;
+    size_t k = utf8_seq(u, n);
+    unsigned cp = 0;
+    if (k == 1) {
+        cp = u[0];
+        if (cp >= 0x20 && cp != 0x7f) {
+            *show = s;
+            *len = 1;
+            return 1;
+        }
+    } else if (k) {
+        cp = u[0] & (0x7f >> k);
+        for (size_t i = 1; i < k; i++) cp = (cp << 6) | (u[i] & 0x3f);
+        int hidden = (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
+                     (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+        if (!hidden) {
+            *show = s;
+            *len = k;
+            return k;
+        }
+        esc[0] = '\\';
+        esc[1] = 'u';
+        for (int i = 0; i < 4; i++) esc[2 + i] = hex[(cp >> (12 - 4 * i)) & 15];
+        *show = esc;
+        *len = 6;
+        return k;
+    } else {
+        cp = u[0]; /* a byte that starts no character: shown as the byte */
+        k = 1;
+    }
+    esc[0] = '\\';
+    esc[1] = 'x';
+    esc[2] = hex[cp >> 4];
+    esc[3] = hex[cp & 15];
+    *show = esc;
+    *len = 4;
+    return k;
+}
+
+size_t ludus__text_show(char *out, size_t cap, const char *s, size_t n, size_t width) {
+    size_t lim = cap - 1, o = 0, prev = 0;
+    if (width && width < lim) lim = width;
+    char esc[8];
+    for (size_t i = 0; i < n;) {
+        const char *show;
+        size_t len;
+        size_t k = ludus__show_next(s + i, n - i, esc, &show, &len);
+        if (o + len > lim) { /* cut: the '~' needs a byte */
+            if (o + 1 > lim) o = prev;
+            out[o++] = '~';
+            break;
+        }
+        memcpy(out + o, show, len);
+        prev = o;
+        o += len;
+        i += k;
+    }
+    out[o] = 0;
+    return o;
+}
+
+const char *ludus__text_name(char *out, size_t cap, const char *s, size_t width) {
+    ludus__text_show(out, cap, s, strlen(s), width);
+    return out;
+}
+
+const char *ludus_text_show(char *out, size_t cap, const char *text, size_t width) {
+    if (!out || cap < 2 || !text) return out && cap ? (*out = 0, out) : "";
+    return ludus__text_name(out, cap, text, width);
 }
 
 int ludus__utf8_valid(const char *s, size_t n) {

@@ -106,14 +106,18 @@ char *ludus__fmt_u64(char *p, uint64_t v) {
     return end;
 }
 
-void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html) {
+/* ---- the one writer of a name per output kind ---- */
+
+void ludus__w_json_str(ludus__writer *w, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
     ludus__w_ch(w, '"');
     for (size_t i = 0; i < n;) {
         unsigned char ch = (unsigned char)s[i];
         if (ch >= 0x80) { /* a whole valid character, or U+FFFD for a bad byte */
             size_t k = ludus__utf8_next(s + i, n - i);
-            if (k)
+            if (k == 3 && ch == 0xe2 && (unsigned char)s[i + 1] == 0x80 && ((unsigned char)s[i + 2] & 0xfe) == 0xa8)
+                ludus__w_bytes(w, (unsigned char)s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029", 6); /* JS line ends */
+            else if (k)
                 ludus__w_bytes(w, s + i, k);
             else
                 ludus__w_bytes(w, "\\ufffd", 6);
@@ -123,7 +127,7 @@ void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html) {
         if (ch == '"' || ch == '\\') {
             ludus__w_ch(w, '\\');
             ludus__w_ch(w, (char)ch);
-        } else if (ch < 0x20 || ch == 0x7f || (html && (ch == '<' || ch == '>' || ch == '&'))) {
+        } else if (ch < 0x20 || ch == 0x7f || ch == '<' || ch == '>' || ch == '&') {
             char e[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
             ludus__w_bytes(w, e, 6);
         } else {
@@ -134,8 +138,59 @@ void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html) {
     ludus__w_ch(w, '"');
 }
 
-void ludus__w_json_str(ludus__writer *w, const char *s, size_t n) {
-    ludus__w_json_text(w, s, n, 0);
+void ludus__w_jstr(ludus__writer *w, const char *s) {
+    ludus__w_json_str(w, s, strlen(s));
+}
+
+void ludus__w_html_str(ludus__writer *w, const char *s, size_t n) {
+    char esc[8];
+    for (size_t i = 0; i < n;) {
+        const char *show;
+        size_t len;
+        i += ludus__show_next(s + i, n - i, esc, &show, &len);
+        if (len == 1 && show == s + i - 1) {
+            switch (*show) {
+            case '<':
+                ludus__w_bytes(w, "&lt;", 4);
+                continue;
+            case '>':
+                ludus__w_bytes(w, "&gt;", 4);
+                continue;
+            case '&':
+                ludus__w_bytes(w, "&amp;", 5);
+                continue;
+            case '"':
+                ludus__w_bytes(w, "&quot;", 6);
+                continue;
+            case '\'':
+                ludus__w_bytes(w, "&#39;", 5);
+                continue;
+            default:
+                break;
+            }
+        }
+        ludus__w_bytes(w, show, len);
+    }
+}
+
+void ludus__w_csv(ludus__writer *w, const char *s) {
+    size_t n = strlen(s);
+    /* A spreadsheet runs a field that starts =, +, - or @ as a formula:
+     * such a field starts with ' (OWASP's advice). */
+    int formula = n && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@');
+    int quote = formula || (n && (s[0] == ' ' || s[n - 1] == ' '));
+    for (size_t i = 0; i < n && !quote; i++) quote = s[i] == ',' || s[i] == '"';
+    if (quote) ludus__w_ch(w, '"');
+    if (formula) ludus__w_ch(w, '\'');
+    char esc[8];
+    for (size_t i = 0; i < n;) { /* control characters shown, not sent: one record a line */
+        const char *show;
+        size_t len;
+        i += ludus__show_next(s + i, n - i, esc, &show, &len);
+        if (quote && len == 1 && *show == '"') ludus__w_ch(w, '"');
+        ludus__w_bytes(w, show, len);
+    }
+    if (quote) ludus__w_ch(w, '"');
 }
 
 void ludus__w_double(ludus__writer *w, double v) {

@@ -27,12 +27,21 @@ LUDUS_HIDDEN void ludus__w_bytes(ludus__writer *w, const void *p, size_t n);
 LUDUS_HIDDEN void ludus__w_str(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_u64(ludus__writer *w, uint64_t v);
 LUDUS_HIDDEN void ludus__w_i64(ludus__writer *w, int64_t v);
-/* The one JSON string writer: n bytes of s with quotes, escapes for '"',
- * '\\' and control characters, valid UTF-8 passed through and each invalid
- * byte written as \ufffd (strict parsers accept every string). html: '<',
- * '>' and '&' escaped too, so the string can sit inside an HTML <script>. */
-LUDUS_HIDDEN void ludus__w_json_text(ludus__writer *w, const char *s, size_t n, int html);
+/* The one writer of a name for each output kind; nothing else writes a
+ * name (tests/compile/names_lint.py checks the callers).
+ * JSON: n bytes of s in quotes, '"', '\\' and control characters escaped,
+ * '<', '>', '&' and U+2028/U+2029 too (the string may sit inside an HTML
+ * <script> or be read as JavaScript), valid UTF-8 passed through and each
+ * invalid byte written as \ufffd (strict parsers accept every string). */
 LUDUS_HIDDEN void ludus__w_json_str(ludus__writer *w, const char *s, size_t n);
+LUDUS_HIDDEN void ludus__w_jstr(ludus__writer *w, const char *s); /* NUL-terminated */
+/* HTML text and attribute values: shown as text.h's ludus__show_next shows
+ * it, with & < > " ' as entities. */
+LUDUS_HIDDEN void ludus__w_html_str(ludus__writer *w, const char *s, size_t n);
+/* A CSV field: quoted when needed, control characters shown (one record a
+ * line), a leading = + - @ defused with a ' (no formula runs). Terminal
+ * text: ludus__text_show (text.h). Protobuf: ludus__pb_str (proto_writer.h). */
+LUDUS_HIDDEN void ludus__w_csv(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_double(ludus__writer *w, double v);
 
 /* Writer callback for a ludus__file. */

@@ -39,26 +39,62 @@ void ludus__async_free(ludus_capture *c) {
     c->async = NULL;
     c->async_tracks = NULL;
     c->async_raw = NULL;
-    c->nasync = c->nasync_tracks = 0;
+    c->nasync = c->nasync_tracks = c->async_tracks_cap = 0;
     c->nasync_raw = c->async_raw_cap = 0;
     c->async_unmatched = 0;
 }
 
-/* The track with this site's name, added when new. */
-static int track_of(ludus_capture *c, uint32_t site, uint32_t *out) {
-    const char *name = site != UINT32_MAX ? c->sites[site].name : "<invalid track>";
+/* Tracks by name while a capture's zones are built: an open-addressing
+ * table of track index + 1, so each event finds its track in O(1). */
+typedef struct track_table {
+    uint32_t *slot;
+    uint32_t cap;
+} track_table;
+
+static const char *track_name(const ludus_capture *c, uint32_t site) {
+    return site != UINT32_MAX ? c->sites[site].name : "<invalid track>";
+}
+
+static uint32_t name_hash(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static int table_grow(ludus_capture *c, track_table *tt) {
+    uint32_t cap = tt->cap ? tt->cap * 2 : 64;
+    uint32_t *slot = ludus__calloc(cap, sizeof *slot);
+    if (!slot) return LUDUS_ENOMEM;
     for (uint32_t i = 0; i < c->nasync_tracks; i++) {
-        uint32_t s = c->async_tracks[i].site;
-        const char *n = s != UINT32_MAX ? c->sites[s].name : "<invalid track>";
-        if (strcmp(n, name) == 0) {
-            *out = i;
+        uint32_t k = name_hash(track_name(c, c->async_tracks[i].site)) & (cap - 1);
+        while (slot[k]) k = (k + 1) & (cap - 1);
+        slot[k] = i + 1;
+    }
+    ludus__free(tt->slot);
+    tt->slot = slot;
+    tt->cap = cap;
+    return 0;
+}
+
+/* The track with this site's name, added when new. */
+static int track_of(ludus_capture *c, track_table *tt, uint32_t site, uint32_t *out) {
+    if ((c->nasync_tracks + 1) * 2 > tt->cap && table_grow(c, tt) != 0) return LUDUS_ENOMEM;
+    const char *name = track_name(c, site);
+    uint32_t k = name_hash(name) & (tt->cap - 1);
+    for (; tt->slot[k]; k = (k + 1) & (tt->cap - 1))
+        if (strcmp(track_name(c, c->async_tracks[tt->slot[k] - 1].site), name) == 0) {
+            *out = tt->slot[k] - 1;
             return 0;
         }
+    if (c->nasync_tracks == c->async_tracks_cap) {
+        uint32_t cap = c->async_tracks_cap ? c->async_tracks_cap * 2 : 16;
+        ludus__async_track *t = ludus__realloc(c->async_tracks, cap * sizeof *t);
+        if (!t) return LUDUS_ENOMEM;
+        c->async_tracks = t;
+        c->async_tracks_cap = cap;
     }
-    ludus__async_track *t = ludus__realloc(c->async_tracks, (c->nasync_tracks + 1) * sizeof *t);
-    if (!t) return LUDUS_ENOMEM;
-    c->async_tracks = t;
-    t[c->nasync_tracks] = (ludus__async_track){site, 0};
+    c->async_tracks[c->nasync_tracks] = (ludus__async_track){site, 0};
+    tt->slot[k] = c->nasync_tracks + 1;
     *out = c->nasync_tracks++;
     return 0;
 }
@@ -79,36 +115,100 @@ static int cmp_zone(const void *a, const void *b) {
     return x->end_ns > y->end_ns ? -1 : x->end_ns < y->end_ns;
 }
 
-/* Lanes of each track: zones sorted by track and begin (outer first). */
+/* Binary heaps of lanes for assign_lanes: busy lanes by end time, free
+ * lanes by index. */
+typedef struct lane_heap {
+    uint32_t *lane;
+    uint32_t n;
+} lane_heap;
+
+static int heap_less(const lane_heap *h, const int64_t *end, uint32_t i, uint32_t j) {
+    if (!end) return h->lane[i] < h->lane[j];
+    return end[h->lane[i]] < end[h->lane[j]] || (end[h->lane[i]] == end[h->lane[j]] && h->lane[i] < h->lane[j]);
+}
+
+static void heap_push(lane_heap *h, const int64_t *end, uint32_t lane) {
+    uint32_t i = h->n++;
+    h->lane[i] = lane;
+    while (i && heap_less(h, end, i, (i - 1) / 2)) {
+        uint32_t p = (i - 1) / 2, t = h->lane[p];
+        h->lane[p] = h->lane[i];
+        h->lane[i] = t;
+        i = p;
+    }
+}
+
+static uint32_t heap_pop(lane_heap *h, const int64_t *end) {
+    uint32_t top = h->lane[0];
+    h->lane[0] = h->lane[--h->n];
+    for (uint32_t i = 0;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < h->n && heap_less(h, end, l, m)) m = l;
+        if (r < h->n && heap_less(h, end, r, m)) m = r;
+        if (m == i) break;
+        uint32_t t = h->lane[m];
+        h->lane[m] = h->lane[i];
+        h->lane[i] = t;
+        i = m;
+    }
+    return top;
+}
+
+/* Lanes of each track: zones sorted by track and begin (outer first). A
+ * zone at depth 0 takes the lowest lane free at its begin (one whose last
+ * zone ended by then: begins only grow, so a lane freed stays free until it
+ * is taken); the busy lanes wait in a heap by end, the freed ones in a heap
+ * by index: O(n log n), however many lanes. */
 static int assign_lanes(ludus_capture *c) {
-    int64_t *lane_end = NULL;
-    uint32_t cap = 0;
+    int64_t *lane_end = ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *lane_end);
+    lane_heap busy = {ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *busy.lane), 0};
+    lane_heap freed = {ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *freed.lane), 0};
+    if (!lane_end || !busy.lane || !freed.lane) {
+        ludus__free(lane_end);
+        ludus__free(busy.lane);
+        ludus__free(freed.lane);
+        return LUDUS_ENOMEM;
+    }
     for (uint32_t i = 0; i < c->nasync;) {
         uint32_t t = c->async[i].track, used = 0;
+        busy.n = freed.n = 0;
         for (; i < c->nasync && c->async[i].track == t; i++) {
             ludus__async_zone *z = &c->async[i];
             if (z->depth > 0) continue; /* set with its outermost zone below */
-            uint32_t k = 0;
-            while (k < used && lane_end[k] > z->begin_ns) k++;
-            if (k == used) {
-                if (used == cap) {
-                    uint32_t nc = cap ? cap * 2 : 8;
-                    int64_t *n = ludus__realloc(lane_end, nc * sizeof *n);
-                    if (!n) {
-                        ludus__free(lane_end);
-                        return LUDUS_ENOMEM;
-                    }
-                    lane_end = n;
-                    cap = nc;
-                }
-                used++;
-            }
+            while (busy.n && lane_end[busy.lane[0]] <= z->begin_ns) heap_push(&freed, NULL, heap_pop(&busy, lane_end));
+            uint32_t k = freed.n ? heap_pop(&freed, NULL) : used++;
             lane_end[k] = z->end_ns;
+            heap_push(&busy, lane_end, k);
             z->lane = k;
         }
         c->async_tracks[t].lanes = used;
     }
     ludus__free(lane_end);
+    ludus__free(busy.lane);
+    ludus__free(freed.lane);
+    return 0;
+}
+
+/* Nested zones take their outermost zone's lane: in begin order (outer
+ * first), the last zone of the same track and id at depth 0. A table of
+ * (track, id) -> that zone's lane, open addressing. */
+static int nested_lanes(ludus_capture *c) {
+    uint32_t cap = 64;
+    while (cap < 2 * (uint64_t)c->nasync + 2) cap *= 2;
+    uint32_t *slot = ludus__calloc(cap, sizeof *slot); /* zone index + 1 */
+    if (!slot) return LUDUS_ENOMEM;
+    for (uint32_t i = 0; i < c->nasync; i++) {
+        ludus__async_zone *z = &c->async[i];
+        uint64_t h = (z->id * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)z->track * 0xC2B2AE3D27D4EB4Full);
+        uint32_t k = (uint32_t)(h >> 32) & (cap - 1);
+        while (slot[k] && !(c->async[slot[k] - 1].track == z->track && c->async[slot[k] - 1].id == z->id))
+            k = (k + 1) & (cap - 1);
+        if (z->depth == 0)
+            slot[k] = i + 1;
+        else if (slot[k])
+            z->lane = c->async[slot[k] - 1].lane;
+    }
+    ludus__free(slot);
     return 0;
 }
 
@@ -166,8 +266,11 @@ int ludus__async_build(ludus_capture *c) {
     size_t n = c->nasync_raw;
     uint32_t *open = NULL, nopen = 0;
     if (n == 0) goto done;
-    for (size_t i = 0; i < n; i++) /* tracks by name: begin and end may name them from different sites */
-        if ((rc = track_of(c, c->async_raw[i].track_site, &c->async_raw[i].track_site)) != 0) goto done;
+    track_table tt = {NULL, 0};
+    for (size_t i = 0; i < n && rc == 0; i++) /* tracks by name: begin and end may name them from different sites */
+        rc = track_of(c, &tt, c->async_raw[i].track_site, &c->async_raw[i].track_site);
+    ludus__free(tt.slot);
+    if (rc) goto done;
     ludus__qsort(c->async_raw, n, sizeof *c->async_raw, cmp_raw);
     c->async = ludus__malloc(n * sizeof *c->async);
     open = ludus__malloc(n * sizeof *open);
@@ -202,15 +305,7 @@ int ludus__async_build(ludus_capture *c) {
         /* nested zones take their outermost zone's lane: in begin order, the
          * enclosing zone of the same id is the last one at depth - 1 */
         rc = assign_lanes(c);
-        for (uint32_t i = 0; i < c->nasync && rc == 0; i++) {
-            ludus__async_zone *z = &c->async[i];
-            if (z->depth == 0) continue;
-            for (uint32_t j = i; j-- > 0 && c->async[j].track == z->track;)
-                if (c->async[j].id == z->id && c->async[j].depth == z->depth - 1) {
-                    z->lane = c->async[j].lane;
-                    break;
-                }
-        }
+        if (rc == 0) rc = nested_lanes(c);
     }
 done:
     ludus__free(open);

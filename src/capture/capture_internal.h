@@ -214,7 +214,7 @@ struct ludus_capture {
     struct ludus__async_zone *async;
     uint32_t nasync;
     struct ludus__async_track *async_tracks;
-    uint32_t nasync_tracks;
+    uint32_t nasync_tracks, async_tracks_cap;
     uint64_t async_unmatched;           /* ends with no open zone of their track and id */
     struct ludus__async_raw *async_raw; /* while preparing: the events */
     size_t nasync_raw, async_raw_cap;
@@ -302,9 +302,11 @@ typedef struct ludus__gpu_cal {
 typedef struct ludus__gpu_data {
     ludus__gpu_ctx *ctx;
     uint32_t nctx;
-    char **names;
-    uint32_t nnames;
-    ludus__gpu_sample *s; /* sorted by ctx, then begin_ns, once placed */
+    char **names; /* pass names, valid UTF-8, each once */
+    uint32_t nnames, names_cap;
+    uint32_t *name_hash;       /* open addressing: index + 1 (gpu.c name_index) */
+    uint32_t hash_cap, hashed; /* names[0, hashed) are in it */
+    ludus__gpu_sample *s;      /* sorted by ctx, then begin_ns, once placed */
     uint64_t ns, s_cap;
     ludus__gpu_cal *cal;
     uint64_t ncal, cal_cap;

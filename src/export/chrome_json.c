@@ -192,7 +192,7 @@ static void flag_args(ludus__writer *w, uint16_t flags, int comma) {
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (flags & names[i].bit) {
             if (!first) ludus__w_ch(w, ',');
-            ludus__w_str(w, names[i].text);
+            ludus__w_str(w, names[i].text); /* constant text */
             first = 0;
         }
     ludus__w_ch(w, '"');
@@ -295,8 +295,9 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
         if (ev->site != UINT32_MAX) {
             snippet(x, ev->site);
         } else {
+            const char *label = ni->label ? ni->label : ni->category; /* a mark or frame without a site */
             ludus__w_str(w, ",\"name\":");
-            ludus__w_json_str(w, ni->label, strlen(ni->label));
+            ludus__w_json_str(w, label, strlen(label));
         }
         if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) {
             ludus__w_str(w, ",\"cat\":");

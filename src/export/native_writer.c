@@ -62,7 +62,8 @@ static void write_header(ludus__writer *w, const ludus_capture *c) {
 
 static void write_meta(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     char *cov = c->nmem_cov ? ludus__mem_cov_text(c) : NULL;
-    char crash[128]; /* "SIGNAME signo tid at_ns" */
+    if (c->nmem_cov && !cov) r->oom = 1; /* the file would lack the manifest: an error, not a quieter file */
+    char crash[128];                     /* "SIGNAME signo tid at_ns" */
     snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
              (unsigned long long)c->crash_tid, (long long)c->crash_ns);
     char refused[24], lost[24]; /* in metadata: readers skip keys they do not know */

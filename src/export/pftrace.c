@@ -56,7 +56,7 @@ enum { SEQ_CLEARED = 1 };
 #define COUNTER_UUID(site, series) \
     (2u + (uint64_t)s->c->nthreads * LUDUS__MAX_LANES + (uint64_t)(site)*LUDUS__SERIES_PER_SITE + (series))
 #define META_SEQ 1u
-#define MAX_STR 4096u /* longer names are cut: a packet must fit the writer */
+#define MAX_STR LUDUS__PB_MAX_STR
 
 /* Extra interned names and categories, after the sites' iids. */
 enum { XN_FLOW = 1, XN_LABEL, XN_COUNT = XN_LABEL + LUDUS_NEV_COUNT };
@@ -88,10 +88,6 @@ typedef struct pf_state {
     uint32_t lanes_described; /* bit k: lane k of the current thread */
 } pf_state;
 
-static size_t clamp(size_t n) {
-    return n > MAX_STR ? MAX_STR : n;
-}
-
 static uint8_t *packet_open(uint8_t *p, uint8_t **mark, uint64_t ts, int has_ts, uint32_t seq, uint32_t flags) {
     p = ludus__pb_open(p, 1, mark);
     if (has_ts) p = ludus__pb_uint(p, TP_TIMESTAMP, ts);
@@ -104,7 +100,7 @@ static uint8_t *interned_entry(uint8_t *p, uint32_t field, uint64_t iid, const c
     uint8_t *m;
     p = ludus__pb_open(p, field, &m);
     p = ludus__pb_uint(p, 1, iid);
-    p = ludus__pb_bytes(p, 2, s, clamp(n));
+    p = ludus__pb_str(p, 2, s, n);
     return ludus__pb_close(p, m);
 }
 
@@ -113,26 +109,26 @@ static uint8_t *interned_entry(uint8_t *p, uint32_t field, uint64_t iid, const c
 static uint8_t *da_u64(uint8_t *p, const char *name, uint64_t v) {
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, name, strlen(name));
+    p = ludus__pb_str(p, 10, name, strlen(name));
     p = ludus__pb_uint(p, 3, v);
     return ludus__pb_close(p, m);
 }
 static uint8_t *da_i64(uint8_t *p, const char *name, int64_t v) {
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, name, strlen(name));
+    p = ludus__pb_str(p, 10, name, strlen(name));
     p = ludus__pb_int(p, 4, v);
     return ludus__pb_close(p, m);
 }
 static uint8_t *da_str(uint8_t *p, const char *name, const char *v) {
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, name, strlen(name));
-    p = ludus__pb_bytes(p, 6, v, clamp(strlen(v)));
+    p = ludus__pb_str(p, 10, name, strlen(name));
+    p = ludus__pb_str(p, 6, v, strlen(v));
     return ludus__pb_close(p, m);
 }
 
-static void write_process(pf_state *s) {
+static int write_process(pf_state *s) {
     const ludus__captured *c = s->c;
     uint8_t *pm, *m, *m2;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
@@ -141,7 +137,7 @@ static void write_process(pf_state *s) {
     p = ludus__pb_uint(p, 1, PROCESS_UUID);
     p = ludus__pb_open(p, 3, &m2);
     p = ludus__pb_int(p, 1, c->pid);
-    p = ludus__pb_bytes(p, 6, c->process_name, strnlen(c->process_name, sizeof c->process_name));
+    p = ludus__pb_str(p, 6, c->process_name, strnlen(c->process_name, sizeof c->process_name));
     p = ludus__pb_close(p, m2);
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
@@ -180,7 +176,8 @@ static void write_process(pf_state *s) {
     }
     if (c->nmem_cov) {
         char *cov = ludus__mem_cov_text(c); /* lines of tab-separated fields, as in .ludus (docs/format.md) */
-        if (cov) p = da_str(p, "memory_coverage", cov);
+        if (!cov) return LUDUS_ENOMEM;
+        p = da_str(p, "memory_coverage", cov);
         ludus__free(cov);
     }
     if (c->cut) {
@@ -189,6 +186,7 @@ static void write_process(pf_state *s) {
     }
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    return 0;
 }
 
 static uint8_t *thread_desc(pf_state *s, uint8_t *p, uint32_t t, uint32_t lane) {
@@ -204,13 +202,13 @@ static uint8_t *thread_desc(pf_state *s, uint8_t *p, uint32_t t, uint32_t lane) 
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, LANE_UUID(t, lane));
     if (lane) {
-        p = ludus__pb_bytes(p, 2, name, strlen(name));
+        p = ludus__pb_str(p, 2, name, strlen(name));
         p = ludus__pb_uint(p, 5, THREAD_UUID(t)); /* parent_uuid */
     } else {
         p = ludus__pb_open(p, 4, &m3);
         p = ludus__pb_int(p, 1, s->c->pid);
         p = ludus__pb_int(p, 2, (int64_t)th->tid);
-        p = ludus__pb_bytes(p, 5, name, strlen(name));
+        p = ludus__pb_str(p, 5, name, strlen(name));
         p = ludus__pb_close(p, m3);
     }
     return ludus__pb_close(p, m);
@@ -324,14 +322,13 @@ static void describe_counter(pf_state *s, uint32_t site, uint32_t series) {
     const ludus__site_info *si = &s->c->sites[site];
     uint8_t *pm, *m, *m2;
     char name[MAX_STR + 64];
-    size_t n = clamp(si->name_len);
-    memcpy(name, si->name, n);
+    size_t n = ludus__utf8_clean(si->name, si->name_len, name, MAX_STR - 64); /* room for the series */
     if (series) n += (size_t)snprintf(name + n, sizeof name - n, " %s", ludus__stats[series - 1].series);
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
     p = packet_open(p, &pm, 0, 0, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, COUNTER_UUID(site, series));
-    p = ludus__pb_bytes(p, 2, name, n);
+    p = ludus__pb_str(p, 2, name, n);
     p = ludus__pb_uint(p, 5, PROCESS_UUID);
     p = ludus__pb_open(p, 8, &m2); /* CounterDescriptor: unit (3) COUNT = 2, SIZE_BYTES = 3 */
     if (series) p = ludus__pb_uint(p, 3, ludus__stats[series - 1].unit[0] ? 3 : 2);
@@ -362,7 +359,7 @@ static uint8_t *da_arg(pf_state *s, uint8_t *p, const ludus__nev *ev) {
     const ludus__site_info *si = &s->c->sites[ev->site];
     uint8_t *m;
     p = ludus__pb_open(p, TE_DEBUG, &m);
-    p = ludus__pb_bytes(p, 10, si->name, si->name_len < ARG_NAME_MAX ? si->name_len : ARG_NAME_MAX);
+    p = ludus__pb_str_max(p, 10, si->name, si->name_len, ARG_NAME_MAX);
     switch (ludus__nevs[ev->kind].value) {
     case LUDUS__V_I64:
         p = ludus__pb_int(p, 4, (int64_t)ev->value);
@@ -376,7 +373,7 @@ static uint8_t *da_arg(pf_state *s, uint8_t *p, const ludus__nev *ev) {
     default: {
         size_t n;
         const char *t = ludus__arg_text(s->it, ev, &n);
-        p = ludus__pb_bytes(p, 6, t, n);
+        p = ludus__pb_str_max(p, 6, t, n, LUDUS_ANNOTATION_TEXT_MAX);
         break;
     }
     }
@@ -392,7 +389,7 @@ static void write_lone_arg(pf_state *s, const ludus__nev *ev) {
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_bytes(p, TE_CATEGORIES, "annotation", 10);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
-    p = ludus__pb_bytes(p, TE_NAME, si->name, clamp(si->name_len));
+    p = ludus__pb_str(p, TE_NAME, si->name, si->name_len);
     p = da_arg(s, p, ev);
     p = da_str(p, "ludus", "annotation without an open scope");
     p = ludus__pb_close(p, m);
@@ -408,7 +405,7 @@ static void write_message(pf_state *s, const ludus__nev *ev) {
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_bytes(p, TE_CATEGORIES, "log", 3);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
-    p = ludus__pb_bytes(p, TE_NAME, text, clamp(n));
+    p = ludus__pb_str(p, TE_NAME, text, n);
     p = da_str(p, "level", ludus_log_level_name((int)ev->value));
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
@@ -459,7 +456,7 @@ static void async_edge(pf_state *s, const ludus__async_zone *z, int begin) {
         const char *name = z->site != UINT32_MAX ? c->sites[z->site].name : "<begin cut away>";
         p = ludus__pb_bytes(p, TE_CATEGORIES, "async", 5);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
-        p = ludus__pb_bytes(p, TE_NAME, name, clamp(strlen(name)));
+        p = ludus__pb_str(p, TE_NAME, name, strlen(name));
         p = da_u64(p, "id", z->id);
         if (z->flags & LUDUS_NEV_CLIPPED) p = da_u64(p, "clipped", 1);
     } else {
@@ -501,13 +498,13 @@ static int write_async(pf_state *s) {
         const char *tn = k->site != UINT32_MAX ? c->sites[k->site].name : "<invalid track>";
         for (uint32_t lane = 0; lane < k->lanes; lane++) {
             char name[MAX_STR + 32];
-            int len = lane ? snprintf(name, sizeof name, "%.*s (%u)", (int)MAX_STR, tn, lane + 1)
-                           : snprintf(name, sizeof name, "%.*s", (int)MAX_STR, tn);
+            size_t len = ludus__utf8_clean(tn, strlen(tn), name, MAX_STR - 32); /* room for the lane */
+            if (lane) len += (size_t)snprintf(name + len, sizeof name - len, " (%u)", lane + 1);
             uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
             p = packet_open(p, &pm, 0, 0, s->seq, t == 0 && lane == 0 ? SEQ_CLEARED : 0);
             p = ludus__pb_open(p, TP_TRACK_DESC, &m);
             p = ludus__pb_uint(p, 1, async_uuid(s, t, lane));
-            p = ludus__pb_bytes(p, 2, name, (size_t)len);
+            p = ludus__pb_str(p, 2, name, len);
             p = ludus__pb_uint(p, 5, PROCESS_UUID);
             p = ludus__pb_close(p, m);
             ludus__pb_commit(s->w, ludus__pb_close(p, pm));
@@ -558,7 +555,7 @@ static void gpu_track(pf_state *s, uint64_t uuid, const char *name, int counter,
     p = packet_open(p, &pm, 0, 0, s->seq, first ? SEQ_CLEARED : 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, uuid);
-    p = ludus__pb_bytes(p, 2, name, clamp(strlen(name)));
+    p = ludus__pb_str(p, 2, name, strlen(name));
     p = ludus__pb_uint(p, 5, PROCESS_UUID);
     if (counter) {
         p = ludus__pb_open(p, 8, &m2);
@@ -624,7 +621,7 @@ static void write_gpu(pf_state *s) {
         p = ludus__pb_uint(p, TE_TRACK_UUID, gpu_uuid(s, x->ctx, x->lane));
         p = ludus__pb_bytes(p, TE_CATEGORIES, "gpu", 3);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
-        p = ludus__pb_bytes(p, TE_NAME, pn, clamp(strlen(pn)));
+        p = ludus__pb_str(p, TE_NAME, pn, strlen(pn));
         p = da_u64(p, "frame", x->frame);
         p = da_i64(p, "device_ns", x->device_ns);
         p = da_i64(p, "error_ns", x->error_ns);
@@ -773,8 +770,7 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
         ludus__free(s.counter_described);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    write_process(&s);
-    int rc = 0;
+    int rc = write_process(&s);
     for (uint32_t t = 0; t < c->nthreads && !w->failed && rc == 0; t++) {
         s.seq = t + 2;
         write_thread_head(&s, t);

@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "../base/text.h"
 #include "../base/varint.h"
 #include "../base/writer.h"
 
@@ -58,6 +59,31 @@ static inline uint8_t *ludus__pb_bytes(uint8_t *p, uint32_t field, const void *s
     p = ludus__varint_put(ludus__pb_key(p, field, LUDUS__PB_LEN), n);
     memcpy(p, s, n);
     return p + n;
+}
+
+/* Longest string field: longer names are cut (a packet must fit the writer). */
+#define LUDUS__PB_MAX_STR 4096u
+
+/* The one writer of a protobuf string (names, texts, values): s[0, n) as
+ * valid UTF-8 (each invalid byte becomes U+FFFD), at most max bytes (<=
+ * LUDUS__PB_MAX_STR), cut between two characters. Writes at most max + 8
+ * bytes. ludus__pb_str: max = LUDUS__PB_MAX_STR. */
+static inline uint8_t *ludus__pb_str_max(uint8_t *p, uint32_t field, const char *s, size_t n, size_t max) {
+    if (n <= max && ludus__utf8_valid(s, n)) return ludus__pb_bytes(p, field, s, n);
+    p = ludus__pb_key(p, field, LUDUS__PB_LEN);
+    size_t k = ludus__utf8_clean(s, n, (char *)p + 2, max); /* < 2^14: a two-byte length at most */
+    if (k < 128) {
+        memmove(p + 1, p + 2, k);
+        *p = (uint8_t)k;
+        return p + 1 + k;
+    }
+    p[0] = (uint8_t)(0x80 | (k & 0x7f));
+    p[1] = (uint8_t)(k >> 7);
+    return p + 2 + k;
+}
+
+static inline uint8_t *ludus__pb_str(uint8_t *p, uint32_t field, const char *s, size_t n) {
+    return ludus__pb_str_max(p, field, s, n, LUDUS__PB_MAX_STR);
 }
 
 /* Opens a nested message: *mark remembers where its length goes. */

@@ -322,9 +322,10 @@ static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t 
             size_t n = ludus__utf8_clean(v, vn, c->process_name, sizeof c->process_name - 1);
             c->process_name[n] = 0;
         } else if (kn == 10 && !memcmp(k, "categories", 10) && !c->categories) {
-            c->categories = ludus__malloc((size_t)vn * 3 + 1);
+            size_t cap = (size_t)vn * 3 < LUDUS__NF_MAX_STRING ? (size_t)vn * 3 : LUDUS__NF_MAX_STRING; /* as saved */
+            c->categories = ludus__malloc(cap + 1);
             if (!c->categories) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-            c->categories[ludus__utf8_clean(v, vn, c->categories, (size_t)vn * 3)] = 0;
+            c->categories[ludus__utf8_clean(v, vn, c->categories, cap)] = 0;
         } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
             c->recovered = 1;
         } else if ((kn == 16 && !memcmp(k, "counters_refused", 16)) ||

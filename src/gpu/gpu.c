@@ -73,8 +73,21 @@ static void compact(ludus__gpu_data *g, const uint32_t *free_slot, uint32_t nfre
 static const char *const queue_names[] = {"graphics", "compute", "copy"};
 
 /* Without libm (the runtime library needs libc and pthreads only). */
+/* GPU times and durations stay within +-2^62 ns (146 years): a file's
+ * ticks and periods may be anything, and the difference of any two such
+ * times (a span's length) is then never a signed overflow. */
+#define TIME_LIMIT (((int64_t)1 << 62) - 1)
+static int64_t clamp_time(int64_t t) {
+    return t > TIME_LIMIT ? TIME_LIMIT : t < -TIME_LIMIT ? -TIME_LIMIT : t;
+}
 static int64_t round_i64(double x) {
+    if (!(x == x)) return 0;
+    if (x >= (double)TIME_LIMIT) return TIME_LIMIT;
+    if (x <= -(double)TIME_LIMIT) return -TIME_LIMIT;
     return (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
+}
+static int64_t sat_add(int64_t a, int64_t b) { /* a time and a span: clamped, never a signed overflow */
+    return clamp_time(clamp_time(a) + clamp_time(b));
 }
 static double abs_f64(double x) {
     return x < 0 ? -x : x;
@@ -104,25 +117,75 @@ static int add_ctx(ludus__gpu_data *g, const ludus__gpu_ctx *info, uint32_t *slo
     return 0;
 }
 
-/* The name's index in g (added when new); UINT32_MAX out of memory. */
+static uint32_t hash_text(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* Puts names[i] into the hash (which has room). */
+static void hash_put(ludus__gpu_data *g, uint32_t i) {
+    uint32_t mask = g->hash_cap - 1, j = hash_text(g->names[i]) & mask;
+    while (g->name_hash[j]) j = (j + 1) & mask;
+    g->name_hash[j] = i + 1;
+}
+
+/* The index of the pass name that `name` shows as (its UTF-8 made valid,
+ * as every name is kept), added when new; UINT32_MAX out of memory. A name
+ * with invalid bytes and its clean form are one pass. */
 static uint32_t name_index(ludus__gpu_data *g, const char *name) {
-    for (uint32_t i = g->nnames; i-- > 0;)
-        if (strcmp(g->names[i], name) == 0) return i;
-    char **n = ludus__realloc(g->names, (g->nnames + 1) * sizeof *n);
-    if (!n) return UINT32_MAX;
-    g->names = n;
-    size_t len = strnlen(name, LUDUS__NF_MAX_STRING);
-    char *s = ludus__malloc(len * 3 + 1);
-    if (!s) return UINT32_MAX;
-    s[ludus__utf8_clean(name, len, s, len * 3)] = 0;
-    n[g->nnames] = s;
+    /* the stored form: valid, at most LUDUS__NF_MAX_STRING bytes (what a
+     * file holds), cut between characters */
+    size_t len = strnlen(name, LUDUS__NF_MAX_STRING + 1);
+    char *clean = NULL;
+    if (len > LUDUS__NF_MAX_STRING || !ludus__utf8_valid(name, len)) {
+        clean = ludus__malloc(LUDUS__NF_MAX_STRING + 1);
+        if (!clean) return UINT32_MAX;
+        len = strnlen(name, 4 * LUDUS__NF_MAX_STRING);
+        clean[ludus__utf8_clean(name, len, clean, LUDUS__NF_MAX_STRING)] = 0;
+        name = clean;
+    }
+    if ((g->nnames + 1) * 2 > g->hash_cap || g->hashed < g->nnames) { /* grow, or take in names read from a file */
+        uint32_t cap = g->hash_cap ? g->hash_cap : 64;
+        while ((g->nnames + 1) * 2 > cap) cap *= 2;
+        if (cap != g->hash_cap) {
+            uint32_t *h = ludus__calloc(cap, sizeof *h);
+            if (!h) goto oom;
+            ludus__free(g->name_hash);
+            g->name_hash = h;
+            g->hash_cap = cap;
+            g->hashed = 0;
+        }
+        for (; g->hashed < g->nnames; g->hashed++) hash_put(g, g->hashed);
+    }
+    uint32_t mask = g->hash_cap - 1;
+    for (uint32_t j = hash_text(name) & mask; g->name_hash[j]; j = (j + 1) & mask)
+        if (strcmp(g->names[g->name_hash[j] - 1], name) == 0) {
+            ludus__free(clean);
+            return g->name_hash[j] - 1;
+        }
+    if (g->nnames >= g->names_cap) {
+        uint32_t cap = g->nnames ? g->nnames * 2 : 16;
+        char **n = ludus__realloc(g->names, cap * sizeof *n);
+        if (!n) goto oom;
+        g->names = n;
+        g->names_cap = cap;
+    }
+    if (!clean && !(clean = ludus__strdup(name))) return UINT32_MAX;
+    g->names[g->nnames] = clean;
+    hash_put(g, g->nnames);
+    g->hashed = g->nnames + 1;
     return g->nnames++;
+oom:
+    ludus__free(clean);
+    return UINT32_MAX;
 }
 
 void ludus__gpu_free(ludus__gpu_data *g) {
     if (!g) return;
     for (uint32_t i = 0; i < g->nnames; i++) ludus__free(g->names[i]);
     ludus__free(g->names);
+    ludus__free(g->name_hash);
     ludus__free(g->ctx);
     ludus__free(g->s);
     ludus__free(g->cal);
@@ -314,7 +377,7 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
         o->end_ticks = in->end_ticks;
         o->flow_id = in->flow_id;
         o->period_ns = finite_positive(in->tick_period_ns) ? in->tick_period_ns : ci->period_ns;
-        o->submit_ns = in->submit_ns - S.start_ns;
+        o->submit_ns = clamp_time(in->submit_ns - S.start_ns); /* >= 0: earlier ones were left out */
     }
 out:
     ludus__mutex_unlock(&S.lock);
@@ -340,8 +403,10 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
             if (!n) rc = LUDUS_ENOMEM;
             if (n) g->cal = n, g->cal_cap = cap;
         }
+        int64_t at;
+        if (__builtin_sub_overflow(cpu_ns, S.start_ns, &at)) at = cpu_ns < 0 ? -TIME_LIMIT : TIME_LIMIT;
         if (rc == 0) {
-            g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, cpu_ns - S.start_ns, max_deviation_ns};
+            g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, clamp_time(at), clamp_time(max_deviation_ns)};
             ci->handed++;
         }
     }
@@ -401,7 +466,7 @@ static int64_t map_ticks(const ludus__gpu_cal *cal, uint32_t n, uint64_t t, doub
         double slope = dt > 0 ? (double)(b->cpu_ns - a->cpu_ns) / dt : period;
         *err = a->dev_ns > b->dev_ns ? a->dev_ns : b->dev_ns;
         *extra = 0;
-        return a->cpu_ns + round_i64((double)tick_delta(t, a->ticks, bits) * slope);
+        return sat_add(a->cpu_ns, round_i64((double)tick_delta(t, a->ticks, bits) * slope));
     }
     /* outside: from the nearest point, along its segment's slope */
     int64_t p = i < 0 ? 0 : i;
@@ -413,13 +478,13 @@ static int64_t map_ticks(const ludus__gpu_cal *cal, uint32_t n, uint64_t t, doub
         double dt = (double)tick_delta(b->ticks, a->ticks, bits), dc = (double)(b->cpu_ns - a->cpu_ns);
         if (dt != 0 && dc != 0) {
             slope = dc / dt;
-            rel = (double)(a->dev_ns + b->dev_ns) / abs_f64(dc);
+            rel = ((double)a->dev_ns + (double)b->dev_ns) / abs_f64(dc);
         }
     }
     double d = (double)tick_delta(t, a->ticks, bits) * slope;
-    *err = a->dev_ns + round_i64(abs_f64(d) * rel + 0.5);
+    *err = sat_add(a->dev_ns, round_i64(abs_f64(d) * rel + 0.5));
     *extra = 1;
-    return a->cpu_ns + round_i64(d);
+    return sat_add(a->cpu_ns, round_i64(d));
 }
 
 /* The epoch (points between breaks) a sample belongs to: the one holding
@@ -451,7 +516,7 @@ static int place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sample *s, uint6
     for (uint32_t i = 1; i < ncal; i++) {
         double dt = (double)tick_delta(cal[i].ticks, cal[i - 1].ticks, bits) * ci->period_ns;
         double dc = (double)(cal[i].cpu_ns - cal[i - 1].cpu_ns);
-        double tol = DISCORD_FRACTION * abs_f64(dc) + (double)(cal[i].dev_ns + cal[i - 1].dev_ns);
+        double tol = DISCORD_FRACTION * abs_f64(dc) + (double)cal[i].dev_ns + (double)cal[i - 1].dev_ns;
         if (abs_f64(dt - dc) > tol || dt <= 0) brk[i] = 1;
     }
     ci->ncal = ncal;
@@ -496,8 +561,8 @@ static int place_ctx(ludus__gpu_data *g, uint32_t k, ludus__gpu_sample *s, uint6
             }
             for (uint64_t m = i; m < j; m++) {
                 double period = s[m].period_ns > 0 ? s[m].period_ns : ci->period_ns;
-                s[m].begin_ns = anchor + (int64_t)round_i64((double)tick_delta(s[m].begin_ticks, first, bits) * period);
-                s[m].end_ns = s[m].begin_ns + s[m].device_ns;
+                s[m].begin_ns = sat_add(anchor, round_i64((double)tick_delta(s[m].begin_ticks, first, bits) * period));
+                s[m].end_ns = sat_add(s[m].begin_ns, s[m].device_ns);
                 s[m].error_ns = 0;
                 s[m].flags |= LUDUS_GPU_SPAN_UNCALIBRATED;
             }
@@ -739,6 +804,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
     c->gpu = g;
     g->ctx = ludus__calloc(h.nctx ? h.nctx : 1, sizeof *g->ctx);
     g->names = ludus__calloc(h.nnames ? h.nnames : 1, sizeof *g->names);
+    g->names_cap = h.nnames;
     g->s = ludus__calloc(h.nsamples ? h.nsamples : 1, sizeof *g->s);
     g->cal = ludus__calloc(h.ncal ? h.ncal : 1, sizeof *g->cal);
     if (!g->ctx || !g->names || !g->s || !g->cal) return -2;
@@ -772,9 +838,10 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         ludus__nf_get_U32(p + off, &l);
         off += 4;
         if (l > LUDUS__NF_MAX_STRING || n - off < l) return BAD("GPU pass name %u: %u bytes", i, l);
-        char *s = ludus__malloc((size_t)l * 3 + 1);
+        size_t cap = (size_t)l * 3 < LUDUS__NF_MAX_STRING ? (size_t)l * 3 : LUDUS__NF_MAX_STRING; /* as saved again */
+        char *s = ludus__malloc(cap + 1);
         if (!s) return -2;
-        s[ludus__utf8_clean((const char *)p + off, l, s, (size_t)l * 3)] = 0;
+        s[ludus__utf8_clean((const char *)p + off, l, s, cap)] = 0;
         g->names[g->nnames++] = s;
         off += l;
     }
@@ -795,7 +862,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         s->flow_id = e.flow_id;
         s->period_ns = bits_f64(e.period_bits);
         if (!finite_positive(s->period_ns)) s->period_ns = 0; /* the context's */
-        s->submit_ns = e.submit_ns;
+        s->submit_ns = clamp_time(e.submit_ns);
     }
     g->s_cap = g->ns;
     for (uint64_t i = 0; i < h.ncal; i++) {
@@ -805,7 +872,7 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         off += h.cal_bytes;
         if (e.ctx >= g->nctx || e.dev_ns < 0)
             return BAD("GPU calibration point %llu: context %u", (unsigned long long)i, e.ctx);
-        g->cal[g->ncal++] = (ludus__gpu_cal){e.ctx, e.ticks, e.cpu_ns, e.dev_ns};
+        g->cal[g->ncal++] = (ludus__gpu_cal){e.ctx, e.ticks, clamp_time(e.cpu_ns), clamp_time(e.dev_ns)};
     }
     g->cal_cap = g->ncal;
     return ludus__gpu_place(g) ? -2 : 0;

@@ -7,6 +7,8 @@
 #endif
 #include "alloc.h"
 
+#include "fault.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,18 +46,21 @@ static int in_region(const void *p) {
     return (const char *)p >= region && (const char *)p < region_end;
 }
 
+/* Each allocation may be made to fail by a test (fault.h); never in the
+ * private region (a crash's copy). */
 void *ludus__malloc(size_t n) {
-    return private_mode ? take(n) : malloc(n);
+    if (private_mode) return take(n);
+    return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : malloc(n);
 }
 
 void *ludus__calloc(size_t n, size_t size) {
-    if (!private_mode) return calloc(n, size);
+    if (!private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : calloc(n, size);
     if (size && n > SIZE_MAX / size) return NULL;
     return take(n * size); /* fresh pages are zero */
 }
 
 void *ludus__realloc(void *p, size_t n) {
-    if (!private_mode) return realloc(p, n);
+    if (!private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : realloc(p, n);
     void *q = take(n);
     if (!q || !p) return q;
     size_t old;

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include "platform.h"
 #include "alloc.h"
+#include "fault.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -306,6 +307,7 @@ int ludus__file_create(ludus__file *f, const char *path) {
 int ludus__file_write(ludus__file *f, const void *data, size_t n) {
     const char *p = data;
     if (f->fd < 0) return -EBADF;
+    if (ludus__fault_now(LUDUS__FAULT_WRITE)) return -EIO; /* a test's injected failure (fault.h) */
     while (n > 0) {
         ssize_t w = write(f->fd, p, n);
         if (w < 0) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -33,6 +34,7 @@ struct ludus__prefault {
     const uint64_t *cursor; /* the offset producers have taken up to (atomic) */
     int stop;
     int finished; /* atomic: the thread touches nothing any more */
+    pid_t owner;  /* the process whose thread it is (a forked child has no such thread) */
 };
 
 void *ludus__pages_map(size_t bytes) {
@@ -96,6 +98,7 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     pf->bytes = bytes;
     pf->done = from;
     pf->cursor = cursor;
+    pf->owner = getpid();
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -122,8 +125,18 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     return pf;
 }
 
+/* In a forked child the thread is not there and its lock may look held:
+ * whatever capture the child releases, it never waits for that thread. */
+static void forget_if_forked(ludus__prefault *pf) {
+    if (pf->owner != getpid()) {
+        ludus__prefault_after_fork(pf);
+        pf->owner = getpid();
+    }
+}
+
 void ludus__prefault_request_stop(ludus__prefault *pf) {
     if (!pf) return;
+    forget_if_forked(pf);
     pthread_mutex_lock(&pf->mu);
     pf->stop = 1;
     pf->cursor = NULL;
@@ -133,6 +146,7 @@ void ludus__prefault_request_stop(ludus__prefault *pf) {
 
 void ludus__prefault_stop(ludus__prefault *pf) {
     if (!pf) return;
+    forget_if_forked(pf); /* before request_stop takes the lock */
     ludus__prefault_request_stop(pf);
     while (!__atomic_load_n(&pf->finished, __ATOMIC_ACQUIRE)) sched_yield(); /* at most one step */
     pthread_mutex_destroy(&pf->mu);

@@ -8,6 +8,7 @@
  * Not done: temporaries of a killed writer are not removed later (Linux
  * removes those whose pid is dead), and links are not followed. */
 #include "file_read.h"
+#include "fault.h"
 #include "platform.h"
 
 #include <windows.h>
@@ -106,6 +107,7 @@ int ludus__file_create(ludus__file *f, const char *path) {
 int ludus__file_write(ludus__file *f, const void *data, size_t n) {
     const char *p = data;
     if (f->fd < 0) return -EBADF;
+    if (ludus__fault_now(LUDUS__FAULT_WRITE)) return -EIO; /* a test's injected failure (fault.h) */
     while (n > 0) {
         unsigned chunk = n > (1u << 30) ? (1u << 30) : (unsigned)n;
         int w = _write(f->fd, p, chunk);

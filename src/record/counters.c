@@ -455,6 +455,12 @@ static void snapshot(int64_t now, stat_list *out) {
     r->closed++;
 }
 
+static void emit_stats(const stat_list *out) {
+    for (uint32_t i = 0; i < out->n; i++)
+        ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__KIND_FRAME_STAT, (uint64_t)out->r[i].value,
+                          out->r[i].stat);
+}
+
 void (*ludus__frame_hook)(void);
 
 void ludus__frame_tick(void) {
@@ -469,16 +475,20 @@ void ludus__frame_tick(void) {
         return;
     int64_t now = ludus__mono_ns();
     stat_list *out = armed ? ludus__malloc(sizeof *out) : NULL; /* 8 KiB: not on a game thread's stack */
+    /* Without memory the records come from one list of the library's,
+     * recorded before the lock is let go: the frame loses none of them. */
+    static stat_list spare;
+    int spare_used = armed && !out;
+    if (spare_used) out = &spare;
     if (out) out->n = 0;
     lock();
     L.marks++;
     snapshot(now, out);
     L.last_mark_ns = now;
+    if (spare_used) emit_stats(out);
     ludus__mutex_unlock(&L.lock);
-    if (!out) return;
-    for (uint32_t i = 0; i < out->n; i++)
-        ludus__emit_value((uintptr_t)out->r[i].site | LUDUS__KIND_FRAME_STAT, (uint64_t)out->r[i].value,
-                          out->r[i].stat);
+    if (!out || spare_used) return;
+    emit_stats(out);
     ludus__free(out);
 }
 

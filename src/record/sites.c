@@ -223,8 +223,12 @@ const ludus_site *ludus__names_intern_in(ludus__name_table *t, const char *name,
             t->site = ludus__calloc(NAMES_MAX, sizeof *t->site);
             t->key = ludus__calloc(NAMES_SLOTS, sizeof *t->key);
             uint32_t *slot = ludus__calloc(NAMES_SLOTS, sizeof *slot);
-            if (!t->site || !t->key || !slot) {
+            if (!t->site || !t->key || !slot) { /* all or none: the next name tries again, leaking nothing */
                 ludus__free(slot);
+                ludus__free(t->site);
+                ludus__free(t->key);
+                t->site = NULL;
+                t->key = NULL;
                 ludus__mutex_unlock(&t->lock);
                 return NULL;
             }

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "platform/pages.h"
 #include "test_util.h"
 
 static int stop;
@@ -125,8 +126,37 @@ static void test_fork_without_capture(void **state) {
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* A capture released in a forked child whose pool's prefault thread was
+ * still running in the parent: the child has no such thread, and stopping
+ * it must not wait for it (a capture the program held, the library's last
+ * or spare one). The thread is made to be alive at the fork: it waits for
+ * producers that never come. */
+static void test_prefault_of_parent_in_child(void **state) {
+    (void)state;
+    if (lt_multithreaded_fork_unsupported()) skip();
+    size_t bytes = (size_t)64 << 20;
+    char *mem = ludus__pages_map(bytes);
+    assert_non_null(mem);
+    static uint64_t cursor; /* producers at 0: the thread faults 8 MiB ahead, then waits */
+    ludus__prefault *pf = ludus__prefault_start(mem, bytes, 0, &cursor);
+    assert_non_null(pf);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(5);
+        ludus__prefault_stop(pf); /* hung here: the thread's "finished" never came */
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    ludus__prefault_stop(pf);
+    ludus__pages_unmap(mem, bytes);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_prefault_of_parent_in_child),
         cmocka_unit_test_teardown(test_fork_child_captures_alone, lt_teardown),
         cmocka_unit_test_teardown(test_fork_without_capture, lt_teardown),
     };

@@ -120,10 +120,21 @@ static void test_deep_recursion_recorded(void **state) {
     assert_int_equal(s.dropped, 0);
     assert_int_equal(s.incomplete, 0);
     assert_int_equal(s.unwound, 0);
-    /* The analysis sees the nesting: one path per depth. */
+    /* The analysis sees the nesting: one path per depth down to
+     * LUDUS_PATH_DEPTH, then the deeper levels folded onto the deepest path
+     * (every call counted, inclusive time once: its outermost activation). */
     ludus_analysis *a;
     assert_int_equal(ludus_analyze_last_capture(NULL, &a), 0);
-    assert_int_equal(ludus_analysis_path_count(a), DEPTH);
+    assert_int_equal(ludus_analysis_path_count(a), LUDUS_PATH_DEPTH);
+    ludus_analysis_summary sum;
+    ludus_analysis_get_summary(a, &sum);
+    assert_int_equal(sum.folded, DEPTH - LUDUS_PATH_DEPTH);
+    const ludus_path_stats *deepest = ludus_analysis_path(a, LUDUS_PATH_DEPTH - 1);
+    assert_int_equal(deepest->depth, LUDUS_PATH_DEPTH - 1);
+    assert_true(deepest->flags & LUDUS_STAT_FOLDED);
+    assert_int_equal(deepest->calls, DEPTH - (LUDUS_PATH_DEPTH - 1));
+    assert_int_equal(deepest->inclusive.count, 1);
+    assert_false(ludus_analysis_path(a, LUDUS_PATH_DEPTH - 2)->flags & LUDUS_STAT_FOLDED);
     int64_t k = ludus_analysis_find_site(a, "Deep");
     assert_true(k >= 0);
     const ludus_site_stats *st = ludus_analysis_site(a, (uint32_t)k);

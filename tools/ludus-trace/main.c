@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <ludus/capture.h>
+#include <ludus/capture_file.h>
 
 #include "verbs.h"
 
@@ -20,7 +20,7 @@ void lt_register_verb(const lt_verb *v) {
 }
 
 int lt_usage(const lt_verb *v, const char *problem) {
-    if (problem) fprintf(stderr, "ludus-trace %s: %s\n", v->name, problem);
+    if (problem) fprintf(stderr, "ludus-trace %s: %s\n", v->name, problem); /* constant text */
     fprintf(stderr, "%s", v->usage);
     return LT_USAGE;
 }
@@ -61,7 +61,7 @@ void lt_progress_end(lt_progress *p) {
 
 static void print_help(FILE *f) {
     fprintf(f, "usage: ludus-trace VERB [ARGS]   (ludus-trace VERB --help for a verb's usage)\n\n");
-    for (int i = 0; i < nverbs; i++) fprintf(f, "  %-10s %s\n", verbs[i]->name, verbs[i]->summary);
+    for (int i = 0; i < nverbs; i++) fprintf(f, "  %-10s %s\n", verbs[i]->name, verbs[i]->summary); /* constant text */
     fprintf(f, "\nexit codes: 0 ok, 1 usage, 2 bad input, 3 I/O error, 4 a --fail-if gate tripped\n");
 }
 
@@ -92,7 +92,9 @@ int main(int argc, char **argv) {
 }
 
 void lt_error(const char *verb, const char *what, int rc) {
-    const char *kind = ludus_error_string(rc), *detail = ludus_last_error_detail();
+    char shown[1024]; /* the detail may quote a file's bytes: shown, not sent */
+    const char *kind = ludus_error_string(rc),
+               *detail = ludus_text_show(shown, sizeof shown, ludus_last_error_detail(), 0);
     if (!strncmp(detail, kind, strlen(kind))) /* the detail says it already ("malformed input, offset N: ...") */
         fprintf(stderr, "ludus-trace %s: %s: %s\n", verb, what, detail);
     else

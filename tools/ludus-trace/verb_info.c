@@ -25,10 +25,11 @@ static int info_run(int argc, char **argv) {
         return rc == LUDUS_EIO ? LT_IO : LT_BAD_INPUT;
     }
     const ludus_capture_summary *s = &in.summary;
+    char name[256]; /* every name of the file is shown through ludus_text_show: a file may hold anything */
     double dur_ms = (double)(in.end_ns - in.start_ns) / 1e6;
-    printf("file:        %s (%llu bytes, format v%u, %s blocks)\n", path, (unsigned long long)in.file_bytes, in.version,
-           in.compact ? "compact" : "raw");
-    printf("process:     %s (pid %d)\n", in.process_name, in.pid);
+    printf("file:        %s (%llu bytes, format v%u, %s blocks)\n", ludus_text_show(name, sizeof name, path, 0),
+           (unsigned long long)in.file_bytes, in.version, in.compact ? "compact" : "raw");
+    printf("process:     %s (pid %d)\n", ludus_text_show(name, sizeof name, in.process_name, 0), in.pid);
     printf("clock:       %s\n", in.clock_name);
     printf("calibration: %llu ticks @ %lld ns, %llu ticks @ %lld ns", (unsigned long long)in.calib_ticks[0],
            (long long)in.calib_ns[0], (unsigned long long)in.calib_ticks[1], (long long)in.calib_ns[1]);
@@ -48,12 +49,14 @@ static int info_run(int argc, char **argv) {
         printf("ended by:    nothing: recovered from a pool file its process left behind (open slices are "
                "incomplete)\n");
     if (in.crash_signal) {
-        printf("ended by:    a crash, %s (signal %d) in thread %llu", in.crash_signal_name, in.crash_signal,
+        printf("ended by:    a crash, %s (signal %d) in thread %llu",
+               ludus_text_show(name, sizeof name, in.crash_signal_name, 0), in.crash_signal,
                (unsigned long long)in.crash_tid);
         printf(", %.3f ms into the capture", (double)(in.crash_ns - in.start_ns) / 1e6);
         printf("\n");
     }
-    printf("categories:  %s\n", in.categories ? in.categories : "(all)");
+    const char *categories = in.categories ? in.categories : "(all)";
+    printf("categories:  %s\n", ludus_text_show(name, sizeof name, categories, 0));
     printf("sites:       %u; blocks: %llu; slots: %llu (%.2f bytes/event)\n", in.sites, (unsigned long long)in.blocks,
            (unsigned long long)in.slots, s->events ? (double)in.file_bytes / (double)s->events : 0.0);
     if (s->interner_drops || s->unregistered_thread_drops || s->site_id_collisions || s->nonfinite_counter_samples ||
@@ -70,9 +73,10 @@ static int info_run(int argc, char **argv) {
     for (uint32_t t = 0; t < in.threads; t++) {
         ludus_thread_summary ts;
         ludus_capture_thread_summary(f, t, &ts);
-        printf("  %-10llu %-24s %12llu %10llu %11llu %8llu %8s", (unsigned long long)ts.tid, ts.name,
-               (unsigned long long)ts.events, (unsigned long long)ts.dropped, (unsigned long long)ts.incomplete,
-               (unsigned long long)ts.unwound, ts.exited ? "yes" : "no");
+        printf("  %-10llu %-24s %12llu %10llu %11llu %8llu %8s", (unsigned long long)ts.tid,
+               ludus_text_show(name, sizeof name, ts.name, 0), (unsigned long long)ts.events,
+               (unsigned long long)ts.dropped, (unsigned long long)ts.incomplete, (unsigned long long)ts.unwound,
+               ts.exited ? "yes" : "no");
         if (ts.first_drop_ns >= 0) printf("  (losses from %.3f ms)", (double)ts.first_drop_ns / 1e6);
         if (ts.span_lanes) printf("  (%u span lanes)", ts.span_lanes);
         printf("\n");
@@ -83,8 +87,8 @@ static int info_run(int argc, char **argv) {
     for (uint32_t g = 0; g < ngpu; g++) {
         ludus_gpu_track_info ti;
         if (ludus_capture_gpu_track(f, g, &ti) != 0) continue;
-        printf("  %-24s %llu samples, %llu passes%s", ti.name, (unsigned long long)ti.samples,
-               (unsigned long long)ti.passes, ti.calibrated ? ", calibrated" : "");
+        printf("  %-24s %llu samples, %llu passes%s", ludus_text_show(name, sizeof name, ti.name, 0),
+               (unsigned long long)ti.samples, (unsigned long long)ti.passes, ti.calibrated ? ", calibrated" : "");
         static const char *const cov_name[] = {
 #define X_COV_NAME(name, text, meaning) text,
             LUDUS_GPU_COVERAGE(X_COV_NAME)
@@ -100,14 +104,15 @@ static int info_run(int argc, char **argv) {
         ludus_memory_coverage m;
         ludus_capture_memory_coverage(f, i, &m);
         if (m.outside) {
-            printf("  outside every domain: %-40s %14lld bytes\n", m.name, (long long)m.live_bytes);
+            printf("  outside every domain: %-40s %14lld bytes\n", ludus_text_show(name, sizeof name, m.name, 0),
+                   (long long)m.live_bytes);
             continue;
         }
         printf("  domain %-20s live %lld bytes%s, peak %lld, %lld allocs / %lld frees (%lld / %lld bytes); tracked "
                "since %.3f ms%s\n",
-               m.name, (long long)m.live_bytes, m.unknown ? " (unknown: frees of untracked memory)" : "",
-               (long long)m.peak_bytes, (long long)m.allocs, (long long)m.frees, (long long)m.alloc_bytes,
-               (long long)m.free_bytes, (double)m.since_ns / 1e6,
+               ludus_text_show(name, sizeof name, m.name, 0), (long long)m.live_bytes,
+               m.unknown ? " (unknown: frees of untracked memory)" : "", (long long)m.peak_bytes, (long long)m.allocs,
+               (long long)m.frees, (long long)m.alloc_bytes, (long long)m.free_bytes, (double)m.since_ns / 1e6,
                m.has_baseline ? " with a declared baseline" : " (earlier memory not counted)");
     }
     ludus_analysis *a = NULL;
@@ -115,8 +120,8 @@ static int info_run(int argc, char **argv) {
         printf("counters:    %u tracks (ludus-trace report gives their statistics)\n", ludus_analysis_counter_count(a));
         for (uint32_t i = 0; i < ludus_analysis_counter_count(a); i++) {
             const ludus_counter_stats *c = ludus_analysis_counter(a, i);
-            printf("  %-28s %-18s %-7s %10llu %s\n", c->name, c->series, c->kind, (unsigned long long)c->values,
-                   strcmp(c->kind, "plot") ? "frames" : "samples");
+            printf("  %-28s %-18s %-7s %10llu %s\n", ludus_text_show(name, sizeof name, c->name, 0), c->series, c->kind,
+                   (unsigned long long)c->values, strcmp(c->kind, "plot") ? "frames" : "samples");
         }
     }
     ludus_analysis_destroy(a);

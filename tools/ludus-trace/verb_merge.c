@@ -61,7 +61,9 @@ static int merge_run(int argc, char **argv) {
             printf("merged %d capture(s) into %s (ts 0: the earliest start):\n", nin, out);
             for (int i = 0; i < nin; i++) {
                 if (ludus_capture_get_info(cs[i], &info) != 0) continue;
-                printf("  %s: %s (pid %d), %llu events, starts at %.3f ms\n", in[i], info.process_name, info.pid,
+                char name[256];
+                printf("  %s: %s (pid %d), %llu events, starts at %.3f ms\n", in[i],
+                       ludus_text_show(name, sizeof name, info.process_name, 0), info.pid,
                        (unsigned long long)info.summary.events, (double)(info.start_ns - origin) / 1e6);
             }
         }

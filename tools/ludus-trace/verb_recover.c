@@ -21,10 +21,12 @@ static int recover_run(int argc, char **argv) {
     }
     rc = ludus_capture_save(c, format, 0, argv[2]);
     ludus_capture_info in;
+    char name[256];
     if (rc == 0 && ludus_capture_get_info(c, &in) == 0)
         printf("recovered %s (pid %d): %u threads, %llu events, %llu incomplete slices, %.3f ms -> %s\n",
-               in.process_name, in.pid, in.threads, (unsigned long long)in.summary.events,
-               (unsigned long long)in.summary.incomplete, (double)(in.end_ns - in.start_ns) / 1e6, argv[2]);
+               ludus_text_show(name, sizeof name, in.process_name, 0), in.pid, in.threads,
+               (unsigned long long)in.summary.events, (unsigned long long)in.summary.incomplete,
+               (double)(in.end_ns - in.start_ns) / 1e6, argv[2]);
     else if (rc)
         lt_error("recover", argv[2], rc);
     ludus_capture_release(c);
