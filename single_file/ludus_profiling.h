@@ -18378,6 +18378,23 @@ static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t siz
             c->c1.ticks = c->clock_tsc ? last_ticks : (uint64_t)c->c1.ns;
         }
     }
+    /* the calibration as it is ludus__sf_recover_written now (measured here, or carried to the
+     * last event): still one the reader takes */
+    if (rc == 0) {
+        const char *field2, *why2 = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field2);
+        if (why2)
+            rc = FAIL(offsetof(ludus__pf_header, c1_ticks),
+                      "%s: %s once the capture's clock is carried to its events (c0 %llu ticks, last event %llu)",
+                      field2, why2, (unsigned long long)c->c0.ticks, (unsigned long long)last_ticks);
+    }
+    /* when each thread's losses began, inside the capture as it now ends
+     * (a damaged header's clock is no reason to lose the capture) */
+    for (uint32_t t = 0; rc == 0 && t < c->nthreads; t++) {
+        ludus__cap_thread *th = &c->threads[t];
+        if (th->first_drop_ns == LUDUS__NO_DROP) continue;
+        if (th->first_drop_ns < 0) th->first_drop_ns = 0;
+        if (th->first_drop_ns > c->end_ns - c->start_ns) th->first_drop_ns = c->end_ns - c->start_ns;
+    }
     /* an event before the capture began (beyond the margin the reader
      * allows): not something this process wrote */
     uint64_t margin = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
@@ -18386,12 +18403,21 @@ static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t siz
         for (uint32_t r = 0; rc == 0 && r < c->threads[t].nruns; r++) {
             const ludus__run *run = &c->threads[t].runs[r];
             for (size_t i = 0; i < run->n;) { /* events, not their payload slots */
-                if (run->ev[i].ticks < lo) {
-                    rc = FAIL((const char *)&run->ev[i] - map, "event of tick %llu, before the capture began (%llu)",
-                              (unsigned long long)run->ev[i].ticks, (unsigned long long)c->c0.ticks);
+                const ludus__event *e = &run->ev[i];
+                const ludus__kind_info *ki = &ludus__kinds[e->word & LUDUS__K_MASK];
+                size_t k = ludus__event_slots(e, run->n - i);
+                /* what the recorder never writes, and the .ludus reader refuses */
+                const char *why = e->ticks < lo ? "tick before the capture began"
+                                  : ki->word == LUDUS__W_SITE && !(e->word & ~(uintptr_t)LUDUS__K_MASK) ? "no site"
+                                  : k > 1 && ki->word_field == LUDUS__F_STAT && e[1].word >= LUDUS__STAT_COUNT
+                                      ? "an unknown frame statistic"
+                                  : k > 1 && ki->word_field == LUDUS__F_EXT && LUDUS__EXT_CODE(e[1].word) == 0
+                                      ? "an extension of sub-kind 0"
+                                      : NULL;
+                if (why) {
+                    rc = FAIL((const char *)e - map, "event of kind %u: %s", (unsigned)(e->word & LUDUS__K_MASK), why);
                     break;
                 }
-                size_t k = ludus__event_slots(&run->ev[i], run->n - i);
                 i += k ? k : 1;
             }
         }
@@ -18432,6 +18458,10 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
             rc = FAIL(24, "journal and pool (%llu + %llu bytes at %llu) do not fit the file's %zu bytes",
                       (unsigned long long)h.journal_cap, (unsigned long long)h.pool_bytes,
                       (unsigned long long)h.pool_off, size);
+        else if ((h.pool_base & 63) || (h.pool_off & 63)) /* the pool is page-aligned, every ludus__sf_recover_piece 64 bytes */
+            rc = FAIL((h.pool_base & 63) ? offsetof(ludus__pf_header, pool_base) : offsetof(ludus__pf_header, pool_off),
+                      "the pool (0x%llx, at offset %llu) is not 64-aligned", (unsigned long long)h.pool_base,
+                      (unsigned long long)h.pool_off);
     }
     ludus_capture *c = rc == 0 ? ludus__capture_new(&ludus__sf_recover_recovered_source) : NULL;
     ludus__sf_recover_mapping *m = c ? ludus__malloc(sizeof *m) : NULL;
