@@ -1281,8 +1281,13 @@ struct ludus_capture_desc {
     const char *pool_file; /* NULL: the pool is memory. A path: the pool is that file, mapped shared, so
                               after kill -9 (or any death) the file holds every event recorded up to
                               then: `ludus-trace recover FILE OUT` (ludus_capture_recover) reads it back.
-                              Removed when the capture is released; Linux and Windows;
-                              not with the rolling window (LUDUS_EINVAL). */
+                              The file is new: anything at the path (a file, a link, dangling or not)
+                              is never followed, truncated or replaced (begin fails, LUDUS_EIO); it is
+                              readable by its owner only, and its blocks are reserved at begin (a disk
+                              without room fails begin, LUDUS_EIO, never a fault at a store). Removed
+                              when the capture is released, and at exit (exit, return from main) when
+                              it is not; a process that dies (a signal, kill -9, _exit) leaves it.
+                              Linux and Windows; not with the rolling window (LUDUS_EINVAL). */
 };
 
 /* Reads back the values a desc resolves to (defaults applied); in may be
@@ -1403,7 +1408,9 @@ typedef struct ludus_capture_summary {
     uint64_t unregistered_thread_drops; /* events of threads the thread table refused */
     uint32_t site_id_collisions;
     uint64_t bytes_used;
-    uint64_t unknown_events; /* events of a kind a later version of the library added: skipped when read */
+    uint64_t unknown_events;    /* events of a kind a later version of the library added: skipped when read */
+    uint32_t counters_refused;  /* counters, gauges and memory domains refused while it ran (their tables full) */
+    uint64_t counter_adds_lost; /* counts lost while it ran (a thread that got no memory for its shard) */
     /* When events were dropped: a pool of this many bytes would have held every one (the bytes used, the
      * dropped events at the bytes an event took on average, the end reserve and a 64 KiB piece per thread),
      * a power of two of 64 KiB chunks: LUDUS_TRACE_CHUNKS=pool_bytes_needed/65536. 0: none dropped. */
@@ -1721,23 +1728,26 @@ extern "C" {
 
 /* Names a lock by its address (any lock: a pthread mutex or rwlock, or one
  * of your own), for the life of the process or until ludus_lock_forget.
- * Thread-safe; name is copied. Naming it again renames it. Locks with the
- * same name share one entry in the report (one registered site of category
- * "lock"). At most 1024 named locks at a time: past that (or when the site
- * table is full) the lock is not named, its waits are recorded under the
- * call site, and the refusal is counted (ludus_lock_names_refused, and as a
- * refused run-time name of a running capture). Returns 0, LUDUS_EINVAL
- * (lock or name NULL or empty) or LUDUS_ENOMEM (refused). */
+ * Thread-safe; name is copied (at most 119 bytes, cut on a character
+ * boundary). Naming it again renames it. Locks with the same name share one
+ * entry in the report: a wait is a scope of category "lock" interned in the
+ * running capture's table of run-time names, so names take no room for good
+ * (per capture, past 16,384 distinct names, a wait is recorded under its
+ * call site and counted as a refused run-time name). At most 1024 named
+ * locks at a time: past that the lock is not named, its waits are recorded
+ * under the call site, and the refusal is counted (ludus_lock_names_refused,
+ * and as a refused run-time name of a running capture). Returns 0,
+ * LUDUS_EINVAL (lock or name NULL or empty) or LUDUS_ENOMEM (refused). */
 LUDUS_API int ludus_lock_name(const void *lock, const char *name);
 /* Forgets a lock's name (call it before destroying a named lock whose
  * memory will be reused); its slot becomes free again. Waits already
  * recorded keep the name. Returns 0, or LUDUS_ENODATA when it had none. */
 LUDUS_API int ludus_lock_forget(const void *lock);
-/* The site a wait on this lock is recorded under: its name's, or NULL when
- * it has none. Lock-free (acquire loads only). */
+/* The lock's name as a site of category "lock" (a copy, the calling
+ * thread's until its next call), or NULL when it has none. Lock-free. */
 LUDUS_API const ludus_site *ludus_lock_site(const void *lock);
-/* Names refused because the table of named locks was full (or the site
- * table), since the process started. */
+/* Names refused because the table of named locks was full, since the
+ * process started. */
 LUDUS_API uint64_t ludus_lock_names_refused(void);
 
 /* The out-of-line half of a wait, after a failed try-lock: a lock-wait
@@ -2477,15 +2487,32 @@ LUDUS_HIDDEN int ludus__fault_now(int kind);
 #define LUDUS_FILE_MAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 
-/* Creates (or truncates) path at `bytes` of zeros, mapped read-write and
- * shared; NULL on failure with *err an errno value. */
-LUDUS_HIDDEN void *ludus__file_map_new(const char *path, size_t bytes, int *err);
+/* Which file a path named when it was created (device and inode; volume
+ * serial and file index on Windows). */
+typedef struct ludus__file_id {
+    uint64_t volume, index;
+} ludus__file_id;
+
+/* Creates path, which must not exist: whatever is there (a file, a
+ * symbolic link, dangling or not) is never followed, truncated or
+ * replaced (EEXIST). The file is private to its owner (0600), its `bytes`
+ * reserved on the disk before it is mapped (a full disk is ENOSPC here,
+ * never a fault at the first store into a page without a block), and
+ * mapped read-write and shared, zeros. NULL on failure, with *err an errno
+ * value and nothing left at path. */
+LUDUS_HIDDEN void *ludus__file_map_new(const char *path, size_t bytes, ludus__file_id *id, int *err);
+/* Tests: when not 0, the reservation of ludus__file_map_new fails with this
+ * errno value (as a full disk would). */
+LUDUS_HIDDEN extern int ludus__file_map_reserve_error;
 /* An existing file mapped read-only; NULL on failure with *err set. */
 LUDUS_HIDDEN const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err);
 LUDUS_HIDDEN void ludus__file_unmap(const void *p, size_t bytes);
-LUDUS_HIDDEN void ludus__file_remove(const char *path);
+/* Removes path when it still names the file created as id (another file
+ * put there since, by anyone, stays). */
+LUDUS_HIDDEN void ludus__file_remove_created(const char *path, const ludus__file_id *id);
 /* Copies n bytes at addr (this process) into out without faulting: 0, or
  * -1 when they are not all readable. */
 LUDUS_HIDDEN int ludus__memory_read_checked(const void *addr, void *out, size_t n);
@@ -2946,6 +2973,7 @@ void ludus__process_name(char *out, size_t cap) {
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define X_CRASH_SIGNALS(X) X(SIGSEGV) X(SIGBUS) X(SIGFPE) X(SIGILL) X(SIGABRT)
@@ -2963,6 +2991,7 @@ static const char *const ludus__sf_linux_crash_crash_name[] = {
 
 static struct sigaction ludus__sf_linux_crash_old_action[NCRASH];
 static int ludus__sf_linux_crash_installed;
+static void ludus__sf_linux_crash_on_crash(int signo, siginfo_t *info, void *uc);
 static ludus__crash_writer ludus__sf_linux_crash_writer_fn;
 static uint32_t ludus__sf_linux_crash_wait_ms;
 static long ludus__sf_linux_crash_writing_tid; /* atomic: the thread whose crash is ludus__sf_linux_crash_written (0: none yet) */
@@ -3038,22 +3067,75 @@ static void ludus__sf_linux_crash_write_in_child(int signo, long tid) {
     ludus__crash_say(msg, sizeof msg - 1);
 }
 
+static size_t ludus__sf_linux_crash_crash_index(int signo) {
+    size_t i = 0;
+    while (i < NCRASH && ludus__sf_linux_crash_crash_signo[i] != signo) i++;
+    return i;
+}
+
+static int ludus__sf_linux_crash_is_ours(const struct sigaction *a) {
+    return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == ludus__sf_linux_crash_on_crash;
+}
+
+/* Runs the handler the program had for signal i before ours, as the kernel
+ * would have (its mask added to the mask of the signal's arrival, a
+ * one-shot handler spent); 0 when it had none (the default action, or
+ * ignored: a fault that is ignored kills all the same). */
+static int ludus__sf_linux_crash_call_prior(size_t i, int signo, siginfo_t *info, void *uc) {
+    struct sigaction prior = ludus__sf_linux_crash_old_action[i];
+    void (*h)(int) = prior.sa_handler;
+    if (h == SIG_DFL || h == SIG_IGN) return 0; /* the union's values, whatever the flags */
+    sigset_t mask = ((const ucontext_t *)uc)->uc_sigmask, ours;
+    for (int k = 1; k < NSIG; k++)
+        if (sigismember(&prior.sa_mask, k) == 1) sigaddset(&mask, k);
+    if (!(prior.sa_flags & SA_NODEFER)) sigaddset(&mask, signo);
+    if (prior.sa_flags & SA_RESETHAND) { /* the kernel would have reset it before the call */
+        memset(&ludus__sf_linux_crash_old_action[i], 0, sizeof ludus__sf_linux_crash_old_action[i]);
+        ludus__sf_linux_crash_old_action[i].sa_handler = SIG_DFL;
+    }
+    sigprocmask(SIG_SETMASK, &mask, &ours);
+    if (prior.sa_flags & SA_SIGINFO)
+        prior.sa_sigaction(signo, info, uc);
+    else
+        h(signo);
+    sigprocmask(SIG_SETMASK, &ours, NULL);
+    return 1;
+}
+
 static void ludus__sf_linux_crash_on_crash(int signo, siginfo_t *info, void *uc) {
-    (void)uc;
     int saved_errno = errno;
+    size_t i = ludus__sf_linux_crash_crash_index(signo);
+    int fault = info->si_code > 0 && signo != SIGABRT; /* the kernel's, at an instruction (not sent, not abort) */
+    int theirs = 0;                                    /* the program's handler put another action in place */
+    /* A handler the program ludus__sf_linux_crash_installed before ours runs first: a guard page
+     * or a GC's write barrier is a fault it fixes and returns from (the
+     * instruction then runs again), a signal it was sent is its business.
+     * Neither is a crash: nothing is ludus__sf_linux_crash_written, and crash capture stays. A
+     * fault whose handler put another action in place (SIG_DFL: it means
+     * to die of it) is a crash, ludus__sf_linux_crash_written before that action runs. abort()
+     * is always one: ludus__sf_linux_crash_written first (glibc's abort puts SIG_DFL back and
+     * raises again once the handler returns). */
+    if (i < NCRASH && signo != SIGABRT && ludus__sf_linux_crash_call_prior(i, signo, info, uc)) {
+        struct sigaction cur;
+        if (!fault || (sigaction(signo, NULL, &cur) == 0 && ludus__sf_linux_crash_is_ours(&cur))) {
+            errno = saved_errno;
+            return;
+        }
+        theirs = 1;
+    }
     long tid = syscall(SYS_gettid);
     long none = 0;
     if (__atomic_compare_exchange_n(&ludus__sf_linux_crash_writing_tid, &none, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         ludus__sf_linux_crash_write_in_child(signo, tid);
         __atomic_store_n(&ludus__sf_linux_crash_written, 1, __ATOMIC_RELEASE);
     } else if (none != tid) { /* another thread's crash is being ludus__sf_linux_crash_written: the process dies after it */
-        for (uint32_t i = 0; i < ludus__sf_linux_crash_wait_ms + 1000 && !__atomic_load_n(&ludus__sf_linux_crash_written, __ATOMIC_ACQUIRE); i++) ludus__sf_linux_crash_nap_ms(1);
+        for (uint32_t k = 0; k < ludus__sf_linux_crash_wait_ms + 1000 && !__atomic_load_n(&ludus__sf_linux_crash_written, __ATOMIC_ACQUIRE); k++) ludus__sf_linux_crash_nap_ms(1);
     }
-    /* The crash goes on under the action the program had: a fault runs its
-     * instruction again when this returns; a signal that was sent (abort,
-     * raise, kill) is sent again, pending until this returns. */
-    for (size_t i = 0; i < NCRASH; i++)
-        if (ludus__sf_linux_crash_crash_signo[i] == signo) sigaction(signo, &ludus__sf_linux_crash_old_action[i], NULL);
+    /* The crash goes on under the action the program had (or has put in
+     * place): a fault runs its instruction again when this returns; a
+     * signal that was sent (abort, raise, kill) is sent again, pending
+     * until this returns. */
+    if (!theirs && i < NCRASH) sigaction(signo, &ludus__sf_linux_crash_old_action[i], NULL);
     if (info->si_code <= 0 || signo == SIGABRT) syscall(SYS_tgkill, (long)getpid(), tid, (long)signo);
     errno = saved_errno;
 }
@@ -3119,9 +3201,12 @@ void ludus__crash_uninstall(void) {
 
 /* ==== src/platform/linux_file_map.c ==== */
 #if defined(__linux__)
-/* file_map.h on Linux: open, ftruncate (a sparse file of zeros), mmap
- * MAP_SHARED; process_vm_readv on the process itself reads memory that may
- * not be mapped without a fault. */
+/* file_map.h on Linux: open with O_CREAT | O_EXCL | O_NOFOLLOW (never a
+ * file or link that is there already), posix_fallocate (the blocks
+ * reserved: a shared mapping of a sparse file dies of SIGBUS at the first
+ * store into a page the disk has no room for), mmap MAP_SHARED;
+ * process_vm_readv on the process itself reads memory that may not be
+ * mapped without a fault. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -3130,17 +3215,35 @@ void ludus__crash_uninstall(void) {
 #include <sys/uio.h>
 #include <unistd.h>
 
-void *ludus__file_map_new(const char *path, size_t bytes, int *err) {
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+int ludus__file_map_reserve_error;
+
+void *ludus__file_map_new(const char *path, size_t bytes, ludus__file_id *id, int *err) {
+    /* O_EXCL with O_CREAT fails on any name that exists, a symbolic link
+     * included (dangling or not): nothing is followed or truncated */
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         *err = errno;
         return NULL;
     }
+    struct stat st;
+    int e = fstat(fd, &st) == 0 ? 0 : errno;
+    if (e == 0)
+        e = ludus__file_map_reserve_error ? ludus__file_map_reserve_error : posix_fallocate(fd, 0, (off_t)bytes);
     void *p = MAP_FAILED;
-    if (ftruncate(fd, (off_t)bytes) == 0) p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    *err = p == MAP_FAILED ? errno : 0;
+    if (e == 0) {
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED) e = errno;
+    }
     close(fd); /* the mapping keeps the file */
-    return p == MAP_FAILED ? NULL : p;
+    if (e) {
+        unlink(path); /* ours: O_EXCL made it */
+        *err = e;
+        return NULL;
+    }
+    id->volume = (uint64_t)st.st_dev;
+    id->index = (uint64_t)st.st_ino;
+    *err = 0;
+    return p;
 }
 
 const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err) {
@@ -3166,8 +3269,9 @@ void ludus__file_unmap(const void *p, size_t bytes) {
     if (p) munmap((void *)p, bytes);
 }
 
-void ludus__file_remove(const char *path) {
-    unlink(path);
+void ludus__file_remove_created(const char *path, const ludus__file_id *id) {
+    struct stat st;
+    if (lstat(path, &st) == 0 && (uint64_t)st.st_dev == id->volume && (uint64_t)st.st_ino == id->index) unlink(path);
 }
 
 /* Where process_vm_readv is refused (a seccomp filter), a pipe: write()
@@ -4367,8 +4471,22 @@ int ludus__file_create(ludus__file *f, const char *path) {
     for (int tries = 0; tries < NAME_TRIES && rc == -EEXIST; tries++) {
         unsigned long k = __atomic_fetch_add(&ludus__sf_win32_file_tmp_counter, 1ul, __ATOMIC_RELAXED);
         snprintf(f->tmp, n + 64, "%.*s.%s.%d.%lu.ludus-tmp", (int)dn, path, path + dn, ludus__os_pid(), k);
-        f->fd = _open(f->tmp, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY | _O_NOINHERIT, _S_IREAD | _S_IWRITE);
-        rc = f->fd >= 0 ? 0 : -errno;
+        /* CREATE_NEW with FILE_FLAG_OPEN_REPARSE_POINT: a link planted at
+         * the name (dangling or not) is an existing file, never followed
+         * (the CRT's _O_EXCL would create a dangling link's target) */
+        HANDLE h = CreateFileA(f->tmp, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, CREATE_NEW,
+                               FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+        if (h == INVALID_HANDLE_VALUE) {
+            DWORD e = GetLastError();
+            rc = e == ERROR_FILE_EXISTS || e == ERROR_ALREADY_EXISTS ? -EEXIST : -ludus__sf_win32_file_last_error_errno();
+            continue;
+        }
+        f->fd = _open_osfhandle((intptr_t)h, _O_WRONLY | _O_BINARY);
+        if (f->fd < 0) {
+            CloseHandle(h);
+            DeleteFileA(f->tmp);
+        }
+        rc = f->fd >= 0 ? 0 : -EIO;
     }
     if (rc != 0) ludus__sf_win32_file_release(f);
     return rc;
@@ -4470,7 +4588,8 @@ int ludus__path_writable(const char *path) {
 
 /* ==== src/platform/win32_file_map.c ==== */
 #if defined(_WIN32)
-/* file_map.h on Windows: CreateFile, CreateFileMapping and MapViewOfFile
+/* file_map.h on Windows: CreateFile (CREATE_NEW, a link never followed),
+ * the allocation set before the size, CreateFileMapping and MapViewOfFile
  * (a view of a file's pages is the file's: the system keeps what was
  * stored when the process is killed); ReadProcessMemory on the process
  * itself reads memory that may not be mapped without an exception. */
@@ -4487,7 +4606,11 @@ static int ludus__sf_win32_file_map_errno_of(DWORD e) {
     case ERROR_ACCESS_DENIED:
         return EACCES;
     case ERROR_DISK_FULL:
+    case ERROR_HANDLE_DISK_FULL:
         return ENOSPC;
+    case ERROR_FILE_EXISTS:
+    case ERROR_ALREADY_EXISTS:
+        return EEXIST;
     case ERROR_NOT_ENOUGH_MEMORY:
     case ERROR_OUTOFMEMORY:
         return ENOMEM;
@@ -4507,21 +4630,51 @@ static void *ludus__sf_win32_file_map_map_view(HANDLE f, size_t bytes, int writa
     return p;
 }
 
-void *ludus__file_map_new(const char *path, size_t bytes, int *err) {
-    HANDLE f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, CREATE_ALWAYS,
-                           FILE_ATTRIBUTE_NORMAL, NULL);
+int ludus__file_map_reserve_error;
+
+void *ludus__file_map_new(const char *path, size_t bytes, ludus__file_id *id, int *err) {
+    /* CREATE_NEW: never a file that exists; FILE_FLAG_OPEN_REPARSE_POINT: a
+     * symbolic link (or junction) at path is the thing opened, never its
+     * target, so a dangling one is refused as existing too */
+    HANDLE f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE | DELETE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL,
+                           CREATE_NEW, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
     if (f == INVALID_HANDLE_VALUE) {
         *err = ludus__sf_win32_file_map_errno_of(GetLastError());
         return NULL;
     }
+    BY_HANDLE_FILE_INFORMATION bi;
+    int e = GetFileInformationByHandle(f, &bi) ? 0 : ludus__sf_win32_file_map_errno_of(GetLastError());
+    if (e == 0 && ludus__file_map_reserve_error) e = ludus__file_map_reserve_error;
+    if (e == 0) {
+        /* the blocks first (a full disk fails here, not as an in-page error
+         * at a store), then the size */
+        FILE_ALLOCATION_INFO alloc;
+        alloc.AllocationSize.QuadPart = (LONGLONG)bytes;
+        if (!SetFileInformationByHandle(f, FileAllocationInfo, &alloc, sizeof alloc)) {
+            DWORD w = GetLastError();
+            /* a file system that takes no allocation: the size alone (NTFS
+             * allocates a file that is not sparse when it grows) */
+            if (w != ERROR_INVALID_PARAMETER && w != ERROR_NOT_SUPPORTED && w != ERROR_CALL_NOT_IMPLEMENTED &&
+                w != ERROR_INVALID_FUNCTION)
+                e = ludus__sf_win32_file_map_errno_of(w);
+        }
+    }
     LARGE_INTEGER size;
     size.QuadPart = (LONGLONG)bytes;
-    if (!SetFilePointerEx(f, size, NULL, FILE_BEGIN) || !SetEndOfFile(f)) { /* zeros */
-        *err = ludus__sf_win32_file_map_errno_of(GetLastError());
+    if (e == 0 && (!SetFilePointerEx(f, size, NULL, FILE_BEGIN) || !SetEndOfFile(f))) /* zeros */
+        e = ludus__sf_win32_file_map_errno_of(GetLastError());
+    if (e) {
+        FILE_DISPOSITION_INFO gone = {TRUE}; /* ours: CREATE_NEW made it */
+        SetFileInformationByHandle(f, FileDispositionInfo, &gone, sizeof gone);
         CloseHandle(f);
+        *err = e;
         return NULL;
     }
-    return ludus__sf_win32_file_map_map_view(f, bytes, 1, err);
+    id->volume = bi.dwVolumeSerialNumber;
+    id->index = (uint64_t)bi.nFileIndexHigh << 32 | bi.nFileIndexLow;
+    void *p = ludus__sf_win32_file_map_map_view(f, bytes, 1, err);
+    if (!p) ludus__file_remove_created(path, id);
+    return p;
 }
 
 const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err) {
@@ -4546,8 +4699,17 @@ void ludus__file_unmap(const void *p, size_t bytes) {
     if (p) UnmapViewOfFile(p);
 }
 
-void ludus__file_remove(const char *path) {
-    DeleteFileA(path);
+void ludus__file_remove_created(const char *path, const ludus__file_id *id) {
+    HANDLE f = CreateFileA(path, DELETE | FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           NULL, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+    if (f == INVALID_HANDLE_VALUE) return;
+    BY_HANDLE_FILE_INFORMATION bi;
+    if (GetFileInformationByHandle(f, &bi) && bi.dwVolumeSerialNumber == id->volume &&
+        ((uint64_t)bi.nFileIndexHigh << 32 | bi.nFileIndexLow) == id->index) {
+        FILE_DISPOSITION_INFO gone = {TRUE}; /* this very file, by its handle */
+        SetFileInformationByHandle(f, FileDispositionInfo, &gone, sizeof gone);
+    }
+    CloseHandle(f);
 }
 
 int ludus__memory_read_checked(const void *addr, void *out, size_t n) {
@@ -5506,7 +5668,12 @@ typedef struct ludus__chunk {
     uint32_t bytes;  /* size of the piece, header included */
     uint64_t used;   /* event slots written */
     struct ludus__chunk *next;
-    uint64_t unused[4];
+    /* The owner's losses so far and the clock at its first (0: none),
+     * stored by the owner at each loss while this is its piece: a pool
+     * file then holds them (recover), whenever the process dies. */
+    uint64_t dropped;
+    uint64_t first_drop_ticks;
+    uint64_t unused[2];
 } ludus__chunk;
 
 #define LUDUS__CHUNK_EVENTS(c) ((ludus__event *)((ludus__chunk *)(c) + 1))
@@ -5669,6 +5836,13 @@ LUDUS_HIDDEN ludus__name_table *ludus__names_create(void);
 LUDUS_HIDDEN void ludus__names_destroy(ludus__name_table *t);
 /* The descriptor of a run-time name in t; NULL when t is full. */
 LUDUS_HIDDEN const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name);
+/* The same with a category (a static string, compared by address: named
+ * locks' "lock"); NULL is none. */
+LUDUS_HIDDEN const ludus_site *ludus__names_intern_in(ludus__name_table *t, const char *name, const char *category);
+/* A scope of a run-time name of that category, interned in the running
+ * capture's table (emit.c): a named lock's wait; when the table is full
+ * (the refusal counted), a scope of if_full. */
+LUDUS_HIDDEN uintptr_t ludus__dyn_begin_in(const char *name, const char *category, const ludus_site *if_full);
 /* 1 when p is one of t's descriptors (it lives as long as t). */
 LUDUS_HIDDEN int ludus__names_contains(const ludus__name_table *t, const void *p);
 /* fork (capture/fork.c): the registered-site table locked across fork and
@@ -5800,7 +5974,14 @@ typedef struct ludus__ring_row {
     uint64_t number;          /* 1, 2, ...: frame n lies between marks n and n+1; 0: the lead-in */
     int64_t begin_ns, end_ns; /* monotonic clock; begin 0 for the lead-in */
     uint32_t ncounters, ngauges, ndomains;
+    uint32_t gauges_set;      /* bit i: gauge i has a value in this frame (any int64 is a value: no sentinel) */
+    uint32_t domains_unknown; /* bit i: domain i's live figures are unknown (a free of older memory) */
 } ludus__ring_row;
+
+/* Gauge i of row has a value. */
+static inline int ludus__row_gauge_set(const ludus__ring_row *row, uint32_t i) {
+    return i < row->ngauges && (row->gauges_set >> i & 1u);
+}
 
 typedef struct ludus__ring {
     ludus__ring_row *rows;
@@ -5886,7 +6067,8 @@ static struct {
     int64_t seen[LUDUS__SHARD_SLOTS];                  /* totals at the previous frame */
     ludus_counter_site *counters[LUDUS__MAX_COUNTERS]; /* the first use of each name */
     ludus_counter_site *gauges[LUDUS__MAX_GAUGES];     /* the first use of each name */
-    int64_t gauge_level[LUDUS__MAX_GAUGES];            /* last value at the previous frame; INT64_MIN: never set */
+    int64_t gauge_level[LUDUS__MAX_GAUGES];            /* last value at the previous frame */
+    uint8_t gauge_has_level[LUDUS__MAX_GAUGES];        /* gauge_level holds a value (every value is one) */
     ludus__domain_info dinfo[LUDUS__MAX_DOMAINS];
     ludus__outside_note outside[LUDUS__MAX_OUTSIDE];
     uint32_t noutside;
@@ -6002,7 +6184,8 @@ void ludus__gauge_slow(ludus_counter_site *site, int64_t value) {
                 __atomic_store_n(&g->min, INT64_MAX, __ATOMIC_RELAXED);
                 __atomic_store_n(&g->max, INT64_MIN, __ATOMIC_RELAXED);
                 L.gauges[ngauges] = site;
-                L.gauge_level[ngauges] = INT64_MIN;
+                L.gauge_level[ngauges] = 0;
+                L.gauge_has_level[ngauges] = 0;
                 row = ngauges + 1;
                 __atomic_store_n(&ngauges, ngauges + 1, __ATOMIC_RELEASE);
             } else {
@@ -6198,6 +6381,8 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
     row->end_ns = now;
     row->ncounters = ncounters;
     row->ngauges = ngauges;
+    row->gauges_set = 0;
+    row->domains_unknown = 0;
     row->ndomains = ndomains;
     for (uint32_t i = 0; i < ncounters; i++) {
         uint32_t slot = L.counters[i]->slot;
@@ -6212,19 +6397,26 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
         int64_t mx = __atomic_exchange_n(&g->max, INT64_MIN, __ATOMIC_RELAXED);
         int64_t last = __atomic_load_n(&g->last, __ATOMIC_RELAXED);
         int64_t carry = L.gauge_level[i];
+        int carried = L.gauge_has_level[i];
         int64_t *gv = &v[LUDUS__ROW_GAUGE(i)];
-        if (mn == INT64_MAX && carry == INT64_MIN) { /* registered, never set: cannot happen (set registers) */
-            gv[0] = gv[1] = gv[2] = INT64_MIN;
+        /* Set in this frame: every value lowers min or raises max (INT64_MAX
+         * raises max), so no value is a sentinel of "not set" (the old test,
+         * min still INT64_MAX, took a gauge at INT64_MAX for none). */
+        int set = mn != INT64_MAX || mx != INT64_MIN;
+        if (!set && !carried) { /* registered, its first value not stored yet: nothing to record */
+            gv[0] = gv[1] = gv[2] = 0;
             continue;
         }
+        row->gauges_set |= 1u << i;
         if (last < mn) mn = last;
         if (last > mx) mx = last;
-        if (carry != INT64_MIN && carry < mn) mn = carry;
-        if (carry != INT64_MIN && carry > mx) mx = carry;
+        if (carried && carry < mn) mn = carry;
+        if (carried && carry > mx) mx = carry;
         gv[0] = last;
         gv[1] = mn;
         gv[2] = mx;
         L.gauge_level[i] = last;
+        L.gauge_has_level[i] = 1;
         for (unsigned k = 0; k < 3; k++) ludus__sf_counters_record_stat(out, &L.gauges[i]->site, LUDUS__STAT_LAST + k, gv[k]);
     }
     for (uint32_t i = 0; i < ndomains; i++) {
@@ -6244,7 +6436,19 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
         }
         if (dv[2] > L.dinfo[i].peak_bytes) L.dinfo[i].peak_bytes = dv[2];
         const ludus_site *site = ludus__site_by_id(L.dinfo[i].site_id);
-        for (unsigned k = 0; k < LUDUS__DOMAIN_VALUES; k++) ludus__sf_counters_record_stat(out, site, LUDUS__STAT_MEM_LIVE + k, dv[k]);
+        /* A free of memory allocated before the hooks ran (no baseline) took
+         * live below zero: live, its allocations and peak are not known, so
+         * they are not recorded (a value would be a wrong one, negative or
+         * short by the unseen memory); churn stays exact. The manifest and
+         * the ring say so. */
+        if (d.underflow) row->domains_unknown |= 1u << i;
+        for (unsigned k = 0; k < LUDUS__DOMAIN_VALUES; k++) {
+            unsigned stat = LUDUS__STAT_MEM_LIVE + k;
+            if (d.underflow &&
+                (stat == LUDUS__STAT_MEM_LIVE || stat == LUDUS__STAT_MEM_LIVE_ALLOCS || stat == LUDUS__STAT_MEM_PEAK))
+                continue;
+            ludus__sf_counters_record_stat(out, site, stat, dv[k]);
+        }
     }
     r->closed++;
 }
@@ -6437,6 +6641,11 @@ static void ludus__sf_emit_note_first_drop(ludus__thread_cold *c) {
 static void ludus__sf_emit_drop(ludus__thread_cold *c, unsigned n) {
     c->dropped += n;
     ludus__sf_emit_note_first_drop(c);
+    ludus__chunk *ch = c->chunk;
+    if (ch) { /* a pool file keeps them (the loss path only: a recorded event never comes here) */
+        if (!ch->dropped) ch->first_drop_ticks = __atomic_load_n(&c->first_drop_ticks, __ATOMIC_RELAXED);
+        ch->dropped = c->dropped;
+    }
 }
 
 /* A loss seen by an event that interrupted another event of its thread (a
@@ -6547,6 +6756,8 @@ static int ludus__sf_emit_new_piece(ludus__thread_hot *t, ludus__thread_cold *c,
     n->gen = c->gen;
     n->used = 0;
     n->next = NULL;
+    n->dropped = 0;
+    n->first_drop_ticks = 0;
     uintptr_t cur = ludus__sf_emit_slot_of(t);
     if (c->chunk) {
         c->chunk->used = (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk));
@@ -6946,7 +7157,7 @@ void ludus__rec_begin_site(uint32_t site_id) {
 
 /* ---- run-time names: interned in the running capture's table ---- */
 
-uintptr_t ludus__dyn_begin(const char *name) {
+static inline uintptr_t ludus__sf_emit_dyn_begin(const char *name, const char *category, const ludus_site *if_full) {
     ludus__thread_hot *t = &ludus__hot;
     ludus__thread_cold *c = &ludus__cold;
     if (ludus__sf_emit_set_busy(t)) {
@@ -6961,13 +7172,21 @@ uintptr_t ludus__dyn_begin(const char *name) {
         /* The table belongs to the armed capture and cannot go away while
          * this thread is in_slow (the capture publishes this thread, late if
          * need be, before it can be freed). */
-        site = ludus__names_intern(ludus__sess.names, name);
+        site = ludus__names_intern_in(ludus__sess.names, name, category);
         if (!site) {
             __atomic_fetch_add(&ludus__sess.interner_drops, 1u, __ATOMIC_RELAXED);
-            site = &ludus__sf_emit_names_full_site;
+            site = if_full ? if_full : &ludus__sf_emit_names_full_site;
         }
     }
     return ludus__sf_emit_put_begin(t, c, site);
+}
+
+uintptr_t ludus__dyn_begin(const char *name) {
+    return ludus__sf_emit_dyn_begin(name, NULL, NULL);
+}
+
+uintptr_t ludus__dyn_begin_in(const char *name, const char *category, const ludus_site *if_full) {
+    return ludus__sf_emit_dyn_begin(name, category, if_full);
 }
 #undef FLOW_DROPPED
 
@@ -7009,27 +7228,39 @@ int ludus__fail(int code, const char *fmt, ...) {
  *
  * The wrappers of <ludus/locks.h> are inline: they try the lock and, only
  * when it was taken and a capture runs, come here to open the wait's scope
- * (the library makes no pthread call). A named lock's waits go to one
- * registered site of category "lock" (ludus_site_register: same name, same
- * site), found by the lock's address in a fixed table: 1024 slots, open
- * addressing, keys written with compare-and-swap and lookups made of
- * acquire loads only (no lock, no allocation on the wait path, nothing to
- * repair after fork). ludus_lock_forget leaves a tombstone that a later
- * name may take. A lookup reads the key, the site and the key again, so a
- * slot taken over by another lock between two reads is never believed. */
+ * (the library makes no pthread call). A named lock's name lives in a fixed
+ * table, found by the lock's address: 1024 slots, open addressing, keys
+ * written with compare-and-swap, the name held in the slot under a sequence
+ * count (no lock, no allocation to read it, nothing to repair after fork;
+ * words stored with release and loaded with acquire, so no fence).
+ * A wait copies the name and opens a scope of category "lock" interned in
+ * the running capture's name table, as run-time scope names are: names
+ * belong to the capture whose events point at them, so naming and
+ * forgetting any number of distinct locks fills nothing for good (the old
+ * design registered a process-wide site per name, and 65,536 distinct names
+ * filled the site table for the process). ludus_lock_forget leaves a
+ * tombstone that a later name may take. */
+#include <string.h>
 
 
 #define LOCK_SLOTS 1024u /* power of two */
 #define EMPTY ((uintptr_t)0)
 #define TOMB (~(uintptr_t)0) /* a forgotten lock: lookups go on past it */
+#define NAME_WORDS 15u       /* a name of up to 119 bytes (and its NUL) */
+#define NAME_MAX_BYTES (NAME_WORDS * 8u - 1u)
 
 typedef struct ludus__sf_locks_lock_slot {
-    uintptr_t key;          /* the lock's address; EMPTY, TOMB */
-    const ludus_site *site; /* NULL while being named or forgotten */
+    uintptr_t key;             /* the lock's address; EMPTY, TOMB (atomic) */
+    uint32_t seq;              /* odd while the name is written (atomic) */
+    uint32_t len;              /* of the name (atomic) */
+    uint64_t name[NAME_WORDS]; /* written and read a word at a time (atomic, relaxed) */
 } ludus__sf_locks_lock_slot;
 
 static ludus__sf_locks_lock_slot ludus__sf_locks_lock_table[LOCK_SLOTS];
 static uint64_t ludus__sf_locks_lock_refused; /* atomic */
+/* The category of every named lock's wait, one address: the name tables
+ * compare categories by address. */
+static const char ludus__sf_locks_lock_category[] = LUDUS_LOCK_CATEGORY;
 
 /* Unnamed waits: the call site's descriptor, else one of these (a file
  * that says so: the report tells them from named locks by their file). */
@@ -7052,55 +7283,93 @@ static void ludus__sf_locks_refuse(void) {
     if (ludus__load_armed()) __atomic_fetch_add(&ludus__sess.interner_drops, 1u, __ATOMIC_RELAXED);
 }
 
-const ludus_site *ludus_lock_site(const void *lock) {
-    uintptr_t k = (uintptr_t)lock;
-    if (k == EMPTY || k == TOMB) return NULL;
+/* The slot holding key, or NULL. */
+static ludus__sf_locks_lock_slot *ludus__sf_locks_find(uintptr_t k) {
     uint32_t i = ludus__sf_locks_first_slot(k);
     for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
         uintptr_t key = __atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE);
         if (key == EMPTY) return NULL;
-        if (key != k) continue;
-        const ludus_site *s = __atomic_load_n(&ludus__sf_locks_lock_table[i].site, __ATOMIC_ACQUIRE);
-        /* still this lock's slot: a site stored for another key after
-         * takeover is published after that key */
-        if (__atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE) != k) return NULL;
-        return s;
+        if (key == k) return &ludus__sf_locks_lock_table[i];
     }
     return NULL;
+}
+
+/* Writes the name into a slot this thread holds the key of; two threads
+ * naming one lock at once take turns on the sequence count (the last
+ * name wins). */
+static void ludus__sf_locks_put_name(ludus__sf_locks_lock_slot *s, const char *name) {
+    uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+    while (seq & 1u || !__atomic_compare_exchange_n(&s->seq, &seq, seq + 1u, 1, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+    size_t n = strlen(name);
+    if (n > NAME_MAX_BYTES) { /* cut on a character's first byte */
+        n = NAME_MAX_BYTES;
+        while (n > 0 && ((unsigned char)name[n] & 0xc0u) == 0x80u) n--;
+    }
+    uint64_t w[NAME_WORDS];
+    memset(w, 0, sizeof w);
+    memcpy(w, name, n);
+    /* release: the odd count (and each word before) is seen before a word */
+    for (uint32_t i = 0; i < NAME_WORDS; i++) __atomic_store_n(&s->name[i], w[i], __ATOMIC_RELEASE);
+    __atomic_store_n(&s->len, (uint32_t)n, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->seq, seq + 2u, __ATOMIC_RELEASE);
+}
+
+/* Copies the name of lock k into out (NAME_MAX_BYTES + 1 bytes): 1, or 0
+ * when it has none (or it kept changing while read). Lock-free. */
+static int ludus__sf_locks_read_name(uintptr_t k, char *out) {
+    for (int tries = 0; tries < 8; tries++) {
+        ludus__sf_locks_lock_slot *s = ludus__sf_locks_find(k);
+        if (!s) return 0;
+        uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+        if (seq & 1u) continue;
+        /* acquire: the count read again below comes after every word (no
+         * fence: ThreadSanitizer models none); only the words the name takes */
+        uint32_t len = __atomic_load_n(&s->len, __ATOMIC_ACQUIRE);
+        if (len > NAME_MAX_BYTES || len == 0) continue;
+        uint64_t w[NAME_WORDS];
+        for (uint32_t i = 0; i < (len + 7u) / 8u; i++) w[i] = __atomic_load_n(&s->name[i], __ATOMIC_ACQUIRE);
+        /* still this lock's slot, and no name written meanwhile */
+        if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) != seq || __atomic_load_n(&s->key, __ATOMIC_RELAXED) != k)
+            continue;
+        memcpy(out, w, len);
+        out[len] = 0;
+        return 1;
+    }
+    return 0;
+}
+
+const ludus_site *ludus_lock_site(const void *lock) {
+    /* a copy of the name, the calling thread's until its next call */
+    static __thread char name[NAME_MAX_BYTES + 1];
+    static __thread ludus_site site;
+    uintptr_t k = (uintptr_t)lock;
+    if (k == EMPTY || k == TOMB || !ludus__sf_locks_read_name(k, name)) return NULL;
+    site = (ludus_site){name, "", "", LUDUS_LOCK_CATEGORY, 0, LUDUS_SITE_TEXT | LUDUS_SITE_DYNAMIC};
+    return &site;
 }
 
 int ludus_lock_name(const void *lock, const char *name) {
     uintptr_t k = (uintptr_t)lock;
     if (k == EMPTY || k == TOMB || !name || !*name) return LUDUS_EINVAL;
-    ludus_site_desc d = {name, LUDUS_LOCK_CATEGORY, NULL, 0};
-    uint32_t id = ludus_site_register(&d); /* counts its own refusal */
-    const ludus_site *s = id ? ludus__site_by_id(id) : NULL;
-    if (!s) {
-        __atomic_fetch_add(&ludus__sf_locks_lock_refused, 1u, __ATOMIC_RELAXED);
-        return LUDUS_ENOMEM;
-    }
     /* Named already: rename. */
-    uint32_t i = ludus__sf_locks_first_slot(k);
-    for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
-        uintptr_t key = __atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE);
-        if (key == EMPTY) break;
-        if (key == k) {
-            __atomic_store_n(&ludus__sf_locks_lock_table[i].site, s, __ATOMIC_RELEASE);
-            return 0;
-        }
+    ludus__sf_locks_lock_slot *s = ludus__sf_locks_find(k);
+    if (s) {
+        ludus__sf_locks_put_name(s, name);
+        return 0;
     }
     /* The first free slot (empty or forgotten) on the lock's probe path. */
-    i = ludus__sf_locks_first_slot(k);
+    uint32_t i = ludus__sf_locks_first_slot(k);
     for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
         uintptr_t key = __atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE);
         while (key == EMPTY || key == TOMB) {
             if (__atomic_compare_exchange_n(&ludus__sf_locks_lock_table[i].key, &key, k, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-                __atomic_store_n(&ludus__sf_locks_lock_table[i].site, s, __ATOMIC_RELEASE);
+                ludus__sf_locks_put_name(&ludus__sf_locks_lock_table[i], name);
                 return 0;
             }
         }
-        if (key == k) { /* named at the same moment by another thread: the last store wins */
-            __atomic_store_n(&ludus__sf_locks_lock_table[i].site, s, __ATOMIC_RELEASE);
+        if (key == k) { /* named at the same moment by another thread: the last name wins */
+            ludus__sf_locks_put_name(&ludus__sf_locks_lock_table[i], name);
             return 0;
         }
     }
@@ -7117,8 +7386,7 @@ int ludus_lock_forget(const void *lock) {
         uintptr_t key = __atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE);
         if (key == EMPTY) break;
         if (key != k) continue;
-        /* the site first: a lookup that still reads the key finds no site */
-        __atomic_store_n(&ludus__sf_locks_lock_table[i].site, NULL, __ATOMIC_RELEASE);
+        /* a reader that read the name before this sees the key change */
         if (__atomic_compare_exchange_n(&ludus__sf_locks_lock_table[i].key, &key, TOMB, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             found = 1;
     }
@@ -7130,13 +7398,18 @@ uint64_t ludus_lock_names_refused(void) {
 }
 
 uintptr_t ludus__lock_wait_begin(const void *lock, const ludus_site *site, unsigned kind) {
-    const ludus_site *s = ludus_lock_site(lock);
-    if (!s) s = site ? site : &ludus__sf_locks_default_site[kind & 3u];
-    return ludus__scope_begin(s);
+    char name[NAME_MAX_BYTES + 1];
+    uintptr_t k = (uintptr_t)lock;
+    const ludus_site *unnamed = site ? site : &ludus__sf_locks_default_site[kind & 3u];
+    /* the capture's name table full: the wait under the call site (counted) */
+    if (k != EMPTY && k != TOMB && ludus__sf_locks_read_name(k, name)) return ludus__dyn_begin_in(name, ludus__sf_locks_lock_category, unnamed);
+    return ludus__scope_begin(unnamed);
 }
 #undef LOCK_SLOTS
 #undef EMPTY
 #undef TOMB
+#undef NAME_WORDS
+#undef NAME_MAX_BYTES
 #undef NO_SITE
 #undef NEXT
 
@@ -7168,9 +7441,9 @@ ludus__chunk *ludus__pool_take(uint32_t want, int for_end) {
 /* Run-time sites. Registered sites (ludus_site_register, ludus_site_intern)
  * live for the process, because callers keep their ids: a table of blocks
  * allocated as it grows, up to 65,536 sites. Names met by
- * LUDUS_PROFILE_SCOPE_DYN are interned per capture instead (a name table
- * owned by the capture whose events point at it), so every capture can
- * intern up to its own bound. Lookups of a known name are lock-free (open
+ * LUDUS_PROFILE_SCOPE_DYN, fibers and named locks' waits are interned per
+ * capture instead (a name table owned by the capture whose events point at
+ * it), so every capture can intern up to its own bound. Lookups of a known name are lock-free (open
  * addressing, acquire loads); insertion takes a mutex. A full table refuses,
  * and the refusal is counted in the running capture. */
 #include <stdlib.h>
@@ -7377,23 +7650,28 @@ void ludus__names_destroy(ludus__name_table *t) {
     ludus__free(t);
 }
 
-static const ludus_site *ludus__sf_sites_names_lookup(const ludus__name_table *t, const char *name, uint32_t h) {
+static const ludus_site *ludus__sf_sites_names_lookup(const ludus__name_table *t, const char *name, const char *category, uint32_t h) {
     uint32_t *slot = __atomic_load_n(&t->slot, __ATOMIC_ACQUIRE);
     if (!slot) return NULL;
     for (uint32_t i = h & (NAMES_SLOTS - 1);; i = (i + 1) & (NAMES_SLOTS - 1)) {
         uint32_t id = __atomic_load_n(&slot[i], __ATOMIC_ACQUIRE);
         if (id == 0) return NULL;
-        if (t->key[i] == h && strcmp(t->site[id - 1].name, name) == 0) return &t->site[id - 1];
+        const ludus_site *s = &t->site[id - 1];
+        if (t->key[i] == h && strcmp(s->name, name) == 0 && s->category == category) return s;
     }
 }
 
 const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name) {
+    return ludus__names_intern_in(t, name, NULL);
+}
+
+const ludus_site *ludus__names_intern_in(ludus__name_table *t, const char *name, const char *category) {
     if (!t) return NULL;
-    uint32_t h = ludus__sf_sites_fnv_field(LUDUS__FNV_BASIS, name);
-    const ludus_site *s = ludus__sf_sites_names_lookup(t, name, h);
+    uint32_t h = ludus__sf_sites_fnv_field(ludus__sf_sites_fnv_field(LUDUS__FNV_BASIS, name), category);
+    const ludus_site *s = ludus__sf_sites_names_lookup(t, name, category, h);
     if (s) return s;
     ludus__mutex_lock(&t->lock);
-    s = ludus__sf_sites_names_lookup(t, name, h);
+    s = ludus__sf_sites_names_lookup(t, name, category, h);
     if (!s) {
         if (!t->slot) {
             t->site = ludus__calloc(NAMES_MAX, sizeof *t->site);
@@ -7417,7 +7695,7 @@ const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name) {
             d->name = copy;
             d->function = "";
             d->file = "";
-            d->category = NULL;
+            d->category = category;
             d->line = 0;
             d->flags = LUDUS_SITE_DYNAMIC | LUDUS_SITE_TEXT;
             __atomic_store_n(&t->count, n + 1, __ATOMIC_RELEASE);
@@ -8584,7 +8862,9 @@ struct ludus_capture {
     uint32_t nthreads;
     uint64_t unregistered_drops;
     uint32_t interner_drops;
-    uint64_t bytes_used; /* pool bytes handed out */
+    uint32_t counters_refused;  /* counters, gauges and memory domains the full tables refused while it ran */
+    uint64_t counter_adds_lost; /* counts of threads that got no shard (no memory) while it ran */
+    uint64_t bytes_used;        /* pool bytes handed out */
     /* in-memory captures: what they own */
     void *pool_mem;
     uint64_t pool_bytes;
@@ -8684,6 +8964,7 @@ typedef struct ludus__gpu_ctx {
     uint32_t queue, valid_bits;
     double period_ns;
     uint64_t cov[LUDUS_GPU_COVERAGE_COUNT];
+    uint64_t handed; /* samples and points handed over (the store's, while the capture runs) */
     /* derived by ludus__gpu_place */
     int calibrated;
     uint32_t ncal, lanes, breaks; /* breaks: neighbouring points that disagree (no line drawn between them) */
@@ -8730,6 +9011,9 @@ LUDUS_HIDDEN void ludus__gpu_capture_end(ludus_capture *c);
 /* The child's side of fork (session.c): the store restarts empty, for the
  * child's capture when capture is 1 (start: its CLOCK_MONOTONIC start). */
 LUDUS_HIDDEN void ludus__gpu_after_fork(int capture, int64_t start_ns);
+/* In the copy writing a crash: the store's lock made anew; when a thread
+ * held it, the running capture's GPU samples are left out (gpu.c). */
+LUDUS_HIDDEN void ludus__gpu_crashed(void);
 /* Derives the placement, lanes and per-context figures (after a take, a
  * file read, a join); 0 or LUDUS_ENOMEM. */
 LUDUS_HIDDEN int ludus__gpu_place(ludus__gpu_data *g);
@@ -8796,6 +9080,23 @@ LUDUS_HIDDEN void ludus__session_after_fork(void);
  * none comes back; the locks are made anew, ending never waits, and what
  * a thread had in flight is lost and counted. */
 LUDUS_HIDDEN void ludus__session_crashed(void);
+/* In the copy writing a crash: the capture the crash ends, as a
+ * reference (0), or LUDUS_ENOCAPTURE when none was running. A thread of
+ * the crashed process may have been in the middle of ending one (it is
+ * not in the copy): the end is finished from where it stopped, or its
+ * capture object taken as it stands once it holds everything. */
+LUDUS_HIDDEN int ludus__session_crash_end(ludus_capture **out);
+/* The steps of begin and end that a test may stop a thread at (through
+ * ludus__session_step, NULL otherwise), to crash another thread there. */
+enum {
+    LUDUS__STEP_ARMING = 1, /* begin: the session being filled, not armed */
+    LUDUS__STEP_ARMED,      /* begin: armed, the registry still locked */
+    LUDUS__STEP_ENDING,     /* end: disarmed, no thread published yet */
+    LUDUS__STEP_PUBLISHED,  /* end: every thread published, no capture object yet */
+    LUDUS__STEP_ENDED,      /* end: the capture object holds it all, the session not yet cleared */
+    LUDUS__STEP_INACTIVE    /* end: no capture active, the ended one not yet the last */
+};
+LUDUS_HIDDEN extern void (*ludus__session_step)(int step);
 /* Set by a rolling window while it runs: writes the window into its
  * directory in a crash's child (reason "crash-<signal>"); *path the file. */
 LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path,
@@ -8813,6 +9114,14 @@ LUDUS_HIDDEN int ludus__build_runs(ludus_capture *c);
 LUDUS_HIDDEN int ludus__prepare(ludus_capture *c);
 LUDUS_HIDDEN void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out);
 LUDUS_HIDDEN int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
+/* NULL when c0 and c1 can calibrate a capture; else the problem, with the
+ * field it lies in (c0_ns, c1_ticks, ...: the names of both file headers)
+ * in *field (calibration.c). */
+LUDUS_HIDDEN const char *ludus__calib_check(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1,
+                                            const char **field);
+/* Ticks on either side of [c0, c1] an event of the capture may lie (one
+ * second's worth; no bound when too short to calibrate). */
+LUDUS_HIDDEN uint64_t ludus__calib_margin(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1);
 /* Calls fn for every site key the n slots at e name (site_table.c: the
  * kind table's word and payload columns); stops at fn's first non-zero. */
 LUDUS_HIDDEN int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n,
@@ -9334,6 +9643,45 @@ int ludus__async_ensure(ludus_capture *c) {
     c->async_error = rc;
     return rc;
 }
+
+/* ==== src/capture/calibration.c ==== */
+/* Whether two calibration points can describe a capture: the one check the
+ * .ludus reader (src/format/file_reader.c) and recover (src/postmortem)
+ * share, so recover never writes a file its own reader refuses, and the
+ * margin of ticks an event may lie outside them. */
+
+#define TIME_OK(v) ((v) > -(INT64_C(1) << 62) && (v) < (INT64_C(1) << 62))
+/* The TSC of any machine that runs this counts between 1 MHz and 100 GHz. */
+#define MIN_TICKS_PER_NS 0.001
+#define MAX_TICKS_PER_NS 100.0
+
+const char *ludus__calib_check(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1,
+                               const char **field) {
+    if (!TIME_OK(c0->ns)) return *field = "c0_ns", "calibration time out of range";
+    if (!TIME_OK(c1->ns)) return *field = "c1_ns", "calibration time out of range";
+    if (c0->window_ns < 0 || !TIME_OK(c0->window_ns)) return *field = "c0_window", "calibration window out of range";
+    if (c1->window_ns < 0 || !TIME_OK(c1->window_ns)) return *field = "c1_window", "calibration window out of range";
+    if (c1->ns < c0->ns) return *field = "c1_ns", "calibration points out of order";
+    if (c1->ticks < c0->ticks) return *field = "c1_ticks", "calibration points out of order";
+    uint64_t dn = (uint64_t)(c1->ns - c0->ns), dt = c1->ticks - c0->ticks;
+    if (clock_tsc && dn >= 1000000) { /* a millisecond or more: the rate is known */
+        double rate = (double)dt / (double)dn;
+        if (rate < MIN_TICKS_PER_NS || rate > MAX_TICKS_PER_NS)
+            return *field = "c1_ticks", "implausible tick rate between the calibration points (not 1 MHz .. 100 GHz)";
+    }
+    *field = NULL;
+    return NULL;
+}
+
+uint64_t ludus__calib_margin(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1) {
+    uint64_t dt = c1->ticks - c0->ticks, dn = (uint64_t)(c1->ns - c0->ns);
+    if (!clock_tsc) return 1000000000u;
+    if (dn < 1000) return UINT64_MAX / 4; /* too short to calibrate: no range check */
+    return (uint64_t)((ludus__u128)dt * 1000000000u / dn);
+}
+#undef TIME_OK
+#undef MIN_TICKS_PER_NS
+#undef MAX_TICKS_PER_NS
 
 /* ==== src/capture/capture.c ==== */
 /* Capture objects: reference counting, cuts (views of a capture restricted
@@ -11258,6 +11606,8 @@ int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out) {
     out->end_ns = c->end_ns;
     out->chunks_used = (uint32_t)((c->bytes_used + 65535) / 65536);
     out->interner_drops = c->interner_drops;
+    out->counters_refused = c->counters_refused;
+    out->counter_adds_lost = c->counter_adds_lost;
     out->clock_name = c->clock_tsc ? "tsc" : "monotonic";
     out->unwound = c->unwound;
     out->mismatched = c->mismatched;
@@ -11835,7 +12185,7 @@ LUDUS__NF_DEFINE(ludus__nf_gpu_cal, LUDUS__NF_GPU_CAL_FIELDS)
 
 /* Reader limits: a file past them is refused (LUDUS_EFORMAT), so a hostile
  * file cannot make the reader allocate without bound. */
-#define LUDUS__NF_MAX_THREADS 65536u
+#define LUDUS__NF_MAX_THREADS (1u << 21) /* a capture's threads, exited ones too (the table's bytes bound it too) */
 #define LUDUS__NF_MAX_SITES (1u << 22)
 #define LUDUS__NF_MAX_TABLE_BYTES (256u << 20)
 #define LUDUS__NF_MAX_BLOCK_SLOTS (1u << 27) /* the largest piece (2 GiB) */
@@ -11875,7 +12225,39 @@ static struct {
     ludus_gpu_context *ctx[MAX_CONTEXTS];
     ludus__gpu_data *data; /* the running capture's; NULL without one */
     int64_t start_ns;
+    /* slots of data->ctx whose context was destroyed with nothing handed
+     * over: a context created next takes one, so creating and destroying
+     * contexts in one capture does not grow it (dropped at its end) */
+    uint32_t *free_slot;
+    uint32_t nfree, free_cap;
 } S = {.lock = LUDUS__MUTEX_INIT};
+
+/* Nothing of this context is in the capture: no sample, no point, no count. */
+static int ludus__sf_gpu_ctx_empty(const ludus__gpu_ctx *k) {
+    for (int v = 0; v < LUDUS_GPU_COVERAGE_COUNT; v++)
+        if (k->cov[v]) return 0;
+    return k->handed == 0;
+}
+
+/* The empty slots of g dropped, the samples' and points' contexts renumbered. */
+static void ludus__sf_gpu_compact(ludus__gpu_data *g, const uint32_t *free_slot, uint32_t nfree) {
+    if (!nfree) return;
+    uint32_t *map = ludus__malloc(g->nctx * sizeof *map);
+    if (!map) return; /* out of memory: the empty tracks stay */
+    for (uint32_t i = 0; i < g->nctx; i++) map[i] = 0;
+    for (uint32_t i = 0; i < nfree; i++)
+        if (free_slot[i] < g->nctx) map[free_slot[i]] = UINT32_MAX;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < g->nctx; i++) {
+        if (map[i] == UINT32_MAX) continue;
+        map[i] = n;
+        g->ctx[n++] = g->ctx[i];
+    }
+    g->nctx = n;
+    for (uint64_t i = 0; i < g->ns; i++) g->s[i].ctx = map[g->s[i].ctx];
+    for (uint64_t i = 0; i < g->ncal; i++) g->cal[i].ctx = map[g->cal[i].ctx];
+    ludus__free(map);
+}
 
 static const char *const ludus__sf_gpu_queue_names[] = {"graphics", "compute", "copy"};
 
@@ -12002,6 +12384,7 @@ void ludus__gpu_free(ludus__gpu_data *g) {
 void ludus__gpu_capture_begin(int64_t start_ns) {
     ludus__mutex_lock(&S.lock);
     ludus__gpu_free(S.data);
+    S.nfree = 0;
     S.data = ludus__calloc(1, sizeof *S.data);
     S.start_ns = start_ns;
     for (uint32_t i = 0; i < MAX_CONTEXTS && S.data; i++)
@@ -12018,13 +12401,29 @@ void ludus__gpu_capture_begin(int64_t start_ns) {
 void ludus__gpu_after_fork(int capture, int64_t start_ns) {
     ludus__mutex_init(&S.lock);
     S.data = NULL;
+    S.nfree = 0;
     if (capture) ludus__gpu_capture_begin(start_ns);
+}
+
+/* In the copy writing a crash: a thread of the crashed process that held
+ * the lock may have left the store half changed (a sample counted, not yet
+ * written): its samples are left out, never read half written. */
+void ludus__gpu_crashed(void) {
+    if (ludus__mutex_trylock(&S.lock) == 0) {
+        ludus__mutex_unlock(&S.lock);
+        return;
+    }
+    ludus__mutex_init(&S.lock);
+    S.data = NULL;
+    S.nfree = 0;
 }
 
 void ludus__gpu_capture_end(ludus_capture *c) {
     ludus__mutex_lock(&S.lock);
     ludus__gpu_data *g = S.data;
     S.data = NULL;
+    if (g) ludus__sf_gpu_compact(g, S.free_slot, S.nfree);
+    S.nfree = 0;
     ludus__mutex_unlock(&S.lock);
     if (!g) return;
     /* handed over between the capture's end and this take, submitted after
@@ -12068,10 +12467,16 @@ int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_conte
     uint32_t i = 0;
     while (i < MAX_CONTEXTS && S.ctx[i]) i++;
     int rc = 0;
-    if (i == MAX_CONTEXTS)
+    if (i == MAX_CONTEXTS) {
         rc = LUDUS_ETHREADS;
-    else if (S.data && ludus__sf_gpu_add_ctx(S.data, in, &x->slot))
+    } else if (S.data && S.nfree) { /* a slot a destroyed context left empty */
+        x->slot = S.free_slot[--S.nfree];
+        S.data->ctx[x->slot] = *in;
+        memset(S.data->ctx[x->slot].cov, 0, sizeof in->cov);
+        S.data->ctx[x->slot].handed = 0;
+    } else if (S.data && ludus__sf_gpu_add_ctx(S.data, in, &x->slot)) {
         rc = LUDUS_ENOMEM;
+    }
     if (rc == 0) S.ctx[i] = x;
     ludus__mutex_unlock(&S.lock);
     if (rc) {
@@ -12082,22 +12487,32 @@ int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_conte
     return 0;
 }
 
+static ludus__gpu_ctx *ludus__sf_gpu_running_ctx(ludus_gpu_context *x) {
+    return S.data && x->slot < S.data->nctx ? &S.data->ctx[x->slot] : NULL;
+}
+
 void ludus_gpu_context_destroy(ludus_gpu_context *x) {
     if (!x) return;
     ludus__backend_gpu_forget(x);
     ludus__mutex_lock(&S.lock);
+    int known = 0;
     for (uint32_t i = 0; i < MAX_CONTEXTS; i++)
-        if (S.ctx[i] == x) S.ctx[i] = NULL;
+        if (S.ctx[i] == x) S.ctx[i] = NULL, known = 1;
+    ludus__gpu_ctx *k = known ? ludus__sf_gpu_running_ctx(x) : NULL;
+    if (k && ludus__sf_gpu_ctx_empty(k)) { /* nothing of it in the capture: its slot is taken again */
+        if (S.nfree == S.free_cap) {
+            uint32_t cap = S.free_cap ? S.free_cap * 2 : 16;
+            uint32_t *n = ludus__realloc(S.free_slot, cap * sizeof *n);
+            if (n) S.free_slot = n, S.free_cap = cap;
+        }
+        if (S.nfree < S.free_cap) S.free_slot[S.nfree++] = x->slot;
+    }
     ludus__mutex_unlock(&S.lock);
     ludus__free(x);
 }
 
 int64_t ludus_gpu_cpu_now_ns(void) {
     return ludus__mono_ns();
-}
-
-static ludus__gpu_ctx *ludus__sf_gpu_running_ctx(ludus_gpu_context *x) {
-    return S.data && x->slot < S.data->nctx ? &S.data->ctx[x->slot] : NULL;
 }
 
 int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t n) {
@@ -12142,6 +12557,7 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
             goto out;
         }
         ludus__gpu_sample *o = &g->s[g->ns++];
+        ci->handed++;
         memset(o, 0, sizeof *o);
         o->ctx = x->slot;
         o->name = name;
@@ -12178,8 +12594,10 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
         }
         int64_t at;
         if (__builtin_sub_overflow(cpu_ns, S.start_ns, &at)) at = cpu_ns < 0 ? -TIME_LIMIT : TIME_LIMIT;
-        if (rc == 0)
+        if (rc == 0) {
             g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, ludus__sf_gpu_clamp_time(at), ludus__sf_gpu_clamp_time(max_deviation_ns)};
+            ci->handed++;
+        }
     }
     ludus__mutex_unlock(&S.lock);
     return rc ? ludus__fail(rc, rc == LUDUS_ENOCAPTURE ? "no capture is active" : "out of memory") : 0;
@@ -12566,8 +12984,9 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         h.cal_bytes < ludus__nf_gpu_cal_BYTES || h.ctx_bytes > 4096 || h.sample_bytes > 4096 || h.cal_bytes > 4096)
         return BAD("GPU record entry sizes %u/%u/%u are not ones this reader knows", h.ctx_bytes, h.sample_bytes,
                    h.cal_bytes);
-    if (h.nctx > MAX_CONTEXTS * 64 || h.nnames > LUDUS__NF_MAX_SITES || h.nsamples > n / h.sample_bytes ||
-        h.ncal > n / h.cal_bytes)
+    /* every count bounded by the record's length, as the writer wrote it:
+     * a capture of any number of contexts reads back */
+    if (h.nctx > n / h.ctx_bytes || h.nnames > n / 4 || h.nsamples > n / h.sample_bytes || h.ncal > n / h.cal_bytes)
         return BAD("GPU record counts exceed its length");
     ludus__gpu_data *g = ludus__calloc(1, sizeof *g);
     if (!g) return -2;
@@ -12744,14 +13163,26 @@ typedef struct ludus__pf_header {
     int64_t c1_ns, c1_window;
     uint64_t journal_bytes; /* committed (stored after the records) */
     uint64_t pool_next;     /* bytes of the pool handed out at the last pass */
+    /* written by the journal thread at each pass (0 in files of before) */
+    uint64_t unregistered_drops; /* events of threads the thread table refused */
+    uint64_t interner_drops;     /* run-time names refused */
 } ludus__pf_header;
 
 /* Journal records: {u32 type, u32 payload bytes (a multiple of 8)} then the
  * payload.
  *   SITE    u64 key, u32 line, u32 flags, u32 name, function, file and
  *           category lengths, then those strings (no NUL), zero padding
- *   THREAD  u32 serial, u32 name length, u64 tid, the name, zero padding */
-enum { LUDUS__PF_SITE = 1, LUDUS__PF_THREAD = 2 };
+ *   THREAD  u32 serial, u32 name length, u64 tid, the name, zero padding:
+ *           a thread registered while the capture ran (one that exited
+ *           between two passes too: the session's retired list)
+ *   STATE   u32 serial, u32 flags (LUDUS__PF_EXITED), u64 events lost so far,
+ *           u64 clock at the first loss (0: none): written when it changed,
+ *           the last one counts. The thread's pieces hold its losses too
+ *           (ludus__chunk.dropped, stored at each loss): recover takes the
+ *           larger, so losses after the last pass are kept where a piece
+ *           was there to hold them. */
+enum { LUDUS__PF_SITE = 1, LUDUS__PF_THREAD = 2, LUDUS__PF_STATE = 3 };
+enum { LUDUS__PF_EXITED = 1u };
 enum {
     LUDUS__PF_SITE_HAS_CATEGORY = 1u,
     LUDUS__PF_SITE_TEXT = 2u, /* plain text (LUDUS_SITE_TEXT): no C literal to resolve */
@@ -12769,8 +13200,13 @@ LUDUS_HIDDEN void ludus__pool_file_start(ludus__pool_file *f, uint32_t gen, int 
 /* Stops the journal thread (the capture has ended: nothing is written
  * after this) and marks the file as ended. */
 LUDUS_HIDDEN void ludus__pool_file_stop(ludus__pool_file *f, int ended);
-/* Stops, unmaps and removes the file (its capture is released). */
+/* Stops, unmaps and removes the file (its capture is released). A file
+ * still open when the process exits is removed then (atexit). */
 LUDUS_HIDDEN void ludus__pool_file_close(ludus__pool_file *f);
+/* The path it was created at. */
+LUDUS_HIDDEN const char *ludus__pool_file_path(const ludus__pool_file *f);
+/* In a child after fork: the list of open files is the parent's. */
+LUDUS_HIDDEN void ludus__pool_files_after_fork(void);
 /* In a child after fork: the thread is the parent's and the file too; the
  * child lets go of the mapping without touching the file. */
 LUDUS_HIDDEN void ludus__pool_file_forget(ludus__pool_file *f);
@@ -12780,6 +13216,7 @@ LUDUS_HIDDEN void ludus__pool_file_crashed(ludus__pool_file *f);
 
 #endif
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12810,11 +13247,65 @@ struct ludus__pool_file {
     /* the ludus__sf_pool_file_journal thread's own */
     uintptr_t *seen; /* open addressing: keys journaled or found unreadable */
     uint32_t seen_cap, nseen;
-    uint32_t *serials; /* threads journaled */
-    uint32_t nserials, serials_cap;
-    uint64_t done_off; /* pieces before it are complete and scanned */
-    int pid;           /* the process that created the file (a child after fork never removes it) */
+    struct ludus__sf_pool_file_pf_thread *thr; /* open addressing by serial: threads journaled */
+    uint32_t thr_cap, nthr;
+    uint32_t retired_done;       /* entries of the session's retired list journaled */
+    uint64_t done_off;           /* pieces before it are complete and scanned */
+    int pid;                     /* the process that created the file (a child after fork never removes it) */
+    ludus__file_id id;           /* the file created (another put at its path since is not removed) */
+    ludus__pool_file *next_open; /* the files open, removed at exit (ludus__sf_pool_file_open_lock) */
 };
+
+#ifdef EDQUOT
+#define NO_QUOTA EDQUOT
+#else
+#define NO_QUOTA ENOSPC
+#endif
+
+/* ---- the files open: removed at exit ---- */
+
+/* A capture that is not released when the process exits (it still runs, or
+ * the library or the program holds it) has nothing left to recover once
+ * the process is gone normally: its file is removed then, as a released
+ * capture's is. A process that dies (a signal, kill -9, _exit) keeps it. */
+static ludus__mutex ludus__sf_pool_file_open_lock = LUDUS__MUTEX_INIT;
+static ludus__pool_file *ludus__sf_pool_file_open_files;
+static ludus__once ludus__sf_pool_file_exit_once = LUDUS__ONCE_INIT;
+
+static void ludus__sf_pool_file_remove_at_exit(void) {
+    ludus__mutex_lock(&ludus__sf_pool_file_open_lock);
+    for (ludus__pool_file *f = ludus__sf_pool_file_open_files; f; f = f->next_open)
+        if (f->pid == ludus__os_pid()) ludus__file_remove_created(f->path, &f->id);
+    ludus__mutex_unlock(&ludus__sf_pool_file_open_lock);
+}
+
+static void ludus__sf_pool_file_install_exit(void) {
+    atexit(ludus__sf_pool_file_remove_at_exit);
+}
+
+static void ludus__sf_pool_file_open_list_add(ludus__pool_file *f) {
+    ludus__once_run(&ludus__sf_pool_file_exit_once, ludus__sf_pool_file_install_exit);
+    ludus__mutex_lock(&ludus__sf_pool_file_open_lock);
+    f->next_open = ludus__sf_pool_file_open_files;
+    ludus__sf_pool_file_open_files = f;
+    ludus__mutex_unlock(&ludus__sf_pool_file_open_lock);
+}
+
+static void ludus__sf_pool_file_open_list_remove(ludus__pool_file *f) {
+    ludus__mutex_lock(&ludus__sf_pool_file_open_lock);
+    for (ludus__pool_file **p = &ludus__sf_pool_file_open_files; *p; p = &(*p)->next_open)
+        if (*p == f) {
+            *p = f->next_open;
+            break;
+        }
+    ludus__mutex_unlock(&ludus__sf_pool_file_open_lock);
+}
+
+/* After fork: the lock may have been held by another thread of the
+ * parent. The list stays (its files are the parent's: pid tells). */
+void ludus__pool_files_after_fork(void) {
+    ludus__mutex_init(&ludus__sf_pool_file_open_lock);
+}
 
 int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_file **out, void **pool) {
     ludus__pool_file *f = ludus__calloc(1, sizeof *f);
@@ -12826,15 +13317,26 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
     f->pid = ludus__os_pid();
     uint64_t pool_off = LUDUS__PF_HEADER_BYTES + LUDUS__PF_JOURNAL_BYTES;
     f->map_bytes = (size_t)(pool_off + pool_bytes);
+    uint64_t f_bytes = pool_off + pool_bytes;
     int err = 0;
-    f->map = ludus__file_map_new(path, f->map_bytes, &err);
+    f->map = ludus__file_map_new(path, f->map_bytes, &f->id, &err);
     if (!f->map) {
         char why[128];
         ludus__os_strerror(err, why, sizeof why);
         ludus__free(f->path);
         ludus__free(f);
-        return ludus__fail(err == 38 /* ENOSYS */ ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
+        if (err == EEXIST)
+            return ludus__fail(LUDUS_EIO,
+                               "pool file %s: something is there already (a file, or a link: never followed, "
+                               "truncated or replaced). A pool file a process left behind: `ludus-trace recover` "
+                               "it, then remove it; %%p in the path makes one per process",
+                               path);
+        if (err == ENOSPC || err == EFBIG || err == NO_QUOTA)
+            return ludus__fail(LUDUS_EIO, "pool file %s: no room for its %llu bytes (%s); nothing was recorded", path,
+                               (unsigned long long)f_bytes, why);
+        return ludus__fail(err == ENOSYS ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
     }
+    ludus__sf_pool_file_open_list_add(f);
     f->h = (ludus__pf_header *)f->map;
     f->pool = f->map + pool_off;
     ludus__pf_header *h = f->h;
@@ -12853,6 +13355,40 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
 }
 
 /* ---- the ludus__sf_pool_file_journal ---- */
+
+/* What the ludus__sf_pool_file_journal has written of a thread. */
+typedef struct ludus__sf_pool_file_pf_thread {
+    uint32_t serial; /* 0: an empty slot (serials start at 1) */
+    uint32_t named;
+    uint64_t dropped; /* as last journaled */
+} ludus__sf_pool_file_pf_thread;
+
+/* The thread's entry, added when new; NULL out of memory. */
+static ludus__sf_pool_file_pf_thread *ludus__sf_pool_file_thread_entry(ludus__pool_file *f, uint32_t serial) {
+    if ((f->nthr + 1) * 2 > f->thr_cap) {
+        uint32_t cap = f->thr_cap ? f->thr_cap * 2 : 256;
+        ludus__sf_pool_file_pf_thread *n = ludus__calloc(cap, sizeof *n);
+        if (!n) return NULL;
+        for (uint32_t i = 0; i < f->thr_cap; i++) {
+            if (!f->thr[i].serial) continue;
+            uint32_t j = (f->thr[i].serial * 2654435761u) & (cap - 1);
+            while (n[j].serial) j = (j + 1) & (cap - 1);
+            n[j] = f->thr[i];
+        }
+        ludus__free(f->thr);
+        f->thr = n;
+        f->thr_cap = cap;
+    }
+    uint32_t mask = f->thr_cap - 1;
+    for (uint32_t j = (serial * 2654435761u) & mask;; j = (j + 1) & mask) {
+        if (f->thr[j].serial == serial) return &f->thr[j];
+        if (!f->thr[j].serial) {
+            f->thr[j].serial = serial;
+            f->nthr++;
+            return &f->thr[j];
+        }
+    }
+}
 
 static int ludus__sf_pool_file_seen_add(ludus__pool_file *f, uintptr_t key) {
     if ((f->nseen + 1) * 2 > f->seen_cap) {
@@ -13012,28 +13548,60 @@ RACY_READS static void scan_pool(ludus__pool_file *f) {
     }
 }
 
+/* A thread's loss count, written by that thread with plain stores (the hot
+ * path's): read as it is now, a pass late at worst. */
+RACY_READS static uint64_t racy_u64(const uint64_t *p) {
+    return *(const volatile uint64_t *)p;
+}
+
+static int ludus__sf_pool_file_journal_name(ludus__pool_file *f, ludus__sf_pool_file_pf_thread *t, uint32_t serial, const char *name, uint64_t tid) {
+    if (t->named) return 0;
+    struct {
+        uint32_t serial, name_len;
+        uint64_t tid;
+    } a = {serial, (uint32_t)strnlen(name, 64), tid};
+    const char *s[1] = {name};
+    if (ludus__sf_pool_file_journal(f, LUDUS__PF_THREAD, &a, sizeof a, s, &a.name_len, 1) != 0) return -1;
+    t->named = 1;
+    return 0;
+}
+
+static int ludus__sf_pool_file_journal_state(ludus__pool_file *f, ludus__sf_pool_file_pf_thread *t, uint32_t serial, uint32_t flags, uint64_t dropped,
+                         uint64_t first_drop_ticks) {
+    if (dropped == t->dropped && !flags) return 0;
+    struct {
+        uint32_t serial, flags;
+        uint64_t dropped, first_drop_ticks;
+    } a = {serial, flags, dropped, first_drop_ticks};
+    if (ludus__sf_pool_file_journal(f, LUDUS__PF_STATE, &a, sizeof a, NULL, NULL, 0) != 0) return -1;
+    t->dropped = dropped;
+    return 0;
+}
+
+/* The threads: their names once, their losses when they changed, and the
+ * threads that exited since the last pass (the session's retired list), so
+ * a thread that lived less than a pass keeps its name, tid and losses. */
 static void ludus__sf_pool_file_journal_threads(ludus__pool_file *f) {
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     for (uint32_t i = 0; i < ludus__reg.high; i++) {
         const ludus__thread_record *r = &ludus__reg.rec[i];
         if (r->state != LUDUS__REC_LIVE) continue;
-        int known = 0;
-        for (uint32_t k = 0; k < f->nserials && !known; k++) known = f->serials[k] == r->serial;
-        if (known) continue;
-        if (f->nserials == f->serials_cap) {
-            uint32_t cap = f->serials_cap ? f->serials_cap * 2 : 64;
-            uint32_t *n = ludus__realloc(f->serials, cap * sizeof *n);
-            if (!n) break;
-            f->serials = n;
-            f->serials_cap = cap;
-        }
-        struct {
-            uint32_t serial, name_len;
-            uint64_t tid;
-        } a = {r->serial, (uint32_t)strnlen(r->name, sizeof r->name), r->tid};
-        const char *s[1] = {r->name};
-        if (ludus__sf_pool_file_journal(f, LUDUS__PF_THREAD, &a, sizeof a, s, &a.name_len, 1) == 0) f->serials[f->nserials++] = r->serial;
+        ludus__sf_pool_file_pf_thread *t = ludus__sf_pool_file_thread_entry(f, r->serial);
+        if (!t || ludus__sf_pool_file_journal_name(f, t, r->serial, r->name, r->tid) != 0) break;
+        const ludus__thread_cold *c = r->cold;
+        if (!c || __atomic_load_n(&c->gen, __ATOMIC_RELAXED) != f->h->gen) continue; /* no loss of this capture */
+        uint64_t lost = racy_u64(&c->dropped) + __atomic_load_n(&c->signal_drops, __ATOMIC_RELAXED);
+        if (ludus__sf_pool_file_journal_state(f, t, r->serial, 0, lost, __atomic_load_n(&c->first_drop_ticks, __ATOMIC_RELAXED)) != 0)
+            break;
+    }
+    const ludus__session *s = &ludus__sess;
+    for (; f->retired_done < s->nretired; f->retired_done++) {
+        const ludus__thread_final *x = &s->retired[f->retired_done];
+        ludus__sf_pool_file_pf_thread *t = ludus__sf_pool_file_thread_entry(f, x->serial);
+        if (!t || ludus__sf_pool_file_journal_name(f, t, x->serial, x->name, x->tid) != 0 ||
+            ludus__sf_pool_file_journal_state(f, t, x->serial, x->exited ? LUDUS__PF_EXITED : 0u, x->dropped, x->first_drop_ticks) != 0)
+            break;
     }
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
@@ -13049,6 +13617,8 @@ static void ludus__sf_pool_file_calibrate(ludus__pool_file *f) {
     h->c1_window = p.window_ns;
     __atomic_store_n(&h->pool_next, __atomic_load_n(f->pool_next, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     __atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE);
+    h->unregistered_drops = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
+    h->interner_drops = __atomic_load_n(&ludus__sess.interner_drops, __ATOMIC_RELAXED);
 }
 
 /* At normal priority (not idle, as the rolling window's writer): a ludus__sf_pool_file_journal
@@ -13101,7 +13671,7 @@ void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
 
 static void ludus__sf_pool_file_release(ludus__pool_file *f) {
     ludus__free(f->seen);
-    ludus__free(f->serials);
+    ludus__free(f->thr);
     ludus__free(f->path);
     ludus__free(f);
 }
@@ -13110,8 +13680,14 @@ void ludus__pool_file_close(ludus__pool_file *f) {
     if (!f) return;
     ludus__pool_file_stop(f, 1);
     ludus__file_unmap(f->map, f->map_bytes);
-    if (f->pid == ludus__os_pid()) ludus__file_remove(f->path); /* its capture was released: nothing to recover */
+    /* its capture was released: nothing to recover */
+    if (f->pid == ludus__os_pid()) ludus__file_remove_created(f->path, &f->id);
+    ludus__sf_pool_file_open_list_remove(f);
     ludus__sf_pool_file_release(f);
+}
+
+const char *ludus__pool_file_path(const ludus__pool_file *f) {
+    return f ? f->path : NULL;
 }
 
 void ludus__pool_file_crashed(ludus__pool_file *f) {
@@ -13121,9 +13697,11 @@ void ludus__pool_file_crashed(ludus__pool_file *f) {
 void ludus__pool_file_forget(ludus__pool_file *f) {
     if (!f) return;
     ludus__file_unmap(f->map, f->map_bytes);
+    ludus__sf_pool_file_open_list_remove(f);
     ludus__sf_pool_file_release(f);
 }
 #undef RACY_READS
+#undef NO_QUOTA
 
 /* ==== src/session/session.c ==== */
 /* Capture lifecycle. Begin reserves the pool (or reuses the ludus__sf_session_last capture's,
@@ -13173,6 +13751,23 @@ static ludus_capture *ludus__sf_session_late_cap;
 static void ludus__sf_session_resolve_late(ludus_capture *c);
 static int ludus__sf_session_sess_pool_mapped;             /* 1: pages, 2: a pool file, 0: the allocator's */
 static ludus__pool_file *ludus__sf_session_sess_pool_file; /* desc.pool_file: the running capture's */
+static uint32_t ludus__sf_session_sess_refused0;           /* the counters' refusals when the capture began */
+static uint64_t ludus__sf_session_sess_lost0;
+
+/* Where begin and end are (written by the thread running them), for the
+ * copy of a ludus__sf_session_crashed process in which that thread is not: while ENDING the
+ * session is whole and the end can be run again from the start (publishing
+ * a thread twice publishes it the same); once ENDED, `ludus__sf_session_ending` holds all of
+ * it and is the capture the crash ends. */
+enum { PH_IDLE, PH_ENDING, PH_ENDED };
+static int ludus__sf_session_phase;
+static ludus_capture *ludus__sf_session_ending;
+void (*ludus__session_step)(int ludus__sf_session_step);
+
+static void ludus__sf_session_step(int k) {
+    void (*f)(int) = __atomic_load_n(&ludus__session_step, __ATOMIC_ACQUIRE);
+    if (f) f(k);
+}
 
 #if defined(__SANITIZE_THREAD__)
 #define LUDUS__TSAN 1
@@ -13377,19 +13972,13 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
  * returns when it was armed (CLOCK_MONOTONIC ns). */
 static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     if (ludus__sf_session_late_cap) ludus__sf_session_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
-    /* The library's reference to the previous capture goes now (a caller
-     * that took one keeps it). */
-    if (ludus__sf_session_last) {
-        ludus_capture *old = ludus__sf_session_last;
-        ludus__sf_session_last = NULL;
-        ludus_capture_release(old);
-    }
     ludus_capture_desc d = p->d;
     uint64_t bytes = p->bytes;
     void *mem = p->mem;
     int use_tsc = p->use_tsc;
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
+    ludus__sf_session_step(LUDUS__STEP_ARMING);
     ludus__session *s = &ludus__sess;
     memset(s, 0, sizeof *s);
     s->desc = d;
@@ -13412,6 +14001,8 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     ludus__sf_session_sess_pool_mapped = p->mapped;
     ludus__sf_session_sess_pool_file = p->pool_file;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
+    ludus__sf_session_sess_refused0 = ludus__live_refused();
+    ludus__sf_session_sess_lost0 = ludus__live_lost_adds();
 
     s->join_membarrier = p->membarrier_ok;
     int slow = !s->join_membarrier || !use_tsc || !LUDUS__INLINE_CLOCK;
@@ -13430,8 +14021,17 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     __atomic_store_n(&ludus__sf_session_active, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
     int64_t armed_at = ludus__mono_ns();
+    ludus__sf_session_step(LUDUS__STEP_ARMED);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
+    /* The library's reference to the previous capture goes now (a caller
+     * that took one keeps it): after arming, so that a crash during a
+     * rolling window's switch finds the segment just ended. */
+    if (ludus__sf_session_last) {
+        ludus_capture *old = ludus__sf_session_last;
+        ludus__sf_session_last = NULL;
+        ludus_capture_release(old);
+    }
     /* Faults the pool in ahead of the producers; started once armed, so a
      * rolling capture's switch does not wait for a thread to start. */
     ludus__sf_session_sess_prefault = ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next);
@@ -13455,6 +14055,15 @@ int ludus_capture_begin(const ludus_capture_desc *desc) {
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
     if (ludus__sf_session_late_cap) ludus__sf_session_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
+    /* A pool file is never replaced: when the ludus__sf_session_last capture (held by the
+     * library only) still has the file of this path, it goes first. */
+    if (desc && desc->pool_file && ludus__sf_session_last && __atomic_load_n(&ludus__sf_session_last->refs, __ATOMIC_ACQUIRE) == 1 &&
+        ludus__pool_file_path(ludus__sf_session_last->pool_file) &&
+        strcmp(ludus__pool_file_path(ludus__sf_session_last->pool_file), desc->pool_file) == 0) {
+        ludus_capture *old = ludus__sf_session_last;
+        ludus__sf_session_last = NULL;
+        ludus_capture_release(old);
+    }
     ludus__begin_prep p;
     int rc = ludus__sf_session_begin_prepare(desc, &p);
     if (rc) return rc;
@@ -13507,6 +14116,7 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     ludus__session *s = &ludus__sess;
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
+    __atomic_store_n(&ludus__sf_session_phase, PH_ENDING, __ATOMIC_RELEASE);
     uint32_t gen = s->gen;
     uint32_t high = ludus__reg.high;
     __atomic_store_n(&ludus__armed, disarmed, __ATOMIC_SEQ_CST);
@@ -13520,6 +14130,7 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     /* Slow mode: the stores above and the loads of in_slow below are
      * sequentially consistent, as the producers' are (emit.c). */
     if (s->join_membarrier) ludus__membarrier();
+    ludus__sf_session_step(LUDUS__STEP_ENDING);
 
     uint32_t n = 0, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
@@ -13547,6 +14158,7 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     }
     for (uint32_t i = 0; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
     uint64_t unregistered = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
+    ludus__sf_session_step(LUDUS__STEP_PUBLISHED);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     ludus__calib_point end_point = ludus__calibrate_point();
@@ -13568,12 +14180,10 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
         size_t pn = strnlen(s->process_name, sizeof s->process_name);
         c->process_name[ludus__utf8_clean(s->process_name, pn, c->process_name, sizeof c->process_name - 1)] = 0;
         c->categories = s->categories;
-        s->categories = NULL;
         c->pool_mem = s->pool_mem;
         c->pool_bytes = s->pool.bytes;
         c->pool_mapped = ludus__sf_session_sess_pool_mapped;
         c->pool_file = ludus__sf_session_sess_pool_file;
-        ludus__sf_session_sess_pool_file = NULL;
         c->allocator = s->desc.allocator;
         c->prefault = ludus__sf_session_sess_prefault;
         c->prefault_done = ludus__sf_session_sess_faulted;
@@ -13583,15 +14193,14 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
         ludus__mem_cov_take(c, (int64_t)s->pool.bytes); /* without memory: no manifest */
         c->unregistered_drops = unregistered + s->retired_oom_events;
         c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
+        c->counters_refused = ludus__live_refused() - ludus__sf_session_sess_refused0;
+        c->counter_adds_lost = ludus__live_lost_adds() - ludus__sf_session_sess_lost0;
         c->stragglers = strag;
         c->nstragglers = nstrag;
         strag = NULL;
         c->late = late;
         c->nlate = nlate;
         late = NULL;
-        s->pool_mem = NULL;
-        if (!nlate) s->names = NULL; /* else late threads may still intern: cleared when they are published */
-        ludus__sf_session_sess_prefault = NULL;
         if (threads) {
             for (uint32_t i = 0; i < n; i++) ludus__sf_session_convert_thread(c, &threads[i], &fin[i]);
             c->threads = threads;
@@ -13599,7 +14208,19 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
         }
     }
     ludus__gpu_capture_end(c); /* the GPU samples handed over while it ran (none kept without c) */
-    if (!c && late) {          /* no capture to publish them into: wait for them now */
+    if (c) {                   /* c holds the session's parts now: from here a crash's copy takes c as it is */
+        if (!oom) {
+            ludus__sf_session_ending = c;
+            __atomic_store_n(&ludus__sf_session_phase, PH_ENDED, __ATOMIC_RELEASE);
+            ludus__sf_session_step(LUDUS__STEP_ENDED);
+        }
+        s->categories = NULL;
+        s->pool_mem = NULL;
+        if (!nlate) s->names = NULL; /* else late threads may still intern: cleared when they are published */
+        ludus__sf_session_sess_pool_file = NULL;
+        ludus__sf_session_sess_prefault = NULL;
+    }
+    if (!c && late) { /* no capture to publish them into: wait for them now */
         ludus__mutex_lock(&ludus__reg.lock);
         for (uint32_t i = 0; i < nlate; i++) {
             const ludus__thread_record *r = &ludus__reg.rec[late[i].record];
@@ -13631,11 +14252,27 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     }
     __atomic_store_n(&ludus__sf_session_active, 0, __ATOMIC_RELEASE);
     if (oom) {
+        __atomic_store_n(&ludus__sf_session_phase, PH_IDLE, __ATOMIC_RELEASE);
         ludus_capture_release(c);
         return ludus__fail(LUDUS_ENOMEM, "out of memory while publishing the capture");
     }
+    ludus__sf_session_step(LUDUS__STEP_INACTIVE);
     ludus__sf_session_last = c;
+    __atomic_store_n(&ludus__sf_session_phase, PH_IDLE, __ATOMIC_RELEASE);
+    ludus__sf_session_ending = NULL;
     return 0;
+}
+
+int ludus__session_crash_end(ludus_capture **out) {
+    *out = NULL;
+    if (__atomic_load_n(&ludus__sf_session_phase, __ATOMIC_ACQUIRE) == PH_ENDED && ludus__sf_session_ending) {
+        ludus_capture_retain(ludus__sf_session_ending);
+        *out = ludus__sf_session_ending;
+        return 0;
+    }
+    if (!__atomic_load_n(&ludus__sf_session_active, __ATOMIC_ACQUIRE)) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
+    int rc = ludus__sf_session_end_capture(0);
+    return rc ? rc : ludus_capture_last(out);
 }
 
 int ludus_capture_end(ludus_capture **out) {
@@ -13844,13 +14481,17 @@ void ludus__session_crashed(void) {
     /* The background threads are the ludus__sf_session_crashed process's. */
     ludus__prefault_after_fork(ludus__sf_session_sess_prefault);
     if (ludus__sf_session_last) ludus__prefault_after_fork(ludus__sf_session_last->prefault);
+    if (ludus__sf_session_ending && ludus__sf_session_ending->prefault != ludus__sf_session_sess_prefault) ludus__prefault_after_fork(ludus__sf_session_ending->prefault);
     ludus__pool_file_crashed(ludus__sf_session_sess_pool_file);
+    if (ludus__sf_session_ending) ludus__pool_file_crashed(ludus__sf_session_ending->pool_file);
+    ludus__gpu_crashed();
 }
 
 void ludus__session_after_fork(void) {
     /* The child's capture goes on as its own: the parent's events are not
      * the child's (another pid, other threads), so it restarts empty, with a
      * new generation, over the same (copied) pool. */
+    ludus__pool_files_after_fork();
     if (ludus__sf_session_last) { /* its background thread is not in this process */
         ludus__prefault_after_fork(ludus__sf_session_last->prefault);
         ludus__sf_session_last->nstragglers = 0;
@@ -14465,10 +15106,8 @@ static int ludus__sf_file_reader_parse_header(ludus__sf_file_reader_reader *r, l
     c->gen = h.gen;
     c->c0 = (ludus__calib_point){h.c0_ticks, h.c0_ns, h.c0_window};
     c->c1 = (ludus__calib_point){h.c1_ticks, h.c1_ns, h.c1_window};
-    if (!TIME_OK(c->c0.ns) || !TIME_OK(c->c1.ns))
-        return FMT_FAIL(ludus__nf_header_offset("c0_ns"), "calibration time out of range");
-    if (c->c1.ticks < c->c0.ticks || c->c1.ns < c->c0.ns)
-        return FMT_FAIL(ludus__nf_header_offset("c1_ticks"), "calibration points out of order");
+    const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
+    if (why) return FMT_FAIL(ludus__nf_header_offset(field), "%s: %s", field, why);
     c->start_ns = h.start_ns;
     c->end_ns = h.end_ns;
     if (!TIME_OK(c->start_ns) || !TIME_OK(c->end_ns) || c->end_ns < c->start_ns)
@@ -14481,9 +15120,7 @@ static int ludus__sf_file_reader_parse_header(ludus__sf_file_reader_reader *r, l
                         LUDUS__NF_MAX_THREADS);
     /* One second of ticks on either side of the capture (events of the
      * inline path may precede the first calibration point by a few ns). */
-    uint64_t dt = c->c1.ticks - c->c0.ticks, dn = (uint64_t)(c->c1.ns - c->c0.ns);
-    r->margin_ticks = !c->clock_tsc ? 1000000000u : dn ? (uint64_t)((ludus__u128)dt * 1000000000u / dn) : dt;
-    if (c->clock_tsc && dn < 1000) r->margin_ticks = UINT64_MAX / 4; /* too short to calibrate: no range check */
+    r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
     *first_record = h.header_bytes;
     *nsites = h.nsites;
     *nthreads = h.nthreads;
@@ -14539,6 +15176,22 @@ static int ludus__sf_file_reader_parse_meta(ludus__sf_file_reader_reader *r, lud
             c->categories[ludus__utf8_clean(v, vn, c->categories, cap)] = 0;
         } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
             c->recovered = 1;
+        } else if ((kn == 16 && !memcmp(k, "counters_refused", 16)) ||
+                   (kn == 17 && !memcmp(k, "counter_adds_lost", 17))) {
+            char num[24];
+            unsigned long long x = 0;
+            char *end = num;
+            if (vn > 0 && vn < sizeof num) {
+                memcpy(num, v, vn);
+                num[vn] = 0;
+                x = strtoull(num, &end, 10);
+            }
+            if (vn == 0 || vn >= sizeof num || *end || num[0] < '0' || num[0] > '9')
+                return FMT_FAIL(base + pos + 8 + kn, "malformed %.*s entry", (int)kn, k);
+            if (kn == 16)
+                c->counters_refused = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+            else
+                c->counter_adds_lost = x;
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
             if (ludus__sf_file_reader_parse_crash(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed crash entry");
         } else if (kn == 15 && !memcmp(k, "memory_coverage", 15) && !c->mem_cov) {
@@ -14750,7 +15403,9 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
             return FMT_FAIL(off, "table record %u after the first event block", h.tag);
         uint8_t *p = NULL;
         if (table) {
-            if (h.length > LUDUS__NF_MAX_TABLE_BYTES)
+            /* the GPU record grows with the samples (bounded by the file,
+             * checked above); the tables with sites and threads */
+            if (h.length > LUDUS__NF_MAX_TABLE_BYTES && h.tag != LUDUS__NF_GPU)
                 return FMT_FAIL(off + 8, "table of %" PRIu64 " bytes exceeds the limit", h.length);
             p = ludus__malloc(h.length ? (size_t)h.length : 1);
             if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory for a table of %" PRIu64 " bytes", h.length);
@@ -15480,6 +16135,8 @@ static void ludus__sf_chrome_json_capture_fields(ludus__sf_chrome_json_json_ctx 
     ludus__sf_chrome_json_meta_kv_u64(w, "async_lanes", ludus__sf_chrome_json_async_lane_index(c, c->nasync_tracks, 0)); /* pseudo-threads of async tracks */
     ludus__sf_chrome_json_meta_kv_u64(w, "frames", c->frames);
     ludus__sf_chrome_json_meta_kv_u64(w, "interner_drops", c->interner_drops);
+    ludus__sf_chrome_json_meta_kv_u64(w, "counters_refused", c->counters_refused);
+    ludus__sf_chrome_json_meta_kv_u64(w, "counter_adds_lost", c->counter_adds_lost);
     ludus__sf_chrome_json_meta_kv_u64(w, "site_id_collisions", c->id_collisions);
     ludus__sf_chrome_json_meta_kv_u64(w, "nonfinite_counter_samples", x->skipped_nonfinite);
     if (x->args.dropped) ludus__sf_chrome_json_meta_kv_u64(w, "annotations_dropped", x->args.dropped);
@@ -16335,16 +16992,22 @@ static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_cap
     char crash[128];                     /* "SIGNAME signo tid at_ns" */
     snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
              (unsigned long long)c->crash_tid, (long long)c->crash_ns);
-    const char *keys[6] = {"ludus_version", "process_name", "categories", "memory_coverage", "crash", "recovered"};
-    const char *vals[6] = {LUDUS_VERSION_STRING,
+    char refused[24], lost[24]; /* in metadata: readers skip keys they do not know */
+    snprintf(refused, sizeof refused, "%u", c->counters_refused);
+    snprintf(lost, sizeof lost, "%llu", (unsigned long long)c->counter_adds_lost);
+    const char *keys[8] = {"ludus_version", "process_name", "categories",       "memory_coverage",
+                           "crash",         "recovered",    "counters_refused", "counter_adds_lost"};
+    const char *vals[8] = {LUDUS_VERSION_STRING,
                            c->process_name,
                            c->categories,
                            cov,
                            c->crash_signal ? crash : NULL,
-                           c->recovered ? "pool file" : NULL};
+                           c->recovered ? "pool file" : NULL,
+                           c->counters_refused ? refused : NULL,
+                           c->counter_adds_lost ? lost : NULL};
     uint32_t n = 0;
     r->n = 0;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 8; i++) {
         if (!vals[i]) continue;
         size_t kn = strlen(keys[i]), vn = ludus__sf_native_writer_clamp_len(strlen(vals[i]));
         ludus__sf_native_writer_rb_u32(r, (uint32_t)kn);
@@ -16371,7 +17034,17 @@ static void ludus__sf_native_writer_write_stats(ludus__writer *w, const ludus_ca
     ludus__sf_native_writer_write_record(w, LUDUS__NF_STATS, 0, r->b, r->n);
 }
 
-static void ludus__sf_native_writer_write_sites(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
+/* A table the reader would refuse (more bytes than a table may hold) is
+ * never written: the save fails instead, and the capture stays for
+ * another format. */
+static int ludus__sf_native_writer_table_fits(const ludus__bytes *r, const char *what) {
+    if (r->n <= LUDUS__NF_MAX_TABLE_BYTES) return 0;
+    return ludus__fail(LUDUS_EOVERFLOW,
+                       "the %s table needs %llu bytes, more than a .ludus file holds (%u): write JSON or .pftrace",
+                       what, (unsigned long long)r->n, LUDUS__NF_MAX_TABLE_BYTES);
+}
+
+static int ludus__sf_native_writer_write_sites(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     r->n = 0;
     ludus__sf_native_writer_rb_u32(r, ludus__nf_site_BYTES);
     for (uint32_t i = 0; i < c->nsites; i++) {
@@ -16389,7 +17062,7 @@ static void ludus__sf_native_writer_write_sites(ludus__writer *w, const ludus_ca
                             (uint32_t)cn,
                             0};
         uint8_t *p = ludus__bytes_room(r, ludus__nf_site_BYTES);
-        if (!p) return;
+        if (!p) return 0; /* r->oom says it */
         ludus__nf_site_put(p, &e);
         r->n += ludus__nf_site_BYTES;
         ludus__bytes_put(r, s->name, nn);
@@ -16397,10 +17070,12 @@ static void ludus__sf_native_writer_write_sites(ludus__writer *w, const ludus_ca
         ludus__bytes_put(r, s->file, ln);
         if (cn) ludus__bytes_put(r, s->category, cn);
     }
-    ludus__sf_native_writer_write_record(w, LUDUS__NF_SITES, c->nsites, r->b, r->n);
+    int rc = ludus__sf_native_writer_table_fits(r, "site");
+    if (rc == 0) ludus__sf_native_writer_write_record(w, LUDUS__NF_SITES, c->nsites, r->b, r->n);
+    return rc;
 }
 
-static void ludus__sf_native_writer_write_threads(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
+static int ludus__sf_native_writer_write_threads(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     r->n = 0;
     ludus__sf_native_writer_rb_u32(r, ludus__nf_thread_BYTES);
     for (uint32_t t = 0; t < c->nthreads; t++) {
@@ -16410,12 +17085,14 @@ static void ludus__sf_native_writer_write_threads(ludus__writer *w, const ludus_
                               th->incomplete, th->unwound,          th->orphan_ends,   th->filtered, th->frames,
                               th->mismatched, th->exited ? 1u : 0u, th->lanes,         (uint32_t)nn, 0};
         uint8_t *p = ludus__bytes_room(r, ludus__nf_thread_BYTES);
-        if (!p) return;
+        if (!p) return 0; /* r->oom says it */
         ludus__nf_thread_put(p, &e);
         r->n += ludus__nf_thread_BYTES;
         ludus__bytes_put(r, th->name, nn);
     }
-    ludus__sf_native_writer_write_record(w, LUDUS__NF_THREADS, c->nthreads, r->b, r->n);
+    int rc = ludus__sf_native_writer_table_fits(r, "thread");
+    if (rc == 0) ludus__sf_native_writer_write_record(w, LUDUS__NF_THREADS, c->nthreads, r->b, r->n);
+    return rc;
 }
 
 static int ludus__sf_native_writer_write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread, const ludus__run *run, int raw,
@@ -16448,12 +17125,21 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
         return ludus__fail(
             LUDUS_EUNSUPPORTED,
             "a time cut cannot be saved as .ludus (its blocks hold whole threads): write JSON or .pftrace");
+    /* what the reader refuses is never written (it would lose the capture) */
+    if (c->nsites > LUDUS__NF_MAX_SITES || c->nthreads > LUDUS__NF_MAX_THREADS)
+        return ludus__fail(LUDUS_EOVERFLOW,
+                           "%u sites and %u threads: a .ludus file holds at most %u and %u; write JSON or .pftrace",
+                           c->nsites, c->nthreads, LUDUS__NF_MAX_SITES, LUDUS__NF_MAX_THREADS);
     ludus__bytes r = {NULL, 0, 0, 0};
     ludus__sf_native_writer_write_header(w, c);
     ludus__sf_native_writer_write_meta(w, c, &r);
     ludus__sf_native_writer_write_stats(w, c, &r);
-    ludus__sf_native_writer_write_sites(w, c, &r);
-    ludus__sf_native_writer_write_threads(w, c, &r);
+    int trc = ludus__sf_native_writer_write_sites(w, c, &r);
+    if (trc == 0) trc = ludus__sf_native_writer_write_threads(w, c, &r);
+    if (trc) {
+        ludus__free(r.b);
+        return trc;
+    }
     const ludus__gpu_data *g = ludus__gpu_of(c);
     if (g && !w->failed) { /* GPU timing: after the tables, before the blocks */
         size_t gn;
@@ -16848,6 +17534,8 @@ static int ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     p = ludus__sf_pftrace_da_u64(p, "nonfinite_counter_samples", c->nonfinite);
     p = ludus__sf_pftrace_da_u64(p, "frames", c->frames);
     p = ludus__sf_pftrace_da_u64(p, "interner_drops", c->interner_drops);
+    p = ludus__sf_pftrace_da_u64(p, "counters_refused", c->counters_refused);
+    p = ludus__sf_pftrace_da_u64(p, "counter_adds_lost", c->counter_adds_lost);
     p = ludus__sf_pftrace_da_u64(p, "site_id_collisions", c->id_collisions);
     if (c->crash_signal) { /* ended by a crash (crash.c) */
         p = ludus__sf_pftrace_da_str(p, "crash_signal", c->crash_signal_name);
@@ -17615,10 +18303,8 @@ void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap) {
 /* The running capture, ended and marked (no rolling window runs). */
 static int ludus__sf_crash_write_capture(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
     snprintf(path, cap, "%s", "(none)");
-    if (!ludus_capture_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
-    int rc = ludus__session_end();
     ludus_capture *c = NULL;
-    if (rc == 0) rc = ludus_capture_last(&c);
+    int rc = ludus__session_crash_end(&c); /* another thread may have been ending it */
     if (rc) return rc;
     ludus__expand_pid(ludus__sf_crash_path_pattern, c->pid, path, cap); /* the crashed process's, not this copy's */
     ludus__capture_mark_crash(c, signo, tid, at_ns);
@@ -17689,6 +18375,7 @@ void ludus_crash_capture_end(void) {
  * address. The capture is then what a capture file is: prepared, exported
  * and analysed as any other, its open slices closed as incomplete. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17713,13 +18400,34 @@ typedef struct ludus__sf_recover_mapping {
 typedef struct ludus__sf_recover_piece {
     uint32_t serial, seq;
     ludus__run run;
+    uint64_t dropped, first_drop_ticks; /* the owner's losses so far, stored in the piece's header */
 } ludus__sf_recover_piece;
 
+/* A thread as the journal knows it (the last record of each kind counts). */
 typedef struct ludus__sf_recover_thread_name {
     uint32_t serial;
+    int named, exited;
     uint64_t tid;
     char name[64];
+    uint64_t dropped, first_drop_ticks;
 } ludus__sf_recover_thread_name;
+
+/* The thread of this serial in the journal's list, added when new. */
+static ludus__sf_recover_thread_name *ludus__sf_recover_journal_thread(ludus__sf_recover_thread_name **names, uint32_t *nnames, uint32_t *cap, uint32_t serial) {
+    for (uint32_t i = *nnames; i-- > 0;)
+        if ((*names)[i].serial == serial) return &(*names)[i];
+    if (*nnames == *cap) {
+        uint32_t ncap = *cap ? *cap * 2 : 16;
+        ludus__sf_recover_thread_name *n = ludus__realloc(*names, ncap * sizeof *n);
+        if (!n) return NULL;
+        *names = n;
+        *cap = ncap;
+    }
+    ludus__sf_recover_thread_name *t = &(*names)[(*nnames)++];
+    memset(t, 0, sizeof *t);
+    t->serial = serial;
+    return t;
+}
 
 static void ludus__sf_recover_unmap(ludus_capture *c) {
     ludus__sf_recover_mapping *m = c->src_data;
@@ -17791,17 +18499,25 @@ static int ludus__sf_recover_read_journal(ludus_capture *c, const char *j, uint6
             if (head[1] < sizeof a) return FAIL(base + pos, "thread record too short");
             memcpy(&a, p, sizeof a);
             if (a.name_len > head[1] - sizeof a) return FAIL(base + pos, "thread name exceeds the record");
-            if (*nnames == cap) {
-                cap = cap ? cap * 2 : 16;
-                ludus__sf_recover_thread_name *n = ludus__realloc(*names, cap * sizeof *n);
-                if (!n) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-                *names = n;
-            }
-            ludus__sf_recover_thread_name *t = &(*names)[(*nnames)++];
-            t->serial = a.serial;
+            ludus__sf_recover_thread_name *t = ludus__sf_recover_journal_thread(names, nnames, &cap, a.serial);
+            if (!t) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+            t->named = 1;
             t->tid = a.tid;
             size_t n = a.name_len < sizeof t->name - 1 ? a.name_len : sizeof t->name - 1;
             t->name[ludus__utf8_clean(p + sizeof a, n, t->name, sizeof t->name - 1)] = 0;
+        } else if (head[0] == LUDUS__PF_STATE) {
+            struct {
+                uint32_t serial, flags;
+                uint64_t dropped, first_drop_ticks;
+            } a;
+            if (head[1] < sizeof a) return FAIL(base + pos, "thread state record too short");
+            memcpy(&a, p, sizeof a);
+            ludus__sf_recover_thread_name *t = ludus__sf_recover_journal_thread(names, nnames, &cap, a.serial);
+            if (!t) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+            t->exited |= (a.flags & LUDUS__PF_EXITED) != 0;
+            if (a.dropped > t->dropped) t->dropped = a.dropped;
+            if (a.first_drop_ticks && (!t->first_drop_ticks || a.first_drop_ticks < t->first_drop_ticks))
+                t->first_drop_ticks = a.first_drop_ticks;
         } /* other types: a later version's, skipped */
         pos += 8 + (uint64_t)head[1];
     }
@@ -17819,11 +18535,32 @@ static int ludus__sf_recover_name_unjournaled(ludus_capture *c, uintptr_t key) {
     return 0;
 }
 
+static int ludus__sf_recover_cmp_serial(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t size, const ludus__pf_header *h) {
     /* calibration: the journal thread's last point (a torn one: the first) */
+    if (h->clock_tsc > 1)
+        return FAIL(offsetof(ludus__pf_header, clock_tsc), "clock_tsc: unknown clock %u", h->clock_tsc);
     c->clock_tsc = (int)h->clock_tsc;
     c->c0 = (ludus__calib_point){h->c0_ticks, h->c0_ns, h->c0_window};
     c->c1 = (h->seq & 1) ? c->c0 : (ludus__calib_point){h->c1_ticks, h->c1_ns, h->c1_window};
+    if (!c->clock_tsc) c->c0.ticks = (uint64_t)c->c0.ns, c->c1.ticks = (uint64_t)c->c1.ns;
+    /* what the reader would refuse in the file ludus__sf_recover_written from it, refused
+     * here, the field named */
+    const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
+    if (why) {
+        uint64_t at = !strcmp(field, "c0_ns")       ? offsetof(ludus__pf_header, c0_ns)
+                      : !strcmp(field, "c0_window") ? offsetof(ludus__pf_header, c0_window)
+                      : !strcmp(field, "c1_ns")     ? offsetof(ludus__pf_header, c1_ns)
+                      : !strcmp(field, "c1_window") ? offsetof(ludus__pf_header, c1_window)
+                                                    : offsetof(ludus__pf_header, c1_ticks);
+        return FAIL(at, "%s: %s (c0 %llu ticks at %lld ns, c1 %llu ticks at %lld ns)", field, why,
+                    (unsigned long long)c->c0.ticks, (long long)c->c0.ns, (unsigned long long)c->c1.ticks,
+                    (long long)c->c1.ns);
+    }
     if (c->clock_tsc && c->c1.ns - c->c0.ns < 1000000) {
         /* no journal pass calibrated it (killed at once, or the thread never
          * ran): the TSC of this machine is the one it counted (invariant),
@@ -17878,38 +18615,60 @@ static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t siz
             pieces[npieces++] =
                 (ludus__sf_recover_piece){ch->thread,
                         ch->seq,
-                        {LUDUS__CHUNK_EVENTS(ch), n, (uintptr_t)(h->pool_base + off + sizeof(ludus__chunk))}};
+                        {LUDUS__CHUNK_EVENTS(ch), n, (uintptr_t)(h->pool_base + off + sizeof(ludus__chunk))},
+                        ch->dropped,
+                        ch->first_drop_ticks};
         }
         off += ch->bytes;
     }
     if (rc == 0) ludus__qsort(pieces, npieces, sizeof *pieces, ludus__sf_recover_cmp_piece);
 
-    /* a thread per serial */
+    /* a thread per serial: of the pieces, and of the journal (a thread that
+     * recorded nothing, or lost everything, keeps its track and its losses) */
+    uint32_t *serials = rc == 0 ? ludus__malloc((npieces + nnames + 1) * sizeof *serials) : NULL;
+    if (rc == 0 && !serials) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
+    uint32_t nserials = 0;
+    for (size_t i = 0; rc == 0 && i < npieces; i++)
+        if (i == 0 || pieces[i].serial != pieces[i - 1].serial) serials[nserials++] = pieces[i].serial;
+    for (uint32_t k = 0; rc == 0 && k < nnames; k++) serials[nserials++] = names[k].serial;
+    if (rc == 0) ludus__qsort(serials, nserials, sizeof *serials, ludus__sf_recover_cmp_serial);
     uint32_t nthreads = 0;
-    for (size_t i = 0; i < npieces; i++) nthreads += i == 0 || pieces[i].serial != pieces[i - 1].serial;
+    for (uint32_t i = 0; rc == 0 && i < nserials; i++)
+        if (i == 0 || serials[i] != serials[i - 1]) serials[nthreads++] = serials[i];
     if (rc == 0) {
         c->threads = ludus__calloc(nthreads ? nthreads : 1, sizeof *c->threads);
         if (!c->threads) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     uint64_t last_ticks = 0;
-    for (size_t i = 0; rc == 0 && i < npieces;) {
-        size_t j = i;
-        while (j < npieces && pieces[j].serial == pieces[i].serial) j++;
+    size_t pi = 0; /* pieces are sorted by serial, as the threads */
+    for (uint32_t t = 0; rc == 0 && t < nthreads; t++) {
         ludus__cap_thread *th = &c->threads[c->nthreads++];
-        th->serial = pieces[i].serial;
+        th->serial = serials[t];
         th->first_drop_ns = LUDUS__NO_DROP;
         snprintf(th->name, sizeof th->name, "thread %u", th->serial);
+        uint64_t dropped = 0, first_drop = 0;
         for (uint32_t k = 0; k < nnames; k++)
             if (names[k].serial == th->serial) {
-                memcpy(th->name, names[k].name, sizeof th->name);
-                th->tid = names[k].tid;
+                if (names[k].named) {
+                    memcpy(th->name, names[k].name, sizeof th->name);
+                    th->tid = names[k].tid;
+                }
+                th->exited = names[k].exited;
+                dropped = names[k].dropped;
+                first_drop = names[k].first_drop_ticks;
             }
-        th->runs = ludus__calloc(j - i, sizeof *th->runs);
+        size_t j = pi;
+        while (j < npieces && pieces[j].serial == th->serial) j++;
+        th->runs = ludus__calloc(j > pi ? j - pi : 1, sizeof *th->runs);
         if (!th->runs) {
             rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
             break;
         }
-        for (size_t k = i; k < j; k++) {
+        for (size_t k = pi; k < j; k++) {
+            /* the losses stored in its pieces, at each loss: later than the journal's, when there were */
+            if (pieces[k].dropped > dropped) dropped = pieces[k].dropped;
+            if (pieces[k].first_drop_ticks && (!first_drop || pieces[k].first_drop_ticks < first_drop))
+                first_drop = pieces[k].first_drop_ticks;
             if (pieces[k].run.n == 0) continue;
             th->runs[th->nruns++] = pieces[k].run;
             const ludus__event *last = pieces[k].run.ev;
@@ -17920,12 +18679,67 @@ static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t siz
             }
             if (rc == 0) rc = ludus__run_keys(c, pieces[k].run.ev, pieces[k].run.n, ludus__sf_recover_name_unjournaled);
         }
-        i = j;
+        pi = j;
+        th->dropped = dropped;
+        if (first_drop) th->first_drop_ns = ludus__ticks_to_ns(c, first_drop);
+        if (dropped && !first_drop) th->first_drop_ns = 0; /* when is not known: from the start */
     }
+    ludus__free(serials);
+    c->unregistered_drops = h->unregistered_drops;
+    c->interner_drops = (uint32_t)(h->interner_drops > UINT32_MAX ? UINT32_MAX : h->interner_drops);
     if (rc == 0 && last_ticks) { /* the end: the last event or the last calibration, whichever is later */
         int64_t at = c->start_ns + ludus__ticks_to_ns(c, last_ticks) + 1;
         if (at > c->end_ns) c->end_ns = at;
+        if (last_ticks > c->c1.ticks) { /* events after the last pass (a journal starved for seconds): the
+                                           calibration's line carried to the last of them, so the file
+                                           ludus__sf_recover_written from it holds every event inside its range */
+            c->c1.ns = c->start_ns + ludus__ticks_to_ns(c, last_ticks);
+            c->c1.ticks = c->clock_tsc ? last_ticks : (uint64_t)c->c1.ns;
+        }
     }
+    /* the calibration as it is ludus__sf_recover_written now (measured here, or carried to the
+     * last event): still one the reader takes */
+    if (rc == 0) {
+        const char *field2, *why2 = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field2);
+        if (why2)
+            rc = FAIL(offsetof(ludus__pf_header, c1_ticks),
+                      "%s: %s once the capture's clock is carried to its events (c0 %llu ticks, last event %llu)",
+                      field2, why2, (unsigned long long)c->c0.ticks, (unsigned long long)last_ticks);
+    }
+    /* when each thread's losses began, inside the capture as it now ends
+     * (a damaged header's clock is no reason to lose the capture) */
+    for (uint32_t t = 0; rc == 0 && t < c->nthreads; t++) {
+        ludus__cap_thread *th = &c->threads[t];
+        if (th->first_drop_ns == LUDUS__NO_DROP) continue;
+        if (th->first_drop_ns < 0) th->first_drop_ns = 0;
+        if (th->first_drop_ns > c->end_ns - c->start_ns) th->first_drop_ns = c->end_ns - c->start_ns;
+    }
+    /* an event before the capture began (beyond the margin the reader
+     * allows): not something this process wrote */
+    uint64_t margin = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
+    uint64_t lo = c->c0.ticks > margin ? c->c0.ticks - margin : 0;
+    for (uint32_t t = 0; rc == 0 && t < c->nthreads; t++)
+        for (uint32_t r = 0; rc == 0 && r < c->threads[t].nruns; r++) {
+            const ludus__run *run = &c->threads[t].runs[r];
+            for (size_t i = 0; i < run->n;) { /* events, not their payload slots */
+                const ludus__event *e = &run->ev[i];
+                const ludus__kind_info *ki = &ludus__kinds[e->word & LUDUS__K_MASK];
+                size_t k = ludus__event_slots(e, run->n - i);
+                /* what the recorder never writes, and the .ludus reader refuses */
+                const char *why = e->ticks < lo ? "tick before the capture began"
+                                  : ki->word == LUDUS__W_SITE && !(e->word & ~(uintptr_t)LUDUS__K_MASK) ? "no site"
+                                  : k > 1 && ki->word_field == LUDUS__F_STAT && e[1].word >= LUDUS__STAT_COUNT
+                                      ? "an unknown frame statistic"
+                                  : k > 1 && ki->word_field == LUDUS__F_EXT && LUDUS__EXT_CODE(e[1].word) == 0
+                                      ? "an extension of sub-kind 0"
+                                      : NULL;
+                if (why) {
+                    rc = FAIL((const char *)e - map, "event of kind %u: %s", (unsigned)(e->word & LUDUS__K_MASK), why);
+                    break;
+                }
+                i += k ? k : 1;
+            }
+        }
     ludus__free(pieces);
     ludus__free(names);
     (void)size;
@@ -17958,11 +18772,15 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
             rc = FAIL(8, "version %u (this reader knows %u)", h.version, LUDUS__PF_VERSION);
         else if (h.byte_order != LUDUS__PF_BYTE_ORDER || h.pointer_bytes != sizeof(void *))
             rc = FAIL(16, "written by a machine of another byte order or pointer size");
-        else if (h.journal_off < sizeof h || h.journal_off + h.journal_cap > h.pool_off || h.pool_off > size ||
-                 h.pool_bytes > size - h.pool_off)
+        else if (h.journal_off < sizeof h || h.journal_off > h.pool_off || h.journal_cap > h.pool_off - h.journal_off ||
+                 h.pool_off > size || h.pool_bytes > size - h.pool_off) /* no sum that can wrap */
             rc = FAIL(24, "journal and pool (%llu + %llu bytes at %llu) do not fit the file's %zu bytes",
                       (unsigned long long)h.journal_cap, (unsigned long long)h.pool_bytes,
                       (unsigned long long)h.pool_off, size);
+        else if ((h.pool_base & 63) || (h.pool_off & 63)) /* the pool is page-aligned, every ludus__sf_recover_piece 64 bytes */
+            rc = FAIL((h.pool_base & 63) ? offsetof(ludus__pf_header, pool_base) : offsetof(ludus__pf_header, pool_off),
+                      "the pool (0x%llx, at offset %llu) is not 64-aligned", (unsigned long long)h.pool_base,
+                      (unsigned long long)h.pool_off);
     }
     ludus_capture *c = rc == 0 ? ludus__capture_new(&ludus__sf_recover_recovered_source) : NULL;
     ludus__sf_recover_mapping *m = c ? ludus__malloc(sizeof *m) : NULL;
@@ -18083,6 +18901,55 @@ int ludus_rolling_active(void) {
 
 static void ludus__sf_rolling_count(uint64_t *field) {
     __atomic_fetch_add(field, 1u, __ATOMIC_RELAXED);
+}
+
+/* ---- local time ---- */
+
+/* Local time without the C library's time zone lock: the offset from UTC
+ * is read through the C library (localtime_r, which takes that lock) at
+ * begin and at each segment switch, on the switch thread; the crash path
+ * names its file from it with arithmetic only, since the crashed process
+ * may have died with a thread inside localtime_r (glibc's gmtime_r takes
+ * the same lock). A change of offset (daylight saving) shows in crash file
+ * names a segment later. */
+static int64_t ludus__sf_rolling_utc_offset_s; /* atomic */
+
+static int64_t ludus__sf_rolling_floor_div(int64_t a, int64_t b) {
+    return a / b - (a % b < 0);
+}
+
+/* Days since 1970-01-01 of a civil date, and back (H. Hinnant's algorithms,
+ * proleptic Gregorian calendar). */
+static int64_t ludus__sf_rolling_days_from_civil(int64_t y, int64_t m, int64_t d) {
+    y -= m <= 2;
+    int64_t era = ludus__sf_rolling_floor_div(y, 400), yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+static void ludus__sf_rolling_civil_from_seconds(int64_t s, struct tm *tm) {
+    int64_t z = ludus__sf_rolling_floor_div(s, 86400), sod = s - z * 86400;
+    z += 719468;
+    int64_t era = ludus__sf_rolling_floor_div(z, 146097), doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    int64_t m = mp < 10 ? mp + 3 : mp - 9;
+    memset(tm, 0, sizeof *tm);
+    tm->tm_year = (int)(yoe + era * 400 + (m <= 2) - 1900);
+    tm->tm_mon = (int)(m - 1);
+    tm->tm_mday = (int)(doy - (153 * mp + 2) / 5 + 1);
+    tm->tm_hour = (int)(sod / 3600);
+    tm->tm_min = (int)(sod / 60 % 60);
+    tm->tm_sec = (int)(sod % 60);
+}
+
+static void ludus__sf_rolling_refresh_utc_offset(void) {
+    int64_t wall_s = ludus__sf_rolling_floor_div(ludus__wall_ns(), 1000000000);
+    struct tm tm;
+    ludus__local_time(wall_s * 1000000000, &tm);
+    int64_t local = ludus__sf_rolling_days_from_civil(tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday) * 86400 + tm.tm_hour * 3600 +
+                    tm.tm_min * 60 + tm.tm_sec;
+    __atomic_store_n(&ludus__sf_rolling_utc_offset_s, local - wall_s, __ATOMIC_RELAXED);
 }
 
 /* ---- carried begins ---- */
@@ -18311,6 +19178,8 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
         if (ludus__gpu_append(&j->gpu, s->gpu, s->start_ns - j->start_ns)) goto fail; /* GPU samples, re-based */
         j->unregistered_drops += s->unregistered_drops;
         j->interner_drops += s->interner_drops;
+        j->counters_refused += s->counters_refused;
+        j->counter_adds_lost += s->counter_adds_lost;
         j->bytes_used += s->bytes_used;
         for (uint32_t t = 0; t < s->nthreads; t++) {
             const ludus__cap_thread *st = &s->threads[t];
@@ -18350,6 +19219,7 @@ static int ludus__sf_rolling_switch_segment(int64_t now, int drop) {
         __atomic_store_n(&R.st.switch_max_ns, took, __ATOMIC_RELAXED);
     ludus__sf_rolling_count(&R.st.segments_switched);
     R.seg_start_ns = now;
+    ludus__sf_rolling_refresh_utc_offset();
     if (R.nseg == R.seg_cap) {
         uint32_t cap = R.seg_cap ? R.seg_cap * 2 : 8;
         ludus_capture **n = ludus__realloc(R.seg, cap * sizeof *n);
@@ -18502,11 +19372,15 @@ static const char *ludus__sf_rolling_extension(int format) {
 }
 
 /* A window's file: the directory, the prefix, the trigger's wall-clock
- * time (from its distance to now) and the reason. */
-static void ludus__sf_rolling_window_path(const char *reason, int64_t at_ns, char *path, size_t cap) {
+ * time (from its distance to now) and the reason. in_crash: local time
+ * from the offset read last, with no call that may lock. */
+static void ludus__sf_rolling_window_path(const char *reason, int64_t at_ns, int in_crash, char *path, size_t cap) {
     int64_t wall = ludus__wall_ns() - (ludus__mono_ns() - at_ns);
     struct tm tm;
-    ludus__local_time(wall, &tm);
+    if (in_crash)
+        ludus__sf_rolling_civil_from_seconds(ludus__sf_rolling_floor_div(wall, 1000000000) + __atomic_load_n(&ludus__sf_rolling_utc_offset_s, __ATOMIC_RELAXED), &tm);
+    else
+        ludus__local_time(wall, &tm);
     snprintf(path, cap, "%s/%s-%04d%02d%02d-%02d%02d%02d-%03d-%s.%s", R.directory, R.prefix, tm.tm_year + 1900,
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(wall / 1000000 % 1000), reason,
              ludus__sf_rolling_extension(R.rd.format));
@@ -18514,7 +19388,7 @@ static void ludus__sf_rolling_window_path(const char *reason, int64_t at_ns, cha
 
 static void ludus__sf_rolling_write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
     char path[512];
-    ludus__sf_rolling_window_path(reason, at_ns, path, sizeof path);
+    ludus__sf_rolling_window_path(reason, at_ns, 0, path, sizeof path);
     int rc = ludus_capture_save(c, R.rd.format, 0, path);
     ludus__mutex_lock(&R.wlock);
     if (rc == 0) {
@@ -18641,25 +19515,43 @@ static void ludus__sf_rolling_fork_child(void) {
 
 /* The window written by a crash (crash.c): the segment recording ends (no
  * next one begins) and the window is written from here. */
-static int ludus__sf_rolling_crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
-    ludus_capture *ended = NULL;
-    if (ludus_capture_active() && ludus__session_end() == 0 && ludus_capture_last(&ended) == 0) {
-        ludus_capture **n = R.nseg == R.seg_cap ? ludus__realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
-        if (n) {
-            R.seg = n;
-            R.seg_cap += R.nseg == R.seg_cap;
-            R.seg[R.nseg++] = ended;
-        } else {
+static void ludus__sf_rolling_crash_keep(ludus_capture *ended) {
+    for (uint32_t i = 0; i < R.nseg; i++)
+        if (R.seg[i] == ended) {
             ludus_capture_release(ended);
+            return;
         }
+    ludus_capture **n = R.nseg == R.seg_cap ? ludus__realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
+    if (n) {
+        R.seg = n;
+        R.seg_cap += R.nseg == R.seg_cap;
+        R.seg[R.nseg++] = ended;
+    } else {
+        ludus_capture_release(ended);
     }
+}
+
+static int ludus__sf_rolling_crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
+    /* A switch the crash stopped half way (in the copy its thread is not
+     * there) has ended a segment the window does not hold yet: the last
+     * capture, when it is one of this window's. */
+    ludus_capture *l = NULL;
+    if (ludus_capture_last(&l) == 0) {
+        uint32_t first = __atomic_load_n(&ludus__rolling_first_gen, __ATOMIC_RELAXED);
+        if (first && ludus__gen_within(l->gen, first, ludus__sess.gen ? ludus__sess.gen : l->gen))
+            ludus__sf_rolling_crash_keep(l);
+        else
+            ludus_capture_release(l);
+    }
+    ludus_capture *ended = NULL;
+    if (ludus__session_crash_end(&ended) == 0) ludus__sf_rolling_crash_keep(ended);
     if (R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment");
     ludus_capture *c = ludus__sf_rolling_join_segments();
     if (!c) return ludus__fail(LUDUS_ENOMEM, "out of memory while joining the window's segments");
     ludus__capture_mark_crash(c, signo, tid, at_ns);
     char reason[32];
     snprintf(reason, sizeof reason, "crash-%s", ludus__crash_signal_name(signo));
-    ludus__sf_rolling_window_path(reason, at_ns, path, cap);
+    ludus__sf_rolling_window_path(reason, at_ns, 1, path, cap);
     int rc = ludus_capture_save(c, R.rd.format, 0, path);
     ludus_capture_release(c);
     return rc;
@@ -18791,6 +19683,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     }
     __atomic_store_n(&ludus__rolling_first_gen, ludus__sess.gen, __ATOMIC_RELAXED);
     R.seg_start_ns = ludus__mono_ns();
+    ludus__sf_rolling_refresh_utc_offset();
     ludus__wakeup_init(&R.wake);
     __atomic_store_n(&R.on, 1, __ATOMIC_RELEASE);
     ludus__session_rolling(1);
@@ -19012,7 +19905,14 @@ int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t
         const int64_t *v;
         const ludus__ring_row *row = ludus__sf_overlay_row_of(ludus__live_ring(), frame, &v);
         rc = LUDUS_ENODATA;
-        if (row && ludus__sf_overlay_item_in_row(it, row) && !(it->owner == LUDUS__OWNER_GAUGE && v[vi] == INT64_MIN)) {
+        int known =
+            !row ||
+            (it->owner == LUDUS__OWNER_GAUGE ? ludus__row_gauge_set(row, it->i)
+             : it->owner == LUDUS__OWNER_COUNT
+                 ? 1
+                 : !((row->domains_unknown >> it->i & 1u) &&
+                     (st == LUDUS__STAT_MEM_LIVE || st == LUDUS__STAT_MEM_LIVE_ALLOCS || st == LUDUS__STAT_MEM_PEAK)));
+        if (row && ludus__sf_overlay_item_in_row(it, row) && known) {
             *out = v[vi];
             rc = 0;
         }
@@ -19121,7 +20021,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
             if (!ludus__sf_overlay_item_in_row(it, row)) continue;
             if (it->owner == LUDUS__OWNER_GAUGE) {
                 const int64_t *g = &v[LUDUS__ROW_GAUGE(it->i)];
-                if (g[0] == INT64_MIN) continue;
+                if (!ludus__row_gauge_set(row, it->i)) continue;
                 col[m++] = g[0];
                 if (g[1] < mn) mn = g[1];
                 if (g[2] > mx) mx = g[2];
@@ -19152,9 +20052,14 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
                                 : di->underflow    ? " (unknown: frees of untracked memory)"
                                 : di->has_baseline ? ""
                                                    : " (since registration)";
-            ludus__sf_overlay_put(&t, "%s: live %s%s, peak %s (last %u frames%s); allocated %s per frame (mean)\n", name,
-                ludus__sf_overlay_bytes(a, sizeof a, di ? di->live_bytes : 0), valid, ludus__sf_overlay_bytes(b, sizeof b, mx), m, of,
-                ludus__sf_overlay_bytes(d, sizeof d, sum / m));
+            if (di && di->underflow) /* no figure for live or peak: one would be wrong */
+                ludus__sf_overlay_put(&t,
+                    "%s: live unknown (frees of untracked memory; last %u frames%s); allocated %s per frame (mean)\n",
+                    name, m, of, ludus__sf_overlay_bytes(d, sizeof d, sum / m));
+            else
+                ludus__sf_overlay_put(&t, "%s: live %s%s, peak %s (last %u frames%s); allocated %s per frame (mean)\n", name,
+                    ludus__sf_overlay_bytes(a, sizeof a, di ? di->live_bytes : 0), valid, ludus__sf_overlay_bytes(b, sizeof b, mx), m, of,
+                    ludus__sf_overlay_bytes(d, sizeof d, sum / m));
         }
     }
     if (lines < n) ludus__sf_overlay_put(&t, "(%u more not shown)\n", n - lines);

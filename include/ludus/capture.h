@@ -78,8 +78,13 @@ struct ludus_capture_desc {
     const char *pool_file; /* NULL: the pool is memory. A path: the pool is that file, mapped shared, so
                               after kill -9 (or any death) the file holds every event recorded up to
                               then: `ludus-trace recover FILE OUT` (ludus_capture_recover) reads it back.
-                              Removed when the capture is released; Linux and Windows;
-                              not with the rolling window (LUDUS_EINVAL). */
+                              The file is new: anything at the path (a file, a link, dangling or not)
+                              is never followed, truncated or replaced (begin fails, LUDUS_EIO); it is
+                              readable by its owner only, and its blocks are reserved at begin (a disk
+                              without room fails begin, LUDUS_EIO, never a fault at a store). Removed
+                              when the capture is released, and at exit (exit, return from main) when
+                              it is not; a process that dies (a signal, kill -9, _exit) leaves it.
+                              Linux and Windows; not with the rolling window (LUDUS_EINVAL). */
 };
 
 /* Reads back the values a desc resolves to (defaults applied); in may be
@@ -200,7 +205,9 @@ typedef struct ludus_capture_summary {
     uint64_t unregistered_thread_drops; /* events of threads the thread table refused */
     uint32_t site_id_collisions;
     uint64_t bytes_used;
-    uint64_t unknown_events; /* events of a kind a later version of the library added: skipped when read */
+    uint64_t unknown_events;    /* events of a kind a later version of the library added: skipped when read */
+    uint32_t counters_refused;  /* counters, gauges and memory domains refused while it ran (their tables full) */
+    uint64_t counter_adds_lost; /* counts lost while it ran (a thread that got no memory for its shard) */
     /* When events were dropped: a pool of this many bytes would have held every one (the bytes used, the
      * dropped events at the bytes an event took on average, the end reserve and a 64 KiB piece per thread),
      * a power of two of 64 KiB chunks: LUDUS_TRACE_CHUNKS=pool_bytes_needed/65536. 0: none dropped. */

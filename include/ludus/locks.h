@@ -50,23 +50,26 @@ extern "C" {
 
 /* Names a lock by its address (any lock: a pthread mutex or rwlock, or one
  * of your own), for the life of the process or until ludus_lock_forget.
- * Thread-safe; name is copied. Naming it again renames it. Locks with the
- * same name share one entry in the report (one registered site of category
- * "lock"). At most 1024 named locks at a time: past that (or when the site
- * table is full) the lock is not named, its waits are recorded under the
- * call site, and the refusal is counted (ludus_lock_names_refused, and as a
- * refused run-time name of a running capture). Returns 0, LUDUS_EINVAL
- * (lock or name NULL or empty) or LUDUS_ENOMEM (refused). */
+ * Thread-safe; name is copied (at most 119 bytes, cut on a character
+ * boundary). Naming it again renames it. Locks with the same name share one
+ * entry in the report: a wait is a scope of category "lock" interned in the
+ * running capture's table of run-time names, so names take no room for good
+ * (per capture, past 16,384 distinct names, a wait is recorded under its
+ * call site and counted as a refused run-time name). At most 1024 named
+ * locks at a time: past that the lock is not named, its waits are recorded
+ * under the call site, and the refusal is counted (ludus_lock_names_refused,
+ * and as a refused run-time name of a running capture). Returns 0,
+ * LUDUS_EINVAL (lock or name NULL or empty) or LUDUS_ENOMEM (refused). */
 LUDUS_API int ludus_lock_name(const void *lock, const char *name);
 /* Forgets a lock's name (call it before destroying a named lock whose
  * memory will be reused); its slot becomes free again. Waits already
  * recorded keep the name. Returns 0, or LUDUS_ENODATA when it had none. */
 LUDUS_API int ludus_lock_forget(const void *lock);
-/* The site a wait on this lock is recorded under: its name's, or NULL when
- * it has none. Lock-free (acquire loads only). */
+/* The lock's name as a site of category "lock" (a copy, the calling
+ * thread's until its next call), or NULL when it has none. Lock-free. */
 LUDUS_API const ludus_site *ludus_lock_site(const void *lock);
-/* Names refused because the table of named locks was full (or the site
- * table), since the process started. */
+/* Names refused because the table of named locks was full, since the
+ * process started. */
 LUDUS_API uint64_t ludus_lock_names_refused(void);
 
 /* The out-of-line half of a wait, after a failed try-lock: a lock-wait

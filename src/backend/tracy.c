@@ -513,7 +513,7 @@ static void plot_frame(void) {
                 if (it->i >= row->ncounters) continue;
                 value = v[LUDUS__ROW_COUNTER(it->i)];
             } else if (it->owner == LUDUS__OWNER_GAUGE) {
-                if (it->i >= row->ngauges || v[LUDUS__ROW_GAUGE(it->i)] == INT64_MIN) continue;
+                if (!ludus__row_gauge_set(row, it->i)) continue;
                 value = v[LUDUS__ROW_GAUGE(it->i)];
             } else {
                 if (it->i >= row->ndomains) continue;

@@ -173,7 +173,9 @@ struct ludus_capture {
     uint32_t nthreads;
     uint64_t unregistered_drops;
     uint32_t interner_drops;
-    uint64_t bytes_used; /* pool bytes handed out */
+    uint32_t counters_refused;  /* counters, gauges and memory domains the full tables refused while it ran */
+    uint64_t counter_adds_lost; /* counts of threads that got no shard (no memory) while it ran */
+    uint64_t bytes_used;        /* pool bytes handed out */
     /* in-memory captures: what they own */
     void *pool_mem;
     uint64_t pool_bytes;
@@ -273,6 +275,7 @@ typedef struct ludus__gpu_ctx {
     uint32_t queue, valid_bits;
     double period_ns;
     uint64_t cov[LUDUS_GPU_COVERAGE_COUNT];
+    uint64_t handed; /* samples and points handed over (the store's, while the capture runs) */
     /* derived by ludus__gpu_place */
     int calibrated;
     uint32_t ncal, lanes, breaks; /* breaks: neighbouring points that disagree (no line drawn between them) */
@@ -319,6 +322,9 @@ LUDUS_HIDDEN void ludus__gpu_capture_end(ludus_capture *c);
 /* The child's side of fork (session.c): the store restarts empty, for the
  * child's capture when capture is 1 (start: its CLOCK_MONOTONIC start). */
 LUDUS_HIDDEN void ludus__gpu_after_fork(int capture, int64_t start_ns);
+/* In the copy writing a crash: the store's lock made anew; when a thread
+ * held it, the running capture's GPU samples are left out (gpu.c). */
+LUDUS_HIDDEN void ludus__gpu_crashed(void);
 /* Derives the placement, lanes and per-context figures (after a take, a
  * file read, a join); 0 or LUDUS_ENOMEM. */
 LUDUS_HIDDEN int ludus__gpu_place(ludus__gpu_data *g);
@@ -385,6 +391,23 @@ LUDUS_HIDDEN void ludus__session_after_fork(void);
  * none comes back; the locks are made anew, ending never waits, and what
  * a thread had in flight is lost and counted. */
 LUDUS_HIDDEN void ludus__session_crashed(void);
+/* In the copy writing a crash: the capture the crash ends, as a
+ * reference (0), or LUDUS_ENOCAPTURE when none was running. A thread of
+ * the crashed process may have been in the middle of ending one (it is
+ * not in the copy): the end is finished from where it stopped, or its
+ * capture object taken as it stands once it holds everything. */
+LUDUS_HIDDEN int ludus__session_crash_end(ludus_capture **out);
+/* The steps of begin and end that a test may stop a thread at (through
+ * ludus__session_step, NULL otherwise), to crash another thread there. */
+enum {
+    LUDUS__STEP_ARMING = 1, /* begin: the session being filled, not armed */
+    LUDUS__STEP_ARMED,      /* begin: armed, the registry still locked */
+    LUDUS__STEP_ENDING,     /* end: disarmed, no thread published yet */
+    LUDUS__STEP_PUBLISHED,  /* end: every thread published, no capture object yet */
+    LUDUS__STEP_ENDED,      /* end: the capture object holds it all, the session not yet cleared */
+    LUDUS__STEP_INACTIVE    /* end: no capture active, the ended one not yet the last */
+};
+LUDUS_HIDDEN extern void (*ludus__session_step)(int step);
 /* Set by a rolling window while it runs: writes the window into its
  * directory in a crash's child (reason "crash-<signal>"); *path the file. */
 LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path,
@@ -402,6 +425,14 @@ LUDUS_HIDDEN int ludus__build_runs(ludus_capture *c);
 LUDUS_HIDDEN int ludus__prepare(ludus_capture *c);
 LUDUS_HIDDEN void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out);
 LUDUS_HIDDEN int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
+/* NULL when c0 and c1 can calibrate a capture; else the problem, with the
+ * field it lies in (c0_ns, c1_ticks, ...: the names of both file headers)
+ * in *field (calibration.c). */
+LUDUS_HIDDEN const char *ludus__calib_check(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1,
+                                            const char **field);
+/* Ticks on either side of [c0, c1] an event of the capture may lie (one
+ * second's worth; no bound when too short to calibrate). */
+LUDUS_HIDDEN uint64_t ludus__calib_margin(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1);
 /* Calls fn for every site key the n slots at e name (site_table.c: the
  * kind table's word and payload columns); stops at fn's first non-zero. */
 LUDUS_HIDDEN int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n,

@@ -181,6 +181,8 @@ int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out) {
     out->end_ns = c->end_ns;
     out->chunks_used = (uint32_t)((c->bytes_used + 65535) / 65536);
     out->interner_drops = c->interner_drops;
+    out->counters_refused = c->counters_refused;
+    out->counter_adds_lost = c->counter_adds_lost;
     out->clock_name = c->clock_tsc ? "tsc" : "monotonic";
     out->unwound = c->unwound;
     out->mismatched = c->mismatched;

@@ -447,6 +447,8 @@ static void capture_fields(json_ctx *x) {
     meta_kv_u64(w, "async_lanes", async_lane_index(c, c->nasync_tracks, 0)); /* pseudo-threads of async tracks */
     meta_kv_u64(w, "frames", c->frames);
     meta_kv_u64(w, "interner_drops", c->interner_drops);
+    meta_kv_u64(w, "counters_refused", c->counters_refused);
+    meta_kv_u64(w, "counter_adds_lost", c->counter_adds_lost);
     meta_kv_u64(w, "site_id_collisions", c->id_collisions);
     meta_kv_u64(w, "nonfinite_counter_samples", x->skipped_nonfinite);
     if (x->args.dropped) meta_kv_u64(w, "annotations_dropped", x->args.dropped);

@@ -66,16 +66,22 @@ static void write_meta(ludus__writer *w, const ludus_capture *c, ludus__bytes *r
     char crash[128];                     /* "SIGNAME signo tid at_ns" */
     snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
              (unsigned long long)c->crash_tid, (long long)c->crash_ns);
-    const char *keys[6] = {"ludus_version", "process_name", "categories", "memory_coverage", "crash", "recovered"};
-    const char *vals[6] = {LUDUS_VERSION_STRING,
+    char refused[24], lost[24]; /* in metadata: readers skip keys they do not know */
+    snprintf(refused, sizeof refused, "%u", c->counters_refused);
+    snprintf(lost, sizeof lost, "%llu", (unsigned long long)c->counter_adds_lost);
+    const char *keys[8] = {"ludus_version", "process_name", "categories",       "memory_coverage",
+                           "crash",         "recovered",    "counters_refused", "counter_adds_lost"};
+    const char *vals[8] = {LUDUS_VERSION_STRING,
                            c->process_name,
                            c->categories,
                            cov,
                            c->crash_signal ? crash : NULL,
-                           c->recovered ? "pool file" : NULL};
+                           c->recovered ? "pool file" : NULL,
+                           c->counters_refused ? refused : NULL,
+                           c->counter_adds_lost ? lost : NULL};
     uint32_t n = 0;
     r->n = 0;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 8; i++) {
         if (!vals[i]) continue;
         size_t kn = strlen(keys[i]), vn = clamp_len(strlen(vals[i]));
         rb_u32(r, (uint32_t)kn);
@@ -102,7 +108,17 @@ static void write_stats(ludus__writer *w, const ludus_capture *c, ludus__bytes *
     write_record(w, LUDUS__NF_STATS, 0, r->b, r->n);
 }
 
-static void write_sites(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
+/* A table the reader would refuse (more bytes than a table may hold) is
+ * never written: the save fails instead, and the capture stays for
+ * another format. */
+static int table_fits(const ludus__bytes *r, const char *what) {
+    if (r->n <= LUDUS__NF_MAX_TABLE_BYTES) return 0;
+    return ludus__fail(LUDUS_EOVERFLOW,
+                       "the %s table needs %llu bytes, more than a .ludus file holds (%u): write JSON or .pftrace",
+                       what, (unsigned long long)r->n, LUDUS__NF_MAX_TABLE_BYTES);
+}
+
+static int write_sites(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     r->n = 0;
     rb_u32(r, ludus__nf_site_BYTES);
     for (uint32_t i = 0; i < c->nsites; i++) {
@@ -120,7 +136,7 @@ static void write_sites(ludus__writer *w, const ludus_capture *c, ludus__bytes *
                             (uint32_t)cn,
                             0};
         uint8_t *p = ludus__bytes_room(r, ludus__nf_site_BYTES);
-        if (!p) return;
+        if (!p) return 0; /* r->oom says it */
         ludus__nf_site_put(p, &e);
         r->n += ludus__nf_site_BYTES;
         ludus__bytes_put(r, s->name, nn);
@@ -128,10 +144,12 @@ static void write_sites(ludus__writer *w, const ludus_capture *c, ludus__bytes *
         ludus__bytes_put(r, s->file, ln);
         if (cn) ludus__bytes_put(r, s->category, cn);
     }
-    write_record(w, LUDUS__NF_SITES, c->nsites, r->b, r->n);
+    int rc = table_fits(r, "site");
+    if (rc == 0) write_record(w, LUDUS__NF_SITES, c->nsites, r->b, r->n);
+    return rc;
 }
 
-static void write_threads(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
+static int write_threads(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     r->n = 0;
     rb_u32(r, ludus__nf_thread_BYTES);
     for (uint32_t t = 0; t < c->nthreads; t++) {
@@ -141,12 +159,14 @@ static void write_threads(ludus__writer *w, const ludus_capture *c, ludus__bytes
                               th->incomplete, th->unwound,          th->orphan_ends,   th->filtered, th->frames,
                               th->mismatched, th->exited ? 1u : 0u, th->lanes,         (uint32_t)nn, 0};
         uint8_t *p = ludus__bytes_room(r, ludus__nf_thread_BYTES);
-        if (!p) return;
+        if (!p) return 0; /* r->oom says it */
         ludus__nf_thread_put(p, &e);
         r->n += ludus__nf_thread_BYTES;
         ludus__bytes_put(r, th->name, nn);
     }
-    write_record(w, LUDUS__NF_THREADS, c->nthreads, r->b, r->n);
+    int rc = table_fits(r, "thread");
+    if (rc == 0) write_record(w, LUDUS__NF_THREADS, c->nthreads, r->b, r->n);
+    return rc;
 }
 
 static int write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread, const ludus__run *run, int raw,
@@ -179,12 +199,21 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
         return ludus__fail(
             LUDUS_EUNSUPPORTED,
             "a time cut cannot be saved as .ludus (its blocks hold whole threads): write JSON or .pftrace");
+    /* what the reader refuses is never written (it would lose the capture) */
+    if (c->nsites > LUDUS__NF_MAX_SITES || c->nthreads > LUDUS__NF_MAX_THREADS)
+        return ludus__fail(LUDUS_EOVERFLOW,
+                           "%u sites and %u threads: a .ludus file holds at most %u and %u; write JSON or .pftrace",
+                           c->nsites, c->nthreads, LUDUS__NF_MAX_SITES, LUDUS__NF_MAX_THREADS);
     ludus__bytes r = {NULL, 0, 0, 0};
     write_header(w, c);
     write_meta(w, c, &r);
     write_stats(w, c, &r);
-    write_sites(w, c, &r);
-    write_threads(w, c, &r);
+    int trc = write_sites(w, c, &r);
+    if (trc == 0) trc = write_threads(w, c, &r);
+    if (trc) {
+        ludus__free(r.b);
+        return trc;
+    }
     const ludus__gpu_data *g = ludus__gpu_of(c);
     if (g && !w->failed) { /* GPU timing: after the tables, before the blocks */
         size_t gn;

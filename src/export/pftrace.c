@@ -167,6 +167,8 @@ static int write_process(pf_state *s) {
     p = da_u64(p, "nonfinite_counter_samples", c->nonfinite);
     p = da_u64(p, "frames", c->frames);
     p = da_u64(p, "interner_drops", c->interner_drops);
+    p = da_u64(p, "counters_refused", c->counters_refused);
+    p = da_u64(p, "counter_adds_lost", c->counter_adds_lost);
     p = da_u64(p, "site_id_collisions", c->id_collisions);
     if (c->crash_signal) { /* ended by a crash (crash.c) */
         p = da_str(p, "crash_signal", c->crash_signal_name);

@@ -103,6 +103,55 @@ static void count(uint64_t *field) {
     __atomic_fetch_add(field, 1u, __ATOMIC_RELAXED);
 }
 
+/* ---- local time ---- */
+
+/* Local time without the C library's time zone lock: the offset from UTC
+ * is read through the C library (localtime_r, which takes that lock) at
+ * begin and at each segment switch, on the switch thread; the crash path
+ * names its file from it with arithmetic only, since the crashed process
+ * may have died with a thread inside localtime_r (glibc's gmtime_r takes
+ * the same lock). A change of offset (daylight saving) shows in crash file
+ * names a segment later. */
+static int64_t utc_offset_s; /* atomic */
+
+static int64_t floor_div(int64_t a, int64_t b) {
+    return a / b - (a % b < 0);
+}
+
+/* Days since 1970-01-01 of a civil date, and back (H. Hinnant's algorithms,
+ * proleptic Gregorian calendar). */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
+    y -= m <= 2;
+    int64_t era = floor_div(y, 400), yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+static void civil_from_seconds(int64_t s, struct tm *tm) {
+    int64_t z = floor_div(s, 86400), sod = s - z * 86400;
+    z += 719468;
+    int64_t era = floor_div(z, 146097), doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    int64_t m = mp < 10 ? mp + 3 : mp - 9;
+    memset(tm, 0, sizeof *tm);
+    tm->tm_year = (int)(yoe + era * 400 + (m <= 2) - 1900);
+    tm->tm_mon = (int)(m - 1);
+    tm->tm_mday = (int)(doy - (153 * mp + 2) / 5 + 1);
+    tm->tm_hour = (int)(sod / 3600);
+    tm->tm_min = (int)(sod / 60 % 60);
+    tm->tm_sec = (int)(sod % 60);
+}
+
+static void refresh_utc_offset(void) {
+    int64_t wall_s = floor_div(ludus__wall_ns(), 1000000000);
+    struct tm tm;
+    ludus__local_time(wall_s * 1000000000, &tm);
+    int64_t local = days_from_civil(tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday) * 86400 + tm.tm_hour * 3600 +
+                    tm.tm_min * 60 + tm.tm_sec;
+    __atomic_store_n(&utc_offset_s, local - wall_s, __ATOMIC_RELAXED);
+}
+
 /* ---- carried begins ---- */
 
 static thread_carry *carry_of(uint32_t serial, int create) {
@@ -329,6 +378,8 @@ static ludus_capture *join_segments(void) {
         if (ludus__gpu_append(&j->gpu, s->gpu, s->start_ns - j->start_ns)) goto fail; /* GPU samples, re-based */
         j->unregistered_drops += s->unregistered_drops;
         j->interner_drops += s->interner_drops;
+        j->counters_refused += s->counters_refused;
+        j->counter_adds_lost += s->counter_adds_lost;
         j->bytes_used += s->bytes_used;
         for (uint32_t t = 0; t < s->nthreads; t++) {
             const ludus__cap_thread *st = &s->threads[t];
@@ -368,6 +419,7 @@ static int switch_segment(int64_t now, int drop) {
         __atomic_store_n(&R.st.switch_max_ns, took, __ATOMIC_RELAXED);
     count(&R.st.segments_switched);
     R.seg_start_ns = now;
+    refresh_utc_offset();
     if (R.nseg == R.seg_cap) {
         uint32_t cap = R.seg_cap ? R.seg_cap * 2 : 8;
         ludus_capture **n = ludus__realloc(R.seg, cap * sizeof *n);
@@ -520,11 +572,15 @@ static const char *extension(int format) {
 }
 
 /* A window's file: the directory, the prefix, the trigger's wall-clock
- * time (from its distance to now) and the reason. */
-static void window_path(const char *reason, int64_t at_ns, char *path, size_t cap) {
+ * time (from its distance to now) and the reason. in_crash: local time
+ * from the offset read last, with no call that may lock. */
+static void window_path(const char *reason, int64_t at_ns, int in_crash, char *path, size_t cap) {
     int64_t wall = ludus__wall_ns() - (ludus__mono_ns() - at_ns);
     struct tm tm;
-    ludus__local_time(wall, &tm);
+    if (in_crash)
+        civil_from_seconds(floor_div(wall, 1000000000) + __atomic_load_n(&utc_offset_s, __ATOMIC_RELAXED), &tm);
+    else
+        ludus__local_time(wall, &tm);
     snprintf(path, cap, "%s/%s-%04d%02d%02d-%02d%02d%02d-%03d-%s.%s", R.directory, R.prefix, tm.tm_year + 1900,
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(wall / 1000000 % 1000), reason,
              extension(R.rd.format));
@@ -532,7 +588,7 @@ static void window_path(const char *reason, int64_t at_ns, char *path, size_t ca
 
 static void write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
     char path[512];
-    window_path(reason, at_ns, path, sizeof path);
+    window_path(reason, at_ns, 0, path, sizeof path);
     int rc = ludus_capture_save(c, R.rd.format, 0, path);
     ludus__mutex_lock(&R.wlock);
     if (rc == 0) {
@@ -659,25 +715,43 @@ static void fork_child(void) {
 
 /* The window written by a crash (crash.c): the segment recording ends (no
  * next one begins) and the window is written from here. */
-static int crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
-    ludus_capture *ended = NULL;
-    if (ludus_capture_active() && ludus__session_end() == 0 && ludus_capture_last(&ended) == 0) {
-        ludus_capture **n = R.nseg == R.seg_cap ? ludus__realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
-        if (n) {
-            R.seg = n;
-            R.seg_cap += R.nseg == R.seg_cap;
-            R.seg[R.nseg++] = ended;
-        } else {
+static void crash_keep(ludus_capture *ended) {
+    for (uint32_t i = 0; i < R.nseg; i++)
+        if (R.seg[i] == ended) {
             ludus_capture_release(ended);
+            return;
         }
+    ludus_capture **n = R.nseg == R.seg_cap ? ludus__realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
+    if (n) {
+        R.seg = n;
+        R.seg_cap += R.nseg == R.seg_cap;
+        R.seg[R.nseg++] = ended;
+    } else {
+        ludus_capture_release(ended);
     }
+}
+
+static int crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
+    /* A switch the crash stopped half way (in the copy its thread is not
+     * there) has ended a segment the window does not hold yet: the last
+     * capture, when it is one of this window's. */
+    ludus_capture *l = NULL;
+    if (ludus_capture_last(&l) == 0) {
+        uint32_t first = __atomic_load_n(&ludus__rolling_first_gen, __ATOMIC_RELAXED);
+        if (first && ludus__gen_within(l->gen, first, ludus__sess.gen ? ludus__sess.gen : l->gen))
+            crash_keep(l);
+        else
+            ludus_capture_release(l);
+    }
+    ludus_capture *ended = NULL;
+    if (ludus__session_crash_end(&ended) == 0) crash_keep(ended);
     if (R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment");
     ludus_capture *c = join_segments();
     if (!c) return ludus__fail(LUDUS_ENOMEM, "out of memory while joining the window's segments");
     ludus__capture_mark_crash(c, signo, tid, at_ns);
     char reason[32];
     snprintf(reason, sizeof reason, "crash-%s", ludus__crash_signal_name(signo));
-    window_path(reason, at_ns, path, cap);
+    window_path(reason, at_ns, 1, path, cap);
     int rc = ludus_capture_save(c, R.rd.format, 0, path);
     ludus_capture_release(c);
     return rc;
@@ -809,6 +883,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     }
     __atomic_store_n(&ludus__rolling_first_gen, ludus__sess.gen, __ATOMIC_RELAXED);
     R.seg_start_ns = ludus__mono_ns();
+    refresh_utc_offset();
     ludus__wakeup_init(&R.wake);
     __atomic_store_n(&R.on, 1, __ATOMIC_RELEASE);
     ludus__session_rolling(1);

@@ -288,7 +288,7 @@ LUDUS__NF_DEFINE(ludus__nf_gpu_cal, LUDUS__NF_GPU_CAL_FIELDS)
 
 /* Reader limits: a file past them is refused (LUDUS_EFORMAT), so a hostile
  * file cannot make the reader allocate without bound. */
-#define LUDUS__NF_MAX_THREADS 65536u
+#define LUDUS__NF_MAX_THREADS (1u << 21) /* a capture's threads, exited ones too (the table's bytes bound it too) */
 #define LUDUS__NF_MAX_SITES (1u << 22)
 #define LUDUS__NF_MAX_TABLE_BYTES (256u << 20)
 #define LUDUS__NF_MAX_BLOCK_SLOTS (1u << 27) /* the largest piece (2 GiB) */

@@ -258,10 +258,8 @@ static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uin
     c->gen = h.gen;
     c->c0 = (ludus__calib_point){h.c0_ticks, h.c0_ns, h.c0_window};
     c->c1 = (ludus__calib_point){h.c1_ticks, h.c1_ns, h.c1_window};
-    if (!TIME_OK(c->c0.ns) || !TIME_OK(c->c1.ns))
-        return FMT_FAIL(ludus__nf_header_offset("c0_ns"), "calibration time out of range");
-    if (c->c1.ticks < c->c0.ticks || c->c1.ns < c->c0.ns)
-        return FMT_FAIL(ludus__nf_header_offset("c1_ticks"), "calibration points out of order");
+    const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
+    if (why) return FMT_FAIL(ludus__nf_header_offset(field), "%s: %s", field, why);
     c->start_ns = h.start_ns;
     c->end_ns = h.end_ns;
     if (!TIME_OK(c->start_ns) || !TIME_OK(c->end_ns) || c->end_ns < c->start_ns)
@@ -274,9 +272,7 @@ static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uin
                         LUDUS__NF_MAX_THREADS);
     /* One second of ticks on either side of the capture (events of the
      * inline path may precede the first calibration point by a few ns). */
-    uint64_t dt = c->c1.ticks - c->c0.ticks, dn = (uint64_t)(c->c1.ns - c->c0.ns);
-    r->margin_ticks = !c->clock_tsc ? 1000000000u : dn ? (uint64_t)((ludus__u128)dt * 1000000000u / dn) : dt;
-    if (c->clock_tsc && dn < 1000) r->margin_ticks = UINT64_MAX / 4; /* too short to calibrate: no range check */
+    r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
     *first_record = h.header_bytes;
     *nsites = h.nsites;
     *nthreads = h.nthreads;
@@ -332,6 +328,22 @@ static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t 
             c->categories[ludus__utf8_clean(v, vn, c->categories, cap)] = 0;
         } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
             c->recovered = 1;
+        } else if ((kn == 16 && !memcmp(k, "counters_refused", 16)) ||
+                   (kn == 17 && !memcmp(k, "counter_adds_lost", 17))) {
+            char num[24];
+            unsigned long long x = 0;
+            char *end = num;
+            if (vn > 0 && vn < sizeof num) {
+                memcpy(num, v, vn);
+                num[vn] = 0;
+                x = strtoull(num, &end, 10);
+            }
+            if (vn == 0 || vn >= sizeof num || *end || num[0] < '0' || num[0] > '9')
+                return FMT_FAIL(base + pos + 8 + kn, "malformed %.*s entry", (int)kn, k);
+            if (kn == 16)
+                c->counters_refused = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+            else
+                c->counter_adds_lost = x;
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
             if (parse_crash(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed crash entry");
         } else if (kn == 15 && !memcmp(k, "memory_coverage", 15) && !c->mem_cov) {
@@ -543,7 +555,9 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
             return FMT_FAIL(off, "table record %u after the first event block", h.tag);
         uint8_t *p = NULL;
         if (table) {
-            if (h.length > LUDUS__NF_MAX_TABLE_BYTES)
+            /* the GPU record grows with the samples (bounded by the file,
+             * checked above); the tables with sites and threads */
+            if (h.length > LUDUS__NF_MAX_TABLE_BYTES && h.tag != LUDUS__NF_GPU)
                 return FMT_FAIL(off + 8, "table of %" PRIu64 " bytes exceeds the limit", h.length);
             p = ludus__malloc(h.length ? (size_t)h.length : 1);
             if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory for a table of %" PRIu64 " bytes", h.length);

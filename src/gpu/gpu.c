@@ -36,7 +36,39 @@ static struct {
     ludus_gpu_context *ctx[MAX_CONTEXTS];
     ludus__gpu_data *data; /* the running capture's; NULL without one */
     int64_t start_ns;
+    /* slots of data->ctx whose context was destroyed with nothing handed
+     * over: a context created next takes one, so creating and destroying
+     * contexts in one capture does not grow it (dropped at its end) */
+    uint32_t *free_slot;
+    uint32_t nfree, free_cap;
 } S = {.lock = LUDUS__MUTEX_INIT};
+
+/* Nothing of this context is in the capture: no sample, no point, no count. */
+static int ctx_empty(const ludus__gpu_ctx *k) {
+    for (int v = 0; v < LUDUS_GPU_COVERAGE_COUNT; v++)
+        if (k->cov[v]) return 0;
+    return k->handed == 0;
+}
+
+/* The empty slots of g dropped, the samples' and points' contexts renumbered. */
+static void compact(ludus__gpu_data *g, const uint32_t *free_slot, uint32_t nfree) {
+    if (!nfree) return;
+    uint32_t *map = ludus__malloc(g->nctx * sizeof *map);
+    if (!map) return; /* out of memory: the empty tracks stay */
+    for (uint32_t i = 0; i < g->nctx; i++) map[i] = 0;
+    for (uint32_t i = 0; i < nfree; i++)
+        if (free_slot[i] < g->nctx) map[free_slot[i]] = UINT32_MAX;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < g->nctx; i++) {
+        if (map[i] == UINT32_MAX) continue;
+        map[i] = n;
+        g->ctx[n++] = g->ctx[i];
+    }
+    g->nctx = n;
+    for (uint64_t i = 0; i < g->ns; i++) g->s[i].ctx = map[g->s[i].ctx];
+    for (uint64_t i = 0; i < g->ncal; i++) g->cal[i].ctx = map[g->cal[i].ctx];
+    ludus__free(map);
+}
 
 static const char *const queue_names[] = {"graphics", "compute", "copy"};
 
@@ -163,6 +195,7 @@ void ludus__gpu_free(ludus__gpu_data *g) {
 void ludus__gpu_capture_begin(int64_t start_ns) {
     ludus__mutex_lock(&S.lock);
     ludus__gpu_free(S.data);
+    S.nfree = 0;
     S.data = ludus__calloc(1, sizeof *S.data);
     S.start_ns = start_ns;
     for (uint32_t i = 0; i < MAX_CONTEXTS && S.data; i++)
@@ -179,13 +212,29 @@ void ludus__gpu_capture_begin(int64_t start_ns) {
 void ludus__gpu_after_fork(int capture, int64_t start_ns) {
     ludus__mutex_init(&S.lock);
     S.data = NULL;
+    S.nfree = 0;
     if (capture) ludus__gpu_capture_begin(start_ns);
+}
+
+/* In the copy writing a crash: a thread of the crashed process that held
+ * the lock may have left the store half changed (a sample counted, not yet
+ * written): its samples are left out, never read half written. */
+void ludus__gpu_crashed(void) {
+    if (ludus__mutex_trylock(&S.lock) == 0) {
+        ludus__mutex_unlock(&S.lock);
+        return;
+    }
+    ludus__mutex_init(&S.lock);
+    S.data = NULL;
+    S.nfree = 0;
 }
 
 void ludus__gpu_capture_end(ludus_capture *c) {
     ludus__mutex_lock(&S.lock);
     ludus__gpu_data *g = S.data;
     S.data = NULL;
+    if (g) compact(g, S.free_slot, S.nfree);
+    S.nfree = 0;
     ludus__mutex_unlock(&S.lock);
     if (!g) return;
     /* handed over between the capture's end and this take, submitted after
@@ -229,10 +278,16 @@ int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_conte
     uint32_t i = 0;
     while (i < MAX_CONTEXTS && S.ctx[i]) i++;
     int rc = 0;
-    if (i == MAX_CONTEXTS)
+    if (i == MAX_CONTEXTS) {
         rc = LUDUS_ETHREADS;
-    else if (S.data && add_ctx(S.data, in, &x->slot))
+    } else if (S.data && S.nfree) { /* a slot a destroyed context left empty */
+        x->slot = S.free_slot[--S.nfree];
+        S.data->ctx[x->slot] = *in;
+        memset(S.data->ctx[x->slot].cov, 0, sizeof in->cov);
+        S.data->ctx[x->slot].handed = 0;
+    } else if (S.data && add_ctx(S.data, in, &x->slot)) {
         rc = LUDUS_ENOMEM;
+    }
     if (rc == 0) S.ctx[i] = x;
     ludus__mutex_unlock(&S.lock);
     if (rc) {
@@ -243,22 +298,32 @@ int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_conte
     return 0;
 }
 
+static ludus__gpu_ctx *running_ctx(ludus_gpu_context *x) {
+    return S.data && x->slot < S.data->nctx ? &S.data->ctx[x->slot] : NULL;
+}
+
 void ludus_gpu_context_destroy(ludus_gpu_context *x) {
     if (!x) return;
     ludus__backend_gpu_forget(x);
     ludus__mutex_lock(&S.lock);
+    int known = 0;
     for (uint32_t i = 0; i < MAX_CONTEXTS; i++)
-        if (S.ctx[i] == x) S.ctx[i] = NULL;
+        if (S.ctx[i] == x) S.ctx[i] = NULL, known = 1;
+    ludus__gpu_ctx *k = known ? running_ctx(x) : NULL;
+    if (k && ctx_empty(k)) { /* nothing of it in the capture: its slot is taken again */
+        if (S.nfree == S.free_cap) {
+            uint32_t cap = S.free_cap ? S.free_cap * 2 : 16;
+            uint32_t *n = ludus__realloc(S.free_slot, cap * sizeof *n);
+            if (n) S.free_slot = n, S.free_cap = cap;
+        }
+        if (S.nfree < S.free_cap) S.free_slot[S.nfree++] = x->slot;
+    }
     ludus__mutex_unlock(&S.lock);
     ludus__free(x);
 }
 
 int64_t ludus_gpu_cpu_now_ns(void) {
     return ludus__mono_ns();
-}
-
-static ludus__gpu_ctx *running_ctx(ludus_gpu_context *x) {
-    return S.data && x->slot < S.data->nctx ? &S.data->ctx[x->slot] : NULL;
 }
 
 int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t n) {
@@ -303,6 +368,7 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
             goto out;
         }
         ludus__gpu_sample *o = &g->s[g->ns++];
+        ci->handed++;
         memset(o, 0, sizeof *o);
         o->ctx = x->slot;
         o->name = name;
@@ -339,8 +405,10 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
         }
         int64_t at;
         if (__builtin_sub_overflow(cpu_ns, S.start_ns, &at)) at = cpu_ns < 0 ? -TIME_LIMIT : TIME_LIMIT;
-        if (rc == 0)
+        if (rc == 0) {
             g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, clamp_time(at), clamp_time(max_deviation_ns)};
+            ci->handed++;
+        }
     }
     ludus__mutex_unlock(&S.lock);
     return rc ? ludus__fail(rc, rc == LUDUS_ENOCAPTURE ? "no capture is active" : "out of memory") : 0;
@@ -727,8 +795,9 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
         h.cal_bytes < ludus__nf_gpu_cal_BYTES || h.ctx_bytes > 4096 || h.sample_bytes > 4096 || h.cal_bytes > 4096)
         return BAD("GPU record entry sizes %u/%u/%u are not ones this reader knows", h.ctx_bytes, h.sample_bytes,
                    h.cal_bytes);
-    if (h.nctx > MAX_CONTEXTS * 64 || h.nnames > LUDUS__NF_MAX_SITES || h.nsamples > n / h.sample_bytes ||
-        h.ncal > n / h.cal_bytes)
+    /* every count bounded by the record's length, as the writer wrote it:
+     * a capture of any number of contexts reads back */
+    if (h.nctx > n / h.ctx_bytes || h.nnames > n / 4 || h.nsamples > n / h.sample_bytes || h.ncal > n / h.cal_bytes)
         return BAD("GPU record counts exceed its length");
     ludus__gpu_data *g = ludus__calloc(1, sizeof *g);
     if (!g) return -2;

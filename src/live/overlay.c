@@ -126,7 +126,14 @@ int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t
         const int64_t *v;
         const ludus__ring_row *row = row_of(ludus__live_ring(), frame, &v);
         rc = LUDUS_ENODATA;
-        if (row && item_in_row(it, row) && !(it->owner == LUDUS__OWNER_GAUGE && v[vi] == INT64_MIN)) {
+        int known =
+            !row ||
+            (it->owner == LUDUS__OWNER_GAUGE ? ludus__row_gauge_set(row, it->i)
+             : it->owner == LUDUS__OWNER_COUNT
+                 ? 1
+                 : !((row->domains_unknown >> it->i & 1u) &&
+                     (st == LUDUS__STAT_MEM_LIVE || st == LUDUS__STAT_MEM_LIVE_ALLOCS || st == LUDUS__STAT_MEM_PEAK)));
+        if (row && item_in_row(it, row) && known) {
             *out = v[vi];
             rc = 0;
         }
@@ -235,7 +242,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
             if (!item_in_row(it, row)) continue;
             if (it->owner == LUDUS__OWNER_GAUGE) {
                 const int64_t *g = &v[LUDUS__ROW_GAUGE(it->i)];
-                if (g[0] == INT64_MIN) continue;
+                if (!ludus__row_gauge_set(row, it->i)) continue;
                 col[m++] = g[0];
                 if (g[1] < mn) mn = g[1];
                 if (g[2] > mx) mx = g[2];
@@ -266,9 +273,14 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
                                 : di->underflow    ? " (unknown: frees of untracked memory)"
                                 : di->has_baseline ? ""
                                                    : " (since registration)";
-            put(&t, "%s: live %s%s, peak %s (last %u frames%s); allocated %s per frame (mean)\n", name,
-                bytes(a, sizeof a, di ? di->live_bytes : 0), valid, bytes(b, sizeof b, mx), m, of,
-                bytes(d, sizeof d, sum / m));
+            if (di && di->underflow) /* no figure for live or peak: one would be wrong */
+                put(&t,
+                    "%s: live unknown (frees of untracked memory; last %u frames%s); allocated %s per frame (mean)\n",
+                    name, m, of, bytes(d, sizeof d, sum / m));
+            else
+                put(&t, "%s: live %s%s, peak %s (last %u frames%s); allocated %s per frame (mean)\n", name,
+                    bytes(a, sizeof a, di ? di->live_bytes : 0), valid, bytes(b, sizeof b, mx), m, of,
+                    bytes(d, sizeof d, sum / m));
         }
     }
     if (lines < n) put(&t, "(%u more not shown)\n", n - lines);

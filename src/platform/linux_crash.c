@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define X_CRASH_SIGNALS(X) X(SIGSEGV) X(SIGBUS) X(SIGFPE) X(SIGILL) X(SIGABRT)
@@ -32,6 +33,7 @@ static const char *const crash_name[] = {
 
 static struct sigaction old_action[NCRASH];
 static int installed;
+static void on_crash(int signo, siginfo_t *info, void *uc);
 static ludus__crash_writer writer_fn;
 static uint32_t wait_ms;
 static long writing_tid; /* atomic: the thread whose crash is written (0: none yet) */
@@ -107,22 +109,75 @@ static void write_in_child(int signo, long tid) {
     ludus__crash_say(msg, sizeof msg - 1);
 }
 
+static size_t crash_index(int signo) {
+    size_t i = 0;
+    while (i < NCRASH && crash_signo[i] != signo) i++;
+    return i;
+}
+
+static int is_ours(const struct sigaction *a) {
+    return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == on_crash;
+}
+
+/* Runs the handler the program had for signal i before ours, as the kernel
+ * would have (its mask added to the mask of the signal's arrival, a
+ * one-shot handler spent); 0 when it had none (the default action, or
+ * ignored: a fault that is ignored kills all the same). */
+static int call_prior(size_t i, int signo, siginfo_t *info, void *uc) {
+    struct sigaction prior = old_action[i];
+    void (*h)(int) = prior.sa_handler;
+    if (h == SIG_DFL || h == SIG_IGN) return 0; /* the union's values, whatever the flags */
+    sigset_t mask = ((const ucontext_t *)uc)->uc_sigmask, ours;
+    for (int k = 1; k < NSIG; k++)
+        if (sigismember(&prior.sa_mask, k) == 1) sigaddset(&mask, k);
+    if (!(prior.sa_flags & SA_NODEFER)) sigaddset(&mask, signo);
+    if (prior.sa_flags & SA_RESETHAND) { /* the kernel would have reset it before the call */
+        memset(&old_action[i], 0, sizeof old_action[i]);
+        old_action[i].sa_handler = SIG_DFL;
+    }
+    sigprocmask(SIG_SETMASK, &mask, &ours);
+    if (prior.sa_flags & SA_SIGINFO)
+        prior.sa_sigaction(signo, info, uc);
+    else
+        h(signo);
+    sigprocmask(SIG_SETMASK, &ours, NULL);
+    return 1;
+}
+
 static void on_crash(int signo, siginfo_t *info, void *uc) {
-    (void)uc;
     int saved_errno = errno;
+    size_t i = crash_index(signo);
+    int fault = info->si_code > 0 && signo != SIGABRT; /* the kernel's, at an instruction (not sent, not abort) */
+    int theirs = 0;                                    /* the program's handler put another action in place */
+    /* A handler the program installed before ours runs first: a guard page
+     * or a GC's write barrier is a fault it fixes and returns from (the
+     * instruction then runs again), a signal it was sent is its business.
+     * Neither is a crash: nothing is written, and crash capture stays. A
+     * fault whose handler put another action in place (SIG_DFL: it means
+     * to die of it) is a crash, written before that action runs. abort()
+     * is always one: written first (glibc's abort puts SIG_DFL back and
+     * raises again once the handler returns). */
+    if (i < NCRASH && signo != SIGABRT && call_prior(i, signo, info, uc)) {
+        struct sigaction cur;
+        if (!fault || (sigaction(signo, NULL, &cur) == 0 && is_ours(&cur))) {
+            errno = saved_errno;
+            return;
+        }
+        theirs = 1;
+    }
     long tid = syscall(SYS_gettid);
     long none = 0;
     if (__atomic_compare_exchange_n(&writing_tid, &none, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         write_in_child(signo, tid);
         __atomic_store_n(&written, 1, __ATOMIC_RELEASE);
     } else if (none != tid) { /* another thread's crash is being written: the process dies after it */
-        for (uint32_t i = 0; i < wait_ms + 1000 && !__atomic_load_n(&written, __ATOMIC_ACQUIRE); i++) nap_ms(1);
+        for (uint32_t k = 0; k < wait_ms + 1000 && !__atomic_load_n(&written, __ATOMIC_ACQUIRE); k++) nap_ms(1);
     }
-    /* The crash goes on under the action the program had: a fault runs its
-     * instruction again when this returns; a signal that was sent (abort,
-     * raise, kill) is sent again, pending until this returns. */
-    for (size_t i = 0; i < NCRASH; i++)
-        if (crash_signo[i] == signo) sigaction(signo, &old_action[i], NULL);
+    /* The crash goes on under the action the program had (or has put in
+     * place): a fault runs its instruction again when this returns; a
+     * signal that was sent (abort, raise, kill) is sent again, pending
+     * until this returns. */
+    if (!theirs && i < NCRASH) sigaction(signo, &old_action[i], NULL);
     if (info->si_code <= 0 || signo == SIGABRT) syscall(SYS_tgkill, (long)getpid(), tid, (long)signo);
     errno = saved_errno;
 }

@@ -1,6 +1,9 @@
-/* file_map.h on Linux: open, ftruncate (a sparse file of zeros), mmap
- * MAP_SHARED; process_vm_readv on the process itself reads memory that may
- * not be mapped without a fault. */
+/* file_map.h on Linux: open with O_CREAT | O_EXCL | O_NOFOLLOW (never a
+ * file or link that is there already), posix_fallocate (the blocks
+ * reserved: a shared mapping of a sparse file dies of SIGBUS at the first
+ * store into a page the disk has no room for), mmap MAP_SHARED;
+ * process_vm_readv on the process itself reads memory that may not be
+ * mapped without a fault. */
 #define _GNU_SOURCE
 #include "file_map.h"
 
@@ -11,17 +14,35 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-void *ludus__file_map_new(const char *path, size_t bytes, int *err) {
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+int ludus__file_map_reserve_error;
+
+void *ludus__file_map_new(const char *path, size_t bytes, ludus__file_id *id, int *err) {
+    /* O_EXCL with O_CREAT fails on any name that exists, a symbolic link
+     * included (dangling or not): nothing is followed or truncated */
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         *err = errno;
         return NULL;
     }
+    struct stat st;
+    int e = fstat(fd, &st) == 0 ? 0 : errno;
+    if (e == 0)
+        e = ludus__file_map_reserve_error ? ludus__file_map_reserve_error : posix_fallocate(fd, 0, (off_t)bytes);
     void *p = MAP_FAILED;
-    if (ftruncate(fd, (off_t)bytes) == 0) p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    *err = p == MAP_FAILED ? errno : 0;
+    if (e == 0) {
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED) e = errno;
+    }
     close(fd); /* the mapping keeps the file */
-    return p == MAP_FAILED ? NULL : p;
+    if (e) {
+        unlink(path); /* ours: O_EXCL made it */
+        *err = e;
+        return NULL;
+    }
+    id->volume = (uint64_t)st.st_dev;
+    id->index = (uint64_t)st.st_ino;
+    *err = 0;
+    return p;
 }
 
 const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err) {
@@ -47,8 +68,9 @@ void ludus__file_unmap(const void *p, size_t bytes) {
     if (p) munmap((void *)p, bytes);
 }
 
-void ludus__file_remove(const char *path) {
-    unlink(path);
+void ludus__file_remove_created(const char *path, const ludus__file_id *id) {
+    struct stat st;
+    if (lstat(path, &st) == 0 && (uint64_t)st.st_dev == id->volume && (uint64_t)st.st_ino == id->index) unlink(path);
 }
 
 /* Where process_vm_readv is refused (a seccomp filter), a pipe: write()

@@ -83,8 +83,22 @@ int ludus__file_create(ludus__file *f, const char *path) {
     for (int tries = 0; tries < NAME_TRIES && rc == -EEXIST; tries++) {
         unsigned long k = __atomic_fetch_add(&tmp_counter, 1ul, __ATOMIC_RELAXED);
         snprintf(f->tmp, n + 64, "%.*s.%s.%d.%lu.ludus-tmp", (int)dn, path, path + dn, ludus__os_pid(), k);
-        f->fd = _open(f->tmp, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY | _O_NOINHERIT, _S_IREAD | _S_IWRITE);
-        rc = f->fd >= 0 ? 0 : -errno;
+        /* CREATE_NEW with FILE_FLAG_OPEN_REPARSE_POINT: a link planted at
+         * the name (dangling or not) is an existing file, never followed
+         * (the CRT's _O_EXCL would create a dangling link's target) */
+        HANDLE h = CreateFileA(f->tmp, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, CREATE_NEW,
+                               FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+        if (h == INVALID_HANDLE_VALUE) {
+            DWORD e = GetLastError();
+            rc = e == ERROR_FILE_EXISTS || e == ERROR_ALREADY_EXISTS ? -EEXIST : -last_error_errno();
+            continue;
+        }
+        f->fd = _open_osfhandle((intptr_t)h, _O_WRONLY | _O_BINARY);
+        if (f->fd < 0) {
+            CloseHandle(h);
+            DeleteFileA(f->tmp);
+        }
+        rc = f->fd >= 0 ? 0 : -EIO;
     }
     if (rc != 0) release(f);
     return rc;

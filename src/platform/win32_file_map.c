@@ -1,4 +1,5 @@
-/* file_map.h on Windows: CreateFile, CreateFileMapping and MapViewOfFile
+/* file_map.h on Windows: CreateFile (CREATE_NEW, a link never followed),
+ * the allocation set before the size, CreateFileMapping and MapViewOfFile
  * (a view of a file's pages is the file's: the system keeps what was
  * stored when the process is killed); ReadProcessMemory on the process
  * itself reads memory that may not be mapped without an exception. */
@@ -16,7 +17,11 @@ static int errno_of(DWORD e) {
     case ERROR_ACCESS_DENIED:
         return EACCES;
     case ERROR_DISK_FULL:
+    case ERROR_HANDLE_DISK_FULL:
         return ENOSPC;
+    case ERROR_FILE_EXISTS:
+    case ERROR_ALREADY_EXISTS:
+        return EEXIST;
     case ERROR_NOT_ENOUGH_MEMORY:
     case ERROR_OUTOFMEMORY:
         return ENOMEM;
@@ -36,21 +41,51 @@ static void *map_view(HANDLE f, size_t bytes, int writable, int *err) {
     return p;
 }
 
-void *ludus__file_map_new(const char *path, size_t bytes, int *err) {
-    HANDLE f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, CREATE_ALWAYS,
-                           FILE_ATTRIBUTE_NORMAL, NULL);
+int ludus__file_map_reserve_error;
+
+void *ludus__file_map_new(const char *path, size_t bytes, ludus__file_id *id, int *err) {
+    /* CREATE_NEW: never a file that exists; FILE_FLAG_OPEN_REPARSE_POINT: a
+     * symbolic link (or junction) at path is the thing opened, never its
+     * target, so a dangling one is refused as existing too */
+    HANDLE f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE | DELETE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL,
+                           CREATE_NEW, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
     if (f == INVALID_HANDLE_VALUE) {
         *err = errno_of(GetLastError());
         return NULL;
     }
+    BY_HANDLE_FILE_INFORMATION bi;
+    int e = GetFileInformationByHandle(f, &bi) ? 0 : errno_of(GetLastError());
+    if (e == 0 && ludus__file_map_reserve_error) e = ludus__file_map_reserve_error;
+    if (e == 0) {
+        /* the blocks first (a full disk fails here, not as an in-page error
+         * at a store), then the size */
+        FILE_ALLOCATION_INFO alloc;
+        alloc.AllocationSize.QuadPart = (LONGLONG)bytes;
+        if (!SetFileInformationByHandle(f, FileAllocationInfo, &alloc, sizeof alloc)) {
+            DWORD w = GetLastError();
+            /* a file system that takes no allocation: the size alone (NTFS
+             * allocates a file that is not sparse when it grows) */
+            if (w != ERROR_INVALID_PARAMETER && w != ERROR_NOT_SUPPORTED && w != ERROR_CALL_NOT_IMPLEMENTED &&
+                w != ERROR_INVALID_FUNCTION)
+                e = errno_of(w);
+        }
+    }
     LARGE_INTEGER size;
     size.QuadPart = (LONGLONG)bytes;
-    if (!SetFilePointerEx(f, size, NULL, FILE_BEGIN) || !SetEndOfFile(f)) { /* zeros */
-        *err = errno_of(GetLastError());
+    if (e == 0 && (!SetFilePointerEx(f, size, NULL, FILE_BEGIN) || !SetEndOfFile(f))) /* zeros */
+        e = errno_of(GetLastError());
+    if (e) {
+        FILE_DISPOSITION_INFO gone = {TRUE}; /* ours: CREATE_NEW made it */
+        SetFileInformationByHandle(f, FileDispositionInfo, &gone, sizeof gone);
         CloseHandle(f);
+        *err = e;
         return NULL;
     }
-    return map_view(f, bytes, 1, err);
+    id->volume = bi.dwVolumeSerialNumber;
+    id->index = (uint64_t)bi.nFileIndexHigh << 32 | bi.nFileIndexLow;
+    void *p = map_view(f, bytes, 1, err);
+    if (!p) ludus__file_remove_created(path, id);
+    return p;
 }
 
 const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err) {
@@ -75,8 +110,17 @@ void ludus__file_unmap(const void *p, size_t bytes) {
     if (p) UnmapViewOfFile(p);
 }
 
-void ludus__file_remove(const char *path) {
-    DeleteFileA(path);
+void ludus__file_remove_created(const char *path, const ludus__file_id *id) {
+    HANDLE f = CreateFileA(path, DELETE | FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           NULL, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+    if (f == INVALID_HANDLE_VALUE) return;
+    BY_HANDLE_FILE_INFORMATION bi;
+    if (GetFileInformationByHandle(f, &bi) && bi.dwVolumeSerialNumber == id->volume &&
+        ((uint64_t)bi.nFileIndexHigh << 32 | bi.nFileIndexLow) == id->index) {
+        FILE_DISPOSITION_INFO gone = {TRUE}; /* this very file, by its handle */
+        SetFileInformationByHandle(f, FileDispositionInfo, &gone, sizeof gone);
+    }
+    CloseHandle(f);
 }
 
 int ludus__memory_read_checked(const void *addr, void *out, size_t n) {

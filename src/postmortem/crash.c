@@ -39,10 +39,8 @@ void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap) {
 /* The running capture, ended and marked (no rolling window runs). */
 static int write_capture(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
     snprintf(path, cap, "%s", "(none)");
-    if (!ludus_capture_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
-    int rc = ludus__session_end();
     ludus_capture *c = NULL;
-    if (rc == 0) rc = ludus_capture_last(&c);
+    int rc = ludus__session_crash_end(&c); /* another thread may have been ending it */
     if (rc) return rc;
     ludus__expand_pid(path_pattern, c->pid, path, cap); /* the crashed process's, not this copy's */
     ludus__capture_mark_crash(c, signo, tid, at_ns);

@@ -10,6 +10,7 @@
  * and analysed as any other, its open slices closed as incomplete. */
 #define _GNU_SOURCE /* strnlen: before any system header */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,13 +40,34 @@ typedef struct mapping {
 typedef struct piece {
     uint32_t serial, seq;
     ludus__run run;
+    uint64_t dropped, first_drop_ticks; /* the owner's losses so far, stored in the piece's header */
 } piece;
 
+/* A thread as the journal knows it (the last record of each kind counts). */
 typedef struct thread_name {
     uint32_t serial;
+    int named, exited;
     uint64_t tid;
     char name[64];
+    uint64_t dropped, first_drop_ticks;
 } thread_name;
+
+/* The thread of this serial in the journal's list, added when new. */
+static thread_name *journal_thread(thread_name **names, uint32_t *nnames, uint32_t *cap, uint32_t serial) {
+    for (uint32_t i = *nnames; i-- > 0;)
+        if ((*names)[i].serial == serial) return &(*names)[i];
+    if (*nnames == *cap) {
+        uint32_t ncap = *cap ? *cap * 2 : 16;
+        thread_name *n = ludus__realloc(*names, ncap * sizeof *n);
+        if (!n) return NULL;
+        *names = n;
+        *cap = ncap;
+    }
+    thread_name *t = &(*names)[(*nnames)++];
+    memset(t, 0, sizeof *t);
+    t->serial = serial;
+    return t;
+}
 
 static void unmap(ludus_capture *c) {
     mapping *m = c->src_data;
@@ -117,17 +139,25 @@ static int read_journal(ludus_capture *c, const char *j, uint64_t len, uint64_t 
             if (head[1] < sizeof a) return FAIL(base + pos, "thread record too short");
             memcpy(&a, p, sizeof a);
             if (a.name_len > head[1] - sizeof a) return FAIL(base + pos, "thread name exceeds the record");
-            if (*nnames == cap) {
-                cap = cap ? cap * 2 : 16;
-                thread_name *n = ludus__realloc(*names, cap * sizeof *n);
-                if (!n) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-                *names = n;
-            }
-            thread_name *t = &(*names)[(*nnames)++];
-            t->serial = a.serial;
+            thread_name *t = journal_thread(names, nnames, &cap, a.serial);
+            if (!t) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+            t->named = 1;
             t->tid = a.tid;
             size_t n = a.name_len < sizeof t->name - 1 ? a.name_len : sizeof t->name - 1;
             t->name[ludus__utf8_clean(p + sizeof a, n, t->name, sizeof t->name - 1)] = 0;
+        } else if (head[0] == LUDUS__PF_STATE) {
+            struct {
+                uint32_t serial, flags;
+                uint64_t dropped, first_drop_ticks;
+            } a;
+            if (head[1] < sizeof a) return FAIL(base + pos, "thread state record too short");
+            memcpy(&a, p, sizeof a);
+            thread_name *t = journal_thread(names, nnames, &cap, a.serial);
+            if (!t) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+            t->exited |= (a.flags & LUDUS__PF_EXITED) != 0;
+            if (a.dropped > t->dropped) t->dropped = a.dropped;
+            if (a.first_drop_ticks && (!t->first_drop_ticks || a.first_drop_ticks < t->first_drop_ticks))
+                t->first_drop_ticks = a.first_drop_ticks;
         } /* other types: a later version's, skipped */
         pos += 8 + (uint64_t)head[1];
     }
@@ -145,11 +175,32 @@ static int name_unjournaled(ludus_capture *c, uintptr_t key) {
     return 0;
 }
 
+static int cmp_serial(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int build(ludus_capture *c, const char *map, size_t size, const ludus__pf_header *h) {
     /* calibration: the journal thread's last point (a torn one: the first) */
+    if (h->clock_tsc > 1)
+        return FAIL(offsetof(ludus__pf_header, clock_tsc), "clock_tsc: unknown clock %u", h->clock_tsc);
     c->clock_tsc = (int)h->clock_tsc;
     c->c0 = (ludus__calib_point){h->c0_ticks, h->c0_ns, h->c0_window};
     c->c1 = (h->seq & 1) ? c->c0 : (ludus__calib_point){h->c1_ticks, h->c1_ns, h->c1_window};
+    if (!c->clock_tsc) c->c0.ticks = (uint64_t)c->c0.ns, c->c1.ticks = (uint64_t)c->c1.ns;
+    /* what the reader would refuse in the file written from it, refused
+     * here, the field named */
+    const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
+    if (why) {
+        uint64_t at = !strcmp(field, "c0_ns")       ? offsetof(ludus__pf_header, c0_ns)
+                      : !strcmp(field, "c0_window") ? offsetof(ludus__pf_header, c0_window)
+                      : !strcmp(field, "c1_ns")     ? offsetof(ludus__pf_header, c1_ns)
+                      : !strcmp(field, "c1_window") ? offsetof(ludus__pf_header, c1_window)
+                                                    : offsetof(ludus__pf_header, c1_ticks);
+        return FAIL(at, "%s: %s (c0 %llu ticks at %lld ns, c1 %llu ticks at %lld ns)", field, why,
+                    (unsigned long long)c->c0.ticks, (long long)c->c0.ns, (unsigned long long)c->c1.ticks,
+                    (long long)c->c1.ns);
+    }
     if (c->clock_tsc && c->c1.ns - c->c0.ns < 1000000) {
         /* no journal pass calibrated it (killed at once, or the thread never
          * ran): the TSC of this machine is the one it counted (invariant),
@@ -204,38 +255,60 @@ static int build(ludus_capture *c, const char *map, size_t size, const ludus__pf
             pieces[npieces++] =
                 (piece){ch->thread,
                         ch->seq,
-                        {LUDUS__CHUNK_EVENTS(ch), n, (uintptr_t)(h->pool_base + off + sizeof(ludus__chunk))}};
+                        {LUDUS__CHUNK_EVENTS(ch), n, (uintptr_t)(h->pool_base + off + sizeof(ludus__chunk))},
+                        ch->dropped,
+                        ch->first_drop_ticks};
         }
         off += ch->bytes;
     }
     if (rc == 0) ludus__qsort(pieces, npieces, sizeof *pieces, cmp_piece);
 
-    /* a thread per serial */
+    /* a thread per serial: of the pieces, and of the journal (a thread that
+     * recorded nothing, or lost everything, keeps its track and its losses) */
+    uint32_t *serials = rc == 0 ? ludus__malloc((npieces + nnames + 1) * sizeof *serials) : NULL;
+    if (rc == 0 && !serials) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
+    uint32_t nserials = 0;
+    for (size_t i = 0; rc == 0 && i < npieces; i++)
+        if (i == 0 || pieces[i].serial != pieces[i - 1].serial) serials[nserials++] = pieces[i].serial;
+    for (uint32_t k = 0; rc == 0 && k < nnames; k++) serials[nserials++] = names[k].serial;
+    if (rc == 0) ludus__qsort(serials, nserials, sizeof *serials, cmp_serial);
     uint32_t nthreads = 0;
-    for (size_t i = 0; i < npieces; i++) nthreads += i == 0 || pieces[i].serial != pieces[i - 1].serial;
+    for (uint32_t i = 0; rc == 0 && i < nserials; i++)
+        if (i == 0 || serials[i] != serials[i - 1]) serials[nthreads++] = serials[i];
     if (rc == 0) {
         c->threads = ludus__calloc(nthreads ? nthreads : 1, sizeof *c->threads);
         if (!c->threads) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     uint64_t last_ticks = 0;
-    for (size_t i = 0; rc == 0 && i < npieces;) {
-        size_t j = i;
-        while (j < npieces && pieces[j].serial == pieces[i].serial) j++;
+    size_t pi = 0; /* pieces are sorted by serial, as the threads */
+    for (uint32_t t = 0; rc == 0 && t < nthreads; t++) {
         ludus__cap_thread *th = &c->threads[c->nthreads++];
-        th->serial = pieces[i].serial;
+        th->serial = serials[t];
         th->first_drop_ns = LUDUS__NO_DROP;
         snprintf(th->name, sizeof th->name, "thread %u", th->serial);
+        uint64_t dropped = 0, first_drop = 0;
         for (uint32_t k = 0; k < nnames; k++)
             if (names[k].serial == th->serial) {
-                memcpy(th->name, names[k].name, sizeof th->name);
-                th->tid = names[k].tid;
+                if (names[k].named) {
+                    memcpy(th->name, names[k].name, sizeof th->name);
+                    th->tid = names[k].tid;
+                }
+                th->exited = names[k].exited;
+                dropped = names[k].dropped;
+                first_drop = names[k].first_drop_ticks;
             }
-        th->runs = ludus__calloc(j - i, sizeof *th->runs);
+        size_t j = pi;
+        while (j < npieces && pieces[j].serial == th->serial) j++;
+        th->runs = ludus__calloc(j > pi ? j - pi : 1, sizeof *th->runs);
         if (!th->runs) {
             rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
             break;
         }
-        for (size_t k = i; k < j; k++) {
+        for (size_t k = pi; k < j; k++) {
+            /* the losses stored in its pieces, at each loss: later than the journal's, when there were */
+            if (pieces[k].dropped > dropped) dropped = pieces[k].dropped;
+            if (pieces[k].first_drop_ticks && (!first_drop || pieces[k].first_drop_ticks < first_drop))
+                first_drop = pieces[k].first_drop_ticks;
             if (pieces[k].run.n == 0) continue;
             th->runs[th->nruns++] = pieces[k].run;
             const ludus__event *last = pieces[k].run.ev;
@@ -246,12 +319,67 @@ static int build(ludus_capture *c, const char *map, size_t size, const ludus__pf
             }
             if (rc == 0) rc = ludus__run_keys(c, pieces[k].run.ev, pieces[k].run.n, name_unjournaled);
         }
-        i = j;
+        pi = j;
+        th->dropped = dropped;
+        if (first_drop) th->first_drop_ns = ludus__ticks_to_ns(c, first_drop);
+        if (dropped && !first_drop) th->first_drop_ns = 0; /* when is not known: from the start */
     }
+    ludus__free(serials);
+    c->unregistered_drops = h->unregistered_drops;
+    c->interner_drops = (uint32_t)(h->interner_drops > UINT32_MAX ? UINT32_MAX : h->interner_drops);
     if (rc == 0 && last_ticks) { /* the end: the last event or the last calibration, whichever is later */
         int64_t at = c->start_ns + ludus__ticks_to_ns(c, last_ticks) + 1;
         if (at > c->end_ns) c->end_ns = at;
+        if (last_ticks > c->c1.ticks) { /* events after the last pass (a journal starved for seconds): the
+                                           calibration's line carried to the last of them, so the file
+                                           written from it holds every event inside its range */
+            c->c1.ns = c->start_ns + ludus__ticks_to_ns(c, last_ticks);
+            c->c1.ticks = c->clock_tsc ? last_ticks : (uint64_t)c->c1.ns;
+        }
     }
+    /* the calibration as it is written now (measured here, or carried to the
+     * last event): still one the reader takes */
+    if (rc == 0) {
+        const char *field2, *why2 = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field2);
+        if (why2)
+            rc = FAIL(offsetof(ludus__pf_header, c1_ticks),
+                      "%s: %s once the capture's clock is carried to its events (c0 %llu ticks, last event %llu)",
+                      field2, why2, (unsigned long long)c->c0.ticks, (unsigned long long)last_ticks);
+    }
+    /* when each thread's losses began, inside the capture as it now ends
+     * (a damaged header's clock is no reason to lose the capture) */
+    for (uint32_t t = 0; rc == 0 && t < c->nthreads; t++) {
+        ludus__cap_thread *th = &c->threads[t];
+        if (th->first_drop_ns == LUDUS__NO_DROP) continue;
+        if (th->first_drop_ns < 0) th->first_drop_ns = 0;
+        if (th->first_drop_ns > c->end_ns - c->start_ns) th->first_drop_ns = c->end_ns - c->start_ns;
+    }
+    /* an event before the capture began (beyond the margin the reader
+     * allows): not something this process wrote */
+    uint64_t margin = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
+    uint64_t lo = c->c0.ticks > margin ? c->c0.ticks - margin : 0;
+    for (uint32_t t = 0; rc == 0 && t < c->nthreads; t++)
+        for (uint32_t r = 0; rc == 0 && r < c->threads[t].nruns; r++) {
+            const ludus__run *run = &c->threads[t].runs[r];
+            for (size_t i = 0; i < run->n;) { /* events, not their payload slots */
+                const ludus__event *e = &run->ev[i];
+                const ludus__kind_info *ki = &ludus__kinds[e->word & LUDUS__K_MASK];
+                size_t k = ludus__event_slots(e, run->n - i);
+                /* what the recorder never writes, and the .ludus reader refuses */
+                const char *why = e->ticks < lo ? "tick before the capture began"
+                                  : ki->word == LUDUS__W_SITE && !(e->word & ~(uintptr_t)LUDUS__K_MASK) ? "no site"
+                                  : k > 1 && ki->word_field == LUDUS__F_STAT && e[1].word >= LUDUS__STAT_COUNT
+                                      ? "an unknown frame statistic"
+                                  : k > 1 && ki->word_field == LUDUS__F_EXT && LUDUS__EXT_CODE(e[1].word) == 0
+                                      ? "an extension of sub-kind 0"
+                                      : NULL;
+                if (why) {
+                    rc = FAIL((const char *)e - map, "event of kind %u: %s", (unsigned)(e->word & LUDUS__K_MASK), why);
+                    break;
+                }
+                i += k ? k : 1;
+            }
+        }
     ludus__free(pieces);
     ludus__free(names);
     (void)size;
@@ -284,11 +412,15 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
             rc = FAIL(8, "version %u (this reader knows %u)", h.version, LUDUS__PF_VERSION);
         else if (h.byte_order != LUDUS__PF_BYTE_ORDER || h.pointer_bytes != sizeof(void *))
             rc = FAIL(16, "written by a machine of another byte order or pointer size");
-        else if (h.journal_off < sizeof h || h.journal_off + h.journal_cap > h.pool_off || h.pool_off > size ||
-                 h.pool_bytes > size - h.pool_off)
+        else if (h.journal_off < sizeof h || h.journal_off > h.pool_off || h.journal_cap > h.pool_off - h.journal_off ||
+                 h.pool_off > size || h.pool_bytes > size - h.pool_off) /* no sum that can wrap */
             rc = FAIL(24, "journal and pool (%llu + %llu bytes at %llu) do not fit the file's %zu bytes",
                       (unsigned long long)h.journal_cap, (unsigned long long)h.pool_bytes,
                       (unsigned long long)h.pool_off, size);
+        else if ((h.pool_base & 63) || (h.pool_off & 63)) /* the pool is page-aligned, every piece 64 bytes */
+            rc = FAIL((h.pool_base & 63) ? offsetof(ludus__pf_header, pool_base) : offsetof(ludus__pf_header, pool_off),
+                      "the pool (0x%llx, at offset %llu) is not 64-aligned", (unsigned long long)h.pool_base,
+                      (unsigned long long)h.pool_off);
     }
     ludus_capture *c = rc == 0 ? ludus__capture_new(&recovered_source) : NULL;
     mapping *m = c ? ludus__malloc(sizeof *m) : NULL;

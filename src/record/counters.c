@@ -69,7 +69,8 @@ static struct {
     int64_t seen[LUDUS__SHARD_SLOTS];                  /* totals at the previous frame */
     ludus_counter_site *counters[LUDUS__MAX_COUNTERS]; /* the first use of each name */
     ludus_counter_site *gauges[LUDUS__MAX_GAUGES];     /* the first use of each name */
-    int64_t gauge_level[LUDUS__MAX_GAUGES];            /* last value at the previous frame; INT64_MIN: never set */
+    int64_t gauge_level[LUDUS__MAX_GAUGES];            /* last value at the previous frame */
+    uint8_t gauge_has_level[LUDUS__MAX_GAUGES];        /* gauge_level holds a value (every value is one) */
     ludus__domain_info dinfo[LUDUS__MAX_DOMAINS];
     ludus__outside_note outside[LUDUS__MAX_OUTSIDE];
     uint32_t noutside;
@@ -185,7 +186,8 @@ void ludus__gauge_slow(ludus_counter_site *site, int64_t value) {
                 __atomic_store_n(&g->min, INT64_MAX, __ATOMIC_RELAXED);
                 __atomic_store_n(&g->max, INT64_MIN, __ATOMIC_RELAXED);
                 L.gauges[ngauges] = site;
-                L.gauge_level[ngauges] = INT64_MIN;
+                L.gauge_level[ngauges] = 0;
+                L.gauge_has_level[ngauges] = 0;
                 row = ngauges + 1;
                 __atomic_store_n(&ngauges, ngauges + 1, __ATOMIC_RELEASE);
             } else {
@@ -381,6 +383,8 @@ static void snapshot(int64_t now, stat_list *out) {
     row->end_ns = now;
     row->ncounters = ncounters;
     row->ngauges = ngauges;
+    row->gauges_set = 0;
+    row->domains_unknown = 0;
     row->ndomains = ndomains;
     for (uint32_t i = 0; i < ncounters; i++) {
         uint32_t slot = L.counters[i]->slot;
@@ -395,19 +399,26 @@ static void snapshot(int64_t now, stat_list *out) {
         int64_t mx = __atomic_exchange_n(&g->max, INT64_MIN, __ATOMIC_RELAXED);
         int64_t last = __atomic_load_n(&g->last, __ATOMIC_RELAXED);
         int64_t carry = L.gauge_level[i];
+        int carried = L.gauge_has_level[i];
         int64_t *gv = &v[LUDUS__ROW_GAUGE(i)];
-        if (mn == INT64_MAX && carry == INT64_MIN) { /* registered, never set: cannot happen (set registers) */
-            gv[0] = gv[1] = gv[2] = INT64_MIN;
+        /* Set in this frame: every value lowers min or raises max (INT64_MAX
+         * raises max), so no value is a sentinel of "not set" (the old test,
+         * min still INT64_MAX, took a gauge at INT64_MAX for none). */
+        int set = mn != INT64_MAX || mx != INT64_MIN;
+        if (!set && !carried) { /* registered, its first value not stored yet: nothing to record */
+            gv[0] = gv[1] = gv[2] = 0;
             continue;
         }
+        row->gauges_set |= 1u << i;
         if (last < mn) mn = last;
         if (last > mx) mx = last;
-        if (carry != INT64_MIN && carry < mn) mn = carry;
-        if (carry != INT64_MIN && carry > mx) mx = carry;
+        if (carried && carry < mn) mn = carry;
+        if (carried && carry > mx) mx = carry;
         gv[0] = last;
         gv[1] = mn;
         gv[2] = mx;
         L.gauge_level[i] = last;
+        L.gauge_has_level[i] = 1;
         for (unsigned k = 0; k < 3; k++) record_stat(out, &L.gauges[i]->site, LUDUS__STAT_LAST + k, gv[k]);
     }
     for (uint32_t i = 0; i < ndomains; i++) {
@@ -427,7 +438,19 @@ static void snapshot(int64_t now, stat_list *out) {
         }
         if (dv[2] > L.dinfo[i].peak_bytes) L.dinfo[i].peak_bytes = dv[2];
         const ludus_site *site = ludus__site_by_id(L.dinfo[i].site_id);
-        for (unsigned k = 0; k < LUDUS__DOMAIN_VALUES; k++) record_stat(out, site, LUDUS__STAT_MEM_LIVE + k, dv[k]);
+        /* A free of memory allocated before the hooks ran (no baseline) took
+         * live below zero: live, its allocations and peak are not known, so
+         * they are not recorded (a value would be a wrong one, negative or
+         * short by the unseen memory); churn stays exact. The manifest and
+         * the ring say so. */
+        if (d.underflow) row->domains_unknown |= 1u << i;
+        for (unsigned k = 0; k < LUDUS__DOMAIN_VALUES; k++) {
+            unsigned stat = LUDUS__STAT_MEM_LIVE + k;
+            if (d.underflow &&
+                (stat == LUDUS__STAT_MEM_LIVE || stat == LUDUS__STAT_MEM_LIVE_ALLOCS || stat == LUDUS__STAT_MEM_PEAK))
+                continue;
+            record_stat(out, site, stat, dv[k]);
+        }
     }
     r->closed++;
 }

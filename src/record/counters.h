@@ -32,7 +32,14 @@ typedef struct ludus__ring_row {
     uint64_t number;          /* 1, 2, ...: frame n lies between marks n and n+1; 0: the lead-in */
     int64_t begin_ns, end_ns; /* monotonic clock; begin 0 for the lead-in */
     uint32_t ncounters, ngauges, ndomains;
+    uint32_t gauges_set;      /* bit i: gauge i has a value in this frame (any int64 is a value: no sentinel) */
+    uint32_t domains_unknown; /* bit i: domain i's live figures are unknown (a free of older memory) */
 } ludus__ring_row;
+
+/* Gauge i of row has a value. */
+static inline int ludus__row_gauge_set(const ludus__ring_row *row, uint32_t i) {
+    return i < row->ngauges && (row->gauges_set >> i & 1u);
+}
 
 typedef struct ludus__ring {
     ludus__ring_row *rows;

@@ -81,6 +81,11 @@ static void note_first_drop(ludus__thread_cold *c) {
 static void drop(ludus__thread_cold *c, unsigned n) {
     c->dropped += n;
     note_first_drop(c);
+    ludus__chunk *ch = c->chunk;
+    if (ch) { /* a pool file keeps them (the loss path only: a recorded event never comes here) */
+        if (!ch->dropped) ch->first_drop_ticks = __atomic_load_n(&c->first_drop_ticks, __ATOMIC_RELAXED);
+        ch->dropped = c->dropped;
+    }
 }
 
 /* A loss seen by an event that interrupted another event of its thread (a
@@ -191,6 +196,8 @@ static int new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
     n->gen = c->gen;
     n->used = 0;
     n->next = NULL;
+    n->dropped = 0;
+    n->first_drop_ticks = 0;
     uintptr_t cur = slot_of(t);
     if (c->chunk) {
         c->chunk->used = (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk));
@@ -590,7 +597,7 @@ void ludus__rec_begin_site(uint32_t site_id) {
 
 /* ---- run-time names: interned in the running capture's table ---- */
 
-uintptr_t ludus__dyn_begin(const char *name) {
+static inline uintptr_t dyn_begin(const char *name, const char *category, const ludus_site *if_full) {
     ludus__thread_hot *t = &ludus__hot;
     ludus__thread_cold *c = &ludus__cold;
     if (set_busy(t)) {
@@ -605,11 +612,19 @@ uintptr_t ludus__dyn_begin(const char *name) {
         /* The table belongs to the armed capture and cannot go away while
          * this thread is in_slow (the capture publishes this thread, late if
          * need be, before it can be freed). */
-        site = ludus__names_intern(ludus__sess.names, name);
+        site = ludus__names_intern_in(ludus__sess.names, name, category);
         if (!site) {
             __atomic_fetch_add(&ludus__sess.interner_drops, 1u, __ATOMIC_RELAXED);
-            site = &names_full_site;
+            site = if_full ? if_full : &names_full_site;
         }
     }
     return put_begin(t, c, site);
+}
+
+uintptr_t ludus__dyn_begin(const char *name) {
+    return dyn_begin(name, NULL, NULL);
+}
+
+uintptr_t ludus__dyn_begin_in(const char *name, const char *category, const ludus_site *if_full) {
+    return dyn_begin(name, category, if_full);
 }

@@ -68,7 +68,12 @@ typedef struct ludus__chunk {
     uint32_t bytes;  /* size of the piece, header included */
     uint64_t used;   /* event slots written */
     struct ludus__chunk *next;
-    uint64_t unused[4];
+    /* The owner's losses so far and the clock at its first (0: none),
+     * stored by the owner at each loss while this is its piece: a pool
+     * file then holds them (recover), whenever the process dies. */
+    uint64_t dropped;
+    uint64_t first_drop_ticks;
+    uint64_t unused[2];
 } ludus__chunk;
 
 #define LUDUS__CHUNK_EVENTS(c) ((ludus__event *)((ludus__chunk *)(c) + 1))
@@ -231,6 +236,13 @@ LUDUS_HIDDEN ludus__name_table *ludus__names_create(void);
 LUDUS_HIDDEN void ludus__names_destroy(ludus__name_table *t);
 /* The descriptor of a run-time name in t; NULL when t is full. */
 LUDUS_HIDDEN const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name);
+/* The same with a category (a static string, compared by address: named
+ * locks' "lock"); NULL is none. */
+LUDUS_HIDDEN const ludus_site *ludus__names_intern_in(ludus__name_table *t, const char *name, const char *category);
+/* A scope of a run-time name of that category, interned in the running
+ * capture's table (emit.c): a named lock's wait; when the table is full
+ * (the refusal counted), a scope of if_full. */
+LUDUS_HIDDEN uintptr_t ludus__dyn_begin_in(const char *name, const char *category, const ludus_site *if_full);
 /* 1 when p is one of t's descriptors (it lives as long as t). */
 LUDUS_HIDDEN int ludus__names_contains(const ludus__name_table *t, const void *p);
 /* fork (capture/fork.c): the registered-site table locked across fork and

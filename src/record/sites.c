@@ -1,9 +1,9 @@
 /* Run-time sites. Registered sites (ludus_site_register, ludus_site_intern)
  * live for the process, because callers keep their ids: a table of blocks
  * allocated as it grows, up to 65,536 sites. Names met by
- * LUDUS_PROFILE_SCOPE_DYN are interned per capture instead (a name table
- * owned by the capture whose events point at it), so every capture can
- * intern up to its own bound. Lookups of a known name are lock-free (open
+ * LUDUS_PROFILE_SCOPE_DYN, fibers and named locks' waits are interned per
+ * capture instead (a name table owned by the capture whose events point at
+ * it), so every capture can intern up to its own bound. Lookups of a known name are lock-free (open
  * addressing, acquire loads); insertion takes a mutex. A full table refuses,
  * and the refusal is counted in the running capture. */
 #include <stdlib.h>
@@ -196,23 +196,28 @@ void ludus__names_destroy(ludus__name_table *t) {
     ludus__free(t);
 }
 
-static const ludus_site *names_lookup(const ludus__name_table *t, const char *name, uint32_t h) {
+static const ludus_site *names_lookup(const ludus__name_table *t, const char *name, const char *category, uint32_t h) {
     uint32_t *slot = __atomic_load_n(&t->slot, __ATOMIC_ACQUIRE);
     if (!slot) return NULL;
     for (uint32_t i = h & (NAMES_SLOTS - 1);; i = (i + 1) & (NAMES_SLOTS - 1)) {
         uint32_t id = __atomic_load_n(&slot[i], __ATOMIC_ACQUIRE);
         if (id == 0) return NULL;
-        if (t->key[i] == h && strcmp(t->site[id - 1].name, name) == 0) return &t->site[id - 1];
+        const ludus_site *s = &t->site[id - 1];
+        if (t->key[i] == h && strcmp(s->name, name) == 0 && s->category == category) return s;
     }
 }
 
 const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name) {
+    return ludus__names_intern_in(t, name, NULL);
+}
+
+const ludus_site *ludus__names_intern_in(ludus__name_table *t, const char *name, const char *category) {
     if (!t) return NULL;
-    uint32_t h = fnv_field(LUDUS__FNV_BASIS, name);
-    const ludus_site *s = names_lookup(t, name, h);
+    uint32_t h = fnv_field(fnv_field(LUDUS__FNV_BASIS, name), category);
+    const ludus_site *s = names_lookup(t, name, category, h);
     if (s) return s;
     ludus__mutex_lock(&t->lock);
-    s = names_lookup(t, name, h);
+    s = names_lookup(t, name, category, h);
     if (!s) {
         if (!t->slot) {
             t->site = ludus__calloc(NAMES_MAX, sizeof *t->site);
@@ -236,7 +241,7 @@ const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name) {
             d->name = copy;
             d->function = "";
             d->file = "";
-            d->category = NULL;
+            d->category = category;
             d->line = 0;
             d->flags = LUDUS_SITE_DYNAMIC | LUDUS_SITE_TEXT;
             __atomic_store_n(&t->count, n + 1, __ATOMIC_RELEASE);

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE /* strdup, strnlen: before any system header */
 #include "pool_file.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,11 +49,65 @@ struct ludus__pool_file {
     /* the journal thread's own */
     uintptr_t *seen; /* open addressing: keys journaled or found unreadable */
     uint32_t seen_cap, nseen;
-    uint32_t *serials; /* threads journaled */
-    uint32_t nserials, serials_cap;
-    uint64_t done_off; /* pieces before it are complete and scanned */
-    int pid;           /* the process that created the file (a child after fork never removes it) */
+    struct pf_thread *thr; /* open addressing by serial: threads journaled */
+    uint32_t thr_cap, nthr;
+    uint32_t retired_done;       /* entries of the session's retired list journaled */
+    uint64_t done_off;           /* pieces before it are complete and scanned */
+    int pid;                     /* the process that created the file (a child after fork never removes it) */
+    ludus__file_id id;           /* the file created (another put at its path since is not removed) */
+    ludus__pool_file *next_open; /* the files open, removed at exit (open_lock) */
 };
+
+#ifdef EDQUOT
+#define NO_QUOTA EDQUOT
+#else
+#define NO_QUOTA ENOSPC
+#endif
+
+/* ---- the files open: removed at exit ---- */
+
+/* A capture that is not released when the process exits (it still runs, or
+ * the library or the program holds it) has nothing left to recover once
+ * the process is gone normally: its file is removed then, as a released
+ * capture's is. A process that dies (a signal, kill -9, _exit) keeps it. */
+static ludus__mutex open_lock = LUDUS__MUTEX_INIT;
+static ludus__pool_file *open_files;
+static ludus__once exit_once = LUDUS__ONCE_INIT;
+
+static void remove_at_exit(void) {
+    ludus__mutex_lock(&open_lock);
+    for (ludus__pool_file *f = open_files; f; f = f->next_open)
+        if (f->pid == ludus__os_pid()) ludus__file_remove_created(f->path, &f->id);
+    ludus__mutex_unlock(&open_lock);
+}
+
+static void install_exit(void) {
+    atexit(remove_at_exit);
+}
+
+static void open_list_add(ludus__pool_file *f) {
+    ludus__once_run(&exit_once, install_exit);
+    ludus__mutex_lock(&open_lock);
+    f->next_open = open_files;
+    open_files = f;
+    ludus__mutex_unlock(&open_lock);
+}
+
+static void open_list_remove(ludus__pool_file *f) {
+    ludus__mutex_lock(&open_lock);
+    for (ludus__pool_file **p = &open_files; *p; p = &(*p)->next_open)
+        if (*p == f) {
+            *p = f->next_open;
+            break;
+        }
+    ludus__mutex_unlock(&open_lock);
+}
+
+/* After fork: the lock may have been held by another thread of the
+ * parent. The list stays (its files are the parent's: pid tells). */
+void ludus__pool_files_after_fork(void) {
+    ludus__mutex_init(&open_lock);
+}
 
 int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_file **out, void **pool) {
     ludus__pool_file *f = ludus__calloc(1, sizeof *f);
@@ -64,15 +119,26 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
     f->pid = ludus__os_pid();
     uint64_t pool_off = LUDUS__PF_HEADER_BYTES + LUDUS__PF_JOURNAL_BYTES;
     f->map_bytes = (size_t)(pool_off + pool_bytes);
+    uint64_t f_bytes = pool_off + pool_bytes;
     int err = 0;
-    f->map = ludus__file_map_new(path, f->map_bytes, &err);
+    f->map = ludus__file_map_new(path, f->map_bytes, &f->id, &err);
     if (!f->map) {
         char why[128];
         ludus__os_strerror(err, why, sizeof why);
         ludus__free(f->path);
         ludus__free(f);
-        return ludus__fail(err == 38 /* ENOSYS */ ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
+        if (err == EEXIST)
+            return ludus__fail(LUDUS_EIO,
+                               "pool file %s: something is there already (a file, or a link: never followed, "
+                               "truncated or replaced). A pool file a process left behind: `ludus-trace recover` "
+                               "it, then remove it; %%p in the path makes one per process",
+                               path);
+        if (err == ENOSPC || err == EFBIG || err == NO_QUOTA)
+            return ludus__fail(LUDUS_EIO, "pool file %s: no room for its %llu bytes (%s); nothing was recorded", path,
+                               (unsigned long long)f_bytes, why);
+        return ludus__fail(err == ENOSYS ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
     }
+    open_list_add(f);
     f->h = (ludus__pf_header *)f->map;
     f->pool = f->map + pool_off;
     ludus__pf_header *h = f->h;
@@ -91,6 +157,40 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
 }
 
 /* ---- the journal ---- */
+
+/* What the journal has written of a thread. */
+typedef struct pf_thread {
+    uint32_t serial; /* 0: an empty slot (serials start at 1) */
+    uint32_t named;
+    uint64_t dropped; /* as last journaled */
+} pf_thread;
+
+/* The thread's entry, added when new; NULL out of memory. */
+static pf_thread *thread_entry(ludus__pool_file *f, uint32_t serial) {
+    if ((f->nthr + 1) * 2 > f->thr_cap) {
+        uint32_t cap = f->thr_cap ? f->thr_cap * 2 : 256;
+        pf_thread *n = ludus__calloc(cap, sizeof *n);
+        if (!n) return NULL;
+        for (uint32_t i = 0; i < f->thr_cap; i++) {
+            if (!f->thr[i].serial) continue;
+            uint32_t j = (f->thr[i].serial * 2654435761u) & (cap - 1);
+            while (n[j].serial) j = (j + 1) & (cap - 1);
+            n[j] = f->thr[i];
+        }
+        ludus__free(f->thr);
+        f->thr = n;
+        f->thr_cap = cap;
+    }
+    uint32_t mask = f->thr_cap - 1;
+    for (uint32_t j = (serial * 2654435761u) & mask;; j = (j + 1) & mask) {
+        if (f->thr[j].serial == serial) return &f->thr[j];
+        if (!f->thr[j].serial) {
+            f->thr[j].serial = serial;
+            f->nthr++;
+            return &f->thr[j];
+        }
+    }
+}
 
 static int seen_add(ludus__pool_file *f, uintptr_t key) {
     if ((f->nseen + 1) * 2 > f->seen_cap) {
@@ -250,28 +350,60 @@ RACY_READS static void scan_pool(ludus__pool_file *f) {
     }
 }
 
+/* A thread's loss count, written by that thread with plain stores (the hot
+ * path's): read as it is now, a pass late at worst. */
+RACY_READS static uint64_t racy_u64(const uint64_t *p) {
+    return *(const volatile uint64_t *)p;
+}
+
+static int journal_name(ludus__pool_file *f, pf_thread *t, uint32_t serial, const char *name, uint64_t tid) {
+    if (t->named) return 0;
+    struct {
+        uint32_t serial, name_len;
+        uint64_t tid;
+    } a = {serial, (uint32_t)strnlen(name, 64), tid};
+    const char *s[1] = {name};
+    if (journal(f, LUDUS__PF_THREAD, &a, sizeof a, s, &a.name_len, 1) != 0) return -1;
+    t->named = 1;
+    return 0;
+}
+
+static int journal_state(ludus__pool_file *f, pf_thread *t, uint32_t serial, uint32_t flags, uint64_t dropped,
+                         uint64_t first_drop_ticks) {
+    if (dropped == t->dropped && !flags) return 0;
+    struct {
+        uint32_t serial, flags;
+        uint64_t dropped, first_drop_ticks;
+    } a = {serial, flags, dropped, first_drop_ticks};
+    if (journal(f, LUDUS__PF_STATE, &a, sizeof a, NULL, NULL, 0) != 0) return -1;
+    t->dropped = dropped;
+    return 0;
+}
+
+/* The threads: their names once, their losses when they changed, and the
+ * threads that exited since the last pass (the session's retired list), so
+ * a thread that lived less than a pass keeps its name, tid and losses. */
 static void journal_threads(ludus__pool_file *f) {
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     for (uint32_t i = 0; i < ludus__reg.high; i++) {
         const ludus__thread_record *r = &ludus__reg.rec[i];
         if (r->state != LUDUS__REC_LIVE) continue;
-        int known = 0;
-        for (uint32_t k = 0; k < f->nserials && !known; k++) known = f->serials[k] == r->serial;
-        if (known) continue;
-        if (f->nserials == f->serials_cap) {
-            uint32_t cap = f->serials_cap ? f->serials_cap * 2 : 64;
-            uint32_t *n = ludus__realloc(f->serials, cap * sizeof *n);
-            if (!n) break;
-            f->serials = n;
-            f->serials_cap = cap;
-        }
-        struct {
-            uint32_t serial, name_len;
-            uint64_t tid;
-        } a = {r->serial, (uint32_t)strnlen(r->name, sizeof r->name), r->tid};
-        const char *s[1] = {r->name};
-        if (journal(f, LUDUS__PF_THREAD, &a, sizeof a, s, &a.name_len, 1) == 0) f->serials[f->nserials++] = r->serial;
+        pf_thread *t = thread_entry(f, r->serial);
+        if (!t || journal_name(f, t, r->serial, r->name, r->tid) != 0) break;
+        const ludus__thread_cold *c = r->cold;
+        if (!c || __atomic_load_n(&c->gen, __ATOMIC_RELAXED) != f->h->gen) continue; /* no loss of this capture */
+        uint64_t lost = racy_u64(&c->dropped) + __atomic_load_n(&c->signal_drops, __ATOMIC_RELAXED);
+        if (journal_state(f, t, r->serial, 0, lost, __atomic_load_n(&c->first_drop_ticks, __ATOMIC_RELAXED)) != 0)
+            break;
+    }
+    const ludus__session *s = &ludus__sess;
+    for (; f->retired_done < s->nretired; f->retired_done++) {
+        const ludus__thread_final *x = &s->retired[f->retired_done];
+        pf_thread *t = thread_entry(f, x->serial);
+        if (!t || journal_name(f, t, x->serial, x->name, x->tid) != 0 ||
+            journal_state(f, t, x->serial, x->exited ? LUDUS__PF_EXITED : 0u, x->dropped, x->first_drop_ticks) != 0)
+            break;
     }
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
@@ -287,6 +419,8 @@ static void calibrate(ludus__pool_file *f) {
     h->c1_window = p.window_ns;
     __atomic_store_n(&h->pool_next, __atomic_load_n(f->pool_next, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     __atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE);
+    h->unregistered_drops = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
+    h->interner_drops = __atomic_load_n(&ludus__sess.interner_drops, __ATOMIC_RELAXED);
 }
 
 /* At normal priority (not idle, as the rolling window's writer): a journal
@@ -339,7 +473,7 @@ void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
 
 static void release(ludus__pool_file *f) {
     ludus__free(f->seen);
-    ludus__free(f->serials);
+    ludus__free(f->thr);
     ludus__free(f->path);
     ludus__free(f);
 }
@@ -348,8 +482,14 @@ void ludus__pool_file_close(ludus__pool_file *f) {
     if (!f) return;
     ludus__pool_file_stop(f, 1);
     ludus__file_unmap(f->map, f->map_bytes);
-    if (f->pid == ludus__os_pid()) ludus__file_remove(f->path); /* its capture was released: nothing to recover */
+    /* its capture was released: nothing to recover */
+    if (f->pid == ludus__os_pid()) ludus__file_remove_created(f->path, &f->id);
+    open_list_remove(f);
     release(f);
+}
+
+const char *ludus__pool_file_path(const ludus__pool_file *f) {
+    return f ? f->path : NULL;
 }
 
 void ludus__pool_file_crashed(ludus__pool_file *f) {
@@ -359,5 +499,6 @@ void ludus__pool_file_crashed(ludus__pool_file *f) {
 void ludus__pool_file_forget(ludus__pool_file *f) {
     if (!f) return;
     ludus__file_unmap(f->map, f->map_bytes);
+    open_list_remove(f);
     release(f);
 }

@@ -44,14 +44,26 @@ typedef struct ludus__pf_header {
     int64_t c1_ns, c1_window;
     uint64_t journal_bytes; /* committed (stored after the records) */
     uint64_t pool_next;     /* bytes of the pool handed out at the last pass */
+    /* written by the journal thread at each pass (0 in files of before) */
+    uint64_t unregistered_drops; /* events of threads the thread table refused */
+    uint64_t interner_drops;     /* run-time names refused */
 } ludus__pf_header;
 
 /* Journal records: {u32 type, u32 payload bytes (a multiple of 8)} then the
  * payload.
  *   SITE    u64 key, u32 line, u32 flags, u32 name, function, file and
  *           category lengths, then those strings (no NUL), zero padding
- *   THREAD  u32 serial, u32 name length, u64 tid, the name, zero padding */
-enum { LUDUS__PF_SITE = 1, LUDUS__PF_THREAD = 2 };
+ *   THREAD  u32 serial, u32 name length, u64 tid, the name, zero padding:
+ *           a thread registered while the capture ran (one that exited
+ *           between two passes too: the session's retired list)
+ *   STATE   u32 serial, u32 flags (LUDUS__PF_EXITED), u64 events lost so far,
+ *           u64 clock at the first loss (0: none): written when it changed,
+ *           the last one counts. The thread's pieces hold its losses too
+ *           (ludus__chunk.dropped, stored at each loss): recover takes the
+ *           larger, so losses after the last pass are kept where a piece
+ *           was there to hold them. */
+enum { LUDUS__PF_SITE = 1, LUDUS__PF_THREAD = 2, LUDUS__PF_STATE = 3 };
+enum { LUDUS__PF_EXITED = 1u };
 enum {
     LUDUS__PF_SITE_HAS_CATEGORY = 1u,
     LUDUS__PF_SITE_TEXT = 2u, /* plain text (LUDUS_SITE_TEXT): no C literal to resolve */
@@ -69,8 +81,13 @@ LUDUS_HIDDEN void ludus__pool_file_start(ludus__pool_file *f, uint32_t gen, int 
 /* Stops the journal thread (the capture has ended: nothing is written
  * after this) and marks the file as ended. */
 LUDUS_HIDDEN void ludus__pool_file_stop(ludus__pool_file *f, int ended);
-/* Stops, unmaps and removes the file (its capture is released). */
+/* Stops, unmaps and removes the file (its capture is released). A file
+ * still open when the process exits is removed then (atexit). */
 LUDUS_HIDDEN void ludus__pool_file_close(ludus__pool_file *f);
+/* The path it was created at. */
+LUDUS_HIDDEN const char *ludus__pool_file_path(const ludus__pool_file *f);
+/* In a child after fork: the list of open files is the parent's. */
+LUDUS_HIDDEN void ludus__pool_files_after_fork(void);
 /* In a child after fork: the thread is the parent's and the file too; the
  * child lets go of the mapping without touching the file. */
 LUDUS_HIDDEN void ludus__pool_file_forget(ludus__pool_file *f);

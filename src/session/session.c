@@ -52,6 +52,23 @@ static ludus_capture *late_cap;
 static void resolve_late(ludus_capture *c);
 static int sess_pool_mapped;             /* 1: pages, 2: a pool file, 0: the allocator's */
 static ludus__pool_file *sess_pool_file; /* desc.pool_file: the running capture's */
+static uint32_t sess_refused0;           /* the counters' refusals when the capture began */
+static uint64_t sess_lost0;
+
+/* Where begin and end are (written by the thread running them), for the
+ * copy of a crashed process in which that thread is not: while ENDING the
+ * session is whole and the end can be run again from the start (publishing
+ * a thread twice publishes it the same); once ENDED, `ending` holds all of
+ * it and is the capture the crash ends. */
+enum { PH_IDLE, PH_ENDING, PH_ENDED };
+static int phase;
+static ludus_capture *ending;
+void (*ludus__session_step)(int step);
+
+static void step(int k) {
+    void (*f)(int) = __atomic_load_n(&ludus__session_step, __ATOMIC_ACQUIRE);
+    if (f) f(k);
+}
 
 #if defined(__SANITIZE_THREAD__)
 #define LUDUS__TSAN 1
@@ -256,19 +273,13 @@ static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
  * returns when it was armed (CLOCK_MONOTONIC ns). */
 static int64_t begin_arm(ludus__begin_prep *p) {
     if (late_cap) resolve_late(late_cap); /* before any thread can attach again */
-    /* The library's reference to the previous capture goes now (a caller
-     * that took one keeps it). */
-    if (last) {
-        ludus_capture *old = last;
-        last = NULL;
-        ludus_capture_release(old);
-    }
     ludus_capture_desc d = p->d;
     uint64_t bytes = p->bytes;
     void *mem = p->mem;
     int use_tsc = p->use_tsc;
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
+    step(LUDUS__STEP_ARMING);
     ludus__session *s = &ludus__sess;
     memset(s, 0, sizeof *s);
     s->desc = d;
@@ -291,6 +302,8 @@ static int64_t begin_arm(ludus__begin_prep *p) {
     sess_pool_mapped = p->mapped;
     sess_pool_file = p->pool_file;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
+    sess_refused0 = ludus__live_refused();
+    sess_lost0 = ludus__live_lost_adds();
 
     s->join_membarrier = p->membarrier_ok;
     int slow = !s->join_membarrier || !use_tsc || !LUDUS__INLINE_CLOCK;
@@ -309,8 +322,17 @@ static int64_t begin_arm(ludus__begin_prep *p) {
     __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
     int64_t armed_at = ludus__mono_ns();
+    step(LUDUS__STEP_ARMED);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
+    /* The library's reference to the previous capture goes now (a caller
+     * that took one keeps it): after arming, so that a crash during a
+     * rolling window's switch finds the segment just ended. */
+    if (last) {
+        ludus_capture *old = last;
+        last = NULL;
+        ludus_capture_release(old);
+    }
     /* Faults the pool in ahead of the producers; started once armed, so a
      * rolling capture's switch does not wait for a thread to start. */
     sess_prefault = ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next);
@@ -334,6 +356,15 @@ int ludus_capture_begin(const ludus_capture_desc *desc) {
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
     if (late_cap) resolve_late(late_cap); /* before any thread can attach again */
+    /* A pool file is never replaced: when the last capture (held by the
+     * library only) still has the file of this path, it goes first. */
+    if (desc && desc->pool_file && last && __atomic_load_n(&last->refs, __ATOMIC_ACQUIRE) == 1 &&
+        ludus__pool_file_path(last->pool_file) &&
+        strcmp(ludus__pool_file_path(last->pool_file), desc->pool_file) == 0) {
+        ludus_capture *old = last;
+        last = NULL;
+        ludus_capture_release(old);
+    }
     ludus__begin_prep p;
     int rc = begin_prepare(desc, &p);
     if (rc) return rc;
@@ -386,6 +417,7 @@ static int end_capture(uint32_t disarmed) {
     ludus__session *s = &ludus__sess;
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
+    __atomic_store_n(&phase, PH_ENDING, __ATOMIC_RELEASE);
     uint32_t gen = s->gen;
     uint32_t high = ludus__reg.high;
     __atomic_store_n(&ludus__armed, disarmed, __ATOMIC_SEQ_CST);
@@ -399,6 +431,7 @@ static int end_capture(uint32_t disarmed) {
     /* Slow mode: the stores above and the loads of in_slow below are
      * sequentially consistent, as the producers' are (emit.c). */
     if (s->join_membarrier) ludus__membarrier();
+    step(LUDUS__STEP_ENDING);
 
     uint32_t n = 0, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
@@ -426,6 +459,7 @@ static int end_capture(uint32_t disarmed) {
     }
     for (uint32_t i = 0; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
     uint64_t unregistered = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
+    step(LUDUS__STEP_PUBLISHED);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     ludus__calib_point end_point = ludus__calibrate_point();
@@ -447,12 +481,10 @@ static int end_capture(uint32_t disarmed) {
         size_t pn = strnlen(s->process_name, sizeof s->process_name);
         c->process_name[ludus__utf8_clean(s->process_name, pn, c->process_name, sizeof c->process_name - 1)] = 0;
         c->categories = s->categories;
-        s->categories = NULL;
         c->pool_mem = s->pool_mem;
         c->pool_bytes = s->pool.bytes;
         c->pool_mapped = sess_pool_mapped;
         c->pool_file = sess_pool_file;
-        sess_pool_file = NULL;
         c->allocator = s->desc.allocator;
         c->prefault = sess_prefault;
         c->prefault_done = sess_faulted;
@@ -462,15 +494,14 @@ static int end_capture(uint32_t disarmed) {
         ludus__mem_cov_take(c, (int64_t)s->pool.bytes); /* without memory: no manifest */
         c->unregistered_drops = unregistered + s->retired_oom_events;
         c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
+        c->counters_refused = ludus__live_refused() - sess_refused0;
+        c->counter_adds_lost = ludus__live_lost_adds() - sess_lost0;
         c->stragglers = strag;
         c->nstragglers = nstrag;
         strag = NULL;
         c->late = late;
         c->nlate = nlate;
         late = NULL;
-        s->pool_mem = NULL;
-        if (!nlate) s->names = NULL; /* else late threads may still intern: cleared when they are published */
-        sess_prefault = NULL;
         if (threads) {
             for (uint32_t i = 0; i < n; i++) convert_thread(c, &threads[i], &fin[i]);
             c->threads = threads;
@@ -478,7 +509,19 @@ static int end_capture(uint32_t disarmed) {
         }
     }
     ludus__gpu_capture_end(c); /* the GPU samples handed over while it ran (none kept without c) */
-    if (!c && late) {          /* no capture to publish them into: wait for them now */
+    if (c) {                   /* c holds the session's parts now: from here a crash's copy takes c as it is */
+        if (!oom) {
+            ending = c;
+            __atomic_store_n(&phase, PH_ENDED, __ATOMIC_RELEASE);
+            step(LUDUS__STEP_ENDED);
+        }
+        s->categories = NULL;
+        s->pool_mem = NULL;
+        if (!nlate) s->names = NULL; /* else late threads may still intern: cleared when they are published */
+        sess_pool_file = NULL;
+        sess_prefault = NULL;
+    }
+    if (!c && late) { /* no capture to publish them into: wait for them now */
         ludus__mutex_lock(&ludus__reg.lock);
         for (uint32_t i = 0; i < nlate; i++) {
             const ludus__thread_record *r = &ludus__reg.rec[late[i].record];
@@ -510,11 +553,27 @@ static int end_capture(uint32_t disarmed) {
     }
     __atomic_store_n(&active, 0, __ATOMIC_RELEASE);
     if (oom) {
+        __atomic_store_n(&phase, PH_IDLE, __ATOMIC_RELEASE);
         ludus_capture_release(c);
         return ludus__fail(LUDUS_ENOMEM, "out of memory while publishing the capture");
     }
+    step(LUDUS__STEP_INACTIVE);
     last = c;
+    __atomic_store_n(&phase, PH_IDLE, __ATOMIC_RELEASE);
+    ending = NULL;
     return 0;
+}
+
+int ludus__session_crash_end(ludus_capture **out) {
+    *out = NULL;
+    if (__atomic_load_n(&phase, __ATOMIC_ACQUIRE) == PH_ENDED && ending) {
+        ludus_capture_retain(ending);
+        *out = ending;
+        return 0;
+    }
+    if (!__atomic_load_n(&active, __ATOMIC_ACQUIRE)) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
+    int rc = end_capture(0);
+    return rc ? rc : ludus_capture_last(out);
 }
 
 int ludus_capture_end(ludus_capture **out) {
@@ -723,13 +782,17 @@ void ludus__session_crashed(void) {
     /* The background threads are the crashed process's. */
     ludus__prefault_after_fork(sess_prefault);
     if (last) ludus__prefault_after_fork(last->prefault);
+    if (ending && ending->prefault != sess_prefault) ludus__prefault_after_fork(ending->prefault);
     ludus__pool_file_crashed(sess_pool_file);
+    if (ending) ludus__pool_file_crashed(ending->pool_file);
+    ludus__gpu_crashed();
 }
 
 void ludus__session_after_fork(void) {
     /* The child's capture goes on as its own: the parent's events are not
      * the child's (another pid, other threads), so it restarts empty, with a
      * new generation, over the same (copied) pool. */
+    ludus__pool_files_after_fork();
     if (last) { /* its background thread is not in this process */
         ludus__prefault_after_fork(last->prefault);
         last->nstragglers = 0;

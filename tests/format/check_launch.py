@@ -240,5 +240,15 @@ frames = int(info.split("frames:      ")[1].split()[0])
 assert frames >= 1, info  # 500 ms of 2.5 ms frames (a loaded machine runs fewer)
 rep = subprocess.run([tool, "report", recovered], stdout=subprocess.PIPE, text=True, check=True).stdout
 assert "Recovered from a pool file" in rep and "Frame" in rep, rep[:800]
+# A normal exit: the trace is written and the pool file removed (nothing
+# is left to recover).
+clean_pool = os.path.join(crash_dir, "clean.pool")
+clean_trace = os.path.join(crash_dir, "clean.ludus")
+p = subprocess.run([demo, "--no-capture", "--frames", "20"],
+                   env=dict(os.environ, LUDUS_TRACE=clean_trace, LUDUS_TRACE_POOL=clean_pool),
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=60)
+assert p.returncode == 0, p.stderr
+assert os.path.exists(clean_trace), p.stderr
+assert not os.path.exists(clean_pool), "the pool file outlived a normal exit"
 print("launch-to-exit: json, ludus and pftrace written at exit; bad values said at load; fork; rolling window; crash; "
-      "kill -9 with a pool file")
+      "kill -9 with a pool file; the pool file removed at a normal exit")

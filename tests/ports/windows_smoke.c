@@ -4,15 +4,21 @@
  * recording on several threads, a thread's events published when it exits
  * before the capture ends, and export files written whole (a second export
  * replaces the first, no temporary is left, a failed export leaves the old
- * file as it was). Prints what failed and exits 1; tests/ports/check_windows.sh
+ * file as it was), a pool file that is never created over a file that is
+ * there, reserves its blocks at begin (a refusal there, through the seam,
+ * is an error and leaves nothing) and is removed when its capture goes.
+ * Prints what failed and exits 1; tests/ports/check_windows.sh
  * reads the traces back.
  *   windows_smoke DIR */
 #include <ludus/capture.h>
 #include <ludus/profiling.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+extern int ludus__file_map_reserve_error; /* src/platform/file_map.h: the seam of the reservation */
 
 static int failures;
 #define CHECK(cond)                                                \
@@ -107,6 +113,36 @@ int main(int argc, char **argv) {
     CHECK(ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, b) == 0); /* the native format too */
     CHECK(file_size(b) > 0);
     ludus_capture_release(c);
+
+    /* the pool file: what is at its path stays as it was */
+    char pool[1024];
+    snprintf(pool, sizeof pool, "%s/smoke.pool", argv[1]);
+    FILE *f = fopen(pool, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("left behind", f);
+        fclose(f);
+    }
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.pool_file = pool;
+    d.chunk_count = 16;
+    CHECK(ludus_capture_begin(&d) == LUDUS_EIO);
+    char *kept = slurp(pool);
+    CHECK(kept && strcmp(kept, "left behind") == 0);
+    free(kept);
+    remove(pool);
+    ludus__file_map_reserve_error = ENOSPC; /* as a full disk */
+    CHECK(ludus_capture_begin(&d) == LUDUS_EIO);
+    ludus__file_map_reserve_error = 0;
+    CHECK(strstr(ludus_last_error_detail(), "no room") != NULL);
+    CHECK(file_size(pool) < 0); /* nothing left */
+    CHECK(ludus_capture_begin(&d) == 0);
+    CHECK(file_size(pool) > 4096);
+    CHECK(ludus_capture_end(NULL) == 0);
+    CHECK(ludus_capture_begin(NULL) == 0); /* the library's reference to the pool's capture goes */
+    CHECK(ludus_capture_end(NULL) == 0);
+    CHECK(file_size(pool) < 0);
     if (failures) printf("%d checks failed\n", failures);
     return failures ? 1 : 0;
 }

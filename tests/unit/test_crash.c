@@ -16,8 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -118,7 +120,14 @@ static void check_capture(const char *path, int signo, pid_t tid) {
     assert_int_equal(in.crash_tid, (uint64_t)tid);
     assert_true(in.crash_ns >= in.start_ns && in.crash_ns <= in.end_ns);
     assert_true(in.summary.incomplete >= 2); /* Outer and Inner (and the worker's scope, when it was open) */
-    assert_int_equal(in.summary.dropped, 0);
+    /* the worker runs on while the copy is made: an event it was writing
+     * at that moment is lost, and counted (at most that one) */
+    assert_true(in.summary.dropped <= 1);
+    for (uint32_t t = 0; t < in.threads; t++) {
+        ludus_thread_summary ts;
+        assert_int_equal(ludus_capture_get_thread(c, t, &ts), 0);
+        if (ts.tid == (uint64_t)tid) assert_int_equal(ts.dropped, 0); /* the crashed thread loses nothing */
+    }
     assert_int_equal(in.summary.frames, 5);
     char *json = lt_capture_json(c);
     lt_trace t;
@@ -139,6 +148,14 @@ static void check_capture(const char *path, int signo, pid_t tid) {
     lt_trace_free(&t);
     free(json);
     ludus_capture_release(c);
+}
+
+/* The rolling window's crash file in a directory (lt_list_dir's callback). */
+static const char *crash_file_in;
+static char *crash_file;
+static void find_crash_file(const char *name, void *ud) {
+    (void)ud;
+    if (strstr(name, "-crash-SIGSEGV.ludus")) snprintf(crash_file, 600, "%s/%s", crash_file_in, name);
 }
 
 static void test_segv(void **state) {
@@ -289,6 +306,210 @@ static void test_stack_overflow(void **state) {
     unlink(path);
 }
 
+/* A SIGSEGV the program handles itself: a guard page whose fault its own
+ * handler fixes (mprotect) and returns from, as a GC's write barrier or a
+ * stack guard does. Installed before crash capture (the library runs it
+ * first) or after it (it calls the library's for what it does not own):
+ * either way the handled faults write nothing and leave crash capture
+ * armed, and the real crash after them (an address it does not own: it
+ * puts SIG_DFL back and returns, or calls the handler it replaced) writes
+ * the capture, with what was recorded after the handled faults. The old
+ * code wrote a crash file at the first guard-page fault, put the program's
+ * handler back in its place for good, and wrote nothing at the real crash. */
+static char *guard_page;
+static struct sigaction replaced; /* the handler before the program's own (installed after ours) */
+static int program_after;
+
+static void program_handler(int signo, siginfo_t *info, void *uc) {
+    char *a = info->si_addr;
+    if (a >= guard_page && a < guard_page + 4096) {
+        mprotect(guard_page, 4096, PROT_READ | PROT_WRITE); /* fixed: the store runs again */
+        return;
+    }
+    if (program_after && (replaced.sa_flags & SA_SIGINFO)) { /* not ours: the handler we replaced */
+        replaced.sa_sigaction(signo, info, uc);
+        return;
+    }
+    signal(signo, SIG_DFL); /* not ours: die of it */
+}
+
+static void install_program_handler(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = program_handler;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &replaced);
+}
+
+static void test_handled_fault(void **state) {
+    (void)state;
+    if (lt_multithreaded_fork_unsupported()) skip();
+    for (program_after = 0; program_after < 2; program_after++) {
+        char dir[256], path[300];
+        assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "ludus-test-handled"), 0);
+        snprintf(path, sizeof path, "%s/crash-%%p.ludus", dir);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            alarm(20);
+            signal(SIGSEGV, SIG_DFL);
+            guard_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (guard_page == MAP_FAILED) _exit(89);
+            if (!program_after) install_program_handler();
+            ludus_crash_desc cd = {path, 0, 5000};
+            if (ludus_crash_capture_begin(&cd) != 0 || ludus_capture_begin(NULL) != 0) _exit(90);
+            if (program_after) install_program_handler();
+            for (int i = 0; i < 10; i++) {
+                LUDUS_PROFILE_SCOPE(GuardPage);
+                guard_page[i] = 1; /* a fault the program fixes */
+                mprotect(guard_page, 4096, PROT_NONE);
+            }
+            for (int i = 0; i < 100; i++) {
+                LUDUS_PROFILE_SCOPE(AfterTheGuardPage);
+            }
+            LUDUS_PROFILE_SCOPE(RealCrash);
+            int *volatile unmapped = (int *)(uintptr_t)64;
+            *unmapped = 1;
+            _exit(93);
+        }
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (!WIFSIGNALED(status)) print_message("exit status %d\n", WEXITSTATUS(status));
+        assert_true(WIFSIGNALED(status));
+        assert_int_equal(WTERMSIG(status), SIGSEGV);
+        char file[600];
+        snprintf(file, sizeof file, "%s/crash-%d.ludus", dir, (int)pid);
+        ludus_capture *c;
+        assert_int_equal(ludus_capture_open(file, &c), 0);
+        ludus_capture_info in;
+        assert_int_equal(ludus_capture_get_info(c, &in), 0);
+        assert_int_equal(in.crash_signal, SIGSEGV);
+        assert_int_equal(in.summary.events, 10 * 2 + 100 * 2 + 1); /* the real crash's capture: all of it */
+        ludus_capture_release(c);
+        lt_remove_dir(dir);
+    }
+}
+
+/* A crash while another thread begins or ends a capture: that thread is
+ * stopped at each step of begin and end (ludus__session_step, the test's
+ * seam), holding the registry's lock where the step does, and the main
+ * thread crashes then. The copy finishes the end from where it stopped, or
+ * takes the capture object once it holds everything: every event recorded
+ * is written. Stopped while arming (nothing armed yet), there is nothing
+ * to write, and the copy says so. The old code ran the end again over a
+ * session already cleared, or found no capture active while the ended one
+ * was not yet the last, and wrote nothing. */
+#include "capture/capture_internal.h"
+
+static int stop_at, parked;
+static pid_t victim_pid;
+
+static void park(int step) {
+    /* in the crashed process only (its copy, another process, runs the
+     * end's steps again) */
+    if (step != stop_at || getpid() != victim_pid) return;
+    __atomic_store_n(&parked, 1, __ATOMIC_RELEASE);
+    for (;;) pause(); /* as a thread preempted there for good */
+}
+
+static void *coordinator(void *arg) {
+    if (arg)
+        ludus_capture_begin(NULL);
+    else
+        ludus_capture_end(NULL);
+    return NULL;
+}
+
+static void test_crash_during_begin_end(void **state) {
+    (void)state;
+    if (lt_multithreaded_fork_unsupported()) skip();
+    static const int steps[] = {LUDUS__STEP_ARMING, LUDUS__STEP_ARMED,    LUDUS__STEP_ENDING, LUDUS__STEP_PUBLISHED,
+                                LUDUS__STEP_ENDED,  LUDUS__STEP_INACTIVE, LUDUS__STEP_ARMING};
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        int at = steps[k], begin = at == LUDUS__STEP_ARMING || at == LUDUS__STEP_ARMED;
+        int rolling = k == sizeof steps / sizeof steps[0] - 1; /* a rolling window's switch, stopped arming */
+        char dir[256], path[300];
+        assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "ludus-test-midend"), 0);
+        snprintf(path, sizeof path, "%s/plain.ludus", dir);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            alarm(20);
+            signal(SIGSEGV, SIG_DFL);
+            victim_pid = getpid();
+            ludus_thread_register("Crash main");
+            ludus_crash_desc cd = {path, 0, 5000};
+            if (ludus_crash_capture_begin(&cd) != 0) _exit(90);
+            if (rolling) {
+                ludus_rolling_desc rd;
+                memset(&rd, 0, sizeof rd);
+                rd.window_ms = 300;
+                rd.hitch_factor = -1;
+                rd.signal = -1;
+                rd.directory = dir;
+                rd.prefix = "midswitch";
+                if (ludus_rolling_begin(NULL, &rd) != 0) _exit(91);
+            } else if (!begin && ludus_capture_begin(NULL) != 0) {
+                _exit(91);
+            }
+            if (!begin || rolling)
+                for (int i = 0; i < 1000; i++) {
+                    LUDUS_PROFILE_SCOPE(BeforeTheCrash);
+                }
+            stop_at = at;
+            ludus__session_step = park;
+            pthread_t th;
+            if (!rolling && pthread_create(&th, NULL, coordinator, begin ? (void *)1 : NULL) != 0) _exit(92);
+            while (!__atomic_load_n(&parked, __ATOMIC_ACQUIRE)) sched_yield(); /* the switch thread, if rolling */
+            if (begin && !rolling)
+                for (int i = 0; i < 1000; i++) {
+                    LUDUS_PROFILE_SCOPE(BeforeTheCrash);
+                }
+            LUDUS_PROFILE_SCOPE(Crashing);
+            int *volatile unmapped = (int *)(uintptr_t)64;
+            *unmapped = 1;
+            _exit(93);
+        }
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFSIGNALED(status));
+        assert_int_equal(WTERMSIG(status), SIGSEGV);
+        char file[600];
+        snprintf(file, sizeof file, "%s", path);
+        if (rolling) {
+            crash_file_in = dir;
+            crash_file = file;
+            lt_list_dir(dir, find_crash_file, NULL);
+        }
+        ludus_capture *c = NULL;
+        int rc = ludus_capture_open(file, &c);
+        print_message("stopped at step %d%s: %s\n", at, rolling ? " (switching)" : "", rc ? "no file" : "a file");
+        if (at == LUDUS__STEP_ARMING && !rolling) { /* nothing was armed: nothing recorded */
+            assert_int_equal(rc, LUDUS_EIO);
+            lt_remove_dir(dir);
+            continue;
+        }
+        assert_int_equal(rc, 0);
+        ludus_capture_info in;
+        assert_int_equal(ludus_capture_get_info(c, &in), 0);
+        assert_int_equal(in.crash_signal, SIGSEGV);
+        if (rolling) { /* the segment the switch had just ended is in the window */
+            char *json = lt_capture_json(c);
+            lt_trace t;
+            lt_trace_parse(&t, json);
+            assert_int_equal(lt_count(&t, 'B', "BeforeTheCrash"), 1000);
+            lt_trace_free(&t);
+            free(json);
+        } else { /* the 1000 scopes; after an armed begin the crashing one too (open: incomplete) */
+            assert_int_equal(in.summary.events, 2000 + (uint64_t)begin);
+            assert_int_equal(in.summary.dropped, 0);
+        }
+        ludus_capture_release(c);
+        lt_remove_dir(dir);
+    }
+}
+
 /* A crash inside malloc: the crashed thread holds one of malloc's locks, so
  * the copy that writes the capture must not call malloc. The test binary is
  * linked with --wrap for malloc, calloc, realloc and free (CMakeLists.txt):
@@ -318,6 +539,197 @@ void *__wrap_realloc(void *p, size_t n) {
 void __wrap_free(void *p) {
     if (malloc_held) held();
     __real_free(p);
+}
+
+/* Other threads of the crashed process may hold the C library's other
+ * locks: glibc's time zone lock (a thread in localtime_r or gmtime_r) and
+ * a stream's (a thread in fprintf). With every such call blocked for good
+ * (as on those locks), the copy still writes the capture, and the rolling
+ * window's file (named by local time): the crash path calls none of them.
+ * The old code named the window's file with localtime_r and timed out. */
+static volatile int libc_held;
+struct tm;
+struct tm *__real_localtime_r(const time_t *t, struct tm *out);
+struct tm *__real_localtime(const time_t *t);
+struct tm *__real_gmtime_r(const time_t *t, struct tm *out);
+struct tm *__real_gmtime(const time_t *t);
+time_t __real_mktime(struct tm *tm);
+void __real_tzset(void);
+size_t __real_strftime(char *s, size_t max, const char *fmt, const struct tm *tm);
+int __real_vfprintf(FILE *f, const char *fmt, va_list ap);
+int __real_fputs(const char *s, FILE *f);
+size_t __real_fwrite(const void *p, size_t size, size_t n, FILE *f);
+int __real_fflush(FILE *f);
+int __real_puts(const char *s);
+int __real_fputc(int c, FILE *f);
+int __real___vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
+static void maybe_held(void) {
+    if (libc_held) held();
+}
+struct tm *__wrap_localtime_r(const time_t *t, struct tm *out) {
+    maybe_held();
+    return __real_localtime_r(t, out);
+}
+struct tm *__wrap_localtime(const time_t *t) {
+    maybe_held();
+    return __real_localtime(t);
+}
+struct tm *__wrap_gmtime_r(const time_t *t, struct tm *out) {
+    maybe_held();
+    return __real_gmtime_r(t, out);
+}
+struct tm *__wrap_gmtime(const time_t *t) {
+    maybe_held();
+    return __real_gmtime(t);
+}
+time_t __wrap_mktime(struct tm *tm) {
+    maybe_held();
+    return __real_mktime(tm);
+}
+void __wrap_tzset(void) {
+    maybe_held();
+    __real_tzset();
+}
+size_t __wrap_strftime(char *s, size_t max, const char *fmt, const struct tm *tm) {
+    maybe_held();
+    return __real_strftime(s, max, fmt, tm);
+}
+int __wrap_vfprintf(FILE *f, const char *fmt, va_list ap) {
+    maybe_held();
+    return __real_vfprintf(f, fmt, ap);
+}
+int __wrap_fprintf(FILE *f, const char *fmt, ...) {
+    maybe_held();
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = __real_vfprintf(f, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+int __wrap_printf(const char *fmt, ...) {
+    maybe_held();
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = __real_vfprintf(stdout, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+int __wrap___vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap) {
+    maybe_held();
+    return __real___vfprintf_chk(f, flag, fmt, ap);
+}
+int __wrap___fprintf_chk(FILE *f, int flag, const char *fmt, ...) {
+    maybe_held();
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = __real___vfprintf_chk(f, flag, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+int __wrap___printf_chk(int flag, const char *fmt, ...) {
+    maybe_held();
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = __real___vfprintf_chk(stdout, flag, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+int __wrap_fputs(const char *str, FILE *f) {
+    maybe_held();
+    return __real_fputs(str, f);
+}
+size_t __wrap_fwrite(const void *p, size_t size, size_t n, FILE *f) {
+    maybe_held();
+    return __real_fwrite(p, size, n, f);
+}
+int __wrap_fflush(FILE *f) {
+    maybe_held();
+    return __real_fflush(f);
+}
+int __wrap_puts(const char *str) {
+    maybe_held();
+    return __real_puts(str);
+}
+int __wrap_fputc(int c, FILE *f) {
+    maybe_held();
+    return __real_fputc(c, f);
+}
+
+static void test_crash_with_libc_locks_held(void **state) {
+    (void)state;
+    if (lt_multithreaded_fork_unsupported()) skip();
+    for (int rolling = 0; rolling < 2; rolling++) {
+        char dir[256], path[300];
+        assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "ludus-test-libcheld"), 0);
+        snprintf(path, sizeof path, "%s/plain.ludus", dir);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            alarm(20);
+            signal(SIGSEGV, SIG_DFL);
+            ludus_crash_desc cd = {path, 0, 5000};
+            if (ludus_crash_capture_begin(&cd) != 0) _exit(90);
+            if (rolling) {
+                ludus_rolling_desc rd;
+                memset(&rd, 0, sizeof rd);
+                rd.window_ms = 300;
+                rd.hitch_factor = -1;
+                rd.signal = -1;
+                rd.directory = dir;
+                rd.prefix = "held";
+                if (ludus_rolling_begin(NULL, &rd) != 0) _exit(91);
+            } else if (ludus_capture_begin(NULL) != 0) {
+                _exit(91);
+            }
+            for (int i = 0; i < 1000; i++) {
+                LUDUS_PROFILE_SCOPE(BeforeTheCrash);
+            }
+            LUDUS_PROFILE_SCOPE(LocksHeld);
+            libc_held = 1;
+            malloc_held = 1;
+            int *volatile unmapped = (int *)(uintptr_t)64;
+            *unmapped = 1;
+            _exit(93);
+        }
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFSIGNALED(status));
+        assert_int_equal(WTERMSIG(status), SIGSEGV);
+        char file[600] = "";
+        if (rolling) {
+            crash_file_in = dir;
+            crash_file = file;
+            lt_list_dir(dir, find_crash_file, NULL);
+        } else {
+            snprintf(file, sizeof file, "%s", path);
+        }
+        print_message("%s capture: %s\n", rolling ? "rolling" : "plain", file[0] ? file : "no file");
+        assert_true(file[0]);
+        if (rolling) { /* named in local time without localtime_r: the same as localtime_r says (within a minute) */
+            struct tm tm;
+            memset(&tm, 0, sizeof tm);
+            const char *stamp = strrchr(file, '/') + 1 + strlen("held-");
+            assert_int_equal(sscanf(stamp, "%4d%2d%2d-%2d%2d%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                                    &tm.tm_min, &tm.tm_sec),
+                             6);
+            time_t now = time(NULL);
+            struct tm here;
+            localtime_r(&now, &here);
+            long named = ((tm.tm_mday * 24L + tm.tm_hour) * 60 + tm.tm_min) * 60 + tm.tm_sec;
+            long local = ((here.tm_mday * 24L + here.tm_hour) * 60 + here.tm_min) * 60 + here.tm_sec;
+            assert_int_equal(tm.tm_year, here.tm_year + 1900);
+            assert_int_equal(tm.tm_mon, here.tm_mon + 1);
+            assert_true(local - named >= 0 && local - named < 60);
+        }
+        ludus_capture *c;
+        assert_int_equal(ludus_capture_open(file, &c), 0);
+        ludus_capture_info in;
+        assert_int_equal(ludus_capture_get_info(c, &in), 0);
+        assert_int_equal(in.crash_signal, SIGSEGV);
+        assert_int_equal(in.summary.events, 2 * 1000 + 1);
+        ludus_capture_release(c);
+        lt_remove_dir(dir);
+    }
 }
 
 static void test_crash_inside_malloc(void **state) {
@@ -360,6 +772,9 @@ int main(void) {
         cmocka_unit_test(test_rolling),
         cmocka_unit_test(test_stack_overflow),
         cmocka_unit_test(test_crash_inside_malloc),
+        cmocka_unit_test(test_crash_with_libc_locks_held),
+        cmocka_unit_test(test_handled_fault),
+        cmocka_unit_test(test_crash_during_begin_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -720,6 +720,38 @@ static void test_fallback_removes_dead_temporaries(void **state) {
     assert_entries(state, 1);
 }
 
+/* A link planted at the names of the temporaries (they are predictable:
+ * ".<base>.<pid>.<n>.ludus-tmp"), pointing at a file of the user's: the
+ * export takes a name nobody holds (O_EXCL; linkat of an O_TMPFILE file
+ * refuses a name that exists), never writes through the link, and leaves
+ * the links and their target as they were. */
+static void test_link_at_temporary_name(void **state) {
+    char victim[512];
+    snprintf(victim, sizeof victim, "%s", in(state, "victim"));
+    put_file(victim, "the user's own file", 0600);
+    char name[128];
+    int planted = 0;
+    for (unsigned long n = 0; n < 400; n += 2) { /* every other counter value: each export meets one */
+        snprintf(name, sizeof name, ".out.json.%d.%lu.ludus-tmp", (int)getpid(), n);
+        assert_int_equal(symlink(victim, in(state, name)), 0);
+        planted++;
+    }
+    for (int fallback = 0; fallback < 2; fallback++) {
+        ludus__file_no_tmpfile = fallback;
+        for (int i = 0; i < 20; i++) assert_export(in(state, "out.json"), "{\"exported\":1}\n");
+        assert_content(in(state, "out.json"), "{\"exported\":1}\n", 15);
+        assert_content(victim, "the user's own file", 19);
+    }
+    int tmp;
+    assert_int_equal(entries(((fixture *)*state)->dir, &tmp), planted + 2); /* the links, the victim, out.json */
+    for (unsigned long n = 0; n < 400; n += 2) {
+        struct stat st;
+        snprintf(name, sizeof name, ".out.json.%d.%lu.ludus-tmp", (int)getpid(), n);
+        assert_int_equal(lstat(in(state, name), &st), 0);
+        assert_true(S_ISLNK(st.st_mode));
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_plain_file, setup, teardown),
@@ -741,6 +773,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_strerror, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fallback_named_temporary, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fallback_removes_dead_temporaries, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_link_at_temporary_name, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -491,6 +491,46 @@ static void test_rolling_window(void **state) {
     ludus_gpu_context_destroy(gfx);
 }
 
+/* Contexts that come and go in one capture: 10,000 created and destroyed
+ * one at a time with nothing handed over take no room (a slot is taken
+ * again), and 5,000 that each hand one sample over stay, past the 4,096
+ * the old reader accepted: the old code saved that capture with return 0
+ * into a file its reader refused ("counts exceed"), losing every CPU event
+ * with it. The file opens, with every context that holds something. */
+static void test_context_churn(void **state) {
+    (void)state;
+    lt_begin(NULL);
+    for (int i = 0; i < 1000; i++) {
+        LUDUS_PROFILE_SCOPE(CpuWork);
+    }
+    for (int i = 0; i < 10000; i++) ludus_gpu_context_destroy(make_ctx("Empty", LUDUS_GPU_QUEUE_GRAPHICS, 64));
+    enum { KEPT = 5000 };
+    for (int i = 0; i < KEPT; i++) {
+        ludus_gpu_context *x = make_ctx("Short", LUDUS_GPU_QUEUE_COMPUTE, 64);
+        ludus_gpu_sample sm = {"Pass", (uint64_t)i, 1000u, 2000u, 0, lt_now_ns(), 0};
+        assert_int_equal(ludus_gpu_submit(x, &sm, 1), 0);
+        ludus_gpu_context_destroy(x);
+    }
+    lt_end();
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_last(&c), 0);
+    assert_int_equal(ludus_capture_gpu_track_count(c), KEPT);
+    lt_buf b = {0};
+    assert_int_equal(ludus_capture_write(c, LUDUS_FORMAT_LUDUS, 0, lt_buf_write, &b), 0);
+    ludus_capture_release(c);
+    ludus_capture *f = NULL;
+    int rc = ludus_capture_open_memory(b.data, b.len, &f);
+    if (rc) print_message("open: %s\n", ludus_last_error_detail());
+    assert_int_equal(rc, 0);
+    assert_int_equal(ludus_capture_gpu_track_count(f), KEPT);
+    assert_int_equal(ludus_capture_gpu_span_count(f), KEPT);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(f, &in), 0);
+    assert_int_equal(in.summary.events, 2000);
+    ludus_capture_release(f);
+    free(b.data);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_calibrated_drift_overlap, lt_teardown),
@@ -499,6 +539,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_calibration_break, lt_teardown),
         cmocka_unit_test_teardown(test_fork, lt_teardown),
         cmocka_unit_test_teardown(test_rolling_window, lt_teardown),
+        cmocka_unit_test_teardown(test_context_churn, lt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <ludus/analysis.h>
 #include <ludus/capture.h>
+#include <ludus/capture_file.h>
 #include <ludus/locks.h>
 #include <ludus/profiling.h>
 #include <pthread.h>
@@ -395,6 +396,66 @@ static void test_name_table(void **st) {
     for (int i = 0; i < 1024; i++) assert_int_equal(ludus_lock_forget(&locks[i]), 0);
 }
 
+/* Naming and forgetting locks with distinct names, far more of them than
+ * any table holds: nothing fills for good. The old code registered a
+ * process-wide site per name, so past 65,536 distinct names naming was
+ * refused, and with it every ludus_site_register and run-time name of the
+ * process. Now the names go to the capture their waits are recorded in:
+ * one capture that meets more distinct names than its table holds (16,384)
+ * has the rest refused and counted (their waits recorded under the call
+ * site, as an unnamed lock's), and saves a file that opens and says so;
+ * the next capture has a table of its own. */
+static void test_lock_name_churn(void **st) {
+    (void)st;
+    static char lk;
+    char name[32];
+    for (int i = 0; i < 70000; i++) {
+        snprintf(name, sizeof name, "Churn %d", i);
+        assert_int_equal(ludus_lock_name(&lk, name), 0);
+        assert_int_equal(ludus_lock_forget(&lk), 0);
+    }
+    ludus_site_desc d = {"After the churn", NULL, NULL, 0};
+    assert_true(ludus_site_register(&d) != 0);
+    assert_true(ludus_site_intern("Another after the churn") != 0);
+    enum { WAITS = 17000, ROOM = 16384 };
+    lt_begin(NULL);
+    for (int i = 0; i < WAITS; i++) {
+        snprintf(name, sizeof name, "Wait %d", i);
+        assert_int_equal(ludus_lock_name(&lk, name), 0);
+        ludus_lock_wait_end(ludus_lock_wait_begin(&lk, NULL));
+        assert_int_equal(ludus_lock_forget(&lk), 0);
+    }
+    lt_end();
+    ludus_capture_summary s = lt_summary();
+    assert_int_equal(s.events, 2 * WAITS);
+    assert_int_equal(s.interner_drops, WAITS - ROOM);
+    assert_int_equal(lock_slices("Wait 0", NULL, 0, NULL), 1);
+    assert_int_equal(lock_slices("Wait 16383", NULL, 0, NULL), 1);
+    assert_int_equal(lock_slices("lock", NULL, 0, NULL), WAITS - ROOM); /* the default site of an unnamed wait */
+    char path[] = "/tmp/ludus_lockchurn_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    ludus_capture *c, *f;
+    assert_int_equal(ludus_capture_last(&c), 0);
+    assert_int_equal(ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, path), 0);
+    ludus_capture_release(c);
+    assert_int_equal(ludus_capture_open(path, &f), 0);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(f, &in), 0);
+    assert_int_equal(in.summary.interner_drops, WAITS - ROOM);
+    ludus_capture_release(f);
+    unlink(path);
+    lt_begin(NULL); /* a table of its own */
+    assert_int_equal(ludus_lock_name(&lk, "Fresh"), 0);
+    ludus_lock_wait_end(ludus_lock_wait_begin(&lk, NULL));
+    lt_end();
+    assert_int_equal(lt_summary().interner_drops, 0);
+    assert_int_equal(lock_slices("Fresh", NULL, 0, NULL), 1);
+    assert_int_equal(analysed_waits("Fresh", NULL), 1);
+    assert_int_equal(ludus_lock_forget(&lk), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_uncontended_records_nothing, lt_teardown),
@@ -403,6 +464,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_rwlock_read_and_write, lt_teardown),
         cmocka_unit_test_teardown(test_own_lock, lt_teardown),
         cmocka_unit_test_teardown(test_name_table, lt_teardown),
+        cmocka_unit_test_teardown(test_lock_name_churn, lt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
  * tables; every record's checksum is verified on the way. */
 #include <ludus/analysis.h>
 #include <ludus/capture_file.h>
+#include <ludus/gpu.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -95,11 +96,14 @@ static int info_run(int argc, char **argv) {
     say("categories:  %s\n", ludus_text_show(name, sizeof name, in.categories ? in.categories : "(all)", 0));
     say("sites:       %u; blocks: %llu; slots: %llu (%.2f bytes/event)\n", in.sites, (unsigned long long)in.blocks,
         (unsigned long long)in.slots, s->events ? (double)in.file_bytes / (double)s->events : 0.0);
-    if (s->interner_drops || s->unregistered_thread_drops || s->site_id_collisions || s->nonfinite_counter_samples)
+    if (s->interner_drops || s->unregistered_thread_drops || s->site_id_collisions || s->nonfinite_counter_samples ||
+        s->counters_refused || s->counter_adds_lost)
         say("also:        %u run-time names refused, %llu events of unregistered threads lost, "
-            "%u site id collisions, %llu NaN/inf counter samples\n",
+            "%u site id collisions, %llu NaN/inf counter samples, %u counters/gauges/domains refused (tables "
+            "full), %llu counts lost (no shard)\n",
             s->interner_drops, (unsigned long long)s->unregistered_thread_drops, s->site_id_collisions,
-            (unsigned long long)s->nonfinite_counter_samples);
+            (unsigned long long)s->nonfinite_counter_samples, s->counters_refused,
+            (unsigned long long)s->counter_adds_lost);
     say("threads:     %u\n", in.threads);
     say("  %-10s %-24s %12s %10s %11s %8s %8s\n", "tid", "name", "events", "dropped", "incomplete", "unwound",
         "exited");
@@ -113,6 +117,23 @@ static int info_run(int argc, char **argv) {
         if (ts.first_drop_ns >= 0) say("  (losses from %.3f ms)", (double)ts.first_drop_ns / 1e6);
         if (ts.span_lanes) say("  (%u span lanes)", ts.span_lanes);
         say("\n");
+    }
+    /* GPU timing: what each context handed over, and what was left out */
+    uint32_t ngpu = ludus_capture_gpu_track_count(f);
+    if (ngpu) printf("gpu:         %u contexts\n", ngpu);
+    for (uint32_t g = 0; g < ngpu; g++) {
+        ludus_gpu_track_info ti;
+        if (ludus_capture_gpu_track(f, g, &ti) != 0) continue;
+        printf("  %-24s %llu samples, %llu passes%s", ludus_text_show(name, sizeof name, ti.name, 0),
+               (unsigned long long)ti.samples, (unsigned long long)ti.passes, ti.calibrated ? ", calibrated" : "");
+        static const char *const cov_name[] = {
+#define X_COV_NAME(name, text, meaning) text,
+            LUDUS_GPU_COVERAGE(X_COV_NAME)
+#undef X_COV_NAME
+        };
+        for (int v = 0; v < LUDUS_GPU_COVERAGE_COUNT; v++)
+            if (ti.coverage[v]) printf(", %s %llu", cov_name[v], (unsigned long long)ti.coverage[v]);
+        printf("\n");
     }
     uint32_t ncov = ludus_capture_memory_coverage_count(f);
     if (ncov) say("memory coverage (at capture end):\n");
