@@ -190,6 +190,11 @@ typedef struct ludus_analysis_summary {
     uint64_t crash_tid;         /* the thread it hit */
     int recovered;              /* read back from a pool file its process left behind */
     uint64_t folded;            /* scopes begun deeper than LUDUS_PATH_DEPTH: on folded paths */
+    /* A rolling window's file: the trigger it was written for (NULL reason:
+     * none), when it fired (since capture start) and what it saw. */
+    const char *trigger_reason, *trigger_detail;
+    int64_t trigger_ns;
+    uint64_t trigger_frame; /* the frame that ended last at (or up to 1 ms after) the trigger; 0: none */
 } ludus_analysis_summary;
 
 LUDUS_API void ludus_analysis_get_summary(const ludus_analysis *a, ludus_analysis_summary *out);

@@ -157,6 +157,7 @@ struct ludus_analysis {
     ludus_analysis_summary sum;
     char window_text[64];
     char frame_thread_name[64];
+    char trigger_reason[40], trigger_detail[200]; /* the summary's (a rolling window's trigger) */
     char *strings; /* names, categories, files */
     ludus__an_site *sites;
     uint32_t nsites;

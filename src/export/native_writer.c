@@ -66,16 +66,20 @@ static void write_meta(ludus__writer *w, const ludus_capture *c, ludus__bytes *r
     char crash[128];                     /* "SIGNAME signo tid at_ns" */
     snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
              (unsigned long long)c->crash_tid, (long long)c->crash_ns);
-    const char *keys[6] = {"ludus_version", "process_name", "categories", "memory_coverage", "crash", "recovered"};
-    const char *vals[6] = {LUDUS_VERSION_STRING,
+    char trigger[320]; /* "reason at_ns detail" */
+    snprintf(trigger, sizeof trigger, "%s %lld %s", c->trigger_reason, (long long)c->trigger_ns, c->trigger_detail);
+    const char *keys[7] = {"ludus_version", "process_name", "categories", "memory_coverage",
+                           "crash",         "recovered",    "trigger"};
+    const char *vals[7] = {LUDUS_VERSION_STRING,
                            c->process_name,
                            c->categories,
                            cov,
                            c->crash_signal ? crash : NULL,
-                           c->recovered ? "pool file" : NULL};
+                           c->recovered ? "pool file" : NULL,
+                           c->trigger_reason[0] ? trigger : NULL};
     uint32_t n = 0;
     r->n = 0;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         if (!vals[i]) continue;
         size_t kn = strlen(keys[i]), vn = clamp_len(strlen(vals[i]));
         rb_u32(r, (uint32_t)kn);

@@ -314,6 +314,23 @@ static int parse_crash(ludus_capture *c, const char *v, uint32_t vn) {
     return 0;
 }
 
+/* "reason at_ns detail" (native_writer.c): the reason a word, the detail
+ * any text (kept as valid UTF-8). */
+static int parse_trigger(ludus_capture *c, const char *v, uint32_t vn) {
+    char text[400], reason[40];
+    if (vn >= sizeof text) return -1;
+    memcpy(text, v, vn);
+    text[vn] = 0;
+    long long at;
+    int used = 0;
+    if (sscanf(text, "%39s %lld %n", reason, &at, &used) != 2) return -1;
+    c->trigger_reason[ludus__utf8_clean(reason, strlen(reason), c->trigger_reason, sizeof c->trigger_reason - 1)] = 0;
+    c->trigger_ns = at;
+    const char *d = used ? text + used : "";
+    c->trigger_detail[ludus__utf8_clean(d, strlen(d), c->trigger_detail, sizeof c->trigger_detail - 1)] = 0;
+    return 0;
+}
+
 static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
     for (uint64_t pos = 0; pos < len;) {
         if (len - pos < 8) return FMT_FAIL(base + pos, "metadata entry header truncated");
@@ -332,6 +349,8 @@ static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t 
             c->categories[ludus__utf8_clean(v, vn, c->categories, cap)] = 0;
         } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
             c->recovered = 1;
+        } else if (kn == 7 && !memcmp(k, "trigger", 7)) {
+            if (parse_trigger(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed trigger entry");
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
             if (parse_crash(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed crash entry");
         } else if (kn == 15 && !memcmp(k, "memory_coverage", 15) && !c->mem_cov) {

@@ -43,7 +43,23 @@ static int info_run(int argc, char **argv) {
            (unsigned long long)s->events, (unsigned long long)s->dropped, (unsigned long long)s->filtered,
            (unsigned long long)s->incomplete, (unsigned long long)s->unwound, (unsigned long long)s->orphan_ends,
            (unsigned long long)s->mismatched);
-    printf("frames:      %llu\n", (unsigned long long)s->frames);
+    /* frames as `report` counts them: a frame lies between two marks of the
+     * frame thread, so N marks make N - 1 frames */
+    ludus_analysis *a = NULL;
+    ludus_analysis_summary as;
+    memset(&as, 0, sizeof as);
+    if (ludus_analyze(f, NULL, &a) == 0) ludus_analysis_get_summary(a, &as);
+    if (!a)
+        printf("frames:      ? (the capture could not be analysed: %s); %llu frame marks\n", ludus_last_error_detail(),
+               (unsigned long long)s->frames);
+    else if (as.frame_marks)
+        printf("frames:      %llu complete (a frame lies between two marks: %llu marks on thread \"%s\"%s), as "
+               "`report` counts them\n",
+               (unsigned long long)as.frames_complete, (unsigned long long)as.frame_marks,
+               ludus_text_show(name, sizeof name, as.frame_thread, 0),
+               as.frame_marks_elsewhere ? "; marks on other threads are ignored" : "");
+    else
+        printf("frames:      0 (no frame mark)\n");
     if (in.recovered)
         printf("ended by:    nothing: recovered from a pool file its process left behind (open slices are "
                "incomplete)\n");
@@ -53,6 +69,13 @@ static int info_run(int argc, char **argv) {
                (unsigned long long)in.crash_tid);
         printf(", %.3f ms into the capture", (double)(in.crash_ns - in.start_ns) / 1e6);
         printf("\n");
+    }
+    if (in.trigger_reason) {
+        printf("triggered:   %s", ludus_text_show(name, sizeof name, in.trigger_reason, 0));
+        printf(", %.3f ms into the capture", (double)(in.trigger_ns - in.start_ns) / 1e6);
+        if (in.trigger_detail && in.trigger_detail[0])
+            printf(": %s", ludus_text_show(name, sizeof name, in.trigger_detail, 0));
+        printf(" (the rolling window wrote this file for it)\n");
     }
     const char *categories = in.categories ? in.categories : "(all)";
     printf("categories:  %s\n", ludus_text_show(name, sizeof name, categories, 0));
@@ -94,8 +117,7 @@ static int info_run(int argc, char **argv) {
                (long long)m.frees, (long long)m.alloc_bytes, (long long)m.free_bytes, (double)m.since_ns / 1e6,
                m.has_baseline ? " with a declared baseline" : " (earlier memory not counted)");
     }
-    ludus_analysis *a = NULL;
-    if (ludus_analyze(f, NULL, &a) == 0 && ludus_analysis_counter_count(a)) {
+    if (a && ludus_analysis_counter_count(a)) {
         printf("counters:    %u tracks (ludus-trace report gives their statistics)\n", ludus_analysis_counter_count(a));
         for (uint32_t i = 0; i < ludus_analysis_counter_count(a); i++) {
             const ludus_counter_stats *c = ludus_analysis_counter(a, i);
