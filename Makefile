@@ -84,7 +84,9 @@ test-tsan: deps
 # times given by tests/format/nesting_trace.c, the same in every run), and
 # its HTML report (frame and counter charts) into Chromium (needs chromium and npm; scripts/ensure-viewer-deps.sh installs them);
 # the HTML report and diff of the hostile-name capture with a trap for any script of a name; the flame graph
-# of a 100,000-deep recursion.
+# of a 100,000-deep recursion; the frame chart of one 1 s frame among 5,000
+# (readable, zoomable: tests/viewers/check-frame-chart.mjs; LUDUS_SHOTS=DIR
+# keeps screenshots).
 test-viewers: deps
 	@$(MAKE) --no-print-directory build TESTS=ON
 	@./scripts/ensure-viewer-deps.sh
@@ -108,6 +110,9 @@ test-viewers: deps
 	@$(BUILD)/bench/make_shapes deep $(BUILD)/deep-recursion.ludus 100000 >/dev/null
 	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/deep-recursion.ludus --html $(BUILD)/deep-report.html >/dev/null
 	@node tests/viewers/check-flame-depth.mjs $(BUILD)/deep-report.html
+	@$(BUILD)/bench/make_shapes longframe $(BUILD)/longframe.ludus 5000 >/dev/null
+	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/longframe.ludus --html $(BUILD)/longframe-report.html >/dev/null
+	@node tests/viewers/check-frame-chart.mjs $(BUILD)/longframe-report.html
 	@$(MAKE) --no-print-directory test-gpu
 	@node tests/viewers/check-viewers.mjs $(BUILD)-vulkan/gpu-vulkan/vk.json
 	@$(BUILD)-vulkan/tools/ludus-trace/ludus-trace report $(BUILD)-vulkan/gpu-vulkan/vk.ludus \

@@ -4,7 +4,10 @@
  *   paths  PATHS distinct caller paths: four levels of 32 run-time names, a
  *          frame mark every 1024 leaves
  *   async  ZONES async zones open at once on one track (as many lanes)
- *   make_shapes deep|paths|async OUT.ludus [N] */
+ *   longframe  FRAMES frames of about 200 us of work (Update, Render, Draw),
+ *          one of them, a third of the way, a 1 s Load (asleep): the frame
+ *          chart must keep every other frame readable (tests/viewers)
+ *   make_shapes deep|paths|async|longframe OUT.ludus [N] */
 #include <ludus/capture.h>
 
 #include "bench_common.h"
@@ -13,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static unsigned long n_arg;
 
@@ -54,14 +58,51 @@ static void async(void) {
     for (unsigned long i = 0; i < n_arg; i++) ludus_async_end(track, i);
 }
 
+static volatile unsigned long sink;
+
+static void spin_ns(long ns) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do {
+        for (int i = 0; i < 100; i++) sink += (unsigned long)i;
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    } while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
+}
+
+static void longframe(void) {
+    for (unsigned long f = 0; f < n_arg; f++) {
+        {
+            LUDUS_PROFILE_SCOPE(Update);
+            spin_ns(60000 + (long)(f % 7) * 5000);
+        }
+        {
+            LUDUS_PROFILE_SCOPE(Render);
+            for (int k = 0; k < 4; k++) {
+                LUDUS_PROFILE_SCOPE(Draw);
+                spin_ns(25000);
+            }
+        }
+        if (f == n_arg / 3) {
+            LUDUS_PROFILE_SCOPE(Load);
+            struct timespec t = {1, 0};
+            nanosleep(&t, NULL);
+        }
+        LUDUS_PROFILE_FRAME();
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: make_shapes deep|paths|async OUT.ludus [N]\n");
+        fprintf(stderr, "usage: make_shapes deep|paths|async|longframe OUT.ludus [N]\n");
         return 1;
     }
     const char *shape = argv[1];
     n_arg = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
-    if (!n_arg) n_arg = !strcmp(shape, "deep") ? 1000000 : !strcmp(shape, "paths") ? 262144 : 100000;
+    if (!n_arg)
+        n_arg = !strcmp(shape, "deep")        ? 1000000
+                : !strcmp(shape, "paths")     ? 262144
+                : !strcmp(shape, "longframe") ? 5000
+                                              : 100000;
     ludus_capture_desc d = {0};
     d.chunk_count = 4096; /* 256 MiB: every event is kept */
     if (ludus_capture_begin(&d) != 0) {
@@ -79,6 +120,8 @@ int main(int argc, char **argv) {
         paths();
     } else if (!strcmp(shape, "async")) {
         async();
+    } else if (!strcmp(shape, "longframe")) {
+        longframe();
     } else {
         fprintf(stderr, "make_shapes: unknown shape %s\n", shape);
         return 1;

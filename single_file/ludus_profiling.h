@@ -1594,6 +1594,13 @@ typedef struct ludus_capture_info {
     uint64_t crash_tid;
     int64_t crash_ns;
     int recovered; /* read back from a pool file its process left behind (ludus_capture_recover) */
+    /* written by the rolling window for a trigger (rolling.h): its reason
+     * ("hitch", "counter", "signal" or ludus_rolling_trigger's), when it fired
+     * (CLOCK_MONOTONIC ns) and what it saw ("frame of 52.10 ms, 4.31 x the
+     * running median 12.09 ms"); NULL reason: not a trigger's window */
+    const char *trigger_reason;
+    int64_t trigger_ns;
+    const char *trigger_detail;
     ludus_capture_summary summary;
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
@@ -8857,6 +8864,12 @@ struct ludus_capture {
     char crash_signal_name[16];
     uint64_t crash_tid;
     int64_t crash_ns; /* when (CLOCK_MONOTONIC, within the capture) */
+    /* written by a trigger of the rolling window: its reason ("" none),
+     * when it fired (CLOCK_MONOTONIC) and what it saw (a hitch's frame and
+     * median, a counter's value) */
+    char trigger_reason[40];
+    int64_t trigger_ns;
+    char trigger_detail[200];
     char *categories; /* enabled list or NULL (owned) */
     ludus__cap_thread *threads;
     uint32_t nthreads;
@@ -9103,6 +9116,8 @@ LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t
                                                 size_t cap);
 /* Marks c as ended by signo in thread tid at at_ns (CLOCK_MONOTONIC). */
 LUDUS_HIDDEN void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns);
+/* What triggered the window c was taken for (rolling.c): written into its file. */
+LUDUS_HIDDEN void ludus__capture_mark_trigger(ludus_capture *c, const char *reason, int64_t at_ns, const char *detail);
 /* pattern with "%p" replaced by pid. */
 LUDUS_HIDDEN void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap);
 LUDUS_HIDDEN void ludus__fork_session_install(void);
@@ -9688,6 +9703,7 @@ uint64_t ludus__calib_margin(int clock_tsc, const ludus__calib_point *c0, const 
  * to some threads and a time range) and what `ludus-trace info` shows. The
  * variants differ only in their source (capture_internal.h,
  * ludus__source_ops): this file knows none of them but the cut's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9743,6 +9759,12 @@ static void ludus__sf_capture_view_free(ludus_capture *v) {
 static const ludus__source_ops ludus__sf_capture_view_of_memory = {"cut", NULL, NULL, NULL, ludus__sf_capture_view_free, 1};
 static const ludus__source_ops ludus__sf_capture_view_of_loaded = {"cut", NULL, NULL, ludus__sf_capture_view_load_run, ludus__sf_capture_view_free, 1};
 
+void ludus__capture_mark_trigger(ludus_capture *c, const char *reason, int64_t at_ns, const char *detail) {
+    snprintf(c->trigger_reason, sizeof c->trigger_reason, "%s", reason && reason[0] ? reason : "trigger");
+    c->trigger_ns = at_ns;
+    snprintf(c->trigger_detail, sizeof c->trigger_detail, "%s", detail ? detail : "");
+}
+
 /* What a cut has of its parent: the recording (clock, times, process,
  * crash, counts of the recorder), and by reference the prepared view
  * (sites, their text, categories) and the attachments (GPU data, memory
@@ -9761,6 +9783,9 @@ static void ludus__sf_capture_view_of(ludus_capture *v, const ludus_capture *src
     memcpy(v->crash_signal_name, src->crash_signal_name, sizeof v->crash_signal_name);
     v->crash_tid = src->crash_tid;
     v->crash_ns = src->crash_ns;
+    memcpy(v->trigger_reason, src->trigger_reason, sizeof v->trigger_reason);
+    v->trigger_ns = src->trigger_ns;
+    memcpy(v->trigger_detail, src->trigger_detail, sizeof v->trigger_detail);
     v->recovered = src->recovered;
     v->unregistered_drops = src->unregistered_drops;
     v->interner_drops = src->interner_drops;
@@ -9866,6 +9891,9 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->crash_signal_name = c->crash_signal_name;
     out->crash_tid = c->crash_tid;
     out->crash_ns = c->crash_ns;
+    out->trigger_reason = c->trigger_reason[0] ? c->trigger_reason : NULL;
+    out->trigger_ns = c->trigger_ns;
+    out->trigger_detail = c->trigger_reason[0] ? c->trigger_detail : NULL;
     out->recovered = c->recovered;
     if (!c->src->load_run) /* runs in memory: what a file would hold */
         for (uint32_t t = 0; t < c->nthreads; t++)
@@ -15158,6 +15186,23 @@ static int ludus__sf_file_reader_parse_crash(ludus_capture *c, const char *v, ui
     return 0;
 }
 
+/* "reason at_ns detail" (native_writer.c): the reason a word, the detail
+ * any ludus__sf_file_reader_text (kept as valid UTF-8). */
+static int ludus__sf_file_reader_parse_trigger(ludus_capture *c, const char *v, uint32_t vn) {
+    char ludus__sf_file_reader_text[400], reason[40];
+    if (vn >= sizeof ludus__sf_file_reader_text) return -1;
+    memcpy(ludus__sf_file_reader_text, v, vn);
+    ludus__sf_file_reader_text[vn] = 0;
+    long long at;
+    int used = 0;
+    if (sscanf(ludus__sf_file_reader_text, "%39s %lld %n", reason, &at, &used) != 2) return -1;
+    c->trigger_reason[ludus__utf8_clean(reason, strlen(reason), c->trigger_reason, sizeof c->trigger_reason - 1)] = 0;
+    c->trigger_ns = at;
+    const char *d = used ? ludus__sf_file_reader_text + used : "";
+    c->trigger_detail[ludus__utf8_clean(d, strlen(d), c->trigger_detail, sizeof c->trigger_detail - 1)] = 0;
+    return 0;
+}
+
 static int ludus__sf_file_reader_parse_meta(ludus__sf_file_reader_reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
     for (uint64_t pos = 0; pos < len;) {
         if (len - pos < 8) return FMT_FAIL(base + pos, "metadata entry header truncated");
@@ -15192,6 +15237,8 @@ static int ludus__sf_file_reader_parse_meta(ludus__sf_file_reader_reader *r, lud
                 c->counters_refused = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
             else
                 c->counter_adds_lost = x;
+        } else if (kn == 7 && !memcmp(k, "trigger", 7)) {
+            if (ludus__sf_file_reader_parse_trigger(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed trigger entry");
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
             if (ludus__sf_file_reader_parse_crash(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed crash entry");
         } else if (kn == 15 && !memcmp(k, "memory_coverage", 15) && !c->mem_cov) {
@@ -16149,6 +16196,14 @@ static void ludus__sf_chrome_json_capture_fields(ludus__sf_chrome_json_json_ctx 
         ludus__sf_chrome_json_meta_kv_u64(w, "tid", c->crash_tid);
         ludus__w_ch(w, '}');
     }
+    if (c->trigger_reason[0]) { /* the rolling window's trigger this window was taken for */
+        ludus__w_str(w, ",\"trigger\":{\"reason\":");
+        ludus__w_json_str(w, c->trigger_reason, strlen(c->trigger_reason));
+        ludus__w_str(w, ",\"detail\":");
+        ludus__w_json_str(w, c->trigger_detail, strlen(c->trigger_detail));
+        ludus__sf_chrome_json_meta_kv_u64(w, "at_ns", (uint64_t)(c->trigger_ns - c->start_ns));
+        ludus__w_ch(w, '}');
+    }
     if (c->nmem_cov) ludus__mem_cov_json(w, c);
     ludus__sf_chrome_json_gpu_metadata(w, c);
     ludus__w_str(w, ",\"threads\":[");
@@ -16995,19 +17050,22 @@ static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_cap
     char refused[24], lost[24]; /* in metadata: readers skip keys they do not know */
     snprintf(refused, sizeof refused, "%u", c->counters_refused);
     snprintf(lost, sizeof lost, "%llu", (unsigned long long)c->counter_adds_lost);
-    const char *keys[8] = {"ludus_version", "process_name", "categories",       "memory_coverage",
-                           "crash",         "recovered",    "counters_refused", "counter_adds_lost"};
-    const char *vals[8] = {LUDUS_VERSION_STRING,
+    char trigger[320]; /* "reason at_ns detail" */
+    snprintf(trigger, sizeof trigger, "%s %lld %s", c->trigger_reason, (long long)c->trigger_ns, c->trigger_detail);
+    const char *keys[9] = {"ludus_version", "process_name",     "categories",        "memory_coverage", "crash",
+                           "recovered",     "counters_refused", "counter_adds_lost", "trigger"};
+    const char *vals[9] = {LUDUS_VERSION_STRING,
                            c->process_name,
                            c->categories,
                            cov,
                            c->crash_signal ? crash : NULL,
                            c->recovered ? "pool file" : NULL,
                            c->counters_refused ? refused : NULL,
-                           c->counter_adds_lost ? lost : NULL};
+                           c->counter_adds_lost ? lost : NULL,
+                           c->trigger_reason[0] ? trigger : NULL};
     uint32_t n = 0;
     r->n = 0;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 9; i++) {
         if (!vals[i]) continue;
         size_t kn = strlen(keys[i]), vn = ludus__sf_native_writer_clamp_len(strlen(vals[i]));
         ludus__sf_native_writer_rb_u32(r, (uint32_t)kn);
@@ -17540,6 +17598,11 @@ static int ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     if (c->crash_signal) { /* ended by a crash (crash.c) */
         p = ludus__sf_pftrace_da_str(p, "crash_signal", c->crash_signal_name);
         p = ludus__sf_pftrace_da_u64(p, "crash_tid", c->crash_tid);
+    }
+    if (c->trigger_reason[0]) { /* the rolling window's trigger this window was taken for */
+        p = ludus__sf_pftrace_da_str(p, "trigger", c->trigger_reason);
+        p = ludus__sf_pftrace_da_str(p, "trigger_detail", c->trigger_detail);
+        p = ludus__sf_pftrace_da_u64(p, "trigger_at_ns", (uint64_t)(c->trigger_ns - c->start_ns));
     }
     if (c->nmem_cov) {
         char *cov = ludus__mem_cov_text(c); /* lines of tab-separated fields, as in .ludus (docs/format.md) */
@@ -18830,6 +18893,7 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
 
 
 #define REASON_MAX 40
+#define DETAIL_MAX 200  /* what a trigger saw, written into its file (capture_internal.h) */
 #define POLL_NS 2000000 /* the switch thread looks at the clock and the pool this often */
 
 /* A begin still open when its segment was dropped. */
@@ -18874,12 +18938,14 @@ static struct {
     uint32_t pending;
     int64_t trigger_ns;
     char reason[REASON_MAX];
+    char detail[DETAIL_MAX];
     int64_t last_taken_ns;
     /* the writer */
     ludus__mutex wlock;
     ludus__cond wcond;
     ludus_capture *job;
     char job_reason[REASON_MAX];
+    char job_detail[DETAIL_MAX];
     int64_t job_ns;
     int writing, wstop;
     /* frame statistics (one frame thread at a time) */
@@ -19269,7 +19335,9 @@ int ludus_rolling_snapshot(ludus_capture **out) {
 
 /* ---- triggers ---- */
 
-void ludus_rolling_trigger(const char *reason) {
+/* A trigger with what it saw (detail: NULL, or text the caller made; a
+ * signal handler passes a literal). Async-signal-safe. */
+static void ludus__sf_rolling_trigger_with(const char *reason, const char *detail) {
     if (!ludus_rolling_active()) return;
     ludus__sf_rolling_count(&R.st.triggers);
     uint32_t free_slot = 0;
@@ -19287,12 +19355,19 @@ void ludus_rolling_trigger(const char *reason) {
     }
     if (n == 0) R.reason[n++] = 't';
     R.reason[n] = 0;
+    size_t k = 0;
+    for (; detail && detail[k] && k < DETAIL_MAX - 1; k++) R.detail[k] = detail[k];
+    R.detail[k] = 0;
     __atomic_store_n(&R.pending, 2u, __ATOMIC_RELEASE);
     ludus__wakeup_post(&R.wake);
 }
 
+void ludus_rolling_trigger(const char *reason) {
+    ludus__sf_rolling_trigger_with(reason, "ludus_rolling_trigger() called");
+}
+
 static void ludus__sf_rolling_on_signal(void) {
-    ludus_rolling_trigger("signal");
+    ludus__sf_rolling_trigger_with("signal", "the trigger signal arrived");
 }
 
 /* A frame mark: a frame longer than hitch_factor times the running median
@@ -19308,7 +19383,10 @@ static void ludus__sf_rolling_check_counter(void) {
     int above = v > R.rd.counter_above;
     if (above && !R.counter_was_above) {
         ludus__sf_rolling_count(&R.st.counter_crossings);
-        ludus_rolling_trigger("counter");
+        char detail[DETAIL_MAX];
+        snprintf(detail, sizeof detail, "%.120s %.24s = %lld in frame %llu, above %lld", R.counter, R.counter_stat,
+                 (long long)v, (unsigned long long)last, (long long)R.rd.counter_above);
+        ludus__sf_rolling_trigger_with("counter", detail);
     }
     R.counter_was_above = above;
 }
@@ -19337,7 +19415,12 @@ static void ludus__sf_rolling_on_frame(void) {
             __atomic_store_n(&R.st.frame_median_ns, median, __ATOMIC_RELAXED);
             if ((double)dt > R.rd.hitch_factor * (double)median) {
                 ludus__sf_rolling_count(&R.st.hitches);
-                ludus_rolling_trigger("hitch");
+                char detail[DETAIL_MAX];
+                snprintf(detail, sizeof detail,
+                         "a frame of %.3f ms, %.2f x the running median %.3f ms of the last %u frames (> %.2f x)",
+                         (double)dt / 1e6, median > 0 ? (double)dt / (double)median : 0.0, (double)median / 1e6, m,
+                         R.rd.hitch_factor);
+                ludus__sf_rolling_trigger_with("hitch", detail);
             }
             /* the oldest leaves the sorted copy */
             int64_t old = R.ring[R.ring_pos];
@@ -19386,9 +19469,10 @@ static void ludus__sf_rolling_window_path(const char *reason, int64_t at_ns, int
              ludus__sf_rolling_extension(R.rd.format));
 }
 
-static void ludus__sf_rolling_write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
+static void ludus__sf_rolling_write_job(ludus_capture *c, const char *reason, int64_t at_ns, const char *detail) {
     char path[512];
     ludus__sf_rolling_window_path(reason, at_ns, 0, path, sizeof path);
+    ludus__capture_mark_trigger(c, reason, at_ns, detail); /* the file says what it was written for */
     int rc = ludus_capture_save(c, R.rd.format, 0, path);
     ludus__mutex_lock(&R.wlock);
     if (rc == 0) {
@@ -19412,13 +19496,14 @@ static void *ludus__sf_rolling_writer_main(void *arg) {
         while (!R.job && !R.wstop) ludus__cond_wait(&R.wcond, &R.wlock);
         if (!R.job) break;
         ludus_capture *c = R.job;
-        char reason[REASON_MAX];
+        char reason[REASON_MAX], detail[DETAIL_MAX];
         memcpy(reason, R.job_reason, sizeof reason);
+        memcpy(detail, R.job_detail, sizeof detail);
         int64_t at = R.job_ns;
         R.job = NULL;
         R.writing = 1;
         ludus__mutex_unlock(&R.wlock);
-        ludus__sf_rolling_write_job(c, reason, at);
+        ludus__sf_rolling_write_job(c, reason, at, detail);
         ludus_capture_release(c);
         ludus__mutex_lock(&R.wlock);
         R.writing = 0;
@@ -19444,8 +19529,9 @@ static void ludus__sf_rolling_handle_trigger(int64_t now) {
         refuse = 1;
     }
     if (!refuse && now < at + R.post_ns) return; /* not yet */
-    char reason[REASON_MAX];
+    char reason[REASON_MAX], detail[DETAIL_MAX];
     memcpy(reason, R.reason, sizeof reason);
+    memcpy(detail, R.detail, sizeof detail);
     __atomic_store_n(&R.pending, 0u, __ATOMIC_RELEASE);
     if (refuse) return;
     ludus__mutex_lock(&R.wlock);
@@ -19466,6 +19552,7 @@ static void ludus__sf_rolling_handle_trigger(int64_t now) {
     ludus__mutex_lock(&R.wlock);
     R.job = c;
     memcpy(R.job_reason, reason, sizeof reason);
+    memcpy(R.job_detail, detail, sizeof detail);
     R.job_ns = at;
     ludus__cond_broadcast(&R.wcond);
     ludus__mutex_unlock(&R.wlock);
@@ -19779,6 +19866,7 @@ int ludus_rolling_flush(uint32_t timeout_ms) {
     }
 }
 #undef REASON_MAX
+#undef DETAIL_MAX
 #undef POLL_NS
 #undef LOAD
 

@@ -189,6 +189,11 @@ typedef struct ludus_analysis_summary {
     int recovered;              /* read back from a pool file its process left behind */
     uint64_t folded;            /* scopes begun deeper than LUDUS_PATH_DEPTH: on folded paths */
     uint64_t pool_bytes_needed; /* dropped events: the pool that would have held them (ludus_capture_summary) */
+    /* A rolling window's file: the trigger it was written for (NULL reason:
+     * none), when it fired (since capture start) and what it saw. */
+    const char *trigger_reason, *trigger_detail;
+    int64_t trigger_ns;
+    uint64_t trigger_frame; /* the frame that ended last at (or up to 1 ms after) the trigger; 0: none */
 } ludus_analysis_summary;
 
 LUDUS_API void ludus_analysis_get_summary(const ludus_analysis *a, ludus_analysis_summary *out);
@@ -344,10 +349,21 @@ LUDUS_API int ludus_analysis_report(const ludus_analysis *a, const ludus_diff *d
  *   lies beyond min_shift in one direction and the estimated change costs at
  *   least min_frame_share of BASE's median frame per frame (or min_call_ns
  *   per call without frames). The mean is reported, never decides.
+ *   Time per frame (more / less time per frame): the site's exclusive time
+ *   in each frame, summed over its calls: the Hodges-Lehmann shift of those
+ *   per-frame totals (the frames that hold calls; the change of how many
+ *   frames do is added) with its interval widened by the run-to-run term,
+ *   under the same rule as the time per call; its cause split into more
+ *   calls, slower typical calls and a heavier tail (time_cause).
  *   Work (more / less work): calls per frame and calls per second, each
  *   tested with a Mann-Whitney U test (over frames; over chunks of frames)
- *   at p < alpha / tests with a relative change >= min_change; granted when
- *   both agree, else on the measure that fits the site (work_basis). */
+ *   at p < alpha / tests with a relative change >= min_change and beyond
+ *   the run-to-run term; granted when both agree, else on the measure that
+ *   fits the site (work_basis).
+ *   Run-to-run noise: measured between the runs with several runs on a
+ *   side; with one run per side estimated from blocks of each run's frames
+ *   (at least run_noise): a verdict that holds within the runs but not
+ *   beyond that noise is LUDUS_DIFF_UNDECIDED ("near the line"). */
 typedef struct ludus_diff_desc {
     double alpha;           /* family-wise; default 0.01 */
     double min_change;      /* relative, work, counters and locks; default 0.05 (5%) */
@@ -365,7 +381,19 @@ typedef struct ludus_diff_desc {
 #define LUDUS_DIFF_SLOWER_INSIDE 16u /* inclusive per call up, exclusive not: a child is slower */
 #define LUDUS_DIFF_NEW 32u           /* only in NEW */
 #define LUDUS_DIFF_GONE 64u          /* only in BASE */
-#define LUDUS_DIFF_CHANGED (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK | LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER)
+#define LUDUS_DIFF_MORE_TIME 128u    /* exclusive time per frame up (the calls of a frame summed) */
+#define LUDUS_DIFF_LESS_TIME 256u
+/* A time or work verdict within the runs that the run-to-run noise (measured,
+ * or with one run per side estimated from blocks of frames) leaves
+ * undecided: near the line, never counted as a change. */
+#define LUDUS_DIFF_UNDECIDED 512u
+#define LUDUS_DIFF_CHANGED                                                                                        \
+    (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK | LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER | LUDUS_DIFF_MORE_TIME | \
+     LUDUS_DIFF_LESS_TIME)
+/* What a change of the time per frame consists of (ludus_diff_entry.time_cause). */
+#define LUDUS_DIFF_CAUSE_CALLS 1u   /* more (fewer) calls per frame */
+#define LUDUS_DIFF_CAUSE_TYPICAL 2u /* the typical call slower (faster): the per-call shift */
+#define LUDUS_DIFF_CAUSE_TAIL 4u    /* the rest: the heavy calls (above BASE's p90) heavier or more of them */
 
 enum ludus_metric {
     LUDUS_METRIC_MEAN = 0,
@@ -373,10 +401,11 @@ enum ludus_metric {
     LUDUS_METRIC_P90,
     LUDUS_METRIC_P99,
     LUDUS_METRIC_CALLS,
-    LUDUS_METRIC_COUNTER, /* a gate on a counter's per-frame mean (ludus_gate.counter) */
-    LUDUS_METRIC_LOCK,    /* a gate on a lock's wait per frame (ludus_gate.counter: the lock's name) */
-    LUDUS_METRIC_ERRORS,  /* a gate on the errors logged per frame (ludus_log at LUDUS_LOG_ERROR) */
-    LUDUS_METRIC_WARNINGS /* the same for warnings */
+    LUDUS_METRIC_COUNTER,  /* a gate on a counter's per-frame mean (ludus_gate.counter) */
+    LUDUS_METRIC_LOCK,     /* a gate on a lock's wait per frame (ludus_gate.counter: the lock's name) */
+    LUDUS_METRIC_ERRORS,   /* a gate on the errors logged per frame (ludus_log at LUDUS_LOG_ERROR) */
+    LUDUS_METRIC_WARNINGS, /* the same for warnings */
+    LUDUS_METRIC_TOTAL     /* a gate on the exclusive time per frame (rel_total; verdict more/less time) */
 };
 
 typedef struct ludus_diff_entry {
@@ -406,9 +435,42 @@ typedef struct ludus_diff_entry {
      * that fits the site: per second when time bound (2), per frame (1). */
     double base_calls_per_s, new_calls_per_s, rel_calls_per_s, p_calls_per_s;
     uint32_t work_per_frame, work_per_second;
-    double frame_time_r;
+    double frame_time_r; /* Spearman's rank correlation (one outlier frame cannot make it) */
     int work_time_bound;
     uint32_t work_basis;
+    /* Time per frame. A frame's total: the exclusive (inclusive: of the
+     * outermost calls) ns of the entry's calls begun in it; per second of
+     * the frame instead when work_time_bound. rel_total: the Hodges-Lehmann
+     * shift (NEW/BASE - 1) of the totals of the frames that hold calls,
+     * times the change of the share of frames that do, with its interval
+     * [total_lo, total_hi] widened by the run-to-run term; the mean total
+     * per window frame of each side is shown. incl_*: the same of
+     * inclusive time (sites; 0 for paths). p_total: the p value of
+     * rel_total against the within-run and run-to-run noise together. */
+    double base_total_ns, new_total_ns; /* mean per window frame (ns; ns per s when time bound) */
+    double rel_total, total_lo, total_hi, p_total;
+    double base_incl_total_ns, new_incl_total_ns;
+    double rel_incl_total, incl_total_lo, incl_total_hi;
+    /* What the change consists of, on the log scale (they sum to
+     * log(1 + rel_total)): calls per frame, the typical call (the per-call
+     * shift), and the rest, the tail. time_cause: LUDUS_DIFF_CAUSE_* of the
+     * parts that carry at least a quarter of the change in its direction.
+     * The tail in figures: the heaviest tail_share of each side's calls
+     * (the smallest of 1%, 5%, 10%, 25%, 50% whose time changed by at
+     * least 3/4 of the whole change of the mean time per frame): their
+     * calls and time per window frame, and tail_ns, BASE's lightest of
+     * them. */
+    double part_calls, part_typical, part_tail;
+    uint32_t time_cause;
+    double tail_share;
+    int64_t tail_ns;
+    double base_tail_calls, new_tail_calls, base_tail_ns, new_tail_ns;
+    /* The run-to-run SD (log scale) each interval was widened with: per call,
+     * per frame total, calls per frame; measured between runs, or with one
+     * run per side estimated from blocks of frames (at least run_noise for
+     * the times). p_shift: the per-call shift's p value against both. */
+    double noise_sd_call, noise_sd_total, noise_sd_calls;
+    double p_shift;
 } ludus_diff_entry;
 
 LUDUS_API int ludus_diff_create(const ludus_analysis *base, const ludus_analysis *newer, const ludus_diff_desc *desc,
@@ -430,6 +492,22 @@ typedef struct ludus_diff_info {
     double run_t;          /* the quantile the run term used (t, or z when assumed) */
     double alpha_per_test; /* the within-run interval's level: 1 - this */
     ludus_diff_desc desc;  /* with defaults resolved */
+    /* One run per side: each run's window frames cut into `blocks` blocks
+     * (0: too few frames, run_noise alone), whose disagreement estimates the
+     * run-to-run noise the diff cannot see (docs/analysis.md). */
+    uint32_t blocks;
+    uint32_t undecided; /* entries near the line (LUDUS_DIFF_UNDECIDED) */
+    /* Frame time: p50, p90 and p99 of the window frames (every run pooled),
+     * each NEW/BASE - 1 with an interval from the order statistics of each
+     * side (distribution-free, at 1 - alpha / 3 each) widened by the
+     * run-to-run SD of that percentile; verdict LUDUS_DIFF_SLOWER, _FASTER,
+     * _UNDECIDED or 0, under min_shift. */
+    struct ludus_diff_frame_pct {
+        double q;
+        int64_t base_ns, new_ns;
+        double rel, lo, hi, noise_sd;
+        uint32_t verdict;
+    } frame_pct[3];
 } ludus_diff_info;
 LUDUS_API void ludus_diff_get_info(const ludus_diff *d, ludus_diff_info *out);
 LUDUS_API void ludus_diff_destroy(ludus_diff *d);

@@ -60,6 +60,13 @@ typedef struct ludus_capture_info {
     uint64_t crash_tid;
     int64_t crash_ns;
     int recovered; /* read back from a pool file its process left behind (ludus_capture_recover) */
+    /* written by the rolling window for a trigger (rolling.h): its reason
+     * ("hitch", "counter", "signal" or ludus_rolling_trigger's), when it fired
+     * (CLOCK_MONOTONIC ns) and what it saw ("frame of 52.10 ms, 4.31 x the
+     * running median 12.09 ms"); NULL reason: not a trigger's window */
+    const char *trigger_reason;
+    int64_t trigger_ns;
+    const char *trigger_detail;
     ludus_capture_summary summary;
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);

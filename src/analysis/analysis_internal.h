@@ -126,12 +126,15 @@ typedef struct ludus__an_node {
     uint32_t open; /* activations open on the current thread (a folded path nests in itself) */
 } ludus__an_node;
 
-/* One (frame, entity) cell: calls and exclusive ns; arg: the annotations
- * of its slowest annotated call (ludus__cell_text), 0 for none. */
+/* One (frame, entity) cell: calls and exclusive ns; incl: the inclusive ns
+ * of the calls that are their site's outermost on their thread (summed over
+ * a site's paths: the site's inclusive time in the frame, recursion counted
+ * once); arg: the annotations of its slowest annotated call
+ * (ludus__cell_text), 0 for none. */
 typedef struct ludus__cell {
     uint32_t frame, ent;
     uint64_t calls;
-    int64_t excl;
+    int64_t excl, incl;
     uint32_t arg;
 } ludus__cell;
 
@@ -154,7 +157,8 @@ struct ludus_analysis {
     ludus_analysis_summary sum;
     char window_text[64];
     char frame_thread_name[64];
-    char *strings; /* names, categories, files */
+    char trigger_reason[40], trigger_detail[200]; /* the summary's (a rolling window's trigger) */
+    char *strings;                                /* names, categories, files */
     ludus__an_site *sites;
     uint32_t nsites;
     ludus__an_node *nodes;

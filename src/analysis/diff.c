@@ -125,11 +125,17 @@ static void fill_rel(ludus_diff_entry *e) {
     e->rel_incl_p50 = rel((double)e->base_incl.p50_ns, (double)e->new_incl.p50_ns);
 }
 
-/* A site whose calls per frame correlate this well with the frame's length
- * (within BASE's or NEW's frames) runs on time, not per frame. */
+/* A site whose calls per frame follow the frame's length this well (the
+ * rank correlation within BASE's or NEW's frames) runs on time, not per
+ * frame. */
 #define TIME_BOUND_R 0.5
 /* Frames per chunk of the calls-per-second measure. */
 #define RATE_CHUNK 25
+/* With one run per side, each run's window frames are cut into at most
+ * NOISE_BLOCKS blocks of at least BLOCK_FRAMES frames: how much the blocks
+ * of one run disagree stands for how much two runs would. */
+#define NOISE_BLOCKS 8
+#define BLOCK_FRAMES 10
 
 /* One run's lookups and window figures, built once per diff: its sites by
  * (id, name) and its paths by key in open-addressing tables (index + 1, in
@@ -139,9 +145,13 @@ typedef struct run_index {
     const ludus_analysis *R;
     uint32_t *site, *path;
     uint32_t site_mask, path_mask;
-    uint64_t nw, nchunk;     /* window frames; chunks of RATE_CHUNK of them (the last takes the rest) */
-    double sy, syy, seconds; /* frame durations (s): sum, sum of squares; chunks' seconds */
-    double *chunk_sec;       /* per chunk */
+    uint64_t nw, nchunk; /* window frames; chunks of RATE_CHUNK of them (the last takes the rest) */
+    double seconds;      /* the chunks' seconds */
+    double *chunk_sec;   /* per chunk */
+    double *len_rank;    /* per window frame: the rank of its length (ties: their mean rank) */
+    double rank_ss;      /* sum over the frames of (rank - mean rank)^2 */
+    uint32_t blocks;     /* noise blocks (0: too few frames) */
+    uint64_t block_frames[NOISE_BLOCKS];
 } run_index;
 
 static uint32_t site_key(const ludus_site_stats *s) {
@@ -165,6 +175,26 @@ static void index_free(run_index *x) {
     ludus__free(x->site);
     ludus__free(x->path);
     ludus__free(x->chunk_sec);
+    ludus__free(x->len_rank);
+}
+
+static int64_t frame_len(const ludus_analysis *R, uint64_t f) {
+    return ludus__frame_end(R, f) - ludus__frame_begin(R, f);
+}
+
+/* The block of window frame f (0-based in the window) of x's run. */
+static uint32_t block_of(const run_index *x, uint64_t f) {
+    return x->blocks ? (uint32_t)(f * x->blocks / x->nw) : 0;
+}
+
+typedef struct len_at {
+    double len;
+    uint64_t f;
+} len_at;
+
+static int cmp_len_at(const void *p, const void *q) {
+    const len_at *a = p, *b = q;
+    return a->len < b->len ? -1 : a->len > b->len;
 }
 
 static int index_build(run_index *x, const ludus_analysis *R) {
@@ -176,7 +206,12 @@ static int index_build(run_index *x, const ludus_analysis *R) {
     x->nw = R->win_f1 > R->win_f0 ? R->win_f1 - R->win_f0 : 0;
     x->nchunk = x->nw ? (x->nw / RATE_CHUNK ? x->nw / RATE_CHUNK : 1) : 0;
     x->chunk_sec = ludus__malloc((x->nchunk + 1) * sizeof *x->chunk_sec);
-    if (!x->site || !x->path || !x->chunk_sec) return -1;
+    x->len_rank = ludus__malloc((x->nw + 1) * sizeof *x->len_rank);
+    len_at *order = ludus__malloc((x->nw + 1) * sizeof *order);
+    if (!x->site || !x->path || !x->chunk_sec || !x->len_rank || !order) {
+        ludus__free(order);
+        return -1;
+    }
     x->site_mask = sc - 1;
     x->path_mask = pc - 1;
     for (uint32_t j = 0; j < R->nsites; j++) {
@@ -189,17 +224,30 @@ static int index_build(run_index *x, const ludus_analysis *R) {
         while (x->path[k]) k = (k + 1) & x->path_mask;
         x->path[k] = j + 1;
     }
-    for (uint64_t f = 0; f < x->nw; f++) {
-        double y = (double)(ludus__frame_end(R, R->win_f0 + f) - ludus__frame_begin(R, R->win_f0 + f)) / 1e9;
-        x->sy += y;
-        x->syy += y * y;
+    /* the frames' length ranks (Spearman's correlation takes them) */
+    for (uint64_t f = 0; f < x->nw; f++) order[f] = (len_at){(double)frame_len(R, R->win_f0 + f), f};
+    qsort(order, x->nw, sizeof *order, cmp_len_at);
+    double mean = ((double)x->nw + 1) / 2;
+    for (uint64_t i = 0; i < x->nw;) {
+        uint64_t j = i;
+        while (j < x->nw && order[j].len == order[i].len) j++;
+        double r = ((double)i + 1 + (double)j) / 2; /* ranks i+1 .. j */
+        for (uint64_t k = i; k < j; k++) {
+            x->len_rank[order[k].f] = r;
+            x->rank_ss += (r - mean) * (r - mean);
+        }
+        i = j;
     }
+    ludus__free(order);
     for (uint64_t ch = 0; ch < x->nchunk; ch++) {
         uint64_t f0 = ch * RATE_CHUNK, f1 = ch + 1 == x->nchunk ? x->nw : f0 + RATE_CHUNK;
         x->chunk_sec[ch] =
             (double)(ludus__frame_end(R, R->win_f0 + f1 - 1) - ludus__frame_begin(R, R->win_f0 + f0)) / 1e9;
         x->seconds += x->chunk_sec[ch];
     }
+    x->blocks = (uint32_t)(x->nw / BLOCK_FRAMES < NOISE_BLOCKS ? x->nw / BLOCK_FRAMES : NOISE_BLOCKS);
+    if (x->blocks < 2) x->blocks = 0;
+    for (uint64_t f = 0; f < x->nw && x->blocks; f++) x->block_frames[block_of(x, f)]++;
     return 0;
 }
 
@@ -222,6 +270,12 @@ static int64_t index_path(const run_index *x, uint64_t key, const int64_t *taken
     return -1;
 }
 
+/* A window frame of one run that holds calls of the entry. */
+typedef struct frame_rec {
+    double calls, excl, incl, len; /* the entry's calls, exclusive and inclusive ns; the frame's ns */
+    uint64_t f;                    /* its window frame (0-based) */
+} frame_rec;
+
 /* One side of an entry: its runs pooled. Per-frame measures keep only the
  * frames (chunks) that hold calls: the others are zeros, counted, so an
  * entry costs what its cells hold, never the window's length. */
@@ -233,9 +287,12 @@ typedef struct side {
     double *rate_nz; /* calls per second of each chunk with a rate > 0, every run */
     size_t nrate_nz, nchunks;
     double calls, seconds;
-    double sx, sxx, sxy, sy, syy; /* calls per frame against the frame's duration (s) */
-    double *median;               /* per run with calls: the median exclusive time (log scale) */
+    double *median; /* per run with calls: the median exclusive time (log scale) */
     uint32_t nmedian;
+    frame_rec *rec; /* the frames with calls, run after run, each run's in frame order */
+    size_t nrec;
+    size_t *run_at; /* per run: its first record; run_at[nruns] = nrec */
+    uint32_t nruns;
 } side;
 
 static void side_free(side *s) {
@@ -244,6 +301,8 @@ static void side_free(side *s) {
     ludus__free(s->calls_nz);
     ludus__free(s->rate_nz);
     ludus__free(s->median);
+    ludus__free(s->rec);
+    ludus__free(s->run_at);
     memset(s, 0, sizeof *s);
 }
 
@@ -266,10 +325,13 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
         int64_t j = find_in_run(d, sd, r, i0, is_path);
         if (j >= 0) cells += is_path ? runs[r]->nodes[j].ncells : runs[r]->sites[j].ncells;
     }
+    s->nruns = nruns;
     s->calls_nz = ludus__malloc((cells + 1) * sizeof *s->calls_nz);
     s->rate_nz = ludus__malloc((cells + 1) * sizeof *s->rate_nz);
+    s->rec = ludus__malloc((cells + 1) * sizeof *s->rec);
     s->median = ludus__malloc((nruns + 1) * sizeof *s->median);
-    if (!s->calls_nz || !s->rate_nz || !s->median) return -1;
+    s->run_at = ludus__malloc((nruns + 1) * sizeof *s->run_at);
+    if (!s->calls_nz || !s->rate_nz || !s->rec || !s->median || !s->run_at) return -1;
     for (uint32_t r = 0; r < nruns; r++) {
         const ludus_analysis *R = runs[r];
         const run_index *x = &d->index[sd][r];
@@ -277,6 +339,7 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
         const ludus__acc *ex = NULL, *in = NULL;
         const ludus__cell *c = NULL;
         uint32_t nc = 0;
+        s->run_at[r] = s->nrec;
         if (j >= 0 && !is_path) {
             const ludus__an_site *t = &R->sites[j];
             ex = &t->excl, in = &t->incl, nc = t->ncells;
@@ -304,20 +367,18 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
             }
             if (k == nc) break;
             chunk = ch;
-            double calls = (double)c[k].calls,
-                   y = (double)(ludus__frame_end(R, c[k].frame) - ludus__frame_begin(R, c[k].frame)) / 1e9;
+            double calls = (double)c[k].calls;
             chunk_calls += calls;
             s->calls += calls;
-            if (calls > 0) s->calls_nz[s->ncalls_nz++] = calls;
-            s->sx += calls;
-            s->sxx += calls * calls;
-            s->sxy += calls * y;
+            if (calls > 0) {
+                s->calls_nz[s->ncalls_nz++] = calls;
+                s->rec[s->nrec++] =
+                    (frame_rec){calls, (double)c[k].excl, (double)c[k].incl, (double)frame_len(R, c[k].frame), f};
+            }
         }
         s->nframes += x->nw;
         s->nchunks += x->nchunk;
         s->seconds += x->seconds;
-        s->sy += x->sy;
-        s->syy += x->syy;
         if (!ex) continue;
         if (ludus__acc_merge(&s->excl, ex, R->sum.exact) != 0 || ludus__acc_merge(&s->incl, in, R->sum.exact) != 0)
             return -1;
@@ -333,6 +394,7 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
             ludus__pts_free(&p);
         }
     }
+    s->run_at[nruns] = s->nrec;
     return 0;
 }
 
@@ -354,46 +416,166 @@ static int shift_of(const ludus__acc *a, int ea, const ludus__acc *b, int eb, do
     return rc;
 }
 
-/* Widens [lo, hi] around est by the run term b (in quadrature), then log ratio -> relative change. */
-static void widen(const ludus__shift *s, double b, double *est, double *lo, double *hi) {
+/* The run-to-run noise of one measure of an entry (log scale), as the
+ * half-widths it adds below and above an estimate (in quadrature).
+ * Several runs: the SD between runs (per-run values a[ka], b[kb]) and the
+ * term t x SD x sqrt(1/ka + 1/kb) on both sides. One run per side: the
+ * blocks of each run stand for runs. Their values (ba[kba], bb[kbb]) are
+ * compared as two samples: the Hodges-Lehmann shift of NEW's blocks against
+ * BASE's, whose distribution-free interval at run_alpha (its distances
+ * below and above the shift) is the term: a site that flips between two
+ * speeds within a run, or a run that drifts, widens it as two runs would;
+ * at least z x floor x sqrt(2) (floor alone with fewer than 4 blocks a
+ * side). sd: an SD of one run's value that matches the term (reported);
+ * measured: the SD between runs (NAN with one run per side). */
+typedef struct noise {
+    double sd, lo, hi, measured;
+    double q; /* the quantile the terms were taken at */
+    int from_runs;
+} noise;
+
+/* Pooled spread of one value per group member around the group's mean: *ss and *df accumulate. */
+static void spread_add(const double *v, uint32_t k, double *ss, uint32_t *df) {
+    if (k < 2) return;
+    double m = 0;
+    for (uint32_t i = 0; i < k; i++) m += v[i];
+    m /= k;
+    for (uint32_t i = 0; i < k; i++) *ss += (v[i] - m) * (v[i] - m);
+    *df += k - 1;
+}
+
+static int blocks_shift(const double *ba, uint32_t kba, const double *bb, uint32_t kbb, double z, ludus__shift *out) {
+    ludus__pt pa[NOISE_BLOCKS * 2], pb[NOISE_BLOCKS * 2];
+    if (kba > NOISE_BLOCKS * 2 || kbb > NOISE_BLOCKS * 2) return -1;
+    for (uint32_t i = 0; i < kba; i++) pa[i] = (ludus__pt){ba[i], 1};
+    for (uint32_t i = 0; i < kbb; i++) pb[i] = (ludus__pt){bb[i], 1};
+    ludus__pts xa = {pa, kba, kba, kba}, xb = {pb, kbb, kbb, kbb};
+    ludus__pts_finish(&xa);
+    ludus__pts_finish(&xb);
+    return ludus__hl_shift(&xa, &xb, z, out);
+}
+
+static noise noise_of(ludus_diff *d, const double *a, uint32_t ka, const double *b, uint32_t kb, const double *ba,
+                      uint32_t kba, const double *bb, uint32_t kbb, double floor) {
+    noise n = {0, 0, 0, NAN, d->run_z, 0};
+    if (d->info.run_noise_known) {
+        double ss = 0;
+        uint32_t df = 0;
+        spread_add(a, ka, &ss, &df);
+        spread_add(b, kb, &ss, &df);
+        if (df == 0) df = 1; /* one run with values on a side: no spread there */
+        uint32_t t_df = ka + kb >= 3 ? ka + kb - 2 : 1;
+        n.measured = sqrt(ss / df);
+        n.sd = n.measured;
+        n.from_runs = 1;
+        if (!(d->run_t_df[t_df] > 0)) d->run_t_df[t_df] = ludus__t_two_sided(d->desc.run_alpha, (double)t_df);
+        n.q = d->run_t_df[t_df];
+        n.lo = n.hi = n.q * n.sd * sqrt(1.0 / (ka ? ka : 1) + 1.0 / (kb ? kb : 1));
+        return n;
+    }
+    double least = d->run_z * floor * sqrt(2.0);
+    n.lo = n.hi = least;
+    ludus__shift s;
+    if (kba >= 4 && kbb >= 4 && blocks_shift(ba, kba, bb, kbb, d->run_z, &s) == 0) {
+        double dl = s.est - s.lo, dh = s.hi - s.est; /* unbounded: no decision from these blocks */
+        n.lo = isfinite(dl) ? fmax(dl, least) : HUGE_VAL;
+        n.hi = isfinite(dh) ? fmax(dh, least) : HUGE_VAL;
+    }
+    n.sd = isfinite(n.lo + n.hi) ? (n.lo + n.hi) / 2 / d->run_z / sqrt(2.0) : HUGE_VAL;
+    return n;
+}
+
+/* Widens [lo, hi] around est by the run terms (in quadrature), then log ratio -> relative change. */
+static void widen(const ludus__shift *s, const noise *n, double *est, double *lo, double *hi) {
     double dl = s->est - s->lo, dh = s->hi - s->est;
     *est = expm1(s->est);
-    *lo = isfinite(dl) ? expm1(s->est - sqrt(dl * dl + b * b)) : -HUGE_VAL;
-    *hi = isfinite(dh) ? expm1(s->est + sqrt(dh * dh + b * b)) : HUGE_VAL;
+    *lo = isfinite(dl) && isfinite(n->lo) ? expm1(s->est - sqrt(dl * dl + n->lo * n->lo)) : -HUGE_VAL;
+    *hi = isfinite(dh) && isfinite(n->hi) ? expm1(s->est + sqrt(dh * dh + n->hi * n->hi)) : HUGE_VAL;
 }
 
-/* The run-to-run term of an interval (log scale) from one value per run on
- * each side: t x the SD between runs (pooled over the sides) x sqrt(1/ka +
- * 1/kb); with one run per side the SD is unknown and run_noise is assumed
- * (with the normal quantile). *sd: the measured SD, NAN when unknown. */
-static double run_term(ludus_diff *d, const double *a, uint32_t ka, const double *b, uint32_t kb, double *sd) {
-    double ss = 0;
-    const double *v[2] = {a, b};
-    uint32_t k[2] = {ka, kb};
-    for (int s = 0; s < 2; s++) {
-        double m = 0;
-        for (uint32_t r = 0; r < k[s]; r++) m += v[s][r];
-        if (k[s]) m /= k[s];
-        for (uint32_t r = 0; r < k[s]; r++) ss += (v[s][r] - m) * (v[s][r] - m);
-    }
-    double scale = sqrt(1.0 / (ka ? ka : 1) + 1.0 / (kb ? kb : 1));
-    if (ka + kb >= 3) {
-        uint32_t df = ka + kb - 2; /* <= the runs: the quantile of each df is computed once (a bisection) */
-        *sd = sqrt(ss / df);
-        if (!(d->run_t_df[df] > 0)) d->run_t_df[df] = ludus__t_two_sided(d->desc.run_alpha, (double)df);
-        return d->run_t_df[df] * *sd * scale;
-    }
-    *sd = NAN;
-    return d->run_z * log1p(d->desc.run_noise) * scale;
+/* Spearman's rank correlation of a run's calls per frame (records [r0, r1)
+ * of s, the other window frames 0) with its frames' lengths (x's ranks). */
+typedef struct rank_pair {
+    double calls, len_rank;
+} rank_pair;
+
+static int cmp_rank_pair(const void *p, const void *q) {
+    const rank_pair *a = p, *b = q;
+    return a->calls < b->calls ? -1 : a->calls > b->calls;
 }
 
-/* Pearson correlation of calls per frame with the frame's duration, from
- * the side's sums over n frames (0 when either is constant). */
-static double correlation(const side *s) {
-    double n = (double)s->nframes;
-    if (!(n > 0)) return 0;
-    double sxx = s->sxx - s->sx * s->sx / n, syy = s->syy - s->sy * s->sy / n, sxy = s->sxy - s->sx * s->sy / n;
-    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
+static double spearman(const side *s, size_t r0, size_t r1, const run_index *x, rank_pair *tmp) {
+    double n = (double)x->nw;
+    size_t nz = r1 - r0;
+    if (x->nw < 3 || !(x->rank_ss > 0) || nz == 0) return 0;
+    for (size_t i = 0; i < nz; i++) tmp[i] = (rank_pair){s->rec[r0 + i].calls, x->len_rank[s->rec[r0 + i].f]};
+    qsort(tmp, nz, sizeof *tmp, cmp_rank_pair);
+    double zeros = n - (double)nz, mean = (n + 1) / 2;
+    double rz = (zeros + 1) / 2; /* the zeros' mean rank */
+    double sxy = 0, sxx = zeros * (rz - mean) * (rz - mean), sy_nz = 0;
+    for (size_t i = 0; i < nz;) {
+        size_t j = i;
+        while (j < nz && tmp[j].calls == tmp[i].calls) j++;
+        double r = zeros + ((double)i + 1 + (double)j) / 2;
+        for (size_t k = i; k < j; k++) {
+            sxy += (r - mean) * (tmp[k].len_rank - mean);
+            sxx += (r - mean) * (r - mean);
+            sy_nz += tmp[k].len_rank - mean;
+        }
+        i = j;
+    }
+    sxy += (rz - mean) * (0 - sy_nz); /* the zeros: their frames' ranks sum to the rest's negative */
+    return sxx > 0 ? sxy / sqrt(sxx * x->rank_ss) : 0;
+}
+
+/* Average ranks (1-based, ties their mean) of v[0..n) into r, by the
+ * order in `order` (scratch of n). */
+static void ranks_of(const double *v, size_t n, len_at *order, double *r) {
+    for (size_t i = 0; i < n; i++) order[i] = (len_at){v[i], i};
+    qsort(order, n, sizeof *order, cmp_len_at);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && order[j].len == order[i].len) j++;
+        for (size_t k = i; k < j; k++) r[order[k].f] = ((double)i + 1 + (double)j) / 2;
+        i = j;
+    }
+}
+
+/* Spearman's correlation of a run's calls per frame with what is left of
+ * each frame once the entry's own (inclusive) time is taken out: a site
+ * whose calls make the frame long (an inner loop on the frame thread) does
+ * not "follow the frame's length"; a worker on a timer still does. All the
+ * run's window frames: only for entries whose calls correlate with the
+ * frame's length at all. 0 on allocation failure (per frame then). */
+static double spearman_rest(const side *s, size_t r0, size_t r1, const run_index *x) {
+    size_t n = (size_t)x->nw;
+    if (n < 3) return 0;
+    double *v = ludus__malloc(4 * n * sizeof *v);
+    len_at *order = ludus__malloc(n * sizeof *order);
+    double r = 0;
+    if (v && order) {
+        double *calls = v + n, *rv = v + 2 * n, *rc = v + 3 * n;
+        for (size_t f = 0; f < n; f++) {
+            v[f] = (double)frame_len(x->R, x->R->win_f0 + f);
+            calls[f] = 0;
+        }
+        for (size_t i = r0; i < r1; i++) {
+            v[s->rec[i].f] -= s->rec[i].incl;
+            calls[s->rec[i].f] = s->rec[i].calls;
+        }
+        ranks_of(v, n, order, rv);
+        ranks_of(calls, n, order, rc);
+        double m = ((double)n + 1) / 2, sxy = 0, sxx = 0, syy = 0;
+        for (size_t f = 0; f < n; f++) {
+            sxy += (rc[f] - m) * (rv[f] - m);
+            sxx += (rc[f] - m) * (rc[f] - m);
+            syy += (rv[f] - m) * (rv[f] - m);
+        }
+        r = sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
+    }
+    ludus__free(v);
+    ludus__free(order);
+    return r;
 }
 
 /* The median of `zeros` zeros and the n values of x (sorted here, all > 0),
@@ -407,6 +589,13 @@ static double median_z(size_t zeros, double *x, size_t n) {
     if (all % 2) return hi;
     double lo = k - 1 < zeros ? 0 : x[k - 1 - zeros];
     return (lo + hi) / 2;
+}
+
+/* The lower median of x[0..n) (sorted here), 0 when empty. */
+static double lower_median(double *x, size_t n) {
+    if (!n) return 0;
+    qsort(x, n, sizeof *x, ludus__cmp_double);
+    return x[(n - 1) / 2];
 }
 
 static uint32_t work_says(double p, double z, double r, double alpha, double m) {
@@ -425,13 +614,170 @@ static double mw_values(size_t nx, double *x, size_t nnx, size_t ny, double *y, 
     return mw_sorted_z(nx - nnx, x, nnx, ny - nny, y, nny, z);
 }
 
+/* What a record's frame counts of the entry's time: exclusive (or
+ * inclusive) ns, per second of the frame when the entry runs on time. */
+static double rec_time(const frame_rec *r, int incl, int per_second) {
+    double v = incl ? r->incl : r->excl;
+    return per_second ? (r->len > 0 ? v * 1e9 / r->len : 0) : v;
+}
+
+/* The measures of one side taken per run or per block of a run (log
+ * scale): the typical call (the median over frames of a frame's exclusive
+ * time per call), the frame total (the median over frames with calls of
+ * their total, plus the log of the share of frames with calls), calls per
+ * frame. Values of groups without calls are left out. */
+typedef struct group_vals {
+    double *call, *total, *itotal, *calls;
+    uint32_t ncall, ntotal, nitotal, ncalls;
+} group_vals;
+
+/* The measures over the records [r0, r1) that fell in `frames` window
+ * frames; tmp holds r1 - r0 values. */
+static void group_add(group_vals *g, const side *s, size_t r0, size_t r1, uint64_t frames, int per_second,
+                      double *tmp) {
+    size_t n = r1 - r0;
+    if (!n || !frames) return;
+    double calls = 0;
+    for (size_t i = 0; i < n; i++) {
+        tmp[i] = log1p(s->rec[r0 + i].excl / s->rec[r0 + i].calls);
+        calls += s->rec[r0 + i].calls;
+    }
+    g->call[g->ncall++] = lower_median(tmp, n);
+    double share = log((double)n / (double)frames);
+    for (size_t i = 0; i < n; i++) tmp[i] = log1p(rec_time(&s->rec[r0 + i], 0, per_second));
+    g->total[g->ntotal++] = lower_median(tmp, n) + share;
+    for (size_t i = 0; i < n; i++) tmp[i] = log1p(rec_time(&s->rec[r0 + i], 1, per_second));
+    g->itotal[g->nitotal++] = lower_median(tmp, n) + share;
+    g->calls[g->ncalls++] = log(calls / (double)frames);
+}
+
+/* The Hodges-Lehmann shift of the frame totals NEW against BASE (log
+ * scale, over the frames that hold calls) plus the log ratio of the share
+ * of frames that do, with that share's binomial error in quadrature (z):
+ * 0, 1 when a side has no frame with calls, LUDUS_ENOMEM. */
+static int total_shift(const side *a, const side *b, int incl, int per_second, double z, ludus__shift *out) {
+    if (!a->nrec || !b->nrec || !a->nframes || !b->nframes) return 1;
+    ludus__pts p[2];
+    memset(p, 0, sizeof p);
+    const side *S[2] = {a, b};
+    int rc = 0;
+    for (int k = 0; k < 2 && !rc; k++) {
+        p[k].p = ludus__malloc(S[k]->nrec * sizeof *p[k].p);
+        if (!p[k].p) {
+            rc = LUDUS_ENOMEM;
+            break;
+        }
+        for (size_t i = 0; i < S[k]->nrec; i++)
+            p[k].p[i] = (ludus__pt){log1p(rec_time(&S[k]->rec[i], incl, per_second)), 1};
+        p[k].n = p[k].cap = p[k].total = S[k]->nrec;
+        ludus__pts_finish(&p[k]);
+    }
+    if (!rc && ludus__hl_shift(&p[0], &p[1], z, out) != 0) rc = 1;
+    ludus__pts_free(&p[0]);
+    ludus__pts_free(&p[1]);
+    if (rc) return rc;
+    double pa = (double)a->nrec / (double)a->nframes, pb = (double)b->nrec / (double)b->nframes;
+    double ds = log(pb / pa), se = sqrt((1 - pa) / (double)a->nrec + (1 - pb) / (double)b->nrec);
+    double dl = out->est - out->lo, dh = out->hi - out->est, w = z * se;
+    out->est += ds;
+    out->lo = isfinite(dl) ? out->est - sqrt(dl * dl + w * w) : -HUGE_VAL;
+    out->hi = isfinite(dh) ? out->est + sqrt(dh * dh + w * w) : HUGE_VAL;
+    return 0;
+}
+
+/* Two-sided p of a log ratio est whose within-run interval half-width
+ * toward 0 is half (at the normal quantile z) against that and the
+ * run-to-run noise n (its term toward 0, at its quantile). */
+static double p_against(double est, double half, double z, const noise *n) {
+    double term = est > 0 ? n->lo : n->hi;
+    double se_w = isfinite(half) && z > 0 ? half / z : HUGE_VAL, se_r = isfinite(term) ? term / n->q : HUGE_VAL;
+    double se = sqrt(se_w * se_w + se_r * se_r);
+    return isfinite(se) && se > 0 ? erfc(fabs(est) / se / sqrt(2.0)) : (est == 0 || !isfinite(se) ? 1.0 : 0.0);
+}
+
+/* The sum of a's k largest durations (bucket middles when binned; a
+ * bucket cut by k counts in part) and the smallest of them. The exact
+ * vector is sorted (ludus__acc_stats). */
+static double acc_top(const ludus__acc *a, int exact, double k, int64_t *smallest) {
+    double sum = 0, left = k;
+    *smallest = 0;
+    if (k <= 0) return 0;
+    if (exact && a->nexact == a->n) {
+        for (size_t i = a->nexact; i-- > 0 && left > 0; left -= 1) {
+            sum += (double)a->exact[i] * (left < 1 ? left : 1);
+            *smallest = a->exact[i];
+        }
+        return sum;
+    }
+    uint64_t tmp[LUDUS__HIST_SUB];
+    for (uint32_t oct = LUDUS__HIST_OCT; oct-- > 0 && left > 0;) {
+        const uint64_t *o = ludus__acc_octave(a, oct, tmp);
+        if (!o) continue;
+        for (uint32_t j = LUDUS__HIST_SUB; j-- > 0 && left > 0;) {
+            if (!o[j]) continue;
+            int64_t mid = ludus__hist_bucket_mid(oct * LUDUS__HIST_SUB + j);
+            if (mid < a->min) mid = a->min;
+            if (mid > a->max) mid = a->max;
+            double take = (double)o[j] < left ? (double)o[j] : left;
+            sum += take * (double)mid;
+            left -= take;
+            *smallest = mid;
+        }
+    }
+    return sum;
+}
+
+/* The tail of a change of the time per frame: the smallest share of each
+ * side's heaviest calls (1%, 5%, 10%, 25%, 50%) whose time per frame
+ * changed by at least three quarters of the whole change. */
+static void tail_of(ludus_diff_entry *e, const side *a, const side *b, int exact) {
+    static const double shares[5] = {0.01, 0.05, 0.10, 0.25, 0.50};
+    double whole =
+        (double)e->new_excl.total_ns / (double)b->nframes - (double)e->base_excl.total_ns / (double)a->nframes;
+    e->tail_share = 0;
+    if (whole == 0 || !a->excl.n || !b->excl.n) return;
+    for (int i = 0; i < 5; i++) {
+        int64_t ta, tb;
+        double sa = acc_top(&a->excl, exact, shares[i] * (double)a->excl.n, &ta) / (double)a->nframes;
+        double sb = acc_top(&b->excl, exact, shares[i] * (double)b->excl.n, &tb) / (double)b->nframes;
+        if ((sb - sa) / whole >= 0.75 || i == 4) {
+            e->tail_share = shares[i];
+            e->tail_ns = ta;
+            e->base_tail_calls = shares[i] * (double)a->excl.n / (double)a->nframes;
+            e->new_tail_calls = shares[i] * (double)b->excl.n / (double)b->nframes;
+            e->base_tail_ns = sa;
+            e->new_tail_ns = sb;
+            return;
+        }
+    }
+}
+
 /* Everything of one matched entry: pooled statistics, tests, shifts, verdict. */
 static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     side a, b;
     memset(&b, 0, sizeof b); /* freed at done even when a's build failed */
+    rank_pair *rp = NULL;
+    double *tmp = NULL;
+    group_vals g[2][2]; /* [side][0: per run, 1: per block] */
+    memset(g, 0, sizeof g);
     int rc = side_build(d, 0, e->base_index, e->is_path, &a);
     if (!rc) rc = side_build(d, 1, e->new_index, e->is_path, &b);
     if (rc) goto done;
+    const side *S[2] = {&a, &b};
+    size_t most = a.nrec > b.nrec ? a.nrec : b.nrec;
+    rp = ludus__malloc((most + 1) * sizeof *rp);
+    tmp = ludus__malloc((most + 1) * sizeof *tmp);
+    if (!rp || !tmp) goto oom;
+    for (int sd = 0; sd < 2; sd++)
+        for (int k = 0; k < 2; k++) {
+            uint32_t cap = k ? S[sd]->nruns * NOISE_BLOCKS + 1 : S[sd]->nruns + 1;
+            group_vals *x = &g[sd][k];
+            x->call = ludus__malloc(4 * cap * sizeof *x->call);
+            if (!x->call) goto oom;
+            x->total = x->call + cap;
+            x->itotal = x->total + cap;
+            x->calls = x->itotal + cap;
+        }
     int exact = a.exact && b.exact;
     ludus__acc_stats(&a.excl, exact, &e->base_excl);
     ludus__acc_stats(&a.incl, exact, &e->base_incl);
@@ -445,7 +791,66 @@ static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     fill_rel(e);
     double alpha = d->info.alpha_per_test;
     double zc, zs, zt = 0, zi = 0;
-    e->frame_time_r = fmax(correlation(&a), correlation(&b));
+    /* does the entry run on time? Spearman's correlation of its calls per
+     * frame with the frame's length, per run, the mean over a side's runs,
+     * the larger side's */
+    double r_side[2] = {0, 0};
+    for (int sd = 0; sd < 2; sd++) {
+        for (uint32_t r = 0; r < S[sd]->nruns; r++)
+            r_side[sd] += spearman(S[sd], S[sd]->run_at[r], S[sd]->run_at[r + 1], &d->index[sd][r], rp);
+        r_side[sd] /= S[sd]->nruns ? S[sd]->nruns : 1;
+    }
+    e->frame_time_r = fmax(r_side[0], r_side[1]);
+    /* on the frame thread, its own time is part of the frame's length:
+     * does it follow what is left of the frame? */
+    int on_frame_thread = 0;
+    for (int sd = 0; sd < 2; sd++) {
+        const ludus_analysis *R0 = d->runs[sd][0];
+        int64_t i = sd ? e->new_index : e->base_index;
+        uint32_t site = e->is_path ? R0->nodes[i].pub.site : (uint32_t)i;
+        on_frame_thread |= R0->sites[site].on_frame_thread;
+    }
+    if (e->frame_time_r >= TIME_BOUND_R && on_frame_thread) {
+        for (int sd = 0; sd < 2; sd++) {
+            r_side[sd] = 0;
+            for (uint32_t r = 0; r < S[sd]->nruns; r++)
+                r_side[sd] += spearman_rest(S[sd], S[sd]->run_at[r], S[sd]->run_at[r + 1], &d->index[sd][r]);
+            r_side[sd] /= S[sd]->nruns ? S[sd]->nruns : 1;
+        }
+        e->frame_time_r = fmax(r_side[0], r_side[1]);
+    }
+    e->work_time_bound = e->frame_time_r >= TIME_BOUND_R;
+    int per_second = e->work_time_bound;
+    /* the measures per run and per block of each run */
+    for (int sd = 0; sd < 2; sd++)
+        for (uint32_t r = 0; r < S[sd]->nruns; r++) {
+            const run_index *x = &d->index[sd][r];
+            size_t r0 = S[sd]->run_at[r], r1 = S[sd]->run_at[r + 1];
+            group_add(&g[sd][0], S[sd], r0, r1, x->nw, per_second, tmp);
+            for (size_t i = r0; i < r1;) {
+                uint32_t bk = block_of(x, S[sd]->rec[i].f);
+                size_t j = i;
+                while (j < r1 && block_of(x, S[sd]->rec[j].f) == bk) j++;
+                if (x->blocks) group_add(&g[sd][1], S[sd], i, j, x->block_frames[bk], per_second, tmp);
+                i = j;
+            }
+        }
+    double floor = log1p(d->desc.run_noise);
+    const group_vals *ga = &g[0][1], *gb = &g[1][1]; /* the blocks (one run per side) */
+    noise n_call =
+        noise_of(d, a.median, a.nmedian, b.median, b.nmedian, ga->call, ga->ncall, gb->call, gb->ncall, floor);
+    noise n_total = noise_of(d, g[0][0].total, g[0][0].ntotal, g[1][0].total, g[1][0].ntotal, ga->total, ga->ntotal,
+                             gb->total, gb->ntotal, floor);
+    noise n_itotal = noise_of(d, g[0][0].itotal, g[0][0].nitotal, g[1][0].itotal, g[1][0].nitotal, ga->itotal,
+                              ga->nitotal, gb->itotal, gb->nitotal, floor);
+    noise n_calls = noise_of(d, g[0][0].calls, g[0][0].ncalls, g[1][0].calls, g[1][0].ncalls, ga->calls, ga->ncalls,
+                             gb->calls, gb->ncalls, 0);
+    e->run_sd = n_call.measured;
+    e->noise_sd_call = n_call.sd;
+    e->noise_sd_total = n_total.sd;
+    e->noise_sd_calls = n_calls.sd;
+
+    /* work */
     e->p_calls = mw_values(a.nframes, a.calls_nz, a.ncalls_nz, b.nframes, b.calls_nz, b.ncalls_nz, &zc);
     e->p_calls_per_s = mw_values(a.nchunks, a.rate_nz, a.nrate_nz, b.nchunks, b.rate_nz, b.nrate_nz, &zs);
     e->p_time = e->p_incl = 1;
@@ -455,41 +860,47 @@ static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     }
     e->work_per_frame = work_says(e->p_calls, zc, e->rel[LUDUS_METRIC_CALLS], alpha, d->desc.min_change);
     e->work_per_second = work_says(e->p_calls_per_s, zs, e->rel_calls_per_s, alpha, d->desc.min_change);
+    /* calls per frame must also move beyond the run-to-run noise of calls per frame */
+    uint32_t per_frame_within = e->work_per_frame;
+    if (e->work_per_frame && isfinite(e->rel[LUDUS_METRIC_CALLS]) && e->rel[LUDUS_METRIC_CALLS] > -1 &&
+        (e->rel[LUDUS_METRIC_CALLS] > 0 ? log1p(e->rel[LUDUS_METRIC_CALLS]) <= n_calls.lo
+                                        : -log1p(e->rel[LUDUS_METRIC_CALLS]) <= n_calls.hi))
+        e->work_per_frame = 0;
     /* Both measures agree: the verdict rests on both. Otherwise on the one
      * that fits how the site runs: on time when its calls per frame follow
-     * the frame's length on either side (correlation >= TIME_BOUND_R: a
-     * worker on a timer), else per frame. */
-    e->work_time_bound = e->frame_time_r >= TIME_BOUND_R;
+     * the frame's length on either side (rank correlation >= TIME_BOUND_R:
+     * a worker on a timer), else per frame. */
     uint32_t rests = e->work_time_bound ? e->work_per_second : e->work_per_frame;
     if (e->work_per_frame && e->work_per_frame == e->work_per_second)
         e->work_basis = 3;
     else if (rests)
         e->work_basis = e->work_time_bound ? 2 : 1;
     if (e->work_basis) e->verdict |= e->work_basis == 2 ? e->work_per_second : e->work_per_frame;
-    /* time: the interval of the robust shift, widened by the runs' disagreement */
-    double bterm = run_term(d, a.median, a.nmedian, b.median, b.nmedian, &e->run_sd);
+    if (!e->work_time_bound && per_frame_within && !e->work_per_frame) e->verdict |= LUDUS_DIFF_UNDECIDED;
+
+    /* practical significance: what the estimated change costs per frame (or per call) */
+    double med_frame = (double)d->base->sum.median_frame_ns;
+    double floor_ns = med_frame > 0 ? d->desc.min_frame_share * med_frame : d->desc.min_call_ns;
+    double m = d->desc.min_shift, lm = log1p(m);
+
+    /* time per call: the interval of the robust shift, widened by the run-to-run noise */
     ludus__shift se, si;
     double z = d->z;
     int sh = a.excl.n && b.excl.n ? shift_of(&a.excl, exact, &b.excl, exact, z, &se) : 1, shi = 1;
     if (sh == 0 && (shi = shift_of(&a.incl, exact, &b.incl, exact, z, &si)) == 0)
-        widen(&si, bterm, &e->incl_shift, &e->incl_shift_lo, &e->incl_shift_hi);
-    if (sh == LUDUS_ENOMEM || shi == LUDUS_ENOMEM) { /* a verdict on part of the data is no verdict */
-        rc = LUDUS_ENOMEM;
-        goto done;
-    }
+        widen(&si, &n_call, &e->incl_shift, &e->incl_shift_lo, &e->incl_shift_hi);
+    if (sh == LUDUS_ENOMEM || shi == LUDUS_ENOMEM) goto oom; /* a verdict on part of the data is no verdict */
+    e->p_shift = 1;
     if (sh == 0) {
-        widen(&se, bterm, &e->shift, &e->shift_lo, &e->shift_hi);
-        /* practical significance: what the estimated change costs per frame (or per call) */
-        double floor_ns = d->base->sum.median_frame_ns > 0
-                              ? d->desc.min_frame_share * (double)d->base->sum.median_frame_ns
-                              : d->desc.min_call_ns;
-        double per_frame =
-            d->base->sum.median_frame_ns > 0 ? fmax(e->base_calls_per_frame, e->new_calls_per_frame) : 1.0;
-        double m = d->desc.min_shift;
+        widen(&se, &n_call, &e->shift, &e->shift_lo, &e->shift_hi);
+        e->p_shift = p_against(se.est, se.est > 0 ? se.est - se.lo : se.hi - se.est, z, &n_call);
+        double per_frame = med_frame > 0 ? fmax(e->base_calls_per_frame, e->new_calls_per_frame) : 1.0;
         int material = fabs(e->shift) * (double)e->base_excl.p50_ns * per_frame >= floor_ns;
         int material_incl = fabs(e->incl_shift) * (double)e->base_incl.p50_ns * per_frame >= floor_ns;
         if (material && e->shift_lo >= m) e->verdict |= LUDUS_DIFF_SLOWER;
         if (material && e->shift_hi <= -m) e->verdict |= LUDUS_DIFF_FASTER;
+        if (material && !(e->verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER)) && (se.lo >= lm || se.hi <= -lm))
+            e->verdict |= LUDUS_DIFF_UNDECIDED;
         if (material_incl && !(e->verdict & LUDUS_DIFF_SLOWER) && e->incl_shift_lo >= m)
             e->verdict |= LUDUS_DIFF_SLOWER_INSIDE;
     } else {
@@ -498,9 +909,172 @@ static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
         e->incl_shift_lo = -HUGE_VAL;
         e->incl_shift_hi = HUGE_VAL;
     }
+
+    /* time per frame: the frames' totals */
+    e->total_lo = e->incl_total_lo = -HUGE_VAL;
+    e->total_hi = e->incl_total_hi = HUGE_VAL;
+    e->p_total = 1;
+    for (int sd = 0; sd < 2; sd++) {
+        double sum = 0, isum = 0;
+        for (size_t i = 0; i < S[sd]->nrec; i++) {
+            sum += rec_time(&S[sd]->rec[i], 0, per_second);
+            isum += rec_time(&S[sd]->rec[i], 1, per_second);
+        }
+        double nf = S[sd]->nframes ? (double)S[sd]->nframes : 1;
+        *(sd ? &e->new_total_ns : &e->base_total_ns) = sum / nf;
+        *(sd ? &e->new_incl_total_ns : &e->base_incl_total_ns) = e->is_path ? 0 : isum / nf;
+    }
+    ludus__shift st, sti;
+    int tt = total_shift(&a, &b, 0, per_second, z, &st);
+    int tti = e->is_path ? 1 : total_shift(&a, &b, 1, per_second, z, &sti);
+    if (tt == LUDUS_ENOMEM || tti == LUDUS_ENOMEM) goto oom;
+    /* a frame's worth: per second of frame -> per median frame */
+    double to_frame = per_second ? med_frame / 1e9 : 1.0;
+    if (tt == 0) {
+        widen(&st, &n_total, &e->rel_total, &e->total_lo, &e->total_hi);
+        e->p_total = p_against(st.est, st.est > 0 ? st.est - st.lo : st.hi - st.est, z, &n_total);
+        int material = med_frame > 0 && fabs(e->rel_total) * e->base_total_ns * to_frame >= floor_ns;
+        if (material && e->total_lo >= m) e->verdict |= LUDUS_DIFF_MORE_TIME;
+        if (material && e->total_hi <= -m) e->verdict |= LUDUS_DIFF_LESS_TIME;
+        if (material && !(e->verdict & (LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_LESS_TIME)) && (st.lo >= lm || st.hi <= -lm))
+            e->verdict |= LUDUS_DIFF_UNDECIDED;
+        /* what the change consists of */
+        double all = st.est;
+        e->part_calls = per_second ? (e->base_calls_per_s > 0 && e->new_calls_per_s > 0
+                                          ? log(e->new_calls_per_s / e->base_calls_per_s)
+                                          : 0)
+                                   : (e->base_calls_per_frame > 0 && e->new_calls_per_frame > 0
+                                          ? log(e->new_calls_per_frame / e->base_calls_per_frame)
+                                          : 0);
+        e->part_typical = sh == 0 ? se.est : 0;
+        e->part_tail = all - e->part_calls - e->part_typical;
+        const double parts[3] = {e->part_calls, e->part_typical, e->part_tail};
+        const uint32_t bits[3] = {LUDUS_DIFF_CAUSE_CALLS, LUDUS_DIFF_CAUSE_TYPICAL, LUDUS_DIFF_CAUSE_TAIL};
+        for (int k = 0; k < 3; k++)
+            if (all != 0 && parts[k] / all >= 0.25) e->time_cause |= bits[k];
+    }
+    if (tti == 0) {
+        widen(&sti, &n_itotal, &e->rel_incl_total, &e->incl_total_lo, &e->incl_total_hi);
+        int material = med_frame > 0 && fabs(e->rel_incl_total) * e->base_incl_total_ns * to_frame >= floor_ns;
+        if (material && !(e->verdict & (LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_SLOWER)) && e->incl_total_lo >= m)
+            e->verdict |= LUDUS_DIFF_SLOWER_INSIDE;
+    }
+    /* the tail in figures: the heaviest calls that carry the change */
+    if (a.nframes && b.nframes) tail_of(e, &a, &b, exact);
+    if (e->verdict & LUDUS_DIFF_CHANGED) e->verdict &= ~LUDUS_DIFF_UNDECIDED; /* decided on another measure */
 done:
+    for (int sd = 0; sd < 2; sd++)
+        for (int k = 0; k < 2; k++) ludus__free(g[sd][k].call);
+    ludus__free(rp);
+    ludus__free(tmp);
     side_free(&a);
     side_free(&b);
+    return rc;
+oom:
+    rc = LUDUS_ENOMEM;
+    goto done;
+}
+
+/* ---- frame time ---- */
+
+/* The nearest-rank q-quantile of the sorted x[0..n) (rank k clamped to 1..n). */
+static double rank_at(const double *x, size_t n, double k) {
+    if (k < 1) k = 1;
+    if (k > (double)n) k = (double)n;
+    return x[(size_t)k - 1];
+}
+
+static double nearest_rank(const double *x, size_t n, double q) {
+    return rank_at(x, n, ceil(q * (double)n - 1e-9));
+}
+
+/* Frame time p50, p90, p99 of both sides: each side's window frames of
+ * every run pooled; the interval of each side's percentile from its order
+ * statistics (ranks n q -+ z sqrt(n q (1 - q)), z for alpha / 3), the
+ * difference's interval from both ends (on the log scale), widened by the
+ * run-to-run SD of that percentile (between runs; one run per side:
+ * between blocks of frames, at least run_noise). */
+static int diff_frames(ludus_diff *d) {
+    static const double qs[3] = {0.5, 0.9, 0.99};
+    double *x[2] = {NULL, NULL}, *v[2][2] = {{NULL, NULL}, {NULL, NULL}}, *tmp = NULL;
+    size_t n[2] = {0, 0}, most = 1;
+    int rc = -1;
+    for (int sd = 0; sd < 2; sd++)
+        for (uint32_t r = 0; r < d->nruns[sd]; r++) {
+            n[sd] += d->index[sd][r].nw;
+            if (d->index[sd][r].nw > most) most = d->index[sd][r].nw;
+        }
+    tmp = ludus__malloc(most * sizeof *tmp);
+    if (!tmp) goto done;
+    for (int sd = 0; sd < 2; sd++) {
+        x[sd] = ludus__malloc((n[sd] + 1) * sizeof *x[sd]);
+        v[sd][0] = ludus__malloc((d->nruns[sd] + 1) * sizeof *v[sd][0]);
+        v[sd][1] = ludus__malloc((d->nruns[sd] * NOISE_BLOCKS + 1) * sizeof *v[sd][1]);
+        if (!x[sd] || !v[sd][0] || !v[sd][1]) goto done;
+        size_t k = 0;
+        for (uint32_t r = 0; r < d->nruns[sd]; r++) {
+            const run_index *ix = &d->index[sd][r];
+            for (uint64_t f = 0; f < ix->nw; f++) x[sd][k++] = (double)frame_len(ix->R, ix->R->win_f0 + f);
+        }
+        qsort(x[sd], n[sd], sizeof *x[sd], ludus__cmp_double);
+    }
+    rc = 0;
+    if (!n[0] || !n[1]) goto done;
+    double z = ludus__z_two_sided(d->desc.alpha / 3), lm = log1p(d->desc.min_shift);
+    for (int qi = 0; qi < 3; qi++) {
+        double q = qs[qi];
+        struct ludus_diff_frame_pct *P = &d->info.frame_pct[qi];
+        P->q = q;
+        double lo[2], hi[2], est[2];
+        for (int sd = 0; sd < 2; sd++) {
+            double nn = (double)n[sd], half = z * sqrt(nn * q * (1 - q));
+            est[sd] = nearest_rank(x[sd], n[sd], q);
+            lo[sd] = rank_at(x[sd], n[sd], floor(nn * q - half));
+            hi[sd] = rank_at(x[sd], n[sd], ceil(nn * q + half) + 1);
+        }
+        P->base_ns = (int64_t)est[0];
+        P->new_ns = (int64_t)est[1];
+        if (!(est[0] > 0 && est[1] > 0 && lo[0] > 0 && lo[1] > 0)) continue;
+        /* the percentile per run and per block of a run */
+        uint32_t nv[2][2] = {{0, 0}, {0, 0}};
+        for (int sd = 0; sd < 2; sd++)
+            for (uint32_t r = 0; r < d->nruns[sd]; r++) {
+                const run_index *ix = &d->index[sd][r];
+                for (uint64_t f = 0; f < ix->nw; f++) tmp[f] = (double)frame_len(ix->R, ix->R->win_f0 + f);
+                for (uint32_t bk = 0; bk < ix->blocks; bk++) {
+                    uint64_t f0 = 0, f1;
+                    for (uint32_t j = 0; j < bk; j++) f0 += ix->block_frames[j];
+                    f1 = f0 + ix->block_frames[bk];
+                    qsort(tmp + f0, f1 - f0, sizeof *tmp, ludus__cmp_double);
+                    double pv = nearest_rank(tmp + f0, f1 - f0, q);
+                    if (pv > 0) v[sd][1][nv[sd][1]++] = log(pv);
+                }
+                qsort(tmp, ix->nw, sizeof *tmp, ludus__cmp_double);
+                double pv = ix->nw ? nearest_rank(tmp, ix->nw, q) : 0;
+                if (pv > 0) v[sd][0][nv[sd][0]++] = log(pv);
+            }
+        noise nz = noise_of(d, v[0][0], nv[0][0], v[1][0], nv[1][0], v[0][1], nv[0][1], v[1][1], nv[1][1],
+                            log1p(d->desc.run_noise));
+        P->noise_sd = nz.sd;
+        double e = log(est[1] / est[0]), l = log(lo[1] / hi[0]), h = log(hi[1] / lo[0]);
+        double dl = e - l, dh = h - e;
+        P->rel = expm1(e);
+        P->lo = isfinite(nz.lo) ? expm1(e - sqrt(dl * dl + nz.lo * nz.lo)) : -1;
+        P->hi = isfinite(nz.hi) ? expm1(e + sqrt(dh * dh + nz.hi * nz.hi)) : HUGE_VAL;
+        if (P->lo >= d->desc.min_shift)
+            P->verdict = LUDUS_DIFF_SLOWER;
+        else if (P->hi <= -d->desc.min_shift)
+            P->verdict = LUDUS_DIFF_FASTER;
+        else if (l >= lm || h <= -lm)
+            P->verdict = LUDUS_DIFF_UNDECIDED;
+    }
+done:
+    for (int sd = 0; sd < 2; sd++) {
+        ludus__free(x[sd]);
+        ludus__free(v[sd][0]);
+        ludus__free(v[sd][1]);
+    }
+    ludus__free(tmp);
     return rc;
 }
 
@@ -615,7 +1189,7 @@ static int gate_names(const ludus_gate *g, const ludus_diff_counter *c) {
  * of either side (for a site: the site encloses such a path). Each changed
  * path marks its ancestors, stopping at one already marked: linear. */
 static int explain_inside(ludus_diff *d) {
-    const uint32_t cause = LUDUS_DIFF_SLOWER | LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_NEW;
+    const uint32_t cause = LUDUS_DIFF_SLOWER | LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_NEW;
     const ludus_analysis *T[2] = {d->base, d->newer};
     uint8_t *below[2], *site_above[2];
     int rc = 0;
@@ -744,7 +1318,8 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
         e->name = d->names[k];
     }
     for (uint32_t k = 0; k < d->n; k++)
-        if (d->e[k].base_index >= 0 && d->e[k].new_index >= 0) d->tests += 4; /* calls/frame, calls/s, excl, incl */
+        if (d->e[k].base_index >= 0 && d->e[k].new_index >= 0)
+            d->tests += 6; /* calls per frame and per s, excl and incl per call and per frame */
     d->info.base_runs = nbase;
     d->info.new_runs = nnewer;
     d->info.run_noise_known = nbase + nnewer >= 3;
@@ -762,7 +1337,9 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
         e->run_sd = NAN;
         e->shift_lo = e->incl_shift_lo = -HUGE_VAL;
         e->shift_hi = e->incl_shift_hi = HUGE_VAL;
-        e->p_calls = e->p_time = e->p_incl = e->p_calls_per_s = 1;
+        e->p_calls = e->p_time = e->p_incl = e->p_calls_per_s = e->p_shift = e->p_total = 1;
+        e->total_lo = e->incl_total_lo = -HUGE_VAL;
+        e->total_hi = e->incl_total_hi = HUGE_VAL;
         if (e->base_index < 0 || e->new_index < 0) { /* statistics of the side that has it */
             const ludus_analysis *S = e->base_index >= 0 ? A : B;
             int64_t i = e->base_index >= 0 ? e->base_index : e->new_index;
@@ -782,6 +1359,7 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
             goto oom;
         }
         if (isfinite(e->run_sd) && e->base_excl.count && e->new_excl.count) sds[nsds++] = e->run_sd;
+        if (e->verdict & LUDUS_DIFF_UNDECIDED) d->info.undecided++;
     }
     if (explain_inside(d) != 0) {
         ludus__free(sds);
@@ -794,7 +1372,11 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
     }
     ludus__free(sds);
     d->info.desc = d->desc;
-    if (diff_counters(d) != 0 || ludus__locks_diff(A, B, &d->desc, &d->locks) != 0) goto oom;
+    d->info.blocks = NOISE_BLOCKS;
+    for (int sd = 0; sd < 2; sd++)
+        for (uint32_t r = 0; r < d->nruns[sd]; r++)
+            if (d->index[sd][r].blocks < d->info.blocks) d->info.blocks = d->index[sd][r].blocks;
+    if (diff_frames(d) != 0 || diff_counters(d) != 0 || ludus__locks_diff(A, B, &d->desc, &d->locks) != 0) goto oom;
     *out = d;
     return 0;
 oom:
@@ -840,7 +1422,8 @@ const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, i
 
 /* In LUDUS_METRIC_* order; "warnings" and "errors" compare the messages
  * logged per frame (timeline.c). */
-static const char *metric_names[] = {"mean", "p50", "p90", "p99", "calls", "counter", "lock", "errors", "warnings"};
+static const char *metric_names[] = {"mean",    "p50",  "p90",    "p99",      "calls",
+                                     "counter", "lock", "errors", "warnings", "total"};
 
 int ludus_gate_parse(const char *text, ludus_gate *g) {
     if (!text || !g) return ludus__fail(LUDUS_EINVAL, "gate or its text is NULL");
@@ -859,7 +1442,8 @@ int ludus_gate_parse(const char *text, ludus_gate *g) {
     }
     if (m < 0)
         return ludus__fail(LUDUS_EINVAL,
-                           "gate '%s': starts with none of p50, p90, p99, mean, calls, counter, lock, errors, warnings",
+                           "gate '%s': starts with none of p50, p90, p99, mean, calls, total, counter, lock, errors, "
+                           "warnings",
                            text);
     if (m == LUDUS_METRIC_COUNTER || m == LUDUS_METRIC_LOCK) { /* "counter NAME [SERIES] > ...", "lock NAME > ..." */
         while (*p == ' ') p++;
@@ -914,11 +1498,13 @@ uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, ui
         const ludus_diff_entry *e = &d->e[i];
         for (uint32_t g = 0; g < ngates; g++) {
             const ludus_gate *gt = &gates[g];
-            if (gt->metric >= LUDUS_METRIC_COUNTER) continue; /* counters and locks: above */
-            uint32_t need = gt->metric == LUDUS_METRIC_CALLS ? (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK)
-                                                             : (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER);
+            int total = gt->metric == LUDUS_METRIC_TOTAL;
+            if (gt->metric >= LUDUS_METRIC_COUNTER && !total) continue; /* counters and locks: above */
+            uint32_t need = total                              ? (LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_LESS_TIME)
+                            : gt->metric == LUDUS_METRIC_CALLS ? (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK)
+                                                               : (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER);
             if (!(e->verdict & need)) continue;
-            double r = e->rel[gt->metric];
+            double r = total ? e->rel_total : e->rel[gt->metric];
             if (!(gt->greater ? r > gt->rel : r < gt->rel)) continue;
             tripped++;
             if (write) {
@@ -941,16 +1527,46 @@ static const char *verdict_text(uint32_t v, char *buf, size_t cap) {
     static const struct {
         uint32_t bit;
         const char *t;
-    } names[] = {{LUDUS_DIFF_MORE_WORK, "more work"},
+    } names[] = {{LUDUS_DIFF_MORE_TIME, "more time per frame"},
+                 {LUDUS_DIFF_LESS_TIME, "less time per frame"},
+                 {LUDUS_DIFF_MORE_WORK, "more work"},
                  {LUDUS_DIFF_LESS_WORK, "less work"},
                  {LUDUS_DIFF_SLOWER, "slower work"},
                  {LUDUS_DIFF_FASTER, "faster work"},
                  {LUDUS_DIFF_SLOWER_INSIDE, "slower inside (a child)"},
                  {LUDUS_DIFF_NEW, "new"},
-                 {LUDUS_DIFF_GONE, "gone"}};
+                 {LUDUS_DIFF_GONE, "gone"},
+                 {LUDUS_DIFF_UNDECIDED, "near the line"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (v & names[i].bit) n += (size_t)snprintf(buf + n, cap > n ? cap - n : 0, "%s%s", n ? " + " : "", names[i].t);
     if (!n) snprintf(buf, cap, "no change");
+    return buf;
+}
+
+/* "more calls", "slower calls", "heavier tail" as the change goes, largest part first. */
+static const char *cause_text(const ludus_diff_entry *e, char *buf, size_t cap) {
+    int up = e->rel_total > 0;
+    const struct {
+        uint32_t bit;
+        double part;
+        const char *t;
+    } p[3] = {{LUDUS_DIFF_CAUSE_CALLS, e->part_calls, up ? "more calls" : "fewer calls"},
+              {LUDUS_DIFF_CAUSE_TYPICAL, e->part_typical, up ? "slower calls" : "faster calls"},
+              {LUDUS_DIFF_CAUSE_TAIL, e->part_tail, up ? "heavier tail" : "lighter tail"}};
+    int order[3] = {0, 1, 2};
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (fabs(p[order[j]].part) > fabs(p[order[i]].part)) {
+                int t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+    buf[0] = 0;
+    size_t n = 0;
+    for (int i = 0; i < 3; i++)
+        if (e->time_cause & p[order[i]].bit)
+            n += (size_t)snprintf(buf + n, cap > n ? cap - n : 0, "%s%s", n ? " and " : "", p[order[i]].t);
+    if (!n) snprintf(buf, cap, "no part alone");
     return buf;
 }
 
@@ -977,24 +1593,71 @@ static const char *interval(char *buf, size_t cap, double est, double lo, double
     return buf;
 }
 
+/* "p 0.012", "p < 1e-16" (the normal tail underflows past that). */
+static const char *p_text(char *buf, size_t cap, double p) {
+    if (p < 1e-16)
+        snprintf(buf, cap, "p < 1e-16");
+    else
+        snprintf(buf, cap, "p %.2g", p);
+    return buf;
+}
+
 static const char *work_word(uint32_t v) {
     return v == LUDUS_DIFF_MORE_WORK ? "more work" : v == LUDUS_DIFF_LESS_WORK ? "less work" : "no change";
 }
 
+/* A time per frame: ns, or for a site that runs on time its share of the frame. */
+static const char *per_frame_text(char *buf, size_t cap, double v, int per_second) {
+    if (per_second)
+        snprintf(buf, cap, "%.2f%% of the frame", v / 1e7);
+    else
+        ludus__dur(buf, cap, v);
+    return buf;
+}
+
 static void text_line(ludus__writer *w, const ludus_diff_entry *e) {
-    char v[128], b1[32], b2[32], b3[32], b4[32], b5[32], si[80], ii[80], name[256];
+    char v[160], b1[32], b2[32], b3[32], b4[32], b5[32], si[80], ii[80], ti[80], name[256], cause[80], p1[32];
     int tested = e->base_index >= 0 && e->new_index >= 0 && e->base_excl.count && e->new_excl.count;
-    ludus__w_fmt(w,
-                 "  %-40s %-26s calls/frame %.2f -> %.2f (%s, per s %s)  excl p50 %s -> %s  shift %s  mean %s  "
-                 "incl shift %s  p(work) %.2g p(time) %.2g\n",
-                 ludus__text_name(name, sizeof name, e->name, e->is_path ? 200 : 40),
-                 verdict_text(e->verdict, v, sizeof v), e->base_calls_per_frame, e->new_calls_per_frame,
-                 pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]), pct(b5, 32, e->rel_calls_per_s),
-                 ludus__dur(b2, 32, (double)e->base_excl.p50_ns), ludus__dur(b3, 32, (double)e->new_excl.p50_ns),
-                 tested ? interval(si, sizeof si, e->shift, e->shift_lo, e->shift_hi) : "-",
-                 pct(b4, 32, e->rel[LUDUS_METRIC_MEAN]),
-                 tested ? interval(ii, sizeof ii, e->incl_shift, e->incl_shift_lo, e->incl_shift_hi) : "-", e->p_calls,
-                 e->p_time);
+    int ps = e->work_time_bound;
+    ludus__w_fmt(w, "  %-40s %s\n", ludus__text_name(name, sizeof name, e->name, e->is_path ? 200 : 40),
+                 verdict_text(e->verdict, v, sizeof v));
+    if (tested) {
+        ludus__w_fmt(w, "      time per frame %s -> %s  %s  %s", per_frame_text(b1, 32, e->base_total_ns, ps),
+                     per_frame_text(b2, 32, e->new_total_ns, ps),
+                     isfinite(e->total_lo) || isfinite(e->total_hi)
+                         ? interval(ti, sizeof ti, e->rel_total, e->total_lo, e->total_hi)
+                         : "-",
+                     p_text(p1, sizeof p1, e->p_total));
+        if (!e->is_path && (isfinite(e->incl_total_lo) || isfinite(e->incl_total_hi)))
+            ludus__w_fmt(w, "  (inclusive %s -> %s  %s)", per_frame_text(b1, 32, e->base_incl_total_ns, ps),
+                         per_frame_text(b2, 32, e->new_incl_total_ns, ps),
+                         interval(ii, sizeof ii, e->rel_incl_total, e->incl_total_lo, e->incl_total_hi));
+        ludus__w_str(w, "\n");
+        if (e->verdict & (LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_LESS_TIME)) {
+            ludus__w_fmt(w, "      %s: calls %+.0f%%, typical call %+.0f%%, the rest (tail) %+.0f%%",
+                         cause_text(e, cause, sizeof cause), expm1(e->part_calls) * 100, expm1(e->part_typical) * 100,
+                         expm1(e->part_tail) * 100);
+            if (e->time_cause & LUDUS_DIFF_CAUSE_TAIL && e->tail_share > 0)
+                ludus__w_fmt(w,
+                             "; the heaviest %.0f%% of the calls (%.2f -> %.2f per frame, from %s in BASE): %s -> %s "
+                             "per frame; per call p90 %s, p99 %s",
+                             e->tail_share * 100, e->base_tail_calls, e->new_tail_calls,
+                             ludus__dur(b1, 32, (double)e->tail_ns), ludus__dur(b2, 32, e->base_tail_ns),
+                             ludus__dur(b3, 32, e->new_tail_ns), pct(b4, 32, e->rel[LUDUS_METRIC_P90]),
+                             pct(b5, 32, e->rel[LUDUS_METRIC_P99]));
+            ludus__w_str(w, "\n");
+        }
+    }
+    ludus__w_fmt(w, "      calls/frame %.2f -> %.2f (%s, per s %s)", e->base_calls_per_frame, e->new_calls_per_frame,
+                 pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]), pct(b5, 32, e->rel_calls_per_s));
+    if (tested)
+        ludus__w_fmt(w, "  per call: excl p50 %s -> %s, shift %s %s, p90 %s, p99 %s, mean %s; incl shift %s",
+                     ludus__dur(b2, 32, (double)e->base_excl.p50_ns), ludus__dur(b3, 32, (double)e->new_excl.p50_ns),
+                     interval(si, sizeof si, e->shift, e->shift_lo, e->shift_hi), p_text(p1, sizeof p1, e->p_shift),
+                     pct(b1, 32, e->rel[LUDUS_METRIC_P90]), pct(b4, 32, e->rel[LUDUS_METRIC_P99]),
+                     pct(b5, 32, e->rel[LUDUS_METRIC_MEAN]),
+                     interval(ii, sizeof ii, e->incl_shift, e->incl_shift_lo, e->incl_shift_hi));
+    ludus__w_str(w, "\n");
 }
 
 /* A finite JSON number for an interval end: -1 (ratio 0) or 1e9 when unbounded. */
@@ -1002,21 +1665,45 @@ static double jend(double x) {
     return isfinite(x) ? x : x > 0 ? 1e9 : -1;
 }
 
+static double jrel(double x) {
+    return x == HUGE_VAL ? 1e9 : isfinite(x) ? x : 0;
+}
+
+static const char *frame_verdict(uint32_t v) {
+    return v == LUDUS_DIFF_SLOWER      ? "slower"
+           : v == LUDUS_DIFF_FASTER    ? "faster"
+           : v == LUDUS_DIFF_UNDECIDED ? "near the line"
+                                       : "no change";
+}
+
 void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
     const ludus_diff_info *I = &d->info;
     ludus__w_fmt(w,
                  "{\"method\":\"time per call: Hodges-Lehmann shift of the exclusive time (median of the NEW/BASE "
                  "ratios of all pairs of calls) with its distribution-free interval%s, widened by the run-to-run "
-                 "term; work: Mann-Whitney U over calls per frame and calls per second of the window's frames, both "
-                 "must agree\",\"alpha\":%g,\"tests\":%u,\"alpha_per_test\":%g,\"min_change\":%g,\"min_shift\":%g,"
-                 "\"runs\":{\"base\":%u,\"new\":%u,\"noise_known\":%s,\"sd_median\":%.6g,\"sd_max\":%.6g,"
-                 "\"quantile\":%.6g,\"run_alpha\":%g,\"assumed_sd\":%g},\"entries\":[",
+                 "term; time per frame: the same over the frames' totals of exclusive time (the frames that hold "
+                 "calls, with the change of their share); work: Mann-Whitney U over calls per frame and calls per "
+                 "second of the window's frames, both must agree\",\"alpha\":%g,\"tests\":%u,\"alpha_per_test\":%.17g,"
+                 "\"min_change\":%g,\"min_shift\":%g,",
                  d->base->sum.exact && d->newer->sum.exact ? " (exact durations)"
                                                            : " (durations binned <= 0.78% apart)",
-                 d->desc.alpha, d->tests, I->alpha_per_test, d->desc.min_change, d->desc.min_shift, I->base_runs,
-                 I->new_runs, I->run_noise_known ? "true" : "false", I->run_sd_median, I->run_sd_max, I->run_t,
-                 d->desc.run_alpha, d->desc.run_noise);
-    char v[128];
+                 d->desc.alpha, d->tests, I->alpha_per_test, d->desc.min_change, d->desc.min_shift);
+    ludus__w_fmt(w,
+                 "\"runs\":{\"base\":%u,\"new\":%u,\"noise_known\":%s,\"sd_median\":%.6g,\"sd_max\":%.6g,"
+                 "\"quantile\":%.6g,\"run_alpha\":%g,\"assumed_sd\":%g,\"blocks\":%u},\"undecided\":%u,"
+                 "\"frame_time\":[",
+                 I->base_runs, I->new_runs, I->run_noise_known ? "true" : "false", I->run_sd_median, I->run_sd_max,
+                 I->run_t, d->desc.run_alpha, d->desc.run_noise, I->run_noise_known ? 0u : I->blocks, I->undecided);
+    for (int q = 0; q < 3; q++) {
+        const struct ludus_diff_frame_pct *P = &I->frame_pct[q];
+        ludus__w_fmt(w,
+                     "%s{\"q\":%g,\"base_ns\":%lld,\"new_ns\":%lld,\"rel\":[%.6f,%.6f,%.6f],\"noise_sd\":%.6g,"
+                     "\"verdict\":\"%s\"}",
+                     q ? "," : "", P->q, (long long)P->base_ns, (long long)P->new_ns, jrel(P->rel), jend(P->lo),
+                     jend(P->hi), P->noise_sd, frame_verdict(P->verdict));
+    }
+    ludus__w_str(w, "],\"entries\":[");
+    char v[160], cause[80];
     for (uint32_t i = 0; i < d->n; i++) {
         const ludus_diff_entry *e = &d->e[i];
         ludus__w_fmt(w, "%s\n{\"kind\":\"%s\",\"name\":", i ? "," : "", e->is_path ? "path" : "site");
@@ -1027,10 +1714,12 @@ void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
                      e->verdict, (long long)e->base_index, (long long)e->new_index, e->base_calls_per_frame,
                      e->new_calls_per_frame);
         ludus__w_str(w, "\"rel\":{");
-        for (int m = 0; m < 5; m++)
-            ludus__w_fmt(w, "%s\"%s\":%.6f", m ? "," : "", metric_names[m], e->rel[m] == HUGE_VAL ? 1e9 : e->rel[m]);
-        ludus__w_fmt(w, ",\"incl_p50\":%.6f},\"p_work\":%.6g,\"p_time\":%.6g,\"p_incl\":%.6g,\"base_excl\":",
-                     e->rel_incl_p50 == HUGE_VAL ? 1e9 : e->rel_incl_p50, e->p_calls, e->p_time, e->p_incl);
+        for (int m = 0; m < 5; m++) ludus__w_fmt(w, "%s\"%s\":%.6f", m ? "," : "", metric_names[m], jrel(e->rel[m]));
+        ludus__w_fmt(w,
+                     ",\"incl_p50\":%.6f,\"total\":%.6f},\"p_work\":%.6g,\"p_time\":%.6g,\"p_incl\":%.6g,"
+                     "\"p_shift\":%.6g,\"p_total\":%.6g,\"base_excl\":",
+                     jrel(e->rel_incl_p50), jrel(e->rel_total), e->p_calls, e->p_time, e->p_incl, e->p_shift,
+                     e->p_total);
         ludus__json_stats(w, &e->base_excl);
         ludus__w_str(w, ",\"new_excl\":");
         ludus__json_stats(w, &e->new_excl);
@@ -1042,15 +1731,27 @@ void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
                      ",\"shift\":[%.6f,%.6f,%.6f],\"incl_shift\":[%.6f,%.6f,%.6f],\"run_sd\":%.6g,"
                      "\"calls_per_s\":[%.6g,%.6g],\"rel_calls_per_s\":%.6f,\"p_calls_per_s\":%.6g,"
                      "\"work_per_frame\":\"%s\",\"work_per_second\":\"%s\",\"frame_time_r\":%.4f,"
-                     "\"work_basis\":\"%s\"}",
+                     "\"work_basis\":\"%s\",",
                      e->shift, jend(e->shift_lo), jend(e->shift_hi), e->incl_shift, jend(e->incl_shift_lo),
                      jend(e->incl_shift_hi), isfinite(e->run_sd) ? expm1(e->run_sd) : -1, e->base_calls_per_s,
-                     e->new_calls_per_s, e->rel_calls_per_s == HUGE_VAL ? 1e9 : e->rel_calls_per_s, e->p_calls_per_s,
-                     work_word(e->work_per_frame), work_word(e->work_per_second), e->frame_time_r,
+                     e->new_calls_per_s, jrel(e->rel_calls_per_s), e->p_calls_per_s, work_word(e->work_per_frame),
+                     work_word(e->work_per_second), e->frame_time_r,
                      e->work_basis == 3   ? "both"
                      : e->work_basis == 2 ? "per second"
                      : e->work_basis == 1 ? "per frame"
                                           : "");
+        ludus__w_fmt(
+            w,
+            "\"per_frame\":{\"unit\":\"%s\",\"excl\":[%.6g,%.6g],\"rel\":[%.6f,%.6f,%.6f],\"incl\":[%.6g,%.6g],"
+            "\"incl_rel\":[%.6f,%.6f,%.6f],\"cause\":\"%s\",\"parts\":{\"calls\":%.6f,\"typical\":%.6f,"
+            "\"tail\":%.6f},\"tail\":{\"share\":%.2f,\"from_ns\":%lld,\"calls\":[%.6g,%.6g],\"ns\":[%.6g,%.6g]}},"
+            "\"noise_sd\":{\"call\":%.6g,\"total\":%.6g,\"calls\":%.6g}}",
+            e->work_time_bound ? "ns per s of frame" : "ns", e->base_total_ns, e->new_total_ns, jrel(e->rel_total),
+            jend(e->total_lo), jend(e->total_hi), e->base_incl_total_ns, e->new_incl_total_ns, jrel(e->rel_incl_total),
+            jend(e->incl_total_lo), jend(e->incl_total_hi), e->time_cause ? cause_text(e, cause, sizeof cause) : "",
+            e->part_calls, e->part_typical, e->part_tail, e->tail_share, (long long)e->tail_ns, e->base_tail_calls,
+            e->new_tail_calls, e->base_tail_ns, e->new_tail_ns, expm1(e->noise_sd_call), expm1(e->noise_sd_total),
+            expm1(e->noise_sd_calls));
     }
     ludus__w_fmt(w, "],\n\"counter_tests\":%u,\"counters\":[", d->counter_tests);
     for (uint32_t i = 0; i < d->ncounters; i++) {
@@ -1062,12 +1763,28 @@ void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
                      "\"mean\":[%.17g,%.17g],\"p99\":[%.17g,%.17g],\"rel\":%.6f,\"p\":%.6g}",
                      c->series, c->kind, counter_verdict(c), c->verdict, (unsigned long long)c->base_frames,
                      (unsigned long long)c->new_frames, c->base_mean, c->new_mean, c->base_p99, c->new_p99,
-                     c->rel == HUGE_VAL ? 1e9 : c->rel, c->p);
+                     jrel(c->rel), c->p);
     }
     ludus__w_ch(w, ']');
     ludus__locks_diff_json(&d->locks, w);
     ludus__messages_diff_json(d->base, d->newer, w);
     ludus__w_ch(w, '}');
+}
+
+/* The frame-time lines: p50, p90, p99 with their intervals and verdicts. */
+static void frames_text(const ludus_diff *d, ludus__writer *w) {
+    const ludus_diff_info *I = &d->info;
+    char b1[32], b2[32], iv[80];
+    ludus__w_fmt(w,
+                 "Frame time (window frames%s; interval: each side's order statistics, widened by the run-to-run "
+                 "noise):\n",
+                 d->nruns[0] + d->nruns[1] > 2 ? " of every run" : "");
+    for (int q = 0; q < 3; q++) {
+        const struct ludus_diff_frame_pct *P = &I->frame_pct[q];
+        ludus__w_fmt(w, "  p%-3g %10s -> %-10s %-28s %s\n", P->q * 100, ludus__dur(b1, 32, (double)P->base_ns),
+                     ludus__dur(b2, 32, (double)P->new_ns),
+                     P->base_ns > 0 ? interval(iv, sizeof iv, P->rel, P->lo, P->hi) : "-", frame_verdict(P->verdict));
+    }
 }
 
 int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, void *ud) {
@@ -1083,30 +1800,30 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
         ludus__w_str(
             w, "kind,name,verdict,base_calls_per_frame,new_calls_per_frame,rel_calls,base_excl_p50_ns,"
                "new_excl_p50_ns,rel_mean,rel_p50,rel_p90,rel_p99,rel_incl_p50,p_work,p_time,p_incl,shift,shift_lo,"
-               "shift_hi,rel_calls_per_s\n");
-        char v[128];
+               "shift_hi,rel_calls_per_s,base_excl_per_frame,new_excl_per_frame,rel_per_frame,per_frame_lo,"
+               "per_frame_hi,p_per_frame,p_shift\n");
+        char v[160];
         for (uint32_t i = 0; i < d->n; i++) {
             const ludus_diff_entry *e = &d->e[i];
             ludus__w_str(w, e->is_path ? "path," : "site,");
             ludus__w_csv(w, e->name);
             ludus__w_ch(w, ',');
             ludus__w_csv(w, verdict_text(e->verdict, v, sizeof v));
-            ludus__w_fmt(w, ",%.4f,%.4f,%.6f,%lld,%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g,%.6g,%.6f,%.6f,%.6f,%.6f\n",
-                         e->base_calls_per_frame, e->new_calls_per_frame, e->rel[LUDUS_METRIC_CALLS],
-                         (long long)e->base_excl.p50_ns, (long long)e->new_excl.p50_ns, e->rel[0], e->rel[1], e->rel[2],
-                         e->rel[3], e->rel_incl_p50, e->p_calls, e->p_time, e->p_incl, e->shift, jend(e->shift_lo),
-                         jend(e->shift_hi), e->rel_calls_per_s == HUGE_VAL ? 1e9 : e->rel_calls_per_s);
+            ludus__w_fmt(w, ",%.4f,%.4f,%.6f,%lld,%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g,%.6g,%.6f,%.6f,%.6f,%.6f",
+                         e->base_calls_per_frame, e->new_calls_per_frame, jrel(e->rel[LUDUS_METRIC_CALLS]),
+                         (long long)e->base_excl.p50_ns, (long long)e->new_excl.p50_ns, jrel(e->rel[0]),
+                         jrel(e->rel[1]), jrel(e->rel[2]), jrel(e->rel[3]), jrel(e->rel_incl_p50), e->p_calls,
+                         e->p_time, e->p_incl, e->shift, jend(e->shift_lo), jend(e->shift_hi),
+                         jrel(e->rel_calls_per_s));
+            ludus__w_fmt(w, ",%.6g,%.6g,%.6f,%.6f,%.6f,%.6g,%.6g\n", e->base_total_ns, e->new_total_ns,
+                         jrel(e->rel_total), jend(e->total_lo), jend(e->total_hi), e->p_total, e->p_shift);
         }
     } else {
         const ludus_analysis_summary *A = &d->base->sum, *B = &d->newer->sum;
         ludus__w_fmt(w, "Ludus diff: BASE (%llu frames, window %s) vs NEW (%llu frames, window %s)\n",
                      (unsigned long long)A->frames_in_window, ludus__text_name(win[0], sizeof win[0], A->window, 64),
                      (unsigned long long)B->frames_in_window, ludus__text_name(win[1], sizeof win[1], B->window, 64));
-        if (A->frames_in_window && B->frames_in_window)
-            ludus__w_fmt(w, "Frame time p50 %s -> %s (%s)%s\n", ludus__dur(b1, 32, (double)A->median_frame_ns),
-                         ludus__dur(b2, 32, (double)B->median_frame_ns),
-                         pct(b3, 32, rel((double)A->median_frame_ns, (double)B->median_frame_ns)),
-                         d->nruns[0] + d->nruns[1] > 2 ? " (the first run of each side)" : "");
+        if (A->frames_in_window && B->frames_in_window) frames_text(d, w);
         if (A->dropped || B->dropped || A->incomplete || B->incomplete)
             ludus__w_fmt(w,
                          "Loss: BASE %llu dropped, %llu incomplete; NEW %llu dropped, %llu incomplete "
@@ -1117,15 +1834,25 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
         if (I->run_noise_known)
             ludus__w_fmt(w,
                          "Runs: %u BASE, %u NEW. The runs disagreed by %.2f%% (the SD between runs of a per-call "
-                         "median,\nmedian over the sites and paths tested; largest %.2f%%); each time interval is "
-                         "widened by\nt(%u df) = %.2f x that SD.\n",
+                         "median,\nmedian over the sites and paths tested; largest %.2f%%); each interval is "
+                         "widened by\nt(%u df) = %.2f x the SD between runs of its own measure.\n",
                          I->base_runs, I->new_runs, I->run_sd_median * 100, I->run_sd_max * 100,
                          I->base_runs + I->new_runs - 2, I->run_t);
+        else if (I->blocks)
+            ludus__w_fmt(w,
+                         "Runs: 1 BASE, 1 NEW: one run per side cannot show how much runs differ. The %u blocks of "
+                         "each run's\nframes stand for runs: each interval is widened by the interval (%.0f%%) of "
+                         "NEW's blocks against\nBASE's, at least %.2f x %.1f%% x sqrt(2) (--run-noise). A verdict "
+                         "of one run per side is a lead:\nconfirm it with several runs (BASE1 BASE2 ... -- NEW1 "
+                         "NEW2 ...). %u entr%s near the line (listed below).\n",
+                         I->blocks, 100 * (1 - d->desc.run_alpha), I->run_t, d->desc.run_noise * 100, I->undecided,
+                         I->undecided == 1 ? "y is" : "ies are");
         else
             ludus__w_fmt(w,
-                         "Runs: 1 BASE, 1 NEW: run-to-run noise is unknown. Each time interval assumes an SD between "
-                         "runs\nof %.1f%% (--run-noise); give several runs per side (BASE1 BASE2 ... -- NEW1 NEW2 ...) "
-                         "to measure it.\n",
+                         "Runs: 1 BASE, 1 NEW: one run per side cannot show how much runs differ, and the runs are "
+                         "too short\nto estimate it from blocks of frames; each interval assumes an SD between runs of "
+                         "%.1f%% (--run-noise).\nA verdict of one run per side is a lead: confirm it with several runs "
+                         "(BASE1 BASE2 ... -- NEW1 NEW2 ...).\n",
                          d->desc.run_noise * 100);
         ludus__w_fmt(
             w,
@@ -1133,12 +1860,18 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
             "of\nthe NEW/BASE ratios of all pairs of calls%s, with its distribution-free interval at 1 - %.2g\n"
             "(%g / %u tests) widened by the run-to-run term; slower/faster work only when the whole "
             "interval\nlies beyond %.1f%% and the change costs at least %.2g%% of BASE's median frame per "
-            "frame. Work: Mann-Whitney U\nover calls per frame and calls per second of the window's frames "
-            "(p < %.2g, change >= %.0f%%);\nmore/less work when both say so, else on the one that fits the "
-            "site (listed below). The mean is shown,\nnever decides. Times are elapsed, not CPU time.\n",
+            "frame.\n",
             A->exact && B->exact ? "" : " (durations binned <= 0.78% apart)", I->alpha_per_test, d->desc.alpha,
-            d->tests, d->desc.min_shift * 100, d->desc.min_frame_share * 100, I->alpha_per_test,
-            d->desc.min_change * 100);
+            d->tests, d->desc.min_shift * 100, d->desc.min_frame_share * 100);
+        ludus__w_fmt(
+            w,
+            "Time per frame: the same over each frame's total of the site's exclusive time (more/less time "
+            "per frame), its\nchange split into more calls, slower typical calls and the rest, the tail. Work: "
+            "Mann-Whitney U\nover calls per frame and calls per second of the window's frames "
+            "(p < %.2g, change >= %.0f%%);\nmore/less work when both say so, else on the one that fits the "
+            "site (listed below). The mean is shown,\nnever decides. p values count the run-to-run noise. Times "
+            "are elapsed, not CPU time.\n",
+            I->alpha_per_test, d->desc.min_change * 100);
         uint32_t shown = 0;
         for (int pass = 0; pass < 2; pass++) {
             uint32_t k = 0;
@@ -1153,6 +1886,18 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
             }
         }
         uint32_t k = 0;
+        for (uint32_t i = 0; i < d->n; i++) { /* near the line: no verdict */
+            const ludus_diff_entry *e = &d->e[i];
+            if (!(e->verdict & LUDUS_DIFF_UNDECIDED)) continue;
+            if (k++ == 0)
+                ludus__w_fmt(w,
+                             "\nNear the line: a change within these runs that the run-to-run noise (%s) leaves "
+                             "undecided;\nno verdict: %s\n",
+                             I->run_noise_known ? "measured between the runs" : "estimated from blocks of frames",
+                             I->run_noise_known ? "more runs narrow it" : "give several runs per side to decide");
+            text_line(w, e);
+        }
+        k = 0;
         for (uint32_t i = 0; i < d->n; i++) { /* where the two measures of work disagree */
             const ludus_diff_entry *e = &d->e[i];
             uint32_t fits = e->work_time_bound ? e->work_per_second : e->work_per_frame;
@@ -1160,7 +1905,7 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
             if (k++ == 0)
                 ludus__w_str(w, "\nWork where calls per frame and calls per second disagree (the verdict rests on the "
                                 "one that fits\nthe site: per second when its calls follow the frame's length, "
-                                "r >= 0.5; else per frame):\n");
+                                "rank correlation >= 0.5; else per frame):\n");
             ludus__w_fmt(w, "  %-40s per frame: %s (%s), per second: %s (%s), r %.2f: %s\n",
                          ludus__text_name(name, sizeof name, e->name, e->is_path ? 200 : 40),
                          work_word(e->work_per_frame), pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]),
@@ -1183,6 +1928,7 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
                          pct(b1, 32, c->rel), c->base_p99, c->new_p99, c->p);
             shown++;
         }
+        (void)b3;
         shown += ludus__locks_diff_text(&d->locks, &d->desc, w);
         shown += ludus__messages_diff_text(d->base, d->newer, w);
         if (!shown) ludus__w_str(w, "\nNo significant change.\n");

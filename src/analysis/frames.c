@@ -60,6 +60,17 @@ int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t site, uint64_
 
 int ludus__frames_finish(ludus_analysis *a) {
     ludus_analysis_summary *s = &a->sum;
+    if (s->trigger_reason && a->nmarks > 1) { /* a hitch or a counter fires at the mark that ends the frame */
+        uint64_t lo = 0, hi = a->nmarks;      /* marks[k] ends frame k: the last k with marks[k] <= trigger + 1 ms */
+        while (lo < hi) {
+            uint64_t mid = (lo + hi) / 2;
+            if (a->marks[mid] <= s->trigger_ns + 1000000)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        s->trigger_frame = lo >= 2 ? lo - 1 : 0; /* frame 0 is the lead-in */
+    }
     /* coverage -> unlogged remainder */
     for (uint64_t k = 0; k <= a->nmarks; k++) {
         int64_t len = ludus__frame_end(a, k) - ludus__frame_begin(a, k);

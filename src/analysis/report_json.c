@@ -55,6 +55,14 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         ludus__w_json_str(w, s->crash_signal_name, strlen(s->crash_signal_name));
         ludus__w_fmt(w, ",\"signo\":%d,\"tid\":%llu}", s->crash_signal, (unsigned long long)s->crash_tid);
     }
+    if (s->trigger_reason) { /* the rolling window's trigger this file was written for */
+        ludus__w_str(w, ",\"trigger\":{\"reason\":");
+        ludus__w_jstr(w, s->trigger_reason);
+        ludus__w_str(w, ",\"detail\":");
+        ludus__w_jstr(w, s->trigger_detail);
+        ludus__w_fmt(w, ",\"at_ns\":%lld,\"frame\":%llu}", (long long)s->trigger_ns,
+                     (unsigned long long)s->trigger_frame);
+    }
     ludus__w_str(w, "},\n");
     ludus__w_str(w, "\"window\":{\"name\":");
     ludus__w_jstr(w, s->window);

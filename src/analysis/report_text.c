@@ -53,6 +53,13 @@ typedef struct site_key {
     uint32_t index;
 } site_key;
 
+/* Hitches worst first (longest frame; ties in frame order). */
+static int by_frame_ns(const void *x, const void *y) {
+    const ludus_hitch *a = *(const ludus_hitch *const *)x, *b = *(const ludus_hitch *const *)y;
+    if (a->frame_ns != b->frame_ns) return a->frame_ns > b->frame_ns ? -1 : 1;
+    return a->frame < b->frame ? -1 : a->frame > b->frame;
+}
+
 static int by_excl_total(const void *x, const void *y) {
     const ludus_site_stats *a = ((const site_key *)x)->s, *b = ((const site_key *)y)->s;
     if (a->exclusive.total_ns != b->exclusive.total_ns) return a->exclusive.total_ns > b->exclusive.total_ns ? -1 : 1;
@@ -149,6 +156,16 @@ static int text_report(const ludus_analysis *a, const ludus_report_options *o, l
         ludus__w_fmt(w, "Ended by a crash: %s (signal %d) in thread %llu; slices open then are incomplete\n",
                      ludus__text_name(name, sizeof name, s->crash_signal_name, 0), s->crash_signal,
                      (unsigned long long)s->crash_tid);
+    if (s->trigger_reason) {
+        char detail[256];
+        ludus__w_fmt(w, "Written by the rolling window for a trigger: %s at %s",
+                     ludus__text_name(name, sizeof name, s->trigger_reason, 40),
+                     ludus__dur(b1, 32, (double)s->trigger_ns));
+        if (s->trigger_detail[0])
+            ludus__w_fmt(w, ": %s", ludus__text_name(detail, sizeof detail, s->trigger_detail, 200));
+        if (s->trigger_frame) ludus__w_fmt(w, " (frame %llu ends there)", (unsigned long long)s->trigger_frame);
+        ludus__w_str(w, "\n");
+    }
     ludus__w_fmt(w,
                  "Loss: %llu dropped events, %llu incomplete slices, %llu unwound slices, %llu orphan ends, "
                  "%llu filtered events",
@@ -215,12 +232,18 @@ static int text_report(const ludus_analysis *a, const ludus_report_options *o, l
             ludus__dur(b1, 32, (double)s->unlogged_total_ns / (double)f->count),
             f->total_ns ? 100.0 * (double)s->unlogged_total_ns / (double)f->total_ns : 0.0);
         ludus__w_fmt(w,
-                     "Hitches (frame > %.2f x median %s = %s): %u; grew: exclusive time of sites (any thread), the "
-                     "unlogged\nremainder and scopes crossing the frame's opening mark, against their median frame\n",
+                     "Hitches (frame > %.2f x median %s = %s): %u, worst first; grew: exclusive time of sites (any "
+                     "thread), the\nunlogged remainder and scopes crossing the frame's opening mark, against their "
+                     "median frame\n",
                      s->hitch_k, ludus__dur(b1, 32, (double)s->median_frame_ns),
                      ludus__dur(b2, 32, (double)s->hitch_threshold_ns), s->hitches);
-        for (uint32_t i = 0; i < a->nhitches && i < 20; i++) {
-            const ludus_hitch *h = &a->hitches[i];
+        const ludus_hitch **worst = ludus__malloc((a->nhitches ? a->nhitches : 1) * sizeof *worst);
+        if (!worst) return LUDUS_ENOMEM; /* a report without its worst hitch is no report */
+        for (uint32_t i = 0; i < a->nhitches; i++) worst[i] = &a->hitches[i];
+        qsort(worst, a->nhitches, sizeof *worst, by_frame_ns);
+        uint32_t listed = a->nhitches < o->top ? a->nhitches : o->top;
+        for (uint32_t i = 0; i < listed; i++) {
+            const ludus_hitch *h = worst[i];
             ludus__w_fmt(w, "  frame %6llu  %10s  %5.2fx  grew:", (unsigned long long)h->frame,
                          ludus__dur(b1, 32, (double)h->frame_ns), h->ratio);
             char item[200];
@@ -232,7 +255,14 @@ static int text_report(const ludus_analysis *a, const ludus_report_options *o, l
             ludus__w_fmt(w, "  (explains %.0f%% of the extra %s)\n", 100 * h->explained,
                          ludus__dur(b2, 32, (double)h->extra_ns));
         }
-        if (a->nhitches > 20) ludus__w_fmt(w, "  ... %u more (see --json)\n", a->nhitches - 20);
+        if (a->nhitches > listed) {
+            int64_t more = 0;
+            for (uint32_t i = listed; i < a->nhitches; i++) more += worst[i]->frame_ns;
+            ludus__w_fmt(w, "  ... %u more hitches, %s to %s each, %s in all (--top N lists more, --json all)\n",
+                         a->nhitches - listed, ludus__dur(b1, 32, (double)worst[a->nhitches - 1]->frame_ns),
+                         ludus__dur(b2, 32, (double)worst[listed]->frame_ns), ludus__dur(b3, 32, (double)more));
+        }
+        ludus__free(worst);
     } else {
         ludus__w_str(w, "\nNo complete frame in the window: per-site statistics only.\n");
     }

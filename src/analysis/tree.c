@@ -105,7 +105,7 @@ typedef struct pass {
     uint32_t *active;                   /* per site: open activations on this thread */
     /* per-frame cells of the current thread */
     uint64_t *dcalls;
-    int64_t *dexcl;
+    int64_t *dexcl, *dincl;
     uint32_t *touched;
     uint32_t ntouched, dcap;
     uint32_t acc_frame;
@@ -121,7 +121,7 @@ typedef struct pass {
     int oom;
 } pass;
 
-static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int64_t excl, uint32_t arg) {
+static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int64_t excl, int64_t incl, uint32_t arg) {
     if (p->ncells == p->cells_cap) {
         size_t cap = p->cells_cap ? p->cells_cap * 2 : 1024;
         ludus__cell *c = ludus__realloc(p->cells, cap * sizeof *c);
@@ -129,7 +129,7 @@ static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int6
         p->cells = c;
         p->cells_cap = cap;
     }
-    p->cells[p->ncells++] = (ludus__cell){frame, ent, calls, excl, arg};
+    p->cells[p->ncells++] = (ludus__cell){frame, ent, calls, excl, incl, arg};
     return 0;
 }
 
@@ -141,6 +141,8 @@ static int dense_fit(pass *p, uint32_t n) {
     if (c) p->dcalls = c;
     int64_t *e = ludus__realloc(p->dexcl, cap * sizeof *e);
     if (e) p->dexcl = e;
+    int64_t *in = ludus__realloc(p->dincl, cap * sizeof *in);
+    if (in) p->dincl = in;
     uint32_t *t = ludus__realloc(p->touched, cap * sizeof *t);
     if (t) p->touched = t;
     int64_t *ad = ludus__realloc(p->darg_dur, cap * sizeof *ad);
@@ -149,9 +151,10 @@ static int dense_fit(pass *p, uint32_t n) {
     if (aa) p->darg_at = aa;
     uint32_t *al = ludus__realloc(p->darg_len, cap * sizeof *al);
     if (al) p->darg_len = al;
-    if (!c || !e || !t || !ad || !aa || !al) return -1;
+    if (!c || !e || !in || !t || !ad || !aa || !al) return -1;
     memset(p->dcalls + p->dcap, 0, (cap - p->dcap) * sizeof *c);
     memset(p->dexcl + p->dcap, 0, (cap - p->dcap) * sizeof *e);
+    memset(p->dincl + p->dcap, 0, (cap - p->dcap) * sizeof *in);
     for (uint32_t i = p->dcap; i < cap; i++) p->darg_dur[i] = -1;
     p->dcap = cap;
     return 0;
@@ -162,9 +165,10 @@ static int dense_flush(pass *p) {
         uint32_t n = p->touched[i], arg = 0;
         if (p->darg_dur[n] >= 0 && ludus__cell_text_add(p->a, p->dtext + p->darg_at[n], p->darg_len[n], &arg) != 0)
             return -1;
-        if (cell_push(p, p->acc_frame, n, p->dcalls[n], p->dexcl[n], arg) != 0) return -1;
+        if (cell_push(p, p->acc_frame, n, p->dcalls[n], p->dexcl[n], p->dincl[n], arg) != 0) return -1;
         p->dcalls[n] = 0;
         p->dexcl[n] = 0;
+        p->dincl[n] = 0;
         p->darg_dur[n] = -1;
     }
     p->ntouched = 0;
@@ -198,8 +202,8 @@ static int cell_arg(pass *p, uint32_t frame, uint32_t node, int64_t dur, const c
     return 0;
 }
 
-static int cell_add(pass *p, uint32_t frame, uint32_t node, int64_t excl) {
-    if (frame < p->acc_frame) return cell_push(p, frame, node, 1, excl, 0); /* spans a boundary */
+static int cell_add(pass *p, uint32_t frame, uint32_t node, int64_t excl, int64_t incl) {
+    if (frame < p->acc_frame) return cell_push(p, frame, node, 1, excl, incl, 0); /* spans a boundary */
     if (frame > p->acc_frame) {
         if (dense_flush(p) != 0) return -1;
         p->acc_frame = frame;
@@ -208,6 +212,7 @@ static int cell_add(pass *p, uint32_t frame, uint32_t node, int64_t excl) {
     if (p->dcalls[node] == 0) p->touched[p->ntouched++] = node;
     p->dcalls[node]++;
     p->dexcl[node] += excl;
+    p->dincl[node] += incl;
     return 0;
 }
 
@@ -369,7 +374,7 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                     s->pub.recursive++;
                 if (bad) goto oom;
             }
-            if (cell_add(p, e.frame, e.node, known ? excl : 0) != 0) goto oom;
+            if (cell_add(p, e.frame, e.node, known ? excl : 0, e.outer ? dur : 0) != 0) goto oom;
             if (nargs && e.inwin) {
                 s->pub.annotated++;
                 int for_site = ludus__an_slowest_wants(a, e.site, dur),
@@ -413,6 +418,7 @@ static size_t merge_cells(ludus__cell *c, size_t n) {
         if (c[i].ent == c[o].ent && c[i].frame == c[o].frame) {
             c[o].calls += c[i].calls;
             c[o].excl += c[i].excl;
+            c[o].incl += c[i].incl;
             if (!c[o].arg) c[o].arg = c[i].arg;
         } else {
             c[++o] = c[i];
@@ -532,6 +538,7 @@ static void pass_free(pass *p) {
     ludus__free(p->active);
     ludus__free(p->dcalls);
     ludus__free(p->dexcl);
+    ludus__free(p->dincl);
     ludus__free(p->touched);
     ludus__free(p->darg_dur);
     ludus__free(p->darg_at);
@@ -623,6 +630,13 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     memcpy(s->crash_signal_name, c->crash_signal_name, sizeof s->crash_signal_name);
     s->crash_tid = c->crash_tid;
     s->recovered = c->recovered;
+    if (c->trigger_reason[0]) { /* copies: the analysis outlives the capture */
+        memcpy(a->trigger_reason, c->trigger_reason, sizeof a->trigger_reason);
+        memcpy(a->trigger_detail, c->trigger_detail, sizeof a->trigger_detail);
+        s->trigger_reason = a->trigger_reason;
+        s->trigger_detail = a->trigger_detail;
+        s->trigger_ns = c->trigger_ns - c->start_ns;
+    }
     s->threads = c->nthreads;
     s->events = c->events;
     s->dropped = c->dropped;

@@ -2,6 +2,7 @@
  * to some threads and a time range) and what `ludus-trace info` shows. The
  * variants differ only in their source (capture_internal.h,
  * ludus__source_ops): this file knows none of them but the cut's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,12 @@ static void view_free(ludus_capture *v) {
 static const ludus__source_ops view_of_memory = {"cut", NULL, NULL, NULL, view_free, 1};
 static const ludus__source_ops view_of_loaded = {"cut", NULL, NULL, view_load_run, view_free, 1};
 
+void ludus__capture_mark_trigger(ludus_capture *c, const char *reason, int64_t at_ns, const char *detail) {
+    snprintf(c->trigger_reason, sizeof c->trigger_reason, "%s", reason && reason[0] ? reason : "trigger");
+    c->trigger_ns = at_ns;
+    snprintf(c->trigger_detail, sizeof c->trigger_detail, "%s", detail ? detail : "");
+}
+
 /* What a cut has of its parent: the recording (clock, times, process,
  * crash, counts of the recorder), and by reference the prepared view
  * (sites, their text, categories) and the attachments (GPU data, memory
@@ -76,6 +83,9 @@ static void view_of(ludus_capture *v, const ludus_capture *src) {
     memcpy(v->crash_signal_name, src->crash_signal_name, sizeof v->crash_signal_name);
     v->crash_tid = src->crash_tid;
     v->crash_ns = src->crash_ns;
+    memcpy(v->trigger_reason, src->trigger_reason, sizeof v->trigger_reason);
+    v->trigger_ns = src->trigger_ns;
+    memcpy(v->trigger_detail, src->trigger_detail, sizeof v->trigger_detail);
     v->recovered = src->recovered;
     v->unregistered_drops = src->unregistered_drops;
     v->interner_drops = src->interner_drops;
@@ -181,6 +191,9 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->crash_signal_name = c->crash_signal_name;
     out->crash_tid = c->crash_tid;
     out->crash_ns = c->crash_ns;
+    out->trigger_reason = c->trigger_reason[0] ? c->trigger_reason : NULL;
+    out->trigger_ns = c->trigger_ns;
+    out->trigger_detail = c->trigger_reason[0] ? c->trigger_detail : NULL;
     out->recovered = c->recovered;
     if (!c->src->load_run) /* runs in memory: what a file would hold */
         for (uint32_t t = 0; t < c->nthreads; t++)

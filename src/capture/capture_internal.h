@@ -168,6 +168,12 @@ struct ludus_capture {
     char crash_signal_name[16];
     uint64_t crash_tid;
     int64_t crash_ns; /* when (CLOCK_MONOTONIC, within the capture) */
+    /* written by a trigger of the rolling window: its reason ("" none),
+     * when it fired (CLOCK_MONOTONIC) and what it saw (a hitch's frame and
+     * median, a counter's value) */
+    char trigger_reason[40];
+    int64_t trigger_ns;
+    char trigger_detail[200];
     char *categories; /* enabled list or NULL (owned) */
     ludus__cap_thread *threads;
     uint32_t nthreads;
@@ -414,6 +420,8 @@ LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t
                                                 size_t cap);
 /* Marks c as ended by signo in thread tid at at_ns (CLOCK_MONOTONIC). */
 LUDUS_HIDDEN void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns);
+/* What triggered the window c was taken for (rolling.c): written into its file. */
+LUDUS_HIDDEN void ludus__capture_mark_trigger(ludus_capture *c, const char *reason, int64_t at_ns, const char *detail);
 /* pattern with "%p" replaced by pid. */
 LUDUS_HIDDEN void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap);
 LUDUS_HIDDEN void ludus__fork_session_install(void);

@@ -461,6 +461,14 @@ static void capture_fields(json_ctx *x) {
         meta_kv_u64(w, "tid", c->crash_tid);
         ludus__w_ch(w, '}');
     }
+    if (c->trigger_reason[0]) { /* the rolling window's trigger this window was taken for */
+        ludus__w_str(w, ",\"trigger\":{\"reason\":");
+        ludus__w_json_str(w, c->trigger_reason, strlen(c->trigger_reason));
+        ludus__w_str(w, ",\"detail\":");
+        ludus__w_json_str(w, c->trigger_detail, strlen(c->trigger_detail));
+        meta_kv_u64(w, "at_ns", (uint64_t)(c->trigger_ns - c->start_ns));
+        ludus__w_ch(w, '}');
+    }
     if (c->nmem_cov) ludus__mem_cov_json(w, c);
     gpu_metadata(w, c);
     ludus__w_str(w, ",\"threads\":[");

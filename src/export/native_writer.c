@@ -69,19 +69,22 @@ static void write_meta(ludus__writer *w, const ludus_capture *c, ludus__bytes *r
     char refused[24], lost[24]; /* in metadata: readers skip keys they do not know */
     snprintf(refused, sizeof refused, "%u", c->counters_refused);
     snprintf(lost, sizeof lost, "%llu", (unsigned long long)c->counter_adds_lost);
-    const char *keys[8] = {"ludus_version", "process_name", "categories",       "memory_coverage",
-                           "crash",         "recovered",    "counters_refused", "counter_adds_lost"};
-    const char *vals[8] = {LUDUS_VERSION_STRING,
+    char trigger[320]; /* "reason at_ns detail" */
+    snprintf(trigger, sizeof trigger, "%s %lld %s", c->trigger_reason, (long long)c->trigger_ns, c->trigger_detail);
+    const char *keys[9] = {"ludus_version", "process_name",     "categories",        "memory_coverage", "crash",
+                           "recovered",     "counters_refused", "counter_adds_lost", "trigger"};
+    const char *vals[9] = {LUDUS_VERSION_STRING,
                            c->process_name,
                            c->categories,
                            cov,
                            c->crash_signal ? crash : NULL,
                            c->recovered ? "pool file" : NULL,
                            c->counters_refused ? refused : NULL,
-                           c->counter_adds_lost ? lost : NULL};
+                           c->counter_adds_lost ? lost : NULL,
+                           c->trigger_reason[0] ? trigger : NULL};
     uint32_t n = 0;
     r->n = 0;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 9; i++) {
         if (!vals[i]) continue;
         size_t kn = strlen(keys[i]), vn = clamp_len(strlen(vals[i]));
         rb_u32(r, (uint32_t)kn);

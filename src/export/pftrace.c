@@ -174,6 +174,11 @@ static int write_process(pf_state *s) {
         p = da_str(p, "crash_signal", c->crash_signal_name);
         p = da_u64(p, "crash_tid", c->crash_tid);
     }
+    if (c->trigger_reason[0]) { /* the rolling window's trigger this window was taken for */
+        p = da_str(p, "trigger", c->trigger_reason);
+        p = da_str(p, "trigger_detail", c->trigger_detail);
+        p = da_u64(p, "trigger_at_ns", (uint64_t)(c->trigger_ns - c->start_ns));
+    }
     if (c->nmem_cov) {
         char *cov = ludus__mem_cov_text(c); /* lines of tab-separated fields, as in .ludus (docs/format.md) */
         if (!cov) return LUDUS_ENOMEM;

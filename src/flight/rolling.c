@@ -30,6 +30,7 @@
 #include "../capture/capture_internal.h"
 
 #define REASON_MAX 40
+#define DETAIL_MAX 200  /* what a trigger saw, written into its file (capture_internal.h) */
 #define POLL_NS 2000000 /* the switch thread looks at the clock and the pool this often */
 
 /* A begin still open when its segment was dropped. */
@@ -74,12 +75,14 @@ static struct {
     uint32_t pending;
     int64_t trigger_ns;
     char reason[REASON_MAX];
+    char detail[DETAIL_MAX];
     int64_t last_taken_ns;
     /* the writer */
     ludus__mutex wlock;
     ludus__cond wcond;
     ludus_capture *job;
     char job_reason[REASON_MAX];
+    char job_detail[DETAIL_MAX];
     int64_t job_ns;
     int writing, wstop;
     /* frame statistics (one frame thread at a time) */
@@ -469,7 +472,9 @@ int ludus_rolling_snapshot(ludus_capture **out) {
 
 /* ---- triggers ---- */
 
-void ludus_rolling_trigger(const char *reason) {
+/* A trigger with what it saw (detail: NULL, or text the caller made; a
+ * signal handler passes a literal). Async-signal-safe. */
+static void trigger_with(const char *reason, const char *detail) {
     if (!ludus_rolling_active()) return;
     count(&R.st.triggers);
     uint32_t free_slot = 0;
@@ -487,12 +492,19 @@ void ludus_rolling_trigger(const char *reason) {
     }
     if (n == 0) R.reason[n++] = 't';
     R.reason[n] = 0;
+    size_t k = 0;
+    for (; detail && detail[k] && k < DETAIL_MAX - 1; k++) R.detail[k] = detail[k];
+    R.detail[k] = 0;
     __atomic_store_n(&R.pending, 2u, __ATOMIC_RELEASE);
     ludus__wakeup_post(&R.wake);
 }
 
+void ludus_rolling_trigger(const char *reason) {
+    trigger_with(reason, "ludus_rolling_trigger() called");
+}
+
 static void on_signal(void) {
-    ludus_rolling_trigger("signal");
+    trigger_with("signal", "the trigger signal arrived");
 }
 
 /* A frame mark: a frame longer than hitch_factor times the running median
@@ -508,7 +520,10 @@ static void check_counter(void) {
     int above = v > R.rd.counter_above;
     if (above && !R.counter_was_above) {
         count(&R.st.counter_crossings);
-        ludus_rolling_trigger("counter");
+        char detail[DETAIL_MAX];
+        snprintf(detail, sizeof detail, "%.120s %.24s = %lld in frame %llu, above %lld", R.counter, R.counter_stat,
+                 (long long)v, (unsigned long long)last, (long long)R.rd.counter_above);
+        trigger_with("counter", detail);
     }
     R.counter_was_above = above;
 }
@@ -537,7 +552,12 @@ static void on_frame(void) {
             __atomic_store_n(&R.st.frame_median_ns, median, __ATOMIC_RELAXED);
             if ((double)dt > R.rd.hitch_factor * (double)median) {
                 count(&R.st.hitches);
-                ludus_rolling_trigger("hitch");
+                char detail[DETAIL_MAX];
+                snprintf(detail, sizeof detail,
+                         "a frame of %.3f ms, %.2f x the running median %.3f ms of the last %u frames (> %.2f x)",
+                         (double)dt / 1e6, median > 0 ? (double)dt / (double)median : 0.0, (double)median / 1e6, m,
+                         R.rd.hitch_factor);
+                trigger_with("hitch", detail);
             }
             /* the oldest leaves the sorted copy */
             int64_t old = R.ring[R.ring_pos];
@@ -586,9 +606,10 @@ static void window_path(const char *reason, int64_t at_ns, int in_crash, char *p
              extension(R.rd.format));
 }
 
-static void write_job(ludus_capture *c, const char *reason, int64_t at_ns) {
+static void write_job(ludus_capture *c, const char *reason, int64_t at_ns, const char *detail) {
     char path[512];
     window_path(reason, at_ns, 0, path, sizeof path);
+    ludus__capture_mark_trigger(c, reason, at_ns, detail); /* the file says what it was written for */
     int rc = ludus_capture_save(c, R.rd.format, 0, path);
     ludus__mutex_lock(&R.wlock);
     if (rc == 0) {
@@ -612,13 +633,14 @@ static void *writer_main(void *arg) {
         while (!R.job && !R.wstop) ludus__cond_wait(&R.wcond, &R.wlock);
         if (!R.job) break;
         ludus_capture *c = R.job;
-        char reason[REASON_MAX];
+        char reason[REASON_MAX], detail[DETAIL_MAX];
         memcpy(reason, R.job_reason, sizeof reason);
+        memcpy(detail, R.job_detail, sizeof detail);
         int64_t at = R.job_ns;
         R.job = NULL;
         R.writing = 1;
         ludus__mutex_unlock(&R.wlock);
-        write_job(c, reason, at);
+        write_job(c, reason, at, detail);
         ludus_capture_release(c);
         ludus__mutex_lock(&R.wlock);
         R.writing = 0;
@@ -644,8 +666,9 @@ static void handle_trigger(int64_t now) {
         refuse = 1;
     }
     if (!refuse && now < at + R.post_ns) return; /* not yet */
-    char reason[REASON_MAX];
+    char reason[REASON_MAX], detail[DETAIL_MAX];
     memcpy(reason, R.reason, sizeof reason);
+    memcpy(detail, R.detail, sizeof detail);
     __atomic_store_n(&R.pending, 0u, __ATOMIC_RELEASE);
     if (refuse) return;
     ludus__mutex_lock(&R.wlock);
@@ -666,6 +689,7 @@ static void handle_trigger(int64_t now) {
     ludus__mutex_lock(&R.wlock);
     R.job = c;
     memcpy(R.job_reason, reason, sizeof reason);
+    memcpy(R.job_detail, detail, sizeof detail);
     R.job_ns = at;
     ludus__cond_broadcast(&R.wcond);
     ludus__mutex_unlock(&R.wlock);

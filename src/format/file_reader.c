@@ -310,6 +310,23 @@ static int parse_crash(ludus_capture *c, const char *v, uint32_t vn) {
     return 0;
 }
 
+/* "reason at_ns detail" (native_writer.c): the reason a word, the detail
+ * any text (kept as valid UTF-8). */
+static int parse_trigger(ludus_capture *c, const char *v, uint32_t vn) {
+    char text[400], reason[40];
+    if (vn >= sizeof text) return -1;
+    memcpy(text, v, vn);
+    text[vn] = 0;
+    long long at;
+    int used = 0;
+    if (sscanf(text, "%39s %lld %n", reason, &at, &used) != 2) return -1;
+    c->trigger_reason[ludus__utf8_clean(reason, strlen(reason), c->trigger_reason, sizeof c->trigger_reason - 1)] = 0;
+    c->trigger_ns = at;
+    const char *d = used ? text + used : "";
+    c->trigger_detail[ludus__utf8_clean(d, strlen(d), c->trigger_detail, sizeof c->trigger_detail - 1)] = 0;
+    return 0;
+}
+
 static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
     for (uint64_t pos = 0; pos < len;) {
         if (len - pos < 8) return FMT_FAIL(base + pos, "metadata entry header truncated");
@@ -344,6 +361,8 @@ static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t 
                 c->counters_refused = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
             else
                 c->counter_adds_lost = x;
+        } else if (kn == 7 && !memcmp(k, "trigger", 7)) {
+            if (parse_trigger(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed trigger entry");
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
             if (parse_crash(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed crash entry");
         } else if (kn == 15 && !memcmp(k, "memory_coverage", 15) && !c->mem_cov) {

@@ -4,9 +4,11 @@ Hodges-Lehmann estimate (median of all pairwise differences of log(1 + ns),
 NEW - BASE), its distribution-free interval (order statistics c and N + 1 - c
 of the sorted differences, c = floor(N/2 - z sqrt(var U)) with the
 tie-corrected variance, z for alpha / tests), and the run-to-run widening
-(in quadrature: z(run_alpha) x log(1 + run_noise) x sqrt(2) with one run
-per side; t(run_alpha, df) x the pooled SD of the per-run lower medians x
-sqrt(1/ka + 1/kb) with several). Binned cases put each duration at its
+(in quadrature: with one run per side the distances below and above of the
+Hodges-Lehmann interval at run_alpha of NEW's 8 blocks of frames against
+BASE's (each block's lower median of a frame's log(1 + exclusive ns per
+call)), each at least z(run_alpha) x log(1 + run_noise) x sqrt(2); t(run_alpha, df) x the pooled SD of the per-run lower
+medians x sqrt(1/ka + 1/kb) with several). Binned cases put each duration at its
 log-linear bucket's middle (computed here from the bucket definition),
 clamped to the side's min and max. Every pair is listed: brute force.
    check_shift.py SHIFT_DUMP"""
@@ -65,8 +67,8 @@ fail = []
 for case in doc["cases"]:
     d = case["diff"]
     entry = [e for e in d["entries"] if e["kind"] == "site" and e["name"] == "B"][0]
-    # Bonferroni: 4 tests per entry present on both sides
-    tests = 4 * sum(1 for e in d["entries"] if e["base_index"] >= 0 and e["new_index"] >= 0)
+    # Bonferroni: 6 tests per entry present on both sides
+    tests = 6 * sum(1 for e in d["entries"] if e["base_index"] >= 0 and e["new_index"] >= 0)
     if d["tests"] != tests or abs(d["alpha_per_test"] - d["alpha"] / tests) > 1e-12:
         fail.append("%s: tests %s, alpha per test %s" % (case["name"], d["tests"], d["alpha_per_test"]))
     z = statistics.NormalDist().inv_cdf(1 - d["alpha"] / tests / 2)
@@ -78,7 +80,19 @@ for case in doc["cases"]:
     ka, kb = len(xs), len(ys)
     runs = d["runs"]
     if ka == 1 and kb == 1:
-        b = statistics.NormalDist().inv_cdf(1 - runs["run_alpha"] / 2) * math.log1p(runs["assumed_sd"]) * math.sqrt(2)
+        # blocks of frames stand for runs: one call of B per frame, so a frame's time per call is its duration
+        # (exact: cells keep exact ns in either mode); 8 blocks of each run's 199 window frames (the first B
+        # lies before the first mark), each block's lower median of log(1 + ns); the Hodges-Lehmann interval of
+        # NEW's blocks against BASE's at run_alpha gives the terms below and above, at least z x floor x sqrt 2
+        assert runs["blocks"] == 8
+        zr = statistics.NormalDist().inv_cdf(1 - runs["run_alpha"] / 2)
+        meds = []
+        for side in (case["base"][0][1:], case["new"][0][1:]):
+            n = len(side)
+            meds.append([lower_median([math.log1p(side[f]) for f in range(n) if f * 8 // n == k]) for k in range(8)])
+        be, bl, bh = hl(meds[0], meds[1], zr)
+        least = zr * math.log1p(runs["assumed_sd"]) * math.sqrt(2)
+        b_lo, b_hi = max(be - bl, least), max(bh - be, least)
         sd = None
     else:
         # per-run lower medians (binned: each run's own bucket middles)
@@ -86,8 +100,8 @@ for case in doc["cases"]:
         ss = sum((m - statistics.fmean(s)) ** 2 for s in meds for m in s)
         sd = math.sqrt(ss / (ka + kb - 2))
         assert ka + kb - 2 == 4
-        b = T_05_4DF * sd * math.sqrt(1 / ka + 1 / kb)
-    want = [math.expm1(est), math.expm1(est - math.hypot(est - lo, b)), math.expm1(est + math.hypot(hi - est, b))]
+        b_lo = b_hi = T_05_4DF * sd * math.sqrt(1 / ka + 1 / kb)
+    want = [math.expm1(est), math.expm1(est - math.hypot(est - lo, b_lo)), math.expm1(est + math.hypot(hi - est, b_hi))]
     got = entry["shift"]
     for k, name in enumerate(("estimate", "low end", "high end")):
         if abs(want[k] - got[k]) > 2e-6:

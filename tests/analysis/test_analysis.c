@@ -320,6 +320,43 @@ static void test_hitches(void **st) {
     syn_free(s);
 }
 
+/* 400 frames of 100 ns, 30 of them hitches of 300 + f ns, the worst (50 us)
+ * the 380th: the text lists the worst first and says how many it left out
+ * and how long they were. */
+static void test_hitches_worst_first(void **st) {
+    (void)st;
+    syn *s = syn_new(1, 0);
+    uint64_t t = 0;
+    for (int f = 0; f < 400; f++) {
+        uint64_t len = f == 380 ? 50000 : f % 13 == 0 && f ? 300 + (uint64_t)f : 100;
+        syn_scope(s, 0, t, t + len - 10, &S_H);
+        t += len;
+        syn_frame(s, 0, t);
+    }
+    s->c.end_ns = (int64_t)t + 1;
+    ludus_analysis *a = syn_analyze(s, NULL);
+    ludus_analysis_summary sum;
+    ludus_analysis_get_summary(a, &sum);
+    assert_int_equal(sum.hitches, 31);
+    mem m = {0};
+    ludus_report_options o = {5, "hitches", NULL};
+    assert_int_equal(ludus_analysis_report(a, NULL, LUDUS_REPORT_TEXT, &o, mem_write, &m), 0);
+    const char *at = strstr(m.p, "worst first");
+    assert_non_null(at);
+    const char *first = strstr(at, "  frame ");
+    assert_non_null(first);
+    assert_true(strncmp(first, "  frame    380 ", 15) ==
+                0); /* frame 0 is the lead-in: the loop's 380th ends frame 380 */
+    assert_non_null(strstr(first, "50.00 us"));
+    /* 5 listed (--top), then the 26 more: 313 ns .. 669 ns */
+    const char *more = strstr(at, "... 26 more hitches, ");
+    assert_non_null(more);
+    assert_true(strncmp(more, "... 26 more hitches, 313 ns to ", 31) == 0);
+    free(m.p);
+    ludus_analysis_destroy(a);
+    syn_free(s);
+}
+
 /* Histogram percentiles within 1/128 of the exact nearest-rank value. */
 static void test_percentile_error(void **st) {
     (void)st;
@@ -416,12 +453,13 @@ static void test_reports(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nesting),     cmocka_unit_test(test_recursion),
-        cmocka_unit_test(test_zero_length), cmocka_unit_test(test_overlapping_children),
-        cmocka_unit_test(test_frames),      cmocka_unit_test(test_windows),
-        cmocka_unit_test(test_no_frames),   cmocka_unit_test(test_incomplete_and_drops),
-        cmocka_unit_test(test_hitches),     cmocka_unit_test(test_percentile_error),
-        cmocka_unit_test(test_exact_mode),  cmocka_unit_test(test_reports),
+        cmocka_unit_test(test_nesting),          cmocka_unit_test(test_recursion),
+        cmocka_unit_test(test_zero_length),      cmocka_unit_test(test_overlapping_children),
+        cmocka_unit_test(test_frames),           cmocka_unit_test(test_windows),
+        cmocka_unit_test(test_no_frames),        cmocka_unit_test(test_incomplete_and_drops),
+        cmocka_unit_test(test_hitches),          cmocka_unit_test(test_hitches_worst_first),
+        cmocka_unit_test(test_percentile_error), cmocka_unit_test(test_exact_mode),
+        cmocka_unit_test(test_reports),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,7 +27,7 @@ SAFE = ["ludus__text_name", "ludus__text_show", "ludus_text_show", "ludus__w_jso
 # Fields that hold a name or a text from the program or a file, and the
 # functions that return one.
 NAME = re.compile(r"(?:->|\.)\s*(name|pass|track|path|text|category|file|function|thread|process_name|"
-                  r"crash_signal_name|window|frame_thread|title|device|categories)\b|"
+                  r"crash_signal_name|trigger_reason|trigger_detail|window|frame_thread|title|device|categories)\b|"
                   r"\b(ludus__hitch_item|where)\s*\(")
 
 

@@ -77,7 +77,12 @@ with tempfile.TemporaryDirectory() as d:
 
     rc, out, err = run("info", cap)
     assert rc == 0, err
-    assert "clock:" in out and "Main" in out and "frames:      60" in out, out
+    # frames as report counts them: 60 marks make 59 frames
+    assert "clock:" in out and "Main" in out and "frames:      59 complete" in out and "60 marks" in out, out
+    # and report says the same number (it once said one fewer than info's marks)
+    rc, rep, err = run("report", cap)
+    assert rc == 0, err
+    assert ", 59 complete frames in the window (of 59)" in rep, rep[:1500]
 
     # usage errors
     assert run()[0] == 1

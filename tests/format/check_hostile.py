@@ -260,7 +260,7 @@ for what, path in pftraces.items():
 
 # ---- HTML: only the template's markup ----
 ALLOWED = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "span", "b", "svg", "table",
-           "tr", "th", "td", "div", "button", "script"}
+           "tr", "th", "td", "div", "button", "script", "label", "input"}  # the frame chart's controls
 
 
 class Page(html.parser.HTMLParser):

@@ -4,6 +4,7 @@
  * a call, a signal chained to the program's own handler) that write the
  * window to a file from the background thread. */
 #define _GNU_SOURCE
+#include <ludus/analysis.h>
 #include <ludus/capture.h>
 #include <ludus/capture_file.h>
 #include <ludus/profiling.h>
@@ -199,10 +200,39 @@ static int file_holds(const char *path, const char *name) {
     return holds;
 }
 
+/* The trigger a window's file says it was written for: its reason, what
+ * it saw, and the frame that ended at it (the analysis finds it). */
+static void check_trigger(const char *path, const char *reason, const char *detail, int64_t frame_at_least_ns) {
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_open(path, &c), 0);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(c, &in), 0);
+    assert_non_null(in.trigger_reason);
+    assert_string_equal(in.trigger_reason, reason);
+    assert_non_null(strstr(in.trigger_detail, detail));
+    assert_true(in.trigger_ns >= in.start_ns && in.trigger_ns <= in.end_ns);
+    ludus_analysis *a;
+    assert_int_equal(ludus_analysis_create(c, NULL, &a), 0);
+    ludus_analysis_summary s;
+    ludus_analysis_get_summary(a, &s);
+    assert_string_equal(s.trigger_reason, reason);
+    assert_true(s.trigger_ns == in.trigger_ns - in.start_ns);
+    if (frame_at_least_ns) { /* the hitch: the frame that ended at the trigger is the long one */
+        ludus_frame_info fi;
+        assert_true(s.trigger_frame >= 1);
+        assert_int_equal(ludus_analysis_frame(a, s.trigger_frame, &fi), 0);
+        assert_true(fi.end_ns - fi.begin_ns >= frame_at_least_ns);
+    }
+    ludus_analysis_destroy(a);
+    ludus_capture_release(c);
+}
+
 static void count_hitch_holders(const char *name, void *ud) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    *(int *)ud += file_holds(path, "TheHitch");
+    int holds = file_holds(path, "TheHitch");
+    *(int *)ud += holds;
+    if (holds) check_trigger(path, "hitch", "x the running median", 100000000);
 }
 
 /* A frame far slower than the running median writes a file named for the
@@ -277,7 +307,9 @@ static void test_signal_and_cooldown(void **state) {
     assert_int_equal(st.cooled, 1);
     assert_int_equal(ludus_rolling_end(), 0);
     assert_int_equal(count_files("sig-", NULL, 0), 1);
-    assert_int_equal(count_files("-signal.ludus", NULL, 0), 1);
+    char path[1024];
+    assert_int_equal(count_files("-signal.ludus", path, sizeof path), 1);
+    check_trigger(path, "signal", "signal", 0);
     /* the program's handler is back */
     struct sigaction sa;
     sigaction(SIGUSR2, NULL, &sa);

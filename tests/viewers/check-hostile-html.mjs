@@ -26,13 +26,13 @@ try {
     .catch(() => {}); /* a page a name broke draws nothing: said below */
   const got = await b.page.evaluate(() => {
     const own = new Set(['HTML', 'HEAD', 'META', 'TITLE', 'STYLE', 'BODY', 'H1', 'H2', 'H3', 'P', 'SPAN', 'B', 'DIV',
-                         'BUTTON', 'SCRIPT', 'TABLE', 'TBODY', 'TR', 'TH', 'TD', 'svg', 'rect', 'line', 'text',
-                         'title', 'g', 'path', 'polyline']);
+                         'BUTTON', 'SCRIPT', 'TABLE', 'TBODY', 'TR', 'TH', 'TD', 'LABEL', 'INPUT', 'DETAILS',
+                         'SUMMARY', 'svg', 'rect', 'line', 'text', 'title', 'g', 'path', 'polyline']);
     const foreign = [], handlers = [];
     for (const e of document.querySelectorAll('*')) {
       if (!own.has(e.tagName)) foreign.push(e.tagName);
       for (const a of e.attributes)
-        if (a.name.startsWith('on') && !(e.tagName === 'BUTTON' && a.value === 'flame(null)'))
+        if (a.name.startsWith('on'))
           handlers.push(e.tagName + ' ' + a.name + '=' + a.value);
     }
     const cells = [...document.querySelectorAll('#sites td:first-child')].map(td => td.textContent);

@@ -1,7 +1,9 @@
 // Loads a `ludus-trace report --html` page in Debian's Chromium and checks
-// that its script ran: no page error, one bar per frame in the frame chart,
-// and one chart per per-frame counter statistic, each with one bar per
-// window frame holding a value (the numbers come from the page's own JSON);
+// that its script ran: no page error, bars for every frame in the frame chart
+// (one each, or one per pixel standing for the frames it covers: data-n),
+// one chart per per-frame counter statistic, grouped by kind, each with bars
+// for every window frame holding a value (the numbers come from the page's
+// own JSON), the flame graph beside the chart (not below the counters);
 // for a diff report, one row in the counter table per counter verdict; a
 // marker above each frame that logged warnings or errors, and the messages
 // and async zone tables; with GPU data, a bar per queue and GPU frame, the
@@ -15,17 +17,25 @@ if (!file) throw new Error('usage: check-report-html.mjs REPORT.html');
 const b = await launch('report');
 try {
   await b.page.goto('file://' + path.resolve(file));
-  await b.page.waitForFunction(() => document.querySelectorAll('#frames rect').length > 0, null, {timeout: 20000});
+  await b.page.setViewportSize({width: 1600, height: 1000});
+  await b.page.waitForFunction(() => document.querySelectorAll('#frames rect.bar').length > 0, null, {timeout: 20000});
   const got = await b.page.evaluate(() => {
     const R = JSON.parse(document.getElementById('data').textContent).report;
     const want = R.counters.filter(c => c.frames && c.frames.length).map(c => c.frames.length);
-    const charts = [...document.querySelectorAll('#counters svg')].map(s => s.querySelectorAll('rect').length);
+    const charts = [...document.querySelectorAll('#counters svg')]
+                       .map(s => [...s.querySelectorAll('rect.bar')].reduce((n, r) => n + +r.dataset.n, 0));
+    const groups = document.querySelectorAll('#counters details').length;
+    const fr = document.getElementById('frames').getBoundingClientRect();
+    const fl = document.getElementById('flame').getBoundingClientRect();
+    const co = document.getElementById('counters').getBoundingClientRect();
     const D = JSON.parse(document.getElementById('data').textContent);
     const diff = D.diff ? {want: D.diff.counters.filter(c => c.flags).map(c => c.name + ' ' + c.series),
                            rows: [...document.querySelectorAll('#diffcounters tr')].slice(1)
                                      .map(r => r.cells[0].textContent)} : null;
     const marks = R.messages.frames.filter(f => f[0] < R.frames.series.length).length;
-    return {frames: R.frames.series.length, bars: document.querySelectorAll('#frames rect').length, want, charts, diff,
+    return {frames: R.frames.series.length,
+            bars: [...document.querySelectorAll('#frames rect.bar')].reduce((n, r) => n + +r.dataset.n, 0), want, charts,
+            diff, groups, beside: fl.left >= fr.right - 1 && fl.top < fr.bottom && fl.top < co.top,
             marks, drawnMarks: document.querySelectorAll('#frames .msgmark').length,
             first: R.messages.first.length, messageRows: document.querySelectorAll('#messages tr').length - 1,
             async: R.async.length, asyncRows: document.querySelectorAll('#async tr').length - 1,
@@ -39,6 +49,8 @@ try {
   if (errors.length) throw new Error('page errors: ' + JSON.stringify(errors));
   if (got.bars !== got.frames) throw new Error(`frame chart: ${got.bars} bars for ${got.frames} frames`);
   if (!got.want.length) throw new Error('the report holds no per-frame counter');
+  if (!got.groups) throw new Error('the counter charts are not grouped');
+  if (!got.beside) throw new Error('the flame graph is not beside the frame chart (above the counters)');
   if (JSON.stringify(got.charts) !== JSON.stringify(got.want))
     throw new Error(`counter charts ${JSON.stringify(got.charts)} != values per counter ${JSON.stringify(got.want)}`);
   // warnings and errors marked on the frame chart, one marker per frame that had any; the tables

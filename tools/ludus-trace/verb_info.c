@@ -82,7 +82,25 @@ static int info_run(int argc, char **argv) {
             "LUDUS_TRACE_CHUNKS=%llu (ludus_capture_desc.chunk_count, 64 KiB chunks)\n",
             (unsigned long long)s->dropped, (unsigned long long)(s->pool_bytes_needed >> 20),
             (unsigned long long)(s->pool_bytes_needed / 65536));
-    say("frames:      %llu\n", (unsigned long long)s->frames);
+    /* frames as `report` counts them: a frame lies between two marks of the
+     * frame thread, so N marks make N - 1 frames */
+    ludus_analysis *a = NULL;
+    ludus_analysis_summary as;
+    memset(&as, 0, sizeof as);
+    lt_busy_begin("info", "analysing", path);
+    if (ludus_analysis_create(f, NULL, &a) == 0) ludus_analysis_get_summary(a, &as);
+    lt_busy_end();
+    if (!a)
+        say("frames:      ? (the capture could not be analysed: %s); %llu frame marks\n", ludus_last_error_detail(),
+            (unsigned long long)s->frames);
+    else if (as.frame_marks)
+        say("frames:      %llu complete (a frame lies between two marks: %llu marks on thread \"%s\"%s), as "
+            "`report` counts them\n",
+            (unsigned long long)as.frames_complete, (unsigned long long)as.frame_marks,
+            ludus_text_show(name, sizeof name, as.frame_thread, 0),
+            as.frame_marks_elsewhere ? "; marks on other threads are ignored" : "");
+    else
+        say("frames:      0 (no frame mark)\n");
     if (in.recovered)
         say("ended by:    nothing: recovered from a pool file its process left behind (open slices are "
             "incomplete)\n");
@@ -92,6 +110,13 @@ static int info_run(int argc, char **argv) {
             (unsigned long long)in.crash_tid);
         say(", %.3f ms into the capture", (double)(in.crash_ns - in.start_ns) / 1e6);
         say("\n");
+    }
+    if (in.trigger_reason) {
+        say("triggered:   %s", ludus_text_show(name, sizeof name, in.trigger_reason, 0));
+        say(", %.3f ms into the capture", (double)(in.trigger_ns - in.start_ns) / 1e6);
+        if (in.trigger_detail && in.trigger_detail[0])
+            say(": %s", ludus_text_show(name, sizeof name, in.trigger_detail, 0));
+        say(" (the rolling window wrote this file for it)\n");
     }
     say("categories:  %s\n", ludus_text_show(name, sizeof name, in.categories ? in.categories : "(all)", 0));
     say("sites:       %u; blocks: %llu; slots: %llu (%.2f bytes/event)\n", in.sites, (unsigned long long)in.blocks,
@@ -120,20 +145,20 @@ static int info_run(int argc, char **argv) {
     }
     /* GPU timing: what each context handed over, and what was left out */
     uint32_t ngpu = ludus_capture_gpu_track_count(f);
-    if (ngpu) printf("gpu:         %u contexts\n", ngpu);
+    if (ngpu) say("gpu:         %u contexts\n", ngpu);
     for (uint32_t g = 0; g < ngpu; g++) {
         ludus_gpu_track_info ti;
         if (ludus_capture_gpu_track(f, g, &ti) != 0) continue;
-        printf("  %-24s %llu samples, %llu passes%s", ludus_text_show(name, sizeof name, ti.name, 0),
-               (unsigned long long)ti.samples, (unsigned long long)ti.passes, ti.calibrated ? ", calibrated" : "");
+        say("  %-24s %llu samples, %llu passes%s", ludus_text_show(name, sizeof name, ti.name, 0),
+            (unsigned long long)ti.samples, (unsigned long long)ti.passes, ti.calibrated ? ", calibrated" : "");
         static const char *const cov_name[] = {
 #define X_COV_NAME(name, text, meaning) text,
             LUDUS_GPU_COVERAGE(X_COV_NAME)
 #undef X_COV_NAME
         };
         for (int v = 0; v < LUDUS_GPU_COVERAGE_COUNT; v++)
-            if (ti.coverage[v]) printf(", %s %llu", cov_name[v], (unsigned long long)ti.coverage[v]);
-        printf("\n");
+            if (ti.coverage[v]) say(", %s %llu", cov_name[v], (unsigned long long)ti.coverage[v]);
+        say("\n");
     }
     uint32_t ncov = ludus_capture_memory_coverage_count(f);
     if (ncov) say("memory coverage (at capture end):\n");
@@ -152,11 +177,7 @@ static int info_run(int argc, char **argv) {
             (long long)m.frees, (long long)m.alloc_bytes, (long long)m.free_bytes, (double)m.since_ns / 1e6,
             m.has_baseline ? " with a declared baseline" : " (earlier memory not counted)");
     }
-    ludus_analysis *a = NULL;
-    lt_busy_begin("info", "analysing", path);
-    int arc = ludus_analysis_create(f, NULL, &a);
-    lt_busy_end();
-    if (arc == 0 && ludus_analysis_counter_count(a)) {
+    if (a && ludus_analysis_counter_count(a)) {
         say("counters:    %u tracks (ludus-trace report gives their statistics)\n", ludus_analysis_counter_count(a));
         for (uint32_t i = 0; i < ludus_analysis_counter_count(a); i++) {
             const ludus_counter_stats *c = ludus_analysis_counter(a, i);
