@@ -85,7 +85,15 @@ struct ludus_capture_desc {
                               when the capture is released, and at exit (exit, return from main) when
                               it is not; a process that dies (a signal, kill -9, _exit) leaves it.
                               Linux and Windows; not with the rolling window (LUDUS_EINVAL). */
+    /* What it records: LUDUS_RECORD_CPU (the recorder: scopes, frames, counters, memory, locks, logs,
+       flows, async zones), LUDUS_RECORD_GPU (what ludus_gpu_submit and ludus_gpu_calibrate hand over),
+       or both; 0: both. A GPU-only capture leaves the recorder disarmed (a scope costs what it costs
+       with no capture, and nothing of the CPU is in the capture); a CPU-only one takes GPU samples
+       and drops them, returning 0 (not a loss: nothing is counted). */
+    uint32_t record;
 };
+#define LUDUS_RECORD_CPU 1u
+#define LUDUS_RECORD_GPU 2u
 
 /* Reads back the values a desc resolves to (defaults applied); in may be
  * NULL (all defaults), out NULL is a no-op. */

@@ -323,7 +323,7 @@ typedef struct ludus__gpu_data {
 
 /* Session side: a capture begins (start: CLOCK_MONOTONIC ns) and ends (its
  * GPU data moves into c, placed). */
-LUDUS_HIDDEN void ludus__gpu_capture_begin(int64_t start_ns);
+LUDUS_HIDDEN void ludus__gpu_capture_begin(int64_t start_ns, int record);
 LUDUS_HIDDEN void ludus__gpu_capture_end(ludus_capture *c);
 /* The child's side of fork (session.c): the store restarts empty, for the
  * child's capture when capture is 1 (start: its CLOCK_MONOTONIC start). */

@@ -41,6 +41,7 @@ static struct {
      * contexts in one capture does not grow it (dropped at its end) */
     uint32_t *free_slot;
     uint32_t nfree, free_cap;
+    int not_recorded; /* a capture runs that records no GPU (ludus_capture_desc.record) */
 } S = {.lock = LUDUS__MUTEX_INIT};
 
 /* Nothing of this context is in the capture: no sample, no point, no count. */
@@ -192,11 +193,12 @@ void ludus__gpu_free(ludus__gpu_data *g) {
     ludus__free(g);
 }
 
-void ludus__gpu_capture_begin(int64_t start_ns) {
+void ludus__gpu_capture_begin(int64_t start_ns, int record) {
     ludus__mutex_lock(&S.lock);
     ludus__gpu_free(S.data);
     S.nfree = 0;
-    S.data = ludus__calloc(1, sizeof *S.data);
+    S.not_recorded = !record;
+    S.data = record ? ludus__calloc(1, sizeof *S.data) : NULL;
     S.start_ns = start_ns;
     for (uint32_t i = 0; i < MAX_CONTEXTS && S.data; i++)
         if (S.ctx[i] && add_ctx(S.data, &S.ctx[i]->info, &S.ctx[i]->slot)) {
@@ -213,7 +215,8 @@ void ludus__gpu_after_fork(int capture, int64_t start_ns) {
     ludus__mutex_init(&S.lock);
     S.data = NULL;
     S.nfree = 0;
-    if (capture) ludus__gpu_capture_begin(start_ns);
+    S.not_recorded = 0;
+    if (capture) ludus__gpu_capture_begin(start_ns, 1);
 }
 
 /* In the copy writing a crash: a thread of the crashed process that held
@@ -233,6 +236,7 @@ void ludus__gpu_capture_end(ludus_capture *c) {
     ludus__mutex_lock(&S.lock);
     ludus__gpu_data *g = S.data;
     S.data = NULL;
+    S.not_recorded = 0;
     if (g) compact(g, S.free_slot, S.nfree);
     S.nfree = 0;
     ludus__mutex_unlock(&S.lock);
@@ -335,7 +339,7 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
     ludus__gpu_data *g = S.data;
     ludus__gpu_ctx *ci = running_ctx(x);
     if (!g || !ci) {
-        rc = LUDUS_ENOCAPTURE;
+        rc = S.not_recorded ? 0 : LUDUS_ENOCAPTURE; /* a capture that records no GPU takes it and drops it */
         goto out;
     }
     if (g->ns + n > g->s_cap) {
@@ -393,7 +397,7 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
     ludus__gpu_data *g = S.data;
     ludus__gpu_ctx *ci = running_ctx(x);
     if (!g || !ci) {
-        rc = LUDUS_ENOCAPTURE;
+        rc = S.not_recorded ? 0 : LUDUS_ENOCAPTURE; /* a capture that records no GPU takes it and drops it */
     } else if (max_deviation_ns > MAX_DEVIATION_NS) {
         ci->cov[LUDUS_GPU_CALIBRATION_REJECTED]++;
     } else {

@@ -87,6 +87,7 @@ void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_des
         memset(&d, 0, sizeof d);
     if (d.chunk_bytes == 0) d.chunk_bytes = 65536;
     if (d.chunk_count == 0) d.chunk_count = 256;
+    if (d.record == 0) d.record = LUDUS_RECORD_CPU | LUDUS_RECORD_GPU;
     *out = d;
 }
 
@@ -203,6 +204,8 @@ static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
     if (d.clock == LUDUS_CLOCK_TSC && !tsc) return ludus__fail(LUDUS_EUNSUPPORTED, "no invariant TSC on this CPU");
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL))
         return ludus__fail(LUDUS_EINVAL, "allocator: give both alloc and free, or neither");
+    if (d.record & ~(LUDUS_RECORD_CPU | LUDUS_RECORD_GPU))
+        return ludus__fail(LUDUS_EINVAL, "record 0x%x: LUDUS_RECORD_CPU, LUDUS_RECORD_GPU or both", d.record);
     int use_tsc = d.clock != LUDUS_CLOCK_MONOTONIC && tsc;
     char *cats = NULL;
     if (d.categories) {
@@ -318,9 +321,11 @@ static int64_t begin_arm(ludus__begin_prep *p) {
     s->gen = gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
-    ludus__gpu_capture_begin(s->begin_point.ns); /* GPU samples handed over from now on are this capture's */
+    /* GPU samples handed over from now on are this capture's */
+    ludus__gpu_capture_begin(s->begin_point.ns, (s->desc.record & LUDUS_RECORD_GPU) != 0);
     __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
-    __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
+    if (s->desc.record & LUDUS_RECORD_CPU) /* a GPU-only capture leaves the recorder disarmed */
+        __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
     int64_t armed_at = ludus__mono_ns();
     step(LUDUS__STEP_ARMED);
     ludus__mutex_unlock(&ludus__reg.lock);
@@ -830,11 +835,12 @@ void ludus__session_after_fork(void) {
     s->gen = gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!s->clock_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
-    ludus__gpu_after_fork(1, s->begin_point.ns);
+    ludus__gpu_after_fork((s->desc.record & LUDUS_RECORD_GPU) != 0, s->begin_point.ns);
     ludus__thread_hot *t = &ludus__hot;
     __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&t->cur, 0u, __ATOMIC_RELAXED);
     ludus__cold.gen = 0;
     ludus__cold.chunk = ludus__cold.first_chunk = NULL;
-    __atomic_store_n(&ludus__armed, s->gen | (s->slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
+    if (s->desc.record & LUDUS_RECORD_CPU)
+        __atomic_store_n(&ludus__armed, s->gen | (s->slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
 }

@@ -162,7 +162,8 @@ static void integration(void) {
 }
 
 int main(void) {
-    ludus_capture_desc desc = {4096u, 4u, "jobs", LUDUS_CLOCK_MONOTONIC, LUDUS_JOIN_FENCE, {NULL, NULL, NULL}, NULL};
+    ludus_capture_desc desc = {4096u, 4u, "jobs", LUDUS_CLOCK_MONOTONIC, LUDUS_JOIN_FENCE, {NULL, NULL, NULL},
+                               NULL,  0u};
     if (ludus_capture_begin(&desc) != 0) return 1;
     ludus_thread_register("main");
     int r = all_macros(3, "dynamic");

@@ -455,8 +455,8 @@ static void test_rolling_window(void **state) {
     ludus_rolling_desc rd = {0};
     rd.window_ms = 400;
     rd.segments = 4;
-    rd.hitch_factor = -1;
-    rd.signal = -1;
+    rd.hitch_factor = LUDUS_ROLLING_NONE;
+    rd.signal = LUDUS_ROLLING_NONE;
     int rc = ludus_rolling_begin(NULL, &rd);
     if (rc == LUDUS_EUNSUPPORTED) skip(); /* Windows: no rolling window yet */
     assert_int_equal(rc, 0);
@@ -531,6 +531,42 @@ static void test_context_churn(void **state) {
     free(b.data);
 }
 
+/* ludus_capture_desc.record: a GPU-only capture holds the GPU's spans and
+ * nothing of the CPU (the recorder stays disarmed); a CPU-only one holds the
+ * scopes, takes GPU samples (0) and keeps none; other bits are refused. */
+static void test_record_cpu_or_gpu(void **state) {
+    (void)state;
+    ludus_gpu_context *gfx = make_ctx("Graphics", LUDUS_GPU_QUEUE_GRAPHICS, 64);
+    ludus_capture_desc bad = {.record = 4};
+    assert_int_equal(ludus_capture_begin(&bad), LUDUS_EINVAL);
+    for (int mode = 0; mode < 2; mode++) {
+        ludus_capture_desc d = {.record = mode ? LUDUS_RECORD_CPU : LUDUS_RECORD_GPU};
+        lt_begin(&d);
+        for (int i = 0; i < 100; i++) {
+            LUDUS_PROFILE_SCOPE(CpuWork);
+        }
+        LUDUS_PROFILE_FRAME();
+        ludus_gpu_sample sm = {"Pass", 1, 1000u, 2000u, 0, lt_now_ns(), 0};
+        assert_int_equal(ludus_gpu_submit(gfx, &sm, 1), 0);
+        assert_int_equal(ludus_gpu_calibrate(gfx, 1000u, lt_now_ns(), 1000), 0);
+        ludus_capture *c = NULL;
+        assert_int_equal(ludus_capture_end(&c), 0);
+        ludus_capture_summary s;
+        assert_int_equal(ludus_capture_get_summary(c, &s), 0);
+        if (mode == 0) {
+            assert_int_equal(s.events, 0);
+            assert_int_equal(s.dropped, 0);
+            assert_int_equal(ludus_capture_gpu_span_count(c), 1);
+        } else {
+            assert_int_equal(s.events, 201);
+            assert_int_equal(ludus_capture_gpu_span_count(c), 0);
+        }
+        ludus_capture_release(c);
+    }
+    assert_int_equal(ludus_gpu_submit(gfx, &(ludus_gpu_sample){"Late", 2, 1, 2, 0, 0, 0}, 1), LUDUS_ENOCAPTURE);
+    ludus_gpu_context_destroy(gfx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_calibrated_drift_overlap, lt_teardown),
@@ -540,6 +576,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fork, lt_teardown),
         cmocka_unit_test_teardown(test_rolling_window, lt_teardown),
         cmocka_unit_test_teardown(test_context_churn, lt_teardown),
+        cmocka_unit_test_teardown(test_record_cpu_or_gpu, lt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
