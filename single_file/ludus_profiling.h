@@ -1288,7 +1288,15 @@ struct ludus_capture_desc {
                               when the capture is released, and at exit (exit, return from main) when
                               it is not; a process that dies (a signal, kill -9, _exit) leaves it.
                               Linux and Windows; not with the rolling window (LUDUS_EINVAL). */
+    /* What it records: LUDUS_RECORD_CPU (the recorder: scopes, frames, counters, memory, locks, logs,
+       flows, async zones), LUDUS_RECORD_GPU (what ludus_gpu_submit and ludus_gpu_calibrate hand over),
+       or both; 0: both. A GPU-only capture leaves the recorder disarmed (a scope costs what it costs
+       with no capture, and nothing of the CPU is in the capture); a CPU-only one takes GPU samples
+       and drops them, returning 0 (not a loss: nothing is counted). */
+    uint32_t record;
 };
+#define LUDUS_RECORD_CPU 1u
+#define LUDUS_RECORD_GPU 2u
 
 /* Reads back the values a desc resolves to (defaults applied); in may be
  * NULL (all defaults), out NULL is a no-op. */
@@ -1945,18 +1953,20 @@ LUDUS__INLINE int ludus__l0_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site 
 extern "C" {
 #endif
 
-/* Zero fields take the default in brackets; LUDUS_ROLLING_NONE asks for
- * none (no cooldown, no time kept after a trigger). */
-#define LUDUS_ROLLING_NONE 0xffffffffu
+/* Zero fields take the default in brackets. One way to say "none":
+ * LUDUS_ROLLING_NONE in hitch_factor (no hitch trigger), post_ms (nothing
+ * kept after a trigger), cooldown_ms (no cooldown) or signal (no trigger
+ * signal); counter is a pointer, NULL: none. */
+#define LUDUS_ROLLING_NONE (-1)
 typedef struct ludus_rolling_desc {
     uint32_t window_ms;     /* the last N ms are kept [4000] */
     uint32_t segments;      /* segments the window is cut into [4] */
-    double hitch_factor;    /* a frame longer than this times the running median is a hitch [2.5]; < 0: none */
+    double hitch_factor;    /* a frame longer than this times the running median is a hitch [2.5] */
     uint32_t median_frames; /* frames of the running median (and frames seen before the first hitch) [120] */
     uint32_t post_ms;       /* kept after a trigger before the window is taken [window_ms / 4] */
     uint32_t cooldown_ms;   /* triggers within this time of the last one taken are counted, not taken [5000] */
     uint32_t max_files;     /* files written at most; later triggers are counted [16] */
-    int signal;             /* triggers on this signal [SIGUSR2; none on Windows]; -1: none */
+    int signal;             /* triggers on this signal [SIGUSR2; none on Windows] */
     int format;             /* LUDUS_FORMAT_* of the files [LUDUS_FORMAT_LUDUS] */
     const char *directory;  /* where files go [the current directory] */
     const char *prefix;     /* file names: PREFIX-YYYYMMDD-HHMMSS-mmm-REASON.ext ["ludus"] */
@@ -9029,7 +9039,7 @@ typedef struct ludus__gpu_data {
 
 /* Session side: a capture begins (start: CLOCK_MONOTONIC ns) and ends (its
  * GPU data moves into c, placed). */
-LUDUS_HIDDEN void ludus__gpu_capture_begin(int64_t start_ns);
+LUDUS_HIDDEN void ludus__gpu_capture_begin(int64_t start_ns, int record);
 LUDUS_HIDDEN void ludus__gpu_capture_end(ludus_capture *c);
 /* The child's side of fork (session.c): the store restarts empty, for the
  * child's capture when capture is 1 (start: its CLOCK_MONOTONIC start). */
@@ -12269,6 +12279,7 @@ static struct {
      * contexts in one capture does not grow it (dropped at its end) */
     uint32_t *free_slot;
     uint32_t nfree, free_cap;
+    int not_recorded; /* a capture runs that records no GPU (ludus_capture_desc.record) */
 } S = {.lock = LUDUS__MUTEX_INIT};
 
 /* Nothing of this context is in the capture: no sample, no point, no count. */
@@ -12420,11 +12431,12 @@ void ludus__gpu_free(ludus__gpu_data *g) {
     ludus__free(g);
 }
 
-void ludus__gpu_capture_begin(int64_t start_ns) {
+void ludus__gpu_capture_begin(int64_t start_ns, int record) {
     ludus__mutex_lock(&S.lock);
     ludus__gpu_free(S.data);
     S.nfree = 0;
-    S.data = ludus__calloc(1, sizeof *S.data);
+    S.not_recorded = !record;
+    S.data = record ? ludus__calloc(1, sizeof *S.data) : NULL;
     S.start_ns = start_ns;
     for (uint32_t i = 0; i < MAX_CONTEXTS && S.data; i++)
         if (S.ctx[i] && ludus__sf_gpu_add_ctx(S.data, &S.ctx[i]->info, &S.ctx[i]->slot)) {
@@ -12441,7 +12453,8 @@ void ludus__gpu_after_fork(int capture, int64_t start_ns) {
     ludus__mutex_init(&S.lock);
     S.data = NULL;
     S.nfree = 0;
-    if (capture) ludus__gpu_capture_begin(start_ns);
+    S.not_recorded = 0;
+    if (capture) ludus__gpu_capture_begin(start_ns, 1);
 }
 
 /* In the copy writing a crash: a thread of the crashed process that held
@@ -12461,6 +12474,7 @@ void ludus__gpu_capture_end(ludus_capture *c) {
     ludus__mutex_lock(&S.lock);
     ludus__gpu_data *g = S.data;
     S.data = NULL;
+    S.not_recorded = 0;
     if (g) ludus__sf_gpu_compact(g, S.free_slot, S.nfree);
     S.nfree = 0;
     ludus__mutex_unlock(&S.lock);
@@ -12563,7 +12577,7 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
     ludus__gpu_data *g = S.data;
     ludus__gpu_ctx *ci = ludus__sf_gpu_running_ctx(x);
     if (!g || !ci) {
-        rc = LUDUS_ENOCAPTURE;
+        rc = S.not_recorded ? 0 : LUDUS_ENOCAPTURE; /* a capture that records no GPU takes it and drops it */
         goto out;
     }
     if (g->ns + n > g->s_cap) {
@@ -12621,7 +12635,7 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
     ludus__gpu_data *g = S.data;
     ludus__gpu_ctx *ci = ludus__sf_gpu_running_ctx(x);
     if (!g || !ci) {
-        rc = LUDUS_ENOCAPTURE;
+        rc = S.not_recorded ? 0 : LUDUS_ENOCAPTURE; /* a capture that records no GPU takes it and drops it */
     } else if (max_deviation_ns > MAX_DEVIATION_NS) {
         ci->cov[LUDUS_GPU_CALIBRATION_REJECTED]++;
     } else {
@@ -13825,6 +13839,7 @@ void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_des
         memset(&d, 0, sizeof d);
     if (d.chunk_bytes == 0) d.chunk_bytes = 65536;
     if (d.chunk_count == 0) d.chunk_count = 256;
+    if (d.record == 0) d.record = LUDUS_RECORD_CPU | LUDUS_RECORD_GPU;
     *out = d;
 }
 
@@ -13941,6 +13956,8 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
     if (d.clock == LUDUS_CLOCK_TSC && !tsc) return ludus__fail(LUDUS_EUNSUPPORTED, "no invariant TSC on this CPU");
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL))
         return ludus__fail(LUDUS_EINVAL, "allocator: give both alloc and free, or neither");
+    if (d.record & ~(LUDUS_RECORD_CPU | LUDUS_RECORD_GPU))
+        return ludus__fail(LUDUS_EINVAL, "record 0x%x: LUDUS_RECORD_CPU, LUDUS_RECORD_GPU or both", d.record);
     int use_tsc = d.clock != LUDUS_CLOCK_MONOTONIC && tsc;
     char *cats = NULL;
     if (d.categories) {
@@ -14056,9 +14073,11 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     s->gen = ludus__sf_session_gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
-    ludus__gpu_capture_begin(s->begin_point.ns); /* GPU samples handed over from now on are this capture's */
+    /* GPU samples handed over from now on are this capture's */
+    ludus__gpu_capture_begin(s->begin_point.ns, (s->desc.record & LUDUS_RECORD_GPU) != 0);
     __atomic_store_n(&ludus__sf_session_active, 1, __ATOMIC_RELEASE);
-    __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
+    if (s->desc.record & LUDUS_RECORD_CPU) /* a GPU-only capture leaves the recorder disarmed */
+        __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
     int64_t armed_at = ludus__mono_ns();
     ludus__sf_session_step(LUDUS__STEP_ARMED);
     ludus__mutex_unlock(&ludus__reg.lock);
@@ -14568,13 +14587,14 @@ void ludus__session_after_fork(void) {
     s->gen = ludus__sf_session_gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!s->clock_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
-    ludus__gpu_after_fork(1, s->begin_point.ns);
+    ludus__gpu_after_fork((s->desc.record & LUDUS_RECORD_GPU) != 0, s->begin_point.ns);
     ludus__thread_hot *t = &ludus__hot;
     __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&t->cur, 0u, __ATOMIC_RELAXED);
     ludus__cold.gen = 0;
     ludus__cold.chunk = ludus__cold.first_chunk = NULL;
-    __atomic_store_n(&ludus__armed, s->gen | (s->slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
+    if (s->desc.record & LUDUS_RECORD_CPU)
+        __atomic_store_n(&ludus__armed, s->gen | (s->slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
 }
 #undef MAX_POOL_BYTES
 #undef LUDUS__TSAN
@@ -19712,9 +19732,9 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     if (d.hitch_factor == 0) d.hitch_factor = 2.5;
     if (!d.median_frames) d.median_frames = 120;
     if (!d.post_ms) d.post_ms = d.window_ms / 4;
-    if (d.post_ms == LUDUS_ROLLING_NONE) d.post_ms = 0;
+    if (d.post_ms == (uint32_t)LUDUS_ROLLING_NONE) d.post_ms = 0;
     if (!d.cooldown_ms) d.cooldown_ms = 5000;
-    if (d.cooldown_ms == LUDUS_ROLLING_NONE) d.cooldown_ms = 0;
+    if (d.cooldown_ms == (uint32_t)LUDUS_ROLLING_NONE) d.cooldown_ms = 0;
     if (!d.max_files) d.max_files = 16;
     if (!d.signal) d.signal = ludus__trigger_signal_default();
     if (!d.signal) d.signal = -1; /* none on this OS */
@@ -20287,15 +20307,15 @@ static int ludus__sf_launch_env_ms(const char *name, unsigned long lo, unsigned 
 static int ludus__sf_launch_rolling_env(ludus_rolling_desc *rd) {
     static char counter[128], stat[64];
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_WINDOW_MS", 100, 3600000, 0, &rd->window_ms) < 0) return -1;
-    if (ludus__sf_launch_env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
-    if (ludus__sf_launch_env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
+    if (ludus__sf_launch_env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, (uint32_t)LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
+    if (ludus__sf_launch_env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, (uint32_t)LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_MAX_FILES", 1, 1000000, 0, &rd->max_files) < 0) return -1;
     const char *h = getenv("LUDUS_TRACE_HITCH");
     if (h && *h) {
         char *end;
         double f = strtod(h, &end);
         if (!strcmp(h, "off"))
-            rd->hitch_factor = -1;
+            rd->hitch_factor = LUDUS_ROLLING_NONE;
         else if (*end || !(f >= 1.0 && f <= 1000.0)) {
             fprintf(stderr, "ludus: LUDUS_TRACE_HITCH=%s is not a factor in 1 .. 1000 (or off); not tracing\n", h);
             return -1;

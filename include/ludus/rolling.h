@@ -30,18 +30,20 @@
 extern "C" {
 #endif
 
-/* Zero fields take the default in brackets; LUDUS_ROLLING_NONE asks for
- * none (no cooldown, no time kept after a trigger). */
-#define LUDUS_ROLLING_NONE 0xffffffffu
+/* Zero fields take the default in brackets. One way to say "none":
+ * LUDUS_ROLLING_NONE in hitch_factor (no hitch trigger), post_ms (nothing
+ * kept after a trigger), cooldown_ms (no cooldown) or signal (no trigger
+ * signal); counter is a pointer, NULL: none. */
+#define LUDUS_ROLLING_NONE (-1)
 typedef struct ludus_rolling_desc {
     uint32_t window_ms;     /* the last N ms are kept [4000] */
     uint32_t segments;      /* segments the window is cut into [4] */
-    double hitch_factor;    /* a frame longer than this times the running median is a hitch [2.5]; < 0: none */
+    double hitch_factor;    /* a frame longer than this times the running median is a hitch [2.5] */
     uint32_t median_frames; /* frames of the running median (and frames seen before the first hitch) [120] */
     uint32_t post_ms;       /* kept after a trigger before the window is taken [window_ms / 4] */
     uint32_t cooldown_ms;   /* triggers within this time of the last one taken are counted, not taken [5000] */
     uint32_t max_files;     /* files written at most; later triggers are counted [16] */
-    int signal;             /* triggers on this signal [SIGUSR2; none on Windows]; -1: none */
+    int signal;             /* triggers on this signal [SIGUSR2; none on Windows] */
     int format;             /* LUDUS_FORMAT_* of the files [LUDUS_FORMAT_LUDUS] */
     const char *directory;  /* where files go [the current directory] */
     const char *prefix;     /* file names: PREFIX-YYYYMMDD-HHMMSS-mmm-REASON.ext ["ludus"] */

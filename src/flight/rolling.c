@@ -838,9 +838,9 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     if (d.hitch_factor == 0) d.hitch_factor = 2.5;
     if (!d.median_frames) d.median_frames = 120;
     if (!d.post_ms) d.post_ms = d.window_ms / 4;
-    if (d.post_ms == LUDUS_ROLLING_NONE) d.post_ms = 0;
+    if (d.post_ms == (uint32_t)LUDUS_ROLLING_NONE) d.post_ms = 0;
     if (!d.cooldown_ms) d.cooldown_ms = 5000;
-    if (d.cooldown_ms == LUDUS_ROLLING_NONE) d.cooldown_ms = 0;
+    if (d.cooldown_ms == (uint32_t)LUDUS_ROLLING_NONE) d.cooldown_ms = 0;
     if (!d.max_files) d.max_files = 16;
     if (!d.signal) d.signal = ludus__trigger_signal_default();
     if (!d.signal) d.signal = -1; /* none on this OS */

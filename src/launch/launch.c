@@ -115,15 +115,15 @@ static int env_ms(const char *name, unsigned long lo, unsigned long hi, uint32_t
 static int rolling_env(ludus_rolling_desc *rd) {
     static char counter[128], stat[64];
     if (env_ms("LUDUS_TRACE_WINDOW_MS", 100, 3600000, 0, &rd->window_ms) < 0) return -1;
-    if (env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
-    if (env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
+    if (env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, (uint32_t)LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
+    if (env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, (uint32_t)LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
     if (env_ms("LUDUS_TRACE_MAX_FILES", 1, 1000000, 0, &rd->max_files) < 0) return -1;
     const char *h = getenv("LUDUS_TRACE_HITCH");
     if (h && *h) {
         char *end;
         double f = strtod(h, &end);
         if (!strcmp(h, "off"))
-            rd->hitch_factor = -1;
+            rd->hitch_factor = LUDUS_ROLLING_NONE;
         else if (*end || !(f >= 1.0 && f <= 1000.0)) {
             fprintf(stderr, "ludus: LUDUS_TRACE_HITCH=%s is not a factor in 1 .. 1000 (or off); not tracing\n", h);
             return -1;

@@ -70,8 +70,8 @@ static void victim(const char *path, const char *rolling_dir, int how) {
         ludus_rolling_desc rd;
         memset(&rd, 0, sizeof rd);
         rd.window_ms = 300;
-        rd.hitch_factor = -1;
-        rd.signal = -1;
+        rd.hitch_factor = LUDUS_ROLLING_NONE;
+        rd.signal = LUDUS_ROLLING_NONE;
         rd.directory = rolling_dir;
         rd.prefix = "crash";
         if (ludus_rolling_begin(NULL, &rd) != 0) _exit(91);
@@ -445,8 +445,8 @@ static void test_crash_during_begin_end(void **state) {
                 ludus_rolling_desc rd;
                 memset(&rd, 0, sizeof rd);
                 rd.window_ms = 300;
-                rd.hitch_factor = -1;
-                rd.signal = -1;
+                rd.hitch_factor = LUDUS_ROLLING_NONE;
+                rd.signal = LUDUS_ROLLING_NONE;
                 rd.directory = dir;
                 rd.prefix = "midswitch";
                 if (ludus_rolling_begin(NULL, &rd) != 0) _exit(91);
@@ -673,8 +673,8 @@ static void test_crash_with_libc_locks_held(void **state) {
                 ludus_rolling_desc rd;
                 memset(&rd, 0, sizeof rd);
                 rd.window_ms = 300;
-                rd.hitch_factor = -1;
-                rd.signal = -1;
+                rd.hitch_factor = LUDUS_ROLLING_NONE;
+                rd.signal = LUDUS_ROLLING_NONE;
                 rd.directory = dir;
                 rd.prefix = "held";
                 if (ludus_rolling_begin(NULL, &rd) != 0) _exit(91);

@@ -30,8 +30,8 @@ static ludus_rolling_desc quiet_desc(uint32_t window_ms) {
     memset(&d, 0, sizeof d);
     d.window_ms = window_ms;
     d.segments = 4;
-    d.hitch_factor = -1;
-    d.signal = -1;
+    d.hitch_factor = LUDUS_ROLLING_NONE;
+    d.signal = LUDUS_ROLLING_NONE;
     return d;
 }
 
