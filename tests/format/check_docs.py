@@ -4,7 +4,8 @@
   check_docs.py readme_example ROOT   the README's C block after the line that
                                       names examples/minimal.c is that file, byte for byte
   check_docs.py paths ROOT            every src/, include/, tests/, scripts/, docs/,
-                                      examples/, bench/, tools/, cmake/ path the docs name exists
+                                      examples/, bench/, tools/, cmake/ path the docs name
+                                      exists, and every relative Markdown link
   check_docs.py names ROOT            every ludus_*/LUDUS_* name the docs use (but the
                                       README's Changelog, which lists old names) is in the code
 
@@ -18,6 +19,7 @@ PREFIXES = ("src", "include", "tests", "scripts", "docs", "examples", "bench", "
 PATH_RE = re.compile(r"(?<![\w./$-])((?:%s)/[A-Za-z0-9_.*/+-]*[A-Za-z0-9_*/])" % "|".join(PREFIXES))
 # Paths of other projects the docs name (not ours to check).
 FOREIGN = {"src/import/trace-event.ts"}  # speedscope's, docs/viewers.md
+LINK_RE = re.compile(r"\]\((?![a-z]+:)([^)#\s]+)")
 NAME_RE = re.compile(r"\b(?:ludus|LUDUS)_[A-Za-z0-9_]+")
 CODE_DIRS = ("include", "src", "tools", "cmake", "examples", "tests", "bench", "scripts", "single_file")
 CODE_FILES = ("CMakeLists.txt", "Makefile")
@@ -71,6 +73,9 @@ def paths(root):
                     continue
                 if not exists(root, p):
                     problems.append("%s:%d: %s does not exist" % (os.path.relpath(f, root), n, p))
+            for m in LINK_RE.finditer(line):  # a relative Markdown link, from the page's folder
+                if not os.path.exists(os.path.join(os.path.dirname(f), m.group(1))):
+                    problems.append("%s:%d: the link %s leads nowhere" % (os.path.relpath(f, root), n, m.group(1)))
     return problems
 
 
