@@ -193,8 +193,8 @@ PROLOGUE = """\
  * Build with threads (-pthread; on Linux -lm too). On glibc the
  * implementation needs GNU interfaces: the header defines _GNU_SOURCE when
  * LUDUS_IMPLEMENTATION is set, so include it before any system header in that
- * file. The API is that of <ludus/profiling.h>, <ludus/capture.h>,
- * <ludus/capture_file.h>, <ludus/overlay.h> and <ludus/locks.h> (see README). */
+ * file. The API is that of %s
+ * (docs/building.md, "Use it in your project"). */
 #if defined(LUDUS_IMPLEMENTATION) && !defined(LUDUS_SINGLE_FILE_IMPLEMENTED) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE
 #endif
@@ -206,7 +206,7 @@ PROLOGUE = """\
 
 def generate():
     p = Paster()
-    p.out.append(PROLOGUE % ",".join(LAYERS))
+    p.out.append(PROLOGUE % (",".join(LAYERS), ", ".join("<ludus/%s>" % h for h in PUBLIC)))
     for h in PUBLIC:
         p.header(os.path.join(ROOT, "include", "ludus", h))
     p.out.append("#endif /* LUDUS_SINGLE_FILE_H */\n\n")

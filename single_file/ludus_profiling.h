@@ -10,8 +10,8 @@
  * Build with threads (-pthread; on Linux -lm too). On glibc the
  * implementation needs GNU interfaces: the header defines _GNU_SOURCE when
  * LUDUS_IMPLEMENTATION is set, so include it before any system header in that
- * file. The API is that of <ludus/profiling.h>, <ludus/capture.h>,
- * <ludus/capture_file.h>, <ludus/overlay.h> and <ludus/locks.h> (see README). */
+ * file. The API is that of <ludus/profiling.h>, <ludus/capture.h>, <ludus/capture_file.h>, <ludus/overlay.h>, <ludus/locks.h>, <ludus/rolling.h>, <ludus/gpu.h>
+ * (docs/building.md, "Use it in your project"). */
 #if defined(LUDUS_IMPLEMENTATION) && !defined(LUDUS_SINGLE_FILE_IMPLEMENTED) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE
 #endif
@@ -84,7 +84,7 @@ typedef struct __attribute__((aligned(16))) ludus_site {
 
 /* The backend: LUDUS_BACKEND_TRACY (set by the build that links Tracy's
  * client, -DLUDUS_BACKEND=tracy) sends every macro to Tracy instead of the
- * built-in recorder (src/backend/tracy.c; README, "Tracy"). The library's
+ * built-in recorder (src/backend/tracy.c; docs/tracy.md). The library's
  * own sources are always compiled without it. */
 #if defined(LUDUS_BACKEND_TRACY) && LUDUS_BACKEND_TRACY
 #define LUDUS__TRACY 1
@@ -6593,8 +6593,13 @@ void ludus__counters_crash_reset(void) {
  * slow mode) and the events that are not on the hottest path (marks,
  * frames, flows, counters, spans, run-time names, unwind markers).
  *
- * The producer join. Bit 0 of ludus__hot.cur is the "busy" flag: every
- * event sets it first (bts) and clears it with its final store of cur. The
+ * The producer join. An event claims its thread's ludus__hot.cur by adding
+ * 1 to it (ludus__claim: one xadd, not locked, on x86-64; an ldxr/stxr pair
+ * on AArch64; a relaxed fetch-add elsewhere), which returns the slot as it was; its
+ * final store of cur (the next slot, low bits clear) releases the claim.
+ * Low bits already set mean it interrupted an event of its own thread (a
+ * signal handler): it takes the 1 back (ludus__unclaim) and is dropped and
+ * counted (ludus__sf_emit_set_busy below is that claim for out-of-line events). The
  * controller ending a capture stores armed = 0, zeroes every live thread's
  * limit, runs an asymmetric barrier (membarrier; a fence in slow mode), then
  * reads each thread's cur. An inline event that was already past its limit
@@ -14178,8 +14183,8 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     uint32_t gen = s->gen;
     uint32_t high = ludus__reg.high;
     __atomic_store_n(&ludus__armed, disarmed, __ATOMIC_SEQ_CST);
-    /* No inline event starts after this (limits are read behind the busy
-     * bit; the barrier orders that read after these stores). */
+    /* No inline event starts after this (limits are read behind the claim
+     * of cur, emit.c; the barrier orders that read after these stores). */
     for (uint32_t i = 0; i < high; i++) {
         ludus__thread_record *r = &ludus__reg.rec[i];
         if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == LUDUS__REC_LIVE && r->hot)
@@ -14908,7 +14913,8 @@ uint32_t ludus__crc32c(uint32_t crc, const void *data, size_t n) {
 }
 
 /* ==== src/format/file_reader.c ==== */
-/* Reader of native capture files (.ludus versions 2 and 3, file_format.h), from a
+/* Reader of native capture files (.ludus versions 2 to 5: LUDUS__FORMAT_OLDEST
+ * to LUDUS__FORMAT_VERSION, file_format.h), from a
  * path or from memory, as a capture object. Open checks the header, loads
  * the metadata, site and thread tables, and walks every record checking its
  * framing and its CRC-32C (block payloads are read through a fixed buffer,
@@ -17013,7 +17019,7 @@ int ludus_captures_save_merged(ludus_capture *const *captures, uint32_t n, int f
 }
 
 /* ==== src/export/native_writer.c ==== */
-/* Native capture file writer (.ludus version 3, src/format/file_format.h):
+/* Native capture file writer (.ludus version 5, LUDUS__FORMAT_VERSION, src/format/file_format.h):
  * header, metadata, stats, site and thread tables, then each thread's runs
  * as event blocks, then an end record; each record with its CRC-32C. The
  * compact encoding (the default) stores tick deltas, site indexes and the
@@ -20299,7 +20305,7 @@ static int ludus__sf_launch_env_ms(const char *name, unsigned long lo, unsigned 
     return 1;
 }
 
-/* The rolling window's settings from the environment (README, "Environment"):
+/* The rolling window's settings from the environment (docs/capture.md, the LUDUS_TRACE table):
  * LUDUS_TRACE_WINDOW_MS, LUDUS_TRACE_POST_MS, LUDUS_TRACE_COOLDOWN_MS,
  * LUDUS_TRACE_MAX_FILES, LUDUS_TRACE_HITCH (a factor of the running median,
  * or "off"), LUDUS_TRACE_TRIGGER_COUNTER ("NAME>N" or "NAME:STAT>N", STAT as

@@ -63,7 +63,7 @@ typedef struct __attribute__((aligned(16))) ludus_site {
 
 /* The backend: LUDUS_BACKEND_TRACY (set by the build that links Tracy's
  * client, -DLUDUS_BACKEND=tracy) sends every macro to Tracy instead of the
- * built-in recorder (src/backend/tracy.c; README, "Tracy"). The library's
+ * built-in recorder (src/backend/tracy.c; docs/tracy.md). The library's
  * own sources are always compiled without it. */
 #if defined(LUDUS_BACKEND_TRACY) && LUDUS_BACKEND_TRACY
 #define LUDUS__TRACY 1

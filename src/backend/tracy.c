@@ -1,6 +1,6 @@
 /* The Tracy backend (-DLUDUS_BACKEND=tracy): the LUDUS_PROFILE_* macros and
  * the integration API forwarded to Tracy's C API (TracyC.h of the user's
- * Tracy checkout, LUDUS_TRACY_DIR). What maps to what (README, "Tracy"):
+ * Tracy checkout, LUDUS_TRACY_DIR). What maps to what (docs/tracy.md):
  *   scopes, spans, lock waits  zones; a site's source location is made once,
  *                              on its first use, and kept in the site
  *                              (ludus__tracy_site) or, for the library's own

@@ -1,4 +1,4 @@
-/* Native capture file writer (.ludus version 3, src/format/file_format.h):
+/* Native capture file writer (.ludus version 5, LUDUS__FORMAT_VERSION, src/format/file_format.h):
  * header, metadata, stats, site and thread tables, then each thread's runs
  * as event blocks, then an end record; each record with its CRC-32C. The
  * compact encoding (the default) stores tick deltas, site indexes and the

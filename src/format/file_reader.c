@@ -1,4 +1,5 @@
-/* Reader of native capture files (.ludus versions 2 and 3, file_format.h), from a
+/* Reader of native capture files (.ludus versions 2 to 5: LUDUS__FORMAT_OLDEST
+ * to LUDUS__FORMAT_VERSION, file_format.h), from a
  * path or from memory, as a capture object. Open checks the header, loads
  * the metadata, site and thread tables, and walks every record checking its
  * framing and its CRC-32C (block payloads are read through a fixed buffer,

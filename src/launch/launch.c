@@ -107,7 +107,7 @@ static int env_ms(const char *name, unsigned long lo, unsigned long hi, uint32_t
     return 1;
 }
 
-/* The rolling window's settings from the environment (README, "Environment"):
+/* The rolling window's settings from the environment (docs/capture.md, the LUDUS_TRACE table):
  * LUDUS_TRACE_WINDOW_MS, LUDUS_TRACE_POST_MS, LUDUS_TRACE_COOLDOWN_MS,
  * LUDUS_TRACE_MAX_FILES, LUDUS_TRACE_HITCH (a factor of the running median,
  * or "off"), LUDUS_TRACE_TRIGGER_COUNTER ("NAME>N" or "NAME:STAT>N", STAT as

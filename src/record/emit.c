@@ -3,8 +3,13 @@
  * slow mode) and the events that are not on the hottest path (marks,
  * frames, flows, counters, spans, run-time names, unwind markers).
  *
- * The producer join. Bit 0 of ludus__hot.cur is the "busy" flag: every
- * event sets it first (bts) and clears it with its final store of cur. The
+ * The producer join. An event claims its thread's ludus__hot.cur by adding
+ * 1 to it (ludus__claim: one xadd, not locked, on x86-64; an ldxr/stxr pair
+ * on AArch64; a relaxed fetch-add elsewhere), which returns the slot as it was; its
+ * final store of cur (the next slot, low bits clear) releases the claim.
+ * Low bits already set mean it interrupted an event of its own thread (a
+ * signal handler): it takes the 1 back (ludus__unclaim) and is dropped and
+ * counted (set_busy below is that claim for out-of-line events). The
  * controller ending a capture stores armed = 0, zeroes every live thread's
  * limit, runs an asymmetric barrier (membarrier; a fence in slow mode), then
  * reads each thread's cur. An inline event that was already past its limit

@@ -426,8 +426,8 @@ static int end_capture(uint32_t disarmed) {
     uint32_t gen = s->gen;
     uint32_t high = ludus__reg.high;
     __atomic_store_n(&ludus__armed, disarmed, __ATOMIC_SEQ_CST);
-    /* No inline event starts after this (limits are read behind the busy
-     * bit; the barrier orders that read after these stores). */
+    /* No inline event starts after this (limits are read behind the claim
+     * of cur, emit.c; the barrier orders that read after these stores). */
     for (uint32_t i = 0; i < high; i++) {
         ludus__thread_record *r = &ludus__reg.rec[i];
         if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == LUDUS__REC_LIVE && r->hot)

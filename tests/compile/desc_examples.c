@@ -1,7 +1,9 @@
-/* Every desc of the README, as the README writes it: in C with designated
- * initialisers, in C++ value-initialised ({}) and then set. Compiled as C11
- * and as C++11 and C++20 with -Wall -Wextra -Wpedantic -Werror (the README
- * once wrote "= {0}", which warns under -Wextra in C++). Compile-only. */
+/* Every desc of the manual (docs/capture.md, docs/instrument.md), as it
+ * writes it: in C with designated initialisers, in C++ value-initialised
+ * ({}) and then set; the README's own program is examples/minimal.c, built
+ * by itself. Compiled as C11 and as C++11 and C++20 with -Wall -Wextra
+ * -Wpedantic -Werror (the README once wrote "= {0}", which warns under
+ * -Wextra in C++). Compile-only. */
 #include <ludus/capture.h>
 #include <ludus/gpu.h>
 #include <ludus/rolling.h>

@@ -21,7 +21,7 @@ Checked, each a failure when it does not hold:
   - every counter track is a Tracy plot; plots and sampled counters
     (LUDUS_PROFILE_PLOT, ludus_counter_sample) have as many points, and
     per-frame counters as many points as the capture has frames.
-Flows have no Tracy equivalent and are not compared (README, "Tracy")."""
+Flows have no Tracy equivalent and are not compared (docs/tracy.md)."""
 import collections
 import csv
 import json

@@ -17,7 +17,7 @@ static void deep(void) {
     longjmp(env, 1);
 }
 
-/* setjmp in a function without scopes (README, "Non-local exits"). */
+/* setjmp in a function without scopes (docs/instrument.md, "Non-local exits"). */
 static void protected_call(void) {
     ludus_unwind_point up = ludus_unwind_here();
     if (setjmp(env) == 0)

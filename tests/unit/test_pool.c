@@ -322,7 +322,7 @@ static void test_thread_churn_saves(void **state) {
 
 /* More threads alive at once than the thread table holds (4,096): the
  * ones beyond record nothing, and every event they tried is counted, as
- * the README's limits say (the issue found 5,904 of 10,000 live threads
+ * docs/limits.md says (the issue found 5,904 of 10,000 live threads
  * losing every event with nothing said about it). */
 static pthread_barrier_t all_alive;
 static void *alive_scope(void *arg) {

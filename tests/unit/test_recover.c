@@ -210,7 +210,7 @@ static int begin_pool(const char *pool) {
     return ludus_capture_begin(&d);
 }
 
-/* A link planted at the pool's path (the README's /var/tmp/app-%p.pool:
+/* A link planted at the pool's path (docs/capture.md's /var/tmp/app-%p.pool:
  * another local user can put one there) is not followed: its target keeps
  * its bytes, and a dangling link does not make its target appear. */
 static void test_link_at_pool_path(void **state) {
