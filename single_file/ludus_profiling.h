@@ -5647,13 +5647,6 @@ static inline int ludus__same_recording(uint32_t begun, uint32_t gen) {
  * window's hitch detector sets it: a pointer, so a program that only
  * records does not link the rolling window and its exporters). */
 LUDUS_HIDDEN extern void (*ludus__frame_hook)(void);
-/* Runs in each thread that registers (threads.c), when set: crash capture
- * (src/postmortem/crash.c) gives the thread an alternate signal stack. */
-LUDUS_HIDDEN extern void (*ludus__thread_setup_hook)(void);
-/* Set by the launch code's constructor (src/launch/launch.c), which runs
- * before the registry's: 1 when the program holds it (threads.c says so
- * when LUDUS_TRACE is set and it does not). */
-LUDUS_HIDDEN extern int ludus__launch_ran;
 
 /* Threads registered at the same time (records of exited threads are freed
  * at once: their data moves to the session's retired list). */
@@ -5770,6 +5763,15 @@ typedef struct ludus__registry {
     uint32_t high; /* records in use are below this index */
     uint32_t next_serial;
     uint64_t unregistered_drops; /* atomic: events of threads the table had no room for */
+    ludus__once fork_once;       /* the fork handlers, installed at the first registration */
+    /* Runs in each thread that registers (threads.c), when set (atomic):
+     * crash capture (src/postmortem/crash.c) gives the thread an alternate
+     * signal stack. */
+    void (*setup_hook)(void);
+    /* Set by the launch code's constructor (src/launch/launch.c), which runs
+     * before the registry's: 1 when the program holds it (threads.c says so
+     * when LUDUS_TRACE is set and it does not). */
+    int launch_ran;
 } ludus__registry;
 
 /* Run-time names of one capture (LUDUS_PROFILE_SCOPE_DYN): interned per
@@ -5916,7 +5918,7 @@ void ludus__annotate_text(const ludus_site *site, const char *text) {
 }
 
 /* ==== src/record/counters.c ==== */
-/* Counters, gauges, memory ludus__sf_counters_domains and the ring of recent frames: the
+/* Counters, gauges, memory domains and the ring of recent frames: the
  * always-on scalars beside the timed scopes (seed phase 2).
  *
  * Counters (LUDUS_PROFILE_COUNT) are sharded: every thread adds into its own
@@ -5936,7 +5938,7 @@ void ludus__annotate_text(const ludus_site *site, const char *text) {
  * them by the last value and the level carried in, so last lies in
  * [min, max] whatever the race.
  *
- * Memory ludus__sf_counters_domains keep live bytes in one shared atomic (a free may run on
+ * Memory domains keep live bytes in one shared atomic (a free may run on
  * any thread; the peak needs the exact running value) and their churn
  * (bytes and allocations made and freed) in counter slots of the shards.
  *
@@ -6066,7 +6068,33 @@ typedef struct ludus__sf_counters_domain {
 } ludus__sf_counters_domain;
 enum { D_ALLOC_BYTES, D_ALLOCS, D_FREE_BYTES, D_FREES }; /* each count right after its bytes */
 
+/* The values a ludus__sf_counters_snapshot records during a capture, emitted after the lock is
+ * released (recording may take the thread registry's lock: never under
+ * ours). */
+typedef struct ludus__sf_counters_stat_rec {
+    const ludus_site *site;
+    uint32_t stat;
+    int64_t value;
+} ludus__sf_counters_stat_rec;
+#define MAX_STAT_RECS (LUDUS__MAX_COUNTERS + 3u * LUDUS__MAX_GAUGES + LUDUS__DOMAIN_VALUES * LUDUS__MAX_DOMAINS)
+typedef struct ludus__sf_counters_stat_list {
+    ludus__sf_counters_stat_rec r[MAX_STAT_RECS];
+    uint32_t n;
+} ludus__sf_counters_stat_list;
+
+/* The counters' state (ludus__gauges and ludus__shard, read by the inline
+ * code of profiling.h, stay apart under their exported names). */
 static struct {
+    ludus__sf_counters_domain domains[LUDUS__MAX_DOMAINS];
+    /* Published counts (acquire loads outside the lock). */
+    uint32_t ncounters, ngauges, ndomains;
+    uint32_t ring_frames_wanted;
+    uint32_t refused;   /* counters, gauges and domains beyond the tables */
+    uint64_t lost_adds; /* adds of threads that got no ludus__sf_counters_shard (no memory) */
+    ludus__once fork_once;
+    /* Without memory a frame's records come from this list, recorded before
+     * the lock is let go: the frame loses none of them. */
+    ludus__sf_counters_stat_list spare;
     ludus__mutex lock;
     ludus__sf_counters_shard *shards;
     uint32_t nshards;
@@ -6084,19 +6112,15 @@ static struct {
     int64_t last_mark_ns; /* 0: no frame mark yet */
     uint64_t marks;
     uint32_t next_slot;
-} ludus__sf_counters_L = {.lock = LUDUS__MUTEX_INIT, .next_slot = 1};
+} ludus__sf_counters_L = {.lock = LUDUS__MUTEX_INIT,
+       .next_slot = 1,
+       .ring_frames_wanted = LUDUS__RING_DEFAULT,
+       .fork_once = LUDUS__ONCE_INIT};
 
-/* Published counts (acquire loads outside the lock). */
-static uint32_t ncounters, ngauges, ndomains;
-static ludus__sf_counters_domain ludus__sf_counters_domains[LUDUS__MAX_DOMAINS];
-static uint32_t ludus__sf_counters_ring_frames_wanted = LUDUS__RING_DEFAULT;
-static uint32_t ludus__sf_counters_refused;   /* counters, gauges and ludus__sf_counters_domains beyond the tables */
-static uint64_t ludus__sf_counters_lost_adds; /* adds of threads that got no ludus__sf_counters_shard (no memory) */
-static ludus__once ludus__sf_counters_fork_once = LUDUS__ONCE_INIT;
 static void ludus__sf_counters_fork_install(void);
 
 static void lock(void) {
-    ludus__once_run(&ludus__sf_counters_fork_once, ludus__sf_counters_fork_install);
+    ludus__once_run(&ludus__sf_counters_L.fork_once, ludus__sf_counters_fork_install);
     ludus__mutex_lock(&ludus__sf_counters_L.lock);
 }
 
@@ -6152,16 +6176,16 @@ void ludus__count_slow(ludus_counter_site *site, int64_t n) {
         lock();
         if (site->slot == 0) {
             uint32_t slot = LUDUS__SINK_SLOT;
-            int same = ludus__sf_counters_same_name(ludus__sf_counters_L.counters, ncounters, site);
+            int same = ludus__sf_counters_same_name(ludus__sf_counters_L.counters, ludus__sf_counters_L.ncounters, site);
             if (same >= 0) {
                 slot = ludus__sf_counters_L.counters[same]->slot;
-            } else if (ncounters < LUDUS__MAX_COUNTERS && ludus__sf_counters_L.next_slot < LUDUS__SINK_SLOT) {
+            } else if (ludus__sf_counters_L.ncounters < LUDUS__MAX_COUNTERS && ludus__sf_counters_L.next_slot < LUDUS__SINK_SLOT) {
                 slot = ludus__sf_counters_L.next_slot++;
-                ludus__sf_counters_L.counters[ncounters] = site;
+                ludus__sf_counters_L.counters[ludus__sf_counters_L.ncounters] = site;
                 ludus__sf_counters_L.seen[slot] = 0;
-                __atomic_store_n(&ncounters, ncounters + 1, __ATOMIC_RELEASE);
+                __atomic_store_n(&ludus__sf_counters_L.ncounters, ludus__sf_counters_L.ncounters + 1, __ATOMIC_RELEASE);
             } else {
-                __atomic_fetch_add(&ludus__sf_counters_refused, 1u, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&ludus__sf_counters_L.refused, 1u, __ATOMIC_RELAXED);
             }
             __atomic_store_n(&site->slot, slot, __ATOMIC_RELEASE);
         }
@@ -6169,7 +6193,7 @@ void ludus__count_slow(ludus_counter_site *site, int64_t n) {
     }
     int64_t *sh = ludus__sf_counters_my_shard();
     if (!sh) {
-        __atomic_fetch_add(&ludus__sf_counters_lost_adds, 1u, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&ludus__sf_counters_L.lost_adds, 1u, __ATOMIC_RELAXED);
         return;
     }
     uint32_t slot = site->slot;
@@ -6183,27 +6207,27 @@ void ludus__gauge_slow(ludus_counter_site *site, int64_t value) {
         lock();
         if (site->slot == 0) {
             uint32_t row = UINT32_MAX;
-            int same = ludus__sf_counters_same_name(ludus__sf_counters_L.gauges, ngauges, site);
+            int same = ludus__sf_counters_same_name(ludus__sf_counters_L.gauges, ludus__sf_counters_L.ngauges, site);
             if (same >= 0) {
                 row = (uint32_t)same + 1;
-            } else if (ngauges < LUDUS__MAX_GAUGES) {
-                ludus__gauge_state *g = &ludus__gauges[ngauges];
+            } else if (ludus__sf_counters_L.ngauges < LUDUS__MAX_GAUGES) {
+                ludus__gauge_state *g = &ludus__gauges[ludus__sf_counters_L.ngauges];
                 __atomic_store_n(&g->min, INT64_MAX, __ATOMIC_RELAXED);
                 __atomic_store_n(&g->max, INT64_MIN, __ATOMIC_RELAXED);
-                ludus__sf_counters_L.gauges[ngauges] = site;
-                ludus__sf_counters_L.gauge_level[ngauges] = 0;
-                ludus__sf_counters_L.gauge_has_level[ngauges] = 0;
-                row = ngauges + 1;
-                __atomic_store_n(&ngauges, ngauges + 1, __ATOMIC_RELEASE);
+                ludus__sf_counters_L.gauges[ludus__sf_counters_L.ngauges] = site;
+                ludus__sf_counters_L.gauge_level[ludus__sf_counters_L.ngauges] = 0;
+                ludus__sf_counters_L.gauge_has_level[ludus__sf_counters_L.ngauges] = 0;
+                row = ludus__sf_counters_L.ngauges + 1;
+                __atomic_store_n(&ludus__sf_counters_L.ngauges, ludus__sf_counters_L.ngauges + 1, __ATOMIC_RELEASE);
             } else {
-                __atomic_fetch_add(&ludus__sf_counters_refused, 1u, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&ludus__sf_counters_L.refused, 1u, __ATOMIC_RELAXED);
             }
             __atomic_store_n(&site->slot, row, __ATOMIC_RELEASE);
         }
         ludus__mutex_unlock(&ludus__sf_counters_L.lock);
     }
     uint32_t row = __atomic_load_n(&site->slot, __ATOMIC_ACQUIRE);
-    if (row - 1 >= LUDUS__MAX_GAUGES) return; /* ludus__sf_counters_refused: the table is full */
+    if (row - 1 >= LUDUS__MAX_GAUGES) return; /* refused: the table is full */
     ludus__gauge_state *g = &ludus__gauges[row - 1];
     __atomic_store_n(&g->last, value, __ATOMIC_RELAXED);
     int64_t m = __atomic_load_n(&g->min, __ATOMIC_RELAXED);
@@ -6214,7 +6238,7 @@ void ludus__gauge_slow(ludus_counter_site *site, int64_t value) {
     }
 }
 
-/* ---- memory ludus__sf_counters_domains ---- */
+/* ---- memory domains ---- */
 
 ludus_memory_domain ludus_memory_domain_register(const char *name) {
     if (!name || !*name) return 0;
@@ -6226,7 +6250,7 @@ ludus_memory_domain ludus_memory_domain_register(const char *name) {
     ludus_site_desc sd = {site_name, NULL, NULL, 0};
     uint32_t site_id = ludus_site_register(&sd);
     lock();
-    uint32_t n = ndomains;
+    uint32_t n = ludus__sf_counters_L.ndomains;
     for (uint32_t i = 0; i < n; i++)
         if (!strcmp(ludus__sf_counters_L.dinfo[i].name, short_name)) {
             ludus__mutex_unlock(&ludus__sf_counters_L.lock);
@@ -6234,23 +6258,23 @@ ludus_memory_domain ludus_memory_domain_register(const char *name) {
         }
     if (n >= LUDUS__MAX_DOMAINS || ludus__sf_counters_L.next_slot + 4 > LUDUS__SINK_SLOT) {
         ludus__mutex_unlock(&ludus__sf_counters_L.lock);
-        __atomic_fetch_add(&ludus__sf_counters_refused, 1u, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&ludus__sf_counters_L.refused, 1u, __ATOMIC_RELAXED);
         return 0;
     }
     ludus__domain_info *di = &ludus__sf_counters_L.dinfo[n];
     memcpy(di->name, short_name, sizeof di->name);
     di->site_id = site_id;
     di->since_ns = ludus__mono_ns();
-    ludus__sf_counters_domains[n].slot = ludus__sf_counters_L.next_slot;
+    ludus__sf_counters_L.domains[n].slot = ludus__sf_counters_L.next_slot;
     ludus__sf_counters_L.next_slot += 4;
-    for (uint32_t k = 0; k < 4; k++) ludus__sf_counters_L.seen[ludus__sf_counters_domains[n].slot + k] = 0;
-    __atomic_store_n(&ndomains, n + 1, __ATOMIC_RELEASE);
+    for (uint32_t k = 0; k < 4; k++) ludus__sf_counters_L.seen[ludus__sf_counters_L.domains[n].slot + k] = 0;
+    __atomic_store_n(&ludus__sf_counters_L.ndomains, n + 1, __ATOMIC_RELEASE);
     ludus__mutex_unlock(&ludus__sf_counters_L.lock);
     return n + 1;
 }
 
 static ludus__sf_counters_domain *ludus__sf_counters_domain_of(ludus_memory_domain d) {
-    return d - 1u < __atomic_load_n(&ndomains, __ATOMIC_ACQUIRE) ? &ludus__sf_counters_domains[d - 1] : NULL;
+    return d - 1u < __atomic_load_n(&ludus__sf_counters_L.ndomains, __ATOMIC_ACQUIRE) ? &ludus__sf_counters_L.domains[d - 1] : NULL;
 }
 
 /* Adds bytes and one allocation (or free) to the ludus__sf_counters_domain's churn slots
@@ -6258,7 +6282,7 @@ static ludus__sf_counters_domain *ludus__sf_counters_domain_of(ludus_memory_doma
 static inline void ludus__sf_counters_churn_add(uint32_t slot, int64_t bytes) {
     int64_t *sh = ludus__shard;
     if (__builtin_expect(!sh, 0) && !(sh = ludus__sf_counters_my_shard())) {
-        __atomic_fetch_add(&ludus__sf_counters_lost_adds, 1u, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&ludus__sf_counters_L.lost_adds, 1u, __ATOMIC_RELAXED);
         return;
     }
     __atomic_store_n(&sh[slot], __atomic_load_n(&sh[slot], __ATOMIC_RELAXED) + bytes, __ATOMIC_RELAXED);
@@ -6309,7 +6333,7 @@ int ludus_memory_note_outside(const char *what, uint64_t bytes) {
 
 /* A ludus__sf_counters_domain's state now (lock held). */
 static void ludus__sf_counters_domain_now(uint32_t i, ludus__domain_info *out) {
-    ludus__sf_counters_domain *m = &ludus__sf_counters_domains[i];
+    ludus__sf_counters_domain *m = &ludus__sf_counters_L.domains[i];
     *out = ludus__sf_counters_L.dinfo[i];
     out->live_bytes = __atomic_load_n(&m->live, __ATOMIC_RELAXED) + out->baseline_bytes;
     out->alloc_bytes = ludus__sf_counters_slot_total(m->slot + D_ALLOC_BYTES);
@@ -6325,10 +6349,10 @@ static void ludus__sf_counters_domain_now(uint32_t i, ludus__domain_info *out) {
 
 int ludus_memory_sample(void) {
     if (!ludus__load_armed()) return 0;
-    uint32_t n = __atomic_load_n(&ndomains, __ATOMIC_ACQUIRE);
+    uint32_t n = __atomic_load_n(&ludus__sf_counters_L.ndomains, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n; i++) {
         const ludus_site *site = ludus__site_by_id(ludus__sf_counters_L.dinfo[i].site_id);
-        int64_t live = __atomic_load_n(&ludus__sf_counters_domains[i].live, __ATOMIC_RELAXED) +
+        int64_t live = __atomic_load_n(&ludus__sf_counters_L.domains[i].live, __ATOMIC_RELAXED) +
                        __atomic_load_n(&ludus__sf_counters_L.dinfo[i].baseline_bytes, __ATOMIC_RELAXED);
         if (site) ludus__emit_value((uintptr_t)site | LUDUS__KIND_COUNTER, (uint64_t)live, 0);
     }
@@ -6341,24 +6365,10 @@ int ludus__ring_configure(uint32_t frames) {
     if (frames < 2 || frames > LUDUS__RING_MAX) return LUDUS_EINVAL;
     lock();
     int rc = ludus__sf_counters_L.ring.rows ? LUDUS_EBUSY : 0;
-    if (rc == 0) ludus__sf_counters_ring_frames_wanted = frames;
+    if (rc == 0) ludus__sf_counters_L.ring_frames_wanted = frames;
     ludus__mutex_unlock(&ludus__sf_counters_L.lock);
     return rc;
 }
-
-/* The values a ludus__sf_counters_snapshot records during a capture, emitted after the lock is
- * released (recording may take the thread registry's lock: never under
- * ours). */
-typedef struct ludus__sf_counters_stat_rec {
-    const ludus_site *site;
-    uint32_t stat;
-    int64_t value;
-} ludus__sf_counters_stat_rec;
-#define MAX_STAT_RECS (LUDUS__MAX_COUNTERS + 3u * LUDUS__MAX_GAUGES + LUDUS__DOMAIN_VALUES * LUDUS__MAX_DOMAINS)
-typedef struct ludus__sf_counters_stat_list {
-    ludus__sf_counters_stat_rec r[MAX_STAT_RECS];
-    uint32_t n;
-} ludus__sf_counters_stat_list;
 
 static void ludus__sf_counters_record_stat(ludus__sf_counters_stat_list *out, const ludus_site *site, unsigned stat, int64_t v) {
     if (out && site) out->r[out->n++] = (ludus__sf_counters_stat_rec){site, stat, v};
@@ -6369,7 +6379,7 @@ static void ludus__sf_counters_record_stat(ludus__sf_counters_stat_list *out, co
 static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_list *out) {
     ludus__ring *r = &ludus__sf_counters_L.ring;
     if (!r->rows) {
-        r->cap = ludus__sf_counters_ring_frames_wanted;
+        r->cap = ludus__sf_counters_L.ring_frames_wanted;
         r->rows = ludus__calloc(r->cap, sizeof *r->rows);
         r->values = ludus__calloc((size_t)r->cap * LUDUS__ROW_VALUES, sizeof *r->values);
         if (!r->rows || !r->values) {
@@ -6386,19 +6396,19 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
     row->number = ludus__sf_counters_L.marks - 1; /* 0: the lead-in, before the first mark */
     row->begin_ns = ludus__sf_counters_L.last_mark_ns;
     row->end_ns = now;
-    row->ncounters = ncounters;
-    row->ngauges = ngauges;
+    row->ncounters = ludus__sf_counters_L.ncounters;
+    row->ngauges = ludus__sf_counters_L.ngauges;
     row->gauges_set = 0;
     row->domains_unknown = 0;
-    row->ndomains = ndomains;
-    for (uint32_t i = 0; i < ncounters; i++) {
+    row->ndomains = ludus__sf_counters_L.ndomains;
+    for (uint32_t i = 0; i < ludus__sf_counters_L.ncounters; i++) {
         uint32_t slot = ludus__sf_counters_L.counters[i]->slot;
         int64_t t = ludus__sf_counters_slot_total(slot);
         v[LUDUS__ROW_COUNTER(i)] = t - ludus__sf_counters_L.seen[slot];
         ludus__sf_counters_L.seen[slot] = t;
         ludus__sf_counters_record_stat(out, &ludus__sf_counters_L.counters[i]->site, LUDUS__STAT_SUM, v[LUDUS__ROW_COUNTER(i)]);
     }
-    for (uint32_t i = 0; i < ngauges; i++) {
+    for (uint32_t i = 0; i < ludus__sf_counters_L.ngauges; i++) {
         ludus__gauge_state *g = &ludus__gauges[i];
         int64_t mn = __atomic_exchange_n(&g->min, INT64_MAX, __ATOMIC_RELAXED);
         int64_t mx = __atomic_exchange_n(&g->max, INT64_MIN, __ATOMIC_RELAXED);
@@ -6426,8 +6436,8 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
         ludus__sf_counters_L.gauge_has_level[i] = 1;
         for (unsigned k = 0; k < 3; k++) ludus__sf_counters_record_stat(out, &ludus__sf_counters_L.gauges[i]->site, LUDUS__STAT_LAST + k, gv[k]);
     }
-    for (uint32_t i = 0; i < ndomains; i++) {
-        ludus__sf_counters_domain *m = &ludus__sf_counters_domains[i];
+    for (uint32_t i = 0; i < ludus__sf_counters_L.ndomains; i++) {
+        ludus__sf_counters_domain *m = &ludus__sf_counters_L.domains[i];
         ludus__domain_info d;
         ludus__sf_counters_domain_now(i, &d);
         int64_t *dv = &v[LUDUS__ROW_DOMAIN(i)];
@@ -6466,6 +6476,7 @@ static void ludus__sf_counters_emit_stats(const ludus__sf_counters_stat_list *ou
                           out->r[i].stat);
 }
 
+/* Apart: the rolling window (src/flight/rolling.c) sets it (record.h). */
 void (*ludus__frame_hook)(void);
 
 void ludus__frame_tick(void) {
@@ -6475,16 +6486,14 @@ void ludus__frame_tick(void) {
         void (*hook)(void) = __atomic_load_n(&ludus__frame_hook, __ATOMIC_ACQUIRE);
         if (hook) hook();
     }
-    if (!__atomic_load_n(&ncounters, __ATOMIC_ACQUIRE) && !__atomic_load_n(&ngauges, __ATOMIC_ACQUIRE) &&
-        !__atomic_load_n(&ndomains, __ATOMIC_ACQUIRE) && !__atomic_load_n(&ludus__sf_counters_L.ring.want, __ATOMIC_RELAXED))
+    if (!__atomic_load_n(&ludus__sf_counters_L.ncounters, __ATOMIC_ACQUIRE) && !__atomic_load_n(&ludus__sf_counters_L.ngauges, __ATOMIC_ACQUIRE) &&
+        !__atomic_load_n(&ludus__sf_counters_L.ndomains, __ATOMIC_ACQUIRE) && !__atomic_load_n(&ludus__sf_counters_L.ring.want, __ATOMIC_RELAXED))
         return;
     int64_t now = ludus__mono_ns();
     ludus__sf_counters_stat_list *out = armed ? ludus__malloc(sizeof *out) : NULL; /* 8 KiB: not on a game thread's stack */
-    /* Without memory the records come from one list of the library's,
-     * recorded before the lock is let go: the frame loses none of them. */
-    static ludus__sf_counters_stat_list spare;
+    /* Without memory the records come from ludus__sf_counters_L.spare. */
     int spare_used = armed && !out;
-    if (spare_used) out = &spare;
+    if (spare_used) out = &ludus__sf_counters_L.spare;
     if (out) out->n = 0;
     lock();
     ludus__sf_counters_L.marks++;
@@ -6516,17 +6525,17 @@ void ludus__live_want_frames(void) {
 
 uint32_t ludus__live_items(ludus__live_item *out, uint32_t cap) {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < ncounters && n < cap; i++)
+    for (uint32_t i = 0; i < ludus__sf_counters_L.ncounters && n < cap; i++)
         out[n++] = (ludus__live_item){LUDUS__OWNER_COUNT, i, &ludus__sf_counters_L.counters[i]->site, NULL};
-    for (uint32_t i = 0; i < ngauges && n < cap; i++)
+    for (uint32_t i = 0; i < ludus__sf_counters_L.ngauges && n < cap; i++)
         out[n++] = (ludus__live_item){LUDUS__OWNER_GAUGE, i, &ludus__sf_counters_L.gauges[i]->site, NULL};
-    for (uint32_t i = 0; i < ndomains && n < cap; i++)
+    for (uint32_t i = 0; i < ludus__sf_counters_L.ndomains && n < cap; i++)
         out[n++] = (ludus__live_item){LUDUS__OWNER_MEMORY, i, NULL, ludus__sf_counters_L.dinfo[i].name};
     return n;
 }
 
 uint32_t ludus__live_domains(ludus__domain_info *out, uint32_t cap) {
-    uint32_t n = ndomains < cap ? ndomains : cap;
+    uint32_t n = ludus__sf_counters_L.ndomains < cap ? ludus__sf_counters_L.ndomains : cap;
     for (uint32_t i = 0; i < n; i++) ludus__sf_counters_domain_now(i, &out[i]);
     return n;
 }
@@ -6538,11 +6547,11 @@ uint32_t ludus__live_outside(ludus__outside_note *out, uint32_t cap) {
 }
 
 uint32_t ludus__live_refused(void) {
-    return __atomic_load_n(&ludus__sf_counters_refused, __ATOMIC_RELAXED);
+    return __atomic_load_n(&ludus__sf_counters_L.refused, __ATOMIC_RELAXED);
 }
 
 uint64_t ludus__live_lost_adds(void) {
-    return __atomic_load_n(&ludus__sf_counters_lost_adds, __ATOMIC_RELAXED);
+    return __atomic_load_n(&ludus__sf_counters_L.lost_adds, __ATOMIC_RELAXED);
 }
 
 uint64_t ludus__live_shard_bytes(void) {
@@ -7507,12 +7516,17 @@ static void ludus__sf_sites_count_refusal(void) {
 #define REG_MAX (REG_BLOCK * REG_BLOCKS)
 #define REG_SLOTS (2u * REG_MAX) /* power of two */
 
-static ludus_site *ludus__sf_sites_reg_block[REG_BLOCKS];
-static uint32_t ludus__sf_sites_reg_count;           /* atomic; published after the entry is written */
-static uint32_t ludus__sf_sites_reg_slot[REG_SLOTS]; /* id (index + 1), 0 = empty */
-static uint32_t ludus__sf_sites_reg_key[REG_SLOTS];
-static ludus__arena ludus__sf_sites_reg_strings = {.limit = (size_t)64 << 20};
-static ludus__mutex ludus__sf_sites_reg_lock = LUDUS__MUTEX_INIT;
+/* The process's site registry: zero-initialised (in .bss, not 1 MiB of
+ * .data), the string arena's limit is set at the first registration. */
+#define REG_STRINGS_LIMIT ((size_t)64 << 20)
+static struct {
+    ludus_site *block[REG_BLOCKS];
+    uint32_t count;           /* atomic; published after the entry is written */
+    uint32_t slot[REG_SLOTS]; /* id (index + 1), 0 = empty */
+    uint32_t key[REG_SLOTS];
+    ludus__arena strings;
+    ludus__mutex lock;
+} ludus__sf_sites_S = {.lock = LUDUS__MUTEX_INIT};
 
 static uint32_t ludus__sf_sites_desc_hash(const ludus_site_desc *d) {
     uint32_t h = LUDUS__FNV_BASIS;
@@ -7523,7 +7537,7 @@ static uint32_t ludus__sf_sites_desc_hash(const ludus_site_desc *d) {
 }
 
 static ludus_site *ludus__sf_sites_reg_site(uint32_t index) {
-    return &ludus__sf_sites_reg_block[index / REG_BLOCK][index % REG_BLOCK];
+    return &ludus__sf_sites_S.block[index / REG_BLOCK][index % REG_BLOCK];
 }
 
 static int ludus__sf_sites_same(const ludus_site *s, const ludus_site_desc *d) {
@@ -7533,9 +7547,9 @@ static int ludus__sf_sites_same(const ludus_site *s, const ludus_site_desc *d) {
 
 static uint32_t ludus__sf_sites_reg_lookup(const ludus_site_desc *d, uint32_t h) {
     for (uint32_t i = h & (REG_SLOTS - 1);; i = (i + 1) & (REG_SLOTS - 1)) {
-        uint32_t id = __atomic_load_n(&ludus__sf_sites_reg_slot[i], __ATOMIC_ACQUIRE);
+        uint32_t id = __atomic_load_n(&ludus__sf_sites_S.slot[i], __ATOMIC_ACQUIRE);
         if (id == 0) return 0;
-        if (ludus__sf_sites_reg_key[i] == h && ludus__sf_sites_same(ludus__sf_sites_reg_site(id - 1), d)) return id;
+        if (ludus__sf_sites_S.key[i] == h && ludus__sf_sites_same(ludus__sf_sites_reg_site(id - 1), d)) return id;
     }
 }
 
@@ -7548,24 +7562,25 @@ uint32_t ludus_site_register(const ludus_site_desc *d) {
     uint32_t id = ludus__sf_sites_reg_lookup(d, h);
     if (id) return id;
     ludus__lib_enter();
-    ludus__mutex_lock(&ludus__sf_sites_reg_lock);
+    ludus__mutex_lock(&ludus__sf_sites_S.lock);
     id = ludus__sf_sites_reg_lookup(d, h);
     if (!id) {
-        uint32_t n = ludus__sf_sites_reg_count;
+        uint32_t n = ludus__sf_sites_S.count;
         int ok = n < REG_MAX;
-        if (ok && !ludus__sf_sites_reg_block[n / REG_BLOCK]) {
-            ludus__sf_sites_reg_block[n / REG_BLOCK] = ludus__calloc(REG_BLOCK, sizeof(ludus_site));
-            ok = ludus__sf_sites_reg_block[n / REG_BLOCK] != NULL;
+        if (ok && !ludus__sf_sites_S.block[n / REG_BLOCK]) {
+            ludus__sf_sites_S.block[n / REG_BLOCK] = ludus__calloc(REG_BLOCK, sizeof(ludus_site));
+            ok = ludus__sf_sites_S.block[n / REG_BLOCK] != NULL;
         }
         const char *name = NULL, *cat = NULL, *file = NULL;
         if (ok) {
-            name = ludus__sf_sites_arena_copy(&ludus__sf_sites_reg_strings, d->name);
-            cat = ludus__sf_sites_arena_copy(&ludus__sf_sites_reg_strings, d->category);
-            file = ludus__sf_sites_arena_copy(&ludus__sf_sites_reg_strings, d->file);
+            ludus__sf_sites_S.strings.limit = REG_STRINGS_LIMIT;
+            name = ludus__sf_sites_arena_copy(&ludus__sf_sites_S.strings, d->name);
+            cat = ludus__sf_sites_arena_copy(&ludus__sf_sites_S.strings, d->category);
+            file = ludus__sf_sites_arena_copy(&ludus__sf_sites_S.strings, d->file);
             ok = name != ARENA_FULL && cat != ARENA_FULL && file != ARENA_FULL;
         }
         if (!ok) {
-            ludus__mutex_unlock(&ludus__sf_sites_reg_lock);
+            ludus__mutex_unlock(&ludus__sf_sites_S.lock);
             ludus__lib_leave();
             ludus__sf_sites_count_refusal();
             return 0;
@@ -7578,25 +7593,25 @@ uint32_t ludus_site_register(const ludus_site_desc *d) {
         s->line = d->line;
         s->flags = LUDUS_SITE_DYNAMIC | LUDUS_SITE_TEXT;
         id = n + 1;
-        __atomic_store_n(&ludus__sf_sites_reg_count, n + 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&ludus__sf_sites_S.count, n + 1, __ATOMIC_RELEASE);
         uint32_t i = h & (REG_SLOTS - 1);
-        while (ludus__sf_sites_reg_slot[i]) i = (i + 1) & (REG_SLOTS - 1);
-        ludus__sf_sites_reg_key[i] = h;
-        __atomic_store_n(&ludus__sf_sites_reg_slot[i], id, __ATOMIC_RELEASE);
+        while (ludus__sf_sites_S.slot[i]) i = (i + 1) & (REG_SLOTS - 1);
+        ludus__sf_sites_S.key[i] = h;
+        __atomic_store_n(&ludus__sf_sites_S.slot[i], id, __ATOMIC_RELEASE);
     }
-    ludus__mutex_unlock(&ludus__sf_sites_reg_lock);
+    ludus__mutex_unlock(&ludus__sf_sites_S.lock);
     ludus__lib_leave();
     return id;
 }
 
 void ludus__sites_fork_lock(void) {
-    ludus__mutex_lock(&ludus__sf_sites_reg_lock);
+    ludus__mutex_lock(&ludus__sf_sites_S.lock);
 }
 void ludus__sites_fork_unlock(void) {
-    ludus__mutex_unlock(&ludus__sf_sites_reg_lock);
+    ludus__mutex_unlock(&ludus__sf_sites_S.lock);
 }
 void ludus__sites_fork_reset(void) {
-    ludus__mutex_init(&ludus__sf_sites_reg_lock);
+    ludus__mutex_init(&ludus__sf_sites_S.lock);
 }
 
 uint32_t ludus_site_intern(const char *name) {
@@ -7605,7 +7620,7 @@ uint32_t ludus_site_intern(const char *name) {
 }
 
 const ludus_site *ludus__site_by_id(uint32_t id) {
-    if (id == 0 || id > __atomic_load_n(&ludus__sf_sites_reg_count, __ATOMIC_ACQUIRE)) return NULL;
+    if (id == 0 || id > __atomic_load_n(&ludus__sf_sites_S.count, __ATOMIC_ACQUIRE)) return NULL;
     return ludus__sf_sites_reg_site(id - 1);
 }
 
@@ -7721,6 +7736,7 @@ const ludus_site *ludus__names_intern_in(ludus__name_table *t, const char *name,
 #undef REG_BLOCKS
 #undef REG_MAX
 #undef REG_SLOTS
+#undef REG_STRINGS_LIMIT
 #undef NAMES_MAX
 #undef NAMES_SLOTS
 #undef NAMES_TEXT
@@ -7737,8 +7753,9 @@ const ludus_site *ludus__names_intern_in(ludus__name_table *t, const char *name,
 #include <string.h>
 
 
-ludus__registry ludus__reg = {.lock = LUDUS__MUTEX_INIT, .next_serial = 1};
-void (*ludus__thread_setup_hook)(void);
+/* The registry's state; apart: the thread's own records, read by the inline
+ * code of profiling.h (ludus__hot) and by emit.c (ludus__cold). */
+ludus__registry ludus__reg = {.lock = LUDUS__MUTEX_INIT, .next_serial = 1, .fork_once = LUDUS__ONCE_INIT};
 __thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
 __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec"))) = {.record = -1};
 
@@ -7747,12 +7764,12 @@ __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec")
  * LUDUS_PROFILE_LEVEL 0, or LUDUS_NO_LAUNCH) and nothing passed -u for it.
  * The recorder never references the launch code; the launch code's
  * constructor runs first (its priority) and says it is there, so this one
- * knows, and the program says so rather than run untraced without a word. */
-int ludus__launch_ran;
+ * knows, and the program says so rather than run untraced without a word
+ * (ludus__reg.launch_ran). */
 #if !defined(LUDUS_IMPLEMENTATION) /* the single file always holds the launch code */
 __attribute__((constructor)) static void ludus__sf_threads_launch_probe(void) {
     const char *path = getenv("LUDUS_TRACE");
-    if (!path || !*path || ludus__launch_ran) return;
+    if (!path || !*path || ludus__reg.launch_ran) return;
     fprintf(stderr,
             "ludus: LUDUS_TRACE=%s is set, but this program was linked without the library's launch-to-exit code "
             "(every file compiled at LUDUS_PROFILE_LEVEL 0 or with LUDUS_NO_LAUNCH, and no -u ludus__launch_link): "
@@ -7796,7 +7813,6 @@ static void ludus__sf_threads_fork_child(void) {
     ludus__lib_leave();
 }
 
-static ludus__once ludus__sf_threads_fork_once = LUDUS__ONCE_INIT;
 static void ludus__sf_threads_fork_install(void) {
     ludus__on_fork(ludus__sf_threads_fork_prepare, ludus__sf_threads_fork_parent, ludus__sf_threads_fork_child);
 }
@@ -7804,7 +7820,7 @@ static void ludus__sf_threads_fork_install(void) {
 int ludus__register_self(const char *name) {
     ludus__thread_cold *c = &ludus__cold;
     if (c->dead) return ludus__fail(LUDUS_EINVAL, "the thread is exiting");
-    ludus__once_run(&ludus__sf_threads_fork_once, ludus__sf_threads_fork_install);
+    ludus__once_run(&ludus__reg.fork_once, ludus__sf_threads_fork_install);
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     if (c->record >= 0) { /* already registered: rename */
@@ -7840,7 +7856,7 @@ int ludus__register_self(const char *name) {
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__on_thread_exit(LUDUS__EXIT_RECORDER, ludus__sf_threads_thread_exit_hook, r);
     ludus__lib_leave();
-    void (*setup)(void) = __atomic_load_n(&ludus__thread_setup_hook, __ATOMIC_ACQUIRE);
+    void (*setup)(void) = __atomic_load_n(&ludus__reg.setup_hook, __ATOMIC_ACQUIRE);
     if (setup) setup();
     return 0;
 }
@@ -18422,14 +18438,14 @@ int ludus_crash_capture_begin(const ludus_crash_desc *desc) {
     ludus__sf_crash_crash_format = format;
     int rc = ludus__crash_install(ludus__sf_crash_write_crash, d.timeout_ms ? d.timeout_ms : 10000);
     if (rc == 0) /* threads that register from now on get an alternate signal stack */
-        __atomic_store_n(&ludus__thread_setup_hook, ludus__crash_thread_setup, __ATOMIC_RELEASE);
+        __atomic_store_n(&ludus__reg.setup_hook, ludus__crash_thread_setup, __ATOMIC_RELEASE);
     if (rc == -2) return ludus__fail(LUDUS_EUNSUPPORTED, "crash capture is not built for this OS");
     if (rc) return ludus__fail(LUDUS_EIO, "the signal handlers could not be installed");
     return 0;
 }
 
 void ludus_crash_capture_end(void) {
-    __atomic_store_n(&ludus__thread_setup_hook, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&ludus__reg.setup_hook, NULL, __ATOMIC_RELEASE);
     ludus__crash_uninstall();
 }
 
@@ -20205,23 +20221,29 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
  * ludus__sf_launch_launch_init, and a program without it says so under LUDUS_TRACE). */
 const int ludus__launch_link = 1;
 
-static char ludus__sf_launch_trace_path[4096];
-static int format;
-static int ludus__sf_launch_launched;     /* the capture running is ours */
-static int ludus__sf_launch_rolling_mode; /* ... and it is a rolling window */
+/* What LUDUS_TRACE asked for, kept from load to exit. */
+static struct {
+    char trace_path[4096];
+    int format;
+    int launched;     /* the capture running is ours */
+    int rolling_mode; /* ... and it is a rolling window */
+    /* The rolling window's strings (the desc points at them) */
+    char counter[128], counter_stat[64]; /* LUDUS_TRACE_TRIGGER_COUNTER's */
+    char dir[4200], prefix[64];          /* where the hitch files go */
+} ludus__sf_launch_S;
 
 static void ludus__sf_launch_expand(char *out, size_t cap) {
-    ludus__expand_pid(ludus__sf_launch_trace_path, ludus__os_pid(), out, cap);
+    ludus__expand_pid(ludus__sf_launch_S.trace_path, ludus__os_pid(), out, cap);
 }
 static void ludus__sf_launch_write_at_exit(void) {
-    if (!ludus__sf_launch_launched || (ludus__sf_launch_rolling_mode ? !ludus_rolling_active() : !ludus_capture_active()))
+    if (!ludus__sf_launch_S.launched || (ludus__sf_launch_S.rolling_mode ? !ludus_rolling_active() : !ludus_capture_active()))
         return; /* cancelled, or the program ended it itself */
-    ludus__sf_launch_launched = 0;
+    ludus__sf_launch_S.launched = 0;
     char path[4200];
     ludus__sf_launch_expand(path, sizeof path);
     ludus_capture *c = NULL;
     int rc;
-    if (ludus__sf_launch_rolling_mode) {
+    if (ludus__sf_launch_S.rolling_mode) {
         /* the last window, taken first: waiting for a hitch file being
          * written (up to 2 s on a loaded machine) would move the window past
          * the program's last frames; then that file is finished */
@@ -20232,7 +20254,7 @@ static void ludus__sf_launch_write_at_exit(void) {
         rc = ludus_capture_end(NULL);
         if (rc == 0) rc = ludus_capture_last(&c);
     }
-    if (rc == 0) rc = ludus_capture_save(c, format, 0, path);
+    if (rc == 0) rc = ludus_capture_save(c, ludus__sf_launch_S.format, 0, path);
     ludus_capture_summary s;
     if (rc == 0 && ludus_capture_get_summary(c, &s) == 0) {
         if (s.pool_bytes_needed)
@@ -20250,9 +20272,9 @@ static void ludus__sf_launch_write_at_exit(void) {
 }
 
 void ludus_launch_cancel(void) {
-    if (!ludus__sf_launch_launched) return;
-    ludus__sf_launch_launched = 0;
-    if (ludus__sf_launch_rolling_mode)
+    if (!ludus__sf_launch_S.launched) return;
+    ludus__sf_launch_S.launched = 0;
+    if (ludus__sf_launch_S.rolling_mode)
         ludus_rolling_end();
     else if (ludus_capture_active())
         ludus_capture_end(NULL);
@@ -20281,7 +20303,6 @@ static int ludus__sf_launch_env_ms(const char *name, unsigned long lo, unsigned 
  * or "off"), LUDUS_TRACE_TRIGGER_COUNTER ("NAME>N" or "NAME:STAT>N", STAT as
  * ludus_live_value's, default "per frame"). 0, or -1 after saying what is bad. */
 static int ludus__sf_launch_rolling_env(ludus_rolling_desc *rd) {
-    static char counter[128], stat[64];
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_WINDOW_MS", 100, 3600000, 0, &rd->window_ms) < 0) return -1;
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
@@ -20306,21 +20327,21 @@ static int ludus__sf_launch_rolling_env(ludus_rolling_desc *rd) {
         if (colon && colon > gt) colon = NULL;
         size_t nlen = gt ? (size_t)((colon ? colon : gt) - t) : 0;
         size_t slen = colon ? (size_t)(gt - colon - 1) : 0;
-        if (!gt || nlen == 0 || nlen >= sizeof counter || (colon && (slen == 0 || slen >= sizeof stat)) || gt[1] == 0 ||
-            *end) {
+        if (!gt || nlen == 0 || nlen >= sizeof ludus__sf_launch_S.counter || (colon && (slen == 0 || slen >= sizeof ludus__sf_launch_S.counter_stat)) ||
+            gt[1] == 0 || *end) {
             fprintf(stderr,
                     "ludus: LUDUS_TRACE_TRIGGER_COUNTER=%s: use NAME>N or NAME:STAT>N (a counter, gauge or memory "
                     "domain; STAT as in the overlay, default \"per frame\"); not tracing\n",
                     t);
             return -1;
         }
-        memcpy(counter, t, nlen);
-        counter[nlen] = 0;
-        rd->counter = counter;
+        memcpy(ludus__sf_launch_S.counter, t, nlen);
+        ludus__sf_launch_S.counter[nlen] = 0;
+        rd->counter = ludus__sf_launch_S.counter;
         if (colon) {
-            memcpy(stat, colon + 1, slen);
-            stat[slen] = 0;
-            rd->counter_stat = stat;
+            memcpy(ludus__sf_launch_S.counter_stat, colon + 1, slen);
+            ludus__sf_launch_S.counter_stat[slen] = 0;
+            rd->counter_stat = ludus__sf_launch_S.counter_stat;
         }
         rd->counter_above = above;
     }
@@ -20330,21 +20351,20 @@ static int ludus__sf_launch_rolling_env(ludus_rolling_desc *rd) {
 /* LUDUS_TRACE_MODE=rolling: hitch files go next to the trace path, named
  * after its stem. */
 static int ludus__sf_launch_begin_rolling(const ludus_capture_desc *d, const char *expanded) {
-    static char dir[4200], prefix[64];
     const char *slash = strrchr(expanded, '/');
     const char *base = slash ? slash + 1 : expanded;
     if (slash)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - expanded), slash == expanded ? "/" : expanded);
+        snprintf(ludus__sf_launch_S.dir, sizeof ludus__sf_launch_S.dir, "%.*s", (int)(slash - expanded), slash == expanded ? "/" : expanded);
     else
-        strcpy(dir, ".");
+        strcpy(ludus__sf_launch_S.dir, ".");
     const char *dot = strrchr(base, '.');
-    snprintf(prefix, sizeof prefix, "%.*s", (int)(dot ? dot - base : (long)strlen(base)), base);
+    snprintf(ludus__sf_launch_S.prefix, sizeof ludus__sf_launch_S.prefix, "%.*s", (int)(dot ? dot - base : (long)strlen(base)), base);
     ludus_rolling_desc rd;
     memset(&rd, 0, sizeof rd);
     if (ludus__sf_launch_rolling_env(&rd) != 0) return -1;
-    rd.format = format;
-    rd.directory = dir;
-    rd.prefix = prefix;
+    rd.format = ludus__sf_launch_S.format;
+    rd.directory = ludus__sf_launch_S.dir;
+    rd.prefix = ludus__sf_launch_S.prefix;
     int rc = ludus_rolling_begin(d, &rd);
     if (rc)
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=rolling: %s (%s)\n", ludus_error_string(rc),
@@ -20373,16 +20393,16 @@ static int ludus__sf_launch_parse_chunks(const char *s, uint32_t *out) {
 /* Priority 200: before the program's own constructors (a capture that
  * starts at load sees them) and the registry's probe (threads.c). */
 __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void) {
-    ludus__launch_ran = 1;
+    ludus__reg.launch_ran = 1;
     const char *path = getenv("LUDUS_TRACE");
     if (!path || !*path) return;
-    if (strlen(path) >= sizeof ludus__sf_launch_trace_path) {
-        fprintf(stderr, "ludus: LUDUS_TRACE is longer than %zu bytes; not tracing\n", sizeof ludus__sf_launch_trace_path - 1);
+    if (strlen(path) >= sizeof ludus__sf_launch_S.trace_path) {
+        fprintf(stderr, "ludus: LUDUS_TRACE is longer than %zu bytes; not tracing\n", sizeof ludus__sf_launch_S.trace_path - 1);
         return;
     }
-    strcpy(ludus__sf_launch_trace_path, path);
-    format = ludus_format_from_path(path);
-    if (!format) {
+    strcpy(ludus__sf_launch_S.trace_path, path);
+    ludus__sf_launch_S.format = ludus_format_from_path(path);
+    if (!ludus__sf_launch_S.format) {
         fprintf(stderr, "ludus: LUDUS_TRACE=%s: unknown extension (use .json, .pftrace or .ludus); not tracing\n",
                 path);
         return;
@@ -20418,8 +20438,8 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=%s: use window (the default) or rolling; not tracing\n", mode);
         return;
     }
-    ludus__sf_launch_rolling_mode = mode && !strcmp(mode, "rolling");
-    if (ludus__sf_launch_rolling_mode) {
+    ludus__sf_launch_S.rolling_mode = mode && !strcmp(mode, "rolling");
+    if (ludus__sf_launch_S.rolling_mode) {
         if (ludus__sf_launch_begin_rolling(&d, expanded) != 0) return;
     } else {
         int rc = ludus_capture_begin(&d);
@@ -20429,11 +20449,11 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
             return;
         }
     }
-    ludus__sf_launch_launched = 1;
+    ludus__sf_launch_S.launched = 1;
     atexit(ludus__sf_launch_write_at_exit);
     const char *crash = getenv("LUDUS_TRACE_CRASH");
     if (crash && !strcmp(crash, "0")) return;
-    ludus_crash_desc cd = {ludus__sf_launch_trace_path, format, 0};
+    ludus_crash_desc cd = {ludus__sf_launch_S.trace_path, ludus__sf_launch_S.format, 0};
     int rc = ludus_crash_capture_begin(&cd);
     if (rc && rc != LUDUS_EUNSUPPORTED)
         fprintf(stderr, "ludus: LUDUS_TRACE: crash capture: %s (%s)\n", ludus_error_string(rc),

@@ -88,13 +88,13 @@ int ludus_crash_capture_begin(const ludus_crash_desc *desc) {
     crash_format = format;
     int rc = ludus__crash_install(write_crash, d.timeout_ms ? d.timeout_ms : 10000);
     if (rc == 0) /* threads that register from now on get an alternate signal stack */
-        __atomic_store_n(&ludus__thread_setup_hook, ludus__crash_thread_setup, __ATOMIC_RELEASE);
+        __atomic_store_n(&ludus__reg.setup_hook, ludus__crash_thread_setup, __ATOMIC_RELEASE);
     if (rc == -2) return ludus__fail(LUDUS_EUNSUPPORTED, "crash capture is not built for this OS");
     if (rc) return ludus__fail(LUDUS_EIO, "the signal handlers could not be installed");
     return 0;
 }
 
 void ludus_crash_capture_end(void) {
-    __atomic_store_n(&ludus__thread_setup_hook, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&ludus__reg.setup_hook, NULL, __ATOMIC_RELEASE);
     ludus__crash_uninstall();
 }
