@@ -2996,18 +2996,22 @@ static const char *const ludus__sf_linux_crash_crash_name[] = {
 };
 #define NCRASH (sizeof ludus__sf_linux_crash_crash_signo / sizeof ludus__sf_linux_crash_crash_signo[0])
 
-static struct sigaction ludus__sf_linux_crash_old_action[NCRASH];
-static int ludus__sf_linux_crash_installed;
 static void ludus__sf_linux_crash_on_crash(int signo, siginfo_t *info, void *uc);
-static ludus__crash_writer ludus__sf_linux_crash_writer_fn;
-static uint32_t ludus__sf_linux_crash_wait_ms;
-static long ludus__sf_linux_crash_writing_tid; /* atomic: the thread whose crash is ludus__sf_linux_crash_written (0: none yet) */
-static int ludus__sf_linux_crash_written;      /* atomic: that write is over */
-/* The writer's stack, reserved at install: the crashing thread may be on
- * its small alternate stack (a stack overflow), and the copy of the process
- * starts on whatever stack the crashing thread was on. */
 #define CHILD_STACK ((size_t)1 << 20)
-static char *ludus__sf_linux_crash_child_stack;
+/* What install sets up and the handler reads (async-signal-safe: plain
+ * loads, and the __atomic builtins where threads race). */
+static struct {
+    struct sigaction old_action[NCRASH];
+    int installed;
+    ludus__crash_writer writer_fn;
+    uint32_t wait_ms;
+    long writing_tid; /* atomic: the thread whose crash is written (0: none yet) */
+    int written;      /* atomic: that write is over */
+    /* The writer's stack, reserved at install: the crashing thread may be on
+     * its small alternate stack (a stack overflow), and the copy of the
+     * process starts on whatever stack the crashing thread was on. */
+    char *child_stack;
+} ludus__sf_linux_crash_S;
 #define ALT_STACK ((size_t)64 << 10)
 
 const char *ludus__crash_signal_name(int signo) {
@@ -3042,20 +3046,20 @@ typedef struct ludus__sf_linux_crash_child_arg {
 
 static int ludus__sf_linux_crash_child_main(void *p) {
     const ludus__sf_linux_crash_child_arg *a = p;
-    ludus__crash_writer fn = ludus__sf_linux_crash_writer_fn;
+    ludus__crash_writer fn = ludus__sf_linux_crash_S.writer_fn;
     int ok = fn && fn(a->signo, (uint64_t)a->tid, a->at_ns, 1) == 0;
     syscall(SYS_exit_group, ok ? 0 : 1);
     return 0;
 }
 
-/* Runs the writer in a child and waits for it, at most ludus__sf_linux_crash_wait_ms. */
+/* Runs the writer in a child and waits for it, at most wait_ms. */
 static void ludus__sf_linux_crash_write_in_child(int signo, long tid) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     ludus__sf_linux_crash_child_arg arg = {signo, tid, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec};
     /* clone without CLONE_VM: a copy of the process, no atfork handler run,
      * on the reserved stack */
-    long child = ludus__sf_linux_crash_child_stack ? clone(ludus__sf_linux_crash_child_main, ludus__sf_linux_crash_child_stack + CHILD_STACK, SIGCHLD, &arg) : -1;
+    long child = ludus__sf_linux_crash_S.child_stack ? clone(ludus__sf_linux_crash_child_main, ludus__sf_linux_crash_S.child_stack + CHILD_STACK, SIGCHLD, &arg) : -1;
     if (child < 0) {
         static const char msg[] = "ludus: crash: no capture written (fork failed)\n";
         ludus__crash_say(msg, sizeof msg - 1);
@@ -3065,7 +3069,7 @@ static void ludus__sf_linux_crash_write_in_child(int signo, long tid) {
         int status;
         long r = waitpid((pid_t)child, &status, WNOHANG);
         if (r == child || (r < 0 && errno != EINTR)) return; /* over (or reaped by SA_NOCLDWAIT) */
-        if (waited >= ludus__sf_linux_crash_wait_ms) break;
+        if (waited >= ludus__sf_linux_crash_S.wait_ms) break;
         ludus__sf_linux_crash_nap_ms(1);
     }
     kill((pid_t)child, SIGKILL);
@@ -3089,7 +3093,7 @@ static int ludus__sf_linux_crash_is_ours(const struct sigaction *a) {
  * one-shot handler spent); 0 when it had none (the default action, or
  * ignored: a fault that is ignored kills all the same). */
 static int ludus__sf_linux_crash_call_prior(size_t i, int signo, siginfo_t *info, void *uc) {
-    struct sigaction prior = ludus__sf_linux_crash_old_action[i];
+    struct sigaction prior = ludus__sf_linux_crash_S.old_action[i];
     void (*h)(int) = prior.sa_handler;
     if (h == SIG_DFL || h == SIG_IGN) return 0; /* the union's values, whatever the flags */
     sigset_t mask = ((const ucontext_t *)uc)->uc_sigmask, ours;
@@ -3097,8 +3101,8 @@ static int ludus__sf_linux_crash_call_prior(size_t i, int signo, siginfo_t *info
         if (sigismember(&prior.sa_mask, k) == 1) sigaddset(&mask, k);
     if (!(prior.sa_flags & SA_NODEFER)) sigaddset(&mask, signo);
     if (prior.sa_flags & SA_RESETHAND) { /* the kernel would have reset it before the call */
-        memset(&ludus__sf_linux_crash_old_action[i], 0, sizeof ludus__sf_linux_crash_old_action[i]);
-        ludus__sf_linux_crash_old_action[i].sa_handler = SIG_DFL;
+        memset(&ludus__sf_linux_crash_S.old_action[i], 0, sizeof ludus__sf_linux_crash_S.old_action[i]);
+        ludus__sf_linux_crash_S.old_action[i].sa_handler = SIG_DFL;
     }
     sigprocmask(SIG_SETMASK, &mask, &ours);
     if (prior.sa_flags & SA_SIGINFO)
@@ -3114,13 +3118,13 @@ static void ludus__sf_linux_crash_on_crash(int signo, siginfo_t *info, void *uc)
     size_t i = ludus__sf_linux_crash_crash_index(signo);
     int fault = info->si_code > 0 && signo != SIGABRT; /* the kernel's, at an instruction (not sent, not abort) */
     int theirs = 0;                                    /* the program's handler put another action in place */
-    /* A handler the program ludus__sf_linux_crash_installed before ours runs first: a guard page
+    /* A handler the program installed before ours runs first: a guard page
      * or a GC's write barrier is a fault it fixes and returns from (the
      * instruction then runs again), a signal it was sent is its business.
-     * Neither is a crash: nothing is ludus__sf_linux_crash_written, and crash capture stays. A
+     * Neither is a crash: nothing is written, and crash capture stays. A
      * fault whose handler put another action in place (SIG_DFL: it means
-     * to die of it) is a crash, ludus__sf_linux_crash_written before that action runs. abort()
-     * is always one: ludus__sf_linux_crash_written first (glibc's abort puts SIG_DFL back and
+     * to die of it) is a crash, written before that action runs. abort()
+     * is always one: written first (glibc's abort puts SIG_DFL back and
      * raises again once the handler returns). */
     if (i < NCRASH && signo != SIGABRT && ludus__sf_linux_crash_call_prior(i, signo, info, uc)) {
         struct sigaction cur;
@@ -3132,17 +3136,17 @@ static void ludus__sf_linux_crash_on_crash(int signo, siginfo_t *info, void *uc)
     }
     long tid = syscall(SYS_gettid);
     long none = 0;
-    if (__atomic_compare_exchange_n(&ludus__sf_linux_crash_writing_tid, &none, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (__atomic_compare_exchange_n(&ludus__sf_linux_crash_S.writing_tid, &none, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         ludus__sf_linux_crash_write_in_child(signo, tid);
-        __atomic_store_n(&ludus__sf_linux_crash_written, 1, __ATOMIC_RELEASE);
-    } else if (none != tid) { /* another thread's crash is being ludus__sf_linux_crash_written: the process dies after it */
-        for (uint32_t k = 0; k < ludus__sf_linux_crash_wait_ms + 1000 && !__atomic_load_n(&ludus__sf_linux_crash_written, __ATOMIC_ACQUIRE); k++) ludus__sf_linux_crash_nap_ms(1);
+        __atomic_store_n(&ludus__sf_linux_crash_S.written, 1, __ATOMIC_RELEASE);
+    } else if (none != tid) { /* another thread's crash is being written: the process dies after it */
+        for (uint32_t k = 0; k < ludus__sf_linux_crash_S.wait_ms + 1000 && !__atomic_load_n(&ludus__sf_linux_crash_S.written, __ATOMIC_ACQUIRE); k++) ludus__sf_linux_crash_nap_ms(1);
     }
     /* The crash goes on under the action the program had (or has put in
      * place): a fault runs its instruction again when this returns; a
      * signal that was sent (abort, raise, kill) is sent again, pending
      * until this returns. */
-    if (!theirs && i < NCRASH) sigaction(signo, &ludus__sf_linux_crash_old_action[i], NULL);
+    if (!theirs && i < NCRASH) sigaction(signo, &ludus__sf_linux_crash_S.old_action[i], NULL);
     if (info->si_code <= 0 || signo == SIGABRT) syscall(SYS_tgkill, (long)getpid(), tid, (long)signo);
     errno = saved_errno;
 }
@@ -3167,13 +3171,13 @@ void ludus__crash_thread_setup(void) {
 }
 
 int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
-    ludus__sf_linux_crash_writer_fn = writer;
-    ludus__sf_linux_crash_wait_ms = timeout_ms;
-    if (ludus__sf_linux_crash_installed) return 0;
-    if (!ludus__sf_linux_crash_child_stack) {
+    ludus__sf_linux_crash_S.writer_fn = writer;
+    ludus__sf_linux_crash_S.wait_ms = timeout_ms;
+    if (ludus__sf_linux_crash_S.installed) return 0;
+    if (!ludus__sf_linux_crash_S.child_stack) {
         void *s = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (s == MAP_FAILED) return -1;
-        ludus__sf_linux_crash_child_stack = s;
+        ludus__sf_linux_crash_S.child_stack = s;
     }
     ludus__crash_thread_setup();
     struct sigaction sa;
@@ -3183,20 +3187,20 @@ int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NCRASH; i++) sigaddset(&sa.sa_mask, ludus__sf_linux_crash_crash_signo[i]);
     for (size_t i = 0; i < NCRASH; i++) {
-        if (sigaction(ludus__sf_linux_crash_crash_signo[i], &sa, &ludus__sf_linux_crash_old_action[i]) != 0) {
-            while (i-- > 0) sigaction(ludus__sf_linux_crash_crash_signo[i], &ludus__sf_linux_crash_old_action[i], NULL);
+        if (sigaction(ludus__sf_linux_crash_crash_signo[i], &sa, &ludus__sf_linux_crash_S.old_action[i]) != 0) {
+            while (i-- > 0) sigaction(ludus__sf_linux_crash_crash_signo[i], &ludus__sf_linux_crash_S.old_action[i], NULL);
             return -1;
         }
     }
-    ludus__sf_linux_crash_installed = 1;
+    ludus__sf_linux_crash_S.installed = 1;
     return 0;
 }
 
 void ludus__crash_uninstall(void) {
-    if (!ludus__sf_linux_crash_installed) return;
-    for (size_t i = 0; i < NCRASH; i++) sigaction(ludus__sf_linux_crash_crash_signo[i], &ludus__sf_linux_crash_old_action[i], NULL);
-    ludus__sf_linux_crash_installed = 0;
-    ludus__sf_linux_crash_writer_fn = NULL;
+    if (!ludus__sf_linux_crash_S.installed) return;
+    for (size_t i = 0; i < NCRASH; i++) sigaction(ludus__sf_linux_crash_crash_signo[i], &ludus__sf_linux_crash_S.old_action[i], NULL);
+    ludus__sf_linux_crash_S.installed = 0;
+    ludus__sf_linux_crash_S.writer_fn = NULL;
 }
 #undef X_CRASH_SIGNALS
 #undef X_SIGNO
