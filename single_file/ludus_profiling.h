@@ -2671,16 +2671,18 @@ static inline void ludus__once_run(ludus__once *o, void (*fn)(void)) {
 #define REGION ((size_t)4 << 30) /* reserved, not committed: only what is touched is memory */
 #define ALIGN 16u
 
-static int ludus__sf_alloc_private_mode; /* the copy of a crashed process: one thread */
-static char *region, *region_cur, *ludus__sf_alloc_region_end;
+static struct {
+    int private_mode; /* the copy of a crashed process: one thread */
+    char *region, *cur, *end;
+} ludus__sf_alloc_S;
 
 int ludus__alloc_private(void) {
 #if defined(__linux__)
     void *p = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return -1;
-    region = region_cur = p;
-    ludus__sf_alloc_region_end = region + REGION;
-    ludus__sf_alloc_private_mode = 1;
+    ludus__sf_alloc_S.region = ludus__sf_alloc_S.cur = p;
+    ludus__sf_alloc_S.end = ludus__sf_alloc_S.region + REGION;
+    ludus__sf_alloc_S.private_mode = 1;
     return 0;
 #else
     return -1;
@@ -2690,32 +2692,32 @@ int ludus__alloc_private(void) {
 /* n bytes after a header that holds n (for realloc); zeroed (fresh pages). */
 static void *ludus__sf_alloc_take(size_t n) {
     size_t need = ALIGN + ((n + ALIGN - 1) & ~(size_t)(ALIGN - 1));
-    if (n > REGION || need > (size_t)(ludus__sf_alloc_region_end - region_cur)) return NULL;
-    char *p = region_cur;
-    region_cur += need;
+    if (n > REGION || need > (size_t)(ludus__sf_alloc_S.end - ludus__sf_alloc_S.cur)) return NULL;
+    char *p = ludus__sf_alloc_S.cur;
+    ludus__sf_alloc_S.cur += need;
     *(size_t *)p = n;
     return p + ALIGN;
 }
 
 static int ludus__sf_alloc_in_region(const void *p) {
-    return (const char *)p >= region && (const char *)p < ludus__sf_alloc_region_end;
+    return (const char *)p >= ludus__sf_alloc_S.region && (const char *)p < ludus__sf_alloc_S.end;
 }
 
 /* Each allocation may be made to fail by a test (fault.h); never in the
  * private region (a crash's copy). */
 void *ludus__malloc(size_t n) {
-    if (ludus__sf_alloc_private_mode) return ludus__sf_alloc_take(n);
+    if (ludus__sf_alloc_S.private_mode) return ludus__sf_alloc_take(n);
     return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : malloc(n);
 }
 
 void *ludus__calloc(size_t n, size_t size) {
-    if (!ludus__sf_alloc_private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : calloc(n, size);
+    if (!ludus__sf_alloc_S.private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : calloc(n, size);
     if (size && n > SIZE_MAX / size) return NULL;
     return ludus__sf_alloc_take(n * size); /* fresh pages are zero */
 }
 
 void *ludus__realloc(void *p, size_t n) {
-    if (!ludus__sf_alloc_private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : realloc(p, n);
+    if (!ludus__sf_alloc_S.private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : realloc(p, n);
     void *q = ludus__sf_alloc_take(n);
     if (!q || !p) return q;
     size_t old;
@@ -2732,7 +2734,7 @@ void *ludus__realloc(void *p, size_t n) {
 }
 
 void ludus__free(void *p) {
-    if (!ludus__sf_alloc_private_mode) free(p); /* the private region is never freed; nor, there, the heap */
+    if (!ludus__sf_alloc_S.private_mode) free(p); /* the private region is never freed; nor, there, the heap */
 }
 
 char *ludus__strdup(const char *s) {
@@ -2765,7 +2767,7 @@ static void ludus__sf_alloc_sift_down(char *base, size_t start, size_t end, size
 }
 
 void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
-    if (!ludus__sf_alloc_private_mode) { /* the C library's, faster; its buffer is malloc's */
+    if (!ludus__sf_alloc_S.private_mode) { /* the C library's, faster; its buffer is malloc's */
         if (n > 1) qsort(base, n, size, cmp);
         return;
     }
@@ -3338,28 +3340,31 @@ void ludus__aligned_free(void *p) {
     ludus__free(p);
 }
 
-static pthread_key_t ludus__sf_posix_exit_key[LUDUS__EXIT_HOOKS];
-static pthread_once_t ludus__sf_posix_exit_once = PTHREAD_ONCE_INIT;
-static void (*ludus__sf_posix_exit_fn[LUDUS__EXIT_HOOKS])(void *);
+/* The thread-exit hooks: one key and one function per user. */
+static struct {
+    pthread_key_t key[LUDUS__EXIT_HOOKS];
+    pthread_once_t once;
+    void (*fn[LUDUS__EXIT_HOOKS])(void *);
+} ludus__sf_posix_S = {.once = PTHREAD_ONCE_INIT};
 static void ludus__sf_posix_exit_trampoline0(void *arg) {
-    __atomic_load_n(&ludus__sf_posix_exit_fn[0], __ATOMIC_ACQUIRE)(arg);
+    __atomic_load_n(&ludus__sf_posix_S.fn[0], __ATOMIC_ACQUIRE)(arg);
 }
 static void ludus__sf_posix_exit_trampoline1(void *arg) {
-    __atomic_load_n(&ludus__sf_posix_exit_fn[1], __ATOMIC_ACQUIRE)(arg);
+    __atomic_load_n(&ludus__sf_posix_S.fn[1], __ATOMIC_ACQUIRE)(arg);
 }
 static void ludus__sf_posix_exit_trampoline2(void *arg) {
-    __atomic_load_n(&ludus__sf_posix_exit_fn[2], __ATOMIC_ACQUIRE)(arg);
+    __atomic_load_n(&ludus__sf_posix_S.fn[2], __ATOMIC_ACQUIRE)(arg);
 }
 static void ludus__sf_posix_exit_key_create(void) {
-    pthread_key_create(&ludus__sf_posix_exit_key[0], ludus__sf_posix_exit_trampoline0);
-    pthread_key_create(&ludus__sf_posix_exit_key[1], ludus__sf_posix_exit_trampoline1);
-    pthread_key_create(&ludus__sf_posix_exit_key[2], ludus__sf_posix_exit_trampoline2);
+    pthread_key_create(&ludus__sf_posix_S.key[0], ludus__sf_posix_exit_trampoline0);
+    pthread_key_create(&ludus__sf_posix_S.key[1], ludus__sf_posix_exit_trampoline1);
+    pthread_key_create(&ludus__sf_posix_S.key[2], ludus__sf_posix_exit_trampoline2);
 }
 
 int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
-    __atomic_store_n(&ludus__sf_posix_exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
-    pthread_once(&ludus__sf_posix_exit_once, ludus__sf_posix_exit_key_create);
-    return pthread_setspecific(ludus__sf_posix_exit_key[which], arg) == 0 ? 0 : -1;
+    __atomic_store_n(&ludus__sf_posix_S.fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
+    pthread_once(&ludus__sf_posix_S.once, ludus__sf_posix_exit_key_create);
+    return pthread_setspecific(ludus__sf_posix_S.key[which], arg) == 0 ? 0 : -1;
 }
 #endif /* !defined(_WIN32) */
 
@@ -3402,14 +3407,18 @@ int ludus__trigger_signal_valid(int signo) {
     return signo >= 1 && signo < NSIG && signo != SIGKILL && signo != SIGSTOP;
 }
 
-static int ludus__sf_posix_background_installed_signo;
-static void (*ludus__sf_posix_background_installed_fn)(void);
-static struct sigaction ludus__sf_posix_background_old_action;
+/* The trigger signal's handler (read by it) and the fork hook. */
+static struct {
+    int signo;        /* the trigger signal installed, 0: none */
+    void (*fn)(void); /* what the handler runs */
+    struct sigaction old_action;
+    void (*registered)(void); /* the child's fork hook registered */
+} ludus__sf_posix_background_S;
 
 static void ludus__sf_posix_background_on_signal(int signo, siginfo_t *info, void *uc) {
-    void (*fn)(void) = ludus__sf_posix_background_installed_fn;
+    void (*fn)(void) = ludus__sf_posix_background_S.fn;
     if (fn) fn();
-    const struct sigaction *o = &ludus__sf_posix_background_old_action;
+    const struct sigaction *o = &ludus__sf_posix_background_S.old_action;
     if (o->sa_flags & SA_SIGINFO) {
         if (o->sa_sigaction) o->sa_sigaction(signo, info, uc);
     } else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN && o->sa_handler) {
@@ -3418,32 +3427,31 @@ static void ludus__sf_posix_background_on_signal(int signo, siginfo_t *info, voi
 }
 
 int ludus__trigger_signal_install(int signo, void (*fn)(void)) {
-    if (ludus__sf_posix_background_installed_signo || !ludus__trigger_signal_valid(signo)) return -1;
+    if (ludus__sf_posix_background_S.signo || !ludus__trigger_signal_valid(signo)) return -1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = ludus__sf_posix_background_on_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    ludus__sf_posix_background_installed_fn = fn;
-    if (sigaction(signo, &sa, &ludus__sf_posix_background_old_action) != 0) {
-        ludus__sf_posix_background_installed_fn = NULL;
+    ludus__sf_posix_background_S.fn = fn;
+    if (sigaction(signo, &sa, &ludus__sf_posix_background_S.old_action) != 0) {
+        ludus__sf_posix_background_S.fn = NULL;
         return -1;
     }
-    ludus__sf_posix_background_installed_signo = signo;
+    ludus__sf_posix_background_S.signo = signo;
     return 0;
 }
 
 void ludus__trigger_signal_restore(void) {
-    if (!ludus__sf_posix_background_installed_signo) return;
-    sigaction(ludus__sf_posix_background_installed_signo, &ludus__sf_posix_background_old_action, NULL);
-    ludus__sf_posix_background_installed_signo = 0;
-    ludus__sf_posix_background_installed_fn = NULL;
+    if (!ludus__sf_posix_background_S.signo) return;
+    sigaction(ludus__sf_posix_background_S.signo, &ludus__sf_posix_background_S.old_action, NULL);
+    ludus__sf_posix_background_S.signo = 0;
+    ludus__sf_posix_background_S.fn = NULL;
 }
 
 void ludus__at_fork_child(void (*fn)(void)) {
-    static void (*registered)(void);
-    if (registered == fn) return;
-    if (pthread_atfork(NULL, NULL, fn) == 0) registered = fn;
+    if (ludus__sf_posix_background_S.registered == fn) return;
+    if (pthread_atfork(NULL, NULL, fn) == 0) ludus__sf_posix_background_S.registered = fn;
 }
 
 void ludus__thread_background(void) {
