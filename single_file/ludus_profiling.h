@@ -7284,8 +7284,10 @@ typedef struct ludus__sf_locks_lock_slot {
     uint64_t name[NAME_WORDS]; /* written and read a word at a time (atomic, relaxed) */
 } ludus__sf_locks_lock_slot;
 
-static ludus__sf_locks_lock_slot ludus__sf_locks_lock_table[LOCK_SLOTS];
-static uint64_t ludus__sf_locks_lock_refused; /* atomic */
+static struct {
+    ludus__sf_locks_lock_slot table[LOCK_SLOTS];
+    uint64_t refused; /* atomic */
+} ludus__sf_locks_S;
 /* The category of every named lock's wait, one address: the name tables
  * compare categories by address. */
 static const char ludus__sf_locks_lock_category[] = LUDUS_LOCK_CATEGORY;
@@ -7307,7 +7309,7 @@ static uint32_t ludus__sf_locks_first_slot(uintptr_t key) {
 #define NEXT(i) (((i) + 1u) & (LOCK_SLOTS - 1u))
 
 static void ludus__sf_locks_refuse(void) {
-    __atomic_fetch_add(&ludus__sf_locks_lock_refused, 1u, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&ludus__sf_locks_S.refused, 1u, __ATOMIC_RELAXED);
     if (ludus__load_armed()) __atomic_fetch_add(&ludus__sess.interner_drops, 1u, __ATOMIC_RELAXED);
 }
 
@@ -7315,9 +7317,9 @@ static void ludus__sf_locks_refuse(void) {
 static ludus__sf_locks_lock_slot *ludus__sf_locks_find(uintptr_t k) {
     uint32_t i = ludus__sf_locks_first_slot(k);
     for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
-        uintptr_t key = __atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE);
+        uintptr_t key = __atomic_load_n(&ludus__sf_locks_S.table[i].key, __ATOMIC_ACQUIRE);
         if (key == EMPTY) return NULL;
-        if (key == k) return &ludus__sf_locks_lock_table[i];
+        if (key == k) return &ludus__sf_locks_S.table[i];
     }
     return NULL;
 }
@@ -7367,14 +7369,18 @@ static int ludus__sf_locks_read_name(uintptr_t k, char *out) {
     return 0;
 }
 
+/* ludus_lock_site's answer: a copy of the name, the calling thread's until
+ * its next call */
+static __thread struct {
+    char name[NAME_MAX_BYTES + 1];
+    ludus_site site;
+} ludus__sf_locks_T;
+
 const ludus_site *ludus_lock_site(const void *lock) {
-    /* a copy of the name, the calling thread's until its next call */
-    static __thread char name[NAME_MAX_BYTES + 1];
-    static __thread ludus_site site;
     uintptr_t k = (uintptr_t)lock;
-    if (k == EMPTY || k == TOMB || !ludus__sf_locks_read_name(k, name)) return NULL;
-    site = (ludus_site){name, "", "", LUDUS_LOCK_CATEGORY, 0, LUDUS_SITE_TEXT | LUDUS_SITE_DYNAMIC};
-    return &site;
+    if (k == EMPTY || k == TOMB || !ludus__sf_locks_read_name(k, ludus__sf_locks_T.name)) return NULL;
+    ludus__sf_locks_T.site = (ludus_site){ludus__sf_locks_T.name, "", "", LUDUS_LOCK_CATEGORY, 0, LUDUS_SITE_TEXT | LUDUS_SITE_DYNAMIC};
+    return &ludus__sf_locks_T.site;
 }
 
 int ludus_lock_name(const void *lock, const char *name) {
@@ -7389,15 +7395,15 @@ int ludus_lock_name(const void *lock, const char *name) {
     /* The first free slot (empty or forgotten) on the lock's probe path. */
     uint32_t i = ludus__sf_locks_first_slot(k);
     for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
-        uintptr_t key = __atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE);
+        uintptr_t key = __atomic_load_n(&ludus__sf_locks_S.table[i].key, __ATOMIC_ACQUIRE);
         while (key == EMPTY || key == TOMB) {
-            if (__atomic_compare_exchange_n(&ludus__sf_locks_lock_table[i].key, &key, k, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-                ludus__sf_locks_put_name(&ludus__sf_locks_lock_table[i], name);
+            if (__atomic_compare_exchange_n(&ludus__sf_locks_S.table[i].key, &key, k, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                ludus__sf_locks_put_name(&ludus__sf_locks_S.table[i], name);
                 return 0;
             }
         }
         if (key == k) { /* named at the same moment by another thread: the last name wins */
-            ludus__sf_locks_put_name(&ludus__sf_locks_lock_table[i], name);
+            ludus__sf_locks_put_name(&ludus__sf_locks_S.table[i], name);
             return 0;
         }
     }
@@ -7411,18 +7417,17 @@ int ludus_lock_forget(const void *lock) {
     int found = 0;
     uint32_t i = ludus__sf_locks_first_slot(k);
     for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
-        uintptr_t key = __atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE);
+        uintptr_t key = __atomic_load_n(&ludus__sf_locks_S.table[i].key, __ATOMIC_ACQUIRE);
         if (key == EMPTY) break;
         if (key != k) continue;
         /* a reader that read the name before this sees the key change */
-        if (__atomic_compare_exchange_n(&ludus__sf_locks_lock_table[i].key, &key, TOMB, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            found = 1;
+        if (__atomic_compare_exchange_n(&ludus__sf_locks_S.table[i].key, &key, TOMB, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) found = 1;
     }
     return found ? 0 : LUDUS_ENODATA;
 }
 
 uint64_t ludus_lock_names_refused(void) {
-    return __atomic_load_n(&ludus__sf_locks_lock_refused, __ATOMIC_RELAXED);
+    return __atomic_load_n(&ludus__sf_locks_S.refused, __ATOMIC_RELAXED);
 }
 
 uintptr_t ludus__lock_wait_begin(const void *lock, const ludus_site *site, unsigned kind) {
@@ -8331,27 +8336,29 @@ void ludus__rec_async_end(uint32_t track, uint64_t id) {
 
 /* The fiber this thread runs, as recorded (NULL: its own work), and the
  * capture that recorded its enter. */
-static __thread const ludus_site *ludus__sf_timeline_current_fiber;
-static __thread uint32_t ludus__sf_timeline_current_gen;
+static __thread struct {
+    const ludus_site *fiber;
+    uint32_t gen;
+} ludus__sf_timeline_T;
 
 static uint32_t ludus__sf_timeline_armed_gen(void) {
     return ludus__armed_gen(ludus__load_armed());
 }
 
 void ludus__rec_fiber_enter(const char *name) {
-    if (ludus__sf_timeline_current_fiber) ludus__rec_fiber_leave();
+    if (ludus__sf_timeline_T.fiber) ludus__rec_fiber_leave();
     if (LUDUS__LIKELY(ludus__load_armed() == 0) || !name || !*name) return;
     const ludus_site *s = ludus__emit_fiber_enter(name);
     if (s) {
-        ludus__sf_timeline_current_fiber = s;
-        ludus__sf_timeline_current_gen = ludus__sf_timeline_armed_gen();
+        ludus__sf_timeline_T.fiber = s;
+        ludus__sf_timeline_T.gen = ludus__sf_timeline_armed_gen();
     }
 }
 
 void ludus__rec_fiber_leave(void) {
-    const ludus_site *s = ludus__sf_timeline_current_fiber;
-    ludus__sf_timeline_current_fiber = NULL;
-    if (s && ludus__sf_timeline_current_gen == ludus__sf_timeline_armed_gen()) ludus__emit_fiber_leave(s); /* its site is that capture's */
+    const ludus_site *s = ludus__sf_timeline_T.fiber;
+    ludus__sf_timeline_T.fiber = NULL;
+    if (s && ludus__sf_timeline_T.gen == ludus__sf_timeline_armed_gen()) ludus__emit_fiber_leave(s); /* its site is that capture's */
 }
 
 /* ==== src/backend/builtin.c ==== */
@@ -13309,7 +13316,7 @@ struct ludus__pool_file {
     uint64_t done_off;           /* pieces before it are complete and scanned */
     int pid;                     /* the process that created the file (a child after fork never removes it) */
     ludus__file_id id;           /* the file created (another put at its path since is not removed) */
-    ludus__pool_file *next_open; /* the files open, removed at exit (ludus__sf_pool_file_open_lock) */
+    ludus__pool_file *next_open; /* the files open, removed at exit (ludus__sf_pool_file_S.open_lock) */
 };
 
 #ifdef EDQUOT
@@ -13324,15 +13331,18 @@ struct ludus__pool_file {
  * the library or the program holds it) has nothing left to recover once
  * the process is gone normally: its file is removed then, as a released
  * capture's is. A process that dies (a signal, kill -9, _exit) keeps it. */
-static ludus__mutex ludus__sf_pool_file_open_lock = LUDUS__MUTEX_INIT;
-static ludus__pool_file *ludus__sf_pool_file_open_files;
-static ludus__once ludus__sf_pool_file_exit_once = LUDUS__ONCE_INIT;
+static struct {
+    ludus__mutex open_lock;
+    ludus__pool_file *open_files;
+    ludus__once exit_once;
+    char journal_text[4][4097]; /* the ludus__sf_pool_file_journal thread's only (one pool file at a time) */
+} ludus__sf_pool_file_S = {.open_lock = LUDUS__MUTEX_INIT, .exit_once = LUDUS__ONCE_INIT};
 
 static void ludus__sf_pool_file_remove_at_exit(void) {
-    ludus__mutex_lock(&ludus__sf_pool_file_open_lock);
-    for (ludus__pool_file *f = ludus__sf_pool_file_open_files; f; f = f->next_open)
+    ludus__mutex_lock(&ludus__sf_pool_file_S.open_lock);
+    for (ludus__pool_file *f = ludus__sf_pool_file_S.open_files; f; f = f->next_open)
         if (f->pid == ludus__os_pid()) ludus__file_remove_created(f->path, &f->id);
-    ludus__mutex_unlock(&ludus__sf_pool_file_open_lock);
+    ludus__mutex_unlock(&ludus__sf_pool_file_S.open_lock);
 }
 
 static void ludus__sf_pool_file_install_exit(void) {
@@ -13340,27 +13350,27 @@ static void ludus__sf_pool_file_install_exit(void) {
 }
 
 static void ludus__sf_pool_file_open_list_add(ludus__pool_file *f) {
-    ludus__once_run(&ludus__sf_pool_file_exit_once, ludus__sf_pool_file_install_exit);
-    ludus__mutex_lock(&ludus__sf_pool_file_open_lock);
-    f->next_open = ludus__sf_pool_file_open_files;
-    ludus__sf_pool_file_open_files = f;
-    ludus__mutex_unlock(&ludus__sf_pool_file_open_lock);
+    ludus__once_run(&ludus__sf_pool_file_S.exit_once, ludus__sf_pool_file_install_exit);
+    ludus__mutex_lock(&ludus__sf_pool_file_S.open_lock);
+    f->next_open = ludus__sf_pool_file_S.open_files;
+    ludus__sf_pool_file_S.open_files = f;
+    ludus__mutex_unlock(&ludus__sf_pool_file_S.open_lock);
 }
 
 static void ludus__sf_pool_file_open_list_remove(ludus__pool_file *f) {
-    ludus__mutex_lock(&ludus__sf_pool_file_open_lock);
-    for (ludus__pool_file **p = &ludus__sf_pool_file_open_files; *p; p = &(*p)->next_open)
+    ludus__mutex_lock(&ludus__sf_pool_file_S.open_lock);
+    for (ludus__pool_file **p = &ludus__sf_pool_file_S.open_files; *p; p = &(*p)->next_open)
         if (*p == f) {
             *p = f->next_open;
             break;
         }
-    ludus__mutex_unlock(&ludus__sf_pool_file_open_lock);
+    ludus__mutex_unlock(&ludus__sf_pool_file_S.open_lock);
 }
 
 /* After fork: the lock may have been held by another thread of the
  * parent. The list stays (its files are the parent's: pid tells). */
 void ludus__pool_files_after_fork(void) {
-    ludus__mutex_init(&ludus__sf_pool_file_open_lock);
+    ludus__mutex_init(&ludus__sf_pool_file_S.open_lock);
 }
 
 int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_file **out, void **pool) {
@@ -13513,9 +13523,8 @@ static long ludus__sf_pool_file_read_string(const char *p, char *out, size_t cap
 }
 
 static void ludus__sf_pool_file_journal_site(ludus__pool_file *f, uintptr_t key) {
-    static char text[4][4097]; /* the ludus__sf_pool_file_journal thread's only (one pool file at a time) */
     uint32_t len[4] = {0, 0, 0, 0};
-    const char *s[4] = {text[0], text[1], text[2], text[3]};
+    const char *s[4] = {ludus__sf_pool_file_S.journal_text[0], ludus__sf_pool_file_S.journal_text[1], ludus__sf_pool_file_S.journal_text[2], ludus__sf_pool_file_S.journal_text[3]};
     struct {
         uint64_t key;
         uint32_t line, flags, len[4];
@@ -13523,7 +13532,7 @@ static void ludus__sf_pool_file_journal_site(ludus__pool_file *f, uintptr_t key)
     memset(&a, 0, sizeof a);
     a.key = key;
     if (key & 1) { /* a flow's name */
-        long n = ludus__sf_pool_file_read_string(LUDUS__FLOW_NAME_PTR(key), text[0], sizeof text[0]);
+        long n = ludus__sf_pool_file_read_string(LUDUS__FLOW_NAME_PTR(key), ludus__sf_pool_file_S.journal_text[0], sizeof ludus__sf_pool_file_S.journal_text[0]);
         if (n < 0) return;
         len[0] = (uint32_t)n;
         a.flags = LUDUS__PF_SITE_FLOW;
@@ -13532,7 +13541,7 @@ static void ludus__sf_pool_file_journal_site(ludus__pool_file *f, uintptr_t key)
         if (ludus__memory_read_checked((const void *)key, &site, sizeof site) != 0) return;
         const char *from[4] = {site.name, site.function, site.file, site.category};
         for (int i = 0; i < 4; i++) {
-            long n = from[i] ? ludus__sf_pool_file_read_string(from[i], text[i], sizeof text[i]) : 0;
+            long n = from[i] ? ludus__sf_pool_file_read_string(from[i], ludus__sf_pool_file_S.journal_text[i], sizeof ludus__sf_pool_file_S.journal_text[i]) : 0;
             if (n < 0) return; /* not a site after all */
             len[i] = (uint32_t)n;
         }
@@ -13540,7 +13549,7 @@ static void ludus__sf_pool_file_journal_site(ludus__pool_file *f, uintptr_t key)
         a.flags = (site.category ? LUDUS__PF_SITE_HAS_CATEGORY : 0u) |
                   ((site.flags & LUDUS_SITE_TEXT) || !site.name ? LUDUS__PF_SITE_TEXT : 0u);
         if (!site.name) { /* LUDUS_PROFILE_FUNCTION: the function's name, as written */
-            memcpy(text[0], text[1], len[1]);
+            memcpy(ludus__sf_pool_file_S.journal_text[0], ludus__sf_pool_file_S.journal_text[1], len[1]);
             len[0] = len[1];
         }
     }
@@ -14848,31 +14857,36 @@ int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len,
 #include <string.h>
 
 
-static uint32_t ludus__sf_crc32c_table[8][256];
-static ludus__once ludus__sf_crc32c_table_once = LUDUS__ONCE_INIT;
+/* Set once, read after: the tables and whether the CPU has the instruction. */
+static struct {
+    uint32_t table[8][256];
+    ludus__once table_once;
+    int hw_state; /* atomic: 0 unknown, 1 yes, 2 no */
+} ludus__sf_crc32c_S = {.table_once = LUDUS__ONCE_INIT};
 
 static void ludus__sf_crc32c_make_tables(void) {
     for (uint32_t i = 0; i < 256; i++) {
         uint32_t c = i;
         for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1)));
-        ludus__sf_crc32c_table[0][i] = c;
+        ludus__sf_crc32c_S.table[0][i] = c;
     }
     for (uint32_t i = 0; i < 256; i++)
-        for (int t = 1; t < 8; t++) ludus__sf_crc32c_table[t][i] = (ludus__sf_crc32c_table[t - 1][i] >> 8) ^ ludus__sf_crc32c_table[0][ludus__sf_crc32c_table[t - 1][i] & 0xff];
+        for (int t = 1; t < 8; t++) ludus__sf_crc32c_S.table[t][i] = (ludus__sf_crc32c_S.table[t - 1][i] >> 8) ^ ludus__sf_crc32c_S.table[0][ludus__sf_crc32c_S.table[t - 1][i] & 0xff];
 }
 
 static uint32_t ludus__sf_crc32c_crc_soft(uint32_t c, const unsigned char *p, size_t n) {
-    ludus__once_run(&ludus__sf_crc32c_table_once, ludus__sf_crc32c_make_tables);
+    ludus__once_run(&ludus__sf_crc32c_S.table_once, ludus__sf_crc32c_make_tables);
     while (n >= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
         w ^= c;
-        c = ludus__sf_crc32c_table[7][w & 0xff] ^ ludus__sf_crc32c_table[6][(w >> 8) & 0xff] ^ ludus__sf_crc32c_table[5][(w >> 16) & 0xff] ^ ludus__sf_crc32c_table[4][(w >> 24) & 0xff] ^
-            ludus__sf_crc32c_table[3][(w >> 32) & 0xff] ^ ludus__sf_crc32c_table[2][(w >> 40) & 0xff] ^ ludus__sf_crc32c_table[1][(w >> 48) & 0xff] ^ ludus__sf_crc32c_table[0][w >> 56];
+        c = ludus__sf_crc32c_S.table[7][w & 0xff] ^ ludus__sf_crc32c_S.table[6][(w >> 8) & 0xff] ^ ludus__sf_crc32c_S.table[5][(w >> 16) & 0xff] ^
+            ludus__sf_crc32c_S.table[4][(w >> 24) & 0xff] ^ ludus__sf_crc32c_S.table[3][(w >> 32) & 0xff] ^ ludus__sf_crc32c_S.table[2][(w >> 40) & 0xff] ^
+            ludus__sf_crc32c_S.table[1][(w >> 48) & 0xff] ^ ludus__sf_crc32c_S.table[0][w >> 56];
         p += 8;
         n -= 8;
     }
-    while (n--) c = (c >> 8) ^ ludus__sf_crc32c_table[0][(c ^ *p++) & 0xff];
+    while (n--) c = (c >> 8) ^ ludus__sf_crc32c_S.table[0][(c ^ *p++) & 0xff];
     return c;
 }
 
@@ -14892,12 +14906,11 @@ __attribute__((target("sse4.2"))) static uint32_t ludus__sf_crc32c_crc_hw(uint32
 }
 
 static int ludus__sf_crc32c_have_hw(void) {
-    static int state; /* 0 unknown, 1 yes, 2 no */
-    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+    int s = __atomic_load_n(&ludus__sf_crc32c_S.hw_state, __ATOMIC_RELAXED);
     if (!s) {
         __builtin_cpu_init();
         s = __builtin_cpu_supports("sse4.2") ? 1 : 2;
-        __atomic_store_n(&state, s, __ATOMIC_RELAXED);
+        __atomic_store_n(&ludus__sf_crc32c_S.hw_state, s, __ATOMIC_RELAXED);
     }
     return s == 1;
 }
@@ -18372,9 +18385,14 @@ const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, siz
 #include <string.h>
 
 
+/* Apart: the rolling window (src/flight/rolling.c) sets it (capture_internal.h). */
 int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path, size_t cap);
 
-static char ludus__sf_crash_path_pattern[4096];
+/* What ludus_crash_capture_begin asked for, read by the crash's copy. */
+static struct {
+    char path_pattern[4096];
+    int format;
+} ludus__sf_crash_S;
 
 void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns) {
     c->crash_signal = signo;
@@ -18382,7 +18400,6 @@ void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_
     snprintf(c->crash_signal_name, sizeof c->crash_signal_name, "%s", ludus__crash_signal_name(signo));
     c->crash_tid = tid;
 }
-static int ludus__sf_crash_crash_format;
 
 void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap) {
     size_t o = 0;
@@ -18404,9 +18421,9 @@ static int ludus__sf_crash_write_capture(int signo, uint64_t tid, int64_t at_ns,
     ludus_capture *c = NULL;
     int rc = ludus__session_crash_end(&c); /* another thread may have been ending it */
     if (rc) return rc;
-    ludus__expand_pid(ludus__sf_crash_path_pattern, c->pid, path, cap); /* the crashed process's, not this copy's */
+    ludus__expand_pid(ludus__sf_crash_S.path_pattern, c->pid, path, cap); /* the crashed process's, not this copy's */
     ludus__capture_mark_crash(c, signo, tid, at_ns);
-    rc = ludus_capture_save(c, ludus__sf_crash_crash_format, 0, path);
+    rc = ludus_capture_save(c, ludus__sf_crash_S.format, 0, path);
     ludus_capture_release(c);
     return rc;
 }
@@ -18442,12 +18459,12 @@ int ludus_crash_capture_begin(const ludus_crash_desc *desc) {
     else
         memset(&d, 0, sizeof d);
     const char *path = d.path ? d.path : "ludus-crash-%p.ludus";
-    if (strlen(path) >= sizeof ludus__sf_crash_path_pattern) return ludus__fail(LUDUS_EINVAL, "the path is too long");
+    if (strlen(path) >= sizeof ludus__sf_crash_S.path_pattern) return ludus__fail(LUDUS_EINVAL, "the path is too long");
     int format = d.format ? d.format : ludus_format_from_path(path);
     if (format < LUDUS_FORMAT_JSON || format > LUDUS_FORMAT_LUDUS)
         return ludus__fail(LUDUS_EINVAL, "no format given and none named by the path's extension");
-    strcpy(ludus__sf_crash_path_pattern, path);
-    ludus__sf_crash_crash_format = format;
+    strcpy(ludus__sf_crash_S.path_pattern, path);
+    ludus__sf_crash_S.format = format;
     int rc = ludus__crash_install(ludus__sf_crash_write_crash, d.timeout_ms ? d.timeout_ms : 10000);
     if (rc == 0) /* threads that register from now on get an alternate signal stack */
         __atomic_store_n(&ludus__reg.setup_hook, ludus__crash_thread_setup, __ATOMIC_RELEASE);
@@ -18994,6 +19011,7 @@ static struct {
     uint64_t counter_frame; /* the last frame looked at */
     ludus_rolling_stats st; /* counters are atomic */
     int in_child;           /* a forked child: the background threads are the parent's */
+    int64_t utc_offset_s;   /* atomic: local time's offset from UTC (below) */
 } ludus__sf_rolling_R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
 
 int ludus_rolling_active(void) {
@@ -19012,8 +19030,7 @@ static void ludus__sf_rolling_count(uint64_t *field) {
  * names its file from it with arithmetic only, since the crashed process
  * may have died with a thread inside localtime_r (glibc's gmtime_r takes
  * the same lock). A change of offset (daylight saving) shows in crash file
- * names a segment later. */
-static int64_t ludus__sf_rolling_utc_offset_s; /* atomic */
+ * names a segment later. The offset: ludus__sf_rolling_R.utc_offset_s. */
 
 static int64_t ludus__sf_rolling_floor_div(int64_t a, int64_t b) {
     return a / b - (a % b < 0);
@@ -19050,7 +19067,7 @@ static void ludus__sf_rolling_refresh_utc_offset(void) {
     ludus__local_time(wall_s * 1000000000, &tm);
     int64_t local = ludus__sf_rolling_days_from_civil(tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday) * 86400 + tm.tm_hour * 3600 +
                     tm.tm_min * 60 + tm.tm_sec;
-    __atomic_store_n(&ludus__sf_rolling_utc_offset_s, local - wall_s, __ATOMIC_RELAXED);
+    __atomic_store_n(&ludus__sf_rolling_R.utc_offset_s, local - wall_s, __ATOMIC_RELAXED);
 }
 
 /* ---- carried begins ---- */
@@ -19496,7 +19513,7 @@ static void ludus__sf_rolling_window_path(const char *reason, int64_t at_ns, int
     int64_t wall = ludus__wall_ns() - (ludus__mono_ns() - at_ns);
     struct tm tm;
     if (in_crash)
-        ludus__sf_rolling_civil_from_seconds(ludus__sf_rolling_floor_div(wall, 1000000000) + __atomic_load_n(&ludus__sf_rolling_utc_offset_s, __ATOMIC_RELAXED), &tm);
+        ludus__sf_rolling_civil_from_seconds(ludus__sf_rolling_floor_div(wall, 1000000000) + __atomic_load_n(&ludus__sf_rolling_R.utc_offset_s, __ATOMIC_RELAXED), &tm);
     else
         ludus__local_time(wall, &tm);
     snprintf(path, cap, "%s/%s-%04d%02d%02d-%02d%02d%02d-%03d-%s.%s", ludus__sf_rolling_R.directory, ludus__sf_rolling_R.prefix, tm.tm_year + 1900,
@@ -20009,20 +20026,26 @@ static int ludus__sf_overlay_item_in_row(const ludus__live_item *it, const ludus
 
 #define MAX_ITEMS (LUDUS__MAX_COUNTERS + LUDUS__MAX_GAUGES + LUDUS__MAX_DOMAINS)
 
+/* Copies of the live tables, each used under the live lock (counters.c). */
+static struct {
+    ludus__live_item value_items[MAX_ITEMS]; /* ludus_live_value's */
+    ludus__live_item text_items[MAX_ITEMS];  /* the overlay text's */
+    ludus__domain_info text_domains[LUDUS__MAX_DOMAINS];
+} ludus__sf_overlay_S;
+
 int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t *out) {
     if (!name || !stat || !out) return ludus__fail(LUDUS_EINVAL, "name, stat and out are required");
     unsigned st = 0;
     while (st < LUDUS__STAT_COUNT && strcmp(ludus__stats[st].series, stat)) st++;
     if (st == LUDUS__STAT_COUNT) return ludus__fail(LUDUS_EINVAL, "unknown statistic \"%s\"", stat);
-    static ludus__live_item items[MAX_ITEMS]; /* under the lock */
     ludus__live_lock();
-    uint32_t n = ludus__live_items(items, MAX_ITEMS);
+    uint32_t n = ludus__live_items(ludus__sf_overlay_S.value_items, MAX_ITEMS);
     int rc = LUDUS_EINVAL, vi = -1;
     const ludus__live_item *it = NULL;
     char text[160];
     for (uint32_t i = 0; i < n && !it; i++) {
-        ludus__sf_overlay_item_name(&items[i], text, sizeof text);
-        if (!strcmp(text, name) && (vi = ludus__sf_overlay_value_index(&items[i], st)) >= 0) it = &items[i];
+        ludus__sf_overlay_item_name(&ludus__sf_overlay_S.value_items[i], text, sizeof text);
+        if (!strcmp(text, name) && (vi = ludus__sf_overlay_value_index(&ludus__sf_overlay_S.value_items[i], st)) >= 0) it = &ludus__sf_overlay_S.value_items[i];
     }
     if (it) {
         const int64_t *v;
@@ -20100,8 +20123,6 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     ludus__sf_overlay_text_out t = {buf, size, 0};
     if (size) buf[0] = 0;
     ludus__live_want_frames();
-    static ludus__live_item items[MAX_ITEMS]; /* under the lock */
-    static ludus__domain_info dom[LUDUS__MAX_DOMAINS];
     ludus__live_lock();
     const ludus__ring *r = ludus__live_ring();
     /* the window: the newest real frames (the lead-in is not one) */
@@ -20128,10 +20149,10 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     char a[32], b[32], c[32], d[32];
     ludus__sf_overlay_put(&t, "last %u frames (to frame %llu): p50 %s ms, p99 %s, max %s\n", w, (unsigned long long)newest->number,
         ludus__sf_overlay_ms(a, sizeof a, ludus__sf_overlay_rank(ft, w, 0.5)), ludus__sf_overlay_ms(b, sizeof b, ludus__sf_overlay_rank(ft, w, 0.99)), ludus__sf_overlay_ms(c, sizeof c, ft[w - 1]));
-    uint32_t n = ludus__live_items(items, MAX_ITEMS), lines = 0;
-    uint32_t nd = ludus__live_domains(dom, LUDUS__MAX_DOMAINS);
+    uint32_t n = ludus__live_items(ludus__sf_overlay_S.text_items, MAX_ITEMS), lines = 0;
+    uint32_t nd = ludus__live_domains(ludus__sf_overlay_S.text_domains, LUDUS__MAX_DOMAINS);
     for (uint32_t i = 0; i < n && lines < max_lines; i++, lines++) {
-        const ludus__live_item *it = &items[i];
+        const ludus__live_item *it = &ludus__sf_overlay_S.text_items[i];
         char name[96];
         ludus__sf_overlay_item_name(it, name, sizeof name);
         /* the frames of the window that hold the item (registered later: fewer) */
@@ -20170,7 +20191,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
             ludus__sf_overlay_put(&t, "%s: %lld; last %u frames%s: min %lld, max %lld\n", name, (long long)col[0], m, of, (long long)mn,
                 (long long)mx);
         } else {
-            const ludus__domain_info *di = it->i < nd ? &dom[it->i] : NULL;
+            const ludus__domain_info *di = it->i < nd ? &ludus__sf_overlay_S.text_domains[it->i] : NULL;
             const char *valid = !di                ? ""
                                 : di->underflow    ? " (unknown: frees of untracked memory)"
                                 : di->has_baseline ? ""
