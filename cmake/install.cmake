@@ -1,7 +1,9 @@
 # Install rules (cmake --install BUILD [--prefix DIR]): the headers, the
 # static and shared libraries, ludus-trace, the CMake package
-# (find_package(ludus CONFIG): ludus::ludus, ludus::shared, ludus::launch)
-# and ludus.pc (static) and ludus-shared.pc for pkg-config.
+# (find_package(ludus CONFIG): ludus::ludus, ludus::shared, ludus::launch,
+# ludus::analysis, ludus::analysis_shared) and ludus.pc (static),
+# ludus-shared.pc, ludus-analysis.pc and ludus-analysis-shared.pc for
+# pkg-config.
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ludus DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -35,9 +37,11 @@ if(LUDUS_BACKEND STREQUAL "tracy")
   set(LUDUS_PC_CFLAGS " -DLUDUS_BACKEND_TRACY=1")
   set(LUDUS_PC_LIBS_STATIC " -lstdc++ -ldl")
 endif()
-configure_file(${CMAKE_CURRENT_LIST_DIR}/ludus.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ludus.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ludus.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+set(ludus_pc_files ludus ludus-analysis)
 if(TARGET ludus_shared)
-  configure_file(${CMAKE_CURRENT_LIST_DIR}/ludus-shared.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ludus-shared.pc @ONLY)
-  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ludus-shared.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  list(APPEND ludus_pc_files ludus-shared ludus-analysis-shared)
 endif()
+foreach(pc ${ludus_pc_files})
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${CMAKE_CURRENT_BINARY_DIR}/${pc}.pc @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()

@@ -2260,6 +2260,16 @@ LUDUS_API int ludus_capture_gpu_span(struct ludus_capture *c, uint64_t index, lu
 #else
 #define LUDUS_HIDDEN __attribute__((visibility("hidden")))
 #endif
+/* An internal entry point that libludus.so exports for its sibling
+ * libludus_analysis.so alone (the file reader, the analysis and the reports
+ * call the capture model, the writers and the allocator). Not API: both
+ * libraries come from one build, and tests/compile/layers.sh checks that
+ * libludus.so exports the public API and these, nothing else. */
+#if defined(_WIN32)
+#define LUDUS__SIBLING
+#else
+#define LUDUS__SIBLING __attribute__((visibility("default")))
+#endif
 
 /* CLOCK_MONOTONIC in integer nanoseconds. */
 LUDUS_HIDDEN int64_t ludus__mono_ns(void);
@@ -2282,7 +2292,7 @@ typedef struct ludus__calib_point {
     int64_t ns;
     int64_t window_ns; /* width of the bracketing monotonic reads */
 } ludus__calib_point;
-LUDUS_HIDDEN ludus__calib_point ludus__calibrate_point(void);
+LUDUS__SIBLING ludus__calib_point ludus__calibrate_point(void);
 
 /* Asymmetric barrier. register returns 1 when membarrier(PRIVATE_EXPEDITED)
  * is usable; barrier then acts as a full fence on every thread of the
@@ -2342,7 +2352,7 @@ LUDUS_HIDDEN extern int ludus__file_no_tmpfile;
 /* Text for an errno value (either sign) into buf, always terminated. Thread-safe
  * (strerror_r, GNU or XSI flavour, whichever libc gives), so a message like
  * "cannot create trace.json: Permission denied" can come from any thread. */
-LUDUS_HIDDEN void ludus__os_strerror(int err, char *buf, size_t cap);
+LUDUS__SIBLING void ludus__os_strerror(int err, char *buf, size_t cap);
 
 /* Thread-exit hook: fn(arg) runs when the calling thread exits (TRACY: the
  * Tracy backend's zone stack, src/backend/tracy.c). */
@@ -2354,15 +2364,15 @@ LUDUS_HIDDEN void ludus__process_name(char *out, size_t cap);
 
 #endif
 
-LUDUS_HIDDEN void *ludus__malloc(size_t n);
-LUDUS_HIDDEN void *ludus__calloc(size_t n, size_t size);
-LUDUS_HIDDEN void *ludus__realloc(void *p, size_t n);
-LUDUS_HIDDEN void ludus__free(void *p);
-LUDUS_HIDDEN char *ludus__strdup(const char *s);
+LUDUS__SIBLING void *ludus__malloc(size_t n);
+LUDUS__SIBLING void *ludus__calloc(size_t n, size_t size);
+LUDUS__SIBLING void *ludus__realloc(void *p, size_t n);
+LUDUS__SIBLING void ludus__free(void *p);
+LUDUS__SIBLING char *ludus__strdup(const char *s);
 /* From now on, a private region (0), or -1 when it could not be reserved. */
 LUDUS_HIDDEN int ludus__alloc_private(void);
 /* qsort without allocating (glibc's may call malloc): a heap sort. */
-LUDUS_HIDDEN void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+LUDUS__SIBLING void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
 #endif
 /* ---- src/platform/background.h ---- */
@@ -2410,7 +2420,7 @@ LUDUS_HIDDEN void ludus__thread_background(void);
 /* Wall-clock time in ns since 1970, and its local calendar time. */
 LUDUS_HIDDEN int64_t ludus__wall_ns(void);
 LUDUS_HIDDEN void ludus__local_time(int64_t wall_ns, struct tm *out);
-LUDUS_HIDDEN void ludus__sleep_ns(int64_t ns);
+LUDUS__SIBLING void ludus__sleep_ns(int64_t ns);
 
 #endif
 /* ---- src/platform/crash.h ---- */
@@ -2515,8 +2525,8 @@ LUDUS_HIDDEN void *ludus__file_map_new(const char *path, size_t bytes, ludus__fi
  * errno value (as a full disk would). */
 LUDUS_HIDDEN extern int ludus__file_map_reserve_error;
 /* An existing file mapped read-only; NULL on failure with *err set. */
-LUDUS_HIDDEN const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err);
-LUDUS_HIDDEN void ludus__file_unmap(const void *p, size_t bytes);
+LUDUS__SIBLING const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err);
+LUDUS__SIBLING void ludus__file_unmap(const void *p, size_t bytes);
 /* Removes path when it still names the file created as id (another file
  * put there since, by anyone, stays). */
 LUDUS_HIDDEN void ludus__file_remove_created(const char *path, const ludus__file_id *id);
@@ -2537,10 +2547,10 @@ LUDUS_HIDDEN int ludus__memory_read_checked(const void *addr, void *out, size_t 
 
 /* 0 and the descriptor and size, or a negative errno. A path that is not a
  * regular file (a FIFO, a directory) is refused with -EINVAL. */
-LUDUS_HIDDEN int ludus__read_open(const char *path, int *fd, uint64_t *size);
+LUDUS__SIBLING int ludus__read_open(const char *path, int *fd, uint64_t *size);
 /* 0, or a negative errno (-EIO for a short read). */
-LUDUS_HIDDEN int ludus__read_at(int fd, uint64_t off, void *p, size_t n);
-LUDUS_HIDDEN void ludus__read_close(int fd);
+LUDUS__SIBLING int ludus__read_at(int fd, uint64_t off, void *p, size_t n);
+LUDUS__SIBLING void ludus__read_close(int fd);
 /* 0 when a file can be created or written at path (its directory exists and
  * is writable, or the path is a writable file or device), else an errno. */
 LUDUS_HIDDEN int ludus__path_writable(const char *path);
@@ -4797,7 +4807,7 @@ typedef struct ludus__arena {
 } ludus__arena;
 
 /* n bytes (aligned to 8), or NULL when out of memory or over the limit. */
-LUDUS_HIDDEN void *ludus__arena_alloc(ludus__arena *a, size_t n);
+LUDUS__SIBLING void *ludus__arena_alloc(ludus__arena *a, size_t n);
 /* A NUL-terminated copy of s[0, n), or NULL. */
 LUDUS_HIDDEN char *ludus__arena_strndup(ludus__arena *a, const char *s, size_t n);
 LUDUS_HIDDEN void ludus__arena_free(ludus__arena *a);
@@ -4870,7 +4880,7 @@ void ludus__arena_free(ludus__arena *a) {
 
 /* Copies s[0, n) to out (at most cap bytes), each invalid byte replaced by
  * U+FFFD and never a character split at the end; returns the bytes written. */
-LUDUS_HIDDEN size_t ludus__utf8_clean(const char *s, size_t n, char *out, size_t cap);
+LUDUS__SIBLING size_t ludus__utf8_clean(const char *s, size_t n, char *out, size_t cap);
 /* 1 when s[0, n) is valid UTF-8. */
 LUDUS_HIDDEN int ludus__utf8_valid(const char *s, size_t n);
 /* Length of the valid character at s (1..4), 0 when the byte starts none. */
@@ -4888,7 +4898,7 @@ LUDUS_HIDDEN size_t ludus__show_next(const char *s, size_t n, char esc[8], const
  * cut marked with '~'. Returns the length written. */
 LUDUS_HIDDEN size_t ludus__text_show(char *out, size_t cap, const char *s, size_t n, size_t width);
 /* The same for a NUL-terminated name; returns out (for a printf argument). */
-LUDUS_HIDDEN const char *ludus__text_name(char *out, size_t cap, const char *s, size_t width);
+LUDUS__SIBLING const char *ludus__text_name(char *out, size_t cap, const char *s, size_t width);
 /* The text a stringized macro argument denotes: a token as is, or one or
  * more adjacent string literals (prefixes u8, u, U, L allowed) with their
  * escapes resolved (\n, \", \\, octal and hex bytes, \u and \U as UTF-8).
@@ -5147,10 +5157,10 @@ typedef struct ludus__writer {
     char buf[LUDUS__WRITER_BUF];
 } ludus__writer;
 
-LUDUS_HIDDEN void ludus__w_init(ludus__writer *w, int (*write)(void *, const void *, size_t), void *ud);
-LUDUS_HIDDEN int ludus__w_flush(ludus__writer *w);
-LUDUS_HIDDEN void ludus__w_bytes(ludus__writer *w, const void *p, size_t n);
-LUDUS_HIDDEN void ludus__w_str(ludus__writer *w, const char *s);
+LUDUS__SIBLING void ludus__w_init(ludus__writer *w, int (*write)(void *, const void *, size_t), void *ud);
+LUDUS__SIBLING int ludus__w_flush(ludus__writer *w);
+LUDUS__SIBLING void ludus__w_bytes(ludus__writer *w, const void *p, size_t n);
+LUDUS__SIBLING void ludus__w_str(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_u64(ludus__writer *w, uint64_t v);
 LUDUS_HIDDEN void ludus__w_i64(ludus__writer *w, int64_t v);
 /* The one writer of a name for each output kind; nothing else writes a
@@ -5159,15 +5169,15 @@ LUDUS_HIDDEN void ludus__w_i64(ludus__writer *w, int64_t v);
  * '<', '>', '&' and U+2028/U+2029 too (the string may sit inside an HTML
  * <script> or be read as JavaScript), valid UTF-8 passed through and each
  * invalid byte written as \ufffd (strict parsers accept every string). */
-LUDUS_HIDDEN void ludus__w_json_str(ludus__writer *w, const char *s, size_t n);
-LUDUS_HIDDEN void ludus__w_jstr(ludus__writer *w, const char *s); /* NUL-terminated */
+LUDUS__SIBLING void ludus__w_json_str(ludus__writer *w, const char *s, size_t n);
+LUDUS__SIBLING void ludus__w_jstr(ludus__writer *w, const char *s); /* NUL-terminated */
 /* HTML text and attribute values: shown as text.h's ludus__show_next shows
  * it, with & < > " ' as entities. */
-LUDUS_HIDDEN void ludus__w_html_str(ludus__writer *w, const char *s, size_t n);
+LUDUS__SIBLING void ludus__w_html_str(ludus__writer *w, const char *s, size_t n);
 /* A CSV field: quoted when needed, control characters shown (one record a
  * line), a leading = + - @ defused with a ' (no formula runs). Terminal
  * text: ludus__text_show (text.h). Protobuf: ludus__pb_str (proto_writer.h). */
-LUDUS_HIDDEN void ludus__w_csv(ludus__writer *w, const char *s);
+LUDUS__SIBLING void ludus__w_csv(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_double(ludus__writer *w, double v);
 
 /* Writer callback for a ludus__file. */
@@ -5617,7 +5627,7 @@ typedef struct ludus__stat_info {
     const char *name, *series, *unit;
     uint8_t owner, per_frame;
 } ludus__stat_info;
-LUDUS_HIDDEN extern const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT];
+LUDUS__SIBLING extern const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT];
 
 #endif
 /* ---- src/record/record.h ---- */
@@ -5848,7 +5858,7 @@ static inline void ludus__lib_leave(void) {
 }
 
 /* Per-thread error detail (errors.c). */
-LUDUS_HIDDEN int ludus__fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+LUDUS__SIBLING int ludus__fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Sites (sites.c): registered sites live for the process; run-time names
  * live in the capture's name table. */
@@ -8678,11 +8688,11 @@ typedef struct ludus__payload_info {
  * into these). ludus__kind_in_format gives a kind as a file of that format
  * version holds it (format 4 and older had MESSAGE where EXT is). Then by
  * sub-kind, by payload and by LUDUS_NEV_*. */
-LUDUS_HIDDEN extern const ludus__kind_info ludus__kinds[16];
+LUDUS__SIBLING extern const ludus__kind_info ludus__kinds[16];
 LUDUS_HIDDEN extern const ludus__ext_info ludus__exts[256];
 LUDUS_HIDDEN extern const ludus__payload_info ludus__payloads[LUDUS__P_COUNT];
-LUDUS_HIDDEN extern const ludus__nev_info ludus__nevs[LUDUS_NEV_COUNT];
-LUDUS_HIDDEN const ludus__kind_info *ludus__kind_in_format(uint32_t format_version, unsigned kind);
+LUDUS__SIBLING extern const ludus__nev_info ludus__nevs[LUDUS_NEV_COUNT];
+LUDUS__SIBLING const ludus__kind_info *ludus__kind_in_format(uint32_t format_version, unsigned kind);
 
 /* 1 when a word field carries a length and data slots follow. */
 static inline int ludus__field_has_data(unsigned f) {
@@ -8965,7 +8975,7 @@ struct ludus_capture {
 typedef struct ludus_capture ludus__captured;
 /* ludus_capture_summary.pool_bytes_needed (prepare.c): the pool that would
  * have held every event the capture dropped; 0 when none was. */
-LUDUS_HIDDEN uint64_t ludus__pool_bytes_needed(const ludus_capture *c);
+LUDUS__SIBLING uint64_t ludus__pool_bytes_needed(const ludus_capture *c);
 
 /* An async zone: [begin_ns, end_ns] on a lane of its track. Zones of one
  * track and id nest (depth); a zone and the zones inside it share a lane,
@@ -9001,7 +9011,7 @@ LUDUS_HIDDEN int ludus__async_note(ludus_capture *c, uint32_t thread, const stru
 LUDUS_HIDDEN int ludus__async_build(ludus_capture *c);
 /* The zones ready to use (0), or why not: what exporters and the analysis
  * call first (a capture file finds its zones on first use). */
-LUDUS_HIDDEN int ludus__async_ensure(ludus_capture *c);
+LUDUS__SIBLING int ludus__async_ensure(ludus_capture *c);
 LUDUS_HIDDEN void ludus__async_free(ludus_capture *c);
 
 /* ---- GPU timing (gpu.c, docs/gpu.md) ---- */
@@ -9067,7 +9077,7 @@ LUDUS_HIDDEN void ludus__gpu_crashed(void);
 LUDUS_HIDDEN int ludus__gpu_place(ludus__gpu_data *g);
 LUDUS_HIDDEN void ludus__gpu_free(ludus__gpu_data *g);
 /* The GPU data a capture shows (a view's parent's), or NULL. */
-LUDUS_HIDDEN const ludus__gpu_data *ludus__gpu_of(const ludus_capture *c);
+LUDUS__SIBLING const ludus__gpu_data *ludus__gpu_of(const ludus_capture *c);
 /* The name a track (lane 0) or its lane k shows: "<name>", "<name>
  * (uncalibrated)", then " lane k+1" for k > 0. */
 LUDUS_HIDDEN void ludus__gpu_track_name(const ludus__gpu_ctx *k, uint32_t lane, char *buf, size_t n);
@@ -9081,7 +9091,7 @@ LUDUS_HIDDEN int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data 
 /* The .ludus GPU record (file_format.h): encode into a malloc'd buffer,
  * decode back (-1 with why, -2 out of memory). */
 LUDUS_HIDDEN uint8_t *ludus__gpu_encode(const ludus__gpu_data *g, size_t *n);
-LUDUS_HIDDEN int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, size_t why_cap);
+LUDUS__SIBLING int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, size_t why_cap);
 
 /* memory_coverage.c. take: at capture end, from the live domains; text:
  * the .ludus metadata value (malloc'd); parse: back from it (-1 with why,
@@ -9089,7 +9099,7 @@ LUDUS_HIDDEN int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n,
  * metadata member. */
 LUDUS_HIDDEN int ludus__mem_cov_take(ludus_capture *c, int64_t pool_bytes);
 LUDUS_HIDDEN char *ludus__mem_cov_text(const ludus_capture *c);
-LUDUS_HIDDEN int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, size_t why_cap);
+LUDUS__SIBLING int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, size_t why_cap);
 struct ludus__writer;
 LUDUS_HIDDEN void ludus__mem_cov_json(struct ludus__writer *w, const ludus_capture *c);
 
@@ -9097,7 +9107,7 @@ LUDUS_HIDDEN void ludus__mem_cov_json(struct ludus__writer *w, const ludus_captu
 LUDUS_HIDDEN ludus_capture *ludus__last_capture(void);
 /* Frees a capture whose last reference went (capture.c). */
 LUDUS_HIDDEN void ludus__capture_free(ludus_capture *c);
-LUDUS_HIDDEN ludus_capture *ludus__capture_new(const ludus__source_ops *src);
+LUDUS__SIBLING ludus_capture *ludus__capture_new(const ludus__source_ops *src);
 /* What an in-memory capture's source builds (prepare.c): runs from its
  * threads' pieces, fibers split off, the sites its events name. */
 LUDUS_HIDDEN int ludus__build_recorded(ludus_capture *c);
@@ -9161,34 +9171,35 @@ LUDUS_HIDDEN void ludus__fork_session_install(void);
 LUDUS_HIDDEN int ludus__build_runs(ludus_capture *c);
 /* Builds the site table and the counts (once); 0 or a LUDUS_E* code with the
  * detail set. */
-LUDUS_HIDDEN int ludus__prepare(ludus_capture *c);
+LUDUS__SIBLING int ludus__prepare(ludus_capture *c);
 LUDUS_HIDDEN void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out);
-LUDUS_HIDDEN int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
+LUDUS__SIBLING int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
 /* NULL when c0 and c1 can calibrate a capture; else the problem, with the
  * field it lies in (c0_ns, c1_ticks, ...: the names of both file headers)
  * in *field (calibration.c). */
-LUDUS_HIDDEN const char *ludus__calib_check(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1,
-                                            const char **field);
+LUDUS__SIBLING const char *ludus__calib_check(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1,
+                                              const char **field);
 /* Ticks on either side of [c0, c1] an event of the capture may lie (one
  * second's worth; no bound when too short to calibrate). */
-LUDUS_HIDDEN uint64_t ludus__calib_margin(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1);
+LUDUS__SIBLING uint64_t ludus__calib_margin(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1);
 /* Calls fn for every site key the n slots at e name (site_table.c: the
  * kind table's word and payload columns); stops at fn's first non-zero. */
-LUDUS_HIDDEN int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n,
-                                 int (*fn)(ludus_capture *c, uintptr_t key));
+LUDUS__SIBLING int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n,
+                                   int (*fn)(ludus_capture *c, uintptr_t key));
 /* Adds a site by its text (site_table.c): name, function, file and
  * category as the descriptor holds them (plain: no C literal to resolve;
  * flow: a flow's name, category "flow"); nothing when key is known. */
-LUDUS_HIDDEN int ludus__site_add_described(ludus_capture *c, uintptr_t key, const char *name, const char *function,
-                                           const char *file, const char *category, uint32_t line, int plain, int flow);
-LUDUS_HIDDEN uint32_t ludus__site_index(const ludus_capture *c, uintptr_t key);
+LUDUS__SIBLING int ludus__site_add_described(ludus_capture *c, uintptr_t key, const char *name, const char *function,
+                                             const char *file, const char *category, uint32_t line, int plain,
+                                             int flow);
+LUDUS__SIBLING uint32_t ludus__site_index(const ludus_capture *c, uintptr_t key);
 /* Adds a fully described site whose strings the caller owns for the
  * capture's life. 0, LUDUS_ENOMEM, or LUDUS_EFORMAT when the key is present. */
-LUDUS_HIDDEN int ludus__site_insert(ludus_capture *c, const ludus__site_info *si);
+LUDUS__SIBLING int ludus__site_insert(ludus_capture *c, const ludus__site_info *si);
 /* In-memory captures: the sites their events name (site_table.c). */
 LUDUS_HIDDEN int ludus__sites_collect(ludus_capture *c);
 /* Counts the pairs of different sites with one id. */
-LUDUS_HIDDEN int ludus__sites_check_ids(ludus_capture *c);
+LUDUS__SIBLING int ludus__sites_check_ids(ludus_capture *c);
 /* The stable id of a site: FNV-1a of name, file and line. */
 LUDUS_HIDDEN uint32_t ludus__site_id(const char *name, size_t name_len, const char *file, uint32_t line);
 
@@ -9332,11 +9343,11 @@ typedef struct ludus__nev_iter {
 /* Moves what threads recorded while running fibers to a track per fiber
  * (fibers.c); in-memory captures, after their runs are built. */
 LUDUS_HIDDEN int ludus__fibers_split(ludus_capture *c);
-LUDUS_HIDDEN int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread);
+LUDUS__SIBLING int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread);
 /* Refills it->ob (the next batch of the stream, time cut applied); 0 at the
  * end of the thread's stream (then check ludus__nev_error). */
-LUDUS_HIDDEN int ludus__nev_fill(ludus__nev_iter *it);
-LUDUS_HIDDEN void ludus__nev_free(ludus__nev_iter *it);
+LUDUS__SIBLING int ludus__nev_fill(ludus__nev_iter *it);
+LUDUS__SIBLING void ludus__nev_free(ludus__nev_iter *it);
 /* The stream without a time cut, one event at a time (the cut reads it). */
 LUDUS_HIDDEN int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);
@@ -9345,9 +9356,9 @@ LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN size_t ludus__log_format(const char *fmt, const unsigned char *args, size_t nargs, char *out, size_t cap);
 /* A MESSAGE event's text (valid UTF-8, NUL-terminated, len bytes): its
  * own, or its site's name. Valid until the iterator is freed. */
-LUDUS_HIDDEN const char *ludus__nev_text(const ludus__nev_iter *it, const ludus__nev *e, size_t *len);
+LUDUS__SIBLING const char *ludus__nev_text(const ludus__nev_iter *it, const ludus__nev *e, size_t *len);
 /* The error a stream ended with: 0, or a LUDUS_E* code (detail set). */
-LUDUS_HIDDEN int ludus__nev_error(const ludus__nev_iter *it);
+LUDUS__SIBLING int ludus__nev_error(const ludus__nev_iter *it);
 
 /* The next event, valid until the next call; NULL at the end. */
 static inline const ludus__nev *ludus__nev_get(ludus__nev_iter *it) {
@@ -12255,7 +12266,7 @@ LUDUS__NF_DEFINE(ludus__nf_gpu_cal, LUDUS__NF_GPU_CAL_FIELDS)
 #define LUDUS__NF_MAX_STRING 4096u
 
 /* ---- CRC-32C (crc32c.c): crc of the bytes so far, then more bytes ---- */
-LUDUS_HIDDEN uint32_t ludus__crc32c(uint32_t crc, const void *data, size_t n);
+LUDUS__SIBLING uint32_t ludus__crc32c(uint32_t crc, const void *data, size_t n);
 
 /* ---- compact blocks (block_codec.c) ---- */
 
@@ -12267,8 +12278,8 @@ LUDUS_HIDDEN size_t ludus__compact_encode(const ludus_capture *c, const ludus__e
                                           uint8_t *out);
 /* Decodes a compact block of n slots recorded at base; 0, or -1 with *bad
  * the offset within in of the defect and *why what it is. */
-LUDUS_HIDDEN int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len, ludus__event *ev,
-                                       size_t n, uintptr_t base, size_t *bad, const char **why);
+LUDUS__SIBLING int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len, ludus__event *ev,
+                                         size_t n, uintptr_t base, size_t *bad, const char **why);
 
 #endif
 
@@ -15729,12 +15740,12 @@ typedef struct ludus__slice_args {
 } ludus__slice_args;
 /* ev: an attaching event (ludus__nevs[kind].attach) with its slice's lane
  * and depth. */
-LUDUS_HIDDEN void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const ludus__nev *ev);
+LUDUS__SIBLING void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const ludus__nev *ev);
 /* The annotations of the slice ending at (lane, depth), removed: *first
  * points at them until the next add. Inline for the common case: a lane
  * with none (every slice end of a capture without annotations). */
-LUDUS_HIDDEN uint32_t ludus__slice_args_take_some(ludus__slice_args *a, uint8_t lane, uint32_t depth,
-                                                  const ludus__nev **first);
+LUDUS__SIBLING uint32_t ludus__slice_args_take_some(ludus__slice_args *a, uint8_t lane, uint32_t depth,
+                                                    const ludus__nev **first);
 static inline uint32_t ludus__slice_args_take(ludus__slice_args *a, uint8_t lane, uint32_t depth,
                                               const ludus__nev **first) {
     if (__builtin_expect(a->lane[lane].n == 0, 1)) {
@@ -15743,10 +15754,10 @@ static inline uint32_t ludus__slice_args_take(ludus__slice_args *a, uint8_t lane
     }
     return ludus__slice_args_take_some(a, lane, depth, first);
 }
-LUDUS_HIDDEN void ludus__slice_args_reset(ludus__slice_args *a);
-LUDUS_HIDDEN void ludus__slice_args_free(ludus__slice_args *a);
+LUDUS__SIBLING void ludus__slice_args_reset(ludus__slice_args *a);
+LUDUS__SIBLING void ludus__slice_args_free(ludus__slice_args *a);
 /* An annotation's text (value kind TEXT): "" when empty. */
-LUDUS_HIDDEN const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, size_t *len);
+LUDUS__SIBLING const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, size_t *len);
 
 /* memory_json.c: the memory coverage manifest as a JSON member (",\"memory_coverage\":{...}"). */
 LUDUS_HIDDEN void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c);

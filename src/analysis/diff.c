@@ -546,13 +546,16 @@ static void ranks_of(const double *v, size_t n, len_at *order, double *r) {
  * whose calls make the frame long (an inner loop on the frame thread) does
  * not "follow the frame's length"; a worker on a timer still does. All the
  * run's window frames: only for entries whose calls correlate with the
- * frame's length at all. 0 on allocation failure (per frame then). */
-static double spearman_rest(const side *s, size_t r0, size_t r1, const run_index *x) {
+ * frame's length at all. 0 with *r, or LUDUS_ENOMEM (the diff then fails:
+ * a result computed without it would differ). */
+static int spearman_rest(const side *s, size_t r0, size_t r1, const run_index *x, double *out) {
     size_t n = (size_t)x->nw;
+    *out = 0;
     if (n < 3) return 0;
     double *v = ludus__malloc(4 * n * sizeof *v);
     len_at *order = ludus__malloc(n * sizeof *order);
     double r = 0;
+    int rc = v && order ? 0 : LUDUS_ENOMEM;
     if (v && order) {
         double *calls = v + n, *rv = v + 2 * n, *rc = v + 3 * n;
         for (size_t f = 0; f < n; f++) {
@@ -575,7 +578,8 @@ static double spearman_rest(const side *s, size_t r0, size_t r1, const run_index
     }
     ludus__free(v);
     ludus__free(order);
-    return r;
+    *out = r;
+    return rc;
 }
 
 /* The median of `zeros` zeros and the n values of x (sorted here, all > 0),
@@ -813,8 +817,11 @@ static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     if (e->frame_time_r >= TIME_BOUND_R && on_frame_thread) {
         for (int sd = 0; sd < 2; sd++) {
             r_side[sd] = 0;
-            for (uint32_t r = 0; r < S[sd]->nruns; r++)
-                r_side[sd] += spearman_rest(S[sd], S[sd]->run_at[r], S[sd]->run_at[r + 1], &d->index[sd][r]);
+            for (uint32_t r = 0; r < S[sd]->nruns; r++) {
+                double rr;
+                if (spearman_rest(S[sd], S[sd]->run_at[r], S[sd]->run_at[r + 1], &d->index[sd][r], &rr)) goto oom;
+                r_side[sd] += rr;
+            }
             r_side[sd] /= S[sd]->nruns ? S[sd]->nruns : 1;
         }
         e->frame_time_r = fmax(r_side[0], r_side[1]);

@@ -234,7 +234,7 @@ struct ludus_capture {
 typedef struct ludus_capture ludus__captured;
 /* ludus_capture_summary.pool_bytes_needed (prepare.c): the pool that would
  * have held every event the capture dropped; 0 when none was. */
-LUDUS_HIDDEN uint64_t ludus__pool_bytes_needed(const ludus_capture *c);
+LUDUS__SIBLING uint64_t ludus__pool_bytes_needed(const ludus_capture *c);
 
 /* An async zone: [begin_ns, end_ns] on a lane of its track. Zones of one
  * track and id nest (depth); a zone and the zones inside it share a lane,
@@ -270,7 +270,7 @@ LUDUS_HIDDEN int ludus__async_note(ludus_capture *c, uint32_t thread, const stru
 LUDUS_HIDDEN int ludus__async_build(ludus_capture *c);
 /* The zones ready to use (0), or why not: what exporters and the analysis
  * call first (a capture file finds its zones on first use). */
-LUDUS_HIDDEN int ludus__async_ensure(ludus_capture *c);
+LUDUS__SIBLING int ludus__async_ensure(ludus_capture *c);
 LUDUS_HIDDEN void ludus__async_free(ludus_capture *c);
 
 /* ---- GPU timing (gpu.c, docs/gpu.md) ---- */
@@ -336,7 +336,7 @@ LUDUS_HIDDEN void ludus__gpu_crashed(void);
 LUDUS_HIDDEN int ludus__gpu_place(ludus__gpu_data *g);
 LUDUS_HIDDEN void ludus__gpu_free(ludus__gpu_data *g);
 /* The GPU data a capture shows (a view's parent's), or NULL. */
-LUDUS_HIDDEN const ludus__gpu_data *ludus__gpu_of(const ludus_capture *c);
+LUDUS__SIBLING const ludus__gpu_data *ludus__gpu_of(const ludus_capture *c);
 /* The name a track (lane 0) or its lane k shows: "<name>", "<name>
  * (uncalibrated)", then " lane k+1" for k > 0. */
 LUDUS_HIDDEN void ludus__gpu_track_name(const ludus__gpu_ctx *k, uint32_t lane, char *buf, size_t n);
@@ -350,7 +350,7 @@ LUDUS_HIDDEN int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data 
 /* The .ludus GPU record (file_format.h): encode into a malloc'd buffer,
  * decode back (-1 with why, -2 out of memory). */
 LUDUS_HIDDEN uint8_t *ludus__gpu_encode(const ludus__gpu_data *g, size_t *n);
-LUDUS_HIDDEN int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, size_t why_cap);
+LUDUS__SIBLING int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, size_t why_cap);
 
 /* memory_coverage.c. take: at capture end, from the live domains; text:
  * the .ludus metadata value (malloc'd); parse: back from it (-1 with why,
@@ -358,7 +358,7 @@ LUDUS_HIDDEN int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n,
  * metadata member. */
 LUDUS_HIDDEN int ludus__mem_cov_take(ludus_capture *c, int64_t pool_bytes);
 LUDUS_HIDDEN char *ludus__mem_cov_text(const ludus_capture *c);
-LUDUS_HIDDEN int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, size_t why_cap);
+LUDUS__SIBLING int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, size_t why_cap);
 struct ludus__writer;
 LUDUS_HIDDEN void ludus__mem_cov_json(struct ludus__writer *w, const ludus_capture *c);
 
@@ -366,7 +366,7 @@ LUDUS_HIDDEN void ludus__mem_cov_json(struct ludus__writer *w, const ludus_captu
 LUDUS_HIDDEN ludus_capture *ludus__last_capture(void);
 /* Frees a capture whose last reference went (capture.c). */
 LUDUS_HIDDEN void ludus__capture_free(ludus_capture *c);
-LUDUS_HIDDEN ludus_capture *ludus__capture_new(const ludus__source_ops *src);
+LUDUS__SIBLING ludus_capture *ludus__capture_new(const ludus__source_ops *src);
 /* What an in-memory capture's source builds (prepare.c): runs from its
  * threads' pieces, fibers split off, the sites its events name. */
 LUDUS_HIDDEN int ludus__build_recorded(ludus_capture *c);
@@ -430,34 +430,35 @@ LUDUS_HIDDEN void ludus__fork_session_install(void);
 LUDUS_HIDDEN int ludus__build_runs(ludus_capture *c);
 /* Builds the site table and the counts (once); 0 or a LUDUS_E* code with the
  * detail set. */
-LUDUS_HIDDEN int ludus__prepare(ludus_capture *c);
+LUDUS__SIBLING int ludus__prepare(ludus_capture *c);
 LUDUS_HIDDEN void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out);
-LUDUS_HIDDEN int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
+LUDUS__SIBLING int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
 /* NULL when c0 and c1 can calibrate a capture; else the problem, with the
  * field it lies in (c0_ns, c1_ticks, ...: the names of both file headers)
  * in *field (calibration.c). */
-LUDUS_HIDDEN const char *ludus__calib_check(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1,
-                                            const char **field);
+LUDUS__SIBLING const char *ludus__calib_check(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1,
+                                              const char **field);
 /* Ticks on either side of [c0, c1] an event of the capture may lie (one
  * second's worth; no bound when too short to calibrate). */
-LUDUS_HIDDEN uint64_t ludus__calib_margin(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1);
+LUDUS__SIBLING uint64_t ludus__calib_margin(int clock_tsc, const ludus__calib_point *c0, const ludus__calib_point *c1);
 /* Calls fn for every site key the n slots at e name (site_table.c: the
  * kind table's word and payload columns); stops at fn's first non-zero. */
-LUDUS_HIDDEN int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n,
-                                 int (*fn)(ludus_capture *c, uintptr_t key));
+LUDUS__SIBLING int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n,
+                                   int (*fn)(ludus_capture *c, uintptr_t key));
 /* Adds a site by its text (site_table.c): name, function, file and
  * category as the descriptor holds them (plain: no C literal to resolve;
  * flow: a flow's name, category "flow"); nothing when key is known. */
-LUDUS_HIDDEN int ludus__site_add_described(ludus_capture *c, uintptr_t key, const char *name, const char *function,
-                                           const char *file, const char *category, uint32_t line, int plain, int flow);
-LUDUS_HIDDEN uint32_t ludus__site_index(const ludus_capture *c, uintptr_t key);
+LUDUS__SIBLING int ludus__site_add_described(ludus_capture *c, uintptr_t key, const char *name, const char *function,
+                                             const char *file, const char *category, uint32_t line, int plain,
+                                             int flow);
+LUDUS__SIBLING uint32_t ludus__site_index(const ludus_capture *c, uintptr_t key);
 /* Adds a fully described site whose strings the caller owns for the
  * capture's life. 0, LUDUS_ENOMEM, or LUDUS_EFORMAT when the key is present. */
-LUDUS_HIDDEN int ludus__site_insert(ludus_capture *c, const ludus__site_info *si);
+LUDUS__SIBLING int ludus__site_insert(ludus_capture *c, const ludus__site_info *si);
 /* In-memory captures: the sites their events name (site_table.c). */
 LUDUS_HIDDEN int ludus__sites_collect(ludus_capture *c);
 /* Counts the pairs of different sites with one id. */
-LUDUS_HIDDEN int ludus__sites_check_ids(ludus_capture *c);
+LUDUS__SIBLING int ludus__sites_check_ids(ludus_capture *c);
 /* The stable id of a site: FNV-1a of name, file and line. */
 LUDUS_HIDDEN uint32_t ludus__site_id(const char *name, size_t name_len, const char *file, uint32_t line);
 
@@ -601,11 +602,11 @@ typedef struct ludus__nev_iter {
 /* Moves what threads recorded while running fibers to a track per fiber
  * (fibers.c); in-memory captures, after their runs are built. */
 LUDUS_HIDDEN int ludus__fibers_split(ludus_capture *c);
-LUDUS_HIDDEN int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread);
+LUDUS__SIBLING int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread);
 /* Refills it->ob (the next batch of the stream, time cut applied); 0 at the
  * end of the thread's stream (then check ludus__nev_error). */
-LUDUS_HIDDEN int ludus__nev_fill(ludus__nev_iter *it);
-LUDUS_HIDDEN void ludus__nev_free(ludus__nev_iter *it);
+LUDUS__SIBLING int ludus__nev_fill(ludus__nev_iter *it);
+LUDUS__SIBLING void ludus__nev_free(ludus__nev_iter *it);
 /* The stream without a time cut, one event at a time (the cut reads it). */
 LUDUS_HIDDEN int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);
@@ -614,9 +615,9 @@ LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN size_t ludus__log_format(const char *fmt, const unsigned char *args, size_t nargs, char *out, size_t cap);
 /* A MESSAGE event's text (valid UTF-8, NUL-terminated, len bytes): its
  * own, or its site's name. Valid until the iterator is freed. */
-LUDUS_HIDDEN const char *ludus__nev_text(const ludus__nev_iter *it, const ludus__nev *e, size_t *len);
+LUDUS__SIBLING const char *ludus__nev_text(const ludus__nev_iter *it, const ludus__nev *e, size_t *len);
 /* The error a stream ended with: 0, or a LUDUS_E* code (detail set). */
-LUDUS_HIDDEN int ludus__nev_error(const ludus__nev_iter *it);
+LUDUS__SIBLING int ludus__nev_error(const ludus__nev_iter *it);
 
 /* The next event, valid until the next call; NULL at the end. */
 static inline const ludus__nev *ludus__nev_get(ludus__nev_iter *it) {

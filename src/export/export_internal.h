@@ -56,12 +56,12 @@ typedef struct ludus__slice_args {
 } ludus__slice_args;
 /* ev: an attaching event (ludus__nevs[kind].attach) with its slice's lane
  * and depth. */
-LUDUS_HIDDEN void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const ludus__nev *ev);
+LUDUS__SIBLING void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const ludus__nev *ev);
 /* The annotations of the slice ending at (lane, depth), removed: *first
  * points at them until the next add. Inline for the common case: a lane
  * with none (every slice end of a capture without annotations). */
-LUDUS_HIDDEN uint32_t ludus__slice_args_take_some(ludus__slice_args *a, uint8_t lane, uint32_t depth,
-                                                  const ludus__nev **first);
+LUDUS__SIBLING uint32_t ludus__slice_args_take_some(ludus__slice_args *a, uint8_t lane, uint32_t depth,
+                                                    const ludus__nev **first);
 static inline uint32_t ludus__slice_args_take(ludus__slice_args *a, uint8_t lane, uint32_t depth,
                                               const ludus__nev **first) {
     if (__builtin_expect(a->lane[lane].n == 0, 1)) {
@@ -70,10 +70,10 @@ static inline uint32_t ludus__slice_args_take(ludus__slice_args *a, uint8_t lane
     }
     return ludus__slice_args_take_some(a, lane, depth, first);
 }
-LUDUS_HIDDEN void ludus__slice_args_reset(ludus__slice_args *a);
-LUDUS_HIDDEN void ludus__slice_args_free(ludus__slice_args *a);
+LUDUS__SIBLING void ludus__slice_args_reset(ludus__slice_args *a);
+LUDUS__SIBLING void ludus__slice_args_free(ludus__slice_args *a);
 /* An annotation's text (value kind TEXT): "" when empty. */
-LUDUS_HIDDEN const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, size_t *len);
+LUDUS__SIBLING const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, size_t *len);
 
 /* memory_json.c: the memory coverage manifest as a JSON member (",\"memory_coverage\":{...}"). */
 LUDUS_HIDDEN void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c);

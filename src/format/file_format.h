@@ -295,7 +295,7 @@ LUDUS__NF_DEFINE(ludus__nf_gpu_cal, LUDUS__NF_GPU_CAL_FIELDS)
 #define LUDUS__NF_MAX_STRING 4096u
 
 /* ---- CRC-32C (crc32c.c): crc of the bytes so far, then more bytes ---- */
-LUDUS_HIDDEN uint32_t ludus__crc32c(uint32_t crc, const void *data, size_t n);
+LUDUS__SIBLING uint32_t ludus__crc32c(uint32_t crc, const void *data, size_t n);
 
 /* ---- compact blocks (block_codec.c) ---- */
 
@@ -307,7 +307,7 @@ LUDUS_HIDDEN size_t ludus__compact_encode(const ludus_capture *c, const ludus__e
                                           uint8_t *out);
 /* Decodes a compact block of n slots recorded at base; 0, or -1 with *bad
  * the offset within in of the defect and *why what it is. */
-LUDUS_HIDDEN int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len, ludus__event *ev,
-                                       size_t n, uintptr_t base, size_t *bad, const char **why);
+LUDUS__SIBLING int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len, ludus__event *ev,
+                                         size_t n, uintptr_t base, size_t *bad, const char **why);
 
 #endif

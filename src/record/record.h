@@ -229,7 +229,7 @@ static inline void ludus__lib_leave(void) {
 }
 
 /* Per-thread error detail (errors.c). */
-LUDUS_HIDDEN int ludus__fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+LUDUS__SIBLING int ludus__fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Sites (sites.c): registered sites live for the process; run-time names
  * live in the capture's name table. */

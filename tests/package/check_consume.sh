@@ -24,7 +24,9 @@ check_json() { python3 "$src/tests/format/trace_json.py" "$@" >/dev/null || { py
 
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" || fail "cmake --install"
 for f in include/ludus/profiling.h lib/libludus.a lib/libludus.so.0 lib/pkgconfig/ludus.pc \
-         lib/pkgconfig/ludus-shared.pc lib/cmake/ludus/ludusConfig.cmake bin/ludus-trace; do
+         lib/pkgconfig/ludus-shared.pc lib/cmake/ludus/ludusConfig.cmake bin/ludus-trace \
+         lib/libludus_analysis.a lib/libludus_analysis.so.0 lib/pkgconfig/ludus-analysis.pc \
+         lib/pkgconfig/ludus-analysis-shared.pc; do
     [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
 "$prefix/bin/ludus-trace" --help >/dev/null 2>&1 || fail "the installed ludus-trace does not run"
@@ -54,6 +56,7 @@ cmake --build "$work/pkg" >>"$work/pkg.log" 2>&1 || { cat "$work/pkg.log"; fail 
 "$work/pkg/consumer" "$work/pkg.json" || fail "find_package consumer: run"
 check_json "$work/pkg.json"
 launch "$work/pkg/consumer" cmake-static
+"$work/pkg/analysis" "$work/pkg-analysis.ludus" >/dev/null || fail "find_package consumer of ludus::analysis: run"
 
 # 2. pkg-config + make: static by default, the shared library through its rpath
 mkdir -p "$work/mk" "$work/mk-shared"
@@ -71,6 +74,18 @@ ldd "$work/mk-shared/consumer" | grep -q "libludus.so.0 => $prefix/lib/" ||
     fail "ludus-shared.pc: libludus.so.0 not found through the rpath: $(ldd "$work/mk-shared/consumer")"
 env -u LD_LIBRARY_PATH "$work/mk-shared/consumer" "$work/mk-shared.json" || fail "pkg-config ludus-shared consumer: run"
 launch "$work/mk-shared/consumer" pkgconfig-shared
+for an in ludus-analysis ludus-analysis-shared; do
+    cp "$src/tests/package/consumer/analysis.c" "$work/mk/"
+    rm -f "$work/mk/analysis"
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -C "$work/mk" analysis AN=$an >"$work/mk-$an.log" 2>&1 ||
+        { cat "$work/mk-$an.log"; fail "pkg-config $an consumer: build"; }
+    case $an in
+    *-shared) ldd "$work/mk/analysis" | grep -q "libludus_analysis.so.0 => $prefix/lib/" ||
+        fail "$an.pc: libludus_analysis.so.0 not found through the rpath: $(ldd "$work/mk/analysis")" ;;
+    *) ! ldd "$work/mk/analysis" | grep -q libludus || fail "$an.pc linked a shared library: $(ldd "$work/mk/analysis")" ;;
+    esac
+    env -u LD_LIBRARY_PATH "$work/mk/analysis" "$work/mk-$an.ludus" >/dev/null || fail "pkg-config $an consumer: run"
+done
 
 # 3. a bare libludus.a, named by hand
 mkdir -p "$work/bare"
