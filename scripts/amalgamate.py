@@ -49,7 +49,7 @@ ATTR = r"(?:__attribute__\(\(.*?\)\)\s*)?"
 STATIC_PTR_RE = re.compile(ATTR + r"static\s[^(=;]*\(\s*\*\s*([A-Za-z_]\w*)")
 STATIC_FN_RE = re.compile(ATTR + r"static\s[^=;(]*?\b([A-Za-z_]\w*)\s*\(")
 STATIC_VAR_RE = re.compile(ATTR + r"static\s[^(]*?\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\])*\s*(?:=|;)")
-TYPEDEF_END_RE = re.compile(r"^}\s*([A-Za-z_]\w*)\s*;")  # } name; closing a typedef
+TYPEDEF_END_RE = re.compile(r"^}\s*([A-Za-z_]\w*)\s*[;=]")  # } name; closing a typedef or a static struct
 TAG_RE = re.compile(r"^(?:typedef\s+)?(?:struct|union|enum)\s+([A-Za-z_]\w*)\s*{")
 TYPEDEF_RE = re.compile(r"^typedef\s[^;{]*?\b([A-Za-z_]\w*)\s*;")
 

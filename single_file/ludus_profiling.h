@@ -2691,16 +2691,18 @@ static inline void ludus__once_run(ludus__once *o, void (*fn)(void)) {
 #define REGION ((size_t)4 << 30) /* reserved, not committed: only what is touched is memory */
 #define ALIGN 16u
 
-static int ludus__sf_alloc_private_mode; /* the copy of a crashed process: one thread */
-static char *region, *region_cur, *ludus__sf_alloc_region_end;
+static struct {
+    int private_mode; /* the copy of a crashed process: one thread */
+    char *region, *cur, *end;
+} ludus__sf_alloc_S;
 
 int ludus__alloc_private(void) {
 #if defined(__linux__)
     void *p = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return -1;
-    region = region_cur = p;
-    ludus__sf_alloc_region_end = region + REGION;
-    ludus__sf_alloc_private_mode = 1;
+    ludus__sf_alloc_S.region = ludus__sf_alloc_S.cur = p;
+    ludus__sf_alloc_S.end = ludus__sf_alloc_S.region + REGION;
+    ludus__sf_alloc_S.private_mode = 1;
     return 0;
 #else
     return -1;
@@ -2710,32 +2712,32 @@ int ludus__alloc_private(void) {
 /* n bytes after a header that holds n (for realloc); zeroed (fresh pages). */
 static void *ludus__sf_alloc_take(size_t n) {
     size_t need = ALIGN + ((n + ALIGN - 1) & ~(size_t)(ALIGN - 1));
-    if (n > REGION || need > (size_t)(ludus__sf_alloc_region_end - region_cur)) return NULL;
-    char *p = region_cur;
-    region_cur += need;
+    if (n > REGION || need > (size_t)(ludus__sf_alloc_S.end - ludus__sf_alloc_S.cur)) return NULL;
+    char *p = ludus__sf_alloc_S.cur;
+    ludus__sf_alloc_S.cur += need;
     *(size_t *)p = n;
     return p + ALIGN;
 }
 
 static int ludus__sf_alloc_in_region(const void *p) {
-    return (const char *)p >= region && (const char *)p < ludus__sf_alloc_region_end;
+    return (const char *)p >= ludus__sf_alloc_S.region && (const char *)p < ludus__sf_alloc_S.end;
 }
 
 /* Each allocation may be made to fail by a test (fault.h); never in the
  * private region (a crash's copy). */
 void *ludus__malloc(size_t n) {
-    if (ludus__sf_alloc_private_mode) return ludus__sf_alloc_take(n);
+    if (ludus__sf_alloc_S.private_mode) return ludus__sf_alloc_take(n);
     return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : malloc(n);
 }
 
 void *ludus__calloc(size_t n, size_t size) {
-    if (!ludus__sf_alloc_private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : calloc(n, size);
+    if (!ludus__sf_alloc_S.private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : calloc(n, size);
     if (size && n > SIZE_MAX / size) return NULL;
     return ludus__sf_alloc_take(n * size); /* fresh pages are zero */
 }
 
 void *ludus__realloc(void *p, size_t n) {
-    if (!ludus__sf_alloc_private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : realloc(p, n);
+    if (!ludus__sf_alloc_S.private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : realloc(p, n);
     void *q = ludus__sf_alloc_take(n);
     if (!q || !p) return q;
     size_t old;
@@ -2752,7 +2754,7 @@ void *ludus__realloc(void *p, size_t n) {
 }
 
 void ludus__free(void *p) {
-    if (!ludus__sf_alloc_private_mode) free(p); /* the private region is never freed; nor, there, the heap */
+    if (!ludus__sf_alloc_S.private_mode) free(p); /* the private region is never freed; nor, there, the heap */
 }
 
 char *ludus__strdup(const char *s) {
@@ -2785,7 +2787,7 @@ static void ludus__sf_alloc_sift_down(char *base, size_t start, size_t end, size
 }
 
 void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
-    if (!ludus__sf_alloc_private_mode) { /* the C library's, faster; its buffer is malloc's */
+    if (!ludus__sf_alloc_S.private_mode) { /* the C library's, faster; its buffer is malloc's */
         if (n > 1) qsort(base, n, size, cmp);
         return;
     }
@@ -3016,18 +3018,22 @@ static const char *const ludus__sf_linux_crash_crash_name[] = {
 };
 #define NCRASH (sizeof ludus__sf_linux_crash_crash_signo / sizeof ludus__sf_linux_crash_crash_signo[0])
 
-static struct sigaction ludus__sf_linux_crash_old_action[NCRASH];
-static int ludus__sf_linux_crash_installed;
 static void ludus__sf_linux_crash_on_crash(int signo, siginfo_t *info, void *uc);
-static ludus__crash_writer ludus__sf_linux_crash_writer_fn;
-static uint32_t ludus__sf_linux_crash_wait_ms;
-static long ludus__sf_linux_crash_writing_tid; /* atomic: the thread whose crash is ludus__sf_linux_crash_written (0: none yet) */
-static int ludus__sf_linux_crash_written;      /* atomic: that write is over */
-/* The writer's stack, reserved at install: the crashing thread may be on
- * its small alternate stack (a stack overflow), and the copy of the process
- * starts on whatever stack the crashing thread was on. */
 #define CHILD_STACK ((size_t)1 << 20)
-static char *ludus__sf_linux_crash_child_stack;
+/* What install sets up and the handler reads (async-signal-safe: plain
+ * loads, and the __atomic builtins where threads race). */
+static struct {
+    struct sigaction old_action[NCRASH];
+    int installed;
+    ludus__crash_writer writer_fn;
+    uint32_t wait_ms;
+    long writing_tid; /* atomic: the thread whose crash is written (0: none yet) */
+    int written;      /* atomic: that write is over */
+    /* The writer's stack, reserved at install: the crashing thread may be on
+     * its small alternate stack (a stack overflow), and the copy of the
+     * process starts on whatever stack the crashing thread was on. */
+    char *child_stack;
+} ludus__sf_linux_crash_S;
 #define ALT_STACK ((size_t)64 << 10)
 
 const char *ludus__crash_signal_name(int signo) {
@@ -3062,20 +3068,20 @@ typedef struct ludus__sf_linux_crash_child_arg {
 
 static int ludus__sf_linux_crash_child_main(void *p) {
     const ludus__sf_linux_crash_child_arg *a = p;
-    ludus__crash_writer fn = ludus__sf_linux_crash_writer_fn;
+    ludus__crash_writer fn = ludus__sf_linux_crash_S.writer_fn;
     int ok = fn && fn(a->signo, (uint64_t)a->tid, a->at_ns, 1) == 0;
     syscall(SYS_exit_group, ok ? 0 : 1);
     return 0;
 }
 
-/* Runs the writer in a child and waits for it, at most ludus__sf_linux_crash_wait_ms. */
+/* Runs the writer in a child and waits for it, at most wait_ms. */
 static void ludus__sf_linux_crash_write_in_child(int signo, long tid) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     ludus__sf_linux_crash_child_arg arg = {signo, tid, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec};
     /* clone without CLONE_VM: a copy of the process, no atfork handler run,
      * on the reserved stack */
-    long child = ludus__sf_linux_crash_child_stack ? clone(ludus__sf_linux_crash_child_main, ludus__sf_linux_crash_child_stack + CHILD_STACK, SIGCHLD, &arg) : -1;
+    long child = ludus__sf_linux_crash_S.child_stack ? clone(ludus__sf_linux_crash_child_main, ludus__sf_linux_crash_S.child_stack + CHILD_STACK, SIGCHLD, &arg) : -1;
     if (child < 0) {
         static const char msg[] = "ludus: crash: no capture written (fork failed)\n";
         ludus__crash_say(msg, sizeof msg - 1);
@@ -3085,7 +3091,7 @@ static void ludus__sf_linux_crash_write_in_child(int signo, long tid) {
         int status;
         long r = waitpid((pid_t)child, &status, WNOHANG);
         if (r == child || (r < 0 && errno != EINTR)) return; /* over (or reaped by SA_NOCLDWAIT) */
-        if (waited >= ludus__sf_linux_crash_wait_ms) break;
+        if (waited >= ludus__sf_linux_crash_S.wait_ms) break;
         ludus__sf_linux_crash_nap_ms(1);
     }
     kill((pid_t)child, SIGKILL);
@@ -3109,7 +3115,7 @@ static int ludus__sf_linux_crash_is_ours(const struct sigaction *a) {
  * one-shot handler spent); 0 when it had none (the default action, or
  * ignored: a fault that is ignored kills all the same). */
 static int ludus__sf_linux_crash_call_prior(size_t i, int signo, siginfo_t *info, void *uc) {
-    struct sigaction prior = ludus__sf_linux_crash_old_action[i];
+    struct sigaction prior = ludus__sf_linux_crash_S.old_action[i];
     void (*h)(int) = prior.sa_handler;
     if (h == SIG_DFL || h == SIG_IGN) return 0; /* the union's values, whatever the flags */
     sigset_t mask = ((const ucontext_t *)uc)->uc_sigmask, ours;
@@ -3117,8 +3123,8 @@ static int ludus__sf_linux_crash_call_prior(size_t i, int signo, siginfo_t *info
         if (sigismember(&prior.sa_mask, k) == 1) sigaddset(&mask, k);
     if (!(prior.sa_flags & SA_NODEFER)) sigaddset(&mask, signo);
     if (prior.sa_flags & SA_RESETHAND) { /* the kernel would have reset it before the call */
-        memset(&ludus__sf_linux_crash_old_action[i], 0, sizeof ludus__sf_linux_crash_old_action[i]);
-        ludus__sf_linux_crash_old_action[i].sa_handler = SIG_DFL;
+        memset(&ludus__sf_linux_crash_S.old_action[i], 0, sizeof ludus__sf_linux_crash_S.old_action[i]);
+        ludus__sf_linux_crash_S.old_action[i].sa_handler = SIG_DFL;
     }
     sigprocmask(SIG_SETMASK, &mask, &ours);
     if (prior.sa_flags & SA_SIGINFO)
@@ -3134,13 +3140,13 @@ static void ludus__sf_linux_crash_on_crash(int signo, siginfo_t *info, void *uc)
     size_t i = ludus__sf_linux_crash_crash_index(signo);
     int fault = info->si_code > 0 && signo != SIGABRT; /* the kernel's, at an instruction (not sent, not abort) */
     int theirs = 0;                                    /* the program's handler put another action in place */
-    /* A handler the program ludus__sf_linux_crash_installed before ours runs first: a guard page
+    /* A handler the program installed before ours runs first: a guard page
      * or a GC's write barrier is a fault it fixes and returns from (the
      * instruction then runs again), a signal it was sent is its business.
-     * Neither is a crash: nothing is ludus__sf_linux_crash_written, and crash capture stays. A
+     * Neither is a crash: nothing is written, and crash capture stays. A
      * fault whose handler put another action in place (SIG_DFL: it means
-     * to die of it) is a crash, ludus__sf_linux_crash_written before that action runs. abort()
-     * is always one: ludus__sf_linux_crash_written first (glibc's abort puts SIG_DFL back and
+     * to die of it) is a crash, written before that action runs. abort()
+     * is always one: written first (glibc's abort puts SIG_DFL back and
      * raises again once the handler returns). */
     if (i < NCRASH && signo != SIGABRT && ludus__sf_linux_crash_call_prior(i, signo, info, uc)) {
         struct sigaction cur;
@@ -3152,17 +3158,17 @@ static void ludus__sf_linux_crash_on_crash(int signo, siginfo_t *info, void *uc)
     }
     long tid = syscall(SYS_gettid);
     long none = 0;
-    if (__atomic_compare_exchange_n(&ludus__sf_linux_crash_writing_tid, &none, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (__atomic_compare_exchange_n(&ludus__sf_linux_crash_S.writing_tid, &none, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         ludus__sf_linux_crash_write_in_child(signo, tid);
-        __atomic_store_n(&ludus__sf_linux_crash_written, 1, __ATOMIC_RELEASE);
-    } else if (none != tid) { /* another thread's crash is being ludus__sf_linux_crash_written: the process dies after it */
-        for (uint32_t k = 0; k < ludus__sf_linux_crash_wait_ms + 1000 && !__atomic_load_n(&ludus__sf_linux_crash_written, __ATOMIC_ACQUIRE); k++) ludus__sf_linux_crash_nap_ms(1);
+        __atomic_store_n(&ludus__sf_linux_crash_S.written, 1, __ATOMIC_RELEASE);
+    } else if (none != tid) { /* another thread's crash is being written: the process dies after it */
+        for (uint32_t k = 0; k < ludus__sf_linux_crash_S.wait_ms + 1000 && !__atomic_load_n(&ludus__sf_linux_crash_S.written, __ATOMIC_ACQUIRE); k++) ludus__sf_linux_crash_nap_ms(1);
     }
     /* The crash goes on under the action the program had (or has put in
      * place): a fault runs its instruction again when this returns; a
      * signal that was sent (abort, raise, kill) is sent again, pending
      * until this returns. */
-    if (!theirs && i < NCRASH) sigaction(signo, &ludus__sf_linux_crash_old_action[i], NULL);
+    if (!theirs && i < NCRASH) sigaction(signo, &ludus__sf_linux_crash_S.old_action[i], NULL);
     if (info->si_code <= 0 || signo == SIGABRT) syscall(SYS_tgkill, (long)getpid(), tid, (long)signo);
     errno = saved_errno;
 }
@@ -3187,13 +3193,13 @@ void ludus__crash_thread_setup(void) {
 }
 
 int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
-    ludus__sf_linux_crash_writer_fn = writer;
-    ludus__sf_linux_crash_wait_ms = timeout_ms;
-    if (ludus__sf_linux_crash_installed) return 0;
-    if (!ludus__sf_linux_crash_child_stack) {
+    ludus__sf_linux_crash_S.writer_fn = writer;
+    ludus__sf_linux_crash_S.wait_ms = timeout_ms;
+    if (ludus__sf_linux_crash_S.installed) return 0;
+    if (!ludus__sf_linux_crash_S.child_stack) {
         void *s = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (s == MAP_FAILED) return -1;
-        ludus__sf_linux_crash_child_stack = s;
+        ludus__sf_linux_crash_S.child_stack = s;
     }
     ludus__crash_thread_setup();
     struct sigaction sa;
@@ -3203,20 +3209,20 @@ int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NCRASH; i++) sigaddset(&sa.sa_mask, ludus__sf_linux_crash_crash_signo[i]);
     for (size_t i = 0; i < NCRASH; i++) {
-        if (sigaction(ludus__sf_linux_crash_crash_signo[i], &sa, &ludus__sf_linux_crash_old_action[i]) != 0) {
-            while (i-- > 0) sigaction(ludus__sf_linux_crash_crash_signo[i], &ludus__sf_linux_crash_old_action[i], NULL);
+        if (sigaction(ludus__sf_linux_crash_crash_signo[i], &sa, &ludus__sf_linux_crash_S.old_action[i]) != 0) {
+            while (i-- > 0) sigaction(ludus__sf_linux_crash_crash_signo[i], &ludus__sf_linux_crash_S.old_action[i], NULL);
             return -1;
         }
     }
-    ludus__sf_linux_crash_installed = 1;
+    ludus__sf_linux_crash_S.installed = 1;
     return 0;
 }
 
 void ludus__crash_uninstall(void) {
-    if (!ludus__sf_linux_crash_installed) return;
-    for (size_t i = 0; i < NCRASH; i++) sigaction(ludus__sf_linux_crash_crash_signo[i], &ludus__sf_linux_crash_old_action[i], NULL);
-    ludus__sf_linux_crash_installed = 0;
-    ludus__sf_linux_crash_writer_fn = NULL;
+    if (!ludus__sf_linux_crash_S.installed) return;
+    for (size_t i = 0; i < NCRASH; i++) sigaction(ludus__sf_linux_crash_crash_signo[i], &ludus__sf_linux_crash_S.old_action[i], NULL);
+    ludus__sf_linux_crash_S.installed = 0;
+    ludus__sf_linux_crash_S.writer_fn = NULL;
 }
 #undef X_CRASH_SIGNALS
 #undef X_SIGNO
@@ -3354,28 +3360,31 @@ void ludus__aligned_free(void *p) {
     ludus__free(p);
 }
 
-static pthread_key_t ludus__sf_posix_exit_key[LUDUS__EXIT_HOOKS];
-static pthread_once_t ludus__sf_posix_exit_once = PTHREAD_ONCE_INIT;
-static void (*ludus__sf_posix_exit_fn[LUDUS__EXIT_HOOKS])(void *);
+/* The thread-exit hooks: one key and one function per user. */
+static struct {
+    pthread_key_t key[LUDUS__EXIT_HOOKS];
+    pthread_once_t once;
+    void (*fn[LUDUS__EXIT_HOOKS])(void *);
+} ludus__sf_posix_S = {.once = PTHREAD_ONCE_INIT};
 static void ludus__sf_posix_exit_trampoline0(void *arg) {
-    __atomic_load_n(&ludus__sf_posix_exit_fn[0], __ATOMIC_ACQUIRE)(arg);
+    __atomic_load_n(&ludus__sf_posix_S.fn[0], __ATOMIC_ACQUIRE)(arg);
 }
 static void ludus__sf_posix_exit_trampoline1(void *arg) {
-    __atomic_load_n(&ludus__sf_posix_exit_fn[1], __ATOMIC_ACQUIRE)(arg);
+    __atomic_load_n(&ludus__sf_posix_S.fn[1], __ATOMIC_ACQUIRE)(arg);
 }
 static void ludus__sf_posix_exit_trampoline2(void *arg) {
-    __atomic_load_n(&ludus__sf_posix_exit_fn[2], __ATOMIC_ACQUIRE)(arg);
+    __atomic_load_n(&ludus__sf_posix_S.fn[2], __ATOMIC_ACQUIRE)(arg);
 }
 static void ludus__sf_posix_exit_key_create(void) {
-    pthread_key_create(&ludus__sf_posix_exit_key[0], ludus__sf_posix_exit_trampoline0);
-    pthread_key_create(&ludus__sf_posix_exit_key[1], ludus__sf_posix_exit_trampoline1);
-    pthread_key_create(&ludus__sf_posix_exit_key[2], ludus__sf_posix_exit_trampoline2);
+    pthread_key_create(&ludus__sf_posix_S.key[0], ludus__sf_posix_exit_trampoline0);
+    pthread_key_create(&ludus__sf_posix_S.key[1], ludus__sf_posix_exit_trampoline1);
+    pthread_key_create(&ludus__sf_posix_S.key[2], ludus__sf_posix_exit_trampoline2);
 }
 
 int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
-    __atomic_store_n(&ludus__sf_posix_exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
-    pthread_once(&ludus__sf_posix_exit_once, ludus__sf_posix_exit_key_create);
-    return pthread_setspecific(ludus__sf_posix_exit_key[which], arg) == 0 ? 0 : -1;
+    __atomic_store_n(&ludus__sf_posix_S.fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
+    pthread_once(&ludus__sf_posix_S.once, ludus__sf_posix_exit_key_create);
+    return pthread_setspecific(ludus__sf_posix_S.key[which], arg) == 0 ? 0 : -1;
 }
 #endif /* !defined(_WIN32) */
 
@@ -3418,14 +3427,18 @@ int ludus__trigger_signal_valid(int signo) {
     return signo >= 1 && signo < NSIG && signo != SIGKILL && signo != SIGSTOP;
 }
 
-static int ludus__sf_posix_background_installed_signo;
-static void (*ludus__sf_posix_background_installed_fn)(void);
-static struct sigaction ludus__sf_posix_background_old_action;
+/* The trigger signal's handler (read by it) and the fork hook. */
+static struct {
+    int signo;        /* the trigger signal installed, 0: none */
+    void (*fn)(void); /* what the handler runs */
+    struct sigaction old_action;
+    void (*registered)(void); /* the child's fork hook registered */
+} ludus__sf_posix_background_S;
 
 static void ludus__sf_posix_background_on_signal(int signo, siginfo_t *info, void *uc) {
-    void (*fn)(void) = ludus__sf_posix_background_installed_fn;
+    void (*fn)(void) = ludus__sf_posix_background_S.fn;
     if (fn) fn();
-    const struct sigaction *o = &ludus__sf_posix_background_old_action;
+    const struct sigaction *o = &ludus__sf_posix_background_S.old_action;
     if (o->sa_flags & SA_SIGINFO) {
         if (o->sa_sigaction) o->sa_sigaction(signo, info, uc);
     } else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN && o->sa_handler) {
@@ -3434,32 +3447,31 @@ static void ludus__sf_posix_background_on_signal(int signo, siginfo_t *info, voi
 }
 
 int ludus__trigger_signal_install(int signo, void (*fn)(void)) {
-    if (ludus__sf_posix_background_installed_signo || !ludus__trigger_signal_valid(signo)) return -1;
+    if (ludus__sf_posix_background_S.signo || !ludus__trigger_signal_valid(signo)) return -1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = ludus__sf_posix_background_on_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    ludus__sf_posix_background_installed_fn = fn;
-    if (sigaction(signo, &sa, &ludus__sf_posix_background_old_action) != 0) {
-        ludus__sf_posix_background_installed_fn = NULL;
+    ludus__sf_posix_background_S.fn = fn;
+    if (sigaction(signo, &sa, &ludus__sf_posix_background_S.old_action) != 0) {
+        ludus__sf_posix_background_S.fn = NULL;
         return -1;
     }
-    ludus__sf_posix_background_installed_signo = signo;
+    ludus__sf_posix_background_S.signo = signo;
     return 0;
 }
 
 void ludus__trigger_signal_restore(void) {
-    if (!ludus__sf_posix_background_installed_signo) return;
-    sigaction(ludus__sf_posix_background_installed_signo, &ludus__sf_posix_background_old_action, NULL);
-    ludus__sf_posix_background_installed_signo = 0;
-    ludus__sf_posix_background_installed_fn = NULL;
+    if (!ludus__sf_posix_background_S.signo) return;
+    sigaction(ludus__sf_posix_background_S.signo, &ludus__sf_posix_background_S.old_action, NULL);
+    ludus__sf_posix_background_S.signo = 0;
+    ludus__sf_posix_background_S.fn = NULL;
 }
 
 void ludus__at_fork_child(void (*fn)(void)) {
-    static void (*registered)(void);
-    if (registered == fn) return;
-    if (pthread_atfork(NULL, NULL, fn) == 0) registered = fn;
+    if (ludus__sf_posix_background_S.registered == fn) return;
+    if (pthread_atfork(NULL, NULL, fn) == 0) ludus__sf_posix_background_S.registered = fn;
 }
 
 void ludus__thread_background(void) {
@@ -5667,13 +5679,6 @@ static inline int ludus__same_recording(uint32_t begun, uint32_t gen) {
  * window's hitch detector sets it: a pointer, so a program that only
  * records does not link the rolling window and its exporters). */
 LUDUS_HIDDEN extern void (*ludus__frame_hook)(void);
-/* Runs in each thread that registers (threads.c), when set: crash capture
- * (src/postmortem/crash.c) gives the thread an alternate signal stack. */
-LUDUS_HIDDEN extern void (*ludus__thread_setup_hook)(void);
-/* Set by the launch code's constructor (src/launch/launch.c), which runs
- * before the registry's: 1 when the program holds it (threads.c says so
- * when LUDUS_TRACE is set and it does not). */
-LUDUS_HIDDEN extern int ludus__launch_ran;
 
 /* Threads registered at the same time (records of exited threads are freed
  * at once: their data moves to the session's retired list). */
@@ -5790,6 +5795,15 @@ typedef struct ludus__registry {
     uint32_t high; /* records in use are below this index */
     uint32_t next_serial;
     uint64_t unregistered_drops; /* atomic: events of threads the table had no room for */
+    ludus__once fork_once;       /* the fork handlers, installed at the first registration */
+    /* Runs in each thread that registers (threads.c), when set (atomic):
+     * crash capture (src/postmortem/crash.c) gives the thread an alternate
+     * signal stack. */
+    void (*setup_hook)(void);
+    /* Set by the launch code's constructor (src/launch/launch.c), which runs
+     * before the registry's: 1 when the program holds it (threads.c says so
+     * when LUDUS_TRACE is set and it does not). */
+    int launch_ran;
 } ludus__registry;
 
 /* Run-time names of one capture (LUDUS_PROFILE_SCOPE_DYN): interned per
@@ -5936,7 +5950,7 @@ void ludus__annotate_text(const ludus_site *site, const char *text) {
 }
 
 /* ==== src/record/counters.c ==== */
-/* Counters, gauges, memory ludus__sf_counters_domains and the ring of recent frames: the
+/* Counters, gauges, memory domains and the ring of recent frames: the
  * always-on scalars beside the timed scopes (seed phase 2).
  *
  * Counters (LUDUS_PROFILE_COUNT) are sharded: every thread adds into its own
@@ -5956,7 +5970,7 @@ void ludus__annotate_text(const ludus_site *site, const char *text) {
  * them by the last value and the level carried in, so last lies in
  * [min, max] whatever the race.
  *
- * Memory ludus__sf_counters_domains keep live bytes in one shared atomic (a free may run on
+ * Memory domains keep live bytes in one shared atomic (a free may run on
  * any thread; the peak needs the exact running value) and their churn
  * (bytes and allocations made and freed) in counter slots of the shards.
  *
@@ -6086,7 +6100,33 @@ typedef struct ludus__sf_counters_domain {
 } ludus__sf_counters_domain;
 enum { D_ALLOC_BYTES, D_ALLOCS, D_FREE_BYTES, D_FREES }; /* each count right after its bytes */
 
+/* The values a ludus__sf_counters_snapshot records during a capture, emitted after the lock is
+ * released (recording may take the thread registry's lock: never under
+ * ours). */
+typedef struct ludus__sf_counters_stat_rec {
+    const ludus_site *site;
+    uint32_t stat;
+    int64_t value;
+} ludus__sf_counters_stat_rec;
+#define MAX_STAT_RECS (LUDUS__MAX_COUNTERS + 3u * LUDUS__MAX_GAUGES + LUDUS__DOMAIN_VALUES * LUDUS__MAX_DOMAINS)
+typedef struct ludus__sf_counters_stat_list {
+    ludus__sf_counters_stat_rec r[MAX_STAT_RECS];
+    uint32_t n;
+} ludus__sf_counters_stat_list;
+
+/* The counters' state (ludus__gauges and ludus__shard, read by the inline
+ * code of profiling.h, stay apart under their exported names). */
 static struct {
+    ludus__sf_counters_domain domains[LUDUS__MAX_DOMAINS];
+    /* Published counts (acquire loads outside the lock). */
+    uint32_t ncounters, ngauges, ndomains;
+    uint32_t ring_frames_wanted;
+    uint32_t refused;   /* counters, gauges and domains beyond the tables */
+    uint64_t lost_adds; /* adds of threads that got no ludus__sf_counters_shard (no memory) */
+    ludus__once fork_once;
+    /* Without memory a frame's records come from this list, recorded before
+     * the lock is let go: the frame loses none of them. */
+    ludus__sf_counters_stat_list spare;
     ludus__mutex lock;
     ludus__sf_counters_shard *shards;
     uint32_t nshards;
@@ -6104,20 +6144,16 @@ static struct {
     int64_t last_mark_ns; /* 0: no frame mark yet */
     uint64_t marks;
     uint32_t next_slot;
-} L = {.lock = LUDUS__MUTEX_INIT, .next_slot = 1};
+} ludus__sf_counters_L = {.lock = LUDUS__MUTEX_INIT,
+       .next_slot = 1,
+       .ring_frames_wanted = LUDUS__RING_DEFAULT,
+       .fork_once = LUDUS__ONCE_INIT};
 
-/* Published counts (acquire loads outside the lock). */
-static uint32_t ncounters, ngauges, ndomains;
-static ludus__sf_counters_domain ludus__sf_counters_domains[LUDUS__MAX_DOMAINS];
-static uint32_t ludus__sf_counters_ring_frames_wanted = LUDUS__RING_DEFAULT;
-static uint32_t ludus__sf_counters_refused;   /* counters, gauges and ludus__sf_counters_domains beyond the tables */
-static uint64_t ludus__sf_counters_lost_adds; /* adds of threads that got no ludus__sf_counters_shard (no memory) */
-static ludus__once ludus__sf_counters_fork_once = LUDUS__ONCE_INIT;
 static void ludus__sf_counters_fork_install(void);
 
 static void lock(void) {
-    ludus__once_run(&ludus__sf_counters_fork_once, ludus__sf_counters_fork_install);
-    ludus__mutex_lock(&L.lock);
+    ludus__once_run(&ludus__sf_counters_L.fork_once, ludus__sf_counters_fork_install);
+    ludus__mutex_lock(&ludus__sf_counters_L.lock);
 }
 
 /* ---- shards ---- */
@@ -6125,11 +6161,11 @@ static void lock(void) {
 static void ludus__sf_counters_shard_exit(void *arg) {
     ludus__sf_counters_shard *s = arg;
     lock();
-    for (uint32_t i = 0; i < LUDUS__SHARD_SLOTS; i++) L.retired[i] += __atomic_load_n(&s->v[i], __ATOMIC_RELAXED);
+    for (uint32_t i = 0; i < LUDUS__SHARD_SLOTS; i++) ludus__sf_counters_L.retired[i] += __atomic_load_n(&s->v[i], __ATOMIC_RELAXED);
     *s->prev = s->next;
     if (s->next) s->next->prev = s->prev;
-    L.nshards--;
-    ludus__mutex_unlock(&L.lock);
+    ludus__sf_counters_L.nshards--;
+    ludus__mutex_unlock(&ludus__sf_counters_L.lock);
     ludus__shard = NULL; /* a later count (another thread-exit hook) makes a new one */
     ludus__free(s);
 }
@@ -6141,20 +6177,20 @@ static int64_t *ludus__sf_counters_my_shard(void) {
     ludus__sf_counters_shard *s = ludus__calloc(1, sizeof *s);
     if (!s) return NULL;
     lock();
-    s->next = L.shards;
-    s->prev = &L.shards;
-    if (L.shards) L.shards->prev = &s->next;
-    L.shards = s;
-    L.nshards++;
-    ludus__mutex_unlock(&L.lock);
+    s->next = ludus__sf_counters_L.shards;
+    s->prev = &ludus__sf_counters_L.shards;
+    if (ludus__sf_counters_L.shards) ludus__sf_counters_L.shards->prev = &s->next;
+    ludus__sf_counters_L.shards = s;
+    ludus__sf_counters_L.nshards++;
+    ludus__mutex_unlock(&ludus__sf_counters_L.lock);
     ludus__on_thread_exit(LUDUS__EXIT_COUNTERS, ludus__sf_counters_shard_exit, s);
     ludus__shard = s->v;
     return s->v;
 }
 
 static int64_t ludus__sf_counters_slot_total(uint32_t slot) {
-    int64_t t = L.retired[slot];
-    for (ludus__sf_counters_shard *s = L.shards; s; s = s->next) t += __atomic_load_n(&s->v[slot], __ATOMIC_RELAXED);
+    int64_t t = ludus__sf_counters_L.retired[slot];
+    for (ludus__sf_counters_shard *s = ludus__sf_counters_L.shards; s; s = s->next) t += __atomic_load_n(&s->v[slot], __ATOMIC_RELAXED);
     return t;
 }
 
@@ -6172,24 +6208,24 @@ void ludus__count_slow(ludus_counter_site *site, int64_t n) {
         lock();
         if (site->slot == 0) {
             uint32_t slot = LUDUS__SINK_SLOT;
-            int same = ludus__sf_counters_same_name(L.counters, ncounters, site);
+            int same = ludus__sf_counters_same_name(ludus__sf_counters_L.counters, ludus__sf_counters_L.ncounters, site);
             if (same >= 0) {
-                slot = L.counters[same]->slot;
-            } else if (ncounters < LUDUS__MAX_COUNTERS && L.next_slot < LUDUS__SINK_SLOT) {
-                slot = L.next_slot++;
-                L.counters[ncounters] = site;
-                L.seen[slot] = 0;
-                __atomic_store_n(&ncounters, ncounters + 1, __ATOMIC_RELEASE);
+                slot = ludus__sf_counters_L.counters[same]->slot;
+            } else if (ludus__sf_counters_L.ncounters < LUDUS__MAX_COUNTERS && ludus__sf_counters_L.next_slot < LUDUS__SINK_SLOT) {
+                slot = ludus__sf_counters_L.next_slot++;
+                ludus__sf_counters_L.counters[ludus__sf_counters_L.ncounters] = site;
+                ludus__sf_counters_L.seen[slot] = 0;
+                __atomic_store_n(&ludus__sf_counters_L.ncounters, ludus__sf_counters_L.ncounters + 1, __ATOMIC_RELEASE);
             } else {
-                __atomic_fetch_add(&ludus__sf_counters_refused, 1u, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&ludus__sf_counters_L.refused, 1u, __ATOMIC_RELAXED);
             }
             __atomic_store_n(&site->slot, slot, __ATOMIC_RELEASE);
         }
-        ludus__mutex_unlock(&L.lock);
+        ludus__mutex_unlock(&ludus__sf_counters_L.lock);
     }
     int64_t *sh = ludus__sf_counters_my_shard();
     if (!sh) {
-        __atomic_fetch_add(&ludus__sf_counters_lost_adds, 1u, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&ludus__sf_counters_L.lost_adds, 1u, __ATOMIC_RELAXED);
         return;
     }
     uint32_t slot = site->slot;
@@ -6203,27 +6239,27 @@ void ludus__gauge_slow(ludus_counter_site *site, int64_t value) {
         lock();
         if (site->slot == 0) {
             uint32_t row = UINT32_MAX;
-            int same = ludus__sf_counters_same_name(L.gauges, ngauges, site);
+            int same = ludus__sf_counters_same_name(ludus__sf_counters_L.gauges, ludus__sf_counters_L.ngauges, site);
             if (same >= 0) {
                 row = (uint32_t)same + 1;
-            } else if (ngauges < LUDUS__MAX_GAUGES) {
-                ludus__gauge_state *g = &ludus__gauges[ngauges];
+            } else if (ludus__sf_counters_L.ngauges < LUDUS__MAX_GAUGES) {
+                ludus__gauge_state *g = &ludus__gauges[ludus__sf_counters_L.ngauges];
                 __atomic_store_n(&g->min, INT64_MAX, __ATOMIC_RELAXED);
                 __atomic_store_n(&g->max, INT64_MIN, __ATOMIC_RELAXED);
-                L.gauges[ngauges] = site;
-                L.gauge_level[ngauges] = 0;
-                L.gauge_has_level[ngauges] = 0;
-                row = ngauges + 1;
-                __atomic_store_n(&ngauges, ngauges + 1, __ATOMIC_RELEASE);
+                ludus__sf_counters_L.gauges[ludus__sf_counters_L.ngauges] = site;
+                ludus__sf_counters_L.gauge_level[ludus__sf_counters_L.ngauges] = 0;
+                ludus__sf_counters_L.gauge_has_level[ludus__sf_counters_L.ngauges] = 0;
+                row = ludus__sf_counters_L.ngauges + 1;
+                __atomic_store_n(&ludus__sf_counters_L.ngauges, ludus__sf_counters_L.ngauges + 1, __ATOMIC_RELEASE);
             } else {
-                __atomic_fetch_add(&ludus__sf_counters_refused, 1u, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&ludus__sf_counters_L.refused, 1u, __ATOMIC_RELAXED);
             }
             __atomic_store_n(&site->slot, row, __ATOMIC_RELEASE);
         }
-        ludus__mutex_unlock(&L.lock);
+        ludus__mutex_unlock(&ludus__sf_counters_L.lock);
     }
     uint32_t row = __atomic_load_n(&site->slot, __ATOMIC_ACQUIRE);
-    if (row - 1 >= LUDUS__MAX_GAUGES) return; /* ludus__sf_counters_refused: the table is full */
+    if (row - 1 >= LUDUS__MAX_GAUGES) return; /* refused: the table is full */
     ludus__gauge_state *g = &ludus__gauges[row - 1];
     __atomic_store_n(&g->last, value, __ATOMIC_RELAXED);
     int64_t m = __atomic_load_n(&g->min, __ATOMIC_RELAXED);
@@ -6234,43 +6270,43 @@ void ludus__gauge_slow(ludus_counter_site *site, int64_t value) {
     }
 }
 
-/* ---- memory ludus__sf_counters_domains ---- */
+/* ---- memory domains ---- */
 
 ludus_memory_domain ludus_memory_domain_register(const char *name) {
     if (!name || !*name) return 0;
     /* Its site first, outside our lock: the site table's lock is never
      * taken while ours is held (fork takes both, in the other order). */
-    char short_name[sizeof L.dinfo[0].name], site_name[sizeof L.dinfo[0].name + 8];
+    char short_name[sizeof ludus__sf_counters_L.dinfo[0].name], site_name[sizeof ludus__sf_counters_L.dinfo[0].name + 8];
     snprintf(short_name, sizeof short_name, "%s", name);
     snprintf(site_name, sizeof site_name, "Memory/%s", short_name);
     ludus_site_desc sd = {site_name, NULL, NULL, 0};
     uint32_t site_id = ludus_site_register(&sd);
     lock();
-    uint32_t n = ndomains;
+    uint32_t n = ludus__sf_counters_L.ndomains;
     for (uint32_t i = 0; i < n; i++)
-        if (!strcmp(L.dinfo[i].name, short_name)) {
-            ludus__mutex_unlock(&L.lock);
+        if (!strcmp(ludus__sf_counters_L.dinfo[i].name, short_name)) {
+            ludus__mutex_unlock(&ludus__sf_counters_L.lock);
             return i + 1;
         }
-    if (n >= LUDUS__MAX_DOMAINS || L.next_slot + 4 > LUDUS__SINK_SLOT) {
-        ludus__mutex_unlock(&L.lock);
-        __atomic_fetch_add(&ludus__sf_counters_refused, 1u, __ATOMIC_RELAXED);
+    if (n >= LUDUS__MAX_DOMAINS || ludus__sf_counters_L.next_slot + 4 > LUDUS__SINK_SLOT) {
+        ludus__mutex_unlock(&ludus__sf_counters_L.lock);
+        __atomic_fetch_add(&ludus__sf_counters_L.refused, 1u, __ATOMIC_RELAXED);
         return 0;
     }
-    ludus__domain_info *di = &L.dinfo[n];
+    ludus__domain_info *di = &ludus__sf_counters_L.dinfo[n];
     memcpy(di->name, short_name, sizeof di->name);
     di->site_id = site_id;
     di->since_ns = ludus__mono_ns();
-    ludus__sf_counters_domains[n].slot = L.next_slot;
-    L.next_slot += 4;
-    for (uint32_t k = 0; k < 4; k++) L.seen[ludus__sf_counters_domains[n].slot + k] = 0;
-    __atomic_store_n(&ndomains, n + 1, __ATOMIC_RELEASE);
-    ludus__mutex_unlock(&L.lock);
+    ludus__sf_counters_L.domains[n].slot = ludus__sf_counters_L.next_slot;
+    ludus__sf_counters_L.next_slot += 4;
+    for (uint32_t k = 0; k < 4; k++) ludus__sf_counters_L.seen[ludus__sf_counters_L.domains[n].slot + k] = 0;
+    __atomic_store_n(&ludus__sf_counters_L.ndomains, n + 1, __ATOMIC_RELEASE);
+    ludus__mutex_unlock(&ludus__sf_counters_L.lock);
     return n + 1;
 }
 
 static ludus__sf_counters_domain *ludus__sf_counters_domain_of(ludus_memory_domain d) {
-    return d - 1u < __atomic_load_n(&ndomains, __ATOMIC_ACQUIRE) ? &ludus__sf_counters_domains[d - 1] : NULL;
+    return d - 1u < __atomic_load_n(&ludus__sf_counters_L.ndomains, __ATOMIC_ACQUIRE) ? &ludus__sf_counters_L.domains[d - 1] : NULL;
 }
 
 /* Adds bytes and one allocation (or free) to the ludus__sf_counters_domain's churn slots
@@ -6278,7 +6314,7 @@ static ludus__sf_counters_domain *ludus__sf_counters_domain_of(ludus_memory_doma
 static inline void ludus__sf_counters_churn_add(uint32_t slot, int64_t bytes) {
     int64_t *sh = ludus__shard;
     if (__builtin_expect(!sh, 0) && !(sh = ludus__sf_counters_my_shard())) {
-        __atomic_fetch_add(&ludus__sf_counters_lost_adds, 1u, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&ludus__sf_counters_L.lost_adds, 1u, __ATOMIC_RELAXED);
         return;
     }
     __atomic_store_n(&sh[slot], __atomic_load_n(&sh[slot], __ATOMIC_RELAXED) + bytes, __ATOMIC_RELAXED);
@@ -6299,7 +6335,7 @@ void ludus_memory_free(ludus_memory_domain d, uint64_t bytes) {
     ludus__sf_counters_domain *m = ludus__sf_counters_domain_of(d);
     if (!m) return;
     int64_t live = __atomic_sub_fetch(&m->live, (int64_t)bytes, __ATOMIC_RELAXED);
-    if (live + __atomic_load_n(&L.dinfo[d - 1].baseline_bytes, __ATOMIC_RELAXED) < 0 &&
+    if (live + __atomic_load_n(&ludus__sf_counters_L.dinfo[d - 1].baseline_bytes, __ATOMIC_RELAXED) < 0 &&
         !__atomic_load_n(&m->underflow, __ATOMIC_RELAXED))
         __atomic_store_n(&m->underflow, 1u, __ATOMIC_RELAXED);
     ludus__sf_counters_churn_add(m->slot + D_FREE_BYTES, (int64_t)bytes); /* and D_FREES */
@@ -6308,29 +6344,29 @@ void ludus_memory_free(ludus_memory_domain d, uint64_t bytes) {
 void ludus_memory_baseline(ludus_memory_domain d, uint64_t bytes, uint64_t allocs) {
     if (!ludus__sf_counters_domain_of(d)) return;
     lock();
-    __atomic_store_n(&L.dinfo[d - 1].baseline_bytes, (int64_t)bytes, __ATOMIC_RELAXED);
-    L.dinfo[d - 1].baseline_allocs = (int64_t)allocs;
-    L.dinfo[d - 1].has_baseline = 1;
-    ludus__mutex_unlock(&L.lock);
+    __atomic_store_n(&ludus__sf_counters_L.dinfo[d - 1].baseline_bytes, (int64_t)bytes, __ATOMIC_RELAXED);
+    ludus__sf_counters_L.dinfo[d - 1].baseline_allocs = (int64_t)allocs;
+    ludus__sf_counters_L.dinfo[d - 1].has_baseline = 1;
+    ludus__mutex_unlock(&ludus__sf_counters_L.lock);
 }
 
 int ludus_memory_note_outside(const char *what, uint64_t bytes) {
     if (!what || !*what) return LUDUS_EINVAL;
     lock();
     int rc = LUDUS_ENOMEM;
-    if (L.noutside < LUDUS__MAX_OUTSIDE) {
-        snprintf(L.outside[L.noutside].what, sizeof L.outside[0].what, "%s", what);
-        L.outside[L.noutside++].bytes = bytes;
+    if (ludus__sf_counters_L.noutside < LUDUS__MAX_OUTSIDE) {
+        snprintf(ludus__sf_counters_L.outside[ludus__sf_counters_L.noutside].what, sizeof ludus__sf_counters_L.outside[0].what, "%s", what);
+        ludus__sf_counters_L.outside[ludus__sf_counters_L.noutside++].bytes = bytes;
         rc = 0;
     }
-    ludus__mutex_unlock(&L.lock);
+    ludus__mutex_unlock(&ludus__sf_counters_L.lock);
     return rc;
 }
 
 /* A ludus__sf_counters_domain's state now (lock held). */
 static void ludus__sf_counters_domain_now(uint32_t i, ludus__domain_info *out) {
-    ludus__sf_counters_domain *m = &ludus__sf_counters_domains[i];
-    *out = L.dinfo[i];
+    ludus__sf_counters_domain *m = &ludus__sf_counters_L.domains[i];
+    *out = ludus__sf_counters_L.dinfo[i];
     out->live_bytes = __atomic_load_n(&m->live, __ATOMIC_RELAXED) + out->baseline_bytes;
     out->alloc_bytes = ludus__sf_counters_slot_total(m->slot + D_ALLOC_BYTES);
     out->allocs = ludus__sf_counters_slot_total(m->slot + D_ALLOCS);
@@ -6345,11 +6381,11 @@ static void ludus__sf_counters_domain_now(uint32_t i, ludus__domain_info *out) {
 
 int ludus_memory_sample(void) {
     if (!ludus__load_armed()) return 0;
-    uint32_t n = __atomic_load_n(&ndomains, __ATOMIC_ACQUIRE);
+    uint32_t n = __atomic_load_n(&ludus__sf_counters_L.ndomains, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n; i++) {
-        const ludus_site *site = ludus__site_by_id(L.dinfo[i].site_id);
-        int64_t live = __atomic_load_n(&ludus__sf_counters_domains[i].live, __ATOMIC_RELAXED) +
-                       __atomic_load_n(&L.dinfo[i].baseline_bytes, __ATOMIC_RELAXED);
+        const ludus_site *site = ludus__site_by_id(ludus__sf_counters_L.dinfo[i].site_id);
+        int64_t live = __atomic_load_n(&ludus__sf_counters_L.domains[i].live, __ATOMIC_RELAXED) +
+                       __atomic_load_n(&ludus__sf_counters_L.dinfo[i].baseline_bytes, __ATOMIC_RELAXED);
         if (site) ludus__emit_value((uintptr_t)site | LUDUS__KIND_COUNTER, (uint64_t)live, 0);
     }
     return (int)n;
@@ -6360,25 +6396,11 @@ int ludus_memory_sample(void) {
 int ludus__ring_configure(uint32_t frames) {
     if (frames < 2 || frames > LUDUS__RING_MAX) return LUDUS_EINVAL;
     lock();
-    int rc = L.ring.rows ? LUDUS_EBUSY : 0;
-    if (rc == 0) ludus__sf_counters_ring_frames_wanted = frames;
-    ludus__mutex_unlock(&L.lock);
+    int rc = ludus__sf_counters_L.ring.rows ? LUDUS_EBUSY : 0;
+    if (rc == 0) ludus__sf_counters_L.ring_frames_wanted = frames;
+    ludus__mutex_unlock(&ludus__sf_counters_L.lock);
     return rc;
 }
-
-/* The values a ludus__sf_counters_snapshot records during a capture, emitted after the lock is
- * released (recording may take the thread registry's lock: never under
- * ours). */
-typedef struct ludus__sf_counters_stat_rec {
-    const ludus_site *site;
-    uint32_t stat;
-    int64_t value;
-} ludus__sf_counters_stat_rec;
-#define MAX_STAT_RECS (LUDUS__MAX_COUNTERS + 3u * LUDUS__MAX_GAUGES + LUDUS__DOMAIN_VALUES * LUDUS__MAX_DOMAINS)
-typedef struct ludus__sf_counters_stat_list {
-    ludus__sf_counters_stat_rec r[MAX_STAT_RECS];
-    uint32_t n;
-} ludus__sf_counters_stat_list;
 
 static void ludus__sf_counters_record_stat(ludus__sf_counters_stat_list *out, const ludus_site *site, unsigned stat, int64_t v) {
     if (out && site) out->r[out->n++] = (ludus__sf_counters_stat_rec){site, stat, v};
@@ -6387,9 +6409,9 @@ static void ludus__sf_counters_record_stat(ludus__sf_counters_stat_list *out, co
 /* Closes the frame into the ring's next row (lock held); out (NULL when no
  * capture runs) collects what to record. */
 static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_list *out) {
-    ludus__ring *r = &L.ring;
+    ludus__ring *r = &ludus__sf_counters_L.ring;
     if (!r->rows) {
-        r->cap = ludus__sf_counters_ring_frames_wanted;
+        r->cap = ludus__sf_counters_L.ring_frames_wanted;
         r->rows = ludus__calloc(r->cap, sizeof *r->rows);
         r->values = ludus__calloc((size_t)r->cap * LUDUS__ROW_VALUES, sizeof *r->values);
         if (!r->rows || !r->values) {
@@ -6403,28 +6425,28 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
     uint32_t at = (uint32_t)(r->closed % r->cap);
     ludus__ring_row *row = &r->rows[at];
     int64_t *v = &r->values[(size_t)at * LUDUS__ROW_VALUES];
-    row->number = L.marks - 1; /* 0: the lead-in, before the first mark */
-    row->begin_ns = L.last_mark_ns;
+    row->number = ludus__sf_counters_L.marks - 1; /* 0: the lead-in, before the first mark */
+    row->begin_ns = ludus__sf_counters_L.last_mark_ns;
     row->end_ns = now;
-    row->ncounters = ncounters;
-    row->ngauges = ngauges;
+    row->ncounters = ludus__sf_counters_L.ncounters;
+    row->ngauges = ludus__sf_counters_L.ngauges;
     row->gauges_set = 0;
     row->domains_unknown = 0;
-    row->ndomains = ndomains;
-    for (uint32_t i = 0; i < ncounters; i++) {
-        uint32_t slot = L.counters[i]->slot;
+    row->ndomains = ludus__sf_counters_L.ndomains;
+    for (uint32_t i = 0; i < ludus__sf_counters_L.ncounters; i++) {
+        uint32_t slot = ludus__sf_counters_L.counters[i]->slot;
         int64_t t = ludus__sf_counters_slot_total(slot);
-        v[LUDUS__ROW_COUNTER(i)] = t - L.seen[slot];
-        L.seen[slot] = t;
-        ludus__sf_counters_record_stat(out, &L.counters[i]->site, LUDUS__STAT_SUM, v[LUDUS__ROW_COUNTER(i)]);
+        v[LUDUS__ROW_COUNTER(i)] = t - ludus__sf_counters_L.seen[slot];
+        ludus__sf_counters_L.seen[slot] = t;
+        ludus__sf_counters_record_stat(out, &ludus__sf_counters_L.counters[i]->site, LUDUS__STAT_SUM, v[LUDUS__ROW_COUNTER(i)]);
     }
-    for (uint32_t i = 0; i < ngauges; i++) {
+    for (uint32_t i = 0; i < ludus__sf_counters_L.ngauges; i++) {
         ludus__gauge_state *g = &ludus__gauges[i];
         int64_t mn = __atomic_exchange_n(&g->min, INT64_MAX, __ATOMIC_RELAXED);
         int64_t mx = __atomic_exchange_n(&g->max, INT64_MIN, __ATOMIC_RELAXED);
         int64_t last = __atomic_load_n(&g->last, __ATOMIC_RELAXED);
-        int64_t carry = L.gauge_level[i];
-        int carried = L.gauge_has_level[i];
+        int64_t carry = ludus__sf_counters_L.gauge_level[i];
+        int carried = ludus__sf_counters_L.gauge_has_level[i];
         int64_t *gv = &v[LUDUS__ROW_GAUGE(i)];
         /* Set in this frame: every value lowers min or raises max (INT64_MAX
          * raises max), so no value is a sentinel of "not set" (the old test,
@@ -6442,12 +6464,12 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
         gv[0] = last;
         gv[1] = mn;
         gv[2] = mx;
-        L.gauge_level[i] = last;
-        L.gauge_has_level[i] = 1;
-        for (unsigned k = 0; k < 3; k++) ludus__sf_counters_record_stat(out, &L.gauges[i]->site, LUDUS__STAT_LAST + k, gv[k]);
+        ludus__sf_counters_L.gauge_level[i] = last;
+        ludus__sf_counters_L.gauge_has_level[i] = 1;
+        for (unsigned k = 0; k < 3; k++) ludus__sf_counters_record_stat(out, &ludus__sf_counters_L.gauges[i]->site, LUDUS__STAT_LAST + k, gv[k]);
     }
-    for (uint32_t i = 0; i < ndomains; i++) {
-        ludus__sf_counters_domain *m = &ludus__sf_counters_domains[i];
+    for (uint32_t i = 0; i < ludus__sf_counters_L.ndomains; i++) {
+        ludus__sf_counters_domain *m = &ludus__sf_counters_L.domains[i];
         ludus__domain_info d;
         ludus__sf_counters_domain_now(i, &d);
         int64_t *dv = &v[LUDUS__ROW_DOMAIN(i)];
@@ -6458,11 +6480,11 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
         dv[LUDUS__STAT_MEM_PEAK - LUDUS__STAT_MEM_LIVE] = fp > d.live_bytes ? fp : d.live_bytes;
         const int64_t tot[4] = {d.alloc_bytes, d.allocs, d.free_bytes, d.frees};
         for (uint32_t k = 0; k < 4; k++) {
-            dv[LUDUS__STAT_MEM_ALLOC_BYTES - LUDUS__STAT_MEM_LIVE + k] = tot[k] - L.seen[m->slot + k];
-            L.seen[m->slot + k] = tot[k];
+            dv[LUDUS__STAT_MEM_ALLOC_BYTES - LUDUS__STAT_MEM_LIVE + k] = tot[k] - ludus__sf_counters_L.seen[m->slot + k];
+            ludus__sf_counters_L.seen[m->slot + k] = tot[k];
         }
-        if (dv[2] > L.dinfo[i].peak_bytes) L.dinfo[i].peak_bytes = dv[2];
-        const ludus_site *site = ludus__site_by_id(L.dinfo[i].site_id);
+        if (dv[2] > ludus__sf_counters_L.dinfo[i].peak_bytes) ludus__sf_counters_L.dinfo[i].peak_bytes = dv[2];
+        const ludus_site *site = ludus__site_by_id(ludus__sf_counters_L.dinfo[i].site_id);
         /* A free of memory allocated before the hooks ran (no baseline) took
          * live below zero: live, its allocations and peak are not known, so
          * they are not recorded (a value would be a wrong one, negative or
@@ -6486,6 +6508,7 @@ static void ludus__sf_counters_emit_stats(const ludus__sf_counters_stat_list *ou
                           out->r[i].stat);
 }
 
+/* Apart: the rolling window (src/flight/rolling.c) sets it (record.h). */
 void (*ludus__frame_hook)(void);
 
 void ludus__frame_tick(void) {
@@ -6495,23 +6518,21 @@ void ludus__frame_tick(void) {
         void (*hook)(void) = __atomic_load_n(&ludus__frame_hook, __ATOMIC_ACQUIRE);
         if (hook) hook();
     }
-    if (!__atomic_load_n(&ncounters, __ATOMIC_ACQUIRE) && !__atomic_load_n(&ngauges, __ATOMIC_ACQUIRE) &&
-        !__atomic_load_n(&ndomains, __ATOMIC_ACQUIRE) && !__atomic_load_n(&L.ring.want, __ATOMIC_RELAXED))
+    if (!__atomic_load_n(&ludus__sf_counters_L.ncounters, __ATOMIC_ACQUIRE) && !__atomic_load_n(&ludus__sf_counters_L.ngauges, __ATOMIC_ACQUIRE) &&
+        !__atomic_load_n(&ludus__sf_counters_L.ndomains, __ATOMIC_ACQUIRE) && !__atomic_load_n(&ludus__sf_counters_L.ring.want, __ATOMIC_RELAXED))
         return;
     int64_t now = ludus__mono_ns();
     ludus__sf_counters_stat_list *out = armed ? ludus__malloc(sizeof *out) : NULL; /* 8 KiB: not on a game thread's stack */
-    /* Without memory the records come from one list of the library's,
-     * recorded before the lock is let go: the frame loses none of them. */
-    static ludus__sf_counters_stat_list spare;
+    /* Without memory the records come from ludus__sf_counters_L.spare. */
     int spare_used = armed && !out;
-    if (spare_used) out = &spare;
+    if (spare_used) out = &ludus__sf_counters_L.spare;
     if (out) out->n = 0;
     lock();
-    L.marks++;
+    ludus__sf_counters_L.marks++;
     ludus__sf_counters_snapshot(now, out);
-    L.last_mark_ns = now;
+    ludus__sf_counters_L.last_mark_ns = now;
     if (spare_used) ludus__sf_counters_emit_stats(out);
-    ludus__mutex_unlock(&L.lock);
+    ludus__mutex_unlock(&ludus__sf_counters_L.lock);
     if (!out || spare_used) return;
     ludus__sf_counters_emit_stats(out);
     ludus__free(out);
@@ -6523,66 +6544,66 @@ void ludus__live_lock(void) {
     lock();
 }
 void ludus__live_unlock(void) {
-    ludus__mutex_unlock(&L.lock);
+    ludus__mutex_unlock(&ludus__sf_counters_L.lock);
 }
 
 const ludus__ring *ludus__live_ring(void) {
-    return &L.ring;
+    return &ludus__sf_counters_L.ring;
 }
 
 void ludus__live_want_frames(void) {
-    __atomic_store_n(&L.ring.want, 1u, __ATOMIC_RELAXED);
+    __atomic_store_n(&ludus__sf_counters_L.ring.want, 1u, __ATOMIC_RELAXED);
 }
 
 uint32_t ludus__live_items(ludus__live_item *out, uint32_t cap) {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < ncounters && n < cap; i++)
-        out[n++] = (ludus__live_item){LUDUS__OWNER_COUNT, i, &L.counters[i]->site, NULL};
-    for (uint32_t i = 0; i < ngauges && n < cap; i++)
-        out[n++] = (ludus__live_item){LUDUS__OWNER_GAUGE, i, &L.gauges[i]->site, NULL};
-    for (uint32_t i = 0; i < ndomains && n < cap; i++)
-        out[n++] = (ludus__live_item){LUDUS__OWNER_MEMORY, i, NULL, L.dinfo[i].name};
+    for (uint32_t i = 0; i < ludus__sf_counters_L.ncounters && n < cap; i++)
+        out[n++] = (ludus__live_item){LUDUS__OWNER_COUNT, i, &ludus__sf_counters_L.counters[i]->site, NULL};
+    for (uint32_t i = 0; i < ludus__sf_counters_L.ngauges && n < cap; i++)
+        out[n++] = (ludus__live_item){LUDUS__OWNER_GAUGE, i, &ludus__sf_counters_L.gauges[i]->site, NULL};
+    for (uint32_t i = 0; i < ludus__sf_counters_L.ndomains && n < cap; i++)
+        out[n++] = (ludus__live_item){LUDUS__OWNER_MEMORY, i, NULL, ludus__sf_counters_L.dinfo[i].name};
     return n;
 }
 
 uint32_t ludus__live_domains(ludus__domain_info *out, uint32_t cap) {
-    uint32_t n = ndomains < cap ? ndomains : cap;
+    uint32_t n = ludus__sf_counters_L.ndomains < cap ? ludus__sf_counters_L.ndomains : cap;
     for (uint32_t i = 0; i < n; i++) ludus__sf_counters_domain_now(i, &out[i]);
     return n;
 }
 
 uint32_t ludus__live_outside(ludus__outside_note *out, uint32_t cap) {
-    uint32_t n = L.noutside < cap ? L.noutside : cap;
-    memcpy(out, L.outside, n * sizeof *out);
+    uint32_t n = ludus__sf_counters_L.noutside < cap ? ludus__sf_counters_L.noutside : cap;
+    memcpy(out, ludus__sf_counters_L.outside, n * sizeof *out);
     return n;
 }
 
 uint32_t ludus__live_refused(void) {
-    return __atomic_load_n(&ludus__sf_counters_refused, __ATOMIC_RELAXED);
+    return __atomic_load_n(&ludus__sf_counters_L.refused, __ATOMIC_RELAXED);
 }
 
 uint64_t ludus__live_lost_adds(void) {
-    return __atomic_load_n(&ludus__sf_counters_lost_adds, __ATOMIC_RELAXED);
+    return __atomic_load_n(&ludus__sf_counters_L.lost_adds, __ATOMIC_RELAXED);
 }
 
 uint64_t ludus__live_shard_bytes(void) {
-    return (uint64_t)L.nshards * sizeof(ludus__sf_counters_shard);
+    return (uint64_t)ludus__sf_counters_L.nshards * sizeof(ludus__sf_counters_shard);
 }
 
 /* fork: the lock is taken around it, so the child's copy is consistent;
  * the other threads' shards stay in the list (what they added stays in the
  * totals; they never exit in the child). */
 static void ludus__sf_counters_fork_lock(void) {
-    ludus__mutex_lock(&L.lock);
+    ludus__mutex_lock(&ludus__sf_counters_L.lock);
 }
 static void ludus__sf_counters_fork_unlock(void) {
-    ludus__mutex_unlock(&L.lock);
+    ludus__mutex_unlock(&ludus__sf_counters_L.lock);
 }
 static void ludus__sf_counters_fork_install(void) {
     ludus__on_fork(ludus__sf_counters_fork_lock, ludus__sf_counters_fork_unlock, ludus__sf_counters_fork_unlock);
 }
 void ludus__counters_crash_reset(void) {
-    ludus__mutex_init(&L.lock);
+    ludus__mutex_init(&ludus__sf_counters_L.lock);
 }
 #undef LUDUS__STAT_ROW
 #undef MAX_STAT_RECS
@@ -7288,8 +7309,10 @@ typedef struct ludus__sf_locks_lock_slot {
     uint64_t name[NAME_WORDS]; /* written and read a word at a time (atomic, relaxed) */
 } ludus__sf_locks_lock_slot;
 
-static ludus__sf_locks_lock_slot ludus__sf_locks_lock_table[LOCK_SLOTS];
-static uint64_t ludus__sf_locks_lock_refused; /* atomic */
+static struct {
+    ludus__sf_locks_lock_slot table[LOCK_SLOTS];
+    uint64_t refused; /* atomic */
+} ludus__sf_locks_S;
 /* The category of every named lock's wait, one address: the name tables
  * compare categories by address. */
 static const char ludus__sf_locks_lock_category[] = LUDUS_LOCK_CATEGORY;
@@ -7311,7 +7334,7 @@ static uint32_t ludus__sf_locks_first_slot(uintptr_t key) {
 #define NEXT(i) (((i) + 1u) & (LOCK_SLOTS - 1u))
 
 static void ludus__sf_locks_refuse(void) {
-    __atomic_fetch_add(&ludus__sf_locks_lock_refused, 1u, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&ludus__sf_locks_S.refused, 1u, __ATOMIC_RELAXED);
     if (ludus__load_armed()) __atomic_fetch_add(&ludus__sess.interner_drops, 1u, __ATOMIC_RELAXED);
 }
 
@@ -7319,9 +7342,9 @@ static void ludus__sf_locks_refuse(void) {
 static ludus__sf_locks_lock_slot *ludus__sf_locks_find(uintptr_t k) {
     uint32_t i = ludus__sf_locks_first_slot(k);
     for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
-        uintptr_t key = __atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE);
+        uintptr_t key = __atomic_load_n(&ludus__sf_locks_S.table[i].key, __ATOMIC_ACQUIRE);
         if (key == EMPTY) return NULL;
-        if (key == k) return &ludus__sf_locks_lock_table[i];
+        if (key == k) return &ludus__sf_locks_S.table[i];
     }
     return NULL;
 }
@@ -7371,14 +7394,18 @@ static int ludus__sf_locks_read_name(uintptr_t k, char *out) {
     return 0;
 }
 
+/* ludus_lock_site's answer: a copy of the name, the calling thread's until
+ * its next call */
+static __thread struct {
+    char name[NAME_MAX_BYTES + 1];
+    ludus_site site;
+} ludus__sf_locks_T;
+
 const ludus_site *ludus_lock_site(const void *lock) {
-    /* a copy of the name, the calling thread's until its next call */
-    static __thread char name[NAME_MAX_BYTES + 1];
-    static __thread ludus_site site;
     uintptr_t k = (uintptr_t)lock;
-    if (k == EMPTY || k == TOMB || !ludus__sf_locks_read_name(k, name)) return NULL;
-    site = (ludus_site){name, "", "", LUDUS_LOCK_CATEGORY, 0, LUDUS_SITE_TEXT | LUDUS_SITE_DYNAMIC};
-    return &site;
+    if (k == EMPTY || k == TOMB || !ludus__sf_locks_read_name(k, ludus__sf_locks_T.name)) return NULL;
+    ludus__sf_locks_T.site = (ludus_site){ludus__sf_locks_T.name, "", "", LUDUS_LOCK_CATEGORY, 0, LUDUS_SITE_TEXT | LUDUS_SITE_DYNAMIC};
+    return &ludus__sf_locks_T.site;
 }
 
 int ludus_lock_name(const void *lock, const char *name) {
@@ -7393,15 +7420,15 @@ int ludus_lock_name(const void *lock, const char *name) {
     /* The first free slot (empty or forgotten) on the lock's probe path. */
     uint32_t i = ludus__sf_locks_first_slot(k);
     for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
-        uintptr_t key = __atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE);
+        uintptr_t key = __atomic_load_n(&ludus__sf_locks_S.table[i].key, __ATOMIC_ACQUIRE);
         while (key == EMPTY || key == TOMB) {
-            if (__atomic_compare_exchange_n(&ludus__sf_locks_lock_table[i].key, &key, k, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-                ludus__sf_locks_put_name(&ludus__sf_locks_lock_table[i], name);
+            if (__atomic_compare_exchange_n(&ludus__sf_locks_S.table[i].key, &key, k, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                ludus__sf_locks_put_name(&ludus__sf_locks_S.table[i], name);
                 return 0;
             }
         }
         if (key == k) { /* named at the same moment by another thread: the last name wins */
-            ludus__sf_locks_put_name(&ludus__sf_locks_lock_table[i], name);
+            ludus__sf_locks_put_name(&ludus__sf_locks_S.table[i], name);
             return 0;
         }
     }
@@ -7415,18 +7442,17 @@ int ludus_lock_forget(const void *lock) {
     int found = 0;
     uint32_t i = ludus__sf_locks_first_slot(k);
     for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
-        uintptr_t key = __atomic_load_n(&ludus__sf_locks_lock_table[i].key, __ATOMIC_ACQUIRE);
+        uintptr_t key = __atomic_load_n(&ludus__sf_locks_S.table[i].key, __ATOMIC_ACQUIRE);
         if (key == EMPTY) break;
         if (key != k) continue;
         /* a reader that read the name before this sees the key change */
-        if (__atomic_compare_exchange_n(&ludus__sf_locks_lock_table[i].key, &key, TOMB, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            found = 1;
+        if (__atomic_compare_exchange_n(&ludus__sf_locks_S.table[i].key, &key, TOMB, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) found = 1;
     }
     return found ? 0 : LUDUS_ENODATA;
 }
 
 uint64_t ludus_lock_names_refused(void) {
-    return __atomic_load_n(&ludus__sf_locks_lock_refused, __ATOMIC_RELAXED);
+    return __atomic_load_n(&ludus__sf_locks_S.refused, __ATOMIC_RELAXED);
 }
 
 uintptr_t ludus__lock_wait_begin(const void *lock, const ludus_site *site, unsigned kind) {
@@ -7532,12 +7558,17 @@ static void ludus__sf_sites_count_refusal(void) {
 #define REG_MAX (REG_BLOCK * REG_BLOCKS)
 #define REG_SLOTS (2u * REG_MAX) /* power of two */
 
-static ludus_site *ludus__sf_sites_reg_block[REG_BLOCKS];
-static uint32_t ludus__sf_sites_reg_count;           /* atomic; published after the entry is written */
-static uint32_t ludus__sf_sites_reg_slot[REG_SLOTS]; /* id (index + 1), 0 = empty */
-static uint32_t ludus__sf_sites_reg_key[REG_SLOTS];
-static ludus__arena ludus__sf_sites_reg_strings = {.limit = (size_t)64 << 20};
-static ludus__mutex ludus__sf_sites_reg_lock = LUDUS__MUTEX_INIT;
+/* The process's site registry: zero-initialised (in .bss, not 1 MiB of
+ * .data), the string arena's limit is set at the first registration. */
+#define REG_STRINGS_LIMIT ((size_t)64 << 20)
+static struct {
+    ludus_site *block[REG_BLOCKS];
+    uint32_t count;           /* atomic; published after the entry is written */
+    uint32_t slot[REG_SLOTS]; /* id (index + 1), 0 = empty */
+    uint32_t key[REG_SLOTS];
+    ludus__arena strings;
+    ludus__mutex lock;
+} ludus__sf_sites_S = {.lock = LUDUS__MUTEX_INIT};
 
 static uint32_t ludus__sf_sites_desc_hash(const ludus_site_desc *d) {
     uint32_t h = LUDUS__FNV_BASIS;
@@ -7548,7 +7579,7 @@ static uint32_t ludus__sf_sites_desc_hash(const ludus_site_desc *d) {
 }
 
 static ludus_site *ludus__sf_sites_reg_site(uint32_t index) {
-    return &ludus__sf_sites_reg_block[index / REG_BLOCK][index % REG_BLOCK];
+    return &ludus__sf_sites_S.block[index / REG_BLOCK][index % REG_BLOCK];
 }
 
 static int ludus__sf_sites_same(const ludus_site *s, const ludus_site_desc *d) {
@@ -7558,9 +7589,9 @@ static int ludus__sf_sites_same(const ludus_site *s, const ludus_site_desc *d) {
 
 static uint32_t ludus__sf_sites_reg_lookup(const ludus_site_desc *d, uint32_t h) {
     for (uint32_t i = h & (REG_SLOTS - 1);; i = (i + 1) & (REG_SLOTS - 1)) {
-        uint32_t id = __atomic_load_n(&ludus__sf_sites_reg_slot[i], __ATOMIC_ACQUIRE);
+        uint32_t id = __atomic_load_n(&ludus__sf_sites_S.slot[i], __ATOMIC_ACQUIRE);
         if (id == 0) return 0;
-        if (ludus__sf_sites_reg_key[i] == h && ludus__sf_sites_same(ludus__sf_sites_reg_site(id - 1), d)) return id;
+        if (ludus__sf_sites_S.key[i] == h && ludus__sf_sites_same(ludus__sf_sites_reg_site(id - 1), d)) return id;
     }
 }
 
@@ -7573,24 +7604,25 @@ uint32_t ludus_site_register(const ludus_site_desc *d) {
     uint32_t id = ludus__sf_sites_reg_lookup(d, h);
     if (id) return id;
     ludus__lib_enter();
-    ludus__mutex_lock(&ludus__sf_sites_reg_lock);
+    ludus__mutex_lock(&ludus__sf_sites_S.lock);
     id = ludus__sf_sites_reg_lookup(d, h);
     if (!id) {
-        uint32_t n = ludus__sf_sites_reg_count;
+        uint32_t n = ludus__sf_sites_S.count;
         int ok = n < REG_MAX;
-        if (ok && !ludus__sf_sites_reg_block[n / REG_BLOCK]) {
-            ludus__sf_sites_reg_block[n / REG_BLOCK] = ludus__calloc(REG_BLOCK, sizeof(ludus_site));
-            ok = ludus__sf_sites_reg_block[n / REG_BLOCK] != NULL;
+        if (ok && !ludus__sf_sites_S.block[n / REG_BLOCK]) {
+            ludus__sf_sites_S.block[n / REG_BLOCK] = ludus__calloc(REG_BLOCK, sizeof(ludus_site));
+            ok = ludus__sf_sites_S.block[n / REG_BLOCK] != NULL;
         }
         const char *name = NULL, *cat = NULL, *file = NULL;
         if (ok) {
-            name = ludus__sf_sites_arena_copy(&ludus__sf_sites_reg_strings, d->name);
-            cat = ludus__sf_sites_arena_copy(&ludus__sf_sites_reg_strings, d->category);
-            file = ludus__sf_sites_arena_copy(&ludus__sf_sites_reg_strings, d->file);
+            ludus__sf_sites_S.strings.limit = REG_STRINGS_LIMIT;
+            name = ludus__sf_sites_arena_copy(&ludus__sf_sites_S.strings, d->name);
+            cat = ludus__sf_sites_arena_copy(&ludus__sf_sites_S.strings, d->category);
+            file = ludus__sf_sites_arena_copy(&ludus__sf_sites_S.strings, d->file);
             ok = name != ARENA_FULL && cat != ARENA_FULL && file != ARENA_FULL;
         }
         if (!ok) {
-            ludus__mutex_unlock(&ludus__sf_sites_reg_lock);
+            ludus__mutex_unlock(&ludus__sf_sites_S.lock);
             ludus__lib_leave();
             ludus__sf_sites_count_refusal();
             return 0;
@@ -7603,25 +7635,25 @@ uint32_t ludus_site_register(const ludus_site_desc *d) {
         s->line = d->line;
         s->flags = LUDUS_SITE_DYNAMIC | LUDUS_SITE_TEXT;
         id = n + 1;
-        __atomic_store_n(&ludus__sf_sites_reg_count, n + 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&ludus__sf_sites_S.count, n + 1, __ATOMIC_RELEASE);
         uint32_t i = h & (REG_SLOTS - 1);
-        while (ludus__sf_sites_reg_slot[i]) i = (i + 1) & (REG_SLOTS - 1);
-        ludus__sf_sites_reg_key[i] = h;
-        __atomic_store_n(&ludus__sf_sites_reg_slot[i], id, __ATOMIC_RELEASE);
+        while (ludus__sf_sites_S.slot[i]) i = (i + 1) & (REG_SLOTS - 1);
+        ludus__sf_sites_S.key[i] = h;
+        __atomic_store_n(&ludus__sf_sites_S.slot[i], id, __ATOMIC_RELEASE);
     }
-    ludus__mutex_unlock(&ludus__sf_sites_reg_lock);
+    ludus__mutex_unlock(&ludus__sf_sites_S.lock);
     ludus__lib_leave();
     return id;
 }
 
 void ludus__sites_fork_lock(void) {
-    ludus__mutex_lock(&ludus__sf_sites_reg_lock);
+    ludus__mutex_lock(&ludus__sf_sites_S.lock);
 }
 void ludus__sites_fork_unlock(void) {
-    ludus__mutex_unlock(&ludus__sf_sites_reg_lock);
+    ludus__mutex_unlock(&ludus__sf_sites_S.lock);
 }
 void ludus__sites_fork_reset(void) {
-    ludus__mutex_init(&ludus__sf_sites_reg_lock);
+    ludus__mutex_init(&ludus__sf_sites_S.lock);
 }
 
 uint32_t ludus_site_intern(const char *name) {
@@ -7630,7 +7662,7 @@ uint32_t ludus_site_intern(const char *name) {
 }
 
 const ludus_site *ludus__site_by_id(uint32_t id) {
-    if (id == 0 || id > __atomic_load_n(&ludus__sf_sites_reg_count, __ATOMIC_ACQUIRE)) return NULL;
+    if (id == 0 || id > __atomic_load_n(&ludus__sf_sites_S.count, __ATOMIC_ACQUIRE)) return NULL;
     return ludus__sf_sites_reg_site(id - 1);
 }
 
@@ -7746,6 +7778,7 @@ const ludus_site *ludus__names_intern_in(ludus__name_table *t, const char *name,
 #undef REG_BLOCKS
 #undef REG_MAX
 #undef REG_SLOTS
+#undef REG_STRINGS_LIMIT
 #undef NAMES_MAX
 #undef NAMES_SLOTS
 #undef NAMES_TEXT
@@ -7762,8 +7795,9 @@ const ludus_site *ludus__names_intern_in(ludus__name_table *t, const char *name,
 #include <string.h>
 
 
-ludus__registry ludus__reg = {.lock = LUDUS__MUTEX_INIT, .next_serial = 1};
-void (*ludus__thread_setup_hook)(void);
+/* The registry's state; apart: the thread's own records, read by the inline
+ * code of profiling.h (ludus__hot) and by emit.c (ludus__cold). */
+ludus__registry ludus__reg = {.lock = LUDUS__MUTEX_INIT, .next_serial = 1, .fork_once = LUDUS__ONCE_INIT};
 __thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
 __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec"))) = {.record = -1};
 
@@ -7772,12 +7806,12 @@ __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec")
  * LUDUS_PROFILE_LEVEL 0, or LUDUS_NO_LAUNCH) and nothing passed -u for it.
  * The recorder never references the launch code; the launch code's
  * constructor runs first (its priority) and says it is there, so this one
- * knows, and the program says so rather than run untraced without a word. */
-int ludus__launch_ran;
+ * knows, and the program says so rather than run untraced without a word
+ * (ludus__reg.launch_ran). */
 #if !defined(LUDUS_IMPLEMENTATION) /* the single file always holds the launch code */
 __attribute__((constructor)) static void ludus__sf_threads_launch_probe(void) {
     const char *path = getenv("LUDUS_TRACE");
-    if (!path || !*path || ludus__launch_ran) return;
+    if (!path || !*path || ludus__reg.launch_ran) return;
     fprintf(stderr,
             "ludus: LUDUS_TRACE=%s is set, but this program was linked without the library's launch-to-exit code "
             "(every file compiled at LUDUS_PROFILE_LEVEL 0 or with LUDUS_NO_LAUNCH, and no -u ludus__launch_link): "
@@ -7821,7 +7855,6 @@ static void ludus__sf_threads_fork_child(void) {
     ludus__lib_leave();
 }
 
-static ludus__once ludus__sf_threads_fork_once = LUDUS__ONCE_INIT;
 static void ludus__sf_threads_fork_install(void) {
     ludus__on_fork(ludus__sf_threads_fork_prepare, ludus__sf_threads_fork_parent, ludus__sf_threads_fork_child);
 }
@@ -7829,7 +7862,7 @@ static void ludus__sf_threads_fork_install(void) {
 int ludus__register_self(const char *name) {
     ludus__thread_cold *c = &ludus__cold;
     if (c->dead) return ludus__fail(LUDUS_EINVAL, "the thread is exiting");
-    ludus__once_run(&ludus__sf_threads_fork_once, ludus__sf_threads_fork_install);
+    ludus__once_run(&ludus__reg.fork_once, ludus__sf_threads_fork_install);
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     if (c->record >= 0) { /* already registered: rename */
@@ -7865,7 +7898,7 @@ int ludus__register_self(const char *name) {
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__on_thread_exit(LUDUS__EXIT_RECORDER, ludus__sf_threads_thread_exit_hook, r);
     ludus__lib_leave();
-    void (*setup)(void) = __atomic_load_n(&ludus__thread_setup_hook, __ATOMIC_ACQUIRE);
+    void (*setup)(void) = __atomic_load_n(&ludus__reg.setup_hook, __ATOMIC_ACQUIRE);
     if (setup) setup();
     return 0;
 }
@@ -8328,27 +8361,29 @@ void ludus__rec_async_end(uint32_t track, uint64_t id) {
 
 /* The fiber this thread runs, as recorded (NULL: its own work), and the
  * capture that recorded its enter. */
-static __thread const ludus_site *ludus__sf_timeline_current_fiber;
-static __thread uint32_t ludus__sf_timeline_current_gen;
+static __thread struct {
+    const ludus_site *fiber;
+    uint32_t gen;
+} ludus__sf_timeline_T;
 
 static uint32_t ludus__sf_timeline_armed_gen(void) {
     return ludus__armed_gen(ludus__load_armed());
 }
 
 void ludus__rec_fiber_enter(const char *name) {
-    if (ludus__sf_timeline_current_fiber) ludus__rec_fiber_leave();
+    if (ludus__sf_timeline_T.fiber) ludus__rec_fiber_leave();
     if (LUDUS__LIKELY(ludus__load_armed() == 0) || !name || !*name) return;
     const ludus_site *s = ludus__emit_fiber_enter(name);
     if (s) {
-        ludus__sf_timeline_current_fiber = s;
-        ludus__sf_timeline_current_gen = ludus__sf_timeline_armed_gen();
+        ludus__sf_timeline_T.fiber = s;
+        ludus__sf_timeline_T.gen = ludus__sf_timeline_armed_gen();
     }
 }
 
 void ludus__rec_fiber_leave(void) {
-    const ludus_site *s = ludus__sf_timeline_current_fiber;
-    ludus__sf_timeline_current_fiber = NULL;
-    if (s && ludus__sf_timeline_current_gen == ludus__sf_timeline_armed_gen()) ludus__emit_fiber_leave(s); /* its site is that capture's */
+    const ludus_site *s = ludus__sf_timeline_T.fiber;
+    ludus__sf_timeline_T.fiber = NULL;
+    if (s && ludus__sf_timeline_T.gen == ludus__sf_timeline_armed_gen()) ludus__emit_fiber_leave(s); /* its site is that capture's */
 }
 
 /* ==== src/backend/builtin.c ==== */
@@ -12285,7 +12320,7 @@ static struct {
     uint32_t *free_slot;
     uint32_t nfree, free_cap;
     int not_recorded; /* a capture runs that records no GPU (ludus_capture_desc.record) */
-} S = {.lock = LUDUS__MUTEX_INIT};
+} ludus__sf_gpu_S = {.lock = LUDUS__MUTEX_INIT};
 
 /* Nothing of this context is in the capture: no sample, no point, no count. */
 static int ludus__sf_gpu_ctx_empty(const ludus__gpu_ctx *k) {
@@ -12437,28 +12472,28 @@ void ludus__gpu_free(ludus__gpu_data *g) {
 }
 
 void ludus__gpu_capture_begin(int64_t start_ns, int record) {
-    ludus__mutex_lock(&S.lock);
-    ludus__gpu_free(S.data);
-    S.nfree = 0;
-    S.not_recorded = !record;
-    S.data = record ? ludus__calloc(1, sizeof *S.data) : NULL;
-    S.start_ns = start_ns;
-    for (uint32_t i = 0; i < MAX_CONTEXTS && S.data; i++)
-        if (S.ctx[i] && ludus__sf_gpu_add_ctx(S.data, &S.ctx[i]->info, &S.ctx[i]->slot)) {
-            ludus__gpu_free(S.data); /* out of memory: this capture has no GPU data */
-            S.data = NULL;
+    ludus__mutex_lock(&ludus__sf_gpu_S.lock);
+    ludus__gpu_free(ludus__sf_gpu_S.data);
+    ludus__sf_gpu_S.nfree = 0;
+    ludus__sf_gpu_S.not_recorded = !record;
+    ludus__sf_gpu_S.data = record ? ludus__calloc(1, sizeof *ludus__sf_gpu_S.data) : NULL;
+    ludus__sf_gpu_S.start_ns = start_ns;
+    for (uint32_t i = 0; i < MAX_CONTEXTS && ludus__sf_gpu_S.data; i++)
+        if (ludus__sf_gpu_S.ctx[i] && ludus__sf_gpu_add_ctx(ludus__sf_gpu_S.data, &ludus__sf_gpu_S.ctx[i]->info, &ludus__sf_gpu_S.ctx[i]->slot)) {
+            ludus__gpu_free(ludus__sf_gpu_S.data); /* out of memory: this capture has no GPU data */
+            ludus__sf_gpu_S.data = NULL;
         }
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&ludus__sf_gpu_S.lock);
 }
 
 /* Only the forking thread runs in the child: the lock may have been held
  * by another thread of the parent, and the store may be mid-change, so both
  * start afresh (the parent's store is left to leak in the child). */
 void ludus__gpu_after_fork(int capture, int64_t start_ns) {
-    ludus__mutex_init(&S.lock);
-    S.data = NULL;
-    S.nfree = 0;
-    S.not_recorded = 0;
+    ludus__mutex_init(&ludus__sf_gpu_S.lock);
+    ludus__sf_gpu_S.data = NULL;
+    ludus__sf_gpu_S.nfree = 0;
+    ludus__sf_gpu_S.not_recorded = 0;
     if (capture) ludus__gpu_capture_begin(start_ns, 1);
 }
 
@@ -12466,23 +12501,23 @@ void ludus__gpu_after_fork(int capture, int64_t start_ns) {
  * the lock may have left the store half changed (a sample counted, not yet
  * written): its samples are left out, never read half written. */
 void ludus__gpu_crashed(void) {
-    if (ludus__mutex_trylock(&S.lock) == 0) {
-        ludus__mutex_unlock(&S.lock);
+    if (ludus__mutex_trylock(&ludus__sf_gpu_S.lock) == 0) {
+        ludus__mutex_unlock(&ludus__sf_gpu_S.lock);
         return;
     }
-    ludus__mutex_init(&S.lock);
-    S.data = NULL;
-    S.nfree = 0;
+    ludus__mutex_init(&ludus__sf_gpu_S.lock);
+    ludus__sf_gpu_S.data = NULL;
+    ludus__sf_gpu_S.nfree = 0;
 }
 
 void ludus__gpu_capture_end(ludus_capture *c) {
-    ludus__mutex_lock(&S.lock);
-    ludus__gpu_data *g = S.data;
-    S.data = NULL;
-    S.not_recorded = 0;
-    if (g) ludus__sf_gpu_compact(g, S.free_slot, S.nfree);
-    S.nfree = 0;
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_lock(&ludus__sf_gpu_S.lock);
+    ludus__gpu_data *g = ludus__sf_gpu_S.data;
+    ludus__sf_gpu_S.data = NULL;
+    ludus__sf_gpu_S.not_recorded = 0;
+    if (g) ludus__sf_gpu_compact(g, ludus__sf_gpu_S.free_slot, ludus__sf_gpu_S.nfree);
+    ludus__sf_gpu_S.nfree = 0;
+    ludus__mutex_unlock(&ludus__sf_gpu_S.lock);
     if (!g) return;
     /* handed over between the capture's end and this take, submitted after
      * the end: not this capture's (a moment later they would have been
@@ -12521,22 +12556,22 @@ int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_conte
     in->period_ns = desc->tick_period_ns;
     in->valid_bits = desc->valid_bits ? desc->valid_bits : 64;
     x->live = 1;
-    ludus__mutex_lock(&S.lock);
+    ludus__mutex_lock(&ludus__sf_gpu_S.lock);
     uint32_t i = 0;
-    while (i < MAX_CONTEXTS && S.ctx[i]) i++;
+    while (i < MAX_CONTEXTS && ludus__sf_gpu_S.ctx[i]) i++;
     int rc = 0;
     if (i == MAX_CONTEXTS) {
         rc = LUDUS_ETHREADS;
-    } else if (S.data && S.nfree) { /* a slot a destroyed context left empty */
-        x->slot = S.free_slot[--S.nfree];
-        S.data->ctx[x->slot] = *in;
-        memset(S.data->ctx[x->slot].cov, 0, sizeof in->cov);
-        S.data->ctx[x->slot].handed = 0;
-    } else if (S.data && ludus__sf_gpu_add_ctx(S.data, in, &x->slot)) {
+    } else if (ludus__sf_gpu_S.data && ludus__sf_gpu_S.nfree) { /* a slot a destroyed context left empty */
+        x->slot = ludus__sf_gpu_S.free_slot[--ludus__sf_gpu_S.nfree];
+        ludus__sf_gpu_S.data->ctx[x->slot] = *in;
+        memset(ludus__sf_gpu_S.data->ctx[x->slot].cov, 0, sizeof in->cov);
+        ludus__sf_gpu_S.data->ctx[x->slot].handed = 0;
+    } else if (ludus__sf_gpu_S.data && ludus__sf_gpu_add_ctx(ludus__sf_gpu_S.data, in, &x->slot)) {
         rc = LUDUS_ENOMEM;
     }
-    if (rc == 0) S.ctx[i] = x;
-    ludus__mutex_unlock(&S.lock);
+    if (rc == 0) ludus__sf_gpu_S.ctx[i] = x;
+    ludus__mutex_unlock(&ludus__sf_gpu_S.lock);
     if (rc) {
         ludus__free(x);
         return ludus__fail(rc, rc == LUDUS_ETHREADS ? "%u GPU contexts live" : "out of memory", MAX_CONTEXTS);
@@ -12546,26 +12581,26 @@ int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_conte
 }
 
 static ludus__gpu_ctx *ludus__sf_gpu_running_ctx(ludus_gpu_context *x) {
-    return S.data && x->slot < S.data->nctx ? &S.data->ctx[x->slot] : NULL;
+    return ludus__sf_gpu_S.data && x->slot < ludus__sf_gpu_S.data->nctx ? &ludus__sf_gpu_S.data->ctx[x->slot] : NULL;
 }
 
 void ludus_gpu_context_destroy(ludus_gpu_context *x) {
     if (!x) return;
     ludus__backend_gpu_forget(x);
-    ludus__mutex_lock(&S.lock);
+    ludus__mutex_lock(&ludus__sf_gpu_S.lock);
     int known = 0;
     for (uint32_t i = 0; i < MAX_CONTEXTS; i++)
-        if (S.ctx[i] == x) S.ctx[i] = NULL, known = 1;
+        if (ludus__sf_gpu_S.ctx[i] == x) ludus__sf_gpu_S.ctx[i] = NULL, known = 1;
     ludus__gpu_ctx *k = known ? ludus__sf_gpu_running_ctx(x) : NULL;
     if (k && ludus__sf_gpu_ctx_empty(k)) { /* nothing of it in the capture: its slot is taken again */
-        if (S.nfree == S.free_cap) {
-            uint32_t cap = S.free_cap ? S.free_cap * 2 : 16;
-            uint32_t *n = ludus__realloc(S.free_slot, cap * sizeof *n);
-            if (n) S.free_slot = n, S.free_cap = cap;
+        if (ludus__sf_gpu_S.nfree == ludus__sf_gpu_S.free_cap) {
+            uint32_t cap = ludus__sf_gpu_S.free_cap ? ludus__sf_gpu_S.free_cap * 2 : 16;
+            uint32_t *n = ludus__realloc(ludus__sf_gpu_S.free_slot, cap * sizeof *n);
+            if (n) ludus__sf_gpu_S.free_slot = n, ludus__sf_gpu_S.free_cap = cap;
         }
-        if (S.nfree < S.free_cap) S.free_slot[S.nfree++] = x->slot;
+        if (ludus__sf_gpu_S.nfree < ludus__sf_gpu_S.free_cap) ludus__sf_gpu_S.free_slot[ludus__sf_gpu_S.nfree++] = x->slot;
     }
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&ludus__sf_gpu_S.lock);
     ludus__free(x);
 }
 
@@ -12578,11 +12613,11 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
     int rc = 0;
     ludus__backend_gpu_ctx bx = {x, x->info.name, x->info.period_ns, x->info.valid_bits};
     if (ludus__backend_gpu_submit(&bx, smp, n, &rc)) return rc; /* a Tracy build's GPU context, not a capture's store */
-    ludus__mutex_lock(&S.lock);
-    ludus__gpu_data *g = S.data;
+    ludus__mutex_lock(&ludus__sf_gpu_S.lock);
+    ludus__gpu_data *g = ludus__sf_gpu_S.data;
     ludus__gpu_ctx *ci = ludus__sf_gpu_running_ctx(x);
     if (!g || !ci) {
-        rc = S.not_recorded ? 0 : LUDUS_ENOCAPTURE; /* a capture that records no GPU takes it and drops it */
+        rc = ludus__sf_gpu_S.not_recorded ? 0 : LUDUS_ENOCAPTURE; /* a capture that records no GPU takes it and drops it */
         goto out;
     }
     if (g->ns + n > g->s_cap) {
@@ -12598,7 +12633,7 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
     }
     for (uint32_t i = 0; i < n; i++) {
         const ludus_gpu_sample *in = &smp[i];
-        if (in->submit_ns < S.start_ns) {
+        if (in->submit_ns < ludus__sf_gpu_S.start_ns) {
             ci->cov[LUDUS_GPU_BEFORE_CAPTURE]++;
             continue;
         }
@@ -12624,10 +12659,10 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
         o->end_ticks = in->end_ticks;
         o->flow_id = in->flow_id;
         o->period_ns = ludus__sf_gpu_finite_positive(in->tick_period_ns) ? in->tick_period_ns : ci->period_ns;
-        o->submit_ns = ludus__sf_gpu_clamp_time(in->submit_ns - S.start_ns); /* >= 0: earlier ones were left out */
+        o->submit_ns = ludus__sf_gpu_clamp_time(in->submit_ns - ludus__sf_gpu_S.start_ns); /* >= 0: earlier ones were left out */
     }
 out:
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&ludus__sf_gpu_S.lock);
     return rc ? ludus__fail(rc, rc == LUDUS_ENOCAPTURE ? "no capture is active" : "out of memory") : 0;
 }
 
@@ -12636,11 +12671,11 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
     int rc = 0;
     ludus__backend_gpu_ctx bx = {x, x->info.name, x->info.period_ns, x->info.valid_bits};
     if (ludus__backend_gpu_calibrate(&bx, gpu_ticks, cpu_ns, max_deviation_ns <= MAX_DEVIATION_NS, &rc)) return rc;
-    ludus__mutex_lock(&S.lock);
-    ludus__gpu_data *g = S.data;
+    ludus__mutex_lock(&ludus__sf_gpu_S.lock);
+    ludus__gpu_data *g = ludus__sf_gpu_S.data;
     ludus__gpu_ctx *ci = ludus__sf_gpu_running_ctx(x);
     if (!g || !ci) {
-        rc = S.not_recorded ? 0 : LUDUS_ENOCAPTURE; /* a capture that records no GPU takes it and drops it */
+        rc = ludus__sf_gpu_S.not_recorded ? 0 : LUDUS_ENOCAPTURE; /* a capture that records no GPU takes it and drops it */
     } else if (max_deviation_ns > MAX_DEVIATION_NS) {
         ci->cov[LUDUS_GPU_CALIBRATION_REJECTED]++;
     } else {
@@ -12651,22 +12686,22 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
             if (n) g->cal = n, g->cal_cap = cap;
         }
         int64_t at;
-        if (__builtin_sub_overflow(cpu_ns, S.start_ns, &at)) at = cpu_ns < 0 ? -TIME_LIMIT : TIME_LIMIT;
+        if (__builtin_sub_overflow(cpu_ns, ludus__sf_gpu_S.start_ns, &at)) at = cpu_ns < 0 ? -TIME_LIMIT : TIME_LIMIT;
         if (rc == 0) {
             g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, ludus__sf_gpu_clamp_time(at), ludus__sf_gpu_clamp_time(max_deviation_ns)};
             ci->handed++;
         }
     }
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&ludus__sf_gpu_S.lock);
     return rc ? ludus__fail(rc, rc == LUDUS_ENOCAPTURE ? "no capture is active" : "out of memory") : 0;
 }
 
 void ludus_gpu_count(ludus_gpu_context *x, int what, uint64_t n) {
     if (!x || what < 0 || what >= LUDUS_GPU_COVERAGE_COUNT) return;
-    ludus__mutex_lock(&S.lock);
+    ludus__mutex_lock(&ludus__sf_gpu_S.lock);
     ludus__gpu_ctx *ci = ludus__sf_gpu_running_ctx(x);
     if (ci) ci->cov[what] += n;
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&ludus__sf_gpu_S.lock);
 }
 
 /* ---- placement ---- */
@@ -13311,7 +13346,7 @@ struct ludus__pool_file {
     uint64_t done_off;           /* pieces before it are complete and scanned */
     int pid;                     /* the process that created the file (a child after fork never removes it) */
     ludus__file_id id;           /* the file created (another put at its path since is not removed) */
-    ludus__pool_file *next_open; /* the files open, removed at exit (ludus__sf_pool_file_open_lock) */
+    ludus__pool_file *next_open; /* the files open, removed at exit (ludus__sf_pool_file_S.open_lock) */
 };
 
 #ifdef EDQUOT
@@ -13326,15 +13361,18 @@ struct ludus__pool_file {
  * the library or the program holds it) has nothing left to recover once
  * the process is gone normally: its file is removed then, as a released
  * capture's is. A process that dies (a signal, kill -9, _exit) keeps it. */
-static ludus__mutex ludus__sf_pool_file_open_lock = LUDUS__MUTEX_INIT;
-static ludus__pool_file *ludus__sf_pool_file_open_files;
-static ludus__once ludus__sf_pool_file_exit_once = LUDUS__ONCE_INIT;
+static struct {
+    ludus__mutex open_lock;
+    ludus__pool_file *open_files;
+    ludus__once exit_once;
+    char journal_text[4][4097]; /* the ludus__sf_pool_file_journal thread's only (one pool file at a time) */
+} ludus__sf_pool_file_S = {.open_lock = LUDUS__MUTEX_INIT, .exit_once = LUDUS__ONCE_INIT};
 
 static void ludus__sf_pool_file_remove_at_exit(void) {
-    ludus__mutex_lock(&ludus__sf_pool_file_open_lock);
-    for (ludus__pool_file *f = ludus__sf_pool_file_open_files; f; f = f->next_open)
+    ludus__mutex_lock(&ludus__sf_pool_file_S.open_lock);
+    for (ludus__pool_file *f = ludus__sf_pool_file_S.open_files; f; f = f->next_open)
         if (f->pid == ludus__os_pid()) ludus__file_remove_created(f->path, &f->id);
-    ludus__mutex_unlock(&ludus__sf_pool_file_open_lock);
+    ludus__mutex_unlock(&ludus__sf_pool_file_S.open_lock);
 }
 
 static void ludus__sf_pool_file_install_exit(void) {
@@ -13342,27 +13380,27 @@ static void ludus__sf_pool_file_install_exit(void) {
 }
 
 static void ludus__sf_pool_file_open_list_add(ludus__pool_file *f) {
-    ludus__once_run(&ludus__sf_pool_file_exit_once, ludus__sf_pool_file_install_exit);
-    ludus__mutex_lock(&ludus__sf_pool_file_open_lock);
-    f->next_open = ludus__sf_pool_file_open_files;
-    ludus__sf_pool_file_open_files = f;
-    ludus__mutex_unlock(&ludus__sf_pool_file_open_lock);
+    ludus__once_run(&ludus__sf_pool_file_S.exit_once, ludus__sf_pool_file_install_exit);
+    ludus__mutex_lock(&ludus__sf_pool_file_S.open_lock);
+    f->next_open = ludus__sf_pool_file_S.open_files;
+    ludus__sf_pool_file_S.open_files = f;
+    ludus__mutex_unlock(&ludus__sf_pool_file_S.open_lock);
 }
 
 static void ludus__sf_pool_file_open_list_remove(ludus__pool_file *f) {
-    ludus__mutex_lock(&ludus__sf_pool_file_open_lock);
-    for (ludus__pool_file **p = &ludus__sf_pool_file_open_files; *p; p = &(*p)->next_open)
+    ludus__mutex_lock(&ludus__sf_pool_file_S.open_lock);
+    for (ludus__pool_file **p = &ludus__sf_pool_file_S.open_files; *p; p = &(*p)->next_open)
         if (*p == f) {
             *p = f->next_open;
             break;
         }
-    ludus__mutex_unlock(&ludus__sf_pool_file_open_lock);
+    ludus__mutex_unlock(&ludus__sf_pool_file_S.open_lock);
 }
 
 /* After fork: the lock may have been held by another thread of the
  * parent. The list stays (its files are the parent's: pid tells). */
 void ludus__pool_files_after_fork(void) {
-    ludus__mutex_init(&ludus__sf_pool_file_open_lock);
+    ludus__mutex_init(&ludus__sf_pool_file_S.open_lock);
 }
 
 int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_file **out, void **pool) {
@@ -13515,9 +13553,8 @@ static long ludus__sf_pool_file_read_string(const char *p, char *out, size_t cap
 }
 
 static void ludus__sf_pool_file_journal_site(ludus__pool_file *f, uintptr_t key) {
-    static char text[4][4097]; /* the ludus__sf_pool_file_journal thread's only (one pool file at a time) */
     uint32_t len[4] = {0, 0, 0, 0};
-    const char *s[4] = {text[0], text[1], text[2], text[3]};
+    const char *s[4] = {ludus__sf_pool_file_S.journal_text[0], ludus__sf_pool_file_S.journal_text[1], ludus__sf_pool_file_S.journal_text[2], ludus__sf_pool_file_S.journal_text[3]};
     struct {
         uint64_t key;
         uint32_t line, flags, len[4];
@@ -13525,7 +13562,7 @@ static void ludus__sf_pool_file_journal_site(ludus__pool_file *f, uintptr_t key)
     memset(&a, 0, sizeof a);
     a.key = key;
     if (key & 1) { /* a flow's name */
-        long n = ludus__sf_pool_file_read_string(LUDUS__FLOW_NAME_PTR(key), text[0], sizeof text[0]);
+        long n = ludus__sf_pool_file_read_string(LUDUS__FLOW_NAME_PTR(key), ludus__sf_pool_file_S.journal_text[0], sizeof ludus__sf_pool_file_S.journal_text[0]);
         if (n < 0) return;
         len[0] = (uint32_t)n;
         a.flags = LUDUS__PF_SITE_FLOW;
@@ -13534,7 +13571,7 @@ static void ludus__sf_pool_file_journal_site(ludus__pool_file *f, uintptr_t key)
         if (ludus__memory_read_checked((const void *)key, &site, sizeof site) != 0) return;
         const char *from[4] = {site.name, site.function, site.file, site.category};
         for (int i = 0; i < 4; i++) {
-            long n = from[i] ? ludus__sf_pool_file_read_string(from[i], text[i], sizeof text[i]) : 0;
+            long n = from[i] ? ludus__sf_pool_file_read_string(from[i], ludus__sf_pool_file_S.journal_text[i], sizeof ludus__sf_pool_file_S.journal_text[i]) : 0;
             if (n < 0) return; /* not a site after all */
             len[i] = (uint32_t)n;
         }
@@ -13542,7 +13579,7 @@ static void ludus__sf_pool_file_journal_site(ludus__pool_file *f, uintptr_t key)
         a.flags = (site.category ? LUDUS__PF_SITE_HAS_CATEGORY : 0u) |
                   ((site.flags & LUDUS_SITE_TEXT) || !site.name ? LUDUS__PF_SITE_TEXT : 0u);
         if (!site.name) { /* LUDUS_PROFILE_FUNCTION: the function's name, as written */
-            memcpy(text[0], text[1], len[1]);
+            memcpy(ludus__sf_pool_file_S.journal_text[0], ludus__sf_pool_file_S.journal_text[1], len[1]);
             len[0] = len[1];
         }
     }
@@ -13762,7 +13799,7 @@ void ludus__pool_file_forget(ludus__pool_file *f) {
 #undef NO_QUOTA
 
 /* ==== src/session/session.c ==== */
-/* Capture lifecycle. Begin reserves the pool (or reuses the ludus__sf_session_last capture's,
+/* Capture lifecycle. Begin reserves the pool (or reuses the last capture's,
  * already touched: a restart costs no page touching), calibrates and arms;
  * a background thread faults the pool in ahead of the producers. End
  * disarms, joins the producers (emit.c has the protocol), and hands every
@@ -13774,52 +13811,63 @@ void ludus__pool_file_forget(ludus__pool_file *f) {
 #include <string.h>
 
 
+/* Apart: the recorder (src/record/, emit.c's hot functions among them)
+ * reads it by its name (capture_internal.h); the end clears it in parts. */
 ludus__session ludus__sess;
 
 /* Larger than any address space a pool could be reserved in (x86-64 user
  * space is 2^47): a request beyond it is an overflow, not an allocation. */
 #define MAX_POOL_BYTES ((uint64_t)1 << 46)
 
-static int ludus__sf_session_active;       /* atomic: a capture is armed (written by the coordinator thread) */
-static int ludus__sf_session_rolling_owns; /* atomic: a rolling capture (rolling.c) switches the captures */
+/* Where begin and end are (ludus__sf_session_S.phase, written by the thread running them),
+ * for the copy of a crashed process in which that thread is not: while
+ * ENDING the session is whole and the end can be run again from the start
+ * (publishing a thread twice publishes it the same); once ENDED, ludus__sf_session_S.ending
+ * holds all of it and is the capture the crash ends. */
+enum { PH_IDLE, PH_ENDING, PH_ENDED };
+
+/* The coordinator's state: everything begin, end and the fork handlers
+ * keep between calls. */
+static struct {
+    int active;       /* atomic: a capture is armed (written by the coordinator thread) */
+    int rolling_owns; /* atomic: a rolling capture (rolling.c) switches the captures */
+    uint32_t gen_counter;
+    ludus_capture *last; /* the library's reference to the last ended capture */
+    int crashed;         /* the child writing a crash (crash.c): no other thread runs here */
+    ludus__prefault *prefault;
+    size_t faulted; /* bytes of the pool in already when the capture began */
+    /* The ended capture that still has threads to publish (ludus__late), or
+     * NULL. At most one: a capture begins only after its predecessor's are
+     * published. The session keeps its pool description until then, since a
+     * late thread may still take a piece. */
+    ludus_capture *late_cap;
+    int pool_mapped;             /* 1: pages, 2: a pool file, 0: the allocator's */
+    ludus__pool_file *pool_file; /* desc.pool_file: the running capture's */
+    uint32_t refused0;           /* the counters' refusals when the capture began */
+    uint64_t lost0;
+    int phase; /* atomic: PH_* */
+    ludus_capture *ending;
+    /* A rolling window's dropped segment, offered for its pool (its pages
+     * are in: a segment switch then costs no page touching), or NULL. */
+    ludus_capture *spare;
+} ludus__sf_session_S;
 
 void ludus__session_rolling(int on) {
-    __atomic_store_n(&ludus__sf_session_rolling_owns, on, __ATOMIC_RELEASE);
+    __atomic_store_n(&ludus__sf_session_S.rolling_owns, on, __ATOMIC_RELEASE);
 }
 
 int ludus__rolling_owns_session(void) {
-    return __atomic_load_n(&ludus__sf_session_rolling_owns, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&ludus__sf_session_S.rolling_owns, __ATOMIC_ACQUIRE);
 }
-static uint32_t ludus__sf_session_gen_counter;
 
 /* The generation the next capture gets: 1 .. 2^30-1, never 0 (ludus__sf_session_begin_arm,
  * and the next segment of a rolling capture, named before it is armed). */
 static uint32_t ludus__sf_session_next_gen(void) {
-    return ludus__sf_session_gen_counter % 0x3fffffffu + 1;
+    return ludus__sf_session_S.gen_counter % 0x3fffffffu + 1;
 }
-static ludus_capture *ludus__sf_session_last; /* the library's reference to the ludus__sf_session_last ended capture */
-static int ludus__sf_session_crashed;         /* the child writing a crash (crash.c): no other thread runs here */
-static ludus__prefault *ludus__sf_session_sess_prefault;
-static size_t ludus__sf_session_sess_faulted; /* bytes of the pool in already when the capture began */
-/* The ended capture that still has threads to publish (ludus__late), or
- * NULL. At most one: a capture begins only after its predecessor's are
- * published. The session keeps its pool description until then, since a
- * late thread may still take a piece. */
-static ludus_capture *ludus__sf_session_late_cap;
 static void ludus__sf_session_resolve_late(ludus_capture *c);
-static int ludus__sf_session_sess_pool_mapped;             /* 1: pages, 2: a pool file, 0: the allocator's */
-static ludus__pool_file *ludus__sf_session_sess_pool_file; /* desc.pool_file: the running capture's */
-static uint32_t ludus__sf_session_sess_refused0;           /* the counters' refusals when the capture began */
-static uint64_t ludus__sf_session_sess_lost0;
 
-/* Where begin and end are (written by the thread running them), for the
- * copy of a ludus__sf_session_crashed process in which that thread is not: while ENDING the
- * session is whole and the end can be run again from the start (publishing
- * a thread twice publishes it the same); once ENDED, `ludus__sf_session_ending` holds all of
- * it and is the capture the crash ends. */
-enum { PH_IDLE, PH_ENDING, PH_ENDED };
-static int ludus__sf_session_phase;
-static ludus_capture *ludus__sf_session_ending;
+/* A test hook (tests/unit/test_crash.c): stops begin and end at each ludus__sf_session_step. */
 void (*ludus__session_step)(int ludus__sf_session_step);
 
 static void ludus__sf_session_step(int k) {
@@ -13849,19 +13897,19 @@ void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_des
 }
 
 int ludus_capture_active(void) {
-    return __atomic_load_n(&ludus__sf_session_active, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&ludus__sf_session_S.active, __ATOMIC_ACQUIRE);
 }
 
 ludus_capture *ludus__last_capture(void) {
-    return ludus__sf_session_last;
+    return ludus__sf_session_S.last;
 }
 
 int ludus_capture_last(ludus_capture **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
-    if (!ludus__sf_session_last) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
-    ludus_capture_retain(ludus__sf_session_last);
-    *out = ludus__sf_session_last;
+    if (!ludus__sf_session_S.last) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
+    ludus_capture_retain(ludus__sf_session_S.last);
+    *out = ludus__sf_session_S.last;
     return 0;
 }
 
@@ -13880,7 +13928,7 @@ static int ludus__sf_session_same_allocator(const ludus_allocator *a, const ludu
     return a->alloc == b->alloc && a->free == b->free && a->user_data == b->user_data;
 }
 
-/* The ludus__sf_session_last capture's pool, when nobody else holds that capture and its pool
+/* The last capture's pool, when nobody else holds that capture and its pool
  * is the size asked for: no allocation, and only the pages its prefault
  * thread had not reached yet are still to touch (*faulted: bytes in). */
 static void *ludus__sf_session_steal_pool_of(ludus_capture *c, uint64_t bytes, const ludus_allocator *al, int mapped,
@@ -13897,23 +13945,19 @@ static void *ludus__sf_session_steal_pool_of(ludus_capture *c, uint64_t bytes, c
     return mem;
 }
 
-/* A rolling window's dropped segment, offered for its pool (its pages are
- * in: a segment switch then costs no page touching), or NULL. */
-static ludus_capture *ludus__sf_session_spare;
-
 void ludus__session_offer_pool(ludus_capture *c) {
-    ludus_capture *old = ludus__sf_session_spare;
-    ludus__sf_session_spare = c;
+    ludus_capture *old = ludus__sf_session_S.spare;
+    ludus__sf_session_S.spare = c;
     ludus_capture_release(old);
 }
 
 static void *ludus__sf_session_steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, ludus__prefault **pf, size_t *faulted) {
-    void *mem = ludus__sf_session_steal_pool_of(ludus__sf_session_spare, bytes, al, mapped, pf, faulted);
+    void *mem = ludus__sf_session_steal_pool_of(ludus__sf_session_S.spare, bytes, al, mapped, pf, faulted);
     if (mem) {
         ludus__session_offer_pool(NULL);
         return mem;
     }
-    return ludus__sf_session_steal_pool_of(ludus__sf_session_last, bytes, al, mapped, pf, faulted);
+    return ludus__sf_session_steal_pool_of(ludus__sf_session_S.last, bytes, al, mapped, pf, faulted);
 }
 
 static void ludus__sf_session_pool_free(void *mem, uint64_t bytes, int mapped, const ludus_allocator *al, ludus__pool_file *pf) {
@@ -14032,7 +14076,7 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
 /* Arms the capture ludus__sf_session_begin_prepare reserved for (it owns what p holds);
  * returns when it was armed (CLOCK_MONOTONIC ns). */
 static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
-    if (ludus__sf_session_late_cap) ludus__sf_session_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
+    if (ludus__sf_session_S.late_cap) ludus__sf_session_resolve_late(ludus__sf_session_S.late_cap); /* before any thread can attach again */
     ludus_capture_desc d = p->d;
     uint64_t bytes = p->bytes;
     void *mem = p->mem;
@@ -14055,15 +14099,15 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     s->pool.begin_limit = bytes > reserve ? bytes - reserve : 0;
     s->pool.chunk_bytes = d.chunk_bytes;
     s->pool.next = 0;
-    ludus__sf_session_sess_faulted = p->faulted;
+    ludus__sf_session_S.faulted = p->faulted;
     s->names = p->names;
     s->pid = p->pid;
     memcpy(s->process_name, p->process_name, sizeof s->process_name);
-    ludus__sf_session_sess_pool_mapped = p->mapped;
-    ludus__sf_session_sess_pool_file = p->pool_file;
+    ludus__sf_session_S.pool_mapped = p->mapped;
+    ludus__sf_session_S.pool_file = p->pool_file;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
-    ludus__sf_session_sess_refused0 = ludus__live_refused();
-    ludus__sf_session_sess_lost0 = ludus__live_lost_adds();
+    ludus__sf_session_S.refused0 = ludus__live_refused();
+    ludus__sf_session_S.lost0 = ludus__live_lost_adds();
 
     s->join_membarrier = p->membarrier_ok;
     int slow = !s->join_membarrier || !use_tsc || !LUDUS__INLINE_CLOCK;
@@ -14074,13 +14118,13 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     s->slow = slow;
     s->clock_tsc = use_tsc;
     ludus__clock_is_tsc = use_tsc;
-    ludus__sf_session_gen_counter = ludus__sf_session_next_gen();
-    s->gen = ludus__sf_session_gen_counter;
+    ludus__sf_session_S.gen_counter = ludus__sf_session_next_gen();
+    s->gen = ludus__sf_session_S.gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
     /* GPU samples handed over from now on are this capture's */
     ludus__gpu_capture_begin(s->begin_point.ns, (s->desc.record & LUDUS_RECORD_GPU) != 0);
-    __atomic_store_n(&ludus__sf_session_active, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&ludus__sf_session_S.active, 1, __ATOMIC_RELEASE);
     if (s->desc.record & LUDUS_RECORD_CPU) /* a GPU-only capture leaves the recorder disarmed */
         __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
     int64_t armed_at = ludus__mono_ns();
@@ -14090,16 +14134,16 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     /* The library's reference to the previous capture goes now (a caller
      * that took one keeps it): after arming, so that a crash during a
      * rolling window's switch finds the segment just ended. */
-    if (ludus__sf_session_last) {
-        ludus_capture *old = ludus__sf_session_last;
-        ludus__sf_session_last = NULL;
+    if (ludus__sf_session_S.last) {
+        ludus_capture *old = ludus__sf_session_S.last;
+        ludus__sf_session_S.last = NULL;
         ludus_capture_release(old);
     }
     /* Faults the pool in ahead of the producers; started once armed, so a
      * rolling capture's switch does not wait for a thread to start. */
-    ludus__sf_session_sess_prefault = ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next);
-    if (ludus__sf_session_sess_pool_file)
-        ludus__pool_file_start(ludus__sf_session_sess_pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
+    ludus__sf_session_S.prefault = ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next);
+    if (ludus__sf_session_S.pool_file)
+        ludus__pool_file_start(ludus__sf_session_S.pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
     return armed_at;
 }
 
@@ -14113,18 +14157,18 @@ static void ludus__sf_session_begin_discard(ludus__begin_prep *p) {
 int ludus_capture_begin(const ludus_capture_desc *desc) {
     const char *elsewhere = ludus__backend_no_capture();
     if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
-    /* the rolling window first: while it runs, its switch thread sets ludus__sf_session_active */
-    if (ludus__rolling_owns_session() || __atomic_load_n(&ludus__sf_session_active, __ATOMIC_ACQUIRE))
+    /* the rolling window first: while it runs, its switch thread sets active */
+    if (ludus__rolling_owns_session() || __atomic_load_n(&ludus__sf_session_S.active, __ATOMIC_ACQUIRE))
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
-    if (ludus__sf_session_late_cap) ludus__sf_session_resolve_late(ludus__sf_session_late_cap); /* before any thread can attach again */
-    /* A pool file is never replaced: when the ludus__sf_session_last capture (held by the
+    if (ludus__sf_session_S.late_cap) ludus__sf_session_resolve_late(ludus__sf_session_S.late_cap); /* before any thread can attach again */
+    /* A pool file is never replaced: when the last capture (held by the
      * library only) still has the file of this path, it goes first. */
-    if (desc && desc->pool_file && ludus__sf_session_last && __atomic_load_n(&ludus__sf_session_last->refs, __ATOMIC_ACQUIRE) == 1 &&
-        ludus__pool_file_path(ludus__sf_session_last->pool_file) &&
-        strcmp(ludus__pool_file_path(ludus__sf_session_last->pool_file), desc->pool_file) == 0) {
-        ludus_capture *old = ludus__sf_session_last;
-        ludus__sf_session_last = NULL;
+    if (desc && desc->pool_file && ludus__sf_session_S.last && __atomic_load_n(&ludus__sf_session_S.last->refs, __ATOMIC_ACQUIRE) == 1 &&
+        ludus__pool_file_path(ludus__sf_session_S.last->pool_file) &&
+        strcmp(ludus__pool_file_path(ludus__sf_session_S.last->pool_file), desc->pool_file) == 0) {
+        ludus_capture *old = ludus__sf_session_S.last;
+        ludus__sf_session_S.last = NULL;
         ludus_capture_release(old);
     }
     ludus__begin_prep p;
@@ -14143,7 +14187,7 @@ int ludus_capture_begin(const ludus_capture_desc *desc) {
  * beyond the cursor published for it. */
 static uintptr_t ludus__sf_session_join_thread(const ludus__thread_record *r, int *late) {
     *late = 0;
-    if (ludus__sf_session_crashed) /* nothing moves: published as it stopped (its event in flight lost and counted) */
+    if (ludus__sf_session_S.crashed) /* nothing moves: published as it stopped (its event in flight lost and counted) */
         return __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE);
     for (unsigned spins = 0;; spins++) {
         uintptr_t cur = __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE);
@@ -14175,11 +14219,11 @@ static void ludus__sf_session_convert_thread(ludus_capture *c, ludus__cap_thread
  * capture switches segments the next generation with LUDUS__ARMED_PAUSE
  * (events then are dropped and counted for that generation). */
 static int ludus__sf_session_end_capture(uint32_t disarmed) {
-    if (!ludus__sf_session_active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
+    if (!ludus__sf_session_S.active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
     ludus__session *s = &ludus__sess;
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
-    __atomic_store_n(&ludus__sf_session_phase, PH_ENDING, __ATOMIC_RELEASE);
+    __atomic_store_n(&ludus__sf_session_S.phase, PH_ENDING, __ATOMIC_RELEASE);
     uint32_t gen = s->gen;
     uint32_t high = ludus__reg.high;
     __atomic_store_n(&ludus__armed, disarmed, __ATOMIC_SEQ_CST);
@@ -14225,8 +14269,8 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     ludus__calib_point end_point = ludus__calibrate_point();
-    ludus__prefault_request_stop(ludus__sf_session_sess_prefault); /* no more events: stop faulting pages in */
-    ludus__pool_file_stop(ludus__sf_session_sess_pool_file, 1);    /* the capture object holds it all now */
+    ludus__prefault_request_stop(ludus__sf_session_S.prefault); /* no more events: stop faulting pages in */
+    ludus__pool_file_stop(ludus__sf_session_S.pool_file, 1);    /* the capture object holds it all now */
 
     ludus_capture *c = fin && strag && late ? ludus__capture_new(&ludus__memory_source) : NULL;
     ludus__cap_thread *threads = c ? ludus__calloc(n ? n : 1, sizeof *threads) : NULL;
@@ -14245,19 +14289,19 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
         c->categories = s->categories;
         c->pool_mem = s->pool_mem;
         c->pool_bytes = s->pool.bytes;
-        c->pool_mapped = ludus__sf_session_sess_pool_mapped;
-        c->pool_file = ludus__sf_session_sess_pool_file;
+        c->pool_mapped = ludus__sf_session_S.pool_mapped;
+        c->pool_file = ludus__sf_session_S.pool_file;
         c->allocator = s->desc.allocator;
-        c->prefault = ludus__sf_session_sess_prefault;
-        c->prefault_done = ludus__sf_session_sess_faulted;
+        c->prefault = ludus__sf_session_S.prefault;
+        c->prefault_done = ludus__sf_session_S.faulted;
         c->names = s->names;
         uint64_t used = __atomic_load_n(&s->pool.next, __ATOMIC_RELAXED);
         c->bytes_used = used < s->pool.bytes ? used : s->pool.bytes;
         ludus__mem_cov_take(c, (int64_t)s->pool.bytes); /* without memory: no manifest */
         c->unregistered_drops = unregistered + s->retired_oom_events;
         c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
-        c->counters_refused = ludus__live_refused() - ludus__sf_session_sess_refused0;
-        c->counter_adds_lost = ludus__live_lost_adds() - ludus__sf_session_sess_lost0;
+        c->counters_refused = ludus__live_refused() - ludus__sf_session_S.refused0;
+        c->counter_adds_lost = ludus__live_lost_adds() - ludus__sf_session_S.lost0;
         c->stragglers = strag;
         c->nstragglers = nstrag;
         strag = NULL;
@@ -14273,15 +14317,15 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     ludus__gpu_capture_end(c); /* the GPU samples handed over while it ran (none kept without c) */
     if (c) {                   /* c holds the session's parts now: from here a crash's copy takes c as it is */
         if (!oom) {
-            ludus__sf_session_ending = c;
-            __atomic_store_n(&ludus__sf_session_phase, PH_ENDED, __ATOMIC_RELEASE);
+            ludus__sf_session_S.ending = c;
+            __atomic_store_n(&ludus__sf_session_S.phase, PH_ENDED, __ATOMIC_RELEASE);
             ludus__sf_session_step(LUDUS__STEP_ENDED);
         }
         s->categories = NULL;
         s->pool_mem = NULL;
         if (!nlate) s->names = NULL; /* else late threads may still intern: cleared when they are published */
-        ludus__sf_session_sess_pool_file = NULL;
-        ludus__sf_session_sess_prefault = NULL;
+        ludus__sf_session_S.pool_file = NULL;
+        ludus__sf_session_S.prefault = NULL;
     }
     if (!c && late) { /* no capture to publish them into: wait for them now */
         ludus__mutex_lock(&ludus__reg.lock);
@@ -14296,10 +14340,10 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
         nlate = 0;
     }
     if (!c) { /* nothing can describe the capture: give its memory back */
-        ludus__prefault_stop(ludus__sf_session_sess_prefault);
-        ludus__sf_session_sess_prefault = NULL;
-        ludus__sf_session_pool_free(s->pool_mem, s->pool.bytes, ludus__sf_session_sess_pool_mapped, &s->desc.allocator, ludus__sf_session_sess_pool_file);
-        ludus__sf_session_sess_pool_file = NULL;
+        ludus__prefault_stop(ludus__sf_session_S.prefault);
+        ludus__sf_session_S.prefault = NULL;
+        ludus__sf_session_pool_free(s->pool_mem, s->pool.bytes, ludus__sf_session_S.pool_mapped, &s->desc.allocator, ludus__sf_session_S.pool_file);
+        ludus__sf_session_S.pool_file = NULL;
         ludus__names_destroy(s->names);
         ludus__free(s->categories);
     }
@@ -14309,31 +14353,31 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     ludus__free(s->retired);
     if (c && nlate) { /* late threads may still take pieces and intern names */
         memset(s, 0, LUDUS__SESSION_PRODUCERS);
-        ludus__sf_session_late_cap = c;
+        ludus__sf_session_S.late_cap = c;
     } else {
         memset(s, 0, sizeof *s);
     }
-    __atomic_store_n(&ludus__sf_session_active, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&ludus__sf_session_S.active, 0, __ATOMIC_RELEASE);
     if (oom) {
-        __atomic_store_n(&ludus__sf_session_phase, PH_IDLE, __ATOMIC_RELEASE);
+        __atomic_store_n(&ludus__sf_session_S.phase, PH_IDLE, __ATOMIC_RELEASE);
         ludus_capture_release(c);
         return ludus__fail(LUDUS_ENOMEM, "out of memory while publishing the capture");
     }
     ludus__sf_session_step(LUDUS__STEP_INACTIVE);
-    ludus__sf_session_last = c;
-    __atomic_store_n(&ludus__sf_session_phase, PH_IDLE, __ATOMIC_RELEASE);
-    ludus__sf_session_ending = NULL;
+    ludus__sf_session_S.last = c;
+    __atomic_store_n(&ludus__sf_session_S.phase, PH_IDLE, __ATOMIC_RELEASE);
+    ludus__sf_session_S.ending = NULL;
     return 0;
 }
 
 int ludus__session_crash_end(ludus_capture **out) {
     *out = NULL;
-    if (__atomic_load_n(&ludus__sf_session_phase, __ATOMIC_ACQUIRE) == PH_ENDED && ludus__sf_session_ending) {
-        ludus_capture_retain(ludus__sf_session_ending);
-        *out = ludus__sf_session_ending;
+    if (__atomic_load_n(&ludus__sf_session_S.phase, __ATOMIC_ACQUIRE) == PH_ENDED && ludus__sf_session_S.ending) {
+        ludus_capture_retain(ludus__sf_session_S.ending);
+        *out = ludus__sf_session_S.ending;
         return 0;
     }
-    if (!__atomic_load_n(&ludus__sf_session_active, __ATOMIC_ACQUIRE)) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
+    if (!__atomic_load_n(&ludus__sf_session_S.active, __ATOMIC_ACQUIRE)) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
     int rc = ludus__sf_session_end_capture(0);
     return rc ? rc : ludus_capture_last(out);
 }
@@ -14343,9 +14387,9 @@ int ludus_capture_end(ludus_capture **out) {
     if (ludus__rolling_owns_session())
         return ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
     int rc = ludus__sf_session_end_capture(0);
-    if (rc == 0 && out && ludus__sf_session_last) {
-        ludus_capture_retain(ludus__sf_session_last);
-        *out = ludus__sf_session_last;
+    if (rc == 0 && out && ludus__sf_session_S.last) {
+        ludus_capture_retain(ludus__sf_session_S.last);
+        *out = ludus__sf_session_S.last;
     }
     return rc;
 }
@@ -14381,7 +14425,7 @@ static void ludus__sf_session_sweep_pause_drops(ludus_capture *ended, uint32_t p
 int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended, int64_t *pause_ns) {
     *ended = NULL;
     *pause_ns = 0;
-    if (!ludus__sf_session_active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
+    if (!ludus__sf_session_S.active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
     ludus__begin_prep p;
     int rc = ludus__sf_session_begin_prepare(desc, &p);
     if (rc) return rc;
@@ -14393,7 +14437,7 @@ int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended,
         __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
         return rc;
     }
-    ludus_capture *seg = ludus__sf_session_last;
+    ludus_capture *seg = ludus__sf_session_S.last;
     ludus_capture_retain(seg); /* ludus__sf_session_begin_arm drops the library's reference */
     *pause_ns = ludus__sf_session_begin_arm(&p) - paused_at;
     ludus__lib_enter();
@@ -14407,19 +14451,19 @@ int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended,
 
 /* ---- producers that may still write into a pool ---- */
 
-/* The clock of the ludus__sf_session_last event in a thread's pieces (0: none). */
+/* The clock of the last event in a thread's pieces (0: none). */
 static uint64_t ludus__sf_session_last_event_ticks(const ludus__chunk *ch) {
-    uint64_t ludus__sf_session_last = 0;
+    uint64_t last = 0;
     for (; ch; ch = ch->next) {
         const ludus__event *ev = LUDUS__CHUNK_EVENTS(ch);
         for (uint64_t i = 0; i < ch->used;) {
             size_t k = ludus__event_slots(&ev[i], (size_t)(ch->used - i));
             if (!k) break;
-            if (ev[i].ticks > ludus__sf_session_last) ludus__sf_session_last = ev[i].ticks;
+            if (ev[i].ticks > last) last = ev[i].ticks;
             i += k;
         }
     }
-    return ludus__sf_session_last;
+    return last;
 }
 
 /* Publishes late thread e of c (registry lock held; its event is over). The
@@ -14433,9 +14477,9 @@ static void ludus__sf_session_publish_late(ludus_capture *c, ludus__late *e, con
     int exited = th->exited;
     ludus__sf_session_convert_thread(c, th, &f);
     th->exited = exited;
-    uint64_t ludus__sf_session_last = ludus__sf_session_last_event_ticks(f.first);
-    if (ludus__sf_session_last) {
-        int64_t at = c->start_ns + ludus__ticks_to_ns(c, ludus__sf_session_last) + 1; /* ends after it */
+    uint64_t last = ludus__sf_session_last_event_ticks(f.first);
+    if (last) {
+        int64_t at = c->start_ns + ludus__ticks_to_ns(c, last) + 1; /* ends after it */
         if (at > c->end_ns) c->end_ns = at;
     }
     r->cold->late = 0;
@@ -14449,10 +14493,10 @@ static void ludus__sf_session_clear_producers_part(void) {
 
 static void ludus__sf_session_late_done(ludus_capture *c) {
     c->nlate = 0;
-    if (ludus__sf_session_late_cap != c) return;
-    ludus__sf_session_late_cap = NULL;
+    if (ludus__sf_session_S.late_cap != c) return;
+    ludus__sf_session_S.late_cap = NULL;
     c->interner_drops = __atomic_load_n(&ludus__sess.interner_drops, __ATOMIC_RELAXED); /* late ones too */
-    if (!ludus__sf_session_active) ludus__sf_session_clear_producers_part();
+    if (!ludus__sf_session_S.active) ludus__sf_session_clear_producers_part();
 }
 
 /* Publishes the threads that were inside an out-of-line event when c ended,
@@ -14460,7 +14504,7 @@ static void ludus__sf_session_late_done(ludus_capture *c) {
  * comes after it (the memory source's settle). */
 static void ludus__sf_session_resolve_late(ludus_capture *c) {
     if (!c->nlate) return;
-    if (ludus__sf_session_crashed) { /* late before the crash: their threads are not in this process */
+    if (ludus__sf_session_S.crashed) { /* late before the crash: their threads are not in this process */
         ludus__sf_session_late_done(c);
         return;
     }
@@ -14482,7 +14526,7 @@ static void ludus__sf_session_resolve_late(ludus_capture *c) {
 }
 
 void ludus__session_thread_leaving(const ludus__thread_record *r) {
-    ludus_capture *c = ludus__sf_session_late_cap;
+    ludus_capture *c = ludus__sf_session_S.late_cap;
     if (!c) return;
     uint32_t index = (uint32_t)(r - ludus__reg.rec);
     for (uint32_t i = 0; i < c->nlate; i++)
@@ -14493,7 +14537,7 @@ void ludus__session_thread_leaving(const ludus__thread_record *r) {
 void ludus__capture_quiesce(ludus_capture *c) {
     ludus__sf_session_resolve_late(c);
     if (!c->nstragglers) return;
-    if (ludus__sf_session_crashed) { /* their events in flight were counted as lost */
+    if (ludus__sf_session_S.crashed) { /* their events in flight were counted as lost */
         c->nstragglers = 0;
         return;
     }
@@ -14535,18 +14579,18 @@ const ludus__source_ops ludus__memory_source = {"memory", ludus__sf_session_reso
 /* ---- fork ---- */
 
 void ludus__session_crashed(void) {
-    ludus__sf_session_crashed = 1;
-    /* Any thread of the ludus__sf_session_crashed process may have held these. */
+    ludus__sf_session_S.crashed = 1;
+    /* Any thread of the crashed process may have held these. */
     ludus__mutex_init(&ludus__reg.lock);
     ludus__sites_fork_reset();
     ludus__names_fork_reset(ludus__sess.names);
     ludus__counters_crash_reset();
-    /* The background threads are the ludus__sf_session_crashed process's. */
-    ludus__prefault_after_fork(ludus__sf_session_sess_prefault);
-    if (ludus__sf_session_last) ludus__prefault_after_fork(ludus__sf_session_last->prefault);
-    if (ludus__sf_session_ending && ludus__sf_session_ending->prefault != ludus__sf_session_sess_prefault) ludus__prefault_after_fork(ludus__sf_session_ending->prefault);
-    ludus__pool_file_crashed(ludus__sf_session_sess_pool_file);
-    if (ludus__sf_session_ending) ludus__pool_file_crashed(ludus__sf_session_ending->pool_file);
+    /* The background threads are the crashed process's. */
+    ludus__prefault_after_fork(ludus__sf_session_S.prefault);
+    if (ludus__sf_session_S.last) ludus__prefault_after_fork(ludus__sf_session_S.last->prefault);
+    if (ludus__sf_session_S.ending && ludus__sf_session_S.ending->prefault != ludus__sf_session_S.prefault) ludus__prefault_after_fork(ludus__sf_session_S.ending->prefault);
+    ludus__pool_file_crashed(ludus__sf_session_S.pool_file);
+    if (ludus__sf_session_S.ending) ludus__pool_file_crashed(ludus__sf_session_S.ending->pool_file);
     ludus__gpu_crashed();
 }
 
@@ -14555,41 +14599,41 @@ void ludus__session_after_fork(void) {
      * the child's (another pid, other threads), so it restarts empty, with a
      * new generation, over the same (copied) pool. */
     ludus__pool_files_after_fork();
-    if (ludus__sf_session_last) { /* its background thread is not in this process */
-        ludus__prefault_after_fork(ludus__sf_session_last->prefault);
-        ludus__sf_session_last->nstragglers = 0;
+    if (ludus__sf_session_S.last) { /* its background thread is not in this process */
+        ludus__prefault_after_fork(ludus__sf_session_S.last->prefault);
+        ludus__sf_session_S.last->nstragglers = 0;
     }
-    if (ludus__sf_session_late_cap) { /* the late threads are not in this process: they keep no events here */
-        ludus__sf_session_late_cap->nlate = 0;
-        ludus__sf_session_late_cap = NULL;
-        if (!ludus__sf_session_active) ludus__sf_session_clear_producers_part();
+    if (ludus__sf_session_S.late_cap) { /* the late threads are not in this process: they keep no events here */
+        ludus__sf_session_S.late_cap->nlate = 0;
+        ludus__sf_session_S.late_cap = NULL;
+        if (!ludus__sf_session_S.active) ludus__sf_session_clear_producers_part();
     }
     ludus__gpu_after_fork(0, 0); /* the parent's GPU samples are not the child's */
-    if (!ludus__sf_session_active) return;
+    if (!ludus__sf_session_S.active) return;
     ludus__session *s = &ludus__sess;
-    if (ludus__sf_session_sess_pool_file) { /* the parent's file: the child records nothing into it, and stops */
+    if (ludus__sf_session_S.pool_file) { /* the parent's file: the child records nothing into it, and stops */
         __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
-        ludus__prefault_after_fork(ludus__sf_session_sess_prefault);
-        ludus__prefault_stop(ludus__sf_session_sess_prefault);
-        ludus__sf_session_sess_prefault = NULL;
+        ludus__prefault_after_fork(ludus__sf_session_S.prefault);
+        ludus__prefault_stop(ludus__sf_session_S.prefault);
+        ludus__sf_session_S.prefault = NULL;
         ludus__names_destroy(s->names);
         ludus__free(s->categories);
         ludus__free(s->retired);
-        ludus__pool_file_forget(ludus__sf_session_sess_pool_file);
-        ludus__sf_session_sess_pool_file = NULL;
+        ludus__pool_file_forget(ludus__sf_session_S.pool_file);
+        ludus__sf_session_S.pool_file = NULL;
         memset(s, 0, sizeof *s);
-        __atomic_store_n(&ludus__sf_session_active, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&ludus__sf_session_S.active, 0, __ATOMIC_RELEASE);
         return;
     }
-    ludus__prefault_after_fork(ludus__sf_session_sess_prefault);
+    ludus__prefault_after_fork(ludus__sf_session_S.prefault);
     s->pid = ludus__os_pid();
     s->nretired = 0;
     s->retired_oom = 0;
     s->retired_oom_events = 0;
     s->interner_drops = 0;
     s->pool.next = 0;
-    ludus__sf_session_gen_counter = ludus__sf_session_next_gen();
-    s->gen = ludus__sf_session_gen_counter;
+    ludus__sf_session_S.gen_counter = ludus__sf_session_next_gen();
+    s->gen = ludus__sf_session_S.gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!s->clock_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
     ludus__gpu_after_fork((s->desc.record & LUDUS_RECORD_GPU) != 0, s->begin_point.ns);
@@ -14849,31 +14893,36 @@ int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len,
 #include <string.h>
 
 
-static uint32_t ludus__sf_crc32c_table[8][256];
-static ludus__once ludus__sf_crc32c_table_once = LUDUS__ONCE_INIT;
+/* Set once, read after: the tables and whether the CPU has the instruction. */
+static struct {
+    uint32_t table[8][256];
+    ludus__once table_once;
+    int hw_state; /* atomic: 0 unknown, 1 yes, 2 no */
+} ludus__sf_crc32c_S = {.table_once = LUDUS__ONCE_INIT};
 
 static void ludus__sf_crc32c_make_tables(void) {
     for (uint32_t i = 0; i < 256; i++) {
         uint32_t c = i;
         for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1)));
-        ludus__sf_crc32c_table[0][i] = c;
+        ludus__sf_crc32c_S.table[0][i] = c;
     }
     for (uint32_t i = 0; i < 256; i++)
-        for (int t = 1; t < 8; t++) ludus__sf_crc32c_table[t][i] = (ludus__sf_crc32c_table[t - 1][i] >> 8) ^ ludus__sf_crc32c_table[0][ludus__sf_crc32c_table[t - 1][i] & 0xff];
+        for (int t = 1; t < 8; t++) ludus__sf_crc32c_S.table[t][i] = (ludus__sf_crc32c_S.table[t - 1][i] >> 8) ^ ludus__sf_crc32c_S.table[0][ludus__sf_crc32c_S.table[t - 1][i] & 0xff];
 }
 
 static uint32_t ludus__sf_crc32c_crc_soft(uint32_t c, const unsigned char *p, size_t n) {
-    ludus__once_run(&ludus__sf_crc32c_table_once, ludus__sf_crc32c_make_tables);
+    ludus__once_run(&ludus__sf_crc32c_S.table_once, ludus__sf_crc32c_make_tables);
     while (n >= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
         w ^= c;
-        c = ludus__sf_crc32c_table[7][w & 0xff] ^ ludus__sf_crc32c_table[6][(w >> 8) & 0xff] ^ ludus__sf_crc32c_table[5][(w >> 16) & 0xff] ^ ludus__sf_crc32c_table[4][(w >> 24) & 0xff] ^
-            ludus__sf_crc32c_table[3][(w >> 32) & 0xff] ^ ludus__sf_crc32c_table[2][(w >> 40) & 0xff] ^ ludus__sf_crc32c_table[1][(w >> 48) & 0xff] ^ ludus__sf_crc32c_table[0][w >> 56];
+        c = ludus__sf_crc32c_S.table[7][w & 0xff] ^ ludus__sf_crc32c_S.table[6][(w >> 8) & 0xff] ^ ludus__sf_crc32c_S.table[5][(w >> 16) & 0xff] ^
+            ludus__sf_crc32c_S.table[4][(w >> 24) & 0xff] ^ ludus__sf_crc32c_S.table[3][(w >> 32) & 0xff] ^ ludus__sf_crc32c_S.table[2][(w >> 40) & 0xff] ^
+            ludus__sf_crc32c_S.table[1][(w >> 48) & 0xff] ^ ludus__sf_crc32c_S.table[0][w >> 56];
         p += 8;
         n -= 8;
     }
-    while (n--) c = (c >> 8) ^ ludus__sf_crc32c_table[0][(c ^ *p++) & 0xff];
+    while (n--) c = (c >> 8) ^ ludus__sf_crc32c_S.table[0][(c ^ *p++) & 0xff];
     return c;
 }
 
@@ -14893,12 +14942,11 @@ __attribute__((target("sse4.2"))) static uint32_t ludus__sf_crc32c_crc_hw(uint32
 }
 
 static int ludus__sf_crc32c_have_hw(void) {
-    static int state; /* 0 unknown, 1 yes, 2 no */
-    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+    int s = __atomic_load_n(&ludus__sf_crc32c_S.hw_state, __ATOMIC_RELAXED);
     if (!s) {
         __builtin_cpu_init();
         s = __builtin_cpu_supports("sse4.2") ? 1 : 2;
-        __atomic_store_n(&state, s, __ATOMIC_RELAXED);
+        __atomic_store_n(&ludus__sf_crc32c_S.hw_state, s, __ATOMIC_RELAXED);
     }
     return s == 1;
 }
@@ -18374,9 +18422,14 @@ const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, siz
 #include <string.h>
 
 
+/* Apart: the rolling window (src/flight/rolling.c) sets it (capture_internal.h). */
 int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path, size_t cap);
 
-static char ludus__sf_crash_path_pattern[4096];
+/* What ludus_crash_capture_begin asked for, read by the crash's copy. */
+static struct {
+    char path_pattern[4096];
+    int format;
+} ludus__sf_crash_S;
 
 void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns) {
     c->crash_signal = signo;
@@ -18384,7 +18437,6 @@ void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_
     snprintf(c->crash_signal_name, sizeof c->crash_signal_name, "%s", ludus__crash_signal_name(signo));
     c->crash_tid = tid;
 }
-static int ludus__sf_crash_crash_format;
 
 void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap) {
     size_t o = 0;
@@ -18406,9 +18458,9 @@ static int ludus__sf_crash_write_capture(int signo, uint64_t tid, int64_t at_ns,
     ludus_capture *c = NULL;
     int rc = ludus__session_crash_end(&c); /* another thread may have been ending it */
     if (rc) return rc;
-    ludus__expand_pid(ludus__sf_crash_path_pattern, c->pid, path, cap); /* the crashed process's, not this copy's */
+    ludus__expand_pid(ludus__sf_crash_S.path_pattern, c->pid, path, cap); /* the crashed process's, not this copy's */
     ludus__capture_mark_crash(c, signo, tid, at_ns);
-    rc = ludus_capture_save(c, ludus__sf_crash_crash_format, 0, path);
+    rc = ludus_capture_save(c, ludus__sf_crash_S.format, 0, path);
     ludus_capture_release(c);
     return rc;
 }
@@ -18444,22 +18496,22 @@ int ludus_crash_capture_begin(const ludus_crash_desc *desc) {
     else
         memset(&d, 0, sizeof d);
     const char *path = d.path ? d.path : "ludus-crash-%p.ludus";
-    if (strlen(path) >= sizeof ludus__sf_crash_path_pattern) return ludus__fail(LUDUS_EINVAL, "the path is too long");
+    if (strlen(path) >= sizeof ludus__sf_crash_S.path_pattern) return ludus__fail(LUDUS_EINVAL, "the path is too long");
     int format = d.format ? d.format : ludus_format_from_path(path);
     if (format < LUDUS_FORMAT_JSON || format > LUDUS_FORMAT_LUDUS)
         return ludus__fail(LUDUS_EINVAL, "no format given and none named by the path's extension");
-    strcpy(ludus__sf_crash_path_pattern, path);
-    ludus__sf_crash_crash_format = format;
+    strcpy(ludus__sf_crash_S.path_pattern, path);
+    ludus__sf_crash_S.format = format;
     int rc = ludus__crash_install(ludus__sf_crash_write_crash, d.timeout_ms ? d.timeout_ms : 10000);
     if (rc == 0) /* threads that register from now on get an alternate signal stack */
-        __atomic_store_n(&ludus__thread_setup_hook, ludus__crash_thread_setup, __ATOMIC_RELEASE);
+        __atomic_store_n(&ludus__reg.setup_hook, ludus__crash_thread_setup, __ATOMIC_RELEASE);
     if (rc == -2) return ludus__fail(LUDUS_EUNSUPPORTED, "crash capture is not built for this OS");
     if (rc) return ludus__fail(LUDUS_EIO, "the signal handlers could not be installed");
     return 0;
 }
 
 void ludus_crash_capture_end(void) {
-    __atomic_store_n(&ludus__thread_setup_hook, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&ludus__reg.setup_hook, NULL, __ATOMIC_RELEASE);
     ludus__crash_uninstall();
 }
 
@@ -18996,10 +19048,11 @@ static struct {
     uint64_t counter_frame; /* the last frame looked at */
     ludus_rolling_stats st; /* counters are atomic */
     int in_child;           /* a forked child: the background threads are the parent's */
-} R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
+    int64_t utc_offset_s;   /* atomic: local time's offset from UTC (below) */
+} ludus__sf_rolling_R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
 
 int ludus_rolling_active(void) {
-    return __atomic_load_n(&R.on, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&ludus__sf_rolling_R.on, __ATOMIC_ACQUIRE);
 }
 
 static void ludus__sf_rolling_count(uint64_t *field) {
@@ -19014,8 +19067,7 @@ static void ludus__sf_rolling_count(uint64_t *field) {
  * names its file from it with arithmetic only, since the crashed process
  * may have died with a thread inside localtime_r (glibc's gmtime_r takes
  * the same lock). A change of offset (daylight saving) shows in crash file
- * names a segment later. */
-static int64_t ludus__sf_rolling_utc_offset_s; /* atomic */
+ * names a segment later. The offset: ludus__sf_rolling_R.utc_offset_s. */
 
 static int64_t ludus__sf_rolling_floor_div(int64_t a, int64_t b) {
     return a / b - (a % b < 0);
@@ -19052,19 +19104,19 @@ static void ludus__sf_rolling_refresh_utc_offset(void) {
     ludus__local_time(wall_s * 1000000000, &tm);
     int64_t local = ludus__sf_rolling_days_from_civil(tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday) * 86400 + tm.tm_hour * 3600 +
                     tm.tm_min * 60 + tm.tm_sec;
-    __atomic_store_n(&ludus__sf_rolling_utc_offset_s, local - wall_s, __ATOMIC_RELAXED);
+    __atomic_store_n(&ludus__sf_rolling_R.utc_offset_s, local - wall_s, __ATOMIC_RELAXED);
 }
 
 /* ---- carried begins ---- */
 
 static ludus__sf_rolling_thread_carry *ludus__sf_rolling_carry_of(uint32_t serial, int create) {
-    for (uint32_t i = 0; i < R.ncarry; i++)
-        if (R.carry[i].serial == serial) return &R.carry[i];
+    for (uint32_t i = 0; i < ludus__sf_rolling_R.ncarry; i++)
+        if (ludus__sf_rolling_R.carry[i].serial == serial) return &ludus__sf_rolling_R.carry[i];
     if (!create) return NULL;
-    ludus__sf_rolling_thread_carry *n = ludus__realloc(R.carry, (R.ncarry + 1) * sizeof *n);
+    ludus__sf_rolling_thread_carry *n = ludus__realloc(ludus__sf_rolling_R.carry, (ludus__sf_rolling_R.ncarry + 1) * sizeof *n);
     if (!n) return NULL;
-    R.carry = n;
-    n = &R.carry[R.ncarry++];
+    ludus__sf_rolling_R.carry = n;
+    n = &ludus__sf_rolling_R.carry[ludus__sf_rolling_R.ncarry++];
     memset(n, 0, sizeof *n);
     n->serial = serial;
     return n;
@@ -19134,15 +19186,15 @@ static char *ludus__sf_rolling_dup_or_null(const char *s) {
 
 /* A copy of a run-time name's descriptor that outlives its name table. */
 static const ludus_site *ludus__sf_rolling_copy_site(const ludus_site *s) {
-    for (uint32_t i = 0; i < R.ncopies; i++) {
-        const ludus_site *c = &R.copies[i]->site;
+    for (uint32_t i = 0; i < ludus__sf_rolling_R.ncopies; i++) {
+        const ludus_site *c = &ludus__sf_rolling_R.copies[i]->site;
         if (c->line == s->line && c->flags == s->flags && !strcmp(c->name ? c->name : "", s->name ? s->name : "") &&
             !strcmp(c->file ? c->file : "", s->file ? s->file : ""))
             return c;
     }
-    ludus__sf_rolling_site_copy **n = ludus__realloc(R.copies, (R.ncopies + 1) * sizeof *n);
+    ludus__sf_rolling_site_copy **n = ludus__realloc(ludus__sf_rolling_R.copies, (ludus__sf_rolling_R.ncopies + 1) * sizeof *n);
     if (!n) return NULL;
-    R.copies = n;
+    ludus__sf_rolling_R.copies = n;
     ludus__sf_rolling_site_copy *c =
         ludus__aligned_alloc(sizeof *c, 16); /* descriptors are 16-aligned; never freed (see ludus__sf_rolling_release_window) */
     if (!c) return NULL;
@@ -19152,15 +19204,15 @@ static const ludus_site *ludus__sf_rolling_copy_site(const ludus_site *s) {
     c->file = ludus__sf_rolling_dup_or_null(s->file);
     c->category = ludus__sf_rolling_dup_or_null(s->category);
     c->site = (ludus_site){c->name, c->function, c->file, c->category, s->line, s->flags};
-    R.copies[R.ncopies++] = c;
+    ludus__sf_rolling_R.copies[ludus__sf_rolling_R.ncopies++] = c;
     return &c->site;
 }
 
 /* Drops the oldest segment, carrying what was open at its end. */
 static void ludus__sf_rolling_drop_oldest(void) {
-    ludus_capture *s = R.seg[0];
-    memmove(R.seg, R.seg + 1, (R.nseg - 1) * sizeof *R.seg);
-    R.nseg--;
+    ludus_capture *s = ludus__sf_rolling_R.seg[0];
+    memmove(ludus__sf_rolling_R.seg, ludus__sf_rolling_R.seg + 1, (ludus__sf_rolling_R.nseg - 1) * sizeof *ludus__sf_rolling_R.seg);
+    ludus__sf_rolling_R.nseg--;
     ludus__capture_quiesce(s);
     if (ludus__build_runs(s) == 0) {
         for (uint32_t t = 0; t < s->nthreads; t++) {
@@ -19230,12 +19282,12 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
         return NULL;
     }
     j->src_data = sn;
-    const ludus_capture *first = R.seg[0], *lastc = R.seg[R.nseg - 1];
-    sn->parts = ludus__calloc(R.nseg, sizeof *sn->parts);
+    const ludus_capture *first = ludus__sf_rolling_R.seg[0], *lastc = ludus__sf_rolling_R.seg[ludus__sf_rolling_R.nseg - 1];
+    sn->parts = ludus__calloc(ludus__sf_rolling_R.nseg, sizeof *sn->parts);
     uint32_t maxthreads = 0, ncarried = 0;
-    for (uint32_t i = 0; i < R.nseg; i++) maxthreads += R.seg[i]->nthreads;
-    for (uint32_t i = 0; i < R.ncarry; i++) ncarried += R.carry[i].n;
-    j->threads = ludus__calloc(maxthreads + R.ncarry + 1, sizeof *j->threads);
+    for (uint32_t i = 0; i < ludus__sf_rolling_R.nseg; i++) maxthreads += ludus__sf_rolling_R.seg[i]->nthreads;
+    for (uint32_t i = 0; i < ludus__sf_rolling_R.ncarry; i++) ncarried += ludus__sf_rolling_R.carry[i].n;
+    j->threads = ludus__calloc(maxthreads + ludus__sf_rolling_R.ncarry + 1, sizeof *j->threads);
     sn->carried = ludus__calloc(ncarried + 1, sizeof *sn->carried);
     if (!sn->parts || !j->threads || !sn->carried) goto fail;
     j->gen = lastc->gen;
@@ -19257,8 +19309,8 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
     /* carried begins first, at the window's start: one run each (its
      * address is its own) */
     uint32_t nc = 0;
-    for (uint32_t i = 0; i < R.ncarry; i++) {
-        const ludus__sf_rolling_thread_carry *tc = &R.carry[i];
+    for (uint32_t i = 0; i < ludus__sf_rolling_R.ncarry; i++) {
+        const ludus__sf_rolling_thread_carry *tc = &ludus__sf_rolling_R.carry[i];
         if (!tc->n) continue;
         ludus__cap_thread *th = &j->threads[j->nthreads++];
         th->serial = tc->serial;
@@ -19272,8 +19324,8 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
             if (tc->e[k].span) th->spans++;
         }
     }
-    for (uint32_t i = 0; i < R.nseg; i++) {
-        ludus_capture *s = R.seg[i];
+    for (uint32_t i = 0; i < ludus__sf_rolling_R.nseg; i++) {
+        ludus_capture *s = ludus__sf_rolling_R.seg[i];
         ludus__capture_quiesce(s);
         if (ludus__build_runs(s)) goto fail;
         ludus_capture_retain(s);
@@ -19316,24 +19368,24 @@ fail:
 static int ludus__sf_rolling_switch_segment(int64_t now, int drop) {
     ludus_capture *ended = NULL;
     int64_t took = 0;
-    int rc = ludus__session_switch(&R.desc, &ended, &took);
+    int rc = ludus__session_switch(&ludus__sf_rolling_R.desc, &ended, &took);
     if (rc) return rc;
-    if (took > __atomic_load_n(&R.st.switch_max_ns, __ATOMIC_RELAXED))
-        __atomic_store_n(&R.st.switch_max_ns, took, __ATOMIC_RELAXED);
-    ludus__sf_rolling_count(&R.st.segments_switched);
-    R.seg_start_ns = now;
+    if (took > __atomic_load_n(&ludus__sf_rolling_R.st.switch_max_ns, __ATOMIC_RELAXED))
+        __atomic_store_n(&ludus__sf_rolling_R.st.switch_max_ns, took, __ATOMIC_RELAXED);
+    ludus__sf_rolling_count(&ludus__sf_rolling_R.st.segments_switched);
+    ludus__sf_rolling_R.seg_start_ns = now;
     ludus__sf_rolling_refresh_utc_offset();
-    if (R.nseg == R.seg_cap) {
-        uint32_t cap = R.seg_cap ? R.seg_cap * 2 : 8;
-        ludus_capture **n = ludus__realloc(R.seg, cap * sizeof *n);
+    if (ludus__sf_rolling_R.nseg == ludus__sf_rolling_R.seg_cap) {
+        uint32_t cap = ludus__sf_rolling_R.seg_cap ? ludus__sf_rolling_R.seg_cap * 2 : 8;
+        ludus_capture **n = ludus__realloc(ludus__sf_rolling_R.seg, cap * sizeof *n);
         if (!n) {
             ludus_capture_release(ended); /* its events are gone: the window starts later */
             return LUDUS_ENOMEM;
         }
-        R.seg = n;
-        R.seg_cap = cap;
+        ludus__sf_rolling_R.seg = n;
+        ludus__sf_rolling_R.seg_cap = cap;
     }
-    R.seg[R.nseg++] = ended;
+    ludus__sf_rolling_R.seg[ludus__sf_rolling_R.nseg++] = ended;
     /* the window: the oldest segment goes once the next one alone reaches
      * back to the window's start (so a ludus__sf_rolling_snapshot spans window_ms to
      * window_ms + a segment), or when the held segments' events use the
@@ -19341,11 +19393,11 @@ static int ludus__sf_rolling_switch_segment(int64_t now, int drop) {
      * 2 x segments + 2 short ones are held. */
     if (!drop) return 0;
     uint64_t held = 0;
-    for (uint32_t i = 0; i < R.nseg; i++) held += R.seg[i]->bytes_used;
-    uint64_t budget = R.pool_bytes * (R.rd.segments + 1);
-    while (R.nseg > 2 * R.rd.segments + 2 || (R.nseg > 1 && held > budget) ||
-           (R.nseg > 1 && R.seg[1]->start_ns <= now - R.window_ns)) {
-        held -= R.seg[0]->bytes_used;
+    for (uint32_t i = 0; i < ludus__sf_rolling_R.nseg; i++) held += ludus__sf_rolling_R.seg[i]->bytes_used;
+    uint64_t budget = ludus__sf_rolling_R.pool_bytes * (ludus__sf_rolling_R.rd.segments + 1);
+    while (ludus__sf_rolling_R.nseg > 2 * ludus__sf_rolling_R.rd.segments + 2 || (ludus__sf_rolling_R.nseg > 1 && held > budget) ||
+           (ludus__sf_rolling_R.nseg > 1 && ludus__sf_rolling_R.seg[1]->start_ns <= now - ludus__sf_rolling_R.window_ns)) {
+        held -= ludus__sf_rolling_R.seg[0]->bytes_used;
         ludus__sf_rolling_drop_oldest();
     }
     return 0;
@@ -19356,7 +19408,7 @@ static int ludus__sf_rolling_take_window(ludus_capture **out) {
     *out = NULL;
     int rc = ludus__sf_rolling_switch_segment(ludus__mono_ns(), 0);
     if (rc) return rc;
-    if (R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment yet");
+    if (ludus__sf_rolling_R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment yet");
     *out = ludus__sf_rolling_join_segments();
     return *out ? 0 : ludus__fail(LUDUS_ENOMEM, "out of memory while joining the window's segments");
 }
@@ -19364,9 +19416,9 @@ static int ludus__sf_rolling_take_window(ludus_capture **out) {
 int ludus_rolling_snapshot(ludus_capture **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
-    ludus__mutex_lock(&R.lock);
+    ludus__mutex_lock(&ludus__sf_rolling_R.lock);
     int rc = ludus_rolling_active() ? ludus__sf_rolling_take_window(out) : ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
-    ludus__mutex_unlock(&R.lock);
+    ludus__mutex_unlock(&ludus__sf_rolling_R.lock);
     return rc;
 }
 
@@ -19376,27 +19428,27 @@ int ludus_rolling_snapshot(ludus_capture **out) {
  * signal handler passes a literal). Async-signal-safe. */
 static void ludus__sf_rolling_trigger_with(const char *reason, const char *detail) {
     if (!ludus_rolling_active()) return;
-    ludus__sf_rolling_count(&R.st.triggers);
+    ludus__sf_rolling_count(&ludus__sf_rolling_R.st.triggers);
     uint32_t free_slot = 0;
-    if (!__atomic_compare_exchange_n(&R.pending, &free_slot, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-        ludus__sf_rolling_count(&R.st.coalesced);
+    if (!__atomic_compare_exchange_n(&ludus__sf_rolling_R.pending, &free_slot, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        ludus__sf_rolling_count(&ludus__sf_rolling_R.st.coalesced);
         return;
     }
-    R.trigger_ns = ludus__mono_ns(); /* async-signal-safe (clock_gettime), as is everything here */
+    ludus__sf_rolling_R.trigger_ns = ludus__mono_ns(); /* async-signal-safe (clock_gettime), as is everything here */
     size_t n = 0;
     for (; reason && reason[n] && n < REASON_MAX - 1; n++) {
         char ch = reason[n];
         int ok =
             (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '_';
-        R.reason[n] = ok ? ch : '_';
+        ludus__sf_rolling_R.reason[n] = ok ? ch : '_';
     }
-    if (n == 0) R.reason[n++] = 't';
-    R.reason[n] = 0;
+    if (n == 0) ludus__sf_rolling_R.reason[n++] = 't';
+    ludus__sf_rolling_R.reason[n] = 0;
     size_t k = 0;
-    for (; detail && detail[k] && k < DETAIL_MAX - 1; k++) R.detail[k] = detail[k];
-    R.detail[k] = 0;
-    __atomic_store_n(&R.pending, 2u, __ATOMIC_RELEASE);
-    ludus__wakeup_post(&R.wake);
+    for (; detail && detail[k] && k < DETAIL_MAX - 1; k++) ludus__sf_rolling_R.detail[k] = detail[k];
+    ludus__sf_rolling_R.detail[k] = 0;
+    __atomic_store_n(&ludus__sf_rolling_R.pending, 2u, __ATOMIC_RELEASE);
+    ludus__wakeup_post(&ludus__sf_rolling_R.wake);
 }
 
 void ludus_rolling_trigger(const char *reason) {
@@ -19414,75 +19466,75 @@ static void ludus__sf_rolling_on_signal(void) {
 static void ludus__sf_rolling_check_counter(void) {
     uint64_t first, last;
     int64_t v;
-    if (ludus_live_frames(&first, &last) != 0 || last == R.counter_frame) return;
-    R.counter_frame = last;
-    if (ludus_live_value(last, R.counter, R.counter_stat, &v) != 0) return;
-    int above = v > R.rd.counter_above;
-    if (above && !R.counter_was_above) {
-        ludus__sf_rolling_count(&R.st.counter_crossings);
+    if (ludus_live_frames(&first, &last) != 0 || last == ludus__sf_rolling_R.counter_frame) return;
+    ludus__sf_rolling_R.counter_frame = last;
+    if (ludus_live_value(last, ludus__sf_rolling_R.counter, ludus__sf_rolling_R.counter_stat, &v) != 0) return;
+    int above = v > ludus__sf_rolling_R.rd.counter_above;
+    if (above && !ludus__sf_rolling_R.counter_was_above) {
+        ludus__sf_rolling_count(&ludus__sf_rolling_R.st.counter_crossings);
         char detail[DETAIL_MAX];
-        snprintf(detail, sizeof detail, "%.120s %.24s = %lld in frame %llu, above %lld", R.counter, R.counter_stat,
-                 (long long)v, (unsigned long long)last, (long long)R.rd.counter_above);
+        snprintf(detail, sizeof detail, "%.120s %.24s = %lld in frame %llu, above %lld", ludus__sf_rolling_R.counter, ludus__sf_rolling_R.counter_stat,
+                 (long long)v, (unsigned long long)last, (long long)ludus__sf_rolling_R.rd.counter_above);
         ludus__sf_rolling_trigger_with("counter", detail);
     }
-    R.counter_was_above = above;
+    ludus__sf_rolling_R.counter_was_above = above;
 }
 
 static void ludus__sf_rolling_on_frame(void) {
     /* in_frame first, then on (sequentially consistent both, as
      * ludus_rolling_end's store of on and wait for in_frame): the end never
      * frees the statistics under a frame. */
-    if (__atomic_exchange_n(&R.in_frame, 1u, __ATOMIC_SEQ_CST)) return; /* frames from two threads at once */
-    if (!__atomic_load_n(&R.on, __ATOMIC_SEQ_CST)) {
-        __atomic_store_n(&R.in_frame, 0u, __ATOMIC_RELEASE);
+    if (__atomic_exchange_n(&ludus__sf_rolling_R.in_frame, 1u, __ATOMIC_SEQ_CST)) return; /* frames from two threads at once */
+    if (!__atomic_load_n(&ludus__sf_rolling_R.on, __ATOMIC_SEQ_CST)) {
+        __atomic_store_n(&ludus__sf_rolling_R.in_frame, 0u, __ATOMIC_RELEASE);
         return;
     }
-    if (R.counter[0]) ludus__sf_rolling_check_counter();
-    if (R.rd.hitch_factor < 0) {
-        __atomic_store_n(&R.in_frame, 0u, __ATOMIC_RELEASE);
+    if (ludus__sf_rolling_R.counter[0]) ludus__sf_rolling_check_counter();
+    if (ludus__sf_rolling_R.rd.hitch_factor < 0) {
+        __atomic_store_n(&ludus__sf_rolling_R.in_frame, 0u, __ATOMIC_RELEASE);
         return;
     }
     int64_t now = ludus__mono_ns();
-    int64_t dt = R.prev_frame_ns ? now - R.prev_frame_ns : -1;
-    R.prev_frame_ns = now;
-    uint32_t m = R.rd.median_frames;
-    if (dt >= 0 && R.ring) {
-        if (R.nring == m) {
-            int64_t median = R.sorted[m / 2];
-            __atomic_store_n(&R.st.frame_median_ns, median, __ATOMIC_RELAXED);
-            if ((double)dt > R.rd.hitch_factor * (double)median) {
-                ludus__sf_rolling_count(&R.st.hitches);
+    int64_t dt = ludus__sf_rolling_R.prev_frame_ns ? now - ludus__sf_rolling_R.prev_frame_ns : -1;
+    ludus__sf_rolling_R.prev_frame_ns = now;
+    uint32_t m = ludus__sf_rolling_R.rd.median_frames;
+    if (dt >= 0 && ludus__sf_rolling_R.ring) {
+        if (ludus__sf_rolling_R.nring == m) {
+            int64_t median = ludus__sf_rolling_R.sorted[m / 2];
+            __atomic_store_n(&ludus__sf_rolling_R.st.frame_median_ns, median, __ATOMIC_RELAXED);
+            if ((double)dt > ludus__sf_rolling_R.rd.hitch_factor * (double)median) {
+                ludus__sf_rolling_count(&ludus__sf_rolling_R.st.hitches);
                 char detail[DETAIL_MAX];
                 snprintf(detail, sizeof detail,
                          "a frame of %.3f ms, %.2f x the running median %.3f ms of the last %u frames (> %.2f x)",
                          (double)dt / 1e6, median > 0 ? (double)dt / (double)median : 0.0, (double)median / 1e6, m,
-                         R.rd.hitch_factor);
+                         ludus__sf_rolling_R.rd.hitch_factor);
                 ludus__sf_rolling_trigger_with("hitch", detail);
             }
             /* the oldest leaves the sorted copy */
-            int64_t old = R.ring[R.ring_pos];
-            uint32_t lo = 0, hi = R.nring;
+            int64_t old = ludus__sf_rolling_R.ring[ludus__sf_rolling_R.ring_pos];
+            uint32_t lo = 0, hi = ludus__sf_rolling_R.nring;
             while (lo < hi) {
                 uint32_t mid = (lo + hi) / 2;
-                if (R.sorted[mid] < old)
+                if (ludus__sf_rolling_R.sorted[mid] < old)
                     lo = mid + 1;
                 else
                     hi = mid;
             }
-            memmove(&R.sorted[lo], &R.sorted[lo + 1], (R.nring - lo - 1) * sizeof *R.sorted);
-            R.nring--;
+            memmove(&ludus__sf_rolling_R.sorted[lo], &ludus__sf_rolling_R.sorted[lo + 1], (ludus__sf_rolling_R.nring - lo - 1) * sizeof *ludus__sf_rolling_R.sorted);
+            ludus__sf_rolling_R.nring--;
         }
-        R.ring[R.ring_pos] = dt;
-        R.ring_pos = (R.ring_pos + 1) % m;
-        uint32_t at = R.nring;
-        while (at > 0 && R.sorted[at - 1] > dt) {
-            R.sorted[at] = R.sorted[at - 1];
+        ludus__sf_rolling_R.ring[ludus__sf_rolling_R.ring_pos] = dt;
+        ludus__sf_rolling_R.ring_pos = (ludus__sf_rolling_R.ring_pos + 1) % m;
+        uint32_t at = ludus__sf_rolling_R.nring;
+        while (at > 0 && ludus__sf_rolling_R.sorted[at - 1] > dt) {
+            ludus__sf_rolling_R.sorted[at] = ludus__sf_rolling_R.sorted[at - 1];
             at--;
         }
-        R.sorted[at] = dt;
-        R.nring++;
+        ludus__sf_rolling_R.sorted[at] = dt;
+        ludus__sf_rolling_R.nring++;
     }
-    __atomic_store_n(&R.in_frame, 0u, __ATOMIC_RELEASE);
+    __atomic_store_n(&ludus__sf_rolling_R.in_frame, 0u, __ATOMIC_RELEASE);
 }
 
 /* ---- the writer thread ---- */
@@ -19498,29 +19550,29 @@ static void ludus__sf_rolling_window_path(const char *reason, int64_t at_ns, int
     int64_t wall = ludus__wall_ns() - (ludus__mono_ns() - at_ns);
     struct tm tm;
     if (in_crash)
-        ludus__sf_rolling_civil_from_seconds(ludus__sf_rolling_floor_div(wall, 1000000000) + __atomic_load_n(&ludus__sf_rolling_utc_offset_s, __ATOMIC_RELAXED), &tm);
+        ludus__sf_rolling_civil_from_seconds(ludus__sf_rolling_floor_div(wall, 1000000000) + __atomic_load_n(&ludus__sf_rolling_R.utc_offset_s, __ATOMIC_RELAXED), &tm);
     else
         ludus__local_time(wall, &tm);
-    snprintf(path, cap, "%s/%s-%04d%02d%02d-%02d%02d%02d-%03d-%s.%s", R.directory, R.prefix, tm.tm_year + 1900,
+    snprintf(path, cap, "%s/%s-%04d%02d%02d-%02d%02d%02d-%03d-%s.%s", ludus__sf_rolling_R.directory, ludus__sf_rolling_R.prefix, tm.tm_year + 1900,
              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(wall / 1000000 % 1000), reason,
-             ludus__sf_rolling_extension(R.rd.format));
+             ludus__sf_rolling_extension(ludus__sf_rolling_R.rd.format));
 }
 
 static void ludus__sf_rolling_write_job(ludus_capture *c, const char *reason, int64_t at_ns, const char *detail) {
     char path[512];
     ludus__sf_rolling_window_path(reason, at_ns, 0, path, sizeof path);
     ludus__capture_mark_trigger(c, reason, at_ns, detail); /* the file says what it was written for */
-    int rc = ludus_capture_save(c, R.rd.format, 0, path);
-    ludus__mutex_lock(&R.wlock);
+    int rc = ludus_capture_save(c, ludus__sf_rolling_R.rd.format, 0, path);
+    ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
     if (rc == 0) {
-        R.st.files_written++;
-        snprintf(R.st.last_file, sizeof R.st.last_file, "%s", path);
+        ludus__sf_rolling_R.st.files_written++;
+        snprintf(ludus__sf_rolling_R.st.last_file, sizeof ludus__sf_rolling_R.st.last_file, "%s", path);
     } else {
-        R.st.write_errors++;
+        ludus__sf_rolling_R.st.write_errors++;
         fprintf(stderr, "ludus: rolling window: writing %s failed: %s (%s)\n", path, ludus_error_string(rc),
                 ludus_last_error_detail());
     }
-    ludus__mutex_unlock(&R.wlock);
+    ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
 }
 
 static void *ludus__sf_rolling_writer_main(void *arg) {
@@ -19528,25 +19580,25 @@ static void *ludus__sf_rolling_writer_main(void *arg) {
     /* Runs when a CPU is idle: writing a window must not make the frames
      * that follow it a second hitch. */
     ludus__thread_background();
-    ludus__mutex_lock(&R.wlock);
+    ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
     for (;;) {
-        while (!R.job && !R.wstop) ludus__cond_wait(&R.wcond, &R.wlock);
-        if (!R.job) break;
-        ludus_capture *c = R.job;
+        while (!ludus__sf_rolling_R.job && !ludus__sf_rolling_R.wstop) ludus__cond_wait(&ludus__sf_rolling_R.wcond, &ludus__sf_rolling_R.wlock);
+        if (!ludus__sf_rolling_R.job) break;
+        ludus_capture *c = ludus__sf_rolling_R.job;
         char reason[REASON_MAX], detail[DETAIL_MAX];
-        memcpy(reason, R.job_reason, sizeof reason);
-        memcpy(detail, R.job_detail, sizeof detail);
-        int64_t at = R.job_ns;
-        R.job = NULL;
-        R.writing = 1;
-        ludus__mutex_unlock(&R.wlock);
+        memcpy(reason, ludus__sf_rolling_R.job_reason, sizeof reason);
+        memcpy(detail, ludus__sf_rolling_R.job_detail, sizeof detail);
+        int64_t at = ludus__sf_rolling_R.job_ns;
+        ludus__sf_rolling_R.job = NULL;
+        ludus__sf_rolling_R.writing = 1;
+        ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
         ludus__sf_rolling_write_job(c, reason, at, detail);
         ludus_capture_release(c);
-        ludus__mutex_lock(&R.wlock);
-        R.writing = 0;
-        ludus__cond_broadcast(&R.wcond);
+        ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
+        ludus__sf_rolling_R.writing = 0;
+        ludus__cond_broadcast(&ludus__sf_rolling_R.wcond);
     }
-    ludus__mutex_unlock(&R.wlock);
+    ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
     return NULL;
 }
 
@@ -19555,27 +19607,27 @@ static void *ludus__sf_rolling_writer_main(void *arg) {
 /* The trigger waiting in the slot, once its post-trigger time has passed
  * (lock held). */
 static void ludus__sf_rolling_handle_trigger(int64_t now) {
-    if (__atomic_load_n(&R.pending, __ATOMIC_ACQUIRE) != 2) return;
-    int64_t at = R.trigger_ns;
+    if (__atomic_load_n(&ludus__sf_rolling_R.pending, __ATOMIC_ACQUIRE) != 2) return;
+    int64_t at = ludus__sf_rolling_R.trigger_ns;
     int refuse = 0;
-    if (R.last_taken_ns && at - R.last_taken_ns < R.cooldown_ns) {
-        ludus__sf_rolling_count(&R.st.cooled);
+    if (ludus__sf_rolling_R.last_taken_ns && at - ludus__sf_rolling_R.last_taken_ns < ludus__sf_rolling_R.cooldown_ns) {
+        ludus__sf_rolling_count(&ludus__sf_rolling_R.st.cooled);
         refuse = 1;
-    } else if (__atomic_load_n(&R.st.taken, __ATOMIC_RELAXED) >= R.rd.max_files) {
-        ludus__sf_rolling_count(&R.st.over_max);
+    } else if (__atomic_load_n(&ludus__sf_rolling_R.st.taken, __ATOMIC_RELAXED) >= ludus__sf_rolling_R.rd.max_files) {
+        ludus__sf_rolling_count(&ludus__sf_rolling_R.st.over_max);
         refuse = 1;
     }
-    if (!refuse && now < at + R.post_ns) return; /* not yet */
+    if (!refuse && now < at + ludus__sf_rolling_R.post_ns) return; /* not yet */
     char reason[REASON_MAX], detail[DETAIL_MAX];
-    memcpy(reason, R.reason, sizeof reason);
-    memcpy(detail, R.detail, sizeof detail);
-    __atomic_store_n(&R.pending, 0u, __ATOMIC_RELEASE);
+    memcpy(reason, ludus__sf_rolling_R.reason, sizeof reason);
+    memcpy(detail, ludus__sf_rolling_R.detail, sizeof detail);
+    __atomic_store_n(&ludus__sf_rolling_R.pending, 0u, __ATOMIC_RELEASE);
     if (refuse) return;
-    ludus__mutex_lock(&R.wlock);
-    int busy = R.job != NULL || R.writing;
-    ludus__mutex_unlock(&R.wlock);
+    ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
+    int busy = ludus__sf_rolling_R.job != NULL || ludus__sf_rolling_R.writing;
+    ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
     if (busy) {
-        ludus__sf_rolling_count(&R.st.writer_busy);
+        ludus__sf_rolling_count(&ludus__sf_rolling_R.st.writer_busy);
         return;
     }
     ludus_capture *c = NULL;
@@ -19584,34 +19636,34 @@ static void ludus__sf_rolling_handle_trigger(int64_t now) {
                 ludus_last_error_detail());
         return;
     }
-    R.last_taken_ns = at;
-    ludus__sf_rolling_count(&R.st.taken);
-    ludus__mutex_lock(&R.wlock);
-    R.job = c;
-    memcpy(R.job_reason, reason, sizeof reason);
-    memcpy(R.job_detail, detail, sizeof detail);
-    R.job_ns = at;
-    ludus__cond_broadcast(&R.wcond);
-    ludus__mutex_unlock(&R.wlock);
+    ludus__sf_rolling_R.last_taken_ns = at;
+    ludus__sf_rolling_count(&ludus__sf_rolling_R.st.taken);
+    ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
+    ludus__sf_rolling_R.job = c;
+    memcpy(ludus__sf_rolling_R.job_reason, reason, sizeof reason);
+    memcpy(ludus__sf_rolling_R.job_detail, detail, sizeof detail);
+    ludus__sf_rolling_R.job_ns = at;
+    ludus__cond_broadcast(&ludus__sf_rolling_R.wcond);
+    ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
 }
 
 static void *ludus__sf_rolling_switcher_main(void *arg) {
     (void)arg;
-    while (!__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) {
-        ludus__wakeup_wait(&R.wake, POLL_NS);
-        if (__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) break;
-        ludus__mutex_lock(&R.lock);
+    while (!__atomic_load_n(&ludus__sf_rolling_R.stop, __ATOMIC_ACQUIRE)) {
+        ludus__wakeup_wait(&ludus__sf_rolling_R.wake, POLL_NS);
+        if (__atomic_load_n(&ludus__sf_rolling_R.stop, __ATOMIC_ACQUIRE)) break;
+        ludus__mutex_lock(&ludus__sf_rolling_R.lock);
         int64_t now = ludus__mono_ns();
         uint64_t used = __atomic_load_n(&ludus__sess.pool.next, __ATOMIC_RELAXED);
         int full = ludus__sess.pool.bytes && used >= ludus__sess.pool.bytes / 4 * 3;
-        if (now - R.seg_start_ns >= R.segment_ns) {
+        if (now - ludus__sf_rolling_R.seg_start_ns >= ludus__sf_rolling_R.segment_ns) {
             ludus__sf_rolling_switch_segment(now, 1);
         } else if (full) {
-            ludus__sf_rolling_count(&R.st.early_switches);
+            ludus__sf_rolling_count(&ludus__sf_rolling_R.st.early_switches);
             ludus__sf_rolling_switch_segment(now, 1);
         }
         ludus__sf_rolling_handle_trigger(ludus__mono_ns());
-        ludus__mutex_unlock(&R.lock);
+        ludus__mutex_unlock(&ludus__sf_rolling_R.lock);
     }
     return NULL;
 }
@@ -19624,14 +19676,14 @@ static void *ludus__sf_rolling_switcher_main(void *arg) {
  * the parent may have held them; holding them across fork instead would
  * order them against the other fork handlers' locks). */
 static void ludus__sf_rolling_fork_child(void) {
-    ludus__mutex_init(&R.lock);
-    ludus__mutex_init(&R.wlock);
-    ludus__cond_init(&R.wcond);
-    if (!R.on) return;
-    R.in_child = 1;
-    R.job = NULL; /* the parent writes it */
-    R.writing = 0;
-    R.pending = 0;
+    ludus__mutex_init(&ludus__sf_rolling_R.lock);
+    ludus__mutex_init(&ludus__sf_rolling_R.wlock);
+    ludus__cond_init(&ludus__sf_rolling_R.wcond);
+    if (!ludus__sf_rolling_R.on) return;
+    ludus__sf_rolling_R.in_child = 1;
+    ludus__sf_rolling_R.job = NULL; /* the parent writes it */
+    ludus__sf_rolling_R.writing = 0;
+    ludus__sf_rolling_R.pending = 0;
     __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
 }
 
@@ -19640,16 +19692,16 @@ static void ludus__sf_rolling_fork_child(void) {
 /* The window written by a crash (crash.c): the segment recording ends (no
  * next one begins) and the window is written from here. */
 static void ludus__sf_rolling_crash_keep(ludus_capture *ended) {
-    for (uint32_t i = 0; i < R.nseg; i++)
-        if (R.seg[i] == ended) {
+    for (uint32_t i = 0; i < ludus__sf_rolling_R.nseg; i++)
+        if (ludus__sf_rolling_R.seg[i] == ended) {
             ludus_capture_release(ended);
             return;
         }
-    ludus_capture **n = R.nseg == R.seg_cap ? ludus__realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
+    ludus_capture **n = ludus__sf_rolling_R.nseg == ludus__sf_rolling_R.seg_cap ? ludus__realloc(ludus__sf_rolling_R.seg, (ludus__sf_rolling_R.seg_cap + 1) * sizeof *n) : ludus__sf_rolling_R.seg;
     if (n) {
-        R.seg = n;
-        R.seg_cap += R.nseg == R.seg_cap;
-        R.seg[R.nseg++] = ended;
+        ludus__sf_rolling_R.seg = n;
+        ludus__sf_rolling_R.seg_cap += ludus__sf_rolling_R.nseg == ludus__sf_rolling_R.seg_cap;
+        ludus__sf_rolling_R.seg[ludus__sf_rolling_R.nseg++] = ended;
     } else {
         ludus_capture_release(ended);
     }
@@ -19669,14 +19721,14 @@ static int ludus__sf_rolling_crash_window_locked(int signo, uint64_t tid, int64_
     }
     ludus_capture *ended = NULL;
     if (ludus__session_crash_end(&ended) == 0) ludus__sf_rolling_crash_keep(ended);
-    if (R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment");
+    if (ludus__sf_rolling_R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment");
     ludus_capture *c = ludus__sf_rolling_join_segments();
     if (!c) return ludus__fail(LUDUS_ENOMEM, "out of memory while joining the window's segments");
     ludus__capture_mark_crash(c, signo, tid, at_ns);
     char reason[32];
     snprintf(reason, sizeof reason, "crash-%s", ludus__crash_signal_name(signo));
     ludus__sf_rolling_window_path(reason, at_ns, 1, path, cap);
-    int rc = ludus_capture_save(c, R.rd.format, 0, path);
+    int rc = ludus_capture_save(c, ludus__sf_rolling_R.rd.format, 0, path);
     ludus_capture_release(c);
     return rc;
 }
@@ -19690,35 +19742,35 @@ static int ludus__sf_rolling_crash_window(int signo, uint64_t tid, int64_t at_ns
         ludus__sf_rolling_fork_child();
         return ludus__sf_rolling_crash_window_locked(signo, tid, at_ns, path, cap);
     }
-    for (int tries = 0; ludus__mutex_trylock(&R.lock) != 0; tries++) {
+    for (int tries = 0; ludus__mutex_trylock(&ludus__sf_rolling_R.lock) != 0; tries++) {
         if (tries == 2000) return ludus__fail(LUDUS_EBUSY, "the window's lock stayed held");
         ludus__sleep_ns(1000000);
     }
     int rc = ludus__sf_rolling_crash_window_locked(signo, tid, at_ns, path, cap);
-    ludus__mutex_unlock(&R.lock);
+    ludus__mutex_unlock(&ludus__sf_rolling_R.lock);
     return rc;
 }
 
 /* ---- begin and end ---- */
 
 static void ludus__sf_rolling_release_window(void) {
-    for (uint32_t i = 0; i < R.nseg; i++) ludus_capture_release(R.seg[i]);
-    R.nseg = 0;
+    for (uint32_t i = 0; i < ludus__sf_rolling_R.nseg; i++) ludus_capture_release(ludus__sf_rolling_R.seg[i]);
+    ludus__sf_rolling_R.nseg = 0;
     ludus__session_offer_pool(NULL);
-    ludus__free(R.seg);
-    R.seg = NULL;
-    R.seg_cap = 0;
-    for (uint32_t i = 0; i < R.ncarry; i++) ludus__free(R.carry[i].e);
-    ludus__free(R.carry);
-    R.carry = NULL;
-    R.ncarry = 0;
+    ludus__free(ludus__sf_rolling_R.seg);
+    ludus__sf_rolling_R.seg = NULL;
+    ludus__sf_rolling_R.seg_cap = 0;
+    for (uint32_t i = 0; i < ludus__sf_rolling_R.ncarry; i++) ludus__free(ludus__sf_rolling_R.carry[i].e);
+    ludus__free(ludus__sf_rolling_R.carry);
+    ludus__sf_rolling_R.carry = NULL;
+    ludus__sf_rolling_R.ncarry = 0;
     /* Copies of descriptors stay: a ludus__sf_rolling_snapshot still held may point at them
      * (they are few: one per distinct run-time name carried). */
-    ludus__free(R.ring);
-    ludus__free(R.sorted);
-    R.ring = R.sorted = NULL;
-    ludus__free(R.categories);
-    R.categories = NULL;
+    ludus__free(ludus__sf_rolling_R.ring);
+    ludus__free(ludus__sf_rolling_R.sorted);
+    ludus__sf_rolling_R.ring = ludus__sf_rolling_R.sorted = NULL;
+    ludus__free(ludus__sf_rolling_R.categories);
+    ludus__sf_rolling_R.categories = NULL;
 }
 
 int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling) {
@@ -19752,11 +19804,11 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
                            "rolling: segments 1..64, median_frames up to 100000, post_ms below window_ms, "
                            "hitch_factor >= 1 (or < 0), a known format, a catchable signal (or -1)");
     const char *stat = d.counter_stat && *d.counter_stat ? d.counter_stat : "per frame";
-    if (d.counter && (strlen(d.counter) >= sizeof R.counter || strlen(stat) >= sizeof R.counter_stat))
+    if (d.counter && (strlen(d.counter) >= sizeof ludus__sf_rolling_R.counter || strlen(stat) >= sizeof ludus__sf_rolling_R.counter_stat))
         return ludus__fail(LUDUS_EINVAL, "rolling: counter name (127 bytes) or stat (31 bytes) too long");
     const char *dir = d.directory && *d.directory ? d.directory : ".";
     const char *prefix = d.prefix && *d.prefix ? d.prefix : "ludus";
-    if (strlen(dir) >= sizeof R.directory || strlen(prefix) >= sizeof R.prefix)
+    if (strlen(dir) >= sizeof ludus__sf_rolling_R.directory || strlen(prefix) >= sizeof ludus__sf_rolling_R.prefix)
         return ludus__fail(LUDUS_EINVAL, "rolling: directory (255 bytes) or prefix (63 bytes) too long");
     ludus_capture_desc cd;
     ludus_capture_desc_defaults(capture, &cd);
@@ -19764,71 +19816,71 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
      * and the recording one gets an equal part (at least 4 chunks). */
     uint32_t per = cd.chunk_count / (d.segments + 2);
     cd.chunk_count = per < 4 ? 4 : per;
-    R.pool_bytes = (uint64_t)cd.chunk_count * cd.chunk_bytes;
+    ludus__sf_rolling_R.pool_bytes = (uint64_t)cd.chunk_count * cd.chunk_bytes;
 
-    ludus__mutex_lock(&R.wlock);
-    memset(&R.st, 0, sizeof R.st);
-    ludus__mutex_unlock(&R.wlock);
-    R.rd = d;
-    snprintf(R.counter, sizeof R.counter, "%s", d.counter ? d.counter : "");
-    snprintf(R.counter_stat, sizeof R.counter_stat, "%s", stat);
-    R.counter_was_above = 0;
-    R.counter_frame = 0;
-    if (R.counter[0]) ludus_frame_ring_enable();
-    snprintf(R.directory, sizeof R.directory, "%s", dir);
-    snprintf(R.prefix, sizeof R.prefix, "%s", prefix);
-    R.window_ns = (int64_t)d.window_ms * 1000000;
-    R.segment_ns = R.window_ns / d.segments;
-    R.post_ns = (int64_t)d.post_ms * 1000000;
-    R.cooldown_ns = (int64_t)d.cooldown_ms * 1000000;
-    R.categories = ludus__sf_rolling_dup_or_null(cd.categories);
-    cd.categories = R.categories;
-    R.desc = cd;
-    R.ring = ludus__calloc(d.median_frames, sizeof *R.ring);
-    R.sorted = ludus__calloc(d.median_frames, sizeof *R.sorted);
-    R.nring = R.ring_pos = 0;
-    R.prev_frame_ns = 0;
-    R.pending = 0;
-    R.last_taken_ns = 0;
-    R.stop = 0;
-    R.wstop = 0;
-    R.in_child = 0;
+    ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
+    memset(&ludus__sf_rolling_R.st, 0, sizeof ludus__sf_rolling_R.st);
+    ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
+    ludus__sf_rolling_R.rd = d;
+    snprintf(ludus__sf_rolling_R.counter, sizeof ludus__sf_rolling_R.counter, "%s", d.counter ? d.counter : "");
+    snprintf(ludus__sf_rolling_R.counter_stat, sizeof ludus__sf_rolling_R.counter_stat, "%s", stat);
+    ludus__sf_rolling_R.counter_was_above = 0;
+    ludus__sf_rolling_R.counter_frame = 0;
+    if (ludus__sf_rolling_R.counter[0]) ludus_frame_ring_enable();
+    snprintf(ludus__sf_rolling_R.directory, sizeof ludus__sf_rolling_R.directory, "%s", dir);
+    snprintf(ludus__sf_rolling_R.prefix, sizeof ludus__sf_rolling_R.prefix, "%s", prefix);
+    ludus__sf_rolling_R.window_ns = (int64_t)d.window_ms * 1000000;
+    ludus__sf_rolling_R.segment_ns = ludus__sf_rolling_R.window_ns / d.segments;
+    ludus__sf_rolling_R.post_ns = (int64_t)d.post_ms * 1000000;
+    ludus__sf_rolling_R.cooldown_ns = (int64_t)d.cooldown_ms * 1000000;
+    ludus__sf_rolling_R.categories = ludus__sf_rolling_dup_or_null(cd.categories);
+    cd.categories = ludus__sf_rolling_R.categories;
+    ludus__sf_rolling_R.desc = cd;
+    ludus__sf_rolling_R.ring = ludus__calloc(d.median_frames, sizeof *ludus__sf_rolling_R.ring);
+    ludus__sf_rolling_R.sorted = ludus__calloc(d.median_frames, sizeof *ludus__sf_rolling_R.sorted);
+    ludus__sf_rolling_R.nring = ludus__sf_rolling_R.ring_pos = 0;
+    ludus__sf_rolling_R.prev_frame_ns = 0;
+    ludus__sf_rolling_R.pending = 0;
+    ludus__sf_rolling_R.last_taken_ns = 0;
+    ludus__sf_rolling_R.stop = 0;
+    ludus__sf_rolling_R.wstop = 0;
+    ludus__sf_rolling_R.in_child = 0;
     ludus__at_fork_child(ludus__sf_rolling_fork_child);
-    R.job = NULL;
-    R.writing = 0;
-    if (!R.ring || !R.sorted || (capture && capture->categories && !R.categories)) {
+    ludus__sf_rolling_R.job = NULL;
+    ludus__sf_rolling_R.writing = 0;
+    if (!ludus__sf_rolling_R.ring || !ludus__sf_rolling_R.sorted || (capture && capture->categories && !ludus__sf_rolling_R.categories)) {
         ludus__sf_rolling_release_window();
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    int rc = ludus_capture_begin(&R.desc);
+    int rc = ludus_capture_begin(&ludus__sf_rolling_R.desc);
     if (rc) {
         ludus__sf_rolling_release_window();
         return rc;
     }
     __atomic_store_n(&ludus__rolling_first_gen, ludus__sess.gen, __ATOMIC_RELAXED);
-    R.seg_start_ns = ludus__mono_ns();
+    ludus__sf_rolling_R.seg_start_ns = ludus__mono_ns();
     ludus__sf_rolling_refresh_utc_offset();
-    ludus__wakeup_init(&R.wake);
-    __atomic_store_n(&R.on, 1, __ATOMIC_RELEASE);
+    ludus__wakeup_init(&ludus__sf_rolling_R.wake);
+    __atomic_store_n(&ludus__sf_rolling_R.on, 1, __ATOMIC_RELEASE);
     ludus__session_rolling(1);
-    int have_writer = ludus__thread_start(&R.writer, ludus__sf_rolling_writer_main, NULL) == 0;
-    if (!have_writer || ludus__thread_start(&R.switcher, ludus__sf_rolling_switcher_main, NULL) != 0) {
+    int have_writer = ludus__thread_start(&ludus__sf_rolling_R.writer, ludus__sf_rolling_writer_main, NULL) == 0;
+    if (!have_writer || ludus__thread_start(&ludus__sf_rolling_R.switcher, ludus__sf_rolling_switcher_main, NULL) != 0) {
         /* no background thread: no rolling window */
-        ludus__mutex_lock(&R.wlock);
-        R.wstop = 1;
-        ludus__cond_broadcast(&R.wcond);
-        ludus__mutex_unlock(&R.wlock);
-        if (have_writer) ludus__thread_join(R.writer);
-        __atomic_store_n(&R.on, 0, __ATOMIC_RELEASE);
+        ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
+        ludus__sf_rolling_R.wstop = 1;
+        ludus__cond_broadcast(&ludus__sf_rolling_R.wcond);
+        ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
+        if (have_writer) ludus__thread_join(ludus__sf_rolling_R.writer);
+        __atomic_store_n(&ludus__sf_rolling_R.on, 0, __ATOMIC_RELEASE);
         ludus__session_rolling(0);
         ludus__session_end();
-        ludus__wakeup_destroy(&R.wake);
+        ludus__wakeup_destroy(&ludus__sf_rolling_R.wake);
         ludus__sf_rolling_release_window();
         return ludus__fail(LUDUS_ENOMEM, "could not start the rolling window's threads");
     }
     __atomic_store_n(&ludus__frame_hook, ludus__sf_rolling_on_frame, __ATOMIC_RELEASE);
     ludus__crash_rolling = ludus__sf_rolling_crash_window;
-    R.sig_installed = d.signal > 0 && ludus__trigger_signal_install(d.signal, ludus__sf_rolling_on_signal) == 0;
+    ludus__sf_rolling_R.sig_installed = d.signal > 0 && ludus__trigger_signal_install(d.signal, ludus__sf_rolling_on_signal) == 0;
     return 0;
 }
 
@@ -19836,36 +19888,36 @@ int ludus_rolling_end(void) {
     if (!ludus_rolling_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
     __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
     ludus__crash_rolling = NULL;
-    if (R.sig_installed) ludus__trigger_signal_restore();
-    R.sig_installed = 0;
-    if (!R.in_child) {
-        __atomic_store_n(&R.stop, 1, __ATOMIC_RELEASE);
-        ludus__wakeup_post(&R.wake);
-        ludus__thread_join(R.switcher);
-        ludus__mutex_lock(&R.wlock);
-        R.wstop = 1;
-        ludus__cond_broadcast(&R.wcond);
-        ludus__mutex_unlock(&R.wlock);
-        ludus__thread_join(R.writer);
+    if (ludus__sf_rolling_R.sig_installed) ludus__trigger_signal_restore();
+    ludus__sf_rolling_R.sig_installed = 0;
+    if (!ludus__sf_rolling_R.in_child) {
+        __atomic_store_n(&ludus__sf_rolling_R.stop, 1, __ATOMIC_RELEASE);
+        ludus__wakeup_post(&ludus__sf_rolling_R.wake);
+        ludus__thread_join(ludus__sf_rolling_R.switcher);
+        ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
+        ludus__sf_rolling_R.wstop = 1;
+        ludus__cond_broadcast(&ludus__sf_rolling_R.wcond);
+        ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
+        ludus__thread_join(ludus__sf_rolling_R.writer);
     }
-    ludus__mutex_lock(&R.lock);
-    __atomic_store_n(&R.on, 0, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&R.in_frame, __ATOMIC_SEQ_CST)) ludus__yield();     /* a frame still in ludus__sf_rolling_on_frame */
-    if (__atomic_load_n(&R.pending, __ATOMIC_ACQUIRE)) ludus__sf_rolling_count(&R.st.coalesced); /* dropped with the window */
-    R.pending = 0;
+    ludus__mutex_lock(&ludus__sf_rolling_R.lock);
+    __atomic_store_n(&ludus__sf_rolling_R.on, 0, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&ludus__sf_rolling_R.in_frame, __ATOMIC_SEQ_CST)) ludus__yield();     /* a frame still in ludus__sf_rolling_on_frame */
+    if (__atomic_load_n(&ludus__sf_rolling_R.pending, __ATOMIC_ACQUIRE)) ludus__sf_rolling_count(&ludus__sf_rolling_R.st.coalesced); /* dropped with the window */
+    ludus__sf_rolling_R.pending = 0;
     ludus__session_rolling(0);
     int rc = ludus__session_end();
     __atomic_store_n(&ludus__rolling_first_gen, 0u, __ATOMIC_RELAXED);
     ludus__sf_rolling_release_window();
-    ludus__mutex_unlock(&R.lock);
-    ludus__wakeup_destroy(&R.wake);
+    ludus__mutex_unlock(&ludus__sf_rolling_R.lock);
+    ludus__wakeup_destroy(&ludus__sf_rolling_R.wake);
     return rc;
 }
 
 int ludus_rolling_get_stats(ludus_rolling_stats *out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     memset(out, 0, sizeof *out);
-#define LOAD(f) out->f = __atomic_load_n(&R.st.f, __ATOMIC_RELAXED)
+#define LOAD(f) out->f = __atomic_load_n(&ludus__sf_rolling_R.st.f, __ATOMIC_RELAXED)
     LOAD(segments_switched);
     LOAD(early_switches);
     LOAD(switch_max_ns);
@@ -19879,11 +19931,11 @@ int ludus_rolling_get_stats(ludus_rolling_stats *out) {
     LOAD(writer_busy);
     LOAD(frame_median_ns);
 #undef LOAD
-    ludus__mutex_lock(&R.wlock); /* the writer's */
-    out->files_written = R.st.files_written;
-    out->write_errors = R.st.write_errors;
-    memcpy(out->last_file, R.st.last_file, sizeof out->last_file);
-    ludus__mutex_unlock(&R.wlock);
+    ludus__mutex_lock(&ludus__sf_rolling_R.wlock); /* the writer's */
+    out->files_written = ludus__sf_rolling_R.st.files_written;
+    out->write_errors = ludus__sf_rolling_R.st.write_errors;
+    memcpy(out->last_file, ludus__sf_rolling_R.st.last_file, sizeof out->last_file);
+    ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
     return 0;
 }
 
@@ -19892,11 +19944,11 @@ int ludus_rolling_flush(uint32_t timeout_ms) {
     for (;;) {
         /* under the window's lock: the switch thread takes a trigger and
          * hands its window to the writer while holding it */
-        ludus__mutex_lock(&R.lock);
-        ludus__mutex_lock(&R.wlock);
-        int idle = !R.job && !R.writing && __atomic_load_n(&R.pending, __ATOMIC_ACQUIRE) == 0;
-        ludus__mutex_unlock(&R.wlock);
-        ludus__mutex_unlock(&R.lock);
+        ludus__mutex_lock(&ludus__sf_rolling_R.lock);
+        ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
+        int idle = !ludus__sf_rolling_R.job && !ludus__sf_rolling_R.writing && __atomic_load_n(&ludus__sf_rolling_R.pending, __ATOMIC_ACQUIRE) == 0;
+        ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
+        ludus__mutex_unlock(&ludus__sf_rolling_R.lock);
         if (idle) return 0;
         if (ludus__mono_ns() >= until) return ludus__fail(LUDUS_EBUSY, "the rolling window is still writing");
         ludus__sleep_ns(1000000);
@@ -20011,20 +20063,26 @@ static int ludus__sf_overlay_item_in_row(const ludus__live_item *it, const ludus
 
 #define MAX_ITEMS (LUDUS__MAX_COUNTERS + LUDUS__MAX_GAUGES + LUDUS__MAX_DOMAINS)
 
+/* Copies of the live tables, each used under the live lock (counters.c). */
+static struct {
+    ludus__live_item value_items[MAX_ITEMS]; /* ludus_live_value's */
+    ludus__live_item text_items[MAX_ITEMS];  /* the overlay text's */
+    ludus__domain_info text_domains[LUDUS__MAX_DOMAINS];
+} ludus__sf_overlay_S;
+
 int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t *out) {
     if (!name || !stat || !out) return ludus__fail(LUDUS_EINVAL, "name, stat and out are required");
     unsigned st = 0;
     while (st < LUDUS__STAT_COUNT && strcmp(ludus__stats[st].series, stat)) st++;
     if (st == LUDUS__STAT_COUNT) return ludus__fail(LUDUS_EINVAL, "unknown statistic \"%s\"", stat);
-    static ludus__live_item items[MAX_ITEMS]; /* under the lock */
     ludus__live_lock();
-    uint32_t n = ludus__live_items(items, MAX_ITEMS);
+    uint32_t n = ludus__live_items(ludus__sf_overlay_S.value_items, MAX_ITEMS);
     int rc = LUDUS_EINVAL, vi = -1;
     const ludus__live_item *it = NULL;
     char text[160];
     for (uint32_t i = 0; i < n && !it; i++) {
-        ludus__sf_overlay_item_name(&items[i], text, sizeof text);
-        if (!strcmp(text, name) && (vi = ludus__sf_overlay_value_index(&items[i], st)) >= 0) it = &items[i];
+        ludus__sf_overlay_item_name(&ludus__sf_overlay_S.value_items[i], text, sizeof text);
+        if (!strcmp(text, name) && (vi = ludus__sf_overlay_value_index(&ludus__sf_overlay_S.value_items[i], st)) >= 0) it = &ludus__sf_overlay_S.value_items[i];
     }
     if (it) {
         const int64_t *v;
@@ -20102,8 +20160,6 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     ludus__sf_overlay_text_out t = {buf, size, 0};
     if (size) buf[0] = 0;
     ludus__live_want_frames();
-    static ludus__live_item items[MAX_ITEMS]; /* under the lock */
-    static ludus__domain_info dom[LUDUS__MAX_DOMAINS];
     ludus__live_lock();
     const ludus__ring *r = ludus__live_ring();
     /* the window: the newest real frames (the lead-in is not one) */
@@ -20130,10 +20186,10 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     char a[32], b[32], c[32], d[32];
     ludus__sf_overlay_put(&t, "last %u frames (to frame %llu): p50 %s ms, p99 %s, max %s\n", w, (unsigned long long)newest->number,
         ludus__sf_overlay_ms(a, sizeof a, ludus__sf_overlay_rank(ft, w, 0.5)), ludus__sf_overlay_ms(b, sizeof b, ludus__sf_overlay_rank(ft, w, 0.99)), ludus__sf_overlay_ms(c, sizeof c, ft[w - 1]));
-    uint32_t n = ludus__live_items(items, MAX_ITEMS), lines = 0;
-    uint32_t nd = ludus__live_domains(dom, LUDUS__MAX_DOMAINS);
+    uint32_t n = ludus__live_items(ludus__sf_overlay_S.text_items, MAX_ITEMS), lines = 0;
+    uint32_t nd = ludus__live_domains(ludus__sf_overlay_S.text_domains, LUDUS__MAX_DOMAINS);
     for (uint32_t i = 0; i < n && lines < max_lines; i++, lines++) {
-        const ludus__live_item *it = &items[i];
+        const ludus__live_item *it = &ludus__sf_overlay_S.text_items[i];
         char name[96];
         ludus__sf_overlay_item_name(it, name, sizeof name);
         /* the frames of the window that hold the item (registered later: fewer) */
@@ -20172,7 +20228,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
             ludus__sf_overlay_put(&t, "%s: %lld; last %u frames%s: min %lld, max %lld\n", name, (long long)col[0], m, of, (long long)mn,
                 (long long)mx);
         } else {
-            const ludus__domain_info *di = it->i < nd ? &dom[it->i] : NULL;
+            const ludus__domain_info *di = it->i < nd ? &ludus__sf_overlay_S.text_domains[it->i] : NULL;
             const char *valid = !di                ? ""
                                 : di->underflow    ? " (unknown: frees of untracked memory)"
                                 : di->has_baseline ? ""
@@ -20235,23 +20291,29 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
  * ludus__sf_launch_launch_init, and a program without it says so under LUDUS_TRACE). */
 const int ludus__launch_link = 1;
 
-static char ludus__sf_launch_trace_path[4096];
-static int format;
-static int ludus__sf_launch_launched;     /* the capture running is ours */
-static int ludus__sf_launch_rolling_mode; /* ... and it is a rolling window */
+/* What LUDUS_TRACE asked for, kept from load to exit. */
+static struct {
+    char trace_path[4096];
+    int format;
+    int launched;     /* the capture running is ours */
+    int rolling_mode; /* ... and it is a rolling window */
+    /* The rolling window's strings (the desc points at them) */
+    char counter[128], counter_stat[64]; /* LUDUS_TRACE_TRIGGER_COUNTER's */
+    char dir[4200], prefix[64];          /* where the hitch files go */
+} ludus__sf_launch_S;
 
 static void ludus__sf_launch_expand(char *out, size_t cap) {
-    ludus__expand_pid(ludus__sf_launch_trace_path, ludus__os_pid(), out, cap);
+    ludus__expand_pid(ludus__sf_launch_S.trace_path, ludus__os_pid(), out, cap);
 }
 static void ludus__sf_launch_write_at_exit(void) {
-    if (!ludus__sf_launch_launched || (ludus__sf_launch_rolling_mode ? !ludus_rolling_active() : !ludus_capture_active()))
+    if (!ludus__sf_launch_S.launched || (ludus__sf_launch_S.rolling_mode ? !ludus_rolling_active() : !ludus_capture_active()))
         return; /* cancelled, or the program ended it itself */
-    ludus__sf_launch_launched = 0;
+    ludus__sf_launch_S.launched = 0;
     char path[4200];
     ludus__sf_launch_expand(path, sizeof path);
     ludus_capture *c = NULL;
     int rc;
-    if (ludus__sf_launch_rolling_mode) {
+    if (ludus__sf_launch_S.rolling_mode) {
         /* the last window, taken first: waiting for a hitch file being
          * written (up to 2 s on a loaded machine) would move the window past
          * the program's last frames; then that file is finished */
@@ -20262,7 +20324,7 @@ static void ludus__sf_launch_write_at_exit(void) {
         rc = ludus_capture_end(NULL);
         if (rc == 0) rc = ludus_capture_last(&c);
     }
-    if (rc == 0) rc = ludus_capture_save(c, format, 0, path);
+    if (rc == 0) rc = ludus_capture_save(c, ludus__sf_launch_S.format, 0, path);
     ludus_capture_summary s;
     if (rc == 0 && ludus_capture_get_summary(c, &s) == 0) {
         if (s.pool_bytes_needed)
@@ -20280,9 +20342,9 @@ static void ludus__sf_launch_write_at_exit(void) {
 }
 
 void ludus_launch_cancel(void) {
-    if (!ludus__sf_launch_launched) return;
-    ludus__sf_launch_launched = 0;
-    if (ludus__sf_launch_rolling_mode)
+    if (!ludus__sf_launch_S.launched) return;
+    ludus__sf_launch_S.launched = 0;
+    if (ludus__sf_launch_S.rolling_mode)
         ludus_rolling_end();
     else if (ludus_capture_active())
         ludus_capture_end(NULL);
@@ -20311,7 +20373,6 @@ static int ludus__sf_launch_env_ms(const char *name, unsigned long lo, unsigned 
  * or "off"), LUDUS_TRACE_TRIGGER_COUNTER ("NAME>N" or "NAME:STAT>N", STAT as
  * ludus_live_value's, default "per frame"). 0, or -1 after saying what is bad. */
 static int ludus__sf_launch_rolling_env(ludus_rolling_desc *rd) {
-    static char counter[128], stat[64];
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_WINDOW_MS", 100, 3600000, 0, &rd->window_ms) < 0) return -1;
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, (uint32_t)LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, (uint32_t)LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
@@ -20336,21 +20397,21 @@ static int ludus__sf_launch_rolling_env(ludus_rolling_desc *rd) {
         if (colon && colon > gt) colon = NULL;
         size_t nlen = gt ? (size_t)((colon ? colon : gt) - t) : 0;
         size_t slen = colon ? (size_t)(gt - colon - 1) : 0;
-        if (!gt || nlen == 0 || nlen >= sizeof counter || (colon && (slen == 0 || slen >= sizeof stat)) || gt[1] == 0 ||
-            *end) {
+        if (!gt || nlen == 0 || nlen >= sizeof ludus__sf_launch_S.counter || (colon && (slen == 0 || slen >= sizeof ludus__sf_launch_S.counter_stat)) ||
+            gt[1] == 0 || *end) {
             fprintf(stderr,
                     "ludus: LUDUS_TRACE_TRIGGER_COUNTER=%s: use NAME>N or NAME:STAT>N (a counter, gauge or memory "
                     "domain; STAT as in the overlay, default \"per frame\"); not tracing\n",
                     t);
             return -1;
         }
-        memcpy(counter, t, nlen);
-        counter[nlen] = 0;
-        rd->counter = counter;
+        memcpy(ludus__sf_launch_S.counter, t, nlen);
+        ludus__sf_launch_S.counter[nlen] = 0;
+        rd->counter = ludus__sf_launch_S.counter;
         if (colon) {
-            memcpy(stat, colon + 1, slen);
-            stat[slen] = 0;
-            rd->counter_stat = stat;
+            memcpy(ludus__sf_launch_S.counter_stat, colon + 1, slen);
+            ludus__sf_launch_S.counter_stat[slen] = 0;
+            rd->counter_stat = ludus__sf_launch_S.counter_stat;
         }
         rd->counter_above = above;
     }
@@ -20360,21 +20421,20 @@ static int ludus__sf_launch_rolling_env(ludus_rolling_desc *rd) {
 /* LUDUS_TRACE_MODE=rolling: hitch files go next to the trace path, named
  * after its stem. */
 static int ludus__sf_launch_begin_rolling(const ludus_capture_desc *d, const char *expanded) {
-    static char dir[4200], prefix[64];
     const char *slash = strrchr(expanded, '/');
     const char *base = slash ? slash + 1 : expanded;
     if (slash)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - expanded), slash == expanded ? "/" : expanded);
+        snprintf(ludus__sf_launch_S.dir, sizeof ludus__sf_launch_S.dir, "%.*s", (int)(slash - expanded), slash == expanded ? "/" : expanded);
     else
-        strcpy(dir, ".");
+        strcpy(ludus__sf_launch_S.dir, ".");
     const char *dot = strrchr(base, '.');
-    snprintf(prefix, sizeof prefix, "%.*s", (int)(dot ? dot - base : (long)strlen(base)), base);
+    snprintf(ludus__sf_launch_S.prefix, sizeof ludus__sf_launch_S.prefix, "%.*s", (int)(dot ? dot - base : (long)strlen(base)), base);
     ludus_rolling_desc rd;
     memset(&rd, 0, sizeof rd);
     if (ludus__sf_launch_rolling_env(&rd) != 0) return -1;
-    rd.format = format;
-    rd.directory = dir;
-    rd.prefix = prefix;
+    rd.format = ludus__sf_launch_S.format;
+    rd.directory = ludus__sf_launch_S.dir;
+    rd.prefix = ludus__sf_launch_S.prefix;
     int rc = ludus_rolling_begin(d, &rd);
     if (rc)
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=rolling: %s (%s)\n", ludus_error_string(rc),
@@ -20403,16 +20463,16 @@ static int ludus__sf_launch_parse_chunks(const char *s, uint32_t *out) {
 /* Priority 200: before the program's own constructors (a capture that
  * starts at load sees them) and the registry's probe (threads.c). */
 __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void) {
-    ludus__launch_ran = 1;
+    ludus__reg.launch_ran = 1;
     const char *path = getenv("LUDUS_TRACE");
     if (!path || !*path) return;
-    if (strlen(path) >= sizeof ludus__sf_launch_trace_path) {
-        fprintf(stderr, "ludus: LUDUS_TRACE is longer than %zu bytes; not tracing\n", sizeof ludus__sf_launch_trace_path - 1);
+    if (strlen(path) >= sizeof ludus__sf_launch_S.trace_path) {
+        fprintf(stderr, "ludus: LUDUS_TRACE is longer than %zu bytes; not tracing\n", sizeof ludus__sf_launch_S.trace_path - 1);
         return;
     }
-    strcpy(ludus__sf_launch_trace_path, path);
-    format = ludus_format_from_path(path);
-    if (!format) {
+    strcpy(ludus__sf_launch_S.trace_path, path);
+    ludus__sf_launch_S.format = ludus_format_from_path(path);
+    if (!ludus__sf_launch_S.format) {
         fprintf(stderr, "ludus: LUDUS_TRACE=%s: unknown extension (use .json, .pftrace or .ludus); not tracing\n",
                 path);
         return;
@@ -20448,8 +20508,8 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=%s: use window (the default) or rolling; not tracing\n", mode);
         return;
     }
-    ludus__sf_launch_rolling_mode = mode && !strcmp(mode, "rolling");
-    if (ludus__sf_launch_rolling_mode) {
+    ludus__sf_launch_S.rolling_mode = mode && !strcmp(mode, "rolling");
+    if (ludus__sf_launch_S.rolling_mode) {
         if (ludus__sf_launch_begin_rolling(&d, expanded) != 0) return;
     } else {
         int rc = ludus_capture_begin(&d);
@@ -20459,11 +20519,11 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
             return;
         }
     }
-    ludus__sf_launch_launched = 1;
+    ludus__sf_launch_S.launched = 1;
     atexit(ludus__sf_launch_write_at_exit);
     const char *crash = getenv("LUDUS_TRACE_CRASH");
     if (crash && !strcmp(crash, "0")) return;
-    ludus_crash_desc cd = {ludus__sf_launch_trace_path, format, 0};
+    ludus_crash_desc cd = {ludus__sf_launch_S.trace_path, ludus__sf_launch_S.format, 0};
     int rc = ludus_crash_capture_begin(&cd);
     if (rc && rc != LUDUS_EUNSUPPORTED)
         fprintf(stderr, "ludus: LUDUS_TRACE: crash capture: %s (%s)\n", ludus_error_string(rc),

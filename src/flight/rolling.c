@@ -96,6 +96,7 @@ static struct {
     uint64_t counter_frame; /* the last frame looked at */
     ludus_rolling_stats st; /* counters are atomic */
     int in_child;           /* a forked child: the background threads are the parent's */
+    int64_t utc_offset_s;   /* atomic: local time's offset from UTC (below) */
 } R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
 
 int ludus_rolling_active(void) {
@@ -114,8 +115,7 @@ static void count(uint64_t *field) {
  * names its file from it with arithmetic only, since the crashed process
  * may have died with a thread inside localtime_r (glibc's gmtime_r takes
  * the same lock). A change of offset (daylight saving) shows in crash file
- * names a segment later. */
-static int64_t utc_offset_s; /* atomic */
+ * names a segment later. The offset: R.utc_offset_s. */
 
 static int64_t floor_div(int64_t a, int64_t b) {
     return a / b - (a % b < 0);
@@ -152,7 +152,7 @@ static void refresh_utc_offset(void) {
     ludus__local_time(wall_s * 1000000000, &tm);
     int64_t local = days_from_civil(tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday) * 86400 + tm.tm_hour * 3600 +
                     tm.tm_min * 60 + tm.tm_sec;
-    __atomic_store_n(&utc_offset_s, local - wall_s, __ATOMIC_RELAXED);
+    __atomic_store_n(&R.utc_offset_s, local - wall_s, __ATOMIC_RELAXED);
 }
 
 /* ---- carried begins ---- */
@@ -598,7 +598,7 @@ static void window_path(const char *reason, int64_t at_ns, int in_crash, char *p
     int64_t wall = ludus__wall_ns() - (ludus__mono_ns() - at_ns);
     struct tm tm;
     if (in_crash)
-        civil_from_seconds(floor_div(wall, 1000000000) + __atomic_load_n(&utc_offset_s, __ATOMIC_RELAXED), &tm);
+        civil_from_seconds(floor_div(wall, 1000000000) + __atomic_load_n(&R.utc_offset_s, __ATOMIC_RELAXED), &tm);
     else
         ludus__local_time(wall, &tm);
     snprintf(path, cap, "%s/%s-%04d%02d%02d-%02d%02d%02d-%03d-%s.%s", R.directory, R.prefix, tm.tm_year + 1900,

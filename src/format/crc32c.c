@@ -8,31 +8,36 @@
 #include "../platform/sync.h"
 #include "file_format.h"
 
-static uint32_t table[8][256];
-static ludus__once table_once = LUDUS__ONCE_INIT;
+/* Set once, read after: the tables and whether the CPU has the instruction. */
+static struct {
+    uint32_t table[8][256];
+    ludus__once table_once;
+    int hw_state; /* atomic: 0 unknown, 1 yes, 2 no */
+} S = {.table_once = LUDUS__ONCE_INIT};
 
 static void make_tables(void) {
     for (uint32_t i = 0; i < 256; i++) {
         uint32_t c = i;
         for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1)));
-        table[0][i] = c;
+        S.table[0][i] = c;
     }
     for (uint32_t i = 0; i < 256; i++)
-        for (int t = 1; t < 8; t++) table[t][i] = (table[t - 1][i] >> 8) ^ table[0][table[t - 1][i] & 0xff];
+        for (int t = 1; t < 8; t++) S.table[t][i] = (S.table[t - 1][i] >> 8) ^ S.table[0][S.table[t - 1][i] & 0xff];
 }
 
 static uint32_t crc_soft(uint32_t c, const unsigned char *p, size_t n) {
-    ludus__once_run(&table_once, make_tables);
+    ludus__once_run(&S.table_once, make_tables);
     while (n >= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
         w ^= c;
-        c = table[7][w & 0xff] ^ table[6][(w >> 8) & 0xff] ^ table[5][(w >> 16) & 0xff] ^ table[4][(w >> 24) & 0xff] ^
-            table[3][(w >> 32) & 0xff] ^ table[2][(w >> 40) & 0xff] ^ table[1][(w >> 48) & 0xff] ^ table[0][w >> 56];
+        c = S.table[7][w & 0xff] ^ S.table[6][(w >> 8) & 0xff] ^ S.table[5][(w >> 16) & 0xff] ^
+            S.table[4][(w >> 24) & 0xff] ^ S.table[3][(w >> 32) & 0xff] ^ S.table[2][(w >> 40) & 0xff] ^
+            S.table[1][(w >> 48) & 0xff] ^ S.table[0][w >> 56];
         p += 8;
         n -= 8;
     }
-    while (n--) c = (c >> 8) ^ table[0][(c ^ *p++) & 0xff];
+    while (n--) c = (c >> 8) ^ S.table[0][(c ^ *p++) & 0xff];
     return c;
 }
 
@@ -52,12 +57,11 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c, const unsig
 }
 
 static int have_hw(void) {
-    static int state; /* 0 unknown, 1 yes, 2 no */
-    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+    int s = __atomic_load_n(&S.hw_state, __ATOMIC_RELAXED);
     if (!s) {
         __builtin_cpu_init();
         s = __builtin_cpu_supports("sse4.2") ? 1 : 2;
-        __atomic_store_n(&state, s, __ATOMIC_RELAXED);
+        __atomic_store_n(&S.hw_state, s, __ATOMIC_RELAXED);
     }
     return s == 1;
 }

@@ -37,23 +37,29 @@
  * launch_init, and a program without it says so under LUDUS_TRACE). */
 const int ludus__launch_link = 1;
 
-static char trace_path[4096];
-static int format;
-static int launched;     /* the capture running is ours */
-static int rolling_mode; /* ... and it is a rolling window */
+/* What LUDUS_TRACE asked for, kept from load to exit. */
+static struct {
+    char trace_path[4096];
+    int format;
+    int launched;     /* the capture running is ours */
+    int rolling_mode; /* ... and it is a rolling window */
+    /* The rolling window's strings (the desc points at them) */
+    char counter[128], counter_stat[64]; /* LUDUS_TRACE_TRIGGER_COUNTER's */
+    char dir[4200], prefix[64];          /* where the hitch files go */
+} S;
 
 static void expand(char *out, size_t cap) {
-    ludus__expand_pid(trace_path, ludus__os_pid(), out, cap);
+    ludus__expand_pid(S.trace_path, ludus__os_pid(), out, cap);
 }
 static void write_at_exit(void) {
-    if (!launched || (rolling_mode ? !ludus_rolling_active() : !ludus_capture_active()))
+    if (!S.launched || (S.rolling_mode ? !ludus_rolling_active() : !ludus_capture_active()))
         return; /* cancelled, or the program ended it itself */
-    launched = 0;
+    S.launched = 0;
     char path[4200];
     expand(path, sizeof path);
     ludus_capture *c = NULL;
     int rc;
-    if (rolling_mode) {
+    if (S.rolling_mode) {
         /* the last window, taken first: waiting for a hitch file being
          * written (up to 2 s on a loaded machine) would move the window past
          * the program's last frames; then that file is finished */
@@ -64,7 +70,7 @@ static void write_at_exit(void) {
         rc = ludus_capture_end(NULL);
         if (rc == 0) rc = ludus_capture_last(&c);
     }
-    if (rc == 0) rc = ludus_capture_save(c, format, 0, path);
+    if (rc == 0) rc = ludus_capture_save(c, S.format, 0, path);
     ludus_capture_summary s;
     if (rc == 0 && ludus_capture_get_summary(c, &s) == 0) {
         if (s.pool_bytes_needed)
@@ -82,9 +88,9 @@ static void write_at_exit(void) {
 }
 
 void ludus_launch_cancel(void) {
-    if (!launched) return;
-    launched = 0;
-    if (rolling_mode)
+    if (!S.launched) return;
+    S.launched = 0;
+    if (S.rolling_mode)
         ludus_rolling_end();
     else if (ludus_capture_active())
         ludus_capture_end(NULL);
@@ -113,7 +119,6 @@ static int env_ms(const char *name, unsigned long lo, unsigned long hi, uint32_t
  * or "off"), LUDUS_TRACE_TRIGGER_COUNTER ("NAME>N" or "NAME:STAT>N", STAT as
  * ludus_live_value's, default "per frame"). 0, or -1 after saying what is bad. */
 static int rolling_env(ludus_rolling_desc *rd) {
-    static char counter[128], stat[64];
     if (env_ms("LUDUS_TRACE_WINDOW_MS", 100, 3600000, 0, &rd->window_ms) < 0) return -1;
     if (env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, (uint32_t)LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
     if (env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, (uint32_t)LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
@@ -138,21 +143,21 @@ static int rolling_env(ludus_rolling_desc *rd) {
         if (colon && colon > gt) colon = NULL;
         size_t nlen = gt ? (size_t)((colon ? colon : gt) - t) : 0;
         size_t slen = colon ? (size_t)(gt - colon - 1) : 0;
-        if (!gt || nlen == 0 || nlen >= sizeof counter || (colon && (slen == 0 || slen >= sizeof stat)) || gt[1] == 0 ||
-            *end) {
+        if (!gt || nlen == 0 || nlen >= sizeof S.counter || (colon && (slen == 0 || slen >= sizeof S.counter_stat)) ||
+            gt[1] == 0 || *end) {
             fprintf(stderr,
                     "ludus: LUDUS_TRACE_TRIGGER_COUNTER=%s: use NAME>N or NAME:STAT>N (a counter, gauge or memory "
                     "domain; STAT as in the overlay, default \"per frame\"); not tracing\n",
                     t);
             return -1;
         }
-        memcpy(counter, t, nlen);
-        counter[nlen] = 0;
-        rd->counter = counter;
+        memcpy(S.counter, t, nlen);
+        S.counter[nlen] = 0;
+        rd->counter = S.counter;
         if (colon) {
-            memcpy(stat, colon + 1, slen);
-            stat[slen] = 0;
-            rd->counter_stat = stat;
+            memcpy(S.counter_stat, colon + 1, slen);
+            S.counter_stat[slen] = 0;
+            rd->counter_stat = S.counter_stat;
         }
         rd->counter_above = above;
     }
@@ -162,21 +167,20 @@ static int rolling_env(ludus_rolling_desc *rd) {
 /* LUDUS_TRACE_MODE=rolling: hitch files go next to the trace path, named
  * after its stem. */
 static int begin_rolling(const ludus_capture_desc *d, const char *expanded) {
-    static char dir[4200], prefix[64];
     const char *slash = strrchr(expanded, '/');
     const char *base = slash ? slash + 1 : expanded;
     if (slash)
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - expanded), slash == expanded ? "/" : expanded);
+        snprintf(S.dir, sizeof S.dir, "%.*s", (int)(slash - expanded), slash == expanded ? "/" : expanded);
     else
-        strcpy(dir, ".");
+        strcpy(S.dir, ".");
     const char *dot = strrchr(base, '.');
-    snprintf(prefix, sizeof prefix, "%.*s", (int)(dot ? dot - base : (long)strlen(base)), base);
+    snprintf(S.prefix, sizeof S.prefix, "%.*s", (int)(dot ? dot - base : (long)strlen(base)), base);
     ludus_rolling_desc rd;
     memset(&rd, 0, sizeof rd);
     if (rolling_env(&rd) != 0) return -1;
-    rd.format = format;
-    rd.directory = dir;
-    rd.prefix = prefix;
+    rd.format = S.format;
+    rd.directory = S.dir;
+    rd.prefix = S.prefix;
     int rc = ludus_rolling_begin(d, &rd);
     if (rc)
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=rolling: %s (%s)\n", ludus_error_string(rc),
@@ -205,16 +209,16 @@ static int parse_chunks(const char *s, uint32_t *out) {
 /* Priority 200: before the program's own constructors (a capture that
  * starts at load sees them) and the registry's probe (threads.c). */
 __attribute__((constructor(200))) static void launch_init(void) {
-    ludus__launch_ran = 1;
+    ludus__reg.launch_ran = 1;
     const char *path = getenv("LUDUS_TRACE");
     if (!path || !*path) return;
-    if (strlen(path) >= sizeof trace_path) {
-        fprintf(stderr, "ludus: LUDUS_TRACE is longer than %zu bytes; not tracing\n", sizeof trace_path - 1);
+    if (strlen(path) >= sizeof S.trace_path) {
+        fprintf(stderr, "ludus: LUDUS_TRACE is longer than %zu bytes; not tracing\n", sizeof S.trace_path - 1);
         return;
     }
-    strcpy(trace_path, path);
-    format = ludus_format_from_path(path);
-    if (!format) {
+    strcpy(S.trace_path, path);
+    S.format = ludus_format_from_path(path);
+    if (!S.format) {
         fprintf(stderr, "ludus: LUDUS_TRACE=%s: unknown extension (use .json, .pftrace or .ludus); not tracing\n",
                 path);
         return;
@@ -250,8 +254,8 @@ __attribute__((constructor(200))) static void launch_init(void) {
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=%s: use window (the default) or rolling; not tracing\n", mode);
         return;
     }
-    rolling_mode = mode && !strcmp(mode, "rolling");
-    if (rolling_mode) {
+    S.rolling_mode = mode && !strcmp(mode, "rolling");
+    if (S.rolling_mode) {
         if (begin_rolling(&d, expanded) != 0) return;
     } else {
         int rc = ludus_capture_begin(&d);
@@ -261,11 +265,11 @@ __attribute__((constructor(200))) static void launch_init(void) {
             return;
         }
     }
-    launched = 1;
+    S.launched = 1;
     atexit(write_at_exit);
     const char *crash = getenv("LUDUS_TRACE_CRASH");
     if (crash && !strcmp(crash, "0")) return;
-    ludus_crash_desc cd = {trace_path, format, 0};
+    ludus_crash_desc cd = {S.trace_path, S.format, 0};
     int rc = ludus_crash_capture_begin(&cd);
     if (rc && rc != LUDUS_EUNSUPPORTED)
         fprintf(stderr, "ludus: LUDUS_TRACE: crash capture: %s (%s)\n", ludus_error_string(rc),

@@ -107,20 +107,26 @@ static int item_in_row(const ludus__live_item *it, const ludus__ring_row *row) {
 
 #define MAX_ITEMS (LUDUS__MAX_COUNTERS + LUDUS__MAX_GAUGES + LUDUS__MAX_DOMAINS)
 
+/* Copies of the live tables, each used under the live lock (counters.c). */
+static struct {
+    ludus__live_item value_items[MAX_ITEMS]; /* ludus_live_value's */
+    ludus__live_item text_items[MAX_ITEMS];  /* the overlay text's */
+    ludus__domain_info text_domains[LUDUS__MAX_DOMAINS];
+} S;
+
 int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t *out) {
     if (!name || !stat || !out) return ludus__fail(LUDUS_EINVAL, "name, stat and out are required");
     unsigned st = 0;
     while (st < LUDUS__STAT_COUNT && strcmp(ludus__stats[st].series, stat)) st++;
     if (st == LUDUS__STAT_COUNT) return ludus__fail(LUDUS_EINVAL, "unknown statistic \"%s\"", stat);
-    static ludus__live_item items[MAX_ITEMS]; /* under the lock */
     ludus__live_lock();
-    uint32_t n = ludus__live_items(items, MAX_ITEMS);
+    uint32_t n = ludus__live_items(S.value_items, MAX_ITEMS);
     int rc = LUDUS_EINVAL, vi = -1;
     const ludus__live_item *it = NULL;
     char text[160];
     for (uint32_t i = 0; i < n && !it; i++) {
-        item_name(&items[i], text, sizeof text);
-        if (!strcmp(text, name) && (vi = value_index(&items[i], st)) >= 0) it = &items[i];
+        item_name(&S.value_items[i], text, sizeof text);
+        if (!strcmp(text, name) && (vi = value_index(&S.value_items[i], st)) >= 0) it = &S.value_items[i];
     }
     if (it) {
         const int64_t *v;
@@ -198,8 +204,6 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     text_out t = {buf, size, 0};
     if (size) buf[0] = 0;
     ludus__live_want_frames();
-    static ludus__live_item items[MAX_ITEMS]; /* under the lock */
-    static ludus__domain_info dom[LUDUS__MAX_DOMAINS];
     ludus__live_lock();
     const ludus__ring *r = ludus__live_ring();
     /* the window: the newest real frames (the lead-in is not one) */
@@ -226,10 +230,10 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     char a[32], b[32], c[32], d[32];
     put(&t, "last %u frames (to frame %llu): p50 %s ms, p99 %s, max %s\n", w, (unsigned long long)newest->number,
         ms(a, sizeof a, rank(ft, w, 0.5)), ms(b, sizeof b, rank(ft, w, 0.99)), ms(c, sizeof c, ft[w - 1]));
-    uint32_t n = ludus__live_items(items, MAX_ITEMS), lines = 0;
-    uint32_t nd = ludus__live_domains(dom, LUDUS__MAX_DOMAINS);
+    uint32_t n = ludus__live_items(S.text_items, MAX_ITEMS), lines = 0;
+    uint32_t nd = ludus__live_domains(S.text_domains, LUDUS__MAX_DOMAINS);
     for (uint32_t i = 0; i < n && lines < max_lines; i++, lines++) {
-        const ludus__live_item *it = &items[i];
+        const ludus__live_item *it = &S.text_items[i];
         char name[96];
         item_name(it, name, sizeof name);
         /* the frames of the window that hold the item (registered later: fewer) */
@@ -268,7 +272,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
             put(&t, "%s: %lld; last %u frames%s: min %lld, max %lld\n", name, (long long)col[0], m, of, (long long)mn,
                 (long long)mx);
         } else {
-            const ludus__domain_info *di = it->i < nd ? &dom[it->i] : NULL;
+            const ludus__domain_info *di = it->i < nd ? &S.text_domains[it->i] : NULL;
             const char *valid = !di                ? ""
                                 : di->underflow    ? " (unknown: frees of untracked memory)"
                                 : di->has_baseline ? ""

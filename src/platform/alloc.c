@@ -16,16 +16,18 @@
 #define REGION ((size_t)4 << 30) /* reserved, not committed: only what is touched is memory */
 #define ALIGN 16u
 
-static int private_mode; /* the copy of a crashed process: one thread */
-static char *region, *region_cur, *region_end;
+static struct {
+    int private_mode; /* the copy of a crashed process: one thread */
+    char *region, *cur, *end;
+} S;
 
 int ludus__alloc_private(void) {
 #if defined(__linux__)
     void *p = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return -1;
-    region = region_cur = p;
-    region_end = region + REGION;
-    private_mode = 1;
+    S.region = S.cur = p;
+    S.end = S.region + REGION;
+    S.private_mode = 1;
     return 0;
 #else
     return -1;
@@ -35,32 +37,32 @@ int ludus__alloc_private(void) {
 /* n bytes after a header that holds n (for realloc); zeroed (fresh pages). */
 static void *take(size_t n) {
     size_t need = ALIGN + ((n + ALIGN - 1) & ~(size_t)(ALIGN - 1));
-    if (n > REGION || need > (size_t)(region_end - region_cur)) return NULL;
-    char *p = region_cur;
-    region_cur += need;
+    if (n > REGION || need > (size_t)(S.end - S.cur)) return NULL;
+    char *p = S.cur;
+    S.cur += need;
     *(size_t *)p = n;
     return p + ALIGN;
 }
 
 static int in_region(const void *p) {
-    return (const char *)p >= region && (const char *)p < region_end;
+    return (const char *)p >= S.region && (const char *)p < S.end;
 }
 
 /* Each allocation may be made to fail by a test (fault.h); never in the
  * private region (a crash's copy). */
 void *ludus__malloc(size_t n) {
-    if (private_mode) return take(n);
+    if (S.private_mode) return take(n);
     return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : malloc(n);
 }
 
 void *ludus__calloc(size_t n, size_t size) {
-    if (!private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : calloc(n, size);
+    if (!S.private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : calloc(n, size);
     if (size && n > SIZE_MAX / size) return NULL;
     return take(n * size); /* fresh pages are zero */
 }
 
 void *ludus__realloc(void *p, size_t n) {
-    if (!private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : realloc(p, n);
+    if (!S.private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : realloc(p, n);
     void *q = take(n);
     if (!q || !p) return q;
     size_t old;
@@ -77,7 +79,7 @@ void *ludus__realloc(void *p, size_t n) {
 }
 
 void ludus__free(void *p) {
-    if (!private_mode) free(p); /* the private region is never freed; nor, there, the heap */
+    if (!S.private_mode) free(p); /* the private region is never freed; nor, there, the heap */
 }
 
 char *ludus__strdup(const char *s) {
@@ -110,7 +112,7 @@ static void sift_down(char *base, size_t start, size_t end, size_t size, int (*c
 }
 
 void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
-    if (!private_mode) { /* the C library's, faster; its buffer is malloc's */
+    if (!S.private_mode) { /* the C library's, faster; its buffer is malloc's */
         if (n > 1) qsort(base, n, size, cmp);
         return;
     }

@@ -37,14 +37,18 @@ int ludus__trigger_signal_valid(int signo) {
     return signo >= 1 && signo < NSIG && signo != SIGKILL && signo != SIGSTOP;
 }
 
-static int installed_signo;
-static void (*installed_fn)(void);
-static struct sigaction old_action;
+/* The trigger signal's handler (read by it) and the fork hook. */
+static struct {
+    int signo;        /* the trigger signal installed, 0: none */
+    void (*fn)(void); /* what the handler runs */
+    struct sigaction old_action;
+    void (*registered)(void); /* the child's fork hook registered */
+} S;
 
 static void on_signal(int signo, siginfo_t *info, void *uc) {
-    void (*fn)(void) = installed_fn;
+    void (*fn)(void) = S.fn;
     if (fn) fn();
-    const struct sigaction *o = &old_action;
+    const struct sigaction *o = &S.old_action;
     if (o->sa_flags & SA_SIGINFO) {
         if (o->sa_sigaction) o->sa_sigaction(signo, info, uc);
     } else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN && o->sa_handler) {
@@ -53,32 +57,31 @@ static void on_signal(int signo, siginfo_t *info, void *uc) {
 }
 
 int ludus__trigger_signal_install(int signo, void (*fn)(void)) {
-    if (installed_signo || !ludus__trigger_signal_valid(signo)) return -1;
+    if (S.signo || !ludus__trigger_signal_valid(signo)) return -1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    installed_fn = fn;
-    if (sigaction(signo, &sa, &old_action) != 0) {
-        installed_fn = NULL;
+    S.fn = fn;
+    if (sigaction(signo, &sa, &S.old_action) != 0) {
+        S.fn = NULL;
         return -1;
     }
-    installed_signo = signo;
+    S.signo = signo;
     return 0;
 }
 
 void ludus__trigger_signal_restore(void) {
-    if (!installed_signo) return;
-    sigaction(installed_signo, &old_action, NULL);
-    installed_signo = 0;
-    installed_fn = NULL;
+    if (!S.signo) return;
+    sigaction(S.signo, &S.old_action, NULL);
+    S.signo = 0;
+    S.fn = NULL;
 }
 
 void ludus__at_fork_child(void (*fn)(void)) {
-    static void (*registered)(void);
-    if (registered == fn) return;
-    if (pthread_atfork(NULL, NULL, fn) == 0) registered = fn;
+    if (S.registered == fn) return;
+    if (pthread_atfork(NULL, NULL, fn) == 0) S.registered = fn;
 }
 
 void ludus__thread_background(void) {

@@ -61,7 +61,33 @@ typedef struct domain {
 } domain;
 enum { D_ALLOC_BYTES, D_ALLOCS, D_FREE_BYTES, D_FREES }; /* each count right after its bytes */
 
+/* The values a snapshot records during a capture, emitted after the lock is
+ * released (recording may take the thread registry's lock: never under
+ * ours). */
+typedef struct stat_rec {
+    const ludus_site *site;
+    uint32_t stat;
+    int64_t value;
+} stat_rec;
+#define MAX_STAT_RECS (LUDUS__MAX_COUNTERS + 3u * LUDUS__MAX_GAUGES + LUDUS__DOMAIN_VALUES * LUDUS__MAX_DOMAINS)
+typedef struct stat_list {
+    stat_rec r[MAX_STAT_RECS];
+    uint32_t n;
+} stat_list;
+
+/* The counters' state (ludus__gauges and ludus__shard, read by the inline
+ * code of profiling.h, stay apart under their exported names). */
 static struct {
+    domain domains[LUDUS__MAX_DOMAINS];
+    /* Published counts (acquire loads outside the lock). */
+    uint32_t ncounters, ngauges, ndomains;
+    uint32_t ring_frames_wanted;
+    uint32_t refused;   /* counters, gauges and domains beyond the tables */
+    uint64_t lost_adds; /* adds of threads that got no shard (no memory) */
+    ludus__once fork_once;
+    /* Without memory a frame's records come from this list, recorded before
+     * the lock is let go: the frame loses none of them. */
+    stat_list spare;
     ludus__mutex lock;
     shard *shards;
     uint32_t nshards;
@@ -79,19 +105,15 @@ static struct {
     int64_t last_mark_ns; /* 0: no frame mark yet */
     uint64_t marks;
     uint32_t next_slot;
-} L = {.lock = LUDUS__MUTEX_INIT, .next_slot = 1};
+} L = {.lock = LUDUS__MUTEX_INIT,
+       .next_slot = 1,
+       .ring_frames_wanted = LUDUS__RING_DEFAULT,
+       .fork_once = LUDUS__ONCE_INIT};
 
-/* Published counts (acquire loads outside the lock). */
-static uint32_t ncounters, ngauges, ndomains;
-static domain domains[LUDUS__MAX_DOMAINS];
-static uint32_t ring_frames_wanted = LUDUS__RING_DEFAULT;
-static uint32_t refused;   /* counters, gauges and domains beyond the tables */
-static uint64_t lost_adds; /* adds of threads that got no shard (no memory) */
-static ludus__once fork_once = LUDUS__ONCE_INIT;
 static void fork_install(void);
 
 static void lock(void) {
-    ludus__once_run(&fork_once, fork_install);
+    ludus__once_run(&L.fork_once, fork_install);
     ludus__mutex_lock(&L.lock);
 }
 
@@ -147,16 +169,16 @@ void ludus__count_slow(ludus_counter_site *site, int64_t n) {
         lock();
         if (site->slot == 0) {
             uint32_t slot = LUDUS__SINK_SLOT;
-            int same = same_name(L.counters, ncounters, site);
+            int same = same_name(L.counters, L.ncounters, site);
             if (same >= 0) {
                 slot = L.counters[same]->slot;
-            } else if (ncounters < LUDUS__MAX_COUNTERS && L.next_slot < LUDUS__SINK_SLOT) {
+            } else if (L.ncounters < LUDUS__MAX_COUNTERS && L.next_slot < LUDUS__SINK_SLOT) {
                 slot = L.next_slot++;
-                L.counters[ncounters] = site;
+                L.counters[L.ncounters] = site;
                 L.seen[slot] = 0;
-                __atomic_store_n(&ncounters, ncounters + 1, __ATOMIC_RELEASE);
+                __atomic_store_n(&L.ncounters, L.ncounters + 1, __ATOMIC_RELEASE);
             } else {
-                __atomic_fetch_add(&refused, 1u, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&L.refused, 1u, __ATOMIC_RELAXED);
             }
             __atomic_store_n(&site->slot, slot, __ATOMIC_RELEASE);
         }
@@ -164,7 +186,7 @@ void ludus__count_slow(ludus_counter_site *site, int64_t n) {
     }
     int64_t *sh = my_shard();
     if (!sh) {
-        __atomic_fetch_add(&lost_adds, 1u, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&L.lost_adds, 1u, __ATOMIC_RELAXED);
         return;
     }
     uint32_t slot = site->slot;
@@ -178,20 +200,20 @@ void ludus__gauge_slow(ludus_counter_site *site, int64_t value) {
         lock();
         if (site->slot == 0) {
             uint32_t row = UINT32_MAX;
-            int same = same_name(L.gauges, ngauges, site);
+            int same = same_name(L.gauges, L.ngauges, site);
             if (same >= 0) {
                 row = (uint32_t)same + 1;
-            } else if (ngauges < LUDUS__MAX_GAUGES) {
-                ludus__gauge_state *g = &ludus__gauges[ngauges];
+            } else if (L.ngauges < LUDUS__MAX_GAUGES) {
+                ludus__gauge_state *g = &ludus__gauges[L.ngauges];
                 __atomic_store_n(&g->min, INT64_MAX, __ATOMIC_RELAXED);
                 __atomic_store_n(&g->max, INT64_MIN, __ATOMIC_RELAXED);
-                L.gauges[ngauges] = site;
-                L.gauge_level[ngauges] = 0;
-                L.gauge_has_level[ngauges] = 0;
-                row = ngauges + 1;
-                __atomic_store_n(&ngauges, ngauges + 1, __ATOMIC_RELEASE);
+                L.gauges[L.ngauges] = site;
+                L.gauge_level[L.ngauges] = 0;
+                L.gauge_has_level[L.ngauges] = 0;
+                row = L.ngauges + 1;
+                __atomic_store_n(&L.ngauges, L.ngauges + 1, __ATOMIC_RELEASE);
             } else {
-                __atomic_fetch_add(&refused, 1u, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&L.refused, 1u, __ATOMIC_RELAXED);
             }
             __atomic_store_n(&site->slot, row, __ATOMIC_RELEASE);
         }
@@ -221,7 +243,7 @@ ludus_memory_domain ludus_memory_domain_register(const char *name) {
     ludus_site_desc sd = {site_name, NULL, NULL, 0};
     uint32_t site_id = ludus_site_register(&sd);
     lock();
-    uint32_t n = ndomains;
+    uint32_t n = L.ndomains;
     for (uint32_t i = 0; i < n; i++)
         if (!strcmp(L.dinfo[i].name, short_name)) {
             ludus__mutex_unlock(&L.lock);
@@ -229,23 +251,23 @@ ludus_memory_domain ludus_memory_domain_register(const char *name) {
         }
     if (n >= LUDUS__MAX_DOMAINS || L.next_slot + 4 > LUDUS__SINK_SLOT) {
         ludus__mutex_unlock(&L.lock);
-        __atomic_fetch_add(&refused, 1u, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&L.refused, 1u, __ATOMIC_RELAXED);
         return 0;
     }
     ludus__domain_info *di = &L.dinfo[n];
     memcpy(di->name, short_name, sizeof di->name);
     di->site_id = site_id;
     di->since_ns = ludus__mono_ns();
-    domains[n].slot = L.next_slot;
+    L.domains[n].slot = L.next_slot;
     L.next_slot += 4;
-    for (uint32_t k = 0; k < 4; k++) L.seen[domains[n].slot + k] = 0;
-    __atomic_store_n(&ndomains, n + 1, __ATOMIC_RELEASE);
+    for (uint32_t k = 0; k < 4; k++) L.seen[L.domains[n].slot + k] = 0;
+    __atomic_store_n(&L.ndomains, n + 1, __ATOMIC_RELEASE);
     ludus__mutex_unlock(&L.lock);
     return n + 1;
 }
 
 static domain *domain_of(ludus_memory_domain d) {
-    return d - 1u < __atomic_load_n(&ndomains, __ATOMIC_ACQUIRE) ? &domains[d - 1] : NULL;
+    return d - 1u < __atomic_load_n(&L.ndomains, __ATOMIC_ACQUIRE) ? &L.domains[d - 1] : NULL;
 }
 
 /* Adds bytes and one allocation (or free) to the domain's churn slots
@@ -253,7 +275,7 @@ static domain *domain_of(ludus_memory_domain d) {
 static inline void churn_add(uint32_t slot, int64_t bytes) {
     int64_t *sh = ludus__shard;
     if (__builtin_expect(!sh, 0) && !(sh = my_shard())) {
-        __atomic_fetch_add(&lost_adds, 1u, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&L.lost_adds, 1u, __ATOMIC_RELAXED);
         return;
     }
     __atomic_store_n(&sh[slot], __atomic_load_n(&sh[slot], __ATOMIC_RELAXED) + bytes, __ATOMIC_RELAXED);
@@ -304,7 +326,7 @@ int ludus_memory_note_outside(const char *what, uint64_t bytes) {
 
 /* A domain's state now (lock held). */
 static void domain_now(uint32_t i, ludus__domain_info *out) {
-    domain *m = &domains[i];
+    domain *m = &L.domains[i];
     *out = L.dinfo[i];
     out->live_bytes = __atomic_load_n(&m->live, __ATOMIC_RELAXED) + out->baseline_bytes;
     out->alloc_bytes = slot_total(m->slot + D_ALLOC_BYTES);
@@ -320,10 +342,10 @@ static void domain_now(uint32_t i, ludus__domain_info *out) {
 
 int ludus_memory_sample(void) {
     if (!ludus__load_armed()) return 0;
-    uint32_t n = __atomic_load_n(&ndomains, __ATOMIC_ACQUIRE);
+    uint32_t n = __atomic_load_n(&L.ndomains, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n; i++) {
         const ludus_site *site = ludus__site_by_id(L.dinfo[i].site_id);
-        int64_t live = __atomic_load_n(&domains[i].live, __ATOMIC_RELAXED) +
+        int64_t live = __atomic_load_n(&L.domains[i].live, __ATOMIC_RELAXED) +
                        __atomic_load_n(&L.dinfo[i].baseline_bytes, __ATOMIC_RELAXED);
         if (site) ludus__emit_value((uintptr_t)site | LUDUS__KIND_COUNTER, (uint64_t)live, 0);
     }
@@ -336,24 +358,10 @@ int ludus__ring_configure(uint32_t frames) {
     if (frames < 2 || frames > LUDUS__RING_MAX) return LUDUS_EINVAL;
     lock();
     int rc = L.ring.rows ? LUDUS_EBUSY : 0;
-    if (rc == 0) ring_frames_wanted = frames;
+    if (rc == 0) L.ring_frames_wanted = frames;
     ludus__mutex_unlock(&L.lock);
     return rc;
 }
-
-/* The values a snapshot records during a capture, emitted after the lock is
- * released (recording may take the thread registry's lock: never under
- * ours). */
-typedef struct stat_rec {
-    const ludus_site *site;
-    uint32_t stat;
-    int64_t value;
-} stat_rec;
-#define MAX_STAT_RECS (LUDUS__MAX_COUNTERS + 3u * LUDUS__MAX_GAUGES + LUDUS__DOMAIN_VALUES * LUDUS__MAX_DOMAINS)
-typedef struct stat_list {
-    stat_rec r[MAX_STAT_RECS];
-    uint32_t n;
-} stat_list;
 
 static void record_stat(stat_list *out, const ludus_site *site, unsigned stat, int64_t v) {
     if (out && site) out->r[out->n++] = (stat_rec){site, stat, v};
@@ -364,7 +372,7 @@ static void record_stat(stat_list *out, const ludus_site *site, unsigned stat, i
 static void snapshot(int64_t now, stat_list *out) {
     ludus__ring *r = &L.ring;
     if (!r->rows) {
-        r->cap = ring_frames_wanted;
+        r->cap = L.ring_frames_wanted;
         r->rows = ludus__calloc(r->cap, sizeof *r->rows);
         r->values = ludus__calloc((size_t)r->cap * LUDUS__ROW_VALUES, sizeof *r->values);
         if (!r->rows || !r->values) {
@@ -381,19 +389,19 @@ static void snapshot(int64_t now, stat_list *out) {
     row->number = L.marks - 1; /* 0: the lead-in, before the first mark */
     row->begin_ns = L.last_mark_ns;
     row->end_ns = now;
-    row->ncounters = ncounters;
-    row->ngauges = ngauges;
+    row->ncounters = L.ncounters;
+    row->ngauges = L.ngauges;
     row->gauges_set = 0;
     row->domains_unknown = 0;
-    row->ndomains = ndomains;
-    for (uint32_t i = 0; i < ncounters; i++) {
+    row->ndomains = L.ndomains;
+    for (uint32_t i = 0; i < L.ncounters; i++) {
         uint32_t slot = L.counters[i]->slot;
         int64_t t = slot_total(slot);
         v[LUDUS__ROW_COUNTER(i)] = t - L.seen[slot];
         L.seen[slot] = t;
         record_stat(out, &L.counters[i]->site, LUDUS__STAT_SUM, v[LUDUS__ROW_COUNTER(i)]);
     }
-    for (uint32_t i = 0; i < ngauges; i++) {
+    for (uint32_t i = 0; i < L.ngauges; i++) {
         ludus__gauge_state *g = &ludus__gauges[i];
         int64_t mn = __atomic_exchange_n(&g->min, INT64_MAX, __ATOMIC_RELAXED);
         int64_t mx = __atomic_exchange_n(&g->max, INT64_MIN, __ATOMIC_RELAXED);
@@ -421,8 +429,8 @@ static void snapshot(int64_t now, stat_list *out) {
         L.gauge_has_level[i] = 1;
         for (unsigned k = 0; k < 3; k++) record_stat(out, &L.gauges[i]->site, LUDUS__STAT_LAST + k, gv[k]);
     }
-    for (uint32_t i = 0; i < ndomains; i++) {
-        domain *m = &domains[i];
+    for (uint32_t i = 0; i < L.ndomains; i++) {
+        domain *m = &L.domains[i];
         ludus__domain_info d;
         domain_now(i, &d);
         int64_t *dv = &v[LUDUS__ROW_DOMAIN(i)];
@@ -461,6 +469,7 @@ static void emit_stats(const stat_list *out) {
                           out->r[i].stat);
 }
 
+/* Apart: the rolling window (src/flight/rolling.c) sets it (record.h). */
 void (*ludus__frame_hook)(void);
 
 void ludus__frame_tick(void) {
@@ -470,16 +479,14 @@ void ludus__frame_tick(void) {
         void (*hook)(void) = __atomic_load_n(&ludus__frame_hook, __ATOMIC_ACQUIRE);
         if (hook) hook();
     }
-    if (!__atomic_load_n(&ncounters, __ATOMIC_ACQUIRE) && !__atomic_load_n(&ngauges, __ATOMIC_ACQUIRE) &&
-        !__atomic_load_n(&ndomains, __ATOMIC_ACQUIRE) && !__atomic_load_n(&L.ring.want, __ATOMIC_RELAXED))
+    if (!__atomic_load_n(&L.ncounters, __ATOMIC_ACQUIRE) && !__atomic_load_n(&L.ngauges, __ATOMIC_ACQUIRE) &&
+        !__atomic_load_n(&L.ndomains, __ATOMIC_ACQUIRE) && !__atomic_load_n(&L.ring.want, __ATOMIC_RELAXED))
         return;
     int64_t now = ludus__mono_ns();
     stat_list *out = armed ? ludus__malloc(sizeof *out) : NULL; /* 8 KiB: not on a game thread's stack */
-    /* Without memory the records come from one list of the library's,
-     * recorded before the lock is let go: the frame loses none of them. */
-    static stat_list spare;
+    /* Without memory the records come from L.spare. */
     int spare_used = armed && !out;
-    if (spare_used) out = &spare;
+    if (spare_used) out = &L.spare;
     if (out) out->n = 0;
     lock();
     L.marks++;
@@ -511,17 +518,17 @@ void ludus__live_want_frames(void) {
 
 uint32_t ludus__live_items(ludus__live_item *out, uint32_t cap) {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < ncounters && n < cap; i++)
+    for (uint32_t i = 0; i < L.ncounters && n < cap; i++)
         out[n++] = (ludus__live_item){LUDUS__OWNER_COUNT, i, &L.counters[i]->site, NULL};
-    for (uint32_t i = 0; i < ngauges && n < cap; i++)
+    for (uint32_t i = 0; i < L.ngauges && n < cap; i++)
         out[n++] = (ludus__live_item){LUDUS__OWNER_GAUGE, i, &L.gauges[i]->site, NULL};
-    for (uint32_t i = 0; i < ndomains && n < cap; i++)
+    for (uint32_t i = 0; i < L.ndomains && n < cap; i++)
         out[n++] = (ludus__live_item){LUDUS__OWNER_MEMORY, i, NULL, L.dinfo[i].name};
     return n;
 }
 
 uint32_t ludus__live_domains(ludus__domain_info *out, uint32_t cap) {
-    uint32_t n = ndomains < cap ? ndomains : cap;
+    uint32_t n = L.ndomains < cap ? L.ndomains : cap;
     for (uint32_t i = 0; i < n; i++) domain_now(i, &out[i]);
     return n;
 }
@@ -533,11 +540,11 @@ uint32_t ludus__live_outside(ludus__outside_note *out, uint32_t cap) {
 }
 
 uint32_t ludus__live_refused(void) {
-    return __atomic_load_n(&refused, __ATOMIC_RELAXED);
+    return __atomic_load_n(&L.refused, __ATOMIC_RELAXED);
 }
 
 uint64_t ludus__live_lost_adds(void) {
-    return __atomic_load_n(&lost_adds, __ATOMIC_RELAXED);
+    return __atomic_load_n(&L.lost_adds, __ATOMIC_RELAXED);
 }
 
 uint64_t ludus__live_shard_bytes(void) {

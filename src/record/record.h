@@ -40,13 +40,6 @@ static inline int ludus__same_recording(uint32_t begun, uint32_t gen) {
  * window's hitch detector sets it: a pointer, so a program that only
  * records does not link the rolling window and its exporters). */
 LUDUS_HIDDEN extern void (*ludus__frame_hook)(void);
-/* Runs in each thread that registers (threads.c), when set: crash capture
- * (src/postmortem/crash.c) gives the thread an alternate signal stack. */
-LUDUS_HIDDEN extern void (*ludus__thread_setup_hook)(void);
-/* Set by the launch code's constructor (src/launch/launch.c), which runs
- * before the registry's: 1 when the program holds it (threads.c says so
- * when LUDUS_TRACE is set and it does not). */
-LUDUS_HIDDEN extern int ludus__launch_ran;
 
 /* Threads registered at the same time (records of exited threads are freed
  * at once: their data moves to the session's retired list). */
@@ -163,6 +156,15 @@ typedef struct ludus__registry {
     uint32_t high; /* records in use are below this index */
     uint32_t next_serial;
     uint64_t unregistered_drops; /* atomic: events of threads the table had no room for */
+    ludus__once fork_once;       /* the fork handlers, installed at the first registration */
+    /* Runs in each thread that registers (threads.c), when set (atomic):
+     * crash capture (src/postmortem/crash.c) gives the thread an alternate
+     * signal stack. */
+    void (*setup_hook)(void);
+    /* Set by the launch code's constructor (src/launch/launch.c), which runs
+     * before the registry's: 1 when the program holds it (threads.c says so
+     * when LUDUS_TRACE is set and it does not). */
+    int launch_ran;
 } ludus__registry;
 
 /* Run-time names of one capture (LUDUS_PROFILE_SCOPE_DYN): interned per

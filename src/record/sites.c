@@ -46,12 +46,17 @@ static void count_refusal(void) {
 #define REG_MAX (REG_BLOCK * REG_BLOCKS)
 #define REG_SLOTS (2u * REG_MAX) /* power of two */
 
-static ludus_site *reg_block[REG_BLOCKS];
-static uint32_t reg_count;           /* atomic; published after the entry is written */
-static uint32_t reg_slot[REG_SLOTS]; /* id (index + 1), 0 = empty */
-static uint32_t reg_key[REG_SLOTS];
-static ludus__arena reg_strings = {.limit = (size_t)64 << 20};
-static ludus__mutex reg_lock = LUDUS__MUTEX_INIT;
+/* The process's site registry: zero-initialised (in .bss, not 1 MiB of
+ * .data), the string arena's limit is set at the first registration. */
+#define REG_STRINGS_LIMIT ((size_t)64 << 20)
+static struct {
+    ludus_site *block[REG_BLOCKS];
+    uint32_t count;           /* atomic; published after the entry is written */
+    uint32_t slot[REG_SLOTS]; /* id (index + 1), 0 = empty */
+    uint32_t key[REG_SLOTS];
+    ludus__arena strings;
+    ludus__mutex lock;
+} S = {.lock = LUDUS__MUTEX_INIT};
 
 static uint32_t desc_hash(const ludus_site_desc *d) {
     uint32_t h = LUDUS__FNV_BASIS;
@@ -62,7 +67,7 @@ static uint32_t desc_hash(const ludus_site_desc *d) {
 }
 
 static ludus_site *reg_site(uint32_t index) {
-    return &reg_block[index / REG_BLOCK][index % REG_BLOCK];
+    return &S.block[index / REG_BLOCK][index % REG_BLOCK];
 }
 
 static int same(const ludus_site *s, const ludus_site_desc *d) {
@@ -72,9 +77,9 @@ static int same(const ludus_site *s, const ludus_site_desc *d) {
 
 static uint32_t reg_lookup(const ludus_site_desc *d, uint32_t h) {
     for (uint32_t i = h & (REG_SLOTS - 1);; i = (i + 1) & (REG_SLOTS - 1)) {
-        uint32_t id = __atomic_load_n(&reg_slot[i], __ATOMIC_ACQUIRE);
+        uint32_t id = __atomic_load_n(&S.slot[i], __ATOMIC_ACQUIRE);
         if (id == 0) return 0;
-        if (reg_key[i] == h && same(reg_site(id - 1), d)) return id;
+        if (S.key[i] == h && same(reg_site(id - 1), d)) return id;
     }
 }
 
@@ -87,24 +92,25 @@ uint32_t ludus_site_register(const ludus_site_desc *d) {
     uint32_t id = reg_lookup(d, h);
     if (id) return id;
     ludus__lib_enter();
-    ludus__mutex_lock(&reg_lock);
+    ludus__mutex_lock(&S.lock);
     id = reg_lookup(d, h);
     if (!id) {
-        uint32_t n = reg_count;
+        uint32_t n = S.count;
         int ok = n < REG_MAX;
-        if (ok && !reg_block[n / REG_BLOCK]) {
-            reg_block[n / REG_BLOCK] = ludus__calloc(REG_BLOCK, sizeof(ludus_site));
-            ok = reg_block[n / REG_BLOCK] != NULL;
+        if (ok && !S.block[n / REG_BLOCK]) {
+            S.block[n / REG_BLOCK] = ludus__calloc(REG_BLOCK, sizeof(ludus_site));
+            ok = S.block[n / REG_BLOCK] != NULL;
         }
         const char *name = NULL, *cat = NULL, *file = NULL;
         if (ok) {
-            name = arena_copy(&reg_strings, d->name);
-            cat = arena_copy(&reg_strings, d->category);
-            file = arena_copy(&reg_strings, d->file);
+            S.strings.limit = REG_STRINGS_LIMIT;
+            name = arena_copy(&S.strings, d->name);
+            cat = arena_copy(&S.strings, d->category);
+            file = arena_copy(&S.strings, d->file);
             ok = name != ARENA_FULL && cat != ARENA_FULL && file != ARENA_FULL;
         }
         if (!ok) {
-            ludus__mutex_unlock(&reg_lock);
+            ludus__mutex_unlock(&S.lock);
             ludus__lib_leave();
             count_refusal();
             return 0;
@@ -117,25 +123,25 @@ uint32_t ludus_site_register(const ludus_site_desc *d) {
         s->line = d->line;
         s->flags = LUDUS_SITE_DYNAMIC | LUDUS_SITE_TEXT;
         id = n + 1;
-        __atomic_store_n(&reg_count, n + 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&S.count, n + 1, __ATOMIC_RELEASE);
         uint32_t i = h & (REG_SLOTS - 1);
-        while (reg_slot[i]) i = (i + 1) & (REG_SLOTS - 1);
-        reg_key[i] = h;
-        __atomic_store_n(&reg_slot[i], id, __ATOMIC_RELEASE);
+        while (S.slot[i]) i = (i + 1) & (REG_SLOTS - 1);
+        S.key[i] = h;
+        __atomic_store_n(&S.slot[i], id, __ATOMIC_RELEASE);
     }
-    ludus__mutex_unlock(&reg_lock);
+    ludus__mutex_unlock(&S.lock);
     ludus__lib_leave();
     return id;
 }
 
 void ludus__sites_fork_lock(void) {
-    ludus__mutex_lock(&reg_lock);
+    ludus__mutex_lock(&S.lock);
 }
 void ludus__sites_fork_unlock(void) {
-    ludus__mutex_unlock(&reg_lock);
+    ludus__mutex_unlock(&S.lock);
 }
 void ludus__sites_fork_reset(void) {
-    ludus__mutex_init(&reg_lock);
+    ludus__mutex_init(&S.lock);
 }
 
 uint32_t ludus_site_intern(const char *name) {
@@ -144,7 +150,7 @@ uint32_t ludus_site_intern(const char *name) {
 }
 
 const ludus_site *ludus__site_by_id(uint32_t id) {
-    if (id == 0 || id > __atomic_load_n(&reg_count, __ATOMIC_ACQUIRE)) return NULL;
+    if (id == 0 || id > __atomic_load_n(&S.count, __ATOMIC_ACQUIRE)) return NULL;
     return reg_site(id - 1);
 }
 

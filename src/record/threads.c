@@ -11,8 +11,9 @@
 #include "../platform/process.h"
 #include "record.h"
 
-ludus__registry ludus__reg = {.lock = LUDUS__MUTEX_INIT, .next_serial = 1};
-void (*ludus__thread_setup_hook)(void);
+/* The registry's state; apart: the thread's own records, read by the inline
+ * code of profiling.h (ludus__hot) and by emit.c (ludus__cold). */
+ludus__registry ludus__reg = {.lock = LUDUS__MUTEX_INIT, .next_serial = 1, .fork_once = LUDUS__ONCE_INIT};
 __thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
 __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec"))) = {.record = -1};
 
@@ -21,12 +22,12 @@ __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec")
  * LUDUS_PROFILE_LEVEL 0, or LUDUS_NO_LAUNCH) and nothing passed -u for it.
  * The recorder never references the launch code; the launch code's
  * constructor runs first (its priority) and says it is there, so this one
- * knows, and the program says so rather than run untraced without a word. */
-int ludus__launch_ran;
+ * knows, and the program says so rather than run untraced without a word
+ * (ludus__reg.launch_ran). */
 #if !defined(LUDUS_IMPLEMENTATION) /* the single file always holds the launch code */
 __attribute__((constructor)) static void launch_probe(void) {
     const char *path = getenv("LUDUS_TRACE");
-    if (!path || !*path || ludus__launch_ran) return;
+    if (!path || !*path || ludus__reg.launch_ran) return;
     fprintf(stderr,
             "ludus: LUDUS_TRACE=%s is set, but this program was linked without the library's launch-to-exit code "
             "(every file compiled at LUDUS_PROFILE_LEVEL 0 or with LUDUS_NO_LAUNCH, and no -u ludus__launch_link): "
@@ -70,7 +71,6 @@ static void fork_child(void) {
     ludus__lib_leave();
 }
 
-static ludus__once fork_once = LUDUS__ONCE_INIT;
 static void fork_install(void) {
     ludus__on_fork(fork_prepare, fork_parent, fork_child);
 }
@@ -78,7 +78,7 @@ static void fork_install(void) {
 int ludus__register_self(const char *name) {
     ludus__thread_cold *c = &ludus__cold;
     if (c->dead) return ludus__fail(LUDUS_EINVAL, "the thread is exiting");
-    ludus__once_run(&fork_once, fork_install);
+    ludus__once_run(&ludus__reg.fork_once, fork_install);
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     if (c->record >= 0) { /* already registered: rename */
@@ -114,7 +114,7 @@ int ludus__register_self(const char *name) {
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__on_thread_exit(LUDUS__EXIT_RECORDER, thread_exit_hook, r);
     ludus__lib_leave();
-    void (*setup)(void) = __atomic_load_n(&ludus__thread_setup_hook, __ATOMIC_ACQUIRE);
+    void (*setup)(void) = __atomic_load_n(&ludus__reg.setup_hook, __ATOMIC_ACQUIRE);
     if (setup) setup();
     return 0;
 }

@@ -195,25 +195,27 @@ void ludus__rec_async_end(uint32_t track, uint64_t id) {
 
 /* The fiber this thread runs, as recorded (NULL: its own work), and the
  * capture that recorded its enter. */
-static __thread const ludus_site *current_fiber;
-static __thread uint32_t current_gen;
+static __thread struct {
+    const ludus_site *fiber;
+    uint32_t gen;
+} T;
 
 static uint32_t armed_gen(void) {
     return ludus__armed_gen(ludus__load_armed());
 }
 
 void ludus__rec_fiber_enter(const char *name) {
-    if (current_fiber) ludus__rec_fiber_leave();
+    if (T.fiber) ludus__rec_fiber_leave();
     if (LUDUS__LIKELY(ludus__load_armed() == 0) || !name || !*name) return;
     const ludus_site *s = ludus__emit_fiber_enter(name);
     if (s) {
-        current_fiber = s;
-        current_gen = armed_gen();
+        T.fiber = s;
+        T.gen = armed_gen();
     }
 }
 
 void ludus__rec_fiber_leave(void) {
-    const ludus_site *s = current_fiber;
-    current_fiber = NULL;
-    if (s && current_gen == armed_gen()) ludus__emit_fiber_leave(s); /* its site is that capture's */
+    const ludus_site *s = T.fiber;
+    T.fiber = NULL;
+    if (s && T.gen == armed_gen()) ludus__emit_fiber_leave(s); /* its site is that capture's */
 }

@@ -55,7 +55,7 @@ struct ludus__pool_file {
     uint64_t done_off;           /* pieces before it are complete and scanned */
     int pid;                     /* the process that created the file (a child after fork never removes it) */
     ludus__file_id id;           /* the file created (another put at its path since is not removed) */
-    ludus__pool_file *next_open; /* the files open, removed at exit (open_lock) */
+    ludus__pool_file *next_open; /* the files open, removed at exit (S.open_lock) */
 };
 
 #ifdef EDQUOT
@@ -70,15 +70,18 @@ struct ludus__pool_file {
  * the library or the program holds it) has nothing left to recover once
  * the process is gone normally: its file is removed then, as a released
  * capture's is. A process that dies (a signal, kill -9, _exit) keeps it. */
-static ludus__mutex open_lock = LUDUS__MUTEX_INIT;
-static ludus__pool_file *open_files;
-static ludus__once exit_once = LUDUS__ONCE_INIT;
+static struct {
+    ludus__mutex open_lock;
+    ludus__pool_file *open_files;
+    ludus__once exit_once;
+    char journal_text[4][4097]; /* the journal thread's only (one pool file at a time) */
+} S = {.open_lock = LUDUS__MUTEX_INIT, .exit_once = LUDUS__ONCE_INIT};
 
 static void remove_at_exit(void) {
-    ludus__mutex_lock(&open_lock);
-    for (ludus__pool_file *f = open_files; f; f = f->next_open)
+    ludus__mutex_lock(&S.open_lock);
+    for (ludus__pool_file *f = S.open_files; f; f = f->next_open)
         if (f->pid == ludus__os_pid()) ludus__file_remove_created(f->path, &f->id);
-    ludus__mutex_unlock(&open_lock);
+    ludus__mutex_unlock(&S.open_lock);
 }
 
 static void install_exit(void) {
@@ -86,27 +89,27 @@ static void install_exit(void) {
 }
 
 static void open_list_add(ludus__pool_file *f) {
-    ludus__once_run(&exit_once, install_exit);
-    ludus__mutex_lock(&open_lock);
-    f->next_open = open_files;
-    open_files = f;
-    ludus__mutex_unlock(&open_lock);
+    ludus__once_run(&S.exit_once, install_exit);
+    ludus__mutex_lock(&S.open_lock);
+    f->next_open = S.open_files;
+    S.open_files = f;
+    ludus__mutex_unlock(&S.open_lock);
 }
 
 static void open_list_remove(ludus__pool_file *f) {
-    ludus__mutex_lock(&open_lock);
-    for (ludus__pool_file **p = &open_files; *p; p = &(*p)->next_open)
+    ludus__mutex_lock(&S.open_lock);
+    for (ludus__pool_file **p = &S.open_files; *p; p = &(*p)->next_open)
         if (*p == f) {
             *p = f->next_open;
             break;
         }
-    ludus__mutex_unlock(&open_lock);
+    ludus__mutex_unlock(&S.open_lock);
 }
 
 /* After fork: the lock may have been held by another thread of the
  * parent. The list stays (its files are the parent's: pid tells). */
 void ludus__pool_files_after_fork(void) {
-    ludus__mutex_init(&open_lock);
+    ludus__mutex_init(&S.open_lock);
 }
 
 int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_file **out, void **pool) {
@@ -259,9 +262,8 @@ static long read_string(const char *p, char *out, size_t cap) {
 }
 
 static void journal_site(ludus__pool_file *f, uintptr_t key) {
-    static char text[4][4097]; /* the journal thread's only (one pool file at a time) */
     uint32_t len[4] = {0, 0, 0, 0};
-    const char *s[4] = {text[0], text[1], text[2], text[3]};
+    const char *s[4] = {S.journal_text[0], S.journal_text[1], S.journal_text[2], S.journal_text[3]};
     struct {
         uint64_t key;
         uint32_t line, flags, len[4];
@@ -269,7 +271,7 @@ static void journal_site(ludus__pool_file *f, uintptr_t key) {
     memset(&a, 0, sizeof a);
     a.key = key;
     if (key & 1) { /* a flow's name */
-        long n = read_string(LUDUS__FLOW_NAME_PTR(key), text[0], sizeof text[0]);
+        long n = read_string(LUDUS__FLOW_NAME_PTR(key), S.journal_text[0], sizeof S.journal_text[0]);
         if (n < 0) return;
         len[0] = (uint32_t)n;
         a.flags = LUDUS__PF_SITE_FLOW;
@@ -278,7 +280,7 @@ static void journal_site(ludus__pool_file *f, uintptr_t key) {
         if (ludus__memory_read_checked((const void *)key, &site, sizeof site) != 0) return;
         const char *from[4] = {site.name, site.function, site.file, site.category};
         for (int i = 0; i < 4; i++) {
-            long n = from[i] ? read_string(from[i], text[i], sizeof text[i]) : 0;
+            long n = from[i] ? read_string(from[i], S.journal_text[i], sizeof S.journal_text[i]) : 0;
             if (n < 0) return; /* not a site after all */
             len[i] = (uint32_t)n;
         }
@@ -286,7 +288,7 @@ static void journal_site(ludus__pool_file *f, uintptr_t key) {
         a.flags = (site.category ? LUDUS__PF_SITE_HAS_CATEGORY : 0u) |
                   ((site.flags & LUDUS_SITE_TEXT) || !site.name ? LUDUS__PF_SITE_TEXT : 0u);
         if (!site.name) { /* LUDUS_PROFILE_FUNCTION: the function's name, as written */
-            memcpy(text[0], text[1], len[1]);
+            memcpy(S.journal_text[0], S.journal_text[1], len[1]);
             len[0] = len[1];
         }
     }

@@ -17,52 +17,63 @@
 #include "pool_file.h"
 #include "../base/text.h"
 
+/* Apart: the recorder (src/record/, emit.c's hot functions among them)
+ * reads it by its name (capture_internal.h); the end clears it in parts. */
 ludus__session ludus__sess;
 
 /* Larger than any address space a pool could be reserved in (x86-64 user
  * space is 2^47): a request beyond it is an overflow, not an allocation. */
 #define MAX_POOL_BYTES ((uint64_t)1 << 46)
 
-static int active;       /* atomic: a capture is armed (written by the coordinator thread) */
-static int rolling_owns; /* atomic: a rolling capture (rolling.c) switches the captures */
+/* Where begin and end are (S.phase, written by the thread running them),
+ * for the copy of a crashed process in which that thread is not: while
+ * ENDING the session is whole and the end can be run again from the start
+ * (publishing a thread twice publishes it the same); once ENDED, S.ending
+ * holds all of it and is the capture the crash ends. */
+enum { PH_IDLE, PH_ENDING, PH_ENDED };
+
+/* The coordinator's state: everything begin, end and the fork handlers
+ * keep between calls. */
+static struct {
+    int active;       /* atomic: a capture is armed (written by the coordinator thread) */
+    int rolling_owns; /* atomic: a rolling capture (rolling.c) switches the captures */
+    uint32_t gen_counter;
+    ludus_capture *last; /* the library's reference to the last ended capture */
+    int crashed;         /* the child writing a crash (crash.c): no other thread runs here */
+    ludus__prefault *prefault;
+    size_t faulted; /* bytes of the pool in already when the capture began */
+    /* The ended capture that still has threads to publish (ludus__late), or
+     * NULL. At most one: a capture begins only after its predecessor's are
+     * published. The session keeps its pool description until then, since a
+     * late thread may still take a piece. */
+    ludus_capture *late_cap;
+    int pool_mapped;             /* 1: pages, 2: a pool file, 0: the allocator's */
+    ludus__pool_file *pool_file; /* desc.pool_file: the running capture's */
+    uint32_t refused0;           /* the counters' refusals when the capture began */
+    uint64_t lost0;
+    int phase; /* atomic: PH_* */
+    ludus_capture *ending;
+    /* A rolling window's dropped segment, offered for its pool (its pages
+     * are in: a segment switch then costs no page touching), or NULL. */
+    ludus_capture *spare;
+} S;
 
 void ludus__session_rolling(int on) {
-    __atomic_store_n(&rolling_owns, on, __ATOMIC_RELEASE);
+    __atomic_store_n(&S.rolling_owns, on, __ATOMIC_RELEASE);
 }
 
 int ludus__rolling_owns_session(void) {
-    return __atomic_load_n(&rolling_owns, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&S.rolling_owns, __ATOMIC_ACQUIRE);
 }
-static uint32_t gen_counter;
 
 /* The generation the next capture gets: 1 .. 2^30-1, never 0 (begin_arm,
  * and the next segment of a rolling capture, named before it is armed). */
 static uint32_t next_gen(void) {
-    return gen_counter % 0x3fffffffu + 1;
+    return S.gen_counter % 0x3fffffffu + 1;
 }
-static ludus_capture *last; /* the library's reference to the last ended capture */
-static int crashed;         /* the child writing a crash (crash.c): no other thread runs here */
-static ludus__prefault *sess_prefault;
-static size_t sess_faulted; /* bytes of the pool in already when the capture began */
-/* The ended capture that still has threads to publish (ludus__late), or
- * NULL. At most one: a capture begins only after its predecessor's are
- * published. The session keeps its pool description until then, since a
- * late thread may still take a piece. */
-static ludus_capture *late_cap;
 static void resolve_late(ludus_capture *c);
-static int sess_pool_mapped;             /* 1: pages, 2: a pool file, 0: the allocator's */
-static ludus__pool_file *sess_pool_file; /* desc.pool_file: the running capture's */
-static uint32_t sess_refused0;           /* the counters' refusals when the capture began */
-static uint64_t sess_lost0;
 
-/* Where begin and end are (written by the thread running them), for the
- * copy of a crashed process in which that thread is not: while ENDING the
- * session is whole and the end can be run again from the start (publishing
- * a thread twice publishes it the same); once ENDED, `ending` holds all of
- * it and is the capture the crash ends. */
-enum { PH_IDLE, PH_ENDING, PH_ENDED };
-static int phase;
-static ludus_capture *ending;
+/* A test hook (tests/unit/test_crash.c): stops begin and end at each step. */
 void (*ludus__session_step)(int step);
 
 static void step(int k) {
@@ -92,19 +103,19 @@ void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_des
 }
 
 int ludus_capture_active(void) {
-    return __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&S.active, __ATOMIC_ACQUIRE);
 }
 
 ludus_capture *ludus__last_capture(void) {
-    return last;
+    return S.last;
 }
 
 int ludus_capture_last(ludus_capture **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
-    if (!last) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
-    ludus_capture_retain(last);
-    *out = last;
+    if (!S.last) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
+    ludus_capture_retain(S.last);
+    *out = S.last;
     return 0;
 }
 
@@ -140,23 +151,19 @@ static void *steal_pool_of(ludus_capture *c, uint64_t bytes, const ludus_allocat
     return mem;
 }
 
-/* A rolling window's dropped segment, offered for its pool (its pages are
- * in: a segment switch then costs no page touching), or NULL. */
-static ludus_capture *spare;
-
 void ludus__session_offer_pool(ludus_capture *c) {
-    ludus_capture *old = spare;
-    spare = c;
+    ludus_capture *old = S.spare;
+    S.spare = c;
     ludus_capture_release(old);
 }
 
 static void *steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, ludus__prefault **pf, size_t *faulted) {
-    void *mem = steal_pool_of(spare, bytes, al, mapped, pf, faulted);
+    void *mem = steal_pool_of(S.spare, bytes, al, mapped, pf, faulted);
     if (mem) {
         ludus__session_offer_pool(NULL);
         return mem;
     }
-    return steal_pool_of(last, bytes, al, mapped, pf, faulted);
+    return steal_pool_of(S.last, bytes, al, mapped, pf, faulted);
 }
 
 static void pool_free(void *mem, uint64_t bytes, int mapped, const ludus_allocator *al, ludus__pool_file *pf) {
@@ -275,7 +282,7 @@ static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
 /* Arms the capture begin_prepare reserved for (it owns what p holds);
  * returns when it was armed (CLOCK_MONOTONIC ns). */
 static int64_t begin_arm(ludus__begin_prep *p) {
-    if (late_cap) resolve_late(late_cap); /* before any thread can attach again */
+    if (S.late_cap) resolve_late(S.late_cap); /* before any thread can attach again */
     ludus_capture_desc d = p->d;
     uint64_t bytes = p->bytes;
     void *mem = p->mem;
@@ -298,15 +305,15 @@ static int64_t begin_arm(ludus__begin_prep *p) {
     s->pool.begin_limit = bytes > reserve ? bytes - reserve : 0;
     s->pool.chunk_bytes = d.chunk_bytes;
     s->pool.next = 0;
-    sess_faulted = p->faulted;
+    S.faulted = p->faulted;
     s->names = p->names;
     s->pid = p->pid;
     memcpy(s->process_name, p->process_name, sizeof s->process_name);
-    sess_pool_mapped = p->mapped;
-    sess_pool_file = p->pool_file;
+    S.pool_mapped = p->mapped;
+    S.pool_file = p->pool_file;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
-    sess_refused0 = ludus__live_refused();
-    sess_lost0 = ludus__live_lost_adds();
+    S.refused0 = ludus__live_refused();
+    S.lost0 = ludus__live_lost_adds();
 
     s->join_membarrier = p->membarrier_ok;
     int slow = !s->join_membarrier || !use_tsc || !LUDUS__INLINE_CLOCK;
@@ -317,13 +324,13 @@ static int64_t begin_arm(ludus__begin_prep *p) {
     s->slow = slow;
     s->clock_tsc = use_tsc;
     ludus__clock_is_tsc = use_tsc;
-    gen_counter = next_gen();
-    s->gen = gen_counter;
+    S.gen_counter = next_gen();
+    s->gen = S.gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
     /* GPU samples handed over from now on are this capture's */
     ludus__gpu_capture_begin(s->begin_point.ns, (s->desc.record & LUDUS_RECORD_GPU) != 0);
-    __atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&S.active, 1, __ATOMIC_RELEASE);
     if (s->desc.record & LUDUS_RECORD_CPU) /* a GPU-only capture leaves the recorder disarmed */
         __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
     int64_t armed_at = ludus__mono_ns();
@@ -333,16 +340,16 @@ static int64_t begin_arm(ludus__begin_prep *p) {
     /* The library's reference to the previous capture goes now (a caller
      * that took one keeps it): after arming, so that a crash during a
      * rolling window's switch finds the segment just ended. */
-    if (last) {
-        ludus_capture *old = last;
-        last = NULL;
+    if (S.last) {
+        ludus_capture *old = S.last;
+        S.last = NULL;
         ludus_capture_release(old);
     }
     /* Faults the pool in ahead of the producers; started once armed, so a
      * rolling capture's switch does not wait for a thread to start. */
-    sess_prefault = ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next);
-    if (sess_pool_file)
-        ludus__pool_file_start(sess_pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
+    S.prefault = ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next);
+    if (S.pool_file)
+        ludus__pool_file_start(S.pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
     return armed_at;
 }
 
@@ -357,17 +364,17 @@ int ludus_capture_begin(const ludus_capture_desc *desc) {
     const char *elsewhere = ludus__backend_no_capture();
     if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
     /* the rolling window first: while it runs, its switch thread sets active */
-    if (ludus__rolling_owns_session() || __atomic_load_n(&active, __ATOMIC_ACQUIRE))
+    if (ludus__rolling_owns_session() || __atomic_load_n(&S.active, __ATOMIC_ACQUIRE))
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
-    if (late_cap) resolve_late(late_cap); /* before any thread can attach again */
+    if (S.late_cap) resolve_late(S.late_cap); /* before any thread can attach again */
     /* A pool file is never replaced: when the last capture (held by the
      * library only) still has the file of this path, it goes first. */
-    if (desc && desc->pool_file && last && __atomic_load_n(&last->refs, __ATOMIC_ACQUIRE) == 1 &&
-        ludus__pool_file_path(last->pool_file) &&
-        strcmp(ludus__pool_file_path(last->pool_file), desc->pool_file) == 0) {
-        ludus_capture *old = last;
-        last = NULL;
+    if (desc && desc->pool_file && S.last && __atomic_load_n(&S.last->refs, __ATOMIC_ACQUIRE) == 1 &&
+        ludus__pool_file_path(S.last->pool_file) &&
+        strcmp(ludus__pool_file_path(S.last->pool_file), desc->pool_file) == 0) {
+        ludus_capture *old = S.last;
+        S.last = NULL;
         ludus_capture_release(old);
     }
     ludus__begin_prep p;
@@ -386,7 +393,7 @@ int ludus_capture_begin(const ludus_capture_desc *desc) {
  * beyond the cursor published for it. */
 static uintptr_t join_thread(const ludus__thread_record *r, int *late) {
     *late = 0;
-    if (crashed) /* nothing moves: published as it stopped (its event in flight lost and counted) */
+    if (S.crashed) /* nothing moves: published as it stopped (its event in flight lost and counted) */
         return __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE);
     for (unsigned spins = 0;; spins++) {
         uintptr_t cur = __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE);
@@ -418,11 +425,11 @@ static void convert_thread(ludus_capture *c, ludus__cap_thread *th, const ludus_
  * capture switches segments the next generation with LUDUS__ARMED_PAUSE
  * (events then are dropped and counted for that generation). */
 static int end_capture(uint32_t disarmed) {
-    if (!active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
+    if (!S.active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
     ludus__session *s = &ludus__sess;
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
-    __atomic_store_n(&phase, PH_ENDING, __ATOMIC_RELEASE);
+    __atomic_store_n(&S.phase, PH_ENDING, __ATOMIC_RELEASE);
     uint32_t gen = s->gen;
     uint32_t high = ludus__reg.high;
     __atomic_store_n(&ludus__armed, disarmed, __ATOMIC_SEQ_CST);
@@ -468,8 +475,8 @@ static int end_capture(uint32_t disarmed) {
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     ludus__calib_point end_point = ludus__calibrate_point();
-    ludus__prefault_request_stop(sess_prefault); /* no more events: stop faulting pages in */
-    ludus__pool_file_stop(sess_pool_file, 1);    /* the capture object holds it all now */
+    ludus__prefault_request_stop(S.prefault); /* no more events: stop faulting pages in */
+    ludus__pool_file_stop(S.pool_file, 1);    /* the capture object holds it all now */
 
     ludus_capture *c = fin && strag && late ? ludus__capture_new(&ludus__memory_source) : NULL;
     ludus__cap_thread *threads = c ? ludus__calloc(n ? n : 1, sizeof *threads) : NULL;
@@ -488,19 +495,19 @@ static int end_capture(uint32_t disarmed) {
         c->categories = s->categories;
         c->pool_mem = s->pool_mem;
         c->pool_bytes = s->pool.bytes;
-        c->pool_mapped = sess_pool_mapped;
-        c->pool_file = sess_pool_file;
+        c->pool_mapped = S.pool_mapped;
+        c->pool_file = S.pool_file;
         c->allocator = s->desc.allocator;
-        c->prefault = sess_prefault;
-        c->prefault_done = sess_faulted;
+        c->prefault = S.prefault;
+        c->prefault_done = S.faulted;
         c->names = s->names;
         uint64_t used = __atomic_load_n(&s->pool.next, __ATOMIC_RELAXED);
         c->bytes_used = used < s->pool.bytes ? used : s->pool.bytes;
         ludus__mem_cov_take(c, (int64_t)s->pool.bytes); /* without memory: no manifest */
         c->unregistered_drops = unregistered + s->retired_oom_events;
         c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
-        c->counters_refused = ludus__live_refused() - sess_refused0;
-        c->counter_adds_lost = ludus__live_lost_adds() - sess_lost0;
+        c->counters_refused = ludus__live_refused() - S.refused0;
+        c->counter_adds_lost = ludus__live_lost_adds() - S.lost0;
         c->stragglers = strag;
         c->nstragglers = nstrag;
         strag = NULL;
@@ -516,15 +523,15 @@ static int end_capture(uint32_t disarmed) {
     ludus__gpu_capture_end(c); /* the GPU samples handed over while it ran (none kept without c) */
     if (c) {                   /* c holds the session's parts now: from here a crash's copy takes c as it is */
         if (!oom) {
-            ending = c;
-            __atomic_store_n(&phase, PH_ENDED, __ATOMIC_RELEASE);
+            S.ending = c;
+            __atomic_store_n(&S.phase, PH_ENDED, __ATOMIC_RELEASE);
             step(LUDUS__STEP_ENDED);
         }
         s->categories = NULL;
         s->pool_mem = NULL;
         if (!nlate) s->names = NULL; /* else late threads may still intern: cleared when they are published */
-        sess_pool_file = NULL;
-        sess_prefault = NULL;
+        S.pool_file = NULL;
+        S.prefault = NULL;
     }
     if (!c && late) { /* no capture to publish them into: wait for them now */
         ludus__mutex_lock(&ludus__reg.lock);
@@ -539,10 +546,10 @@ static int end_capture(uint32_t disarmed) {
         nlate = 0;
     }
     if (!c) { /* nothing can describe the capture: give its memory back */
-        ludus__prefault_stop(sess_prefault);
-        sess_prefault = NULL;
-        pool_free(s->pool_mem, s->pool.bytes, sess_pool_mapped, &s->desc.allocator, sess_pool_file);
-        sess_pool_file = NULL;
+        ludus__prefault_stop(S.prefault);
+        S.prefault = NULL;
+        pool_free(s->pool_mem, s->pool.bytes, S.pool_mapped, &s->desc.allocator, S.pool_file);
+        S.pool_file = NULL;
         ludus__names_destroy(s->names);
         ludus__free(s->categories);
     }
@@ -552,31 +559,31 @@ static int end_capture(uint32_t disarmed) {
     ludus__free(s->retired);
     if (c && nlate) { /* late threads may still take pieces and intern names */
         memset(s, 0, LUDUS__SESSION_PRODUCERS);
-        late_cap = c;
+        S.late_cap = c;
     } else {
         memset(s, 0, sizeof *s);
     }
-    __atomic_store_n(&active, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&S.active, 0, __ATOMIC_RELEASE);
     if (oom) {
-        __atomic_store_n(&phase, PH_IDLE, __ATOMIC_RELEASE);
+        __atomic_store_n(&S.phase, PH_IDLE, __ATOMIC_RELEASE);
         ludus_capture_release(c);
         return ludus__fail(LUDUS_ENOMEM, "out of memory while publishing the capture");
     }
     step(LUDUS__STEP_INACTIVE);
-    last = c;
-    __atomic_store_n(&phase, PH_IDLE, __ATOMIC_RELEASE);
-    ending = NULL;
+    S.last = c;
+    __atomic_store_n(&S.phase, PH_IDLE, __ATOMIC_RELEASE);
+    S.ending = NULL;
     return 0;
 }
 
 int ludus__session_crash_end(ludus_capture **out) {
     *out = NULL;
-    if (__atomic_load_n(&phase, __ATOMIC_ACQUIRE) == PH_ENDED && ending) {
-        ludus_capture_retain(ending);
-        *out = ending;
+    if (__atomic_load_n(&S.phase, __ATOMIC_ACQUIRE) == PH_ENDED && S.ending) {
+        ludus_capture_retain(S.ending);
+        *out = S.ending;
         return 0;
     }
-    if (!__atomic_load_n(&active, __ATOMIC_ACQUIRE)) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
+    if (!__atomic_load_n(&S.active, __ATOMIC_ACQUIRE)) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
     int rc = end_capture(0);
     return rc ? rc : ludus_capture_last(out);
 }
@@ -586,9 +593,9 @@ int ludus_capture_end(ludus_capture **out) {
     if (ludus__rolling_owns_session())
         return ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
     int rc = end_capture(0);
-    if (rc == 0 && out && last) {
-        ludus_capture_retain(last);
-        *out = last;
+    if (rc == 0 && out && S.last) {
+        ludus_capture_retain(S.last);
+        *out = S.last;
     }
     return rc;
 }
@@ -624,7 +631,7 @@ static void sweep_pause_drops(ludus_capture *ended, uint32_t pause_gen) {
 int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended, int64_t *pause_ns) {
     *ended = NULL;
     *pause_ns = 0;
-    if (!active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
+    if (!S.active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
     ludus__begin_prep p;
     int rc = begin_prepare(desc, &p);
     if (rc) return rc;
@@ -636,7 +643,7 @@ int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended,
         __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
         return rc;
     }
-    ludus_capture *seg = last;
+    ludus_capture *seg = S.last;
     ludus_capture_retain(seg); /* begin_arm drops the library's reference */
     *pause_ns = begin_arm(&p) - paused_at;
     ludus__lib_enter();
@@ -692,10 +699,10 @@ static void clear_producers_part(void) {
 
 static void late_done(ludus_capture *c) {
     c->nlate = 0;
-    if (late_cap != c) return;
-    late_cap = NULL;
+    if (S.late_cap != c) return;
+    S.late_cap = NULL;
     c->interner_drops = __atomic_load_n(&ludus__sess.interner_drops, __ATOMIC_RELAXED); /* late ones too */
-    if (!active) clear_producers_part();
+    if (!S.active) clear_producers_part();
 }
 
 /* Publishes the threads that were inside an out-of-line event when c ended,
@@ -703,7 +710,7 @@ static void late_done(ludus_capture *c) {
  * comes after it (the memory source's settle). */
 static void resolve_late(ludus_capture *c) {
     if (!c->nlate) return;
-    if (crashed) { /* late before the crash: their threads are not in this process */
+    if (S.crashed) { /* late before the crash: their threads are not in this process */
         late_done(c);
         return;
     }
@@ -725,7 +732,7 @@ static void resolve_late(ludus_capture *c) {
 }
 
 void ludus__session_thread_leaving(const ludus__thread_record *r) {
-    ludus_capture *c = late_cap;
+    ludus_capture *c = S.late_cap;
     if (!c) return;
     uint32_t index = (uint32_t)(r - ludus__reg.rec);
     for (uint32_t i = 0; i < c->nlate; i++)
@@ -736,7 +743,7 @@ void ludus__session_thread_leaving(const ludus__thread_record *r) {
 void ludus__capture_quiesce(ludus_capture *c) {
     resolve_late(c);
     if (!c->nstragglers) return;
-    if (crashed) { /* their events in flight were counted as lost */
+    if (S.crashed) { /* their events in flight were counted as lost */
         c->nstragglers = 0;
         return;
     }
@@ -778,18 +785,18 @@ const ludus__source_ops ludus__memory_source = {"memory", resolve_late, ludus__b
 /* ---- fork ---- */
 
 void ludus__session_crashed(void) {
-    crashed = 1;
+    S.crashed = 1;
     /* Any thread of the crashed process may have held these. */
     ludus__mutex_init(&ludus__reg.lock);
     ludus__sites_fork_reset();
     ludus__names_fork_reset(ludus__sess.names);
     ludus__counters_crash_reset();
     /* The background threads are the crashed process's. */
-    ludus__prefault_after_fork(sess_prefault);
-    if (last) ludus__prefault_after_fork(last->prefault);
-    if (ending && ending->prefault != sess_prefault) ludus__prefault_after_fork(ending->prefault);
-    ludus__pool_file_crashed(sess_pool_file);
-    if (ending) ludus__pool_file_crashed(ending->pool_file);
+    ludus__prefault_after_fork(S.prefault);
+    if (S.last) ludus__prefault_after_fork(S.last->prefault);
+    if (S.ending && S.ending->prefault != S.prefault) ludus__prefault_after_fork(S.ending->prefault);
+    ludus__pool_file_crashed(S.pool_file);
+    if (S.ending) ludus__pool_file_crashed(S.ending->pool_file);
     ludus__gpu_crashed();
 }
 
@@ -798,41 +805,41 @@ void ludus__session_after_fork(void) {
      * the child's (another pid, other threads), so it restarts empty, with a
      * new generation, over the same (copied) pool. */
     ludus__pool_files_after_fork();
-    if (last) { /* its background thread is not in this process */
-        ludus__prefault_after_fork(last->prefault);
-        last->nstragglers = 0;
+    if (S.last) { /* its background thread is not in this process */
+        ludus__prefault_after_fork(S.last->prefault);
+        S.last->nstragglers = 0;
     }
-    if (late_cap) { /* the late threads are not in this process: they keep no events here */
-        late_cap->nlate = 0;
-        late_cap = NULL;
-        if (!active) clear_producers_part();
+    if (S.late_cap) { /* the late threads are not in this process: they keep no events here */
+        S.late_cap->nlate = 0;
+        S.late_cap = NULL;
+        if (!S.active) clear_producers_part();
     }
     ludus__gpu_after_fork(0, 0); /* the parent's GPU samples are not the child's */
-    if (!active) return;
+    if (!S.active) return;
     ludus__session *s = &ludus__sess;
-    if (sess_pool_file) { /* the parent's file: the child records nothing into it, and stops */
+    if (S.pool_file) { /* the parent's file: the child records nothing into it, and stops */
         __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
-        ludus__prefault_after_fork(sess_prefault);
-        ludus__prefault_stop(sess_prefault);
-        sess_prefault = NULL;
+        ludus__prefault_after_fork(S.prefault);
+        ludus__prefault_stop(S.prefault);
+        S.prefault = NULL;
         ludus__names_destroy(s->names);
         ludus__free(s->categories);
         ludus__free(s->retired);
-        ludus__pool_file_forget(sess_pool_file);
-        sess_pool_file = NULL;
+        ludus__pool_file_forget(S.pool_file);
+        S.pool_file = NULL;
         memset(s, 0, sizeof *s);
-        __atomic_store_n(&active, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&S.active, 0, __ATOMIC_RELEASE);
         return;
     }
-    ludus__prefault_after_fork(sess_prefault);
+    ludus__prefault_after_fork(S.prefault);
     s->pid = ludus__os_pid();
     s->nretired = 0;
     s->retired_oom = 0;
     s->retired_oom_events = 0;
     s->interner_drops = 0;
     s->pool.next = 0;
-    gen_counter = next_gen();
-    s->gen = gen_counter;
+    S.gen_counter = next_gen();
+    s->gen = S.gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!s->clock_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
     ludus__gpu_after_fork((s->desc.record & LUDUS_RECORD_GPU) != 0, s->begin_point.ns);
