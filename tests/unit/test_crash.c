@@ -91,7 +91,7 @@ static void victim(const char *path, const char *rolling_dir, int how) {
 }
 
 static pid_t spawn(const char *path, const char *rolling_dir, int how) {
-    pid_t pid = fork();
+    pid_t pid = lt_fork_alone();
     assert_true(pid >= 0);
     if (pid == 0) victim(path, rolling_dir, how);
     return pid;
@@ -187,7 +187,7 @@ static void test_abort_chains(void **state) {
     if (lt_multithreaded_fork_unsupported()) skip();
     char path[96];
     snprintf(path, sizeof path, "/tmp/ludus-test-abort-%d.json", (int)getpid());
-    pid_t pid = fork();
+    pid_t pid = lt_fork_alone();
     assert_true(pid >= 0);
     if (pid == 0) {
         signal(SIGABRT, prior_abort_handler);
@@ -271,7 +271,7 @@ static void test_stack_overflow(void **state) {
     if (lt_multithreaded_fork_unsupported()) skip();
     char path[96];
     snprintf(path, sizeof path, "/tmp/ludus-test-overflow-%d.ludus", (int)getpid());
-    pid_t pid = fork();
+    pid_t pid = lt_fork_alone();
     assert_true(pid >= 0);
     if (pid == 0) {
         alarm(20);
@@ -349,7 +349,7 @@ static void test_handled_fault(void **state) {
         char dir[256], path[300];
         assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "ludus-test-handled"), 0);
         snprintf(path, sizeof path, "%s/crash-%%p.ludus", dir);
-        pid_t pid = fork();
+        pid_t pid = lt_fork_alone();
         assert_true(pid >= 0);
         if (pid == 0) {
             alarm(20);
@@ -432,7 +432,7 @@ static void test_crash_during_begin_end(void **state) {
         char dir[256], path[300];
         assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "ludus-test-midend"), 0);
         snprintf(path, sizeof path, "%s/plain.ludus", dir);
-        pid_t pid = fork();
+        pid_t pid = lt_fork_alone();
         assert_true(pid >= 0);
         if (pid == 0) {
             alarm(20);
@@ -662,7 +662,7 @@ static void test_crash_with_libc_locks_held(void **state) {
         char dir[256], path[300];
         assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "ludus-test-libcheld"), 0);
         snprintf(path, sizeof path, "%s/plain.ludus", dir);
-        pid_t pid = fork();
+        pid_t pid = lt_fork_alone();
         assert_true(pid >= 0);
         if (pid == 0) {
             alarm(20);
@@ -737,7 +737,7 @@ static void test_crash_inside_malloc(void **state) {
     if (lt_multithreaded_fork_unsupported()) skip();
     char path[96];
     snprintf(path, sizeof path, "/tmp/ludus-test-mallocheld-%d.ludus", (int)getpid());
-    pid_t pid = fork();
+    pid_t pid = lt_fork_alone();
     assert_true(pid >= 0);
     if (pid == 0) {
         alarm(20);

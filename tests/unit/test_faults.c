@@ -421,7 +421,7 @@ static void test_recover(void **state) {
     (void)state;
     pool_in in;
     snprintf(in.path, sizeof in.path, "/tmp/ludus-faults-pool-%d", (int)getpid());
-    pid_t pid = fork();
+    pid_t pid = lt_fork_alone();
     assert_true(pid >= 0);
     if (pid == 0) { /* records into a pool file and dies with the capture running */
         ludus_capture_desc d;

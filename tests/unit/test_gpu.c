@@ -422,7 +422,7 @@ static void test_fork(void **state) {
     lt_begin(NULL);
     ludus_gpu_sample parent = {"Parent", 1, 100, 200, 0, lt_now_ns(), 0};
     assert_int_equal(ludus_gpu_submit(gfx, &parent, 1), 0);
-    pid_t pid = fork();
+    pid_t pid = lt_fork_alone();
     assert_true(pid >= 0);
     if (pid == 0) { /* the child: its capture restarted; only what it hands over is its own */
         ludus_gpu_sample child = {"Child", 2, 300, 400, 0, lt_now_ns(), 0};

@@ -79,7 +79,7 @@ static void test_kill9(void **state) {
     *frames_done = 0;
     char pool[96];
     snprintf(pool, sizeof pool, "/tmp/ludus-test-pool-%d", (int)getpid());
-    pid_t pid = fork();
+    pid_t pid = lt_fork_alone();
     assert_true(pid >= 0);
     if (pid == 0) child(pool);
     /* 300 frames and a few journal passes (20 ms each) since, then SIGKILL
@@ -300,7 +300,7 @@ static void test_full_filesystem(void **state) {
     if (lt_multithreaded_fork_unsupported()) skip();
     char dir[256];
     assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "ludus-test-fulldisk"), 0);
-    pid_t pid = fork();
+    pid_t pid = lt_fork_alone();
     assert_true(pid >= 0);
     if (pid == 0) {
         alarm(20);
@@ -355,7 +355,7 @@ static void test_removed_at_every_end(void **state) {
      * made anew, which it reports as held (the plain and ASan trees run it) */
     if (LT_TSAN || lt_multithreaded_fork_unsupported()) return;
     for (int ended = 0; ended < 2; ended++) {
-        pid_t pid = fork();
+        pid_t pid = lt_fork_alone();
         assert_true(pid >= 0);
         if (pid == 0) {
             if (begin_pool(pool) != 0) _exit(90);
@@ -456,7 +456,7 @@ static void test_drops_and_short_threads_kept(void **state) {
     snprintf(pool, sizeof pool, "/tmp/ludus-test-pool-drops-%d", (int)getpid());
     unlink(pool);
     enum { SCOPES = 20000 };
-    pid_t pid = fork();
+    pid_t pid = lt_fork_alone();
     assert_true(pid >= 0);
     if (pid == 0) {
         alarm(20);
@@ -523,7 +523,7 @@ static void make_pool_file(const char *pool) {
     assert_true(shared != MAP_FAILED);
     memset(shared, 0, sizeof *shared);
     unlink(pool);
-    pid_t pid = fork();
+    pid_t pid = lt_fork_alone();
     assert_true(pid >= 0);
     if (pid == 0) {
         alarm(20);
@@ -655,7 +655,7 @@ static void test_kill9_random_moment(void **state) {
         memset(shared, 0, sizeof *shared);
         unlink(pool);
         unsigned delay_us = (unsigned)rand() % 30000; /* 0 .. 30 ms after the capture began */
-        pid_t pid = fork();
+        pid_t pid = lt_fork_alone();
         assert_true(pid >= 0);
         if (pid == 0) {
             alarm(20);

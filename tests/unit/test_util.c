@@ -624,6 +624,29 @@ int lt_multithreaded_fork_unsupported(void) {
     return 1;
 }
 
+#ifndef _WIN32
+static int process_threads(void) {
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+pid_t lt_fork_alone(void) {
+#if defined(__SANITIZE_ADDRESS__)
+    for (int i = 0; i < 5000 && process_threads() > 1; i++) usleep(1000);
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    for (int i = 0; i < 5000 && process_threads() > 1; i++) usleep(1000);
+#endif
+#endif
+    (void)process_threads;
+    return fork();
+}
+#endif
+
 int lt_make_tmpdir(char *out, size_t cap, const char *prefix) {
 #ifdef _WIN32
     char base[MAX_PATH];

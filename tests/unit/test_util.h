@@ -126,6 +126,17 @@ uint64_t lt_gettid(void);
  * current_cpu" in cpu-exec.c, or the plugin vcpu hook). The fork tests skip
  * there; LUDUS_TEST_EMULATOR is set by tests/unit/CMakeLists.txt. */
 int lt_multithreaded_fork_unsupported(void);
+/* fork() for a test whose process should have no other thread by now.
+ * GCC 12's AddressSanitizer allocator is not fork-safe: a child forked while
+ * another thread is inside it (the library's prefault thread, which ends on
+ * its own a step after a capture ends, freeing its thread state) inherits the
+ * allocator's lock held and hangs in the leak check at exit. Under ASan this
+ * first waits (up to 5 s, then forks anyway) until the process has one
+ * thread; elsewhere it is fork(). */
+#ifndef _WIN32
+#include <sys/types.h>
+pid_t lt_fork_alone(void);
+#endif
 
 /* Files for the tests, the same on Linux and Windows (the port's unit
  * suite): a new empty directory in the system's temporary directory (its
