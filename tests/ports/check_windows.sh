@@ -28,8 +28,8 @@ cmake --build "$build" -j "${JOBS:-2}" >>"$log" 2>&1 || { tail -30 "$log"; fail 
 out=$build/out
 rm -rf "$out"
 mkdir -p "$out"
-# ludus-trace.exe finds libludus.dll beside it
-cp "$build/libludus.dll" "$build/tools/ludus-trace/"
+# ludus-trace.exe finds libludus.dll and libludus_analysis.dll beside it
+cp "$build/libludus.dll" "$build/libludus_analysis.dll" "$build/tools/ludus-trace/"
 
 check_json() {
     python3 - "$@" <<'PY' || fail "trace $1"
