@@ -20420,6 +20420,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
 
 typedef struct ludus__sf_top_scopes_open_call {
     int64_t begin, covered_until, child_cov;
+    uint64_t frame; /* on the frame thread: marks passed at its begin */
     uint32_t site;
     int fiber;
 } ludus__sf_top_scopes_open_call;
@@ -20438,42 +20439,27 @@ typedef struct ludus__sf_top_scopes_top_pass {
     const ludus__captured *c;
     ludus__sf_top_scopes_site_acc *acc;
     lane lanes[LUDUS__MAX_LANES];
-    /* the window: frame-thread marks first..last+1 (1-based) */
+    /* the window: frames first..last, between marks first and last + 1
+     * (counted from 1) of the frame thread */
     uint64_t first, last;
-    int64_t w0, w1, last0; /* window begin and end, the last frame's begin */
+    int64_t w0, w1, last0; /* window begin and end, the last frame's begin (read on the frame thread) */
+    uint64_t marks_seen;
+    int frame_thread; /* the thread being read is the frame thread */
     uint64_t incomplete;
 } ludus__sf_top_scopes_top_pass;
 
-/* The last want + 1 marks of thread ft, oldest first, into m (capacity
- * want + 1); *nmarks: all its marks. */
-static int ludus__sf_top_scopes_last_marks(const ludus__captured *c, uint32_t ft, int64_t *m, uint32_t want, uint64_t *nmarks) {
-    ludus__nev_iter it;
-    const ludus__nev *e;
-    uint64_t n = 0;
-    int rc = ludus__nev_init(&it, c, ft);
-    if (rc == 0) {
-        while ((e = ludus__nev_get(&it)) != NULL)
-            if (e->kind == LUDUS_NEV_FRAME) m[n++ % (want + 1u)] = e->ts_ns;
-        rc = ludus__nev_error(&it);
-    }
-    ludus__nev_free(&it);
-    if (rc) return rc;
-    /* rotate the ring so that m[0] is the oldest kept */
-    uint64_t kept = n < want + 1u ? n : want + 1u;
-    if (n > kept) {
-        int64_t *tmp = ludus__malloc(kept * sizeof *tmp);
-        if (!tmp) return LUDUS_ENOMEM;
-        for (uint64_t k = 0; k < kept; k++) tmp[k] = m[(n - kept + k) % (want + 1u)];
-        memcpy(m, tmp, kept * sizeof *tmp);
-        ludus__free(tmp);
-    }
-    *nmarks = n;
-    return 0;
-}
-
 /* Adds one ended call of the window (its begin in it) to its site. */
 static void ludus__sf_top_scopes_count_call(ludus__sf_top_scopes_top_pass *p, const ludus__sf_top_scopes_open_call *o, int64_t end, uint16_t flags) {
-    if (o->begin < p->w0 || o->begin >= p->w1) return;
+    /* its frame: on the frame thread the stream's order with the marks
+     * decides, elsewhere the marks' times (as the analysis does) */
+    int in_last;
+    if (p->frame_thread) {
+        if (o->frame < p->first || o->frame > p->last) return;
+        in_last = o->frame == p->last;
+    } else {
+        if (o->begin < p->w0 || o->begin >= p->w1) return;
+        in_last = o->begin >= p->last0;
+    }
     if (flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) {
         p->incomplete++;
         return;
@@ -20484,7 +20470,7 @@ static void ludus__sf_top_scopes_count_call(ludus__sf_top_scopes_top_pass *p, co
     ludus__sf_top_scopes_site_acc *a = &p->acc[o->site];
     a->excl += excl;
     a->calls++;
-    if (o->begin >= p->last0) {
+    if (in_last) {
         a->last_excl += excl;
         a->last_calls++;
     }
@@ -20501,7 +20487,13 @@ static int ludus__sf_top_scopes_run_thread(ludus__sf_top_scopes_top_pass *p, uin
     }
     while ((e = ludus__nev_get(&it)) != NULL) {
         lane *L = &p->lanes[e->lane < LUDUS__MAX_LANES ? e->lane : LUDUS__MAX_LANES - 1];
-        if (e->kind == LUDUS_NEV_BEGIN) {
+        if (e->kind == LUDUS_NEV_FRAME) {
+            if (!p->frame_thread) continue;
+            uint64_t m = ++p->marks_seen;
+            if (m == p->first) p->w0 = e->ts_ns;
+            if (m == p->last) p->last0 = e->ts_ns;
+            if (m == p->last + 1) p->w1 = e->ts_ns;
+        } else if (e->kind == LUDUS_NEV_BEGIN) {
             if (L->depth == L->cap) {
                 uint32_t cap = L->cap ? L->cap * 2 : 64;
                 ludus__sf_top_scopes_open_call *n = ludus__realloc(L->e, cap * sizeof *n);
@@ -20515,6 +20507,7 @@ static int ludus__sf_top_scopes_run_thread(ludus__sf_top_scopes_top_pass *p, uin
             ludus__sf_top_scopes_open_call *o = &L->e[L->depth++];
             o->begin = o->covered_until = e->ts_ns;
             o->child_cov = 0;
+            o->frame = p->marks_seen;
             o->site = e->site;
             o->fiber = (e->flags & LUDUS_NEV_FIBER) != 0; /* its work is on the fiber's track */
         } else if (e->kind == LUDUS_NEV_END) {
@@ -20562,31 +20555,29 @@ int ludus_overlay_top_scopes(ludus_capture *c, const ludus_overlay_desc *desc, l
     if (best < 2)
         return ludus__fail(LUDUS_ENODATA,
                            "the capture holds no complete frame (two LUDUS_PROFILE_FRAME on one thread)");
-    if (want > best - 1) want = (uint32_t)(best - 1 > UINT32_MAX - 1 ? UINT32_MAX - 1 : best - 1);
-    int64_t *marks = ludus__malloc(((size_t)want + 1) * sizeof *marks);
+    /* the prepared counts are the stream's own: the window is known before reading it */
+    uint32_t frames = best - 1 < want ? (uint32_t)(best - 1) : want;
     ludus__sf_top_scopes_top_pass p;
     memset(&p, 0, sizeof p);
     p.c = c;
+    p.last = best - 1;
+    p.first = best - frames;
     p.acc = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *p.acc);
     ludus__sf_top_scopes_ranked *rk = ludus__malloc((c->nsites ? c->nsites : 1) * sizeof *rk);
-    uint64_t nmarks = 0;
-    if (!marks || !p.acc || !rk) {
+    if (!p.acc || !rk) {
         rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
         goto done;
     }
-    if ((rc = ludus__sf_top_scopes_last_marks(c, ft, marks, want, &nmarks)) != 0) goto done;
-    if (nmarks < 2) { /* the counts said otherwise: a damaged file */
-        rc = ludus__fail(LUDUS_ENODATA, "the capture holds no complete frame");
+    p.frame_thread = 1; /* first: the others' calls are placed by its marks' times */
+    if ((rc = ludus__sf_top_scopes_run_thread(&p, ft)) != 0) goto done;
+    if (p.marks_seen != best) {
+        rc = ludus__fail(LUDUS_EFORMAT, "the frame thread's marks: %llu counted, %llu read", (unsigned long long)best,
+                         (unsigned long long)p.marks_seen);
         goto done;
     }
-    uint32_t kept = (uint32_t)(nmarks < (uint64_t)want + 1 ? nmarks : (uint64_t)want + 1);
-    uint32_t frames = kept - 1;
-    p.last = nmarks - 1;
-    p.first = p.last - (frames - 1);
-    p.w0 = marks[0];
-    p.w1 = marks[kept - 1];
-    p.last0 = marks[kept - 2];
-    for (uint32_t t = 0; t < c->nthreads && rc == 0; t++) rc = ludus__sf_top_scopes_run_thread(&p, t);
+    p.frame_thread = 0;
+    for (uint32_t t = 0; t < c->nthreads && rc == 0; t++)
+        if (t != ft) rc = ludus__sf_top_scopes_run_thread(&p, t);
     if (rc) goto done;
     uint32_t n = 0;
     uint64_t calls = 0;
@@ -20620,7 +20611,7 @@ int ludus_overlay_top_scopes(ludus_capture *c, const ludus_overlay_desc *desc, l
         window->begin_ns = p.w0;
         window->end_ns = p.w1;
         window->last_frame_ns = p.w1 - p.last0;
-        window->frame_marks = nmarks;
+        window->frame_marks = best;
         window->scopes = n;
         window->calls = calls;
         window->incomplete = p.incomplete;
@@ -20631,7 +20622,6 @@ int ludus_overlay_top_scopes(ludus_capture *c, const ludus_overlay_desc *desc, l
     rc = (int)w;
 done:
     for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) ludus__free(p.lanes[k].e);
-    ludus__free(marks);
     ludus__free(p.acc);
     ludus__free(rk);
     return rc;
