@@ -20266,13 +20266,22 @@ static void ludus__sf_overlay_put_top(ludus__sf_overlay_text_out *t, const ludus
     }
     for (uint32_t i = 0; i < tt->n; i++) {
         const ludus_top_scope *s = &tt->s[i];
-        ludus__sf_overlay_put(t, "  %s%*s %9s (%.1f calls); last frame %s (%llu)\n", names[i], (int)(widest - width[i]), "",
-            ludus__sf_overlay_dur(a, sizeof a, s->exclusive_ns_per_frame), s->calls_per_frame,
-            ludus__sf_overlay_dur(b, sizeof b, (double)s->last_exclusive_ns), (unsigned long long)s->last_calls);
+        char calls[32], last[64];
+        /* calls per frame: rare scopes (a hitch's) keep 2 significant digits */
+        snprintf(calls, sizeof calls, s->calls_per_frame >= 1 ? "%.1f" : "%.2g", s->calls_per_frame);
+        if (s->last_calls)
+            snprintf(last, sizeof last, "%s (%llu)", ludus__sf_overlay_dur(b, sizeof b, (double)s->last_exclusive_ns),
+                     (unsigned long long)s->last_calls);
+        else
+            snprintf(last, sizeof last, "none");
+        ludus__sf_overlay_put(t, "  %s%*s %9s (%s calls); last frame %s\n", names[i], (int)(widest - width[i]), "",
+            ludus__sf_overlay_dur(a, sizeof a, s->exclusive_ns_per_frame), calls, last);
     }
     if (tt->n == 0) ludus__sf_overlay_put(t, "  (no scope ended in these frames)\n");
     if (w->scopes > tt->n) ludus__sf_overlay_put(t, "  (%u more scopes)\n", w->scopes - tt->n);
-    if (w->incomplete) ludus__sf_overlay_put(t, "  (%llu calls not ended or unwound: not counted)\n", (unsigned long long)w->incomplete);
+    if (w->incomplete)
+        ludus__sf_overlay_put(t, "  (not counted: %llu call%s that never ended or unwound)\n", (unsigned long long)w->incomplete,
+            w->incomplete == 1 ? "" : "s");
     if (w->dropped) ludus__sf_overlay_put(t, "  (the capture lost %llu events: figures may be short)\n", (unsigned long long)w->dropped);
 }
 

@@ -252,13 +252,22 @@ static void put_top(text_out *t, const top_text *tt) {
     }
     for (uint32_t i = 0; i < tt->n; i++) {
         const ludus_top_scope *s = &tt->s[i];
-        put(t, "  %s%*s %9s (%.1f calls); last frame %s (%llu)\n", names[i], (int)(widest - width[i]), "",
-            dur(a, sizeof a, s->exclusive_ns_per_frame), s->calls_per_frame,
-            dur(b, sizeof b, (double)s->last_exclusive_ns), (unsigned long long)s->last_calls);
+        char calls[32], last[64];
+        /* calls per frame: rare scopes (a hitch's) keep 2 significant digits */
+        snprintf(calls, sizeof calls, s->calls_per_frame >= 1 ? "%.1f" : "%.2g", s->calls_per_frame);
+        if (s->last_calls)
+            snprintf(last, sizeof last, "%s (%llu)", dur(b, sizeof b, (double)s->last_exclusive_ns),
+                     (unsigned long long)s->last_calls);
+        else
+            snprintf(last, sizeof last, "none");
+        put(t, "  %s%*s %9s (%s calls); last frame %s\n", names[i], (int)(widest - width[i]), "",
+            dur(a, sizeof a, s->exclusive_ns_per_frame), calls, last);
     }
     if (tt->n == 0) put(t, "  (no scope ended in these frames)\n");
     if (w->scopes > tt->n) put(t, "  (%u more scopes)\n", w->scopes - tt->n);
-    if (w->incomplete) put(t, "  (%llu calls not ended or unwound: not counted)\n", (unsigned long long)w->incomplete);
+    if (w->incomplete)
+        put(t, "  (not counted: %llu call%s that never ended or unwound)\n", (unsigned long long)w->incomplete,
+            w->incomplete == 1 ? "" : "s");
     if (w->dropped) put(t, "  (the capture lost %llu events: figures may be short)\n", (unsigned long long)w->dropped);
 }
 

@@ -299,7 +299,7 @@ static void test_top_scopes_incomplete(void **st) {
     char text[4096];
     ludus_overlay_desc d = {.scopes_from = c};
     assert_true(ludus_overlay_format(text, sizeof text, &d) > 0);
-    assert_non_null(strstr(text, "  (1 calls not ended or unwound: not counted)\n"));
+    assert_non_null(strstr(text, "  (not counted: 1 call that never ended or unwound)\n"));
     ludus_capture_release(c);
 }
 
