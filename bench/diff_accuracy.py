@@ -12,10 +12,19 @@ machine's load hits every group alike. Each pair is diffed with one run per
 side (the first run of each group of --runs) and with --runs runs per side.
 
   A/A         BASE group 1 against BASE group 2: any verdict is false
+  tail +100 % BASE against runs whose 5 heavy calls of 100 of "Batch" are 2x
+              heavier (its median call unchanged): expected Batch more time
+              per frame from its tail (Frame slower inside / more time
+              allowed); any other verdict is false
+  long frame  BASE against runs with one 200 ms frame (calls per frame
+              unchanged): any verdict on work (calls per frame) is false,
+              and any verdict on a site but Frame
   +X %        BASE against NEW: expected are Steady (and Frame/Steady) slower
-              work, Twice more work, Removed gone, Added new, and Frame
-              slower inside (allowed, not required); any other verdict is
-              false. Detection: Steady slower work; 2x calls: Twice more work.
+              work, Twice more work (each with more time per frame), Removed
+              gone, Added new, and Frame slower inside or more time per frame
+              (allowed, not required); any other verdict is false ("near the
+              line", the diff's "cannot decide", never is). Detection: Steady
+              slower work; 2x calls: Twice more work.
 
   diff_accuracy.py WORKLOAD LUDUS_TRACE [--pairs 20] [--runs 3] [--frames 600]
                    [--load 2] [--work DIR] [--changes 3,5,10,20]"""
@@ -52,8 +61,8 @@ def cpu_model():
     return "unknown"
 
 
-groups = ["base1", "base2"] + ["slow%d" % c for c in changes]
-flags = {"base1": [], "base2": []}
+groups = ["base1", "base2", "tail", "long"] + ["slow%d" % c for c in changes]
+flags = {"base1": [], "base2": [], "tail": ["--tail", "100"], "long": ["--long-frame"]}
 for c in changes:
     flags["slow%d" % c] = ["--slow", str(c), "--double", "--remove", "--add"]
 n = args.pairs * args.runs
@@ -102,18 +111,55 @@ def judge(doc, change):
         if not f:
             continue
         expect = 0
-        allow = 0
+        allow = 512  # "near the line": the diff says it cannot decide, not a verdict
         if change is not None:
             leaf = name.split("/")[-1]
-            expect = {"Steady": 4, "Twice": 1, "Removed": 64, "Added": 32}.get(leaf, 0)
+            # slower work / more work, and the time per frame they add (128)
+            expect = {"Steady": 4 | 128, "Twice": 1 | 128, "Removed": 64, "Added": 32}.get(leaf, 0)
             if name == "Frame":
-                allow = 16  # slower inside: a child is slower
+                allow |= 16 | 128  # slower inside (a child is slower), more time per frame
         if f & ~(expect | allow):
             false.append("%s %s: %s" % (e["kind"], name, e["verdict"]))
     hit = lambda k, n, bit: bool(got.get((k, n), 0) & bit)
     return (false, hit("site", "Steady", 4), hit("site", "Twice", 1), hit("site", "Removed", 64),
             hit("site", "Added", 32))
 
+
+examples_shapes = []
+
+
+def judge_shape(doc, shape):
+    """(false entries, detected) for the tail and long-frame shapes"""
+    false, detected = [], False
+    for e in doc["entries"]:
+        name, f = e["name"], e["flags"]
+        if not f:
+            continue
+        leaf = name.split("/")[-1]
+        if shape == "tail":
+            if leaf == "Batch" and f & 128:
+                detected = detected or "tail" in e.get("per_frame", {}).get("cause", "")
+            allow = {"Batch": 128 | 4 | 512, "Frame": 16 | 128 | 512}.get(leaf, 0)
+        else:
+            allow = (16 | 128 | 4 | 512) if name == "Frame" else 0
+        if f & 3 or f & ~allow:
+            false.append("%s %s: %s" % (e["kind"], name, e["verdict"]))
+    return false, detected
+
+
+shape_rows = []
+for runs in (1, args.runs):
+    for shape in ("tail", "long"):
+        fp = fv = det = 0
+        for p in range(args.pairs):
+            idx = [p * args.runs + k for k in range(runs)]
+            false, d = judge_shape(diff([path("base1", i) for i in idx], [path(shape, i) for i in idx]), shape)
+            fv += len(false)
+            fp += bool(false)
+            det += d
+            if false and len(examples_shapes) < 8:
+                examples_shapes.append("%s, %d run(s)/side, pair %d: %s" % (shape, runs, p, "; ".join(false)))
+        shape_rows.append((runs, shape, fp, fv, det))
 
 rows = []
 examples = []
@@ -157,6 +203,16 @@ if examples:
     print("\nFalse verdicts (first ones):")
     for x in examples:
         print("  " + x)
+print()
+print("| runs/side | shape | pairs with a false verdict | false verdicts | found (Batch more time per frame, tail) |")
+print("|---|---|---|---|---|")
+for runs, shape, fp, fv, det in shape_rows:
+    print("| %d | %s | %d/%d | %d | %s |" % (runs, "tail +100 %" if shape == "tail" else "one 200 ms frame", fp, P, fv,
+                                          "%d/%d" % (det, P) if shape == "tail" else "-"))
+if examples_shapes:
+    print("\nFalse verdicts on the shapes (first ones):")
+    for x in examples_shapes:
+        print("  " + x)
 
 # Targets of issue 13 (on a 2-core machine with two CPU-bound processes).
 target = {}
@@ -171,6 +227,11 @@ if 10 in changes:
 if 5 in changes:
     checks.append(("+5%%, %d runs per side: detected >= %d/%d" % (args.runs, P - P // 20, P),
                    target[(args.runs, 5)][1] >= P - P // 20))
+shape = {(runs, sh): (fp, fv, det) for runs, sh, fp, fv, det in shape_rows}
+checks.append(("tail +100 %%, %d runs per side: Batch found >= %d/%d" % (args.runs, P - P // 20, P),
+               shape[(args.runs, "tail")][2] >= P - P // 20))
+checks.append(("one long frame: no false verdict (%d and %d runs per side)" % (1, args.runs),
+               shape[(1, "long")][1] == 0 and shape[(args.runs, "long")][1] == 0))
 print()
 for text, good in checks:
     print("%s %s" % ("PASS" if good else "FAIL", text))

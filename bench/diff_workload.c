@@ -3,8 +3,12 @@
  * is known by construction. --slow PCT makes every call of "Steady" do PCT%
  * more work; --double calls "Twice" twice per frame; --remove drops
  * "Removed"; --add adds "Added". "Other" never changes; "Tick" runs on a
- * worker thread on time (every 300 us), not per frame.
- *   diff_workload OUT.ludus [--frames N] [--slow PCT] [--double] [--remove] [--add] */
+ * worker thread on time (every 300 us), not per frame. "Batch" runs 100
+ * times a frame, 95 light calls and 5 heavy ones: --tail PCT makes the 5
+ * heavy ones PCT% heavier (the typical call, the median, does not move).
+ * --long-frame stalls one frame (the middle one) 200 ms inside "Frame",
+ * outside every other site: calls per frame do not change.
+ *   diff_workload OUT.ludus [--frames N] [--slow PCT] [--double] [--remove] [--add] [--tail PCT] [--long-frame] */
 #include <ludus/capture.h>
 
 #include "bench_common.h"
@@ -50,12 +54,13 @@ static void *ticker(void *arg) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: diff_workload OUT.ludus [--frames N] [--slow PCT] [--double] [--remove] [--add]\n");
+        fprintf(stderr, "usage: diff_workload OUT.ludus [--frames N] [--slow PCT] [--double] [--remove] [--add] "
+                        "[--tail PCT] [--long-frame]\n");
         return 2;
     }
     const char *out = argv[1];
-    int frames = 600, twice = 1, removed = 1, added = 0;
-    double slow = 0;
+    int frames = 600, twice = 1, removed = 1, added = 0, long_frame = 0;
+    double slow = 0, tail = 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--frames") && i + 1 < argc)
             frames = atoi(argv[++i]);
@@ -67,12 +72,17 @@ int main(int argc, char **argv) {
             removed = 0;
         else if (!strcmp(argv[i], "--add"))
             added = 1;
+        else if (!strcmp(argv[i], "--tail") && i + 1 < argc)
+            tail = atof(argv[++i]) / 100.0;
+        else if (!strcmp(argv[i], "--long-frame"))
+            long_frame = 1;
         else {
             fprintf(stderr, "diff_workload: unknown argument %s\n", argv[i]);
             return 2;
         }
     }
     uint64_t steady = (uint64_t)(25.0 * UNIT * (1.0 + slow) + 0.5);
+    uint64_t heavy = (uint64_t)(10.0 * UNIT * (1.0 + tail) + 0.5);
     ludus_capture_desc desc;
     memset(&desc, 0, sizeof desc);
     int rc = ludus_capture_begin(&desc);
@@ -106,6 +116,14 @@ int main(int argc, char **argv) {
             if (added) {
                 LUDUS_PROFILE_SCOPE(Added);
                 work(30 * UNIT);
+            }
+            for (int k = 0; k < 100; k++) {
+                LUDUS_PROFILE_SCOPE(Batch);
+                work(k % 20 == 19 ? heavy : UNIT);
+            }
+            if (long_frame && f == frames / 2) {
+                struct timespec stall = {0, 200000000};
+                nanosleep(&stall, NULL);
             }
         }
         LUDUS_PROFILE_FRAME();
