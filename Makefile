@@ -46,9 +46,10 @@ demo: deps-build
 
 # The demo with the rolling window: a capture file per injected hitch, written
 # from the library's background thread; `ludus-trace report` reads the last.
+# --overlay: at the end, the overlay with the top scopes of a snapshot.
 demo-rolling: build
 	@rm -rf $(BUILD)/rolling && mkdir -p $(BUILD)/rolling
-	@$(BUILD)/examples/ludus-demo --rolling $(BUILD)/rolling
+	@$(BUILD)/examples/ludus-demo --rolling $(BUILD)/rolling --overlay
 	@$(BUILD)/tools/ludus-trace/ludus-trace report "$$(ls $(BUILD)/rolling/*.ludus | tail -1)" --top 5
 
 # The demo against itself with one job made twice as slow: diff must name that

@@ -21,7 +21,9 @@
  * plotted, and two memory domains: Render (a persistent buffer and a per-
  * frame scratch) and Jobs (each job's payload, allocated by the submitter
  * and freed by the worker that ran it: frees on another thread).
- * --overlay formats the overlay text every frame and prints it every second; --no-counters leaves the
+ * --overlay formats the overlay text every frame and prints it every second; with --rolling a thread
+ * of its own takes a snapshot of the window twice a second and adds the top scopes of its last 120
+ * frames (exclusive time per frame), printed instead, and once more at the end; --no-counters leaves the
  * counters, gauges, plots and memory hooks out (the observer-effect run);
  * --extra-draws N adds N draw calls per frame (more work of its own kind,
  * for `ludus-trace diff`).
@@ -56,6 +58,43 @@ static int64_t now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* --overlay --rolling: the top scopes, computed off the frame thread from a
+ * snapshot of the window (the frame loop only prints the latest text). */
+static struct {
+    pthread_mutex_t lock;
+    char text[4096];
+    int quit;
+} top = {PTHREAD_MUTEX_INITIALIZER, "", 0};
+
+static void overlay_with_scopes(char *out, size_t cap) {
+    ludus_capture *snap;
+    if (ludus_rolling_snapshot(&snap) != 0) {
+        snprintf(out, cap, "ludus-demo: snapshot: %s\n", ludus_last_error_detail());
+        return;
+    }
+    ludus_overlay_desc d;
+    memset(&d, 0, sizeof d);
+    d.scopes_from = snap; /* window_frames 0: 120, top_scopes 0: 5 */
+    ludus_overlay_format(out, cap, &d);
+    ludus_capture_release(snap);
+}
+
+static void *top_scopes_main(void *arg) {
+    (void)arg;
+    ludus_thread_register("Overlay");
+    for (;;) {
+        struct timespec half = {0, 500000000};
+        nanosleep(&half, NULL);
+        char text[sizeof top.text];
+        overlay_with_scopes(text, sizeof text);
+        pthread_mutex_lock(&top.lock);
+        int quit = top.quit;
+        if (!quit) memcpy(top.text, text, sizeof text);
+        pthread_mutex_unlock(&top.lock);
+        if (quit) return NULL;
+    }
 }
 
 /* Busy work for about `us` microseconds (so slices have stable lengths). */
@@ -332,6 +371,8 @@ int main(int argc, char **argv) {
     pthread_t *tids = calloc((size_t)threads, sizeof *tids);
     for (int i = 0; i < threads; i++) pthread_create(&tids[i], NULL, worker_main, (void *)(intptr_t)(i + 1));
 
+    pthread_t top_tid;
+    int top_thread = overlay && rolling_dir && capture && pthread_create(&top_tid, NULL, top_scopes_main, NULL) == 0;
     int64_t *frame_ns = calloc((size_t)frames, sizeof *frame_ns);
     int64_t last_overlay = now_ns();
     int hitches = 0;
@@ -380,6 +421,13 @@ int main(int argc, char **argv) {
             char text[2048];
             ludus_overlay_format(text, sizeof text, NULL);
             if (now_ns() - last_overlay >= 1000000000) {
+                if (top_thread) { /* the latest text with the top scopes, when there is one */
+                    pthread_mutex_lock(&top.lock);
+                    if (top.text[0])
+                        memcpy(text, top.text, sizeof text < sizeof top.text ? sizeof text : sizeof top.text);
+                    text[sizeof text - 1] = 0;
+                    pthread_mutex_unlock(&top.lock);
+                }
                 printf("---- overlay (frame %d) ----\n%s", f, text);
                 last_overlay = now_ns();
             }
@@ -401,6 +449,15 @@ int main(int argc, char **argv) {
         free(frame_ns);
         free(tids);
         return 0;
+    }
+    if (top_thread) {
+        char text[4096];
+        overlay_with_scopes(text, sizeof text); /* the window's last frames: before anything else runs */
+        pthread_mutex_lock(&top.lock);
+        top.quit = 1;
+        pthread_mutex_unlock(&top.lock);
+        pthread_join(top_tid, NULL);
+        printf("---- overlay with the top scopes, at the end ----\n%s", text);
     }
     if (rolling_dir) {
         ludus_rolling_flush(5000); /* the last hitch's file */

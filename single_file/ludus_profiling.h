@@ -1672,7 +1672,60 @@ LUDUS_API int ludus_live_value(uint64_t frame, const char *name, const char *sta
 typedef struct ludus_overlay_desc {
     uint32_t window_frames; /* frames the statistics cover; 0: 120 */
     uint32_t max_lines;     /* counters, gauges and domains listed; 0: 16 */
+    /* A capture to take the top scopes from (a rolling window's snapshot,
+     * a cut, an ended capture; the caller keeps its reference); NULL: no
+     * top scopes. */
+    ludus_capture *scopes_from;
+    uint32_t top_scopes; /* scopes listed; 0: 5 */
 } ludus_overlay_desc;
+
+/* One of the scopes with the most exclusive time (ludus_overlay_top_scopes).
+ * Exclusive: the scope's time less that of the scopes directly inside it
+ * on its thread (on its lane, for spans), the union of their time where
+ * they overlap. A call belongs to the frame it began in (on a thread other
+ * than the frame thread: the frame whose marks bracket its begin); only
+ * calls that ended count (an unwound or never-ended one is counted in
+ * ludus_top_window.incomplete). */
+typedef struct ludus_top_scope {
+    const char *name; /* the site's display text (valid UTF-8, any character); the capture's */
+    const char *file;
+    uint32_t line;
+    int64_t exclusive_ns;          /* over the window */
+    uint64_t calls;                /* over the window */
+    double exclusive_ns_per_frame; /* exclusive_ns / frames (mean) */
+    double calls_per_frame;
+    int64_t last_exclusive_ns; /* in the window's last frame */
+    uint64_t last_calls;
+} ludus_top_scope;
+
+/* The window the top scopes cover: the last complete frames of the
+ * capture. Frames are numbered in the capture: frame k lies between the
+ * k-th and the (k+1)-th mark of the frame thread (the thread with the most
+ * marks); frame 0, before the first mark, is never in the window. */
+typedef struct ludus_top_window {
+    uint64_t first_frame, last_frame;
+    uint32_t frames;
+    int64_t begin_ns, end_ns; /* since the capture's start: the first frame's begin, the last one's end */
+    int64_t last_frame_ns;    /* the last frame's length */
+    uint64_t frame_marks;     /* marks of the frame thread in the capture */
+    uint32_t scopes;          /* scopes with a call in the window (more than written when cap is smaller) */
+    uint64_t calls;           /* calls in the window, all scopes */
+    uint64_t incomplete;      /* calls begun in the window and not counted: unwound or never ended */
+    uint64_t dropped;         /* events the capture lost: its figures may be short */
+    char frame_thread[64];
+} ludus_top_window;
+
+/* The scopes with the most exclusive time per frame over the last
+ * desc->window_frames (0: 120) complete frames of capture c, most first:
+ * at most cap of them into out, and the window into *window (may be
+ * NULL). Computed from c's events on the caller's thread (the frame thread
+ * does nothing for it: take a rolling snapshot and call it from any
+ * thread); one pass over c (bench/RESULTS.md gives its cost). Returns the
+ * scopes written, LUDUS_ENODATA when c holds no complete frame (two marks
+ * of one thread), LUDUS_EINVAL, or another negative LUDUS_E* code. Names
+ * point into c: valid while c is held. */
+LUDUS_API int ludus_overlay_top_scopes(ludus_capture *c, const ludus_overlay_desc *desc, ludus_top_scope *out,
+                                       uint32_t cap, ludus_top_window *window);
 
 /* Writes a few lines of plain text (UTF-8, '\n' between lines, always
  * terminated when size > 0) for a corner of the screen:
@@ -1680,8 +1733,13 @@ typedef struct ludus_overlay_desc {
  *   each counter: mean and max per frame over the window
  *   each gauge: last, and min and max over the window
  *   each memory domain: live and peak bytes, churn per frame
- * It reads the ring under a lock the frame thread takes once per frame and
- * computes nothing from events. desc may be NULL. Returns the length of the
+ *   with desc->scopes_from: the top scopes of that capture, exclusive time
+ *   and calls per frame over its last window_frames frames, and in the
+ *   last one (ludus_overlay_top_scopes)
+ * Times: ms with 2 decimals from 1 ms, us below. It reads the ring under a
+ * lock the frame thread takes once per frame; the top scopes are computed
+ * before, without the lock. Control characters of names are written
+ * escaped (\n, \xHH). desc may be NULL. Returns the length of the
  * full text (like snprintf: larger than size - 1 when cut), or a negative
  * LUDUS_E* code. */
 LUDUS_API int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc);
@@ -20134,9 +20192,97 @@ static int64_t ludus__sf_overlay_rank(const int64_t *v, uint32_t n, double q) {
     return v[k ? k - 1 : 0];
 }
 
-static const char *ludus__sf_overlay_ms(char *b, size_t cap, int64_t ns) {
-    snprintf(b, cap, "%.1f", (double)ns / 1e6);
+/* A time with a resolution that fits frame rates from 10 to 10,000 per
+ * second: ms with 2 decimals from 1 ms, us below (3 significant digits). */
+static const char *ludus__sf_overlay_dur(char *b, size_t cap, double ns) {
+    if (ns >= 999999.5)
+        snprintf(b, cap, "%.2f ms", ns / 1e6);
+    else if (ns >= 99999.5)
+        snprintf(b, cap, "%.0f us", ns / 1e3);
+    else if (ns >= 9999.5)
+        snprintf(b, cap, "%.1f us", ns / 1e3);
+    else
+        snprintf(b, cap, "%.2f us", ns / 1e3);
     return b;
+}
+
+/* A name for one line: control characters escaped (\n, \t, \xHH), cut
+ * at a character boundary after max ludus__sf_overlay_bytes ("..."). Returns the characters
+ * written (for padding). */
+static size_t ludus__sf_overlay_line_name(char *out, size_t cap, const char *name, size_t max) {
+    size_t o = 0, chars = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        char esc[8];
+        size_t n;
+        if (*p == '\n' || *p == '\t' || *p == '\r')
+            n = (size_t)snprintf(esc, sizeof esc, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+        else if (*p < 0x20 || *p == 0x7f)
+            n = (size_t)snprintf(esc, sizeof esc, "\\x%02x", *p);
+        else
+            esc[0] = (char)*p, n = 1;
+        int lead = (*p & 0xc0) != 0x80;
+        if (lead && (o + n > max || o + n + 4 > cap)) {
+            memcpy(out + o, "...", 3);
+            o += 3, chars += 3;
+            break;
+        }
+        memcpy(out + o, esc, n);
+        o += n;
+        if (lead) chars += n;
+    }
+    out[o] = 0;
+    return chars;
+}
+
+#define TOP_MAX 32u /* top scopes listed at most */
+#define TOP_NAME 40u
+
+typedef struct ludus__sf_overlay_top_text {
+    int rc;
+    uint32_t n;
+    ludus_top_window w;
+    ludus_top_scope s[TOP_MAX];
+} ludus__sf_overlay_top_text;
+
+static void ludus__sf_overlay_put_top(ludus__sf_overlay_text_out *t, const ludus__sf_overlay_top_text *tt) {
+    char a[32], b[32];
+    if (tt->rc == LUDUS_ENODATA) {
+        ludus__sf_overlay_put(t, "top scopes: no complete frame in the capture (two LUDUS_PROFILE_FRAME on one thread)\n");
+        return;
+    }
+    if (tt->rc < 0) {
+        ludus__sf_overlay_put(t, "top scopes: %s\n", ludus_error_string(tt->rc));
+        return;
+    }
+    const ludus_top_window *w = &tt->w;
+    ludus__sf_overlay_put(t, "top scopes, exclusive per frame over frames %llu..%llu of the capture (%u frames, %s; last %s):\n",
+        (unsigned long long)w->first_frame, (unsigned long long)w->last_frame, w->frames,
+        ludus__sf_overlay_dur(a, sizeof a, (double)(w->end_ns - w->begin_ns)), ludus__sf_overlay_dur(b, sizeof b, (double)w->last_frame_ns));
+    char names[TOP_MAX][TOP_NAME * 4 + 8];
+    size_t width[TOP_MAX], widest = 0;
+    for (uint32_t i = 0; i < tt->n; i++) {
+        width[i] = ludus__sf_overlay_line_name(names[i], sizeof names[i], tt->s[i].name, TOP_NAME);
+        if (width[i] > widest) widest = width[i];
+    }
+    for (uint32_t i = 0; i < tt->n; i++) {
+        const ludus_top_scope *s = &tt->s[i];
+        char calls[32], last[64];
+        /* calls per frame: rare scopes (a hitch's) keep 2 significant digits */
+        snprintf(calls, sizeof calls, s->calls_per_frame >= 1 ? "%.1f" : "%.2g", s->calls_per_frame);
+        if (s->last_calls)
+            snprintf(last, sizeof last, "%s (%llu)", ludus__sf_overlay_dur(b, sizeof b, (double)s->last_exclusive_ns),
+                     (unsigned long long)s->last_calls);
+        else
+            snprintf(last, sizeof last, "none");
+        ludus__sf_overlay_put(t, "  %s%*s %9s (%s calls); last frame %s\n", names[i], (int)(widest - width[i]), "",
+            ludus__sf_overlay_dur(a, sizeof a, s->exclusive_ns_per_frame), calls, last);
+    }
+    if (tt->n == 0) ludus__sf_overlay_put(t, "  (no scope ended in these frames)\n");
+    if (w->scopes > tt->n) ludus__sf_overlay_put(t, "  (%u more scopes)\n", w->scopes - tt->n);
+    if (w->incomplete)
+        ludus__sf_overlay_put(t, "  (not counted: %llu call%s that never ended or unwound)\n", (unsigned long long)w->incomplete,
+            w->incomplete == 1 ? "" : "s");
+    if (w->dropped) ludus__sf_overlay_put(t, "  (the capture lost %llu events: figures may be short)\n", (unsigned long long)w->dropped);
 }
 
 static const char *ludus__sf_overlay_bytes(char *b, size_t cap, int64_t v) {
@@ -20159,6 +20305,15 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     uint32_t max_lines = desc && desc->max_lines ? desc->max_lines : 16;
     ludus__sf_overlay_text_out t = {buf, size, 0};
     if (size) buf[0] = 0;
+    /* the top scopes first, without the ring's lock: the frame thread never waits for them */
+    ludus__sf_overlay_top_text *tt = NULL;
+    if (desc && desc->scopes_from) {
+        tt = malloc(sizeof *tt);
+        if (!tt) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+        uint32_t cap = desc->top_scopes ? desc->top_scopes : 5;
+        tt->rc = ludus_overlay_top_scopes(desc->scopes_from, desc, tt->s, cap < TOP_MAX ? cap : TOP_MAX, &tt->w);
+        tt->n = tt->rc > 0 ? (uint32_t)tt->rc : 0;
+    }
     ludus__live_want_frames();
     ludus__live_lock();
     const ludus__ring *r = ludus__live_ring();
@@ -20169,11 +20324,14 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     if (w == 0) {
         ludus__live_unlock();
         ludus__sf_overlay_put(&t, "ludus: no complete frame yet (LUDUS_PROFILE_FRAME once per frame)\n");
-        return (int)t.len;
+        if (tt) ludus__sf_overlay_put_top(&t, tt);
+        free(tt);
+        return (int)(t.len > INT32_MAX ? INT32_MAX : t.len);
     }
     int64_t *ft = malloc(sizeof *ft * w * 2);
     if (!ft) {
         ludus__live_unlock();
+        free(tt);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     int64_t *col = ft + w;
@@ -20184,8 +20342,9 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     }
     qsort(ft, w, sizeof *ft, ludus__sf_overlay_cmp_i64);
     char a[32], b[32], c[32], d[32];
-    ludus__sf_overlay_put(&t, "last %u frames (to frame %llu): p50 %s ms, p99 %s, max %s\n", w, (unsigned long long)newest->number,
-        ludus__sf_overlay_ms(a, sizeof a, ludus__sf_overlay_rank(ft, w, 0.5)), ludus__sf_overlay_ms(b, sizeof b, ludus__sf_overlay_rank(ft, w, 0.99)), ludus__sf_overlay_ms(c, sizeof c, ft[w - 1]));
+    ludus__sf_overlay_put(&t, "last %u frames (to frame %llu): p50 %s, p99 %s, max %s\n", w, (unsigned long long)newest->number,
+        ludus__sf_overlay_dur(a, sizeof a, (double)ludus__sf_overlay_rank(ft, w, 0.5)), ludus__sf_overlay_dur(b, sizeof b, (double)ludus__sf_overlay_rank(ft, w, 0.99)),
+        ludus__sf_overlay_dur(c, sizeof c, (double)ft[w - 1]));
     uint32_t n = ludus__live_items(ludus__sf_overlay_S.text_items, MAX_ITEMS), lines = 0;
     uint32_t nd = ludus__live_domains(ludus__sf_overlay_S.text_domains, LUDUS__MAX_DOMAINS);
     for (uint32_t i = 0; i < n && lines < max_lines; i++, lines++) {
@@ -20250,9 +20409,232 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     if (lost) ludus__sf_overlay_put(&t, "ludus: %llu counts lost (no memory for a thread's shard)\n", (unsigned long long)lost);
     ludus__live_unlock();
     free(ft);
+    if (tt) ludus__sf_overlay_put_top(&t, tt);
+    free(tt);
     return (int)(t.len > INT32_MAX ? INT32_MAX : t.len);
 }
 #undef MAX_ITEMS
+#undef TOP_MAX
+#undef TOP_NAME
+
+/* ==== src/live/top_scopes.c ==== */
+/* The overlay's top scopes: from a capture object (a rolling window's
+ * snapshot, a cut, an ended capture), the scopes with the most exclusive
+ * time per frame over its last complete frames, and in the last one. One
+ * pass over each thread's normalised stream, on the caller's thread; the
+ * frame thread and the hot path do nothing for it. */
+#include <stdlib.h>
+#include <string.h>
+
+
+typedef struct ludus__sf_top_scopes_open_call {
+    int64_t begin, covered_until, child_cov;
+    uint64_t frame; /* on the frame thread: marks passed at its begin */
+    uint32_t site;
+    int fiber;
+} ludus__sf_top_scopes_open_call;
+
+typedef struct lane {
+    ludus__sf_top_scopes_open_call *e;
+    uint32_t depth, cap;
+} lane;
+
+typedef struct ludus__sf_top_scopes_site_acc {
+    int64_t excl, last_excl;
+    uint64_t calls, last_calls;
+} ludus__sf_top_scopes_site_acc;
+
+typedef struct ludus__sf_top_scopes_top_pass {
+    const ludus__captured *c;
+    ludus__sf_top_scopes_site_acc *acc;
+    lane lanes[LUDUS__MAX_LANES];
+    /* the window: frames first..last, between marks first and last + 1
+     * (counted from 1) of the frame thread */
+    uint64_t first, last;
+    int64_t w0, w1, last0; /* window begin and end, the last frame's begin (read on the frame thread) */
+    uint64_t marks_seen;
+    int frame_thread; /* the thread being read is the frame thread */
+    uint64_t incomplete;
+} ludus__sf_top_scopes_top_pass;
+
+/* Adds one ended call of the window (its begin in it) to its site. */
+static void ludus__sf_top_scopes_count_call(ludus__sf_top_scopes_top_pass *p, const ludus__sf_top_scopes_open_call *o, int64_t end, uint16_t flags) {
+    /* its frame: on the frame thread the stream's order with the marks
+     * decides, elsewhere the marks' times (as the analysis does) */
+    int in_last;
+    if (p->frame_thread) {
+        if (o->frame < p->first || o->frame > p->last) return;
+        in_last = o->frame == p->last;
+    } else {
+        if (o->begin < p->w0 || o->begin >= p->w1) return;
+        in_last = o->begin >= p->last0;
+    }
+    if (flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) {
+        p->incomplete++;
+        return;
+    }
+    if (o->site >= p->c->nsites) return;
+    int64_t dur = end - o->begin;
+    int64_t excl = dur - (o->child_cov < dur ? o->child_cov : dur);
+    ludus__sf_top_scopes_site_acc *a = &p->acc[o->site];
+    a->excl += excl;
+    a->calls++;
+    if (in_last) {
+        a->last_excl += excl;
+        a->last_calls++;
+    }
+}
+
+static int ludus__sf_top_scopes_run_thread(ludus__sf_top_scopes_top_pass *p, uint32_t t) {
+    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) p->lanes[k].depth = 0;
+    ludus__nev_iter it;
+    const ludus__nev *e;
+    int rc = ludus__nev_init(&it, p->c, t);
+    if (rc) {
+        ludus__nev_free(&it);
+        return rc;
+    }
+    while ((e = ludus__nev_get(&it)) != NULL) {
+        lane *L = &p->lanes[e->lane < LUDUS__MAX_LANES ? e->lane : LUDUS__MAX_LANES - 1];
+        if (e->kind == LUDUS_NEV_FRAME) {
+            if (!p->frame_thread) continue;
+            uint64_t m = ++p->marks_seen;
+            if (m == p->first) p->w0 = e->ts_ns;
+            if (m == p->last) p->last0 = e->ts_ns;
+            if (m == p->last + 1) p->w1 = e->ts_ns;
+        } else if (e->kind == LUDUS_NEV_BEGIN) {
+            if (L->depth == L->cap) {
+                uint32_t cap = L->cap ? L->cap * 2 : 64;
+                ludus__sf_top_scopes_open_call *n = ludus__realloc(L->e, cap * sizeof *n);
+                if (!n) {
+                    rc = LUDUS_ENOMEM;
+                    break;
+                }
+                L->e = n;
+                L->cap = cap;
+            }
+            ludus__sf_top_scopes_open_call *o = &L->e[L->depth++];
+            o->begin = o->covered_until = e->ts_ns;
+            o->child_cov = 0;
+            o->frame = p->marks_seen;
+            o->site = e->site;
+            o->fiber = (e->flags & LUDUS_NEV_FIBER) != 0; /* its work is on the fiber's track */
+        } else if (e->kind == LUDUS_NEV_END) {
+            if (L->depth == 0) continue; /* the stream pairs: cannot happen */
+            ludus__sf_top_scopes_open_call o = L->e[--L->depth];
+            int64_t end = e->ts_ns < o.begin ? o.begin : e->ts_ns;
+            if (L->depth) { /* the parent's union of its children */
+                ludus__sf_top_scopes_open_call *par = &L->e[L->depth - 1];
+                int64_t lo = o.begin > par->covered_until ? o.begin : par->covered_until;
+                if (end > lo) {
+                    par->child_cov += end - lo;
+                    par->covered_until = end;
+                }
+            }
+            if (!o.fiber) ludus__sf_top_scopes_count_call(p, &o, end, e->flags);
+        }
+    }
+    if (rc == 0) rc = ludus__nev_error(&it);
+    ludus__nev_free(&it);
+    return rc;
+}
+
+typedef struct ludus__sf_top_scopes_ranked {
+    int64_t excl;
+    uint32_t site;
+} ludus__sf_top_scopes_ranked;
+
+static int ludus__sf_top_scopes_cmp_ranked(const void *x, const void *y) {
+    const ludus__sf_top_scopes_ranked *a = x, *b = y;
+    if (a->excl != b->excl) return a->excl > b->excl ? -1 : 1;
+    return a->site < b->site ? -1 : a->site > b->site;
+}
+
+int ludus_overlay_top_scopes(ludus_capture *c, const ludus_overlay_desc *desc, ludus_top_scope *out, uint32_t cap,
+                             ludus_top_window *window) {
+    if (!c) return ludus__fail(LUDUS_EINVAL, "no capture");
+    if (!out && cap) return ludus__fail(LUDUS_EINVAL, "out is NULL and cap is not 0");
+    uint32_t want = desc && desc->window_frames ? desc->window_frames : 120;
+    int rc = ludus__prepare(c);
+    if (rc) return rc;
+    uint32_t ft = UINT32_MAX;
+    uint64_t best = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++)
+        if (c->threads[t].frames > best) best = c->threads[t].frames, ft = t;
+    if (best < 2)
+        return ludus__fail(LUDUS_ENODATA,
+                           "the capture holds no complete frame (two LUDUS_PROFILE_FRAME on one thread)");
+    /* the prepared counts are the stream's own: the window is known before reading it */
+    uint32_t frames = best - 1 < want ? (uint32_t)(best - 1) : want;
+    ludus__sf_top_scopes_top_pass p;
+    memset(&p, 0, sizeof p);
+    p.c = c;
+    p.last = best - 1;
+    p.first = best - frames;
+    p.acc = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *p.acc);
+    ludus__sf_top_scopes_ranked *rk = ludus__malloc((c->nsites ? c->nsites : 1) * sizeof *rk);
+    if (!p.acc || !rk) {
+        rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
+        goto done;
+    }
+    p.frame_thread = 1; /* first: the others' calls are placed by its marks' times */
+    if ((rc = ludus__sf_top_scopes_run_thread(&p, ft)) != 0) goto done;
+    if (p.marks_seen != best) {
+        rc = ludus__fail(LUDUS_EFORMAT, "the frame thread's marks: %llu counted, %llu read", (unsigned long long)best,
+                         (unsigned long long)p.marks_seen);
+        goto done;
+    }
+    p.frame_thread = 0;
+    for (uint32_t t = 0; t < c->nthreads && rc == 0; t++)
+        if (t != ft) rc = ludus__sf_top_scopes_run_thread(&p, t);
+    if (rc) goto done;
+    uint32_t n = 0;
+    uint64_t calls = 0;
+    for (uint32_t s = 0; s < c->nsites; s++) {
+        if (!p.acc[s].calls) continue;
+        calls += p.acc[s].calls;
+        rk[n].excl = p.acc[s].excl;
+        rk[n++].site = s;
+    }
+    qsort(rk, n, sizeof *rk, ludus__sf_top_scopes_cmp_ranked);
+    uint32_t w = n < cap ? n : cap;
+    for (uint32_t i = 0; i < w; i++) {
+        const ludus__site_info *si = &c->sites[rk[i].site];
+        const ludus__sf_top_scopes_site_acc *a = &p.acc[rk[i].site];
+        ludus_top_scope *o = &out[i];
+        o->name = si->name;
+        o->file = si->file;
+        o->line = si->line;
+        o->exclusive_ns = a->excl;
+        o->calls = a->calls;
+        o->exclusive_ns_per_frame = (double)a->excl / frames;
+        o->calls_per_frame = (double)a->calls / frames;
+        o->last_exclusive_ns = a->last_excl;
+        o->last_calls = a->last_calls;
+    }
+    if (window) {
+        memset(window, 0, sizeof *window);
+        window->first_frame = p.first;
+        window->last_frame = p.last;
+        window->frames = frames;
+        window->begin_ns = p.w0;
+        window->end_ns = p.w1;
+        window->last_frame_ns = p.w1 - p.last0;
+        window->frame_marks = best;
+        window->scopes = n;
+        window->calls = calls;
+        window->incomplete = p.incomplete;
+        window->dropped = c->dropped;
+        memcpy(window->frame_thread, c->threads[ft].name, sizeof window->frame_thread);
+        window->frame_thread[sizeof window->frame_thread - 1] = 0;
+    }
+    rc = (int)w;
+done:
+    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) ludus__free(p.lanes[k].e);
+    ludus__free(p.acc);
+    ludus__free(rk);
+    return rc;
+}
 
 /* ==== src/launch/launch.c ==== */
 /* Launch-to-exit capture: with LUDUS_TRACE=PATH in the environment a capture

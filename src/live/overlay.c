@@ -178,9 +178,97 @@ static int64_t rank(const int64_t *v, uint32_t n, double q) {
     return v[k ? k - 1 : 0];
 }
 
-static const char *ms(char *b, size_t cap, int64_t ns) {
-    snprintf(b, cap, "%.1f", (double)ns / 1e6);
+/* A time with a resolution that fits frame rates from 10 to 10,000 per
+ * second: ms with 2 decimals from 1 ms, us below (3 significant digits). */
+static const char *dur(char *b, size_t cap, double ns) {
+    if (ns >= 999999.5)
+        snprintf(b, cap, "%.2f ms", ns / 1e6);
+    else if (ns >= 99999.5)
+        snprintf(b, cap, "%.0f us", ns / 1e3);
+    else if (ns >= 9999.5)
+        snprintf(b, cap, "%.1f us", ns / 1e3);
+    else
+        snprintf(b, cap, "%.2f us", ns / 1e3);
     return b;
+}
+
+/* A name for one line: control characters escaped (\n, \t, \xHH), cut
+ * at a character boundary after max bytes ("..."). Returns the characters
+ * written (for padding). */
+static size_t line_name(char *out, size_t cap, const char *name, size_t max) {
+    size_t o = 0, chars = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        char esc[8];
+        size_t n;
+        if (*p == '\n' || *p == '\t' || *p == '\r')
+            n = (size_t)snprintf(esc, sizeof esc, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+        else if (*p < 0x20 || *p == 0x7f)
+            n = (size_t)snprintf(esc, sizeof esc, "\\x%02x", *p);
+        else
+            esc[0] = (char)*p, n = 1;
+        int lead = (*p & 0xc0) != 0x80;
+        if (lead && (o + n > max || o + n + 4 > cap)) {
+            memcpy(out + o, "...", 3);
+            o += 3, chars += 3;
+            break;
+        }
+        memcpy(out + o, esc, n);
+        o += n;
+        if (lead) chars += n;
+    }
+    out[o] = 0;
+    return chars;
+}
+
+#define TOP_MAX 32u /* top scopes listed at most */
+#define TOP_NAME 40u
+
+typedef struct top_text {
+    int rc;
+    uint32_t n;
+    ludus_top_window w;
+    ludus_top_scope s[TOP_MAX];
+} top_text;
+
+static void put_top(text_out *t, const top_text *tt) {
+    char a[32], b[32];
+    if (tt->rc == LUDUS_ENODATA) {
+        put(t, "top scopes: no complete frame in the capture (two LUDUS_PROFILE_FRAME on one thread)\n");
+        return;
+    }
+    if (tt->rc < 0) {
+        put(t, "top scopes: %s\n", ludus_error_string(tt->rc));
+        return;
+    }
+    const ludus_top_window *w = &tt->w;
+    put(t, "top scopes, exclusive per frame over frames %llu..%llu of the capture (%u frames, %s; last %s):\n",
+        (unsigned long long)w->first_frame, (unsigned long long)w->last_frame, w->frames,
+        dur(a, sizeof a, (double)(w->end_ns - w->begin_ns)), dur(b, sizeof b, (double)w->last_frame_ns));
+    char names[TOP_MAX][TOP_NAME * 4 + 8];
+    size_t width[TOP_MAX], widest = 0;
+    for (uint32_t i = 0; i < tt->n; i++) {
+        width[i] = line_name(names[i], sizeof names[i], tt->s[i].name, TOP_NAME);
+        if (width[i] > widest) widest = width[i];
+    }
+    for (uint32_t i = 0; i < tt->n; i++) {
+        const ludus_top_scope *s = &tt->s[i];
+        char calls[32], last[64];
+        /* calls per frame: rare scopes (a hitch's) keep 2 significant digits */
+        snprintf(calls, sizeof calls, s->calls_per_frame >= 1 ? "%.1f" : "%.2g", s->calls_per_frame);
+        if (s->last_calls)
+            snprintf(last, sizeof last, "%s (%llu)", dur(b, sizeof b, (double)s->last_exclusive_ns),
+                     (unsigned long long)s->last_calls);
+        else
+            snprintf(last, sizeof last, "none");
+        put(t, "  %s%*s %9s (%s calls); last frame %s\n", names[i], (int)(widest - width[i]), "",
+            dur(a, sizeof a, s->exclusive_ns_per_frame), calls, last);
+    }
+    if (tt->n == 0) put(t, "  (no scope ended in these frames)\n");
+    if (w->scopes > tt->n) put(t, "  (%u more scopes)\n", w->scopes - tt->n);
+    if (w->incomplete)
+        put(t, "  (not counted: %llu call%s that never ended or unwound)\n", (unsigned long long)w->incomplete,
+            w->incomplete == 1 ? "" : "s");
+    if (w->dropped) put(t, "  (the capture lost %llu events: figures may be short)\n", (unsigned long long)w->dropped);
 }
 
 static const char *bytes(char *b, size_t cap, int64_t v) {
@@ -203,6 +291,15 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     uint32_t max_lines = desc && desc->max_lines ? desc->max_lines : 16;
     text_out t = {buf, size, 0};
     if (size) buf[0] = 0;
+    /* the top scopes first, without the ring's lock: the frame thread never waits for them */
+    top_text *tt = NULL;
+    if (desc && desc->scopes_from) {
+        tt = malloc(sizeof *tt);
+        if (!tt) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+        uint32_t cap = desc->top_scopes ? desc->top_scopes : 5;
+        tt->rc = ludus_overlay_top_scopes(desc->scopes_from, desc, tt->s, cap < TOP_MAX ? cap : TOP_MAX, &tt->w);
+        tt->n = tt->rc > 0 ? (uint32_t)tt->rc : 0;
+    }
     ludus__live_want_frames();
     ludus__live_lock();
     const ludus__ring *r = ludus__live_ring();
@@ -213,11 +310,14 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     if (w == 0) {
         ludus__live_unlock();
         put(&t, "ludus: no complete frame yet (LUDUS_PROFILE_FRAME once per frame)\n");
-        return (int)t.len;
+        if (tt) put_top(&t, tt);
+        free(tt);
+        return (int)(t.len > INT32_MAX ? INT32_MAX : t.len);
     }
     int64_t *ft = malloc(sizeof *ft * w * 2);
     if (!ft) {
         ludus__live_unlock();
+        free(tt);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     int64_t *col = ft + w;
@@ -228,8 +328,9 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     }
     qsort(ft, w, sizeof *ft, cmp_i64);
     char a[32], b[32], c[32], d[32];
-    put(&t, "last %u frames (to frame %llu): p50 %s ms, p99 %s, max %s\n", w, (unsigned long long)newest->number,
-        ms(a, sizeof a, rank(ft, w, 0.5)), ms(b, sizeof b, rank(ft, w, 0.99)), ms(c, sizeof c, ft[w - 1]));
+    put(&t, "last %u frames (to frame %llu): p50 %s, p99 %s, max %s\n", w, (unsigned long long)newest->number,
+        dur(a, sizeof a, (double)rank(ft, w, 0.5)), dur(b, sizeof b, (double)rank(ft, w, 0.99)),
+        dur(c, sizeof c, (double)ft[w - 1]));
     uint32_t n = ludus__live_items(S.text_items, MAX_ITEMS), lines = 0;
     uint32_t nd = ludus__live_domains(S.text_domains, LUDUS__MAX_DOMAINS);
     for (uint32_t i = 0; i < n && lines < max_lines; i++, lines++) {
@@ -294,5 +395,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     if (lost) put(&t, "ludus: %llu counts lost (no memory for a thread's shard)\n", (unsigned long long)lost);
     ludus__live_unlock();
     free(ft);
+    if (tt) put_top(&t, tt);
+    free(tt);
     return (int)(t.len > INT32_MAX ? INT32_MAX : t.len);
 }

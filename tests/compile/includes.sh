@@ -15,7 +15,7 @@
 #   postmortem        crash capture, recover
 #   flight            the rolling window
 #   analysis          the off-line analysis (its own library)
-#   live              the overlay (reads the recorder's frame ring)
+#   live              the overlay (the recorder's frame ring; the top scopes from a capture)
 #   launch            LUDUS_TRACE: above everything it starts
 # usage: includes.sh SRC_DIR
 set -eu
@@ -34,7 +34,7 @@ allowed() {
   postmortem) echo "platform base record capture gpu session format export" ;;
   flight) echo "platform base record backend capture gpu session format export postmortem" ;;
   analysis) echo "platform base record capture gpu format export" ;;
-  live) echo "platform base record" ;;
+  live) echo "platform base record capture" ;;
   launch) echo "platform base record capture session export postmortem flight" ;;
   vulkan) echo "" ;;
   *) echo "UNKNOWN" ;;

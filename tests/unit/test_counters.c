@@ -312,7 +312,7 @@ static void test_overlay_text(void **st) {
         LUDUS_PROFILE_FRAME();
     }
     char text[4096];
-    ludus_overlay_desc d = {5, 64};
+    ludus_overlay_desc d = {.window_frames = 5, .max_lines = 64};
     int n = ludus_overlay_format(text, sizeof text, &d);
     assert_true(n > 0 && (size_t)n < sizeof text);
     assert_non_null(strstr(text, "last 5 frames (to frame "));
