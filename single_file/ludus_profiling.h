@@ -5845,6 +5845,7 @@ typedef struct ludus__thread_final {
     uint64_t first_drop_ticks;
     uint64_t spans;
     uint64_t orphan_ends;
+    uintptr_t lost_begin; /* the slot of the inline event in flight at the end, left out (0: none) */
 } ludus__thread_final;
 
 typedef struct ludus__registry {
@@ -8842,6 +8843,16 @@ typedef struct ludus__run {
 
 #define LUDUS__NO_DROP INT64_MIN
 
+#define LUDUS__LOST_BEGINS 8
+/* Adds slot to a thread's lost begins (the oldest goes when full). */
+static inline void ludus__lost_begin_add(uintptr_t *slots, uint32_t *n, uintptr_t slot) {
+    if (*n == LUDUS__LOST_BEGINS) {
+        for (uint32_t i = 1; i < LUDUS__LOST_BEGINS; i++) slots[i - 1] = slots[i];
+        --*n;
+    }
+    slots[(*n)++] = slot;
+}
+
 typedef struct ludus__cap_thread {
     char name[64];
     uint64_t tid;
@@ -8851,6 +8862,12 @@ typedef struct ludus__cap_thread {
     int64_t first_drop_ns; /* since capture start; LUDUS__NO_DROP without losses */
     uint64_t spans;        /* span begins: the reader places spans on lanes only when there are some */
     uint64_t recorder_orphans;
+    /* Slots of events left out of their capture (in flight when it ended,
+     * counted as dropped with their end when a begin): an end that names one
+     * is dropped with it, not an orphan. A rolling window's next segment
+     * holds such ends (rolling.c carries the slots). */
+    uintptr_t lost_begin[LUDUS__LOST_BEGINS];
+    uint32_t nlost_begin;
     ludus__run *runs;           /* in-memory captures (built on first use) */
     struct ludus__chunk *first; /* in-memory captures: the thread's pieces */
     uint32_t nruns;
@@ -10951,7 +10968,9 @@ static void ludus__sf_normalize_on_close_search(ludus__nev_iter *it, uintptr_t r
     uint32_t k = it->nlex;
     while (k > 0 && it->lex[k - 1].addr != ref) k--;
     if (k == 0) {
-        it->orphan_ends++; /* its begin is not in this capture */
+        for (uint32_t i = 0; i < it->th->nlost_begin; i++)
+            if (it->th->lost_begin[i] == ref) return; /* its begin was left out at a capture's end: dropped, counted */
+        it->orphan_ends++;                            /* its begin is not in this capture */
         return;
     }
     while (it->nlex > k) { /* opened inside it and never ended: unwound */
@@ -14270,6 +14289,7 @@ static void ludus__sf_session_convert_thread(ludus_capture *c, ludus__cap_thread
         th->first_drop_ns = c->end_ns - c->start_ns;
     th->spans = f->spans;
     th->recorder_orphans = f->orphan_ends;
+    if (f->lost_begin) ludus__lost_begin_add(th->lost_begin, &th->nlost_begin, f->lost_begin);
     th->first = f->first;
 }
 
@@ -14319,6 +14339,7 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
         if ((cur & LUDUS__K_MASK) && r->cold->gen == gen) { /* an inline event in flight: left out, counted */
             strag[nstrag++] = (ludus__straggler){i, r->serial, cur};
             f->dropped++;
+            f->lost_begin = cur & ~(uintptr_t)LUDUS__K_MASK; /* its end, if it is a begin, is dropped too */
         }
     }
     for (uint32_t i = 0; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
@@ -14608,6 +14629,12 @@ void ludus__capture_quiesce(ludus_capture *c) {
         while (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == LUDUS__REC_LIVE && r->serial == g->serial && r->hot &&
                __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE) == g->cur)
             ludus__yield();
+        /* A begin left out: the end its thread will record names it, and is
+         * dropped with it (the reader, lost_begin), so it counts here. */
+        const ludus__event *ev = (const ludus__event *)(g->cur & ~(uintptr_t)LUDUS__K_MASK);
+        if ((__atomic_load_n(&ev->word, __ATOMIC_ACQUIRE) & LUDUS__K_MASK) == LUDUS__K_BEGIN)
+            for (uint32_t t = 0; t < c->nthreads; t++)
+                if (c->threads[t].serial == g->serial) c->threads[t].dropped++;
     }
     ludus__mutex_unlock(&ludus__reg.lock);
     c->nstragglers = 0;
@@ -19054,6 +19081,8 @@ typedef struct ludus__sf_rolling_thread_carry {
     uint32_t serial;
     carried *e;
     uint32_t n, cap;
+    uintptr_t lost[LUDUS__LOST_BEGINS]; /* begins left out at a dropped segment's end (cap_thread.lost_begin) */
+    uint32_t nlost;
 } ludus__sf_rolling_thread_carry;
 
 /* Copies of run-time-name descriptors carried past their name table. */
@@ -19214,6 +19243,13 @@ static int ludus__sf_rolling_carry_replay(ludus__sf_rolling_thread_carry *tc, co
             } else if (ki->role == LUDUS__R_CLOSE) {
                 uint32_t j = tc->n;
                 while (j > 0 && (tc->e[j - 1].span || tc->e[j - 1].addr != key)) j--;
+                if (j == 0) /* the end of a begin left out: the slot goes */
+                    for (uint32_t q = 0; q < tc->nlost; q++)
+                        if (tc->lost[q] == key) {
+                            memmove(tc->lost + q, tc->lost + q + 1, (tc->nlost - q - 1) * sizeof *tc->lost);
+                            tc->nlost--;
+                            break;
+                        }
                 if (j > 0) { /* it closes its scope and the scopes unwound inside it */
                     uint32_t w = j - 1;
                     for (uint32_t q = j - 1; q < tc->n; q++)
@@ -19278,6 +19314,9 @@ static void ludus__sf_rolling_drop_oldest(void) {
             ludus__sf_rolling_thread_carry *tc = ludus__sf_rolling_carry_of(th->serial, 1);
             if (!tc) continue;
             if (ludus__sf_rolling_carry_replay(tc, th) != 0 || th->exited) tc->n = 0; /* an exited thread's scopes ended with it */
+            for (uint32_t k = 0; k < th->nlost_begin && !th->exited; k++)
+                ludus__lost_begin_add(tc->lost, &tc->nlost, th->lost_begin[k]);
+            if (th->exited) tc->nlost = 0;
             for (uint32_t i = 0; i < tc->n; i++) {
                 const ludus_site *site = (const ludus_site *)(tc->e[i].ev.word & ~(uintptr_t)LUDUS__K_MASK);
                 if (!ludus__names_contains(s->names, site)) continue;
@@ -19369,10 +19408,11 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
     uint32_t nc = 0;
     for (uint32_t i = 0; i < ludus__sf_rolling_R.ncarry; i++) {
         const ludus__sf_rolling_thread_carry *tc = &ludus__sf_rolling_R.carry[i];
-        if (!tc->n) continue;
+        if (!tc->n && !tc->nlost) continue;
         ludus__cap_thread *th = &j->threads[j->nthreads++];
         th->serial = tc->serial;
         th->first_drop_ns = LUDUS__NO_DROP;
+        for (uint32_t k = 0; k < tc->nlost; k++) ludus__lost_begin_add(th->lost_begin, &th->nlost_begin, tc->lost[k]);
         for (uint32_t k = 0; k < tc->n; k++) {
             sn->carried[nc] = tc->e[k].ev;
             sn->carried[nc].ticks = first->c0.ticks;
@@ -19410,6 +19450,8 @@ static ludus_capture *ludus__sf_rolling_join_segments(void) {
                 th->first_drop_ns = st->first_drop_ns + (s->start_ns - j->start_ns);
             th->spans += st->spans;
             th->recorder_orphans += st->recorder_orphans;
+            for (uint32_t k = 0; k < st->nlost_begin; k++)
+                ludus__lost_begin_add(th->lost_begin, &th->nlost_begin, st->lost_begin[k]);
             if (ludus__sf_rolling_append_runs(th, st->runs, st->nruns)) goto fail;
         }
     }

@@ -28,6 +28,16 @@ typedef struct ludus__run {
 
 #define LUDUS__NO_DROP INT64_MIN
 
+#define LUDUS__LOST_BEGINS 8
+/* Adds slot to a thread's lost begins (the oldest goes when full). */
+static inline void ludus__lost_begin_add(uintptr_t *slots, uint32_t *n, uintptr_t slot) {
+    if (*n == LUDUS__LOST_BEGINS) {
+        for (uint32_t i = 1; i < LUDUS__LOST_BEGINS; i++) slots[i - 1] = slots[i];
+        --*n;
+    }
+    slots[(*n)++] = slot;
+}
+
 typedef struct ludus__cap_thread {
     char name[64];
     uint64_t tid;
@@ -37,6 +47,12 @@ typedef struct ludus__cap_thread {
     int64_t first_drop_ns; /* since capture start; LUDUS__NO_DROP without losses */
     uint64_t spans;        /* span begins: the reader places spans on lanes only when there are some */
     uint64_t recorder_orphans;
+    /* Slots of events left out of their capture (in flight when it ended,
+     * counted as dropped with their end when a begin): an end that names one
+     * is dropped with it, not an orphan. A rolling window's next segment
+     * holds such ends (rolling.c carries the slots). */
+    uintptr_t lost_begin[LUDUS__LOST_BEGINS];
+    uint32_t nlost_begin;
     ludus__run *runs;           /* in-memory captures (built on first use) */
     struct ludus__chunk *first; /* in-memory captures: the thread's pieces */
     uint32_t nruns;

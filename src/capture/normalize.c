@@ -218,7 +218,9 @@ static void on_close_search(ludus__nev_iter *it, uintptr_t ref, int64_t ts) {
     uint32_t k = it->nlex;
     while (k > 0 && it->lex[k - 1].addr != ref) k--;
     if (k == 0) {
-        it->orphan_ends++; /* its begin is not in this capture */
+        for (uint32_t i = 0; i < it->th->nlost_begin; i++)
+            if (it->th->lost_begin[i] == ref) return; /* its begin was left out at a capture's end: dropped, counted */
+        it->orphan_ends++;                            /* its begin is not in this capture */
         return;
     }
     while (it->nlex > k) { /* opened inside it and never ended: unwound */

@@ -44,6 +44,8 @@ typedef struct thread_carry {
     uint32_t serial;
     carried *e;
     uint32_t n, cap;
+    uintptr_t lost[LUDUS__LOST_BEGINS]; /* begins left out at a dropped segment's end (cap_thread.lost_begin) */
+    uint32_t nlost;
 } thread_carry;
 
 /* Copies of run-time-name descriptors carried past their name table. */
@@ -204,6 +206,13 @@ static int carry_replay(thread_carry *tc, const ludus__cap_thread *th) {
             } else if (ki->role == LUDUS__R_CLOSE) {
                 uint32_t j = tc->n;
                 while (j > 0 && (tc->e[j - 1].span || tc->e[j - 1].addr != key)) j--;
+                if (j == 0) /* the end of a begin left out: the slot goes */
+                    for (uint32_t q = 0; q < tc->nlost; q++)
+                        if (tc->lost[q] == key) {
+                            memmove(tc->lost + q, tc->lost + q + 1, (tc->nlost - q - 1) * sizeof *tc->lost);
+                            tc->nlost--;
+                            break;
+                        }
                 if (j > 0) { /* it closes its scope and the scopes unwound inside it */
                     uint32_t w = j - 1;
                     for (uint32_t q = j - 1; q < tc->n; q++)
@@ -268,6 +277,9 @@ static void drop_oldest(void) {
             thread_carry *tc = carry_of(th->serial, 1);
             if (!tc) continue;
             if (carry_replay(tc, th) != 0 || th->exited) tc->n = 0; /* an exited thread's scopes ended with it */
+            for (uint32_t k = 0; k < th->nlost_begin && !th->exited; k++)
+                ludus__lost_begin_add(tc->lost, &tc->nlost, th->lost_begin[k]);
+            if (th->exited) tc->nlost = 0;
             for (uint32_t i = 0; i < tc->n; i++) {
                 const ludus_site *site = (const ludus_site *)(tc->e[i].ev.word & ~(uintptr_t)LUDUS__K_MASK);
                 if (!ludus__names_contains(s->names, site)) continue;
@@ -359,10 +371,11 @@ static ludus_capture *join_segments(void) {
     uint32_t nc = 0;
     for (uint32_t i = 0; i < R.ncarry; i++) {
         const thread_carry *tc = &R.carry[i];
-        if (!tc->n) continue;
+        if (!tc->n && !tc->nlost) continue;
         ludus__cap_thread *th = &j->threads[j->nthreads++];
         th->serial = tc->serial;
         th->first_drop_ns = LUDUS__NO_DROP;
+        for (uint32_t k = 0; k < tc->nlost; k++) ludus__lost_begin_add(th->lost_begin, &th->nlost_begin, tc->lost[k]);
         for (uint32_t k = 0; k < tc->n; k++) {
             sn->carried[nc] = tc->e[k].ev;
             sn->carried[nc].ticks = first->c0.ticks;
@@ -400,6 +413,8 @@ static ludus_capture *join_segments(void) {
                 th->first_drop_ns = st->first_drop_ns + (s->start_ns - j->start_ns);
             th->spans += st->spans;
             th->recorder_orphans += st->recorder_orphans;
+            for (uint32_t k = 0; k < st->nlost_begin; k++)
+                ludus__lost_begin_add(th->lost_begin, &th->nlost_begin, st->lost_begin[k]);
             if (append_runs(th, st->runs, st->nruns)) goto fail;
         }
     }

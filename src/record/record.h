@@ -148,6 +148,7 @@ typedef struct ludus__thread_final {
     uint64_t first_drop_ticks;
     uint64_t spans;
     uint64_t orphan_ends;
+    uintptr_t lost_begin; /* the slot of the inline event in flight at the end, left out (0: none) */
 } ludus__thread_final;
 
 typedef struct ludus__registry {

@@ -418,6 +418,7 @@ static void convert_thread(ludus_capture *c, ludus__cap_thread *th, const ludus_
         th->first_drop_ns = c->end_ns - c->start_ns;
     th->spans = f->spans;
     th->recorder_orphans = f->orphan_ends;
+    if (f->lost_begin) ludus__lost_begin_add(th->lost_begin, &th->nlost_begin, f->lost_begin);
     th->first = f->first;
 }
 
@@ -467,6 +468,7 @@ static int end_capture(uint32_t disarmed) {
         if ((cur & LUDUS__K_MASK) && r->cold->gen == gen) { /* an inline event in flight: left out, counted */
             strag[nstrag++] = (ludus__straggler){i, r->serial, cur};
             f->dropped++;
+            f->lost_begin = cur & ~(uintptr_t)LUDUS__K_MASK; /* its end, if it is a begin, is dropped too */
         }
     }
     for (uint32_t i = 0; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
@@ -756,6 +758,12 @@ void ludus__capture_quiesce(ludus_capture *c) {
         while (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == LUDUS__REC_LIVE && r->serial == g->serial && r->hot &&
                __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE) == g->cur)
             ludus__yield();
+        /* A begin left out: the end its thread will record names it, and is
+         * dropped with it (the reader, lost_begin), so it counts here. */
+        const ludus__event *ev = (const ludus__event *)(g->cur & ~(uintptr_t)LUDUS__K_MASK);
+        if ((__atomic_load_n(&ev->word, __ATOMIC_ACQUIRE) & LUDUS__K_MASK) == LUDUS__K_BEGIN)
+            for (uint32_t t = 0; t < c->nthreads; t++)
+                if (c->threads[t].serial == g->serial) c->threads[t].dropped++;
     }
     ludus__mutex_unlock(&ludus__reg.lock);
     c->nstragglers = 0;
