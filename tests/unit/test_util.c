@@ -635,14 +635,7 @@ static int process_threads(void) {
 }
 
 pid_t lt_fork_alone(void) {
-#if defined(__SANITIZE_ADDRESS__)
-    for (int i = 0; i < 5000 && process_threads() > 1; i++) usleep(1000);
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    for (int i = 0; i < 5000 && process_threads() > 1; i++) usleep(1000);
-#endif
-#endif
-    (void)process_threads;
+    for (int i = 0; LT_ASAN && i < 5000 && process_threads() > 1; i++) usleep(1000);
     return fork();
 }
 #endif

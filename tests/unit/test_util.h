@@ -164,5 +164,16 @@ ludus_capture_desc lt_small_desc(uint32_t chunk_count);
 #ifndef LT_TSAN
 #define LT_TSAN 0
 #endif
+/* 1 under AddressSanitizer. */
+#if defined(__SANITIZE_ADDRESS__)
+#define LT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LT_ASAN 1
+#endif
+#endif
+#ifndef LT_ASAN
+#define LT_ASAN 0
+#endif
 
 #endif
