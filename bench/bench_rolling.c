@@ -1,19 +1,21 @@
-/* The rolling window's cost: ns per scope while the window records (its
- * segments switching underneath) against an ordinary capture in the same
- * process, both over two TSC reads; the segment switches' pauses (events
- * are dropped meanwhile) and the events lost to them; and the time a
- * snapshot takes its caller. Scopes are written to the pool, not to a
- * file.
- * Each round: 0.5 s of scopes in an ordinary capture, then the rolling
- * window warmed up for 1 s (its first segments take new pages; dropped
- * segments' pools are reused after that) and measured for 0.5 s.
- *   bench_rolling [ROUNDS] */
+/* The flight recorder's cost: ns per scope while it records (its threads
+ * writing over their oldest pieces) against an ordinary capture in the
+ * same process, both over two TSC reads; the process's CPU time per scope
+ * in both (every library thread included); the events lost (none but a
+ * full pool's) and those written over inside the window; and the time a
+ * snapshot takes its caller, per MB copied. Scopes are written to the
+ * pool, not to a file.
+ * Each round: 0.5 s of scopes in an ordinary capture, then the flight
+ * recorder warmed up for 1 s (its pool is faulted in and every piece has
+ * been written over at least once) and measured for 0.5 s.
+ *   bench_rolling [ROUNDS] [WINDOW_MS] */
 #include <ludus/capture.h>
 #include <ludus/profiling.h>
 #include <ludus/rolling.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench_common.h"
 
@@ -23,68 +25,86 @@ static void scopes(int64_t n) {
     }
 }
 
-/* Scopes for about `ns` of time; ns per scope. */
-static double run_for(int64_t ns) {
-    int64_t t0 = bench_now_ns(), n = 0;
+static int64_t process_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Scopes for about `ns` of time: ns per scope, and process CPU ns per
+ * scope in *cpu. */
+static double run_for(int64_t ns, double *cpu) {
+    int64_t t0 = bench_now_ns(), c0 = process_cpu_ns(), n = 0;
     while (bench_now_ns() - t0 < ns) {
         scopes(10000);
         n += 10000;
     }
+    if (cpu) *cpu = (double)(process_cpu_ns() - c0) / (double)n;
     return (double)(bench_now_ns() - t0) / (double)n;
 }
 
 int main(int argc, char **argv) {
     int rounds = argc > 1 ? atoi(argv[1]) : 5;
+    int window_ms = argc > 2 ? atoi(argv[2]) : 100;
     if (rounds < 1 || rounds > 100) rounds = 5;
+    if (window_ms < 10 || window_ms > 10000) window_ms = 100;
     ludus_thread_register("bench");
     ludus_capture_desc cd;
     memset(&cd, 0, sizeof cd);
-    cd.chunk_count = 4096; /* 256 MiB: neither mode runs out in 0.5 s */
+    cd.chunk_count = 4096; /* 256 MiB: the plain capture does not run out in 0.5 s */
     ludus_rolling_desc rd;
     memset(&rd, 0, sizeof rd);
-    rd.window_ms = 400; /* 100 ms segments: 5 switches per round */
+    rd.window_ms = (uint32_t)window_ms; /* 100 ms: about 190 MB at this rate, within the pool */
     rd.hitch_factor = -1;
     rd.signal = -1;
-    double plain[100], rolling[100], snap_us[100];
-    int64_t pause_max = 0;
-    uint64_t switches = 0, lost = 0, events = 0;
+    double plain[100], rolling[100], plain_cpu[100], rolling_cpu[100], snap_us[100], snap_mb[100];
+    uint64_t lost = 0, events = 0, in_window = 0, evicted = 0;
     double tsc2 = bench_two_tsc_ns(1000000);
     for (int r = 0; r < rounds; r++) {
         if (ludus_capture_begin(&cd) != 0) return 1;
-        plain[r] = run_for(500000000);
+        plain[r] = run_for(500000000, &plain_cpu[r]);
         ludus_capture_end(NULL);
         if (ludus_rolling_begin(&cd, &rd) != 0) return 1;
-        run_for(1000000000); /* steady state: the first segments' pools are new pages, later ones reuse dropped ones */
-        rolling[r] = run_for(500000000);
+        run_for(1000000000, NULL); /* steady state */
+        ludus_rolling_stats st0;
+        ludus_rolling_get_stats(&st0);
+        rolling[r] = run_for(500000000, &rolling_cpu[r]);
+        ludus_rolling_stats st;
+        ludus_rolling_get_stats(&st);
+        in_window += st.evicted_in_window - st0.evicted_in_window;
+        evicted += st.events_evicted - st0.events_evicted;
         ludus_capture *snap = NULL;
         int64_t t0 = bench_now_ns();
         if (ludus_rolling_snapshot(&snap) != 0) return 1;
         snap_us[r] = (double)(bench_now_ns() - t0) / 1e3;
         ludus_capture_summary s;
         ludus_capture_get_summary(snap, &s);
+        snap_mb[r] = (double)s.bytes_used / 1e6;
         lost += s.dropped;
         events += s.events;
         ludus_capture_release(snap);
-        ludus_rolling_stats st;
-        ludus_rolling_get_stats(&st);
-        if (st.switch_max_ns > pause_max) pause_max = st.switch_max_ns;
-        switches += st.segments_switched;
         ludus_rolling_end();
     }
     double mp = bench_median(plain, rounds), mr = bench_median(rolling, rounds), ms = bench_median(snap_us, rounds);
+    double mpc = bench_median(plain_cpu, rounds), mrc = bench_median(rolling_cpu, rounds);
+    double mmb = bench_median(snap_mb, rounds);
     double maxr = 0, maxp = 0, maxs = 0;
     for (int r = 0; r < rounds; r++) {
         if (rolling[r] > maxr) maxr = rolling[r];
         if (plain[r] > maxp) maxp = plain[r];
         if (snap_us[r] > maxs) maxs = snap_us[r];
     }
-    printf("rounds %d, two rdtsc %.2f ns\n", rounds, tsc2);
-    printf("capture window  ns/scope median %.2f max %.2f  (%.2f x two rdtsc)\n", mp, maxp, mp / tsc2);
-    printf("rolling window  ns/scope median %.2f max %.2f  (%.2f x two rdtsc, %.3f x the capture window)\n", mr, maxr,
-           mr / tsc2, mr / mp);
-    printf("segment switches %llu, longest pause %.1f us; in the windows taken: %llu events, %llu lost (%.4f %%)\n",
-           (unsigned long long)switches, pause_max / 1e3, (unsigned long long)events, (unsigned long long)lost,
-           events ? 100.0 * (double)lost / (double)(events + lost) : 0.0);
-    printf("snapshot (the caller's time: a switch and the join) median %.0f us max %.0f us\n", ms, maxs);
+    printf("rounds %d, window %d ms, two rdtsc %.2f ns\n", rounds, window_ms, tsc2);
+    printf("capture window   ns/scope median %.2f max %.2f  (%.2f x two rdtsc); process CPU ns/scope %.2f\n", mp, maxp,
+           mp / tsc2, mpc);
+    printf("flight recorder  ns/scope median %.2f max %.2f  (%.2f x two rdtsc, %.3f x the capture window); "
+           "process CPU ns/scope %.2f (%.3f x)\n",
+           mr, maxr, mr / tsc2, mr / mp, mrc, mrc / mpc);
+    printf("measured halves: %llu events written over, %llu of them inside the window; "
+           "in the windows taken: %llu events, %llu lost\n",
+           (unsigned long long)evicted, (unsigned long long)in_window, (unsigned long long)events,
+           (unsigned long long)lost);
+    printf("snapshot (the caller's time: the copy) median %.0f us max %.0f us for %.0f MB (%.1f us per MB)\n", ms, maxs,
+           mmb, mmb > 0 ? ms / mmb : 0.0);
     return 0;
 }

@@ -1980,26 +1980,24 @@ LUDUS__INLINE int ludus__l0_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site 
 
 #endif /* LUDUS_LOCKS_H */
 /* ---- include/ludus/rolling.h ---- */
-/* Ludus Profiling: the rolling window. Always-on recording of the last few
- * seconds, snapshots of it at any moment, and triggers (a hitch, a call, a
- * signal) that write the window around the moment they fired to a file from
- * a background thread.
+/* Ludus Profiling: the rolling window (the flight recorder). Always-on
+ * recording of the last few seconds, snapshots of it at any moment, and
+ * triggers (a hitch, a call, a signal, a counter) that write the window
+ * around the moment they fired to a file from a background thread.
  *
- * How it records: the window is a ring of segments, each an ordinary
- * capture of window_ms / segments. A background thread switches segments
- * (the next segment's pool is reserved while the current one still records;
- * producers never wait: events of the switch itself, a few microseconds,
- * are dropped and counted) and drops the oldest segment once the window is
- * covered. A snapshot joins the segments into one capture: slices begun
- * before the window are shown begun at its start, clipped and flagged, with
- * their names; every loss stays counted. The window is also bounded by
- * memory: each segment's pool is chunk_count / (segments + 2) chunks, the
- * segments held keep at most segments + 1 pools' worth of events, and a
- * segment 3/4 full is switched before its time; the window is then
- * shorter. Its actual span is the snapshot's start and end. A snapshot ends
- * the recording segment early: with frequent snapshots up to
- * 2 x segments + 2 short segments are held (each pool's untouched pages
- * cost address space, not memory).
+ * How it records: it is one capture that forgets. Each thread writes over
+ * its own oldest piece of the pool once that piece lies wholly before the
+ * window, or when the pool has no other room (that thread's window is then
+ * shorter: counted in evicted_in_window). Producers never pause and no
+ * library thread reads what they write; an event is lost only when its
+ * thread cannot get a piece at all (counted per thread, as in a capture).
+ * A snapshot copies what every thread holds while they go on (its cost:
+ * about a memcpy of the window); a scope whose begin was written over is
+ * shown begun at its thread's first event, named "(begun before the
+ * window)" (a span keeps its name). Files written by triggers and crashes
+ * hold the last window_ms, slices open across its start clipped there and
+ * flagged. The pool (chunk_bytes x chunk_count) is the memory of the whole
+ * window: size it for window_ms of the busiest thread's events.
  *
  * One rolling capture at a time, instead of a capture window: while it
  * runs, ludus_capture_begin and ludus_capture_end return LUDUS_EBUSY. */
@@ -2018,7 +2016,7 @@ extern "C" {
 #define LUDUS_ROLLING_NONE (-1)
 typedef struct ludus_rolling_desc {
     uint32_t window_ms;     /* the last N ms are kept [4000] */
-    uint32_t segments;      /* segments the window is cut into [4] */
+    uint32_t segments;      /* unused (the window had segments before issue 25); kept for source compatibility */
     double hitch_factor;    /* a frame longer than this times the running median is a hitch [2.5] */
     uint32_t median_frames; /* frames of the running median (and frames seen before the first hitch) [120] */
     uint32_t post_ms;       /* kept after a trigger before the window is taken [window_ms / 4] */
@@ -2038,7 +2036,7 @@ typedef struct ludus_rolling_desc {
 } ludus_rolling_desc;
 
 /* Starts the rolling window. capture: the pool (chunk_bytes x chunk_count
- * is the memory of the whole window, shared by its segments), clock, join
+ * is the memory of the whole window), clock, join
  * and categories, as for ludus_capture_begin; NULL for the defaults. */
 LUDUS_API int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling);
 /* Stops it: the background threads finish the file they write, pending
@@ -2047,9 +2045,10 @@ LUDUS_API int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus
 LUDUS_API int ludus_rolling_end(void);
 LUDUS_API int ludus_rolling_active(void);
 
-/* The window as a capture of its own, now, without stopping the recording
- * (release it when done). From any thread: the caller pays one segment
- * switch (bench/RESULTS.md gives its cost). */
+/* What every thread holds now, as a capture of its own (release it when
+ * done), without stopping or slowing the recording: at least the window for
+ * every thread the pool had room for. From any thread: the caller pays the
+ * copy (bench/RESULTS.md gives its cost). */
 LUDUS_API int ludus_rolling_snapshot(ludus_capture **out);
 
 /* Asks for the window around now to be written: post_ms later, on the
@@ -2060,9 +2059,9 @@ LUDUS_API int ludus_rolling_snapshot(ludus_capture **out);
 LUDUS_API void ludus_rolling_trigger(const char *reason);
 
 typedef struct ludus_rolling_stats {
-    uint64_t segments_switched;
-    uint64_t early_switches;    /* of which before their time: the segment's memory was 3/4 used */
-    int64_t switch_max_ns;      /* the longest pause of a segment switch (producers drop events meanwhile) */
+    uint64_t events_evicted;    /* events written over (each thread's oldest pieces) */
+    uint64_t evicted_in_window; /* of which still inside the window: the pool had no other room */
+    int64_t snapshot_max_ns;    /* the longest copy of the window (its caller's cost) */
     uint64_t triggers;          /* ludus_rolling_trigger calls, hitches and signals */
     uint64_t hitches;           /* of which frame hitches */
     uint64_t counter_crossings; /* of which counter thresholds crossed */
@@ -5808,7 +5807,12 @@ typedef struct ludus__thread_cold {
     ludus__chunk *chunk; /* current piece (NULL before the first event) */
     ludus__chunk *first_chunk;
     uint32_t chunk_seq;
-    uint32_t piece_bytes;      /* size of the next piece to ask for */
+    uint32_t piece_bytes; /* size of the next piece to ask for */
+    /* The flight recorder (ludus__session.ring_ticks): events of the
+     * thread's own oldest pieces written over, all of them and those still
+     * inside the window when the pool had no other room (atomic: read by
+     * ludus_rolling_get_stats). */
+    uint64_t evicted, evicted_in_window;
     uint32_t serial;           /* unique per registration; flow ids derive from it */
     uint64_t dropped;          /* events lost in this capture (this thread only writes it) */
     uint64_t signal_drops;     /* atomic: events lost from a signal handler */
@@ -5889,6 +5893,12 @@ typedef struct ludus__session {
     /* What producers read out of line: kept after the capture ends while a
      * thread that was inside an out-of-line event then may still run. */
     ludus__pool pool;
+    /* The flight recorder (src/flight/rolling.c): each thread writes over its
+     * own oldest piece once that piece lies wholly before the window (this
+     * many ticks back), or when the pool has no other room; 0 for a plain
+     * capture. Atomic: the window's thread sets it once the tick rate is
+     * known (UINT64_MAX until then: pieces are reused only for room). */
+    uint64_t ring_ticks;
     ludus__name_table *names; /* the running (or late) capture's */
     uint32_t interner_drops;  /* atomic: names refused while this capture ran */
 } ludus__session;
@@ -5933,6 +5943,9 @@ LUDUS__SIBLING int ludus__fail(int code, const char *fmt, ...) __attribute__((fo
  * live in the capture's name table. */
 LUDUS_HIDDEN const ludus_site *ludus__site_by_id(uint32_t id);
 LUDUS_HIDDEN ludus__name_table *ludus__names_create(void);
+/* Tables are counted references: a flight recorder's snapshot holds its
+ * recording's table (its events point into it); destroy drops one. */
+LUDUS_HIDDEN void ludus__names_retain(ludus__name_table *t);
 LUDUS_HIDDEN void ludus__names_destroy(ludus__name_table *t);
 /* The descriptor of a run-time name in t; NULL when t is full. */
 LUDUS_HIDDEN const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name);
@@ -6751,7 +6764,7 @@ static void ludus__sf_emit_note_first_drop(ludus__thread_cold *c) {
 
 /* A loss of the attached capture (the thread holds busy and in_slow). */
 static void ludus__sf_emit_drop(ludus__thread_cold *c, unsigned n) {
-    c->dropped += n;
+    __atomic_store_n(&c->dropped, c->dropped + n, __ATOMIC_RELAXED); /* a snapshot reads it (ring_snapshot.c) */
     ludus__sf_emit_note_first_drop(c);
     ludus__chunk *ch = c->chunk;
     if (ch) { /* a pool file keeps them (the loss path only: a recorded event never comes here) */
@@ -6809,6 +6822,8 @@ static void ludus__sf_emit_attach(ludus__thread_hot *t, ludus__thread_cold *c, u
     c->dropped = 0;
     c->spans = 0;
     c->orphan_ends = 0;
+    __atomic_store_n(&c->evicted, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->evicted_in_window, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&t->cur, (uintptr_t)1, __ATOMIC_RELAXED); /* no piece yet; still busy */
 }
@@ -6855,33 +6870,63 @@ static uint32_t ludus__sf_emit_slow_enter(ludus__thread_hot *t, ludus__thread_co
     return 0;
 }
 
+/* The flight recorder (ludus__session.ring_ticks): the thread's oldest
+ * piece, to be written over, when it lies wholly before the window (the
+ * piece after it began longer ago than the window) or, with `anyway`, when
+ * the pool has no other room (its events inside the window are counted as
+ * evicted in it). NULL when the thread holds no piece it may reuse (its
+ * oldest is the one it is leaving). Unlinked from the front of the
+ * thread's list first: a snapshot (session.c) reading the list sees the
+ * piece ludus__sf_emit_leave before its sequence number changes and its events are
+ * written over. */
+static ludus__chunk *ludus__sf_emit_ring_reuse(ludus__thread_cold *c, uint64_t window, int anyway) {
+    ludus__chunk *old = c->first_chunk;
+    if (!old || old == c->chunk || old->gen != c->gen) return NULL;
+    ludus__chunk *after = old->next; /* non-NULL: the current piece is after old */
+    int expired = ludus__sf_emit_now_ticks() - LUDUS__CHUNK_EVENTS(after)[0].ticks > window;
+    if (!expired && !anyway) return NULL;
+    __atomic_store_n(&c->first_chunk, after, __ATOMIC_RELEASE);
+    uint64_t used = __atomic_load_n(&old->used, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->evicted, c->evicted + used, __ATOMIC_RELAXED);
+    if (!expired) __atomic_store_n(&c->evicted_in_window, c->evicted_in_window + used, __ATOMIC_RELAXED);
+    return old;
+}
+
 /* Takes a new piece for `need` slots. 0 when the pool refuses. */
 static int ludus__sf_emit_new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
-    if (c->exhausted >= (for_end ? 2u : 1u)) return 0;
-    ludus__chunk *n = ludus__pool_take(c->piece_bytes, for_end);
-    if (!n) {
-        c->exhausted = for_end ? 2u : 1u;
-        return 0;
+    uint64_t window = __atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_RELAXED);
+    ludus__chunk *n = window ? ludus__sf_emit_ring_reuse(c, window, 0) : NULL;
+    int reused = n != NULL;
+    if (!n && c->exhausted < (for_end ? 2u : 1u)) {
+        n = ludus__pool_take(c->piece_bytes, for_end);
+        if (!n) c->exhausted = for_end ? 2u : 1u;
     }
+    if (!n && window) reused = (n = ludus__sf_emit_ring_reuse(c, window, 1)) != NULL;
+    if (!n) return 0;
     n->thread = c->serial;
-    n->seq = c->chunk_seq++;
+    /* a reused piece's number changes before its events do (a snapshot
+     * that copied it while it changed sees it and leaves it out) */
+    __atomic_store_n(&n->seq, c->chunk_seq++, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
     n->gen = c->gen;
-    n->used = 0;
-    n->next = NULL;
+    __atomic_store_n(&n->used, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&n->next, NULL, __ATOMIC_RELAXED);
     n->dropped = 0;
     n->first_drop_ticks = 0;
     uintptr_t cur = ludus__sf_emit_slot_of(t);
     if (c->chunk) {
-        c->chunk->used = (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk));
+        __atomic_store_n(&c->chunk->used, (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk)),
+                         __ATOMIC_RELAXED);
         __atomic_store_n(&c->chunk->next, n, __ATOMIC_RELEASE);
     } else {
-        c->first_chunk = n;
+        __atomic_store_n(&c->first_chunk, n, __ATOMIC_RELEASE);
     }
-    c->chunk = n;
+    __atomic_store_n(&c->chunk, n, __ATOMIC_RELEASE);
     if (c->piece_bytes < ludus__sess.pool.chunk_bytes) c->piece_bytes *= 2;
     uintptr_t end = (uintptr_t)LUDUS__CHUNK_END(n);
     __atomic_store_n(&t->cur, (uintptr_t)LUDUS__CHUNK_EVENTS(n) | 1u, __ATOMIC_RELAXED);
-    c->reserve = (uint64_t)((char *)n - ludus__sess.pool.base) + n->bytes > ludus__sess.pool.begin_limit;
+    /* a reused piece is the thread's own: it never writes in the end reserve */
+    c->reserve = !reused && (uint64_t)((char *)n - ludus__sess.pool.base) + n->bytes > ludus__sess.pool.begin_limit;
     if (c->slow || c->reserve) {
         c->own_limit = end;
         __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
@@ -6917,7 +6962,8 @@ static ludus__event *ludus__sf_emit_put(ludus__thread_hot *t, uintptr_t word, un
         e[1].ticks = p0;
         e[1].word = p1;
     }
-    __atomic_store_n(&t->cur, (uintptr_t)(e + nslots) | 1u, __ATOMIC_RELAXED);
+    /* release: a flight recorder's snapshot copies up to cur (session.c) */
+    __atomic_store_n(&t->cur, (uintptr_t)(e + nslots) | 1u, __ATOMIC_RELEASE);
     return e;
 }
 
@@ -7049,7 +7095,7 @@ const ludus_site *ludus__emit_fiber_enter(const char *name) {
         return NULL;
     }
     ludus__sf_emit_put(t, (uintptr_t)site | LUDUS__KIND_FIBER, 2, 1u, 0);
-    c->spans++;
+    __atomic_store_n(&c->spans, c->spans + 1, __ATOMIC_RELAXED);
     ludus__sf_emit_leave(t, c);
     return site;
 }
@@ -7198,7 +7244,7 @@ void ludus__span_begin(const ludus_site *site) {
     if (ludus__sf_emit_make_room(t, c, 1, 0)) {
         ludus__sf_emit_put(t, (uintptr_t)site | LUDUS__KIND_SPAN_BEGIN, 1, 0, 0);
         c->span[c->span_depth - 1].recorded = 1;
-        c->spans++;
+        __atomic_store_n(&c->spans, c->spans + 1, __ATOMIC_RELAXED);
     } else {
         ludus__sf_emit_drop(c, 1); /* its end is counted when it comes */
     }
@@ -7733,6 +7779,7 @@ const ludus_site *ludus__site_by_id(uint32_t id) {
 
 struct ludus__name_table {
     ludus__mutex lock;
+    uint32_t refs;    /* atomic */
     uint32_t count;   /* atomic */
     ludus_site *site; /* NAMES_MAX entries; allocated at the first name */
     uint32_t *slot;   /* NAMES_SLOTS: index + 1 */
@@ -7744,8 +7791,13 @@ ludus__name_table *ludus__names_create(void) {
     ludus__name_table *t = ludus__calloc(1, sizeof *t);
     if (!t) return NULL;
     ludus__mutex_init(&t->lock);
+    t->refs = 1;
     t->text.limit = NAMES_TEXT;
     return t;
+}
+
+void ludus__names_retain(ludus__name_table *t) {
+    if (t) __atomic_add_fetch(&t->refs, 1u, __ATOMIC_RELAXED);
 }
 
 int ludus__names_contains(const ludus__name_table *t, const void *p) {
@@ -7764,7 +7816,7 @@ void ludus__names_fork_reset(ludus__name_table *t) {
 }
 
 void ludus__names_destroy(ludus__name_table *t) {
-    if (!t) return;
+    if (!t || __atomic_sub_fetch(&t->refs, 1u, __ATOMIC_ACQ_REL) != 0) return;
     ludus__arena_free(&t->text);
     ludus__free(t->site);
     ludus__free(t->slot);
@@ -9058,6 +9110,12 @@ struct ludus_capture {
     int async_ready, async_error;
     /* a rolling window's snapshot (rolling.c): the generations it spans */
     uint32_t gen_first; /* 0: gen only */
+    /* a flight recorder's (src/flight/rolling.c): its threads' oldest pieces
+     * were written over, so an end whose begin went with them gets a begin
+     * at its thread's first event (ring_start.c); ring_synth holds those
+     * begins (owned) */
+    int ring;
+    ludus__event *ring_synth;
     /* GPU timing (gpu.c): the raw samples and calibration points handed over
      * while the capture ran, and what placing them derived */
     struct ludus__gpu_data *gpu; /* NULL: none (views share their parent's) */
@@ -9156,6 +9214,10 @@ typedef struct ludus__gpu_data {
  * GPU data moves into c, placed). */
 LUDUS_HIDDEN void ludus__gpu_capture_begin(int64_t start_ns, int record);
 LUDUS_HIDDEN void ludus__gpu_capture_end(ludus_capture *c);
+/* A flight recorder's GPU data (ring_snapshot.c): the store forgets what
+ * was submitted before c's start, and a copy of the rest goes into c,
+ * placed (none when out of memory). */
+LUDUS_HIDDEN void ludus__gpu_ring_copy(ludus_capture *c);
 /* The child's side of fork (session.c): the store restarts empty, for the
  * child's capture when capture is 1 (start: its CLOCK_MONOTONIC start). */
 LUDUS_HIDDEN void ludus__gpu_after_fork(int capture, int64_t start_ns);
@@ -9203,6 +9265,18 @@ LUDUS__SIBLING ludus_capture *ludus__capture_new(const ludus__source_ops *src);
 LUDUS_HIDDEN int ludus__build_recorded(ludus_capture *c);
 /* The session's captures (session.c): their pool is theirs until released. */
 LUDUS_HIDDEN extern const ludus__source_ops ludus__memory_source;
+/* A flight recorder's capture (c->ring): gives each end whose begin is not
+ * in its thread's events a begin at the thread's first event, named for
+ * what it is when the begin is gone (a scope) or by its site (a span).
+ * Part of building the capture (prepare.c), after its sites are known. */
+LUDUS_HIDDEN int ludus__ring_start(ludus_capture *c);
+/* The running flight recorder's events as a capture, copied while the
+ * producers go on (src/session/ring_snapshot.c); the copy is a capture
+ * with c->ring set. */
+LUDUS_HIDDEN int ludus__session_ring_snapshot(ludus_capture **out);
+/* Makes the running capture a flight recorder (window: ticks, UINT64_MAX
+ * until the tick rate is known; 0 to stop). */
+LUDUS_HIDDEN void ludus__session_set_ring(uint64_t window_ticks);
 /* Waits until no producer can still write into c's pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
 /* Ends the capture and begins the next with the same desc in one step
@@ -9288,6 +9362,8 @@ LUDUS__SIBLING uint32_t ludus__site_index(const ludus_capture *c, uintptr_t key)
 LUDUS__SIBLING int ludus__site_insert(ludus_capture *c, const ludus__site_info *si);
 /* In-memory captures: the sites their events name (site_table.c). */
 LUDUS_HIDDEN int ludus__sites_collect(ludus_capture *c);
+/* The same for one run of events (sites already known are skipped). */
+LUDUS_HIDDEN int ludus__sites_collect_run(ludus_capture *c, const ludus__event *e, size_t n);
 /* Counts the pairs of different sites with one id. */
 LUDUS__SIBLING int ludus__sites_check_ids(ludus_capture *c);
 /* The stable id of a site: FNV-1a of name, file and line. */
@@ -9376,6 +9452,11 @@ typedef struct ludus__site_memo {
 #define LUDUS__NEV_BATCH 256u /* events produced per refill */
 #define LUDUS__SITE_MEMO 256u
 
+typedef struct ludus__orphan_end {
+    uintptr_t ref;      /* a scope's end: its begin's address (0: a span's) */
+    uintptr_t span_key; /* a span's end: its site's key (1: the end named none) */
+} ludus__orphan_end;
+
 typedef struct ludus__nev_iter {
     const ludus_capture *c;
     ludus__tick_conv conv;
@@ -9427,6 +9508,11 @@ typedef struct ludus__nev_iter {
     /* the texts of the stream's messages (kept for the iterator's life) */
     char *text;
     size_t text_n, text_cap;
+    /* ring_start.c: the ends whose begin is not in the stream, in stream
+     * order (a scope's by its begin's address, a span's by its site key) */
+    ludus__orphan_end *orphans;
+    uint32_t norphans, orphans_cap;
+    int collect_orphans;
 } ludus__nev_iter;
 
 /* 0, or a LUDUS_E* code (LUDUS_ENOMEM) when lanes could not be prepared. */
@@ -9877,6 +9963,7 @@ void ludus__capture_free(ludus_capture *c) {
         ludus__free(c->categories);
         ludus__free(c->mem_cov);
         ludus__gpu_free(c->gpu);
+        ludus__free(c->ring_synth);
     }
     ludus__free(c->threads);
     ludus__free(c);
@@ -10962,6 +11049,22 @@ static inline void ludus__sf_normalize_on_open(ludus__nev_iter *it, uintptr_t wo
     ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_BEGIN, 0, 0, site, it->lane_depth[0]++, ts, 0, 0);
 }
 
+/* An end whose begin is not in the stream, noted for ring_start.c. */
+static void ludus__sf_normalize_note_orphan(ludus__nev_iter *it, uintptr_t ref, uintptr_t span_key) {
+    if (!it->collect_orphans || it->deciding) return;
+    if (it->norphans == it->orphans_cap) {
+        uint32_t cap = it->orphans_cap ? it->orphans_cap * 2 : 16;
+        ludus__orphan_end *n = ludus__realloc(it->orphans, cap * sizeof *n);
+        if (!n) {
+            it->oom = 1;
+            return;
+        }
+        it->orphans = n;
+        it->orphans_cap = cap;
+    }
+    it->orphans[it->norphans++] = (ludus__orphan_end){ref, span_key};
+}
+
 /* An end that is not the innermost scope's: it closes its scope and every
  * scope opened inside it (unwound), or names a begin not in the capture. */
 static void ludus__sf_normalize_on_close_search(ludus__nev_iter *it, uintptr_t ref, int64_t ts) {
@@ -10971,6 +11074,7 @@ static void ludus__sf_normalize_on_close_search(ludus__nev_iter *it, uintptr_t r
         for (uint32_t i = 0; i < it->th->nlost_begin; i++)
             if (it->th->lost_begin[i] == ref) return; /* its begin was left out at a capture's end: dropped, counted */
         it->orphan_ends++;                            /* its begin is not in this capture */
+        ludus__sf_normalize_note_orphan(it, ref, 0);
         return;
     }
     while (it->nlex > k) { /* opened inside it and never ended: unwound */
@@ -11050,6 +11154,7 @@ static void ludus__sf_normalize_on_span_close(ludus__nev_iter *it, uintptr_t wor
     }
     if (k == 0) { /* no such span open: flagged, counted, never re-paired */
         it->mismatched++;
+        ludus__sf_normalize_note_orphan(it, 0, key ? key : 1); /* 1: the innermost span's end, its site not named */
         if (site != UINT32_MAX && !enabled(it, site)) return;
         ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_MISMATCH, 0, 0, site, it->lane_depth[0], ts, 0, 0);
         return;
@@ -11581,6 +11686,7 @@ void ludus__nev_free(ludus__nev_iter *it) {
     ludus__free(it->seen);
     ludus__free(it->cut_open);
     ludus__free(it->text);
+    ludus__free(it->orphans);
     for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) ludus__free(it->lane_iv[k]);
     ludus__free(it->rbuf.ev);
     ludus__free(it->rbuf.bytes);
@@ -11685,6 +11791,7 @@ int ludus__build_recorded(ludus_capture *c) {
     int rc = ludus__build_runs(c);
     if (rc == 0) rc = ludus__fibers_split(c);
     if (rc == 0) rc = ludus__sites_collect(c);
+    if (rc == 0 && c->ring) rc = ludus__ring_start(c);
     if (rc == 0) rc = ludus__sites_check_ids(c);
     return rc ? ludus__fail(LUDUS_ENOMEM, "out of memory while preparing the capture") : 0;
 }
@@ -11793,6 +11900,107 @@ int ludus_capture_get_thread(ludus_capture *c, uint32_t index, ludus_thread_summ
     int rc = ludus__prepare(c);
     if (rc) return rc;
     ludus__thread_summary_fill(&c->threads[index], out);
+    return 0;
+}
+
+/* ==== src/capture/ring_start.c ==== */
+/* Where a flight recorder's threads begin. Each thread of a flight
+ * recorder writes over its own oldest pieces (src/record/emit.c), so what
+ * is left of it starts in the middle of its stream: ends whose begins were
+ * written over. Nothing is lost the reader could know: a scope's end names
+ * only its begin's address, so its name went with the begin; a span's end
+ * names its site. Each such end gets a begin at the thread's first event
+ * (a run of one event at the begin's own address, so the end pairs with it
+ * by the reader's usual rules): a scope named "(begun before the window)",
+ * a span by its site (that name too when its end named none). Innermost ends come first in the stream, so the
+ * begins are laid out in the reverse order: the outermost first.
+ *
+ * The cost is one pass of the normalised stream per thread, paid when the
+ * capture is first used (its writer), never by the snapshot's caller. */
+#include <stdlib.h>
+#include <string.h>
+
+
+static const ludus_site ludus__sf_ring_start_before_window_site = {"(begun before the window)", "", "", NULL, 0, LUDUS_SITE_TEXT};
+
+/* The thread's orphan ends (stream order) into *out, *n of them. */
+static int ludus__sf_ring_start_find_orphans(ludus_capture *c, uint32_t t, ludus__orphan_end **out, uint32_t *n) {
+    ludus__nev_iter it;
+    ludus__nev ev;
+    *out = NULL;
+    *n = 0;
+    int rc = ludus__nev_init(&it, c, t);
+    it.collect_orphans = 1;
+    while (rc == 0 && ludus__nev_next(&it, &ev)) {
+    }
+    if (rc == 0) rc = ludus__nev_error(&it);
+    if (rc == 0) {
+        *out = it.orphans;
+        *n = it.norphans;
+        it.orphans = NULL;
+    }
+    ludus__nev_free(&it);
+    return rc;
+}
+
+int ludus__ring_start(ludus_capture *c) {
+    ludus__orphan_end **found = ludus__calloc(c->nthreads ? c->nthreads : 1, sizeof *found);
+    uint32_t *nfound = ludus__calloc(c->nthreads ? c->nthreads : 1, sizeof *nfound);
+    size_t total = 0;
+    int rc = found && nfound ? 0 : LUDUS_ENOMEM;
+    for (uint32_t t = 0; t < c->nthreads && rc == 0; t++) {
+        if (c->threads[t].nruns) rc = ludus__sf_ring_start_find_orphans(c, t, &found[t], &nfound[t]);
+        total += nfound[t];
+    }
+    ludus__event *synth = rc == 0 && total ? ludus__calloc(total, sizeof *synth) : NULL;
+    if (rc == 0 && total && !synth) rc = LUDUS_ENOMEM;
+    size_t at = 0;
+    for (uint32_t t = 0; t < c->nthreads && rc == 0; t++) {
+        ludus__cap_thread *th = &c->threads[t];
+        uint32_t k = nfound[t];
+        if (!k) continue;
+        ludus__run *runs = ludus__malloc((th->nruns + k) * sizeof *runs);
+        if (!runs) {
+            rc = LUDUS_ENOMEM;
+            break;
+        }
+        uint64_t first = th->runs[0].ev[0].ticks;
+        uint32_t spans = 0;
+        for (uint32_t i = 0; i < k; i++) {
+            const ludus__orphan_end *o = &found[t][k - 1 - i]; /* the outermost first */
+            ludus__event *e = &synth[at++];
+            e->ticks = first;
+            if (o->ref) {
+                e->word = (uintptr_t)&ludus__sf_ring_start_before_window_site | LUDUS__KIND_BEGIN;
+                runs[i] = (ludus__run){e, 1, o->ref};
+            } else {
+                uintptr_t site = o->span_key == 1 ? (uintptr_t)&ludus__sf_ring_start_before_window_site : o->span_key;
+                e->word = site | LUDUS__KIND_SPAN_BEGIN;
+                runs[i] = (ludus__run){e, 1, (uintptr_t)e};
+                spans++;
+            }
+        }
+        memcpy(runs + k, th->runs, th->nruns * sizeof *runs);
+        ludus__free(th->runs);
+        th->runs = runs;
+        th->nruns += k;
+        th->slots += k;
+        th->spans += spans;
+        if (th->lanes_owned) ludus__free(th->span_lane); /* decided without the begins: decided again */
+        th->span_lane = NULL;
+        th->span_lane_n = 0;
+        th->lanes_decided = th->lanes_owned = 0;
+    }
+    if (rc == 0 && at) rc = ludus__sites_collect_run(c, synth, at);
+    for (uint32_t t = 0; found && t < c->nthreads; t++) ludus__free(found[t]);
+    ludus__free(found);
+    ludus__free(nfound);
+    if (rc) {
+        ludus__free(synth);
+        return rc;
+    }
+    ludus__free(c->ring_synth);
+    c->ring_synth = synth;
     return 0;
 }
 
@@ -11960,7 +12168,7 @@ int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n, int (*fn)
     return 0;
 }
 
-static int ludus__sf_site_table_collect_run(ludus_capture *c, const ludus__event *e, size_t n) {
+int ludus__sites_collect_run(ludus_capture *c, const ludus__event *e, size_t n) {
     return ludus__run_keys(c, e, n, ludus__sf_site_table_add_site);
 }
 
@@ -11973,7 +12181,7 @@ int ludus__sites_collect(ludus_capture *c) {
     for (uint32_t t = 0; t < c->nthreads; t++) {
         const ludus__cap_thread *th = &c->threads[t];
         for (uint32_t r = 0; r < th->nruns; r++) {
-            int rc = ludus__sf_site_table_collect_run(c, th->runs[r].ev, th->runs[r].n);
+            int rc = ludus__sites_collect_run(c, th->runs[r].ev, th->runs[r].n);
             if (rc) return rc;
         }
     }
@@ -12612,6 +12820,41 @@ void ludus__gpu_capture_end(ludus_capture *c) {
         return;
     }
     c->gpu = g;
+}
+
+void ludus__gpu_ring_copy(ludus_capture *c) {
+    ludus__gpu_data *copy = NULL;
+    ludus__mutex_lock(&ludus__sf_gpu_S.lock);
+    ludus__gpu_data *g = ludus__sf_gpu_S.data;
+    int rc = 0;
+    if (g) {
+        int64_t forget = c->start_ns - ludus__sf_gpu_S.start_ns; /* the store's times count from the recording's start */
+        uint64_t kept = 0;
+        for (uint64_t i = 0; i < g->ns; i++)
+            if (g->s[i].submit_ns >= forget) g->s[kept++] = g->s[i];
+        g->ns = kept;
+        /* calibration points: those since, and each context's last before
+         * (one pass from the end, then the kept ones moved to the front) */
+        uint8_t *seen = ludus__calloc(g->nctx ? g->nctx : 1, 1);
+        if (seen) {
+            uint64_t to = g->ncal;
+            for (uint64_t i = g->ncal; i-- > 0;) {
+                uint32_t x = g->cal[i].ctx;
+                if (g->cal[i].cpu_ns < forget && (x >= g->nctx || seen[x]++)) continue;
+                g->cal[--to] = g->cal[i];
+            }
+            memmove(g->cal, g->cal + to, (g->ncal - to) * sizeof *g->cal);
+            g->ncal -= to;
+            ludus__free(seen);
+        }
+        rc = ludus__gpu_append(&copy, g, ludus__sf_gpu_S.start_ns - c->start_ns);
+    }
+    ludus__mutex_unlock(&ludus__sf_gpu_S.lock);
+    if (rc || !copy || (copy->nctx == 0 && copy->ns == 0) || ludus__gpu_place(copy)) {
+        ludus__gpu_free(copy);
+        return;
+    }
+    c->gpu = copy;
 }
 
 int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_context **out) {
@@ -13875,6 +14118,299 @@ void ludus__pool_file_forget(ludus__pool_file *f) {
 #undef RACY_READS
 #undef NO_QUOTA
 
+/* ==== src/session/ring_snapshot.c ==== */
+/* The flight recorder's snapshot: what every thread holds now, copied
+ * while the producers go on writing (no pause, no join, nothing asked of
+ * them). A thread's pieces are a list, oldest first, that only its own
+ * thread changes: it appends at the end and, in a flight recorder, takes
+ * its oldest piece off the front to write over it (emit.c, ring_reuse).
+ * The copy:
+ *   1. walks the list from its front to the thread's current piece, noting
+ *      each piece's sequence number (consecutive, or the ludus__sf_ring_snapshot_walk raced a
+ *      reuse and is taken again);
+ *   2. copies each piece, and reads its number again after: a piece whose
+ *      number changed was being written over, and it and every piece
+ *      before it (older still) are left out: the copy starts later;
+ *   3. copies the current piece up to the thread's cursor, which its
+ *      thread stores (release) after each event is written.
+ * The pieces' addresses are kept with the copies (a scope's end names its
+ * begin by address). The copy is a capture of its own (c->ring: the ends
+ * of scopes begun before its first events get a begin there, ring_start.c),
+ * holding a reference to the recording's run-time names, which its events
+ * point at. The caller pays the walks and the copies: about what memcpy of
+ * the window costs; nothing is normalised here. */
+#include <stdlib.h>
+#include <string.h>
+
+
+typedef struct ludus__sf_ring_snapshot_piece_ref {
+    ludus__chunk *ch;
+    uint32_t seq;
+} ludus__sf_ring_snapshot_piece_ref;
+
+typedef struct ludus__sf_ring_snapshot_ring_copy {
+    ludus__event *mem; /* every thread's copies */
+    ludus__name_table *names;
+} ludus__sf_ring_snapshot_ring_copy;
+
+static void ludus__sf_ring_snapshot_ring_copy_free(ludus_capture *c) {
+    ludus__sf_ring_snapshot_ring_copy *rc = c->src_data;
+    if (!rc) return;
+    ludus__free(rc->mem);
+    ludus__names_destroy(rc->names);
+    ludus__free(rc);
+}
+
+static const ludus__source_ops ludus__sf_ring_snapshot_ring_copy_source = {"flight recorder", NULL, ludus__build_recorded, NULL,
+                                                   ludus__sf_ring_snapshot_ring_copy_free,    0};
+
+void ludus__session_set_ring(uint64_t window_ticks) {
+    __atomic_store_n(&ludus__sess.ring_ticks, window_ticks, __ATOMIC_RELAXED);
+}
+
+/* Events copied with plain loads, not memcpy: a piece being written over
+ * while it is copied is found by its sequence number and left out, so the
+ * race is the design's (a seqlock's reader); TSan is told so. */
+__attribute__((no_sanitize("thread"))) static void ludus__sf_ring_snapshot_copy_events(ludus__event *to, const ludus__event *from, size_t n) {
+    const volatile uint64_t *s = (const volatile uint64_t *)(const void *)from;
+    uint64_t *d = (uint64_t *)(void *)to;
+    for (size_t i = 0; i < 2 * n; i++) d[i] = s[i];
+}
+
+/* The clock at a piece's first event (a plain read: see ludus__sf_ring_snapshot_copy_events). */
+__attribute__((no_sanitize("thread"))) static uint64_t ludus__sf_ring_snapshot_first_ticks(const ludus__chunk *ch) {
+    return ((const volatile ludus__event *)LUDUS__CHUNK_EVENTS(ch))->ticks;
+}
+
+/* The thread's pieces, front to current, in *refs (grown); their count,
+ * or 0 when the list moved under every ludus__sf_ring_snapshot_walk tried. */
+static uint32_t ludus__sf_ring_snapshot_walk(ludus__thread_cold *c, ludus__sf_ring_snapshot_piece_ref **refs, uint32_t *cap) {
+    for (int tries = 0; tries < 64; tries++) {
+        ludus__chunk *p = __atomic_load_n(&c->first_chunk, __ATOMIC_ACQUIRE);
+        ludus__chunk *last = __atomic_load_n(&c->chunk, __ATOMIC_ACQUIRE);
+        uint32_t n = 0;
+        int whole = 0;
+        while (p) {
+            if (n == *cap) {
+                uint32_t nc = *cap ? *cap * 2 : 64;
+                ludus__sf_ring_snapshot_piece_ref *r = ludus__realloc(*refs, nc * sizeof *r);
+                if (!r) return 0;
+                *refs = r;
+                *cap = nc;
+            }
+            uint32_t seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+            if (n && seq != (*refs)[n - 1].seq + 1) break; /* a piece reused under the ludus__sf_ring_snapshot_walk */
+            (*refs)[n++] = (ludus__sf_ring_snapshot_piece_ref){p, seq};
+            if (p == last) {
+                whole = 1;
+                break;
+            }
+            p = __atomic_load_n(&p->next, __ATOMIC_ACQUIRE);
+        }
+        if (whole) return n;
+        ludus__cpu_relax();
+    }
+    return 0;
+}
+
+/* Slots of the current piece written so far: the cursor when it is in the
+ * piece, else (the thread moved on meanwhile) the piece's count. */
+static size_t ludus__sf_ring_snapshot_current_used(const ludus__thread_hot *h, const ludus__chunk *last) {
+    uintptr_t lo = (uintptr_t)LUDUS__CHUNK_EVENTS(last), hi = (uintptr_t)LUDUS__CHUNK_END(last);
+    for (int spins = 0; spins < 1000; spins++) {
+        uintptr_t cur = __atomic_load_n(&h->cur, __ATOMIC_ACQUIRE) & ~(uintptr_t)LUDUS__K_MASK;
+        if (cur >= lo && cur <= hi) return (cur - lo) / sizeof(ludus__event);
+        if (__atomic_load_n(&last->next, __ATOMIC_ACQUIRE))
+            return (size_t)__atomic_load_n(&last->used, __ATOMIC_ACQUIRE);
+        ludus__cpu_relax();
+    }
+    return 0; /* between pieces all along: its current piece is left out */
+}
+
+/* One thread's list copied into th (runs pointing into mem at *at),
+ * from its last piece that began before `from` (ticks; the window's
+ * start): the pieces before it lie wholly before the window. A thread
+ * whose last event is older than the window keeps nothing. */
+static int ludus__sf_ring_snapshot_copy_list(ludus__cap_thread *th, const ludus__sf_ring_snapshot_piece_ref *refs, uint32_t n, const ludus__thread_hot *live,
+                     uint64_t from, ludus__event *mem, size_t cap, size_t *at) {
+    th->runs = ludus__malloc((n ? n : 1) * sizeof *th->runs);
+    if (!th->runs) return LUDUS_ENOMEM;
+    th->nruns = 0;
+    th->slots = 0;
+    size_t start = *at;
+    uint32_t i0 = 0;
+    while (i0 + 1 < n && ludus__sf_ring_snapshot_first_ticks(refs[i0 + 1].ch) < from) i0++;
+    for (uint32_t i = i0; i < n; i++) {
+        const ludus__chunk *ch = refs[i].ch;
+        size_t room = (size_t)(LUDUS__CHUNK_END(ch) - LUDUS__CHUNK_EVENTS(ch));
+        size_t used =
+            live && i == n - 1 ? ludus__sf_ring_snapshot_current_used(live, ch) : (size_t)__atomic_load_n(&ch->used, __ATOMIC_ACQUIRE);
+        if (used > room) used = room;
+        if (*at + used > cap) used = cap - *at; /* the thread wrote more since it was measured */
+        ludus__sf_ring_snapshot_copy_events(mem + *at, LUDUS__CHUNK_EVENTS(ch), used);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&ch->seq, __ATOMIC_RELAXED) != refs[i].seq) {
+            /* written over while copied: it and the older ones go */
+            th->nruns = 0;
+            th->slots = 0;
+            *at = start;
+            continue;
+        }
+        if (used) {
+            th->runs[th->nruns++] = (ludus__run){mem + *at, used, (uintptr_t)LUDUS__CHUNK_EVENTS(ch)};
+            th->slots += used;
+            *at += used;
+        }
+    }
+    if (th->nruns) { /* idle since before the window: nothing of it is in the window */
+        const ludus__run *r = &th->runs[th->nruns - 1];
+        uint64_t last = 0;
+        for (size_t k = 0, step; k < r->n; k += step) { /* the last event's header (payload slots hold no time) */
+            step = ludus__event_slots(&r->ev[k], r->n - k);
+            if (step == 0) break;
+            last = r->ev[k].ticks;
+        }
+        if (last < from) {
+            th->nruns = 0;
+            th->slots = 0;
+            *at = start;
+        }
+    }
+    return 0;
+}
+
+static void ludus__sf_ring_snapshot_name_thread(ludus__cap_thread *th, const char *name, uint64_t tid, uint32_t serial) {
+    size_t n = strnlen(name, 64);
+    th->name[ludus__utf8_clean(name, n, th->name, sizeof th->name - 1)] = 0;
+    th->tid = tid;
+    th->serial = serial;
+    th->first_drop_ns = LUDUS__NO_DROP;
+}
+
+int ludus__session_ring_snapshot(ludus_capture **out) {
+    *out = NULL;
+    ludus__session *s = &ludus__sess;
+    ludus_capture *c = ludus__capture_new(&ludus__sf_ring_snapshot_ring_copy_source);
+    ludus__sf_ring_snapshot_ring_copy *rcp = c ? ludus__calloc(1, sizeof *rcp) : NULL;
+    if (!rcp) {
+        ludus__free(c);
+        return ludus__fail(LUDUS_ENOMEM, "out of memory for the snapshot");
+    }
+    c->src_data = rcp;
+    c->ring = 1;
+    ludus__sf_ring_snapshot_piece_ref *refs = NULL;
+    uint32_t refs_cap = 0;
+    int rc = 0;
+
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    uint32_t gen = ludus__armed_gen(__atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE));
+    if (gen == 0 || gen != s->gen || !__atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED)) {
+        ludus__mutex_unlock(&ludus__reg.lock);
+        ludus__lib_leave();
+        ludus_capture_release(c);
+        return ludus__fail(LUDUS_ENOCAPTURE, "no flight recorder runs");
+    }
+    /* the window's start in ticks (0: not known yet, everything is kept) */
+    ludus__calib_point now = ludus__calibrate_point();
+    uint64_t now_ticks = s->clock_tsc ? now.ticks : (uint64_t)now.ns;
+    uint64_t window = __atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED);
+    uint64_t from = window == UINT64_MAX || window > now_ticks ? 0 : now_ticks - window;
+    uint32_t high = ludus__reg.high, nlive = 0;
+    for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
+    c->threads = ludus__calloc((size_t)nlive + s->nretired + 1, sizeof *c->threads);
+    /* the copy's size: what the pool has handed out bounds it (a thread
+     * that writes on meanwhile has its copy cut at what was measured) */
+    uint64_t handed = __atomic_load_n(&s->pool.next, __ATOMIC_RELAXED);
+    if (handed > s->pool.bytes) handed = s->pool.bytes;
+    size_t cap = (size_t)(handed / sizeof(ludus__event));
+    rcp->mem = c->threads ? ludus__malloc((cap ? cap : 1) * sizeof *rcp->mem) : NULL;
+    size_t at = 0;
+    if (!rcp->mem) rc = LUDUS_ENOMEM;
+    for (uint32_t i = 0; i < high && rc == 0; i++) {
+        ludus__thread_record *r = &ludus__reg.rec[i];
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->hot || !r->cold) continue;
+        ludus__thread_cold *tc = r->cold;
+        ludus__cap_thread *th = &c->threads[c->nthreads++];
+        ludus__sf_ring_snapshot_name_thread(th, r->name, r->tid, r->serial);
+        if (__atomic_load_n(&tc->gen, __ATOMIC_ACQUIRE) != gen) continue; /* recorded nothing yet */
+        uint32_t n = ludus__sf_ring_snapshot_walk(tc, &refs, &refs_cap);
+        if (n) rc = ludus__sf_ring_snapshot_copy_list(th, refs, n, r->hot, from, rcp->mem, cap, &at);
+        th->dropped =
+            __atomic_load_n(&tc->dropped, __ATOMIC_RELAXED) + __atomic_load_n(&tc->signal_drops, __ATOMIC_RELAXED);
+        uint64_t fd = __atomic_load_n(&tc->first_drop_ticks, __ATOMIC_RELAXED);
+        th->spans = __atomic_load_n(&tc->spans, __ATOMIC_RELAXED) ? th->slots : 0; /* a bound: lanes are decided */
+        if (fd) th->first_drop_ns = (int64_t)fd; /* ticks until the clock is known (below) */
+    }
+    for (uint32_t i = 0; i < s->nretired && rc == 0; i++) { /* exited: their pieces no longer change */
+        const ludus__thread_final *f = &s->retired[i];
+        ludus__cap_thread *th = &c->threads[c->nthreads++];
+        ludus__sf_ring_snapshot_name_thread(th, f->name, f->tid, f->serial);
+        th->exited = f->exited;
+        uint32_t n = 0;
+        for (ludus__chunk *p = f->first; p; p = p->next) {
+            if (n == refs_cap) {
+                uint32_t nc = refs_cap ? refs_cap * 2 : 64;
+                ludus__sf_ring_snapshot_piece_ref *nr = ludus__realloc(refs, nc * sizeof *nr);
+                if (!nr) {
+                    rc = LUDUS_ENOMEM;
+                    break;
+                }
+                refs = nr;
+                refs_cap = nc;
+            }
+            refs[n++] = (ludus__sf_ring_snapshot_piece_ref){p, p->seq};
+        }
+        if (rc == 0) rc = ludus__sf_ring_snapshot_copy_list(th, refs, n, NULL, from, rcp->mem, cap, &at);
+        th->dropped = f->dropped;
+        th->spans = f->spans ? th->slots : 0;
+        if (f->first_drop_ticks) th->first_drop_ns = (int64_t)f->first_drop_ticks;
+        th->recorder_orphans = f->orphan_ends;
+    }
+    if (rc == 0) {
+        c->gen = gen;
+        c->clock_tsc = s->clock_tsc;
+        c->c0 = s->begin_point;
+        c->pid = s->pid;
+        size_t pn = strnlen(s->process_name, sizeof s->process_name);
+        c->process_name[ludus__utf8_clean(s->process_name, pn, c->process_name, sizeof c->process_name - 1)] = 0;
+        if (s->categories && !(c->categories = ludus__malloc(strlen(s->categories) + 1))) rc = LUDUS_ENOMEM;
+        if (c->categories) strcpy(c->categories, s->categories);
+        ludus__names_retain(s->names);
+        rcp->names = s->names;
+        c->names = s->names;
+        c->unregistered_drops = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
+        c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
+    }
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+    ludus__free(refs);
+    if (rc) {
+        ludus_capture_release(c);
+        return ludus__fail(rc, "out of memory while copying the flight recorder's window");
+    }
+    c->c1 = ludus__calibrate_point();
+    if (!c->clock_tsc) c->c1.ticks = (uint64_t)c->c1.ns;
+    c->end_ns = c->c1.ns;
+    c->bytes_used = at * sizeof(ludus__event);
+    /* The capture starts at its earliest event (the recording may have
+     * begun long before): times are counted from there. */
+    uint64_t earliest = UINT64_MAX;
+    for (uint32_t t = 0; t < c->nthreads; t++)
+        if (c->threads[t].nruns && c->threads[t].runs[0].ev[0].ticks < earliest)
+            earliest = c->threads[t].runs[0].ev[0].ticks;
+    c->start_ns = 0;
+    int64_t first_ns = earliest == UINT64_MAX ? c->c1.ns : ludus__ticks_to_ns(c, earliest);
+    c->start_ns = first_ns > c->c0.ns ? first_ns : c->c0.ns;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        ludus__cap_thread *th = &c->threads[t];
+        if (th->first_drop_ns != LUDUS__NO_DROP) th->first_drop_ns = ludus__ticks_to_ns(c, (uint64_t)th->first_drop_ns);
+    }
+    ludus__gpu_ring_copy(c);
+    *out = c;
+    return 0;
+}
+
 /* ==== src/session/session.c ==== */
 /* Capture lifecycle. Begin reserves the pool (or reuses the last capture's,
  * already touched: a restart costs no page touching), calibrates and arms;
@@ -14374,6 +14910,7 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
         c->prefault = ludus__sf_session_S.prefault;
         c->prefault_done = ludus__sf_session_S.faulted;
         c->names = s->names;
+        c->ring = __atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED) != 0; /* a flight recorder's: ring_start.c */
         uint64_t used = __atomic_load_n(&s->pool.next, __ATOMIC_RELAXED);
         c->bytes_used = used < s->pool.bytes ? used : s->pool.bytes;
         ludus__mem_cov_take(c, (int64_t)s->pool.bytes); /* without memory: no manifest */
@@ -19042,24 +19579,21 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
 #undef FAIL
 
 /* ==== src/flight/rolling.c ==== */
-/* The rolling window (include/ludus/rolling.h): a ring of segments, each an
- * ordinary capture, switched by a background thread; snapshots that join
- * them; triggers that hand a ludus__sf_rolling_snapshot to a writer thread.
+/* The flight recorder (include/ludus/rolling.h): one capture that forgets.
+ * Each thread writes over its own oldest piece of the pool once that piece
+ * lies wholly before the window, or when the pool has no other room
+ * (src/record/emit.c, ring_reuse): no switch, no pause, no thread that
+ * reads what producers wrote. A snapshot copies what every thread holds
+ * while they go on (src/session/ring_snapshot.c); ends whose begins were
+ * written over get a begin at their thread's first event when the copy is
+ * first read (src/capture/ring_start.c). Triggers (a hitch, a call, a
+ * signal, a counter) are taken by the window's thread once their
+ * post-trigger time has passed, and written by the writer thread, which
+ * runs at the lowest priority.
  *
- * Segments are one recording: a span begun in one segment and ended in a
- * later one is paired (ludus__same_recording), and a scope's end names its
- * begin by address, which stays unique while both segments are held. When
- * the oldest segment is dropped, what was still open at its end (scopes and
- * spans, per thread) is kept as the thread's "carried" begins, so a later
- * end still finds its begin: a ludus__sf_rolling_snapshot streams the carried begins first,
- * then the segments' pieces, and cuts the result at the window's start
- * (begins before it are clipped there and flagged). Descriptors of run-time
- * names die with their segment's name table: carried begins point at copies.
- *
- * Locks: `lock` serialises switches, snapshots and the window's state (the
- * switch thread and ludus_rolling_snapshot callers); the writer has its own. The
- * trigger slot and the frame statistics are lock-free: ludus_rolling_trigger may run
- * in a signal handler. */
+ * Locks: `lock` serialises snapshots, the window's thread and begin/end;
+ * the writer has its own. The trigger slot and the frame statistics are
+ * lock-free: ludus_rolling_trigger may run in a signal handler. */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19067,47 +19601,20 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
 
 
 #define REASON_MAX 40
-#define DETAIL_MAX 200  /* what a trigger saw, written into its file (capture_internal.h) */
-#define POLL_NS 2000000 /* the switch thread looks at the clock and the pool this often */
-
-/* A begin still open when its segment was dropped. */
-typedef struct carried {
-    ludus__event ev; /* as recorded (its site may be a copy) */
-    uintptr_t addr;  /* where it was recorded: ends name it by this */
-    int span;        /* 1: a span (paired by site), 0: a scope (by address) */
-} carried;
-
-typedef struct ludus__sf_rolling_thread_carry {
-    uint32_t serial;
-    carried *e;
-    uint32_t n, cap;
-    uintptr_t lost[LUDUS__LOST_BEGINS]; /* begins left out at a dropped segment's end (cap_thread.lost_begin) */
-    uint32_t nlost;
-} ludus__sf_rolling_thread_carry;
-
-/* Copies of run-time-name descriptors carried past their name table. */
-typedef struct ludus__sf_rolling_site_copy {
-    ludus_site site;
-    char *name, *function, *file, *category;
-} ludus__sf_rolling_site_copy;
+#define DETAIL_MAX 200   /* what a trigger saw, written into its file (capture_internal.h) */
+#define POLL_NS 50000000 /* the window's thread looks at the clock this often (a trigger wakes it) */
+#define RATE_NS 20000000 /* the tick rate is measured over the first 20 ms */
 
 static struct {
     int on;                  /* atomic */
-    ludus_capture_desc desc; /* each segment's */
+    ludus_capture_desc desc; /* the recording's */
     char *categories;        /* desc.categories, owned */
     ludus_rolling_desc rd;   /* defaults applied */
     char directory[256], prefix[64];
-    int64_t window_ns, segment_ns, post_ns, cooldown_ns;
-    uint64_t pool_bytes; /* each segment's */
+    int64_t window_ns, post_ns, cooldown_ns;
+    int rate_known; /* the window's length in ticks is set (ludus__session_set_ring) */
     ludus__mutex lock;
-    ludus_capture **seg; /* ended segments, oldest first (held) */
-    uint32_t nseg, seg_cap;
-    int64_t seg_start_ns; /* CLOCK_MONOTONIC start of the recording segment */
-    ludus__sf_rolling_thread_carry *carry;
-    uint32_t ncarry;
-    ludus__sf_rolling_site_copy **copies;
-    uint32_t ncopies;
-    ludus__thread switcher, writer;
+    ludus__thread watcher, writer;
     int stop; /* atomic */
     ludus__wakeup wake;
     /* the trigger slot: 0 free, 1 being filled, 2 waiting */
@@ -19150,7 +19657,7 @@ static void ludus__sf_rolling_count(uint64_t *field) {
 
 /* Local time without the C library's time zone lock: the offset from UTC
  * is read through the C library (localtime_r, which takes that lock) at
- * begin and at each segment switch, on the switch thread; the crash path
+ * begin and at each poll of the window's thread; the crash path
  * names its file from it with arithmetic only, since the crashed process
  * may have died with a thread inside localtime_r (glibc's gmtime_r takes
  * the same lock). A change of offset (daylight saving) shows in crash file
@@ -19195,322 +19702,42 @@ static void ludus__sf_rolling_refresh_utc_offset(void) {
 }
 
 /* ---- carried begins ---- */
-
-static ludus__sf_rolling_thread_carry *ludus__sf_rolling_carry_of(uint32_t serial, int create) {
-    for (uint32_t i = 0; i < ludus__sf_rolling_R.ncarry; i++)
-        if (ludus__sf_rolling_R.carry[i].serial == serial) return &ludus__sf_rolling_R.carry[i];
-    if (!create) return NULL;
-    ludus__sf_rolling_thread_carry *n = ludus__realloc(ludus__sf_rolling_R.carry, (ludus__sf_rolling_R.ncarry + 1) * sizeof *n);
-    if (!n) return NULL;
-    ludus__sf_rolling_R.carry = n;
-    n = &ludus__sf_rolling_R.carry[ludus__sf_rolling_R.ncarry++];
-    memset(n, 0, sizeof *n);
-    n->serial = serial;
-    return n;
-}
-
-static int ludus__sf_rolling_carry_push(ludus__sf_rolling_thread_carry *tc, const ludus__event *e, uintptr_t addr, int span) {
-    if (tc->n == tc->cap) {
-        uint32_t cap = tc->cap ? tc->cap * 2 : 16;
-        carried *n = ludus__realloc(tc->e, cap * sizeof *n);
-        if (!n) return -1;
-        tc->e = n;
-        tc->cap = cap;
-    }
-    tc->e[tc->n++] = (carried){*e, addr, span};
-    return 0;
-}
-
-static void ludus__sf_rolling_carry_remove(ludus__sf_rolling_thread_carry *tc, uint32_t i) {
-    memmove(&tc->e[i], &tc->e[i + 1], (tc->n - i - 1) * sizeof *tc->e);
-    tc->n--;
-}
-
-/* Replays one thread's runs of a dropped segment over its carried begins:
- * what is still open at the segment's end stays carried. Roles come from
- * the kind table; kinds that open nothing pass. */
-static int ludus__sf_rolling_carry_replay(ludus__sf_rolling_thread_carry *tc, const ludus__cap_thread *th) {
-    for (uint32_t r = 0; r < th->nruns; r++) {
-        const ludus__run *run = &th->runs[r];
-        for (size_t i = 0; i < run->n;) {
-            const ludus__event *e = &run->ev[i];
-            const ludus__kind_info *ki = &ludus__kinds[e->word & LUDUS__K_MASK];
-            size_t k = ludus__event_slots(e, run->n - i);
-            if (k == 0 || k > run->n - i) break;
-            uintptr_t key = e->word & ~(uintptr_t)LUDUS__K_MASK;
-            if (ki->role == LUDUS__R_OPEN) {
-                if (ludus__sf_rolling_carry_push(tc, e, run->base + i * sizeof *e, 0)) return -1;
-            } else if (ki->role == LUDUS__R_CLOSE) {
-                uint32_t j = tc->n;
-                while (j > 0 && (tc->e[j - 1].span || tc->e[j - 1].addr != key)) j--;
-                if (j == 0) /* the end of a begin left out: the slot goes */
-                    for (uint32_t q = 0; q < tc->nlost; q++)
-                        if (tc->lost[q] == key) {
-                            memmove(tc->lost + q, tc->lost + q + 1, (tc->nlost - q - 1) * sizeof *tc->lost);
-                            tc->nlost--;
-                            break;
-                        }
-                if (j > 0) { /* it closes its scope and the scopes unwound inside it */
-                    uint32_t w = j - 1;
-                    for (uint32_t q = j - 1; q < tc->n; q++)
-                        if (tc->e[q].span) tc->e[w++] = tc->e[q];
-                    tc->n = w;
-                }
-            } else if (ki->role == LUDUS__R_SPAN_OPEN) {
-                if (ludus__sf_rolling_carry_push(tc, e, 0, 1)) return -1;
-            } else if (ki->role == LUDUS__R_SPAN_CLOSE) {
-                uint32_t j = tc->n;
-                while (j > 0 &&
-                       (!tc->e[j - 1].span || (key && (tc->e[j - 1].ev.word & ~(uintptr_t)LUDUS__K_MASK) != key)))
-                    j--;
-                if (j > 0) ludus__sf_rolling_carry_remove(tc, j - 1);
-            }
-            i += k;
-        }
-    }
-    return 0;
-}
+/* ---- the window ---- */
 
 static char *ludus__sf_rolling_dup_or_null(const char *s) {
     if (!s) return NULL;
     size_t n = strlen(s) + 1;
     char *d = ludus__malloc(n);
-    return d ? memcpy(d, s, n) : NULL;
+    if (d) memcpy(d, s, n);
+    return d;
 }
 
-/* A copy of a run-time name's descriptor that outlives its name table. */
-static const ludus_site *ludus__sf_rolling_copy_site(const ludus_site *s) {
-    for (uint32_t i = 0; i < ludus__sf_rolling_R.ncopies; i++) {
-        const ludus_site *c = &ludus__sf_rolling_R.copies[i]->site;
-        if (c->line == s->line && c->flags == s->flags && !strcmp(c->name ? c->name : "", s->name ? s->name : "") &&
-            !strcmp(c->file ? c->file : "", s->file ? s->file : ""))
-            return c;
+/* The window's length in ticks, from the clock's rate since the recording
+ * began (once RATE_NS have passed; until then pieces are reused only for
+ * room). */
+static void ludus__sf_rolling_measure_rate(void) {
+    if (ludus__sf_rolling_R.rate_known) return;
+    ludus__calib_point b = ludus__sess.begin_point, now = ludus__calibrate_point();
+    if (!ludus__sess.clock_tsc) {
+        ludus__session_set_ring((uint64_t)ludus__sf_rolling_R.window_ns);
+        ludus__sf_rolling_R.rate_known = 1;
+        return;
     }
-    ludus__sf_rolling_site_copy **n = ludus__realloc(ludus__sf_rolling_R.copies, (ludus__sf_rolling_R.ncopies + 1) * sizeof *n);
-    if (!n) return NULL;
-    ludus__sf_rolling_R.copies = n;
-    ludus__sf_rolling_site_copy *c =
-        ludus__aligned_alloc(sizeof *c, 16); /* descriptors are 16-aligned; never freed (see ludus__sf_rolling_release_window) */
-    if (!c) return NULL;
-    memset(c, 0, sizeof *c);
-    c->name = ludus__sf_rolling_dup_or_null(s->name);
-    c->function = ludus__sf_rolling_dup_or_null(s->function);
-    c->file = ludus__sf_rolling_dup_or_null(s->file);
-    c->category = ludus__sf_rolling_dup_or_null(s->category);
-    c->site = (ludus_site){c->name, c->function, c->file, c->category, s->line, s->flags};
-    ludus__sf_rolling_R.copies[ludus__sf_rolling_R.ncopies++] = c;
-    return &c->site;
+    int64_t dn = now.ns - b.ns;
+    if (dn < RATE_NS || now.ticks <= b.ticks) return;
+    ludus__session_set_ring((uint64_t)((ludus__u128)(now.ticks - b.ticks) * (uint64_t)ludus__sf_rolling_R.window_ns / (uint64_t)dn));
+    ludus__sf_rolling_R.rate_known = 1;
 }
 
-/* Drops the oldest segment, carrying what was open at its end. */
-static void ludus__sf_rolling_drop_oldest(void) {
-    ludus_capture *s = ludus__sf_rolling_R.seg[0];
-    memmove(ludus__sf_rolling_R.seg, ludus__sf_rolling_R.seg + 1, (ludus__sf_rolling_R.nseg - 1) * sizeof *ludus__sf_rolling_R.seg);
-    ludus__sf_rolling_R.nseg--;
-    ludus__capture_quiesce(s);
-    if (ludus__build_runs(s) == 0) {
-        for (uint32_t t = 0; t < s->nthreads; t++) {
-            const ludus__cap_thread *th = &s->threads[t];
-            ludus__sf_rolling_thread_carry *tc = ludus__sf_rolling_carry_of(th->serial, 1);
-            if (!tc) continue;
-            if (ludus__sf_rolling_carry_replay(tc, th) != 0 || th->exited) tc->n = 0; /* an exited thread's scopes ended with it */
-            for (uint32_t k = 0; k < th->nlost_begin && !th->exited; k++)
-                ludus__lost_begin_add(tc->lost, &tc->nlost, th->lost_begin[k]);
-            if (th->exited) tc->nlost = 0;
-            for (uint32_t i = 0; i < tc->n; i++) {
-                const ludus_site *site = (const ludus_site *)(tc->e[i].ev.word & ~(uintptr_t)LUDUS__K_MASK);
-                if (!ludus__names_contains(s->names, site)) continue;
-                const ludus_site *copy = ludus__sf_rolling_copy_site(site);
-                if (!copy) { /* without a name it cannot be shown: its end becomes an orphan */
-                    ludus__sf_rolling_carry_remove(tc, i--);
-                    continue;
-                }
-                tc->e[i].ev.word = (uintptr_t)copy | (tc->e[i].ev.word & LUDUS__K_MASK);
-            }
-        }
-    }
-    ludus__session_offer_pool(s); /* its pool serves the next segment when nobody else holds it */
-}
-
-/* ---- the window as a capture ---- */
-
-static ludus__cap_thread *ludus__sf_rolling_joined_thread(ludus_capture *j, uint32_t serial) {
-    for (uint32_t i = 0; i < j->nthreads; i++)
-        if (j->threads[i].serial == serial) return &j->threads[i];
-    return NULL;
-}
-
-static int ludus__sf_rolling_append_runs(ludus__cap_thread *th, const ludus__run *runs, uint32_t n) {
-    if (!n) return 0;
-    ludus__run *r = ludus__realloc(th->runs, (th->nruns + n) * sizeof *r);
-    if (!r) return -1;
-    th->runs = r;
-    memcpy(r + th->nruns, runs, n * sizeof *r);
-    th->nruns += n;
-    for (uint32_t i = 0; i < n; i++) th->slots += runs[i].n;
-    return 0;
-}
-
-/* A ludus__sf_rolling_snapshot's source: the segments it joins (held: its runs are theirs)
- * and the begins carried from before them. */
-typedef struct ludus__sf_rolling_snapshot {
-    ludus_capture **parts;
-    uint32_t nparts;
-    ludus__event *carried;
-} ludus__sf_rolling_snapshot;
-
-static void ludus__sf_rolling_snapshot_free(ludus_capture *c) {
-    ludus__sf_rolling_snapshot *sn = c->src_data;
-    if (!sn) return;
-    for (uint32_t i = 0; i < sn->nparts; i++) ludus_capture_release(sn->parts[i]);
-    ludus__free(sn->parts);
-    ludus__free(sn->carried);
-    ludus__free(sn);
-}
-
-static const ludus__source_ops ludus__sf_rolling_snapshot_source = {"snapshot", NULL, ludus__build_recorded, NULL, ludus__sf_rolling_snapshot_free, 0};
-
-/* The held segments joined into one in-memory capture (lock held). */
-static ludus_capture *ludus__sf_rolling_join_segments(void) {
-    ludus_capture *j = ludus__capture_new(&ludus__sf_rolling_snapshot_source);
-    ludus__sf_rolling_snapshot *sn = j ? ludus__calloc(1, sizeof *sn) : NULL;
-    if (!sn) {
-        ludus__free(j);
-        return NULL;
-    }
-    j->src_data = sn;
-    const ludus_capture *first = ludus__sf_rolling_R.seg[0], *lastc = ludus__sf_rolling_R.seg[ludus__sf_rolling_R.nseg - 1];
-    sn->parts = ludus__calloc(ludus__sf_rolling_R.nseg, sizeof *sn->parts);
-    uint32_t maxthreads = 0, ncarried = 0;
-    for (uint32_t i = 0; i < ludus__sf_rolling_R.nseg; i++) maxthreads += ludus__sf_rolling_R.seg[i]->nthreads;
-    for (uint32_t i = 0; i < ludus__sf_rolling_R.ncarry; i++) ncarried += ludus__sf_rolling_R.carry[i].n;
-    j->threads = ludus__calloc(maxthreads + ludus__sf_rolling_R.ncarry + 1, sizeof *j->threads);
-    sn->carried = ludus__calloc(ncarried + 1, sizeof *sn->carried);
-    if (!sn->parts || !j->threads || !sn->carried) goto fail;
-    j->gen = lastc->gen;
-    j->gen_first = first->gen;
-    j->clock_tsc = lastc->clock_tsc;
-    j->c0 = first->c0;
-    j->c1 = lastc->c1;
-    j->start_ns = first->start_ns;
-    j->end_ns = lastc->end_ns;
-    j->pid = lastc->pid;
-    memcpy(j->process_name, lastc->process_name, sizeof j->process_name);
-    if (lastc->categories && !(j->categories = ludus__sf_rolling_dup_or_null(lastc->categories))) goto fail;
-    if (lastc->nmem_cov) {
-        j->mem_cov = ludus__malloc(lastc->nmem_cov * sizeof *j->mem_cov);
-        if (!j->mem_cov) goto fail;
-        memcpy(j->mem_cov, lastc->mem_cov, lastc->nmem_cov * sizeof *j->mem_cov);
-        j->nmem_cov = lastc->nmem_cov;
-    }
-    /* carried begins first, at the window's start: one run each (its
-     * address is its own) */
-    uint32_t nc = 0;
-    for (uint32_t i = 0; i < ludus__sf_rolling_R.ncarry; i++) {
-        const ludus__sf_rolling_thread_carry *tc = &ludus__sf_rolling_R.carry[i];
-        if (!tc->n && !tc->nlost) continue;
-        ludus__cap_thread *th = &j->threads[j->nthreads++];
-        th->serial = tc->serial;
-        th->first_drop_ns = LUDUS__NO_DROP;
-        for (uint32_t k = 0; k < tc->nlost; k++) ludus__lost_begin_add(th->lost_begin, &th->nlost_begin, tc->lost[k]);
-        for (uint32_t k = 0; k < tc->n; k++) {
-            sn->carried[nc] = tc->e[k].ev;
-            sn->carried[nc].ticks = first->c0.ticks;
-            ludus__run run = {&sn->carried[nc], 1, tc->e[k].addr};
-            nc++;
-            if (ludus__sf_rolling_append_runs(th, &run, 1)) goto fail;
-            if (tc->e[k].span) th->spans++;
-        }
-    }
-    for (uint32_t i = 0; i < ludus__sf_rolling_R.nseg; i++) {
-        ludus_capture *s = ludus__sf_rolling_R.seg[i];
-        ludus__capture_quiesce(s);
-        if (ludus__build_runs(s)) goto fail;
-        ludus_capture_retain(s);
-        sn->parts[sn->nparts++] = s;
-        if (ludus__gpu_append(&j->gpu, s->gpu, s->start_ns - j->start_ns)) goto fail; /* GPU samples, re-based */
-        j->unregistered_drops += s->unregistered_drops;
-        j->interner_drops += s->interner_drops;
-        j->counters_refused += s->counters_refused;
-        j->counter_adds_lost += s->counter_adds_lost;
-        j->bytes_used += s->bytes_used;
-        for (uint32_t t = 0; t < s->nthreads; t++) {
-            const ludus__cap_thread *st = &s->threads[t];
-            ludus__cap_thread *th = ludus__sf_rolling_joined_thread(j, st->serial);
-            if (!th) {
-                th = &j->threads[j->nthreads++];
-                th->serial = st->serial;
-                th->first_drop_ns = LUDUS__NO_DROP;
-            }
-            memcpy(th->name, st->name, sizeof th->name); /* the latest name */
-            th->tid = st->tid;
-            th->exited = st->exited;
-            th->dropped += st->dropped;
-            if (st->first_drop_ns != LUDUS__NO_DROP && th->first_drop_ns == LUDUS__NO_DROP)
-                th->first_drop_ns = st->first_drop_ns + (s->start_ns - j->start_ns);
-            th->spans += st->spans;
-            th->recorder_orphans += st->recorder_orphans;
-            for (uint32_t k = 0; k < st->nlost_begin; k++)
-                ludus__lost_begin_add(th->lost_begin, &th->nlost_begin, st->lost_begin[k]);
-            if (ludus__sf_rolling_append_runs(th, st->runs, st->nruns)) goto fail;
-        }
-    }
-    if (j->gpu && ludus__gpu_place(j->gpu)) goto fail;
-    return j;
-fail:
-    ludus_capture_release(j);
-    return NULL;
-}
-
-/* Switches the recording segment (lock held); drop: let the oldest
- * segments go (the switch thread; a ludus__sf_rolling_snapshot leaves that to it, so its
- * caller does not replay what is dropped). */
-static int ludus__sf_rolling_switch_segment(int64_t now, int drop) {
-    ludus_capture *ended = NULL;
-    int64_t took = 0;
-    int rc = ludus__session_switch(&ludus__sf_rolling_R.desc, &ended, &took);
-    if (rc) return rc;
-    if (took > __atomic_load_n(&ludus__sf_rolling_R.st.switch_max_ns, __ATOMIC_RELAXED))
-        __atomic_store_n(&ludus__sf_rolling_R.st.switch_max_ns, took, __ATOMIC_RELAXED);
-    ludus__sf_rolling_count(&ludus__sf_rolling_R.st.segments_switched);
-    ludus__sf_rolling_R.seg_start_ns = now;
-    ludus__sf_rolling_refresh_utc_offset();
-    if (ludus__sf_rolling_R.nseg == ludus__sf_rolling_R.seg_cap) {
-        uint32_t cap = ludus__sf_rolling_R.seg_cap ? ludus__sf_rolling_R.seg_cap * 2 : 8;
-        ludus_capture **n = ludus__realloc(ludus__sf_rolling_R.seg, cap * sizeof *n);
-        if (!n) {
-            ludus_capture_release(ended); /* its events are gone: the window starts later */
-            return LUDUS_ENOMEM;
-        }
-        ludus__sf_rolling_R.seg = n;
-        ludus__sf_rolling_R.seg_cap = cap;
-    }
-    ludus__sf_rolling_R.seg[ludus__sf_rolling_R.nseg++] = ended;
-    /* the window: the oldest segment goes once the next one alone reaches
-     * back to the window's start (so a ludus__sf_rolling_snapshot spans window_ms to
-     * window_ms + a segment), or when the held segments' events use the
-     * memory of segments + 1 pools. Snapshots end segments early: up to
-     * 2 x segments + 2 short ones are held. */
-    if (!drop) return 0;
-    uint64_t held = 0;
-    for (uint32_t i = 0; i < ludus__sf_rolling_R.nseg; i++) held += ludus__sf_rolling_R.seg[i]->bytes_used;
-    uint64_t budget = ludus__sf_rolling_R.pool_bytes * (ludus__sf_rolling_R.rd.segments + 1);
-    while (ludus__sf_rolling_R.nseg > 2 * ludus__sf_rolling_R.rd.segments + 2 || (ludus__sf_rolling_R.nseg > 1 && held > budget) ||
-           (ludus__sf_rolling_R.nseg > 1 && ludus__sf_rolling_R.seg[1]->start_ns <= now - ludus__sf_rolling_R.window_ns)) {
-        held -= ludus__sf_rolling_R.seg[0]->bytes_used;
-        ludus__sf_rolling_drop_oldest();
-    }
-    return 0;
-}
-
-/* The window now (lock held): the held segments joined. */
+/* A copy of the window now (lock held); its cost to the caller is kept in
+ * the statistics. */
 static int ludus__sf_rolling_take_window(ludus_capture **out) {
-    *out = NULL;
-    int rc = ludus__sf_rolling_switch_segment(ludus__mono_ns(), 0);
-    if (rc) return rc;
-    if (ludus__sf_rolling_R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment yet");
-    *out = ludus__sf_rolling_join_segments();
-    return *out ? 0 : ludus__fail(LUDUS_ENOMEM, "out of memory while joining the window's segments");
+    int64_t t0 = ludus__mono_ns();
+    int rc = ludus__session_ring_snapshot(out);
+    int64_t took = ludus__mono_ns() - t0;
+    if (took > __atomic_load_n(&ludus__sf_rolling_R.st.snapshot_max_ns, __ATOMIC_RELAXED))
+        __atomic_store_n(&ludus__sf_rolling_R.st.snapshot_max_ns, took, __ATOMIC_RELAXED);
+    return rc;
 }
 
 int ludus_rolling_snapshot(ludus_capture **out) {
@@ -19702,7 +19929,7 @@ static void *ludus__sf_rolling_writer_main(void *arg) {
     return NULL;
 }
 
-/* ---- the switch thread ---- */
+/* ---- the window's thread ---- */
 
 /* The trigger waiting in the slot, once its post-trigger time has passed
  * (lock held). */
@@ -19747,21 +19974,22 @@ static void ludus__sf_rolling_handle_trigger(int64_t now) {
     ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
 }
 
-static void *ludus__sf_rolling_switcher_main(void *arg) {
+/* Sleeps until a trigger or the next poll: it reads nothing the producers
+ * write, so it costs them nothing. */
+static void *ludus__sf_rolling_watcher_main(void *arg) {
     (void)arg;
     while (!__atomic_load_n(&ludus__sf_rolling_R.stop, __ATOMIC_ACQUIRE)) {
-        ludus__wakeup_wait(&ludus__sf_rolling_R.wake, POLL_NS);
+        int64_t wait = POLL_NS;
+        if (!ludus__sf_rolling_R.rate_known) wait = RATE_NS / 2;
+        if (__atomic_load_n(&ludus__sf_rolling_R.pending, __ATOMIC_ACQUIRE) == 2) {
+            int64_t left = ludus__sf_rolling_R.trigger_ns + ludus__sf_rolling_R.post_ns - ludus__mono_ns();
+            wait = left < 1000000 ? 1000000 : left < wait ? left : wait;
+        }
+        ludus__wakeup_wait(&ludus__sf_rolling_R.wake, wait);
         if (__atomic_load_n(&ludus__sf_rolling_R.stop, __ATOMIC_ACQUIRE)) break;
         ludus__mutex_lock(&ludus__sf_rolling_R.lock);
-        int64_t now = ludus__mono_ns();
-        uint64_t used = __atomic_load_n(&ludus__sess.pool.next, __ATOMIC_RELAXED);
-        int full = ludus__sess.pool.bytes && used >= ludus__sess.pool.bytes / 4 * 3;
-        if (now - ludus__sf_rolling_R.seg_start_ns >= ludus__sf_rolling_R.segment_ns) {
-            ludus__sf_rolling_switch_segment(now, 1);
-        } else if (full) {
-            ludus__sf_rolling_count(&ludus__sf_rolling_R.st.early_switches);
-            ludus__sf_rolling_switch_segment(now, 1);
-        }
+        ludus__sf_rolling_measure_rate();
+        ludus__sf_rolling_refresh_utc_offset();
         ludus__sf_rolling_handle_trigger(ludus__mono_ns());
         ludus__mutex_unlock(&ludus__sf_rolling_R.lock);
     }
@@ -19770,11 +19998,11 @@ static void *ludus__sf_rolling_switcher_main(void *arg) {
 
 /* ---- fork ---- */
 
-/* The child has no background thread: its recording goes on in the segment
- * it had (no switch, no trigger), and ludus_rolling_snapshot and ludus_rolling_end
- * work there. The window's locks are made anew in the child (a thread of
- * the parent may have held them; holding them across fork instead would
- * order them against the other fork handlers' locks). */
+/* The child has no background thread: its recording goes on (no trigger),
+ * and ludus_rolling_snapshot and ludus_rolling_end work there. The window's
+ * locks are made anew in the child (a thread of the parent may have held
+ * them; holding them across fork instead would order them against the
+ * other fork handlers' locks). */
 static void ludus__sf_rolling_fork_child(void) {
     ludus__mutex_init(&ludus__sf_rolling_R.lock);
     ludus__mutex_init(&ludus__sf_rolling_R.wlock);
@@ -19789,54 +20017,25 @@ static void ludus__sf_rolling_fork_child(void) {
 
 /* ---- crash ---- */
 
-/* The window written by a crash (crash.c): the segment recording ends (no
- * next one begins) and the window is written from here. */
-static void ludus__sf_rolling_crash_keep(ludus_capture *ended) {
-    for (uint32_t i = 0; i < ludus__sf_rolling_R.nseg; i++)
-        if (ludus__sf_rolling_R.seg[i] == ended) {
-            ludus_capture_release(ended);
-            return;
-        }
-    ludus_capture **n = ludus__sf_rolling_R.nseg == ludus__sf_rolling_R.seg_cap ? ludus__realloc(ludus__sf_rolling_R.seg, (ludus__sf_rolling_R.seg_cap + 1) * sizeof *n) : ludus__sf_rolling_R.seg;
-    if (n) {
-        ludus__sf_rolling_R.seg = n;
-        ludus__sf_rolling_R.seg_cap += ludus__sf_rolling_R.nseg == ludus__sf_rolling_R.seg_cap;
-        ludus__sf_rolling_R.seg[ludus__sf_rolling_R.nseg++] = ended;
-    } else {
-        ludus_capture_release(ended);
-    }
-}
-
+/* The window written by a crash (crash.c): the recording ends, and what
+ * it holds is written from here. In a copy of the crashed process
+ * (in_copy) its locks are new and no other thread runs; in the crashed
+ * process itself the window's thread may run: the lock is taken (a while,
+ * as the crashed thread may hold it). */
 static int ludus__sf_rolling_crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
-    /* A switch the crash stopped half way (in the copy its thread is not
-     * there) has ended a segment the window does not hold yet: the last
-     * capture, when it is one of this window's. */
-    ludus_capture *l = NULL;
-    if (ludus_capture_last(&l) == 0) {
-        uint32_t first = __atomic_load_n(&ludus__rolling_first_gen, __ATOMIC_RELAXED);
-        if (first && ludus__gen_within(l->gen, first, ludus__sess.gen ? ludus__sess.gen : l->gen))
-            ludus__sf_rolling_crash_keep(l);
-        else
-            ludus_capture_release(l);
-    }
     ludus_capture *ended = NULL;
-    if (ludus__session_crash_end(&ended) == 0) ludus__sf_rolling_crash_keep(ended);
-    if (ludus__sf_rolling_R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment");
-    ludus_capture *c = ludus__sf_rolling_join_segments();
-    if (!c) return ludus__fail(LUDUS_ENOMEM, "out of memory while joining the window's segments");
+    int rc = ludus__session_crash_end(&ended);
+    if (rc) return rc;
+    ludus_capture *c = ended; /* every thread's pieces, as the flight recorder held them */
     ludus__capture_mark_crash(c, signo, tid, at_ns);
     char reason[32];
     snprintf(reason, sizeof reason, "crash-%s", ludus__crash_signal_name(signo));
     ludus__sf_rolling_window_path(reason, at_ns, 1, path, cap);
-    int rc = ludus_capture_save(c, ludus__sf_rolling_R.rd.format, 0, path);
+    rc = ludus_capture_save(c, ludus__sf_rolling_R.rd.format, 0, path);
     ludus_capture_release(c);
     return rc;
 }
 
-/* in_copy: a copy of the crashed process (its locks made anew, no
- * background thread); else the crashed process itself, whose switch
- * thread still runs: the window's lock is taken (a while, as the crashed
- * thread may hold it). */
 static int ludus__sf_rolling_crash_window(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path, size_t cap) {
     if (in_copy) {
         ludus__sf_rolling_fork_child();
@@ -19854,18 +20053,6 @@ static int ludus__sf_rolling_crash_window(int signo, uint64_t tid, int64_t at_ns
 /* ---- begin and end ---- */
 
 static void ludus__sf_rolling_release_window(void) {
-    for (uint32_t i = 0; i < ludus__sf_rolling_R.nseg; i++) ludus_capture_release(ludus__sf_rolling_R.seg[i]);
-    ludus__sf_rolling_R.nseg = 0;
-    ludus__session_offer_pool(NULL);
-    ludus__free(ludus__sf_rolling_R.seg);
-    ludus__sf_rolling_R.seg = NULL;
-    ludus__sf_rolling_R.seg_cap = 0;
-    for (uint32_t i = 0; i < ludus__sf_rolling_R.ncarry; i++) ludus__free(ludus__sf_rolling_R.carry[i].e);
-    ludus__free(ludus__sf_rolling_R.carry);
-    ludus__sf_rolling_R.carry = NULL;
-    ludus__sf_rolling_R.ncarry = 0;
-    /* Copies of descriptors stay: a ludus__sf_rolling_snapshot still held may point at them
-     * (they are few: one per distinct run-time name carried). */
     ludus__free(ludus__sf_rolling_R.ring);
     ludus__free(ludus__sf_rolling_R.sorted);
     ludus__sf_rolling_R.ring = ludus__sf_rolling_R.sorted = NULL;
@@ -19879,14 +20066,13 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     if (ludus_rolling_active() || ludus_capture_active())
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     if (capture && capture->pool_file)
-        return ludus__fail(LUDUS_EINVAL, "a pool file is for one capture, not the rolling window's segments");
+        return ludus__fail(LUDUS_EINVAL, "a pool file is for one capture, not the rolling window");
     ludus_rolling_desc d;
     if (rolling)
         d = *rolling;
     else
         memset(&d, 0, sizeof d);
     if (!d.window_ms) d.window_ms = 4000;
-    if (!d.segments) d.segments = 4;
     if (d.hitch_factor == 0) d.hitch_factor = 2.5;
     if (!d.median_frames) d.median_frames = 120;
     if (!d.post_ms) d.post_ms = d.window_ms / 4;
@@ -19897,12 +20083,11 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     if (!d.signal) d.signal = ludus__trigger_signal_default();
     if (!d.signal) d.signal = -1; /* none on this OS */
     if (!d.format) d.format = LUDUS_FORMAT_LUDUS;
-    if (d.segments > 64 || d.median_frames > 100000 || d.post_ms >= d.window_ms ||
-        (d.hitch_factor > 0 && d.hitch_factor < 1) || d.format < LUDUS_FORMAT_JSON || d.format > LUDUS_FORMAT_LUDUS ||
+    if (d.median_frames > 100000 || d.post_ms >= d.window_ms || (d.hitch_factor > 0 && d.hitch_factor < 1) ||
+        d.format < LUDUS_FORMAT_JSON || d.format > LUDUS_FORMAT_LUDUS ||
         (d.signal != -1 && !ludus__trigger_signal_valid(d.signal)))
-        return ludus__fail(LUDUS_EINVAL,
-                           "rolling: segments 1..64, median_frames up to 100000, post_ms below window_ms, "
-                           "hitch_factor >= 1 (or < 0), a known format, a catchable signal (or -1)");
+        return ludus__fail(LUDUS_EINVAL, "rolling: median_frames up to 100000, post_ms below window_ms, "
+                                         "hitch_factor >= 1 (or < 0), a known format, a catchable signal (or -1)");
     const char *stat = d.counter_stat && *d.counter_stat ? d.counter_stat : "per frame";
     if (d.counter && (strlen(d.counter) >= sizeof ludus__sf_rolling_R.counter || strlen(stat) >= sizeof ludus__sf_rolling_R.counter_stat))
         return ludus__fail(LUDUS_EINVAL, "rolling: counter name (127 bytes) or stat (31 bytes) too long");
@@ -19912,11 +20097,6 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         return ludus__fail(LUDUS_EINVAL, "rolling: directory (255 bytes) or prefix (63 bytes) too long");
     ludus_capture_desc cd;
     ludus_capture_desc_defaults(capture, &cd);
-    /* The window's memory, shared: each of the segments + 1 held segments
-     * and the recording one gets an equal part (at least 4 chunks). */
-    uint32_t per = cd.chunk_count / (d.segments + 2);
-    cd.chunk_count = per < 4 ? 4 : per;
-    ludus__sf_rolling_R.pool_bytes = (uint64_t)cd.chunk_count * cd.chunk_bytes;
 
     ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
     memset(&ludus__sf_rolling_R.st, 0, sizeof ludus__sf_rolling_R.st);
@@ -19930,7 +20110,6 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     snprintf(ludus__sf_rolling_R.directory, sizeof ludus__sf_rolling_R.directory, "%s", dir);
     snprintf(ludus__sf_rolling_R.prefix, sizeof ludus__sf_rolling_R.prefix, "%s", prefix);
     ludus__sf_rolling_R.window_ns = (int64_t)d.window_ms * 1000000;
-    ludus__sf_rolling_R.segment_ns = ludus__sf_rolling_R.window_ns / d.segments;
     ludus__sf_rolling_R.post_ns = (int64_t)d.post_ms * 1000000;
     ludus__sf_rolling_R.cooldown_ns = (int64_t)d.cooldown_ms * 1000000;
     ludus__sf_rolling_R.categories = ludus__sf_rolling_dup_or_null(cd.categories);
@@ -19942,6 +20121,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     ludus__sf_rolling_R.prev_frame_ns = 0;
     ludus__sf_rolling_R.pending = 0;
     ludus__sf_rolling_R.last_taken_ns = 0;
+    ludus__sf_rolling_R.rate_known = 0;
     ludus__sf_rolling_R.stop = 0;
     ludus__sf_rolling_R.wstop = 0;
     ludus__sf_rolling_R.in_child = 0;
@@ -19957,14 +20137,13 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         ludus__sf_rolling_release_window();
         return rc;
     }
-    __atomic_store_n(&ludus__rolling_first_gen, ludus__sess.gen, __ATOMIC_RELAXED);
-    ludus__sf_rolling_R.seg_start_ns = ludus__mono_ns();
+    ludus__session_set_ring(UINT64_MAX); /* pieces reused for room until the window's length in ticks is known */
     ludus__sf_rolling_refresh_utc_offset();
     ludus__wakeup_init(&ludus__sf_rolling_R.wake);
     __atomic_store_n(&ludus__sf_rolling_R.on, 1, __ATOMIC_RELEASE);
     ludus__session_rolling(1);
     int have_writer = ludus__thread_start(&ludus__sf_rolling_R.writer, ludus__sf_rolling_writer_main, NULL) == 0;
-    if (!have_writer || ludus__thread_start(&ludus__sf_rolling_R.switcher, ludus__sf_rolling_switcher_main, NULL) != 0) {
+    if (!have_writer || ludus__thread_start(&ludus__sf_rolling_R.watcher, ludus__sf_rolling_watcher_main, NULL) != 0) {
         /* no background thread: no rolling window */
         ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
         ludus__sf_rolling_R.wstop = 1;
@@ -19993,7 +20172,7 @@ int ludus_rolling_end(void) {
     if (!ludus__sf_rolling_R.in_child) {
         __atomic_store_n(&ludus__sf_rolling_R.stop, 1, __ATOMIC_RELEASE);
         ludus__wakeup_post(&ludus__sf_rolling_R.wake);
-        ludus__thread_join(ludus__sf_rolling_R.switcher);
+        ludus__thread_join(ludus__sf_rolling_R.watcher);
         ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
         ludus__sf_rolling_R.wstop = 1;
         ludus__cond_broadcast(&ludus__sf_rolling_R.wcond);
@@ -20007,20 +20186,35 @@ int ludus_rolling_end(void) {
     ludus__sf_rolling_R.pending = 0;
     ludus__session_rolling(0);
     int rc = ludus__session_end();
-    __atomic_store_n(&ludus__rolling_first_gen, 0u, __ATOMIC_RELAXED);
     ludus__sf_rolling_release_window();
     ludus__mutex_unlock(&ludus__sf_rolling_R.lock);
     ludus__wakeup_destroy(&ludus__sf_rolling_R.wake);
     return rc;
 }
 
+/* What every thread's own oldest pieces lost to being written over: summed
+ * over the registered threads (the registry lock held). */
+static void ludus__sf_rolling_evictions(uint64_t *all, uint64_t *in_window) {
+    *all = *in_window = 0;
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    uint32_t gen = ludus__sess.gen;
+    for (uint32_t i = 0; i < ludus__reg.high; i++) {
+        const ludus__thread_record *r = &ludus__reg.rec[i];
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->cold) continue;
+        if (__atomic_load_n(&r->cold->gen, __ATOMIC_ACQUIRE) != gen) continue;
+        *all += __atomic_load_n(&r->cold->evicted, __ATOMIC_RELAXED);
+        *in_window += __atomic_load_n(&r->cold->evicted_in_window, __ATOMIC_RELAXED);
+    }
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+}
+
 int ludus_rolling_get_stats(ludus_rolling_stats *out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     memset(out, 0, sizeof *out);
 #define LOAD(f) out->f = __atomic_load_n(&ludus__sf_rolling_R.st.f, __ATOMIC_RELAXED)
-    LOAD(segments_switched);
-    LOAD(early_switches);
-    LOAD(switch_max_ns);
+    LOAD(snapshot_max_ns);
     LOAD(triggers);
     LOAD(hitches);
     LOAD(counter_crossings);
@@ -20031,6 +20225,7 @@ int ludus_rolling_get_stats(ludus_rolling_stats *out) {
     LOAD(writer_busy);
     LOAD(frame_median_ns);
 #undef LOAD
+    if (ludus_rolling_active()) ludus__sf_rolling_evictions(&out->events_evicted, &out->evicted_in_window);
     ludus__mutex_lock(&ludus__sf_rolling_R.wlock); /* the writer's */
     out->files_written = ludus__sf_rolling_R.st.files_written;
     out->write_errors = ludus__sf_rolling_R.st.write_errors;
@@ -20042,7 +20237,7 @@ int ludus_rolling_get_stats(ludus_rolling_stats *out) {
 int ludus_rolling_flush(uint32_t timeout_ms) {
     int64_t until = ludus__mono_ns() + (int64_t)timeout_ms * 1000000;
     for (;;) {
-        /* under the window's lock: the switch thread takes a trigger and
+        /* under the window's lock: the window's thread takes a trigger and
          * hands its window to the writer while holding it */
         ludus__mutex_lock(&ludus__sf_rolling_R.lock);
         ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
@@ -20057,6 +20252,7 @@ int ludus_rolling_flush(uint32_t timeout_ms) {
 #undef REASON_MAX
 #undef DETAIL_MAX
 #undef POLL_NS
+#undef RATE_NS
 #undef LOAD
 
 /* ==== src/live/overlay.c ==== */

@@ -1,23 +1,21 @@
-/* Ludus Profiling: the rolling window. Always-on recording of the last few
- * seconds, snapshots of it at any moment, and triggers (a hitch, a call, a
- * signal) that write the window around the moment they fired to a file from
- * a background thread.
+/* Ludus Profiling: the rolling window (the flight recorder). Always-on
+ * recording of the last few seconds, snapshots of it at any moment, and
+ * triggers (a hitch, a call, a signal, a counter) that write the window
+ * around the moment they fired to a file from a background thread.
  *
- * How it records: the window is a ring of segments, each an ordinary
- * capture of window_ms / segments. A background thread switches segments
- * (the next segment's pool is reserved while the current one still records;
- * producers never wait: events of the switch itself, a few microseconds,
- * are dropped and counted) and drops the oldest segment once the window is
- * covered. A snapshot joins the segments into one capture: slices begun
- * before the window are shown begun at its start, clipped and flagged, with
- * their names; every loss stays counted. The window is also bounded by
- * memory: each segment's pool is chunk_count / (segments + 2) chunks, the
- * segments held keep at most segments + 1 pools' worth of events, and a
- * segment 3/4 full is switched before its time; the window is then
- * shorter. Its actual span is the snapshot's start and end. A snapshot ends
- * the recording segment early: with frequent snapshots up to
- * 2 x segments + 2 short segments are held (each pool's untouched pages
- * cost address space, not memory).
+ * How it records: it is one capture that forgets. Each thread writes over
+ * its own oldest piece of the pool once that piece lies wholly before the
+ * window, or when the pool has no other room (that thread's window is then
+ * shorter: counted in evicted_in_window). Producers never pause and no
+ * library thread reads what they write; an event is lost only when its
+ * thread cannot get a piece at all (counted per thread, as in a capture).
+ * A snapshot copies what every thread holds while they go on (its cost:
+ * about a memcpy of the window); a scope whose begin was written over is
+ * shown begun at its thread's first event, named "(begun before the
+ * window)" (a span keeps its name). Files written by triggers and crashes
+ * hold the last window_ms, slices open across its start clipped there and
+ * flagged. The pool (chunk_bytes x chunk_count) is the memory of the whole
+ * window: size it for window_ms of the busiest thread's events.
  *
  * One rolling capture at a time, instead of a capture window: while it
  * runs, ludus_capture_begin and ludus_capture_end return LUDUS_EBUSY. */
@@ -37,7 +35,7 @@ extern "C" {
 #define LUDUS_ROLLING_NONE (-1)
 typedef struct ludus_rolling_desc {
     uint32_t window_ms;     /* the last N ms are kept [4000] */
-    uint32_t segments;      /* segments the window is cut into [4] */
+    uint32_t segments;      /* unused (the window had segments before issue 25); kept for source compatibility */
     double hitch_factor;    /* a frame longer than this times the running median is a hitch [2.5] */
     uint32_t median_frames; /* frames of the running median (and frames seen before the first hitch) [120] */
     uint32_t post_ms;       /* kept after a trigger before the window is taken [window_ms / 4] */
@@ -57,7 +55,7 @@ typedef struct ludus_rolling_desc {
 } ludus_rolling_desc;
 
 /* Starts the rolling window. capture: the pool (chunk_bytes x chunk_count
- * is the memory of the whole window, shared by its segments), clock, join
+ * is the memory of the whole window), clock, join
  * and categories, as for ludus_capture_begin; NULL for the defaults. */
 LUDUS_API int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling);
 /* Stops it: the background threads finish the file they write, pending
@@ -66,9 +64,10 @@ LUDUS_API int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus
 LUDUS_API int ludus_rolling_end(void);
 LUDUS_API int ludus_rolling_active(void);
 
-/* The window as a capture of its own, now, without stopping the recording
- * (release it when done). From any thread: the caller pays one segment
- * switch (bench/RESULTS.md gives its cost). */
+/* What every thread holds now, as a capture of its own (release it when
+ * done), without stopping or slowing the recording: at least the window for
+ * every thread the pool had room for. From any thread: the caller pays the
+ * copy (bench/RESULTS.md gives its cost). */
 LUDUS_API int ludus_rolling_snapshot(ludus_capture **out);
 
 /* Asks for the window around now to be written: post_ms later, on the
@@ -79,9 +78,9 @@ LUDUS_API int ludus_rolling_snapshot(ludus_capture **out);
 LUDUS_API void ludus_rolling_trigger(const char *reason);
 
 typedef struct ludus_rolling_stats {
-    uint64_t segments_switched;
-    uint64_t early_switches;    /* of which before their time: the segment's memory was 3/4 used */
-    int64_t switch_max_ns;      /* the longest pause of a segment switch (producers drop events meanwhile) */
+    uint64_t events_evicted;    /* events written over (each thread's oldest pieces) */
+    uint64_t evicted_in_window; /* of which still inside the window: the pool had no other room */
+    int64_t snapshot_max_ns;    /* the longest copy of the window (its caller's cost) */
     uint64_t triggers;          /* ludus_rolling_trigger calls, hitches and signals */
     uint64_t hitches;           /* of which frame hitches */
     uint64_t counter_crossings; /* of which counter thresholds crossed */

@@ -41,6 +41,7 @@ void ludus__capture_free(ludus_capture *c) {
         ludus__free(c->categories);
         ludus__free(c->mem_cov);
         ludus__gpu_free(c->gpu);
+        ludus__free(c->ring_synth);
     }
     ludus__free(c->threads);
     ludus__free(c);

@@ -243,6 +243,12 @@ struct ludus_capture {
     int async_ready, async_error;
     /* a rolling window's snapshot (rolling.c): the generations it spans */
     uint32_t gen_first; /* 0: gen only */
+    /* a flight recorder's (src/flight/rolling.c): its threads' oldest pieces
+     * were written over, so an end whose begin went with them gets a begin
+     * at its thread's first event (ring_start.c); ring_synth holds those
+     * begins (owned) */
+    int ring;
+    ludus__event *ring_synth;
     /* GPU timing (gpu.c): the raw samples and calibration points handed over
      * while the capture ran, and what placing them derived */
     struct ludus__gpu_data *gpu; /* NULL: none (views share their parent's) */
@@ -341,6 +347,10 @@ typedef struct ludus__gpu_data {
  * GPU data moves into c, placed). */
 LUDUS_HIDDEN void ludus__gpu_capture_begin(int64_t start_ns, int record);
 LUDUS_HIDDEN void ludus__gpu_capture_end(ludus_capture *c);
+/* A flight recorder's GPU data (ring_snapshot.c): the store forgets what
+ * was submitted before c's start, and a copy of the rest goes into c,
+ * placed (none when out of memory). */
+LUDUS_HIDDEN void ludus__gpu_ring_copy(ludus_capture *c);
 /* The child's side of fork (session.c): the store restarts empty, for the
  * child's capture when capture is 1 (start: its CLOCK_MONOTONIC start). */
 LUDUS_HIDDEN void ludus__gpu_after_fork(int capture, int64_t start_ns);
@@ -388,6 +398,18 @@ LUDUS__SIBLING ludus_capture *ludus__capture_new(const ludus__source_ops *src);
 LUDUS_HIDDEN int ludus__build_recorded(ludus_capture *c);
 /* The session's captures (session.c): their pool is theirs until released. */
 LUDUS_HIDDEN extern const ludus__source_ops ludus__memory_source;
+/* A flight recorder's capture (c->ring): gives each end whose begin is not
+ * in its thread's events a begin at the thread's first event, named for
+ * what it is when the begin is gone (a scope) or by its site (a span).
+ * Part of building the capture (prepare.c), after its sites are known. */
+LUDUS_HIDDEN int ludus__ring_start(ludus_capture *c);
+/* The running flight recorder's events as a capture, copied while the
+ * producers go on (src/session/ring_snapshot.c); the copy is a capture
+ * with c->ring set. */
+LUDUS_HIDDEN int ludus__session_ring_snapshot(ludus_capture **out);
+/* Makes the running capture a flight recorder (window: ticks, UINT64_MAX
+ * until the tick rate is known; 0 to stop). */
+LUDUS_HIDDEN void ludus__session_set_ring(uint64_t window_ticks);
 /* Waits until no producer can still write into c's pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
 /* Ends the capture and begins the next with the same desc in one step
@@ -473,6 +495,8 @@ LUDUS__SIBLING uint32_t ludus__site_index(const ludus_capture *c, uintptr_t key)
 LUDUS__SIBLING int ludus__site_insert(ludus_capture *c, const ludus__site_info *si);
 /* In-memory captures: the sites their events name (site_table.c). */
 LUDUS_HIDDEN int ludus__sites_collect(ludus_capture *c);
+/* The same for one run of events (sites already known are skipped). */
+LUDUS_HIDDEN int ludus__sites_collect_run(ludus_capture *c, const ludus__event *e, size_t n);
 /* Counts the pairs of different sites with one id. */
 LUDUS__SIBLING int ludus__sites_check_ids(ludus_capture *c);
 /* The stable id of a site: FNV-1a of name, file and line. */
@@ -561,6 +585,11 @@ typedef struct ludus__site_memo {
 #define LUDUS__NEV_BATCH 256u /* events produced per refill */
 #define LUDUS__SITE_MEMO 256u
 
+typedef struct ludus__orphan_end {
+    uintptr_t ref;      /* a scope's end: its begin's address (0: a span's) */
+    uintptr_t span_key; /* a span's end: its site's key (1: the end named none) */
+} ludus__orphan_end;
+
 typedef struct ludus__nev_iter {
     const ludus_capture *c;
     ludus__tick_conv conv;
@@ -612,6 +641,11 @@ typedef struct ludus__nev_iter {
     /* the texts of the stream's messages (kept for the iterator's life) */
     char *text;
     size_t text_n, text_cap;
+    /* ring_start.c: the ends whose begin is not in the stream, in stream
+     * order (a scope's by its begin's address, a span's by its site key) */
+    ludus__orphan_end *orphans;
+    uint32_t norphans, orphans_cap;
+    int collect_orphans;
 } ludus__nev_iter;
 
 /* 0, or a LUDUS_E* code (LUDUS_ENOMEM) when lanes could not be prepared. */

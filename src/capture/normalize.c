@@ -212,6 +212,22 @@ static inline void on_open(ludus__nev_iter *it, uintptr_t word, uintptr_t addr, 
     set_nev(emit(it), LUDUS_NEV_BEGIN, 0, 0, site, it->lane_depth[0]++, ts, 0, 0);
 }
 
+/* An end whose begin is not in the stream, noted for ring_start.c. */
+static void note_orphan(ludus__nev_iter *it, uintptr_t ref, uintptr_t span_key) {
+    if (!it->collect_orphans || it->deciding) return;
+    if (it->norphans == it->orphans_cap) {
+        uint32_t cap = it->orphans_cap ? it->orphans_cap * 2 : 16;
+        ludus__orphan_end *n = ludus__realloc(it->orphans, cap * sizeof *n);
+        if (!n) {
+            it->oom = 1;
+            return;
+        }
+        it->orphans = n;
+        it->orphans_cap = cap;
+    }
+    it->orphans[it->norphans++] = (ludus__orphan_end){ref, span_key};
+}
+
 /* An end that is not the innermost scope's: it closes its scope and every
  * scope opened inside it (unwound), or names a begin not in the capture. */
 static void on_close_search(ludus__nev_iter *it, uintptr_t ref, int64_t ts) {
@@ -221,6 +237,7 @@ static void on_close_search(ludus__nev_iter *it, uintptr_t ref, int64_t ts) {
         for (uint32_t i = 0; i < it->th->nlost_begin; i++)
             if (it->th->lost_begin[i] == ref) return; /* its begin was left out at a capture's end: dropped, counted */
         it->orphan_ends++;                            /* its begin is not in this capture */
+        note_orphan(it, ref, 0);
         return;
     }
     while (it->nlex > k) { /* opened inside it and never ended: unwound */
@@ -300,6 +317,7 @@ static void on_span_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
     }
     if (k == 0) { /* no such span open: flagged, counted, never re-paired */
         it->mismatched++;
+        note_orphan(it, 0, key ? key : 1); /* 1: the innermost span's end, its site not named */
         if (site != UINT32_MAX && !enabled(it, site)) return;
         set_nev(emit(it), LUDUS_NEV_MISMATCH, 0, 0, site, it->lane_depth[0], ts, 0, 0);
         return;
@@ -831,6 +849,7 @@ void ludus__nev_free(ludus__nev_iter *it) {
     ludus__free(it->seen);
     ludus__free(it->cut_open);
     ludus__free(it->text);
+    ludus__free(it->orphans);
     for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) ludus__free(it->lane_iv[k]);
     ludus__free(it->rbuf.ev);
     ludus__free(it->rbuf.bytes);

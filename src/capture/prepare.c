@@ -94,6 +94,7 @@ int ludus__build_recorded(ludus_capture *c) {
     int rc = ludus__build_runs(c);
     if (rc == 0) rc = ludus__fibers_split(c);
     if (rc == 0) rc = ludus__sites_collect(c);
+    if (rc == 0 && c->ring) rc = ludus__ring_start(c);
     if (rc == 0) rc = ludus__sites_check_ids(c);
     return rc ? ludus__fail(LUDUS_ENOMEM, "out of memory while preparing the capture") : 0;
 }

@@ -164,7 +164,7 @@ int ludus__run_keys(ludus_capture *c, const ludus__event *e, size_t n, int (*fn)
     return 0;
 }
 
-static int collect_run(ludus_capture *c, const ludus__event *e, size_t n) {
+int ludus__sites_collect_run(ludus_capture *c, const ludus__event *e, size_t n) {
     return ludus__run_keys(c, e, n, add_site);
 }
 
@@ -177,7 +177,7 @@ int ludus__sites_collect(ludus_capture *c) {
     for (uint32_t t = 0; t < c->nthreads; t++) {
         const ludus__cap_thread *th = &c->threads[t];
         for (uint32_t r = 0; r < th->nruns; r++) {
-            int rc = collect_run(c, th->runs[r].ev, th->runs[r].n);
+            int rc = ludus__sites_collect_run(c, th->runs[r].ev, th->runs[r].n);
             if (rc) return rc;
         }
     }

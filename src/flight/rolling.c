@@ -1,21 +1,18 @@
-/* The rolling window (include/ludus/rolling.h): a ring of segments, each an
- * ordinary capture, switched by a background thread; snapshots that join
- * them; triggers that hand a snapshot to a writer thread.
+/* The flight recorder (include/ludus/rolling.h): one capture that forgets.
+ * Each thread writes over its own oldest piece of the pool once that piece
+ * lies wholly before the window, or when the pool has no other room
+ * (src/record/emit.c, ring_reuse): no switch, no pause, no thread that
+ * reads what producers wrote. A snapshot copies what every thread holds
+ * while they go on (src/session/ring_snapshot.c); ends whose begins were
+ * written over get a begin at their thread's first event when the copy is
+ * first read (src/capture/ring_start.c). Triggers (a hitch, a call, a
+ * signal, a counter) are taken by the window's thread once their
+ * post-trigger time has passed, and written by the writer thread, which
+ * runs at the lowest priority.
  *
- * Segments are one recording: a span begun in one segment and ended in a
- * later one is paired (ludus__same_recording), and a scope's end names its
- * begin by address, which stays unique while both segments are held. When
- * the oldest segment is dropped, what was still open at its end (scopes and
- * spans, per thread) is kept as the thread's "carried" begins, so a later
- * end still finds its begin: a snapshot streams the carried begins first,
- * then the segments' pieces, and cuts the result at the window's start
- * (begins before it are clipped there and flagged). Descriptors of run-time
- * names die with their segment's name table: carried begins point at copies.
- *
- * Locks: `lock` serialises switches, snapshots and the window's state (the
- * switch thread and ludus_rolling_snapshot callers); the writer has its own. The
- * trigger slot and the frame statistics are lock-free: ludus_rolling_trigger may run
- * in a signal handler. */
+ * Locks: `lock` serialises snapshots, the window's thread and begin/end;
+ * the writer has its own. The trigger slot and the frame statistics are
+ * lock-free: ludus_rolling_trigger may run in a signal handler. */
 #include <ludus/overlay.h>
 #include <ludus/rolling.h>
 
@@ -30,47 +27,20 @@
 #include "../capture/capture_internal.h"
 
 #define REASON_MAX 40
-#define DETAIL_MAX 200  /* what a trigger saw, written into its file (capture_internal.h) */
-#define POLL_NS 2000000 /* the switch thread looks at the clock and the pool this often */
-
-/* A begin still open when its segment was dropped. */
-typedef struct carried {
-    ludus__event ev; /* as recorded (its site may be a copy) */
-    uintptr_t addr;  /* where it was recorded: ends name it by this */
-    int span;        /* 1: a span (paired by site), 0: a scope (by address) */
-} carried;
-
-typedef struct thread_carry {
-    uint32_t serial;
-    carried *e;
-    uint32_t n, cap;
-    uintptr_t lost[LUDUS__LOST_BEGINS]; /* begins left out at a dropped segment's end (cap_thread.lost_begin) */
-    uint32_t nlost;
-} thread_carry;
-
-/* Copies of run-time-name descriptors carried past their name table. */
-typedef struct site_copy {
-    ludus_site site;
-    char *name, *function, *file, *category;
-} site_copy;
+#define DETAIL_MAX 200   /* what a trigger saw, written into its file (capture_internal.h) */
+#define POLL_NS 50000000 /* the window's thread looks at the clock this often (a trigger wakes it) */
+#define RATE_NS 20000000 /* the tick rate is measured over the first 20 ms */
 
 static struct {
     int on;                  /* atomic */
-    ludus_capture_desc desc; /* each segment's */
+    ludus_capture_desc desc; /* the recording's */
     char *categories;        /* desc.categories, owned */
     ludus_rolling_desc rd;   /* defaults applied */
     char directory[256], prefix[64];
-    int64_t window_ns, segment_ns, post_ns, cooldown_ns;
-    uint64_t pool_bytes; /* each segment's */
+    int64_t window_ns, post_ns, cooldown_ns;
+    int rate_known; /* the window's length in ticks is set (ludus__session_set_ring) */
     ludus__mutex lock;
-    ludus_capture **seg; /* ended segments, oldest first (held) */
-    uint32_t nseg, seg_cap;
-    int64_t seg_start_ns; /* CLOCK_MONOTONIC start of the recording segment */
-    thread_carry *carry;
-    uint32_t ncarry;
-    site_copy **copies;
-    uint32_t ncopies;
-    ludus__thread switcher, writer;
+    ludus__thread watcher, writer;
     int stop; /* atomic */
     ludus__wakeup wake;
     /* the trigger slot: 0 free, 1 being filled, 2 waiting */
@@ -113,7 +83,7 @@ static void count(uint64_t *field) {
 
 /* Local time without the C library's time zone lock: the offset from UTC
  * is read through the C library (localtime_r, which takes that lock) at
- * begin and at each segment switch, on the switch thread; the crash path
+ * begin and at each poll of the window's thread; the crash path
  * names its file from it with arithmetic only, since the crashed process
  * may have died with a thread inside localtime_r (glibc's gmtime_r takes
  * the same lock). A change of offset (daylight saving) shows in crash file
@@ -158,322 +128,42 @@ static void refresh_utc_offset(void) {
 }
 
 /* ---- carried begins ---- */
-
-static thread_carry *carry_of(uint32_t serial, int create) {
-    for (uint32_t i = 0; i < R.ncarry; i++)
-        if (R.carry[i].serial == serial) return &R.carry[i];
-    if (!create) return NULL;
-    thread_carry *n = ludus__realloc(R.carry, (R.ncarry + 1) * sizeof *n);
-    if (!n) return NULL;
-    R.carry = n;
-    n = &R.carry[R.ncarry++];
-    memset(n, 0, sizeof *n);
-    n->serial = serial;
-    return n;
-}
-
-static int carry_push(thread_carry *tc, const ludus__event *e, uintptr_t addr, int span) {
-    if (tc->n == tc->cap) {
-        uint32_t cap = tc->cap ? tc->cap * 2 : 16;
-        carried *n = ludus__realloc(tc->e, cap * sizeof *n);
-        if (!n) return -1;
-        tc->e = n;
-        tc->cap = cap;
-    }
-    tc->e[tc->n++] = (carried){*e, addr, span};
-    return 0;
-}
-
-static void carry_remove(thread_carry *tc, uint32_t i) {
-    memmove(&tc->e[i], &tc->e[i + 1], (tc->n - i - 1) * sizeof *tc->e);
-    tc->n--;
-}
-
-/* Replays one thread's runs of a dropped segment over its carried begins:
- * what is still open at the segment's end stays carried. Roles come from
- * the kind table; kinds that open nothing pass. */
-static int carry_replay(thread_carry *tc, const ludus__cap_thread *th) {
-    for (uint32_t r = 0; r < th->nruns; r++) {
-        const ludus__run *run = &th->runs[r];
-        for (size_t i = 0; i < run->n;) {
-            const ludus__event *e = &run->ev[i];
-            const ludus__kind_info *ki = &ludus__kinds[e->word & LUDUS__K_MASK];
-            size_t k = ludus__event_slots(e, run->n - i);
-            if (k == 0 || k > run->n - i) break;
-            uintptr_t key = e->word & ~(uintptr_t)LUDUS__K_MASK;
-            if (ki->role == LUDUS__R_OPEN) {
-                if (carry_push(tc, e, run->base + i * sizeof *e, 0)) return -1;
-            } else if (ki->role == LUDUS__R_CLOSE) {
-                uint32_t j = tc->n;
-                while (j > 0 && (tc->e[j - 1].span || tc->e[j - 1].addr != key)) j--;
-                if (j == 0) /* the end of a begin left out: the slot goes */
-                    for (uint32_t q = 0; q < tc->nlost; q++)
-                        if (tc->lost[q] == key) {
-                            memmove(tc->lost + q, tc->lost + q + 1, (tc->nlost - q - 1) * sizeof *tc->lost);
-                            tc->nlost--;
-                            break;
-                        }
-                if (j > 0) { /* it closes its scope and the scopes unwound inside it */
-                    uint32_t w = j - 1;
-                    for (uint32_t q = j - 1; q < tc->n; q++)
-                        if (tc->e[q].span) tc->e[w++] = tc->e[q];
-                    tc->n = w;
-                }
-            } else if (ki->role == LUDUS__R_SPAN_OPEN) {
-                if (carry_push(tc, e, 0, 1)) return -1;
-            } else if (ki->role == LUDUS__R_SPAN_CLOSE) {
-                uint32_t j = tc->n;
-                while (j > 0 &&
-                       (!tc->e[j - 1].span || (key && (tc->e[j - 1].ev.word & ~(uintptr_t)LUDUS__K_MASK) != key)))
-                    j--;
-                if (j > 0) carry_remove(tc, j - 1);
-            }
-            i += k;
-        }
-    }
-    return 0;
-}
+/* ---- the window ---- */
 
 static char *dup_or_null(const char *s) {
     if (!s) return NULL;
     size_t n = strlen(s) + 1;
     char *d = ludus__malloc(n);
-    return d ? memcpy(d, s, n) : NULL;
+    if (d) memcpy(d, s, n);
+    return d;
 }
 
-/* A copy of a run-time name's descriptor that outlives its name table. */
-static const ludus_site *copy_site(const ludus_site *s) {
-    for (uint32_t i = 0; i < R.ncopies; i++) {
-        const ludus_site *c = &R.copies[i]->site;
-        if (c->line == s->line && c->flags == s->flags && !strcmp(c->name ? c->name : "", s->name ? s->name : "") &&
-            !strcmp(c->file ? c->file : "", s->file ? s->file : ""))
-            return c;
+/* The window's length in ticks, from the clock's rate since the recording
+ * began (once RATE_NS have passed; until then pieces are reused only for
+ * room). */
+static void measure_rate(void) {
+    if (R.rate_known) return;
+    ludus__calib_point b = ludus__sess.begin_point, now = ludus__calibrate_point();
+    if (!ludus__sess.clock_tsc) {
+        ludus__session_set_ring((uint64_t)R.window_ns);
+        R.rate_known = 1;
+        return;
     }
-    site_copy **n = ludus__realloc(R.copies, (R.ncopies + 1) * sizeof *n);
-    if (!n) return NULL;
-    R.copies = n;
-    site_copy *c =
-        ludus__aligned_alloc(sizeof *c, 16); /* descriptors are 16-aligned; never freed (see release_window) */
-    if (!c) return NULL;
-    memset(c, 0, sizeof *c);
-    c->name = dup_or_null(s->name);
-    c->function = dup_or_null(s->function);
-    c->file = dup_or_null(s->file);
-    c->category = dup_or_null(s->category);
-    c->site = (ludus_site){c->name, c->function, c->file, c->category, s->line, s->flags};
-    R.copies[R.ncopies++] = c;
-    return &c->site;
+    int64_t dn = now.ns - b.ns;
+    if (dn < RATE_NS || now.ticks <= b.ticks) return;
+    ludus__session_set_ring((uint64_t)((ludus__u128)(now.ticks - b.ticks) * (uint64_t)R.window_ns / (uint64_t)dn));
+    R.rate_known = 1;
 }
 
-/* Drops the oldest segment, carrying what was open at its end. */
-static void drop_oldest(void) {
-    ludus_capture *s = R.seg[0];
-    memmove(R.seg, R.seg + 1, (R.nseg - 1) * sizeof *R.seg);
-    R.nseg--;
-    ludus__capture_quiesce(s);
-    if (ludus__build_runs(s) == 0) {
-        for (uint32_t t = 0; t < s->nthreads; t++) {
-            const ludus__cap_thread *th = &s->threads[t];
-            thread_carry *tc = carry_of(th->serial, 1);
-            if (!tc) continue;
-            if (carry_replay(tc, th) != 0 || th->exited) tc->n = 0; /* an exited thread's scopes ended with it */
-            for (uint32_t k = 0; k < th->nlost_begin && !th->exited; k++)
-                ludus__lost_begin_add(tc->lost, &tc->nlost, th->lost_begin[k]);
-            if (th->exited) tc->nlost = 0;
-            for (uint32_t i = 0; i < tc->n; i++) {
-                const ludus_site *site = (const ludus_site *)(tc->e[i].ev.word & ~(uintptr_t)LUDUS__K_MASK);
-                if (!ludus__names_contains(s->names, site)) continue;
-                const ludus_site *copy = copy_site(site);
-                if (!copy) { /* without a name it cannot be shown: its end becomes an orphan */
-                    carry_remove(tc, i--);
-                    continue;
-                }
-                tc->e[i].ev.word = (uintptr_t)copy | (tc->e[i].ev.word & LUDUS__K_MASK);
-            }
-        }
-    }
-    ludus__session_offer_pool(s); /* its pool serves the next segment when nobody else holds it */
-}
-
-/* ---- the window as a capture ---- */
-
-static ludus__cap_thread *joined_thread(ludus_capture *j, uint32_t serial) {
-    for (uint32_t i = 0; i < j->nthreads; i++)
-        if (j->threads[i].serial == serial) return &j->threads[i];
-    return NULL;
-}
-
-static int append_runs(ludus__cap_thread *th, const ludus__run *runs, uint32_t n) {
-    if (!n) return 0;
-    ludus__run *r = ludus__realloc(th->runs, (th->nruns + n) * sizeof *r);
-    if (!r) return -1;
-    th->runs = r;
-    memcpy(r + th->nruns, runs, n * sizeof *r);
-    th->nruns += n;
-    for (uint32_t i = 0; i < n; i++) th->slots += runs[i].n;
-    return 0;
-}
-
-/* A snapshot's source: the segments it joins (held: its runs are theirs)
- * and the begins carried from before them. */
-typedef struct snapshot {
-    ludus_capture **parts;
-    uint32_t nparts;
-    ludus__event *carried;
-} snapshot;
-
-static void snapshot_free(ludus_capture *c) {
-    snapshot *sn = c->src_data;
-    if (!sn) return;
-    for (uint32_t i = 0; i < sn->nparts; i++) ludus_capture_release(sn->parts[i]);
-    ludus__free(sn->parts);
-    ludus__free(sn->carried);
-    ludus__free(sn);
-}
-
-static const ludus__source_ops snapshot_source = {"snapshot", NULL, ludus__build_recorded, NULL, snapshot_free, 0};
-
-/* The held segments joined into one in-memory capture (lock held). */
-static ludus_capture *join_segments(void) {
-    ludus_capture *j = ludus__capture_new(&snapshot_source);
-    snapshot *sn = j ? ludus__calloc(1, sizeof *sn) : NULL;
-    if (!sn) {
-        ludus__free(j);
-        return NULL;
-    }
-    j->src_data = sn;
-    const ludus_capture *first = R.seg[0], *lastc = R.seg[R.nseg - 1];
-    sn->parts = ludus__calloc(R.nseg, sizeof *sn->parts);
-    uint32_t maxthreads = 0, ncarried = 0;
-    for (uint32_t i = 0; i < R.nseg; i++) maxthreads += R.seg[i]->nthreads;
-    for (uint32_t i = 0; i < R.ncarry; i++) ncarried += R.carry[i].n;
-    j->threads = ludus__calloc(maxthreads + R.ncarry + 1, sizeof *j->threads);
-    sn->carried = ludus__calloc(ncarried + 1, sizeof *sn->carried);
-    if (!sn->parts || !j->threads || !sn->carried) goto fail;
-    j->gen = lastc->gen;
-    j->gen_first = first->gen;
-    j->clock_tsc = lastc->clock_tsc;
-    j->c0 = first->c0;
-    j->c1 = lastc->c1;
-    j->start_ns = first->start_ns;
-    j->end_ns = lastc->end_ns;
-    j->pid = lastc->pid;
-    memcpy(j->process_name, lastc->process_name, sizeof j->process_name);
-    if (lastc->categories && !(j->categories = dup_or_null(lastc->categories))) goto fail;
-    if (lastc->nmem_cov) {
-        j->mem_cov = ludus__malloc(lastc->nmem_cov * sizeof *j->mem_cov);
-        if (!j->mem_cov) goto fail;
-        memcpy(j->mem_cov, lastc->mem_cov, lastc->nmem_cov * sizeof *j->mem_cov);
-        j->nmem_cov = lastc->nmem_cov;
-    }
-    /* carried begins first, at the window's start: one run each (its
-     * address is its own) */
-    uint32_t nc = 0;
-    for (uint32_t i = 0; i < R.ncarry; i++) {
-        const thread_carry *tc = &R.carry[i];
-        if (!tc->n && !tc->nlost) continue;
-        ludus__cap_thread *th = &j->threads[j->nthreads++];
-        th->serial = tc->serial;
-        th->first_drop_ns = LUDUS__NO_DROP;
-        for (uint32_t k = 0; k < tc->nlost; k++) ludus__lost_begin_add(th->lost_begin, &th->nlost_begin, tc->lost[k]);
-        for (uint32_t k = 0; k < tc->n; k++) {
-            sn->carried[nc] = tc->e[k].ev;
-            sn->carried[nc].ticks = first->c0.ticks;
-            ludus__run run = {&sn->carried[nc], 1, tc->e[k].addr};
-            nc++;
-            if (append_runs(th, &run, 1)) goto fail;
-            if (tc->e[k].span) th->spans++;
-        }
-    }
-    for (uint32_t i = 0; i < R.nseg; i++) {
-        ludus_capture *s = R.seg[i];
-        ludus__capture_quiesce(s);
-        if (ludus__build_runs(s)) goto fail;
-        ludus_capture_retain(s);
-        sn->parts[sn->nparts++] = s;
-        if (ludus__gpu_append(&j->gpu, s->gpu, s->start_ns - j->start_ns)) goto fail; /* GPU samples, re-based */
-        j->unregistered_drops += s->unregistered_drops;
-        j->interner_drops += s->interner_drops;
-        j->counters_refused += s->counters_refused;
-        j->counter_adds_lost += s->counter_adds_lost;
-        j->bytes_used += s->bytes_used;
-        for (uint32_t t = 0; t < s->nthreads; t++) {
-            const ludus__cap_thread *st = &s->threads[t];
-            ludus__cap_thread *th = joined_thread(j, st->serial);
-            if (!th) {
-                th = &j->threads[j->nthreads++];
-                th->serial = st->serial;
-                th->first_drop_ns = LUDUS__NO_DROP;
-            }
-            memcpy(th->name, st->name, sizeof th->name); /* the latest name */
-            th->tid = st->tid;
-            th->exited = st->exited;
-            th->dropped += st->dropped;
-            if (st->first_drop_ns != LUDUS__NO_DROP && th->first_drop_ns == LUDUS__NO_DROP)
-                th->first_drop_ns = st->first_drop_ns + (s->start_ns - j->start_ns);
-            th->spans += st->spans;
-            th->recorder_orphans += st->recorder_orphans;
-            for (uint32_t k = 0; k < st->nlost_begin; k++)
-                ludus__lost_begin_add(th->lost_begin, &th->nlost_begin, st->lost_begin[k]);
-            if (append_runs(th, st->runs, st->nruns)) goto fail;
-        }
-    }
-    if (j->gpu && ludus__gpu_place(j->gpu)) goto fail;
-    return j;
-fail:
-    ludus_capture_release(j);
-    return NULL;
-}
-
-/* Switches the recording segment (lock held); drop: let the oldest
- * segments go (the switch thread; a snapshot leaves that to it, so its
- * caller does not replay what is dropped). */
-static int switch_segment(int64_t now, int drop) {
-    ludus_capture *ended = NULL;
-    int64_t took = 0;
-    int rc = ludus__session_switch(&R.desc, &ended, &took);
-    if (rc) return rc;
-    if (took > __atomic_load_n(&R.st.switch_max_ns, __ATOMIC_RELAXED))
-        __atomic_store_n(&R.st.switch_max_ns, took, __ATOMIC_RELAXED);
-    count(&R.st.segments_switched);
-    R.seg_start_ns = now;
-    refresh_utc_offset();
-    if (R.nseg == R.seg_cap) {
-        uint32_t cap = R.seg_cap ? R.seg_cap * 2 : 8;
-        ludus_capture **n = ludus__realloc(R.seg, cap * sizeof *n);
-        if (!n) {
-            ludus_capture_release(ended); /* its events are gone: the window starts later */
-            return LUDUS_ENOMEM;
-        }
-        R.seg = n;
-        R.seg_cap = cap;
-    }
-    R.seg[R.nseg++] = ended;
-    /* the window: the oldest segment goes once the next one alone reaches
-     * back to the window's start (so a snapshot spans window_ms to
-     * window_ms + a segment), or when the held segments' events use the
-     * memory of segments + 1 pools. Snapshots end segments early: up to
-     * 2 x segments + 2 short ones are held. */
-    if (!drop) return 0;
-    uint64_t held = 0;
-    for (uint32_t i = 0; i < R.nseg; i++) held += R.seg[i]->bytes_used;
-    uint64_t budget = R.pool_bytes * (R.rd.segments + 1);
-    while (R.nseg > 2 * R.rd.segments + 2 || (R.nseg > 1 && held > budget) ||
-           (R.nseg > 1 && R.seg[1]->start_ns <= now - R.window_ns)) {
-        held -= R.seg[0]->bytes_used;
-        drop_oldest();
-    }
-    return 0;
-}
-
-/* The window now (lock held): the held segments joined. */
+/* A copy of the window now (lock held); its cost to the caller is kept in
+ * the statistics. */
 static int take_window(ludus_capture **out) {
-    *out = NULL;
-    int rc = switch_segment(ludus__mono_ns(), 0);
-    if (rc) return rc;
-    if (R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment yet");
-    *out = join_segments();
-    return *out ? 0 : ludus__fail(LUDUS_ENOMEM, "out of memory while joining the window's segments");
+    int64_t t0 = ludus__mono_ns();
+    int rc = ludus__session_ring_snapshot(out);
+    int64_t took = ludus__mono_ns() - t0;
+    if (took > __atomic_load_n(&R.st.snapshot_max_ns, __ATOMIC_RELAXED))
+        __atomic_store_n(&R.st.snapshot_max_ns, took, __ATOMIC_RELAXED);
+    return rc;
 }
 
 int ludus_rolling_snapshot(ludus_capture **out) {
@@ -665,7 +355,7 @@ static void *writer_main(void *arg) {
     return NULL;
 }
 
-/* ---- the switch thread ---- */
+/* ---- the window's thread ---- */
 
 /* The trigger waiting in the slot, once its post-trigger time has passed
  * (lock held). */
@@ -710,21 +400,22 @@ static void handle_trigger(int64_t now) {
     ludus__mutex_unlock(&R.wlock);
 }
 
-static void *switcher_main(void *arg) {
+/* Sleeps until a trigger or the next poll: it reads nothing the producers
+ * write, so it costs them nothing. */
+static void *watcher_main(void *arg) {
     (void)arg;
     while (!__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) {
-        ludus__wakeup_wait(&R.wake, POLL_NS);
+        int64_t wait = POLL_NS;
+        if (!R.rate_known) wait = RATE_NS / 2;
+        if (__atomic_load_n(&R.pending, __ATOMIC_ACQUIRE) == 2) {
+            int64_t left = R.trigger_ns + R.post_ns - ludus__mono_ns();
+            wait = left < 1000000 ? 1000000 : left < wait ? left : wait;
+        }
+        ludus__wakeup_wait(&R.wake, wait);
         if (__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) break;
         ludus__mutex_lock(&R.lock);
-        int64_t now = ludus__mono_ns();
-        uint64_t used = __atomic_load_n(&ludus__sess.pool.next, __ATOMIC_RELAXED);
-        int full = ludus__sess.pool.bytes && used >= ludus__sess.pool.bytes / 4 * 3;
-        if (now - R.seg_start_ns >= R.segment_ns) {
-            switch_segment(now, 1);
-        } else if (full) {
-            count(&R.st.early_switches);
-            switch_segment(now, 1);
-        }
+        measure_rate();
+        refresh_utc_offset();
         handle_trigger(ludus__mono_ns());
         ludus__mutex_unlock(&R.lock);
     }
@@ -733,11 +424,11 @@ static void *switcher_main(void *arg) {
 
 /* ---- fork ---- */
 
-/* The child has no background thread: its recording goes on in the segment
- * it had (no switch, no trigger), and ludus_rolling_snapshot and ludus_rolling_end
- * work there. The window's locks are made anew in the child (a thread of
- * the parent may have held them; holding them across fork instead would
- * order them against the other fork handlers' locks). */
+/* The child has no background thread: its recording goes on (no trigger),
+ * and ludus_rolling_snapshot and ludus_rolling_end work there. The window's
+ * locks are made anew in the child (a thread of the parent may have held
+ * them; holding them across fork instead would order them against the
+ * other fork handlers' locks). */
 static void fork_child(void) {
     ludus__mutex_init(&R.lock);
     ludus__mutex_init(&R.wlock);
@@ -752,54 +443,25 @@ static void fork_child(void) {
 
 /* ---- crash ---- */
 
-/* The window written by a crash (crash.c): the segment recording ends (no
- * next one begins) and the window is written from here. */
-static void crash_keep(ludus_capture *ended) {
-    for (uint32_t i = 0; i < R.nseg; i++)
-        if (R.seg[i] == ended) {
-            ludus_capture_release(ended);
-            return;
-        }
-    ludus_capture **n = R.nseg == R.seg_cap ? ludus__realloc(R.seg, (R.seg_cap + 1) * sizeof *n) : R.seg;
-    if (n) {
-        R.seg = n;
-        R.seg_cap += R.nseg == R.seg_cap;
-        R.seg[R.nseg++] = ended;
-    } else {
-        ludus_capture_release(ended);
-    }
-}
-
+/* The window written by a crash (crash.c): the recording ends, and what
+ * it holds is written from here. In a copy of the crashed process
+ * (in_copy) its locks are new and no other thread runs; in the crashed
+ * process itself the window's thread may run: the lock is taken (a while,
+ * as the crashed thread may hold it). */
 static int crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *path, size_t cap) {
-    /* A switch the crash stopped half way (in the copy its thread is not
-     * there) has ended a segment the window does not hold yet: the last
-     * capture, when it is one of this window's. */
-    ludus_capture *l = NULL;
-    if (ludus_capture_last(&l) == 0) {
-        uint32_t first = __atomic_load_n(&ludus__rolling_first_gen, __ATOMIC_RELAXED);
-        if (first && ludus__gen_within(l->gen, first, ludus__sess.gen ? ludus__sess.gen : l->gen))
-            crash_keep(l);
-        else
-            ludus_capture_release(l);
-    }
     ludus_capture *ended = NULL;
-    if (ludus__session_crash_end(&ended) == 0) crash_keep(ended);
-    if (R.nseg == 0) return ludus__fail(LUDUS_ENODATA, "the window holds no segment");
-    ludus_capture *c = join_segments();
-    if (!c) return ludus__fail(LUDUS_ENOMEM, "out of memory while joining the window's segments");
+    int rc = ludus__session_crash_end(&ended);
+    if (rc) return rc;
+    ludus_capture *c = ended; /* every thread's pieces, as the flight recorder held them */
     ludus__capture_mark_crash(c, signo, tid, at_ns);
     char reason[32];
     snprintf(reason, sizeof reason, "crash-%s", ludus__crash_signal_name(signo));
     window_path(reason, at_ns, 1, path, cap);
-    int rc = ludus_capture_save(c, R.rd.format, 0, path);
+    rc = ludus_capture_save(c, R.rd.format, 0, path);
     ludus_capture_release(c);
     return rc;
 }
 
-/* in_copy: a copy of the crashed process (its locks made anew, no
- * background thread); else the crashed process itself, whose switch
- * thread still runs: the window's lock is taken (a while, as the crashed
- * thread may hold it). */
 static int crash_window(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path, size_t cap) {
     if (in_copy) {
         fork_child();
@@ -817,18 +479,6 @@ static int crash_window(int signo, uint64_t tid, int64_t at_ns, int in_copy, cha
 /* ---- begin and end ---- */
 
 static void release_window(void) {
-    for (uint32_t i = 0; i < R.nseg; i++) ludus_capture_release(R.seg[i]);
-    R.nseg = 0;
-    ludus__session_offer_pool(NULL);
-    ludus__free(R.seg);
-    R.seg = NULL;
-    R.seg_cap = 0;
-    for (uint32_t i = 0; i < R.ncarry; i++) ludus__free(R.carry[i].e);
-    ludus__free(R.carry);
-    R.carry = NULL;
-    R.ncarry = 0;
-    /* Copies of descriptors stay: a snapshot still held may point at them
-     * (they are few: one per distinct run-time name carried). */
     ludus__free(R.ring);
     ludus__free(R.sorted);
     R.ring = R.sorted = NULL;
@@ -842,14 +492,13 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     if (ludus_rolling_active() || ludus_capture_active())
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     if (capture && capture->pool_file)
-        return ludus__fail(LUDUS_EINVAL, "a pool file is for one capture, not the rolling window's segments");
+        return ludus__fail(LUDUS_EINVAL, "a pool file is for one capture, not the rolling window");
     ludus_rolling_desc d;
     if (rolling)
         d = *rolling;
     else
         memset(&d, 0, sizeof d);
     if (!d.window_ms) d.window_ms = 4000;
-    if (!d.segments) d.segments = 4;
     if (d.hitch_factor == 0) d.hitch_factor = 2.5;
     if (!d.median_frames) d.median_frames = 120;
     if (!d.post_ms) d.post_ms = d.window_ms / 4;
@@ -860,12 +509,11 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     if (!d.signal) d.signal = ludus__trigger_signal_default();
     if (!d.signal) d.signal = -1; /* none on this OS */
     if (!d.format) d.format = LUDUS_FORMAT_LUDUS;
-    if (d.segments > 64 || d.median_frames > 100000 || d.post_ms >= d.window_ms ||
-        (d.hitch_factor > 0 && d.hitch_factor < 1) || d.format < LUDUS_FORMAT_JSON || d.format > LUDUS_FORMAT_LUDUS ||
+    if (d.median_frames > 100000 || d.post_ms >= d.window_ms || (d.hitch_factor > 0 && d.hitch_factor < 1) ||
+        d.format < LUDUS_FORMAT_JSON || d.format > LUDUS_FORMAT_LUDUS ||
         (d.signal != -1 && !ludus__trigger_signal_valid(d.signal)))
-        return ludus__fail(LUDUS_EINVAL,
-                           "rolling: segments 1..64, median_frames up to 100000, post_ms below window_ms, "
-                           "hitch_factor >= 1 (or < 0), a known format, a catchable signal (or -1)");
+        return ludus__fail(LUDUS_EINVAL, "rolling: median_frames up to 100000, post_ms below window_ms, "
+                                         "hitch_factor >= 1 (or < 0), a known format, a catchable signal (or -1)");
     const char *stat = d.counter_stat && *d.counter_stat ? d.counter_stat : "per frame";
     if (d.counter && (strlen(d.counter) >= sizeof R.counter || strlen(stat) >= sizeof R.counter_stat))
         return ludus__fail(LUDUS_EINVAL, "rolling: counter name (127 bytes) or stat (31 bytes) too long");
@@ -875,11 +523,6 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         return ludus__fail(LUDUS_EINVAL, "rolling: directory (255 bytes) or prefix (63 bytes) too long");
     ludus_capture_desc cd;
     ludus_capture_desc_defaults(capture, &cd);
-    /* The window's memory, shared: each of the segments + 1 held segments
-     * and the recording one gets an equal part (at least 4 chunks). */
-    uint32_t per = cd.chunk_count / (d.segments + 2);
-    cd.chunk_count = per < 4 ? 4 : per;
-    R.pool_bytes = (uint64_t)cd.chunk_count * cd.chunk_bytes;
 
     ludus__mutex_lock(&R.wlock);
     memset(&R.st, 0, sizeof R.st);
@@ -893,7 +536,6 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     snprintf(R.directory, sizeof R.directory, "%s", dir);
     snprintf(R.prefix, sizeof R.prefix, "%s", prefix);
     R.window_ns = (int64_t)d.window_ms * 1000000;
-    R.segment_ns = R.window_ns / d.segments;
     R.post_ns = (int64_t)d.post_ms * 1000000;
     R.cooldown_ns = (int64_t)d.cooldown_ms * 1000000;
     R.categories = dup_or_null(cd.categories);
@@ -905,6 +547,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     R.prev_frame_ns = 0;
     R.pending = 0;
     R.last_taken_ns = 0;
+    R.rate_known = 0;
     R.stop = 0;
     R.wstop = 0;
     R.in_child = 0;
@@ -920,14 +563,13 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         release_window();
         return rc;
     }
-    __atomic_store_n(&ludus__rolling_first_gen, ludus__sess.gen, __ATOMIC_RELAXED);
-    R.seg_start_ns = ludus__mono_ns();
+    ludus__session_set_ring(UINT64_MAX); /* pieces reused for room until the window's length in ticks is known */
     refresh_utc_offset();
     ludus__wakeup_init(&R.wake);
     __atomic_store_n(&R.on, 1, __ATOMIC_RELEASE);
     ludus__session_rolling(1);
     int have_writer = ludus__thread_start(&R.writer, writer_main, NULL) == 0;
-    if (!have_writer || ludus__thread_start(&R.switcher, switcher_main, NULL) != 0) {
+    if (!have_writer || ludus__thread_start(&R.watcher, watcher_main, NULL) != 0) {
         /* no background thread: no rolling window */
         ludus__mutex_lock(&R.wlock);
         R.wstop = 1;
@@ -956,7 +598,7 @@ int ludus_rolling_end(void) {
     if (!R.in_child) {
         __atomic_store_n(&R.stop, 1, __ATOMIC_RELEASE);
         ludus__wakeup_post(&R.wake);
-        ludus__thread_join(R.switcher);
+        ludus__thread_join(R.watcher);
         ludus__mutex_lock(&R.wlock);
         R.wstop = 1;
         ludus__cond_broadcast(&R.wcond);
@@ -970,20 +612,35 @@ int ludus_rolling_end(void) {
     R.pending = 0;
     ludus__session_rolling(0);
     int rc = ludus__session_end();
-    __atomic_store_n(&ludus__rolling_first_gen, 0u, __ATOMIC_RELAXED);
     release_window();
     ludus__mutex_unlock(&R.lock);
     ludus__wakeup_destroy(&R.wake);
     return rc;
 }
 
+/* What every thread's own oldest pieces lost to being written over: summed
+ * over the registered threads (the registry lock held). */
+static void evictions(uint64_t *all, uint64_t *in_window) {
+    *all = *in_window = 0;
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    uint32_t gen = ludus__sess.gen;
+    for (uint32_t i = 0; i < ludus__reg.high; i++) {
+        const ludus__thread_record *r = &ludus__reg.rec[i];
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->cold) continue;
+        if (__atomic_load_n(&r->cold->gen, __ATOMIC_ACQUIRE) != gen) continue;
+        *all += __atomic_load_n(&r->cold->evicted, __ATOMIC_RELAXED);
+        *in_window += __atomic_load_n(&r->cold->evicted_in_window, __ATOMIC_RELAXED);
+    }
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+}
+
 int ludus_rolling_get_stats(ludus_rolling_stats *out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     memset(out, 0, sizeof *out);
 #define LOAD(f) out->f = __atomic_load_n(&R.st.f, __ATOMIC_RELAXED)
-    LOAD(segments_switched);
-    LOAD(early_switches);
-    LOAD(switch_max_ns);
+    LOAD(snapshot_max_ns);
     LOAD(triggers);
     LOAD(hitches);
     LOAD(counter_crossings);
@@ -994,6 +651,7 @@ int ludus_rolling_get_stats(ludus_rolling_stats *out) {
     LOAD(writer_busy);
     LOAD(frame_median_ns);
 #undef LOAD
+    if (ludus_rolling_active()) evictions(&out->events_evicted, &out->evicted_in_window);
     ludus__mutex_lock(&R.wlock); /* the writer's */
     out->files_written = R.st.files_written;
     out->write_errors = R.st.write_errors;
@@ -1005,7 +663,7 @@ int ludus_rolling_get_stats(ludus_rolling_stats *out) {
 int ludus_rolling_flush(uint32_t timeout_ms) {
     int64_t until = ludus__mono_ns() + (int64_t)timeout_ms * 1000000;
     for (;;) {
-        /* under the window's lock: the switch thread takes a trigger and
+        /* under the window's lock: the window's thread takes a trigger and
          * hands its window to the writer while holding it */
         ludus__mutex_lock(&R.lock);
         ludus__mutex_lock(&R.wlock);

@@ -259,6 +259,41 @@ void ludus__gpu_capture_end(ludus_capture *c) {
     c->gpu = g;
 }
 
+void ludus__gpu_ring_copy(ludus_capture *c) {
+    ludus__gpu_data *copy = NULL;
+    ludus__mutex_lock(&S.lock);
+    ludus__gpu_data *g = S.data;
+    int rc = 0;
+    if (g) {
+        int64_t forget = c->start_ns - S.start_ns; /* the store's times count from the recording's start */
+        uint64_t kept = 0;
+        for (uint64_t i = 0; i < g->ns; i++)
+            if (g->s[i].submit_ns >= forget) g->s[kept++] = g->s[i];
+        g->ns = kept;
+        /* calibration points: those since, and each context's last before
+         * (one pass from the end, then the kept ones moved to the front) */
+        uint8_t *seen = ludus__calloc(g->nctx ? g->nctx : 1, 1);
+        if (seen) {
+            uint64_t to = g->ncal;
+            for (uint64_t i = g->ncal; i-- > 0;) {
+                uint32_t x = g->cal[i].ctx;
+                if (g->cal[i].cpu_ns < forget && (x >= g->nctx || seen[x]++)) continue;
+                g->cal[--to] = g->cal[i];
+            }
+            memmove(g->cal, g->cal + to, (g->ncal - to) * sizeof *g->cal);
+            g->ncal -= to;
+            ludus__free(seen);
+        }
+        rc = ludus__gpu_append(&copy, g, S.start_ns - c->start_ns);
+    }
+    ludus__mutex_unlock(&S.lock);
+    if (rc || !copy || (copy->nctx == 0 && copy->ns == 0) || ludus__gpu_place(copy)) {
+        ludus__gpu_free(copy);
+        return;
+    }
+    c->gpu = copy;
+}
+
 int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_context **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;

@@ -84,7 +84,7 @@ static void note_first_drop(ludus__thread_cold *c) {
 
 /* A loss of the attached capture (the thread holds busy and in_slow). */
 static void drop(ludus__thread_cold *c, unsigned n) {
-    c->dropped += n;
+    __atomic_store_n(&c->dropped, c->dropped + n, __ATOMIC_RELAXED); /* a snapshot reads it (ring_snapshot.c) */
     note_first_drop(c);
     ludus__chunk *ch = c->chunk;
     if (ch) { /* a pool file keeps them (the loss path only: a recorded event never comes here) */
@@ -142,6 +142,8 @@ static void attach(ludus__thread_hot *t, ludus__thread_cold *c, uint32_t gen, in
     c->dropped = 0;
     c->spans = 0;
     c->orphan_ends = 0;
+    __atomic_store_n(&c->evicted, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->evicted_in_window, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&t->cur, (uintptr_t)1, __ATOMIC_RELAXED); /* no piece yet; still busy */
 }
@@ -188,33 +190,63 @@ static uint32_t slow_enter(ludus__thread_hot *t, ludus__thread_cold *c, unsigned
     return 0;
 }
 
+/* The flight recorder (ludus__session.ring_ticks): the thread's oldest
+ * piece, to be written over, when it lies wholly before the window (the
+ * piece after it began longer ago than the window) or, with `anyway`, when
+ * the pool has no other room (its events inside the window are counted as
+ * evicted in it). NULL when the thread holds no piece it may reuse (its
+ * oldest is the one it is leaving). Unlinked from the front of the
+ * thread's list first: a snapshot (session.c) reading the list sees the
+ * piece leave before its sequence number changes and its events are
+ * written over. */
+static ludus__chunk *ring_reuse(ludus__thread_cold *c, uint64_t window, int anyway) {
+    ludus__chunk *old = c->first_chunk;
+    if (!old || old == c->chunk || old->gen != c->gen) return NULL;
+    ludus__chunk *after = old->next; /* non-NULL: the current piece is after old */
+    int expired = now_ticks() - LUDUS__CHUNK_EVENTS(after)[0].ticks > window;
+    if (!expired && !anyway) return NULL;
+    __atomic_store_n(&c->first_chunk, after, __ATOMIC_RELEASE);
+    uint64_t used = __atomic_load_n(&old->used, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->evicted, c->evicted + used, __ATOMIC_RELAXED);
+    if (!expired) __atomic_store_n(&c->evicted_in_window, c->evicted_in_window + used, __ATOMIC_RELAXED);
+    return old;
+}
+
 /* Takes a new piece for `need` slots. 0 when the pool refuses. */
 static int new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
-    if (c->exhausted >= (for_end ? 2u : 1u)) return 0;
-    ludus__chunk *n = ludus__pool_take(c->piece_bytes, for_end);
-    if (!n) {
-        c->exhausted = for_end ? 2u : 1u;
-        return 0;
+    uint64_t window = __atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_RELAXED);
+    ludus__chunk *n = window ? ring_reuse(c, window, 0) : NULL;
+    int reused = n != NULL;
+    if (!n && c->exhausted < (for_end ? 2u : 1u)) {
+        n = ludus__pool_take(c->piece_bytes, for_end);
+        if (!n) c->exhausted = for_end ? 2u : 1u;
     }
+    if (!n && window) reused = (n = ring_reuse(c, window, 1)) != NULL;
+    if (!n) return 0;
     n->thread = c->serial;
-    n->seq = c->chunk_seq++;
+    /* a reused piece's number changes before its events do (a snapshot
+     * that copied it while it changed sees it and leaves it out) */
+    __atomic_store_n(&n->seq, c->chunk_seq++, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
     n->gen = c->gen;
-    n->used = 0;
-    n->next = NULL;
+    __atomic_store_n(&n->used, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&n->next, NULL, __ATOMIC_RELAXED);
     n->dropped = 0;
     n->first_drop_ticks = 0;
     uintptr_t cur = slot_of(t);
     if (c->chunk) {
-        c->chunk->used = (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk));
+        __atomic_store_n(&c->chunk->used, (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk)),
+                         __ATOMIC_RELAXED);
         __atomic_store_n(&c->chunk->next, n, __ATOMIC_RELEASE);
     } else {
-        c->first_chunk = n;
+        __atomic_store_n(&c->first_chunk, n, __ATOMIC_RELEASE);
     }
-    c->chunk = n;
+    __atomic_store_n(&c->chunk, n, __ATOMIC_RELEASE);
     if (c->piece_bytes < ludus__sess.pool.chunk_bytes) c->piece_bytes *= 2;
     uintptr_t end = (uintptr_t)LUDUS__CHUNK_END(n);
     __atomic_store_n(&t->cur, (uintptr_t)LUDUS__CHUNK_EVENTS(n) | 1u, __ATOMIC_RELAXED);
-    c->reserve = (uint64_t)((char *)n - ludus__sess.pool.base) + n->bytes > ludus__sess.pool.begin_limit;
+    /* a reused piece is the thread's own: it never writes in the end reserve */
+    c->reserve = !reused && (uint64_t)((char *)n - ludus__sess.pool.base) + n->bytes > ludus__sess.pool.begin_limit;
     if (c->slow || c->reserve) {
         c->own_limit = end;
         __atomic_store_n(&t->limit, 0u, __ATOMIC_RELAXED);
@@ -250,7 +282,8 @@ static ludus__event *put(ludus__thread_hot *t, uintptr_t word, unsigned nslots, 
         e[1].ticks = p0;
         e[1].word = p1;
     }
-    __atomic_store_n(&t->cur, (uintptr_t)(e + nslots) | 1u, __ATOMIC_RELAXED);
+    /* release: a flight recorder's snapshot copies up to cur (session.c) */
+    __atomic_store_n(&t->cur, (uintptr_t)(e + nslots) | 1u, __ATOMIC_RELEASE);
     return e;
 }
 
@@ -382,7 +415,7 @@ const ludus_site *ludus__emit_fiber_enter(const char *name) {
         return NULL;
     }
     put(t, (uintptr_t)site | LUDUS__KIND_FIBER, 2, 1u, 0);
-    c->spans++;
+    __atomic_store_n(&c->spans, c->spans + 1, __ATOMIC_RELAXED);
     leave(t, c);
     return site;
 }
@@ -531,7 +564,7 @@ void ludus__span_begin(const ludus_site *site) {
     if (make_room(t, c, 1, 0)) {
         put(t, (uintptr_t)site | LUDUS__KIND_SPAN_BEGIN, 1, 0, 0);
         c->span[c->span_depth - 1].recorded = 1;
-        c->spans++;
+        __atomic_store_n(&c->spans, c->spans + 1, __ATOMIC_RELAXED);
     } else {
         drop(c, 1); /* its end is counted when it comes */
     }

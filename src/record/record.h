@@ -111,7 +111,12 @@ typedef struct ludus__thread_cold {
     ludus__chunk *chunk; /* current piece (NULL before the first event) */
     ludus__chunk *first_chunk;
     uint32_t chunk_seq;
-    uint32_t piece_bytes;      /* size of the next piece to ask for */
+    uint32_t piece_bytes; /* size of the next piece to ask for */
+    /* The flight recorder (ludus__session.ring_ticks): events of the
+     * thread's own oldest pieces written over, all of them and those still
+     * inside the window when the pool had no other room (atomic: read by
+     * ludus_rolling_get_stats). */
+    uint64_t evicted, evicted_in_window;
     uint32_t serial;           /* unique per registration; flow ids derive from it */
     uint64_t dropped;          /* events lost in this capture (this thread only writes it) */
     uint64_t signal_drops;     /* atomic: events lost from a signal handler */
@@ -192,6 +197,12 @@ typedef struct ludus__session {
     /* What producers read out of line: kept after the capture ends while a
      * thread that was inside an out-of-line event then may still run. */
     ludus__pool pool;
+    /* The flight recorder (src/flight/rolling.c): each thread writes over its
+     * own oldest piece once that piece lies wholly before the window (this
+     * many ticks back), or when the pool has no other room; 0 for a plain
+     * capture. Atomic: the window's thread sets it once the tick rate is
+     * known (UINT64_MAX until then: pieces are reused only for room). */
+    uint64_t ring_ticks;
     ludus__name_table *names; /* the running (or late) capture's */
     uint32_t interner_drops;  /* atomic: names refused while this capture ran */
 } ludus__session;
@@ -236,6 +247,9 @@ LUDUS__SIBLING int ludus__fail(int code, const char *fmt, ...) __attribute__((fo
  * live in the capture's name table. */
 LUDUS_HIDDEN const ludus_site *ludus__site_by_id(uint32_t id);
 LUDUS_HIDDEN ludus__name_table *ludus__names_create(void);
+/* Tables are counted references: a flight recorder's snapshot holds its
+ * recording's table (its events point into it); destroy drops one. */
+LUDUS_HIDDEN void ludus__names_retain(ludus__name_table *t);
 LUDUS_HIDDEN void ludus__names_destroy(ludus__name_table *t);
 /* The descriptor of a run-time name in t; NULL when t is full. */
 LUDUS_HIDDEN const ludus_site *ludus__names_intern(ludus__name_table *t, const char *name);

@@ -162,6 +162,7 @@ const ludus_site *ludus__site_by_id(uint32_t id) {
 
 struct ludus__name_table {
     ludus__mutex lock;
+    uint32_t refs;    /* atomic */
     uint32_t count;   /* atomic */
     ludus_site *site; /* NAMES_MAX entries; allocated at the first name */
     uint32_t *slot;   /* NAMES_SLOTS: index + 1 */
@@ -173,8 +174,13 @@ ludus__name_table *ludus__names_create(void) {
     ludus__name_table *t = ludus__calloc(1, sizeof *t);
     if (!t) return NULL;
     ludus__mutex_init(&t->lock);
+    t->refs = 1;
     t->text.limit = NAMES_TEXT;
     return t;
+}
+
+void ludus__names_retain(ludus__name_table *t) {
+    if (t) __atomic_add_fetch(&t->refs, 1u, __ATOMIC_RELAXED);
 }
 
 int ludus__names_contains(const ludus__name_table *t, const void *p) {
@@ -193,7 +199,7 @@ void ludus__names_fork_reset(ludus__name_table *t) {
 }
 
 void ludus__names_destroy(ludus__name_table *t) {
-    if (!t) return;
+    if (!t || __atomic_sub_fetch(&t->refs, 1u, __ATOMIC_ACQ_REL) != 0) return;
     ludus__arena_free(&t->text);
     ludus__free(t->site);
     ludus__free(t->slot);

@@ -503,6 +503,7 @@ static int end_capture(uint32_t disarmed) {
         c->prefault = S.prefault;
         c->prefault_done = S.faulted;
         c->names = s->names;
+        c->ring = __atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED) != 0; /* a flight recorder's: ring_start.c */
         uint64_t used = __atomic_load_n(&s->pool.next, __ATOMIC_RELAXED);
         c->bytes_used = used < s->pool.bytes ? used : s->pool.bytes;
         ludus__mem_cov_take(c, (int64_t)s->pool.bytes); /* without memory: no manifest */

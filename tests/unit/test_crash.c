@@ -428,7 +428,7 @@ static void test_crash_during_begin_end(void **state) {
                                 LUDUS__STEP_ENDED,  LUDUS__STEP_INACTIVE, LUDUS__STEP_ARMING};
     for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
         int at = steps[k], begin = at == LUDUS__STEP_ARMING || at == LUDUS__STEP_ARMED;
-        int rolling = k == sizeof steps / sizeof steps[0] - 1; /* a rolling window's switch, stopped arming */
+        int rolling = k == sizeof steps / sizeof steps[0] - 1; /* the flight recorder, recording */
         char dir[256], path[300];
         assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "ludus-test-midend"), 0);
         snprintf(path, sizeof path, "%s/plain.ludus", dir);
@@ -458,10 +458,12 @@ static void test_crash_during_begin_end(void **state) {
                     LUDUS_PROFILE_SCOPE(BeforeTheCrash);
                 }
             stop_at = at;
-            ludus__session_step = park;
             pthread_t th;
-            if (!rolling && pthread_create(&th, NULL, coordinator, begin ? (void *)1 : NULL) != 0) _exit(92);
-            while (!__atomic_load_n(&parked, __ATOMIC_ACQUIRE)) sched_yield(); /* the switch thread, if rolling */
+            if (!rolling) { /* the flight recorder has no begin or end while it runs: it crashes as it records */
+                ludus__session_step = park;
+                if (pthread_create(&th, NULL, coordinator, begin ? (void *)1 : NULL) != 0) _exit(92);
+                while (!__atomic_load_n(&parked, __ATOMIC_ACQUIRE)) sched_yield();
+            }
             if (begin && !rolling)
                 for (int i = 0; i < 1000; i++) {
                     LUDUS_PROFILE_SCOPE(BeforeTheCrash);
@@ -484,7 +486,7 @@ static void test_crash_during_begin_end(void **state) {
         }
         ludus_capture *c = NULL;
         int rc = ludus_capture_open(file, &c);
-        print_message("stopped at step %d%s: %s\n", at, rolling ? " (switching)" : "", rc ? "no file" : "a file");
+        print_message("stopped at step %d%s: %s\n", at, rolling ? " (flight recorder)" : "", rc ? "no file" : "a file");
         if (at == LUDUS__STEP_ARMING && !rolling) { /* nothing was armed: nothing recorded */
             assert_int_equal(rc, LUDUS_EIO);
             lt_remove_dir(dir);
@@ -494,7 +496,7 @@ static void test_crash_during_begin_end(void **state) {
         ludus_capture_info in;
         assert_int_equal(ludus_capture_get_info(c, &in), 0);
         assert_int_equal(in.crash_signal, SIGSEGV);
-        if (rolling) { /* the segment the switch had just ended is in the window */
+        if (rolling) { /* every scope it held */
             char *json = lt_capture_json(c);
             lt_trace t;
             lt_trace_parse(&t, json);

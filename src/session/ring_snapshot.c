@@ -1,0 +1,295 @@
+/* The flight recorder's snapshot: what every thread holds now, copied
+ * while the producers go on writing (no pause, no join, nothing asked of
+ * them). A thread's pieces are a list, oldest first, that only its own
+ * thread changes: it appends at the end and, in a flight recorder, takes
+ * its oldest piece off the front to write over it (emit.c, ring_reuse).
+ * The copy:
+ *   1. walks the list from its front to the thread's current piece, noting
+ *      each piece's sequence number (consecutive, or the walk raced a
+ *      reuse and is taken again);
+ *   2. copies each piece, and reads its number again after: a piece whose
+ *      number changed was being written over, and it and every piece
+ *      before it (older still) are left out: the copy starts later;
+ *   3. copies the current piece up to the thread's cursor, which its
+ *      thread stores (release) after each event is written.
+ * The pieces' addresses are kept with the copies (a scope's end names its
+ * begin by address). The copy is a capture of its own (c->ring: the ends
+ * of scopes begun before its first events get a begin there, ring_start.c),
+ * holding a reference to the recording's run-time names, which its events
+ * point at. The caller pays the walks and the copies: about what memcpy of
+ * the window costs; nothing is normalised here. */
+#define _GNU_SOURCE /* strnlen: before any system header */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../capture/capture_internal.h"
+#include "../capture/event_table.h"
+#include "../base/text.h"
+
+typedef struct piece_ref {
+    ludus__chunk *ch;
+    uint32_t seq;
+} piece_ref;
+
+typedef struct ring_copy {
+    ludus__event *mem; /* every thread's copies */
+    ludus__name_table *names;
+} ring_copy;
+
+static void ring_copy_free(ludus_capture *c) {
+    ring_copy *rc = c->src_data;
+    if (!rc) return;
+    ludus__free(rc->mem);
+    ludus__names_destroy(rc->names);
+    ludus__free(rc);
+}
+
+static const ludus__source_ops ring_copy_source = {"flight recorder", NULL, ludus__build_recorded, NULL,
+                                                   ring_copy_free,    0};
+
+void ludus__session_set_ring(uint64_t window_ticks) {
+    __atomic_store_n(&ludus__sess.ring_ticks, window_ticks, __ATOMIC_RELAXED);
+}
+
+/* Events copied with plain loads, not memcpy: a piece being written over
+ * while it is copied is found by its sequence number and left out, so the
+ * race is the design's (a seqlock's reader); TSan is told so. */
+__attribute__((no_sanitize("thread"))) static void copy_events(ludus__event *to, const ludus__event *from, size_t n) {
+    const volatile uint64_t *s = (const volatile uint64_t *)(const void *)from;
+    uint64_t *d = (uint64_t *)(void *)to;
+    for (size_t i = 0; i < 2 * n; i++) d[i] = s[i];
+}
+
+/* The clock at a piece's first event (a plain read: see copy_events). */
+__attribute__((no_sanitize("thread"))) static uint64_t first_ticks(const ludus__chunk *ch) {
+    return ((const volatile ludus__event *)LUDUS__CHUNK_EVENTS(ch))->ticks;
+}
+
+/* The thread's pieces, front to current, in *refs (grown); their count,
+ * or 0 when the list moved under every walk tried. */
+static uint32_t walk(ludus__thread_cold *c, piece_ref **refs, uint32_t *cap) {
+    for (int tries = 0; tries < 64; tries++) {
+        ludus__chunk *p = __atomic_load_n(&c->first_chunk, __ATOMIC_ACQUIRE);
+        ludus__chunk *last = __atomic_load_n(&c->chunk, __ATOMIC_ACQUIRE);
+        uint32_t n = 0;
+        int whole = 0;
+        while (p) {
+            if (n == *cap) {
+                uint32_t nc = *cap ? *cap * 2 : 64;
+                piece_ref *r = ludus__realloc(*refs, nc * sizeof *r);
+                if (!r) return 0;
+                *refs = r;
+                *cap = nc;
+            }
+            uint32_t seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+            if (n && seq != (*refs)[n - 1].seq + 1) break; /* a piece reused under the walk */
+            (*refs)[n++] = (piece_ref){p, seq};
+            if (p == last) {
+                whole = 1;
+                break;
+            }
+            p = __atomic_load_n(&p->next, __ATOMIC_ACQUIRE);
+        }
+        if (whole) return n;
+        ludus__cpu_relax();
+    }
+    return 0;
+}
+
+/* Slots of the current piece written so far: the cursor when it is in the
+ * piece, else (the thread moved on meanwhile) the piece's count. */
+static size_t current_used(const ludus__thread_hot *h, const ludus__chunk *last) {
+    uintptr_t lo = (uintptr_t)LUDUS__CHUNK_EVENTS(last), hi = (uintptr_t)LUDUS__CHUNK_END(last);
+    for (int spins = 0; spins < 1000; spins++) {
+        uintptr_t cur = __atomic_load_n(&h->cur, __ATOMIC_ACQUIRE) & ~(uintptr_t)LUDUS__K_MASK;
+        if (cur >= lo && cur <= hi) return (cur - lo) / sizeof(ludus__event);
+        if (__atomic_load_n(&last->next, __ATOMIC_ACQUIRE))
+            return (size_t)__atomic_load_n(&last->used, __ATOMIC_ACQUIRE);
+        ludus__cpu_relax();
+    }
+    return 0; /* between pieces all along: its current piece is left out */
+}
+
+/* One thread's list copied into th (runs pointing into mem at *at),
+ * from its last piece that began before `from` (ticks; the window's
+ * start): the pieces before it lie wholly before the window. A thread
+ * whose last event is older than the window keeps nothing. */
+static int copy_list(ludus__cap_thread *th, const piece_ref *refs, uint32_t n, const ludus__thread_hot *live,
+                     uint64_t from, ludus__event *mem, size_t cap, size_t *at) {
+    th->runs = ludus__malloc((n ? n : 1) * sizeof *th->runs);
+    if (!th->runs) return LUDUS_ENOMEM;
+    th->nruns = 0;
+    th->slots = 0;
+    size_t start = *at;
+    uint32_t i0 = 0;
+    while (i0 + 1 < n && first_ticks(refs[i0 + 1].ch) < from) i0++;
+    for (uint32_t i = i0; i < n; i++) {
+        const ludus__chunk *ch = refs[i].ch;
+        size_t room = (size_t)(LUDUS__CHUNK_END(ch) - LUDUS__CHUNK_EVENTS(ch));
+        size_t used =
+            live && i == n - 1 ? current_used(live, ch) : (size_t)__atomic_load_n(&ch->used, __ATOMIC_ACQUIRE);
+        if (used > room) used = room;
+        if (*at + used > cap) used = cap - *at; /* the thread wrote more since it was measured */
+        copy_events(mem + *at, LUDUS__CHUNK_EVENTS(ch), used);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&ch->seq, __ATOMIC_RELAXED) != refs[i].seq) {
+            /* written over while copied: it and the older ones go */
+            th->nruns = 0;
+            th->slots = 0;
+            *at = start;
+            continue;
+        }
+        if (used) {
+            th->runs[th->nruns++] = (ludus__run){mem + *at, used, (uintptr_t)LUDUS__CHUNK_EVENTS(ch)};
+            th->slots += used;
+            *at += used;
+        }
+    }
+    if (th->nruns) { /* idle since before the window: nothing of it is in the window */
+        const ludus__run *r = &th->runs[th->nruns - 1];
+        uint64_t last = 0;
+        for (size_t k = 0, step; k < r->n; k += step) { /* the last event's header (payload slots hold no time) */
+            step = ludus__event_slots(&r->ev[k], r->n - k);
+            if (step == 0) break;
+            last = r->ev[k].ticks;
+        }
+        if (last < from) {
+            th->nruns = 0;
+            th->slots = 0;
+            *at = start;
+        }
+    }
+    return 0;
+}
+
+static void name_thread(ludus__cap_thread *th, const char *name, uint64_t tid, uint32_t serial) {
+    size_t n = strnlen(name, 64);
+    th->name[ludus__utf8_clean(name, n, th->name, sizeof th->name - 1)] = 0;
+    th->tid = tid;
+    th->serial = serial;
+    th->first_drop_ns = LUDUS__NO_DROP;
+}
+
+int ludus__session_ring_snapshot(ludus_capture **out) {
+    *out = NULL;
+    ludus__session *s = &ludus__sess;
+    ludus_capture *c = ludus__capture_new(&ring_copy_source);
+    ring_copy *rcp = c ? ludus__calloc(1, sizeof *rcp) : NULL;
+    if (!rcp) {
+        ludus__free(c);
+        return ludus__fail(LUDUS_ENOMEM, "out of memory for the snapshot");
+    }
+    c->src_data = rcp;
+    c->ring = 1;
+    piece_ref *refs = NULL;
+    uint32_t refs_cap = 0;
+    int rc = 0;
+
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    uint32_t gen = ludus__armed_gen(__atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE));
+    if (gen == 0 || gen != s->gen || !__atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED)) {
+        ludus__mutex_unlock(&ludus__reg.lock);
+        ludus__lib_leave();
+        ludus_capture_release(c);
+        return ludus__fail(LUDUS_ENOCAPTURE, "no flight recorder runs");
+    }
+    /* the window's start in ticks (0: not known yet, everything is kept) */
+    ludus__calib_point now = ludus__calibrate_point();
+    uint64_t now_ticks = s->clock_tsc ? now.ticks : (uint64_t)now.ns;
+    uint64_t window = __atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED);
+    uint64_t from = window == UINT64_MAX || window > now_ticks ? 0 : now_ticks - window;
+    uint32_t high = ludus__reg.high, nlive = 0;
+    for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
+    c->threads = ludus__calloc((size_t)nlive + s->nretired + 1, sizeof *c->threads);
+    /* the copy's size: what the pool has handed out bounds it (a thread
+     * that writes on meanwhile has its copy cut at what was measured) */
+    uint64_t handed = __atomic_load_n(&s->pool.next, __ATOMIC_RELAXED);
+    if (handed > s->pool.bytes) handed = s->pool.bytes;
+    size_t cap = (size_t)(handed / sizeof(ludus__event));
+    rcp->mem = c->threads ? ludus__malloc((cap ? cap : 1) * sizeof *rcp->mem) : NULL;
+    size_t at = 0;
+    if (!rcp->mem) rc = LUDUS_ENOMEM;
+    for (uint32_t i = 0; i < high && rc == 0; i++) {
+        ludus__thread_record *r = &ludus__reg.rec[i];
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->hot || !r->cold) continue;
+        ludus__thread_cold *tc = r->cold;
+        ludus__cap_thread *th = &c->threads[c->nthreads++];
+        name_thread(th, r->name, r->tid, r->serial);
+        if (__atomic_load_n(&tc->gen, __ATOMIC_ACQUIRE) != gen) continue; /* recorded nothing yet */
+        uint32_t n = walk(tc, &refs, &refs_cap);
+        if (n) rc = copy_list(th, refs, n, r->hot, from, rcp->mem, cap, &at);
+        th->dropped =
+            __atomic_load_n(&tc->dropped, __ATOMIC_RELAXED) + __atomic_load_n(&tc->signal_drops, __ATOMIC_RELAXED);
+        uint64_t fd = __atomic_load_n(&tc->first_drop_ticks, __ATOMIC_RELAXED);
+        th->spans = __atomic_load_n(&tc->spans, __ATOMIC_RELAXED) ? th->slots : 0; /* a bound: lanes are decided */
+        if (fd) th->first_drop_ns = (int64_t)fd; /* ticks until the clock is known (below) */
+    }
+    for (uint32_t i = 0; i < s->nretired && rc == 0; i++) { /* exited: their pieces no longer change */
+        const ludus__thread_final *f = &s->retired[i];
+        ludus__cap_thread *th = &c->threads[c->nthreads++];
+        name_thread(th, f->name, f->tid, f->serial);
+        th->exited = f->exited;
+        uint32_t n = 0;
+        for (ludus__chunk *p = f->first; p; p = p->next) {
+            if (n == refs_cap) {
+                uint32_t nc = refs_cap ? refs_cap * 2 : 64;
+                piece_ref *nr = ludus__realloc(refs, nc * sizeof *nr);
+                if (!nr) {
+                    rc = LUDUS_ENOMEM;
+                    break;
+                }
+                refs = nr;
+                refs_cap = nc;
+            }
+            refs[n++] = (piece_ref){p, p->seq};
+        }
+        if (rc == 0) rc = copy_list(th, refs, n, NULL, from, rcp->mem, cap, &at);
+        th->dropped = f->dropped;
+        th->spans = f->spans ? th->slots : 0;
+        if (f->first_drop_ticks) th->first_drop_ns = (int64_t)f->first_drop_ticks;
+        th->recorder_orphans = f->orphan_ends;
+    }
+    if (rc == 0) {
+        c->gen = gen;
+        c->clock_tsc = s->clock_tsc;
+        c->c0 = s->begin_point;
+        c->pid = s->pid;
+        size_t pn = strnlen(s->process_name, sizeof s->process_name);
+        c->process_name[ludus__utf8_clean(s->process_name, pn, c->process_name, sizeof c->process_name - 1)] = 0;
+        if (s->categories && !(c->categories = ludus__malloc(strlen(s->categories) + 1))) rc = LUDUS_ENOMEM;
+        if (c->categories) strcpy(c->categories, s->categories);
+        ludus__names_retain(s->names);
+        rcp->names = s->names;
+        c->names = s->names;
+        c->unregistered_drops = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
+        c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
+    }
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+    ludus__free(refs);
+    if (rc) {
+        ludus_capture_release(c);
+        return ludus__fail(rc, "out of memory while copying the flight recorder's window");
+    }
+    c->c1 = ludus__calibrate_point();
+    if (!c->clock_tsc) c->c1.ticks = (uint64_t)c->c1.ns;
+    c->end_ns = c->c1.ns;
+    c->bytes_used = at * sizeof(ludus__event);
+    /* The capture starts at its earliest event (the recording may have
+     * begun long before): times are counted from there. */
+    uint64_t earliest = UINT64_MAX;
+    for (uint32_t t = 0; t < c->nthreads; t++)
+        if (c->threads[t].nruns && c->threads[t].runs[0].ev[0].ticks < earliest)
+            earliest = c->threads[t].runs[0].ev[0].ticks;
+    c->start_ns = 0;
+    int64_t first_ns = earliest == UINT64_MAX ? c->c1.ns : ludus__ticks_to_ns(c, earliest);
+    c->start_ns = first_ns > c->c0.ns ? first_ns : c->c0.ns;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        ludus__cap_thread *th = &c->threads[t];
+        if (th->first_drop_ns != LUDUS__NO_DROP) th->first_drop_ns = ludus__ticks_to_ns(c, (uint64_t)th->first_drop_ns);
+    }
+    ludus__gpu_ring_copy(c);
+    *out = c;
+    return 0;
+}
