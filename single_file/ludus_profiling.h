@@ -1294,9 +1294,17 @@ struct ludus_capture_desc {
        with no capture, and nothing of the CPU is in the capture); a CPU-only one takes GPU samples
        and drops them, returning 0 (not a loss: nothing is counted). */
     uint32_t record;
+    /* Where the pool's pages are first touched (the kernel's page faults: bench/RESULTS.md, "Faulting
+       the pool in"): LUDUS_PREFAULT_AHEAD, a library thread a few MiB ahead of the producers while the
+       pool fills, then none (it competes with the program for a core while it works);
+       LUDUS_PREFAULT_AT_BEGIN, begin touches the whole pool before it returns (its caller pays, once;
+       no library thread runs); LUDUS_PREFAULT_NONE, each producer faults the pages it first writes.
+       0: AHEAD. A pool reused from the previous capture is in already, whichever is asked. */
+    int prefault;
 };
 #define LUDUS_RECORD_CPU 1u
 #define LUDUS_RECORD_GPU 2u
+enum ludus_prefault { LUDUS_PREFAULT_AHEAD = 1, LUDUS_PREFAULT_AT_BEGIN = 2, LUDUS_PREFAULT_NONE = 3 };
 
 /* Reads back the values a desc resolves to (defaults applied); in may be
  * NULL (all defaults), out NULL is a no-op. */
@@ -2637,6 +2645,9 @@ LUDUS_HIDDEN int ludus__path_writable(const char *path);
 /* Anonymous read-write pages, not touched; NULL on failure. */
 LUDUS_HIDDEN void *ludus__pages_map(size_t bytes);
 LUDUS_HIDDEN void ludus__pages_unmap(void *p, size_t bytes);
+
+/* Faults [p, p + bytes) in on the calling thread, contents unchanged. */
+LUDUS_HIDDEN void ludus__pages_touch(void *p, size_t bytes);
 
 /* Faults [p + from, p + bytes) in from a background thread, front to back,
  * without changing its contents (producers may already be writing there),
@@ -4081,6 +4092,15 @@ static int ludus__sf_posix_pages_wait_for_producers(ludus__prefault *pf, size_t 
     return pf->stop;
 }
 
+void ludus__pages_touch(void *p, size_t bytes) {
+    long page = 4096;
+    char *b = (char *)(((uintptr_t)p + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1));
+    char *e = (char *)p + bytes;
+    if (b >= e) return;
+    if (madvise(b, (size_t)(e - b) & ~(size_t)(page - 1), MADV_POPULATE_WRITE) == 0) return;
+    for (char *q = b; q < e; q += page) __atomic_fetch_add(q, (char)0, __ATOMIC_RELAXED);
+}
+
 static void *ludus__sf_posix_pages_prefault_main(void *arg) {
     ludus__prefault *pf = arg;
     long page = 4096;
@@ -4828,6 +4848,10 @@ void *ludus__pages_map(size_t bytes) {
 void ludus__pages_unmap(void *p, size_t bytes) {
     (void)bytes;
     if (p) VirtualFree(p, 0, MEM_RELEASE);
+}
+
+void ludus__pages_touch(void *p, size_t bytes) {
+    for (size_t k = 0; k < bytes; k += 4096) __atomic_fetch_add((char *)p + k, (char)0, __ATOMIC_RELAXED);
 }
 
 ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const uint64_t *cursor) {
@@ -6897,6 +6921,13 @@ static int ludus__sf_emit_new_piece(ludus__thread_hot *t, ludus__thread_cold *c,
     uint64_t window = __atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_RELAXED);
     ludus__chunk *n = window ? ludus__sf_emit_ring_reuse(c, window, 0) : NULL;
     int reused = n != NULL;
+    /* A flight recorder's last eighth of the pool is for threads that hold
+     * fewer than two pieces: one that came late still gets a window, never
+     * a pool the first threads took whole. */
+    const ludus__pool *p = &ludus__sess.pool;
+    if (!n && window && c->first_chunk && c->chunk_seq - c->first_chunk->seq >= 2 &&
+        __atomic_load_n(&p->next, __ATOMIC_RELAXED) + c->piece_bytes > p->begin_limit - p->bytes / 8)
+        reused = (n = ludus__sf_emit_ring_reuse(c, window, 1)) != NULL;
     if (!n && c->exhausted < (for_end ? 2u : 1u)) {
         n = ludus__pool_take(c->piece_bytes, for_end);
         if (!n) c->exhausted = for_end ? 2u : 1u;
@@ -14506,6 +14537,7 @@ void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_des
     if (d.chunk_bytes == 0) d.chunk_bytes = 65536;
     if (d.chunk_count == 0) d.chunk_count = 256;
     if (d.record == 0) d.record = LUDUS_RECORD_CPU | LUDUS_RECORD_GPU;
+    if (d.prefault == 0) d.prefault = LUDUS_PREFAULT_AHEAD;
     *out = d;
 }
 
@@ -14618,6 +14650,8 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
     if (d.clock == LUDUS_CLOCK_TSC && !tsc) return ludus__fail(LUDUS_EUNSUPPORTED, "no invariant TSC on this CPU");
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL))
         return ludus__fail(LUDUS_EINVAL, "allocator: give both alloc and free, or neither");
+    if (d.prefault < LUDUS_PREFAULT_AHEAD || d.prefault > LUDUS_PREFAULT_NONE)
+        return ludus__fail(LUDUS_EINVAL, "unknown prefault (%d)", d.prefault);
     if (d.record & ~(LUDUS_RECORD_CPU | LUDUS_RECORD_GPU))
         return ludus__fail(LUDUS_EINVAL, "record 0x%x: LUDUS_RECORD_CPU, LUDUS_RECORD_GPU or both", d.record);
     int use_tsc = d.clock != LUDUS_CLOCK_MONOTONIC && tsc;
@@ -14672,6 +14706,10 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
      * thread, and not when it has one (a launch-to-exit capture starts at
      * load). Once per process. */
     p->membarrier_ok = d.join == LUDUS_JOIN_AUTO && ludus__membarrier_register();
+    if (d.prefault == LUDUS_PREFAULT_AT_BEGIN && mapped && faulted < bytes) { /* the caller pays, once */
+        ludus__pages_touch((char *)mem + faulted, (size_t)(bytes - faulted));
+        faulted = (size_t)bytes;
+    }
     /* Identity of the process, read now: end must not pay a file read. */
     p->pid = ludus__os_pid();
     ludus__process_name(p->process_name, sizeof p->process_name);
@@ -14754,7 +14792,9 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     }
     /* Faults the pool in ahead of the producers; started once armed, so a
      * rolling capture's switch does not wait for a thread to start. */
-    ludus__sf_session_S.prefault = ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next);
+    ludus__sf_session_S.prefault = d.prefault == LUDUS_PREFAULT_AHEAD
+                     ? ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next)
+                     : NULL;
     if (ludus__sf_session_S.pool_file)
         ludus__pool_file_start(ludus__sf_session_S.pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
     return armed_at;
@@ -21103,6 +21143,15 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
     if (ludus__sf_launch_parse_chunks(chunks, &d.chunk_count) != 0) {
         fprintf(stderr, "ludus: LUDUS_TRACE_CHUNKS=%s is not a number of 64 KiB chunks in 1 .. %u; not tracing\n",
                 chunks, 1u << 24);
+        return;
+    }
+    const char *prefault = getenv("LUDUS_TRACE_PREFAULT");
+    static const char *const prefaults[] = {"", "ahead", "begin", "none"}; /* enum ludus_prefault */
+    for (int k = LUDUS_PREFAULT_AHEAD; prefault && *prefault && k <= LUDUS_PREFAULT_NONE; k++)
+        if (strcmp(prefault, prefaults[k]) == 0) d.prefault = k;
+    if (prefault && *prefault && !d.prefault) {
+        fprintf(stderr, "ludus: LUDUS_TRACE_PREFAULT=%s: use ahead (the default), begin or none; not tracing\n",
+                prefault);
         return;
     }
     char expanded[4200], why[160];

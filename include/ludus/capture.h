@@ -91,9 +91,17 @@ struct ludus_capture_desc {
        with no capture, and nothing of the CPU is in the capture); a CPU-only one takes GPU samples
        and drops them, returning 0 (not a loss: nothing is counted). */
     uint32_t record;
+    /* Where the pool's pages are first touched (the kernel's page faults: bench/RESULTS.md, "Faulting
+       the pool in"): LUDUS_PREFAULT_AHEAD, a library thread a few MiB ahead of the producers while the
+       pool fills, then none (it competes with the program for a core while it works);
+       LUDUS_PREFAULT_AT_BEGIN, begin touches the whole pool before it returns (its caller pays, once;
+       no library thread runs); LUDUS_PREFAULT_NONE, each producer faults the pages it first writes.
+       0: AHEAD. A pool reused from the previous capture is in already, whichever is asked. */
+    int prefault;
 };
 #define LUDUS_RECORD_CPU 1u
 #define LUDUS_RECORD_GPU 2u
+enum ludus_prefault { LUDUS_PREFAULT_AHEAD = 1, LUDUS_PREFAULT_AT_BEGIN = 2, LUDUS_PREFAULT_NONE = 3 };
 
 /* Reads back the values a desc resolves to (defaults applied); in may be
  * NULL (all defaults), out NULL is a no-op. */

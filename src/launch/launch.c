@@ -231,6 +231,15 @@ __attribute__((constructor(200))) static void launch_init(void) {
                 chunks, 1u << 24);
         return;
     }
+    const char *prefault = getenv("LUDUS_TRACE_PREFAULT");
+    static const char *const prefaults[] = {"", "ahead", "begin", "none"}; /* enum ludus_prefault */
+    for (int k = LUDUS_PREFAULT_AHEAD; prefault && *prefault && k <= LUDUS_PREFAULT_NONE; k++)
+        if (strcmp(prefault, prefaults[k]) == 0) d.prefault = k;
+    if (prefault && *prefault && !d.prefault) {
+        fprintf(stderr, "ludus: LUDUS_TRACE_PREFAULT=%s: use ahead (the default), begin or none; not tracing\n",
+                prefault);
+        return;
+    }
     char expanded[4200], why[160];
     expand(expanded, sizeof expanded);
     int err = ludus__path_writable(expanded);

@@ -13,6 +13,9 @@
 LUDUS_HIDDEN void *ludus__pages_map(size_t bytes);
 LUDUS_HIDDEN void ludus__pages_unmap(void *p, size_t bytes);
 
+/* Faults [p, p + bytes) in on the calling thread, contents unchanged. */
+LUDUS_HIDDEN void ludus__pages_touch(void *p, size_t bytes);
+
 /* Faults [p + from, p + bytes) in from a background thread, front to back,
  * without changing its contents (producers may already be writing there),
  * staying at most 8 MiB ahead of *cursor (the offset the producers have

@@ -66,6 +66,15 @@ static int wait_for_producers(ludus__prefault *pf, size_t at) {
     return pf->stop;
 }
 
+void ludus__pages_touch(void *p, size_t bytes) {
+    long page = 4096;
+    char *b = (char *)(((uintptr_t)p + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1));
+    char *e = (char *)p + bytes;
+    if (b >= e) return;
+    if (madvise(b, (size_t)(e - b) & ~(size_t)(page - 1), MADV_POPULATE_WRITE) == 0) return;
+    for (char *q = b; q < e; q += page) __atomic_fetch_add(q, (char)0, __ATOMIC_RELAXED);
+}
+
 static void *prefault_main(void *arg) {
     ludus__prefault *pf = arg;
     long page = 4096;

@@ -14,6 +14,10 @@ void ludus__pages_unmap(void *p, size_t bytes) {
     if (p) VirtualFree(p, 0, MEM_RELEASE);
 }
 
+void ludus__pages_touch(void *p, size_t bytes) {
+    for (size_t k = 0; k < bytes; k += 4096) __atomic_fetch_add((char *)p + k, (char)0, __ATOMIC_RELAXED);
+}
+
 ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const uint64_t *cursor) {
     (void)p, (void)bytes, (void)from, (void)cursor;
     return NULL;

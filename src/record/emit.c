@@ -217,6 +217,13 @@ static int new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
     uint64_t window = __atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_RELAXED);
     ludus__chunk *n = window ? ring_reuse(c, window, 0) : NULL;
     int reused = n != NULL;
+    /* A flight recorder's last eighth of the pool is for threads that hold
+     * fewer than two pieces: one that came late still gets a window, never
+     * a pool the first threads took whole. */
+    const ludus__pool *p = &ludus__sess.pool;
+    if (!n && window && c->first_chunk && c->chunk_seq - c->first_chunk->seq >= 2 &&
+        __atomic_load_n(&p->next, __ATOMIC_RELAXED) + c->piece_bytes > p->begin_limit - p->bytes / 8)
+        reused = (n = ring_reuse(c, window, 1)) != NULL;
     if (!n && c->exhausted < (for_end ? 2u : 1u)) {
         n = ludus__pool_take(c->piece_bytes, for_end);
         if (!n) c->exhausted = for_end ? 2u : 1u;

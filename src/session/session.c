@@ -99,6 +99,7 @@ void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_des
     if (d.chunk_bytes == 0) d.chunk_bytes = 65536;
     if (d.chunk_count == 0) d.chunk_count = 256;
     if (d.record == 0) d.record = LUDUS_RECORD_CPU | LUDUS_RECORD_GPU;
+    if (d.prefault == 0) d.prefault = LUDUS_PREFAULT_AHEAD;
     *out = d;
 }
 
@@ -211,6 +212,8 @@ static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
     if (d.clock == LUDUS_CLOCK_TSC && !tsc) return ludus__fail(LUDUS_EUNSUPPORTED, "no invariant TSC on this CPU");
     if ((d.allocator.alloc == NULL) != (d.allocator.free == NULL))
         return ludus__fail(LUDUS_EINVAL, "allocator: give both alloc and free, or neither");
+    if (d.prefault < LUDUS_PREFAULT_AHEAD || d.prefault > LUDUS_PREFAULT_NONE)
+        return ludus__fail(LUDUS_EINVAL, "unknown prefault (%d)", d.prefault);
     if (d.record & ~(LUDUS_RECORD_CPU | LUDUS_RECORD_GPU))
         return ludus__fail(LUDUS_EINVAL, "record 0x%x: LUDUS_RECORD_CPU, LUDUS_RECORD_GPU or both", d.record);
     int use_tsc = d.clock != LUDUS_CLOCK_MONOTONIC && tsc;
@@ -265,6 +268,10 @@ static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
      * thread, and not when it has one (a launch-to-exit capture starts at
      * load). Once per process. */
     p->membarrier_ok = d.join == LUDUS_JOIN_AUTO && ludus__membarrier_register();
+    if (d.prefault == LUDUS_PREFAULT_AT_BEGIN && mapped && faulted < bytes) { /* the caller pays, once */
+        ludus__pages_touch((char *)mem + faulted, (size_t)(bytes - faulted));
+        faulted = (size_t)bytes;
+    }
     /* Identity of the process, read now: end must not pay a file read. */
     p->pid = ludus__os_pid();
     ludus__process_name(p->process_name, sizeof p->process_name);
@@ -347,7 +354,9 @@ static int64_t begin_arm(ludus__begin_prep *p) {
     }
     /* Faults the pool in ahead of the producers; started once armed, so a
      * rolling capture's switch does not wait for a thread to start. */
-    S.prefault = ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next);
+    S.prefault = d.prefault == LUDUS_PREFAULT_AHEAD
+                     ? ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next)
+                     : NULL;
     if (S.pool_file)
         ludus__pool_file_start(S.pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
     return armed_at;

@@ -162,8 +162,15 @@ static void integration(void) {
 }
 
 int main(void) {
-    ludus_capture_desc desc = {4096u, 4u, "jobs", LUDUS_CLOCK_MONOTONIC, LUDUS_JOIN_FENCE, {NULL, NULL, NULL},
-                               NULL,  0u};
+    ludus_capture_desc desc = {4096u,
+                               4u,
+                               "jobs",
+                               LUDUS_CLOCK_MONOTONIC,
+                               LUDUS_JOIN_FENCE,
+                               {NULL, NULL, NULL},
+                               NULL,
+                               0u,
+                               LUDUS_PREFAULT_AT_BEGIN};
     if (ludus_capture_begin(&desc) != 0) return 1;
     ludus_thread_register("main");
     int r = all_macros(3, "dynamic");

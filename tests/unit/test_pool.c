@@ -361,6 +361,38 @@ static void test_thread_table_full_counted(void **state) {
     assert_true(s.events <= 2 * 4096);
 }
 
+/* Each place the pool may be faulted in records the same: every scope of a
+ * run that fills most of a fresh pool (one not reused: its size is new),
+ * none dropped; an unknown place is refused. The pool's residency is the
+ * kernel's business: bench/bench_prefault.c measures what each costs. */
+static void test_prefault_modes(void **state) {
+    (void)state;
+    static const int modes[] = {LUDUS_PREFAULT_AHEAD, LUDUS_PREFAULT_AT_BEGIN, LUDUS_PREFAULT_NONE};
+    for (unsigned m = 0; m < 3; m++) {
+        ludus_capture_desc d;
+        memset(&d, 0, sizeof d);
+        d.chunk_count = 40u + m; /* a new size each time: a new pool, not the last one's */
+        d.prefault = modes[m];
+        lt_begin(&d);
+        for (int i = 0; i < 60000; i++) {
+            LUDUS_PROFILE_SCOPE(Faulting);
+        }
+        lt_end();
+        ludus_capture *c;
+        assert_int_equal(ludus_capture_last(&c), 0);
+        ludus_capture_summary s;
+        assert_int_equal(ludus_capture_get_summary(c, &s), 0);
+        assert_int_equal(s.events, 120000);
+        assert_int_equal(s.dropped, 0);
+        ludus_capture_release(c);
+    }
+    ludus_capture_desc bad;
+    memset(&bad, 0, sizeof bad);
+    bad.prefault = 4;
+    assert_int_equal(ludus_capture_begin(&bad), LUDUS_EINVAL);
+    assert_int_equal(ludus_capture_active(), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_flat_scopes_exact, lt_teardown),
@@ -372,6 +404,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_pool_refilled_per_capture, lt_teardown),
         cmocka_unit_test_teardown(test_thread_churn_saves, lt_teardown),
         cmocka_unit_test_teardown(test_thread_table_full_counted, lt_teardown),
+        cmocka_unit_test_teardown(test_prefault_modes, lt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
