@@ -7,7 +7,10 @@
  *   longframe  FRAMES frames of about 200 us of work (Update, Render, Draw),
  *          one of them, a third of the way, a 1 s Load (asleep): the frame
  *          chart must keep every other frame readable (tests/viewers)
- *   make_shapes deep|paths|async|longframe OUT.ludus [N] */
+ *   frames  N frames of a game-like loop (Frame, Update, Physics, Render, six
+ *          Draws, a DrawCalls count): 23 events a frame, for bench/sql.sh's
+ *          one large capture (ludus-trace sql)
+ *   make_shapes deep|paths|async|longframe|frames OUT.ludus [N] */
 #include <ludus/capture.h>
 
 #include "bench_common.h"
@@ -91,9 +94,26 @@ static void longframe(void) {
     }
 }
 
+static void frames(void) {
+    for (unsigned long f = 0; f < n_arg; f++) {
+        LUDUS_PROFILE_FRAME();
+        LUDUS_PROFILE_SCOPE(Frame);
+        {
+            LUDUS_PROFILE_SCOPE(Update);
+            LUDUS_PROFILE_SCOPE(Physics);
+        }
+        LUDUS_PROFILE_SCOPE(Render);
+        for (int d = 0; d < 6; d++) {
+            LUDUS_PROFILE_SCOPE(Draw);
+            __asm__ volatile("" ::: "memory");
+        }
+        LUDUS_PROFILE_COUNT(DrawCalls, 6 + (long)(f % 7));
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: make_shapes deep|paths|async|longframe OUT.ludus [N]\n");
+        fprintf(stderr, "usage: make_shapes deep|paths|async|longframe|frames OUT.ludus [N]\n");
         return 1;
     }
     const char *shape = argv[1];
@@ -105,6 +125,7 @@ int main(int argc, char **argv) {
                                               : 100000;
     ludus_capture_desc d = {0};
     d.chunk_count = 4096; /* 256 MiB: every event is kept */
+    if (!strcmp(shape, "frames")) d.chunk_count = (uint32_t)((n_arg * 23 * 16 >> 16) * 5 / 4 + 64); /* 16 B an event */
     if (ludus_capture_begin(&d) != 0) {
         fprintf(stderr, "make_shapes: %s\n", ludus_last_error_detail());
         return 1;
@@ -122,6 +143,8 @@ int main(int argc, char **argv) {
         async();
     } else if (!strcmp(shape, "longframe")) {
         longframe();
+    } else if (!strcmp(shape, "frames")) {
+        frames();
     } else {
         fprintf(stderr, "make_shapes: unknown shape %s\n", shape);
         return 1;

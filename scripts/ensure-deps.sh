@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and tests need, when one is missing.
-#   ensure-deps.sh         everything the tests need
+#   ensure-deps.sh         everything the tests need (with scripts/ensure-sql-deps.sh: node
+#                          and the DuckDB package the sql test reads its export back with)
 #   ensure-deps.sh build   only what a build needs (cmake, a C compiler, make)
 set -euo pipefail
 need=()
@@ -22,6 +23,8 @@ if [ "${1:-}" != build ]; then
   command -v valgrind >/dev/null || need+=(valgrind)
   command -v objdump >/dev/null || need+=(binutils)
   command -v pkg-config >/dev/null || need+=(pkg-config)
+  # ludus-trace sql (the tool only: the library never needs it)
+  [ -f /usr/include/sqlite3.h ] && [ -e "/usr/lib/$ma/libsqlite3.so" ] || need+=(libsqlite3-dev)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "ludus: installing missing Debian packages: ${need[*]}"
@@ -29,4 +32,7 @@ if [ ${#need[@]} -gt 0 ]; then
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq || echo "ludus: apt-get update failed; trying the package lists there are"
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if [ "${1:-}" != build ]; then
+  "$(dirname "${BASH_SOURCE[0]}")/ensure-sql-deps.sh"
 fi

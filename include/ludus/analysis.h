@@ -314,6 +314,64 @@ LUDUS_API uint32_t ludus_analysis_async_count(const ludus_analysis *a);
 LUDUS_API const ludus_async_stats *ludus_analysis_async(const ludus_analysis *a, uint32_t index);
 
 /* ---------------------------------------------------------------------------
+ * Rows: every event of the capture an analysis was made from, one at a
+ * time, with what the analysis derived for it (its frame, the caller-context
+ * path of a slice, its depth and enclosing slice), for tools that load events
+ * into tables (ludus-trace sql). Streams like the analysis: one event block
+ * and each thread's open slices in memory, never the events. */
+enum ludus_row_kind {
+    LUDUS_ROW_SLICE = 1, /* a scope or span, given when it ends (or is closed at capture end) */
+    LUDUS_ROW_ARG,       /* an annotation of the slice slice_id (given just before that slice) */
+    LUDUS_ROW_INSTANT,   /* a marker: LUDUS_PROFILE_MARK, events lost from here, a crash */
+    LUDUS_ROW_COUNTER,   /* a counter, gauge or memory sample, or a frame snapshot of one */
+    LUDUS_ROW_MESSAGE,   /* a log message */
+    LUDUS_ROW_FLOW,      /* one end of a flow (LUDUS_ROW_FLOW_IN: the end that finishes it) */
+    LUDUS_ROW_ASYNC      /* an async zone, after every thread's events */
+};
+#define LUDUS_ROW_INCOMPLETE 1u /* slice, async zone: still open at capture end (closed there) */
+#define LUDUS_ROW_CLIPPED 2u    /* cut at the bound of a time cut */
+#define LUDUS_ROW_UNWOUND 4u    /* slice: cut short by a non-local exit */
+#define LUDUS_ROW_SPAN 8u       /* slice: a span (ludus_span_begin), not a lexical scope */
+#define LUDUS_ROW_FIBER 16u     /* slice: the thread ran a fiber (its work is on the fiber's track) */
+#define LUDUS_ROW_FLOW_IN 32u   /* flow: the finishing end */
+#define LUDUS_ROW_NONE UINT64_MAX
+typedef struct ludus_row {
+    int kind;              /* enum ludus_row_kind */
+    uint32_t flags;        /* LUDUS_ROW_* */
+    uint32_t thread;       /* thread index (ludus_capture_get_thread); async: the thread that began it */
+    uint32_t end_thread;   /* async: the thread that ended it (UINT32_MAX: not seen) */
+    uint64_t id;           /* slice: its id, unique in the capture, in begin order per thread; async: zone id */
+    uint64_t parent_id;    /* slice: the slice around it on its track; LUDUS_ROW_NONE at the top */
+    uint64_t slice_id;     /* arg: its slice; instant, counter, message, flow: the innermost slice open on
+                              the thread then (LUDUS_ROW_NONE: none) */
+    int64_t ts_ns, dur_ns; /* since capture start; dur: slice and async zone (0 for the others) */
+    uint32_t depth;        /* slice: slices open around it on its track; async: zones of its id around it */
+    uint32_t lane;         /* slice: 0 the thread's own track, k its k-th span lane; async: lane of the track */
+    uint32_t site;         /* site index (ludus_analysis_site); UINT32_MAX: none */
+    uint32_t path;         /* slice: path index (ludus_analysis_path); UINT32_MAX: none (a fiber run) */
+    uint32_t counter;      /* counter: track index (ludus_analysis_counter); UINT32_MAX: a frame snapshot
+                              recorded off the frame thread, which the analysis ignores */
+    uint64_t frame;        /* the frame its begin lies in, as the analysis counts (0: the lead-in); a
+                              counter's frame snapshot: the frame it closes */
+    int level;             /* message: LUDUS_LOG_* */
+    int64_t int_value;     /* counter (integer), arg (integer), flow: its id */
+    double real_value;     /* counter (every value as a double), arg (real) */
+    int value_type;        /* counter, arg: 1 integer, 2 real, 3 text */
+    const char *name;      /* site name (NULL: none); arg: its key */
+    const char *category;  /* "" when none */
+    const char *text;      /* message, text arg: the text (text_len bytes, valid UTF-8); async: its track */
+    size_t text_len;
+} ludus_row;
+/* Calls fn for each row, thread by thread in the order of the capture's
+ * threads, each thread's events in stream order, then the async zones; a
+ * non-zero return of fn stops the walk and is returned. c must be the
+ * capture a was created from (LUDUS_EINVAL otherwise); a's window does not
+ * filter rows. A damaged file's block fails with LUDUS_EFORMAT (the detail
+ * names its offset); LUDUS_ENOMEM. Strings are valid during the call. */
+typedef int (*ludus_row_fn)(void *user_data, const ludus_row *row);
+LUDUS_API int ludus_analysis_rows(const ludus_analysis *a, ludus_capture *c, ludus_row_fn fn, void *user_data);
+
+/* ---------------------------------------------------------------------------
  * Reports, through a write callback (ludus_write_fn, capture.h: return 0 on
  * success, non-zero to fail: the report then returns LUDUS_EIO). */
 

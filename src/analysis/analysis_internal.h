@@ -282,6 +282,8 @@ LUDUS_HIDDEN uint32_t ludus__locks_check_gates(const ludus__lock_diff *l, const 
 LUDUS_HIDDEN double ludus__mw_sorted(const double *a, size_t na, const double *b, size_t nb, double *z);
 /* qsort order of doubles (frames.c). */
 LUDUS_HIDDEN int ludus__cmp_double(const void *x, const void *y);
+/* The path of site under path parent (UINT32_MAX: a root), or UINT32_MAX (tree.c). */
+LUDUS_HIDDEN uint32_t ludus__path_find(const ludus_analysis *a, uint32_t parent, uint32_t site);
 /* Path text "A/B/C" into buf. */
 LUDUS_HIDDEN size_t ludus__path_text(const ludus_analysis *a, uint32_t node, char *buf, size_t cap);
 

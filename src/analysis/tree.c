@@ -68,6 +68,16 @@ static uint32_t node_get_slow(ludus_analysis *a, uint32_t parent, uint32_t site)
     return id;
 }
 
+uint32_t ludus__path_find(const ludus_analysis *a, uint32_t parent, uint32_t site) {
+    uint32_t mask = a->node_hash_cap - 1;
+    for (uint32_t j = node_hash(parent, site) & mask;; j = (j + 1) & mask) {
+        uint32_t v = a->node_hash[j];
+        if (v == 0) return UINT32_MAX;
+        const ludus_path_stats *p = &a->nodes[v - 1].pub;
+        if (p->parent == parent && p->site == site) return v - 1;
+    }
+}
+
 static inline uint32_t node_get(ludus_analysis *a, uint32_t parent, uint32_t site) {
     if (parent != UINT32_MAX) {
         ludus__an_node *p = &a->nodes[parent];

@@ -135,6 +135,14 @@ static int convert_run(int argc, char **argv) {
     if (o_out) out = o_out;
     if (!in || !out) return lt_usage(&convert_verb, "IN and OUT are required");
     if (cut && from > to) return lt_usage(&convert_verb, "--from is after --to");
+    int tables = lt_sql_export_kind(out, format_word);
+    if (tables) {
+        if (cut || threads || raw)
+            return lt_usage(&convert_verb, "--from, --to, --threads and --raw need a capture output");
+        if (!strcmp(out, "-"))
+            return lt_usage(&convert_verb, "tables go to a file or a directory, not standard output");
+        return lt_sql_export("convert", in, out, tables);
+    }
     int format;
     if ((rc = lt_output_format(&convert_verb, out, format_word, &format)) != LT_OK) return rc;
     if (format == LUDUS_FORMAT_LUDUS && cut)
@@ -199,8 +207,12 @@ static const lt_verb convert_verb = {
     "  --from/--to: times since capture start, in ns or with a unit (ns, us, ms, s);\n"
     "    slices crossing a bound are clipped to it and flagged (clipped, incomplete).\n"
     "    A range outside the capture is refused.\n"
-    "  --threads: comma-separated tids or thread names to keep.\n",
-    "--from T, --to T, --threads LIST, --raw, --compact, --format json|pftrace|ludus, -o OUT, --help, --version",
+    "  --threads: comma-separated tids or thread names to keep.\n"
+    "  Tables (ludus-trace sql's, docs/sql.md): OUT.sqlite (.sqlite3, .db, or --format sqlite) a\n"
+    "    SQLite database; --format csv|jsonl: the directory OUT with a file per table, schema.sql\n"
+    "    (DuckDB and Spark types), load-duckdb.sql and schema.json.\n",
+    "--from T, --to T, --threads LIST, --raw, --compact, --format json|pftrace|ludus|sqlite|csv|jsonl, -o OUT, "
+    "--help, --version",
     convert_run,
 };
 LUDUS_TRACE_VERB(convert_verb)

@@ -89,4 +89,13 @@ int lt_out_close(const char *verb, lt_out *o, int failed);
  * usage error: a second -o, no FILE). */
 int lt_output_option(const lt_verb *v, int argc, char **argv, int *i, const char **out, int *rc);
 
+/* ---- sql_export.c: the tables of ludus-trace sql written for other engines ----
+ * The kind OUT and --format ask for: 1 a SQLite database (.sqlite, .sqlite3,
+ * .db or --format sqlite), 2 CSV files (--format csv), 3 JSON Lines files
+ * (--format jsonl) in the directory OUT; 0 none of these. */
+int lt_sql_export_kind(const char *out, const char *format_word);
+/* Writes capture file in as that kind; an exit code (a build without
+ * SQLite says so). */
+int lt_sql_export(const char *verb, const char *in, const char *out, int kind);
+
 #endif

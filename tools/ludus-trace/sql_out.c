@@ -1,0 +1,383 @@
+/* A query's results, written as an aligned table (a terminal: every control
+ * character made visible, ludus_text_show), CSV (RFC 4180: a field with a
+ * comma, quote, CR or LF quoted, quotes doubled; NULL empty, an empty text
+ * ""), a JSON array of objects per statement or JSON Lines (strict JSON:
+ * control characters escaped, a byte that starts no valid UTF-8 character
+ * written as U+FFFD). Names from a capture round-trip through CSV and JSON. */
+#ifdef LUDUS_TRACE_SQLITE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql.h"
+
+typedef struct wbuf {
+    ludus_write_fn write;
+    void *ud;
+    char b[1 << 16];
+    size_t n;
+    int failed;
+} wbuf;
+
+static void wflush(wbuf *w) {
+    if (w->n && !w->failed && w->write(w->ud, w->b, w->n) != 0) w->failed = 1;
+    w->n = 0;
+}
+static void wput(wbuf *w, const char *s, size_t n) {
+    while (n) {
+        if (w->n == sizeof w->b) wflush(w);
+        size_t k = sizeof w->b - w->n < n ? sizeof w->b - w->n : n;
+        memcpy(w->b + w->n, s, k);
+        w->n += k;
+        s += k;
+        n -= k;
+    }
+}
+static void wstr(wbuf *w, const char *s) {
+    wput(w, s, strlen(s));
+}
+static void wch(wbuf *w, char c) {
+    wput(w, &c, 1);
+}
+
+/* The length of the valid UTF-8 character at s (n bytes left), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n) {
+    unsigned c = s[0];
+    size_t k = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (!k || k > n) return 0;
+    for (size_t i = 1; i < k; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    uint32_t cp = k == 1 ? c : k == 2 ? c & 0x1F : k == 3 ? c & 0x0F : c & 0x07;
+    for (size_t i = 1; i < k; i++) cp = cp << 6 | (s[i] & 0x3Fu);
+    if ((k == 2 && cp < 0x80) || (k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return k;
+}
+
+static void json_text(wbuf *w, const unsigned char *s, size_t n) {
+    wch(w, '"');
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        if (c == '"' || c == '\\') {
+            wch(w, '\\');
+            wch(w, (char)c);
+            i++;
+        } else if (c < 0x20 || c == 0x7F) {
+            char e[8];
+            snprintf(e, sizeof e, "\\u%04x", c);
+            wstr(w, e);
+            i++;
+        } else {
+            size_t k = utf8_len(s + i, n - i);
+            if (k) {
+                wput(w, (const char *)s + i, k);
+                i += k;
+            } else {
+                wstr(w, "\\ufffd");
+                i++;
+            }
+        }
+    }
+    wch(w, '"');
+}
+
+static void csv_text(wbuf *w, const char *s, size_t n) {
+    int quote = n == 0;
+    for (size_t i = 0; i < n && !quote; i++) quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+    if (!quote) {
+        wput(w, s, n);
+        return;
+    }
+    wch(w, '"');
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"') wch(w, '"');
+        wch(w, s[i]);
+    }
+    wch(w, '"');
+}
+
+static void hex(wbuf *w, const unsigned char *p, int n) {
+    static const char d[] = "0123456789abcdef";
+    for (int i = 0; i < n; i++) {
+        wch(w, d[p[i] >> 4]);
+        wch(w, d[p[i] & 15]);
+    }
+}
+
+/* A number as every output writes it (a real: one that reads back the same). */
+static void num_text(sqlite3_stmt *st, int col, char *out, size_t cap) {
+    if (sqlite3_column_type(st, col) == SQLITE_INTEGER)
+        snprintf(out, cap, "%lld", (long long)sqlite3_column_int64(st, col));
+    else {
+        double d = sqlite3_column_double(st, col); /* the shortest of 15 to 17 digits that reads back as d */
+        for (int p = 15; p <= 17; p++) {
+            snprintf(out, cap, "%.*g", p, d);
+            if (strtod(out, NULL) == d) break;
+        }
+    }
+}
+
+/* ---- table: widths from the first rows ---- */
+
+#define TABLE_SAMPLE 500
+
+typedef struct cell {
+    char *text; /* shown (control characters visible); NULL: NULL */
+    int right;  /* a number: right-aligned */
+} cell;
+
+static size_t width_of(const char *s) {
+    size_t n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+static int cell_take(sqlite3_stmt *st, int col, cell *out) {
+    int type = sqlite3_column_type(st, col);
+    out->right = type == SQLITE_INTEGER || type == SQLITE_FLOAT;
+    out->text = NULL;
+    if (type == SQLITE_NULL) return 0;
+    char num[64];
+    const char *src = num;
+    size_t cap;
+    if (out->right) {
+        num_text(st, col, num, sizeof num);
+        cap = sizeof num;
+    } else if (type == SQLITE_BLOB) {
+        int n = sqlite3_column_bytes(st, col);
+        out->text = malloc((size_t)n * 2 + 4);
+        if (!out->text) return -1;
+        const unsigned char *p = sqlite3_column_blob(st, col);
+        static const char d[] = "0123456789abcdef";
+        char *o = out->text;
+        *o++ = 'x';
+        *o++ = '\'';
+        for (int i = 0; i < n; i++) *o++ = d[p[i] >> 4], *o++ = d[p[i] & 15];
+        *o++ = '\'';
+        *o = 0;
+        return 0;
+    } else {
+        src = (const char *)sqlite3_column_text(st, col);
+        if (!src) src = "";
+        cap = (size_t)sqlite3_column_bytes(st, col) * 6 + 4; /* \xHH or \uHHHH per byte at most */
+    }
+    out->text = malloc(cap);
+    if (!out->text) return -1;
+    /* A text may hold a NUL: what follows it is not shown on a terminal. */
+    ludus_text_show(out->text, cap, src, 0);
+    return 0;
+}
+
+static void table_row(wbuf *w, const cell *c, const size_t *width, int n) {
+    for (int i = 0; i < n; i++) {
+        const char *t = c[i].text ? c[i].text : "NULL";
+        size_t tw = width_of(t), pad = tw < width[i] ? width[i] - tw : 0;
+        if (i) wstr(w, "  ");
+        if (c[i].right)
+            for (size_t k = 0; k < pad; k++) wch(w, ' ');
+        wstr(w, t);
+        if (!c[i].right && i + 1 < n)
+            for (size_t k = 0; k < pad; k++) wch(w, ' ');
+    }
+    wch(w, '\n');
+}
+
+static int table_out(wbuf *w, sqlite3_stmt *st, int *step_rc) {
+    int n = sqlite3_column_count(st);
+    size_t *width = calloc((size_t)n, sizeof *width);
+    cell *rows = calloc((size_t)n * TABLE_SAMPLE, sizeof *rows), *head = calloc((size_t)n, sizeof *head);
+    int held = 0, rc = 0, oom = !width || !rows || !head;
+    for (int i = 0; i < n && !oom; i++) {
+        const char *name = sqlite3_column_name(st, i);
+        size_t cap = strlen(name ? name : "") * 6 + 4;
+        if (!(head[i].text = malloc(cap))) oom = 1;
+        if (!oom) ludus_text_show(head[i].text, cap, name ? name : "", 0);
+        if (!oom) width[i] = width_of(head[i].text);
+    }
+    while (!oom && held < TABLE_SAMPLE && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 0; i < n && !oom; i++) {
+            cell *c = &rows[(size_t)held * (size_t)n + (size_t)i];
+            if (cell_take(st, i, c) != 0) oom = 1;
+            size_t cw = width_of(c->text ? c->text : "NULL");
+            if (!oom && cw > width[i]) width[i] = cw;
+        }
+        held++;
+    }
+    if (!oom) {
+        table_row(w, head, width, n);
+        for (int i = 0; i < n; i++) {
+            if (i) wstr(w, "  ");
+            for (size_t k = 0; k < width[i]; k++) wch(w, '-');
+        }
+        wch(w, '\n');
+        for (int r = 0; r < held; r++) table_row(w, rows + (size_t)r * (size_t)n, width, n);
+    }
+    /* Past the sample, the same widths (a wider cell pushes its line). */
+    cell *one = rows;
+    while (!oom && rc == SQLITE_ROW && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 0; i < n; i++) {
+            free(one[i].text);
+            one[i].text = NULL;
+        }
+        for (int i = 0; i < n && !oom; i++)
+            if (cell_take(st, i, &one[i]) != 0) oom = 1;
+        if (!oom) table_row(w, one, width, n);
+    }
+    if (rows)
+        for (size_t i = 0; i < (size_t)n * TABLE_SAMPLE; i++) free(rows[i].text);
+    if (head)
+        for (int i = 0; i < n; i++) free(head[i].text);
+    free(rows);
+    free(head);
+    free(width);
+    *step_rc = oom ? SQLITE_NOMEM : rc;
+    return oom ? -1 : 0;
+}
+
+/* ---- CSV and JSON: streamed ---- */
+
+static void csv_value(wbuf *w, sqlite3_stmt *st, int col) {
+    char num[64];
+    switch (sqlite3_column_type(st, col)) {
+    case SQLITE_NULL:
+        break;
+    case SQLITE_INTEGER:
+    case SQLITE_FLOAT:
+        num_text(st, col, num, sizeof num);
+        wstr(w, num);
+        break;
+    case SQLITE_BLOB:
+        wstr(w, "x'");
+        hex(w, sqlite3_column_blob(st, col), sqlite3_column_bytes(st, col));
+        wch(w, '\'');
+        break;
+    default:
+        csv_text(w, (const char *)sqlite3_column_text(st, col), (size_t)sqlite3_column_bytes(st, col));
+    }
+}
+
+static void json_value(wbuf *w, sqlite3_stmt *st, int col) {
+    char num[64];
+    double d;
+    switch (sqlite3_column_type(st, col)) {
+    case SQLITE_NULL:
+        wstr(w, "null");
+        break;
+    case SQLITE_INTEGER:
+        num_text(st, col, num, sizeof num);
+        wstr(w, num);
+        break;
+    case SQLITE_FLOAT:
+        d = sqlite3_column_double(st, col);
+        if (!isfinite(d)) {
+            wstr(w, "null");
+        } else {
+            num_text(st, col, num, sizeof num);
+            wstr(w, num);
+        }
+        break;
+    case SQLITE_BLOB:
+        wch(w, '"');
+        hex(w, sqlite3_column_blob(st, col), sqlite3_column_bytes(st, col));
+        wch(w, '"');
+        break;
+    default:
+        json_text(w, sqlite3_column_text(st, col), (size_t)sqlite3_column_bytes(st, col));
+    }
+}
+
+static int stream_out(wbuf *w, sqlite3_stmt *st, int mode) {
+    int n = sqlite3_column_count(st), rc, rows = 0;
+    if (mode == LT_SQL_CSV) {
+        for (int i = 0; i < n; i++) {
+            if (i) wch(w, ',');
+            const char *name = sqlite3_column_name(st, i);
+            csv_text(w, name ? name : "", strlen(name ? name : ""));
+        }
+        wstr(w, "\r\n");
+    } else if (mode == LT_SQL_JSON) {
+        wch(w, '[');
+    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (mode == LT_SQL_CSV) {
+            for (int i = 0; i < n; i++) {
+                if (i) wch(w, ',');
+                csv_value(w, st, i);
+            }
+            wstr(w, "\r\n");
+        } else {
+            if (mode == LT_SQL_JSON) wstr(w, rows ? ",\n" : "\n");
+            wch(w, '{');
+            for (int i = 0; i < n; i++) {
+                const char *name = sqlite3_column_name(st, i);
+                if (i) wch(w, ',');
+                json_text(w, (const unsigned char *)(name ? name : ""), strlen(name ? name : ""));
+                wch(w, ':');
+                json_value(w, st, i);
+            }
+            wch(w, '}');
+            if (mode == LT_SQL_JSONL) wch(w, '\n');
+        }
+        rows++;
+        if (w->failed) break;
+    }
+    if (mode == LT_SQL_JSON) wstr(w, rows ? "\n]\n" : "]\n");
+    return rc;
+}
+
+int lt_sql_exec(const char *verb, sqlite3 *db, const char *sql, int mode, ludus_write_fn write, void *ud) {
+    wbuf *w = malloc(sizeof *w);
+    if (!w) {
+        fprintf(stderr, "ludus-trace %s: out of memory\n", verb);
+        return LT_IO;
+    }
+    w->write = write;
+    w->ud = ud;
+    w->n = 0;
+    w->failed = 0;
+    int status = LT_OK, results = 0;
+    const char *rest = sql;
+    while (rest && *rest && status == LT_OK) {
+        sqlite3_stmt *st = NULL;
+        const char *tail = NULL;
+        if (sqlite3_prepare_v2(db, rest, -1, &st, &tail) != SQLITE_OK) {
+            char shown[1024];
+            fprintf(stderr, "ludus-trace %s: SQL: %s\n", verb,
+                    ludus_text_show(shown, sizeof shown, sqlite3_errmsg(db), 0));
+            status = LT_USAGE;
+            break;
+        }
+        rest = tail;
+        if (!st) continue; /* white space or a comment */
+        int rc;
+        if (sqlite3_column_count(st) == 0) {
+            while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            }
+        } else {
+            if (results++ && mode == LT_SQL_TABLE) wch(w, '\n');
+            if (mode == LT_SQL_TABLE)
+                table_out(w, st, &rc);
+            else
+                rc = stream_out(w, st, mode);
+        }
+        if (rc != SQLITE_DONE && !w->failed) {
+            char shown[1024];
+            fprintf(stderr, "ludus-trace %s: SQL: %s\n", verb,
+                    ludus_text_show(shown, sizeof shown, sqlite3_errmsg(db), 0));
+            status = LT_USAGE;
+        }
+        sqlite3_finalize(st);
+    }
+    wflush(w);
+    if (w->failed) {
+        fprintf(stderr, "ludus-trace %s: writing the results failed\n", verb);
+        status = LT_IO;
+    }
+    free(w);
+    return status;
+}
+#else
+typedef int lt_sql_out_unused; /* built without SQLite */
+#endif
