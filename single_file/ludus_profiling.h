@@ -6937,8 +6937,9 @@ static int ludus__sf_emit_new_piece(ludus__thread_hot *t, ludus__thread_cold *c,
     n->thread = c->serial;
     /* a reused piece's number changes before its events do (a snapshot
      * that copied it while it changed sees it and leaves it out) */
-    __atomic_store_n(&n->seq, c->chunk_seq++, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_RELEASE);
+    /* (an exchange: its acquire half keeps the writes below after it, and
+     * TSan models it, where it does not model fences) */
+    (void)__atomic_exchange_n(&n->seq, c->chunk_seq++, __ATOMIC_ACQ_REL);
     n->gen = c->gen;
     __atomic_store_n(&n->used, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&n->next, NULL, __ATOMIC_RELAXED);
@@ -14272,15 +14273,16 @@ static int ludus__sf_ring_snapshot_copy_list(ludus__cap_thread *th, const ludus_
     uint32_t i0 = 0;
     while (i0 + 1 < n && ludus__sf_ring_snapshot_first_ticks(refs[i0 + 1].ch) < from) i0++;
     for (uint32_t i = i0; i < n; i++) {
-        const ludus__chunk *ch = refs[i].ch;
+        ludus__chunk *ch = refs[i].ch;
         size_t room = (size_t)(LUDUS__CHUNK_END(ch) - LUDUS__CHUNK_EVENTS(ch));
         size_t used =
             live && i == n - 1 ? ludus__sf_ring_snapshot_current_used(live, ch) : (size_t)__atomic_load_n(&ch->used, __ATOMIC_ACQUIRE);
         if (used > room) used = room;
         if (*at + used > cap) used = cap - *at; /* the thread wrote more since it was measured */
         ludus__sf_ring_snapshot_copy_events(mem + *at, LUDUS__CHUNK_EVENTS(ch), used);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (__atomic_load_n(&ch->seq, __ATOMIC_RELAXED) != refs[i].seq) {
+        /* read again by an add of 0: its release half keeps the copy's
+         * loads before it (a fence, as TSan models it) */
+        if (__atomic_fetch_add(&ch->seq, 0u, __ATOMIC_ACQ_REL) != refs[i].seq) {
             /* written over while copied: it and the older ones go */
             th->nruns = 0;
             th->slots = 0;

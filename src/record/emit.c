@@ -233,8 +233,9 @@ static int new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
     n->thread = c->serial;
     /* a reused piece's number changes before its events do (a snapshot
      * that copied it while it changed sees it and leaves it out) */
-    __atomic_store_n(&n->seq, c->chunk_seq++, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_RELEASE);
+    /* (an exchange: its acquire half keeps the writes below after it, and
+     * TSan models it, where it does not model fences) */
+    (void)__atomic_exchange_n(&n->seq, c->chunk_seq++, __ATOMIC_ACQ_REL);
     n->gen = c->gen;
     __atomic_store_n(&n->used, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&n->next, NULL, __ATOMIC_RELAXED);

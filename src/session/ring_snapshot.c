@@ -124,15 +124,16 @@ static int copy_list(ludus__cap_thread *th, const piece_ref *refs, uint32_t n, c
     uint32_t i0 = 0;
     while (i0 + 1 < n && first_ticks(refs[i0 + 1].ch) < from) i0++;
     for (uint32_t i = i0; i < n; i++) {
-        const ludus__chunk *ch = refs[i].ch;
+        ludus__chunk *ch = refs[i].ch;
         size_t room = (size_t)(LUDUS__CHUNK_END(ch) - LUDUS__CHUNK_EVENTS(ch));
         size_t used =
             live && i == n - 1 ? current_used(live, ch) : (size_t)__atomic_load_n(&ch->used, __ATOMIC_ACQUIRE);
         if (used > room) used = room;
         if (*at + used > cap) used = cap - *at; /* the thread wrote more since it was measured */
         copy_events(mem + *at, LUDUS__CHUNK_EVENTS(ch), used);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (__atomic_load_n(&ch->seq, __ATOMIC_RELAXED) != refs[i].seq) {
+        /* read again by an add of 0: its release half keeps the copy's
+         * loads before it (a fence, as TSan models it) */
+        if (__atomic_fetch_add(&ch->seq, 0u, __ATOMIC_ACQ_REL) != refs[i].seq) {
             /* written over while copied: it and the older ones go */
             th->nruns = 0;
             th->slots = 0;
