@@ -17051,9 +17051,13 @@ void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c) {
  * JSON: the exporter writes each capture's events with its shift
  * (chrome_json.c), one process each (its pid), and the metadata of all.
  * Perfetto protobuf: each capture is exported on its own and its packets
- * are rewritten on the way out: timestamps shifted, packet sequences and
+ * are rewritten on the way out: times shifted, packet sequences and
  * track uuids moved to a range of their own (capture i: sequences + i<<20,
- * uuids + i<<40; the exporter's are small), everything else copied. Flow
+ * uuids + i<<40; the exporter's are small), everything else copied. A time
+ * is shifted where it is whole: a packet's timestamp on a sequence without
+ * the incremental clock (pftrace.c), or with a clock id of its own, and the
+ * BOOTTIME reading of a ClockSnapshot (which moves every delta of its
+ * sequence with it); a delta is copied. Flow
  * ids are kept, so a flow whose id the caller gave both processes links
  * them. */
 #include <stdlib.h>
@@ -17073,9 +17077,12 @@ static void ludus__sf_merge_put_varint(ludus__bytes *o, uint64_t v) {
 /* ---- the packet ludus__sf_merge_rewrite ---- */
 
 /* Messages on the way to a field that changes. */
-enum { M_TRACE, M_PACKET, M_EVENT, M_DESC, M_DEFAULTS, M_EVENT_DEFAULTS };
+enum { M_TRACE, M_PACKET, M_EVENT, M_DESC, M_DEFAULTS, M_EVENT_DEFAULTS, M_SNAPSHOT, M_CLOCK };
 /* What happens to a field's value. */
 enum { OP_NEST, OP_TS, OP_SEQ, OP_UUID, OP_FLOW };
+/* The clocks (trace-formats.md B.7): BOOTTIME, the trace's; 64, the
+ * sequence-scoped incremental one. */
+enum { BOOTTIME = 6, INCREMENTAL = 64 };
 
 typedef struct ludus__sf_merge_rule {
     uint8_t msg;
@@ -17092,6 +17099,7 @@ typedef struct ludus__sf_merge_rule {
  * TrackEventDefaults.track_uuid. */
 static const ludus__sf_merge_rule ludus__sf_merge_rules[] = {
     {M_TRACE, 1, OP_NEST, M_PACKET},
+    {M_PACKET, 6, OP_NEST, M_SNAPSHOT},
     {M_PACKET, 8, OP_TS, 0},
     {M_PACKET, 10, OP_SEQ, 0},
     {M_PACKET, 11, OP_NEST, M_EVENT},
@@ -17104,10 +17112,15 @@ static const ludus__sf_merge_rule ludus__sf_merge_rules[] = {
     {M_DESC, 5, OP_UUID, 0},
     {M_DEFAULTS, 11, OP_NEST, M_EVENT_DEFAULTS},
     {M_EVENT_DEFAULTS, 11, OP_UUID, 0},
+    {M_SNAPSHOT, 1, OP_NEST, M_CLOCK},
+    {M_CLOCK, 2, OP_TS, 0},
 };
 
 typedef struct ludus__sf_merge_remap {
     uint64_t shift_ns, seq_base, uuid_base, flow_space;
+    int shift_ts;         /* the message being rewritten holds a whole time (OP_TS applies) */
+    uint8_t *incremental; /* per sequence: its defaults name the incremental clock */
+    size_t nincremental;
 } ludus__sf_merge_remap;
 
 /* One step of the ludus__sf_merge_rewrite per field (a table: the flow ids are fixed64,
@@ -17131,8 +17144,89 @@ static int ludus__sf_merge_get_varint(const uint8_t **p, const uint8_t *end, uin
     return -1;
 }
 
-/* Rewrites message msg (p, n) into o; -1 when it is not well formed. */
-static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, const ludus__sf_merge_remap *r, ludus__bytes *o) {
+/* The first varint field f of the message (p, n): 1 and *v, or 0. */
+static int ludus__sf_merge_find_varint(const uint8_t *p, size_t n, uint64_t f, uint64_t *v) {
+    const uint8_t *end = p + n;
+    uint64_t tag, x;
+    while (p < end && ludus__sf_merge_get_varint(&p, end, &tag) == 0) {
+        switch (tag & 7) {
+        case 0:
+            if (ludus__sf_merge_get_varint(&p, end, &x)) return 0;
+            if (tag >> 3 == f) {
+                *v = x;
+                return 1;
+            }
+            break;
+        case 1:
+            p += 8;
+            break;
+        case 5:
+            p += 4;
+            break;
+        case 2:
+            if (ludus__sf_merge_get_varint(&p, end, &x) || x > (uint64_t)(end - p)) return 0;
+            p += x;
+            break;
+        default:
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* The first length-delimited field f of the message (p, n): 1, *q and *qn. */
+static int ludus__sf_merge_find_message(const uint8_t *p, size_t n, uint64_t f, const uint8_t **q, size_t *qn) {
+    const uint8_t *end = p + n;
+    uint64_t tag, x;
+    while (p < end && ludus__sf_merge_get_varint(&p, end, &tag) == 0) {
+        unsigned wt = (unsigned)(tag & 7);
+        if (wt == 0) {
+            if (ludus__sf_merge_get_varint(&p, end, &x)) return 0;
+        } else if (wt == 1 || wt == 5) {
+            p += wt == 1 ? 8 : 4;
+        } else if (wt == 2) {
+            if (ludus__sf_merge_get_varint(&p, end, &x) || x > (uint64_t)(end - p)) return 0;
+            if (tag >> 3 == f) {
+                *q = p;
+                *qn = (size_t)x;
+                return 1;
+            }
+            p += x;
+        } else {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* Before a packet is rewritten: whether its timestamp is whole (a sequence
+ * without the incremental clock in its defaults, or a clock id of the
+ * packet's own), its defaults read first (they hold from this packet on).
+ * -1: out of memory. */
+static int ludus__sf_merge_packet_times(const uint8_t *p, size_t n, ludus__sf_merge_remap *r) {
+    uint64_t seq = 0, flags = 0, clock = 0;
+    const uint8_t *d;
+    size_t dn;
+    ludus__sf_merge_find_varint(p, n, 10, &seq);
+    if (seq >= r->nincremental) {
+        size_t cap = r->nincremental ? r->nincremental : 16;
+        while (cap <= seq && cap < ((size_t)1 << 32)) cap *= 2;
+        if (cap <= seq) return 0; /* not one the exporter writes: its times whole */
+        uint8_t *k = ludus__realloc(r->incremental, cap);
+        if (!k) return -1;
+        memset(k + r->nincremental, 0, cap - r->nincremental);
+        r->incremental = k;
+        r->nincremental = cap;
+    }
+    if (ludus__sf_merge_find_varint(p, n, 13, &flags) && (flags & 1)) r->incremental[seq] = 0; /* cleared: defaults too */
+    if (ludus__sf_merge_find_message(p, n, 59, &d, &dn)) r->incremental[seq] = ludus__sf_merge_find_varint(d, dn, 58, &clock) && clock == INCREMENTAL;
+    r->shift_ts = !r->incremental[seq] || ludus__sf_merge_find_varint(p, n, 58, &clock);
+    return 0;
+}
+
+/* Rewrites message msg (p, n) into o; -1 when it is not well formed (-2:
+ * out of memory). */
+static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, ludus__sf_merge_remap *r, ludus__bytes *o) {
     const uint8_t *end = p + n;
     while (p < end) {
         const uint8_t *field_start = p;
@@ -17142,7 +17236,7 @@ static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, const lu
         switch (tag & 7) {
         case 0:
             if (ludus__sf_merge_get_varint(&p, end, &v)) return -1;
-            if (ru && ru->op != OP_NEST) {
+            if (ru && ru->op != OP_NEST && (ru->op != OP_TS || r->shift_ts)) {
                 v += ru->op == OP_TS ? r->shift_ns : ru->op == OP_SEQ ? r->seq_base : r->uuid_base;
                 ludus__sf_merge_put_varint(o, tag);
                 ludus__sf_merge_put_varint(o, v);
@@ -17172,7 +17266,13 @@ static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, const lu
             if (ludus__sf_merge_get_varint(&p, end, &v) || v > (uint64_t)(end - p)) return -1;
             if (ru && ru->op == OP_NEST) {
                 ludus__bytes inner = {0};
-                int rc = ludus__sf_merge_rewrite(p, (size_t)v, ru->child, r, &inner);
+                uint64_t clock = 0;
+                int shift_ts = r->shift_ts, rc = 0;
+                if (ru->child == M_PACKET && ludus__sf_merge_packet_times(p, (size_t)v, r) != 0) rc = -2;
+                if (ru->child == M_CLOCK) /* a snapshot's reading: BOOTTIME's is whole, the incremental one's stays */
+                    r->shift_ts = ludus__sf_merge_find_varint(p, (size_t)v, 1, &clock) && clock == BOOTTIME;
+                if (rc == 0) rc = ludus__sf_merge_rewrite(p, (size_t)v, ru->child, r, &inner);
+                if (ru->child == M_CLOCK) r->shift_ts = shift_ts;
                 if (rc == 0 && !inner.oom) {
                     ludus__sf_merge_put_varint(o, tag);
                     ludus__sf_merge_put_varint(o, inner.n);
@@ -17201,10 +17301,17 @@ static int ludus__sf_merge_pftrace_merged(ludus_capture *const *cs, uint32_t n, 
         ludus__bytes one = {0}, out = {0};
         int rc = ludus_capture_write(cs[i], LUDUS_FORMAT_PFTRACE, 0, ludus__bytes_write, &one);
         if (rc == 0 && one.oom) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
-        ludus__sf_merge_remap r = {(uint64_t)(cs[i]->start_ns - origin_ns), (uint64_t)i << 20, (uint64_t)i << 40,
-                   ludus__merge_flow_space(i)};
-        if (rc == 0 && ludus__sf_merge_rewrite(one.b, one.n, M_TRACE, &r, &out) != 0)
-            rc = ludus__fail(LUDUS_EFORMAT, "capture %u: its Perfetto export did not parse back", i);
+        ludus__sf_merge_remap r = {(uint64_t)(cs[i]->start_ns - origin_ns),
+                   (uint64_t)i << 20,
+                   (uint64_t)i << 40,
+                   ludus__merge_flow_space(i),
+                   1,
+                   NULL,
+                   0};
+        int wr = rc == 0 ? ludus__sf_merge_rewrite(one.b, one.n, M_TRACE, &r, &out) : 0;
+        ludus__free(r.incremental);
+        if (wr == -2) out.oom = 1;
+        if (wr == -1) rc = ludus__fail(LUDUS_EFORMAT, "capture %u: its Perfetto export did not parse back", i);
         if (rc == 0 && out.oom) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
         if (rc == 0) ludus__w_bytes(w, out.b, out.n);
         ludus__free(one.b);
@@ -17613,8 +17720,20 @@ int ludus__output_error(const ludus_output *o) {
  * Slices are SLICE_BEGIN/SLICE_END, marks, losses and mismatched span ends
  * INSTANT, counters COUNTER on a process-level counter track per site
  * (described before its first value, doubles kept exactly), flow ends are
- * INSTANTs carrying flow_ids / terminating_flow_ids. Times are ns since
- * capture start, no clock id. */
+ * INSTANTs carrying flow_ids / terminating_flow_ids.
+ *
+ * Times are ns since capture start. A thread's sequence uses incremental
+ * timestamps as Perfetto's SDK does (TrackEventInternal::ResetIncrementalState):
+ * its first packet clears the state, sets timestamp_clock_id = 64 in the
+ * defaults and carries a ClockSnapshot of that sequence-scoped clock
+ * (is_incremental, 0) and BOOTTIME (0, the trace's clock), so each packet's
+ * timestamp is the delta in ns from the sequence's previous timestamped
+ * packet; a time before that one is written whole on BOOTTIME
+ * (timestamp_clock_id = 6) and leaves the clock where it was. Every time is
+ * still an exact integer ns. The other sequences (metadata, async zones,
+ * GPU) write whole times, no clock id. The common packets (a slice's begin
+ * whose name is interned, its end with nothing to annotate, on the thread's
+ * track) are copied from bytes made once per site and per sequence. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17729,11 +17848,13 @@ static inline uint8_t *ludus__pb_close(uint8_t *p, uint8_t *mark) {
 #endif
 
 /* TracePacket fields */
+#define TP_CLOCK_SNAPSHOT 6
 #define TP_TIMESTAMP 8
 #define TP_SEQ_ID 10
 #define TP_TRACK_EVENT 11
 #define TP_INTERNED 12
 #define TP_SEQ_FLAGS 13
+#define TP_CLOCK_ID 58
 #define TP_DEFAULTS 59
 #define TP_TRACK_DESC 60
 /* TrackEvent fields */
@@ -17754,6 +17875,9 @@ enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER 
  * NEEDS flag (2) would only cost 2 bytes an event (the size target is 1/5
  * of the JSON). */
 enum { SEQ_CLEARED = 1 };
+/* Clocks (trace-formats.md B.7): the trace's (BOOTTIME), and the
+ * sequence-scoped incremental one a thread's packets use by default. */
+enum { PF_CLOCK_BOOTTIME = 6, PF_CLOCK_INCREMENTAL = 64 };
 
 #define PROCESS_UUID 1u
 /* Thread t's track, and its span lanes right after it. */
@@ -17793,11 +17917,34 @@ typedef struct ludus__sf_pftrace_pf_state {
     ludus__slice_args args;    /* annotations of the open slices */
     uint32_t thread;
     uint32_t lanes_described; /* bit k: lane k of the current thread */
+    int incremental;          /* the current sequence's times are deltas on PF_CLOCK_INCREMENTAL */
+    uint64_t last_ts;         /* the incremental clock's value: the sequence's last time */
+    /* the common packets' bytes after the timestamp (fast_begin, fast_end) */
+    uint8_t seq_bytes[8], end_bytes[16];
+    size_t seq_n, end_n;
+    uint8_t (*begin_te)[16]; /* per site: its slice begin's track_event {category, type, name} */
+    uint8_t *begin_te_n;
+    uint32_t *fast_seq; /* per site: the sequence on which its begin's packet is ready (what it names interned) */
 } ludus__sf_pftrace_pf_state;
 
-static uint8_t *ludus__sf_pftrace_packet_open(uint8_t *p, uint8_t **mark, uint64_t ts, int has_ts, uint32_t seq, uint32_t flags) {
+/* The timestamp field: on the current sequence when it is incremental, the
+ * delta from its last time (a time before it: whole, on BOOTTIME);
+ * elsewhere the whole time. */
+static uint8_t *ludus__sf_pftrace_ts_field(ludus__sf_pftrace_pf_state *s, uint8_t *p, uint64_t ts, uint32_t seq) {
+    if (!s->incremental || seq != s->seq) return ludus__pb_uint(p, TP_TIMESTAMP, ts);
+    if (ts >= s->last_ts) {
+        p = ludus__pb_uint(p, TP_TIMESTAMP, ts - s->last_ts);
+        s->last_ts = ts;
+        return p;
+    }
+    p = ludus__pb_uint(p, TP_TIMESTAMP, ts);
+    return ludus__pb_uint(p, TP_CLOCK_ID, PF_CLOCK_BOOTTIME);
+}
+
+static uint8_t *ludus__sf_pftrace_packet_open(ludus__sf_pftrace_pf_state *s, uint8_t *p, uint8_t **mark, uint64_t ts, int has_ts, uint32_t seq,
+                            uint32_t flags) {
     p = ludus__pb_open(p, 1, mark);
-    if (has_ts) p = ludus__pb_uint(p, TP_TIMESTAMP, ts);
+    if (has_ts) p = ludus__sf_pftrace_ts_field(s, p, ts, seq);
     p = ludus__pb_uint(p, TP_SEQ_ID, seq);
     if (flags) p = ludus__pb_uint(p, TP_SEQ_FLAGS, flags);
     return p;
@@ -17839,7 +17986,7 @@ static int ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     const ludus__captured *c = s->c;
     uint8_t *pm, *m, *m2;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, META_SEQ, SEQ_CLEARED);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 0, META_SEQ, SEQ_CLEARED);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, PROCESS_UUID);
     p = ludus__pb_open(p, 3, &m2);
@@ -17851,7 +17998,7 @@ static int ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
 
     /* The capture's counts: an instant at 0 on the process track. */
     p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 1, META_SEQ, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 1, META_SEQ, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
     p = ludus__pb_uint(p, TE_TRACK_UUID, PROCESS_UUID);
@@ -17933,20 +18080,49 @@ static void ludus__sf_pftrace_write_thread_head(ludus__sf_pftrace_pf_state *s, u
     uint8_t *pm, *m, *m2;
     s->thread = t;
     s->lanes_described = 1;
+    /* clear, the defaults (the thread's track, the incremental clock), and
+     * the clock's snapshot: 0 on both (a packet with a snapshot is read no
+     * further than it, so the track descriptor has a packet of its own) */
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, SEQ_CLEARED);
+    s->incremental = 0;
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 0, s->seq, SEQ_CLEARED);
     p = ludus__pb_open(p, TP_DEFAULTS, &m);
+    p = ludus__pb_uint(p, TP_CLOCK_ID, PF_CLOCK_INCREMENTAL);
     p = ludus__pb_open(p, 11, &m2);
     p = ludus__pb_uint(p, TE_TRACK_UUID, THREAD_UUID(t));
     p = ludus__pb_close(p, m2);
     p = ludus__pb_close(p, m);
+    p = ludus__pb_open(p, TP_CLOCK_SNAPSHOT, &m);
+    p = ludus__pb_open(p, 1, &m2);
+    p = ludus__pb_uint(p, 1, PF_CLOCK_BOOTTIME);
+    p = ludus__pb_uint(p, 2, 0);
+    p = ludus__pb_close(p, m2);
+    p = ludus__pb_open(p, 1, &m2);
+    p = ludus__pb_uint(p, 1, PF_CLOCK_INCREMENTAL);
+    p = ludus__pb_uint(p, 2, 0);
+    p = ludus__pb_uint(p, 3, 1); /* is_incremental */
+    p = ludus__pb_close(p, m2);
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    s->incremental = 1;
+    s->last_ts = 0;
+    p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 0, s->seq, 0);
     p = ludus__sf_pftrace_thread_desc(s, p, t, 0);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    /* the bytes after a common packet's timestamp: the sequence id, and a
+     * slice end's whole track_event {type: SLICE_END} */
+    s->seq_n = (size_t)(ludus__pb_uint(s->seq_bytes, TP_SEQ_ID, s->seq) - s->seq_bytes);
+    memcpy(s->end_bytes, s->seq_bytes, s->seq_n);
+    s->end_n = s->seq_n;
+    s->end_bytes[s->end_n++] = (TP_TRACK_EVENT << 3) | LUDUS__PB_LEN;
+    s->end_bytes[s->end_n++] = 2;
+    s->end_n = (size_t)(ludus__pb_uint(s->end_bytes + s->end_n, TE_TYPE, TYPE_SLICE_END) - s->end_bytes);
     if (th->dropped || th->incomplete || th->unwound || th->orphan_ends || th->mismatched) {
         /* At the start of what the file holds (a cut starts later). */
         uint64_t at = s->c->cut && s->c->cut_from_ns > 0 ? (uint64_t)s->c->cut_from_ns : 0;
         p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-        p = ludus__sf_pftrace_packet_open(p, &pm, at, 1, s->seq, 0);
+        p = ludus__sf_pftrace_packet_open(s, p, &pm, at, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
         p = ludus__pb_bytes(p, TE_NAME, "ludus thread stats", 18);
@@ -17968,7 +18144,7 @@ static void ludus__sf_pftrace_describe_lane(ludus__sf_pftrace_pf_state *s, uint3
     s->lanes_described |= 1u << lane;
     uint8_t *pm;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 0, s->seq, 0);
     p = ludus__sf_pftrace_thread_desc(s, p, s->thread, lane);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
 }
@@ -18037,7 +18213,7 @@ static void ludus__sf_pftrace_describe_counter(ludus__sf_pftrace_pf_state *s, ui
     size_t n = ludus__utf8_clean(si->name, si->name_len, name, MAX_STR - 64); /* room for the series */
     if (series) n += (size_t)snprintf(name + n, sizeof name - n, " %s", ludus__stats[series - 1].series);
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 0, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, COUNTER_UUID(site, series));
     p = ludus__pb_str(p, 2, name, n);
@@ -18097,7 +18273,7 @@ static void ludus__sf_pftrace_write_lone_arg(ludus__sf_pftrace_pf_state *s, cons
     uint8_t *pm, *m;
     const ludus__site_info *si = &s->c->sites[ev->site];
     uint8_t *p = ludus__pb_reserve(s->w, ARGS_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, ludus__sf_pftrace_ts_of(ev), 1, s->seq, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, ludus__sf_pftrace_ts_of(ev), 1, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_bytes(p, TE_CATEGORIES, "annotation", 10);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
@@ -18113,7 +18289,7 @@ static void ludus__sf_pftrace_write_message(ludus__sf_pftrace_pf_state *s, const
     size_t n;
     const char *text = ludus__nev_text(s->it, ev, &n);
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, ludus__sf_pftrace_ts_of(ev), 1, s->seq, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, ludus__sf_pftrace_ts_of(ev), 1, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_bytes(p, TE_CATEGORIES, "log", 3);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
@@ -18161,7 +18337,7 @@ static void ludus__sf_pftrace_async_edge(ludus__sf_pftrace_pf_state *s, const lu
     uint8_t *pm, *m;
     int64_t ts = begin ? z->begin_ns : z->end_ns;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, ts < 0 ? 0 : (uint64_t)ts, 1, s->seq, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, ts < 0 ? 0 : (uint64_t)ts, 1, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_uint(p, TE_TRACK_UUID, ludus__sf_pftrace_async_uuid(s, z->track, z->lane));
     if (begin) {
@@ -18204,6 +18380,7 @@ static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
     for (uint32_t i = 0; i < c->nasync; i++) order[i] = keys[i].index;
     ludus__free(keys);
     s->seq = c->nthreads + 2;
+    s->incremental = 0;
     uint8_t *pm, *m;
     for (uint32_t t = 0; t < c->nasync_tracks; t++) {
         const ludus__async_track *k = &c->async_tracks[t];
@@ -18213,7 +18390,7 @@ static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
             size_t len = ludus__utf8_clean(tn, strlen(tn), name, MAX_STR - 32); /* room for the lane */
             if (lane) len += (size_t)snprintf(name + len, sizeof name - len, " (%u)", lane + 1);
             uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-            p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, t == 0 && lane == 0 ? SEQ_CLEARED : 0);
+            p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 0, s->seq, t == 0 && lane == 0 ? SEQ_CLEARED : 0);
             p = ludus__pb_open(p, TP_TRACK_DESC, &m);
             p = ludus__pb_uint(p, 1, ludus__sf_pftrace_async_uuid(s, t, lane));
             p = ludus__pb_str(p, 2, name, len);
@@ -18264,7 +18441,7 @@ static uint64_t ludus__sf_pftrace_gpu_uuid(const ludus__sf_pftrace_pf_state *s, 
 static void ludus__sf_pftrace_gpu_track(ludus__sf_pftrace_pf_state *s, uint64_t uuid, const char *name, int counter, int first) {
     uint8_t *pm, *m, *m2;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, first ? SEQ_CLEARED : 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 0, s->seq, first ? SEQ_CLEARED : 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, uuid);
     p = ludus__pb_str(p, 2, name, strlen(name));
@@ -18287,6 +18464,7 @@ static void ludus__sf_pftrace_write_gpu(ludus__sf_pftrace_pf_state *s) {
     const ludus__gpu_data *g = ludus__gpu_of(c);
     if (!g || !g->nctx) return;
     s->seq = c->nthreads + 3;
+    s->incremental = 0;
     char name[160];
     uint8_t *pm, *m;
     for (uint32_t k = 0; k < g->nctx && !s->w->failed; k++) {
@@ -18298,7 +18476,7 @@ static void ludus__sf_pftrace_write_gpu(ludus__sf_pftrace_pf_state *s) {
         snprintf(name, sizeof name, "%s frame time (ns)", gc->name);
         ludus__sf_pftrace_gpu_track(s, ludus__sf_pftrace_gpu_uuid(s, k, GPU_COUNTER_LANE), name, 1, 0);
         uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-        p = ludus__sf_pftrace_packet_open(p, &pm, 0, 1, s->seq, 0);
+        p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
         p = ludus__pb_uint(p, TE_TRACK_UUID, ludus__sf_pftrace_gpu_uuid(s, k, 0));
@@ -18319,7 +18497,7 @@ static void ludus__sf_pftrace_write_gpu(ludus__sf_pftrace_pf_state *s) {
         if (!ludus__gpu_shown(c, x)) continue;
         uint64_t b = x->begin_ns < 0 ? 0 : (uint64_t)x->begin_ns, e = x->end_ns < 0 ? 0 : (uint64_t)x->end_ns;
         uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-        p = ludus__sf_pftrace_packet_open(p, &pm, b, 1, s->seq, 0);
+        p = ludus__sf_pftrace_packet_open(s, p, &pm, b, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         if (x->name == UINT32_MAX) { /* P1: the frame's GPU time */
             p = ludus__pb_uint(p, TE_TYPE, TYPE_COUNTER);
@@ -18344,7 +18522,7 @@ static void ludus__sf_pftrace_write_gpu(ludus__sf_pftrace_pf_state *s) {
         p = ludus__pb_close(p, m);
         ludus__pb_commit(s->w, ludus__pb_close(p, pm));
         p = ludus__pb_reserve(s->w, 64);
-        p = ludus__sf_pftrace_packet_open(p, &pm, e, 1, s->seq, 0);
+        p = ludus__sf_pftrace_packet_open(s, p, &pm, e, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
         p = ludus__pb_uint(p, TE_TRACK_UUID, ludus__sf_pftrace_gpu_uuid(s, x->ctx, x->lane));
@@ -18366,7 +18544,7 @@ static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const l
         uint32_t nargs = ludus__slice_args_take(&s->args, ev->lane, ev->depth, &args);
         if (ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND | LUDUS_NEV_CLIPPED)) ludus__sf_pftrace_end_flags(ev, &n, da, &nda);
         uint8_t *p = ludus__pb_reserve(s->w, nargs ? ARGS_PACKET : nda ? 256 : 64);
-        p = ludus__sf_pftrace_packet_open(p, &pm, ts, 1, s->seq, 0);
+        p = ludus__sf_pftrace_packet_open(s, p, &pm, ts, 1, s->seq, 0);
         if (nda) p = ludus__sf_pftrace_write_interned(s, p, &n);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
@@ -18382,7 +18560,7 @@ static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const l
         if (!s->counter_described[(size_t)ev->site * LUDUS__SERIES_PER_SITE + ev->series])
             ludus__sf_pftrace_describe_counter(s, ev->site, ev->series);
         uint8_t *p = ludus__pb_reserve(s->w, 64);
-        p = ludus__sf_pftrace_packet_open(p, &pm, ts, 1, s->seq, 0);
+        p = ludus__sf_pftrace_packet_open(s, p, &pm, ts, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_COUNTER);
         p = ludus__pb_uint(p, TE_TRACK_UUID, COUNTER_UUID(ev->site, ev->series));
@@ -18430,7 +18608,7 @@ static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const l
     if (ev->flags & LUDUS_NEV_CLIPPED) n.da2 = DA_CLIPPED;
     int fresh = ludus__sf_pftrace_needs_any(s, &n);
     uint8_t *p = ludus__pb_reserve(s->w, fresh ? LUDUS__PB_MAX_PACKET : 96);
-    p = ludus__sf_pftrace_packet_open(p, &pm, ts, 1, s->seq, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, ts, 1, s->seq, 0);
     if (fresh) p = ludus__sf_pftrace_write_interned(s, p, &n);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_uint(p, TE_CATEGORY_IIDS, cat_iid);
@@ -18450,6 +18628,92 @@ static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const l
     if (ev->flags & LUDUS_NEV_CLIPPED) p = ludus__sf_pftrace_da_bool_iid(p, DA_CLIPPED);
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    /* its name and category are interned on this sequence now: later begins
+     * of the site take the common packet (ludus__sf_pftrace_write_thread_events) */
+    if (ev->kind == LUDUS_NEV_BEGIN && n.site != UINT32_MAX) s->fast_seq[n.site] = s->seq;
+}
+
+/* ---- the common packets, from bytes made once ---- */
+
+/* Each site's slice begin as a track_event {category_iids, type, name_iid}:
+ * the iids ludus__sf_pftrace_write_event gives it (the category's own, or the kind's). */
+static int ludus__sf_pftrace_build_begin_te(ludus__sf_pftrace_pf_state *s) {
+    const ludus__captured *c = s->c;
+    s->begin_te = ludus__malloc((c->nsites ? c->nsites : 1) * sizeof *s->begin_te);
+    s->begin_te_n = ludus__malloc(c->nsites ? c->nsites : 1);
+    s->fast_seq = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *s->fast_seq); /* 0: no sequence */
+    if (!s->begin_te || !s->begin_te_n || !s->fast_seq) return -1;
+    for (uint32_t i = 0; i < c->nsites; i++) {
+        uint8_t *p = s->begin_te[i], *m;
+        uint64_t cat = c->sites[i].category ? i + 1u + XC_COUNT : (uint64_t)(XC_CAT + LUDUS_NEV_BEGIN);
+        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+        p = ludus__pb_uint(p, TE_CATEGORY_IIDS, cat);
+        p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
+        p = ludus__pb_uint(p, TE_NAME_IID, i + 1u + XN_COUNT);
+        s->begin_te_n[i] = (uint8_t)(ludus__pb_close(p, m) - s->begin_te[i]); /* at most 2 + 4 + 2 + 4 bytes */
+    }
+    return 0;
+}
+
+/* A packet {timestamp: delta, then b[0, n) and b2[0, n2)} at q (n <= 8,
+ * n2 <= 16: fixed-size copies, inlined; the bytes past n are overwritten
+ * or left out). Returns its end; at most 2 + 1 + 10 + 8 + 16 bytes. */
+#define FAST_PACKET_MAX 40
+static inline uint8_t *ludus__sf_pftrace_fast_packet(uint8_t *p, uint64_t delta, const uint8_t *b, size_t n, const uint8_t *b2,
+                                   size_t n2) {
+    uint8_t *q = p + 3;
+    p[0] = 0x0A; /* Trace.packet */
+    p[2] = (TP_TIMESTAMP << 3) | LUDUS__PB_VARINT;
+    if (delta < 0x80)
+        *q++ = (uint8_t)delta;
+    else
+        q = ludus__varint_put(q, delta);
+    memcpy(q, b, 8);
+    q += n;
+    memcpy(q, b2, 16);
+    q += n2;
+    p[1] = (uint8_t)(q - p - 2);
+    return q;
+}
+
+/* A thread's events. The common packets are written at a pointer of this
+ * loop's own, room for a batch of them reserved at once: a slice begin on
+ * the thread's track whose packet is ready (fast_seq: its name and category
+ * interned on this sequence) and a slice end there with nothing to
+ * annotate, each at or after the sequence's last time; the rest through
+ * ludus__sf_pftrace_write_event, the pointer committed first. */
+static void ludus__sf_pftrace_write_thread_events(ludus__sf_pftrace_pf_state *s, ludus__nev_iter *it) {
+    ludus__writer *w = s->w;
+    while (!w->failed && ludus__nev_fill(it)) {
+        const ludus__nev *ev = it->ob, *const end = ev + it->on;
+        it->opos = it->on;
+        uint8_t *p = ludus__pb_reserve(w, (size_t)(end - ev) * FAST_PACKET_MAX);
+        uint64_t last = s->last_ts;
+        for (; ev < end; ev++) {
+            const uint64_t ts = ev->ts_ns < 0 ? 0 : (uint64_t)ev->ts_ns;
+            if (ts >= last && (ev->lane | (ev->flags & LUDUS_NEV_CLIPPED)) == 0) {
+                if (ev->kind == LUDUS_NEV_BEGIN && s->fast_seq[ev->site] == s->seq) {
+                    p = ludus__sf_pftrace_fast_packet(p, ts - last, s->seq_bytes, s->seq_n, s->begin_te[ev->site],
+                                    s->begin_te_n[ev->site]);
+                    last = ts;
+                    continue;
+                }
+                if (ev->kind == LUDUS_NEV_END && !(ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) &&
+                    s->args.lane[0].n == 0) { /* no annotation waits on the track (slice_args_take: none) */
+                    p = ludus__sf_pftrace_fast_packet(p, ts - last, s->end_bytes, s->end_n, s->end_bytes + 16, 0);
+                    last = ts;
+                    continue;
+                }
+            }
+            ludus__pb_commit(w, p);
+            s->last_ts = last;
+            ludus__sf_pftrace_write_event(s, ev);
+            last = s->last_ts;
+            p = ludus__pb_reserve(w, (size_t)(end - ev) * FAST_PACKET_MAX);
+        }
+        ludus__pb_commit(w, p);
+        s->last_ts = last;
+    }
 }
 
 /* Annotations past a slice's LUDUS__SLICE_ARGS_MAX keys, and values a
@@ -18458,7 +18722,7 @@ static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const l
 static void ludus__sf_pftrace_write_args_dropped(ludus__sf_pftrace_pf_state *s) {
     uint8_t *pm, *m;
     uint8_t *p = ludus__pb_reserve(s->w, 256);
-    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 1, META_SEQ, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 1, META_SEQ, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
     p = ludus__pb_uint(p, TE_TRACK_UUID, PROCESS_UUID);
@@ -18477,9 +18741,12 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     s.c = c;
     s.name_seq = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *s.name_seq);
     s.counter_described = ludus__calloc(c->nsites ? c->nsites : 1, LUDUS__SERIES_PER_SITE);
-    if (!s.name_seq || !s.counter_described) {
+    if (!s.name_seq || !s.counter_described || ludus__sf_pftrace_build_begin_te(&s) != 0) {
         ludus__free(s.name_seq);
         ludus__free(s.counter_described);
+        ludus__free(s.begin_te);
+        ludus__free(s.begin_te_n);
+        ludus__free(s.fast_seq);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     int rc = ludus__sf_pftrace_write_process(&s);
@@ -18487,11 +18754,10 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
         s.seq = t + 2;
         ludus__sf_pftrace_write_thread_head(&s, t);
         ludus__nev_iter it;
-        const ludus__nev *ev;
         rc = ludus__nev_init(&it, c, t);
         s.it = &it;
         ludus__slice_args_reset(&s.args);
-        while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) ludus__sf_pftrace_write_event(&s, ev);
+        if (rc == 0) ludus__sf_pftrace_write_thread_events(&s, &it);
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
     }
@@ -18502,14 +18768,19 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     ludus__slice_args_free(&s.args);
     ludus__free(s.name_seq);
     ludus__free(s.counter_described);
+    ludus__free(s.begin_te);
+    ludus__free(s.begin_te_n);
+    ludus__free(s.fast_seq);
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");
     return rc ? rc : (w->failed ? LUDUS_EIO : 0);
 }
+#undef TP_CLOCK_SNAPSHOT
 #undef TP_TIMESTAMP
 #undef TP_SEQ_ID
 #undef TP_TRACK_EVENT
 #undef TP_INTERNED
 #undef TP_SEQ_FLAGS
+#undef TP_CLOCK_ID
 #undef TP_DEFAULTS
 #undef TP_TRACK_DESC
 #undef TE_CATEGORY_IIDS
@@ -18533,6 +18804,7 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
 #undef ARGS_PACKET
 #undef GPU_COUNTER_LANE
 #undef COV_NAME
+#undef FAST_PACKET_MAX
 
 /* ==== src/export/slice_args.c ==== */
 /* Scope annotations waiting for the end of their slice: both trace
