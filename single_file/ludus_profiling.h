@@ -5315,6 +5315,28 @@ static inline void ludus__slice_grid(int64_t begin_ns, int64_t end_ns, uint64_t 
     *pe = e > b + 1 ? e - 1 : b + 1;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The eight decimal digits of v < 10^8, one a byte, the first in the
+ * lowest (as memory holds text), not yet '0'-based: split in two lanes of
+ * four digits, then four of two, then eight of one, each split a multiply
+ * and a shift per word (v / 100 = (v x 5243) >> 19 below 43699, v / 10 =
+ * (v x 103) >> 10 below 179; no lane reaches its neighbour). */
+static inline uint64_t ludus__digits8(uint32_t v) {
+    uint64_t hi = v / 10000u, y = hi | (uint64_t)(v - hi * 10000u) << 32;
+    uint64_t h2 = ((y * 5243u) >> 19) & 0x0000007F0000007Full;
+    y = h2 | (y - h2 * 100u) << 16;
+    uint64_t h1 = ((y * 103u) >> 10) & 0x000F000F000F000Full;
+    return h1 | (y - h1 * 10u) << 8;
+}
+
+/* The same for four digits of v < 10^4. */
+static inline uint32_t ludus__digits4(uint32_t v) {
+    uint32_t hi = (v * 5243u) >> 19, y = hi | (v - hi * 100u) << 16;
+    uint32_t h1 = ((y * 103u) >> 10) & 0x000F000Fu;
+    return h1 | (y - h1 * 10u) << 8;
+}
+#endif
+
 /* The grid value g / 4096 in decimal, exactly: the integer part, then the
  * fraction's digits (f x 5^12 has 12 of them), trailing zeros left out (f's
  * trailing zero bits: f = 2^k m gives k of them). Up to 32 bytes at p
@@ -5322,6 +5344,26 @@ static inline void ludus__slice_grid(int64_t begin_ns, int64_t end_ns, uint64_t 
 static inline char *ludus__fmt_grid(char *p, uint64_t g) {
     uint64_t q = g >> 12;
     uint32_t f = (uint32_t)(g & 4095u);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (q < 100000000u) { /* eight digits at once, leading zeros skipped (below 100 s) */
+        uint64_t d = ludus__digits8((uint32_t)q);
+        unsigned lz = q ? (unsigned)__builtin_ctzll(d) >> 3 : 7; /* the first non-zero digit's byte */
+        d = (d + 0x3030303030303030ull) >> (8 * lz);
+        memcpy(p, &d, 8);
+        p += 8 - lz;
+    } else {
+        p = ludus__fmt_u64(p, q);
+    }
+    if (!f) return p;
+    uint64_t x = (uint64_t)f * 244140625u; /* f x 5^12 < 10^12 */
+    uint32_t a = (uint32_t)(x / 100000000u);
+    uint32_t a4 = ludus__digits4(a) + 0x30303030u;
+    uint64_t b8 = ludus__digits8((uint32_t)(x - (uint64_t)a * 100000000u)) + 0x3030303030303030ull;
+    *p = '.';
+    memcpy(p + 1, &a4, 4);
+    memcpy(p + 5, &b8, 8);
+    return p + 13 - (unsigned)__builtin_ctz(f);
+#else
     if (q < 100000000u) { /* eight digits, leading zeros skipped (below 100 s) */
         char t[16];
         uint32_t hi = (uint32_t)q / 10000u;
@@ -5343,6 +5385,38 @@ static inline char *ludus__fmt_grid(char *p, uint64_t g) {
     ludus__fmt_4(p + 5, b1);
     ludus__fmt_4(p + 9, b - b1 * 10000u);
     return p + 13 - (unsigned)__builtin_ctz(f);
+#endif
+}
+
+/* The fractions of the grid, formatted once: entry f (0..4095) holds what
+ * ludus__fmt_grid writes after the integer part of a value whose fraction
+ * is f ("", or "." and up to 12 digits), its length in the last byte. An
+ * exporter makes one (64 KiB, ludus__grid_fracs_init) and writes each time
+ * with ludus__fmt_grid_t: the integer part, then one 16-byte copy. */
+typedef struct ludus__grid_fracs {
+    char f[4096][16];
+} ludus__grid_fracs;
+LUDUS_HIDDEN void ludus__grid_fracs_init(ludus__grid_fracs *t);
+
+/* What ludus__fmt_grid writes, the fraction from t. Up to 40 bytes at p. */
+static inline char *ludus__fmt_grid_t(char *p, uint64_t g, const ludus__grid_fracs *t) {
+    uint64_t q = g >> 12;
+    const char *f = t->f[g & 4095u];
+    if (q < 10) {
+        *p++ = (char)('0' + q);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    } else if (q < 100000000u) {
+        uint64_t d = ludus__digits8((uint32_t)q);
+        unsigned lz = (unsigned)__builtin_ctzll(d) >> 3; /* the first non-zero digit's byte */
+        d = (d + 0x3030303030303030ull) >> (8 * lz);
+        memcpy(p, &d, 8);
+        p += 8 - lz;
+#endif
+    } else {
+        p = ludus__fmt_u64(p, q);
+    }
+    memcpy(p, f, 16);
+    return p + (unsigned char)f[15];
 }
 
 /* An instant's time (ns since the origin) as JSON microseconds: P(ns). */
@@ -5454,6 +5528,17 @@ char *ludus__fmt_u64(char *p, uint64_t v) {
     else
         t[-1] = (char)('0' + v);
     return end;
+}
+
+void ludus__grid_fracs_init(ludus__grid_fracs *t) {
+    char buf[40];
+    for (uint32_t f = 0; f < 4096; f++) {
+        char *end = ludus__fmt_grid(buf, f); /* "0", or "0." and the ludus__sf_writer_digits */
+        size_t n = (size_t)(end - buf) - 1;
+        memset(t->f[f], 0, sizeof t->f[f]);
+        memcpy(t->f[f], buf + 1, n);
+        t->f[f][15] = (char)n;
+    }
 }
 
 /* ---- the one writer of a name per output kind ---- */
@@ -16022,8 +16107,8 @@ int ludus__bytes_write(void *ud, const void *data, size_t n) {
  * start written as microseconds on a binary grid (2^-12 us, writer.h: every
  * sum a viewer makes of them is exact, so nesting is the same in every
  * viewer), a ludus__sf_chrome_json_slice's dur its end's point less its begin's. Each
- * site's ,"name":..,"cat":.. and each track's ,"pid":..,"tid":..,"ts": are
- * formatted once and copied per event.
+ * site's ,"name":..,"cat":.. and each track's ,\n{"ph":"X","pid":..,"tid":..,"ts":
+ * are formatted once and copied per event (a fixed-size copy, inlined).
  *
  * What a viewer must see is in the events, not only in the metadata: a
  * thread's first loss is an instant there ("ludus: N events lost from here
@@ -16044,7 +16129,7 @@ int ludus__bytes_write(void *ud, const void *data, size_t n) {
 #define LANE_TID(t, k) (UINT64_C(0x40000000) + (uint64_t)(t)*LUDUS__MAX_LANES + (k))
 
 typedef struct track {
-    char part[96]; /* ","pid":P,"tid":T,"ts": */
+    char part[64]; /* ,\n{"ph":"X","pid":P,"tid":T,"ts": (at most 18 + 11 + 7 + 20 + 6 = 62 bytes) */
     size_t len;
     int64_t shift_ns; /* added to every ts (a merge: this capture's start after the earliest) */
 } track;
@@ -16059,18 +16144,24 @@ typedef struct ludus__sf_chrome_json_json_ctx {
     size_t *snip_name; /* where each ludus__sf_chrome_json_snippet's ,"name":.. part ends */
     track tracks[LUDUS__MAX_LANES];
     uint64_t skipped_nonfinite;
-    ludus__slice_args args;    /* annotations of the open slices */
-    const ludus__nev_iter *it; /* the thread's stream (a message's text) */
-    int64_t shift_ns;          /* ts origin: 0 = this capture's start (a merge: the earliest capture's) */
-    uint64_t flow_ns;          /* a merge: xored into the flow ids the library made (per capture) */
+    ludus__slice_args args;             /* annotations of the open slices */
+    const ludus__nev_iter *it;          /* the thread's stream (a message's text) */
+    int64_t shift_ns;                   /* ts origin: 0 = this capture's start (a merge: the earliest capture's) */
+    ludus__grid_fracs *fracs;           /* the grid's fractions, formatted once */
+    char kind_cat[LUDUS_NEV_COUNT][40]; /* per normalised kind: ,"cat":"<its category>","s":"t" */
+    size_t kind_cat_len[LUDUS_NEV_COUNT];
+    uint64_t last_us;     /* the integer part of the last ludus__sf_chrome_json_slice's begin, and its digits: */
+    char last_digits[24]; /* consecutive slices mostly begin within one us */
+    size_t last_len;
+    uint64_t flow_ns; /* a merge: xored into the flow ids the library made (per capture) */
 } ludus__sf_chrome_json_json_ctx;
 
 static void ludus__sf_chrome_json_set_track(track *k, const ludus__sf_chrome_json_json_ctx *x, uint64_t tid) {
     int pid = x->c->pid;
     k->shift_ns = x->shift_ns;
     char *p = k->part;
-    memcpy(p, "\",\"pid\":", 8);
-    p += 8;
+    memcpy(p, ",\n{\"ph\":\"X\",\"pid\":", 18);
+    p += 18;
     if (pid < 0) *p++ = '-';
     p = ludus__fmt_u64(p, pid < 0 ? (uint64_t)0 - (uint64_t)(int64_t)pid : (uint64_t)pid);
     memcpy(p, ",\"tid\":", 7);
@@ -16084,12 +16175,19 @@ static void ludus__sf_chrome_json_set_track(track *k, const ludus__sf_chrome_jso
 /* ,\n{"ph":"<ph>","pid":..,"tid":..,"ts":<ts> */
 static inline void ludus__sf_chrome_json_head(ludus__writer *w, const track *k, char ph, int64_t ts) {
     char *p = ludus__w_reserve(w, 48 + sizeof k->part);
-    memcpy(p, ",\n{\"ph\":\"", 9);
-    p[9] = ph;
-    p += 10;
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
+    p[9] = ph;
     p += k->len;
     ludus__w_commit(w, ludus__fmt_us(p, ts + k->shift_ns));
+}
+
+/* The same, the time's fraction from x's table. */
+static inline void ludus__sf_chrome_json_head_t(const ludus__sf_chrome_json_json_ctx *x, const track *k, char ph, int64_t ts) {
+    char *p = ludus__w_reserve(x->w, 48 + sizeof k->part);
+    memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
+    p[9] = ph;
+    p += k->len;
+    ludus__w_commit(x->w, ludus__fmt_grid_t(p, ludus__grid(ts + k->shift_ns), x->fracs));
 }
 
 /* ,\n{"ph":"X","pid":..,"tid":..,"ts":<begin>,"dur":<dur> for a ludus__sf_chrome_json_slice from
@@ -16097,9 +16195,7 @@ static inline void ludus__sf_chrome_json_head(ludus__writer *w, const track *k, 
 static inline void ludus__sf_chrome_json_slice_head(ludus__writer *w, const track *k, int64_t begin_ns, int64_t end_ns) {
     uint64_t pb, pe;
     ludus__slice_grid(begin_ns + k->shift_ns, end_ns + k->shift_ns, &pb, &pe);
-    char *p = ludus__w_reserve(w, 10 + sizeof k->part + 32 + 7 + 32);
-    memcpy(p, ",\n{\"ph\":\"X", 10);
-    p += 10;
+    char *p = ludus__w_reserve(w, sizeof k->part + 32 + 7 + 32);
     memcpy(p, k->part, sizeof k->part);
     p += k->len;
     p = ludus__fmt_grid(p, pb);
@@ -16143,6 +16239,18 @@ static int ludus__sf_chrome_json_snip_write(void *ud, const void *data, size_t n
 
 static int ludus__sf_chrome_json_build_snippets(ludus__sf_chrome_json_json_ctx *x) {
     const ludus_capture *c = x->c;
+    if (!x->fracs) {
+        x->fracs = ludus__malloc(sizeof *x->fracs);
+        if (!x->fracs) return -1;
+        ludus__grid_fracs_init(x->fracs);
+    }
+    x->last_us = 0;
+    x->last_len = 1;
+    x->last_digits[0] = '0';
+    for (int k = 0; k < LUDUS_NEV_COUNT; k++) { /* the library's own categories: short, nothing to escape */
+        int n = snprintf(x->kind_cat[k], sizeof x->kind_cat[k], ",\"cat\":\"%s\",\"s\":\"t\"", ludus__nevs[k].category);
+        x->kind_cat_len[k] = n > 0 && (size_t)n < sizeof x->kind_cat[k] ? (size_t)n : 0;
+    }
     x->snip_off = ludus__malloc((c->nsites + 1) * sizeof *x->snip_off);
     x->snip_name = ludus__malloc((c->nsites + 1) * sizeof *x->snip_name);
     ludus__writer *sw = ludus__malloc(sizeof *sw);
@@ -16267,21 +16375,34 @@ static void ludus__sf_chrome_json_arg_member(ludus__sf_chrome_json_json_ctx *x, 
     }
 }
 
+/* A ludus__sf_chrome_json_slice's begin time: fmt_grid_t, the integer part copied when it is the
+ * last ludus__sf_chrome_json_slice's. */
+static inline char *ludus__sf_chrome_json_begin_time(ludus__sf_chrome_json_json_ctx *x, char *p, uint64_t g) {
+    uint64_t q = g >> 12;
+    if (q != x->last_us) {
+        x->last_us = q;
+        x->last_len = (size_t)(ludus__fmt_u64(x->last_digits, q) - x->last_digits);
+    }
+    memcpy(p, x->last_digits, 16); /* at most 15 digits below 2^64 ns */
+    p += x->last_len;
+    const char *f = x->fracs->f[g & 4095u];
+    memcpy(p, f, 16);
+    return p + (unsigned char)f[15];
+}
+
 /* A complete ludus__sf_chrome_json_slice: one X event, formatted in one reservation. */
-static inline void ludus__sf_chrome_json_slice(ludus__sf_chrome_json_json_ctx *x, const ludus__nev *ev) {
+__attribute__((always_inline)) static inline void ludus__sf_chrome_json_slice(ludus__sf_chrome_json_json_ctx *x, const ludus__nev *ev) {
     ludus__writer *w = x->w;
     const track *k = &x->tracks[ev->lane];
     size_t n = x->snip_off[ev->site + 1] - x->snip_off[ev->site];
-    char *p = ludus__w_reserve(w, 10 + sizeof k->part + 32 + 7 + 32 + 64 + 1);
-    memcpy(p, ",\n{\"ph\":\"X", 10);
-    p += 10;
+    char *p = ludus__w_reserve(w, sizeof k->part + 40 + 7 + 40 + 64 + 1);
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
     p += k->len;
     uint64_t pb, pe;
     ludus__slice_grid(ev->begin_ns + k->shift_ns, ev->ts_ns + k->shift_ns, &pb, &pe);
-    p = ludus__fmt_grid(p, pb);
+    p = ludus__sf_chrome_json_begin_time(x, p, pb);
     memcpy(p, ",\"dur\":", 7);
-    p = ludus__fmt_grid(p + 7, pe - pb);
+    p = ludus__fmt_grid_t(p + 7, pe - pb, x->fracs);
     const char *sn = x->snip + x->snip_off[ev->site];
     if (n <= 64) {
         memcpy(p, sn, 64); /* the block has 64 bytes of padding; the extra bytes are overwritten */
@@ -16326,7 +16447,7 @@ static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x,
         break;
     case LUDUS__TR_INSTANT:
     case LUDUS__TR_FRAME:
-        ludus__sf_chrome_json_head(w, k, 'I', ev->ts_ns);
+        ludus__sf_chrome_json_head_t(x, k, 'I', ev->ts_ns);
         if (ev->site != UINT32_MAX) {
             ludus__sf_chrome_json_snippet(x, ev->site);
         } else {
@@ -16334,11 +16455,10 @@ static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x,
             ludus__w_str(w, ",\"name\":");
             ludus__w_json_str(w, label, strlen(label));
         }
-        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) {
-            ludus__w_str(w, ",\"cat\":");
-            ludus__w_json_str(w, ni->category, strlen(ni->category));
-        }
-        ludus__w_str(w, ",\"s\":\"t\"");
+        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) /* the kind's: ,"cat":..,"s":"t" */
+            ludus__w_bytes(w, x->kind_cat[ev->kind], x->kind_cat_len[ev->kind]);
+        else
+            ludus__w_bytes(w, ",\"s\":\"t\"", 8);
         if (ev->kind == LUDUS_NEV_FRAME) {
             ludus__w_str(w, ",\"args\":{\"frame\":");
             ludus__w_u64(w, ev->value);
@@ -16791,6 +16911,8 @@ static void ludus__sf_chrome_json_ctx_free(ludus__sf_chrome_json_json_ctx *x) {
     ludus__free(x->snip);
     ludus__free(x->snip_off);
     ludus__free(x->snip_name);
+    ludus__free(x->fracs);
+    x->fracs = NULL;
     x->snip = NULL;
     x->snip_off = x->snip_name = NULL;
 }
