@@ -5338,6 +5338,28 @@ static inline void ludus__slice_grid(int64_t begin_ns, int64_t end_ns, uint64_t 
     *pe = e > b + 1 ? e - 1 : b + 1;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The eight decimal digits of v < 10^8, one a byte, the first in the
+ * lowest (as memory holds text), not yet '0'-based: split in two lanes of
+ * four digits, then four of two, then eight of one, each split a multiply
+ * and a shift per word (v / 100 = (v x 5243) >> 19 below 43699, v / 10 =
+ * (v x 103) >> 10 below 179; no lane reaches its neighbour). */
+static inline uint64_t ludus__digits8(uint32_t v) {
+    uint64_t hi = v / 10000u, y = hi | (uint64_t)(v - hi * 10000u) << 32;
+    uint64_t h2 = ((y * 5243u) >> 19) & 0x0000007F0000007Full;
+    y = h2 | (y - h2 * 100u) << 16;
+    uint64_t h1 = ((y * 103u) >> 10) & 0x000F000F000F000Full;
+    return h1 | (y - h1 * 10u) << 8;
+}
+
+/* The same for four digits of v < 10^4. */
+static inline uint32_t ludus__digits4(uint32_t v) {
+    uint32_t hi = (v * 5243u) >> 19, y = hi | (v - hi * 100u) << 16;
+    uint32_t h1 = ((y * 103u) >> 10) & 0x000F000Fu;
+    return h1 | (y - h1 * 10u) << 8;
+}
+#endif
+
 /* The grid value g / 4096 in decimal, exactly: the integer part, then the
  * fraction's digits (f x 5^12 has 12 of them), trailing zeros left out (f's
  * trailing zero bits: f = 2^k m gives k of them). Up to 32 bytes at p
@@ -5345,6 +5367,26 @@ static inline void ludus__slice_grid(int64_t begin_ns, int64_t end_ns, uint64_t 
 static inline char *ludus__fmt_grid(char *p, uint64_t g) {
     uint64_t q = g >> 12;
     uint32_t f = (uint32_t)(g & 4095u);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (q < 100000000u) { /* eight digits at once, leading zeros skipped (below 100 s) */
+        uint64_t d = ludus__digits8((uint32_t)q);
+        unsigned lz = q ? (unsigned)__builtin_ctzll(d) >> 3 : 7; /* the first non-zero digit's byte */
+        d = (d + 0x3030303030303030ull) >> (8 * lz);
+        memcpy(p, &d, 8);
+        p += 8 - lz;
+    } else {
+        p = ludus__fmt_u64(p, q);
+    }
+    if (!f) return p;
+    uint64_t x = (uint64_t)f * 244140625u; /* f x 5^12 < 10^12 */
+    uint32_t a = (uint32_t)(x / 100000000u);
+    uint32_t a4 = ludus__digits4(a) + 0x30303030u;
+    uint64_t b8 = ludus__digits8((uint32_t)(x - (uint64_t)a * 100000000u)) + 0x3030303030303030ull;
+    *p = '.';
+    memcpy(p + 1, &a4, 4);
+    memcpy(p + 5, &b8, 8);
+    return p + 13 - (unsigned)__builtin_ctz(f);
+#else
     if (q < 100000000u) { /* eight digits, leading zeros skipped (below 100 s) */
         char t[16];
         uint32_t hi = (uint32_t)q / 10000u;
@@ -5366,6 +5408,38 @@ static inline char *ludus__fmt_grid(char *p, uint64_t g) {
     ludus__fmt_4(p + 5, b1);
     ludus__fmt_4(p + 9, b - b1 * 10000u);
     return p + 13 - (unsigned)__builtin_ctz(f);
+#endif
+}
+
+/* The fractions of the grid, formatted once: entry f (0..4095) holds what
+ * ludus__fmt_grid writes after the integer part of a value whose fraction
+ * is f ("", or "." and up to 12 digits), its length in the last byte. An
+ * exporter makes one (64 KiB, ludus__grid_fracs_init) and writes each time
+ * with ludus__fmt_grid_t: the integer part, then one 16-byte copy. */
+typedef struct ludus__grid_fracs {
+    char f[4096][16];
+} ludus__grid_fracs;
+LUDUS_HIDDEN void ludus__grid_fracs_init(ludus__grid_fracs *t);
+
+/* What ludus__fmt_grid writes, the fraction from t. Up to 40 bytes at p. */
+static inline char *ludus__fmt_grid_t(char *p, uint64_t g, const ludus__grid_fracs *t) {
+    uint64_t q = g >> 12;
+    const char *f = t->f[g & 4095u];
+    if (q < 10) {
+        *p++ = (char)('0' + q);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    } else if (q < 100000000u) {
+        uint64_t d = ludus__digits8((uint32_t)q);
+        unsigned lz = (unsigned)__builtin_ctzll(d) >> 3; /* the first non-zero digit's byte */
+        d = (d + 0x3030303030303030ull) >> (8 * lz);
+        memcpy(p, &d, 8);
+        p += 8 - lz;
+#endif
+    } else {
+        p = ludus__fmt_u64(p, q);
+    }
+    memcpy(p, f, 16);
+    return p + (unsigned char)f[15];
 }
 
 /* An instant's time (ns since the origin) as JSON microseconds: P(ns). */
@@ -5477,6 +5551,17 @@ char *ludus__fmt_u64(char *p, uint64_t v) {
     else
         t[-1] = (char)('0' + v);
     return end;
+}
+
+void ludus__grid_fracs_init(ludus__grid_fracs *t) {
+    char buf[40];
+    for (uint32_t f = 0; f < 4096; f++) {
+        char *end = ludus__fmt_grid(buf, f); /* "0", or "0." and the ludus__sf_writer_digits */
+        size_t n = (size_t)(end - buf) - 1;
+        memset(t->f[f], 0, sizeof t->f[f]);
+        memcpy(t->f[f], buf + 1, n);
+        t->f[f][15] = (char)n;
+    }
 }
 
 /* ---- the one writer of a name per output kind ---- */
@@ -9428,9 +9513,9 @@ typedef struct ludus__open {
     uint8_t span;
     uint16_t unused;
     int64_t ts_ns;
-    uint64_t seq;     /* begin order on the thread (lexical and spans): also its identity */
+    uint64_t seq;     /* slot ordinal of its begin: begin order on the thread (lexical and spans), and identity */
     uintptr_t addr;   /* lexical: the begin's recorded address (what its end names) */
-    uint64_t ordinal; /* lexical: slot ordinal of the begin; span: span ordinal */
+    uint64_t ordinal; /* span: span ordinal (its lane's index) */
     uint32_t d0;      /* span: lexical depth at its begin */
     uint32_t match;   /* span: its site index, filtered or not (ends find it by site) */
     uint64_t seq0;    /* span: seq of the lexical top at its begin */
@@ -9514,7 +9599,8 @@ typedef struct ludus__nev_iter {
     ludus__open *lex, *span;
     uint32_t nlex, lex_cap, nspan, span_cap;
     uint32_t lane_depth[LUDUS__MAX_LANES];
-    uint64_t seq, span_ordinal;
+    uint64_t span_ordinal;
+    uint8_t fast[16]; /* per raw kind: what the pairing loop does inline (normalize.c) */
     /* lanes: decided in a first pass (deciding = 1) when the thread has spans */
     int deciding;
     uint8_t *span_lane; /* the thread's (ludus__cap_thread.span_lane) */
@@ -9528,8 +9614,8 @@ typedef struct ludus__nev_iter {
     int oom;
     ludus__nev sink; /* where events go when the batch cannot grow */
     int load_error;  /* LUDUS_E* code when a run could not be loaded */
-    /* counts of this pass */
-    uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite, unknown;
+    /* counts of this pass (prepare.c reads them) */
+    uint64_t orphan_ends, filtered, mismatched, unknown;
     /* time cut state (cut.c) */
     int cut_state;
     uint32_t cut_i, cut_n;
@@ -10884,6 +10970,7 @@ int ludus_capture_memory_coverage(const ludus_capture *c, uint32_t i, ludus_memo
  *   - what is open at the end of the stream is closed at capture end, flagged
  *     INCOMPLETE; the first loss of a thread is marked by a LOSS event.
  * Per lane, the BEGIN/END events come out properly nested. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10955,18 +11042,43 @@ static inline ludus__nev *ludus__sf_normalize_emit(ludus__nev_iter *it) {
 
 static inline void ludus__sf_normalize_set_nev(ludus__nev *restrict e, uint8_t kind, uint8_t lane, uint16_t flags, uint32_t site,
                            uint32_t depth, int64_t ts, int64_t begin, uint64_t value) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* kind, lane, flags and site, then depth and series (0): two stores */
+    const uint64_t head = kind | (uint64_t)lane << 8 | (uint64_t)flags << 16 | (uint64_t)site << 32, d = depth;
+    memcpy(e, &head, 8);
+    memcpy(&e->depth, &d, 8);
+#else
     e->kind = kind;
     e->lane = lane;
     e->flags = flags;
     e->site = site;
     e->depth = depth;
     e->series = 0;
+#endif
     e->ts_ns = ts;
     e->begin_ns = begin;
     e->value = value;
 }
+_Static_assert(offsetof(ludus__nev, site) == 4 && offsetof(ludus__nev, series) == offsetof(ludus__nev, depth) + 4,
+               "set_nev's two stores");
 
 /* ---- stacks and sites ---- */
+
+/* A lexical scope's site, lane 0 and span 0: one store. */
+static inline void ludus__sf_normalize_set_lex_head(ludus__open *o, uint32_t site) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t head = site;
+    memcpy(o, &head, 8);
+#else
+    o->site = site;
+    o->lane = 0;
+    o->span = 0;
+    o->unused = 0;
+#endif
+}
+_Static_assert(offsetof(ludus__open, lane) == 4 && offsetof(ludus__open, span) == 5 &&
+                   offsetof(ludus__open, unused) == 6 && offsetof(ludus__open, ts_ns) == 8,
+               "set_lex_head's store");
 
 static int ludus__sf_normalize_grow_stack(ludus__nev_iter *it, ludus__open **stack, uint32_t *cap) {
     uint32_t nc = *cap ? *cap * 2 : 32;
@@ -11003,12 +11115,6 @@ static inline void ludus__sf_normalize_close_open(ludus__nev_iter *it, const lud
         if (recorded) it->filtered++;
         return;
     }
-    if (flags & LUDUS_NEV_UNWOUND)
-        it->unwound++;
-    else if (flags & LUDUS_NEV_INCOMPLETE)
-        it->incomplete++;
-    else
-        it->events++;
     uint32_t depth = it->lane_depth[o->lane] ? --it->lane_depth[o->lane] : 0;
     uint16_t kind = o->span == 2 ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : o->span ? LUDUS_NEV_SPAN : 0;
     ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_END, o->lane, (uint16_t)(flags | kind), o->site, depth, ts, o->ts_ns, 0);
@@ -11062,7 +11168,7 @@ static void ludus__sf_normalize_decide_lane(ludus__nev_iter *it, const ludus__op
 
 /* ---- roles ---- */
 
-static inline void ludus__sf_normalize_on_open(ludus__nev_iter *it, uintptr_t word, uintptr_t addr, uint64_t ordinal, int64_t ts) {
+static inline void ludus__sf_normalize_on_open(ludus__nev_iter *it, uintptr_t word, uintptr_t addr, uint64_t seq, int64_t ts) {
     uint32_t site = ludus__sf_normalize_site_of(it, word & ~(uintptr_t)LUDUS__K_MASK)->shown;
     if (it->nlex == it->lex_cap && ludus__sf_normalize_grow_stack(it, &it->lex, &it->lex_cap) != 0) return;
     ludus__open *o = &it->lex[it->nlex++];
@@ -11070,14 +11176,12 @@ static inline void ludus__sf_normalize_on_open(ludus__nev_iter *it, uintptr_t wo
     o->lane = 0;
     o->span = 0;
     o->ts_ns = ts;
-    o->seq = it->seq++;
+    o->seq = seq;
     o->addr = addr;
-    o->ordinal = ordinal;
     if (site == UINT32_MAX) {
         it->filtered++;
         return;
     }
-    it->events++;
     ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_BEGIN, 0, 0, site, it->lane_depth[0]++, ts, 0, 0);
 }
 
@@ -11144,13 +11248,13 @@ static uint64_t ludus__sf_normalize_point_ordinal(const ludus__nev_iter *it, uin
 
 static void ludus__sf_normalize_on_unwind(ludus__nev_iter *it, uintptr_t at, uint32_t gen, int64_t ts) {
     uint64_t from = ludus__sf_normalize_point_ordinal(it, at, gen);
-    while (it->nlex > 0 && it->lex[it->nlex - 1].ordinal >= from) {
+    while (it->nlex > 0 && it->lex[it->nlex - 1].seq >= from) {
         it->nlex--;
         ludus__sf_normalize_close_open(it, &it->lex[it->nlex], ts, LUDUS_NEV_UNWOUND, 0);
     }
 }
 
-static void ludus__sf_normalize_on_span_open(ludus__nev_iter *it, uintptr_t word, int64_t ts, int fiber) {
+static void ludus__sf_normalize_on_span_open(ludus__nev_iter *it, uintptr_t word, int64_t ts, int fiber, uint64_t seq) {
     const ludus__site_memo *m = ludus__sf_normalize_site_of(it, word & ~(uintptr_t)LUDUS__K_MASK);
     uint32_t site = m->site, shown = m->shown;
     uint64_t ordinal = it->span_ordinal++;
@@ -11160,7 +11264,7 @@ static void ludus__sf_normalize_on_span_open(ludus__nev_iter *it, uintptr_t word
     o->match = site;
     o->span = fiber ? 2 : 1;
     o->ts_ns = ts;
-    o->seq = it->seq++;
+    o->seq = seq;
     o->addr = 0;
     o->ordinal = ordinal;
     o->d0 = it->nlex;
@@ -11170,7 +11274,6 @@ static void ludus__sf_normalize_on_span_open(ludus__nev_iter *it, uintptr_t word
         it->filtered++;
         return;
     }
-    it->events++;
     ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_BEGIN, o->lane, fiber ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN, site,
             it->lane_depth[o->lane]++, ts, 0, 0);
 }
@@ -11189,6 +11292,12 @@ static void ludus__sf_normalize_on_span_close(ludus__nev_iter *it, uintptr_t wor
         ludus__sf_normalize_note_orphan(it, 0, key ? key : 1); /* 1: the innermost span's end, its site not named */
         if (site != UINT32_MAX && !enabled(it, site)) return;
         ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_MISMATCH, 0, 0, site, it->lane_depth[0], ts, 0, 0);
+        return;
+    }
+    if (k == it->nspan) { /* the innermost: the common case */
+        const ludus__open *o = &it->span[--it->nspan];
+        if (it->deciding) ludus__sf_normalize_decide_lane(it, o, ts);
+        ludus__sf_normalize_close_open(it, o, ts, 0, 1);
         return;
     }
     ludus__open o = it->span[k - 1];
@@ -11307,13 +11416,7 @@ static void ludus__sf_normalize_on_pass(ludus__nev_iter *it, const ludus__kind_i
         }
     }
     const ludus__nev_info *ni = &ludus__nevs[nev];
-    it->events++;
-    if (nev == LUDUS_NEV_FRAME) {
-        value = ++it->frame_no;
-        it->frames++;
-    } else if (ni->json == LUDUS__TR_COUNTER_F64 && ((value >> 52) & 0x7ff) == 0x7ff) {
-        it->nonfinite++;
-    }
+    if (nev == LUDUS_NEV_FRAME) value = ++it->frame_no;
     uint32_t depth = it->lane_depth[0];
     if (ni->attach && !ludus__sf_normalize_open_slice(it, &lane, &depth)) depth = UINT32_MAX;
     ludus__nev *n = ludus__sf_normalize_emit(it);
@@ -11323,9 +11426,9 @@ static void ludus__sf_normalize_on_pass(ludus__nev_iter *it, const ludus__kind_i
 
 /* A fiber switch: on the thread's track, a span named after the fiber while
  * the thread runs it (prepare.c moved the fiber's own events away). */
-static void ludus__sf_normalize_on_fiber(ludus__nev_iter *it, const ludus__event *e, int64_t ts) {
+static void ludus__sf_normalize_on_fiber(ludus__nev_iter *it, const ludus__event *e, int64_t ts, uint64_t seq) {
     if (e[1].ticks)
-        ludus__sf_normalize_on_span_open(it, e->word, ts, 1);
+        ludus__sf_normalize_on_span_open(it, e->word, ts, 1, seq);
     else
         ludus__sf_normalize_on_span_close(it, e->word, ts);
 }
@@ -11396,12 +11499,11 @@ static const ludus__run *ludus__sf_normalize_current_run(ludus__nev_iter *it) {
 }
 
 /* The deciding pass's lexical stack: positions only, nothing emitted. */
-static inline void ludus__sf_normalize_decide_open(ludus__nev_iter *it, uintptr_t addr, uint64_t ordinal) {
+static inline void ludus__sf_normalize_decide_open(ludus__nev_iter *it, uintptr_t addr, uint64_t seq) {
     if (it->nlex == it->lex_cap && ludus__sf_normalize_grow_stack(it, &it->lex, &it->lex_cap) != 0) return;
     ludus__open *o = &it->lex[it->nlex++];
-    o->seq = it->seq++;
+    o->seq = seq;
     o->addr = addr;
-    o->ordinal = ordinal;
 }
 
 static inline void ludus__sf_normalize_decide_close(ludus__nev_iter *it, uintptr_t word) {
@@ -11435,17 +11537,17 @@ static void ludus__sf_normalize_scan_run_deciding(ludus__nev_iter *it, const lud
             ludus__sf_normalize_decide_close(it, word);
             break;
         case LUDUS__R_SPAN_OPEN:
-            ludus__sf_normalize_on_span_open(it, word, ludus__tick_conv_ns(&it->conv, it->c, e->ticks), 0);
+            ludus__sf_normalize_on_span_open(it, word, ludus__tick_conv_ns(&it->conv, it->c, e->ticks), 0, it->ordinal + at);
             break;
         case LUDUS__R_SPAN_CLOSE:
             ludus__sf_normalize_on_span_close(it, word, ludus__tick_conv_ns(&it->conv, it->c, e->ticks));
             break;
         case LUDUS__R_FIBER:
-            ludus__sf_normalize_on_fiber(it, e, ludus__tick_conv_ns(&it->conv, it->c, e->ticks));
+            ludus__sf_normalize_on_fiber(it, e, ludus__tick_conv_ns(&it->conv, it->c, e->ticks), it->ordinal + at);
             break;
         case LUDUS__R_UNWIND: {
             uint64_t from = ludus__sf_normalize_point_ordinal(it, (uintptr_t)e[1].ticks, (uint32_t)e[1].word);
-            while (it->nlex > 0 && it->lex[it->nlex - 1].ordinal >= from) it->nlex--;
+            while (it->nlex > 0 && it->lex[it->nlex - 1].seq >= from) it->nlex--;
             break;
         }
         default:
@@ -11475,7 +11577,7 @@ static size_t ludus__sf_normalize_step(ludus__nev_iter *it, const ludus__run *ru
         ludus__sf_normalize_on_close(it, word, ts);
         break;
     case LUDUS__R_SPAN_OPEN:
-        ludus__sf_normalize_on_span_open(it, word, ts, 0);
+        ludus__sf_normalize_on_span_open(it, word, ts, 0, it->ordinal + at);
         break;
     case LUDUS__R_SPAN_CLOSE:
         ludus__sf_normalize_on_span_close(it, word, ts);
@@ -11484,7 +11586,7 @@ static size_t ludus__sf_normalize_step(ludus__nev_iter *it, const ludus__run *ru
         ludus__sf_normalize_on_unwind(it, (uintptr_t)e[1].ticks, (uint32_t)e[1].word, ts);
         break;
     case LUDUS__R_FIBER:
-        ludus__sf_normalize_on_fiber(it, e, ts);
+        ludus__sf_normalize_on_fiber(it, e, ts, it->ordinal + at);
         break;
     default:
         ludus__sf_normalize_on_pass(it, ki, e, ts);
@@ -11493,94 +11595,191 @@ static size_t ludus__sf_normalize_step(ludus__nev_iter *it, const ludus__run *ru
     return pos;
 }
 
+/* What the pairing loop does inline for a raw kind (the kind table's role,
+ * and for a pass-through kind its layout); FAST_STEP: through ludus__sf_normalize_step(). */
+enum { FAST_STEP, FAST_OPEN, FAST_CLOSE, FAST_SPAN_OPEN, FAST_SPAN_CLOSE, FAST_MARK };
+
+static uint8_t ludus__sf_normalize_fast_kind(const ludus__kind_info *ki) {
+    switch (ki->role) {
+    case LUDUS__R_OPEN:
+        return FAST_OPEN;
+    case LUDUS__R_CLOSE:
+        return FAST_CLOSE;
+    case LUDUS__R_SPAN_OPEN:
+        return FAST_SPAN_OPEN;
+    case LUDUS__R_SPAN_CLOSE:
+        return FAST_SPAN_CLOSE;
+    case LUDUS__R_PASS: /* one slot, its site in the word, attached to nothing: a mark, a frame */
+        return ki->valid && ki->slots == 1 && ki->word == LUDUS__W_SITE && !ludus__nevs[ki->nev].attach ? FAST_MARK
+                                                                                                        : FAST_STEP;
+    default:
+        return FAST_STEP;
+    }
+}
+
+/* The bound of the fast conversion (cv->range) lowered so that it also
+ * stops at the first time at or after loss_at: the smallest x = ticks - t0
+ * whose time is >= loss_at, found by bisection on the (monotonic) fast
+ * conversion itself, so one compare per event says both "fast" and "no loss
+ * marker due". */
+static uint64_t ludus__sf_normalize_fast_limit(const ludus__tick_conv *cv, int64_t loss_at) {
+    if (loss_at == INT64_MAX || cv->range == 0) return cv->range;
+    uint64_t lo = 1, hi = cv->range; /* x - 1 in [0, range): x in [1, range] */
+    if ((int64_t)(uint64_t)(((ludus__u128)hi * cv->m) >> 64) + cv->base < loss_at) return cv->range;
+    while (lo < hi) { /* the smallest x in [lo, hi] whose time is >= loss_at */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)(uint64_t)(((ludus__u128)mid * cv->m) >> 64) + cv->base >= loss_at)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo - 1; /* x - 1 < lo - 1: x < lo */
+}
+
+/* Room on the lexical stack for need entries. */
+static int ludus__sf_normalize_lex_room(ludus__nev_iter *it, size_t need) {
+    while (it->lex_cap < need)
+        if (ludus__sf_normalize_grow_stack(it, &it->lex, &it->lex_cap) != 0) return -1;
+    return 0;
+}
+
 /* Pairs the events of one run until the batch is full or the run ends. The
- * common cases (a scope's begin; the end of the innermost scope; on the
- * thread's own track, no loss marker due) run on local copies of the state;
- * everything else goes through ludus__sf_normalize_step() with the state written back. Nothing
- * here knows a raw kind: roles come from the kind table. */
+ * common cases (a scope's begin; the end of the innermost scope, on the
+ * thread's own track) run on local copies of the state: the output slot,
+ * the lexical stack's top and the track's depth, with room made for a whole
+ * batch first, so no check per event; spans and marks sync that state and
+ * call their own functions; everything else (and a loss marker due, and a
+ * time the fast conversion does not cover) goes through ludus__sf_normalize_step(). Each event
+ * of the inline cases emits at most one, so a batch of room raw events
+ * fits. Nothing here knows a raw kind: what each does comes from the kind
+ * table (it->fast). */
 static void ludus__sf_normalize_scan_run(ludus__nev_iter *it, const ludus__run *run) {
-    const ludus__event *const ev = run->ev;
-    const size_t n = run->n;
-    const uintptr_t base = run->base;
-    const uint64_t ordinal0 = it->ordinal;
-    const ludus__tick_conv cv = it->conv;
-    const int64_t loss_at = it->loss_at;
-    ludus__site_memo *const memo = it->memo;
-    size_t pos = it->pos;
-    /* the hot state */
-    ludus__nev *rb = it->rb;
-    uint32_t rn = it->rn;
-    ludus__open *lex = it->lex;
-    uint32_t nlex = it->nlex, lex_cap = it->lex_cap;
-    uint32_t depth0 = it->lane_depth[0];
-    uint64_t seq = it->seq, events = it->events, filtered = it->filtered;
-#define SAVE()                      \
-    do {                            \
-        it->rn = rn;                \
-        it->nlex = nlex;            \
-        it->lane_depth[0] = depth0; \
-        it->seq = seq;              \
-        it->events = events;        \
-        it->filtered = filtered;    \
-    } while (0)
-#define LOAD()                      \
-    do {                            \
-        rb = it->rb;                \
-        rn = it->rn;                \
-        lex = it->lex;              \
-        nlex = it->nlex;            \
-        lex_cap = it->lex_cap;      \
-        depth0 = it->lane_depth[0]; \
-        seq = it->seq;              \
-        events = it->events;        \
-        filtered = it->filtered;    \
-    } while (0)
-    /* rb has room for LUDUS__NEV_BATCH + 64: a fast case emits one event */
-    while (pos < n && rn < LUDUS__NEV_BATCH) {
-        const ludus__event *e = ev + pos;
-        const uintptr_t word = e->word;
-        const ludus__kind_info *ki = &ludus__kinds[word & LUDUS__K_MASK];
-        const int64_t ts = ludus__tick_conv_ns(&cv, it->c, e->ticks);
-        const uintptr_t key = word & ~(uintptr_t)LUDUS__K_MASK;
-        if (__builtin_expect(ts >= loss_at, 0)) {
-            /* the loss marker first */
-        } else if (ki->role == LUDUS__R_OPEN && nlex < lex_cap) {
-            ludus__site_memo *m = &memo[((key >> 4) ^ (key >> 12)) & (LUDUS__SITE_MEMO - 1)];
-            if (__builtin_expect(m->key != key, 0)) ludus__sf_normalize_memo_fill(it, m, key);
-            const uint32_t site = m->shown;
-            ludus__open *o = &lex[nlex++];
-            o->site = site;
-            o->lane = 0;
-            o->span = 0;
-            o->ts_ns = ts;
-            o->seq = seq++;
-            o->addr = base + pos * sizeof(ludus__event);
-            o->ordinal = ordinal0 + pos;
-            pos++;
-            if (site == UINT32_MAX) {
-                filtered++;
+    const ludus__event *const ev = run->ev, *const end = ev + run->n;
+    /* an event's recorded address and slot ordinal, from its own address */
+    const uintptr_t abias = run->base - (uintptr_t)ev;
+    const uint64_t obias = it->ordinal - ((uintptr_t)ev >> 4); /* (e >> 4) - (ev >> 4) = e - ev, aligned or not */
+    const uint64_t t0 = it->conv.t0, mul = it->conv.m, lim = ludus__sf_normalize_fast_limit(&it->conv, it->loss_at);
+    const int64_t base = it->conv.base;
+    const ludus__event *e = ev + it->pos;
+    while (e < end && it->rn < LUDUS__NEV_BATCH && !it->oom) {
+        size_t room = LUDUS__NEV_BATCH - it->rn;
+        if (room > (size_t)(end - e)) room = (size_t)(end - e);
+        if (ludus__sf_normalize_lex_room(it, it->nlex + room) != 0) break;
+        const ludus__event *limit = e + room; /* each of these events pushes and emits at most one */
+        const ludus__site_memo *const memo = it->memo;
+        const uint8_t *const fast = it->fast;
+        ludus__nev *out = it->rb + it->rn;
+        ludus__open *top = it->lex + it->nlex; /* one past the innermost open scope */
+        uint32_t depth0 = it->lane_depth[0];
+        for (;;) {
+            /* a scope's begin and the innermost scope's end; no call in this
+             * loop: its values stay in registers */
+            const ludus__open *const bottom = it->lex;
+            while (e < limit) {
+                const uintptr_t word = e->word, key = word & ~(uintptr_t)LUDUS__K_MASK;
+                const uint64_t x = e->ticks - t0;
+                const uint8_t f = fast[word & LUDUS__K_MASK];
+                if (__builtin_expect(x - 1 >= lim, 0)) break; /* not the fast conversion, or the loss marker first */
+                const int64_t ts = (int64_t)(uint64_t)(((ludus__u128)x * mul) >> 64) + base;
+                if (f == FAST_OPEN) {
+                    const ludus__site_memo *const m = &memo[((key >> 4) ^ (key >> 12)) & (LUDUS__SITE_MEMO - 1)];
+                    const uint32_t site = m->shown;
+                    if (__builtin_expect(m->key != key || site == UINT32_MAX, 0))
+                        break; /* not looked up yet, or filtered */
+                    ludus__sf_normalize_set_lex_head(top, site);
+                    top->ts_ns = ts;
+                    top->seq = ((uintptr_t)e >> 4) + obias;
+                    top->addr = abias + (uintptr_t)e;
+                    top++;
+                    e++;
+                    ludus__sf_normalize_set_nev(out++, LUDUS_NEV_BEGIN, 0, 0, site, depth0++, ts, 0, 0);
+                    continue;
+                }
+                if (f != FAST_CLOSE || top == bottom || top[-1].addr != key || top[-1].site == UINT32_MAX) break;
+                top--;
+                e++;
+                depth0 -= depth0 > 0;
+                ludus__sf_normalize_set_nev(out++, LUDUS_NEV_END, 0, 0, top->site, depth0, ts, top->ts_ns, 0);
+            }
+            if (e == limit) break;
+            /* spans and marks: what ludus__sf_normalize_on_span_open, ludus__sf_normalize_on_span_close and ludus__sf_normalize_on_pass
+             * do, when the site is looked up and the room is there */
+            const uintptr_t word = e->word, key = word & ~(uintptr_t)LUDUS__K_MASK;
+            const uint64_t x = e->ticks - t0;
+            const uint8_t f = fast[word & LUDUS__K_MASK];
+            const int64_t ts = (int64_t)(uint64_t)(((ludus__u128)x * mul) >> 64) + base;
+            const ludus__site_memo *const m = &memo[((key >> 4) ^ (key >> 12)) & (LUDUS__SITE_MEMO - 1)];
+            if (x - 1 >= lim) {
+                /* through ludus__sf_normalize_step() */
+            } else if (f == FAST_SPAN_OPEN && m->key == key && it->nspan < it->span_cap) {
+                const uint64_t ordinal = it->span_ordinal++;
+                const uint8_t lane = ordinal < it->span_lane_n ? it->span_lane[ordinal] : 0;
+                const uint32_t nlex = (uint32_t)(top - bottom);
+                ludus__open *o = &it->span[it->nspan++];
+                o->site = m->shown;
+                o->lane = lane;
+                o->span = 1;
+                o->unused = 0;
+                o->ts_ns = ts;
+                o->seq = ((uintptr_t)e >> 4) + obias;
+                o->addr = 0;
+                o->ordinal = ordinal;
+                o->d0 = nlex;
+                o->match = m->site;
+                o->seq0 = nlex ? top[-1].seq : 0;
+                e++;
+                if (m->shown == UINT32_MAX) {
+                    it->filtered++;
+                    continue;
+                }
+                const uint32_t depth = lane ? it->lane_depth[lane]++ : depth0++;
+                ludus__sf_normalize_set_nev(out++, LUDUS_NEV_BEGIN, lane, LUDUS_NEV_SPAN, m->shown, depth, ts, 0, 0);
+                continue;
+            } else if (f == FAST_SPAN_CLOSE && it->nspan > 0 &&
+                       (!key || (m->key == key && m->site != UINT32_MAX &&
+                                 it->span[it->nspan - 1].match == m->site))) { /* the innermost span's end */
+                const ludus__open *o = &it->span[--it->nspan];
+                e++;
+                if (o->site == UINT32_MAX) {
+                    it->filtered++;
+                    continue;
+                }
+                const uint8_t lane = o->lane;
+                uint32_t depth;
+                if (lane) {
+                    depth = it->lane_depth[lane] ? --it->lane_depth[lane] : 0;
+                } else {
+                    depth0 -= depth0 > 0;
+                    depth = depth0;
+                }
+                const uint16_t flags = o->span == 2 ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN;
+                ludus__sf_normalize_set_nev(out++, LUDUS_NEV_END, lane, flags, o->site, depth, ts, o->ts_ns, 0);
+                continue;
+            } else if (f == FAST_MARK && (!key || (m->key == key && m->shown != UINT32_MAX))) {
+                const uint8_t nev = ludus__kinds[word & LUDUS__K_MASK].nev;
+                e++;
+                ludus__sf_normalize_set_nev(out++, nev, 0, 0, key ? m->shown : UINT32_MAX, depth0, ts, 0,
+                        nev == LUDUS_NEV_FRAME ? ++it->frame_no : 0);
                 continue;
             }
-            events++;
-            ludus__sf_normalize_set_nev(&rb[rn++], LUDUS_NEV_BEGIN, 0, 0, site, depth0++, ts, 0, 0);
-            continue;
-        } else if (ki->role == LUDUS__R_CLOSE && nlex > 0 && lex[nlex - 1].addr == key &&
-                   lex[nlex - 1].site != UINT32_MAX) {
-            const ludus__open *o = &lex[--nlex];
-            pos++;
-            events++;
-            depth0 -= depth0 > 0;
-            ludus__sf_normalize_set_nev(&rb[rn++], LUDUS_NEV_END, 0, 0, o->site, depth0, ts, o->ts_ns, 0);
-            continue;
+            /* the rest (an end that is not the innermost scope's, a site not
+             * looked up yet, a loss marker due, ...) through ludus__sf_normalize_step(), which may
+             * ludus__sf_normalize_emit more than one */
+            it->rn = (uint32_t)(out - it->rb);
+            it->nlex = (uint32_t)(top - it->lex);
+            it->lane_depth[0] = depth0;
+            e = ev + ludus__sf_normalize_step(it, run, (size_t)(e - ev));
+            out = it->rb + it->rn;
+            top = it->lex + it->nlex;
+            depth0 = it->lane_depth[0];
+            if (it->oom || it->rn >= LUDUS__NEV_BATCH || e >= limit) break;
+            if ((size_t)(limit - e) > LUDUS__NEV_BATCH - it->rn) limit = e + (LUDUS__NEV_BATCH - it->rn);
         }
-        SAVE();
-        pos = ludus__sf_normalize_step(it, run, pos);
-        LOAD();
+        it->rn = (uint32_t)(out - it->rb);
+        it->nlex = (uint32_t)(top - it->lex);
+        it->lane_depth[0] = depth0;
     }
-    SAVE();
-#undef SAVE
-#undef LOAD
-    it->pos = pos;
+    it->pos = (size_t)(e - ev);
 }
 
 /* The next raw batch into it->rb; 0 at the end of the stream. */
@@ -11644,14 +11843,13 @@ static void ludus__sf_normalize_rewind_stream(ludus__nev_iter *it) {
     it->nseen = 0;
     it->nlex = it->nspan = 0;
     memset(it->lane_depth, 0, sizeof it->lane_depth);
-    it->seq = it->span_ordinal = 0;
+    it->span_ordinal = 0;
     it->rpos = it->rn = 0;
     it->opos = it->on = 0;
     it->done = 0;
     it->loss_at = it->th->first_drop_ns != LUDUS__NO_DROP ? it->th->first_drop_ns : INT64_MAX;
     it->frame_no = 0;
-    it->events = it->incomplete = it->unwound = it->orphan_ends = 0;
-    it->filtered = it->frames = it->mismatched = it->nonfinite = it->unknown = 0;
+    it->orphan_ends = it->filtered = it->mismatched = it->unknown = 0;
     it->text_n = 0;
 }
 
@@ -11668,6 +11866,7 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
         return LUDUS_ENOMEM;
     }
     for (uint32_t i = 0; i < LUDUS__SITE_MEMO; i++) it->memo[i] = (ludus__site_memo){0, UINT32_MAX, UINT32_MAX};
+    for (unsigned k = 0; k < 16; k++) it->fast[k] = ludus__sf_normalize_fast_kind(&ludus__kinds[k]);
     ludus__sf_normalize_rewind_stream(it);
     if (it->th->spans == 0) return 0;
     if (it->th->lanes_decided) {
@@ -11724,8 +11923,6 @@ void ludus__nev_free(ludus__nev_iter *it) {
     ludus__free(it->rbuf.bytes);
     memset(it, 0, sizeof *it);
 }
-#undef SAVE
-#undef LOAD
 
 /* ==== src/capture/prepare.c ==== */
 /* The prepared view of a capture, built on first use (never on the
@@ -16489,8 +16686,8 @@ int ludus__bytes_write(void *ud, const void *data, size_t n) {
  * start written as microseconds on a binary grid (2^-12 us, writer.h: every
  * sum a viewer makes of them is exact, so nesting is the same in every
  * viewer), a ludus__sf_chrome_json_slice's dur its end's point less its begin's. Each
- * site's ,"name":..,"cat":.. and each track's ,"pid":..,"tid":..,"ts": are
- * formatted once and copied per event.
+ * site's ,"name":..,"cat":.. and each track's ,\n{"ph":"X","pid":..,"tid":..,"ts":
+ * are formatted once and copied per event (a fixed-size copy, inlined).
  *
  * What a viewer must see is in the events, not only in the metadata: a
  * thread's first loss is an instant there ("ludus: N events lost from here
@@ -16511,7 +16708,7 @@ int ludus__bytes_write(void *ud, const void *data, size_t n) {
 #define LANE_TID(t, k) (UINT64_C(0x40000000) + (uint64_t)(t)*LUDUS__MAX_LANES + (k))
 
 typedef struct track {
-    char part[96]; /* ","pid":P,"tid":T,"ts": */
+    char part[64]; /* ,\n{"ph":"X","pid":P,"tid":T,"ts": (at most 18 + 11 + 7 + 20 + 6 = 62 bytes) */
     size_t len;
     int64_t shift_ns; /* added to every ts (a merge: this capture's start after the earliest) */
 } track;
@@ -16526,18 +16723,24 @@ typedef struct ludus__sf_chrome_json_json_ctx {
     size_t *snip_name; /* where each ludus__sf_chrome_json_snippet's ,"name":.. part ends */
     track tracks[LUDUS__MAX_LANES];
     uint64_t skipped_nonfinite;
-    ludus__slice_args args;    /* annotations of the open slices */
-    const ludus__nev_iter *it; /* the thread's stream (a message's text) */
-    int64_t shift_ns;          /* ts origin: 0 = this capture's start (a merge: the earliest capture's) */
-    uint64_t flow_ns;          /* a merge: xored into the flow ids the library made (per capture) */
+    ludus__slice_args args;             /* annotations of the open slices */
+    const ludus__nev_iter *it;          /* the thread's stream (a message's text) */
+    int64_t shift_ns;                   /* ts origin: 0 = this capture's start (a merge: the earliest capture's) */
+    ludus__grid_fracs *fracs;           /* the grid's fractions, formatted once */
+    char kind_cat[LUDUS_NEV_COUNT][40]; /* per normalised kind: ,"cat":"<its category>","s":"t" */
+    size_t kind_cat_len[LUDUS_NEV_COUNT];
+    uint64_t last_us;     /* the integer part of the last ludus__sf_chrome_json_slice's begin, and its digits: */
+    char last_digits[24]; /* consecutive slices mostly begin within one us */
+    size_t last_len;
+    uint64_t flow_ns; /* a merge: xored into the flow ids the library made (per capture) */
 } ludus__sf_chrome_json_json_ctx;
 
 static void ludus__sf_chrome_json_set_track(track *k, const ludus__sf_chrome_json_json_ctx *x, uint64_t tid) {
     int pid = x->c->pid;
     k->shift_ns = x->shift_ns;
     char *p = k->part;
-    memcpy(p, "\",\"pid\":", 8);
-    p += 8;
+    memcpy(p, ",\n{\"ph\":\"X\",\"pid\":", 18);
+    p += 18;
     if (pid < 0) *p++ = '-';
     p = ludus__fmt_u64(p, pid < 0 ? (uint64_t)0 - (uint64_t)(int64_t)pid : (uint64_t)pid);
     memcpy(p, ",\"tid\":", 7);
@@ -16551,12 +16754,19 @@ static void ludus__sf_chrome_json_set_track(track *k, const ludus__sf_chrome_jso
 /* ,\n{"ph":"<ph>","pid":..,"tid":..,"ts":<ts> */
 static inline void ludus__sf_chrome_json_head(ludus__writer *w, const track *k, char ph, int64_t ts) {
     char *p = ludus__w_reserve(w, 48 + sizeof k->part);
-    memcpy(p, ",\n{\"ph\":\"", 9);
-    p[9] = ph;
-    p += 10;
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
+    p[9] = ph;
     p += k->len;
     ludus__w_commit(w, ludus__fmt_us(p, ts + k->shift_ns));
+}
+
+/* The same, the time's fraction from x's table. */
+static inline void ludus__sf_chrome_json_head_t(const ludus__sf_chrome_json_json_ctx *x, const track *k, char ph, int64_t ts) {
+    char *p = ludus__w_reserve(x->w, 48 + sizeof k->part);
+    memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
+    p[9] = ph;
+    p += k->len;
+    ludus__w_commit(x->w, ludus__fmt_grid_t(p, ludus__grid(ts + k->shift_ns), x->fracs));
 }
 
 /* ,\n{"ph":"X","pid":..,"tid":..,"ts":<begin>,"dur":<dur> for a ludus__sf_chrome_json_slice from
@@ -16564,9 +16774,7 @@ static inline void ludus__sf_chrome_json_head(ludus__writer *w, const track *k, 
 static inline void ludus__sf_chrome_json_slice_head(ludus__writer *w, const track *k, int64_t begin_ns, int64_t end_ns) {
     uint64_t pb, pe;
     ludus__slice_grid(begin_ns + k->shift_ns, end_ns + k->shift_ns, &pb, &pe);
-    char *p = ludus__w_reserve(w, 10 + sizeof k->part + 32 + 7 + 32);
-    memcpy(p, ",\n{\"ph\":\"X", 10);
-    p += 10;
+    char *p = ludus__w_reserve(w, sizeof k->part + 32 + 7 + 32);
     memcpy(p, k->part, sizeof k->part);
     p += k->len;
     p = ludus__fmt_grid(p, pb);
@@ -16610,6 +16818,18 @@ static int ludus__sf_chrome_json_snip_write(void *ud, const void *data, size_t n
 
 static int ludus__sf_chrome_json_build_snippets(ludus__sf_chrome_json_json_ctx *x) {
     const ludus_capture *c = x->c;
+    if (!x->fracs) {
+        x->fracs = ludus__malloc(sizeof *x->fracs);
+        if (!x->fracs) return -1;
+        ludus__grid_fracs_init(x->fracs);
+    }
+    x->last_us = 0;
+    x->last_len = 1;
+    x->last_digits[0] = '0';
+    for (int k = 0; k < LUDUS_NEV_COUNT; k++) { /* the library's own categories: short, nothing to escape */
+        int n = snprintf(x->kind_cat[k], sizeof x->kind_cat[k], ",\"cat\":\"%s\",\"s\":\"t\"", ludus__nevs[k].category);
+        x->kind_cat_len[k] = n > 0 && (size_t)n < sizeof x->kind_cat[k] ? (size_t)n : 0;
+    }
     x->snip_off = ludus__malloc((c->nsites + 1) * sizeof *x->snip_off);
     x->snip_name = ludus__malloc((c->nsites + 1) * sizeof *x->snip_name);
     ludus__writer *sw = ludus__malloc(sizeof *sw);
@@ -16734,21 +16954,34 @@ static void ludus__sf_chrome_json_arg_member(ludus__sf_chrome_json_json_ctx *x, 
     }
 }
 
+/* A ludus__sf_chrome_json_slice's begin time: fmt_grid_t, the integer part copied when it is the
+ * last ludus__sf_chrome_json_slice's. */
+static inline char *ludus__sf_chrome_json_begin_time(ludus__sf_chrome_json_json_ctx *x, char *p, uint64_t g) {
+    uint64_t q = g >> 12;
+    if (q != x->last_us) {
+        x->last_us = q;
+        x->last_len = (size_t)(ludus__fmt_u64(x->last_digits, q) - x->last_digits);
+    }
+    memcpy(p, x->last_digits, 16); /* at most 15 digits below 2^64 ns */
+    p += x->last_len;
+    const char *f = x->fracs->f[g & 4095u];
+    memcpy(p, f, 16);
+    return p + (unsigned char)f[15];
+}
+
 /* A complete ludus__sf_chrome_json_slice: one X event, formatted in one reservation. */
-static inline void ludus__sf_chrome_json_slice(ludus__sf_chrome_json_json_ctx *x, const ludus__nev *ev) {
+__attribute__((always_inline)) static inline void ludus__sf_chrome_json_slice(ludus__sf_chrome_json_json_ctx *x, const ludus__nev *ev) {
     ludus__writer *w = x->w;
     const track *k = &x->tracks[ev->lane];
     size_t n = x->snip_off[ev->site + 1] - x->snip_off[ev->site];
-    char *p = ludus__w_reserve(w, 10 + sizeof k->part + 32 + 7 + 32 + 64 + 1);
-    memcpy(p, ",\n{\"ph\":\"X", 10);
-    p += 10;
+    char *p = ludus__w_reserve(w, sizeof k->part + 40 + 7 + 40 + 64 + 1);
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
     p += k->len;
     uint64_t pb, pe;
     ludus__slice_grid(ev->begin_ns + k->shift_ns, ev->ts_ns + k->shift_ns, &pb, &pe);
-    p = ludus__fmt_grid(p, pb);
+    p = ludus__sf_chrome_json_begin_time(x, p, pb);
     memcpy(p, ",\"dur\":", 7);
-    p = ludus__fmt_grid(p + 7, pe - pb);
+    p = ludus__fmt_grid_t(p + 7, pe - pb, x->fracs);
     const char *sn = x->snip + x->snip_off[ev->site];
     if (n <= 64) {
         memcpy(p, sn, 64); /* the block has 64 bytes of padding; the extra bytes are overwritten */
@@ -16793,7 +17026,7 @@ static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x,
         break;
     case LUDUS__TR_INSTANT:
     case LUDUS__TR_FRAME:
-        ludus__sf_chrome_json_head(w, k, 'I', ev->ts_ns);
+        ludus__sf_chrome_json_head_t(x, k, 'I', ev->ts_ns);
         if (ev->site != UINT32_MAX) {
             ludus__sf_chrome_json_snippet(x, ev->site);
         } else {
@@ -16801,11 +17034,10 @@ static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x,
             ludus__w_str(w, ",\"name\":");
             ludus__w_json_str(w, label, strlen(label));
         }
-        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) {
-            ludus__w_str(w, ",\"cat\":");
-            ludus__w_json_str(w, ni->category, strlen(ni->category));
-        }
-        ludus__w_str(w, ",\"s\":\"t\"");
+        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) /* the kind's: ,"cat":..,"s":"t" */
+            ludus__w_bytes(w, x->kind_cat[ev->kind], x->kind_cat_len[ev->kind]);
+        else
+            ludus__w_bytes(w, ",\"s\":\"t\"", 8);
         if (ev->kind == LUDUS_NEV_FRAME) {
             ludus__w_str(w, ",\"args\":{\"frame\":");
             ludus__w_u64(w, ev->value);
@@ -17258,6 +17490,8 @@ static void ludus__sf_chrome_json_ctx_free(ludus__sf_chrome_json_json_ctx *x) {
     ludus__free(x->snip);
     ludus__free(x->snip_off);
     ludus__free(x->snip_name);
+    ludus__free(x->fracs);
+    x->fracs = NULL;
     x->snip = NULL;
     x->snip_off = x->snip_name = NULL;
 }
@@ -17518,9 +17752,13 @@ void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c) {
  * JSON: the exporter writes each capture's events with its shift
  * (chrome_json.c), one process each (its pid), and the metadata of all.
  * Perfetto protobuf: each capture is exported on its own and its packets
- * are rewritten on the way out: timestamps shifted, packet sequences and
+ * are rewritten on the way out: times shifted, packet sequences and
  * track uuids moved to a range of their own (capture i: sequences + i<<20,
- * uuids + i<<40; the exporter's are small), everything else copied. Flow
+ * uuids + i<<40; the exporter's are small), everything else copied. A time
+ * is shifted where it is whole: a packet's timestamp on a sequence without
+ * the incremental clock (pftrace.c), or with a clock id of its own, and the
+ * BOOTTIME reading of a ClockSnapshot (which moves every delta of its
+ * sequence with it); a delta is copied. Flow
  * ids are kept, so a flow whose id the caller gave both processes links
  * them. */
 #include <stdlib.h>
@@ -17540,9 +17778,12 @@ static void ludus__sf_merge_put_varint(ludus__bytes *o, uint64_t v) {
 /* ---- the packet ludus__sf_merge_rewrite ---- */
 
 /* Messages on the way to a field that changes. */
-enum { M_TRACE, M_PACKET, M_EVENT, M_DESC, M_DEFAULTS, M_EVENT_DEFAULTS };
+enum { M_TRACE, M_PACKET, M_EVENT, M_DESC, M_DEFAULTS, M_EVENT_DEFAULTS, M_SNAPSHOT, M_CLOCK };
 /* What happens to a field's value. */
 enum { OP_NEST, OP_TS, OP_SEQ, OP_UUID, OP_FLOW };
+/* The clocks (trace-formats.md B.7): BOOTTIME, the trace's; 64, the
+ * sequence-scoped incremental one. */
+enum { BOOTTIME = 6, INCREMENTAL = 64 };
 
 typedef struct ludus__sf_merge_rule {
     uint8_t msg;
@@ -17559,6 +17800,7 @@ typedef struct ludus__sf_merge_rule {
  * TrackEventDefaults.track_uuid. */
 static const ludus__sf_merge_rule ludus__sf_merge_rules[] = {
     {M_TRACE, 1, OP_NEST, M_PACKET},
+    {M_PACKET, 6, OP_NEST, M_SNAPSHOT},
     {M_PACKET, 8, OP_TS, 0},
     {M_PACKET, 10, OP_SEQ, 0},
     {M_PACKET, 11, OP_NEST, M_EVENT},
@@ -17571,10 +17813,15 @@ static const ludus__sf_merge_rule ludus__sf_merge_rules[] = {
     {M_DESC, 5, OP_UUID, 0},
     {M_DEFAULTS, 11, OP_NEST, M_EVENT_DEFAULTS},
     {M_EVENT_DEFAULTS, 11, OP_UUID, 0},
+    {M_SNAPSHOT, 1, OP_NEST, M_CLOCK},
+    {M_CLOCK, 2, OP_TS, 0},
 };
 
 typedef struct ludus__sf_merge_remap {
     uint64_t shift_ns, seq_base, uuid_base, flow_space;
+    int shift_ts;         /* the message being rewritten holds a whole time (OP_TS applies) */
+    uint8_t *incremental; /* per sequence: its defaults name the incremental clock */
+    size_t nincremental;
 } ludus__sf_merge_remap;
 
 /* One step of the ludus__sf_merge_rewrite per field (a table: the flow ids are fixed64,
@@ -17598,8 +17845,89 @@ static int ludus__sf_merge_get_varint(const uint8_t **p, const uint8_t *end, uin
     return -1;
 }
 
-/* Rewrites message msg (p, n) into o; -1 when it is not well formed. */
-static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, const ludus__sf_merge_remap *r, ludus__bytes *o) {
+/* The first varint field f of the message (p, n): 1 and *v, or 0. */
+static int ludus__sf_merge_find_varint(const uint8_t *p, size_t n, uint64_t f, uint64_t *v) {
+    const uint8_t *end = p + n;
+    uint64_t tag, x;
+    while (p < end && ludus__sf_merge_get_varint(&p, end, &tag) == 0) {
+        switch (tag & 7) {
+        case 0:
+            if (ludus__sf_merge_get_varint(&p, end, &x)) return 0;
+            if (tag >> 3 == f) {
+                *v = x;
+                return 1;
+            }
+            break;
+        case 1:
+            p += 8;
+            break;
+        case 5:
+            p += 4;
+            break;
+        case 2:
+            if (ludus__sf_merge_get_varint(&p, end, &x) || x > (uint64_t)(end - p)) return 0;
+            p += x;
+            break;
+        default:
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* The first length-delimited field f of the message (p, n): 1, *q and *qn. */
+static int ludus__sf_merge_find_message(const uint8_t *p, size_t n, uint64_t f, const uint8_t **q, size_t *qn) {
+    const uint8_t *end = p + n;
+    uint64_t tag, x;
+    while (p < end && ludus__sf_merge_get_varint(&p, end, &tag) == 0) {
+        unsigned wt = (unsigned)(tag & 7);
+        if (wt == 0) {
+            if (ludus__sf_merge_get_varint(&p, end, &x)) return 0;
+        } else if (wt == 1 || wt == 5) {
+            p += wt == 1 ? 8 : 4;
+        } else if (wt == 2) {
+            if (ludus__sf_merge_get_varint(&p, end, &x) || x > (uint64_t)(end - p)) return 0;
+            if (tag >> 3 == f) {
+                *q = p;
+                *qn = (size_t)x;
+                return 1;
+            }
+            p += x;
+        } else {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* Before a packet is rewritten: whether its timestamp is whole (a sequence
+ * without the incremental clock in its defaults, or a clock id of the
+ * packet's own), its defaults read first (they hold from this packet on).
+ * -1: out of memory. */
+static int ludus__sf_merge_packet_times(const uint8_t *p, size_t n, ludus__sf_merge_remap *r) {
+    uint64_t seq = 0, flags = 0, clock = 0;
+    const uint8_t *d;
+    size_t dn;
+    ludus__sf_merge_find_varint(p, n, 10, &seq);
+    if (seq >= r->nincremental) {
+        size_t cap = r->nincremental ? r->nincremental : 16;
+        while (cap <= seq && cap < ((size_t)1 << 32)) cap *= 2;
+        if (cap <= seq) return 0; /* not one the exporter writes: its times whole */
+        uint8_t *k = ludus__realloc(r->incremental, cap);
+        if (!k) return -1;
+        memset(k + r->nincremental, 0, cap - r->nincremental);
+        r->incremental = k;
+        r->nincremental = cap;
+    }
+    if (ludus__sf_merge_find_varint(p, n, 13, &flags) && (flags & 1)) r->incremental[seq] = 0; /* cleared: defaults too */
+    if (ludus__sf_merge_find_message(p, n, 59, &d, &dn)) r->incremental[seq] = ludus__sf_merge_find_varint(d, dn, 58, &clock) && clock == INCREMENTAL;
+    r->shift_ts = !r->incremental[seq] || ludus__sf_merge_find_varint(p, n, 58, &clock);
+    return 0;
+}
+
+/* Rewrites message msg (p, n) into o; -1 when it is not well formed (-2:
+ * out of memory). */
+static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, ludus__sf_merge_remap *r, ludus__bytes *o) {
     const uint8_t *end = p + n;
     while (p < end) {
         const uint8_t *field_start = p;
@@ -17609,7 +17937,7 @@ static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, const lu
         switch (tag & 7) {
         case 0:
             if (ludus__sf_merge_get_varint(&p, end, &v)) return -1;
-            if (ru && ru->op != OP_NEST) {
+            if (ru && ru->op != OP_NEST && (ru->op != OP_TS || r->shift_ts)) {
                 v += ru->op == OP_TS ? r->shift_ns : ru->op == OP_SEQ ? r->seq_base : r->uuid_base;
                 ludus__sf_merge_put_varint(o, tag);
                 ludus__sf_merge_put_varint(o, v);
@@ -17639,7 +17967,13 @@ static int ludus__sf_merge_rewrite(const uint8_t *p, size_t n, int msg, const lu
             if (ludus__sf_merge_get_varint(&p, end, &v) || v > (uint64_t)(end - p)) return -1;
             if (ru && ru->op == OP_NEST) {
                 ludus__bytes inner = {0};
-                int rc = ludus__sf_merge_rewrite(p, (size_t)v, ru->child, r, &inner);
+                uint64_t clock = 0;
+                int shift_ts = r->shift_ts, rc = 0;
+                if (ru->child == M_PACKET && ludus__sf_merge_packet_times(p, (size_t)v, r) != 0) rc = -2;
+                if (ru->child == M_CLOCK) /* a snapshot's reading: BOOTTIME's is whole, the incremental one's stays */
+                    r->shift_ts = ludus__sf_merge_find_varint(p, (size_t)v, 1, &clock) && clock == BOOTTIME;
+                if (rc == 0) rc = ludus__sf_merge_rewrite(p, (size_t)v, ru->child, r, &inner);
+                if (ru->child == M_CLOCK) r->shift_ts = shift_ts;
                 if (rc == 0 && !inner.oom) {
                     ludus__sf_merge_put_varint(o, tag);
                     ludus__sf_merge_put_varint(o, inner.n);
@@ -17668,10 +18002,17 @@ static int ludus__sf_merge_pftrace_merged(ludus_capture *const *cs, uint32_t n, 
         ludus__bytes one = {0}, out = {0};
         int rc = ludus_capture_write(cs[i], LUDUS_FORMAT_PFTRACE, 0, ludus__bytes_write, &one);
         if (rc == 0 && one.oom) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
-        ludus__sf_merge_remap r = {(uint64_t)(cs[i]->start_ns - origin_ns), (uint64_t)i << 20, (uint64_t)i << 40,
-                   ludus__merge_flow_space(i)};
-        if (rc == 0 && ludus__sf_merge_rewrite(one.b, one.n, M_TRACE, &r, &out) != 0)
-            rc = ludus__fail(LUDUS_EFORMAT, "capture %u: its Perfetto export did not parse back", i);
+        ludus__sf_merge_remap r = {(uint64_t)(cs[i]->start_ns - origin_ns),
+                   (uint64_t)i << 20,
+                   (uint64_t)i << 40,
+                   ludus__merge_flow_space(i),
+                   1,
+                   NULL,
+                   0};
+        int wr = rc == 0 ? ludus__sf_merge_rewrite(one.b, one.n, M_TRACE, &r, &out) : 0;
+        ludus__free(r.incremental);
+        if (wr == -2) out.oom = 1;
+        if (wr == -1) rc = ludus__fail(LUDUS_EFORMAT, "capture %u: its Perfetto export did not parse back", i);
         if (rc == 0 && out.oom) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
         if (rc == 0) ludus__w_bytes(w, out.b, out.n);
         ludus__free(one.b);
@@ -18080,8 +18421,20 @@ int ludus__output_error(const ludus_output *o) {
  * Slices are SLICE_BEGIN/SLICE_END, marks, losses and mismatched span ends
  * INSTANT, counters COUNTER on a process-level counter track per site
  * (described before its first value, doubles kept exactly), flow ends are
- * INSTANTs carrying flow_ids / terminating_flow_ids. Times are ns since
- * capture start, no clock id. */
+ * INSTANTs carrying flow_ids / terminating_flow_ids.
+ *
+ * Times are ns since capture start. A thread's sequence uses incremental
+ * timestamps as Perfetto's SDK does (TrackEventInternal::ResetIncrementalState):
+ * its first packet clears the state, sets timestamp_clock_id = 64 in the
+ * defaults and carries a ClockSnapshot of that sequence-scoped clock
+ * (is_incremental, 0) and BOOTTIME (0, the trace's clock), so each packet's
+ * timestamp is the delta in ns from the sequence's previous timestamped
+ * packet; a time before that one is written whole on BOOTTIME
+ * (timestamp_clock_id = 6) and leaves the clock where it was. Every time is
+ * still an exact integer ns. The other sequences (metadata, async zones,
+ * GPU) write whole times, no clock id. The common packets (a slice's begin
+ * whose name is interned, its end with nothing to annotate, on the thread's
+ * track) are copied from bytes made once per site and per sequence. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18196,11 +18549,13 @@ static inline uint8_t *ludus__pb_close(uint8_t *p, uint8_t *mark) {
 #endif
 
 /* TracePacket fields */
+#define TP_CLOCK_SNAPSHOT 6
 #define TP_TIMESTAMP 8
 #define TP_SEQ_ID 10
 #define TP_TRACK_EVENT 11
 #define TP_INTERNED 12
 #define TP_SEQ_FLAGS 13
+#define TP_CLOCK_ID 58
 #define TP_DEFAULTS 59
 #define TP_TRACK_DESC 60
 /* TrackEvent fields */
@@ -18221,6 +18576,9 @@ enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER 
  * NEEDS flag (2) would only cost 2 bytes an event (the size target is 1/5
  * of the JSON). */
 enum { SEQ_CLEARED = 1 };
+/* Clocks (trace-formats.md B.7): the trace's (BOOTTIME), and the
+ * sequence-scoped incremental one a thread's packets use by default. */
+enum { PF_CLOCK_BOOTTIME = 6, PF_CLOCK_INCREMENTAL = 64 };
 
 #define PROCESS_UUID 1u
 /* Thread t's track, and its span lanes right after it. */
@@ -18260,11 +18618,34 @@ typedef struct ludus__sf_pftrace_pf_state {
     ludus__slice_args args;    /* annotations of the open slices */
     uint32_t thread;
     uint32_t lanes_described; /* bit k: lane k of the current thread */
+    int incremental;          /* the current sequence's times are deltas on PF_CLOCK_INCREMENTAL */
+    uint64_t last_ts;         /* the incremental clock's value: the sequence's last time */
+    /* the common packets' bytes after the timestamp (fast_begin, fast_end) */
+    uint8_t seq_bytes[8], end_bytes[16];
+    size_t seq_n, end_n;
+    uint8_t (*begin_te)[16]; /* per site: its slice begin's track_event {category, type, name} */
+    uint8_t *begin_te_n;
+    uint32_t *fast_seq; /* per site: the sequence on which its begin's packet is ready (what it names interned) */
 } ludus__sf_pftrace_pf_state;
 
-static uint8_t *ludus__sf_pftrace_packet_open(uint8_t *p, uint8_t **mark, uint64_t ts, int has_ts, uint32_t seq, uint32_t flags) {
+/* The timestamp field: on the current sequence when it is incremental, the
+ * delta from its last time (a time before it: whole, on BOOTTIME);
+ * elsewhere the whole time. */
+static uint8_t *ludus__sf_pftrace_ts_field(ludus__sf_pftrace_pf_state *s, uint8_t *p, uint64_t ts, uint32_t seq) {
+    if (!s->incremental || seq != s->seq) return ludus__pb_uint(p, TP_TIMESTAMP, ts);
+    if (ts >= s->last_ts) {
+        p = ludus__pb_uint(p, TP_TIMESTAMP, ts - s->last_ts);
+        s->last_ts = ts;
+        return p;
+    }
+    p = ludus__pb_uint(p, TP_TIMESTAMP, ts);
+    return ludus__pb_uint(p, TP_CLOCK_ID, PF_CLOCK_BOOTTIME);
+}
+
+static uint8_t *ludus__sf_pftrace_packet_open(ludus__sf_pftrace_pf_state *s, uint8_t *p, uint8_t **mark, uint64_t ts, int has_ts, uint32_t seq,
+                            uint32_t flags) {
     p = ludus__pb_open(p, 1, mark);
-    if (has_ts) p = ludus__pb_uint(p, TP_TIMESTAMP, ts);
+    if (has_ts) p = ludus__sf_pftrace_ts_field(s, p, ts, seq);
     p = ludus__pb_uint(p, TP_SEQ_ID, seq);
     if (flags) p = ludus__pb_uint(p, TP_SEQ_FLAGS, flags);
     return p;
@@ -18306,7 +18687,7 @@ static int ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     const ludus__captured *c = s->c;
     uint8_t *pm, *m, *m2;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, META_SEQ, SEQ_CLEARED);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 0, META_SEQ, SEQ_CLEARED);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, PROCESS_UUID);
     p = ludus__pb_open(p, 3, &m2);
@@ -18318,7 +18699,7 @@ static int ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
 
     /* The capture's counts: an instant at 0 on the process track. */
     p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 1, META_SEQ, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 1, META_SEQ, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
     p = ludus__pb_uint(p, TE_TRACK_UUID, PROCESS_UUID);
@@ -18400,20 +18781,49 @@ static void ludus__sf_pftrace_write_thread_head(ludus__sf_pftrace_pf_state *s, u
     uint8_t *pm, *m, *m2;
     s->thread = t;
     s->lanes_described = 1;
+    /* clear, the defaults (the thread's track, the incremental clock), and
+     * the clock's snapshot: 0 on both (a packet with a snapshot is read no
+     * further than it, so the track descriptor has a packet of its own) */
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, SEQ_CLEARED);
+    s->incremental = 0;
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 0, s->seq, SEQ_CLEARED);
     p = ludus__pb_open(p, TP_DEFAULTS, &m);
+    p = ludus__pb_uint(p, TP_CLOCK_ID, PF_CLOCK_INCREMENTAL);
     p = ludus__pb_open(p, 11, &m2);
     p = ludus__pb_uint(p, TE_TRACK_UUID, THREAD_UUID(t));
     p = ludus__pb_close(p, m2);
     p = ludus__pb_close(p, m);
+    p = ludus__pb_open(p, TP_CLOCK_SNAPSHOT, &m);
+    p = ludus__pb_open(p, 1, &m2);
+    p = ludus__pb_uint(p, 1, PF_CLOCK_BOOTTIME);
+    p = ludus__pb_uint(p, 2, 0);
+    p = ludus__pb_close(p, m2);
+    p = ludus__pb_open(p, 1, &m2);
+    p = ludus__pb_uint(p, 1, PF_CLOCK_INCREMENTAL);
+    p = ludus__pb_uint(p, 2, 0);
+    p = ludus__pb_uint(p, 3, 1); /* is_incremental */
+    p = ludus__pb_close(p, m2);
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    s->incremental = 1;
+    s->last_ts = 0;
+    p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 0, s->seq, 0);
     p = ludus__sf_pftrace_thread_desc(s, p, t, 0);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    /* the bytes after a common packet's timestamp: the sequence id, and a
+     * slice end's whole track_event {type: SLICE_END} */
+    s->seq_n = (size_t)(ludus__pb_uint(s->seq_bytes, TP_SEQ_ID, s->seq) - s->seq_bytes);
+    memcpy(s->end_bytes, s->seq_bytes, s->seq_n);
+    s->end_n = s->seq_n;
+    s->end_bytes[s->end_n++] = (TP_TRACK_EVENT << 3) | LUDUS__PB_LEN;
+    s->end_bytes[s->end_n++] = 2;
+    s->end_n = (size_t)(ludus__pb_uint(s->end_bytes + s->end_n, TE_TYPE, TYPE_SLICE_END) - s->end_bytes);
     if (th->dropped || th->incomplete || th->unwound || th->orphan_ends || th->mismatched) {
         /* At the start of what the file holds (a cut starts later). */
         uint64_t at = s->c->cut && s->c->cut_from_ns > 0 ? (uint64_t)s->c->cut_from_ns : 0;
         p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-        p = ludus__sf_pftrace_packet_open(p, &pm, at, 1, s->seq, 0);
+        p = ludus__sf_pftrace_packet_open(s, p, &pm, at, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
         p = ludus__pb_bytes(p, TE_NAME, "ludus thread stats", 18);
@@ -18435,7 +18845,7 @@ static void ludus__sf_pftrace_describe_lane(ludus__sf_pftrace_pf_state *s, uint3
     s->lanes_described |= 1u << lane;
     uint8_t *pm;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 0, s->seq, 0);
     p = ludus__sf_pftrace_thread_desc(s, p, s->thread, lane);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
 }
@@ -18504,7 +18914,7 @@ static void ludus__sf_pftrace_describe_counter(ludus__sf_pftrace_pf_state *s, ui
     size_t n = ludus__utf8_clean(si->name, si->name_len, name, MAX_STR - 64); /* room for the series */
     if (series) n += (size_t)snprintf(name + n, sizeof name - n, " %s", ludus__stats[series - 1].series);
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 0, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, COUNTER_UUID(site, series));
     p = ludus__pb_str(p, 2, name, n);
@@ -18564,7 +18974,7 @@ static void ludus__sf_pftrace_write_lone_arg(ludus__sf_pftrace_pf_state *s, cons
     uint8_t *pm, *m;
     const ludus__site_info *si = &s->c->sites[ev->site];
     uint8_t *p = ludus__pb_reserve(s->w, ARGS_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, ludus__sf_pftrace_ts_of(ev), 1, s->seq, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, ludus__sf_pftrace_ts_of(ev), 1, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_bytes(p, TE_CATEGORIES, "annotation", 10);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
@@ -18580,7 +18990,7 @@ static void ludus__sf_pftrace_write_message(ludus__sf_pftrace_pf_state *s, const
     size_t n;
     const char *text = ludus__nev_text(s->it, ev, &n);
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, ludus__sf_pftrace_ts_of(ev), 1, s->seq, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, ludus__sf_pftrace_ts_of(ev), 1, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_bytes(p, TE_CATEGORIES, "log", 3);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
@@ -18628,7 +19038,7 @@ static void ludus__sf_pftrace_async_edge(ludus__sf_pftrace_pf_state *s, const lu
     uint8_t *pm, *m;
     int64_t ts = begin ? z->begin_ns : z->end_ns;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, ts < 0 ? 0 : (uint64_t)ts, 1, s->seq, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, ts < 0 ? 0 : (uint64_t)ts, 1, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_uint(p, TE_TRACK_UUID, ludus__sf_pftrace_async_uuid(s, z->track, z->lane));
     if (begin) {
@@ -18671,6 +19081,7 @@ static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
     for (uint32_t i = 0; i < c->nasync; i++) order[i] = keys[i].index;
     ludus__free(keys);
     s->seq = c->nthreads + 2;
+    s->incremental = 0;
     uint8_t *pm, *m;
     for (uint32_t t = 0; t < c->nasync_tracks; t++) {
         const ludus__async_track *k = &c->async_tracks[t];
@@ -18680,7 +19091,7 @@ static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
             size_t len = ludus__utf8_clean(tn, strlen(tn), name, MAX_STR - 32); /* room for the lane */
             if (lane) len += (size_t)snprintf(name + len, sizeof name - len, " (%u)", lane + 1);
             uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-            p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, t == 0 && lane == 0 ? SEQ_CLEARED : 0);
+            p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 0, s->seq, t == 0 && lane == 0 ? SEQ_CLEARED : 0);
             p = ludus__pb_open(p, TP_TRACK_DESC, &m);
             p = ludus__pb_uint(p, 1, ludus__sf_pftrace_async_uuid(s, t, lane));
             p = ludus__pb_str(p, 2, name, len);
@@ -18731,7 +19142,7 @@ static uint64_t ludus__sf_pftrace_gpu_uuid(const ludus__sf_pftrace_pf_state *s, 
 static void ludus__sf_pftrace_gpu_track(ludus__sf_pftrace_pf_state *s, uint64_t uuid, const char *name, int counter, int first) {
     uint8_t *pm, *m, *m2;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 0, s->seq, first ? SEQ_CLEARED : 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 0, s->seq, first ? SEQ_CLEARED : 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, uuid);
     p = ludus__pb_str(p, 2, name, strlen(name));
@@ -18754,6 +19165,7 @@ static void ludus__sf_pftrace_write_gpu(ludus__sf_pftrace_pf_state *s) {
     const ludus__gpu_data *g = ludus__gpu_of(c);
     if (!g || !g->nctx) return;
     s->seq = c->nthreads + 3;
+    s->incremental = 0;
     char name[160];
     uint8_t *pm, *m;
     for (uint32_t k = 0; k < g->nctx && !s->w->failed; k++) {
@@ -18765,7 +19177,7 @@ static void ludus__sf_pftrace_write_gpu(ludus__sf_pftrace_pf_state *s) {
         snprintf(name, sizeof name, "%s frame time (ns)", gc->name);
         ludus__sf_pftrace_gpu_track(s, ludus__sf_pftrace_gpu_uuid(s, k, GPU_COUNTER_LANE), name, 1, 0);
         uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-        p = ludus__sf_pftrace_packet_open(p, &pm, 0, 1, s->seq, 0);
+        p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
         p = ludus__pb_uint(p, TE_TRACK_UUID, ludus__sf_pftrace_gpu_uuid(s, k, 0));
@@ -18786,7 +19198,7 @@ static void ludus__sf_pftrace_write_gpu(ludus__sf_pftrace_pf_state *s) {
         if (!ludus__gpu_shown(c, x)) continue;
         uint64_t b = x->begin_ns < 0 ? 0 : (uint64_t)x->begin_ns, e = x->end_ns < 0 ? 0 : (uint64_t)x->end_ns;
         uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-        p = ludus__sf_pftrace_packet_open(p, &pm, b, 1, s->seq, 0);
+        p = ludus__sf_pftrace_packet_open(s, p, &pm, b, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         if (x->name == UINT32_MAX) { /* P1: the frame's GPU time */
             p = ludus__pb_uint(p, TE_TYPE, TYPE_COUNTER);
@@ -18811,7 +19223,7 @@ static void ludus__sf_pftrace_write_gpu(ludus__sf_pftrace_pf_state *s) {
         p = ludus__pb_close(p, m);
         ludus__pb_commit(s->w, ludus__pb_close(p, pm));
         p = ludus__pb_reserve(s->w, 64);
-        p = ludus__sf_pftrace_packet_open(p, &pm, e, 1, s->seq, 0);
+        p = ludus__sf_pftrace_packet_open(s, p, &pm, e, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
         p = ludus__pb_uint(p, TE_TRACK_UUID, ludus__sf_pftrace_gpu_uuid(s, x->ctx, x->lane));
@@ -18833,7 +19245,7 @@ static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const l
         uint32_t nargs = ludus__slice_args_take(&s->args, ev->lane, ev->depth, &args);
         if (ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND | LUDUS_NEV_CLIPPED)) ludus__sf_pftrace_end_flags(ev, &n, da, &nda);
         uint8_t *p = ludus__pb_reserve(s->w, nargs ? ARGS_PACKET : nda ? 256 : 64);
-        p = ludus__sf_pftrace_packet_open(p, &pm, ts, 1, s->seq, 0);
+        p = ludus__sf_pftrace_packet_open(s, p, &pm, ts, 1, s->seq, 0);
         if (nda) p = ludus__sf_pftrace_write_interned(s, p, &n);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
@@ -18849,7 +19261,7 @@ static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const l
         if (!s->counter_described[(size_t)ev->site * LUDUS__SERIES_PER_SITE + ev->series])
             ludus__sf_pftrace_describe_counter(s, ev->site, ev->series);
         uint8_t *p = ludus__pb_reserve(s->w, 64);
-        p = ludus__sf_pftrace_packet_open(p, &pm, ts, 1, s->seq, 0);
+        p = ludus__sf_pftrace_packet_open(s, p, &pm, ts, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_COUNTER);
         p = ludus__pb_uint(p, TE_TRACK_UUID, COUNTER_UUID(ev->site, ev->series));
@@ -18897,7 +19309,7 @@ static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const l
     if (ev->flags & LUDUS_NEV_CLIPPED) n.da2 = DA_CLIPPED;
     int fresh = ludus__sf_pftrace_needs_any(s, &n);
     uint8_t *p = ludus__pb_reserve(s->w, fresh ? LUDUS__PB_MAX_PACKET : 96);
-    p = ludus__sf_pftrace_packet_open(p, &pm, ts, 1, s->seq, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, ts, 1, s->seq, 0);
     if (fresh) p = ludus__sf_pftrace_write_interned(s, p, &n);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_uint(p, TE_CATEGORY_IIDS, cat_iid);
@@ -18917,6 +19329,92 @@ static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const l
     if (ev->flags & LUDUS_NEV_CLIPPED) p = ludus__sf_pftrace_da_bool_iid(p, DA_CLIPPED);
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    /* its name and category are interned on this sequence now: later begins
+     * of the site take the common packet (ludus__sf_pftrace_write_thread_events) */
+    if (ev->kind == LUDUS_NEV_BEGIN && n.site != UINT32_MAX) s->fast_seq[n.site] = s->seq;
+}
+
+/* ---- the common packets, from bytes made once ---- */
+
+/* Each site's slice begin as a track_event {category_iids, type, name_iid}:
+ * the iids ludus__sf_pftrace_write_event gives it (the category's own, or the kind's). */
+static int ludus__sf_pftrace_build_begin_te(ludus__sf_pftrace_pf_state *s) {
+    const ludus__captured *c = s->c;
+    s->begin_te = ludus__malloc((c->nsites ? c->nsites : 1) * sizeof *s->begin_te);
+    s->begin_te_n = ludus__malloc(c->nsites ? c->nsites : 1);
+    s->fast_seq = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *s->fast_seq); /* 0: no sequence */
+    if (!s->begin_te || !s->begin_te_n || !s->fast_seq) return -1;
+    for (uint32_t i = 0; i < c->nsites; i++) {
+        uint8_t *p = s->begin_te[i], *m;
+        uint64_t cat = c->sites[i].category ? i + 1u + XC_COUNT : (uint64_t)(XC_CAT + LUDUS_NEV_BEGIN);
+        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+        p = ludus__pb_uint(p, TE_CATEGORY_IIDS, cat);
+        p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
+        p = ludus__pb_uint(p, TE_NAME_IID, i + 1u + XN_COUNT);
+        s->begin_te_n[i] = (uint8_t)(ludus__pb_close(p, m) - s->begin_te[i]); /* at most 2 + 4 + 2 + 4 bytes */
+    }
+    return 0;
+}
+
+/* A packet {timestamp: delta, then b[0, n) and b2[0, n2)} at q (n <= 8,
+ * n2 <= 16: fixed-size copies, inlined; the bytes past n are overwritten
+ * or left out). Returns its end; at most 2 + 1 + 10 + 8 + 16 bytes. */
+#define FAST_PACKET_MAX 40
+static inline uint8_t *ludus__sf_pftrace_fast_packet(uint8_t *p, uint64_t delta, const uint8_t *b, size_t n, const uint8_t *b2,
+                                   size_t n2) {
+    uint8_t *q = p + 3;
+    p[0] = 0x0A; /* Trace.packet */
+    p[2] = (TP_TIMESTAMP << 3) | LUDUS__PB_VARINT;
+    if (delta < 0x80)
+        *q++ = (uint8_t)delta;
+    else
+        q = ludus__varint_put(q, delta);
+    memcpy(q, b, 8);
+    q += n;
+    memcpy(q, b2, 16);
+    q += n2;
+    p[1] = (uint8_t)(q - p - 2);
+    return q;
+}
+
+/* A thread's events. The common packets are written at a pointer of this
+ * loop's own, room for a batch of them reserved at once: a slice begin on
+ * the thread's track whose packet is ready (fast_seq: its name and category
+ * interned on this sequence) and a slice end there with nothing to
+ * annotate, each at or after the sequence's last time; the rest through
+ * ludus__sf_pftrace_write_event, the pointer committed first. */
+static void ludus__sf_pftrace_write_thread_events(ludus__sf_pftrace_pf_state *s, ludus__nev_iter *it) {
+    ludus__writer *w = s->w;
+    while (!w->failed && ludus__nev_fill(it)) {
+        const ludus__nev *ev = it->ob, *const end = ev + it->on;
+        it->opos = it->on;
+        uint8_t *p = ludus__pb_reserve(w, (size_t)(end - ev) * FAST_PACKET_MAX);
+        uint64_t last = s->last_ts;
+        for (; ev < end; ev++) {
+            const uint64_t ts = ev->ts_ns < 0 ? 0 : (uint64_t)ev->ts_ns;
+            if (ts >= last && (ev->lane | (ev->flags & LUDUS_NEV_CLIPPED)) == 0) {
+                if (ev->kind == LUDUS_NEV_BEGIN && s->fast_seq[ev->site] == s->seq) {
+                    p = ludus__sf_pftrace_fast_packet(p, ts - last, s->seq_bytes, s->seq_n, s->begin_te[ev->site],
+                                    s->begin_te_n[ev->site]);
+                    last = ts;
+                    continue;
+                }
+                if (ev->kind == LUDUS_NEV_END && !(ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) &&
+                    s->args.lane[0].n == 0) { /* no annotation waits on the track (slice_args_take: none) */
+                    p = ludus__sf_pftrace_fast_packet(p, ts - last, s->end_bytes, s->end_n, s->end_bytes + 16, 0);
+                    last = ts;
+                    continue;
+                }
+            }
+            ludus__pb_commit(w, p);
+            s->last_ts = last;
+            ludus__sf_pftrace_write_event(s, ev);
+            last = s->last_ts;
+            p = ludus__pb_reserve(w, (size_t)(end - ev) * FAST_PACKET_MAX);
+        }
+        ludus__pb_commit(w, p);
+        s->last_ts = last;
+    }
 }
 
 /* Annotations past a slice's LUDUS__SLICE_ARGS_MAX keys, and values a
@@ -18925,7 +19423,7 @@ static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const l
 static void ludus__sf_pftrace_write_args_dropped(ludus__sf_pftrace_pf_state *s) {
     uint8_t *pm, *m;
     uint8_t *p = ludus__pb_reserve(s->w, 256);
-    p = ludus__sf_pftrace_packet_open(p, &pm, 0, 1, META_SEQ, 0);
+    p = ludus__sf_pftrace_packet_open(s, p, &pm, 0, 1, META_SEQ, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
     p = ludus__pb_uint(p, TE_TRACK_UUID, PROCESS_UUID);
@@ -18944,9 +19442,12 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     s.c = c;
     s.name_seq = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *s.name_seq);
     s.counter_described = ludus__calloc(c->nsites ? c->nsites : 1, LUDUS__SERIES_PER_SITE);
-    if (!s.name_seq || !s.counter_described) {
+    if (!s.name_seq || !s.counter_described || ludus__sf_pftrace_build_begin_te(&s) != 0) {
         ludus__free(s.name_seq);
         ludus__free(s.counter_described);
+        ludus__free(s.begin_te);
+        ludus__free(s.begin_te_n);
+        ludus__free(s.fast_seq);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     int rc = ludus__sf_pftrace_write_process(&s);
@@ -18954,11 +19455,10 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
         s.seq = t + 2;
         ludus__sf_pftrace_write_thread_head(&s, t);
         ludus__nev_iter it;
-        const ludus__nev *ev;
         rc = ludus__nev_init(&it, c, t);
         s.it = &it;
         ludus__slice_args_reset(&s.args);
-        while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) ludus__sf_pftrace_write_event(&s, ev);
+        if (rc == 0) ludus__sf_pftrace_write_thread_events(&s, &it);
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
     }
@@ -18969,14 +19469,19 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     ludus__slice_args_free(&s.args);
     ludus__free(s.name_seq);
     ludus__free(s.counter_described);
+    ludus__free(s.begin_te);
+    ludus__free(s.begin_te_n);
+    ludus__free(s.fast_seq);
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");
     return rc ? rc : (w->failed ? LUDUS_EIO : 0);
 }
+#undef TP_CLOCK_SNAPSHOT
 #undef TP_TIMESTAMP
 #undef TP_SEQ_ID
 #undef TP_TRACK_EVENT
 #undef TP_INTERNED
 #undef TP_SEQ_FLAGS
+#undef TP_CLOCK_ID
 #undef TP_DEFAULTS
 #undef TP_TRACK_DESC
 #undef TE_CATEGORY_IIDS
@@ -19000,6 +19505,7 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
 #undef ARGS_PACKET
 #undef GPU_COUNTER_LANE
 #undef COV_NAME
+#undef FAST_PACKET_MAX
 
 /* ==== src/export/slice_args.c ==== */
 /* Scope annotations waiting for the end of their slice: both trace

@@ -106,6 +106,17 @@ char *ludus__fmt_u64(char *p, uint64_t v) {
     return end;
 }
 
+void ludus__grid_fracs_init(ludus__grid_fracs *t) {
+    char buf[40];
+    for (uint32_t f = 0; f < 4096; f++) {
+        char *end = ludus__fmt_grid(buf, f); /* "0", or "0." and the digits */
+        size_t n = (size_t)(end - buf) - 1;
+        memset(t->f[f], 0, sizeof t->f[f]);
+        memcpy(t->f[f], buf + 1, n);
+        t->f[f][15] = (char)n;
+    }
+}
+
 /* ---- the one writer of a name per output kind ---- */
 
 void ludus__w_json_str(ludus__writer *w, const char *s, size_t n) {

@@ -111,6 +111,28 @@ static inline void ludus__slice_grid(int64_t begin_ns, int64_t end_ns, uint64_t 
     *pe = e > b + 1 ? e - 1 : b + 1;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The eight decimal digits of v < 10^8, one a byte, the first in the
+ * lowest (as memory holds text), not yet '0'-based: split in two lanes of
+ * four digits, then four of two, then eight of one, each split a multiply
+ * and a shift per word (v / 100 = (v x 5243) >> 19 below 43699, v / 10 =
+ * (v x 103) >> 10 below 179; no lane reaches its neighbour). */
+static inline uint64_t ludus__digits8(uint32_t v) {
+    uint64_t hi = v / 10000u, y = hi | (uint64_t)(v - hi * 10000u) << 32;
+    uint64_t h2 = ((y * 5243u) >> 19) & 0x0000007F0000007Full;
+    y = h2 | (y - h2 * 100u) << 16;
+    uint64_t h1 = ((y * 103u) >> 10) & 0x000F000F000F000Full;
+    return h1 | (y - h1 * 10u) << 8;
+}
+
+/* The same for four digits of v < 10^4. */
+static inline uint32_t ludus__digits4(uint32_t v) {
+    uint32_t hi = (v * 5243u) >> 19, y = hi | (v - hi * 100u) << 16;
+    uint32_t h1 = ((y * 103u) >> 10) & 0x000F000Fu;
+    return h1 | (y - h1 * 10u) << 8;
+}
+#endif
+
 /* The grid value g / 4096 in decimal, exactly: the integer part, then the
  * fraction's digits (f x 5^12 has 12 of them), trailing zeros left out (f's
  * trailing zero bits: f = 2^k m gives k of them). Up to 32 bytes at p
@@ -118,6 +140,26 @@ static inline void ludus__slice_grid(int64_t begin_ns, int64_t end_ns, uint64_t 
 static inline char *ludus__fmt_grid(char *p, uint64_t g) {
     uint64_t q = g >> 12;
     uint32_t f = (uint32_t)(g & 4095u);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (q < 100000000u) { /* eight digits at once, leading zeros skipped (below 100 s) */
+        uint64_t d = ludus__digits8((uint32_t)q);
+        unsigned lz = q ? (unsigned)__builtin_ctzll(d) >> 3 : 7; /* the first non-zero digit's byte */
+        d = (d + 0x3030303030303030ull) >> (8 * lz);
+        memcpy(p, &d, 8);
+        p += 8 - lz;
+    } else {
+        p = ludus__fmt_u64(p, q);
+    }
+    if (!f) return p;
+    uint64_t x = (uint64_t)f * 244140625u; /* f x 5^12 < 10^12 */
+    uint32_t a = (uint32_t)(x / 100000000u);
+    uint32_t a4 = ludus__digits4(a) + 0x30303030u;
+    uint64_t b8 = ludus__digits8((uint32_t)(x - (uint64_t)a * 100000000u)) + 0x3030303030303030ull;
+    *p = '.';
+    memcpy(p + 1, &a4, 4);
+    memcpy(p + 5, &b8, 8);
+    return p + 13 - (unsigned)__builtin_ctz(f);
+#else
     if (q < 100000000u) { /* eight digits, leading zeros skipped (below 100 s) */
         char t[16];
         uint32_t hi = (uint32_t)q / 10000u;
@@ -139,6 +181,38 @@ static inline char *ludus__fmt_grid(char *p, uint64_t g) {
     ludus__fmt_4(p + 5, b1);
     ludus__fmt_4(p + 9, b - b1 * 10000u);
     return p + 13 - (unsigned)__builtin_ctz(f);
+#endif
+}
+
+/* The fractions of the grid, formatted once: entry f (0..4095) holds what
+ * ludus__fmt_grid writes after the integer part of a value whose fraction
+ * is f ("", or "." and up to 12 digits), its length in the last byte. An
+ * exporter makes one (64 KiB, ludus__grid_fracs_init) and writes each time
+ * with ludus__fmt_grid_t: the integer part, then one 16-byte copy. */
+typedef struct ludus__grid_fracs {
+    char f[4096][16];
+} ludus__grid_fracs;
+LUDUS_HIDDEN void ludus__grid_fracs_init(ludus__grid_fracs *t);
+
+/* What ludus__fmt_grid writes, the fraction from t. Up to 40 bytes at p. */
+static inline char *ludus__fmt_grid_t(char *p, uint64_t g, const ludus__grid_fracs *t) {
+    uint64_t q = g >> 12;
+    const char *f = t->f[g & 4095u];
+    if (q < 10) {
+        *p++ = (char)('0' + q);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    } else if (q < 100000000u) {
+        uint64_t d = ludus__digits8((uint32_t)q);
+        unsigned lz = (unsigned)__builtin_ctzll(d) >> 3; /* the first non-zero digit's byte */
+        d = (d + 0x3030303030303030ull) >> (8 * lz);
+        memcpy(p, &d, 8);
+        p += 8 - lz;
+#endif
+    } else {
+        p = ludus__fmt_u64(p, q);
+    }
+    memcpy(p, f, 16);
+    return p + (unsigned char)f[15];
 }
 
 /* An instant's time (ns since the origin) as JSON microseconds: P(ns). */

@@ -529,9 +529,9 @@ typedef struct ludus__open {
     uint8_t span;
     uint16_t unused;
     int64_t ts_ns;
-    uint64_t seq;     /* begin order on the thread (lexical and spans): also its identity */
+    uint64_t seq;     /* slot ordinal of its begin: begin order on the thread (lexical and spans), and identity */
     uintptr_t addr;   /* lexical: the begin's recorded address (what its end names) */
-    uint64_t ordinal; /* lexical: slot ordinal of the begin; span: span ordinal */
+    uint64_t ordinal; /* span: span ordinal (its lane's index) */
     uint32_t d0;      /* span: lexical depth at its begin */
     uint32_t match;   /* span: its site index, filtered or not (ends find it by site) */
     uint64_t seq0;    /* span: seq of the lexical top at its begin */
@@ -615,7 +615,8 @@ typedef struct ludus__nev_iter {
     ludus__open *lex, *span;
     uint32_t nlex, lex_cap, nspan, span_cap;
     uint32_t lane_depth[LUDUS__MAX_LANES];
-    uint64_t seq, span_ordinal;
+    uint64_t span_ordinal;
+    uint8_t fast[16]; /* per raw kind: what the pairing loop does inline (normalize.c) */
     /* lanes: decided in a first pass (deciding = 1) when the thread has spans */
     int deciding;
     uint8_t *span_lane; /* the thread's (ludus__cap_thread.span_lane) */
@@ -629,8 +630,8 @@ typedef struct ludus__nev_iter {
     int oom;
     ludus__nev sink; /* where events go when the batch cannot grow */
     int load_error;  /* LUDUS_E* code when a run could not be loaded */
-    /* counts of this pass */
-    uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite, unknown;
+    /* counts of this pass (prepare.c reads them) */
+    uint64_t orphan_ends, filtered, mismatched, unknown;
     /* time cut state (cut.c) */
     int cut_state;
     uint32_t cut_i, cut_n;

@@ -13,6 +13,7 @@
  *   - what is open at the end of the stream is closed at capture end, flagged
  *     INCOMPLETE; the first loss of a thread is marked by a LOSS event.
  * Per lane, the BEGIN/END events come out properly nested. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,18 +87,43 @@ static inline ludus__nev *emit(ludus__nev_iter *it) {
 
 static inline void set_nev(ludus__nev *restrict e, uint8_t kind, uint8_t lane, uint16_t flags, uint32_t site,
                            uint32_t depth, int64_t ts, int64_t begin, uint64_t value) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* kind, lane, flags and site, then depth and series (0): two stores */
+    const uint64_t head = kind | (uint64_t)lane << 8 | (uint64_t)flags << 16 | (uint64_t)site << 32, d = depth;
+    memcpy(e, &head, 8);
+    memcpy(&e->depth, &d, 8);
+#else
     e->kind = kind;
     e->lane = lane;
     e->flags = flags;
     e->site = site;
     e->depth = depth;
     e->series = 0;
+#endif
     e->ts_ns = ts;
     e->begin_ns = begin;
     e->value = value;
 }
+_Static_assert(offsetof(ludus__nev, site) == 4 && offsetof(ludus__nev, series) == offsetof(ludus__nev, depth) + 4,
+               "set_nev's two stores");
 
 /* ---- stacks and sites ---- */
+
+/* A lexical scope's site, lane 0 and span 0: one store. */
+static inline void set_lex_head(ludus__open *o, uint32_t site) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t head = site;
+    memcpy(o, &head, 8);
+#else
+    o->site = site;
+    o->lane = 0;
+    o->span = 0;
+    o->unused = 0;
+#endif
+}
+_Static_assert(offsetof(ludus__open, lane) == 4 && offsetof(ludus__open, span) == 5 &&
+                   offsetof(ludus__open, unused) == 6 && offsetof(ludus__open, ts_ns) == 8,
+               "set_lex_head's store");
 
 static int grow_stack(ludus__nev_iter *it, ludus__open **stack, uint32_t *cap) {
     uint32_t nc = *cap ? *cap * 2 : 32;
@@ -134,12 +160,6 @@ static inline void close_open(ludus__nev_iter *it, const ludus__open *o, int64_t
         if (recorded) it->filtered++;
         return;
     }
-    if (flags & LUDUS_NEV_UNWOUND)
-        it->unwound++;
-    else if (flags & LUDUS_NEV_INCOMPLETE)
-        it->incomplete++;
-    else
-        it->events++;
     uint32_t depth = it->lane_depth[o->lane] ? --it->lane_depth[o->lane] : 0;
     uint16_t kind = o->span == 2 ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : o->span ? LUDUS_NEV_SPAN : 0;
     set_nev(emit(it), LUDUS_NEV_END, o->lane, (uint16_t)(flags | kind), o->site, depth, ts, o->ts_ns, 0);
@@ -193,7 +213,7 @@ static void decide_lane(ludus__nev_iter *it, const ludus__open *o, int64_t t1) {
 
 /* ---- roles ---- */
 
-static inline void on_open(ludus__nev_iter *it, uintptr_t word, uintptr_t addr, uint64_t ordinal, int64_t ts) {
+static inline void on_open(ludus__nev_iter *it, uintptr_t word, uintptr_t addr, uint64_t seq, int64_t ts) {
     uint32_t site = site_of(it, word & ~(uintptr_t)LUDUS__K_MASK)->shown;
     if (it->nlex == it->lex_cap && grow_stack(it, &it->lex, &it->lex_cap) != 0) return;
     ludus__open *o = &it->lex[it->nlex++];
@@ -201,14 +221,12 @@ static inline void on_open(ludus__nev_iter *it, uintptr_t word, uintptr_t addr, 
     o->lane = 0;
     o->span = 0;
     o->ts_ns = ts;
-    o->seq = it->seq++;
+    o->seq = seq;
     o->addr = addr;
-    o->ordinal = ordinal;
     if (site == UINT32_MAX) {
         it->filtered++;
         return;
     }
-    it->events++;
     set_nev(emit(it), LUDUS_NEV_BEGIN, 0, 0, site, it->lane_depth[0]++, ts, 0, 0);
 }
 
@@ -275,13 +293,13 @@ static uint64_t point_ordinal(const ludus__nev_iter *it, uintptr_t at, uint32_t 
 
 static void on_unwind(ludus__nev_iter *it, uintptr_t at, uint32_t gen, int64_t ts) {
     uint64_t from = point_ordinal(it, at, gen);
-    while (it->nlex > 0 && it->lex[it->nlex - 1].ordinal >= from) {
+    while (it->nlex > 0 && it->lex[it->nlex - 1].seq >= from) {
         it->nlex--;
         close_open(it, &it->lex[it->nlex], ts, LUDUS_NEV_UNWOUND, 0);
     }
 }
 
-static void on_span_open(ludus__nev_iter *it, uintptr_t word, int64_t ts, int fiber) {
+static void on_span_open(ludus__nev_iter *it, uintptr_t word, int64_t ts, int fiber, uint64_t seq) {
     const ludus__site_memo *m = site_of(it, word & ~(uintptr_t)LUDUS__K_MASK);
     uint32_t site = m->site, shown = m->shown;
     uint64_t ordinal = it->span_ordinal++;
@@ -291,7 +309,7 @@ static void on_span_open(ludus__nev_iter *it, uintptr_t word, int64_t ts, int fi
     o->match = site;
     o->span = fiber ? 2 : 1;
     o->ts_ns = ts;
-    o->seq = it->seq++;
+    o->seq = seq;
     o->addr = 0;
     o->ordinal = ordinal;
     o->d0 = it->nlex;
@@ -301,7 +319,6 @@ static void on_span_open(ludus__nev_iter *it, uintptr_t word, int64_t ts, int fi
         it->filtered++;
         return;
     }
-    it->events++;
     set_nev(emit(it), LUDUS_NEV_BEGIN, o->lane, fiber ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN, site,
             it->lane_depth[o->lane]++, ts, 0, 0);
 }
@@ -320,6 +337,12 @@ static void on_span_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
         note_orphan(it, 0, key ? key : 1); /* 1: the innermost span's end, its site not named */
         if (site != UINT32_MAX && !enabled(it, site)) return;
         set_nev(emit(it), LUDUS_NEV_MISMATCH, 0, 0, site, it->lane_depth[0], ts, 0, 0);
+        return;
+    }
+    if (k == it->nspan) { /* the innermost: the common case */
+        const ludus__open *o = &it->span[--it->nspan];
+        if (it->deciding) decide_lane(it, o, ts);
+        close_open(it, o, ts, 0, 1);
         return;
     }
     ludus__open o = it->span[k - 1];
@@ -438,13 +461,7 @@ static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus
         }
     }
     const ludus__nev_info *ni = &ludus__nevs[nev];
-    it->events++;
-    if (nev == LUDUS_NEV_FRAME) {
-        value = ++it->frame_no;
-        it->frames++;
-    } else if (ni->json == LUDUS__TR_COUNTER_F64 && ((value >> 52) & 0x7ff) == 0x7ff) {
-        it->nonfinite++;
-    }
+    if (nev == LUDUS_NEV_FRAME) value = ++it->frame_no;
     uint32_t depth = it->lane_depth[0];
     if (ni->attach && !open_slice(it, &lane, &depth)) depth = UINT32_MAX;
     ludus__nev *n = emit(it);
@@ -454,9 +471,9 @@ static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus
 
 /* A fiber switch: on the thread's track, a span named after the fiber while
  * the thread runs it (prepare.c moved the fiber's own events away). */
-static void on_fiber(ludus__nev_iter *it, const ludus__event *e, int64_t ts) {
+static void on_fiber(ludus__nev_iter *it, const ludus__event *e, int64_t ts, uint64_t seq) {
     if (e[1].ticks)
-        on_span_open(it, e->word, ts, 1);
+        on_span_open(it, e->word, ts, 1, seq);
     else
         on_span_close(it, e->word, ts);
 }
@@ -527,12 +544,11 @@ static const ludus__run *current_run(ludus__nev_iter *it) {
 }
 
 /* The deciding pass's lexical stack: positions only, nothing emitted. */
-static inline void decide_open(ludus__nev_iter *it, uintptr_t addr, uint64_t ordinal) {
+static inline void decide_open(ludus__nev_iter *it, uintptr_t addr, uint64_t seq) {
     if (it->nlex == it->lex_cap && grow_stack(it, &it->lex, &it->lex_cap) != 0) return;
     ludus__open *o = &it->lex[it->nlex++];
-    o->seq = it->seq++;
+    o->seq = seq;
     o->addr = addr;
-    o->ordinal = ordinal;
 }
 
 static inline void decide_close(ludus__nev_iter *it, uintptr_t word) {
@@ -566,17 +582,17 @@ static void scan_run_deciding(ludus__nev_iter *it, const ludus__run *run) {
             decide_close(it, word);
             break;
         case LUDUS__R_SPAN_OPEN:
-            on_span_open(it, word, ludus__tick_conv_ns(&it->conv, it->c, e->ticks), 0);
+            on_span_open(it, word, ludus__tick_conv_ns(&it->conv, it->c, e->ticks), 0, it->ordinal + at);
             break;
         case LUDUS__R_SPAN_CLOSE:
             on_span_close(it, word, ludus__tick_conv_ns(&it->conv, it->c, e->ticks));
             break;
         case LUDUS__R_FIBER:
-            on_fiber(it, e, ludus__tick_conv_ns(&it->conv, it->c, e->ticks));
+            on_fiber(it, e, ludus__tick_conv_ns(&it->conv, it->c, e->ticks), it->ordinal + at);
             break;
         case LUDUS__R_UNWIND: {
             uint64_t from = point_ordinal(it, (uintptr_t)e[1].ticks, (uint32_t)e[1].word);
-            while (it->nlex > 0 && it->lex[it->nlex - 1].ordinal >= from) it->nlex--;
+            while (it->nlex > 0 && it->lex[it->nlex - 1].seq >= from) it->nlex--;
             break;
         }
         default:
@@ -606,7 +622,7 @@ static size_t step(ludus__nev_iter *it, const ludus__run *run, size_t pos) {
         on_close(it, word, ts);
         break;
     case LUDUS__R_SPAN_OPEN:
-        on_span_open(it, word, ts, 0);
+        on_span_open(it, word, ts, 0, it->ordinal + at);
         break;
     case LUDUS__R_SPAN_CLOSE:
         on_span_close(it, word, ts);
@@ -615,7 +631,7 @@ static size_t step(ludus__nev_iter *it, const ludus__run *run, size_t pos) {
         on_unwind(it, (uintptr_t)e[1].ticks, (uint32_t)e[1].word, ts);
         break;
     case LUDUS__R_FIBER:
-        on_fiber(it, e, ts);
+        on_fiber(it, e, ts, it->ordinal + at);
         break;
     default:
         on_pass(it, ki, e, ts);
@@ -624,94 +640,191 @@ static size_t step(ludus__nev_iter *it, const ludus__run *run, size_t pos) {
     return pos;
 }
 
+/* What the pairing loop does inline for a raw kind (the kind table's role,
+ * and for a pass-through kind its layout); FAST_STEP: through step(). */
+enum { FAST_STEP, FAST_OPEN, FAST_CLOSE, FAST_SPAN_OPEN, FAST_SPAN_CLOSE, FAST_MARK };
+
+static uint8_t fast_kind(const ludus__kind_info *ki) {
+    switch (ki->role) {
+    case LUDUS__R_OPEN:
+        return FAST_OPEN;
+    case LUDUS__R_CLOSE:
+        return FAST_CLOSE;
+    case LUDUS__R_SPAN_OPEN:
+        return FAST_SPAN_OPEN;
+    case LUDUS__R_SPAN_CLOSE:
+        return FAST_SPAN_CLOSE;
+    case LUDUS__R_PASS: /* one slot, its site in the word, attached to nothing: a mark, a frame */
+        return ki->valid && ki->slots == 1 && ki->word == LUDUS__W_SITE && !ludus__nevs[ki->nev].attach ? FAST_MARK
+                                                                                                        : FAST_STEP;
+    default:
+        return FAST_STEP;
+    }
+}
+
+/* The bound of the fast conversion (cv->range) lowered so that it also
+ * stops at the first time at or after loss_at: the smallest x = ticks - t0
+ * whose time is >= loss_at, found by bisection on the (monotonic) fast
+ * conversion itself, so one compare per event says both "fast" and "no loss
+ * marker due". */
+static uint64_t fast_limit(const ludus__tick_conv *cv, int64_t loss_at) {
+    if (loss_at == INT64_MAX || cv->range == 0) return cv->range;
+    uint64_t lo = 1, hi = cv->range; /* x - 1 in [0, range): x in [1, range] */
+    if ((int64_t)(uint64_t)(((ludus__u128)hi * cv->m) >> 64) + cv->base < loss_at) return cv->range;
+    while (lo < hi) { /* the smallest x in [lo, hi] whose time is >= loss_at */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)(uint64_t)(((ludus__u128)mid * cv->m) >> 64) + cv->base >= loss_at)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo - 1; /* x - 1 < lo - 1: x < lo */
+}
+
+/* Room on the lexical stack for need entries. */
+static int lex_room(ludus__nev_iter *it, size_t need) {
+    while (it->lex_cap < need)
+        if (grow_stack(it, &it->lex, &it->lex_cap) != 0) return -1;
+    return 0;
+}
+
 /* Pairs the events of one run until the batch is full or the run ends. The
- * common cases (a scope's begin; the end of the innermost scope; on the
- * thread's own track, no loss marker due) run on local copies of the state;
- * everything else goes through step() with the state written back. Nothing
- * here knows a raw kind: roles come from the kind table. */
+ * common cases (a scope's begin; the end of the innermost scope, on the
+ * thread's own track) run on local copies of the state: the output slot,
+ * the lexical stack's top and the track's depth, with room made for a whole
+ * batch first, so no check per event; spans and marks sync that state and
+ * call their own functions; everything else (and a loss marker due, and a
+ * time the fast conversion does not cover) goes through step(). Each event
+ * of the inline cases emits at most one, so a batch of room raw events
+ * fits. Nothing here knows a raw kind: what each does comes from the kind
+ * table (it->fast). */
 static void scan_run(ludus__nev_iter *it, const ludus__run *run) {
-    const ludus__event *const ev = run->ev;
-    const size_t n = run->n;
-    const uintptr_t base = run->base;
-    const uint64_t ordinal0 = it->ordinal;
-    const ludus__tick_conv cv = it->conv;
-    const int64_t loss_at = it->loss_at;
-    ludus__site_memo *const memo = it->memo;
-    size_t pos = it->pos;
-    /* the hot state */
-    ludus__nev *rb = it->rb;
-    uint32_t rn = it->rn;
-    ludus__open *lex = it->lex;
-    uint32_t nlex = it->nlex, lex_cap = it->lex_cap;
-    uint32_t depth0 = it->lane_depth[0];
-    uint64_t seq = it->seq, events = it->events, filtered = it->filtered;
-#define SAVE()                      \
-    do {                            \
-        it->rn = rn;                \
-        it->nlex = nlex;            \
-        it->lane_depth[0] = depth0; \
-        it->seq = seq;              \
-        it->events = events;        \
-        it->filtered = filtered;    \
-    } while (0)
-#define LOAD()                      \
-    do {                            \
-        rb = it->rb;                \
-        rn = it->rn;                \
-        lex = it->lex;              \
-        nlex = it->nlex;            \
-        lex_cap = it->lex_cap;      \
-        depth0 = it->lane_depth[0]; \
-        seq = it->seq;              \
-        events = it->events;        \
-        filtered = it->filtered;    \
-    } while (0)
-    /* rb has room for LUDUS__NEV_BATCH + 64: a fast case emits one event */
-    while (pos < n && rn < LUDUS__NEV_BATCH) {
-        const ludus__event *e = ev + pos;
-        const uintptr_t word = e->word;
-        const ludus__kind_info *ki = &ludus__kinds[word & LUDUS__K_MASK];
-        const int64_t ts = ludus__tick_conv_ns(&cv, it->c, e->ticks);
-        const uintptr_t key = word & ~(uintptr_t)LUDUS__K_MASK;
-        if (__builtin_expect(ts >= loss_at, 0)) {
-            /* the loss marker first */
-        } else if (ki->role == LUDUS__R_OPEN && nlex < lex_cap) {
-            ludus__site_memo *m = &memo[((key >> 4) ^ (key >> 12)) & (LUDUS__SITE_MEMO - 1)];
-            if (__builtin_expect(m->key != key, 0)) memo_fill(it, m, key);
-            const uint32_t site = m->shown;
-            ludus__open *o = &lex[nlex++];
-            o->site = site;
-            o->lane = 0;
-            o->span = 0;
-            o->ts_ns = ts;
-            o->seq = seq++;
-            o->addr = base + pos * sizeof(ludus__event);
-            o->ordinal = ordinal0 + pos;
-            pos++;
-            if (site == UINT32_MAX) {
-                filtered++;
+    const ludus__event *const ev = run->ev, *const end = ev + run->n;
+    /* an event's recorded address and slot ordinal, from its own address */
+    const uintptr_t abias = run->base - (uintptr_t)ev;
+    const uint64_t obias = it->ordinal - ((uintptr_t)ev >> 4); /* (e >> 4) - (ev >> 4) = e - ev, aligned or not */
+    const uint64_t t0 = it->conv.t0, mul = it->conv.m, lim = fast_limit(&it->conv, it->loss_at);
+    const int64_t base = it->conv.base;
+    const ludus__event *e = ev + it->pos;
+    while (e < end && it->rn < LUDUS__NEV_BATCH && !it->oom) {
+        size_t room = LUDUS__NEV_BATCH - it->rn;
+        if (room > (size_t)(end - e)) room = (size_t)(end - e);
+        if (lex_room(it, it->nlex + room) != 0) break;
+        const ludus__event *limit = e + room; /* each of these events pushes and emits at most one */
+        const ludus__site_memo *const memo = it->memo;
+        const uint8_t *const fast = it->fast;
+        ludus__nev *out = it->rb + it->rn;
+        ludus__open *top = it->lex + it->nlex; /* one past the innermost open scope */
+        uint32_t depth0 = it->lane_depth[0];
+        for (;;) {
+            /* a scope's begin and the innermost scope's end; no call in this
+             * loop: its values stay in registers */
+            const ludus__open *const bottom = it->lex;
+            while (e < limit) {
+                const uintptr_t word = e->word, key = word & ~(uintptr_t)LUDUS__K_MASK;
+                const uint64_t x = e->ticks - t0;
+                const uint8_t f = fast[word & LUDUS__K_MASK];
+                if (__builtin_expect(x - 1 >= lim, 0)) break; /* not the fast conversion, or the loss marker first */
+                const int64_t ts = (int64_t)(uint64_t)(((ludus__u128)x * mul) >> 64) + base;
+                if (f == FAST_OPEN) {
+                    const ludus__site_memo *const m = &memo[((key >> 4) ^ (key >> 12)) & (LUDUS__SITE_MEMO - 1)];
+                    const uint32_t site = m->shown;
+                    if (__builtin_expect(m->key != key || site == UINT32_MAX, 0))
+                        break; /* not looked up yet, or filtered */
+                    set_lex_head(top, site);
+                    top->ts_ns = ts;
+                    top->seq = ((uintptr_t)e >> 4) + obias;
+                    top->addr = abias + (uintptr_t)e;
+                    top++;
+                    e++;
+                    set_nev(out++, LUDUS_NEV_BEGIN, 0, 0, site, depth0++, ts, 0, 0);
+                    continue;
+                }
+                if (f != FAST_CLOSE || top == bottom || top[-1].addr != key || top[-1].site == UINT32_MAX) break;
+                top--;
+                e++;
+                depth0 -= depth0 > 0;
+                set_nev(out++, LUDUS_NEV_END, 0, 0, top->site, depth0, ts, top->ts_ns, 0);
+            }
+            if (e == limit) break;
+            /* spans and marks: what on_span_open, on_span_close and on_pass
+             * do, when the site is looked up and the room is there */
+            const uintptr_t word = e->word, key = word & ~(uintptr_t)LUDUS__K_MASK;
+            const uint64_t x = e->ticks - t0;
+            const uint8_t f = fast[word & LUDUS__K_MASK];
+            const int64_t ts = (int64_t)(uint64_t)(((ludus__u128)x * mul) >> 64) + base;
+            const ludus__site_memo *const m = &memo[((key >> 4) ^ (key >> 12)) & (LUDUS__SITE_MEMO - 1)];
+            if (x - 1 >= lim) {
+                /* through step() */
+            } else if (f == FAST_SPAN_OPEN && m->key == key && it->nspan < it->span_cap) {
+                const uint64_t ordinal = it->span_ordinal++;
+                const uint8_t lane = ordinal < it->span_lane_n ? it->span_lane[ordinal] : 0;
+                const uint32_t nlex = (uint32_t)(top - bottom);
+                ludus__open *o = &it->span[it->nspan++];
+                o->site = m->shown;
+                o->lane = lane;
+                o->span = 1;
+                o->unused = 0;
+                o->ts_ns = ts;
+                o->seq = ((uintptr_t)e >> 4) + obias;
+                o->addr = 0;
+                o->ordinal = ordinal;
+                o->d0 = nlex;
+                o->match = m->site;
+                o->seq0 = nlex ? top[-1].seq : 0;
+                e++;
+                if (m->shown == UINT32_MAX) {
+                    it->filtered++;
+                    continue;
+                }
+                const uint32_t depth = lane ? it->lane_depth[lane]++ : depth0++;
+                set_nev(out++, LUDUS_NEV_BEGIN, lane, LUDUS_NEV_SPAN, m->shown, depth, ts, 0, 0);
+                continue;
+            } else if (f == FAST_SPAN_CLOSE && it->nspan > 0 &&
+                       (!key || (m->key == key && m->site != UINT32_MAX &&
+                                 it->span[it->nspan - 1].match == m->site))) { /* the innermost span's end */
+                const ludus__open *o = &it->span[--it->nspan];
+                e++;
+                if (o->site == UINT32_MAX) {
+                    it->filtered++;
+                    continue;
+                }
+                const uint8_t lane = o->lane;
+                uint32_t depth;
+                if (lane) {
+                    depth = it->lane_depth[lane] ? --it->lane_depth[lane] : 0;
+                } else {
+                    depth0 -= depth0 > 0;
+                    depth = depth0;
+                }
+                const uint16_t flags = o->span == 2 ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN;
+                set_nev(out++, LUDUS_NEV_END, lane, flags, o->site, depth, ts, o->ts_ns, 0);
+                continue;
+            } else if (f == FAST_MARK && (!key || (m->key == key && m->shown != UINT32_MAX))) {
+                const uint8_t nev = ludus__kinds[word & LUDUS__K_MASK].nev;
+                e++;
+                set_nev(out++, nev, 0, 0, key ? m->shown : UINT32_MAX, depth0, ts, 0,
+                        nev == LUDUS_NEV_FRAME ? ++it->frame_no : 0);
                 continue;
             }
-            events++;
-            set_nev(&rb[rn++], LUDUS_NEV_BEGIN, 0, 0, site, depth0++, ts, 0, 0);
-            continue;
-        } else if (ki->role == LUDUS__R_CLOSE && nlex > 0 && lex[nlex - 1].addr == key &&
-                   lex[nlex - 1].site != UINT32_MAX) {
-            const ludus__open *o = &lex[--nlex];
-            pos++;
-            events++;
-            depth0 -= depth0 > 0;
-            set_nev(&rb[rn++], LUDUS_NEV_END, 0, 0, o->site, depth0, ts, o->ts_ns, 0);
-            continue;
+            /* the rest (an end that is not the innermost scope's, a site not
+             * looked up yet, a loss marker due, ...) through step(), which may
+             * emit more than one */
+            it->rn = (uint32_t)(out - it->rb);
+            it->nlex = (uint32_t)(top - it->lex);
+            it->lane_depth[0] = depth0;
+            e = ev + step(it, run, (size_t)(e - ev));
+            out = it->rb + it->rn;
+            top = it->lex + it->nlex;
+            depth0 = it->lane_depth[0];
+            if (it->oom || it->rn >= LUDUS__NEV_BATCH || e >= limit) break;
+            if ((size_t)(limit - e) > LUDUS__NEV_BATCH - it->rn) limit = e + (LUDUS__NEV_BATCH - it->rn);
         }
-        SAVE();
-        pos = step(it, run, pos);
-        LOAD();
+        it->rn = (uint32_t)(out - it->rb);
+        it->nlex = (uint32_t)(top - it->lex);
+        it->lane_depth[0] = depth0;
     }
-    SAVE();
-#undef SAVE
-#undef LOAD
-    it->pos = pos;
+    it->pos = (size_t)(e - ev);
 }
 
 /* The next raw batch into it->rb; 0 at the end of the stream. */
@@ -775,14 +888,13 @@ static void rewind_stream(ludus__nev_iter *it) {
     it->nseen = 0;
     it->nlex = it->nspan = 0;
     memset(it->lane_depth, 0, sizeof it->lane_depth);
-    it->seq = it->span_ordinal = 0;
+    it->span_ordinal = 0;
     it->rpos = it->rn = 0;
     it->opos = it->on = 0;
     it->done = 0;
     it->loss_at = it->th->first_drop_ns != LUDUS__NO_DROP ? it->th->first_drop_ns : INT64_MAX;
     it->frame_no = 0;
-    it->events = it->incomplete = it->unwound = it->orphan_ends = 0;
-    it->filtered = it->frames = it->mismatched = it->nonfinite = it->unknown = 0;
+    it->orphan_ends = it->filtered = it->mismatched = it->unknown = 0;
     it->text_n = 0;
 }
 
@@ -799,6 +911,7 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
         return LUDUS_ENOMEM;
     }
     for (uint32_t i = 0; i < LUDUS__SITE_MEMO; i++) it->memo[i] = (ludus__site_memo){0, UINT32_MAX, UINT32_MAX};
+    for (unsigned k = 0; k < 16; k++) it->fast[k] = fast_kind(&ludus__kinds[k]);
     rewind_stream(it);
     if (it->th->spans == 0) return 0;
     if (it->th->lanes_decided) {

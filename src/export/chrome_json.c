@@ -4,8 +4,8 @@
  * start written as microseconds on a binary grid (2^-12 us, writer.h: every
  * sum a viewer makes of them is exact, so nesting is the same in every
  * viewer), a slice's dur its end's point less its begin's. Each
- * site's ,"name":..,"cat":.. and each track's ,"pid":..,"tid":..,"ts": are
- * formatted once and copied per event.
+ * site's ,"name":..,"cat":.. and each track's ,\n{"ph":"X","pid":..,"tid":..,"ts":
+ * are formatted once and copied per event (a fixed-size copy, inlined).
  *
  * What a viewer must see is in the events, not only in the metadata: a
  * thread's first loss is an instant there ("ludus: N events lost from here
@@ -27,7 +27,7 @@
 #define LANE_TID(t, k) (UINT64_C(0x40000000) + (uint64_t)(t)*LUDUS__MAX_LANES + (k))
 
 typedef struct track {
-    char part[96]; /* ","pid":P,"tid":T,"ts": */
+    char part[64]; /* ,\n{"ph":"X","pid":P,"tid":T,"ts": (at most 18 + 11 + 7 + 20 + 6 = 62 bytes) */
     size_t len;
     int64_t shift_ns; /* added to every ts (a merge: this capture's start after the earliest) */
 } track;
@@ -42,18 +42,24 @@ typedef struct json_ctx {
     size_t *snip_name; /* where each snippet's ,"name":.. part ends */
     track tracks[LUDUS__MAX_LANES];
     uint64_t skipped_nonfinite;
-    ludus__slice_args args;    /* annotations of the open slices */
-    const ludus__nev_iter *it; /* the thread's stream (a message's text) */
-    int64_t shift_ns;          /* ts origin: 0 = this capture's start (a merge: the earliest capture's) */
-    uint64_t flow_ns;          /* a merge: xored into the flow ids the library made (per capture) */
+    ludus__slice_args args;             /* annotations of the open slices */
+    const ludus__nev_iter *it;          /* the thread's stream (a message's text) */
+    int64_t shift_ns;                   /* ts origin: 0 = this capture's start (a merge: the earliest capture's) */
+    ludus__grid_fracs *fracs;           /* the grid's fractions, formatted once */
+    char kind_cat[LUDUS_NEV_COUNT][40]; /* per normalised kind: ,"cat":"<its category>","s":"t" */
+    size_t kind_cat_len[LUDUS_NEV_COUNT];
+    uint64_t last_us;     /* the integer part of the last slice's begin, and its digits: */
+    char last_digits[24]; /* consecutive slices mostly begin within one us */
+    size_t last_len;
+    uint64_t flow_ns; /* a merge: xored into the flow ids the library made (per capture) */
 } json_ctx;
 
 static void set_track(track *k, const json_ctx *x, uint64_t tid) {
     int pid = x->c->pid;
     k->shift_ns = x->shift_ns;
     char *p = k->part;
-    memcpy(p, "\",\"pid\":", 8);
-    p += 8;
+    memcpy(p, ",\n{\"ph\":\"X\",\"pid\":", 18);
+    p += 18;
     if (pid < 0) *p++ = '-';
     p = ludus__fmt_u64(p, pid < 0 ? (uint64_t)0 - (uint64_t)(int64_t)pid : (uint64_t)pid);
     memcpy(p, ",\"tid\":", 7);
@@ -67,12 +73,19 @@ static void set_track(track *k, const json_ctx *x, uint64_t tid) {
 /* ,\n{"ph":"<ph>","pid":..,"tid":..,"ts":<ts> */
 static inline void head(ludus__writer *w, const track *k, char ph, int64_t ts) {
     char *p = ludus__w_reserve(w, 48 + sizeof k->part);
-    memcpy(p, ",\n{\"ph\":\"", 9);
-    p[9] = ph;
-    p += 10;
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
+    p[9] = ph;
     p += k->len;
     ludus__w_commit(w, ludus__fmt_us(p, ts + k->shift_ns));
+}
+
+/* The same, the time's fraction from x's table. */
+static inline void head_t(const json_ctx *x, const track *k, char ph, int64_t ts) {
+    char *p = ludus__w_reserve(x->w, 48 + sizeof k->part);
+    memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
+    p[9] = ph;
+    p += k->len;
+    ludus__w_commit(x->w, ludus__fmt_grid_t(p, ludus__grid(ts + k->shift_ns), x->fracs));
 }
 
 /* ,\n{"ph":"X","pid":..,"tid":..,"ts":<begin>,"dur":<dur> for a slice from
@@ -80,9 +93,7 @@ static inline void head(ludus__writer *w, const track *k, char ph, int64_t ts) {
 static inline void slice_head(ludus__writer *w, const track *k, int64_t begin_ns, int64_t end_ns) {
     uint64_t pb, pe;
     ludus__slice_grid(begin_ns + k->shift_ns, end_ns + k->shift_ns, &pb, &pe);
-    char *p = ludus__w_reserve(w, 10 + sizeof k->part + 32 + 7 + 32);
-    memcpy(p, ",\n{\"ph\":\"X", 10);
-    p += 10;
+    char *p = ludus__w_reserve(w, sizeof k->part + 32 + 7 + 32);
     memcpy(p, k->part, sizeof k->part);
     p += k->len;
     p = ludus__fmt_grid(p, pb);
@@ -126,6 +137,18 @@ static int snip_write(void *ud, const void *data, size_t n) {
 
 static int build_snippets(json_ctx *x) {
     const ludus_capture *c = x->c;
+    if (!x->fracs) {
+        x->fracs = ludus__malloc(sizeof *x->fracs);
+        if (!x->fracs) return -1;
+        ludus__grid_fracs_init(x->fracs);
+    }
+    x->last_us = 0;
+    x->last_len = 1;
+    x->last_digits[0] = '0';
+    for (int k = 0; k < LUDUS_NEV_COUNT; k++) { /* the library's own categories: short, nothing to escape */
+        int n = snprintf(x->kind_cat[k], sizeof x->kind_cat[k], ",\"cat\":\"%s\",\"s\":\"t\"", ludus__nevs[k].category);
+        x->kind_cat_len[k] = n > 0 && (size_t)n < sizeof x->kind_cat[k] ? (size_t)n : 0;
+    }
     x->snip_off = ludus__malloc((c->nsites + 1) * sizeof *x->snip_off);
     x->snip_name = ludus__malloc((c->nsites + 1) * sizeof *x->snip_name);
     ludus__writer *sw = ludus__malloc(sizeof *sw);
@@ -250,21 +273,34 @@ static void arg_member(json_ctx *x, const ludus__nev *ev, int comma) {
     }
 }
 
+/* A slice's begin time: fmt_grid_t, the integer part copied when it is the
+ * last slice's. */
+static inline char *begin_time(json_ctx *x, char *p, uint64_t g) {
+    uint64_t q = g >> 12;
+    if (q != x->last_us) {
+        x->last_us = q;
+        x->last_len = (size_t)(ludus__fmt_u64(x->last_digits, q) - x->last_digits);
+    }
+    memcpy(p, x->last_digits, 16); /* at most 15 digits below 2^64 ns */
+    p += x->last_len;
+    const char *f = x->fracs->f[g & 4095u];
+    memcpy(p, f, 16);
+    return p + (unsigned char)f[15];
+}
+
 /* A complete slice: one X event, formatted in one reservation. */
-static inline void slice(json_ctx *x, const ludus__nev *ev) {
+__attribute__((always_inline)) static inline void slice(json_ctx *x, const ludus__nev *ev) {
     ludus__writer *w = x->w;
     const track *k = &x->tracks[ev->lane];
     size_t n = x->snip_off[ev->site + 1] - x->snip_off[ev->site];
-    char *p = ludus__w_reserve(w, 10 + sizeof k->part + 32 + 7 + 32 + 64 + 1);
-    memcpy(p, ",\n{\"ph\":\"X", 10);
-    p += 10;
+    char *p = ludus__w_reserve(w, sizeof k->part + 40 + 7 + 40 + 64 + 1);
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
     p += k->len;
     uint64_t pb, pe;
     ludus__slice_grid(ev->begin_ns + k->shift_ns, ev->ts_ns + k->shift_ns, &pb, &pe);
-    p = ludus__fmt_grid(p, pb);
+    p = begin_time(x, p, pb);
     memcpy(p, ",\"dur\":", 7);
-    p = ludus__fmt_grid(p + 7, pe - pb);
+    p = ludus__fmt_grid_t(p + 7, pe - pb, x->fracs);
     const char *sn = x->snip + x->snip_off[ev->site];
     if (n <= 64) {
         memcpy(p, sn, 64); /* the block has 64 bytes of padding; the extra bytes are overwritten */
@@ -309,7 +345,7 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
         break;
     case LUDUS__TR_INSTANT:
     case LUDUS__TR_FRAME:
-        head(w, k, 'I', ev->ts_ns);
+        head_t(x, k, 'I', ev->ts_ns);
         if (ev->site != UINT32_MAX) {
             snippet(x, ev->site);
         } else {
@@ -317,11 +353,10 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
             ludus__w_str(w, ",\"name\":");
             ludus__w_json_str(w, label, strlen(label));
         }
-        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) {
-            ludus__w_str(w, ",\"cat\":");
-            ludus__w_json_str(w, ni->category, strlen(ni->category));
-        }
-        ludus__w_str(w, ",\"s\":\"t\"");
+        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) /* the kind's: ,"cat":..,"s":"t" */
+            ludus__w_bytes(w, x->kind_cat[ev->kind], x->kind_cat_len[ev->kind]);
+        else
+            ludus__w_bytes(w, ",\"s\":\"t\"", 8);
         if (ev->kind == LUDUS_NEV_FRAME) {
             ludus__w_str(w, ",\"args\":{\"frame\":");
             ludus__w_u64(w, ev->value);
@@ -774,6 +809,8 @@ static void ctx_free(json_ctx *x) {
     ludus__free(x->snip);
     ludus__free(x->snip_off);
     ludus__free(x->snip_name);
+    ludus__free(x->fracs);
+    x->fracs = NULL;
     x->snip = NULL;
     x->snip_off = x->snip_name = NULL;
 }

@@ -10,8 +10,20 @@
  * Slices are SLICE_BEGIN/SLICE_END, marks, losses and mismatched span ends
  * INSTANT, counters COUNTER on a process-level counter track per site
  * (described before its first value, doubles kept exactly), flow ends are
- * INSTANTs carrying flow_ids / terminating_flow_ids. Times are ns since
- * capture start, no clock id. */
+ * INSTANTs carrying flow_ids / terminating_flow_ids.
+ *
+ * Times are ns since capture start. A thread's sequence uses incremental
+ * timestamps as Perfetto's SDK does (TrackEventInternal::ResetIncrementalState):
+ * its first packet clears the state, sets timestamp_clock_id = 64 in the
+ * defaults and carries a ClockSnapshot of that sequence-scoped clock
+ * (is_incremental, 0) and BOOTTIME (0, the trace's clock), so each packet's
+ * timestamp is the delta in ns from the sequence's previous timestamped
+ * packet; a time before that one is written whole on BOOTTIME
+ * (timestamp_clock_id = 6) and leaves the clock where it was. Every time is
+ * still an exact integer ns. The other sequences (metadata, async zones,
+ * GPU) write whole times, no clock id. The common packets (a slice's begin
+ * whose name is interned, its end with nothing to annotate, on the thread's
+ * track) are copied from bytes made once per site and per sequence. */
 #define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +34,13 @@
 #include "proto_writer.h"
 
 /* TracePacket fields */
+#define TP_CLOCK_SNAPSHOT 6
 #define TP_TIMESTAMP 8
 #define TP_SEQ_ID 10
 #define TP_TRACK_EVENT 11
 #define TP_INTERNED 12
 #define TP_SEQ_FLAGS 13
+#define TP_CLOCK_ID 58
 #define TP_DEFAULTS 59
 #define TP_TRACK_DESC 60
 /* TrackEvent fields */
@@ -47,6 +61,9 @@ enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER 
  * NEEDS flag (2) would only cost 2 bytes an event (the size target is 1/5
  * of the JSON). */
 enum { SEQ_CLEARED = 1 };
+/* Clocks (trace-formats.md B.7): the trace's (BOOTTIME), and the
+ * sequence-scoped incremental one a thread's packets use by default. */
+enum { PF_CLOCK_BOOTTIME = 6, PF_CLOCK_INCREMENTAL = 64 };
 
 #define PROCESS_UUID 1u
 /* Thread t's track, and its span lanes right after it. */
@@ -86,11 +103,34 @@ typedef struct pf_state {
     ludus__slice_args args;    /* annotations of the open slices */
     uint32_t thread;
     uint32_t lanes_described; /* bit k: lane k of the current thread */
+    int incremental;          /* the current sequence's times are deltas on PF_CLOCK_INCREMENTAL */
+    uint64_t last_ts;         /* the incremental clock's value: the sequence's last time */
+    /* the common packets' bytes after the timestamp (fast_begin, fast_end) */
+    uint8_t seq_bytes[8], end_bytes[16];
+    size_t seq_n, end_n;
+    uint8_t (*begin_te)[16]; /* per site: its slice begin's track_event {category, type, name} */
+    uint8_t *begin_te_n;
+    uint32_t *fast_seq; /* per site: the sequence on which its begin's packet is ready (what it names interned) */
 } pf_state;
 
-static uint8_t *packet_open(uint8_t *p, uint8_t **mark, uint64_t ts, int has_ts, uint32_t seq, uint32_t flags) {
+/* The timestamp field: on the current sequence when it is incremental, the
+ * delta from its last time (a time before it: whole, on BOOTTIME);
+ * elsewhere the whole time. */
+static uint8_t *ts_field(pf_state *s, uint8_t *p, uint64_t ts, uint32_t seq) {
+    if (!s->incremental || seq != s->seq) return ludus__pb_uint(p, TP_TIMESTAMP, ts);
+    if (ts >= s->last_ts) {
+        p = ludus__pb_uint(p, TP_TIMESTAMP, ts - s->last_ts);
+        s->last_ts = ts;
+        return p;
+    }
+    p = ludus__pb_uint(p, TP_TIMESTAMP, ts);
+    return ludus__pb_uint(p, TP_CLOCK_ID, PF_CLOCK_BOOTTIME);
+}
+
+static uint8_t *packet_open(pf_state *s, uint8_t *p, uint8_t **mark, uint64_t ts, int has_ts, uint32_t seq,
+                            uint32_t flags) {
     p = ludus__pb_open(p, 1, mark);
-    if (has_ts) p = ludus__pb_uint(p, TP_TIMESTAMP, ts);
+    if (has_ts) p = ts_field(s, p, ts, seq);
     p = ludus__pb_uint(p, TP_SEQ_ID, seq);
     if (flags) p = ludus__pb_uint(p, TP_SEQ_FLAGS, flags);
     return p;
@@ -132,7 +172,7 @@ static int write_process(pf_state *s) {
     const ludus__captured *c = s->c;
     uint8_t *pm, *m, *m2;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = packet_open(p, &pm, 0, 0, META_SEQ, SEQ_CLEARED);
+    p = packet_open(s, p, &pm, 0, 0, META_SEQ, SEQ_CLEARED);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, PROCESS_UUID);
     p = ludus__pb_open(p, 3, &m2);
@@ -144,7 +184,7 @@ static int write_process(pf_state *s) {
 
     /* The capture's counts: an instant at 0 on the process track. */
     p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = packet_open(p, &pm, 0, 1, META_SEQ, 0);
+    p = packet_open(s, p, &pm, 0, 1, META_SEQ, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
     p = ludus__pb_uint(p, TE_TRACK_UUID, PROCESS_UUID);
@@ -226,20 +266,49 @@ static void write_thread_head(pf_state *s, uint32_t t) {
     uint8_t *pm, *m, *m2;
     s->thread = t;
     s->lanes_described = 1;
+    /* clear, the defaults (the thread's track, the incremental clock), and
+     * the clock's snapshot: 0 on both (a packet with a snapshot is read no
+     * further than it, so the track descriptor has a packet of its own) */
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = packet_open(p, &pm, 0, 0, s->seq, SEQ_CLEARED);
+    s->incremental = 0;
+    p = packet_open(s, p, &pm, 0, 0, s->seq, SEQ_CLEARED);
     p = ludus__pb_open(p, TP_DEFAULTS, &m);
+    p = ludus__pb_uint(p, TP_CLOCK_ID, PF_CLOCK_INCREMENTAL);
     p = ludus__pb_open(p, 11, &m2);
     p = ludus__pb_uint(p, TE_TRACK_UUID, THREAD_UUID(t));
     p = ludus__pb_close(p, m2);
     p = ludus__pb_close(p, m);
+    p = ludus__pb_open(p, TP_CLOCK_SNAPSHOT, &m);
+    p = ludus__pb_open(p, 1, &m2);
+    p = ludus__pb_uint(p, 1, PF_CLOCK_BOOTTIME);
+    p = ludus__pb_uint(p, 2, 0);
+    p = ludus__pb_close(p, m2);
+    p = ludus__pb_open(p, 1, &m2);
+    p = ludus__pb_uint(p, 1, PF_CLOCK_INCREMENTAL);
+    p = ludus__pb_uint(p, 2, 0);
+    p = ludus__pb_uint(p, 3, 1); /* is_incremental */
+    p = ludus__pb_close(p, m2);
+    p = ludus__pb_close(p, m);
+    ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    s->incremental = 1;
+    s->last_ts = 0;
+    p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
+    p = packet_open(s, p, &pm, 0, 0, s->seq, 0);
     p = thread_desc(s, p, t, 0);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    /* the bytes after a common packet's timestamp: the sequence id, and a
+     * slice end's whole track_event {type: SLICE_END} */
+    s->seq_n = (size_t)(ludus__pb_uint(s->seq_bytes, TP_SEQ_ID, s->seq) - s->seq_bytes);
+    memcpy(s->end_bytes, s->seq_bytes, s->seq_n);
+    s->end_n = s->seq_n;
+    s->end_bytes[s->end_n++] = (TP_TRACK_EVENT << 3) | LUDUS__PB_LEN;
+    s->end_bytes[s->end_n++] = 2;
+    s->end_n = (size_t)(ludus__pb_uint(s->end_bytes + s->end_n, TE_TYPE, TYPE_SLICE_END) - s->end_bytes);
     if (th->dropped || th->incomplete || th->unwound || th->orphan_ends || th->mismatched) {
         /* At the start of what the file holds (a cut starts later). */
         uint64_t at = s->c->cut && s->c->cut_from_ns > 0 ? (uint64_t)s->c->cut_from_ns : 0;
         p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-        p = packet_open(p, &pm, at, 1, s->seq, 0);
+        p = packet_open(s, p, &pm, at, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
         p = ludus__pb_bytes(p, TE_NAME, "ludus thread stats", 18);
@@ -261,7 +330,7 @@ static void describe_lane(pf_state *s, uint32_t lane) {
     s->lanes_described |= 1u << lane;
     uint8_t *pm;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = packet_open(p, &pm, 0, 0, s->seq, 0);
+    p = packet_open(s, p, &pm, 0, 0, s->seq, 0);
     p = thread_desc(s, p, s->thread, lane);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
 }
@@ -330,7 +399,7 @@ static void describe_counter(pf_state *s, uint32_t site, uint32_t series) {
     size_t n = ludus__utf8_clean(si->name, si->name_len, name, MAX_STR - 64); /* room for the series */
     if (series) n += (size_t)snprintf(name + n, sizeof name - n, " %s", ludus__stats[series - 1].series);
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = packet_open(p, &pm, 0, 0, s->seq, 0);
+    p = packet_open(s, p, &pm, 0, 0, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, COUNTER_UUID(site, series));
     p = ludus__pb_str(p, 2, name, n);
@@ -390,7 +459,7 @@ static void write_lone_arg(pf_state *s, const ludus__nev *ev) {
     uint8_t *pm, *m;
     const ludus__site_info *si = &s->c->sites[ev->site];
     uint8_t *p = ludus__pb_reserve(s->w, ARGS_PACKET);
-    p = packet_open(p, &pm, ts_of(ev), 1, s->seq, 0);
+    p = packet_open(s, p, &pm, ts_of(ev), 1, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_bytes(p, TE_CATEGORIES, "annotation", 10);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
@@ -406,7 +475,7 @@ static void write_message(pf_state *s, const ludus__nev *ev) {
     size_t n;
     const char *text = ludus__nev_text(s->it, ev, &n);
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = packet_open(p, &pm, ts_of(ev), 1, s->seq, 0);
+    p = packet_open(s, p, &pm, ts_of(ev), 1, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_bytes(p, TE_CATEGORIES, "log", 3);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
@@ -454,7 +523,7 @@ static void async_edge(pf_state *s, const ludus__async_zone *z, int begin) {
     uint8_t *pm, *m;
     int64_t ts = begin ? z->begin_ns : z->end_ns;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = packet_open(p, &pm, ts < 0 ? 0 : (uint64_t)ts, 1, s->seq, 0);
+    p = packet_open(s, p, &pm, ts < 0 ? 0 : (uint64_t)ts, 1, s->seq, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_uint(p, TE_TRACK_UUID, async_uuid(s, z->track, z->lane));
     if (begin) {
@@ -497,6 +566,7 @@ static int write_async(pf_state *s) {
     for (uint32_t i = 0; i < c->nasync; i++) order[i] = keys[i].index;
     ludus__free(keys);
     s->seq = c->nthreads + 2;
+    s->incremental = 0;
     uint8_t *pm, *m;
     for (uint32_t t = 0; t < c->nasync_tracks; t++) {
         const ludus__async_track *k = &c->async_tracks[t];
@@ -506,7 +576,7 @@ static int write_async(pf_state *s) {
             size_t len = ludus__utf8_clean(tn, strlen(tn), name, MAX_STR - 32); /* room for the lane */
             if (lane) len += (size_t)snprintf(name + len, sizeof name - len, " (%u)", lane + 1);
             uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-            p = packet_open(p, &pm, 0, 0, s->seq, t == 0 && lane == 0 ? SEQ_CLEARED : 0);
+            p = packet_open(s, p, &pm, 0, 0, s->seq, t == 0 && lane == 0 ? SEQ_CLEARED : 0);
             p = ludus__pb_open(p, TP_TRACK_DESC, &m);
             p = ludus__pb_uint(p, 1, async_uuid(s, t, lane));
             p = ludus__pb_str(p, 2, name, len);
@@ -557,7 +627,7 @@ static uint64_t gpu_uuid(const pf_state *s, uint32_t k, uint32_t lane) {
 static void gpu_track(pf_state *s, uint64_t uuid, const char *name, int counter, int first) {
     uint8_t *pm, *m, *m2;
     uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-    p = packet_open(p, &pm, 0, 0, s->seq, first ? SEQ_CLEARED : 0);
+    p = packet_open(s, p, &pm, 0, 0, s->seq, first ? SEQ_CLEARED : 0);
     p = ludus__pb_open(p, TP_TRACK_DESC, &m);
     p = ludus__pb_uint(p, 1, uuid);
     p = ludus__pb_str(p, 2, name, strlen(name));
@@ -580,6 +650,7 @@ static void write_gpu(pf_state *s) {
     const ludus__gpu_data *g = ludus__gpu_of(c);
     if (!g || !g->nctx) return;
     s->seq = c->nthreads + 3;
+    s->incremental = 0;
     char name[160];
     uint8_t *pm, *m;
     for (uint32_t k = 0; k < g->nctx && !s->w->failed; k++) {
@@ -591,7 +662,7 @@ static void write_gpu(pf_state *s) {
         snprintf(name, sizeof name, "%s frame time (ns)", gc->name);
         gpu_track(s, gpu_uuid(s, k, GPU_COUNTER_LANE), name, 1, 0);
         uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-        p = packet_open(p, &pm, 0, 1, s->seq, 0);
+        p = packet_open(s, p, &pm, 0, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
         p = ludus__pb_uint(p, TE_TRACK_UUID, gpu_uuid(s, k, 0));
@@ -612,7 +683,7 @@ static void write_gpu(pf_state *s) {
         if (!ludus__gpu_shown(c, x)) continue;
         uint64_t b = x->begin_ns < 0 ? 0 : (uint64_t)x->begin_ns, e = x->end_ns < 0 ? 0 : (uint64_t)x->end_ns;
         uint8_t *p = ludus__pb_reserve(s->w, LUDUS__PB_MAX_PACKET);
-        p = packet_open(p, &pm, b, 1, s->seq, 0);
+        p = packet_open(s, p, &pm, b, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         if (x->name == UINT32_MAX) { /* P1: the frame's GPU time */
             p = ludus__pb_uint(p, TE_TYPE, TYPE_COUNTER);
@@ -637,7 +708,7 @@ static void write_gpu(pf_state *s) {
         p = ludus__pb_close(p, m);
         ludus__pb_commit(s->w, ludus__pb_close(p, pm));
         p = ludus__pb_reserve(s->w, 64);
-        p = packet_open(p, &pm, e, 1, s->seq, 0);
+        p = packet_open(s, p, &pm, e, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
         p = ludus__pb_uint(p, TE_TRACK_UUID, gpu_uuid(s, x->ctx, x->lane));
@@ -659,7 +730,7 @@ static void write_event(pf_state *s, const ludus__nev *ev) {
         uint32_t nargs = ludus__slice_args_take(&s->args, ev->lane, ev->depth, &args);
         if (ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND | LUDUS_NEV_CLIPPED)) end_flags(ev, &n, da, &nda);
         uint8_t *p = ludus__pb_reserve(s->w, nargs ? ARGS_PACKET : nda ? 256 : 64);
-        p = packet_open(p, &pm, ts, 1, s->seq, 0);
+        p = packet_open(s, p, &pm, ts, 1, s->seq, 0);
         if (nda) p = write_interned(s, p, &n);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_END);
@@ -675,7 +746,7 @@ static void write_event(pf_state *s, const ludus__nev *ev) {
         if (!s->counter_described[(size_t)ev->site * LUDUS__SERIES_PER_SITE + ev->series])
             describe_counter(s, ev->site, ev->series);
         uint8_t *p = ludus__pb_reserve(s->w, 64);
-        p = packet_open(p, &pm, ts, 1, s->seq, 0);
+        p = packet_open(s, p, &pm, ts, 1, s->seq, 0);
         p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
         p = ludus__pb_uint(p, TE_TYPE, TYPE_COUNTER);
         p = ludus__pb_uint(p, TE_TRACK_UUID, COUNTER_UUID(ev->site, ev->series));
@@ -723,7 +794,7 @@ static void write_event(pf_state *s, const ludus__nev *ev) {
     if (ev->flags & LUDUS_NEV_CLIPPED) n.da2 = DA_CLIPPED;
     int fresh = needs_any(s, &n);
     uint8_t *p = ludus__pb_reserve(s->w, fresh ? LUDUS__PB_MAX_PACKET : 96);
-    p = packet_open(p, &pm, ts, 1, s->seq, 0);
+    p = packet_open(s, p, &pm, ts, 1, s->seq, 0);
     if (fresh) p = write_interned(s, p, &n);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_uint(p, TE_CATEGORY_IIDS, cat_iid);
@@ -743,6 +814,92 @@ static void write_event(pf_state *s, const ludus__nev *ev) {
     if (ev->flags & LUDUS_NEV_CLIPPED) p = da_bool_iid(p, DA_CLIPPED);
     p = ludus__pb_close(p, m);
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
+    /* its name and category are interned on this sequence now: later begins
+     * of the site take the common packet (write_thread_events) */
+    if (ev->kind == LUDUS_NEV_BEGIN && n.site != UINT32_MAX) s->fast_seq[n.site] = s->seq;
+}
+
+/* ---- the common packets, from bytes made once ---- */
+
+/* Each site's slice begin as a track_event {category_iids, type, name_iid}:
+ * the iids write_event gives it (the category's own, or the kind's). */
+static int build_begin_te(pf_state *s) {
+    const ludus__captured *c = s->c;
+    s->begin_te = ludus__malloc((c->nsites ? c->nsites : 1) * sizeof *s->begin_te);
+    s->begin_te_n = ludus__malloc(c->nsites ? c->nsites : 1);
+    s->fast_seq = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *s->fast_seq); /* 0: no sequence */
+    if (!s->begin_te || !s->begin_te_n || !s->fast_seq) return -1;
+    for (uint32_t i = 0; i < c->nsites; i++) {
+        uint8_t *p = s->begin_te[i], *m;
+        uint64_t cat = c->sites[i].category ? i + 1u + XC_COUNT : (uint64_t)(XC_CAT + LUDUS_NEV_BEGIN);
+        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+        p = ludus__pb_uint(p, TE_CATEGORY_IIDS, cat);
+        p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
+        p = ludus__pb_uint(p, TE_NAME_IID, i + 1u + XN_COUNT);
+        s->begin_te_n[i] = (uint8_t)(ludus__pb_close(p, m) - s->begin_te[i]); /* at most 2 + 4 + 2 + 4 bytes */
+    }
+    return 0;
+}
+
+/* A packet {timestamp: delta, then b[0, n) and b2[0, n2)} at q (n <= 8,
+ * n2 <= 16: fixed-size copies, inlined; the bytes past n are overwritten
+ * or left out). Returns its end; at most 2 + 1 + 10 + 8 + 16 bytes. */
+#define FAST_PACKET_MAX 40
+static inline uint8_t *fast_packet(uint8_t *p, uint64_t delta, const uint8_t *b, size_t n, const uint8_t *b2,
+                                   size_t n2) {
+    uint8_t *q = p + 3;
+    p[0] = 0x0A; /* Trace.packet */
+    p[2] = (TP_TIMESTAMP << 3) | LUDUS__PB_VARINT;
+    if (delta < 0x80)
+        *q++ = (uint8_t)delta;
+    else
+        q = ludus__varint_put(q, delta);
+    memcpy(q, b, 8);
+    q += n;
+    memcpy(q, b2, 16);
+    q += n2;
+    p[1] = (uint8_t)(q - p - 2);
+    return q;
+}
+
+/* A thread's events. The common packets are written at a pointer of this
+ * loop's own, room for a batch of them reserved at once: a slice begin on
+ * the thread's track whose packet is ready (fast_seq: its name and category
+ * interned on this sequence) and a slice end there with nothing to
+ * annotate, each at or after the sequence's last time; the rest through
+ * write_event, the pointer committed first. */
+static void write_thread_events(pf_state *s, ludus__nev_iter *it) {
+    ludus__writer *w = s->w;
+    while (!w->failed && ludus__nev_fill(it)) {
+        const ludus__nev *ev = it->ob, *const end = ev + it->on;
+        it->opos = it->on;
+        uint8_t *p = ludus__pb_reserve(w, (size_t)(end - ev) * FAST_PACKET_MAX);
+        uint64_t last = s->last_ts;
+        for (; ev < end; ev++) {
+            const uint64_t ts = ev->ts_ns < 0 ? 0 : (uint64_t)ev->ts_ns;
+            if (ts >= last && (ev->lane | (ev->flags & LUDUS_NEV_CLIPPED)) == 0) {
+                if (ev->kind == LUDUS_NEV_BEGIN && s->fast_seq[ev->site] == s->seq) {
+                    p = fast_packet(p, ts - last, s->seq_bytes, s->seq_n, s->begin_te[ev->site],
+                                    s->begin_te_n[ev->site]);
+                    last = ts;
+                    continue;
+                }
+                if (ev->kind == LUDUS_NEV_END && !(ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) &&
+                    s->args.lane[0].n == 0) { /* no annotation waits on the track (slice_args_take: none) */
+                    p = fast_packet(p, ts - last, s->end_bytes, s->end_n, s->end_bytes + 16, 0);
+                    last = ts;
+                    continue;
+                }
+            }
+            ludus__pb_commit(w, p);
+            s->last_ts = last;
+            write_event(s, ev);
+            last = s->last_ts;
+            p = ludus__pb_reserve(w, (size_t)(end - ev) * FAST_PACKET_MAX);
+        }
+        ludus__pb_commit(w, p);
+        s->last_ts = last;
+    }
 }
 
 /* Annotations past a slice's LUDUS__SLICE_ARGS_MAX keys, and values a
@@ -751,7 +908,7 @@ static void write_event(pf_state *s, const ludus__nev *ev) {
 static void write_args_dropped(pf_state *s) {
     uint8_t *pm, *m;
     uint8_t *p = ludus__pb_reserve(s->w, 256);
-    p = packet_open(p, &pm, 0, 1, META_SEQ, 0);
+    p = packet_open(s, p, &pm, 0, 1, META_SEQ, 0);
     p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
     p = ludus__pb_uint(p, TE_TYPE, TYPE_INSTANT);
     p = ludus__pb_uint(p, TE_TRACK_UUID, PROCESS_UUID);
@@ -770,9 +927,12 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     s.c = c;
     s.name_seq = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *s.name_seq);
     s.counter_described = ludus__calloc(c->nsites ? c->nsites : 1, LUDUS__SERIES_PER_SITE);
-    if (!s.name_seq || !s.counter_described) {
+    if (!s.name_seq || !s.counter_described || build_begin_te(&s) != 0) {
         ludus__free(s.name_seq);
         ludus__free(s.counter_described);
+        ludus__free(s.begin_te);
+        ludus__free(s.begin_te_n);
+        ludus__free(s.fast_seq);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     int rc = write_process(&s);
@@ -780,11 +940,10 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
         s.seq = t + 2;
         write_thread_head(&s, t);
         ludus__nev_iter it;
-        const ludus__nev *ev;
         rc = ludus__nev_init(&it, c, t);
         s.it = &it;
         ludus__slice_args_reset(&s.args);
-        while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) write_event(&s, ev);
+        if (rc == 0) write_thread_events(&s, &it);
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
     }
@@ -795,6 +954,9 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     ludus__slice_args_free(&s.args);
     ludus__free(s.name_seq);
     ludus__free(s.counter_described);
+    ludus__free(s.begin_te);
+    ludus__free(s.begin_te_n);
+    ludus__free(s.fast_seq);
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");
     return rc ? rc : (w->failed ? LUDUS_EIO : 0);
 }

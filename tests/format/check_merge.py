@@ -10,6 +10,7 @@ import collections, json, os, shutil, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import trace_json  # noqa: E402
+import pftrace_time  # noqa: E402
 
 peer, tool, protoc, proto, work = sys.argv[1:6]
 shutil.rmtree(work, ignore_errors=True)
@@ -79,8 +80,8 @@ run("merge", a, b, "-o", mp)
 
 
 def packets(path):
-    """(seq, timestamp or None, uuids described, pids described, flow ids, terminating flow ids) per packet,
-    from protoc's text output (fields we need only)."""
+    """(seq, time or None, uuids described, pids described, flow ids, terminating flow ids) per packet,
+    from protoc's text output (fields we need only); times as Perfetto reads them (pftrace_time)."""
     out = subprocess.run([protoc, "--decode=perfetto.protos.Trace", "-I", os.path.dirname(proto),
                           os.path.basename(proto)], stdin=open(path, "rb"), capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -91,7 +92,10 @@ def packets(path):
             name = line[:-1].strip()
             path_.append(name)
             if path_ == ["packet"]:
-                cur = {"seq": None, "ts": None, "uuid": [], "pid": [], "flow": [], "term": []}
+                cur = {"seq": None, "ts": None, "uuid": [], "pid": [], "flow": [], "term": [], "flags": 0,
+                       "dclock": None, "clock": None, "snap": []}
+            elif path_ == ["packet", "clock_snapshot", "clocks"]:
+                cur["snap"].append([None, 0, False])
             continue
         if line == "}":
             if path_ == ["packet"]:
@@ -103,6 +107,20 @@ def packets(path):
             cur["seq"] = int(v)
         elif path_ == ["packet"] and k == "timestamp":
             cur["ts"] = int(v)
+        elif path_ == ["packet"] and k == "timestamp_clock_id":
+            cur["clock"] = int(v)
+        elif path_ == ["packet"] and k == "sequence_flags":
+            cur["flags"] = int(v)
+        elif path_ == ["packet", "trace_packet_defaults"] and k == "timestamp_clock_id":
+            cur["dclock"] = int(v)
+        elif path_ == ["packet", "clock_snapshot", "clocks"]:
+            c = cur["snap"][-1]
+            if k == "clock_id":
+                c[0] = int(v)
+            elif k == "timestamp":
+                c[1] = int(v)
+            elif k == "is_incremental":
+                c[2] = v == "true"
         elif path_ == ["packet", "track_descriptor"] and k == "uuid":
             cur["uuid"].append(int(v))
         elif path_ == ["packet", "track_descriptor", "process"] and k == "pid":
@@ -111,6 +129,9 @@ def packets(path):
             cur["flow"].append(int(v))
         elif path_ == ["packet", "track_event"] and k == "terminating_flow_ids":
             cur["term"].append(int(v))
+    clocks = pftrace_time.Clocks()
+    for m in res:
+        m["ts"] = clocks.packet(m["seq"], m["flags"], m["dclock"], [tuple(c) for c in m["snap"]], m["ts"], m["clock"])
     return res
 
 

@@ -8,6 +8,7 @@ import json, os, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import trace_json  # noqa: E402
+import pftrace_time  # noqa: E402
 
 demo, tool, protoc, proto = sys.argv[1:5]
 
@@ -60,10 +61,19 @@ def pftrace_events(path):
     names, cats, tracks, defaults, counters, asyncs = {}, {}, {}, {}, {}, {}
     events = {}  # tid -> list
     described_counters = set()
+    clocks = pftrace_time.Clocks()
     for p in packets:
         seq = int(get(p, "trusted_packet_sequence_id", "0"))
         assert seq != 0, "every packet needs a sequence id"
         flags = int(get(p, "sequence_flags", "0"))
+        d = get(p, "trace_packet_defaults")
+        snap = get(p, "clock_snapshot")
+        raw = get(p, "timestamp")
+        ts = clocks.packet(seq, flags, int(get(d, "timestamp_clock_id")) if d and get(d, "timestamp_clock_id") else None,
+                           [(int(get(c, "clock_id")), int(get(c, "timestamp", "0")), get(c, "is_incremental") == "true")
+                            for c in all_of(snap, "clocks")] if snap else None,
+                           int(raw) if raw is not None else None,
+                           int(get(p, "timestamp_clock_id")) if get(p, "timestamp_clock_id") else None)
         if flags & 1:
             names[seq], cats[seq] = {}, {}
             defaults.pop(seq, None)
@@ -96,7 +106,7 @@ def pftrace_events(path):
         te = get(p, "track_event")
         if not te:
             continue
-        ts = int(get(p, "timestamp"))
+        assert ts is not None, "a track event without a timestamp"
         typ = get(te, "type")
         uuid = int(get(te, "track_uuid", defaults.get(seq, 0)))
         if typ == "TYPE_COUNTER":
@@ -249,6 +259,8 @@ with tempfile.TemporaryDirectory() as d:
     # first byte 0x0A (Trace.packet), and the size target
     data = open(pft, "rb").read()
     assert data[0] == 0x0A
+    # the threads' sequences use the incremental clock (deltas), as Perfetto's SDK does
+    assert sum(1 for p in decode(pft) if get(p, "clock_snapshot")) >= 1, "a clock snapshot per thread sequence"
     ratio = os.path.getsize(js_path) / len(data)
     events = doc["metadata"]["events"]
     print("pftrace %d bytes (%.1f per event), JSON %d bytes, ratio %.2f" % (len(data), len(data) / events,

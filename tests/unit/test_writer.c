@@ -214,9 +214,42 @@ static void test_pb_str(void **state) {
     assert_true(ludus__utf8_valid((const char *)buf + 3, len));
 }
 
+/* The JSON exporter's table of fractions writes what ludus__fmt_grid does:
+ * every fraction, integer parts of each length (the eight-digit path and
+ * the general one), a million random values. */
+static void test_grid_table(void **state) {
+    (void)state;
+    ludus__grid_fracs *t = malloc(sizeof *t);
+    assert_non_null(t);
+    ludus__grid_fracs_init(t);
+    char a[64], b[64];
+    uint64_t q = 0;
+    for (int d = 0; d < 17; d++) {
+        for (uint64_t f = 0; f < 4096; f++) {
+            uint64_t g = (q << 12) | f, g1 = ((q + 1) << 12) | f;
+            *ludus__fmt_grid(a, g) = 0;
+            *ludus__fmt_grid_t(b, g, t) = 0;
+            assert_string_equal(a, b);
+            *ludus__fmt_grid(a, g1) = 0;
+            *ludus__fmt_grid_t(b, g1, t) = 0;
+            assert_string_equal(a, b);
+        }
+        q = q * 10 + 9; /* 0, 9, 99, ... */
+    }
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 1000000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint64_t g = x >> (i % 40); /* values of every size */
+        *ludus__fmt_grid(a, g) = 0;
+        *ludus__fmt_grid_t(b, g, t) = 0;
+        assert_string_equal(a, b);
+    }
+    free(t);
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_u64), cmocka_unit_test(test_us),
-                                       cmocka_unit_test(test_name_writers), cmocka_unit_test(test_text_cut),
-                                       cmocka_unit_test(test_pb_str)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_u64),        cmocka_unit_test(test_us),
+                                       cmocka_unit_test(test_grid_table), cmocka_unit_test(test_name_writers),
+                                       cmocka_unit_test(test_text_cut),   cmocka_unit_test(test_pb_str)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
