@@ -5816,29 +5816,9 @@ LUDUS__SIBLING extern const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT];
 
 
 
-/* armed while a rolling capture switches segments: the next segment's
- * generation with this bit. Events then take the out-of-line path and are
- * dropped, counted for that generation (emit.c, session.c). */
-#define LUDUS__ARMED_PAUSE 0x80000000u
 /* The generation in a value of armed (0: none). */
 static inline uint32_t ludus__armed_gen(uint32_t armed) {
-    return armed & ~(LUDUS__ARMED_SLOW | LUDUS__ARMED_PAUSE);
-}
-
-/* The first generation of the rolling capture that runs (rolling.c), 0
- * when none: its segments are one recording, so a span begun in one
- * segment and ended in a later one is paired in the window. */
-LUDUS_HIDDEN extern uint32_t ludus__rolling_first_gen;
-/* 1 when generation g lies in [first, last] (generations wrap at 2^30). */
-static inline int ludus__gen_within(uint32_t g, uint32_t first, uint32_t last) {
-    return ((g - first) & 0x3fffffffu) <= ((last - first) & 0x3fffffffu);
-}
-/* 1 when a span begun in generation `begun` belongs to the recording of
- * generation `gen` (the same capture, or segments of one rolling capture). */
-static inline int ludus__same_recording(uint32_t begun, uint32_t gen) {
-    uint32_t first = __atomic_load_n(&ludus__rolling_first_gen, __ATOMIC_RELAXED);
-    if (begun == gen) return 1;
-    return first && begun && ludus__gen_within(begun, first, gen);
+    return armed & ~LUDUS__ARMED_SLOW;
 }
 
 /* Called at each frame mark while a capture runs, when set (the rolling
@@ -5889,15 +5869,13 @@ typedef struct ludus__pool {
     uint32_t chunk_bytes; /* largest piece */
 } ludus__pool;
 
-#define LUDUS__SPAN_END_COUNTED 2u
-
 /* A span on the recorder's per-thread stack: whether its begin was recorded,
  * so the end of a dropped begin is dropped too (the reader pairs spans by
  * identity and must never see an end whose begin is missing). */
 typedef struct ludus__span_ent {
     const ludus_site *site;
     uint32_t gen;      /* capture the begin belongs to */
-    uint32_t recorded; /* 1: the begin is in that capture; LUDUS__SPAN_END_COUNTED: dropped, its end counted */
+    uint32_t recorded; /* 1: the begin is in that capture */
 } ludus__span_ent;
 
 /* Thread-local state that is not on the hot path. */
@@ -5911,7 +5889,6 @@ typedef struct ludus__thread_cold {
     uint32_t slow;       /* the attached capture records every event out of line */
     uint32_t reserve;    /* writing in the end reserve: begins are dropped */
     uint32_t exhausted;  /* the pool refused this thread: drop without asking again */
-    uint32_t paused_gen; /* the last out-of-line event was dropped in this generation's segment switch */
     uintptr_t own_limit; /* the limit in slow and reserve mode (ludus__hot.limit stays 0) */
     ludus__chunk *chunk; /* current piece (NULL before the first event) */
     ludus__chunk *first_chunk;
@@ -6820,8 +6797,7 @@ void ludus__counters_crash_reset(void) {
 
 
 __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
-int ludus__clock_is_tsc;           /* set before arming; read after an acquire of armed */
-uint32_t ludus__rolling_first_gen; /* set by the rolling window (src/flight/rolling.c) */
+int ludus__clock_is_tsc; /* set before arming; read after an acquire of armed */
 
 const ludus_site ludus__frame_site = {"Frame", "", "", "frame", 0, LUDUS_SITE_TEXT};
 const ludus_site ludus__invalid_site = {"<invalid site id>", "", "", NULL, 0, LUDUS_SITE_TEXT};
@@ -6949,12 +6925,6 @@ static uint32_t ludus__sf_emit_slow_enter(ludus__thread_hot *t, ludus__thread_co
         uint32_t g = __atomic_load_n(&ludus__armed, __ATOMIC_SEQ_CST);
         uint32_t gen = ludus__armed_gen(g);
         if (gen == 0 || c->dead) break;
-        if (g & LUDUS__ARMED_PAUSE) { /* a rolling capture switches segments */
-            ludus__sf_emit_leave(t, c);
-            ludus__sf_emit_early_drop(c, gen, lost);
-            c->paused_gen = gen;
-            return 0;
-        }
         if (__atomic_load_n(&c->in_library, __ATOMIC_RELAXED)) {
             ludus__sf_emit_leave(t, c);
             ludus__sf_emit_signal_drop(c, lost);
@@ -7310,7 +7280,7 @@ void ludus__rec_sample_counter_f64(uint32_t site_id, double value) {
 ludus_unwind_point ludus__rec_unwind_here(void) {
     ludus_unwind_point p = {0, 0, 0};
     uint32_t g = ludus__load_armed();
-    if (g != 0 && !(g & LUDUS__ARMED_PAUSE) && ludus__cold.gen == ludus__armed_gen(g) && ludus__cold.chunk) {
+    if (g != 0 && ludus__cold.gen == ludus__armed_gen(g) && ludus__cold.chunk) {
         g = ludus__armed_gen(g);
         p.at = ludus__sf_emit_slot_of(&ludus__hot);
         p.gen = g;
@@ -7345,14 +7315,8 @@ void ludus__span_begin(const ludus_site *site) {
         ludus__sf_emit_signal_drop(c, 2);
         return;
     }
-    c->paused_gen = 0;
     uint32_t gen = ludus__sf_emit_slow_enter(t, c, 2, 1);
-    if (!gen) {
-        /* Dropped while a rolling capture switched segments (counted with
-         * its end): remembered, so its end is neither written nor counted. */
-        if (c->paused_gen) ludus__sf_emit_span_push(c, site, c->paused_gen, LUDUS__SPAN_END_COUNTED);
-        return;
-    }
+    if (!gen) return;
     if (!ludus__sf_emit_span_push(c, site, gen, 0)) { /* no room to remember it: its end could not be paired */
         ludus__sf_emit_drop(c, 2);
         ludus__sf_emit_leave(t, c);
@@ -7372,17 +7336,16 @@ void ludus__span_begin(const ludus_site *site) {
 static void ludus__sf_emit_span_close(const ludus__span_ent *e, const ludus_site *explicit_site) {
     ludus__thread_hot *t = &ludus__hot;
     ludus__thread_cold *c = &ludus__cold;
-    if (e && e->recorded == LUDUS__SPAN_END_COUNTED) return;
     if (ludus__sf_emit_set_busy(t)) {
         ludus__sf_emit_signal_drop(c, 1);
         return;
     }
     uint32_t gen = ludus__sf_emit_slow_enter(t, c, 1, 0);
     if (!gen) return;
-    if (e && (!ludus__same_recording(e->gen, gen) || !e->recorded)) {
+    if (e && (e->gen != gen || !e->recorded)) {
         /* Begun in another capture (or outside one): not this capture's. A
          * dropped begin drops its end. */
-        if (ludus__same_recording(e->gen, gen))
+        if (e->gen == gen)
             ludus__sf_emit_drop(c, 1);
         else
             c->orphan_ends++;
@@ -9225,8 +9188,6 @@ struct ludus_capture {
     struct ludus__async_raw *async_raw; /* while preparing: the events */
     size_t nasync_raw, async_raw_cap;
     int async_ready, async_error;
-    /* a rolling window's snapshot (rolling.c): the generations it spans */
-    uint32_t gen_first; /* 0: gen only */
     /* a flight recorder's (src/flight/rolling.c): its threads' oldest pieces
      * were written over, so an end whose begin went with them gets a begin
      * at its thread's first event (ring_start.c); ring_synth holds those
@@ -9396,20 +9357,12 @@ LUDUS_HIDDEN int ludus__session_ring_snapshot(ludus_capture **out);
 LUDUS_HIDDEN void ludus__session_set_ring(uint64_t window_ticks);
 /* Waits until no producer can still write into c's pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
-/* Ends the capture and begins the next with the same desc in one step
- * (rolling.c): *ended is the ended capture (a reference for the caller);
- * *pause_ns how long events were dropped meanwhile. */
-LUDUS_HIDDEN int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended, int64_t *pause_ns);
 /* Ends the running capture whatever owns it (rolling.c). */
 LUDUS_HIDDEN int ludus__session_end(void);
 /* 1 while a rolling capture runs (ludus_capture_begin and ludus_capture_end
  * refuse then); rolling.c sets it. */
 LUDUS_HIDDEN int ludus__rolling_owns_session(void);
 LUDUS_HIDDEN void ludus__session_rolling(int on);
-/* Takes c (a reference) to reuse its pool for the next capture begun, if
- * nobody else holds it then; the previous one offered is released. NULL
- * releases the one held. */
-LUDUS_HIDDEN void ludus__session_offer_pool(ludus_capture *c);
 /* Stops c's prefault thread and frees its pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_release_pool(ludus_capture *c);
 /* The child's side of fork: the running capture restarts as the child's
@@ -10112,7 +10065,6 @@ void ludus__capture_mark_trigger(ludus_capture *c, const char *reason, int64_t a
  * manifest). Its threads, counts and async zones are its own. */
 static void ludus__sf_capture_view_of(ludus_capture *v, const ludus_capture *src) {
     v->gen = src->gen;
-    v->gen_first = src->gen_first;
     v->clock_tsc = src->clock_tsc;
     v->c0 = src->c0;
     v->c1 = src->c1;
@@ -11236,8 +11188,7 @@ static inline void ludus__sf_normalize_on_close(ludus__nev_iter *it, uintptr_t w
 static uint64_t ludus__sf_normalize_point_ordinal(const ludus__nev_iter *it, uintptr_t at, uint32_t gen) {
     const ludus_capture *c = it->c;
     if (at == 0) return 0;
-    if (gen != c->gen && !(c->gen_first && ludus__gen_within(gen, c->gen_first, c->gen)))
-        return 0; /* another capture's point (a rolling window spans several generations) */
+    if (gen != c->gen) return 0; /* another capture's point */
     for (uint32_t i = it->nseen; i > 0; i--) {
         const ludus__seen_run *r = &it->seen[i - 1];
         if (at >= r->base && at <= r->base + r->n * sizeof(ludus__event))
@@ -14673,7 +14624,7 @@ enum { PH_IDLE, PH_ENDING, PH_ENDED };
  * keep between calls. */
 static struct {
     int active;       /* atomic: a capture is armed (written by the coordinator thread) */
-    int rolling_owns; /* atomic: a rolling capture (rolling.c) switches the captures */
+    int rolling_owns; /* atomic: a rolling capture (rolling.c) owns the session */
     uint32_t gen_counter;
     ludus_capture *last; /* the library's reference to the last ended capture */
     int crashed;         /* the child writing a crash (crash.c): no other thread runs here */
@@ -14690,9 +14641,6 @@ static struct {
     uint64_t lost0;
     int phase; /* atomic: PH_* */
     ludus_capture *ending;
-    /* A rolling window's dropped segment, offered for its pool (its pages
-     * are in: a segment switch then costs no page touching), or NULL. */
-    ludus_capture *spare;
 } ludus__sf_session_S;
 
 void ludus__session_rolling(int on) {
@@ -14703,8 +14651,7 @@ int ludus__rolling_owns_session(void) {
     return __atomic_load_n(&ludus__sf_session_S.rolling_owns, __ATOMIC_ACQUIRE);
 }
 
-/* The generation the next capture gets: 1 .. 2^30-1, never 0 (ludus__sf_session_begin_arm,
- * and the next segment of a rolling capture, named before it is armed). */
+/* The generation the next capture gets: 1 .. 2^30-1, never 0. */
 static uint32_t ludus__sf_session_next_gen(void) {
     return ludus__sf_session_S.gen_counter % 0x3fffffffu + 1;
 }
@@ -14789,18 +14736,7 @@ static void *ludus__sf_session_steal_pool_of(ludus_capture *c, uint64_t bytes, c
     return mem;
 }
 
-void ludus__session_offer_pool(ludus_capture *c) {
-    ludus_capture *old = ludus__sf_session_S.spare;
-    ludus__sf_session_S.spare = c;
-    ludus_capture_release(old);
-}
-
 static void *ludus__sf_session_steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, ludus__prefault **pf, size_t *faulted) {
-    void *mem = ludus__sf_session_steal_pool_of(ludus__sf_session_S.spare, bytes, al, mapped, pf, faulted);
-    if (mem) {
-        ludus__session_offer_pool(NULL);
-        return mem;
-    }
     return ludus__sf_session_steal_pool_of(ludus__sf_session_S.last, bytes, al, mapped, pf, faulted);
 }
 
@@ -14816,9 +14752,7 @@ static void ludus__sf_session_pool_free(void *mem, uint64_t bytes, int mapped, c
 
 /* ---- begin ---- */
 
-/* What begin reserves before it arms: a rolling capture's segment switch
- * (rolling.c) reserves the next segment's pool while the current one still
- * records, so producers only wait for the switch itself. */
+/* What begin reserves before it arms (outside the registry lock). */
 typedef struct ludus__begin_prep {
     ludus_capture_desc d;
     uint64_t bytes;
@@ -14925,7 +14859,7 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
 
 /* Arms the capture ludus__sf_session_begin_prepare reserved for (it owns what p holds);
  * returns when it was armed (CLOCK_MONOTONIC ns). */
-static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
+static void ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     if (ludus__sf_session_S.late_cap) ludus__sf_session_resolve_late(ludus__sf_session_S.late_cap); /* before any thread can attach again */
     ludus_capture_desc d = p->d;
     uint64_t bytes = p->bytes;
@@ -14977,39 +14911,29 @@ static int64_t ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     __atomic_store_n(&ludus__sf_session_S.active, 1, __ATOMIC_RELEASE);
     if (s->desc.record & LUDUS_RECORD_CPU) /* a GPU-only capture leaves the recorder disarmed */
         __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
-    int64_t armed_at = ludus__mono_ns();
     ludus__sf_session_step(LUDUS__STEP_ARMED);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     /* The library's reference to the previous capture goes now (a caller
-     * that took one keeps it): after arming, so that a crash during a
-     * rolling window's switch finds the segment just ended. */
+     * that took one keeps it), once armed. */
     if (ludus__sf_session_S.last) {
         ludus_capture *old = ludus__sf_session_S.last;
         ludus__sf_session_S.last = NULL;
         ludus_capture_release(old);
     }
-    /* Faults the pool in ahead of the producers; started once armed, so a
-     * rolling capture's switch does not wait for a thread to start. */
+    /* Faults the pool in ahead of the producers; started once armed, so
+     * begin does not wait for a thread to start. */
     ludus__sf_session_S.prefault = d.prefault == LUDUS_PREFAULT_AHEAD
                      ? ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next)
                      : NULL;
     if (ludus__sf_session_S.pool_file)
         ludus__pool_file_start(ludus__sf_session_S.pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
-    return armed_at;
-}
-
-static void ludus__sf_session_begin_discard(ludus__begin_prep *p) {
-    ludus__sf_session_pool_free(p->mem, p->bytes, p->mapped, &p->d.allocator, p->pool_file);
-    ludus__names_destroy(p->names);
-    ludus__free(p->cats);
-    memset(p, 0, sizeof *p);
 }
 
 int ludus_capture_begin(const ludus_capture_desc *desc) {
     const char *elsewhere = ludus__backend_no_capture();
     if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
-    /* the rolling window first: while it runs, its switch thread sets active */
+    /* the rolling window first: while it runs, it owns the session */
     if (ludus__rolling_owns_session() || __atomic_load_n(&ludus__sf_session_S.active, __ATOMIC_ACQUIRE))
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
@@ -15068,10 +14992,8 @@ static void ludus__sf_session_convert_thread(ludus_capture *c, ludus__cap_thread
     th->first = f->first;
 }
 
-/* Ends the capture, storing `disarmed` in armed: 0, or while a rolling
- * capture switches segments the next generation with LUDUS__ARMED_PAUSE
- * (events then are dropped and counted for that generation). */
-static int ludus__sf_session_end_capture(uint32_t disarmed) {
+/* Ends the capture: stores 0 in armed, joins the producers, publishes. */
+static int ludus__sf_session_end_capture(void) {
     if (!ludus__sf_session_S.active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
     ludus__session *s = &ludus__sess;
     ludus__lib_enter();
@@ -15079,7 +15001,7 @@ static int ludus__sf_session_end_capture(uint32_t disarmed) {
     __atomic_store_n(&ludus__sf_session_S.phase, PH_ENDING, __ATOMIC_RELEASE);
     uint32_t gen = s->gen;
     uint32_t high = ludus__reg.high;
-    __atomic_store_n(&ludus__armed, disarmed, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
     /* No inline event starts after this (limits are read behind the claim
      * of cur, emit.c; the barrier orders that read after these stores). */
     for (uint32_t i = 0; i < high; i++) {
@@ -15233,7 +15155,7 @@ int ludus__session_crash_end(ludus_capture **out) {
         return 0;
     }
     if (!__atomic_load_n(&ludus__sf_session_S.active, __ATOMIC_ACQUIRE)) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
-    int rc = ludus__sf_session_end_capture(0);
+    int rc = ludus__sf_session_end_capture();
     return rc ? rc : ludus_capture_last(out);
 }
 
@@ -15241,7 +15163,7 @@ int ludus_capture_end(ludus_capture **out) {
     if (out) *out = NULL;
     if (ludus__rolling_owns_session())
         return ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
-    int rc = ludus__sf_session_end_capture(0);
+    int rc = ludus__sf_session_end_capture();
     if (rc == 0 && out && ludus__sf_session_S.last) {
         ludus_capture_retain(ludus__sf_session_S.last);
         *out = ludus__sf_session_S.last;
@@ -15250,58 +15172,7 @@ int ludus_capture_end(ludus_capture **out) {
 }
 
 int ludus__session_end(void) {
-    return ludus__sf_session_end_capture(0);
-}
-
-/* ---- switching a rolling capture's segment ---- */
-
-/* Events of the pause, counted by producers for the next generation
- * (early_drops), go to the segment that just ended: the pause was its end.
- * A producer that counts after this sweep has them folded in when it
- * attaches to the next segment. Registry lock held. */
-static void ludus__sf_session_sweep_pause_drops(ludus_capture *ended, uint32_t pause_gen) {
-    for (uint32_t i = 0; i < ludus__reg.high; i++) {
-        ludus__thread_record *r = &ludus__reg.rec[i];
-        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->cold) continue;
-        uint64_t x = __atomic_load_n(&r->cold->early_drops, __ATOMIC_RELAXED);
-        if (x >> 32 != pause_gen || (uint32_t)x == 0) continue;
-        x = __atomic_exchange_n(&r->cold->early_drops, 0u, __ATOMIC_RELAXED);
-        if (x >> 32 != pause_gen || (uint32_t)x == 0) continue; /* it attached meanwhile and took them */
-        for (uint32_t k = 0; k < ended->nthreads; k++) {
-            ludus__cap_thread *th = &ended->threads[k];
-            if (th->serial != r->serial) continue;
-            th->dropped += (uint32_t)x;
-            if (th->first_drop_ns == LUDUS__NO_DROP) th->first_drop_ns = ended->end_ns - ended->start_ns;
-            break;
-        }
-    }
-}
-
-int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended, int64_t *pause_ns) {
-    *ended = NULL;
-    *pause_ns = 0;
-    if (!ludus__sf_session_S.active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
-    ludus__begin_prep p;
-    int rc = ludus__sf_session_begin_prepare(desc, &p);
-    if (rc) return rc;
-    uint32_t pause_gen = ludus__sf_session_next_gen();
-    int64_t paused_at = ludus__mono_ns();
-    rc = ludus__sf_session_end_capture(pause_gen | LUDUS__ARMED_PAUSE);
-    if (rc) { /* nothing recorded any more: the capture is over */
-        ludus__sf_session_begin_discard(&p);
-        __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
-        return rc;
-    }
-    ludus_capture *seg = ludus__sf_session_S.last;
-    ludus_capture_retain(seg); /* ludus__sf_session_begin_arm drops the library's reference */
-    *pause_ns = ludus__sf_session_begin_arm(&p) - paused_at;
-    ludus__lib_enter();
-    ludus__mutex_lock(&ludus__reg.lock);
-    ludus__sf_session_sweep_pause_drops(seg, pause_gen);
-    ludus__mutex_unlock(&ludus__reg.lock);
-    ludus__lib_leave();
-    *ended = seg;
-    return 0;
+    return ludus__sf_session_end_capture();
 }
 
 /* ---- producers that may still write into a pool ---- */

@@ -72,7 +72,6 @@ void ludus__capture_mark_trigger(ludus_capture *c, const char *reason, int64_t a
  * manifest). Its threads, counts and async zones are its own. */
 static void view_of(ludus_capture *v, const ludus_capture *src) {
     v->gen = src->gen;
-    v->gen_first = src->gen_first;
     v->clock_tsc = src->clock_tsc;
     v->c0 = src->c0;
     v->c1 = src->c1;

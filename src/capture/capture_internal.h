@@ -241,8 +241,6 @@ struct ludus_capture {
     struct ludus__async_raw *async_raw; /* while preparing: the events */
     size_t nasync_raw, async_raw_cap;
     int async_ready, async_error;
-    /* a rolling window's snapshot (rolling.c): the generations it spans */
-    uint32_t gen_first; /* 0: gen only */
     /* a flight recorder's (src/flight/rolling.c): its threads' oldest pieces
      * were written over, so an end whose begin went with them gets a begin
      * at its thread's first event (ring_start.c); ring_synth holds those
@@ -412,20 +410,12 @@ LUDUS_HIDDEN int ludus__session_ring_snapshot(ludus_capture **out);
 LUDUS_HIDDEN void ludus__session_set_ring(uint64_t window_ticks);
 /* Waits until no producer can still write into c's pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
-/* Ends the capture and begins the next with the same desc in one step
- * (rolling.c): *ended is the ended capture (a reference for the caller);
- * *pause_ns how long events were dropped meanwhile. */
-LUDUS_HIDDEN int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended, int64_t *pause_ns);
 /* Ends the running capture whatever owns it (rolling.c). */
 LUDUS_HIDDEN int ludus__session_end(void);
 /* 1 while a rolling capture runs (ludus_capture_begin and ludus_capture_end
  * refuse then); rolling.c sets it. */
 LUDUS_HIDDEN int ludus__rolling_owns_session(void);
 LUDUS_HIDDEN void ludus__session_rolling(int on);
-/* Takes c (a reference) to reuse its pool for the next capture begun, if
- * nobody else holds it then; the previous one offered is released. NULL
- * releases the one held. */
-LUDUS_HIDDEN void ludus__session_offer_pool(ludus_capture *c);
 /* Stops c's prefault thread and frees its pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_release_pool(ludus_capture *c);
 /* The child's side of fork: the running capture restarts as the child's

@@ -281,8 +281,7 @@ static inline void on_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
 static uint64_t point_ordinal(const ludus__nev_iter *it, uintptr_t at, uint32_t gen) {
     const ludus_capture *c = it->c;
     if (at == 0) return 0;
-    if (gen != c->gen && !(c->gen_first && ludus__gen_within(gen, c->gen_first, c->gen)))
-        return 0; /* another capture's point (a rolling window spans several generations) */
+    if (gen != c->gen) return 0; /* another capture's point */
     for (uint32_t i = it->nseen; i > 0; i--) {
         const ludus__seen_run *r = &it->seen[i - 1];
         if (at >= r->base && at <= r->base + r->n * sizeof(ludus__event))

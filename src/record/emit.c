@@ -31,8 +31,7 @@
 #include "record.h"
 
 __attribute__((aligned(64))) uint32_t ludus__armed_line[16];
-int ludus__clock_is_tsc;           /* set before arming; read after an acquire of armed */
-uint32_t ludus__rolling_first_gen; /* set by the rolling window (src/flight/rolling.c) */
+int ludus__clock_is_tsc; /* set before arming; read after an acquire of armed */
 
 const ludus_site ludus__frame_site = {"Frame", "", "", "frame", 0, LUDUS_SITE_TEXT};
 const ludus_site ludus__invalid_site = {"<invalid site id>", "", "", NULL, 0, LUDUS_SITE_TEXT};
@@ -160,12 +159,6 @@ static uint32_t slow_enter(ludus__thread_hot *t, ludus__thread_cold *c, unsigned
         uint32_t g = __atomic_load_n(&ludus__armed, __ATOMIC_SEQ_CST);
         uint32_t gen = ludus__armed_gen(g);
         if (gen == 0 || c->dead) break;
-        if (g & LUDUS__ARMED_PAUSE) { /* a rolling capture switches segments */
-            leave(t, c);
-            early_drop(c, gen, lost);
-            c->paused_gen = gen;
-            return 0;
-        }
         if (__atomic_load_n(&c->in_library, __ATOMIC_RELAXED)) {
             leave(t, c);
             signal_drop(c, lost);
@@ -521,7 +514,7 @@ void ludus__rec_sample_counter_f64(uint32_t site_id, double value) {
 ludus_unwind_point ludus__rec_unwind_here(void) {
     ludus_unwind_point p = {0, 0, 0};
     uint32_t g = ludus__load_armed();
-    if (g != 0 && !(g & LUDUS__ARMED_PAUSE) && ludus__cold.gen == ludus__armed_gen(g) && ludus__cold.chunk) {
+    if (g != 0 && ludus__cold.gen == ludus__armed_gen(g) && ludus__cold.chunk) {
         g = ludus__armed_gen(g);
         p.at = slot_of(&ludus__hot);
         p.gen = g;
@@ -556,14 +549,8 @@ void ludus__span_begin(const ludus_site *site) {
         signal_drop(c, 2);
         return;
     }
-    c->paused_gen = 0;
     uint32_t gen = slow_enter(t, c, 2, 1);
-    if (!gen) {
-        /* Dropped while a rolling capture switched segments (counted with
-         * its end): remembered, so its end is neither written nor counted. */
-        if (c->paused_gen) span_push(c, site, c->paused_gen, LUDUS__SPAN_END_COUNTED);
-        return;
-    }
+    if (!gen) return;
     if (!span_push(c, site, gen, 0)) { /* no room to remember it: its end could not be paired */
         drop(c, 2);
         leave(t, c);
@@ -583,17 +570,16 @@ void ludus__span_begin(const ludus_site *site) {
 static void span_close(const ludus__span_ent *e, const ludus_site *explicit_site) {
     ludus__thread_hot *t = &ludus__hot;
     ludus__thread_cold *c = &ludus__cold;
-    if (e && e->recorded == LUDUS__SPAN_END_COUNTED) return;
     if (set_busy(t)) {
         signal_drop(c, 1);
         return;
     }
     uint32_t gen = slow_enter(t, c, 1, 0);
     if (!gen) return;
-    if (e && (!ludus__same_recording(e->gen, gen) || !e->recorded)) {
+    if (e && (e->gen != gen || !e->recorded)) {
         /* Begun in another capture (or outside one): not this capture's. A
          * dropped begin drops its end. */
-        if (ludus__same_recording(e->gen, gen))
+        if (e->gen == gen)
             drop(c, 1);
         else
             c->orphan_ends++;

@@ -11,29 +11,9 @@
 #include "../platform/platform.h"
 #include "../platform/sync.h"
 
-/* armed while a rolling capture switches segments: the next segment's
- * generation with this bit. Events then take the out-of-line path and are
- * dropped, counted for that generation (emit.c, session.c). */
-#define LUDUS__ARMED_PAUSE 0x80000000u
 /* The generation in a value of armed (0: none). */
 static inline uint32_t ludus__armed_gen(uint32_t armed) {
-    return armed & ~(LUDUS__ARMED_SLOW | LUDUS__ARMED_PAUSE);
-}
-
-/* The first generation of the rolling capture that runs (rolling.c), 0
- * when none: its segments are one recording, so a span begun in one
- * segment and ended in a later one is paired in the window. */
-LUDUS_HIDDEN extern uint32_t ludus__rolling_first_gen;
-/* 1 when generation g lies in [first, last] (generations wrap at 2^30). */
-static inline int ludus__gen_within(uint32_t g, uint32_t first, uint32_t last) {
-    return ((g - first) & 0x3fffffffu) <= ((last - first) & 0x3fffffffu);
-}
-/* 1 when a span begun in generation `begun` belongs to the recording of
- * generation `gen` (the same capture, or segments of one rolling capture). */
-static inline int ludus__same_recording(uint32_t begun, uint32_t gen) {
-    uint32_t first = __atomic_load_n(&ludus__rolling_first_gen, __ATOMIC_RELAXED);
-    if (begun == gen) return 1;
-    return first && begun && ludus__gen_within(begun, first, gen);
+    return armed & ~LUDUS__ARMED_SLOW;
 }
 
 /* Called at each frame mark while a capture runs, when set (the rolling
@@ -84,15 +64,13 @@ typedef struct ludus__pool {
     uint32_t chunk_bytes; /* largest piece */
 } ludus__pool;
 
-#define LUDUS__SPAN_END_COUNTED 2u
-
 /* A span on the recorder's per-thread stack: whether its begin was recorded,
  * so the end of a dropped begin is dropped too (the reader pairs spans by
  * identity and must never see an end whose begin is missing). */
 typedef struct ludus__span_ent {
     const ludus_site *site;
     uint32_t gen;      /* capture the begin belongs to */
-    uint32_t recorded; /* 1: the begin is in that capture; LUDUS__SPAN_END_COUNTED: dropped, its end counted */
+    uint32_t recorded; /* 1: the begin is in that capture */
 } ludus__span_ent;
 
 /* Thread-local state that is not on the hot path. */
@@ -106,7 +84,6 @@ typedef struct ludus__thread_cold {
     uint32_t slow;       /* the attached capture records every event out of line */
     uint32_t reserve;    /* writing in the end reserve: begins are dropped */
     uint32_t exhausted;  /* the pool refused this thread: drop without asking again */
-    uint32_t paused_gen; /* the last out-of-line event was dropped in this generation's segment switch */
     uintptr_t own_limit; /* the limit in slow and reserve mode (ludus__hot.limit stays 0) */
     ludus__chunk *chunk; /* current piece (NULL before the first event) */
     ludus__chunk *first_chunk;

@@ -36,7 +36,7 @@ enum { PH_IDLE, PH_ENDING, PH_ENDED };
  * keep between calls. */
 static struct {
     int active;       /* atomic: a capture is armed (written by the coordinator thread) */
-    int rolling_owns; /* atomic: a rolling capture (rolling.c) switches the captures */
+    int rolling_owns; /* atomic: a rolling capture (rolling.c) owns the session */
     uint32_t gen_counter;
     ludus_capture *last; /* the library's reference to the last ended capture */
     int crashed;         /* the child writing a crash (crash.c): no other thread runs here */
@@ -53,9 +53,6 @@ static struct {
     uint64_t lost0;
     int phase; /* atomic: PH_* */
     ludus_capture *ending;
-    /* A rolling window's dropped segment, offered for its pool (its pages
-     * are in: a segment switch then costs no page touching), or NULL. */
-    ludus_capture *spare;
 } S;
 
 void ludus__session_rolling(int on) {
@@ -66,8 +63,7 @@ int ludus__rolling_owns_session(void) {
     return __atomic_load_n(&S.rolling_owns, __ATOMIC_ACQUIRE);
 }
 
-/* The generation the next capture gets: 1 .. 2^30-1, never 0 (begin_arm,
- * and the next segment of a rolling capture, named before it is armed). */
+/* The generation the next capture gets: 1 .. 2^30-1, never 0. */
 static uint32_t next_gen(void) {
     return S.gen_counter % 0x3fffffffu + 1;
 }
@@ -152,18 +148,7 @@ static void *steal_pool_of(ludus_capture *c, uint64_t bytes, const ludus_allocat
     return mem;
 }
 
-void ludus__session_offer_pool(ludus_capture *c) {
-    ludus_capture *old = S.spare;
-    S.spare = c;
-    ludus_capture_release(old);
-}
-
 static void *steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, ludus__prefault **pf, size_t *faulted) {
-    void *mem = steal_pool_of(S.spare, bytes, al, mapped, pf, faulted);
-    if (mem) {
-        ludus__session_offer_pool(NULL);
-        return mem;
-    }
     return steal_pool_of(S.last, bytes, al, mapped, pf, faulted);
 }
 
@@ -179,9 +164,7 @@ static void pool_free(void *mem, uint64_t bytes, int mapped, const ludus_allocat
 
 /* ---- begin ---- */
 
-/* What begin reserves before it arms: a rolling capture's segment switch
- * (rolling.c) reserves the next segment's pool while the current one still
- * records, so producers only wait for the switch itself. */
+/* What begin reserves before it arms (outside the registry lock). */
 typedef struct ludus__begin_prep {
     ludus_capture_desc d;
     uint64_t bytes;
@@ -288,7 +271,7 @@ static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
 
 /* Arms the capture begin_prepare reserved for (it owns what p holds);
  * returns when it was armed (CLOCK_MONOTONIC ns). */
-static int64_t begin_arm(ludus__begin_prep *p) {
+static void begin_arm(ludus__begin_prep *p) {
     if (S.late_cap) resolve_late(S.late_cap); /* before any thread can attach again */
     ludus_capture_desc d = p->d;
     uint64_t bytes = p->bytes;
@@ -340,39 +323,29 @@ static int64_t begin_arm(ludus__begin_prep *p) {
     __atomic_store_n(&S.active, 1, __ATOMIC_RELEASE);
     if (s->desc.record & LUDUS_RECORD_CPU) /* a GPU-only capture leaves the recorder disarmed */
         __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
-    int64_t armed_at = ludus__mono_ns();
     step(LUDUS__STEP_ARMED);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     /* The library's reference to the previous capture goes now (a caller
-     * that took one keeps it): after arming, so that a crash during a
-     * rolling window's switch finds the segment just ended. */
+     * that took one keeps it), once armed. */
     if (S.last) {
         ludus_capture *old = S.last;
         S.last = NULL;
         ludus_capture_release(old);
     }
-    /* Faults the pool in ahead of the producers; started once armed, so a
-     * rolling capture's switch does not wait for a thread to start. */
+    /* Faults the pool in ahead of the producers; started once armed, so
+     * begin does not wait for a thread to start. */
     S.prefault = d.prefault == LUDUS_PREFAULT_AHEAD
                      ? ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next)
                      : NULL;
     if (S.pool_file)
         ludus__pool_file_start(S.pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
-    return armed_at;
-}
-
-static void begin_discard(ludus__begin_prep *p) {
-    pool_free(p->mem, p->bytes, p->mapped, &p->d.allocator, p->pool_file);
-    ludus__names_destroy(p->names);
-    ludus__free(p->cats);
-    memset(p, 0, sizeof *p);
 }
 
 int ludus_capture_begin(const ludus_capture_desc *desc) {
     const char *elsewhere = ludus__backend_no_capture();
     if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
-    /* the rolling window first: while it runs, its switch thread sets active */
+    /* the rolling window first: while it runs, it owns the session */
     if (ludus__rolling_owns_session() || __atomic_load_n(&S.active, __ATOMIC_ACQUIRE))
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
@@ -431,10 +404,8 @@ static void convert_thread(ludus_capture *c, ludus__cap_thread *th, const ludus_
     th->first = f->first;
 }
 
-/* Ends the capture, storing `disarmed` in armed: 0, or while a rolling
- * capture switches segments the next generation with LUDUS__ARMED_PAUSE
- * (events then are dropped and counted for that generation). */
-static int end_capture(uint32_t disarmed) {
+/* Ends the capture: stores 0 in armed, joins the producers, publishes. */
+static int end_capture(void) {
     if (!S.active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
     ludus__session *s = &ludus__sess;
     ludus__lib_enter();
@@ -442,7 +413,7 @@ static int end_capture(uint32_t disarmed) {
     __atomic_store_n(&S.phase, PH_ENDING, __ATOMIC_RELEASE);
     uint32_t gen = s->gen;
     uint32_t high = ludus__reg.high;
-    __atomic_store_n(&ludus__armed, disarmed, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
     /* No inline event starts after this (limits are read behind the claim
      * of cur, emit.c; the barrier orders that read after these stores). */
     for (uint32_t i = 0; i < high; i++) {
@@ -596,7 +567,7 @@ int ludus__session_crash_end(ludus_capture **out) {
         return 0;
     }
     if (!__atomic_load_n(&S.active, __ATOMIC_ACQUIRE)) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
-    int rc = end_capture(0);
+    int rc = end_capture();
     return rc ? rc : ludus_capture_last(out);
 }
 
@@ -604,7 +575,7 @@ int ludus_capture_end(ludus_capture **out) {
     if (out) *out = NULL;
     if (ludus__rolling_owns_session())
         return ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
-    int rc = end_capture(0);
+    int rc = end_capture();
     if (rc == 0 && out && S.last) {
         ludus_capture_retain(S.last);
         *out = S.last;
@@ -613,58 +584,7 @@ int ludus_capture_end(ludus_capture **out) {
 }
 
 int ludus__session_end(void) {
-    return end_capture(0);
-}
-
-/* ---- switching a rolling capture's segment ---- */
-
-/* Events of the pause, counted by producers for the next generation
- * (early_drops), go to the segment that just ended: the pause was its end.
- * A producer that counts after this sweep has them folded in when it
- * attaches to the next segment. Registry lock held. */
-static void sweep_pause_drops(ludus_capture *ended, uint32_t pause_gen) {
-    for (uint32_t i = 0; i < ludus__reg.high; i++) {
-        ludus__thread_record *r = &ludus__reg.rec[i];
-        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->cold) continue;
-        uint64_t x = __atomic_load_n(&r->cold->early_drops, __ATOMIC_RELAXED);
-        if (x >> 32 != pause_gen || (uint32_t)x == 0) continue;
-        x = __atomic_exchange_n(&r->cold->early_drops, 0u, __ATOMIC_RELAXED);
-        if (x >> 32 != pause_gen || (uint32_t)x == 0) continue; /* it attached meanwhile and took them */
-        for (uint32_t k = 0; k < ended->nthreads; k++) {
-            ludus__cap_thread *th = &ended->threads[k];
-            if (th->serial != r->serial) continue;
-            th->dropped += (uint32_t)x;
-            if (th->first_drop_ns == LUDUS__NO_DROP) th->first_drop_ns = ended->end_ns - ended->start_ns;
-            break;
-        }
-    }
-}
-
-int ludus__session_switch(const ludus_capture_desc *desc, ludus_capture **ended, int64_t *pause_ns) {
-    *ended = NULL;
-    *pause_ns = 0;
-    if (!S.active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
-    ludus__begin_prep p;
-    int rc = begin_prepare(desc, &p);
-    if (rc) return rc;
-    uint32_t pause_gen = next_gen();
-    int64_t paused_at = ludus__mono_ns();
-    rc = end_capture(pause_gen | LUDUS__ARMED_PAUSE);
-    if (rc) { /* nothing recorded any more: the capture is over */
-        begin_discard(&p);
-        __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
-        return rc;
-    }
-    ludus_capture *seg = S.last;
-    ludus_capture_retain(seg); /* begin_arm drops the library's reference */
-    *pause_ns = begin_arm(&p) - paused_at;
-    ludus__lib_enter();
-    ludus__mutex_lock(&ludus__reg.lock);
-    sweep_pause_drops(seg, pause_gen);
-    ludus__mutex_unlock(&ludus__reg.lock);
-    ludus__lib_leave();
-    *ended = seg;
-    return 0;
+    return end_capture();
 }
 
 /* ---- producers that may still write into a pool ---- */
