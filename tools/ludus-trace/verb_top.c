@@ -194,14 +194,14 @@ static void render(screen *s, const ludus_watch_view *v, const top_opts *o, int 
     frame_stats fs = frames_of(v, o->win_frames, scratch);
     ludus_text_show(name, sizeof name, v->process, 32);
     if (interactive)
-        line(s, "ludus-trace top %llu (%s)%s  window %u  sort %s  [p]ause [w]indow [s]ort [c]apture [q]uit",
-             (unsigned long long)v->pid, name, paused ? " PAUSED" : "", o->win_frames, sort_names[o->sort]);
+        line(s, "ludus-trace top %llu (%s)%s  window %u  sort %s  keys: p w s c q", (unsigned long long)v->pid, name,
+             paused ? " PAUSED" : "", o->win_frames, sort_names[o->sort]);
     else
         line(s, "ludus-trace top %llu (%s): %s", (unsigned long long)v->pid, name, state_text(v));
     if (fs.n == 0) {
         line(s, "frames: none yet (LUDUS_PROFILE_FRAME once per frame)");
     } else {
-        line(s, "frame %s  p50 %s  p99 %s  max %s  (last %u frames, %s; %llu..%llu)", dur(a, sizeof a, (double)fs.last),
+        line(s, "frame %s  p50 %s  p99 %s  max %s  (%u frames, %s; %llu..%llu)", dur(a, sizeof a, (double)fs.last),
              dur(b, sizeof b, (double)fs.p50), dur(c, sizeof c, (double)fs.p99), dur(d, sizeof d, (double)fs.max), fs.n,
              dur(e, sizeof e, (double)fs.span_ns), (unsigned long long)fs.first, (unsigned long long)fs.lastn);
         if (interactive) {
@@ -211,7 +211,11 @@ static void render(screen *s, const ludus_watch_view *v, const top_opts *o, int 
         }
     }
     /* top scopes */
-    int rows_left = s->height - s->n - 6; /* keep room for values, locks, losses, status */
+    /* on the screen the scopes get what the rest leaves: the values two to a
+     * line (4 lines at most), the lock waits, the losses, the status */
+    uint32_t value_lines = (v->nvalues + 1) / 2;
+    if (value_lines > 4) value_lines = 4;
+    int rows_left = s->height - s->n - 2 - (int)value_lines - 2 - (status && *status ? 1 : 0);
     if (!interactive) rows_left = LUDUS_WATCH_SCOPES;
     if (v->top_rc != 0 || v->nscopes == 0) {
         line(s, "top scopes: %s",
@@ -220,9 +224,8 @@ static void render(screen *s, const ludus_watch_view *v, const top_opts *o, int 
                                         : state_text(v));
     } else {
         double age = (double)(v->now_ns - v->top_computed_ns) / 1e9;
-        line(s, "top scopes, exclusive per frame over %u frames (%s, %s ago; %s)%s", v->top_frames,
-             dur(a, sizeof a, (double)(v->top_end_ns - v->top_begin_ns)), dur(b, sizeof b, age * 1e9), state_text(v),
-             v->top_scopes_total > v->nscopes ? "" : "");
+        line(s, "top scopes over %u frames (%s, %s ago): %s", v->top_frames,
+             dur(a, sizeof a, (double)(v->top_end_ns - v->top_begin_ns)), dur(b, sizeof b, age * 1e9), state_text(v));
         line(s, "  %-40s %10s %8s %10s", "scope", "excl/frame", "calls/fr", "last frame");
         char calls[32];
         ludus_watch_scope sc[LUDUS_WATCH_SCOPES];
@@ -239,7 +242,8 @@ static void render(screen *s, const ludus_watch_view *v, const top_opts *o, int 
     }
     /* counters, gauges, memory: two to a line on the screen */
     char pair[512] = "";
-    for (uint32_t i = 0; i < v->nvalues; i++) {
+    uint32_t nvalues = interactive && v->nvalues > value_lines * 2 ? value_lines * 2 : v->nvalues;
+    for (uint32_t i = 0; i < nvalues; i++) {
         const ludus_watch_value *x = &v->values[i];
         char item[256], nm[64];
         ludus_text_show(nm, sizeof nm, x->name, 24);
@@ -480,7 +484,8 @@ static int run_screen(ludus_watch *w, ludus_watch_view *v, top_opts *o, int64_t 
         if (have) {
             render(s, shown, o, paused, status, scratch, 1);
             fputs("\x1b[H", stdout);
-            for (int i = 0; i < s->n; i++) printf("%s\x1b[K\r\n", s->lines[i]);
+            for (int i = 0; i < s->n; i++) /* no newline after the last: the screen never scrolls */
+                printf("%s\x1b[K%s", s->lines[i], i + 1 < s->n ? "\r\n" : "");
             fputs("\x1b[J", stdout);
             fflush(stdout);
         }
