@@ -92,7 +92,7 @@ typedef struct ludus_watch_value {
 #define LUDUS_WATCH_FOREIGN 16u    /* top scopes come from the program's own rolling window */
 #define LUDUS_WATCH_EXITED 32u     /* the process is exiting */
 
-/* One read of the block (about 150 KiB: allocate it). */
+/* One read of the block (about 120 KiB: allocate it). */
 typedef struct ludus_watch_view {
     uint64_t pid;
     char process[64];

@@ -16,8 +16,9 @@
  * (ludus_crash_capture_begin); LUDUS_TRACE_CRASH=0 leaves the program's
  * signal handlers alone. LUDUS_TRACE_POOL=FILE makes the pool that file
  * (ludus_capture_desc.pool_file): after kill -9, `ludus-trace recover FILE
- * OUT` reads back what was recorded (not with the rolling window). The
- * variables are checked here, at
+ * OUT` reads back what was recorded (not with the rolling window).
+ * LUDUS_LIVE=1 (with LUDUS_TRACE or without) makes the process watchable
+ * from outside (ludus_live_start, docs/live.md). The variables are checked here, at
  * load, and a bad value is said once on stderr. This file sits above the exporters:
  * the recorder never links it; both libraries hold it, and a static link
  * takes it in through ludus__launch_link, which every instrumented file
