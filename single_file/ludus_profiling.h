@@ -21229,7 +21229,7 @@ int ludus_live_start(void) {
         ludus__mutex_unlock(&ludus__sf_live_S.lock);
         return ludus__fail(LUDUS_ENOMEM, "cannot start the live thread");
     }
-    ludus__sf_live_S.running = 1;
+    __atomic_store_n(&ludus__sf_live_S.running, 1, __ATOMIC_RELEASE);
     if (!hooks) {
         hooks = 1;
         atexit(ludus__sf_live_at_exit);
@@ -21248,7 +21248,7 @@ void ludus_live_stop(void) {
         ludus__wakeup_destroy(&ludus__sf_live_S.wake);
         ludus__live_map_close(&ludus__sf_live_S.map);
         ludus__sf_live_S.b = NULL;
-        ludus__sf_live_S.running = 0;
+        __atomic_store_n(&ludus__sf_live_S.running, 0, __ATOMIC_RELEASE);
     }
     ludus__mutex_unlock(&ludus__sf_live_S.lock);
 }

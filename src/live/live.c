@@ -511,7 +511,7 @@ int ludus_live_start(void) {
         ludus__mutex_unlock(&S.lock);
         return ludus__fail(LUDUS_ENOMEM, "cannot start the live thread");
     }
-    S.running = 1;
+    __atomic_store_n(&S.running, 1, __ATOMIC_RELEASE);
     if (!hooks) {
         hooks = 1;
         atexit(at_exit);
@@ -530,7 +530,7 @@ void ludus_live_stop(void) {
         ludus__wakeup_destroy(&S.wake);
         ludus__live_map_close(&S.map);
         S.b = NULL;
-        S.running = 0;
+        __atomic_store_n(&S.running, 0, __ATOMIC_RELEASE);
     }
     ludus__mutex_unlock(&S.lock);
 }

@@ -10,7 +10,8 @@ no LUDUS_TRACE is watched and captured by ludus-trace.
      records; the top scopes published for those seconds (computed in the
      process from the capture) and the frame times the ring published are
      checked against `ludus-trace report` of the file (computed by the
-     analysis library): the same scope ranked first, each of the first five
+     analysis library): the same scope ranked first (or one the report puts
+     within the tolerance below of the first), each of the first five
      scopes' exclusive time within what the method allows (the report also
      counts the partial frames before the first and after the last mark of
      the capture: their length times the threads, plus 1 %), the frame
@@ -155,18 +156,23 @@ stream.wait()
 check(after is not None, "top never showed the capture's top scopes")
 cap = after["capture"]
 rep = json.loads(lt("report", out, "--json").stdout)
-check(rep["capture"]["events"] == cap["events"] if "events" in rep["capture"] else True, rep["capture"])
+# the status the process published is the file's
+check(rep["capture"]["events"] == cap["events"] and rep["capture"]["dropped"] == cap["dropped"], (rep["capture"], cap))
 # the complete frames: the report's window is every one of them, the top's the last 4096 of them
 check(abs(rep["window"]["frames"] - after["top"]["frames"]) <= 1, (rep["window"], after["top"]["frames"]))
 sites = sorted(rep["sites"], key=lambda s: -s["exclusive"]["total_ns"])
 live = {s["name"]: s for s in after["top"]["scopes"]}
-check(after["top"]["scopes"][0]["name"] == sites[0]["name"],
-      "first scope: live %s, report %s" % (after["top"]["scopes"][0]["name"], sites[0]["name"]))
 # the partial frames at the capture's ends (the report counts them, the window not)
 marks = [f for f in after["frames"]["list"] if cap["begin_ns"] <= f[1] and f[1] + f[2] <= cap["end_ns"]]
 check(len(marks) >= 10, "frames of the capture in the ring: %d" % len(marks))
 edges = (marks[0][1] - cap["begin_ns"]) + (cap["end_ns"] - (marks[-1][1] + marks[-1][2]))
 threads = 1 + 3  # Main and the demo's 3 workers
+by_name = {s["name"]: s["exclusive"]["total_ns"] for s in sites}
+first = after["top"]["scopes"][0]["name"]
+# the same scope first, up to what the method allows (two scopes within it of each other may swap)
+check(first == sites[0]["name"] or
+      by_name.get(first, 0) >= sites[0]["exclusive"]["total_ns"] - (edges * threads + 0.01 * by_name.get(first, 0)),
+      "first scope: live %s, report %s (%s)" % (first, sites[0]["name"], by_name))
 for s in sites[:5]:
     name = s["name"]
     check(name in live, "%s (report) not among the live scopes %s" % (name, list(live)))
