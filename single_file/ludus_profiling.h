@@ -21018,11 +21018,13 @@ static void ludus__sf_live_capture_start(uint64_t seq, uint32_t ms, const char *
 
 static void ludus__sf_live_capture_finish(uint32_t window, int abandon) {
     ludus_capture *c = NULL;
+    uint32_t cut_ms = 0;
     int rc;
     if (ludus__sf_live_S.window_capture) {
         rc = ludus_rolling_snapshot(&c);
         ludus_capture_summary s;
-        if (rc == 0 && ludus_capture_get_summary(c, &s) == 0 &&
+        /* its last ms, cut; a .ludus file holds whole threads, not a time cut: the whole window then */
+        if (rc == 0 && ludus__sf_live_S.cap_format != LUDUS_FORMAT_LUDUS && ludus_capture_get_summary(c, &s) == 0 &&
             s.end_ns - s.start_ns > (int64_t)ludus__sf_live_S.pub.cap_ms * 1000000) {
             ludus_cut_desc cut;
             memset(&cut, 0, sizeof cut);
@@ -21033,6 +21035,7 @@ static void ludus__sf_live_capture_finish(uint32_t window, int abandon) {
             rc = ludus_capture_cut(c, &cut, &k);
             ludus_capture_release(c);
             c = k;
+            cut_ms = ludus__sf_live_S.pub.cap_ms;
         }
     } else {
         rc = ludus_capture_end(&c);
@@ -21058,6 +21061,8 @@ static void ludus__sf_live_capture_finish(uint32_t window, int abandon) {
         ludus__sf_live_S.pub.cap_frames = s.frames;
         ludus__sf_live_S.pub.cap_begin_ns = s.start_ns;
         ludus__sf_live_S.pub.cap_end_ns = s.end_ns;
+        if (cut_ms && s.end_ns - s.start_ns > (int64_t)cut_ms * 1000000) /* a cut keeps its source's bounds */
+            ludus__sf_live_S.pub.cap_begin_ns = s.end_ns - (int64_t)cut_ms * 1000000;
     }
     /* the capture's own top scopes: the watcher sees those of the seconds it asked for */
     ludus__sf_live_top_from(c, window);

@@ -19,7 +19,8 @@ no LUDUS_TRACE is watched and captured by ludus-trace.
   4. the capture's file loads in the viewers' tools (report, convert);
   5. a link at the output, or planted at the temporary's name, is replaced,
      never followed; an unwritable path is a clear error;
-  6. a program recording its own capture (LUDUS_TRACE) says it is busy;
+  6. a program recording its own capture (LUDUS_TRACE) says it is busy; one
+     running its own rolling window is read instead, and captured from it;
   7. top exits cleanly when the process does.
    check_live.py DEMO LUDUS_TRACE WORKDIR"""
 import json
@@ -231,6 +232,17 @@ doc = json.loads(lt("top", b.pid, "--once", "--json", "--settle", "500").stdout)
 check("records its own capture" in doc["state"], doc["state"])
 r = lt("capture", b.pid, "--seconds", "0.2", "-o", os.path.join(work, "busy.ludus"), check_rc=3)
 check("capture of its own" in r.stderr, r.stderr)
+b.send_signal(signal.SIGTERM)
+b.wait(timeout=30)
+
+# ... and one running its own rolling window: top reads it, capture writes its last seconds
+b = start_demo({"LUDUS_TRACE": os.path.join(work, "roll.ludus"), "LUDUS_TRACE_MODE": "rolling",
+                "LUDUS_TRACE_HITCH": "off"})
+doc = json.loads(lt("top", b.pid, "--once", "--json").stdout)
+check("program's own rolling window" in doc["state"] and doc["top"]["scopes"], doc["state"])
+win = os.path.join(work, "window.json")
+lt("capture", b.pid, "--seconds", "0.5", "-o", win)
+check(json.load(open(win))["traceEvents"], "empty window capture")
 b.send_signal(signal.SIGTERM)
 b.wait(timeout=30)
 print("ok")
