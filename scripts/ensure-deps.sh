@@ -21,6 +21,7 @@ if [ "${1:-}" != build ]; then
   command -v python3 >/dev/null || need+=(python3)
   command -v clang-format >/dev/null || need+=(clang-format)
   command -v valgrind >/dev/null || need+=(valgrind)
+  command -v tmux >/dev/null || need+=(tmux) # the live screen's test (tests/live/check_live_tmux.py)
   command -v objdump >/dev/null || need+=(binutils)
   command -v pkg-config >/dev/null || need+=(pkg-config)
   # ludus-trace sql (the tool only: the library never needs it)

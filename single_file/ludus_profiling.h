@@ -1704,6 +1704,7 @@ typedef struct ludus_top_scope {
     double calls_per_frame;
     int64_t last_exclusive_ns; /* in the window's last frame */
     uint64_t last_calls;
+    const char *category; /* the site's category (lock waits: "lock"); NULL: none */
 } ludus_top_scope;
 
 /* The window the top scopes cover: the last complete frames of the
@@ -2631,6 +2632,67 @@ LUDUS__SIBLING void ludus__read_close(int fd);
 LUDUS_HIDDEN int ludus__path_writable(const char *path);
 
 #endif
+/* ---- src/platform/live_map.h ---- */
+/* What the live view needs from the OS (linux_live_map.c; Windows:
+ * win32_live_map.c says it is not there yet, docs/live.md says what it
+ * takes): a block of memory a process shares with the watchers its owner
+ * runs, found from the process id alone, that neither side can shrink under
+ * the other; whether that process still runs; and a capture file created
+ * where a watcher asked without following a link planted there. */
+#ifndef LUDUS_LIVE_MAP_H
+#define LUDUS_LIVE_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+
+typedef struct ludus__live_map {
+    void *p;
+    size_t bytes;
+    int fd;      /* the block's descriptor (-1: none) */
+    int proc_fd; /* watcher side: the process's /proc directory (-1: none) */
+} ludus__live_map;
+
+/* Process side: a new block of `bytes` zeros, mapped read-write, that only
+ * this user (and root) can open, and that can never shrink (a watcher that
+ * truncated it would make the process fault). Gone when the process is.
+ * 0 or a negative errno. */
+LUDUS_HIDDEN int ludus__live_map_create(size_t bytes, ludus__live_map *m);
+/* Both sides; NULL and an empty map are no-ops. */
+LUDUS_HIDDEN void ludus__live_map_close(ludus__live_map *m);
+
+/* Watcher side: the block of process pid, at least min_bytes, mapped
+ * read-write. Errors, with *uid_out the process's owner where known:
+ *   -ESRCH   no such process (or it exited);
+ *   -EACCES  another user's process (this user is neither it nor root);
+ *   -ENOENT  the process publishes no block (not started with LUDUS_LIVE=1);
+ *   -EINVAL  a block that is too small or can shrink: not one of ours. */
+LUDUS_HIDDEN int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uint32_t *uid_out);
+/* 1 while the process that m was opened from runs (not a zombie); 0 once
+ * it exited (its pid reused by another is still 0). */
+LUDUS_HIDDEN int ludus__live_map_alive(const ludus__live_map *m);
+
+/* Watcher side: path made absolute against the current directory (not
+ * resolved: links stay as named). 0 or a negative errno. */
+LUDUS_HIDDEN int ludus__live_absolute(const char *path, char *out, size_t cap);
+/* 1 while a process of that id exists. */
+LUDUS_HIDDEN int ludus__live_pid_running(uint32_t pid);
+
+/* A capture file at an absolute path: a new temporary in its directory,
+ * created exclusively and never through a link, 0600; commit renames it
+ * over path (a link at path is replaced, not followed). 0 or a negative
+ * errno. */
+typedef struct ludus__live_out {
+    int fd;
+    char tmp[4200];
+    char path[4100];
+} ludus__live_out;
+LUDUS_HIDDEN int ludus__live_out_create(const char *path, ludus__live_out *o);
+LUDUS_HIDDEN int ludus__live_out_write(void *o, const void *data, size_t n); /* a ludus_write_fn */
+LUDUS_HIDDEN int ludus__live_out_commit(ludus__live_out *o);
+LUDUS_HIDDEN void ludus__live_out_abort(ludus__live_out *o);
+
+#endif
 /* ---- src/platform/pages.h ---- */
 /* Memory for the chunk pool: reserved pages, touched ahead of the producers
  * by a background thread so starting a capture of any size returns at once
@@ -3393,6 +3455,238 @@ int ludus__memory_read_checked(const void *addr, void *out, size_t n) {
     if (k < 0 && (errno == EPERM || errno == ENOSYS)) return ludus__sf_linux_file_map_read_through_pipe(addr, out, n);
     return -1;
 }
+#endif /* defined(__linux__) */
+
+/* ==== src/platform/linux_live_map.c ==== */
+#if defined(__linux__)
+/* live_map.h on Linux. The block is a memfd ("ludus-live"), mode 0600 and
+ * sealed against shrinking: a watcher finds it among the process's open
+ * descriptors (/proc/PID/fd), which the kernel lets only the process's
+ * owner and root open (the ptrace access check), and it disappears with
+ * the process however that ends (kill -9 included): no file is left
+ * behind, no name can be squatted. The watcher keeps /proc/PID open to tell
+ * the process's exit from a pid reused since. */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BLOCK_NAME "ludus-live"
+#define MAX_MAP (16u << 20) /* a newer version's larger block is mapped this far at most */
+
+int ludus__live_map_create(size_t bytes, ludus__live_map *m) {
+    m->p = NULL;
+    m->bytes = 0;
+    m->fd = m->proc_fd = -1;
+    int fd = memfd_create(BLOCK_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) return -errno;
+    int e = 0;
+    if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)bytes) != 0 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) != 0)
+        e = errno;
+    void *p = MAP_FAILED;
+    if (!e) {
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED) e = errno;
+    }
+    if (e) {
+        close(fd);
+        return -e;
+    }
+    m->p = p;
+    m->bytes = bytes;
+    m->fd = fd;
+    return 0;
+}
+
+void ludus__live_map_close(ludus__live_map *m) {
+    if (!m) return;
+    if (m->p) munmap(m->p, m->bytes);
+    if (m->fd >= 0) close(m->fd);
+    if (m->proc_fd >= 0) close(m->proc_fd);
+    m->p = NULL;
+    m->bytes = 0;
+    m->fd = m->proc_fd = -1;
+}
+
+/* 1 running, 0 exited (gone, zombie or dead). */
+static int ludus__sf_linux_live_map_proc_running(int proc_fd) {
+    int fd = openat(proc_fd, "stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buf[512];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    const char *rp = strrchr(buf, ')'); /* the name may hold anything, ')' included */
+    if (!rp || rp[1] != ' ') return 0;
+    return rp[2] != 'Z' && rp[2] != 'X' && rp[2] != 'x';
+}
+
+int ludus__live_map_alive(const ludus__live_map *m) {
+    return m && m->proc_fd >= 0 && ludus__sf_linux_live_map_proc_running(m->proc_fd);
+}
+
+/* The block among dir's descriptors: a memfd of our name, owned by uid,
+ * sealed against shrinking. -ENOENT when none is. */
+static int ludus__sf_linux_live_map_find_block(int dirfd, uint32_t uid, size_t min_bytes, ludus__live_map *m) {
+    int dfd = dup(dirfd);
+    if (dfd < 0) return -errno;
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        int e = errno;
+        close(dfd);
+        return -e;
+    }
+    int rc = -ENOENT;
+    struct dirent *de;
+    while (rc == -ENOENT && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.') continue;
+        char link[128];
+        ssize_t n = readlinkat(dirfd, de->d_name, link, sizeof link - 1);
+        if (n <= 0) continue;
+        link[n] = 0;
+        if (strcmp(link, "/memfd:" BLOCK_NAME " (deleted)") != 0) continue;
+        int fd = openat(dirfd, de->d_name, O_RDWR | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) continue;
+        struct stat st;
+        int seals = fcntl(fd, F_GET_SEALS);
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != uid || st.st_size < (off_t)min_bytes ||
+            seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_SEAL)) != (F_SEAL_SHRINK | F_SEAL_SEAL)) {
+            close(fd);
+            rc = -EINVAL; /* not one of ours: keep looking, say so when nothing else is */
+            continue;
+        }
+        size_t bytes = (size_t)st.st_size < MAX_MAP ? (size_t)st.st_size : MAX_MAP;
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED) {
+            rc = -errno;
+            close(fd);
+            break;
+        }
+        m->p = p;
+        m->bytes = bytes;
+        m->fd = fd;
+        rc = 0;
+    }
+    closedir(d);
+    return rc;
+}
+
+int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uint32_t *uid_out) {
+    m->p = NULL;
+    m->bytes = 0;
+    m->fd = m->proc_fd = -1;
+    *uid_out = UINT32_MAX;
+    if (pid == 0 || pid > 0x7fffffffu) return -ESRCH;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%llu", (unsigned long long)pid);
+    int pfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (pfd < 0) return errno == ENOENT ? -ESRCH : -errno;
+    struct stat st;
+    if (fstat(pfd, &st) != 0 || !ludus__sf_linux_live_map_proc_running(pfd)) {
+        close(pfd);
+        return -ESRCH;
+    }
+    *uid_out = (uint32_t)st.st_uid;
+    if (geteuid() != 0 && geteuid() != st.st_uid) {
+        close(pfd);
+        return -EACCES;
+    }
+    int dirfd = openat(pfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0) {
+        int e = errno;
+        close(pfd);
+        return e == ENOENT ? -ESRCH : e == EPERM ? -EACCES : -e;
+    }
+    int rc = ludus__sf_linux_live_map_find_block(dirfd, (uint32_t)st.st_uid, min_bytes, m);
+    close(dirfd);
+    if (rc) {
+        close(pfd);
+        return rc;
+    }
+    m->proc_fd = pfd;
+    return 0;
+}
+
+int ludus__live_absolute(const char *path, char *out, size_t cap) {
+    size_t n = strlen(path);
+    if (path[0] == '/') {
+        if (n >= cap) return -ENAMETOOLONG;
+        memcpy(out, path, n + 1);
+        return 0;
+    }
+    if (!getcwd(out, cap)) return -errno;
+    size_t d = strlen(out);
+    if (d + 1 + n >= cap) return -ENAMETOOLONG;
+    out[d] = '/';
+    memcpy(out + d + 1, path, n + 1);
+    return 0;
+}
+
+int ludus__live_pid_running(uint32_t pid) {
+    return pid != 0 && pid <= 0x7fffffffu && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+/* ---- the capture file ---- */
+
+int ludus__live_out_create(const char *path, ludus__live_out *o) {
+    o->fd = -1;
+    o->tmp[0] = 0;
+    size_t len = strlen(path);
+    if (path[0] != '/' || len >= sizeof o->path) return -EINVAL;
+    memcpy(o->path, path, len + 1);
+    const char *slash = strrchr(path, '/');
+    if (slash[1] == 0) return -EISDIR;
+    snprintf(o->tmp, sizeof o->tmp, "%.*s/.%s.%d.live-tmp", (int)(slash - path), path, slash + 1, (int)getpid());
+    for (int tries = 0; tries < 2; tries++) {
+        /* O_EXCL | O_NOFOLLOW: nothing there is followed or reused */
+        o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+        if (o->fd >= 0) return 0;
+        if (errno != EEXIST || tries) break;
+        unlink(o->tmp); /* a temporary of an earlier run of this pid (unlink never follows a link) */
+    }
+    int e = errno;
+    o->tmp[0] = 0;
+    return -e;
+}
+
+int ludus__live_out_write(void *out, const void *data, size_t n) {
+    ludus__live_out *o = out;
+    const char *p = data;
+    while (n > 0) {
+        ssize_t w = write(o->fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int ludus__live_out_commit(ludus__live_out *o) {
+    int rc = close(o->fd) == 0 ? 0 : -errno;
+    o->fd = -1;
+    if (rc == 0 && rename(o->tmp, o->path) != 0) rc = -errno; /* rename replaces a link, never follows it */
+    if (rc) unlink(o->tmp);
+    o->tmp[0] = 0;
+    return rc;
+}
+
+void ludus__live_out_abort(ludus__live_out *o) {
+    if (o->fd >= 0) close(o->fd);
+    if (o->tmp[0]) unlink(o->tmp);
+    o->fd = -1;
+    o->tmp[0] = 0;
+}
+#undef BLOCK_NAME
+#undef MAX_MAP
 #endif /* defined(__linux__) */
 
 /* ==== src/platform/posix.c ==== */
@@ -4831,6 +5125,81 @@ void ludus__file_remove_created(const char *path, const ludus__file_id *id) {
 int ludus__memory_read_checked(const void *addr, void *out, size_t n) {
     SIZE_T got = 0;
     return ReadProcessMemory(GetCurrentProcess(), addr, out, n, &got) && got == n ? 0 : -1;
+}
+#endif /* defined(_WIN32) */
+
+/* ==== src/platform/win32_live_map.c ==== */
+#if defined(_WIN32)
+/* live_map.h on Windows: not built yet (LUDUS_EUNSUPPORTED above it).
+ * What it takes (docs/live.md): a named file mapping "Local\ludus-live-PID"
+ * created with a security descriptor that admits only the process's user
+ * (CreateFileMappingW over the paging file: it cannot shrink), a named
+ * event the watcher sets instead of polling, OpenProcess +
+ * WaitForSingleObject(…, 0) for "still running", and CreateFileW with
+ * CREATE_NEW + MoveFileExW for the capture file. */
+
+#include <errno.h>
+
+int ludus__live_map_create(size_t bytes, ludus__live_map *m) {
+    (void)bytes;
+    m->p = NULL;
+    m->bytes = 0;
+    m->fd = m->proc_fd = -1;
+    return -ENOSYS;
+}
+
+void ludus__live_map_close(ludus__live_map *m) {
+    (void)m;
+}
+
+int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uint32_t *uid_out) {
+    (void)pid;
+    (void)min_bytes;
+    m->p = NULL;
+    m->bytes = 0;
+    m->fd = m->proc_fd = -1;
+    *uid_out = UINT32_MAX;
+    return -ENOSYS;
+}
+
+int ludus__live_map_alive(const ludus__live_map *m) {
+    (void)m;
+    return 0;
+}
+
+int ludus__live_absolute(const char *path, char *out, size_t cap) {
+    (void)path;
+    (void)out;
+    (void)cap;
+    return -ENOSYS;
+}
+
+int ludus__live_pid_running(uint32_t pid) {
+    (void)pid;
+    return 0;
+}
+
+int ludus__live_out_create(const char *path, ludus__live_out *o) {
+    (void)path;
+    o->fd = -1;
+    o->tmp[0] = 0;
+    return -ENOSYS;
+}
+
+int ludus__live_out_write(void *o, const void *data, size_t n) {
+    (void)o;
+    (void)data;
+    (void)n;
+    return -1;
+}
+
+int ludus__live_out_commit(ludus__live_out *o) {
+    (void)o;
+    return -ENOSYS;
+}
+
+void ludus__live_out_abort(ludus__live_out *o) {
+    (void)o;
 }
 #endif /* defined(_WIN32) */
 
@@ -20674,6 +21043,849 @@ int ludus_rolling_flush(uint32_t timeout_ms) {
 #undef RATE_NS
 #undef LOAD
 
+/* ==== src/live/live.c ==== */
+/* The watched process's side of the live view (include/ludus/live.h): a
+ * library thread that publishes the frame ring, the counters and, while a
+ * watcher wants them, the top scopes of a rolling window of its own, and
+ * that runs captures on demand. Nothing here runs on the frame thread: the
+ * frame ring is the one LUDUS_PROFILE_FRAME already closes, read under its
+ * lock by copy. What a watcher writes is read as bounded integers and one
+ * bounded path; the published part is written from a private copy and
+ * never read back (live_block.h). */
+/* ---- include/ludus/live.h ---- */
+/* Ludus Profiling: live from outside. A process started with LUDUS_LIVE=1
+ * (or that calls ludus_live_start) publishes its recent frame times,
+ * counters, gauges, memory domains and, while someone watches, its top
+ * scopes, in a block of memory only its user (and root) can open; another
+ * process (`ludus-trace top PID`, `ludus-trace capture PID`) reads it and
+ * can ask for a capture of the next N seconds. Linux; elsewhere the calls
+ * return LUDUS_EUNSUPPORTED. docs/live.md has the design, the costs and the
+ * security model. */
+#ifndef LUDUS_LIVE_H
+#define LUDUS_LIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the watched process ----
+ * Makes this process watchable: creates the block and a library thread that
+ * wakes every 250 ms (100 ms while watched) and does nothing else until a
+ * watcher's heartbeat appears. While watched, it copies the frame ring
+ * (<ludus/overlay.h>) into the block; while a watcher wants top scopes, it
+ * runs a rolling window of its own (2 s; a program that runs its own
+ * rolling window is read instead) and computes them twice a second with
+ * ludus_overlay_top_scopes; a capture command ends that window, records
+ * the asked seconds with ludus_capture_begin, saves the capture and
+ * resumes. The frame thread pays nothing for the watcher beyond the
+ * recording a capture costs. LUDUS_LIVE=1 at load calls it; with
+ * LUDUS_TRACE set the program's capture is the one that records (top
+ * scopes then show as busy, a capture command fails with LUDUS_EBUSY).
+ * Idempotent; 0, LUDUS_EUNSUPPORTED or LUDUS_EIO (the detail says why). */
+LUDUS_API int ludus_live_start(void);
+/* Stops publishing (the block goes, watchers see the process leave); also
+ * done at exit. */
+LUDUS_API void ludus_live_stop(void);
+LUDUS_API int ludus_live_publishing(void);
+
+/* ---- the watcher ---- */
+typedef struct ludus_watch ludus_watch;
+
+/* Opens process pid's block. LUDUS_ENODATA: no such process, or it
+ * publishes nothing (the detail says which, and how to start it);
+ * LUDUS_EINVAL: another user's process (only its owner or root may watch
+ * it); LUDUS_EFORMAT: a block of another version, or damaged. Every count
+ * read from the block later is bounds-checked: a hostile process can show
+ * wrong figures, never make the watcher fail. */
+LUDUS_API int ludus_watch_open(uint64_t pid, ludus_watch **out);
+/* NULL is a no-op. */
+LUDUS_API void ludus_watch_close(ludus_watch *w);
+
+#define LUDUS_WATCH_FRAMES 4096u
+#define LUDUS_WATCH_SCOPES 32u
+#define LUDUS_WATCH_LOCKS 16u
+#define LUDUS_WATCH_VALUES 48u
+
+typedef struct ludus_watch_frame {
+    uint64_t number;  /* frame n lies between the process's marks n and n + 1 */
+    int64_t begin_ns; /* CLOCK_MONOTONIC of the machine */
+    int64_t duration_ns;
+} ludus_watch_frame;
+
+typedef struct ludus_watch_scope {
+    char name[96], file[96];
+    uint32_t line;
+    int lock;             /* a lock wait (category "lock") */
+    int64_t exclusive_ns; /* over the top window */
+    uint64_t calls;
+    int64_t last_exclusive_ns; /* in the window's last frame */
+    uint64_t last_calls;
+} ludus_watch_scope;
+
+enum { LUDUS_WATCH_COUNTER = 1, LUDUS_WATCH_GAUGE = 2, LUDUS_WATCH_MEMORY = 3 };
+typedef struct ludus_watch_value {
+    char name[96];   /* a counter's or gauge's name, or "Memory/<domain>" */
+    int kind;        /* LUDUS_WATCH_* */
+    uint32_t frames; /* of the values window that hold it */
+    /* counter: last frame's sum, min, max and sum over the frames;
+     * gauge: last value, min, max, sum of the frames' last values;
+     * memory: live bytes, peak live bytes over the frames, bytes and
+     * allocations over them (sum, min = allocations) */
+    int64_t last, min, max, sum;
+    int unknown; /* memory: live figures unknown (frees of untracked memory) */
+} ludus_watch_value;
+
+/* ludus_watch_view.state */
+#define LUDUS_WATCH_SCOPES_LIVE 2u /* top scopes are recorded */
+#define LUDUS_WATCH_CAPTURING 4u   /* a capture on demand records (top scopes wait) */
+#define LUDUS_WATCH_BUSY 8u        /* the program's own capture runs: no top scopes */
+#define LUDUS_WATCH_FOREIGN 16u    /* top scopes come from the program's own rolling window */
+#define LUDUS_WATCH_EXITED 32u     /* the process is exiting */
+
+/* One read of the block (about 120 KiB: allocate it). */
+typedef struct ludus_watch_view {
+    uint64_t pid;
+    char process[64];
+    int64_t start_ns, published_ns, now_ns; /* now: the watcher's clock when read */
+    uint64_t publishes;
+    uint32_t state;
+    uint32_t window_frames; /* the window values and scopes were computed over */
+    /* the newest frames, oldest first */
+    uint32_t nframes;
+    uint64_t frames_total, frames_missed;
+    ludus_watch_frame frames[LUDUS_WATCH_FRAMES];
+    /* top scopes by exclusive time over the top window (ludus_overlay_top_scopes) */
+    int top_rc; /* 0, or why there are none (LUDUS_ENODATA: no complete frame yet) */
+    uint32_t top_frames;
+    uint64_t top_first_frame, top_last_frame;
+    int64_t top_begin_ns, top_end_ns, top_computed_ns; /* CLOCK_MONOTONIC */
+    uint64_t top_calls, top_incomplete, top_dropped;
+    uint32_t top_scopes_total;
+    char frame_thread[64];
+    uint32_t nscopes, nlocks, nvalues;
+    ludus_watch_scope scopes[LUDUS_WATCH_SCOPES]; /* most exclusive time first */
+    ludus_watch_scope locks[LUDUS_WATCH_LOCKS];   /* lock waits, most first */
+    ludus_watch_value values[LUDUS_WATCH_VALUES];
+    uint64_t lost_adds;
+    uint32_t refused;
+    /* the last capture on demand */
+    uint64_t capture_id;
+    int capture_state; /* LUDUS_WATCH_CAPTURE_* */
+    int capture_rc;
+    uint32_t capture_ms;
+    uint64_t capture_events, capture_dropped, capture_frames;
+    int64_t capture_begin_ns, capture_end_ns;
+    char capture_message[256];
+    char capture_path[4096];
+} ludus_watch_view;
+enum {
+    LUDUS_WATCH_CAPTURE_NONE = 0,
+    LUDUS_WATCH_CAPTURE_RUNNING = 1,
+    LUDUS_WATCH_CAPTURE_DONE = 2,
+    LUDUS_WATCH_CAPTURE_FAILED = 3
+};
+
+/* Reads the block into *out and says this watcher is there (a heartbeat:
+ * the process publishes while one is younger than 3 s). want_scopes: ask for
+ * top scopes too (the process then records: call it at least every second
+ * to keep them coming); window_frames: the frames values and top scopes
+ * cover (at most 100000, and at most what the process holds; 0: as another
+ * watcher set it, 120 when none did).
+ * LUDUS_ENODATA when the process has exited (the view is the last one
+ * read); LUDUS_EBUSY when the block was being written on every try (read
+ * again). */
+LUDUS_API int ludus_watch_read(ludus_watch *w, int want_scopes, uint32_t window_frames, ludus_watch_view *out);
+/* 1 while the process runs. */
+LUDUS_API int ludus_watch_alive(const ludus_watch *w);
+
+/* Asks the process to record ms milliseconds (1 .. 3,600,000) and write
+ * them to path (absolute, made so here from a relative one; the format by
+ * its extension). The process creates a temporary beside it (never through
+ * a link) and renames it into place. *id: the command's number, for
+ * ludus_watch_view.capture_id. LUDUS_EBUSY when another watcher's command
+ * is being written, LUDUS_EINVAL for a bad ms or path. Progress and the
+ * result come in the views read after (capture_state). */
+LUDUS_API int ludus_watch_capture(ludus_watch *w, uint32_t ms, const char *path, uint64_t *id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LUDUS_LIVE_H */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- src/live/live_block.h ---- */
+/* The block a watchable process shares with its watchers (live.c writes
+ * it, watch.c reads it): fixed size, versioned, one machine (native byte
+ * order, the process's and the watcher's CLOCK_MONOTONIC are one clock).
+ * The process writes the published part under a seqlock and never reads it
+ * back; a watcher writes only the watcher part, which the process reads as
+ * bounded integers and one bounded path. Every count a reader takes from
+ * it is checked against the arrays' sizes here (docs/live.md). */
+#ifndef LUDUS_LIVE_BLOCK_H
+#define LUDUS_LIVE_BLOCK_H
+
+#include <stdint.h>
+
+#define LUDUS__LIVE_MAGIC "LUDLIVE"
+#define LUDUS__LIVE_VERSION 1u
+#define LUDUS__LIVE_FRAMES 4096u /* frame times kept (a power of two) */
+#define LUDUS__LIVE_SCOPES 32u
+#define LUDUS__LIVE_LOCKS 16u
+#define LUDUS__LIVE_VALUES 48u
+#define LUDUS__LIVE_NAME 96u
+#define LUDUS__LIVE_PATH 4096u
+#define LUDUS__LIVE_MESSAGE 256u
+/* A watcher is there while its heartbeat is younger than this. */
+#define LUDUS__LIVE_STALE_NS 3000000000ll
+
+/* state bits */
+#define LUDUS__LIVE_ST_WATCHED 1u   /* a watcher's heartbeat is fresh: frames are published */
+#define LUDUS__LIVE_ST_SCOPES 2u    /* top scopes are recorded (a rolling window of the library's) */
+#define LUDUS__LIVE_ST_CAPTURING 4u /* a capture on demand records */
+#define LUDUS__LIVE_ST_BUSY 8u      /* the program's own capture runs: no top scopes of ours */
+#define LUDUS__LIVE_ST_FOREIGN 16u  /* top scopes come from the program's own rolling window */
+#define LUDUS__LIVE_ST_EXITED 32u   /* the process is exiting: nothing more comes */
+
+/* value kinds */
+enum { LUDUS__LIVE_COUNTER = 1, LUDUS__LIVE_GAUGE = 2, LUDUS__LIVE_MEMORY = 3 };
+/* command kinds and states */
+enum { LUDUS__LIVE_CMD_CAPTURE = 1 };
+enum { LUDUS__LIVE_CAP_NONE = 0, LUDUS__LIVE_CAP_RUNNING = 1, LUDUS__LIVE_CAP_DONE = 2, LUDUS__LIVE_CAP_FAILED = 3 };
+
+typedef struct ludus__live_frame {
+    uint64_t number; /* frame n lies between marks n and n + 1 */
+    int64_t begin_ns, duration_ns;
+} ludus__live_frame;
+
+typedef struct ludus__live_scope {
+    char name[LUDUS__LIVE_NAME]; /* NUL-terminated (cut on a character boundary) */
+    char file[LUDUS__LIVE_NAME];
+    uint32_t line, lock; /* lock: a lock-wait scope (category "lock") */
+    int64_t exclusive_ns;
+    uint64_t calls;
+    int64_t last_exclusive_ns;
+    uint64_t last_calls;
+} ludus__live_scope;
+
+typedef struct ludus__live_value {
+    char name[LUDUS__LIVE_NAME];
+    uint32_t kind, frames; /* frames of the window that hold it */
+    /* counter: last frame's sum, min, max, sum over the frames;
+     * gauge: last value, min, max, sum of the frames' last values;
+     * memory: live bytes, peak live bytes (window), bytes allocated
+     * (window), allocations (window) */
+    int64_t last, min, max, sum;
+    uint32_t unknown, pad; /* memory: live figures unknown (frees of untracked memory) */
+} ludus__live_value;
+
+typedef struct ludus__live_published {
+    int64_t published_ns; /* the library thread's last write */
+    uint64_t publishes;
+    uint32_t state, window_frames; /* window_frames: the window the values and scopes were asked over */
+    /* frames: entry k of the ring is frame number k's slot (k % FRAMES);
+     * frames_total counts every frame written */
+    uint64_t frames_total, frames_missed; /* missed: closed between two ticks beyond the in-process ring */
+    /* the top scopes' window (from ludus_overlay_top_scopes) */
+    int32_t top_rc; /* 0 or a LUDUS_E* code */
+    uint32_t top_frames;
+    uint64_t top_first_frame, top_last_frame;
+    int64_t top_begin_ns, top_end_ns; /* CLOCK_MONOTONIC */
+    int64_t top_computed_ns;
+    uint64_t top_calls, top_incomplete, top_dropped;
+    uint32_t top_scopes_total, nscopes, nlocks, nvalues;
+    ludus__live_scope scopes[LUDUS__LIVE_SCOPES];
+    ludus__live_scope locks[LUDUS__LIVE_LOCKS];
+    ludus__live_value values[LUDUS__LIVE_VALUES];
+    uint64_t lost_adds;     /* counts lost (a thread without its shard) */
+    uint32_t refused, pad0; /* counters, gauges and domains refused (tables full) */
+    char frame_thread[64];
+    /* the last capture command */
+    uint64_t cap_seq; /* the command's sequence number */
+    uint32_t cap_state, cap_ms;
+    int32_t cap_rc, pad1;
+    uint64_t cap_events, cap_dropped, cap_frames;
+    int64_t cap_begin_ns, cap_end_ns;
+    char cap_message[LUDUS__LIVE_MESSAGE];
+    char cap_path[LUDUS__LIVE_PATH];
+    ludus__live_frame frames[LUDUS__LIVE_FRAMES];
+} ludus__live_published;
+
+typedef struct ludus__live_watcher_area {
+    int64_t heartbeat_ns;        /* any watcher's CLOCK_MONOTONIC at its last refresh */
+    int64_t scopes_heartbeat_ns; /* ... of a watcher that wants top scopes */
+    uint32_t window_frames;      /* frames the values and top scopes cover (clamped 1 .. 100000) */
+    uint32_t claim;              /* pid of the watcher writing a command (CAS from 0), 0 free */
+    uint64_t cmd_seq;            /* bumped after the command's fields are written */
+    uint32_t cmd_kind, cmd_ms;
+    char cmd_path[LUDUS__LIVE_PATH]; /* absolute, NUL-terminated */
+} ludus__live_watcher_area;
+
+typedef struct ludus__live_block {
+    /* written once before magic */
+    char magic[8];
+    uint32_t version, block_bytes;
+    uint64_t pid;
+    int64_t start_ns;
+    char process[64];
+    uint64_t seq; /* odd while the process writes `pub` */
+    char pad[64 - 8];
+    ludus__live_published pub;
+    ludus__live_watcher_area w;
+} ludus__live_block;
+
+#endif
+/* ---- src/live/live_internal.h ---- */
+/* What the live side's files share (overlay.c, live.c): the names and rows
+ * of the live tables' items, read under ludus__live_lock. */
+#ifndef LUDUS_LIVE_INTERNAL_H
+#define LUDUS_LIVE_INTERNAL_H
+
+#include <stddef.h>
+
+
+/* The name an item shows: its site's literal text, or "Memory/<domain>". */
+LUDUS_HIDDEN void ludus__live_item_name(const ludus__live_item *it, char *out, size_t cap);
+/* 1 when row holds the item (it was registered before the row closed). */
+LUDUS_HIDDEN int ludus__live_item_in_row(const ludus__live_item *it, const ludus__ring_row *row);
+
+#endif
+
+#define TICK_IDLE_NS 250000000ll    /* nobody watching: a look at the heartbeat */
+#define TICK_WATCHED_NS 100000000ll /* watched: frames copied (the ring's 256 frames last 100 ms at 2,560 fps) */
+#define SCOPES_EVERY_NS 500000000ll /* top scopes: a snapshot and one pass over it */
+#define ROLLING_MS 2000u
+#define ROLLING_CHUNKS 256u  /* 16 MiB for the 2 s window */
+#define CAPTURE_CHUNKS 1024u /* 64 MiB, as LUDUS_TRACE's default (LUDUS_LIVE_CHUNKS) */
+#define TOP_CAP 256u         /* scopes ranked per pass (lock waits are found among them) */
+#define WINDOW_MAX 100000u
+#define CAPTURE_MS_MAX 3600000u
+
+static struct {
+    ludus__mutex lock; /* start / stop */
+    int running;
+    ludus__thread thread;
+    ludus__wakeup wake;
+    int quit;
+    ludus__live_map map;
+    ludus__live_block *b;
+    /* private: never read back from the block */
+    ludus__live_published pub;
+    uint64_t seq, last_number, cmd_done;
+    int ring_wanted, ours_rolling, ours_capture, window_capture, was_watched;
+    int resync; /* frames closed while nobody watched are not missed ones */
+    int64_t next_scopes_ns, cap_end_ns;
+    uint32_t cap_format;
+    ludus__live_out out;
+    ludus_top_scope top[TOP_CAP];
+    ludus__live_item items[LUDUS__MAX_COUNTERS + LUDUS__MAX_GAUGES + LUDUS__MAX_DOMAINS];
+    ludus__domain_info domains[LUDUS__MAX_DOMAINS];
+} ludus__sf_live_S = {.lock = LUDUS__MUTEX_INIT};
+
+/* ---- publishing ---- */
+
+static void ludus__sf_live_publish(void) {
+    ludus__sf_live_S.pub.published_ns = ludus__mono_ns();
+    ludus__sf_live_S.pub.publishes++;
+    /* seqlock: odd while written; the watcher retries a read that saw it
+     * odd or changed */
+    __atomic_store_n(&ludus__sf_live_S.b->seq, ++ludus__sf_live_S.seq, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    memcpy(&ludus__sf_live_S.b->pub, &ludus__sf_live_S.pub, sizeof ludus__sf_live_S.pub);
+    __atomic_store_n(&ludus__sf_live_S.b->seq, ++ludus__sf_live_S.seq, __ATOMIC_RELEASE);
+}
+
+/* text into a fixed field, cut on a character boundary, terminated */
+static void ludus__sf_live_put_text(char *dst, size_t cap, const char *src) {
+    size_t n = src ? strlen(src) : 0;
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80) n--;
+    }
+    if (n) memcpy(dst, src, n);
+    memset(dst + n, 0, cap - n);
+}
+
+/* New frames of the ring into the block's ring; the values over the window. */
+static void ludus__sf_live_copy_ring(uint32_t window) {
+    ludus__live_lock();
+    const ludus__ring *r = ludus__live_ring();
+    uint32_t have = r->rows ? (uint32_t)(r->closed < r->cap ? r->closed : r->cap) : 0;
+    for (uint32_t i = have; i > 0; i--) {
+        const ludus__ring_row *row = &r->rows[(r->closed - i) % r->cap];
+        if (row->number == 0 || row->number <= ludus__sf_live_S.last_number) continue;
+        if (ludus__sf_live_S.last_number && !ludus__sf_live_S.resync && row->number > ludus__sf_live_S.last_number + 1)
+            ludus__sf_live_S.pub.frames_missed += row->number - ludus__sf_live_S.last_number - 1;
+        ludus__live_frame *f = &ludus__sf_live_S.pub.frames[ludus__sf_live_S.pub.frames_total % LUDUS__LIVE_FRAMES];
+        f->number = row->number;
+        f->begin_ns = row->begin_ns;
+        f->duration_ns = row->end_ns - row->begin_ns;
+        ludus__sf_live_S.pub.frames_total++;
+        ludus__sf_live_S.last_number = row->number;
+    }
+    ludus__sf_live_S.resync = 0;
+    /* the values: the newest real frames, at most window of them */
+    uint32_t w = 0;
+    while (w < have && w < window && r->rows[(r->closed - 1 - w) % r->cap].number != 0) w++;
+    uint32_t n = ludus__live_items(ludus__sf_live_S.items, sizeof ludus__sf_live_S.items / sizeof ludus__sf_live_S.items[0]);
+    uint32_t nd = ludus__live_domains(ludus__sf_live_S.domains, LUDUS__MAX_DOMAINS);
+    uint32_t nv = 0;
+    for (uint32_t i = 0; i < n && nv < LUDUS__LIVE_VALUES && w; i++) {
+        const ludus__live_item *it = &ludus__sf_live_S.items[i];
+        ludus__live_value *v = &ludus__sf_live_S.pub.values[nv];
+        char name[LUDUS__LIVE_NAME];
+        ludus__live_item_name(it, name, sizeof name);
+        int64_t last = 0, mn = INT64_MAX, mx = INT64_MIN, sum = 0;
+        uint32_t m = 0;
+        for (uint32_t k = 0; k < w; k++) { /* newest first */
+            uint64_t at = (r->closed - 1 - k) % r->cap;
+            const ludus__ring_row *row = &r->rows[at];
+            const int64_t *vals = &r->values[at * LUDUS__ROW_VALUES];
+            if (!ludus__live_item_in_row(it, row)) continue;
+            int64_t x, lo, hi;
+            if (it->owner == LUDUS__OWNER_GAUGE) {
+                if (!ludus__row_gauge_set(row, it->i)) continue;
+                const int64_t *g = &vals[LUDUS__ROW_GAUGE(it->i)];
+                x = g[0], lo = g[1], hi = g[2];
+            } else if (it->owner == LUDUS__OWNER_COUNT) {
+                x = lo = hi = vals[LUDUS__ROW_COUNTER(it->i)];
+            } else {
+                const int64_t *dv = &vals[LUDUS__ROW_DOMAIN(it->i)];
+                x = dv[LUDUS__STAT_MEM_ALLOC_BYTES - LUDUS__STAT_MEM_LIVE];
+                lo = dv[LUDUS__STAT_MEM_ALLOCS - LUDUS__STAT_MEM_LIVE]; /* summed below as the allocations */
+                hi = dv[LUDUS__STAT_MEM_PEAK - LUDUS__STAT_MEM_LIVE];
+            }
+            if (m++ == 0) last = x;
+            sum += x;
+            if (it->owner == LUDUS__OWNER_MEMORY) {
+                mn = m == 1 ? lo : mn + lo;
+            } else if (lo < mn) {
+                mn = lo;
+            }
+            if (hi > mx) mx = hi;
+        }
+        if (m == 0) continue;
+        memset(v, 0, sizeof *v);
+        ludus__sf_live_put_text(v->name, sizeof v->name, name);
+        v->kind = it->owner == LUDUS__OWNER_COUNT   ? LUDUS__LIVE_COUNTER
+                  : it->owner == LUDUS__OWNER_GAUGE ? LUDUS__LIVE_GAUGE
+                                                    : LUDUS__LIVE_MEMORY;
+        v->frames = m;
+        v->last = last, v->min = mn, v->max = mx, v->sum = sum;
+        if (it->owner == LUDUS__OWNER_MEMORY) {
+            const ludus__domain_info *di = it->i < nd ? &ludus__sf_live_S.domains[it->i] : NULL;
+            v->last = di ? di->live_bytes : 0;
+            v->unknown = di && di->underflow;
+        }
+        nv++;
+    }
+    ludus__sf_live_S.pub.nvalues = nv;
+    ludus__sf_live_S.pub.lost_adds = ludus__live_lost_adds();
+    ludus__sf_live_S.pub.refused = ludus__live_refused();
+    ludus__live_unlock();
+}
+
+static void ludus__sf_live_scope_of(ludus__live_scope *o, const ludus_top_scope *t) {
+    ludus__sf_live_put_text(o->name, sizeof o->name, t->name);
+    ludus__sf_live_put_text(o->file, sizeof o->file, t->file);
+    o->line = t->line;
+    o->lock = t->category && !strcmp(t->category, "lock");
+    o->exclusive_ns = t->exclusive_ns;
+    o->calls = t->calls;
+    o->last_exclusive_ns = t->last_exclusive_ns;
+    o->last_calls = t->last_calls;
+}
+
+/* Top scopes of capture c over its last `window` frames into the block. */
+static void ludus__sf_live_top_from(ludus_capture *c, uint32_t window) {
+    ludus_overlay_desc d;
+    memset(&d, 0, sizeof d);
+    d.window_frames = window;
+    ludus_top_window tw;
+    int n = ludus_overlay_top_scopes(c, &d, ludus__sf_live_S.top, TOP_CAP, &tw);
+    ludus_capture_summary sum;
+    int64_t start = ludus_capture_get_summary(c, &sum) == 0 ? sum.start_ns : 0;
+    ludus__sf_live_S.pub.top_computed_ns = ludus__mono_ns();
+    ludus__sf_live_S.pub.nscopes = ludus__sf_live_S.pub.nlocks = 0;
+    if (n < 0) {
+        ludus__sf_live_S.pub.top_rc = n;
+        return;
+    }
+    ludus__sf_live_S.pub.top_rc = 0;
+    ludus__sf_live_S.pub.top_frames = tw.frames;
+    ludus__sf_live_S.pub.top_first_frame = tw.first_frame;
+    ludus__sf_live_S.pub.top_last_frame = tw.last_frame;
+    ludus__sf_live_S.pub.top_begin_ns = start + tw.begin_ns;
+    ludus__sf_live_S.pub.top_end_ns = start + tw.end_ns;
+    ludus__sf_live_S.pub.top_calls = tw.calls;
+    ludus__sf_live_S.pub.top_incomplete = tw.incomplete;
+    ludus__sf_live_S.pub.top_dropped = tw.dropped;
+    ludus__sf_live_S.pub.top_scopes_total = tw.scopes;
+    ludus__sf_live_put_text(ludus__sf_live_S.pub.frame_thread, sizeof ludus__sf_live_S.pub.frame_thread, tw.frame_thread);
+    for (int i = 0; i < n; i++) {
+        if (ludus__sf_live_S.pub.nscopes < LUDUS__LIVE_SCOPES) ludus__sf_live_scope_of(&ludus__sf_live_S.pub.scopes[ludus__sf_live_S.pub.nscopes++], &ludus__sf_live_S.top[i]);
+        if (ludus__sf_live_S.top[i].category && !strcmp(ludus__sf_live_S.top[i].category, "lock") && ludus__sf_live_S.pub.nlocks < LUDUS__LIVE_LOCKS)
+            ludus__sf_live_scope_of(&ludus__sf_live_S.pub.locks[ludus__sf_live_S.pub.nlocks++], &ludus__sf_live_S.top[i]);
+    }
+}
+
+/* ---- recording: the rolling window for the top scopes, captures on demand ---- */
+
+static void ludus__sf_live_rolling_stop(void) {
+    if (ludus__sf_live_S.ours_rolling) ludus_rolling_end();
+    ludus__sf_live_S.ours_rolling = 0;
+}
+
+static int ludus__sf_live_rolling_start(void) {
+    ludus_capture_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.chunk_count = ROLLING_CHUNKS;
+    ludus_rolling_desc rd;
+    memset(&rd, 0, sizeof rd);
+    rd.window_ms = ROLLING_MS;
+    rd.hitch_factor = LUDUS_ROLLING_NONE; /* it never writes a file */
+    rd.post_ms = (uint32_t)LUDUS_ROLLING_NONE;
+    rd.cooldown_ms = (uint32_t)LUDUS_ROLLING_NONE;
+    rd.signal = LUDUS_ROLLING_NONE;
+    int rc = ludus_rolling_begin(&cd, &rd);
+    ludus__sf_live_S.ours_rolling = rc == 0;
+    return rc;
+}
+
+static uint32_t ludus__sf_live_capture_chunks(void) {
+    const char *e = getenv("LUDUS_LIVE_CHUNKS");
+    char *end;
+    unsigned long v = e && *e ? strtoul(e, &end, 10) : 0;
+    return e && *e && !*end && v >= 1 && v <= (1u << 24) ? (uint32_t)v : CAPTURE_CHUNKS;
+}
+
+static void ludus__sf_live_cap_fail(int rc, const char *what) {
+    ludus__sf_live_S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+    ludus__sf_live_S.pub.cap_rc = rc;
+    snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message, "%s: %s (%.160s)", what, ludus_error_string(rc),
+             ludus_last_error_detail());
+}
+
+/* A capture command read from the watcher area (bounded: ms checked, path
+ * terminated, absolute). */
+static void ludus__sf_live_capture_start(uint64_t seq, uint32_t ms, const char *path) {
+    memset(ludus__sf_live_S.pub.cap_message, 0, sizeof ludus__sf_live_S.pub.cap_message);
+    ludus__sf_live_S.pub.cap_seq = seq;
+    ludus__sf_live_S.pub.cap_ms = ms;
+    ludus__sf_live_S.pub.cap_rc = 0;
+    ludus__sf_live_S.pub.cap_events = ludus__sf_live_S.pub.cap_dropped = ludus__sf_live_S.pub.cap_frames = 0;
+    ludus__sf_live_S.pub.cap_begin_ns = ludus__sf_live_S.pub.cap_end_ns = 0;
+    ludus__sf_live_put_text(ludus__sf_live_S.pub.cap_path, sizeof ludus__sf_live_S.pub.cap_path, path);
+    ludus__sf_live_S.cap_format = (uint32_t)ludus_format_from_path(path);
+    if (ms < 1 || ms > CAPTURE_MS_MAX || path[0] != '/' || !ludus__sf_live_S.cap_format) {
+        ludus__sf_live_S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+        ludus__sf_live_S.pub.cap_rc = LUDUS_EINVAL;
+        snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message, "refused: %s",
+                 !ludus__sf_live_S.cap_format    ? "the path's extension names no format (.ludus, .json, .pftrace)"
+                 : path[0] != '/' ? "the path is not absolute"
+                                  : "the length is not 1 .. 3600000 ms");
+        return;
+    }
+    /* the file first: a path that cannot be written fails now, not after N seconds */
+    int e = ludus__live_out_create(path, &ludus__sf_live_S.out);
+    if (e) {
+        char why[128];
+        ludus__os_strerror(e, why, sizeof why);
+        ludus__sf_live_S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+        ludus__sf_live_S.pub.cap_rc = LUDUS_EIO;
+        snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message, "cannot create a file beside %.100s: %.100s", path, why);
+        return;
+    }
+    ludus__sf_live_S.window_capture = 0;
+    if (ludus_rolling_active() && !ludus__sf_live_S.ours_rolling) {
+        ludus__sf_live_S.window_capture = 1; /* the program's own window: its last ms when they have passed */
+    } else if (ludus_capture_active() && !ludus__sf_live_S.ours_capture && !ludus__sf_live_S.ours_rolling) {
+        ludus__live_out_abort(&ludus__sf_live_S.out);
+        ludus__sf_live_S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+        ludus__sf_live_S.pub.cap_rc = LUDUS_EBUSY;
+        snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message,
+                 "the process records a capture of its own (LUDUS_TRACE, or its own ludus_capture_begin)");
+        return;
+    } else {
+        ludus__sf_live_rolling_stop();
+        ludus_capture_desc cd;
+        memset(&cd, 0, sizeof cd);
+        cd.chunk_count = ludus__sf_live_capture_chunks();
+        int rc = ludus_capture_begin(&cd);
+        if (rc) {
+            ludus__live_out_abort(&ludus__sf_live_S.out);
+            ludus__sf_live_cap_fail(rc, "capture begin");
+            return;
+        }
+        ludus__sf_live_S.ours_capture = 1;
+    }
+    ludus__sf_live_S.pub.cap_state = LUDUS__LIVE_CAP_RUNNING;
+    ludus__sf_live_S.pub.cap_begin_ns = ludus__mono_ns();
+    ludus__sf_live_S.cap_end_ns = ludus__sf_live_S.pub.cap_begin_ns + (int64_t)ms * 1000000;
+}
+
+static void ludus__sf_live_capture_finish(uint32_t window, int abandon) {
+    ludus_capture *c = NULL;
+    uint32_t cut_ms = 0;
+    int rc;
+    if (ludus__sf_live_S.window_capture) {
+        rc = ludus_rolling_snapshot(&c);
+        ludus_capture_summary s;
+        /* its last ms, cut; a .ludus file holds whole threads, not a time cut: the whole window then */
+        if (rc == 0 && ludus__sf_live_S.cap_format != LUDUS_FORMAT_LUDUS && ludus_capture_get_summary(c, &s) == 0 &&
+            s.end_ns - s.start_ns > (int64_t)ludus__sf_live_S.pub.cap_ms * 1000000) {
+            ludus_cut_desc cut;
+            memset(&cut, 0, sizeof cut);
+            cut.time = 1;
+            cut.to_ns = s.end_ns - s.start_ns;
+            cut.from_ns = cut.to_ns - (int64_t)ludus__sf_live_S.pub.cap_ms * 1000000;
+            ludus_capture *k = NULL;
+            rc = ludus_capture_cut(c, &cut, &k);
+            ludus_capture_release(c);
+            c = k;
+            cut_ms = ludus__sf_live_S.pub.cap_ms;
+        }
+    } else {
+        rc = ludus_capture_end(&c);
+        ludus__sf_live_S.ours_capture = 0;
+    }
+    ludus__sf_live_S.window_capture = 0;
+    if (rc == 0 && abandon) rc = LUDUS_ENOCAPTURE;
+    if (rc) {
+        ludus__live_out_abort(&ludus__sf_live_S.out);
+        if (abandon)
+            snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message, "the process exited (or stopped publishing) first");
+        else
+            ludus__sf_live_cap_fail(rc, "capture");
+        ludus__sf_live_S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+        ludus__sf_live_S.pub.cap_rc = rc;
+        ludus_capture_release(c);
+        return;
+    }
+    ludus_capture_summary s;
+    if (ludus_capture_get_summary(c, &s) == 0) {
+        ludus__sf_live_S.pub.cap_events = s.events;
+        ludus__sf_live_S.pub.cap_dropped = s.dropped;
+        ludus__sf_live_S.pub.cap_frames = s.frames;
+        ludus__sf_live_S.pub.cap_begin_ns = s.start_ns;
+        ludus__sf_live_S.pub.cap_end_ns = s.end_ns;
+        if (cut_ms && s.end_ns - s.start_ns > (int64_t)cut_ms * 1000000) /* a cut keeps its source's bounds */
+            ludus__sf_live_S.pub.cap_begin_ns = s.end_ns - (int64_t)cut_ms * 1000000;
+    }
+    /* the capture's own top scopes: the watcher sees those of the seconds it asked for */
+    ludus__sf_live_top_from(c, window);
+    rc = ludus_capture_write(c, (int)ludus__sf_live_S.cap_format, 0, ludus__live_out_write, &ludus__sf_live_S.out);
+    if (rc == 0) {
+        int e = ludus__live_out_commit(&ludus__sf_live_S.out);
+        if (e) {
+            char why[128];
+            ludus__os_strerror(e, why, sizeof why);
+            ludus__sf_live_S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+            ludus__sf_live_S.pub.cap_rc = LUDUS_EIO;
+            snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message, "cannot put the file in place: %.100s", why);
+        } else {
+            ludus__sf_live_S.pub.cap_state = LUDUS__LIVE_CAP_DONE;
+            snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message, "wrote %llu events (%llu dropped)",
+                     (unsigned long long)s.events, (unsigned long long)s.dropped);
+        }
+    } else {
+        ludus__live_out_abort(&ludus__sf_live_S.out);
+        ludus__sf_live_cap_fail(rc, "write");
+    }
+    ludus_capture_release(c);
+}
+
+/* ---- the thread ---- */
+
+static int ludus__sf_live_fresh(int64_t hb, int64_t now) {
+    return hb > 0 && hb <= now + 1000000000 && now - hb < LUDUS__LIVE_STALE_NS;
+}
+
+/* A new command of the watcher area, copied out; 1 when there is one. */
+static int ludus__sf_live_read_command(uint64_t *seq, uint32_t *kind, uint32_t *ms, char *path) {
+    ludus__live_watcher_area *w = &ludus__sf_live_S.b->w;
+    uint64_t s = __atomic_load_n(&w->cmd_seq, __ATOMIC_ACQUIRE);
+    if (s == ludus__sf_live_S.cmd_done) return 0;
+    *kind = __atomic_load_n(&w->cmd_kind, __ATOMIC_RELAXED);
+    *ms = __atomic_load_n(&w->cmd_ms, __ATOMIC_RELAXED);
+    memcpy(path, w->cmd_path, LUDUS__LIVE_PATH);
+    path[LUDUS__LIVE_PATH - 1] = 0;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&w->cmd_seq, __ATOMIC_RELAXED) != s) return 0; /* rewritten meanwhile: next tick */
+    ludus__sf_live_S.cmd_done = s;
+    *seq = s;
+    __atomic_store_n(&w->claim, 0u, __ATOMIC_RELEASE); /* the next watcher may write one */
+    return 1;
+}
+
+static void *ludus__sf_live_live_main(void *arg) {
+    (void)arg;
+    static char path[LUDUS__LIVE_PATH];
+    int64_t tick = TICK_IDLE_NS;
+    for (;;) {
+        ludus__wakeup_wait(&ludus__sf_live_S.wake, tick);
+        if (__atomic_load_n(&ludus__sf_live_S.quit, __ATOMIC_ACQUIRE)) break;
+        int64_t now = ludus__mono_ns();
+        ludus__live_watcher_area *w = &ludus__sf_live_S.b->w;
+        int watched = ludus__sf_live_fresh(__atomic_load_n(&w->heartbeat_ns, __ATOMIC_RELAXED), now);
+        int want_scopes = ludus__sf_live_fresh(__atomic_load_n(&w->scopes_heartbeat_ns, __ATOMIC_RELAXED), now);
+        uint32_t window = __atomic_load_n(&w->window_frames, __ATOMIC_RELAXED);
+        window = window == 0 ? 120 : window > WINDOW_MAX ? WINDOW_MAX : window;
+        uint64_t seq;
+        uint32_t kind, ms;
+        int busy = ludus__sf_live_S.ours_capture || ludus__sf_live_S.window_capture;
+        if (!busy && ludus__sf_live_read_command(&seq, &kind, &ms, path) && kind == LUDUS__LIVE_CMD_CAPTURE)
+            ludus__sf_live_capture_start(seq, ms, path);
+        busy = ludus__sf_live_S.ours_capture || ludus__sf_live_S.window_capture;
+        if (!watched && !busy) {
+            ludus__sf_live_rolling_stop();
+            if (ludus__sf_live_S.was_watched) { /* say it once: nobody reads it now */
+                ludus__sf_live_S.pub.state = 0;
+                ludus__sf_live_publish();
+            }
+            ludus__sf_live_S.was_watched = 0;
+            ludus__sf_live_S.resync = 1;
+            tick = TICK_IDLE_NS;
+            continue;
+        }
+        tick = TICK_WATCHED_NS;
+        ludus__sf_live_S.was_watched = 1;
+        if (!ludus__sf_live_S.ring_wanted) { /* one way: the frame thread keeps its ring from now on */
+            ludus__live_want_frames();
+            ludus__sf_live_S.ring_wanted = 1;
+        }
+        ludus__sf_live_S.pub.window_frames = window;
+        ludus__sf_live_copy_ring(window);
+        uint32_t state = LUDUS__LIVE_ST_WATCHED;
+        if (busy) {
+            state |= LUDUS__LIVE_ST_CAPTURING;
+            if (now >= ludus__sf_live_S.cap_end_ns) {
+                ludus__sf_live_capture_finish(window, 0);
+                ludus__sf_live_S.next_scopes_ns = now + SCOPES_EVERY_NS * 4; /* its scopes stay up a while */
+            }
+        } else if (want_scopes) {
+            int foreign_rolling = ludus_rolling_active() && !ludus__sf_live_S.ours_rolling;
+            if (foreign_rolling)
+                state |= LUDUS__LIVE_ST_FOREIGN | LUDUS__LIVE_ST_SCOPES;
+            else if (ludus_capture_active() && !ludus__sf_live_S.ours_rolling)
+                state |= LUDUS__LIVE_ST_BUSY;
+            else if (ludus__sf_live_S.ours_rolling || ludus__sf_live_rolling_start() == 0)
+                state |= LUDUS__LIVE_ST_SCOPES;
+            if ((state & LUDUS__LIVE_ST_SCOPES) && now >= ludus__sf_live_S.next_scopes_ns) {
+                ludus_capture *c = NULL;
+                if (ludus_rolling_snapshot(&c) == 0) ludus__sf_live_top_from(c, window);
+                ludus_capture_release(c);
+                ludus__sf_live_S.next_scopes_ns = ludus__mono_ns() + SCOPES_EVERY_NS;
+            }
+        } else {
+            ludus__sf_live_rolling_stop();
+        }
+        ludus__sf_live_S.pub.state = state;
+        ludus__sf_live_publish();
+    }
+    if (ludus__sf_live_S.ours_capture || ludus__sf_live_S.window_capture) ludus__sf_live_capture_finish(120, 1);
+    ludus__sf_live_rolling_stop();
+    ludus__sf_live_S.pub.state = LUDUS__LIVE_ST_EXITED;
+    ludus__sf_live_publish();
+    return NULL;
+}
+
+/* ---- start and stop ---- */
+
+static void ludus__sf_live_at_exit(void) {
+    ludus_live_stop();
+}
+
+static void ludus__sf_live_fork_child(void) {
+    /* the thread is not here: the child publishes nothing, and leaves the
+     * parent's block alone (the watcher would take it for the child's) */
+    if (!ludus__sf_live_S.running) return;
+    ludus__mutex_init(&ludus__sf_live_S.lock);
+    ludus__sf_live_S.running = 0;
+    ludus__sf_live_S.b = NULL;
+    ludus__sf_live_S.ours_rolling = ludus__sf_live_S.ours_capture = ludus__sf_live_S.window_capture = 0;
+    ludus__live_map_close(&ludus__sf_live_S.map);
+}
+
+int ludus_live_start(void) {
+    static int hooks;
+    ludus__mutex_lock(&ludus__sf_live_S.lock);
+    if (ludus__sf_live_S.running) {
+        ludus__mutex_unlock(&ludus__sf_live_S.lock);
+        return 0;
+    }
+    int e = ludus__live_map_create(sizeof(ludus__live_block), &ludus__sf_live_S.map);
+    if (e) {
+        ludus__mutex_unlock(&ludus__sf_live_S.lock);
+        char why[128];
+        ludus__os_strerror(e, why, sizeof why);
+        return ludus__fail(e == -ENOSYS ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "the live block: %.100s", why);
+    }
+    ludus__sf_live_S.b = ludus__sf_live_S.map.p;
+    memset(&ludus__sf_live_S.pub, 0, sizeof ludus__sf_live_S.pub);
+    ludus__sf_live_S.seq = 0;
+    ludus__sf_live_S.last_number = ludus__sf_live_S.cmd_done = 0;
+    ludus__sf_live_S.ours_rolling = ludus__sf_live_S.ours_capture = ludus__sf_live_S.window_capture = ludus__sf_live_S.was_watched = 0;
+    ludus__sf_live_S.next_scopes_ns = 0;
+    ludus__sf_live_S.quit = 0;
+    ludus__sf_live_S.b->version = LUDUS__LIVE_VERSION;
+    ludus__sf_live_S.b->block_bytes = (uint32_t)sizeof(ludus__live_block);
+    ludus__sf_live_S.b->pid = (uint64_t)ludus__os_pid();
+    ludus__sf_live_S.b->start_ns = ludus__mono_ns();
+    ludus__process_name(ludus__sf_live_S.b->process, sizeof ludus__sf_live_S.b->process);
+    ludus__sf_live_publish(); /* seq 2: an empty, consistent view */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    memcpy(ludus__sf_live_S.b->magic, LUDUS__LIVE_MAGIC, sizeof LUDUS__LIVE_MAGIC);
+    if (ludus__wakeup_init(&ludus__sf_live_S.wake) != 0 || ludus__thread_start(&ludus__sf_live_S.thread, ludus__sf_live_live_main, NULL) != 0) {
+        ludus__live_map_close(&ludus__sf_live_S.map);
+        ludus__sf_live_S.b = NULL;
+        ludus__mutex_unlock(&ludus__sf_live_S.lock);
+        return ludus__fail(LUDUS_ENOMEM, "cannot start the live thread");
+    }
+    __atomic_store_n(&ludus__sf_live_S.running, 1, __ATOMIC_RELEASE);
+    if (!hooks) {
+        hooks = 1;
+        atexit(ludus__sf_live_at_exit);
+        ludus__on_fork(NULL, NULL, ludus__sf_live_fork_child);
+    }
+    ludus__mutex_unlock(&ludus__sf_live_S.lock);
+    return 0;
+}
+
+void ludus_live_stop(void) {
+    ludus__mutex_lock(&ludus__sf_live_S.lock);
+    if (ludus__sf_live_S.running) {
+        __atomic_store_n(&ludus__sf_live_S.quit, 1, __ATOMIC_RELEASE);
+        ludus__wakeup_post(&ludus__sf_live_S.wake);
+        ludus__thread_join(ludus__sf_live_S.thread);
+        ludus__wakeup_destroy(&ludus__sf_live_S.wake);
+        ludus__live_map_close(&ludus__sf_live_S.map);
+        ludus__sf_live_S.b = NULL;
+        __atomic_store_n(&ludus__sf_live_S.running, 0, __ATOMIC_RELEASE);
+    }
+    ludus__mutex_unlock(&ludus__sf_live_S.lock);
+}
+
+int ludus_live_publishing(void) {
+    return __atomic_load_n(&ludus__sf_live_S.running, __ATOMIC_ACQUIRE);
+}
+#undef TICK_IDLE_NS
+#undef TICK_WATCHED_NS
+#undef SCOPES_EVERY_NS
+#undef ROLLING_MS
+#undef ROLLING_CHUNKS
+#undef CAPTURE_CHUNKS
+#undef TOP_CAP
+#undef WINDOW_MAX
+#undef CAPTURE_MS_MAX
+
 /* ==== src/live/overlay.c ==== */
 /* The live side's readers: values of the ring of recent frames by name,
  * and the overlay text. Every statistic names its window (the last N
@@ -20709,7 +21921,7 @@ static void ludus__sf_overlay_site_text(const ludus_site *s, char *out, size_t c
     out[ludus__c_literal_text(n, len, out)] = 0;
 }
 
-static void ludus__sf_overlay_item_name(const ludus__live_item *it, char *out, size_t cap) {
+void ludus__live_item_name(const ludus__live_item *it, char *out, size_t cap) {
     if (it->owner == LUDUS__OWNER_MEMORY)
         snprintf(out, cap, "Memory/%s", it->domain);
     else
@@ -20769,7 +21981,7 @@ static int ludus__sf_overlay_value_index(const ludus__live_item *it, unsigned st
     }
 }
 
-static int ludus__sf_overlay_item_in_row(const ludus__live_item *it, const ludus__ring_row *row) {
+int ludus__live_item_in_row(const ludus__live_item *it, const ludus__ring_row *row) {
     uint32_t n = it->owner == LUDUS__OWNER_COUNT   ? row->ncounters
                  : it->owner == LUDUS__OWNER_GAUGE ? row->ngauges
                                                    : row->ndomains;
@@ -20796,7 +22008,7 @@ int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t
     const ludus__live_item *it = NULL;
     char text[160];
     for (uint32_t i = 0; i < n && !it; i++) {
-        ludus__sf_overlay_item_name(&ludus__sf_overlay_S.value_items[i], text, sizeof text);
+        ludus__live_item_name(&ludus__sf_overlay_S.value_items[i], text, sizeof text);
         if (!strcmp(text, name) && (vi = ludus__sf_overlay_value_index(&ludus__sf_overlay_S.value_items[i], st)) >= 0) it = &ludus__sf_overlay_S.value_items[i];
     }
     if (it) {
@@ -20810,7 +22022,7 @@ int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t
                  ? 1
                  : !((row->domains_unknown >> it->i & 1u) &&
                      (st == LUDUS__STAT_MEM_LIVE || st == LUDUS__STAT_MEM_LIVE_ALLOCS || st == LUDUS__STAT_MEM_PEAK)));
-        if (row && ludus__sf_overlay_item_in_row(it, row) && known) {
+        if (row && ludus__live_item_in_row(it, row) && known) {
             *out = v[vi];
             rc = 0;
         }
@@ -21007,7 +22219,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     for (uint32_t i = 0; i < n && lines < max_lines; i++, lines++) {
         const ludus__live_item *it = &ludus__sf_overlay_S.text_items[i];
         char name[96];
-        ludus__sf_overlay_item_name(it, name, sizeof name);
+        ludus__live_item_name(it, name, sizeof name);
         /* the frames of the window that hold the item (registered later: fewer) */
         uint32_t m = 0;
         int64_t sum = 0, mx = INT64_MIN, mn = INT64_MAX;
@@ -21015,7 +22227,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
             uint64_t at = (r->closed - 1 - k) % r->cap;
             const ludus__ring_row *row = &r->rows[at];
             const int64_t *v = &r->values[at * LUDUS__ROW_VALUES];
-            if (!ludus__sf_overlay_item_in_row(it, row)) continue;
+            if (!ludus__live_item_in_row(it, row)) continue;
             if (it->owner == LUDUS__OWNER_GAUGE) {
                 const int64_t *g = &v[LUDUS__ROW_GAUGE(it->i)];
                 if (!ludus__row_gauge_set(row, it->i)) continue;
@@ -21268,6 +22480,7 @@ int ludus_overlay_top_scopes(ludus_capture *c, const ludus_overlay_desc *desc, l
         o->calls_per_frame = (double)a->calls / frames;
         o->last_exclusive_ns = a->last_excl;
         o->last_calls = a->last_calls;
+        o->category = si->category;
     }
     if (window) {
         memset(window, 0, sizeof *window);
@@ -21293,6 +22506,247 @@ done:
     return rc;
 }
 
+/* ==== src/live/watch.c ==== */
+/* The watcher's side of the live view (include/ludus/live.h): opens a
+ * process's block, reads it under its seqlock into a view whose every count
+ * is clamped to its array and every string terminated (a hostile or broken
+ * process shows wrong figures, never more), writes the ludus__sf_watch_heartbeat and
+ * capture commands. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+struct ludus_watch {
+    ludus__live_map map;
+    ludus__live_block *b;
+    uint64_t pid;
+    uint32_t own_pid;
+    ludus__live_published *copy; /* the last consistent read */
+};
+
+int ludus_watch_open(uint64_t pid, ludus_watch **out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    *out = NULL;
+    ludus__live_map m;
+    uint32_t uid;
+    int e = ludus__live_map_open(pid, sizeof(ludus__live_block), &m, &uid);
+    switch (e) {
+    case 0:
+        break;
+    case -ESRCH:
+        return ludus__fail(LUDUS_ENODATA, "no process %llu is running", (unsigned long long)pid);
+    case -EACCES:
+    case -EPERM:
+        return ludus__fail(LUDUS_EINVAL, "process %llu belongs to user %u: only that user (or root) can watch it",
+                           (unsigned long long)pid, uid);
+    case -ENOENT:
+        return ludus__fail(LUDUS_ENODATA,
+                           "process %llu publishes nothing to watch: start it with LUDUS_LIVE=1 in its environment, "
+                           "or call ludus_live_start() (<ludus/live.h>)",
+                           (unsigned long long)pid);
+    case -EINVAL:
+        return ludus__fail(LUDUS_EFORMAT,
+                           "process %llu has a block named ludus-live that is not a live block (too "
+                           "small, another owner or not sealed)",
+                           (unsigned long long)pid);
+    case -ENOSYS:
+        return ludus__fail(LUDUS_EUNSUPPORTED, "watching a process is not built for this system (Linux only)");
+    default: {
+        char why[128];
+        ludus__os_strerror(e, why, sizeof why);
+        return ludus__fail(LUDUS_EIO, "process %llu: %s", (unsigned long long)pid, why);
+    }
+    }
+    ludus__live_block *b = m.p;
+    int rc = 0;
+    if (memcmp(b->magic, LUDUS__LIVE_MAGIC, sizeof LUDUS__LIVE_MAGIC) != 0)
+        rc = ludus__fail(LUDUS_ENODATA, "process %llu is still starting its live block (try again)",
+                         (unsigned long long)pid);
+    else if (b->version != LUDUS__LIVE_VERSION || b->block_bytes != sizeof(ludus__live_block))
+        rc = ludus__fail(LUDUS_EFORMAT,
+                         "process %llu publishes a live block of version %u (%u bytes); this ludus-trace reads "
+                         "version %u (%zu bytes): use the ludus-trace of the library it links",
+                         (unsigned long long)pid, b->version, b->block_bytes, LUDUS__LIVE_VERSION,
+                         sizeof(ludus__live_block));
+    else if (b->pid != pid)
+        rc = ludus__fail(LUDUS_ENODATA,
+                         "process %llu holds the live block of process %llu (inherited across fork): it publishes "
+                         "nothing of its own",
+                         (unsigned long long)pid, (unsigned long long)b->pid);
+    ludus_watch *w = rc ? NULL : ludus__calloc(1, sizeof *w);
+    ludus__live_published *copy = w ? ludus__calloc(1, sizeof *copy) : NULL;
+    if (!rc && !copy) rc = ludus__fail(LUDUS_ENOMEM, "out of memory");
+    if (rc) {
+        ludus__free(w);
+        ludus__live_map_close(&m);
+        return rc;
+    }
+    w->map = m;
+    w->b = b;
+    w->pid = pid;
+    w->own_pid = (uint32_t)ludus__os_pid();
+    w->copy = copy;
+    *out = w;
+    return 0;
+}
+
+void ludus_watch_close(ludus_watch *w) {
+    if (!w) return;
+    ludus__live_map_close(&w->map);
+    ludus__free(w->copy);
+    ludus__free(w);
+}
+
+int ludus_watch_alive(const ludus_watch *w) {
+    return w && ludus__live_map_alive(&w->map);
+}
+
+/* a fixed field of the block as a terminated string */
+static void ludus__sf_watch_take_text(char *dst, size_t cap, const char *src, size_t src_cap) {
+    size_t n = 0, max = cap - 1 < src_cap ? cap - 1 : src_cap;
+    while (n < max && src[n]) n++;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+static uint32_t ludus__sf_watch_clamp_u32(uint32_t v, uint32_t max) {
+    return v < max ? v : max;
+}
+
+static void ludus__sf_watch_take_scope(ludus_watch_scope *o, const ludus__live_scope *s) {
+    ludus__sf_watch_take_text(o->name, sizeof o->name, s->name, sizeof s->name);
+    ludus__sf_watch_take_text(o->file, sizeof o->file, s->file, sizeof s->file);
+    o->line = s->line;
+    o->lock = s->lock != 0;
+    o->exclusive_ns = s->exclusive_ns;
+    o->calls = s->calls;
+    o->last_exclusive_ns = s->last_exclusive_ns;
+    o->last_calls = s->last_calls;
+}
+
+static void ludus__sf_watch_heartbeat(ludus_watch *w, int want_scopes, uint32_t window_frames) {
+    ludus__live_watcher_area *a = &w->b->w;
+    int64_t now = ludus__mono_ns();
+    if (window_frames) __atomic_store_n(&a->window_frames, ludus__sf_watch_clamp_u32(window_frames, 100000), __ATOMIC_RELAXED);
+    __atomic_store_n(&a->heartbeat_ns, now, __ATOMIC_RELAXED);
+    if (want_scopes) __atomic_store_n(&a->scopes_heartbeat_ns, now, __ATOMIC_RELAXED);
+}
+
+int ludus_watch_read(ludus_watch *w, int want_scopes, uint32_t window_frames, ludus_watch_view *out) {
+    if (!w || !out) return ludus__fail(LUDUS_EINVAL, "w and out are required");
+    ludus__sf_watch_heartbeat(w, want_scopes, window_frames); /* 0: the window stays as another watcher set it */
+    ludus__live_block *b = w->b;
+    ludus__live_published *p = w->copy;
+    int got = 0;
+    for (int tries = 0; tries < 64 && !got; tries++) {
+        uint64_t s1 = __atomic_load_n(&b->seq, __ATOMIC_ACQUIRE);
+        if (s1 & 1) {
+            ludus__sleep_ns(200000);
+            continue;
+        }
+        memcpy(p, &b->pub, sizeof *p);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        got = __atomic_load_n(&b->seq, __ATOMIC_RELAXED) == s1;
+    }
+    int alive = ludus__live_map_alive(&w->map);
+    if (!got) return alive ? ludus__fail(LUDUS_EBUSY, "the block was being written on every try") : LUDUS_ENODATA;
+    memset(out, 0, offsetof(ludus_watch_view, frames));
+    out->pid = w->pid;
+    ludus__sf_watch_take_text(out->process, sizeof out->process, b->process, sizeof b->process);
+    out->start_ns = b->start_ns;
+    out->now_ns = ludus__mono_ns();
+    out->published_ns = p->published_ns;
+    out->publishes = p->publishes;
+    out->state = p->state;
+    out->window_frames = p->window_frames;
+    out->frames_total = p->frames_total;
+    out->frames_missed = p->frames_missed;
+    /* the newest frames, oldest first; at most the ring */
+    uint64_t n = p->frames_total < LUDUS__LIVE_FRAMES ? p->frames_total : LUDUS__LIVE_FRAMES;
+    out->nframes = (uint32_t)n;
+    for (uint64_t k = 0; k < n; k++) {
+        const ludus__live_frame *f = &p->frames[(p->frames_total - n + k) % LUDUS__LIVE_FRAMES];
+        out->frames[k].number = f->number;
+        out->frames[k].begin_ns = f->begin_ns;
+        out->frames[k].duration_ns = f->duration_ns;
+    }
+    out->top_rc = p->top_rc > 0 || p->top_rc < -100 ? LUDUS_EFORMAT : p->top_rc;
+    out->top_frames = p->top_frames;
+    out->top_first_frame = p->top_first_frame;
+    out->top_last_frame = p->top_last_frame;
+    out->top_begin_ns = p->top_begin_ns;
+    out->top_end_ns = p->top_end_ns;
+    out->top_computed_ns = p->top_computed_ns;
+    out->top_calls = p->top_calls;
+    out->top_incomplete = p->top_incomplete;
+    out->top_dropped = p->top_dropped;
+    out->top_scopes_total = p->top_scopes_total;
+    ludus__sf_watch_take_text(out->frame_thread, sizeof out->frame_thread, p->frame_thread, sizeof p->frame_thread);
+    out->nscopes = ludus__sf_watch_clamp_u32(p->nscopes, LUDUS__LIVE_SCOPES);
+    for (uint32_t i = 0; i < out->nscopes; i++) ludus__sf_watch_take_scope(&out->scopes[i], &p->scopes[i]);
+    out->nlocks = ludus__sf_watch_clamp_u32(p->nlocks, LUDUS__LIVE_LOCKS);
+    for (uint32_t i = 0; i < out->nlocks; i++) ludus__sf_watch_take_scope(&out->locks[i], &p->locks[i]);
+    out->nvalues = ludus__sf_watch_clamp_u32(p->nvalues, LUDUS__LIVE_VALUES);
+    for (uint32_t i = 0; i < out->nvalues; i++) {
+        const ludus__live_value *v = &p->values[i];
+        ludus_watch_value *o = &out->values[i];
+        ludus__sf_watch_take_text(o->name, sizeof o->name, v->name, sizeof v->name);
+        o->kind = v->kind >= LUDUS__LIVE_COUNTER && v->kind <= LUDUS__LIVE_MEMORY ? (int)v->kind : 0;
+        o->frames = v->frames;
+        o->last = v->last, o->min = v->min, o->max = v->max, o->sum = v->sum;
+        o->unknown = v->unknown != 0;
+    }
+    out->lost_adds = p->lost_adds;
+    out->refused = p->refused;
+    out->capture_id = p->cap_seq;
+    out->capture_state = p->cap_state <= LUDUS__LIVE_CAP_FAILED ? (int)p->cap_state : LUDUS__LIVE_CAP_FAILED;
+    out->capture_rc = p->cap_rc > 0 || p->cap_rc < -100 ? LUDUS_EFORMAT : p->cap_rc;
+    out->capture_ms = p->cap_ms;
+    out->capture_events = p->cap_events;
+    out->capture_dropped = p->cap_dropped;
+    out->capture_frames = p->cap_frames;
+    out->capture_begin_ns = p->cap_begin_ns;
+    out->capture_end_ns = p->cap_end_ns;
+    ludus__sf_watch_take_text(out->capture_message, sizeof out->capture_message, p->cap_message, sizeof p->cap_message);
+    ludus__sf_watch_take_text(out->capture_path, sizeof out->capture_path, p->cap_path, sizeof p->cap_path);
+    if (!alive) out->state |= LUDUS_WATCH_EXITED;
+    return alive ? 0 : LUDUS_ENODATA;
+}
+
+int ludus_watch_capture(ludus_watch *w, uint32_t ms, const char *path, uint64_t *id) {
+    if (!w || !path || !*path) return ludus__fail(LUDUS_EINVAL, "w and path are required");
+    if (ms < 1 || ms > 3600000) return ludus__fail(LUDUS_EINVAL, "%u ms is not 1 .. 3600000", ms);
+    char abs[LUDUS__LIVE_PATH];
+    int e = ludus__live_absolute(path, abs, sizeof abs);
+    if (e) {
+        char why[128];
+        ludus__os_strerror(e, why, sizeof why);
+        return ludus__fail(LUDUS_EINVAL, "%s: %s", path, why);
+    }
+    ludus__live_watcher_area *a = &w->b->w;
+    uint32_t free_claim = 0;
+    if (!__atomic_compare_exchange_n(&a->claim, &free_claim, w->own_pid, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+        /* a claim whose watcher is gone is taken over */
+        if (!ludus__live_pid_running(free_claim) &&
+            __atomic_compare_exchange_n(&a->claim, &free_claim, w->own_pid, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+        } else {
+            return ludus__fail(LUDUS_EBUSY, "another watcher (pid %u) is asking for a capture", free_claim);
+        }
+    }
+    uint64_t seq = __atomic_load_n(&a->cmd_seq, __ATOMIC_RELAXED) + 1;
+    memset(a->cmd_path, 0, sizeof a->cmd_path);
+    memcpy(a->cmd_path, abs, strlen(abs));
+    __atomic_store_n(&a->cmd_kind, (uint32_t)LUDUS__LIVE_CMD_CAPTURE, __ATOMIC_RELAXED);
+    __atomic_store_n(&a->cmd_ms, ms, __ATOMIC_RELAXED);
+    __atomic_store_n(&a->cmd_seq, seq, __ATOMIC_RELEASE);
+    ludus__sf_watch_heartbeat(w, 0, 0);
+    if (id) *id = seq;
+    return 0;
+}
+
 /* ==== src/launch/launch.c ==== */
 /* Launch-to-exit capture: with LUDUS_TRACE=PATH in the environment a capture
  * starts when the library loads and is written to PATH at exit (.json,
@@ -21312,8 +22766,9 @@ done:
  * (ludus_crash_capture_begin); LUDUS_TRACE_CRASH=0 leaves the program's
  * signal handlers alone. LUDUS_TRACE_POOL=FILE makes the pool that file
  * (ludus_capture_desc.pool_file): after kill -9, `ludus-trace recover FILE
- * OUT` reads back what was recorded (not with the rolling window). The
- * variables are checked here, at
+ * OUT` reads back what was recorded (not with the rolling window).
+ * LUDUS_LIVE=1 (with LUDUS_TRACE or without) makes the process watchable
+ * from outside (ludus_live_start, docs/live.md). The variables are checked here, at
  * load, and a bad value is said once on stderr. This file sits above the exporters:
  * the recorder never links it; both libraries hold it, and a static link
  * takes it in through ludus__launch_link, which every instrumented file
@@ -21335,6 +22790,7 @@ static struct {
     char trace_path[4096];
     int format;
     int launched;     /* the capture running is ours */
+    int live;         /* LUDUS_LIVE started the live view's publisher */
     int rolling_mode; /* ... and it is a rolling window */
     /* The rolling window's strings (the desc points at them) */
     char counter[128], counter_stat[64]; /* LUDUS_TRACE_TRIGGER_COUNTER's */
@@ -21381,6 +22837,8 @@ static void ludus__sf_launch_write_at_exit(void) {
 }
 
 void ludus_launch_cancel(void) {
+    if (ludus__sf_launch_S.live) ludus_live_stop(); /* a tool run from a watchable program is not watchable itself */
+    ludus__sf_launch_S.live = 0;
     if (!ludus__sf_launch_S.launched) return;
     ludus__sf_launch_S.launched = 0;
     if (ludus__sf_launch_S.rolling_mode)
@@ -21503,6 +22961,17 @@ static int ludus__sf_launch_parse_chunks(const char *s, uint32_t *out) {
  * starts at load sees them) and the registry's probe (threads.c). */
 __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void) {
     ludus__reg.launch_ran = 1;
+    /* LUDUS_LIVE=1: watchable from outside (include/ludus/live.h), with or without LUDUS_TRACE */
+    const char *live = getenv("LUDUS_LIVE");
+    if (live && *live && strcmp(live, "0") != 0) {
+        int rc = strcmp(live, "1") != 0 ? LUDUS_EINVAL : ludus_live_start();
+        if (rc == LUDUS_EINVAL)
+            fprintf(stderr, "ludus: LUDUS_LIVE=%s: use 1 (or 0: off); not watchable\n", live);
+        else if (rc)
+            fprintf(stderr, "ludus: LUDUS_LIVE: %s (%s); not watchable\n", ludus_error_string(rc),
+                    ludus_last_error_detail());
+        ludus__sf_launch_S.live = rc == 0;
+    }
     const char *path = getenv("LUDUS_TRACE");
     if (!path || !*path) return;
     if (strlen(path) >= sizeof ludus__sf_launch_S.trace_path) {

@@ -66,6 +66,7 @@ typedef struct ludus_top_scope {
     double calls_per_frame;
     int64_t last_exclusive_ns; /* in the window's last frame */
     uint64_t last_calls;
+    const char *category; /* the site's category (lock waits: "lock"); NULL: none */
 } ludus_top_scope;
 
 /* The window the top scopes cover: the last complete frames of the

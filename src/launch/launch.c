@@ -16,8 +16,9 @@
  * (ludus_crash_capture_begin); LUDUS_TRACE_CRASH=0 leaves the program's
  * signal handlers alone. LUDUS_TRACE_POOL=FILE makes the pool that file
  * (ludus_capture_desc.pool_file): after kill -9, `ludus-trace recover FILE
- * OUT` reads back what was recorded (not with the rolling window). The
- * variables are checked here, at
+ * OUT` reads back what was recorded (not with the rolling window).
+ * LUDUS_LIVE=1 (with LUDUS_TRACE or without) makes the process watchable
+ * from outside (ludus_live_start, docs/live.md). The variables are checked here, at
  * load, and a bad value is said once on stderr. This file sits above the exporters:
  * the recorder never links it; both libraries hold it, and a static link
  * takes it in through ludus__launch_link, which every instrumented file
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ludus/live.h>
 #include <ludus/rolling.h>
 
 #include "../capture/capture_internal.h"
@@ -42,6 +44,7 @@ static struct {
     char trace_path[4096];
     int format;
     int launched;     /* the capture running is ours */
+    int live;         /* LUDUS_LIVE started the live view's publisher */
     int rolling_mode; /* ... and it is a rolling window */
     /* The rolling window's strings (the desc points at them) */
     char counter[128], counter_stat[64]; /* LUDUS_TRACE_TRIGGER_COUNTER's */
@@ -88,6 +91,8 @@ static void write_at_exit(void) {
 }
 
 void ludus_launch_cancel(void) {
+    if (S.live) ludus_live_stop(); /* a tool run from a watchable program is not watchable itself */
+    S.live = 0;
     if (!S.launched) return;
     S.launched = 0;
     if (S.rolling_mode)
@@ -210,6 +215,17 @@ static int parse_chunks(const char *s, uint32_t *out) {
  * starts at load sees them) and the registry's probe (threads.c). */
 __attribute__((constructor(200))) static void launch_init(void) {
     ludus__reg.launch_ran = 1;
+    /* LUDUS_LIVE=1: watchable from outside (include/ludus/live.h), with or without LUDUS_TRACE */
+    const char *live = getenv("LUDUS_LIVE");
+    if (live && *live && strcmp(live, "0") != 0) {
+        int rc = strcmp(live, "1") != 0 ? LUDUS_EINVAL : ludus_live_start();
+        if (rc == LUDUS_EINVAL)
+            fprintf(stderr, "ludus: LUDUS_LIVE=%s: use 1 (or 0: off); not watchable\n", live);
+        else if (rc)
+            fprintf(stderr, "ludus: LUDUS_LIVE: %s (%s); not watchable\n", ludus_error_string(rc),
+                    ludus_last_error_detail());
+        S.live = rc == 0;
+    }
     const char *path = getenv("LUDUS_TRACE");
     if (!path || !*path) return;
     if (strlen(path) >= sizeof S.trace_path) {

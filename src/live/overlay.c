@@ -15,6 +15,7 @@
 #include "../base/text.h"
 #include "../record/counters.h"
 #include "../record/record.h"
+#include "live_internal.h"
 
 int ludus_frame_ring_configure(uint32_t frames) {
     int rc = ludus__ring_configure(frames);
@@ -38,7 +39,7 @@ static void site_text(const ludus_site *s, char *out, size_t cap) {
     out[ludus__c_literal_text(n, len, out)] = 0;
 }
 
-static void item_name(const ludus__live_item *it, char *out, size_t cap) {
+void ludus__live_item_name(const ludus__live_item *it, char *out, size_t cap) {
     if (it->owner == LUDUS__OWNER_MEMORY)
         snprintf(out, cap, "Memory/%s", it->domain);
     else
@@ -98,7 +99,7 @@ static int value_index(const ludus__live_item *it, unsigned stat) {
     }
 }
 
-static int item_in_row(const ludus__live_item *it, const ludus__ring_row *row) {
+int ludus__live_item_in_row(const ludus__live_item *it, const ludus__ring_row *row) {
     uint32_t n = it->owner == LUDUS__OWNER_COUNT   ? row->ncounters
                  : it->owner == LUDUS__OWNER_GAUGE ? row->ngauges
                                                    : row->ndomains;
@@ -125,7 +126,7 @@ int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t
     const ludus__live_item *it = NULL;
     char text[160];
     for (uint32_t i = 0; i < n && !it; i++) {
-        item_name(&S.value_items[i], text, sizeof text);
+        ludus__live_item_name(&S.value_items[i], text, sizeof text);
         if (!strcmp(text, name) && (vi = value_index(&S.value_items[i], st)) >= 0) it = &S.value_items[i];
     }
     if (it) {
@@ -139,7 +140,7 @@ int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t
                  ? 1
                  : !((row->domains_unknown >> it->i & 1u) &&
                      (st == LUDUS__STAT_MEM_LIVE || st == LUDUS__STAT_MEM_LIVE_ALLOCS || st == LUDUS__STAT_MEM_PEAK)));
-        if (row && item_in_row(it, row) && known) {
+        if (row && ludus__live_item_in_row(it, row) && known) {
             *out = v[vi];
             rc = 0;
         }
@@ -336,7 +337,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     for (uint32_t i = 0; i < n && lines < max_lines; i++, lines++) {
         const ludus__live_item *it = &S.text_items[i];
         char name[96];
-        item_name(it, name, sizeof name);
+        ludus__live_item_name(it, name, sizeof name);
         /* the frames of the window that hold the item (registered later: fewer) */
         uint32_t m = 0;
         int64_t sum = 0, mx = INT64_MIN, mn = INT64_MAX;
@@ -344,7 +345,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
             uint64_t at = (r->closed - 1 - k) % r->cap;
             const ludus__ring_row *row = &r->rows[at];
             const int64_t *v = &r->values[at * LUDUS__ROW_VALUES];
-            if (!item_in_row(it, row)) continue;
+            if (!ludus__live_item_in_row(it, row)) continue;
             if (it->owner == LUDUS__OWNER_GAUGE) {
                 const int64_t *g = &v[LUDUS__ROW_GAUGE(it->i)];
                 if (!ludus__row_gauge_set(row, it->i)) continue;

@@ -194,6 +194,7 @@ int ludus_overlay_top_scopes(ludus_capture *c, const ludus_overlay_desc *desc, l
         o->calls_per_frame = (double)a->calls / frames;
         o->last_exclusive_ns = a->last_excl;
         o->last_calls = a->last_calls;
+        o->category = si->category;
     }
     if (window) {
         memset(window, 0, sizeof *window);

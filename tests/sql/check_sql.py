@@ -201,7 +201,9 @@ for q in queries:
         continue
     seen.add(name.group(1))
     res = sql(cap.group(1) if cap else "demo.ludus", q)
-    check(all(res), "%s: every result has rows" % name.group(1))
+    # lock waits depend on the scheduler: a quiet run may have none over the
+    # threshold (c_lock_frames compares with report's figures either way)
+    check(all(res) or name.group(1) in ("lock_frames",), "%s: every result has rows" % name.group(1))
     CHECKS[name.group(1)](res, q)
 check(seen == set(CHECKS), "checks without a doc query: %s" % (set(CHECKS) - seen))
 

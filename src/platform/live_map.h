@@ -1,0 +1,61 @@
+/* What the live view needs from the OS (linux_live_map.c; Windows:
+ * win32_live_map.c says it is not there yet, docs/live.md says what it
+ * takes): a block of memory a process shares with the watchers its owner
+ * runs, found from the process id alone, that neither side can shrink under
+ * the other; whether that process still runs; and a capture file created
+ * where a watcher asked without following a link planted there. */
+#ifndef LUDUS_LIVE_MAP_H
+#define LUDUS_LIVE_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform.h"
+
+typedef struct ludus__live_map {
+    void *p;
+    size_t bytes;
+    int fd;      /* the block's descriptor (-1: none) */
+    int proc_fd; /* watcher side: the process's /proc directory (-1: none) */
+} ludus__live_map;
+
+/* Process side: a new block of `bytes` zeros, mapped read-write, that only
+ * this user (and root) can open, and that can never shrink (a watcher that
+ * truncated it would make the process fault). Gone when the process is.
+ * 0 or a negative errno. */
+LUDUS_HIDDEN int ludus__live_map_create(size_t bytes, ludus__live_map *m);
+/* Both sides; NULL and an empty map are no-ops. */
+LUDUS_HIDDEN void ludus__live_map_close(ludus__live_map *m);
+
+/* Watcher side: the block of process pid, at least min_bytes, mapped
+ * read-write. Errors, with *uid_out the process's owner where known:
+ *   -ESRCH   no such process (or it exited);
+ *   -EACCES  another user's process (this user is neither it nor root);
+ *   -ENOENT  the process publishes no block (not started with LUDUS_LIVE=1);
+ *   -EINVAL  a block that is too small or can shrink: not one of ours. */
+LUDUS_HIDDEN int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uint32_t *uid_out);
+/* 1 while the process that m was opened from runs (not a zombie); 0 once
+ * it exited (its pid reused by another is still 0). */
+LUDUS_HIDDEN int ludus__live_map_alive(const ludus__live_map *m);
+
+/* Watcher side: path made absolute against the current directory (not
+ * resolved: links stay as named). 0 or a negative errno. */
+LUDUS_HIDDEN int ludus__live_absolute(const char *path, char *out, size_t cap);
+/* 1 while a process of that id exists. */
+LUDUS_HIDDEN int ludus__live_pid_running(uint32_t pid);
+
+/* A capture file at an absolute path: a new temporary in its directory,
+ * created exclusively and never through a link, 0600; commit renames it
+ * over path (a link at path is replaced, not followed). 0 or a negative
+ * errno. */
+typedef struct ludus__live_out {
+    int fd;
+    char tmp[4200];
+    char path[4100];
+} ludus__live_out;
+LUDUS_HIDDEN int ludus__live_out_create(const char *path, ludus__live_out *o);
+LUDUS_HIDDEN int ludus__live_out_write(void *o, const void *data, size_t n); /* a ludus_write_fn */
+LUDUS_HIDDEN int ludus__live_out_commit(ludus__live_out *o);
+LUDUS_HIDDEN void ludus__live_out_abort(ludus__live_out *o);
+
+#endif
