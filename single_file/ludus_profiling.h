@@ -13392,7 +13392,7 @@ void ludus__gpu_ring_copy(ludus_capture *c) {
                 if (g->cal[i].cpu_ns < forget && (x >= g->nctx || seen[x]++)) continue;
                 g->cal[--to] = g->cal[i];
             }
-            memmove(g->cal, g->cal + to, (g->ncal - to) * sizeof *g->cal);
+            if (to < g->ncal) memmove(g->cal, g->cal + to, (g->ncal - to) * sizeof *g->cal);
             g->ncal -= to;
             ludus__free(seen);
         }
