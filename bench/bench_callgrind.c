@@ -2,9 +2,12 @@
  * the function callgrind counts (--toggle-collect); run_counts, run_gauges
  * and run_memory count a COUNT, a GAUGE in range, and an alloc+free pair.
  *
- *   bench_callgrind PAIRS idle|recording|dropping
+ *   bench_callgrind PAIRS idle|recording|dropping|flight
+ * flight: the flight recorder with a pool an eighth of the scopes' events,
+ * so its threads write over their own oldest pieces all along.
  * dropping: the pool is full, so every scope is refused (and counted). */
 #include <ludus/capture.h>
+#include <ludus/rolling.h>
 #include <ludus/profiling.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,13 +62,26 @@ __attribute__((noinline)) static void fill_pool(void) {
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: bench_callgrind PAIRS idle|recording|dropping\n");
+        fprintf(stderr, "usage: bench_callgrind PAIRS idle|recording|dropping|flight\n");
         return 1;
     }
     int n = atoi(argv[1]);
     int dropping = !strcmp(argv[2], "dropping");
+    int flight = !strcmp(argv[2], "flight");
     int recording = dropping || !strcmp(argv[2], "recording");
     ludus_thread_register("main");
+    if (flight) {
+        ludus_capture_desc d;
+        memset(&d, 0, sizeof d);
+        d.chunk_count = (uint32_t)((double)n * 4 * 16 / 65536 / 8) + 4;
+        ludus_rolling_desc rd;
+        memset(&rd, 0, sizeof rd);
+        rd.window_ms = 1; /* every piece is wholly before the window once full */
+        rd.hitch_factor = LUDUS_ROLLING_NONE;
+        rd.signal = LUDUS_ROLLING_NONE;
+        if (ludus_rolling_begin(&d, &rd)) return 1;
+        run_scopes(1);
+    }
     if (recording) {
         ludus_capture_desc d;
         memset(&d, 0, sizeof d);
@@ -84,5 +100,6 @@ int main(int argc, char **argv) {
     run_memory(n);
     run_empty(n);
     if (recording) ludus_capture_end(NULL);
+    if (flight) ludus_rolling_end();
     return 0;
 }

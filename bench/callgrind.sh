@@ -12,7 +12,7 @@ count() { # mode function -> Ir inside function
   valgrind --tool=callgrind --callgrind-out-file="$tmp/out" --toggle-collect="$2" "$bin" "$pairs" "$1" >/dev/null 2>&1
   callgrind_annotate "$tmp/out" 2>/dev/null | awk '/PROGRAM TOTALS/ && !n++ {gsub(",","",$1); print $1}'
 }
-for mode in idle recording dropping; do
+for mode in idle recording dropping flight; do
   scopes=$(count "$mode" run_scopes)
   empty=$(count "$mode" run_empty)
   awk -v s="$scopes" -v e="$empty" -v p="$pairs" -v m="$mode" \
