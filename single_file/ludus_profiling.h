@@ -21396,8 +21396,9 @@ static void ludus__sf_live_publish(void) {
     ludus__sf_live_S.pub.publishes++;
     /* seqlock: odd while written; the watcher retries a read that saw it
      * odd or changed */
-    __atomic_store_n(&ludus__sf_live_S.b->seq, ++ludus__sf_live_S.seq, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_RELEASE);
+    /* an exchange, not a store and a fence: its acquire half keeps the copy
+     * after it, and TSan models it (it does not model fences) */
+    (void)__atomic_exchange_n(&ludus__sf_live_S.b->seq, ++ludus__sf_live_S.seq, __ATOMIC_ACQ_REL);
     memcpy(&ludus__sf_live_S.b->pub, &ludus__sf_live_S.pub, sizeof ludus__sf_live_S.pub);
     __atomic_store_n(&ludus__sf_live_S.b->seq, ++ludus__sf_live_S.seq, __ATOMIC_RELEASE);
 }
@@ -21717,8 +21718,9 @@ static int ludus__sf_live_read_command(uint64_t *seq, uint32_t *kind, uint32_t *
     *ms = __atomic_load_n(&w->cmd_ms, __ATOMIC_RELAXED);
     memcpy(path, w->cmd_path, LUDUS__LIVE_PATH);
     path[LUDUS__LIVE_PATH - 1] = 0;
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&w->cmd_seq, __ATOMIC_RELAXED) != s) return 0; /* rewritten meanwhile: next tick */
+    /* read again by an add of 0: its release half keeps the reads above
+     * before it (a fence TSan models) */
+    if (__atomic_fetch_add(&w->cmd_seq, 0u, __ATOMIC_ACQ_REL) != s) return 0; /* rewritten meanwhile: next tick */
     ludus__sf_live_S.cmd_done = s;
     *seq = s;
     __atomic_store_n(&w->claim, 0u, __ATOMIC_RELEASE); /* the next watcher may write one */
@@ -21841,8 +21843,9 @@ int ludus_live_start(void) {
     ludus__sf_live_S.b->start_ns = ludus__mono_ns();
     ludus__process_name(ludus__sf_live_S.b->process, sizeof ludus__sf_live_S.b->process);
     ludus__sf_live_publish(); /* seq 2: an empty, consistent view */
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-    memcpy(ludus__sf_live_S.b->magic, LUDUS__LIVE_MAGIC, sizeof LUDUS__LIVE_MAGIC);
+    uint64_t magic;
+    memcpy(&magic, LUDUS__LIVE_MAGIC, sizeof magic);
+    __atomic_store_n((uint64_t *)(void *)ludus__sf_live_S.b->magic, magic, __ATOMIC_RELEASE); /* last: the block is whole */
     if (ludus__wakeup_init(&ludus__sf_live_S.wake) != 0 || ludus__thread_start(&ludus__sf_live_S.thread, ludus__sf_live_live_main, NULL) != 0) {
         ludus__live_map_close(&ludus__sf_live_S.map);
         ludus__sf_live_S.b = NULL;
@@ -22648,8 +22651,9 @@ int ludus_watch_read(ludus_watch *w, int want_scopes, uint32_t window_frames, lu
             continue;
         }
         memcpy(p, &b->pub, sizeof *p);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        got = __atomic_load_n(&b->seq, __ATOMIC_RELAXED) == s1;
+        /* read again by an add of 0: its release half keeps the copy before
+         * it (a fence TSan models) */
+        got = __atomic_fetch_add(&b->seq, 0u, __ATOMIC_ACQ_REL) == s1;
     }
     int alive = ludus__live_map_alive(&w->map);
     if (!got) return alive ? ludus__fail(LUDUS_EBUSY, "the block was being written on every try") : LUDUS_ENODATA;

@@ -63,8 +63,9 @@ static void publish(void) {
     S.pub.publishes++;
     /* seqlock: odd while written; the watcher retries a read that saw it
      * odd or changed */
-    __atomic_store_n(&S.b->seq, ++S.seq, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_RELEASE);
+    /* an exchange, not a store and a fence: its acquire half keeps the copy
+     * after it, and TSan models it (it does not model fences) */
+    (void)__atomic_exchange_n(&S.b->seq, ++S.seq, __ATOMIC_ACQ_REL);
     memcpy(&S.b->pub, &S.pub, sizeof S.pub);
     __atomic_store_n(&S.b->seq, ++S.seq, __ATOMIC_RELEASE);
 }
@@ -384,8 +385,9 @@ static int read_command(uint64_t *seq, uint32_t *kind, uint32_t *ms, char *path)
     *ms = __atomic_load_n(&w->cmd_ms, __ATOMIC_RELAXED);
     memcpy(path, w->cmd_path, LUDUS__LIVE_PATH);
     path[LUDUS__LIVE_PATH - 1] = 0;
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&w->cmd_seq, __ATOMIC_RELAXED) != s) return 0; /* rewritten meanwhile: next tick */
+    /* read again by an add of 0: its release half keeps the reads above
+     * before it (a fence TSan models) */
+    if (__atomic_fetch_add(&w->cmd_seq, 0u, __ATOMIC_ACQ_REL) != s) return 0; /* rewritten meanwhile: next tick */
     S.cmd_done = s;
     *seq = s;
     __atomic_store_n(&w->claim, 0u, __ATOMIC_RELEASE); /* the next watcher may write one */
@@ -508,8 +510,9 @@ int ludus_live_start(void) {
     S.b->start_ns = ludus__mono_ns();
     ludus__process_name(S.b->process, sizeof S.b->process);
     publish(); /* seq 2: an empty, consistent view */
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-    memcpy(S.b->magic, LUDUS__LIVE_MAGIC, sizeof LUDUS__LIVE_MAGIC);
+    uint64_t magic;
+    memcpy(&magic, LUDUS__LIVE_MAGIC, sizeof magic);
+    __atomic_store_n((uint64_t *)(void *)S.b->magic, magic, __ATOMIC_RELEASE); /* last: the block is whole */
     if (ludus__wakeup_init(&S.wake) != 0 || ludus__thread_start(&S.thread, live_main, NULL) != 0) {
         ludus__live_map_close(&S.map);
         S.b = NULL;
