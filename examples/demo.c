@@ -11,10 +11,10 @@
  *
  *   ludus-demo [--trace PATH] [--frames N] [--threads N] [--no-capture]
  *              [--slow-job NAME [--slow-factor F]] [--overlay] [--no-counters]
- *              [--extra-draws N] [--rolling DIR] [--crash-at-frame N] [--deterministic]
+ *              [--extra-draws N] [--rolling DIR [--window-ms N]] [--crash-at-frame N] [--deterministic]
  *
  * --rolling DIR records with the rolling window instead of one capture: the
- * last 400 ms are kept, and every hitch (a frame 2.5 x the running median)
+ * last 400 ms (--window-ms) are kept, and every hitch (a frame 2.5 x the running median)
  * writes the window around it to DIR from the library's background thread.
  *
  * Counters: DrawCalls and JobsRun per frame, the ReadyQueue gauge, FrameMs
@@ -276,6 +276,7 @@ int main(int argc, char **argv) {
     int frames = 240, threads = 3, capture = 1, overlay = 0;
     const char *slow_job = NULL;
     const char *rolling_dir = NULL;
+    int window_ms = 0;
     double slow_factor = 1.5;
     int crash_at = -1;
     for (int i = 1; i < argc; i++) {
@@ -297,6 +298,8 @@ int main(int argc, char **argv) {
             counters = 0;
         else if (!strcmp(argv[i], "--rolling") && i + 1 < argc)
             rolling_dir = argv[++i];
+        else if (!strcmp(argv[i], "--window-ms") && i + 1 < argc)
+            window_ms = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--deterministic"))
             deterministic = 1;
         else if (!strcmp(argv[i], "--crash-at-frame") && i + 1 < argc)
@@ -306,7 +309,8 @@ int main(int argc, char **argv) {
         else {
             fprintf(stderr,
                     "usage: %s [--trace PATH] [--frames N] [--threads N] [--no-capture] [--overlay] [--no-counters] "
-                    "[--extra-draws N] [--rolling DIR] [--crash-at-frame N] [--deterministic] [--slow-job NAME "
+                    "[--extra-draws N] [--rolling DIR [--window-ms N]] [--crash-at-frame N] [--deterministic] "
+                    "[--slow-job NAME "
                     "[--slow-factor F]]\n",
                     argv[0]);
             return 1;
@@ -345,7 +349,7 @@ int main(int argc, char **argv) {
     desc.chunk_count = 512; /* 32 MiB */
     ludus_rolling_desc rolling;
     memset(&rolling, 0, sizeof rolling);
-    rolling.window_ms = 400;
+    rolling.window_ms = window_ms > 0 ? (uint32_t)window_ms : 400;
     rolling.post_ms = 20;
     rolling.cooldown_ms = LUDUS_ROLLING_NONE; /* one file per hitch */
     rolling.max_files = 64;
