@@ -6220,7 +6220,8 @@ typedef struct ludus__chunk {
      * file then holds them (recover), whenever the process dies. */
     uint64_t dropped;
     uint64_t first_drop_ticks;
-    uint64_t unused[2];
+    uint64_t dropped_before; /* the owner's losses when it took the piece (a flight recorder's window counts from it) */
+    uint64_t unused;
 } ludus__chunk;
 
 #define LUDUS__CHUNK_EVENTS(c) ((ludus__event *)((ludus__chunk *)(c) + 1))
@@ -7365,6 +7366,8 @@ static int ludus__sf_emit_new_piece(ludus__thread_hot *t, ludus__thread_cold *c,
      * TSan models it, where it does not model fences) */
     (void)__atomic_exchange_n(&n->seq, c->chunk_seq++, __ATOMIC_ACQ_REL);
     n->gen = c->gen;
+    __atomic_store_n(&n->dropped_before, c->dropped,
+                     __ATOMIC_RELAXED); /* a flight recorder's snapshot counts from it */
     __atomic_store_n(&n->used, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&n->next, NULL, __ATOMIC_RELAXED);
     n->dropped = 0;
@@ -7403,7 +7406,9 @@ static int ludus__sf_emit_make_room(ludus__thread_hot *t, ludus__thread_cold *c,
     uintptr_t cur = ludus__sf_emit_slot_of(t);
     uintptr_t lim = (c->slow || c->reserve) ? c->own_limit : __atomic_load_n(&t->limit, __ATOMIC_RELAXED);
     if (c->chunk && cur + need * sizeof(ludus__event) <= lim) return 1;
-    if (!for_end && c->reserve) return 0; /* the end reserve is for ends only */
+    /* the end reserve is for ends only; a flight recorder's thread leaves it
+     * by writing over its own oldest piece (ludus__sf_emit_new_piece) */
+    if (!for_end && c->reserve && !__atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_RELAXED)) return 0;
     if (!ludus__sf_emit_new_piece(t, c, for_end)) return 0;
     if (!for_end && c->reserve) return 0;
     return 1;
@@ -14781,7 +14786,7 @@ static size_t ludus__sf_ring_snapshot_current_used(const ludus__thread_hot *h, c
  * start): the pieces before it lie wholly before the window. A thread
  * whose last event is older than the window keeps nothing. */
 static int ludus__sf_ring_snapshot_copy_list(ludus__cap_thread *th, const ludus__sf_ring_snapshot_piece_ref *refs, uint32_t n, const ludus__thread_hot *live,
-                     uint64_t from, ludus__event *mem, size_t cap, size_t *at) {
+                     uint64_t from, ludus__event *mem, size_t cap, size_t *at, uint64_t *dropped_before) {
     th->runs = ludus__malloc((n ? n : 1) * sizeof *th->runs);
     if (!th->runs) return LUDUS_ENOMEM;
     th->nruns = 0;
@@ -14807,6 +14812,7 @@ static int ludus__sf_ring_snapshot_copy_list(ludus__cap_thread *th, const ludus_
             continue;
         }
         if (used) {
+            if (th->nruns == 0) *dropped_before = __atomic_load_n(&ch->dropped_before, __ATOMIC_RELAXED);
             th->runs[th->nruns++] = (ludus__run){mem + *at, used, (uintptr_t)LUDUS__CHUNK_EVENTS(ch)};
             th->slots += used;
             *at += used;
@@ -14885,10 +14891,11 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
         ludus__sf_ring_snapshot_name_thread(th, r->name, r->tid, r->serial);
         if (__atomic_load_n(&tc->gen, __ATOMIC_ACQUIRE) != gen) continue; /* recorded nothing yet */
         uint32_t n = ludus__sf_ring_snapshot_walk(tc, &refs, &refs_cap);
-        if (n) rc = ludus__sf_ring_snapshot_copy_list(th, refs, n, r->hot, from, rcp->mem, cap, &at);
-        th->dropped =
-            __atomic_load_n(&tc->dropped, __ATOMIC_RELAXED) + __atomic_load_n(&tc->signal_drops, __ATOMIC_RELAXED);
-        uint64_t fd = __atomic_load_n(&tc->first_drop_ticks, __ATOMIC_RELAXED);
+        uint64_t before = 0; /* the thread's losses before its first piece copied: not the window's */
+        if (n) rc = ludus__sf_ring_snapshot_copy_list(th, refs, n, r->hot, from, rcp->mem, cap, &at, &before);
+        uint64_t lost = __atomic_load_n(&tc->dropped, __ATOMIC_RELAXED);
+        th->dropped = (lost > before ? lost - before : 0) + __atomic_load_n(&tc->signal_drops, __ATOMIC_RELAXED);
+        uint64_t fd = th->dropped ? __atomic_load_n(&tc->first_drop_ticks, __ATOMIC_RELAXED) : 0;
         th->spans = __atomic_load_n(&tc->spans, __ATOMIC_RELAXED) ? th->slots : 0; /* a bound: lanes are decided */
         if (fd) th->first_drop_ns = (int64_t)fd; /* ticks until the clock is known (below) */
     }
@@ -14911,10 +14918,11 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
             }
             refs[n++] = (ludus__sf_ring_snapshot_piece_ref){p, p->seq};
         }
-        if (rc == 0) rc = ludus__sf_ring_snapshot_copy_list(th, refs, n, NULL, from, rcp->mem, cap, &at);
-        th->dropped = f->dropped;
+        uint64_t before = 0;
+        if (rc == 0) rc = ludus__sf_ring_snapshot_copy_list(th, refs, n, NULL, from, rcp->mem, cap, &at, &before);
+        th->dropped = f->dropped > before ? f->dropped - before : 0;
         th->spans = f->spans ? th->slots : 0;
-        if (f->first_drop_ticks) th->first_drop_ns = (int64_t)f->first_drop_ticks;
+        if (f->first_drop_ticks && th->dropped) th->first_drop_ns = (int64_t)f->first_drop_ticks;
         th->recorder_orphans = f->orphan_ends;
     }
     if (rc == 0) {
@@ -20717,6 +20725,24 @@ static void *ludus__sf_rolling_writer_main(void *arg) {
     return NULL;
 }
 
+/* What every thread's own oldest pieces lost to being written over: summed
+ * over the registered threads (the registry lock held). */
+static void ludus__sf_rolling_evictions(uint64_t *all, uint64_t *in_window) {
+    *all = *in_window = 0;
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    uint32_t gen = ludus__sess.gen;
+    for (uint32_t i = 0; i < ludus__reg.high; i++) {
+        const ludus__thread_record *r = &ludus__reg.rec[i];
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->cold) continue;
+        if (__atomic_load_n(&r->cold->gen, __ATOMIC_ACQUIRE) != gen) continue;
+        *all += __atomic_load_n(&r->cold->evicted, __ATOMIC_RELAXED);
+        *in_window += __atomic_load_n(&r->cold->evicted_in_window, __ATOMIC_RELAXED);
+    }
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+}
+
 /* ---- the window's thread ---- */
 
 /* The trigger waiting in the slot, once its post-trigger time has passed
@@ -20750,6 +20776,14 @@ static void ludus__sf_rolling_handle_trigger(int64_t now) {
         fprintf(stderr, "ludus: rolling window: taking the window for '%s' failed: %s\n", reason,
                 ludus_last_error_detail());
         return;
+    }
+    uint64_t evicted, in_window;
+    ludus__sf_rolling_evictions(&evicted, &in_window);
+    int64_t span = c->end_ns - c->start_ns;
+    if (in_window && span < ludus__sf_rolling_R.window_ns) { /* said in the file: its window is shorter than asked */
+        size_t n = strlen(detail);
+        snprintf(detail + n, sizeof detail - n, "; the pool held %.0f ms of the %.0f ms window", (double)span / 1e6,
+                 (double)ludus__sf_rolling_R.window_ns / 1e6);
     }
     ludus__sf_rolling_R.last_taken_ns = at;
     ludus__sf_rolling_count(&ludus__sf_rolling_R.st.taken);
@@ -20978,24 +21012,6 @@ int ludus_rolling_end(void) {
     ludus__mutex_unlock(&ludus__sf_rolling_R.lock);
     ludus__wakeup_destroy(&ludus__sf_rolling_R.wake);
     return rc;
-}
-
-/* What every thread's own oldest pieces lost to being written over: summed
- * over the registered threads (the registry lock held). */
-static void ludus__sf_rolling_evictions(uint64_t *all, uint64_t *in_window) {
-    *all = *in_window = 0;
-    ludus__lib_enter();
-    ludus__mutex_lock(&ludus__reg.lock);
-    uint32_t gen = ludus__sess.gen;
-    for (uint32_t i = 0; i < ludus__reg.high; i++) {
-        const ludus__thread_record *r = &ludus__reg.rec[i];
-        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->cold) continue;
-        if (__atomic_load_n(&r->cold->gen, __ATOMIC_ACQUIRE) != gen) continue;
-        *all += __atomic_load_n(&r->cold->evicted, __ATOMIC_RELAXED);
-        *in_window += __atomic_load_n(&r->cold->evicted_in_window, __ATOMIC_RELAXED);
-    }
-    ludus__mutex_unlock(&ludus__reg.lock);
-    ludus__lib_leave();
 }
 
 int ludus_rolling_get_stats(ludus_rolling_stats *out) {
@@ -22799,6 +22815,7 @@ static struct {
     /* The rolling window's strings (the desc points at them) */
     char counter[128], counter_stat[64]; /* LUDUS_TRACE_TRIGGER_COUNTER's */
     char dir[4200], prefix[64];          /* where the hitch files go */
+    uint32_t window_ms;                  /* the rolling window's (0 before it begins) */
 } ludus__sf_launch_S;
 
 static void ludus__sf_launch_expand(char *out, size_t cap) {
@@ -22812,7 +22829,10 @@ static void ludus__sf_launch_write_at_exit(void) {
     ludus__sf_launch_expand(path, sizeof path);
     ludus_capture *c = NULL;
     int rc;
+    ludus_rolling_stats st;
+    memset(&st, 0, sizeof st);
     if (ludus__sf_launch_S.rolling_mode) {
+        ludus_rolling_get_stats(&st);
         /* the last window, taken first: waiting for a hitch file being
          * written (up to 2 s on a loaded machine) would move the window past
          * the program's last frames; then that file is finished */
@@ -22825,8 +22845,19 @@ static void ludus__sf_launch_write_at_exit(void) {
     }
     if (rc == 0) rc = ludus_capture_save(c, ludus__sf_launch_S.format, 0, path);
     ludus_capture_summary s;
-    if (rc == 0 && ludus_capture_get_summary(c, &s) == 0) {
-        if (s.pool_bytes_needed)
+    int64_t span = 0;
+    if (rc == 0 && ludus_capture_get_summary(c, &s) == 0 && ludus__sf_launch_S.rolling_mode && st.evicted_in_window &&
+        (span = s.end_ns - s.start_ns) > 0 && span < (int64_t)ludus__sf_launch_S.window_ms * 1000000) {
+        /* the pool held less than the window for some thread: what would hold it */
+        uint64_t need = (uint64_t)((double)s.bytes_used * (double)ludus__sf_launch_S.window_ms * 1.25e6 / (double)span), chunks = 1;
+        while (chunks * 65536 < need && chunks < (UINT64_C(1) << 24)) chunks *= 2;
+        fprintf(stderr,
+                "ludus: wrote %s (%llu events, %llu dropped; the pool held %.0f ms of the %u ms window: "
+                "LUDUS_TRACE_CHUNKS=%llu would hold it)\n",
+                path, (unsigned long long)s.events, (unsigned long long)s.dropped, (double)span / 1e6, ludus__sf_launch_S.window_ms,
+                (unsigned long long)chunks);
+    } else if (rc == 0 && ludus_capture_get_summary(c, &s) == 0) {
+        if (s.pool_bytes_needed && !ludus__sf_launch_S.rolling_mode)
             fprintf(stderr,
                     "ludus: wrote %s (%llu events, %llu dropped: the pool was full; LUDUS_TRACE_CHUNKS=%llu would have "
                     "held them)\n",
@@ -22936,6 +22967,7 @@ static int ludus__sf_launch_begin_rolling(const ludus_capture_desc *d, const cha
     rd.format = ludus__sf_launch_S.format;
     rd.directory = ludus__sf_launch_S.dir;
     rd.prefix = ludus__sf_launch_S.prefix;
+    ludus__sf_launch_S.window_ms = rd.window_ms ? rd.window_ms : 4000;
     int rc = ludus_rolling_begin(d, &rd);
     if (rc)
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=rolling: %s (%s)\n", ludus_error_string(rc),

@@ -60,11 +60,17 @@ int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t site, uint64_
 
 int ludus__frames_finish(ludus_analysis *a) {
     ludus_analysis_summary *s = &a->sum;
-    if (s->trigger_reason && a->nmarks > 1) { /* a hitch or a counter fires at the mark that ends the frame */
-        uint64_t lo = 0, hi = a->nmarks;      /* marks[k] ends frame k: the last k with marks[k] <= trigger + 1 ms */
+    /* A hitch or a counter fires at the mark that ends the frame: its time is
+     * read in the frame hook right after the mark (microseconds later; the
+     * two clocks agree within the calibration's few microseconds). marks[k]
+     * ends frame k: the last k with marks[k] <= trigger + 20 us. Not more:
+     * the frames that catch up after a stall are often shorter than 1 ms
+     * (a program under Lua: ten of 50 us after each stall). */
+    if (s->trigger_reason && a->nmarks > 1) {
+        uint64_t lo = 0, hi = a->nmarks;
         while (lo < hi) {
             uint64_t mid = (lo + hi) / 2;
-            if (a->marks[mid] <= s->trigger_ns + 1000000)
+            if (a->marks[mid] <= s->trigger_ns + 20000)
                 lo = mid + 1;
             else
                 hi = mid;

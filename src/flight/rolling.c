@@ -355,6 +355,24 @@ static void *writer_main(void *arg) {
     return NULL;
 }
 
+/* What every thread's own oldest pieces lost to being written over: summed
+ * over the registered threads (the registry lock held). */
+static void evictions(uint64_t *all, uint64_t *in_window) {
+    *all = *in_window = 0;
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    uint32_t gen = ludus__sess.gen;
+    for (uint32_t i = 0; i < ludus__reg.high; i++) {
+        const ludus__thread_record *r = &ludus__reg.rec[i];
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->cold) continue;
+        if (__atomic_load_n(&r->cold->gen, __ATOMIC_ACQUIRE) != gen) continue;
+        *all += __atomic_load_n(&r->cold->evicted, __ATOMIC_RELAXED);
+        *in_window += __atomic_load_n(&r->cold->evicted_in_window, __ATOMIC_RELAXED);
+    }
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+}
+
 /* ---- the window's thread ---- */
 
 /* The trigger waiting in the slot, once its post-trigger time has passed
@@ -388,6 +406,14 @@ static void handle_trigger(int64_t now) {
         fprintf(stderr, "ludus: rolling window: taking the window for '%s' failed: %s\n", reason,
                 ludus_last_error_detail());
         return;
+    }
+    uint64_t evicted, in_window;
+    evictions(&evicted, &in_window);
+    int64_t span = c->end_ns - c->start_ns;
+    if (in_window && span < R.window_ns) { /* said in the file: its window is shorter than asked */
+        size_t n = strlen(detail);
+        snprintf(detail + n, sizeof detail - n, "; the pool held %.0f ms of the %.0f ms window", (double)span / 1e6,
+                 (double)R.window_ns / 1e6);
     }
     R.last_taken_ns = at;
     count(&R.st.taken);
@@ -616,24 +642,6 @@ int ludus_rolling_end(void) {
     ludus__mutex_unlock(&R.lock);
     ludus__wakeup_destroy(&R.wake);
     return rc;
-}
-
-/* What every thread's own oldest pieces lost to being written over: summed
- * over the registered threads (the registry lock held). */
-static void evictions(uint64_t *all, uint64_t *in_window) {
-    *all = *in_window = 0;
-    ludus__lib_enter();
-    ludus__mutex_lock(&ludus__reg.lock);
-    uint32_t gen = ludus__sess.gen;
-    for (uint32_t i = 0; i < ludus__reg.high; i++) {
-        const ludus__thread_record *r = &ludus__reg.rec[i];
-        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->cold) continue;
-        if (__atomic_load_n(&r->cold->gen, __ATOMIC_ACQUIRE) != gen) continue;
-        *all += __atomic_load_n(&r->cold->evicted, __ATOMIC_RELAXED);
-        *in_window += __atomic_load_n(&r->cold->evicted_in_window, __ATOMIC_RELAXED);
-    }
-    ludus__mutex_unlock(&ludus__reg.lock);
-    ludus__lib_leave();
 }
 
 int ludus_rolling_get_stats(ludus_rolling_stats *out) {

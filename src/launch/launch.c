@@ -49,6 +49,7 @@ static struct {
     /* The rolling window's strings (the desc points at them) */
     char counter[128], counter_stat[64]; /* LUDUS_TRACE_TRIGGER_COUNTER's */
     char dir[4200], prefix[64];          /* where the hitch files go */
+    uint32_t window_ms;                  /* the rolling window's (0 before it begins) */
 } S;
 
 static void expand(char *out, size_t cap) {
@@ -62,7 +63,10 @@ static void write_at_exit(void) {
     expand(path, sizeof path);
     ludus_capture *c = NULL;
     int rc;
+    ludus_rolling_stats st;
+    memset(&st, 0, sizeof st);
     if (S.rolling_mode) {
+        ludus_rolling_get_stats(&st);
         /* the last window, taken first: waiting for a hitch file being
          * written (up to 2 s on a loaded machine) would move the window past
          * the program's last frames; then that file is finished */
@@ -75,8 +79,19 @@ static void write_at_exit(void) {
     }
     if (rc == 0) rc = ludus_capture_save(c, S.format, 0, path);
     ludus_capture_summary s;
-    if (rc == 0 && ludus_capture_get_summary(c, &s) == 0) {
-        if (s.pool_bytes_needed)
+    int64_t span = 0;
+    if (rc == 0 && ludus_capture_get_summary(c, &s) == 0 && S.rolling_mode && st.evicted_in_window &&
+        (span = s.end_ns - s.start_ns) > 0 && span < (int64_t)S.window_ms * 1000000) {
+        /* the pool held less than the window for some thread: what would hold it */
+        uint64_t need = (uint64_t)((double)s.bytes_used * (double)S.window_ms * 1.25e6 / (double)span), chunks = 1;
+        while (chunks * 65536 < need && chunks < (UINT64_C(1) << 24)) chunks *= 2;
+        fprintf(stderr,
+                "ludus: wrote %s (%llu events, %llu dropped; the pool held %.0f ms of the %u ms window: "
+                "LUDUS_TRACE_CHUNKS=%llu would hold it)\n",
+                path, (unsigned long long)s.events, (unsigned long long)s.dropped, (double)span / 1e6, S.window_ms,
+                (unsigned long long)chunks);
+    } else if (rc == 0 && ludus_capture_get_summary(c, &s) == 0) {
+        if (s.pool_bytes_needed && !S.rolling_mode)
             fprintf(stderr,
                     "ludus: wrote %s (%llu events, %llu dropped: the pool was full; LUDUS_TRACE_CHUNKS=%llu would have "
                     "held them)\n",
@@ -186,6 +201,7 @@ static int begin_rolling(const ludus_capture_desc *d, const char *expanded) {
     rd.format = S.format;
     rd.directory = S.dir;
     rd.prefix = S.prefix;
+    S.window_ms = rd.window_ms ? rd.window_ms : 4000;
     int rc = ludus_rolling_begin(d, &rd);
     if (rc)
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=rolling: %s (%s)\n", ludus_error_string(rc),

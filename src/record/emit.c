@@ -230,6 +230,8 @@ static int new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
      * TSan models it, where it does not model fences) */
     (void)__atomic_exchange_n(&n->seq, c->chunk_seq++, __ATOMIC_ACQ_REL);
     n->gen = c->gen;
+    __atomic_store_n(&n->dropped_before, c->dropped,
+                     __ATOMIC_RELAXED); /* a flight recorder's snapshot counts from it */
     __atomic_store_n(&n->used, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&n->next, NULL, __ATOMIC_RELAXED);
     n->dropped = 0;
@@ -268,7 +270,9 @@ static int make_room(ludus__thread_hot *t, ludus__thread_cold *c, unsigned need,
     uintptr_t cur = slot_of(t);
     uintptr_t lim = (c->slow || c->reserve) ? c->own_limit : __atomic_load_n(&t->limit, __ATOMIC_RELAXED);
     if (c->chunk && cur + need * sizeof(ludus__event) <= lim) return 1;
-    if (!for_end && c->reserve) return 0; /* the end reserve is for ends only */
+    /* the end reserve is for ends only; a flight recorder's thread leaves it
+     * by writing over its own oldest piece (new_piece) */
+    if (!for_end && c->reserve && !__atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_RELAXED)) return 0;
     if (!new_piece(t, c, for_end)) return 0;
     if (!for_end && c->reserve) return 0;
     return 1;

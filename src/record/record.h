@@ -46,7 +46,8 @@ typedef struct ludus__chunk {
      * file then holds them (recover), whenever the process dies. */
     uint64_t dropped;
     uint64_t first_drop_ticks;
-    uint64_t unused[2];
+    uint64_t dropped_before; /* the owner's losses when it took the piece (a flight recorder's window counts from it) */
+    uint64_t unused;
 } ludus__chunk;
 
 #define LUDUS__CHUNK_EVENTS(c) ((ludus__event *)((ludus__chunk *)(c) + 1))

@@ -115,7 +115,7 @@ static size_t current_used(const ludus__thread_hot *h, const ludus__chunk *last)
  * start): the pieces before it lie wholly before the window. A thread
  * whose last event is older than the window keeps nothing. */
 static int copy_list(ludus__cap_thread *th, const piece_ref *refs, uint32_t n, const ludus__thread_hot *live,
-                     uint64_t from, ludus__event *mem, size_t cap, size_t *at) {
+                     uint64_t from, ludus__event *mem, size_t cap, size_t *at, uint64_t *dropped_before) {
     th->runs = ludus__malloc((n ? n : 1) * sizeof *th->runs);
     if (!th->runs) return LUDUS_ENOMEM;
     th->nruns = 0;
@@ -141,6 +141,7 @@ static int copy_list(ludus__cap_thread *th, const piece_ref *refs, uint32_t n, c
             continue;
         }
         if (used) {
+            if (th->nruns == 0) *dropped_before = __atomic_load_n(&ch->dropped_before, __ATOMIC_RELAXED);
             th->runs[th->nruns++] = (ludus__run){mem + *at, used, (uintptr_t)LUDUS__CHUNK_EVENTS(ch)};
             th->slots += used;
             *at += used;
@@ -219,10 +220,11 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
         name_thread(th, r->name, r->tid, r->serial);
         if (__atomic_load_n(&tc->gen, __ATOMIC_ACQUIRE) != gen) continue; /* recorded nothing yet */
         uint32_t n = walk(tc, &refs, &refs_cap);
-        if (n) rc = copy_list(th, refs, n, r->hot, from, rcp->mem, cap, &at);
-        th->dropped =
-            __atomic_load_n(&tc->dropped, __ATOMIC_RELAXED) + __atomic_load_n(&tc->signal_drops, __ATOMIC_RELAXED);
-        uint64_t fd = __atomic_load_n(&tc->first_drop_ticks, __ATOMIC_RELAXED);
+        uint64_t before = 0; /* the thread's losses before its first piece copied: not the window's */
+        if (n) rc = copy_list(th, refs, n, r->hot, from, rcp->mem, cap, &at, &before);
+        uint64_t lost = __atomic_load_n(&tc->dropped, __ATOMIC_RELAXED);
+        th->dropped = (lost > before ? lost - before : 0) + __atomic_load_n(&tc->signal_drops, __ATOMIC_RELAXED);
+        uint64_t fd = th->dropped ? __atomic_load_n(&tc->first_drop_ticks, __ATOMIC_RELAXED) : 0;
         th->spans = __atomic_load_n(&tc->spans, __ATOMIC_RELAXED) ? th->slots : 0; /* a bound: lanes are decided */
         if (fd) th->first_drop_ns = (int64_t)fd; /* ticks until the clock is known (below) */
     }
@@ -245,10 +247,11 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
             }
             refs[n++] = (piece_ref){p, p->seq};
         }
-        if (rc == 0) rc = copy_list(th, refs, n, NULL, from, rcp->mem, cap, &at);
-        th->dropped = f->dropped;
+        uint64_t before = 0;
+        if (rc == 0) rc = copy_list(th, refs, n, NULL, from, rcp->mem, cap, &at, &before);
+        th->dropped = f->dropped > before ? f->dropped - before : 0;
         th->spans = f->spans ? th->slots : 0;
-        if (f->first_drop_ticks) th->first_drop_ns = (int64_t)f->first_drop_ticks;
+        if (f->first_drop_ticks && th->dropped) th->first_drop_ns = (int64_t)f->first_drop_ticks;
         th->recorder_orphans = f->orphan_ends;
     }
     if (rc == 0) {

@@ -153,6 +153,51 @@ static void test_window_edges(void **state) {
     assert_int_equal(ludus_rolling_active(), 0);
 }
 
+/* A pool that holds a fraction of the window: the thread goes on recording
+ * as it writes over its own oldest pieces, even after its ends took pieces
+ * of the end reserve (a bug found under Lua: the thread then refused every
+ * begin for good); nothing is dropped, the window is shorter and says so. */
+static void test_small_pool_keeps_recording(void **state) {
+    (void)state;
+    ludus_capture_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.chunk_bytes = 4096;
+    cd.chunk_count = 16; /* 64 KiB: about 2 ms of this loop */
+    ludus_rolling_desc rd = quiet_desc(2000);
+    assert_int_equal(ludus_rolling_begin(&cd, &rd), 0);
+    uint32_t seq = ludus_site_intern("seq");
+    int64_t i = 0;
+    ludus_rolling_stats st;
+    for (int round = 0; round < 50; round++) {
+        for (int k = 0; k < 20000; k++) {
+            LUDUS_PROFILE_SCOPE(Outer);
+            ludus_counter_sample(seq, i++);
+            LUDUS_PROFILE_SCOPE(Inner);
+        }
+    }
+    assert_int_equal(ludus_rolling_get_stats(&st), 0);
+    assert_true(st.evicted_in_window > 0);
+    ludus_capture *snap = NULL;
+    assert_int_equal(ludus_rolling_snapshot(&snap), 0);
+    ludus_capture_summary s;
+    assert_int_equal(ludus_capture_get_summary(snap, &s), 0);
+    assert_int_equal(s.dropped, 0);
+    assert_true(s.events > 1000);
+    assert_true(s.end_ns - s.start_ns < 2000000000); /* shorter than the window asked */
+    char *json = lt_capture_json(snap);
+    lt_trace t;
+    lt_trace_parse(&t, json);
+    check_paired(snap, &t);
+    int64_t last = -1;
+    for (size_t k = 0; k < t.n; k++)
+        if (t.ev[k].ph == 'C' && strcmp(t.ev[k].name, "seq") == 0) last = t.ev[k].ivalue;
+    assert_int_equal(last, i - 1); /* recorded to the end */
+    lt_trace_free(&t);
+    free(json);
+    ludus_capture_release(snap);
+    assert_int_equal(ludus_rolling_end(), 0);
+}
+
 /* Capture windows are refused while the rolling window runs. */
 static void test_one_at_a_time(void **state) {
     (void)state;
@@ -467,6 +512,7 @@ int main(void) {
     ludus_thread_register("main");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_window_edges, teardown),
+        cmocka_unit_test_teardown(test_small_pool_keeps_recording, teardown),
         cmocka_unit_test_teardown(test_one_at_a_time, teardown),
         cmocka_unit_test_teardown(test_hitch_writes_file, teardown),
         cmocka_unit_test_teardown(test_signal_and_cooldown, teardown),
