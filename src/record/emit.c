@@ -214,7 +214,7 @@ static int new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
      * fewer than two pieces: one that came late still gets a window, never
      * a pool the first threads took whole. */
     const ludus__pool *p = &ludus__sess.pool;
-    if (!n && window && c->first_chunk && c->chunk_seq - c->first_chunk->seq >= 2 &&
+    if (!n && window && c->first_chunk && c->chunk_seq - __atomic_load_n(&c->first_chunk->seq, __ATOMIC_RELAXED) >= 2 &&
         __atomic_load_n(&p->next, __ATOMIC_RELAXED) + c->piece_bytes > p->begin_limit - p->bytes / 8)
         reused = (n = ring_reuse(c, window, 1)) != NULL;
     if (!n && c->exhausted < (for_end ? 2u : 1u)) {
