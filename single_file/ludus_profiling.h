@@ -7350,7 +7350,7 @@ static int ludus__sf_emit_new_piece(ludus__thread_hot *t, ludus__thread_cold *c,
      * fewer than two pieces: one that came late still gets a window, never
      * a pool the first threads took whole. */
     const ludus__pool *p = &ludus__sess.pool;
-    if (!n && window && c->first_chunk && c->chunk_seq - c->first_chunk->seq >= 2 &&
+    if (!n && window && c->first_chunk && c->chunk_seq - __atomic_load_n(&c->first_chunk->seq, __ATOMIC_RELAXED) >= 2 &&
         __atomic_load_n(&p->next, __ATOMIC_RELAXED) + c->piece_bytes > p->begin_limit - p->bytes / 8)
         reused = (n = ludus__sf_emit_ring_reuse(c, window, 1)) != NULL;
     if (!n && c->exhausted < (for_end ? 2u : 1u)) {
@@ -9434,6 +9434,7 @@ typedef struct ludus__late {
 typedef struct ludus__straggler {
     uint32_t record, serial;
     uintptr_t cur; /* the busy cursor seen at capture end */
+    int in_piece;  /* its slot lies in the thread's piece (else the event goes out of line: no slot of its own) */
 } ludus__straggler;
 
 /* A capture's source: where its runs come from and what it owns. Each
@@ -15411,9 +15412,14 @@ static int ludus__sf_session_end_capture(void) {
         }
         ludus__thread_publish(r, gen, f);
         if ((cur & LUDUS__K_MASK) && r->cold->gen == gen) { /* an inline event in flight: left out, counted */
-            strag[nstrag++] = (ludus__straggler){i, r->serial, cur};
+            /* its slot, when inside the thread's piece; at the piece's end
+             * (or before the first) the event was going out of line */
+            uintptr_t slot = cur & ~(uintptr_t)LUDUS__K_MASK;
+            const ludus__chunk *ch = r->cold->chunk;
+            int in_piece = ch && slot >= (uintptr_t)LUDUS__CHUNK_EVENTS(ch) && slot < (uintptr_t)LUDUS__CHUNK_END(ch);
+            strag[nstrag++] = (ludus__straggler){i, r->serial, cur, in_piece};
             f->dropped++;
-            f->lost_begin = cur & ~(uintptr_t)LUDUS__K_MASK; /* its end, if it is a begin, is dropped too */
+            if (in_piece) f->lost_begin = slot; /* its end, if it is a begin, is dropped too */
         }
     }
     for (uint32_t i = 0; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
@@ -15656,7 +15662,7 @@ void ludus__capture_quiesce(ludus_capture *c) {
         /* A begin left out: the end its thread will record names it, and is
          * dropped with it (the reader, lost_begin), so it counts here. */
         const ludus__event *ev = (const ludus__event *)(g->cur & ~(uintptr_t)LUDUS__K_MASK);
-        if ((__atomic_load_n(&ev->word, __ATOMIC_ACQUIRE) & LUDUS__K_MASK) == LUDUS__K_BEGIN)
+        if (g->in_piece && (__atomic_load_n(&ev->word, __ATOMIC_ACQUIRE) & LUDUS__K_MASK) == LUDUS__K_BEGIN)
             for (uint32_t t = 0; t < c->nthreads; t++)
                 if (c->threads[t].serial == g->serial) c->threads[t].dropped++;
     }

@@ -113,6 +113,7 @@ typedef struct ludus__late {
 typedef struct ludus__straggler {
     uint32_t record, serial;
     uintptr_t cur; /* the busy cursor seen at capture end */
+    int in_piece;  /* its slot lies in the thread's piece (else the event goes out of line: no slot of its own) */
 } ludus__straggler;
 
 /* A capture's source: where its runs come from and what it owns. Each

@@ -446,9 +446,14 @@ static int end_capture(void) {
         }
         ludus__thread_publish(r, gen, f);
         if ((cur & LUDUS__K_MASK) && r->cold->gen == gen) { /* an inline event in flight: left out, counted */
-            strag[nstrag++] = (ludus__straggler){i, r->serial, cur};
+            /* its slot, when inside the thread's piece; at the piece's end
+             * (or before the first) the event was going out of line */
+            uintptr_t slot = cur & ~(uintptr_t)LUDUS__K_MASK;
+            const ludus__chunk *ch = r->cold->chunk;
+            int in_piece = ch && slot >= (uintptr_t)LUDUS__CHUNK_EVENTS(ch) && slot < (uintptr_t)LUDUS__CHUNK_END(ch);
+            strag[nstrag++] = (ludus__straggler){i, r->serial, cur, in_piece};
             f->dropped++;
-            f->lost_begin = cur & ~(uintptr_t)LUDUS__K_MASK; /* its end, if it is a begin, is dropped too */
+            if (in_piece) f->lost_begin = slot; /* its end, if it is a begin, is dropped too */
         }
     }
     for (uint32_t i = 0; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
@@ -691,7 +696,7 @@ void ludus__capture_quiesce(ludus_capture *c) {
         /* A begin left out: the end its thread will record names it, and is
          * dropped with it (the reader, lost_begin), so it counts here. */
         const ludus__event *ev = (const ludus__event *)(g->cur & ~(uintptr_t)LUDUS__K_MASK);
-        if ((__atomic_load_n(&ev->word, __ATOMIC_ACQUIRE) & LUDUS__K_MASK) == LUDUS__K_BEGIN)
+        if (g->in_piece && (__atomic_load_n(&ev->word, __ATOMIC_ACQUIRE) & LUDUS__K_MASK) == LUDUS__K_BEGIN)
             for (uint32_t t = 0; t < c->nthreads; t++)
                 if (c->threads[t].serial == g->serial) c->threads[t].dropped++;
     }
