@@ -2347,6 +2347,15 @@ LUDUS_API int ludus_capture_gpu_span(struct ludus_capture *c, uint64_t index, lu
 #define LUDUS__SIBLING __attribute__((visibility("default")))
 #endif
 
+/* 1 in a build under ThreadSanitizer (gcc's macro, clang's feature test). */
+#if defined(__SANITIZE_THREAD__)
+#define LUDUS__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LUDUS__TSAN 1
+#endif
+#endif
+
 /* CLOCK_MONOTONIC in integer nanoseconds. */
 LUDUS_HIDDEN int64_t ludus__mono_ns(void);
 /* 1 when the CPU has a constant-rate counter that the inline hot path can
@@ -9727,6 +9736,8 @@ LUDUS_HIDDEN int ludus__ring_start(ludus_capture *c);
  * producers go on (src/session/ring_snapshot.c); the copy is a capture
  * with c->ring set. */
 LUDUS_HIDDEN int ludus__session_ring_snapshot(ludus_capture **out);
+/* Frees the copy memory kept for the next snapshot (the recorder ended). */
+LUDUS_HIDDEN void ludus__session_ring_forget(void);
 /* Makes the running capture a flight recorder (window: ticks, UINT64_MAX
  * until the tick rate is known; 0 to stop). */
 LUDUS_HIDDEN void ludus__session_set_ring(uint64_t window_ticks);
@@ -14703,15 +14714,43 @@ typedef struct ludus__sf_ring_snapshot_piece_ref {
     uint32_t seq;
 } ludus__sf_ring_snapshot_piece_ref;
 
+/* A copy's memory. The last one released is kept (one slot) for the next
+ * snapshot: its pages are in, so a snapshot costs a copy, not page faults
+ * (a 1 s window of the demo: a few MB, a thousand pages). */
+typedef struct ludus__sf_ring_snapshot_copy_buf {
+    size_t cap; /* slots */
+    ludus__event ev[];
+} ludus__sf_ring_snapshot_copy_buf;
+
+static ludus__sf_ring_snapshot_copy_buf *ludus__sf_ring_snapshot_spare_buf; /* atomic */
+
+static ludus__sf_ring_snapshot_copy_buf *ludus__sf_ring_snapshot_buf_take(size_t slots) {
+    if (slots == 0) slots = 1;
+    ludus__sf_ring_snapshot_copy_buf *b = __atomic_exchange_n(&ludus__sf_ring_snapshot_spare_buf, NULL, __ATOMIC_ACQ_REL);
+    if (b && b->cap >= slots) return b;
+    ludus__free(b);
+    b = ludus__malloc(sizeof *b + slots * sizeof(ludus__event));
+    if (b) b->cap = slots;
+    return b;
+}
+
+static void ludus__sf_ring_snapshot_buf_give(ludus__sf_ring_snapshot_copy_buf *b) {
+    ludus__free(__atomic_exchange_n(&ludus__sf_ring_snapshot_spare_buf, b, __ATOMIC_ACQ_REL));
+}
+
+void ludus__session_ring_forget(void) {
+    ludus__free(__atomic_exchange_n(&ludus__sf_ring_snapshot_spare_buf, NULL, __ATOMIC_ACQ_REL));
+}
+
 typedef struct ludus__sf_ring_snapshot_ring_copy {
-    ludus__event *mem; /* every thread's copies */
+    ludus__sf_ring_snapshot_copy_buf *buf; /* every thread's copies */
     ludus__name_table *names;
 } ludus__sf_ring_snapshot_ring_copy;
 
 static void ludus__sf_ring_snapshot_ring_copy_free(ludus_capture *c) {
     ludus__sf_ring_snapshot_ring_copy *rc = c->src_data;
     if (!rc) return;
-    ludus__free(rc->mem);
+    if (rc->buf) ludus__sf_ring_snapshot_buf_give(rc->buf);
     ludus__names_destroy(rc->names);
     ludus__free(rc);
 }
@@ -14723,14 +14762,22 @@ void ludus__session_set_ring(uint64_t window_ticks) {
     __atomic_store_n(&ludus__sess.ring_ticks, window_ticks, __ATOMIC_RELAXED);
 }
 
-/* Events copied with plain loads, not memcpy: a piece being written over
- * while it is copied is found by its sequence number and left out, so the
- * race is the design's (a seqlock's reader); TSan is told so. */
+/* Events copied while their thread may be writing over them: a piece
+ * written over while it was copied is found by its sequence number and
+ * left out, so the race is the design's (a seqlock's reader). memcpy,
+ * except under TSan, which intercepts memcpy whatever the function's
+ * attributes: there plain loads it is told not to watch. */
+#ifdef LUDUS__TSAN
 __attribute__((no_sanitize("thread"))) static void ludus__sf_ring_snapshot_copy_events(ludus__event *to, const ludus__event *from, size_t n) {
     const volatile uint64_t *s = (const volatile uint64_t *)(const void *)from;
     uint64_t *d = (uint64_t *)(void *)to;
     for (size_t i = 0; i < 2 * n; i++) d[i] = s[i];
 }
+#else
+static void ludus__sf_ring_snapshot_copy_events(ludus__event *to, const ludus__event *from, size_t n) {
+    memcpy(to, from, n * sizeof *to);
+}
+#endif
 
 /* The clock at a piece's first event (a plain read: see ludus__sf_ring_snapshot_copy_events). */
 __attribute__((no_sanitize("thread"))) static uint64_t ludus__sf_ring_snapshot_first_ticks(const ludus__chunk *ch) {
@@ -14876,14 +14923,14 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
     uint32_t high = ludus__reg.high, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
     c->threads = ludus__calloc((size_t)nlive + s->nretired + 1, sizeof *c->threads);
-    /* the copy's size: what the pool has handed out bounds it (a thread
-     * that writes on meanwhile has its copy cut at what was measured) */
-    uint64_t handed = __atomic_load_n(&s->pool.next, __ATOMIC_RELAXED);
-    if (handed > s->pool.bytes) handed = s->pool.bytes;
-    size_t cap = (size_t)(handed / sizeof(ludus__event));
-    rcp->mem = c->threads ? ludus__malloc((cap ? cap : 1) * sizeof *rcp->mem) : NULL;
+    /* the copy's size: the pool's bounds it (memory the copy does not
+     * write is address space only; one size, so the kept buffer serves the
+     * next snapshot) */
+    size_t cap = (size_t)(s->pool.bytes / sizeof(ludus__event));
+    rcp->buf = c->threads ? ludus__sf_ring_snapshot_buf_take(cap) : NULL;
+    ludus__event *mem = rcp->buf ? rcp->buf->ev : NULL;
     size_t at = 0;
-    if (!rcp->mem) rc = LUDUS_ENOMEM;
+    if (!rcp->buf) rc = LUDUS_ENOMEM;
     for (uint32_t i = 0; i < high && rc == 0; i++) {
         ludus__thread_record *r = &ludus__reg.rec[i];
         if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->hot || !r->cold) continue;
@@ -14893,7 +14940,7 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
         if (__atomic_load_n(&tc->gen, __ATOMIC_ACQUIRE) != gen) continue; /* recorded nothing yet */
         uint32_t n = ludus__sf_ring_snapshot_walk(tc, &refs, &refs_cap);
         uint64_t before = 0; /* the thread's losses before its first piece copied: not the window's */
-        if (n) rc = ludus__sf_ring_snapshot_copy_list(th, refs, n, r->hot, from, rcp->mem, cap, &at, &before);
+        if (n) rc = ludus__sf_ring_snapshot_copy_list(th, refs, n, r->hot, from, mem, cap, &at, &before);
         uint64_t lost = __atomic_load_n(&tc->dropped, __ATOMIC_RELAXED);
         th->dropped = (lost > before ? lost - before : 0) + __atomic_load_n(&tc->signal_drops, __ATOMIC_RELAXED);
         uint64_t fd = th->dropped ? __atomic_load_n(&tc->first_drop_ticks, __ATOMIC_RELAXED) : 0;
@@ -14920,7 +14967,7 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
             refs[n++] = (ludus__sf_ring_snapshot_piece_ref){p, p->seq};
         }
         uint64_t before = 0;
-        if (rc == 0) rc = ludus__sf_ring_snapshot_copy_list(th, refs, n, NULL, from, rcp->mem, cap, &at, &before);
+        if (rc == 0) rc = ludus__sf_ring_snapshot_copy_list(th, refs, n, NULL, from, mem, cap, &at, &before);
         th->dropped = f->dropped > before ? f->dropped - before : 0;
         th->spans = f->spans ? th->slots : 0;
         if (f->first_drop_ticks && th->dropped) th->first_drop_ns = (int64_t)f->first_drop_ticks;
@@ -15042,14 +15089,6 @@ static void ludus__sf_session_step(int k) {
     void (*f)(int) = __atomic_load_n(&ludus__session_step, __ATOMIC_ACQUIRE);
     if (f) f(k);
 }
-
-#if defined(__SANITIZE_THREAD__)
-#define LUDUS__TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define LUDUS__TSAN 1
-#endif
-#endif
 
 void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_desc *out) {
     if (!out) return;
@@ -15761,7 +15800,6 @@ void ludus__session_after_fork(void) {
         __atomic_store_n(&ludus__armed, s->gen | (s->slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
 }
 #undef MAX_POOL_BYTES
-#undef LUDUS__TSAN
 
 /* ==== src/format/block_codec.c ==== */
 /* Compact event blocks (docs/format.md "Compact blocks"), encoded and
@@ -20415,6 +20453,8 @@ static struct {
     char directory[256], prefix[64];
     int64_t window_ns, post_ns, cooldown_ns;
     int rate_known; /* the window's length in ticks is set (ludus__session_set_ring) */
+    int warmed;     /* the copy memory was touched once (ludus__sf_rolling_warm_copy) */
+    int64_t begun_ns;
     ludus__mutex lock;
     ludus__thread watcher, writer;
     int stop; /* atomic */
@@ -20802,6 +20842,17 @@ static void ludus__sf_rolling_handle_trigger(int64_t now) {
     ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
 }
 
+/* Once a window has been recorded, the window's thread takes a snapshot
+ * and lets it go: the copy's memory (kept for the next snapshot) is then
+ * in, and the first trigger's caller pays a copy, not page faults (a
+ * thousand of them for a 1 s window of the demo, 1.3 ms). Lock held. */
+static void ludus__sf_rolling_warm_copy(int64_t now) {
+    if (ludus__sf_rolling_R.warmed || !ludus__sf_rolling_R.rate_known || now - ludus__sf_rolling_R.begun_ns < ludus__sf_rolling_R.window_ns) return;
+    ludus_capture *c = NULL;
+    if (ludus__session_ring_snapshot(&c) == 0) ludus_capture_release(c);
+    ludus__sf_rolling_R.warmed = 1;
+}
+
 /* Sleeps until a trigger or the next poll: it reads nothing the producers
  * write, so it costs them nothing. */
 static void *ludus__sf_rolling_watcher_main(void *arg) {
@@ -20819,6 +20870,7 @@ static void *ludus__sf_rolling_watcher_main(void *arg) {
         ludus__sf_rolling_measure_rate();
         ludus__sf_rolling_refresh_utc_offset();
         ludus__sf_rolling_handle_trigger(ludus__mono_ns());
+        ludus__sf_rolling_warm_copy(ludus__mono_ns());
         ludus__mutex_unlock(&ludus__sf_rolling_R.lock);
     }
     return NULL;
@@ -20950,6 +21002,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
     ludus__sf_rolling_R.pending = 0;
     ludus__sf_rolling_R.last_taken_ns = 0;
     ludus__sf_rolling_R.rate_known = 0;
+    ludus__sf_rolling_R.warmed = 0;
     ludus__sf_rolling_R.stop = 0;
     ludus__sf_rolling_R.wstop = 0;
     ludus__sf_rolling_R.in_child = 0;
@@ -20966,6 +21019,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         return rc;
     }
     ludus__session_set_ring(UINT64_MAX); /* pieces reused for room until the window's length in ticks is known */
+    ludus__sf_rolling_R.begun_ns = ludus__mono_ns();
     ludus__sf_rolling_refresh_utc_offset();
     ludus__wakeup_init(&ludus__sf_rolling_R.wake);
     __atomic_store_n(&ludus__sf_rolling_R.on, 1, __ATOMIC_RELEASE);
@@ -21014,6 +21068,7 @@ int ludus_rolling_end(void) {
     ludus__sf_rolling_R.pending = 0;
     ludus__session_rolling(0);
     int rc = ludus__session_end();
+    ludus__session_ring_forget();
     ludus__sf_rolling_release_window();
     ludus__mutex_unlock(&ludus__sf_rolling_R.lock);
     ludus__wakeup_destroy(&ludus__sf_rolling_R.wake);

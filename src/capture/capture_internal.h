@@ -406,6 +406,8 @@ LUDUS_HIDDEN int ludus__ring_start(ludus_capture *c);
  * producers go on (src/session/ring_snapshot.c); the copy is a capture
  * with c->ring set. */
 LUDUS_HIDDEN int ludus__session_ring_snapshot(ludus_capture **out);
+/* Frees the copy memory kept for the next snapshot (the recorder ended). */
+LUDUS_HIDDEN void ludus__session_ring_forget(void);
 /* Makes the running capture a flight recorder (window: ticks, UINT64_MAX
  * until the tick rate is known; 0 to stop). */
 LUDUS_HIDDEN void ludus__session_set_ring(uint64_t window_ticks);

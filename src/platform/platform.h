@@ -27,6 +27,15 @@
 #define LUDUS__SIBLING __attribute__((visibility("default")))
 #endif
 
+/* 1 in a build under ThreadSanitizer (gcc's macro, clang's feature test). */
+#if defined(__SANITIZE_THREAD__)
+#define LUDUS__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LUDUS__TSAN 1
+#endif
+#endif
+
 /* CLOCK_MONOTONIC in integer nanoseconds. */
 LUDUS_HIDDEN int64_t ludus__mono_ns(void);
 /* 1 when the CPU has a constant-rate counter that the inline hot path can

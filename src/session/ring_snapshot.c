@@ -31,15 +31,43 @@ typedef struct piece_ref {
     uint32_t seq;
 } piece_ref;
 
+/* A copy's memory. The last one released is kept (one slot) for the next
+ * snapshot: its pages are in, so a snapshot costs a copy, not page faults
+ * (a 1 s window of the demo: a few MB, a thousand pages). */
+typedef struct copy_buf {
+    size_t cap; /* slots */
+    ludus__event ev[];
+} copy_buf;
+
+static copy_buf *spare_buf; /* atomic */
+
+static copy_buf *buf_take(size_t slots) {
+    if (slots == 0) slots = 1;
+    copy_buf *b = __atomic_exchange_n(&spare_buf, NULL, __ATOMIC_ACQ_REL);
+    if (b && b->cap >= slots) return b;
+    ludus__free(b);
+    b = ludus__malloc(sizeof *b + slots * sizeof(ludus__event));
+    if (b) b->cap = slots;
+    return b;
+}
+
+static void buf_give(copy_buf *b) {
+    ludus__free(__atomic_exchange_n(&spare_buf, b, __ATOMIC_ACQ_REL));
+}
+
+void ludus__session_ring_forget(void) {
+    ludus__free(__atomic_exchange_n(&spare_buf, NULL, __ATOMIC_ACQ_REL));
+}
+
 typedef struct ring_copy {
-    ludus__event *mem; /* every thread's copies */
+    copy_buf *buf; /* every thread's copies */
     ludus__name_table *names;
 } ring_copy;
 
 static void ring_copy_free(ludus_capture *c) {
     ring_copy *rc = c->src_data;
     if (!rc) return;
-    ludus__free(rc->mem);
+    if (rc->buf) buf_give(rc->buf);
     ludus__names_destroy(rc->names);
     ludus__free(rc);
 }
@@ -51,14 +79,22 @@ void ludus__session_set_ring(uint64_t window_ticks) {
     __atomic_store_n(&ludus__sess.ring_ticks, window_ticks, __ATOMIC_RELAXED);
 }
 
-/* Events copied with plain loads, not memcpy: a piece being written over
- * while it is copied is found by its sequence number and left out, so the
- * race is the design's (a seqlock's reader); TSan is told so. */
+/* Events copied while their thread may be writing over them: a piece
+ * written over while it was copied is found by its sequence number and
+ * left out, so the race is the design's (a seqlock's reader). memcpy,
+ * except under TSan, which intercepts memcpy whatever the function's
+ * attributes: there plain loads it is told not to watch. */
+#ifdef LUDUS__TSAN
 __attribute__((no_sanitize("thread"))) static void copy_events(ludus__event *to, const ludus__event *from, size_t n) {
     const volatile uint64_t *s = (const volatile uint64_t *)(const void *)from;
     uint64_t *d = (uint64_t *)(void *)to;
     for (size_t i = 0; i < 2 * n; i++) d[i] = s[i];
 }
+#else
+static void copy_events(ludus__event *to, const ludus__event *from, size_t n) {
+    memcpy(to, from, n * sizeof *to);
+}
+#endif
 
 /* The clock at a piece's first event (a plain read: see copy_events). */
 __attribute__((no_sanitize("thread"))) static uint64_t first_ticks(const ludus__chunk *ch) {
@@ -204,14 +240,14 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
     uint32_t high = ludus__reg.high, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
     c->threads = ludus__calloc((size_t)nlive + s->nretired + 1, sizeof *c->threads);
-    /* the copy's size: what the pool has handed out bounds it (a thread
-     * that writes on meanwhile has its copy cut at what was measured) */
-    uint64_t handed = __atomic_load_n(&s->pool.next, __ATOMIC_RELAXED);
-    if (handed > s->pool.bytes) handed = s->pool.bytes;
-    size_t cap = (size_t)(handed / sizeof(ludus__event));
-    rcp->mem = c->threads ? ludus__malloc((cap ? cap : 1) * sizeof *rcp->mem) : NULL;
+    /* the copy's size: the pool's bounds it (memory the copy does not
+     * write is address space only; one size, so the kept buffer serves the
+     * next snapshot) */
+    size_t cap = (size_t)(s->pool.bytes / sizeof(ludus__event));
+    rcp->buf = c->threads ? buf_take(cap) : NULL;
+    ludus__event *mem = rcp->buf ? rcp->buf->ev : NULL;
     size_t at = 0;
-    if (!rcp->mem) rc = LUDUS_ENOMEM;
+    if (!rcp->buf) rc = LUDUS_ENOMEM;
     for (uint32_t i = 0; i < high && rc == 0; i++) {
         ludus__thread_record *r = &ludus__reg.rec[i];
         if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->hot || !r->cold) continue;
@@ -221,7 +257,7 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
         if (__atomic_load_n(&tc->gen, __ATOMIC_ACQUIRE) != gen) continue; /* recorded nothing yet */
         uint32_t n = walk(tc, &refs, &refs_cap);
         uint64_t before = 0; /* the thread's losses before its first piece copied: not the window's */
-        if (n) rc = copy_list(th, refs, n, r->hot, from, rcp->mem, cap, &at, &before);
+        if (n) rc = copy_list(th, refs, n, r->hot, from, mem, cap, &at, &before);
         uint64_t lost = __atomic_load_n(&tc->dropped, __ATOMIC_RELAXED);
         th->dropped = (lost > before ? lost - before : 0) + __atomic_load_n(&tc->signal_drops, __ATOMIC_RELAXED);
         uint64_t fd = th->dropped ? __atomic_load_n(&tc->first_drop_ticks, __ATOMIC_RELAXED) : 0;
@@ -248,7 +284,7 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
             refs[n++] = (piece_ref){p, p->seq};
         }
         uint64_t before = 0;
-        if (rc == 0) rc = copy_list(th, refs, n, NULL, from, rcp->mem, cap, &at, &before);
+        if (rc == 0) rc = copy_list(th, refs, n, NULL, from, mem, cap, &at, &before);
         th->dropped = f->dropped > before ? f->dropped - before : 0;
         th->spans = f->spans ? th->slots : 0;
         if (f->first_drop_ticks && th->dropped) th->first_drop_ns = (int64_t)f->first_drop_ticks;

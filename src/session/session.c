@@ -77,14 +77,6 @@ static void step(int k) {
     if (f) f(k);
 }
 
-#if defined(__SANITIZE_THREAD__)
-#define LUDUS__TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define LUDUS__TSAN 1
-#endif
-#endif
-
 void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_desc *out) {
     if (!out) return;
     ludus_capture_desc d;
