@@ -1299,7 +1299,8 @@ struct ludus_capture_desc {
        pool fills, then none (it competes with the program for a core while it works);
        LUDUS_PREFAULT_AT_BEGIN, begin touches the whole pool before it returns (its caller pays, once;
        no library thread runs); LUDUS_PREFAULT_NONE, each producer faults the pages it first writes.
-       0: AHEAD. A pool reused from the previous capture is in already, whichever is asked. */
+       0: AHEAD (AT_BEGIN for the rolling window, whose whole pool is always written). A pool reused from
+       the previous capture is in already, whichever is asked. */
     int prefault;
 };
 #define LUDUS_RECORD_CPU 1u
@@ -20977,6 +20978,10 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         return ludus__fail(LUDUS_EINVAL, "rolling: directory (255 bytes) or prefix (63 bytes) too long");
     ludus_capture_desc cd;
     ludus_capture_desc_defaults(capture, &cd);
+    /* Its whole pool is written, always: faulted in at begin unless asked
+     * otherwise, so no library thread competes with the producers while it
+     * fills (bench/RESULTS.md, "Faulting the pool in"). */
+    if (!capture || !capture->prefault) cd.prefault = LUDUS_PREFAULT_AT_BEGIN;
 
     ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
     memset(&ludus__sf_rolling_R.st, 0, sizeof ludus__sf_rolling_R.st);

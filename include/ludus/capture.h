@@ -96,7 +96,8 @@ struct ludus_capture_desc {
        pool fills, then none (it competes with the program for a core while it works);
        LUDUS_PREFAULT_AT_BEGIN, begin touches the whole pool before it returns (its caller pays, once;
        no library thread runs); LUDUS_PREFAULT_NONE, each producer faults the pages it first writes.
-       0: AHEAD. A pool reused from the previous capture is in already, whichever is asked. */
+       0: AHEAD (AT_BEGIN for the rolling window, whose whole pool is always written). A pool reused from
+       the previous capture is in already, whichever is asked. */
     int prefault;
 };
 #define LUDUS_RECORD_CPU 1u

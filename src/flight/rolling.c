@@ -563,6 +563,10 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         return ludus__fail(LUDUS_EINVAL, "rolling: directory (255 bytes) or prefix (63 bytes) too long");
     ludus_capture_desc cd;
     ludus_capture_desc_defaults(capture, &cd);
+    /* Its whole pool is written, always: faulted in at begin unless asked
+     * otherwise, so no library thread competes with the producers while it
+     * fills (bench/RESULTS.md, "Faulting the pool in"). */
+    if (!capture || !capture->prefault) cd.prefault = LUDUS_PREFAULT_AT_BEGIN;
 
     ludus__mutex_lock(&R.wlock);
     memset(&R.st, 0, sizeof R.st);
