@@ -49,7 +49,7 @@ typedef struct json_ctx {
     char kind_cat[LUDUS_NEV_COUNT][40]; /* per normalised kind: ,"cat":"<its category>","s":"t" */
     size_t kind_cat_len[LUDUS_NEV_COUNT];
     uint64_t last_us;     /* the integer part of the last slice's begin, and its digits: */
-    char last_digits[24]; /* consecutive slices mostly begin within one us */
+    char last_digits[40]; /* consecutive slices mostly begin within one us */
     size_t last_len;
     uint64_t flow_ns; /* a merge: xored into the flow ids the library made (per capture) */
 } json_ctx;
@@ -279,7 +279,8 @@ static inline char *begin_time(json_ctx *x, char *p, uint64_t g) {
     uint64_t q = g >> 12;
     if (q != x->last_us) {
         x->last_us = q;
-        x->last_len = (size_t)(ludus__fmt_u64(x->last_digits, q) - x->last_digits);
+        /* fmt_grid_t's integer part; the fraction is written after it */
+        x->last_len = (size_t)(ludus__fmt_grid_t(x->last_digits, q << 12, x->fracs) - x->last_digits);
     }
     memcpy(p, x->last_digits, 16); /* at most 15 digits below 2^64 ns */
     p += x->last_len;
@@ -353,10 +354,15 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
             ludus__w_str(w, ",\"name\":");
             ludus__w_json_str(w, label, strlen(label));
         }
-        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) /* the kind's: ,"cat":..,"s":"t" */
-            ludus__w_bytes(w, x->kind_cat[ev->kind], x->kind_cat_len[ev->kind]);
-        else
-            ludus__w_bytes(w, ",\"s\":\"t\"", 8);
+        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) { /* the kind's: ,"cat":..,"s":"t" */
+            char *p = ludus__w_reserve(w, sizeof x->kind_cat[0]);
+            memcpy(p, x->kind_cat[ev->kind], sizeof x->kind_cat[0]); /* fixed size: inlined, no call */
+            ludus__w_commit(w, p + x->kind_cat_len[ev->kind]);
+        } else {
+            char *p = ludus__w_reserve(w, 8);
+            memcpy(p, ",\"s\":\"t\"", 8);
+            ludus__w_commit(w, p + 8);
+        }
         if (ev->kind == LUDUS_NEV_FRAME) {
             ludus__w_str(w, ",\"args\":{\"frame\":");
             ludus__w_u64(w, ev->value);
