@@ -9045,6 +9045,10 @@ typedef struct ludus__cap_thread {
     /* counts of the prepared view */
     uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched;
     uint32_t lanes; /* span lanes besides the thread's own track */
+    /* 1: counted, and the stream has no flow end (JSON places each by its
+     * neighbours' times, begins included); 0: it has, or not counted (a
+     * file's counts are its own) */
+    int no_flows;
     /* The lane of each span, decided once (a first pass over the thread) and
      * kept: owned by this entry when lanes_owned (a cut's copy borrows its
      * parent's, or decides its own). */
@@ -9603,6 +9607,7 @@ typedef struct ludus__nev_iter {
     uint8_t fast[16]; /* per raw kind: what the pairing loop does inline (normalize.c) */
     /* lanes: decided in a first pass (deciding = 1) when the thread has spans */
     int deciding;
+    int no_begins;      /* no BEGIN is emitted (ludus__nev_no_begins) */
     uint8_t *span_lane; /* the thread's (ludus__cap_thread.span_lane) */
     uint64_t span_lane_n;
     ludus__lane_iv *lane_iv[LUDUS__MAX_LANES];
@@ -9642,6 +9647,11 @@ LUDUS__SIBLING int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, 
  * end of the thread's stream (then check ludus__nev_error). */
 LUDUS__SIBLING int ludus__nev_fill(ludus__nev_iter *it);
 LUDUS__SIBLING void ludus__nev_free(ludus__nev_iter *it);
+/* After init: a reader that takes no BEGIN (its slices need only the END,
+ * which carries the begin's time and depth) asks for the stream without
+ * them. Kept for a cut (it pairs them) and for a thread with flows (a
+ * flow's neighbours' times count), so what the reader writes is the same. */
+LUDUS__SIBLING void ludus__nev_no_begins(ludus__nev_iter *it);
 /* The stream without a time cut, one event at a time (the cut reads it). */
 LUDUS_HIDDEN int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);
@@ -11182,7 +11192,8 @@ static inline void ludus__sf_normalize_on_open(ludus__nev_iter *it, uintptr_t wo
         it->filtered++;
         return;
     }
-    ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_BEGIN, 0, 0, site, it->lane_depth[0]++, ts, 0, 0);
+    const uint32_t depth = it->lane_depth[0]++;
+    if (!it->no_begins) ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_BEGIN, 0, 0, site, depth, ts, 0, 0);
 }
 
 /* An end whose begin is not in the stream, noted for ring_start.c. */
@@ -11274,8 +11285,10 @@ static void ludus__sf_normalize_on_span_open(ludus__nev_iter *it, uintptr_t word
         it->filtered++;
         return;
     }
-    ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_BEGIN, o->lane, fiber ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN, site,
-            it->lane_depth[o->lane]++, ts, 0, 0);
+    const uint32_t depth = it->lane_depth[o->lane]++;
+    if (!it->no_begins)
+        ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_BEGIN, o->lane, fiber ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN, site,
+                depth, ts, 0, 0);
 }
 
 static void ludus__sf_normalize_on_span_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
@@ -11653,7 +11666,8 @@ static int ludus__sf_normalize_lex_room(ludus__nev_iter *it, size_t need) {
  * of the inline cases emits at most one, so a batch of room raw events
  * fits. Nothing here knows a raw kind: what each does comes from the kind
  * table (it->fast). */
-static void ludus__sf_normalize_scan_run(ludus__nev_iter *it, const ludus__run *run) {
+__attribute__((always_inline)) static inline void ludus__sf_normalize_scan_run_k(ludus__nev_iter *it, const ludus__run *run,
+                                                             const int begins) {
     const ludus__event *const ev = run->ev, *const end = ev + run->n;
     /* an event's recorded address and slot ordinal, from its own address */
     const uintptr_t abias = run->base - (uintptr_t)ev;
@@ -11692,7 +11706,8 @@ static void ludus__sf_normalize_scan_run(ludus__nev_iter *it, const ludus__run *
                     top->addr = abias + (uintptr_t)e;
                     top++;
                     e++;
-                    ludus__sf_normalize_set_nev(out++, LUDUS_NEV_BEGIN, 0, 0, site, depth0++, ts, 0, 0);
+                    if (begins) ludus__sf_normalize_set_nev(out++, LUDUS_NEV_BEGIN, 0, 0, site, depth0, ts, 0, 0);
+                    depth0++;
                     continue;
                 }
                 if (f != FAST_CLOSE || top == bottom || top[-1].addr != key || top[-1].site == UINT32_MAX) break;
@@ -11733,7 +11748,7 @@ static void ludus__sf_normalize_scan_run(ludus__nev_iter *it, const ludus__run *
                     continue;
                 }
                 const uint32_t depth = lane ? it->lane_depth[lane]++ : depth0++;
-                ludus__sf_normalize_set_nev(out++, LUDUS_NEV_BEGIN, lane, LUDUS_NEV_SPAN, m->shown, depth, ts, 0, 0);
+                if (begins) ludus__sf_normalize_set_nev(out++, LUDUS_NEV_BEGIN, lane, LUDUS_NEV_SPAN, m->shown, depth, ts, 0, 0);
                 continue;
             } else if (f == FAST_SPAN_CLOSE && it->nspan > 0 &&
                        (!key || (m->key == key && m->site != UINT32_MAX &&
@@ -11782,6 +11797,15 @@ static void ludus__sf_normalize_scan_run(ludus__nev_iter *it, const ludus__run *
     it->pos = (size_t)(e - ev);
 }
 
+/* The same loop made twice: with the begins, and without (no_begins). */
+static void ludus__sf_normalize_scan_run(ludus__nev_iter *it, const ludus__run *run) {
+    ludus__sf_normalize_scan_run_k(it, run, 1);
+}
+
+static void ludus__sf_normalize_scan_run_no_begins(ludus__nev_iter *it, const ludus__run *run) {
+    ludus__sf_normalize_scan_run_k(it, run, 0);
+}
+
 /* The next raw batch into it->rb; 0 at the end of the stream. */
 static uint32_t ludus__sf_normalize_fill_raw(ludus__nev_iter *it) {
     it->rn = it->rpos = 0;
@@ -11789,6 +11813,8 @@ static uint32_t ludus__sf_normalize_fill_raw(ludus__nev_iter *it) {
         const ludus__run *run = ludus__sf_normalize_current_run(it);
         if (run && it->deciding) {
             ludus__sf_normalize_scan_run_deciding(it, run);
+        } else if (run && it->no_begins) {
+            ludus__sf_normalize_scan_run_no_begins(it, run);
         } else if (run) {
             ludus__sf_normalize_scan_run(it, run);
         } else if (!it->oom) {
@@ -11826,6 +11852,10 @@ int ludus__nev_fill(ludus__nev_iter *it) {
     it->ob = it->cb;
     it->on = n;
     return n != 0;
+}
+
+void ludus__nev_no_begins(ludus__nev_iter *it) {
+    if (!it->c->cut && it->th->no_flows) it->no_begins = 1;
 }
 
 int ludus__nev_error(const ludus__nev_iter *it) {
@@ -11960,10 +11990,12 @@ static int ludus__sf_prepare_count_thread(ludus_capture *c, uint32_t t) {
     ludus__nev_iter it;
     ludus__nev ev;
     int rc = ludus__nev_init(&it, c, t);
-    uint64_t events = 0, incomplete = 0, unwound = 0, frames = 0, mismatched = 0, nonfinite = 0;
+    uint64_t events = 0, incomplete = 0, unwound = 0, frames = 0, mismatched = 0, nonfinite = 0, flows = 0;
     uint32_t lanes = 0;
     while (rc == 0 && ludus__nev_next(&it, &ev)) {
         if (ev.lane + 1u > lanes) lanes = ev.lane + 1u;
+        const uint8_t tr = ludus__nevs[ev.kind].json;
+        flows += tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN;
         switch (ev.kind) {
         case LUDUS_NEV_BEGIN:
             if (!(ev.flags & LUDUS_NEV_CLIPPED)) events++;
@@ -12006,6 +12038,7 @@ static int ludus__sf_prepare_count_thread(ludus_capture *c, uint32_t t) {
     th->incomplete = incomplete;
     th->unwound = unwound;
     th->frames = frames;
+    th->no_flows = rc == 0 && flows == 0;
     th->mismatched = c->cut ? mismatched : it.mismatched; /* filtered mismatches count too */
     th->orphan_ends = c->cut ? 0 : it.orphan_ends + th->recorder_orphans;
     th->filtered = c->cut ? 0 : it.filtered;
@@ -17458,6 +17491,7 @@ static int ludus__sf_chrome_json_capture_events(ludus__sf_chrome_json_json_ctx *
             ludus__sf_chrome_json_set_track(&x->tracks[lane], x, lane ? LANE_TID(t, lane) : th->tid);
         ludus__nev_iter it;
         rc = ludus__nev_init(&it, c, t);
+        ludus__nev_no_begins(&it); /* slices are written at their ends */
         x->it = &it;
         ludus__slice_args_reset(&x->args);
         const ludus__nev *ev;

@@ -227,7 +227,8 @@ static inline void on_open(ludus__nev_iter *it, uintptr_t word, uintptr_t addr, 
         it->filtered++;
         return;
     }
-    set_nev(emit(it), LUDUS_NEV_BEGIN, 0, 0, site, it->lane_depth[0]++, ts, 0, 0);
+    const uint32_t depth = it->lane_depth[0]++;
+    if (!it->no_begins) set_nev(emit(it), LUDUS_NEV_BEGIN, 0, 0, site, depth, ts, 0, 0);
 }
 
 /* An end whose begin is not in the stream, noted for ring_start.c. */
@@ -319,8 +320,10 @@ static void on_span_open(ludus__nev_iter *it, uintptr_t word, int64_t ts, int fi
         it->filtered++;
         return;
     }
-    set_nev(emit(it), LUDUS_NEV_BEGIN, o->lane, fiber ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN, site,
-            it->lane_depth[o->lane]++, ts, 0, 0);
+    const uint32_t depth = it->lane_depth[o->lane]++;
+    if (!it->no_begins)
+        set_nev(emit(it), LUDUS_NEV_BEGIN, o->lane, fiber ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN, site,
+                depth, ts, 0, 0);
 }
 
 static void on_span_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
@@ -698,7 +701,8 @@ static int lex_room(ludus__nev_iter *it, size_t need) {
  * of the inline cases emits at most one, so a batch of room raw events
  * fits. Nothing here knows a raw kind: what each does comes from the kind
  * table (it->fast). */
-static void scan_run(ludus__nev_iter *it, const ludus__run *run) {
+__attribute__((always_inline)) static inline void scan_run_k(ludus__nev_iter *it, const ludus__run *run,
+                                                             const int begins) {
     const ludus__event *const ev = run->ev, *const end = ev + run->n;
     /* an event's recorded address and slot ordinal, from its own address */
     const uintptr_t abias = run->base - (uintptr_t)ev;
@@ -737,7 +741,8 @@ static void scan_run(ludus__nev_iter *it, const ludus__run *run) {
                     top->addr = abias + (uintptr_t)e;
                     top++;
                     e++;
-                    set_nev(out++, LUDUS_NEV_BEGIN, 0, 0, site, depth0++, ts, 0, 0);
+                    if (begins) set_nev(out++, LUDUS_NEV_BEGIN, 0, 0, site, depth0, ts, 0, 0);
+                    depth0++;
                     continue;
                 }
                 if (f != FAST_CLOSE || top == bottom || top[-1].addr != key || top[-1].site == UINT32_MAX) break;
@@ -778,7 +783,7 @@ static void scan_run(ludus__nev_iter *it, const ludus__run *run) {
                     continue;
                 }
                 const uint32_t depth = lane ? it->lane_depth[lane]++ : depth0++;
-                set_nev(out++, LUDUS_NEV_BEGIN, lane, LUDUS_NEV_SPAN, m->shown, depth, ts, 0, 0);
+                if (begins) set_nev(out++, LUDUS_NEV_BEGIN, lane, LUDUS_NEV_SPAN, m->shown, depth, ts, 0, 0);
                 continue;
             } else if (f == FAST_SPAN_CLOSE && it->nspan > 0 &&
                        (!key || (m->key == key && m->site != UINT32_MAX &&
@@ -827,6 +832,15 @@ static void scan_run(ludus__nev_iter *it, const ludus__run *run) {
     it->pos = (size_t)(e - ev);
 }
 
+/* The same loop made twice: with the begins, and without (no_begins). */
+static void scan_run(ludus__nev_iter *it, const ludus__run *run) {
+    scan_run_k(it, run, 1);
+}
+
+static void scan_run_no_begins(ludus__nev_iter *it, const ludus__run *run) {
+    scan_run_k(it, run, 0);
+}
+
 /* The next raw batch into it->rb; 0 at the end of the stream. */
 static uint32_t fill_raw(ludus__nev_iter *it) {
     it->rn = it->rpos = 0;
@@ -834,6 +848,8 @@ static uint32_t fill_raw(ludus__nev_iter *it) {
         const ludus__run *run = current_run(it);
         if (run && it->deciding) {
             scan_run_deciding(it, run);
+        } else if (run && it->no_begins) {
+            scan_run_no_begins(it, run);
         } else if (run) {
             scan_run(it, run);
         } else if (!it->oom) {
@@ -871,6 +887,10 @@ int ludus__nev_fill(ludus__nev_iter *it) {
     it->ob = it->cb;
     it->on = n;
     return n != 0;
+}
+
+void ludus__nev_no_begins(ludus__nev_iter *it) {
+    if (!it->c->cut && it->th->no_flows) it->no_begins = 1;
 }
 
 int ludus__nev_error(const ludus__nev_iter *it) {

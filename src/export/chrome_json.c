@@ -777,6 +777,7 @@ static int capture_events(json_ctx *x, ludus_capture *c, int first) {
             set_track(&x->tracks[lane], x, lane ? LANE_TID(t, lane) : th->tid);
         ludus__nev_iter it;
         rc = ludus__nev_init(&it, c, t);
+        ludus__nev_no_begins(&it); /* slices are written at their ends */
         x->it = &it;
         ludus__slice_args_reset(&x->args);
         const ludus__nev *ev;
