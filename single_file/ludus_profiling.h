@@ -19440,29 +19440,37 @@ static inline uint8_t *ludus__sf_pftrace_fast_packet(uint8_t *p, uint64_t delta,
  * ludus__sf_pftrace_write_event, the pointer committed first. */
 static void ludus__sf_pftrace_write_thread_events(ludus__sf_pftrace_pf_state *s, ludus__nev_iter *it) {
     ludus__writer *w = s->w;
+    /* what the common packets read, in locals (the packets' byte stores
+     * could alias anything, so fields of s would be read again per event);
+     * what ludus__sf_pftrace_write_event changes is read again after it */
+    const uint32_t seq = s->seq;
+    uint32_t(*const fast_seq)[FAST_KINDS] = s->fast_seq;
+    uint8_t(*const te)[FAST_KINDS][16] = s->site_te;
+    uint8_t(*const te_n)[FAST_KINDS] = s->site_te_n;
+    const uint8_t *const seq_bytes = s->seq_bytes, *const end_bytes = s->end_bytes;
+    const size_t seq_n = s->seq_n, end_n = s->end_n;
     while (!w->failed && ludus__nev_fill(it)) {
         const ludus__nev *ev = it->ob, *const end = ev + it->on;
         it->opos = it->on;
         uint8_t *p = ludus__pb_reserve(w, (size_t)(end - ev) * FAST_PACKET_MAX);
         uint64_t last = s->last_ts;
+        int no_args = s->args.lane[0].n == 0; /* no annotation waits on the track (slice_args_take: none) */
         for (; ev < end; ev++) {
-            const uint64_t ts = ev->ts_ns < 0 ? 0 : (uint64_t)ev->ts_ns;
-            if (ts >= last && (ev->lane | (ev->flags & LUDUS_NEV_CLIPPED)) == 0) {
-                if (ev->kind == LUDUS_NEV_BEGIN && s->fast_seq[ev->site][0] == s->seq) {
-                    p = ludus__sf_pftrace_fast_packet(p, ts - last, s->seq_bytes, s->seq_n, s->site_te[ev->site][0],
-                                    s->site_te_n[ev->site][0]);
+            /* a time before the last (a negative one too, last >= 0) takes ludus__sf_pftrace_write_event */
+            if (ev->ts_ns >= (int64_t)last && (ev->lane | (ev->flags & LUDUS_NEV_CLIPPED)) == 0) {
+                const uint64_t ts = (uint64_t)ev->ts_ns;
+                if (ev->kind == LUDUS_NEV_BEGIN && fast_seq[ev->site][0] == seq) {
+                    p = ludus__sf_pftrace_fast_packet(p, ts - last, seq_bytes, seq_n, te[ev->site][0], te_n[ev->site][0]);
                     last = ts;
                     continue;
                 }
-                if (ev->kind == LUDUS_NEV_END && !(ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) &&
-                    s->args.lane[0].n == 0) { /* no annotation waits on the track (slice_args_take: none) */
-                    p = ludus__sf_pftrace_fast_packet(p, ts - last, s->end_bytes, s->end_n, s->end_bytes + 16, 0);
+                if (ev->kind == LUDUS_NEV_END && !(ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) && no_args) {
+                    p = ludus__sf_pftrace_fast_packet(p, ts - last, end_bytes, end_n, end_bytes + 16, 0);
                     last = ts;
                     continue;
                 }
-                if (ev->kind == LUDUS_NEV_MARK && ev->site != UINT32_MAX && s->fast_seq[ev->site][1] == s->seq) {
-                    p = ludus__sf_pftrace_fast_packet(p, ts - last, s->seq_bytes, s->seq_n, s->site_te[ev->site][1],
-                                    s->site_te_n[ev->site][1]);
+                if (ev->kind == LUDUS_NEV_MARK && ev->site != UINT32_MAX && fast_seq[ev->site][1] == seq) {
+                    p = ludus__sf_pftrace_fast_packet(p, ts - last, seq_bytes, seq_n, te[ev->site][1], te_n[ev->site][1]);
                     last = ts;
                     continue;
                 }
@@ -19471,6 +19479,7 @@ static void ludus__sf_pftrace_write_thread_events(ludus__sf_pftrace_pf_state *s,
             s->last_ts = last;
             ludus__sf_pftrace_write_event(s, ev);
             last = s->last_ts;
+            no_args = s->args.lane[0].n == 0;
             p = ludus__pb_reserve(w, (size_t)(end - ev) * FAST_PACKET_MAX);
         }
         ludus__pb_commit(w, p);
