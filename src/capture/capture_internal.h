@@ -667,7 +667,7 @@ LUDUS__SIBLING void ludus__nev_free(ludus__nev_iter *it);
  * which carries the begin's time and depth) asks for the stream without
  * them. Kept for a cut (it pairs them) and for a thread with flows (a
  * flow's neighbours' times count), so what the reader writes is the same. */
-LUDUS__SIBLING void ludus__nev_no_begins(ludus__nev_iter *it);
+LUDUS_HIDDEN void ludus__nev_no_begins(ludus__nev_iter *it);
 /* The stream without a time cut, one event at a time (the cut reads it). */
 LUDUS_HIDDEN int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);
