@@ -780,27 +780,33 @@ static int capture_events(json_ctx *x, ludus_capture *c, int first) {
         ludus__nev_no_begins(&it); /* slices are written at their ends */
         x->it = &it;
         ludus__slice_args_reset(&x->args);
-        const ludus__nev *ev;
         int64_t prev_ns = INT64_MIN;
-        while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) {
-            uint8_t tr = ludus__nevs[ev->kind].json;
-            if (tr == LUDUS__TR_SLICE_END) {
-                slice(x, ev);
-            } else if (tr == LUDUS__TR_ARG) {
-                if (ev->depth == UINT32_MAX)
-                    lone_arg(x, ev);
-                else
-                    ludus__slice_args_add(&x->args, x->c, ev);
-                continue; /* no event of its own on the track: a flow end may still sit right after the last one */
-            } else if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN) {
-                /* placed knowing the next event's time (the peek may refill) */
-                ludus__nev cur = *ev;
-                prev_ns = flow_end(x, &x->tracks[cur.lane], &cur, prev_ns, ludus__nev_peek_ts(&it));
-                continue;
-            } else if (tr != LUDUS__TR_SLICE_BEGIN) {
-                write_event(x, ev);
+        /* a batch at a time (no read of the iterator per event); a flow's
+         * peek may refill it: then the loop goes on from the new batch */
+        while (rc == 0 && (it.opos < it.on || ludus__nev_fill(&it))) {
+            const ludus__nev *ev = it.ob + it.opos, *const end = it.ob + it.on;
+            it.opos = it.on;
+            for (; ev < end; ev++) {
+                uint8_t tr = ludus__nevs[ev->kind].json;
+                if (tr == LUDUS__TR_SLICE_END) {
+                    slice(x, ev);
+                } else if (tr == LUDUS__TR_ARG) {
+                    if (ev->depth == UINT32_MAX)
+                        lone_arg(x, ev);
+                    else
+                        ludus__slice_args_add(&x->args, x->c, ev);
+                    continue; /* no event of its own on the track: a flow end may still sit right after the last one */
+                } else if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN) {
+                    /* placed knowing the next event's time */
+                    ludus__nev cur = *ev;
+                    it.opos = (uint32_t)(ev + 1 - it.ob);
+                    prev_ns = flow_end(x, &x->tracks[cur.lane], &cur, prev_ns, ludus__nev_peek_ts(&it));
+                    break; /* on from it.opos (0 of a new batch when the peek refilled) */
+                } else if (tr != LUDUS__TR_SLICE_BEGIN) {
+                    write_event(x, ev);
+                }
+                prev_ns = ev->ts_ns;
             }
-            prev_ns = ev->ts_ns;
         }
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
