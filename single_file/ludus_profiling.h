@@ -9392,6 +9392,10 @@ typedef struct ludus__cap_thread {
     /* counts of the prepared view */
     uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched;
     uint32_t lanes; /* span lanes besides the thread's own track */
+    /* 1: counted, and the stream has no flow end (JSON places each by its
+     * neighbours' times, begins included); 0: it has, or not counted (a
+     * file's counts are its own) */
+    int no_flows;
     /* The lane of each span, decided once (a first pass over the thread) and
      * kept: owned by this entry when lanes_owned (a cut's copy borrows its
      * parent's, or decides its own). */
@@ -9943,6 +9947,7 @@ typedef struct ludus__nev_iter {
     uint8_t fast[16]; /* per raw kind: what the pairing loop does inline (normalize.c) */
     /* lanes: decided in a first pass (deciding = 1) when the thread has spans */
     int deciding;
+    int no_begins;      /* no BEGIN is emitted (ludus__nev_no_begins) */
     uint8_t *span_lane; /* the thread's (ludus__cap_thread.span_lane) */
     uint64_t span_lane_n;
     ludus__lane_iv *lane_iv[LUDUS__MAX_LANES];
@@ -9982,6 +9987,11 @@ LUDUS__SIBLING int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, 
  * end of the thread's stream (then check ludus__nev_error). */
 LUDUS__SIBLING int ludus__nev_fill(ludus__nev_iter *it);
 LUDUS__SIBLING void ludus__nev_free(ludus__nev_iter *it);
+/* After init: a reader that takes no BEGIN (its slices need only the END,
+ * which carries the begin's time and depth) asks for the stream without
+ * them. Kept for a cut (it pairs them) and for a thread with flows (a
+ * flow's neighbours' times count), so what the reader writes is the same. */
+LUDUS_HIDDEN void ludus__nev_no_begins(ludus__nev_iter *it);
 /* The stream without a time cut, one event at a time (the cut reads it). */
 LUDUS_HIDDEN int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);
@@ -11521,7 +11531,8 @@ static inline void ludus__sf_normalize_on_open(ludus__nev_iter *it, uintptr_t wo
         it->filtered++;
         return;
     }
-    ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_BEGIN, 0, 0, site, it->lane_depth[0]++, ts, 0, 0);
+    const uint32_t depth = it->lane_depth[0]++;
+    if (!it->no_begins) ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_BEGIN, 0, 0, site, depth, ts, 0, 0);
 }
 
 /* An end whose begin is not in the stream, noted for ring_start.c. */
@@ -11612,8 +11623,10 @@ static void ludus__sf_normalize_on_span_open(ludus__nev_iter *it, uintptr_t word
         it->filtered++;
         return;
     }
-    ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_BEGIN, o->lane, fiber ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN, site,
-            it->lane_depth[o->lane]++, ts, 0, 0);
+    const uint32_t depth = it->lane_depth[o->lane]++;
+    if (!it->no_begins)
+        ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_BEGIN, o->lane, fiber ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN, site,
+                depth, ts, 0, 0);
 }
 
 static void ludus__sf_normalize_on_span_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
@@ -11981,17 +11994,82 @@ static int ludus__sf_normalize_lex_room(ludus__nev_iter *it, size_t need) {
     return 0;
 }
 
+/* A span's begin, the innermost span's end, a mark: what ludus__sf_normalize_on_span_open,
+ * ludus__sf_normalize_on_span_close and ludus__sf_normalize_on_pass do, when the site is looked up and the span
+ * stack has room, on ludus__sf_normalize_scan_run_k's local state (event e, its word's key and
+ * fast kind, its time; the output slot, the lexical stack's top, the
+ * track's depth). 1: done, it emitted at most one event; 0: not such a case. */
+__attribute__((always_inline)) static inline int ludus__sf_normalize_fast_other(ludus__nev_iter *it, const ludus__event *e, uintptr_t word,
+                                                            uintptr_t key, uint8_t f, int64_t ts, uint64_t obias,
+                                                            ludus__nev **out, const ludus__open *top, uint32_t *depth0,
+                                                            const int begins) {
+    const ludus__site_memo *const m = &it->memo[((key >> 4) ^ (key >> 12)) & (LUDUS__SITE_MEMO - 1)];
+    if (f == FAST_SPAN_OPEN && m->key == key && it->nspan < it->span_cap) {
+        const uint64_t ordinal = it->span_ordinal++;
+        const uint8_t lane = ordinal < it->span_lane_n ? it->span_lane[ordinal] : 0;
+        const uint32_t nlex = (uint32_t)(top - it->lex);
+        ludus__open *o = &it->span[it->nspan++];
+        o->site = m->shown;
+        o->lane = lane;
+        o->span = 1;
+        o->unused = 0;
+        o->ts_ns = ts;
+        o->seq = ((uintptr_t)e >> 4) + obias;
+        o->addr = 0;
+        o->ordinal = ordinal;
+        o->d0 = nlex;
+        o->match = m->site;
+        o->seq0 = nlex ? top[-1].seq : 0;
+        if (m->shown == UINT32_MAX) {
+            it->filtered++;
+            return 1;
+        }
+        const uint32_t depth = lane ? it->lane_depth[lane]++ : (*depth0)++;
+        if (begins) ludus__sf_normalize_set_nev((*out)++, LUDUS_NEV_BEGIN, lane, LUDUS_NEV_SPAN, m->shown, depth, ts, 0, 0);
+        return 1;
+    } else if (f == FAST_SPAN_CLOSE && it->nspan > 0 &&
+               (!key || (m->key == key && m->site != UINT32_MAX &&
+                         it->span[it->nspan - 1].match == m->site))) { /* the innermost span's end */
+        const ludus__open *o = &it->span[--it->nspan];
+        if (o->site == UINT32_MAX) {
+            it->filtered++;
+            return 1;
+        }
+        const uint8_t lane = o->lane;
+        uint32_t depth;
+        if (lane) {
+            depth = it->lane_depth[lane] ? --it->lane_depth[lane] : 0;
+        } else {
+            *depth0 -= *depth0 > 0;
+            depth = *depth0;
+        }
+        const uint16_t flags = o->span == 2 ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN;
+        ludus__sf_normalize_set_nev((*out)++, LUDUS_NEV_END, lane, flags, o->site, depth, ts, o->ts_ns, 0);
+        return 1;
+    } else if (f == FAST_MARK && (!key || (m->key == key && m->shown != UINT32_MAX))) {
+        const uint8_t nev = ludus__kinds[word & LUDUS__K_MASK].nev;
+        ludus__sf_normalize_set_nev((*out)++, nev, 0, 0, key ? m->shown : UINT32_MAX, *depth0, ts, 0,
+                nev == LUDUS_NEV_FRAME ? ++it->frame_no : 0);
+        return 1;
+    }
+    return 0;
+}
+
 /* Pairs the events of one run until the batch is full or the run ends. The
  * common cases (a scope's begin; the end of the innermost scope, on the
  * thread's own track) run on local copies of the state: the output slot,
  * the lexical stack's top and the track's depth, with room made for a whole
- * batch first, so no check per event; spans and marks sync that state and
- * call their own functions; everything else (and a loss marker due, and a
- * time the fast conversion does not cover) goes through ludus__sf_normalize_step(). Each event
+ * batch first, so no check per event; spans and marks (ludus__sf_normalize_fast_other) on the
+ * same state, in that loop when inline_other (it saves a span or mark the
+ * loop's exit and its values computed again, and costs the scopes without
+ * begins a little: JSON's stream has it off), else right after it;
+ * everything else (and a loss marker due, and a time the fast conversion
+ * does not cover) goes through ludus__sf_normalize_step(). Each event
  * of the inline cases emits at most one, so a batch of room raw events
  * fits. Nothing here knows a raw kind: what each does comes from the kind
  * table (it->fast). */
-static void ludus__sf_normalize_scan_run(ludus__nev_iter *it, const ludus__run *run) {
+__attribute__((always_inline)) static inline void ludus__sf_normalize_scan_run_k(ludus__nev_iter *it, const ludus__run *run,
+                                                             const int begins, const int inline_other) {
     const ludus__event *const ev = run->ev, *const end = ev + run->n;
     /* an event's recorded address and slot ordinal, from its own address */
     const uintptr_t abias = run->base - (uintptr_t)ev;
@@ -12030,75 +12108,33 @@ static void ludus__sf_normalize_scan_run(ludus__nev_iter *it, const ludus__run *
                     top->addr = abias + (uintptr_t)e;
                     top++;
                     e++;
-                    ludus__sf_normalize_set_nev(out++, LUDUS_NEV_BEGIN, 0, 0, site, depth0++, ts, 0, 0);
+                    if (begins) ludus__sf_normalize_set_nev(out++, LUDUS_NEV_BEGIN, 0, 0, site, depth0, ts, 0, 0);
+                    depth0++;
                     continue;
                 }
-                if (f != FAST_CLOSE || top == bottom || top[-1].addr != key || top[-1].site == UINT32_MAX) break;
-                top--;
+                if (f == FAST_CLOSE) {
+                    if (top == bottom || top[-1].addr != key || top[-1].site == UINT32_MAX) break;
+                    top--;
+                    e++;
+                    depth0 -= depth0 > 0;
+                    ludus__sf_normalize_set_nev(out++, LUDUS_NEV_END, 0, 0, top->site, depth0, ts, top->ts_ns, 0);
+                    continue;
+                }
+                if (!inline_other || !ludus__sf_normalize_fast_other(it, e, word, key, f, ts, obias, &out, top, &depth0, begins)) break;
                 e++;
-                depth0 -= depth0 > 0;
-                ludus__sf_normalize_set_nev(out++, LUDUS_NEV_END, 0, 0, top->site, depth0, ts, top->ts_ns, 0);
             }
             if (e == limit) break;
-            /* spans and marks: what ludus__sf_normalize_on_span_open, ludus__sf_normalize_on_span_close and ludus__sf_normalize_on_pass
-             * do, when the site is looked up and the room is there */
-            const uintptr_t word = e->word, key = word & ~(uintptr_t)LUDUS__K_MASK;
-            const uint64_t x = e->ticks - t0;
-            const uint8_t f = fast[word & LUDUS__K_MASK];
-            const int64_t ts = (int64_t)(uint64_t)(((ludus__u128)x * mul) >> 64) + base;
-            const ludus__site_memo *const m = &memo[((key >> 4) ^ (key >> 12)) & (LUDUS__SITE_MEMO - 1)];
-            if (x - 1 >= lim) {
-                /* through ludus__sf_normalize_step() */
-            } else if (f == FAST_SPAN_OPEN && m->key == key && it->nspan < it->span_cap) {
-                const uint64_t ordinal = it->span_ordinal++;
-                const uint8_t lane = ordinal < it->span_lane_n ? it->span_lane[ordinal] : 0;
-                const uint32_t nlex = (uint32_t)(top - bottom);
-                ludus__open *o = &it->span[it->nspan++];
-                o->site = m->shown;
-                o->lane = lane;
-                o->span = 1;
-                o->unused = 0;
-                o->ts_ns = ts;
-                o->seq = ((uintptr_t)e >> 4) + obias;
-                o->addr = 0;
-                o->ordinal = ordinal;
-                o->d0 = nlex;
-                o->match = m->site;
-                o->seq0 = nlex ? top[-1].seq : 0;
-                e++;
-                if (m->shown == UINT32_MAX) {
-                    it->filtered++;
+            /* spans and marks, the loop's values computed again (kept live
+             * across it, they cost the scopes more than they save) */
+            if (!inline_other) {
+                const uintptr_t word = e->word, key = word & ~(uintptr_t)LUDUS__K_MASK;
+                const uint64_t x = e->ticks - t0;
+                const int64_t ts = (int64_t)(uint64_t)(((ludus__u128)x * mul) >> 64) + base;
+                if (x - 1 < lim &&
+                    ludus__sf_normalize_fast_other(it, e, word, key, fast[word & LUDUS__K_MASK], ts, obias, &out, top, &depth0, begins)) {
+                    e++;
                     continue;
                 }
-                const uint32_t depth = lane ? it->lane_depth[lane]++ : depth0++;
-                ludus__sf_normalize_set_nev(out++, LUDUS_NEV_BEGIN, lane, LUDUS_NEV_SPAN, m->shown, depth, ts, 0, 0);
-                continue;
-            } else if (f == FAST_SPAN_CLOSE && it->nspan > 0 &&
-                       (!key || (m->key == key && m->site != UINT32_MAX &&
-                                 it->span[it->nspan - 1].match == m->site))) { /* the innermost span's end */
-                const ludus__open *o = &it->span[--it->nspan];
-                e++;
-                if (o->site == UINT32_MAX) {
-                    it->filtered++;
-                    continue;
-                }
-                const uint8_t lane = o->lane;
-                uint32_t depth;
-                if (lane) {
-                    depth = it->lane_depth[lane] ? --it->lane_depth[lane] : 0;
-                } else {
-                    depth0 -= depth0 > 0;
-                    depth = depth0;
-                }
-                const uint16_t flags = o->span == 2 ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN;
-                ludus__sf_normalize_set_nev(out++, LUDUS_NEV_END, lane, flags, o->site, depth, ts, o->ts_ns, 0);
-                continue;
-            } else if (f == FAST_MARK && (!key || (m->key == key && m->shown != UINT32_MAX))) {
-                const uint8_t nev = ludus__kinds[word & LUDUS__K_MASK].nev;
-                e++;
-                ludus__sf_normalize_set_nev(out++, nev, 0, 0, key ? m->shown : UINT32_MAX, depth0, ts, 0,
-                        nev == LUDUS_NEV_FRAME ? ++it->frame_no : 0);
-                continue;
             }
             /* the rest (an end that is not the innermost scope's, a site not
              * looked up yet, a loss marker due, ...) through ludus__sf_normalize_step(), which may
@@ -12120,6 +12156,15 @@ static void ludus__sf_normalize_scan_run(ludus__nev_iter *it, const ludus__run *
     it->pos = (size_t)(e - ev);
 }
 
+/* The same loop made twice: with the begins, and without (no_begins). */
+static void ludus__sf_normalize_scan_run(ludus__nev_iter *it, const ludus__run *run) {
+    ludus__sf_normalize_scan_run_k(it, run, 1, 1);
+}
+
+static void ludus__sf_normalize_scan_run_no_begins(ludus__nev_iter *it, const ludus__run *run) {
+    ludus__sf_normalize_scan_run_k(it, run, 0, 0);
+}
+
 /* The next raw batch into it->rb; 0 at the end of the stream. */
 static uint32_t ludus__sf_normalize_fill_raw(ludus__nev_iter *it) {
     it->rn = it->rpos = 0;
@@ -12127,6 +12172,8 @@ static uint32_t ludus__sf_normalize_fill_raw(ludus__nev_iter *it) {
         const ludus__run *run = ludus__sf_normalize_current_run(it);
         if (run && it->deciding) {
             ludus__sf_normalize_scan_run_deciding(it, run);
+        } else if (run && it->no_begins) {
+            ludus__sf_normalize_scan_run_no_begins(it, run);
         } else if (run) {
             ludus__sf_normalize_scan_run(it, run);
         } else if (!it->oom) {
@@ -12164,6 +12211,10 @@ int ludus__nev_fill(ludus__nev_iter *it) {
     it->ob = it->cb;
     it->on = n;
     return n != 0;
+}
+
+void ludus__nev_no_begins(ludus__nev_iter *it) {
+    if (!it->c->cut && it->th->no_flows) it->no_begins = 1;
 }
 
 int ludus__nev_error(const ludus__nev_iter *it) {
@@ -12298,10 +12349,12 @@ static int ludus__sf_prepare_count_thread(ludus_capture *c, uint32_t t) {
     ludus__nev_iter it;
     ludus__nev ev;
     int rc = ludus__nev_init(&it, c, t);
-    uint64_t events = 0, incomplete = 0, unwound = 0, frames = 0, mismatched = 0, nonfinite = 0;
+    uint64_t events = 0, incomplete = 0, unwound = 0, frames = 0, mismatched = 0, nonfinite = 0, flows = 0;
     uint32_t lanes = 0;
     while (rc == 0 && ludus__nev_next(&it, &ev)) {
         if (ev.lane + 1u > lanes) lanes = ev.lane + 1u;
+        const uint8_t tr = ludus__nevs[ev.kind].json;
+        flows += tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN;
         switch (ev.kind) {
         case LUDUS_NEV_BEGIN:
             if (!(ev.flags & LUDUS_NEV_CLIPPED)) events++;
@@ -12344,6 +12397,7 @@ static int ludus__sf_prepare_count_thread(ludus_capture *c, uint32_t t) {
     th->incomplete = incomplete;
     th->unwound = unwound;
     th->frames = frames;
+    th->no_flows = rc == 0 && flows == 0;
     th->mismatched = c->cut ? mismatched : it.mismatched; /* filtered mismatches count too */
     th->orphan_ends = c->cut ? 0 : it.orphan_ends + th->recorder_orphans;
     th->filtered = c->cut ? 0 : it.filtered;
@@ -17023,7 +17077,7 @@ typedef struct ludus__sf_chrome_json_json_ctx {
     char kind_cat[LUDUS_NEV_COUNT][40]; /* per normalised kind: ,"cat":"<its category>","s":"t" */
     size_t kind_cat_len[LUDUS_NEV_COUNT];
     uint64_t last_us;     /* the integer part of the last ludus__sf_chrome_json_slice's begin, and its digits: */
-    char last_digits[24]; /* consecutive slices mostly begin within one us */
+    char last_digits[40]; /* consecutive slices mostly begin within one us */
     size_t last_len;
     uint64_t flow_ns; /* a merge: xored into the flow ids the library made (per capture) */
 } ludus__sf_chrome_json_json_ctx;
@@ -17253,7 +17307,8 @@ static inline char *ludus__sf_chrome_json_begin_time(ludus__sf_chrome_json_json_
     uint64_t q = g >> 12;
     if (q != x->last_us) {
         x->last_us = q;
-        x->last_len = (size_t)(ludus__fmt_u64(x->last_digits, q) - x->last_digits);
+        /* fmt_grid_t's integer part; the fraction is written after it */
+        x->last_len = (size_t)(ludus__fmt_grid_t(x->last_digits, q << 12, x->fracs) - x->last_digits);
     }
     memcpy(p, x->last_digits, 16); /* at most 15 digits below 2^64 ns */
     p += x->last_len;
@@ -17327,10 +17382,15 @@ static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x,
             ludus__w_str(w, ",\"name\":");
             ludus__w_json_str(w, label, strlen(label));
         }
-        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) /* the kind's: ,"cat":..,"s":"t" */
-            ludus__w_bytes(w, x->kind_cat[ev->kind], x->kind_cat_len[ev->kind]);
-        else
-            ludus__w_bytes(w, ",\"s\":\"t\"", 8);
+        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) { /* the kind's: ,"cat":..,"s":"t" */
+            char *p = ludus__w_reserve(w, sizeof x->kind_cat[0]);
+            memcpy(p, x->kind_cat[ev->kind], sizeof x->kind_cat[0]); /* fixed size: inlined, no call */
+            ludus__w_commit(w, p + x->kind_cat_len[ev->kind]);
+        } else {
+            char *p = ludus__w_reserve(w, 8);
+            memcpy(p, ",\"s\":\"t\"", 8);
+            ludus__w_commit(w, p + 8);
+        }
         if (ev->kind == LUDUS_NEV_FRAME) {
             ludus__w_str(w, ",\"args\":{\"frame\":");
             ludus__w_u64(w, ev->value);
@@ -17745,29 +17805,36 @@ static int ludus__sf_chrome_json_capture_events(ludus__sf_chrome_json_json_ctx *
             ludus__sf_chrome_json_set_track(&x->tracks[lane], x, lane ? LANE_TID(t, lane) : th->tid);
         ludus__nev_iter it;
         rc = ludus__nev_init(&it, c, t);
+        ludus__nev_no_begins(&it); /* slices are written at their ends */
         x->it = &it;
         ludus__slice_args_reset(&x->args);
-        const ludus__nev *ev;
         int64_t prev_ns = INT64_MIN;
-        while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) {
-            uint8_t tr = ludus__nevs[ev->kind].json;
-            if (tr == LUDUS__TR_SLICE_END) {
-                ludus__sf_chrome_json_slice(x, ev);
-            } else if (tr == LUDUS__TR_ARG) {
-                if (ev->depth == UINT32_MAX)
-                    ludus__sf_chrome_json_lone_arg(x, ev);
-                else
-                    ludus__slice_args_add(&x->args, x->c, ev);
-                continue; /* no event of its own on the track: a flow end may still sit right after the last one */
-            } else if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN) {
-                /* placed knowing the next event's time (the peek may refill) */
-                ludus__nev cur = *ev;
-                prev_ns = ludus__sf_chrome_json_flow_end(x, &x->tracks[cur.lane], &cur, prev_ns, ludus__nev_peek_ts(&it));
-                continue;
-            } else if (tr != LUDUS__TR_SLICE_BEGIN) {
-                ludus__sf_chrome_json_write_event(x, ev);
+        /* a batch at a time (no read of the iterator per event); a flow's
+         * peek may refill it: then the loop goes on from the new batch */
+        while (rc == 0 && (it.opos < it.on || ludus__nev_fill(&it))) {
+            const ludus__nev *ev = it.ob + it.opos, *const end = it.ob + it.on;
+            it.opos = it.on;
+            for (; ev < end; ev++) {
+                uint8_t tr = ludus__nevs[ev->kind].json;
+                if (tr == LUDUS__TR_SLICE_END) {
+                    ludus__sf_chrome_json_slice(x, ev);
+                } else if (tr == LUDUS__TR_ARG) {
+                    if (ev->depth == UINT32_MAX)
+                        ludus__sf_chrome_json_lone_arg(x, ev);
+                    else
+                        ludus__slice_args_add(&x->args, x->c, ev);
+                    continue; /* no event of its own on the track: a flow end may still sit right after the last one */
+                } else if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN) {
+                    /* placed knowing the next event's time */
+                    ludus__nev cur = *ev;
+                    it.opos = (uint32_t)(ev + 1 - it.ob);
+                    prev_ns = ludus__sf_chrome_json_flow_end(x, &x->tracks[cur.lane], &cur, prev_ns, ludus__nev_peek_ts(&it));
+                    break; /* on from it.opos (0 of a new batch when the peek refilled) */
+                } else if (tr != LUDUS__TR_SLICE_BEGIN) {
+                    ludus__sf_chrome_json_write_event(x, ev);
+                }
+                prev_ns = ev->ts_ns;
             }
-            prev_ns = ev->ts_ns;
         }
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
@@ -18900,6 +18967,13 @@ static const char *ludus__sf_pftrace_xc_text(int i) {
     return ludus__nevs[i - XC_CAT].category;
 }
 
+/* The kinds written from bytes made once per site (a slice begin, a mark):
+ * what ludus__sf_pftrace_write_event gives each, the category when the site names none. */
+#define FAST_KINDS 2
+static const struct {
+    uint8_t kind, type;
+} fast_kinds[FAST_KINDS] = {{LUDUS_NEV_BEGIN, TYPE_SLICE_BEGIN}, {LUDUS_NEV_MARK, TYPE_INSTANT}};
+
 typedef struct ludus__sf_pftrace_pf_state {
     ludus__writer *w;
     const ludus__captured *c;
@@ -18916,9 +18990,12 @@ typedef struct ludus__sf_pftrace_pf_state {
     /* the common packets' bytes after the timestamp (fast_begin, fast_end) */
     uint8_t seq_bytes[8], end_bytes[16];
     size_t seq_n, end_n;
-    uint8_t (*begin_te)[16]; /* per site: its slice begin's track_event {category, type, name} */
-    uint8_t *begin_te_n;
-    uint32_t *fast_seq; /* per site: the sequence on which its begin's packet is ready (what it names interned) */
+    /* per site and fast kind (fast_kinds): its track_event {category, type,
+     * name}, and the sequence on which that packet is ready (what it names
+     * interned; 0: none) */
+    uint8_t (*site_te)[FAST_KINDS][16];
+    uint8_t (*site_te_n)[FAST_KINDS];
+    uint32_t (*fast_seq)[FAST_KINDS];
 } ludus__sf_pftrace_pf_state;
 
 /* The timestamp field: on the current sequence when it is incremental, the
@@ -19624,28 +19701,33 @@ static void ludus__sf_pftrace_write_event(ludus__sf_pftrace_pf_state *s, const l
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
     /* its name and category are interned on this sequence now: later begins
      * of the site take the common packet (ludus__sf_pftrace_write_thread_events) */
-    if (ev->kind == LUDUS_NEV_BEGIN && n.site != UINT32_MAX) s->fast_seq[n.site] = s->seq;
+    if (n.site != UINT32_MAX)
+        for (int k = 0; k < FAST_KINDS; k++)
+            if (ev->kind == fast_kinds[k].kind) s->fast_seq[n.site][k] = s->seq;
 }
 
 /* ---- the common packets, from bytes made once ---- */
 
-/* Each site's slice begin as a track_event {category_iids, type, name_iid}:
- * the iids ludus__sf_pftrace_write_event gives it (the category's own, or the kind's). */
-static int ludus__sf_pftrace_build_begin_te(ludus__sf_pftrace_pf_state *s) {
+/* Each site's slice begin and mark as a track_event {category_iids, type,
+ * name_iid}: the iids ludus__sf_pftrace_write_event gives it (the category's own, or the
+ * kind's). */
+static int ludus__sf_pftrace_build_site_te(ludus__sf_pftrace_pf_state *s) {
     const ludus__captured *c = s->c;
-    s->begin_te = ludus__malloc((c->nsites ? c->nsites : 1) * sizeof *s->begin_te);
-    s->begin_te_n = ludus__malloc(c->nsites ? c->nsites : 1);
-    s->fast_seq = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *s->fast_seq); /* 0: no sequence */
-    if (!s->begin_te || !s->begin_te_n || !s->fast_seq) return -1;
-    for (uint32_t i = 0; i < c->nsites; i++) {
-        uint8_t *p = s->begin_te[i], *m;
-        uint64_t cat = c->sites[i].category ? i + 1u + XC_COUNT : (uint64_t)(XC_CAT + LUDUS_NEV_BEGIN);
-        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
-        p = ludus__pb_uint(p, TE_CATEGORY_IIDS, cat);
-        p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
-        p = ludus__pb_uint(p, TE_NAME_IID, i + 1u + XN_COUNT);
-        s->begin_te_n[i] = (uint8_t)(ludus__pb_close(p, m) - s->begin_te[i]); /* at most 2 + 4 + 2 + 4 bytes */
-    }
+    size_t n = c->nsites ? c->nsites : 1;
+    s->site_te = ludus__malloc(n * sizeof *s->site_te);
+    s->site_te_n = ludus__malloc(n * sizeof *s->site_te_n);
+    s->fast_seq = ludus__calloc(n, sizeof *s->fast_seq); /* 0: no sequence */
+    if (!s->site_te || !s->site_te_n || !s->fast_seq) return -1;
+    for (uint32_t i = 0; i < c->nsites; i++)
+        for (int k = 0; k < FAST_KINDS; k++) {
+            uint8_t *p = s->site_te[i][k], *m;
+            uint64_t cat = c->sites[i].category ? i + 1u + XC_COUNT : (uint64_t)(XC_CAT + fast_kinds[k].kind);
+            p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+            p = ludus__pb_uint(p, TE_CATEGORY_IIDS, cat);
+            p = ludus__pb_uint(p, TE_TYPE, fast_kinds[k].type);
+            p = ludus__pb_uint(p, TE_NAME_IID, i + 1u + XN_COUNT);
+            s->site_te_n[i][k] = (uint8_t)(ludus__pb_close(p, m) - s->site_te[i][k]); /* at most 2 + 4 + 2 + 4 */
+        }
     return 0;
 }
 
@@ -19678,23 +19760,37 @@ static inline uint8_t *ludus__sf_pftrace_fast_packet(uint8_t *p, uint64_t delta,
  * ludus__sf_pftrace_write_event, the pointer committed first. */
 static void ludus__sf_pftrace_write_thread_events(ludus__sf_pftrace_pf_state *s, ludus__nev_iter *it) {
     ludus__writer *w = s->w;
+    /* what the common packets read, in locals (the packets' byte stores
+     * could alias anything, so fields of s would be read again per event);
+     * what ludus__sf_pftrace_write_event changes is read again after it */
+    const uint32_t seq = s->seq;
+    uint32_t(*const fast_seq)[FAST_KINDS] = s->fast_seq;
+    uint8_t(*const te)[FAST_KINDS][16] = s->site_te;
+    uint8_t(*const te_n)[FAST_KINDS] = s->site_te_n;
+    const uint8_t *const seq_bytes = s->seq_bytes, *const end_bytes = s->end_bytes;
+    const size_t seq_n = s->seq_n, end_n = s->end_n;
     while (!w->failed && ludus__nev_fill(it)) {
         const ludus__nev *ev = it->ob, *const end = ev + it->on;
         it->opos = it->on;
         uint8_t *p = ludus__pb_reserve(w, (size_t)(end - ev) * FAST_PACKET_MAX);
         uint64_t last = s->last_ts;
+        int no_args = s->args.lane[0].n == 0; /* no annotation waits on the track (slice_args_take: none) */
         for (; ev < end; ev++) {
-            const uint64_t ts = ev->ts_ns < 0 ? 0 : (uint64_t)ev->ts_ns;
-            if (ts >= last && (ev->lane | (ev->flags & LUDUS_NEV_CLIPPED)) == 0) {
-                if (ev->kind == LUDUS_NEV_BEGIN && s->fast_seq[ev->site] == s->seq) {
-                    p = ludus__sf_pftrace_fast_packet(p, ts - last, s->seq_bytes, s->seq_n, s->begin_te[ev->site],
-                                    s->begin_te_n[ev->site]);
+            /* a time before the last (a negative one too, last >= 0) takes ludus__sf_pftrace_write_event */
+            if (ev->ts_ns >= (int64_t)last && (ev->lane | (ev->flags & LUDUS_NEV_CLIPPED)) == 0) {
+                const uint64_t ts = (uint64_t)ev->ts_ns;
+                if (ev->kind == LUDUS_NEV_BEGIN && fast_seq[ev->site][0] == seq) {
+                    p = ludus__sf_pftrace_fast_packet(p, ts - last, seq_bytes, seq_n, te[ev->site][0], te_n[ev->site][0]);
                     last = ts;
                     continue;
                 }
-                if (ev->kind == LUDUS_NEV_END && !(ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) &&
-                    s->args.lane[0].n == 0) { /* no annotation waits on the track (slice_args_take: none) */
-                    p = ludus__sf_pftrace_fast_packet(p, ts - last, s->end_bytes, s->end_n, s->end_bytes + 16, 0);
+                if (ev->kind == LUDUS_NEV_END && !(ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) && no_args) {
+                    p = ludus__sf_pftrace_fast_packet(p, ts - last, end_bytes, end_n, end_bytes + 16, 0);
+                    last = ts;
+                    continue;
+                }
+                if (ev->kind == LUDUS_NEV_MARK && ev->site != UINT32_MAX && fast_seq[ev->site][1] == seq) {
+                    p = ludus__sf_pftrace_fast_packet(p, ts - last, seq_bytes, seq_n, te[ev->site][1], te_n[ev->site][1]);
                     last = ts;
                     continue;
                 }
@@ -19703,6 +19799,7 @@ static void ludus__sf_pftrace_write_thread_events(ludus__sf_pftrace_pf_state *s,
             s->last_ts = last;
             ludus__sf_pftrace_write_event(s, ev);
             last = s->last_ts;
+            no_args = s->args.lane[0].n == 0;
             p = ludus__pb_reserve(w, (size_t)(end - ev) * FAST_PACKET_MAX);
         }
         ludus__pb_commit(w, p);
@@ -19735,11 +19832,11 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     s.c = c;
     s.name_seq = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *s.name_seq);
     s.counter_described = ludus__calloc(c->nsites ? c->nsites : 1, LUDUS__SERIES_PER_SITE);
-    if (!s.name_seq || !s.counter_described || ludus__sf_pftrace_build_begin_te(&s) != 0) {
+    if (!s.name_seq || !s.counter_described || ludus__sf_pftrace_build_site_te(&s) != 0) {
         ludus__free(s.name_seq);
         ludus__free(s.counter_described);
-        ludus__free(s.begin_te);
-        ludus__free(s.begin_te_n);
+        ludus__free(s.site_te);
+        ludus__free(s.site_te_n);
         ludus__free(s.fast_seq);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
@@ -19762,8 +19859,8 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     ludus__slice_args_free(&s.args);
     ludus__free(s.name_seq);
     ludus__free(s.counter_described);
-    ludus__free(s.begin_te);
-    ludus__free(s.begin_te_n);
+    ludus__free(s.site_te);
+    ludus__free(s.site_te_n);
     ludus__free(s.fast_seq);
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");
     return rc ? rc : (w->failed ? LUDUS_EIO : 0);
@@ -19794,6 +19891,7 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
 #undef COUNTER_UUID
 #undef META_SEQ
 #undef MAX_STR
+#undef FAST_KINDS
 #undef ARG_NAME_MAX
 #undef ARGS_PACKET
 #undef GPU_COUNTER_LANE

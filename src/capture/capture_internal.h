@@ -61,6 +61,10 @@ typedef struct ludus__cap_thread {
     /* counts of the prepared view */
     uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched;
     uint32_t lanes; /* span lanes besides the thread's own track */
+    /* 1: counted, and the stream has no flow end (JSON places each by its
+     * neighbours' times, begins included); 0: it has, or not counted (a
+     * file's counts are its own) */
+    int no_flows;
     /* The lane of each span, decided once (a first pass over the thread) and
      * kept: owned by this entry when lanes_owned (a cut's copy borrows its
      * parent's, or decides its own). */
@@ -612,6 +616,7 @@ typedef struct ludus__nev_iter {
     uint8_t fast[16]; /* per raw kind: what the pairing loop does inline (normalize.c) */
     /* lanes: decided in a first pass (deciding = 1) when the thread has spans */
     int deciding;
+    int no_begins;      /* no BEGIN is emitted (ludus__nev_no_begins) */
     uint8_t *span_lane; /* the thread's (ludus__cap_thread.span_lane) */
     uint64_t span_lane_n;
     ludus__lane_iv *lane_iv[LUDUS__MAX_LANES];
@@ -651,6 +656,11 @@ LUDUS__SIBLING int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, 
  * end of the thread's stream (then check ludus__nev_error). */
 LUDUS__SIBLING int ludus__nev_fill(ludus__nev_iter *it);
 LUDUS__SIBLING void ludus__nev_free(ludus__nev_iter *it);
+/* After init: a reader that takes no BEGIN (its slices need only the END,
+ * which carries the begin's time and depth) asks for the stream without
+ * them. Kept for a cut (it pairs them) and for a thread with flows (a
+ * flow's neighbours' times count), so what the reader writes is the same. */
+LUDUS_HIDDEN void ludus__nev_no_begins(ludus__nev_iter *it);
 /* The stream without a time cut, one event at a time (the cut reads it). */
 LUDUS_HIDDEN int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);

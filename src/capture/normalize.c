@@ -227,7 +227,8 @@ static inline void on_open(ludus__nev_iter *it, uintptr_t word, uintptr_t addr, 
         it->filtered++;
         return;
     }
-    set_nev(emit(it), LUDUS_NEV_BEGIN, 0, 0, site, it->lane_depth[0]++, ts, 0, 0);
+    const uint32_t depth = it->lane_depth[0]++;
+    if (!it->no_begins) set_nev(emit(it), LUDUS_NEV_BEGIN, 0, 0, site, depth, ts, 0, 0);
 }
 
 /* An end whose begin is not in the stream, noted for ring_start.c. */
@@ -318,8 +319,10 @@ static void on_span_open(ludus__nev_iter *it, uintptr_t word, int64_t ts, int fi
         it->filtered++;
         return;
     }
-    set_nev(emit(it), LUDUS_NEV_BEGIN, o->lane, fiber ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN, site,
-            it->lane_depth[o->lane]++, ts, 0, 0);
+    const uint32_t depth = it->lane_depth[o->lane]++;
+    if (!it->no_begins)
+        set_nev(emit(it), LUDUS_NEV_BEGIN, o->lane, fiber ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN, site,
+                depth, ts, 0, 0);
 }
 
 static void on_span_close(ludus__nev_iter *it, uintptr_t word, int64_t ts) {
@@ -687,17 +690,82 @@ static int lex_room(ludus__nev_iter *it, size_t need) {
     return 0;
 }
 
+/* A span's begin, the innermost span's end, a mark: what on_span_open,
+ * on_span_close and on_pass do, when the site is looked up and the span
+ * stack has room, on scan_run_k's local state (event e, its word's key and
+ * fast kind, its time; the output slot, the lexical stack's top, the
+ * track's depth). 1: done, it emitted at most one event; 0: not such a case. */
+__attribute__((always_inline)) static inline int fast_other(ludus__nev_iter *it, const ludus__event *e, uintptr_t word,
+                                                            uintptr_t key, uint8_t f, int64_t ts, uint64_t obias,
+                                                            ludus__nev **out, const ludus__open *top, uint32_t *depth0,
+                                                            const int begins) {
+    const ludus__site_memo *const m = &it->memo[((key >> 4) ^ (key >> 12)) & (LUDUS__SITE_MEMO - 1)];
+    if (f == FAST_SPAN_OPEN && m->key == key && it->nspan < it->span_cap) {
+        const uint64_t ordinal = it->span_ordinal++;
+        const uint8_t lane = ordinal < it->span_lane_n ? it->span_lane[ordinal] : 0;
+        const uint32_t nlex = (uint32_t)(top - it->lex);
+        ludus__open *o = &it->span[it->nspan++];
+        o->site = m->shown;
+        o->lane = lane;
+        o->span = 1;
+        o->unused = 0;
+        o->ts_ns = ts;
+        o->seq = ((uintptr_t)e >> 4) + obias;
+        o->addr = 0;
+        o->ordinal = ordinal;
+        o->d0 = nlex;
+        o->match = m->site;
+        o->seq0 = nlex ? top[-1].seq : 0;
+        if (m->shown == UINT32_MAX) {
+            it->filtered++;
+            return 1;
+        }
+        const uint32_t depth = lane ? it->lane_depth[lane]++ : (*depth0)++;
+        if (begins) set_nev((*out)++, LUDUS_NEV_BEGIN, lane, LUDUS_NEV_SPAN, m->shown, depth, ts, 0, 0);
+        return 1;
+    } else if (f == FAST_SPAN_CLOSE && it->nspan > 0 &&
+               (!key || (m->key == key && m->site != UINT32_MAX &&
+                         it->span[it->nspan - 1].match == m->site))) { /* the innermost span's end */
+        const ludus__open *o = &it->span[--it->nspan];
+        if (o->site == UINT32_MAX) {
+            it->filtered++;
+            return 1;
+        }
+        const uint8_t lane = o->lane;
+        uint32_t depth;
+        if (lane) {
+            depth = it->lane_depth[lane] ? --it->lane_depth[lane] : 0;
+        } else {
+            *depth0 -= *depth0 > 0;
+            depth = *depth0;
+        }
+        const uint16_t flags = o->span == 2 ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN;
+        set_nev((*out)++, LUDUS_NEV_END, lane, flags, o->site, depth, ts, o->ts_ns, 0);
+        return 1;
+    } else if (f == FAST_MARK && (!key || (m->key == key && m->shown != UINT32_MAX))) {
+        const uint8_t nev = ludus__kinds[word & LUDUS__K_MASK].nev;
+        set_nev((*out)++, nev, 0, 0, key ? m->shown : UINT32_MAX, *depth0, ts, 0,
+                nev == LUDUS_NEV_FRAME ? ++it->frame_no : 0);
+        return 1;
+    }
+    return 0;
+}
+
 /* Pairs the events of one run until the batch is full or the run ends. The
  * common cases (a scope's begin; the end of the innermost scope, on the
  * thread's own track) run on local copies of the state: the output slot,
  * the lexical stack's top and the track's depth, with room made for a whole
- * batch first, so no check per event; spans and marks sync that state and
- * call their own functions; everything else (and a loss marker due, and a
- * time the fast conversion does not cover) goes through step(). Each event
+ * batch first, so no check per event; spans and marks (fast_other) on the
+ * same state, in that loop when inline_other (it saves a span or mark the
+ * loop's exit and its values computed again, and costs the scopes without
+ * begins a little: JSON's stream has it off), else right after it;
+ * everything else (and a loss marker due, and a time the fast conversion
+ * does not cover) goes through step(). Each event
  * of the inline cases emits at most one, so a batch of room raw events
  * fits. Nothing here knows a raw kind: what each does comes from the kind
  * table (it->fast). */
-static void scan_run(ludus__nev_iter *it, const ludus__run *run) {
+__attribute__((always_inline)) static inline void scan_run_k(ludus__nev_iter *it, const ludus__run *run,
+                                                             const int begins, const int inline_other) {
     const ludus__event *const ev = run->ev, *const end = ev + run->n;
     /* an event's recorded address and slot ordinal, from its own address */
     const uintptr_t abias = run->base - (uintptr_t)ev;
@@ -736,75 +804,33 @@ static void scan_run(ludus__nev_iter *it, const ludus__run *run) {
                     top->addr = abias + (uintptr_t)e;
                     top++;
                     e++;
-                    set_nev(out++, LUDUS_NEV_BEGIN, 0, 0, site, depth0++, ts, 0, 0);
+                    if (begins) set_nev(out++, LUDUS_NEV_BEGIN, 0, 0, site, depth0, ts, 0, 0);
+                    depth0++;
                     continue;
                 }
-                if (f != FAST_CLOSE || top == bottom || top[-1].addr != key || top[-1].site == UINT32_MAX) break;
-                top--;
+                if (f == FAST_CLOSE) {
+                    if (top == bottom || top[-1].addr != key || top[-1].site == UINT32_MAX) break;
+                    top--;
+                    e++;
+                    depth0 -= depth0 > 0;
+                    set_nev(out++, LUDUS_NEV_END, 0, 0, top->site, depth0, ts, top->ts_ns, 0);
+                    continue;
+                }
+                if (!inline_other || !fast_other(it, e, word, key, f, ts, obias, &out, top, &depth0, begins)) break;
                 e++;
-                depth0 -= depth0 > 0;
-                set_nev(out++, LUDUS_NEV_END, 0, 0, top->site, depth0, ts, top->ts_ns, 0);
             }
             if (e == limit) break;
-            /* spans and marks: what on_span_open, on_span_close and on_pass
-             * do, when the site is looked up and the room is there */
-            const uintptr_t word = e->word, key = word & ~(uintptr_t)LUDUS__K_MASK;
-            const uint64_t x = e->ticks - t0;
-            const uint8_t f = fast[word & LUDUS__K_MASK];
-            const int64_t ts = (int64_t)(uint64_t)(((ludus__u128)x * mul) >> 64) + base;
-            const ludus__site_memo *const m = &memo[((key >> 4) ^ (key >> 12)) & (LUDUS__SITE_MEMO - 1)];
-            if (x - 1 >= lim) {
-                /* through step() */
-            } else if (f == FAST_SPAN_OPEN && m->key == key && it->nspan < it->span_cap) {
-                const uint64_t ordinal = it->span_ordinal++;
-                const uint8_t lane = ordinal < it->span_lane_n ? it->span_lane[ordinal] : 0;
-                const uint32_t nlex = (uint32_t)(top - bottom);
-                ludus__open *o = &it->span[it->nspan++];
-                o->site = m->shown;
-                o->lane = lane;
-                o->span = 1;
-                o->unused = 0;
-                o->ts_ns = ts;
-                o->seq = ((uintptr_t)e >> 4) + obias;
-                o->addr = 0;
-                o->ordinal = ordinal;
-                o->d0 = nlex;
-                o->match = m->site;
-                o->seq0 = nlex ? top[-1].seq : 0;
-                e++;
-                if (m->shown == UINT32_MAX) {
-                    it->filtered++;
+            /* spans and marks, the loop's values computed again (kept live
+             * across it, they cost the scopes more than they save) */
+            if (!inline_other) {
+                const uintptr_t word = e->word, key = word & ~(uintptr_t)LUDUS__K_MASK;
+                const uint64_t x = e->ticks - t0;
+                const int64_t ts = (int64_t)(uint64_t)(((ludus__u128)x * mul) >> 64) + base;
+                if (x - 1 < lim &&
+                    fast_other(it, e, word, key, fast[word & LUDUS__K_MASK], ts, obias, &out, top, &depth0, begins)) {
+                    e++;
                     continue;
                 }
-                const uint32_t depth = lane ? it->lane_depth[lane]++ : depth0++;
-                set_nev(out++, LUDUS_NEV_BEGIN, lane, LUDUS_NEV_SPAN, m->shown, depth, ts, 0, 0);
-                continue;
-            } else if (f == FAST_SPAN_CLOSE && it->nspan > 0 &&
-                       (!key || (m->key == key && m->site != UINT32_MAX &&
-                                 it->span[it->nspan - 1].match == m->site))) { /* the innermost span's end */
-                const ludus__open *o = &it->span[--it->nspan];
-                e++;
-                if (o->site == UINT32_MAX) {
-                    it->filtered++;
-                    continue;
-                }
-                const uint8_t lane = o->lane;
-                uint32_t depth;
-                if (lane) {
-                    depth = it->lane_depth[lane] ? --it->lane_depth[lane] : 0;
-                } else {
-                    depth0 -= depth0 > 0;
-                    depth = depth0;
-                }
-                const uint16_t flags = o->span == 2 ? LUDUS_NEV_SPAN | LUDUS_NEV_FIBER : LUDUS_NEV_SPAN;
-                set_nev(out++, LUDUS_NEV_END, lane, flags, o->site, depth, ts, o->ts_ns, 0);
-                continue;
-            } else if (f == FAST_MARK && (!key || (m->key == key && m->shown != UINT32_MAX))) {
-                const uint8_t nev = ludus__kinds[word & LUDUS__K_MASK].nev;
-                e++;
-                set_nev(out++, nev, 0, 0, key ? m->shown : UINT32_MAX, depth0, ts, 0,
-                        nev == LUDUS_NEV_FRAME ? ++it->frame_no : 0);
-                continue;
             }
             /* the rest (an end that is not the innermost scope's, a site not
              * looked up yet, a loss marker due, ...) through step(), which may
@@ -826,6 +852,15 @@ static void scan_run(ludus__nev_iter *it, const ludus__run *run) {
     it->pos = (size_t)(e - ev);
 }
 
+/* The same loop made twice: with the begins, and without (no_begins). */
+static void scan_run(ludus__nev_iter *it, const ludus__run *run) {
+    scan_run_k(it, run, 1, 1);
+}
+
+static void scan_run_no_begins(ludus__nev_iter *it, const ludus__run *run) {
+    scan_run_k(it, run, 0, 0);
+}
+
 /* The next raw batch into it->rb; 0 at the end of the stream. */
 static uint32_t fill_raw(ludus__nev_iter *it) {
     it->rn = it->rpos = 0;
@@ -833,6 +868,8 @@ static uint32_t fill_raw(ludus__nev_iter *it) {
         const ludus__run *run = current_run(it);
         if (run && it->deciding) {
             scan_run_deciding(it, run);
+        } else if (run && it->no_begins) {
+            scan_run_no_begins(it, run);
         } else if (run) {
             scan_run(it, run);
         } else if (!it->oom) {
@@ -870,6 +907,10 @@ int ludus__nev_fill(ludus__nev_iter *it) {
     it->ob = it->cb;
     it->on = n;
     return n != 0;
+}
+
+void ludus__nev_no_begins(ludus__nev_iter *it) {
+    if (!it->c->cut && it->th->no_flows) it->no_begins = 1;
 }
 
 int ludus__nev_error(const ludus__nev_iter *it) {

@@ -34,10 +34,12 @@ static int count_thread(ludus_capture *c, uint32_t t) {
     ludus__nev_iter it;
     ludus__nev ev;
     int rc = ludus__nev_init(&it, c, t);
-    uint64_t events = 0, incomplete = 0, unwound = 0, frames = 0, mismatched = 0, nonfinite = 0;
+    uint64_t events = 0, incomplete = 0, unwound = 0, frames = 0, mismatched = 0, nonfinite = 0, flows = 0;
     uint32_t lanes = 0;
     while (rc == 0 && ludus__nev_next(&it, &ev)) {
         if (ev.lane + 1u > lanes) lanes = ev.lane + 1u;
+        const uint8_t tr = ludus__nevs[ev.kind].json;
+        flows += tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN;
         switch (ev.kind) {
         case LUDUS_NEV_BEGIN:
             if (!(ev.flags & LUDUS_NEV_CLIPPED)) events++;
@@ -80,6 +82,7 @@ static int count_thread(ludus_capture *c, uint32_t t) {
     th->incomplete = incomplete;
     th->unwound = unwound;
     th->frames = frames;
+    th->no_flows = rc == 0 && flows == 0;
     th->mismatched = c->cut ? mismatched : it.mismatched; /* filtered mismatches count too */
     th->orphan_ends = c->cut ? 0 : it.orphan_ends + th->recorder_orphans;
     th->filtered = c->cut ? 0 : it.filtered;

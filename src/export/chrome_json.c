@@ -49,7 +49,7 @@ typedef struct json_ctx {
     char kind_cat[LUDUS_NEV_COUNT][40]; /* per normalised kind: ,"cat":"<its category>","s":"t" */
     size_t kind_cat_len[LUDUS_NEV_COUNT];
     uint64_t last_us;     /* the integer part of the last slice's begin, and its digits: */
-    char last_digits[24]; /* consecutive slices mostly begin within one us */
+    char last_digits[40]; /* consecutive slices mostly begin within one us */
     size_t last_len;
     uint64_t flow_ns; /* a merge: xored into the flow ids the library made (per capture) */
 } json_ctx;
@@ -279,7 +279,8 @@ static inline char *begin_time(json_ctx *x, char *p, uint64_t g) {
     uint64_t q = g >> 12;
     if (q != x->last_us) {
         x->last_us = q;
-        x->last_len = (size_t)(ludus__fmt_u64(x->last_digits, q) - x->last_digits);
+        /* fmt_grid_t's integer part; the fraction is written after it */
+        x->last_len = (size_t)(ludus__fmt_grid_t(x->last_digits, q << 12, x->fracs) - x->last_digits);
     }
     memcpy(p, x->last_digits, 16); /* at most 15 digits below 2^64 ns */
     p += x->last_len;
@@ -353,10 +354,15 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
             ludus__w_str(w, ",\"name\":");
             ludus__w_json_str(w, label, strlen(label));
         }
-        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) /* the kind's: ,"cat":..,"s":"t" */
-            ludus__w_bytes(w, x->kind_cat[ev->kind], x->kind_cat_len[ev->kind]);
-        else
-            ludus__w_bytes(w, ",\"s\":\"t\"", 8);
+        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) { /* the kind's: ,"cat":..,"s":"t" */
+            char *p = ludus__w_reserve(w, sizeof x->kind_cat[0]);
+            memcpy(p, x->kind_cat[ev->kind], sizeof x->kind_cat[0]); /* fixed size: inlined, no call */
+            ludus__w_commit(w, p + x->kind_cat_len[ev->kind]);
+        } else {
+            char *p = ludus__w_reserve(w, 8);
+            memcpy(p, ",\"s\":\"t\"", 8);
+            ludus__w_commit(w, p + 8);
+        }
         if (ev->kind == LUDUS_NEV_FRAME) {
             ludus__w_str(w, ",\"args\":{\"frame\":");
             ludus__w_u64(w, ev->value);
@@ -771,29 +777,36 @@ static int capture_events(json_ctx *x, ludus_capture *c, int first) {
             set_track(&x->tracks[lane], x, lane ? LANE_TID(t, lane) : th->tid);
         ludus__nev_iter it;
         rc = ludus__nev_init(&it, c, t);
+        ludus__nev_no_begins(&it); /* slices are written at their ends */
         x->it = &it;
         ludus__slice_args_reset(&x->args);
-        const ludus__nev *ev;
         int64_t prev_ns = INT64_MIN;
-        while (rc == 0 && (ev = ludus__nev_get(&it)) != NULL) {
-            uint8_t tr = ludus__nevs[ev->kind].json;
-            if (tr == LUDUS__TR_SLICE_END) {
-                slice(x, ev);
-            } else if (tr == LUDUS__TR_ARG) {
-                if (ev->depth == UINT32_MAX)
-                    lone_arg(x, ev);
-                else
-                    ludus__slice_args_add(&x->args, x->c, ev);
-                continue; /* no event of its own on the track: a flow end may still sit right after the last one */
-            } else if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN) {
-                /* placed knowing the next event's time (the peek may refill) */
-                ludus__nev cur = *ev;
-                prev_ns = flow_end(x, &x->tracks[cur.lane], &cur, prev_ns, ludus__nev_peek_ts(&it));
-                continue;
-            } else if (tr != LUDUS__TR_SLICE_BEGIN) {
-                write_event(x, ev);
+        /* a batch at a time (no read of the iterator per event); a flow's
+         * peek may refill it: then the loop goes on from the new batch */
+        while (rc == 0 && (it.opos < it.on || ludus__nev_fill(&it))) {
+            const ludus__nev *ev = it.ob + it.opos, *const end = it.ob + it.on;
+            it.opos = it.on;
+            for (; ev < end; ev++) {
+                uint8_t tr = ludus__nevs[ev->kind].json;
+                if (tr == LUDUS__TR_SLICE_END) {
+                    slice(x, ev);
+                } else if (tr == LUDUS__TR_ARG) {
+                    if (ev->depth == UINT32_MAX)
+                        lone_arg(x, ev);
+                    else
+                        ludus__slice_args_add(&x->args, x->c, ev);
+                    continue; /* no event of its own on the track: a flow end may still sit right after the last one */
+                } else if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN) {
+                    /* placed knowing the next event's time */
+                    ludus__nev cur = *ev;
+                    it.opos = (uint32_t)(ev + 1 - it.ob);
+                    prev_ns = flow_end(x, &x->tracks[cur.lane], &cur, prev_ns, ludus__nev_peek_ts(&it));
+                    break; /* on from it.opos (0 of a new batch when the peek refilled) */
+                } else if (tr != LUDUS__TR_SLICE_BEGIN) {
+                    write_event(x, ev);
+                }
+                prev_ns = ev->ts_ns;
             }
-            prev_ns = ev->ts_ns;
         }
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);

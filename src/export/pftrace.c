@@ -92,6 +92,13 @@ static const char *xc_text(int i) {
     return ludus__nevs[i - XC_CAT].category;
 }
 
+/* The kinds written from bytes made once per site (a slice begin, a mark):
+ * what write_event gives each, the category when the site names none. */
+#define FAST_KINDS 2
+static const struct {
+    uint8_t kind, type;
+} fast_kinds[FAST_KINDS] = {{LUDUS_NEV_BEGIN, TYPE_SLICE_BEGIN}, {LUDUS_NEV_MARK, TYPE_INSTANT}};
+
 typedef struct pf_state {
     ludus__writer *w;
     const ludus__captured *c;
@@ -108,9 +115,12 @@ typedef struct pf_state {
     /* the common packets' bytes after the timestamp (fast_begin, fast_end) */
     uint8_t seq_bytes[8], end_bytes[16];
     size_t seq_n, end_n;
-    uint8_t (*begin_te)[16]; /* per site: its slice begin's track_event {category, type, name} */
-    uint8_t *begin_te_n;
-    uint32_t *fast_seq; /* per site: the sequence on which its begin's packet is ready (what it names interned) */
+    /* per site and fast kind (fast_kinds): its track_event {category, type,
+     * name}, and the sequence on which that packet is ready (what it names
+     * interned; 0: none) */
+    uint8_t (*site_te)[FAST_KINDS][16];
+    uint8_t (*site_te_n)[FAST_KINDS];
+    uint32_t (*fast_seq)[FAST_KINDS];
 } pf_state;
 
 /* The timestamp field: on the current sequence when it is incremental, the
@@ -816,28 +826,33 @@ static void write_event(pf_state *s, const ludus__nev *ev) {
     ludus__pb_commit(s->w, ludus__pb_close(p, pm));
     /* its name and category are interned on this sequence now: later begins
      * of the site take the common packet (write_thread_events) */
-    if (ev->kind == LUDUS_NEV_BEGIN && n.site != UINT32_MAX) s->fast_seq[n.site] = s->seq;
+    if (n.site != UINT32_MAX)
+        for (int k = 0; k < FAST_KINDS; k++)
+            if (ev->kind == fast_kinds[k].kind) s->fast_seq[n.site][k] = s->seq;
 }
 
 /* ---- the common packets, from bytes made once ---- */
 
-/* Each site's slice begin as a track_event {category_iids, type, name_iid}:
- * the iids write_event gives it (the category's own, or the kind's). */
-static int build_begin_te(pf_state *s) {
+/* Each site's slice begin and mark as a track_event {category_iids, type,
+ * name_iid}: the iids write_event gives it (the category's own, or the
+ * kind's). */
+static int build_site_te(pf_state *s) {
     const ludus__captured *c = s->c;
-    s->begin_te = ludus__malloc((c->nsites ? c->nsites : 1) * sizeof *s->begin_te);
-    s->begin_te_n = ludus__malloc(c->nsites ? c->nsites : 1);
-    s->fast_seq = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *s->fast_seq); /* 0: no sequence */
-    if (!s->begin_te || !s->begin_te_n || !s->fast_seq) return -1;
-    for (uint32_t i = 0; i < c->nsites; i++) {
-        uint8_t *p = s->begin_te[i], *m;
-        uint64_t cat = c->sites[i].category ? i + 1u + XC_COUNT : (uint64_t)(XC_CAT + LUDUS_NEV_BEGIN);
-        p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
-        p = ludus__pb_uint(p, TE_CATEGORY_IIDS, cat);
-        p = ludus__pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
-        p = ludus__pb_uint(p, TE_NAME_IID, i + 1u + XN_COUNT);
-        s->begin_te_n[i] = (uint8_t)(ludus__pb_close(p, m) - s->begin_te[i]); /* at most 2 + 4 + 2 + 4 bytes */
-    }
+    size_t n = c->nsites ? c->nsites : 1;
+    s->site_te = ludus__malloc(n * sizeof *s->site_te);
+    s->site_te_n = ludus__malloc(n * sizeof *s->site_te_n);
+    s->fast_seq = ludus__calloc(n, sizeof *s->fast_seq); /* 0: no sequence */
+    if (!s->site_te || !s->site_te_n || !s->fast_seq) return -1;
+    for (uint32_t i = 0; i < c->nsites; i++)
+        for (int k = 0; k < FAST_KINDS; k++) {
+            uint8_t *p = s->site_te[i][k], *m;
+            uint64_t cat = c->sites[i].category ? i + 1u + XC_COUNT : (uint64_t)(XC_CAT + fast_kinds[k].kind);
+            p = ludus__pb_open(p, TP_TRACK_EVENT, &m);
+            p = ludus__pb_uint(p, TE_CATEGORY_IIDS, cat);
+            p = ludus__pb_uint(p, TE_TYPE, fast_kinds[k].type);
+            p = ludus__pb_uint(p, TE_NAME_IID, i + 1u + XN_COUNT);
+            s->site_te_n[i][k] = (uint8_t)(ludus__pb_close(p, m) - s->site_te[i][k]); /* at most 2 + 4 + 2 + 4 */
+        }
     return 0;
 }
 
@@ -870,23 +885,37 @@ static inline uint8_t *fast_packet(uint8_t *p, uint64_t delta, const uint8_t *b,
  * write_event, the pointer committed first. */
 static void write_thread_events(pf_state *s, ludus__nev_iter *it) {
     ludus__writer *w = s->w;
+    /* what the common packets read, in locals (the packets' byte stores
+     * could alias anything, so fields of s would be read again per event);
+     * what write_event changes is read again after it */
+    const uint32_t seq = s->seq;
+    uint32_t(*const fast_seq)[FAST_KINDS] = s->fast_seq;
+    uint8_t(*const te)[FAST_KINDS][16] = s->site_te;
+    uint8_t(*const te_n)[FAST_KINDS] = s->site_te_n;
+    const uint8_t *const seq_bytes = s->seq_bytes, *const end_bytes = s->end_bytes;
+    const size_t seq_n = s->seq_n, end_n = s->end_n;
     while (!w->failed && ludus__nev_fill(it)) {
         const ludus__nev *ev = it->ob, *const end = ev + it->on;
         it->opos = it->on;
         uint8_t *p = ludus__pb_reserve(w, (size_t)(end - ev) * FAST_PACKET_MAX);
         uint64_t last = s->last_ts;
+        int no_args = s->args.lane[0].n == 0; /* no annotation waits on the track (slice_args_take: none) */
         for (; ev < end; ev++) {
-            const uint64_t ts = ev->ts_ns < 0 ? 0 : (uint64_t)ev->ts_ns;
-            if (ts >= last && (ev->lane | (ev->flags & LUDUS_NEV_CLIPPED)) == 0) {
-                if (ev->kind == LUDUS_NEV_BEGIN && s->fast_seq[ev->site] == s->seq) {
-                    p = fast_packet(p, ts - last, s->seq_bytes, s->seq_n, s->begin_te[ev->site],
-                                    s->begin_te_n[ev->site]);
+            /* a time before the last (a negative one too, last >= 0) takes write_event */
+            if (ev->ts_ns >= (int64_t)last && (ev->lane | (ev->flags & LUDUS_NEV_CLIPPED)) == 0) {
+                const uint64_t ts = (uint64_t)ev->ts_ns;
+                if (ev->kind == LUDUS_NEV_BEGIN && fast_seq[ev->site][0] == seq) {
+                    p = fast_packet(p, ts - last, seq_bytes, seq_n, te[ev->site][0], te_n[ev->site][0]);
                     last = ts;
                     continue;
                 }
-                if (ev->kind == LUDUS_NEV_END && !(ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) &&
-                    s->args.lane[0].n == 0) { /* no annotation waits on the track (slice_args_take: none) */
-                    p = fast_packet(p, ts - last, s->end_bytes, s->end_n, s->end_bytes + 16, 0);
+                if (ev->kind == LUDUS_NEV_END && !(ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) && no_args) {
+                    p = fast_packet(p, ts - last, end_bytes, end_n, end_bytes + 16, 0);
+                    last = ts;
+                    continue;
+                }
+                if (ev->kind == LUDUS_NEV_MARK && ev->site != UINT32_MAX && fast_seq[ev->site][1] == seq) {
+                    p = fast_packet(p, ts - last, seq_bytes, seq_n, te[ev->site][1], te_n[ev->site][1]);
                     last = ts;
                     continue;
                 }
@@ -895,6 +924,7 @@ static void write_thread_events(pf_state *s, ludus__nev_iter *it) {
             s->last_ts = last;
             write_event(s, ev);
             last = s->last_ts;
+            no_args = s->args.lane[0].n == 0;
             p = ludus__pb_reserve(w, (size_t)(end - ev) * FAST_PACKET_MAX);
         }
         ludus__pb_commit(w, p);
@@ -927,11 +957,11 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     s.c = c;
     s.name_seq = ludus__calloc(c->nsites ? c->nsites : 1, sizeof *s.name_seq);
     s.counter_described = ludus__calloc(c->nsites ? c->nsites : 1, LUDUS__SERIES_PER_SITE);
-    if (!s.name_seq || !s.counter_described || build_begin_te(&s) != 0) {
+    if (!s.name_seq || !s.counter_described || build_site_te(&s) != 0) {
         ludus__free(s.name_seq);
         ludus__free(s.counter_described);
-        ludus__free(s.begin_te);
-        ludus__free(s.begin_te_n);
+        ludus__free(s.site_te);
+        ludus__free(s.site_te_n);
         ludus__free(s.fast_seq);
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
@@ -954,8 +984,8 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
     ludus__slice_args_free(&s.args);
     ludus__free(s.name_seq);
     ludus__free(s.counter_described);
-    ludus__free(s.begin_te);
-    ludus__free(s.begin_te_n);
+    ludus__free(s.site_te);
+    ludus__free(s.site_te_n);
     ludus__free(s.fast_seq);
     if (rc == LUDUS_ENOMEM) return ludus__fail(rc, "out of memory during the export");
     return rc ? rc : (w->failed ? LUDUS_EIO : 0);
