@@ -113,7 +113,7 @@ typedef struct pf_state {
     int incremental;          /* the current sequence's times are deltas on PF_CLOCK_INCREMENTAL */
     uint64_t last_ts;         /* the incremental clock's value: the sequence's last time */
     /* the common packets' bytes after the timestamp (fast_begin, fast_end) */
-    uint8_t seq_bytes[8], end_bytes[16];
+    uint8_t seq_bytes[8], end_bytes[32]; /* end_bytes: read 8 + 16 at a time (fast_packet) */
     size_t seq_n, end_n;
     /* per site and fast kind (fast_kinds): its track_event {category, type,
      * name}, and the sequence on which that packet is ready (what it names
@@ -910,7 +910,9 @@ static void write_thread_events(pf_state *s, ludus__nev_iter *it) {
                     continue;
                 }
                 if (ev->kind == LUDUS_NEV_END && !(ev->flags & (LUDUS_NEV_INCOMPLETE | LUDUS_NEV_UNWOUND)) && no_args) {
-                    p = fast_packet(p, ts - last, end_bytes, end_n, end_bytes + 16, 0);
+                    /* end_n is 6 .. 10 (the sequence id's varint): past 8 bytes the rest goes as b2 */
+                    p = fast_packet(p, ts - last, end_bytes, end_n < 8 ? end_n : 8, end_bytes + 8,
+                                    end_n > 8 ? end_n - 8 : 0);
                     last = ts;
                     continue;
                 }
