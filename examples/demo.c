@@ -472,11 +472,11 @@ int main(int argc, char **argv) {
         printf("Hitches found: %llu (running median frame %.2f ms); files written to %s: %llu, the last %s\n",
                (unsigned long long)st.hitches, st.frame_median_ns / 1e6, rolling_dir,
                (unsigned long long)st.files_written, st.last_file);
-        printf("Events written over: %llu (%llu still inside the window); the longest window copy %.1f us; "
-               "triggers not taken: %llu coalesced, %llu writer busy, %llu over the maximum\n",
+        printf("Events written over: %llu (%llu still inside the window); window copies: the longest %.1f us, the "
+               "last %.1f us; triggers not taken: %llu coalesced, %llu writer busy, %llu over the maximum\n",
                (unsigned long long)st.events_evicted, (unsigned long long)st.evicted_in_window,
-               st.snapshot_max_ns / 1e3, (unsigned long long)st.coalesced, (unsigned long long)st.writer_busy,
-               (unsigned long long)st.over_max);
+               st.snapshot_max_ns / 1e3, st.snapshot_last_ns / 1e3, (unsigned long long)st.coalesced,
+               (unsigned long long)st.writer_busy, (unsigned long long)st.over_max);
         printf("Frame time (wall, %d frames): p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms\n", frames,
                frame_ns[frames / 2] / 1e6, frame_ns[frames * 9 / 10] / 1e6, frame_ns[frames * 99 / 100] / 1e6,
                frame_ns[frames - 1] / 1e6);

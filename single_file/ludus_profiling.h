@@ -2072,6 +2072,7 @@ typedef struct ludus_rolling_stats {
     uint64_t events_evicted;    /* events written over (each thread's oldest pieces) */
     uint64_t evicted_in_window; /* of which still inside the window: the pool had no other room */
     int64_t snapshot_max_ns;    /* the longest copy of the window (its caller's cost) */
+    int64_t snapshot_last_ns;   /* the last one's */
     uint64_t triggers;          /* ludus_rolling_trigger calls, hitches and signals */
     uint64_t hitches;           /* of which frame hitches */
     uint64_t counter_crossings; /* of which counter thresholds crossed */
@@ -20678,6 +20679,7 @@ static int ludus__sf_rolling_take_window(ludus_capture **out) {
     int64_t t0 = ludus__mono_ns();
     int rc = ludus__session_ring_snapshot(out);
     int64_t took = ludus__mono_ns() - t0;
+    __atomic_store_n(&ludus__sf_rolling_R.st.snapshot_last_ns, took, __ATOMIC_RELAXED);
     if (took > __atomic_load_n(&ludus__sf_rolling_R.st.snapshot_max_ns, __ATOMIC_RELAXED))
         __atomic_store_n(&ludus__sf_rolling_R.st.snapshot_max_ns, took, __ATOMIC_RELAXED);
     return rc;
@@ -21185,6 +21187,7 @@ int ludus_rolling_get_stats(ludus_rolling_stats *out) {
     memset(out, 0, sizeof *out);
 #define LOAD(f) out->f = __atomic_load_n(&ludus__sf_rolling_R.st.f, __ATOMIC_RELAXED)
     LOAD(snapshot_max_ns);
+    LOAD(snapshot_last_ns);
     LOAD(triggers);
     LOAD(hitches);
     LOAD(counter_crossings);

@@ -81,6 +81,7 @@ typedef struct ludus_rolling_stats {
     uint64_t events_evicted;    /* events written over (each thread's oldest pieces) */
     uint64_t evicted_in_window; /* of which still inside the window: the pool had no other room */
     int64_t snapshot_max_ns;    /* the longest copy of the window (its caller's cost) */
+    int64_t snapshot_last_ns;   /* the last one's */
     uint64_t triggers;          /* ludus_rolling_trigger calls, hitches and signals */
     uint64_t hitches;           /* of which frame hitches */
     uint64_t counter_crossings; /* of which counter thresholds crossed */

@@ -163,6 +163,7 @@ static int take_window(ludus_capture **out) {
     int64_t t0 = ludus__mono_ns();
     int rc = ludus__session_ring_snapshot(out);
     int64_t took = ludus__mono_ns() - t0;
+    __atomic_store_n(&R.st.snapshot_last_ns, took, __ATOMIC_RELAXED);
     if (took > __atomic_load_n(&R.st.snapshot_max_ns, __ATOMIC_RELAXED))
         __atomic_store_n(&R.st.snapshot_max_ns, took, __ATOMIC_RELAXED);
     return rc;
@@ -670,6 +671,7 @@ int ludus_rolling_get_stats(ludus_rolling_stats *out) {
     memset(out, 0, sizeof *out);
 #define LOAD(f) out->f = __atomic_load_n(&R.st.f, __ATOMIC_RELAXED)
     LOAD(snapshot_max_ns);
+    LOAD(snapshot_last_ns);
     LOAD(triggers);
     LOAD(hitches);
     LOAD(counter_crossings);
