@@ -29,8 +29,10 @@ static const lt_verb top_verb;
 
 enum { SORT_EXCL, SORT_CALLS, SORT_NAME, SORT_COUNT };
 static const char *const sort_names[SORT_COUNT] = {"exclusive", "calls", "name"};
+#ifndef _WIN32 /* the screen's 'w' key (the screen is POSIX-only) */
 static const uint32_t windows[] = {60, 120, 300, 600, 1200, 4096};
 #define NWINDOWS (sizeof windows / sizeof windows[0])
+#endif
 #define HITCH_K 2.0 /* a hitch: a frame longer than 2 x the window's median (as ludus-trace report) */
 
 typedef struct top_opts {
