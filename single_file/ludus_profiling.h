@@ -5705,7 +5705,19 @@ static inline void ludus__fmt_4(char *p, uint32_t v) {
  * as Perfetto's reader (llround(x * 1000)) does.
  * tests/unit/test_writer.c checks all of it; docs/viewers.md says why. */
 #define LUDUS__GRID_PER_US 4096u
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef unsigned __int128 ludus__grid_u128; /* -Wpedantic: see capture_internal.h */
+#endif
 static inline uint64_t ludus__grid(int64_t ns) {
+#if defined(__SIZEOF_INT128__)
+    /* Below 2^54 ns (208 days; a negative ns is above as unsigned): x =
+     * u x 512 + 62 < 2^63, and x / 125 is one multiply by M = ceil(2^70 / 125)
+     * and a shift, exactly: x M / 2^70 = x / 125 + x 76 / (125 2^70), the
+     * error under 0.0048, x / 125's fraction at most 124/125 (no fix-up
+     * step, as gcc's division of any 64-bit x needs). */
+    if ((uint64_t)ns < (UINT64_C(1) << 54))
+        return (uint64_t)(((ludus__grid_u128)((uint64_t)ns * 512u + 62u) * UINT64_C(9444732965739290428)) >> 70);
+#endif
     uint64_t u = ns < 0 ? 0 : (uint64_t)ns; /* viewers drop negative times; capture times are >= 0 */
     if (u > (UINT64_MAX >> 9) - 1) u = (UINT64_MAX >> 9) - 1;
     return (u * 512u + 62u) / 125u; /* round(u x 4096 / 1000) */
@@ -17063,6 +17075,14 @@ typedef struct track {
 
 /* Per-export state: every site's name/category ludus__sf_chrome_json_snippet (memory bounded by
  * sites) and the tracks of the thread being written. */
+/* The integer part of the last ludus__sf_chrome_json_slice's begin and its digits: consecutive
+ * slices mostly begin within one us. */
+typedef struct ludus__sf_chrome_json_begin_digits {
+    uint64_t us;
+    size_t len;
+    char digits[40];
+} ludus__sf_chrome_json_begin_digits;
+
 typedef struct ludus__sf_chrome_json_json_ctx {
     ludus__writer *w;
     const ludus_capture *c;
@@ -17077,10 +17097,8 @@ typedef struct ludus__sf_chrome_json_json_ctx {
     ludus__grid_fracs *fracs;           /* the grid's fractions, formatted once */
     char kind_cat[LUDUS_NEV_COUNT][40]; /* per normalised kind: ,"cat":"<its category>","s":"t" */
     size_t kind_cat_len[LUDUS_NEV_COUNT];
-    uint64_t last_us;     /* the integer part of the last ludus__sf_chrome_json_slice's begin, and its digits: */
-    char last_digits[40]; /* consecutive slices mostly begin within one us */
-    size_t last_len;
-    uint64_t flow_ns; /* a merge: xored into the flow ids the library made (per capture) */
+    ludus__sf_chrome_json_begin_digits last; /* the last ludus__sf_chrome_json_slice's begin (the loop keeps a copy while it writes) */
+    uint64_t flow_ns;  /* a merge: xored into the flow ids the library made (per capture) */
 } ludus__sf_chrome_json_json_ctx;
 
 static void ludus__sf_chrome_json_set_track(track *k, const ludus__sf_chrome_json_json_ctx *x, uint64_t tid) {
@@ -17171,9 +17189,9 @@ static int ludus__sf_chrome_json_build_snippets(ludus__sf_chrome_json_json_ctx *
         if (!x->fracs) return -1;
         ludus__grid_fracs_init(x->fracs);
     }
-    x->last_us = 0;
-    x->last_len = 1;
-    x->last_digits[0] = '0';
+    x->last.us = 0;
+    x->last.len = 1;
+    x->last.digits[0] = '0';
     for (int k = 0; k < LUDUS_NEV_COUNT; k++) { /* the library's own categories: short, nothing to escape */
         int n = snprintf(x->kind_cat[k], sizeof x->kind_cat[k], ",\"cat\":\"%s\",\"s\":\"t\"", ludus__nevs[k].category);
         x->kind_cat_len[k] = n > 0 && (size_t)n < sizeof x->kind_cat[k] ? (size_t)n : 0;
@@ -17304,18 +17322,32 @@ static void ludus__sf_chrome_json_arg_member(ludus__sf_chrome_json_json_ctx *x, 
 
 /* A ludus__sf_chrome_json_slice's begin time: fmt_grid_t, the integer part copied when it is the
  * last ludus__sf_chrome_json_slice's. */
-static inline char *ludus__sf_chrome_json_begin_time(ludus__sf_chrome_json_json_ctx *x, char *p, uint64_t g) {
+__attribute__((always_inline)) static inline char *ludus__sf_chrome_json_begin_time(ludus__sf_chrome_json_begin_digits *b, const ludus__grid_fracs *fracs, char *p,
+                                                              uint64_t g) {
     uint64_t q = g >> 12;
-    if (q != x->last_us) {
-        x->last_us = q;
+    if (q != b->us) {
+        b->us = q;
         /* fmt_grid_t's integer part; the fraction is written after it */
-        x->last_len = (size_t)(ludus__fmt_grid_t(x->last_digits, q << 12, x->fracs) - x->last_digits);
+        b->len = (size_t)(ludus__fmt_grid_t(b->digits, q << 12, fracs) - b->digits);
     }
-    memcpy(p, x->last_digits, 16); /* at most 15 digits below 2^64 ns */
-    p += x->last_len;
-    const char *f = x->fracs->f[g & 4095u];
+    memcpy(p, b->digits, 16); /* at most 15 digits below 2^64 ns */
+    p += b->len;
+    const char *f = fracs->f[g & 4095u];
     memcpy(p, f, 16);
     return p + (unsigned char)f[15];
+}
+
+/* A ludus__sf_chrome_json_slice's ,\n{"ph":"X",..,"ts":<begin>,"dur":<dur> at p (the track, two
+ * times on the grid); returns the end. */
+__attribute__((always_inline)) static inline char *ludus__sf_chrome_json_slice_times(char *p, const track *k, const ludus__nev *ev,
+                                                               ludus__sf_chrome_json_begin_digits *last, const ludus__grid_fracs *fracs) {
+    memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
+    p += k->len;
+    uint64_t pb, pe;
+    ludus__slice_grid(ev->begin_ns + k->shift_ns, ev->ts_ns + k->shift_ns, &pb, &pe);
+    p = ludus__sf_chrome_json_begin_time(last, fracs, p, pb);
+    memcpy(p, ",\"dur\":", 7);
+    return ludus__fmt_grid_t(p + 7, pe - pb, fracs);
 }
 
 /* A complete ludus__sf_chrome_json_slice: one X event, formatted in one reservation. */
@@ -17323,14 +17355,7 @@ __attribute__((always_inline)) static inline void ludus__sf_chrome_json_slice(lu
     ludus__writer *w = x->w;
     const track *k = &x->tracks[ev->lane];
     size_t n = x->snip_off[ev->site + 1] - x->snip_off[ev->site];
-    char *p = ludus__w_reserve(w, sizeof k->part + 40 + 7 + 40 + 64 + 1);
-    memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
-    p += k->len;
-    uint64_t pb, pe;
-    ludus__slice_grid(ev->begin_ns + k->shift_ns, ev->ts_ns + k->shift_ns, &pb, &pe);
-    p = ludus__sf_chrome_json_begin_time(x, p, pb);
-    memcpy(p, ",\"dur\":", 7);
-    p = ludus__fmt_grid_t(p + 7, pe - pb, x->fracs);
+    char *p = ludus__sf_chrome_json_slice_times(ludus__w_reserve(w, sizeof k->part + 40 + 7 + 40 + 64 + 1), k, ev, &x->last, x->fracs);
     const char *sn = x->snip + x->snip_off[ev->site];
     if (n <= 64) {
         memcpy(p, sn, 64); /* the block has 64 bytes of padding; the extra bytes are overwritten */
@@ -17355,6 +17380,40 @@ __attribute__((always_inline)) static inline void ludus__sf_chrome_json_slice(lu
     ludus__w_commit(w, p);
 }
 
+/* What the loop keeps of the export's state in locals while it writes a
+ * batch of slices at a pointer of its own (byte stores may alias anything:
+ * read from x, every field would be read again after each). */
+typedef struct ludus__sf_chrome_json_slice_run {
+    const track *tracks;
+    const ludus__grid_fracs *fracs;
+    const char *snip;
+    const size_t *snip_off;
+    const ludus__slice_args_lane *args;
+    int any_args;      /* an annotation was added on this thread: look at the lane's */
+    ludus__sf_chrome_json_begin_digits last; /* x's, copied back around the slow path */
+} ludus__sf_chrome_json_slice_run;
+
+/* Room a ludus__sf_chrome_json_slice written by ludus__sf_chrome_json_slice_fast needs: the track, two times, ,"dur":,
+ * the ludus__sf_chrome_json_snippet's 64-byte copy and the closing brace (more than a mark's,
+ * INSTANT_ROOM + 1). */
+#define SLICE_ROOM (sizeof(((track *)0)->part) + 40 + 7 + 40 + 64 + 1)
+#define SLICE_SLOW_FLAGS (LUDUS_NEV_UNWOUND | LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED)
+
+/* ludus__sf_chrome_json_slice()'s common case at p (SLICE_ROOM there): no annotation pending on
+ * the lane, no flag, a ludus__sf_chrome_json_snippet of at most 64 bytes. Returns the end, or
+ * NULL (nothing written) when the ludus__sf_chrome_json_slice needs ludus__sf_chrome_json_slice(). */
+__attribute__((always_inline)) static inline char *ludus__sf_chrome_json_slice_fast(ludus__sf_chrome_json_slice_run *r, char *p, const ludus__nev *ev) {
+    uint32_t site = ev->site;
+    const char *sn = r->snip + r->snip_off[site]; /* read before the first store (which may alias it) */
+    size_t n = r->snip_off[site + 1] - r->snip_off[site];
+    if (n > 64 || (ev->flags & SLICE_SLOW_FLAGS) || (r->any_args && r->args[ev->lane].n)) return NULL;
+    p = ludus__sf_chrome_json_slice_times(p, &r->tracks[ev->lane], ev, &r->last, r->fracs);
+    memcpy(p, sn, 64); /* the block has 64 bytes of padding; the extra bytes are overwritten */
+    p += n;
+    *p++ = '}';
+    return p;
+}
+
 /* An annotation with no scope open: an instant of its own. */
 static void ludus__sf_chrome_json_lone_arg(ludus__sf_chrome_json_json_ctx *x, const ludus__nev *ev) {
     ludus__writer *w = x->w;
@@ -17363,6 +17422,41 @@ static void ludus__sf_chrome_json_lone_arg(ludus__sf_chrome_json_json_ctx *x, co
     ludus__w_str(w, ",\"cat\":\"annotation\",\"s\":\"t\",\"args\":{");
     ludus__sf_chrome_json_arg_member(x, ev, 0);
     ludus__w_str(w, ",\"ludus\":\"annotation without an open scope\"}}");
+}
+
+/* Room ludus__sf_chrome_json_instant_at needs: the track, a time, the ludus__sf_chrome_json_snippet's 64-byte copy, the
+ * kind's category. */
+#define INSTANT_ROOM (sizeof(((track *)0)->part) + 40 + 64 + sizeof(((ludus__sf_chrome_json_json_ctx *)0)->kind_cat[0]))
+_Static_assert(INSTANT_ROOM + 1 <= SLICE_ROOM, "the loop reserves SLICE_ROOM for a mark too");
+
+/* An instant's ,\n{"ph":"I",..,"ts":..,"name":..,"cat":..,"s":"t" at p
+ * (INSTANT_ROOM there) when its site's ludus__sf_chrome_json_snippet is at most 64 bytes
+ * (ludus__sf_chrome_json_instant_fits); returns the end. Everything is read before the first
+ * store (byte stores may alias x). */
+static inline int ludus__sf_chrome_json_instant_fits(const ludus__sf_chrome_json_json_ctx *x, const ludus__nev *ev) {
+    return ev->site != UINT32_MAX && x->snip_off[ev->site + 1] - x->snip_off[ev->site] <= 64;
+}
+__attribute__((always_inline)) static inline char *ludus__sf_chrome_json_instant_at(const ludus__sf_chrome_json_json_ctx *x, char *p, const ludus__nev *ev) {
+    const track *k = &x->tracks[ev->lane];
+    const char *sn = x->snip + x->snip_off[ev->site];
+    size_t n = x->snip_off[ev->site + 1] - x->snip_off[ev->site];
+    int site_cat = x->c->sites[ev->site].category != NULL; /* else the kind's ,"cat":..,"s":"t" */
+    const char *kind_cat = x->kind_cat[ev->kind];
+    size_t kind_cat_len = x->kind_cat_len[ev->kind];
+    uint64_t g = ludus__grid(ev->ts_ns + k->shift_ns);
+    const ludus__grid_fracs *fracs = x->fracs;
+    size_t len = k->len;
+    memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
+    p[9] = 'I';
+    p = ludus__fmt_grid_t(p + len, g, fracs);
+    memcpy(p, sn, 64); /* the block has 64 bytes of padding */
+    p += n;
+    if (site_cat) {
+        memcpy(p, ",\"s\":\"t\"", 8);
+        return p + 8;
+    }
+    memcpy(p, kind_cat, sizeof x->kind_cat[0]); /* fixed size: inlined, no call */
+    return p + kind_cat_len;
 }
 
 static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x, const ludus__nev *ev) {
@@ -17375,22 +17469,27 @@ static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x,
         break;
     case LUDUS__TR_INSTANT:
     case LUDUS__TR_FRAME:
-        ludus__sf_chrome_json_head_t(x, k, 'I', ev->ts_ns);
-        if (ev->site != UINT32_MAX) {
-            ludus__sf_chrome_json_snippet(x, ev->site);
+        if (ludus__sf_chrome_json_instant_fits(x, ev)) {
+            char *p = ludus__w_reserve(w, INSTANT_ROOM);
+            ludus__w_commit(w, ludus__sf_chrome_json_instant_at(x, p, ev));
         } else {
-            const char *label = ni->label ? ni->label : ni->category; /* a mark or frame without a site */
-            ludus__w_str(w, ",\"name\":");
-            ludus__w_json_str(w, label, strlen(label));
-        }
-        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) { /* the kind's: ,"cat":..,"s":"t" */
-            char *p = ludus__w_reserve(w, sizeof x->kind_cat[0]);
-            memcpy(p, x->kind_cat[ev->kind], sizeof x->kind_cat[0]); /* fixed size: inlined, no call */
-            ludus__w_commit(w, p + x->kind_cat_len[ev->kind]);
-        } else {
-            char *p = ludus__w_reserve(w, 8);
-            memcpy(p, ",\"s\":\"t\"", 8);
-            ludus__w_commit(w, p + 8);
+            ludus__sf_chrome_json_head_t(x, k, 'I', ev->ts_ns);
+            if (ev->site != UINT32_MAX) {
+                ludus__sf_chrome_json_snippet(x, ev->site);
+            } else {
+                const char *label = ni->label ? ni->label : ni->category; /* a mark or frame without a site */
+                ludus__w_str(w, ",\"name\":");
+                ludus__w_json_str(w, label, strlen(label));
+            }
+            if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) { /* the kind's: ,"cat":..,"s":"t" */
+                char *p = ludus__w_reserve(w, sizeof x->kind_cat[0]);
+                memcpy(p, x->kind_cat[ev->kind], sizeof x->kind_cat[0]); /* fixed size: inlined, no call */
+                ludus__w_commit(w, p + x->kind_cat_len[ev->kind]);
+            } else {
+                char *p = ludus__w_reserve(w, 8);
+                memcpy(p, ",\"s\":\"t\"", 8);
+                ludus__w_commit(w, p + 8);
+            }
         }
         if (ev->kind == LUDUS_NEV_FRAME) {
             ludus__w_str(w, ",\"args\":{\"frame\":");
@@ -17810,32 +17909,70 @@ static int ludus__sf_chrome_json_capture_events(ludus__sf_chrome_json_json_ctx *
         x->it = &it;
         ludus__slice_args_reset(&x->args);
         int64_t prev_ns = INT64_MIN;
+        ludus__sf_chrome_json_slice_run r = {x->tracks, x->fracs, x->snip, x->snip_off, x->args.lane, 0, {0, 0, {0}}};
         /* a batch at a time (no read of the iterator per event); a flow's
-         * peek may refill it: then the loop goes on from the new batch */
+         * peek may refill it: then the loop goes on from the new batch.
+         * Slices are written at p, committed before anything else writes. */
         while (rc == 0 && (it.opos < it.on || ludus__nev_fill(&it))) {
             const ludus__nev *ev = it.ob + it.opos, *const end = it.ob + it.on;
             it.opos = it.on;
+            r.last = x->last;
+            char *p = ludus__w_reserve(w, SLICE_ROOM);
             for (; ev < end; ev++) {
                 uint8_t tr = ludus__nevs[ev->kind].json;
                 if (tr == LUDUS__TR_SLICE_END) {
-                    ludus__sf_chrome_json_slice(x, ev);
-                } else if (tr == LUDUS__TR_ARG) {
+                    if (__builtin_expect(p > w->buf + (LUDUS__WRITER_BUF - SLICE_ROOM), 0)) {
+                        ludus__w_commit(w, p);
+                        p = ludus__w_reserve(w, SLICE_ROOM);
+                    }
+                    char *e = ludus__sf_chrome_json_slice_fast(&r, p, ev);
+                    if (e) {
+                        p = e;
+                    } else {
+                        ludus__w_commit(w, p);
+                        x->last = r.last;
+                        ludus__sf_chrome_json_slice(x, ev);
+                        r.last = x->last;
+                        p = ludus__w_reserve(w, SLICE_ROOM);
+                    }
+                    prev_ns = ev->ts_ns;
+                    continue;
+                }
+                if (tr == LUDUS__TR_INSTANT && ev->kind == LUDUS_NEV_MARK && ludus__sf_chrome_json_instant_fits(x, ev)) {
+                    /* a mark has no args (ludus__sf_chrome_json_write_event's other instants do) */
+                    if (__builtin_expect(p > w->buf + (LUDUS__WRITER_BUF - SLICE_ROOM), 0)) {
+                        ludus__w_commit(w, p);
+                        p = ludus__w_reserve(w, SLICE_ROOM);
+                    }
+                    p = ludus__sf_chrome_json_instant_at(x, p, ev);
+                    *p++ = '}';
+                    prev_ns = ev->ts_ns;
+                    continue;
+                }
+                ludus__w_commit(w, p);
+                if (tr == LUDUS__TR_ARG) {
                     if (ev->depth == UINT32_MAX)
                         ludus__sf_chrome_json_lone_arg(x, ev);
                     else
                         ludus__slice_args_add(&x->args, x->c, ev);
+                    r.any_args = 1;
+                    p = ludus__w_reserve(w, SLICE_ROOM);
                     continue; /* no event of its own on the track: a flow end may still sit right after the last one */
                 } else if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN) {
                     /* placed knowing the next event's time */
                     ludus__nev cur = *ev;
                     it.opos = (uint32_t)(ev + 1 - it.ob);
                     prev_ns = ludus__sf_chrome_json_flow_end(x, &x->tracks[cur.lane], &cur, prev_ns, ludus__nev_peek_ts(&it));
+                    p = NULL;
                     break; /* on from it.opos (0 of a new batch when the peek refilled) */
                 } else if (tr != LUDUS__TR_SLICE_BEGIN) {
                     ludus__sf_chrome_json_write_event(x, ev);
                 }
+                p = ludus__w_reserve(w, SLICE_ROOM);
                 prev_ns = ev->ts_ns;
             }
+            if (p) ludus__w_commit(w, p);
+            x->last = r.last;
         }
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);
@@ -17928,6 +18065,9 @@ int ludus__export_json_merged(ludus_capture *const *cs, uint32_t n, int64_t orig
     return ludus__sf_chrome_json_export_rc(w, rc);
 }
 #undef LANE_TID
+#undef SLICE_ROOM
+#undef SLICE_SLOW_FLAGS
+#undef INSTANT_ROOM
 #undef ASYNC_TID
 #undef GPU_TID
 #undef COV_NAME

@@ -98,7 +98,19 @@ static inline void ludus__fmt_4(char *p, uint32_t v) {
  * as Perfetto's reader (llround(x * 1000)) does.
  * tests/unit/test_writer.c checks all of it; docs/viewers.md says why. */
 #define LUDUS__GRID_PER_US 4096u
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef unsigned __int128 ludus__grid_u128; /* -Wpedantic: see capture_internal.h */
+#endif
 static inline uint64_t ludus__grid(int64_t ns) {
+#if defined(__SIZEOF_INT128__)
+    /* Below 2^54 ns (208 days; a negative ns is above as unsigned): x =
+     * u x 512 + 62 < 2^63, and x / 125 is one multiply by M = ceil(2^70 / 125)
+     * and a shift, exactly: x M / 2^70 = x / 125 + x 76 / (125 2^70), the
+     * error under 0.0048, x / 125's fraction at most 124/125 (no fix-up
+     * step, as gcc's division of any 64-bit x needs). */
+    if ((uint64_t)ns < (UINT64_C(1) << 54))
+        return (uint64_t)(((ludus__grid_u128)((uint64_t)ns * 512u + 62u) * UINT64_C(9444732965739290428)) >> 70);
+#endif
     uint64_t u = ns < 0 ? 0 : (uint64_t)ns; /* viewers drop negative times; capture times are >= 0 */
     if (u > (UINT64_MAX >> 9) - 1) u = (UINT64_MAX >> 9) - 1;
     return (u * 512u + 62u) / 125u; /* round(u x 4096 / 1000) */

@@ -34,6 +34,14 @@ typedef struct track {
 
 /* Per-export state: every site's name/category snippet (memory bounded by
  * sites) and the tracks of the thread being written. */
+/* The integer part of the last slice's begin and its digits: consecutive
+ * slices mostly begin within one us. */
+typedef struct begin_digits {
+    uint64_t us;
+    size_t len;
+    char digits[40];
+} begin_digits;
+
 typedef struct json_ctx {
     ludus__writer *w;
     const ludus_capture *c;
@@ -48,10 +56,8 @@ typedef struct json_ctx {
     ludus__grid_fracs *fracs;           /* the grid's fractions, formatted once */
     char kind_cat[LUDUS_NEV_COUNT][40]; /* per normalised kind: ,"cat":"<its category>","s":"t" */
     size_t kind_cat_len[LUDUS_NEV_COUNT];
-    uint64_t last_us;     /* the integer part of the last slice's begin, and its digits: */
-    char last_digits[40]; /* consecutive slices mostly begin within one us */
-    size_t last_len;
-    uint64_t flow_ns; /* a merge: xored into the flow ids the library made (per capture) */
+    begin_digits last; /* the last slice's begin (the loop keeps a copy while it writes) */
+    uint64_t flow_ns;  /* a merge: xored into the flow ids the library made (per capture) */
 } json_ctx;
 
 static void set_track(track *k, const json_ctx *x, uint64_t tid) {
@@ -142,9 +148,9 @@ static int build_snippets(json_ctx *x) {
         if (!x->fracs) return -1;
         ludus__grid_fracs_init(x->fracs);
     }
-    x->last_us = 0;
-    x->last_len = 1;
-    x->last_digits[0] = '0';
+    x->last.us = 0;
+    x->last.len = 1;
+    x->last.digits[0] = '0';
     for (int k = 0; k < LUDUS_NEV_COUNT; k++) { /* the library's own categories: short, nothing to escape */
         int n = snprintf(x->kind_cat[k], sizeof x->kind_cat[k], ",\"cat\":\"%s\",\"s\":\"t\"", ludus__nevs[k].category);
         x->kind_cat_len[k] = n > 0 && (size_t)n < sizeof x->kind_cat[k] ? (size_t)n : 0;
@@ -275,18 +281,32 @@ static void arg_member(json_ctx *x, const ludus__nev *ev, int comma) {
 
 /* A slice's begin time: fmt_grid_t, the integer part copied when it is the
  * last slice's. */
-static inline char *begin_time(json_ctx *x, char *p, uint64_t g) {
+__attribute__((always_inline)) static inline char *begin_time(begin_digits *b, const ludus__grid_fracs *fracs, char *p,
+                                                              uint64_t g) {
     uint64_t q = g >> 12;
-    if (q != x->last_us) {
-        x->last_us = q;
+    if (q != b->us) {
+        b->us = q;
         /* fmt_grid_t's integer part; the fraction is written after it */
-        x->last_len = (size_t)(ludus__fmt_grid_t(x->last_digits, q << 12, x->fracs) - x->last_digits);
+        b->len = (size_t)(ludus__fmt_grid_t(b->digits, q << 12, fracs) - b->digits);
     }
-    memcpy(p, x->last_digits, 16); /* at most 15 digits below 2^64 ns */
-    p += x->last_len;
-    const char *f = x->fracs->f[g & 4095u];
+    memcpy(p, b->digits, 16); /* at most 15 digits below 2^64 ns */
+    p += b->len;
+    const char *f = fracs->f[g & 4095u];
     memcpy(p, f, 16);
     return p + (unsigned char)f[15];
+}
+
+/* A slice's ,\n{"ph":"X",..,"ts":<begin>,"dur":<dur> at p (the track, two
+ * times on the grid); returns the end. */
+__attribute__((always_inline)) static inline char *slice_times(char *p, const track *k, const ludus__nev *ev,
+                                                               begin_digits *last, const ludus__grid_fracs *fracs) {
+    memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
+    p += k->len;
+    uint64_t pb, pe;
+    ludus__slice_grid(ev->begin_ns + k->shift_ns, ev->ts_ns + k->shift_ns, &pb, &pe);
+    p = begin_time(last, fracs, p, pb);
+    memcpy(p, ",\"dur\":", 7);
+    return ludus__fmt_grid_t(p + 7, pe - pb, fracs);
 }
 
 /* A complete slice: one X event, formatted in one reservation. */
@@ -294,14 +314,7 @@ __attribute__((always_inline)) static inline void slice(json_ctx *x, const ludus
     ludus__writer *w = x->w;
     const track *k = &x->tracks[ev->lane];
     size_t n = x->snip_off[ev->site + 1] - x->snip_off[ev->site];
-    char *p = ludus__w_reserve(w, sizeof k->part + 40 + 7 + 40 + 64 + 1);
-    memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
-    p += k->len;
-    uint64_t pb, pe;
-    ludus__slice_grid(ev->begin_ns + k->shift_ns, ev->ts_ns + k->shift_ns, &pb, &pe);
-    p = begin_time(x, p, pb);
-    memcpy(p, ",\"dur\":", 7);
-    p = ludus__fmt_grid_t(p + 7, pe - pb, x->fracs);
+    char *p = slice_times(ludus__w_reserve(w, sizeof k->part + 40 + 7 + 40 + 64 + 1), k, ev, &x->last, x->fracs);
     const char *sn = x->snip + x->snip_off[ev->site];
     if (n <= 64) {
         memcpy(p, sn, 64); /* the block has 64 bytes of padding; the extra bytes are overwritten */
@@ -326,6 +339,40 @@ __attribute__((always_inline)) static inline void slice(json_ctx *x, const ludus
     ludus__w_commit(w, p);
 }
 
+/* What the loop keeps of the export's state in locals while it writes a
+ * batch of slices at a pointer of its own (byte stores may alias anything:
+ * read from x, every field would be read again after each). */
+typedef struct slice_run {
+    const track *tracks;
+    const ludus__grid_fracs *fracs;
+    const char *snip;
+    const size_t *snip_off;
+    const ludus__slice_args_lane *args;
+    int any_args;      /* an annotation was added on this thread: look at the lane's */
+    begin_digits last; /* x's, copied back around the slow path */
+} slice_run;
+
+/* Room a slice written by slice_fast needs: the track, two times, ,"dur":,
+ * the snippet's 64-byte copy and the closing brace (more than a mark's,
+ * INSTANT_ROOM + 1). */
+#define SLICE_ROOM (sizeof(((track *)0)->part) + 40 + 7 + 40 + 64 + 1)
+#define SLICE_SLOW_FLAGS (LUDUS_NEV_UNWOUND | LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED)
+
+/* slice()'s common case at p (SLICE_ROOM there): no annotation pending on
+ * the lane, no flag, a snippet of at most 64 bytes. Returns the end, or
+ * NULL (nothing written) when the slice needs slice(). */
+__attribute__((always_inline)) static inline char *slice_fast(slice_run *r, char *p, const ludus__nev *ev) {
+    uint32_t site = ev->site;
+    const char *sn = r->snip + r->snip_off[site]; /* read before the first store (which may alias it) */
+    size_t n = r->snip_off[site + 1] - r->snip_off[site];
+    if (n > 64 || (ev->flags & SLICE_SLOW_FLAGS) || (r->any_args && r->args[ev->lane].n)) return NULL;
+    p = slice_times(p, &r->tracks[ev->lane], ev, &r->last, r->fracs);
+    memcpy(p, sn, 64); /* the block has 64 bytes of padding; the extra bytes are overwritten */
+    p += n;
+    *p++ = '}';
+    return p;
+}
+
 /* An annotation with no scope open: an instant of its own. */
 static void lone_arg(json_ctx *x, const ludus__nev *ev) {
     ludus__writer *w = x->w;
@@ -334,6 +381,41 @@ static void lone_arg(json_ctx *x, const ludus__nev *ev) {
     ludus__w_str(w, ",\"cat\":\"annotation\",\"s\":\"t\",\"args\":{");
     arg_member(x, ev, 0);
     ludus__w_str(w, ",\"ludus\":\"annotation without an open scope\"}}");
+}
+
+/* Room instant_at needs: the track, a time, the snippet's 64-byte copy, the
+ * kind's category. */
+#define INSTANT_ROOM (sizeof(((track *)0)->part) + 40 + 64 + sizeof(((json_ctx *)0)->kind_cat[0]))
+_Static_assert(INSTANT_ROOM + 1 <= SLICE_ROOM, "the loop reserves SLICE_ROOM for a mark too");
+
+/* An instant's ,\n{"ph":"I",..,"ts":..,"name":..,"cat":..,"s":"t" at p
+ * (INSTANT_ROOM there) when its site's snippet is at most 64 bytes
+ * (instant_fits); returns the end. Everything is read before the first
+ * store (byte stores may alias x). */
+static inline int instant_fits(const json_ctx *x, const ludus__nev *ev) {
+    return ev->site != UINT32_MAX && x->snip_off[ev->site + 1] - x->snip_off[ev->site] <= 64;
+}
+__attribute__((always_inline)) static inline char *instant_at(const json_ctx *x, char *p, const ludus__nev *ev) {
+    const track *k = &x->tracks[ev->lane];
+    const char *sn = x->snip + x->snip_off[ev->site];
+    size_t n = x->snip_off[ev->site + 1] - x->snip_off[ev->site];
+    int site_cat = x->c->sites[ev->site].category != NULL; /* else the kind's ,"cat":..,"s":"t" */
+    const char *kind_cat = x->kind_cat[ev->kind];
+    size_t kind_cat_len = x->kind_cat_len[ev->kind];
+    uint64_t g = ludus__grid(ev->ts_ns + k->shift_ns);
+    const ludus__grid_fracs *fracs = x->fracs;
+    size_t len = k->len;
+    memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
+    p[9] = 'I';
+    p = ludus__fmt_grid_t(p + len, g, fracs);
+    memcpy(p, sn, 64); /* the block has 64 bytes of padding */
+    p += n;
+    if (site_cat) {
+        memcpy(p, ",\"s\":\"t\"", 8);
+        return p + 8;
+    }
+    memcpy(p, kind_cat, sizeof x->kind_cat[0]); /* fixed size: inlined, no call */
+    return p + kind_cat_len;
 }
 
 static void write_event(json_ctx *x, const ludus__nev *ev) {
@@ -346,22 +428,27 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
         break;
     case LUDUS__TR_INSTANT:
     case LUDUS__TR_FRAME:
-        head_t(x, k, 'I', ev->ts_ns);
-        if (ev->site != UINT32_MAX) {
-            snippet(x, ev->site);
+        if (instant_fits(x, ev)) {
+            char *p = ludus__w_reserve(w, INSTANT_ROOM);
+            ludus__w_commit(w, instant_at(x, p, ev));
         } else {
-            const char *label = ni->label ? ni->label : ni->category; /* a mark or frame without a site */
-            ludus__w_str(w, ",\"name\":");
-            ludus__w_json_str(w, label, strlen(label));
-        }
-        if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) { /* the kind's: ,"cat":..,"s":"t" */
-            char *p = ludus__w_reserve(w, sizeof x->kind_cat[0]);
-            memcpy(p, x->kind_cat[ev->kind], sizeof x->kind_cat[0]); /* fixed size: inlined, no call */
-            ludus__w_commit(w, p + x->kind_cat_len[ev->kind]);
-        } else {
-            char *p = ludus__w_reserve(w, 8);
-            memcpy(p, ",\"s\":\"t\"", 8);
-            ludus__w_commit(w, p + 8);
+            head_t(x, k, 'I', ev->ts_ns);
+            if (ev->site != UINT32_MAX) {
+                snippet(x, ev->site);
+            } else {
+                const char *label = ni->label ? ni->label : ni->category; /* a mark or frame without a site */
+                ludus__w_str(w, ",\"name\":");
+                ludus__w_json_str(w, label, strlen(label));
+            }
+            if (ev->site == UINT32_MAX || !x->c->sites[ev->site].category) { /* the kind's: ,"cat":..,"s":"t" */
+                char *p = ludus__w_reserve(w, sizeof x->kind_cat[0]);
+                memcpy(p, x->kind_cat[ev->kind], sizeof x->kind_cat[0]); /* fixed size: inlined, no call */
+                ludus__w_commit(w, p + x->kind_cat_len[ev->kind]);
+            } else {
+                char *p = ludus__w_reserve(w, 8);
+                memcpy(p, ",\"s\":\"t\"", 8);
+                ludus__w_commit(w, p + 8);
+            }
         }
         if (ev->kind == LUDUS_NEV_FRAME) {
             ludus__w_str(w, ",\"args\":{\"frame\":");
@@ -781,32 +868,70 @@ static int capture_events(json_ctx *x, ludus_capture *c, int first) {
         x->it = &it;
         ludus__slice_args_reset(&x->args);
         int64_t prev_ns = INT64_MIN;
+        slice_run r = {x->tracks, x->fracs, x->snip, x->snip_off, x->args.lane, 0, {0, 0, {0}}};
         /* a batch at a time (no read of the iterator per event); a flow's
-         * peek may refill it: then the loop goes on from the new batch */
+         * peek may refill it: then the loop goes on from the new batch.
+         * Slices are written at p, committed before anything else writes. */
         while (rc == 0 && (it.opos < it.on || ludus__nev_fill(&it))) {
             const ludus__nev *ev = it.ob + it.opos, *const end = it.ob + it.on;
             it.opos = it.on;
+            r.last = x->last;
+            char *p = ludus__w_reserve(w, SLICE_ROOM);
             for (; ev < end; ev++) {
                 uint8_t tr = ludus__nevs[ev->kind].json;
                 if (tr == LUDUS__TR_SLICE_END) {
-                    slice(x, ev);
-                } else if (tr == LUDUS__TR_ARG) {
+                    if (__builtin_expect(p > w->buf + (LUDUS__WRITER_BUF - SLICE_ROOM), 0)) {
+                        ludus__w_commit(w, p);
+                        p = ludus__w_reserve(w, SLICE_ROOM);
+                    }
+                    char *e = slice_fast(&r, p, ev);
+                    if (e) {
+                        p = e;
+                    } else {
+                        ludus__w_commit(w, p);
+                        x->last = r.last;
+                        slice(x, ev);
+                        r.last = x->last;
+                        p = ludus__w_reserve(w, SLICE_ROOM);
+                    }
+                    prev_ns = ev->ts_ns;
+                    continue;
+                }
+                if (tr == LUDUS__TR_INSTANT && ev->kind == LUDUS_NEV_MARK && instant_fits(x, ev)) {
+                    /* a mark has no args (write_event's other instants do) */
+                    if (__builtin_expect(p > w->buf + (LUDUS__WRITER_BUF - SLICE_ROOM), 0)) {
+                        ludus__w_commit(w, p);
+                        p = ludus__w_reserve(w, SLICE_ROOM);
+                    }
+                    p = instant_at(x, p, ev);
+                    *p++ = '}';
+                    prev_ns = ev->ts_ns;
+                    continue;
+                }
+                ludus__w_commit(w, p);
+                if (tr == LUDUS__TR_ARG) {
                     if (ev->depth == UINT32_MAX)
                         lone_arg(x, ev);
                     else
                         ludus__slice_args_add(&x->args, x->c, ev);
+                    r.any_args = 1;
+                    p = ludus__w_reserve(w, SLICE_ROOM);
                     continue; /* no event of its own on the track: a flow end may still sit right after the last one */
                 } else if (tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN) {
                     /* placed knowing the next event's time */
                     ludus__nev cur = *ev;
                     it.opos = (uint32_t)(ev + 1 - it.ob);
                     prev_ns = flow_end(x, &x->tracks[cur.lane], &cur, prev_ns, ludus__nev_peek_ts(&it));
+                    p = NULL;
                     break; /* on from it.opos (0 of a new batch when the peek refilled) */
                 } else if (tr != LUDUS__TR_SLICE_BEGIN) {
                     write_event(x, ev);
                 }
+                p = ludus__w_reserve(w, SLICE_ROOM);
                 prev_ns = ev->ts_ns;
             }
+            if (p) ludus__w_commit(w, p);
+            x->last = r.last;
         }
         if (rc == 0) rc = ludus__nev_error(&it);
         ludus__nev_free(&it);

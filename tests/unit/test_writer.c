@@ -115,6 +115,40 @@ static void test_us(void **state) {
     assert_string_equal(a, "0");
 }
 
+/* ludus__grid is round(ns x 4.096), (u x 512 + 62) / 125 with u clamped
+ * (writer.h): its multiply below 2^54 ns gives that quotient exactly,
+ * checked on both sides of 2^54, at the largest remainders (x / 125's
+ * fraction 124/125, where a multiply's error would show) and on random
+ * values of every length. */
+static uint64_t grid_by_division(int64_t ns) {
+    uint64_t u = ns < 0 ? 0 : (uint64_t)ns;
+    if (u > (UINT64_MAX >> 9) - 1) u = (UINT64_MAX >> 9) - 1;
+    return (u * 512u + 62u) / 125u;
+}
+
+static void test_grid_quotient(void **state) {
+    (void)state;
+    const int64_t top = (int64_t)1 << 54;
+    for (int64_t d = -300; d <= 300; d++) {
+        assert_true(ludus__grid(top + d) == grid_by_division(top + d));
+        assert_true(ludus__grid(d) == grid_by_division(d));
+        assert_true(ludus__grid(INT64_MAX + (d < 0 ? d : -d)) == grid_by_division(INT64_MAX + (d < 0 ? d : -d)));
+    }
+    assert_true(ludus__grid(INT64_MIN) == 0);
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 2000000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int64_t ns = (int64_t)((x >> 9) >> (x % 48)); /* < 2^55: both sides of 2^54 */
+        assert_true(ludus__grid(ns) == grid_by_division(ns));
+        /* the largest remainder: (u x 512 + 62) mod 125 = 124 when u mod 125 = 26 */
+        uint64_t u = 125u * ((x >> 11) % ((UINT64_C(1) << 55) / 125)) + 26u;
+        assert_true((u * 512u + 62u) % 125u == 124u);
+        assert_true(ludus__grid((int64_t)u) == grid_by_division((int64_t)u));
+    }
+}
+
 /* ---- the name writers ---- */
 
 typedef struct sink {
@@ -248,8 +282,9 @@ static void test_grid_table(void **state) {
 }
 
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_u64),        cmocka_unit_test(test_us),
-                                       cmocka_unit_test(test_grid_table), cmocka_unit_test(test_name_writers),
-                                       cmocka_unit_test(test_text_cut),   cmocka_unit_test(test_pb_str)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_u64),          cmocka_unit_test(test_us),
+                                       cmocka_unit_test(test_grid_table),   cmocka_unit_test(test_grid_quotient),
+                                       cmocka_unit_test(test_name_writers), cmocka_unit_test(test_text_cut),
+                                       cmocka_unit_test(test_pb_str)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
