@@ -701,6 +701,10 @@ static void test_kill9_random_moment(void **state) {
             overflowed++;
             assert_true(in.summary.events > 10000); /* losses only once the pool was full */
         }
+        if (in.summary.events == 0) { /* killed before anything reached the file: nothing to export (ENODATA) */
+            ludus_capture_release(c);
+            continue;
+        }
         /* the sequence: Outer slices in order, each with at most one Inner */
         char *json = lt_capture_json(c);
         lt_trace t;
