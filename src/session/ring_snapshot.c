@@ -101,6 +101,17 @@ __attribute__((no_sanitize("thread"))) static uint64_t first_ticks(const ludus__
     return ((const volatile ludus__event *)LUDUS__CHUNK_EVENTS(ch))->ticks;
 }
 
+/* Room for entry n of *refs (grown by doubling); 0 when out of memory. */
+static int refs_room(piece_ref **refs, uint32_t *cap, uint32_t n) {
+    if (n < *cap) return 1;
+    uint32_t nc = *cap ? *cap * 2 : 64;
+    piece_ref *r = ludus__realloc(*refs, nc * sizeof *r);
+    if (!r) return 0;
+    *refs = r;
+    *cap = nc;
+    return 1;
+}
+
 /* The thread's pieces, front to current, in *refs (grown); their count,
  * or 0 when the list moved under every walk tried. */
 static uint32_t walk(ludus__thread_cold *c, piece_ref **refs, uint32_t *cap) {
@@ -110,13 +121,7 @@ static uint32_t walk(ludus__thread_cold *c, piece_ref **refs, uint32_t *cap) {
         uint32_t n = 0;
         int whole = 0;
         while (p) {
-            if (n == *cap) {
-                uint32_t nc = *cap ? *cap * 2 : 64;
-                piece_ref *r = ludus__realloc(*refs, nc * sizeof *r);
-                if (!r) return 0;
-                *refs = r;
-                *cap = nc;
-            }
+            if (!refs_room(refs, cap, n)) return 0;
             uint32_t seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
             if (n && seq != (*refs)[n - 1].seq + 1) break; /* a piece reused under the walk */
             (*refs)[n++] = (piece_ref){p, seq};
@@ -146,6 +151,13 @@ static size_t current_used(const ludus__thread_hot *h, const ludus__chunk *last)
     return 0; /* between pieces all along: its current piece is left out */
 }
 
+/* Drops what th copied so far (its memory from `start` is written again). */
+static void forget_copied(ludus__cap_thread *th, size_t *at, size_t start) {
+    th->nruns = 0;
+    th->slots = 0;
+    *at = start;
+}
+
 /* One thread's list copied into th (runs pointing into mem at *at),
  * from its last piece that began before `from` (ticks; the window's
  * start): the pieces before it lie wholly before the window. A thread
@@ -170,10 +182,7 @@ static int copy_list(ludus__cap_thread *th, const piece_ref *refs, uint32_t n, c
         /* read again by an add of 0: its release half keeps the copy's
          * loads before it (a fence, as TSan models it) */
         if (__atomic_fetch_add(&ch->seq, 0u, __ATOMIC_ACQ_REL) != refs[i].seq) {
-            /* written over while copied: it and the older ones go */
-            th->nruns = 0;
-            th->slots = 0;
-            *at = start;
+            forget_copied(th, at, start); /* written over while copied: it and the older ones go */
             continue;
         }
         if (used) {
@@ -191,11 +200,7 @@ static int copy_list(ludus__cap_thread *th, const piece_ref *refs, uint32_t n, c
             if (step == 0) break;
             last = r->ev[k].ticks;
         }
-        if (last < from) {
-            th->nruns = 0;
-            th->slots = 0;
-            *at = start;
-        }
+        if (last < from) forget_copied(th, at, start);
     }
     return 0;
 }
@@ -270,18 +275,11 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
         name_thread(th, f->name, f->tid, f->serial);
         th->exited = f->exited;
         uint32_t n = 0;
-        for (ludus__chunk *p = f->first; p; p = p->next) {
-            if (n == refs_cap) {
-                uint32_t nc = refs_cap ? refs_cap * 2 : 64;
-                piece_ref *nr = ludus__realloc(refs, nc * sizeof *nr);
-                if (!nr) {
-                    rc = LUDUS_ENOMEM;
-                    break;
-                }
-                refs = nr;
-                refs_cap = nc;
-            }
-            refs[n++] = (piece_ref){p, p->seq};
+        for (ludus__chunk *p = f->first; p && rc == 0; p = p->next) {
+            if (!refs_room(&refs, &refs_cap, n))
+                rc = LUDUS_ENOMEM;
+            else
+                refs[n++] = (piece_ref){p, p->seq};
         }
         uint64_t before = 0;
         if (rc == 0) rc = copy_list(th, refs, n, NULL, from, mem, cap, &at, &before);
