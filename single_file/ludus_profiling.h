@@ -14852,6 +14852,17 @@ __attribute__((no_sanitize("thread"))) static uint64_t ludus__sf_ring_snapshot_f
     return ((const volatile ludus__event *)LUDUS__CHUNK_EVENTS(ch))->ticks;
 }
 
+/* Room for entry n of *refs (grown by doubling); 0 when out of memory. */
+static int ludus__sf_ring_snapshot_refs_room(ludus__sf_ring_snapshot_piece_ref **refs, uint32_t *cap, uint32_t n) {
+    if (n < *cap) return 1;
+    uint32_t nc = *cap ? *cap * 2 : 64;
+    ludus__sf_ring_snapshot_piece_ref *r = ludus__realloc(*refs, nc * sizeof *r);
+    if (!r) return 0;
+    *refs = r;
+    *cap = nc;
+    return 1;
+}
+
 /* The thread's pieces, front to current, in *refs (grown); their count,
  * or 0 when the list moved under every ludus__sf_ring_snapshot_walk tried. */
 static uint32_t ludus__sf_ring_snapshot_walk(ludus__thread_cold *c, ludus__sf_ring_snapshot_piece_ref **refs, uint32_t *cap) {
@@ -14861,13 +14872,7 @@ static uint32_t ludus__sf_ring_snapshot_walk(ludus__thread_cold *c, ludus__sf_ri
         uint32_t n = 0;
         int whole = 0;
         while (p) {
-            if (n == *cap) {
-                uint32_t nc = *cap ? *cap * 2 : 64;
-                ludus__sf_ring_snapshot_piece_ref *r = ludus__realloc(*refs, nc * sizeof *r);
-                if (!r) return 0;
-                *refs = r;
-                *cap = nc;
-            }
+            if (!ludus__sf_ring_snapshot_refs_room(refs, cap, n)) return 0;
             uint32_t seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
             if (n && seq != (*refs)[n - 1].seq + 1) break; /* a piece reused under the ludus__sf_ring_snapshot_walk */
             (*refs)[n++] = (ludus__sf_ring_snapshot_piece_ref){p, seq};
@@ -14897,6 +14902,13 @@ static size_t ludus__sf_ring_snapshot_current_used(const ludus__thread_hot *h, c
     return 0; /* between pieces all along: its current piece is left out */
 }
 
+/* Drops what th copied so far (its memory from `start` is written again). */
+static void ludus__sf_ring_snapshot_forget_copied(ludus__cap_thread *th, size_t *at, size_t start) {
+    th->nruns = 0;
+    th->slots = 0;
+    *at = start;
+}
+
 /* One thread's list copied into th (runs pointing into mem at *at),
  * from its last piece that began before `from` (ticks; the window's
  * start): the pieces before it lie wholly before the window. A thread
@@ -14921,10 +14933,7 @@ static int ludus__sf_ring_snapshot_copy_list(ludus__cap_thread *th, const ludus_
         /* read again by an add of 0: its release half keeps the copy's
          * loads before it (a fence, as TSan models it) */
         if (__atomic_fetch_add(&ch->seq, 0u, __ATOMIC_ACQ_REL) != refs[i].seq) {
-            /* written over while copied: it and the older ones go */
-            th->nruns = 0;
-            th->slots = 0;
-            *at = start;
+            ludus__sf_ring_snapshot_forget_copied(th, at, start); /* written over while copied: it and the older ones go */
             continue;
         }
         if (used) {
@@ -14942,11 +14951,7 @@ static int ludus__sf_ring_snapshot_copy_list(ludus__cap_thread *th, const ludus_
             if (step == 0) break;
             last = r->ev[k].ticks;
         }
-        if (last < from) {
-            th->nruns = 0;
-            th->slots = 0;
-            *at = start;
-        }
+        if (last < from) ludus__sf_ring_snapshot_forget_copied(th, at, start);
     }
     return 0;
 }
@@ -15021,18 +15026,11 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
         ludus__sf_ring_snapshot_name_thread(th, f->name, f->tid, f->serial);
         th->exited = f->exited;
         uint32_t n = 0;
-        for (ludus__chunk *p = f->first; p; p = p->next) {
-            if (n == refs_cap) {
-                uint32_t nc = refs_cap ? refs_cap * 2 : 64;
-                ludus__sf_ring_snapshot_piece_ref *nr = ludus__realloc(refs, nc * sizeof *nr);
-                if (!nr) {
-                    rc = LUDUS_ENOMEM;
-                    break;
-                }
-                refs = nr;
-                refs_cap = nc;
-            }
-            refs[n++] = (ludus__sf_ring_snapshot_piece_ref){p, p->seq};
+        for (ludus__chunk *p = f->first; p && rc == 0; p = p->next) {
+            if (!ludus__sf_ring_snapshot_refs_room(&refs, &refs_cap, n))
+                rc = LUDUS_ENOMEM;
+            else
+                refs[n++] = (ludus__sf_ring_snapshot_piece_ref){p, p->seq};
         }
         uint64_t before = 0;
         if (rc == 0) rc = ludus__sf_ring_snapshot_copy_list(th, refs, n, NULL, from, mem, cap, &at, &before);
@@ -23154,9 +23152,11 @@ static void ludus__sf_launch_write_at_exit(void) {
     }
     if (rc == 0) rc = ludus_capture_save(c, ludus__sf_launch_S.format, 0, path);
     ludus_capture_summary s;
-    int64_t span = 0;
-    if (rc == 0 && ludus_capture_get_summary(c, &s) == 0 && ludus__sf_launch_S.rolling_mode && st.evicted_in_window &&
-        (span = s.end_ns - s.start_ns) > 0 && span < (int64_t)ludus__sf_launch_S.window_ms * 1000000) {
+    if (rc == 0) rc = ludus_capture_get_summary(c, &s);
+    int64_t span = rc == 0 ? s.end_ns - s.start_ns : 0;
+    if (rc)
+        fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc), ludus_last_error_detail());
+    else if (ludus__sf_launch_S.rolling_mode && st.evicted_in_window && span > 0 && span < (int64_t)ludus__sf_launch_S.window_ms * 1000000) {
         /* the pool held less than the window for some thread: what would hold it */
         uint64_t need = (uint64_t)((double)s.bytes_used * (double)ludus__sf_launch_S.window_ms * 1.25e6 / (double)span), chunks = 1;
         while (chunks * 65536 < need && chunks < (UINT64_C(1) << 24)) chunks *= 2;
@@ -23165,18 +23165,15 @@ static void ludus__sf_launch_write_at_exit(void) {
                 "LUDUS_TRACE_CHUNKS=%llu would hold it)\n",
                 path, (unsigned long long)s.events, (unsigned long long)s.dropped, (double)span / 1e6, ludus__sf_launch_S.window_ms,
                 (unsigned long long)chunks);
-    } else if (rc == 0 && ludus_capture_get_summary(c, &s) == 0) {
-        if (s.pool_bytes_needed && !ludus__sf_launch_S.rolling_mode)
-            fprintf(stderr,
-                    "ludus: wrote %s (%llu events, %llu dropped: the pool was full; LUDUS_TRACE_CHUNKS=%llu would have "
-                    "held them)\n",
-                    path, (unsigned long long)s.events, (unsigned long long)s.dropped,
-                    (unsigned long long)(s.pool_bytes_needed / 65536));
-        else
-            fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
-                    (unsigned long long)s.dropped);
-    } else
-        fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc), ludus_last_error_detail());
+    } else if (s.pool_bytes_needed && !ludus__sf_launch_S.rolling_mode)
+        fprintf(stderr,
+                "ludus: wrote %s (%llu events, %llu dropped: the pool was full; LUDUS_TRACE_CHUNKS=%llu would have "
+                "held them)\n",
+                path, (unsigned long long)s.events, (unsigned long long)s.dropped,
+                (unsigned long long)(s.pool_bytes_needed / 65536));
+    else
+        fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
+                (unsigned long long)s.dropped);
     ludus_capture_release(c);
 }
 

@@ -79,9 +79,11 @@ static void write_at_exit(void) {
     }
     if (rc == 0) rc = ludus_capture_save(c, S.format, 0, path);
     ludus_capture_summary s;
-    int64_t span = 0;
-    if (rc == 0 && ludus_capture_get_summary(c, &s) == 0 && S.rolling_mode && st.evicted_in_window &&
-        (span = s.end_ns - s.start_ns) > 0 && span < (int64_t)S.window_ms * 1000000) {
+    if (rc == 0) rc = ludus_capture_get_summary(c, &s);
+    int64_t span = rc == 0 ? s.end_ns - s.start_ns : 0;
+    if (rc)
+        fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc), ludus_last_error_detail());
+    else if (S.rolling_mode && st.evicted_in_window && span > 0 && span < (int64_t)S.window_ms * 1000000) {
         /* the pool held less than the window for some thread: what would hold it */
         uint64_t need = (uint64_t)((double)s.bytes_used * (double)S.window_ms * 1.25e6 / (double)span), chunks = 1;
         while (chunks * 65536 < need && chunks < (UINT64_C(1) << 24)) chunks *= 2;
@@ -90,18 +92,15 @@ static void write_at_exit(void) {
                 "LUDUS_TRACE_CHUNKS=%llu would hold it)\n",
                 path, (unsigned long long)s.events, (unsigned long long)s.dropped, (double)span / 1e6, S.window_ms,
                 (unsigned long long)chunks);
-    } else if (rc == 0 && ludus_capture_get_summary(c, &s) == 0) {
-        if (s.pool_bytes_needed && !S.rolling_mode)
-            fprintf(stderr,
-                    "ludus: wrote %s (%llu events, %llu dropped: the pool was full; LUDUS_TRACE_CHUNKS=%llu would have "
-                    "held them)\n",
-                    path, (unsigned long long)s.events, (unsigned long long)s.dropped,
-                    (unsigned long long)(s.pool_bytes_needed / 65536));
-        else
-            fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
-                    (unsigned long long)s.dropped);
-    } else
-        fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc), ludus_last_error_detail());
+    } else if (s.pool_bytes_needed && !S.rolling_mode)
+        fprintf(stderr,
+                "ludus: wrote %s (%llu events, %llu dropped: the pool was full; LUDUS_TRACE_CHUNKS=%llu would have "
+                "held them)\n",
+                path, (unsigned long long)s.events, (unsigned long long)s.dropped,
+                (unsigned long long)(s.pool_bytes_needed / 65536));
+    else
+        fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
+                (unsigned long long)s.dropped);
     ludus_capture_release(c);
 }
 
