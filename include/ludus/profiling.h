@@ -746,10 +746,27 @@ LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char
  * every level. */
 #define LUDUS__NO_SCOPE typedef int LUDUS__UVAR(ludus__no_scope_) __attribute__((unused))
 
+/* A zone's context: what LUDUS_ZONE_BEGIN hands back and LUDUS_ZONE_END
+ * takes (the begin's token; 0 when nothing was recorded). Plain data: keep
+ * it in a local, a struct, a job; copy it freely. */
+typedef struct ludus_zone {
+    uintptr_t token;
+} ludus_zone;
+
+/* A zone from a begin's token (a compound literal is not C++). */
+LUDUS__INLINE ludus_zone ludus__zone_make(uintptr_t token) {
+    ludus_zone z;
+    z.token = token;
+    return z;
+}
+
 /* Picks the one- or two-argument form of LUDUS_PROFILE_SCOPE (ISO C11: no
  * GNU comma swallowing). */
 #define LUDUS__ARG3(a, b, c, ...) c
 #define LUDUS__PICK2(impl2, impl1, ...) LUDUS__ARG3(__VA_ARGS__, impl2, impl1, unused)
+/* The two- or three-argument form of LUDUS_ZONE_BEGIN. */
+#define LUDUS__ARG4(a, b, c, d, ...) d
+#define LUDUS__PICK23(impl3, impl2, ...) LUDUS__ARG4(__VA_ARGS__, impl3, impl2, unused)
 
 #if LUDUS_PROFILE_LEVEL > 0
 
@@ -830,6 +847,41 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
         LUDUS__SITE(site_var, name_str, NULL);              \
         ludus__span_begin_check(LUDUS__SITE_PTR(site_var)); \
     } while (0)
+/* Zones with a context: the non-lexical form for C engines and for code
+ * instrumented with begin/end pairs (Tracy's TracyCZone/TracyCZoneEnd,
+ * Perfetto's TRACE_EVENT_BEGIN/END). The same inline path as a scope, at a
+ * scope's cost: BEGIN records the begin and gives its context, END records
+ * the end that names it.
+ *     LUDUS_ZONE_BEGIN(z, Physics);           declares ludus_zone z
+ *     LUDUS_ZONE_BEGIN(z, "Broad phase", phys); a literal name, a category
+ *     LUDUS_ZONE_BEGIN_INTO(job->zone, Job);   fills an existing ludus_zone
+ *     LUDUS_ZONE_END(z);
+ * An end may sit in another function than its begin (a callback, a state
+ * machine's next step) but must run on the begin's thread, in the order
+ * the thread's nesting allows (an end closes its own zone: zones opened
+ * inside it and not ended yet are closed with it, marked unwound, as after
+ * a longjmp). A zone begun before a capture records nothing at its end; a
+ * zone of an earlier capture is an orphan end, counted. Name and Category
+ * are tokens or literals; for names known at run time, use spans. */
+#define LUDUS__ZONE_AT(site_var, var_decl, name_str, cat_str) \
+    LUDUS__SITE(site_var, name_str, cat_str);                  \
+    var_decl = ludus__zone_make(ludus__scope_begin(LUDUS__SITE_PTR(site_var)))
+#define LUDUS__ZONE_BEGIN_NC(var_decl, name_str, cat_str) \
+    LUDUS__ZONE_AT(LUDUS__UVAR(ludus__zone_site_), var_decl, name_str, cat_str)
+#define LUDUS__ZONE_BEGIN2(var, Name) LUDUS__ZONE_BEGIN_NC(ludus_zone var, #Name, NULL)
+#define LUDUS__ZONE_BEGIN3(var, Name, Category) LUDUS__ZONE_BEGIN_NC(ludus_zone var, #Name, #Category)
+#define LUDUS_ZONE_BEGIN(...) LUDUS__PICK23(LUDUS__ZONE_BEGIN3, LUDUS__ZONE_BEGIN2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS__ZONE_INTO2(lvalue, Name)                   \
+    do {                                                  \
+        LUDUS__ZONE_BEGIN_NC((lvalue), #Name, NULL);       \
+    } while (0)
+#define LUDUS__ZONE_INTO3(lvalue, Name, Category)         \
+    do {                                                  \
+        LUDUS__ZONE_BEGIN_NC((lvalue), #Name, #Category); \
+    } while (0)
+#define LUDUS_ZONE_BEGIN_INTO(...) LUDUS__PICK23(LUDUS__ZONE_INTO3, LUDUS__ZONE_INTO2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS_ZONE_END(zone) ludus__scope_end((zone).token)
+
 /* A span that is not lexical: BEGIN opens it, END closes the innermost span
  * opened by BEGIN or ludus_span_begin on this thread (lexical scopes opened
  * since do not matter: see ludus_span_end). */
@@ -1012,6 +1064,17 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 #define LUDUS_PROFILE_LOCK_WAIT(Name) LUDUS__NO_SCOPE
 #define LUDUS_PROFILE_FRAME() ((void)0)
 #define LUDUS_PROFILE_MARK(Name) ((void)0)
+/* A zone compiles to a context that is always "not recorded": code that
+ * keeps or passes it still builds, and END reads it and does nothing. */
+#define LUDUS__ZONE_NONE2(var, Name) ludus_zone var __attribute__((unused)) = {0}
+#define LUDUS__ZONE_NONE3(var, Name, Category) LUDUS__ZONE_NONE2(var, Name)
+#define LUDUS_ZONE_BEGIN(...) LUDUS__PICK23(LUDUS__ZONE_NONE3, LUDUS__ZONE_NONE2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS__ZONE_INTO_NONE2(lvalue, Name) ((lvalue).token = 0)
+#define LUDUS__ZONE_INTO_NONE3(lvalue, Name, Category) ((lvalue).token = 0)
+#define LUDUS_ZONE_BEGIN_INTO(...) \
+    LUDUS__PICK23(LUDUS__ZONE_INTO_NONE3, LUDUS__ZONE_INTO_NONE2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS_ZONE_END(zone) ((void)sizeof((zone).token))
+
 #define LUDUS_PROFILE_BEGIN(Name) ((void)0)
 #define LUDUS_PROFILE_END() ((void)0)
 #define LUDUS_PROFILE_FLOW_OUT(Name) LUDUS__CAST(uint64_t, 0)
