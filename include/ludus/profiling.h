@@ -864,16 +864,16 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
  * zone of an earlier capture is an orphan end, counted. Name and Category
  * are tokens or literals; for names known at run time, use spans. */
 #define LUDUS__ZONE_AT(site_var, var_decl, name_str, cat_str) \
-    LUDUS__SITE(site_var, name_str, cat_str);                  \
+    LUDUS__SITE(site_var, name_str, cat_str);                 \
     var_decl = ludus__zone_make(ludus__scope_begin(LUDUS__SITE_PTR(site_var)))
 #define LUDUS__ZONE_BEGIN_NC(var_decl, name_str, cat_str) \
     LUDUS__ZONE_AT(LUDUS__UVAR(ludus__zone_site_), var_decl, name_str, cat_str)
 #define LUDUS__ZONE_BEGIN2(var, Name) LUDUS__ZONE_BEGIN_NC(ludus_zone var, #Name, NULL)
 #define LUDUS__ZONE_BEGIN3(var, Name, Category) LUDUS__ZONE_BEGIN_NC(ludus_zone var, #Name, #Category)
 #define LUDUS_ZONE_BEGIN(...) LUDUS__PICK23(LUDUS__ZONE_BEGIN3, LUDUS__ZONE_BEGIN2, __VA_ARGS__)(__VA_ARGS__)
-#define LUDUS__ZONE_INTO2(lvalue, Name)                   \
-    do {                                                  \
-        LUDUS__ZONE_BEGIN_NC((lvalue), #Name, NULL);       \
+#define LUDUS__ZONE_INTO2(lvalue, Name)              \
+    do {                                             \
+        LUDUS__ZONE_BEGIN_NC((lvalue), #Name, NULL); \
     } while (0)
 #define LUDUS__ZONE_INTO3(lvalue, Name, Category)         \
     do {                                                  \
