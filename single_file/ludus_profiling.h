@@ -767,10 +767,27 @@ LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char
  * every level. */
 #define LUDUS__NO_SCOPE typedef int LUDUS__UVAR(ludus__no_scope_) __attribute__((unused))
 
+/* A zone's context: what LUDUS_ZONE_BEGIN hands back and LUDUS_ZONE_END
+ * takes (the begin's token; 0 when nothing was recorded). Plain data: keep
+ * it in a local, a struct, a job; copy it freely. */
+typedef struct ludus_zone {
+    uintptr_t token;
+} ludus_zone;
+
+/* A zone from a begin's token (a compound literal is not C++). */
+LUDUS__INLINE ludus_zone ludus__zone_make(uintptr_t token) {
+    ludus_zone z;
+    z.token = token;
+    return z;
+}
+
 /* Picks the one- or two-argument form of LUDUS_PROFILE_SCOPE (ISO C11: no
  * GNU comma swallowing). */
 #define LUDUS__ARG3(a, b, c, ...) c
 #define LUDUS__PICK2(impl2, impl1, ...) LUDUS__ARG3(__VA_ARGS__, impl2, impl1, unused)
+/* The two- or three-argument form of LUDUS_ZONE_BEGIN. */
+#define LUDUS__ARG4(a, b, c, d, ...) d
+#define LUDUS__PICK23(impl3, impl2, ...) LUDUS__ARG4(__VA_ARGS__, impl3, impl2, unused)
 
 #if LUDUS_PROFILE_LEVEL > 0
 
@@ -851,6 +868,41 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
         LUDUS__SITE(site_var, name_str, NULL);              \
         ludus__span_begin_check(LUDUS__SITE_PTR(site_var)); \
     } while (0)
+/* Zones with a context: the non-lexical form for C engines and for code
+ * instrumented with begin/end pairs (Tracy's TracyCZone/TracyCZoneEnd,
+ * Perfetto's TRACE_EVENT_BEGIN/END). The same inline path as a scope, at a
+ * scope's cost: BEGIN records the begin and gives its context, END records
+ * the end that names it.
+ *     LUDUS_ZONE_BEGIN(z, Physics);           declares ludus_zone z
+ *     LUDUS_ZONE_BEGIN(z, "Broad phase", phys); a literal name, a category
+ *     LUDUS_ZONE_BEGIN_INTO(job->zone, Job);   fills an existing ludus_zone
+ *     LUDUS_ZONE_END(z);
+ * An end may sit in another function than its begin (a callback, a state
+ * machine's next step) but must run on the begin's thread, in the order
+ * the thread's nesting allows (an end closes its own zone: zones opened
+ * inside it and not ended yet are closed with it, marked unwound, as after
+ * a longjmp). A zone begun before a capture records nothing at its end; a
+ * zone of an earlier capture is an orphan end, counted. Name and Category
+ * are tokens or literals; for names known at run time, use spans. */
+#define LUDUS__ZONE_AT(site_var, var_decl, name_str, cat_str) \
+    LUDUS__SITE(site_var, name_str, cat_str);                 \
+    var_decl = ludus__zone_make(ludus__scope_begin(LUDUS__SITE_PTR(site_var)))
+#define LUDUS__ZONE_BEGIN_NC(var_decl, name_str, cat_str) \
+    LUDUS__ZONE_AT(LUDUS__UVAR(ludus__zone_site_), var_decl, name_str, cat_str)
+#define LUDUS__ZONE_BEGIN2(var, Name) LUDUS__ZONE_BEGIN_NC(ludus_zone var, #Name, NULL)
+#define LUDUS__ZONE_BEGIN3(var, Name, Category) LUDUS__ZONE_BEGIN_NC(ludus_zone var, #Name, #Category)
+#define LUDUS_ZONE_BEGIN(...) LUDUS__PICK23(LUDUS__ZONE_BEGIN3, LUDUS__ZONE_BEGIN2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS__ZONE_INTO2(lvalue, Name)              \
+    do {                                             \
+        LUDUS__ZONE_BEGIN_NC((lvalue), #Name, NULL); \
+    } while (0)
+#define LUDUS__ZONE_INTO3(lvalue, Name, Category)         \
+    do {                                                  \
+        LUDUS__ZONE_BEGIN_NC((lvalue), #Name, #Category); \
+    } while (0)
+#define LUDUS_ZONE_BEGIN_INTO(...) LUDUS__PICK23(LUDUS__ZONE_INTO3, LUDUS__ZONE_INTO2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS_ZONE_END(zone) ludus__scope_end((zone).token)
+
 /* A span that is not lexical: BEGIN opens it, END closes the innermost span
  * opened by BEGIN or ludus_span_begin on this thread (lexical scopes opened
  * since do not matter: see ludus_span_end). */
@@ -1033,6 +1085,17 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 #define LUDUS_PROFILE_LOCK_WAIT(Name) LUDUS__NO_SCOPE
 #define LUDUS_PROFILE_FRAME() ((void)0)
 #define LUDUS_PROFILE_MARK(Name) ((void)0)
+/* A zone compiles to a context that is always "not recorded": code that
+ * keeps or passes it still builds, and END reads it and does nothing. */
+#define LUDUS__ZONE_NONE2(var, Name) ludus_zone var __attribute__((unused)) = {0}
+#define LUDUS__ZONE_NONE3(var, Name, Category) LUDUS__ZONE_NONE2(var, Name)
+#define LUDUS_ZONE_BEGIN(...) LUDUS__PICK23(LUDUS__ZONE_NONE3, LUDUS__ZONE_NONE2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS__ZONE_INTO_NONE2(lvalue, Name) ((lvalue).token = 0)
+#define LUDUS__ZONE_INTO_NONE3(lvalue, Name, Category) ((lvalue).token = 0)
+#define LUDUS_ZONE_BEGIN_INTO(...) \
+    LUDUS__PICK23(LUDUS__ZONE_INTO_NONE3, LUDUS__ZONE_INTO_NONE2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS_ZONE_END(zone) ((void)sizeof((zone).token))
+
 #define LUDUS_PROFILE_BEGIN(Name) ((void)0)
 #define LUDUS_PROFILE_END() ((void)0)
 #define LUDUS_PROFILE_FLOW_OUT(Name) LUDUS__CAST(uint64_t, 0)
@@ -2487,7 +2550,8 @@ LUDUS_HIDDEN int ludus__wakeup_init(ludus__wakeup *w);
 LUDUS_HIDDEN void ludus__wakeup_destroy(ludus__wakeup *w);
 /* Async-signal-safe. */
 LUDUS_HIDDEN void ludus__wakeup_post(ludus__wakeup *w);
-/* Returns after a post or timeout_ns, whichever is first. */
+/* Returns after a post or timeout_ns, whichever is first; a negative
+ * timeout_ns waits for a post however long it takes. */
 LUDUS_HIDDEN void ludus__wakeup_wait(ludus__wakeup *w, int64_t timeout_ns);
 
 /* The signal that triggers by default (SIGUSR2), or 0 where there is none. */
@@ -2729,6 +2793,10 @@ LUDUS_HIDDEN void ludus__pages_touch(void *p, size_t bytes);
  * started (then the producers fault the pages in). */
 typedef struct ludus__prefault ludus__prefault;
 LUDUS_HIDDEN ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const uint64_t *cursor);
+/* From the pool's out-of-line path, after the cursor moved to `cursor`:
+ * wakes the thread when it asked to be woken by then (a load and a
+ * compare otherwise; the post is async-signal-safe). */
+LUDUS_HIDDEN void ludus__prefault_nudge(ludus__prefault *pf, uint64_t cursor);
 /* Asks the thread to stop after its current step (does not wait); it reads
  * the cursor no more once this returns. */
 LUDUS_HIDDEN void ludus__prefault_request_stop(ludus__prefault *pf);
@@ -3784,6 +3852,11 @@ void ludus__wakeup_post(ludus__wakeup *w) {
     sem_post((sem_t *)w->u.bytes);
 }
 void ludus__wakeup_wait(ludus__wakeup *w, int64_t timeout_ns) {
+    if (timeout_ns < 0) {
+        while (sem_wait((sem_t *)w->u.bytes) != 0 && errno == EINTR) {
+        }
+        return;
+    }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     int64_t ns = ts.tv_nsec + timeout_ns;
@@ -4335,7 +4408,15 @@ int ludus__path_writable(const char *path) {
 /* pages.h on POSIX systems: mmap, and a prefault
  * thread that uses MADV_POPULATE_WRITE (Linux 5.14) or, where the kernel
  * lacks it, a locked add of 0 to one byte per page (which faults the page
- * in and cannot lose a producer's concurrent store to that byte). */
+ * in and cannot lose a producer's concurrent store to that byte).
+ *
+ * The thread never polls: it faults up to AHEAD past the producers'
+ * cursor, asks to be woken when the cursor has come within AHEAD / 2 of
+ * what it faulted (wake_at), and sleeps on a semaphore. The producer whose
+ * piece crosses wake_at posts it (ludus__prefault_nudge: once per AHEAD / 2
+ * of events, on the pool's out-of-line path). A capture that records
+ * nothing leaves it asleep: no library thread wakes on a timer, which
+ * would keep a CPU out of idle and change the program's own timing. */
 
 #include <pthread.h>
 #include <sched.h>
@@ -4351,6 +4432,7 @@ int ludus__path_writable(const char *path) {
 
 #define STEP ((size_t)512 << 10) /* per step (about 250 us): stop is checked between steps */
 #define AHEAD ((size_t)8 << 20)  /* how far ahead of the pool's cursor it works */
+#define NO_WAKE UINT64_MAX
 
 /* The thread is detached (a capture that is never freed must not leave a
  * thread to join at exit); stop waits for `finished` instead of joining.
@@ -4361,7 +4443,8 @@ struct ludus__prefault {
     size_t bytes;
     size_t done; /* atomic: bytes faulted in */
     pthread_mutex_t mu;
-    pthread_cond_t wake;
+    ludus__wakeup wake;     /* posted by the producer that crosses wake_at, and by stop */
+    uint64_t wake_at;       /* atomic: the cursor at which to post wake; NO_WAKE: none asked */
     const uint64_t *cursor; /* the offset producers have taken up to (atomic) */
     int stop;
     int finished; /* atomic: the thread touches nothing any more */
@@ -4381,20 +4464,34 @@ void ludus__pages_unmap(void *p, size_t bytes) {
     if (p) munmap(p, bytes);
 }
 
-/* Waits (mu held) until the producers come within AHEAD of offset `at`, or
- * stop; returns stop. */
+/* Waits until the producers come within AHEAD of offset `at`, or stop;
+ * returns stop. Sleeps without a timeout: the producer that crosses
+ * wake_at, or stop, posts the semaphore. wake_at is stored before the
+ * cursor is read again, and a producer moves the cursor before it reads
+ * wake_at (both sequentially consistent), so one of the two sees the
+ * other: a crossing is never missed. */
 static int ludus__sf_posix_pages_wait_for_producers(ludus__prefault *pf, size_t at) {
-    while (!pf->stop && at > __atomic_load_n(pf->cursor, __ATOMIC_RELAXED) + AHEAD) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += 1000000;
-        if (until.tv_nsec >= 1000000000) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000;
+    for (;;) {
+        pthread_mutex_lock(&pf->mu);
+        int stop = pf->stop;
+        uint64_t cur = stop ? 0 : __atomic_load_n(pf->cursor, __ATOMIC_SEQ_CST);
+        if (!stop && at > cur + AHEAD) {
+            __atomic_store_n(&pf->wake_at, (uint64_t)(at - AHEAD / 2), __ATOMIC_SEQ_CST);
+            cur = __atomic_load_n(pf->cursor, __ATOMIC_SEQ_CST);
         }
-        pthread_cond_timedwait(&pf->wake, &pf->mu, &until);
+        pthread_mutex_unlock(&pf->mu);
+        if (stop) return 1;
+        if (at <= cur + AHEAD) {
+            __atomic_store_n(&pf->wake_at, NO_WAKE, __ATOMIC_RELAXED);
+            return 0;
+        }
+        ludus__wakeup_wait(&pf->wake, -1);
     }
-    return pf->stop;
+}
+
+void ludus__prefault_nudge(ludus__prefault *pf, uint64_t cursor) {
+    if (cursor < __atomic_load_n(&pf->wake_at, __ATOMIC_SEQ_CST)) return;
+    if (__atomic_exchange_n(&pf->wake_at, NO_WAKE, __ATOMIC_ACQ_REL) != NO_WAKE) ludus__wakeup_post(&pf->wake);
 }
 
 void ludus__pages_touch(void *p, size_t bytes) {
@@ -4415,10 +4512,7 @@ static void *ludus__sf_posix_pages_prefault_main(void *arg) {
     for (char *p = begin; p < end; p += STEP) {
         /* Far enough ahead of the producers: wait (a short run never pays
          * for faulting, and later freeing, pages it does not use). */
-        pthread_mutex_lock(&pf->mu);
-        int stop = ludus__sf_posix_pages_wait_for_producers(pf, (size_t)(p - pf->base));
-        pthread_mutex_unlock(&pf->mu);
-        if (stop) break;
+        if (ludus__sf_posix_pages_wait_for_producers(pf, (size_t)(p - pf->base))) break;
         size_t n = (size_t)(end - p) < STEP ? (size_t)(end - p) & ~(size_t)(page - 1) : STEP;
         if (n == 0) break;
         if (populate && madvise(p, n, MADV_POPULATE_WRITE) != 0) populate = 0;
@@ -4439,11 +4533,11 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     pf->done = from;
     pf->cursor = cursor;
     pf->owner = getpid();
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&pf->wake, &ca);
-    pthread_condattr_destroy(&ca);
+    pf->wake_at = NO_WAKE;
+    if (ludus__wakeup_init(&pf->wake) != 0) {
+        ludus__free(pf);
+        return NULL;
+    }
     pthread_mutex_init(&pf->mu, NULL);
     /* The thread must not take the program's signals. */
     sigset_t all, old;
@@ -4458,7 +4552,7 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         pthread_mutex_destroy(&pf->mu);
-        pthread_cond_destroy(&pf->wake);
+        ludus__wakeup_destroy(&pf->wake);
         ludus__free(pf);
         return NULL;
     }
@@ -4480,8 +4574,8 @@ void ludus__prefault_request_stop(ludus__prefault *pf) {
     pthread_mutex_lock(&pf->mu);
     pf->stop = 1;
     pf->cursor = NULL;
-    pthread_cond_signal(&pf->wake);
     pthread_mutex_unlock(&pf->mu);
+    ludus__wakeup_post(&pf->wake);
 }
 
 void ludus__prefault_stop(ludus__prefault *pf) {
@@ -4490,14 +4584,15 @@ void ludus__prefault_stop(ludus__prefault *pf) {
     ludus__prefault_request_stop(pf);
     while (!__atomic_load_n(&pf->finished, __ATOMIC_ACQUIRE)) sched_yield(); /* at most one step */
     pthread_mutex_destroy(&pf->mu);
-    pthread_cond_destroy(&pf->wake);
+    ludus__wakeup_destroy(&pf->wake);
     ludus__free(pf);
 }
 
 void ludus__prefault_after_fork(ludus__prefault *pf) {
     if (!pf) return; /* the thread is not in this process; its lock may look held */
     pthread_mutex_init(&pf->mu, NULL);
-    pthread_cond_init(&pf->wake, NULL);
+    ludus__wakeup_init(&pf->wake);
+    pf->wake_at = NO_WAKE;
     pf->stop = 1;
     pf->cursor = NULL;
     __atomic_store_n(&pf->finished, 1, __ATOMIC_RELEASE);
@@ -4509,6 +4604,7 @@ size_t ludus__prefault_done(const ludus__prefault *pf) {
 #undef MADV_POPULATE_WRITE
 #undef STEP
 #undef AHEAD
+#undef NO_WAKE
 #endif /* !defined(_WIN32) */
 
 /* ==== src/platform/posix_process.c ==== */
@@ -4645,7 +4741,7 @@ void ludus__wakeup_post(ludus__wakeup *w) {
     ReleaseSemaphore(w->u.handle, 1, NULL);
 }
 void ludus__wakeup_wait(ludus__wakeup *w, int64_t timeout_ns) {
-    WaitForSingleObject(w->u.handle, (DWORD)((timeout_ns + 999999) / 1000000));
+    WaitForSingleObject(w->u.handle, timeout_ns < 0 ? INFINITE : (DWORD)((timeout_ns + 999999) / 1000000));
 }
 
 int ludus__trigger_signal_default(void) {
@@ -5237,6 +5333,9 @@ void ludus__pages_touch(void *p, size_t bytes) {
 ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const uint64_t *cursor) {
     (void)p, (void)bytes, (void)from, (void)cursor;
     return NULL;
+}
+void ludus__prefault_nudge(ludus__prefault *pf, uint64_t cursor) {
+    (void)pf, (void)cursor;
 }
 void ludus__prefault_request_stop(ludus__prefault *pf) {
     (void)pf;
@@ -6260,6 +6359,9 @@ typedef struct ludus__pool {
     uint64_t begin_limit; /* pieces for begins end here */
     uint64_t next;        /* atomic: bytes handed out */
     uint32_t chunk_bytes; /* largest piece */
+    /* atomic: the thread faulting the pool in ahead of the producers, told
+       when the cursor passes the mark it asked for (NULL: none) */
+    struct ludus__prefault *faulter;
 } ludus__pool;
 
 /* A span on the recorder's per-thread stack: whether its begin was recorded,
@@ -8071,7 +8173,9 @@ ludus__chunk *ludus__pool_take(uint32_t want, int for_end) {
             size = (lim - off) & ~(uint64_t)63;
             if (size < LUDUS__PIECE_TAIL_MIN) return NULL;
         }
-    } while (!__atomic_compare_exchange_n(&p->next, &off, off + size, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    } while (!__atomic_compare_exchange_n(&p->next, &off, off + size, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    ludus__prefault *faulter = __atomic_load_n(&p->faulter, __ATOMIC_ACQUIRE);
+    if (faulter) ludus__prefault_nudge(faulter, off + size); /* the cursor moved before the mark is read */
     ludus__chunk *c = (ludus__chunk *)(p->base + off);
     c->bytes = (uint32_t)size;
     return c;
@@ -15409,6 +15513,7 @@ static void ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     ludus__sf_session_S.prefault = d.prefault == LUDUS_PREFAULT_AHEAD
                      ? ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next)
                      : NULL;
+    __atomic_store_n(&s->pool.faulter, ludus__sf_session_S.prefault, __ATOMIC_RELEASE); /* producers wake it from now on */
     if (ludus__sf_session_S.pool_file)
         ludus__pool_file_start(ludus__sf_session_S.pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
 }
@@ -15533,6 +15638,7 @@ static int ludus__sf_session_end_capture(void) {
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     ludus__calib_point end_point = ludus__calibrate_point();
+    __atomic_store_n(&s->pool.faulter, NULL, __ATOMIC_RELEASE);
     ludus__prefault_request_stop(ludus__sf_session_S.prefault); /* no more events: stop faulting pages in */
     ludus__pool_file_stop(ludus__sf_session_S.pool_file, 1);    /* the capture object holds it all now */
 
@@ -15833,6 +15939,7 @@ void ludus__session_after_fork(void) {
     ludus__session *s = &ludus__sess;
     if (ludus__sf_session_S.pool_file) { /* the parent's file: the child records nothing into it, and stops */
         __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&s->pool.faulter, NULL, __ATOMIC_RELEASE);
         ludus__prefault_after_fork(ludus__sf_session_S.prefault);
         ludus__prefault_stop(ludus__sf_session_S.prefault);
         ludus__sf_session_S.prefault = NULL;

@@ -23,7 +23,8 @@ LUDUS_HIDDEN int ludus__wakeup_init(ludus__wakeup *w);
 LUDUS_HIDDEN void ludus__wakeup_destroy(ludus__wakeup *w);
 /* Async-signal-safe. */
 LUDUS_HIDDEN void ludus__wakeup_post(ludus__wakeup *w);
-/* Returns after a post or timeout_ns, whichever is first. */
+/* Returns after a post or timeout_ns, whichever is first; a negative
+ * timeout_ns waits for a post however long it takes. */
 LUDUS_HIDDEN void ludus__wakeup_wait(ludus__wakeup *w, int64_t timeout_ns);
 
 /* The signal that triggers by default (SIGUSR2), or 0 where there is none. */

@@ -23,6 +23,10 @@ LUDUS_HIDDEN void ludus__pages_touch(void *p, size_t bytes);
  * started (then the producers fault the pages in). */
 typedef struct ludus__prefault ludus__prefault;
 LUDUS_HIDDEN ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const uint64_t *cursor);
+/* From the pool's out-of-line path, after the cursor moved to `cursor`:
+ * wakes the thread when it asked to be woken by then (a load and a
+ * compare otherwise; the post is async-signal-safe). */
+LUDUS_HIDDEN void ludus__prefault_nudge(ludus__prefault *pf, uint64_t cursor);
 /* Asks the thread to stop after its current step (does not wait); it reads
  * the cursor no more once this returns. */
 LUDUS_HIDDEN void ludus__prefault_request_stop(ludus__prefault *pf);

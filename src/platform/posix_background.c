@@ -21,6 +21,11 @@ void ludus__wakeup_post(ludus__wakeup *w) {
     sem_post((sem_t *)w->u.bytes);
 }
 void ludus__wakeup_wait(ludus__wakeup *w, int64_t timeout_ns) {
+    if (timeout_ns < 0) {
+        while (sem_wait((sem_t *)w->u.bytes) != 0 && errno == EINTR) {
+        }
+        return;
+    }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     int64_t ns = ts.tv_nsec + timeout_ns;

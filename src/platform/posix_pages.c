@@ -1,10 +1,19 @@
 /* pages.h on POSIX systems: mmap, and a prefault
  * thread that uses MADV_POPULATE_WRITE (Linux 5.14) or, where the kernel
  * lacks it, a locked add of 0 to one byte per page (which faults the page
- * in and cannot lose a producer's concurrent store to that byte). */
+ * in and cannot lose a producer's concurrent store to that byte).
+ *
+ * The thread never polls: it faults up to AHEAD past the producers'
+ * cursor, asks to be woken when the cursor has come within AHEAD / 2 of
+ * what it faulted (wake_at), and sleeps on a semaphore. The producer whose
+ * piece crosses wake_at posts it (ludus__prefault_nudge: once per AHEAD / 2
+ * of events, on the pool's out-of-line path). A capture that records
+ * nothing leaves it asleep: no library thread wakes on a timer, which
+ * would keep a CPU out of idle and change the program's own timing. */
 #define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include "pages.h"
 #include "alloc.h"
+#include "background.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -20,6 +29,7 @@
 
 #define STEP ((size_t)512 << 10) /* per step (about 250 us): stop is checked between steps */
 #define AHEAD ((size_t)8 << 20)  /* how far ahead of the pool's cursor it works */
+#define NO_WAKE UINT64_MAX
 
 /* The thread is detached (a capture that is never freed must not leave a
  * thread to join at exit); stop waits for `finished` instead of joining.
@@ -30,7 +40,8 @@ struct ludus__prefault {
     size_t bytes;
     size_t done; /* atomic: bytes faulted in */
     pthread_mutex_t mu;
-    pthread_cond_t wake;
+    ludus__wakeup wake;     /* posted by the producer that crosses wake_at, and by stop */
+    uint64_t wake_at;       /* atomic: the cursor at which to post wake; NO_WAKE: none asked */
     const uint64_t *cursor; /* the offset producers have taken up to (atomic) */
     int stop;
     int finished; /* atomic: the thread touches nothing any more */
@@ -50,20 +61,34 @@ void ludus__pages_unmap(void *p, size_t bytes) {
     if (p) munmap(p, bytes);
 }
 
-/* Waits (mu held) until the producers come within AHEAD of offset `at`, or
- * stop; returns stop. */
+/* Waits until the producers come within AHEAD of offset `at`, or stop;
+ * returns stop. Sleeps without a timeout: the producer that crosses
+ * wake_at, or stop, posts the semaphore. wake_at is stored before the
+ * cursor is read again, and a producer moves the cursor before it reads
+ * wake_at (both sequentially consistent), so one of the two sees the
+ * other: a crossing is never missed. */
 static int wait_for_producers(ludus__prefault *pf, size_t at) {
-    while (!pf->stop && at > __atomic_load_n(pf->cursor, __ATOMIC_RELAXED) + AHEAD) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += 1000000;
-        if (until.tv_nsec >= 1000000000) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000;
+    for (;;) {
+        pthread_mutex_lock(&pf->mu);
+        int stop = pf->stop;
+        uint64_t cur = stop ? 0 : __atomic_load_n(pf->cursor, __ATOMIC_SEQ_CST);
+        if (!stop && at > cur + AHEAD) {
+            __atomic_store_n(&pf->wake_at, (uint64_t)(at - AHEAD / 2), __ATOMIC_SEQ_CST);
+            cur = __atomic_load_n(pf->cursor, __ATOMIC_SEQ_CST);
         }
-        pthread_cond_timedwait(&pf->wake, &pf->mu, &until);
+        pthread_mutex_unlock(&pf->mu);
+        if (stop) return 1;
+        if (at <= cur + AHEAD) {
+            __atomic_store_n(&pf->wake_at, NO_WAKE, __ATOMIC_RELAXED);
+            return 0;
+        }
+        ludus__wakeup_wait(&pf->wake, -1);
     }
-    return pf->stop;
+}
+
+void ludus__prefault_nudge(ludus__prefault *pf, uint64_t cursor) {
+    if (cursor < __atomic_load_n(&pf->wake_at, __ATOMIC_SEQ_CST)) return;
+    if (__atomic_exchange_n(&pf->wake_at, NO_WAKE, __ATOMIC_ACQ_REL) != NO_WAKE) ludus__wakeup_post(&pf->wake);
 }
 
 void ludus__pages_touch(void *p, size_t bytes) {
@@ -84,10 +109,7 @@ static void *prefault_main(void *arg) {
     for (char *p = begin; p < end; p += STEP) {
         /* Far enough ahead of the producers: wait (a short run never pays
          * for faulting, and later freeing, pages it does not use). */
-        pthread_mutex_lock(&pf->mu);
-        int stop = wait_for_producers(pf, (size_t)(p - pf->base));
-        pthread_mutex_unlock(&pf->mu);
-        if (stop) break;
+        if (wait_for_producers(pf, (size_t)(p - pf->base))) break;
         size_t n = (size_t)(end - p) < STEP ? (size_t)(end - p) & ~(size_t)(page - 1) : STEP;
         if (n == 0) break;
         if (populate && madvise(p, n, MADV_POPULATE_WRITE) != 0) populate = 0;
@@ -108,11 +130,11 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     pf->done = from;
     pf->cursor = cursor;
     pf->owner = getpid();
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&pf->wake, &ca);
-    pthread_condattr_destroy(&ca);
+    pf->wake_at = NO_WAKE;
+    if (ludus__wakeup_init(&pf->wake) != 0) {
+        ludus__free(pf);
+        return NULL;
+    }
     pthread_mutex_init(&pf->mu, NULL);
     /* The thread must not take the program's signals. */
     sigset_t all, old;
@@ -127,7 +149,7 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         pthread_mutex_destroy(&pf->mu);
-        pthread_cond_destroy(&pf->wake);
+        ludus__wakeup_destroy(&pf->wake);
         ludus__free(pf);
         return NULL;
     }
@@ -149,8 +171,8 @@ void ludus__prefault_request_stop(ludus__prefault *pf) {
     pthread_mutex_lock(&pf->mu);
     pf->stop = 1;
     pf->cursor = NULL;
-    pthread_cond_signal(&pf->wake);
     pthread_mutex_unlock(&pf->mu);
+    ludus__wakeup_post(&pf->wake);
 }
 
 void ludus__prefault_stop(ludus__prefault *pf) {
@@ -159,14 +181,15 @@ void ludus__prefault_stop(ludus__prefault *pf) {
     ludus__prefault_request_stop(pf);
     while (!__atomic_load_n(&pf->finished, __ATOMIC_ACQUIRE)) sched_yield(); /* at most one step */
     pthread_mutex_destroy(&pf->mu);
-    pthread_cond_destroy(&pf->wake);
+    ludus__wakeup_destroy(&pf->wake);
     ludus__free(pf);
 }
 
 void ludus__prefault_after_fork(ludus__prefault *pf) {
     if (!pf) return; /* the thread is not in this process; its lock may look held */
     pthread_mutex_init(&pf->mu, NULL);
-    pthread_cond_init(&pf->wake, NULL);
+    ludus__wakeup_init(&pf->wake);
+    pf->wake_at = NO_WAKE;
     pf->stop = 1;
     pf->cursor = NULL;
     __atomic_store_n(&pf->finished, 1, __ATOMIC_RELEASE);

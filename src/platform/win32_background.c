@@ -18,7 +18,7 @@ void ludus__wakeup_post(ludus__wakeup *w) {
     ReleaseSemaphore(w->u.handle, 1, NULL);
 }
 void ludus__wakeup_wait(ludus__wakeup *w, int64_t timeout_ns) {
-    WaitForSingleObject(w->u.handle, (DWORD)((timeout_ns + 999999) / 1000000));
+    WaitForSingleObject(w->u.handle, timeout_ns < 0 ? INFINITE : (DWORD)((timeout_ns + 999999) / 1000000));
 }
 
 int ludus__trigger_signal_default(void) {

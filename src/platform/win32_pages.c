@@ -22,6 +22,9 @@ ludus__prefault *ludus__prefault_start(void *p, size_t bytes, size_t from, const
     (void)p, (void)bytes, (void)from, (void)cursor;
     return NULL;
 }
+void ludus__prefault_nudge(ludus__prefault *pf, uint64_t cursor) {
+    (void)pf, (void)cursor;
+}
 void ludus__prefault_request_stop(ludus__prefault *pf) {
     (void)pf;
 }

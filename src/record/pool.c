@@ -3,6 +3,7 @@
  * grown. Begins may take pieces up to begin_limit; ends may use the rest
  * (the end reserve). Exhaustion is a counted drop in the caller. */
 #include "record.h"
+#include "../platform/pages.h"
 
 ludus__chunk *ludus__pool_take(uint32_t want, int for_end) {
     ludus__pool *p = &ludus__sess.pool;
@@ -16,7 +17,9 @@ ludus__chunk *ludus__pool_take(uint32_t want, int for_end) {
             size = (lim - off) & ~(uint64_t)63;
             if (size < LUDUS__PIECE_TAIL_MIN) return NULL;
         }
-    } while (!__atomic_compare_exchange_n(&p->next, &off, off + size, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    } while (!__atomic_compare_exchange_n(&p->next, &off, off + size, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    ludus__prefault *faulter = __atomic_load_n(&p->faulter, __ATOMIC_ACQUIRE);
+    if (faulter) ludus__prefault_nudge(faulter, off + size); /* the cursor moved before the mark is read */
     ludus__chunk *c = (ludus__chunk *)(p->base + off);
     c->bytes = (uint32_t)size;
     return c;

@@ -63,6 +63,9 @@ typedef struct ludus__pool {
     uint64_t begin_limit; /* pieces for begins end here */
     uint64_t next;        /* atomic: bytes handed out */
     uint32_t chunk_bytes; /* largest piece */
+    /* atomic: the thread faulting the pool in ahead of the producers, told
+       when the cursor passes the mark it asked for (NULL: none) */
+    struct ludus__prefault *faulter;
 } ludus__pool;
 
 /* A span on the recorder's per-thread stack: whether its begin was recorded,

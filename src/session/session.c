@@ -330,6 +330,7 @@ static void begin_arm(ludus__begin_prep *p) {
     S.prefault = d.prefault == LUDUS_PREFAULT_AHEAD
                      ? ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next)
                      : NULL;
+    __atomic_store_n(&s->pool.faulter, S.prefault, __ATOMIC_RELEASE); /* producers wake it from now on */
     if (S.pool_file)
         ludus__pool_file_start(S.pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
 }
@@ -454,6 +455,7 @@ static int end_capture(void) {
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     ludus__calib_point end_point = ludus__calibrate_point();
+    __atomic_store_n(&s->pool.faulter, NULL, __ATOMIC_RELEASE);
     ludus__prefault_request_stop(S.prefault); /* no more events: stop faulting pages in */
     ludus__pool_file_stop(S.pool_file, 1);    /* the capture object holds it all now */
 
@@ -754,6 +756,7 @@ void ludus__session_after_fork(void) {
     ludus__session *s = &ludus__sess;
     if (S.pool_file) { /* the parent's file: the child records nothing into it, and stops */
         __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&s->pool.faulter, NULL, __ATOMIC_RELEASE);
         ludus__prefault_after_fork(S.prefault);
         ludus__prefault_stop(S.prefault);
         S.prefault = NULL;

@@ -1,0 +1,91 @@
+/* No library thread wakes on a timer during a plain capture: a thread that
+ * polls keeps a CPU out of idle and changes the program's own timing (a
+ * real engine ran 30-60 % faster under capture when the prefault thread
+ * woke every millisecond). The capture faults its pool in ahead of the
+ * producers (LUDUS_PREFAULT_AHEAD, a library thread); while the program
+ * records a little and sleeps, that thread must sleep too. Counted from
+ * /proc: the context switches of every thread of the process but the
+ * test's own, over a second and a half. A poll of even 100 ms would make
+ * 15; the bound allows the thread's start and the one sleep it takes. */
+#define _GNU_SOURCE
+#include <ludus/capture.h>
+#include <ludus/profiling.h>
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+/* The sum of voluntary and involuntary context switches of every thread of
+ * this process except `self`; *threads counts them. */
+static long switches_of_others(long self, int *threads) {
+    DIR *d = opendir("/proc/self/task");
+    assert_non_null(d);
+    long total = 0;
+    *threads = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        long tid = strtol(e->d_name, NULL, 10);
+        if (tid <= 0 || tid == self) continue;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/task/%ld/status", tid);
+        FILE *f = fopen(path, "r");
+        if (!f) continue; /* gone meanwhile */
+        char line[256];
+        while (fgets(line, sizeof line, f)) {
+            long v;
+            if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1 ||
+                sscanf(line, "nonvoluntary_ctxt_switches: %ld", &v) == 1)
+                total += v;
+        }
+        fclose(f);
+        ++*threads;
+    }
+    closedir(d);
+    return total;
+}
+
+static void sleep_ms(long ms) {
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+static void test_prefault_thread_sleeps(void **state) {
+    (void)state;
+    long self = (long)lt_gettid();
+    ludus_capture_desc d = {.chunk_count = 512,
+                            .prefault = LUDUS_PREFAULT_AHEAD}; /* 32 MiB: more than it faults ahead */
+    lt_begin(&d);
+    for (int i = 0; i < 1000; i++) {
+        LUDUS_PROFILE_SCOPE(Startup);
+    }
+    sleep_ms(100); /* the thread faults its first stretch in, then waits */
+    int threads = 0;
+    long before = switches_of_others(self, &threads);
+    assert_true(threads >= 1);                 /* the prefault thread is there to be counted */
+    for (int frame = 0; frame < 15; frame++) { /* a slow program: little to record */
+        LUDUS_PROFILE_FRAME();
+        { LUDUS_PROFILE_SCOPE(Frame); }
+        sleep_ms(100);
+    }
+    long after = switches_of_others(self, &threads);
+    lt_end();
+    print_message("library threads: %d, context switches in 1.5 s: %ld\n", threads, after - before);
+    assert_true(after - before <= 2);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_prefault_thread_sleeps),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
