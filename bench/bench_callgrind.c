@@ -1,5 +1,6 @@
 /* Instructions per scope, for callgrind (bench/callgrind.sh): run_scopes is
- * the function callgrind counts (--toggle-collect); run_counts, run_gauges
+ * the function callgrind counts (--toggle-collect); run_zones and run_spans
+ * the same nesting as zones with a context and as spans; run_counts, run_gauges
  * and run_memory count a COUNT, a GAUGE in range, and an alloc+free pair.
  *
  *   bench_callgrind PAIRS idle|recording|dropping|flight
@@ -20,6 +21,29 @@ __attribute__((noinline)) void run_scopes(int n) {
             LUDUS_PROFILE_SCOPE(Inner);
             __asm__ __volatile__("");
         }
+    }
+}
+
+/* The same two levels as zones with a context (LUDUS_ZONE_BEGIN/END, the
+ * form for C engines and begin/end instrumentation) and as spans
+ * (LUDUS_PROFILE_BEGIN/END, paired by the recorder's span stack). */
+__attribute__((noinline)) void run_zones(int n) {
+    for (int i = 0; i < n; i++) {
+        LUDUS_ZONE_BEGIN(outer, Outer);
+        LUDUS_ZONE_BEGIN(inner, Inner);
+        __asm__ __volatile__("");
+        LUDUS_ZONE_END(inner);
+        LUDUS_ZONE_END(outer);
+    }
+}
+
+__attribute__((noinline)) void run_spans(int n) {
+    for (int i = 0; i < n; i++) {
+        LUDUS_PROFILE_BEGIN(Outer);
+        LUDUS_PROFILE_BEGIN(Inner);
+        __asm__ __volatile__("");
+        LUDUS_PROFILE_END();
+        LUDUS_PROFILE_END();
     }
 }
 
@@ -85,7 +109,7 @@ int main(int argc, char **argv) {
     if (recording) {
         ludus_capture_desc d;
         memset(&d, 0, sizeof d);
-        d.chunk_count = dropping ? 1 : (uint32_t)((double)n * 4 * 16 / 65536 * 1.1) + 8;
+        d.chunk_count = dropping ? 1 : (uint32_t)((double)n * 3 * 4 * 16 / 65536 * 1.1) + 8; /* scopes, zones, spans */
         if (ludus_capture_begin(&d)) return 1;
         if (dropping) fill_pool();
         run_scopes(1); /* attach outside the counted call */
@@ -95,6 +119,8 @@ int main(int argc, char **argv) {
     LUDUS_PROFILE_GAUGE(Level, 0);
     LUDUS_PROFILE_GAUGE(Level, 7);
     run_scopes(n);
+    run_zones(n);
+    run_spans(n);
     run_counts(n);
     run_gauges(n);
     run_memory(n);

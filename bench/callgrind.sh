@@ -18,6 +18,15 @@ for mode in idle recording dropping flight; do
   awk -v s="$scopes" -v e="$empty" -v p="$pairs" -v m="$mode" \
     'BEGIN { printf "callgrind %-9s %.2f instructions/scope (loop overhead %.2f/pair subtracted; %d scopes)\n", m, (s - e) / (2 * p), e / p, 2 * p }'
 done
+# Zones with a context and spans, the same two levels as run_scopes.
+for fn in run_zones run_spans; do
+  for mode in idle recording; do
+    n=$(count "$mode" "$fn")
+    empty=$(count "$mode" run_empty)
+    awk -v s="$n" -v e="$empty" -v p="$pairs" -v m="$mode" -v f="$fn" \
+      'BEGIN { what = f == "run_zones" ? "zone (LUDUS_ZONE_BEGIN/END)" : "span (LUDUS_PROFILE_BEGIN/END)"; printf "callgrind %-9s %.2f instructions per %s\n", m, (s - e) / (2 * p), what }'
+  done
+done
 # Counters are always on: the same with or without a capture.
 for fn in run_counts run_gauges run_memory; do
   for mode in idle recording; do
