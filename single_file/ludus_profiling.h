@@ -1085,13 +1085,14 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 #define LUDUS_PROFILE_LOCK_WAIT(Name) LUDUS__NO_SCOPE
 #define LUDUS_PROFILE_FRAME() ((void)0)
 #define LUDUS_PROFILE_MARK(Name) ((void)0)
-/* A zone compiles to a context that is always "not recorded": code that
- * keeps or passes it still builds, and END reads it and does nothing. */
+/* A declared zone is a context that is always "not recorded" (code that
+ * keeps or passes it still builds); BEGIN_INTO and END name their zone
+ * without evaluating it: no code. */
 #define LUDUS__ZONE_NONE2(var, Name) ludus_zone var __attribute__((unused)) = {0}
 #define LUDUS__ZONE_NONE3(var, Name, Category) LUDUS__ZONE_NONE2(var, Name)
 #define LUDUS_ZONE_BEGIN(...) LUDUS__PICK23(LUDUS__ZONE_NONE3, LUDUS__ZONE_NONE2, __VA_ARGS__)(__VA_ARGS__)
-#define LUDUS__ZONE_INTO_NONE2(lvalue, Name) ((lvalue).token = 0)
-#define LUDUS__ZONE_INTO_NONE3(lvalue, Name, Category) ((lvalue).token = 0)
+#define LUDUS__ZONE_INTO_NONE2(lvalue, Name) ((void)sizeof((lvalue).token))
+#define LUDUS__ZONE_INTO_NONE3(lvalue, Name, Category) ((void)sizeof((lvalue).token))
 #define LUDUS_ZONE_BEGIN_INTO(...) \
     LUDUS__PICK23(LUDUS__ZONE_INTO_NONE3, LUDUS__ZONE_INTO_NONE2, __VA_ARGS__)(__VA_ARGS__)
 #define LUDUS_ZONE_END(zone) ((void)sizeof((zone).token))

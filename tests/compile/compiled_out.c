@@ -16,6 +16,7 @@
 struct job {
     int cost;
     uint64_t flow;
+    ludus_zone zone;
 };
 
 static const char *const names[2] = {"even", "odd"};
@@ -25,7 +26,11 @@ int work_fn(const int *data, int n, struct job *j) {
     M(LUDUS_PROFILE_FUNCTION();)
     int sum = 0;
     M(LUDUS_PROFILE_BEGIN(Span);)
+    M(LUDUS_ZONE_BEGIN(zone, Zone);)
+    M(LUDUS_ZONE_BEGIN_INTO(j->zone, JobZone, jobs);)
     for (int i = 0; i < n; i++) {
+        M(LUDUS_ZONE_BEGIN(inner, "Inner zone", category);)
+        M(LUDUS_ZONE_END(inner);)
         M(LUDUS_PROFILE_SCOPE(Loop, category);)
         M(LUDUS_PROFILE_SCOPE("Literal name");)
         M(LUDUS_PROFILE_SCOPE_DYN(names[i & 1]);)
@@ -44,6 +49,8 @@ int work_fn(const int *data, int n, struct job *j) {
         M(LUDUS_PROFILE_ANNOTATE_TEXT(Name, names[j->cost++ & 1]);)
     }
     M(LUDUS_PROFILE_END();)
+    M(LUDUS_ZONE_END(j->zone);)
+    M(LUDUS_ZONE_END(zone);)
     M((void)LUDUS_PROFILE_FLOW_OUT(Dispatch);)
     M(LUDUS_PROFILE_FLOW_IN(LUDUS_PROFILE_FLOW_OUT(Chained));)
     M(LUDUS_PROFILE_FLOW_IN(j->flow);) /* not even read */

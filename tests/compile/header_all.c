@@ -25,7 +25,15 @@ static int all_macros(int n, const char *dyn_name) {
     (void)dyn_name; /* at level 0 the macros never mention their arguments */
     int sum = 0;
     LUDUS_PROFILE_BEGIN(Span);
+    LUDUS_ZONE_BEGIN(zone, Zone);
+    LUDUS_ZONE_BEGIN(zone_cat, "Zone literal", category);
+    ludus_zone kept;
+    LUDUS_ZONE_BEGIN_INTO(kept, KeptZone);
+    LUDUS_ZONE_BEGIN_INTO(kept, KeptZoneCat, category);
     for (int i = 0; i < n; i++) {
+        /* clang-format off */
+        LUDUS_ZONE_BEGIN(a, OneLineA); LUDUS_ZONE_BEGIN(b, OneLineB); LUDUS_ZONE_END(b); LUDUS_ZONE_END(a);
+        /* clang-format on */
         LUDUS_PROFILE_SCOPE(Loop);
         LUDUS_PROFILE_SCOPE(LoopCat, category);
         LUDUS_PROFILE_SCOPE("Literal name", "literal category");
@@ -42,6 +50,9 @@ static int all_macros(int n, const char *dyn_name) {
         LUDUS_PROFILE_LOCK_WAIT(Lock1); LUDUS_PROFILE_FUNCTION(); LUDUS_PROFILE_SCOPE_FINE(Fine1);
         /* clang-format on */
     }
+    LUDUS_ZONE_END(kept);
+    LUDUS_ZONE_END(zone_cat);
+    LUDUS_ZONE_END(zone);
     LUDUS_PROFILE_END();
     struct job j = {0u, LUDUS_PROFILE_FLOW_OUT(Dispatch)};
     LUDUS_PROFILE_FLOW_IN(j.flow);
