@@ -1,6 +1,10 @@
 /* Instructions per scope, for callgrind (bench/callgrind.sh): run_scopes is
  * the function callgrind counts (--toggle-collect); run_counts, run_gauges
  * and run_memory count a COUNT, a GAUGE in range, and an alloc+free pair.
+ * run_zones is the same pair of scopes as LUDUS_ZONE_BEGIN/END, and
+ * run_tracy_zones as Tracy's TracyCZoneN/TracyCZoneEnd through
+ * include/tracy-compat (run_tracy_inactive: active 0); run_tracy_memory
+ * is TracyCAlloc+TracyCFree (the size kept by pointer).
  *
  *   bench_callgrind PAIRS idle|recording|dropping|flight
  * flight: the flight recorder with a pool an eighth of the scopes' events,
@@ -10,6 +14,7 @@
 #include <ludus/rolling.h>
 #include <ludus/profiling.h>
 #include <stdio.h>
+#include <tracy/TracyC.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +47,46 @@ __attribute__((noinline)) void run_memory(int n) {
     for (int i = 0; i < n; i++) {
         ludus_memory_alloc(dom, 64);
         ludus_memory_free(dom, 64);
+        __asm__ __volatile__("");
+    }
+}
+
+__attribute__((noinline)) void run_zones(int n) {
+    for (int i = 0; i < n; i++) {
+        LUDUS_ZONE_BEGIN(outer, Outer);
+        LUDUS_ZONE_BEGIN(inner, Inner);
+        __asm__ __volatile__("");
+        LUDUS_ZONE_END(inner);
+        LUDUS_ZONE_END(outer);
+    }
+}
+
+__attribute__((noinline)) void run_tracy_zones(int n) {
+    for (int i = 0; i < n; i++) {
+        TracyCZoneN(outer, "Outer", 1);
+        TracyCZoneN(inner, "Inner", 1);
+        __asm__ __volatile__("");
+        TracyCZoneEnd(inner);
+        TracyCZoneEnd(outer);
+    }
+}
+
+static volatile int inactive = 0;
+__attribute__((noinline)) void run_tracy_inactive(int n) {
+    for (int i = 0; i < n; i++) {
+        TracyCZoneN(outer, "Outer", inactive);
+        TracyCZoneN(inner, "Inner", inactive);
+        __asm__ __volatile__("");
+        TracyCZoneEnd(inner);
+        TracyCZoneEnd(outer);
+    }
+}
+
+static char blocks[64];
+__attribute__((noinline)) void run_tracy_memory(int n) {
+    for (int i = 0; i < n; i++) {
+        TracyCAlloc(&blocks[i & 63], 64);
+        TracyCFree(&blocks[i & 63]);
         __asm__ __volatile__("");
     }
 }
@@ -85,7 +130,7 @@ int main(int argc, char **argv) {
     if (recording) {
         ludus_capture_desc d;
         memset(&d, 0, sizeof d);
-        d.chunk_count = dropping ? 1 : (uint32_t)((double)n * 4 * 16 / 65536 * 1.1) + 8;
+        d.chunk_count = dropping ? 1 : (uint32_t)((double)n * 3 * 4 * 16 / 65536 * 1.1) + 8; /* 3 runs of scopes */
         if (ludus_capture_begin(&d)) return 1;
         if (dropping) fill_pool();
         run_scopes(1); /* attach outside the counted call */
@@ -98,6 +143,11 @@ int main(int argc, char **argv) {
     run_counts(n);
     run_gauges(n);
     run_memory(n);
+    run_zones(n);
+    run_tracy_zones(n);
+    run_tracy_inactive(n);
+    run_tracy_memory(1); /* the domain's registration (not counted) */
+    run_tracy_memory(n);
     run_empty(n);
     if (recording) ludus_capture_end(NULL);
     if (flight) ludus_rolling_end();
