@@ -2,6 +2,7 @@
  * as a program instrumented for Tracy writes it, run under a capture saved
  * to argv[1] (JSON); check_capture.py checks what the capture holds
  * (expect_c.txt). Built as C11 with -Wall -Wextra -Werror. */
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t under -std=c11 */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,16 @@ int main(int argc, char **argv) {
         free(c);
         TracyCFreeS(d, 4);
         free(d);
+        /* Secure variants (older Tracy versions): the same domains. */
+        char scratch[4];
+        (void)scratch; /* unused without TRACY_ENABLE */
+        TracyCSecureAllocN(scratch, 1, "Textures");
+        TracyCSecureFreeN(scratch, "Textures");
+        TracyCSecureAllocS(scratch, 2, 4);
+        TracyCSecureFreeS(scratch, 4);
+        TracyCSecureAllocNS(scratch, 3, 4, "Textures");
+        TracyCSecureFreeNS(scratch, 4, "Textures");
+        TracyCMemoryDiscardS("Textures", 4);
         if (frame == 3) { /* 64 bytes of "Textures" stay live */
             TracyCMemoryDiscard("Textures");
         } else {
@@ -167,6 +178,32 @@ int main(int argc, char **argv) {
     int acquired = pthread_mutex_trylock(&lc.m) == 0;
     TracyCLockAfterTryLock(lc.ctx, acquired);
     if (acquired) pthread_mutex_unlock(&lc.m);
+
+    /* A shared lock: every Before..After pair is a wait (both sides). */
+    pthread_rwlock_t rw;
+    TracyCSharedLockCtx(rw_ctx);
+    pthread_rwlock_init(&rw, NULL);
+    TracyCSharedLockAnnounce(rw_ctx);
+    TracyCSharedLockCustomName(rw_ctx, "SharedLock", 10);
+    TracyCSharedLockBeforeLock(rw_ctx);
+    pthread_rwlock_wrlock(&rw);
+    TracyCSharedLockAfterLock(rw_ctx);
+    pthread_rwlock_unlock(&rw);
+    TracyCSharedLockAfterUnlock(rw_ctx);
+    TracyCSharedLockBeforeSharedLock(rw_ctx);
+    pthread_rwlock_rdlock(&rw);
+    TracyCSharedLockAfterSharedLock(rw_ctx);
+    pthread_rwlock_unlock(&rw);
+    TracyCSharedLockAfterSharedUnlock(rw_ctx);
+    acquired = pthread_rwlock_trywrlock(&rw) == 0;
+    TracyCSharedLockAfterTryLock(rw_ctx, acquired);
+    if (acquired) pthread_rwlock_unlock(&rw);
+    acquired = pthread_rwlock_tryrdlock(&rw) == 0;
+    TracyCSharedLockAfterTrySharedLock(rw_ctx, acquired);
+    if (acquired) pthread_rwlock_unlock(&rw);
+    TracyCSharedLockMark(rw_ctx);
+    TracyCSharedLockTerminate(rw_ctx);
+    pthread_rwlock_destroy(&rw);
 
     TracyCFiberEnter("Fiber A");
     {
