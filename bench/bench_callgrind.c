@@ -2,6 +2,9 @@
  * the function callgrind counts (--toggle-collect); run_zones and run_spans
  * the same nesting as zones with a context and as spans; run_counts, run_gauges
  * and run_memory count a COUNT, a GAUGE in range, and an alloc+free pair.
+ * run_tracy_zones is the same pair as Tracy's TracyCZoneN/TracyCZoneEnd through
+ * include/tracy-compat (run_tracy_inactive: active 0); run_tracy_memory
+ * is TracyCAlloc+TracyCFree (the size kept by pointer).
  *
  *   bench_callgrind PAIRS idle|recording|dropping|flight
  * flight: the flight recorder with a pool an eighth of the scopes' events,
@@ -11,6 +14,7 @@
 #include <ludus/rolling.h>
 #include <ludus/profiling.h>
 #include <stdio.h>
+#include <tracy/TracyC.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +74,36 @@ __attribute__((noinline)) void run_memory(int n) {
     }
 }
 
+__attribute__((noinline)) void run_tracy_zones(int n) {
+    for (int i = 0; i < n; i++) {
+        TracyCZoneN(outer, "Outer", 1);
+        TracyCZoneN(inner, "Inner", 1);
+        __asm__ __volatile__("");
+        TracyCZoneEnd(inner);
+        TracyCZoneEnd(outer);
+    }
+}
+
+static volatile int inactive = 0;
+__attribute__((noinline)) void run_tracy_inactive(int n) {
+    for (int i = 0; i < n; i++) {
+        TracyCZoneN(outer, "Outer", inactive);
+        TracyCZoneN(inner, "Inner", inactive);
+        __asm__ __volatile__("");
+        TracyCZoneEnd(inner);
+        TracyCZoneEnd(outer);
+    }
+}
+
+static char blocks[64];
+__attribute__((noinline)) void run_tracy_memory(int n) {
+    for (int i = 0; i < n; i++) {
+        TracyCAlloc(&blocks[i & 63], 64);
+        TracyCFree(&blocks[i & 63]);
+        __asm__ __volatile__("");
+    }
+}
+
 /* The same loop without instrumentation: its count is subtracted. */
 __attribute__((noinline)) void run_empty(int n) {
     for (int i = 0; i < n; i++) {
@@ -109,7 +143,7 @@ int main(int argc, char **argv) {
     if (recording) {
         ludus_capture_desc d;
         memset(&d, 0, sizeof d);
-        d.chunk_count = dropping ? 1 : (uint32_t)((double)n * 3 * 4 * 16 / 65536 * 1.1) + 8; /* scopes, zones, spans */
+        d.chunk_count = dropping ? 1 : (uint32_t)((double)n * 4 * 4 * 16 / 65536 * 1.1) + 8; /* scopes, zones, spans, Tracy zones */
         if (ludus_capture_begin(&d)) return 1;
         if (dropping) fill_pool();
         run_scopes(1); /* attach outside the counted call */
@@ -119,11 +153,15 @@ int main(int argc, char **argv) {
     LUDUS_PROFILE_GAUGE(Level, 0);
     LUDUS_PROFILE_GAUGE(Level, 7);
     run_scopes(n);
-    run_zones(n);
     run_spans(n);
     run_counts(n);
     run_gauges(n);
     run_memory(n);
+    run_zones(n);
+    run_tracy_zones(n);
+    run_tracy_inactive(n);
+    run_tracy_memory(1); /* the domain's registration (not counted) */
+    run_tracy_memory(n);
     run_empty(n);
     if (recording) ludus_capture_end(NULL);
     if (flight) ludus_rolling_end();

@@ -18,14 +18,21 @@ for mode in idle recording dropping flight; do
   awk -v s="$scopes" -v e="$empty" -v p="$pairs" -v m="$mode" \
     'BEGIN { printf "callgrind %-9s %.2f instructions/scope (loop overhead %.2f/pair subtracted; %d scopes)\n", m, (s - e) / (2 * p), e / p, 2 * p }'
 done
-# Zones with a context and spans, the same two levels as run_scopes.
-for fn in run_zones run_spans; do
-  for mode in idle recording; do
+# Zones with a context (LUDUS_ZONE_BEGIN/END), spans (LUDUS_PROFILE_BEGIN/END)
+# and Tracy's TracyCZoneN / TracyCZoneEnd through include/tracy-compat, the
+# same two levels as run_scopes; an inactive Tracy zone (active 0);
+# TracyCAlloc + TracyCFree by pointer.
+for mode in idle recording; do
+  empty=$(count "$mode" run_empty)
+  scope=$(count "$mode" run_scopes)
+  for fn in run_zones run_spans run_tracy_zones run_tracy_inactive; do
     n=$(count "$mode" "$fn")
-    empty=$(count "$mode" run_empty)
-    awk -v s="$n" -v e="$empty" -v p="$pairs" -v m="$mode" -v f="$fn" \
-      'BEGIN { what = f == "run_zones" ? "zone (LUDUS_ZONE_BEGIN/END)" : "span (LUDUS_PROFILE_BEGIN/END)"; printf "callgrind %-9s %.2f instructions per %s\n", m, (s - e) / (2 * p), what }'
+    awk -v s="$scope" -v z="$n" -v e="$empty" -v p="$pairs" -v m="$mode" -v f="$fn" \
+      'BEGIN { printf "callgrind %-9s %-18s %.2f instructions/zone (scope %.2f, %+.1f %%)\n", m, f, (z - e) / (2 * p), (s - e) / (2 * p), (s > e ? 100 * (z - s) / (s - e) : 0) }'
   done
+  n=$(count "$mode" run_tracy_memory)
+  awk -v s="$n" -v e="$empty" -v p="$pairs" -v m="$mode" \
+    'BEGIN { printf "callgrind %-9s %.2f instructions per TracyCAlloc+TracyCFree pair\n", m, (s - e) / p }'
 done
 # Counters are always on: the same with or without a capture.
 for fn in run_counts run_gauges run_memory; do

@@ -1,12 +1,15 @@
 # Install rules (cmake --install BUILD [--prefix DIR]): the headers, the
 # static and shared libraries, ludus-trace, the CMake package
 # (find_package(ludus CONFIG): ludus::ludus, ludus::shared, ludus::launch,
-# ludus::analysis, ludus::analysis_shared) and ludus.pc (static),
-# ludus-shared.pc, ludus-analysis.pc and ludus-analysis-shared.pc for
+# ludus::analysis, ludus::analysis_shared, ludus::tracy_compat) and ludus.pc (static),
+# ludus-shared.pc, ludus-analysis.pc, ludus-analysis-shared.pc and ludus-tracy.pc for
 # pkg-config.
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ludus DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET ludus_tracy_compat) # Tracy's header names, in a directory of their own
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/tracy-compat/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ludus-tracy)
+endif()
 install(TARGETS ${ludus_install_targets}
         EXPORT ludusTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -38,6 +41,9 @@ if(LUDUS_BACKEND STREQUAL "tracy")
   set(LUDUS_PC_LIBS_STATIC " -lstdc++ -ldl")
 endif()
 set(ludus_pc_files ludus ludus-analysis)
+if(TARGET ludus_tracy_compat)
+  list(APPEND ludus_pc_files ludus-tracy)
+endif()
 if(TARGET ludus_shared)
   list(APPEND ludus_pc_files ludus-shared ludus-analysis-shared)
 endif()

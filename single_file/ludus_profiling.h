@@ -268,6 +268,17 @@ LUDUS_API int ludus_memory_note_outside(const char *what, uint64_t bytes);
  * domains sampled (0 when no capture runs). Call it where no other thread
  * allocates if the values must reconcile exactly. */
 LUDUS_API int ludus_memory_sample(void);
+/* Hooks by pointer, for a free that knows the address and not the size
+ * (free(), Tracy's TracyFree): alloc_ptr keeps ptr's size in a fixed table
+ * of 262,144 live allocations (lock-free) and counts it as
+ * ludus_memory_alloc does; free_ptr finds it and gives the bytes back to
+ * the domain. An allocation that finds no room in the table, and a free of
+ * an address it does not hold (allocated before, through the size hooks, or
+ * not tracked), change no domain and are counted: ludus_memory_untracked()
+ * (since the process started). NULL is ignored. */
+LUDUS_API void ludus_memory_alloc_ptr(ludus_memory_domain domain, const void *ptr, uint64_t bytes);
+LUDUS_API void ludus_memory_free_ptr(ludus_memory_domain domain, const void *ptr);
+LUDUS_API uint64_t ludus_memory_untracked(void);
 
 /* ---------------------------------------------------------------------------
  * Control calls, declared here so instrumented code can drive a capture with
@@ -1216,6 +1227,11 @@ LUDUS__INLINE void ludus__l0_memory(ludus_memory_domain domain, uint64_t bytes) 
     (void)domain;
     (void)bytes;
 }
+LUDUS__INLINE void ludus__l0_memory_ptr(ludus_memory_domain domain, const void *ptr, uint64_t bytes) {
+    (void)domain;
+    (void)ptr;
+    (void)bytes;
+}
 LUDUS__INLINE void ludus__l0_baseline(ludus_memory_domain domain, uint64_t bytes, uint64_t allocs) {
     (void)domain;
     (void)bytes;
@@ -1256,6 +1272,8 @@ LUDUS__INLINE int ludus__l0_gauges(void) {
 #define ludus_memory_domain_register(name) ludus__l0_domain(name)
 #define ludus_memory_alloc(domain, bytes) ludus__l0_memory(domain, bytes)
 #define ludus_memory_free(domain, bytes) ludus__l0_memory(domain, bytes)
+#define ludus_memory_alloc_ptr(domain, ptr, bytes) ludus__l0_memory_ptr(domain, ptr, bytes)
+#define ludus_memory_free_ptr(domain, ptr) ludus__l0_memory_ptr(domain, ptr, 0)
 #define ludus_memory_baseline(domain, bytes, allocs) ludus__l0_baseline(domain, bytes, allocs)
 #define ludus_memory_note_outside(what, bytes) ludus__l0_note_outside(what, bytes)
 #define ludus_memory_sample() ludus__l0_gauges()
@@ -8155,6 +8173,86 @@ uintptr_t ludus__lock_wait_begin(const void *lock, const ludus_site *site, unsig
 #undef NAME_MAX_BYTES
 #undef NO_SITE
 #undef NEXT
+
+/* ==== src/record/memory_ptr.c ==== */
+/* Memory domains by pointer: for allocator hooks whose free knows the
+ * pointer and not the size (free(), Tracy's TracyFree). The size of each
+ * live allocation is kept in one fixed, lock-free open-addressing ludus__sf_memory_ptr_table
+ * keyed by its address; a free finds it there and gives the bytes back to
+ * the domain (ludus_memory_free).
+ *
+ * A ludus__sf_memory_ptr_slot's key: 0 empty, 1 a tombstone (freed), 2 a ludus__sf_memory_ptr_slot being filled, else
+ * the address. An alloc claims an empty or freed ludus__sf_memory_ptr_slot with a compare-and-
+ * swap to 2, writes the size and the domain, then publishes the address
+ * (release); a free finds the address (acquire), reads the size, and takes
+ * the ludus__sf_memory_ptr_slot with a compare-and-swap back to a tombstone: only the free that
+ * wins it gives the bytes back. Probing stops after PROBES slots: an
+ * allocation that finds no room, and a free of an address the ludus__sf_memory_ptr_table does
+ * not hold, are counted (ludus_memory_untracked) and change no domain. The
+ * ludus__sf_memory_ptr_table is static (its pages are touched only as slots are used) and this
+ * file is linked only by programs that call these hooks. */
+
+#define SLOTS (1u << 18) /* 262,144 live allocations, 4 MiB of address space */
+#define PROBES 64u
+
+enum { KEY_EMPTY = 0, KEY_FREED = 1, KEY_BUSY = 2 };
+
+typedef struct ludus__sf_memory_ptr_slot {
+    uintptr_t key;
+    uint32_t bytes_lo, bytes_hi; /* the size, written before key is published */
+} ludus__sf_memory_ptr_slot;
+
+static ludus__sf_memory_ptr_slot ludus__sf_memory_ptr_table[SLOTS];
+static uint64_t ludus__sf_memory_ptr_untracked; /* atomic */
+
+static uint32_t ludus__sf_memory_ptr_home(uintptr_t key) {
+    uint64_t h = (uint64_t)key * UINT64_C(0x9E3779B97F4A7C15);
+    return (uint32_t)(h >> 46); /* top 18 bits */
+}
+
+void ludus_memory_alloc_ptr(ludus_memory_domain domain, const void *ptr, uint64_t bytes) {
+    uintptr_t key = (uintptr_t)ptr;
+    if (key <= KEY_BUSY || domain == 0) return;
+    uint32_t h = ludus__sf_memory_ptr_home(key);
+    for (uint32_t i = 0; i < PROBES; i++) {
+        ludus__sf_memory_ptr_slot *s = &ludus__sf_memory_ptr_table[(h + i) & (SLOTS - 1)];
+        uintptr_t k = __atomic_load_n(&s->key, __ATOMIC_RELAXED);
+        if (k != KEY_EMPTY && k != KEY_FREED) continue;
+        if (!__atomic_compare_exchange_n(&s->key, &k, (uintptr_t)KEY_BUSY, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            continue;
+        __atomic_store_n(&s->bytes_lo, (uint32_t)bytes, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->bytes_hi, (uint32_t)(bytes >> 32), __ATOMIC_RELAXED);
+        __atomic_store_n(&s->key, key, __ATOMIC_RELEASE);
+        ludus_memory_alloc(domain, bytes);
+        return;
+    }
+    __atomic_fetch_add(&ludus__sf_memory_ptr_untracked, 1u, __ATOMIC_RELAXED);
+}
+
+void ludus_memory_free_ptr(ludus_memory_domain domain, const void *ptr) {
+    uintptr_t key = (uintptr_t)ptr;
+    if (key <= KEY_BUSY || domain == 0) return; /* free(NULL) */
+    uint32_t h = ludus__sf_memory_ptr_home(key);
+    for (uint32_t i = 0; i < PROBES; i++) {
+        ludus__sf_memory_ptr_slot *s = &ludus__sf_memory_ptr_table[(h + i) & (SLOTS - 1)];
+        uintptr_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+        if (k == KEY_EMPTY) break; /* never used: the address is not past it */
+        if (k != key) continue;
+        uint64_t bytes = (uint64_t)__atomic_load_n(&s->bytes_lo, __ATOMIC_RELAXED) |
+                         (uint64_t)__atomic_load_n(&s->bytes_hi, __ATOMIC_RELAXED) << 32;
+        if (!__atomic_compare_exchange_n(&s->key, &k, (uintptr_t)KEY_FREED, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            break; /* another free of the same address won it */
+        ludus_memory_free(domain, bytes);
+        return;
+    }
+    __atomic_fetch_add(&ludus__sf_memory_ptr_untracked, 1u, __ATOMIC_RELAXED);
+}
+
+uint64_t ludus_memory_untracked(void) {
+    return __atomic_load_n(&ludus__sf_memory_ptr_untracked, __ATOMIC_RELAXED);
+}
+#undef SLOTS
+#undef PROBES
 
 /* ==== src/record/pool.c ==== */
 /* The pool of the running capture: one reservation, cut into pieces by a

@@ -87,6 +87,11 @@ LUDUS__INLINE void ludus__l0_memory(ludus_memory_domain domain, uint64_t bytes) 
     (void)domain;
     (void)bytes;
 }
+LUDUS__INLINE void ludus__l0_memory_ptr(ludus_memory_domain domain, const void *ptr, uint64_t bytes) {
+    (void)domain;
+    (void)ptr;
+    (void)bytes;
+}
 LUDUS__INLINE void ludus__l0_baseline(ludus_memory_domain domain, uint64_t bytes, uint64_t allocs) {
     (void)domain;
     (void)bytes;
@@ -127,6 +132,8 @@ LUDUS__INLINE int ludus__l0_gauges(void) {
 #define ludus_memory_domain_register(name) ludus__l0_domain(name)
 #define ludus_memory_alloc(domain, bytes) ludus__l0_memory(domain, bytes)
 #define ludus_memory_free(domain, bytes) ludus__l0_memory(domain, bytes)
+#define ludus_memory_alloc_ptr(domain, ptr, bytes) ludus__l0_memory_ptr(domain, ptr, bytes)
+#define ludus_memory_free_ptr(domain, ptr) ludus__l0_memory_ptr(domain, ptr, 0)
 #define ludus_memory_baseline(domain, bytes, allocs) ludus__l0_baseline(domain, bytes, allocs)
 #define ludus_memory_note_outside(what, bytes) ludus__l0_note_outside(what, bytes)
 #define ludus_memory_sample() ludus__l0_gauges()

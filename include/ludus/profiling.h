@@ -247,6 +247,17 @@ LUDUS_API int ludus_memory_note_outside(const char *what, uint64_t bytes);
  * domains sampled (0 when no capture runs). Call it where no other thread
  * allocates if the values must reconcile exactly. */
 LUDUS_API int ludus_memory_sample(void);
+/* Hooks by pointer, for a free that knows the address and not the size
+ * (free(), Tracy's TracyFree): alloc_ptr keeps ptr's size in a fixed table
+ * of 262,144 live allocations (lock-free) and counts it as
+ * ludus_memory_alloc does; free_ptr finds it and gives the bytes back to
+ * the domain. An allocation that finds no room in the table, and a free of
+ * an address it does not hold (allocated before, through the size hooks, or
+ * not tracked), change no domain and are counted: ludus_memory_untracked()
+ * (since the process started). NULL is ignored. */
+LUDUS_API void ludus_memory_alloc_ptr(ludus_memory_domain domain, const void *ptr, uint64_t bytes);
+LUDUS_API void ludus_memory_free_ptr(ludus_memory_domain domain, const void *ptr);
+LUDUS_API uint64_t ludus_memory_untracked(void);
 
 /* ---------------------------------------------------------------------------
  * Control calls, declared here so instrumented code can drive a capture with

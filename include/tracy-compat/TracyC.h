@@ -1,0 +1,2 @@
+/* Tracy's older layout (#include "TracyC.h"): the same header. */
+#include "tracy/TracyC.h"
