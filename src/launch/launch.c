@@ -119,7 +119,7 @@ void ludus_launch_cancel(void) {
  * (LUDUS_ROLLING_NONE: none) when none_value is not 0. 0 unset, 1 set,
  * -1 bad (said). */
 static int env_ms(const char *name, unsigned long lo, unsigned long hi, uint32_t none_value, uint32_t *out) {
-    const char *v = getenv(name);
+    const char *v = ludus__getenv(name);
     if (!v || !*v) return 0;
     char *end;
     unsigned long x = strtoul(v, &end, 10);
@@ -142,7 +142,7 @@ static int rolling_env(ludus_rolling_desc *rd) {
     if (env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, (uint32_t)LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
     if (env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, (uint32_t)LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
     if (env_ms("LUDUS_TRACE_MAX_FILES", 1, 1000000, 0, &rd->max_files) < 0) return -1;
-    const char *h = getenv("LUDUS_TRACE_HITCH");
+    const char *h = ludus__getenv("LUDUS_TRACE_HITCH");
     if (h && *h) {
         char *end;
         double f = strtod(h, &end);
@@ -154,7 +154,7 @@ static int rolling_env(ludus_rolling_desc *rd) {
         } else
             rd->hitch_factor = f;
     }
-    const char *t = getenv("LUDUS_TRACE_TRIGGER_COUNTER");
+    const char *t = ludus__getenv("LUDUS_TRACE_TRIGGER_COUNTER");
     if (t && *t) {
         const char *gt = strchr(t, '>'), *colon = strchr(t, ':');
         char *end = NULL;
@@ -231,7 +231,7 @@ static int parse_chunks(const char *s, uint32_t *out) {
 __attribute__((constructor(200))) static void launch_init(void) {
     ludus__reg.launch_ran = 1;
     /* LUDUS_LIVE=1: watchable from outside (include/ludus/live.h), with or without LUDUS_TRACE */
-    const char *live = getenv("LUDUS_LIVE");
+    const char *live = ludus__getenv("LUDUS_LIVE");
     if (live && *live && strcmp(live, "0") != 0) {
         int rc = strcmp(live, "1") != 0 ? LUDUS_EINVAL : ludus_live_start();
         if (rc == LUDUS_EINVAL)
@@ -241,7 +241,7 @@ __attribute__((constructor(200))) static void launch_init(void) {
                     ludus_last_error_detail());
         S.live = rc == 0;
     }
-    const char *path = getenv("LUDUS_TRACE");
+    const char *path = ludus__getenv("LUDUS_TRACE");
     if (!path || !*path) return;
     if (strlen(path) >= sizeof S.trace_path) {
         fprintf(stderr, "ludus: LUDUS_TRACE is longer than %zu bytes; not tracing\n", sizeof S.trace_path - 1);
@@ -254,7 +254,7 @@ __attribute__((constructor(200))) static void launch_init(void) {
                 path);
         return;
     }
-    const char *chunks = getenv("LUDUS_TRACE_CHUNKS");
+    const char *chunks = ludus__getenv("LUDUS_TRACE_CHUNKS");
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
     if (parse_chunks(chunks, &d.chunk_count) != 0) {
@@ -262,7 +262,7 @@ __attribute__((constructor(200))) static void launch_init(void) {
                 chunks, 1u << 24);
         return;
     }
-    const char *prefault = getenv("LUDUS_TRACE_PREFAULT");
+    const char *prefault = ludus__getenv("LUDUS_TRACE_PREFAULT");
     static const char *const prefaults[] = {"", "ahead", "begin", "none"}; /* enum ludus_prefault */
     for (int k = LUDUS_PREFAULT_AHEAD; prefault && *prefault && k <= LUDUS_PREFAULT_NONE; k++)
         if (strcmp(prefault, prefaults[k]) == 0) d.prefault = k;
@@ -280,7 +280,7 @@ __attribute__((constructor(200))) static void launch_init(void) {
         return;
     }
     char pool[4200];
-    const char *pool_env = getenv("LUDUS_TRACE_POOL");
+    const char *pool_env = ludus__getenv("LUDUS_TRACE_POOL");
     if (pool_env && *pool_env) { /* "%p" as in LUDUS_TRACE */
         if (strlen(pool_env) >= sizeof pool - 16) {
             fprintf(stderr, "ludus: LUDUS_TRACE_POOL is too long; not tracing\n");
@@ -289,7 +289,7 @@ __attribute__((constructor(200))) static void launch_init(void) {
         ludus__expand_pid(pool_env, ludus__os_pid(), pool, sizeof pool);
         d.pool_file = pool;
     }
-    const char *mode = getenv("LUDUS_TRACE_MODE");
+    const char *mode = ludus__getenv("LUDUS_TRACE_MODE");
     if (mode && *mode && strcmp(mode, "rolling") != 0 && strcmp(mode, "window") != 0) {
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=%s: use window (the default) or rolling; not tracing\n", mode);
         return;
@@ -307,7 +307,7 @@ __attribute__((constructor(200))) static void launch_init(void) {
     }
     S.launched = 1;
     atexit(write_at_exit);
-    const char *crash = getenv("LUDUS_TRACE_CRASH");
+    const char *crash = ludus__getenv("LUDUS_TRACE_CRASH");
     if (crash && !strcmp(crash, "0")) return;
     ludus_crash_desc cd = {S.trace_path, S.format, 0};
     int rc = ludus_crash_capture_begin(&cd);

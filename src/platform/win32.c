@@ -34,6 +34,10 @@ void ludus__membarrier(void) {
 uint64_t ludus__os_tid(void) {
     return (uint64_t)GetCurrentThreadId();
 }
+const char *ludus__getenv(const char *name) {
+    return getenv(name); /* no set-user-ID programs on Windows */
+}
+
 int ludus__os_pid(void) {
     return (int)GetCurrentProcessId();
 }
