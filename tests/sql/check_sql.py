@@ -227,6 +227,19 @@ check(rc == 0 and open(os.path.join(work, "threads.csv"), newline="").read() == 
 rc, _, err = run("sql", "demo.ludus", "SELECT nosuch FROM slice")
 check(rc == 1 and "no such column" in err, "an SQL error: said, exit 1")
 
+# ---- queries only read: nothing attached, written or vacuumed into a file ----
+for q in ("ATTACH DATABASE 'pwn.db' AS x; CREATE TABLE x.t(a)", "VACUUM INTO 'copy.db'", "VACUUM",
+          "CREATE TABLE t(a)", "CREATE TEMP TABLE t(a)", "DELETE FROM slice", "INSERT INTO site(id) VALUES (1)",
+          "PRAGMA journal_mode = WAL", "SELECT 1; ATTACH 'pwn2.db' AS y"):
+    rc, _, err = run("sql", "demo.ludus", q)
+    check(rc == 1 and "refused: queries only read" in err, "read-only: %s: rc %d %s" % (q, rc, err))
+    rc, _, err = run("sql", "demo.ludus", stdin=(q + ";\n").encode())
+    check("refused: queries only read" in err, "read-only at the prompt: %s: %s" % (q, err))
+check(not [f for f in os.listdir(work) if f.endswith(".db")], "read-only: no file made: %s" % os.listdir(work))
+check(one("demo.ludus", "PRAGMA table_info(slice)")[0]["name"] == "capture_id", "read-only: table_info still reads")
+check(one("demo.ludus", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) "
+                        "SELECT count(*) AS c FROM n")[0]["c"] == 3, "read-only: a recursive query runs")
+
 # ---- hostile names round-trip ----
 subprocess.run([hostile, os.path.join(work, "hostile")], check=True, capture_output=True)
 rc, _, err = run("convert", "hostile.ludus", "hostile.json")

@@ -342,10 +342,22 @@ int lt_sql_exec(const char *verb, sqlite3 *db, const char *sql, int mode, ludus_
     while (rest && *rest && status == LT_OK) {
         sqlite3_stmt *st = NULL;
         const char *tail = NULL;
-        if (sqlite3_prepare_v2(db, rest, -1, &st, &tail) != SQLITE_OK) {
+        int prep = sqlite3_prepare_v2(db, rest, -1, &st, &tail);
+        if (prep == SQLITE_OK && st && !sqlite3_stmt_readonly(st)) {
+            sqlite3_finalize(st);
+            st = NULL;
+            prep = SQLITE_AUTH;
+        }
+        if (prep != SQLITE_OK) {
             char shown[1024];
-            fprintf(stderr, "ludus-trace %s: SQL: %s\n", verb,
-                    ludus_text_show(shown, sizeof shown, sqlite3_errmsg(db), 0));
+            if (prep == SQLITE_AUTH || sqlite3_errcode(db) == SQLITE_AUTH)
+                fprintf(stderr,
+                        "ludus-trace %s: SQL: refused: queries only read the captures (no ATTACH or DETACH, no "
+                        "statement that writes, no VACUUM, no pragma that sets something)\n",
+                        verb);
+            else
+                fprintf(stderr, "ludus-trace %s: SQL: %s\n", verb,
+                        ludus_text_show(shown, sizeof shown, sqlite3_errmsg(db), 0));
             status = LT_USAGE;
             break;
         }

@@ -105,7 +105,8 @@ static int load_all(const char *verb, lt_sql_db *d, char *const *files, size_t n
         lt_progress_update(&bar, i + 1);
     }
     lt_progress_end(&bar);
-    return rc == LT_OK ? lt_sql_db_index(verb, d) : rc;
+    if (rc == LT_OK) rc = lt_sql_db_index(verb, d);
+    return rc == LT_OK ? lt_sql_db_seal(verb, d) : rc;
 }
 
 static const char *const mode_names[] = {"table", "csv", "json", "jsonl"};
