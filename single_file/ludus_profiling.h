@@ -767,10 +767,27 @@ LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char
  * every level. */
 #define LUDUS__NO_SCOPE typedef int LUDUS__UVAR(ludus__no_scope_) __attribute__((unused))
 
+/* A zone's context: what LUDUS_ZONE_BEGIN hands back and LUDUS_ZONE_END
+ * takes (the begin's token; 0 when nothing was recorded). Plain data: keep
+ * it in a local, a struct, a job; copy it freely. */
+typedef struct ludus_zone {
+    uintptr_t token;
+} ludus_zone;
+
+/* A zone from a begin's token (a compound literal is not C++). */
+LUDUS__INLINE ludus_zone ludus__zone_make(uintptr_t token) {
+    ludus_zone z;
+    z.token = token;
+    return z;
+}
+
 /* Picks the one- or two-argument form of LUDUS_PROFILE_SCOPE (ISO C11: no
  * GNU comma swallowing). */
 #define LUDUS__ARG3(a, b, c, ...) c
 #define LUDUS__PICK2(impl2, impl1, ...) LUDUS__ARG3(__VA_ARGS__, impl2, impl1, unused)
+/* The two- or three-argument form of LUDUS_ZONE_BEGIN. */
+#define LUDUS__ARG4(a, b, c, d, ...) d
+#define LUDUS__PICK23(impl3, impl2, ...) LUDUS__ARG4(__VA_ARGS__, impl3, impl2, unused)
 
 #if LUDUS_PROFILE_LEVEL > 0
 
@@ -851,6 +868,41 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
         LUDUS__SITE(site_var, name_str, NULL);              \
         ludus__span_begin_check(LUDUS__SITE_PTR(site_var)); \
     } while (0)
+/* Zones with a context: the non-lexical form for C engines and for code
+ * instrumented with begin/end pairs (Tracy's TracyCZone/TracyCZoneEnd,
+ * Perfetto's TRACE_EVENT_BEGIN/END). The same inline path as a scope, at a
+ * scope's cost: BEGIN records the begin and gives its context, END records
+ * the end that names it.
+ *     LUDUS_ZONE_BEGIN(z, Physics);           declares ludus_zone z
+ *     LUDUS_ZONE_BEGIN(z, "Broad phase", phys); a literal name, a category
+ *     LUDUS_ZONE_BEGIN_INTO(job->zone, Job);   fills an existing ludus_zone
+ *     LUDUS_ZONE_END(z);
+ * An end may sit in another function than its begin (a callback, a state
+ * machine's next step) but must run on the begin's thread, in the order
+ * the thread's nesting allows (an end closes its own zone: zones opened
+ * inside it and not ended yet are closed with it, marked unwound, as after
+ * a longjmp). A zone begun before a capture records nothing at its end; a
+ * zone of an earlier capture is an orphan end, counted. Name and Category
+ * are tokens or literals; for names known at run time, use spans. */
+#define LUDUS__ZONE_AT(site_var, var_decl, name_str, cat_str) \
+    LUDUS__SITE(site_var, name_str, cat_str);                 \
+    var_decl = ludus__zone_make(ludus__scope_begin(LUDUS__SITE_PTR(site_var)))
+#define LUDUS__ZONE_BEGIN_NC(var_decl, name_str, cat_str) \
+    LUDUS__ZONE_AT(LUDUS__UVAR(ludus__zone_site_), var_decl, name_str, cat_str)
+#define LUDUS__ZONE_BEGIN2(var, Name) LUDUS__ZONE_BEGIN_NC(ludus_zone var, #Name, NULL)
+#define LUDUS__ZONE_BEGIN3(var, Name, Category) LUDUS__ZONE_BEGIN_NC(ludus_zone var, #Name, #Category)
+#define LUDUS_ZONE_BEGIN(...) LUDUS__PICK23(LUDUS__ZONE_BEGIN3, LUDUS__ZONE_BEGIN2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS__ZONE_INTO2(lvalue, Name)              \
+    do {                                             \
+        LUDUS__ZONE_BEGIN_NC((lvalue), #Name, NULL); \
+    } while (0)
+#define LUDUS__ZONE_INTO3(lvalue, Name, Category)         \
+    do {                                                  \
+        LUDUS__ZONE_BEGIN_NC((lvalue), #Name, #Category); \
+    } while (0)
+#define LUDUS_ZONE_BEGIN_INTO(...) LUDUS__PICK23(LUDUS__ZONE_INTO3, LUDUS__ZONE_INTO2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS_ZONE_END(zone) ludus__scope_end((zone).token)
+
 /* A span that is not lexical: BEGIN opens it, END closes the innermost span
  * opened by BEGIN or ludus_span_begin on this thread (lexical scopes opened
  * since do not matter: see ludus_span_end). */
@@ -1033,6 +1085,17 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 #define LUDUS_PROFILE_LOCK_WAIT(Name) LUDUS__NO_SCOPE
 #define LUDUS_PROFILE_FRAME() ((void)0)
 #define LUDUS_PROFILE_MARK(Name) ((void)0)
+/* A zone compiles to a context that is always "not recorded": code that
+ * keeps or passes it still builds, and END reads it and does nothing. */
+#define LUDUS__ZONE_NONE2(var, Name) ludus_zone var __attribute__((unused)) = {0}
+#define LUDUS__ZONE_NONE3(var, Name, Category) LUDUS__ZONE_NONE2(var, Name)
+#define LUDUS_ZONE_BEGIN(...) LUDUS__PICK23(LUDUS__ZONE_NONE3, LUDUS__ZONE_NONE2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS__ZONE_INTO_NONE2(lvalue, Name) ((lvalue).token = 0)
+#define LUDUS__ZONE_INTO_NONE3(lvalue, Name, Category) ((lvalue).token = 0)
+#define LUDUS_ZONE_BEGIN_INTO(...) \
+    LUDUS__PICK23(LUDUS__ZONE_INTO_NONE3, LUDUS__ZONE_INTO_NONE2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS_ZONE_END(zone) ((void)sizeof((zone).token))
+
 #define LUDUS_PROFILE_BEGIN(Name) ((void)0)
 #define LUDUS_PROFILE_END() ((void)0)
 #define LUDUS_PROFILE_FLOW_OUT(Name) LUDUS__CAST(uint64_t, 0)
@@ -2389,6 +2452,12 @@ LUDUS_HIDDEN void ludus__membarrier(void);
 
 LUDUS_HIDDEN uint64_t ludus__os_tid(void);
 LUDUS_HIDDEN int ludus__os_pid(void);
+/* The environment variable name, or NULL when unset or when the process
+ * runs set-user-ID or set-group-ID (or with other added privileges: Linux's
+ * AT_SECURE): a privileged program never takes its switches (LUDUS_TRACE,
+ * LUDUS_LIVE, ...) from the environment of whoever started it. Every
+ * variable the libraries read goes through here. */
+LUDUS_HIDDEN const char *ludus__getenv(const char *name);
 LUDUS_HIDDEN void ludus__yield(void);
 LUDUS_HIDDEN void ludus__cpu_relax(void);
 
@@ -3710,6 +3779,9 @@ void ludus__live_out_abort(ludus__live_out *o) {
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/auxv.h>
+#endif
 
 int64_t ludus__mono_ns(void) {
     struct timespec ts;
@@ -3720,6 +3792,18 @@ int64_t ludus__mono_ns(void) {
 int ludus__os_pid(void) {
     return (int)getpid();
 }
+/* 1 in a process the kernel started with added privileges. */
+static int ludus__sf_posix_privileged(void) {
+#ifdef __linux__
+    if (getauxval(AT_SECURE)) return 1;
+#endif
+    return getuid() != geteuid() || getgid() != getegid();
+}
+
+const char *ludus__getenv(const char *name) {
+    return ludus__sf_posix_privileged() ? NULL : getenv(name);
+}
+
 void ludus__yield(void) {
     sched_yield();
 }
@@ -4559,6 +4643,10 @@ void ludus__membarrier(void) {
 uint64_t ludus__os_tid(void) {
     return (uint64_t)GetCurrentThreadId();
 }
+const char *ludus__getenv(const char *name) {
+    return getenv(name); /* no set-user-ID programs on Windows */
+}
+
 int ludus__os_pid(void) {
     return (int)GetCurrentProcessId();
 }
@@ -8398,7 +8486,7 @@ __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec")
  * (ludus__reg.launch_ran). */
 #if !defined(LUDUS_IMPLEMENTATION) /* the single file always holds the launch code */
 __attribute__((constructor)) static void ludus__sf_threads_launch_probe(void) {
-    const char *path = getenv("LUDUS_TRACE");
+    const char *path = ludus__getenv("LUDUS_TRACE");
     if (!path || !*path || ludus__reg.launch_ran) return;
     fprintf(stderr,
             "ludus: LUDUS_TRACE=%s is set, but this program was linked without the library's launch-to-exit code "
@@ -9793,6 +9881,9 @@ enum {
     LUDUS__STEP_INACTIVE    /* end: no capture active, the ended one not yet the last */
 };
 LUDUS_HIDDEN extern void (*ludus__session_step)(int step);
+/* The clock the rolling window's hitch detector reads at a frame mark
+ * (src/flight/rolling.c), set by a test; NULL: the monotonic clock. */
+LUDUS_HIDDEN extern int64_t (*ludus__rolling_frame_clock)(void);
 /* Set by a rolling window while it runs: writes the window into its
  * directory in a crash's child (reason "crash-<signal>"); *path the file. */
 LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path,
@@ -20890,6 +20981,11 @@ static void ludus__sf_rolling_check_counter(void) {
     ludus__sf_rolling_R.counter_was_above = above;
 }
 
+/* A test hook (tests/unit/test_rolling.c): the clock a frame mark reads
+ * for the running median, when set (a fake clock: a frame's length is the
+ * test's, not the scheduler's); ludus__mono_ns otherwise. */
+int64_t (*ludus__rolling_frame_clock)(void);
+
 static void ludus__sf_rolling_on_frame(void) {
     /* in_frame first, then on (sequentially consistent both, as
      * ludus_rolling_end's store of on and wait for in_frame): the end never
@@ -20904,7 +21000,8 @@ static void ludus__sf_rolling_on_frame(void) {
         __atomic_store_n(&ludus__sf_rolling_R.in_frame, 0u, __ATOMIC_RELEASE);
         return;
     }
-    int64_t now = ludus__mono_ns();
+    int64_t (*clock)(void) = __atomic_load_n(&ludus__rolling_frame_clock, __ATOMIC_ACQUIRE);
+    int64_t now = clock ? clock() : ludus__mono_ns();
     int64_t dt = ludus__sf_rolling_R.prev_frame_ns ? now - ludus__sf_rolling_R.prev_frame_ns : -1;
     ludus__sf_rolling_R.prev_frame_ns = now;
     uint32_t m = ludus__sf_rolling_R.rd.median_frames;
@@ -21884,7 +21981,7 @@ static int ludus__sf_live_rolling_start(void) {
 }
 
 static uint32_t ludus__sf_live_capture_chunks(void) {
-    const char *e = getenv("LUDUS_LIVE_CHUNKS");
+    const char *e = ludus__getenv("LUDUS_LIVE_CHUNKS");
     char *end;
     unsigned long v = e && *e ? strtoul(e, &end, 10) : 0;
     return e && *e && !*end && v >= 1 && v <= (1u << 24) ? (uint32_t)v : CAPTURE_CHUNKS;
@@ -23192,7 +23289,7 @@ void ludus_launch_cancel(void) {
  * (LUDUS_ROLLING_NONE: none) when none_value is not 0. 0 unset, 1 set,
  * -1 bad (said). */
 static int ludus__sf_launch_env_ms(const char *name, unsigned long lo, unsigned long hi, uint32_t none_value, uint32_t *out) {
-    const char *v = getenv(name);
+    const char *v = ludus__getenv(name);
     if (!v || !*v) return 0;
     char *end;
     unsigned long x = strtoul(v, &end, 10);
@@ -23215,7 +23312,7 @@ static int ludus__sf_launch_rolling_env(ludus_rolling_desc *rd) {
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, (uint32_t)LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, (uint32_t)LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_MAX_FILES", 1, 1000000, 0, &rd->max_files) < 0) return -1;
-    const char *h = getenv("LUDUS_TRACE_HITCH");
+    const char *h = ludus__getenv("LUDUS_TRACE_HITCH");
     if (h && *h) {
         char *end;
         double f = strtod(h, &end);
@@ -23227,7 +23324,7 @@ static int ludus__sf_launch_rolling_env(ludus_rolling_desc *rd) {
         } else
             rd->hitch_factor = f;
     }
-    const char *t = getenv("LUDUS_TRACE_TRIGGER_COUNTER");
+    const char *t = ludus__getenv("LUDUS_TRACE_TRIGGER_COUNTER");
     if (t && *t) {
         const char *gt = strchr(t, '>'), *colon = strchr(t, ':');
         char *end = NULL;
@@ -23304,7 +23401,7 @@ static int ludus__sf_launch_parse_chunks(const char *s, uint32_t *out) {
 __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void) {
     ludus__reg.launch_ran = 1;
     /* LUDUS_LIVE=1: watchable from outside (include/ludus/live.h), with or without LUDUS_TRACE */
-    const char *live = getenv("LUDUS_LIVE");
+    const char *live = ludus__getenv("LUDUS_LIVE");
     if (live && *live && strcmp(live, "0") != 0) {
         int rc = strcmp(live, "1") != 0 ? LUDUS_EINVAL : ludus_live_start();
         if (rc == LUDUS_EINVAL)
@@ -23314,7 +23411,7 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
                     ludus_last_error_detail());
         ludus__sf_launch_S.live = rc == 0;
     }
-    const char *path = getenv("LUDUS_TRACE");
+    const char *path = ludus__getenv("LUDUS_TRACE");
     if (!path || !*path) return;
     if (strlen(path) >= sizeof ludus__sf_launch_S.trace_path) {
         fprintf(stderr, "ludus: LUDUS_TRACE is longer than %zu bytes; not tracing\n", sizeof ludus__sf_launch_S.trace_path - 1);
@@ -23327,7 +23424,7 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
                 path);
         return;
     }
-    const char *chunks = getenv("LUDUS_TRACE_CHUNKS");
+    const char *chunks = ludus__getenv("LUDUS_TRACE_CHUNKS");
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
     if (ludus__sf_launch_parse_chunks(chunks, &d.chunk_count) != 0) {
@@ -23335,7 +23432,7 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
                 chunks, 1u << 24);
         return;
     }
-    const char *prefault = getenv("LUDUS_TRACE_PREFAULT");
+    const char *prefault = ludus__getenv("LUDUS_TRACE_PREFAULT");
     static const char *const prefaults[] = {"", "ahead", "begin", "none"}; /* enum ludus_prefault */
     for (int k = LUDUS_PREFAULT_AHEAD; prefault && *prefault && k <= LUDUS_PREFAULT_NONE; k++)
         if (strcmp(prefault, prefaults[k]) == 0) d.prefault = k;
@@ -23353,7 +23450,7 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
         return;
     }
     char pool[4200];
-    const char *pool_env = getenv("LUDUS_TRACE_POOL");
+    const char *pool_env = ludus__getenv("LUDUS_TRACE_POOL");
     if (pool_env && *pool_env) { /* "%p" as in LUDUS_TRACE */
         if (strlen(pool_env) >= sizeof pool - 16) {
             fprintf(stderr, "ludus: LUDUS_TRACE_POOL is too long; not tracing\n");
@@ -23362,7 +23459,7 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
         ludus__expand_pid(pool_env, ludus__os_pid(), pool, sizeof pool);
         d.pool_file = pool;
     }
-    const char *mode = getenv("LUDUS_TRACE_MODE");
+    const char *mode = ludus__getenv("LUDUS_TRACE_MODE");
     if (mode && *mode && strcmp(mode, "rolling") != 0 && strcmp(mode, "window") != 0) {
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=%s: use window (the default) or rolling; not tracing\n", mode);
         return;
@@ -23380,7 +23477,7 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
     }
     ludus__sf_launch_S.launched = 1;
     atexit(ludus__sf_launch_write_at_exit);
-    const char *crash = getenv("LUDUS_TRACE_CRASH");
+    const char *crash = ludus__getenv("LUDUS_TRACE_CRASH");
     if (crash && !strcmp(crash, "0")) return;
     ludus_crash_desc cd = {ludus__sf_launch_S.trace_path, ludus__sf_launch_S.format, 0};
     int rc = ludus_crash_capture_begin(&cd);
