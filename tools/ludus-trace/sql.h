@@ -277,6 +277,9 @@ int lt_sql_functions(sqlite3 *db);
 
 /* sql_out.c: a query's results. */
 enum lt_sql_mode { LT_SQL_TABLE = 0, LT_SQL_CSV, LT_SQL_JSON, LT_SQL_JSONL };
+/* Or'ed into a mode: the output is a terminal (CSV shows control
+ * characters as the table does; JSON escapes them anyway). */
+#define LT_SQL_SHOWN 0x100
 /* Runs every statement of sql, printing each result to write (table,
  * CSV, a JSON array per statement, or JSON Lines); an exit code, an SQL
  * error said with what it is about. A statement that would write (VACUUM,
