@@ -208,18 +208,27 @@ static int begin_rolling(const ludus_capture_desc *d, const char *expanded) {
     return rc;
 }
 
-/* LUDUS_TRACE_CHUNKS: digits only, 1 .. 2^24 (1 TiB of pool). */
+/* The most LUDUS_TRACE_CHUNKS may ask for: 2^24 (1 TiB of pool), and no
+ * more than half the machine's physical memory (a pool is reserved, and
+ * the rolling window and LUDUS_TRACE_PREFAULT=begin touch all of it). */
+static uint32_t max_chunks(void) {
+    uint64_t phys = ludus__phys_bytes(), cap = (uint64_t)1 << 24;
+    if (phys && phys / 2 / 65536 < cap) cap = phys / 2 / 65536;
+    return cap ? (uint32_t)cap : 1;
+}
+
+/* LUDUS_TRACE_CHUNKS: digits only, 1 .. max_chunks(). */
 static int parse_chunks(const char *s, uint32_t *out) {
     if (!s) {
         *out = 1024;
         return 0;
     }
-    uint64_t v = 0;
+    uint64_t v = 0, most = max_chunks();
     if (!*s) return -1;
     for (const char *p = s; *p; p++) {
         if (*p < '0' || *p > '9') return -1;
         v = v * 10 + (uint64_t)(*p - '0');
-        if (v > (1u << 24)) return -1;
+        if (v > most) return -1;
     }
     if (v == 0) return -1;
     *out = (uint32_t)v;
@@ -258,8 +267,10 @@ __attribute__((constructor(200))) static void launch_init(void) {
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
     if (parse_chunks(chunks, &d.chunk_count) != 0) {
-        fprintf(stderr, "ludus: LUDUS_TRACE_CHUNKS=%s is not a number of 64 KiB chunks in 1 .. %u; not tracing\n",
-                chunks, 1u << 24);
+        fprintf(stderr,
+                "ludus: LUDUS_TRACE_CHUNKS=%s is not a number of 64 KiB chunks in 1 .. %u (at most 2^24, and half "
+                "this machine's %.1f GiB of memory); not tracing\n",
+                chunks, max_chunks(), (double)ludus__phys_bytes() / (1 << 30));
         return;
     }
     const char *prefault = ludus__getenv("LUDUS_TRACE_PREFAULT");

@@ -73,6 +73,8 @@ LUDUS_HIDDEN int ludus__os_pid(void);
  * LUDUS_LIVE, ...) from the environment of whoever started it. Every
  * variable the libraries read goes through here. */
 LUDUS_HIDDEN const char *ludus__getenv(const char *name);
+/* The machine's physical memory in bytes (0: not known). */
+LUDUS_HIDDEN uint64_t ludus__phys_bytes(void);
 LUDUS_HIDDEN void ludus__yield(void);
 LUDUS_HIDDEN void ludus__cpu_relax(void);
 

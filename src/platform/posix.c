@@ -34,6 +34,11 @@ const char *ludus__getenv(const char *name) {
     return privileged() ? NULL : getenv(name);
 }
 
+uint64_t ludus__phys_bytes(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
 void ludus__yield(void) {
     sched_yield();
 }
