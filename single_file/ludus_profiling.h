@@ -233,10 +233,9 @@ LUDUS_API void ludus_fiber_leave(void);
  *     LUDUS_PROFILE_ANNOTATE_TEXT(Asset, name);   a NUL-terminated string
  * Name is a token or a literal: the annotation's key. During a capture only
  * (the value is not even evaluated otherwise); no lock and no allocation: the value (and the text, cut at
- * LUDUS_ANNOTATION_TEXT_MAX bytes) is copied into the thread's buffer, and a
- * full buffer drops and counts it as any event. Async-signal-safe. The same
- * key twice in one scope: exports keep the last value. Annotations are the
- * scope's JSON "args" and its Perfetto debug annotations; `ludus-trace report`
+ * LUDUS_ANNOTATION_TEXT_MAX bytes, before a UTF-8 character that would be split) is copied into the thread's buffer,
+ * and a full buffer drops and counts it as any event. Async-signal-safe. The same key twice in one scope: exports keep
+ * the last value. Annotations are the scope's JSON "args" and its Perfetto debug annotations; `ludus-trace report`
  * lists each annotated site's slowest calls with their annotations, and the
  * HTML report's frame flame graph shows them. One recorded while no scope is
  * open is an instant of its own (category "annotation"). In a Tracy build
@@ -2458,6 +2457,8 @@ LUDUS_HIDDEN int ludus__os_pid(void);
  * LUDUS_LIVE, ...) from the environment of whoever started it. Every
  * variable the libraries read goes through here. */
 LUDUS_HIDDEN const char *ludus__getenv(const char *name);
+/* The machine's physical memory in bytes (0: not known). */
+LUDUS_HIDDEN uint64_t ludus__phys_bytes(void);
 LUDUS_HIDDEN void ludus__yield(void);
 LUDUS_HIDDEN void ludus__cpu_relax(void);
 
@@ -3804,6 +3805,11 @@ const char *ludus__getenv(const char *name) {
     return ludus__sf_posix_privileged() ? NULL : getenv(name);
 }
 
+uint64_t ludus__phys_bytes(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
 void ludus__yield(void) {
     sched_yield();
 }
@@ -4645,6 +4651,12 @@ uint64_t ludus__os_tid(void) {
 }
 const char *ludus__getenv(const char *name) {
     return getenv(name); /* no set-user-ID programs on Windows */
+}
+
+uint64_t ludus__phys_bytes(void) {
+    MEMORYSTATUSEX m;
+    m.dwLength = sizeof m;
+    return GlobalMemoryStatusEx(&m) ? (uint64_t)m.ullTotalPhys : 0;
 }
 
 int ludus__os_pid(void) {
@@ -6583,8 +6595,13 @@ void ludus__annotate_f64(const ludus_site *site, double value) {
 
 void ludus__annotate_text(const ludus_site *site, const char *text) {
     size_t n = 0; /* strnlen is not C11; a signal handler may call this */
-    if (text)
+    if (text) {
         while (n < LUDUS_ANNOTATION_TEXT_MAX && text[n]) n++;
+        /* cut: at a character's first byte, never inside a UTF-8 character
+         * (at most 3 continuation bytes back) */
+        if (n == LUDUS_ANNOTATION_TEXT_MAX && text[n])
+            for (int back = 0; back < 4 && n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80; back++) n--;
+    }
     ludus__emit_ext(site, LUDUS__EXT_ARG_TEXT, 0, text, n);
 }
 
@@ -23378,18 +23395,27 @@ static int ludus__sf_launch_begin_rolling(const ludus_capture_desc *d, const cha
     return rc;
 }
 
-/* LUDUS_TRACE_CHUNKS: digits only, 1 .. 2^24 (1 TiB of pool). */
+/* The most LUDUS_TRACE_CHUNKS may ask for: 2^24 (1 TiB of pool), and no
+ * more than half the machine's physical memory (a pool is reserved, and
+ * the rolling window and LUDUS_TRACE_PREFAULT=begin touch all of it). */
+static uint32_t max_chunks(void) {
+    uint64_t phys = ludus__phys_bytes(), cap = (uint64_t)1 << 24;
+    if (phys && phys / 2 / 65536 < cap) cap = phys / 2 / 65536;
+    return cap ? (uint32_t)cap : 1;
+}
+
+/* LUDUS_TRACE_CHUNKS: digits only, 1 .. max_chunks(). */
 static int ludus__sf_launch_parse_chunks(const char *s, uint32_t *out) {
     if (!s) {
         *out = 1024;
         return 0;
     }
-    uint64_t v = 0;
+    uint64_t v = 0, most = max_chunks();
     if (!*s) return -1;
     for (const char *p = s; *p; p++) {
         if (*p < '0' || *p > '9') return -1;
         v = v * 10 + (uint64_t)(*p - '0');
-        if (v > (1u << 24)) return -1;
+        if (v > most) return -1;
     }
     if (v == 0) return -1;
     *out = (uint32_t)v;
@@ -23428,8 +23454,10 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
     if (ludus__sf_launch_parse_chunks(chunks, &d.chunk_count) != 0) {
-        fprintf(stderr, "ludus: LUDUS_TRACE_CHUNKS=%s is not a number of 64 KiB chunks in 1 .. %u; not tracing\n",
-                chunks, 1u << 24);
+        fprintf(stderr,
+                "ludus: LUDUS_TRACE_CHUNKS=%s is not a number of 64 KiB chunks in 1 .. %u (at most 2^24, and half "
+                "this machine's %.1f GiB of memory); not tracing\n",
+                chunks, max_chunks(), (double)ludus__phys_bytes() / (1 << 30));
         return;
     }
     const char *prefault = ludus__getenv("LUDUS_TRACE_PREFAULT");
