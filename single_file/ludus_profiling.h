@@ -23422,11 +23422,12 @@ static int ludus__sf_launch_parse_chunks(const char *s, uint32_t *out) {
     return 0;
 }
 
-/* Priority 200: before the program's own constructors (a capture that
- * starts at load sees them) and the registry's probe (threads.c). */
-__attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void) {
-    ludus__reg.launch_ran = 1;
-    /* LUDUS_LIVE=1: watchable from outside (include/ludus/live.h), with or without LUDUS_TRACE */
+/* LUDUS_LIVE=1: watchable from outside (include/ludus/live.h), with or
+ * without LUDUS_TRACE. Started after LUDUS_TRACE's capture began: a watcher
+ * that came between the two (the block is what it waits for) would have
+ * the process record top scopes, and the launch capture would find a
+ * capture running (test_live saw it on a loaded machine). */
+static void ludus__sf_launch_live_init(void) {
     const char *live = ludus__getenv("LUDUS_LIVE");
     if (live && *live && strcmp(live, "0") != 0) {
         int rc = strcmp(live, "1") != 0 ? LUDUS_EINVAL : ludus_live_start();
@@ -23437,6 +23438,20 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
                     ludus_last_error_detail());
         ludus__sf_launch_S.live = rc == 0;
     }
+}
+
+static void ludus__sf_launch_trace_init(void);
+
+/* Priority 200: before the program's own constructors (a capture that
+ * starts at load sees them) and the registry's probe (threads.c). */
+__attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void) {
+    ludus__reg.launch_ran = 1;
+    ludus__sf_launch_trace_init();
+    ludus__sf_launch_live_init();
+}
+
+/* LUDUS_TRACE and its variables. */
+static void ludus__sf_launch_trace_init(void) {
     const char *path = ludus__getenv("LUDUS_TRACE");
     if (!path || !*path) return;
     if (strlen(path) >= sizeof ludus__sf_launch_S.trace_path) {

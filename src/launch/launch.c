@@ -235,11 +235,12 @@ static int parse_chunks(const char *s, uint32_t *out) {
     return 0;
 }
 
-/* Priority 200: before the program's own constructors (a capture that
- * starts at load sees them) and the registry's probe (threads.c). */
-__attribute__((constructor(200))) static void launch_init(void) {
-    ludus__reg.launch_ran = 1;
-    /* LUDUS_LIVE=1: watchable from outside (include/ludus/live.h), with or without LUDUS_TRACE */
+/* LUDUS_LIVE=1: watchable from outside (include/ludus/live.h), with or
+ * without LUDUS_TRACE. Started after LUDUS_TRACE's capture began: a watcher
+ * that came between the two (the block is what it waits for) would have
+ * the process record top scopes, and the launch capture would find a
+ * capture running (test_live saw it on a loaded machine). */
+static void live_init(void) {
     const char *live = ludus__getenv("LUDUS_LIVE");
     if (live && *live && strcmp(live, "0") != 0) {
         int rc = strcmp(live, "1") != 0 ? LUDUS_EINVAL : ludus_live_start();
@@ -250,6 +251,20 @@ __attribute__((constructor(200))) static void launch_init(void) {
                     ludus_last_error_detail());
         S.live = rc == 0;
     }
+}
+
+static void trace_init(void);
+
+/* Priority 200: before the program's own constructors (a capture that
+ * starts at load sees them) and the registry's probe (threads.c). */
+__attribute__((constructor(200))) static void launch_init(void) {
+    ludus__reg.launch_ran = 1;
+    trace_init();
+    live_init();
+}
+
+/* LUDUS_TRACE and its variables. */
+static void trace_init(void) {
     const char *path = ludus__getenv("LUDUS_TRACE");
     if (!path || !*path) return;
     if (strlen(path) >= sizeof S.trace_path) {
