@@ -233,10 +233,9 @@ LUDUS_API void ludus_fiber_leave(void);
  *     LUDUS_PROFILE_ANNOTATE_TEXT(Asset, name);   a NUL-terminated string
  * Name is a token or a literal: the annotation's key. During a capture only
  * (the value is not even evaluated otherwise); no lock and no allocation: the value (and the text, cut at
- * LUDUS_ANNOTATION_TEXT_MAX bytes) is copied into the thread's buffer, and a
- * full buffer drops and counts it as any event. Async-signal-safe. The same
- * key twice in one scope: exports keep the last value. Annotations are the
- * scope's JSON "args" and its Perfetto debug annotations; `ludus-trace report`
+ * LUDUS_ANNOTATION_TEXT_MAX bytes, before a UTF-8 character that would be split) is copied into the thread's buffer,
+ * and a full buffer drops and counts it as any event. Async-signal-safe. The same key twice in one scope: exports keep
+ * the last value. Annotations are the scope's JSON "args" and its Perfetto debug annotations; `ludus-trace report`
  * lists each annotated site's slowest calls with their annotations, and the
  * HTML report's frame flame graph shows them. One recorded while no scope is
  * open is an instant of its own (category "annotation"). In a Tracy build
@@ -2471,6 +2470,14 @@ LUDUS_HIDDEN void ludus__membarrier(void);
 
 LUDUS_HIDDEN uint64_t ludus__os_tid(void);
 LUDUS_HIDDEN int ludus__os_pid(void);
+/* The environment variable name, or NULL when unset or when the process
+ * runs set-user-ID or set-group-ID (or with other added privileges: Linux's
+ * AT_SECURE): a privileged program never takes its switches (LUDUS_TRACE,
+ * LUDUS_LIVE, ...) from the environment of whoever started it. Every
+ * variable the libraries read goes through here. */
+LUDUS_HIDDEN const char *ludus__getenv(const char *name);
+/* The machine's physical memory in bytes (0: not known). */
+LUDUS_HIDDEN uint64_t ludus__phys_bytes(void);
 LUDUS_HIDDEN void ludus__yield(void);
 LUDUS_HIDDEN void ludus__cpu_relax(void);
 
@@ -3797,6 +3804,9 @@ void ludus__live_out_abort(ludus__live_out *o) {
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/auxv.h>
+#endif
 
 int64_t ludus__mono_ns(void) {
     struct timespec ts;
@@ -3807,6 +3817,23 @@ int64_t ludus__mono_ns(void) {
 int ludus__os_pid(void) {
     return (int)getpid();
 }
+/* 1 in a process the kernel started with added privileges. */
+static int ludus__sf_posix_privileged(void) {
+#ifdef __linux__
+    if (getauxval(AT_SECURE)) return 1;
+#endif
+    return getuid() != geteuid() || getgid() != getegid();
+}
+
+const char *ludus__getenv(const char *name) {
+    return ludus__sf_posix_privileged() ? NULL : getenv(name);
+}
+
+uint64_t ludus__phys_bytes(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
 void ludus__yield(void) {
     sched_yield();
 }
@@ -4370,7 +4397,7 @@ void ludus__os_strerror(int err, char *buf, size_t cap) {
 #include <unistd.h>
 
 int ludus__read_open(const char *path, int *fd, uint64_t *size) {
-    int f = open(path, O_RDONLY | O_CLOEXEC);
+    int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO without a writer: no wait, refused below */
     if (f < 0) return -errno;
     struct stat st;
     if (fstat(f, &st) != 0) {
@@ -4674,6 +4701,16 @@ void ludus__membarrier(void) {
 uint64_t ludus__os_tid(void) {
     return (uint64_t)GetCurrentThreadId();
 }
+const char *ludus__getenv(const char *name) {
+    return getenv(name); /* no set-user-ID programs on Windows */
+}
+
+uint64_t ludus__phys_bytes(void) {
+    MEMORYSTATUSEX m;
+    m.dwLength = sizeof m;
+    return GlobalMemoryStatusEx(&m) ? (uint64_t)m.ullTotalPhys : 0;
+}
+
 int ludus__os_pid(void) {
     return (int)GetCurrentProcessId();
 }
@@ -6616,8 +6653,13 @@ void ludus__annotate_f64(const ludus_site *site, double value) {
 
 void ludus__annotate_text(const ludus_site *site, const char *text) {
     size_t n = 0; /* strnlen is not C11; a signal handler may call this */
-    if (text)
+    if (text) {
         while (n < LUDUS_ANNOTATION_TEXT_MAX && text[n]) n++;
+        /* cut: at a character's first byte, never inside a UTF-8 character
+         * (at most 3 continuation bytes back) */
+        if (n == LUDUS_ANNOTATION_TEXT_MAX && text[n])
+            for (int back = 0; back < 4 && n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80; back++) n--;
+    }
     ludus__emit_ext(site, LUDUS__EXT_ARG_TEXT, 0, text, n);
 }
 
@@ -8601,7 +8643,7 @@ __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec")
  * (ludus__reg.launch_ran). */
 #if !defined(LUDUS_IMPLEMENTATION) /* the single file always holds the launch code */
 __attribute__((constructor)) static void ludus__sf_threads_launch_probe(void) {
-    const char *path = getenv("LUDUS_TRACE");
+    const char *path = ludus__getenv("LUDUS_TRACE");
     if (!path || !*path || ludus__reg.launch_ran) return;
     fprintf(stderr,
             "ludus: LUDUS_TRACE=%s is set, but this program was linked without the library's launch-to-exit code "
@@ -9996,6 +10038,9 @@ enum {
     LUDUS__STEP_INACTIVE    /* end: no capture active, the ended one not yet the last */
 };
 LUDUS_HIDDEN extern void (*ludus__session_step)(int step);
+/* The clock the rolling window's hitch detector reads at a frame mark
+ * (src/flight/rolling.c), set by a test; NULL: the monotonic clock. */
+LUDUS_HIDDEN extern int64_t (*ludus__rolling_frame_clock)(void);
 /* Set by a rolling window while it runs: writes the window into its
  * directory in a crash's child (reason "crash-<signal>"); *path the file. */
 LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path,
@@ -21096,6 +21141,11 @@ static void ludus__sf_rolling_check_counter(void) {
     ludus__sf_rolling_R.counter_was_above = above;
 }
 
+/* A test hook (tests/unit/test_rolling.c): the clock a frame mark reads
+ * for the running median, when set (a fake clock: a frame's length is the
+ * test's, not the scheduler's); ludus__mono_ns otherwise. */
+int64_t (*ludus__rolling_frame_clock)(void);
+
 static void ludus__sf_rolling_on_frame(void) {
     /* in_frame first, then on (sequentially consistent both, as
      * ludus_rolling_end's store of on and wait for in_frame): the end never
@@ -21110,7 +21160,8 @@ static void ludus__sf_rolling_on_frame(void) {
         __atomic_store_n(&ludus__sf_rolling_R.in_frame, 0u, __ATOMIC_RELEASE);
         return;
     }
-    int64_t now = ludus__mono_ns();
+    int64_t (*clock)(void) = __atomic_load_n(&ludus__rolling_frame_clock, __ATOMIC_ACQUIRE);
+    int64_t now = clock ? clock() : ludus__mono_ns();
     int64_t dt = ludus__sf_rolling_R.prev_frame_ns ? now - ludus__sf_rolling_R.prev_frame_ns : -1;
     ludus__sf_rolling_R.prev_frame_ns = now;
     uint32_t m = ludus__sf_rolling_R.rd.median_frames;
@@ -22090,7 +22141,7 @@ static int ludus__sf_live_rolling_start(void) {
 }
 
 static uint32_t ludus__sf_live_capture_chunks(void) {
-    const char *e = getenv("LUDUS_LIVE_CHUNKS");
+    const char *e = ludus__getenv("LUDUS_LIVE_CHUNKS");
     char *end;
     unsigned long v = e && *e ? strtoul(e, &end, 10) : 0;
     return e && *e && !*end && v >= 1 && v <= (1u << 24) ? (uint32_t)v : CAPTURE_CHUNKS;
@@ -23398,7 +23449,7 @@ void ludus_launch_cancel(void) {
  * (LUDUS_ROLLING_NONE: none) when none_value is not 0. 0 unset, 1 set,
  * -1 bad (said). */
 static int ludus__sf_launch_env_ms(const char *name, unsigned long lo, unsigned long hi, uint32_t none_value, uint32_t *out) {
-    const char *v = getenv(name);
+    const char *v = ludus__getenv(name);
     if (!v || !*v) return 0;
     char *end;
     unsigned long x = strtoul(v, &end, 10);
@@ -23421,7 +23472,7 @@ static int ludus__sf_launch_rolling_env(ludus_rolling_desc *rd) {
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, (uint32_t)LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, (uint32_t)LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_MAX_FILES", 1, 1000000, 0, &rd->max_files) < 0) return -1;
-    const char *h = getenv("LUDUS_TRACE_HITCH");
+    const char *h = ludus__getenv("LUDUS_TRACE_HITCH");
     if (h && *h) {
         char *end;
         double f = strtod(h, &end);
@@ -23433,7 +23484,7 @@ static int ludus__sf_launch_rolling_env(ludus_rolling_desc *rd) {
         } else
             rd->hitch_factor = f;
     }
-    const char *t = getenv("LUDUS_TRACE_TRIGGER_COUNTER");
+    const char *t = ludus__getenv("LUDUS_TRACE_TRIGGER_COUNTER");
     if (t && *t) {
         const char *gt = strchr(t, '>'), *colon = strchr(t, ':');
         char *end = NULL;
@@ -23487,30 +23538,40 @@ static int ludus__sf_launch_begin_rolling(const ludus_capture_desc *d, const cha
     return rc;
 }
 
-/* LUDUS_TRACE_CHUNKS: digits only, 1 .. 2^24 (1 TiB of pool). */
+/* The most LUDUS_TRACE_CHUNKS may ask for: 2^24 (1 TiB of pool), and no
+ * more than half the machine's physical memory (a pool is reserved, and
+ * the rolling window and LUDUS_TRACE_PREFAULT=begin touch all of it). */
+static uint32_t max_chunks(void) {
+    uint64_t phys = ludus__phys_bytes(), cap = (uint64_t)1 << 24;
+    if (phys && phys / 2 / 65536 < cap) cap = phys / 2 / 65536;
+    return cap ? (uint32_t)cap : 1;
+}
+
+/* LUDUS_TRACE_CHUNKS: digits only, 1 .. max_chunks(). */
 static int ludus__sf_launch_parse_chunks(const char *s, uint32_t *out) {
     if (!s) {
         *out = 1024;
         return 0;
     }
-    uint64_t v = 0;
+    uint64_t v = 0, most = max_chunks();
     if (!*s) return -1;
     for (const char *p = s; *p; p++) {
         if (*p < '0' || *p > '9') return -1;
         v = v * 10 + (uint64_t)(*p - '0');
-        if (v > (1u << 24)) return -1;
+        if (v > most) return -1;
     }
     if (v == 0) return -1;
     *out = (uint32_t)v;
     return 0;
 }
 
-/* Priority 200: before the program's own constructors (a capture that
- * starts at load sees them) and the registry's probe (threads.c). */
-__attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void) {
-    ludus__reg.launch_ran = 1;
-    /* LUDUS_LIVE=1: watchable from outside (include/ludus/live.h), with or without LUDUS_TRACE */
-    const char *live = getenv("LUDUS_LIVE");
+/* LUDUS_LIVE=1: watchable from outside (include/ludus/live.h), with or
+ * without LUDUS_TRACE. Started after LUDUS_TRACE's capture began: a watcher
+ * that came between the two (the block is what it waits for) would have
+ * the process record top scopes, and the launch capture would find a
+ * capture running (test_live saw it on a loaded machine). */
+static void ludus__sf_launch_live_init(void) {
+    const char *live = ludus__getenv("LUDUS_LIVE");
     if (live && *live && strcmp(live, "0") != 0) {
         int rc = strcmp(live, "1") != 0 ? LUDUS_EINVAL : ludus_live_start();
         if (rc == LUDUS_EINVAL)
@@ -23520,7 +23581,21 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
                     ludus_last_error_detail());
         ludus__sf_launch_S.live = rc == 0;
     }
-    const char *path = getenv("LUDUS_TRACE");
+}
+
+static void ludus__sf_launch_trace_init(void);
+
+/* Priority 200: before the program's own constructors (a capture that
+ * starts at load sees them) and the registry's probe (threads.c). */
+__attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void) {
+    ludus__reg.launch_ran = 1;
+    ludus__sf_launch_trace_init();
+    ludus__sf_launch_live_init();
+}
+
+/* LUDUS_TRACE and its variables. */
+static void ludus__sf_launch_trace_init(void) {
+    const char *path = ludus__getenv("LUDUS_TRACE");
     if (!path || !*path) return;
     if (strlen(path) >= sizeof ludus__sf_launch_S.trace_path) {
         fprintf(stderr, "ludus: LUDUS_TRACE is longer than %zu bytes; not tracing\n", sizeof ludus__sf_launch_S.trace_path - 1);
@@ -23533,15 +23608,17 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
                 path);
         return;
     }
-    const char *chunks = getenv("LUDUS_TRACE_CHUNKS");
+    const char *chunks = ludus__getenv("LUDUS_TRACE_CHUNKS");
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
     if (ludus__sf_launch_parse_chunks(chunks, &d.chunk_count) != 0) {
-        fprintf(stderr, "ludus: LUDUS_TRACE_CHUNKS=%s is not a number of 64 KiB chunks in 1 .. %u; not tracing\n",
-                chunks, 1u << 24);
+        fprintf(stderr,
+                "ludus: LUDUS_TRACE_CHUNKS=%s is not a number of 64 KiB chunks in 1 .. %u (at most 2^24, and half "
+                "this machine's %.1f GiB of memory); not tracing\n",
+                chunks, max_chunks(), (double)ludus__phys_bytes() / (1 << 30));
         return;
     }
-    const char *prefault = getenv("LUDUS_TRACE_PREFAULT");
+    const char *prefault = ludus__getenv("LUDUS_TRACE_PREFAULT");
     static const char *const prefaults[] = {"", "ahead", "begin", "none"}; /* enum ludus_prefault */
     for (int k = LUDUS_PREFAULT_AHEAD; prefault && *prefault && k <= LUDUS_PREFAULT_NONE; k++)
         if (strcmp(prefault, prefaults[k]) == 0) d.prefault = k;
@@ -23559,7 +23636,7 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
         return;
     }
     char pool[4200];
-    const char *pool_env = getenv("LUDUS_TRACE_POOL");
+    const char *pool_env = ludus__getenv("LUDUS_TRACE_POOL");
     if (pool_env && *pool_env) { /* "%p" as in LUDUS_TRACE */
         if (strlen(pool_env) >= sizeof pool - 16) {
             fprintf(stderr, "ludus: LUDUS_TRACE_POOL is too long; not tracing\n");
@@ -23568,7 +23645,7 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
         ludus__expand_pid(pool_env, ludus__os_pid(), pool, sizeof pool);
         d.pool_file = pool;
     }
-    const char *mode = getenv("LUDUS_TRACE_MODE");
+    const char *mode = ludus__getenv("LUDUS_TRACE_MODE");
     if (mode && *mode && strcmp(mode, "rolling") != 0 && strcmp(mode, "window") != 0) {
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=%s: use window (the default) or rolling; not tracing\n", mode);
         return;
@@ -23586,7 +23663,7 @@ __attribute__((constructor(200))) static void ludus__sf_launch_launch_init(void)
     }
     ludus__sf_launch_S.launched = 1;
     atexit(ludus__sf_launch_write_at_exit);
-    const char *crash = getenv("LUDUS_TRACE_CRASH");
+    const char *crash = ludus__getenv("LUDUS_TRACE_CRASH");
     if (crash && !strcmp(crash, "0")) return;
     ludus_crash_desc cd = {ludus__sf_launch_S.trace_path, ludus__sf_launch_S.format, 0};
     int rc = ludus_crash_capture_begin(&cd);

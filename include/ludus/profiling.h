@@ -212,10 +212,9 @@ LUDUS_API void ludus_fiber_leave(void);
  *     LUDUS_PROFILE_ANNOTATE_TEXT(Asset, name);   a NUL-terminated string
  * Name is a token or a literal: the annotation's key. During a capture only
  * (the value is not even evaluated otherwise); no lock and no allocation: the value (and the text, cut at
- * LUDUS_ANNOTATION_TEXT_MAX bytes) is copied into the thread's buffer, and a
- * full buffer drops and counts it as any event. Async-signal-safe. The same
- * key twice in one scope: exports keep the last value. Annotations are the
- * scope's JSON "args" and its Perfetto debug annotations; `ludus-trace report`
+ * LUDUS_ANNOTATION_TEXT_MAX bytes, before a UTF-8 character that would be split) is copied into the thread's buffer,
+ * and a full buffer drops and counts it as any event. Async-signal-safe. The same key twice in one scope: exports keep
+ * the last value. Annotations are the scope's JSON "args" and its Perfetto debug annotations; `ludus-trace report`
  * lists each annotated site's slowest calls with their annotations, and the
  * HTML report's frame flame graph shows them. One recorded while no scope is
  * open is an instant of its own (category "annotation"). In a Tracy build

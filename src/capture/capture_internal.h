@@ -449,6 +449,9 @@ enum {
     LUDUS__STEP_INACTIVE    /* end: no capture active, the ended one not yet the last */
 };
 LUDUS_HIDDEN extern void (*ludus__session_step)(int step);
+/* The clock the rolling window's hitch detector reads at a frame mark
+ * (src/flight/rolling.c), set by a test; NULL: the monotonic clock. */
+LUDUS_HIDDEN extern int64_t (*ludus__rolling_frame_clock)(void);
 /* Set by a rolling window while it runs: writes the window into its
  * directory in a crash's child (reason "crash-<signal>"); *path the file. */
 LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path,

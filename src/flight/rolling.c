@@ -236,6 +236,11 @@ static void check_counter(void) {
     R.counter_was_above = above;
 }
 
+/* A test hook (tests/unit/test_rolling.c): the clock a frame mark reads
+ * for the running median, when set (a fake clock: a frame's length is the
+ * test's, not the scheduler's); ludus__mono_ns otherwise. */
+int64_t (*ludus__rolling_frame_clock)(void);
+
 static void on_frame(void) {
     /* in_frame first, then on (sequentially consistent both, as
      * ludus_rolling_end's store of on and wait for in_frame): the end never
@@ -250,7 +255,8 @@ static void on_frame(void) {
         __atomic_store_n(&R.in_frame, 0u, __ATOMIC_RELEASE);
         return;
     }
-    int64_t now = ludus__mono_ns();
+    int64_t (*clock)(void) = __atomic_load_n(&ludus__rolling_frame_clock, __ATOMIC_ACQUIRE);
+    int64_t now = clock ? clock() : ludus__mono_ns();
     int64_t dt = R.prev_frame_ns ? now - R.prev_frame_ns : -1;
     R.prev_frame_ns = now;
     uint32_t m = R.rd.median_frames;

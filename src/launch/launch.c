@@ -119,7 +119,7 @@ void ludus_launch_cancel(void) {
  * (LUDUS_ROLLING_NONE: none) when none_value is not 0. 0 unset, 1 set,
  * -1 bad (said). */
 static int env_ms(const char *name, unsigned long lo, unsigned long hi, uint32_t none_value, uint32_t *out) {
-    const char *v = getenv(name);
+    const char *v = ludus__getenv(name);
     if (!v || !*v) return 0;
     char *end;
     unsigned long x = strtoul(v, &end, 10);
@@ -142,7 +142,7 @@ static int rolling_env(ludus_rolling_desc *rd) {
     if (env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, (uint32_t)LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
     if (env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, (uint32_t)LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
     if (env_ms("LUDUS_TRACE_MAX_FILES", 1, 1000000, 0, &rd->max_files) < 0) return -1;
-    const char *h = getenv("LUDUS_TRACE_HITCH");
+    const char *h = ludus__getenv("LUDUS_TRACE_HITCH");
     if (h && *h) {
         char *end;
         double f = strtod(h, &end);
@@ -154,7 +154,7 @@ static int rolling_env(ludus_rolling_desc *rd) {
         } else
             rd->hitch_factor = f;
     }
-    const char *t = getenv("LUDUS_TRACE_TRIGGER_COUNTER");
+    const char *t = ludus__getenv("LUDUS_TRACE_TRIGGER_COUNTER");
     if (t && *t) {
         const char *gt = strchr(t, '>'), *colon = strchr(t, ':');
         char *end = NULL;
@@ -208,30 +208,40 @@ static int begin_rolling(const ludus_capture_desc *d, const char *expanded) {
     return rc;
 }
 
-/* LUDUS_TRACE_CHUNKS: digits only, 1 .. 2^24 (1 TiB of pool). */
+/* The most LUDUS_TRACE_CHUNKS may ask for: 2^24 (1 TiB of pool), and no
+ * more than half the machine's physical memory (a pool is reserved, and
+ * the rolling window and LUDUS_TRACE_PREFAULT=begin touch all of it). */
+static uint32_t max_chunks(void) {
+    uint64_t phys = ludus__phys_bytes(), cap = (uint64_t)1 << 24;
+    if (phys && phys / 2 / 65536 < cap) cap = phys / 2 / 65536;
+    return cap ? (uint32_t)cap : 1;
+}
+
+/* LUDUS_TRACE_CHUNKS: digits only, 1 .. max_chunks(). */
 static int parse_chunks(const char *s, uint32_t *out) {
     if (!s) {
         *out = 1024;
         return 0;
     }
-    uint64_t v = 0;
+    uint64_t v = 0, most = max_chunks();
     if (!*s) return -1;
     for (const char *p = s; *p; p++) {
         if (*p < '0' || *p > '9') return -1;
         v = v * 10 + (uint64_t)(*p - '0');
-        if (v > (1u << 24)) return -1;
+        if (v > most) return -1;
     }
     if (v == 0) return -1;
     *out = (uint32_t)v;
     return 0;
 }
 
-/* Priority 200: before the program's own constructors (a capture that
- * starts at load sees them) and the registry's probe (threads.c). */
-__attribute__((constructor(200))) static void launch_init(void) {
-    ludus__reg.launch_ran = 1;
-    /* LUDUS_LIVE=1: watchable from outside (include/ludus/live.h), with or without LUDUS_TRACE */
-    const char *live = getenv("LUDUS_LIVE");
+/* LUDUS_LIVE=1: watchable from outside (include/ludus/live.h), with or
+ * without LUDUS_TRACE. Started after LUDUS_TRACE's capture began: a watcher
+ * that came between the two (the block is what it waits for) would have
+ * the process record top scopes, and the launch capture would find a
+ * capture running (test_live saw it on a loaded machine). */
+static void live_init(void) {
+    const char *live = ludus__getenv("LUDUS_LIVE");
     if (live && *live && strcmp(live, "0") != 0) {
         int rc = strcmp(live, "1") != 0 ? LUDUS_EINVAL : ludus_live_start();
         if (rc == LUDUS_EINVAL)
@@ -241,7 +251,21 @@ __attribute__((constructor(200))) static void launch_init(void) {
                     ludus_last_error_detail());
         S.live = rc == 0;
     }
-    const char *path = getenv("LUDUS_TRACE");
+}
+
+static void trace_init(void);
+
+/* Priority 200: before the program's own constructors (a capture that
+ * starts at load sees them) and the registry's probe (threads.c). */
+__attribute__((constructor(200))) static void launch_init(void) {
+    ludus__reg.launch_ran = 1;
+    trace_init();
+    live_init();
+}
+
+/* LUDUS_TRACE and its variables. */
+static void trace_init(void) {
+    const char *path = ludus__getenv("LUDUS_TRACE");
     if (!path || !*path) return;
     if (strlen(path) >= sizeof S.trace_path) {
         fprintf(stderr, "ludus: LUDUS_TRACE is longer than %zu bytes; not tracing\n", sizeof S.trace_path - 1);
@@ -254,15 +278,17 @@ __attribute__((constructor(200))) static void launch_init(void) {
                 path);
         return;
     }
-    const char *chunks = getenv("LUDUS_TRACE_CHUNKS");
+    const char *chunks = ludus__getenv("LUDUS_TRACE_CHUNKS");
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
     if (parse_chunks(chunks, &d.chunk_count) != 0) {
-        fprintf(stderr, "ludus: LUDUS_TRACE_CHUNKS=%s is not a number of 64 KiB chunks in 1 .. %u; not tracing\n",
-                chunks, 1u << 24);
+        fprintf(stderr,
+                "ludus: LUDUS_TRACE_CHUNKS=%s is not a number of 64 KiB chunks in 1 .. %u (at most 2^24, and half "
+                "this machine's %.1f GiB of memory); not tracing\n",
+                chunks, max_chunks(), (double)ludus__phys_bytes() / (1 << 30));
         return;
     }
-    const char *prefault = getenv("LUDUS_TRACE_PREFAULT");
+    const char *prefault = ludus__getenv("LUDUS_TRACE_PREFAULT");
     static const char *const prefaults[] = {"", "ahead", "begin", "none"}; /* enum ludus_prefault */
     for (int k = LUDUS_PREFAULT_AHEAD; prefault && *prefault && k <= LUDUS_PREFAULT_NONE; k++)
         if (strcmp(prefault, prefaults[k]) == 0) d.prefault = k;
@@ -280,7 +306,7 @@ __attribute__((constructor(200))) static void launch_init(void) {
         return;
     }
     char pool[4200];
-    const char *pool_env = getenv("LUDUS_TRACE_POOL");
+    const char *pool_env = ludus__getenv("LUDUS_TRACE_POOL");
     if (pool_env && *pool_env) { /* "%p" as in LUDUS_TRACE */
         if (strlen(pool_env) >= sizeof pool - 16) {
             fprintf(stderr, "ludus: LUDUS_TRACE_POOL is too long; not tracing\n");
@@ -289,7 +315,7 @@ __attribute__((constructor(200))) static void launch_init(void) {
         ludus__expand_pid(pool_env, ludus__os_pid(), pool, sizeof pool);
         d.pool_file = pool;
     }
-    const char *mode = getenv("LUDUS_TRACE_MODE");
+    const char *mode = ludus__getenv("LUDUS_TRACE_MODE");
     if (mode && *mode && strcmp(mode, "rolling") != 0 && strcmp(mode, "window") != 0) {
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=%s: use window (the default) or rolling; not tracing\n", mode);
         return;
@@ -307,7 +333,7 @@ __attribute__((constructor(200))) static void launch_init(void) {
     }
     S.launched = 1;
     atexit(write_at_exit);
-    const char *crash = getenv("LUDUS_TRACE_CRASH");
+    const char *crash = ludus__getenv("LUDUS_TRACE_CRASH");
     if (crash && !strcmp(crash, "0")) return;
     ludus_crash_desc cd = {S.trace_path, S.format, 0};
     int rc = ludus_crash_capture_begin(&cd);

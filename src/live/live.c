@@ -228,7 +228,7 @@ static int rolling_start(void) {
 }
 
 static uint32_t capture_chunks(void) {
-    const char *e = getenv("LUDUS_LIVE_CHUNKS");
+    const char *e = ludus__getenv("LUDUS_LIVE_CHUNKS");
     char *end;
     unsigned long v = e && *e ? strtoul(e, &end, 10) : 0;
     return e && *e && !*end && v >= 1 && v <= (1u << 24) ? (uint32_t)v : CAPTURE_CHUNKS;

@@ -67,6 +67,14 @@ LUDUS_HIDDEN void ludus__membarrier(void);
 
 LUDUS_HIDDEN uint64_t ludus__os_tid(void);
 LUDUS_HIDDEN int ludus__os_pid(void);
+/* The environment variable name, or NULL when unset or when the process
+ * runs set-user-ID or set-group-ID (or with other added privileges: Linux's
+ * AT_SECURE): a privileged program never takes its switches (LUDUS_TRACE,
+ * LUDUS_LIVE, ...) from the environment of whoever started it. Every
+ * variable the libraries read goes through here. */
+LUDUS_HIDDEN const char *ludus__getenv(const char *name);
+/* The machine's physical memory in bytes (0: not known). */
+LUDUS_HIDDEN uint64_t ludus__phys_bytes(void);
 LUDUS_HIDDEN void ludus__yield(void);
 LUDUS_HIDDEN void ludus__cpu_relax(void);
 

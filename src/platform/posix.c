@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/auxv.h>
+#endif
 
 int64_t ludus__mono_ns(void) {
     struct timespec ts;
@@ -19,6 +22,23 @@ int64_t ludus__mono_ns(void) {
 int ludus__os_pid(void) {
     return (int)getpid();
 }
+/* 1 in a process the kernel started with added privileges. */
+static int privileged(void) {
+#ifdef __linux__
+    if (getauxval(AT_SECURE)) return 1;
+#endif
+    return getuid() != geteuid() || getgid() != getegid();
+}
+
+const char *ludus__getenv(const char *name) {
+    return privileged() ? NULL : getenv(name);
+}
+
+uint64_t ludus__phys_bytes(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
 void ludus__yield(void) {
     sched_yield();
 }

@@ -34,6 +34,16 @@ void ludus__membarrier(void) {
 uint64_t ludus__os_tid(void) {
     return (uint64_t)GetCurrentThreadId();
 }
+const char *ludus__getenv(const char *name) {
+    return getenv(name); /* no set-user-ID programs on Windows */
+}
+
+uint64_t ludus__phys_bytes(void) {
+    MEMORYSTATUSEX m;
+    m.dwLength = sizeof m;
+    return GlobalMemoryStatusEx(&m) ? (uint64_t)m.ullTotalPhys : 0;
+}
+
 int ludus__os_pid(void) {
     return (int)GetCurrentProcessId();
 }

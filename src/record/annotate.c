@@ -22,7 +22,12 @@ void ludus__annotate_f64(const ludus_site *site, double value) {
 
 void ludus__annotate_text(const ludus_site *site, const char *text) {
     size_t n = 0; /* strnlen is not C11; a signal handler may call this */
-    if (text)
+    if (text) {
         while (n < LUDUS_ANNOTATION_TEXT_MAX && text[n]) n++;
+        /* cut: at a character's first byte, never inside a UTF-8 character
+         * (at most 3 continuation bytes back) */
+        if (n == LUDUS_ANNOTATION_TEXT_MAX && text[n])
+            for (int back = 0; back < 4 && n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80; back++) n--;
+    }
     ludus__emit_ext(site, LUDUS__EXT_ARG_TEXT, 0, text, n);
 }

@@ -26,7 +26,7 @@ __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec")
  * (ludus__reg.launch_ran). */
 #if !defined(LUDUS_IMPLEMENTATION) /* the single file always holds the launch code */
 __attribute__((constructor)) static void launch_probe(void) {
-    const char *path = getenv("LUDUS_TRACE");
+    const char *path = ludus__getenv("LUDUS_TRACE");
     if (!path || !*path || ludus__reg.launch_ran) return;
     fprintf(stderr,
             "ludus: LUDUS_TRACE=%s is set, but this program was linked without the library's launch-to-exit code "

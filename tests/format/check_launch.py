@@ -64,11 +64,15 @@ p = subprocess.run([demo, "--no-capture", "--frames", "2"], env=env, stdout=subp
                    stderr=subprocess.PIPE, text=True, check=True)
 assert "ludus:" not in p.stderr, p.stderr
 # Bad values are reported when the library loads, and nothing is traced.
+max_chunks = min(1 << 24, os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2 // 65536)
 for env, what in ((dict(LUDUS_TRACE=os.path.join(work, "x.txt")), "unknown extension"),
                   (dict(LUDUS_TRACE=os.path.join(work, "no", "dir", "x.json")), "cannot be written"),
                   (dict(LUDUS_TRACE=os.path.join(work, "x.json"), LUDUS_TRACE_CHUNKS="abc"), "LUDUS_TRACE_CHUNKS=abc"),
                   (dict(LUDUS_TRACE=os.path.join(work, "x.json"), LUDUS_TRACE_CHUNKS="0"), "LUDUS_TRACE_CHUNKS=0"),
-                  (dict(LUDUS_TRACE=os.path.join(work, "x.json"), LUDUS_TRACE_CHUNKS="4294967297"), "LUDUS_TRACE_CHUNKS=4294967297")):
+                  (dict(LUDUS_TRACE=os.path.join(work, "x.json"), LUDUS_TRACE_CHUNKS="4294967297"), "LUDUS_TRACE_CHUNKS=4294967297"),
+                  # more than half the machine's memory: refused, the bound named (docs/capture.md)
+                  (dict(LUDUS_TRACE=os.path.join(work, "x.json"), LUDUS_TRACE_CHUNKS=str(max_chunks + 1)),
+                   "in 1 .. %d (at most 2^24, and half this machine's" % max_chunks)):
     p = subprocess.run([demo, "--no-capture", "--frames", "1"], env=dict(os.environ, **env), stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, text=True, check=True)
     assert p.stderr.count("ludus:") == 1 and what in p.stderr and "not tracing" in p.stderr, (env, p.stderr)

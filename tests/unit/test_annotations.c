@@ -149,6 +149,10 @@ static void test_last_value_limits(void **state) {
     (void)state;
     static char long_text[LUDUS_ANNOTATION_TEXT_MAX + 100];
     memset(long_text, 'x', sizeof long_text - 1);
+    /* a UTF-8 character across the limit (U+20AC, 3 bytes): cut before it */
+    static char euro_text[LUDUS_ANNOTATION_TEXT_MAX + 100];
+    memset(euro_text, 'y', sizeof euro_text - 1);
+    memcpy(euro_text + LUDUS_ANNOTATION_TEXT_MAX - 1, "\xe2\x82\xac", 3);
     lt_begin(NULL);
     {
         LUDUS_PROFILE_SCOPE(Repeated);
@@ -156,6 +160,7 @@ static void test_last_value_limits(void **state) {
         LUDUS_PROFILE_ANNOTATE(Key, 2);
         for (int i = 3; i <= 5; i++) LUDUS_PROFILE_ANNOTATE(Key, i);
         LUDUS_PROFILE_ANNOTATE_TEXT(Long, long_text);
+        LUDUS_PROFILE_ANNOTATE_TEXT(Euro, euro_text);
     }
     {
         LUDUS_PROFILE_SCOPE(Many);
@@ -183,9 +188,12 @@ static void test_last_value_limits(void **state) {
     assert_int_equal(ludus_capture_last(&c), 0);
     json_object *root = export_parse(c);
     json_object *r = args_of(root, "Repeated", 0);
-    assert_int_equal(nkeys(r), 2);
+    assert_int_equal(nkeys(r), 3);
     assert_int_equal(json_object_get_int(arg(r, "Key")), 5);
     assert_int_equal(strlen(json_object_get_string(arg(r, "Long"))), LUDUS_ANNOTATION_TEXT_MAX);
+    const char *euro = json_object_get_string(arg(r, "Euro")); /* no half character (\ufffd) at the cut */
+    assert_int_equal(strlen(euro), LUDUS_ANNOTATION_TEXT_MAX - 1);
+    assert_int_equal(euro[LUDUS_ANNOTATION_TEXT_MAX - 2], 'y');
     json_object *m = args_of(root, "Many", 0);
     assert_int_equal(nkeys(m), 16);
     assert_int_equal(json_object_get_int(arg(m, "ManyKey")), 19);

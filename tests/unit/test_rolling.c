@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "capture/capture_internal.h"
 #include "test_util.h"
 
 static ludus_rolling_desc quiet_desc(uint32_t window_ms) {
@@ -295,44 +296,65 @@ static void count_hitch_holders(const char *name, void *ud) {
     if (holds) check_trigger(path, "hitch", "x the running median", 100000000);
 }
 
+/* The frame clock the hitch detector reads (ludus__rolling_frame_clock):
+ * the test's, advanced by fake_frames, so that which frame is a hitch is the
+ * test's choice, never the scheduler's (a busy machine stretched 2 ms frames
+ * past the median or preempted one past the factor). */
+static int64_t fake_now_ns;
+static int64_t fake_clock(void) {
+    return __atomic_load_n(&fake_now_ns, __ATOMIC_ACQUIRE);
+}
+
+/* n frames, each frame_ns long on the fake clock (and spinning spin_ns of
+ * real time inside its GameFrame scope, for the capture's contents) */
+static void fake_frames(int n, int64_t frame_ns, int64_t spin_ns) {
+    for (int f = 0; f < n; f++) {
+        LUDUS_PROFILE_SCOPE(GameFrame);
+        lt_spin_ns(spin_ns);
+        __atomic_add_fetch(&fake_now_ns, frame_ns, __ATOMIC_ACQ_REL);
+        LUDUS_PROFILE_FRAME();
+    }
+}
+
 /* A frame far slower than the running median writes a file named for the
- * hitch, whose window holds that frame and the frames after it. */
+ * hitch, whose window holds that frame and the frames after it. The frames'
+ * lengths come from a fake clock: exactly one hitch, whatever the load. */
 static void test_hitch_writes_file(void **state) {
     (void)state;
     assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "ludus-rolling"), 0);
-    /* A hitch 75 x the median, found at 30 x (a busy machine stretches the
-     * 2 ms frames to a few ms). A frame preempted for 60 ms or more may be
-     * found too: every hitch is written (no cooldown), and one file holds
-     * the real one. (At 10 x, frames preempted on a machine loaded 5 x
-     * past its cores were found, and their files kept the writer busy
-     * when the real one came.) */
-    ludus_rolling_desc rd = quiet_desc(400);
+    /* A window long enough to hold the hitch however late the window's
+     * thread runs after the trigger (it takes the window post_ms later). */
+    ludus_rolling_desc rd = quiet_desc(8000);
     rd.hitch_factor = 30;
     rd.median_frames = 30;
     rd.post_ms = 50;
     rd.cooldown_ms = LUDUS_ROLLING_NONE;
     rd.directory = dir;
     rd.prefix = "test";
+    fake_now_ns = 1000000000;
+    ludus__rolling_frame_clock = fake_clock;
     assert_int_equal(ludus_rolling_begin(NULL, &rd), 0);
-    frames(60, 2000000);
+    fake_frames(60, 2000000, 200000);
     {
         LUDUS_PROFILE_SCOPE(TheHitch);
-        lt_spin_ns(150000000);
+        lt_spin_ns(150000000); /* real: the file's frame at the trigger is checked for it */
     }
+    __atomic_add_fetch(&fake_now_ns, 150000000, __ATOMIC_ACQ_REL); /* 75 x the median */
     LUDUS_PROFILE_FRAME();
-    frames(60, 2000000);
-    assert_int_equal(ludus_rolling_flush(10000), 0);
+    fake_frames(60, 2000000, 200000);
+    assert_int_equal(ludus_rolling_flush(60000), 0);
     ludus_rolling_stats st;
     assert_int_equal(ludus_rolling_get_stats(&st), 0);
-    assert_true(st.hitches >= 1);
-    assert_true(st.files_written >= 1);
-    assert_int_equal(st.files_written, st.taken);
-    assert_true(st.frame_median_ns > 1900000 && st.frame_median_ns < 20000000); /* 2 ms frames, stretched by load */
+    ludus__rolling_frame_clock = NULL;
+    assert_int_equal(st.hitches, 1);
+    assert_int_equal(st.files_written, 1);
+    assert_int_equal(st.taken, 1);
+    assert_int_equal(st.frame_median_ns, 2000000);
     assert_int_equal(ludus_rolling_end(), 0);
-    assert_int_equal(count_files("-hitch.ludus", NULL, 0), (int)st.files_written);
+    assert_int_equal(count_files("-hitch.ludus", NULL, 0), 1);
     int found = 0;
     lt_list_dir(dir, count_hitch_holders, &found);
-    assert_true(found >= 1);
+    assert_int_equal(found, 1);
 }
 
 static volatile sig_atomic_t prior_ran;

@@ -1,5 +1,6 @@
-/* ludus-trace's inputs and outputs (verbs.h): a capture file or "-"
- * (standard input, read whole into memory), an output file written whole or
+/* ludus-trace's inputs and outputs (verbs.h): a capture file, or "-"
+ * (standard input) or a pipe, FIFO or character device named by path
+ * (<(cat x.ludus)), read whole into memory, an output file written whole or
  * not at all or "-" (standard output), the output's format from --format or
  * the extension, and -o. Uses the public API only. */
 #define _POSIX_C_SOURCE 200809L
@@ -8,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifndef _WIN32
+#include <fcntl.h>
+#include <sys/stat.h>
+#endif
 #ifdef _WIN32
 #include <fcntl.h>
 #include <io.h>
@@ -15,24 +20,32 @@
 
 #include "verbs.h"
 
-/* The bytes of standard input a capture was opened from: they must live as
- * long as the capture (ludus_capture_open_memory). One per command. */
+/* The bytes a capture was read from when it came from standard input or a
+ * pipe (a FIFO, <(cat x.ludus), a character device): they must live as long
+ * as the capture (ludus_capture_open_memory). */
+#define MAX_STREAMS 256
 static struct {
     void *data;
     ludus_capture *c;
-    int used;
-} stdin_capture;
+} streams[MAX_STREAMS];
+static int stdin_used; /* "-" names one input only */
 
-static int read_stdin(const char *verb, void **data, size_t *size) {
-#ifdef _WIN32
-    _setmode(_fileno(stdin), _O_BINARY);
-#endif
+/* Reads fd to its end into memory (*data: malloc'd). */
+static int read_stream(const char *verb, int fd, const char *name, void **data, size_t *size) {
     size_t cap = 1 << 20, n = 0;
     char *buf = malloc(cap);
+    char shown[512];
     while (buf) {
-        size_t k = fread(buf + n, 1, cap - n, stdin);
-        n += k;
+        ssize_t k = read(fd, buf + n, cap - n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) {
+            fprintf(stderr, "ludus-trace %s: reading %s failed: %s\n", verb,
+                    ludus_text_show(shown, sizeof shown, name, 0), strerror(errno));
+            free(buf);
+            return LT_IO;
+        }
         if (k == 0) break;
+        n += (size_t)k;
         if (n == cap) {
             char *b = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
             if (!b) {
@@ -45,12 +58,7 @@ static int read_stdin(const char *verb, void **data, size_t *size) {
         }
     }
     if (!buf) {
-        fprintf(stderr, "ludus-trace %s: standard input: out of memory\n", verb);
-        return LT_IO;
-    }
-    if (ferror(stdin)) {
-        fprintf(stderr, "ludus-trace %s: reading standard input failed: %s\n", verb, strerror(errno));
-        free(buf);
+        fprintf(stderr, "ludus-trace %s: %s: out of memory\n", verb, ludus_text_show(shown, sizeof shown, name, 0));
         return LT_IO;
     }
     *data = buf;
@@ -58,33 +66,91 @@ static int read_stdin(const char *verb, void **data, size_t *size) {
     return LT_OK;
 }
 
+/* A capture from bytes read whole (standard input or a pipe). */
+static int open_stream(const char *verb, int fd, const char *name, ludus_capture **out) {
+    int slot = 0;
+    while (slot < MAX_STREAMS && streams[slot].data) slot++;
+    if (slot == MAX_STREAMS) {
+        fprintf(stderr, "ludus-trace %s: more than %d pipes as inputs\n", verb, MAX_STREAMS);
+        return LT_USAGE;
+    }
+    void *data;
+    size_t size;
+    int rc = read_stream(verb, fd, name, &data, &size);
+    if (rc) return rc;
+    rc = ludus_capture_open_memory(data, size, out);
+    if (rc) {
+        free(data);
+        return rc;
+    }
+    streams[slot].data = data;
+    streams[slot].c = *out;
+    return 0;
+}
+
+#ifndef _WIN32
+/* path opened without waiting (O_NONBLOCK: a FIFO with no writer does not
+ * block the open) and its type checked before anything is read: -1 and
+ * *is_stream 0 for a regular file (read by path: ludus_capture_open), the
+ * descriptor (blocking again) and *is_stream 1 for a FIFO, a pipe or a
+ * character device (read whole, as "-" is), -1 and errno otherwise. */
+static int open_input(const char *path, int *is_stream) {
+    *is_stream = 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode)) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl != -1) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+        *is_stream = 1;
+        return fd;
+    }
+    close(fd);
+    errno = S_ISDIR(st.st_mode) ? EISDIR : 0;
+    return -1;
+}
+#endif
+
 int lt_capture_open(const char *verb, const char *path, ludus_capture **out) {
     *out = NULL;
     int rc;
     lt_busy_begin(verb, "reading", strcmp(path, "-") ? path : "standard input");
     if (!strcmp(path, "-")) {
-        if (stdin_capture.used) {
+        if (stdin_used) {
             lt_busy_end();
             fprintf(stderr, "ludus-trace %s: \"-\" (standard input) names one input only\n", verb);
             return LT_USAGE;
         }
-        void *data;
-        size_t size;
-        rc = read_stdin(verb, &data, &size);
-        if (rc) {
+        stdin_used = 1;
+#ifdef _WIN32
+        _setmode(_fileno(stdin), _O_BINARY);
+#endif
+        rc = open_stream(verb, 0, "standard input", out);
+        if (rc > 0) { /* said */
             lt_busy_end();
             return rc;
         }
-        stdin_capture.used = 1;
-        rc = ludus_capture_open_memory(data, size, out);
-        if (rc) {
-            free(data);
-        } else {
-            stdin_capture.data = data;
-            stdin_capture.c = *out;
-        }
     } else {
-        rc = ludus_capture_open(path, out);
+        int is_stream = 0, fd = -1;
+#ifndef _WIN32
+        fd = open_input(path, &is_stream);
+#endif
+        if (is_stream) {
+            rc = open_stream(verb, fd, path, out);
+            close(fd);
+            if (rc > 0) { /* said */
+                lt_busy_end();
+                return rc;
+            }
+        } else {
+            rc = ludus_capture_open(path, out);
+        }
     }
     lt_busy_end();
     if (rc) {
@@ -96,11 +162,12 @@ int lt_capture_open(const char *verb, const char *path, ludus_capture **out) {
 
 void lt_capture_release(ludus_capture *c) {
     ludus_capture_release(c);
-    if (c && c == stdin_capture.c) { /* no cut of it outlives it in the tool */
-        free(stdin_capture.data);
-        stdin_capture.data = NULL;
-        stdin_capture.c = NULL;
-    }
+    for (int i = 0; c && i < MAX_STREAMS; i++)
+        if (streams[i].c == c) { /* no cut of it outlives it in the tool */
+            free(streams[i].data);
+            streams[i].data = NULL;
+            streams[i].c = NULL;
+        }
 }
 
 int lt_output_format(const lt_verb *v, const char *path, const char *format_word, int *format) {

@@ -267,14 +267,24 @@ int lt_sql_db_load(const char *verb, lt_sql_db *d, const char *path);
 /* Indexes for the usual joins (after loading). */
 int lt_sql_db_index(const char *verb, lt_sql_db *d);
 void lt_sql_db_close(lt_sql_db *d);
+/* After loading: the queries that follow only read (an authorizer refuses
+ * ATTACH, DETACH, every statement that writes and the pragmas that set
+ * things; no database may be attached, so VACUUM INTO cannot write a file).
+ * lt_sql_exec then refuses a statement that would write, saying so. */
+int lt_sql_db_seal(const char *verb, lt_sql_db *d);
 /* Registers percentile(x, p) and median(x) on db. */
 int lt_sql_functions(sqlite3 *db);
 
 /* sql_out.c: a query's results. */
 enum lt_sql_mode { LT_SQL_TABLE = 0, LT_SQL_CSV, LT_SQL_JSON, LT_SQL_JSONL };
+/* Or'ed into a mode: the output is a terminal (CSV shows control
+ * characters as the table does; JSON escapes them anyway). */
+#define LT_SQL_SHOWN 0x100
 /* Runs every statement of sql, printing each result to write (table,
  * CSV, a JSON array per statement, or JSON Lines); an exit code, an SQL
- * error said with what it is about. */
+ * error said with what it is about. A statement that would write (VACUUM,
+ * INSERT, ...) is refused before it runs, as one the authorizer of a sealed
+ * database refused (lt_sql_db_seal): queries only read. */
 int lt_sql_exec(const char *verb, sqlite3 *db, const char *sql, int mode, ludus_write_fn write, void *ud);
 
 #endif

@@ -1,6 +1,6 @@
 /* ludus-trace convert CAPTURE OUT.sqlite | DIR --format csv|jsonl: the
  * tables of ludus-trace sql for other engines. A SQLite database file (built
- * beside OUT and renamed into place when complete), or a directory with one
+ * in a temporary, then written to OUT by the rule of every output), or a directory with one
  * file per table (CSV with a header line, or JSON Lines), schema.sql (the
  * CREATE statements in types DuckDB and Spark read: BIGINT, DOUBLE,
  * VARCHAR), load-duckdb.sql (COPY of each file) and schema.json. */
@@ -29,12 +29,27 @@ int lt_sql_export_kind(const char *out, const char *format_word) {
 #ifdef LUDUS_TRACE_SQLITE
 #include "sql.h"
 
+/* The database is built in a private temporary ($TMPDIR, else /tmp: SQLite
+ * writes a file by path, with journals beside it), then copied to OUT
+ * through lt_out, the rule every output follows (ludus_output: a regular
+ * file replaced atomically, a FIFO or a device written in place, a link's
+ * target written). OUT is never renamed over, whatever it is. */
 static int export_sqlite(const char *verb, const char *in, const char *out) {
-    size_t n = strlen(out) + 32;
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    size_t n = strlen(dir) + 48;
     char *tmp = malloc(n);
     if (!tmp) return LT_IO;
-    snprintf(tmp, n, "%s.tmp-%ld", out, (long)getpid());
-    unlink(tmp);
+    snprintf(tmp, n, "%s/ludus-trace-sqlite-XXXXXX", dir);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        char shown[512];
+        fprintf(stderr, "ludus-trace %s: a temporary database in %s: %s\n", verb,
+                ludus_text_show(shown, sizeof shown, dir, 0), strerror(errno));
+        free(tmp);
+        return LT_IO;
+    }
+    close(fd); /* SQLite opens it by name: an empty file is an empty database */
     lt_sql_db d;
     int rc = lt_sql_db_open(verb, tmp, &d);
     if (rc == LT_OK) {
@@ -42,13 +57,23 @@ static int export_sqlite(const char *verb, const char *in, const char *out) {
         if (rc == LT_OK) rc = lt_sql_db_index(verb, &d);
         lt_sql_db_close(&d);
     }
-    if (rc == LT_OK && rename(tmp, out) != 0) {
-        char shown[512];
-        fprintf(stderr, "ludus-trace %s: %s: %s\n", verb, ludus_text_show(shown, sizeof shown, out, 0),
-                strerror(errno));
-        rc = LT_IO;
+    FILE *f = rc == LT_OK ? fopen(tmp, "rb") : NULL;
+    if (rc == LT_OK && !f) rc = LT_IO;
+    lt_out o;
+    if (rc == LT_OK && (rc = lt_out_open(verb, out, &o)) == LT_OK) {
+        char buf[1 << 16];
+        size_t k;
+        int failed = 0;
+        while (!failed && (k = fread(buf, 1, sizeof buf, f)) > 0) failed = lt_out_write(&o, buf, k) != 0;
+        if (!failed && ferror(f)) {
+            fprintf(stderr, "ludus-trace %s: reading the temporary database failed\n", verb);
+            rc = lt_out_close(verb, &o, 1);
+        } else {
+            rc = lt_out_close(verb, &o, 0); /* a failed write: the commit says what failed, and aborts */
+        }
     }
-    if (rc != LT_OK) unlink(tmp);
+    if (f) fclose(f);
+    unlink(tmp);
     free(tmp);
     return rc;
 }

@@ -69,6 +69,43 @@ void lt_sql_db_close(lt_sql_db *d) {
     memset(d, 0, sizeof *d);
 }
 
+/* Pragmas that only read the schema or the build (the rest set things, and
+ * some write files). */
+static int read_pragma(const char *name) {
+    static const char *const ok[] = {"table_info",      "table_xinfo",    "table_list",      "index_list",
+                                     "index_info",      "index_xinfo",    "function_list",   "pragma_list",
+                                     "compile_options", "collation_list", "foreign_key_list"};
+    for (size_t i = 0; name && i < sizeof ok / sizeof ok[0]; i++)
+        if (!sqlite3_stricmp(name, ok[i])) return 1;
+    return 0;
+}
+
+/* The authorizer of a sealed database: reading only. */
+static int authorize(void *ud, int action, const char *a, const char *b, const char *db, const char *trigger) {
+    (void)ud;
+    (void)b;
+    (void)db;
+    (void)trigger;
+    switch (action) {
+    case SQLITE_SELECT:
+    case SQLITE_READ:
+    case SQLITE_FUNCTION:
+    case SQLITE_RECURSIVE:
+        return SQLITE_OK;
+    case SQLITE_PRAGMA:
+        return read_pragma(a) ? SQLITE_OK : SQLITE_DENY;
+    default: /* ATTACH, DETACH, INSERT, CREATE, ... */
+        return SQLITE_DENY;
+    }
+}
+
+int lt_sql_db_seal(const char *verb, lt_sql_db *d) {
+    if (sqlite3_set_authorizer(d->db, authorize, NULL) != SQLITE_OK)
+        return db_error(verb, d->db, "making the database read-only");
+    sqlite3_limit(d->db, SQLITE_LIMIT_ATTACHED, 0); /* VACUUM INTO attaches its file */
+    return LT_OK;
+}
+
 int lt_sql_db_index(const char *verb, lt_sql_db *d) {
     static const char *const sql = "CREATE INDEX slice_by_name ON slice(name);"
                                    "CREATE INDEX slice_by_frame ON slice(capture_id, frame);"

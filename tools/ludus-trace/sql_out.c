@@ -1,9 +1,10 @@
 /* A query's results, written as an aligned table (a terminal: every control
  * character made visible, ludus_text_show), CSV (RFC 4180: a field with a
  * comma, quote, CR or LF quoted, quotes doubled; NULL empty, an empty text
- * ""), a JSON array of objects per statement or JSON Lines (strict JSON:
- * control characters escaped, a byte that starts no valid UTF-8 character
- * written as U+FFFD). Names from a capture round-trip through CSV and JSON. */
+ * ""; a text a spreadsheet would run as a formula defused, csv_formula; on a
+ * terminal control characters shown as the table shows them), a JSON array of objects per statement or JSON Lines
+ * (strict JSON: control characters escaped, a byte that starts no valid UTF-8 character written as U+FFFD). Names from
+ * a capture round-trip through CSV and JSON. */
 #ifdef LUDUS_TRACE_SQLITE
 #include <math.h>
 #include <stdio.h>
@@ -83,19 +84,54 @@ static void json_text(wbuf *w, const unsigned char *s, size_t n) {
     wch(w, '"');
 }
 
-static void csv_text(wbuf *w, const char *s, size_t n) {
-    int quote = n == 0;
+/* A spreadsheet runs a cell that starts with = + - @ (or a tab or CR
+ * before one) as a formula: such a text is written with a ' before it and
+ * quoted (OWASP's advice), and so is one that already starts with one or
+ * more ' before such a character, so a reader gets the exact text back by
+ * dropping one leading ' wherever a ' is followed (after more ') by one of
+ * = + - @ tab CR. Numbers are written as numbers, never changed. */
+static int csv_formula(const char *s, size_t n) {
+    size_t i = 0;
+    while (i < n && s[i] == '\'') i++;
+    return i < n && (s[i] == '=' || s[i] == '+' || s[i] == '-' || s[i] == '@' || s[i] == '\t' || s[i] == '\r');
+}
+
+/* A CSV text (RFC 4180 quoting). shown: the output is a terminal, and
+ * control characters are shown as the table shows them (ludus_text_show),
+ * never sent raw; otherwise the text is written as it is (names round-trip). */
+static void csv_text(wbuf *w, const char *s, size_t n, int shown) {
+    char *buf = NULL;
+    if (shown) {
+        size_t cap = 4 * n + 16; /* \xHH for every byte, at most */
+        buf = malloc(cap);
+        char *z = malloc(n + 1); /* ludus_text_show reads a NUL-terminated text */
+        if (!buf || !z) {
+            free(buf);
+            free(z);
+            w->failed = 1; /* said as a failed write; nothing raw is sent */
+            return;
+        }
+        memcpy(z, s, n);
+        z[n] = 0;
+        s = ludus_text_show(buf, cap, z, 0);
+        n = strlen(buf);
+        free(z);
+    }
+    int formula = csv_formula(s, n);
+    int quote = n == 0 || formula;
     for (size_t i = 0; i < n && !quote; i++) quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
     if (!quote) {
         wput(w, s, n);
-        return;
+    } else {
+        wch(w, '"');
+        if (formula) wch(w, '\'');
+        for (size_t i = 0; i < n; i++) {
+            if (s[i] == '"') wch(w, '"');
+            wch(w, s[i]);
+        }
+        wch(w, '"');
     }
-    wch(w, '"');
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"') wch(w, '"');
-        wch(w, s[i]);
-    }
-    wch(w, '"');
+    free(buf);
 }
 
 static void hex(wbuf *w, const unsigned char *p, int n) {
@@ -238,7 +274,7 @@ static int table_out(wbuf *w, sqlite3_stmt *st, int *step_rc) {
 
 /* ---- CSV and JSON: streamed ---- */
 
-static void csv_value(wbuf *w, sqlite3_stmt *st, int col) {
+static void csv_value(wbuf *w, sqlite3_stmt *st, int col, int shown) {
     char num[64];
     switch (sqlite3_column_type(st, col)) {
     case SQLITE_NULL:
@@ -254,7 +290,7 @@ static void csv_value(wbuf *w, sqlite3_stmt *st, int col) {
         wch(w, '\'');
         break;
     default:
-        csv_text(w, (const char *)sqlite3_column_text(st, col), (size_t)sqlite3_column_bytes(st, col));
+        csv_text(w, (const char *)sqlite3_column_text(st, col), (size_t)sqlite3_column_bytes(st, col), shown);
     }
 }
 
@@ -288,13 +324,13 @@ static void json_value(wbuf *w, sqlite3_stmt *st, int col) {
     }
 }
 
-static int stream_out(wbuf *w, sqlite3_stmt *st, int mode) {
+static int stream_out(wbuf *w, sqlite3_stmt *st, int mode, int shown) {
     int n = sqlite3_column_count(st), rc, rows = 0;
     if (mode == LT_SQL_CSV) {
         for (int i = 0; i < n; i++) {
             if (i) wch(w, ',');
             const char *name = sqlite3_column_name(st, i);
-            csv_text(w, name ? name : "", strlen(name ? name : ""));
+            csv_text(w, name ? name : "", strlen(name ? name : ""), shown);
         }
         wstr(w, "\r\n");
     } else if (mode == LT_SQL_JSON) {
@@ -304,7 +340,7 @@ static int stream_out(wbuf *w, sqlite3_stmt *st, int mode) {
         if (mode == LT_SQL_CSV) {
             for (int i = 0; i < n; i++) {
                 if (i) wch(w, ',');
-                csv_value(w, st, i);
+                csv_value(w, st, i, shown);
             }
             wstr(w, "\r\n");
         } else {
@@ -328,6 +364,8 @@ static int stream_out(wbuf *w, sqlite3_stmt *st, int mode) {
 }
 
 int lt_sql_exec(const char *verb, sqlite3 *db, const char *sql, int mode, ludus_write_fn write, void *ud) {
+    int shown = (mode & LT_SQL_SHOWN) != 0;
+    mode &= ~LT_SQL_SHOWN;
     wbuf *w = malloc(sizeof *w);
     if (!w) {
         fprintf(stderr, "ludus-trace %s: out of memory\n", verb);
@@ -342,10 +380,22 @@ int lt_sql_exec(const char *verb, sqlite3 *db, const char *sql, int mode, ludus_
     while (rest && *rest && status == LT_OK) {
         sqlite3_stmt *st = NULL;
         const char *tail = NULL;
-        if (sqlite3_prepare_v2(db, rest, -1, &st, &tail) != SQLITE_OK) {
+        int prep = sqlite3_prepare_v2(db, rest, -1, &st, &tail);
+        if (prep == SQLITE_OK && st && !sqlite3_stmt_readonly(st)) {
+            sqlite3_finalize(st);
+            st = NULL;
+            prep = SQLITE_AUTH;
+        }
+        if (prep != SQLITE_OK) {
             char shown[1024];
-            fprintf(stderr, "ludus-trace %s: SQL: %s\n", verb,
-                    ludus_text_show(shown, sizeof shown, sqlite3_errmsg(db), 0));
+            if (prep == SQLITE_AUTH || sqlite3_errcode(db) == SQLITE_AUTH)
+                fprintf(stderr,
+                        "ludus-trace %s: SQL: refused: queries only read the captures (no ATTACH or DETACH, no "
+                        "statement that writes, no VACUUM, no pragma that sets something)\n",
+                        verb);
+            else
+                fprintf(stderr, "ludus-trace %s: SQL: %s\n", verb,
+                        ludus_text_show(shown, sizeof shown, sqlite3_errmsg(db), 0));
             status = LT_USAGE;
             break;
         }
@@ -360,7 +410,7 @@ int lt_sql_exec(const char *verb, sqlite3 *db, const char *sql, int mode, ludus_
             if (mode == LT_SQL_TABLE)
                 table_out(w, st, &rc);
             else
-                rc = stream_out(w, st, mode);
+                rc = stream_out(w, st, mode, shown);
         }
         if (rc != SQLITE_DONE && !w->failed) {
             char shown[1024];

@@ -80,12 +80,17 @@ static int run_capture(int argc, char **argv) {
     } else {
         rc = lt_live_wait_capture("capture", w, id, ms, v);
     }
+    /* The watched process wrote these texts: shown, never sent raw (it
+     * could retitle or clear the terminal of whoever captures it). */
+    char name[256], msg[1024], path[4200];
     if (rc == LT_OK && v->capture_state == LUDUS_WATCH_CAPTURE_FAILED) {
-        fprintf(stderr, "ludus-trace capture: process %llu: %s\n", (unsigned long long)pid, v->capture_message);
+        fprintf(stderr, "ludus-trace capture: process %llu: %s\n", (unsigned long long)pid,
+                ludus_text_show(msg, sizeof msg, v->capture_message, 0));
         rc = LT_IO;
     } else if (rc == LT_OK) {
         printf("ludus-trace capture: process %llu (%s) wrote %s: %.3f s, %llu frames, %llu events, %llu dropped\n",
-               (unsigned long long)pid, v->process, v->capture_path,
+               (unsigned long long)pid, ludus_text_show(name, sizeof name, v->process, 0),
+               ludus_text_show(path, sizeof path, v->capture_path, 0),
                (double)(v->capture_end_ns - v->capture_begin_ns) / 1e9, (unsigned long long)v->capture_frames,
                (unsigned long long)v->capture_events, (unsigned long long)v->capture_dropped);
     }

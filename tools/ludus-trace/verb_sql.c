@@ -76,6 +76,13 @@ static int add_dir(paths *p, const char *dir) {
         char *full = malloc(n);
         if (!full) break;
         snprintf(full, n, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", e->d_name);
+        struct stat st;
+        if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) { /* a FIFO would wait for a writer: skipped, said */
+            fprintf(stderr, "ludus-trace sql: %s: not a regular file, skipped\n",
+                    ludus_text_show(shown, sizeof shown, full, 0));
+            free(full);
+            continue;
+        }
         int bad = paths_add(p, full);
         free(full);
         if (bad) break;
@@ -105,7 +112,8 @@ static int load_all(const char *verb, lt_sql_db *d, char *const *files, size_t n
         lt_progress_update(&bar, i + 1);
     }
     lt_progress_end(&bar);
-    return rc == LT_OK ? lt_sql_db_index(verb, d) : rc;
+    if (rc == LT_OK) rc = lt_sql_db_index(verb, d);
+    return rc == LT_OK ? lt_sql_db_seal(verb, d) : rc;
 }
 
 static const char *const mode_names[] = {"table", "csv", "json", "jsonl"};
@@ -113,7 +121,7 @@ static const char *const mode_names[] = {"table", "csv", "json", "jsonl"};
 /* The prompt: statements from standard input, each run when complete;
  * .schema, .tables, .mode M and .quit. */
 static int interactive(lt_sql_db *d, int mode) {
-    int tty = isatty(0), status = LT_OK;
+    int tty = isatty(0), status = LT_OK, shown = isatty(1) ? LT_SQL_SHOWN : 0;
     char *line = NULL, *buf = NULL;
     size_t line_cap = 0, n = 0, cap = 0;
     if (tty)
@@ -161,13 +169,13 @@ static int interactive(lt_sql_db *d, int mode) {
         memcpy(buf + n, line, (size_t)k + 1);
         n += (size_t)k;
         if (!sqlite3_complete(buf)) continue;
-        int rc = lt_sql_exec("sql", d->db, buf, mode, write_stdout, NULL);
+        int rc = lt_sql_exec("sql", d->db, buf, mode | shown, write_stdout, NULL);
         fflush(stdout);
         if (rc != LT_OK) status = rc; /* said; the prompt goes on */
         if (rc == LT_IO) break;
         n = 0;
     }
-    if (n && status == LT_OK) status = lt_sql_exec("sql", d->db, buf, mode, write_stdout, NULL);
+    if (n && status == LT_OK) status = lt_sql_exec("sql", d->db, buf, mode | shown, write_stdout, NULL);
     if (tty) fputc('\n', stderr);
     free(line);
     free(buf);
@@ -247,7 +255,8 @@ static int run_sql(int argc, char **argv) {
     if (rc == LT_OK && query) {
         lt_out o;
         if ((rc = lt_out_open("sql", o_out ? o_out : "-", &o)) == LT_OK) {
-            int q = lt_sql_exec("sql", d.db, query, mode, lt_out_write, &o);
+            int shown = (!o_out || !strcmp(o_out, "-")) && isatty(1) ? LT_SQL_SHOWN : 0; /* a terminal: nothing raw */
+            int q = lt_sql_exec("sql", d.db, query, mode | shown, lt_out_write, &o);
             rc = lt_out_close("sql", &o, q != LT_OK);
             if (q != LT_OK) rc = q;
         }
