@@ -31,6 +31,9 @@ extern "C" {
  * recording a capture costs. LUDUS_LIVE=1 at load calls it; with
  * LUDUS_TRACE set the program's capture is the one that records (top
  * scopes then show as busy, a capture command fails with LUDUS_EBUSY).
+ * The program comes first: its own ludus_capture_begin or
+ * ludus_rolling_begin ends the live view's recording and returns what it
+ * would unwatched (docs/live.md, "One owner of the recorder").
  * Idempotent; 0, LUDUS_EUNSUPPORTED or LUDUS_EIO (the detail says why). */
 LUDUS_API int ludus_live_start(void);
 /* Stops publishing (the block goes, watchers see the process leave); also

@@ -208,6 +208,9 @@ LUDUS_HIDDEN void ludus__thread_publish(const ludus__thread_record *r, uint32_t 
 LUDUS_HIDDEN void ludus__session_thread_leaving(const ludus__thread_record *r);
 /* Resets the registry in a child process after fork (threads.c). */
 LUDUS_HIDDEN void ludus__registry_after_fork(void);
+/* Installs the registry's fork handlers (once; registering a thread does
+ * too): the session's, installed after it, then run first before a fork. */
+LUDUS_HIDDEN void ludus__registry_fork_install(void);
 
 /* Library calls that take locks mark the thread, so an event recorded by a
  * signal handler that interrupts them is dropped, never deadlocks. */

@@ -75,6 +75,10 @@ static void fork_install(void) {
     ludus__on_fork(fork_prepare, fork_parent, fork_child);
 }
 
+void ludus__registry_fork_install(void) {
+    ludus__once_run(&ludus__reg.fork_once, fork_install);
+}
+
 int ludus__register_self(const char *name) {
     ludus__thread_cold *c = &ludus__cold;
     if (c->dead) return ludus__fail(LUDUS_EINVAL, "the thread is exiting");
