@@ -622,6 +622,14 @@ int ludus__session_crash_end(ludus_capture **out) {
         return 0;
     }
     if (!__atomic_load_n(&S.active, __ATOMIC_ACQUIRE)) {
+        /* Between an end and the next begin (another thread was beginning
+         * one, nothing armed yet): the capture that just ended holds every
+         * event recorded, and is the one the crash writes. */
+        if (__atomic_load_n(&S.controlling, __ATOMIC_ACQUIRE) && S.last) {
+            ludus_capture_retain(S.last);
+            *out = S.last;
+            return 0;
+        }
         return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
     }
     ludus_capture *guest = NULL;
