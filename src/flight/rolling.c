@@ -397,11 +397,25 @@ static void evictions(uint64_t *all, uint64_t *in_window) {
         *all += __atomic_load_n(&r->cold->evicted, __ATOMIC_RELAXED);
         *in_window += __atomic_load_n(&r->cold->evicted_in_window, __ATOMIC_RELAXED);
     }
+    /* exited threads' pieces given back (pool.c) */
+    *all += __atomic_load_n(&ludus__sess.retired_evicted, __ATOMIC_RELAXED);
+    *in_window += __atomic_load_n(&ludus__sess.retired_evicted_in_window, __ATOMIC_RELAXED);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
 }
 
 /* ---- the window's thread ---- */
+
+/* The exited threads' pieces that left the window go back to the pool
+ * (pool.c; exits and snapshots do it too: a program whose threads come
+ * and go while nobody snapshots keeps its pool). */
+static void reclaim(void) {
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    if (ludus__armed_gen(__atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE)) == ludus__sess.gen) ludus__ring_reclaim();
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+}
 
 /* The trigger waiting in the slot, once its post-trigger time has passed
  * (lock held). */
@@ -481,6 +495,7 @@ static void *watcher_main(void *arg) {
         ludus__mutex_lock(&R.lock);
         measure_rate();
         refresh_utc_offset();
+        reclaim();
         handle_trigger(ludus__mono_ns());
         warm_copy(ludus__mono_ns());
         ludus__mutex_unlock(&R.lock);

@@ -63,6 +63,10 @@ typedef struct ludus__pool {
     uint64_t begin_limit; /* pieces for begins end here */
     uint64_t next;        /* atomic: bytes handed out */
     uint32_t chunk_bytes; /* largest piece */
+    /* A flight recorder's pieces of exited threads given back (pool.c):
+     * a stack, (tag << 41) | (offset / 64 + 1), 0 when empty. */
+    uint64_t free_head;
+    uint32_t wanted; /* atomic: a thread found no piece but its own (the next reclaim frees more) */
 } ludus__pool;
 
 /* A span on the recorder's per-thread stack: whether its begin was recorded,
@@ -132,6 +136,7 @@ typedef struct ludus__thread_final {
     uint64_t spans;
     uint64_t orphan_ends;
     uintptr_t lost_begin; /* the slot of the inline event in flight at the end, left out (0: none) */
+    uint64_t left_ticks;  /* a flight recorder's exited thread: the clock when it left (after its last event) */
 } ludus__thread_final;
 
 typedef struct ludus__registry {
@@ -170,7 +175,12 @@ typedef struct ludus__session {
     char process_name[64];
     ludus__thread_final *retired;
     uint32_t nretired, retired_cap;
-    uint32_t retired_oom; /* exits whose data could not be kept (counted as dropped) */
+    /* A flight recorder drops the exited threads whose pieces all went
+     * back to the pool (pool.c, ludus__ring_reclaim): the entries before
+     * retired_head are gone. */
+    uint32_t retired_head;
+    uint64_t retired_evicted, retired_evicted_in_window; /* atomic: their events given back */
+    uint32_t retired_oom;                                /* exits whose data could not be kept (counted as dropped) */
     uint64_t retired_oom_events;
     /* What producers read out of line: kept after the capture ends while a
      * thread that was inside an out-of-line event then may still run. */
@@ -200,6 +210,16 @@ LUDUS_HIDDEN int ludus__register_self(const char *name);
  * from the session's pool; NULL when exhausted. for_end: may use the end
  * reserve. */
 LUDUS_HIDDEN ludus__chunk *ludus__pool_take(uint32_t want, int for_end);
+/* A flight recorder's piece given back by an exited thread, or NULL
+ * (lock-free: any producer, per piece). */
+LUDUS_HIDDEN ludus__chunk *ludus__pool_take_free(void);
+/* A flight recorder (registry lock held): the pieces of exited threads
+ * that lie wholly before the window go back to the pool,
+ * and, while the pool is short (a thread found no piece but its own, or
+ * the pool's fresh part is nearly gone and nothing is given back), the
+ * oldest pieces of exited threads inside the window too (counted as
+ * evicted). An exited thread left with no piece leaves the retired list. */
+LUDUS_HIDDEN void ludus__ring_reclaim(void);
 /* The thread's published state (registry lock held). */
 LUDUS_HIDDEN void ludus__thread_publish(const ludus__thread_record *r, uint32_t gen, ludus__thread_final *out);
 /* A thread leaves the registry (registry lock held): when the last capture

@@ -466,7 +466,7 @@ static int end_capture(ludus_capture **guest) {
 
     uint32_t n = 0, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
-    ludus__thread_final *fin = ludus__calloc((size_t)nlive + s->nretired + 1, sizeof *fin);
+    ludus__thread_final *fin = ludus__calloc((size_t)nlive + (s->nretired - s->retired_head) + 1, sizeof *fin);
     ludus__straggler *strag = ludus__calloc(nlive + 1, sizeof *strag);
     ludus__late *late = ludus__calloc(nlive + 1, sizeof *late);
     uint32_t nstrag = 0, nlate = 0;
@@ -494,7 +494,7 @@ static int end_capture(ludus_capture **guest) {
             if (in_piece) f->lost_begin = slot; /* its end, if it is a begin, is dropped too */
         }
     }
-    for (uint32_t i = 0; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
+    for (uint32_t i = s->retired_head; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
     uint64_t unregistered = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
     step(LUDUS__STEP_PUBLISHED);
     ludus__mutex_unlock(&ludus__reg.lock);
@@ -932,6 +932,7 @@ void ludus__session_after_fork(void) {
     ludus__prefault_after_fork(S.prefault);
     s->pid = ludus__os_pid();
     s->nretired = 0;
+    s->retired_head = 0;
     s->retired_oom = 0;
     s->retired_oom_events = 0;
     s->interner_drops = 0;
