@@ -182,6 +182,7 @@ static void top_from(ludus_capture *c, uint32_t window) {
     ludus_capture_summary sum;
     int64_t start = ludus_capture_get_summary(c, &sum) == 0 ? sum.start_ns : 0;
     S.pub.top_computed_ns = ludus__mono_ns();
+    S.pub.top_window_frames = window; /* published with them: another watcher's window may come next */
     S.pub.nscopes = S.pub.nlocks = 0;
     if (n < 0) {
         S.pub.top_rc = n;
