@@ -164,7 +164,9 @@ LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_c
  * must never trace itself calls it first). */
 LUDUS_API void ludus_launch_cancel(void);
 
-/* 1 while a capture is active. */
+/* 1 while a capture the program began (or LUDUS_TRACE's) is active; a
+ * capture the live view records for a watcher is not the program's
+ * (docs/live.md, "One owner of the recorder"). */
 LUDUS_API int ludus_capture_active(void);
 
 /* Registers the calling thread under a name (copied, up to 63 bytes). Threads

@@ -31,6 +31,9 @@ extern "C" {
  * recording a capture costs. LUDUS_LIVE=1 at load calls it; with
  * LUDUS_TRACE set the program's capture is the one that records (top
  * scopes then show as busy, a capture command fails with LUDUS_EBUSY).
+ * The program comes first: its own ludus_capture_begin or
+ * ludus_rolling_begin ends the live view's recording and returns what it
+ * would unwatched (docs/live.md, "One owner of the recorder").
  * Idempotent; 0, LUDUS_EUNSUPPORTED or LUDUS_EIO (the detail says why). */
 LUDUS_API int ludus_live_start(void);
 /* Stops publishing (the block goes, watchers see the process leave); also
@@ -99,7 +102,7 @@ typedef struct ludus_watch_view {
     int64_t start_ns, published_ns, now_ns; /* now: the watcher's clock when read */
     uint64_t publishes;
     uint32_t state;
-    uint32_t window_frames; /* the window values and scopes were computed over */
+    uint32_t window_frames; /* the window the values were computed over (the last watcher's to ask) */
     /* the newest frames, oldest first */
     uint32_t nframes;
     uint64_t frames_total, frames_missed;
@@ -107,6 +110,7 @@ typedef struct ludus_watch_view {
     /* top scopes by exclusive time over the top window (ludus_overlay_top_scopes) */
     int top_rc; /* 0, or why there are none (LUDUS_ENODATA: no complete frame yet) */
     uint32_t top_frames;
+    uint32_t top_window_frames; /* the window the top scopes were asked over (the last watcher's to ask then) */
     uint64_t top_first_frame, top_last_frame;
     int64_t top_begin_ns, top_end_ns, top_computed_ns; /* CLOCK_MONOTONIC */
     uint64_t top_calls, top_incomplete, top_dropped;
@@ -140,12 +144,17 @@ enum {
  * top scopes too (the process then records: call it at least every second
  * to keep them coming); window_frames: the frames values and top scopes
  * cover (at most 100000, and at most what the process holds; 0: as another
- * watcher set it, 120 when none did).
- * LUDUS_ENODATA when the process has exited (the view is the last one
- * read); LUDUS_EBUSY when the block was being written on every try (read
- * again). */
+ * watcher set it, 120 when none did). One window is computed at a time,
+ * the last watcher's to ask: window_frames and top_window_frames in the
+ * view say which the figures are over.
+ * LUDUS_ENODATA when the process has exited or exec()ed (its block went
+ * with the program that made it; the view is the last one read; a
+ * temporary of this watcher's capture command is removed then);
+ * LUDUS_EBUSY when the block was half-written on every try, about 13 ms
+ * (the process stopped while publishing: SIGSTOP, a debugger): read again,
+ * or give up after a while. */
 LUDUS_API int ludus_watch_read(ludus_watch *w, int want_scopes, uint32_t window_frames, ludus_watch_view *out);
-/* 1 while the process runs. */
+/* 1 while the process runs the program that made the block. */
 LUDUS_API int ludus_watch_alive(const ludus_watch *w);
 
 /* Asks the process to record ms milliseconds (1 .. 3,600,000) and write

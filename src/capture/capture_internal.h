@@ -417,7 +417,48 @@ LUDUS_HIDDEN void ludus__session_ring_forget(void);
 LUDUS_HIDDEN void ludus__session_set_ring(uint64_t window_ticks);
 /* Waits until no producer can still write into c's pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
-/* Ends the running capture whatever owns it (rolling.c). */
+/* ---- the recorder's one owner (session.c; docs/live.md, "One owner of the
+ * recorder") ----
+ * Every begin, end and snapshot of every kind (the program's captures and
+ * rolling windows, the live view's, the flight recorder's) runs under one
+ * control lock, so a check and an arm are one step. The recorder is held by
+ * the program or by a guest (the live view, src/live): a guest only takes
+ * it when nobody holds it, and yields it whenever the program begins
+ * anything, so a watcher never changes what the program's calls return.
+ * Lock order: the control lock, then the window's (rolling.c), then the
+ * registry's. */
+enum { LUDUS__OWNER_NONE = 0, LUDUS__OWNER_PROGRAM = 1, LUDUS__OWNER_GUEST = 2 };
+LUDUS_HIDDEN void ludus__control_lock(void);
+LUDUS_HIDDEN void ludus__control_unlock(void);
+/* Who holds the recorder now (LUDUS__OWNER_*). */
+LUDUS_HIDDEN int ludus__owner(void);
+/* Begins a capture for owner (the control lock held, nobody holding the
+ * recorder). */
+LUDUS_HIDDEN int ludus__capture_begin_locked(const ludus_capture_desc *desc, int owner);
+/* The control lock held: ends what a guest records (its capture is kept for
+ * it, ludus__guest_capture_end; its rolling window ends through
+ * ludus__rolling_yield, which rolling.c sets). */
+LUDUS_HIDDEN void ludus__guest_yield(void);
+LUDUS_HIDDEN extern void (*ludus__rolling_yield)(void);
+/* The guest's captures: begin refuses (LUDUS_EBUSY) while anyone holds the
+ * recorder; end returns the guest's capture, quiesced (*yielded: 1 when the
+ * program took the recorder first and the capture was ended then). */
+LUDUS_HIDDEN int ludus__guest_capture_begin(const ludus_capture_desc *desc);
+LUDUS_HIDDEN int ludus__guest_capture_end(ludus_capture **out, int *yielded);
+/* 1 when the guest's capture was ended for the program (lock-free). */
+LUDUS_HIDDEN int ludus__guest_capture_yielded(void);
+/* The guest's rolling window (src/flight/rolling.c): begin refuses while
+ * anyone holds the recorder; end ends only the guest's; runs: 1 while it
+ * runs (0 once the program took the recorder). A snapshot of whichever
+ * window runs, the program's or the guest's (the live view reads both). */
+struct ludus_rolling_desc;
+LUDUS_HIDDEN int ludus__rolling_begin_guest(const ludus_capture_desc *capture,
+                                            const struct ludus_rolling_desc *rolling);
+LUDUS_HIDDEN void ludus__rolling_end_guest(void);
+LUDUS_HIDDEN int ludus__rolling_guest_runs(void);
+LUDUS_HIDDEN int ludus__rolling_snapshot_any(ludus_capture **out);
+/* Ends the running capture whatever owns it (rolling.c; the control lock
+ * held). A guest's ended capture is released. */
 LUDUS_HIDDEN int ludus__session_end(void);
 /* 1 while a rolling capture runs (ludus_capture_begin and ludus_capture_end
  * refuse then); rolling.c sets it. */

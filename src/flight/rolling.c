@@ -10,8 +10,11 @@
  * post-trigger time has passed, and written by the writer thread, which
  * runs at the lowest priority.
  *
- * Locks: `lock` serialises snapshots, the window's thread and begin/end;
- * the writer has its own. The trigger slot and the frame statistics are
+ * Locks: begin and end run under the session's control lock
+ * (capture_internal.h: one owner of the recorder; a window the live view
+ * runs is a guest's, ended whenever the program begins anything); `lock`
+ * serialises snapshots, the window's thread and the end; the writer has its
+ * own. The trigger slot and the frame statistics are
  * lock-free: ludus_rolling_trigger may run in a signal handler. */
 #include <ludus/overlay.h>
 #include <ludus/rolling.h>
@@ -33,6 +36,7 @@
 
 static struct {
     int on;                  /* atomic */
+    int owner;               /* atomic: LUDUS__OWNER_* of the running window */
     ludus_capture_desc desc; /* the recording's */
     char *categories;        /* desc.categories, owned */
     ludus_rolling_desc rd;   /* defaults applied */
@@ -73,8 +77,21 @@ static struct {
     int64_t utc_offset_s;   /* atomic: local time's offset from UTC (below) */
 } R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
 
-int ludus_rolling_active(void) {
+/* The running window's, whoever owns it. */
+static int window_on(void) {
     return __atomic_load_n(&R.on, __ATOMIC_ACQUIRE);
+}
+
+static int window_of(int owner) {
+    return window_on() && __atomic_load_n(&R.owner, __ATOMIC_ACQUIRE) == owner;
+}
+
+int ludus_rolling_active(void) { /* the program's: the live view's is not its */
+    return window_of(LUDUS__OWNER_PROGRAM);
+}
+
+int ludus__rolling_guest_runs(void) {
+    return window_of(LUDUS__OWNER_GUEST);
 }
 
 static void count(uint64_t *field) {
@@ -178,12 +195,20 @@ int ludus_rolling_snapshot(ludus_capture **out) {
     return rc;
 }
 
+int ludus__rolling_snapshot_any(ludus_capture **out) {
+    *out = NULL;
+    ludus__mutex_lock(&R.lock);
+    int rc = window_on() ? take_window(out) : ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
+    ludus__mutex_unlock(&R.lock);
+    return rc;
+}
+
 /* ---- triggers ---- */
 
 /* A trigger with what it saw (detail: NULL, or text the caller made; a
  * signal handler passes a literal). Async-signal-safe. */
 static void trigger_with(const char *reason, const char *detail) {
-    if (!ludus_rolling_active()) return;
+    if (!ludus_rolling_active()) return; /* none, or the live view's (it writes no file) */
     count(&R.st.triggers);
     uint32_t free_slot = 0;
     if (!__atomic_compare_exchange_n(&R.pending, &free_slot, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
@@ -378,11 +403,25 @@ static void evictions(uint64_t *all, uint64_t *in_window) {
         *all += __atomic_load_n(&r->cold->evicted, __ATOMIC_RELAXED);
         *in_window += __atomic_load_n(&r->cold->evicted_in_window, __ATOMIC_RELAXED);
     }
+    /* exited threads' pieces given back (pool.c) */
+    *all += __atomic_load_n(&ludus__sess.retired_evicted, __ATOMIC_RELAXED);
+    *in_window += __atomic_load_n(&ludus__sess.retired_evicted_in_window, __ATOMIC_RELAXED);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
 }
 
 /* ---- the window's thread ---- */
+
+/* The exited threads' pieces that left the window go back to the pool
+ * (pool.c; exits and snapshots do it too: a program whose threads come
+ * and go while nobody snapshots keeps its pool). */
+static void reclaim(void) {
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    if (ludus__armed_gen(__atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE)) == ludus__sess.gen) ludus__ring_reclaim();
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+}
 
 /* The trigger waiting in the slot, once its post-trigger time has passed
  * (lock held). */
@@ -462,6 +501,7 @@ static void *watcher_main(void *arg) {
         ludus__mutex_lock(&R.lock);
         measure_rate();
         refresh_utc_offset();
+        reclaim();
         handle_trigger(ludus__mono_ns());
         warm_copy(ludus__mono_ns());
         ludus__mutex_unlock(&R.lock);
@@ -470,6 +510,8 @@ static void *watcher_main(void *arg) {
 }
 
 /* ---- fork ---- */
+
+static void release_window(void);
 
 /* The child has no background thread: its recording goes on (no trigger),
  * and ludus_rolling_snapshot and ludus_rolling_end work there. The window's
@@ -481,6 +523,17 @@ static void fork_child(void) {
     ludus__mutex_init(&R.wlock);
     ludus__cond_init(&R.wcond);
     if (!R.on) return;
+    if (__atomic_load_n(&R.owner, __ATOMIC_RELAXED) == LUDUS__OWNER_GUEST) {
+        /* the live view's window: its thread is not in the child, which
+         * starts clean (the session forgets its recording, session.c) */
+        R.on = 0;
+        R.owner = LUDUS__OWNER_NONE;
+        __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
+        ludus__rolling_yield = NULL;
+        ludus__session_ring_forget();
+        release_window();
+        return;
+    }
     R.in_child = 1;
     R.job = NULL; /* the parent writes it */
     R.writing = 0;
@@ -533,10 +586,16 @@ static void release_window(void) {
     R.categories = NULL;
 }
 
-int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling) {
-    const char *elsewhere = ludus__backend_no_capture();
-    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
-    if (ludus_rolling_active() || ludus_capture_active())
+static int rolling_end_locked(void);
+
+/* The live view's window ends for the program (the control lock held). */
+static void rolling_yield(void) {
+    if (ludus__rolling_guest_runs()) rolling_end_locked();
+}
+
+/* The control lock held, nobody holding the recorder. */
+static int rolling_begin_locked(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling, int owner) {
+    if (window_on() || ludus__owner() != LUDUS__OWNER_NONE)
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     if (capture && capture->pool_file)
         return ludus__fail(LUDUS_EINVAL, "a pool file is for one capture, not the rolling window");
@@ -610,11 +669,12 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         release_window();
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    int rc = ludus_capture_begin(&R.desc);
+    int rc = ludus__capture_begin_locked(&R.desc, owner);
     if (rc) {
         release_window();
         return rc;
     }
+    __atomic_store_n(&R.owner, owner, __ATOMIC_RELEASE);
     ludus__session_set_ring(UINT64_MAX); /* pieces reused for room until the window's length in ticks is known */
     R.begun_ns = ludus__mono_ns();
     refresh_utc_offset();
@@ -630,6 +690,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         ludus__mutex_unlock(&R.wlock);
         if (have_writer) ludus__thread_join(R.writer);
         __atomic_store_n(&R.on, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&R.owner, LUDUS__OWNER_NONE, __ATOMIC_RELEASE);
         ludus__session_rolling(0);
         ludus__session_end();
         ludus__wakeup_destroy(&R.wake);
@@ -637,13 +698,36 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         return ludus__fail(LUDUS_ENOMEM, "could not start the rolling window's threads");
     }
     __atomic_store_n(&ludus__frame_hook, on_frame, __ATOMIC_RELEASE);
-    ludus__crash_rolling = crash_window;
-    R.sig_installed = d.signal > 0 && ludus__trigger_signal_install(d.signal, on_signal) == 0;
+    if (owner == LUDUS__OWNER_PROGRAM) { /* the live view's window writes no file, a crash's neither */
+        ludus__crash_rolling = crash_window;
+        R.sig_installed = d.signal > 0 && ludus__trigger_signal_install(d.signal, on_signal) == 0;
+    } else {
+        ludus__rolling_yield = rolling_yield;
+    }
     return 0;
 }
 
-int ludus_rolling_end(void) {
-    if (!ludus_rolling_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
+int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling) {
+    const char *elsewhere = ludus__backend_no_capture();
+    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
+    ludus__control_lock();
+    ludus__guest_yield(); /* the program first */
+    int rc = rolling_begin_locked(capture, rolling, LUDUS__OWNER_PROGRAM);
+    ludus__control_unlock();
+    return rc;
+}
+
+int ludus__rolling_begin_guest(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling) {
+    const char *elsewhere = ludus__backend_no_capture();
+    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
+    ludus__control_lock();
+    int rc = rolling_begin_locked(capture, rolling, LUDUS__OWNER_GUEST);
+    ludus__control_unlock();
+    return rc;
+}
+
+static int rolling_end_locked(void) {
+    if (!window_on()) return ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
     __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
     ludus__crash_rolling = NULL;
     if (R.sig_installed) ludus__trigger_signal_restore();
@@ -667,9 +751,24 @@ int ludus_rolling_end(void) {
     int rc = ludus__session_end();
     ludus__session_ring_forget();
     release_window();
+    __atomic_store_n(&R.owner, LUDUS__OWNER_NONE, __ATOMIC_RELEASE);
+    ludus__rolling_yield = NULL;
     ludus__mutex_unlock(&R.lock);
     ludus__wakeup_destroy(&R.wake);
     return rc;
+}
+
+int ludus_rolling_end(void) {
+    ludus__control_lock();
+    int rc = ludus_rolling_active() ? rolling_end_locked() : ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
+    ludus__control_unlock();
+    return rc;
+}
+
+void ludus__rolling_end_guest(void) {
+    ludus__control_lock();
+    if (ludus__rolling_guest_runs()) rolling_end_locked();
+    ludus__control_unlock();
 }
 
 int ludus_rolling_get_stats(ludus_rolling_stats *out) {

@@ -19,6 +19,7 @@
 #include "../platform/live_map.h"
 #include "../platform/process.h"
 #include "../platform/sync.h"
+#include "../capture/capture_internal.h"
 #include "../record/counters.h"
 #include "../record/event_kinds.h"
 #include "../record/record.h"
@@ -181,6 +182,7 @@ static void top_from(ludus_capture *c, uint32_t window) {
     ludus_capture_summary sum;
     int64_t start = ludus_capture_get_summary(c, &sum) == 0 ? sum.start_ns : 0;
     S.pub.top_computed_ns = ludus__mono_ns();
+    S.pub.top_window_frames = window; /* published with them: another watcher's window may come next */
     S.pub.nscopes = S.pub.nlocks = 0;
     if (n < 0) {
         S.pub.top_rc = n;
@@ -206,8 +208,12 @@ static void top_from(ludus_capture *c, uint32_t window) {
 
 /* ---- recording: the rolling window for the top scopes, captures on demand ---- */
 
+/* The library's recordings are a guest's (capture_internal.h, "the
+ * recorder's one owner"): begun only when the program holds nothing, ended
+ * for the program whenever it begins anything; a capture ended so is
+ * written as it stands and says why. */
 static void rolling_stop(void) {
-    if (S.ours_rolling) ludus_rolling_end();
+    if (S.ours_rolling) ludus__rolling_end_guest();
     S.ours_rolling = 0;
 }
 
@@ -222,7 +228,7 @@ static int rolling_start(void) {
     rd.post_ms = (uint32_t)LUDUS_ROLLING_NONE;
     rd.cooldown_ms = (uint32_t)LUDUS_ROLLING_NONE;
     rd.signal = LUDUS_ROLLING_NONE;
-    int rc = ludus_rolling_begin(&cd, &rd);
+    int rc = ludus__rolling_begin_guest(&cd, &rd);
     S.ours_rolling = rc == 0;
     return rc;
 }
@@ -272,24 +278,24 @@ static void capture_start(uint64_t seq, uint32_t ms, const char *path) {
         return;
     }
     S.window_capture = 0;
-    if (ludus_rolling_active() && !S.ours_rolling) {
+    if (ludus_rolling_active()) {
         S.window_capture = 1; /* the program's own window: its last ms when they have passed */
-    } else if (ludus_capture_active() && !S.ours_capture && !S.ours_rolling) {
-        ludus__live_out_abort(&S.out);
-        S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
-        S.pub.cap_rc = LUDUS_EBUSY;
-        snprintf(S.pub.cap_message, sizeof S.pub.cap_message,
-                 "the process records a capture of its own (LUDUS_TRACE, or its own ludus_capture_begin)");
-        return;
     } else {
         rolling_stop();
         ludus_capture_desc cd;
         memset(&cd, 0, sizeof cd);
         cd.chunk_count = capture_chunks();
-        int rc = ludus_capture_begin(&cd);
+        int rc = ludus__guest_capture_begin(&cd);
         if (rc) {
             ludus__live_out_abort(&S.out);
-            cap_fail(rc, "capture begin");
+            if (rc == LUDUS_EBUSY) {
+                S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+                S.pub.cap_rc = LUDUS_EBUSY;
+                snprintf(S.pub.cap_message, sizeof S.pub.cap_message,
+                         "the process records a capture of its own (LUDUS_TRACE, or its own ludus_capture_begin)");
+            } else {
+                cap_fail(rc, "capture begin");
+            }
             return;
         }
         S.ours_capture = 1;
@@ -302,9 +308,9 @@ static void capture_start(uint64_t seq, uint32_t ms, const char *path) {
 static void capture_finish(uint32_t window, int abandon) {
     ludus_capture *c = NULL;
     uint32_t cut_ms = 0;
-    int rc;
+    int rc, yielded = 0;
     if (S.window_capture) {
-        rc = ludus_rolling_snapshot(&c);
+        rc = ludus__rolling_snapshot_any(&c);
         ludus_capture_summary s;
         /* its last ms, cut; a .ludus file holds whole threads, not a time cut: the whole window then */
         if (rc == 0 && S.cap_format != LUDUS_FORMAT_LUDUS && ludus_capture_get_summary(c, &s) == 0 &&
@@ -321,13 +327,22 @@ static void capture_finish(uint32_t window, int abandon) {
             cut_ms = S.pub.cap_ms;
         }
     } else {
-        rc = ludus_capture_end(&c);
+        rc = ludus__guest_capture_end(&c, &yielded);
         S.ours_capture = 0;
     }
+    int was_window = S.window_capture;
     S.window_capture = 0;
     if (rc == 0 && abandon) rc = LUDUS_ENOCAPTURE;
     if (rc) {
         ludus__live_out_abort(&S.out);
+        if (rc == LUDUS_ENOCAPTURE && !abandon && was_window) {
+            snprintf(S.pub.cap_message, sizeof S.pub.cap_message,
+                     "the program ended its rolling window before the seconds asked for had passed");
+            S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+            S.pub.cap_rc = rc;
+            ludus_capture_release(c);
+            return;
+        }
         if (abandon)
             snprintf(S.pub.cap_message, sizeof S.pub.cap_message, "the process exited (or stopped publishing) first");
         else
@@ -360,8 +375,15 @@ static void capture_finish(uint32_t window, int abandon) {
             snprintf(S.pub.cap_message, sizeof S.pub.cap_message, "cannot put the file in place: %.100s", why);
         } else {
             S.pub.cap_state = LUDUS__LIVE_CAP_DONE;
-            snprintf(S.pub.cap_message, sizeof S.pub.cap_message, "wrote %llu events (%llu dropped)",
-                     (unsigned long long)s.events, (unsigned long long)s.dropped);
+            if (yielded) /* the program began a capture of its own: it had the recorder */
+                snprintf(S.pub.cap_message, sizeof S.pub.cap_message,
+                         "wrote %llu events (%llu dropped) of %.3f s: cut short, the program began a capture of its "
+                         "own",
+                         (unsigned long long)s.events, (unsigned long long)s.dropped,
+                         (double)(s.end_ns - s.start_ns) / 1e9);
+            else
+                snprintf(S.pub.cap_message, sizeof S.pub.cap_message, "wrote %llu events (%llu dropped)",
+                         (unsigned long long)s.events, (unsigned long long)s.dropped);
         }
     } else {
         ludus__live_out_abort(&S.out);
@@ -409,6 +431,12 @@ static void *live_main(void *arg) {
         window = window == 0 ? 120 : window > WINDOW_MAX ? WINDOW_MAX : window;
         uint64_t seq;
         uint32_t kind, ms;
+        /* the program took the recorder since the last tick */
+        if (S.ours_rolling && !ludus__rolling_guest_runs()) S.ours_rolling = 0;
+        if (S.ours_capture && ludus__guest_capture_yielded()) {
+            capture_finish(window, 0);
+            S.next_scopes_ns = now + SCOPES_EVERY_NS * 4;
+        }
         int busy = S.ours_capture || S.window_capture;
         if (!busy && read_command(&seq, &kind, &ms, path) && kind == LUDUS__LIVE_CMD_CAPTURE)
             capture_start(seq, ms, path);
@@ -440,16 +468,15 @@ static void *live_main(void *arg) {
                 S.next_scopes_ns = now + SCOPES_EVERY_NS * 4; /* its scopes stay up a while */
             }
         } else if (want_scopes) {
-            int foreign_rolling = ludus_rolling_active() && !S.ours_rolling;
-            if (foreign_rolling)
+            if (ludus_rolling_active()) /* the program's own window: read, not replaced */
                 state |= LUDUS__LIVE_ST_FOREIGN | LUDUS__LIVE_ST_SCOPES;
-            else if (ludus_capture_active() && !S.ours_rolling)
-                state |= LUDUS__LIVE_ST_BUSY;
             else if (S.ours_rolling || rolling_start() == 0)
                 state |= LUDUS__LIVE_ST_SCOPES;
+            else /* the program holds the recorder: the watcher yields, and says so */
+                state |= LUDUS__LIVE_ST_BUSY;
             if ((state & LUDUS__LIVE_ST_SCOPES) && now >= S.next_scopes_ns) {
                 ludus_capture *c = NULL;
-                if (ludus_rolling_snapshot(&c) == 0) top_from(c, window);
+                if (ludus__rolling_snapshot_any(&c) == 0) top_from(c, window);
                 ludus_capture_release(c);
                 S.next_scopes_ns = ludus__mono_ns() + SCOPES_EVERY_NS;
             }

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define LUDUS__LIVE_MAGIC "LUDLIVE"
-#define LUDUS__LIVE_VERSION 1u
+#define LUDUS__LIVE_VERSION 2u
 #define LUDUS__LIVE_FRAMES 4096u /* frame times kept (a power of two) */
 #define LUDUS__LIVE_SCOPES 32u
 #define LUDUS__LIVE_LOCKS 16u
@@ -72,6 +72,7 @@ typedef struct ludus__live_published {
     /* the top scopes' window (from ludus_overlay_top_scopes) */
     int32_t top_rc; /* 0 or a LUDUS_E* code */
     uint32_t top_frames;
+    uint32_t top_window_frames, pad2; /* the window the top scopes were asked over (window_frames when computed) */
     uint64_t top_first_frame, top_last_frame;
     int64_t top_begin_ns, top_end_ns; /* CLOCK_MONOTONIC */
     int64_t top_computed_ns;

@@ -21,6 +21,10 @@ struct ludus_watch {
     uint64_t pid;
     uint32_t own_pid;
     ludus__live_published *copy; /* the last consistent read */
+    /* this watcher's last capture command, until its result is read: when
+     * the process dies first, its temporary is removed here */
+    uint64_t cmd_id;
+    char cmd_path[LUDUS__LIVE_PATH];
 };
 
 int ludus_watch_open(uint64_t pid, ludus_watch **out) {
@@ -149,7 +153,19 @@ int ludus_watch_read(ludus_watch *w, int want_scopes, uint32_t window_frames, lu
         got = __atomic_fetch_add(&b->seq, 0u, __ATOMIC_ACQ_REL) == s1;
     }
     int alive = ludus__live_map_alive(&w->map);
-    if (!got) return alive ? ludus__fail(LUDUS_EBUSY, "the block was being written on every try") : LUDUS_ENODATA;
+    if (w->cmd_id && got && p->cap_seq == w->cmd_id &&
+        (p->cap_state == LUDUS__LIVE_CAP_DONE || p->cap_state == LUDUS__LIVE_CAP_FAILED))
+        w->cmd_id = 0;         /* its result is in: the process put the file in place or removed its temporary */
+    if (w->cmd_id && !alive) { /* it died (or exec'd) while writing it: the temporary goes too */
+        ludus__live_out_remove_stale(w->cmd_path, w->pid);
+        w->cmd_id = 0;
+    }
+    if (!got)
+        return alive ? ludus__fail(LUDUS_EBUSY,
+                                   "process %llu left its block half-written on every try (stopped while "
+                                   "publishing: SIGSTOP, a debugger?)",
+                                   (unsigned long long)w->pid)
+                     : LUDUS_ENODATA;
     memset(out, 0, offsetof(ludus_watch_view, frames));
     out->pid = w->pid;
     take_text(out->process, sizeof out->process, b->process, sizeof b->process);
@@ -159,6 +175,7 @@ int ludus_watch_read(ludus_watch *w, int want_scopes, uint32_t window_frames, lu
     out->publishes = p->publishes;
     out->state = p->state;
     out->window_frames = p->window_frames;
+    out->top_window_frames = p->top_window_frames;
     out->frames_total = p->frames_total;
     out->frames_missed = p->frames_missed;
     /* the newest frames, oldest first; at most the ring */
@@ -240,6 +257,8 @@ int ludus_watch_capture(ludus_watch *w, uint32_t ms, const char *path, uint64_t 
     __atomic_store_n(&a->cmd_ms, ms, __ATOMIC_RELAXED);
     __atomic_store_n(&a->cmd_seq, seq, __ATOMIC_RELEASE);
     heartbeat(w, 0, 0);
+    w->cmd_id = seq;
+    memcpy(w->cmd_path, abs, strlen(abs) + 1);
     if (id) *id = seq;
     return 0;
 }

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,7 +25,7 @@
 int ludus__live_map_create(size_t bytes, ludus__live_map *m) {
     m->p = NULL;
     m->bytes = 0;
-    m->fd = m->proc_fd = -1;
+    m->fd = m->proc_fd = m->remote_fd = -1;
     int fd = memfd_create(BLOCK_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) return -errno;
     int e = 0;
@@ -53,7 +54,7 @@ void ludus__live_map_close(ludus__live_map *m) {
     if (m->proc_fd >= 0) close(m->proc_fd);
     m->p = NULL;
     m->bytes = 0;
-    m->fd = m->proc_fd = -1;
+    m->fd = m->proc_fd = m->remote_fd = -1;
 }
 
 /* 1 running, 0 exited (gone, zombie or dead). */
@@ -70,8 +71,20 @@ static int proc_running(int proc_fd) {
     return rp[2] != 'Z' && rp[2] != 'X' && rp[2] != 'x';
 }
 
+/* The block is still the process's: its descriptor there names our file.
+ * After exec() it is gone (the memfd is close-on-exec): the process runs
+ * another program, which publishes nothing here. */
+static int block_still_there(const ludus__live_map *m) {
+    if (m->remote_fd < 0 || m->fd < 0) return 1;
+    char name[32];
+    snprintf(name, sizeof name, "fd/%d", m->remote_fd);
+    struct stat there, ours;
+    return fstatat(m->proc_fd, name, &there, 0) == 0 && fstat(m->fd, &ours) == 0 && there.st_ino == ours.st_ino &&
+           there.st_dev == ours.st_dev;
+}
+
 int ludus__live_map_alive(const ludus__live_map *m) {
-    return m && m->proc_fd >= 0 && proc_running(m->proc_fd);
+    return m && m->proc_fd >= 0 && proc_running(m->proc_fd) && block_still_there(m);
 }
 
 /* The block among dir's descriptors: a memfd of our name, owned by uid,
@@ -114,6 +127,7 @@ static int find_block(int dirfd, uint32_t uid, size_t min_bytes, ludus__live_map
         m->p = p;
         m->bytes = bytes;
         m->fd = fd;
+        m->remote_fd = atoi(de->d_name);
         rc = 0;
     }
     closedir(d);
@@ -123,7 +137,7 @@ static int find_block(int dirfd, uint32_t uid, size_t min_bytes, ludus__live_map
 int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uint32_t *uid_out) {
     m->p = NULL;
     m->bytes = 0;
-    m->fd = m->proc_fd = -1;
+    m->fd = m->proc_fd = m->remote_fd = -1;
     *uid_out = UINT32_MAX;
     if (pid == 0 || pid > 0x7fffffffu) return -ESRCH;
     char path[64];
@@ -218,6 +232,16 @@ int ludus__live_out_commit(ludus__live_out *o) {
     if (rc) unlink(o->tmp);
     o->tmp[0] = 0;
     return rc;
+}
+
+int ludus__live_out_remove_stale(const char *path, uint64_t pid) {
+    const char *slash = strrchr(path, '/');
+    if (path[0] != '/' || !slash || slash[1] == 0) return 0;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%.*s/.%s.%d.live-tmp", (int)(slash - path), path, slash + 1, (int)pid);
+    struct stat st;
+    if (lstat(tmp, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) return 0;
+    return unlink(tmp) == 0;
 }
 
 void ludus__live_out_abort(ludus__live_out *o) {

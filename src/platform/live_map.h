@@ -15,8 +15,9 @@
 typedef struct ludus__live_map {
     void *p;
     size_t bytes;
-    int fd;      /* the block's descriptor (-1: none) */
-    int proc_fd; /* watcher side: the process's /proc directory (-1: none) */
+    int fd;        /* the block's descriptor (-1: none) */
+    int proc_fd;   /* watcher side: the process's /proc directory (-1: none) */
+    int remote_fd; /* watcher side: the block's descriptor number in the process (-1: unknown) */
 } ludus__live_map;
 
 /* Process side: a new block of `bytes` zeros, mapped read-write, that only
@@ -57,5 +58,9 @@ LUDUS_HIDDEN int ludus__live_out_create(const char *path, ludus__live_out *o);
 LUDUS_HIDDEN int ludus__live_out_write(void *o, const void *data, size_t n); /* a ludus_write_fn */
 LUDUS_HIDDEN int ludus__live_out_commit(ludus__live_out *o);
 LUDUS_HIDDEN void ludus__live_out_abort(ludus__live_out *o);
+/* Watcher side, once process pid is gone: removes the temporary it was
+ * writing for path (a regular file of this user only; never through a
+ * link). 1 when one was removed. */
+LUDUS_HIDDEN int ludus__live_out_remove_stale(const char *path, uint64_t pid);
 
 #endif

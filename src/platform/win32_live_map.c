@@ -13,7 +13,7 @@ int ludus__live_map_create(size_t bytes, ludus__live_map *m) {
     (void)bytes;
     m->p = NULL;
     m->bytes = 0;
-    m->fd = m->proc_fd = -1;
+    m->fd = m->proc_fd = m->remote_fd = -1;
     return -ENOSYS;
 }
 
@@ -26,7 +26,7 @@ int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uin
     (void)min_bytes;
     m->p = NULL;
     m->bytes = 0;
-    m->fd = m->proc_fd = -1;
+    m->fd = m->proc_fd = m->remote_fd = -1;
     *uid_out = UINT32_MAX;
     return -ENOSYS;
 }
@@ -41,6 +41,12 @@ int ludus__live_absolute(const char *path, char *out, size_t cap) {
     (void)out;
     (void)cap;
     return -ENOSYS;
+}
+
+int ludus__live_out_remove_stale(const char *path, uint64_t pid) {
+    (void)path;
+    (void)pid;
+    return 0;
 }
 
 int ludus__live_pid_running(uint32_t pid) {

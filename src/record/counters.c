@@ -117,6 +117,10 @@ static void lock(void) {
     ludus__mutex_lock(&L.lock);
 }
 
+void ludus__counters_fork_install(void) {
+    ludus__once_run(&L.fork_once, fork_install);
+}
+
 /* ---- shards ---- */
 
 static void shard_exit(void *arg) {

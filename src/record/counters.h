@@ -86,6 +86,8 @@ LUDUS_HIDDEN uint64_t ludus__live_shard_bytes(void);
 /* In the child that writes a crash (crash.c): the lock made anew, as any
  * thread of the crashed process may have held it. */
 LUDUS_HIDDEN void ludus__counters_crash_reset(void);
+/* Installs the counters' fork handlers (once; their first lock does too). */
+LUDUS_HIDDEN void ludus__counters_fork_install(void);
 
 /* emit.c: one event with a payload slot; 0 when dropped or idle. */
 

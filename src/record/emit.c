@@ -210,6 +210,9 @@ static int new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
     uint64_t window = __atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_RELAXED);
     ludus__chunk *n = window ? ring_reuse(c, window, 0) : NULL;
     int reused = n != NULL;
+    /* a piece an exited thread gave back (pool.c, ludus__ring_reclaim):
+     * as a reused one, never the end reserve's */
+    if (!n && window && (n = ludus__pool_take_free()) != NULL) reused = 1;
     /* A flight recorder's last eighth of the pool is for threads that hold
      * fewer than two pieces: one that came late still gets a window, never
      * a pool the first threads took whole. */
@@ -221,7 +224,12 @@ static int new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
         n = ludus__pool_take(c->piece_bytes, for_end);
         if (!n) c->exhausted = for_end ? 2u : 1u;
     }
-    if (!n && window) reused = (n = ring_reuse(c, window, 1)) != NULL;
+    if (!n && window) {
+        /* the pool is short: the next reclaim gives back pieces of exited
+         * threads inside the window too (a store, per piece) */
+        __atomic_store_n(&ludus__sess.pool.wanted, 1u, __ATOMIC_RELAXED);
+        reused = (n = ring_reuse(c, window, 1)) != NULL;
+    }
     if (!n) return 0;
     n->thread = c->serial;
     /* a reused piece's number changes before its events do (a snapshot

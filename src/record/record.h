@@ -66,6 +66,10 @@ typedef struct ludus__pool {
     /* atomic: the thread faulting the pool in ahead of the producers, told
        when the cursor passes the mark it asked for (NULL: none) */
     struct ludus__prefault *faulter;
+    /* A flight recorder's pieces of exited threads given back (pool.c):
+     * a stack, (tag << 41) | (offset / 64 + 1), 0 when empty. */
+    uint64_t free_head;
+    uint32_t wanted; /* atomic: a thread found no piece but its own (the next reclaim frees more) */
 } ludus__pool;
 
 /* A span on the recorder's per-thread stack: whether its begin was recorded,
@@ -135,6 +139,7 @@ typedef struct ludus__thread_final {
     uint64_t spans;
     uint64_t orphan_ends;
     uintptr_t lost_begin; /* the slot of the inline event in flight at the end, left out (0: none) */
+    uint64_t left_ticks;  /* a flight recorder's exited thread: the clock when it left (after its last event) */
 } ludus__thread_final;
 
 typedef struct ludus__registry {
@@ -173,7 +178,12 @@ typedef struct ludus__session {
     char process_name[64];
     ludus__thread_final *retired;
     uint32_t nretired, retired_cap;
-    uint32_t retired_oom; /* exits whose data could not be kept (counted as dropped) */
+    /* A flight recorder drops the exited threads whose pieces all went
+     * back to the pool (pool.c, ludus__ring_reclaim): the entries before
+     * retired_head are gone. */
+    uint32_t retired_head;
+    uint64_t retired_evicted, retired_evicted_in_window; /* atomic: their events given back */
+    uint32_t retired_oom;                                /* exits whose data could not be kept (counted as dropped) */
     uint64_t retired_oom_events;
     /* What producers read out of line: kept after the capture ends while a
      * thread that was inside an out-of-line event then may still run. */
@@ -203,6 +213,16 @@ LUDUS_HIDDEN int ludus__register_self(const char *name);
  * from the session's pool; NULL when exhausted. for_end: may use the end
  * reserve. */
 LUDUS_HIDDEN ludus__chunk *ludus__pool_take(uint32_t want, int for_end);
+/* A flight recorder's piece given back by an exited thread, or NULL
+ * (lock-free: any producer, per piece). */
+LUDUS_HIDDEN ludus__chunk *ludus__pool_take_free(void);
+/* A flight recorder (registry lock held): the pieces of exited threads
+ * that lie wholly before the window go back to the pool,
+ * and, while the pool is short (a thread found no piece but its own, or
+ * the pool's fresh part is nearly gone and nothing is given back), the
+ * oldest pieces of exited threads inside the window too (counted as
+ * evicted). An exited thread left with no piece leaves the retired list. */
+LUDUS_HIDDEN void ludus__ring_reclaim(void);
 /* The thread's published state (registry lock held). */
 LUDUS_HIDDEN void ludus__thread_publish(const ludus__thread_record *r, uint32_t gen, ludus__thread_final *out);
 /* A thread leaves the registry (registry lock held): when the last capture
@@ -211,6 +231,9 @@ LUDUS_HIDDEN void ludus__thread_publish(const ludus__thread_record *r, uint32_t 
 LUDUS_HIDDEN void ludus__session_thread_leaving(const ludus__thread_record *r);
 /* Resets the registry in a child process after fork (threads.c). */
 LUDUS_HIDDEN void ludus__registry_after_fork(void);
+/* Installs the registry's fork handlers (once; registering a thread does
+ * too): the session's, installed after it, then run first before a fork. */
+LUDUS_HIDDEN void ludus__registry_fork_install(void);
 
 /* Library calls that take locks mark the thread, so an event recorded by a
  * signal handler that interrupts them is dropped, never deadlocks. */

@@ -75,6 +75,10 @@ static void fork_install(void) {
     ludus__on_fork(fork_prepare, fork_parent, fork_child);
 }
 
+void ludus__registry_fork_install(void) {
+    ludus__once_run(&ludus__reg.fork_once, fork_install);
+}
+
 int ludus__register_self(const char *name) {
     ludus__thread_cold *c = &ludus__cold;
     if (c->dead) return ludus__fail(LUDUS_EINVAL, "the thread is exiting");
@@ -152,6 +156,11 @@ void ludus__thread_publish(const ludus__thread_record *r, uint32_t gen, ludus__t
 /* Appends a thread's final state to the running capture (lock held). */
 static void retire(const ludus__thread_record *r, uint32_t gen, int exited) {
     ludus__session *s = &ludus__sess;
+    if (s->nretired == s->retired_cap && s->retired_head) { /* the part a flight recorder dropped goes first */
+        memmove(s->retired, &s->retired[s->retired_head], (size_t)(s->nretired - s->retired_head) * sizeof *s->retired);
+        s->nretired -= s->retired_head;
+        s->retired_head = 0;
+    }
     if (s->nretired == s->retired_cap) {
         uint32_t cap = s->retired_cap ? s->retired_cap * 2 : 64;
         ludus__thread_final *n = ludus__realloc(s->retired, cap * sizeof *n);
@@ -170,6 +179,10 @@ static void retire(const ludus__thread_record *r, uint32_t gen, int exited) {
     ludus__thread_final *f = &s->retired[s->nretired++];
     ludus__thread_publish(r, gen, f);
     f->exited = exited;
+    if (__atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED)) { /* a flight recorder: its pieces go back in time */
+        f->left_ticks = ludus__clock_is_tsc ? ludus__read_tsc_ordered() : (uint64_t)ludus__mono_ns();
+        ludus__ring_reclaim();
+    }
 }
 
 /* Leaves the registry: while a capture runs, the thread's data goes to the

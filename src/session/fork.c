@@ -5,24 +5,36 @@
 #include "../platform/process.h"
 #include "../platform/sync.h"
 #include "../capture/capture_internal.h"
+#include "../record/counters.h"
 
 static ludus__once once = LUDUS__ONCE_INIT;
 
-/* The running capture's name table is consistent in the child. */
+/* No begin or end is halfway at the fork (the control lock, held across
+ * it: a begin that set a new name table between prepare and parent made
+ * parent unlock another table than prepare locked), and the running
+ * capture's name table is consistent in the child. The control lock is
+ * taken before every other lock of the library (capture_internal.h), so
+ * these handlers run first: they are installed after the registry's and
+ * the counters' (pthread_atfork runs prepare handlers last installed
+ * first). The crash copy is made without atfork handlers (linux_crash.c). */
 static void prepare(void) {
+    ludus__control_lock();
     ludus__names_fork_lock(ludus__sess.names);
 }
 
 static void parent(void) {
     ludus__names_fork_unlock(ludus__sess.names);
+    ludus__control_unlock();
 }
 
 static void child(void) {
     ludus__names_fork_reset(ludus__sess.names);
-    ludus__session_after_fork();
+    ludus__session_after_fork(); /* makes the control lock anew */
 }
 
 static void install(void) {
+    ludus__registry_fork_install();
+    ludus__counters_fork_install();
     ludus__on_fork(prepare, parent, child);
 }
 

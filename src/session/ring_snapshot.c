@@ -242,9 +242,10 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
     uint64_t now_ticks = s->clock_tsc ? now.ticks : (uint64_t)now.ns;
     uint64_t window = __atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED);
     uint64_t from = window == UINT64_MAX || window > now_ticks ? 0 : now_ticks - window;
+    ludus__ring_reclaim(); /* exited threads with nothing in the window are not listed */
     uint32_t high = ludus__reg.high, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
-    c->threads = ludus__calloc((size_t)nlive + s->nretired + 1, sizeof *c->threads);
+    c->threads = ludus__calloc((size_t)nlive + (s->nretired - s->retired_head) + 1, sizeof *c->threads);
     /* the copy's size: the pool's bounds it (memory the copy does not
      * write is address space only; one size, so the kept buffer serves the
      * next snapshot) */
@@ -269,7 +270,7 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
         th->spans = __atomic_load_n(&tc->spans, __ATOMIC_RELAXED) ? th->slots : 0; /* a bound: lanes are decided */
         if (fd) th->first_drop_ns = (int64_t)fd; /* ticks until the clock is known (below) */
     }
-    for (uint32_t i = 0; i < s->nretired && rc == 0; i++) { /* exited: their pieces no longer change */
+    for (uint32_t i = s->retired_head; i < s->nretired && rc == 0; i++) { /* exited: their pieces no longer change */
         const ludus__thread_final *f = &s->retired[i];
         ludus__cap_thread *th = &c->threads[c->nthreads++];
         name_thread(th, f->name, f->tid, f->serial);

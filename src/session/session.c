@@ -53,7 +53,29 @@ static struct {
     uint64_t lost0;
     int phase; /* atomic: PH_* */
     ludus_capture *ending;
+    int owner;              /* atomic: LUDUS__OWNER_* of the running capture (or rolling window) */
+    ludus_capture *yielded; /* the guest's capture, ended when the program took the recorder */
+    int yielded_flag;       /* atomic: yielded is set */
+    int controlling;        /* atomic: a thread holds the control lock (a begin or an end runs) */
 } S;
+
+/* The control lock (capture_internal.h, "the recorder's one owner"). */
+static ludus__mutex control = LUDUS__MUTEX_INIT;
+void (*ludus__rolling_yield)(void);
+
+void ludus__control_lock(void) {
+    ludus__mutex_lock(&control);
+    __atomic_store_n(&S.controlling, 1, __ATOMIC_RELEASE);
+}
+
+void ludus__control_unlock(void) {
+    __atomic_store_n(&S.controlling, 0, __ATOMIC_RELEASE);
+    ludus__mutex_unlock(&control);
+}
+
+int ludus__owner(void) {
+    return __atomic_load_n(&S.owner, __ATOMIC_ACQUIRE);
+}
 
 void ludus__session_rolling(int on) {
     __atomic_store_n(&S.rolling_owns, on, __ATOMIC_RELEASE);
@@ -68,6 +90,7 @@ static uint32_t next_gen(void) {
     return S.gen_counter % 0x3fffffffu + 1;
 }
 static void resolve_late(ludus_capture *c);
+static void resolve_pending_late(void);
 
 /* A test hook (tests/unit/test_crash.c): stops begin and end at each step. */
 void (*ludus__session_step)(int step);
@@ -91,8 +114,8 @@ void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_des
     *out = d;
 }
 
-int ludus_capture_active(void) {
-    return __atomic_load_n(&S.active, __ATOMIC_ACQUIRE);
+int ludus_capture_active(void) { /* the program's: a watcher's is not its */
+    return __atomic_load_n(&S.active, __ATOMIC_ACQUIRE) && ludus__owner() == LUDUS__OWNER_PROGRAM;
 }
 
 ludus_capture *ludus__last_capture(void) {
@@ -102,9 +125,12 @@ ludus_capture *ludus__last_capture(void) {
 int ludus_capture_last(ludus_capture **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
-    if (!S.last) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
-    ludus_capture_retain(S.last);
-    *out = S.last;
+    ludus__control_lock();
+    ludus_capture *c = S.last;
+    if (c) ludus_capture_retain(c);
+    ludus__control_unlock();
+    if (!c) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
+    *out = c;
     return 0;
 }
 
@@ -170,7 +196,7 @@ typedef struct ludus__begin_prep {
     char process_name[64];
 } ludus__begin_prep;
 
-static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
+static int begin_prepare(const ludus_capture_desc *desc, int owner, ludus__begin_prep *p) {
     memset(p, 0, sizeof *p);
     ludus_capture_desc d;
     ludus_capture_desc_defaults(desc, &d);
@@ -214,8 +240,8 @@ static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
             ludus__names_destroy(names);
             return rc;
         }
-        d.pool_file = NULL; /* not kept: the caller's string */
-    } else {
+        d.pool_file = NULL;                     /* not kept: the caller's string */
+    } else if (owner == LUDUS__OWNER_PROGRAM) { /* a guest leaves the program's last capture whole */
         mem = steal_pool(bytes, &d.allocator, mapped, &pf, &faulted);
     }
     if (!mem) {
@@ -263,8 +289,8 @@ static int begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
 
 /* Arms the capture begin_prepare reserved for (it owns what p holds);
  * returns when it was armed (CLOCK_MONOTONIC ns). */
-static void begin_arm(ludus__begin_prep *p) {
-    if (S.late_cap) resolve_late(S.late_cap); /* before any thread can attach again */
+static void begin_arm(ludus__begin_prep *p, int owner) {
+    resolve_pending_late(); /* before any thread can attach again */
     ludus_capture_desc d = p->d;
     uint64_t bytes = p->bytes;
     void *mem = p->mem;
@@ -312,6 +338,7 @@ static void begin_arm(ludus__begin_prep *p) {
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
     /* GPU samples handed over from now on are this capture's */
     ludus__gpu_capture_begin(s->begin_point.ns, (s->desc.record & LUDUS_RECORD_GPU) != 0);
+    __atomic_store_n(&S.owner, owner, __ATOMIC_RELEASE);
     __atomic_store_n(&S.active, 1, __ATOMIC_RELEASE);
     if (s->desc.record & LUDUS_RECORD_CPU) /* a GPU-only capture leaves the recorder disarmed */
         __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
@@ -319,8 +346,8 @@ static void begin_arm(ludus__begin_prep *p) {
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     /* The library's reference to the previous capture goes now (a caller
-     * that took one keeps it), once armed. */
-    if (S.last) {
+     * that took one keeps it), once armed: the program's, never a guest's. */
+    if (S.last && owner == LUDUS__OWNER_PROGRAM) {
         ludus_capture *old = S.last;
         S.last = NULL;
         ludus_capture_release(old);
@@ -335,28 +362,44 @@ static void begin_arm(ludus__begin_prep *p) {
         ludus__pool_file_start(S.pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
 }
 
-int ludus_capture_begin(const ludus_capture_desc *desc) {
-    const char *elsewhere = ludus__backend_no_capture();
-    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
-    /* the rolling window first: while it runs, it owns the session */
-    if (ludus__rolling_owns_session() || __atomic_load_n(&S.active, __ATOMIC_ACQUIRE))
+int ludus__capture_begin_locked(const ludus_capture_desc *desc, int owner) {
+    if (ludus__owner() != LUDUS__OWNER_NONE || __atomic_load_n(&S.active, __ATOMIC_ACQUIRE))
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
-    if (S.late_cap) resolve_late(S.late_cap); /* before any thread can attach again */
+    resolve_pending_late(); /* before any thread can attach again */
     /* A pool file is never replaced: when the last capture (held by the
      * library only) still has the file of this path, it goes first. */
-    if (desc && desc->pool_file && S.last && __atomic_load_n(&S.last->refs, __ATOMIC_ACQUIRE) == 1 &&
-        ludus__pool_file_path(S.last->pool_file) &&
+    if (owner == LUDUS__OWNER_PROGRAM && desc && desc->pool_file && S.last &&
+        __atomic_load_n(&S.last->refs, __ATOMIC_ACQUIRE) == 1 && ludus__pool_file_path(S.last->pool_file) &&
         strcmp(ludus__pool_file_path(S.last->pool_file), desc->pool_file) == 0) {
         ludus_capture *old = S.last;
         S.last = NULL;
         ludus_capture_release(old);
     }
     ludus__begin_prep p;
-    int rc = begin_prepare(desc, &p);
+    int rc = begin_prepare(desc, owner, &p);
     if (rc) return rc;
-    begin_arm(&p);
+    begin_arm(&p, owner);
     return 0;
+}
+
+int ludus_capture_begin(const ludus_capture_desc *desc) {
+    const char *elsewhere = ludus__backend_no_capture();
+    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
+    ludus__control_lock();
+    if (ludus__owner() == LUDUS__OWNER_GUEST) ludus__guest_yield(); /* the program first */
+    int rc = ludus__capture_begin_locked(desc, LUDUS__OWNER_PROGRAM);
+    ludus__control_unlock();
+    return rc;
+}
+
+int ludus__guest_capture_begin(const ludus_capture_desc *desc) {
+    const char *elsewhere = ludus__backend_no_capture();
+    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
+    ludus__control_lock();
+    int rc = ludus__capture_begin_locked(desc, LUDUS__OWNER_GUEST);
+    ludus__control_unlock();
+    return rc;
 }
 
 /* ---- end ---- */
@@ -397,8 +440,11 @@ static void convert_thread(ludus_capture *c, ludus__cap_thread *th, const ludus_
     th->first = f->first;
 }
 
-/* Ends the capture: stores 0 in armed, joins the producers, publishes. */
-static int end_capture(void) {
+/* Ends the capture: stores 0 in armed, joins the producers, publishes. The
+ * program's capture becomes the last (S.last); a guest's goes to *guest
+ * (NULL: released). */
+static int end_capture(ludus_capture **guest) {
+    if (guest) *guest = NULL;
     if (!S.active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
     ludus__session *s = &ludus__sess;
     ludus__lib_enter();
@@ -421,7 +467,7 @@ static int end_capture(void) {
 
     uint32_t n = 0, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
-    ludus__thread_final *fin = ludus__calloc((size_t)nlive + s->nretired + 1, sizeof *fin);
+    ludus__thread_final *fin = ludus__calloc((size_t)nlive + (s->nretired - s->retired_head) + 1, sizeof *fin);
     ludus__straggler *strag = ludus__calloc(nlive + 1, sizeof *strag);
     ludus__late *late = ludus__calloc(nlive + 1, sizeof *late);
     uint32_t nstrag = 0, nlate = 0;
@@ -449,7 +495,7 @@ static int end_capture(void) {
             if (in_piece) f->lost_begin = slot; /* its end, if it is a begin, is dropped too */
         }
     }
-    for (uint32_t i = 0; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
+    for (uint32_t i = s->retired_head; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
     uint64_t unregistered = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
     step(LUDUS__STEP_PUBLISHED);
     ludus__mutex_unlock(&ludus__reg.lock);
@@ -545,14 +591,26 @@ static int end_capture(void) {
     } else {
         memset(s, 0, sizeof *s);
     }
+    int owner = ludus__owner();
     __atomic_store_n(&S.active, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&S.owner, LUDUS__OWNER_NONE, __ATOMIC_RELEASE);
     if (oom) {
         __atomic_store_n(&S.phase, PH_IDLE, __ATOMIC_RELEASE);
         ludus_capture_release(c);
         return ludus__fail(LUDUS_ENOMEM, "out of memory while publishing the capture");
     }
     step(LUDUS__STEP_INACTIVE);
-    S.last = c;
+    if (owner == LUDUS__OWNER_GUEST) {
+        /* quiesced here, under the control lock: the guest's later reads
+         * and release touch nothing of the session */
+        ludus__capture_quiesce(c);
+        if (guest)
+            *guest = c;
+        else
+            ludus_capture_release(c);
+    } else {
+        S.last = c;
+    }
     __atomic_store_n(&S.phase, PH_IDLE, __ATOMIC_RELEASE);
     S.ending = NULL;
     return 0;
@@ -565,25 +623,90 @@ int ludus__session_crash_end(ludus_capture **out) {
         *out = S.ending;
         return 0;
     }
-    if (!__atomic_load_n(&S.active, __ATOMIC_ACQUIRE)) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
-    int rc = end_capture();
-    return rc ? rc : ludus_capture_last(out);
+    if (!__atomic_load_n(&S.active, __ATOMIC_ACQUIRE)) {
+        /* Between an end and the next begin (another thread was beginning
+         * one, nothing armed yet): the capture that just ended holds every
+         * event recorded, and is the one the crash writes. */
+        if (__atomic_load_n(&S.controlling, __ATOMIC_ACQUIRE) && S.last) {
+            ludus_capture_retain(S.last);
+            *out = S.last;
+            return 0;
+        }
+        return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
+    }
+    ludus_capture *guest = NULL;
+    int rc = end_capture(&guest);
+    if (rc) return rc;
+    if (guest) {
+        *out = guest;
+        return 0;
+    }
+    if (!S.last) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
+    ludus_capture_retain(S.last);
+    *out = S.last;
+    return 0;
 }
 
 int ludus_capture_end(ludus_capture **out) {
     if (out) *out = NULL;
-    if (ludus__rolling_owns_session())
-        return ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
-    int rc = end_capture();
+    ludus__control_lock();
+    int rc;
+    if (ludus__owner() != LUDUS__OWNER_PROGRAM) /* none of the program's: a watcher's is not its to end */
+        rc = ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
+    else if (ludus__rolling_owns_session())
+        rc = ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
+    else
+        rc = end_capture(NULL);
     if (rc == 0 && out && S.last) {
         ludus_capture_retain(S.last);
         *out = S.last;
     }
+    ludus__control_unlock();
     return rc;
 }
 
 int ludus__session_end(void) {
-    return end_capture();
+    return end_capture(NULL);
+}
+
+/* ---- the guest ---- */
+
+void ludus__guest_yield(void) {
+    if (ludus__owner() != LUDUS__OWNER_GUEST) return;
+    if (ludus__rolling_owns_session()) {
+        void (*yield)(void) = ludus__rolling_yield;
+        if (yield) yield();
+        if (ludus__owner() == LUDUS__OWNER_GUEST) end_capture(NULL); /* no window to end it: the session */
+        return;
+    }
+    ludus_capture *c = NULL;
+    end_capture(&c);
+    ludus_capture_release(S.yielded); /* one not collected: the newer replaces it */
+    S.yielded = c;
+    __atomic_store_n(&S.yielded_flag, c != NULL, __ATOMIC_RELEASE);
+}
+
+int ludus__guest_capture_yielded(void) {
+    return __atomic_load_n(&S.yielded_flag, __ATOMIC_ACQUIRE);
+}
+
+int ludus__guest_capture_end(ludus_capture **out, int *yielded) {
+    *out = NULL;
+    *yielded = 0;
+    ludus__control_lock();
+    int rc = 0;
+    if (S.yielded) {
+        *out = S.yielded;
+        *yielded = 1;
+        S.yielded = NULL;
+        __atomic_store_n(&S.yielded_flag, 0, __ATOMIC_RELEASE);
+    } else if (ludus__owner() != LUDUS__OWNER_GUEST || ludus__rolling_owns_session()) {
+        rc = ludus__fail(LUDUS_ENOCAPTURE, "no capture of the live view is active");
+    } else {
+        rc = end_capture(out);
+    }
+    ludus__control_unlock();
+    return rc;
 }
 
 /* ---- producers that may still write into a pool ---- */
@@ -639,14 +762,12 @@ static void late_done(ludus_capture *c) {
 /* Publishes the threads that were inside an out-of-line event when c ended,
  * waiting for those events to finish; every reader of a capture's threads
  * comes after it (the memory source's settle). */
-static void resolve_late(ludus_capture *c) {
-    if (!c->nlate) return;
+static void resolve_late_locked(ludus_capture *c) {
+    if (!c || !c->nlate) return;
     if (S.crashed) { /* late before the crash: their threads are not in this process */
         late_done(c);
         return;
     }
-    ludus__lib_enter();
-    ludus__mutex_lock(&ludus__reg.lock);
     for (uint32_t i = 0; i < c->nlate; i++) {
         ludus__late *e = &c->late[i];
         if (e->resolved) continue;
@@ -658,6 +779,23 @@ static void resolve_late(ludus_capture *c) {
         publish_late(c, e, r);
     }
     late_done(c);
+}
+
+/* Under the registry lock, which late_done's clearing of S.late_cap is
+ * under too: the capture's last release and a begin never both resolve it,
+ * nor one after the other has freed it. */
+static void resolve_late(ludus_capture *c) {
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    resolve_late_locked(c);
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+}
+
+static void resolve_pending_late(void) {
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    resolve_late_locked(S.late_cap);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
 }
@@ -752,9 +890,23 @@ void ludus__session_after_fork(void) {
         if (!S.active) clear_producers_part();
     }
     ludus__gpu_after_fork(0, 0); /* the parent's GPU samples are not the child's */
+    /* The forking thread held it across the fork (fork.c): made anew. */
+    ludus__mutex_init(&control);
+    S.controlling = 0;
+    if (S.yielded) { /* the watcher's, which is not in the child */
+        ludus__prefault_after_fork(S.yielded->prefault);
+        S.yielded->nstragglers = 0;
+        S.yielded->nlate = 0;
+        ludus_capture_release(S.yielded);
+        S.yielded = NULL;
+        S.yielded_flag = 0;
+    }
     if (!S.active) return;
     ludus__session *s = &ludus__sess;
-    if (S.pool_file) { /* the parent's file: the child records nothing into it, and stops */
+    /* The parent's file: the child records nothing into it, and stops. A
+     * watcher's recording (the live view's thread is not in the child):
+     * the child starts clean, its own begin free. */
+    if (S.pool_file || ludus__owner() == LUDUS__OWNER_GUEST) {
         __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
         __atomic_store_n(&s->pool.faulter, NULL, __ATOMIC_RELEASE);
         ludus__prefault_after_fork(S.prefault);
@@ -763,15 +915,27 @@ void ludus__session_after_fork(void) {
         ludus__names_destroy(s->names);
         ludus__free(s->categories);
         ludus__free(s->retired);
-        ludus__pool_file_forget(S.pool_file);
+        if (S.pool_file)
+            ludus__pool_file_forget(S.pool_file);
+        else
+            pool_free(s->pool_mem, s->pool.bytes, S.pool_mapped, &s->desc.allocator, NULL);
         S.pool_file = NULL;
         memset(s, 0, sizeof *s);
+        /* the forking thread's piece was in that pool: it takes a new one
+         * when the child's own capture begins */
+        __atomic_store_n(&ludus__hot.limit, 0u, __ATOMIC_RELAXED);
+        __atomic_store_n(&ludus__hot.cur, 0u, __ATOMIC_RELAXED);
+        ludus__cold.gen = 0;
+        ludus__cold.chunk = ludus__cold.first_chunk = NULL;
         __atomic_store_n(&S.active, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&S.owner, LUDUS__OWNER_NONE, __ATOMIC_RELEASE);
+        __atomic_store_n(&S.rolling_owns, 0, __ATOMIC_RELEASE);
         return;
     }
     ludus__prefault_after_fork(S.prefault);
     s->pid = ludus__os_pid();
     s->nretired = 0;
+    s->retired_head = 0;
     s->retired_oom = 0;
     s->retired_oom_events = 0;
     s->interner_drops = 0;

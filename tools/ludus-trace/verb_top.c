@@ -167,7 +167,10 @@ static void sparkline(char *out, size_t cap, const ludus_watch_view *v, int widt
     size_t o = 0;
     for (uint32_t i = 0; i < n && o + 4 < cap; i++) {
         int64_t d = f[i].duration_ns;
-        int lvl = (int)((d < 0 ? 0 : d) * 7 / mx);
+        /* in double and clamped: a process sends any figure, and d * 7
+         * overflows for absurd ones */
+        double x = (double)(d < 0 ? 0 : d) * 7.0 / (double)mx;
+        int lvl = x >= 7.0 ? 7 : x > 0 ? (int)x : 0;
         if (p50 > 0 && (double)d > HITCH_K * (double)p50) {
             out[o++] = '!';
         } else if (utf8) {
@@ -226,7 +229,8 @@ static void render(screen *s, const ludus_watch_view *v, const top_opts *o, int 
                                         : state_text(v));
     } else {
         double age = (double)(v->now_ns - v->top_computed_ns) / 1e9;
-        line(s, "top scopes over %u frames (%s, %s ago): %s", v->top_frames,
+        line(s, "top scopes over %u frames%s (%s, %s ago): %s", v->top_frames,
+             v->top_window_frames && v->top_window_frames != o->win_frames ? " (another watcher's window)" : "",
              dur(a, sizeof a, (double)(v->top_end_ns - v->top_begin_ns)), dur(b, sizeof b, age * 1e9), state_text(v));
         line(s, "  %-40s %10s %8s %10s", "scope", "excl/frame", "calls/fr", "last frame");
         char calls[32];
@@ -242,7 +246,10 @@ static void render(screen *s, const ludus_watch_view *v, const top_opts *o, int 
                  dur(b, sizeof b, (double)sc[i].last_exclusive_ns));
         }
     }
-    /* counters, gauges, memory: two to a line on the screen */
+    /* counters, gauges, memory: two to a line on the screen; over the window
+     * the process computed them for (another watcher may have asked last) */
+    if (v->nvalues && v->window_frames && v->window_frames != o->win_frames)
+        line(s, "values over %u frames (another watcher's window)", v->window_frames);
     char pair[512] = "";
     uint32_t nvalues = interactive && v->nvalues > value_lines * 2 ? value_lines * 2 : v->nvalues;
     for (uint32_t i = 0; i < nvalues; i++) {
@@ -330,7 +337,8 @@ static void print_json(const ludus_watch_view *v, const top_opts *o, int64_t *sc
     json_str(v->process);
     printf(",\"state\":");
     json_str(state_text(v));
-    printf(",\"now_ns\":%lld,\"window_frames\":%u,", (long long)v->now_ns, o->win_frames);
+    printf(",\"now_ns\":%lld,\"window_frames\":%u,\"values_window_frames\":%u,", (long long)v->now_ns, o->win_frames,
+           v->window_frames);
     printf("\"frames\":{\"count\":%u,\"last_ns\":%lld,\"p50_ns\":%lld,\"p99_ns\":%lld,\"max_ns\":%lld,"
            "\"first_frame\":%llu,\"last_frame\":%llu,\"total\":%llu,\"missed\":%llu,\"list\":[",
            fs.n, (long long)fs.last, (long long)fs.p50, (long long)fs.p99, (long long)fs.max,
@@ -341,13 +349,13 @@ static void print_json(const ludus_watch_view *v, const top_opts *o, int64_t *sc
                (long long)v->frames[i].begin_ns, (long long)v->frames[i].duration_ns);
     printf("]},\"top\":{\"rc\":%d,\"error\":", v->top_rc);
     json_str(v->top_rc ? ludus_error_string(v->top_rc) : "");
-    printf(",\"frames\":%u,\"first_frame\":%llu,\"last_frame\":%llu,\"begin_ns\":%lld,\"end_ns\":%lld,"
-           "\"computed_ns\":%lld,\"calls\":%llu,\"incomplete\":%llu,\"dropped\":%llu,\"scopes_total\":%u,"
-           "\"frame_thread\":",
-           v->top_frames, (unsigned long long)v->top_first_frame, (unsigned long long)v->top_last_frame,
-           (long long)v->top_begin_ns, (long long)v->top_end_ns, (long long)v->top_computed_ns,
-           (unsigned long long)v->top_calls, (unsigned long long)v->top_incomplete, (unsigned long long)v->top_dropped,
-           v->top_scopes_total);
+    printf(",\"window_frames\":%u,\"frames\":%u,\"first_frame\":%llu,\"last_frame\":%llu,\"begin_ns\":%lld,"
+           "\"end_ns\":%lld,\"computed_ns\":%lld,\"calls\":%llu,\"incomplete\":%llu,\"dropped\":%llu,"
+           "\"scopes_total\":%u,\"frame_thread\":",
+           v->top_window_frames, v->top_frames, (unsigned long long)v->top_first_frame,
+           (unsigned long long)v->top_last_frame, (long long)v->top_begin_ns, (long long)v->top_end_ns,
+           (long long)v->top_computed_ns, (unsigned long long)v->top_calls, (unsigned long long)v->top_incomplete,
+           (unsigned long long)v->top_dropped, v->top_scopes_total);
     json_str(v->frame_thread);
     printf(",\"scopes\":[");
     for (uint32_t i = 0; i < v->nscopes; i++) {
@@ -460,6 +468,8 @@ static int run_screen(ludus_watch *w, ludus_watch_view *v, top_opts *o, int64_t 
     while (s && shown && !stop_flag) {
         int r = ludus_watch_read(w, 1, o->win_frames, v);
         if (r == LUDUS_ENODATA) exited = 1;
+        if (r == LUDUS_EBUSY) /* the figures shown stay the last whole ones: say why */
+            snprintf(status, sizeof status, "%s", ludus_last_error_detail());
         if (r == 0 || r == LUDUS_ENODATA) {
             if (!paused || !have) memcpy(shown, v, sizeof *v);
             have = 1;
@@ -539,6 +549,10 @@ static int is_tty_out(void) {
 #endif
 }
 
+/* A block left half-written this long: the process is stopped while
+ * publishing (SIGSTOP, a debugger), and --once says so instead of waiting. */
+#define BUSY_GIVE_UP_MS 3000
+
 static int64_t now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -553,16 +567,24 @@ static int run_lines(ludus_watch *w, ludus_watch_view *v, const top_opts *o, int
     if (!s) return LT_IO;
     s->width = 500;
     s->height = 64;
-    int64_t start = now_ms(), last_print = 0, first_ns = 0;
+    int64_t start = now_ms(), last_print = 0, first_ns = 0, busy_since = 0;
     int rc = LT_OK;
     for (;;) {
         int r = ludus_watch_read(w, 1, o->win_frames, v);
         int64_t t = now_ms();
         int exited = r == LUDUS_ENODATA;
-        if (r != 0 && !exited) { /* busy: read again */
+        if (r != 0 && !exited) { /* busy: read again, a while */
+            if (!busy_since) busy_since = t;
+            if (t - busy_since >= BUSY_GIVE_UP_MS) {
+                fprintf(stderr, "ludus-trace top: %s; gave up after %d s\n", ludus_last_error_detail(),
+                        BUSY_GIVE_UP_MS / 1000);
+                rc = LT_IO;
+                break;
+            }
             lt_live_sleep_ms(20);
             continue;
         }
+        busy_since = 0;
         if (!first_ns) first_ns = v->now_ns;
         /* --once: after settle_ms, at the first reading whose top scopes were computed since this
          * watcher came (the process records only then), or 10 s later without them */
