@@ -445,6 +445,10 @@ typedef struct ludus_diff_desc {
  * or with one run per side estimated from blocks of frames) leaves
  * undecided: near the line, never counted as a change. */
 #define LUDUS_DIFF_UNDECIDED 512u
+/* A path whose calls (or time) per frame changed while its site's did not:
+ * the work moved between callers or threads (a job system that steals),
+ * never counted as a change. */
+#define LUDUS_DIFF_MOVED 1024u
 #define LUDUS_DIFF_CHANGED                                                                                        \
     (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK | LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER | LUDUS_DIFF_MORE_TIME | \
      LUDUS_DIFF_LESS_TIME)
@@ -634,6 +638,7 @@ typedef struct ludus_gate {
     char text[64];
     char counter[64]; /* NAME: of the counter, lock, site or path ("" for every site and path) */
     uint32_t verdict; /* LUDUS_METRIC_VERDICT: the LUDUS_DIFF_* bit it trips on */
+    int sites_only;   /* 1: sites only, never caller-context paths (set after parsing) */
 } ludus_gate;
 LUDUS_API int ludus_gate_parse(const char *text, ludus_gate *out);
 /* 0 when every name the gate gives exists on at least one side of the

@@ -763,6 +763,18 @@ static void tail_of(ludus_diff_entry *e, const side *a, const side *b, int exact
     }
 }
 
+/* 1 when the entry is a lock wait (a scope of category "lock", on either side). */
+static int entry_waits(const ludus_diff *d, const ludus_diff_entry *e) {
+    for (int sd = 0; sd < 2; sd++) {
+        const ludus_analysis *R0 = d->runs[sd][0];
+        int64_t i = sd ? e->new_index : e->base_index;
+        if (i < 0) continue;
+        uint32_t site = e->is_path ? R0->nodes[i].pub.site : (uint32_t)i;
+        if (!strcmp(R0->sites[site].pub.category, "lock")) return 1;
+    }
+    return 0;
+}
+
 /* Everything of one matched entry: pooled statistics, tests, shifts, verdict. */
 static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     side a, b;
@@ -978,6 +990,10 @@ static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     /* the tail in figures: the heaviest calls that carry the change */
     if (a.nframes && b.nframes) tail_of(e, &a, &b, exact);
     if (e->verdict & LUDUS_DIFF_CHANGED) e->verdict &= ~LUDUS_DIFF_UNDECIDED; /* decided on another measure */
+    /* A lock wait follows the scheduler, not the program: how often and how
+     * long it waits is judged in the lock section ("more waiting"), never
+     * as more work or slower work of a site. */
+    if (entry_waits(d, e)) e->verdict &= ~(LUDUS_DIFF_CHANGED | LUDUS_DIFF_UNDECIDED | LUDUS_DIFF_SLOWER_INSIDE);
 done:
     for (int sd = 0; sd < 2; sd++)
         for (int k = 0; k < 2; k++) ludus__free(g[sd][k].call);
@@ -1198,6 +1214,41 @@ static int gate_names(const ludus_gate *g, const ludus_diff_counter *c) {
            (!strcmp(c->series, "per frame") || !strcmp(c->series, "last") || !strcmp(c->series, "live bytes"));
 }
 
+/* Work that moves between callers or threads is the same work: a path's
+ * more/less work and more/less time per frame stand only when its site
+ * (the same scope over every caller and thread) changed the same way; else
+ * the path is LUDUS_DIFF_MOVED. A job a worker steals in one run and the
+ * caller runs in the next changes two paths in opposite ways, its site
+ * not at all. */
+static int settle_moved(ludus_diff *d) {
+    const ludus_analysis *T[2] = {d->base, d->newer};
+    int64_t *site_entry[2];
+    int rc = 0;
+    for (int sd = 0; sd < 2; sd++) {
+        site_entry[sd] = ludus__malloc((T[sd]->nsites + 1) * sizeof *site_entry[sd]);
+        if (!site_entry[sd]) rc = -1;
+        for (uint32_t k = 0; site_entry[sd] && k <= T[sd]->nsites; k++) site_entry[sd][k] = -1;
+    }
+    for (uint32_t i = 0; i < d->n && rc == 0; i++) {
+        const ludus_diff_entry *e = &d->e[i];
+        if (e->is_path) continue;
+        if (e->base_index >= 0) site_entry[0][e->base_index] = i;
+        if (e->new_index >= 0) site_entry[1][e->new_index] = i;
+    }
+    const uint32_t moves = LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK | LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_LESS_TIME;
+    for (uint32_t i = 0; i < d->n && rc == 0; i++) {
+        ludus_diff_entry *e = &d->e[i];
+        if (!e->is_path || !(e->verdict & moves) || e->base_index < 0 || e->new_index < 0) continue;
+        int64_t s = site_entry[0][T[0]->nodes[e->base_index].pub.site];
+        uint32_t site_v = s >= 0 ? d->e[s].verdict : 0, lost = e->verdict & moves & ~site_v;
+        if (!lost) continue;
+        e->verdict &= ~lost;
+        e->verdict |= LUDUS_DIFF_MOVED;
+    }
+    for (int sd = 0; sd < 2; sd++) ludus__free(site_entry[sd]);
+    return rc;
+}
+
 /* "Slower inside" says a child got slower: it stands only where a path below
  * the entry changed (slower work, more work, or new). An inclusive time that
  * grew with no such child grew by waiting or preemption inside the scope,
@@ -1377,7 +1428,7 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
         if (isfinite(e->run_sd) && e->base_excl.count && e->new_excl.count) sds[nsds++] = e->run_sd;
         if (e->verdict & LUDUS_DIFF_UNDECIDED) d->info.undecided++;
     }
-    if (explain_inside(d) != 0) {
+    if (settle_moved(d) != 0 || explain_inside(d) != 0) {
         ludus__free(sds);
         goto oom;
     }
@@ -1644,6 +1695,7 @@ uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, ui
             int total = gt->metric == LUDUS_METRIC_TOTAL, verdict = gt->metric == LUDUS_METRIC_VERDICT;
             if (gt->metric >= LUDUS_METRIC_COUNTER && !total && !verdict) continue; /* counters and locks: above */
             if (gt->counter[0] && strcmp(gt->counter, e->name)) continue;
+            if (gt->sites_only && e->is_path && !gt->counter[0]) continue; /* a named path is still gated */
             uint32_t need = verdict                            ? gt->verdict
                             : total                            ? (LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_LESS_TIME)
                             : gt->metric == LUDUS_METRIC_CALLS ? (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK)
@@ -1706,7 +1758,8 @@ static const char *verdict_text(uint32_t v, char *buf, size_t cap) {
                  {LUDUS_DIFF_SLOWER_INSIDE, "slower inside (a child)"},
                  {LUDUS_DIFF_NEW, "new"},
                  {LUDUS_DIFF_GONE, "gone"},
-                 {LUDUS_DIFF_UNDECIDED, "near the line"}};
+                 {LUDUS_DIFF_UNDECIDED, "near the line"},
+                 {LUDUS_DIFF_MOVED, "moved (its site's calls and time did not change)"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (v & names[i].bit) n += (size_t)snprintf(buf + n, cap > n ? cap - n : 0, "%s%s", n ? " + " : "", names[i].t);
     if (!n) snprintf(buf, cap, "no change");
@@ -2088,10 +2141,22 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
             text_line(w, e, 0);
         }
         k = 0;
+        for (uint32_t i = 0; i < d->n; i++) { /* work that moved between callers or threads */
+            const ludus_diff_entry *e = &d->e[i];
+            if (!(e->verdict & LUDUS_DIFF_MOVED)) continue;
+            if (k++ == 0)
+                ludus__w_str(w, "\nMoved: paths whose calls or time per frame changed while their site's did not (the "
+                                "work moved\nbetween callers or threads; no verdict):\n");
+            ludus__w_fmt(w, "  %-40s calls/frame %.2f -> %.2f (%s)\n",
+                         ludus__text_name(name, sizeof name, e->name, 200), e->base_calls_per_frame,
+                         e->new_calls_per_frame, pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]));
+        }
+        k = 0;
         for (uint32_t i = 0; i < d->n; i++) { /* where the two measures of work disagree */
             const ludus_diff_entry *e = &d->e[i];
             uint32_t fits = e->work_time_bound ? e->work_per_second : e->work_per_frame;
             if (e->work_per_frame == e->work_per_second || (!e->work_per_frame && !fits)) continue;
+            if ((e->verdict & LUDUS_DIFF_MOVED) || entry_waits(d, e)) continue; /* no work verdict to rest */
             if (k++ == 0)
                 ludus__w_str(w, "\nWork where calls per frame and calls per second disagree (the verdict rests on the "
                                 "one that fits\nthe site: per second when its calls follow the frame's length, "

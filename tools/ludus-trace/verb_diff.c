@@ -24,7 +24,7 @@ static int diff_files(int argc, char **argv, const char **paths) {
     memset(&dd, 0, sizeof dd);
     ludus_gate gates[MAX_GATES];
     uint32_t ngates = 0;
-    int npaths = 0, split = -1;
+    int npaths = 0, split = -1, sites_only = 0;
     const char *o_out = NULL;
     for (int i = 1; i < argc; i++) {
         int rc;
@@ -40,6 +40,8 @@ static int diff_files(int argc, char **argv, const char **paths) {
             if (ludus_gate_parse(val, &gates[ngates]) != 0) return lt_usage(&diff_verb, ludus_last_error_detail());
             ngates++;
             i++;
+        } else if (!strcmp(argv[i], "--gate-sites-only")) {
+            sites_only = 1;
         } else if (!strcmp(argv[i], "--min-frame-share")) {
             char *end;
             double x = val ? strtod(val, &end) : 0;
@@ -102,6 +104,7 @@ static int diff_files(int argc, char **argv, const char **paths) {
                                (const ludus_analysis *const *)an + split, (uint32_t)(npaths - split), &dd, &d) != 0)
         rc = LT_BAD_INPUT;
     ludus_analysis *b = an ? an[split] : NULL;
+    for (uint32_t g = 0; g < ngates; g++) gates[g].sites_only = sites_only;
     /* A gate whose NAME is on neither side would guard nothing: usage. */
     for (uint32_t g = 0; !rc && d && g < ngates; g++)
         if (ludus_diff_gate_validate(d, &gates[g]) != 0) {
@@ -168,6 +171,8 @@ static const lt_verb diff_verb = {
     "                       'errors > +0%' / 'warnings > +X%' the messages logged per frame\n"
     "                       (errors where BASE had none count as any increase); a NAME on neither\n"
     "                       side is a usage error (exit 1) that names the nearest names)\n"
+    "  --gate-sites-only    gates judge sites only (each scope over every caller and thread),\n"
+    "                       never caller-context paths (a gate naming a path still may)\n"
     "  --alpha A            family-wise significance level (default 0.01, Bonferroni over the tests)\n"
     "  --min-change PCT     smallest relative change of calls per frame and per second, counters\n"
     "                       and lock waits reported as significant (default 5)\n"
@@ -187,7 +192,8 @@ static const lt_verb diff_verb = {
     "Verdicts: time per call from the Hodges-Lehmann shift and its interval; work from Mann-Whitney U\n"
     "over calls per frame and calls per second: both when they agree, else the one that fits the site\n"
     "(per second for a site whose calls follow the frame's length; docs/analysis.md).\n",
-    "--fail-if GATE, --alpha A, --min-change PCT, --min-shift PCT, --run-noise PCT, --min-frame-share PCT, "
+    "--fail-if GATE, --gate-sites-only, --alpha A, --min-change PCT, --min-shift PCT, --run-noise PCT, "
+    "--min-frame-share PCT, "
     "--window W, --hitch-k K, --exact, --source cpu|gpu|both, --json, --csv, --html OUT, -o OUT, --, --help, --version",
     run_diff};
 LUDUS_TRACE_VERB(diff_verb)
