@@ -96,6 +96,8 @@ test-viewers: deps
 	@node tests/viewers/check-viewers.mjs $(BUILD)/viewer-trace.json --require-timeline
 	@$(BUILD)/tests/format/nesting_trace --ties $(BUILD)/viewer-ties.json
 	@node tests/viewers/check-viewers.mjs $(BUILD)/viewer-ties.json
+	@$(BUILD)/tests/format/devtools_names $(BUILD)/viewer-devtools-names.json
+	@node tests/viewers/check-viewers.mjs $(BUILD)/viewer-devtools-names.json
 	@$(BUILD)/tools/ludus-trace/ludus-trace report $(BUILD)/viewer-trace.ludus --html $(BUILD)/viewer-report.html >/dev/null
 	@node tests/viewers/check-report-html.mjs $(BUILD)/viewer-report.html
 	@$(BUILD)/examples/ludus-demo --trace $(BUILD)/viewer-more.json --frames 40 --extra-draws 80 >/dev/null

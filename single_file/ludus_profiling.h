@@ -17728,6 +17728,198 @@ int ludus__bytes_write(void *ud, const void *data, size_t n) {
 
 
 /* Span lane k of thread t: a tid no Linux thread has (tids are < 2^22). */
+/* The event names Chromium's DevTools interprets by name alone, whatever
+ * the category (the Name enum of @paulirish/trace_engine 0.0.65, the
+ * version tests/viewers pins; sorted by bytes): a ludus__sf_chrome_json_slice so named is read as
+ * DevTools' own event and its missing args stop the whole trace. Such a
+ * name is written with a zero-width space after it: shown as recorded,
+ * never equal to DevTools' own. */
+static const char *const ludus__sf_chrome_json_devtools_names[] = {
+    "AbortPostTaskCallback",
+    "ActivateLayerTree",
+    "Animation",
+    "AnimationFrame",
+    "AnimationFrame::Presentation",
+    "AsyncTask",
+    "BeginCommitCompositorFrame",
+    "BeginFrame",
+    "BeginMainThreadFrame",
+    "BeginRemoteFontLoad",
+    "BlinkGC.AtomicPhase",
+    "CancelAnimationFrame",
+    "CancelIdleCallback",
+    "Commit",
+    "CommitLoad",
+    "CompositeLayers",
+    "ComputeIntersections",
+    "ConsoleTime",
+    "CppGC.IncrementalSweep",
+    "CpuProfile",
+    "CpuProfiler::StartProfiling",
+    "Decode Image",
+    "Decode LazyPixelRef",
+    "DoDecrypt",
+    "DoDecryptReply",
+    "DoDigest",
+    "DoDigestReply",
+    "DoEncrypt",
+    "DoEncryptReply",
+    "DoSign",
+    "DoSignReply",
+    "DoVerify",
+    "DoVerifyReply",
+    "Draw LazyPixelRef",
+    "DrawFrame",
+    "DroppedFrame",
+    "EmbedderCallback",
+    "EvaluateScript",
+    "EventDispatch",
+    "EventTiming",
+    "FireAnimationFrame",
+    "FireIdleCallback",
+    "FrameStartedLoading",
+    "FunctionCall",
+    "GCEvent",
+    "GPUTask",
+    "HandlePostMessage",
+    "HitTest",
+    "ImageDecodeTask",
+    "ImageUploadTask",
+    "InputHandlerProxy::HandleGestureFling::started",
+    "InputLatency::MouseMove",
+    "InputLatency::MouseWheel",
+    "InteractiveTime",
+    "InvalidateLayout",
+    "JSSample",
+    "JitCodeAdded",
+    "JitCodeMoved",
+    "Layerize",
+    "Layout",
+    "LayoutImageUnsized",
+    "LayoutInvalidationTracking",
+    "LayoutShift",
+    "LazyPixelRef",
+    "LinkPreconnect",
+    "MajorGC",
+    "MarkDOMContent",
+    "MarkLoad",
+    "MetaCharsetCheck",
+    "MinorGC",
+    "NeedsBeginFrameChanged",
+    "Paint",
+    "PaintImage",
+    "PaintSetup",
+    "ParseAuthorStyleSheet",
+    "ParseHTML",
+    "ParseMetaViewport",
+    "PipelineReporter",
+    "PrePaint",
+    "PreloadRenderBlockingStatusChange",
+    "Profile",
+    "ProfileCall",
+    "ProfileChunk",
+    "Program",
+    "RasterTask",
+    "Rasterize",
+    "RemoteFontLoaded",
+    "RenderFrameImpl::createChildFrame",
+    "RequestAnimationFrame",
+    "RequestIdleCallback",
+    "RequestMainThreadFrame",
+    "ResourceFinish",
+    "ResourceMarkAsCached",
+    "ResourceReceiveResponse",
+    "ResourceReceivedData",
+    "ResourceSendRequest",
+    "ResourceWillSendRequest",
+    "RunMicrotasks",
+    "RunPostTaskCallback",
+    "RunTask",
+    "SchedulePostMessage",
+    "SchedulePostTaskCallback",
+    "ScheduleStyleInvalidationTracking",
+    "ScheduleStyleRecalculation",
+    "Screenshot",
+    "ScrollLayer",
+    "SelectorStats",
+    "SetLayerTreeId",
+    "SoftNavigationStart",
+    "StyleInvalidatorInvalidationTracking",
+    "StyleRecalcInvalidationTracking",
+    "SyntheticLayoutShift",
+    "SyntheticLayoutShiftCluster",
+    "SyntheticNetworkRequest",
+    "TimeStamp",
+    "TimerFire",
+    "TimerInstall",
+    "TimerRemove",
+    "TracingSessionIdForWorker",
+    "TracingStartedInBrowser",
+    "TracingStartedInPage",
+    "UpdateCounters",
+    "UpdateLayer",
+    "UpdateLayerTree",
+    "UpdateLayoutTree",
+    "UserTiming",
+    "UserTiming::Measure",
+    "V8.CompileCode",
+    "V8.CompileModule",
+    "V8.CompileScript",
+    "V8.Execute",
+    "V8.FinalizeDeserialization",
+    "V8.OptimizeCode",
+    "V8Console::runTask",
+    "V8Sample",
+    "WebSocketCreate",
+    "WebSocketDestroy",
+    "WebSocketReceive",
+    "WebSocketReceiveHandshakeResponse",
+    "WebSocketSend",
+    "WebSocketSendHandshakeRequest",
+    "XHRLoad",
+    "XHRReadyStateChange",
+    "cc::DisplayItemList",
+    "cc::LayerTreeHostImpl",
+    "cc::Picture",
+    "domLoading",
+    "firstContentfulPaint",
+    "firstPaint",
+    "largestContentfulPaint::Candidate",
+    "largestContentfulPaint::CandidateForSoftNavigation",
+    "largestContentfulPaint::Invalidate",
+    "navigationStart",
+    "thread_name",
+    "v8.compile",
+    "v8.deserializeOnBackground",
+    "v8.evaluateModule",
+    "v8.parseOnBackground",
+    "v8.parseOnBackgroundParsing",
+    "v8.parseOnBackgroundWaiting",
+    "v8.produceCache",
+    "v8.produceModuleCache",
+    "v8.wasm.cachedModule",
+    "v8.wasm.compiledModule",
+    "v8.wasm.moduleCacheHit",
+    "v8.wasm.moduleCacheInvalid",
+    "v8.wasm.streamFromResponseCallback",
+    "v8::Debugger::AsyncTaskRun",
+    "v8::Debugger::AsyncTaskScheduled",
+};
+
+static int ludus__sf_chrome_json_cmp_name(const void *k, const void *e) {
+    return strcmp((const char *)k, *(const char *const *)e);
+}
+
+/* 1 when the name (n bytes) is one DevTools interprets. */
+static int ludus__sf_chrome_json_devtools_name(const char *name, size_t n) {
+    char key[64];
+    if (n >= sizeof key || memchr(name, 0, n)) return 0;
+    memcpy(key, name, n);
+    key[n] = 0;
+    return bsearch(key, ludus__sf_chrome_json_devtools_names, sizeof ludus__sf_chrome_json_devtools_names / sizeof ludus__sf_chrome_json_devtools_names[0], sizeof ludus__sf_chrome_json_devtools_names[0],
+                   ludus__sf_chrome_json_cmp_name) != NULL;
+}
+
 #define LANE_TID(t, k) (UINT64_C(0x40000000) + (uint64_t)(t)*LUDUS__MAX_LANES + (k))
 
 typedef struct track {
@@ -17736,7 +17928,7 @@ typedef struct track {
     int64_t shift_ns; /* added to every ts (a merge: this capture's start after the earliest) */
 } track;
 
-/* Per-export state: every site's name/category ludus__sf_chrome_json_snippet (memory bounded by
+/* Per-export state: every site's name/category snippet (memory bounded by
  * sites) and the tracks of the thread being written. */
 /* The integer part of the last ludus__sf_chrome_json_slice's begin and its digits: consecutive
  * slices mostly begin within one us. */
@@ -17751,7 +17943,7 @@ typedef struct ludus__sf_chrome_json_json_ctx {
     const ludus_capture *c;
     char *snip;        /* all snippets, back to back, 64 bytes of padding after */
     size_t *snip_off;  /* nsites + 1 offsets */
-    size_t *snip_name; /* where each ludus__sf_chrome_json_snippet's ,"name":.. part ends */
+    size_t *snip_name; /* where each snippet's ,"name":.. part ends */
     track tracks[LUDUS__MAX_LANES];
     uint64_t skipped_nonfinite;
     ludus__slice_args args;             /* annotations of the open slices */
@@ -17826,10 +18018,6 @@ static inline void ludus__sf_chrome_json_snippet_part(ludus__sf_chrome_json_json
     }
 }
 
-static inline void ludus__sf_chrome_json_snippet(ludus__sf_chrome_json_json_ctx *x, uint32_t site) {
-    ludus__sf_chrome_json_snippet_part(x, site, 0);
-}
-
 typedef struct ludus__sf_chrome_json_snip_buf {
     char *b;
     size_t n;
@@ -17872,12 +18060,20 @@ static int ludus__sf_chrome_json_build_snippets(ludus__sf_chrome_json_json_ctx *
     for (uint32_t i = 0; i < c->nsites; i++) {
         const ludus__site_info *s = &c->sites[i];
         ludus__w_str(sw, ",\"name\":");
-        ludus__w_json_str(sw, s->name, s->name_len);
-        x->snip_name[i] = (size_t)sw->bytes;
-        if (s->category) {
-            ludus__w_str(sw, ",\"cat\":");
-            ludus__w_json_str(sw, s->category, s->category_len);
+        if (ludus__sf_chrome_json_devtools_name(s->name, s->name_len)) { /* the name, then U+200B ZERO WIDTH SPACE */
+            char shown[80];
+            memcpy(shown, s->name, s->name_len);
+            memcpy(shown + s->name_len, "\xe2\x80\x8b", 3);
+            ludus__w_json_str(sw, shown, s->name_len + 3);
+        } else {
+            ludus__w_json_str(sw, s->name, s->name_len);
         }
+        x->snip_name[i] = (size_t)sw->bytes;
+        ludus__w_str(sw, ",\"cat\":");
+        if (s->category)
+            ludus__w_json_str(sw, s->category, s->category_len);
+        else /* always one, the kind's as .pftrace has it ("default"): DevTools stops on a RunTask without */
+            ludus__w_json_str(sw, ludus__nevs[LUDUS_NEV_BEGIN].category, strlen(ludus__nevs[LUDUS_NEV_BEGIN].category));
         x->snip_off[i + 1] = (size_t)sw->bytes;
     }
     int rc = ludus__w_flush(sw);
@@ -18057,13 +18253,13 @@ typedef struct ludus__sf_chrome_json_slice_run {
 } ludus__sf_chrome_json_slice_run;
 
 /* Room a ludus__sf_chrome_json_slice written by ludus__sf_chrome_json_slice_fast needs: the track, two times, ,"dur":,
- * the ludus__sf_chrome_json_snippet's 64-byte copy and the closing brace (more than a mark's,
+ * the snippet's 64-byte copy and the closing brace (more than a mark's,
  * INSTANT_ROOM + 1). */
 #define SLICE_ROOM (sizeof(((track *)0)->part) + 40 + 7 + 40 + 64 + 1)
 #define SLICE_SLOW_FLAGS (LUDUS_NEV_UNWOUND | LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED)
 
 /* ludus__sf_chrome_json_slice()'s common case at p (SLICE_ROOM there): no annotation pending on
- * the lane, no flag, a ludus__sf_chrome_json_snippet of at most 64 bytes. Returns the end, or
+ * the lane, no flag, a snippet of at most 64 bytes. Returns the end, or
  * NULL (nothing written) when the ludus__sf_chrome_json_slice needs ludus__sf_chrome_json_slice(). */
 __attribute__((always_inline)) static inline char *ludus__sf_chrome_json_slice_fast(ludus__sf_chrome_json_slice_run *r, char *p, const ludus__nev *ev) {
     uint32_t site = ev->site;
@@ -18087,13 +18283,13 @@ static void ludus__sf_chrome_json_lone_arg(ludus__sf_chrome_json_json_ctx *x, co
     ludus__w_str(w, ",\"ludus\":\"annotation without an open scope\"}}");
 }
 
-/* Room ludus__sf_chrome_json_instant_at needs: the track, a time, the ludus__sf_chrome_json_snippet's 64-byte copy, the
+/* Room ludus__sf_chrome_json_instant_at needs: the track, a time, the snippet's 64-byte copy, the
  * kind's category. */
 #define INSTANT_ROOM (sizeof(((track *)0)->part) + 40 + 64 + sizeof(((ludus__sf_chrome_json_json_ctx *)0)->kind_cat[0]))
 _Static_assert(INSTANT_ROOM + 1 <= SLICE_ROOM, "the loop reserves SLICE_ROOM for a mark too");
 
 /* An instant's ,\n{"ph":"I",..,"ts":..,"name":..,"cat":..,"s":"t" at p
- * (INSTANT_ROOM there) when its site's ludus__sf_chrome_json_snippet is at most 64 bytes
+ * (INSTANT_ROOM there) when its site's snippet is at most 64 bytes
  * (ludus__sf_chrome_json_instant_fits); returns the end. Everything is read before the first
  * store (byte stores may alias x). */
 static inline int ludus__sf_chrome_json_instant_fits(const ludus__sf_chrome_json_json_ctx *x, const ludus__nev *ev) {
@@ -18102,8 +18298,8 @@ static inline int ludus__sf_chrome_json_instant_fits(const ludus__sf_chrome_json
 __attribute__((always_inline)) static inline char *ludus__sf_chrome_json_instant_at(const ludus__sf_chrome_json_json_ctx *x, char *p, const ludus__nev *ev) {
     const track *k = &x->tracks[ev->lane];
     const char *sn = x->snip + x->snip_off[ev->site];
-    size_t n = x->snip_off[ev->site + 1] - x->snip_off[ev->site];
     int site_cat = x->c->sites[ev->site].category != NULL; /* else the kind's ,"cat":..,"s":"t" */
+    size_t n = (site_cat ? x->snip_off[ev->site + 1] : x->snip_name[ev->site]) - x->snip_off[ev->site];
     const char *kind_cat = x->kind_cat[ev->kind];
     size_t kind_cat_len = x->kind_cat_len[ev->kind];
     uint64_t g = ludus__grid(ev->ts_ns + k->shift_ns);
@@ -18137,8 +18333,8 @@ static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x,
             ludus__w_commit(w, ludus__sf_chrome_json_instant_at(x, p, ev));
         } else {
             ludus__sf_chrome_json_head_t(x, k, 'I', ev->ts_ns);
-            if (ev->site != UINT32_MAX) {
-                ludus__sf_chrome_json_snippet(x, ev->site);
+            if (ev->site != UINT32_MAX) { /* without a category of its own: the kind's, below */
+                ludus__sf_chrome_json_snippet_part(x, ev->site, !x->c->sites[ev->site].category);
             } else {
                 const char *label = ni->label ? ni->label : ni->category; /* a mark or frame without a site */
                 ludus__w_str(w, ",\"name\":");

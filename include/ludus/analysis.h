@@ -445,6 +445,10 @@ typedef struct ludus_diff_desc {
  * or with one run per side estimated from blocks of frames) leaves
  * undecided: near the line, never counted as a change. */
 #define LUDUS_DIFF_UNDECIDED 512u
+/* A path whose calls (or time) per frame changed while its site's did not:
+ * the work moved between callers or threads (a job system that steals),
+ * never counted as a change. */
+#define LUDUS_DIFF_MOVED 1024u
 #define LUDUS_DIFF_CHANGED                                                                                        \
     (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK | LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER | LUDUS_DIFF_MORE_TIME | \
      LUDUS_DIFF_LESS_TIME)
@@ -463,7 +467,8 @@ enum ludus_metric {
     LUDUS_METRIC_LOCK,     /* a gate on a lock's wait per frame (ludus_gate.counter: the lock's name) */
     LUDUS_METRIC_ERRORS,   /* a gate on the errors logged per frame (ludus_log at LUDUS_LOG_ERROR) */
     LUDUS_METRIC_WARNINGS, /* the same for warnings */
-    LUDUS_METRIC_TOTAL     /* a gate on the exclusive time per frame (rel_total; verdict more/less time) */
+    LUDUS_METRIC_TOTAL,    /* a gate on the exclusive time per frame (rel_total; verdict more/less time) */
+    LUDUS_METRIC_VERDICT   /* a gate on the verdict itself (ludus_gate.verdict), no threshold */
 };
 
 typedef struct ludus_diff_entry {
@@ -612,26 +617,43 @@ LUDUS_API uint32_t ludus_diff_lock_count(const ludus_diff *d);
 LUDUS_API const ludus_diff_lock *ludus_diff_lock_at(const ludus_diff *d, uint32_t index);
 
 /* A gate: "METRIC > +X%" or "METRIC < -X%" (metric: mean, p50, p90, p99,
- * calls). Applies to the entries the verdict finds significant for that
- * metric (time metrics: slower/faster; calls: more/less work).
- * "counter NAME > +X%" gates a counter's per-frame mean: NAME is the
+ * calls, total). Applies to the entries the verdict finds significant for
+ * that metric (time metrics: slower/faster; calls: more/less work; total:
+ * more/less time per frame); "METRIC NAME > +X%" to the site (or path) NAME
+ * only. "counter NAME > +X%" gates a counter's per-frame mean: NAME is the
  * counter's name and series ("ReadyQueue max", "Memory/Render live bytes"),
  * or the name alone for its first series (a count's "per frame", a gauge's
  * "last", a domain's "live bytes"); it trips when the change is significant
  * and beyond X. "lock NAME > +X%" gates a lock's wait per frame the same
- * way (NAME: ludus_diff_lock.name). */
+ * way (NAME: ludus_diff_lock.name).
+ * A verdict gate names a verdict and no threshold: "slower", "faster",
+ * "more work", "less work", "more time per frame", "less time per frame"
+ * trip on every entry (site or path) whose verdict says so (never on one
+ * near the line); followed by a NAME ("slower Animate"), on that site or
+ * path only. */
 typedef struct ludus_gate {
     int metric;  /* enum ludus_metric */
     int greater; /* 1: '>', 0: '<' */
     double rel;  /* 0.05 for +5% */
     char text[64];
-    char counter[64]; /* LUDUS_METRIC_COUNTER, LUDUS_METRIC_LOCK: NAME */
+    char counter[64]; /* NAME: of the counter, lock, site or path ("" for every site and path) */
+    uint32_t verdict; /* LUDUS_METRIC_VERDICT: the LUDUS_DIFF_* bit it trips on */
+    int sites_only;   /* 1: sites only, never caller-context paths (set after parsing) */
 } ludus_gate;
 LUDUS_API int ludus_gate_parse(const char *text, ludus_gate *out);
+/* 0 when every name the gate gives exists on at least one side of the
+ * diff (a site or path, a counter series, a lock); else LUDUS_EINVAL with
+ * ludus_last_error_detail() naming it and the nearest names (edit
+ * distance): a misspelt gate would otherwise guard nothing. */
+LUDUS_API int ludus_diff_gate_validate(const ludus_diff *d, const ludus_gate *gate);
 /* Number of (entry, gate) pairs that trip; each is reported through write
  * when write is non-NULL. */
 LUDUS_API uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, uint32_t ngates,
                                           ludus_write_fn write, void *user_data);
+/* Checks the gates (as ludus_diff_check_gates) and keeps their lines: the
+ * text report and the HTML report of the diff then list the tripped gates
+ * first. Returns the number tripped; each call replaces the last one's. */
+LUDUS_API uint32_t ludus_diff_set_gates(ludus_diff *d, const ludus_gate *gates, uint32_t ngates);
 /* Text, JSON or CSV of the diff. */
 LUDUS_API int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, void *user_data);
 

@@ -276,6 +276,8 @@ LUDUS_HIDDEN int ludus__locks_diff(const ludus_analysis *base, const ludus_analy
                                    ludus__lock_diff *out);
 LUDUS_HIDDEN void ludus__locks_diff_free(ludus__lock_diff *l);
 LUDUS_HIDDEN const ludus__lock_diff *ludus__diff_locks(const ludus_diff *d); /* diff.c */
+/* The lines of the gates ludus_diff_set_gates found tripped, or NULL (diff.c). */
+LUDUS_HIDDEN const char *ludus__diff_gate_lines(const ludus_diff *d);
 LUDUS_HIDDEN uint32_t ludus__locks_check_gates(const ludus__lock_diff *l, const ludus_gate *gates, uint32_t ngates,
                                                ludus_write_fn write, void *user_data);
 /* Mann-Whitney U over two sorted arrays (diff.c): p, and *z > 0 when b tends larger. */

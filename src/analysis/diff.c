@@ -30,10 +30,17 @@ struct ludus_diff {
     struct run_index *index[2]; /* per run of each side */
     double run_z;               /* the normal quantile of run_alpha */
     double *run_t_df;           /* t quantiles of run_alpha by degrees of freedom, filled when first needed */
+    char *gate_lines;           /* ludus_diff_set_gates: the tripped gates' lines */
+    size_t gate_len;
+    uint32_t gates_tripped;
 };
 
 const ludus__lock_diff *ludus__diff_locks(const ludus_diff *d) {
     return &d->locks;
+}
+
+const char *ludus__diff_gate_lines(const ludus_diff *d) {
+    return d->gates_tripped ? d->gate_lines : NULL;
 }
 
 /* ---- Mann-Whitney U ---- */
@@ -756,6 +763,18 @@ static void tail_of(ludus_diff_entry *e, const side *a, const side *b, int exact
     }
 }
 
+/* 1 when the entry is a lock wait (a scope of category "lock", on either side). */
+static int entry_waits(const ludus_diff *d, const ludus_diff_entry *e) {
+    for (int sd = 0; sd < 2; sd++) {
+        const ludus_analysis *R0 = d->runs[sd][0];
+        int64_t i = sd ? e->new_index : e->base_index;
+        if (i < 0) continue;
+        uint32_t site = e->is_path ? R0->nodes[i].pub.site : (uint32_t)i;
+        if (!strcmp(R0->sites[site].pub.category, "lock")) return 1;
+    }
+    return 0;
+}
+
 /* Everything of one matched entry: pooled statistics, tests, shifts, verdict. */
 static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     side a, b;
@@ -941,8 +960,9 @@ static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
         widen(&st, &n_total, &e->rel_total, &e->total_lo, &e->total_hi);
         e->p_total = p_against(st.est, st.est > 0 ? st.est - st.lo : st.hi - st.est, z, &n_total);
         int material = med_frame > 0 && fabs(e->rel_total) * e->base_total_ns * to_frame >= floor_ns;
-        if (material && e->total_lo >= m) e->verdict |= LUDUS_DIFF_MORE_TIME;
-        if (material && e->total_hi <= -m) e->verdict |= LUDUS_DIFF_LESS_TIME;
+        /* the verdict must agree with the means per frame it is shown beside */
+        if (material && e->total_lo >= m && e->new_total_ns > e->base_total_ns) e->verdict |= LUDUS_DIFF_MORE_TIME;
+        if (material && e->total_hi <= -m && e->new_total_ns < e->base_total_ns) e->verdict |= LUDUS_DIFF_LESS_TIME;
         if (material && !(e->verdict & (LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_LESS_TIME)) && (st.lo >= lm || st.hi <= -lm))
             e->verdict |= LUDUS_DIFF_UNDECIDED;
         /* what the change consists of */
@@ -963,12 +983,17 @@ static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     if (tti == 0) {
         widen(&sti, &n_itotal, &e->rel_incl_total, &e->incl_total_lo, &e->incl_total_hi);
         int material = med_frame > 0 && fabs(e->rel_incl_total) * e->base_incl_total_ns * to_frame >= floor_ns;
-        if (material && !(e->verdict & (LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_SLOWER)) && e->incl_total_lo >= m)
+        if (material && !(e->verdict & (LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_SLOWER)) && e->incl_total_lo >= m &&
+            e->new_incl_total_ns > e->base_incl_total_ns)
             e->verdict |= LUDUS_DIFF_SLOWER_INSIDE;
     }
     /* the tail in figures: the heaviest calls that carry the change */
     if (a.nframes && b.nframes) tail_of(e, &a, &b, exact);
     if (e->verdict & LUDUS_DIFF_CHANGED) e->verdict &= ~LUDUS_DIFF_UNDECIDED; /* decided on another measure */
+    /* A lock wait follows the scheduler, not the program: how often and how
+     * long it waits is judged in the lock section ("more waiting"), never
+     * as more work or slower work of a site. */
+    if (entry_waits(d, e)) e->verdict &= ~(LUDUS_DIFF_CHANGED | LUDUS_DIFF_UNDECIDED | LUDUS_DIFF_SLOWER_INSIDE);
 done:
     for (int sd = 0; sd < 2; sd++)
         for (int k = 0; k < 2; k++) ludus__free(g[sd][k].call);
@@ -1189,6 +1214,41 @@ static int gate_names(const ludus_gate *g, const ludus_diff_counter *c) {
            (!strcmp(c->series, "per frame") || !strcmp(c->series, "last") || !strcmp(c->series, "live bytes"));
 }
 
+/* Work that moves between callers or threads is the same work: a path's
+ * more/less work and more/less time per frame stand only when its site
+ * (the same scope over every caller and thread) changed the same way; else
+ * the path is LUDUS_DIFF_MOVED. A job a worker steals in one run and the
+ * caller runs in the next changes two paths in opposite ways, its site
+ * not at all. */
+static int settle_moved(ludus_diff *d) {
+    const ludus_analysis *T[2] = {d->base, d->newer};
+    int64_t *site_entry[2];
+    int rc = 0;
+    for (int sd = 0; sd < 2; sd++) {
+        site_entry[sd] = ludus__malloc((T[sd]->nsites + 1) * sizeof *site_entry[sd]);
+        if (!site_entry[sd]) rc = -1;
+        for (uint32_t k = 0; site_entry[sd] && k <= T[sd]->nsites; k++) site_entry[sd][k] = -1;
+    }
+    for (uint32_t i = 0; i < d->n && rc == 0; i++) {
+        const ludus_diff_entry *e = &d->e[i];
+        if (e->is_path) continue;
+        if (e->base_index >= 0) site_entry[0][e->base_index] = i;
+        if (e->new_index >= 0) site_entry[1][e->new_index] = i;
+    }
+    const uint32_t moves = LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK | LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_LESS_TIME;
+    for (uint32_t i = 0; i < d->n && rc == 0; i++) {
+        ludus_diff_entry *e = &d->e[i];
+        if (!e->is_path || !(e->verdict & moves) || e->base_index < 0 || e->new_index < 0) continue;
+        int64_t s = site_entry[0][T[0]->nodes[e->base_index].pub.site];
+        uint32_t site_v = s >= 0 ? d->e[s].verdict : 0, lost = e->verdict & moves & ~site_v;
+        if (!lost) continue;
+        e->verdict &= ~lost;
+        e->verdict |= LUDUS_DIFF_MOVED;
+    }
+    for (int sd = 0; sd < 2; sd++) ludus__free(site_entry[sd]);
+    return rc;
+}
+
 /* "Slower inside" says a child got slower: it stands only where a path below
  * the entry changed (slower work, more work, or new). An inclusive time that
  * grew with no such child grew by waiting or preemption inside the scope,
@@ -1368,7 +1428,7 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
         if (isfinite(e->run_sd) && e->base_excl.count && e->new_excl.count) sds[nsds++] = e->run_sd;
         if (e->verdict & LUDUS_DIFF_UNDECIDED) d->info.undecided++;
     }
-    if (explain_inside(d) != 0) {
+    if (settle_moved(d) != 0 || explain_inside(d) != 0) {
         ludus__free(sds);
         goto oom;
     }
@@ -1403,6 +1463,7 @@ void ludus_diff_destroy(ludus_diff *d) {
         ludus__free(d->index[sd]);
     }
     ludus__free(d->run_t_df);
+    ludus__free(d->gate_lines);
     ludus__free(d->runs[0]);
     ludus__free(d->runs[1]);
     ludus__locks_diff_free(&d->locks);
@@ -1427,10 +1488,35 @@ const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, i
 
 /* ---- gates ---- */
 
+static const char *verdict_text(uint32_t v, char *buf, size_t cap);
+
 /* In LUDUS_METRIC_* order; "warnings" and "errors" compare the messages
  * logged per frame (timeline.c). */
-static const char *metric_names[] = {"mean",    "p50",  "p90",    "p99",      "calls",
-                                     "counter", "lock", "errors", "warnings", "total"};
+static const char *metric_names[] = {"mean", "p50",    "p90",      "p99",   "calls",  "counter",
+                                     "lock", "errors", "warnings", "total", "verdict"};
+
+/* The verdict gates, longest phrase first ("slower work" before "slower"). */
+static const struct {
+    const char *t;
+    uint32_t bit;
+} verdict_gates[] = {{"more time per frame", LUDUS_DIFF_MORE_TIME},
+                     {"less time per frame", LUDUS_DIFF_LESS_TIME},
+                     {"slower work", LUDUS_DIFF_SLOWER},
+                     {"faster work", LUDUS_DIFF_FASTER},
+                     {"more work", LUDUS_DIFF_MORE_WORK},
+                     {"less work", LUDUS_DIFF_LESS_WORK},
+                     {"slower", LUDUS_DIFF_SLOWER},
+                     {"faster", LUDUS_DIFF_FASTER}};
+
+/* Copies [p, e) without its trailing blanks into g->counter: the NAME. */
+static int gate_name(ludus_gate *g, const char *text, const char *p, const char *e, const char *what) {
+    while (e > p && e[-1] == ' ') e--;
+    if (e == p || (size_t)(e - p) >= sizeof g->counter)
+        return ludus__fail(LUDUS_EINVAL, "gate '%s': '%s' takes a name (under 64 bytes)", text, what);
+    memcpy(g->counter, p, (size_t)(e - p));
+    g->counter[e - p] = 0;
+    return 0;
+}
 
 int ludus_gate_parse(const char *text, ludus_gate *g) {
     if (!text || !g) return ludus__fail(LUDUS_EINVAL, "gate or its text is NULL");
@@ -1438,10 +1524,22 @@ int ludus_gate_parse(const char *text, ludus_gate *g) {
     snprintf(g->text, sizeof g->text, "%s", text);
     const char *p = text;
     while (*p == ' ') p++;
+    for (size_t i = 0; i < sizeof verdict_gates / sizeof verdict_gates[0]; i++) {
+        size_t l = strlen(verdict_gates[i].t);
+        if (strncmp(p, verdict_gates[i].t, l) || (p[l] && p[l] != ' ')) continue;
+        g->metric = LUDUS_METRIC_VERDICT;
+        g->verdict = verdict_gates[i].bit;
+        p += l;
+        while (*p == ' ') p++;
+        if (*p == '<' || *p == '>')
+            return ludus__fail(LUDUS_EINVAL, "gate '%s': a verdict gate takes no threshold ('%s' or '%s NAME')", text,
+                               verdict_gates[i].t, verdict_gates[i].t);
+        return *p ? gate_name(g, text, p, p + strlen(p), verdict_gates[i].t) : 0;
+    }
     int m = -1;
-    for (int i = 0; i < (int)(sizeof metric_names / sizeof metric_names[0]); i++) {
+    for (int i = 0; i <= LUDUS_METRIC_TOTAL; i++) { /* "verdict" is no gate's word */
         size_t l = strlen(metric_names[i]);
-        if (!strncmp(p, metric_names[i], l)) {
+        if (!strncmp(p, metric_names[i], l) && (!p[l] || strchr(" <>", p[l]))) {
             m = i;
             p += l;
             break;
@@ -1450,19 +1548,16 @@ int ludus_gate_parse(const char *text, ludus_gate *g) {
     if (m < 0)
         return ludus__fail(LUDUS_EINVAL,
                            "gate '%s': starts with none of p50, p90, p99, mean, calls, total, counter, lock, errors, "
-                           "warnings",
+                           "warnings, slower, faster, more work, less work, more time per frame, less time per frame",
                            text);
-    if (m == LUDUS_METRIC_COUNTER || m == LUDUS_METRIC_LOCK) { /* "counter NAME [SERIES] > ...", "lock NAME > ..." */
-        while (*p == ' ') p++;
+    while (*p == ' ') p++;
+    /* "counter NAME [SERIES] > ...", "lock NAME > ...", "p50 NAME > ..." */
+    int named = m == LUDUS_METRIC_COUNTER || m == LUDUS_METRIC_LOCK;
+    if (named || (m != LUDUS_METRIC_ERRORS && m != LUDUS_METRIC_WARNINGS && *p && *p != '<' && *p != '>')) {
         const char *op = p + strcspn(p, "<>");
-        const char *e = op;
-        while (e > p && e[-1] == ' ') e--;
-        if (e == p || (size_t)(e - p) >= sizeof g->counter)
-            return ludus__fail(LUDUS_EINVAL, "gate '%s': '%s' takes a name (under 64 bytes)", text, metric_names[m]);
-        memcpy(g->counter, p, (size_t)(e - p));
+        if (gate_name(g, text, p, op, metric_names[m]) != 0) return LUDUS_EINVAL;
         p = op;
     }
-    while (*p == ' ') p++;
     if (*p != '>' && *p != '<') return ludus__fail(LUDUS_EINVAL, "gate '%s': no > or < after the metric", text);
     g->greater = *p++ == '>';
     while (*p == ' ') p++;
@@ -1478,6 +1573,98 @@ int ludus_gate_parse(const char *text, ludus_gate *g) {
     g->metric = m;
     g->rel = v / 100.0;
     return 0;
+}
+
+/* Levenshtein distance of a and b (b cut at 255 bytes), at most cap. */
+static uint32_t edit_distance(const char *a, const char *b, uint32_t cap) {
+    uint32_t row[256], la = (uint32_t)strlen(a), lb = (uint32_t)strnlen(b, 255);
+    for (uint32_t j = 0; j <= lb; j++) row[j] = j;
+    for (uint32_t i = 1; i <= la; i++) {
+        uint32_t diag = row[0], best = row[0] = i;
+        for (uint32_t j = 1; j <= lb; j++) {
+            uint32_t up = row[j], v = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < v) v = up + 1;
+            if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+            diag = up;
+            row[j] = v;
+            if (v < best) best = v;
+        }
+        if (best > cap) return cap + 1; /* every later row is at least this */
+    }
+    return row[lb];
+}
+
+/* The three names nearest to the gate's NAME. */
+typedef struct nearest {
+    const char *name[3];
+    char owned[3][128]; /* a counter's "NAME SERIES" */
+    uint32_t dist[3];
+} nearest;
+
+static void nearest_add(nearest *n, const char *gate, const char *cand, int copy) {
+    for (int k = 0; k < 3; k++)
+        if (n->name[k] && !strcmp(n->name[k], cand)) return;
+    uint32_t dd = edit_distance(gate, cand, n->name[2] ? n->dist[2] : UINT32_MAX - 1);
+    int at = 3;
+    while (at > 0 && (!n->name[at - 1] || dd < n->dist[at - 1])) at--;
+    if (at == 3) return;
+    for (int k = 2; k > at; k--) {
+        n->dist[k] = n->dist[k - 1];
+        if (n->name[k - 1] == n->owned[k - 1]) {
+            memcpy(n->owned[k], n->owned[k - 1], sizeof n->owned[k]);
+            n->name[k] = n->owned[k];
+        } else {
+            n->name[k] = n->name[k - 1];
+        }
+    }
+    n->dist[at] = dd;
+    if (copy) {
+        snprintf(n->owned[at], sizeof n->owned[at], "%s", cand);
+        n->name[at] = n->owned[at];
+    } else {
+        n->name[at] = cand;
+    }
+}
+
+int ludus_diff_gate_validate(const ludus_diff *d, const ludus_gate *g) {
+    if (!d || !g) return ludus__fail(LUDUS_EINVAL, "NULL argument");
+    if (!g->counter[0] || g->metric == LUDUS_METRIC_ERRORS || g->metric == LUDUS_METRIC_WARNINGS) return 0;
+    nearest n;
+    memset(&n, 0, sizeof n);
+    const char *what;
+    if (g->metric == LUDUS_METRIC_COUNTER) {
+        what = "counter";
+        for (uint32_t i = 0; i < d->ncounters; i++) {
+            const ludus_diff_counter *c = &d->counters[i];
+            if (gate_names(g, c)) return 0;
+            char both[128];
+            snprintf(both, sizeof both, "%s %s", c->name, c->series);
+            nearest_add(&n, g->counter, c->name, 0);
+            nearest_add(&n, g->counter, both, 1);
+        }
+    } else if (g->metric == LUDUS_METRIC_LOCK) {
+        what = "lock";
+        for (uint32_t i = 0; i < d->locks.n; i++) {
+            if (!strcmp(d->locks.v[i].name, g->counter)) return 0;
+            nearest_add(&n, g->counter, d->locks.v[i].name, 0);
+        }
+    } else {
+        what = "site or path";
+        for (uint32_t i = 0; i < d->n; i++) {
+            if (!strcmp(d->e[i].name, g->counter)) return 0;
+            nearest_add(&n, g->counter, d->e[i].name, 0);
+        }
+    }
+    char list[400], name[3][96], gn[96];
+    size_t k = 0;
+    list[0] = 0;
+    for (int i = 0; i < 3 && n.name[i]; i++)
+        k += (size_t)snprintf(list + k, k < sizeof list ? sizeof list - k : 0, "%s'%s'", i ? ", " : "",
+                              ludus__text_name(name[i], sizeof name[i], n.name[i], 80));
+    return ludus__fail(LUDUS_EINVAL, "gate '%s': no %s named '%s' on either side%s%s%s", g->text, what,
+                       ludus__text_name(gn, sizeof gn, g->counter, 80),
+                       g->metric == LUDUS_METRIC_LOCK ? " (a lock is known by its contended waits)" : "",
+                       n.name[0] ? "; nearest: " : "", list);
 }
 
 uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, uint32_t ngates, ludus_write_fn write,
@@ -1505,25 +1692,53 @@ uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, ui
         const ludus_diff_entry *e = &d->e[i];
         for (uint32_t g = 0; g < ngates; g++) {
             const ludus_gate *gt = &gates[g];
-            int total = gt->metric == LUDUS_METRIC_TOTAL;
-            if (gt->metric >= LUDUS_METRIC_COUNTER && !total) continue; /* counters and locks: above */
-            uint32_t need = total                              ? (LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_LESS_TIME)
+            int total = gt->metric == LUDUS_METRIC_TOTAL, verdict = gt->metric == LUDUS_METRIC_VERDICT;
+            if (gt->metric >= LUDUS_METRIC_COUNTER && !total && !verdict) continue; /* counters and locks: above */
+            if (gt->counter[0] && strcmp(gt->counter, e->name)) continue;
+            if (gt->sites_only && e->is_path && !gt->counter[0]) continue; /* a named path is still gated */
+            uint32_t need = verdict                            ? gt->verdict
+                            : total                            ? (LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_LESS_TIME)
                             : gt->metric == LUDUS_METRIC_CALLS ? (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK)
                                                                : (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER);
             if (!(e->verdict & need)) continue;
-            double r = total ? e->rel_total : e->rel[gt->metric];
-            if (!(gt->greater ? r > gt->rel : r < gt->rel)) continue;
+            double r = verdict ? 0 : total ? e->rel_total : e->rel[gt->metric];
+            if (!verdict && !(gt->greater ? r > gt->rel : r < gt->rel)) continue;
             tripped++;
             if (write) {
-                char line[1400], name[1100];
-                int n = snprintf(line, sizeof line, "gate '%s' tripped: %s %s %s %+.1f%%\n", gt->text,
-                                 e->is_path ? "path" : "site", ludus__text_name(name, sizeof name, e->name, 1024),
-                                 metric_names[gt->metric], r * 100);
+                char line[1400], name[1100], v[160];
+                int n = verdict
+                            ? snprintf(line, sizeof line, "gate '%s' tripped: %s %s: %s\n", gt->text,
+                                       e->is_path ? "path" : "site", ludus__text_name(name, sizeof name, e->name, 1024),
+                                       verdict_text(e->verdict, v, sizeof v))
+                            : snprintf(line, sizeof line, "gate '%s' tripped: %s %s %s %+.1f%%\n", gt->text,
+                                       e->is_path ? "path" : "site", ludus__text_name(name, sizeof name, e->name, 1024),
+                                       metric_names[gt->metric], r * 100);
                 if (n > 0) write(ud, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
             }
         }
     }
     return tripped;
+}
+
+static int gate_line_write(void *ud, const void *data, size_t n) {
+    ludus_diff *d = ud;
+    char *p = ludus__realloc(d->gate_lines, d->gate_len + n + 1);
+    if (!p) return -1;
+    memcpy(p + d->gate_len, data, n);
+    d->gate_lines = p;
+    d->gate_len += n;
+    p[d->gate_len] = 0;
+    return 0;
+}
+
+uint32_t ludus_diff_set_gates(ludus_diff *d, const ludus_gate *gates, uint32_t ngates) {
+    if (!d) return 0;
+    ludus__free(d->gate_lines);
+    d->gate_lines = NULL;
+    d->gate_len = 0;
+    d->gates_tripped = gates ? ludus_diff_check_gates(d, gates, ngates, gate_line_write, d) : 0;
+    if (d->gates_tripped && !d->gate_lines) d->gates_tripped = 0; /* out of memory: nothing to list */
+    return d->gates_tripped;
 }
 
 /* ---- reports ---- */
@@ -1543,7 +1758,8 @@ static const char *verdict_text(uint32_t v, char *buf, size_t cap) {
                  {LUDUS_DIFF_SLOWER_INSIDE, "slower inside (a child)"},
                  {LUDUS_DIFF_NEW, "new"},
                  {LUDUS_DIFF_GONE, "gone"},
-                 {LUDUS_DIFF_UNDECIDED, "near the line"}};
+                 {LUDUS_DIFF_UNDECIDED, "near the line"},
+                 {LUDUS_DIFF_MOVED, "moved (its site's calls and time did not change)"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (v & names[i].bit) n += (size_t)snprintf(buf + n, cap > n ? cap - n : 0, "%s%s", n ? " + " : "", names[i].t);
     if (!n) snprintf(buf, cap, "no change");
@@ -1622,12 +1838,23 @@ static const char *per_frame_text(char *buf, size_t cap, double v, int per_secon
     return buf;
 }
 
-static void text_line(ludus__writer *w, const ludus_diff_entry *e) {
+/* 1 when an interval that excludes 0 points one way and the means per
+ * frame shown beside it moved the other: no verdict rests on it. */
+static int apart_of(double est, double lo, double hi, double base_mean, double new_mean) {
+    return (lo > 0 || hi < 0) && (est > 0) != (new_mean > base_mean);
+}
+
+/* With one run per side a verdict says these two runs differ, not that the
+ * code does: said in the verdict column itself. */
+#define ONE_RUN_NOTE " (one run per side: these runs differ; the code may not: give several runs)"
+
+static void text_line(ludus__writer *w, const ludus_diff_entry *e, int one_run) {
     char v[160], b1[32], b2[32], b3[32], b4[32], b5[32], si[80], ii[80], ti[80], name[256], cause[80], p1[32];
     int tested = e->base_index >= 0 && e->new_index >= 0 && e->base_excl.count && e->new_excl.count;
     int ps = e->work_time_bound;
-    ludus__w_fmt(w, "  %-40s %s\n", ludus__text_name(name, sizeof name, e->name, e->is_path ? 200 : 40),
-                 verdict_text(e->verdict, v, sizeof v));
+    ludus__w_fmt(w, "  %-40s %s%s\n", ludus__text_name(name, sizeof name, e->name, e->is_path ? 200 : 40),
+                 verdict_text(e->verdict, v, sizeof v),
+                 one_run && (e->verdict & LUDUS_DIFF_CHANGED) ? ONE_RUN_NOTE : "");
     if (tested) {
         ludus__w_fmt(w, "      time per frame %s -> %s  %s  %s", per_frame_text(b1, 32, e->base_total_ns, ps),
                      per_frame_text(b2, 32, e->new_total_ns, ps),
@@ -1635,10 +1862,15 @@ static void text_line(ludus__writer *w, const ludus_diff_entry *e) {
                          ? interval(ti, sizeof ti, e->rel_total, e->total_lo, e->total_hi)
                          : "-",
                      p_text(p1, sizeof p1, e->p_total));
-        if (!e->is_path && (isfinite(e->incl_total_lo) || isfinite(e->incl_total_hi)))
+        int apart = apart_of(e->rel_total, e->total_lo, e->total_hi, e->base_total_ns, e->new_total_ns);
+        if (!e->is_path && (isfinite(e->incl_total_lo) || isfinite(e->incl_total_hi))) {
             ludus__w_fmt(w, "  (inclusive %s -> %s  %s)", per_frame_text(b1, 32, e->base_incl_total_ns, ps),
                          per_frame_text(b2, 32, e->new_incl_total_ns, ps),
                          interval(ii, sizeof ii, e->rel_incl_total, e->incl_total_lo, e->incl_total_hi));
+            apart |= apart_of(e->rel_incl_total, e->incl_total_lo, e->incl_total_hi, e->base_incl_total_ns,
+                              e->new_incl_total_ns);
+        }
+        if (apart) ludus__w_str(w, "  the frames' typical total and the mean per frame move apart: no verdict on them");
         ludus__w_str(w, "\n");
         if (e->verdict & (LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_LESS_TIME)) {
             ludus__w_fmt(w, "      %s: calls %+.0f%%, typical call %+.0f%%, the rest (tail) %+.0f%%",
@@ -1827,6 +2059,8 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
         }
     } else {
         const ludus_analysis_summary *A = &d->base->sum, *B = &d->newer->sum;
+        if (d->gates_tripped) /* what failed the run, first */
+            ludus__w_fmt(w, "Gates tripped: %u\n%s\n", d->gates_tripped, d->gate_lines);
         ludus__w_fmt(w, "Ludus diff: BASE (%llu frames, window %s) vs NEW (%llu frames, window %s)\n",
                      (unsigned long long)A->frames_in_window, ludus__text_name(win[0], sizeof win[0], A->window, 64),
                      (unsigned long long)B->frames_in_window, ludus__text_name(win[1], sizeof win[1], B->window, 64));
@@ -1879,7 +2113,9 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
             "site (listed below). The mean is shown,\nnever decides. p values count the run-to-run noise. Times "
             "are elapsed, not CPU time.\n",
             I->alpha_per_test, d->desc.min_change * 100);
-        uint32_t shown = 0;
+        uint32_t shown = 0; /* lines above that claim a change: the frame time's verdicts count */
+        for (int q = 0; A->frames_in_window && B->frames_in_window && q < 3; q++)
+            if (I->frame_pct[q].verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER)) shown++;
         for (int pass = 0; pass < 2; pass++) {
             uint32_t k = 0;
             for (uint32_t i = 0; i < d->n; i++) {
@@ -1888,7 +2124,7 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
                     !(e->verdict & (LUDUS_DIFF_CHANGED | LUDUS_DIFF_SLOWER_INSIDE | LUDUS_DIFF_NEW | LUDUS_DIFF_GONE)))
                     continue;
                 if (k++ == 0) ludus__w_str(w, pass ? "\nCaller-context paths:\n" : "\nSites:\n");
-                text_line(w, e);
+                text_line(w, e, !I->run_noise_known);
                 shown++;
             }
         }
@@ -1902,13 +2138,25 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
                              "undecided;\nno verdict: %s\n",
                              I->run_noise_known ? "measured between the runs" : "estimated from blocks of frames",
                              I->run_noise_known ? "more runs narrow it" : "give several runs per side to decide");
-            text_line(w, e);
+            text_line(w, e, 0);
+        }
+        k = 0;
+        for (uint32_t i = 0; i < d->n; i++) { /* work that moved between callers or threads */
+            const ludus_diff_entry *e = &d->e[i];
+            if (!(e->verdict & LUDUS_DIFF_MOVED)) continue;
+            if (k++ == 0)
+                ludus__w_str(w, "\nMoved: paths whose calls or time per frame changed while their site's did not (the "
+                                "work moved\nbetween callers or threads; no verdict):\n");
+            ludus__w_fmt(w, "  %-40s calls/frame %.2f -> %.2f (%s)\n",
+                         ludus__text_name(name, sizeof name, e->name, 200), e->base_calls_per_frame,
+                         e->new_calls_per_frame, pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]));
         }
         k = 0;
         for (uint32_t i = 0; i < d->n; i++) { /* where the two measures of work disagree */
             const ludus_diff_entry *e = &d->e[i];
             uint32_t fits = e->work_time_bound ? e->work_per_second : e->work_per_frame;
             if (e->work_per_frame == e->work_per_second || (!e->work_per_frame && !fits)) continue;
+            if ((e->verdict & LUDUS_DIFF_MOVED) || entry_waits(d, e)) continue; /* no work verdict to rest */
             if (k++ == 0)
                 ludus__w_str(w, "\nWork where calls per frame and calls per second disagree (the verdict rests on the "
                                 "one that fits\nthe site: per second when its calls follow the frame's length, "

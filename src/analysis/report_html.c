@@ -330,12 +330,31 @@ static const char script[] =
     "frameChart();counterCharts();gpuChart();flame(null);\n"
     "$('title').textContent=D.title;$('ft').textContent=R.frames.thread;\n";
 
+/* The diff's section, filled by the script when the data hold a diff. */
+static const char diff_section[] =
+    "<div id=\"diffsec\" style=\"display:none\"><h2>Diff against BASE</h2><p class=\"note\" id=\"diffnote\"></p>"
+    "<table id=\"diffframes\"></table><h3>Sites and paths</h3><table id=\"diff\"></table>"
+    "<h3>Counters per frame</h3><table id=\"diffcounters\"></table></div>\n";
+
 int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writer *w, const ludus_report_options *o) {
     const ludus_analysis_summary *s = &a->sum;
     char b1[32], b2[32], b3[32], b4[32];
     ludus__w_str(w, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Ludus report</title><style>");
     ludus__w_str(w, css);
-    ludus__w_str(w, "</style></head><body>\n<h1>Ludus report: <span id=\"title\"></span></h1>\n<p class=\"note\">");
+    ludus__w_str(w, "</style></head><body>\n<h1>Ludus report: <span id=\"title\"></span></h1>\n");
+    const char *gates = d ? ludus__diff_gate_lines(d) : NULL;
+    if (gates) { /* what failed the run, first */
+        ludus__w_str(w, "<h2>Gates tripped</h2><pre class=\"warn\" id=\"gates\">");
+        for (const char *l = gates, *nl; *l; l = nl + 1) { /* line by line: a newline is markup here */
+            nl = strchr(l, '\n');
+            if (!nl) nl = l + strlen(l) - 1;
+            ludus__w_html_str(w, l, (size_t)(nl - l) + (*nl != '\n'));
+            ludus__w_ch(w, '\n');
+        }
+        ludus__w_str(w, "</pre>\n");
+    }
+    if (d) ludus__w_str(w, diff_section); /* a diff's report is read for the diff: first */
+    ludus__w_str(w, "<p class=\"note\">");
     ludus__w_fmt(w, "Capture %s, clock %s, %u threads, %llu events. Window <b>",
                  ludus__dur(b1, 32, (double)s->duration_ns), s->clock_name, s->threads, (unsigned long long)s->events);
     ludus__w_html_str(w, s->window, strlen(s->window));
@@ -411,12 +430,9 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
                  "<table id=\"async\"></table>\n",
                  (unsigned long long)m.count[3], (unsigned long long)m.count[2], (unsigned long long)m.count[1],
                  (unsigned long long)m.count[0]);
-    ludus__w_str(
-        w, "<div id=\"diffsec\" style=\"display:none\"><h2>Diff against BASE</h2><p class=\"note\" id=\"diffnote\"></p>"
-           "<table id=\"diffframes\"></table><h3>Sites and paths</h3><table id=\"diff\"></table>"
-           "<h3>Counters per frame</h3><table id=\"diffcounters\"></table></div>\n"
-           "<h2>Sites</h2><p class=\"note\">Click a column to sort.</p><table id=\"sites\"></table>\n"
-           "<script type=\"application/json\" id=\"data\">{\"title\":");
+    ludus__w_str(w, d ? "" : diff_section);
+    ludus__w_str(w, "<h2>Sites</h2><p class=\"note\">Click a column to sort.</p><table id=\"sites\"></table>\n"
+                    "<script type=\"application/json\" id=\"data\">{\"title\":");
     ludus__w_jstr(w, o->title);
     ludus__w_str(w, ",\"report\":");
     int rc = ludus__report_json(a, w, 1);

@@ -24,6 +24,198 @@
 #include "export_internal.h"
 
 /* Span lane k of thread t: a tid no Linux thread has (tids are < 2^22). */
+/* The event names Chromium's DevTools interprets by name alone, whatever
+ * the category (the Name enum of @paulirish/trace_engine 0.0.65, the
+ * version tests/viewers pins; sorted by bytes): a slice so named is read as
+ * DevTools' own event and its missing args stop the whole trace. Such a
+ * name is written with a zero-width space after it: shown as recorded,
+ * never equal to DevTools' own. */
+static const char *const devtools_names[] = {
+    "AbortPostTaskCallback",
+    "ActivateLayerTree",
+    "Animation",
+    "AnimationFrame",
+    "AnimationFrame::Presentation",
+    "AsyncTask",
+    "BeginCommitCompositorFrame",
+    "BeginFrame",
+    "BeginMainThreadFrame",
+    "BeginRemoteFontLoad",
+    "BlinkGC.AtomicPhase",
+    "CancelAnimationFrame",
+    "CancelIdleCallback",
+    "Commit",
+    "CommitLoad",
+    "CompositeLayers",
+    "ComputeIntersections",
+    "ConsoleTime",
+    "CppGC.IncrementalSweep",
+    "CpuProfile",
+    "CpuProfiler::StartProfiling",
+    "Decode Image",
+    "Decode LazyPixelRef",
+    "DoDecrypt",
+    "DoDecryptReply",
+    "DoDigest",
+    "DoDigestReply",
+    "DoEncrypt",
+    "DoEncryptReply",
+    "DoSign",
+    "DoSignReply",
+    "DoVerify",
+    "DoVerifyReply",
+    "Draw LazyPixelRef",
+    "DrawFrame",
+    "DroppedFrame",
+    "EmbedderCallback",
+    "EvaluateScript",
+    "EventDispatch",
+    "EventTiming",
+    "FireAnimationFrame",
+    "FireIdleCallback",
+    "FrameStartedLoading",
+    "FunctionCall",
+    "GCEvent",
+    "GPUTask",
+    "HandlePostMessage",
+    "HitTest",
+    "ImageDecodeTask",
+    "ImageUploadTask",
+    "InputHandlerProxy::HandleGestureFling::started",
+    "InputLatency::MouseMove",
+    "InputLatency::MouseWheel",
+    "InteractiveTime",
+    "InvalidateLayout",
+    "JSSample",
+    "JitCodeAdded",
+    "JitCodeMoved",
+    "Layerize",
+    "Layout",
+    "LayoutImageUnsized",
+    "LayoutInvalidationTracking",
+    "LayoutShift",
+    "LazyPixelRef",
+    "LinkPreconnect",
+    "MajorGC",
+    "MarkDOMContent",
+    "MarkLoad",
+    "MetaCharsetCheck",
+    "MinorGC",
+    "NeedsBeginFrameChanged",
+    "Paint",
+    "PaintImage",
+    "PaintSetup",
+    "ParseAuthorStyleSheet",
+    "ParseHTML",
+    "ParseMetaViewport",
+    "PipelineReporter",
+    "PrePaint",
+    "PreloadRenderBlockingStatusChange",
+    "Profile",
+    "ProfileCall",
+    "ProfileChunk",
+    "Program",
+    "RasterTask",
+    "Rasterize",
+    "RemoteFontLoaded",
+    "RenderFrameImpl::createChildFrame",
+    "RequestAnimationFrame",
+    "RequestIdleCallback",
+    "RequestMainThreadFrame",
+    "ResourceFinish",
+    "ResourceMarkAsCached",
+    "ResourceReceiveResponse",
+    "ResourceReceivedData",
+    "ResourceSendRequest",
+    "ResourceWillSendRequest",
+    "RunMicrotasks",
+    "RunPostTaskCallback",
+    "RunTask",
+    "SchedulePostMessage",
+    "SchedulePostTaskCallback",
+    "ScheduleStyleInvalidationTracking",
+    "ScheduleStyleRecalculation",
+    "Screenshot",
+    "ScrollLayer",
+    "SelectorStats",
+    "SetLayerTreeId",
+    "SoftNavigationStart",
+    "StyleInvalidatorInvalidationTracking",
+    "StyleRecalcInvalidationTracking",
+    "SyntheticLayoutShift",
+    "SyntheticLayoutShiftCluster",
+    "SyntheticNetworkRequest",
+    "TimeStamp",
+    "TimerFire",
+    "TimerInstall",
+    "TimerRemove",
+    "TracingSessionIdForWorker",
+    "TracingStartedInBrowser",
+    "TracingStartedInPage",
+    "UpdateCounters",
+    "UpdateLayer",
+    "UpdateLayerTree",
+    "UpdateLayoutTree",
+    "UserTiming",
+    "UserTiming::Measure",
+    "V8.CompileCode",
+    "V8.CompileModule",
+    "V8.CompileScript",
+    "V8.Execute",
+    "V8.FinalizeDeserialization",
+    "V8.OptimizeCode",
+    "V8Console::runTask",
+    "V8Sample",
+    "WebSocketCreate",
+    "WebSocketDestroy",
+    "WebSocketReceive",
+    "WebSocketReceiveHandshakeResponse",
+    "WebSocketSend",
+    "WebSocketSendHandshakeRequest",
+    "XHRLoad",
+    "XHRReadyStateChange",
+    "cc::DisplayItemList",
+    "cc::LayerTreeHostImpl",
+    "cc::Picture",
+    "domLoading",
+    "firstContentfulPaint",
+    "firstPaint",
+    "largestContentfulPaint::Candidate",
+    "largestContentfulPaint::CandidateForSoftNavigation",
+    "largestContentfulPaint::Invalidate",
+    "navigationStart",
+    "thread_name",
+    "v8.compile",
+    "v8.deserializeOnBackground",
+    "v8.evaluateModule",
+    "v8.parseOnBackground",
+    "v8.parseOnBackgroundParsing",
+    "v8.parseOnBackgroundWaiting",
+    "v8.produceCache",
+    "v8.produceModuleCache",
+    "v8.wasm.cachedModule",
+    "v8.wasm.compiledModule",
+    "v8.wasm.moduleCacheHit",
+    "v8.wasm.moduleCacheInvalid",
+    "v8.wasm.streamFromResponseCallback",
+    "v8::Debugger::AsyncTaskRun",
+    "v8::Debugger::AsyncTaskScheduled",
+};
+
+static int cmp_name(const void *k, const void *e) {
+    return strcmp((const char *)k, *(const char *const *)e);
+}
+
+/* 1 when the name (n bytes) is one DevTools interprets. */
+static int devtools_name(const char *name, size_t n) {
+    char key[64];
+    if (n >= sizeof key || memchr(name, 0, n)) return 0;
+    memcpy(key, name, n);
+    key[n] = 0;
+    return bsearch(key, devtools_names, sizeof devtools_names / sizeof devtools_names[0], sizeof devtools_names[0],
+                   cmp_name) != NULL;
+}
+
 #define LANE_TID(t, k) (UINT64_C(0x40000000) + (uint64_t)(t)*LUDUS__MAX_LANES + (k))
 
 typedef struct track {
@@ -122,10 +314,6 @@ static inline void snippet_part(json_ctx *x, uint32_t site, int name_only) {
     }
 }
 
-static inline void snippet(json_ctx *x, uint32_t site) {
-    snippet_part(x, site, 0);
-}
-
 typedef struct snip_buf {
     char *b;
     size_t n;
@@ -168,12 +356,20 @@ static int build_snippets(json_ctx *x) {
     for (uint32_t i = 0; i < c->nsites; i++) {
         const ludus__site_info *s = &c->sites[i];
         ludus__w_str(sw, ",\"name\":");
-        ludus__w_json_str(sw, s->name, s->name_len);
-        x->snip_name[i] = (size_t)sw->bytes;
-        if (s->category) {
-            ludus__w_str(sw, ",\"cat\":");
-            ludus__w_json_str(sw, s->category, s->category_len);
+        if (devtools_name(s->name, s->name_len)) { /* the name, then U+200B ZERO WIDTH SPACE */
+            char shown[80];
+            memcpy(shown, s->name, s->name_len);
+            memcpy(shown + s->name_len, "\xe2\x80\x8b", 3);
+            ludus__w_json_str(sw, shown, s->name_len + 3);
+        } else {
+            ludus__w_json_str(sw, s->name, s->name_len);
         }
+        x->snip_name[i] = (size_t)sw->bytes;
+        ludus__w_str(sw, ",\"cat\":");
+        if (s->category)
+            ludus__w_json_str(sw, s->category, s->category_len);
+        else /* always one, the kind's as .pftrace has it ("default"): DevTools stops on a RunTask without */
+            ludus__w_json_str(sw, ludus__nevs[LUDUS_NEV_BEGIN].category, strlen(ludus__nevs[LUDUS_NEV_BEGIN].category));
         x->snip_off[i + 1] = (size_t)sw->bytes;
     }
     int rc = ludus__w_flush(sw);
@@ -398,8 +594,8 @@ static inline int instant_fits(const json_ctx *x, const ludus__nev *ev) {
 __attribute__((always_inline)) static inline char *instant_at(const json_ctx *x, char *p, const ludus__nev *ev) {
     const track *k = &x->tracks[ev->lane];
     const char *sn = x->snip + x->snip_off[ev->site];
-    size_t n = x->snip_off[ev->site + 1] - x->snip_off[ev->site];
     int site_cat = x->c->sites[ev->site].category != NULL; /* else the kind's ,"cat":..,"s":"t" */
+    size_t n = (site_cat ? x->snip_off[ev->site + 1] : x->snip_name[ev->site]) - x->snip_off[ev->site];
     const char *kind_cat = x->kind_cat[ev->kind];
     size_t kind_cat_len = x->kind_cat_len[ev->kind];
     uint64_t g = ludus__grid(ev->ts_ns + k->shift_ns);
@@ -433,8 +629,8 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
             ludus__w_commit(w, instant_at(x, p, ev));
         } else {
             head_t(x, k, 'I', ev->ts_ns);
-            if (ev->site != UINT32_MAX) {
-                snippet(x, ev->site);
+            if (ev->site != UINT32_MAX) { /* without a category of its own: the kind's, below */
+                snippet_part(x, ev->site, !x->c->sites[ev->site].category);
             } else {
                 const char *label = ni->label ? ni->label : ni->category; /* a mark or frame without a site */
                 ludus__w_str(w, ",\"name\":");

@@ -40,6 +40,28 @@ static syn *workload(uint64_t seed, double b_scale, int b_calls) {
     return s;
 }
 
+/* 300 frames of Frame { X } plus an uninstrumented gap: X ~1000 ns; with
+ * skew, 9 frames in 10 take 500 ns and the tenth 10000 ns (the mean per
+ * frame up 45%, the typical frame's total down 50%). */
+static syn *skewed(uint64_t seed, int skew, uint64_t gap) {
+    syn *s = syn_new(1, 0);
+    uint64_t x = seed * 2654435761u + 1, t = 0;
+    for (int f = 0; f < 300; f++) {
+        syn_b(s, 0, t, &S_FRAME);
+        t += 10;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double noise = 0.95 + 0.1 * (double)(x % 1000) / 1000.0;
+        uint64_t d = (uint64_t)((!skew ? 1000 : f % 10 ? 500 : 10000) * noise);
+        syn_scope(s, 0, t, t + d, &S_A);
+        t += d + 10;
+        syn_e(s, 0, t);
+        t += gap; /* outside every scope */
+        syn_frame(s, 0, t);
+    }
+    s->c.end_ns = (int64_t)t + 1;
+    return s;
+}
+
 static ludus_diff *diff_of(syn *a, syn *b, ludus_analysis **aa, ludus_analysis **bb) {
     *aa = syn_analyze(a, NULL);
     *bb = syn_analyze(b, NULL);
@@ -145,6 +167,164 @@ static void test_more_work(void **st) {
     syn_free(b);
 }
 
+/* Gates on the verdict itself: any site or path, or one by NAME. */
+static void test_verdict_gates(void **st) {
+    (void)st;
+    syn *a = workload(7, 1.0, 1), *b = workload(8, 1.2, 1), *c = workload(9, 1.0, 1);
+    ludus_analysis *aa, *bb, *aa2, *cc;
+    ludus_diff *d = diff_of(a, b, &aa, &bb);
+    ludus_diff *same = diff_of(a, c, &aa2, &cc);
+    ludus_gate g[4];
+    assert_int_equal(ludus_gate_parse("slower", &g[0]), 0);
+    assert_int_equal(g[0].metric, LUDUS_METRIC_VERDICT);
+    assert_int_equal(g[0].verdict, LUDUS_DIFF_SLOWER);
+    assert_int_equal(ludus_diff_check_gates(d, &g[0], 1, NULL, NULL), 2); /* site B and path Frame/B */
+    assert_int_equal(ludus_diff_check_gates(same, &g[0], 1, NULL, NULL), 0);
+    assert_int_equal(ludus_gate_parse("slower B", &g[1]), 0);
+    assert_string_equal(g[1].counter, "B");
+    assert_int_equal(ludus_diff_check_gates(d, &g[1], 1, NULL, NULL), 1);
+    assert_int_equal(ludus_gate_parse("slower A", &g[2]), 0);
+    assert_int_equal(ludus_diff_check_gates(d, &g[2], 1, NULL, NULL), 0);
+    assert_int_equal(ludus_gate_parse("more time per frame B", &g[3]), 0);
+    assert_int_equal(g[3].verdict, LUDUS_DIFF_MORE_TIME);
+    assert_int_equal(ludus_diff_check_gates(d, &g[3], 1, NULL, NULL),
+                     (ludus_diff_find(d, "B", 0)->verdict & LUDUS_DIFF_MORE_TIME) ? 1 : 0);
+    assert_true(ludus_diff_find(d, "B", 0)->verdict & LUDUS_DIFF_MORE_TIME);
+    assert_int_equal(ludus_gate_parse("faster", &g[0]), 0);
+    assert_int_equal(ludus_diff_check_gates(d, &g[0], 1, NULL, NULL), 0);
+    assert_int_equal(ludus_gate_parse("more work", &g[0]), 0);
+    assert_int_equal(ludus_diff_check_gates(d, &g[0], 1, NULL, NULL), 0);
+    /* a metric gate on one site */
+    assert_int_equal(ludus_gate_parse("p50 B > +10%", &g[0]), 0);
+    assert_int_equal(ludus_diff_check_gates(d, &g[0], 1, NULL, NULL), 1);
+    assert_int_equal(ludus_gate_parse("p50 Frame/B > +10%", &g[0]), 0);
+    assert_int_equal(ludus_diff_check_gates(d, &g[0], 1, NULL, NULL), 1);
+    /* the text report lists the tripped gates first */
+    assert_int_equal(ludus_gate_parse("slower", &g[0]), 0);
+    assert_int_equal(ludus_diff_set_gates(d, g, 1), 2);
+    mem m = {NULL, 0};
+    assert_int_equal(ludus_diff_report(d, LUDUS_REPORT_TEXT, mem_write, &m), 0);
+    assert_true(!strncmp(m.p, "Gates tripped: 2\ngate 'slower' tripped: ", 40));
+    free(m.p);
+    /* and the HTML report of NEW: the tripped gates, then the diff, then NEW's own report */
+    m.p = NULL;
+    m.n = 0;
+    assert_int_equal(ludus_analysis_report(bb, d, LUDUS_REPORT_HTML, NULL, mem_write, &m), 0);
+    const char *gates = strstr(m.p, "<h2>Gates tripped</h2>"), *diff = strstr(m.p, "<h2>Diff against BASE</h2>"),
+               *frames = strstr(m.p, "<h2>Frame time</h2>"), *capture = strstr(m.p, "Capture ");
+    assert_true(gates && diff && frames && capture);
+    assert_true(gates < diff && diff < capture && capture < frames);
+    assert_non_null(strstr(gates, "tripped: site B: more time per frame + slower work\n"));
+    free(m.p);
+    ludus_diff_destroy(d);
+    ludus_diff_destroy(same);
+    ludus_analysis_destroy(aa);
+    ludus_analysis_destroy(bb);
+    ludus_analysis_destroy(aa2);
+    ludus_analysis_destroy(cc);
+    syn_free(a);
+    syn_free(b);
+    syn_free(c);
+}
+
+/* A gate naming what neither side has would guard nothing: refused, with
+ * the nearest names. */
+static void test_gate_unknown_name(void **st) {
+    (void)st;
+    syn *a = workload(7, 1.0, 1), *b = workload(8, 1.0, 1);
+    ludus_analysis *aa, *bb;
+    ludus_diff *d = diff_of(a, b, &aa, &bb);
+    ludus_gate g;
+    const char *known[] = {"slower B", "p90 Frame/B > +5%", "more work", "p90 > +5%", "errors > +0%"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        assert_int_equal(ludus_gate_parse(known[i], &g), 0);
+        assert_int_equal(ludus_diff_gate_validate(d, &g), 0);
+    }
+    assert_int_equal(ludus_gate_parse("slower Fram", &g), 0);
+    assert_int_equal(ludus_diff_gate_validate(d, &g), LUDUS_EINVAL);
+    assert_non_null(strstr(ludus_last_error_detail(), "no site or path named 'Fram'"));
+    assert_non_null(strstr(ludus_last_error_detail(), "nearest: 'Frame'"));
+    assert_int_equal(ludus_gate_parse("p50 Frame/b > +5%", &g), 0);
+    assert_int_equal(ludus_diff_gate_validate(d, &g), LUDUS_EINVAL);
+    assert_non_null(strstr(ludus_last_error_detail(), "'Frame/B'"));
+    assert_int_equal(ludus_gate_parse("lock JobQeue > +10%", &g), 0);
+    assert_int_equal(ludus_diff_gate_validate(d, &g), LUDUS_EINVAL);
+    assert_non_null(strstr(ludus_last_error_detail(), "no lock named 'JobQeue'"));
+    assert_int_equal(ludus_gate_parse("counter Memory/Jobs peak live byte > +1%", &g), 0);
+    assert_int_equal(ludus_diff_gate_validate(d, &g), LUDUS_EINVAL);
+    assert_non_null(strstr(ludus_last_error_detail(), "no counter named"));
+    ludus_diff_destroy(d);
+    ludus_analysis_destroy(aa);
+    ludus_analysis_destroy(bb);
+    syn_free(a);
+    syn_free(b);
+}
+
+/* No line whose figures contradict its words: a time-per-frame verdict
+ * agrees with the means per frame shown beside it, and "No significant
+ * change." never follows a frame time that changed. */
+static void test_one_statement_per_fact(void **st) {
+    (void)st;
+    syn *a = skewed(7, 0, 10), *b = skewed(8, 1, 10);
+    ludus_analysis *aa, *bb;
+    ludus_diff *d = diff_of(a, b, &aa, &bb);
+    const ludus_diff_entry *e = ludus_diff_find(d, "A", 0);
+    assert_true(e->new_total_ns > e->base_total_ns * 1.3); /* the mean per frame up */
+    assert_true(e->rel_total < -0.3);                      /* the typical frame's total down */
+    assert_false(e->verdict & (LUDUS_DIFF_LESS_TIME | LUDUS_DIFF_MORE_TIME));
+    mem m = {NULL, 0};
+    assert_int_equal(ludus_diff_report(d, LUDUS_REPORT_TEXT, mem_write, &m), 0);
+    if (getenv("SHOW_DIFF")) fputs(m.p, stderr);
+    const char *line = strstr(m.p, "\n  A ");
+    assert_non_null(line);
+    const char *eol = strchr(line + 1, '\n');
+    const char *less = strstr(line, "less time per frame");
+    assert_true(!less || less > eol); /* the verdict column says no such thing */
+    assert_non_null(strstr(m.p, "move apart: no verdict"));
+    free(m.p);
+    ludus_diff_destroy(d);
+    ludus_analysis_destroy(aa);
+    ludus_analysis_destroy(bb);
+    syn_free(a);
+    syn_free(b);
+    /* frames 50% longer outside every scope: the frame time is slower, no site changed */
+    a = skewed(7, 0, 1000);
+    b = skewed(8, 0, 2000);
+    d = diff_of(a, b, &aa, &bb);
+    ludus_diff_info info;
+    ludus_diff_get_info(d, &info);
+    assert_int_equal(info.frame_pct[0].verdict, LUDUS_DIFF_SLOWER);
+    assert_int_equal(changed_entries(d), 0);
+    m.p = NULL;
+    m.n = 0;
+    assert_int_equal(ludus_diff_report(d, LUDUS_REPORT_TEXT, mem_write, &m), 0);
+    assert_null(strstr(m.p, "No significant change."));
+    free(m.p);
+    ludus_diff_destroy(d);
+    ludus_analysis_destroy(aa);
+    ludus_analysis_destroy(bb);
+    syn_free(a);
+    syn_free(b);
+    /* one run per side: the verdict column says what it cannot conclude */
+    a = workload(7, 1.0, 1);
+    b = workload(8, 1.2, 1);
+    d = diff_of(a, b, &aa, &bb);
+    m.p = NULL;
+    m.n = 0;
+    assert_int_equal(ludus_diff_report(d, LUDUS_REPORT_TEXT, mem_write, &m), 0);
+    line = strstr(m.p, "\n  B ");
+    assert_non_null(line);
+    eol = strchr(line + 1, '\n');
+    const char *note = strstr(line, "one run per side: these runs differ");
+    assert_true(note && note < eol);
+    free(m.p);
+    ludus_diff_destroy(d);
+    ludus_analysis_destroy(aa);
+    ludus_analysis_destroy(bb);
+    syn_free(a);
+    syn_free(b);
+}
+
 static void test_gate_parse(void **st) {
     (void)st;
     ludus_gate g;
@@ -157,13 +337,27 @@ static void test_gate_parse(void **st) {
     assert_int_equal(ludus_gate_parse("p95 > 5%", &g), LUDUS_EINVAL);
     assert_int_equal(ludus_gate_parse("p90 = 5%", &g), LUDUS_EINVAL);
     assert_int_equal(ludus_gate_parse("p90 > 5% x", &g), LUDUS_EINVAL);
+    assert_int_equal(ludus_gate_parse("slower > +5%", &g), LUDUS_EINVAL); /* a verdict has no threshold */
+    assert_int_equal(ludus_gate_parse("slowest", &g), LUDUS_EINVAL);
+    assert_int_equal(ludus_gate_parse("verdict > 5%", &g), LUDUS_EINVAL);
+    assert_int_equal(ludus_gate_parse("  less time per frame  Update ", &g), 0);
+    assert_int_equal(g.verdict, LUDUS_DIFF_LESS_TIME);
+    assert_string_equal(g.counter, "Update");
+    assert_int_equal(ludus_gate_parse("slower work", &g), 0);
+    assert_int_equal(g.verdict, LUDUS_DIFF_SLOWER);
+    assert_string_equal(g.counter, "");
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_identical),  cmocka_unit_test(test_same_workload_other_noise),
-        cmocka_unit_test(test_slower),     cmocka_unit_test(test_more_work),
+        cmocka_unit_test(test_identical),
+        cmocka_unit_test(test_same_workload_other_noise),
+        cmocka_unit_test(test_slower),
+        cmocka_unit_test(test_more_work),
         cmocka_unit_test(test_gate_parse),
+        cmocka_unit_test(test_verdict_gates),
+        cmocka_unit_test(test_gate_unknown_name),
+        cmocka_unit_test(test_one_statement_per_fact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

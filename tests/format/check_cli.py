@@ -130,6 +130,15 @@ with tempfile.TemporaryDirectory() as d:
         assert rc == 1 and "bad time" in err, (bad_time, rc, err)
     rc, _, err = run("diff", cap, cap, "--fail-if", "p90 > +nan%")
     assert rc == 1 and "not a finite number" in err, (rc, err)
+    # a gate naming what neither side has guards nothing: a usage error naming the nearest names
+    for gate, said in (("slower Rendr", "nearest: 'Render'"), ("p50 Frame/Updat > +5%", "'Frame/Update'"),
+                       ("counter Memory/Jobs peak live byte > +1%", "nearest: 'Memory/Jobs peak live bytes'"),
+                       ("lock JobQeue > +10%", "no lock named 'JobQeue'")):
+        rc, out, err = run("diff", cap, cap, "--fail-if", gate)
+        assert rc == 1 and said in err and not out, (gate, rc, err)
+    rc, out, err = run("diff", cap, cap, "--fail-if", "slower Render", "--fail-if", "slower",
+                       "--fail-if", "more time per frame", "--fail-if", "counter Memory/Jobs peak live bytes > +1%")
+    assert rc == 0 and "Gates tripped" not in out, (rc, err)
     rc, _, err = run("convert", cap, os.path.join(d, "x.json"), "--from", "100s")
     assert rc == 1 and "selects nothing" in err, (rc, err)
     rc, _, err = run("convert", cap, os.path.join(d, "x.json"), "--threads", "")

@@ -37,7 +37,7 @@ static void test_single_scope(void **state) {
     assert_int_equal(t.n_E, 1);
     long b = lt_find(&t, 0, 'B', "Single");
     assert_true(b >= 0);
-    assert_string_equal(t.ev[b].cat, ""); /* no category: none written */
+    assert_string_equal(t.ev[b].cat, "default"); /* no category: the kind's, as .pftrace has it */
     assert_int_equal(t.ev[b].tid, lt_gettid());
     long e = lt_match_end(&t, (size_t)b);
     assert_true(e > b);

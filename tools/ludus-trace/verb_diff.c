@@ -11,11 +11,11 @@
 
 #define MAX_GATES 16
 
-static const lt_verb diff_verb;
-
 static int to_file(void *ud, const void *data, size_t n) {
     return fwrite(data, 1, n, (FILE *)ud) == n ? 0 : -1;
 }
+
+static const lt_verb diff_verb;
 
 static int diff_files(int argc, char **argv, const char **paths) {
     lt_an_opts o;
@@ -24,7 +24,7 @@ static int diff_files(int argc, char **argv, const char **paths) {
     memset(&dd, 0, sizeof dd);
     ludus_gate gates[MAX_GATES];
     uint32_t ngates = 0;
-    int npaths = 0, split = -1;
+    int npaths = 0, split = -1, sites_only = 0;
     const char *o_out = NULL;
     for (int i = 1; i < argc; i++) {
         int rc;
@@ -34,12 +34,14 @@ static int diff_files(int argc, char **argv, const char **paths) {
             if (rc) return rc;
         } else if (!strcmp(argv[i], "--fail-if")) {
             if (!val || ngates == MAX_GATES)
-                return lt_usage(&diff_verb,
-                                "--fail-if takes 'METRIC > +X%' or 'METRIC < -X%' "
-                                "(METRIC: mean, p50, p90, p99, calls, counter NAME, lock NAME; at most 16)");
+                return lt_usage(&diff_verb, "--fail-if takes a verdict ('slower', 'more work', 'more time per frame', "
+                                            "... [NAME]) or 'METRIC [NAME] > +X%' (METRIC: mean, p50, p90, p99, calls, "
+                                            "total, counter NAME, lock NAME; at most 16)");
             if (ludus_gate_parse(val, &gates[ngates]) != 0) return lt_usage(&diff_verb, ludus_last_error_detail());
             ngates++;
             i++;
+        } else if (!strcmp(argv[i], "--gate-sites-only")) {
+            sites_only = 1;
         } else if (!strcmp(argv[i], "--min-frame-share")) {
             char *end;
             double x = val ? strtod(val, &end) : 0;
@@ -102,6 +104,15 @@ static int diff_files(int argc, char **argv, const char **paths) {
                                (const ludus_analysis *const *)an + split, (uint32_t)(npaths - split), &dd, &d) != 0)
         rc = LT_BAD_INPUT;
     ludus_analysis *b = an ? an[split] : NULL;
+    for (uint32_t g = 0; g < ngates; g++) gates[g].sites_only = sites_only;
+    /* A gate whose NAME is on neither side would guard nothing: usage. */
+    for (uint32_t g = 0; !rc && d && g < ngates; g++)
+        if (ludus_diff_gate_validate(d, &gates[g]) != 0) {
+            fprintf(stderr, "ludus-trace diff: %s\n", ludus_last_error_detail());
+            rc = LT_USAGE;
+        }
+    /* Gates are checked first: the text and the HTML list the tripped ones on top. */
+    uint32_t tripped = !rc && ngates && d ? ludus_diff_set_gates(d, gates, ngates) : 0;
     lt_out out;
     int opened = 0;
     if (!rc && (rc = lt_out_open("diff", o_out ? o_out : "-", &out)) == LT_OK) opened = 1;
@@ -120,12 +131,10 @@ static int diff_files(int argc, char **argv, const char **paths) {
         o.ropt.title = paths[split];
         rc = lt_an_write_html("diff", o.html, b, d, &o.ropt);
     }
-    if (!rc && ngates && d) {
-        uint32_t tripped = ludus_diff_check_gates(d, gates, ngates, to_file, stderr);
-        if (tripped) {
-            fprintf(stderr, "ludus-trace diff: %u gate(s) tripped\n", tripped);
-            rc = LT_FAILED_GATE;
-        }
+    if (!rc && tripped) { /* the lines again on standard error: a CI log shows why it failed */
+        ludus_diff_check_gates(d, gates, ngates, to_file, stderr);
+        fprintf(stderr, "ludus-trace diff: %u gate(s) tripped\n", tripped);
+        rc = LT_FAILED_GATE;
     }
     ludus_diff_destroy(d);
     ludus_gpu_stats_destroy(gb);
@@ -150,13 +159,20 @@ static const lt_verb diff_verb = {
     "       ludus-trace diff BASE1 BASE2 ... -- NEW1 NEW2 ... [options]   several runs per side:\n"
     "                       their disagreement widens each time interval (one run per side:\n"
     "                       run-to-run noise is unknown and --run-noise is assumed)\n"
+    "  --fail-if VERDICT    exit 4 when a site or path got that verdict (repeatable): 'slower',\n"
+    "                       'faster', 'more work', 'less work', 'more time per frame', 'less time\n"
+    "                       per frame'; 'slower NAME' for one site or path only\n"
     "  --fail-if 'M > +X%'  exit 4 when a significant site or path changed beyond X% (repeatable;\n"
-    "                       M: mean, p50, p90, p99 of exclusive time per call, or calls per frame;\n"
+    "                       M: mean, p50, p90, p99 of exclusive time per call, calls per frame,\n"
+    "                       total: time per frame; 'M NAME > +X%' for one site or path;\n"
     "                       '<' with a negative X gates improvements; 'counter NAME > +X%'\n"
     "                       gates a counter's per-frame mean, e.g. 'counter DrawCalls > +10%';\n"
     "                       'lock NAME > +X%' a lock's wait per frame, e.g. 'lock JobQueue > +20%';\n"
     "                       'errors > +0%' / 'warnings > +X%' the messages logged per frame\n"
-    "                       (errors where BASE had none count as any increase))\n"
+    "                       (errors where BASE had none count as any increase); a NAME on neither\n"
+    "                       side is a usage error (exit 1) that names the nearest names)\n"
+    "  --gate-sites-only    gates judge sites only (each scope over every caller and thread),\n"
+    "                       never caller-context paths (a gate naming a path still may)\n"
     "  --alpha A            family-wise significance level (default 0.01, Bonferroni over the tests)\n"
     "  --min-change PCT     smallest relative change of calls per frame and per second, counters\n"
     "                       and lock waits reported as significant (default 5)\n"
@@ -176,7 +192,8 @@ static const lt_verb diff_verb = {
     "Verdicts: time per call from the Hodges-Lehmann shift and its interval; work from Mann-Whitney U\n"
     "over calls per frame and calls per second: both when they agree, else the one that fits the site\n"
     "(per second for a site whose calls follow the frame's length; docs/analysis.md).\n",
-    "--fail-if GATE, --alpha A, --min-change PCT, --min-shift PCT, --run-noise PCT, --min-frame-share PCT, "
+    "--fail-if GATE, --gate-sites-only, --alpha A, --min-change PCT, --min-shift PCT, --run-noise PCT, "
+    "--min-frame-share PCT, "
     "--window W, --hitch-k K, --exact, --source cpu|gpu|both, --json, --csv, --html OUT, -o OUT, --, --help, --version",
     run_diff};
 LUDUS_TRACE_VERB(diff_verb)
