@@ -767,10 +767,27 @@ LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char
  * every level. */
 #define LUDUS__NO_SCOPE typedef int LUDUS__UVAR(ludus__no_scope_) __attribute__((unused))
 
+/* A zone's context: what LUDUS_ZONE_BEGIN hands back and LUDUS_ZONE_END
+ * takes (the begin's token; 0 when nothing was recorded). Plain data: keep
+ * it in a local, a struct, a job; copy it freely. */
+typedef struct ludus_zone {
+    uintptr_t token;
+} ludus_zone;
+
+/* A zone from a begin's token (a compound literal is not C++). */
+LUDUS__INLINE ludus_zone ludus__zone_make(uintptr_t token) {
+    ludus_zone z;
+    z.token = token;
+    return z;
+}
+
 /* Picks the one- or two-argument form of LUDUS_PROFILE_SCOPE (ISO C11: no
  * GNU comma swallowing). */
 #define LUDUS__ARG3(a, b, c, ...) c
 #define LUDUS__PICK2(impl2, impl1, ...) LUDUS__ARG3(__VA_ARGS__, impl2, impl1, unused)
+/* The two- or three-argument form of LUDUS_ZONE_BEGIN. */
+#define LUDUS__ARG4(a, b, c, d, ...) d
+#define LUDUS__PICK23(impl3, impl2, ...) LUDUS__ARG4(__VA_ARGS__, impl3, impl2, unused)
 
 #if LUDUS_PROFILE_LEVEL > 0
 
@@ -851,6 +868,41 @@ LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
         LUDUS__SITE(site_var, name_str, NULL);              \
         ludus__span_begin_check(LUDUS__SITE_PTR(site_var)); \
     } while (0)
+/* Zones with a context: the non-lexical form for C engines and for code
+ * instrumented with begin/end pairs (Tracy's TracyCZone/TracyCZoneEnd,
+ * Perfetto's TRACE_EVENT_BEGIN/END). The same inline path as a scope, at a
+ * scope's cost: BEGIN records the begin and gives its context, END records
+ * the end that names it.
+ *     LUDUS_ZONE_BEGIN(z, Physics);           declares ludus_zone z
+ *     LUDUS_ZONE_BEGIN(z, "Broad phase", phys); a literal name, a category
+ *     LUDUS_ZONE_BEGIN_INTO(job->zone, Job);   fills an existing ludus_zone
+ *     LUDUS_ZONE_END(z);
+ * An end may sit in another function than its begin (a callback, a state
+ * machine's next step) but must run on the begin's thread, in the order
+ * the thread's nesting allows (an end closes its own zone: zones opened
+ * inside it and not ended yet are closed with it, marked unwound, as after
+ * a longjmp). A zone begun before a capture records nothing at its end; a
+ * zone of an earlier capture is an orphan end, counted. Name and Category
+ * are tokens or literals; for names known at run time, use spans. */
+#define LUDUS__ZONE_AT(site_var, var_decl, name_str, cat_str) \
+    LUDUS__SITE(site_var, name_str, cat_str);                 \
+    var_decl = ludus__zone_make(ludus__scope_begin(LUDUS__SITE_PTR(site_var)))
+#define LUDUS__ZONE_BEGIN_NC(var_decl, name_str, cat_str) \
+    LUDUS__ZONE_AT(LUDUS__UVAR(ludus__zone_site_), var_decl, name_str, cat_str)
+#define LUDUS__ZONE_BEGIN2(var, Name) LUDUS__ZONE_BEGIN_NC(ludus_zone var, #Name, NULL)
+#define LUDUS__ZONE_BEGIN3(var, Name, Category) LUDUS__ZONE_BEGIN_NC(ludus_zone var, #Name, #Category)
+#define LUDUS_ZONE_BEGIN(...) LUDUS__PICK23(LUDUS__ZONE_BEGIN3, LUDUS__ZONE_BEGIN2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS__ZONE_INTO2(lvalue, Name)              \
+    do {                                             \
+        LUDUS__ZONE_BEGIN_NC((lvalue), #Name, NULL); \
+    } while (0)
+#define LUDUS__ZONE_INTO3(lvalue, Name, Category)         \
+    do {                                                  \
+        LUDUS__ZONE_BEGIN_NC((lvalue), #Name, #Category); \
+    } while (0)
+#define LUDUS_ZONE_BEGIN_INTO(...) LUDUS__PICK23(LUDUS__ZONE_INTO3, LUDUS__ZONE_INTO2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS_ZONE_END(zone) ludus__scope_end((zone).token)
+
 /* A span that is not lexical: BEGIN opens it, END closes the innermost span
  * opened by BEGIN or ludus_span_begin on this thread (lexical scopes opened
  * since do not matter: see ludus_span_end). */
@@ -1033,6 +1085,17 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 #define LUDUS_PROFILE_LOCK_WAIT(Name) LUDUS__NO_SCOPE
 #define LUDUS_PROFILE_FRAME() ((void)0)
 #define LUDUS_PROFILE_MARK(Name) ((void)0)
+/* A zone compiles to a context that is always "not recorded": code that
+ * keeps or passes it still builds, and END reads it and does nothing. */
+#define LUDUS__ZONE_NONE2(var, Name) ludus_zone var __attribute__((unused)) = {0}
+#define LUDUS__ZONE_NONE3(var, Name, Category) LUDUS__ZONE_NONE2(var, Name)
+#define LUDUS_ZONE_BEGIN(...) LUDUS__PICK23(LUDUS__ZONE_NONE3, LUDUS__ZONE_NONE2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS__ZONE_INTO_NONE2(lvalue, Name) ((lvalue).token = 0)
+#define LUDUS__ZONE_INTO_NONE3(lvalue, Name, Category) ((lvalue).token = 0)
+#define LUDUS_ZONE_BEGIN_INTO(...) \
+    LUDUS__PICK23(LUDUS__ZONE_INTO_NONE3, LUDUS__ZONE_INTO_NONE2, __VA_ARGS__)(__VA_ARGS__)
+#define LUDUS_ZONE_END(zone) ((void)sizeof((zone).token))
+
 #define LUDUS_PROFILE_BEGIN(Name) ((void)0)
 #define LUDUS_PROFILE_END() ((void)0)
 #define LUDUS_PROFILE_FLOW_OUT(Name) LUDUS__CAST(uint64_t, 0)
@@ -1367,7 +1430,9 @@ LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_c
  * must never trace itself calls it first). */
 LUDUS_API void ludus_launch_cancel(void);
 
-/* 1 while a capture is active. */
+/* 1 while a capture the program began (or LUDUS_TRACE's) is active; a
+ * capture the live view records for a watcher is not the program's
+ * (docs/live.md, "One owner of the recorder"). */
 LUDUS_API int ludus_capture_active(void);
 
 /* Registers the calling thread under a name (copied, up to 63 bytes). Threads
@@ -2660,8 +2725,9 @@ LUDUS_HIDDEN int ludus__path_writable(const char *path);
 typedef struct ludus__live_map {
     void *p;
     size_t bytes;
-    int fd;      /* the block's descriptor (-1: none) */
-    int proc_fd; /* watcher side: the process's /proc directory (-1: none) */
+    int fd;        /* the block's descriptor (-1: none) */
+    int proc_fd;   /* watcher side: the process's /proc directory (-1: none) */
+    int remote_fd; /* watcher side: the block's descriptor number in the process (-1: unknown) */
 } ludus__live_map;
 
 /* Process side: a new block of `bytes` zeros, mapped read-write, that only
@@ -2702,6 +2768,10 @@ LUDUS_HIDDEN int ludus__live_out_create(const char *path, ludus__live_out *o);
 LUDUS_HIDDEN int ludus__live_out_write(void *o, const void *data, size_t n); /* a ludus_write_fn */
 LUDUS_HIDDEN int ludus__live_out_commit(ludus__live_out *o);
 LUDUS_HIDDEN void ludus__live_out_abort(ludus__live_out *o);
+/* Watcher side, once process pid is gone: removes the temporary it was
+ * writing for path (a regular file of this user only; never through a
+ * link). 1 when one was removed. */
+LUDUS_HIDDEN int ludus__live_out_remove_stale(const char *path, uint64_t pid);
 
 #endif
 /* ---- src/platform/pages.h ---- */
@@ -3482,6 +3552,7 @@ int ludus__memory_read_checked(const void *addr, void *out, size_t n) {
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -3494,7 +3565,7 @@ int ludus__memory_read_checked(const void *addr, void *out, size_t n) {
 int ludus__live_map_create(size_t bytes, ludus__live_map *m) {
     m->p = NULL;
     m->bytes = 0;
-    m->fd = m->proc_fd = -1;
+    m->fd = m->proc_fd = m->remote_fd = -1;
     int fd = memfd_create(BLOCK_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) return -errno;
     int e = 0;
@@ -3523,7 +3594,7 @@ void ludus__live_map_close(ludus__live_map *m) {
     if (m->proc_fd >= 0) close(m->proc_fd);
     m->p = NULL;
     m->bytes = 0;
-    m->fd = m->proc_fd = -1;
+    m->fd = m->proc_fd = m->remote_fd = -1;
 }
 
 /* 1 running, 0 exited (gone, zombie or dead). */
@@ -3540,8 +3611,20 @@ static int ludus__sf_linux_live_map_proc_running(int proc_fd) {
     return rp[2] != 'Z' && rp[2] != 'X' && rp[2] != 'x';
 }
 
+/* The block is still the process's: its descriptor there names our file.
+ * After exec() it is gone (the memfd is close-on-exec): the process runs
+ * another program, which publishes nothing here. */
+static int ludus__sf_linux_live_map_block_still_there(const ludus__live_map *m) {
+    if (m->remote_fd < 0 || m->fd < 0) return 1;
+    char name[32];
+    snprintf(name, sizeof name, "fd/%d", m->remote_fd);
+    struct stat there, ours;
+    return fstatat(m->proc_fd, name, &there, 0) == 0 && fstat(m->fd, &ours) == 0 && there.st_ino == ours.st_ino &&
+           there.st_dev == ours.st_dev;
+}
+
 int ludus__live_map_alive(const ludus__live_map *m) {
-    return m && m->proc_fd >= 0 && ludus__sf_linux_live_map_proc_running(m->proc_fd);
+    return m && m->proc_fd >= 0 && ludus__sf_linux_live_map_proc_running(m->proc_fd) && ludus__sf_linux_live_map_block_still_there(m);
 }
 
 /* The block among dir's descriptors: a memfd of our name, owned by uid,
@@ -3584,6 +3667,7 @@ static int ludus__sf_linux_live_map_find_block(int dirfd, uint32_t uid, size_t m
         m->p = p;
         m->bytes = bytes;
         m->fd = fd;
+        m->remote_fd = atoi(de->d_name);
         rc = 0;
     }
     closedir(d);
@@ -3593,7 +3677,7 @@ static int ludus__sf_linux_live_map_find_block(int dirfd, uint32_t uid, size_t m
 int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uint32_t *uid_out) {
     m->p = NULL;
     m->bytes = 0;
-    m->fd = m->proc_fd = -1;
+    m->fd = m->proc_fd = m->remote_fd = -1;
     *uid_out = UINT32_MAX;
     if (pid == 0 || pid > 0x7fffffffu) return -ESRCH;
     char path[64];
@@ -3688,6 +3772,16 @@ int ludus__live_out_commit(ludus__live_out *o) {
     if (rc) unlink(o->tmp);
     o->tmp[0] = 0;
     return rc;
+}
+
+int ludus__live_out_remove_stale(const char *path, uint64_t pid) {
+    const char *slash = strrchr(path, '/');
+    if (path[0] != '/' || !slash || slash[1] == 0) return 0;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%.*s/.%s.%d.live-tmp", (int)(slash - path), path, slash + 1, (int)pid);
+    struct stat st;
+    if (lstat(tmp, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) return 0;
+    return unlink(tmp) == 0;
 }
 
 void ludus__live_out_abort(ludus__live_out *o) {
@@ -5155,7 +5249,7 @@ int ludus__live_map_create(size_t bytes, ludus__live_map *m) {
     (void)bytes;
     m->p = NULL;
     m->bytes = 0;
-    m->fd = m->proc_fd = -1;
+    m->fd = m->proc_fd = m->remote_fd = -1;
     return -ENOSYS;
 }
 
@@ -5168,7 +5262,7 @@ int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uin
     (void)min_bytes;
     m->p = NULL;
     m->bytes = 0;
-    m->fd = m->proc_fd = -1;
+    m->fd = m->proc_fd = m->remote_fd = -1;
     *uid_out = UINT32_MAX;
     return -ENOSYS;
 }
@@ -5183,6 +5277,12 @@ int ludus__live_absolute(const char *path, char *out, size_t cap) {
     (void)out;
     (void)cap;
     return -ENOSYS;
+}
+
+int ludus__live_out_remove_stale(const char *path, uint64_t pid) {
+    (void)path;
+    (void)pid;
+    return 0;
 }
 
 int ludus__live_pid_running(uint32_t pid) {
@@ -6260,6 +6360,10 @@ typedef struct ludus__pool {
     uint64_t begin_limit; /* pieces for begins end here */
     uint64_t next;        /* atomic: bytes handed out */
     uint32_t chunk_bytes; /* largest piece */
+    /* A flight recorder's pieces of exited threads given back (pool.c):
+     * a stack, (tag << 41) | (offset / 64 + 1), 0 when empty. */
+    uint64_t free_head;
+    uint32_t wanted; /* atomic: a thread found no piece but its own (the next reclaim frees more) */
 } ludus__pool;
 
 /* A span on the recorder's per-thread stack: whether its begin was recorded,
@@ -6329,6 +6433,7 @@ typedef struct ludus__thread_final {
     uint64_t spans;
     uint64_t orphan_ends;
     uintptr_t lost_begin; /* the slot of the inline event in flight at the end, left out (0: none) */
+    uint64_t left_ticks;  /* a flight recorder's exited thread: the clock when it left (after its last event) */
 } ludus__thread_final;
 
 typedef struct ludus__registry {
@@ -6367,7 +6472,12 @@ typedef struct ludus__session {
     char process_name[64];
     ludus__thread_final *retired;
     uint32_t nretired, retired_cap;
-    uint32_t retired_oom; /* exits whose data could not be kept (counted as dropped) */
+    /* A flight recorder drops the exited threads whose pieces all went
+     * back to the pool (pool.c, ludus__ring_reclaim): the entries before
+     * retired_head are gone. */
+    uint32_t retired_head;
+    uint64_t retired_evicted, retired_evicted_in_window; /* atomic: their events given back */
+    uint32_t retired_oom;                                /* exits whose data could not be kept (counted as dropped) */
     uint64_t retired_oom_events;
     /* What producers read out of line: kept after the capture ends while a
      * thread that was inside an out-of-line event then may still run. */
@@ -6397,6 +6507,16 @@ LUDUS_HIDDEN int ludus__register_self(const char *name);
  * from the session's pool; NULL when exhausted. for_end: may use the end
  * reserve. */
 LUDUS_HIDDEN ludus__chunk *ludus__pool_take(uint32_t want, int for_end);
+/* A flight recorder's piece given back by an exited thread, or NULL
+ * (lock-free: any producer, per piece). */
+LUDUS_HIDDEN ludus__chunk *ludus__pool_take_free(void);
+/* A flight recorder (registry lock held): the pieces of exited threads
+ * that lie wholly before the window go back to the pool,
+ * and, while the pool is short (a thread found no piece but its own, or
+ * the pool's fresh part is nearly gone and nothing is given back), the
+ * oldest pieces of exited threads inside the window too (counted as
+ * evicted). An exited thread left with no piece leaves the retired list. */
+LUDUS_HIDDEN void ludus__ring_reclaim(void);
 /* The thread's published state (registry lock held). */
 LUDUS_HIDDEN void ludus__thread_publish(const ludus__thread_record *r, uint32_t gen, ludus__thread_final *out);
 /* A thread leaves the registry (registry lock held): when the last capture
@@ -6405,6 +6525,9 @@ LUDUS_HIDDEN void ludus__thread_publish(const ludus__thread_record *r, uint32_t 
 LUDUS_HIDDEN void ludus__session_thread_leaving(const ludus__thread_record *r);
 /* Resets the registry in a child process after fork (threads.c). */
 LUDUS_HIDDEN void ludus__registry_after_fork(void);
+/* Installs the registry's fork handlers (once; registering a thread does
+ * too): the session's, installed after it, then run first before a fork. */
+LUDUS_HIDDEN void ludus__registry_fork_install(void);
 
 /* Library calls that take locks mark the thread, so an event recorded by a
  * signal handler that interrupts them is dropped, never deadlocks. */
@@ -6620,6 +6743,8 @@ LUDUS_HIDDEN uint64_t ludus__live_shard_bytes(void);
 /* In the child that writes a crash (crash.c): the lock made anew, as any
  * thread of the crashed process may have held it. */
 LUDUS_HIDDEN void ludus__counters_crash_reset(void);
+/* Installs the counters' fork handlers (once; their first lock does too). */
+LUDUS_HIDDEN void ludus__counters_fork_install(void);
 
 /* emit.c: one event with a payload slot; 0 when dropped or idle. */
 
@@ -6705,6 +6830,10 @@ static void ludus__sf_counters_fork_install(void);
 static void lock(void) {
     ludus__once_run(&ludus__sf_counters_L.fork_once, ludus__sf_counters_fork_install);
     ludus__mutex_lock(&ludus__sf_counters_L.lock);
+}
+
+void ludus__counters_fork_install(void) {
+    ludus__once_run(&ludus__sf_counters_L.fork_once, ludus__sf_counters_fork_install);
 }
 
 /* ---- shards ---- */
@@ -7369,6 +7498,9 @@ static int ludus__sf_emit_new_piece(ludus__thread_hot *t, ludus__thread_cold *c,
     uint64_t window = __atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_RELAXED);
     ludus__chunk *n = window ? ludus__sf_emit_ring_reuse(c, window, 0) : NULL;
     int reused = n != NULL;
+    /* a piece an exited thread gave back (pool.c, ludus__ring_reclaim):
+     * as a reused one, never the end reserve's */
+    if (!n && window && (n = ludus__pool_take_free()) != NULL) reused = 1;
     /* A flight recorder's last eighth of the pool is for threads that hold
      * fewer than two pieces: one that came late still gets a window, never
      * a pool the first threads took whole. */
@@ -7380,7 +7512,12 @@ static int ludus__sf_emit_new_piece(ludus__thread_hot *t, ludus__thread_cold *c,
         n = ludus__pool_take(c->piece_bytes, for_end);
         if (!n) c->exhausted = for_end ? 2u : 1u;
     }
-    if (!n && window) reused = (n = ludus__sf_emit_ring_reuse(c, window, 1)) != NULL;
+    if (!n && window) {
+        /* the pool is short: the next reclaim gives back pieces of exited
+         * threads inside the window too (a store, per piece) */
+        __atomic_store_n(&ludus__sess.pool.wanted, 1u, __ATOMIC_RELAXED);
+        reused = (n = ludus__sf_emit_ring_reuse(c, window, 1)) != NULL;
+    }
     if (!n) return 0;
     n->thread = c->serial;
     /* a reused piece's number changes before its events do (a snapshot
@@ -8058,6 +8195,8 @@ uintptr_t ludus__lock_wait_begin(const void *lock, const ludus_site *site, unsig
  * bump pointer (one compare-and-swap per piece, thousands of events), never
  * grown. Begins may take pieces up to begin_limit; ends may use the rest
  * (the end reserve). Exhaustion is a counted drop in the caller. */
+#include <string.h>
+
 
 ludus__chunk *ludus__pool_take(uint32_t want, int for_end) {
     ludus__pool *p = &ludus__sess.pool;
@@ -8076,6 +8215,114 @@ ludus__chunk *ludus__pool_take(uint32_t want, int for_end) {
     c->bytes = (uint32_t)size;
     return c;
 }
+
+/* ---- a flight recorder's pieces of exited threads ----
+ * An exited thread's pieces stay in the session's retired list, so a
+ * snapshot holds its window; once they leave the window (or the pool
+ * needs them) they go on a stack any producer takes a piece from (one
+ * compare-and-swap per piece, as the bump pointer). Only ludus__ring_reclaim
+ * pushes, under the registry lock, which a snapshot holds while it copies
+ * the retired lists: a piece never leaves a list a snapshot is reading.
+ * The tag in the head's high bits changes at every push and pop, so a pop
+ * that read a piece's link before another thread took and reused it
+ * fails its compare-and-swap (no ABA). */
+
+#define FREE_IDX_BITS 41
+#define FREE_IDX_MASK (((uint64_t)1 << FREE_IDX_BITS) - 1)
+
+static uint64_t ludus__sf_pool_piece_index(const ludus__chunk *ch) {
+    return ch ? (uint64_t)((uintptr_t)ch - (uintptr_t)ludus__sess.pool.base) / 64 + 1 : 0;
+}
+
+static ludus__chunk *ludus__sf_pool_piece_at(uint64_t head) {
+    uint64_t idx = head & FREE_IDX_MASK;
+    return idx ? (ludus__chunk *)(void *)(ludus__sess.pool.base + (idx - 1) * 64) : NULL;
+}
+
+static uint64_t ludus__sf_pool_next_head(uint64_t old, const ludus__chunk *ch) {
+    return ((old >> FREE_IDX_BITS) + 1) << FREE_IDX_BITS | ludus__sf_pool_piece_index(ch);
+}
+
+static void ludus__sf_pool_free_push(ludus__chunk *ch) {
+    ludus__pool *p = &ludus__sess.pool;
+    uint64_t old = __atomic_load_n(&p->free_head, __ATOMIC_RELAXED);
+    do __atomic_store_n(&ch->next, ludus__sf_pool_piece_at(old), __ATOMIC_RELAXED);
+    while (
+        !__atomic_compare_exchange_n(&p->free_head, &old, ludus__sf_pool_next_head(old, ch), 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+ludus__chunk *ludus__pool_take_free(void) {
+    ludus__pool *p = &ludus__sess.pool;
+    uint64_t old = __atomic_load_n(&p->free_head, __ATOMIC_ACQUIRE);
+    while (old & FREE_IDX_MASK) {
+        ludus__chunk *ch = ludus__sf_pool_piece_at(old);
+        ludus__chunk *after = __atomic_load_n(&ch->next, __ATOMIC_RELAXED);
+        if (__atomic_compare_exchange_n(&p->free_head, &old, ludus__sf_pool_next_head(old, after), 1, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_ACQUIRE))
+            return ch;
+    }
+    return NULL;
+}
+
+/* Exited threads looked at past the last one whose pieces all went: they
+ * exited later, so their events are mostly younger (a reclaim costs the
+ * pieces it frees and a few more, not the whole list). */
+#define KEPT_LOOKED_AT 8
+
+void ludus__ring_reclaim(void) {
+    ludus__session *s = &ludus__sess;
+    uint64_t now = ludus__clock_is_tsc ? ludus__read_tsc_ordered() : (uint64_t)ludus__mono_ns();
+    ludus__pool *p = &s->pool;
+    uint64_t window = __atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED);
+    if (!window || !p->base) return;
+    uint64_t from = window != UINT64_MAX && now > window ? now - window : 0;
+    /* short: a thread found no piece but its own, or the fresh part is
+     * nearly gone and nothing waits on the stack */
+    int short_of = __atomic_load_n(&p->wanted, __ATOMIC_RELAXED) ||
+                   (__atomic_load_n(&p->next, __ATOMIC_RELAXED) + p->chunk_bytes > p->begin_limit - p->bytes / 8 &&
+                    !(__atomic_load_n(&p->free_head, __ATOMIC_RELAXED) & FREE_IDX_MASK));
+    uint32_t freed_short = 0, kept = 0, i = s->retired_head, gone = 0;
+    for (; i < s->nretired && (kept < KEPT_LOOKED_AT || short_of); i++) {
+        ludus__thread_final *f = &s->retired[i];
+        while (f->first) {
+            ludus__chunk *ch = f->first, *after = ch->next;
+            uint64_t used = __atomic_load_n(&ch->used, __ATOMIC_RELAXED);
+            /* wholly before the window: the next piece began before it, or
+             * (the last piece) the thread left before it */
+            int before = after ? LUDUS__CHUNK_EVENTS(after)[0].ticks < from : f->left_ticks < from;
+            if (!before && !short_of) break;
+            f->first = after;
+            __atomic_store_n(&s->retired_evicted, s->retired_evicted + used, __ATOMIC_RELAXED);
+            if (!before) {
+                __atomic_store_n(&s->retired_evicted_in_window, s->retired_evicted_in_window + used, __ATOMIC_RELAXED);
+                if (++freed_short >= 4) short_of = 0; /* a few pieces at a time: the next reclaim gives more */
+            }
+            ludus__sf_pool_free_push(ch);
+        }
+        if (f->first) {
+            kept++;
+            continue;
+        }
+        /* gone: moved to the front of the part looked at, which then leaves */
+        if (i != s->retired_head + gone) {
+            ludus__thread_final t = *f;
+            memmove(&s->retired[s->retired_head + gone + 1], &s->retired[s->retired_head + gone],
+                    (size_t)(i - s->retired_head - gone) * sizeof *f);
+            s->retired[s->retired_head + gone] = t;
+        }
+        gone++;
+    }
+    s->retired_head += gone;
+    if (freed_short || !short_of) __atomic_store_n(&p->wanted, 0u, __ATOMIC_RELAXED);
+    if (s->retired_head > 64 && s->retired_head * 2 > s->nretired) { /* the gone part is most: compacted */
+        memmove(s->retired, &s->retired[s->retired_head], (size_t)(s->nretired - s->retired_head) * sizeof *s->retired);
+        s->nretired -= s->retired_head;
+        s->retired_head = 0;
+    }
+}
+#undef FREE_IDX_BITS
+#undef FREE_IDX_MASK
+#undef KEPT_LOOKED_AT
 
 /* ==== src/record/sites.c ==== */
 /* Run-time sites. Registered sites (ludus_site_register, ludus_site_intern)
@@ -8447,6 +8694,10 @@ static void ludus__sf_threads_fork_install(void) {
     ludus__on_fork(ludus__sf_threads_fork_prepare, ludus__sf_threads_fork_parent, ludus__sf_threads_fork_child);
 }
 
+void ludus__registry_fork_install(void) {
+    ludus__once_run(&ludus__reg.fork_once, ludus__sf_threads_fork_install);
+}
+
 int ludus__register_self(const char *name) {
     ludus__thread_cold *c = &ludus__cold;
     if (c->dead) return ludus__fail(LUDUS_EINVAL, "the thread is exiting");
@@ -8524,6 +8775,11 @@ void ludus__thread_publish(const ludus__thread_record *r, uint32_t gen, ludus__t
 /* Appends a thread's final state to the running capture (lock held). */
 static void ludus__sf_threads_retire(const ludus__thread_record *r, uint32_t gen, int exited) {
     ludus__session *s = &ludus__sess;
+    if (s->nretired == s->retired_cap && s->retired_head) { /* the part a flight recorder dropped goes first */
+        memmove(s->retired, &s->retired[s->retired_head], (size_t)(s->nretired - s->retired_head) * sizeof *s->retired);
+        s->nretired -= s->retired_head;
+        s->retired_head = 0;
+    }
     if (s->nretired == s->retired_cap) {
         uint32_t cap = s->retired_cap ? s->retired_cap * 2 : 64;
         ludus__thread_final *n = ludus__realloc(s->retired, cap * sizeof *n);
@@ -8542,6 +8798,10 @@ static void ludus__sf_threads_retire(const ludus__thread_record *r, uint32_t gen
     ludus__thread_final *f = &s->retired[s->nretired++];
     ludus__thread_publish(r, gen, f);
     f->exited = exited;
+    if (__atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED)) { /* a flight recorder: its pieces go back in time */
+        f->left_ticks = ludus__clock_is_tsc ? ludus__read_tsc_ordered() : (uint64_t)ludus__mono_ns();
+        ludus__ring_reclaim();
+    }
 }
 
 /* Leaves the registry: while a capture runs, the thread's data goes to the
@@ -9761,7 +10021,48 @@ LUDUS_HIDDEN void ludus__session_ring_forget(void);
 LUDUS_HIDDEN void ludus__session_set_ring(uint64_t window_ticks);
 /* Waits until no producer can still write into c's pool (session.c). */
 LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
-/* Ends the running capture whatever owns it (rolling.c). */
+/* ---- the recorder's one owner (session.c; docs/live.md, "One owner of the
+ * recorder") ----
+ * Every begin, end and snapshot of every kind (the program's captures and
+ * rolling windows, the live view's, the flight recorder's) runs under one
+ * control lock, so a check and an arm are one step. The recorder is held by
+ * the program or by a guest (the live view, src/live): a guest only takes
+ * it when nobody holds it, and yields it whenever the program begins
+ * anything, so a watcher never changes what the program's calls return.
+ * Lock order: the control lock, then the window's (rolling.c), then the
+ * registry's. */
+enum { LUDUS__OWNER_NONE = 0, LUDUS__OWNER_PROGRAM = 1, LUDUS__OWNER_GUEST = 2 };
+LUDUS_HIDDEN void ludus__control_lock(void);
+LUDUS_HIDDEN void ludus__control_unlock(void);
+/* Who holds the recorder now (LUDUS__OWNER_*). */
+LUDUS_HIDDEN int ludus__owner(void);
+/* Begins a capture for owner (the control lock held, nobody holding the
+ * recorder). */
+LUDUS_HIDDEN int ludus__capture_begin_locked(const ludus_capture_desc *desc, int owner);
+/* The control lock held: ends what a guest records (its capture is kept for
+ * it, ludus__guest_capture_end; its rolling window ends through
+ * ludus__rolling_yield, which rolling.c sets). */
+LUDUS_HIDDEN void ludus__guest_yield(void);
+LUDUS_HIDDEN extern void (*ludus__rolling_yield)(void);
+/* The guest's captures: begin refuses (LUDUS_EBUSY) while anyone holds the
+ * recorder; end returns the guest's capture, quiesced (*yielded: 1 when the
+ * program took the recorder first and the capture was ended then). */
+LUDUS_HIDDEN int ludus__guest_capture_begin(const ludus_capture_desc *desc);
+LUDUS_HIDDEN int ludus__guest_capture_end(ludus_capture **out, int *yielded);
+/* 1 when the guest's capture was ended for the program (lock-free). */
+LUDUS_HIDDEN int ludus__guest_capture_yielded(void);
+/* The guest's rolling window (src/flight/rolling.c): begin refuses while
+ * anyone holds the recorder; end ends only the guest's; runs: 1 while it
+ * runs (0 once the program took the recorder). A snapshot of whichever
+ * window runs, the program's or the guest's (the live view reads both). */
+struct ludus_rolling_desc;
+LUDUS_HIDDEN int ludus__rolling_begin_guest(const ludus_capture_desc *capture,
+                                            const struct ludus_rolling_desc *rolling);
+LUDUS_HIDDEN void ludus__rolling_end_guest(void);
+LUDUS_HIDDEN int ludus__rolling_guest_runs(void);
+LUDUS_HIDDEN int ludus__rolling_snapshot_any(ludus_capture **out);
+/* Ends the running capture whatever owns it (rolling.c; the control lock
+ * held). A guest's ended capture is released. */
 LUDUS_HIDDEN int ludus__session_end(void);
 /* 1 while a rolling capture runs (ludus_capture_begin and ludus_capture_end
  * refuse then); rolling.c sets it. */
@@ -14128,21 +14429,32 @@ int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, s
 
 static ludus__once ludus__sf_fork_once = LUDUS__ONCE_INIT;
 
-/* The running capture's name table is consistent in the ludus__sf_fork_child. */
+/* No begin or end is halfway at the fork (the control lock, held across
+ * it: a begin that set a new name table between ludus__sf_fork_prepare and ludus__sf_fork_parent made
+ * ludus__sf_fork_parent unlock another table than ludus__sf_fork_prepare locked), and the running
+ * capture's name table is consistent in the ludus__sf_fork_child. The control lock is
+ * taken before every other lock of the library (capture_internal.h), so
+ * these handlers run first: they are installed after the registry's and
+ * the counters' (pthread_atfork runs ludus__sf_fork_prepare handlers last installed
+ * first). The crash copy is made without atfork handlers (linux_crash.c). */
 static void ludus__sf_fork_prepare(void) {
+    ludus__control_lock();
     ludus__names_fork_lock(ludus__sess.names);
 }
 
 static void ludus__sf_fork_parent(void) {
     ludus__names_fork_unlock(ludus__sess.names);
+    ludus__control_unlock();
 }
 
 static void ludus__sf_fork_child(void) {
     ludus__names_fork_reset(ludus__sess.names);
-    ludus__session_after_fork();
+    ludus__session_after_fork(); /* makes the control lock anew */
 }
 
 static void ludus__sf_fork_install(void) {
+    ludus__registry_fork_install();
+    ludus__counters_fork_install();
     ludus__on_fork(ludus__sf_fork_prepare, ludus__sf_fork_parent, ludus__sf_fork_child);
 }
 
@@ -14993,9 +15305,10 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
     uint64_t now_ticks = s->clock_tsc ? now.ticks : (uint64_t)now.ns;
     uint64_t window = __atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED);
     uint64_t from = window == UINT64_MAX || window > now_ticks ? 0 : now_ticks - window;
+    ludus__ring_reclaim(); /* exited threads with nothing in the window are not listed */
     uint32_t high = ludus__reg.high, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
-    c->threads = ludus__calloc((size_t)nlive + s->nretired + 1, sizeof *c->threads);
+    c->threads = ludus__calloc((size_t)nlive + (s->nretired - s->retired_head) + 1, sizeof *c->threads);
     /* the copy's size: the pool's bounds it (memory the copy does not
      * write is address space only; one size, so the kept buffer serves the
      * next snapshot) */
@@ -15020,7 +15333,7 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
         th->spans = __atomic_load_n(&tc->spans, __ATOMIC_RELAXED) ? th->slots : 0; /* a bound: lanes are decided */
         if (fd) th->first_drop_ns = (int64_t)fd; /* ticks until the clock is known (below) */
     }
-    for (uint32_t i = 0; i < s->nretired && rc == 0; i++) { /* exited: their pieces no longer change */
+    for (uint32_t i = s->retired_head; i < s->nretired && rc == 0; i++) { /* exited: their pieces no longer change */
         const ludus__thread_final *f = &s->retired[i];
         ludus__cap_thread *th = &c->threads[c->nthreads++];
         ludus__sf_ring_snapshot_name_thread(th, f->name, f->tid, f->serial);
@@ -15132,7 +15445,29 @@ static struct {
     uint64_t lost0;
     int phase; /* atomic: PH_* */
     ludus_capture *ending;
+    int owner;              /* atomic: LUDUS__OWNER_* of the running capture (or rolling window) */
+    ludus_capture *yielded; /* the guest's capture, ended when the program took the recorder */
+    int yielded_flag;       /* atomic: yielded is set */
+    int controlling;        /* atomic: a thread holds the ludus__sf_session_control lock (a begin or an end runs) */
 } ludus__sf_session_S;
+
+/* The ludus__sf_session_control lock (capture_internal.h, "the recorder's one owner"). */
+static ludus__mutex ludus__sf_session_control = LUDUS__MUTEX_INIT;
+void (*ludus__rolling_yield)(void);
+
+void ludus__control_lock(void) {
+    ludus__mutex_lock(&ludus__sf_session_control);
+    __atomic_store_n(&ludus__sf_session_S.controlling, 1, __ATOMIC_RELEASE);
+}
+
+void ludus__control_unlock(void) {
+    __atomic_store_n(&ludus__sf_session_S.controlling, 0, __ATOMIC_RELEASE);
+    ludus__mutex_unlock(&ludus__sf_session_control);
+}
+
+int ludus__owner(void) {
+    return __atomic_load_n(&ludus__sf_session_S.owner, __ATOMIC_ACQUIRE);
+}
 
 void ludus__session_rolling(int on) {
     __atomic_store_n(&ludus__sf_session_S.rolling_owns, on, __ATOMIC_RELEASE);
@@ -15147,6 +15482,7 @@ static uint32_t ludus__sf_session_next_gen(void) {
     return ludus__sf_session_S.gen_counter % 0x3fffffffu + 1;
 }
 static void ludus__sf_session_resolve_late(ludus_capture *c);
+static void ludus__sf_session_resolve_pending_late(void);
 
 /* A test hook (tests/unit/test_crash.c): stops begin and end at each ludus__sf_session_step. */
 void (*ludus__session_step)(int ludus__sf_session_step);
@@ -15170,8 +15506,8 @@ void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_des
     *out = d;
 }
 
-int ludus_capture_active(void) {
-    return __atomic_load_n(&ludus__sf_session_S.active, __ATOMIC_ACQUIRE);
+int ludus_capture_active(void) { /* the program's: a watcher's is not its */
+    return __atomic_load_n(&ludus__sf_session_S.active, __ATOMIC_ACQUIRE) && ludus__owner() == LUDUS__OWNER_PROGRAM;
 }
 
 ludus_capture *ludus__last_capture(void) {
@@ -15181,9 +15517,12 @@ ludus_capture *ludus__last_capture(void) {
 int ludus_capture_last(ludus_capture **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
-    if (!ludus__sf_session_S.last) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
-    ludus_capture_retain(ludus__sf_session_S.last);
-    *out = ludus__sf_session_S.last;
+    ludus__control_lock();
+    ludus_capture *c = ludus__sf_session_S.last;
+    if (c) ludus_capture_retain(c);
+    ludus__control_unlock();
+    if (!c) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
+    *out = c;
     return 0;
 }
 
@@ -15249,7 +15588,7 @@ typedef struct ludus__begin_prep {
     char process_name[64];
 } ludus__begin_prep;
 
-static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus__begin_prep *p) {
+static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, int owner, ludus__begin_prep *p) {
     memset(p, 0, sizeof *p);
     ludus_capture_desc d;
     ludus_capture_desc_defaults(desc, &d);
@@ -15293,8 +15632,8 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
             ludus__names_destroy(names);
             return rc;
         }
-        d.pool_file = NULL; /* not kept: the caller's string */
-    } else {
+        d.pool_file = NULL;                     /* not kept: the caller's string */
+    } else if (owner == LUDUS__OWNER_PROGRAM) { /* a guest leaves the program's last capture whole */
         mem = ludus__sf_session_steal_pool(bytes, &d.allocator, mapped, &pf, &faulted);
     }
     if (!mem) {
@@ -15342,8 +15681,8 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, ludus
 
 /* Arms the capture ludus__sf_session_begin_prepare reserved for (it owns what p holds);
  * returns when it was armed (CLOCK_MONOTONIC ns). */
-static void ludus__sf_session_begin_arm(ludus__begin_prep *p) {
-    if (ludus__sf_session_S.late_cap) ludus__sf_session_resolve_late(ludus__sf_session_S.late_cap); /* before any thread can attach again */
+static void ludus__sf_session_begin_arm(ludus__begin_prep *p, int owner) {
+    ludus__sf_session_resolve_pending_late(); /* before any thread can attach again */
     ludus_capture_desc d = p->d;
     uint64_t bytes = p->bytes;
     void *mem = p->mem;
@@ -15391,6 +15730,7 @@ static void ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
     /* GPU samples handed over from now on are this capture's */
     ludus__gpu_capture_begin(s->begin_point.ns, (s->desc.record & LUDUS_RECORD_GPU) != 0);
+    __atomic_store_n(&ludus__sf_session_S.owner, owner, __ATOMIC_RELEASE);
     __atomic_store_n(&ludus__sf_session_S.active, 1, __ATOMIC_RELEASE);
     if (s->desc.record & LUDUS_RECORD_CPU) /* a GPU-only capture leaves the recorder disarmed */
         __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
@@ -15398,8 +15738,8 @@ static void ludus__sf_session_begin_arm(ludus__begin_prep *p) {
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     /* The library's reference to the previous capture goes now (a caller
-     * that took one keeps it), once armed. */
-    if (ludus__sf_session_S.last) {
+     * that took one keeps it), once armed: the program's, never a guest's. */
+    if (ludus__sf_session_S.last && owner == LUDUS__OWNER_PROGRAM) {
         ludus_capture *old = ludus__sf_session_S.last;
         ludus__sf_session_S.last = NULL;
         ludus_capture_release(old);
@@ -15413,28 +15753,44 @@ static void ludus__sf_session_begin_arm(ludus__begin_prep *p) {
         ludus__pool_file_start(ludus__sf_session_S.pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
 }
 
-int ludus_capture_begin(const ludus_capture_desc *desc) {
-    const char *elsewhere = ludus__backend_no_capture();
-    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
-    /* the rolling window first: while it runs, it owns the session */
-    if (ludus__rolling_owns_session() || __atomic_load_n(&ludus__sf_session_S.active, __ATOMIC_ACQUIRE))
+int ludus__capture_begin_locked(const ludus_capture_desc *desc, int owner) {
+    if (ludus__owner() != LUDUS__OWNER_NONE || __atomic_load_n(&ludus__sf_session_S.active, __ATOMIC_ACQUIRE))
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
-    if (ludus__sf_session_S.late_cap) ludus__sf_session_resolve_late(ludus__sf_session_S.late_cap); /* before any thread can attach again */
+    ludus__sf_session_resolve_pending_late(); /* before any thread can attach again */
     /* A pool file is never replaced: when the last capture (held by the
      * library only) still has the file of this path, it goes first. */
-    if (desc && desc->pool_file && ludus__sf_session_S.last && __atomic_load_n(&ludus__sf_session_S.last->refs, __ATOMIC_ACQUIRE) == 1 &&
-        ludus__pool_file_path(ludus__sf_session_S.last->pool_file) &&
+    if (owner == LUDUS__OWNER_PROGRAM && desc && desc->pool_file && ludus__sf_session_S.last &&
+        __atomic_load_n(&ludus__sf_session_S.last->refs, __ATOMIC_ACQUIRE) == 1 && ludus__pool_file_path(ludus__sf_session_S.last->pool_file) &&
         strcmp(ludus__pool_file_path(ludus__sf_session_S.last->pool_file), desc->pool_file) == 0) {
         ludus_capture *old = ludus__sf_session_S.last;
         ludus__sf_session_S.last = NULL;
         ludus_capture_release(old);
     }
     ludus__begin_prep p;
-    int rc = ludus__sf_session_begin_prepare(desc, &p);
+    int rc = ludus__sf_session_begin_prepare(desc, owner, &p);
     if (rc) return rc;
-    ludus__sf_session_begin_arm(&p);
+    ludus__sf_session_begin_arm(&p, owner);
     return 0;
+}
+
+int ludus_capture_begin(const ludus_capture_desc *desc) {
+    const char *elsewhere = ludus__backend_no_capture();
+    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
+    ludus__control_lock();
+    if (ludus__owner() == LUDUS__OWNER_GUEST) ludus__guest_yield(); /* the program first */
+    int rc = ludus__capture_begin_locked(desc, LUDUS__OWNER_PROGRAM);
+    ludus__control_unlock();
+    return rc;
+}
+
+int ludus__guest_capture_begin(const ludus_capture_desc *desc) {
+    const char *elsewhere = ludus__backend_no_capture();
+    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
+    ludus__control_lock();
+    int rc = ludus__capture_begin_locked(desc, LUDUS__OWNER_GUEST);
+    ludus__control_unlock();
+    return rc;
 }
 
 /* ---- end ---- */
@@ -15475,8 +15831,11 @@ static void ludus__sf_session_convert_thread(ludus_capture *c, ludus__cap_thread
     th->first = f->first;
 }
 
-/* Ends the capture: stores 0 in armed, joins the producers, publishes. */
-static int ludus__sf_session_end_capture(void) {
+/* Ends the capture: stores 0 in armed, joins the producers, publishes. The
+ * program's capture becomes the last (S.last); a guest's goes to *guest
+ * (NULL: released). */
+static int ludus__sf_session_end_capture(ludus_capture **guest) {
+    if (guest) *guest = NULL;
     if (!ludus__sf_session_S.active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
     ludus__session *s = &ludus__sess;
     ludus__lib_enter();
@@ -15499,7 +15858,7 @@ static int ludus__sf_session_end_capture(void) {
 
     uint32_t n = 0, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
-    ludus__thread_final *fin = ludus__calloc((size_t)nlive + s->nretired + 1, sizeof *fin);
+    ludus__thread_final *fin = ludus__calloc((size_t)nlive + (s->nretired - s->retired_head) + 1, sizeof *fin);
     ludus__straggler *strag = ludus__calloc(nlive + 1, sizeof *strag);
     ludus__late *late = ludus__calloc(nlive + 1, sizeof *late);
     uint32_t nstrag = 0, nlate = 0;
@@ -15527,7 +15886,7 @@ static int ludus__sf_session_end_capture(void) {
             if (in_piece) f->lost_begin = slot; /* its end, if it is a begin, is dropped too */
         }
     }
-    for (uint32_t i = 0; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
+    for (uint32_t i = s->retired_head; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
     uint64_t unregistered = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
     ludus__sf_session_step(LUDUS__STEP_PUBLISHED);
     ludus__mutex_unlock(&ludus__reg.lock);
@@ -15622,14 +15981,26 @@ static int ludus__sf_session_end_capture(void) {
     } else {
         memset(s, 0, sizeof *s);
     }
+    int owner = ludus__owner();
     __atomic_store_n(&ludus__sf_session_S.active, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&ludus__sf_session_S.owner, LUDUS__OWNER_NONE, __ATOMIC_RELEASE);
     if (oom) {
         __atomic_store_n(&ludus__sf_session_S.phase, PH_IDLE, __ATOMIC_RELEASE);
         ludus_capture_release(c);
         return ludus__fail(LUDUS_ENOMEM, "out of memory while publishing the capture");
     }
     ludus__sf_session_step(LUDUS__STEP_INACTIVE);
-    ludus__sf_session_S.last = c;
+    if (owner == LUDUS__OWNER_GUEST) {
+        /* quiesced here, under the ludus__sf_session_control lock: the guest's later reads
+         * and release touch nothing of the session */
+        ludus__capture_quiesce(c);
+        if (guest)
+            *guest = c;
+        else
+            ludus_capture_release(c);
+    } else {
+        ludus__sf_session_S.last = c;
+    }
     __atomic_store_n(&ludus__sf_session_S.phase, PH_IDLE, __ATOMIC_RELEASE);
     ludus__sf_session_S.ending = NULL;
     return 0;
@@ -15642,25 +16013,90 @@ int ludus__session_crash_end(ludus_capture **out) {
         *out = ludus__sf_session_S.ending;
         return 0;
     }
-    if (!__atomic_load_n(&ludus__sf_session_S.active, __ATOMIC_ACQUIRE)) return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
-    int rc = ludus__sf_session_end_capture();
-    return rc ? rc : ludus_capture_last(out);
+    if (!__atomic_load_n(&ludus__sf_session_S.active, __ATOMIC_ACQUIRE)) {
+        /* Between an end and the next begin (another thread was beginning
+         * one, nothing armed yet): the capture that just ended holds every
+         * event recorded, and is the one the crash writes. */
+        if (__atomic_load_n(&ludus__sf_session_S.controlling, __ATOMIC_ACQUIRE) && ludus__sf_session_S.last) {
+            ludus_capture_retain(ludus__sf_session_S.last);
+            *out = ludus__sf_session_S.last;
+            return 0;
+        }
+        return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
+    }
+    ludus_capture *guest = NULL;
+    int rc = ludus__sf_session_end_capture(&guest);
+    if (rc) return rc;
+    if (guest) {
+        *out = guest;
+        return 0;
+    }
+    if (!ludus__sf_session_S.last) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
+    ludus_capture_retain(ludus__sf_session_S.last);
+    *out = ludus__sf_session_S.last;
+    return 0;
 }
 
 int ludus_capture_end(ludus_capture **out) {
     if (out) *out = NULL;
-    if (ludus__rolling_owns_session())
-        return ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
-    int rc = ludus__sf_session_end_capture();
+    ludus__control_lock();
+    int rc;
+    if (ludus__owner() != LUDUS__OWNER_PROGRAM) /* none of the program's: a watcher's is not its to end */
+        rc = ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
+    else if (ludus__rolling_owns_session())
+        rc = ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
+    else
+        rc = ludus__sf_session_end_capture(NULL);
     if (rc == 0 && out && ludus__sf_session_S.last) {
         ludus_capture_retain(ludus__sf_session_S.last);
         *out = ludus__sf_session_S.last;
     }
+    ludus__control_unlock();
     return rc;
 }
 
 int ludus__session_end(void) {
-    return ludus__sf_session_end_capture();
+    return ludus__sf_session_end_capture(NULL);
+}
+
+/* ---- the guest ---- */
+
+void ludus__guest_yield(void) {
+    if (ludus__owner() != LUDUS__OWNER_GUEST) return;
+    if (ludus__rolling_owns_session()) {
+        void (*yield)(void) = ludus__rolling_yield;
+        if (yield) yield();
+        if (ludus__owner() == LUDUS__OWNER_GUEST) ludus__sf_session_end_capture(NULL); /* no window to end it: the session */
+        return;
+    }
+    ludus_capture *c = NULL;
+    ludus__sf_session_end_capture(&c);
+    ludus_capture_release(ludus__sf_session_S.yielded); /* one not collected: the newer replaces it */
+    ludus__sf_session_S.yielded = c;
+    __atomic_store_n(&ludus__sf_session_S.yielded_flag, c != NULL, __ATOMIC_RELEASE);
+}
+
+int ludus__guest_capture_yielded(void) {
+    return __atomic_load_n(&ludus__sf_session_S.yielded_flag, __ATOMIC_ACQUIRE);
+}
+
+int ludus__guest_capture_end(ludus_capture **out, int *yielded) {
+    *out = NULL;
+    *yielded = 0;
+    ludus__control_lock();
+    int rc = 0;
+    if (ludus__sf_session_S.yielded) {
+        *out = ludus__sf_session_S.yielded;
+        *yielded = 1;
+        ludus__sf_session_S.yielded = NULL;
+        __atomic_store_n(&ludus__sf_session_S.yielded_flag, 0, __ATOMIC_RELEASE);
+    } else if (ludus__owner() != LUDUS__OWNER_GUEST || ludus__rolling_owns_session()) {
+        rc = ludus__fail(LUDUS_ENOCAPTURE, "no capture of the live view is active");
+    } else {
+        rc = ludus__sf_session_end_capture(out);
+    }
+    ludus__control_unlock();
+    return rc;
 }
 
 /* ---- producers that may still write into a pool ---- */
@@ -15716,14 +16152,12 @@ static void ludus__sf_session_late_done(ludus_capture *c) {
 /* Publishes the threads that were inside an out-of-line event when c ended,
  * waiting for those events to finish; every reader of a capture's threads
  * comes after it (the memory source's settle). */
-static void ludus__sf_session_resolve_late(ludus_capture *c) {
-    if (!c->nlate) return;
+static void ludus__sf_session_resolve_late_locked(ludus_capture *c) {
+    if (!c || !c->nlate) return;
     if (ludus__sf_session_S.crashed) { /* late before the crash: their threads are not in this process */
         ludus__sf_session_late_done(c);
         return;
     }
-    ludus__lib_enter();
-    ludus__mutex_lock(&ludus__reg.lock);
     for (uint32_t i = 0; i < c->nlate; i++) {
         ludus__late *e = &c->late[i];
         if (e->resolved) continue;
@@ -15735,6 +16169,23 @@ static void ludus__sf_session_resolve_late(ludus_capture *c) {
         ludus__sf_session_publish_late(c, e, r);
     }
     ludus__sf_session_late_done(c);
+}
+
+/* Under the registry lock, which ludus__sf_session_late_done's clearing of ludus__sf_session_S.late_cap is
+ * under too: the capture's last release and a begin never both resolve it,
+ * nor one after the other has freed it. */
+static void ludus__sf_session_resolve_late(ludus_capture *c) {
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    ludus__sf_session_resolve_late_locked(c);
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+}
+
+static void ludus__sf_session_resolve_pending_late(void) {
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    ludus__sf_session_resolve_late_locked(ludus__sf_session_S.late_cap);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
 }
@@ -15829,9 +16280,23 @@ void ludus__session_after_fork(void) {
         if (!ludus__sf_session_S.active) ludus__sf_session_clear_producers_part();
     }
     ludus__gpu_after_fork(0, 0); /* the parent's GPU samples are not the child's */
+    /* The forking thread held it across the fork (fork.c): made anew. */
+    ludus__mutex_init(&ludus__sf_session_control);
+    ludus__sf_session_S.controlling = 0;
+    if (ludus__sf_session_S.yielded) { /* the watcher's, which is not in the child */
+        ludus__prefault_after_fork(ludus__sf_session_S.yielded->prefault);
+        ludus__sf_session_S.yielded->nstragglers = 0;
+        ludus__sf_session_S.yielded->nlate = 0;
+        ludus_capture_release(ludus__sf_session_S.yielded);
+        ludus__sf_session_S.yielded = NULL;
+        ludus__sf_session_S.yielded_flag = 0;
+    }
     if (!ludus__sf_session_S.active) return;
     ludus__session *s = &ludus__sess;
-    if (ludus__sf_session_S.pool_file) { /* the parent's file: the child records nothing into it, and stops */
+    /* The parent's file: the child records nothing into it, and stops. A
+     * watcher's recording (the live view's thread is not in the child):
+     * the child starts clean, its own begin free. */
+    if (ludus__sf_session_S.pool_file || ludus__owner() == LUDUS__OWNER_GUEST) {
         __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
         ludus__prefault_after_fork(ludus__sf_session_S.prefault);
         ludus__prefault_stop(ludus__sf_session_S.prefault);
@@ -15839,15 +16304,27 @@ void ludus__session_after_fork(void) {
         ludus__names_destroy(s->names);
         ludus__free(s->categories);
         ludus__free(s->retired);
-        ludus__pool_file_forget(ludus__sf_session_S.pool_file);
+        if (ludus__sf_session_S.pool_file)
+            ludus__pool_file_forget(ludus__sf_session_S.pool_file);
+        else
+            ludus__sf_session_pool_free(s->pool_mem, s->pool.bytes, ludus__sf_session_S.pool_mapped, &s->desc.allocator, NULL);
         ludus__sf_session_S.pool_file = NULL;
         memset(s, 0, sizeof *s);
+        /* the forking thread's piece was in that pool: it takes a new one
+         * when the child's own capture begins */
+        __atomic_store_n(&ludus__hot.limit, 0u, __ATOMIC_RELAXED);
+        __atomic_store_n(&ludus__hot.cur, 0u, __ATOMIC_RELAXED);
+        ludus__cold.gen = 0;
+        ludus__cold.chunk = ludus__cold.first_chunk = NULL;
         __atomic_store_n(&ludus__sf_session_S.active, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&ludus__sf_session_S.owner, LUDUS__OWNER_NONE, __ATOMIC_RELEASE);
+        __atomic_store_n(&ludus__sf_session_S.rolling_owns, 0, __ATOMIC_RELEASE);
         return;
     }
     ludus__prefault_after_fork(ludus__sf_session_S.prefault);
     s->pid = ludus__os_pid();
     s->nretired = 0;
+    s->retired_head = 0;
     s->retired_oom = 0;
     s->retired_oom_events = 0;
     s->interner_drops = 0;
@@ -20671,8 +21148,11 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
  * post-trigger time has passed, and written by the writer thread, which
  * runs at the lowest priority.
  *
- * Locks: `lock` serialises snapshots, the window's thread and begin/end;
- * the writer has its own. The trigger slot and the frame statistics are
+ * Locks: begin and end run under the session's control lock
+ * (capture_internal.h: one owner of the recorder; a window the live view
+ * runs is a guest's, ended whenever the program begins anything); `lock`
+ * serialises snapshots, the window's thread and the end; the writer has its
+ * own. The trigger slot and the frame statistics are
  * lock-free: ludus_rolling_trigger may run in a signal handler. */
 
 #include <stdio.h>
@@ -20687,6 +21167,7 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
 
 static struct {
     int on;                  /* atomic */
+    int owner;               /* atomic: LUDUS__OWNER_* of the running window */
     ludus_capture_desc desc; /* the recording's */
     char *categories;        /* desc.categories, owned */
     ludus_rolling_desc rd;   /* defaults applied */
@@ -20727,8 +21208,21 @@ static struct {
     int64_t utc_offset_s;   /* atomic: local time's offset from UTC (below) */
 } ludus__sf_rolling_R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
 
-int ludus_rolling_active(void) {
+/* The running window's, whoever owns it. */
+static int ludus__sf_rolling_window_on(void) {
     return __atomic_load_n(&ludus__sf_rolling_R.on, __ATOMIC_ACQUIRE);
+}
+
+static int ludus__sf_rolling_window_of(int owner) {
+    return ludus__sf_rolling_window_on() && __atomic_load_n(&ludus__sf_rolling_R.owner, __ATOMIC_ACQUIRE) == owner;
+}
+
+int ludus_rolling_active(void) { /* the program's: the live view's is not its */
+    return ludus__sf_rolling_window_of(LUDUS__OWNER_PROGRAM);
+}
+
+int ludus__rolling_guest_runs(void) {
+    return ludus__sf_rolling_window_of(LUDUS__OWNER_GUEST);
 }
 
 static void ludus__sf_rolling_count(uint64_t *field) {
@@ -20832,12 +21326,20 @@ int ludus_rolling_snapshot(ludus_capture **out) {
     return rc;
 }
 
+int ludus__rolling_snapshot_any(ludus_capture **out) {
+    *out = NULL;
+    ludus__mutex_lock(&ludus__sf_rolling_R.lock);
+    int rc = ludus__sf_rolling_window_on() ? ludus__sf_rolling_take_window(out) : ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
+    ludus__mutex_unlock(&ludus__sf_rolling_R.lock);
+    return rc;
+}
+
 /* ---- triggers ---- */
 
 /* A trigger with what it saw (detail: NULL, or text the caller made; a
  * signal handler passes a literal). Async-signal-safe. */
 static void ludus__sf_rolling_trigger_with(const char *reason, const char *detail) {
-    if (!ludus_rolling_active()) return;
+    if (!ludus_rolling_active()) return; /* none, or the live view's (it writes no file) */
     ludus__sf_rolling_count(&ludus__sf_rolling_R.st.triggers);
     uint32_t free_slot = 0;
     if (!__atomic_compare_exchange_n(&ludus__sf_rolling_R.pending, &free_slot, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
@@ -21026,11 +21528,25 @@ static void ludus__sf_rolling_evictions(uint64_t *all, uint64_t *in_window) {
         *all += __atomic_load_n(&r->cold->evicted, __ATOMIC_RELAXED);
         *in_window += __atomic_load_n(&r->cold->evicted_in_window, __ATOMIC_RELAXED);
     }
+    /* exited threads' pieces given back (pool.c) */
+    *all += __atomic_load_n(&ludus__sess.retired_evicted, __ATOMIC_RELAXED);
+    *in_window += __atomic_load_n(&ludus__sess.retired_evicted_in_window, __ATOMIC_RELAXED);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
 }
 
 /* ---- the window's thread ---- */
+
+/* The exited threads' pieces that left the window go back to the pool
+ * (pool.c; exits and snapshots do it too: a program whose threads come
+ * and go while nobody snapshots keeps its pool). */
+static void ludus__sf_rolling_reclaim(void) {
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    if (ludus__armed_gen(__atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE)) == ludus__sess.gen) ludus__ring_reclaim();
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+}
 
 /* The trigger waiting in the slot, once its post-trigger time has passed
  * (lock held). */
@@ -21110,6 +21626,7 @@ static void *ludus__sf_rolling_watcher_main(void *arg) {
         ludus__mutex_lock(&ludus__sf_rolling_R.lock);
         ludus__sf_rolling_measure_rate();
         ludus__sf_rolling_refresh_utc_offset();
+        ludus__sf_rolling_reclaim();
         ludus__sf_rolling_handle_trigger(ludus__mono_ns());
         ludus__sf_rolling_warm_copy(ludus__mono_ns());
         ludus__mutex_unlock(&ludus__sf_rolling_R.lock);
@@ -21118,6 +21635,8 @@ static void *ludus__sf_rolling_watcher_main(void *arg) {
 }
 
 /* ---- fork ---- */
+
+static void ludus__sf_rolling_release_window(void);
 
 /* The child has no background thread: its recording goes on (no trigger),
  * and ludus_rolling_snapshot and ludus_rolling_end work there. The window's
@@ -21129,6 +21648,17 @@ static void ludus__sf_rolling_fork_child(void) {
     ludus__mutex_init(&ludus__sf_rolling_R.wlock);
     ludus__cond_init(&ludus__sf_rolling_R.wcond);
     if (!ludus__sf_rolling_R.on) return;
+    if (__atomic_load_n(&ludus__sf_rolling_R.owner, __ATOMIC_RELAXED) == LUDUS__OWNER_GUEST) {
+        /* the live view's window: its thread is not in the child, which
+         * starts clean (the session forgets its recording, session.c) */
+        ludus__sf_rolling_R.on = 0;
+        ludus__sf_rolling_R.owner = LUDUS__OWNER_NONE;
+        __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
+        ludus__rolling_yield = NULL;
+        ludus__session_ring_forget();
+        ludus__sf_rolling_release_window();
+        return;
+    }
     ludus__sf_rolling_R.in_child = 1;
     ludus__sf_rolling_R.job = NULL; /* the parent writes it */
     ludus__sf_rolling_R.writing = 0;
@@ -21181,10 +21711,16 @@ static void ludus__sf_rolling_release_window(void) {
     ludus__sf_rolling_R.categories = NULL;
 }
 
-int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling) {
-    const char *elsewhere = ludus__backend_no_capture();
-    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
-    if (ludus_rolling_active() || ludus_capture_active())
+static int ludus__sf_rolling_rolling_end_locked(void);
+
+/* The live view's window ends for the program (the control lock held). */
+static void ludus__sf_rolling_rolling_yield(void) {
+    if (ludus__rolling_guest_runs()) ludus__sf_rolling_rolling_end_locked();
+}
+
+/* The control lock held, nobody holding the recorder. */
+static int ludus__sf_rolling_rolling_begin_locked(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling, int owner) {
+    if (ludus__sf_rolling_window_on() || ludus__owner() != LUDUS__OWNER_NONE)
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     if (capture && capture->pool_file)
         return ludus__fail(LUDUS_EINVAL, "a pool file is for one capture, not the rolling window");
@@ -21258,11 +21794,12 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         ludus__sf_rolling_release_window();
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
-    int rc = ludus_capture_begin(&ludus__sf_rolling_R.desc);
+    int rc = ludus__capture_begin_locked(&ludus__sf_rolling_R.desc, owner);
     if (rc) {
         ludus__sf_rolling_release_window();
         return rc;
     }
+    __atomic_store_n(&ludus__sf_rolling_R.owner, owner, __ATOMIC_RELEASE);
     ludus__session_set_ring(UINT64_MAX); /* pieces reused for room until the window's length in ticks is known */
     ludus__sf_rolling_R.begun_ns = ludus__mono_ns();
     ludus__sf_rolling_refresh_utc_offset();
@@ -21278,6 +21815,7 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
         if (have_writer) ludus__thread_join(ludus__sf_rolling_R.writer);
         __atomic_store_n(&ludus__sf_rolling_R.on, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&ludus__sf_rolling_R.owner, LUDUS__OWNER_NONE, __ATOMIC_RELEASE);
         ludus__session_rolling(0);
         ludus__session_end();
         ludus__wakeup_destroy(&ludus__sf_rolling_R.wake);
@@ -21285,13 +21823,36 @@ int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_d
         return ludus__fail(LUDUS_ENOMEM, "could not start the rolling window's threads");
     }
     __atomic_store_n(&ludus__frame_hook, ludus__sf_rolling_on_frame, __ATOMIC_RELEASE);
-    ludus__crash_rolling = ludus__sf_rolling_crash_window;
-    ludus__sf_rolling_R.sig_installed = d.signal > 0 && ludus__trigger_signal_install(d.signal, ludus__sf_rolling_on_signal) == 0;
+    if (owner == LUDUS__OWNER_PROGRAM) { /* the live view's window writes no file, a crash's neither */
+        ludus__crash_rolling = ludus__sf_rolling_crash_window;
+        ludus__sf_rolling_R.sig_installed = d.signal > 0 && ludus__trigger_signal_install(d.signal, ludus__sf_rolling_on_signal) == 0;
+    } else {
+        ludus__rolling_yield = ludus__sf_rolling_rolling_yield;
+    }
     return 0;
 }
 
-int ludus_rolling_end(void) {
-    if (!ludus_rolling_active()) return ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
+int ludus_rolling_begin(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling) {
+    const char *elsewhere = ludus__backend_no_capture();
+    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
+    ludus__control_lock();
+    ludus__guest_yield(); /* the program first */
+    int rc = ludus__sf_rolling_rolling_begin_locked(capture, rolling, LUDUS__OWNER_PROGRAM);
+    ludus__control_unlock();
+    return rc;
+}
+
+int ludus__rolling_begin_guest(const ludus_capture_desc *capture, const ludus_rolling_desc *rolling) {
+    const char *elsewhere = ludus__backend_no_capture();
+    if (elsewhere) return ludus__fail(LUDUS_EUNSUPPORTED, "%s", elsewhere);
+    ludus__control_lock();
+    int rc = ludus__sf_rolling_rolling_begin_locked(capture, rolling, LUDUS__OWNER_GUEST);
+    ludus__control_unlock();
+    return rc;
+}
+
+static int ludus__sf_rolling_rolling_end_locked(void) {
+    if (!ludus__sf_rolling_window_on()) return ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
     __atomic_store_n(&ludus__frame_hook, NULL, __ATOMIC_RELEASE);
     ludus__crash_rolling = NULL;
     if (ludus__sf_rolling_R.sig_installed) ludus__trigger_signal_restore();
@@ -21315,9 +21876,24 @@ int ludus_rolling_end(void) {
     int rc = ludus__session_end();
     ludus__session_ring_forget();
     ludus__sf_rolling_release_window();
+    __atomic_store_n(&ludus__sf_rolling_R.owner, LUDUS__OWNER_NONE, __ATOMIC_RELEASE);
+    ludus__rolling_yield = NULL;
     ludus__mutex_unlock(&ludus__sf_rolling_R.lock);
     ludus__wakeup_destroy(&ludus__sf_rolling_R.wake);
     return rc;
+}
+
+int ludus_rolling_end(void) {
+    ludus__control_lock();
+    int rc = ludus_rolling_active() ? ludus__sf_rolling_rolling_end_locked() : ludus__fail(LUDUS_ENOCAPTURE, "no rolling capture runs");
+    ludus__control_unlock();
+    return rc;
+}
+
+void ludus__rolling_end_guest(void) {
+    ludus__control_lock();
+    if (ludus__rolling_guest_runs()) ludus__sf_rolling_rolling_end_locked();
+    ludus__control_unlock();
 }
 
 int ludus_rolling_get_stats(ludus_rolling_stats *out) {
@@ -21408,6 +21984,9 @@ extern "C" {
  * recording a capture costs. LUDUS_LIVE=1 at load calls it; with
  * LUDUS_TRACE set the program's capture is the one that records (top
  * scopes then show as busy, a capture command fails with LUDUS_EBUSY).
+ * The program comes first: its own ludus_capture_begin or
+ * ludus_rolling_begin ends the live view's recording and returns what it
+ * would unwatched (docs/live.md, "One owner of the recorder").
  * Idempotent; 0, LUDUS_EUNSUPPORTED or LUDUS_EIO (the detail says why). */
 LUDUS_API int ludus_live_start(void);
 /* Stops publishing (the block goes, watchers see the process leave); also
@@ -21476,7 +22055,7 @@ typedef struct ludus_watch_view {
     int64_t start_ns, published_ns, now_ns; /* now: the watcher's clock when read */
     uint64_t publishes;
     uint32_t state;
-    uint32_t window_frames; /* the window values and scopes were computed over */
+    uint32_t window_frames; /* the window the values were computed over (the last watcher's to ask) */
     /* the newest frames, oldest first */
     uint32_t nframes;
     uint64_t frames_total, frames_missed;
@@ -21484,6 +22063,7 @@ typedef struct ludus_watch_view {
     /* top scopes by exclusive time over the top window (ludus_overlay_top_scopes) */
     int top_rc; /* 0, or why there are none (LUDUS_ENODATA: no complete frame yet) */
     uint32_t top_frames;
+    uint32_t top_window_frames; /* the window the top scopes were asked over (the last watcher's to ask then) */
     uint64_t top_first_frame, top_last_frame;
     int64_t top_begin_ns, top_end_ns, top_computed_ns; /* CLOCK_MONOTONIC */
     uint64_t top_calls, top_incomplete, top_dropped;
@@ -21517,12 +22097,17 @@ enum {
  * top scopes too (the process then records: call it at least every second
  * to keep them coming); window_frames: the frames values and top scopes
  * cover (at most 100000, and at most what the process holds; 0: as another
- * watcher set it, 120 when none did).
- * LUDUS_ENODATA when the process has exited (the view is the last one
- * read); LUDUS_EBUSY when the block was being written on every try (read
- * again). */
+ * watcher set it, 120 when none did). One window is computed at a time,
+ * the last watcher's to ask: window_frames and top_window_frames in the
+ * view say which the figures are over.
+ * LUDUS_ENODATA when the process has exited or exec()ed (its block went
+ * with the program that made it; the view is the last one read; a
+ * temporary of this watcher's capture command is removed then);
+ * LUDUS_EBUSY when the block was half-written on every try, about 13 ms
+ * (the process stopped while publishing: SIGSTOP, a debugger): read again,
+ * or give up after a while. */
 LUDUS_API int ludus_watch_read(ludus_watch *w, int want_scopes, uint32_t window_frames, ludus_watch_view *out);
-/* 1 while the process runs. */
+/* 1 while the process runs the program that made the block. */
 LUDUS_API int ludus_watch_alive(const ludus_watch *w);
 
 /* Asks the process to record ms milliseconds (1 .. 3,600,000) and write
@@ -21558,7 +22143,7 @@ LUDUS_API int ludus_watch_capture(ludus_watch *w, uint32_t ms, const char *path,
 #include <stdint.h>
 
 #define LUDUS__LIVE_MAGIC "LUDLIVE"
-#define LUDUS__LIVE_VERSION 1u
+#define LUDUS__LIVE_VERSION 2u
 #define LUDUS__LIVE_FRAMES 4096u /* frame times kept (a power of two) */
 #define LUDUS__LIVE_SCOPES 32u
 #define LUDUS__LIVE_LOCKS 16u
@@ -21619,6 +22204,7 @@ typedef struct ludus__live_published {
     /* the top scopes' window (from ludus_overlay_top_scopes) */
     int32_t top_rc; /* 0 or a LUDUS_E* code */
     uint32_t top_frames;
+    uint32_t top_window_frames, pad2; /* the window the top scopes were asked over (window_frames when computed) */
     uint64_t top_first_frame, top_last_frame;
     int64_t top_begin_ns, top_end_ns; /* CLOCK_MONOTONIC */
     int64_t top_computed_ns;
@@ -21837,6 +22423,7 @@ static void ludus__sf_live_top_from(ludus_capture *c, uint32_t window) {
     ludus_capture_summary sum;
     int64_t start = ludus_capture_get_summary(c, &sum) == 0 ? sum.start_ns : 0;
     ludus__sf_live_S.pub.top_computed_ns = ludus__mono_ns();
+    ludus__sf_live_S.pub.top_window_frames = window; /* published with them: another watcher's window may come next */
     ludus__sf_live_S.pub.nscopes = ludus__sf_live_S.pub.nlocks = 0;
     if (n < 0) {
         ludus__sf_live_S.pub.top_rc = n;
@@ -21862,8 +22449,12 @@ static void ludus__sf_live_top_from(ludus_capture *c, uint32_t window) {
 
 /* ---- recording: the rolling window for the top scopes, captures on demand ---- */
 
+/* The library's recordings are a guest's (capture_internal.h, "the
+ * recorder's one owner"): begun only when the program holds nothing, ended
+ * for the program whenever it begins anything; a capture ended so is
+ * written as it stands and says why. */
 static void ludus__sf_live_rolling_stop(void) {
-    if (ludus__sf_live_S.ours_rolling) ludus_rolling_end();
+    if (ludus__sf_live_S.ours_rolling) ludus__rolling_end_guest();
     ludus__sf_live_S.ours_rolling = 0;
 }
 
@@ -21878,7 +22469,7 @@ static int ludus__sf_live_rolling_start(void) {
     rd.post_ms = (uint32_t)LUDUS_ROLLING_NONE;
     rd.cooldown_ms = (uint32_t)LUDUS_ROLLING_NONE;
     rd.signal = LUDUS_ROLLING_NONE;
-    int rc = ludus_rolling_begin(&cd, &rd);
+    int rc = ludus__rolling_begin_guest(&cd, &rd);
     ludus__sf_live_S.ours_rolling = rc == 0;
     return rc;
 }
@@ -21928,24 +22519,24 @@ static void ludus__sf_live_capture_start(uint64_t seq, uint32_t ms, const char *
         return;
     }
     ludus__sf_live_S.window_capture = 0;
-    if (ludus_rolling_active() && !ludus__sf_live_S.ours_rolling) {
+    if (ludus_rolling_active()) {
         ludus__sf_live_S.window_capture = 1; /* the program's own window: its last ms when they have passed */
-    } else if (ludus_capture_active() && !ludus__sf_live_S.ours_capture && !ludus__sf_live_S.ours_rolling) {
-        ludus__live_out_abort(&ludus__sf_live_S.out);
-        ludus__sf_live_S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
-        ludus__sf_live_S.pub.cap_rc = LUDUS_EBUSY;
-        snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message,
-                 "the process records a capture of its own (LUDUS_TRACE, or its own ludus_capture_begin)");
-        return;
     } else {
         ludus__sf_live_rolling_stop();
         ludus_capture_desc cd;
         memset(&cd, 0, sizeof cd);
         cd.chunk_count = ludus__sf_live_capture_chunks();
-        int rc = ludus_capture_begin(&cd);
+        int rc = ludus__guest_capture_begin(&cd);
         if (rc) {
             ludus__live_out_abort(&ludus__sf_live_S.out);
-            ludus__sf_live_cap_fail(rc, "capture begin");
+            if (rc == LUDUS_EBUSY) {
+                ludus__sf_live_S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+                ludus__sf_live_S.pub.cap_rc = LUDUS_EBUSY;
+                snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message,
+                         "the process records a capture of its own (LUDUS_TRACE, or its own ludus_capture_begin)");
+            } else {
+                ludus__sf_live_cap_fail(rc, "capture begin");
+            }
             return;
         }
         ludus__sf_live_S.ours_capture = 1;
@@ -21958,9 +22549,9 @@ static void ludus__sf_live_capture_start(uint64_t seq, uint32_t ms, const char *
 static void ludus__sf_live_capture_finish(uint32_t window, int abandon) {
     ludus_capture *c = NULL;
     uint32_t cut_ms = 0;
-    int rc;
+    int rc, yielded = 0;
     if (ludus__sf_live_S.window_capture) {
-        rc = ludus_rolling_snapshot(&c);
+        rc = ludus__rolling_snapshot_any(&c);
         ludus_capture_summary s;
         /* its last ms, cut; a .ludus file holds whole threads, not a time cut: the whole window then */
         if (rc == 0 && ludus__sf_live_S.cap_format != LUDUS_FORMAT_LUDUS && ludus_capture_get_summary(c, &s) == 0 &&
@@ -21977,13 +22568,22 @@ static void ludus__sf_live_capture_finish(uint32_t window, int abandon) {
             cut_ms = ludus__sf_live_S.pub.cap_ms;
         }
     } else {
-        rc = ludus_capture_end(&c);
+        rc = ludus__guest_capture_end(&c, &yielded);
         ludus__sf_live_S.ours_capture = 0;
     }
+    int was_window = ludus__sf_live_S.window_capture;
     ludus__sf_live_S.window_capture = 0;
     if (rc == 0 && abandon) rc = LUDUS_ENOCAPTURE;
     if (rc) {
         ludus__live_out_abort(&ludus__sf_live_S.out);
+        if (rc == LUDUS_ENOCAPTURE && !abandon && was_window) {
+            snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message,
+                     "the program ended its rolling window before the seconds asked for had passed");
+            ludus__sf_live_S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+            ludus__sf_live_S.pub.cap_rc = rc;
+            ludus_capture_release(c);
+            return;
+        }
         if (abandon)
             snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message, "the process exited (or stopped publishing) first");
         else
@@ -22016,8 +22616,15 @@ static void ludus__sf_live_capture_finish(uint32_t window, int abandon) {
             snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message, "cannot put the file in place: %.100s", why);
         } else {
             ludus__sf_live_S.pub.cap_state = LUDUS__LIVE_CAP_DONE;
-            snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message, "wrote %llu events (%llu dropped)",
-                     (unsigned long long)s.events, (unsigned long long)s.dropped);
+            if (yielded) /* the program began a capture of its own: it had the recorder */
+                snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message,
+                         "wrote %llu events (%llu dropped) of %.3f s: cut short, the program began a capture of its "
+                         "own",
+                         (unsigned long long)s.events, (unsigned long long)s.dropped,
+                         (double)(s.end_ns - s.start_ns) / 1e9);
+            else
+                snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message, "wrote %llu events (%llu dropped)",
+                         (unsigned long long)s.events, (unsigned long long)s.dropped);
         }
     } else {
         ludus__live_out_abort(&ludus__sf_live_S.out);
@@ -22065,6 +22672,12 @@ static void *ludus__sf_live_live_main(void *arg) {
         window = window == 0 ? 120 : window > WINDOW_MAX ? WINDOW_MAX : window;
         uint64_t seq;
         uint32_t kind, ms;
+        /* the program took the recorder since the last tick */
+        if (ludus__sf_live_S.ours_rolling && !ludus__rolling_guest_runs()) ludus__sf_live_S.ours_rolling = 0;
+        if (ludus__sf_live_S.ours_capture && ludus__guest_capture_yielded()) {
+            ludus__sf_live_capture_finish(window, 0);
+            ludus__sf_live_S.next_scopes_ns = now + SCOPES_EVERY_NS * 4;
+        }
         int busy = ludus__sf_live_S.ours_capture || ludus__sf_live_S.window_capture;
         if (!busy && ludus__sf_live_read_command(&seq, &kind, &ms, path) && kind == LUDUS__LIVE_CMD_CAPTURE)
             ludus__sf_live_capture_start(seq, ms, path);
@@ -22096,16 +22709,15 @@ static void *ludus__sf_live_live_main(void *arg) {
                 ludus__sf_live_S.next_scopes_ns = now + SCOPES_EVERY_NS * 4; /* its scopes stay up a while */
             }
         } else if (want_scopes) {
-            int foreign_rolling = ludus_rolling_active() && !ludus__sf_live_S.ours_rolling;
-            if (foreign_rolling)
+            if (ludus_rolling_active()) /* the program's own window: read, not replaced */
                 state |= LUDUS__LIVE_ST_FOREIGN | LUDUS__LIVE_ST_SCOPES;
-            else if (ludus_capture_active() && !ludus__sf_live_S.ours_rolling)
-                state |= LUDUS__LIVE_ST_BUSY;
             else if (ludus__sf_live_S.ours_rolling || ludus__sf_live_rolling_start() == 0)
                 state |= LUDUS__LIVE_ST_SCOPES;
+            else /* the program holds the recorder: the watcher yields, and says so */
+                state |= LUDUS__LIVE_ST_BUSY;
             if ((state & LUDUS__LIVE_ST_SCOPES) && now >= ludus__sf_live_S.next_scopes_ns) {
                 ludus_capture *c = NULL;
-                if (ludus_rolling_snapshot(&c) == 0) ludus__sf_live_top_from(c, window);
+                if (ludus__rolling_snapshot_any(&c) == 0) ludus__sf_live_top_from(c, window);
                 ludus_capture_release(c);
                 ludus__sf_live_S.next_scopes_ns = ludus__mono_ns() + SCOPES_EVERY_NS;
             }
@@ -22851,6 +23463,10 @@ struct ludus_watch {
     uint64_t pid;
     uint32_t own_pid;
     ludus__live_published *copy; /* the last consistent read */
+    /* this watcher's last capture command, until its result is read: when
+     * the process dies first, its temporary is removed here */
+    uint64_t cmd_id;
+    char cmd_path[LUDUS__LIVE_PATH];
 };
 
 int ludus_watch_open(uint64_t pid, ludus_watch **out) {
@@ -22979,7 +23595,19 @@ int ludus_watch_read(ludus_watch *w, int want_scopes, uint32_t window_frames, lu
         got = __atomic_fetch_add(&b->seq, 0u, __ATOMIC_ACQ_REL) == s1;
     }
     int alive = ludus__live_map_alive(&w->map);
-    if (!got) return alive ? ludus__fail(LUDUS_EBUSY, "the block was being written on every try") : LUDUS_ENODATA;
+    if (w->cmd_id && got && p->cap_seq == w->cmd_id &&
+        (p->cap_state == LUDUS__LIVE_CAP_DONE || p->cap_state == LUDUS__LIVE_CAP_FAILED))
+        w->cmd_id = 0;         /* its result is in: the process put the file in place or removed its temporary */
+    if (w->cmd_id && !alive) { /* it died (or exec'd) while writing it: the temporary goes too */
+        ludus__live_out_remove_stale(w->cmd_path, w->pid);
+        w->cmd_id = 0;
+    }
+    if (!got)
+        return alive ? ludus__fail(LUDUS_EBUSY,
+                                   "process %llu left its block half-written on every try (stopped while "
+                                   "publishing: SIGSTOP, a debugger?)",
+                                   (unsigned long long)w->pid)
+                     : LUDUS_ENODATA;
     memset(out, 0, offsetof(ludus_watch_view, frames));
     out->pid = w->pid;
     ludus__sf_watch_take_text(out->process, sizeof out->process, b->process, sizeof b->process);
@@ -22989,6 +23617,7 @@ int ludus_watch_read(ludus_watch *w, int want_scopes, uint32_t window_frames, lu
     out->publishes = p->publishes;
     out->state = p->state;
     out->window_frames = p->window_frames;
+    out->top_window_frames = p->top_window_frames;
     out->frames_total = p->frames_total;
     out->frames_missed = p->frames_missed;
     /* the newest frames, oldest first; at most the ring */
@@ -23070,6 +23699,8 @@ int ludus_watch_capture(ludus_watch *w, uint32_t ms, const char *path, uint64_t 
     __atomic_store_n(&a->cmd_ms, ms, __ATOMIC_RELAXED);
     __atomic_store_n(&a->cmd_seq, seq, __ATOMIC_RELEASE);
     ludus__sf_watch_heartbeat(w, 0, 0);
+    w->cmd_id = seq;
+    memcpy(w->cmd_path, abs, strlen(abs) + 1);
     if (id) *id = seq;
     return 0;
 }
