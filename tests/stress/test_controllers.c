@@ -93,7 +93,7 @@ static void *watch_main(void *p) {
             pending = 0;
         }
         if (pending && now_ns() - sent_at > 8000000000ll) {
-            snprintf(me->why, sizeof me->why, "capture command %llu never ended (state %d: %s)",
+            snprintf(me->why, sizeof me->why, "capture command %llu never ended (state %d: %.200s)",
                      (unsigned long long)pending, v->capture_state, v->capture_message);
             break;
         }
