@@ -143,7 +143,8 @@ int main(int argc, char **argv) {
     if (recording) {
         ludus_capture_desc d;
         memset(&d, 0, sizeof d);
-        d.chunk_count = dropping ? 1 : (uint32_t)((double)n * 4 * 4 * 16 / 65536 * 1.1) + 8; /* scopes, zones, spans, Tracy zones */
+        d.chunk_count =
+            dropping ? 1 : (uint32_t)((double)n * 4 * 4 * 16 / 65536 * 1.1) + 8; /* scopes, zones, spans, Tracy zones */
         if (ludus_capture_begin(&d)) return 1;
         if (dropping) fill_pool();
         run_scopes(1); /* attach outside the counted call */
