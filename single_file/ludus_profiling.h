@@ -2113,7 +2113,8 @@ typedef struct ludus_rolling_desc {
     double hitch_factor;    /* a frame longer than this times the running median is a hitch [2.5] */
     uint32_t median_frames; /* frames of the running median (and frames seen before the first hitch) [120] */
     uint32_t post_ms;       /* kept after a trigger before the window is taken [window_ms / 4] */
-    uint32_t cooldown_ms;   /* triggers within this time of the last one taken are counted, not taken [5000] */
+    uint32_t cooldown_ms;   /* triggers within this time of the last one taken are counted, not taken (a
+                               worse hitch is taken: see ludus_rolling_trigger) [5000] */
     uint32_t max_files;     /* files written at most; later triggers are counted [16] */
     int signal;             /* triggers on this signal [SIGUSR2; none on Windows] */
     int format;             /* LUDUS_FORMAT_* of the files [LUDUS_FORMAT_LUDUS] */
@@ -2126,6 +2127,11 @@ typedef struct ludus_rolling_desc {
     const char *counter;
     const char *counter_stat; /* ["per frame"] */
     int64_t counter_above;
+    /* The frame budget in ms (16.7 for 60 Hz): a frame within it is never a
+     * hitch, so a hitch is a frame longer than max(hitch_factor x the
+     * running median, budget_ms); with hitch_factor LUDUS_ROLLING_NONE, a
+     * frame over the budget. 0: none [0]. */
+    double budget_ms;
 } ludus_rolling_desc;
 
 /* Starts the rolling window. capture: the pool (chunk_bytes x chunk_count
@@ -2148,7 +2154,17 @@ LUDUS_API int ludus_rolling_snapshot(ludus_capture **out);
  * background thread. reason: a short word for the file name (letters,
  * digits, '-' and '_' are kept). Async-signal-safe; never blocks. One
  * trigger is handled at a time: one that fires while another waits is
- * counted as coalesced. */
+ * counted as coalesced.
+ *
+ * Hitches are ranked by their frame's length, so the worst hitch of any
+ * period has a file: a hitch worse than the one waiting for its post_ms
+ * takes its place (the file's trigger; the file says whether its window
+ * still holds the one it replaced), and within a cooldown a hitch worse
+ * than every hitch written in it gets a file of its own (and the cooldown
+ * starts again from it). Files come at most one per post_ms (one trigger
+ * at a time) and max_files in all. Each file says, in its trigger's detail,
+ * what was not written since the file before it and why; the statistics
+ * count it. */
 LUDUS_API void ludus_rolling_trigger(const char *reason);
 
 typedef struct ludus_rolling_stats {
@@ -2166,8 +2182,14 @@ typedef struct ludus_rolling_stats {
     uint64_t writer_busy;       /* the writer was still writing the previous file */
     uint64_t files_written;
     uint64_t write_errors;
-    int64_t frame_median_ns; /* the running median frame time (0 before median_frames frames) */
-    char last_file[512];     /* the last file written ("" before any) */
+    int64_t frame_median_ns;    /* the running median frame time (0 before median_frames frames) */
+    char last_file[512];        /* the last file written ("" before any) */
+    uint64_t replaced;          /* hitches replaced by a worse one while they waited (of the coalesced) */
+    uint64_t worse_in_cooldown; /* hitches within a cooldown worse than every hitch written in it: written */
+    /* Hitches that got no file of their own (cooled, coalesced, replaced,
+     * over max_files, the writer busy), and the longest of their frames. */
+    uint64_t hitches_unwritten;
+    int64_t worst_unwritten_ns;
 } ludus_rolling_stats;
 LUDUS_API int ludus_rolling_get_stats(ludus_rolling_stats *out);
 
@@ -2443,6 +2465,10 @@ LUDUS_API int ludus_capture_gpu_span(struct ludus_capture *c, uint64_t index, lu
 
 /* CLOCK_MONOTONIC in integer nanoseconds. */
 LUDUS_HIDDEN int64_t ludus__mono_ns(void);
+/* The calling thread's CPU time (user + system) in ns, or -1 when the OS
+ * cannot say. A system call on Linux (no vDSO for the thread clock): read
+ * once per frame, never on a scope's path. */
+LUDUS_HIDDEN int64_t ludus__thread_cpu_ns(void);
 /* 1 when the CPU has a constant-rate counter that the inline hot path can
  * read: an invariant TSC (x86-64), the virtual counter CNTVCT_EL0 (AArch64).
  * The "tsc" names below mean that counter. */
@@ -3845,6 +3871,16 @@ int64_t ludus__mono_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+int64_t ludus__thread_cpu_ns(void) {
+#ifdef CLOCK_THREAD_CPUTIME_ID
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return -1;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+#else
+    return -1;
+#endif
+}
+
 int ludus__os_pid(void) {
     return (int)getpid();
 }
@@ -4720,6 +4756,14 @@ int64_t ludus__mono_ns(void) {
     QueryPerformanceCounter(&now);
     int64_t f = freq.QuadPart, t = now.QuadPart;
     return t / f * 1000000000 + t % f * 1000000000 / f; /* no overflow for t % f < 2^33 */
+}
+
+int64_t ludus__thread_cpu_ns(void) {
+    FILETIME created, exited, kernel, user;
+    if (!GetThreadTimes(GetCurrentThread(), &created, &exited, &kernel, &user)) return -1;
+    uint64_t k = (uint64_t)kernel.dwHighDateTime << 32 | kernel.dwLowDateTime;
+    uint64_t u = (uint64_t)user.dwHighDateTime << 32 | user.dwLowDateTime;
+    return (int64_t)((k + u) * 100); /* 100 ns units */
 }
 
 int ludus__membarrier_register(void) {
@@ -6329,14 +6373,19 @@ enum {
  *   nev    the normalised event it becomes; its value is the slot's value
  * ARG_*: a scope annotation (LUDUS_PROFILE_ANNOTATE): the site is the
  * annotation's name, the value a number (double bits for F64) or the data
- * a text; it belongs to the scope open on the thread. */
+ * a text; it belongs to the scope open on the thread.
+ * FRAME_CPU: the frame mark's site; the value is the frame thread's CPU time (ns, its
+ * thread clock) at the frame mark it follows, written with that mark in one
+ * claim (ludus__frame_with_cpu): a frame's CPU time is the difference of
+ * two marks' values. */
 #define LUDUS__EXT_KINDS(X)                      \
     X(MESSAGE, 1, TEXT, MESSAGE)                 \
     X(MESSAGE_DEFERRED, 2, FORMAT_ARGS, MESSAGE) \
     X(ARG_I64, 3, NONE, ARG_I64)                 \
     X(ARG_U64, 4, NONE, ARG_U64)                 \
     X(ARG_F64, 5, NONE, ARG_F64)                 \
-    X(ARG_TEXT, 6, TEXT, ARG_TEXT)
+    X(ARG_TEXT, 6, TEXT, ARG_TEXT)               \
+    X(FRAME_CPU, 7, NONE, FRAME_CPU)
 
 enum {
 #define LUDUS__EXT_ENUM(name, code, data, nev) LUDUS__EXT_##name = code,
@@ -6689,6 +6738,8 @@ LUDUS_HIDDEN int ludus__rec_register_thread(const char *name);
 /* Out-of-line events of two slots or more (emit.c); 1 when recorded, 0
  * when dropped (counted) or no capture runs. */
 LUDUS_HIDDEN int ludus__emit_value(uintptr_t word, uint64_t p0, uintptr_t p1);
+/* A frame mark with the frame thread's CPU time at it (ns, the thread clock). */
+LUDUS_HIDDEN void ludus__frame_with_cpu(int64_t cpu_ns);
 /* An extension event of sub-kind code (event_kinds.h): value, and len bytes
  * of data (cut at LUDUS__EXT_DATA_MAX). */
 LUDUS_HIDDEN int ludus__emit_ext(const ludus_site *site, unsigned code, uint64_t value, const void *data, size_t len);
@@ -7294,7 +7345,13 @@ void (*ludus__frame_hook)(void);
 void ludus__frame_tick(void) {
     int armed = ludus__load_armed() != 0;
     if (armed) {
-        ludus__frame();
+        /* the thread's CPU time at the mark (once per frame, out of line:
+         * what makes a long frame work or waiting, docs/analysis.md) */
+        int64_t cpu = ludus__thread_cpu_ns();
+        if (cpu >= 0)
+            ludus__frame_with_cpu(cpu);
+        else
+            ludus__frame();
         void (*hook)(void) = __atomic_load_n(&ludus__frame_hook, __ATOMIC_ACQUIRE);
         if (hook) hook();
     }
@@ -7854,6 +7911,35 @@ void ludus__emit(const ludus_site *site, unsigned kind) {
 
 void ludus__frame(void) {
     ludus__sf_emit_emit_slots((uintptr_t)&ludus__frame_site | LUDUS__KIND_FRAME, 0, 0, 1, NULL);
+}
+
+/* A frame mark and the thread's CPU time at it (the FRAME_CPU extension:
+ * event_kinds.h) in one claim of three slots, one timestamp: the cost of a
+ * mark plus two stores (the clock read is the caller's). */
+void ludus__frame_with_cpu(int64_t cpu_ns) {
+    ludus__thread_hot *t = &ludus__hot;
+    ludus__thread_cold *c = &ludus__cold;
+    if (ludus__sf_emit_set_busy(t)) {
+        ludus__sf_emit_signal_drop(c, 1);
+        return;
+    }
+    if (!ludus__sf_emit_slow_enter(t, c, 1, 1)) return;
+    if (!ludus__sf_emit_make_room(t, c, 3, 0)) {
+        ludus__sf_emit_drop(c, 1);
+        ludus__sf_emit_leave(t, c);
+        return;
+    }
+    ludus__event *e = (ludus__event *)ludus__sf_emit_slot_of(t);
+    uint64_t now = ludus__sf_emit_now_ticks();
+    e[0].ticks = now;
+    e[0].word = (uintptr_t)&ludus__frame_site | LUDUS__KIND_FRAME;
+    e[1].ticks = now;
+    e[1].word = (uintptr_t)&ludus__frame_site | LUDUS__KIND_EXT; /* the mark's site: already in the table */
+    e[2].ticks = (uint64_t)cpu_ns;
+    e[2].word = LUDUS__EXT_WORD(LUDUS__EXT_FRAME_CPU, 0);
+    /* release: a flight recorder's snapshot copies up to cur (session.c) */
+    __atomic_store_n(&t->cur, (uintptr_t)(e + 3) | 1u, __ATOMIC_RELEASE);
+    ludus__sf_emit_leave(t, c);
 }
 
 uint64_t ludus__flow_out(const char *name) {
@@ -9650,7 +9736,8 @@ enum {
     LUDUS__TR_COUNTER_I64,
     LUDUS__TR_COUNTER_F64,
     LUDUS__TR_MESSAGE,
-    LUDUS__TR_ARG
+    LUDUS__TR_ARG,
+    LUDUS__TR_FRAME_CPU /* the analysis: the frame thread's CPU time at the mark before it */
 };
 
 /* What a normalised event's value is (the arg exporters write for it). */
@@ -9691,7 +9778,8 @@ enum { LUDUS__V_NONE, LUDUS__V_I64, LUDUS__V_U64, LUDUS__V_F64, LUDUS__V_TEXT };
     X(ARG_I64, ARG, ARG, ARG, "annotation", NULL, 1, I64)                                               \
     X(ARG_U64, ARG, ARG, ARG, "annotation", NULL, 1, U64)                                               \
     X(ARG_F64, ARG, ARG, ARG, "annotation", NULL, 1, F64)                                               \
-    X(ARG_TEXT, ARG, ARG, ARG, "annotation", NULL, 1, TEXT)
+    X(ARG_TEXT, ARG, ARG, ARG, "annotation", NULL, 1, TEXT)                                             \
+    X(FRAME_CPU, NONE, NONE, FRAME_CPU, "frame", NULL, 0, I64)
 
 enum {
     LUDUS_NEV_NONE = 0,
@@ -9980,8 +10068,8 @@ struct ludus_capture {
      * median, a counter's value) */
     char trigger_reason[40];
     int64_t trigger_ns;
-    char trigger_detail[200];
-    char *categories; /* enabled list or NULL (owned) */
+    char trigger_detail[320]; /* with the reason and time, under the 400 bytes a reader takes (file_reader.c) */
+    char *categories;         /* enabled list or NULL (owned) */
     ludus__cap_thread *threads;
     uint32_t nthreads;
     uint64_t unregistered_drops;
@@ -12867,7 +12955,8 @@ static int ludus__sf_prepare_count_thread(ludus_capture *c, uint32_t t) {
                 events++;
             break;
         case LUDUS_NEV_LOSS:
-        case LUDUS_NEV_CRASH: /* markers the reader adds, not events */
+        case LUDUS_NEV_CRASH:     /* markers the reader adds, not events */
+        case LUDUS_NEV_FRAME_CPU: /* part of the frame mark before it */
             break;
         case LUDUS_NEV_MISMATCH:
             mismatched++;
@@ -19500,7 +19589,7 @@ static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_cap
     char refused[24], lost[24]; /* in metadata: readers skip keys they do not know */
     snprintf(refused, sizeof refused, "%u", c->counters_refused);
     snprintf(lost, sizeof lost, "%llu", (unsigned long long)c->counter_adds_lost);
-    char trigger[320]; /* "reason at_ns detail" */
+    char trigger[400]; /* "reason at_ns detail": under the 400 bytes a reader takes */
     snprintf(trigger, sizeof trigger, "%s %lld %s", c->trigger_reason, (long long)c->trigger_ns, c->trigger_detail);
     const char *keys[9] = {"ludus_version", "process_name",     "categories",        "memory_coverage", "crash",
                            "recovered",     "counters_refused", "counter_adds_lost", "trigger"};
@@ -21545,7 +21634,7 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
 
 
 #define REASON_MAX 40
-#define DETAIL_MAX 200   /* what a trigger saw, written into its file (capture_internal.h) */
+#define DETAIL_MAX 320   /* what a trigger saw, written into its file (capture_internal.h) */
 #define POLL_NS 50000000 /* the window's thread looks at the clock this often (a trigger wakes it) */
 #define RATE_NS 20000000 /* the tick rate is measured over the first 20 ms */
 
@@ -21564,12 +21653,24 @@ static struct {
     ludus__thread watcher, writer;
     int stop; /* atomic */
     ludus__wakeup wake;
-    /* the trigger slot: 0 free, 1 being filled, 2 waiting */
+    /* the trigger slot: 0 free, 1 being filled, 2 waiting, 3 being taken
+     * (the window's thread copies it out) */
     uint32_t pending;
     int64_t trigger_ns;
     char reason[REASON_MAX];
     char detail[DETAIL_MAX];
+    int64_t sev;               /* a hitch's frame length (the worse, the longer); 0: not a hitch */
+    int64_t prev_ns, prev_sev; /* the hitch it replaced while waiting (prev_sev 0: none) */
     int64_t last_taken_ns;
+    int64_t cool_worst; /* the worst hitch taken in the cooldown that runs (the window's thread) */
+    int64_t budget_ns;
+    /* atomics: a hitch that found the slot being taken (the window's thread
+     * looks at it once it is done), and what got no file since the last one */
+    int64_t missed_sev, missed_ns;
+    struct {
+        uint64_t cooled, replaced, coalesced, over_max, busy, hitches;
+        int64_t worst_ns;
+    } since;
     /* the writer */
     ludus__mutex wlock;
     ludus__cond wcond;
@@ -21720,17 +21821,27 @@ int ludus__rolling_snapshot_any(ludus_capture **out) {
 
 /* ---- triggers ---- */
 
-/* A trigger with what it saw (detail: NULL, or text the caller made; a
- * signal handler passes a literal). Async-signal-safe. */
-static void ludus__sf_rolling_trigger_with(const char *reason, const char *detail) {
-    if (!ludus_rolling_active()) return; /* none, or the live view's (it writes no file) */
-    ludus__sf_rolling_count(&ludus__sf_rolling_R.st.triggers);
-    uint32_t free_slot = 0;
-    if (!__atomic_compare_exchange_n(&ludus__sf_rolling_R.pending, &free_slot, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-        ludus__sf_rolling_count(&ludus__sf_rolling_R.st.coalesced);
-        return;
+static void ludus__sf_rolling_atomic_max(int64_t *field, int64_t v) {
+    int64_t old = __atomic_load_n(field, __ATOMIC_RELAXED);
+    while (v > old && !__atomic_compare_exchange_n(field, &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
-    ludus__sf_rolling_R.trigger_ns = ludus__mono_ns(); /* async-signal-safe (clock_gettime), as is everything here */
+}
+
+/* A hitch that gets no file of its own (sev: its frame's length), and why
+ * (one of ludus__sf_rolling_R.since's counters). */
+static void ludus__sf_rolling_hitch_unwritten(uint64_t *why, int64_t sev) {
+    if (sev <= 0) return;
+    ludus__sf_rolling_count(&ludus__sf_rolling_R.st.hitches_unwritten);
+    ludus__sf_rolling_atomic_max(&ludus__sf_rolling_R.st.worst_unwritten_ns, sev);
+    ludus__sf_rolling_count(why);
+    ludus__sf_rolling_count(&ludus__sf_rolling_R.since.hitches);
+    ludus__sf_rolling_atomic_max(&ludus__sf_rolling_R.since.worst_ns, sev);
+}
+
+/* Fills the slot (held at 1): reason, detail, when, how bad. */
+static void ludus__sf_rolling_fill_slot(const char *reason, const char *detail, int64_t at, int64_t sev) {
+    __atomic_store_n(&ludus__sf_rolling_R.trigger_ns, at, __ATOMIC_RELAXED); /* the window's thread reads it to sleep (below) */
+    ludus__sf_rolling_R.sev = sev;
     size_t n = 0;
     for (; reason && reason[n] && n < REASON_MAX - 1; n++) {
         char ch = reason[n];
@@ -21743,8 +21854,64 @@ static void ludus__sf_rolling_trigger_with(const char *reason, const char *detai
     size_t k = 0;
     for (; detail && detail[k] && k < DETAIL_MAX - 1; k++) ludus__sf_rolling_R.detail[k] = detail[k];
     ludus__sf_rolling_R.detail[k] = 0;
+}
+
+/* A trigger with what it saw (detail: NULL, or text the caller made; a
+ * signal handler passes a literal). Async-signal-safe. */
+static void ludus__sf_rolling_trigger_with(const char *reason, const char *detail) {
+    if (!ludus_rolling_active()) return; /* none, or the live view's (it writes no file) */
+    ludus__sf_rolling_count(&ludus__sf_rolling_R.st.triggers);
+    uint32_t free_slot = 0;
+    if (!__atomic_compare_exchange_n(&ludus__sf_rolling_R.pending, &free_slot, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        ludus__sf_rolling_count(&ludus__sf_rolling_R.st.coalesced);
+        return;
+    }
+    /* async-signal-safe (clock_gettime), as is everything here */
+    ludus__sf_rolling_fill_slot(reason, detail, ludus__mono_ns(), 0);
+    ludus__sf_rolling_R.prev_sev = 0;
     __atomic_store_n(&ludus__sf_rolling_R.pending, 2u, __ATOMIC_RELEASE);
     ludus__wakeup_post(&ludus__sf_rolling_R.wake);
+}
+
+/* A hitch (the frame thread, at a mark): it takes the free slot; a worse
+ * one than a hitch waiting there takes its place (the file's window may
+ * still hold the one it replaced: the file says); while the slot is being
+ * taken, it is remembered for the window's thread to look at after. */
+static void ludus__sf_rolling_trigger_hitch(const char *detail, int64_t at, int64_t sev) {
+    if (!ludus_rolling_active()) return; /* none, or the live view's (it writes no file) */
+    ludus__sf_rolling_count(&ludus__sf_rolling_R.st.triggers);
+    uint32_t st = 0;
+    if (__atomic_compare_exchange_n(&ludus__sf_rolling_R.pending, &st, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        ludus__sf_rolling_fill_slot("hitch", detail, at, sev);
+        ludus__sf_rolling_R.prev_sev = 0;
+        __atomic_store_n(&ludus__sf_rolling_R.pending, 2u, __ATOMIC_RELEASE);
+        ludus__wakeup_post(&ludus__sf_rolling_R.wake);
+        return;
+    }
+    if (st == 2 && __atomic_compare_exchange_n(&ludus__sf_rolling_R.pending, &st, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        int worse = ludus__sf_rolling_R.sev > 0 && sev > ludus__sf_rolling_R.sev;
+        if (worse) {
+            ludus__sf_rolling_count(&ludus__sf_rolling_R.st.replaced);
+            ludus__sf_rolling_hitch_unwritten(&ludus__sf_rolling_R.since.replaced, ludus__sf_rolling_R.sev);
+            int64_t prev_ns = ludus__sf_rolling_R.trigger_ns, prev_sev = ludus__sf_rolling_R.sev;
+            ludus__sf_rolling_fill_slot("hitch", detail, at, sev);
+            ludus__sf_rolling_R.prev_ns = prev_ns;
+            ludus__sf_rolling_R.prev_sev = prev_sev;
+        }
+        __atomic_store_n(&ludus__sf_rolling_R.pending, 2u, __ATOMIC_RELEASE);
+        ludus__sf_rolling_count(&ludus__sf_rolling_R.st.coalesced);
+        if (!worse) ludus__sf_rolling_hitch_unwritten(&ludus__sf_rolling_R.since.coalesced, sev);
+        return;
+    }
+    ludus__sf_rolling_count(&ludus__sf_rolling_R.st.coalesced);
+    if (st == 3) { /* being taken: the window's thread looks at it once done */
+        if (sev > __atomic_load_n(&ludus__sf_rolling_R.missed_sev, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&ludus__sf_rolling_R.missed_ns, at, __ATOMIC_RELAXED);
+            __atomic_store_n(&ludus__sf_rolling_R.missed_sev, sev, __ATOMIC_RELEASE);
+        }
+        return;
+    }
+    ludus__sf_rolling_hitch_unwritten(&ludus__sf_rolling_R.since.coalesced, sev);
 }
 
 void ludus_rolling_trigger(const char *reason) {
@@ -21791,7 +21958,7 @@ static void ludus__sf_rolling_on_frame(void) {
         return;
     }
     if (ludus__sf_rolling_R.counter[0]) ludus__sf_rolling_check_counter();
-    if (ludus__sf_rolling_R.rd.hitch_factor < 0) {
+    if (ludus__sf_rolling_R.rd.hitch_factor < 0 && !ludus__sf_rolling_R.budget_ns) {
         __atomic_store_n(&ludus__sf_rolling_R.in_frame, 0u, __ATOMIC_RELEASE);
         return;
     }
@@ -21804,14 +21971,24 @@ static void ludus__sf_rolling_on_frame(void) {
         if (ludus__sf_rolling_R.nring == m) {
             int64_t median = ludus__sf_rolling_R.sorted[m / 2];
             __atomic_store_n(&ludus__sf_rolling_R.st.frame_median_ns, median, __ATOMIC_RELAXED);
-            if ((double)dt > ludus__sf_rolling_R.rd.hitch_factor * (double)median) {
+            /* a hitch: longer than max(factor x the median, the budget) */
+            double th = ludus__sf_rolling_R.rd.hitch_factor > 0 ? ludus__sf_rolling_R.rd.hitch_factor * (double)median : 0;
+            if (th < (double)ludus__sf_rolling_R.budget_ns) th = (double)ludus__sf_rolling_R.budget_ns;
+            if ((double)dt > th && ludus_rolling_active()) {
                 ludus__sf_rolling_count(&ludus__sf_rolling_R.st.hitches);
-                char detail[DETAIL_MAX];
+                char detail[DETAIL_MAX], rule[64];
+                if (ludus__sf_rolling_R.budget_ns && ludus__sf_rolling_R.rd.hitch_factor > 0)
+                    snprintf(rule, sizeof rule, "> max(%.2f x, budget %.3f ms)", ludus__sf_rolling_R.rd.hitch_factor,
+                             (double)ludus__sf_rolling_R.budget_ns / 1e6);
+                else if (ludus__sf_rolling_R.budget_ns)
+                    snprintf(rule, sizeof rule, "> the budget %.3f ms", (double)ludus__sf_rolling_R.budget_ns / 1e6);
+                else
+                    snprintf(rule, sizeof rule, "> %.2f x", ludus__sf_rolling_R.rd.hitch_factor);
                 snprintf(detail, sizeof detail,
-                         "a frame of %.3f ms, %.2f x the running median %.3f ms of the last %u frames (> %.2f x)",
+                         "a frame of %.3f ms, %.2f x the running median %.3f ms of the last %u frames (%s)",
                          (double)dt / 1e6, median > 0 ? (double)dt / (double)median : 0.0, (double)median / 1e6, m,
-                         ludus__sf_rolling_R.rd.hitch_factor);
-                ludus__sf_rolling_trigger_with("hitch", detail);
+                         rule);
+                ludus__sf_rolling_trigger_hitch(detail, now, dt);
             }
             /* the oldest leaves the sorted copy */
             int64_t old = ludus__sf_rolling_R.ring[ludus__sf_rolling_R.ring_pos];
@@ -21899,6 +22076,7 @@ static void *ludus__sf_rolling_writer_main(void *arg) {
         ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
         ludus__sf_rolling_R.writing = 0;
         ludus__cond_broadcast(&ludus__sf_rolling_R.wcond);
+        if (__atomic_load_n(&ludus__sf_rolling_R.pending, __ATOMIC_ACQUIRE) == 2) ludus__wakeup_post(&ludus__sf_rolling_R.wake); /* one may wait for it */
     }
     ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
     return NULL;
@@ -21938,46 +22116,108 @@ static void ludus__sf_rolling_reclaim(void) {
     ludus__lib_leave();
 }
 
+/* What got no file since the last one, appended to a file's detail (and
+ * the counts reset for the next file). */
+static void ludus__sf_rolling_since_text(char *detail, size_t cap) {
+    uint64_t h = __atomic_exchange_n(&ludus__sf_rolling_R.since.hitches, 0, __ATOMIC_RELAXED);
+    uint64_t cooled = __atomic_exchange_n(&ludus__sf_rolling_R.since.cooled, 0, __ATOMIC_RELAXED);
+    uint64_t repl = __atomic_exchange_n(&ludus__sf_rolling_R.since.replaced, 0, __ATOMIC_RELAXED);
+    uint64_t coal = __atomic_exchange_n(&ludus__sf_rolling_R.since.coalesced, 0, __ATOMIC_RELAXED);
+    uint64_t over = __atomic_exchange_n(&ludus__sf_rolling_R.since.over_max, 0, __ATOMIC_RELAXED);
+    uint64_t busy = __atomic_exchange_n(&ludus__sf_rolling_R.since.busy, 0, __ATOMIC_RELAXED);
+    int64_t worst = __atomic_exchange_n(&ludus__sf_rolling_R.since.worst_ns, 0, __ATOMIC_RELAXED);
+    if (!h) return;
+    size_t n = strlen(detail);
+    snprintf(detail + n, cap - n,
+             "; not written since the file before: %llu hitch%s (worst %.3f ms:", (unsigned long long)h,
+             h == 1 ? "" : "es", (double)worst / 1e6);
+    static const char *const why[] = {" %llu in a cooldown, no worse than the hitch written",
+                                      " %llu replaced by a worse one", " %llu while another trigger waited",
+                                      " %llu after max_files", " %llu while the writer was busy"};
+    const uint64_t v[] = {cooled, repl, coal, over, busy};
+    int first = 1;
+    for (int i = 0; i < 5; i++) {
+        if (!v[i]) continue;
+        n = strlen(detail);
+        if (!first && n + 1 < cap) detail[n++] = ',', detail[n] = 0;
+        snprintf(detail + n, cap - n, why[i], (unsigned long long)v[i]);
+        first = 0;
+    }
+    n = strlen(detail);
+    snprintf(detail + n, cap - n, ")");
+}
+
 /* The trigger waiting in the slot, once its post-trigger time has passed
- * (lock held). */
-static void ludus__sf_rolling_handle_trigger(int64_t now) {
-    if (__atomic_load_n(&ludus__sf_rolling_R.pending, __ATOMIC_ACQUIRE) != 2) return;
-    int64_t at = ludus__sf_rolling_R.trigger_ns;
-    int refuse = 0;
+ * (lock held). Returns 1 when it waits for the writer. */
+static int ludus__sf_rolling_handle_trigger(int64_t now) {
+    uint32_t two = 2;
+    if (!__atomic_compare_exchange_n(&ludus__sf_rolling_R.pending, &two, 3u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return 0;
+    int64_t at = ludus__sf_rolling_R.trigger_ns, sev = ludus__sf_rolling_R.sev;
+    int refuse = 0, worse = 0;
     if (ludus__sf_rolling_R.last_taken_ns && at - ludus__sf_rolling_R.last_taken_ns < ludus__sf_rolling_R.cooldown_ns) {
-        ludus__sf_rolling_count(&ludus__sf_rolling_R.st.cooled);
-        refuse = 1;
-    } else if (__atomic_load_n(&ludus__sf_rolling_R.st.taken, __ATOMIC_RELAXED) >= ludus__sf_rolling_R.rd.max_files) {
+        if (sev > 0 && sev > ludus__sf_rolling_R.cool_worst) { /* worse than every hitch written in this cooldown: its own file */
+            worse = 1;
+        } else {
+            ludus__sf_rolling_count(&ludus__sf_rolling_R.st.cooled);
+            if (sev > 0) ludus__sf_rolling_hitch_unwritten(&ludus__sf_rolling_R.since.cooled, sev);
+            refuse = 1;
+        }
+    }
+    if (!refuse && __atomic_load_n(&ludus__sf_rolling_R.st.taken, __ATOMIC_RELAXED) >= ludus__sf_rolling_R.rd.max_files) {
         ludus__sf_rolling_count(&ludus__sf_rolling_R.st.over_max);
+        if (sev > 0) ludus__sf_rolling_hitch_unwritten(&ludus__sf_rolling_R.since.over_max, sev);
         refuse = 1;
     }
-    if (!refuse && now < at + ludus__sf_rolling_R.post_ns) return; /* not yet */
+    if (!refuse && now < at + ludus__sf_rolling_R.post_ns) { /* not yet: a worse hitch may still take its place */
+        __atomic_store_n(&ludus__sf_rolling_R.pending, 2u, __ATOMIC_RELEASE);
+        return 0;
+    }
+    if (!refuse) {
+        ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
+        int busy = ludus__sf_rolling_R.job != NULL || ludus__sf_rolling_R.writing;
+        ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
+        if (busy && now - at < ludus__sf_rolling_R.window_ns / 2) { /* it waits for the writer while its window holds it */
+            __atomic_store_n(&ludus__sf_rolling_R.pending, 2u, __ATOMIC_RELEASE);
+            return 1;
+        }
+        if (busy) {
+            ludus__sf_rolling_count(&ludus__sf_rolling_R.st.writer_busy);
+            if (sev > 0) ludus__sf_rolling_hitch_unwritten(&ludus__sf_rolling_R.since.busy, sev);
+            refuse = 1;
+        }
+    }
     char reason[REASON_MAX], detail[DETAIL_MAX];
     memcpy(reason, ludus__sf_rolling_R.reason, sizeof reason);
     memcpy(detail, ludus__sf_rolling_R.detail, sizeof detail);
+    int64_t prev_ns = ludus__sf_rolling_R.prev_ns, prev_sev = ludus__sf_rolling_R.prev_sev;
     __atomic_store_n(&ludus__sf_rolling_R.pending, 0u, __ATOMIC_RELEASE);
-    if (refuse) return;
-    ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
-    int busy = ludus__sf_rolling_R.job != NULL || ludus__sf_rolling_R.writing;
-    ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
-    if (busy) {
-        ludus__sf_rolling_count(&ludus__sf_rolling_R.st.writer_busy);
-        return;
-    }
+    if (refuse) return 0;
     ludus_capture *c = NULL;
     if (ludus__sf_rolling_take_window(&c) != 0) {
         fprintf(stderr, "ludus: rolling window: taking the window for '%s' failed: %s\n", reason,
                 ludus_last_error_detail());
-        return;
+        return 0;
     }
     uint64_t evicted, in_window;
     ludus__sf_rolling_evictions(&evicted, &in_window);
     int64_t span = c->end_ns - c->start_ns;
-    if (in_window && span < ludus__sf_rolling_R.window_ns) { /* said in the file: its window is shorter than asked */
-        size_t n = strlen(detail);
+    size_t n = strlen(detail);
+    if (worse)
+        snprintf(detail + n, sizeof detail - n, "; within the cooldown, worse than the %.3f ms hitch written in it",
+                 (double)ludus__sf_rolling_R.cool_worst / 1e6);
+    n = strlen(detail);
+    if (prev_sev > 0) /* the hitch it replaced: in this window or not */
+        snprintf(detail + n, sizeof detail - n, "; it replaced a hitch of %.3f ms %.0f ms before it, which this %s",
+                 (double)prev_sev / 1e6, (double)(at - prev_ns) / 1e6,
+                 c->start_ns <= prev_ns - prev_sev ? "window holds too" : "window does not hold: no file has it");
+    ludus__sf_rolling_since_text(detail, sizeof detail);
+    n = strlen(detail);
+    if (in_window && span < ludus__sf_rolling_R.window_ns) /* said in the file: its window is shorter than asked */
         snprintf(detail + n, sizeof detail - n, "; the pool held %.0f ms of the %.0f ms window", (double)span / 1e6,
                  (double)ludus__sf_rolling_R.window_ns / 1e6);
-    }
+    if (worse) ludus__sf_rolling_count(&ludus__sf_rolling_R.st.worse_in_cooldown);
+    /* a new cooldown from this one, whose bar is its hitch (0: not a hitch, any hitch is worse) */
+    ludus__sf_rolling_R.cool_worst = sev;
     ludus__sf_rolling_R.last_taken_ns = at;
     ludus__sf_rolling_count(&ludus__sf_rolling_R.st.taken);
     ludus__mutex_lock(&ludus__sf_rolling_R.wlock);
@@ -21987,6 +22227,24 @@ static void ludus__sf_rolling_handle_trigger(int64_t now) {
     ludus__sf_rolling_R.job_ns = at;
     ludus__cond_broadcast(&ludus__sf_rolling_R.wcond);
     ludus__mutex_unlock(&ludus__sf_rolling_R.wlock);
+    /* a hitch that came while the slot was being taken: worse than this one, it gets its own trigger */
+    int64_t msev = __atomic_exchange_n(&ludus__sf_rolling_R.missed_sev, 0, __ATOMIC_ACQUIRE);
+    if (msev > 0) {
+        int64_t mns = __atomic_load_n(&ludus__sf_rolling_R.missed_ns, __ATOMIC_RELAXED);
+        uint32_t free_slot = 0;
+        if (msev > ludus__sf_rolling_R.cool_worst &&
+            __atomic_compare_exchange_n(&ludus__sf_rolling_R.pending, &free_slot, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            char d2[DETAIL_MAX];
+            snprintf(d2, sizeof d2, "a frame of %.3f ms (it came while the window before was being taken)",
+                     (double)msev / 1e6);
+            ludus__sf_rolling_fill_slot("hitch", d2, mns, msev);
+            ludus__sf_rolling_R.prev_sev = 0;
+            __atomic_store_n(&ludus__sf_rolling_R.pending, 2u, __ATOMIC_RELEASE);
+        } else {
+            ludus__sf_rolling_hitch_unwritten(msev > ludus__sf_rolling_R.cool_worst ? &ludus__sf_rolling_R.since.coalesced : &ludus__sf_rolling_R.since.cooled, msev);
+        }
+    }
+    return 0;
 }
 
 /* Once a window has been recorded, the window's thread takes a snapshot
@@ -22004,20 +22262,21 @@ static void ludus__sf_rolling_warm_copy(int64_t now) {
  * write, so it costs them nothing. */
 static void *ludus__sf_rolling_watcher_main(void *arg) {
     (void)arg;
+    int waits_writer = 0;
     while (!__atomic_load_n(&ludus__sf_rolling_R.stop, __ATOMIC_ACQUIRE)) {
         int64_t wait = POLL_NS;
         if (!ludus__sf_rolling_R.rate_known) wait = RATE_NS / 2;
-        if (__atomic_load_n(&ludus__sf_rolling_R.pending, __ATOMIC_ACQUIRE) == 2) {
-            int64_t left = ludus__sf_rolling_R.trigger_ns + ludus__sf_rolling_R.post_ns - ludus__mono_ns();
+        if (__atomic_load_n(&ludus__sf_rolling_R.pending, __ATOMIC_ACQUIRE) == 2 && !waits_writer) {
+            int64_t left = __atomic_load_n(&ludus__sf_rolling_R.trigger_ns, __ATOMIC_RELAXED) + ludus__sf_rolling_R.post_ns - ludus__mono_ns();
             wait = left < 1000000 ? 1000000 : left < wait ? left : wait;
         }
-        ludus__wakeup_wait(&ludus__sf_rolling_R.wake, wait);
+        ludus__wakeup_wait(&ludus__sf_rolling_R.wake, wait); /* waiting for the writer: it wakes this thread when done */
         if (__atomic_load_n(&ludus__sf_rolling_R.stop, __ATOMIC_ACQUIRE)) break;
         ludus__mutex_lock(&ludus__sf_rolling_R.lock);
         ludus__sf_rolling_measure_rate();
         ludus__sf_rolling_refresh_utc_offset();
         ludus__sf_rolling_reclaim();
-        ludus__sf_rolling_handle_trigger(ludus__mono_ns());
+        waits_writer = ludus__sf_rolling_handle_trigger(ludus__mono_ns());
         ludus__sf_rolling_warm_copy(ludus__mono_ns());
         ludus__mutex_unlock(&ludus__sf_rolling_R.lock);
     }
@@ -22131,10 +22390,11 @@ static int ludus__sf_rolling_rolling_begin_locked(const ludus_capture_desc *capt
     if (!d.signal) d.signal = -1; /* none on this OS */
     if (!d.format) d.format = LUDUS_FORMAT_LUDUS;
     if (d.median_frames > 100000 || d.post_ms >= d.window_ms || (d.hitch_factor > 0 && d.hitch_factor < 1) ||
-        d.format < LUDUS_FORMAT_JSON || d.format > LUDUS_FORMAT_LUDUS ||
-        (d.signal != -1 && !ludus__trigger_signal_valid(d.signal)))
+        !(d.budget_ms >= 0 && d.budget_ms <= 3600000) || d.format < LUDUS_FORMAT_JSON ||
+        d.format > LUDUS_FORMAT_LUDUS || (d.signal != -1 && !ludus__trigger_signal_valid(d.signal)))
         return ludus__fail(LUDUS_EINVAL, "rolling: median_frames up to 100000, post_ms below window_ms, "
-                                         "hitch_factor >= 1 (or < 0), a known format, a catchable signal (or -1)");
+                                         "hitch_factor >= 1 (or < 0), budget_ms in 0 .. 3600000, a known format, "
+                                         "a catchable signal (or -1)");
     const char *stat = d.counter_stat && *d.counter_stat ? d.counter_stat : "per frame";
     if (d.counter && (strlen(d.counter) >= sizeof ludus__sf_rolling_R.counter || strlen(stat) >= sizeof ludus__sf_rolling_R.counter_stat))
         return ludus__fail(LUDUS_EINVAL, "rolling: counter name (127 bytes) or stat (31 bytes) too long");
@@ -22172,6 +22432,10 @@ static int ludus__sf_rolling_rolling_begin_locked(const ludus_capture_desc *capt
     ludus__sf_rolling_R.prev_frame_ns = 0;
     ludus__sf_rolling_R.pending = 0;
     ludus__sf_rolling_R.last_taken_ns = 0;
+    ludus__sf_rolling_R.cool_worst = 0;
+    ludus__sf_rolling_R.budget_ns = (int64_t)(d.budget_ms * 1e6 + 0.5);
+    ludus__sf_rolling_R.missed_sev = ludus__sf_rolling_R.missed_ns = 0;
+    memset(&ludus__sf_rolling_R.since, 0, sizeof ludus__sf_rolling_R.since);
     ludus__sf_rolling_R.rate_known = 0;
     ludus__sf_rolling_R.warmed = 0;
     ludus__sf_rolling_R.stop = 0;
@@ -22259,8 +22523,11 @@ static int ludus__sf_rolling_rolling_end_locked(void) {
     }
     ludus__mutex_lock(&ludus__sf_rolling_R.lock);
     __atomic_store_n(&ludus__sf_rolling_R.on, 0, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&ludus__sf_rolling_R.in_frame, __ATOMIC_SEQ_CST)) ludus__yield();     /* a frame still in ludus__sf_rolling_on_frame */
-    if (__atomic_load_n(&ludus__sf_rolling_R.pending, __ATOMIC_ACQUIRE)) ludus__sf_rolling_count(&ludus__sf_rolling_R.st.coalesced); /* dropped with the window */
+    while (__atomic_load_n(&ludus__sf_rolling_R.in_frame, __ATOMIC_SEQ_CST)) ludus__yield(); /* a frame still in ludus__sf_rolling_on_frame */
+    if (__atomic_load_n(&ludus__sf_rolling_R.pending, __ATOMIC_ACQUIRE)) {                   /* dropped with the window */
+        ludus__sf_rolling_count(&ludus__sf_rolling_R.st.coalesced);
+        if (ludus__sf_rolling_R.sev > 0) ludus__sf_rolling_hitch_unwritten(&ludus__sf_rolling_R.since.coalesced, ludus__sf_rolling_R.sev);
+    }
     ludus__sf_rolling_R.pending = 0;
     ludus__session_rolling(0);
     int rc = ludus__session_end();
@@ -22301,6 +22568,10 @@ int ludus_rolling_get_stats(ludus_rolling_stats *out) {
     LOAD(over_max);
     LOAD(writer_busy);
     LOAD(frame_median_ns);
+    LOAD(replaced);
+    LOAD(worse_in_cooldown);
+    LOAD(hitches_unwritten);
+    LOAD(worst_unwritten_ns);
 #undef LOAD
     if (ludus_rolling_active()) ludus__sf_rolling_evictions(&out->events_evicted, &out->evicted_in_window);
     ludus__mutex_lock(&ludus__sf_rolling_R.wlock); /* the writer's */
@@ -24106,7 +24377,8 @@ int ludus_watch_capture(ludus_watch *w, uint32_t ms, const char *path, uint64_t 
  * LUDUS_TRACE_WINDOW_MS (default 4000) are kept, every hitch writes the
  * window around it next to PATH (PATH's stem, the time and the reason:
  * app-20261201-101500-123-hitch.ludus), SIGUSR2 does the same, and at exit
- * the last window is written to PATH. Its trigger (LUDUS_TRACE_HITCH,
+ * the last window is written to PATH, and a line says which hitches got no
+ * file and why. Its trigger (LUDUS_TRACE_HITCH, LUDUS_TRACE_BUDGET_MS,
  * LUDUS_TRACE_TRIGGER_COUNTER), LUDUS_TRACE_POST_MS, LUDUS_TRACE_COOLDOWN_MS
  * and LUDUS_TRACE_MAX_FILES are set there too (ludus__sf_launch_rolling_env). A crash (SIGSEGV, SIGBUS, SIGFPE,
  * SIGILL, SIGABRT) writes the capture to PATH, or the window next to it
@@ -24149,6 +24421,42 @@ static struct {
 static void ludus__sf_launch_expand(char *out, size_t cap) {
     ludus__expand_pid(ludus__sf_launch_S.trace_path, ludus__os_pid(), out, cap);
 }
+/* The rolling window's files at exit: how many, and the hitches that got
+ * none of their own and why (each file says the same of the time before
+ * it). st: read before the last window was taken; the counts of the
+ * files written since are read again. */
+static void ludus__sf_launch_rolling_exit_line(const ludus_rolling_stats *before) {
+    ludus_rolling_stats st = *before;
+    ludus_rolling_get_stats(&st); /* ended: the counters stay */
+    if (!st.hitches && !st.files_written) return;
+    fprintf(stderr, "ludus: rolling window: %llu hitch%s, %llu file%s written", (unsigned long long)st.hitches,
+            st.hitches == 1 ? "" : "es", (unsigned long long)st.files_written, st.files_written == 1 ? "" : "s");
+    if (st.worse_in_cooldown)
+        fprintf(stderr, " (%llu for a hitch worse than the one written in its cooldown)",
+                (unsigned long long)st.worse_in_cooldown);
+    if (st.hitches_unwritten) {
+        fprintf(stderr, "; %llu hitch%s got no file of its own, the worst %.3f ms (triggers not taken:",
+                (unsigned long long)st.hitches_unwritten, st.hitches_unwritten == 1 ? "" : "es",
+                (double)st.worst_unwritten_ns / 1e6);
+        const char *sep = "";
+        if (st.cooled)
+            fprintf(stderr, "%s %llu in a cooldown, no worse than the hitch written", sep,
+                    (unsigned long long)st.cooled),
+                sep = ",";
+        if (st.coalesced)
+            fprintf(stderr, "%s %llu while another waited (%llu replaced by a worse hitch, whose file may hold them)",
+                    sep, (unsigned long long)st.coalesced, (unsigned long long)st.replaced),
+                sep = ",";
+        if (st.over_max)
+            fprintf(stderr, "%s %llu after LUDUS_TRACE_MAX_FILES", sep, (unsigned long long)st.over_max), sep = ",";
+        if (st.writer_busy)
+            fprintf(stderr, "%s %llu while the writer was busy", sep, (unsigned long long)st.writer_busy);
+        fprintf(stderr, "; each file's trigger says what was not written before it)");
+    }
+    if (st.write_errors) fprintf(stderr, "; %llu write errors", (unsigned long long)st.write_errors);
+    fputc('\n', stderr);
+}
+
 static void ludus__sf_launch_write_at_exit(void) {
     if (!ludus__sf_launch_S.launched || (ludus__sf_launch_S.rolling_mode ? !ludus_rolling_active() : !ludus_capture_active()))
         return; /* cancelled, or the program ended it itself */
@@ -24195,6 +24503,7 @@ static void ludus__sf_launch_write_at_exit(void) {
     else
         fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
                 (unsigned long long)s.dropped);
+    if (ludus__sf_launch_S.rolling_mode && rc == 0) ludus__sf_launch_rolling_exit_line(&st);
     ludus_capture_release(c);
 }
 
@@ -24229,13 +24538,27 @@ static int ludus__sf_launch_env_ms(const char *name, unsigned long lo, unsigned 
 /* The rolling window's settings from the environment (docs/capture.md, the LUDUS_TRACE table):
  * LUDUS_TRACE_WINDOW_MS, LUDUS_TRACE_POST_MS, LUDUS_TRACE_COOLDOWN_MS,
  * LUDUS_TRACE_MAX_FILES, LUDUS_TRACE_HITCH (a factor of the running median,
- * or "off"), LUDUS_TRACE_TRIGGER_COUNTER ("NAME>N" or "NAME:STAT>N", STAT as
+ * or "off"), LUDUS_TRACE_BUDGET_MS (the frame budget: no frame within it is
+ * a hitch), LUDUS_TRACE_TRIGGER_COUNTER ("NAME>N" or "NAME:STAT>N", STAT as
  * ludus_live_value's, default "per frame"). 0, or -1 after saying what is bad. */
 static int ludus__sf_launch_rolling_env(ludus_rolling_desc *rd) {
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_WINDOW_MS", 100, 3600000, 0, &rd->window_ms) < 0) return -1;
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, (uint32_t)LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, (uint32_t)LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
     if (ludus__sf_launch_env_ms("LUDUS_TRACE_MAX_FILES", 1, 1000000, 0, &rd->max_files) < 0) return -1;
+    const char *b = ludus__getenv("LUDUS_TRACE_BUDGET_MS");
+    if (b && *b) {
+        char *end;
+        double ms = strtod(b, &end);
+        if (*end || !(ms > 0 && ms <= 3600000)) {
+            fprintf(stderr,
+                    "ludus: LUDUS_TRACE_BUDGET_MS=%s is not a frame budget in ms (0 < MS <= 3600000); not "
+                    "tracing\n",
+                    b);
+            return -1;
+        }
+        rd->budget_ms = ms;
+    }
     const char *h = ludus__getenv("LUDUS_TRACE_HITCH");
     if (h && *h) {
         char *end;

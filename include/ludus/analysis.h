@@ -35,8 +35,9 @@ typedef struct ludus_analysis_desc {
     uint32_t last_frames;   /* LAST_FRAMES: N (>= 1) */
     int64_t range_begin_ns; /* RANGE: since capture start */
     int64_t range_end_ns;
-    double hitch_k; /* hitch: frame time > k x median of the window; default 2 */
-    int exact;      /* keep every duration: exact percentiles, memory grows with events */
+    double hitch_k;    /* hitch: frame time > max(k x median of the window, budget_ns); default 2 */
+    int exact;         /* keep every duration: exact percentiles, memory grows with events */
+    int64_t budget_ns; /* the frame budget: no frame within it is a hitch (16.7 ms for 60 Hz); 0: none */
 } ludus_analysis_desc;
 
 /* Parses "all", "last:N" or "range:T0-T1" (T with unit ns, us, ms or s; a bare
@@ -136,28 +137,80 @@ typedef struct ludus_frame_info {
     int64_t unlogged_ns;      /* frame thread time in the frame outside its top-level scopes */
     int complete, in_window, hitch;
     int lead_in; /* index 0: the time before the first mark */
+    /* The frame thread's CPU time in the frame (its thread clock read at
+     * the two marks); -1 when the capture does not hold it (an older file,
+     * an OS without a thread clock, the lead-in and the tail). Wall time
+     * minus CPU time is time the thread did not run: waiting or preempted. */
+    int64_t cpu_ns;
 } ludus_frame_info;
 
-/* A hitch's explanation: what grew in it against the window's median frame,
- * largest first. Candidates: each site's exclusive time in the frame against
- * its median per frame (on any thread), the unlogged
- * remainder against its median, and the frame-thread time carried into the
- * frame by top-level scopes begun in an earlier frame (crossing the mark)
- * against its median. explained counts the frame thread's items only (sites
- * that never ran on it are listed, "(other thread)", but run beside it). */
-#define LUDUS_HITCH_GREW 4
+/* A hitch's explanation: what grew in it against the window's median frame
+ * (docs/analysis.md, "Hitches"), as items, each a scope on one thread:
+ * candidates are each site's exclusive time in the frame against its
+ * median per frame, split over the threads it grew on (each thread's part
+ * against that thread's own median), the frame thread's unlogged remainder
+ * against its median, and the frame-thread time carried into the frame by
+ * top-level scopes begun in an earlier frame (crossing the mark). Each item
+ * has a role:
+ *   WORK     the time was spent there: on the frame thread, or on another
+ *            thread that the frame thread waited for (grew_caused: 1);
+ *   WAITING  the scope's growth is covered by another item's concurrent
+ *            growth (or by a flow from it that the scope waited for):
+ *            grew_waited_on names that item (its index here, or
+ *            LUDUS_HITCH_NONE: it waited on nothing recorded: a sleep, vsync,
+ *            a lock whose holder is not instrumented);
+ *   BESIDE   another thread's growth that the frame thread did not wait for.
+ * Items are listed WORK first (largest first), then WAITING, then BESIDE.
+ * explained: the frame thread's listed items (and its waits on listed
+ * work), summed, over extra_ns; it passes 1 when other scopes of the frame
+ * ran below their own medians (each item is against its own median, not
+ * the frame's): explained_over says so, and the reports say why. */
+#define LUDUS_HITCH_GREW 6
 #define LUDUS_HITCH_UNLOGGED (UINT32_MAX - 1) /* grew_site: the unlogged remainder */
 #define LUDUS_HITCH_CARRIED (UINT32_MAX - 2)  /* grew_site: scopes crossing the frame's opening mark */
+#define LUDUS_HITCH_NONE UINT32_MAX
+enum ludus_hitch_role { LUDUS_HITCH_WORK = 1, LUDUS_HITCH_WAITING = 2, LUDUS_HITCH_BESIDE = 3 };
+/* What the frame's extra time was, on the whole:
+ *   WORK       the frame thread ran longer (its CPU time grew, or without CPU
+ *              times: its own scopes grew and did not wait);
+ *   WAITING    the frame thread waited on work of other threads (named first);
+ *   PREEMPTED  its wall time grew and its CPU time did not, and no recorded
+ *              work of another thread covers it: preempted, or blocked
+ *              where nothing was recorded;
+ *   LIMITED    the extra time is a sleep scope (a sleep, vsync, a frame
+ *              limiter: by category or name, docs/analysis.md) that waited
+ *              on nothing recorded: a frame clamped by vsync or a limiter;
+ *   UNKNOWN    none of these covers half of the extra time. */
+enum ludus_hitch_kind {
+    LUDUS_HITCH_KIND_UNKNOWN = 0,
+    LUDUS_HITCH_KIND_WORK,
+    LUDUS_HITCH_KIND_WAITING,
+    LUDUS_HITCH_KIND_PREEMPTED,
+    LUDUS_HITCH_KIND_LIMITED
+};
 typedef struct ludus_hitch {
     uint64_t frame;
     int64_t frame_ns;
     double ratio;                         /* frame_ns / median frame of the window */
-    uint32_t grew_site[LUDUS_HITCH_GREW]; /* site index, LUDUS_HITCH_UNLOGGED or _CARRIED; UINT32_MAX: none */
+    uint32_t grew_site[LUDUS_HITCH_GREW]; /* site index, LUDUS_HITCH_UNLOGGED or _CARRIED; LUDUS_HITCH_NONE: none */
     int64_t grew_ns[LUDUS_HITCH_GREW];
-    uint32_t carried_site; /* the largest scope crossing into the frame (UINT32_MAX: none) */
-    int64_t extra_ns;      /* frame_ns - the window's median frame */
-    double explained;      /* sum of grew_ns of the frame thread's items / extra_ns */
+    uint32_t carried_site;                  /* the largest scope crossing into the frame (UINT32_MAX: none) */
+    int64_t extra_ns;                       /* frame_ns - the window's median frame */
+    double explained;                       /* the frame thread's share of extra_ns the items account for (see above) */
+    uint32_t grew_thread[LUDUS_HITCH_GREW]; /* thread index (ludus_analysis_thread) */
+    uint8_t grew_role[LUDUS_HITCH_GREW];    /* enum ludus_hitch_role */
+    uint8_t grew_caused[LUDUS_HITCH_GREW];  /* WORK on another thread that the frame thread waited for */
+    uint32_t grew_waited_on[LUDUS_HITCH_GREW]; /* WAITING: the item it waited on, or LUDUS_HITCH_NONE */
+    int explained_over;                        /* explained > 1: other scopes ran below their medians */
+    int kind;                                  /* enum ludus_hitch_kind */
+    int64_t cpu_ns;                            /* the frame thread's CPU time in the frame; -1: not recorded */
+    int64_t cpu_extra_ns;                      /* cpu_ns - the median frame CPU time (0 when not recorded) */
+    int detailed; /* 1: waits were looked for (the LUDUS_HITCH_DETAILED worst hitches); 0: roles by thread only */
 } ludus_hitch;
+/* Hitches whose threads' time is looked at bin by bin (waits, causes):
+ * the worst this many; the others list what grew, WORK on the frame
+ * thread and BESIDE elsewhere. */
+#define LUDUS_HITCH_DETAILED 1024
 
 typedef struct ludus_analysis_summary {
     int64_t duration_ns; /* capture length */
@@ -176,7 +229,8 @@ typedef struct ludus_analysis_summary {
     ludus_duration_stats frame_time; /* exact over the window's complete frames */
     int64_t median_frame_ns;
     double hitch_k;
-    int64_t hitch_threshold_ns;
+    int64_t budget_ns;          /* the frame budget asked for (0: none) */
+    int64_t hitch_threshold_ns; /* max(hitch_k x median_frame_ns, budget_ns) */
     uint32_t hitches;
     int64_t unlogged_total_ns; /* over window frames */
     uint32_t sites, paths;
@@ -194,6 +248,11 @@ typedef struct ludus_analysis_summary {
     const char *trigger_reason, *trigger_detail;
     int64_t trigger_ns;
     uint64_t trigger_frame; /* the frame that ended last at (or up to 1 ms after) the trigger; 0: none */
+    /* The frame thread's CPU time per window frame (exact), over the
+     * frames that hold it (frame_cpu.count; 0: the capture has none). */
+    ludus_duration_stats frame_cpu;
+    int64_t median_frame_cpu_ns;
+    uint32_t hitches_detailed; /* hitches whose waits were looked for (the worst LUDUS_HITCH_DETAILED) */
 } ludus_analysis_summary;
 
 LUDUS_API void ludus_analysis_get_summary(const ludus_analysis *a, ludus_analysis_summary *out);
@@ -214,6 +273,33 @@ LUDUS_API uint32_t ludus_analysis_site_slowest(const ludus_analysis *a, uint32_t
                                                uint32_t cap);
 LUDUS_API uint32_t ludus_analysis_hitch_count(const ludus_analysis *a);
 LUDUS_API const ludus_hitch *ludus_analysis_hitch(const ludus_analysis *a, uint32_t index);
+/* A site's name as reports show it: the name, and " (file:line)" after it
+ * when another site of the capture has the same name (written to buf,
+ * NUL-terminated; returns buf). */
+LUDUS_API const char *ludus_analysis_site_label(const ludus_analysis *a, uint32_t site, char *buf, size_t cap);
+
+/* Threads: per thread of the capture, its busy time per window frame (the
+ * time its top-level scopes on its own track cover in each frame, split at
+ * the frame marks; a frame it did not run in counts 0) and its top scopes
+ * by exclusive time in the window frames. */
+#define LUDUS_THREAD_TOP 5
+typedef struct ludus_thread_stats {
+    const char *name; /* owned by the analysis */
+    uint64_t tid;
+    int is_frame_thread;
+    uint64_t frames_busy;                          /* window frames in which it was busy at all */
+    int64_t busy_total_ns;                         /* over the window frames */
+    double busy_per_frame_ns;                      /* busy_total_ns / frames in the window */
+    int64_t busy_p50_ns, busy_p90_ns, busy_max_ns; /* per window frame, exact, nearest rank */
+    uint64_t busy_max_frame;                       /* the frame of busy_max_ns (0: none) */
+    double busy_share;                             /* busy_total_ns / the window frames' total time */
+    uint32_t top_site[LUDUS_THREAD_TOP];           /* site index; UINT32_MAX: none */
+    int64_t top_excl_ns[LUDUS_THREAD_TOP];         /* its exclusive time on this thread over the window frames */
+    uint64_t top_calls[LUDUS_THREAD_TOP];
+    uint64_t dropped; /* events the thread lost: its figures are lower bounds */
+} ludus_thread_stats;
+LUDUS_API uint32_t ludus_analysis_thread_count(const ludus_analysis *a);
+LUDUS_API const ludus_thread_stats *ludus_analysis_thread(const ludus_analysis *a, uint32_t index);
 /* Calls and exclusive ns of a site in one frame (0 when absent). */
 LUDUS_API int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t site, uint64_t frame, uint64_t *calls,
                                            int64_t *excl_ns);
@@ -472,7 +558,7 @@ enum ludus_metric {
 };
 
 typedef struct ludus_diff_entry {
-    const char *name; /* site name, or path "A/B/C" */
+    const char *name; /* site name (followed by " (file:line)" when another site has that name), or path "A/B/C" */
     int is_path;
     int64_t base_index, new_index; /* -1 when absent on that side */
     double base_calls_per_frame, new_calls_per_frame;
@@ -576,7 +662,9 @@ LUDUS_API void ludus_diff_get_info(const ludus_diff *d, ludus_diff_info *out);
 LUDUS_API void ludus_diff_destroy(ludus_diff *d);
 LUDUS_API uint32_t ludus_diff_count(const ludus_diff *d);
 LUDUS_API const ludus_diff_entry *ludus_diff_entry_at(const ludus_diff *d, uint32_t index);
-/* Entry of the site (is_path 0) or path (1) of this name, or NULL. */
+/* Entry of the site (is_path 0) or path (1) of this name, or NULL (a
+ * site's plain name finds the first entry of that name when its entry
+ * shows it with file:line). */
 LUDUS_API const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, int is_path);
 
 /* Counters: each per-frame statistic present on either side, compared by a

@@ -39,7 +39,8 @@ typedef struct ludus_rolling_desc {
     double hitch_factor;    /* a frame longer than this times the running median is a hitch [2.5] */
     uint32_t median_frames; /* frames of the running median (and frames seen before the first hitch) [120] */
     uint32_t post_ms;       /* kept after a trigger before the window is taken [window_ms / 4] */
-    uint32_t cooldown_ms;   /* triggers within this time of the last one taken are counted, not taken [5000] */
+    uint32_t cooldown_ms;   /* triggers within this time of the last one taken are counted, not taken (a
+                               worse hitch is taken: see ludus_rolling_trigger) [5000] */
     uint32_t max_files;     /* files written at most; later triggers are counted [16] */
     int signal;             /* triggers on this signal [SIGUSR2; none on Windows] */
     int format;             /* LUDUS_FORMAT_* of the files [LUDUS_FORMAT_LUDUS] */
@@ -52,6 +53,11 @@ typedef struct ludus_rolling_desc {
     const char *counter;
     const char *counter_stat; /* ["per frame"] */
     int64_t counter_above;
+    /* The frame budget in ms (16.7 for 60 Hz): a frame within it is never a
+     * hitch, so a hitch is a frame longer than max(hitch_factor x the
+     * running median, budget_ms); with hitch_factor LUDUS_ROLLING_NONE, a
+     * frame over the budget. 0: none [0]. */
+    double budget_ms;
 } ludus_rolling_desc;
 
 /* Starts the rolling window. capture: the pool (chunk_bytes x chunk_count
@@ -74,7 +80,17 @@ LUDUS_API int ludus_rolling_snapshot(ludus_capture **out);
  * background thread. reason: a short word for the file name (letters,
  * digits, '-' and '_' are kept). Async-signal-safe; never blocks. One
  * trigger is handled at a time: one that fires while another waits is
- * counted as coalesced. */
+ * counted as coalesced.
+ *
+ * Hitches are ranked by their frame's length, so the worst hitch of any
+ * period has a file: a hitch worse than the one waiting for its post_ms
+ * takes its place (the file's trigger; the file says whether its window
+ * still holds the one it replaced), and within a cooldown a hitch worse
+ * than every hitch written in it gets a file of its own (and the cooldown
+ * starts again from it). Files come at most one per post_ms (one trigger
+ * at a time) and max_files in all. Each file says, in its trigger's detail,
+ * what was not written since the file before it and why; the statistics
+ * count it. */
 LUDUS_API void ludus_rolling_trigger(const char *reason);
 
 typedef struct ludus_rolling_stats {
@@ -92,8 +108,14 @@ typedef struct ludus_rolling_stats {
     uint64_t writer_busy;       /* the writer was still writing the previous file */
     uint64_t files_written;
     uint64_t write_errors;
-    int64_t frame_median_ns; /* the running median frame time (0 before median_frames frames) */
-    char last_file[512];     /* the last file written ("" before any) */
+    int64_t frame_median_ns;    /* the running median frame time (0 before median_frames frames) */
+    char last_file[512];        /* the last file written ("" before any) */
+    uint64_t replaced;          /* hitches replaced by a worse one while they waited (of the coalesced) */
+    uint64_t worse_in_cooldown; /* hitches within a cooldown worse than every hitch written in it: written */
+    /* Hitches that got no file of their own (cooled, coalesced, replaced,
+     * over max_files, the writer busy), and the longest of their frames. */
+    uint64_t hitches_unwritten;
+    int64_t worst_unwritten_ns;
 } ludus_rolling_stats;
 LUDUS_API int ludus_rolling_get_stats(ludus_rolling_stats *out);
 

@@ -35,6 +35,11 @@ void ludus_analysis_destroy(ludus_analysis *a) {
     ludus__free(a->node_cells);
     ludus__free(a->site_cells);
     ludus__free(a->hitches);
+    ludus__hitches_free(a);
+    ludus__threads_free(a);
+    ludus__free(a->mark_cpu);
+    ludus__free(a->tcells);
+    ludus__free(a->tcell_med);
     ludus__counters_free(a);
     ludus__free(a->locks);
     ludus__timeline_free(a);
@@ -157,6 +162,7 @@ int ludus_analysis_frame(const ludus_analysis *a, uint64_t f, ludus_frame_info *
     out->lead_in = f == 0;
     out->in_window = f >= a->win_f0 && f < a->win_f1;
     out->hitch = out->in_window && out->end_ns - out->begin_ns > a->sum.hitch_threshold_ns;
+    out->cpu_ns = ludus__frame_cpu(a, f);
     return 0;
 }
 

@@ -115,6 +115,8 @@ typedef struct ludus__an_site {
     uint32_t last_thread;      /* thread index + 1 */
     uint32_t cells_at, ncells; /* its run in a->site_cells */
     int on_frame_thread;       /* ran on the frame thread (hitches: its time can explain a frame's) */
+    uint8_t name_shared;       /* another site has its name: reports add file:line (ludus_analysis_site_label) */
+    uint8_t wait_kind;         /* 1 a wait, 2 a sleep (a limiter, vsync), by category or name (hitches.c) */
 } ludus__an_site;
 
 typedef struct ludus__an_node {
@@ -136,7 +138,73 @@ typedef struct ludus__cell {
     uint64_t calls;
     int64_t excl, incl;
     uint32_t arg;
+    uint32_t thread; /* the thread its calls ran on (a->tcells; merged cells: any of them) */
 } ludus__cell;
+
+/* ---- hitches: what each thread did in the worst hitch frames (hitches.c) ----
+ * Known before the pass: the window's frame times give the median and the
+ * threshold, so the pass (tree.c) gathers, for the LUDUS_HITCH_DETAILED
+ * worst hitch frames only, each thread's exclusive time per bin of the
+ * frame (the sites with the most of it in each bin), the frame thread's
+ * top-level coverage per bin, and the flows that arrive in those frames
+ * (with how long their receiver had waited) and leave in them. */
+#define LUDUS__HBINS 32
+#define LUDUS__HSLOTS 4
+typedef struct ludus__hslot {
+    uint32_t site; /* UINT32_MAX: empty */
+    int64_t ns;
+} ludus__hslot;
+typedef struct ludus__hblock { /* one thread in one detailed hitch frame */
+    uint32_t plan, thread;
+    ludus__hslot bin[LUDUS__HBINS][LUDUS__HSLOTS];
+} ludus__hblock;
+typedef struct ludus__hplan { /* a detailed hitch frame */
+    uint64_t frame;
+    int64_t b, e;                  /* the frame's span */
+    int64_t ft_busy[LUDUS__HBINS]; /* the frame thread's top-level coverage per bin */
+} ludus__hplan;
+typedef struct ludus__hflow {
+    uint64_t id;
+    uint32_t plan, thread, site; /* site: the innermost scope open on the thread's track (UINT32_MAX: none) */
+    int64_t waited;              /* a flow's arrival: how long that scope had been in exclusive time */
+} ludus__hflow;
+/* Finds the detailed plans [lo, hi) whose frames overlap [t0, t1). */
+LUDUS_HIDDEN void ludus__hplans_in(const ludus_analysis *a, int64_t t0, int64_t t1, uint32_t *lo, uint32_t *hi);
+/* The window's frame statistics, the threshold and the hitch frames, before the pass. */
+LUDUS_HIDDEN int ludus__frames_plan(ludus_analysis *a);
+/* After the pass (frames_finish): each hitch's items, roles and kind. */
+LUDUS_HIDDEN int ludus__hitches_explain(ludus_analysis *a, const ludus__cell **by_frame, size_t nby,
+                                        int64_t med_unlogged, int64_t med_carried);
+LUDUS_HIDDEN int ludus__site_is_wait(const char *name, const char *category);
+/* "work", "waited on another thread", ... (enum ludus_hitch_kind); "work", "waiting", "beside". */
+LUDUS_HIDDEN const char *ludus__hitch_kind_text(int kind);
+LUDUS_HIDDEN const char *ludus__hitch_role_text(int role);
+LUDUS_HIDDEN void ludus__hitches_free(ludus_analysis *a);
+/* The frame thread's CPU time in frame f, or -1. */
+LUDUS_HIDDEN int64_t ludus__frame_cpu(const ludus_analysis *a, uint64_t f);
+
+/* ---- threads (threads.c) ---- */
+typedef struct ludus__busy_cell {
+    uint64_t frame;
+    int64_t ns;
+} ludus__busy_cell;
+typedef struct ludus__an_thread {
+    ludus_thread_stats pub;
+    char name[64];
+    ludus__busy_cell *busy; /* per frame it was busy in, frame order */
+    size_t nbusy, busy_cap;
+} ludus__an_thread;
+LUDUS_HIDDEN int ludus__thread_busy_add(ludus_analysis *a, uint32_t thread, uint32_t frame, int64_t b, int64_t e);
+/* The per-thread figures, once the pass made a->tcells. */
+LUDUS_HIDDEN int ludus__threads_finish(ludus_analysis *a);
+LUDUS_HIDDEN void ludus__threads_free(ludus_analysis *a);
+/* The text and JSON sections. */
+LUDUS_HIDDEN int ludus__report_threads_text(const ludus_analysis *a, ludus__writer *w, uint32_t top);
+LUDUS_HIDDEN void ludus__report_threads_json(const ludus_analysis *a, ludus__writer *w);
+/* A thread cell of (thread, site, frame), or NULL. */
+LUDUS_HIDDEN const ludus__cell *ludus__tcell(const ludus_analysis *a, uint32_t thread, uint32_t site, uint64_t frame);
+/* The median over window frames of (thread, site)'s exclusive time per frame. */
+LUDUS_HIDDEN int64_t ludus__tcell_median(const ludus_analysis *a, uint32_t thread, uint32_t site);
 
 /* A counter track (counters.c): values in stream order, one per frame for
  * a per-frame statistic (frame order), every sample in the window for a plot. */
@@ -157,7 +225,7 @@ struct ludus_analysis {
     ludus_analysis_summary sum;
     char window_text[64];
     char frame_thread_name[64];
-    char trigger_reason[40], trigger_detail[200]; /* the summary's (a rolling window's trigger) */
+    char trigger_reason[40], trigger_detail[320]; /* the summary's (a rolling window's trigger) */
     char *strings;                                /* names, categories, files */
     ludus__an_site *sites;
     uint32_t nsites;
@@ -178,6 +246,21 @@ struct ludus_analysis {
     size_t nnode_cells, nsite_cells;
     ludus_hitch *hitches;
     uint32_t nhitches;
+    uint64_t *hitch_frames; /* the window's hitch frames, ascending (frames_plan) */
+    ludus__hplan *hplan;    /* the detailed ones, ascending */
+    uint32_t nhplan;
+    ludus__hblock *hblocks;
+    size_t nhblocks, hblocks_cap;
+    ludus__hflow *flow_in, *flow_out;
+    size_t nflow_in, flow_in_cap, nflow_out, flow_out_cap;
+    int64_t *mark_cpu;        /* per mark: the frame thread's CPU time there; -1 unknown */
+    int64_t med_cpu, med_off; /* window medians of a frame's CPU time and wall - CPU (cpu known) */
+    uint32_t frame_thread;    /* its index, UINT32_MAX: none */
+    ludus__cell *tcells;      /* per (thread, site, frame), sorted so; excl of the calls begun in it */
+    size_t ntcells;
+    int64_t *tcell_med; /* per run of tcells (thread, site): its median; at the run's first cell */
+    ludus__an_thread *threads;
+    uint32_t nthreads;
     uint64_t win_f0, win_f1; /* window frames [f0, f1) (complete frames only) */
     ludus__an_counter *counters;
     uint32_t ncounters, counters_cap;
@@ -249,8 +332,8 @@ LUDUS_HIDDEN int64_t ludus__frame_begin(const ludus_analysis *a, uint64_t f);
 LUDUS_HIDDEN int64_t ludus__frame_end(const ludus_analysis *a, uint64_t f);
 /* frames.c: frame series, window frames, unlogged, hitches, per-frame medians. */
 LUDUS_HIDDEN int ludus__frames_finish(ludus_analysis *a);
-/* The name of a hitch's g-th grown item: a site's, "(unlogged remainder)",
- * "(crossing the mark: SITE)" (in buf). */
+/* The name of a hitch's g-th grown item: "SITE on THREAD", with SITE a
+ * site's label, "(unlogged remainder)" or "(crossing the mark: SITE)" (in buf). */
 LUDUS_HIDDEN const char *ludus__hitch_item(const ludus_analysis *a, const ludus_hitch *h, int g, char *buf, size_t cap);
 /* Per-frame values of an entity's run of cells over the window frames
  * (zeros for frames without calls); out has win_f1 - win_f0 slots. */

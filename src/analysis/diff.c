@@ -22,7 +22,7 @@ struct ludus_diff {
     ludus_diff_desc desc;
     ludus_diff_entry *e;
     uint32_t n;
-    char **names; /* path entries' names */
+    char **names; /* path entries' names, and shared sites' labels (name (file:line)) */
     uint32_t tests;
     ludus_diff_counter *counters;
     uint32_t ncounters, counter_tests;
@@ -1373,6 +1373,19 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
         }
     ludus__free(bmatch_s);
     ludus__free(bmatch_p);
+    /* sites whose name another site shares (on either side): their file:line after it */
+    for (uint32_t k = 0; k < first_path; k++) {
+        ludus_diff_entry *e = &d->e[k];
+        const ludus_analysis *side = e->base_index >= 0 ? A : B;
+        uint32_t si = (uint32_t)(e->base_index >= 0 ? e->base_index : e->new_index);
+        int shared = side->sites[si].name_shared ||
+                     (e->base_index >= 0 && e->new_index >= 0 && B->sites[e->new_index].name_shared);
+        if (!shared) continue;
+        char buf[1024];
+        d->names[k] = ludus__strdup(ludus_analysis_site_label(side, si, buf, sizeof buf));
+        if (!d->names[k]) goto oom;
+        e->name = d->names[k];
+    }
     for (uint32_t k = first_path; k < d->n; k++) {
         ludus_diff_entry *e = &d->e[k];
         char buf[1024];
@@ -1483,6 +1496,12 @@ const ludus_diff_entry *ludus_diff_entry_at(const ludus_diff *d, uint32_t i) {
 const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, int is_path) {
     for (uint32_t i = 0; i < d->n; i++)
         if (d->e[i].is_path == is_path && !strcmp(d->e[i].name, name)) return &d->e[i];
+    if (!is_path) /* a site's own name, when its entry shows it with file:line */
+        for (uint32_t i = 0; i < d->n; i++) {
+            const ludus_diff_entry *e = &d->e[i];
+            size_t n = strlen(name);
+            if (!e->is_path && !strncmp(e->name, name, n) && !strncmp(e->name + n, " (", 2)) return e;
+        }
     return NULL;
 }
 

@@ -1,10 +1,9 @@
 /* Frames: the frame-time series of the window (frame k = [mark k, mark k+1)
  * on the frame thread, marks counted from 1; frame 0, the lead-in before
- * the first mark, and the tail after the last mark are not frames),
- * the unlogged remainder per frame, calls per frame per site, and hitches
- * (frame time > k x median of the window) with what grew most against its
- * own median frame: sites' exclusive time, the unlogged remainder, and time
- * carried across the frame's opening mark. */
+ * the first mark, and the tail after the last mark are not frames), the
+ * frame thread's CPU time per frame, the unlogged remainder per frame,
+ * calls per frame per site, and hitches (frame time > max(k x median of the
+ * window, the budget)); what grew in each is hitches.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +57,108 @@ int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t site, uint64_
     return 0;
 }
 
+/* Before the pass: the window's frame times, the threshold (max of k x
+ * the median and the budget), which frames are hitches and which of them
+ * the pass looks at bin by bin (the worst LUDUS_HITCH_DETAILED), and the
+ * frame thread's CPU time per frame. */
+int ludus__frames_plan(ludus_analysis *a) {
+    ludus_analysis_summary *s = &a->sum;
+    s->frames_complete = a->nmarks > 1 ? a->nmarks - 1 : 0;
+    uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
+    s->frames_in_window = nw;
+    s->budget_ns = a->desc.budget_ns > 0 ? a->desc.budget_ns : 0;
+    if (nw == 0) return 0;
+    ludus__acc ft, cpu;
+    memset(&ft, 0, sizeof ft);
+    memset(&cpu, 0, sizeof cpu);
+    int64_t *off = ludus__malloc(nw * sizeof *off);
+    uint64_t noff = 0;
+    int bad = !off;
+    for (uint64_t f = a->win_f0; f < a->win_f1 && !bad; f++) {
+        int64_t len = ludus__frame_end(a, f) - ludus__frame_begin(a, f), c = ludus__frame_cpu(a, f);
+        bad |= ludus__acc_add(&ft, len, 1) != 0;
+        if (c >= 0) {
+            bad |= ludus__acc_add(&cpu, c, 1) != 0;
+            off[noff++] = len > c ? len - c : 0;
+        }
+    }
+    if (!bad) {
+        ludus__acc_stats(&ft, 1, &s->frame_time);
+        ludus__acc_stats(&cpu, 1, &s->frame_cpu);
+    }
+    ludus__acc_free(&ft);
+    ludus__acc_free(&cpu);
+    if (bad) {
+        ludus__free(off);
+        return -1;
+    }
+    s->median_frame_ns = s->frame_time.p50_ns;
+    s->median_frame_cpu_ns = s->frame_cpu.count ? s->frame_cpu.p50_ns : 0;
+    a->med_cpu = s->median_frame_cpu_ns;
+    if (noff) {
+        qsort(off, noff, sizeof *off, cmp_i64);
+        a->med_off = off[(noff + 1) / 2 - 1];
+    }
+    ludus__free(off);
+    int64_t th = (int64_t)(a->desc.hitch_k * (double)s->median_frame_ns);
+    s->hitch_threshold_ns = th > s->budget_ns ? th : s->budget_ns;
+    for (uint64_t f = a->win_f0; f < a->win_f1; f++)
+        if (ludus__frame_end(a, f) - ludus__frame_begin(a, f) > s->hitch_threshold_ns) s->hitches++;
+    a->hitch_frames = ludus__malloc((s->hitches ? s->hitches : 1) * sizeof *a->hitch_frames);
+    if (!a->hitch_frames) return -1;
+    uint32_t n = 0;
+    for (uint64_t f = a->win_f0; f < a->win_f1; f++)
+        if (ludus__frame_end(a, f) - ludus__frame_begin(a, f) > s->hitch_threshold_ns) a->hitch_frames[n++] = f;
+    /* the detailed ones: the worst, in frame order */
+    uint32_t nd = n < LUDUS_HITCH_DETAILED ? n : LUDUS_HITCH_DETAILED;
+    if (nd == 0) return 0;
+    uint64_t *pick = ludus__malloc(n * sizeof *pick);
+    a->hplan = ludus__calloc(nd, sizeof *a->hplan);
+    if (!pick || !a->hplan) {
+        ludus__free(pick);
+        return -1;
+    }
+    if (nd < n) { /* by length (longest first; ties: the earlier frame), then the first nd by frame */
+        int64_t *key = ludus__malloc(n * sizeof *key);
+        if (!key) {
+            ludus__free(pick);
+            return -1;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t f = a->hitch_frames[i];
+            key[i] = ludus__frame_end(a, f) - ludus__frame_begin(a, f);
+        }
+        int64_t cut = 0; /* the nd-th longest */
+        int64_t *tmp = ludus__malloc(n * sizeof *tmp);
+        if (!tmp) {
+            ludus__free(key);
+            ludus__free(pick);
+            return -1;
+        }
+        memcpy(tmp, key, n * sizeof *tmp);
+        qsort(tmp, n, sizeof *tmp, cmp_i64);
+        cut = tmp[n - nd];
+        ludus__free(tmp);
+        uint32_t above = 0, k = 0;
+        for (uint32_t i = 0; i < n; i++) above += key[i] > cut;
+        uint32_t ties = nd - above;
+        for (uint32_t i = 0; i < n && k < nd; i++)
+            if (key[i] > cut || (key[i] == cut && ties && ties--)) pick[k++] = a->hitch_frames[i];
+        ludus__free(key);
+    } else {
+        memcpy(pick, a->hitch_frames, n * sizeof *pick);
+    }
+    for (uint32_t i = 0; i < nd; i++) {
+        a->hplan[i].frame = pick[i];
+        a->hplan[i].b = ludus__frame_begin(a, pick[i]);
+        a->hplan[i].e = ludus__frame_end(a, pick[i]);
+    }
+    a->nhplan = nd;
+    s->hitches_detailed = nd;
+    ludus__free(pick);
+    return 0;
+}
+
 int ludus__frames_finish(ludus_analysis *a) {
     ludus_analysis_summary *s = &a->sum;
     /* A hitch or a counter fires at the mark that ends the frame: its time is
@@ -83,23 +184,9 @@ int ludus__frames_finish(ludus_analysis *a) {
         int64_t u = len - a->unlogged[k];
         a->unlogged[k] = a->nmarks ? (u > 0 ? u : 0) : 0;
     }
-    s->frames_complete = a->nmarks > 1 ? a->nmarks - 1 : 0;
-    uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
-    s->frames_in_window = nw;
+    uint64_t nw = s->frames_in_window;
     if (nw == 0) return 0;
-    ludus__acc ft;
-    memset(&ft, 0, sizeof ft);
-    for (uint64_t f = a->win_f0; f < a->win_f1; f++) {
-        if (ludus__acc_add(&ft, ludus__frame_end(a, f) - ludus__frame_begin(a, f), 1) != 0) {
-            ludus__acc_free(&ft);
-            return -1;
-        }
-        s->unlogged_total_ns += a->unlogged[f];
-    }
-    ludus__acc_stats(&ft, 1, &s->frame_time);
-    ludus__acc_free(&ft);
-    s->median_frame_ns = s->frame_time.p50_ns;
-    s->hitch_threshold_ns = (int64_t)(a->desc.hitch_k * (double)s->median_frame_ns);
+    for (uint64_t f = a->win_f0; f < a->win_f1; f++) s->unlogged_total_ns += a->unlogged[f];
 
     /* per site over the window frames, from its cells only (a frame without
      * one is a zero): never sites x frames */
@@ -122,91 +209,32 @@ int ludus__frames_finish(ludus_analysis *a) {
     }
     ludus__free(ex);
 
-    for (uint64_t f = a->win_f0; f < a->win_f1; f++)
-        if (ludus__frame_end(a, f) - ludus__frame_begin(a, f) > s->hitch_threshold_ns) s->hitches++;
     a->hitches = ludus__calloc(s->hitches ? s->hitches : 1, sizeof *a->hitches);
     if (!a->hitches) return -1;
+    if (!s->hitches) return 0;
     /* medians over the window frames of the unlogged remainder and the carried time */
     int64_t med_unlogged = 0, med_carried = 0;
-    if (s->hitches) {
-        int64_t *v = ludus__malloc(nw * sizeof *v);
-        if (!v) return -1;
-        for (int which = 0; which < 2; which++) {
-            for (uint64_t f = a->win_f0; f < a->win_f1; f++)
-                v[f - a->win_f0] = which ? a->carried[f].ns : a->unlogged[f];
-            qsort(v, nw, sizeof *v, cmp_i64);
-            *(which ? &med_carried : &med_unlogged) = v[(nw + 1) / 2 - 1];
-        }
-        ludus__free(v);
+    int64_t *v = ludus__malloc(nw * sizeof *v);
+    if (!v) return -1;
+    for (int which = 0; which < 2; which++) {
+        for (uint64_t f = a->win_f0; f < a->win_f1; f++) v[f - a->win_f0] = which ? a->carried[f].ns : a->unlogged[f];
+        qsort(v, nw, sizeof *v, cmp_i64);
+        *(which ? &med_carried : &med_unlogged) = v[(nw + 1) / 2 - 1];
     }
+    ludus__free(v);
     /* the site cells of each frame (frame, then site): a hitch looks at the
      * sites that ran in it, never at every site */
-    const ludus__cell **by_frame = NULL;
-    if (s->hitches) {
-        by_frame = ludus__malloc((a->nsite_cells ? a->nsite_cells : 1) * sizeof *by_frame);
-        if (!by_frame) return -1;
-        for (size_t i = 0; i < a->nsite_cells; i++) by_frame[i] = &a->site_cells[i];
-        qsort(by_frame, a->nsite_cells, sizeof *by_frame, cmp_frame_site);
-    }
-    size_t at = 0;
-    for (uint64_t f = a->win_f0; f < a->win_f1; f++) {
-        int64_t len = ludus__frame_end(a, f) - ludus__frame_begin(a, f);
-        if (len <= s->hitch_threshold_ns) continue;
-        while (at < a->nsite_cells && by_frame[at]->frame < f) at++;
-        size_t end = at;
-        while (end < a->nsite_cells && by_frame[end]->frame == f) end++;
-        ludus_hitch *h = &a->hitches[a->nhitches++];
-        h->frame = f;
-        h->frame_ns = len;
-        h->ratio = s->median_frame_ns ? (double)len / (double)s->median_frame_ns : 0;
-        h->extra_ns = len - s->median_frame_ns;
-        h->carried_site = a->carried[f].ns ? a->carried[f].site : UINT32_MAX;
-        for (int g = 0; g < LUDUS_HITCH_GREW; g++) h->grew_site[g] = UINT32_MAX;
-        for (size_t i = at; i < end + 2; i++) { /* the sites that ran in f (by index), the remainder, the carried */
-            int64_t d;
-            uint32_t who;
-            if (i == end) {
-                d = a->unlogged[f] - med_unlogged;
-                who = LUDUS_HITCH_UNLOGGED;
-            } else if (i == end + 1) {
-                d = a->carried[f].ns - med_carried;
-                who = LUDUS_HITCH_CARRIED;
-            } else {
-                who = by_frame[i]->ent; /* a site without a cell in f: d = -median <= 0 */
-                d = by_frame[i]->excl - a->sites[who].pub.median_frame_excl_ns;
-            }
-            if (d <= 0) continue;
-            for (int g = 0; g < LUDUS_HITCH_GREW; g++) {
-                if (h->grew_site[g] != UINT32_MAX && d <= h->grew_ns[g]) continue;
-                for (int m = LUDUS_HITCH_GREW - 1; m > g; m--) {
-                    h->grew_site[m] = h->grew_site[m - 1];
-                    h->grew_ns[m] = h->grew_ns[m - 1];
-                }
-                h->grew_site[g] = who;
-                h->grew_ns[g] = d;
-                break;
-            }
-        }
-        int64_t sum = 0; /* the frame thread's items: a worker's time runs beside the frame */
-        for (int g = 0; g < LUDUS_HITCH_GREW && h->grew_site[g] != UINT32_MAX; g++)
-            if (h->grew_site[g] >= a->nsites || a->sites[h->grew_site[g]].on_frame_thread) sum += h->grew_ns[g];
-        h->explained = h->extra_ns > 0 ? (double)sum / (double)h->extra_ns : 0;
-        at = end;
-    }
+    const ludus__cell **by_frame = ludus__malloc((a->nsite_cells ? a->nsite_cells : 1) * sizeof *by_frame);
+    if (!by_frame) return -1;
+    for (size_t i = 0; i < a->nsite_cells; i++) by_frame[i] = &a->site_cells[i];
+    qsort(by_frame, a->nsite_cells, sizeof *by_frame, cmp_frame_site);
+    int rc = ludus__hitches_explain(a, by_frame, a->nsite_cells, med_unlogged, med_carried);
     ludus__free(by_frame);
-    return 0;
+    return rc;
 }
 
-const char *ludus__hitch_item(const ludus_analysis *a, const ludus_hitch *h, int g, char *buf, size_t cap) {
-    uint32_t who = h->grew_site[g];
-    if (who == LUDUS_HITCH_UNLOGGED) return "(unlogged remainder)";
-    if (who == LUDUS_HITCH_CARRIED) {
-        snprintf(buf, cap, "(crossing the mark: %s)",
-                 h->carried_site < a->nsites ? a->sites[h->carried_site].pub.name : "?");
-        return buf;
-    }
-    if (who >= a->nsites) return "?";
-    if (a->sites[who].on_frame_thread) return a->sites[who].pub.name;
-    snprintf(buf, cap, "%s (other thread)", a->sites[who].pub.name);
-    return buf;
+int64_t ludus__frame_cpu(const ludus_analysis *a, uint64_t f) {
+    if (f == 0 || f >= a->nmarks || !a->mark_cpu) return -1;
+    int64_t c0 = a->mark_cpu[f - 1], c1 = a->mark_cpu[f];
+    return c0 >= 0 && c1 >= c0 ? c1 - c0 : -1;
 }

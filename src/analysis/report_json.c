@@ -29,7 +29,14 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
            "window; percentiles exact, nearest rank\","
            "\"attribution\":\"a scope belongs to the frame and window its begin falls in\","
            "\"unlogged\":\"frame thread time inside the frame not covered by its top-level scopes\","
-           "\"hitch\":\"frame time > hitch_k x median frame time of the window\","
+           "\"hitch\":\"frame time > max(hitch_k x median frame time of the window, budget_ns); its items: the "
+           "exclusive time that grew against its median frame, per scope and thread, the work first (the frame "
+           "thread's, or what it waited on), then the scopes that only waited for it, then other threads' growth "
+           "it did not wait for (beside)\","
+           "\"cpu\":\"the frame thread's CPU time in a frame: its thread clock at the two marks; -1: not "
+           "recorded\","
+           "\"busy\":\"a thread's time in its top-level scopes within a frame, split at the marks\","
+           "\"label\":\"a site's name, with (file:line) when another site has the same name\","
            "\"incomplete\":\"slices closed at capture end: counted, never used as durations\","
            "\"unwound\":\"slices cut short by a non-local exit (longjmp): counted, never used as durations\","
            "\"threads\":\"time summed over threads can exceed frame time\",");
@@ -79,33 +86,47 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
                  (unsigned long long)s->frames_complete, s->frame_thread_lossy ? "true" : "false");
     ludus__json_stats(w, &s->frame_time);
     ludus__w_fmt(w,
-                 ",\"median_ns\":%lld,\"hitch_k\":%.3f,\"hitch_threshold_ns\":%lld,\"unlogged_total_ns\":%lld,"
-                 "\"series\":[",
-                 (long long)s->median_frame_ns, s->hitch_k, (long long)s->hitch_threshold_ns,
-                 (long long)s->unlogged_total_ns);
-    /* [begin_ns, duration_ns, unlogged_ns, in_window, hitch] per complete frame */
+                 ",\"median_ns\":%lld,\"hitch_k\":%.3f,\"budget_ns\":%lld,\"hitch_threshold_ns\":%lld,"
+                 "\"unlogged_total_ns\":%lld,\"hitches_detailed\":%u,\"cpu\":",
+                 (long long)s->median_frame_ns, s->hitch_k, (long long)s->budget_ns, (long long)s->hitch_threshold_ns,
+                 (long long)s->unlogged_total_ns, s->hitches_detailed);
+    ludus__json_stats(w, &s->frame_cpu);
+    /* [begin_ns, duration_ns, unlogged_ns, in_window, hitch, cpu_ns] per index from 0 (the lead-in,
+     * "lead_in": not a frame) to the last complete frame */
+    ludus__w_str(w, ",\"lead_in\":0,\"series\":[");
     for (uint64_t f = 0; f < a->nmarks; f++) {
         ludus_frame_info fi;
         ludus_analysis_frame(a, f, &fi);
-        ludus__w_fmt(w, "%s[%lld,%lld,%lld,%d,%d]", f ? "," : "", (long long)fi.begin_ns,
-                     (long long)(fi.end_ns - fi.begin_ns), (long long)fi.unlogged_ns, fi.in_window, fi.hitch);
+        ludus__w_fmt(w, "%s[%lld,%lld,%lld,%d,%d,%lld]", f ? "," : "", (long long)fi.begin_ns,
+                     (long long)(fi.end_ns - fi.begin_ns), (long long)fi.unlogged_ns, fi.in_window, fi.hitch,
+                     (long long)fi.cpu_ns);
     }
     ludus__w_str(w, "]},\n\"hitches\":[");
     for (uint32_t i = 0; i < a->nhitches; i++) {
         const ludus_hitch *h = &a->hitches[i];
+        static const char *const kinds[] = {"unknown", "work", "waiting", "preempted", "limited"};
         ludus__w_fmt(w,
                      "%s{\"frame\":%llu,\"frame_ns\":%lld,\"ratio\":%.3f,\"extra_ns\":%lld,\"explained\":%.4f,"
-                     "\"grew\":[",
+                     "\"explained_over\":%s,\"kind\":\"%s\",\"kind_text\":\"%s\",\"cpu_ns\":%lld,"
+                     "\"cpu_extra_ns\":%lld,\"detailed\":%s,\"grew\":[",
                      i ? "," : "", (unsigned long long)h->frame, (long long)h->frame_ns, h->ratio,
-                     (long long)h->extra_ns, h->explained);
-        char item[200];
-        for (int g = 0; g < LUDUS_HITCH_GREW && h->grew_site[g] != UINT32_MAX; g++) {
-            uint32_t who = h->grew_site[g];
-            ludus__w_fmt(w, "%s{\"site\":%lld,\"kind\":\"%s\",\"name\":", g ? "," : "",
-                         who < a->nsites ? (long long)who : -1LL,
+                     (long long)h->extra_ns, h->explained, h->explained_over ? "true" : "false",
+                     kinds[h->kind >= 0 && h->kind <= 4 ? h->kind : 0], ludus__hitch_kind_text(h->kind),
+                     (long long)h->cpu_ns, (long long)h->cpu_extra_ns, h->detailed ? "true" : "false");
+        char item[400];
+        for (int g = 0; g < LUDUS_HITCH_GREW && h->grew_site[g] != LUDUS_HITCH_NONE; g++) {
+            uint32_t who = h->grew_site[g], t = h->grew_thread[g];
+            ludus__w_fmt(w, "%s{\"site\":%lld,\"kind\":\"%s\",\"thread\":%lld,\"role\":\"%s\",\"caused\":%s,",
+                         g ? "," : "", who < a->nsites ? (long long)who : -1LL,
                          who == LUDUS_HITCH_UNLOGGED  ? "unlogged"
                          : who == LUDUS_HITCH_CARRIED ? "crossing"
-                                                      : "site");
+                                                      : "site",
+                         t < a->nthreads ? (long long)t : -1LL, ludus__hitch_role_text(h->grew_role[g]),
+                         h->grew_caused[g] ? "true" : "false");
+            ludus__w_fmt(w, "\"waited_on\":%lld,\"thread_name\":",
+                         h->grew_waited_on[g] < LUDUS_HITCH_GREW ? (long long)h->grew_waited_on[g] : -1LL);
+            ludus__w_jstr(w, t < a->nthreads ? a->threads[t].pub.name : "");
+            ludus__w_str(w, ",\"name\":");
             ludus__w_jstr(w, ludus__hitch_item(a, h, g, item, sizeof item));
             ludus__w_fmt(w, ",\"delta_excl_ns\":%lld}", (long long)h->grew_ns[g]);
         }
@@ -116,6 +137,11 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         const ludus_site_stats *x = &a->sites[i].pub;
         ludus__w_fmt(w, "%s\n{\"index\":%u,\"id\":%u,\"name\":", i ? "," : "", i, x->id);
         ludus__w_jstr(w, x->name);
+        if (a->sites[i].name_shared) { /* another site has its name */
+            char label[400];
+            ludus__w_str(w, ",\"label\":");
+            ludus__w_jstr(w, ludus_analysis_site_label(a, i, label, sizeof label));
+        }
         ludus__w_str(w, ",\"category\":");
         ludus__w_jstr(w, x->category);
         ludus__w_str(w, ",\"file\":");
@@ -191,6 +217,7 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         ludus__w_ch(w, '}');
     }
     ludus__w_str(w, "]");
+    ludus__report_threads_json(a, w);
     ludus__report_locks_json(a, w);
     ludus__report_timeline_json(a, w);
     if (with_cells) {

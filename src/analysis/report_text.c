@@ -81,6 +81,22 @@ static const char *cval(char *b, size_t cap, double v, const char *unit) {
     return b;
 }
 
+/* A site's name in a column `width` wide; when another site has its name,
+ * cut shorter and followed by " (file:line)" so the two rows differ. */
+static const char *site_cell(const ludus_analysis *a, uint32_t site, char *out, size_t cap, size_t width) {
+    const ludus__an_site *si = &a->sites[site];
+    if (!si->name_shared) return ludus__text_name(out, cap, si->pub.name, width);
+    char label[300], loc[200];
+    ludus_analysis_site_label(a, site, label, sizeof label);
+    const char *paren = label + strlen(si->pub.name); /* " (file:line)" */
+    ludus__text_name(loc, sizeof loc, paren, 0);
+    size_t ln = strlen(loc), keep = width > ln + 4 ? width - ln : 4;
+    ludus__text_name(out, cap, si->pub.name, keep);
+    size_t n = strlen(out);
+    snprintf(out + n, cap > n ? cap - n : 0, "%s", loc);
+    return out;
+}
+
 /* Counters: per-frame statistics (counters, gauges, memory domains), then
  * timeline samples (plots). */
 static void counters_text(const ludus_analysis *a, ludus__writer *w) {
@@ -133,7 +149,7 @@ static void annotated_text(const ludus_analysis *a, const site_key *order, uint3
         if (!nc) continue;
         if (shown++ == 0)
             ludus__w_str(w, "\nAnnotated sites: the slowest annotated calls (inclusive) with their annotations\n");
-        ludus__w_fmt(w, "%-28s %llu of %llu calls annotated\n", ludus__text_name(name, sizeof name, x->name, 28),
+        ludus__w_fmt(w, "%-28s %llu of %llu calls annotated\n", site_cell(a, order[k].index, name, sizeof name, 28),
                      (unsigned long long)x->annotated, (unsigned long long)x->calls);
         for (uint32_t i = 0; i < nc && i < LUDUS_SLOWEST_CALLS; i++)
             ludus__w_fmt(w, "  %10s  frame %-6llu at %10s  [%s]  %s\n", ludus__dur(b1, 32, (double)call[i].duration_ns),
@@ -157,12 +173,12 @@ static int text_report(const ludus_analysis *a, const ludus_report_options *o, l
                      ludus__text_name(name, sizeof name, s->crash_signal_name, 0), s->crash_signal,
                      (unsigned long long)s->crash_tid);
     if (s->trigger_reason) {
-        char detail[256];
+        char detail[512];
         ludus__w_fmt(w, "Written by the rolling window for a trigger: %s at %s",
                      ludus__text_name(name, sizeof name, s->trigger_reason, 40),
                      ludus__dur(b1, 32, (double)s->trigger_ns));
         if (s->trigger_detail[0])
-            ludus__w_fmt(w, ": %s", ludus__text_name(detail, sizeof detail, s->trigger_detail, 200));
+            ludus__w_fmt(w, ": %s", ludus__text_name(detail, sizeof detail, s->trigger_detail, 320));
         if (s->trigger_frame) ludus__w_fmt(w, " (frame %llu ends there)", (unsigned long long)s->trigger_frame);
         ludus__w_str(w, "\n");
     }
@@ -227,16 +243,36 @@ static int text_report(const ludus_analysis *a, const ludus_report_options *o, l
                      (unsigned long long)f->count, ludus__dur(b1, 32, (double)f->p50_ns),
                      ludus__dur(b2, 32, (double)f->p90_ns), ludus__dur(b3, 32, (double)f->p99_ns),
                      ludus__dur(b4, 32, (double)f->max_ns), ludus__dur(b5, 32, f->mean_ns));
+        if (s->frame_cpu.count) {
+            const ludus_duration_stats *c = &s->frame_cpu;
+            ludus__w_fmt(w,
+                         "Frame thread CPU time (%llu frames; its thread clock at each mark): p50 %s  p90 %s  max %s  "
+                         "(%.0f%% of its wall time; the rest it waited or was preempted)\n",
+                         (unsigned long long)c->count, ludus__dur(b1, 32, (double)c->p50_ns),
+                         ludus__dur(b2, 32, (double)c->p90_ns), ludus__dur(b3, 32, (double)c->max_ns),
+                         f->total_ns ? 100.0 * (double)c->total_ns / (double)f->total_ns : 0.0);
+        }
         ludus__w_fmt(
             w, "Unlogged remainder (frame thread time outside its top-level scopes): mean %s per frame (%.1f%%)\n",
             ludus__dur(b1, 32, (double)s->unlogged_total_ns / (double)f->count),
             f->total_ns ? 100.0 * (double)s->unlogged_total_ns / (double)f->total_ns : 0.0);
-        ludus__w_fmt(w,
-                     "Hitches (frame > %.2f x median %s = %s): %u, worst first; grew: exclusive time of sites (any "
-                     "thread), the\nunlogged remainder and scopes crossing the frame's opening mark, against their "
-                     "median frame\n",
-                     s->hitch_k, ludus__dur(b1, 32, (double)s->median_frame_ns),
-                     ludus__dur(b2, 32, (double)s->hitch_threshold_ns), s->hitches);
+        if (s->budget_ns)
+            ludus__w_fmt(w, "Hitches (frame > max(%.2f x median %s, budget %s) = %s): %u, worst first.\n", s->hitch_k,
+                         ludus__dur(b1, 32, (double)s->median_frame_ns), ludus__dur(b3, 32, (double)s->budget_ns),
+                         ludus__dur(b2, 32, (double)s->hitch_threshold_ns), s->hitches);
+        else
+            ludus__w_fmt(w, "Hitches (frame > %.2f x median %s = %s): %u, worst first.\n", s->hitch_k,
+                         ludus__dur(b1, 32, (double)s->median_frame_ns),
+                         ludus__dur(b2, 32, (double)s->hitch_threshold_ns), s->hitches);
+        if (s->hitches)
+            ludus__w_str(w,
+                         "  grew: exclusive time of SCOPE on THREAD against its median frame (the unlogged remainder "
+                         "and scopes crossing\n  the frame's opening mark too); the work first (the frame thread's, "
+                         "or what it waited on), then the scopes\n  that only waited for it, then other threads' "
+                         "growth the frame thread did not wait for (beside)\n");
+        if (s->hitches > s->hitches_detailed)
+            ludus__w_fmt(w, "  waits looked for in the %u worst hitches; the others name what grew only\n",
+                         s->hitches_detailed);
         const ludus_hitch **worst = ludus__malloc((a->nhitches ? a->nhitches : 1) * sizeof *worst);
         if (!worst) return LUDUS_ENOMEM; /* a report without its worst hitch is no report */
         for (uint32_t i = 0; i < a->nhitches; i++) worst[i] = &a->hitches[i];
@@ -244,16 +280,35 @@ static int text_report(const ludus_analysis *a, const ludus_report_options *o, l
         uint32_t listed = a->nhitches < o->top ? a->nhitches : o->top;
         for (uint32_t i = 0; i < listed; i++) {
             const ludus_hitch *h = worst[i];
-            ludus__w_fmt(w, "  frame %6llu  %10s  %5.2fx  grew:", (unsigned long long)h->frame,
-                         ludus__dur(b1, 32, (double)h->frame_ns), h->ratio);
-            char item[200];
-            for (int g = 0; g < LUDUS_HITCH_GREW && h->grew_site[g] != UINT32_MAX; g++)
+            ludus__w_fmt(w, "  frame %6llu  %10s  %5.2fx  %s", (unsigned long long)h->frame,
+                         ludus__dur(b1, 32, (double)h->frame_ns), h->ratio, ludus__hitch_kind_text(h->kind));
+            if (h->cpu_ns >= 0)
+                ludus__w_fmt(w, " (frame thread CPU %s, %s%s)", ludus__dur(b2, 32, (double)h->cpu_ns),
+                             h->cpu_extra_ns >= 0 ? "+" : "", ludus__dur(b3, 32, (double)h->cpu_extra_ns));
+            ludus__w_str(w, "  grew:");
+            char item[400];
+            for (int g = 0; g < LUDUS_HITCH_GREW && h->grew_site[g] != LUDUS_HITCH_NONE; g++) {
                 ludus__w_fmt(w, "%s %s +%s", g ? "," : "",
-                             ludus__text_name(name, sizeof name, ludus__hitch_item(a, h, g, item, sizeof item), 80),
+                             ludus__text_name(name, sizeof name, ludus__hitch_item(a, h, g, item, sizeof item), 120),
                              ludus__dur(b2, 32, (double)h->grew_ns[g]));
-            if (h->grew_site[0] == UINT32_MAX) ludus__w_str(w, " nothing above its median");
-            ludus__w_fmt(w, "  (explains %.0f%% of the extra %s)\n", 100 * h->explained,
-                         ludus__dur(b2, 32, (double)h->extra_ns));
+                uint32_t on = h->grew_waited_on[g];
+                if (h->grew_role[g] == LUDUS_HITCH_WAITING && on < LUDUS_HITCH_GREW && h->grew_thread[on] < a->nthreads)
+                    ludus__w_fmt(w, " (waiting on %s)",
+                                 ludus__text_name(name, sizeof name, a->threads[h->grew_thread[on]].pub.name, 60));
+                else if (h->grew_role[g] == LUDUS_HITCH_WAITING)
+                    ludus__w_str(w, " (waiting)");
+                else if (h->grew_role[g] == LUDUS_HITCH_BESIDE)
+                    ludus__w_str(w, " (beside)");
+            }
+            if (h->grew_site[0] == LUDUS_HITCH_NONE) ludus__w_str(w, " nothing above its median");
+            if (h->explained_over)
+                ludus__w_fmt(w,
+                             "  (the items add up to %.0f%% of the extra %s: each against its own median, and other "
+                             "scopes ran below theirs)\n",
+                             100 * h->explained, ludus__dur(b2, 32, (double)h->extra_ns));
+            else
+                ludus__w_fmt(w, "  (explains %.0f%% of the extra %s)\n", 100 * h->explained,
+                             ludus__dur(b2, 32, (double)h->extra_ns));
         }
         if (a->nhitches > listed) {
             int64_t more = 0;
@@ -263,6 +318,8 @@ static int text_report(const ludus_analysis *a, const ludus_report_options *o, l
                          ludus__dur(b2, 32, (double)worst[listed]->frame_ns), ludus__dur(b3, 32, (double)more));
         }
         ludus__free(worst);
+        int rc = ludus__report_threads_text(a, w, o->top);
+        if (rc) return rc;
     } else {
         ludus__w_str(w, "\nNo complete frame in the window: per-site statistics only.\n");
     }
@@ -300,7 +357,7 @@ static int text_report(const ludus_analysis *a, const ludus_report_options *o, l
         if (x->excl_unknown) append(flags, sizeof flags, "excl?:%llu ", (unsigned long long)x->excl_unknown);
         if (x->recursive) append(flags, sizeof flags, "recursive:%llu", (unsigned long long)x->recursive);
         ludus__w_fmt(w, "%-28s %9llu %9s %10s %10s %10s %10s %10s %10s %10s %10s  %s\n",
-                     ludus__text_name(name, sizeof name, x->name, 28), (unsigned long long)x->calls, cpf,
+                     site_cell(a, order[k].index, name, sizeof name, 28), (unsigned long long)x->calls, cpf,
                      ludus__dur(b1, 32, (double)x->exclusive.total_ns), ludus__dur(b2, 32, x->exclusive.mean_ns),
                      ludus__dur(b3, 32, (double)x->exclusive.p50_ns), ludus__dur(b4, 32, (double)x->exclusive.p90_ns),
                      ludus__dur(b5, 32, (double)x->exclusive.p99_ns), ludus__dur(b6, 32, (double)x->exclusive.max_ns),

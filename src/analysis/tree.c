@@ -129,6 +129,11 @@ typedef struct pass {
     ludus__cell *cells;
     size_t ncells, cells_cap;
     int oom;
+    uint32_t thread; /* the thread being read */
+    /* hitches (hitches.c): the current thread's block per detailed plan
+     * (UINT32_MAX: none yet), and a span of time known to hold no plan */
+    uint32_t *hblk;
+    int64_t hgap_lo, hgap_hi;
 } pass;
 
 static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int64_t excl, int64_t incl, uint32_t arg) {
@@ -139,7 +144,102 @@ static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int6
         p->cells = c;
         p->cells_cap = cap;
     }
-    p->cells[p->ncells++] = (ludus__cell){frame, ent, calls, excl, incl, arg};
+    p->cells[p->ncells++] = (ludus__cell){frame, ent, calls, excl, incl, arg, p->thread};
+    return 0;
+}
+
+/* ---- hitch frames: what each thread did in them (hitches.c reads it) ---- */
+
+/* The plans overlapping [t0, t1), or none (1 when none: the span between
+ * the plans around it is remembered, so the next piece there costs a
+ * compare). */
+static int hplans(pass *p, int64_t t0, int64_t t1, uint32_t *lo, uint32_t *hi) {
+    const ludus_analysis *a = p->a;
+    if (a->nhplan == 0 || (t0 >= p->hgap_lo && t1 <= p->hgap_hi)) return 1;
+    ludus__hplans_in(a, t0, t1, lo, hi);
+    if (*lo < *hi) return 0;
+    p->hgap_lo = *lo ? a->hplan[*lo - 1].e : INT64_MIN;
+    p->hgap_hi = *lo < a->nhplan ? a->hplan[*lo].b : INT64_MAX;
+    return 1;
+}
+
+static ludus__hblock *hblock(pass *p, uint32_t plan) {
+    ludus_analysis *a = p->a;
+    if (p->hblk[plan] != UINT32_MAX) return &a->hblocks[p->hblk[plan]];
+    if (a->nhblocks == a->hblocks_cap) {
+        size_t cap = a->hblocks_cap ? a->hblocks_cap * 2 : 16;
+        ludus__hblock *n = ludus__realloc(a->hblocks, cap * sizeof *n);
+        if (!n) return NULL;
+        a->hblocks = n;
+        a->hblocks_cap = cap;
+    }
+    ludus__hblock *b = &a->hblocks[a->nhblocks];
+    b->plan = plan;
+    b->thread = p->thread;
+    for (uint32_t i = 0; i < LUDUS__HBINS; i++)
+        for (uint32_t k = 0; k < LUDUS__HSLOTS; k++) b->bin[i][k] = (ludus__hslot){UINT32_MAX, 0};
+    p->hblk[plan] = (uint32_t)a->nhblocks++;
+    return b;
+}
+
+/* Bin i of plan h: [h->b + i * len / N, h->b + (i + 1) * len / N). */
+static int64_t bin_at(const ludus__hplan *h, uint32_t i) {
+    return h->b + (int64_t)((ludus__u128)(uint64_t)(h->e - h->b) * i / LUDUS__HBINS);
+}
+
+/* Exclusive time of `site` on the current thread over [t0, t1) (site
+ * UINT32_MAX: the frame thread's top-level coverage). */
+static int hpiece(pass *p, uint32_t site, int64_t t0, int64_t t1) {
+    uint32_t lo, hi;
+    if (t1 <= t0 || hplans(p, t0, t1, &lo, &hi)) return 0;
+    for (uint32_t k = lo; k < hi; k++) {
+        ludus__hplan *h = &p->a->hplan[k];
+        int64_t x0 = t0 > h->b ? t0 : h->b, x1 = t1 < h->e ? t1 : h->e;
+        if (x1 <= x0) continue;
+        uint64_t len = (uint64_t)(h->e - h->b);
+        uint32_t b0 = (uint32_t)((ludus__u128)(uint64_t)(x0 - h->b) * LUDUS__HBINS / len);
+        uint32_t b1 = (uint32_t)((ludus__u128)(uint64_t)(x1 - 1 - h->b) * LUDUS__HBINS / len);
+        ludus__hblock *blk = NULL;
+        if (site != UINT32_MAX && !(blk = hblock(p, k))) return -1;
+        for (uint32_t i = b0; i <= b1 && i < LUDUS__HBINS; i++) {
+            int64_t lo_t = bin_at(h, i), hi_t = i + 1 == LUDUS__HBINS ? h->e : bin_at(h, i + 1);
+            int64_t ns = (x1 < hi_t ? x1 : hi_t) - (x0 > lo_t ? x0 : lo_t);
+            if (ns <= 0) continue;
+            if (!blk) {
+                h->ft_busy[i] += ns;
+                continue;
+            }
+            ludus__hslot *sl = blk->bin[i], *low = &sl[0];
+            int k2 = 0;
+            for (; k2 < LUDUS__HSLOTS && sl[k2].site != site && sl[k2].site != UINT32_MAX; k2++)
+                if (sl[k2].ns < low->ns) low = &sl[k2];
+            if (k2 < LUDUS__HSLOTS) {
+                sl[k2].site = site;
+                sl[k2].ns += ns;
+            } else if (low->ns < ns) { /* full: the bin keeps its largest sites */
+                low->site = site;
+                low->ns = ns;
+            }
+        }
+    }
+    return 0;
+}
+
+/* A flow's end in a detailed hitch frame. */
+static int hflow(pass *p, int in, uint64_t id, uint32_t site, int64_t waited, int64_t ts) {
+    uint32_t lo, hi;
+    if (hplans(p, ts, ts + 1, &lo, &hi)) return 0;
+    ludus_analysis *a = p->a;
+    ludus__hflow **v = in ? &a->flow_in : &a->flow_out;
+    size_t *n = in ? &a->nflow_in : &a->nflow_out, *cap = in ? &a->flow_in_cap : &a->flow_out_cap;
+    if (*n == *cap) {
+        size_t c2 = *cap ? *cap * 2 : 64;
+        ludus__hflow *x = ludus__realloc(*v, c2 * sizeof *x);
+        if (!x) return -1;
+        *v = x;
+        *cap = c2;
+    }
+    (*v)[(*n)++] = (ludus__hflow){id, lo, p->thread, site, waited};
     return 0;
 }
 
@@ -254,6 +354,9 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
     int64_t first_drop = th->first_drop_ns == LUDUS__NO_DROP ? INT64_MAX : th->first_drop_ns;
     memset(p->active, 0, a->nsites * sizeof *p->active);
     for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) p->lanes[k].depth = 0;
+    p->thread = t;
+    for (uint32_t k = 0; k < a->nhplan; k++) p->hblk[k] = UINT32_MAX;
+    p->hgap_lo = p->hgap_hi = 0;
     p->acc_frame = 0;
     ludus__slice_args_reset(&p->args);
     uint64_t cursor = 0; /* marks passed: the frame of the next begin */
@@ -269,6 +372,14 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             if (ludus__counter_event(a, &ev, is_frame_thread, cursor, ev.ts_ns >= p->w0 && ev.ts_ns < p->w1)) goto oom;
         } else if (tr == LUDUS__TR_MESSAGE) {
             if (ludus__message_event(a, &it, &ev, th->name, ev.ts_ns >= p->w0 && ev.ts_ns < p->w1)) goto oom;
+        } else if (ev.kind == LUDUS_NEV_FLOW_IN || ev.kind == LUDUS_NEV_FLOW_OUT) {
+            /* in a detailed hitch frame: who waited for whom (hitches.c) */
+            lane_stack *L0 = &p->lanes[0];
+            const open_ent *top = L0->depth && !L0->e[L0->depth - 1].fiber ? &L0->e[L0->depth - 1] : NULL;
+            int64_t since = top ? (top->covered_until > top->begin ? top->covered_until : top->begin) : ev.ts_ns;
+            if (a->nhplan && hflow(p, ev.kind == LUDUS_NEV_FLOW_IN, ev.value, top ? top->site : UINT32_MAX,
+                                   ev.ts_ns > since ? ev.ts_ns - since : 0, ev.ts_ns) != 0)
+                goto oom;
         } else if (tr == LUDUS__TR_ARG) {
             if (ev.depth < L->depth) ludus__slice_args_add(&p->args, c, &ev); /* else: no scope open */
         } else if (tr == LUDUS__TR_SLICE_BEGIN) {
@@ -293,6 +404,12 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                 e->frame = (uint32_t)cursor;
                 e->fiber = 1;
                 continue;
+            }
+            if (L->depth && !L->e[L->depth - 1].fiber && a->nhplan) { /* the parent's exclusive time so far */
+                const open_ent *par = &L->e[L->depth - 1];
+                if (hpiece(p, par->site, par->covered_until > par->begin ? par->covered_until : par->begin, ev.ts_ns) !=
+                    0)
+                    goto oom;
             }
             uint32_t parent = L->depth ? L->e[L->depth - 1].node : UINT32_MAX;
             int folded = 0;
@@ -337,6 +454,9 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                 a->sum.clock_anomalies++;
                 end = e.begin;
             }
+            if (!e.fiber && a->nhplan &&
+                hpiece(p, e.site, e.covered_until > e.begin ? e.covered_until : e.begin, end) != 0)
+                goto oom;
             if (L->depth) { /* the parent's union of children */
                 open_ent *par = &L->e[L->depth - 1];
                 int64_t lo = e.begin > par->covered_until ? e.begin : par->covered_until;
@@ -345,8 +465,12 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                     par->covered_until = end;
                 }
             } else if (ev.lane == 0) {
-                if (is_frame_thread) cover_frames(a, e.frame, e.site, e.begin, end);
+                if (is_frame_thread) {
+                    cover_frames(a, e.frame, e.site, e.begin, end);
+                    if (a->nhplan && hpiece(p, UINT32_MAX, e.begin, end) != 0) goto oom;
+                }
                 if (a->busy && ludus__busy_add(a, t, e.begin, end) != 0) goto oom;
+                if (a->nmarks && ludus__thread_busy_add(a, t, e.frame, e.begin, end) != 0) goto oom;
             }
             if (e.fiber) continue; /* no statistics of its own */
             ludus__an_site *s = &a->sites[e.site];
@@ -443,6 +567,14 @@ static size_t slen(const char *s, size_t n) {
     return s ? n : 0;
 }
 
+typedef struct named {
+    const char *name;
+    uint32_t i;
+} named;
+static int cmp_named(const void *x, const void *y) {
+    return strcmp(((const named *)x)->name, ((const named *)y)->name);
+}
+
 static int copy_sites(ludus_analysis *a, const ludus__captured *c) {
     size_t bytes = 0;
     for (uint32_t i = 0; i < c->nsites; i++) {
@@ -473,7 +605,25 @@ static int copy_sites(ludus_analysis *a, const ludus__captured *c) {
         *p++ = 0;
         s->line = si->line;
         s->id = si->id;
+        a->sites[i].wait_kind = (uint8_t)ludus__site_is_wait(s->name, s->category);
     }
+    return 0;
+}
+
+/* Names two scope sites share (sites that ran as scopes on some thread;
+ * an annotation's key or a counter named like a scope is never shown in
+ * the same table): reports tell them apart by file:line. */
+static int mark_shared_names(ludus_analysis *a) {
+    named *ord = ludus__malloc((a->nsites ? a->nsites : 1) * sizeof *ord);
+    if (!ord) return -1;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < a->nsites; i++)
+        if (a->sites[i].pub.threads) ord[n++] = (named){a->sites[i].pub.name, i};
+    qsort(ord, n, sizeof *ord, cmp_named);
+    for (uint32_t i = 1; i < n; i++)
+        if (!strcmp(ord[i].name, ord[i - 1].name))
+            a->sites[ord[i].i].name_shared = a->sites[ord[i - 1].i].name_shared = 1;
+    ludus__free(ord);
     return 0;
 }
 
@@ -485,16 +635,25 @@ static int frame_prepass(ludus_analysis *a, const ludus__captured *c, uint32_t f
     ludus__nev ev;
     int rc = ludus__nev_init(&it, c, ft);
     while (rc == 0 && ludus__nev_next(&it, &ev)) {
-        if (ludus__nevs[ev.kind].analysis != LUDUS__TR_FRAME) continue;
+        uint8_t tr = ludus__nevs[ev.kind].analysis;
+        if (tr == LUDUS__TR_FRAME_CPU) { /* the CPU time at the mark it follows */
+            if (a->nmarks && a->mark_cpu[a->nmarks - 1] < 0 && (int64_t)ev.value >= 0)
+                a->mark_cpu[a->nmarks - 1] = (int64_t)ev.value;
+            continue;
+        }
+        if (tr != LUDUS__TR_FRAME) continue;
         if (a->nmarks == cap) {
             cap = cap ? cap * 2 : 256;
             int64_t *m = ludus__realloc(a->marks, cap * sizeof *m);
-            if (!m) {
+            int64_t *mc = m ? ludus__realloc(a->mark_cpu, cap * sizeof *mc) : NULL;
+            if (m) a->marks = m;
+            if (!m || !mc) {
                 rc = LUDUS_ENOMEM;
                 break;
             }
-            a->marks = m;
+            a->mark_cpu = mc;
         }
+        a->mark_cpu[a->nmarks] = -1;
         a->marks[a->nmarks++] = ev.ts_ns;
     }
     if (rc == 0) rc = ludus__nev_error(&it);
@@ -554,7 +713,42 @@ static void pass_free(pass *p) {
     ludus__free(p->darg_at);
     ludus__free(p->darg_len);
     ludus__free(p->dtext);
+    ludus__free(p->hblk);
     ludus__slice_args_free(&p->args);
+}
+
+static int cmp_tcell(const void *x, const void *y) {
+    const ludus__cell *a = x, *b = y;
+    if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
+    if (a->ent != b->ent) return a->ent < b->ent ? -1 : 1;
+    return a->frame < b->frame ? -1 : a->frame > b->frame;
+}
+
+/* Per (thread, site, frame) cells from the per-path cells of each thread
+ * (before those merge across threads). */
+static int make_tcells(ludus_analysis *a, const ludus__cell *c, size_t n) {
+    a->tcells = ludus__malloc((n ? n : 1) * sizeof *a->tcells);
+    if (!a->tcells) return -1;
+    for (size_t i = 0; i < n; i++) {
+        a->tcells[i] = c[i];
+        a->tcells[i].ent = a->nodes[c[i].ent].pub.site;
+        a->tcells[i].arg = 0;
+    }
+    qsort(a->tcells, n, sizeof *a->tcells, cmp_tcell);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        ludus__cell *x = &a->tcells[i];
+        if (o && a->tcells[o - 1].thread == x->thread && a->tcells[o - 1].ent == x->ent &&
+            a->tcells[o - 1].frame == x->frame) {
+            a->tcells[o - 1].calls += x->calls;
+            a->tcells[o - 1].excl += x->excl;
+            a->tcells[o - 1].incl += x->incl;
+        } else {
+            a->tcells[o++] = *x;
+        }
+    }
+    a->ntcells = o;
+    return 0;
 }
 
 int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_analysis **out) {
@@ -586,6 +780,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
         if ((rc = frame_prepass(a, c, ft)) != 0) goto fail;
         snprintf(a->frame_thread_name, sizeof a->frame_thread_name, "%s", c->threads[ft].name);
     }
+    a->frame_thread = ft;
     a->sum.frame_marks = a->nmarks;
     a->sum.frame_marks_elsewhere = all_marks - best;
     a->unlogged = ludus__calloc(a->nmarks + 1, sizeof *a->unlogged);
@@ -597,13 +792,28 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
         return ludus__fail(rc, rc == LUDUS_ENODATA ? "window last:N needs frame marks; the capture has none"
                                                    : "invalid window");
     }
+    if (ludus__frames_plan(a) != 0) goto oom; /* the threshold and the hitch frames, before the pass */
     p.active = ludus__calloc(a->nsites ? a->nsites : 1, sizeof *p.active);
-    if (!p.active) goto oom;
+    p.hblk = ludus__malloc((a->nhplan ? a->nhplan : 1) * sizeof *p.hblk);
+    a->threads = ludus__calloc(c->nthreads ? c->nthreads : 1, sizeof *a->threads);
+    if (!p.active || !p.hblk || !a->threads) goto oom;
+    a->nthreads = c->nthreads;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        ludus__an_thread *x = &a->threads[t];
+        snprintf(x->name, sizeof x->name, "%s", c->threads[t].name);
+        x->pub.name = x->name;
+        x->pub.tid = c->threads[t].tid;
+        x->pub.is_frame_thread = t == ft;
+        x->pub.dropped = c->threads[t].dropped;
+        for (int j = 0; j < LUDUS_THREAD_TOP; j++) x->pub.top_site[j] = UINT32_MAX;
+    }
     if ((rc = ludus__busy_init(a, c)) != 0) goto fail; /* async zones measure their threads' busy time */
     for (uint32_t t = 0; t < c->nthreads; t++)
         if ((rc = run_thread(&p, c, t, t == ft)) != 0) goto fail;
 
-    /* Cells: per path, then per site. */
+    if (mark_shared_names(a) != 0) goto oom;
+    /* Cells: per thread and site (before they merge), per path, then per site. */
+    if (make_tcells(a, p.cells, p.ncells) != 0) goto oom;
     a->nnode_cells = merge_cells(p.cells, p.ncells);
     a->node_cells = p.cells;
     p.cells = NULL;
@@ -666,7 +876,9 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     s->paths = a->nnodes;
     s->exact = p.exact;
     s->percentile_rel_error = p.exact ? 0.0 : LUDUS__HIST_REL_ERROR;
-    if (ludus__frames_finish(a) != 0 || ludus__counters_finish(a) != 0 || ludus__locks_finish(a) != 0) goto oom;
+    if (ludus__threads_finish(a) != 0 || ludus__frames_finish(a) != 0 || ludus__counters_finish(a) != 0 ||
+        ludus__locks_finish(a) != 0)
+        goto oom;
     if ((rc = ludus__timeline_finish(a, c, p.w0, p.w1)) != 0) goto fail;
 
     pass_free(&p);

@@ -194,8 +194,8 @@ struct ludus_capture {
      * median, a counter's value) */
     char trigger_reason[40];
     int64_t trigger_ns;
-    char trigger_detail[200];
-    char *categories; /* enabled list or NULL (owned) */
+    char trigger_detail[320]; /* with the reason and time, under the 400 bytes a reader takes (file_reader.c) */
+    char *categories;         /* enabled list or NULL (owned) */
     ludus__cap_thread *threads;
     uint32_t nthreads;
     uint64_t unregistered_drops;

@@ -95,7 +95,8 @@ enum {
     LUDUS__TR_COUNTER_I64,
     LUDUS__TR_COUNTER_F64,
     LUDUS__TR_MESSAGE,
-    LUDUS__TR_ARG
+    LUDUS__TR_ARG,
+    LUDUS__TR_FRAME_CPU /* the analysis: the frame thread's CPU time at the mark before it */
 };
 
 /* What a normalised event's value is (the arg exporters write for it). */
@@ -136,7 +137,8 @@ enum { LUDUS__V_NONE, LUDUS__V_I64, LUDUS__V_U64, LUDUS__V_F64, LUDUS__V_TEXT };
     X(ARG_I64, ARG, ARG, ARG, "annotation", NULL, 1, I64)                                               \
     X(ARG_U64, ARG, ARG, ARG, "annotation", NULL, 1, U64)                                               \
     X(ARG_F64, ARG, ARG, ARG, "annotation", NULL, 1, F64)                                               \
-    X(ARG_TEXT, ARG, ARG, ARG, "annotation", NULL, 1, TEXT)
+    X(ARG_TEXT, ARG, ARG, ARG, "annotation", NULL, 1, TEXT)                                             \
+    X(FRAME_CPU, NONE, NONE, FRAME_CPU, "frame", NULL, 0, I64)
 
 enum {
     LUDUS_NEV_NONE = 0,

@@ -53,7 +53,8 @@ static int count_thread(ludus_capture *c, uint32_t t) {
                 events++;
             break;
         case LUDUS_NEV_LOSS:
-        case LUDUS_NEV_CRASH: /* markers the reader adds, not events */
+        case LUDUS_NEV_CRASH:     /* markers the reader adds, not events */
+        case LUDUS_NEV_FRAME_CPU: /* part of the frame mark before it */
             break;
         case LUDUS_NEV_MISMATCH:
             mismatched++;

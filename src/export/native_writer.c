@@ -69,7 +69,7 @@ static void write_meta(ludus__writer *w, const ludus_capture *c, ludus__bytes *r
     char refused[24], lost[24]; /* in metadata: readers skip keys they do not know */
     snprintf(refused, sizeof refused, "%u", c->counters_refused);
     snprintf(lost, sizeof lost, "%llu", (unsigned long long)c->counter_adds_lost);
-    char trigger[320]; /* "reason at_ns detail" */
+    char trigger[400]; /* "reason at_ns detail": under the 400 bytes a reader takes */
     snprintf(trigger, sizeof trigger, "%s %lld %s", c->trigger_reason, (long long)c->trigger_ns, c->trigger_detail);
     const char *keys[9] = {"ludus_version", "process_name",     "categories",        "memory_coverage", "crash",
                            "recovered",     "counters_refused", "counter_adds_lost", "trigger"};

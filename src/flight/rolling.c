@@ -30,7 +30,7 @@
 #include "../capture/capture_internal.h"
 
 #define REASON_MAX 40
-#define DETAIL_MAX 200   /* what a trigger saw, written into its file (capture_internal.h) */
+#define DETAIL_MAX 320   /* what a trigger saw, written into its file (capture_internal.h) */
 #define POLL_NS 50000000 /* the window's thread looks at the clock this often (a trigger wakes it) */
 #define RATE_NS 20000000 /* the tick rate is measured over the first 20 ms */
 
@@ -49,12 +49,24 @@ static struct {
     ludus__thread watcher, writer;
     int stop; /* atomic */
     ludus__wakeup wake;
-    /* the trigger slot: 0 free, 1 being filled, 2 waiting */
+    /* the trigger slot: 0 free, 1 being filled, 2 waiting, 3 being taken
+     * (the window's thread copies it out) */
     uint32_t pending;
     int64_t trigger_ns;
     char reason[REASON_MAX];
     char detail[DETAIL_MAX];
+    int64_t sev;               /* a hitch's frame length (the worse, the longer); 0: not a hitch */
+    int64_t prev_ns, prev_sev; /* the hitch it replaced while waiting (prev_sev 0: none) */
     int64_t last_taken_ns;
+    int64_t cool_worst; /* the worst hitch taken in the cooldown that runs (the window's thread) */
+    int64_t budget_ns;
+    /* atomics: a hitch that found the slot being taken (the window's thread
+     * looks at it once it is done), and what got no file since the last one */
+    int64_t missed_sev, missed_ns;
+    struct {
+        uint64_t cooled, replaced, coalesced, over_max, busy, hitches;
+        int64_t worst_ns;
+    } since;
     /* the writer */
     ludus__mutex wlock;
     ludus__cond wcond;
@@ -205,17 +217,27 @@ int ludus__rolling_snapshot_any(ludus_capture **out) {
 
 /* ---- triggers ---- */
 
-/* A trigger with what it saw (detail: NULL, or text the caller made; a
- * signal handler passes a literal). Async-signal-safe. */
-static void trigger_with(const char *reason, const char *detail) {
-    if (!ludus_rolling_active()) return; /* none, or the live view's (it writes no file) */
-    count(&R.st.triggers);
-    uint32_t free_slot = 0;
-    if (!__atomic_compare_exchange_n(&R.pending, &free_slot, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-        count(&R.st.coalesced);
-        return;
+static void atomic_max(int64_t *field, int64_t v) {
+    int64_t old = __atomic_load_n(field, __ATOMIC_RELAXED);
+    while (v > old && !__atomic_compare_exchange_n(field, &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
-    R.trigger_ns = ludus__mono_ns(); /* async-signal-safe (clock_gettime), as is everything here */
+}
+
+/* A hitch that gets no file of its own (sev: its frame's length), and why
+ * (one of R.since's counters). */
+static void hitch_unwritten(uint64_t *why, int64_t sev) {
+    if (sev <= 0) return;
+    count(&R.st.hitches_unwritten);
+    atomic_max(&R.st.worst_unwritten_ns, sev);
+    count(why);
+    count(&R.since.hitches);
+    atomic_max(&R.since.worst_ns, sev);
+}
+
+/* Fills the slot (held at 1): reason, detail, when, how bad. */
+static void fill_slot(const char *reason, const char *detail, int64_t at, int64_t sev) {
+    __atomic_store_n(&R.trigger_ns, at, __ATOMIC_RELAXED); /* the window's thread reads it to sleep (below) */
+    R.sev = sev;
     size_t n = 0;
     for (; reason && reason[n] && n < REASON_MAX - 1; n++) {
         char ch = reason[n];
@@ -228,8 +250,64 @@ static void trigger_with(const char *reason, const char *detail) {
     size_t k = 0;
     for (; detail && detail[k] && k < DETAIL_MAX - 1; k++) R.detail[k] = detail[k];
     R.detail[k] = 0;
+}
+
+/* A trigger with what it saw (detail: NULL, or text the caller made; a
+ * signal handler passes a literal). Async-signal-safe. */
+static void trigger_with(const char *reason, const char *detail) {
+    if (!ludus_rolling_active()) return; /* none, or the live view's (it writes no file) */
+    count(&R.st.triggers);
+    uint32_t free_slot = 0;
+    if (!__atomic_compare_exchange_n(&R.pending, &free_slot, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        count(&R.st.coalesced);
+        return;
+    }
+    /* async-signal-safe (clock_gettime), as is everything here */
+    fill_slot(reason, detail, ludus__mono_ns(), 0);
+    R.prev_sev = 0;
     __atomic_store_n(&R.pending, 2u, __ATOMIC_RELEASE);
     ludus__wakeup_post(&R.wake);
+}
+
+/* A hitch (the frame thread, at a mark): it takes the free slot; a worse
+ * one than a hitch waiting there takes its place (the file's window may
+ * still hold the one it replaced: the file says); while the slot is being
+ * taken, it is remembered for the window's thread to look at after. */
+static void trigger_hitch(const char *detail, int64_t at, int64_t sev) {
+    if (!ludus_rolling_active()) return; /* none, or the live view's (it writes no file) */
+    count(&R.st.triggers);
+    uint32_t st = 0;
+    if (__atomic_compare_exchange_n(&R.pending, &st, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        fill_slot("hitch", detail, at, sev);
+        R.prev_sev = 0;
+        __atomic_store_n(&R.pending, 2u, __ATOMIC_RELEASE);
+        ludus__wakeup_post(&R.wake);
+        return;
+    }
+    if (st == 2 && __atomic_compare_exchange_n(&R.pending, &st, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        int worse = R.sev > 0 && sev > R.sev;
+        if (worse) {
+            count(&R.st.replaced);
+            hitch_unwritten(&R.since.replaced, R.sev);
+            int64_t prev_ns = R.trigger_ns, prev_sev = R.sev;
+            fill_slot("hitch", detail, at, sev);
+            R.prev_ns = prev_ns;
+            R.prev_sev = prev_sev;
+        }
+        __atomic_store_n(&R.pending, 2u, __ATOMIC_RELEASE);
+        count(&R.st.coalesced);
+        if (!worse) hitch_unwritten(&R.since.coalesced, sev);
+        return;
+    }
+    count(&R.st.coalesced);
+    if (st == 3) { /* being taken: the window's thread looks at it once done */
+        if (sev > __atomic_load_n(&R.missed_sev, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&R.missed_ns, at, __ATOMIC_RELAXED);
+            __atomic_store_n(&R.missed_sev, sev, __ATOMIC_RELEASE);
+        }
+        return;
+    }
+    hitch_unwritten(&R.since.coalesced, sev);
 }
 
 void ludus_rolling_trigger(const char *reason) {
@@ -276,7 +354,7 @@ static void on_frame(void) {
         return;
     }
     if (R.counter[0]) check_counter();
-    if (R.rd.hitch_factor < 0) {
+    if (R.rd.hitch_factor < 0 && !R.budget_ns) {
         __atomic_store_n(&R.in_frame, 0u, __ATOMIC_RELEASE);
         return;
     }
@@ -289,14 +367,24 @@ static void on_frame(void) {
         if (R.nring == m) {
             int64_t median = R.sorted[m / 2];
             __atomic_store_n(&R.st.frame_median_ns, median, __ATOMIC_RELAXED);
-            if ((double)dt > R.rd.hitch_factor * (double)median) {
+            /* a hitch: longer than max(factor x the median, the budget) */
+            double th = R.rd.hitch_factor > 0 ? R.rd.hitch_factor * (double)median : 0;
+            if (th < (double)R.budget_ns) th = (double)R.budget_ns;
+            if ((double)dt > th && ludus_rolling_active()) {
                 count(&R.st.hitches);
-                char detail[DETAIL_MAX];
+                char detail[DETAIL_MAX], rule[64];
+                if (R.budget_ns && R.rd.hitch_factor > 0)
+                    snprintf(rule, sizeof rule, "> max(%.2f x, budget %.3f ms)", R.rd.hitch_factor,
+                             (double)R.budget_ns / 1e6);
+                else if (R.budget_ns)
+                    snprintf(rule, sizeof rule, "> the budget %.3f ms", (double)R.budget_ns / 1e6);
+                else
+                    snprintf(rule, sizeof rule, "> %.2f x", R.rd.hitch_factor);
                 snprintf(detail, sizeof detail,
-                         "a frame of %.3f ms, %.2f x the running median %.3f ms of the last %u frames (> %.2f x)",
+                         "a frame of %.3f ms, %.2f x the running median %.3f ms of the last %u frames (%s)",
                          (double)dt / 1e6, median > 0 ? (double)dt / (double)median : 0.0, (double)median / 1e6, m,
-                         R.rd.hitch_factor);
-                trigger_with("hitch", detail);
+                         rule);
+                trigger_hitch(detail, now, dt);
             }
             /* the oldest leaves the sorted copy */
             int64_t old = R.ring[R.ring_pos];
@@ -384,6 +472,7 @@ static void *writer_main(void *arg) {
         ludus__mutex_lock(&R.wlock);
         R.writing = 0;
         ludus__cond_broadcast(&R.wcond);
+        if (__atomic_load_n(&R.pending, __ATOMIC_ACQUIRE) == 2) ludus__wakeup_post(&R.wake); /* one may wait for it */
     }
     ludus__mutex_unlock(&R.wlock);
     return NULL;
@@ -423,46 +512,108 @@ static void reclaim(void) {
     ludus__lib_leave();
 }
 
+/* What got no file since the last one, appended to a file's detail (and
+ * the counts reset for the next file). */
+static void since_text(char *detail, size_t cap) {
+    uint64_t h = __atomic_exchange_n(&R.since.hitches, 0, __ATOMIC_RELAXED);
+    uint64_t cooled = __atomic_exchange_n(&R.since.cooled, 0, __ATOMIC_RELAXED);
+    uint64_t repl = __atomic_exchange_n(&R.since.replaced, 0, __ATOMIC_RELAXED);
+    uint64_t coal = __atomic_exchange_n(&R.since.coalesced, 0, __ATOMIC_RELAXED);
+    uint64_t over = __atomic_exchange_n(&R.since.over_max, 0, __ATOMIC_RELAXED);
+    uint64_t busy = __atomic_exchange_n(&R.since.busy, 0, __ATOMIC_RELAXED);
+    int64_t worst = __atomic_exchange_n(&R.since.worst_ns, 0, __ATOMIC_RELAXED);
+    if (!h) return;
+    size_t n = strlen(detail);
+    snprintf(detail + n, cap - n,
+             "; not written since the file before: %llu hitch%s (worst %.3f ms:", (unsigned long long)h,
+             h == 1 ? "" : "es", (double)worst / 1e6);
+    static const char *const why[] = {" %llu in a cooldown, no worse than the hitch written",
+                                      " %llu replaced by a worse one", " %llu while another trigger waited",
+                                      " %llu after max_files", " %llu while the writer was busy"};
+    const uint64_t v[] = {cooled, repl, coal, over, busy};
+    int first = 1;
+    for (int i = 0; i < 5; i++) {
+        if (!v[i]) continue;
+        n = strlen(detail);
+        if (!first && n + 1 < cap) detail[n++] = ',', detail[n] = 0;
+        snprintf(detail + n, cap - n, why[i], (unsigned long long)v[i]);
+        first = 0;
+    }
+    n = strlen(detail);
+    snprintf(detail + n, cap - n, ")");
+}
+
 /* The trigger waiting in the slot, once its post-trigger time has passed
- * (lock held). */
-static void handle_trigger(int64_t now) {
-    if (__atomic_load_n(&R.pending, __ATOMIC_ACQUIRE) != 2) return;
-    int64_t at = R.trigger_ns;
-    int refuse = 0;
+ * (lock held). Returns 1 when it waits for the writer. */
+static int handle_trigger(int64_t now) {
+    uint32_t two = 2;
+    if (!__atomic_compare_exchange_n(&R.pending, &two, 3u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return 0;
+    int64_t at = R.trigger_ns, sev = R.sev;
+    int refuse = 0, worse = 0;
     if (R.last_taken_ns && at - R.last_taken_ns < R.cooldown_ns) {
-        count(&R.st.cooled);
-        refuse = 1;
-    } else if (__atomic_load_n(&R.st.taken, __ATOMIC_RELAXED) >= R.rd.max_files) {
+        if (sev > 0 && sev > R.cool_worst) { /* worse than every hitch written in this cooldown: its own file */
+            worse = 1;
+        } else {
+            count(&R.st.cooled);
+            if (sev > 0) hitch_unwritten(&R.since.cooled, sev);
+            refuse = 1;
+        }
+    }
+    if (!refuse && __atomic_load_n(&R.st.taken, __ATOMIC_RELAXED) >= R.rd.max_files) {
         count(&R.st.over_max);
+        if (sev > 0) hitch_unwritten(&R.since.over_max, sev);
         refuse = 1;
     }
-    if (!refuse && now < at + R.post_ns) return; /* not yet */
+    if (!refuse && now < at + R.post_ns) { /* not yet: a worse hitch may still take its place */
+        __atomic_store_n(&R.pending, 2u, __ATOMIC_RELEASE);
+        return 0;
+    }
+    if (!refuse) {
+        ludus__mutex_lock(&R.wlock);
+        int busy = R.job != NULL || R.writing;
+        ludus__mutex_unlock(&R.wlock);
+        if (busy && now - at < R.window_ns / 2) { /* it waits for the writer while its window holds it */
+            __atomic_store_n(&R.pending, 2u, __ATOMIC_RELEASE);
+            return 1;
+        }
+        if (busy) {
+            count(&R.st.writer_busy);
+            if (sev > 0) hitch_unwritten(&R.since.busy, sev);
+            refuse = 1;
+        }
+    }
     char reason[REASON_MAX], detail[DETAIL_MAX];
     memcpy(reason, R.reason, sizeof reason);
     memcpy(detail, R.detail, sizeof detail);
+    int64_t prev_ns = R.prev_ns, prev_sev = R.prev_sev;
     __atomic_store_n(&R.pending, 0u, __ATOMIC_RELEASE);
-    if (refuse) return;
-    ludus__mutex_lock(&R.wlock);
-    int busy = R.job != NULL || R.writing;
-    ludus__mutex_unlock(&R.wlock);
-    if (busy) {
-        count(&R.st.writer_busy);
-        return;
-    }
+    if (refuse) return 0;
     ludus_capture *c = NULL;
     if (take_window(&c) != 0) {
         fprintf(stderr, "ludus: rolling window: taking the window for '%s' failed: %s\n", reason,
                 ludus_last_error_detail());
-        return;
+        return 0;
     }
     uint64_t evicted, in_window;
     evictions(&evicted, &in_window);
     int64_t span = c->end_ns - c->start_ns;
-    if (in_window && span < R.window_ns) { /* said in the file: its window is shorter than asked */
-        size_t n = strlen(detail);
+    size_t n = strlen(detail);
+    if (worse)
+        snprintf(detail + n, sizeof detail - n, "; within the cooldown, worse than the %.3f ms hitch written in it",
+                 (double)R.cool_worst / 1e6);
+    n = strlen(detail);
+    if (prev_sev > 0) /* the hitch it replaced: in this window or not */
+        snprintf(detail + n, sizeof detail - n, "; it replaced a hitch of %.3f ms %.0f ms before it, which this %s",
+                 (double)prev_sev / 1e6, (double)(at - prev_ns) / 1e6,
+                 c->start_ns <= prev_ns - prev_sev ? "window holds too" : "window does not hold: no file has it");
+    since_text(detail, sizeof detail);
+    n = strlen(detail);
+    if (in_window && span < R.window_ns) /* said in the file: its window is shorter than asked */
         snprintf(detail + n, sizeof detail - n, "; the pool held %.0f ms of the %.0f ms window", (double)span / 1e6,
                  (double)R.window_ns / 1e6);
-    }
+    if (worse) count(&R.st.worse_in_cooldown);
+    /* a new cooldown from this one, whose bar is its hitch (0: not a hitch, any hitch is worse) */
+    R.cool_worst = sev;
     R.last_taken_ns = at;
     count(&R.st.taken);
     ludus__mutex_lock(&R.wlock);
@@ -472,6 +623,24 @@ static void handle_trigger(int64_t now) {
     R.job_ns = at;
     ludus__cond_broadcast(&R.wcond);
     ludus__mutex_unlock(&R.wlock);
+    /* a hitch that came while the slot was being taken: worse than this one, it gets its own trigger */
+    int64_t msev = __atomic_exchange_n(&R.missed_sev, 0, __ATOMIC_ACQUIRE);
+    if (msev > 0) {
+        int64_t mns = __atomic_load_n(&R.missed_ns, __ATOMIC_RELAXED);
+        uint32_t free_slot = 0;
+        if (msev > R.cool_worst &&
+            __atomic_compare_exchange_n(&R.pending, &free_slot, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            char d2[DETAIL_MAX];
+            snprintf(d2, sizeof d2, "a frame of %.3f ms (it came while the window before was being taken)",
+                     (double)msev / 1e6);
+            fill_slot("hitch", d2, mns, msev);
+            R.prev_sev = 0;
+            __atomic_store_n(&R.pending, 2u, __ATOMIC_RELEASE);
+        } else {
+            hitch_unwritten(msev > R.cool_worst ? &R.since.coalesced : &R.since.cooled, msev);
+        }
+    }
+    return 0;
 }
 
 /* Once a window has been recorded, the window's thread takes a snapshot
@@ -489,20 +658,21 @@ static void warm_copy(int64_t now) {
  * write, so it costs them nothing. */
 static void *watcher_main(void *arg) {
     (void)arg;
+    int waits_writer = 0;
     while (!__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) {
         int64_t wait = POLL_NS;
         if (!R.rate_known) wait = RATE_NS / 2;
-        if (__atomic_load_n(&R.pending, __ATOMIC_ACQUIRE) == 2) {
-            int64_t left = R.trigger_ns + R.post_ns - ludus__mono_ns();
+        if (__atomic_load_n(&R.pending, __ATOMIC_ACQUIRE) == 2 && !waits_writer) {
+            int64_t left = __atomic_load_n(&R.trigger_ns, __ATOMIC_RELAXED) + R.post_ns - ludus__mono_ns();
             wait = left < 1000000 ? 1000000 : left < wait ? left : wait;
         }
-        ludus__wakeup_wait(&R.wake, wait);
+        ludus__wakeup_wait(&R.wake, wait); /* waiting for the writer: it wakes this thread when done */
         if (__atomic_load_n(&R.stop, __ATOMIC_ACQUIRE)) break;
         ludus__mutex_lock(&R.lock);
         measure_rate();
         refresh_utc_offset();
         reclaim();
-        handle_trigger(ludus__mono_ns());
+        waits_writer = handle_trigger(ludus__mono_ns());
         warm_copy(ludus__mono_ns());
         ludus__mutex_unlock(&R.lock);
     }
@@ -616,10 +786,11 @@ static int rolling_begin_locked(const ludus_capture_desc *capture, const ludus_r
     if (!d.signal) d.signal = -1; /* none on this OS */
     if (!d.format) d.format = LUDUS_FORMAT_LUDUS;
     if (d.median_frames > 100000 || d.post_ms >= d.window_ms || (d.hitch_factor > 0 && d.hitch_factor < 1) ||
-        d.format < LUDUS_FORMAT_JSON || d.format > LUDUS_FORMAT_LUDUS ||
-        (d.signal != -1 && !ludus__trigger_signal_valid(d.signal)))
+        !(d.budget_ms >= 0 && d.budget_ms <= 3600000) || d.format < LUDUS_FORMAT_JSON ||
+        d.format > LUDUS_FORMAT_LUDUS || (d.signal != -1 && !ludus__trigger_signal_valid(d.signal)))
         return ludus__fail(LUDUS_EINVAL, "rolling: median_frames up to 100000, post_ms below window_ms, "
-                                         "hitch_factor >= 1 (or < 0), a known format, a catchable signal (or -1)");
+                                         "hitch_factor >= 1 (or < 0), budget_ms in 0 .. 3600000, a known format, "
+                                         "a catchable signal (or -1)");
     const char *stat = d.counter_stat && *d.counter_stat ? d.counter_stat : "per frame";
     if (d.counter && (strlen(d.counter) >= sizeof R.counter || strlen(stat) >= sizeof R.counter_stat))
         return ludus__fail(LUDUS_EINVAL, "rolling: counter name (127 bytes) or stat (31 bytes) too long");
@@ -657,6 +828,10 @@ static int rolling_begin_locked(const ludus_capture_desc *capture, const ludus_r
     R.prev_frame_ns = 0;
     R.pending = 0;
     R.last_taken_ns = 0;
+    R.cool_worst = 0;
+    R.budget_ns = (int64_t)(d.budget_ms * 1e6 + 0.5);
+    R.missed_sev = R.missed_ns = 0;
+    memset(&R.since, 0, sizeof R.since);
     R.rate_known = 0;
     R.warmed = 0;
     R.stop = 0;
@@ -744,8 +919,11 @@ static int rolling_end_locked(void) {
     }
     ludus__mutex_lock(&R.lock);
     __atomic_store_n(&R.on, 0, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&R.in_frame, __ATOMIC_SEQ_CST)) ludus__yield();     /* a frame still in on_frame */
-    if (__atomic_load_n(&R.pending, __ATOMIC_ACQUIRE)) count(&R.st.coalesced); /* dropped with the window */
+    while (__atomic_load_n(&R.in_frame, __ATOMIC_SEQ_CST)) ludus__yield(); /* a frame still in on_frame */
+    if (__atomic_load_n(&R.pending, __ATOMIC_ACQUIRE)) {                   /* dropped with the window */
+        count(&R.st.coalesced);
+        if (R.sev > 0) hitch_unwritten(&R.since.coalesced, R.sev);
+    }
     R.pending = 0;
     ludus__session_rolling(0);
     int rc = ludus__session_end();
@@ -786,6 +964,10 @@ int ludus_rolling_get_stats(ludus_rolling_stats *out) {
     LOAD(over_max);
     LOAD(writer_busy);
     LOAD(frame_median_ns);
+    LOAD(replaced);
+    LOAD(worse_in_cooldown);
+    LOAD(hitches_unwritten);
+    LOAD(worst_unwritten_ns);
 #undef LOAD
     if (ludus_rolling_active()) evictions(&out->events_evicted, &out->evicted_in_window);
     ludus__mutex_lock(&R.wlock); /* the writer's */

@@ -8,7 +8,8 @@
  * LUDUS_TRACE_WINDOW_MS (default 4000) are kept, every hitch writes the
  * window around it next to PATH (PATH's stem, the time and the reason:
  * app-20261201-101500-123-hitch.ludus), SIGUSR2 does the same, and at exit
- * the last window is written to PATH. Its trigger (LUDUS_TRACE_HITCH,
+ * the last window is written to PATH, and a line says which hitches got no
+ * file and why. Its trigger (LUDUS_TRACE_HITCH, LUDUS_TRACE_BUDGET_MS,
  * LUDUS_TRACE_TRIGGER_COUNTER), LUDUS_TRACE_POST_MS, LUDUS_TRACE_COOLDOWN_MS
  * and LUDUS_TRACE_MAX_FILES are set there too (rolling_env). A crash (SIGSEGV, SIGBUS, SIGFPE,
  * SIGILL, SIGABRT) writes the capture to PATH, or the window next to it
@@ -55,6 +56,42 @@ static struct {
 static void expand(char *out, size_t cap) {
     ludus__expand_pid(S.trace_path, ludus__os_pid(), out, cap);
 }
+/* The rolling window's files at exit: how many, and the hitches that got
+ * none of their own and why (each file says the same of the time before
+ * it). st: read before the last window was taken; the counts of the
+ * files written since are read again. */
+static void rolling_exit_line(const ludus_rolling_stats *before) {
+    ludus_rolling_stats st = *before;
+    ludus_rolling_get_stats(&st); /* ended: the counters stay */
+    if (!st.hitches && !st.files_written) return;
+    fprintf(stderr, "ludus: rolling window: %llu hitch%s, %llu file%s written", (unsigned long long)st.hitches,
+            st.hitches == 1 ? "" : "es", (unsigned long long)st.files_written, st.files_written == 1 ? "" : "s");
+    if (st.worse_in_cooldown)
+        fprintf(stderr, " (%llu for a hitch worse than the one written in its cooldown)",
+                (unsigned long long)st.worse_in_cooldown);
+    if (st.hitches_unwritten) {
+        fprintf(stderr, "; %llu hitch%s got no file of its own, the worst %.3f ms (triggers not taken:",
+                (unsigned long long)st.hitches_unwritten, st.hitches_unwritten == 1 ? "" : "es",
+                (double)st.worst_unwritten_ns / 1e6);
+        const char *sep = "";
+        if (st.cooled)
+            fprintf(stderr, "%s %llu in a cooldown, no worse than the hitch written", sep,
+                    (unsigned long long)st.cooled),
+                sep = ",";
+        if (st.coalesced)
+            fprintf(stderr, "%s %llu while another waited (%llu replaced by a worse hitch, whose file may hold them)",
+                    sep, (unsigned long long)st.coalesced, (unsigned long long)st.replaced),
+                sep = ",";
+        if (st.over_max)
+            fprintf(stderr, "%s %llu after LUDUS_TRACE_MAX_FILES", sep, (unsigned long long)st.over_max), sep = ",";
+        if (st.writer_busy)
+            fprintf(stderr, "%s %llu while the writer was busy", sep, (unsigned long long)st.writer_busy);
+        fprintf(stderr, "; each file's trigger says what was not written before it)");
+    }
+    if (st.write_errors) fprintf(stderr, "; %llu write errors", (unsigned long long)st.write_errors);
+    fputc('\n', stderr);
+}
+
 static void write_at_exit(void) {
     if (!S.launched || (S.rolling_mode ? !ludus_rolling_active() : !ludus_capture_active()))
         return; /* cancelled, or the program ended it itself */
@@ -101,6 +138,7 @@ static void write_at_exit(void) {
     else
         fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
                 (unsigned long long)s.dropped);
+    if (S.rolling_mode && rc == 0) rolling_exit_line(&st);
     ludus_capture_release(c);
 }
 
@@ -135,13 +173,27 @@ static int env_ms(const char *name, unsigned long lo, unsigned long hi, uint32_t
 /* The rolling window's settings from the environment (docs/capture.md, the LUDUS_TRACE table):
  * LUDUS_TRACE_WINDOW_MS, LUDUS_TRACE_POST_MS, LUDUS_TRACE_COOLDOWN_MS,
  * LUDUS_TRACE_MAX_FILES, LUDUS_TRACE_HITCH (a factor of the running median,
- * or "off"), LUDUS_TRACE_TRIGGER_COUNTER ("NAME>N" or "NAME:STAT>N", STAT as
+ * or "off"), LUDUS_TRACE_BUDGET_MS (the frame budget: no frame within it is
+ * a hitch), LUDUS_TRACE_TRIGGER_COUNTER ("NAME>N" or "NAME:STAT>N", STAT as
  * ludus_live_value's, default "per frame"). 0, or -1 after saying what is bad. */
 static int rolling_env(ludus_rolling_desc *rd) {
     if (env_ms("LUDUS_TRACE_WINDOW_MS", 100, 3600000, 0, &rd->window_ms) < 0) return -1;
     if (env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, (uint32_t)LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;
     if (env_ms("LUDUS_TRACE_COOLDOWN_MS", 1, 86400000, (uint32_t)LUDUS_ROLLING_NONE, &rd->cooldown_ms) < 0) return -1;
     if (env_ms("LUDUS_TRACE_MAX_FILES", 1, 1000000, 0, &rd->max_files) < 0) return -1;
+    const char *b = ludus__getenv("LUDUS_TRACE_BUDGET_MS");
+    if (b && *b) {
+        char *end;
+        double ms = strtod(b, &end);
+        if (*end || !(ms > 0 && ms <= 3600000)) {
+            fprintf(stderr,
+                    "ludus: LUDUS_TRACE_BUDGET_MS=%s is not a frame budget in ms (0 < MS <= 3600000); not "
+                    "tracing\n",
+                    b);
+            return -1;
+        }
+        rd->budget_ms = ms;
+    }
     const char *h = ludus__getenv("LUDUS_TRACE_HITCH");
     if (h && *h) {
         char *end;

@@ -38,6 +38,10 @@
 
 /* CLOCK_MONOTONIC in integer nanoseconds. */
 LUDUS_HIDDEN int64_t ludus__mono_ns(void);
+/* The calling thread's CPU time (user + system) in ns, or -1 when the OS
+ * cannot say. A system call on Linux (no vDSO for the thread clock): read
+ * once per frame, never on a scope's path. */
+LUDUS_HIDDEN int64_t ludus__thread_cpu_ns(void);
 /* 1 when the CPU has a constant-rate counter that the inline hot path can
  * read: an invariant TSC (x86-64), the virtual counter CNTVCT_EL0 (AArch64).
  * The "tsc" names below mean that counter. */

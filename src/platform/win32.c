@@ -24,6 +24,14 @@ int64_t ludus__mono_ns(void) {
     return t / f * 1000000000 + t % f * 1000000000 / f; /* no overflow for t % f < 2^33 */
 }
 
+int64_t ludus__thread_cpu_ns(void) {
+    FILETIME created, exited, kernel, user;
+    if (!GetThreadTimes(GetCurrentThread(), &created, &exited, &kernel, &user)) return -1;
+    uint64_t k = (uint64_t)kernel.dwHighDateTime << 32 | kernel.dwLowDateTime;
+    uint64_t u = (uint64_t)user.dwHighDateTime << 32 | user.dwLowDateTime;
+    return (int64_t)((k + u) * 100); /* 100 ns units */
+}
+
 int ludus__membarrier_register(void) {
     return 1; /* FlushProcessWriteBuffers: Vista and later */
 }

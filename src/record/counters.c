@@ -479,7 +479,13 @@ void (*ludus__frame_hook)(void);
 void ludus__frame_tick(void) {
     int armed = ludus__load_armed() != 0;
     if (armed) {
-        ludus__frame();
+        /* the thread's CPU time at the mark (once per frame, out of line:
+         * what makes a long frame work or waiting, docs/analysis.md) */
+        int64_t cpu = ludus__thread_cpu_ns();
+        if (cpu >= 0)
+            ludus__frame_with_cpu(cpu);
+        else
+            ludus__frame();
         void (*hook)(void) = __atomic_load_n(&ludus__frame_hook, __ATOMIC_ACQUIRE);
         if (hook) hook();
     }

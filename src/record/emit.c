@@ -468,6 +468,35 @@ void ludus__frame(void) {
     emit_slots((uintptr_t)&ludus__frame_site | LUDUS__KIND_FRAME, 0, 0, 1, NULL);
 }
 
+/* A frame mark and the thread's CPU time at it (the FRAME_CPU extension:
+ * event_kinds.h) in one claim of three slots, one timestamp: the cost of a
+ * mark plus two stores (the clock read is the caller's). */
+void ludus__frame_with_cpu(int64_t cpu_ns) {
+    ludus__thread_hot *t = &ludus__hot;
+    ludus__thread_cold *c = &ludus__cold;
+    if (set_busy(t)) {
+        signal_drop(c, 1);
+        return;
+    }
+    if (!slow_enter(t, c, 1, 1)) return;
+    if (!make_room(t, c, 3, 0)) {
+        drop(c, 1);
+        leave(t, c);
+        return;
+    }
+    ludus__event *e = (ludus__event *)slot_of(t);
+    uint64_t now = now_ticks();
+    e[0].ticks = now;
+    e[0].word = (uintptr_t)&ludus__frame_site | LUDUS__KIND_FRAME;
+    e[1].ticks = now;
+    e[1].word = (uintptr_t)&ludus__frame_site | LUDUS__KIND_EXT; /* the mark's site: already in the table */
+    e[2].ticks = (uint64_t)cpu_ns;
+    e[2].word = LUDUS__EXT_WORD(LUDUS__EXT_FRAME_CPU, 0);
+    /* release: a flight recorder's snapshot copies up to cur (session.c) */
+    __atomic_store_n(&t->cur, (uintptr_t)(e + 3) | 1u, __ATOMIC_RELEASE);
+    leave(t, c);
+}
+
 uint64_t ludus__flow_out(const char *name) {
     uint64_t id = 0;
     if (!emit_slots(LUDUS__KIND_FLOW_OUT, 0, (uintptr_t)name, 2, &id))

@@ -73,14 +73,19 @@ enum {
  *   nev    the normalised event it becomes; its value is the slot's value
  * ARG_*: a scope annotation (LUDUS_PROFILE_ANNOTATE): the site is the
  * annotation's name, the value a number (double bits for F64) or the data
- * a text; it belongs to the scope open on the thread. */
+ * a text; it belongs to the scope open on the thread.
+ * FRAME_CPU: the frame mark's site; the value is the frame thread's CPU time (ns, its
+ * thread clock) at the frame mark it follows, written with that mark in one
+ * claim (ludus__frame_with_cpu): a frame's CPU time is the difference of
+ * two marks' values. */
 #define LUDUS__EXT_KINDS(X)                      \
     X(MESSAGE, 1, TEXT, MESSAGE)                 \
     X(MESSAGE_DEFERRED, 2, FORMAT_ARGS, MESSAGE) \
     X(ARG_I64, 3, NONE, ARG_I64)                 \
     X(ARG_U64, 4, NONE, ARG_U64)                 \
     X(ARG_F64, 5, NONE, ARG_F64)                 \
-    X(ARG_TEXT, 6, TEXT, ARG_TEXT)
+    X(ARG_TEXT, 6, TEXT, ARG_TEXT)               \
+    X(FRAME_CPU, 7, NONE, FRAME_CPU)
 
 enum {
 #define LUDUS__EXT_ENUM(name, code, data, nev) LUDUS__EXT_##name = code,

@@ -300,6 +300,8 @@ LUDUS_HIDDEN int ludus__rec_register_thread(const char *name);
 /* Out-of-line events of two slots or more (emit.c); 1 when recorded, 0
  * when dropped (counted) or no capture runs. */
 LUDUS_HIDDEN int ludus__emit_value(uintptr_t word, uint64_t p0, uintptr_t p1);
+/* A frame mark with the frame thread's CPU time at it (ns, the thread clock). */
+LUDUS_HIDDEN void ludus__frame_with_cpu(int64_t cpu_ns);
 /* An extension event of sub-kind code (event_kinds.h): value, and len bytes
  * of data (cut at LUDUS__EXT_DATA_MAX). */
 LUDUS_HIDDEN int ludus__emit_ext(const ludus_site *site, unsigned code, uint64_t value, const void *data, size_t len);

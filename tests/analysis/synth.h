@@ -78,6 +78,19 @@ static inline void syn_arg(syn *s, uint32_t t, uint64_t ts, const ludus_site *ke
     memcpy(&s->ev[t][s->run[t].n], text ? text : "", len);
     s->run[t].n += LUDUS__TEXT_SLOTS(len);
 }
+/* A frame mark with the thread's CPU time at it (the FRAME_CPU extension
+ * the recorder writes right after the mark). */
+static inline void syn_frame_cpu(syn *s, uint32_t t, uint64_t ts, int64_t cpu_ns) {
+    syn_frame(s, t, ts);
+    syn_arg(s, t, ts, &syn_frame_site, LUDUS__EXT_FRAME_CPU, (uint64_t)cpu_ns, NULL);
+}
+/* A flow's two ends (the id as the recorder makes them: any non-zero). */
+static inline void syn_flow(syn *s, uint32_t t, uint64_t ts, int in, uint64_t id) {
+    syn_ev(s, t, ts, NULL, in ? LUDUS__KIND_FLOW_IN : LUDUS__KIND_FLOW_OUT);
+    ludus__event *p = &s->ev[t][s->run[t].n++];
+    p->ticks = id;
+    p->word = 0;
+}
 /* A closed scope with no children. */
 static inline void syn_scope(syn *s, uint32_t t, uint64_t b, uint64_t e, const ludus_site *site) {
     syn_b(s, t, b, site);

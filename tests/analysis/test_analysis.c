@@ -249,7 +249,7 @@ static void test_no_frames(void **st) {
     assert_int_equal(site(a, "W")->inclusive.total_ns, 30);
     assert_true(site(a, "W")->calls_per_frame == 0);
     ludus_analysis_destroy(a);
-    ludus_analysis_desc d = {LUDUS_WINDOW_LAST_FRAMES, 5, 0, 0, 0, 0};
+    ludus_analysis_desc d = {LUDUS_WINDOW_LAST_FRAMES, 5, 0, 0, 0, 0, 0};
     ludus_analysis *b = NULL;
     assert_int_equal(ludus__analyze(&s->c, &d, &b), LUDUS_ENODATA);
     assert_null(b);

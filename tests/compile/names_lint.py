@@ -28,7 +28,7 @@ SAFE = ["ludus__text_name", "ludus__text_show", "ludus_text_show", "ludus__w_jso
 # functions that return one.
 NAME = re.compile(r"(?:->|\.)\s*(name|pass|track|path|text|category|file|function|thread|process_name|"
                   r"crash_signal_name|trigger_reason|trigger_detail|window|frame_thread|title|device|categories)\b|"
-                  r"\b(ludus__hitch_item|where)\s*\(")
+                  r"\b(ludus__hitch_item|ludus_analysis_site_label|where)\s*\(")
 
 
 def strip(src):

@@ -175,6 +175,11 @@ with tempfile.TemporaryDirectory() as d:
     assert rc == 1 and "--from needs a value" in err, err
     rc, _, err = run("report", cap, "--top")
     assert rc == 1 and "--top needs a value" in err, err
+    # --budget: no frame within it is a hitch (the demo's frames are a few ms)
+    rc, out, err = run("report", cap, "--budget", "500")
+    assert rc == 0 and "budget 500.00 ms) = 500.00 ms): 0, worst first" in out, (rc, out[:2000], err)
+    rc, _, err = run("report", cap, "--budget", "soon")
+    assert rc == 1 and "--budget takes a frame budget in ms" in err, err
     rc, _, err = run("nosuchverb")
     assert rc == 1 and "unknown verb 'nosuchverb'" in err and "convert" in err, err
     rc, _, err = run("convert", cap, os.path.join(d, "a.json"), "-o", os.path.join(d, "b.json"))

@@ -152,6 +152,8 @@ p = subprocess.run([demo, "--no-capture", "--frames", "400"],
 assert "ludus: wrote " + roll in p.stderr, p.stderr
 hitch_files = [f for f in os.listdir(roll_dir) if f.startswith("app-") and f.endswith("-hitch.ludus")]
 assert len(hitch_files) >= 1, (os.listdir(roll_dir), p.stderr)
+# the exit line: the hitches, the files, and what got no file and why
+assert "ludus: rolling window: " in p.stderr and "%d file" % len(hitch_files) in p.stderr, p.stderr
 for f in [roll] + [os.path.join(roll_dir, h) for h in hitch_files]:
     info = subprocess.run([tool, "info", f], stdout=subprocess.PIPE, text=True, check=True).stdout
     ms = float(info.split("duration ")[1].split(" ms")[0])
@@ -181,6 +183,9 @@ def rolling(frames, **env):
 
 err, files = rolling(400, LUDUS_TRACE_HITCH="off")  # no trigger: only the last window at exit
 assert files == [] and "ludus: wrote " + roll in err, (files, err)
+# a frame budget no frame of the demo passes: no hitch (frames of a few ms, its hitches 6 ms more)
+err, files = rolling(400, LUDUS_TRACE_BUDGET_MS="1000")
+assert files == [] and "ludus: wrote " + roll in err, (files, err)
 # DrawCalls per frame is 120 + 250 + 10 x (frame % 7): above 420 in one frame of seven, every time
 err, files = rolling(300, LUDUS_TRACE_HITCH="off", LUDUS_TRACE_TRIGGER_COUNTER="DrawCalls>420",
                      LUDUS_TRACE_COOLDOWN_MS="0", LUDUS_TRACE_POST_MS="0", LUDUS_TRACE_MAX_FILES="3")
@@ -190,7 +195,8 @@ err, files = rolling(300, LUDUS_TRACE_HITCH="off", LUDUS_TRACE_TRIGGER_COUNTER="
 assert len(files) == 1 and files[0].endswith("-counter.ludus"), (files, err)
 for name, value in (("LUDUS_TRACE_HITCH", "0.5"), ("LUDUS_TRACE_COOLDOWN_MS", "soon"),
                     ("LUDUS_TRACE_TRIGGER_COUNTER", "DrawCalls"), ("LUDUS_TRACE_MAX_FILES", "0"),
-                    ("LUDUS_TRACE_POST_MS", "-5"), ("LUDUS_TRACE_WINDOW_MS", "10")):
+                    ("LUDUS_TRACE_POST_MS", "-5"), ("LUDUS_TRACE_WINDOW_MS", "10"),
+                    ("LUDUS_TRACE_BUDGET_MS", "soon"), ("LUDUS_TRACE_BUDGET_MS", "0")):
     err, files = rolling(1, **{name: value})
     assert err.count("%s=%s" % (name, value)) == 1 and "not tracing" in err and files == [], (name, err)
 

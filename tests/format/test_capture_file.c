@@ -360,11 +360,17 @@ static void test_block_claim_bounded_by_bytes(void **state) {
 static void test_version_2(void **state) {
     (void)state;
     size_t n;
-    uint8_t *d = read_all(path_compact, &n);
+    /* the raw file: a compact block's decoder would read a version 5 extension event as the
+     * version 4 message of that kind value, and fail on its payload before any version check */
+    uint8_t *d = read_all(path_raw, &n);
     put32(d + 8, 2);
     put32(d + 108, crc32c(0, d, 108));
-    assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT); /* it holds frame statistics */
-    assert_non_null(strstr(ludus_last_error_detail(), "which format version 3 added (the file is version 2)"));
+    /* it holds frame statistics (version 3) and frame CPU times, extension events (13: a message in
+     * version 4): refused for the first of them met, naming both versions */
+    assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT);
+    const char *why = ludus_last_error_detail();
+    assert_true(strstr(why, "which format version 3 added (the file is version 2)") ||
+                strstr(why, "which format version 4 added (the file is version 2)"));
     free(d);
     /* a capture without frame marks has none: as a version 2 file it reads */
     assert_int_equal(ludus_capture_begin(NULL), 0);

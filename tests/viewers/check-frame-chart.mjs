@@ -39,12 +39,15 @@ try {
         const a = labels[i], c = labels[j];
         if (a.x < c.x + c.width && c.x < a.x + a.width && a.y < c.y + c.height && c.y < a.y + a.height) overlap++;
       }
-    return {frames: FS.length, covered, low: low.slice(0, 5), nlow: low.length, longest, longestNs: FS[longest][1],
+    // index 0 is the lead-in (before the first mark): no frame, never drawn
+    return {frames: FS.length - 1, covered, leadIn: bars.filter(r => +r.dataset.f === 0).length,
+            low: low.slice(0, 5), nlow: low.length, longest, longestNs: FS[longest][1],
             overMarked: !!overBar && overBar.classList.contains('over'), median: R.frames.median_ns,
             ticks: document.querySelectorAll('#frames text.ytick').length, labels: labels.length, overlap,
             texts: [...document.querySelectorAll('#frames text')].map(t => t.textContent)};
   }, READABLE);
   if (all.covered !== all.frames) problems.push(`the bars stand for ${all.covered} frames of ${all.frames}`);
+  if (all.leadIn) problems.push('the lead-in (before the first mark) is drawn as a frame');
   if (all.longestNs < 9e8) problems.push(`the capture's longest frame is ${all.longestNs} ns, not a 1 s one`);
   if (all.nlow) problems.push(`${all.nlow} normal frames drawn lower than ${READABLE}: ${JSON.stringify(all.low)}`);
   if (!all.overMarked) problems.push('the 1 s frame is not marked as above the axis');
@@ -66,11 +69,13 @@ try {
     const R = JSON.parse(document.getElementById('data').textContent).report, FS = R.frames.series;
     const th = R.frames.hitch_threshold_ns, seen = new Uint8Array(FS.length), low = [];
     const span = 400;
-    for (let i0 = 0; i0 < FS.length; i0 += span) {
+    seen[0] = 1; /* the lead-in: not a frame */
+    for (let i0 = 1; i0 < FS.length; i0 += span) {
       setView(i0, i0 + span);
       for (const r of document.querySelectorAll('#frames rect.bar')) {
         if (r.dataset.n !== '1') return {error: 'a bar stands for ' + r.dataset.n + ' frames at ' + span + ' in view'};
         const f = +r.dataset.f;
+        if (f === 0) return {error: 'the lead-in is drawn as a frame'};
         seen[f] = 1;
         if (FS[f][1] <= th && +r.getAttribute('height') < READABLE) low.push(f);
       }

@@ -32,8 +32,12 @@ try {
     const diff = D.diff ? {want: D.diff.counters.filter(c => c.flags).map(c => c.name + ' ' + c.series),
                            rows: [...document.querySelectorAll('#diffcounters tr')].slice(1)
                                      .map(r => r.cells[0].textContent)} : null;
-    const marks = R.messages.frames.filter(f => f[0] < R.frames.series.length).length;
-    return {frames: R.frames.series.length,
+    /* index 0 of the series is the lead-in (before the first mark): not a frame, not drawn */
+    const marks = R.messages.frames.filter(f => f[0] >= 1 && f[0] < R.frames.series.length).length;
+    return {frames: R.frames.series.length - 1,
+            leadIn: [...document.querySelectorAll('#frames rect.bar')].filter(r => +r.dataset.f === 0).length,
+            threads: (R.threads || []).length, threadRows: document.querySelectorAll('#threads tr').length - 1,
+            hitches: R.hitches.length, hitchRows: document.querySelectorAll('#hitches tr').length - 1,
             bars: [...document.querySelectorAll('#frames rect.bar')].reduce((n, r) => n + +r.dataset.n, 0), want, charts,
             diff, groups, beside: fl.left >= fr.right - 1 && fl.top < fr.bottom && fl.top < co.top,
             marks, drawnMarks: document.querySelectorAll('#frames .msgmark').length,
@@ -48,6 +52,9 @@ try {
   const errors = b.log.filter(l => l.type === 'pageerror' || l.type === 'error');
   if (errors.length) throw new Error('page errors: ' + JSON.stringify(errors));
   if (got.bars !== got.frames) throw new Error(`frame chart: ${got.bars} bars for ${got.frames} frames`);
+  if (got.leadIn) throw new Error('frame chart: the lead-in (before the first mark) is drawn as a frame');
+  if (got.threadRows !== got.threads) throw new Error(`threads table: ${got.threadRows} rows for ${got.threads} threads`);
+  if (got.hitchRows !== got.hitches) throw new Error(`hitch table: ${got.hitchRows} rows for ${got.hitches} hitches`);
   if (!got.want.length) throw new Error('the report holds no per-frame counter');
   if (!got.groups) throw new Error('the counter charts are not grouped');
   if (!got.beside) throw new Error('the flame graph is not beside the frame chart (above the counters)');

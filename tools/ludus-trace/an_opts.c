@@ -45,7 +45,8 @@ int lt_an_option(const lt_verb *v, lt_an_opts *o, int argc, char **argv, int *i,
         o->source = !strcmp(val, "cpu") ? LT_SOURCE_CPU : !strcmp(val, "gpu") ? LT_SOURCE_GPU : LT_SOURCE_BOTH;
         return 1;
     }
-    if (!strcmp(a, "--top") || !strcmp(a, "--window") || !strcmp(a, "--hitch-k") || !strcmp(a, "--html")) {
+    if (!strcmp(a, "--top") || !strcmp(a, "--window") || !strcmp(a, "--hitch-k") || !strcmp(a, "--html") ||
+        !strcmp(a, "--budget")) {
         if (!val) {
             *rc = lt_missing_value(v, a);
             return 1;
@@ -63,6 +64,11 @@ int lt_an_option(const lt_verb *v, lt_an_opts *o, int argc, char **argv, int *i,
             double k = strtod(val, &end);
             if (*end || !isfinite(k) || !(k > 0)) *rc = lt_usage(v, "--hitch-k needs a positive finite number");
             o->desc.hitch_k = k;
+        } else if (!strcmp(a, "--budget")) {
+            double ms = strtod(val, &end);
+            if (*end || !isfinite(ms) || !(ms > 0) || ms > 3600000)
+                *rc = lt_usage(v, "--budget takes a frame budget in ms (16.7 for 60 Hz), > 0");
+            o->desc.budget_ns = (int64_t)(ms * 1e6 + 0.5);
         } else {
             o->html = val;
         }

@@ -182,7 +182,7 @@ static const lt_verb diff_verb = {
     "                       (default 1)\n"
     "  --min-frame-share PCT  smallest cost of a time change per frame, in % of BASE's median\n"
     "                       frame (default 0.2; without frames: 1 us per call)\n"
-    "  --window W --hitch-k K --exact   as for report, applied to both captures\n"
+    "  --window W --hitch-k K --budget MS --exact   as for report, applied to both captures\n"
     "  --source S           cpu | gpu | both (default): with both the text adds the GPU queues'\n"
     "                       frame time and passes (first BASE against first NEW) when both have\n"
     "                       GPU samples; --json gives one source (cpu unless --source gpu)\n"
@@ -194,6 +194,7 @@ static const lt_verb diff_verb = {
     "(per second for a site whose calls follow the frame's length; docs/analysis.md).\n",
     "--fail-if GATE, --gate-sites-only, --alpha A, --min-change PCT, --min-shift PCT, --run-noise PCT, "
     "--min-frame-share PCT, "
-    "--window W, --hitch-k K, --exact, --source cpu|gpu|both, --json, --csv, --html OUT, -o OUT, --, --help, --version",
+    "--window W, --hitch-k K, --budget MS, --exact, --source cpu|gpu|both, --json, --csv, --html OUT, -o OUT, --, "
+    "--help, --version",
     run_diff};
 LUDUS_TRACE_VERB(diff_verb)

@@ -77,14 +77,16 @@ static const lt_verb report_verb = {
     "  --window W         all (default) | last:N (last N complete frames) | range:T0-T1\n"
     "                     (times since capture start, unit ns/us/ms/s, bare numbers are ms)\n"
     "  --hitch-k K        a hitch is a frame longer than K x the window's median (default 2)\n"
+    "  --budget MS        the frame budget: a hitch is longer than max(K x median, MS) (16.7 for 60 Hz)\n"
     "  --exact            keep every duration: exact percentiles (memory grows with the events)\n"
     "  --source S         cpu | gpu | both (default): CPU sites and frames, GPU queues and passes\n"
     "                     (--json and --csv give one source: cpu unless --source gpu; GPU: no CSV)\n"
     "  --json | --csv     machine-readable output on stdout instead of the text summary\n"
     "  --html OUT         also write a self-contained HTML report (frame chart, flame graph, tables);\n"
     "                     OUT - puts it on standard output (and the summary only with -o)\n"
-    "Times are elapsed wall-clock, not CPU time; see docs/analysis.md for every definition.\n",
-    "--top N, --window W, --hitch-k K, --exact, --source cpu|gpu|both, --json, --csv, --html OUT, -o OUT, --help, "
-    "--version",
+    "Times are elapsed wall-clock (frames also show the frame thread's CPU time); see docs/analysis.md\n"
+    "for every definition.\n",
+    "--top N, --window W, --hitch-k K, --budget MS, --exact, --source cpu|gpu|both, --json, --csv, --html OUT, -o OUT, "
+    "--help, --version",
     run_report};
 LUDUS_TRACE_VERB(report_verb)

@@ -240,7 +240,20 @@ static void render(screen *s, const ludus_watch_view *v, const top_opts *o, int 
         qsort(sc, v->nscopes, sizeof sc[0], cmp_scope);
         double fr = v->top_frames ? v->top_frames : 1;
         for (uint32_t i = 0; i < v->nscopes && (int)i < rows_left; i++) {
-            ludus_text_show(name, sizeof name, sc[i].name, 40);
+            /* two scopes of one name: told apart by file:line */
+            int shared = 0;
+            for (uint32_t j = 0; j < v->nscopes && !shared; j++) shared = j != i && !strcmp(sc[j].name, sc[i].name);
+            if (shared) { /* the name cut first: the location stays whole */
+                const char *base = strrchr(sc[i].file, '/');
+                char at[160], loc[200];
+                snprintf(at, sizeof at, " (%s:%u)", base ? base + 1 : sc[i].file, sc[i].line);
+                ludus_text_show(loc, sizeof loc, at, 0);
+                size_t ln = strlen(loc);
+                ludus_text_show(name, sizeof name, sc[i].name, ln + 8 < 40 ? 40 - ln : 8);
+                strncat(name, loc, sizeof name - strlen(name) - 1);
+            } else {
+                ludus_text_show(name, sizeof name, sc[i].name, 40);
+            }
             line(s, "  %-40s %10s %8s %10s", name, dur(a, sizeof a, (double)sc[i].exclusive_ns / fr),
                  per_frame(calls, sizeof calls, (double)sc[i].calls / fr),
                  dur(b, sizeof b, (double)sc[i].last_exclusive_ns));

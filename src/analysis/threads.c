@@ -1,0 +1,246 @@
+/* Threads: each thread's busy time per window frame (its top-level scopes
+ * on its own track, split at the frame marks) and its top scopes by
+ * exclusive time, from the per (thread, site, frame) cells the pass keeps
+ * (a->tcells, tree.c); the reports' per-thread sections. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+int ludus__thread_busy_add(ludus_analysis *a, uint32_t thread, uint32_t frame, int64_t b, int64_t e) {
+    ludus__an_thread *t = &a->threads[thread];
+    for (uint64_t k = frame; k <= a->nmarks; k++) {
+        int64_t fb = ludus__frame_begin(a, k), fe = ludus__frame_end(a, k);
+        if (fb >= e) break;
+        int64_t lo = b > fb ? b : fb, hi = e < fe ? e : fe;
+        if (hi <= lo) continue;
+        if (t->nbusy && t->busy[t->nbusy - 1].frame == k) {
+            t->busy[t->nbusy - 1].ns += hi - lo;
+            continue;
+        }
+        if (t->nbusy == t->busy_cap) {
+            size_t cap = t->busy_cap ? t->busy_cap * 2 : 64;
+            ludus__busy_cell *n = ludus__realloc(t->busy, cap * sizeof *n);
+            if (!n) return -1;
+            t->busy = n;
+            t->busy_cap = cap;
+        }
+        t->busy[t->nbusy++] = (ludus__busy_cell){k, hi - lo};
+    }
+    return 0;
+}
+
+void ludus__threads_free(ludus_analysis *a) {
+    for (uint32_t i = 0; i < a->nthreads; i++) ludus__free(a->threads[i].busy);
+    ludus__free(a->threads);
+    a->threads = NULL;
+    a->nthreads = 0;
+}
+
+static int cmp_i64(const void *x, const void *y) {
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The first tcell of (thread, site) at or after frame, by binary search. */
+static size_t tcell_lower(const ludus_analysis *a, uint32_t thread, uint32_t site, uint64_t frame) {
+    size_t lo = 0, hi = a->ntcells;
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        const ludus__cell *c = &a->tcells[m];
+        int less = c->thread != thread ? c->thread < thread : c->ent != site ? c->ent < site : c->frame < frame;
+        if (less)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
+const ludus__cell *ludus__tcell(const ludus_analysis *a, uint32_t thread, uint32_t site, uint64_t frame) {
+    size_t i = tcell_lower(a, thread, site, frame);
+    if (i < a->ntcells && a->tcells[i].thread == thread && a->tcells[i].ent == site && a->tcells[i].frame == frame)
+        return &a->tcells[i];
+    return NULL;
+}
+
+int64_t ludus__tcell_median(const ludus_analysis *a, uint32_t thread, uint32_t site) {
+    size_t i = tcell_lower(a, thread, site, 0);
+    if (!a->tcell_med || i >= a->ntcells || a->tcells[i].thread != thread || a->tcells[i].ent != site) return 0;
+    return a->tcell_med[i];
+}
+
+int ludus__threads_finish(ludus_analysis *a) {
+    uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
+    size_t most = 0; /* the longest run of cells (thread, site), or of a thread's busy frames */
+    for (uint32_t t = 0; t < a->nthreads; t++)
+        if (a->threads[t].nbusy > most) most = a->threads[t].nbusy;
+    for (size_t i = 0, j; i < a->ntcells; i = j) {
+        for (j = i;
+             j < a->ntcells && a->tcells[j].thread == a->tcells[i].thread && a->tcells[j].ent == a->tcells[i].ent;)
+            j++;
+        if (j - i > most) most = j - i;
+    }
+    int64_t *v = ludus__malloc((most > nw ? most : nw ? nw : 1) * sizeof *v);
+    a->tcell_med = ludus__malloc((a->ntcells ? a->ntcells : 1) * sizeof *a->tcell_med);
+    if (!v || !a->tcell_med) {
+        ludus__free(v);
+        return -1;
+    }
+    /* per (thread, site): the median over window frames (a frame without a cell: 0), and the
+     * thread's top scopes by their exclusive time in the window frames */
+    for (size_t i = 0, j; i < a->ntcells; i = j) {
+        const ludus__cell *c0 = &a->tcells[i];
+        uint64_t nin = 0;
+        int64_t excl = 0;
+        uint64_t calls = 0;
+        for (j = i; j < a->ntcells && a->tcells[j].thread == c0->thread && a->tcells[j].ent == c0->ent; j++) {
+            const ludus__cell *c = &a->tcells[j];
+            if (c->frame < a->win_f0 || c->frame >= a->win_f1) continue;
+            v[nin++] = c->excl;
+            excl += c->excl;
+            calls += c->calls;
+        }
+        int64_t med = 0;
+        if (nw && nin) {
+            qsort(v, nin, sizeof *v, cmp_i64);
+            uint64_t k = (nw + 1) / 2 - 1, zeros = nw - nin;
+            med = k < zeros ? 0 : v[k - zeros];
+        }
+        for (size_t k = i; k < j; k++) a->tcell_med[k] = med;
+        if (c0->thread >= a->nthreads || excl <= 0) continue;
+        ludus_thread_stats *t = &a->threads[c0->thread].pub;
+        int at = LUDUS_THREAD_TOP;
+        while (at > 0 && (t->top_site[at - 1] == UINT32_MAX || t->top_excl_ns[at - 1] < excl)) at--;
+        if (at == LUDUS_THREAD_TOP) continue;
+        for (int m = LUDUS_THREAD_TOP - 1; m > at; m--) {
+            t->top_site[m] = t->top_site[m - 1];
+            t->top_excl_ns[m] = t->top_excl_ns[m - 1];
+            t->top_calls[m] = t->top_calls[m - 1];
+        }
+        t->top_site[at] = c0->ent;
+        t->top_excl_ns[at] = excl;
+        t->top_calls[at] = calls;
+    }
+    /* busy time per window frame */
+    for (uint32_t ti = 0; ti < a->nthreads; ti++) {
+        ludus__an_thread *x = &a->threads[ti];
+        ludus_thread_stats *t = &x->pub;
+        uint64_t nin = 0;
+        for (size_t k = 0; k < x->nbusy; k++) {
+            const ludus__busy_cell *b = &x->busy[k];
+            if (b->frame < a->win_f0 || b->frame >= a->win_f1 || b->ns <= 0) continue;
+            v[nin++] = b->ns;
+            t->busy_total_ns += b->ns;
+            if (b->ns > t->busy_max_ns) t->busy_max_ns = b->ns, t->busy_max_frame = b->frame;
+        }
+        t->frames_busy = nin;
+        if (!nw) continue;
+        t->busy_per_frame_ns = (double)t->busy_total_ns / (double)nw;
+        t->busy_share = a->sum.frame_time.total_ns ? (double)t->busy_total_ns / (double)a->sum.frame_time.total_ns : 0;
+        qsort(v, nin, sizeof *v, cmp_i64);
+        uint64_t zeros = nw - nin;
+        uint64_t k50 = (nw + 1) / 2 - 1, k90 = (nw * 9 + 9) / 10 - 1;
+        t->busy_p50_ns = k50 < zeros ? 0 : v[k50 - zeros];
+        t->busy_p90_ns = k90 < zeros ? 0 : v[k90 - zeros];
+    }
+    ludus__free(v);
+    return 0;
+}
+
+uint32_t ludus_analysis_thread_count(const ludus_analysis *a) {
+    return a ? a->nthreads : 0;
+}
+
+const ludus_thread_stats *ludus_analysis_thread(const ludus_analysis *a, uint32_t i) {
+    return a && i < a->nthreads ? &a->threads[i].pub : NULL;
+}
+
+/* ---- reports ---- */
+
+typedef struct thread_key {
+    const ludus_thread_stats *t;
+    uint32_t index;
+} thread_key;
+
+/* The frame thread first, then by busy time (ties: capture order). */
+static int by_busy(const void *x, const void *y) {
+    const thread_key *a = x, *b = y;
+    if (a->t->is_frame_thread != b->t->is_frame_thread) return a->t->is_frame_thread ? -1 : 1;
+    if (a->t->busy_total_ns != b->t->busy_total_ns) return a->t->busy_total_ns > b->t->busy_total_ns ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static thread_key *sorted_threads(const ludus_analysis *a) {
+    thread_key *k = ludus__malloc((a->nthreads ? a->nthreads : 1) * sizeof *k);
+    if (!k) return NULL;
+    for (uint32_t i = 0; i < a->nthreads; i++) k[i] = (thread_key){&a->threads[i].pub, i};
+    qsort(k, a->nthreads, sizeof *k, by_busy);
+    return k;
+}
+
+int ludus__report_threads_text(const ludus_analysis *a, ludus__writer *w, uint32_t top) {
+    const ludus_analysis_summary *s = &a->sum;
+    if (!a->nthreads || !s->frames_in_window) return 0;
+    thread_key *k = sorted_threads(a);
+    if (!k) return LUDUS_ENOMEM; /* a report without its threads is no report */
+    char b[5][32], name[96], label[200], item[256];
+    uint32_t shown = a->nthreads < top ? a->nthreads : top;
+    ludus__w_fmt(w,
+                 "\nThreads: busy = time in the thread's top-level scopes within each of the %llu window frames "
+                 "(split at the marks;\na frame it did not run in counts 0); top: its scopes by exclusive time "
+                 "per window frame\n%-32s %11s %10s %10s %10s %6s\n",
+                 (unsigned long long)s->frames_in_window, "thread", "busy/frame", "p50", "p90", "max", "busy");
+    for (uint32_t i = 0; i < shown; i++) {
+        const ludus_thread_stats *t = k[i].t;
+        char nm[64];
+        snprintf(nm, sizeof nm, "%s", t->is_frame_thread ? " (frame thread)" : t->dropped ? " (!)" : "");
+        ludus__text_name(name, sizeof name, t->name, 32 - strlen(nm));
+        ludus__w_fmt(w, "%s%-*s %11s %10s %10s %10s %5.0f%%\n", name, (int)(32 - strlen(name)), nm,
+                     ludus__dur(b[0], 32, t->busy_per_frame_ns), ludus__dur(b[1], 32, (double)t->busy_p50_ns),
+                     ludus__dur(b[2], 32, (double)t->busy_p90_ns), ludus__dur(b[3], 32, (double)t->busy_max_ns),
+                     100 * t->busy_share);
+        if (t->top_site[0] == UINT32_MAX) continue;
+        ludus__w_str(w, "    top:");
+        for (int j = 0; j < LUDUS_THREAD_TOP && t->top_site[j] != UINT32_MAX; j++) {
+            snprintf(item, sizeof item, "%s", ludus_analysis_site_label(a, t->top_site[j], label, sizeof label));
+            ludus__w_fmt(w, "%s %s %s", j ? "," : "", ludus__text_name(label, sizeof label, item, 60),
+                         ludus__dur(b[4], 32, (double)t->top_excl_ns[j] / (double)s->frames_in_window));
+        }
+        ludus__w_str(w, "\n");
+    }
+    if (a->nthreads > shown)
+        ludus__w_fmt(w, "  ... %u more threads (--top N lists more, --json all)\n", a->nthreads - shown);
+    ludus__free(k);
+    return 0;
+}
+
+void ludus__report_threads_json(const ludus_analysis *a, ludus__writer *w) {
+    const ludus_analysis_summary *s = &a->sum;
+    char label[200];
+    ludus__w_str(w, ",\n\"threads\":[");
+    for (uint32_t i = 0; i < a->nthreads; i++) {
+        const ludus_thread_stats *t = &a->threads[i].pub;
+        ludus__w_fmt(w, "%s\n{\"index\":%u,\"name\":", i ? "," : "", i);
+        ludus__w_jstr(w, t->name);
+        ludus__w_fmt(w,
+                     ",\"tid\":%llu,\"frame_thread\":%s,\"dropped\":%llu,\"frames_busy\":%llu,\"busy_total_ns\":%lld,"
+                     "\"busy_per_frame_ns\":%.1f,\"busy_p50_ns\":%lld,\"busy_p90_ns\":%lld,\"busy_max_ns\":%lld,"
+                     "\"busy_max_frame\":%llu,\"busy_share\":%.4f,\"top\":[",
+                     (unsigned long long)t->tid, t->is_frame_thread ? "true" : "false", (unsigned long long)t->dropped,
+                     (unsigned long long)t->frames_busy, (long long)t->busy_total_ns, t->busy_per_frame_ns,
+                     (long long)t->busy_p50_ns, (long long)t->busy_p90_ns, (long long)t->busy_max_ns,
+                     (unsigned long long)t->busy_max_frame, t->busy_share);
+        for (int j = 0; j < LUDUS_THREAD_TOP && t->top_site[j] != UINT32_MAX; j++) {
+            ludus__w_fmt(w, "%s{\"site\":%u,\"label\":", j ? "," : "", t->top_site[j]);
+            ludus__w_jstr(w, ludus_analysis_site_label(a, t->top_site[j], label, sizeof label));
+            ludus__w_fmt(w, ",\"excl_ns\":%lld,\"excl_per_frame_ns\":%.1f,\"calls\":%llu}",
+                         (long long)t->top_excl_ns[j],
+                         s->frames_in_window ? (double)t->top_excl_ns[j] / (double)s->frames_in_window : 0.0,
+                         (unsigned long long)t->top_calls[j]);
+        }
+        ludus__w_str(w, "]}");
+    }
+    ludus__w_str(w, "]");
+}
