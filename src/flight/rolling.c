@@ -384,7 +384,8 @@ static void on_frame(void) {
                          "a frame of %.3f ms, %.2f x the running median %.3f ms of the last %u frames (%s)",
                          (double)dt / 1e6, median > 0 ? (double)dt / (double)median : 0.0, (double)median / 1e6, m,
                          rule);
-                trigger_hitch(detail, now, dt);
+                trigger_hitch(detail, clock ? ludus__mono_ns() : now,
+                              dt); /* a test's frame clock is not the capture's */
             }
             /* the oldest leaves the sorted copy */
             int64_t old = R.ring[R.ring_pos];
