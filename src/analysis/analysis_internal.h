@@ -195,6 +195,16 @@ typedef struct ludus__an_thread {
     size_t nbusy, busy_cap;
 } ludus__an_thread;
 LUDUS_HIDDEN int ludus__thread_busy_add(ludus_analysis *a, uint32_t thread, uint32_t frame, int64_t b, int64_t e);
+/* The common case, inline: [b, e) within frame `frame`, which the thread is
+ * already busy in; 0 when it is not that case (call ludus__thread_busy_add). */
+static inline int ludus__thread_busy_fast(ludus__an_thread *t, const int64_t *marks, uint64_t nmarks, uint32_t frame,
+                                          int64_t b, int64_t e) {
+    if (!t->nbusy || t->busy[t->nbusy - 1].frame != frame || (frame && marks[frame - 1] > b) ||
+        (frame < nmarks && e > marks[frame]))
+        return 0;
+    t->busy[t->nbusy - 1].ns += e - b;
+    return 1;
+}
 /* The per-thread figures, once the pass made a->tcells. */
 LUDUS_HIDDEN int ludus__threads_finish(ludus_analysis *a);
 LUDUS_HIDDEN void ludus__threads_free(ludus_analysis *a);

@@ -10,8 +10,15 @@
 
 int ludus__thread_busy_add(ludus_analysis *a, uint32_t thread, uint32_t frame, int64_t b, int64_t e) {
     ludus__an_thread *t = &a->threads[thread];
+    const int64_t *m = a->marks;
+    /* the common case: within the frame it began in, which the thread is already in */
+    if (t->nbusy && t->busy[t->nbusy - 1].frame == frame && (frame == 0 || m[frame - 1] <= b) &&
+        (frame >= a->nmarks || e <= m[frame])) {
+        t->busy[t->nbusy - 1].ns += e - b;
+        return 0;
+    }
     for (uint64_t k = frame; k <= a->nmarks; k++) {
-        int64_t fb = ludus__frame_begin(a, k), fe = ludus__frame_end(a, k);
+        int64_t fb = k == 0 ? 0 : m[k - 1], fe = k < a->nmarks ? m[k] : a->end_ns;
         if (fb >= e) break;
         int64_t lo = b > fb ? b : fb, hi = e < fe ? e : fe;
         if (hi <= lo) continue;

@@ -357,6 +357,8 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
     p->thread = t;
     for (uint32_t k = 0; k < a->nhplan; k++) p->hblk[k] = UINT32_MAX;
     p->hgap_lo = p->hgap_hi = 0;
+    const int hplans_on = a->nhplan != 0; /* in a register: the pass writes through a */
+    ludus__an_thread *busy_of = &a->threads[t];
     p->acc_frame = 0;
     ludus__slice_args_reset(&p->args);
     uint64_t cursor = 0; /* marks passed: the frame of the next begin */
@@ -372,14 +374,6 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             if (ludus__counter_event(a, &ev, is_frame_thread, cursor, ev.ts_ns >= p->w0 && ev.ts_ns < p->w1)) goto oom;
         } else if (tr == LUDUS__TR_MESSAGE) {
             if (ludus__message_event(a, &it, &ev, th->name, ev.ts_ns >= p->w0 && ev.ts_ns < p->w1)) goto oom;
-        } else if (ev.kind == LUDUS_NEV_FLOW_IN || ev.kind == LUDUS_NEV_FLOW_OUT) {
-            /* in a detailed hitch frame: who waited for whom (hitches.c) */
-            lane_stack *L0 = &p->lanes[0];
-            const open_ent *top = L0->depth && !L0->e[L0->depth - 1].fiber ? &L0->e[L0->depth - 1] : NULL;
-            int64_t since = top ? (top->covered_until > top->begin ? top->covered_until : top->begin) : ev.ts_ns;
-            if (a->nhplan && hflow(p, ev.kind == LUDUS_NEV_FLOW_IN, ev.value, top ? top->site : UINT32_MAX,
-                                   ev.ts_ns > since ? ev.ts_ns - since : 0, ev.ts_ns) != 0)
-                goto oom;
         } else if (tr == LUDUS__TR_ARG) {
             if (ev.depth < L->depth) ludus__slice_args_add(&p->args, c, &ev); /* else: no scope open */
         } else if (tr == LUDUS__TR_SLICE_BEGIN) {
@@ -405,7 +399,7 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                 e->fiber = 1;
                 continue;
             }
-            if (L->depth && !L->e[L->depth - 1].fiber && a->nhplan) { /* the parent's exclusive time so far */
+            if (hplans_on && L->depth && !L->e[L->depth - 1].fiber) { /* the parent's exclusive time so far */
                 const open_ent *par = &L->e[L->depth - 1];
                 if (hpiece(p, par->site, par->covered_until > par->begin ? par->covered_until : par->begin, ev.ts_ns) !=
                     0)
@@ -454,7 +448,7 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                 a->sum.clock_anomalies++;
                 end = e.begin;
             }
-            if (!e.fiber && a->nhplan &&
+            if (hplans_on && !e.fiber &&
                 hpiece(p, e.site, e.covered_until > e.begin ? e.covered_until : e.begin, end) != 0)
                 goto oom;
             if (L->depth) { /* the parent's union of children */
@@ -467,10 +461,12 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             } else if (ev.lane == 0) {
                 if (is_frame_thread) {
                     cover_frames(a, e.frame, e.site, e.begin, end);
-                    if (a->nhplan && hpiece(p, UINT32_MAX, e.begin, end) != 0) goto oom;
+                    if (hplans_on && hpiece(p, UINT32_MAX, e.begin, end) != 0) goto oom;
                 }
                 if (a->busy && ludus__busy_add(a, t, e.begin, end) != 0) goto oom;
-                if (a->nmarks && ludus__thread_busy_add(a, t, e.frame, e.begin, end) != 0) goto oom;
+                if (a->nmarks && !ludus__thread_busy_fast(busy_of, a->marks, a->nmarks, e.frame, e.begin, end) &&
+                    ludus__thread_busy_add(a, t, e.frame, e.begin, end) != 0)
+                    goto oom;
             }
             if (e.fiber) continue; /* no statistics of its own */
             ludus__an_site *s = &a->sites[e.site];
@@ -521,6 +517,14 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                     if (for_cell && cell_arg(p, e.frame, e.node, dur, text, tn) != 0) goto oom;
                 }
             }
+        } else if (hplans_on && (ev.kind == LUDUS_NEV_FLOW_IN || ev.kind == LUDUS_NEV_FLOW_OUT)) {
+            /* in a detailed hitch frame: who waited for whom (hitches.c) */
+            lane_stack *L0 = &p->lanes[0];
+            const open_ent *top = L0->depth && !L0->e[L0->depth - 1].fiber ? &L0->e[L0->depth - 1] : NULL;
+            int64_t since = top ? (top->covered_until > top->begin ? top->covered_until : top->begin) : ev.ts_ns;
+            if (hflow(p, ev.kind == LUDUS_NEV_FLOW_IN, ev.value, top ? top->site : UINT32_MAX,
+                      ev.ts_ns > since ? ev.ts_ns - since : 0, ev.ts_ns) != 0)
+                goto oom;
         }
     }
     if (rc == 0) rc = ludus__nev_error(&it);
