@@ -611,7 +611,9 @@ LUDUS__INLINE void ludus__count(ludus_counter_site *site, int64_t n) {
 #if defined(__x86_64__)
     __asm__ volatile("addq %1, %0" : "+m"(shard[slot]) : "er"(n));
 #else
-    __atomic_store_n(&shard[slot], __atomic_load_n(&shard[slot], __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+    /* modulo 2^64, as the x86 add: a frame's amount is the difference of two totals */
+    __atomic_store_n(&shard[slot], (int64_t)((uint64_t)__atomic_load_n(&shard[slot], __ATOMIC_RELAXED) + (uint64_t)n),
+                     __ATOMIC_RELAXED);
 #endif
 }
 
@@ -6992,7 +6994,8 @@ void ludus__counters_fork_install(void) {
 static void ludus__sf_counters_shard_exit(void *arg) {
     ludus__sf_counters_shard *s = arg;
     lock();
-    for (uint32_t i = 0; i < LUDUS__SHARD_SLOTS; i++) ludus__sf_counters_L.retired[i] += __atomic_load_n(&s->v[i], __ATOMIC_RELAXED);
+    for (uint32_t i = 0; i < LUDUS__SHARD_SLOTS; i++)
+        ludus__sf_counters_L.retired[i] = (int64_t)((uint64_t)ludus__sf_counters_L.retired[i] + (uint64_t)__atomic_load_n(&s->v[i], __ATOMIC_RELAXED));
     *s->prev = s->next;
     if (s->next) s->next->prev = s->prev;
     ludus__sf_counters_L.nshards--;
@@ -7019,10 +7022,13 @@ static int64_t *ludus__sf_counters_my_shard(void) {
     return s->v;
 }
 
+/* Totals are kept modulo 2^64 (the hot path's add wraps): summed as
+ * unsigned, so a frame's value, the total now minus the total before, is
+ * exact whenever the frame's own amount fits an int64 (docs/limits.md). */
 static int64_t ludus__sf_counters_slot_total(uint32_t slot) {
-    int64_t t = ludus__sf_counters_L.retired[slot];
-    for (ludus__sf_counters_shard *s = ludus__sf_counters_L.shards; s; s = s->next) t += __atomic_load_n(&s->v[slot], __ATOMIC_RELAXED);
-    return t;
+    uint64_t t = (uint64_t)ludus__sf_counters_L.retired[slot];
+    for (ludus__sf_counters_shard *s = ludus__sf_counters_L.shards; s; s = s->next) t += (uint64_t)__atomic_load_n(&s->v[slot], __ATOMIC_RELAXED);
+    return (int64_t)t;
 }
 
 /* ---- counters ---- */
@@ -7060,7 +7066,8 @@ void ludus__count_slow(ludus_counter_site *site, int64_t n) {
         return;
     }
     uint32_t slot = site->slot;
-    __atomic_store_n(&sh[slot], __atomic_load_n(&sh[slot], __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+    __atomic_store_n(&sh[slot], (int64_t)((uint64_t)__atomic_load_n(&sh[slot], __ATOMIC_RELAXED) + (uint64_t)n),
+                     __ATOMIC_RELAXED);
 }
 
 /* ---- gauges ---- */
@@ -7267,7 +7274,7 @@ static void ludus__sf_counters_snapshot(int64_t now, ludus__sf_counters_stat_lis
     for (uint32_t i = 0; i < ludus__sf_counters_L.ncounters; i++) {
         uint32_t slot = ludus__sf_counters_L.counters[i]->slot;
         int64_t t = ludus__sf_counters_slot_total(slot);
-        v[LUDUS__ROW_COUNTER(i)] = t - ludus__sf_counters_L.seen[slot];
+        v[LUDUS__ROW_COUNTER(i)] = (int64_t)((uint64_t)t - (uint64_t)ludus__sf_counters_L.seen[slot]);
         ludus__sf_counters_L.seen[slot] = t;
         ludus__sf_counters_record_stat(out, &ludus__sf_counters_L.counters[i]->site, LUDUS__STAT_SUM, v[LUDUS__ROW_COUNTER(i)]);
     }

@@ -323,6 +323,8 @@ typedef struct ludus_counter_stats {
     uint64_t values;    /* frames with a value (per-frame statistics) or samples (plots) in the window */
     uint64_t frames_in_window;
     double mean, min, p50, p99, max, total;
+    int saturated; /* 1: the integer sum `total` passed the int64 range and is held at INT64_MAX or INT64_MIN
+                      (never wrapped); every report says "saturated" */
 } ludus_counter_stats;
 LUDUS_API uint32_t ludus_analysis_counter_count(const ludus_analysis *a);
 LUDUS_API const ludus_counter_stats *ludus_analysis_counter(const ludus_analysis *a, uint32_t index);

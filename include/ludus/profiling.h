@@ -590,7 +590,9 @@ LUDUS__INLINE void ludus__count(ludus_counter_site *site, int64_t n) {
 #if defined(__x86_64__)
     __asm__ volatile("addq %1, %0" : "+m"(shard[slot]) : "er"(n));
 #else
-    __atomic_store_n(&shard[slot], __atomic_load_n(&shard[slot], __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+    /* modulo 2^64, as the x86 add: a frame's amount is the difference of two totals */
+    __atomic_store_n(&shard[slot], (int64_t)((uint64_t)__atomic_load_n(&shard[slot], __ATOMIC_RELAXED) + (uint64_t)n),
+                     __ATOMIC_RELAXED);
 #endif
 }
 

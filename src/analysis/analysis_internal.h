@@ -221,11 +221,13 @@ LUDUS_HIDDEN int64_t ludus__tcell_median(const ludus_analysis *a, uint32_t threa
 typedef struct ludus__counter_value {
     uint64_t frame;
     double value;
+    int64_t exact; /* an integer track's value as recorded (the sum adds these) */
 } ludus__counter_value;
 
 typedef struct ludus__an_counter {
     ludus_counter_stats pub;
     uint32_t series; /* 0: plot samples; 1 + LUDUS__STAT_* */
+    int real;        /* 1: f64 samples (summed as doubles); 0: integers (summed exactly, saturating) */
     ludus__counter_value *v;
     size_t n, cap;
 } ludus__an_counter;

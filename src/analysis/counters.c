@@ -47,7 +47,7 @@ static ludus__an_counter *track(ludus_analysis *a, uint32_t site, uint32_t serie
     return k;
 }
 
-static int push(ludus__an_counter *k, uint64_t frame, double v) {
+static int push(ludus__an_counter *k, uint64_t frame, double v, int64_t exact) {
     if (k->n == k->cap) {
         size_t cap = k->cap ? k->cap * 2 : 64;
         ludus__counter_value *n = ludus__realloc(k->v, cap * sizeof *n);
@@ -55,7 +55,7 @@ static int push(ludus__an_counter *k, uint64_t frame, double v) {
         k->v = n;
         k->cap = cap;
     }
-    k->v[k->n++] = (ludus__counter_value){frame, v};
+    k->v[k->n++] = (ludus__counter_value){frame, v, exact};
     return 0;
 }
 
@@ -69,23 +69,42 @@ int ludus__counter_event(ludus_analysis *a, const ludus__nev *ev, int on_frame_t
     ludus__an_counter *k = track(a, ev->site, ev->series);
     if (!k) return -1;
     double v;
+    int64_t exact = 0;
     if (ludus__nevs[ev->kind].analysis == LUDUS__TR_COUNTER_F64) {
         memcpy(&v, &ev->value, sizeof v);
         if (!isfinite(v)) return 0;
+        k->real = 1;
     } else {
-        v = (double)(int64_t)ev->value;
+        exact = (int64_t)ev->value;
+        v = (double)exact;
     }
     if (ev->series) {
         if (marks_seen == 0) return 0; /* its mark was lost */
         /* the snapshot taken at mark n closes frame n - 1 (frame 0: the lead-in) */
-        return push(k, marks_seen - 1, v);
+        return push(k, marks_seen - 1, v, exact);
     }
-    return in_window ? push(k, 0, v) : 0;
+    return in_window ? push(k, 0, v, exact) : 0;
 }
 
 static double nearest_rank(const double *v, size_t n, double q) {
     size_t k = (size_t)ceil(q * (double)n);
     return v[k ? k - 1 : 0];
+}
+
+/* The sum of an integer track's values in the window: exact while it fits
+ * an int64, else held at INT64_MAX or INT64_MIN from the first add that
+ * passes it (never wrapped) and flagged; every output says so. */
+static double exact_total(const ludus__an_counter *k, const ludus_analysis *a, int *saturated) {
+    int64_t t = 0;
+    *saturated = 0;
+    for (size_t j = 0; j < k->n; j++) {
+        if (k->series && (k->v[j].frame < a->win_f0 || k->v[j].frame >= a->win_f1)) continue;
+        if (__builtin_add_overflow(t, k->v[j].exact, &t)) {
+            *saturated = 1;
+            return k->v[j].exact > 0 ? (double)INT64_MAX : (double)INT64_MIN;
+        }
+    }
+    return (double)t;
 }
 
 int ludus__counters_finish(ludus_analysis *a) {
@@ -104,8 +123,8 @@ int ludus__counters_finish(ludus_analysis *a) {
         for (size_t j = 0; j < m; j++) total += x[j];
         if (m) {
             qsort(x, m, sizeof *x, ludus__cmp_double);
-            s->total = total;
-            s->mean = total / (double)m;
+            s->total = k->real ? total : exact_total(k, a, &s->saturated);
+            s->mean = total / (double)m; /* the double sum: a saturated total does not bend the mean */
             s->min = x[0];
             s->max = x[m - 1];
             s->p50 = nearest_rank(x, m, 0.5);

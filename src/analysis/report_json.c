@@ -26,7 +26,8 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
            "first mark) and the tail after the last mark are not frames\","
            "\"counters\":\"per-frame statistics over the window's complete frames that hold a value (values of "
            "frames_in_window); a frame's value is the snapshot its closing mark recorded; plots: the samples in the "
-           "window; percentiles exact, nearest rank\","
+           "window; percentiles exact, nearest rank; total: an integer track's sum, held at the int64 limit it passes "
+           "(saturated: true), never wrapped\","
            "\"attribution\":\"a scope belongs to the frame and window its begin falls in\","
            "\"unlogged\":\"frame thread time inside the frame not covered by its top-level scopes\","
            "\"hitch\":\"frame time > max(hitch_k x median frame time of the window, budget_ns); its items: the "
@@ -200,10 +201,10 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         ludus__w_fmt(w,
                      ",\"series\":\"%s\",\"kind\":\"%s\",\"unit\":\"%s\",\"site\":%u,\"per_frame\":%s,\"values\":%llu,"
                      "\"frames_in_window\":%llu,\"mean\":%.17g,\"min\":%.17g,\"p50\":%.17g,\"p99\":%.17g,\"max\":%.17g,"
-                     "\"total\":%.17g",
+                     "\"total\":%.17g,\"saturated\":%s",
                      x->series, x->kind, x->unit, x->site, x->per_frame ? "true" : "false",
                      (unsigned long long)x->values, (unsigned long long)x->frames_in_window, x->mean, x->min, x->p50,
-                     x->p99, x->max, x->total);
+                     x->p99, x->max, x->total, x->saturated ? "true" : "false");
         if (k->series) { /* [frame, value] of the window's frames */
             ludus__w_str(w, ",\"frames\":[");
             int first = 1;

@@ -132,6 +132,14 @@ static void counters_text(const ludus_analysis *a, ludus__writer *w) {
                 cval(b[2], 32, x->p50, x->unit), cval(b[3], 32, x->p99, x->unit), cval(b[4], 32, x->max, x->unit));
         }
     }
+    for (uint32_t i = 0; i < a->ncounters; i++) {
+        const ludus_counter_stats *x = &a->counters[i].pub;
+        char name[64];
+        if (x->saturated)
+            ludus__w_fmt(w, "  %s %s: the window's sum is saturated at %s (it passes the int64 range)\n",
+                         ludus__text_name(name, sizeof name, x->name, 0), x->series,
+                         x->total > 0 ? "INT64_MAX" : "INT64_MIN");
+    }
     if (s->counter_values_elsewhere)
         ludus__w_fmt(w, "  %llu frame snapshots were recorded off the frame thread and left out\n",
                      (unsigned long long)s->counter_values_elsewhere);

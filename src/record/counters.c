@@ -126,7 +126,8 @@ void ludus__counters_fork_install(void) {
 static void shard_exit(void *arg) {
     shard *s = arg;
     lock();
-    for (uint32_t i = 0; i < LUDUS__SHARD_SLOTS; i++) L.retired[i] += __atomic_load_n(&s->v[i], __ATOMIC_RELAXED);
+    for (uint32_t i = 0; i < LUDUS__SHARD_SLOTS; i++)
+        L.retired[i] = (int64_t)((uint64_t)L.retired[i] + (uint64_t)__atomic_load_n(&s->v[i], __ATOMIC_RELAXED));
     *s->prev = s->next;
     if (s->next) s->next->prev = s->prev;
     L.nshards--;
@@ -153,10 +154,13 @@ static int64_t *my_shard(void) {
     return s->v;
 }
 
+/* Totals are kept modulo 2^64 (the hot path's add wraps): summed as
+ * unsigned, so a frame's value, the total now minus the total before, is
+ * exact whenever the frame's own amount fits an int64 (docs/limits.md). */
 static int64_t slot_total(uint32_t slot) {
-    int64_t t = L.retired[slot];
-    for (shard *s = L.shards; s; s = s->next) t += __atomic_load_n(&s->v[slot], __ATOMIC_RELAXED);
-    return t;
+    uint64_t t = (uint64_t)L.retired[slot];
+    for (shard *s = L.shards; s; s = s->next) t += (uint64_t)__atomic_load_n(&s->v[slot], __ATOMIC_RELAXED);
+    return (int64_t)t;
 }
 
 /* ---- counters ---- */
@@ -194,7 +198,8 @@ void ludus__count_slow(ludus_counter_site *site, int64_t n) {
         return;
     }
     uint32_t slot = site->slot;
-    __atomic_store_n(&sh[slot], __atomic_load_n(&sh[slot], __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+    __atomic_store_n(&sh[slot], (int64_t)((uint64_t)__atomic_load_n(&sh[slot], __ATOMIC_RELAXED) + (uint64_t)n),
+                     __ATOMIC_RELAXED);
 }
 
 /* ---- gauges ---- */
@@ -401,7 +406,7 @@ static void snapshot(int64_t now, stat_list *out) {
     for (uint32_t i = 0; i < L.ncounters; i++) {
         uint32_t slot = L.counters[i]->slot;
         int64_t t = slot_total(slot);
-        v[LUDUS__ROW_COUNTER(i)] = t - L.seen[slot];
+        v[LUDUS__ROW_COUNTER(i)] = (int64_t)((uint64_t)t - (uint64_t)L.seen[slot]);
         L.seen[slot] = t;
         record_stat(out, &L.counters[i]->site, LUDUS__STAT_SUM, v[LUDUS__ROW_COUNTER(i)]);
     }

@@ -11,6 +11,7 @@
  * Labelled concurrency: it runs under ThreadSanitizer too. */
 #define _GNU_SOURCE
 #include <json.h>
+#include <math.h>
 #include <ludus/analysis.h>
 #include <ludus/capture.h>
 #include <ludus/capture_file.h>
@@ -410,12 +411,95 @@ static void test_fork(void **st) {
 #endif
 }
 
+/* A report into a string (malloc'd). */
+typedef struct {
+    char *p;
+    size_t n;
+} text_buf;
+static int text_write(void *ud, const void *data, size_t n) {
+    text_buf *b = ud;
+    char *p = realloc(b->p, b->n + n + 1);
+    if (!p) return -1;
+    memcpy(p + b->n, data, n);
+    b->n += n;
+    p[b->n] = 0;
+    b->p = p;
+    return 0;
+}
+static char *report_of(const ludus_analysis *a, int format) {
+    text_buf b = {NULL, 0};
+    assert_int_equal(ludus_analysis_report(a, NULL, format, NULL, text_write, &b), 0);
+    return b.p;
+}
+
+/* Per-frame amounts near the int64 limits: the window's sum of an integer
+ * counter is held at INT64_MAX (or INT64_MIN) and flagged, never wrapped,
+ * and every report says so; a sum that fits stays exact. (The old code
+ * summed in doubles: 2 x INT64_MAX came out as 2^64, with no flag.) */
+static void test_sum_saturates(void **st) {
+    (void)st;
+    assert_int_equal(ludus_capture_begin(NULL), 0);
+    LUDUS_PROFILE_FRAME();
+    for (int f = 0; f < 3; f++) {
+        LUDUS_PROFILE_COUNT(SatUp, INT64_MAX - 1);
+        LUDUS_PROFILE_COUNT(SatDown, INT64_MIN + 1);
+        LUDUS_PROFILE_COUNT(Fits, f == 0 ? INT64_MAX - 7 : f == 1 ? 5 : 2);
+        LUDUS_PROFILE_FRAME();
+    }
+    assert_int_equal(ludus_capture_end(NULL), 0);
+    ludus_analysis *a;
+    assert_int_equal(lt_analyze_last(NULL, &a), 0);
+    const ludus_counter_stats *up =
+        ludus_analysis_counter(a, (uint32_t)ludus_analysis_find_counter(a, "SatUp", "per frame"));
+    const ludus_counter_stats *down =
+        ludus_analysis_counter(a, (uint32_t)ludus_analysis_find_counter(a, "SatDown", "per frame"));
+    const ludus_counter_stats *fits =
+        ludus_analysis_counter(a, (uint32_t)ludus_analysis_find_counter(a, "Fits", "per frame"));
+    assert_non_null(up);
+    assert_non_null(down);
+    assert_non_null(fits);
+    assert_int_equal(up->values, 3);
+    assert_true(up->saturated && up->total == (double)INT64_MAX);
+    assert_true(down->saturated && down->total == (double)INT64_MIN);
+    assert_false(fits->saturated);
+    assert_true(fits->total == (double)INT64_MAX);
+    assert_true(up->mean > 9e18 && up->max == (double)(INT64_MAX - 1)); /* the mean is not bent by the limit */
+    char *json = report_of(a, LUDUS_REPORT_JSON);
+    struct json_object *root = json_tokener_parse(json), *counters;
+    assert_non_null(root);
+    assert_true(json_object_object_get_ex(root, "counters", &counters));
+    int seen = 0;
+    for (size_t i = 0; i < json_object_array_length(counters); i++) {
+        struct json_object *c = json_object_array_get_idx(counters, i), *name, *sat, *total;
+        assert_true(json_object_object_get_ex(c, "name", &name));
+        assert_true(json_object_object_get_ex(c, "saturated", &sat));
+        assert_true(json_object_object_get_ex(c, "total", &total));
+        const char *nm = json_object_get_string(name);
+        if (!strcmp(nm, "SatUp") || !strcmp(nm, "SatDown")) {
+            seen++;
+            assert_true(json_object_get_boolean(sat));
+            assert_true(fabs(json_object_get_double(total)) <= 9223372036854775808.0);
+        } else if (!strcmp(nm, "Fits")) {
+            assert_false(json_object_get_boolean(sat));
+        }
+    }
+    assert_int_equal(seen, 2);
+    json_object_put(root);
+    free(json);
+    char *text = report_of(a, LUDUS_REPORT_TEXT);
+    assert_non_null(strstr(text, "SatUp per frame: the window's sum is saturated at INT64_MAX"));
+    assert_non_null(strstr(text, "SatDown per frame: the window's sum is saturated at INT64_MIN"));
+    assert_null(strstr(text, "Fits per frame: the window's sum is saturated"));
+    free(text);
+    ludus_analysis_destroy(a);
+}
+
 int main(void) {
     assert_int_equal(ludus_frame_ring_configure(4096), 0);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_flood_exact), cmocka_unit_test(test_gauges),       cmocka_unit_test(test_gauge_extremes),
-        cmocka_unit_test(test_memory),      cmocka_unit_test(test_overlay_text), cmocka_unit_test(test_plot_and_file),
-        cmocka_unit_test(test_fork),
+        cmocka_unit_test(test_flood_exact), cmocka_unit_test(test_gauges),        cmocka_unit_test(test_gauge_extremes),
+        cmocka_unit_test(test_memory),      cmocka_unit_test(test_overlay_text),  cmocka_unit_test(test_plot_and_file),
+        cmocka_unit_test(test_fork),        cmocka_unit_test(test_sum_saturates),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     return rc;

@@ -103,7 +103,8 @@
     C(t, series, TEXT, "per frame, last, min, max, live bytes, ...; samples (a plot)") \
     C(t, unit, TEXT, "\"\" or bytes")                                                  \
     C(t, kind, TEXT, "count, gauge, memory or plot")                                   \
-    C(t, per_frame, INTEGER, "1: an amount of each frame; 0: a level")
+    C(t, per_frame, INTEGER, "1: an amount of each frame; 0: a level")                 \
+    C(t, saturated, INTEGER, "1: its window sum passes the int64 range (report: saturated)")
 #define LT_SQL_COLS_counter(C, t)                                                               \
     C(t, capture_id, INTEGER, "its capture")                                                    \
     C(t, ts, INTEGER, "when it was taken")                                                      \

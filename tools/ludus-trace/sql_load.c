@@ -419,6 +419,7 @@ static int load_frames_and_counters(loader *l, const ludus_analysis *a) {
         b_text(s, LT_counter_track__unit, k->unit);
         b_text(s, LT_counter_track__kind, k->kind);
         b_int(s, LT_counter_track__per_frame, k->per_frame);
+        b_int(s, LT_counter_track__saturated, k->saturated);
         if (row_done(l, LT_T_counter_track)) return -1;
         for (uint64_t f = 0; f < nf; f++) {
             double v;
