@@ -7221,6 +7221,8 @@ int ludus_memory_sample(void) {
     if (!ludus__load_armed()) return 0;
     uint32_t n = __atomic_load_n(&ludus__sf_counters_L.ndomains, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n; i++) {
+        /* live unknown (a free of memory it never saw): no sample, as no frame value */
+        if (__atomic_load_n(&ludus__sf_counters_L.domains[i].underflow, __ATOMIC_RELAXED)) continue;
         const ludus_site *site = ludus__site_by_id(ludus__sf_counters_L.dinfo[i].site_id);
         int64_t live = __atomic_load_n(&ludus__sf_counters_L.domains[i].live, __ATOMIC_RELAXED) +
                        __atomic_load_n(&ludus__sf_counters_L.dinfo[i].baseline_bytes, __ATOMIC_RELAXED);
@@ -9972,7 +9974,9 @@ typedef struct ludus__site_info {
     size_t category_len;
     uint32_t line;
     uint32_t id; /* stable: FNV-1a of name, file and line */
-    int enabled; /* category enabled in this capture */
+    int enabled;      /* category enabled in this capture */
+    int live_unknown; /* a memory domain's site whose live figures the manifest says are unknown: its live,
+                         live-allocation and peak values are not read (files of older recorders hold them) */
 } ludus__site_info;
 
 /* Buffers a run loader fills; owned by the iterator (one block at a time). */
@@ -12342,6 +12346,14 @@ static void ludus__sf_normalize_on_pass(ludus__nev_iter *it, const ludus__kind_i
                 return;
             }
             series = 1u + (uint32_t)e[1].word;
+            /* a memory domain's live figures that are not known: negative
+             * (older recorders wrote them) or of a domain the manifest says
+             * is unknown (file_reader.c): not a value, as today's recorder
+             * does not record one */
+            if ((e[1].word == LUDUS__STAT_MEM_LIVE || e[1].word == LUDUS__STAT_MEM_LIVE_ALLOCS ||
+                 e[1].word == LUDUS__STAT_MEM_PEAK) &&
+                ((int64_t)value < 0 || (site != UINT32_MAX && it->c->sites[site].live_unknown)))
+                return;
             break;
         case LUDUS__F_EXT: { /* the data: a text, or arguments the site's name formats */
             size_t len = LUDUS__EXT_LEN(e[1].word);
@@ -12360,6 +12372,8 @@ static void ludus__sf_normalize_on_pass(ludus__nev_iter *it, const ludus__kind_i
             break;
         }
     }
+    /* and its live samples (ludus_memory_sample) likewise */
+    if (nev == LUDUS_NEV_COUNTER && site != UINT32_MAX && it->c->sites[site].live_unknown) return;
     const ludus__nev_info *ni = &ludus__nevs[nev];
     if (nev == LUDUS_NEV_FRAME) value = ++it->frame_no;
     uint32_t depth = it->lane_depth[0];
@@ -17459,6 +17473,30 @@ static int ludus__sf_file_reader_parse_threads(ludus__sf_file_reader_reader *r, 
     return 0;
 }
 
+/* Older recorders (format 4, early 5) wrote a memory domain's live, live
+ * allocations and peak even after a free of memory it never saw took them
+ * below zero, and no "unknown" flag: such a file is read with today's flags.
+ * A domain whose figures at capture end are negative (live or peak bytes,
+ * or more frees than allocations without a baseline) is unknown, as the
+ * recorder now says itself, and its site is marked so the ludus__sf_file_reader_reader drops its
+ * live figures (normalize.c); a negative live figure of any domain is
+ * dropped there too. */
+static void ludus__sf_file_reader_memory_flags_upgrade(ludus_capture *c) {
+    for (uint32_t i = 0; i < c->nmem_cov; i++) {
+        ludus__mem_cov *m = &c->mem_cov[i];
+        if (m->kind != LUDUS__MEM_COV_DOMAIN) continue;
+        int has_baseline = (m->flags & LUDUS__MEM_COV_BASELINE) != 0;
+        if (m->live_bytes < 0 || m->peak_bytes < 0 || (!has_baseline && m->frees > m->allocs))
+            m->flags |= LUDUS__MEM_COV_UNKNOWN;
+        if (!(m->flags & LUDUS__MEM_COV_UNKNOWN)) continue;
+        char site[sizeof m->name + 8];
+        int n = snprintf(site, sizeof site, "Memory/%s", m->name);
+        for (uint32_t s = 0; s < c->nsites; s++)
+            if (c->sites[s].name_len == (size_t)n && !memcmp(c->sites[s].name, site, (size_t)n))
+                c->sites[s].live_unknown = 1;
+    }
+}
+
 /* Counts claimed by the tables must be possible with the blocks present, so
  * no consumer can be driven to size something by a lie. */
 static int ludus__sf_file_reader_check_counts(ludus__sf_file_reader_reader *r, ludus_capture *c) {
@@ -17607,7 +17645,9 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
                     break;
                 }
                 ludus__free(p);
-                return ludus__sf_file_reader_check_counts(r, c);
+                rc = ludus__sf_file_reader_check_counts(r, c);
+                if (rc == 0) ludus__sf_file_reader_memory_flags_upgrade(c);
+                return rc;
             }
             default:
                 break; /* unknown records are skipped (later minor versions) */

@@ -91,7 +91,9 @@ typedef struct ludus__site_info {
     size_t category_len;
     uint32_t line;
     uint32_t id; /* stable: FNV-1a of name, file and line */
-    int enabled; /* category enabled in this capture */
+    int enabled;      /* category enabled in this capture */
+    int live_unknown; /* a memory domain's site whose live figures the manifest says are unknown: its live,
+                         live-allocation and peak values are not read (files of older recorders hold them) */
 } ludus__site_info;
 
 /* Buffers a run loader fills; owned by the iterator (one block at a time). */

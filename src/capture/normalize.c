@@ -444,6 +444,14 @@ static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus
                 return;
             }
             series = 1u + (uint32_t)e[1].word;
+            /* a memory domain's live figures that are not known: negative
+             * (older recorders wrote them) or of a domain the manifest says
+             * is unknown (file_reader.c): not a value, as today's recorder
+             * does not record one */
+            if ((e[1].word == LUDUS__STAT_MEM_LIVE || e[1].word == LUDUS__STAT_MEM_LIVE_ALLOCS ||
+                 e[1].word == LUDUS__STAT_MEM_PEAK) &&
+                ((int64_t)value < 0 || (site != UINT32_MAX && it->c->sites[site].live_unknown)))
+                return;
             break;
         case LUDUS__F_EXT: { /* the data: a text, or arguments the site's name formats */
             size_t len = LUDUS__EXT_LEN(e[1].word);
@@ -462,6 +470,8 @@ static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus
             break;
         }
     }
+    /* and its live samples (ludus_memory_sample) likewise */
+    if (nev == LUDUS_NEV_COUNTER && site != UINT32_MAX && it->c->sites[site].live_unknown) return;
     const ludus__nev_info *ni = &ludus__nevs[nev];
     if (nev == LUDUS_NEV_FRAME) value = ++it->frame_no;
     uint32_t depth = it->lane_depth[0];

@@ -519,6 +519,30 @@ static int parse_threads(reader *r, ludus_capture *c, uint64_t base, uint32_t co
     return 0;
 }
 
+/* Older recorders (format 4, early 5) wrote a memory domain's live, live
+ * allocations and peak even after a free of memory it never saw took them
+ * below zero, and no "unknown" flag: such a file is read with today's flags.
+ * A domain whose figures at capture end are negative (live or peak bytes,
+ * or more frees than allocations without a baseline) is unknown, as the
+ * recorder now says itself, and its site is marked so the reader drops its
+ * live figures (normalize.c); a negative live figure of any domain is
+ * dropped there too. */
+static void memory_flags_upgrade(ludus_capture *c) {
+    for (uint32_t i = 0; i < c->nmem_cov; i++) {
+        ludus__mem_cov *m = &c->mem_cov[i];
+        if (m->kind != LUDUS__MEM_COV_DOMAIN) continue;
+        int has_baseline = (m->flags & LUDUS__MEM_COV_BASELINE) != 0;
+        if (m->live_bytes < 0 || m->peak_bytes < 0 || (!has_baseline && m->frees > m->allocs))
+            m->flags |= LUDUS__MEM_COV_UNKNOWN;
+        if (!(m->flags & LUDUS__MEM_COV_UNKNOWN)) continue;
+        char site[sizeof m->name + 8];
+        int n = snprintf(site, sizeof site, "Memory/%s", m->name);
+        for (uint32_t s = 0; s < c->nsites; s++)
+            if (c->sites[s].name_len == (size_t)n && !memcmp(c->sites[s].name, site, (size_t)n))
+                c->sites[s].live_unknown = 1;
+    }
+}
+
 /* Counts claimed by the tables must be possible with the blocks present, so
  * no consumer can be driven to size something by a lie. */
 static int check_counts(reader *r, ludus_capture *c) {
@@ -667,7 +691,9 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                     break;
                 }
                 ludus__free(p);
-                return check_counts(r, c);
+                rc = check_counts(r, c);
+                if (rc == 0) memory_flags_upgrade(c);
+                return rc;
             }
             default:
                 break; /* unknown records are skipped (later minor versions) */

@@ -353,6 +353,8 @@ int ludus_memory_sample(void) {
     if (!ludus__load_armed()) return 0;
     uint32_t n = __atomic_load_n(&L.ndomains, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n; i++) {
+        /* live unknown (a free of memory it never saw): no sample, as no frame value */
+        if (__atomic_load_n(&L.domains[i].underflow, __ATOMIC_RELAXED)) continue;
         const ludus_site *site = ludus__site_by_id(L.dinfo[i].site_id);
         int64_t live = __atomic_load_n(&L.domains[i].live, __ATOMIC_RELAXED) +
                        __atomic_load_n(&L.dinfo[i].baseline_bytes, __ATOMIC_RELAXED);
