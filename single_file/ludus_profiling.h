@@ -1517,6 +1517,8 @@ typedef struct ludus_capture_summary {
      * dropped events at the bytes an event took on average, the end reserve and a 64 KiB piece per thread),
      * a power of two of 64 KiB chunks: LUDUS_TRACE_CHUNKS=pool_bytes_needed/65536. 0: none dropped. */
     uint64_t pool_bytes_needed;
+    uint64_t annotation_texts_cut;    /* annotation texts cut at LUDUS_ANNOTATION_TEXT_MAX bytes (docs/limits.md) */
+    uint64_t annotation_keys_dropped; /* annotations of a scope past its 16th key: in no export (docs/limits.md) */
 } ludus_capture_summary;
 LUDUS_API int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out);
 
@@ -6400,6 +6402,9 @@ enum {
 #define LUDUS__EXT_DATA_MAX 1024u
 _Static_assert(LUDUS_MESSAGE_MAX <= LUDUS__EXT_DATA_MAX, "a message's text fits an extension's data");
 _Static_assert(LUDUS_ANNOTATION_TEXT_MAX <= LUDUS__EXT_DATA_MAX, "an annotation's text fits an extension's data");
+/* An annotation text's value (unused by the text): bit 0 set when
+ * LUDUS_ANNOTATION_TEXT_MAX cut it (files keep it; readers count it). */
+#define LUDUS__ARG_TEXT_CUT 1u
 #define LUDUS__TEXT_SLOTS(len) (((size_t)(len) + 15u) / 16u)
 /* The payload word of an extension event. */
 #define LUDUS__EXT_WORD(code, len) ((uintptr_t)(code) | ((uintptr_t)(len) << 8))
@@ -6766,14 +6771,18 @@ void ludus__annotate_f64(const ludus_site *site, double value) {
 
 void ludus__annotate_text(const ludus_site *site, const char *text) {
     size_t n = 0; /* strnlen is not C11; a signal handler may call this */
+    uint64_t cut = 0;
     if (text) {
         while (n < LUDUS_ANNOTATION_TEXT_MAX && text[n]) n++;
         /* cut: at a character's first byte, never inside a UTF-8 character
-         * (at most 3 continuation bytes back) */
-        if (n == LUDUS_ANNOTATION_TEXT_MAX && text[n])
+         * (at most 3 continuation bytes back); the event says so (its value,
+         * unused by a text), and the capture counts it (prepare.c) */
+        if (n == LUDUS_ANNOTATION_TEXT_MAX && text[n]) {
+            cut = LUDUS__ARG_TEXT_CUT;
             for (int back = 0; back < 4 && n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80; back++) n--;
+        }
     }
-    ludus__emit_ext(site, LUDUS__EXT_ARG_TEXT, 0, text, n);
+    ludus__emit_ext(site, LUDUS__EXT_ARG_TEXT, cut, text, n);
 }
 
 /* ==== src/record/counters.c ==== */
@@ -9973,7 +9982,7 @@ typedef struct ludus__site_info {
     const char *category; /* NULL: none; NUL-terminated */
     size_t category_len;
     uint32_t line;
-    uint32_t id; /* stable: FNV-1a of name, file and line */
+    uint32_t id;      /* stable: FNV-1a of name, file and line */
     int enabled;      /* category enabled in this capture */
     int live_unknown; /* a memory domain's site whose live figures the manifest says are unknown: its live,
                          live-allocation and peak values are not read (files of older recorders hold them) */
@@ -10112,6 +10121,7 @@ struct ludus_capture {
     ludus__arena site_text; /* display strings of the sites */
     uint32_t id_collisions;
     uint64_t events, dropped, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
+    uint64_t texts_cut, keys_dropped; /* annotations: texts cut, keys past LUDUS__SLICE_ARGS_MAX (prepare.c) */
     uint64_t unknown; /* extension events of a sub-kind this library does not know (a later one's file): skipped */
     /* capture files and views of them */
     uint32_t format_version;
@@ -10622,6 +10632,39 @@ static inline int64_t ludus__nev_peek_ts(ludus__nev_iter *it) {
     if (it->opos == it->on && !ludus__nev_fill(it)) return INT64_MAX;
     return it->ob[it->opos].ts_ns;
 }
+
+/* Scope annotations kept until their slice ends (slice_args.c). */
+#define LUDUS__SLICE_ARGS_MAX 16 /* keys per slice */
+typedef struct ludus__slice_args_lane {
+    ludus__nev *e;
+    uint32_t n, cap;
+} ludus__slice_args_lane;
+typedef struct ludus__slice_args {
+    ludus__slice_args_lane lane[LUDUS__MAX_LANES];
+    uint64_t dropped;    /* past LUDUS__SLICE_ARGS_MAX keys, or no memory */
+    uint64_t over_max;   /* of them past LUDUS__SLICE_ARGS_MAX keys */
+    uint64_t superseded; /* a value replaced by a later one of its key in its slice */
+} ludus__slice_args;
+/* ev: an attaching event (ludus__nevs[kind].attach) with its slice's lane
+ * and depth. */
+LUDUS__SIBLING void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const ludus__nev *ev);
+/* The annotations of the slice ending at (lane, depth), removed: *first
+ * points at them until the next add. Inline for the common case: a lane
+ * with none (every slice end of a capture without annotations). */
+LUDUS__SIBLING uint32_t ludus__slice_args_take_some(ludus__slice_args *a, uint8_t lane, uint32_t depth,
+                                                    const ludus__nev **first);
+static inline uint32_t ludus__slice_args_take(ludus__slice_args *a, uint8_t lane, uint32_t depth,
+                                              const ludus__nev **first) {
+    if (__builtin_expect(a->lane[lane].n == 0, 1)) {
+        *first = NULL;
+        return 0;
+    }
+    return ludus__slice_args_take_some(a, lane, depth, first);
+}
+LUDUS__SIBLING void ludus__slice_args_reset(ludus__slice_args *a);
+LUDUS__SIBLING void ludus__slice_args_free(ludus__slice_args *a);
+/* An annotation's text (value kind TEXT): "" when empty. */
+LUDUS__SIBLING const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, size_t *len);
 
 #endif
 
@@ -12957,7 +13000,9 @@ static int ludus__sf_prepare_count_thread(ludus_capture *c, uint32_t t) {
     ludus__nev_iter it;
     ludus__nev ev;
     int rc = ludus__nev_init(&it, c, t);
-    uint64_t events = 0, incomplete = 0, unwound = 0, frames = 0, mismatched = 0, nonfinite = 0, flows = 0;
+    uint64_t events = 0, incomplete = 0, unwound = 0, frames = 0, mismatched = 0, nonfinite = 0, flows = 0, cut = 0;
+    ludus__slice_args args; /* a scope's annotation keys, as the exports keep them: those past the limit counted */
+    memset(&args, 0, sizeof args);
     uint32_t lanes = 0;
     while (rc == 0 && ludus__nev_next(&it, &ev)) {
         if (ev.lane + 1u > lanes) lanes = ev.lane + 1u;
@@ -12967,7 +13012,9 @@ static int ludus__sf_prepare_count_thread(ludus_capture *c, uint32_t t) {
         case LUDUS_NEV_BEGIN:
             if (!(ev.flags & LUDUS_NEV_CLIPPED)) events++;
             break;
-        case LUDUS_NEV_END:
+        case LUDUS_NEV_END: {
+            const ludus__nev *first;
+            ludus__slice_args_take(&args, ev.lane, ev.depth, &first);
             if (ev.flags & LUDUS_NEV_UNWOUND)
                 unwound++;
             else if (ev.flags & LUDUS_NEV_INCOMPLETE)
@@ -12975,6 +13022,7 @@ static int ludus__sf_prepare_count_thread(ludus_capture *c, uint32_t t) {
             else
                 events++;
             break;
+        }
         case LUDUS_NEV_LOSS:
         case LUDUS_NEV_CRASH:     /* markers the reader adds, not events */
         case LUDUS_NEV_FRAME_CPU: /* part of the frame mark before it */
@@ -12997,10 +13045,13 @@ static int ludus__sf_prepare_count_thread(ludus_capture *c, uint32_t t) {
             events++;
             break;
         default:
+            if (ludus__nevs[ev.kind].attach && ev.depth != UINT32_MAX) ludus__slice_args_add(&args, c, &ev);
+            if (ev.kind == LUDUS_NEV_ARG_TEXT && (ev.value & LUDUS__ARG_TEXT_CUT)) cut++;
             events++;
             break;
         }
     }
+    if (args.dropped != args.over_max) it.oom = 1; /* no memory to keep the keys: not a count to trust */
     if (rc == 0) rc = ludus__nev_error(&it);
     th->events = events;
     th->incomplete = incomplete;
@@ -13012,6 +13063,9 @@ static int ludus__sf_prepare_count_thread(ludus_capture *c, uint32_t t) {
     th->filtered = c->cut ? 0 : it.filtered;
     th->lanes = lanes > 1 ? lanes - 1 : 0;
     c->nonfinite += nonfinite;
+    c->texts_cut += cut;
+    c->keys_dropped += args.over_max;
+    ludus__slice_args_free(&args);
     c->unknown += it.unknown;
     ludus__nev_free(&it);
     return rc;
@@ -13031,7 +13085,7 @@ int ludus__prepare(ludus_capture *c) {
     if (c->src->settle) c->src->settle(c);
     int rc = c->src->build ? c->src->build(c) : 0;
     c->events = c->incomplete = c->unwound = c->orphan_ends = c->filtered = 0;
-    c->frames = c->mismatched = c->nonfinite = c->dropped = c->unknown = 0;
+    c->frames = c->mismatched = c->nonfinite = c->dropped = c->unknown = c->texts_cut = c->keys_dropped = 0;
     for (uint32_t t = 0; t < c->nthreads && rc == 0; t++) {
         ludus__cap_thread *th = &c->threads[t];
         rc = ludus__sf_prepare_count_thread(c, t);
@@ -13120,6 +13174,8 @@ int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out) {
     out->site_id_collisions = c->id_collisions;
     out->bytes_used = c->bytes_used;
     out->pool_bytes_needed = ludus__pool_bytes_needed(c);
+    out->annotation_texts_cut = c->texts_cut;
+    out->annotation_keys_dropped = c->keys_dropped;
     return 0;
 }
 
@@ -13437,6 +13493,82 @@ int ludus__sites_check_ids(ludus_capture *c) {
 }
 #undef MAX_TEXT
 
+/* ==== src/capture/slice_args.c ==== */
+/* Scope annotations waiting for the end of their slice: both trace
+ * exporters write a slice when it ends (JSON's complete event, Perfetto's
+ * SLICE_END, whose debug annotations the trace processor adds to the
+ * slice), so an annotation is kept until then. Per lane, the annotations of
+ * the open slices in stream order, each with its slice's depth: an
+ * annotation always belongs to the innermost open slice, so those of one
+ * slice are the lane's last ones when it ends. A key seen again in the same
+ * slice replaces its value; past LUDUS__SLICE_ARGS_MAX keys a slice's
+ * annotations are dropped and counted (prepare.c counts them once per
+ * capture, for every export). */
+#include <string.h>
+
+
+/* 1 when two sites have one name: uses of one key at several lines. */
+static int ludus__sf_slice_args_same_key(const ludus_capture *c, uint32_t x, uint32_t y) {
+    const ludus__site_info *a = &c->sites[x], *b = &c->sites[y];
+    return x == y || (a->name_len == b->name_len && memcmp(a->name, b->name, a->name_len) == 0);
+}
+
+void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const ludus__nev *ev) {
+    ludus__slice_args_lane *l = &a->lane[ev->lane];
+    uint32_t k = l->n, keys = 0;
+    for (; k > 0 && l->e[k - 1].depth == ev->depth; k--, keys++)
+        if (ludus__sf_slice_args_same_key(c, l->e[k - 1].site, ev->site)) {
+            l->e[k - 1] = *ev;
+            a->superseded++;
+            return;
+        }
+    if (keys >= LUDUS__SLICE_ARGS_MAX) {
+        a->dropped++;
+        a->over_max++;
+        return;
+    }
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 16;
+        ludus__nev *e = ludus__realloc(l->e, cap * sizeof *e);
+        if (!e) {
+            a->dropped++;
+            return;
+        }
+        l->e = e;
+        l->cap = cap;
+    }
+    l->e[l->n++] = *ev;
+}
+
+uint32_t ludus__slice_args_take_some(ludus__slice_args *a, uint8_t lane, uint32_t depth, const ludus__nev **first) {
+    ludus__slice_args_lane *l = &a->lane[lane];
+    uint32_t k = l->n;
+    *first = NULL;
+    if (k == 0) return 0;
+    while (k > 0 && l->e[k - 1].depth >= depth) k--;
+    uint32_t n = l->n - k;
+    *first = l->e + k;
+    l->n = k; /* still readable until the next add */
+    return n;
+}
+
+void ludus__slice_args_reset(ludus__slice_args *a) {
+    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) a->lane[k].n = 0;
+}
+
+void ludus__slice_args_free(ludus__slice_args *a) {
+    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) ludus__free(a->lane[k].e);
+    memset(a, 0, sizeof *a);
+}
+
+const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, size_t *len) {
+    if (ev->series == 0) { /* an empty text (not the key's name, as an empty message would be) */
+        *len = 0;
+        return "";
+    }
+    return ludus__nev_text(it, ev, len);
+}
+
 /* ==== src/gpu/gpu.c ==== */
 /* GPU timing, transport-neutral (<ludus/gpu.h>, docs/gpu.md). GPU samples
  * are not hot-path events: a backend hands them over once per frame after
@@ -13684,9 +13816,14 @@ enum {
     X(U64, filtered) \
     X(U64, frames) \
     X(U64, mismatched) \
-    X(U64, nonfinite)
+    X(U64, nonfinite) \
+    X(U64, texts_cut) \
+    X(U64, keys_dropped)
 /* clang-format on */
 LUDUS__NF_DEFINE(ludus__nf_stats, LUDUS__NF_STATS_FIELDS)
+/* The STATS entry of files before the annotation counts (texts_cut,
+ * keys_dropped): read as 0 from them. */
+#define LUDUS__NF_STATS_MIN_BYTES 104u
 
 #define LUDUS__NF_SITE_ENABLED 1u
 #define LUDUS__NF_SITE_HAS_CATEGORY 2u
@@ -17356,11 +17493,13 @@ static int ludus__sf_file_reader_table_head(ludus__sf_file_reader_reader *r, uin
 
 static int ludus__sf_file_reader_parse_stats(ludus__sf_file_reader_reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
     uint32_t es = 0;
-    int rc = ludus__sf_file_reader_entry_size(r, base, p, len, ludus__nf_stats_BYTES, &es);
+    int rc = ludus__sf_file_reader_entry_size(r, base, p, len, LUDUS__NF_STATS_MIN_BYTES, &es);
     if (rc) return rc;
     if (len < 4u + es) return FMT_FAIL(base, "stats record of %" PRIu64 " bytes is too short", len);
+    uint8_t entry[ludus__nf_stats_BYTES] = {0}; /* fields an older file lacks read as 0 */
+    memcpy(entry, p + 4, es < sizeof entry ? es : sizeof entry);
     ludus__nf_stats s;
-    ludus__nf_stats_get(&s, p + 4);
+    ludus__nf_stats_get(&s, entry);
     c->unregistered_drops = s.unregistered_drops;
     c->bytes_used = s.bytes_used;
     c->interner_drops = (uint32_t)s.interner_drops;
@@ -17374,6 +17513,8 @@ static int ludus__sf_file_reader_parse_stats(ludus__sf_file_reader_reader *r, lu
     c->frames = s.frames;
     c->mismatched = s.mismatched;
     c->nonfinite = s.nonfinite;
+    c->texts_cut = s.texts_cut;
+    c->keys_dropped = s.keys_dropped;
     return 0;
 }
 
@@ -17772,38 +17913,6 @@ typedef struct ludus__bytes {
 LUDUS_HIDDEN uint8_t *ludus__bytes_room(ludus__bytes *r, size_t n);
 LUDUS_HIDDEN void ludus__bytes_put(ludus__bytes *r, const void *p, size_t n);
 LUDUS_HIDDEN int ludus__bytes_write(void *ud, const void *data, size_t n);
-
-/* Scope annotations kept until their slice ends (slice_args.c). */
-#define LUDUS__SLICE_ARGS_MAX 16 /* keys per slice */
-typedef struct ludus__slice_args_lane {
-    ludus__nev *e;
-    uint32_t n, cap;
-} ludus__slice_args_lane;
-typedef struct ludus__slice_args {
-    ludus__slice_args_lane lane[LUDUS__MAX_LANES];
-    uint64_t dropped;    /* past LUDUS__SLICE_ARGS_MAX keys, or no memory */
-    uint64_t superseded; /* a value replaced by a later one of its key in its slice */
-} ludus__slice_args;
-/* ev: an attaching event (ludus__nevs[kind].attach) with its slice's lane
- * and depth. */
-LUDUS__SIBLING void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const ludus__nev *ev);
-/* The annotations of the slice ending at (lane, depth), removed: *first
- * points at them until the next add. Inline for the common case: a lane
- * with none (every slice end of a capture without annotations). */
-LUDUS__SIBLING uint32_t ludus__slice_args_take_some(ludus__slice_args *a, uint8_t lane, uint32_t depth,
-                                                    const ludus__nev **first);
-static inline uint32_t ludus__slice_args_take(ludus__slice_args *a, uint8_t lane, uint32_t depth,
-                                              const ludus__nev **first) {
-    if (__builtin_expect(a->lane[lane].n == 0, 1)) {
-        *first = NULL;
-        return 0;
-    }
-    return ludus__slice_args_take_some(a, lane, depth, first);
-}
-LUDUS__SIBLING void ludus__slice_args_reset(ludus__slice_args *a);
-LUDUS__SIBLING void ludus__slice_args_free(ludus__slice_args *a);
-/* An annotation's text (value kind TEXT): "" when empty. */
-LUDUS__SIBLING const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, size_t *len);
 
 /* memory_json.c: the memory coverage manifest as a JSON member (",\"memory_coverage\":{...}"). */
 LUDUS_HIDDEN void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c);
@@ -18615,6 +18724,8 @@ static void ludus__sf_chrome_json_capture_fields(ludus__sf_chrome_json_json_ctx 
     ludus__sf_chrome_json_meta_kv_u64(w, "counter_adds_lost", c->counter_adds_lost);
     ludus__sf_chrome_json_meta_kv_u64(w, "site_id_collisions", c->id_collisions);
     ludus__sf_chrome_json_meta_kv_u64(w, "nonfinite_counter_samples", x->skipped_nonfinite);
+    ludus__sf_chrome_json_meta_kv_u64(w, "annotation_texts_cut", c->texts_cut);
+    ludus__sf_chrome_json_meta_kv_u64(w, "annotation_keys_dropped", c->keys_dropped);
     if (x->args.dropped) ludus__sf_chrome_json_meta_kv_u64(w, "annotations_dropped", x->args.dropped);
     if (x->args.superseded) ludus__sf_chrome_json_meta_kv_u64(w, "annotations_superseded", x->args.superseded);
     ludus__sf_chrome_json_meta_kv_u64(w, "pool_bytes_used", c->bytes_used);
@@ -19668,7 +19779,7 @@ static void ludus__sf_native_writer_write_stats(ludus__writer *w, const ludus_ca
     ludus__nf_stats s = {
         c->unregistered_drops, c->bytes_used, c->interner_drops, c->id_collisions, c->events, c->dropped,
         c->incomplete,         c->unwound,    c->orphan_ends,    c->filtered,      c->frames, c->mismatched,
-        c->nonfinite};
+        c->nonfinite,          c->texts_cut,  c->keys_dropped};
     r->n = 0;
     ludus__sf_native_writer_rb_u32(r, ludus__nf_stats_BYTES);
     uint8_t *p = ludus__bytes_room(r, ludus__nf_stats_BYTES);
@@ -20226,6 +20337,8 @@ static int ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     p = ludus__sf_pftrace_da_u64(p, "mismatched_span_ends", c->mismatched);
     p = ludus__sf_pftrace_da_u64(p, "async_unmatched_ends", c->async_unmatched);
     p = ludus__sf_pftrace_da_u64(p, "nonfinite_counter_samples", c->nonfinite);
+    p = ludus__sf_pftrace_da_u64(p, "annotation_texts_cut", c->texts_cut);
+    p = ludus__sf_pftrace_da_u64(p, "annotation_keys_dropped", c->keys_dropped);
     p = ludus__sf_pftrace_da_u64(p, "frames", c->frames);
     p = ludus__sf_pftrace_da_u64(p, "interner_drops", c->interner_drops);
     p = ludus__sf_pftrace_da_u64(p, "counters_refused", c->counters_refused);
@@ -21035,80 +21148,6 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
 #undef GPU_COUNTER_LANE
 #undef COV_NAME
 #undef FAST_PACKET_MAX
-
-/* ==== src/export/slice_args.c ==== */
-/* Scope annotations waiting for the end of their slice: both trace
- * exporters write a slice when it ends (JSON's complete event, Perfetto's
- * SLICE_END, whose debug annotations the trace processor adds to the
- * slice), so an annotation is kept until then. Per lane, the annotations of
- * the open slices in stream order, each with its slice's depth: an
- * annotation always belongs to the innermost open slice, so those of one
- * slice are the lane's last ones when it ends. A key seen again in the same
- * slice replaces its value; past LUDUS__SLICE_ARGS_MAX keys a slice's
- * annotations are dropped and counted. */
-#include <string.h>
-
-
-/* 1 when two sites have one name: uses of one key at several lines. */
-static int ludus__sf_slice_args_same_key(const ludus_capture *c, uint32_t x, uint32_t y) {
-    const ludus__site_info *a = &c->sites[x], *b = &c->sites[y];
-    return x == y || (a->name_len == b->name_len && memcmp(a->name, b->name, a->name_len) == 0);
-}
-
-void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const ludus__nev *ev) {
-    ludus__slice_args_lane *l = &a->lane[ev->lane];
-    uint32_t k = l->n, keys = 0;
-    for (; k > 0 && l->e[k - 1].depth == ev->depth; k--, keys++)
-        if (ludus__sf_slice_args_same_key(c, l->e[k - 1].site, ev->site)) {
-            l->e[k - 1] = *ev;
-            a->superseded++;
-            return;
-        }
-    if (keys >= LUDUS__SLICE_ARGS_MAX) {
-        a->dropped++;
-        return;
-    }
-    if (l->n == l->cap) {
-        uint32_t cap = l->cap ? l->cap * 2 : 16;
-        ludus__nev *e = ludus__realloc(l->e, cap * sizeof *e);
-        if (!e) {
-            a->dropped++;
-            return;
-        }
-        l->e = e;
-        l->cap = cap;
-    }
-    l->e[l->n++] = *ev;
-}
-
-uint32_t ludus__slice_args_take_some(ludus__slice_args *a, uint8_t lane, uint32_t depth, const ludus__nev **first) {
-    ludus__slice_args_lane *l = &a->lane[lane];
-    uint32_t k = l->n;
-    *first = NULL;
-    if (k == 0) return 0;
-    while (k > 0 && l->e[k - 1].depth >= depth) k--;
-    uint32_t n = l->n - k;
-    *first = l->e + k;
-    l->n = k; /* still readable until the next add */
-    return n;
-}
-
-void ludus__slice_args_reset(ludus__slice_args *a) {
-    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) a->lane[k].n = 0;
-}
-
-void ludus__slice_args_free(ludus__slice_args *a) {
-    for (uint32_t k = 0; k < LUDUS__MAX_LANES; k++) ludus__free(a->lane[k].e);
-    memset(a, 0, sizeof *a);
-}
-
-const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, size_t *len) {
-    if (ev->series == 0) { /* an empty text (not the key's name, as an empty message would be) */
-        *len = 0;
-        return "";
-    }
-    return ludus__nev_text(it, ev, len);
-}
 
 /* ==== src/postmortem/crash.c ==== */
 /* Crash capture (ludus_crash_capture_begin, <ludus/capture.h>). The

@@ -231,6 +231,8 @@ typedef struct ludus_capture_summary {
      * dropped events at the bytes an event took on average, the end reserve and a 64 KiB piece per thread),
      * a power of two of 64 KiB chunks: LUDUS_TRACE_CHUNKS=pool_bytes_needed/65536. 0: none dropped. */
     uint64_t pool_bytes_needed;
+    uint64_t annotation_texts_cut;    /* annotation texts cut at LUDUS_ANNOTATION_TEXT_MAX bytes (docs/limits.md) */
+    uint64_t annotation_keys_dropped; /* annotations of a scope past its 16th key: in no export (docs/limits.md) */
 } ludus_capture_summary;
 LUDUS_API int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out);
 

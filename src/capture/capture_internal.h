@@ -90,7 +90,7 @@ typedef struct ludus__site_info {
     const char *category; /* NULL: none; NUL-terminated */
     size_t category_len;
     uint32_t line;
-    uint32_t id; /* stable: FNV-1a of name, file and line */
+    uint32_t id;      /* stable: FNV-1a of name, file and line */
     int enabled;      /* category enabled in this capture */
     int live_unknown; /* a memory domain's site whose live figures the manifest says are unknown: its live,
                          live-allocation and peak values are not read (files of older recorders hold them) */
@@ -229,6 +229,7 @@ struct ludus_capture {
     ludus__arena site_text; /* display strings of the sites */
     uint32_t id_collisions;
     uint64_t events, dropped, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
+    uint64_t texts_cut, keys_dropped; /* annotations: texts cut, keys past LUDUS__SLICE_ARGS_MAX (prepare.c) */
     uint64_t unknown; /* extension events of a sub-kind this library does not know (a later one's file): skipped */
     /* capture files and views of them */
     uint32_t format_version;
@@ -739,5 +740,38 @@ static inline int64_t ludus__nev_peek_ts(ludus__nev_iter *it) {
     if (it->opos == it->on && !ludus__nev_fill(it)) return INT64_MAX;
     return it->ob[it->opos].ts_ns;
 }
+
+/* Scope annotations kept until their slice ends (slice_args.c). */
+#define LUDUS__SLICE_ARGS_MAX 16 /* keys per slice */
+typedef struct ludus__slice_args_lane {
+    ludus__nev *e;
+    uint32_t n, cap;
+} ludus__slice_args_lane;
+typedef struct ludus__slice_args {
+    ludus__slice_args_lane lane[LUDUS__MAX_LANES];
+    uint64_t dropped;    /* past LUDUS__SLICE_ARGS_MAX keys, or no memory */
+    uint64_t over_max;   /* of them past LUDUS__SLICE_ARGS_MAX keys */
+    uint64_t superseded; /* a value replaced by a later one of its key in its slice */
+} ludus__slice_args;
+/* ev: an attaching event (ludus__nevs[kind].attach) with its slice's lane
+ * and depth. */
+LUDUS__SIBLING void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const ludus__nev *ev);
+/* The annotations of the slice ending at (lane, depth), removed: *first
+ * points at them until the next add. Inline for the common case: a lane
+ * with none (every slice end of a capture without annotations). */
+LUDUS__SIBLING uint32_t ludus__slice_args_take_some(ludus__slice_args *a, uint8_t lane, uint32_t depth,
+                                                    const ludus__nev **first);
+static inline uint32_t ludus__slice_args_take(ludus__slice_args *a, uint8_t lane, uint32_t depth,
+                                              const ludus__nev **first) {
+    if (__builtin_expect(a->lane[lane].n == 0, 1)) {
+        *first = NULL;
+        return 0;
+    }
+    return ludus__slice_args_take_some(a, lane, depth, first);
+}
+LUDUS__SIBLING void ludus__slice_args_reset(ludus__slice_args *a);
+LUDUS__SIBLING void ludus__slice_args_free(ludus__slice_args *a);
+/* An annotation's text (value kind TEXT): "" when empty. */
+LUDUS__SIBLING const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, size_t *len);
 
 #endif

@@ -34,7 +34,9 @@ static int count_thread(ludus_capture *c, uint32_t t) {
     ludus__nev_iter it;
     ludus__nev ev;
     int rc = ludus__nev_init(&it, c, t);
-    uint64_t events = 0, incomplete = 0, unwound = 0, frames = 0, mismatched = 0, nonfinite = 0, flows = 0;
+    uint64_t events = 0, incomplete = 0, unwound = 0, frames = 0, mismatched = 0, nonfinite = 0, flows = 0, cut = 0;
+    ludus__slice_args args; /* a scope's annotation keys, as the exports keep them: those past the limit counted */
+    memset(&args, 0, sizeof args);
     uint32_t lanes = 0;
     while (rc == 0 && ludus__nev_next(&it, &ev)) {
         if (ev.lane + 1u > lanes) lanes = ev.lane + 1u;
@@ -44,7 +46,9 @@ static int count_thread(ludus_capture *c, uint32_t t) {
         case LUDUS_NEV_BEGIN:
             if (!(ev.flags & LUDUS_NEV_CLIPPED)) events++;
             break;
-        case LUDUS_NEV_END:
+        case LUDUS_NEV_END: {
+            const ludus__nev *first;
+            ludus__slice_args_take(&args, ev.lane, ev.depth, &first);
             if (ev.flags & LUDUS_NEV_UNWOUND)
                 unwound++;
             else if (ev.flags & LUDUS_NEV_INCOMPLETE)
@@ -52,6 +56,7 @@ static int count_thread(ludus_capture *c, uint32_t t) {
             else
                 events++;
             break;
+        }
         case LUDUS_NEV_LOSS:
         case LUDUS_NEV_CRASH:     /* markers the reader adds, not events */
         case LUDUS_NEV_FRAME_CPU: /* part of the frame mark before it */
@@ -74,10 +79,13 @@ static int count_thread(ludus_capture *c, uint32_t t) {
             events++;
             break;
         default:
+            if (ludus__nevs[ev.kind].attach && ev.depth != UINT32_MAX) ludus__slice_args_add(&args, c, &ev);
+            if (ev.kind == LUDUS_NEV_ARG_TEXT && (ev.value & LUDUS__ARG_TEXT_CUT)) cut++;
             events++;
             break;
         }
     }
+    if (args.dropped != args.over_max) it.oom = 1; /* no memory to keep the keys: not a count to trust */
     if (rc == 0) rc = ludus__nev_error(&it);
     th->events = events;
     th->incomplete = incomplete;
@@ -89,6 +97,9 @@ static int count_thread(ludus_capture *c, uint32_t t) {
     th->filtered = c->cut ? 0 : it.filtered;
     th->lanes = lanes > 1 ? lanes - 1 : 0;
     c->nonfinite += nonfinite;
+    c->texts_cut += cut;
+    c->keys_dropped += args.over_max;
+    ludus__slice_args_free(&args);
     c->unknown += it.unknown;
     ludus__nev_free(&it);
     return rc;
@@ -108,7 +119,7 @@ int ludus__prepare(ludus_capture *c) {
     if (c->src->settle) c->src->settle(c);
     int rc = c->src->build ? c->src->build(c) : 0;
     c->events = c->incomplete = c->unwound = c->orphan_ends = c->filtered = 0;
-    c->frames = c->mismatched = c->nonfinite = c->dropped = c->unknown = 0;
+    c->frames = c->mismatched = c->nonfinite = c->dropped = c->unknown = c->texts_cut = c->keys_dropped = 0;
     for (uint32_t t = 0; t < c->nthreads && rc == 0; t++) {
         ludus__cap_thread *th = &c->threads[t];
         rc = count_thread(c, t);
@@ -197,6 +208,8 @@ int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out) {
     out->site_id_collisions = c->id_collisions;
     out->bytes_used = c->bytes_used;
     out->pool_bytes_needed = ludus__pool_bytes_needed(c);
+    out->annotation_texts_cut = c->texts_cut;
+    out->annotation_keys_dropped = c->keys_dropped;
     return 0;
 }
 

@@ -775,6 +775,8 @@ static void capture_fields(json_ctx *x) {
     meta_kv_u64(w, "counter_adds_lost", c->counter_adds_lost);
     meta_kv_u64(w, "site_id_collisions", c->id_collisions);
     meta_kv_u64(w, "nonfinite_counter_samples", x->skipped_nonfinite);
+    meta_kv_u64(w, "annotation_texts_cut", c->texts_cut);
+    meta_kv_u64(w, "annotation_keys_dropped", c->keys_dropped);
     if (x->args.dropped) meta_kv_u64(w, "annotations_dropped", x->args.dropped);
     if (x->args.superseded) meta_kv_u64(w, "annotations_superseded", x->args.superseded);
     meta_kv_u64(w, "pool_bytes_used", c->bytes_used);

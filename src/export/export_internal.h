@@ -43,38 +43,6 @@ LUDUS_HIDDEN uint8_t *ludus__bytes_room(ludus__bytes *r, size_t n);
 LUDUS_HIDDEN void ludus__bytes_put(ludus__bytes *r, const void *p, size_t n);
 LUDUS_HIDDEN int ludus__bytes_write(void *ud, const void *data, size_t n);
 
-/* Scope annotations kept until their slice ends (slice_args.c). */
-#define LUDUS__SLICE_ARGS_MAX 16 /* keys per slice */
-typedef struct ludus__slice_args_lane {
-    ludus__nev *e;
-    uint32_t n, cap;
-} ludus__slice_args_lane;
-typedef struct ludus__slice_args {
-    ludus__slice_args_lane lane[LUDUS__MAX_LANES];
-    uint64_t dropped;    /* past LUDUS__SLICE_ARGS_MAX keys, or no memory */
-    uint64_t superseded; /* a value replaced by a later one of its key in its slice */
-} ludus__slice_args;
-/* ev: an attaching event (ludus__nevs[kind].attach) with its slice's lane
- * and depth. */
-LUDUS__SIBLING void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const ludus__nev *ev);
-/* The annotations of the slice ending at (lane, depth), removed: *first
- * points at them until the next add. Inline for the common case: a lane
- * with none (every slice end of a capture without annotations). */
-LUDUS__SIBLING uint32_t ludus__slice_args_take_some(ludus__slice_args *a, uint8_t lane, uint32_t depth,
-                                                    const ludus__nev **first);
-static inline uint32_t ludus__slice_args_take(ludus__slice_args *a, uint8_t lane, uint32_t depth,
-                                              const ludus__nev **first) {
-    if (__builtin_expect(a->lane[lane].n == 0, 1)) {
-        *first = NULL;
-        return 0;
-    }
-    return ludus__slice_args_take_some(a, lane, depth, first);
-}
-LUDUS__SIBLING void ludus__slice_args_reset(ludus__slice_args *a);
-LUDUS__SIBLING void ludus__slice_args_free(ludus__slice_args *a);
-/* An annotation's text (value kind TEXT): "" when empty. */
-LUDUS__SIBLING const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, size_t *len);
-
 /* memory_json.c: the memory coverage manifest as a JSON member (",\"memory_coverage\":{...}"). */
 LUDUS_HIDDEN void ludus__mem_cov_json(ludus__writer *w, const ludus_capture *c);
 

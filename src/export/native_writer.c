@@ -101,7 +101,7 @@ static void write_stats(ludus__writer *w, const ludus_capture *c, ludus__bytes *
     ludus__nf_stats s = {
         c->unregistered_drops, c->bytes_used, c->interner_drops, c->id_collisions, c->events, c->dropped,
         c->incomplete,         c->unwound,    c->orphan_ends,    c->filtered,      c->frames, c->mismatched,
-        c->nonfinite};
+        c->nonfinite,          c->texts_cut,  c->keys_dropped};
     r->n = 0;
     rb_u32(r, ludus__nf_stats_BYTES);
     uint8_t *p = ludus__bytes_room(r, ludus__nf_stats_BYTES);

@@ -215,6 +215,8 @@ static int write_process(pf_state *s) {
     p = da_u64(p, "mismatched_span_ends", c->mismatched);
     p = da_u64(p, "async_unmatched_ends", c->async_unmatched);
     p = da_u64(p, "nonfinite_counter_samples", c->nonfinite);
+    p = da_u64(p, "annotation_texts_cut", c->texts_cut);
+    p = da_u64(p, "annotation_keys_dropped", c->keys_dropped);
     p = da_u64(p, "frames", c->frames);
     p = da_u64(p, "interner_drops", c->interner_drops);
     p = da_u64(p, "counters_refused", c->counters_refused);

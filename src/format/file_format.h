@@ -183,9 +183,14 @@ enum {
     X(U64, filtered) \
     X(U64, frames) \
     X(U64, mismatched) \
-    X(U64, nonfinite)
+    X(U64, nonfinite) \
+    X(U64, texts_cut) \
+    X(U64, keys_dropped)
 /* clang-format on */
 LUDUS__NF_DEFINE(ludus__nf_stats, LUDUS__NF_STATS_FIELDS)
+/* The STATS entry of files before the annotation counts (texts_cut,
+ * keys_dropped): read as 0 from them. */
+#define LUDUS__NF_STATS_MIN_BYTES 104u
 
 #define LUDUS__NF_SITE_ENABLED 1u
 #define LUDUS__NF_SITE_HAS_CATEGORY 2u

@@ -402,11 +402,13 @@ static int table_head(reader *r, uint64_t base, const char *what, uint32_t count
 
 static int parse_stats(reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
     uint32_t es = 0;
-    int rc = entry_size(r, base, p, len, ludus__nf_stats_BYTES, &es);
+    int rc = entry_size(r, base, p, len, LUDUS__NF_STATS_MIN_BYTES, &es);
     if (rc) return rc;
     if (len < 4u + es) return FMT_FAIL(base, "stats record of %" PRIu64 " bytes is too short", len);
+    uint8_t entry[ludus__nf_stats_BYTES] = {0}; /* fields an older file lacks read as 0 */
+    memcpy(entry, p + 4, es < sizeof entry ? es : sizeof entry);
     ludus__nf_stats s;
-    ludus__nf_stats_get(&s, p + 4);
+    ludus__nf_stats_get(&s, entry);
     c->unregistered_drops = s.unregistered_drops;
     c->bytes_used = s.bytes_used;
     c->interner_drops = (uint32_t)s.interner_drops;
@@ -420,6 +422,8 @@ static int parse_stats(reader *r, ludus_capture *c, uint64_t base, const uint8_t
     c->frames = s.frames;
     c->mismatched = s.mismatched;
     c->nonfinite = s.nonfinite;
+    c->texts_cut = s.texts_cut;
+    c->keys_dropped = s.keys_dropped;
     return 0;
 }
 

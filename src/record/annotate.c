@@ -22,12 +22,16 @@ void ludus__annotate_f64(const ludus_site *site, double value) {
 
 void ludus__annotate_text(const ludus_site *site, const char *text) {
     size_t n = 0; /* strnlen is not C11; a signal handler may call this */
+    uint64_t cut = 0;
     if (text) {
         while (n < LUDUS_ANNOTATION_TEXT_MAX && text[n]) n++;
         /* cut: at a character's first byte, never inside a UTF-8 character
-         * (at most 3 continuation bytes back) */
-        if (n == LUDUS_ANNOTATION_TEXT_MAX && text[n])
+         * (at most 3 continuation bytes back); the event says so (its value,
+         * unused by a text), and the capture counts it (prepare.c) */
+        if (n == LUDUS_ANNOTATION_TEXT_MAX && text[n]) {
+            cut = LUDUS__ARG_TEXT_CUT;
             for (int back = 0; back < 4 && n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80; back++) n--;
+        }
     }
-    ludus__emit_ext(site, LUDUS__EXT_ARG_TEXT, 0, text, n);
+    ludus__emit_ext(site, LUDUS__EXT_ARG_TEXT, cut, text, n);
 }

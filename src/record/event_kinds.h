@@ -98,6 +98,9 @@ enum {
 #define LUDUS__EXT_DATA_MAX 1024u
 _Static_assert(LUDUS_MESSAGE_MAX <= LUDUS__EXT_DATA_MAX, "a message's text fits an extension's data");
 _Static_assert(LUDUS_ANNOTATION_TEXT_MAX <= LUDUS__EXT_DATA_MAX, "an annotation's text fits an extension's data");
+/* An annotation text's value (unused by the text): bit 0 set when
+ * LUDUS_ANNOTATION_TEXT_MAX cut it (files keep it; readers count it). */
+#define LUDUS__ARG_TEXT_CUT 1u
 #define LUDUS__TEXT_SLOTS(len) (((size_t)(len) + 15u) / 16u)
 /* The payload word of an extension event. */
 #define LUDUS__EXT_WORD(code, len) ((uintptr_t)(code) | ((uintptr_t)(len) << 8))

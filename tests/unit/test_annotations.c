@@ -203,7 +203,28 @@ static void test_last_value_limits(void **state) {
     assert_int_equal(json_object_get_int(v), 2);
     assert_true(json_object_object_get_ex(meta, "annotations_superseded", &v));
     assert_int_equal(json_object_get_int(v), 4 + 19);
+    /* both limits are losses of the capture, counted once for every export
+     * and kept by a .ludus file (the old code counted neither: the keys in
+     * the JSON export only, the cut texts nowhere) */
+    assert_true(json_object_object_get_ex(meta, "annotation_keys_dropped", &v));
+    assert_int_equal(json_object_get_int(v), 2);
+    assert_true(json_object_object_get_ex(meta, "annotation_texts_cut", &v));
+    assert_int_equal(json_object_get_int(v), 2); /* Long and Euro */
     json_object_put(root);
+    for (unsigned flags = 0; flags <= LUDUS_SAVE_RAW + 1; flags++) {
+        lt_buf b = {0};
+        ludus_capture *f = c;
+        if (flags <= LUDUS_SAVE_RAW) {
+            assert_int_equal(ludus_capture_write(c, LUDUS_FORMAT_LUDUS, flags, lt_buf_write, &b), 0);
+            assert_int_equal(ludus_capture_open_memory(b.data, b.len, &f), 0);
+        }
+        ludus_capture_summary sum;
+        assert_int_equal(ludus_capture_get_summary(f, &sum), 0);
+        assert_int_equal(sum.annotation_keys_dropped, 2);
+        assert_int_equal(sum.annotation_texts_cut, 2);
+        if (f != c) ludus_capture_release(f);
+        lt_buf_free(&b);
+    }
     ludus_capture_release(c);
 }
 

@@ -309,6 +309,8 @@ static int drop_row(loader *l, int has_thread, uint32_t utid, const char *what, 
     X("ends whose begin is not in the capture", cs->orphan_ends)                      \
     X("events of a kind this version does not know", cs->unknown_events)              \
     X("non-finite counter samples (left out)", cs->nonfinite_counter_samples)         \
+    X("annotation texts cut at 1024 bytes", cs->annotation_texts_cut)                 \
+    X("annotations past a scope's 16th key (dropped)", cs->annotation_keys_dropped)   \
     X("frame snapshots off the frame thread (ignored)", as->counter_values_elsewhere) \
     X("frame marks off the frame thread (ignored)", as->frame_marks_elsewhere)        \
     X("ends before their begin (clamped to 0)", as->clock_anomalies)                  \

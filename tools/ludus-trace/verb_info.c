@@ -122,13 +122,15 @@ static int info_run(int argc, char **argv) {
     say("sites:       %u; blocks: %llu; slots: %llu (%.2f bytes/event)\n", in.sites, (unsigned long long)in.blocks,
         (unsigned long long)in.slots, s->events ? (double)in.file_bytes / (double)s->events : 0.0);
     if (s->interner_drops || s->unregistered_thread_drops || s->site_id_collisions || s->nonfinite_counter_samples ||
-        s->counters_refused || s->counter_adds_lost)
+        s->counters_refused || s->counter_adds_lost || s->annotation_texts_cut || s->annotation_keys_dropped)
         say("also:        %u run-time names refused, %llu events of unregistered threads lost, "
             "%u site id collisions, %llu NaN/inf counter samples, %u counters/gauges/domains refused (tables "
-            "full), %llu counts lost (no shard)\n",
+            "full), %llu counts lost (no shard), %llu annotation texts cut (1024 bytes), %llu annotations past "
+            "a scope's 16th key dropped\n",
             s->interner_drops, (unsigned long long)s->unregistered_thread_drops, s->site_id_collisions,
             (unsigned long long)s->nonfinite_counter_samples, s->counters_refused,
-            (unsigned long long)s->counter_adds_lost);
+            (unsigned long long)s->counter_adds_lost, (unsigned long long)s->annotation_texts_cut,
+            (unsigned long long)s->annotation_keys_dropped);
     say("threads:     %u\n", in.threads);
     say("  %-10s %-24s %12s %10s %11s %8s %8s\n", "tid", "name", "events", "dropped", "incomplete", "unwound",
         "exited");

@@ -6,10 +6,11 @@
  * annotation always belongs to the innermost open slice, so those of one
  * slice are the lane's last ones when it ends. A key seen again in the same
  * slice replaces its value; past LUDUS__SLICE_ARGS_MAX keys a slice's
- * annotations are dropped and counted. */
+ * annotations are dropped and counted (prepare.c counts them once per
+ * capture, for every export). */
 #include <string.h>
 
-#include "export_internal.h"
+#include "capture_internal.h"
 
 /* 1 when two sites have one name: uses of one key at several lines. */
 static int same_key(const ludus_capture *c, uint32_t x, uint32_t y) {
@@ -28,6 +29,7 @@ void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const l
         }
     if (keys >= LUDUS__SLICE_ARGS_MAX) {
         a->dropped++;
+        a->over_max++;
         return;
     }
     if (l->n == l->cap) {
