@@ -1719,6 +1719,23 @@ LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
  * returns out, or "" when out or text is NULL or cap < 2. Thread-safe. */
 LUDUS_API const char *ludus_text_show(char *out, size_t cap, const char *text, size_t width);
 
+/* A text as one CSV field (RFC 4180), the one CSV writer of the library and
+ * its tools (ludus-trace report --csv, sql --csv, .mode csv): quoted when it
+ * holds a comma, a quote (doubled), CR or LF, or starts or ends with a
+ * space. A text a spreadsheet would run as a formula (after any leading ',
+ * one of = + - @ tab CR) is quoted and gets one more ' in front (OWASP's
+ * advice): a reader gets the exact text back by dropping one leading '
+ * wherever ' (after more ') is followed by one of those. Flags:
+ * LUDUS_CSV_SHOW: control characters and escape sequences shown as
+ * ludus_text_show shows them, never sent (a terminal; one record a line);
+ * without it the bytes are written as they are (names round-trip).
+ * LUDUS_CSV_QUOTE_EMPTY: an empty text is "" (apart from a missing value,
+ * written as nothing). Writes through write (a failed write: LUDUS_EIO);
+ * LUDUS_EINVAL when write is NULL or text is NULL with n > 0. Thread-safe. */
+#define LUDUS_CSV_SHOW 1u
+#define LUDUS_CSV_QUOTE_EMPTY 2u
+LUDUS_API int ludus_text_csv(const char *text, size_t n, unsigned flags, ludus_write_fn write, void *user_data);
+
 #ifdef __cplusplus
 }
 #endif
@@ -5736,6 +5753,58 @@ const char *ludus__text_name(char *out, size_t cap, const char *s, size_t width)
     return out;
 }
 
+/* ---- CSV: the one writer (capture_file.h) ---- */
+
+typedef struct ludus__sf_text_csv_out {
+    ludus_write_fn write;
+    void *ud;
+    char b[256];
+    size_t n;
+    int failed;
+} ludus__sf_text_csv_out;
+
+static void ludus__sf_text_csv_put(ludus__sf_text_csv_out *o, const char *p, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (o->n == sizeof o->b) {
+            if (!o->failed && o->write(o->ud, o->b, o->n) != 0) o->failed = 1;
+            o->n = 0;
+        }
+        o->b[o->n++] = p[i];
+    }
+}
+
+static int ludus__sf_text_csv_starts_formula(char ch, int show) {
+    /* shown, a tab or CR is text (\x09), not the cell's first character */
+    return ch == '=' || ch == '+' || ch == '-' || ch == '@' || (!show && (ch == '\t' || ch == '\r'));
+}
+
+int ludus_text_csv(const char *s, size_t n, unsigned flags, ludus_write_fn write, void *user_data) {
+    if (!write || (!s && n)) return LUDUS_EINVAL;
+    int show = (flags & LUDUS_CSV_SHOW) != 0;
+    size_t i = 0;
+    while (i < n && s[i] == '\'') i++;
+    int formula = i < n && ludus__sf_text_csv_starts_formula(s[i], show);
+    int quote = formula || (n == 0 && (flags & LUDUS_CSV_QUOTE_EMPTY)) || (n && (s[0] == ' ' || s[n - 1] == ' '));
+    for (i = 0; i < n && !quote; i++) quote = s[i] == ',' || s[i] == '"' || (!show && (s[i] == '\n' || s[i] == '\r'));
+    ludus__sf_text_csv_out o = {write, user_data, {0}, 0, 0};
+    if (quote) ludus__sf_text_csv_put(&o, "\"", 1);
+    if (formula) ludus__sf_text_csv_put(&o, "'", 1);
+    char esc[8];
+    for (i = 0; i < n;) {
+        const char *p = s + i;
+        size_t len = 1;
+        if (show)
+            i += ludus__show_next(s + i, n - i, esc, &p, &len);
+        else
+            i++;
+        if (quote && len == 1 && *p == '"') ludus__sf_text_csv_put(&o, "\"", 1);
+        ludus__sf_text_csv_put(&o, p, len);
+    }
+    if (quote) ludus__sf_text_csv_put(&o, "\"", 1);
+    if (o.n && !o.failed && write(user_data, o.b, o.n) != 0) o.failed = 1;
+    return o.failed ? LUDUS_EIO : 0;
+}
+
 const char *ludus_text_show(char *out, size_t cap, const char *text, size_t width) {
     if (!out || cap < 2 || !text) return out && cap ? (*out = 0, out) : "";
     return ludus__text_name(out, cap, text, width);
@@ -5885,8 +5954,8 @@ LUDUS__SIBLING void ludus__w_jstr(ludus__writer *w, const char *s); /* NUL-termi
 /* HTML text and attribute values: shown as text.h's ludus__show_next shows
  * it, with & < > " ' as entities. */
 LUDUS__SIBLING void ludus__w_html_str(ludus__writer *w, const char *s, size_t n);
-/* A CSV field: quoted when needed, control characters shown (one record a
- * line), a leading = + - @ defused with a ' (no formula runs). Terminal
+/* A CSV field: ludus_text_csv (the one CSV writer) with LUDUS_CSV_SHOW:
+ * control characters shown (one record a line), formulas defused. Terminal
  * text: ludus__text_show (text.h). Protobuf: ludus__pb_str (proto_writer.h). */
 LUDUS__SIBLING void ludus__w_csv(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_double(ludus__writer *w, double v);
@@ -6082,6 +6151,7 @@ static inline char *ludus__fmt_us(char *p, int64_t ns) {
 #endif
 
 
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -6263,24 +6333,13 @@ void ludus__w_html_str(ludus__writer *w, const char *s, size_t n) {
     }
 }
 
+static int ludus__sf_writer_w_csv_put(void *w, const void *p, size_t n) {
+    ludus__w_bytes(w, p, n);
+    return 0;
+}
+
 void ludus__w_csv(ludus__writer *w, const char *s) {
-    size_t n = strlen(s);
-    /* A spreadsheet runs a field that starts =, +, - or @ as a formula:
-     * such a field starts with ' (OWASP's advice). */
-    int formula = n && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@');
-    int quote = formula || (n && (s[0] == ' ' || s[n - 1] == ' '));
-    for (size_t i = 0; i < n && !quote; i++) quote = s[i] == ',' || s[i] == '"';
-    if (quote) ludus__w_ch(w, '"');
-    if (formula) ludus__w_ch(w, '\'');
-    char esc[8];
-    for (size_t i = 0; i < n;) { /* control characters shown, not sent: one record a line */
-        const char *show;
-        size_t len;
-        i += ludus__show_next(s + i, n - i, esc, &show, &len);
-        if (quote && len == 1 && *show == '"') ludus__w_ch(w, '"');
-        ludus__w_bytes(w, show, len);
-    }
-    if (quote) ludus__w_ch(w, '"');
+    ludus_text_csv(s, strlen(s), LUDUS_CSV_SHOW, ludus__sf_writer_w_csv_put, w); /* shown: one record a line */
 }
 
 void ludus__w_double(ludus__writer *w, double v) {

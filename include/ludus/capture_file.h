@@ -81,6 +81,23 @@ LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
  * returns out, or "" when out or text is NULL or cap < 2. Thread-safe. */
 LUDUS_API const char *ludus_text_show(char *out, size_t cap, const char *text, size_t width);
 
+/* A text as one CSV field (RFC 4180), the one CSV writer of the library and
+ * its tools (ludus-trace report --csv, sql --csv, .mode csv): quoted when it
+ * holds a comma, a quote (doubled), CR or LF, or starts or ends with a
+ * space. A text a spreadsheet would run as a formula (after any leading ',
+ * one of = + - @ tab CR) is quoted and gets one more ' in front (OWASP's
+ * advice): a reader gets the exact text back by dropping one leading '
+ * wherever ' (after more ') is followed by one of those. Flags:
+ * LUDUS_CSV_SHOW: control characters and escape sequences shown as
+ * ludus_text_show shows them, never sent (a terminal; one record a line);
+ * without it the bytes are written as they are (names round-trip).
+ * LUDUS_CSV_QUOTE_EMPTY: an empty text is "" (apart from a missing value,
+ * written as nothing). Writes through write (a failed write: LUDUS_EIO);
+ * LUDUS_EINVAL when write is NULL or text is NULL with n > 0. Thread-safe. */
+#define LUDUS_CSV_SHOW 1u
+#define LUDUS_CSV_QUOTE_EMPTY 2u
+LUDUS_API int ludus_text_csv(const char *text, size_t n, unsigned flags, ludus_write_fn write, void *user_data);
+
 #ifdef __cplusplus
 }
 #endif

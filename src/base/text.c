@@ -124,6 +124,58 @@ const char *ludus__text_name(char *out, size_t cap, const char *s, size_t width)
     return out;
 }
 
+/* ---- CSV: the one writer (capture_file.h) ---- */
+
+typedef struct csv_out {
+    ludus_write_fn write;
+    void *ud;
+    char b[256];
+    size_t n;
+    int failed;
+} csv_out;
+
+static void csv_put(csv_out *o, const char *p, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (o->n == sizeof o->b) {
+            if (!o->failed && o->write(o->ud, o->b, o->n) != 0) o->failed = 1;
+            o->n = 0;
+        }
+        o->b[o->n++] = p[i];
+    }
+}
+
+static int csv_starts_formula(char ch, int show) {
+    /* shown, a tab or CR is text (\x09), not the cell's first character */
+    return ch == '=' || ch == '+' || ch == '-' || ch == '@' || (!show && (ch == '\t' || ch == '\r'));
+}
+
+int ludus_text_csv(const char *s, size_t n, unsigned flags, ludus_write_fn write, void *user_data) {
+    if (!write || (!s && n)) return LUDUS_EINVAL;
+    int show = (flags & LUDUS_CSV_SHOW) != 0;
+    size_t i = 0;
+    while (i < n && s[i] == '\'') i++;
+    int formula = i < n && csv_starts_formula(s[i], show);
+    int quote = formula || (n == 0 && (flags & LUDUS_CSV_QUOTE_EMPTY)) || (n && (s[0] == ' ' || s[n - 1] == ' '));
+    for (i = 0; i < n && !quote; i++) quote = s[i] == ',' || s[i] == '"' || (!show && (s[i] == '\n' || s[i] == '\r'));
+    csv_out o = {write, user_data, {0}, 0, 0};
+    if (quote) csv_put(&o, "\"", 1);
+    if (formula) csv_put(&o, "'", 1);
+    char esc[8];
+    for (i = 0; i < n;) {
+        const char *p = s + i;
+        size_t len = 1;
+        if (show)
+            i += ludus__show_next(s + i, n - i, esc, &p, &len);
+        else
+            i++;
+        if (quote && len == 1 && *p == '"') csv_put(&o, "\"", 1);
+        csv_put(&o, p, len);
+    }
+    if (quote) csv_put(&o, "\"", 1);
+    if (o.n && !o.failed && write(user_data, o.b, o.n) != 0) o.failed = 1;
+    return o.failed ? LUDUS_EIO : 0;
+}
+
 const char *ludus_text_show(char *out, size_t cap, const char *text, size_t width) {
     if (!out || cap < 2 || !text) return out && cap ? (*out = 0, out) : "";
     return ludus__text_name(out, cap, text, width);

@@ -3,6 +3,8 @@
 
 #include "text.h"
 
+#include <ludus/capture_file.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -184,24 +186,13 @@ void ludus__w_html_str(ludus__writer *w, const char *s, size_t n) {
     }
 }
 
+static int w_csv_put(void *w, const void *p, size_t n) {
+    ludus__w_bytes(w, p, n);
+    return 0;
+}
+
 void ludus__w_csv(ludus__writer *w, const char *s) {
-    size_t n = strlen(s);
-    /* A spreadsheet runs a field that starts =, +, - or @ as a formula:
-     * such a field starts with ' (OWASP's advice). */
-    int formula = n && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@');
-    int quote = formula || (n && (s[0] == ' ' || s[n - 1] == ' '));
-    for (size_t i = 0; i < n && !quote; i++) quote = s[i] == ',' || s[i] == '"';
-    if (quote) ludus__w_ch(w, '"');
-    if (formula) ludus__w_ch(w, '\'');
-    char esc[8];
-    for (size_t i = 0; i < n;) { /* control characters shown, not sent: one record a line */
-        const char *show;
-        size_t len;
-        i += ludus__show_next(s + i, n - i, esc, &show, &len);
-        if (quote && len == 1 && *show == '"') ludus__w_ch(w, '"');
-        ludus__w_bytes(w, show, len);
-    }
-    if (quote) ludus__w_ch(w, '"');
+    ludus_text_csv(s, strlen(s), LUDUS_CSV_SHOW, w_csv_put, w); /* shown: one record a line */
 }
 
 void ludus__w_double(ludus__writer *w, double v) {

@@ -38,8 +38,8 @@ LUDUS__SIBLING void ludus__w_jstr(ludus__writer *w, const char *s); /* NUL-termi
 /* HTML text and attribute values: shown as text.h's ludus__show_next shows
  * it, with & < > " ' as entities. */
 LUDUS__SIBLING void ludus__w_html_str(ludus__writer *w, const char *s, size_t n);
-/* A CSV field: quoted when needed, control characters shown (one record a
- * line), a leading = + - @ defused with a ' (no formula runs). Terminal
+/* A CSV field: ludus_text_csv (the one CSV writer) with LUDUS_CSV_SHOW:
+ * control characters shown (one record a line), formulas defused. Terminal
  * text: ludus__text_show (text.h). Protobuf: ludus__pb_str (proto_writer.h). */
 LUDUS__SIBLING void ludus__w_csv(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_double(ludus__writer *w, double v);

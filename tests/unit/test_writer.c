@@ -203,6 +203,54 @@ static void test_name_writers(void **state) {
     assert_string_equal(ludus_text_show(out, 1, "x", 0), "");
 }
 
+/* ludus_text_csv into a string: flags as given. */
+static const char *csv_of(const char *text, size_t n, unsigned flags) {
+    static sink s;
+    s.n = 0;
+    assert_int_equal(ludus_text_csv(text, n, flags, sink_write, &s), 0);
+    s.b[s.n] = 0;
+    return s.b;
+}
+
+static int fail_write(void *ud, const void *p, size_t n) {
+    (void)ud, (void)p, (void)n;
+    return -1;
+}
+
+/* The one CSV writer: the report's cells (ludus__w_csv: shown) and the SQL
+ * tool's (raw, or shown on a terminal) are the same bytes by one rule. The
+ * report once defused only = + - @ at the very start: a ' before one went
+ * through as it was (the old code had two writers; ludus_text_csv did not
+ * exist). */
+static void test_one_csv_writer(void **state) {
+    (void)state;
+    static const char *const texts[] = {"=SUM(A1)", "a,\"b\"", "line\nbreak\r", "plain", "'+x",
+                                        "''@y",     "\t=1",    " pad ",         "",      "\x1b[31mred"};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        char report[sizeof((sink *)0)->b + 1];
+        strcpy(report, written(csv, texts[i], strlen(texts[i])));
+        assert_string_equal(csv_of(texts[i], strlen(texts[i]), LUDUS_CSV_SHOW), report);
+    }
+    /* raw (a file, a pipe): bytes as they are, RFC 4180 quoting, formulas defused */
+    assert_string_equal(csv_of("'+x", 3, 0), "\"''+x\"");
+    assert_string_equal(csv_of("\t=1", 3, 0), "\"'\t=1\"");
+    assert_string_equal(csv_of("\r=1", 3, 0), "\"'\r=1\"");
+    assert_string_equal(csv_of("line\nbreak", 10, 0), "\"line\nbreak\"");
+    assert_string_equal(csv_of("-2", 2, 0), "\"'-2\"");
+    assert_string_equal(csv_of("plain", 5, 0), "plain");
+    assert_string_equal(csv_of("", 0, 0), "");
+    assert_string_equal(csv_of("", 0, LUDUS_CSV_QUOTE_EMPTY), "\"\"");
+    /* shown (a terminal, a report): control characters as \xHH, so a tab is text */
+    assert_string_equal(csv_of("\t=1", 3, LUDUS_CSV_SHOW), "\\x09=1");
+    assert_string_equal(csv_of("''@y", 4, LUDUS_CSV_SHOW), "\"'''@y\"");
+    assert_string_equal(csv_of("\x1b[31m", 5, LUDUS_CSV_SHOW), "\\x1b[31m");
+    char big[1000]; /* longer than the writer's buffer: written in pieces, quotes doubled */
+    memset(big, '"', sizeof big);
+    assert_int_equal(strlen(csv_of(big, sizeof big, 0)), 2 * sizeof big + 2);
+    assert_int_equal(ludus_text_csv("x", 1, 0, fail_write, NULL), LUDUS_EIO);
+    assert_int_equal(ludus_text_csv(NULL, 1, 0, sink_write, NULL), LUDUS_EINVAL);
+}
+
 static void test_text_cut(void **state) {
     (void)state;
     char out[64];
@@ -285,6 +333,6 @@ int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_u64),          cmocka_unit_test(test_us),
                                        cmocka_unit_test(test_grid_table),   cmocka_unit_test(test_grid_quotient),
                                        cmocka_unit_test(test_name_writers), cmocka_unit_test(test_text_cut),
-                                       cmocka_unit_test(test_pb_str)};
+                                       cmocka_unit_test(test_pb_str),       cmocka_unit_test(test_one_csv_writer)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,9 @@
 /* A query's results, written as an aligned table (a terminal: every control
  * character made visible, ludus_text_show), CSV (RFC 4180: a field with a
  * comma, quote, CR or LF quoted, quotes doubled; NULL empty, an empty text
- * ""; a text a spreadsheet would run as a formula defused, csv_formula; on a
- * terminal control characters shown as the table shows them), a JSON array of objects per statement or JSON Lines
+ * ""; a text a spreadsheet would run as a formula defused; on a terminal
+ * control characters shown as the table shows them: ludus_text_csv, the
+ * library's one CSV writer), a JSON array of objects per statement or JSON Lines
  * (strict JSON: control characters escaped, a byte that starts no valid UTF-8 character written as U+FFFD). Names from
  * a capture round-trip through CSV and JSON. */
 #ifdef LUDUS_TRACE_SQLITE
@@ -84,54 +85,17 @@ static void json_text(wbuf *w, const unsigned char *s, size_t n) {
     wch(w, '"');
 }
 
-/* A spreadsheet runs a cell that starts with = + - @ (or a tab or CR
- * before one) as a formula: such a text is written with a ' before it and
- * quoted (OWASP's advice), and so is one that already starts with one or
- * more ' before such a character, so a reader gets the exact text back by
- * dropping one leading ' wherever a ' is followed (after more ') by one of
- * = + - @ tab CR. Numbers are written as numbers, never changed. */
-static int csv_formula(const char *s, size_t n) {
-    size_t i = 0;
-    while (i < n && s[i] == '\'') i++;
-    return i < n && (s[i] == '=' || s[i] == '+' || s[i] == '-' || s[i] == '@' || s[i] == '\t' || s[i] == '\r');
+/* A CSV text: the library's one CSV writer (ludus_text_csv: RFC 4180
+ * quoting, formulas defused); shown: the output is a terminal, and control
+ * characters are shown as the table shows them, never sent raw; otherwise
+ * the text is written as it is (names round-trip). An empty text is "",
+ * apart from NULL (nothing). */
+static int wbuf_write(void *ud, const void *p, size_t n) {
+    wput(ud, p, n);
+    return 0;
 }
-
-/* A CSV text (RFC 4180 quoting). shown: the output is a terminal, and
- * control characters are shown as the table shows them (ludus_text_show),
- * never sent raw; otherwise the text is written as it is (names round-trip). */
 static void csv_text(wbuf *w, const char *s, size_t n, int shown) {
-    char *buf = NULL;
-    if (shown) {
-        size_t cap = 4 * n + 16; /* \xHH for every byte, at most */
-        buf = malloc(cap);
-        char *z = malloc(n + 1); /* ludus_text_show reads a NUL-terminated text */
-        if (!buf || !z) {
-            free(buf);
-            free(z);
-            w->failed = 1; /* said as a failed write; nothing raw is sent */
-            return;
-        }
-        memcpy(z, s, n);
-        z[n] = 0;
-        s = ludus_text_show(buf, cap, z, 0);
-        n = strlen(buf);
-        free(z);
-    }
-    int formula = csv_formula(s, n);
-    int quote = n == 0 || formula;
-    for (size_t i = 0; i < n && !quote; i++) quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
-    if (!quote) {
-        wput(w, s, n);
-    } else {
-        wch(w, '"');
-        if (formula) wch(w, '\'');
-        for (size_t i = 0; i < n; i++) {
-            if (s[i] == '"') wch(w, '"');
-            wch(w, s[i]);
-        }
-        wch(w, '"');
-    }
-    free(buf);
+    ludus_text_csv(s, n, LUDUS_CSV_QUOTE_EMPTY | (shown ? LUDUS_CSV_SHOW : 0u), wbuf_write, w);
 }
 
 static void hex(wbuf *w, const unsigned char *p, int n) {
