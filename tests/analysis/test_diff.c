@@ -72,6 +72,33 @@ static ludus_diff *diff_of(syn *a, syn *b, ludus_analysis **aa, ludus_analysis *
     return d;
 }
 
+/* Two synthetic captures, their analyses and the diff of BASE a against NEW
+ * b: made together, freed together. */
+typedef struct pair {
+    syn *a, *b;
+    ludus_analysis *aa, *bb;
+    ludus_diff *d;
+} pair;
+static pair pair_of(syn *a, syn *b) {
+    pair p = {a, b, NULL, NULL, NULL};
+    p.d = diff_of(a, b, &p.aa, &p.bb);
+    return p;
+}
+static void pair_free(pair *p) {
+    ludus_diff_destroy(p->d);
+    ludus_analysis_destroy(p->aa);
+    ludus_analysis_destroy(p->bb);
+    syn_free(p->a);
+    syn_free(p->b);
+}
+
+/* The diff's text report (the caller frees it). */
+static char *text_of(const ludus_diff *d) {
+    mem m = {NULL, 0};
+    assert_int_equal(ludus_diff_report(d, LUDUS_REPORT_TEXT, mem_write, &m), 0);
+    return m.p;
+}
+
 static uint32_t changed_entries(const ludus_diff *d) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < ludus_diff_count(d); i++)
@@ -80,9 +107,8 @@ static uint32_t changed_entries(const ludus_diff *d) {
 }
 
 static void check_no_change(uint64_t seed_a, uint64_t seed_b) {
-    syn *a = workload(seed_a, 1.0, 1), *b = workload(seed_b, 1.0, 1);
-    ludus_analysis *aa, *bb;
-    ludus_diff *d = diff_of(a, b, &aa, &bb);
+    pair p = pair_of(workload(seed_a, 1.0, 1), workload(seed_b, 1.0, 1));
+    ludus_diff *d = p.d;
     assert_int_equal(changed_entries(d), 0);
     const ludus_diff_entry *e = ludus_diff_find(d, "B", 0);
     assert_non_null(e);
@@ -93,11 +119,7 @@ static void check_no_change(uint64_t seed_a, uint64_t seed_b) {
     ludus_gate g;
     assert_int_equal(ludus_gate_parse("p90 > +5%", &g), 0);
     assert_int_equal(ludus_diff_check_gates(d, &g, 1, NULL, NULL), 0);
-    ludus_diff_destroy(d);
-    ludus_analysis_destroy(aa);
-    ludus_analysis_destroy(bb);
-    syn_free(a);
-    syn_free(b);
+    pair_free(&p);
 }
 
 static void test_identical(void **st) {
@@ -111,9 +133,8 @@ static void test_same_workload_other_noise(void **st) {
 
 static void test_slower(void **st) {
     (void)st;
-    syn *a = workload(7, 1.0, 1), *b = workload(8, 1.2, 1);
-    ludus_analysis *aa, *bb;
-    ludus_diff *d = diff_of(a, b, &aa, &bb);
+    pair p = pair_of(workload(7, 1.0, 1), workload(8, 1.2, 1));
+    ludus_diff *d = p.d;
     const ludus_diff_entry *e = ludus_diff_find(d, "B", 0);
     assert_true(e->verdict & LUDUS_DIFF_SLOWER);
     assert_false(e->verdict & (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK));
@@ -137,18 +158,13 @@ static void test_slower(void **st) {
     assert_int_equal(ludus_diff_check_gates(d, &g[1], 1, NULL, NULL), 0);
     assert_int_equal(ludus_gate_parse("p90 > +30%", &g[0]), 0);
     assert_int_equal(ludus_diff_check_gates(d, &g[0], 1, NULL, NULL), 0);
-    ludus_diff_destroy(d);
-    ludus_analysis_destroy(aa);
-    ludus_analysis_destroy(bb);
-    syn_free(a);
-    syn_free(b);
+    pair_free(&p);
 }
 
 static void test_more_work(void **st) {
     (void)st;
-    syn *a = workload(7, 1.0, 1), *b = workload(8, 1.0, 2);
-    ludus_analysis *aa, *bb;
-    ludus_diff *d = diff_of(a, b, &aa, &bb);
+    pair p = pair_of(workload(7, 1.0, 1), workload(8, 1.0, 2));
+    ludus_diff *d = p.d;
     const ludus_diff_entry *e = ludus_diff_find(d, "B", 0);
     assert_true(e->verdict & LUDUS_DIFF_MORE_WORK);
     assert_false(e->verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER));
@@ -160,20 +176,16 @@ static void test_more_work(void **st) {
     assert_true(ludus_diff_check_gates(d, &g, 1, NULL, NULL) >= 1);
     assert_int_equal(ludus_gate_parse("p50 > +5%", &g), 0);
     assert_int_equal(ludus_diff_check_gates(d, &g, 1, NULL, NULL), 0);
-    ludus_diff_destroy(d);
-    ludus_analysis_destroy(aa);
-    ludus_analysis_destroy(bb);
-    syn_free(a);
-    syn_free(b);
+    pair_free(&p);
 }
 
 /* Gates on the verdict itself: any site or path, or one by NAME. */
 static void test_verdict_gates(void **st) {
     (void)st;
-    syn *a = workload(7, 1.0, 1), *b = workload(8, 1.2, 1), *c = workload(9, 1.0, 1);
-    ludus_analysis *aa, *bb, *aa2, *cc;
-    ludus_diff *d = diff_of(a, b, &aa, &bb);
-    ludus_diff *same = diff_of(a, c, &aa2, &cc);
+    pair p = pair_of(workload(7, 1.0, 1), workload(8, 1.2, 1));
+    syn *c = workload(9, 1.0, 1);
+    ludus_analysis *aa2, *cc;
+    ludus_diff *d = p.d, *same = diff_of(p.a, c, &aa2, &cc);
     ludus_gate g[4];
     assert_int_equal(ludus_gate_parse("slower", &g[0]), 0);
     assert_int_equal(g[0].metric, LUDUS_METRIC_VERDICT);
@@ -202,38 +214,31 @@ static void test_verdict_gates(void **st) {
     /* the text report lists the tripped gates first */
     assert_int_equal(ludus_gate_parse("slower", &g[0]), 0);
     assert_int_equal(ludus_diff_set_gates(d, g, 1), 2);
-    mem m = {NULL, 0};
-    assert_int_equal(ludus_diff_report(d, LUDUS_REPORT_TEXT, mem_write, &m), 0);
-    assert_true(!strncmp(m.p, "Gates tripped: 2\ngate 'slower' tripped: ", 40));
-    free(m.p);
+    char *text = text_of(d);
+    assert_true(!strncmp(text, "Gates tripped: 2\ngate 'slower' tripped: ", 40));
+    free(text);
     /* and the HTML report of NEW: the tripped gates, then the diff, then NEW's own report */
-    m.p = NULL;
-    m.n = 0;
-    assert_int_equal(ludus_analysis_report(bb, d, LUDUS_REPORT_HTML, NULL, mem_write, &m), 0);
+    mem m = {NULL, 0};
+    assert_int_equal(ludus_analysis_report(p.bb, d, LUDUS_REPORT_HTML, NULL, mem_write, &m), 0);
     const char *gates = strstr(m.p, "<h2>Gates tripped</h2>"), *diff = strstr(m.p, "<h2>Diff against BASE</h2>"),
                *frames = strstr(m.p, "<h2>Frame time</h2>"), *capture = strstr(m.p, "Capture ");
     assert_true(gates && diff && frames && capture);
     assert_true(gates < diff && diff < capture && capture < frames);
     assert_non_null(strstr(gates, "tripped: site B: more time per frame + slower work\n"));
     free(m.p);
-    ludus_diff_destroy(d);
     ludus_diff_destroy(same);
-    ludus_analysis_destroy(aa);
-    ludus_analysis_destroy(bb);
     ludus_analysis_destroy(aa2);
     ludus_analysis_destroy(cc);
-    syn_free(a);
-    syn_free(b);
     syn_free(c);
+    pair_free(&p);
 }
 
 /* A gate naming what neither side has would guard nothing: refused, with
  * the nearest names. */
 static void test_gate_unknown_name(void **st) {
     (void)st;
-    syn *a = workload(7, 1.0, 1), *b = workload(8, 1.0, 1);
-    ludus_analysis *aa, *bb;
-    ludus_diff *d = diff_of(a, b, &aa, &bb);
+    pair p = pair_of(workload(7, 1.0, 1), workload(8, 1.0, 1));
+    ludus_diff *d = p.d;
     ludus_gate g;
     const char *known[] = {"slower B", "p90 Frame/B > +5%", "more work", "p90 > +5%", "errors > +0%"};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
@@ -253,11 +258,7 @@ static void test_gate_unknown_name(void **st) {
     assert_int_equal(ludus_gate_parse("counter Memory/Jobs peak live byte > +1%", &g), 0);
     assert_int_equal(ludus_diff_gate_validate(d, &g), LUDUS_EINVAL);
     assert_non_null(strstr(ludus_last_error_detail(), "no counter named"));
-    ludus_diff_destroy(d);
-    ludus_analysis_destroy(aa);
-    ludus_analysis_destroy(bb);
-    syn_free(a);
-    syn_free(b);
+    pair_free(&p);
 }
 
 /* No line whose figures contradict its words: a time-per-frame verdict
@@ -265,64 +266,41 @@ static void test_gate_unknown_name(void **st) {
  * change." never follows a frame time that changed. */
 static void test_one_statement_per_fact(void **st) {
     (void)st;
-    syn *a = skewed(7, 0, 10), *b = skewed(8, 1, 10);
-    ludus_analysis *aa, *bb;
-    ludus_diff *d = diff_of(a, b, &aa, &bb);
-    const ludus_diff_entry *e = ludus_diff_find(d, "A", 0);
+    pair p = pair_of(skewed(7, 0, 10), skewed(8, 1, 10));
+    const ludus_diff_entry *e = ludus_diff_find(p.d, "A", 0);
     assert_true(e->new_total_ns > e->base_total_ns * 1.3); /* the mean per frame up */
     assert_true(e->rel_total < -0.3);                      /* the typical frame's total down */
     assert_false(e->verdict & (LUDUS_DIFF_LESS_TIME | LUDUS_DIFF_MORE_TIME));
-    mem m = {NULL, 0};
-    assert_int_equal(ludus_diff_report(d, LUDUS_REPORT_TEXT, mem_write, &m), 0);
-    if (getenv("SHOW_DIFF")) fputs(m.p, stderr);
-    const char *line = strstr(m.p, "\n  A ");
+    char *text = text_of(p.d);
+    if (getenv("SHOW_DIFF")) fputs(text, stderr);
+    const char *line = strstr(text, "\n  A ");
     assert_non_null(line);
     const char *eol = strchr(line + 1, '\n');
     const char *less = strstr(line, "less time per frame");
     assert_true(!less || less > eol); /* the verdict column says no such thing */
-    assert_non_null(strstr(m.p, "move apart: no verdict"));
-    free(m.p);
-    ludus_diff_destroy(d);
-    ludus_analysis_destroy(aa);
-    ludus_analysis_destroy(bb);
-    syn_free(a);
-    syn_free(b);
+    assert_non_null(strstr(text, "move apart: no verdict"));
+    free(text);
+    pair_free(&p);
     /* frames 50% longer outside every scope: the frame time is slower, no site changed */
-    a = skewed(7, 0, 1000);
-    b = skewed(8, 0, 2000);
-    d = diff_of(a, b, &aa, &bb);
+    p = pair_of(skewed(7, 0, 1000), skewed(8, 0, 2000));
     ludus_diff_info info;
-    ludus_diff_get_info(d, &info);
+    ludus_diff_get_info(p.d, &info);
     assert_int_equal(info.frame_pct[0].verdict, LUDUS_DIFF_SLOWER);
-    assert_int_equal(changed_entries(d), 0);
-    m.p = NULL;
-    m.n = 0;
-    assert_int_equal(ludus_diff_report(d, LUDUS_REPORT_TEXT, mem_write, &m), 0);
-    assert_null(strstr(m.p, "No significant change."));
-    free(m.p);
-    ludus_diff_destroy(d);
-    ludus_analysis_destroy(aa);
-    ludus_analysis_destroy(bb);
-    syn_free(a);
-    syn_free(b);
+    assert_int_equal(changed_entries(p.d), 0);
+    text = text_of(p.d);
+    assert_null(strstr(text, "No significant change."));
+    free(text);
+    pair_free(&p);
     /* one run per side: the verdict column says what it cannot conclude */
-    a = workload(7, 1.0, 1);
-    b = workload(8, 1.2, 1);
-    d = diff_of(a, b, &aa, &bb);
-    m.p = NULL;
-    m.n = 0;
-    assert_int_equal(ludus_diff_report(d, LUDUS_REPORT_TEXT, mem_write, &m), 0);
-    line = strstr(m.p, "\n  B ");
+    p = pair_of(workload(7, 1.0, 1), workload(8, 1.2, 1));
+    text = text_of(p.d);
+    line = strstr(text, "\n  B ");
     assert_non_null(line);
     eol = strchr(line + 1, '\n');
     const char *note = strstr(line, "one run per side: these runs differ");
     assert_true(note && note < eol);
-    free(m.p);
-    ludus_diff_destroy(d);
-    ludus_analysis_destroy(aa);
-    ludus_analysis_destroy(bb);
-    syn_free(a);
-    syn_free(b);
+    free(text);
+    pair_free(&p);
 }
 
 static void test_gate_parse(void **st) {

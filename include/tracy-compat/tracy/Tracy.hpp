@@ -178,10 +178,7 @@ template <class T> class Lockable {
     Lockable &operator=(const Lockable &) = delete;
 
     void lock() {
-        if (m_lockable.try_lock()) return;
-        uintptr_t token = ludus_lock_wait_begin(this, m_site);
-        m_lockable.lock();
-        ludus_lock_wait_end(token);
+        take([](T &l) { return l.try_lock(); }, [](T &l) { l.lock(); });
     }
     void unlock() {
         m_lockable.unlock();
@@ -200,55 +197,35 @@ template <class T> class Lockable {
         (void)ludus_lock_forget(this);
     }
 
-  private:
+  protected:
+    /* Tries first; only a failed try records the blocking wait (one way
+     * for every side of every lock type). */
+    template <class Try, class Block> void take(Try try_take, Block block) {
+        if (try_take(m_lockable)) return;
+        uintptr_t token = ludus_lock_wait_begin(this, m_site);
+        block(m_lockable);
+        ludus_lock_wait_end(token);
+    }
     T m_lockable;
+
+  private:
     const ludus_site *m_site;
 };
 
 /* The same for a shared lock (std::shared_mutex): the shared side too. */
-template <class T> class SharedLockable {
+template <class T> class SharedLockable : public Lockable<T> {
   public:
-    explicit SharedLockable(const ludus_site *site) : m_site(site) {}
-    SharedLockable(const SharedLockable &) = delete;
-    SharedLockable &operator=(const SharedLockable &) = delete;
+    explicit SharedLockable(const ludus_site *site) : Lockable<T>(site) {}
 
-    void lock() {
-        if (m_lockable.try_lock()) return;
-        uintptr_t token = ludus_lock_wait_begin(this, m_site);
-        m_lockable.lock();
-        ludus_lock_wait_end(token);
-    }
-    void unlock() {
-        m_lockable.unlock();
-    }
-    bool try_lock() {
-        return m_lockable.try_lock();
-    }
     void lock_shared() {
-        if (m_lockable.try_lock_shared()) return;
-        uintptr_t token = ludus_lock_wait_begin(this, m_site);
-        m_lockable.lock_shared();
-        ludus_lock_wait_end(token);
+        this->take([](T &l) { return l.try_lock_shared(); }, [](T &l) { l.lock_shared(); });
     }
     void unlock_shared() {
-        m_lockable.unlock_shared();
+        this->m_lockable.unlock_shared();
     }
     bool try_lock_shared() {
-        return m_lockable.try_lock_shared();
+        return this->m_lockable.try_lock_shared();
     }
-    void Mark(const ludus_site *site) {
-        (void)site;
-    }
-    void CustomName(const char *name, size_t size) {
-        ludus__tc_lock_name(this, name, size);
-    }
-    ~SharedLockable() {
-        (void)ludus_lock_forget(this);
-    }
-
-  private:
-    T m_lockable;
-    const ludus_site *m_site;
 };
 
 /* Plots: integers stay integers, the rest are doubles. */
