@@ -127,4 +127,28 @@ static inline void syn_free(syn *s) {
     free(s);
 }
 
+/* Two synthetic captures, their analyses and the diff of BASE sa against
+ * NEW sb: made together (0, or -1 when an analysis or the diff failed),
+ * freed together. */
+typedef struct syn_pair {
+    syn *sa, *sb;
+    ludus_analysis *a, *b;
+    ludus_diff *d;
+} syn_pair;
+static inline int syn_pair_make(syn_pair *p, syn *sa, syn *sb) {
+    p->sa = sa;
+    p->sb = sb;
+    p->a = syn_analyze(sa, NULL);
+    p->b = syn_analyze(sb, NULL);
+    p->d = NULL;
+    return p->a && p->b && ludus_diff_create(p->a, p->b, NULL, &p->d) == 0 ? 0 : -1;
+}
+static inline void syn_pair_free(syn_pair *p) {
+    ludus_diff_destroy(p->d);
+    ludus_analysis_destroy(p->a);
+    ludus_analysis_destroy(p->b);
+    syn_free(p->sa);
+    syn_free(p->sb);
+}
+
 #endif

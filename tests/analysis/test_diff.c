@@ -72,26 +72,6 @@ static ludus_diff *diff_of(syn *a, syn *b, ludus_analysis **aa, ludus_analysis *
     return d;
 }
 
-/* Two synthetic captures, their analyses and the diff of BASE a against NEW
- * b: made together, freed together. */
-typedef struct pair {
-    syn *a, *b;
-    ludus_analysis *aa, *bb;
-    ludus_diff *d;
-} pair;
-static pair pair_of(syn *a, syn *b) {
-    pair p = {a, b, NULL, NULL, NULL};
-    p.d = diff_of(a, b, &p.aa, &p.bb);
-    return p;
-}
-static void pair_free(pair *p) {
-    ludus_diff_destroy(p->d);
-    ludus_analysis_destroy(p->aa);
-    ludus_analysis_destroy(p->bb);
-    syn_free(p->a);
-    syn_free(p->b);
-}
-
 /* The diff's text report (the caller frees it). */
 static char *text_of(const ludus_diff *d) {
     mem m = {NULL, 0};
@@ -107,7 +87,8 @@ static uint32_t changed_entries(const ludus_diff *d) {
 }
 
 static void check_no_change(uint64_t seed_a, uint64_t seed_b) {
-    pair p = pair_of(workload(seed_a, 1.0, 1), workload(seed_b, 1.0, 1));
+    syn_pair p;
+    assert_int_equal(syn_pair_make(&p, workload(seed_a, 1.0, 1), workload(seed_b, 1.0, 1)), 0);
     ludus_diff *d = p.d;
     assert_int_equal(changed_entries(d), 0);
     const ludus_diff_entry *e = ludus_diff_find(d, "B", 0);
@@ -119,7 +100,7 @@ static void check_no_change(uint64_t seed_a, uint64_t seed_b) {
     ludus_gate g;
     assert_int_equal(ludus_gate_parse("p90 > +5%", &g), 0);
     assert_int_equal(ludus_diff_check_gates(d, &g, 1, NULL, NULL), 0);
-    pair_free(&p);
+    syn_pair_free(&p);
 }
 
 static void test_identical(void **st) {
@@ -133,7 +114,8 @@ static void test_same_workload_other_noise(void **st) {
 
 static void test_slower(void **st) {
     (void)st;
-    pair p = pair_of(workload(7, 1.0, 1), workload(8, 1.2, 1));
+    syn_pair p;
+    assert_int_equal(syn_pair_make(&p, workload(7, 1.0, 1), workload(8, 1.2, 1)), 0);
     ludus_diff *d = p.d;
     const ludus_diff_entry *e = ludus_diff_find(d, "B", 0);
     assert_true(e->verdict & LUDUS_DIFF_SLOWER);
@@ -158,12 +140,13 @@ static void test_slower(void **st) {
     assert_int_equal(ludus_diff_check_gates(d, &g[1], 1, NULL, NULL), 0);
     assert_int_equal(ludus_gate_parse("p90 > +30%", &g[0]), 0);
     assert_int_equal(ludus_diff_check_gates(d, &g[0], 1, NULL, NULL), 0);
-    pair_free(&p);
+    syn_pair_free(&p);
 }
 
 static void test_more_work(void **st) {
     (void)st;
-    pair p = pair_of(workload(7, 1.0, 1), workload(8, 1.0, 2));
+    syn_pair p;
+    assert_int_equal(syn_pair_make(&p, workload(7, 1.0, 1), workload(8, 1.0, 2)), 0);
     ludus_diff *d = p.d;
     const ludus_diff_entry *e = ludus_diff_find(d, "B", 0);
     assert_true(e->verdict & LUDUS_DIFF_MORE_WORK);
@@ -176,16 +159,17 @@ static void test_more_work(void **st) {
     assert_true(ludus_diff_check_gates(d, &g, 1, NULL, NULL) >= 1);
     assert_int_equal(ludus_gate_parse("p50 > +5%", &g), 0);
     assert_int_equal(ludus_diff_check_gates(d, &g, 1, NULL, NULL), 0);
-    pair_free(&p);
+    syn_pair_free(&p);
 }
 
 /* Gates on the verdict itself: any site or path, or one by NAME. */
 static void test_verdict_gates(void **st) {
     (void)st;
-    pair p = pair_of(workload(7, 1.0, 1), workload(8, 1.2, 1));
+    syn_pair p;
+    assert_int_equal(syn_pair_make(&p, workload(7, 1.0, 1), workload(8, 1.2, 1)), 0);
     syn *c = workload(9, 1.0, 1);
     ludus_analysis *aa2, *cc;
-    ludus_diff *d = p.d, *same = diff_of(p.a, c, &aa2, &cc);
+    ludus_diff *d = p.d, *same = diff_of(p.sa, c, &aa2, &cc);
     ludus_gate g[4];
     assert_int_equal(ludus_gate_parse("slower", &g[0]), 0);
     assert_int_equal(g[0].metric, LUDUS_METRIC_VERDICT);
@@ -219,7 +203,7 @@ static void test_verdict_gates(void **st) {
     free(text);
     /* and the HTML report of NEW: the tripped gates, then the diff, then NEW's own report */
     mem m = {NULL, 0};
-    assert_int_equal(ludus_analysis_report(p.bb, d, LUDUS_REPORT_HTML, NULL, mem_write, &m), 0);
+    assert_int_equal(ludus_analysis_report(p.b, d, LUDUS_REPORT_HTML, NULL, mem_write, &m), 0);
     const char *gates = strstr(m.p, "<h2>Gates tripped</h2>"), *diff = strstr(m.p, "<h2>Diff against BASE</h2>"),
                *frames = strstr(m.p, "<h2>Frame time</h2>"), *capture = strstr(m.p, "Capture ");
     assert_true(gates && diff && frames && capture);
@@ -230,14 +214,15 @@ static void test_verdict_gates(void **st) {
     ludus_analysis_destroy(aa2);
     ludus_analysis_destroy(cc);
     syn_free(c);
-    pair_free(&p);
+    syn_pair_free(&p);
 }
 
 /* A gate naming what neither side has would guard nothing: refused, with
  * the nearest names. */
 static void test_gate_unknown_name(void **st) {
     (void)st;
-    pair p = pair_of(workload(7, 1.0, 1), workload(8, 1.0, 1));
+    syn_pair p;
+    assert_int_equal(syn_pair_make(&p, workload(7, 1.0, 1), workload(8, 1.0, 1)), 0);
     ludus_diff *d = p.d;
     ludus_gate g;
     const char *known[] = {"slower B", "p90 Frame/B > +5%", "more work", "p90 > +5%", "errors > +0%"};
@@ -258,7 +243,7 @@ static void test_gate_unknown_name(void **st) {
     assert_int_equal(ludus_gate_parse("counter Memory/Jobs peak live byte > +1%", &g), 0);
     assert_int_equal(ludus_diff_gate_validate(d, &g), LUDUS_EINVAL);
     assert_non_null(strstr(ludus_last_error_detail(), "no counter named"));
-    pair_free(&p);
+    syn_pair_free(&p);
 }
 
 /* No line whose figures contradict its words: a time-per-frame verdict
@@ -266,7 +251,8 @@ static void test_gate_unknown_name(void **st) {
  * change." never follows a frame time that changed. */
 static void test_one_statement_per_fact(void **st) {
     (void)st;
-    pair p = pair_of(skewed(7, 0, 10), skewed(8, 1, 10));
+    syn_pair p;
+    assert_int_equal(syn_pair_make(&p, skewed(7, 0, 10), skewed(8, 1, 10)), 0);
     const ludus_diff_entry *e = ludus_diff_find(p.d, "A", 0);
     assert_true(e->new_total_ns > e->base_total_ns * 1.3); /* the mean per frame up */
     assert_true(e->rel_total < -0.3);                      /* the typical frame's total down */
@@ -280,9 +266,9 @@ static void test_one_statement_per_fact(void **st) {
     assert_true(!less || less > eol); /* the verdict column says no such thing */
     assert_non_null(strstr(text, "move apart: no verdict"));
     free(text);
-    pair_free(&p);
+    syn_pair_free(&p);
     /* frames 50% longer outside every scope: the frame time is slower, no site changed */
-    p = pair_of(skewed(7, 0, 1000), skewed(8, 0, 2000));
+    assert_int_equal(syn_pair_make(&p, skewed(7, 0, 1000), skewed(8, 0, 2000)), 0);
     ludus_diff_info info;
     ludus_diff_get_info(p.d, &info);
     assert_int_equal(info.frame_pct[0].verdict, LUDUS_DIFF_SLOWER);
@@ -290,9 +276,9 @@ static void test_one_statement_per_fact(void **st) {
     text = text_of(p.d);
     assert_null(strstr(text, "No significant change."));
     free(text);
-    pair_free(&p);
+    syn_pair_free(&p);
     /* one run per side: the verdict column says what it cannot conclude */
-    p = pair_of(workload(7, 1.0, 1), workload(8, 1.2, 1));
+    assert_int_equal(syn_pair_make(&p, workload(7, 1.0, 1), workload(8, 1.2, 1)), 0);
     text = text_of(p.d);
     line = strstr(text, "\n  B ");
     assert_non_null(line);
@@ -300,7 +286,7 @@ static void test_one_statement_per_fact(void **st) {
     const char *note = strstr(line, "one run per side: these runs differ");
     assert_true(note && note < eol);
     free(text);
-    pair_free(&p);
+    syn_pair_free(&p);
 }
 
 static void test_gate_parse(void **st) {

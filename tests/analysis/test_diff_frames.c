@@ -40,31 +40,7 @@ static void scope(syn *s, uint64_t *t, const ludus_site *site, double ns, uint64
     *t += d;
 }
 
-typedef struct pair {
-    syn *sa, *sb;
-    ludus_analysis *a, *b;
-    ludus_diff *d;
-} pair;
-
-static void pair_make(pair *p, syn *sa, syn *sb) {
-    p->sa = sa;
-    p->sb = sb;
-    p->a = syn_analyze(sa, NULL);
-    p->b = syn_analyze(sb, NULL);
-    assert_non_null(p->a);
-    assert_non_null(p->b);
-    assert_int_equal(ludus_diff_create(p->a, p->b, NULL, &p->d), 0);
-}
-
-static void pair_free(pair *p) {
-    ludus_diff_destroy(p->d);
-    ludus_analysis_destroy(p->a);
-    ludus_analysis_destroy(p->b);
-    syn_free(p->sa);
-    syn_free(p->sb);
-}
-
-static const ludus_diff_entry *site(const pair *p, const char *name) {
+static const ludus_diff_entry *site(const syn_pair *p, const char *name) {
     const ludus_diff_entry *e = ludus_diff_find(p->d, name, 0);
     assert_non_null(e);
     return e;
@@ -93,8 +69,8 @@ static syn *tail_workload(uint64_t seed, double heavy) {
  * is the tail; the frame time is slower at every percentile. */
 static void test_tail_heavier(void **st) {
     (void)st;
-    pair p;
-    pair_make(&p, tail_workload(7, 1.0), tail_workload(8, 2.0));
+    syn_pair p;
+    assert_int_equal(syn_pair_make(&p, tail_workload(7, 1.0), tail_workload(8, 2.0)), 0);
     const ludus_diff_entry *e = site(&p, "Batch");
     assert_false(e->verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER)); /* the typical call did not change */
     assert_true(fabs(e->shift) < 0.02);
@@ -135,7 +111,7 @@ static void test_tail_heavier(void **st) {
     assert_true(ludus_diff_check_gates(p.d, &g, 1, NULL, NULL) >= 1); /* Batch (and Frame/Batch) */
     assert_int_equal(ludus_gate_parse("total > +100%", &g), 0);
     assert_int_equal(ludus_diff_check_gates(p.d, &g, 1, NULL, NULL), 0);
-    pair_free(&p);
+    syn_pair_free(&p);
 }
 
 /* Frame { Inner x 20..39, each 0.5-5.5 us x scale }: heavy-tailed calls. */
@@ -159,8 +135,8 @@ static syn *inner_workload(uint64_t seed, double scale) {
  * whose cause is the typical call (not more calls). */
 static void test_inner_loop_twice(void **st) {
     (void)st;
-    pair p;
-    pair_make(&p, inner_workload(7, 1.0), inner_workload(8, 2.0));
+    syn_pair p;
+    assert_int_equal(syn_pair_make(&p, inner_workload(7, 1.0), inner_workload(8, 2.0)), 0);
     const ludus_diff_entry *e = site(&p, "Inner");
     assert_true(e->verdict & LUDUS_DIFF_SLOWER);
     assert_true(e->verdict & LUDUS_DIFF_MORE_TIME);
@@ -169,7 +145,7 @@ static void test_inner_loop_twice(void **st) {
     assert_true(e->time_cause & LUDUS_DIFF_CAUSE_TYPICAL);
     assert_false(e->time_cause & LUDUS_DIFF_CAUSE_CALLS);
     assert_false(site(&p, "Other")->verdict & LUDUS_DIFF_CHANGED);
-    pair_free(&p);
+    syn_pair_free(&p);
 }
 
 /* 300 frames of Frame { Copy, Draw ~draw_ns }, the first window frame a
@@ -197,8 +173,8 @@ static syn *long_frame_workload(uint64_t seed, double draw_ns) {
  * rank correlation is near 0: Copy is judged per frame, no verdict. */
 static void test_single_long_frame(void **st) {
     (void)st;
-    pair p;
-    pair_make(&p, long_frame_workload(7, 10000), long_frame_workload(8, 12000));
+    syn_pair p;
+    assert_int_equal(syn_pair_make(&p, long_frame_workload(7, 10000), long_frame_workload(8, 12000)), 0);
     const ludus_diff_entry *e = site(&p, "Copy");
     assert_true(e->rel[LUDUS_METRIC_CALLS] == 0.0);
     assert_true(e->frame_time_r < 0.5);
@@ -207,7 +183,7 @@ static void test_single_long_frame(void **st) {
     assert_true(e->rel_calls_per_s < -0.1); /* per second it did fall: the frames are longer */
     /* Draw got slower: that is the change */
     assert_true(site(&p, "Draw")->verdict & LUDUS_DIFF_SLOWER);
-    pair_free(&p);
+    syn_pair_free(&p);
 }
 
 /* 400 frames of Frame { Submit, Draw }: Submit waits ~10 us or ~250 us
@@ -236,8 +212,8 @@ static syn *phase_workload(uint64_t seed, const int *slow) {
 static void test_phases_one_run_cannot_decide(void **st) {
     (void)st;
     static const int base[8] = {1, 0, 0, 0, 1, 0, 0, 0}, newer[8] = {1, 1, 0, 1, 1, 1, 0, 1};
-    pair p;
-    pair_make(&p, phase_workload(7, base), phase_workload(8, newer));
+    syn_pair p;
+    assert_int_equal(syn_pair_make(&p, phase_workload(7, base), phase_workload(8, newer)), 0);
     const ludus_diff_entry *e = site(&p, "Submit");
     assert_true(e->shift > 5); /* the pooled calls: a shift of several hundred percent */
     assert_false(e->verdict & LUDUS_DIFF_CHANGED);
@@ -257,7 +233,7 @@ static void test_phases_one_run_cannot_decide(void **st) {
     assert_non_null(strstr(near, "  Submit "));
     assert_non_null(strstr(m.p, "one run per side cannot show how much runs differ"));
     free(m.p);
-    pair_free(&p);
+    syn_pair_free(&p);
 }
 
 /* 400 frames of Frame { A-like work: Draw ~20 us, Other ~5 us }, the second
@@ -283,8 +259,8 @@ static syn *drift_workload(uint64_t seed, double drift) {
  * both); the blocks of NEW's run show the drift, so no time verdict. */
 static void test_drift_in_one_run(void **st) {
     (void)st;
-    pair p;
-    pair_make(&p, drift_workload(7, 1.0), drift_workload(8, 1.10));
+    syn_pair p;
+    assert_int_equal(syn_pair_make(&p, drift_workload(7, 1.0), drift_workload(8, 1.10)), 0);
     for (uint32_t i = 0; i < ludus_diff_count(p.d); i++) {
         const ludus_diff_entry *e = ludus_diff_entry_at(p.d, i);
         assert_false(e->verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER | LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_LESS_TIME |
@@ -293,7 +269,7 @@ static void test_drift_in_one_run(void **st) {
     const ludus_diff_entry *e = site(&p, "Draw");
     assert_true(e->shift > 0.03 && e->shift < 0.08);
     assert_true(e->verdict & LUDUS_DIFF_UNDECIDED);
-    pair_free(&p);
+    syn_pair_free(&p);
 }
 
 /* The same workload twice (other noise): no verdict of any kind, frame time
@@ -301,14 +277,14 @@ static void test_drift_in_one_run(void **st) {
 static void test_same_workload(void **st) {
     (void)st;
     for (uint64_t seed = 1; seed <= 3; seed++) {
-        pair p;
-        pair_make(&p, tail_workload(seed, 1.0), tail_workload(seed + 50, 1.0));
+        syn_pair p;
+        assert_int_equal(syn_pair_make(&p, tail_workload(seed, 1.0), tail_workload(seed + 50, 1.0)), 0);
         for (uint32_t i = 0; i < ludus_diff_count(p.d); i++)
             assert_false(ludus_diff_entry_at(p.d, i)->verdict & LUDUS_DIFF_CHANGED);
         ludus_diff_info info;
         ludus_diff_get_info(p.d, &info);
         for (int q = 0; q < 3; q++) assert_false(info.frame_pct[q].verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER));
-        pair_free(&p);
+        syn_pair_free(&p);
     }
 }
 
