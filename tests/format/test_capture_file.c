@@ -394,6 +394,18 @@ static void test_version_2(void **state) {
     unlink(v2);
 }
 
+/* Ends the capture and returns its raw .ludus file's bytes (the file is
+ * removed). */
+static uint8_t *ended_raw(const char *name, size_t *n) {
+    assert_int_equal(ludus_capture_end(NULL), 0);
+    char raw[320];
+    snprintf(raw, sizeof raw, "%s/%s.ludus", dir, name);
+    assert_int_equal(save_last(raw, LUDUS_SAVE_RAW), 0);
+    uint8_t *d = read_all(raw, n);
+    unlink(raw);
+    return d;
+}
+
 /* The payload word of a message (version 5: the MESSAGE extension,
  * sub-kind | length << 8), written little-endian at p. */
 static void put_word(uint8_t *p, uint64_t w) {
@@ -411,12 +423,8 @@ static void test_messages(void **state) {
     assert_int_equal(ludus_capture_begin(NULL), 0);
     ludus_log(LUDUS_LOG_ERROR, "needle-%s", "text");
     { LUDUS_PROFILE_SCOPE(After); }
-    assert_int_equal(ludus_capture_end(NULL), 0);
-    char raw[320];
-    snprintf(raw, sizeof raw, "%s/msg.ludus", dir);
-    assert_int_equal(save_last(raw, LUDUS_SAVE_RAW), 0);
     size_t n;
-    uint8_t *d = read_all(raw, &n);
+    uint8_t *d = ended_raw("msg", &n);
     assert_int_equal(open_and_drain(d, n), 0);
     uint8_t *text = memmem(d, n, "needle-text", 11);
     assert_non_null(text);
@@ -457,7 +465,6 @@ static void test_messages(void **state) {
     assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT);
     assert_non_null(strstr(ludus_last_error_detail(), "data is cut by the end of the block"));
     free(d);
-    unlink(raw);
 }
 
 /* Files of format 4, written by the library before the extension kind
@@ -546,12 +553,8 @@ static void test_format4_negative_memory(void **state) {
     ludus_memory_alloc(fine, 4242);
     ludus_memory_alloc(gone, 4343);
     for (int f = 0; f < 4; f++) LUDUS_PROFILE_FRAME();
-    assert_int_equal(ludus_capture_end(NULL), 0);
-    char raw[320];
-    snprintf(raw, sizeof raw, "%s/oldmem.ludus", dir);
-    assert_int_equal(save_last(raw, LUDUS_SAVE_RAW), 0);
     size_t n;
-    uint8_t *d = read_all(raw, &n);
+    uint8_t *d = ended_raw("oldmem", &n);
     /* OldFine's live bytes in its first frame (a raw payload slot {value, stat 4}) as an old recorder's -4242 */
     uint8_t slot[16] = {0};
     put_word(slot, 4242);
@@ -603,7 +606,6 @@ static void test_format4_negative_memory(void **state) {
     free(json);
     ludus_capture_release(c);
     free(d);
-    unlink(raw);
 }
 
 static void test_errors(void **state) {

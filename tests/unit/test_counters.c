@@ -411,25 +411,11 @@ static void test_fork(void **st) {
 #endif
 }
 
-/* A report into a string (malloc'd). */
-typedef struct {
-    char *p;
-    size_t n;
-} text_buf;
-static int text_write(void *ud, const void *data, size_t n) {
-    text_buf *b = ud;
-    char *p = realloc(b->p, b->n + n + 1);
-    if (!p) return -1;
-    memcpy(p + b->n, data, n);
-    b->n += n;
-    p[b->n] = 0;
-    b->p = p;
-    return 0;
-}
+/* A report into a string (the caller frees it). */
 static char *report_of(const ludus_analysis *a, int format) {
-    text_buf b = {NULL, 0};
-    assert_int_equal(ludus_analysis_report(a, NULL, format, NULL, text_write, &b), 0);
-    return b.p;
+    lt_buf b = {0};
+    assert_int_equal(ludus_analysis_report(a, NULL, format, NULL, lt_buf_write, &b), 0);
+    return b.data;
 }
 
 /* Per-frame amounts near the int64 limits: the window's sum of an integer
