@@ -535,6 +535,14 @@ typedef struct ludus_diff_desc {
  * the work moved between callers or threads (a job system that steals),
  * never counted as a change. */
 #define LUDUS_DIFF_MOVED 1024u
+/* A site (or a path of it) that waits rather than works: a wait scope by
+ * category or name, or one whose own time waits on other threads' work
+ * (docs/analysis.md, "Scopes that wait"). Its time is judged as a wait:
+ * the time per call or per frame that would have been slower (faster)
+ * work or more (less) time per frame is "waited longer" ("waited less"),
+ * never a change: the other threads' work it waited on carries the verdict. */
+#define LUDUS_DIFF_WAITED_LONGER 2048u
+#define LUDUS_DIFF_WAITED_LESS 4096u
 #define LUDUS_DIFF_CHANGED                                                                                        \
     (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK | LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER | LUDUS_DIFF_MORE_TIME | \
      LUDUS_DIFF_LESS_TIME)

@@ -775,6 +775,23 @@ static int entry_waits(const ludus_diff *d, const ludus_diff_entry *e) {
     return 0;
 }
 
+/* 1 when the entry's site waits rather than works (ludus__site_waits) in
+ * at least half of the runs of both sides together. */
+static int entry_only_waits(const ludus_diff *d, const ludus_diff_entry *e) {
+    uint32_t waits = 0, runs = 0;
+    for (int sd = 0; sd < 2; sd++) {
+        int64_t i0 = sd ? e->new_index : e->base_index;
+        for (uint32_t r = 0; r < d->nruns[sd] && i0 >= 0; r++) {
+            const ludus_analysis *R = d->runs[sd][r];
+            int64_t i = find_in_run(d, sd, r, i0, e->is_path);
+            if (i < 0) continue;
+            runs++;
+            waits += (uint32_t)ludus__site_waits(R, e->is_path ? R->nodes[i].pub.site : (uint32_t)i);
+        }
+    }
+    return runs && 2 * waits >= runs;
+}
+
 /* Everything of one matched entry: pooled statistics, tests, shifts, verdict. */
 static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     side a, b;
@@ -993,7 +1010,17 @@ static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     /* A lock wait follows the scheduler, not the program: how often and how
      * long it waits is judged in the lock section ("more waiting"), never
      * as more work or slower work of a site. */
-    if (entry_waits(d, e)) e->verdict &= ~(LUDUS_DIFF_CHANGED | LUDUS_DIFF_UNDECIDED | LUDUS_DIFF_SLOWER_INSIDE);
+    if (entry_waits(d, e))
+        e->verdict &= ~(LUDUS_DIFF_CHANGED | LUDUS_DIFF_UNDECIDED | LUDUS_DIFF_SLOWER_INSIDE);
+    else if (entry_only_waits(d, e)) {
+        /* A scope that waits: how long it waited follows the work it waited
+         * on, whose own entries carry the verdict (threads.c). */
+        uint32_t up = e->verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_MORE_TIME),
+                 down = e->verdict & (LUDUS_DIFF_FASTER | LUDUS_DIFF_LESS_TIME);
+        e->verdict &= ~(LUDUS_DIFF_CHANGED | LUDUS_DIFF_UNDECIDED);
+        if (up && !down) e->verdict |= LUDUS_DIFF_WAITED_LONGER;
+        if (down && !up) e->verdict |= LUDUS_DIFF_WAITED_LESS;
+    }
 done:
     for (int sd = 0; sd < 2; sd++)
         for (int k = 0; k < 2; k++) ludus__free(g[sd][k].call);
@@ -1778,7 +1805,9 @@ static const char *verdict_text(uint32_t v, char *buf, size_t cap) {
                  {LUDUS_DIFF_NEW, "new"},
                  {LUDUS_DIFF_GONE, "gone"},
                  {LUDUS_DIFF_UNDECIDED, "near the line"},
-                 {LUDUS_DIFF_MOVED, "moved (its site's calls and time did not change)"}};
+                 {LUDUS_DIFF_MOVED, "moved (its site's calls and time did not change)"},
+                 {LUDUS_DIFF_WAITED_LONGER, "waited longer (on other threads' work)"},
+                 {LUDUS_DIFF_WAITED_LESS, "waited less (on other threads' work)"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (v & names[i].bit) n += (size_t)snprintf(buf + n, cap > n ? cap - n : 0, "%s%s", n ? " + " : "", names[i].t);
     if (!n) snprintf(buf, cap, "no change");
