@@ -665,6 +665,20 @@ typedef struct ludus_diff_info {
         double rel, lo, hi, noise_sd;
         uint32_t verdict;
     } frame_pct[3];
+    /* The machine changed between the sides: at least 3 in 4 of the sites
+     * that cost 0.2% of a frame or more (and at least 3) moved their time
+     * per call the way their median shift did, and that median lies beyond
+     * min_shift. machine_shift is that median (NEW/BASE - 1; 0: no such
+     * shift); every time verdict (per call, per frame, slower inside, the
+     * frame-time percentiles) then stands only beyond it by machine_spread
+     * (twice the sites' robust spread around it, at least min_shift), so the
+     * common shift alone trips no gate and a site that moved further is
+     * still found. machine_sites of machine_of sites moved its way. The
+     * frame thread's median CPU time per frame of each side (-1 unknown)
+     * says whether it ran longer or waited longer. */
+    double machine_shift, machine_spread;
+    uint32_t machine_sites, machine_of;
+    int64_t base_frame_cpu_ns, new_frame_cpu_ns;
 } ludus_diff_info;
 LUDUS_API void ludus_diff_get_info(const ludus_diff *d, ludus_diff_info *out);
 LUDUS_API void ludus_diff_destroy(ludus_diff *d);
