@@ -69,6 +69,7 @@ GATES = [
     ("calls > +10%", None),  # more calls: a slower Animate calls no more
     ("counter DrawCalls > +10%", None),
     ("errors > +0%", None),
+    ("warnings > +10%", None),
 ]
 LOCK_GATE = "lock JobQueue > +20%"
 DERIVED = [("slower --gate-sites-only", "any", 4), ("more time per frame --gate-sites-only", "any", 128)]
