@@ -20,7 +20,7 @@ ifeq ($(LUDUS_BACKEND),tracy)
 CMAKE_FLAGS += -DLUDUS_BACKEND=tracy -DLUDUS_TRACY_DIR=$(abspath $(TRACY_DIR))
 endif
 
-.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers test-gpu test-tracy test-build-types test-ports test-windows test-aarch64 bench-tracy fuzz bench bench-callgrind bench-diff bench-shapes clean single-file
+.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers test-gpu test-tracy test-build-types test-ports test-windows test-aarch64 bench-tracy fuzz bench bench-callgrind bench-diff bench-gates bench-shapes clean single-file
 
 all: build
 
@@ -180,6 +180,11 @@ bench-callgrind: deps
 # (bench/diff_accuracy.py; starts two CPU-bound processes itself; about 8 min on 2 cores).
 bench-diff: build
 	@python3 bench/diff_accuracy.py $(BUILD)/bench/diff_workload $(BUILD)/tools/ludus-trace/ludus-trace
+
+# Every gate the docs show, on a job system whose work migrates between threads: false trips on
+# A/A and detection of one slower site (bench/diff_gates.py; two CPU burners; about 20 min on 2 cores).
+bench-gates: build
+	@python3 bench/diff_gates.py $(BUILD)/bench/diff_jobs $(BUILD)/tools/ludus-trace/ludus-trace
 
 # The ports (CI runs them after make test): the unit suite cross-built for
 # AArch64 with Debian's gcc-aarch64-linux-gnu and run under qemu-user; the

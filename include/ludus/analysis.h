@@ -537,6 +537,14 @@ typedef struct ludus_diff_desc {
  * the work moved between callers or threads (a job system that steals),
  * never counted as a change. */
 #define LUDUS_DIFF_MOVED 1024u
+/* A site (or a path of it) that waits rather than works: a wait scope by
+ * category or name, or one whose own time waits on other threads' work
+ * (docs/analysis.md, "Scopes that wait"). Its time is judged as a wait:
+ * the time per call or per frame that would have been slower (faster)
+ * work or more (less) time per frame is "waited longer" ("waited less"),
+ * never a change: the other threads' work it waited on carries the verdict. */
+#define LUDUS_DIFF_WAITED_LONGER 2048u
+#define LUDUS_DIFF_WAITED_LESS 4096u
 #define LUDUS_DIFF_CHANGED                                                                                        \
     (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK | LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER | LUDUS_DIFF_MORE_TIME | \
      LUDUS_DIFF_LESS_TIME)
@@ -659,6 +667,20 @@ typedef struct ludus_diff_info {
         double rel, lo, hi, noise_sd;
         uint32_t verdict;
     } frame_pct[3];
+    /* The machine changed between the sides: at least 3 in 4 of the sites
+     * that cost 0.2% of a frame or more (and at least 3) moved their time
+     * per call the way their median shift did, and that median lies beyond
+     * min_shift. machine_shift is that median (NEW/BASE - 1; 0: no such
+     * shift); every time verdict (per call, per frame, slower inside, the
+     * frame-time percentiles) then stands only beyond it by machine_spread
+     * (twice the sites' robust spread around it, at least min_shift), so the
+     * common shift alone trips no gate and a site that moved further is
+     * still found. machine_sites of machine_of sites moved its way. The
+     * frame thread's median CPU time per frame of each side (-1 unknown)
+     * says whether it ran longer or waited longer. */
+    double machine_shift, machine_spread;
+    uint32_t machine_sites, machine_of;
+    int64_t base_frame_cpu_ns, new_frame_cpu_ns;
 } ludus_diff_info;
 LUDUS_API void ludus_diff_get_info(const ludus_diff *d, ludus_diff_info *out);
 LUDUS_API void ludus_diff_destroy(ludus_diff *d);

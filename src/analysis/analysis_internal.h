@@ -117,6 +117,7 @@ typedef struct ludus__an_site {
     int on_frame_thread;       /* ran on the frame thread (hitches: its time can explain a frame's) */
     uint8_t name_shared;       /* another site has its name: reports add file:line (ludus_analysis_site_label) */
     uint8_t wait_kind;         /* 1 a wait, 2 a sleep (a limiter, vsync), by category or name (hitches.c) */
+    uint8_t waits_on_others;   /* its own time waits on other threads' work (threads.c, ludus__site_waits) */
 } ludus__an_site;
 
 typedef struct ludus__an_node {
@@ -176,6 +177,8 @@ LUDUS_HIDDEN int ludus__frames_plan(ludus_analysis *a);
 LUDUS_HIDDEN int ludus__hitches_explain(ludus_analysis *a, const ludus__cell **by_frame, size_t nby,
                                         int64_t med_unlogged, int64_t med_carried);
 LUDUS_HIDDEN int ludus__site_is_wait(const char *name, const char *category);
+/* A parent whose own time is the time between its children (hitches.c). */
+LUDUS_HIDDEN int ludus__site_parentish(const ludus__an_site *s);
 /* "work", "waited on another thread", ... (enum ludus_hitch_kind); "work", "waiting", "beside". */
 LUDUS_HIDDEN const char *ludus__hitch_kind_text(int kind);
 LUDUS_HIDDEN const char *ludus__hitch_role_text(int role);
@@ -205,6 +208,11 @@ static inline int ludus__thread_busy_fast(ludus__an_thread *t, const int64_t *ma
     t->busy[t->nbusy - 1].ns += e - b;
     return 1;
 }
+/* A site that waits rather than works (threads.c): a wait scope by
+ * category or name (wait_kind, hitches.c's definition), or one whose own
+ * time waits on other threads' work (waits_on_others): the diff judges its
+ * time as a wait ("waited longer"), never as work. */
+LUDUS_HIDDEN int ludus__site_waits(const ludus_analysis *a, uint32_t site);
 /* The per-thread figures, once the pass made a->tcells. */
 LUDUS_HIDDEN int ludus__threads_finish(ludus_analysis *a);
 LUDUS_HIDDEN void ludus__threads_free(ludus_analysis *a);

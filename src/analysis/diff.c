@@ -775,6 +775,23 @@ static int entry_waits(const ludus_diff *d, const ludus_diff_entry *e) {
     return 0;
 }
 
+/* 1 when the entry's site waits rather than works (ludus__site_waits) in
+ * at least half of the runs of both sides together. */
+static int entry_only_waits(const ludus_diff *d, const ludus_diff_entry *e) {
+    uint32_t waits = 0, runs = 0;
+    for (int sd = 0; sd < 2; sd++) {
+        int64_t i0 = sd ? e->new_index : e->base_index;
+        for (uint32_t r = 0; r < d->nruns[sd] && i0 >= 0; r++) {
+            const ludus_analysis *R = d->runs[sd][r];
+            int64_t i = find_in_run(d, sd, r, i0, e->is_path);
+            if (i < 0) continue;
+            runs++;
+            waits += (uint32_t)ludus__site_waits(R, e->is_path ? R->nodes[i].pub.site : (uint32_t)i);
+        }
+    }
+    return runs && 2 * waits >= runs;
+}
+
 /* Everything of one matched entry: pooled statistics, tests, shifts, verdict. */
 static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     side a, b;
@@ -993,7 +1010,17 @@ static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
     /* A lock wait follows the scheduler, not the program: how often and how
      * long it waits is judged in the lock section ("more waiting"), never
      * as more work or slower work of a site. */
-    if (entry_waits(d, e)) e->verdict &= ~(LUDUS_DIFF_CHANGED | LUDUS_DIFF_UNDECIDED | LUDUS_DIFF_SLOWER_INSIDE);
+    if (entry_waits(d, e))
+        e->verdict &= ~(LUDUS_DIFF_CHANGED | LUDUS_DIFF_UNDECIDED | LUDUS_DIFF_SLOWER_INSIDE);
+    else if (entry_only_waits(d, e)) {
+        /* A scope that waits: how long it waited follows the work it waited
+         * on, whose own entries carry the verdict (threads.c). */
+        uint32_t up = e->verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_MORE_TIME),
+                 down = e->verdict & (LUDUS_DIFF_FASTER | LUDUS_DIFF_LESS_TIME);
+        e->verdict &= ~(LUDUS_DIFF_CHANGED | LUDUS_DIFF_UNDECIDED);
+        if (up && !down) e->verdict |= LUDUS_DIFF_WAITED_LONGER;
+        if (down && !up) e->verdict |= LUDUS_DIFF_WAITED_LESS;
+    }
 done:
     for (int sd = 0; sd < 2; sd++)
         for (int k = 0; k < 2; k++) ludus__free(g[sd][k].call);
@@ -1290,6 +1317,92 @@ static int explain_inside(ludus_diff *d) {
     return rc;
 }
 
+/* ---- the machine changed ----
+ * One run per side on a machine whose load changes between the runs makes
+ * nearly every site slower (faster) together: a shift of the whole run,
+ * not of the code. Found when at least 3 in 4 of the sites that matter (at
+ * least MACHINE_MIN_SITES) moved their time per call the way their median
+ * did, and that median lies beyond min_shift (ludus_diff_info.machine_shift).
+ * A load does not slow every site alike (a spinning wait not at all), so
+ * every time verdict is then judged against the common shift widened by
+ * how much the sites disagree about it: twice their robust spread (1.4826
+ * x the median absolute deviation), at least min_shift. */
+#define MACHINE_MIN_SITES 3
+
+static int cmp_dbl(const void *p, const void *q) {
+    double a = *(const double *)p, b = *(const double *)q;
+    return a < b ? -1 : a > b;
+}
+
+/* 1 when the relative interval [lo, hi] of a change, taken relative to the
+ * common shift c (log scale), still lies beyond t (log scale) in the
+ * direction dir. */
+static int beyond(double lo, double hi, double c, double t, int dir) {
+    if (dir > 0) return lo > -1 && log1p(lo) - c >= t;
+    return isfinite(hi) && hi > -1 && log1p(hi) - c <= -t;
+}
+
+static int settle_machine(ludus_diff *d) {
+    double *x = ludus__malloc((2 * d->n + 1) * sizeof *x);
+    if (!x) return -1;
+    double *dev = x + d->n;
+    double med_frame = (double)d->base->sum.median_frame_ns;
+    double floor_ns = d->desc.min_frame_share * med_frame, lm = log1p(d->desc.min_shift);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < d->n; i++) {
+        const ludus_diff_entry *e = &d->e[i];
+        if (e->is_path || e->base_index < 0 || e->new_index < 0 || !e->base_excl.count || !e->new_excl.count) continue;
+        if (entry_waits(d, e) || (e->verdict & (LUDUS_DIFF_WAITED_LONGER | LUDUS_DIFF_WAITED_LESS))) continue;
+        if (!(e->shift > -1) || !isfinite(e->shift)) continue;
+        double per_frame = e->work_time_bound ? e->base_total_ns * med_frame / 1e9 : e->base_total_ns;
+        if (!(med_frame > 0) || per_frame < floor_ns) continue; /* too small to move with the machine visibly */
+        x[n++] = log1p(e->shift);
+    }
+    d->info.machine_of = n;
+    d->info.base_frame_cpu_ns = d->base->sum.median_frame_cpu_ns > 0 ? d->base->sum.median_frame_cpu_ns : -1;
+    d->info.new_frame_cpu_ns = d->newer->sum.median_frame_cpu_ns > 0 ? d->newer->sum.median_frame_cpu_ns : -1;
+    if (n < MACHINE_MIN_SITES) goto done;
+    qsort(x, n, sizeof *x, cmp_dbl);
+    double c = x[(n - 1) / 2];
+    uint32_t together = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        together += c > 0 ? x[k] > 0 : x[k] < 0;
+        dev[k] = fabs(x[k] - c);
+    }
+    d->info.machine_sites = together;
+    if (fabs(c) < lm || together < MACHINE_MIN_SITES || 4 * together < 3 * n) goto done;
+    qsort(dev, n, sizeof *dev, cmp_dbl);
+    double t = fmax(lm, 2 * 1.4826 * dev[(n - 1) / 2]);
+    d->info.machine_shift = expm1(c);
+    d->info.machine_spread = expm1(t);
+    for (uint32_t i = 0; i < d->n; i++) {
+        ludus_diff_entry *e = &d->e[i];
+        uint32_t v = e->verdict;
+        if ((v & LUDUS_DIFF_SLOWER) && !beyond(e->shift_lo, e->shift_hi, c, t, 1)) v &= ~LUDUS_DIFF_SLOWER;
+        if ((v & LUDUS_DIFF_FASTER) && !beyond(e->shift_lo, e->shift_hi, c, t, -1)) v &= ~LUDUS_DIFF_FASTER;
+        if ((v & LUDUS_DIFF_MORE_TIME) && !beyond(e->total_lo, e->total_hi, c, t, 1)) v &= ~LUDUS_DIFF_MORE_TIME;
+        if ((v & LUDUS_DIFF_LESS_TIME) && !beyond(e->total_lo, e->total_hi, c, t, -1)) v &= ~LUDUS_DIFF_LESS_TIME;
+        if ((v & LUDUS_DIFF_SLOWER_INSIDE) && !beyond(e->incl_shift_lo, e->incl_shift_hi, c, t, 1) &&
+            !beyond(e->incl_total_lo, e->incl_total_hi, c, t, 1))
+            v &= ~LUDUS_DIFF_SLOWER_INSIDE;
+        e->verdict = v;
+    }
+done:
+    ludus__free(x);
+    return 0;
+}
+
+/* The frame-time percentiles judged against the machine's common shift. */
+static void settle_machine_frames(ludus_diff *d) {
+    if (d->info.machine_shift == 0) return;
+    double c = log1p(d->info.machine_shift), t = log1p(d->info.machine_spread);
+    for (int q = 0; q < 3; q++) {
+        struct ludus_diff_frame_pct *P = &d->info.frame_pct[q];
+        if (P->verdict == LUDUS_DIFF_SLOWER && !beyond(P->lo, P->hi, c, t, 1)) P->verdict = 0;
+        if (P->verdict == LUDUS_DIFF_FASTER && !beyond(P->lo, P->hi, c, t, -1)) P->verdict = 0;
+    }
+}
+
 int ludus_diff_create(const ludus_analysis *A, const ludus_analysis *B, const ludus_diff_desc *desc, ludus_diff **out) {
     return ludus_diff_create_runs(&A, 1, &B, 1, desc, out);
 }
@@ -1441,7 +1554,7 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
         if (isfinite(e->run_sd) && e->base_excl.count && e->new_excl.count) sds[nsds++] = e->run_sd;
         if (e->verdict & LUDUS_DIFF_UNDECIDED) d->info.undecided++;
     }
-    if (settle_moved(d) != 0 || explain_inside(d) != 0) {
+    if (settle_machine(d) != 0 || settle_moved(d) != 0 || explain_inside(d) != 0) {
         ludus__free(sds);
         goto oom;
     }
@@ -1457,6 +1570,7 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
         for (uint32_t r = 0; r < d->nruns[sd]; r++)
             if (d->index[sd][r].blocks < d->info.blocks) d->info.blocks = d->index[sd][r].blocks;
     if (diff_frames(d) != 0 || diff_counters(d) != 0 || ludus__locks_diff(A, B, &d->desc, &d->locks) != 0) goto oom;
+    settle_machine_frames(d);
     *out = d;
     return 0;
 oom:
@@ -1778,7 +1892,9 @@ static const char *verdict_text(uint32_t v, char *buf, size_t cap) {
                  {LUDUS_DIFF_NEW, "new"},
                  {LUDUS_DIFF_GONE, "gone"},
                  {LUDUS_DIFF_UNDECIDED, "near the line"},
-                 {LUDUS_DIFF_MOVED, "moved (its site's calls and time did not change)"}};
+                 {LUDUS_DIFF_MOVED, "moved (its site's calls and time did not change)"},
+                 {LUDUS_DIFF_WAITED_LONGER, "waited longer (on other threads' work)"},
+                 {LUDUS_DIFF_WAITED_LESS, "waited less (on other threads' work)"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (v & names[i].bit) n += (size_t)snprintf(buf + n, cap > n ? cap - n : 0, "%s%s", n ? " + " : "", names[i].t);
     if (!n) snprintf(buf, cap, "no change");
@@ -1948,10 +2064,15 @@ void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
                  d->desc.alpha, d->tests, I->alpha_per_test, d->desc.min_change, d->desc.min_shift);
     ludus__w_fmt(w,
                  "\"runs\":{\"base\":%u,\"new\":%u,\"noise_known\":%s,\"sd_median\":%.6g,\"sd_max\":%.6g,"
-                 "\"quantile\":%.6g,\"run_alpha\":%g,\"assumed_sd\":%g,\"blocks\":%u},\"undecided\":%u,"
-                 "\"frame_time\":[",
+                 "\"quantile\":%.6g,\"run_alpha\":%g,\"assumed_sd\":%g,\"blocks\":%u},\"undecided\":%u,",
                  I->base_runs, I->new_runs, I->run_noise_known ? "true" : "false", I->run_sd_median, I->run_sd_max,
                  I->run_t, d->desc.run_alpha, d->desc.run_noise, I->run_noise_known ? 0u : I->blocks, I->undecided);
+    ludus__w_fmt(w,
+                 "\"machine\":{\"changed\":%s,\"shift\":%.6f,\"beyond\":%.6f,\"sites\":%u,\"of\":%u,"
+                 "\"frame_cpu_ns\":[%lld,%lld]},"
+                 "\"frame_time\":[",
+                 I->machine_shift != 0 ? "true" : "false", I->machine_shift, I->machine_spread, I->machine_sites,
+                 I->machine_of, (long long)I->base_frame_cpu_ns, (long long)I->new_frame_cpu_ns);
     for (int q = 0; q < 3; q++) {
         const struct ludus_diff_frame_pct *P = &I->frame_pct[q];
         ludus__w_fmt(w,
@@ -2039,9 +2160,10 @@ static void frames_text(const ludus_diff *d, ludus__writer *w) {
                  d->nruns[0] + d->nruns[1] > 2 ? " of every run" : "");
     for (int q = 0; q < 3; q++) {
         const struct ludus_diff_frame_pct *P = &I->frame_pct[q];
-        ludus__w_fmt(w, "  p%-3g %10s -> %-10s %-28s %s\n", P->q * 100, ludus__dur(b1, 32, (double)P->base_ns),
-                     ludus__dur(b2, 32, (double)P->new_ns),
-                     P->base_ns > 0 ? interval(iv, sizeof iv, P->rel, P->lo, P->hi) : "-", frame_verdict(P->verdict));
+        ludus__w_fmt(
+            w, "  p%-3g %10s -> %-10s %-28s %s\n", P->q * 100, ludus__dur(b1, 32, (double)P->base_ns),
+            ludus__dur(b2, 32, (double)P->new_ns), P->base_ns > 0 ? interval(iv, sizeof iv, P->rel, P->lo, P->hi) : "-",
+            !P->verdict && I->machine_shift != 0 ? "no change beyond the machine's" : frame_verdict(P->verdict));
     }
 }
 
@@ -2084,6 +2206,22 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
                      (unsigned long long)A->frames_in_window, ludus__text_name(win[0], sizeof win[0], A->window, 64),
                      (unsigned long long)B->frames_in_window, ludus__text_name(win[1], sizeof win[1], B->window, 64));
         if (A->frames_in_window && B->frames_in_window) frames_text(d, w);
+        if (d->info.machine_shift != 0) {
+            const ludus_diff_info *M = &d->info;
+            ludus__w_fmt(w,
+                         "The machine changed: %s site %.1f%% %s together (%u of the %u sites that cost 0.2%% of a "
+                         "frame or more;\nthe median of their shifts), not the code; each time verdict below is "
+                         "judged beyond that shift\nby %.1f%% (twice the sites' spread around it, at least %.1f%%), "
+                         "and the shift alone trips no gate.\n",
+                         M->machine_sites == M->machine_of ? "every" : "nearly every", fabs(M->machine_shift) * 100,
+                         M->machine_shift > 0 ? "slower" : "faster", M->machine_sites, M->machine_of,
+                         M->machine_spread * 100, d->desc.min_shift * 100);
+            if (M->base_frame_cpu_ns > 0 && M->new_frame_cpu_ns > 0)
+                ludus__w_fmt(w, "  The frame thread's CPU time per frame (median): %s -> %s (%s).\n",
+                             ludus__dur(b1, 32, (double)M->base_frame_cpu_ns),
+                             ludus__dur(b2, 32, (double)M->new_frame_cpu_ns),
+                             pct(b3, 32, rel((double)M->base_frame_cpu_ns, (double)M->new_frame_cpu_ns)));
+        }
         if (A->dropped || B->dropped || A->incomplete || B->incomplete)
             ludus__w_fmt(w,
                          "Loss: BASE %llu dropped, %llu incomplete; NEW %llu dropped, %llu incomplete "
@@ -2171,11 +2309,22 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
                          e->new_calls_per_frame, pct(b1, 32, e->rel[LUDUS_METRIC_CALLS]));
         }
         k = 0;
+        for (uint32_t i = 0; i < d->n; i++) { /* scopes that wait: judged as waits */
+            const ludus_diff_entry *e = &d->e[i];
+            if (!(e->verdict & (LUDUS_DIFF_WAITED_LONGER | LUDUS_DIFF_WAITED_LESS))) continue;
+            if (k++ == 0)
+                ludus__w_str(w, "\nWaited: scopes that wait on other threads' work (or are waits by name or "
+                                "category);\ntheir time follows the work they waited on, which carries the verdict "
+                                "(no verdict here):\n");
+            text_line(w, e, 0);
+        }
+        k = 0;
         for (uint32_t i = 0; i < d->n; i++) { /* where the two measures of work disagree */
             const ludus_diff_entry *e = &d->e[i];
             uint32_t fits = e->work_time_bound ? e->work_per_second : e->work_per_frame;
             if (e->work_per_frame == e->work_per_second || (!e->work_per_frame && !fits)) continue;
-            if ((e->verdict & LUDUS_DIFF_MOVED) || entry_waits(d, e)) continue; /* no work verdict to rest */
+            if ((e->verdict & LUDUS_DIFF_MOVED) || entry_waits(d, e) || entry_only_waits(d, e))
+                continue; /* no work verdict to rest */
             if (k++ == 0)
                 ludus__w_str(w, "\nWork where calls per frame and calls per second disagree (the verdict rests on the "
                                 "one that fits\nthe site: per second when its calls follow the frame's length, "
@@ -2205,7 +2354,9 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
         (void)b3;
         shown += ludus__locks_diff_text(&d->locks, &d->desc, w);
         shown += ludus__messages_diff_text(d->base, d->newer, w);
-        if (!shown) ludus__w_str(w, "\nNo significant change.\n");
+        if (!shown)
+            ludus__w_str(w, I->machine_shift != 0 ? "\nNo significant change beyond the machine's.\n"
+                                                  : "\nNo significant change.\n");
     }
     ludus__w_flush(w);
     int failed = w->failed;

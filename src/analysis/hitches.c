@@ -120,6 +120,13 @@ const char *ludus__hitch_item(const ludus_analysis *a, const ludus_hitch *h, int
     return buf;
 }
 
+/* Its own time is the time between its children (a parent that may wait
+ * for them): its exclusive time is under 90% of its inclusive time. A
+ * leaf's own time is its work (off the CPU: preemption). */
+int ludus__site_parentish(const ludus__an_site *s) {
+    return s->pub.exclusive.total_ns < s->pub.inclusive.total_ns - s->pub.inclusive.total_ns / 10;
+}
+
 /* ---- items ---- */
 
 #define MAXC 24 /* candidates looked at per hitch */
@@ -191,8 +198,7 @@ static int push(expl *x, uint32_t site, uint32_t osite, uint32_t thread, int64_t
     if (osite < a->nsites) {
         const ludus__an_site *s = &a->sites[osite];
         c->wait_kind = s->wait_kind;
-        /* its own time is the time between its children (a parent that waits for them) */
-        c->parentish = s->pub.exclusive.total_ns < s->pub.inclusive.total_ns - s->pub.inclusive.total_ns / 10;
+        c->parentish = (uint8_t)ludus__site_parentish(s);
     }
     return 0;
 }

@@ -2,6 +2,7 @@
  * on its own track, split at the frame marks) and its top scopes by
  * exclusive time, from the per (thread, site, frame) cells the pass keeps
  * (a->tcells, tree.c); the reports' per-thread sections. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,109 @@ int64_t ludus__tcell_median(const ludus_analysis *a, uint32_t thread, uint32_t s
     size_t i = tcell_lower(a, thread, site, 0);
     if (!a->tcell_med || i >= a->ntcells || a->tcells[i].thread != thread || a->tcells[i].ent != site) return 0;
     return a->tcell_med[i];
+}
+
+/* ---- sites that wait on other threads ----
+ * A scope whose own time is a wait for work on other threads (a parent
+ * whose jobs a worker stole, then waits for them without a scope of its
+ * own) looks, thread by thread, like a scope that works: its exclusive
+ * time grows when the workers run slower or take more of the jobs. What
+ * tells it apart: it is a parent whose own time is the time between its
+ * children (hitches.c's definition of a scope that can wait; a leaf's own
+ * time is its work), and per (thread, site) over the window frames it ran in:
+ * the other threads were busy for at least half of its exclusive time in
+ * those frames (each frame: the smaller of the two), and its exclusive
+ * time follows theirs from frame to frame (Spearman's rank correlation >=
+ * WAIT_R: it waits longer when they work longer). Work that runs beside
+ * the workers does not follow them; a caller that keeps the jobs the
+ * workers did not take does the opposite. Judged over WAIT_MIN_FRAMES
+ * frames at least; a site waits when the (thread, site) runs that wait
+ * hold at least half of its exclusive time. */
+#define WAIT_R 0.5
+#define WAIT_MIN_FRAMES 10
+
+typedef struct pair_rank {
+    double v;
+    uint32_t i;
+} pair_rank;
+
+static int cmp_pair_rank(const void *x, const void *y) {
+    const pair_rank *a = x, *b = y;
+    return a->v < b->v ? -1 : a->v > b->v;
+}
+
+/* Average ranks (ties their mean) of v[0..n) into r. */
+static void rank_values(const double *v, size_t n, pair_rank *tmp, double *r) {
+    for (size_t i = 0; i < n; i++) tmp[i] = (pair_rank){v[i], (uint32_t)i};
+    qsort(tmp, n, sizeof *tmp, cmp_pair_rank);
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i; j < n && tmp[j].v == tmp[i].v;) j++;
+        for (size_t k = i; k < j; k++) r[tmp[k].i] = ((double)i + 1 + (double)j) / 2;
+    }
+}
+
+static double rank_corr(const double *x, const double *y, size_t n, pair_rank *tmp, double *rx, double *ry) {
+    rank_values(x, n, tmp, rx);
+    rank_values(y, n, tmp, ry);
+    double mean = ((double)n + 1) / 2, sxy = 0, sxx = 0, syy = 0;
+    for (size_t i = 0; i < n; i++) {
+        sxy += (rx[i] - mean) * (ry[i] - mean);
+        sxx += (rx[i] - mean) * (rx[i] - mean);
+        syy += (ry[i] - mean) * (ry[i] - mean);
+    }
+    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
+}
+
+static int sites_waiting(ludus_analysis *a, size_t most) {
+    uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
+    if (!nw || a->nthreads < 2) return 0;
+    int64_t *all = ludus__calloc(nw, sizeof *all);
+    int64_t *own = ludus__calloc(a->nsites + 1, sizeof *own), *waiting = ludus__calloc(a->nsites + 1, sizeof *own);
+    double *e = ludus__malloc((most + 1) * 4 * sizeof *e);
+    pair_rank *tmp = ludus__malloc((most + 1) * sizeof *tmp);
+    int rc = -1;
+    if (!all || !own || !waiting || !e || !tmp) goto done;
+    double *o = e + most + 1, *re = o + most + 1, *ro = re + most + 1;
+    for (uint32_t t = 0; t < a->nthreads; t++)
+        for (size_t k = 0; k < a->threads[t].nbusy; k++) {
+            const ludus__busy_cell *b = &a->threads[t].busy[k];
+            if (b->frame >= a->win_f0 && b->frame < a->win_f1) all[b->frame - a->win_f0] += b->ns;
+        }
+    for (size_t i = 0, j; i < a->ntcells; i = j) {
+        const ludus__cell *c0 = &a->tcells[i];
+        const ludus__an_thread *th = c0->thread < a->nthreads ? &a->threads[c0->thread] : NULL;
+        size_t n = 0, kb = 0;
+        int64_t mine = 0, covered = 0;
+        for (j = i; j < a->ntcells && a->tcells[j].thread == c0->thread && a->tcells[j].ent == c0->ent; j++) {
+            const ludus__cell *c = &a->tcells[j];
+            if (!th || c->frame < a->win_f0 || c->frame >= a->win_f1 || c->excl <= 0) continue;
+            while (kb < th->nbusy && th->busy[kb].frame < c->frame) kb++; /* both in frame order */
+            int64_t others =
+                all[c->frame - a->win_f0] - (kb < th->nbusy && th->busy[kb].frame == c->frame ? th->busy[kb].ns : 0);
+            mine += c->excl;
+            covered += c->excl < others ? c->excl : others > 0 ? others : 0;
+            e[n] = (double)c->excl;
+            o[n++] = (double)others;
+        }
+        if (c0->ent >= a->nsites) continue;
+        own[c0->ent] += mine;
+        if (n >= WAIT_MIN_FRAMES && 2 * covered >= mine && ludus__site_parentish(&a->sites[c0->ent]) &&
+            rank_corr(e, o, n, tmp, re, ro) >= WAIT_R)
+            waiting[c0->ent] += mine;
+    }
+    for (uint32_t s = 0; s < a->nsites; s++) a->sites[s].waits_on_others = own[s] > 0 && 2 * waiting[s] >= own[s];
+    rc = 0;
+done:
+    ludus__free(all);
+    ludus__free(own);
+    ludus__free(waiting);
+    ludus__free(e);
+    ludus__free(tmp);
+    return rc;
+}
+
+int ludus__site_waits(const ludus_analysis *a, uint32_t site) {
+    return site < a->nsites && (a->sites[site].wait_kind || a->sites[site].waits_on_others);
 }
 
 int ludus__threads_finish(ludus_analysis *a) {
@@ -153,7 +257,7 @@ int ludus__threads_finish(ludus_analysis *a) {
         t->busy_p90_ns = k90 < zeros ? 0 : v[k90 - zeros];
     }
     ludus__free(v);
-    return 0;
+    return sites_waiting(a, most);
 }
 
 uint32_t ludus_analysis_thread_count(const ludus_analysis *a) {

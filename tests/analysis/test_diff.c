@@ -312,6 +312,90 @@ static void test_gate_parse(void **st) {
     assert_string_equal(g.counter, "");
 }
 
+/* The machine changed: 300 frames of Frame { A, B, C, D, E } (1000, 2000,
+ * 500, 1500, 800 ns, +-5% noise), every duration and gap times `machine`
+ * (a run on a machine that got slower: the timestamps scaled), E's also
+ * times e_scale (the code). */
+SITE(S_D, "D");
+SITE(S_E, "E");
+static syn *machine_run(uint64_t seed, double machine, double e_scale) {
+    syn *s = syn_new(1, 0);
+    uint64_t x = seed * 2654435761u + 1, t = 0;
+    const ludus_site *order[5] = {&S_A, &S_B, &S_C, &S_D, &S_E};
+    const double base[5] = {1000, 2000, 500, 1500, 800};
+    for (int f = 0; f < 300; f++) {
+        syn_b(s, 0, t, &S_FRAME);
+        t += (uint64_t)(10 * machine);
+        for (int k = 0; k < 5; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            double noise = 0.95 + 0.1 * (double)(x % 1000) / 1000.0;
+            uint64_t d = (uint64_t)(base[k] * noise * machine * (k == 4 ? e_scale : 1.0));
+            syn_scope(s, 0, t, t + d, order[k]);
+            t += d;
+        }
+        t += (uint64_t)(10 * machine);
+        syn_e(s, 0, t);
+        syn_frame(s, 0, t);
+    }
+    s->c.end_ns = (int64_t)t + 1;
+    return s;
+}
+
+/* The default gates and which sites trip 'slower' (a bit per site A..E). */
+static uint32_t machine_diff(double e_scale, double *shift, uint32_t *tripped, int *said) {
+    syn *a = machine_run(7, 1.0, 1.0), *b = machine_run(8, 1.2, e_scale);
+    ludus_analysis *aa, *bb;
+    ludus_diff *d = diff_of(a, b, &aa, &bb);
+    ludus_diff_info info;
+    ludus_diff_get_info(d, &info);
+    *shift = info.machine_shift;
+    ludus_gate g[2];
+    assert_int_equal(ludus_gate_parse("slower", &g[0]), 0);
+    assert_int_equal(ludus_gate_parse("more time per frame", &g[1]), 0);
+    g[0].sites_only = g[1].sites_only = 1;
+    *tripped = ludus_diff_check_gates(d, g, 2, NULL, NULL);
+    uint32_t slower = 0;
+    const char *names[5] = {"A", "B", "C", "D", "E"};
+    for (int k = 0; k < 5; k++) {
+        const ludus_diff_entry *e = ludus_diff_find(d, names[k], 0);
+        assert_non_null(e);
+        if (e->verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_MORE_TIME)) slower |= 1u << k;
+    }
+    mem m = {NULL, 0};
+    assert_int_equal(ludus_diff_report(d, LUDUS_REPORT_TEXT, mem_write, &m), 0);
+    *said = strstr(m.p, "The machine changed: every site 2") != NULL; /* 20.x% slower */
+    if (getenv("SHOW_DIFF")) fprintf(stderr, "%s\n", m.p);
+    free(m.p);
+    ludus_diff_destroy(d);
+    ludus_analysis_destroy(aa);
+    ludus_analysis_destroy(bb);
+    syn_free(a);
+    syn_free(b);
+    return slower;
+}
+
+static void test_machine_changed(void **st) {
+    (void)st;
+    double shift;
+    uint32_t tripped;
+    int said;
+    /* every site 20% slower together: the machine, not the code */
+    uint32_t slower = machine_diff(1.0, &shift, &tripped, &said);
+    fprintf(stderr, "machine +20%%: shift %+.1f%%, %u gate(s) tripped, sites slower 0x%x\n", shift * 100, tripped,
+            slower);
+    assert_true(shift > 0.17 && shift < 0.23);
+    assert_true(said);
+    assert_int_equal(tripped, 0);
+    assert_int_equal(slower, 0);
+    /* and E 15% slower beyond it: E alone is found */
+    slower = machine_diff(1.15, &shift, &tripped, &said);
+    fprintf(stderr, "machine +20%%, E +15%%: shift %+.1f%%, %u gate(s) tripped, sites slower 0x%x\n", shift * 100,
+            tripped, slower);
+    assert_true(shift > 0.17 && shift < 0.23);
+    assert_int_equal(slower, 1u << 4);
+    assert_true(tripped >= 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical),
@@ -322,6 +406,7 @@ int main(void) {
         cmocka_unit_test(test_verdict_gates),
         cmocka_unit_test(test_gate_unknown_name),
         cmocka_unit_test(test_one_statement_per_fact),
+        cmocka_unit_test(test_machine_changed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

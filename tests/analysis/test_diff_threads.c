@@ -28,7 +28,10 @@ static double noise(uint64_t *x) {
 
 /* 300 frames on thread 0: Frame { Update { own work, the jobs it keeps,
  * JobQueue waits until the worker is done } }; thread 1: WorkerLoop { the
- * jobs it stole }. 8 jobs of ~1000 ns x job_scale per frame. */
+ * jobs it stole }. 8 jobs of ~1000 ns x job_scale per frame. With
+ * plain_wait, Update waits for the worker in its own time (no JobQueue
+ * scope): a parent that only waits for its children's work elsewhere. */
+static int plain_wait;
 static syn *stealing(uint64_t seed, double job_scale) {
     syn *s = syn_new(2, 0);
     uint64_t x = seed * 2654435761u + 12345, t = 0;
@@ -57,6 +60,10 @@ static syn *stealing(uint64_t seed, double job_scale) {
         /* waits until the worker is done, in 1 to 3 waits (the scheduler's count) */
         int waits = 1 + (int)(next(&x) % 3);
         for (int k = 0; k < waits && t < w + 5; k++) {
+            if (plain_wait) {
+                t = w + 5;
+                break;
+            }
             uint64_t until = k == waits - 1 ? w + 5 : t + (w + 5 - t) / 2;
             syn_scope(s, 0, t, until, &S_WAIT);
             t = until;
@@ -75,6 +82,7 @@ typedef struct verdicts {
     uint32_t work;    /* entries with more or less work */
     uint32_t tripped; /* the default gates */
     uint32_t job_slower;
+    uint32_t update; /* site Update's verdict */
 } verdicts;
 
 static verdicts compare(uint64_t seed, uint32_t runs, double new_scale) {
@@ -89,7 +97,10 @@ static verdicts compare(uint64_t seed, uint32_t runs, double new_scale) {
     assert_int_equal(ludus_diff_create_runs((const ludus_analysis *const *)a, runs,
                                             (const ludus_analysis *const *)a + runs, runs, NULL, &d),
                      0);
-    verdicts v = {0, 0, 0};
+    verdicts v = {0, 0, 0, 0};
+    const ludus_diff_entry *up = ludus_diff_find(d, "Update", 0);
+    assert_non_null(up);
+    v.update = up->verdict;
     for (uint32_t i = 0; i < ludus_diff_count(d); i++)
         if (ludus_diff_entry_at(d, i)->verdict & (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK)) v.work++;
     ludus_gate g[2];
@@ -143,6 +154,48 @@ static void test_job_slower_found(void **st) {
     assert_true(found >= 19);
 }
 
+/* A parent that only waits (plain_wait: Update's own time is the wait for
+ * the worker): the worker's share moves between runs, and with it the
+ * wait; same code gives no verdict on Update (no work, no slower, no more
+ * time per frame), and Job made 15% slower makes Update wait longer, not
+ * work slower. */
+static void check_waiting_parent(uint32_t runs) {
+    plain_wait = 1;
+    uint32_t work = 0, tripped = 0, update = 0, waited = 0, found = 0, longer = 0;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        verdicts v = compare(seed, runs, 1.0);
+        work += v.work != 0;
+        tripped += v.tripped != 0;
+        update += (v.update & LUDUS_DIFF_CHANGED) != 0;
+        verdicts s = compare(seed, runs, 1.15);
+        waited += (s.update & LUDUS_DIFF_CHANGED) != 0;
+        longer += (s.update & LUDUS_DIFF_WAITED_LONGER) != 0;
+        found += s.job_slower != 0;
+    }
+    plain_wait = 0;
+    fprintf(stderr,
+            "waiting parent, %u run(s) per side: A vs A' %u of 20 pairs with a work verdict, %u with a tripped "
+            "gate, %u with a verdict on Update; Job +15%%: %u with a verdict on Update, %u with 'waited longer', "
+            "Job found in %u\n",
+            runs, work, tripped, update, waited, longer, found);
+    assert_int_equal(work, 0);
+    assert_int_equal(tripped, 0);
+    assert_int_equal(update, 0);
+    assert_int_equal(waited, 0);
+    if (runs == 1) assert_true(longer >= 1); /* judged as a wait, not as work */
+    if (runs == 3) assert_true(found >= 19);
+}
+
+static void test_waiting_parent_one_run(void **st) {
+    (void)st;
+    check_waiting_parent(1);
+}
+
+static void test_waiting_parent_three_runs(void **st) {
+    (void)st;
+    check_waiting_parent(3);
+}
+
 /* --gate-sites-only: gates judge sites, never paths (a named path still). */
 static void test_sites_only(void **st) {
     (void)st;
@@ -168,10 +221,9 @@ static void test_sites_only(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_same_code_one_run),
-        cmocka_unit_test(test_same_code_three_runs),
-        cmocka_unit_test(test_job_slower_found),
-        cmocka_unit_test(test_sites_only),
+        cmocka_unit_test(test_same_code_one_run),      cmocka_unit_test(test_same_code_three_runs),
+        cmocka_unit_test(test_job_slower_found),       cmocka_unit_test(test_sites_only),
+        cmocka_unit_test(test_waiting_parent_one_run), cmocka_unit_test(test_waiting_parent_three_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
