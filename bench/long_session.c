@@ -89,8 +89,8 @@ int main(int argc, char **argv) {
     n_frames = (unsigned long)(events / EVENTS_PER_FRAME);
     if (n_frames < 2) n_frames = 2;
     ludus_capture_desc d = {0};
-    /* 16 B an event, a tenth more for payloads and part-filled pieces */
-    unsigned long long chunks = (unsigned long long)n_frames * EVENTS_PER_FRAME * 16 / 65536 * 11 / 10 + 64;
+    /* 16 B an event (the gauge takes two), a quarter more for part-filled pieces and the end reserve */
+    unsigned long long chunks = (unsigned long long)n_frames * EVENTS_PER_FRAME * 16 / 65536 * 5 / 4 + 256;
     d.chunk_count = (uint32_t)chunks;
     if (ludus_capture_begin(&d) != 0) {
         fprintf(stderr, "long_session: %s\n", ludus_last_error_detail());

@@ -38,7 +38,7 @@ run() {
   size=-
   if [ "$out" != - ] && [ -e "$out" ]; then size=$(du -sk "$out" | cut -f1)KiB; fi
   awk -v n="$name" -v w="$wall" -v r="$rss" -v e="$ev" -v s="$size" -v st="$status" 'BEGIN {
-    printf "  %-28s %8.2f s %9.1f M events/s %9.1f MiB peak RSS  out %-12s %s\n", n, w, w > 0 ? e / w / 1e6 : 0, r / 1024, s, st }'
+    printf "  %-28s %8.2f s %9.1f M events/s %9.1f MiB peak RSS  out %-12s %s\n", n, w, (w > 0 ? e / w / 1e6 : 0), r / 1024, s, st }'
   [ "$status" = ok ] || sed -n 1,3p "$W/stderr" | sed 's/^/    /'
   [ "$out" = - ] || rm -rf "$out"
 }
