@@ -416,6 +416,54 @@ static void test_html_bounded(void **state) {
     syn_free(s);
 }
 
+/* report --window last:N keeps the per-frame cells of its N frames only
+ * (issue 38: last:1000 of 151,515 frames took 352 MiB, as much as the whole
+ * capture): 20,000 frames, the window the last 100, at most 100 cells, and
+ * the window's figures as before (the median per frame of a scope that ran
+ * i % 50 us in frame i, calls per frame, the window frame's cell); the
+ * whole capture keeps every frame's. */
+static void test_window_cells(void **state) {
+    (void)state;
+    enum { FRAMES = 20000 };
+    syn *s = syn_new(1, 0);
+    free(s->ev[0]);
+    s->ev[0] = calloc(FRAMES * 3 + 16, sizeof(ludus__event));
+    s->run[0].ev = s->ev[0];
+    s->run[0].base = (uintptr_t)s->ev[0];
+    uint64_t t = 0;
+    syn_frame(s, 0, t);
+    for (uint32_t f = 1; f <= FRAMES; f++) {
+        syn_scope(s, 0, t + 1000, t + 1000 + (f % 50 + 1) * 1000, &S_UPDATE);
+        t += MS;
+        syn_frame(s, 0, t);
+    }
+    s->c.end_ns = (int64_t)(t + MS);
+    ludus_analysis_desc d = {.window = LUDUS_WINDOW_LAST_FRAMES, .last_frames = 100};
+    ludus_analysis *w = syn_analyze(s, &d), *all = syn_analyze(s, NULL);
+    assert_non_null(w);
+    assert_non_null(all);
+    assert_true(w->nnode_cells <= 100);
+    assert_true(all->nnode_cells >= FRAMES);
+    int64_t site = ludus_analysis_find_site(w, "Update");
+    assert_true(site >= 0);
+    const ludus_site_stats *x = ludus_analysis_site(w, (uint32_t)site);
+    assert_true(x->calls_per_frame == 1.0);
+    /* frames 19901 .. 20000: (f % 50 + 1) us, two of each of 1 .. 50: the lower median 25 us */
+    assert_int_equal(x->median_frame_excl_ns, 25000);
+    uint64_t calls;
+    int64_t excl;
+    assert_int_equal(ludus_analysis_site_in_frame(w, (uint32_t)site, FRAMES - 1, &calls, &excl), 0);
+    assert_int_equal(calls, 1);
+    assert_int_equal(excl, (int64_t)(FRAMES - 1) % 50 * 1000 + 1000);
+    assert_int_equal(ludus_analysis_site_in_frame(w, (uint32_t)site, 5, &calls, &excl), 0);
+    assert_int_equal(calls, 0); /* outside the window: no cell kept */
+    assert_int_equal(ludus_analysis_site_in_frame(all, (uint32_t)site, 5, &calls, &excl), 0);
+    assert_int_equal(calls, 1);
+    ludus_analysis_destroy(w);
+    ludus_analysis_destroy(all);
+    syn_free(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worker_stall_named_first),
@@ -425,6 +473,7 @@ int main(void) {
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_names_told_apart),
         cmocka_unit_test(test_html_bounded),
+        cmocka_unit_test(test_window_cells),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
