@@ -1515,12 +1515,26 @@ typedef struct ludus_capture_summary {
     uint64_t counter_adds_lost; /* counts lost while it ran (a thread that got no memory for its shard) */
     /* When events were dropped: a pool of this many bytes would have held every one (the bytes used, the
      * dropped events at the bytes an event took on average, the end reserve and a 64 KiB piece per thread),
-     * a power of two of 64 KiB chunks: LUDUS_TRACE_CHUNKS=pool_bytes_needed/65536. 0: none dropped. */
+     * m x 2^k chunks of 64 KiB (m in 8 .. 15: at most 1/8 above the need): LUDUS_TRACE_CHUNKS=
+     * pool_bytes_needed/65536, when this machine takes it (ludus_pool_advice). 0: none dropped. */
     uint64_t pool_bytes_needed;
     uint64_t annotation_texts_cut;    /* annotation texts cut at LUDUS_ANNOTATION_TEXT_MAX bytes (docs/limits.md) */
     uint64_t annotation_keys_dropped; /* annotations of a scope past its 16th key: in no export (docs/limits.md) */
 } ludus_capture_summary;
 LUDUS_API int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out);
+
+/* The largest pool this machine takes, in 64 KiB chunks (LUDUS_TRACE_CHUNKS's
+ * and ludus_capture_desc.chunk_count's bound): 2^24, and half its physical
+ * memory. Thread-safe. */
+LUDUS_API uint32_t ludus_pool_chunks_max(void);
+/* The advice for a capture that dropped, as one sentence (no final period)
+ * in buf, NUL-terminated and cut to cap: when pool_bytes_needed (the
+ * summary's) is within ludus_pool_chunks_max(), the LUDUS_TRACE_CHUNKS that
+ * would have held every event, and returns that chunk count; beyond it, that
+ * no pool of this machine would, to record streaming
+ * (LUDUS_TRACE_MODE=stream) or cut the session shorter, and returns 0. The
+ * machine is the one this runs on. Thread-safe. */
+LUDUS_API uint64_t ludus_pool_advice(uint64_t pool_bytes_needed, char *buf, size_t cap);
 
 /* Per-thread counts; index < summary.threads. */
 typedef struct ludus_thread_summary {
@@ -13028,6 +13042,7 @@ void ludus__nev_free(ludus__nev_iter *it) {
  * end-capture path): each in-memory thread's pieces as runs, the site table,
  * and the counts of every thread, taken from the normalised stream itself
  * so they always say what the exports hold (a cut counts what it holds). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13193,17 +13208,46 @@ void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summar
 /* The pool that would have held every event of c (bytes; 0 when none was
  * dropped): the bytes it used, the dropped events at the bytes an event took
  * on average (payloads and pieces included), the 1/32 kept for scope ends,
- * and a 64 KiB piece per thread left part-filled; rounded up to a power of
- * two of 64 KiB chunks, LUDUS_TRACE_CHUNKS's unit. */
+ * and a 64 KiB piece per thread left part-filled; rounded up to m x 2^k
+ * chunks of 64 KiB (LUDUS_TRACE_CHUNKS's unit) with m in 8 .. 15, so at most
+ * 1/8 above the need (a power of two was up to 2x). Never capped: the
+ * advice (ludus_pool_advice) says when this machine cannot take it. */
 uint64_t ludus__pool_bytes_needed(const ludus_capture *c) {
     if (!c->dropped) return 0;
     uint64_t per = c->events ? (c->bytes_used + c->events - 1) / c->events : 16;
     if (per < 16) per = 16;
     uint64_t need = c->bytes_used + c->dropped * per;
     need += need / 31 + (uint64_t)c->nthreads * 65536;
-    uint64_t chunks = 1;
-    while (chunks * 65536 < need && chunks < (UINT64_C(1) << 24)) chunks *= 2;
+    uint64_t chunks = (need + 65535) / 65536, step = 1;
+    while (chunks > 15 * step) step *= 2; /* chunks <= 15 step: a multiple of step has m <= 15 */
+    chunks = (chunks + step - 1) / step * step;
     return chunks * 65536;
+}
+
+uint32_t ludus_pool_chunks_max(void) {
+    uint64_t phys = ludus__phys_bytes(), cap = (uint64_t)1 << 24;
+    if (phys && phys / 2 / 65536 < cap) cap = phys / 2 / 65536;
+    return cap ? (uint32_t)cap : 1;
+}
+
+uint64_t ludus_pool_advice(uint64_t pool_bytes_needed, char *buf, size_t cap) {
+    uint64_t chunks = (pool_bytes_needed + 65535) / 65536, most = ludus_pool_chunks_max();
+    int n;
+    if (chunks <= most)
+        n = snprintf(buf, cap,
+                     "a pool of %llu MiB would have held every event: LUDUS_TRACE_CHUNKS=%llu "
+                     "(ludus_capture_desc.chunk_count, 64 KiB chunks)",
+                     (unsigned long long)(pool_bytes_needed >> 20), (unsigned long long)chunks);
+    else
+        n = snprintf(buf, cap,
+                     "every event would have needed a pool of %llu MiB, more than this machine takes "
+                     "(LUDUS_TRACE_CHUNKS at most %llu: 2^24 and half its %.1f GiB of memory): record it "
+                     "streaming (LUDUS_TRACE_MODE=stream) or cut it shorter (LUDUS_TRACE_MODE=rolling keeps "
+                     "the last seconds)",
+                     (unsigned long long)(pool_bytes_needed >> 20), (unsigned long long)most,
+                     (double)ludus__phys_bytes() / (1 << 30));
+    (void)n;
+    return chunks <= most ? chunks : 0;
 }
 
 int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out) {
@@ -24640,13 +24684,18 @@ static void ludus__sf_launch_write_at_exit(void) {
                 "LUDUS_TRACE_CHUNKS=%llu would hold it)\n",
                 path, (unsigned long long)s.events, (unsigned long long)s.dropped, (double)span / 1e6, ludus__sf_launch_S.window_ms,
                 (unsigned long long)chunks);
-    } else if (s.pool_bytes_needed && !ludus__sf_launch_S.rolling_mode)
-        fprintf(stderr,
-                "ludus: wrote %s (%llu events, %llu dropped: the pool was full; LUDUS_TRACE_CHUNKS=%llu would have "
-                "held them)\n",
-                path, (unsigned long long)s.events, (unsigned long long)s.dropped,
-                (unsigned long long)(s.pool_bytes_needed / 65536));
-    else
+    } else if (s.pool_bytes_needed && !ludus__sf_launch_S.rolling_mode) {
+        char advice[320];
+        if (ludus_pool_advice(s.pool_bytes_needed, advice, sizeof advice))
+            fprintf(stderr,
+                    "ludus: wrote %s (%llu events, %llu dropped: the pool was full; LUDUS_TRACE_CHUNKS=%llu would "
+                    "have held them)\n",
+                    path, (unsigned long long)s.events, (unsigned long long)s.dropped,
+                    (unsigned long long)(s.pool_bytes_needed / 65536));
+        else /* no pool of this machine would: the advice says what to do instead */
+            fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped: the pool was full; %s)\n", path,
+                    (unsigned long long)s.events, (unsigned long long)s.dropped, advice);
+    } else
         fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
                 (unsigned long long)s.dropped);
     if (ludus__sf_launch_S.rolling_mode && rc == 0) ludus__sf_launch_rolling_exit_line(&st);
@@ -24774,19 +24823,13 @@ static int ludus__sf_launch_begin_rolling(const ludus_capture_desc *d, const cha
 /* The most LUDUS_TRACE_CHUNKS may ask for: 2^24 (1 TiB of pool), and no
  * more than half the machine's physical memory (a pool is reserved, and
  * the rolling window and LUDUS_TRACE_PREFAULT=begin touch all of it). */
-static uint32_t max_chunks(void) {
-    uint64_t phys = ludus__phys_bytes(), cap = (uint64_t)1 << 24;
-    if (phys && phys / 2 / 65536 < cap) cap = phys / 2 / 65536;
-    return cap ? (uint32_t)cap : 1;
-}
-
-/* LUDUS_TRACE_CHUNKS: digits only, 1 .. max_chunks(). */
+/* LUDUS_TRACE_CHUNKS: digits only, 1 .. ludus_pool_chunks_max(). */
 static int ludus__sf_launch_parse_chunks(const char *s, uint32_t *out) {
     if (!s) {
         *out = 1024;
         return 0;
     }
-    uint64_t v = 0, most = max_chunks();
+    uint64_t v = 0, most = ludus_pool_chunks_max();
     if (!*s) return -1;
     for (const char *p = s; *p; p++) {
         if (*p < '0' || *p > '9') return -1;
@@ -24848,7 +24891,7 @@ static void ludus__sf_launch_trace_init(void) {
         fprintf(stderr,
                 "ludus: LUDUS_TRACE_CHUNKS=%s is not a number of 64 KiB chunks in 1 .. %u (at most 2^24, and half "
                 "this machine's %.1f GiB of memory); not tracing\n",
-                chunks, max_chunks(), (double)ludus__phys_bytes() / (1 << 30));
+                chunks, ludus_pool_chunks_max(), (double)ludus__phys_bytes() / (1 << 30));
         return;
     }
     const char *prefault = ludus__getenv("LUDUS_TRACE_PREFAULT");

@@ -300,7 +300,8 @@ typedef struct ludus_thread_stats {
 } ludus_thread_stats;
 LUDUS_API uint32_t ludus_analysis_thread_count(const ludus_analysis *a);
 LUDUS_API const ludus_thread_stats *ludus_analysis_thread(const ludus_analysis *a, uint32_t index);
-/* Calls and exclusive ns of a site in one frame (0 when absent). */
+/* Calls and exclusive ns of a site in one frame (0 when absent; with a window other than
+ * LUDUS_WINDOW_ALL, a frame outside the window keeps no cells: 0). */
 LUDUS_API int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t site, uint64_t frame, uint64_t *calls,
                                            int64_t *excl_ns);
 

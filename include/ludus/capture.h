@@ -229,12 +229,26 @@ typedef struct ludus_capture_summary {
     uint64_t counter_adds_lost; /* counts lost while it ran (a thread that got no memory for its shard) */
     /* When events were dropped: a pool of this many bytes would have held every one (the bytes used, the
      * dropped events at the bytes an event took on average, the end reserve and a 64 KiB piece per thread),
-     * a power of two of 64 KiB chunks: LUDUS_TRACE_CHUNKS=pool_bytes_needed/65536. 0: none dropped. */
+     * m x 2^k chunks of 64 KiB (m in 8 .. 15: at most 1/8 above the need): LUDUS_TRACE_CHUNKS=
+     * pool_bytes_needed/65536, when this machine takes it (ludus_pool_advice). 0: none dropped. */
     uint64_t pool_bytes_needed;
     uint64_t annotation_texts_cut;    /* annotation texts cut at LUDUS_ANNOTATION_TEXT_MAX bytes (docs/limits.md) */
     uint64_t annotation_keys_dropped; /* annotations of a scope past its 16th key: in no export (docs/limits.md) */
 } ludus_capture_summary;
 LUDUS_API int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out);
+
+/* The largest pool this machine takes, in 64 KiB chunks (LUDUS_TRACE_CHUNKS's
+ * and ludus_capture_desc.chunk_count's bound): 2^24, and half its physical
+ * memory. Thread-safe. */
+LUDUS_API uint32_t ludus_pool_chunks_max(void);
+/* The advice for a capture that dropped, as one sentence (no final period)
+ * in buf, NUL-terminated and cut to cap: when pool_bytes_needed (the
+ * summary's) is within ludus_pool_chunks_max(), the LUDUS_TRACE_CHUNKS that
+ * would have held every event, and returns that chunk count; beyond it, that
+ * no pool of this machine would, to record streaming
+ * (LUDUS_TRACE_MODE=stream) or cut the session shorter, and returns 0. The
+ * machine is the one this runs on. Thread-safe. */
+LUDUS_API uint64_t ludus_pool_advice(uint64_t pool_bytes_needed, char *buf, size_t cap);
 
 /* Per-thread counts; index < summary.threads. */
 typedef struct ludus_thread_summary {

@@ -397,7 +397,17 @@ LUDUS_HIDDEN void ludus__w_fmt(ludus__writer *w, const char *fmt, ...) __attribu
 /* Human duration: "12.3 us", "4.56 ms". */
 LUDUS_HIDDEN const char *ludus__dur(char *buf, size_t cap, double ns);
 LUDUS_HIDDEN void ludus__json_stats(ludus__writer *w, const ludus_duration_stats *s);
-LUDUS_HIDDEN int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells);
+/* html: the HTML report's data, bounded (report_json.c; docs/analysis.md, "The HTML report's
+ * size"): the worst LUDUS__HTML_HITCHES hitches, beyond 2 x LUDUS__HTML_BUCKETS frames the
+ * frame series and counters' per-frame values as each bucket's smallest and largest, and the
+ * per-frame cells of the frames shown only. */
+#define LUDUS__HTML_HITCHES 500u
+#define LUDUS__HTML_BUCKETS 5000u
+LUDUS_HIDDEN int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int html);
+/* The hitches the HTML report leaves out (past the worst LUDUS__HTML_HITCHES) and the
+ * longest frame among them (*cut_ns: a hitch is listed when longer, or as long and early). */
+LUDUS_HIDDEN uint32_t ludus__html_hitches_cut(const ludus_analysis *a, int64_t *cut_ns, uint32_t *ties,
+                                              int64_t *omitted_max_ns);
 LUDUS_HIDDEN int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writer *w,
                                     const ludus_report_options *opt);
 LUDUS_HIDDEN void ludus__diff_json(const ludus_diff *d, ludus__writer *w);

@@ -49,7 +49,12 @@ static const char script[] =
     "/* ---- the frame chart: zoom (wheel, buttons, the overview), pan (drag), every frame selectable ---- */\n"
     "/* index 0 of the series is the lead-in (the time before the first mark): never drawn, never a frame; the "
     "chart spans frames F0 (1) to NF - 1 */\n"
-    "const FS=R.frames.series,NF=FS.length,F0=Math.min(1,NF);\n"
+    "/* a long capture's series is decimated (step): each bucket of step frames sent as its shortest and longest "
+    "(their index the 7th value); every frame of a bucket shows its longest, so spikes survive */\n"
+    "const FS=(F=>{if(!F.step)return F.series;const X=new Array(F.count),S=F.series;for(let "
+    "k=0;k<S.length;){const b=S[k][6]-S[k][6]%F.step;let m=S[k],j=k;while(j<S.length&&S[j][6]-S[j][6]%F.step===b){if("
+    "S[j][1]>m[1])m=S[j];j++;}for(let f=b;f<Math.min(b+F.step,F.count);f++)X[f]=m;for(;k<j;k++)X[S[k][6]]=S[k];}return "
+    "X;})(R.frames),NF=FS.length,F0=Math.min(1,NF);\n"
     "const FC={W:760,H:270,L:62,RM:112,T:14,B:34,i0:F0,i1:NF,sel:null,clamp:true,drag:null};\n"
     "const TRIG=R.capture.trigger||null;\n"
     "const MSG=new Map();for(const [i,wn,er] of R.messages.frames)if(i<NF)MSG.set(i,[wn,er]);\n"
@@ -402,12 +407,14 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
         "never used as durations), %llu orphan ends, %llu filtered.</p>\n",
         s->dropped || s->incomplete ? "warn" : "note", (unsigned long long)s->dropped,
         (unsigned long long)s->incomplete, (unsigned long long)s->orphan_ends, (unsigned long long)s->filtered);
-    if (s->pool_bytes_needed)
-        ludus__w_fmt(w,
-                     "<p class=\"warn\" id=\"pool-advice\">A pool of %llu MiB would have held every event: "
-                     "LUDUS_TRACE_CHUNKS=%llu (ludus_capture_desc.chunk_count, 64 KiB chunks).</p>\n",
-                     (unsigned long long)(s->pool_bytes_needed >> 20),
-                     (unsigned long long)(s->pool_bytes_needed / 65536));
+    if (s->pool_bytes_needed) {
+        char advice[320];
+        ludus_pool_advice(s->pool_bytes_needed, advice, sizeof advice);
+        if (advice[0] >= 'a' && advice[0] <= 'z') advice[0] = (char)(advice[0] - 'a' + 'A'); /* a sentence */
+        ludus__w_str(w, "<p class=\"warn\" id=\"pool-advice\">");
+        ludus__w_html_str(w, advice, strlen(advice));
+        ludus__w_str(w, ".</p>\n");
+    }
     ludus__w_fmt(w,
                  "<p class=\"note\">Times are elapsed wall-clock time, not CPU time. Inclusive = entry to exit "
                  "(per site: outermost activations only); exclusive = inclusive minus the union of child scopes "
@@ -439,8 +446,16 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
            "(frames above it marked &#9650;)</label></p><svg id=\"frames\" tabindex=\"0\"></svg>"
            "<svg id=\"overview\"></svg><p class=\"note\" id=\"framecap\"></p>\n"
            "<h2>Hitches</h2><p class=\"note\">Worst first; click a row to see its frame.</p>"
-           "<div class=\"scroll\"><table id=\"hitches\"></table></div>\n"
-           "<h2>Threads</h2><p class=\"note\">Busy: time in the thread's top-level scopes within each window frame "
+           "<div class=\"scroll\"><table id=\"hitches\"></table></div>\n");
+    int64_t cut_ns, omitted_max;
+    uint32_t ties, omitted = ludus__html_hitches_cut(a, &cut_ns, &ties, &omitted_max);
+    if (omitted) /* the page stays a few MB: the rest in one line */
+        ludus__w_fmt(w,
+                     "<p class=\"note\" id=\"hitches-omitted\">The %u worst hitches are listed; %u more, each "
+                     "%s or shorter, are left out of this page (ludus-trace report --json lists every one).</p>\n",
+                     LUDUS__HTML_HITCHES, omitted, ludus__dur(b1, 32, (double)omitted_max));
+    ludus__w_str(
+        w, "<h2>Threads</h2><p class=\"note\">Busy: time in the thread's top-level scopes within each window frame "
            "(split at the marks; a frame it did not run in counts 0); top scopes by exclusive time per window "
            "frame. A hitch names the thread and scope where its extra time went.</p>"
            "<div class=\"scroll\"><table id=\"threads\"></table></div>\n"

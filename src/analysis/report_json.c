@@ -1,8 +1,10 @@
 /* The JSON report: everything the text report says, in full, with the
  * definitions, the window, the loss counts and the error bound written next
- * to the numbers. With cells (for the HTML report) it adds per-frame,
- * per-path exclusive time so a flame graph can be drawn for one frame. */
+ * to the numbers. For the HTML report it adds per-frame, per-path
+ * exclusive time so a flame graph can be drawn for one frame, and bounds what
+ * grows with frames (ludus__report_json's html). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "analysis_internal.h"
 
@@ -14,7 +16,55 @@ void ludus__json_stats(ludus__writer *w, const ludus_duration_stats *s) {
                  (long long)s->p50_ns, (long long)s->p90_ns, (long long)s->p99_ns, (long long)s->max_ns);
 }
 
-int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells) {
+static int cmp_i64_desc(const void *x, const void *y) {
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a > b ? -1 : a < b;
+}
+
+uint32_t ludus__html_hitches_cut(const ludus_analysis *a, int64_t *cut_ns, uint32_t *ties, int64_t *omitted_max_ns) {
+    *cut_ns = INT64_MIN;
+    *ties = 0;
+    *omitted_max_ns = 0;
+    if (a->nhitches <= LUDUS__HTML_HITCHES) return 0;
+    int64_t *v = ludus__malloc(a->nhitches * sizeof *v);
+    if (!v) return 0; /* out of memory: every hitch listed */
+    for (uint32_t i = 0; i < a->nhitches; i++) v[i] = a->hitches[i].frame_ns;
+    qsort(v, a->nhitches, sizeof *v, cmp_i64_desc);
+    *cut_ns = v[LUDUS__HTML_HITCHES - 1];
+    uint32_t above = 0;
+    while (above < a->nhitches && v[above] > *cut_ns) above++;
+    *ties = LUDUS__HTML_HITCHES - above; /* the earliest of those as long as the cut */
+    *omitted_max_ns = v[LUDUS__HTML_HITCHES];
+    ludus__free(v);
+    return a->nhitches - LUDUS__HTML_HITCHES;
+}
+
+/* Frames [b, e)'s shortest and longest (ties: the earlier). */
+static void bucket_extremes(const ludus_analysis *a, uint64_t b, uint64_t e, uint64_t *lo, uint64_t *hi) {
+    int64_t dlo = INT64_MAX, dhi = INT64_MIN;
+    for (uint64_t f = b; f < e; f++) {
+        int64_t d = ludus__frame_end(a, f) - ludus__frame_begin(a, f);
+        if (d < dlo) dlo = d, *lo = f;
+        if (d > dhi) dhi = d, *hi = f;
+    }
+}
+
+static void frame_entry(const ludus_analysis *a, ludus__writer *w, uint64_t f, int first, int with_index) {
+    ludus_frame_info fi;
+    ludus_analysis_frame(a, f, &fi);
+    ludus__w_fmt(w, "%s[%lld,%lld,%lld,%d,%d,%lld", first ? "" : ",", (long long)fi.begin_ns,
+                 (long long)(fi.end_ns - fi.begin_ns), (long long)fi.unlogged_ns, fi.in_window, fi.hitch,
+                 (long long)fi.cpu_ns);
+    if (with_index) ludus__w_fmt(w, ",%llu", (unsigned long long)f);
+    ludus__w_ch(w, ']');
+}
+
+static int cmp_u64(const void *x, const void *y) {
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int html) {
     const ludus_analysis_summary *s = &a->sum;
     ludus__w_str(
         w, "{\"ludus_report\":1,\n\"definitions\":{"
@@ -94,24 +144,49 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
     ludus__json_stats(w, &s->frame_cpu);
     /* [begin_ns, duration_ns, unlogged_ns, in_window, hitch, cpu_ns] per index from 0 (the lead-in,
      * "lead_in": not a frame) to the last complete frame */
+    /* HTML beyond 2 x LUDUS__HTML_BUCKETS frames: per bucket of `step` frames its shortest and
+     * longest (a spike survives), each with its index as a 7th value; "step" and "count" say so.
+     * shown: those frames and the listed hitches' (the cells below are theirs only) */
+    uint64_t step = html && a->nmarks > 2 * (uint64_t)LUDUS__HTML_BUCKETS
+                        ? (a->nmarks + LUDUS__HTML_BUCKETS - 1) / LUDUS__HTML_BUCKETS
+                        : 1;
+    uint64_t *shown = NULL;
+    size_t nshown = 0;
+    int64_t cut_ns = INT64_MIN, omitted_max = 0;
+    uint32_t ties = 0, omitted = html ? ludus__html_hitches_cut(a, &cut_ns, &ties, &omitted_max) : 0;
+    if (step > 1) shown = ludus__malloc((2 * LUDUS__HTML_BUCKETS + LUDUS__HTML_HITCHES + 2) * sizeof *shown);
     ludus__w_str(w, ",\"lead_in\":0,\"series\":[");
-    for (uint64_t f = 0; f < a->nmarks; f++) {
-        ludus_frame_info fi;
-        ludus_analysis_frame(a, f, &fi);
-        ludus__w_fmt(w, "%s[%lld,%lld,%lld,%d,%d,%lld]", f ? "," : "", (long long)fi.begin_ns,
-                     (long long)(fi.end_ns - fi.begin_ns), (long long)fi.unlogged_ns, fi.in_window, fi.hitch,
-                     (long long)fi.cpu_ns);
+    if (step == 1) {
+        for (uint64_t f = 0; f < a->nmarks; f++) frame_entry(a, w, f, f == 0, 0);
+    } else {
+        for (uint64_t b = 0; b < a->nmarks; b += step) {
+            uint64_t e = b + step < a->nmarks ? b + step : a->nmarks, lo = b, hi = b;
+            bucket_extremes(a, b, e, &lo, &hi);
+            uint64_t first = lo < hi ? lo : hi, second = lo < hi ? hi : lo;
+            frame_entry(a, w, first, b == 0, 1);
+            if (shown) shown[nshown++] = first;
+            if (second != first) {
+                frame_entry(a, w, second, 0, 1);
+                if (shown) shown[nshown++] = second;
+            }
+        }
     }
-    ludus__w_str(w, "]},\n\"hitches\":[");
-    for (uint32_t i = 0; i < a->nhitches; i++) {
+    ludus__w_str(w, "]");
+    if (step > 1)
+        ludus__w_fmt(w, ",\"step\":%llu,\"count\":%llu", (unsigned long long)step, (unsigned long long)a->nmarks);
+    ludus__w_str(w, "},\n\"hitches\":[");
+    for (uint32_t i = 0, listed = 0, tie = ties; i < a->nhitches; i++) {
         const ludus_hitch *h = &a->hitches[i];
+        if (omitted && !(h->frame_ns > cut_ns || (h->frame_ns == cut_ns && tie && tie--))) continue;
+        if (shown && step > 1) shown[nshown++] = h->frame;
+        ludus__w_str(w, listed++ ? "," : "");
         static const char *const kinds[] = {"unknown", "work", "waiting", "preempted", "limited"};
         ludus__w_fmt(w,
-                     "%s{\"frame\":%llu,\"frame_ns\":%lld,\"ratio\":%.3f,\"extra_ns\":%lld,\"explained\":%.4f,"
+                     "{\"frame\":%llu,\"frame_ns\":%lld,\"ratio\":%.3f,\"extra_ns\":%lld,\"explained\":%.4f,"
                      "\"explained_over\":%s,\"kind\":\"%s\",\"kind_text\":\"%s\",\"cpu_ns\":%lld,"
                      "\"cpu_extra_ns\":%lld,\"detailed\":%s,\"grew\":[",
-                     i ? "," : "", (unsigned long long)h->frame, (long long)h->frame_ns, h->ratio,
-                     (long long)h->extra_ns, h->explained, h->explained_over ? "true" : "false",
+                     (unsigned long long)h->frame, (long long)h->frame_ns, h->ratio, (long long)h->extra_ns,
+                     h->explained, h->explained_over ? "true" : "false",
                      kinds[h->kind >= 0 && h->kind <= 4 ? h->kind : 0], ludus__hitch_kind_text(h->kind),
                      (long long)h->cpu_ns, (long long)h->cpu_extra_ns, h->detailed ? "true" : "false");
         char item[400];
@@ -133,7 +208,10 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         }
         ludus__w_str(w, "]}");
     }
-    ludus__w_str(w, "],\n\"sites\":[");
+    ludus__w_str(w, "]");
+    if (omitted)
+        ludus__w_fmt(w, ",\"hitches_omitted\":%u,\"hitches_omitted_max_ns\":%lld", omitted, (long long)omitted_max);
+    ludus__w_str(w, ",\n\"sites\":[");
     for (uint32_t i = 0; i < a->nsites; i++) {
         const ludus_site_stats *x = &a->sites[i].pub;
         ludus__w_fmt(w, "%s\n{\"index\":%u,\"id\":%u,\"name\":", i ? "," : "", i, x->id);
@@ -208,10 +286,22 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         if (k->series) { /* [frame, value] of the window's frames */
             ludus__w_str(w, ",\"frames\":[");
             int first = 1;
-            for (size_t j = 0; j < k->n; j++) {
-                if (k->v[j].frame < a->win_f0 || k->v[j].frame >= a->win_f1) continue;
-                ludus__w_fmt(w, "%s[%llu,%.17g]", first ? "" : ",", (unsigned long long)k->v[j].frame, k->v[j].value);
-                first = 0;
+            for (size_t j = 0; j < k->n;) {
+                size_t lo = j, hi = j, e = j + 1; /* [j, e): one frame, or one bucket of step frames (frame order) */
+                while (step > 1 && e < k->n && k->v[e].frame / step == k->v[j].frame / step) e++;
+                for (size_t x = j; x < e; x++) {
+                    if (k->v[x].value < k->v[lo].value) lo = x;
+                    if (k->v[x].value > k->v[hi].value) hi = x;
+                }
+                j = e;
+                for (int q = 0; q < 2; q++) {
+                    size_t x = q ? (lo < hi ? hi : lo) : (lo < hi ? lo : hi);
+                    if (q && lo == hi) break;
+                    if (k->v[x].frame < a->win_f0 || k->v[x].frame >= a->win_f1) continue;
+                    ludus__w_fmt(w, "%s[%llu,%.17g]", first ? "" : ",", (unsigned long long)k->v[x].frame,
+                                 k->v[x].value);
+                    first = 0;
+                }
             }
             ludus__w_ch(w, ']');
         }
@@ -221,13 +311,17 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
     ludus__report_threads_json(a, w);
     ludus__report_locks_json(a, w);
     ludus__report_timeline_json(a, w);
-    if (with_cells) {
-        /* [frame, path, calls, excl_ns(, annotations)] of the window frames, bounded so the page stays usable */
+    if (html) {
+        /* [frame, path, calls, excl_ns(, annotations)] of the window frames (decimated: of the frames shown),
+         * bounded so the page stays usable */
+        if (shown) qsort(shown, nshown, sizeof *shown, cmp_u64);
         ludus__w_str(w, ",\n\"cells\":[");
         size_t n = 0;
         for (size_t i = 0; i < a->nnode_cells && n < 2000000; i++) {
             const ludus__cell *c = &a->node_cells[i];
             if (c->frame >= a->nmarks) continue;
+            uint64_t fr = c->frame;
+            if (step > 1 && (!shown || !bsearch(&fr, shown, nshown, sizeof *shown, cmp_u64))) continue;
             ludus__w_fmt(w, "%s[%u,%u,%llu,%lld", n++ ? "," : "", c->frame, c->ent, (unsigned long long)c->calls,
                          (long long)c->excl);
             if (c->arg) { /* the annotations of the cell's slowest annotated call */
@@ -238,6 +332,7 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int with_cells
         }
         ludus__w_str(w, "]");
     }
+    ludus__free(shown);
     ludus__w_str(w, "}\n");
     return 0;
 }

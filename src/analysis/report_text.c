@@ -206,12 +206,11 @@ static int text_report(const ludus_analysis *a, const ludus_report_options *o, l
     if (s->dropped) {
         ludus__w_str(w, "  WARNING: events were dropped; sites marked '!' ran on a thread that lost events: their "
                         "counts are lower bounds\n");
-        if (s->pool_bytes_needed)
-            ludus__w_fmt(w,
-                         "  a pool of %llu MiB would have held every event: LUDUS_TRACE_CHUNKS=%llu "
-                         "(ludus_capture_desc.chunk_count, 64 KiB chunks)\n",
-                         (unsigned long long)(s->pool_bytes_needed >> 20),
-                         (unsigned long long)(s->pool_bytes_needed / 65536));
+        if (s->pool_bytes_needed) {
+            char advice[320];
+            ludus_pool_advice(s->pool_bytes_needed, advice, sizeof advice);
+            ludus__w_fmt(w, "  %s\n", advice);
+        }
     }
     if (s->folded)
         ludus__w_fmt(w,

@@ -271,11 +271,18 @@ static int dense_fit(pass *p, uint32_t n) {
 }
 
 static int dense_flush(pass *p) {
+    /* A window other than all keeps the cells of its own frames only: every per-frame figure (sites'
+     * medians and calls per frame, hitches, threads, locks, the diff) reads window frames, so the
+     * memory follows the window (report --window last:N), not the capture; the frames outside it
+     * then have no cells (ludus_analysis_site_in_frame says 0, the HTML draws no flame graph). */
+    const ludus_analysis *a = p->a;
+    int keep = a->desc.window == LUDUS_WINDOW_ALL || (p->acc_frame >= a->win_f0 && p->acc_frame < a->win_f1);
     for (uint32_t i = 0; i < p->ntouched; i++) {
         uint32_t n = p->touched[i], arg = 0;
-        if (p->darg_dur[n] >= 0 && ludus__cell_text_add(p->a, p->dtext + p->darg_at[n], p->darg_len[n], &arg) != 0)
+        if (keep && p->darg_dur[n] >= 0 &&
+            ludus__cell_text_add(p->a, p->dtext + p->darg_at[n], p->darg_len[n], &arg) != 0)
             return -1;
-        if (cell_push(p, p->acc_frame, n, p->dcalls[n], p->dexcl[n], p->dincl[n], arg) != 0) return -1;
+        if (keep && cell_push(p, p->acc_frame, n, p->dcalls[n], p->dexcl[n], p->dincl[n], arg) != 0) return -1;
         p->dcalls[n] = 0;
         p->dexcl[n] = 0;
         p->dincl[n] = 0;
@@ -721,6 +728,13 @@ static void pass_free(pass *p) {
     ludus__slice_args_free(&p->args);
 }
 
+/* *v cut to n elements of size sz (kept as it is when that fails or n is 0). */
+static void shrink(void **v, size_t n, size_t sz) {
+    if (!*v || n == 0) return;
+    void *x = ludus__realloc(*v, n * sz);
+    if (x) *v = x;
+}
+
 static int cmp_tcell(const void *x, const void *y) {
     const ludus__cell *a = x, *b = y;
     if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
@@ -816,11 +830,16 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
         if ((rc = run_thread(&p, c, t, t == ft)) != 0) goto fail;
 
     if (mark_shared_names(a) != 0) goto oom;
-    /* Cells: per thread and site (before they merge), per path, then per site. */
+    /* Cells: per thread and site (before they merge), per path, then per site. Each array is cut
+     * to its length as it is made (the pass grew it by doubling): the three live at once, and they
+     * are most of a long capture's memory. */
+    shrink((void **)&p.cells, p.ncells, sizeof *p.cells);
     if (make_tcells(a, p.cells, p.ncells) != 0) goto oom;
+    shrink((void **)&a->tcells, a->ntcells, sizeof *a->tcells);
     a->nnode_cells = merge_cells(p.cells, p.ncells);
     a->node_cells = p.cells;
     p.cells = NULL;
+    shrink((void **)&a->node_cells, a->nnode_cells, sizeof *a->node_cells);
     a->site_cells = ludus__malloc((a->nnode_cells ? a->nnode_cells : 1) * sizeof *a->site_cells);
     if (!a->site_cells) goto oom;
     for (size_t i = 0; i < a->nnode_cells; i++) {
@@ -828,6 +847,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
         a->site_cells[i].ent = a->nodes[a->node_cells[i].ent].pub.site;
     }
     a->nsite_cells = merge_cells(a->site_cells, a->nnode_cells);
+    shrink((void **)&a->site_cells, a->nsite_cells, sizeof *a->site_cells);
     for (size_t i = a->nnode_cells; i-- > 0;) {
         ludus__an_node *n = &a->nodes[a->node_cells[i].ent];
         n->cells_at = (uint32_t)i;

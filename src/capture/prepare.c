@@ -2,6 +2,7 @@
  * end-capture path): each in-memory thread's pieces as runs, the site table,
  * and the counts of every thread, taken from the normalised stream itself
  * so they always say what the exports hold (a cut counts what it holds). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,17 +169,46 @@ void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summar
 /* The pool that would have held every event of c (bytes; 0 when none was
  * dropped): the bytes it used, the dropped events at the bytes an event took
  * on average (payloads and pieces included), the 1/32 kept for scope ends,
- * and a 64 KiB piece per thread left part-filled; rounded up to a power of
- * two of 64 KiB chunks, LUDUS_TRACE_CHUNKS's unit. */
+ * and a 64 KiB piece per thread left part-filled; rounded up to m x 2^k
+ * chunks of 64 KiB (LUDUS_TRACE_CHUNKS's unit) with m in 8 .. 15, so at most
+ * 1/8 above the need (a power of two was up to 2x). Never capped: the
+ * advice (ludus_pool_advice) says when this machine cannot take it. */
 uint64_t ludus__pool_bytes_needed(const ludus_capture *c) {
     if (!c->dropped) return 0;
     uint64_t per = c->events ? (c->bytes_used + c->events - 1) / c->events : 16;
     if (per < 16) per = 16;
     uint64_t need = c->bytes_used + c->dropped * per;
     need += need / 31 + (uint64_t)c->nthreads * 65536;
-    uint64_t chunks = 1;
-    while (chunks * 65536 < need && chunks < (UINT64_C(1) << 24)) chunks *= 2;
+    uint64_t chunks = (need + 65535) / 65536, step = 1;
+    while (chunks > 15 * step) step *= 2; /* chunks <= 15 step: a multiple of step has m <= 15 */
+    chunks = (chunks + step - 1) / step * step;
     return chunks * 65536;
+}
+
+uint32_t ludus_pool_chunks_max(void) {
+    uint64_t phys = ludus__phys_bytes(), cap = (uint64_t)1 << 24;
+    if (phys && phys / 2 / 65536 < cap) cap = phys / 2 / 65536;
+    return cap ? (uint32_t)cap : 1;
+}
+
+uint64_t ludus_pool_advice(uint64_t pool_bytes_needed, char *buf, size_t cap) {
+    uint64_t chunks = (pool_bytes_needed + 65535) / 65536, most = ludus_pool_chunks_max();
+    int n;
+    if (chunks <= most)
+        n = snprintf(buf, cap,
+                     "a pool of %llu MiB would have held every event: LUDUS_TRACE_CHUNKS=%llu "
+                     "(ludus_capture_desc.chunk_count, 64 KiB chunks)",
+                     (unsigned long long)(pool_bytes_needed >> 20), (unsigned long long)chunks);
+    else
+        n = snprintf(buf, cap,
+                     "every event would have needed a pool of %llu MiB, more than this machine takes "
+                     "(LUDUS_TRACE_CHUNKS at most %llu: 2^24 and half its %.1f GiB of memory): record it "
+                     "streaming (LUDUS_TRACE_MODE=stream) or cut it shorter (LUDUS_TRACE_MODE=rolling keeps "
+                     "the last seconds)",
+                     (unsigned long long)(pool_bytes_needed >> 20), (unsigned long long)most,
+                     (double)ludus__phys_bytes() / (1 << 30));
+    (void)n;
+    return chunks <= most ? chunks : 0;
 }
 
 int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out) {

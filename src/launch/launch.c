@@ -129,13 +129,18 @@ static void write_at_exit(void) {
                 "LUDUS_TRACE_CHUNKS=%llu would hold it)\n",
                 path, (unsigned long long)s.events, (unsigned long long)s.dropped, (double)span / 1e6, S.window_ms,
                 (unsigned long long)chunks);
-    } else if (s.pool_bytes_needed && !S.rolling_mode)
-        fprintf(stderr,
-                "ludus: wrote %s (%llu events, %llu dropped: the pool was full; LUDUS_TRACE_CHUNKS=%llu would have "
-                "held them)\n",
-                path, (unsigned long long)s.events, (unsigned long long)s.dropped,
-                (unsigned long long)(s.pool_bytes_needed / 65536));
-    else
+    } else if (s.pool_bytes_needed && !S.rolling_mode) {
+        char advice[320];
+        if (ludus_pool_advice(s.pool_bytes_needed, advice, sizeof advice))
+            fprintf(stderr,
+                    "ludus: wrote %s (%llu events, %llu dropped: the pool was full; LUDUS_TRACE_CHUNKS=%llu would "
+                    "have held them)\n",
+                    path, (unsigned long long)s.events, (unsigned long long)s.dropped,
+                    (unsigned long long)(s.pool_bytes_needed / 65536));
+        else /* no pool of this machine would: the advice says what to do instead */
+            fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped: the pool was full; %s)\n", path,
+                    (unsigned long long)s.events, (unsigned long long)s.dropped, advice);
+    } else
         fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
                 (unsigned long long)s.dropped);
     if (S.rolling_mode && rc == 0) rolling_exit_line(&st);
@@ -263,19 +268,13 @@ static int begin_rolling(const ludus_capture_desc *d, const char *expanded) {
 /* The most LUDUS_TRACE_CHUNKS may ask for: 2^24 (1 TiB of pool), and no
  * more than half the machine's physical memory (a pool is reserved, and
  * the rolling window and LUDUS_TRACE_PREFAULT=begin touch all of it). */
-static uint32_t max_chunks(void) {
-    uint64_t phys = ludus__phys_bytes(), cap = (uint64_t)1 << 24;
-    if (phys && phys / 2 / 65536 < cap) cap = phys / 2 / 65536;
-    return cap ? (uint32_t)cap : 1;
-}
-
-/* LUDUS_TRACE_CHUNKS: digits only, 1 .. max_chunks(). */
+/* LUDUS_TRACE_CHUNKS: digits only, 1 .. ludus_pool_chunks_max(). */
 static int parse_chunks(const char *s, uint32_t *out) {
     if (!s) {
         *out = 1024;
         return 0;
     }
-    uint64_t v = 0, most = max_chunks();
+    uint64_t v = 0, most = ludus_pool_chunks_max();
     if (!*s) return -1;
     for (const char *p = s; *p; p++) {
         if (*p < '0' || *p > '9') return -1;
@@ -337,7 +336,7 @@ static void trace_init(void) {
         fprintf(stderr,
                 "ludus: LUDUS_TRACE_CHUNKS=%s is not a number of 64 KiB chunks in 1 .. %u (at most 2^24, and half "
                 "this machine's %.1f GiB of memory); not tracing\n",
-                chunks, max_chunks(), (double)ludus__phys_bytes() / (1 << 30));
+                chunks, ludus_pool_chunks_max(), (double)ludus__phys_bytes() / (1 << 30));
         return;
     }
     const char *prefault = ludus__getenv("LUDUS_TRACE_PREFAULT");

@@ -363,6 +363,107 @@ static void test_names_told_apart(void **st) {
     syn_free(s);
 }
 
+/* The HTML report stays a few MB whatever the capture (issue 38): 100,000
+ * frames of which 10,000 are hitches (every tenth frame 5 ms, the others
+ * 1 ms; one frame, the 77,770th, a 40 ms spike instead of 5 ms) give a page under 4 MB
+ * (before: every frame a series entry, every hitch a row), the 500
+ * worst hitches listed and the rest counted in one line, the frame series
+ * decimated with the spike kept, and the JSON report still lists every
+ * hitch. */
+static void test_html_bounded(void **state) {
+    (void)state;
+    enum { FRAMES = 100000 };
+    syn *s = syn_new(1, (FRAMES + 2) * 4 * MS);
+    free(s->ev[0]);
+    s->ev[0] = calloc(FRAMES * 4 + 16, sizeof(ludus__event));
+    s->run[0].ev = s->ev[0];
+    s->run[0].base = (uintptr_t)s->ev[0];
+    uint64_t t = 0;
+    syn_frame(s, 0, t);
+    for (uint32_t f = 1; f <= FRAMES; f++) {
+        uint64_t len = f == 77770 ? 40 * MS : f % 10 == 0 ? 5 * MS : 1 * MS;
+        syn_scope(s, 0, t + 1000, t + len - 1000, &S_UPDATE);
+        t += len;
+        syn_frame(s, 0, t);
+    }
+    s->c.end_ns = (int64_t)(t + MS);
+    ludus_analysis *a = syn_analyze(s, NULL);
+    assert_non_null(a);
+    ludus_analysis_summary sum;
+    ludus_analysis_get_summary(a, &sum);
+    assert_int_equal(sum.frames_in_window, FRAMES);
+    assert_int_equal(sum.hitches, FRAMES / 10);
+    mem m = {0};
+    assert_int_equal(ludus_analysis_report(a, NULL, LUDUS_REPORT_HTML, NULL, mem_write, &m), 0);
+    assert_true(m.n < 4u << 20);
+    assert_non_null(strstr(m.p, "The 500 worst hitches are listed; 9500 more"));
+    assert_non_null(strstr(m.p, "\"hitches_omitted\":9500"));
+    assert_non_null(strstr(m.p, ",\"step\":21,\"count\":100001")); /* 100,001 series entries (the lead-in) */
+    assert_non_null(strstr(m.p, ",40000000,"));                    /* the spike's duration survives decimation */
+    assert_non_null(strstr(m.p, "\"frame\":77770,\"frame_ns\":40000000")); /* and is a listed hitch */
+    size_t rows = 0;
+    for (const char *p = m.p; (p = strstr(p, "\"explained_over\":")) != NULL; p++) rows++;
+    assert_int_equal(rows, 500);
+    free(m.p);
+    m = (mem){0};
+    assert_int_equal(ludus_analysis_report(a, NULL, LUDUS_REPORT_JSON, NULL, mem_write, &m), 0);
+    rows = 0;
+    for (const char *p = m.p; (p = strstr(p, "\"explained_over\":")) != NULL; p++) rows++;
+    assert_int_equal(rows, FRAMES / 10); /* the JSON report keeps them all */
+    assert_null(strstr(m.p, "hitches_omitted"));
+    free(m.p);
+    ludus_analysis_destroy(a);
+    syn_free(s);
+}
+
+/* report --window last:N keeps the per-frame cells of its N frames only
+ * (issue 38: last:1000 of 151,515 frames took 352 MiB, as much as the whole
+ * capture): 20,000 frames, the window the last 100, at most 100 cells, and
+ * the window's figures as before (the median per frame of a scope that ran
+ * i % 50 us in frame i, calls per frame, the window frame's cell); the
+ * whole capture keeps every frame's. */
+static void test_window_cells(void **state) {
+    (void)state;
+    enum { FRAMES = 20000 };
+    syn *s = syn_new(1, 0);
+    free(s->ev[0]);
+    s->ev[0] = calloc(FRAMES * 3 + 16, sizeof(ludus__event));
+    s->run[0].ev = s->ev[0];
+    s->run[0].base = (uintptr_t)s->ev[0];
+    uint64_t t = 0;
+    syn_frame(s, 0, t);
+    for (uint32_t f = 1; f <= FRAMES; f++) {
+        syn_scope(s, 0, t + 1000, t + 1000 + (f % 50 + 1) * 1000, &S_UPDATE);
+        t += MS;
+        syn_frame(s, 0, t);
+    }
+    s->c.end_ns = (int64_t)(t + MS);
+    ludus_analysis_desc d = {.window = LUDUS_WINDOW_LAST_FRAMES, .last_frames = 100};
+    ludus_analysis *w = syn_analyze(s, &d), *all = syn_analyze(s, NULL);
+    assert_non_null(w);
+    assert_non_null(all);
+    assert_true(w->nnode_cells <= 100);
+    assert_true(all->nnode_cells >= FRAMES);
+    int64_t site = ludus_analysis_find_site(w, "Update");
+    assert_true(site >= 0);
+    const ludus_site_stats *x = ludus_analysis_site(w, (uint32_t)site);
+    assert_true(x->calls_per_frame == 1.0);
+    /* frames 19901 .. 20000: (f % 50 + 1) us, two of each of 1 .. 50: the lower median 25 us */
+    assert_int_equal(x->median_frame_excl_ns, 25000);
+    uint64_t calls;
+    int64_t excl;
+    assert_int_equal(ludus_analysis_site_in_frame(w, (uint32_t)site, FRAMES - 1, &calls, &excl), 0);
+    assert_int_equal(calls, 1);
+    assert_int_equal(excl, (int64_t)(FRAMES - 1) % 50 * 1000 + 1000);
+    assert_int_equal(ludus_analysis_site_in_frame(w, (uint32_t)site, 5, &calls, &excl), 0);
+    assert_int_equal(calls, 0); /* outside the window: no cell kept */
+    assert_int_equal(ludus_analysis_site_in_frame(all, (uint32_t)site, 5, &calls, &excl), 0);
+    assert_int_equal(calls, 1);
+    ludus_analysis_destroy(w);
+    ludus_analysis_destroy(all);
+    syn_free(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worker_stall_named_first),
@@ -371,6 +472,8 @@ int main(void) {
         cmocka_unit_test(test_preempted_vs_work),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_names_told_apart),
+        cmocka_unit_test(test_html_bounded),
+        cmocka_unit_test(test_window_cells),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

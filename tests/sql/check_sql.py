@@ -308,6 +308,22 @@ n_slices = one("demo.ludus", "SELECT count(*) AS n, sum(dur) AS d FROM slice")[0
 with sqlite3.connect(os.path.join(work, "demo.sqlite")) as db:
     check(db.execute("SELECT count(*), sum(dur) FROM slice").fetchone() == (n_slices["n"], n_slices["d"]),
           "the .sqlite file holds the slices")
+# ---- cut, then tables (issue 38: --from/--to to .sqlite and CSV were refused) ----
+whole = one("demo.ludus", "SELECT max(ts + dur) AS end_ts, count(*) AS n FROM slice")[0]
+lo, hi = whole["end_ts"] // 3, 2 * whole["end_ts"] // 3
+rc, _, err = run("convert", "demo.ludus", "cut.sqlite", "--from", "%dns" % lo, "--to", "%dns" % hi)
+check(rc == 0, "convert --from/--to to .sqlite: %s" % err)
+rc2, _, err2 = run("convert", "demo.ludus", "cutcsv", "--format", "csv", "--from", "%dns" % lo, "--to", "%dns" % hi)
+check(rc2 == 0, "convert --from/--to to CSV: %s" % err2)
+if rc == 0 and rc2 == 0:
+    with sqlite3.connect(os.path.join(work, "cut.sqlite")) as db:
+        n, t0, t1 = db.execute("SELECT count(*), min(ts), max(ts + dur) FROM slice").fetchone()
+    check(0 < n < whole["n"] and t0 >= lo and t1 <= hi,
+          "the cut's tables hold its slices only: %d of %d, [%s, %s] within [%d, %d]" % (n, whole["n"], t0, t1, lo, hi))
+    with open(os.path.join(work, "cutcsv", "slice.csv"), newline="") as f:
+        check(sum(1 for _ in csv.DictReader(f)) == n, "the CSV cut holds the .sqlite cut's slices")
+rc, _, err = run("convert", "demo.ludus", "cut2.sqlite", "--threads", "1")
+check(rc == 1 and "--threads and --raw need a capture output" in err, "--threads with tables: refused (%s)" % err)
 # ---- devices, FIFOs and links: written and read by the one rule (docs/sql.md) ----
 import threading
 fifo = os.path.join(work, "out-fifo.sqlite")

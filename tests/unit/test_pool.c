@@ -11,6 +11,7 @@
 #include <ludus/profiling.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,9 @@ static void test_pool_advice(void **state) {
     assert_true(s.dropped > 0);
     assert_true(s.pool_bytes_needed > 2 * 65536 && s.pool_bytes_needed % 65536 == 0);
     uint64_t chunks = s.pool_bytes_needed / 65536;
-    assert_true((chunks & (chunks - 1)) == 0); /* a power of two */
+    uint64_t m = chunks; /* m x 2^k with m < 16: at most 1/8 above the need, never up to 2x */
+    while (m >= 16 && m % 2 == 0) m /= 2;
+    assert_true(m < 16);
     ludus_capture_summary t = advice_run((uint32_t)chunks);
     assert_int_equal(t.dropped, 0);
     assert_int_equal(t.pool_bytes_needed, 0);
@@ -99,6 +102,33 @@ static void test_pool_advice(void **state) {
     assert_int_equal(as.pool_bytes_needed, s.pool_bytes_needed); /* the report says the same */
     ludus_analysis_destroy(a);
     ludus_capture_release(c);
+}
+
+/* The advice never names a pool this machine does not take: within
+ * ludus_pool_chunks_max() it names LUDUS_TRACE_CHUNKS; one chunk beyond, or
+ * beyond 2^24 chunks (a pool of 1 TiB), it names no pool and says to stream
+ * or cut (issue 38: it named LUDUS_TRACE_CHUNKS=524288, 32 GiB, on a 24 GB
+ * machine). */
+static void test_pool_advice_fits_the_machine(void **state) {
+    (void)state;
+    char buf[512];
+    uint64_t most = ludus_pool_chunks_max();
+    assert_true(most >= 1 && most <= (UINT64_C(1) << 24));
+    assert_int_equal(ludus_pool_advice(most * 65536, buf, sizeof buf), most);
+    char want[64];
+    snprintf(want, sizeof want, "LUDUS_TRACE_CHUNKS=%llu ", (unsigned long long)most);
+    assert_non_null(strstr(buf, want));
+    const uint64_t too_big[] = {(most + 1) * 65536, (UINT64_C(1) << 40) + 65536, UINT64_C(1) << 50};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(ludus_pool_advice(too_big[i], buf, sizeof buf), 0);
+        assert_null(strstr(buf, "would have held"));
+        assert_non_null(strstr(buf, "LUDUS_TRACE_MODE=stream"));
+        assert_non_null(strstr(buf, "shorter"));
+    }
+    /* cut to cap, NUL-terminated */
+    char small[8];
+    ludus_pool_advice(UINT64_C(1) << 50, small, sizeof small);
+    assert_int_equal(strlen(small), sizeof small - 1);
 }
 
 /* Marks fill the pool around an open scope; the inner scope is refused (2)
@@ -397,6 +427,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_flat_scopes_exact, lt_teardown),
         cmocka_unit_test_teardown(test_pool_advice, lt_teardown),
+        cmocka_unit_test_teardown(test_pool_advice_fits_the_machine, lt_teardown),
         cmocka_unit_test_teardown(test_reserve_keeps_outer_end, lt_teardown),
         cmocka_unit_test_teardown(test_deep_recursion_recorded, lt_teardown),
         cmocka_unit_test_teardown(test_depth_does_not_starve_others, lt_teardown),

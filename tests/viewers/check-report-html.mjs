@@ -32,9 +32,11 @@ try {
     const diff = D.diff ? {want: D.diff.counters.filter(c => c.flags).map(c => c.name + ' ' + c.series),
                            rows: [...document.querySelectorAll('#diffcounters tr')].slice(1)
                                      .map(r => r.cells[0].textContent)} : null;
-    /* index 0 of the series is the lead-in (before the first mark): not a frame, not drawn */
-    const marks = R.messages.frames.filter(f => f[0] >= 1 && f[0] < R.frames.series.length).length;
-    return {frames: R.frames.series.length - 1,
+    /* index 0 of the series is the lead-in (before the first mark): not a frame, not drawn; a
+     * decimated series (step) stands for count entries, each bucket sent as its shortest and longest */
+    const nseries = R.frames.step ? R.frames.count : R.frames.series.length;
+    const marks = R.messages.frames.filter(f => f[0] >= 1 && f[0] < nseries).length;
+    return {frames: nseries - 1,
             leadIn: [...document.querySelectorAll('#frames rect.bar')].filter(r => +r.dataset.f === 0).length,
             threads: (R.threads || []).length, threadRows: document.querySelectorAll('#threads tr').length - 1,
             hitches: R.hitches.length, hitchRows: document.querySelectorAll('#hitches tr').length - 1,

@@ -264,7 +264,7 @@ typedef struct lt_sql_db {
 int lt_sql_db_open(const char *verb, const char *path, lt_sql_db *d);
 /* Loads one capture file (or "-") as capture next_capture; an exit code
  * (a damaged file names its offset, as report does). */
-int lt_sql_db_load(const char *verb, lt_sql_db *d, const char *path);
+int lt_sql_db_load(const char *verb, lt_sql_db *d, const char *path, const ludus_cut_desc *cut);
 /* Indexes for the usual joins (after loading). */
 int lt_sql_db_index(const char *verb, lt_sql_db *d);
 void lt_sql_db_close(lt_sql_db *d);

@@ -34,7 +34,7 @@ int lt_sql_export_kind(const char *out, const char *format_word) {
  * through lt_out, the rule every output follows (ludus_output: a regular
  * file replaced atomically, a FIFO or a device written in place, a link's
  * target written). OUT is never renamed over, whatever it is. */
-static int export_sqlite(const char *verb, const char *in, const char *out) {
+static int export_sqlite(const char *verb, const char *in, const char *out, const ludus_cut_desc *cut) {
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir) dir = "/tmp";
     size_t n = strlen(dir) + 48;
@@ -53,7 +53,7 @@ static int export_sqlite(const char *verb, const char *in, const char *out) {
     lt_sql_db d;
     int rc = lt_sql_db_open(verb, tmp, &d);
     if (rc == LT_OK) {
-        rc = lt_sql_db_load(verb, &d, in);
+        rc = lt_sql_db_load(verb, &d, in, cut);
         if (rc == LT_OK) rc = lt_sql_db_index(verb, &d);
         lt_sql_db_close(&d);
     }
@@ -102,7 +102,7 @@ static int write_file(const char *verb, sqlite3 *db, const char *dir, const char
     return rc;
 }
 
-static int export_dir(const char *verb, const char *in, const char *dir, int mode) {
+static int export_dir(const char *verb, const char *in, const char *dir, int mode, const ludus_cut_desc *cut) {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         char shown[512];
         fprintf(stderr, "ludus-trace %s: %s: %s\n", verb, ludus_text_show(shown, sizeof shown, dir, 0),
@@ -112,7 +112,7 @@ static int export_dir(const char *verb, const char *in, const char *dir, int mod
     lt_sql_db d;
     int rc = lt_sql_db_open(verb, "", &d);
     if (rc != LT_OK) return rc;
-    rc = lt_sql_db_load(verb, &d, in);
+    rc = lt_sql_db_load(verb, &d, in, cut);
     const char *ext = mode == LT_SQL_CSV ? "csv" : "jsonl";
     char *schema = rc == LT_OK ? lt_sql_create_statements("duckdb") : NULL;
     if (rc == LT_OK && !schema) rc = LT_IO;
@@ -158,12 +158,13 @@ static int export_dir(const char *verb, const char *in, const char *dir, int mod
     return rc;
 }
 
-int lt_sql_export(const char *verb, const char *in, const char *out, int kind) {
-    if (kind == 1) return export_sqlite(verb, in, out);
-    return export_dir(verb, in, out, kind == 2 ? LT_SQL_CSV : LT_SQL_JSONL);
+int lt_sql_export(const char *verb, const char *in, const char *out, int kind, const ludus_cut_desc *cut) {
+    if (kind == 1) return export_sqlite(verb, in, out, cut);
+    return export_dir(verb, in, out, kind == 2 ? LT_SQL_CSV : LT_SQL_JSONL, cut);
 }
 #else
-int lt_sql_export(const char *verb, const char *in, const char *out, int kind) {
+int lt_sql_export(const char *verb, const char *in, const char *out, int kind, const ludus_cut_desc *cut) {
+    (void)cut;
     (void)in;
     (void)out;
     (void)kind;

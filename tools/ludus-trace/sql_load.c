@@ -478,18 +478,27 @@ static int load_memory_and_gpu(loader *l, ludus_capture *c) {
     return 0;
 }
 
-int lt_sql_db_load(const char *verb, lt_sql_db *d, const char *path) {
-    ludus_capture *c = NULL;
+int lt_sql_db_load(const char *verb, lt_sql_db *d, const char *path, const ludus_cut_desc *cut) {
+    ludus_capture *file = NULL, *c = NULL;
     ludus_analysis *a = NULL;
-    int rc = lt_capture_open(verb, path, &c);
+    int rc = lt_capture_open(verb, path, &file);
     if (rc) return rc;
+    if (!cut) {
+        ludus_capture_retain(file);
+        c = file;
+    } else if ((rc = ludus_capture_cut(file, cut, &c)) != 0) { /* the tables of the cut: its events only */
+        lt_error(verb, path, rc);
+        lt_capture_release(file);
+        return rc == LUDUS_EINVAL ? LT_USAGE : lt_an_exit_code(rc);
+    }
     ludus_analysis_desc desc;
     memset(&desc, 0, sizeof desc);
     lt_busy_begin(verb, "loading", path);
     if ((rc = ludus_analysis_create(c, &desc, &a)) != 0) {
         lt_busy_end();
         lt_error(verb, path, rc);
-        lt_capture_release(c);
+        ludus_capture_release(c);
+        lt_capture_release(file);
         return lt_an_exit_code(rc);
     }
     loader l = {d, d->next_capture, a, 0, LUDUS_ROW_NONE};
@@ -523,7 +532,8 @@ int lt_sql_db_load(const char *verb, lt_sql_db *d, const char *path) {
 done:
     lt_busy_end();
     ludus_analysis_destroy(a);
-    lt_capture_release(c);
+    ludus_capture_release(c);
+    lt_capture_release(file);
     return status;
 }
 

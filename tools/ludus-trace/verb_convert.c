@@ -137,16 +137,17 @@ static int convert_run(int argc, char **argv) {
     if (cut && from > to) return lt_usage(&convert_verb, "--from is after --to");
     int tables = lt_sql_export_kind(out, format_word);
     if (tables) {
-        if (cut || threads || raw)
-            return lt_usage(&convert_verb, "--from, --to, --threads and --raw need a capture output");
+        if (threads || raw) return lt_usage(&convert_verb, "--threads and --raw need a capture output");
         if (!strcmp(out, "-"))
             return lt_usage(&convert_verb, "tables go to a file or a directory, not standard output");
-        return lt_sql_export("convert", in, out, tables);
+        ludus_cut_desc cd = {1, from, to, NULL, 0}; /* the tables of the cut: its slices, frames and rows */
+        return lt_sql_export("convert", in, out, tables, cut ? &cd : NULL);
     }
     int format;
     if ((rc = lt_output_format(&convert_verb, out, format_word, &format)) != LT_OK) return rc;
     if (format == LUDUS_FORMAT_LUDUS && cut)
-        return lt_usage(&convert_verb, "--from/--to need a .json or .pftrace output");
+        return lt_usage(&convert_verb, "--from/--to need a .json, .pftrace or table output (.sqlite, --format "
+                                       "csv|jsonl); a .ludus file holds whole threads");
     if (raw && format != LUDUS_FORMAT_LUDUS) return lt_usage(&convert_verb, "--raw needs a .ludus output");
 
     ludus_capture *c = NULL, *view = NULL;
@@ -208,6 +209,7 @@ static const lt_verb convert_verb = {
     "    slices crossing a bound are clipped to it and flagged (clipped, incomplete).\n"
     "    A range outside the capture is refused.\n"
     "  --threads: comma-separated tids or thread names to keep.\n"
+    "  Tables take --from/--to too: the tables of the cut (its slices, frames and rows).\n"
     "  Tables (ludus-trace sql's, docs/sql.md): OUT.sqlite (.sqlite3, .db, or --format sqlite) a\n"
     "    SQLite database; --format csv|jsonl: the directory OUT with a file per table, schema.sql\n"
     "    (DuckDB and Spark types), load-duckdb.sql and schema.json.\n",

@@ -108,7 +108,7 @@ static int load_all(const char *verb, lt_sql_db *d, char *const *files, size_t n
     lt_progress_begin(&bar, "ludus-trace sql: loading", n);
     int rc = LT_OK;
     for (size_t i = 0; i < n && rc == LT_OK; i++) {
-        rc = lt_sql_db_load(verb, d, files[i]);
+        rc = lt_sql_db_load(verb, d, files[i], NULL);
         lt_progress_update(&bar, i + 1);
     }
     lt_progress_end(&bar);

@@ -96,6 +96,6 @@ int lt_output_option(const lt_verb *v, int argc, char **argv, int *i, const char
 int lt_sql_export_kind(const char *out, const char *format_word);
 /* Writes capture file in as that kind; an exit code (a build without
  * SQLite says so). */
-int lt_sql_export(const char *verb, const char *in, const char *out, int kind);
+int lt_sql_export(const char *verb, const char *in, const char *out, int kind, const ludus_cut_desc *cut);
 
 #endif
