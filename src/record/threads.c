@@ -179,6 +179,7 @@ static void retire(const ludus__thread_record *r, uint32_t gen, int exited) {
     ludus__thread_final *f = &s->retired[s->nretired++];
     ludus__thread_publish(r, gen, f);
     f->exited = exited;
+    f->pins = r->pins; /* a snapshot copying its pieces: they stay its until it is done */
     if (__atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED)) { /* a flight recorder: its pieces go back in time */
         f->left_ticks = ludus__clock_is_tsc ? ludus__read_tsc_ordered() : (uint64_t)ludus__mono_ns();
         ludus__ring_reclaim();
