@@ -6593,6 +6593,10 @@ typedef struct ludus__registry {
      * crash capture (src/postmortem/crash.c) gives the thread an alternate
      * signal stack. */
     void (*setup_hook)(void);
+    /* Runs when a thread registers or is renamed (the lock held), when set
+     * (under the lock): a capture backed by a file journals the name at
+     * once (src/session/pool_file.c), so a kill -9 right after keeps it. */
+    void (*named_hook)(const ludus__thread_record *r);
     /* Set by the launch code's constructor (src/launch/launch.c), which runs
      * before the registry's: 1 when the program holds it (threads.c says so
      * when LUDUS_TRACE is set and it does not). */
@@ -8978,6 +8982,7 @@ int ludus__register_self(const char *name) {
     ludus__mutex_lock(&ludus__reg.lock);
     if (c->record >= 0) { /* already registered: rename */
         ludus__sf_threads_set_name(&ludus__reg.rec[c->record], name, ludus__reg.rec[c->record].tid);
+        if (ludus__reg.named_hook) ludus__reg.named_hook(&ludus__reg.rec[c->record]);
         ludus__mutex_unlock(&ludus__reg.lock);
         ludus__lib_leave();
         return 0;
@@ -9006,6 +9011,7 @@ int ludus__register_self(const char *name) {
     if (i >= ludus__reg.high) ludus__reg.high = i + 1;
     /* Published last: the controller only looks at LIVE records. */
     __atomic_store_n(&r->state, LUDUS__REC_LIVE, __ATOMIC_RELEASE);
+    if (ludus__reg.named_hook) ludus__reg.named_hook(r);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__on_thread_exit(LUDUS__EXIT_RECORDER, ludus__sf_threads_thread_exit_hook, r);
     ludus__lib_leave();
@@ -14774,7 +14780,8 @@ void ludus__fork_session_install(void) {
  * The producers write the pool as they always do; the mapping is shared, so
  * after kill -9 the file holds every event stored up to that moment. The
  * journal lags by up to a period (20 ms): a site first met after the last
- * journal pass is recovered without its name, said as such. */
+ * journal pass is recovered without its name, said as such. A thread's name
+ * is journaled when it registers (or is renamed), not at the next pass. */
 #ifndef LUDUS_POOL_FILE_H
 #define LUDUS_POOL_FILE_H
 
@@ -14815,8 +14822,9 @@ typedef struct ludus__pf_header {
  *   SITE    u64 key, u32 line, u32 flags, u32 name, function, file and
  *           category lengths, then those strings (no NUL), zero padding
  *   THREAD  u32 serial, u32 name length, u64 tid, the name, zero padding:
- *           a thread registered while the capture ran (one that exited
- *           between two passes too: the session's retired list)
+ *           written when the thread registers or is renamed while the
+ *           capture runs (the last one of a serial counts), and for the
+ *           threads registered before, when the capture begins
  *   STATE   u32 serial, u32 flags (LUDUS__PF_EXITED), u64 events lost so far,
  *           u64 clock at the first loss (0: none): written when it changed,
  *           the last one counts. The thread's pieces hold its losses too
@@ -14852,6 +14860,10 @@ LUDUS_HIDDEN void ludus__pool_files_after_fork(void);
 /* In a child after fork: the thread is the parent's and the file too; the
  * child lets go of the mapping without touching the file. */
 LUDUS_HIDDEN void ludus__pool_file_forget(ludus__pool_file *f);
+/* A test hook (NULL otherwise): the journal thread calls it before each
+ * pass (a test stops the journal there, to kill the process between two
+ * passes at a moment it chooses). */
+LUDUS_HIDDEN extern void (*ludus__pool_file_pass)(void);
 /* In the child writing a crash: the journal thread is not there (stop
  * does not wait for it); the file is the crashed process's. */
 LUDUS_HIDDEN void ludus__pool_file_crashed(ludus__pool_file *f);
@@ -14886,6 +14898,7 @@ struct ludus__pool_file {
     int started;
     int stop; /* atomic */
     ludus__wakeup wake;
+    ludus__mutex jlock; /* appends to the ludus__sf_pool_file_journal: its thread's, and a registration's (ludus__sf_pool_file_on_named) */
     /* the ludus__sf_pool_file_journal thread's own */
     uintptr_t *seen; /* open addressing: keys journaled or found unreadable */
     uint32_t seen_cap, nseen;
@@ -14914,7 +14927,8 @@ static struct {
     ludus__mutex open_lock;
     ludus__pool_file *open_files;
     ludus__once exit_once;
-    char journal_text[4][4097]; /* the ludus__sf_pool_file_journal thread's only (one pool file at a time) */
+    ludus__pool_file *journaling; /* the file whose ludus__sf_pool_file_journal takes names at registration (registry lock) */
+    char journal_text[4][4097];   /* the ludus__sf_pool_file_journal thread's only (one pool file at a time) */
 } ludus__sf_pool_file_S = {.open_lock = LUDUS__MUTEX_INIT, .exit_once = LUDUS__ONCE_INIT};
 
 static void ludus__sf_pool_file_remove_at_exit(void) {
@@ -14982,6 +14996,7 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
         return ludus__fail(err == ENOSYS ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
     }
     ludus__sf_pool_file_open_list_add(f);
+    ludus__mutex_init(&f->jlock);
     f->h = (ludus__pf_header *)f->map;
     f->pool = f->map + pool_off;
     ludus__pf_header *h = f->h;
@@ -15068,8 +15083,12 @@ static int ludus__sf_pool_file_journal(ludus__pool_file *f, uint32_t type, const
     size_t payload = an;
     for (int i = 0; i < ns; i++) payload += sn[i];
     payload = (payload + 7) & ~(size_t)7;
+    ludus__mutex_lock(&f->jlock);
     uint64_t at = h->journal_bytes;
-    if (at + 8 + payload > h->journal_cap) return -1;
+    if (at + 8 + payload > h->journal_cap) {
+        ludus__mutex_unlock(&f->jlock);
+        return -1;
+    }
     char *p = f->map + h->journal_off + at;
     uint32_t head[2] = {type, (uint32_t)payload};
     memcpy(p, head, 8);
@@ -15082,6 +15101,7 @@ static int ludus__sf_pool_file_journal(ludus__pool_file *f, uint32_t type, const
     /* the record before its length is counted: a kill between the two
      * leaves a ludus__sf_pool_file_journal that ends before it */
     __atomic_store_n(&h->journal_bytes, at + 8 + payload, __ATOMIC_RELEASE);
+    ludus__mutex_unlock(&f->jlock);
     return 0;
 }
 
@@ -15265,6 +15285,21 @@ static void ludus__sf_pool_file_calibrate(ludus__pool_file *f) {
     h->interner_drops = __atomic_load_n(&ludus__sess.interner_drops, __ATOMIC_RELAXED);
 }
 
+/* A thread registered or renamed (registry lock held, ludus__reg.named_hook):
+ * its name goes to the ludus__sf_pool_file_journal now, not at the next pass, so a kill -9
+ * right after keeps it (a rename is written again: the last counts). The
+ * registration is the slow path; the events' path is untouched. */
+static void ludus__sf_pool_file_on_named(const ludus__thread_record *r) {
+    ludus__pool_file *f = ludus__sf_pool_file_S.journaling;
+    ludus__sf_pool_file_pf_thread *t = f ? ludus__sf_pool_file_thread_entry(f, r->serial) : NULL;
+    if (!t) return; /* out of memory: the next pass names it */
+    t->named = 0;
+    ludus__sf_pool_file_journal_name(f, t, r->serial, r->name, r->tid);
+}
+
+/* A test hook (tests/unit/test_recover.c): runs before each ludus__sf_pool_file_journal pass. */
+void (*ludus__pool_file_pass)(void);
+
 /* At normal priority (not idle, as the rolling window's writer): a ludus__sf_pool_file_journal
  * that never runs under load would leave a file without names or clock.
  * The first pass comes early, so even a short capture has a calibration. */
@@ -15274,6 +15309,8 @@ static void *ludus__sf_pool_file_journal_main(void *arg) {
     while (!__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
         ludus__wakeup_wait(&f->wake, wait_ns);
         wait_ns = LUDUS__PF_PERIOD_NS;
+        void (*hook)(void) = __atomic_load_n(&ludus__pool_file_pass, __ATOMIC_ACQUIRE);
+        if (hook) hook();
         ludus__sf_pool_file_journal_threads(f);
         scan_pool(f);
         ludus__sf_pool_file_calibrate(f);
@@ -15295,14 +15332,39 @@ void ludus__pool_file_start(ludus__pool_file *f, uint32_t gen, int clock_tsc, lu
     h->c1_ns = c0.ns;
     f->pool_next = pool_next;
     __atomic_store_n(&h->magic, LUDUS__PF_MAGIC, __ATOMIC_RELEASE); /* the header is whole */
+    /* names from now on at registration; the threads registered before, now */
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    __atomic_store_n(&ludus__sf_pool_file_S.journaling, f, __ATOMIC_RELAXED);
+    ludus__reg.named_hook = ludus__sf_pool_file_on_named;
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+    ludus__sf_pool_file_journal_threads(f);
     if (ludus__wakeup_init(&f->wake) == 0) {
         f->started = ludus__thread_start(&f->thread, ludus__sf_pool_file_journal_main, f) == 0;
         if (!f->started) ludus__wakeup_destroy(&f->wake);
     }
 }
 
+/* No name goes to f's ludus__sf_pool_file_journal from now on (in a child after fork or a
+ * crash copy: no other thread runs, the lock may be the dead ones'). */
+static void ludus__sf_pool_file_stop_naming(ludus__pool_file *f, int locked) {
+    if (__atomic_load_n(&ludus__sf_pool_file_S.journaling, __ATOMIC_RELAXED) != f) return;
+    if (locked) {
+        ludus__lib_enter();
+        ludus__mutex_lock(&ludus__reg.lock);
+    }
+    ludus__reg.named_hook = NULL;
+    __atomic_store_n(&ludus__sf_pool_file_S.journaling, NULL, __ATOMIC_RELAXED);
+    if (locked) {
+        ludus__mutex_unlock(&ludus__reg.lock);
+        ludus__lib_leave();
+    }
+}
+
 void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
     if (!f) return;
+    ludus__sf_pool_file_stop_naming(f, 1);
     if (f->started) {
         __atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
         ludus__wakeup_post(&f->wake);
@@ -15314,6 +15376,7 @@ void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
 }
 
 static void ludus__sf_pool_file_release(ludus__pool_file *f) {
+    ludus__mutex_destroy(&f->jlock);
     ludus__free(f->seen);
     ludus__free(f->thr);
     ludus__free(f->path);
@@ -15335,11 +15398,14 @@ const char *ludus__pool_file_path(const ludus__pool_file *f) {
 }
 
 void ludus__pool_file_crashed(ludus__pool_file *f) {
-    if (f) f->started = 0;
+    if (!f) return;
+    f->started = 0;
+    ludus__sf_pool_file_stop_naming(f, 0);
 }
 
 void ludus__pool_file_forget(ludus__pool_file *f) {
     if (!f) return;
+    ludus__sf_pool_file_stop_naming(f, 0);
     ludus__file_unmap(f->map, f->map_bytes);
     ludus__sf_pool_file_open_list_remove(f);
     ludus__sf_pool_file_release(f);

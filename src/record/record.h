@@ -155,6 +155,10 @@ typedef struct ludus__registry {
      * crash capture (src/postmortem/crash.c) gives the thread an alternate
      * signal stack. */
     void (*setup_hook)(void);
+    /* Runs when a thread registers or is renamed (the lock held), when set
+     * (under the lock): a capture backed by a file journals the name at
+     * once (src/session/pool_file.c), so a kill -9 right after keeps it. */
+    void (*named_hook)(const ludus__thread_record *r);
     /* Set by the launch code's constructor (src/launch/launch.c), which runs
      * before the registry's: 1 when the program holds it (threads.c says so
      * when LUDUS_TRACE is set and it does not). */

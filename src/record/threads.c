@@ -87,6 +87,7 @@ int ludus__register_self(const char *name) {
     ludus__mutex_lock(&ludus__reg.lock);
     if (c->record >= 0) { /* already registered: rename */
         set_name(&ludus__reg.rec[c->record], name, ludus__reg.rec[c->record].tid);
+        if (ludus__reg.named_hook) ludus__reg.named_hook(&ludus__reg.rec[c->record]);
         ludus__mutex_unlock(&ludus__reg.lock);
         ludus__lib_leave();
         return 0;
@@ -115,6 +116,7 @@ int ludus__register_self(const char *name) {
     if (i >= ludus__reg.high) ludus__reg.high = i + 1;
     /* Published last: the controller only looks at LIVE records. */
     __atomic_store_n(&r->state, LUDUS__REC_LIVE, __ATOMIC_RELEASE);
+    if (ludus__reg.named_hook) ludus__reg.named_hook(r);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__on_thread_exit(LUDUS__EXIT_RECORDER, thread_exit_hook, r);
     ludus__lib_leave();
