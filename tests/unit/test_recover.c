@@ -418,6 +418,25 @@ typedef struct kill_shared {
 } kill_shared;
 static kill_shared *shared;
 
+/* The shared page for a child (shared), and a pool path of this process
+ * for it, nothing there. */
+static void shared_setup(char *pool, size_t n, const char *tag) {
+    shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(shared != MAP_FAILED);
+    memset(shared, 0, sizeof *shared);
+    snprintf(pool, n, "/tmp/ludus-test-pool-%s-%d", tag, (int)getpid());
+    unlink(pool);
+}
+
+/* The capture recovered from pool (the test fails, saying why, when none). */
+static ludus_capture *recovered(const char *pool) {
+    ludus_capture *c = NULL;
+    int rc = ludus_capture_recover(pool, &c);
+    if (rc) print_message("recover: %s\n", ludus_last_error_detail());
+    assert_int_equal(rc, 0);
+    return c;
+}
+
 /* Waits for the child to set *flag; a child that died before (its begin
  * refused, a sanitizer's exit) fails the test instead of hanging it. */
 static void wait_flag(pid_t pid, const int *flag) {
@@ -450,12 +469,8 @@ static void *short_thread(void *arg) {
 static void test_drops_and_short_threads_kept(void **state) {
     (void)state;
     if (lt_multithreaded_fork_unsupported()) skip();
-    shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    assert_true(shared != MAP_FAILED);
-    memset(shared, 0, sizeof *shared);
     char pool[96];
-    snprintf(pool, sizeof pool, "/tmp/ludus-test-pool-drops-%d", (int)getpid());
-    unlink(pool);
+    shared_setup(pool, sizeof pool, "drops");
     enum { SCOPES = 20000 };
     pid_t pid = lt_fork_alone();
     assert_true(pid >= 0);
@@ -483,10 +498,7 @@ static void test_drops_and_short_threads_kept(void **state) {
     wait_passes(pool, 2);
     kill(pid, SIGKILL);
     assert_int_equal(waitpid(pid, NULL, 0), pid);
-    ludus_capture *c;
-    int rc = ludus_capture_recover(pool, &c);
-    if (rc) print_message("recover: %s\n", ludus_last_error_detail());
-    assert_int_equal(rc, 0);
+    ludus_capture *c = recovered(pool);
     uint64_t events = 0, dropped = 0;
     int shorts = 0;
     ludus_capture_info in;
@@ -772,12 +784,8 @@ static void *renamed_late(void *arg) {
 static void test_names_born_after_last_pass(void **state) {
     (void)state;
     if (lt_multithreaded_fork_unsupported()) skip();
-    shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    assert_true(shared != MAP_FAILED);
-    memset(shared, 0, sizeof *shared);
     char pool[96];
-    snprintf(pool, sizeof pool, "/tmp/ludus-test-pool-late-%d", (int)getpid());
-    unlink(pool);
+    shared_setup(pool, sizeof pool, "late");
     pid_t pid = lt_fork_alone();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -803,10 +811,7 @@ static void test_names_born_after_last_pass(void **state) {
     kill(pid, SIGKILL);
     assert_int_equal(waitpid(pid, NULL, 0), pid);
     assert_int_equal(__atomic_load_n(&shared->parked, __ATOMIC_ACQUIRE), 1);
-    ludus_capture *c;
-    int rc = ludus_capture_recover(pool, &c);
-    if (rc) print_message("recover: %s\n", ludus_last_error_detail());
-    assert_int_equal(rc, 0);
+    ludus_capture *c = recovered(pool);
     ludus_capture_info in;
     assert_int_equal(ludus_capture_get_info(c, &in), 0);
     int found[BORN_LATE + 1] = {0};
