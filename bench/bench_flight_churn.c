@@ -183,9 +183,6 @@ int main(int argc, char **argv) {
     if (jobs_per_thread < 100) jobs_per_thread = 2000;
     if (window_ms < 20) window_ms = 200;
     if (round_ms < 100) round_ms = 1000;
-    int pairs = (int)((int64_t)seconds * 1000 / (2 * round_ms));
-    if (pairs < 1) pairs = 1;
-    if (pairs > MAX_ROUNDS / 2) pairs = MAX_ROUNDS / 2;
     uint32_t frame_site = ludus_site_intern("frame seq");
     pair_cost = malloc(MAX_PAIRS * sizeof *pair_cost);
     if (!pair_cost) return 1;
@@ -197,9 +194,9 @@ int main(int argc, char **argv) {
     rd.window_ms = (uint32_t)window_ms;
     rd.hitch_factor = LUDUS_ROLLING_NONE;
     rd.signal = LUDUS_ROLLING_NONE;
-    printf("bench_flight_churn: %d s, %d pairs of %lld ms rounds (no churn, churn), %d worker slots (a thread per "
+    printf("bench_flight_churn: %d s of pairs of %lld ms rounds (no churn, churn), %d worker slots (a thread per "
            "%lld jobs when churning), a %d ms window in a 128 MiB pool, one recorder all along\n",
-           seconds, pairs, (long long)round_ms, SLOTS, (long long)jobs_per_thread, window_ms);
+           seconds, (long long)round_ms, SLOTS, (long long)jobs_per_thread, window_ms);
     if (ludus_rolling_begin(&cd, &rd) != 0) {
         fprintf(stderr, "rolling begin: %s\n", ludus_last_error_detail());
         return 1;
@@ -208,12 +205,14 @@ int main(int argc, char **argv) {
     churn_frames fr = {&frames_stop, frame_site, 1000000, NULL};
     pthread_create(&ft, NULL, churn_frames_main, &fr);
     int64_t began = bench_now_ns();
-    for (int p = 0; p < pairs; p++) {
+    int pairs = 0; /* as many as fit in SECONDS (a round also waits for its snapshot and its threads) */
+    for (int p = 0; p < MAX_ROUNDS / 2 && (p == 0 || bench_now_ns() - began < (int64_t)seconds * 1000000000); p++) {
         /* the first window is still filling: no snapshot counted before 2 windows */
         int snap = bench_now_ns() - began > 2 * (int64_t)window_ms * 1000000;
         double base = run_round(&kinds[0], 0, 2 * p, round_ms, snap);
         double with = run_round(&kinds[1], 1, 2 * p + 1, round_ms, 1);
         ratios[p] = base > 0 ? with / base : 0;
+        pairs = p + 1;
     }
     __atomic_store_n(&frames_stop, 1, __ATOMIC_RELEASE);
     pthread_join(ft, NULL);
