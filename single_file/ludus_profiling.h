@@ -9151,6 +9151,7 @@ void ludus__registry_after_fork(void) {
     ludus__reg.high = mine >= 0 ? (uint32_t)mine + 1 : 0;
     if (mine >= 0) {
         ludus__thread_record *r = &ludus__reg.rec[mine];
+        r->pins = 0; /* a snapshot copying in the parent is not in the child */
         uint64_t old = r->tid;
         r->tid = ludus__os_tid();
         char expected[64];

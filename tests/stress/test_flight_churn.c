@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -142,7 +144,8 @@ static void test_churn_keeps_every_window(void **state) {
  * what exited threads held) and exit, while the copy waits: each must
  * finish without the snapshot going on (a bounded wait that fails the test
  * rather than hang it), and the copy, let go, holds every one of Leaver's
- * events (its pieces were pinned: no new thread took one). The old
+ * events (its pieces were pinned: no new thread took one); a child forked
+ * meanwhile holds no pin. The old
  * snapshot copied under the registry lock: the first registration waited
  * for the whole copy (300 ms under churn). */
 
@@ -235,6 +238,15 @@ static void test_snapshot_never_blocks_registration(void **state) {
     assert_int_equal(pthread_create(&sn, NULL, snapshotter, &snap), 0);
     int paused = wait_bounded(&in_copy, 60) == 0;
     ludus__snapshot_copying = NULL;
+    /* a child forked now: its thread (listed, pinned by the parent's copy) holds no pin there,
+     * or its pieces would never go back to the child's pool */
+    int child_pins = -1;
+    if (paused && !lt_multithreaded_fork_unsupported()) {
+        pid_t pid = fork();
+        if (pid == 0) _exit(ludus__cold.record >= 0 && ludus__reg.rec[ludus__cold.record].pins == 0 ? 0 : 3);
+        int status = 0;
+        if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status)) child_pins = WEXITSTATUS(status);
+    }
     sem_post(&leaver_go); /* Leaver exits in mid-copy */
     assert_int_equal(pthread_create(&nt, NULL, newcomers, NULL), 0);
     /* 20 threads of 3,000 scopes: seconds at most, even under TSan on a
@@ -245,6 +257,8 @@ static void test_snapshot_never_blocks_registration(void **state) {
     pthread_join(nt, NULL);
     if (!paused) fail_msg("the snapshot never reached its copy");
     if (blocked) fail_msg("a thread that registers was held up while the snapshot copied");
+    if (!lt_multithreaded_fork_unsupported() && child_pins != 0)
+        fail_msg("a child forked during the copy kept its thread pinned (exit %d)", child_pins);
     assert_non_null(snap);
     /* Leaver's events, pinned while copied: every sample, in order */
     char *json = lt_capture_json(snap);
