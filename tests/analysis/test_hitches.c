@@ -169,6 +169,15 @@ static void test_worker_stall_named_first(void **st) {
     }
 }
 
+/* The job system stalled in frame 30, analysed: worker 2's zone first. */
+static void stalled_worker_first(int cpu, int flow) {
+    syn *s = job_system(30, cpu, flow);
+    ludus_analysis *a = syn_analyze(s, NULL);
+    check_worker_first(a, 30, cpu);
+    ludus_analysis_destroy(a);
+    syn_free(s);
+}
+
 /* The frame thread spins while it waits (its CPU time grows with the
  * wait, the off-CPU time does not): what it spun in, between Solve's
  * children, grew exactly while worker 2's job did, so it waited on it.
@@ -177,22 +186,14 @@ static void test_worker_stall_named_first(void **st) {
  * work, and the stalled worker's zone last, as "beside". */
 static void test_spin_wait_names_worker(void **st) {
     (void)st;
-    syn *s = job_system(30, 2, 0);
-    ludus_analysis *a = syn_analyze(s, NULL);
-    check_worker_first(a, 30, 2);
-    ludus_analysis_destroy(a);
-    syn_free(s);
+    stalled_worker_first(2, 0);
 }
 
 /* Main's Solve has no child and a neutral name: only the flow from the
  * stalled job, arriving when its wait ends, says it waited. */
 static void test_wait_found_by_flow(void **st) {
     (void)st;
-    syn *s = job_system(30, 0, 1);
-    ludus_analysis *a = syn_analyze(s, NULL);
-    check_worker_first(a, 30, 0);
-    ludus_analysis_destroy(a);
-    syn_free(s);
+    stalled_worker_first(0, 1);
 }
 
 /* 240 fps of work (Work, 4.17 ms); frames 100 to 119 limited to 60 Hz by a
