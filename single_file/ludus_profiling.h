@@ -6642,6 +6642,7 @@ typedef struct ludus__thread_record {
     char name[64];
     uint64_t tid;
     uint32_t serial;
+    uint32_t pins; /* snapshots copying the thread's pieces now (registry lock): ring_snapshot.c */
 } ludus__thread_record;
 
 /* What a capture keeps of one thread: published at capture end for live
@@ -6658,6 +6659,7 @@ typedef struct ludus__thread_final {
     uint64_t orphan_ends;
     uintptr_t lost_begin; /* the slot of the inline event in flight at the end, left out (0: none) */
     uint64_t left_ticks;  /* a flight recorder's exited thread: the clock when it left (after its last event) */
+    uint32_t pins;        /* snapshots copying its pieces now: none goes back to the pool (registry lock) */
 } ludus__thread_final;
 
 typedef struct ludus__registry {
@@ -6671,6 +6673,10 @@ typedef struct ludus__registry {
      * crash capture (src/postmortem/crash.c) gives the thread an alternate
      * signal stack. */
     void (*setup_hook)(void);
+    /* Runs when a thread registers or is renamed (the lock held), when set
+     * (under the lock): a capture backed by a file journals the name at
+     * once (src/session/pool_file.c), so a kill -9 right after keeps it. */
+    void (*named_hook)(const ludus__thread_record *r);
     /* Set by the launch code's constructor (src/launch/launch.c), which runs
      * before the registry's: 1 when the program holds it (threads.c says so
      * when LUDUS_TRACE is set and it does not). */
@@ -8580,8 +8586,9 @@ ludus__chunk *ludus__pool_take(uint32_t want, int for_end) {
  * snapshot holds its window; once they leave the window (or the pool
  * needs them) they go on a stack any producer takes a piece from (one
  * compare-and-swap per piece, as the bump pointer). Only ludus__ring_reclaim
- * pushes, under the registry lock, which a snapshot holds while it copies
- * the retired lists: a piece never leaves a list a snapshot is reading.
+ * pushes, under the registry lock, and never a piece of a thread a snapshot
+ * pinned (ring_snapshot.c: it copies without the lock): a piece never
+ * leaves a list a snapshot is reading.
  * The tag in the head's high bits changes at every push and pop, so a pop
  * that read a piece's link before another thread took and reused it
  * fails its compare-and-swap (no ABA). */
@@ -8643,6 +8650,7 @@ void ludus__ring_reclaim(void) {
     uint32_t freed_short = 0, kept = 0, i = s->retired_head, gone = 0;
     for (; i < s->nretired && (kept < KEPT_LOOKED_AT || short_of); i++) {
         ludus__thread_final *f = &s->retired[i];
+        if (f->pins) continue; /* a snapshot copies it now: its pieces go at a later reclaim */
         while (f->first) {
             ludus__chunk *ch = f->first, *after = ch->next;
             uint64_t used = __atomic_load_n(&ch->used, __ATOMIC_RELAXED);
@@ -9065,6 +9073,7 @@ int ludus__register_self(const char *name) {
     ludus__mutex_lock(&ludus__reg.lock);
     if (c->record >= 0) { /* already registered: rename */
         ludus__sf_threads_set_name(&ludus__reg.rec[c->record], name, ludus__reg.rec[c->record].tid);
+        if (ludus__reg.named_hook) ludus__reg.named_hook(&ludus__reg.rec[c->record]);
         ludus__mutex_unlock(&ludus__reg.lock);
         ludus__lib_leave();
         return 0;
@@ -9093,6 +9102,7 @@ int ludus__register_self(const char *name) {
     if (i >= ludus__reg.high) ludus__reg.high = i + 1;
     /* Published last: the controller only looks at LIVE records. */
     __atomic_store_n(&r->state, LUDUS__REC_LIVE, __ATOMIC_RELEASE);
+    if (ludus__reg.named_hook) ludus__reg.named_hook(r);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__on_thread_exit(LUDUS__EXIT_RECORDER, ludus__sf_threads_thread_exit_hook, r);
     ludus__lib_leave();
@@ -9157,6 +9167,7 @@ static void ludus__sf_threads_retire(const ludus__thread_record *r, uint32_t gen
     ludus__thread_final *f = &s->retired[s->nretired++];
     ludus__thread_publish(r, gen, f);
     f->exited = exited;
+    f->pins = r->pins; /* a snapshot copying its pieces: they stay its until it is done */
     if (__atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED)) { /* a flight recorder: its pieces go back in time */
         f->left_ticks = ludus__clock_is_tsc ? ludus__read_tsc_ordered() : (uint64_t)ludus__mono_ns();
         ludus__ring_reclaim();
@@ -9231,6 +9242,7 @@ void ludus__registry_after_fork(void) {
     ludus__reg.high = mine >= 0 ? (uint32_t)mine + 1 : 0;
     if (mine >= 0) {
         ludus__thread_record *r = &ludus__reg.rec[mine];
+        r->pins = 0; /* a snapshot copying in the parent is not in the child */
         uint64_t old = r->tid;
         r->tid = ludus__os_tid();
         char expected[64];
@@ -10378,6 +10390,10 @@ LUDUS_HIDDEN int ludus__ring_start(ludus_capture *c);
  * producers go on (src/session/ring_snapshot.c); the copy is a capture
  * with c->ring set. */
 LUDUS_HIDDEN int ludus__session_ring_snapshot(ludus_capture **out);
+/* A test hook (NULL otherwise): a snapshot calls it in mid-copy, after
+ * its first thread's copy, without the registry lock (a thread that
+ * registers, records and exits then is not held up). */
+LUDUS_HIDDEN extern void (*ludus__snapshot_copying)(void);
 /* Frees the copy memory kept for the next snapshot (the recorder ended). */
 LUDUS_HIDDEN void ludus__session_ring_forget(void);
 /* Makes the running capture a flight recorder (window: ticks, UINT64_MAX
@@ -15026,7 +15042,8 @@ void ludus__fork_session_install(void) {
  * The producers write the pool as they always do; the mapping is shared, so
  * after kill -9 the file holds every event stored up to that moment. The
  * journal lags by up to a period (20 ms): a site first met after the last
- * journal pass is recovered without its name, said as such. */
+ * journal pass is recovered without its name, said as such. A thread's name
+ * is journaled when it registers (or is renamed), not at the next pass. */
 #ifndef LUDUS_POOL_FILE_H
 #define LUDUS_POOL_FILE_H
 
@@ -15067,8 +15084,9 @@ typedef struct ludus__pf_header {
  *   SITE    u64 key, u32 line, u32 flags, u32 name, function, file and
  *           category lengths, then those strings (no NUL), zero padding
  *   THREAD  u32 serial, u32 name length, u64 tid, the name, zero padding:
- *           a thread registered while the capture ran (one that exited
- *           between two passes too: the session's retired list)
+ *           written when the thread registers or is renamed while the
+ *           capture runs (the last one of a serial counts), and for the
+ *           threads registered before, when the capture begins
  *   STATE   u32 serial, u32 flags (LUDUS__PF_EXITED), u64 events lost so far,
  *           u64 clock at the first loss (0: none): written when it changed,
  *           the last one counts. The thread's pieces hold its losses too
@@ -15104,6 +15122,10 @@ LUDUS_HIDDEN void ludus__pool_files_after_fork(void);
 /* In a child after fork: the thread is the parent's and the file too; the
  * child lets go of the mapping without touching the file. */
 LUDUS_HIDDEN void ludus__pool_file_forget(ludus__pool_file *f);
+/* A test hook (NULL otherwise): the journal thread calls it before each
+ * pass (a test stops the journal there, to kill the process between two
+ * passes at a moment it chooses). */
+LUDUS_HIDDEN extern void (*ludus__pool_file_pass)(void);
 /* In the child writing a crash: the journal thread is not there (stop
  * does not wait for it); the file is the crashed process's. */
 LUDUS_HIDDEN void ludus__pool_file_crashed(ludus__pool_file *f);
@@ -15138,6 +15160,7 @@ struct ludus__pool_file {
     int started;
     int stop; /* atomic */
     ludus__wakeup wake;
+    ludus__mutex jlock; /* appends to the ludus__sf_pool_file_journal: its thread's, and a registration's (ludus__sf_pool_file_on_named) */
     /* the ludus__sf_pool_file_journal thread's own */
     uintptr_t *seen; /* open addressing: keys journaled or found unreadable */
     uint32_t seen_cap, nseen;
@@ -15166,7 +15189,8 @@ static struct {
     ludus__mutex open_lock;
     ludus__pool_file *open_files;
     ludus__once exit_once;
-    char journal_text[4][4097]; /* the ludus__sf_pool_file_journal thread's only (one pool file at a time) */
+    ludus__pool_file *journaling; /* the file whose ludus__sf_pool_file_journal takes names at registration (registry lock) */
+    char journal_text[4][4097];   /* the ludus__sf_pool_file_journal thread's only (one pool file at a time) */
 } ludus__sf_pool_file_S = {.open_lock = LUDUS__MUTEX_INIT, .exit_once = LUDUS__ONCE_INIT};
 
 static void ludus__sf_pool_file_remove_at_exit(void) {
@@ -15234,6 +15258,7 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
         return ludus__fail(err == ENOSYS ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
     }
     ludus__sf_pool_file_open_list_add(f);
+    ludus__mutex_init(&f->jlock);
     f->h = (ludus__pf_header *)f->map;
     f->pool = f->map + pool_off;
     ludus__pf_header *h = f->h;
@@ -15320,8 +15345,12 @@ static int ludus__sf_pool_file_journal(ludus__pool_file *f, uint32_t type, const
     size_t payload = an;
     for (int i = 0; i < ns; i++) payload += sn[i];
     payload = (payload + 7) & ~(size_t)7;
+    ludus__mutex_lock(&f->jlock);
     uint64_t at = h->journal_bytes;
-    if (at + 8 + payload > h->journal_cap) return -1;
+    if (at + 8 + payload > h->journal_cap) {
+        ludus__mutex_unlock(&f->jlock);
+        return -1;
+    }
     char *p = f->map + h->journal_off + at;
     uint32_t head[2] = {type, (uint32_t)payload};
     memcpy(p, head, 8);
@@ -15334,6 +15363,7 @@ static int ludus__sf_pool_file_journal(ludus__pool_file *f, uint32_t type, const
     /* the record before its length is counted: a kill between the two
      * leaves a ludus__sf_pool_file_journal that ends before it */
     __atomic_store_n(&h->journal_bytes, at + 8 + payload, __ATOMIC_RELEASE);
+    ludus__mutex_unlock(&f->jlock);
     return 0;
 }
 
@@ -15517,6 +15547,21 @@ static void ludus__sf_pool_file_calibrate(ludus__pool_file *f) {
     h->interner_drops = __atomic_load_n(&ludus__sess.interner_drops, __ATOMIC_RELAXED);
 }
 
+/* A thread registered or renamed (registry lock held, ludus__reg.named_hook):
+ * its name goes to the ludus__sf_pool_file_journal now, not at the next pass, so a kill -9
+ * right after keeps it (a rename is written again: the last counts). The
+ * registration is the slow path; the events' path is untouched. */
+static void ludus__sf_pool_file_on_named(const ludus__thread_record *r) {
+    ludus__pool_file *f = ludus__sf_pool_file_S.journaling;
+    ludus__sf_pool_file_pf_thread *t = f ? ludus__sf_pool_file_thread_entry(f, r->serial) : NULL;
+    if (!t) return; /* out of memory: the next pass names it */
+    t->named = 0;
+    ludus__sf_pool_file_journal_name(f, t, r->serial, r->name, r->tid);
+}
+
+/* A test hook (tests/unit/test_recover.c): runs before each ludus__sf_pool_file_journal pass. */
+void (*ludus__pool_file_pass)(void);
+
 /* At normal priority (not idle, as the rolling window's writer): a ludus__sf_pool_file_journal
  * that never runs under load would leave a file without names or clock.
  * The first pass comes early, so even a short capture has a calibration. */
@@ -15526,6 +15571,8 @@ static void *ludus__sf_pool_file_journal_main(void *arg) {
     while (!__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
         ludus__wakeup_wait(&f->wake, wait_ns);
         wait_ns = LUDUS__PF_PERIOD_NS;
+        void (*hook)(void) = __atomic_load_n(&ludus__pool_file_pass, __ATOMIC_ACQUIRE);
+        if (hook) hook();
         ludus__sf_pool_file_journal_threads(f);
         scan_pool(f);
         ludus__sf_pool_file_calibrate(f);
@@ -15547,14 +15594,39 @@ void ludus__pool_file_start(ludus__pool_file *f, uint32_t gen, int clock_tsc, lu
     h->c1_ns = c0.ns;
     f->pool_next = pool_next;
     __atomic_store_n(&h->magic, LUDUS__PF_MAGIC, __ATOMIC_RELEASE); /* the header is whole */
+    /* names from now on at registration; the threads registered before, now */
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    __atomic_store_n(&ludus__sf_pool_file_S.journaling, f, __ATOMIC_RELAXED);
+    ludus__reg.named_hook = ludus__sf_pool_file_on_named;
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+    ludus__sf_pool_file_journal_threads(f);
     if (ludus__wakeup_init(&f->wake) == 0) {
         f->started = ludus__thread_start(&f->thread, ludus__sf_pool_file_journal_main, f) == 0;
         if (!f->started) ludus__wakeup_destroy(&f->wake);
     }
 }
 
+/* No name goes to f's ludus__sf_pool_file_journal from now on (in a child after fork or a
+ * crash copy: no other thread runs, the lock may be the dead ones'). */
+static void ludus__sf_pool_file_stop_naming(ludus__pool_file *f, int locked) {
+    if (__atomic_load_n(&ludus__sf_pool_file_S.journaling, __ATOMIC_RELAXED) != f) return;
+    if (locked) {
+        ludus__lib_enter();
+        ludus__mutex_lock(&ludus__reg.lock);
+    }
+    ludus__reg.named_hook = NULL;
+    __atomic_store_n(&ludus__sf_pool_file_S.journaling, NULL, __ATOMIC_RELAXED);
+    if (locked) {
+        ludus__mutex_unlock(&ludus__reg.lock);
+        ludus__lib_leave();
+    }
+}
+
 void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
     if (!f) return;
+    ludus__sf_pool_file_stop_naming(f, 1);
     if (f->started) {
         __atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
         ludus__wakeup_post(&f->wake);
@@ -15566,6 +15638,7 @@ void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
 }
 
 static void ludus__sf_pool_file_release(ludus__pool_file *f) {
+    ludus__mutex_destroy(&f->jlock);
     ludus__free(f->seen);
     ludus__free(f->thr);
     ludus__free(f->path);
@@ -15587,11 +15660,14 @@ const char *ludus__pool_file_path(const ludus__pool_file *f) {
 }
 
 void ludus__pool_file_crashed(ludus__pool_file *f) {
-    if (f) f->started = 0;
+    if (!f) return;
+    f->started = 0;
+    ludus__sf_pool_file_stop_naming(f, 0);
 }
 
 void ludus__pool_file_forget(ludus__pool_file *f) {
     if (!f) return;
+    ludus__sf_pool_file_stop_naming(f, 0);
     ludus__file_unmap(f->map, f->map_bytes);
     ludus__sf_pool_file_open_list_remove(f);
     ludus__sf_pool_file_release(f);
@@ -15614,6 +15690,15 @@ void ludus__pool_file_forget(ludus__pool_file *f) {
  *      before it (older still) are left out: the copy starts later;
  *   3. copies the current piece up to the thread's cursor, which its
  *      thread stores (release) after each event is written.
+ * Only the first step, and reading each thread's state, hold the registry
+ * lock; the copies run without it, so a thread that registers, exits or
+ * takes a piece meanwhile is never held up by a copy. What the copy reads
+ * stays where it is: each thread listed is pinned (ludus__thread_record and
+ * ludus__thread_final .pins), and a pinned thread's pieces never go back
+ * to the pool's free stack (pool.c, ludus__ring_reclaim), even when it
+ * exits during the copy; its own reuse of its oldest piece is what the
+ * sequence numbers catch. The pins go, and the reclaim they held back
+ * runs, when the copy is done.
  * The pieces' addresses are kept with the copies (a scope's end names its
  * begin by address). The copy is a capture of its own (c->ring: the ends
  * of scopes begun before its first events get a begin there, ring_start.c),
@@ -15710,19 +15795,20 @@ static int ludus__sf_ring_snapshot_refs_room(ludus__sf_ring_snapshot_piece_ref *
     return 1;
 }
 
-/* The thread's pieces, front to current, in *refs (grown); their count,
- * or 0 when the list moved under every ludus__sf_ring_snapshot_walk tried. */
-static uint32_t ludus__sf_ring_snapshot_walk(ludus__thread_cold *c, ludus__sf_ring_snapshot_piece_ref **refs, uint32_t *cap) {
+/* The thread's pieces, front to current, in *refs (grown) from entry
+ * base on; their count, or 0 when the list moved under every ludus__sf_ring_snapshot_walk tried
+ * or no memory was left. */
+static uint32_t ludus__sf_ring_snapshot_walk(ludus__thread_cold *c, ludus__sf_ring_snapshot_piece_ref **refs, uint32_t *cap, uint32_t base) {
     for (int tries = 0; tries < 64; tries++) {
         ludus__chunk *p = __atomic_load_n(&c->first_chunk, __ATOMIC_ACQUIRE);
         ludus__chunk *last = __atomic_load_n(&c->chunk, __ATOMIC_ACQUIRE);
         uint32_t n = 0;
         int whole = 0;
         while (p) {
-            if (!ludus__sf_ring_snapshot_refs_room(refs, cap, n)) return 0;
+            if (!ludus__sf_ring_snapshot_refs_room(refs, cap, base + n)) return 0;
             uint32_t seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
-            if (n && seq != (*refs)[n - 1].seq + 1) break; /* a piece reused under the ludus__sf_ring_snapshot_walk */
-            (*refs)[n++] = (ludus__sf_ring_snapshot_piece_ref){p, seq};
+            if (n && seq != (*refs)[base + n - 1].seq + 1) break; /* a piece reused under the ludus__sf_ring_snapshot_walk */
+            (*refs)[base + n++] = (ludus__sf_ring_snapshot_piece_ref){p, seq};
             if (p == last) {
                 whole = 1;
                 break;
@@ -15758,10 +15844,11 @@ static void ludus__sf_ring_snapshot_forget_copied(ludus__cap_thread *th, size_t 
 
 /* One thread's list copied into th (runs pointing into mem at *at),
  * from its last piece that began before `from` (ticks; the window's
- * start): the pieces before it lie wholly before the window. A thread
- * whose last event is older than the window keeps nothing. */
-static int ludus__sf_ring_snapshot_copy_list(ludus__cap_thread *th, const ludus__sf_ring_snapshot_piece_ref *refs, uint32_t n, const ludus__thread_hot *live,
-                     uint64_t from, ludus__event *mem, size_t cap, size_t *at, uint64_t *dropped_before) {
+ * start): the pieces before it lie wholly before the window. last_used:
+ * the slots of its last piece written when it was listed. A thread whose
+ * last event is older than the window keeps nothing. */
+static int ludus__sf_ring_snapshot_copy_list(ludus__cap_thread *th, const ludus__sf_ring_snapshot_piece_ref *refs, uint32_t n, size_t last_used, uint64_t from,
+                     ludus__event *mem, size_t cap, size_t *at, uint64_t *dropped_before) {
     th->runs = ludus__malloc((n ? n : 1) * sizeof *th->runs);
     if (!th->runs) return LUDUS_ENOMEM;
     th->nruns = 0;
@@ -15772,8 +15859,7 @@ static int ludus__sf_ring_snapshot_copy_list(ludus__cap_thread *th, const ludus_
     for (uint32_t i = i0; i < n; i++) {
         ludus__chunk *ch = refs[i].ch;
         size_t room = (size_t)(LUDUS__CHUNK_END(ch) - LUDUS__CHUNK_EVENTS(ch));
-        size_t used =
-            live && i == n - 1 ? ludus__sf_ring_snapshot_current_used(live, ch) : (size_t)__atomic_load_n(&ch->used, __ATOMIC_ACQUIRE);
+        size_t used = i == n - 1 ? last_used : (size_t)__atomic_load_n(&ch->used, __ATOMIC_ACQUIRE);
         if (used > room) used = room;
         if (*at + used > cap) used = cap - *at; /* the thread wrote more since it was measured */
         ludus__sf_ring_snapshot_copy_events(mem + *at, LUDUS__CHUNK_EVENTS(ch), used);
@@ -15811,6 +15897,91 @@ static void ludus__sf_ring_snapshot_name_thread(ludus__cap_thread *th, const cha
     th->first_drop_ns = LUDUS__NO_DROP;
 }
 
+/* What the lock's part noted of one listed thread, for the copy after. */
+typedef struct ludus__sf_ring_snapshot_planned {
+    uint32_t ref0, nrefs; /* its pieces: refs[ref0 .. ref0 + nrefs) */
+    size_t last_used;     /* slots of its last piece written when listed */
+    uint64_t lost;        /* its losses when listed (the pieces count from them) */
+    uint64_t signal_lost; /* and its signal handlers' (not counted in the pieces) */
+    uint64_t first_drop_ticks;
+    int spans, pinned;
+} ludus__sf_ring_snapshot_planned;
+
+/* The test hook (tests/stress/test_flight_churn.c): runs after the first
+ * thread's copy, the registry lock not held. */
+void (*ludus__snapshot_copying)(void);
+
+static int ludus__sf_ring_snapshot_serial_cmp(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The pins of the threads listed (serials, sorted) go (lock held): on the
+ * live record, or on the retired entry where the thread exited meanwhile. */
+static void ludus__sf_ring_snapshot_unpin(const uint32_t *serials, uint32_t n) {
+    ludus__session *s = &ludus__sess;
+    for (uint32_t i = 0; i < ludus__reg.high && n; i++) {
+        ludus__thread_record *r = &ludus__reg.rec[i];
+        if (r->state == LUDUS__REC_LIVE && r->pins && bsearch(&r->serial, serials, n, sizeof *serials, ludus__sf_ring_snapshot_serial_cmp))
+            r->pins--;
+    }
+    for (uint32_t i = s->retired_head; i < s->nretired && n; i++) {
+        ludus__thread_final *f = &s->retired[i];
+        if (f->pins && bsearch(&f->serial, serials, n, sizeof *serials, ludus__sf_ring_snapshot_serial_cmp)) f->pins--;
+    }
+}
+
+/* Under the registry lock: the threads listed, named, their pieces noted
+ * and pinned. */
+static int ludus__sf_ring_snapshot_list_threads(ludus_capture *c, uint32_t gen, ludus__sf_ring_snapshot_planned *plan, ludus__sf_ring_snapshot_piece_ref **refs, uint32_t *refs_cap,
+                        uint32_t *serials) {
+    ludus__session *s = &ludus__sess;
+    uint32_t nrefs = 0;
+    for (uint32_t i = 0; i < ludus__reg.high; i++) {
+        ludus__thread_record *r = &ludus__reg.rec[i];
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->hot || !r->cold) continue;
+        ludus__thread_cold *tc = r->cold;
+        ludus__sf_ring_snapshot_planned *p = &plan[c->nthreads];
+        ludus__cap_thread *th = &c->threads[c->nthreads++];
+        ludus__sf_ring_snapshot_name_thread(th, r->name, r->tid, r->serial);
+        if (__atomic_load_n(&tc->gen, __ATOMIC_ACQUIRE) != gen) continue; /* recorded nothing yet */
+        uint32_t n = ludus__sf_ring_snapshot_walk(tc, refs, refs_cap, nrefs);
+        p->ref0 = nrefs;
+        p->nrefs = n;
+        p->last_used = n ? ludus__sf_ring_snapshot_current_used(r->hot, (*refs)[nrefs + n - 1].ch) : 0;
+        nrefs += n;
+        p->lost = __atomic_load_n(&tc->dropped, __ATOMIC_RELAXED);
+        p->signal_lost = __atomic_load_n(&tc->signal_drops, __ATOMIC_RELAXED);
+        p->first_drop_ticks = __atomic_load_n(&tc->first_drop_ticks, __ATOMIC_RELAXED);
+        p->spans = __atomic_load_n(&tc->spans, __ATOMIC_RELAXED) != 0;
+        p->pinned = 1;
+        r->pins++;
+        serials[c->nthreads - 1] = r->serial;
+    }
+    for (uint32_t i = s->retired_head; i < s->nretired; i++) { /* exited: their pieces no longer change */
+        ludus__thread_final *f = &s->retired[i];
+        ludus__sf_ring_snapshot_planned *p = &plan[c->nthreads];
+        ludus__cap_thread *th = &c->threads[c->nthreads++];
+        ludus__sf_ring_snapshot_name_thread(th, f->name, f->tid, f->serial);
+        th->exited = f->exited;
+        th->recorder_orphans = f->orphan_ends;
+        p->ref0 = nrefs;
+        for (ludus__chunk *q = f->first; q; q = q->next) {
+            if (!ludus__sf_ring_snapshot_refs_room(refs, refs_cap, nrefs)) return LUDUS_ENOMEM;
+            (*refs)[nrefs++] = (ludus__sf_ring_snapshot_piece_ref){q, q->seq};
+        }
+        p->nrefs = nrefs - p->ref0;
+        p->last_used = p->nrefs ? (size_t)(*refs)[nrefs - 1].ch->used : 0;
+        p->lost = f->dropped;
+        p->first_drop_ticks = f->first_drop_ticks;
+        p->spans = f->spans != 0;
+        p->pinned = 1;
+        f->pins++;
+        serials[c->nthreads - 1] = f->serial;
+    }
+    return 0;
+}
+
 int ludus__session_ring_snapshot(ludus_capture **out) {
     *out = NULL;
     ludus__session *s = &ludus__sess;
@@ -15823,9 +15994,11 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
     c->src_data = rcp;
     c->ring = 1;
     ludus__sf_ring_snapshot_piece_ref *refs = NULL;
-    uint32_t refs_cap = 0;
+    uint32_t refs_cap = 0, *serials = NULL;
+    ludus__sf_ring_snapshot_planned *plan = NULL;
     int rc = 0;
 
+    /* ---- under the lock: the list, pinned ---- */
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     uint32_t gen = ludus__armed_gen(__atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE));
@@ -15843,50 +16016,16 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
     ludus__ring_reclaim(); /* exited threads with nothing in the window are not listed */
     uint32_t high = ludus__reg.high, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
-    c->threads = ludus__calloc((size_t)nlive + (s->nretired - s->retired_head) + 1, sizeof *c->threads);
+    size_t most = (size_t)nlive + (s->nretired - s->retired_head) + 1;
+    c->threads = ludus__calloc(most, sizeof *c->threads);
+    plan = ludus__calloc(most, sizeof *plan);
+    serials = ludus__calloc(most, sizeof *serials);
+    if (!c->threads || !plan || !serials) rc = LUDUS_ENOMEM;
+    if (rc == 0) rc = ludus__sf_ring_snapshot_list_threads(c, gen, plan, &refs, &refs_cap, serials);
     /* the copy's size: the pool's bounds it (memory the copy does not
      * write is address space only; one size, so the kept buffer serves the
      * next snapshot) */
     size_t cap = (size_t)(s->pool.bytes / sizeof(ludus__event));
-    rcp->buf = c->threads ? ludus__sf_ring_snapshot_buf_take(cap) : NULL;
-    ludus__event *mem = rcp->buf ? rcp->buf->ev : NULL;
-    size_t at = 0;
-    if (!rcp->buf) rc = LUDUS_ENOMEM;
-    for (uint32_t i = 0; i < high && rc == 0; i++) {
-        ludus__thread_record *r = &ludus__reg.rec[i];
-        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->hot || !r->cold) continue;
-        ludus__thread_cold *tc = r->cold;
-        ludus__cap_thread *th = &c->threads[c->nthreads++];
-        ludus__sf_ring_snapshot_name_thread(th, r->name, r->tid, r->serial);
-        if (__atomic_load_n(&tc->gen, __ATOMIC_ACQUIRE) != gen) continue; /* recorded nothing yet */
-        uint32_t n = ludus__sf_ring_snapshot_walk(tc, &refs, &refs_cap);
-        uint64_t before = 0; /* the thread's losses before its first piece copied: not the window's */
-        if (n) rc = ludus__sf_ring_snapshot_copy_list(th, refs, n, r->hot, from, mem, cap, &at, &before);
-        uint64_t lost = __atomic_load_n(&tc->dropped, __ATOMIC_RELAXED);
-        th->dropped = (lost > before ? lost - before : 0) + __atomic_load_n(&tc->signal_drops, __ATOMIC_RELAXED);
-        uint64_t fd = th->dropped ? __atomic_load_n(&tc->first_drop_ticks, __ATOMIC_RELAXED) : 0;
-        th->spans = __atomic_load_n(&tc->spans, __ATOMIC_RELAXED) ? th->slots : 0; /* a bound: lanes are decided */
-        if (fd) th->first_drop_ns = (int64_t)fd; /* ticks until the clock is known (below) */
-    }
-    for (uint32_t i = s->retired_head; i < s->nretired && rc == 0; i++) { /* exited: their pieces no longer change */
-        const ludus__thread_final *f = &s->retired[i];
-        ludus__cap_thread *th = &c->threads[c->nthreads++];
-        ludus__sf_ring_snapshot_name_thread(th, f->name, f->tid, f->serial);
-        th->exited = f->exited;
-        uint32_t n = 0;
-        for (ludus__chunk *p = f->first; p && rc == 0; p = p->next) {
-            if (!ludus__sf_ring_snapshot_refs_room(&refs, &refs_cap, n))
-                rc = LUDUS_ENOMEM;
-            else
-                refs[n++] = (ludus__sf_ring_snapshot_piece_ref){p, p->seq};
-        }
-        uint64_t before = 0;
-        if (rc == 0) rc = ludus__sf_ring_snapshot_copy_list(th, refs, n, NULL, from, mem, cap, &at, &before);
-        th->dropped = f->dropped > before ? f->dropped - before : 0;
-        th->spans = f->spans ? th->slots : 0;
-        if (f->first_drop_ticks && th->dropped) th->first_drop_ns = (int64_t)f->first_drop_ticks;
-        th->recorder_orphans = f->orphan_ends;
-    }
     if (rc == 0) {
         c->gen = gen;
         c->clock_tsc = s->clock_tsc;
@@ -15904,7 +16043,41 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
     }
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
+
+    /* ---- without it: the copies ---- */
+    uint32_t listed = c->nthreads;
+    rcp->buf = rc == 0 ? ludus__sf_ring_snapshot_buf_take(cap) : NULL;
+    if (rc == 0 && !rcp->buf) rc = LUDUS_ENOMEM;
+    ludus__event *mem = rcp->buf ? rcp->buf->ev : NULL;
+    size_t at = 0;
+    for (uint32_t t = 0; t < listed && rc == 0; t++) {
+        ludus__cap_thread *th = &c->threads[t];
+        const ludus__sf_ring_snapshot_planned *p = &plan[t];
+        uint64_t before = 0; /* the thread's losses before its first piece copied: not the window's */
+        if (p->nrefs) rc = ludus__sf_ring_snapshot_copy_list(th, refs + p->ref0, p->nrefs, p->last_used, from, mem, cap, &at, &before);
+        th->dropped = (p->lost > before ? p->lost - before : 0) + p->signal_lost;
+        th->spans = p->spans ? th->slots : 0; /* a bound: lanes are decided */
+        if (p->first_drop_ticks && th->dropped) th->first_drop_ns = (int64_t)p->first_drop_ticks; /* ticks, below */
+        if (t == 0) {
+            void (*hook)(void) = __atomic_load_n(&ludus__snapshot_copying, __ATOMIC_ACQUIRE);
+            if (hook) hook();
+        }
+    }
+
+    /* ---- under the lock again: the pins go, and what they held back ---- */
+    uint32_t npinned = 0;
+    for (uint32_t t = 0; t < listed && serials; t++)
+        if (plan[t].pinned) serials[npinned++] = serials[t];
+    qsort(serials, npinned, sizeof *serials, ludus__sf_ring_snapshot_serial_cmp);
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    ludus__sf_ring_snapshot_unpin(serials, npinned);
+    if (npinned) ludus__ring_reclaim();
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
     ludus__free(refs);
+    ludus__free(plan);
+    ludus__free(serials);
     if (rc) {
         ludus_capture_release(c);
         return ludus__fail(rc, "out of memory while copying the flight recorder's window");

@@ -15,7 +15,9 @@
  * ludus__site_is_wait), or on the frame thread when the frame's CPU time
  * did not grow (the thread did not run), or, without CPU times, a scope
  * that has children (its own time is then the time between them) or the
- * unlogged remainder. What the frame thread waited on is the work (its
+ * unlogged remainder. Such time between children on the frame thread that
+ * grew on the CPU is a spin-wait (job systems spin) when the other's
+ * concurrent growth covers 3/4 of it. What the frame thread waited on is the work (its
  * cause); another thread's growth it did not wait on ran beside it.
  * docs/analysis.md, "Hitches", says the same for users. */
 #include <ctype.h>
@@ -319,10 +321,11 @@ static int roles(expl *x, int cpu_known, int64_t off_extra) {
                 }
                 /* a wait scope; or on the frame thread, time between a scope's children (or outside any
                  * scope) while the thread was off the CPU (a leaf scope's growth off the CPU is preemption:
-                 * it blocks on nothing it does not record) */
-                int may_wait = c[i].wait_kind || (c[i].ft && (c[i].osite == UINT32_MAX || c[i].parentish) &&
-                                                  (!cpu_known || 2 * off_extra >= c[i].g));
-                if (!may_wait) continue;
+                 * it blocks on nothing it does not record); or that time on the CPU, a spin-wait (job
+                 * systems spin: Box2D's), when another thread's growth ran with 3/4 of it */
+                int between = c[i].ft && (c[i].osite == UINT32_MAX || c[i].parentish);
+                int may_wait = c[i].wait_kind || (between && (!cpu_known || 2 * off_extra >= c[i].g));
+                if (!may_wait && !between) continue;
                 best = LUDUS_HITCH_NONE;
                 bv = 0;
                 for (uint32_t j = 0; j < n; j++) {
@@ -333,7 +336,7 @@ static int roles(expl *x, int cpu_known, int64_t off_extra) {
                     if (cov > c[j].g) cov = c[j].g; /* concurrent growth: no more than it grew */
                     if (cov > bv) bv = cov, best = j;
                 }
-                if (best != LUDUS_HITCH_NONE && 2 * bv >= c[i].g) {
+                if (best != LUDUS_HITCH_NONE && (may_wait ? 2 * bv >= c[i].g : 4 * bv >= 3 * c[i].g)) {
                     c[i].role = LUDUS_HITCH_WAITING;
                     c[i].on = best;
                 } else if (c[i].wait_kind) {

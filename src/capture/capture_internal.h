@@ -413,6 +413,10 @@ LUDUS_HIDDEN int ludus__ring_start(ludus_capture *c);
  * producers go on (src/session/ring_snapshot.c); the copy is a capture
  * with c->ring set. */
 LUDUS_HIDDEN int ludus__session_ring_snapshot(ludus_capture **out);
+/* A test hook (NULL otherwise): a snapshot calls it in mid-copy, after
+ * its first thread's copy, without the registry lock (a thread that
+ * registers, records and exits then is not held up). */
+LUDUS_HIDDEN extern void (*ludus__snapshot_copying)(void);
 /* Frees the copy memory kept for the next snapshot (the recorder ended). */
 LUDUS_HIDDEN void ludus__session_ring_forget(void);
 /* Makes the running capture a flight recorder (window: ticks, UINT64_MAX

@@ -32,8 +32,9 @@ ludus__chunk *ludus__pool_take(uint32_t want, int for_end) {
  * snapshot holds its window; once they leave the window (or the pool
  * needs them) they go on a stack any producer takes a piece from (one
  * compare-and-swap per piece, as the bump pointer). Only ludus__ring_reclaim
- * pushes, under the registry lock, which a snapshot holds while it copies
- * the retired lists: a piece never leaves a list a snapshot is reading.
+ * pushes, under the registry lock, and never a piece of a thread a snapshot
+ * pinned (ring_snapshot.c: it copies without the lock): a piece never
+ * leaves a list a snapshot is reading.
  * The tag in the head's high bits changes at every push and pop, so a pop
  * that read a piece's link before another thread took and reused it
  * fails its compare-and-swap (no ABA). */
@@ -95,6 +96,7 @@ void ludus__ring_reclaim(void) {
     uint32_t freed_short = 0, kept = 0, i = s->retired_head, gone = 0;
     for (; i < s->nretired && (kept < KEPT_LOOKED_AT || short_of); i++) {
         ludus__thread_final *f = &s->retired[i];
+        if (f->pins) continue; /* a snapshot copies it now: its pieces go at a later reclaim */
         while (f->first) {
             ludus__chunk *ch = f->first, *after = ch->next;
             uint64_t used = __atomic_load_n(&ch->used, __ATOMIC_RELAXED);

@@ -124,6 +124,7 @@ typedef struct ludus__thread_record {
     char name[64];
     uint64_t tid;
     uint32_t serial;
+    uint32_t pins; /* snapshots copying the thread's pieces now (registry lock): ring_snapshot.c */
 } ludus__thread_record;
 
 /* What a capture keeps of one thread: published at capture end for live
@@ -140,6 +141,7 @@ typedef struct ludus__thread_final {
     uint64_t orphan_ends;
     uintptr_t lost_begin; /* the slot of the inline event in flight at the end, left out (0: none) */
     uint64_t left_ticks;  /* a flight recorder's exited thread: the clock when it left (after its last event) */
+    uint32_t pins;        /* snapshots copying its pieces now: none goes back to the pool (registry lock) */
 } ludus__thread_final;
 
 typedef struct ludus__registry {
@@ -153,6 +155,10 @@ typedef struct ludus__registry {
      * crash capture (src/postmortem/crash.c) gives the thread an alternate
      * signal stack. */
     void (*setup_hook)(void);
+    /* Runs when a thread registers or is renamed (the lock held), when set
+     * (under the lock): a capture backed by a file journals the name at
+     * once (src/session/pool_file.c), so a kill -9 right after keeps it. */
+    void (*named_hook)(const ludus__thread_record *r);
     /* Set by the launch code's constructor (src/launch/launch.c), which runs
      * before the registry's: 1 when the program holds it (threads.c says so
      * when LUDUS_TRACE is set and it does not). */

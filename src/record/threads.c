@@ -87,6 +87,7 @@ int ludus__register_self(const char *name) {
     ludus__mutex_lock(&ludus__reg.lock);
     if (c->record >= 0) { /* already registered: rename */
         set_name(&ludus__reg.rec[c->record], name, ludus__reg.rec[c->record].tid);
+        if (ludus__reg.named_hook) ludus__reg.named_hook(&ludus__reg.rec[c->record]);
         ludus__mutex_unlock(&ludus__reg.lock);
         ludus__lib_leave();
         return 0;
@@ -115,6 +116,7 @@ int ludus__register_self(const char *name) {
     if (i >= ludus__reg.high) ludus__reg.high = i + 1;
     /* Published last: the controller only looks at LIVE records. */
     __atomic_store_n(&r->state, LUDUS__REC_LIVE, __ATOMIC_RELEASE);
+    if (ludus__reg.named_hook) ludus__reg.named_hook(r);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__on_thread_exit(LUDUS__EXIT_RECORDER, thread_exit_hook, r);
     ludus__lib_leave();
@@ -179,6 +181,7 @@ static void retire(const ludus__thread_record *r, uint32_t gen, int exited) {
     ludus__thread_final *f = &s->retired[s->nretired++];
     ludus__thread_publish(r, gen, f);
     f->exited = exited;
+    f->pins = r->pins; /* a snapshot copying its pieces: they stay its until it is done */
     if (__atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED)) { /* a flight recorder: its pieces go back in time */
         f->left_ticks = ludus__clock_is_tsc ? ludus__read_tsc_ordered() : (uint64_t)ludus__mono_ns();
         ludus__ring_reclaim();
@@ -253,6 +256,7 @@ void ludus__registry_after_fork(void) {
     ludus__reg.high = mine >= 0 ? (uint32_t)mine + 1 : 0;
     if (mine >= 0) {
         ludus__thread_record *r = &ludus__reg.rec[mine];
+        r->pins = 0; /* a snapshot copying in the parent is not in the child */
         uint64_t old = r->tid;
         r->tid = ludus__os_tid();
         char expected[64];

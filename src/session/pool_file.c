@@ -46,6 +46,7 @@ struct ludus__pool_file {
     int started;
     int stop; /* atomic */
     ludus__wakeup wake;
+    ludus__mutex jlock; /* appends to the journal: its thread's, and a registration's (on_named) */
     /* the journal thread's own */
     uintptr_t *seen; /* open addressing: keys journaled or found unreadable */
     uint32_t seen_cap, nseen;
@@ -74,7 +75,8 @@ static struct {
     ludus__mutex open_lock;
     ludus__pool_file *open_files;
     ludus__once exit_once;
-    char journal_text[4][4097]; /* the journal thread's only (one pool file at a time) */
+    ludus__pool_file *journaling; /* the file whose journal takes names at registration (registry lock) */
+    char journal_text[4][4097];   /* the journal thread's only (one pool file at a time) */
 } S = {.open_lock = LUDUS__MUTEX_INIT, .exit_once = LUDUS__ONCE_INIT};
 
 static void remove_at_exit(void) {
@@ -142,6 +144,7 @@ int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_f
         return ludus__fail(err == ENOSYS ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "pool file %s: %s", path, why);
     }
     open_list_add(f);
+    ludus__mutex_init(&f->jlock);
     f->h = (ludus__pf_header *)f->map;
     f->pool = f->map + pool_off;
     ludus__pf_header *h = f->h;
@@ -228,8 +231,12 @@ static int journal(ludus__pool_file *f, uint32_t type, const void *a, size_t an,
     size_t payload = an;
     for (int i = 0; i < ns; i++) payload += sn[i];
     payload = (payload + 7) & ~(size_t)7;
+    ludus__mutex_lock(&f->jlock);
     uint64_t at = h->journal_bytes;
-    if (at + 8 + payload > h->journal_cap) return -1;
+    if (at + 8 + payload > h->journal_cap) {
+        ludus__mutex_unlock(&f->jlock);
+        return -1;
+    }
     char *p = f->map + h->journal_off + at;
     uint32_t head[2] = {type, (uint32_t)payload};
     memcpy(p, head, 8);
@@ -242,6 +249,7 @@ static int journal(ludus__pool_file *f, uint32_t type, const void *a, size_t an,
     /* the record before its length is counted: a kill between the two
      * leaves a journal that ends before it */
     __atomic_store_n(&h->journal_bytes, at + 8 + payload, __ATOMIC_RELEASE);
+    ludus__mutex_unlock(&f->jlock);
     return 0;
 }
 
@@ -425,6 +433,21 @@ static void calibrate(ludus__pool_file *f) {
     h->interner_drops = __atomic_load_n(&ludus__sess.interner_drops, __ATOMIC_RELAXED);
 }
 
+/* A thread registered or renamed (registry lock held, ludus__reg.named_hook):
+ * its name goes to the journal now, not at the next pass, so a kill -9
+ * right after keeps it (a rename is written again: the last counts). The
+ * registration is the slow path; the events' path is untouched. */
+static void on_named(const ludus__thread_record *r) {
+    ludus__pool_file *f = S.journaling;
+    pf_thread *t = f ? thread_entry(f, r->serial) : NULL;
+    if (!t) return; /* out of memory: the next pass names it */
+    t->named = 0;
+    journal_name(f, t, r->serial, r->name, r->tid);
+}
+
+/* A test hook (tests/unit/test_recover.c): runs before each journal pass. */
+void (*ludus__pool_file_pass)(void);
+
 /* At normal priority (not idle, as the rolling window's writer): a journal
  * that never runs under load would leave a file without names or clock.
  * The first pass comes early, so even a short capture has a calibration. */
@@ -434,6 +457,8 @@ static void *journal_main(void *arg) {
     while (!__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
         ludus__wakeup_wait(&f->wake, wait_ns);
         wait_ns = LUDUS__PF_PERIOD_NS;
+        void (*hook)(void) = __atomic_load_n(&ludus__pool_file_pass, __ATOMIC_ACQUIRE);
+        if (hook) hook();
         journal_threads(f);
         scan_pool(f);
         calibrate(f);
@@ -455,14 +480,39 @@ void ludus__pool_file_start(ludus__pool_file *f, uint32_t gen, int clock_tsc, lu
     h->c1_ns = c0.ns;
     f->pool_next = pool_next;
     __atomic_store_n(&h->magic, LUDUS__PF_MAGIC, __ATOMIC_RELEASE); /* the header is whole */
+    /* names from now on at registration; the threads registered before, now */
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    __atomic_store_n(&S.journaling, f, __ATOMIC_RELAXED);
+    ludus__reg.named_hook = on_named;
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
+    journal_threads(f);
     if (ludus__wakeup_init(&f->wake) == 0) {
         f->started = ludus__thread_start(&f->thread, journal_main, f) == 0;
         if (!f->started) ludus__wakeup_destroy(&f->wake);
     }
 }
 
+/* No name goes to f's journal from now on (in a child after fork or a
+ * crash copy: no other thread runs, the lock may be the dead ones'). */
+static void stop_naming(ludus__pool_file *f, int locked) {
+    if (__atomic_load_n(&S.journaling, __ATOMIC_RELAXED) != f) return;
+    if (locked) {
+        ludus__lib_enter();
+        ludus__mutex_lock(&ludus__reg.lock);
+    }
+    ludus__reg.named_hook = NULL;
+    __atomic_store_n(&S.journaling, NULL, __ATOMIC_RELAXED);
+    if (locked) {
+        ludus__mutex_unlock(&ludus__reg.lock);
+        ludus__lib_leave();
+    }
+}
+
 void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
     if (!f) return;
+    stop_naming(f, 1);
     if (f->started) {
         __atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
         ludus__wakeup_post(&f->wake);
@@ -474,6 +524,7 @@ void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
 }
 
 static void release(ludus__pool_file *f) {
+    ludus__mutex_destroy(&f->jlock);
     ludus__free(f->seen);
     ludus__free(f->thr);
     ludus__free(f->path);
@@ -495,11 +546,14 @@ const char *ludus__pool_file_path(const ludus__pool_file *f) {
 }
 
 void ludus__pool_file_crashed(ludus__pool_file *f) {
-    if (f) f->started = 0;
+    if (!f) return;
+    f->started = 0;
+    stop_naming(f, 0);
 }
 
 void ludus__pool_file_forget(ludus__pool_file *f) {
     if (!f) return;
+    stop_naming(f, 0);
     ludus__file_unmap(f->map, f->map_bytes);
     open_list_remove(f);
     release(f);

@@ -12,7 +12,8 @@
  * The producers write the pool as they always do; the mapping is shared, so
  * after kill -9 the file holds every event stored up to that moment. The
  * journal lags by up to a period (20 ms): a site first met after the last
- * journal pass is recovered without its name, said as such. */
+ * journal pass is recovered without its name, said as such. A thread's name
+ * is journaled when it registers (or is renamed), not at the next pass. */
 #ifndef LUDUS_POOL_FILE_H
 #define LUDUS_POOL_FILE_H
 
@@ -54,8 +55,9 @@ typedef struct ludus__pf_header {
  *   SITE    u64 key, u32 line, u32 flags, u32 name, function, file and
  *           category lengths, then those strings (no NUL), zero padding
  *   THREAD  u32 serial, u32 name length, u64 tid, the name, zero padding:
- *           a thread registered while the capture ran (one that exited
- *           between two passes too: the session's retired list)
+ *           written when the thread registers or is renamed while the
+ *           capture runs (the last one of a serial counts), and for the
+ *           threads registered before, when the capture begins
  *   STATE   u32 serial, u32 flags (LUDUS__PF_EXITED), u64 events lost so far,
  *           u64 clock at the first loss (0: none): written when it changed,
  *           the last one counts. The thread's pieces hold its losses too
@@ -91,6 +93,10 @@ LUDUS_HIDDEN void ludus__pool_files_after_fork(void);
 /* In a child after fork: the thread is the parent's and the file too; the
  * child lets go of the mapping without touching the file. */
 LUDUS_HIDDEN void ludus__pool_file_forget(ludus__pool_file *f);
+/* A test hook (NULL otherwise): the journal thread calls it before each
+ * pass (a test stops the journal there, to kill the process between two
+ * passes at a moment it chooses). */
+LUDUS_HIDDEN extern void (*ludus__pool_file_pass)(void);
 /* In the child writing a crash: the journal thread is not there (stop
  * does not wait for it); the file is the crashed process's. */
 LUDUS_HIDDEN void ludus__pool_file_crashed(ludus__pool_file *f);

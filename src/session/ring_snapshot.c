@@ -12,6 +12,15 @@
  *      before it (older still) are left out: the copy starts later;
  *   3. copies the current piece up to the thread's cursor, which its
  *      thread stores (release) after each event is written.
+ * Only the first step, and reading each thread's state, hold the registry
+ * lock; the copies run without it, so a thread that registers, exits or
+ * takes a piece meanwhile is never held up by a copy. What the copy reads
+ * stays where it is: each thread listed is pinned (ludus__thread_record and
+ * ludus__thread_final .pins), and a pinned thread's pieces never go back
+ * to the pool's free stack (pool.c, ludus__ring_reclaim), even when it
+ * exits during the copy; its own reuse of its oldest piece is what the
+ * sequence numbers catch. The pins go, and the reclaim they held back
+ * runs, when the copy is done.
  * The pieces' addresses are kept with the copies (a scope's end names its
  * begin by address). The copy is a capture of its own (c->ring: the ends
  * of scopes begun before its first events get a begin there, ring_start.c),
@@ -112,19 +121,20 @@ static int refs_room(piece_ref **refs, uint32_t *cap, uint32_t n) {
     return 1;
 }
 
-/* The thread's pieces, front to current, in *refs (grown); their count,
- * or 0 when the list moved under every walk tried. */
-static uint32_t walk(ludus__thread_cold *c, piece_ref **refs, uint32_t *cap) {
+/* The thread's pieces, front to current, in *refs (grown) from entry
+ * base on; their count, or 0 when the list moved under every walk tried
+ * or no memory was left. */
+static uint32_t walk(ludus__thread_cold *c, piece_ref **refs, uint32_t *cap, uint32_t base) {
     for (int tries = 0; tries < 64; tries++) {
         ludus__chunk *p = __atomic_load_n(&c->first_chunk, __ATOMIC_ACQUIRE);
         ludus__chunk *last = __atomic_load_n(&c->chunk, __ATOMIC_ACQUIRE);
         uint32_t n = 0;
         int whole = 0;
         while (p) {
-            if (!refs_room(refs, cap, n)) return 0;
+            if (!refs_room(refs, cap, base + n)) return 0;
             uint32_t seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
-            if (n && seq != (*refs)[n - 1].seq + 1) break; /* a piece reused under the walk */
-            (*refs)[n++] = (piece_ref){p, seq};
+            if (n && seq != (*refs)[base + n - 1].seq + 1) break; /* a piece reused under the walk */
+            (*refs)[base + n++] = (piece_ref){p, seq};
             if (p == last) {
                 whole = 1;
                 break;
@@ -160,10 +170,11 @@ static void forget_copied(ludus__cap_thread *th, size_t *at, size_t start) {
 
 /* One thread's list copied into th (runs pointing into mem at *at),
  * from its last piece that began before `from` (ticks; the window's
- * start): the pieces before it lie wholly before the window. A thread
- * whose last event is older than the window keeps nothing. */
-static int copy_list(ludus__cap_thread *th, const piece_ref *refs, uint32_t n, const ludus__thread_hot *live,
-                     uint64_t from, ludus__event *mem, size_t cap, size_t *at, uint64_t *dropped_before) {
+ * start): the pieces before it lie wholly before the window. last_used:
+ * the slots of its last piece written when it was listed. A thread whose
+ * last event is older than the window keeps nothing. */
+static int copy_list(ludus__cap_thread *th, const piece_ref *refs, uint32_t n, size_t last_used, uint64_t from,
+                     ludus__event *mem, size_t cap, size_t *at, uint64_t *dropped_before) {
     th->runs = ludus__malloc((n ? n : 1) * sizeof *th->runs);
     if (!th->runs) return LUDUS_ENOMEM;
     th->nruns = 0;
@@ -174,8 +185,7 @@ static int copy_list(ludus__cap_thread *th, const piece_ref *refs, uint32_t n, c
     for (uint32_t i = i0; i < n; i++) {
         ludus__chunk *ch = refs[i].ch;
         size_t room = (size_t)(LUDUS__CHUNK_END(ch) - LUDUS__CHUNK_EVENTS(ch));
-        size_t used =
-            live && i == n - 1 ? current_used(live, ch) : (size_t)__atomic_load_n(&ch->used, __ATOMIC_ACQUIRE);
+        size_t used = i == n - 1 ? last_used : (size_t)__atomic_load_n(&ch->used, __ATOMIC_ACQUIRE);
         if (used > room) used = room;
         if (*at + used > cap) used = cap - *at; /* the thread wrote more since it was measured */
         copy_events(mem + *at, LUDUS__CHUNK_EVENTS(ch), used);
@@ -213,6 +223,91 @@ static void name_thread(ludus__cap_thread *th, const char *name, uint64_t tid, u
     th->first_drop_ns = LUDUS__NO_DROP;
 }
 
+/* What the lock's part noted of one listed thread, for the copy after. */
+typedef struct planned {
+    uint32_t ref0, nrefs; /* its pieces: refs[ref0 .. ref0 + nrefs) */
+    size_t last_used;     /* slots of its last piece written when listed */
+    uint64_t lost;        /* its losses when listed (the pieces count from them) */
+    uint64_t signal_lost; /* and its signal handlers' (not counted in the pieces) */
+    uint64_t first_drop_ticks;
+    int spans, pinned;
+} planned;
+
+/* The test hook (tests/stress/test_flight_churn.c): runs after the first
+ * thread's copy, the registry lock not held. */
+void (*ludus__snapshot_copying)(void);
+
+static int serial_cmp(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The pins of the threads listed (serials, sorted) go (lock held): on the
+ * live record, or on the retired entry where the thread exited meanwhile. */
+static void unpin(const uint32_t *serials, uint32_t n) {
+    ludus__session *s = &ludus__sess;
+    for (uint32_t i = 0; i < ludus__reg.high && n; i++) {
+        ludus__thread_record *r = &ludus__reg.rec[i];
+        if (r->state == LUDUS__REC_LIVE && r->pins && bsearch(&r->serial, serials, n, sizeof *serials, serial_cmp))
+            r->pins--;
+    }
+    for (uint32_t i = s->retired_head; i < s->nretired && n; i++) {
+        ludus__thread_final *f = &s->retired[i];
+        if (f->pins && bsearch(&f->serial, serials, n, sizeof *serials, serial_cmp)) f->pins--;
+    }
+}
+
+/* Under the registry lock: the threads listed, named, their pieces noted
+ * and pinned. */
+static int list_threads(ludus_capture *c, uint32_t gen, planned *plan, piece_ref **refs, uint32_t *refs_cap,
+                        uint32_t *serials) {
+    ludus__session *s = &ludus__sess;
+    uint32_t nrefs = 0;
+    for (uint32_t i = 0; i < ludus__reg.high; i++) {
+        ludus__thread_record *r = &ludus__reg.rec[i];
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->hot || !r->cold) continue;
+        ludus__thread_cold *tc = r->cold;
+        planned *p = &plan[c->nthreads];
+        ludus__cap_thread *th = &c->threads[c->nthreads++];
+        name_thread(th, r->name, r->tid, r->serial);
+        if (__atomic_load_n(&tc->gen, __ATOMIC_ACQUIRE) != gen) continue; /* recorded nothing yet */
+        uint32_t n = walk(tc, refs, refs_cap, nrefs);
+        p->ref0 = nrefs;
+        p->nrefs = n;
+        p->last_used = n ? current_used(r->hot, (*refs)[nrefs + n - 1].ch) : 0;
+        nrefs += n;
+        p->lost = __atomic_load_n(&tc->dropped, __ATOMIC_RELAXED);
+        p->signal_lost = __atomic_load_n(&tc->signal_drops, __ATOMIC_RELAXED);
+        p->first_drop_ticks = __atomic_load_n(&tc->first_drop_ticks, __ATOMIC_RELAXED);
+        p->spans = __atomic_load_n(&tc->spans, __ATOMIC_RELAXED) != 0;
+        p->pinned = 1;
+        r->pins++;
+        serials[c->nthreads - 1] = r->serial;
+    }
+    for (uint32_t i = s->retired_head; i < s->nretired; i++) { /* exited: their pieces no longer change */
+        ludus__thread_final *f = &s->retired[i];
+        planned *p = &plan[c->nthreads];
+        ludus__cap_thread *th = &c->threads[c->nthreads++];
+        name_thread(th, f->name, f->tid, f->serial);
+        th->exited = f->exited;
+        th->recorder_orphans = f->orphan_ends;
+        p->ref0 = nrefs;
+        for (ludus__chunk *q = f->first; q; q = q->next) {
+            if (!refs_room(refs, refs_cap, nrefs)) return LUDUS_ENOMEM;
+            (*refs)[nrefs++] = (piece_ref){q, q->seq};
+        }
+        p->nrefs = nrefs - p->ref0;
+        p->last_used = p->nrefs ? (size_t)(*refs)[nrefs - 1].ch->used : 0;
+        p->lost = f->dropped;
+        p->first_drop_ticks = f->first_drop_ticks;
+        p->spans = f->spans != 0;
+        p->pinned = 1;
+        f->pins++;
+        serials[c->nthreads - 1] = f->serial;
+    }
+    return 0;
+}
+
 int ludus__session_ring_snapshot(ludus_capture **out) {
     *out = NULL;
     ludus__session *s = &ludus__sess;
@@ -225,9 +320,11 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
     c->src_data = rcp;
     c->ring = 1;
     piece_ref *refs = NULL;
-    uint32_t refs_cap = 0;
+    uint32_t refs_cap = 0, *serials = NULL;
+    planned *plan = NULL;
     int rc = 0;
 
+    /* ---- under the lock: the list, pinned ---- */
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     uint32_t gen = ludus__armed_gen(__atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE));
@@ -245,50 +342,16 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
     ludus__ring_reclaim(); /* exited threads with nothing in the window are not listed */
     uint32_t high = ludus__reg.high, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
-    c->threads = ludus__calloc((size_t)nlive + (s->nretired - s->retired_head) + 1, sizeof *c->threads);
+    size_t most = (size_t)nlive + (s->nretired - s->retired_head) + 1;
+    c->threads = ludus__calloc(most, sizeof *c->threads);
+    plan = ludus__calloc(most, sizeof *plan);
+    serials = ludus__calloc(most, sizeof *serials);
+    if (!c->threads || !plan || !serials) rc = LUDUS_ENOMEM;
+    if (rc == 0) rc = list_threads(c, gen, plan, &refs, &refs_cap, serials);
     /* the copy's size: the pool's bounds it (memory the copy does not
      * write is address space only; one size, so the kept buffer serves the
      * next snapshot) */
     size_t cap = (size_t)(s->pool.bytes / sizeof(ludus__event));
-    rcp->buf = c->threads ? buf_take(cap) : NULL;
-    ludus__event *mem = rcp->buf ? rcp->buf->ev : NULL;
-    size_t at = 0;
-    if (!rcp->buf) rc = LUDUS_ENOMEM;
-    for (uint32_t i = 0; i < high && rc == 0; i++) {
-        ludus__thread_record *r = &ludus__reg.rec[i];
-        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->hot || !r->cold) continue;
-        ludus__thread_cold *tc = r->cold;
-        ludus__cap_thread *th = &c->threads[c->nthreads++];
-        name_thread(th, r->name, r->tid, r->serial);
-        if (__atomic_load_n(&tc->gen, __ATOMIC_ACQUIRE) != gen) continue; /* recorded nothing yet */
-        uint32_t n = walk(tc, &refs, &refs_cap);
-        uint64_t before = 0; /* the thread's losses before its first piece copied: not the window's */
-        if (n) rc = copy_list(th, refs, n, r->hot, from, mem, cap, &at, &before);
-        uint64_t lost = __atomic_load_n(&tc->dropped, __ATOMIC_RELAXED);
-        th->dropped = (lost > before ? lost - before : 0) + __atomic_load_n(&tc->signal_drops, __ATOMIC_RELAXED);
-        uint64_t fd = th->dropped ? __atomic_load_n(&tc->first_drop_ticks, __ATOMIC_RELAXED) : 0;
-        th->spans = __atomic_load_n(&tc->spans, __ATOMIC_RELAXED) ? th->slots : 0; /* a bound: lanes are decided */
-        if (fd) th->first_drop_ns = (int64_t)fd; /* ticks until the clock is known (below) */
-    }
-    for (uint32_t i = s->retired_head; i < s->nretired && rc == 0; i++) { /* exited: their pieces no longer change */
-        const ludus__thread_final *f = &s->retired[i];
-        ludus__cap_thread *th = &c->threads[c->nthreads++];
-        name_thread(th, f->name, f->tid, f->serial);
-        th->exited = f->exited;
-        uint32_t n = 0;
-        for (ludus__chunk *p = f->first; p && rc == 0; p = p->next) {
-            if (!refs_room(&refs, &refs_cap, n))
-                rc = LUDUS_ENOMEM;
-            else
-                refs[n++] = (piece_ref){p, p->seq};
-        }
-        uint64_t before = 0;
-        if (rc == 0) rc = copy_list(th, refs, n, NULL, from, mem, cap, &at, &before);
-        th->dropped = f->dropped > before ? f->dropped - before : 0;
-        th->spans = f->spans ? th->slots : 0;
-        if (f->first_drop_ticks && th->dropped) th->first_drop_ns = (int64_t)f->first_drop_ticks;
-        th->recorder_orphans = f->orphan_ends;
-    }
     if (rc == 0) {
         c->gen = gen;
         c->clock_tsc = s->clock_tsc;
@@ -306,7 +369,41 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
     }
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
+
+    /* ---- without it: the copies ---- */
+    uint32_t listed = c->nthreads;
+    rcp->buf = rc == 0 ? buf_take(cap) : NULL;
+    if (rc == 0 && !rcp->buf) rc = LUDUS_ENOMEM;
+    ludus__event *mem = rcp->buf ? rcp->buf->ev : NULL;
+    size_t at = 0;
+    for (uint32_t t = 0; t < listed && rc == 0; t++) {
+        ludus__cap_thread *th = &c->threads[t];
+        const planned *p = &plan[t];
+        uint64_t before = 0; /* the thread's losses before its first piece copied: not the window's */
+        if (p->nrefs) rc = copy_list(th, refs + p->ref0, p->nrefs, p->last_used, from, mem, cap, &at, &before);
+        th->dropped = (p->lost > before ? p->lost - before : 0) + p->signal_lost;
+        th->spans = p->spans ? th->slots : 0; /* a bound: lanes are decided */
+        if (p->first_drop_ticks && th->dropped) th->first_drop_ns = (int64_t)p->first_drop_ticks; /* ticks, below */
+        if (t == 0) {
+            void (*hook)(void) = __atomic_load_n(&ludus__snapshot_copying, __ATOMIC_ACQUIRE);
+            if (hook) hook();
+        }
+    }
+
+    /* ---- under the lock again: the pins go, and what they held back ---- */
+    uint32_t npinned = 0;
+    for (uint32_t t = 0; t < listed && serials; t++)
+        if (plan[t].pinned) serials[npinned++] = serials[t];
+    qsort(serials, npinned, sizeof *serials, serial_cmp);
+    ludus__lib_enter();
+    ludus__mutex_lock(&ludus__reg.lock);
+    unpin(serials, npinned);
+    if (npinned) ludus__ring_reclaim();
+    ludus__mutex_unlock(&ludus__reg.lock);
+    ludus__lib_leave();
     ludus__free(refs);
+    ludus__free(plan);
+    ludus__free(serials);
     if (rc) {
         ludus_capture_release(c);
         return ludus__fail(rc, "out of memory while copying the flight recorder's window");

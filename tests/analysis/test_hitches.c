@@ -6,6 +6,9 @@
  *   - the same wait found through a flow from the stalled job;
  *   - a frame limiter's sleep at 240 fps of work: limited frames are
  *     recognised, and with a 16.7 ms budget there is no hitch;
+ *   - the same wait spent spinning (its CPU time grows with the wait, as
+ *     Box2D's scheduler and other job systems spin): still the worker's
+ *     zone first, the frame thread's scope waiting on it;
  *   - a frame whose wall time grew while its CPU time did not reads as
  *     preempted/waiting, one whose CPU time grew as work;
  *   - the per-thread figures, and two sites of one name told apart. */
@@ -62,7 +65,7 @@ static char *hitch_line(const char *report, uint64_t frame) {
  * 5 ms IntVel job each, then renders. In frame `stall` worker 2's job
  * takes 55 ms: the frame is 50 ms longer, all of it main's wait in Solve.
  * With cpu, each mark records the main thread's CPU time (its work, not
- * its waits); with flow, each job's end sends a flow to main, received
+ * its waits; cpu 2: its waits too, a spin-wait); with flow, each job's end sends a flow to main, received
  * when Solve's wait ends, and main's Solve has no child of its own. */
 static syn *job_system(int stall, int cpu, int flow) {
     syn *s = syn_new(4, 0);
@@ -94,6 +97,7 @@ static syn *job_system(int stall, int cpu, int flow) {
         syn_e(s, 0, done + 1900000); /* Frame */
         t = done + 2900000;
         cpu_ns += (int64_t)(flow ? 3800000 : 4700000); /* Update, IntVel, Render: the waits cost no CPU */
+        if (cpu == 2) cpu_ns = (int64_t)t;             /* spinning: every ns of the frame on the CPU */
         if (cpu)
             syn_frame_cpu(s, 0, t, cpu_ns);
         else
@@ -125,7 +129,9 @@ static void check_worker_first(ludus_analysis *a, uint64_t frame, int with_cpu) 
     assert_int_equal(h->grew_waited_on[solve], 0);
     assert_int_equal(h->kind, LUDUS_HITCH_KIND_WAITING);
     assert_true(h->explained > 0.9 && h->explained <= 1.01);
-    if (with_cpu) {
+    if (with_cpu == 2) {
+        assert_true(h->cpu_extra_ns > 49 * (int64_t)MS); /* it spun: on the CPU all the while */
+    } else if (with_cpu) {
         assert_true(h->cpu_ns > 0);
         assert_true(llabs(h->cpu_extra_ns) < 1000); /* its CPU time did not grow: it waited */
     } else {
@@ -163,15 +169,31 @@ static void test_worker_stall_named_first(void **st) {
     }
 }
 
+/* The job system stalled in frame 30, analysed: worker 2's zone first. */
+static void stalled_worker_first(int cpu, int flow) {
+    syn *s = job_system(30, cpu, flow);
+    ludus_analysis *a = syn_analyze(s, NULL);
+    check_worker_first(a, 30, cpu);
+    ludus_analysis_destroy(a);
+    syn_free(s);
+}
+
+/* The frame thread spins while it waits (its CPU time grows with the
+ * wait, the off-CPU time does not): what it spun in, between Solve's
+ * children, grew exactly while worker 2's job did, so it waited on it.
+ * Found on Box2D's benchmark with a 60 ms stall injected in "Finalize" on
+ * a worker: the report put the main thread's "Update Transforms" first, as
+ * work, and the stalled worker's zone last, as "beside". */
+static void test_spin_wait_names_worker(void **st) {
+    (void)st;
+    stalled_worker_first(2, 0);
+}
+
 /* Main's Solve has no child and a neutral name: only the flow from the
  * stalled job, arriving when its wait ends, says it waited. */
 static void test_wait_found_by_flow(void **st) {
     (void)st;
-    syn *s = job_system(30, 0, 1);
-    ludus_analysis *a = syn_analyze(s, NULL);
-    check_worker_first(a, 30, 0);
-    ludus_analysis_destroy(a);
-    syn_free(s);
+    stalled_worker_first(0, 1);
 }
 
 /* 240 fps of work (Work, 4.17 ms); frames 100 to 119 limited to 60 Hz by a
@@ -466,11 +488,9 @@ static void test_window_cells(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_worker_stall_named_first),
-        cmocka_unit_test(test_wait_found_by_flow),
-        cmocka_unit_test(test_limiter_and_budget),
-        cmocka_unit_test(test_preempted_vs_work),
-        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_worker_stall_named_first), cmocka_unit_test(test_wait_found_by_flow),
+        cmocka_unit_test(test_spin_wait_names_worker),   cmocka_unit_test(test_limiter_and_budget),
+        cmocka_unit_test(test_preempted_vs_work),        cmocka_unit_test(test_threads),
         cmocka_unit_test(test_names_told_apart),
         cmocka_unit_test(test_html_bounded),
         cmocka_unit_test(test_window_cells),

@@ -27,32 +27,19 @@
 
 #include <cmocka.h>
 
+#include "churn_threads.h"
+
 static int stop;
 static char dir[256];
 
-static int64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void sleep_ms(int ms) {
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
-    nanosleep(&ts, NULL);
+    churn_sleep_ns((int64_t)ms * 1000000);
 }
 
-/* The program's frame thread: frames the live view ranks. */
-static void *frames(void *p) {
-    (void)p;
-    ludus_thread_register("frames");
-    while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-        LUDUS_PROFILE_FRAME();
-        LUDUS_PROFILE_SCOPE(Work);
-        { LUDUS_PROFILE_SCOPE(Inner); }
-        struct timespec ts = {0, 300000};
-        nanosleep(&ts, NULL);
-    }
-    return NULL;
+/* The program's frames, which the live view ranks. */
+static void frame_work(void) {
+    LUDUS_PROFILE_SCOPE(Work);
+    { LUDUS_PROFILE_SCOPE(Inner); }
 }
 
 typedef struct watcher {
@@ -74,7 +61,7 @@ static void *watch_main(void *p) {
         return NULL;
     }
     uint64_t pending = 0;
-    int64_t sent_at = 0, next_cmd = now_ns() + 150000000ll * (me->k + 1);
+    int64_t sent_at = 0, next_cmd = churn_now_ns() + 150000000ll * (me->k + 1);
     for (;;) {
         int quitting = __atomic_load_n(&stop, __ATOMIC_ACQUIRE);
         int rc = ludus_watch_read(w, 1, me->window, v);
@@ -92,22 +79,22 @@ static void *watch_main(void *p) {
             }
             pending = 0;
         }
-        if (pending && now_ns() - sent_at > 8000000000ll) {
+        if (pending && churn_now_ns() - sent_at > 8000000000ll) {
             snprintf(me->why, sizeof me->why, "capture command %llu never ended (state %d: %.200s)",
                      (unsigned long long)pending, v->capture_state, v->capture_message);
             break;
         }
         if (quitting && !pending) break;
-        if (!quitting && !pending && now_ns() >= next_cmd) {
+        if (!quitting && !pending && churn_now_ns() >= next_cmd) {
             char path[400];
             snprintf(path, sizeof path, "%s/w%d-%llu.ludus", dir, me->k, (unsigned long long)me->sent);
             uint64_t id = 0;
             if (ludus_watch_capture(w, 60, path, &id) == 0) {
                 pending = id;
-                sent_at = now_ns();
+                sent_at = churn_now_ns();
                 me->sent++;
             }
-            next_cmd = now_ns() + 400000000ll;
+            next_cmd = churn_now_ns() + 400000000ll;
         }
         sleep_ms(20);
     }
@@ -170,7 +157,8 @@ static void test_program_watched_by_two(void **state) {
     assert_int_equal(ludus_live_start(), 0);
     pthread_t ft, wt[2];
     watcher ws[2] = {{.window = 60, .k = 0}, {.window = 300, .k = 1}};
-    assert_int_equal(pthread_create(&ft, NULL, frames, NULL), 0);
+    churn_frames fr = {&stop, 0, 300000, frame_work};
+    assert_int_equal(pthread_create(&ft, NULL, churn_frames_main, &fr), 0);
     for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&wt[i], NULL, watch_main, &ws[i]), 0);
 
     ludus_capture_desc cd;
@@ -183,9 +171,9 @@ static void test_program_watched_by_two(void **state) {
     rd.hitch_factor = LUDUS_ROLLING_NONE;
     rd.signal = LUDUS_ROLLING_NONE;
     rd.max_files = 1;
-    int64_t until = now_ns() + (int64_t)seconds * 1000000000;
+    int64_t until = churn_now_ns() + (int64_t)seconds * 1000000000;
     unsigned begun = 0, ended = 0, rolled = 0, forks = 0;
-    for (unsigned i = 0; now_ns() < until || forks == 0; i++) {
+    for (unsigned i = 0; churn_now_ns() < until || forks == 0; i++) {
         if (i >= 7 && forks == 0 && guest_records()) { /* the watcher records now: a child starts clean */
             fork_child_begins();
             forks++;

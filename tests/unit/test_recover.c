@@ -414,8 +414,28 @@ typedef struct kill_shared {
     int done;                /* the child recorded everything it meant to */
     uint64_t started, ended; /* iterations begun, finished (test_kill9_random_moment) */
     int tids[32];
+    int parked; /* the journal thread stopped before its second pass (test_names_born_after_last_pass) */
 } kill_shared;
 static kill_shared *shared;
+
+/* The shared page for a child (shared), and a pool path of this process
+ * for it, nothing there. */
+static void shared_setup(char *pool, size_t n, const char *tag) {
+    shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(shared != MAP_FAILED);
+    memset(shared, 0, sizeof *shared);
+    snprintf(pool, n, "/tmp/ludus-test-pool-%s-%d", tag, (int)getpid());
+    unlink(pool);
+}
+
+/* The capture recovered from pool (the test fails, saying why, when none). */
+static ludus_capture *recovered(const char *pool) {
+    ludus_capture *c = NULL;
+    int rc = ludus_capture_recover(pool, &c);
+    if (rc) print_message("recover: %s\n", ludus_last_error_detail());
+    assert_int_equal(rc, 0);
+    return c;
+}
 
 /* Waits for the child to set *flag; a child that died before (its begin
  * refused, a sanitizer's exit) fails the test instead of hanging it. */
@@ -449,12 +469,8 @@ static void *short_thread(void *arg) {
 static void test_drops_and_short_threads_kept(void **state) {
     (void)state;
     if (lt_multithreaded_fork_unsupported()) skip();
-    shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    assert_true(shared != MAP_FAILED);
-    memset(shared, 0, sizeof *shared);
     char pool[96];
-    snprintf(pool, sizeof pool, "/tmp/ludus-test-pool-drops-%d", (int)getpid());
-    unlink(pool);
+    shared_setup(pool, sizeof pool, "drops");
     enum { SCOPES = 20000 };
     pid_t pid = lt_fork_alone();
     assert_true(pid >= 0);
@@ -482,10 +498,7 @@ static void test_drops_and_short_threads_kept(void **state) {
     wait_passes(pool, 2);
     kill(pid, SIGKILL);
     assert_int_equal(waitpid(pid, NULL, 0), pid);
-    ludus_capture *c;
-    int rc = ludus_capture_recover(pool, &c);
-    if (rc) print_message("recover: %s\n", ludus_last_error_detail());
-    assert_int_equal(rc, 0);
+    ludus_capture *c = recovered(pool);
     uint64_t events = 0, dropped = 0;
     int shorts = 0;
     ludus_capture_info in;
@@ -726,6 +739,104 @@ static void test_kill9_random_moment(void **state) {
     munmap(shared, sizeof *shared);
 }
 
+/* ---- threads born after the last journal pass keep their names ----
+ * The child's journal thread is stopped before its second pass
+ * (ludus__pool_file_pass, the test's seam): every thread below registers
+ * after the last pass the process will ever make. Eight are born and named
+ * (four exit, four stay), one registers unnamed when it first records and
+ * is named after; then kill -9. recover names every one, with its tid. The
+ * old journal wrote names at its passes only: these were "thread <serial>". */
+enum { BORN_LATE = 8 };
+
+static void park_after_first_pass(void) {
+    static int passes;
+    if (++passes < 2) return;
+    __atomic_store_n(&shared->parked, 1, __ATOMIC_RELEASE);
+    for (;;) pause();
+}
+
+static int late_stop;
+
+static void *born_late(void *arg) {
+    int i = (int)(intptr_t)arg;
+    char name[32];
+    snprintf(name, sizeof name, "Born late %d", i);
+    ludus_thread_register(name);
+    shared->tids[i] = lt_gettid();
+    for (int k = 0; k < 10; k++) {
+        LUDUS_PROFILE_SCOPE(BornLate);
+    }
+    if (i % 2 == 0) return NULL;                                    /* exits */
+    while (!__atomic_load_n(&late_stop, __ATOMIC_ACQUIRE)) pause(); /* lives on to the kill */
+    return NULL;
+}
+
+static void *renamed_late(void *arg) {
+    (void)arg;
+    { LUDUS_PROFILE_SCOPE(Unnamed); } /* registers it, with the default name */
+    ludus_thread_register("Renamed late");
+    shared->tids[BORN_LATE] = lt_gettid();
+    __atomic_store_n(&shared->done, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&late_stop, __ATOMIC_ACQUIRE)) pause();
+    return NULL;
+}
+
+static void test_names_born_after_last_pass(void **state) {
+    (void)state;
+    if (lt_multithreaded_fork_unsupported()) skip();
+    char pool[96];
+    shared_setup(pool, sizeof pool, "late");
+    pid_t pid = lt_fork_alone();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20);
+        ludus_thread_register("Late main");
+        ludus__pool_file_pass = park_after_first_pass;
+        ludus_capture_desc d;
+        memset(&d, 0, sizeof d);
+        d.pool_file = pool;
+        if (ludus_capture_begin(&d) != 0) _exit(90);
+        while (!__atomic_load_n(&shared->parked, __ATOMIC_ACQUIRE)) sched_yield();
+        pthread_t th[BORN_LATE + 1];
+        for (int i = 0; i < BORN_LATE; i++) {
+            if (pthread_create(&th[i], NULL, born_late, (void *)(intptr_t)i) != 0) _exit(91);
+            if (i % 2 == 0) pthread_join(th[i], NULL);
+        }
+        if (pthread_create(&th[BORN_LATE], NULL, renamed_late, NULL) != 0) _exit(92);
+        for (;;) pause();
+    }
+    wait_flag(pid, &shared->done);
+    for (int i = 1; i < BORN_LATE; i += 2)
+        while (!__atomic_load_n(&shared->tids[i], __ATOMIC_ACQUIRE)) sched_yield(); /* named: it set its tid after */
+    kill(pid, SIGKILL);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    assert_int_equal(__atomic_load_n(&shared->parked, __ATOMIC_ACQUIRE), 1);
+    ludus_capture *c = recovered(pool);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(c, &in), 0);
+    int found[BORN_LATE + 1] = {0};
+    for (uint32_t t = 0; t < in.threads; t++) {
+        ludus_thread_summary ts;
+        assert_int_equal(ludus_capture_get_thread(c, t, &ts), 0);
+        int k;
+        if (sscanf(ts.name, "Born late %d", &k) == 1 && k >= 0 && k < BORN_LATE) {
+            found[k]++;
+            assert_int_equal(ts.tid, (uint64_t)shared->tids[k]);
+            assert_int_equal(ts.events, 20);
+        } else if (!strcmp(ts.name, "Renamed late")) {
+            found[BORN_LATE]++;
+            assert_int_equal(ts.tid, (uint64_t)shared->tids[BORN_LATE]);
+        } else if (strcmp(ts.name, "Late main") != 0) {
+            print_message("a thread recovered as \"%s\"\n", ts.name);
+        }
+    }
+    for (int k = 0; k <= BORN_LATE; k++)
+        if (found[k] != 1) fail_msg("thread %d born after the last pass: named %d times in the recovery", k, found[k]);
+    ludus_capture_release(c);
+    unlink(pool);
+    munmap(shared, sizeof *shared);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         /* the tests whose children record first: forked from a process that
@@ -733,6 +844,7 @@ int main(void) {
          * threads to carry into them) */
         cmocka_unit_test(test_kill9),
         cmocka_unit_test(test_drops_and_short_threads_kept),
+        cmocka_unit_test(test_names_born_after_last_pass),
         cmocka_unit_test(test_journal_range_wraps),
         cmocka_unit_test(test_calibration_checked),
         cmocka_unit_test(test_kill9_random_moment),
