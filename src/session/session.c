@@ -708,6 +708,11 @@ int ludus_capture_end(ludus_capture **out) {
     return rc;
 }
 
+int ludus__stream_idle(void) {
+    ludus__stream *st = __atomic_load_n(&S.stream, __ATOMIC_ACQUIRE);
+    return !st || ludus__stream_caught_up(st);
+}
+
 int ludus_capture_stream_result(ludus_stream_result *out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     ludus__control_lock();

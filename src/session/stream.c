@@ -32,11 +32,12 @@ struct ludus__stream {
     ludus__wakeup wake;
     ludus__thread thread;
     int started;
-    ludus__mutex lock;  /* a batch: the end's stop_giving waits for it */
-    uint64_t full;      /* atomic: handed pieces, newest first, linked through their `unused` field */
-    uint32_t stop;      /* atomic */
-    int give_back;      /* lock: written pieces go back to the pool */
-    ludus_capture *tab; /* the site table so far (a capture object for its table only) */
+    ludus__mutex lock;     /* a batch: the end's stop_giving waits for it */
+    uint64_t full;         /* atomic: handed pieces, newest first, linked through their `unused` field */
+    uint64_t handed, done; /* atomic: pieces handed, pieces written (ludus__stream_caught_up) */
+    uint32_t stop;         /* atomic */
+    int give_back;         /* lock: written pieces go back to the pool */
+    ludus_capture *tab;    /* the site table so far (a capture object for its table only) */
     uint32_t sites_written;
     stream_thread *th;
     uint32_t nthreads, cap;
@@ -209,6 +210,7 @@ static void write_handed(ludus__stream *st) {
         rev = ch;
         ch = next;
     }
+    uint64_t n_done = 0;
     ludus__mutex_lock(&st->lock);
     while (rev) {
         ludus__chunk *ch = rev;
@@ -218,10 +220,12 @@ static void write_handed(ludus__stream *st) {
         if (used) put_run(st, ch->thread, LUDUS__CHUNK_EVENTS(ch), (size_t)used);
         if (st->n >= (4u << 20)) flush(st); /* a long batch: the buffer stays a few MiB */
         if (st->give_back) ludus__pool_give_back(ch);
+        n_done++;
     }
     put_clock(st, 0);
     ludus__mutex_unlock(&st->lock);
     flush(st);
+    __atomic_fetch_add(&st->done, n_done, __ATOMIC_RELEASE);
 }
 
 static void *writer_main(void *arg) {
@@ -239,7 +243,12 @@ void ludus__stream_hand(ludus__stream *st, ludus__chunk *piece) {
     do piece->unused = old;
     while (!__atomic_compare_exchange_n(&st->full, &old, (uint64_t)(uintptr_t)piece, 1, __ATOMIC_RELEASE,
                                         __ATOMIC_RELAXED));
+    __atomic_fetch_add(&st->handed, 1u, __ATOMIC_RELAXED);
     ludus__wakeup_post(&st->wake);
+}
+
+int ludus__stream_caught_up(ludus__stream *st) {
+    return __atomic_load_n(&st->done, __ATOMIC_ACQUIRE) == __atomic_load_n(&st->handed, __ATOMIC_RELAXED);
 }
 
 void ludus__stream_stop_giving(ludus__stream *st) {

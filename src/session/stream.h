@@ -22,6 +22,10 @@ LUDUS_HIDDEN void ludus__stream_start(ludus__stream *st, const ludus__session *s
  * piece full; the writer writes it and gives it back to the pool. One
  * compare-and-swap and a semaphore post; async-signal-safe. */
 LUDUS_HIDDEN void ludus__stream_hand(ludus__stream *st, ludus__chunk *piece);
+/* 1 when every piece handed so far is written (tests: a barrier, not a wait on time). */
+LUDUS_HIDDEN int ludus__stream_caught_up(ludus__stream *st);
+/* The running capture's stream caught up (1 when there is none). */
+LUDUS_HIDDEN int ludus__stream_idle(void);
 /* From the end of the capture, before the session's pool state is
  * cleared: written pieces are no longer given back. */
 LUDUS_HIDDEN void ludus__stream_stop_giving(ludus__stream *st);
