@@ -330,8 +330,8 @@ static void test_summary(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kill9), /* first: it forks, and TSan models a fork best before any thread exists */
         cmocka_unit_test_teardown(test_longer_than_pool, lt_teardown),
-        cmocka_unit_test(test_kill9),
         cmocka_unit_test_teardown(test_summary, lt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
