@@ -15923,6 +15923,10 @@ LUDUS_HIDDEN void ludus__stream_start(ludus__stream *st, const ludus__session *s
  * piece full; the writer writes it and gives it back to the pool. One
  * compare-and-swap and a semaphore post; async-signal-safe. */
 LUDUS_HIDDEN void ludus__stream_hand(ludus__stream *st, ludus__chunk *piece);
+/* 1 when every piece handed so far is written (tests: a barrier, not a wait on time). */
+LUDUS_HIDDEN int ludus__stream_caught_up(ludus__stream *st);
+/* The running capture's stream caught up (1 when there is none). */
+LUDUS_HIDDEN int ludus__stream_idle(void);
 /* From the end of the capture, before the session's pool state is
  * cleared: written pieces are no longer given back. */
 LUDUS_HIDDEN void ludus__stream_stop_giving(ludus__stream *st);
@@ -16632,6 +16636,11 @@ int ludus_capture_end(ludus_capture **out) {
     return rc;
 }
 
+int ludus__stream_idle(void) {
+    ludus__stream *st = __atomic_load_n(&ludus__sf_session_S.stream, __ATOMIC_ACQUIRE);
+    return !st || ludus__stream_caught_up(st);
+}
+
 int ludus_capture_stream_result(ludus_stream_result *out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     ludus__control_lock();
@@ -16962,12 +16971,14 @@ struct ludus__stream {
     ludus__wakeup wake;
     ludus__thread thread;
     int started;
-    ludus__mutex lock;  /* a batch: the end's stop_giving waits for it */
-    uint64_t full;      /* atomic: handed pieces, newest first, linked through their `unused` field */
-    uint32_t stop;      /* atomic */
-    int give_back;      /* lock: written pieces go back to the pool */
-    ludus_capture *tab; /* the site table so far (a capture object for its table only) */
+    ludus__mutex lock;     /* a batch: the end's stop_giving waits for it */
+    uint64_t full;         /* atomic: handed pieces, newest first, linked through their `unused` field */
+    uint64_t handed, done; /* atomic: pieces handed, pieces written (ludus__stream_caught_up) */
+    uint32_t stop;         /* atomic */
+    int give_back;         /* lock: written pieces go back to the pool */
+    ludus_capture *tab;    /* the site table so far (a capture object for its table only) */
     uint32_t sites_written;
+    uintptr_t known[64]; /* site keys already in tab, direct-mapped (ludus__sf_stream_put_run) */
     ludus__sf_stream_stream_thread *th;
     uint32_t nthreads, cap;
     uint64_t blocks, slots, events, written; /* written: the file's size */
@@ -17095,19 +17106,32 @@ static int ludus__sf_stream_put_new_sites(ludus__stream *st) {
 /* One thread's run of n slots recorded at ev: its sites, then the block.
  * 0, or -1 when out of memory (the run is lost, counted). */
 static int ludus__sf_stream_put_run(ludus__stream *st, uint32_t serial, const ludus__event *ev, size_t n) {
+    /* one walk: the events, the frames, and the sites the table lacks (a
+     * key met here before skips the table's hash: sites are few, events many) */
     uint64_t events = 0, frames = 0;
+    int oom = 0;
     for (size_t i = 0; i < n;) {
         unsigned k = (unsigned)(ev[i].word & LUDUS__K_MASK);
         const ludus__kind_info *ki = &ludus__kinds[k];
         events++;
         frames += k == LUDUS__KIND_FRAME;
         size_t s = ki->valid ? ludus__event_slots_in(ki, &ev[i], n - i) : 1;
-        i += s < n - i ? s : n - i;
+        if (s > n - i) s = n - i;
+        uintptr_t keys[3];
+        unsigned nk =
+            ki->valid ? ludus__event_keys(ki, ev[i].word, s > 1 ? ev[i + 1].ticks : 0, s > 1 ? ev[i + 1].word : 0, keys)
+                      : 0;
+        for (unsigned j = 0; j < nk; j++) {
+            uintptr_t *memo = &st->known[((keys[j] >> 4) ^ (keys[j] >> 10)) & 63];
+            if (*memo == keys[j]) continue;
+            oom |= ludus__sites_collect_run(st->tab, &ev[i], s) != 0; /* adds the event's keys */
+            *memo = keys[j];
+        }
+        i += s;
     }
     uint32_t t = ludus__sf_stream_thread_index(st, serial);
     size_t max = ludus__nf_block_BYTES + LUDUS__NF_COMPACT_MAX(n);
-    if (t == UINT32_MAX || ludus__sites_collect_run(st->tab, ev, n) != 0 || ludus__sf_stream_put_new_sites(st) != 0 ||
-        ludus__sf_stream_reserve(&st->scratch, &st->scap, max) != 0) {
+    if (t == UINT32_MAX || oom || ludus__sf_stream_put_new_sites(st) != 0 || ludus__sf_stream_reserve(&st->scratch, &st->scap, max) != 0) {
         st->unwritten += events;
         return -1;
     }
@@ -17139,6 +17163,7 @@ static void ludus__sf_stream_write_handed(ludus__stream *st) {
         rev = ch;
         ch = next;
     }
+    uint64_t n_done = 0;
     ludus__mutex_lock(&st->lock);
     while (rev) {
         ludus__chunk *ch = rev;
@@ -17148,10 +17173,12 @@ static void ludus__sf_stream_write_handed(ludus__stream *st) {
         if (used) ludus__sf_stream_put_run(st, ch->thread, LUDUS__CHUNK_EVENTS(ch), (size_t)used);
         if (st->n >= (4u << 20)) ludus__sf_stream_flush(st); /* a long batch: the buffer stays a few MiB */
         if (st->give_back) ludus__pool_give_back(ch);
+        n_done++;
     }
     ludus__sf_stream_put_clock(st, 0);
     ludus__mutex_unlock(&st->lock);
     ludus__sf_stream_flush(st);
+    __atomic_fetch_add(&st->done, n_done, __ATOMIC_RELEASE);
 }
 
 static void *ludus__sf_stream_writer_main(void *arg) {
@@ -17169,7 +17196,12 @@ void ludus__stream_hand(ludus__stream *st, ludus__chunk *piece) {
     do piece->unused = old;
     while (!__atomic_compare_exchange_n(&st->full, &old, (uint64_t)(uintptr_t)piece, 1, __ATOMIC_RELEASE,
                                         __ATOMIC_RELAXED));
+    __atomic_fetch_add(&st->handed, 1u, __ATOMIC_RELAXED);
     ludus__wakeup_post(&st->wake);
+}
+
+int ludus__stream_caught_up(ludus__stream *st) {
+    return __atomic_load_n(&st->done, __ATOMIC_ACQUIRE) == __atomic_load_n(&st->handed, __ATOMIC_RELAXED);
 }
 
 void ludus__stream_stop_giving(ludus__stream *st) {
@@ -25457,7 +25489,8 @@ static void ludus__sf_launch_write_at_exit(void) {
                 sr.written_bytes_per_s / 1e6);
         if (sr.needed_bytes_per_s > 0)
             fprintf(stderr,
-                    ": the disk fell behind; %.1f MB/s would have kept every event, or a larger pool "
+                    ": the writer fell behind (the disk or its CPU); %.1f MB/s would have kept every event, or a "
+                    "larger pool "
                     "(LUDUS_TRACE_CHUNKS) would ride out the stalls",
                     sr.needed_bytes_per_s / 1e6);
         fprintf(stderr, ")\n");

@@ -122,7 +122,8 @@ static void write_at_exit(void) {
                 sr.written_bytes_per_s / 1e6);
         if (sr.needed_bytes_per_s > 0)
             fprintf(stderr,
-                    ": the disk fell behind; %.1f MB/s would have kept every event, or a larger pool "
+                    ": the writer fell behind (the disk or its CPU); %.1f MB/s would have kept every event, or a "
+                    "larger pool "
                     "(LUDUS_TRACE_CHUNKS) would ride out the stalls",
                     sr.needed_bytes_per_s / 1e6);
         fprintf(stderr, ")\n");

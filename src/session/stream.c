@@ -39,6 +39,7 @@ struct ludus__stream {
     int give_back;         /* lock: written pieces go back to the pool */
     ludus_capture *tab;    /* the site table so far (a capture object for its table only) */
     uint32_t sites_written;
+    uintptr_t known[64]; /* site keys already in tab, direct-mapped (put_run) */
     stream_thread *th;
     uint32_t nthreads, cap;
     uint64_t blocks, slots, events, written; /* written: the file's size */
@@ -166,19 +167,32 @@ static int put_new_sites(ludus__stream *st) {
 /* One thread's run of n slots recorded at ev: its sites, then the block.
  * 0, or -1 when out of memory (the run is lost, counted). */
 static int put_run(ludus__stream *st, uint32_t serial, const ludus__event *ev, size_t n) {
+    /* one walk: the events, the frames, and the sites the table lacks (a
+     * key met here before skips the table's hash: sites are few, events many) */
     uint64_t events = 0, frames = 0;
+    int oom = 0;
     for (size_t i = 0; i < n;) {
         unsigned k = (unsigned)(ev[i].word & LUDUS__K_MASK);
         const ludus__kind_info *ki = &ludus__kinds[k];
         events++;
         frames += k == LUDUS__KIND_FRAME;
         size_t s = ki->valid ? ludus__event_slots_in(ki, &ev[i], n - i) : 1;
-        i += s < n - i ? s : n - i;
+        if (s > n - i) s = n - i;
+        uintptr_t keys[3];
+        unsigned nk =
+            ki->valid ? ludus__event_keys(ki, ev[i].word, s > 1 ? ev[i + 1].ticks : 0, s > 1 ? ev[i + 1].word : 0, keys)
+                      : 0;
+        for (unsigned j = 0; j < nk; j++) {
+            uintptr_t *memo = &st->known[((keys[j] >> 4) ^ (keys[j] >> 10)) & 63];
+            if (*memo == keys[j]) continue;
+            oom |= ludus__sites_collect_run(st->tab, &ev[i], s) != 0; /* adds the event's keys */
+            *memo = keys[j];
+        }
+        i += s;
     }
     uint32_t t = thread_index(st, serial);
     size_t max = ludus__nf_block_BYTES + LUDUS__NF_COMPACT_MAX(n);
-    if (t == UINT32_MAX || ludus__sites_collect_run(st->tab, ev, n) != 0 || put_new_sites(st) != 0 ||
-        reserve(&st->scratch, &st->scap, max) != 0) {
+    if (t == UINT32_MAX || oom || put_new_sites(st) != 0 || reserve(&st->scratch, &st->scap, max) != 0) {
         st->unwritten += events;
         return -1;
     }
