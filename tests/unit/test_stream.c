@@ -5,7 +5,10 @@
  * with SIGKILL mid-stream leaves a file that reads up to its last whole
  * record, whatever the offset it is cut at; a saved file's summary gives
  * `info` its frames without an analysis, and a file without one (format
- * 4) says so. Label concurrency: the TSan tree runs the writer thread. */
+ * 4) says so; when the writer falls behind (held on the registry lock it
+ * takes to name a new thread), every event is in the file or counted as
+ * dropped, with the rate it needed. Label concurrency: the TSan tree runs
+ * the writer thread. */
 #define _GNU_SOURCE
 #include <ludus/analysis.h>
 #include <ludus/capture.h>
@@ -23,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "record/record.h"
 #include "session/stream.h"
 
 #include <cmocka.h>
@@ -286,6 +290,67 @@ static void test_kill9(void **state) {
     munmap((void *)shared, 4096);
 }
 
+/* ---- the writer falls behind: every event is in the file or counted ---- */
+
+static pthread_barrier_t registered, recorded;
+#define FLOOD 20000 /* scopes: 40,000 events, ten times the pool */
+
+static void *flooder(void *arg) {
+    (void)arg;
+    ludus_thread_register("Flooder");
+    pthread_barrier_wait(&registered); /* the main thread now holds the registry lock */
+    for (int i = 0; i < FLOOD; i++) {
+        LUDUS_PROFILE_SCOPE(Flood);
+    }
+    pthread_barrier_wait(&recorded);
+    ludus_thread_unregister();
+    return NULL;
+}
+
+static void test_writer_behind(void **state) {
+    (void)state;
+    char path[96];
+    snprintf(path, sizeof path, "/tmp/ludus-test-stream-behind-%d.ludus", (int)getpid());
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.chunk_bytes = CHUNK_BYTES;
+    d.chunk_count = CHUNKS;
+    d.stream_path = path;
+    assert_int_equal(ludus_capture_begin(&d), 0);
+    pthread_barrier_init(&registered, NULL, 2);
+    pthread_barrier_init(&recorded, NULL, 2);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, flooder, NULL), 0);
+    pthread_barrier_wait(&registered);
+    /* The writer defines a thread from the registry when it meets its first
+     * piece: holding the lock stops it there, before it gives any piece of
+     * the flooder back, so the flooder fills the pool and drops. */
+    ludus__mutex_lock(&ludus__reg.lock);
+    pthread_barrier_wait(&recorded);
+    ludus__mutex_unlock(&ludus__reg.lock);
+    pthread_join(th, NULL);
+    assert_int_equal(ludus_capture_end(NULL), 0);
+    ludus_stream_result r;
+    assert_int_equal(ludus_capture_stream_result(&r), 0);
+    print_message("written %llu, dropped %llu, needed %.0f B/s\n", (unsigned long long)r.events,
+                  (unsigned long long)r.dropped, r.needed_bytes_per_s);
+    assert_true(r.dropped > 0);
+    assert_true(r.needed_bytes_per_s > r.written_bytes_per_s);
+    assert_int_equal(r.events + r.dropped, 2u * FLOOD); /* each in the file or counted, never both */
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_open(path, &c), 0);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(c, &in), 0);
+    assert_int_equal(in.summary.dropped, r.dropped);
+    ludus_thread_summary ts;
+    assert_int_equal(ludus_capture_get_thread(c, 0, &ts), 0);
+    assert_string_equal(ts.name, "Flooder");
+    assert_int_equal(ts.dropped, r.dropped);
+    assert_true(ts.first_drop_ns >= 0);
+    ludus_capture_release(c);
+    unlink(path);
+}
+
 /* ---- info's summary ---- */
 
 static void test_summary(void **state) {
@@ -332,6 +397,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kill9), /* first: it forks, and TSan models a fork best before any thread exists */
         cmocka_unit_test_teardown(test_longer_than_pool, lt_teardown),
+        cmocka_unit_test_teardown(test_writer_behind, lt_teardown),
         cmocka_unit_test_teardown(test_summary, lt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
