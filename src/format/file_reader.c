@@ -850,6 +850,10 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                 if (r->streamed && (c->nsites != nsites || c->nthreads != nthreads))
                     return FMT_FAIL(0, "the header counts %u sites and %u threads, the file defined %u and %u", nsites,
                                     nthreads, c->nsites, c->nthreads);
+                if (r->streamed) { /* its header was written again at the end: now it must calibrate */
+                    const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
+                    if (why) return FMT_FAIL(ludus__nf_header_offset(field), "%s: %s", field, why);
+                }
                 return check_counts(r, c);
             }
             default:
