@@ -295,7 +295,7 @@ static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uin
                         LUDUS__NF_MAX_THREADS);
     /* One second of ticks on either side of the capture (events of the
      * inline path may precede the first calibration point by a few ns). */
-    r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
+    r->margin_ticks = why ? 0 : ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1); /* (streamed: set at the end) */
     *first_record = h.header_bytes;
     *nsites = h.nsites;
     *nthreads = h.nthreads;
@@ -663,6 +663,8 @@ static int stream_cut_at(reader *r, ludus_capture *c, uint64_t off, const ludus_
         c->c1 = *last_clock;
         c->end_ns = last_clock->ns;
     }
+    if (!TIME_OK(c->end_ns) || c->end_ns < c->start_ns)
+        return FMT_FAIL(off, "a streamed capture cut short whose last calibration point is out of range");
     const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
     if (why)
         return FMT_FAIL(off,
@@ -853,6 +855,7 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                 if (r->streamed) { /* its header was written again at the end: now it must calibrate */
                     const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
                     if (why) return FMT_FAIL(ludus__nf_header_offset(field), "%s: %s", field, why);
+                    r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
                 }
                 return check_counts(r, c);
             }
