@@ -18033,7 +18033,7 @@ static int ludus__sf_file_reader_parse_header(ludus__sf_file_reader_reader *r, l
                         LUDUS__NF_MAX_THREADS);
     /* One second of ticks on either side of the capture (events of the
      * inline path may precede the first calibration point by a few ns). */
-    r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
+    r->margin_ticks = why ? 0 : ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1); /* (streamed: set at the end) */
     *first_record = h.header_bytes;
     *nsites = h.nsites;
     *nthreads = h.nthreads;
@@ -18401,6 +18401,8 @@ static int ludus__sf_file_reader_stream_cut_at(ludus__sf_file_reader_reader *r, 
         c->c1 = *last_clock;
         c->end_ns = last_clock->ns;
     }
+    if (!TIME_OK(c->end_ns) || c->end_ns < c->start_ns)
+        return FMT_FAIL(off, "a streamed capture cut short whose last calibration point is out of range");
     const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
     if (why)
         return FMT_FAIL(off,
@@ -18588,6 +18590,11 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
                 if (r->streamed && (c->nsites != nsites || c->nthreads != nthreads))
                     return FMT_FAIL(0, "the header counts %u sites and %u threads, the file defined %u and %u", nsites,
                                     nthreads, c->nsites, c->nthreads);
+                if (r->streamed) { /* its header was written again at the end: now it must calibrate */
+                    const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
+                    if (why) return FMT_FAIL(ludus__nf_header_offset(field), "%s: %s", field, why);
+                    r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
+                }
                 return ludus__sf_file_reader_check_counts(r, c);
             }
             default:
