@@ -1385,10 +1385,35 @@ struct ludus_capture_desc {
        0: AHEAD (AT_BEGIN for the rolling window, whose whole pool is always written). A pool reused from
        the previous capture is in already, whichever is asked. */
     int prefault;
+    /* NULL: the capture keeps its events in the pool until it ends. A path: a streamed capture. Each
+       piece a thread fills goes to a library thread that appends it to this file (created or truncated
+       there, written in place) and gives it back to the pool, so a capture of any length runs in the
+       pool (chunk_count's default is then 1024: 64 MiB); it drops only when the disk cannot keep up
+       (counted as every loss; ludus_capture_stream_result says the write rate it needed). The writer
+       wakes when a piece is full, never on a timer. ludus_capture_end writes the last pieces, the tables
+       and the summary, and hands back no capture: ludus_capture_open(path) reads the file. After kill -9
+       or a crash the file holds every block written (docs/format.md, "Streamed files"). POSIX only
+       (LUDUS_EUNSUPPORTED elsewhere); not with pool_file or the rolling window (LUDUS_EINVAL). */
+    const char *stream_path;
 };
 #define LUDUS_RECORD_CPU 1u
 #define LUDUS_RECORD_GPU 2u
 enum ludus_prefault { LUDUS_PREFAULT_AHEAD = 1, LUDUS_PREFAULT_AT_BEGIN = 2, LUDUS_PREFAULT_NONE = 3 };
+
+/* What the last streamed capture (ludus_capture_desc.stream_path) wrote, once it ended. */
+typedef struct ludus_stream_result {
+    uint64_t events;            /* events written to the file */
+    uint64_t dropped;           /* events lost: the pool was full (the disk fell behind) and every other loss */
+    uint64_t bytes;             /* the file's size */
+    uint64_t blocks;            /* event blocks written */
+    int64_t duration_ns;        /* the capture's length */
+    double written_bytes_per_s; /* bytes / duration */
+    double needed_bytes_per_s;  /* the write rate that would have kept the dropped events too (0: none dropped) */
+    int error;                  /* 0, or LUDUS_EIO: a write failed; the file holds what was written before */
+} ludus_stream_result;
+/* 0 and *out filled, or LUDUS_ENODATA when no streamed capture has ended,
+ * LUDUS_EINVAL for NULL. */
+LUDUS_API int ludus_capture_stream_result(ludus_stream_result *out);
 
 /* Reads back the values a desc resolves to (defaults applied); in may be
  * NULL (all defaults), out NULL is a no-op. */
@@ -1720,6 +1745,17 @@ typedef struct ludus_capture_info {
     int64_t trigger_ns;
     const char *trigger_detail;
     ludus_capture_summary summary;
+    int streamed;   /* written while it recorded (ludus_capture_desc.stream_path, format 6) */
+    int stream_cut; /* ... and cut short (kill -9, a crash): every whole block is there; the losses, the
+                       thread table and the summary written at the end are not (threads keep the names
+                       the file gave them as they appeared) */
+    /* The file's summary record, written at save: the frames as `report` counts them (the frame thread
+       is the one with the most marks), known without analysing the capture. has_summary 0: an older
+       file, or one cut short. */
+    int has_summary;
+    uint64_t summary_frame_marks;     /* marks on the frame thread */
+    uint64_t summary_marks_elsewhere; /* marks on the other threads */
+    const char *summary_frame_thread; /* its name; NULL when no mark */
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
 
@@ -2585,6 +2621,14 @@ LUDUS_HIDDEN int ludus__file_write(ludus__file *f, const void *data, size_t n);
  * unlinked) release everything, whatever they return. */
 LUDUS_HIDDEN int ludus__file_commit(ludus__file *f);
 LUDUS_HIDDEN void ludus__file_abort(ludus__file *f);
+/* A file that must keep what was written if the process dies (a streamed
+ * capture, src/session/stream.c): a regular file created or truncated at
+ * path itself, no temporary (symlinks followed); anything else there is
+ * refused (-EINVAL, -EISDIR). Closed with ludus__file_commit. */
+LUDUS_HIDDEN int ludus__file_create_direct(ludus__file *f, const char *path);
+/* Writes n bytes at offset off (the file's size and position unchanged
+ * otherwise); 0 or a negative errno. */
+LUDUS_HIDDEN int ludus__file_write_at(ludus__file *f, uint64_t off, const void *data, size_t n);
 /* Test hook: nonzero makes create skip O_TMPFILE and take the named fallback. */
 LUDUS_HIDDEN extern int ludus__file_no_tmpfile;
 
@@ -4456,6 +4500,39 @@ int ludus__file_commit(ludus__file *f) {
     return rc;
 }
 
+int ludus__file_create_direct(ludus__file *f, const char *path) {
+    f->fd = -1;
+    f->dest = f->tmp = NULL;
+    if (!path) return -EINVAL;
+    if (ludus__fault_now(LUDUS__FAULT_WRITE)) return -EIO;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd < 0) return -errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+        close(fd);
+        return e;
+    }
+    f->fd = fd;
+    return 0;
+}
+
+int ludus__file_write_at(ludus__file *f, uint64_t off, const void *data, size_t n) {
+    const char *p = data;
+    if (f->fd < 0) return -EBADF;
+    if (ludus__fault_now(LUDUS__FAULT_WRITE)) return -EIO;
+    while (n > 0) {
+        ssize_t w = pwrite(f->fd, p, n, (off_t)off);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        if (w == 0) return -EIO;
+        p += w, off += (uint64_t)w, n -= (size_t)w;
+    }
+    return 0;
+}
+
 void ludus__file_abort(ludus__file *f) {
     if (f->fd >= 0) close(f->fd); /* an O_TMPFILE file goes with its last descriptor */
     if (f->tmp) unlink(f->tmp);
@@ -5199,6 +5276,19 @@ int ludus__file_commit(ludus__file *f) {
     if (rc != 0 && f->tmp) _unlink(f->tmp);
     ludus__sf_win32_file_release(f);
     return rc;
+}
+
+/* Streamed captures are POSIX only for now (docs/capture.md). */
+int ludus__file_create_direct(ludus__file *f, const char *path) {
+    (void)path;
+    f->fd = -1;
+    f->dest = f->tmp = NULL;
+    return -ENOSYS;
+}
+
+int ludus__file_write_at(ludus__file *f, uint64_t off, const void *data, size_t n) {
+    (void)f, (void)off, (void)data, (void)n;
+    return -ENOSYS;
 }
 
 void ludus__file_abort(ludus__file *f) {
@@ -6720,6 +6810,10 @@ typedef struct ludus__session {
     uint64_t ring_ticks;
     ludus__name_table *names; /* the running (or late) capture's */
     uint32_t interner_drops;  /* atomic: names refused while this capture ran */
+    /* A streamed capture (src/session/stream.c): a thread hands each piece
+     * it leaves to the writer and takes written ones back from the pool's
+     * stack of given-back pieces first; NULL for any other capture. */
+    struct ludus__stream *stream;
 } ludus__session;
 
 /* Where the producers' part of the session starts. */
@@ -6737,9 +6831,13 @@ LUDUS_HIDDEN int ludus__register_self(const char *name);
  * from the session's pool; NULL when exhausted. for_end: may use the end
  * reserve. */
 LUDUS_HIDDEN ludus__chunk *ludus__pool_take(uint32_t want, int for_end);
-/* A flight recorder's piece given back by an exited thread, or NULL
- * (lock-free: any producer, per piece). */
+/* A flight recorder's piece given back by an exited thread, or a streamed
+ * capture's written piece, or NULL (lock-free: any producer, per piece). */
 LUDUS_HIDDEN ludus__chunk *ludus__pool_take_free(void);
+/* A streamed capture's writer: the piece is written, any thread may take it. */
+LUDUS_HIDDEN void ludus__pool_give_back(ludus__chunk *ch);
+/* The stream writer's side (src/session/stream.c), called by new_piece. */
+LUDUS_HIDDEN void ludus__stream_hand(struct ludus__stream *st, ludus__chunk *piece);
 /* A flight recorder (registry lock held): the pieces of exited threads
  * that lie wholly before the window go back to the pool,
  * and, while the pool is short (a thread found no piece but its own, or
@@ -7750,8 +7848,12 @@ static ludus__chunk *ludus__sf_emit_ring_reuse(ludus__thread_cold *c, uint64_t w
 /* Takes a new piece for `need` slots. 0 when the pool refuses. */
 static int ludus__sf_emit_new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
     uint64_t window = __atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_RELAXED);
+    struct ludus__stream *stream = ludus__sess.stream;
     ludus__chunk *n = window ? ludus__sf_emit_ring_reuse(c, window, 0) : NULL;
     int reused = n != NULL;
+    /* a streamed capture's piece the writer gave back: before the pool's
+     * fresh part, which then lasts for when the disk falls behind */
+    if (!n && stream && (n = ludus__pool_take_free()) != NULL) reused = 1;
     /* a piece an exited thread gave back (pool.c, ludus__ring_reclaim):
      * as a reused one, never the end reserve's */
     if (!n && window && (n = ludus__pool_take_free()) != NULL) reused = 1;
@@ -7787,7 +7889,12 @@ static int ludus__sf_emit_new_piece(ludus__thread_hot *t, ludus__thread_cold *c,
     n->dropped = 0;
     n->first_drop_ticks = 0;
     uintptr_t cur = ludus__sf_emit_slot_of(t);
-    if (c->chunk) {
+    if (c->chunk && stream) { /* the full piece goes to the writer; the thread's list is its new piece */
+        __atomic_store_n(&c->chunk->used, (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk)),
+                         __ATOMIC_RELAXED);
+        __atomic_store_n(&c->first_chunk, n, __ATOMIC_RELEASE);
+        ludus__stream_hand(stream, c->chunk);
+    } else if (c->chunk) {
         __atomic_store_n(&c->chunk->used, (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk)),
                          __ATOMIC_RELAXED);
         __atomic_store_n(&c->chunk->next, n, __ATOMIC_RELEASE);
@@ -7822,7 +7929,8 @@ static int ludus__sf_emit_make_room(ludus__thread_hot *t, ludus__thread_cold *c,
     if (c->chunk && cur + need * sizeof(ludus__event) <= lim) return 1;
     /* the end reserve is for ends only; a flight recorder's thread leaves it
      * by writing over its own oldest piece (ludus__sf_emit_new_piece) */
-    if (!for_end && c->reserve && !__atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_RELAXED)) return 0;
+    if (!for_end && c->reserve && !__atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_RELAXED) && !ludus__sess.stream)
+        return 0;
     if (!ludus__sf_emit_new_piece(t, c, for_end)) return 0;
     if (!for_end && c->reserve) return 0;
     return 1;
@@ -8591,7 +8699,8 @@ ludus__chunk *ludus__pool_take(uint32_t want, int for_end) {
  * leaves a list a snapshot is reading.
  * The tag in the head's high bits changes at every push and pop, so a pop
  * that read a piece's link before another thread took and reused it
- * fails its compare-and-swap (no ABA). */
+ * fails its compare-and-swap (no ABA). A streamed capture's writer pushes
+ * the pieces it wrote on the same stack (ludus__pool_give_back). */
 
 #define FREE_IDX_BITS 41
 #define FREE_IDX_MASK (((uint64_t)1 << FREE_IDX_BITS) - 1)
@@ -8615,6 +8724,12 @@ static void ludus__sf_pool_free_push(ludus__chunk *ch) {
     do __atomic_store_n(&ch->next, ludus__sf_pool_piece_at(old), __ATOMIC_RELAXED);
     while (
         !__atomic_compare_exchange_n(&p->free_head, &old, ludus__sf_pool_next_head(old, ch), 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+/* A streamed capture's writer is the one pusher then (the tag keeps the
+ * producers' pops safe). */
+void ludus__pool_give_back(ludus__chunk *ch) {
+    ludus__sf_pool_free_push(ch);
 }
 
 ludus__chunk *ludus__pool_take_free(void) {
@@ -10212,6 +10327,12 @@ struct ludus_capture {
     uint32_t format_version;
     uint64_t file_bytes, blocks, slots;
     int compact;
+    int streamed;   /* a streamed file (format 6, written while the capture ran) */
+    int stream_cut; /* ... cut short (kill -9, a crash): no tables, no summary, no end record */
+    /* the file's SUMMARY record (format.md): what `info` prints without reading the blocks */
+    int has_footer;
+    uint64_t footer_frame_marks, footer_marks_elsewhere;
+    uint32_t footer_frame_thread; /* UINT32_MAX: no frame mark */
     struct ludus_capture *parent; /* views: the capture they cut (a reference) */
     int cut;                      /* views: only [cut_from_ns, cut_to_ns] is streamed */
     int64_t cut_from_ns, cut_to_ns;
@@ -11315,6 +11436,13 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->trigger_ns = c->trigger_ns;
     out->trigger_detail = c->trigger_reason[0] ? c->trigger_detail : NULL;
     out->recovered = c->recovered;
+    out->streamed = c->streamed;
+    out->stream_cut = c->stream_cut;
+    out->has_summary = c->has_footer && !c->cut;
+    out->summary_frame_marks = c->footer_frame_marks;
+    out->summary_marks_elsewhere = c->footer_marks_elsewhere;
+    out->summary_frame_thread =
+        c->footer_frame_thread < c->nthreads && c->footer_frame_marks ? c->threads[c->footer_frame_thread].name : NULL;
     if (!c->src->load_run) /* runs in memory: what a file would hold */
         for (uint32_t t = 0; t < c->nthreads; t++)
             out->slots += c->threads[t].slots, out->blocks += c->threads[t].nruns;
@@ -13705,7 +13833,8 @@ const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, siz
 #include <string.h>
 
 /* ---- src/format/file_format.h ---- */
-/* The native capture file (.ludus), version 5: the one definition of its
+/* The native capture file (.ludus), versions 5 and 6 (a streamed capture,
+ * LUDUS__NF_STREAMED below): the one definition of its
  * layout, used by the writer (src/export/native_writer.c) and the reader
  * (file_reader.c). Each fixed part is a list of fields; from the list come
  * its C struct, its size and the functions that put it into bytes and get
@@ -13872,6 +14001,17 @@ static inline const uint8_t *ludus__nf_get_I32(const uint8_t *p, int32_t *v) {
 #define LUDUS__NF_MAGIC_TEXT "LUDUSCAP"
 #define LUDUS__NF_BOM 0x01020304u
 
+/* Header flags. STREAMED (version 6 only): written while the capture ran
+ * (src/session/stream.c): blocks come as pieces fill, threads interleaved,
+ * each thread's first block after a THREAD_DEF record and each new site in
+ * a SITE_DEFS record before the first block that names it, a CLOCK record
+ * after every batch of blocks; META, STATS, THREADS, SUMMARY and END come
+ * last, and the header is written again at the end (calibration point 1,
+ * end time, counts). A file cut short (kill -9, a crash) has no END: the
+ * reader takes every whole block, the last CLOCK as the end. */
+#define LUDUS__NF_STREAMED 1u
+#define LUDUS__FORMAT_STREAMED 6u
+
 /* The file header: at offset 0. crc is the CRC-32C of the bytes before it. */
 /* clang-format off */
 #define LUDUS__NF_HEADER_FIELDS(X) \
@@ -13916,7 +14056,13 @@ enum {
     LUDUS__NF_THREADS = 4, /* aux: threads; u32 entry_bytes, then each thread and its name */
     LUDUS__NF_BLOCK = 5,   /* aux: thread index; the block head, then the events */
     LUDUS__NF_END = 6,     /* the end: must be last */
-    LUDUS__NF_GPU = 7      /* GPU timing (gpu.c), before the first block; readers before it skip it */
+    LUDUS__NF_GPU = 7,     /* GPU timing (gpu.c), before the first block; readers before it skip it */
+    /* streamed files (LUDUS__NF_STREAMED) only */
+    LUDUS__NF_CLOCK = 8,       /* a calibration point (ludus__nf_clock): the latest is the end of a cut file */
+    LUDUS__NF_SITE_DEFS = 9,   /* aux: sites; as SITES, the sites first named by the blocks after it */
+    LUDUS__NF_THREAD_DEF = 10, /* aux: thread index; u32 entry_bytes, one THREADS entry and its name */
+    /* any file: what `info` prints without reading the blocks, before END (ludus__nf_summary) */
+    LUDUS__NF_SUMMARY = 11
 };
 
 /* Tables start with the size of their fixed entries as written, so a reader
@@ -13992,6 +14138,38 @@ enum { LUDUS__NF_RAW = 0, LUDUS__NF_COMPACT = 1 };
 /* clang-format on */
 LUDUS__NF_DEFINE(ludus__nf_block, LUDUS__NF_BLOCK_FIELDS)
 
+/* CLOCK: a calibration point, taken after the blocks before it were
+ * handed to the writer (every event in them is older). */
+/* clang-format off */
+#define LUDUS__NF_CLOCK_FIELDS(X) \
+    X(U64, ticks) \
+    X(I64, ns) \
+    X(I64, window)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_clock, LUDUS__NF_CLOCK_FIELDS)
+
+/* SUMMARY: u32 entry_bytes, this, then u32 thread_bytes and per thread (in
+ * the THREADS table's order) a ludus__nf_summary_thread. Events as the
+ * writer counted them (recorded events: a begin, an end, a mark ...;
+ * payload slots not counted); frame_thread: the thread with the most frame
+ * marks (the analysis's frame thread), UINT32_MAX when none. */
+/* clang-format off */
+#define LUDUS__NF_SUMMARY_FIELDS(X) \
+    X(U64, events) \
+    X(U64, dropped) \
+    X(U64, frame_marks) \
+    X(U64, marks_elsewhere) \
+    X(U32, frame_thread) \
+    X(U32, streamed) \
+    X(U64, blocks) \
+    X(U64, slots)
+#define LUDUS__NF_SUMMARY_THREAD_FIELDS(X) \
+    X(U64, events) \
+    X(U64, frames)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_summary, LUDUS__NF_SUMMARY_FIELDS)
+LUDUS__NF_DEFINE(ludus__nf_summary_thread, LUDUS__NF_SUMMARY_THREAD_FIELDS)
+
 /* clang-format off */
 #define LUDUS__NF_END_FIELDS(X) \
     X(U64, blocks) \
@@ -14051,8 +14229,47 @@ LUDUS__NF_DEFINE(ludus__nf_gpu_cal, LUDUS__NF_GPU_CAL_FIELDS)
 #define LUDUS__NF_MAX_BLOCK_SLOTS (1u << 27) /* the largest piece (2 GiB) */
 #define LUDUS__NF_MAX_STRING 4096u
 
+/* A site's entry and strings (SITES, SITE_DEFS), into p (room for
+ * ludus__nf_site_size(s) bytes); returns the end. */
+static inline size_t ludus__nf_clamp(size_t n) {
+    return n > LUDUS__NF_MAX_STRING ? LUDUS__NF_MAX_STRING : n;
+}
+static inline size_t ludus__nf_site_size(const ludus__site_info *s) {
+    return ludus__nf_site_BYTES + ludus__nf_clamp(s->name_len) + ludus__nf_clamp(strlen(s->function)) +
+           ludus__nf_clamp(strlen(s->file)) + (s->category ? ludus__nf_clamp(s->category_len) : 0);
+}
+static inline uint8_t *ludus__nf_put_site_entry(uint8_t *p, const ludus__site_info *s) {
+    size_t nn = ludus__nf_clamp(s->name_len), fn = ludus__nf_clamp(strlen(s->function)),
+           ln = ludus__nf_clamp(strlen(s->file)), cn = s->category ? ludus__nf_clamp(s->category_len) : 0;
+    ludus__nf_site e = {(uint64_t)s->key,
+                        s->id,
+                        s->line,
+                        (s->enabled ? LUDUS__NF_SITE_ENABLED : 0u) | (s->category ? LUDUS__NF_SITE_HAS_CATEGORY : 0u),
+                        (uint32_t)nn,
+                        (uint32_t)fn,
+                        (uint32_t)ln,
+                        (uint32_t)cn,
+                        0};
+    p = ludus__nf_site_put(p, &e);
+    memcpy(p, s->name, nn), p += nn;
+    memcpy(p, s->function, fn), p += fn;
+    memcpy(p, s->file, ln), p += ln;
+    if (cn) memcpy(p, s->category, cn), p += cn;
+    return p;
+}
+
 /* ---- CRC-32C (crc32c.c): crc of the bytes so far, then more bytes ---- */
 LUDUS__SIBLING uint32_t ludus__crc32c(uint32_t crc, const void *data, size_t n);
+
+/* A record's head for a payload (its CRC over the head's first 16 bytes,
+ * then the payload): what both writers put before every record. */
+static inline void ludus__nf_record_head(uint8_t out[ludus__nf_record_BYTES], uint32_t tag, uint32_t aux,
+                                         const void *payload, uint64_t len) {
+    ludus__nf_record h = {tag, aux, len, 0, 0};
+    ludus__nf_record_put(out, &h);
+    h.crc = ludus__crc32c(ludus__crc32c(0, out, 16), payload, (size_t)len);
+    ludus__nf_record_put(out, &h);
+}
 
 /* ---- compact blocks (block_codec.c) ---- */
 
@@ -16116,6 +16333,52 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- src/session/stream.h ---- */
+/* A streamed capture (ludus_capture_desc.stream_path): pieces the threads
+ * filled go to a library thread that appends them to the file as event
+ * blocks and gives them back to the pool, so a capture of any length runs
+ * in a bounded pool. The file is the streamed .ludus variant (format 6,
+ * src/format/file_format.h, docs/format.md "Streamed files"). */
+#ifndef LUDUS_STREAM_H
+#define LUDUS_STREAM_H
+
+
+typedef struct ludus__stream ludus__stream;
+
+/* Creates the file at path (in place: what was written stays when the
+ * process dies); 0, or a negative LUDUS_E* code with the detail set.
+ * Before the capture is armed. */
+LUDUS_HIDDEN int ludus__stream_open(const char *path, ludus__stream **out);
+/* Once the session s is armed: writes the provisional header and starts
+ * the writer thread, which sleeps until a piece is handed to it (pieces
+ * handed before wait for it). */
+LUDUS_HIDDEN void ludus__stream_start(ludus__stream *st, const ludus__session *s);
+/* From a producer's out-of-line path (new_piece): the thread left this
+ * piece full; the writer writes it and gives it back to the pool. One
+ * compare-and-swap and a semaphore post; async-signal-safe. */
+LUDUS_HIDDEN void ludus__stream_hand(ludus__stream *st, ludus__chunk *piece);
+/* 1 when every piece handed so far is written (tests: a barrier, not a wait on time). */
+LUDUS_HIDDEN int ludus__stream_caught_up(ludus__stream *st);
+/* The running capture's stream caught up (1 when there is none). */
+LUDUS_HIDDEN int ludus__stream_idle(void);
+/* From the end of the capture, before the session's pool state is
+ * cleared: written pieces are no longer given back. */
+LUDUS_HIDDEN void ludus__stream_stop_giving(ludus__stream *st);
+/* After the capture ended and its late threads are published (c is the
+ * capture ludus_capture_end made: each thread's last piece): writes what
+ * is still handed, c's pieces, the tables, the summary and the end record,
+ * rewrites the header, closes the file, stops the thread and frees st.
+ * out: what was written. 0 or LUDUS_EIO (the file holds what was written
+ * before the error). */
+LUDUS_HIDDEN int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_result *out);
+/* Stops and frees a stream whose capture could not be described at its end
+ * (the file keeps the blocks written, as after kill -9). */
+LUDUS_HIDDEN void ludus__stream_abort(ludus__stream *st);
+/* In a child after fork: the writer is the parent's; frees what this
+ * process holds of st and closes its descriptor (the file is untouched). */
+LUDUS_HIDDEN void ludus__stream_forget(ludus__stream *st);
+
+#endif
 
 /* Apart: the recorder (src/record/, emit.c's hot functions among them)
  * reads it by its name (capture_internal.h); the end clears it in parts. */
@@ -16153,10 +16416,13 @@ static struct {
     uint64_t lost0;
     int phase; /* atomic: PH_* */
     ludus_capture *ending;
-    int owner;              /* atomic: LUDUS__OWNER_* of the running capture (or rolling window) */
-    ludus_capture *yielded; /* the guest's capture, ended when the program took the recorder */
-    int yielded_flag;       /* atomic: yielded is set */
-    int controlling;        /* atomic: a thread holds the ludus__sf_session_control lock (a begin or an end runs) */
+    int owner;                         /* atomic: LUDUS__OWNER_* of the running capture (or rolling window) */
+    ludus_capture *yielded;            /* the guest's capture, ended when the program took the recorder */
+    int yielded_flag;                  /* atomic: yielded is set */
+    int controlling;                   /* atomic: a thread holds the ludus__sf_session_control lock (a begin or an end runs) */
+    ludus__stream *stream;             /* desc.stream_path: the running capture's writer (stream.c) */
+    ludus_stream_result stream_result; /* the last streamed capture's, once ended */
+    int has_stream_result;
 } ludus__sf_session_S;
 
 /* The ludus__sf_session_control lock (capture_internal.h, "the recorder's one owner"). */
@@ -16208,7 +16474,7 @@ void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_des
     else
         memset(&d, 0, sizeof d);
     if (d.chunk_bytes == 0) d.chunk_bytes = 65536;
-    if (d.chunk_count == 0) d.chunk_count = 256;
+    if (d.chunk_count == 0) d.chunk_count = d.stream_path ? 1024 : 256; /* streamed: 64 MiB of 64 KiB pieces */
     if (d.record == 0) d.record = LUDUS_RECORD_CPU | LUDUS_RECORD_GPU;
     if (d.prefault == 0) d.prefault = LUDUS_PREFAULT_AHEAD;
     *out = d;
@@ -16291,6 +16557,7 @@ typedef struct ludus__begin_prep {
     ludus__name_table *names;
     void *mem;
     ludus__pool_file *pool_file;
+    ludus__stream *stream;
     size_t faulted;
     int pid;
     char process_name[64];
@@ -16317,6 +16584,8 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, int o
         return ludus__fail(LUDUS_EINVAL, "unknown prefault (%d)", d.prefault);
     if (d.record & ~(LUDUS_RECORD_CPU | LUDUS_RECORD_GPU))
         return ludus__fail(LUDUS_EINVAL, "record 0x%x: LUDUS_RECORD_CPU, LUDUS_RECORD_GPU or both", d.record);
+    if (d.stream_path && (d.pool_file || owner != LUDUS__OWNER_PROGRAM))
+        return ludus__fail(LUDUS_EINVAL, "a streamed capture (stream_path) has no pool file and is the program's own");
     int use_tsc = d.clock != LUDUS_CLOCK_MONOTONIC && tsc;
     char *cats = NULL;
     if (d.categories) {
@@ -16373,6 +16642,16 @@ static int ludus__sf_session_begin_prepare(const ludus_capture_desc *desc, int o
         ludus__pages_touch((char *)mem + faulted, (size_t)(bytes - faulted));
         faulted = (size_t)bytes;
     }
+    if (d.stream_path) { /* last: nothing after it fails */
+        int rc = ludus__stream_open(d.stream_path, &p->stream);
+        if (rc) {
+            ludus__sf_session_pool_free(mem, bytes, mapped, &d.allocator, NULL);
+            ludus__free(cats);
+            ludus__names_destroy(names);
+            return rc;
+        }
+        d.stream_path = NULL; /* not kept: the caller's string */
+    }
     /* Identity of the process, read now: end must not pay a file read. */
     p->pid = ludus__os_pid();
     ludus__process_name(p->process_name, sizeof p->process_name);
@@ -16419,6 +16698,8 @@ static void ludus__sf_session_begin_arm(ludus__begin_prep *p, int owner) {
     memcpy(s->process_name, p->process_name, sizeof s->process_name);
     ludus__sf_session_S.pool_mapped = p->mapped;
     ludus__sf_session_S.pool_file = p->pool_file;
+    s->stream = p->stream; /* producers hand pieces to it from the first */
+    ludus__sf_session_S.stream = p->stream;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
     ludus__sf_session_S.refused0 = ludus__live_refused();
     ludus__sf_session_S.lost0 = ludus__live_lost_adds();
@@ -16460,6 +16741,7 @@ static void ludus__sf_session_begin_arm(ludus__begin_prep *p, int owner) {
     __atomic_store_n(&s->pool.faulter, ludus__sf_session_S.prefault, __ATOMIC_RELEASE); /* producers wake it from now on */
     if (ludus__sf_session_S.pool_file)
         ludus__pool_file_start(ludus__sf_session_S.pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
+    if (ludus__sf_session_S.stream) ludus__stream_start(ludus__sf_session_S.stream, s);
 }
 
 int ludus__capture_begin_locked(const ludus_capture_desc *desc, int owner) {
@@ -16685,7 +16967,8 @@ static int ludus__sf_session_end_capture(ludus_capture **guest) {
     ludus__free(strag);
     ludus__free(late);
     ludus__free(s->retired);
-    if (c && nlate) { /* late threads may still take pieces and intern names */
+    ludus__stream_stop_giving(s->stream); /* the pool's stack is cleared below */
+    if (c && nlate) {                     /* late threads may still take pieces and intern names */
         memset(s, 0, LUDUS__SESSION_PRODUCERS);
         ludus__sf_session_S.late_cap = c;
     } else {
@@ -16747,6 +17030,27 @@ int ludus__session_crash_end(ludus_capture **out) {
     return 0;
 }
 
+/* A streamed capture has ended (end's result rc): once its late threads
+ * are published, the writer writes what is left, the tables and the
+ * summary; the capture object (each thread's last piece) then goes, with
+ * the pool. The program opens the file to read the capture. */
+static int ludus__sf_session_stream_end(int rc) {
+    ludus__stream *st = ludus__sf_session_S.stream;
+    ludus__sf_session_S.stream = NULL;
+    ludus_capture *c = ludus__sf_session_S.last;
+    if (rc != 0 || !c) { /* nothing describes the capture: the file keeps its blocks, as after kill -9 */
+        ludus__stream_abort(st);
+        return rc ? rc : ludus__fail(LUDUS_ENOMEM, "out of memory while ending the streamed capture");
+    }
+    if (c->src->settle) c->src->settle(c); /* late threads' pieces are handed or published */
+    memset(&ludus__sf_session_S.stream_result, 0, sizeof ludus__sf_session_S.stream_result);
+    rc = ludus__stream_finish(st, c, &ludus__sf_session_S.stream_result);
+    ludus__sf_session_S.has_stream_result = 1;
+    ludus__sf_session_S.last = NULL;
+    ludus_capture_release(c);
+    return rc;
+}
+
 int ludus_capture_end(ludus_capture **out) {
     if (out) *out = NULL;
     ludus__control_lock();
@@ -16757,12 +17061,27 @@ int ludus_capture_end(ludus_capture **out) {
         rc = ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
     else
         rc = ludus__sf_session_end_capture(NULL);
+    if (ludus__sf_session_S.stream && ludus__owner() == LUDUS__OWNER_NONE) rc = ludus__sf_session_stream_end(rc);
     if (rc == 0 && out && ludus__sf_session_S.last) {
         ludus_capture_retain(ludus__sf_session_S.last);
         *out = ludus__sf_session_S.last;
     }
     ludus__control_unlock();
     return rc;
+}
+
+int ludus__stream_idle(void) {
+    ludus__stream *st = __atomic_load_n(&ludus__sf_session_S.stream, __ATOMIC_ACQUIRE);
+    return !st || ludus__stream_caught_up(st);
+}
+
+int ludus_capture_stream_result(ludus_stream_result *out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    ludus__control_lock();
+    int have = ludus__sf_session_S.has_stream_result;
+    if (have) *out = ludus__sf_session_S.stream_result;
+    ludus__control_unlock();
+    return have ? 0 : ludus__fail(LUDUS_ENODATA, "no streamed capture has ended");
 }
 
 int ludus__session_end(void) {
@@ -17006,7 +17325,11 @@ void ludus__session_after_fork(void) {
     /* The parent's file: the child records nothing into it, and stops. A
      * watcher's recording (the live view's thread is not in the child):
      * the child starts clean, its own begin free. */
-    if (ludus__sf_session_S.pool_file || ludus__owner() == LUDUS__OWNER_GUEST) {
+    if (ludus__sf_session_S.stream) { /* the parent's writer and file: the child records nothing into them, and stops */
+        ludus__stream_forget(ludus__sf_session_S.stream);
+        ludus__sf_session_S.stream = NULL;
+    }
+    if (ludus__sf_session_S.pool_file || s->stream || ludus__owner() == LUDUS__OWNER_GUEST) {
         __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
         __atomic_store_n(&s->pool.faulter, NULL, __ATOMIC_RELEASE);
         ludus__prefault_after_fork(ludus__sf_session_S.prefault);
@@ -17054,6 +17377,488 @@ void ludus__session_after_fork(void) {
         __atomic_store_n(&ludus__armed, s->gen | (s->slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
 }
 #undef MAX_POOL_BYTES
+
+/* ==== src/session/stream.c ==== */
+/* The streamed capture's writer (stream.h): a library thread that sleeps on
+ * a semaphore until a producer hands it a full piece (the slow path that
+ * takes the next piece posts it, as the prefault thread is nudged: it never
+ * wakes on a timer), then appends each handed piece to the file as a
+ * compact event block (sites and threads defined in records before the
+ * first block that names them), gives the piece back to the pool and
+ * writes a calibration point after the batch. The end writes the last
+ * pieces, the tables, the summary and the end record (docs/format.md,
+ * "Streamed files"). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* What the writer knows of a thread: blocks name it by its index here (its
+ * order of first appearance), which is also its place in the THREADS table. */
+typedef struct ludus__sf_stream_stream_thread {
+    uint32_t serial;
+    uint64_t events, frames;
+} ludus__sf_stream_stream_thread;
+
+struct ludus__stream {
+    ludus__file file;
+    ludus__wakeup wake;
+    ludus__thread thread;
+    int started;
+    ludus__mutex lock;     /* a batch: the end's stop_giving waits for it */
+    uint64_t full;         /* atomic: handed pieces, newest first, linked through their `unused` field */
+    uint64_t handed, done; /* atomic: pieces handed, pieces written (ludus__stream_caught_up) */
+    uint32_t stop;         /* atomic */
+    int give_back;         /* lock: written pieces go back to the pool */
+    ludus_capture *tab;    /* the site table so far (a capture object for its table only) */
+    uint32_t sites_written;
+    uintptr_t known[64]; /* site keys already in tab, direct-mapped (ludus__sf_stream_put_run) */
+    ludus__sf_stream_stream_thread *th;
+    uint32_t nthreads, cap;
+    uint64_t blocks, slots, events, written; /* written: the file's size */
+    uint64_t unwritten;                      /* events of pieces a failed write lost */
+    int err;                                 /* the first write error (negative errno) */
+    uint8_t *buf;                            /* records of the batch, written at its end */
+    size_t n, bcap;
+    uint64_t buf_events; /* events in buf */
+    uint8_t *scratch;    /* one record's payload */
+    size_t scap;
+    int clock_tsc;
+    int64_t clock_ns; /* when the last CLOCK record was taken */
+    ludus__nf_header hdr;
+};
+
+static const ludus__source_ops ludus__sf_stream_table_only = {"stream sites", NULL, NULL, NULL, NULL, 0};
+
+static int ludus__sf_stream_reserve(uint8_t **b, size_t *cap, size_t need) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 65536;
+    while (c < need) c *= 2;
+    uint8_t *nb = ludus__realloc(*b, c);
+    if (!nb) return -1;
+    *b = nb, *cap = c;
+    return 0;
+}
+
+/* A record into the batch buffer. */
+static int ludus__sf_stream_put_record(ludus__stream *st, uint32_t tag, uint32_t aux, const void *payload, size_t len) {
+    if (ludus__sf_stream_reserve(&st->buf, &st->bcap, st->n + ludus__nf_record_BYTES + len) != 0) return -1;
+    ludus__nf_record_head(st->buf + st->n, tag, aux, payload, len);
+    memcpy(st->buf + st->n + ludus__nf_record_BYTES, payload, len);
+    st->n += ludus__nf_record_BYTES + len;
+    return 0;
+}
+
+/* A failed write loses the buffer's events, and every later one (the
+ * file keeps what was written before): counted. */
+static void ludus__sf_stream_flush(ludus__stream *st) {
+    if (st->n && !st->err) {
+        int e = ludus__file_write(&st->file, st->buf, st->n);
+        if (e)
+            st->err = e;
+        else
+            st->written += st->n;
+    }
+    if (st->err) st->unwritten += st->buf_events, st->events -= st->buf_events;
+    st->n = 0;
+    st->buf_events = 0;
+}
+
+/* A calibration point after a batch, at most every CLOCK_EVERY_NS (a
+ * reader of a file cut short takes the last as the end; events up to a
+ * second past it still read). */
+#define CLOCK_EVERY_NS 100000000
+static void ludus__sf_stream_put_clock(ludus__stream *st, int always) {
+    int64_t now = ludus__mono_ns();
+    if (!always && now - st->clock_ns < CLOCK_EVERY_NS) return;
+    st->clock_ns = now;
+    ludus__calib_point p = ludus__calibrate_point();
+    if (!st->clock_tsc) p.ticks = (uint64_t)p.ns;
+    ludus__nf_clock e = {p.ticks, p.ns, p.window_ns};
+    uint8_t b[ludus__nf_clock_BYTES];
+    ludus__nf_clock_put(b, &e);
+    ludus__sf_stream_put_record(st, LUDUS__NF_CLOCK, 0, b, sizeof b);
+}
+
+/* A thread entry (THREAD_DEF and THREADS) into p. */
+static uint8_t *ludus__sf_stream_put_thread(uint8_t *p, const char *name, uint64_t tid, uint64_t dropped, int64_t first_drop_ns,
+                           uint64_t spans, int exited) {
+    size_t nn = strnlen(name, 63);
+    ludus__nf_thread e = {tid,          dropped, first_drop_ns, spans, 0, 0, 0, 0, 0, 0, 0, exited ? 1u : 0u, 0,
+                          (uint32_t)nn, 0};
+    p = ludus__nf_thread_put(p, &e);
+    memcpy(p, name, nn);
+    return p + nn;
+}
+
+/* The index of the thread of registration `serial`, defined in the file
+ * (with its name and tid, read from the registry) when first met. */
+static uint32_t ludus__sf_stream_thread_index(ludus__stream *st, uint32_t serial) {
+    for (uint32_t i = st->nthreads; i-- > 0;)
+        if (st->th[i].serial == serial) return i;
+    if (st->nthreads == st->cap) {
+        uint32_t cap = st->cap ? st->cap * 2 : 16;
+        ludus__sf_stream_stream_thread *t = ludus__realloc(st->th, cap * sizeof *t);
+        if (!t) return UINT32_MAX;
+        st->th = t, st->cap = cap;
+    }
+    char name[64];
+    uint64_t tid = 0;
+    snprintf(name, sizeof name, "thread %u", serial);
+    ludus__mutex_lock(&ludus__reg.lock);
+    for (uint32_t i = 0; i < ludus__reg.high; i++) {
+        const ludus__thread_record *r = &ludus__reg.rec[i];
+        if (r->state == LUDUS__REC_LIVE && r->serial == serial) {
+            memcpy(name, r->name, sizeof name);
+            tid = r->tid;
+        }
+    }
+    ludus__mutex_unlock(&ludus__reg.lock);
+    name[63] = 0;
+    uint32_t idx = st->nthreads++;
+    st->th[idx] = (ludus__sf_stream_stream_thread){serial, 0, 0};
+    uint8_t b[4 + ludus__nf_thread_BYTES + 64], *p = ludus__nf_put_U32(b, ludus__nf_thread_BYTES);
+    p = ludus__sf_stream_put_thread(p, name, tid, 0, LUDUS__NO_DROP, 0, 0);
+    ludus__sf_stream_put_record(st, LUDUS__NF_THREAD_DEF, idx, b, (size_t)(p - b));
+    return idx;
+}
+
+/* The sites the table gained since the last SITE_DEFS record. */
+static int ludus__sf_stream_put_new_sites(ludus__stream *st) {
+    const ludus_capture *t = st->tab;
+    if (t->nsites == st->sites_written) return 0;
+    size_t len = 4;
+    for (uint32_t i = st->sites_written; i < t->nsites; i++) len += ludus__nf_site_size(&t->sites[i]);
+    if (ludus__sf_stream_reserve(&st->scratch, &st->scap, len) != 0) return -1;
+    uint8_t *p = ludus__nf_put_U32(st->scratch, ludus__nf_site_BYTES);
+    for (uint32_t i = st->sites_written; i < t->nsites; i++) p = ludus__nf_put_site_entry(p, &t->sites[i]);
+    int rc = ludus__sf_stream_put_record(st, LUDUS__NF_SITE_DEFS, t->nsites - st->sites_written, st->scratch, len);
+    st->sites_written = t->nsites;
+    return rc;
+}
+
+/* One thread's run of n slots recorded at ev: its sites, then the block.
+ * 0, or -1 when out of memory (the run is lost, counted). */
+static int ludus__sf_stream_put_run(ludus__stream *st, uint32_t serial, const ludus__event *ev, size_t n) {
+    /* one walk: the events, the frames, and the sites the table lacks (a
+     * key met here before skips the table's hash: sites are few, events many) */
+    uint64_t events = 0, frames = 0;
+    int oom = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned k = (unsigned)(ev[i].word & LUDUS__K_MASK);
+        const ludus__kind_info *ki = &ludus__kinds[k];
+        events++;
+        frames += k == LUDUS__KIND_FRAME;
+        size_t s = ki->valid ? ludus__event_slots_in(ki, &ev[i], n - i) : 1;
+        if (s > n - i) s = n - i;
+        uintptr_t keys[3];
+        unsigned nk =
+            ki->valid ? ludus__event_keys(ki, ev[i].word, s > 1 ? ev[i + 1].ticks : 0, s > 1 ? ev[i + 1].word : 0, keys)
+                      : 0;
+        for (unsigned j = 0; j < nk; j++) {
+            uintptr_t *memo = &st->known[((keys[j] >> 4) ^ (keys[j] >> 10)) & 63];
+            if (*memo == keys[j]) continue;
+            oom |= ludus__sites_collect_run(st->tab, &ev[i], s) != 0; /* adds the event's keys */
+            *memo = keys[j];
+        }
+        i += s;
+    }
+    uint32_t t = ludus__sf_stream_thread_index(st, serial);
+    size_t max = ludus__nf_block_BYTES + LUDUS__NF_COMPACT_MAX(n);
+    if (t == UINT32_MAX || oom || ludus__sf_stream_put_new_sites(st) != 0 || ludus__sf_stream_reserve(&st->scratch, &st->scap, max) != 0) {
+        st->unwritten += events;
+        return -1;
+    }
+    ludus__nf_block b = {LUDUS__NF_COMPACT, 0, n, (uint64_t)(uintptr_t)ev};
+    uint8_t *p = ludus__nf_block_put(st->scratch, &b);
+    size_t len = ludus__compact_encode(st->tab, ev, n, (uintptr_t)ev, p);
+    if (ludus__sf_stream_put_record(st, LUDUS__NF_BLOCK, t, st->scratch, ludus__nf_block_BYTES + len) != 0) {
+        st->unwritten += events;
+        return -1;
+    }
+    st->th[t].events += events;
+    st->th[t].frames += frames;
+    st->events += events;
+    st->buf_events += events;
+    st->blocks++;
+    st->slots += n;
+    return 0;
+}
+
+/* Writes the handed pieces, oldest first, giving each back once its
+ * events are in the buffer. */
+static void ludus__sf_stream_write_handed(ludus__stream *st) {
+    uint64_t head = __atomic_exchange_n(&st->full, 0, __ATOMIC_ACQUIRE);
+    if (!head) return;
+    ludus__chunk *rev = NULL; /* the stack is newest first */
+    for (ludus__chunk *ch = (ludus__chunk *)(uintptr_t)head; ch;) {
+        ludus__chunk *next = (ludus__chunk *)(uintptr_t)ch->unused;
+        ch->unused = (uint64_t)(uintptr_t)rev;
+        rev = ch;
+        ch = next;
+    }
+    uint64_t n_done = 0;
+    ludus__mutex_lock(&st->lock);
+    while (rev) {
+        ludus__chunk *ch = rev;
+        rev = (ludus__chunk *)(uintptr_t)ch->unused;
+        ch->unused = 0;
+        uint64_t used = __atomic_load_n(&ch->used, __ATOMIC_RELAXED);
+        if (used) ludus__sf_stream_put_run(st, ch->thread, LUDUS__CHUNK_EVENTS(ch), (size_t)used);
+        if (st->n >= (4u << 20)) ludus__sf_stream_flush(st); /* a long batch: the buffer stays a few MiB */
+        if (st->give_back) ludus__pool_give_back(ch);
+        n_done++;
+    }
+    ludus__sf_stream_put_clock(st, 0);
+    ludus__mutex_unlock(&st->lock);
+    ludus__sf_stream_flush(st);
+    __atomic_fetch_add(&st->done, n_done, __ATOMIC_RELEASE);
+}
+
+static void *ludus__sf_stream_writer_main(void *arg) {
+    ludus__stream *st = arg;
+    while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE)) {
+        ludus__wakeup_wait(&st->wake, -1); /* a handed piece, or stop */
+        ludus__sf_stream_write_handed(st);
+    }
+    ludus__sf_stream_write_handed(st);
+    return NULL;
+}
+
+void ludus__stream_hand(ludus__stream *st, ludus__chunk *piece) {
+    uint64_t old = __atomic_load_n(&st->full, __ATOMIC_RELAXED);
+    do piece->unused = old;
+    while (!__atomic_compare_exchange_n(&st->full, &old, (uint64_t)(uintptr_t)piece, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED));
+    __atomic_fetch_add(&st->handed, 1u, __ATOMIC_RELAXED);
+    ludus__wakeup_post(&st->wake);
+}
+
+int ludus__stream_caught_up(ludus__stream *st) {
+    return __atomic_load_n(&st->done, __ATOMIC_ACQUIRE) == __atomic_load_n(&st->handed, __ATOMIC_RELAXED);
+}
+
+void ludus__stream_stop_giving(ludus__stream *st) {
+    if (!st) return;
+    ludus__mutex_lock(&st->lock);
+    st->give_back = 0;
+    ludus__mutex_unlock(&st->lock);
+}
+
+/* The header: appended at the start, written over at the end. */
+static void ludus__sf_stream_write_header(ludus__stream *st, int again) {
+    uint8_t b[ludus__nf_header_BYTES];
+    st->hdr.crc = 0;
+    ludus__nf_header_put(b, &st->hdr);
+    st->hdr.crc = ludus__crc32c(0, b, ludus__nf_header_offset("crc"));
+    ludus__nf_header_put(b, &st->hdr);
+    int e = again ? ludus__file_write_at(&st->file, 0, b, sizeof b) : ludus__file_write(&st->file, b, sizeof b);
+    if (e && !st->err) st->err = e;
+}
+
+int ludus__stream_open(const char *path, ludus__stream **out) {
+    *out = NULL;
+    ludus__stream *st = ludus__calloc(1, sizeof *st);
+    if (!st) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    int e = ludus__file_create_direct(&st->file, path);
+    if (e) {
+        char why[128];
+        ludus__os_strerror(e, why, sizeof why);
+        ludus__free(st);
+        return ludus__fail(LUDUS_EIO, "cannot create the stream file %s: %s", path, why);
+    }
+    st->tab = ludus__capture_new(&ludus__sf_stream_table_only);
+    if (!st->tab || ludus__wakeup_init(&st->wake) != 0) {
+        ludus_capture_release(st->tab);
+        ludus__file_abort(&st->file);
+        ludus__free(st);
+        return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    }
+    st->give_back = 1;
+    ludus__mutex_init(&st->lock);
+    *out = st;
+    return 0;
+}
+
+void ludus__stream_start(ludus__stream *st, const ludus__session *s) {
+    if (s->categories) st->tab->categories = ludus__strdup(s->categories); /* NULL: every site enabled */
+    st->clock_tsc = s->clock_tsc;
+    ludus__nf_header *h = &st->hdr;
+    h->magic = LUDUS__NF_MAGIC;
+    h->version = LUDUS__FORMAT_STREAMED;
+    h->bom = LUDUS__NF_BOM;
+    h->header_bytes = ludus__nf_header_BYTES;
+    h->flags = LUDUS__NF_STREAMED;
+    h->clock = s->clock_tsc ? 1u : 0u;
+    h->pid = s->pid;
+    h->c0_ticks = s->begin_point.ticks, h->c0_ns = s->begin_point.ns, h->c0_window = s->begin_point.window_ns;
+    /* until the end rewrites it: the range of a capture cut short comes
+     * from its last CLOCK record */
+    h->c1_ticks = h->c0_ticks, h->c1_ns = h->c0_ns, h->c1_window = h->c0_window;
+    h->start_ns = h->end_ns = s->begin_point.ns;
+    h->gen = s->gen;
+    ludus__sf_stream_write_header(st, 0);
+    st->written = ludus__nf_header_BYTES;
+    /* without the thread, the end writes every piece handed (the pool
+     * meanwhile drops what it cannot hold, counted) */
+    st->started = ludus__thread_start(&st->thread, ludus__sf_stream_writer_main, st) == 0;
+}
+
+static void ludus__sf_stream_stop_thread(ludus__stream *st) {
+    if (!st->started) return;
+    __atomic_store_n(&st->stop, 1u, __ATOMIC_RELEASE);
+    ludus__wakeup_post(&st->wake);
+    ludus__thread_join(st->thread);
+    st->started = 0;
+}
+
+static void ludus__sf_stream_stream_free(ludus__stream *st) {
+    ludus__wakeup_destroy(&st->wake);
+    ludus_capture_release(st->tab);
+    ludus__free(st->th);
+    ludus__free(st->buf);
+    ludus__free(st->scratch);
+    ludus__mutex_destroy(&st->lock);
+    ludus__free(st);
+}
+
+void ludus__stream_abort(ludus__stream *st) {
+    if (!st) return;
+    ludus__sf_stream_stop_thread(st);
+    ludus__file_commit(&st->file);
+    ludus__sf_stream_stream_free(st);
+}
+
+void ludus__stream_forget(ludus__stream *st) {
+    if (!st) return;
+    ludus__file_abort(&st->file); /* closes this process's descriptor only: the file stays the parent's */
+    ludus__free(st->th);
+    ludus__free(st->buf);
+    ludus__free(st->scratch);
+    ludus__free(st); /* its thread, lock, semaphore and site table were the parent's */
+}
+
+/* ---- the end: tables, summary, end record ---- */
+
+static void ludus__sf_stream_put_meta(ludus__stream *st, const ludus_capture *c, uint64_t dropped, double needed) {
+    char refused[24], lost[24], stream[96];
+    snprintf(refused, sizeof refused, "%u", c->counters_refused);
+    snprintf(lost, sizeof lost, "%llu", (unsigned long long)c->counter_adds_lost);
+    snprintf(stream, sizeof stream, "%llu %llu %.0f", (unsigned long long)st->events, (unsigned long long)dropped,
+             needed);
+    const char *keys[6] = {"ludus_version",    "process_name",      "categories",
+                           "counters_refused", "counter_adds_lost", "stream"};
+    const char *vals[6] = {LUDUS_VERSION_STRING,
+                           c->process_name,
+                           c->categories,
+                           c->counters_refused ? refused : NULL,
+                           c->counter_adds_lost ? lost : NULL,
+                           stream};
+    size_t len = 0;
+    uint32_t k = 0;
+    for (int i = 0; i < 6; i++)
+        if (vals[i]) len += 8 + strlen(keys[i]) + ludus__nf_clamp(strlen(vals[i]));
+    if (ludus__sf_stream_reserve(&st->scratch, &st->scap, len) != 0) return;
+    uint8_t *p = st->scratch;
+    for (int i = 0; i < 6; i++) {
+        if (!vals[i]) continue;
+        size_t kn = strlen(keys[i]), vn = ludus__nf_clamp(strlen(vals[i]));
+        p = ludus__nf_put_U32(ludus__nf_put_U32(p, (uint32_t)kn), (uint32_t)vn);
+        memcpy(p, keys[i], kn), p += kn;
+        memcpy(p, vals[i], vn), p += vn;
+        k++;
+    }
+    ludus__sf_stream_put_record(st, LUDUS__NF_META, k, st->scratch, len);
+}
+
+int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_result *out) {
+    memset(out, 0, sizeof *out);
+    ludus__sf_stream_stop_thread(st);  /* it wrote every piece handed before the end */
+    ludus__sf_stream_write_handed(st); /* (no thread: all of them) */
+    /* each thread's last pieces, in the capture's thread order */
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        for (ludus__chunk *ch = c->threads[t].first; ch; ch = ch->next)
+            if (ch->used) ludus__sf_stream_put_run(st, c->threads[t].serial, LUDUS__CHUNK_EVENTS(ch), (size_t)ch->used);
+        ludus__sf_stream_thread_index(st, c->threads[t].serial); /* a thread with no event still has its entry */
+        if (st->n >= (4u << 20)) ludus__sf_stream_flush(st);
+    }
+    uint64_t dropped = c->unregistered_drops;
+    for (uint32_t t = 0; t < c->nthreads; t++) dropped += c->threads[t].dropped;
+    dropped += st->unwritten;
+    int64_t dur = c->end_ns - c->start_ns;
+    double per_event = st->events ? (double)st->written / (double)st->events : 16.0;
+    double needed = dropped && dur > 0 ? per_event * (double)(st->events + dropped) * 1e9 / (double)dur : 0.0;
+    ludus__sf_stream_put_meta(st, c, dropped, needed);
+    /* STATS: the normalised counts are the reader's to make (0 here) */
+    ludus__nf_stats stats = {
+        c->unregistered_drops, c->bytes_used, c->interner_drops, 0, 0, dropped, 0, 0, 0, 0, 0, 0, 0};
+    uint8_t sb[4 + ludus__nf_stats_BYTES];
+    ludus__nf_stats_put(ludus__nf_put_U32(sb, ludus__nf_stats_BYTES), &stats);
+    ludus__sf_stream_put_record(st, LUDUS__NF_STATS, 0, sb, sizeof sb);
+    /* THREADS, in the writer's order; losses from the capture */
+    size_t len = 4 + (size_t)st->nthreads * (ludus__nf_thread_BYTES + 63);
+    if (ludus__sf_stream_reserve(&st->scratch, &st->scap, len) == 0) {
+        uint8_t *p = ludus__nf_put_U32(st->scratch, ludus__nf_thread_BYTES);
+        for (uint32_t i = 0; i < st->nthreads; i++) {
+            const ludus__cap_thread *th = NULL;
+            for (uint32_t t = 0; t < c->nthreads && !th; t++)
+                if (c->threads[t].serial == st->th[i].serial) th = &c->threads[t];
+            char name[64];
+            snprintf(name, sizeof name, "thread %u", st->th[i].serial);
+            p = th ? ludus__sf_stream_put_thread(p, th->name, th->tid, th->dropped, th->first_drop_ns, th->spans, th->exited)
+                   : ludus__sf_stream_put_thread(p, name, 0, 0, LUDUS__NO_DROP, 0, 0);
+        }
+        ludus__sf_stream_put_record(st, LUDUS__NF_THREADS, st->nthreads, st->scratch, (size_t)(p - st->scratch));
+    }
+    /* SUMMARY: what `info` prints without reading the blocks */
+    ludus__nf_summary sum = {st->events, dropped, 0, 0, UINT32_MAX, 1, st->blocks, st->slots};
+    uint64_t all = 0;
+    for (uint32_t i = 0; i < st->nthreads; i++) {
+        all += st->th[i].frames;
+        if (st->th[i].frames > sum.frame_marks) sum.frame_marks = st->th[i].frames, sum.frame_thread = i;
+    }
+    sum.marks_elsewhere = all - sum.frame_marks;
+    len = 8 + ludus__nf_summary_BYTES + (size_t)st->nthreads * ludus__nf_summary_thread_BYTES;
+    if (ludus__sf_stream_reserve(&st->scratch, &st->scap, len) == 0) {
+        uint8_t *p = ludus__nf_summary_put(ludus__nf_put_U32(st->scratch, ludus__nf_summary_BYTES), &sum);
+        p = ludus__nf_put_U32(p, ludus__nf_summary_thread_BYTES);
+        for (uint32_t i = 0; i < st->nthreads; i++) {
+            ludus__nf_summary_thread e = {st->th[i].events, st->th[i].frames};
+            p = ludus__nf_summary_thread_put(p, &e);
+        }
+        ludus__sf_stream_put_record(st, LUDUS__NF_SUMMARY, 0, st->scratch, len);
+    }
+    ludus__nf_end end = {st->blocks, st->slots};
+    uint8_t eb[ludus__nf_end_BYTES];
+    ludus__nf_end_put(eb, &end);
+    ludus__sf_stream_put_record(st, LUDUS__NF_END, 0, eb, sizeof eb);
+    ludus__sf_stream_flush(st);
+    /* the header, complete: the capture's end, its tables' counts */
+    st->hdr.c1_ticks = c->c1.ticks, st->hdr.c1_ns = c->c1.ns, st->hdr.c1_window = c->c1.window_ns;
+    st->hdr.end_ns = c->end_ns;
+    st->hdr.nsites = st->tab->nsites;
+    st->hdr.nthreads = st->nthreads;
+    if (!st->err) ludus__sf_stream_write_header(st, 1);
+    int e = ludus__file_commit(&st->file);
+    if (e && !st->err) st->err = e;
+    out->events = st->events;
+    out->dropped = dropped;
+    out->bytes = st->written;
+    out->blocks = st->blocks;
+    out->duration_ns = dur;
+    out->written_bytes_per_s = dur > 0 ? (double)st->written * 1e9 / (double)dur : 0.0;
+    out->needed_bytes_per_s = needed;
+    out->error = st->err ? LUDUS_EIO : 0;
+    int rc = 0;
+    if (st->err) {
+        char why[128];
+        ludus__os_strerror(st->err, why, sizeof why);
+        rc = ludus__fail(LUDUS_EIO, "the stream file could not be written: %s (it holds what was written before)", why);
+    }
+    ludus__sf_stream_stream_free(st);
+    return rc;
+}
+#undef CLOCK_EVERY_NS
 
 /* ==== src/format/block_codec.c ==== */
 /* Compact event blocks (docs/format.md "Compact blocks"), encoded and
@@ -17385,12 +18190,23 @@ uint32_t ludus__crc32c(uint32_t crc, const void *data, size_t n) {
 #include <string.h>
 
 
+/* A streamed file's blocks: threads interleave, so each block names the
+ * next block of its thread (a run loader's cursor is a block's index). */
+typedef struct ludus__sf_file_reader_stream_block {
+    uint64_t off, next;
+} ludus__sf_file_reader_stream_block;
+
 typedef struct ludus__sf_file_reader_reader {
     int fd; /* -1: memory */
     const uint8_t *mem;
     uint64_t size;
     uint64_t margin_ticks; /* events may lie this far outside the capture */
     int error;             /* first load error */
+    int streamed;          /* header flag LUDUS__NF_STREAMED */
+    ludus__sf_file_reader_stream_block *blk;
+    uint64_t nblk, blk_cap;
+    uint64_t *last_blk; /* per thread: its last block's index (UINT64_MAX: none yet) */
+    uint32_t ndefs;     /* THREAD_DEF records so far */
 } ludus__sf_file_reader_reader;
 
 __attribute__((format(printf, 3, 4))) static int ludus__sf_file_reader_fmt_fail(ludus__sf_file_reader_reader *r, uint64_t off, const char *fmt, ...) {
@@ -17533,7 +18349,12 @@ static int ludus__sf_file_reader_check_events(ludus__sf_file_reader_reader *r, c
 
 static int ludus__sf_file_reader_load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf) {
     ludus__sf_file_reader_reader *r = c->src_data;
-    uint64_t off = *cursor;
+    uint64_t off = *cursor, next_cursor = 0;
+    if (r->streamed) { /* the cursor is the block's index */
+        if (*cursor >= r->nblk) return FMT_FAIL(0, "no more blocks of this thread");
+        off = r->blk[*cursor].off;
+        next_cursor = r->blk[*cursor].next;
+    }
     uint8_t hb[ludus__nf_record_BYTES + ludus__nf_block_BYTES];
     ludus__nf_record h;
     for (;;) { /* records of unknown tags between blocks are skipped */
@@ -17588,7 +18409,7 @@ static int ludus__sf_file_reader_load_run(const ludus_capture *c, uint64_t *curs
     out->ev = buf->ev;
     out->n = (size_t)b.slots;
     out->base = (uintptr_t)b.base;
-    *cursor = off + ludus__nf_record_BYTES + h.length;
+    *cursor = r->streamed ? next_cursor : off + ludus__nf_record_BYTES + h.length;
     return 0;
 }
 
@@ -17606,17 +18427,22 @@ static int ludus__sf_file_reader_parse_header(ludus__sf_file_reader_reader *r, l
     ludus__nf_header h;
     ludus__nf_header_get(&h, hb);
     if (h.magic != LUDUS__NF_MAGIC) return FMT_FAIL(0, "bad magic: not a Ludus capture file");
-    if (h.version < LUDUS__FORMAT_OLDEST || h.version > LUDUS__FORMAT_VERSION)
+    if (h.version < LUDUS__FORMAT_OLDEST || h.version > LUDUS__FORMAT_STREAMED)
         return FMT_FAIL(ludus__nf_header_offset("version"), "format version %u (this reader reads versions %u to %u)",
-                        h.version, LUDUS__FORMAT_OLDEST, LUDUS__FORMAT_VERSION);
+                        h.version, LUDUS__FORMAT_OLDEST, LUDUS__FORMAT_STREAMED);
     c->format_version = h.version;
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
     if (ludus__crc32c(0, hb, ludus__nf_header_offset("crc")) != h.crc)
         return FMT_FAIL(ludus__nf_header_offset("crc"), "header checksum mismatch: the file is damaged");
 #endif
     if (h.bom != LUDUS__NF_BOM) return FMT_FAIL(ludus__nf_header_offset("bom"), "bad byte-order mark 0x%08x", h.bom);
-    if (h.flags != 0)
-        return FMT_FAIL(ludus__nf_header_offset("flags"), "header flags 0x%x (none are defined)", h.flags);
+    /* version 6 is the streamed layout, and only it */
+    uint32_t want_flags = h.version == LUDUS__FORMAT_STREAMED ? LUDUS__NF_STREAMED : 0u;
+    if (h.flags != want_flags)
+        return FMT_FAIL(ludus__nf_header_offset("flags"), "header flags 0x%x (a version %u file has 0x%x)", h.flags,
+                        h.version, want_flags);
+    r->streamed = h.flags == LUDUS__NF_STREAMED;
+    c->streamed = r->streamed;
     if (h.header_bytes != ludus__nf_header_BYTES) /* every header byte is under the checksum */
         return FMT_FAIL(ludus__nf_header_offset("header_bytes"), "header size %u (headers are %u bytes)",
                         h.header_bytes, (unsigned)ludus__nf_header_BYTES);
@@ -17627,7 +18453,8 @@ static int ludus__sf_file_reader_parse_header(ludus__sf_file_reader_reader *r, l
     c->c0 = (ludus__calib_point){h.c0_ticks, h.c0_ns, h.c0_window};
     c->c1 = (ludus__calib_point){h.c1_ticks, h.c1_ns, h.c1_window};
     const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
-    if (why) return FMT_FAIL(ludus__nf_header_offset(field), "%s: %s", field, why);
+    /* a streamed file cut short holds its first header: its range comes from its last CLOCK record */
+    if (why && !r->streamed) return FMT_FAIL(ludus__nf_header_offset(field), "%s: %s", field, why);
     c->start_ns = h.start_ns;
     c->end_ns = h.end_ns;
     if (!TIME_OK(c->start_ns) || !TIME_OK(c->end_ns) || c->end_ns < c->start_ns)
@@ -17640,7 +18467,7 @@ static int ludus__sf_file_reader_parse_header(ludus__sf_file_reader_reader *r, l
                         LUDUS__NF_MAX_THREADS);
     /* One second of ticks on either side of the capture (events of the
      * inline path may precede the first calibration point by a few ns). */
-    r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
+    r->margin_ticks = why ? 0 : ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1); /* (streamed: set at the end) */
     *first_record = h.header_bytes;
     *nsites = h.nsites;
     *nthreads = h.nthreads;
@@ -17946,10 +18773,120 @@ static int ludus__sf_file_reader_check_counts(ludus__sf_file_reader_reader *r, l
     return 0;
 }
 
+/* ---- streamed files (format 6) ---- */
+
+/* THREAD_DEF: the thread of index aux (the next one), its name and tid. */
+static int ludus__sf_file_reader_parse_thread_def(ludus__sf_file_reader_reader *r, ludus_capture *c, uint64_t base, uint32_t idx, const uint8_t *p, uint64_t len) {
+    uint32_t es = 0;
+    int rc = ludus__sf_file_reader_entry_size(r, base, p, len, ludus__nf_thread_BYTES, &es);
+    if (rc) return rc;
+    if (idx != r->ndefs) return FMT_FAIL(base - 20, "thread %u defined where thread %u comes next", idx, r->ndefs);
+    if (idx >= LUDUS__NF_MAX_THREADS) return FMT_FAIL(base - 20, "more than %u threads", LUDUS__NF_MAX_THREADS);
+    if (len < 4u + es) return FMT_FAIL(base, "thread definition truncated");
+    ludus__nf_thread e;
+    ludus__nf_thread_get(&e, p + 4);
+    if (e.name_len > 63 || e.name_len > len - 4 - es) return FMT_FAIL(base, "thread %u: bad name length", idx);
+    ludus__cap_thread *t = ludus__realloc(c->threads, (size_t)(idx + 1) * sizeof *t);
+    uint64_t *lb = ludus__realloc(r->last_blk, (size_t)(idx + 1) * sizeof *lb);
+    if (t) c->threads = t;
+    if (lb) r->last_blk = lb;
+    if (!t || !lb) return ludus__fail(LUDUS_ENOMEM, "out of memory for the threads");
+    memset(&t[idx], 0, sizeof t[idx]);
+    t[idx].tid = e.tid;
+    t[idx].first_drop_ns = LUDUS__NO_DROP;
+    t[idx].name[ludus__utf8_clean((const char *)p + 4 + es, e.name_len, t[idx].name, sizeof t[idx].name - 1)] = 0;
+    lb[idx] = UINT64_MAX;
+    r->ndefs = idx + 1;
+    c->nthreads = r->ndefs;
+    return 0;
+}
+
+/* A block of a streamed file: thread `t`'s next, chained to its last. */
+static int ludus__sf_file_reader_note_stream_block(ludus__sf_file_reader_reader *r, ludus_capture *c, uint64_t off, uint32_t t) {
+    if (r->nblk == r->blk_cap) {
+        uint64_t cap = r->blk_cap ? r->blk_cap * 2 : 1024;
+        ludus__sf_file_reader_stream_block *b = ludus__realloc(r->blk, (size_t)cap * sizeof *b);
+        if (!b) return ludus__fail(LUDUS_ENOMEM, "out of memory for the block index");
+        r->blk = b, r->blk_cap = cap;
+    }
+    uint64_t i = r->nblk++;
+    r->blk[i] = (ludus__sf_file_reader_stream_block){off, UINT64_MAX};
+    if (r->last_blk[t] == UINT64_MAX)
+        c->threads[t].load_first = i;
+    else
+        r->blk[r->last_blk[t]].next = i;
+    r->last_blk[t] = i;
+    return 0;
+}
+
+/* SUMMARY (any file since it was added): the frame thread and, in a
+ * streamed file, the counts of each thread as the writer counted them. */
+static int ludus__sf_file_reader_parse_summary(ludus__sf_file_reader_reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
+    uint32_t es = 0, ts = 0;
+    int rc = ludus__sf_file_reader_entry_size(r, base, p, len, ludus__nf_summary_BYTES, &es);
+    if (rc) return rc;
+    if (len < 8u + es) return FMT_FAIL(base, "summary record of %" PRIu64 " bytes is too short", len);
+    ludus__nf_summary s;
+    ludus__nf_summary_get(&s, p + 4);
+    if ((rc = ludus__sf_file_reader_entry_size(r, base + 4 + es, p + 4 + es, len - 4 - es, ludus__nf_summary_thread_BYTES, &ts)) != 0)
+        return rc;
+    const uint8_t *q = p + 8 + es;
+    if ((uint64_t)c->nthreads * ts != len - 8 - es)
+        return FMT_FAIL(base, "the summary holds %" PRIu64 " bytes of threads, not %u entries", len - 8 - es,
+                        c->nthreads);
+    if (s.frame_thread != UINT32_MAX && s.frame_thread >= c->nthreads)
+        return FMT_FAIL(base + 4 + ludus__nf_summary_offset("frame_thread"), "the frame thread %u is not a thread",
+                        s.frame_thread);
+    c->has_footer = 1;
+    c->footer_frame_marks = s.frame_marks;
+    c->footer_marks_elsewhere = s.marks_elsewhere;
+    c->footer_frame_thread = s.frame_thread;
+    if (!r->streamed) return 0;
+    c->events = c->frames = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++, q += ts) {
+        ludus__nf_summary_thread e;
+        ludus__nf_summary_thread_get(&e, q);
+        c->threads[t].events = e.events;
+        c->threads[t].frames = e.frames;
+        c->events += e.events;
+        c->frames += e.frames;
+    }
+    return 0;
+}
+
+/* A streamed file without its end (kill -9, a crash): every whole record
+ * before off is the capture, its range up to the last CLOCK record. */
+static int ludus__sf_file_reader_stream_cut_at(ludus__sf_file_reader_reader *r, ludus_capture *c, uint64_t off, const ludus__calib_point *last_clock) {
+    c->stream_cut = 1;
+    c->has_footer = 0;
+    if (last_clock) {
+        c->c1 = *last_clock;
+        c->end_ns = last_clock->ns;
+    }
+    if (!TIME_OK(c->end_ns) || c->end_ns < c->start_ns)
+        return FMT_FAIL(off, "a streamed capture cut short whose last calibration point is out of range");
+    const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
+    if (why)
+        return FMT_FAIL(off,
+                        "a streamed capture cut short before its first calibration point (%s: %s): no event "
+                        "of it can be placed in time",
+                        field, why);
+    r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
+    /* the counts of the threads come from their events (ludus__prepare) */
+    c->events = c->frames = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++) c->threads[t].events = c->threads[t].frames = 0;
+    return 0;
+}
+
 static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, ludus_capture *c, uint64_t off, uint32_t nsites, uint32_t nthreads) {
     int have_stats = 0, have_sites = 0, have_threads = 0;
     int64_t last_thread = -1;
+    ludus__calib_point clock;
+    int have_clock = 0;
+    if (r->streamed) have_sites = 1; /* its sites come in SITE_DEFS records */
     for (;;) {
+        if (r->streamed && (r->size - off < ludus__nf_record_BYTES))
+            return ludus__sf_file_reader_stream_cut_at(r, c, off, have_clock ? &clock : NULL);
         if (off == r->size) return FMT_FAIL(off, "the file ends without an end record (truncated?)");
         if (r->size - off < ludus__nf_record_BYTES)
             return FMT_FAIL(off, "record header truncated (%" PRIu64 " bytes left)", r->size - off);
@@ -17958,6 +18895,8 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
         if (rc) return rc;
         ludus__nf_record h;
         ludus__nf_record_get(&h, hb);
+        if (r->streamed && h.length > r->size - off - ludus__nf_record_BYTES) /* the record being written */
+            return ludus__sf_file_reader_stream_cut_at(r, c, off, have_clock ? &clock : NULL);
         if (h.length > r->size - off - ludus__nf_record_BYTES)
             return FMT_FAIL(off + ludus__nf_record_offset("length"), "record length %" PRIu64 " exceeds the file",
                             h.length);
@@ -17966,10 +18905,14 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
         uint64_t base = off + ludus__nf_record_BYTES;
         int table = h.tag == LUDUS__NF_META || h.tag == LUDUS__NF_STATS || h.tag == LUDUS__NF_SITES ||
                     h.tag == LUDUS__NF_THREADS || h.tag == LUDUS__NF_END || h.tag == LUDUS__NF_GPU;
-        if (table && h.tag != LUDUS__NF_END && last_thread >= 0)
+        if (table && h.tag != LUDUS__NF_END && last_thread >= 0 && !r->streamed)
             return FMT_FAIL(off, "table record %u after the first event block", h.tag);
+        if (r->streamed && h.tag == LUDUS__NF_SITES) return FMT_FAIL(off, "a site table in a streamed file");
+        int streamed_tag = h.tag == LUDUS__NF_CLOCK || h.tag == LUDUS__NF_SITE_DEFS || h.tag == LUDUS__NF_THREAD_DEF;
+        if (streamed_tag && !r->streamed) streamed_tag = 0, h.tag = 0; /* another file's: skipped */
+        int small = table || streamed_tag || h.tag == LUDUS__NF_SUMMARY;
         uint8_t *p = NULL;
-        if (table) {
+        if (small) {
             /* the GPU record grows with the samples (bounded by the file,
              * checked above); the tables with sites and threads */
             if (h.length > LUDUS__NF_MAX_TABLE_BYTES && h.tag != LUDUS__NF_GPU)
@@ -17992,9 +18935,49 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
                 rc = have_sites++ ? FMT_FAIL(off, "a second site table")
                                   : ludus__sf_file_reader_parse_sites(r, c, base, h.aux, p, h.length, nsites);
                 break;
-            case LUDUS__NF_THREADS:
-                rc = have_threads++ ? FMT_FAIL(off, "a second thread table")
-                                    : ludus__sf_file_reader_parse_threads(r, c, base, h.aux, p, h.length, nthreads);
+            case LUDUS__NF_THREADS: {
+                if (have_threads++) {
+                    rc = FMT_FAIL(off, "a second thread table");
+                    break;
+                }
+                /* a streamed file's: the threads it defined, now with their losses */
+                ludus__cap_thread *defs = c->threads;
+                uint32_t ndefs = r->ndefs;
+                c->threads = NULL;
+                if (r->streamed && h.aux != ndefs)
+                    rc = FMT_FAIL(off + 4, "the thread table holds %u threads, the file defined %u", h.aux, ndefs);
+                else
+                    rc = ludus__sf_file_reader_parse_threads(r, c, base, h.aux, p, h.length, nthreads);
+                for (uint32_t t = 0; rc == 0 && t < ndefs; t++) {
+                    c->threads[t].load_first = defs[t].load_first;
+                    c->threads[t].nruns = defs[t].nruns;
+                    c->threads[t].slots = defs[t].slots;
+                }
+                if (rc && !c->threads) c->threads = defs, defs = NULL; /* freed with the capture */
+                ludus__free(defs);
+                break;
+            }
+            case LUDUS__NF_SITE_DEFS:
+                rc = ludus__sf_file_reader_parse_sites(r, c, base, h.aux, p, h.length, h.aux);
+                break;
+            case LUDUS__NF_THREAD_DEF:
+                rc = have_threads ? FMT_FAIL(off, "a thread defined after the thread table")
+                                  : ludus__sf_file_reader_parse_thread_def(r, c, base, h.aux, p, h.length);
+                break;
+            case LUDUS__NF_CLOCK: {
+                if (h.length < ludus__nf_clock_BYTES) {
+                    rc = FMT_FAIL(off + 8, "clock record of %" PRIu64 " bytes is too short", h.length);
+                    break;
+                }
+                ludus__nf_clock k;
+                ludus__nf_clock_get(&k, p);
+                clock = (ludus__calib_point){k.ticks, k.ns, k.window};
+                have_clock = 1;
+                break;
+            }
+            case LUDUS__NF_SUMMARY:
+                rc = have_threads ? ludus__sf_file_reader_parse_summary(r, c, base, p, h.length)
+                                  : FMT_FAIL(off, "a summary before the thread table");
                 break;
             case LUDUS__NF_GPU: {
                 char why[128];
@@ -18003,7 +18986,7 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
                 break;
             }
             case LUDUS__NF_BLOCK: {
-                if (!have_stats || !have_sites || !have_threads) {
+                if (!r->streamed && (!have_stats || !have_sites || !have_threads)) {
                     rc = FMT_FAIL(off, "an event block before the stats, site and thread tables");
                     break;
                 }
@@ -18020,13 +19003,17 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
                     rc = FMT_FAIL(off + 4, "a block names thread %u of %u", h.aux, c->nthreads);
                     break;
                 }
-                if ((int64_t)h.aux < last_thread) {
+                if (r->streamed && (have_threads || (rc = ludus__sf_file_reader_note_stream_block(r, c, off, h.aux)) != 0)) {
+                    if (!rc) rc = FMT_FAIL(off, "an event block after the thread table");
+                    break;
+                }
+                if ((int64_t)h.aux < last_thread && !r->streamed) {
                     rc = FMT_FAIL(off + 4, "a block of thread %u after one of thread %" PRId64 " (blocks go by thread)",
                                   h.aux, last_thread);
                     break;
                 }
                 ludus__cap_thread *th = &c->threads[h.aux];
-                if (th->nruns == 0) th->load_first = off;
+                if (th->nruns == 0 && !r->streamed) th->load_first = off;
                 if (th->nruns == UINT32_MAX) {
                     rc = FMT_FAIL(off, "too many blocks");
                     break;
@@ -18062,6 +19049,14 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
                     break;
                 }
                 ludus__free(p);
+                if (r->streamed && (c->nsites != nsites || c->nthreads != nthreads))
+                    return FMT_FAIL(0, "the header counts %u sites and %u threads, the file defined %u and %u", nsites,
+                                    nthreads, c->nsites, c->nthreads);
+                if (r->streamed) { /* its header was written again at the end: now it must calibrate */
+                    const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
+                    if (why) return FMT_FAIL(ludus__nf_header_offset(field), "%s: %s", field, why);
+                    r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
+                }
                 rc = ludus__sf_file_reader_check_counts(r, c);
                 if (rc == 0) ludus__sf_file_reader_memory_flags_upgrade(c);
                 return rc;
@@ -18079,6 +19074,8 @@ static void ludus__sf_file_reader_destroy_reader(ludus_capture *c) {
     ludus__sf_file_reader_reader *r = c->src_data;
     if (!r) return;
     if (r->fd >= 0) ludus__read_close(r->fd);
+    ludus__free(r->blk);
+    ludus__free(r->last_blk);
     ludus__free(r);
     c->src_data = NULL;
 }
@@ -18105,7 +19102,9 @@ static int ludus__sf_file_reader_open_source(ludus__sf_file_reader_reader *r, lu
         return rc; /* the detail is set */
     }
     r->error = 0;
-    c->prepared = 1; /* sites and counts come from the file */
+    /* sites and counts come from the file; a streamed file cut short, or
+     * one without a summary, counts its events when first read */
+    c->prepared = !r->streamed || (c->has_footer && !c->stream_cut);
     *out = c;
     return 0;
 }
@@ -19977,12 +20976,8 @@ static void ludus__sf_native_writer_rb_u32(ludus__bytes *r, uint32_t v) {
 
 /* Writes a record: head with CRC over (tag, aux, length) and payload. */
 static void ludus__sf_native_writer_write_record(ludus__writer *w, uint32_t tag, uint32_t aux, const void *payload, uint64_t len) {
-    ludus__nf_record h = {tag, aux, len, 0, 0};
     uint8_t head[ludus__nf_record_BYTES];
-    ludus__nf_record_put(head, &h);
-    uint32_t crc = ludus__crc32c(0, head, 16);
-    h.crc = ludus__crc32c(crc, payload, (size_t)len);
-    ludus__nf_record_put(head, &h);
+    ludus__nf_record_head(head, tag, aux, payload, len);
     ludus__w_bytes(w, head, sizeof head);
     ludus__w_bytes(w, payload, (size_t)len);
 }
@@ -20080,26 +21075,9 @@ static int ludus__sf_native_writer_write_sites(ludus__writer *w, const ludus_cap
     ludus__sf_native_writer_rb_u32(r, ludus__nf_site_BYTES);
     for (uint32_t i = 0; i < c->nsites; i++) {
         const ludus__site_info *s = &c->sites[i];
-        size_t nn = ludus__sf_native_writer_clamp_len(s->name_len), fn = ludus__sf_native_writer_clamp_len(strlen(s->function)), ln = ludus__sf_native_writer_clamp_len(strlen(s->file)),
-               cn = s->category ? ludus__sf_native_writer_clamp_len(s->category_len) : 0;
-        ludus__nf_site e = {(uint64_t)s->key,
-                            s->id,
-                            s->line,
-                            (s->enabled ? LUDUS__NF_SITE_ENABLED : 0u) |
-                                (s->category ? LUDUS__NF_SITE_HAS_CATEGORY : 0u),
-                            (uint32_t)nn,
-                            (uint32_t)fn,
-                            (uint32_t)ln,
-                            (uint32_t)cn,
-                            0};
-        uint8_t *p = ludus__bytes_room(r, ludus__nf_site_BYTES);
+        uint8_t *p = ludus__bytes_room(r, ludus__nf_site_size(s));
         if (!p) return 0; /* r->oom says it */
-        ludus__nf_site_put(p, &e);
-        r->n += ludus__nf_site_BYTES;
-        ludus__bytes_put(r, s->name, nn);
-        ludus__bytes_put(r, s->function, fn);
-        ludus__bytes_put(r, s->file, ln);
-        if (cn) ludus__bytes_put(r, s->category, cn);
+        r->n = (size_t)(ludus__nf_put_site_entry(p, s) - r->b);
     }
     int rc = ludus__sf_native_writer_table_fits(r, "site");
     if (rc == 0) ludus__sf_native_writer_write_record(w, LUDUS__NF_SITES, c->nsites, r->b, r->n);
@@ -20148,6 +21126,33 @@ static int ludus__sf_native_writer_write_block(ludus__writer *w, const ludus_cap
     }
     r->n = ludus__nf_block_BYTES + len;
     ludus__sf_native_writer_write_record(w, LUDUS__NF_BLOCK, thread, r->b, r->n);
+    return 0;
+}
+
+/* The summary `info` prints without reading the blocks (format.md,
+ * "SUMMARY"): the frame thread as the analysis picks it, the one with
+ * the most marks. */
+static int ludus__sf_native_writer_write_summary(ludus__writer *w, const ludus_capture *c, uint64_t blocks, uint64_t slots, ludus__bytes *r) {
+    ludus__nf_summary s = {c->events, c->dropped, 0, 0, UINT32_MAX, 0, blocks, slots};
+    uint64_t all = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        all += c->threads[t].frames;
+        if (c->threads[t].frames > s.frame_marks) s.frame_marks = c->threads[t].frames, s.frame_thread = t;
+    }
+    s.marks_elsewhere = all - s.frame_marks;
+    r->n = 0;
+    ludus__sf_native_writer_rb_u32(r, ludus__nf_summary_BYTES);
+    uint8_t *p =
+        ludus__bytes_room(r, ludus__nf_summary_BYTES + 4 + (size_t)c->nthreads * ludus__nf_summary_thread_BYTES);
+    if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    p = ludus__nf_summary_put(p, &s);
+    p = ludus__nf_put_U32(p, ludus__nf_summary_thread_BYTES);
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        ludus__nf_summary_thread e = {c->threads[t].events, c->threads[t].frames};
+        p = ludus__nf_summary_thread_put(p, &e);
+    }
+    r->n = (size_t)(p - r->b);
+    ludus__sf_native_writer_write_record(w, LUDUS__NF_SUMMARY, 0, r->b, r->n);
     return 0;
 }
 
@@ -20204,6 +21209,7 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
     }
     ludus__free(rb.ev);
     ludus__free(rb.bytes);
+    if (rc == 0 && !w->failed) rc = ludus__sf_native_writer_write_summary(w, c, blocks, slots, &r);
     if (rc == 0) {
         ludus__nf_end e = {blocks, slots};
         uint8_t b[ludus__nf_end_BYTES];
@@ -22736,6 +23742,8 @@ static int ludus__sf_rolling_rolling_begin_locked(const ludus_capture_desc *capt
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     if (capture && capture->pool_file)
         return ludus__fail(LUDUS_EINVAL, "a pool file is for one capture, not the rolling window");
+    if (capture && capture->stream_path)
+        return ludus__fail(LUDUS_EINVAL, "a streamed capture (stream_path) is one capture, not the rolling window");
     ludus_rolling_desc d;
     if (rolling)
         d = *rolling;
@@ -24750,6 +25758,9 @@ int ludus_watch_capture(ludus_watch *w, uint32_t ms, const char *path, uint64_t 
  * signal handlers alone. LUDUS_TRACE_POOL=FILE makes the pool that file
  * (ludus_capture_desc.pool_file): after kill -9, `ludus-trace recover FILE
  * OUT` reads back what was recorded (not with the rolling window).
+ * LUDUS_TRACE_MODE=stream streams the capture into PATH (.ludus) as it
+ * records (ludus_capture_desc.stream_path): a pool of LUDUS_TRACE_CHUNKS
+ * holds any length, and the exit line says what the disk took.
  * LUDUS_LIVE=1 (with LUDUS_TRACE or without) makes the process watchable
  * from outside (ludus_live_start, docs/live.md). The variables are checked here, at
  * load, and a bad value is said once on stderr. This file sits above the exporters:
@@ -24775,6 +25786,7 @@ static struct {
     int launched;     /* the capture running is ours */
     int live;         /* LUDUS_LIVE started the live view's publisher */
     int rolling_mode; /* ... and it is a rolling window */
+    int stream_mode;  /* ... or a streamed capture (LUDUS_TRACE_MODE=stream) */
     /* The rolling window's strings (the desc points at them) */
     char counter[128], counter_stat[64]; /* LUDUS_TRACE_TRIGGER_COUNTER's */
     char dir[4200], prefix[64];          /* where the hitch files go */
@@ -24830,6 +25842,29 @@ static void ludus__sf_launch_write_at_exit(void) {
     int rc;
     ludus_rolling_stats st;
     memset(&st, 0, sizeof st);
+    if (ludus__sf_launch_S.stream_mode) { /* the file is written as it records: the end writes the rest */
+        ludus_stream_result sr;
+        rc = ludus_capture_end(NULL);
+        if (ludus_capture_stream_result(&sr) != 0) {
+            fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc),
+                    ludus_last_error_detail());
+            return;
+        }
+        if (rc)
+            fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc),
+                    ludus_last_error_detail());
+        fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped; streamed %.1f MB at %.1f MB/s", path,
+                (unsigned long long)sr.events, (unsigned long long)sr.dropped, (double)sr.bytes / 1e6,
+                sr.written_bytes_per_s / 1e6);
+        if (sr.needed_bytes_per_s > 0)
+            fprintf(stderr,
+                    ": the writer fell behind (the disk or its CPU); %.1f MB/s would have kept every event, or a "
+                    "larger pool "
+                    "(LUDUS_TRACE_CHUNKS) would ride out the stalls",
+                    sr.needed_bytes_per_s / 1e6);
+        fprintf(stderr, ")\n");
+        return;
+    }
     if (ludus__sf_launch_S.rolling_mode) {
         ludus_rolling_get_stats(&st);
         /* the last window, taken first: waiting for a hitch file being
@@ -25095,11 +26130,18 @@ static void ludus__sf_launch_trace_init(void) {
         d.pool_file = pool;
     }
     const char *mode = ludus__getenv("LUDUS_TRACE_MODE");
-    if (mode && *mode && strcmp(mode, "rolling") != 0 && strcmp(mode, "window") != 0) {
-        fprintf(stderr, "ludus: LUDUS_TRACE_MODE=%s: use window (the default) or rolling; not tracing\n", mode);
+    if (mode && *mode && strcmp(mode, "rolling") != 0 && strcmp(mode, "window") != 0 && strcmp(mode, "stream") != 0) {
+        fprintf(stderr, "ludus: LUDUS_TRACE_MODE=%s: use window (the default), rolling or stream; not tracing\n", mode);
         return;
     }
     ludus__sf_launch_S.rolling_mode = mode && !strcmp(mode, "rolling");
+    ludus__sf_launch_S.stream_mode = mode && !strcmp(mode, "stream");
+    if (ludus__sf_launch_S.stream_mode && (ludus__sf_launch_S.format != LUDUS_FORMAT_LUDUS || d.pool_file)) {
+        fprintf(stderr, "ludus: LUDUS_TRACE_MODE=stream writes a .ludus file, without LUDUS_TRACE_POOL; not "
+                        "tracing\n");
+        return;
+    }
+    if (ludus__sf_launch_S.stream_mode) d.stream_path = expanded;
     if (ludus__sf_launch_S.rolling_mode) {
         if (ludus__sf_launch_begin_rolling(&d, expanded) != 0) return;
     } else {
@@ -25113,7 +26155,7 @@ static void ludus__sf_launch_trace_init(void) {
     ludus__sf_launch_S.launched = 1;
     atexit(ludus__sf_launch_write_at_exit);
     const char *crash = ludus__getenv("LUDUS_TRACE_CRASH");
-    if (crash && !strcmp(crash, "0")) return;
+    if ((crash && !strcmp(crash, "0")) || ludus__sf_launch_S.stream_mode) return; /* a streamed file keeps what was written */
     ludus_crash_desc cd = {ludus__sf_launch_S.trace_path, ludus__sf_launch_S.format, 0};
     int rc = ludus_crash_capture_begin(&cd);
     if (rc && rc != LUDUS_EUNSUPPORTED)

@@ -99,10 +99,35 @@ struct ludus_capture_desc {
        0: AHEAD (AT_BEGIN for the rolling window, whose whole pool is always written). A pool reused from
        the previous capture is in already, whichever is asked. */
     int prefault;
+    /* NULL: the capture keeps its events in the pool until it ends. A path: a streamed capture. Each
+       piece a thread fills goes to a library thread that appends it to this file (created or truncated
+       there, written in place) and gives it back to the pool, so a capture of any length runs in the
+       pool (chunk_count's default is then 1024: 64 MiB); it drops only when the disk cannot keep up
+       (counted as every loss; ludus_capture_stream_result says the write rate it needed). The writer
+       wakes when a piece is full, never on a timer. ludus_capture_end writes the last pieces, the tables
+       and the summary, and hands back no capture: ludus_capture_open(path) reads the file. After kill -9
+       or a crash the file holds every block written (docs/format.md, "Streamed files"). POSIX only
+       (LUDUS_EUNSUPPORTED elsewhere); not with pool_file or the rolling window (LUDUS_EINVAL). */
+    const char *stream_path;
 };
 #define LUDUS_RECORD_CPU 1u
 #define LUDUS_RECORD_GPU 2u
 enum ludus_prefault { LUDUS_PREFAULT_AHEAD = 1, LUDUS_PREFAULT_AT_BEGIN = 2, LUDUS_PREFAULT_NONE = 3 };
+
+/* What the last streamed capture (ludus_capture_desc.stream_path) wrote, once it ended. */
+typedef struct ludus_stream_result {
+    uint64_t events;            /* events written to the file */
+    uint64_t dropped;           /* events lost: the pool was full (the disk fell behind) and every other loss */
+    uint64_t bytes;             /* the file's size */
+    uint64_t blocks;            /* event blocks written */
+    int64_t duration_ns;        /* the capture's length */
+    double written_bytes_per_s; /* bytes / duration */
+    double needed_bytes_per_s;  /* the write rate that would have kept the dropped events too (0: none dropped) */
+    int error;                  /* 0, or LUDUS_EIO: a write failed; the file holds what was written before */
+} ludus_stream_result;
+/* 0 and *out filled, or LUDUS_ENODATA when no streamed capture has ended,
+ * LUDUS_EINVAL for NULL. */
+LUDUS_API int ludus_capture_stream_result(ludus_stream_result *out);
 
 /* Reads back the values a desc resolves to (defaults applied); in may be
  * NULL (all defaults), out NULL is a no-op. */

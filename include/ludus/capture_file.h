@@ -68,6 +68,17 @@ typedef struct ludus_capture_info {
     int64_t trigger_ns;
     const char *trigger_detail;
     ludus_capture_summary summary;
+    int streamed;   /* written while it recorded (ludus_capture_desc.stream_path, format 6) */
+    int stream_cut; /* ... and cut short (kill -9, a crash): every whole block is there; the losses, the
+                       thread table and the summary written at the end are not (threads keep the names
+                       the file gave them as they appeared) */
+    /* The file's summary record, written at save: the frames as `report` counts them (the frame thread
+       is the one with the most marks), known without analysing the capture. has_summary 0: an older
+       file, or one cut short. */
+    int has_summary;
+    uint64_t summary_frame_marks;     /* marks on the frame thread */
+    uint64_t summary_marks_elsewhere; /* marks on the other threads */
+    const char *summary_frame_thread; /* its name; NULL when no mark */
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
 

@@ -195,6 +195,13 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->trigger_ns = c->trigger_ns;
     out->trigger_detail = c->trigger_reason[0] ? c->trigger_detail : NULL;
     out->recovered = c->recovered;
+    out->streamed = c->streamed;
+    out->stream_cut = c->stream_cut;
+    out->has_summary = c->has_footer && !c->cut;
+    out->summary_frame_marks = c->footer_frame_marks;
+    out->summary_marks_elsewhere = c->footer_marks_elsewhere;
+    out->summary_frame_thread =
+        c->footer_frame_thread < c->nthreads && c->footer_frame_marks ? c->threads[c->footer_frame_thread].name : NULL;
     if (!c->src->load_run) /* runs in memory: what a file would hold */
         for (uint32_t t = 0; t < c->nthreads; t++)
             out->slots += c->threads[t].slots, out->blocks += c->threads[t].nruns;

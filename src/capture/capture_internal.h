@@ -235,6 +235,12 @@ struct ludus_capture {
     uint32_t format_version;
     uint64_t file_bytes, blocks, slots;
     int compact;
+    int streamed;   /* a streamed file (format 6, written while the capture ran) */
+    int stream_cut; /* ... cut short (kill -9, a crash): no tables, no summary, no end record */
+    /* the file's SUMMARY record (format.md): what `info` prints without reading the blocks */
+    int has_footer;
+    uint64_t footer_frame_marks, footer_marks_elsewhere;
+    uint32_t footer_frame_thread; /* UINT32_MAX: no frame mark */
     struct ludus_capture *parent; /* views: the capture they cut (a reference) */
     int cut;                      /* views: only [cut_from_ns, cut_to_ns] is streamed */
     int64_t cut_from_ns, cut_to_ns;

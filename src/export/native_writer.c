@@ -23,12 +23,8 @@ static void rb_u32(ludus__bytes *r, uint32_t v) {
 
 /* Writes a record: head with CRC over (tag, aux, length) and payload. */
 static void write_record(ludus__writer *w, uint32_t tag, uint32_t aux, const void *payload, uint64_t len) {
-    ludus__nf_record h = {tag, aux, len, 0, 0};
     uint8_t head[ludus__nf_record_BYTES];
-    ludus__nf_record_put(head, &h);
-    uint32_t crc = ludus__crc32c(0, head, 16);
-    h.crc = ludus__crc32c(crc, payload, (size_t)len);
-    ludus__nf_record_put(head, &h);
+    ludus__nf_record_head(head, tag, aux, payload, len);
     ludus__w_bytes(w, head, sizeof head);
     ludus__w_bytes(w, payload, (size_t)len);
 }
@@ -126,26 +122,9 @@ static int write_sites(ludus__writer *w, const ludus_capture *c, ludus__bytes *r
     rb_u32(r, ludus__nf_site_BYTES);
     for (uint32_t i = 0; i < c->nsites; i++) {
         const ludus__site_info *s = &c->sites[i];
-        size_t nn = clamp_len(s->name_len), fn = clamp_len(strlen(s->function)), ln = clamp_len(strlen(s->file)),
-               cn = s->category ? clamp_len(s->category_len) : 0;
-        ludus__nf_site e = {(uint64_t)s->key,
-                            s->id,
-                            s->line,
-                            (s->enabled ? LUDUS__NF_SITE_ENABLED : 0u) |
-                                (s->category ? LUDUS__NF_SITE_HAS_CATEGORY : 0u),
-                            (uint32_t)nn,
-                            (uint32_t)fn,
-                            (uint32_t)ln,
-                            (uint32_t)cn,
-                            0};
-        uint8_t *p = ludus__bytes_room(r, ludus__nf_site_BYTES);
+        uint8_t *p = ludus__bytes_room(r, ludus__nf_site_size(s));
         if (!p) return 0; /* r->oom says it */
-        ludus__nf_site_put(p, &e);
-        r->n += ludus__nf_site_BYTES;
-        ludus__bytes_put(r, s->name, nn);
-        ludus__bytes_put(r, s->function, fn);
-        ludus__bytes_put(r, s->file, ln);
-        if (cn) ludus__bytes_put(r, s->category, cn);
+        r->n = (size_t)(ludus__nf_put_site_entry(p, s) - r->b);
     }
     int rc = table_fits(r, "site");
     if (rc == 0) write_record(w, LUDUS__NF_SITES, c->nsites, r->b, r->n);
@@ -194,6 +173,33 @@ static int write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread
     }
     r->n = ludus__nf_block_BYTES + len;
     write_record(w, LUDUS__NF_BLOCK, thread, r->b, r->n);
+    return 0;
+}
+
+/* The summary `info` prints without reading the blocks (format.md,
+ * "SUMMARY"): the frame thread as the analysis picks it, the one with
+ * the most marks. */
+static int write_summary(ludus__writer *w, const ludus_capture *c, uint64_t blocks, uint64_t slots, ludus__bytes *r) {
+    ludus__nf_summary s = {c->events, c->dropped, 0, 0, UINT32_MAX, 0, blocks, slots};
+    uint64_t all = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        all += c->threads[t].frames;
+        if (c->threads[t].frames > s.frame_marks) s.frame_marks = c->threads[t].frames, s.frame_thread = t;
+    }
+    s.marks_elsewhere = all - s.frame_marks;
+    r->n = 0;
+    rb_u32(r, ludus__nf_summary_BYTES);
+    uint8_t *p =
+        ludus__bytes_room(r, ludus__nf_summary_BYTES + 4 + (size_t)c->nthreads * ludus__nf_summary_thread_BYTES);
+    if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    p = ludus__nf_summary_put(p, &s);
+    p = ludus__nf_put_U32(p, ludus__nf_summary_thread_BYTES);
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        ludus__nf_summary_thread e = {c->threads[t].events, c->threads[t].frames};
+        p = ludus__nf_summary_thread_put(p, &e);
+    }
+    r->n = (size_t)(p - r->b);
+    write_record(w, LUDUS__NF_SUMMARY, 0, r->b, r->n);
     return 0;
 }
 
@@ -250,6 +256,7 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
     }
     ludus__free(rb.ev);
     ludus__free(rb.bytes);
+    if (rc == 0 && !w->failed) rc = write_summary(w, c, blocks, slots, &r);
     if (rc == 0) {
         ludus__nf_end e = {blocks, slots};
         uint8_t b[ludus__nf_end_BYTES];

@@ -770,6 +770,8 @@ static int rolling_begin_locked(const ludus_capture_desc *capture, const ludus_r
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     if (capture && capture->pool_file)
         return ludus__fail(LUDUS_EINVAL, "a pool file is for one capture, not the rolling window");
+    if (capture && capture->stream_path)
+        return ludus__fail(LUDUS_EINVAL, "a streamed capture (stream_path) is one capture, not the rolling window");
     ludus_rolling_desc d;
     if (rolling)
         d = *rolling;

@@ -1,4 +1,5 @@
-/* The native capture file (.ludus), version 5: the one definition of its
+/* The native capture file (.ludus), versions 5 and 6 (a streamed capture,
+ * LUDUS__NF_STREAMED below): the one definition of its
  * layout, used by the writer (src/export/native_writer.c) and the reader
  * (file_reader.c). Each fixed part is a list of fields; from the list come
  * its C struct, its size and the functions that put it into bytes and get
@@ -120,6 +121,17 @@ static inline const uint8_t *ludus__nf_get_I32(const uint8_t *p, int32_t *v) {
 #define LUDUS__NF_MAGIC_TEXT "LUDUSCAP"
 #define LUDUS__NF_BOM 0x01020304u
 
+/* Header flags. STREAMED (version 6 only): written while the capture ran
+ * (src/session/stream.c): blocks come as pieces fill, threads interleaved,
+ * each thread's first block after a THREAD_DEF record and each new site in
+ * a SITE_DEFS record before the first block that names it, a CLOCK record
+ * after every batch of blocks; META, STATS, THREADS, SUMMARY and END come
+ * last, and the header is written again at the end (calibration point 1,
+ * end time, counts). A file cut short (kill -9, a crash) has no END: the
+ * reader takes every whole block, the last CLOCK as the end. */
+#define LUDUS__NF_STREAMED 1u
+#define LUDUS__FORMAT_STREAMED 6u
+
 /* The file header: at offset 0. crc is the CRC-32C of the bytes before it. */
 /* clang-format off */
 #define LUDUS__NF_HEADER_FIELDS(X) \
@@ -164,7 +176,13 @@ enum {
     LUDUS__NF_THREADS = 4, /* aux: threads; u32 entry_bytes, then each thread and its name */
     LUDUS__NF_BLOCK = 5,   /* aux: thread index; the block head, then the events */
     LUDUS__NF_END = 6,     /* the end: must be last */
-    LUDUS__NF_GPU = 7      /* GPU timing (gpu.c), before the first block; readers before it skip it */
+    LUDUS__NF_GPU = 7,     /* GPU timing (gpu.c), before the first block; readers before it skip it */
+    /* streamed files (LUDUS__NF_STREAMED) only */
+    LUDUS__NF_CLOCK = 8,       /* a calibration point (ludus__nf_clock): the latest is the end of a cut file */
+    LUDUS__NF_SITE_DEFS = 9,   /* aux: sites; as SITES, the sites first named by the blocks after it */
+    LUDUS__NF_THREAD_DEF = 10, /* aux: thread index; u32 entry_bytes, one THREADS entry and its name */
+    /* any file: what `info` prints without reading the blocks, before END (ludus__nf_summary) */
+    LUDUS__NF_SUMMARY = 11
 };
 
 /* Tables start with the size of their fixed entries as written, so a reader
@@ -240,6 +258,38 @@ enum { LUDUS__NF_RAW = 0, LUDUS__NF_COMPACT = 1 };
 /* clang-format on */
 LUDUS__NF_DEFINE(ludus__nf_block, LUDUS__NF_BLOCK_FIELDS)
 
+/* CLOCK: a calibration point, taken after the blocks before it were
+ * handed to the writer (every event in them is older). */
+/* clang-format off */
+#define LUDUS__NF_CLOCK_FIELDS(X) \
+    X(U64, ticks) \
+    X(I64, ns) \
+    X(I64, window)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_clock, LUDUS__NF_CLOCK_FIELDS)
+
+/* SUMMARY: u32 entry_bytes, this, then u32 thread_bytes and per thread (in
+ * the THREADS table's order) a ludus__nf_summary_thread. Events as the
+ * writer counted them (recorded events: a begin, an end, a mark ...;
+ * payload slots not counted); frame_thread: the thread with the most frame
+ * marks (the analysis's frame thread), UINT32_MAX when none. */
+/* clang-format off */
+#define LUDUS__NF_SUMMARY_FIELDS(X) \
+    X(U64, events) \
+    X(U64, dropped) \
+    X(U64, frame_marks) \
+    X(U64, marks_elsewhere) \
+    X(U32, frame_thread) \
+    X(U32, streamed) \
+    X(U64, blocks) \
+    X(U64, slots)
+#define LUDUS__NF_SUMMARY_THREAD_FIELDS(X) \
+    X(U64, events) \
+    X(U64, frames)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_summary, LUDUS__NF_SUMMARY_FIELDS)
+LUDUS__NF_DEFINE(ludus__nf_summary_thread, LUDUS__NF_SUMMARY_THREAD_FIELDS)
+
 /* clang-format off */
 #define LUDUS__NF_END_FIELDS(X) \
     X(U64, blocks) \
@@ -299,8 +349,47 @@ LUDUS__NF_DEFINE(ludus__nf_gpu_cal, LUDUS__NF_GPU_CAL_FIELDS)
 #define LUDUS__NF_MAX_BLOCK_SLOTS (1u << 27) /* the largest piece (2 GiB) */
 #define LUDUS__NF_MAX_STRING 4096u
 
+/* A site's entry and strings (SITES, SITE_DEFS), into p (room for
+ * ludus__nf_site_size(s) bytes); returns the end. */
+static inline size_t ludus__nf_clamp(size_t n) {
+    return n > LUDUS__NF_MAX_STRING ? LUDUS__NF_MAX_STRING : n;
+}
+static inline size_t ludus__nf_site_size(const ludus__site_info *s) {
+    return ludus__nf_site_BYTES + ludus__nf_clamp(s->name_len) + ludus__nf_clamp(strlen(s->function)) +
+           ludus__nf_clamp(strlen(s->file)) + (s->category ? ludus__nf_clamp(s->category_len) : 0);
+}
+static inline uint8_t *ludus__nf_put_site_entry(uint8_t *p, const ludus__site_info *s) {
+    size_t nn = ludus__nf_clamp(s->name_len), fn = ludus__nf_clamp(strlen(s->function)),
+           ln = ludus__nf_clamp(strlen(s->file)), cn = s->category ? ludus__nf_clamp(s->category_len) : 0;
+    ludus__nf_site e = {(uint64_t)s->key,
+                        s->id,
+                        s->line,
+                        (s->enabled ? LUDUS__NF_SITE_ENABLED : 0u) | (s->category ? LUDUS__NF_SITE_HAS_CATEGORY : 0u),
+                        (uint32_t)nn,
+                        (uint32_t)fn,
+                        (uint32_t)ln,
+                        (uint32_t)cn,
+                        0};
+    p = ludus__nf_site_put(p, &e);
+    memcpy(p, s->name, nn), p += nn;
+    memcpy(p, s->function, fn), p += fn;
+    memcpy(p, s->file, ln), p += ln;
+    if (cn) memcpy(p, s->category, cn), p += cn;
+    return p;
+}
+
 /* ---- CRC-32C (crc32c.c): crc of the bytes so far, then more bytes ---- */
 LUDUS__SIBLING uint32_t ludus__crc32c(uint32_t crc, const void *data, size_t n);
+
+/* A record's head for a payload (its CRC over the head's first 16 bytes,
+ * then the payload): what both writers put before every record. */
+static inline void ludus__nf_record_head(uint8_t out[ludus__nf_record_BYTES], uint32_t tag, uint32_t aux,
+                                         const void *payload, uint64_t len) {
+    ludus__nf_record h = {tag, aux, len, 0, 0};
+    ludus__nf_record_put(out, &h);
+    h.crc = ludus__crc32c(ludus__crc32c(0, out, 16), payload, (size_t)len);
+    ludus__nf_record_put(out, &h);
+}
 
 /* ---- compact blocks (block_codec.c) ---- */
 

@@ -18,12 +18,23 @@
 #include "file_format.h"
 #include "../base/text.h"
 
+/* A streamed file's blocks: threads interleave, so each block names the
+ * next block of its thread (a run loader's cursor is a block's index). */
+typedef struct stream_block {
+    uint64_t off, next;
+} stream_block;
+
 typedef struct reader {
     int fd; /* -1: memory */
     const uint8_t *mem;
     uint64_t size;
     uint64_t margin_ticks; /* events may lie this far outside the capture */
     int error;             /* first load error */
+    int streamed;          /* header flag LUDUS__NF_STREAMED */
+    stream_block *blk;
+    uint64_t nblk, blk_cap;
+    uint64_t *last_blk; /* per thread: its last block's index (UINT64_MAX: none yet) */
+    uint32_t ndefs;     /* THREAD_DEF records so far */
 } reader;
 
 __attribute__((format(printf, 3, 4))) static int fmt_fail(reader *r, uint64_t off, const char *fmt, ...) {
@@ -166,7 +177,12 @@ static int check_events(reader *r, const ludus_capture *c, ludus__event *ev, siz
 
 static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf) {
     reader *r = c->src_data;
-    uint64_t off = *cursor;
+    uint64_t off = *cursor, next_cursor = 0;
+    if (r->streamed) { /* the cursor is the block's index */
+        if (*cursor >= r->nblk) return FMT_FAIL(0, "no more blocks of this thread");
+        off = r->blk[*cursor].off;
+        next_cursor = r->blk[*cursor].next;
+    }
     uint8_t hb[ludus__nf_record_BYTES + ludus__nf_block_BYTES];
     ludus__nf_record h;
     for (;;) { /* records of unknown tags between blocks are skipped */
@@ -221,7 +237,7 @@ static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, l
     out->ev = buf->ev;
     out->n = (size_t)b.slots;
     out->base = (uintptr_t)b.base;
-    *cursor = off + ludus__nf_record_BYTES + h.length;
+    *cursor = r->streamed ? next_cursor : off + ludus__nf_record_BYTES + h.length;
     return 0;
 }
 
@@ -239,17 +255,22 @@ static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uin
     ludus__nf_header h;
     ludus__nf_header_get(&h, hb);
     if (h.magic != LUDUS__NF_MAGIC) return FMT_FAIL(0, "bad magic: not a Ludus capture file");
-    if (h.version < LUDUS__FORMAT_OLDEST || h.version > LUDUS__FORMAT_VERSION)
+    if (h.version < LUDUS__FORMAT_OLDEST || h.version > LUDUS__FORMAT_STREAMED)
         return FMT_FAIL(ludus__nf_header_offset("version"), "format version %u (this reader reads versions %u to %u)",
-                        h.version, LUDUS__FORMAT_OLDEST, LUDUS__FORMAT_VERSION);
+                        h.version, LUDUS__FORMAT_OLDEST, LUDUS__FORMAT_STREAMED);
     c->format_version = h.version;
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
     if (ludus__crc32c(0, hb, ludus__nf_header_offset("crc")) != h.crc)
         return FMT_FAIL(ludus__nf_header_offset("crc"), "header checksum mismatch: the file is damaged");
 #endif
     if (h.bom != LUDUS__NF_BOM) return FMT_FAIL(ludus__nf_header_offset("bom"), "bad byte-order mark 0x%08x", h.bom);
-    if (h.flags != 0)
-        return FMT_FAIL(ludus__nf_header_offset("flags"), "header flags 0x%x (none are defined)", h.flags);
+    /* version 6 is the streamed layout, and only it */
+    uint32_t want_flags = h.version == LUDUS__FORMAT_STREAMED ? LUDUS__NF_STREAMED : 0u;
+    if (h.flags != want_flags)
+        return FMT_FAIL(ludus__nf_header_offset("flags"), "header flags 0x%x (a version %u file has 0x%x)", h.flags,
+                        h.version, want_flags);
+    r->streamed = h.flags == LUDUS__NF_STREAMED;
+    c->streamed = r->streamed;
     if (h.header_bytes != ludus__nf_header_BYTES) /* every header byte is under the checksum */
         return FMT_FAIL(ludus__nf_header_offset("header_bytes"), "header size %u (headers are %u bytes)",
                         h.header_bytes, (unsigned)ludus__nf_header_BYTES);
@@ -260,7 +281,8 @@ static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uin
     c->c0 = (ludus__calib_point){h.c0_ticks, h.c0_ns, h.c0_window};
     c->c1 = (ludus__calib_point){h.c1_ticks, h.c1_ns, h.c1_window};
     const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
-    if (why) return FMT_FAIL(ludus__nf_header_offset(field), "%s: %s", field, why);
+    /* a streamed file cut short holds its first header: its range comes from its last CLOCK record */
+    if (why && !r->streamed) return FMT_FAIL(ludus__nf_header_offset(field), "%s: %s", field, why);
     c->start_ns = h.start_ns;
     c->end_ns = h.end_ns;
     if (!TIME_OK(c->start_ns) || !TIME_OK(c->end_ns) || c->end_ns < c->start_ns)
@@ -273,7 +295,7 @@ static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uin
                         LUDUS__NF_MAX_THREADS);
     /* One second of ticks on either side of the capture (events of the
      * inline path may precede the first calibration point by a few ns). */
-    r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
+    r->margin_ticks = why ? 0 : ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1); /* (streamed: set at the end) */
     *first_record = h.header_bytes;
     *nsites = h.nsites;
     *nthreads = h.nthreads;
@@ -579,10 +601,120 @@ static int check_counts(reader *r, ludus_capture *c) {
     return 0;
 }
 
+/* ---- streamed files (format 6) ---- */
+
+/* THREAD_DEF: the thread of index aux (the next one), its name and tid. */
+static int parse_thread_def(reader *r, ludus_capture *c, uint64_t base, uint32_t idx, const uint8_t *p, uint64_t len) {
+    uint32_t es = 0;
+    int rc = entry_size(r, base, p, len, ludus__nf_thread_BYTES, &es);
+    if (rc) return rc;
+    if (idx != r->ndefs) return FMT_FAIL(base - 20, "thread %u defined where thread %u comes next", idx, r->ndefs);
+    if (idx >= LUDUS__NF_MAX_THREADS) return FMT_FAIL(base - 20, "more than %u threads", LUDUS__NF_MAX_THREADS);
+    if (len < 4u + es) return FMT_FAIL(base, "thread definition truncated");
+    ludus__nf_thread e;
+    ludus__nf_thread_get(&e, p + 4);
+    if (e.name_len > 63 || e.name_len > len - 4 - es) return FMT_FAIL(base, "thread %u: bad name length", idx);
+    ludus__cap_thread *t = ludus__realloc(c->threads, (size_t)(idx + 1) * sizeof *t);
+    uint64_t *lb = ludus__realloc(r->last_blk, (size_t)(idx + 1) * sizeof *lb);
+    if (t) c->threads = t;
+    if (lb) r->last_blk = lb;
+    if (!t || !lb) return ludus__fail(LUDUS_ENOMEM, "out of memory for the threads");
+    memset(&t[idx], 0, sizeof t[idx]);
+    t[idx].tid = e.tid;
+    t[idx].first_drop_ns = LUDUS__NO_DROP;
+    t[idx].name[ludus__utf8_clean((const char *)p + 4 + es, e.name_len, t[idx].name, sizeof t[idx].name - 1)] = 0;
+    lb[idx] = UINT64_MAX;
+    r->ndefs = idx + 1;
+    c->nthreads = r->ndefs;
+    return 0;
+}
+
+/* A block of a streamed file: thread `t`'s next, chained to its last. */
+static int note_stream_block(reader *r, ludus_capture *c, uint64_t off, uint32_t t) {
+    if (r->nblk == r->blk_cap) {
+        uint64_t cap = r->blk_cap ? r->blk_cap * 2 : 1024;
+        stream_block *b = ludus__realloc(r->blk, (size_t)cap * sizeof *b);
+        if (!b) return ludus__fail(LUDUS_ENOMEM, "out of memory for the block index");
+        r->blk = b, r->blk_cap = cap;
+    }
+    uint64_t i = r->nblk++;
+    r->blk[i] = (stream_block){off, UINT64_MAX};
+    if (r->last_blk[t] == UINT64_MAX)
+        c->threads[t].load_first = i;
+    else
+        r->blk[r->last_blk[t]].next = i;
+    r->last_blk[t] = i;
+    return 0;
+}
+
+/* SUMMARY (any file since it was added): the frame thread and, in a
+ * streamed file, the counts of each thread as the writer counted them. */
+static int parse_summary(reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
+    uint32_t es = 0, ts = 0;
+    int rc = entry_size(r, base, p, len, ludus__nf_summary_BYTES, &es);
+    if (rc) return rc;
+    if (len < 8u + es) return FMT_FAIL(base, "summary record of %" PRIu64 " bytes is too short", len);
+    ludus__nf_summary s;
+    ludus__nf_summary_get(&s, p + 4);
+    if ((rc = entry_size(r, base + 4 + es, p + 4 + es, len - 4 - es, ludus__nf_summary_thread_BYTES, &ts)) != 0)
+        return rc;
+    const uint8_t *q = p + 8 + es;
+    if ((uint64_t)c->nthreads * ts != len - 8 - es)
+        return FMT_FAIL(base, "the summary holds %" PRIu64 " bytes of threads, not %u entries", len - 8 - es,
+                        c->nthreads);
+    if (s.frame_thread != UINT32_MAX && s.frame_thread >= c->nthreads)
+        return FMT_FAIL(base + 4 + ludus__nf_summary_offset("frame_thread"), "the frame thread %u is not a thread",
+                        s.frame_thread);
+    c->has_footer = 1;
+    c->footer_frame_marks = s.frame_marks;
+    c->footer_marks_elsewhere = s.marks_elsewhere;
+    c->footer_frame_thread = s.frame_thread;
+    if (!r->streamed) return 0;
+    c->events = c->frames = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++, q += ts) {
+        ludus__nf_summary_thread e;
+        ludus__nf_summary_thread_get(&e, q);
+        c->threads[t].events = e.events;
+        c->threads[t].frames = e.frames;
+        c->events += e.events;
+        c->frames += e.frames;
+    }
+    return 0;
+}
+
+/* A streamed file without its end (kill -9, a crash): every whole record
+ * before off is the capture, its range up to the last CLOCK record. */
+static int stream_cut_at(reader *r, ludus_capture *c, uint64_t off, const ludus__calib_point *last_clock) {
+    c->stream_cut = 1;
+    c->has_footer = 0;
+    if (last_clock) {
+        c->c1 = *last_clock;
+        c->end_ns = last_clock->ns;
+    }
+    if (!TIME_OK(c->end_ns) || c->end_ns < c->start_ns)
+        return FMT_FAIL(off, "a streamed capture cut short whose last calibration point is out of range");
+    const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
+    if (why)
+        return FMT_FAIL(off,
+                        "a streamed capture cut short before its first calibration point (%s: %s): no event "
+                        "of it can be placed in time",
+                        field, why);
+    r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
+    /* the counts of the threads come from their events (ludus__prepare) */
+    c->events = c->frames = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++) c->threads[t].events = c->threads[t].frames = 0;
+    return 0;
+}
+
 static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsites, uint32_t nthreads) {
     int have_stats = 0, have_sites = 0, have_threads = 0;
     int64_t last_thread = -1;
+    ludus__calib_point clock;
+    int have_clock = 0;
+    if (r->streamed) have_sites = 1; /* its sites come in SITE_DEFS records */
     for (;;) {
+        if (r->streamed && (r->size - off < ludus__nf_record_BYTES))
+            return stream_cut_at(r, c, off, have_clock ? &clock : NULL);
         if (off == r->size) return FMT_FAIL(off, "the file ends without an end record (truncated?)");
         if (r->size - off < ludus__nf_record_BYTES)
             return FMT_FAIL(off, "record header truncated (%" PRIu64 " bytes left)", r->size - off);
@@ -591,6 +723,8 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
         if (rc) return rc;
         ludus__nf_record h;
         ludus__nf_record_get(&h, hb);
+        if (r->streamed && h.length > r->size - off - ludus__nf_record_BYTES) /* the record being written */
+            return stream_cut_at(r, c, off, have_clock ? &clock : NULL);
         if (h.length > r->size - off - ludus__nf_record_BYTES)
             return FMT_FAIL(off + ludus__nf_record_offset("length"), "record length %" PRIu64 " exceeds the file",
                             h.length);
@@ -599,10 +733,14 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
         uint64_t base = off + ludus__nf_record_BYTES;
         int table = h.tag == LUDUS__NF_META || h.tag == LUDUS__NF_STATS || h.tag == LUDUS__NF_SITES ||
                     h.tag == LUDUS__NF_THREADS || h.tag == LUDUS__NF_END || h.tag == LUDUS__NF_GPU;
-        if (table && h.tag != LUDUS__NF_END && last_thread >= 0)
+        if (table && h.tag != LUDUS__NF_END && last_thread >= 0 && !r->streamed)
             return FMT_FAIL(off, "table record %u after the first event block", h.tag);
+        if (r->streamed && h.tag == LUDUS__NF_SITES) return FMT_FAIL(off, "a site table in a streamed file");
+        int streamed_tag = h.tag == LUDUS__NF_CLOCK || h.tag == LUDUS__NF_SITE_DEFS || h.tag == LUDUS__NF_THREAD_DEF;
+        if (streamed_tag && !r->streamed) streamed_tag = 0, h.tag = 0; /* another file's: skipped */
+        int small = table || streamed_tag || h.tag == LUDUS__NF_SUMMARY;
         uint8_t *p = NULL;
-        if (table) {
+        if (small) {
             /* the GPU record grows with the samples (bounded by the file,
              * checked above); the tables with sites and threads */
             if (h.length > LUDUS__NF_MAX_TABLE_BYTES && h.tag != LUDUS__NF_GPU)
@@ -625,9 +763,49 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                 rc = have_sites++ ? FMT_FAIL(off, "a second site table")
                                   : parse_sites(r, c, base, h.aux, p, h.length, nsites);
                 break;
-            case LUDUS__NF_THREADS:
-                rc = have_threads++ ? FMT_FAIL(off, "a second thread table")
-                                    : parse_threads(r, c, base, h.aux, p, h.length, nthreads);
+            case LUDUS__NF_THREADS: {
+                if (have_threads++) {
+                    rc = FMT_FAIL(off, "a second thread table");
+                    break;
+                }
+                /* a streamed file's: the threads it defined, now with their losses */
+                ludus__cap_thread *defs = c->threads;
+                uint32_t ndefs = r->ndefs;
+                c->threads = NULL;
+                if (r->streamed && h.aux != ndefs)
+                    rc = FMT_FAIL(off + 4, "the thread table holds %u threads, the file defined %u", h.aux, ndefs);
+                else
+                    rc = parse_threads(r, c, base, h.aux, p, h.length, nthreads);
+                for (uint32_t t = 0; rc == 0 && t < ndefs; t++) {
+                    c->threads[t].load_first = defs[t].load_first;
+                    c->threads[t].nruns = defs[t].nruns;
+                    c->threads[t].slots = defs[t].slots;
+                }
+                if (rc && !c->threads) c->threads = defs, defs = NULL; /* freed with the capture */
+                ludus__free(defs);
+                break;
+            }
+            case LUDUS__NF_SITE_DEFS:
+                rc = parse_sites(r, c, base, h.aux, p, h.length, h.aux);
+                break;
+            case LUDUS__NF_THREAD_DEF:
+                rc = have_threads ? FMT_FAIL(off, "a thread defined after the thread table")
+                                  : parse_thread_def(r, c, base, h.aux, p, h.length);
+                break;
+            case LUDUS__NF_CLOCK: {
+                if (h.length < ludus__nf_clock_BYTES) {
+                    rc = FMT_FAIL(off + 8, "clock record of %" PRIu64 " bytes is too short", h.length);
+                    break;
+                }
+                ludus__nf_clock k;
+                ludus__nf_clock_get(&k, p);
+                clock = (ludus__calib_point){k.ticks, k.ns, k.window};
+                have_clock = 1;
+                break;
+            }
+            case LUDUS__NF_SUMMARY:
+                rc = have_threads ? parse_summary(r, c, base, p, h.length)
+                                  : FMT_FAIL(off, "a summary before the thread table");
                 break;
             case LUDUS__NF_GPU: {
                 char why[128];
@@ -636,7 +814,7 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                 break;
             }
             case LUDUS__NF_BLOCK: {
-                if (!have_stats || !have_sites || !have_threads) {
+                if (!r->streamed && (!have_stats || !have_sites || !have_threads)) {
                     rc = FMT_FAIL(off, "an event block before the stats, site and thread tables");
                     break;
                 }
@@ -653,13 +831,17 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                     rc = FMT_FAIL(off + 4, "a block names thread %u of %u", h.aux, c->nthreads);
                     break;
                 }
-                if ((int64_t)h.aux < last_thread) {
+                if (r->streamed && (have_threads || (rc = note_stream_block(r, c, off, h.aux)) != 0)) {
+                    if (!rc) rc = FMT_FAIL(off, "an event block after the thread table");
+                    break;
+                }
+                if ((int64_t)h.aux < last_thread && !r->streamed) {
                     rc = FMT_FAIL(off + 4, "a block of thread %u after one of thread %" PRId64 " (blocks go by thread)",
                                   h.aux, last_thread);
                     break;
                 }
                 ludus__cap_thread *th = &c->threads[h.aux];
-                if (th->nruns == 0) th->load_first = off;
+                if (th->nruns == 0 && !r->streamed) th->load_first = off;
                 if (th->nruns == UINT32_MAX) {
                     rc = FMT_FAIL(off, "too many blocks");
                     break;
@@ -695,6 +877,14 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                     break;
                 }
                 ludus__free(p);
+                if (r->streamed && (c->nsites != nsites || c->nthreads != nthreads))
+                    return FMT_FAIL(0, "the header counts %u sites and %u threads, the file defined %u and %u", nsites,
+                                    nthreads, c->nsites, c->nthreads);
+                if (r->streamed) { /* its header was written again at the end: now it must calibrate */
+                    const char *field, *why = ludus__calib_check(c->clock_tsc, &c->c0, &c->c1, &field);
+                    if (why) return FMT_FAIL(ludus__nf_header_offset(field), "%s: %s", field, why);
+                    r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
+                }
                 rc = check_counts(r, c);
                 if (rc == 0) memory_flags_upgrade(c);
                 return rc;
@@ -712,6 +902,8 @@ static void destroy_reader(ludus_capture *c) {
     reader *r = c->src_data;
     if (!r) return;
     if (r->fd >= 0) ludus__read_close(r->fd);
+    ludus__free(r->blk);
+    ludus__free(r->last_blk);
     ludus__free(r);
     c->src_data = NULL;
 }
@@ -738,7 +930,9 @@ static int open_source(reader *r, ludus_capture **out) {
         return rc; /* the detail is set */
     }
     r->error = 0;
-    c->prepared = 1; /* sites and counts come from the file */
+    /* sites and counts come from the file; a streamed file cut short, or
+     * one without a summary, counts its events when first read */
+    c->prepared = !r->streamed || (c->has_footer && !c->stream_cut);
     *out = c;
     return 0;
 }

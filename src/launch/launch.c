@@ -18,6 +18,9 @@
  * signal handlers alone. LUDUS_TRACE_POOL=FILE makes the pool that file
  * (ludus_capture_desc.pool_file): after kill -9, `ludus-trace recover FILE
  * OUT` reads back what was recorded (not with the rolling window).
+ * LUDUS_TRACE_MODE=stream streams the capture into PATH (.ludus) as it
+ * records (ludus_capture_desc.stream_path): a pool of LUDUS_TRACE_CHUNKS
+ * holds any length, and the exit line says what the disk took.
  * LUDUS_LIVE=1 (with LUDUS_TRACE or without) makes the process watchable
  * from outside (ludus_live_start, docs/live.md). The variables are checked here, at
  * load, and a bad value is said once on stderr. This file sits above the exporters:
@@ -47,6 +50,7 @@ static struct {
     int launched;     /* the capture running is ours */
     int live;         /* LUDUS_LIVE started the live view's publisher */
     int rolling_mode; /* ... and it is a rolling window */
+    int stream_mode;  /* ... or a streamed capture (LUDUS_TRACE_MODE=stream) */
     /* The rolling window's strings (the desc points at them) */
     char counter[128], counter_stat[64]; /* LUDUS_TRACE_TRIGGER_COUNTER's */
     char dir[4200], prefix[64];          /* where the hitch files go */
@@ -102,6 +106,29 @@ static void write_at_exit(void) {
     int rc;
     ludus_rolling_stats st;
     memset(&st, 0, sizeof st);
+    if (S.stream_mode) { /* the file is written as it records: the end writes the rest */
+        ludus_stream_result sr;
+        rc = ludus_capture_end(NULL);
+        if (ludus_capture_stream_result(&sr) != 0) {
+            fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc),
+                    ludus_last_error_detail());
+            return;
+        }
+        if (rc)
+            fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc),
+                    ludus_last_error_detail());
+        fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped; streamed %.1f MB at %.1f MB/s", path,
+                (unsigned long long)sr.events, (unsigned long long)sr.dropped, (double)sr.bytes / 1e6,
+                sr.written_bytes_per_s / 1e6);
+        if (sr.needed_bytes_per_s > 0)
+            fprintf(stderr,
+                    ": the writer fell behind (the disk or its CPU); %.1f MB/s would have kept every event, or a "
+                    "larger pool "
+                    "(LUDUS_TRACE_CHUNKS) would ride out the stalls",
+                    sr.needed_bytes_per_s / 1e6);
+        fprintf(stderr, ")\n");
+        return;
+    }
     if (S.rolling_mode) {
         ludus_rolling_get_stats(&st);
         /* the last window, taken first: waiting for a hitch file being
@@ -367,11 +394,18 @@ static void trace_init(void) {
         d.pool_file = pool;
     }
     const char *mode = ludus__getenv("LUDUS_TRACE_MODE");
-    if (mode && *mode && strcmp(mode, "rolling") != 0 && strcmp(mode, "window") != 0) {
-        fprintf(stderr, "ludus: LUDUS_TRACE_MODE=%s: use window (the default) or rolling; not tracing\n", mode);
+    if (mode && *mode && strcmp(mode, "rolling") != 0 && strcmp(mode, "window") != 0 && strcmp(mode, "stream") != 0) {
+        fprintf(stderr, "ludus: LUDUS_TRACE_MODE=%s: use window (the default), rolling or stream; not tracing\n", mode);
         return;
     }
     S.rolling_mode = mode && !strcmp(mode, "rolling");
+    S.stream_mode = mode && !strcmp(mode, "stream");
+    if (S.stream_mode && (S.format != LUDUS_FORMAT_LUDUS || d.pool_file)) {
+        fprintf(stderr, "ludus: LUDUS_TRACE_MODE=stream writes a .ludus file, without LUDUS_TRACE_POOL; not "
+                        "tracing\n");
+        return;
+    }
+    if (S.stream_mode) d.stream_path = expanded;
     if (S.rolling_mode) {
         if (begin_rolling(&d, expanded) != 0) return;
     } else {
@@ -385,7 +419,7 @@ static void trace_init(void) {
     S.launched = 1;
     atexit(write_at_exit);
     const char *crash = ludus__getenv("LUDUS_TRACE_CRASH");
-    if (crash && !strcmp(crash, "0")) return;
+    if ((crash && !strcmp(crash, "0")) || S.stream_mode) return; /* a streamed file keeps what was written */
     ludus_crash_desc cd = {S.trace_path, S.format, 0};
     int rc = ludus_crash_capture_begin(&cd);
     if (rc && rc != LUDUS_EUNSUPPORTED)

@@ -123,6 +123,14 @@ LUDUS_HIDDEN int ludus__file_write(ludus__file *f, const void *data, size_t n);
  * unlinked) release everything, whatever they return. */
 LUDUS_HIDDEN int ludus__file_commit(ludus__file *f);
 LUDUS_HIDDEN void ludus__file_abort(ludus__file *f);
+/* A file that must keep what was written if the process dies (a streamed
+ * capture, src/session/stream.c): a regular file created or truncated at
+ * path itself, no temporary (symlinks followed); anything else there is
+ * refused (-EINVAL, -EISDIR). Closed with ludus__file_commit. */
+LUDUS_HIDDEN int ludus__file_create_direct(ludus__file *f, const char *path);
+/* Writes n bytes at offset off (the file's size and position unchanged
+ * otherwise); 0 or a negative errno. */
+LUDUS_HIDDEN int ludus__file_write_at(ludus__file *f, uint64_t off, const void *data, size_t n);
 /* Test hook: nonzero makes create skip O_TMPFILE and take the named fallback. */
 LUDUS_HIDDEN extern int ludus__file_no_tmpfile;
 

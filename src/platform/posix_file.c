@@ -362,6 +362,39 @@ int ludus__file_commit(ludus__file *f) {
     return rc;
 }
 
+int ludus__file_create_direct(ludus__file *f, const char *path) {
+    f->fd = -1;
+    f->dest = f->tmp = NULL;
+    if (!path) return -EINVAL;
+    if (ludus__fault_now(LUDUS__FAULT_WRITE)) return -EIO;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd < 0) return -errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+        close(fd);
+        return e;
+    }
+    f->fd = fd;
+    return 0;
+}
+
+int ludus__file_write_at(ludus__file *f, uint64_t off, const void *data, size_t n) {
+    const char *p = data;
+    if (f->fd < 0) return -EBADF;
+    if (ludus__fault_now(LUDUS__FAULT_WRITE)) return -EIO;
+    while (n > 0) {
+        ssize_t w = pwrite(f->fd, p, n, (off_t)off);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        if (w == 0) return -EIO;
+        p += w, off += (uint64_t)w, n -= (size_t)w;
+    }
+    return 0;
+}
+
 void ludus__file_abort(ludus__file *f) {
     if (f->fd >= 0) close(f->fd); /* an O_TMPFILE file goes with its last descriptor */
     if (f->tmp) unlink(f->tmp);

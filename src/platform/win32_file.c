@@ -130,6 +130,19 @@ int ludus__file_commit(ludus__file *f) {
     return rc;
 }
 
+/* Streamed captures are POSIX only for now (docs/capture.md). */
+int ludus__file_create_direct(ludus__file *f, const char *path) {
+    (void)path;
+    f->fd = -1;
+    f->dest = f->tmp = NULL;
+    return -ENOSYS;
+}
+
+int ludus__file_write_at(ludus__file *f, uint64_t off, const void *data, size_t n) {
+    (void)f, (void)off, (void)data, (void)n;
+    return -ENOSYS;
+}
+
 void ludus__file_abort(ludus__file *f) {
     if (f->fd >= 0) _close(f->fd);
     if (f->tmp) _unlink(f->tmp);

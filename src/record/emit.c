@@ -208,8 +208,12 @@ static ludus__chunk *ring_reuse(ludus__thread_cold *c, uint64_t window, int anyw
 /* Takes a new piece for `need` slots. 0 when the pool refuses. */
 static int new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
     uint64_t window = __atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_RELAXED);
+    struct ludus__stream *stream = ludus__sess.stream;
     ludus__chunk *n = window ? ring_reuse(c, window, 0) : NULL;
     int reused = n != NULL;
+    /* a streamed capture's piece the writer gave back: before the pool's
+     * fresh part, which then lasts for when the disk falls behind */
+    if (!n && stream && (n = ludus__pool_take_free()) != NULL) reused = 1;
     /* a piece an exited thread gave back (pool.c, ludus__ring_reclaim):
      * as a reused one, never the end reserve's */
     if (!n && window && (n = ludus__pool_take_free()) != NULL) reused = 1;
@@ -245,7 +249,12 @@ static int new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
     n->dropped = 0;
     n->first_drop_ticks = 0;
     uintptr_t cur = slot_of(t);
-    if (c->chunk) {
+    if (c->chunk && stream) { /* the full piece goes to the writer; the thread's list is its new piece */
+        __atomic_store_n(&c->chunk->used, (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk)),
+                         __ATOMIC_RELAXED);
+        __atomic_store_n(&c->first_chunk, n, __ATOMIC_RELEASE);
+        ludus__stream_hand(stream, c->chunk);
+    } else if (c->chunk) {
         __atomic_store_n(&c->chunk->used, (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk)),
                          __ATOMIC_RELAXED);
         __atomic_store_n(&c->chunk->next, n, __ATOMIC_RELEASE);
@@ -280,7 +289,8 @@ static int make_room(ludus__thread_hot *t, ludus__thread_cold *c, unsigned need,
     if (c->chunk && cur + need * sizeof(ludus__event) <= lim) return 1;
     /* the end reserve is for ends only; a flight recorder's thread leaves it
      * by writing over its own oldest piece (new_piece) */
-    if (!for_end && c->reserve && !__atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_RELAXED)) return 0;
+    if (!for_end && c->reserve && !__atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_RELAXED) && !ludus__sess.stream)
+        return 0;
     if (!new_piece(t, c, for_end)) return 0;
     if (!for_end && c->reserve) return 0;
     return 1;

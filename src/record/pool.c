@@ -37,7 +37,8 @@ ludus__chunk *ludus__pool_take(uint32_t want, int for_end) {
  * leaves a list a snapshot is reading.
  * The tag in the head's high bits changes at every push and pop, so a pop
  * that read a piece's link before another thread took and reused it
- * fails its compare-and-swap (no ABA). */
+ * fails its compare-and-swap (no ABA). A streamed capture's writer pushes
+ * the pieces it wrote on the same stack (ludus__pool_give_back). */
 
 #define FREE_IDX_BITS 41
 #define FREE_IDX_MASK (((uint64_t)1 << FREE_IDX_BITS) - 1)
@@ -61,6 +62,12 @@ static void free_push(ludus__chunk *ch) {
     do __atomic_store_n(&ch->next, piece_at(old), __ATOMIC_RELAXED);
     while (
         !__atomic_compare_exchange_n(&p->free_head, &old, next_head(old, ch), 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+/* A streamed capture's writer is the one pusher then (the tag keeps the
+ * producers' pops safe). */
+void ludus__pool_give_back(ludus__chunk *ch) {
+    free_push(ch);
 }
 
 ludus__chunk *ludus__pool_take_free(void) {

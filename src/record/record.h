@@ -202,6 +202,10 @@ typedef struct ludus__session {
     uint64_t ring_ticks;
     ludus__name_table *names; /* the running (or late) capture's */
     uint32_t interner_drops;  /* atomic: names refused while this capture ran */
+    /* A streamed capture (src/session/stream.c): a thread hands each piece
+     * it leaves to the writer and takes written ones back from the pool's
+     * stack of given-back pieces first; NULL for any other capture. */
+    struct ludus__stream *stream;
 } ludus__session;
 
 /* Where the producers' part of the session starts. */
@@ -219,9 +223,13 @@ LUDUS_HIDDEN int ludus__register_self(const char *name);
  * from the session's pool; NULL when exhausted. for_end: may use the end
  * reserve. */
 LUDUS_HIDDEN ludus__chunk *ludus__pool_take(uint32_t want, int for_end);
-/* A flight recorder's piece given back by an exited thread, or NULL
- * (lock-free: any producer, per piece). */
+/* A flight recorder's piece given back by an exited thread, or a streamed
+ * capture's written piece, or NULL (lock-free: any producer, per piece). */
 LUDUS_HIDDEN ludus__chunk *ludus__pool_take_free(void);
+/* A streamed capture's writer: the piece is written, any thread may take it. */
+LUDUS_HIDDEN void ludus__pool_give_back(ludus__chunk *ch);
+/* The stream writer's side (src/session/stream.c), called by new_piece. */
+LUDUS_HIDDEN void ludus__stream_hand(struct ludus__stream *st, ludus__chunk *piece);
 /* A flight recorder (registry lock held): the pieces of exited threads
  * that lie wholly before the window go back to the pool,
  * and, while the pool is short (a thread found no piece but its own, or

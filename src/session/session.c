@@ -15,6 +15,7 @@
 #include "../record/counters.h"
 #include "../capture/capture_internal.h"
 #include "pool_file.h"
+#include "stream.h"
 #include "../base/text.h"
 
 /* Apart: the recorder (src/record/, emit.c's hot functions among them)
@@ -53,10 +54,13 @@ static struct {
     uint64_t lost0;
     int phase; /* atomic: PH_* */
     ludus_capture *ending;
-    int owner;              /* atomic: LUDUS__OWNER_* of the running capture (or rolling window) */
-    ludus_capture *yielded; /* the guest's capture, ended when the program took the recorder */
-    int yielded_flag;       /* atomic: yielded is set */
-    int controlling;        /* atomic: a thread holds the control lock (a begin or an end runs) */
+    int owner;                         /* atomic: LUDUS__OWNER_* of the running capture (or rolling window) */
+    ludus_capture *yielded;            /* the guest's capture, ended when the program took the recorder */
+    int yielded_flag;                  /* atomic: yielded is set */
+    int controlling;                   /* atomic: a thread holds the control lock (a begin or an end runs) */
+    ludus__stream *stream;             /* desc.stream_path: the running capture's writer (stream.c) */
+    ludus_stream_result stream_result; /* the last streamed capture's, once ended */
+    int has_stream_result;
 } S;
 
 /* The control lock (capture_internal.h, "the recorder's one owner"). */
@@ -108,7 +112,7 @@ void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_des
     else
         memset(&d, 0, sizeof d);
     if (d.chunk_bytes == 0) d.chunk_bytes = 65536;
-    if (d.chunk_count == 0) d.chunk_count = 256;
+    if (d.chunk_count == 0) d.chunk_count = d.stream_path ? 1024 : 256; /* streamed: 64 MiB of 64 KiB pieces */
     if (d.record == 0) d.record = LUDUS_RECORD_CPU | LUDUS_RECORD_GPU;
     if (d.prefault == 0) d.prefault = LUDUS_PREFAULT_AHEAD;
     *out = d;
@@ -191,6 +195,7 @@ typedef struct ludus__begin_prep {
     ludus__name_table *names;
     void *mem;
     ludus__pool_file *pool_file;
+    ludus__stream *stream;
     size_t faulted;
     int pid;
     char process_name[64];
@@ -217,6 +222,8 @@ static int begin_prepare(const ludus_capture_desc *desc, int owner, ludus__begin
         return ludus__fail(LUDUS_EINVAL, "unknown prefault (%d)", d.prefault);
     if (d.record & ~(LUDUS_RECORD_CPU | LUDUS_RECORD_GPU))
         return ludus__fail(LUDUS_EINVAL, "record 0x%x: LUDUS_RECORD_CPU, LUDUS_RECORD_GPU or both", d.record);
+    if (d.stream_path && (d.pool_file || owner != LUDUS__OWNER_PROGRAM))
+        return ludus__fail(LUDUS_EINVAL, "a streamed capture (stream_path) has no pool file and is the program's own");
     int use_tsc = d.clock != LUDUS_CLOCK_MONOTONIC && tsc;
     char *cats = NULL;
     if (d.categories) {
@@ -273,6 +280,16 @@ static int begin_prepare(const ludus_capture_desc *desc, int owner, ludus__begin
         ludus__pages_touch((char *)mem + faulted, (size_t)(bytes - faulted));
         faulted = (size_t)bytes;
     }
+    if (d.stream_path) { /* last: nothing after it fails */
+        int rc = ludus__stream_open(d.stream_path, &p->stream);
+        if (rc) {
+            pool_free(mem, bytes, mapped, &d.allocator, NULL);
+            ludus__free(cats);
+            ludus__names_destroy(names);
+            return rc;
+        }
+        d.stream_path = NULL; /* not kept: the caller's string */
+    }
     /* Identity of the process, read now: end must not pay a file read. */
     p->pid = ludus__os_pid();
     ludus__process_name(p->process_name, sizeof p->process_name);
@@ -319,6 +336,8 @@ static void begin_arm(ludus__begin_prep *p, int owner) {
     memcpy(s->process_name, p->process_name, sizeof s->process_name);
     S.pool_mapped = p->mapped;
     S.pool_file = p->pool_file;
+    s->stream = p->stream; /* producers hand pieces to it from the first */
+    S.stream = p->stream;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
     S.refused0 = ludus__live_refused();
     S.lost0 = ludus__live_lost_adds();
@@ -360,6 +379,7 @@ static void begin_arm(ludus__begin_prep *p, int owner) {
     __atomic_store_n(&s->pool.faulter, S.prefault, __ATOMIC_RELEASE); /* producers wake it from now on */
     if (S.pool_file)
         ludus__pool_file_start(S.pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
+    if (S.stream) ludus__stream_start(S.stream, s);
 }
 
 int ludus__capture_begin_locked(const ludus_capture_desc *desc, int owner) {
@@ -585,7 +605,8 @@ static int end_capture(ludus_capture **guest) {
     ludus__free(strag);
     ludus__free(late);
     ludus__free(s->retired);
-    if (c && nlate) { /* late threads may still take pieces and intern names */
+    ludus__stream_stop_giving(s->stream); /* the pool's stack is cleared below */
+    if (c && nlate) {                     /* late threads may still take pieces and intern names */
         memset(s, 0, LUDUS__SESSION_PRODUCERS);
         S.late_cap = c;
     } else {
@@ -647,6 +668,27 @@ int ludus__session_crash_end(ludus_capture **out) {
     return 0;
 }
 
+/* A streamed capture has ended (end's result rc): once its late threads
+ * are published, the writer writes what is left, the tables and the
+ * summary; the capture object (each thread's last piece) then goes, with
+ * the pool. The program opens the file to read the capture. */
+static int stream_end(int rc) {
+    ludus__stream *st = S.stream;
+    S.stream = NULL;
+    ludus_capture *c = S.last;
+    if (rc != 0 || !c) { /* nothing describes the capture: the file keeps its blocks, as after kill -9 */
+        ludus__stream_abort(st);
+        return rc ? rc : ludus__fail(LUDUS_ENOMEM, "out of memory while ending the streamed capture");
+    }
+    if (c->src->settle) c->src->settle(c); /* late threads' pieces are handed or published */
+    memset(&S.stream_result, 0, sizeof S.stream_result);
+    rc = ludus__stream_finish(st, c, &S.stream_result);
+    S.has_stream_result = 1;
+    S.last = NULL;
+    ludus_capture_release(c);
+    return rc;
+}
+
 int ludus_capture_end(ludus_capture **out) {
     if (out) *out = NULL;
     ludus__control_lock();
@@ -657,12 +699,27 @@ int ludus_capture_end(ludus_capture **out) {
         rc = ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
     else
         rc = end_capture(NULL);
+    if (S.stream && ludus__owner() == LUDUS__OWNER_NONE) rc = stream_end(rc);
     if (rc == 0 && out && S.last) {
         ludus_capture_retain(S.last);
         *out = S.last;
     }
     ludus__control_unlock();
     return rc;
+}
+
+int ludus__stream_idle(void) {
+    ludus__stream *st = __atomic_load_n(&S.stream, __ATOMIC_ACQUIRE);
+    return !st || ludus__stream_caught_up(st);
+}
+
+int ludus_capture_stream_result(ludus_stream_result *out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    ludus__control_lock();
+    int have = S.has_stream_result;
+    if (have) *out = S.stream_result;
+    ludus__control_unlock();
+    return have ? 0 : ludus__fail(LUDUS_ENODATA, "no streamed capture has ended");
 }
 
 int ludus__session_end(void) {
@@ -906,7 +963,11 @@ void ludus__session_after_fork(void) {
     /* The parent's file: the child records nothing into it, and stops. A
      * watcher's recording (the live view's thread is not in the child):
      * the child starts clean, its own begin free. */
-    if (S.pool_file || ludus__owner() == LUDUS__OWNER_GUEST) {
+    if (S.stream) { /* the parent's writer and file: the child records nothing into them, and stops */
+        ludus__stream_forget(S.stream);
+        S.stream = NULL;
+    }
+    if (S.pool_file || s->stream || ludus__owner() == LUDUS__OWNER_GUEST) {
         __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
         __atomic_store_n(&s->pool.faulter, NULL, __ATOMIC_RELEASE);
         ludus__prefault_after_fork(S.prefault);

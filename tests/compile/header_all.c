@@ -181,7 +181,8 @@ int main(void) {
                                {NULL, NULL, NULL},
                                NULL,
                                0u,
-                               LUDUS_PREFAULT_AT_BEGIN};
+                               LUDUS_PREFAULT_AT_BEGIN,
+                               NULL};
     if (ludus_capture_begin(&desc) != 0) return 1;
     ludus_thread_register("main");
     int r = all_macros(3, "dynamic");

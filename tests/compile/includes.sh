@@ -8,9 +8,9 @@
 #   record            the hot path, threads, the pool, sites, counters
 #   backend           the integration API's entry points (builtin.c or tracy.c)
 #   capture           capture objects, the normalised stream, cuts, the site table
-#   gpu               GPU timing's store and placement
-#   session           begin/end, the producer join, fork, the pool file
 #   format            the .ludus layout, codec and reader
+#   gpu               GPU timing's store and placement
+#   session           begin/end, the producer join, fork, the pool file, the stream writer
 #   export            JSON, Perfetto, .ludus writers, outputs, merge
 #   postmortem        crash capture, recover
 #   flight            the rolling window
@@ -28,7 +28,7 @@ allowed() {
   backend) echo "platform base record" ;;
   capture) echo "platform base record" ;;
   gpu) echo "platform base record backend capture format" ;;
-  session) echo "platform base record backend capture gpu" ;;
+  session) echo "platform base record backend capture gpu format" ;;
   format) echo "platform base record capture" ;;
   export) echo "platform base record capture gpu format" ;;
   postmortem) echo "platform base record capture gpu session format export" ;;

@@ -5,7 +5,8 @@ the format its extension names, with the events it recorded. Bad values are
 said at load, once. A program that forks: with %p each process writes its
 own file (the child's holds only the child's events); with one PATH for
 both, and for two unrelated processes, the file is one complete capture.
-With LUDUS_TRACE_MODE=rolling, the last window at exit and a file per hitch.
+With LUDUS_TRACE_MODE=rolling, the last window at exit and a file per hitch;
+with LUDUS_TRACE_MODE=stream, the file written as it records.
    check_launch.py DEMO LUDUS_TRACE WORKDIR FORK_TRACE"""
 import json
 import os
@@ -169,6 +170,25 @@ p = subprocess.run([demo, "--no-capture", "--frames", "1"],
                    stderr=subprocess.PIPE, text=True, check=True)
 assert p.stderr.count("LUDUS_TRACE_MODE=ring") == 1 and "not tracing" in p.stderr, p.stderr
 
+# LUDUS_TRACE_MODE=stream: the file written while the demo runs, in a pool of
+# 16 chunks (1 MiB) that the whole run would not fit; the exit line says what
+# was streamed; info prints its frames from the file's summary (no analysis),
+# report reads it; a JSON path is refused
+streamed = os.path.join(work, "streamed.ludus")
+p = subprocess.run([demo, "--no-capture", "--frames", "300"],
+                   env=dict(os.environ, LUDUS_TRACE=streamed, LUDUS_TRACE_MODE="stream", LUDUS_TRACE_CHUNKS="16"),
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True, timeout=120)
+assert "ludus: wrote " + streamed in p.stderr and "streamed " in p.stderr, p.stderr
+info = subprocess.run([tool, "info", streamed], stdout=subprocess.PIPE, text=True, check=True).stdout
+assert "format v6" in info and "from the file's summary" in info and "300 marks" in info, info
+assert "streamed:" in info, info
+rep = subprocess.run([tool, "report", streamed], stdout=subprocess.PIPE, text=True, check=True).stdout
+assert "299 complete frames" in rep, rep[:800]
+p = subprocess.run([demo, "--no-capture", "--frames", "1"],
+                   env=dict(os.environ, LUDUS_TRACE=os.path.join(work, "s.json"), LUDUS_TRACE_MODE="stream"),
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+assert "LUDUS_TRACE_MODE=stream writes a .ludus file" in p.stderr and "not tracing" in p.stderr, p.stderr
+
 
 # The rolling window's trigger, cooldown and file limit from the environment.
 def rolling(frames, **env):
@@ -260,5 +280,6 @@ p = subprocess.run([demo, "--no-capture", "--frames", "20"],
 assert p.returncode == 0, p.stderr
 assert os.path.exists(clean_trace), p.stderr
 assert not os.path.exists(clean_pool), "the pool file outlived a normal exit"
-print("launch-to-exit: json, ludus and pftrace written at exit; bad values said at load; fork; rolling window; crash; "
+print("launch-to-exit: json, ludus and pftrace written at exit; bad values said at load; fork; rolling window; "
+      "streamed; crash; "
       "kill -9 with a pool file; the pool file removed at a normal exit")

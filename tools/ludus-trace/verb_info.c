@@ -87,10 +87,20 @@ static int info_run(int argc, char **argv) {
     ludus_analysis *a = NULL;
     ludus_analysis_summary as;
     memset(&as, 0, sizeof as);
-    lt_busy_begin("info", "analysing", path);
-    if (ludus_analysis_create(f, NULL, &a) == 0) ludus_analysis_get_summary(a, &as);
-    lt_busy_end();
-    if (!a)
+    if (!in.has_summary) { /* an older file: the frames come from an analysis of the capture */
+        lt_busy_begin("info", "analysing", path);
+        if (ludus_analysis_create(f, NULL, &a) == 0) ludus_analysis_get_summary(a, &as);
+        lt_busy_end();
+    }
+    if (in.has_summary && in.summary_frame_marks)
+        say("frames:      %llu complete (a frame lies between two marks: %llu marks on thread \"%s\"%s), from "
+            "the file's summary\n",
+            (unsigned long long)(in.summary_frame_marks - 1), (unsigned long long)in.summary_frame_marks,
+            ludus_text_show(name, sizeof name, in.summary_frame_thread, 0),
+            in.summary_marks_elsewhere ? "; marks on other threads are ignored" : "");
+    else if (in.has_summary)
+        say("frames:      0 (no frame mark), from the file's summary\n");
+    else if (!a)
         say("frames:      ? (the capture could not be analysed: %s); %llu frame marks\n", ludus_last_error_detail(),
             (unsigned long long)s->frames);
     else if (as.frame_marks)
@@ -101,6 +111,11 @@ static int info_run(int argc, char **argv) {
             as.frame_marks_elsewhere ? "; marks on other threads are ignored" : "");
     else
         say("frames:      0 (no frame mark)\n");
+    if (in.streamed && in.stream_cut)
+        say("ended by:    nothing: a streamed capture cut short (kill -9 or a crash); every whole block is read, "
+            "its losses, thread table and summary were never written\n");
+    else if (in.streamed)
+        say("streamed:    written while it recorded; thread events as the writer counted them\n");
     if (in.recovered)
         say("ended by:    nothing: recovered from a pool file its process left behind (open slices are "
             "incomplete)\n");
@@ -179,6 +194,8 @@ static int info_run(int argc, char **argv) {
             (long long)m.frees, (long long)m.alloc_bytes, (long long)m.free_bytes, (double)m.since_ns / 1e6,
             m.has_baseline ? " with a declared baseline" : " (earlier memory not counted)");
     }
+    if (!a && in.has_summary)
+        say("counters:    ludus-trace report gives their tracks and statistics (info reads the summary only)\n");
     if (a && ludus_analysis_counter_count(a)) {
         say("counters:    %u tracks (ludus-trace report gives their statistics)\n", ludus_analysis_counter_count(a));
         for (uint32_t i = 0; i < ludus_analysis_counter_count(a); i++) {

@@ -1,0 +1,404 @@
+/* Streamed captures (ludus_capture_desc.stream_path, issue 38): a capture
+ * twenty times longer than its pool ends with nothing dropped and every
+ * scope in the file, begun and ended, per thread (the producers wait for
+ * the writer between batches: a barrier, never a time); a child killed
+ * with SIGKILL mid-stream leaves a file that reads up to its last whole
+ * record, whatever the offset it is cut at; a saved file's summary gives
+ * `info` its frames without an analysis, and a file without one (format
+ * 4) says so; when the writer falls behind (held on the registry lock it
+ * takes to name a new thread), every event is in the file or counted as
+ * dropped, with the rate it needed. Label concurrency: the TSan tree runs
+ * the writer thread. */
+#define _GNU_SOURCE
+#include <ludus/analysis.h>
+#include <ludus/capture.h>
+#include <ludus/capture_file.h>
+#include <ludus/profiling.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "record/record.h"
+#include "session/stream.h"
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+/* A pool of 16 pieces of 4 KiB: 64 KiB, about 4,000 slots. */
+#define CHUNK_BYTES 4096u
+#define CHUNKS 16u
+#define POOL_SLOTS (CHUNKS * CHUNK_BYTES / 16u)
+#define BATCH 200   /* outer scopes a thread records between barriers: 600 events (9.6 KB), a sixth of the pool */
+#define BATCHES 150 /* 150 x 600 x 2 threads = 180,000 events: 44 times the pool's slots */
+
+static pthread_barrier_t go, done;
+static volatile int stop_worker;
+
+static void record_batch(int worker) {
+    for (int i = 0; i < BATCH; i++) {
+        if (worker) {
+            LUDUS_PROFILE_SCOPE(WorkerOuter);
+            LUDUS_PROFILE_SCOPE(WorkerInner);
+        } else {
+            LUDUS_PROFILE_SCOPE(MainOuter);
+            LUDUS_PROFILE_SCOPE(MainInner);
+        }
+        if (i == 0 && !worker) LUDUS_PROFILE_FRAME();
+    }
+}
+
+static void *worker_main(void *arg) {
+    (void)arg;
+    ludus_thread_register("Stream worker");
+    for (int b = 0; b < BATCHES; b++) {
+        pthread_barrier_wait(&go);
+        record_batch(1);
+        pthread_barrier_wait(&done);
+    }
+    ludus_thread_unregister();
+    return NULL;
+}
+
+/* Waits until the writer wrote every piece handed so far. The producers
+ * hand a piece only when they leave it, so the piece each one is in stays
+ * theirs: at most two pieces a thread are out of the pool's hands. */
+static void wait_writer(void) {
+    while (!ludus__stream_idle()) sched_yield();
+}
+
+static void test_longer_than_pool(void **state) {
+    (void)state;
+    char path[96];
+    snprintf(path, sizeof path, "/tmp/ludus-test-stream-%d.ludus", (int)getpid());
+    ludus_thread_register("Stream main");
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.chunk_bytes = CHUNK_BYTES;
+    d.chunk_count = CHUNKS;
+    d.stream_path = path;
+    assert_int_equal(ludus_capture_begin(&d), 0);
+    pthread_barrier_init(&go, NULL, 2);
+    pthread_barrier_init(&done, NULL, 2);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, worker_main, NULL), 0);
+    for (int b = 0; b < BATCHES; b++) {
+        pthread_barrier_wait(&go);
+        record_batch(0);
+        pthread_barrier_wait(&done);
+        wait_writer();
+    }
+    pthread_join(th, NULL);
+    ludus_capture *none = (ludus_capture *)&d; /* ludus_capture_end hands back no capture for a stream */
+    assert_int_equal(ludus_capture_end(&none), 0);
+    assert_null(none);
+    ludus_stream_result r;
+    assert_int_equal(ludus_capture_stream_result(&r), 0);
+    /* two scopes a loop per thread (a begin and an end each), and the frame marks (with the frame's snapshot) */
+    uint64_t scopes_events = (uint64_t)BATCHES * BATCH * 2 * 2 * 2;
+    print_message("streamed %llu events (pool: %u slots), %llu bytes, %llu blocks\n", (unsigned long long)r.events,
+                  POOL_SLOTS, (unsigned long long)r.bytes, (unsigned long long)r.blocks);
+    assert_true(scopes_events > 20u * POOL_SLOTS);
+    assert_int_equal(r.dropped, 0);
+    assert_int_equal(r.error, 0);
+    assert_true(r.events >= scopes_events + BATCHES && r.events <= scopes_events + 3 * BATCHES);
+    assert_true(r.needed_bytes_per_s == 0.0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal((uint64_t)st.st_size, r.bytes);
+
+    /* the file: every scope of each thread begun and ended, by name */
+    ludus_capture *c;
+    int rc = ludus_capture_open(path, &c);
+    if (rc) print_message("open: %s\n", ludus_last_error_detail());
+    assert_int_equal(rc, 0);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(c, &in), 0);
+    assert_true(in.streamed);
+    assert_false(in.stream_cut);
+    assert_true(in.has_summary);
+    assert_int_equal(in.version, 6);
+    assert_int_equal(in.threads, 2);
+    assert_int_equal(in.summary.events, r.events);
+    assert_int_equal(in.summary.dropped, 0);
+    assert_int_equal(in.summary_frame_marks, BATCHES);
+    char *json = lt_capture_json(c);
+    lt_trace t;
+    lt_trace_parse(&t, json);
+    const char *names[4] = {"MainOuter", "MainInner", "WorkerOuter", "WorkerInner"};
+    for (int k = 0; k < 4; k++) {
+        size_t n = lt_count(&t, 'B', names[k]);
+        print_message("%s: %zu begun\n", names[k], n);
+        assert_int_equal(n, (size_t)BATCHES * BATCH);
+    }
+    for (size_t i = 0; i < t.n; i++)
+        if (t.ev[i].ph == 'B') assert_true(lt_match_end(&t, i) >= 0);
+    assert_non_null(strstr(json, "\"Stream main\""));
+    assert_non_null(strstr(json, "\"Stream worker\""));
+    lt_trace_free(&t);
+    free(json);
+    /* a per-thread analysis agrees: no loss, every scope closed */
+    ludus_analysis *a;
+    assert_int_equal(ludus_analysis_create(c, NULL, &a), 0);
+    ludus_analysis_summary as;
+    ludus_analysis_get_summary(a, &as);
+    assert_int_equal(as.frame_marks, BATCHES);
+    ludus_analysis_destroy(a);
+    ludus_capture_release(c);
+    unlink(path);
+    ludus_thread_unregister();
+}
+
+/* ---- kill -9 mid-stream ---- */
+
+static volatile int *shared; /* [0]: frames written for sure, [1]: frames marked */
+
+static void *spinner(void *arg) {
+    (void)arg;
+    ludus_thread_register("Killed worker");
+    for (;;) {
+        LUDUS_PROFILE_SCOPE(KilledWork);
+        lt_spin_ns(20000);
+    }
+    return NULL;
+}
+
+static void child(const char *path) {
+    alarm(20);
+    ludus_thread_register("Killed main");
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.chunk_bytes = CHUNK_BYTES;
+    d.chunk_count = 64;
+    d.stream_path = path;
+    if (ludus_capture_begin(&d) != 0) _exit(90);
+    pthread_t th;
+    if (pthread_create(&th, NULL, spinner, NULL) != 0) _exit(91);
+    for (int f = 1;; f++) {
+        {
+            LUDUS_PROFILE_SCOPE(KilledFrame);
+            for (int i = 0; i < 100; i++) {
+                LUDUS_PROFILE_SCOPE(KilledInner);
+            }
+        }
+        LUDUS_PROFILE_FRAME();
+        __atomic_store_n(&shared[1], f, __ATOMIC_RELEASE);
+        if (f % 10 == 0) /* 10 frames (33 KB) at a time: the pool never fills, nothing is dropped */
+            while (!ludus__stream_idle()) sched_yield();
+        if (f == 200) { /* a point every frame before which is in the file: the main thread's piece is handed */
+            for (int i = 0; i < (int)(CHUNK_BYTES / 16); i++) {
+                LUDUS_PROFILE_SCOPE(KilledFlush);
+            }
+            while (!ludus__stream_idle()) sched_yield();
+            __atomic_store_n(&shared[0], f, __ATOMIC_RELEASE);
+        }
+    }
+}
+
+static uint64_t frames_of(const char *path, int *cut) {
+    ludus_capture *c;
+    int rc = ludus_capture_open(path, &c);
+    if (rc) print_message("open %s: %s\n", path, ludus_last_error_detail());
+    assert_int_equal(rc, 0);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(c, &in), 0);
+    assert_true(in.streamed);
+    *cut = in.stream_cut;
+    uint64_t frames = in.summary.frames;
+    ludus_capture_release(c);
+    return frames;
+}
+
+static void test_kill9(void **state) {
+    (void)state;
+    if (lt_multithreaded_fork_unsupported()) skip();
+    shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(shared != MAP_FAILED);
+    shared[0] = shared[1] = 0;
+    char path[96];
+    snprintf(path, sizeof path, "/tmp/ludus-test-stream-kill-%d.ludus", (int)getpid());
+    pid_t pid = lt_fork_alone();
+    assert_true(pid >= 0);
+    if (pid == 0) child(path);
+    while (__atomic_load_n(&shared[0], __ATOMIC_ACQUIRE) == 0) usleep(1000);
+    while (__atomic_load_n(&shared[1], __ATOMIC_ACQUIRE) < 300) usleep(1000);
+    kill(pid, SIGKILL);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+    ludus_capture *c;
+    int rc = ludus_capture_open(path, &c);
+    if (rc) print_message("open: %s\n", ludus_last_error_detail());
+    assert_int_equal(rc, 0);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(c, &in), 0);
+    assert_true(in.streamed);
+    assert_true(in.stream_cut);
+    assert_false(in.has_summary);
+    assert_int_equal(in.pid, pid);
+    print_message("killed after frame %d: the file holds %llu frame marks, %llu events\n", shared[1],
+                  (unsigned long long)in.summary.frames, (unsigned long long)in.summary.events);
+    assert_true(in.summary.frames >= 200);
+    char *json = lt_capture_json(c);
+    assert_non_null(strstr(json, "\"Killed main\""));
+    assert_non_null(strstr(json, "\"Killed worker\""));
+    lt_trace t;
+    lt_trace_parse(&t, json);
+    for (size_t i = 0; i < t.n; i++)
+        if (t.ev[i].ph == 'B') assert_true(lt_match_end(&t, i) >= 0);
+    assert_true(lt_count(&t, 'B', "KilledInner") >= 200u * 100u);
+    lt_trace_free(&t);
+    free(json);
+    ludus_capture_release(c);
+
+    /* cut at any offset, the file reads up to the last whole record before it */
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *bytes = malloc((size_t)st.st_size);
+    assert_int_equal(fread(bytes, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+    fclose(f);
+    char cut_path[128];
+    snprintf(cut_path, sizeof cut_path, "%s.cut", path);
+    uint64_t prev = 0;
+    for (int k = 1; k <= 16; k++) {
+        size_t at = (size_t)((uint64_t)st.st_size * (uint64_t)k / 16u) - (k < 16 ? 7u : 0u);
+        FILE *o = fopen(cut_path, "wb");
+        assert_non_null(o);
+        assert_int_equal(fwrite(bytes, 1, at, o), at);
+        fclose(o);
+        int cut;
+        uint64_t frames = frames_of(cut_path, &cut);
+        assert_true(cut);
+        assert_true(frames >= prev); /* more of the file, never fewer frames */
+        prev = frames;
+    }
+    assert_int_equal(prev, in.summary.frames);
+    free(bytes);
+    unlink(cut_path);
+    unlink(path);
+    munmap((void *)shared, 4096);
+}
+
+/* ---- the writer falls behind: every event is in the file or counted ---- */
+
+static pthread_barrier_t registered, recorded;
+#define FLOOD 20000 /* scopes: 40,000 events, ten times the pool */
+
+static void *flooder(void *arg) {
+    (void)arg;
+    ludus_thread_register("Flooder");
+    pthread_barrier_wait(&registered); /* the main thread now holds the registry lock */
+    for (int i = 0; i < FLOOD; i++) {
+        LUDUS_PROFILE_SCOPE(Flood);
+    }
+    pthread_barrier_wait(&recorded);
+    ludus_thread_unregister();
+    return NULL;
+}
+
+static void test_writer_behind(void **state) {
+    (void)state;
+    char path[96];
+    snprintf(path, sizeof path, "/tmp/ludus-test-stream-behind-%d.ludus", (int)getpid());
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.chunk_bytes = CHUNK_BYTES;
+    d.chunk_count = CHUNKS;
+    d.stream_path = path;
+    assert_int_equal(ludus_capture_begin(&d), 0);
+    pthread_barrier_init(&registered, NULL, 2);
+    pthread_barrier_init(&recorded, NULL, 2);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, flooder, NULL), 0);
+    pthread_barrier_wait(&registered);
+    /* The writer defines a thread from the registry when it meets its first
+     * piece: holding the lock stops it there, before it gives any piece of
+     * the flooder back, so the flooder fills the pool and drops. */
+    ludus__mutex_lock(&ludus__reg.lock);
+    pthread_barrier_wait(&recorded);
+    ludus__mutex_unlock(&ludus__reg.lock);
+    pthread_join(th, NULL);
+    assert_int_equal(ludus_capture_end(NULL), 0);
+    ludus_stream_result r;
+    assert_int_equal(ludus_capture_stream_result(&r), 0);
+    print_message("written %llu, dropped %llu, needed %.0f B/s\n", (unsigned long long)r.events,
+                  (unsigned long long)r.dropped, r.needed_bytes_per_s);
+    assert_true(r.dropped > 0);
+    assert_true(r.needed_bytes_per_s > r.written_bytes_per_s);
+    assert_int_equal(r.events + r.dropped, 2u * FLOOD); /* each in the file or counted, never both */
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_open(path, &c), 0);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(c, &in), 0);
+    assert_int_equal(in.summary.dropped, r.dropped);
+    ludus_thread_summary ts;
+    assert_int_equal(ludus_capture_get_thread(c, 0, &ts), 0);
+    assert_string_equal(ts.name, "Flooder");
+    assert_int_equal(ts.dropped, r.dropped);
+    assert_true(ts.first_drop_ns >= 0);
+    ludus_capture_release(c);
+    unlink(path);
+}
+
+/* ---- info's summary ---- */
+
+static void test_summary(void **state) {
+    (void)state;
+    char path[96];
+    snprintf(path, sizeof path, "/tmp/ludus-test-summary-%d.ludus", (int)getpid());
+    ludus_capture_desc d = lt_small_desc(64);
+    lt_begin(&d);
+    for (int f = 0; f < 10; f++) {
+        LUDUS_PROFILE_SCOPE(SummaryFrame);
+        LUDUS_PROFILE_FRAME();
+    }
+    lt_end();
+    assert_int_equal(lt_save_last(LUDUS_FORMAT_LUDUS, 0, path), 0);
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_open(path, &c), 0);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(c, &in), 0);
+    assert_int_equal(in.version, 5);
+    assert_false(in.streamed);
+    assert_true(in.has_summary);
+    ludus_analysis *a;
+    assert_int_equal(ludus_analysis_create(c, NULL, &a), 0);
+    ludus_analysis_summary as;
+    ludus_analysis_get_summary(a, &as);
+    /* the frames `info` prints from the summary are the analysis's */
+    assert_int_equal(in.summary_frame_marks, as.frame_marks);
+    assert_int_equal(in.summary_frame_marks, 10);
+    assert_int_equal(in.summary_marks_elsewhere, as.frame_marks_elsewhere);
+    assert_string_equal(in.summary_frame_thread, as.frame_thread);
+    ludus_analysis_destroy(a);
+    ludus_capture_release(c);
+    unlink(path);
+    /* a file from before the summary: info analyses it */
+    char old[512];
+    snprintf(old, sizeof old, "%s/v4-messages-compact.ludus", LUDUS_TEST_DATA_DIR);
+    assert_int_equal(ludus_capture_open(old, &c), 0);
+    assert_int_equal(ludus_capture_get_info(c, &in), 0);
+    assert_false(in.has_summary);
+    ludus_capture_release(c);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kill9), /* first: it forks, and TSan models a fork best before any thread exists */
+        cmocka_unit_test_teardown(test_longer_than_pool, lt_teardown),
+        cmocka_unit_test_teardown(test_writer_behind, lt_teardown),
+        cmocka_unit_test_teardown(test_summary, lt_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
