@@ -17789,9 +17789,10 @@ int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_resul
     double per_event = st->events ? (double)st->written / (double)st->events : 16.0;
     double needed = dropped && dur > 0 ? per_event * (double)(st->events + dropped) * 1e9 / (double)dur : 0.0;
     ludus__sf_stream_put_meta(st, c, dropped, needed);
-    /* STATS: the normalised counts are the reader's to make (0 here) */
+    /* STATS: the normalised counts (and the cut annotation counts, which the
+     * normaliser makes) are not counted in a streamed file yet: 0 here */
     ludus__nf_stats stats = {
-        c->unregistered_drops, c->bytes_used, c->interner_drops, 0, 0, dropped, 0, 0, 0, 0, 0, 0, 0};
+        c->unregistered_drops, c->bytes_used, c->interner_drops, 0, 0, dropped, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     uint8_t sb[4 + ludus__nf_stats_BYTES];
     ludus__nf_stats_put(ludus__nf_put_U32(sb, ludus__nf_stats_BYTES), &stats);
     ludus__sf_stream_put_record(st, LUDUS__NF_STATS, 0, sb, sizeof sb);
