@@ -488,9 +488,12 @@ static void test_window_cells(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_worker_stall_named_first), cmocka_unit_test(test_wait_found_by_flow),
-        cmocka_unit_test(test_spin_wait_names_worker),   cmocka_unit_test(test_limiter_and_budget),
-        cmocka_unit_test(test_preempted_vs_work),        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_worker_stall_named_first),
+        cmocka_unit_test(test_wait_found_by_flow),
+        cmocka_unit_test(test_spin_wait_names_worker),
+        cmocka_unit_test(test_limiter_and_budget),
+        cmocka_unit_test(test_preempted_vs_work),
+        cmocka_unit_test(test_threads),
         cmocka_unit_test(test_names_told_apart),
         cmocka_unit_test(test_html_bounded),
         cmocka_unit_test(test_window_cells),
