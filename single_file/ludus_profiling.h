@@ -2634,6 +2634,9 @@ LUDUS_HIDDEN int64_t ludus__thread_cpu_ns(void);
  * read: an invariant TSC (x86-64), the virtual counter CNTVCT_EL0 (AArch64).
  * The "tsc" names below mean that counter. */
 LUDUS_HIDDEN int ludus__tsc_invariant(void);
+/* x86-64: 1 when the CPU has SSE 4.2 (its crc32 instruction), from cpuid: no
+ * compiler runtime (__builtin_cpu_supports needs libgcc's or compiler-rt's). */
+LUDUS_HIDDEN int ludus__cpu_has_sse42(void);
 /* The counter's frequency where the architecture states it (CNTFRQ_EL0 on
  * AArch64), else 0 (the TSC's is measured). */
 LUDUS_HIDDEN uint64_t ludus__counter_hz(void);
@@ -3043,11 +3046,98 @@ LUDUS_HIDDEN int ludus__on_fork(void (*prepare)(void), void (*parent)(void), voi
 /* ---- src/platform/sync.h ---- */
 /* Mutexes, condition variables, once-flags and the library's own threads:
  * the only locking and threading the layers above the platform use
- * (besides atomics). POSIX threads here (mingw-w64's on Windows); a port
- * replaces this file. */
+ * (besides atomics). POSIX threads here (mingw-w64's on Windows); with
+ * MSVC's C runtime, which has none, Windows' own (first half). */
 #ifndef LUDUS_SYNC_H
 #define LUDUS_SYNC_H
 
+#ifdef _MSC_VER
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+
+#include <stdlib.h>
+
+typedef SRWLOCK ludus__mutex;
+typedef INIT_ONCE ludus__once;
+#define LUDUS__MUTEX_INIT SRWLOCK_INIT
+#define LUDUS__ONCE_INIT INIT_ONCE_STATIC_INIT
+
+static inline void ludus__mutex_init(ludus__mutex *m) {
+    InitializeSRWLock(m);
+}
+static inline void ludus__mutex_destroy(ludus__mutex *m) {
+    (void)m; /* an SRW lock holds no resource */
+}
+static inline void ludus__mutex_lock(ludus__mutex *m) {
+    AcquireSRWLockExclusive(m);
+}
+static inline void ludus__mutex_unlock(ludus__mutex *m) {
+    ReleaseSRWLockExclusive(m);
+}
+static inline int ludus__mutex_trylock(ludus__mutex *m) {
+    return TryAcquireSRWLockExclusive(m) ? 0 : 1;
+}
+
+typedef CONDITION_VARIABLE ludus__cond;
+#define LUDUS__COND_INIT CONDITION_VARIABLE_INIT
+static inline void ludus__cond_init(ludus__cond *c) {
+    InitializeConditionVariable(c);
+}
+static inline void ludus__cond_destroy(ludus__cond *c) {
+    (void)c;
+}
+static inline void ludus__cond_wait(ludus__cond *c, ludus__mutex *m) {
+    SleepConditionVariableSRW(c, m, INFINITE, 0);
+}
+static inline void ludus__cond_broadcast(ludus__cond *c) {
+    WakeAllConditionVariable(c);
+}
+
+/* A thread runs fn(arg) through a start routine of Windows' signature. */
+typedef HANDLE ludus__thread;
+struct ludus__thread_start_args {
+    void *(*fn)(void *);
+    void *arg;
+};
+static DWORD WINAPI ludus__thread_main(LPVOID p) {
+    struct ludus__thread_start_args a = *(struct ludus__thread_start_args *)p;
+    free(p);
+    a.fn(a.arg);
+    return 0;
+}
+static inline int ludus__thread_start(ludus__thread *t, void *(*fn)(void *), void *arg) {
+    struct ludus__thread_start_args *a = (struct ludus__thread_start_args *)malloc(sizeof *a);
+    if (!a) return -1;
+    a->fn = fn;
+    a->arg = arg;
+    *t = CreateThread(NULL, 0, ludus__thread_main, a, 0, NULL);
+    if (*t == NULL) {
+        free(a);
+        return -1;
+    }
+    return 0;
+}
+static inline void ludus__thread_join(ludus__thread t) {
+    WaitForSingleObject(t, INFINITE);
+    CloseHandle(t);
+}
+
+static BOOL CALLBACK ludus__once_main(PINIT_ONCE o, PVOID fn, PVOID *ctx) {
+    (void)o;
+    (void)ctx;
+    ((void (*)(void))fn)();
+    return TRUE;
+}
+static inline void ludus__once_run(ludus__once *o, void (*fn)(void)) {
+    InitOnceExecuteOnce(o, ludus__once_main, (PVOID)fn, NULL);
+}
+
+#else /* POSIX threads */
 #include <pthread.h>
 
 typedef pthread_mutex_t ludus__mutex;
@@ -3074,6 +3164,7 @@ static inline int ludus__mutex_trylock(ludus__mutex *m) {
 
 /* Condition variables (for background threads that sleep until work comes). */
 typedef pthread_cond_t ludus__cond;
+#define LUDUS__COND_INIT PTHREAD_COND_INITIALIZER
 static inline void ludus__cond_init(ludus__cond *c) {
     pthread_cond_init(c, NULL);
 }
@@ -3101,6 +3192,7 @@ static inline void ludus__thread_join(ludus__thread t) {
 static inline void ludus__once_run(ludus__once *o, void (*fn)(void)) {
     pthread_once(o, fn);
 }
+#endif
 
 #endif
 
@@ -3319,6 +3411,10 @@ int ludus__tsc_invariant(void) {
     if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return 0;
     __cpuid(0x80000007u, a, b, c, d);
     return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
+}
+int ludus__cpu_has_sse42(void) {
+    unsigned a, b, c, d;
+    return __get_cpuid(1u, &a, &b, &c, &d) && ((c >> 20) & 1u); /* CPUID.01H:ECX[20] */
 }
 uint64_t ludus__counter_hz(void) {
     return 0; /* not architectural: measured against the monotonic clock */
@@ -4903,7 +4999,9 @@ int ludus__on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(vo
 
 #include <windows.h>
 
+#ifndef _MSC_VER
 #include <pthread.h>
+#endif
 
 #include <errno.h>
 #include <stdio.h>
@@ -4968,6 +5066,39 @@ void ludus__os_strerror(int err, char *buf, size_t cap) {
     buf[cap - 1] = 0;
 }
 
+#ifdef _MSC_VER
+/* Thread exit with MSVC's runtime (no winpthreads): FLS callbacks, which
+ * Windows runs as the thread exits, while its __declspec(thread) storage
+ * (the image's TLS block, no emulation) is still there. */
+static DWORD ludus__sf_win32_exit_fls[LUDUS__EXIT_HOOKS];
+static void (*ludus__sf_win32_exit_fn[LUDUS__EXIT_HOOKS])(void *);
+static void WINAPI ludus__sf_win32_exit_trampoline0(void *arg) {
+    __atomic_load_n(&ludus__sf_win32_exit_fn[0], __ATOMIC_ACQUIRE)(arg);
+}
+static void WINAPI ludus__sf_win32_exit_trampoline1(void *arg) {
+    __atomic_load_n(&ludus__sf_win32_exit_fn[1], __ATOMIC_ACQUIRE)(arg);
+}
+static void WINAPI ludus__sf_win32_exit_trampoline2(void *arg) {
+    __atomic_load_n(&ludus__sf_win32_exit_fn[2], __ATOMIC_ACQUIRE)(arg);
+}
+static INIT_ONCE ludus__sf_win32_exit_once = INIT_ONCE_STATIC_INIT;
+static BOOL CALLBACK ludus__sf_win32_exit_fls_create(PINIT_ONCE o, PVOID param, PVOID *ctx) {
+    (void)o;
+    (void)param;
+    (void)ctx;
+    ludus__sf_win32_exit_fls[0] = FlsAlloc(ludus__sf_win32_exit_trampoline0);
+    ludus__sf_win32_exit_fls[1] = FlsAlloc(ludus__sf_win32_exit_trampoline1);
+    ludus__sf_win32_exit_fls[2] = FlsAlloc(ludus__sf_win32_exit_trampoline2);
+    return TRUE;
+}
+
+int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
+    InitOnceExecuteOnce(&ludus__sf_win32_exit_once, ludus__sf_win32_exit_fls_create, NULL, NULL);
+    __atomic_store_n(&ludus__sf_win32_exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
+    if (ludus__sf_win32_exit_fls[which] == FLS_OUT_OF_INDEXES) return -1;
+    return FlsSetValue(ludus__sf_win32_exit_fls[which], arg) ? 0 : -1;
+}
+#else
 /* Thread exit: winpthreads key destructors, the keys made before anything
  * else of the process runs. The recorder's thread state is thread-local,
  * which mingw-w64's GCC emulates (emutls) with a key of its own whose
@@ -4995,6 +5126,7 @@ int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
     __atomic_store_n(&ludus__sf_win32_exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
     return pthread_setspecific(ludus__sf_win32_exit_key[which], arg) == 0 ? 0 : -1;
 }
+#endif
 
 void ludus__process_name(char *out, size_t cap) {
     char path[MAX_PATH];
@@ -17078,8 +17210,7 @@ __attribute__((target("sse4.2"))) static uint32_t ludus__sf_crc32c_crc_hw(uint32
 static int ludus__sf_crc32c_have_hw(void) {
     int s = __atomic_load_n(&ludus__sf_crc32c_S.hw_state, __ATOMIC_RELAXED);
     if (!s) {
-        __builtin_cpu_init();
-        s = __builtin_cpu_supports("sse4.2") ? 1 : 2;
+        s = ludus__cpu_has_sse42() ? 1 : 2;
         __atomic_store_n(&ludus__sf_crc32c_S.hw_state, s, __ATOMIC_RELAXED);
     }
     return s == 1;
@@ -21852,7 +21983,7 @@ static struct {
     ludus_rolling_stats st; /* counters are atomic */
     int in_child;           /* a forked child: the background threads are the parent's */
     int64_t utc_offset_s;   /* atomic: local time's offset from UTC (below) */
-} ludus__sf_rolling_R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
+} ludus__sf_rolling_R = {.lock = LUDUS__MUTEX_INIT, .wlock = LUDUS__MUTEX_INIT, .wcond = LUDUS__COND_INIT};
 
 /* The running window's, whoever owns it. */
 static int ludus__sf_rolling_window_on(void) {
