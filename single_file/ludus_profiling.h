@@ -3471,12 +3471,21 @@ int ludus__fault_now(int kind) {
 /* The Linux-only parts of platform.h: membarrier, the thread id, the
  * process name (the POSIX ones: posix.c; the CPU's counter: cpu_*.c). */
 
-#include <linux/membarrier.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* The kernel's membarrier commands (its ABI) where a C library comes
+ * without the kernel's headers (musl-gcc). */
+#if !defined(__has_include) || __has_include(<linux/membarrier.h>)
+#include <linux/membarrier.h>
+#else
+#define MEMBARRIER_CMD_QUERY 0
+#define MEMBARRIER_CMD_PRIVATE_EXPEDITED (1 << 3)
+#define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED (1 << 4)
+#endif
 
 static int ludus__sf_linux_membarrier_state; /* 0 unknown, 1 usable, -1 not usable */
 
@@ -3509,6 +3518,9 @@ void ludus__process_name(char *out, size_t cap) {
     }
     if (!out[0]) snprintf(out, cap, "process %d", (int)getpid());
 }
+#undef MEMBARRIER_CMD_QUERY
+#undef MEMBARRIER_CMD_PRIVATE_EXPEDITED
+#undef MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED
 #endif /* defined(__linux__) */
 
 /* ==== src/platform/linux_crash.c ==== */
@@ -4240,7 +4252,12 @@ int ludus__trigger_signal_default(void) {
     return SIGUSR2;
 }
 int ludus__trigger_signal_valid(int signo) {
+#ifdef NSIG
     return signo >= 1 && signo < NSIG && signo != SIGKILL && signo != SIGSTOP;
+#else /* POSIX 2008 has no NSIG: sigaction refuses a number that is no signal */
+    struct sigaction sa;
+    return signo >= 1 && signo != SIGKILL && signo != SIGSTOP && sigaction(signo, NULL, &sa) == 0;
+#endif
 }
 
 /* The trigger signal's handler (read by it) and the fork hook. */
@@ -4540,10 +4557,12 @@ static void ludus__sf_posix_file_release(ludus__file *f) {
     f->fd = -1;
 }
 
+#ifdef O_TMPFILE /* Linux */
 /* Errors from O_TMPFILE that mean "not supported here", not "cannot write". */
 static int ludus__sf_posix_file_tmpfile_unsupported(int e) {
     return e == EOPNOTSUPP || e == EISDIR || e == EINVAL || e == ENOENT;
 }
+#endif
 
 static int ludus__sf_posix_file_create_regular(ludus__file *f, const ludus__sf_posix_file_resolved *r) {
     const char *base;
@@ -4654,8 +4673,10 @@ static int ludus__sf_posix_file_link_tmpfile(ludus__file *f) {
         rc = 0;
         if (linkat(AT_FDCWD, proc, AT_FDCWD, f->tmp, AT_SYMLINK_FOLLOW) != 0) {
             rc = -errno;
+#ifdef AT_EMPTY_PATH /* Linux */
             /* no /proc: AT_EMPTY_PATH does the same (it may need privilege) */
             if (rc == -ENOENT && linkat(f->fd, "", AT_FDCWD, f->tmp, AT_EMPTY_PATH) == 0) rc = 0;
+#endif
         }
         if (rc != 0) {
             ludus__free(f->tmp);
@@ -4693,8 +4714,9 @@ static void ludus__sf_posix_file_from_gnu(char *text, char *buf, size_t cap, int
     (void)err;
     if (text != buf) snprintf(buf, cap, "%s", text ? text : "Unknown error");
 }
+/* ERANGE: the text did not fit; musl has written what fits, which is kept. */
 static void ludus__sf_posix_file_from_xsi(int rc, char *buf, size_t cap, int err) {
-    if (rc != 0 || !buf[0]) snprintf(buf, cap, "Unknown error %d", err);
+    if ((rc != 0 && rc != ERANGE) || !buf[0]) snprintf(buf, cap, "Unknown error %d", err);
 }
 
 void ludus__os_strerror(int err, char *buf, size_t cap) {
@@ -4788,6 +4810,7 @@ int ludus__path_writable(const char *path) {
  * nothing leaves it asleep: no library thread wakes on a timer, which
  * would keep a CPU out of idle and change the program's own timing. */
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -4796,8 +4819,21 @@ int ludus__path_writable(const char *path) {
 #include <time.h>
 #include <unistd.h>
 
-#ifndef MADV_POPULATE_WRITE
+/* Linux's madvise(MADV_POPULATE_WRITE) where the headers have madvise
+ * (MADV_NORMAL); elsewhere the page-by-page touch alone. */
+#if defined(MADV_NORMAL) && !defined(MADV_POPULATE_WRITE)
 #define MADV_POPULATE_WRITE 23
+#endif
+#ifdef MADV_POPULATE_WRITE
+#define POPULATE(p, n) madvise(p, n, MADV_POPULATE_WRITE)
+#else
+#define POPULATE(p, n) (-1)
+#endif
+/* Memory that is committed as it is touched: MAP_NORESERVE (Linux) where
+ * there is one; POSIX 2008 has no MAP_ANONYMOUS (2024 does): /dev/zero's
+ * pages, private, where it is missing. */
+#ifndef MAP_NORESERVE
+#define MAP_NORESERVE 0
 #endif
 
 #define STEP ((size_t)512 << 10) /* per step (about 250 us): stop is checked between steps */
@@ -4822,7 +4858,14 @@ struct ludus__prefault {
 };
 
 void *ludus__pages_map(size_t bytes) {
+#ifdef MAP_ANONYMOUS
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+#else
+    int zero = open("/dev/zero", O_RDWR | O_CLOEXEC);
+    if (zero < 0) return NULL;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_NORESERVE, zero, 0);
+    close(zero);
+#endif
     /* No MADV_HUGEPAGE: with the kernel's default defrag policy a huge-page
      * fault may compact memory synchronously, a stall of milliseconds in
      * whichever producer touches the page first. Small pages fault fast,
@@ -4869,7 +4912,7 @@ void ludus__pages_touch(void *p, size_t bytes) {
     char *b = (char *)(((uintptr_t)p + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1));
     char *e = (char *)p + bytes;
     if (b >= e) return;
-    if (madvise(b, (size_t)(e - b) & ~(size_t)(page - 1), MADV_POPULATE_WRITE) == 0) return;
+    if (POPULATE(b, (size_t)(e - b) & ~(size_t)(page - 1)) == 0) return;
     for (char *q = b; q < e; q += page) __atomic_fetch_add(q, (char)0, __ATOMIC_RELAXED);
 }
 
@@ -4885,7 +4928,7 @@ static void *ludus__sf_posix_pages_prefault_main(void *arg) {
         if (ludus__sf_posix_pages_wait_for_producers(pf, (size_t)(p - pf->base))) break;
         size_t n = (size_t)(end - p) < STEP ? (size_t)(end - p) & ~(size_t)(page - 1) : STEP;
         if (n == 0) break;
-        if (populate && madvise(p, n, MADV_POPULATE_WRITE) != 0) populate = 0;
+        if (populate && POPULATE(p, n) != 0) populate = 0;
         if (!populate)
             for (size_t k = 0; k < n; k += (size_t)page) __atomic_fetch_add(p + k, (char)0, __ATOMIC_RELAXED);
         __atomic_store_n(&pf->done, (size_t)(p + n - pf->base), __ATOMIC_RELAXED);
@@ -4972,6 +5015,8 @@ size_t ludus__prefault_done(const ludus__prefault *pf) {
     return pf ? __atomic_load_n(&pf->done, __ATOMIC_RELAXED) : 0;
 }
 #undef MADV_POPULATE_WRITE
+#undef POPULATE
+#undef MAP_NORESERVE
 #undef STEP
 #undef AHEAD
 #undef NO_WAKE
