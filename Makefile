@@ -20,7 +20,7 @@ ifeq ($(LUDUS_BACKEND),tracy)
 CMAKE_FLAGS += -DLUDUS_BACKEND=tracy -DLUDUS_TRACY_DIR=$(abspath $(TRACY_DIR))
 endif
 
-.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers test-gpu test-tracy test-build-types test-ports test-windows test-aarch64 bench-tracy fuzz bench bench-callgrind bench-diff bench-gates bench-shapes clean single-file
+.PHONY: all deps deps-build build demo demo-rolling demo-diff test test-plain test-asan test-tsan test-viewers test-gpu test-tracy test-build-types test-ports test-windows test-msvc test-musl test-aarch64 bench-tracy fuzz bench bench-callgrind bench-diff bench-gates bench-shapes clean single-file
 
 all: build
 
@@ -189,13 +189,30 @@ bench-gates: build
 # The ports (CI runs them after make test): the unit suite cross-built for
 # AArch64 with Debian's gcc-aarch64-linux-gnu and run under qemu-user; the
 # library, ludus-trace and the demo built with mingw-w64 and checked under
-# Wine (tests/ports/check_windows.sh). scripts/ensure-port-deps.sh installs
-# what they miss.
-test-ports: test-aarch64 test-windows
+# Wine (tests/ports/check_windows.sh), and built in MSVC mode (clang,
+# lld-link, Wine's MSVC-style runtime) and checked under Wine
+# (tests/ports/check_msvc.sh); the library and the unit suite against musl
+# (musl-gcc). scripts/ensure-port-deps.sh installs what they miss.
+test-ports: test-aarch64 test-windows test-msvc test-musl
 
 test-windows: deps-build
 	@./scripts/ensure-port-deps.sh windows
 	@sh tests/ports/check_windows.sh $(CURDIR) $(abspath $(BUILD))-windows
+
+test-msvc: deps-build
+	@./scripts/ensure-port-deps.sh msvc
+	@sh tests/ports/check_msvc.sh $(CURDIR) $(abspath $(BUILD))-msvc
+
+# musl (Debian's musl-tools), the nearest POSIX system here that is not
+# glibc: the library, ludus-trace, the demo and the unit suite against
+# tests/ports/shim (cmocka and json-c are built for glibc), run by ctest.
+test-musl: deps-build
+	@./scripts/ensure-port-deps.sh musl
+	@cmake -S . -B $(BUILD)-musl -DCMAKE_C_COMPILER=musl-gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo $(OUR_FLAGS) \
+	  -DLUDUS_BUILD_TESTS=OFF -DLUDUS_BUILD_BENCH=OFF -DLUDUS_INSTALL=OFF -DLUDUS_BUILD_PORT_TESTS=ON \
+	  -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON >/dev/null
+	@cmake --build $(BUILD)-musl -j $(JOBS)
+	@cd $(BUILD)-musl && ctest --output-on-failure -j $(JOBS)
 
 test-aarch64: deps-build
 	@./scripts/ensure-port-deps.sh aarch64
@@ -210,4 +227,4 @@ single-file:
 	@python3 scripts/amalgamate.py
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-aarch64 $(BUILD)-windows $(BUILD)-tracy
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-aarch64 $(BUILD)-windows $(BUILD)-msvc $(BUILD)-musl $(BUILD)-tracy

@@ -111,6 +111,12 @@ class Paster:
         if rename:
             lines = [rename_in_code(line, rename) for line in lines]
         d = os.path.dirname(path)
+        # A source's "_GNU_SOURCE unless the build asks for POSIX alone"
+        # (#ifndef _POSIX_C_SOURCE / #define _GNU_SOURCE / #endif) goes whole.
+        text = "".join(lines)
+        text = re.sub(r"^[ \t]*#[ \t]*ifndef[ \t]+_POSIX_C_SOURCE\b.*\n[ \t]*#[ \t]*define[ \t]+_GNU_SOURCE\b.*\n"
+                      r"[ \t]*#[ \t]*endif.*\n", "", text, flags=re.M)
+        lines = text.splitlines(keepends=True)
         for line in lines:
             m = INCLUDE_RE.match(line)
             if m:

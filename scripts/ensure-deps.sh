@@ -20,6 +20,8 @@ if [ "${1:-}" != build ]; then
   ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
   command -v python3 >/dev/null || need+=(python3)
   command -v clang-format >/dev/null || need+=(clang-format)
+  # the headers compiled as MSVC would (tests/compile/header_msvc.sh): Wine's MSVC-style C runtime headers
+  [ -f /usr/include/wine/wine/msvcrt/stdio.h ] || need+=(libwine-dev)
   command -v valgrind >/dev/null || need+=(valgrind)
   command -v tmux >/dev/null || need+=(tmux) # the live screen's test (tests/live/check_live_tmux.py)
   command -v objdump >/dev/null || need+=(binutils)

@@ -5,6 +5,10 @@
 #                                 json-c of Debian's arm64 architecture (added
 #                                 with dpkg --add-architecture arm64)
 #   ensure-port-deps.sh windows   mingw-w64 (POSIX threads) and Wine
+#   ensure-port-deps.sh msvc      clang in MSVC mode, lld-link and llvm-lib,
+#                                 Wine and its MSVC-style headers and import
+#                                 libraries (libwine-dev)
+#   ensure-port-deps.sh musl      musl-gcc (musl-tools)
 #   ensure-port-deps.sh tracy     g++, capstone and zstd: what Tracy's
 #                                 tracy-capture and tracy-csvexport need
 #                                 (make test-tracy builds them)
@@ -30,13 +34,23 @@ windows)
   command -v x86_64-w64-mingw32-gcc-posix >/dev/null || need+=(gcc-mingw-w64-x86-64-posix)
   [ -x /usr/lib/wine/wine64 ] || need+=(wine64)
   ;;
+msvc)
+  command -v clang >/dev/null || need+=(clang)
+  command -v lld-link >/dev/null || need+=(lld)
+  ls /usr/lib/llvm-*/bin/llvm-lib >/dev/null 2>&1 || command -v llvm-lib >/dev/null || need+=(llvm)
+  [ -x /usr/lib/wine/wine64 ] || need+=(wine64)
+  [ -f /usr/include/wine/wine/msvcrt/stdio.h ] || need+=(libwine-dev)
+  ;;
+musl)
+  command -v musl-gcc >/dev/null || need+=(musl-tools)
+  ;;
 tracy)
   command -v g++ >/dev/null || need+=(g++)
   [ -e /usr/include/capstone/capstone.h ] || need+=(libcapstone-dev)
   [ -e /usr/include/zstd.h ] || need+=(libzstd-dev)
   ;;
 *)
-  echo "usage: ensure-port-deps.sh aarch64|windows|tracy" >&2
+  echo "usage: ensure-port-deps.sh aarch64|windows|msvc|musl|tracy" >&2
   exit 2
   ;;
 esac

@@ -39,6 +39,36 @@
 #define LUDUS_PROFILE_LEVEL 1
 #endif
 
+/* Compilers. LUDUS__MSVC: MSVC, and clang-cl (both define _MSC_VER): the
+ * hot path's thread-local storage, loads and stores, and clock are MSVC's
+ * (__declspec(thread), volatile accesses ordered by _ReadWriteBarrier,
+ * __rdtsc), so clang-cl compiles what MSVC compiles. LUDUS__GNU: gcc and
+ * clang, clang-cl included: attributes and builtins (branch hints, forced
+ * inlining, printf checks, unused, cleanup) where the compiler has them;
+ * MSVC gets its own spelling or none. tests/compile/header_msvc.sh compiles
+ * every public header as MSVC would (no __clang__, every GNU extension
+ * poisoned). With MSVC's C compiler LUDUS_PROFILE_SCOPE cannot close at the
+ * end of its block (no cleanup attribute): LUDUS_ZONE_BEGIN and
+ * LUDUS_ZONE_END are the way there (docs/instrument.md). */
+#ifdef _MSC_VER
+#define LUDUS__MSVC 1
+#if !defined(_M_X64) || defined(_M_ARM64EC)
+#error "Ludus Profiling with MSVC: x64 only so far (ARM64's acquire and release accesses are left: issue 36)"
+#endif
+#if !defined(__cplusplus) && !(defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L)
+#error "Ludus Profiling with MSVC's C compiler needs /std:c11 or /std:c17 (_Generic)"
+#endif
+#else
+#define LUDUS__MSVC 0
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define LUDUS__GNU 1
+#define LUDUS__UNUSED __attribute__((unused))
+#else
+#define LUDUS__GNU 0
+#define LUDUS__UNUSED
+#endif
+
 /* Symbols of the library's public interface (the shared library hides
  * everything else). */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
@@ -66,7 +96,12 @@ extern "C" {
  * address. Aligned to 16 bytes so an event can keep its kind in the low bits
  * of the address. The stable numeric id (FNV-1a of name, file and line) is
  * computed off the hot path, when a capture is exported. */
-typedef struct __attribute__((aligned(16))) ludus_site {
+#if LUDUS__MSVC
+#define LUDUS__ALIGN16 __declspec(align(16))
+#else
+#define LUDUS__ALIGN16 __attribute__((aligned(16)))
+#endif
+typedef struct LUDUS__ALIGN16 ludus_site {
     const char *name;     /* token or string literal as written; NULL: use function */
     const char *function; /* __func__ of the enclosing function */
     const char *file;     /* __FILE__ */
@@ -180,7 +215,7 @@ LUDUS_API void ludus_unwound_to(ludus_unwind_point point);
  *     void my_sink(int lvl, const char *s) { ludus_log_text(lvl, s, strlen(s)); } */
 enum { LUDUS_LOG_DEBUG = 0, LUDUS_LOG_INFO = 1, LUDUS_LOG_WARNING = 2, LUDUS_LOG_ERROR = 3 };
 #define LUDUS_MESSAGE_MAX 1024
-#if defined(__GNUC__) || defined(__clang__)
+#if LUDUS__GNU
 LUDUS_API void ludus_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #else
 LUDUS_API void ludus_log(int level, const char *fmt, ...);
@@ -303,7 +338,9 @@ LUDUS_API extern const int ludus__launch_link;
 #if LUDUS_PROFILE_LEVEL > 0 && !defined(LUDUS_NO_LAUNCH) && !defined(LUDUS__LIBRARY) && !defined(LUDUS_IMPLEMENTATION)
 #define LUDUS__STR2(x) #x
 #define LUDUS__STR(x) LUDUS__STR2(x)
-#ifdef __USER_LABEL_PREFIX__
+#if LUDUS__MSVC /* x64: no label prefix */
+#pragma comment(linker, "/include:ludus__launch_link")
+#elif defined(__USER_LABEL_PREFIX__)
 __asm__(".globl " LUDUS__STR(__USER_LABEL_PREFIX__) "ludus__launch_link");
 #else
 __asm__(".globl ludus__launch_link");
@@ -347,11 +384,19 @@ typedef struct ludus__thread_hot {
 #define LUDUS__ARMED_SLOW 0x40000000u
 LUDUS_API extern uint32_t ludus__armed_line[16];
 #define ludus__armed (ludus__armed_line[0])
-#if defined(__GNUC__) || defined(__clang__)
-LUDUS_API extern __thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
+/* The hot path's thread-local variables: LUDUS__TLS before the type,
+ * LUDUS__TLS_MODEL after the name (declarations here, definitions in
+ * src/record). */
+#if LUDUS__MSVC
+#define LUDUS__TLS __declspec(thread)
+#define LUDUS__TLS_MODEL
+#elif LUDUS__GNU
+#define LUDUS__TLS __thread
+#define LUDUS__TLS_MODEL __attribute__((tls_model("initial-exec")))
 #else
-#error "Ludus Profiling needs GCC or Clang (thread-local storage, atomics builtins)"
+#error "Ludus Profiling needs GCC, Clang or MSVC (thread-local storage, atomics)"
 #endif
+LUDUS_API extern LUDUS__TLS ludus__thread_hot ludus__hot LUDUS__TLS_MODEL;
 
 /* Out-of-line paths. ludus__nested_drop: the event found cur claimed (it
  * interrupted another event of its thread: a signal handler); it is dropped
@@ -379,7 +424,7 @@ LUDUS_API extern ludus__gauge_state ludus__gauges[32];
 LUDUS_API void ludus__plot_i64(const ludus_site *site, int64_t value);
 LUDUS_API void ludus__plot_f64(const ludus_site *site, double value);
 LUDUS_API void ludus__message(const ludus_site *site, int level);
-#if defined(__GNUC__) || defined(__clang__)
+#if LUDUS__GNU
 LUDUS_API void ludus__log_deferred(const ludus_site *site, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #else
@@ -394,12 +439,12 @@ LUDUS_API void ludus__annotate_text(const ludus_site *site, const char *text);
 
 /* The calling thread's counter shard: one int64 per counter slot, summed
  * over every thread at each frame. NULL until the thread's first count. */
-LUDUS_API extern __thread int64_t *ludus__shard __attribute__((tls_model("initial-exec")));
+LUDUS_API extern LUDUS__TLS int64_t *ludus__shard LUDUS__TLS_MODEL;
 
 /* The inline hot path reads the CPU's counter itself: the TSC on x86-64,
  * the virtual counter CNTVCT_EL0 on AArch64. Elsewhere (or with
  * LUDUS_NO_INLINE_TSC) every event is a call. */
-#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(LUDUS_NO_INLINE_TSC)
+#if (defined(__x86_64__) || defined(__aarch64__) || defined(_M_X64)) && !defined(LUDUS_NO_INLINE_TSC)
 #define LUDUS__INLINE_CLOCK 1
 #else
 #define LUDUS__INLINE_CLOCK 0
@@ -408,16 +453,102 @@ LUDUS_API extern __thread int64_t *ludus__shard __attribute__((tls_model("initia
 /* Inline helpers are always inlined (GCC stops inlining plain "static
  * inline" in large files, which would turn the hot path into a call) and not
  * themselves instrumented by -finstrument-functions. */
+#if LUDUS__GNU
 #define LUDUS__INLINE static inline __attribute__((always_inline, no_instrument_function))
-
 #define LUDUS__LIKELY(x) __builtin_expect(!!(x), 1)
 #define LUDUS__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define LUDUS__INLINE static __forceinline
+#define LUDUS__LIKELY(x) (x)
+#define LUDUS__UNLIKELY(x) (x)
+#endif
+
+/* The hot path's shared loads and stores. GCC and Clang: __atomic builtins.
+ * MSVC (x64 only, above): volatile accesses, which x64 makes atomic for
+ * aligned words and orders as acquire loads and release stores (TSO); a
+ * compiler barrier (_ReadWriteBarrier) keeps the event's plain stores before
+ * the release whatever /volatile: says. Never a locked instruction. */
+#if LUDUS__MSVC
+#ifdef __cplusplus
+extern "C" {
+#endif
+unsigned __int64 __rdtsc(void);
+void _ReadWriteBarrier(void);
+#pragma intrinsic(__rdtsc)
+#pragma intrinsic(_ReadWriteBarrier)
+#ifdef __cplusplus
+}
+#endif
+LUDUS__INLINE uint32_t ludus__load_u32(const uint32_t *p) {
+    return *LUDUS__PUN(const volatile uint32_t *, p);
+}
+LUDUS__INLINE uint32_t ludus__load_acquire_u32(const uint32_t *p) {
+    uint32_t v = *LUDUS__PUN(const volatile uint32_t *, p);
+    _ReadWriteBarrier();
+    return v;
+}
+LUDUS__INLINE int64_t ludus__load_i64(const int64_t *p) {
+    return *LUDUS__PUN(const volatile int64_t *, p);
+}
+LUDUS__INLINE void ludus__store_i64(int64_t *p, int64_t v) {
+    *LUDUS__PUN(volatile int64_t *, p) = v;
+}
+LUDUS__INLINE void ludus__release_uptr(uintptr_t *p, uintptr_t v) {
+    _ReadWriteBarrier();
+    *LUDUS__PUN(volatile uintptr_t *, p) = v;
+}
+#else
+LUDUS__INLINE uint32_t ludus__load_u32(const uint32_t *p) {
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+LUDUS__INLINE uint32_t ludus__load_acquire_u32(const uint32_t *p) {
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+LUDUS__INLINE int64_t ludus__load_i64(const int64_t *p) {
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+LUDUS__INLINE void ludus__store_i64(int64_t *p, int64_t v) {
+    __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+LUDUS__INLINE void ludus__release_uptr(uintptr_t *p, uintptr_t v) {
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+#endif
 
 LUDUS__INLINE uint32_t ludus__load_armed(void) {
-    return __atomic_load_n(&ludus__armed, __ATOMIC_RELAXED);
+    return ludus__load_u32(&ludus__armed);
 }
 
-#if LUDUS__INLINE_CLOCK && defined(__x86_64__)
+#if LUDUS__INLINE_CLOCK && LUDUS__MSVC
+LUDUS__INLINE int ludus__is_armed(void) {
+    return ludus__load_armed() != 0;
+}
+
+/* Starts an event: cur + 1, the slot as it was returned. A plain add (no
+ * lock, as the xadd of GCC's x64 path): only the thread writes cur, and
+ * Windows runs no signal handler on it between the load and the store. */
+LUDUS__INLINE uintptr_t ludus__claim(ludus__thread_hot *t) {
+    uintptr_t old = *LUDUS__PUN(volatile uintptr_t *, &t->cur);
+    *LUDUS__PUN(volatile uintptr_t *, &t->cur) = old + 1;
+    _ReadWriteBarrier();
+    return old;
+}
+
+LUDUS__INLINE void ludus__unclaim(ludus__thread_hot *t) {
+    _ReadWriteBarrier();
+    *LUDUS__PUN(volatile uintptr_t *, &t->cur) = *LUDUS__PUN(volatile uintptr_t *, &t->cur) - 1;
+}
+
+LUDUS__INLINE int ludus__full(ludus__thread_hot *t, uintptr_t e) {
+    return e >= *LUDUS__PUN(const volatile uintptr_t *, &t->limit);
+}
+
+/* The TSC's 64 bits in one store (the same bytes as GCC's path's halves). */
+LUDUS__INLINE void ludus__put(uintptr_t e, uintptr_t word) {
+    *LUDUS__PUN(uint64_t *, e) = __rdtsc();
+    *LUDUS__PUN(uintptr_t *, e + 8) = word;
+}
+#elif LUDUS__INLINE_CLOCK && defined(__x86_64__)
 /* 1 while a capture is armed: "cmpl $0, armed" and a branch (compilers load,
  * test and branch: one instruction more). */
 LUDUS__INLINE int ludus__is_armed(void) {
@@ -536,7 +667,7 @@ LUDUS__INLINE uintptr_t ludus__scope_begin(const ludus_site *site) {
     }
     if (LUDUS__UNLIKELY(ludus__full(t, e))) return ludus__begin_slow(site); /* it holds the claim */
     ludus__put(e, LUDUS__PUN(uintptr_t, site) + LUDUS__K_BEGIN);            /* site is 16-aligned: + is | */
-    __atomic_store_n(&t->cur, e + 16, __ATOMIC_RELEASE);                    /* next slot, claim released */
+    ludus__release_uptr(&t->cur, e + 16);                                   /* next slot, claim released */
     return e + LUDUS__K_END;
 #else
     if (LUDUS__LIKELY(!ludus__is_armed())) return 0;
@@ -564,7 +695,7 @@ LUDUS__INLINE void ludus__scope_end(uintptr_t token) {
         return;
     }
     ludus__put(e, token); /* the begin's address | LUDUS__K_END */
-    __atomic_store_n(&t->cur, e + 16, __ATOMIC_RELEASE);
+    ludus__release_uptr(&t->cur, e + 16);
 #else
     if (token == 0) return;
     ludus__end_slow(token);
@@ -602,32 +733,30 @@ LUDUS__INLINE void ludus__span_begin_check(const ludus_site *site) {
  * under contention). One non-locked add on x86, so a signal handler's add
  * cannot tear it; the frame thread reads shards with atomic loads. */
 LUDUS__INLINE void ludus__count(ludus_counter_site *site, int64_t n) {
-    uint32_t slot = __atomic_load_n(&site->slot, __ATOMIC_RELAXED);
+    uint32_t slot = ludus__load_u32(&site->slot);
     int64_t *shard = ludus__shard;
     if (LUDUS__UNLIKELY(slot == 0 || shard == NULL)) {
         ludus__count_slow(site, n);
         return;
     }
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !LUDUS__MSVC
     __asm__ volatile("addq %1, %0" : "+m"(shard[slot]) : "er"(n));
-#else
-    /* modulo 2^64, as the x86 add: a frame's amount is the difference of two totals */
-    __atomic_store_n(&shard[slot], (int64_t)((uint64_t)__atomic_load_n(&shard[slot], __ATOMIC_RELAXED) + (uint64_t)n),
-                     __ATOMIC_RELAXED);
+#else /* modulo 2^64, as the x86 add: a frame's amount is the difference of two \
+       * totals; a load and a store, no read-modify-write: the slot is this thread's */
+    ludus__store_i64(&shard[slot], (int64_t)((uint64_t)ludus__load_i64(&shard[slot]) + (uint64_t)n));
 #endif
 }
 
 /* A gauge's level: one store, plus a compare-and-swap only when the value
  * is a new minimum or maximum of the frame. */
 LUDUS__INLINE void ludus__gauge(ludus_counter_site *site, int64_t value) {
-    uint32_t row = __atomic_load_n(&site->slot, __ATOMIC_ACQUIRE);
+    uint32_t row = ludus__load_acquire_u32(&site->slot);
     ludus__gauge_state *g = &ludus__gauges[(row - 1) & 31];
-    if (LUDUS__UNLIKELY(row - 1 >= 32 || value < __atomic_load_n(&g->min, __ATOMIC_RELAXED) ||
-                        value > __atomic_load_n(&g->max, __ATOMIC_RELAXED))) {
+    if (LUDUS__UNLIKELY(row - 1 >= 32 || value < ludus__load_i64(&g->min) || value > ludus__load_i64(&g->max))) {
         ludus__gauge_slow(site, value);
         return;
     }
-    __atomic_store_n(&g->last, value, __ATOMIC_RELAXED);
+    ludus__store_i64(&g->last, value);
 }
 
 #if !LUDUS__TRACY
@@ -737,9 +866,12 @@ LUDUS__INLINE void ludus__annotate_u64_check(const ludus_site *site, uint64_t va
     ludus__tracy_annotate(site, 1, value, NULL);
 }
 LUDUS__INLINE void ludus__annotate_f64_check(const ludus_site *site, double value) {
-    uint64_t bits;
-    __builtin_memcpy(&bits, &value, sizeof bits);
-    ludus__tracy_annotate(site, 2, bits, NULL);
+    union {
+        double d;
+        uint64_t u;
+    } bits; /* the double's bits (memcpy would need <string.h>) */
+    bits.d = value;
+    ludus__tracy_annotate(site, 2, bits.u, NULL);
 }
 LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char *text) {
     ludus__tracy_annotate(site, 3, 0, text);
@@ -777,7 +909,7 @@ LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char
  * nothing (a typedef), as the scope it replaces is one, so code that keeps
  * its declarations first (-Wdeclaration-after-statement) stays clean at
  * every level. */
-#define LUDUS__NO_SCOPE typedef int LUDUS__UVAR(ludus__no_scope_) __attribute__((unused))
+#define LUDUS__NO_SCOPE typedef int LUDUS__UVAR(ludus__no_scope_) LUDUS__UNUSED
 
 /* A zone's context: what LUDUS_ZONE_BEGIN hands back and LUDUS_ZONE_END
  * takes (the begin's token; 0 when nothing was recorded). Plain data: keep
@@ -828,6 +960,13 @@ struct dyn_scope {
     LUDUS__SITE(site_var, name_str, cat_str);                   \
     ::ludus::scope scope_var(LUDUS__SITE_PTR(site_var))
 #define LUDUS__SCOPE_DYN_AT(var, name_expr) ::ludus::dyn_scope var(name_expr)
+#elif LUDUS__MSVC && !LUDUS__GNU
+/* MSVC's C compiler has no cleanup attribute: a scope that closes at the
+ * end of its block cannot be written. The explicit pair can: */
+#define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str) \
+    _Static_assert(0, "MSVC C: use LUDUS_ZONE_BEGIN(z, Name) and LUDUS_ZONE_END(z) (docs/instrument.md)")
+#define LUDUS__SCOPE_DYN_AT(var, name_expr) \
+    _Static_assert(0, "MSVC C: use ludus_span_begin and ludus_span_end for run-time names (docs/instrument.md)")
 #else
 LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
     ludus__scope_end(*token);
@@ -1100,7 +1239,7 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 /* A declared zone is a context that is always "not recorded" (code that
  * keeps or passes it still builds); BEGIN_INTO and END name their zone
  * without evaluating it: no code. */
-#define LUDUS__ZONE_NONE2(var, Name) ludus_zone var __attribute__((unused)) = {0}
+#define LUDUS__ZONE_NONE2(var, Name) ludus_zone var LUDUS__UNUSED = {0}
 #define LUDUS__ZONE_NONE3(var, Name, Category) LUDUS__ZONE_NONE2(var, Name)
 #define LUDUS_ZONE_BEGIN(...) LUDUS__PICK23(LUDUS__ZONE_NONE3, LUDUS__ZONE_NONE2, __VA_ARGS__)(__VA_ARGS__)
 #define LUDUS__ZONE_INTO_NONE2(lvalue, Name) ((void)sizeof((lvalue).token))
@@ -1115,8 +1254,7 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 /* sizeof names a value argument without evaluating it (no code, no unused-
  * variable warning for a variable only the macro uses). */
 #define LUDUS_PROFILE_FLOW_IN(id) ((void)sizeof(id))
-#define LUDUS_PROFILE_SCOPE_DYN(name_expr) \
-    typedef char LUDUS__UVAR(ludus__no_scope_)[sizeof(name_expr)] __attribute__((unused))
+#define LUDUS_PROFILE_SCOPE_DYN(name_expr) typedef char LUDUS__UVAR(ludus__no_scope_)[sizeof(name_expr)] LUDUS__UNUSED
 #define LUDUS_PROFILE_COUNT(Name, n) ((void)sizeof(n))
 #define LUDUS_PROFILE_GAUGE(Name, value) ((void)sizeof(value))
 #define LUDUS_PROFILE_PLOT(Name, value) ((void)sizeof(value))
@@ -1953,7 +2091,23 @@ LUDUS_API int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_d
 #define LUDUS_LOCKS_H
 
 #include <errno.h>
+/* MSVC has no POSIX threads: there, the naming and the waits of any lock
+ * (ludus_lock_wait_begin/end around your SRWLOCK or critical section), and
+ * none of the pthread wrappers and macros; clang-cl keeps them where a
+ * <pthread.h> for Windows is found (pthreads4w, or the tests' shim). */
+#if !defined(_MSC_VER)
+#define LUDUS__POSIX_LOCKS 1
+#elif defined(__clang__) && defined(__has_include)
+#if __has_include(<pthread.h>)
+#define LUDUS__POSIX_LOCKS 1
+#endif
+#endif
+#ifndef LUDUS__POSIX_LOCKS
+#define LUDUS__POSIX_LOCKS 0
+#endif
+#if LUDUS__POSIX_LOCKS
 #include <pthread.h>
+#endif
 
 
 #ifdef __cplusplus
@@ -2022,6 +2176,7 @@ LUDUS__INLINE void ludus_lock_wait_end(uintptr_t token) {
  * descriptor (category "lock"), used when the mutex has no name; NULL:
  * "mutex". The result is pthread_mutex_lock's (an error-checking mutex's
  * EDEADLK too). Inline: the library itself makes no pthread call. */
+#if LUDUS__POSIX_LOCKS
 LUDUS__INLINE int ludus_mutex_lock(pthread_mutex_t *m, const ludus_site *site) {
     uintptr_t token;
     int rc = pthread_mutex_trylock(m);
@@ -2032,7 +2187,8 @@ LUDUS__INLINE int ludus_mutex_lock(pthread_mutex_t *m, const ludus_site *site) {
     return rc;
 }
 
-#ifdef PTHREAD_RWLOCK_INITIALIZER
+#endif
+#if LUDUS__POSIX_LOCKS && defined(PTHREAD_RWLOCK_INITIALIZER)
 /* The same for a rwlock's read (shared) and write (exclusive) side. A
  * named rwlock records both under its one name, an unnamed one under each
  * call site (NULL: "rwlock read", "rwlock write"). */
@@ -2077,16 +2233,18 @@ LUDUS__INLINE uintptr_t ludus__l0_lock_wait_begin(const void *lock, const ludus_
 LUDUS__INLINE void ludus__l0_lock_wait_end(uintptr_t token) {
     (void)token;
 }
-LUDUS__INLINE int ludus__l0_mutex_lock(pthread_mutex_t *m, const ludus_site *site) {
-    (void)site;
-    return pthread_mutex_lock(m);
-}
 #define ludus_lock_name(lock, name) ludus__l0_lock_name(lock, name)
 #define ludus_lock_forget(lock) ludus__l0_lock_forget(lock)
 #define ludus_lock_wait_begin(lock, site) ludus__l0_lock_wait_begin(lock, site)
 #define ludus_lock_wait_end(token) ludus__l0_lock_wait_end(token)
+#if LUDUS__POSIX_LOCKS
+LUDUS__INLINE int ludus__l0_mutex_lock(pthread_mutex_t *m, const ludus_site *site) {
+    (void)site;
+    return pthread_mutex_lock(m);
+}
 #define ludus_mutex_lock(m, site) ludus__l0_mutex_lock(m, site)
-#ifdef PTHREAD_RWLOCK_INITIALIZER
+#endif
+#if LUDUS__POSIX_LOCKS && defined(PTHREAD_RWLOCK_INITIALIZER)
 LUDUS__INLINE int ludus__l0_rwlock_rdlock(pthread_rwlock_t *l, const ludus_site *site) {
     (void)site;
     return pthread_rwlock_rdlock(l);
@@ -2107,6 +2265,7 @@ LUDUS__INLINE int ludus__l0_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site 
 /* ---------------------------------------------------------------------------
  * Macros: each is an expression with the pthread call's result. The call
  * site's descriptor is static (name: the argument as written). */
+#if LUDUS__POSIX_LOCKS
 #if LUDUS_PROFILE_LEVEL > 0
 
 #if LUDUS__TRACY
@@ -2141,6 +2300,7 @@ LUDUS__INLINE int ludus__l0_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site 
 #endif
 
 #endif
+#endif /* LUDUS__POSIX_LOCKS */
 
 #endif /* LUDUS_LOCKS_H */
 /* ---- include/ludus/rolling.h ---- */
@@ -2544,6 +2704,9 @@ LUDUS_HIDDEN int64_t ludus__thread_cpu_ns(void);
  * read: an invariant TSC (x86-64), the virtual counter CNTVCT_EL0 (AArch64).
  * The "tsc" names below mean that counter. */
 LUDUS_HIDDEN int ludus__tsc_invariant(void);
+/* x86-64: 1 when the CPU has SSE 4.2 (its crc32 instruction), from cpuid: no
+ * compiler runtime (__builtin_cpu_supports needs libgcc's or compiler-rt's). */
+LUDUS_HIDDEN int ludus__cpu_has_sse42(void);
 /* The counter's frequency where the architecture states it (CNTFRQ_EL0 on
  * AArch64), else 0 (the TSC's is measured). */
 LUDUS_HIDDEN uint64_t ludus__counter_hz(void);
@@ -2961,11 +3124,98 @@ LUDUS_HIDDEN int ludus__on_fork(void (*prepare)(void), void (*parent)(void), voi
 /* ---- src/platform/sync.h ---- */
 /* Mutexes, condition variables, once-flags and the library's own threads:
  * the only locking and threading the layers above the platform use
- * (besides atomics). POSIX threads here (mingw-w64's on Windows); a port
- * replaces this file. */
+ * (besides atomics). POSIX threads here (mingw-w64's on Windows); with
+ * MSVC's C runtime, which has none, Windows' own (first half). */
 #ifndef LUDUS_SYNC_H
 #define LUDUS_SYNC_H
 
+#ifdef _MSC_VER
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+
+#include <stdlib.h>
+
+typedef SRWLOCK ludus__mutex;
+typedef INIT_ONCE ludus__once;
+#define LUDUS__MUTEX_INIT SRWLOCK_INIT
+#define LUDUS__ONCE_INIT INIT_ONCE_STATIC_INIT
+
+static inline void ludus__mutex_init(ludus__mutex *m) {
+    InitializeSRWLock(m);
+}
+static inline void ludus__mutex_destroy(ludus__mutex *m) {
+    (void)m; /* an SRW lock holds no resource */
+}
+static inline void ludus__mutex_lock(ludus__mutex *m) {
+    AcquireSRWLockExclusive(m);
+}
+static inline void ludus__mutex_unlock(ludus__mutex *m) {
+    ReleaseSRWLockExclusive(m);
+}
+static inline int ludus__mutex_trylock(ludus__mutex *m) {
+    return TryAcquireSRWLockExclusive(m) ? 0 : 1;
+}
+
+typedef CONDITION_VARIABLE ludus__cond;
+#define LUDUS__COND_INIT CONDITION_VARIABLE_INIT
+static inline void ludus__cond_init(ludus__cond *c) {
+    InitializeConditionVariable(c);
+}
+static inline void ludus__cond_destroy(ludus__cond *c) {
+    (void)c;
+}
+static inline void ludus__cond_wait(ludus__cond *c, ludus__mutex *m) {
+    SleepConditionVariableSRW(c, m, INFINITE, 0);
+}
+static inline void ludus__cond_broadcast(ludus__cond *c) {
+    WakeAllConditionVariable(c);
+}
+
+/* A thread runs fn(arg) through a start routine of Windows' signature. */
+typedef HANDLE ludus__thread;
+struct ludus__thread_start_args {
+    void *(*fn)(void *);
+    void *arg;
+};
+static DWORD WINAPI ludus__thread_main(LPVOID p) {
+    struct ludus__thread_start_args a = *(struct ludus__thread_start_args *)p;
+    free(p);
+    a.fn(a.arg);
+    return 0;
+}
+static inline int ludus__thread_start(ludus__thread *t, void *(*fn)(void *), void *arg) {
+    struct ludus__thread_start_args *a = (struct ludus__thread_start_args *)malloc(sizeof *a);
+    if (!a) return -1;
+    a->fn = fn;
+    a->arg = arg;
+    *t = CreateThread(NULL, 0, ludus__thread_main, a, 0, NULL);
+    if (*t == NULL) {
+        free(a);
+        return -1;
+    }
+    return 0;
+}
+static inline void ludus__thread_join(ludus__thread t) {
+    WaitForSingleObject(t, INFINITE);
+    CloseHandle(t);
+}
+
+static BOOL CALLBACK ludus__once_main(PINIT_ONCE o, PVOID fn, PVOID *ctx) {
+    (void)o;
+    (void)ctx;
+    ((void (*)(void))fn)();
+    return TRUE;
+}
+static inline void ludus__once_run(ludus__once *o, void (*fn)(void)) {
+    InitOnceExecuteOnce(o, ludus__once_main, (PVOID)fn, NULL);
+}
+
+#else /* POSIX threads */
 #include <pthread.h>
 
 typedef pthread_mutex_t ludus__mutex;
@@ -2992,6 +3242,7 @@ static inline int ludus__mutex_trylock(ludus__mutex *m) {
 
 /* Condition variables (for background threads that sleep until work comes). */
 typedef pthread_cond_t ludus__cond;
+#define LUDUS__COND_INIT PTHREAD_COND_INITIALIZER
 static inline void ludus__cond_init(ludus__cond *c) {
     pthread_cond_init(c, NULL);
 }
@@ -3019,6 +3270,7 @@ static inline void ludus__thread_join(ludus__thread t) {
 static inline void ludus__once_run(ludus__once *o, void (*fn)(void)) {
     pthread_once(o, fn);
 }
+#endif
 
 #endif
 
@@ -3238,6 +3490,10 @@ int ludus__tsc_invariant(void) {
     __cpuid(0x80000007u, a, b, c, d);
     return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
 }
+int ludus__cpu_has_sse42(void) {
+    unsigned a, b, c, d;
+    return __get_cpuid(1u, &a, &b, &c, &d) && ((c >> 20) & 1u); /* CPUID.01H:ECX[20] */
+}
 uint64_t ludus__counter_hz(void) {
     return 0; /* not architectural: measured against the monotonic clock */
 }
@@ -3293,12 +3549,21 @@ int ludus__fault_now(int kind) {
 /* The Linux-only parts of platform.h: membarrier, the thread id, the
  * process name (the POSIX ones: posix.c; the CPU's counter: cpu_*.c). */
 
-#include <linux/membarrier.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* The kernel's membarrier commands (its ABI) where a C library comes
+ * without the kernel's headers (musl-gcc). */
+#if !defined(__has_include) || __has_include(<linux/membarrier.h>)
+#include <linux/membarrier.h>
+#else
+#define MEMBARRIER_CMD_QUERY 0
+#define MEMBARRIER_CMD_PRIVATE_EXPEDITED (1 << 3)
+#define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED (1 << 4)
+#endif
 
 static int ludus__sf_linux_membarrier_state; /* 0 unknown, 1 usable, -1 not usable */
 
@@ -3331,6 +3596,9 @@ void ludus__process_name(char *out, size_t cap) {
     }
     if (!out[0]) snprintf(out, cap, "process %d", (int)getpid());
 }
+#undef MEMBARRIER_CMD_QUERY
+#undef MEMBARRIER_CMD_PRIVATE_EXPEDITED
+#undef MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED
 #endif /* defined(__linux__) */
 
 /* ==== src/platform/linux_crash.c ==== */
@@ -4062,7 +4330,12 @@ int ludus__trigger_signal_default(void) {
     return SIGUSR2;
 }
 int ludus__trigger_signal_valid(int signo) {
+#ifdef NSIG
     return signo >= 1 && signo < NSIG && signo != SIGKILL && signo != SIGSTOP;
+#else /* POSIX 2008 has no NSIG: sigaction refuses a number that is no signal */
+    struct sigaction sa;
+    return signo >= 1 && signo != SIGKILL && signo != SIGSTOP && sigaction(signo, NULL, &sa) == 0;
+#endif
 }
 
 /* The trigger signal's handler (read by it) and the fork hook. */
@@ -4362,10 +4635,12 @@ static void ludus__sf_posix_file_release(ludus__file *f) {
     f->fd = -1;
 }
 
+#ifdef O_TMPFILE /* Linux */
 /* Errors from O_TMPFILE that mean "not supported here", not "cannot write". */
 static int ludus__sf_posix_file_tmpfile_unsupported(int e) {
     return e == EOPNOTSUPP || e == EISDIR || e == EINVAL || e == ENOENT;
 }
+#endif
 
 static int ludus__sf_posix_file_create_regular(ludus__file *f, const ludus__sf_posix_file_resolved *r) {
     const char *base;
@@ -4476,8 +4751,10 @@ static int ludus__sf_posix_file_link_tmpfile(ludus__file *f) {
         rc = 0;
         if (linkat(AT_FDCWD, proc, AT_FDCWD, f->tmp, AT_SYMLINK_FOLLOW) != 0) {
             rc = -errno;
+#ifdef AT_EMPTY_PATH /* Linux */
             /* no /proc: AT_EMPTY_PATH does the same (it may need privilege) */
             if (rc == -ENOENT && linkat(f->fd, "", AT_FDCWD, f->tmp, AT_EMPTY_PATH) == 0) rc = 0;
+#endif
         }
         if (rc != 0) {
             ludus__free(f->tmp);
@@ -4548,8 +4825,9 @@ static void ludus__sf_posix_file_from_gnu(char *text, char *buf, size_t cap, int
     (void)err;
     if (text != buf) snprintf(buf, cap, "%s", text ? text : "Unknown error");
 }
+/* ERANGE: the text did not fit; musl has written what fits, which is kept. */
 static void ludus__sf_posix_file_from_xsi(int rc, char *buf, size_t cap, int err) {
-    if (rc != 0 || !buf[0]) snprintf(buf, cap, "Unknown error %d", err);
+    if ((rc != 0 && rc != ERANGE) || !buf[0]) snprintf(buf, cap, "Unknown error %d", err);
 }
 
 void ludus__os_strerror(int err, char *buf, size_t cap) {
@@ -4643,6 +4921,7 @@ int ludus__path_writable(const char *path) {
  * nothing leaves it asleep: no library thread wakes on a timer, which
  * would keep a CPU out of idle and change the program's own timing. */
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -4651,8 +4930,21 @@ int ludus__path_writable(const char *path) {
 #include <time.h>
 #include <unistd.h>
 
-#ifndef MADV_POPULATE_WRITE
+/* Linux's madvise(MADV_POPULATE_WRITE) where the headers have madvise
+ * (MADV_NORMAL); elsewhere the page-by-page touch alone. */
+#if defined(MADV_NORMAL) && !defined(MADV_POPULATE_WRITE)
 #define MADV_POPULATE_WRITE 23
+#endif
+#ifdef MADV_POPULATE_WRITE
+#define POPULATE(p, n) madvise(p, n, MADV_POPULATE_WRITE)
+#else
+#define POPULATE(p, n) (-1)
+#endif
+/* Memory that is committed as it is touched: MAP_NORESERVE (Linux) where
+ * there is one; POSIX 2008 has no MAP_ANONYMOUS (2024 does): /dev/zero's
+ * pages, private, where it is missing. */
+#ifndef MAP_NORESERVE
+#define MAP_NORESERVE 0
 #endif
 
 #define STEP ((size_t)512 << 10) /* per step (about 250 us): stop is checked between steps */
@@ -4677,7 +4969,14 @@ struct ludus__prefault {
 };
 
 void *ludus__pages_map(size_t bytes) {
+#ifdef MAP_ANONYMOUS
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+#else
+    int zero = open("/dev/zero", O_RDWR | O_CLOEXEC);
+    if (zero < 0) return NULL;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_NORESERVE, zero, 0);
+    close(zero);
+#endif
     /* No MADV_HUGEPAGE: with the kernel's default defrag policy a huge-page
      * fault may compact memory synchronously, a stall of milliseconds in
      * whichever producer touches the page first. Small pages fault fast,
@@ -4724,7 +5023,7 @@ void ludus__pages_touch(void *p, size_t bytes) {
     char *b = (char *)(((uintptr_t)p + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1));
     char *e = (char *)p + bytes;
     if (b >= e) return;
-    if (madvise(b, (size_t)(e - b) & ~(size_t)(page - 1), MADV_POPULATE_WRITE) == 0) return;
+    if (POPULATE(b, (size_t)(e - b) & ~(size_t)(page - 1)) == 0) return;
     for (char *q = b; q < e; q += page) __atomic_fetch_add(q, (char)0, __ATOMIC_RELAXED);
 }
 
@@ -4740,7 +5039,7 @@ static void *ludus__sf_posix_pages_prefault_main(void *arg) {
         if (ludus__sf_posix_pages_wait_for_producers(pf, (size_t)(p - pf->base))) break;
         size_t n = (size_t)(end - p) < STEP ? (size_t)(end - p) & ~(size_t)(page - 1) : STEP;
         if (n == 0) break;
-        if (populate && madvise(p, n, MADV_POPULATE_WRITE) != 0) populate = 0;
+        if (populate && POPULATE(p, n) != 0) populate = 0;
         if (!populate)
             for (size_t k = 0; k < n; k += (size_t)page) __atomic_fetch_add(p + k, (char)0, __ATOMIC_RELAXED);
         __atomic_store_n(&pf->done, (size_t)(p + n - pf->base), __ATOMIC_RELAXED);
@@ -4827,6 +5126,8 @@ size_t ludus__prefault_done(const ludus__prefault *pf) {
     return pf ? __atomic_load_n(&pf->done, __ATOMIC_RELAXED) : 0;
 }
 #undef MADV_POPULATE_WRITE
+#undef POPULATE
+#undef MAP_NORESERVE
 #undef STEP
 #undef AHEAD
 #undef NO_WAKE
@@ -4854,7 +5155,9 @@ int ludus__on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(vo
 
 #include <windows.h>
 
+#ifndef _MSC_VER
 #include <pthread.h>
+#endif
 
 #include <errno.h>
 #include <stdio.h>
@@ -4919,6 +5222,39 @@ void ludus__os_strerror(int err, char *buf, size_t cap) {
     buf[cap - 1] = 0;
 }
 
+#ifdef _MSC_VER
+/* Thread exit with MSVC's runtime (no winpthreads): FLS callbacks, which
+ * Windows runs as the thread exits, while its __declspec(thread) storage
+ * (the image's TLS block, no emulation) is still there. */
+static DWORD ludus__sf_win32_exit_fls[LUDUS__EXIT_HOOKS];
+static void (*ludus__sf_win32_exit_fn[LUDUS__EXIT_HOOKS])(void *);
+static void WINAPI ludus__sf_win32_exit_trampoline0(void *arg) {
+    __atomic_load_n(&ludus__sf_win32_exit_fn[0], __ATOMIC_ACQUIRE)(arg);
+}
+static void WINAPI ludus__sf_win32_exit_trampoline1(void *arg) {
+    __atomic_load_n(&ludus__sf_win32_exit_fn[1], __ATOMIC_ACQUIRE)(arg);
+}
+static void WINAPI ludus__sf_win32_exit_trampoline2(void *arg) {
+    __atomic_load_n(&ludus__sf_win32_exit_fn[2], __ATOMIC_ACQUIRE)(arg);
+}
+static INIT_ONCE ludus__sf_win32_exit_once = INIT_ONCE_STATIC_INIT;
+static BOOL CALLBACK ludus__sf_win32_exit_fls_create(PINIT_ONCE o, PVOID param, PVOID *ctx) {
+    (void)o;
+    (void)param;
+    (void)ctx;
+    ludus__sf_win32_exit_fls[0] = FlsAlloc(ludus__sf_win32_exit_trampoline0);
+    ludus__sf_win32_exit_fls[1] = FlsAlloc(ludus__sf_win32_exit_trampoline1);
+    ludus__sf_win32_exit_fls[2] = FlsAlloc(ludus__sf_win32_exit_trampoline2);
+    return TRUE;
+}
+
+int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
+    InitOnceExecuteOnce(&ludus__sf_win32_exit_once, ludus__sf_win32_exit_fls_create, NULL, NULL);
+    __atomic_store_n(&ludus__sf_win32_exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
+    if (ludus__sf_win32_exit_fls[which] == FLS_OUT_OF_INDEXES) return -1;
+    return FlsSetValue(ludus__sf_win32_exit_fls[which], arg) ? 0 : -1;
+}
+#else
 /* Thread exit: winpthreads key destructors, the keys made before anything
  * else of the process runs. The recorder's thread state is thread-local,
  * which mingw-w64's GCC emulates (emutls) with a key of its own whose
@@ -4946,6 +5282,7 @@ int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
     __atomic_store_n(&ludus__sf_win32_exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
     return pthread_setspecific(ludus__sf_win32_exit_key[which], arg) == 0 ? 0 : -1;
 }
+#endif
 
 void ludus__process_name(char *out, size_t cap) {
     char path[MAX_PATH];
@@ -6822,7 +7159,7 @@ typedef struct ludus__session {
 LUDUS_HIDDEN extern ludus__registry ludus__reg;
 LUDUS_HIDDEN extern ludus__session ludus__sess;
 LUDUS_HIDDEN extern int ludus__clock_is_tsc;
-LUDUS_HIDDEN extern __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec")));
+LUDUS_HIDDEN extern LUDUS__TLS ludus__thread_cold ludus__cold LUDUS__TLS_MODEL;
 
 /* Registers the calling thread (lock held inside). name NULL keeps or sets
  * the default name. */
@@ -7096,7 +7433,7 @@ const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT] = {
 #undef LUDUS__STAT_ROW
 };
 
-__thread int64_t *ludus__shard __attribute__((tls_model("initial-exec")));
+LUDUS__TLS int64_t *ludus__shard LUDUS__TLS_MODEL;
 ludus__gauge_state ludus__gauges[32];
 _Static_assert(sizeof ludus__gauges / sizeof ludus__gauges[0] == LUDUS__MAX_GAUGES, "one gauge table size");
 
@@ -9115,8 +9452,8 @@ const ludus_site *ludus__names_intern_in(ludus__name_table *t, const char *name,
 /* The registry's state; apart: the thread's own records, read by the inline
  * code of profiling.h (ludus__hot) and by emit.c (ludus__cold). */
 ludus__registry ludus__reg = {.lock = LUDUS__MUTEX_INIT, .next_serial = 1, .fork_once = LUDUS__ONCE_INIT};
-__thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
-__thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec"))) = {.record = -1};
+LUDUS__TLS ludus__thread_hot ludus__hot LUDUS__TLS_MODEL;
+LUDUS__TLS ludus__thread_cold ludus__cold LUDUS__TLS_MODEL = {.record = -1};
 
 /* LUDUS_TRACE without the launch code (src/launch/launch.c): a static link
  * where no file named ludus__launch_link (every file at
@@ -18157,8 +18494,7 @@ __attribute__((target("sse4.2"))) static uint32_t ludus__sf_crc32c_crc_hw(uint32
 static int ludus__sf_crc32c_have_hw(void) {
     int s = __atomic_load_n(&ludus__sf_crc32c_S.hw_state, __ATOMIC_RELAXED);
     if (!s) {
-        __builtin_cpu_init();
-        s = __builtin_cpu_supports("sse4.2") ? 1 : 2;
+        s = ludus__cpu_has_sse42() ? 1 : 2;
         __atomic_store_n(&ludus__sf_crc32c_S.hw_state, s, __ATOMIC_RELAXED);
     }
     return s == 1;
@@ -23060,7 +23396,7 @@ static struct {
     ludus_rolling_stats st; /* counters are atomic */
     int in_child;           /* a forked child: the background threads are the parent's */
     int64_t utc_offset_s;   /* atomic: local time's offset from UTC (below) */
-} ludus__sf_rolling_R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
+} ludus__sf_rolling_R = {.lock = LUDUS__MUTEX_INIT, .wlock = LUDUS__MUTEX_INIT, .wcond = LUDUS__COND_INIT};
 
 /* The running window's, whoever owns it. */
 static int ludus__sf_rolling_window_on(void) {

@@ -37,7 +37,23 @@
 #define LUDUS_LOCKS_H
 
 #include <errno.h>
+/* MSVC has no POSIX threads: there, the naming and the waits of any lock
+ * (ludus_lock_wait_begin/end around your SRWLOCK or critical section), and
+ * none of the pthread wrappers and macros; clang-cl keeps them where a
+ * <pthread.h> for Windows is found (pthreads4w, or the tests' shim). */
+#if !defined(_MSC_VER)
+#define LUDUS__POSIX_LOCKS 1
+#elif defined(__clang__) && defined(__has_include)
+#if __has_include(<pthread.h>)
+#define LUDUS__POSIX_LOCKS 1
+#endif
+#endif
+#ifndef LUDUS__POSIX_LOCKS
+#define LUDUS__POSIX_LOCKS 0
+#endif
+#if LUDUS__POSIX_LOCKS
 #include <pthread.h>
+#endif
 
 #include <ludus/profiling.h>
 
@@ -107,6 +123,7 @@ LUDUS__INLINE void ludus_lock_wait_end(uintptr_t token) {
  * descriptor (category "lock"), used when the mutex has no name; NULL:
  * "mutex". The result is pthread_mutex_lock's (an error-checking mutex's
  * EDEADLK too). Inline: the library itself makes no pthread call. */
+#if LUDUS__POSIX_LOCKS
 LUDUS__INLINE int ludus_mutex_lock(pthread_mutex_t *m, const ludus_site *site) {
     uintptr_t token;
     int rc = pthread_mutex_trylock(m);
@@ -117,7 +134,8 @@ LUDUS__INLINE int ludus_mutex_lock(pthread_mutex_t *m, const ludus_site *site) {
     return rc;
 }
 
-#ifdef PTHREAD_RWLOCK_INITIALIZER
+#endif
+#if LUDUS__POSIX_LOCKS && defined(PTHREAD_RWLOCK_INITIALIZER)
 /* The same for a rwlock's read (shared) and write (exclusive) side. A
  * named rwlock records both under its one name, an unnamed one under each
  * call site (NULL: "rwlock read", "rwlock write"). */
@@ -162,16 +180,18 @@ LUDUS__INLINE uintptr_t ludus__l0_lock_wait_begin(const void *lock, const ludus_
 LUDUS__INLINE void ludus__l0_lock_wait_end(uintptr_t token) {
     (void)token;
 }
-LUDUS__INLINE int ludus__l0_mutex_lock(pthread_mutex_t *m, const ludus_site *site) {
-    (void)site;
-    return pthread_mutex_lock(m);
-}
 #define ludus_lock_name(lock, name) ludus__l0_lock_name(lock, name)
 #define ludus_lock_forget(lock) ludus__l0_lock_forget(lock)
 #define ludus_lock_wait_begin(lock, site) ludus__l0_lock_wait_begin(lock, site)
 #define ludus_lock_wait_end(token) ludus__l0_lock_wait_end(token)
+#if LUDUS__POSIX_LOCKS
+LUDUS__INLINE int ludus__l0_mutex_lock(pthread_mutex_t *m, const ludus_site *site) {
+    (void)site;
+    return pthread_mutex_lock(m);
+}
 #define ludus_mutex_lock(m, site) ludus__l0_mutex_lock(m, site)
-#ifdef PTHREAD_RWLOCK_INITIALIZER
+#endif
+#if LUDUS__POSIX_LOCKS && defined(PTHREAD_RWLOCK_INITIALIZER)
 LUDUS__INLINE int ludus__l0_rwlock_rdlock(pthread_rwlock_t *l, const ludus_site *site) {
     (void)site;
     return pthread_rwlock_rdlock(l);
@@ -192,6 +212,7 @@ LUDUS__INLINE int ludus__l0_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site 
 /* ---------------------------------------------------------------------------
  * Macros: each is an expression with the pthread call's result. The call
  * site's descriptor is static (name: the argument as written). */
+#if LUDUS__POSIX_LOCKS
 #if LUDUS_PROFILE_LEVEL > 0
 
 #if LUDUS__TRACY
@@ -226,5 +247,6 @@ LUDUS__INLINE int ludus__l0_rwlock_wrlock(pthread_rwlock_t *l, const ludus_site 
 #endif
 
 #endif
+#endif /* LUDUS__POSIX_LOCKS */
 
 #endif /* LUDUS_LOCKS_H */

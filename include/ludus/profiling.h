@@ -18,6 +18,36 @@
 #define LUDUS_PROFILE_LEVEL 1
 #endif
 
+/* Compilers. LUDUS__MSVC: MSVC, and clang-cl (both define _MSC_VER): the
+ * hot path's thread-local storage, loads and stores, and clock are MSVC's
+ * (__declspec(thread), volatile accesses ordered by _ReadWriteBarrier,
+ * __rdtsc), so clang-cl compiles what MSVC compiles. LUDUS__GNU: gcc and
+ * clang, clang-cl included: attributes and builtins (branch hints, forced
+ * inlining, printf checks, unused, cleanup) where the compiler has them;
+ * MSVC gets its own spelling or none. tests/compile/header_msvc.sh compiles
+ * every public header as MSVC would (no __clang__, every GNU extension
+ * poisoned). With MSVC's C compiler LUDUS_PROFILE_SCOPE cannot close at the
+ * end of its block (no cleanup attribute): LUDUS_ZONE_BEGIN and
+ * LUDUS_ZONE_END are the way there (docs/instrument.md). */
+#ifdef _MSC_VER
+#define LUDUS__MSVC 1
+#if !defined(_M_X64) || defined(_M_ARM64EC)
+#error "Ludus Profiling with MSVC: x64 only so far (ARM64's acquire and release accesses are left: issue 36)"
+#endif
+#if !defined(__cplusplus) && !(defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L)
+#error "Ludus Profiling with MSVC's C compiler needs /std:c11 or /std:c17 (_Generic)"
+#endif
+#else
+#define LUDUS__MSVC 0
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define LUDUS__GNU 1
+#define LUDUS__UNUSED __attribute__((unused))
+#else
+#define LUDUS__GNU 0
+#define LUDUS__UNUSED
+#endif
+
 /* Symbols of the library's public interface (the shared library hides
  * everything else). */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
@@ -45,7 +75,12 @@ extern "C" {
  * address. Aligned to 16 bytes so an event can keep its kind in the low bits
  * of the address. The stable numeric id (FNV-1a of name, file and line) is
  * computed off the hot path, when a capture is exported. */
-typedef struct __attribute__((aligned(16))) ludus_site {
+#if LUDUS__MSVC
+#define LUDUS__ALIGN16 __declspec(align(16))
+#else
+#define LUDUS__ALIGN16 __attribute__((aligned(16)))
+#endif
+typedef struct LUDUS__ALIGN16 ludus_site {
     const char *name;     /* token or string literal as written; NULL: use function */
     const char *function; /* __func__ of the enclosing function */
     const char *file;     /* __FILE__ */
@@ -159,7 +194,7 @@ LUDUS_API void ludus_unwound_to(ludus_unwind_point point);
  *     void my_sink(int lvl, const char *s) { ludus_log_text(lvl, s, strlen(s)); } */
 enum { LUDUS_LOG_DEBUG = 0, LUDUS_LOG_INFO = 1, LUDUS_LOG_WARNING = 2, LUDUS_LOG_ERROR = 3 };
 #define LUDUS_MESSAGE_MAX 1024
-#if defined(__GNUC__) || defined(__clang__)
+#if LUDUS__GNU
 LUDUS_API void ludus_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #else
 LUDUS_API void ludus_log(int level, const char *fmt, ...);
@@ -282,7 +317,9 @@ LUDUS_API extern const int ludus__launch_link;
 #if LUDUS_PROFILE_LEVEL > 0 && !defined(LUDUS_NO_LAUNCH) && !defined(LUDUS__LIBRARY) && !defined(LUDUS_IMPLEMENTATION)
 #define LUDUS__STR2(x) #x
 #define LUDUS__STR(x) LUDUS__STR2(x)
-#ifdef __USER_LABEL_PREFIX__
+#if LUDUS__MSVC /* x64: no label prefix */
+#pragma comment(linker, "/include:ludus__launch_link")
+#elif defined(__USER_LABEL_PREFIX__)
 __asm__(".globl " LUDUS__STR(__USER_LABEL_PREFIX__) "ludus__launch_link");
 #else
 __asm__(".globl ludus__launch_link");
@@ -326,11 +363,19 @@ typedef struct ludus__thread_hot {
 #define LUDUS__ARMED_SLOW 0x40000000u
 LUDUS_API extern uint32_t ludus__armed_line[16];
 #define ludus__armed (ludus__armed_line[0])
-#if defined(__GNUC__) || defined(__clang__)
-LUDUS_API extern __thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
+/* The hot path's thread-local variables: LUDUS__TLS before the type,
+ * LUDUS__TLS_MODEL after the name (declarations here, definitions in
+ * src/record). */
+#if LUDUS__MSVC
+#define LUDUS__TLS __declspec(thread)
+#define LUDUS__TLS_MODEL
+#elif LUDUS__GNU
+#define LUDUS__TLS __thread
+#define LUDUS__TLS_MODEL __attribute__((tls_model("initial-exec")))
 #else
-#error "Ludus Profiling needs GCC or Clang (thread-local storage, atomics builtins)"
+#error "Ludus Profiling needs GCC, Clang or MSVC (thread-local storage, atomics)"
 #endif
+LUDUS_API extern LUDUS__TLS ludus__thread_hot ludus__hot LUDUS__TLS_MODEL;
 
 /* Out-of-line paths. ludus__nested_drop: the event found cur claimed (it
  * interrupted another event of its thread: a signal handler); it is dropped
@@ -358,7 +403,7 @@ LUDUS_API extern ludus__gauge_state ludus__gauges[32];
 LUDUS_API void ludus__plot_i64(const ludus_site *site, int64_t value);
 LUDUS_API void ludus__plot_f64(const ludus_site *site, double value);
 LUDUS_API void ludus__message(const ludus_site *site, int level);
-#if defined(__GNUC__) || defined(__clang__)
+#if LUDUS__GNU
 LUDUS_API void ludus__log_deferred(const ludus_site *site, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #else
@@ -373,12 +418,12 @@ LUDUS_API void ludus__annotate_text(const ludus_site *site, const char *text);
 
 /* The calling thread's counter shard: one int64 per counter slot, summed
  * over every thread at each frame. NULL until the thread's first count. */
-LUDUS_API extern __thread int64_t *ludus__shard __attribute__((tls_model("initial-exec")));
+LUDUS_API extern LUDUS__TLS int64_t *ludus__shard LUDUS__TLS_MODEL;
 
 /* The inline hot path reads the CPU's counter itself: the TSC on x86-64,
  * the virtual counter CNTVCT_EL0 on AArch64. Elsewhere (or with
  * LUDUS_NO_INLINE_TSC) every event is a call. */
-#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(LUDUS_NO_INLINE_TSC)
+#if (defined(__x86_64__) || defined(__aarch64__) || defined(_M_X64)) && !defined(LUDUS_NO_INLINE_TSC)
 #define LUDUS__INLINE_CLOCK 1
 #else
 #define LUDUS__INLINE_CLOCK 0
@@ -387,16 +432,102 @@ LUDUS_API extern __thread int64_t *ludus__shard __attribute__((tls_model("initia
 /* Inline helpers are always inlined (GCC stops inlining plain "static
  * inline" in large files, which would turn the hot path into a call) and not
  * themselves instrumented by -finstrument-functions. */
+#if LUDUS__GNU
 #define LUDUS__INLINE static inline __attribute__((always_inline, no_instrument_function))
-
 #define LUDUS__LIKELY(x) __builtin_expect(!!(x), 1)
 #define LUDUS__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define LUDUS__INLINE static __forceinline
+#define LUDUS__LIKELY(x) (x)
+#define LUDUS__UNLIKELY(x) (x)
+#endif
+
+/* The hot path's shared loads and stores. GCC and Clang: __atomic builtins.
+ * MSVC (x64 only, above): volatile accesses, which x64 makes atomic for
+ * aligned words and orders as acquire loads and release stores (TSO); a
+ * compiler barrier (_ReadWriteBarrier) keeps the event's plain stores before
+ * the release whatever /volatile: says. Never a locked instruction. */
+#if LUDUS__MSVC
+#ifdef __cplusplus
+extern "C" {
+#endif
+unsigned __int64 __rdtsc(void);
+void _ReadWriteBarrier(void);
+#pragma intrinsic(__rdtsc)
+#pragma intrinsic(_ReadWriteBarrier)
+#ifdef __cplusplus
+}
+#endif
+LUDUS__INLINE uint32_t ludus__load_u32(const uint32_t *p) {
+    return *LUDUS__PUN(const volatile uint32_t *, p);
+}
+LUDUS__INLINE uint32_t ludus__load_acquire_u32(const uint32_t *p) {
+    uint32_t v = *LUDUS__PUN(const volatile uint32_t *, p);
+    _ReadWriteBarrier();
+    return v;
+}
+LUDUS__INLINE int64_t ludus__load_i64(const int64_t *p) {
+    return *LUDUS__PUN(const volatile int64_t *, p);
+}
+LUDUS__INLINE void ludus__store_i64(int64_t *p, int64_t v) {
+    *LUDUS__PUN(volatile int64_t *, p) = v;
+}
+LUDUS__INLINE void ludus__release_uptr(uintptr_t *p, uintptr_t v) {
+    _ReadWriteBarrier();
+    *LUDUS__PUN(volatile uintptr_t *, p) = v;
+}
+#else
+LUDUS__INLINE uint32_t ludus__load_u32(const uint32_t *p) {
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+LUDUS__INLINE uint32_t ludus__load_acquire_u32(const uint32_t *p) {
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+LUDUS__INLINE int64_t ludus__load_i64(const int64_t *p) {
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+LUDUS__INLINE void ludus__store_i64(int64_t *p, int64_t v) {
+    __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+LUDUS__INLINE void ludus__release_uptr(uintptr_t *p, uintptr_t v) {
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+#endif
 
 LUDUS__INLINE uint32_t ludus__load_armed(void) {
-    return __atomic_load_n(&ludus__armed, __ATOMIC_RELAXED);
+    return ludus__load_u32(&ludus__armed);
 }
 
-#if LUDUS__INLINE_CLOCK && defined(__x86_64__)
+#if LUDUS__INLINE_CLOCK && LUDUS__MSVC
+LUDUS__INLINE int ludus__is_armed(void) {
+    return ludus__load_armed() != 0;
+}
+
+/* Starts an event: cur + 1, the slot as it was returned. A plain add (no
+ * lock, as the xadd of GCC's x64 path): only the thread writes cur, and
+ * Windows runs no signal handler on it between the load and the store. */
+LUDUS__INLINE uintptr_t ludus__claim(ludus__thread_hot *t) {
+    uintptr_t old = *LUDUS__PUN(volatile uintptr_t *, &t->cur);
+    *LUDUS__PUN(volatile uintptr_t *, &t->cur) = old + 1;
+    _ReadWriteBarrier();
+    return old;
+}
+
+LUDUS__INLINE void ludus__unclaim(ludus__thread_hot *t) {
+    _ReadWriteBarrier();
+    *LUDUS__PUN(volatile uintptr_t *, &t->cur) = *LUDUS__PUN(volatile uintptr_t *, &t->cur) - 1;
+}
+
+LUDUS__INLINE int ludus__full(ludus__thread_hot *t, uintptr_t e) {
+    return e >= *LUDUS__PUN(const volatile uintptr_t *, &t->limit);
+}
+
+/* The TSC's 64 bits in one store (the same bytes as GCC's path's halves). */
+LUDUS__INLINE void ludus__put(uintptr_t e, uintptr_t word) {
+    *LUDUS__PUN(uint64_t *, e) = __rdtsc();
+    *LUDUS__PUN(uintptr_t *, e + 8) = word;
+}
+#elif LUDUS__INLINE_CLOCK && defined(__x86_64__)
 /* 1 while a capture is armed: "cmpl $0, armed" and a branch (compilers load,
  * test and branch: one instruction more). */
 LUDUS__INLINE int ludus__is_armed(void) {
@@ -515,7 +646,7 @@ LUDUS__INLINE uintptr_t ludus__scope_begin(const ludus_site *site) {
     }
     if (LUDUS__UNLIKELY(ludus__full(t, e))) return ludus__begin_slow(site); /* it holds the claim */
     ludus__put(e, LUDUS__PUN(uintptr_t, site) + LUDUS__K_BEGIN);            /* site is 16-aligned: + is | */
-    __atomic_store_n(&t->cur, e + 16, __ATOMIC_RELEASE);                    /* next slot, claim released */
+    ludus__release_uptr(&t->cur, e + 16);                                   /* next slot, claim released */
     return e + LUDUS__K_END;
 #else
     if (LUDUS__LIKELY(!ludus__is_armed())) return 0;
@@ -543,7 +674,7 @@ LUDUS__INLINE void ludus__scope_end(uintptr_t token) {
         return;
     }
     ludus__put(e, token); /* the begin's address | LUDUS__K_END */
-    __atomic_store_n(&t->cur, e + 16, __ATOMIC_RELEASE);
+    ludus__release_uptr(&t->cur, e + 16);
 #else
     if (token == 0) return;
     ludus__end_slow(token);
@@ -581,32 +712,30 @@ LUDUS__INLINE void ludus__span_begin_check(const ludus_site *site) {
  * under contention). One non-locked add on x86, so a signal handler's add
  * cannot tear it; the frame thread reads shards with atomic loads. */
 LUDUS__INLINE void ludus__count(ludus_counter_site *site, int64_t n) {
-    uint32_t slot = __atomic_load_n(&site->slot, __ATOMIC_RELAXED);
+    uint32_t slot = ludus__load_u32(&site->slot);
     int64_t *shard = ludus__shard;
     if (LUDUS__UNLIKELY(slot == 0 || shard == NULL)) {
         ludus__count_slow(site, n);
         return;
     }
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !LUDUS__MSVC
     __asm__ volatile("addq %1, %0" : "+m"(shard[slot]) : "er"(n));
-#else
-    /* modulo 2^64, as the x86 add: a frame's amount is the difference of two totals */
-    __atomic_store_n(&shard[slot], (int64_t)((uint64_t)__atomic_load_n(&shard[slot], __ATOMIC_RELAXED) + (uint64_t)n),
-                     __ATOMIC_RELAXED);
+#else /* modulo 2^64, as the x86 add: a frame's amount is the difference of two \
+       * totals; a load and a store, no read-modify-write: the slot is this thread's */
+    ludus__store_i64(&shard[slot], (int64_t)((uint64_t)ludus__load_i64(&shard[slot]) + (uint64_t)n));
 #endif
 }
 
 /* A gauge's level: one store, plus a compare-and-swap only when the value
  * is a new minimum or maximum of the frame. */
 LUDUS__INLINE void ludus__gauge(ludus_counter_site *site, int64_t value) {
-    uint32_t row = __atomic_load_n(&site->slot, __ATOMIC_ACQUIRE);
+    uint32_t row = ludus__load_acquire_u32(&site->slot);
     ludus__gauge_state *g = &ludus__gauges[(row - 1) & 31];
-    if (LUDUS__UNLIKELY(row - 1 >= 32 || value < __atomic_load_n(&g->min, __ATOMIC_RELAXED) ||
-                        value > __atomic_load_n(&g->max, __ATOMIC_RELAXED))) {
+    if (LUDUS__UNLIKELY(row - 1 >= 32 || value < ludus__load_i64(&g->min) || value > ludus__load_i64(&g->max))) {
         ludus__gauge_slow(site, value);
         return;
     }
-    __atomic_store_n(&g->last, value, __ATOMIC_RELAXED);
+    ludus__store_i64(&g->last, value);
 }
 
 #if !LUDUS__TRACY
@@ -716,9 +845,12 @@ LUDUS__INLINE void ludus__annotate_u64_check(const ludus_site *site, uint64_t va
     ludus__tracy_annotate(site, 1, value, NULL);
 }
 LUDUS__INLINE void ludus__annotate_f64_check(const ludus_site *site, double value) {
-    uint64_t bits;
-    __builtin_memcpy(&bits, &value, sizeof bits);
-    ludus__tracy_annotate(site, 2, bits, NULL);
+    union {
+        double d;
+        uint64_t u;
+    } bits; /* the double's bits (memcpy would need <string.h>) */
+    bits.d = value;
+    ludus__tracy_annotate(site, 2, bits.u, NULL);
 }
 LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char *text) {
     ludus__tracy_annotate(site, 3, 0, text);
@@ -756,7 +888,7 @@ LUDUS__INLINE void ludus__annotate_text_check(const ludus_site *site, const char
  * nothing (a typedef), as the scope it replaces is one, so code that keeps
  * its declarations first (-Wdeclaration-after-statement) stays clean at
  * every level. */
-#define LUDUS__NO_SCOPE typedef int LUDUS__UVAR(ludus__no_scope_) __attribute__((unused))
+#define LUDUS__NO_SCOPE typedef int LUDUS__UVAR(ludus__no_scope_) LUDUS__UNUSED
 
 /* A zone's context: what LUDUS_ZONE_BEGIN hands back and LUDUS_ZONE_END
  * takes (the begin's token; 0 when nothing was recorded). Plain data: keep
@@ -807,6 +939,13 @@ struct dyn_scope {
     LUDUS__SITE(site_var, name_str, cat_str);                   \
     ::ludus::scope scope_var(LUDUS__SITE_PTR(site_var))
 #define LUDUS__SCOPE_DYN_AT(var, name_expr) ::ludus::dyn_scope var(name_expr)
+#elif LUDUS__MSVC && !LUDUS__GNU
+/* MSVC's C compiler has no cleanup attribute: a scope that closes at the
+ * end of its block cannot be written. The explicit pair can: */
+#define LUDUS__SCOPE_AT(site_var, scope_var, name_str, cat_str) \
+    _Static_assert(0, "MSVC C: use LUDUS_ZONE_BEGIN(z, Name) and LUDUS_ZONE_END(z) (docs/instrument.md)")
+#define LUDUS__SCOPE_DYN_AT(var, name_expr) \
+    _Static_assert(0, "MSVC C: use ludus_span_begin and ludus_span_end for run-time names (docs/instrument.md)")
 #else
 LUDUS__INLINE void ludus__scope_cleanup(const uintptr_t *token) {
     ludus__scope_end(*token);
@@ -1079,7 +1218,7 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 /* A declared zone is a context that is always "not recorded" (code that
  * keeps or passes it still builds); BEGIN_INTO and END name their zone
  * without evaluating it: no code. */
-#define LUDUS__ZONE_NONE2(var, Name) ludus_zone var __attribute__((unused)) = {0}
+#define LUDUS__ZONE_NONE2(var, Name) ludus_zone var LUDUS__UNUSED = {0}
 #define LUDUS__ZONE_NONE3(var, Name, Category) LUDUS__ZONE_NONE2(var, Name)
 #define LUDUS_ZONE_BEGIN(...) LUDUS__PICK23(LUDUS__ZONE_NONE3, LUDUS__ZONE_NONE2, __VA_ARGS__)(__VA_ARGS__)
 #define LUDUS__ZONE_INTO_NONE2(lvalue, Name) ((void)sizeof((lvalue).token))
@@ -1094,8 +1233,7 @@ template <typename T> inline void annotate(const ludus_site *s, T v) {
 /* sizeof names a value argument without evaluating it (no code, no unused-
  * variable warning for a variable only the macro uses). */
 #define LUDUS_PROFILE_FLOW_IN(id) ((void)sizeof(id))
-#define LUDUS_PROFILE_SCOPE_DYN(name_expr) \
-    typedef char LUDUS__UVAR(ludus__no_scope_)[sizeof(name_expr)] __attribute__((unused))
+#define LUDUS_PROFILE_SCOPE_DYN(name_expr) typedef char LUDUS__UVAR(ludus__no_scope_)[sizeof(name_expr)] LUDUS__UNUSED
 #define LUDUS_PROFILE_COUNT(Name, n) ((void)sizeof(n))
 #define LUDUS_PROFILE_GAUGE(Name, value) ((void)sizeof(value))
 #define LUDUS_PROFILE_PLOT(Name, value) ((void)sizeof(value))

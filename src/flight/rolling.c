@@ -87,7 +87,7 @@ static struct {
     ludus_rolling_stats st; /* counters are atomic */
     int in_child;           /* a forked child: the background threads are the parent's */
     int64_t utc_offset_s;   /* atomic: local time's offset from UTC (below) */
-} R = {.lock = PTHREAD_MUTEX_INITIALIZER, .wlock = PTHREAD_MUTEX_INITIALIZER, .wcond = PTHREAD_COND_INITIALIZER};
+} R = {.lock = LUDUS__MUTEX_INIT, .wlock = LUDUS__MUTEX_INIT, .wcond = LUDUS__COND_INIT};
 
 /* The running window's, whoever owns it. */
 static int window_on(void) {

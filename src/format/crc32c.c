@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../platform/platform.h"
 #include "../platform/sync.h"
 #include "file_format.h"
 
@@ -59,8 +60,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c, const unsig
 static int have_hw(void) {
     int s = __atomic_load_n(&S.hw_state, __ATOMIC_RELAXED);
     if (!s) {
-        __builtin_cpu_init();
-        s = __builtin_cpu_supports("sse4.2") ? 1 : 2;
+        s = ludus__cpu_has_sse42() ? 1 : 2;
         __atomic_store_n(&S.hw_state, s, __ATOMIC_RELAXED);
     }
     return s == 1;

@@ -10,6 +10,10 @@ int ludus__tsc_invariant(void) {
     __cpuid(0x80000007u, a, b, c, d);
     return (d >> 8) & 1u; /* CPUID.80000007H:EDX[8] = invariant TSC */
 }
+int ludus__cpu_has_sse42(void) {
+    unsigned a, b, c, d;
+    return __get_cpuid(1u, &a, &b, &c, &d) && ((c >> 20) & 1u); /* CPUID.01H:ECX[20] */
+}
 uint64_t ludus__counter_hz(void) {
     return 0; /* not architectural: measured against the monotonic clock */
 }

@@ -3,12 +3,21 @@
 #define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include "platform.h"
 
-#include <linux/membarrier.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* The kernel's membarrier commands (its ABI) where a C library comes
+ * without the kernel's headers (musl-gcc). */
+#if !defined(__has_include) || __has_include(<linux/membarrier.h>)
+#include <linux/membarrier.h>
+#else
+#define MEMBARRIER_CMD_QUERY 0
+#define MEMBARRIER_CMD_PRIVATE_EXPEDITED (1 << 3)
+#define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED (1 << 4)
+#endif
 
 static int membarrier_state; /* 0 unknown, 1 usable, -1 not usable */
 

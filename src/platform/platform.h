@@ -46,6 +46,9 @@ LUDUS_HIDDEN int64_t ludus__thread_cpu_ns(void);
  * read: an invariant TSC (x86-64), the virtual counter CNTVCT_EL0 (AArch64).
  * The "tsc" names below mean that counter. */
 LUDUS_HIDDEN int ludus__tsc_invariant(void);
+/* x86-64: 1 when the CPU has SSE 4.2 (its crc32 instruction), from cpuid: no
+ * compiler runtime (__builtin_cpu_supports needs libgcc's or compiler-rt's). */
+LUDUS_HIDDEN int ludus__cpu_has_sse42(void);
 /* The counter's frequency where the architecture states it (CNTFRQ_EL0 on
  * AArch64), else 0 (the TSC's is measured). */
 LUDUS_HIDDEN uint64_t ludus__counter_hz(void);

@@ -1,6 +1,8 @@
 /* POSIX implementation of platform.h: the monotonic clock, the process,
  * aligned memory, thread exit hooks (the Linux-only parts: linux.c). */
-#define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
+#ifndef _POSIX_C_SOURCE /* POSIX alone when asked (the posix_only_* tests) */
+#define _GNU_SOURCE     /* else Linux and GNU interfaces, each behind a check; before any system header */
+#endif
 #include "platform.h"
 #include "alloc.h"
 

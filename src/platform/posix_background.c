@@ -1,5 +1,7 @@
 /* background.h on POSIX systems (semaphores, sigaction, pthread_atfork). */
-#define _GNU_SOURCE
+#ifndef _POSIX_C_SOURCE /* POSIX alone when asked (the posix_only_* tests) */
+#define _GNU_SOURCE     /* else Linux and GNU interfaces, each behind a check; before any system header */
+#endif
 #include "background.h"
 
 #include <errno.h>
@@ -39,7 +41,12 @@ int ludus__trigger_signal_default(void) {
     return SIGUSR2;
 }
 int ludus__trigger_signal_valid(int signo) {
+#ifdef NSIG
     return signo >= 1 && signo < NSIG && signo != SIGKILL && signo != SIGSTOP;
+#else /* POSIX 2008 has no NSIG: sigaction refuses a number that is no signal */
+    struct sigaction sa;
+    return signo >= 1 && signo != SIGKILL && signo != SIGSTOP && sigaction(signo, NULL, &sa) == 0;
+#endif
 }
 
 /* The trigger signal's handler (read by it) and the fork hook. */

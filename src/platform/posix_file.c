@@ -2,7 +2,9 @@
  * names, FIFOs and devices, symlink chains), and the private temporary renamed onto a regular destination, so a file
  * appears whole or not at all and a failed or killed export leaves nothing behind. Rules and their reasons: platform.h.
  */
-#define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
+#ifndef _POSIX_C_SOURCE /* POSIX alone when asked (the posix_only_* tests) */
+#define _GNU_SOURCE     /* else Linux and GNU interfaces, each behind a check; before any system header */
+#endif
 #include "platform.h"
 #include "alloc.h"
 #include "fault.h"
@@ -224,10 +226,12 @@ static void release(ludus__file *f) {
     f->fd = -1;
 }
 
+#ifdef O_TMPFILE /* Linux */
 /* Errors from O_TMPFILE that mean "not supported here", not "cannot write". */
 static int tmpfile_unsupported(int e) {
     return e == EOPNOTSUPP || e == EISDIR || e == EINVAL || e == ENOENT;
 }
+#endif
 
 static int create_regular(ludus__file *f, const resolved *r) {
     const char *base;
@@ -338,8 +342,10 @@ static int link_tmpfile(ludus__file *f) {
         rc = 0;
         if (linkat(AT_FDCWD, proc, AT_FDCWD, f->tmp, AT_SYMLINK_FOLLOW) != 0) {
             rc = -errno;
+#ifdef AT_EMPTY_PATH /* Linux */
             /* no /proc: AT_EMPTY_PATH does the same (it may need privilege) */
             if (rc == -ENOENT && linkat(f->fd, "", AT_FDCWD, f->tmp, AT_EMPTY_PATH) == 0) rc = 0;
+#endif
         }
         if (rc != 0) {
             ludus__free(f->tmp);
@@ -410,8 +416,9 @@ static void from_gnu(char *text, char *buf, size_t cap, int err) {
     (void)err;
     if (text != buf) snprintf(buf, cap, "%s", text ? text : "Unknown error");
 }
+/* ERANGE: the text did not fit; musl has written what fits, which is kept. */
 static void from_xsi(int rc, char *buf, size_t cap, int err) {
-    if (rc != 0 || !buf[0]) snprintf(buf, cap, "Unknown error %d", err);
+    if ((rc != 0 && rc != ERANGE) || !buf[0]) snprintf(buf, cap, "Unknown error %d", err);
 }
 
 void ludus__os_strerror(int err, char *buf, size_t cap) {

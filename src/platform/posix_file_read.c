@@ -1,5 +1,7 @@
 /* file_read.h on POSIX systems. */
-#define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
+#ifndef _POSIX_C_SOURCE /* POSIX alone when asked (the posix_only_* tests) */
+#define _GNU_SOURCE     /* else Linux and GNU interfaces, each behind a check; before any system header */
+#endif
 #include "file_read.h"
 
 #include <errno.h>

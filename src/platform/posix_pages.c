@@ -10,11 +10,14 @@
  * of events, on the pool's out-of-line path). A capture that records
  * nothing leaves it asleep: no library thread wakes on a timer, which
  * would keep a CPU out of idle and change the program's own timing. */
-#define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
+#ifndef _POSIX_C_SOURCE /* POSIX alone when asked (the posix_only_* tests) */
+#define _GNU_SOURCE     /* else Linux and GNU interfaces, each behind a check; before any system header */
+#endif
 #include "pages.h"
 #include "alloc.h"
 #include "background.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -23,8 +26,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef MADV_POPULATE_WRITE
+/* Linux's madvise(MADV_POPULATE_WRITE) where the headers have madvise
+ * (MADV_NORMAL); elsewhere the page-by-page touch alone. */
+#if defined(MADV_NORMAL) && !defined(MADV_POPULATE_WRITE)
 #define MADV_POPULATE_WRITE 23
+#endif
+#ifdef MADV_POPULATE_WRITE
+#define POPULATE(p, n) madvise(p, n, MADV_POPULATE_WRITE)
+#else
+#define POPULATE(p, n) (-1)
+#endif
+/* Memory that is committed as it is touched: MAP_NORESERVE (Linux) where
+ * there is one; POSIX 2008 has no MAP_ANONYMOUS (2024 does): /dev/zero's
+ * pages, private, where it is missing. */
+#ifndef MAP_NORESERVE
+#define MAP_NORESERVE 0
 #endif
 
 #define STEP ((size_t)512 << 10) /* per step (about 250 us): stop is checked between steps */
@@ -49,7 +65,14 @@ struct ludus__prefault {
 };
 
 void *ludus__pages_map(size_t bytes) {
+#ifdef MAP_ANONYMOUS
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+#else
+    int zero = open("/dev/zero", O_RDWR | O_CLOEXEC);
+    if (zero < 0) return NULL;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_NORESERVE, zero, 0);
+    close(zero);
+#endif
     /* No MADV_HUGEPAGE: with the kernel's default defrag policy a huge-page
      * fault may compact memory synchronously, a stall of milliseconds in
      * whichever producer touches the page first. Small pages fault fast,
@@ -96,7 +119,7 @@ void ludus__pages_touch(void *p, size_t bytes) {
     char *b = (char *)(((uintptr_t)p + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1));
     char *e = (char *)p + bytes;
     if (b >= e) return;
-    if (madvise(b, (size_t)(e - b) & ~(size_t)(page - 1), MADV_POPULATE_WRITE) == 0) return;
+    if (POPULATE(b, (size_t)(e - b) & ~(size_t)(page - 1)) == 0) return;
     for (char *q = b; q < e; q += page) __atomic_fetch_add(q, (char)0, __ATOMIC_RELAXED);
 }
 
@@ -112,7 +135,7 @@ static void *prefault_main(void *arg) {
         if (wait_for_producers(pf, (size_t)(p - pf->base))) break;
         size_t n = (size_t)(end - p) < STEP ? (size_t)(end - p) & ~(size_t)(page - 1) : STEP;
         if (n == 0) break;
-        if (populate && madvise(p, n, MADV_POPULATE_WRITE) != 0) populate = 0;
+        if (populate && POPULATE(p, n) != 0) populate = 0;
         if (!populate)
             for (size_t k = 0; k < n; k += (size_t)page) __atomic_fetch_add(p + k, (char)0, __ATOMIC_RELAXED);
         __atomic_store_n(&pf->done, (size_t)(p + n - pf->base), __ATOMIC_RELAXED);

@@ -8,7 +8,9 @@
 
 #include <windows.h>
 
+#ifndef _MSC_VER
 #include <pthread.h>
+#endif
 
 #include <errno.h>
 #include <stdio.h>
@@ -73,6 +75,39 @@ void ludus__os_strerror(int err, char *buf, size_t cap) {
     buf[cap - 1] = 0;
 }
 
+#ifdef _MSC_VER
+/* Thread exit with MSVC's runtime (no winpthreads): FLS callbacks, which
+ * Windows runs as the thread exits, while its __declspec(thread) storage
+ * (the image's TLS block, no emulation) is still there. */
+static DWORD exit_fls[LUDUS__EXIT_HOOKS];
+static void (*exit_fn[LUDUS__EXIT_HOOKS])(void *);
+static void WINAPI exit_trampoline0(void *arg) {
+    __atomic_load_n(&exit_fn[0], __ATOMIC_ACQUIRE)(arg);
+}
+static void WINAPI exit_trampoline1(void *arg) {
+    __atomic_load_n(&exit_fn[1], __ATOMIC_ACQUIRE)(arg);
+}
+static void WINAPI exit_trampoline2(void *arg) {
+    __atomic_load_n(&exit_fn[2], __ATOMIC_ACQUIRE)(arg);
+}
+static INIT_ONCE exit_once = INIT_ONCE_STATIC_INIT;
+static BOOL CALLBACK exit_fls_create(PINIT_ONCE o, PVOID param, PVOID *ctx) {
+    (void)o;
+    (void)param;
+    (void)ctx;
+    exit_fls[0] = FlsAlloc(exit_trampoline0);
+    exit_fls[1] = FlsAlloc(exit_trampoline1);
+    exit_fls[2] = FlsAlloc(exit_trampoline2);
+    return TRUE;
+}
+
+int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
+    InitOnceExecuteOnce(&exit_once, exit_fls_create, NULL, NULL);
+    __atomic_store_n(&exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
+    if (exit_fls[which] == FLS_OUT_OF_INDEXES) return -1;
+    return FlsSetValue(exit_fls[which], arg) ? 0 : -1;
+}
+#else
 /* Thread exit: winpthreads key destructors, the keys made before anything
  * else of the process runs. The recorder's thread state is thread-local,
  * which mingw-w64's GCC emulates (emutls) with a key of its own whose
@@ -100,6 +135,7 @@ int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
     __atomic_store_n(&exit_fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
     return pthread_setspecific(exit_key[which], arg) == 0 ? 0 : -1;
 }
+#endif
 
 void ludus__process_name(char *out, size_t cap) {
     char path[MAX_PATH];

@@ -42,7 +42,7 @@ const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT] = {
 #undef LUDUS__STAT_ROW
 };
 
-__thread int64_t *ludus__shard __attribute__((tls_model("initial-exec")));
+LUDUS__TLS int64_t *ludus__shard LUDUS__TLS_MODEL;
 ludus__gauge_state ludus__gauges[32];
 _Static_assert(sizeof ludus__gauges / sizeof ludus__gauges[0] == LUDUS__MAX_GAUGES, "one gauge table size");
 

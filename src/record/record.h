@@ -214,7 +214,7 @@ typedef struct ludus__session {
 LUDUS_HIDDEN extern ludus__registry ludus__reg;
 LUDUS_HIDDEN extern ludus__session ludus__sess;
 LUDUS_HIDDEN extern int ludus__clock_is_tsc;
-LUDUS_HIDDEN extern __thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec")));
+LUDUS_HIDDEN extern LUDUS__TLS ludus__thread_cold ludus__cold LUDUS__TLS_MODEL;
 
 /* Registers the calling thread (lock held inside). name NULL keeps or sets
  * the default name. */

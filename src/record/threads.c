@@ -14,8 +14,8 @@
 /* The registry's state; apart: the thread's own records, read by the inline
  * code of profiling.h (ludus__hot) and by emit.c (ludus__cold). */
 ludus__registry ludus__reg = {.lock = LUDUS__MUTEX_INIT, .next_serial = 1, .fork_once = LUDUS__ONCE_INIT};
-__thread ludus__thread_hot ludus__hot __attribute__((tls_model("initial-exec")));
-__thread ludus__thread_cold ludus__cold __attribute__((tls_model("initial-exec"))) = {.record = -1};
+LUDUS__TLS ludus__thread_hot ludus__hot LUDUS__TLS_MODEL;
+LUDUS__TLS ludus__thread_cold ludus__cold LUDUS__TLS_MODEL = {.record = -1};
 
 /* LUDUS_TRACE without the launch code (src/launch/launch.c): a static link
  * where no file named ludus__launch_link (every file at

@@ -19,9 +19,9 @@ mkdir -p "$WORK"
 fail() { echo "FAIL: $*"; exit 1; }
 
 # What the public headers declare: on each LUDUS_API line, the identifier
-# before a "(", ";", "[" or "__attribute__".
+# before a "(", ";", "[", "__attribute__" or LUDUS__TLS_MODEL.
 declared="$WORK/declared.txt"
-grep -h 'LUDUS_API' "$INC"/ludus/*.h | grep -v '#define' | sed 's/__attribute__.*/;/' |
+grep -h 'LUDUS_API' "$INC"/ludus/*.h | grep -v '#define' | sed 's/__attribute__.*/;/; s/[[:space:]]*LUDUS__TLS_MODEL.*/;/' |
   grep -o 'ludus_[A-Za-z0-9_]*[[:space:]]*[(;\[]' | sed 's/[[:space:]]*[(;\[]$//' | sort -u > "$declared"
 [ -s "$declared" ] || fail "no LUDUS_API declarations found in $INC/ludus"
 
