@@ -720,8 +720,9 @@ LUDUS__INLINE void ludus__count(ludus_counter_site *site, int64_t n) {
     }
 #if defined(__x86_64__) && !LUDUS__MSVC
     __asm__ volatile("addq %1, %0" : "+m"(shard[slot]) : "er"(n));
-#else /* modulo 2^64, as the x86 add: a frame's amount is the difference of two \
-       * totals; a load and a store, no read-modify-write: the slot is this thread's */
+#else
+    /* modulo 2^64, as the x86 add: a frame's amount is the difference of two
+     * totals; a load and a store, no read-modify-write: the slot is this thread's */
     ludus__store_i64(&shard[slot], (int64_t)((uint64_t)ludus__load_i64(&shard[slot]) + (uint64_t)n));
 #endif
 }
