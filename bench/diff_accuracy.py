@@ -33,7 +33,9 @@ import json
 import os
 import subprocess
 import sys
-import time
+
+import loaded_captures
+from loaded_captures import cpu_model
 
 ap = argparse.ArgumentParser()
 ap.add_argument("workload")
@@ -51,46 +53,15 @@ changes = [int(x) for x in args.changes.split(",") if x]
 os.makedirs(args.work, exist_ok=True)
 
 
-def cpu_model():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-
 groups = ["base1", "base2", "tail", "long"] + ["slow%d" % c for c in changes]
 flags = {"base1": [], "base2": [], "tail": ["--tail", "100"], "long": ["--long-frame"]}
 for c in changes:
     flags["slow%d" % c] = ["--slow", str(c), "--double", "--remove", "--add"]
 n = args.pairs * args.runs
 path = lambda g, i: os.path.join(args.work, "%s-%03d.ludus" % (g, i))
-state = os.path.join(args.work, "captured.json")
-if args.reuse:
-    with open(state) as f:
-        load_before, load_after, capture_s, load = json.load(f)
-else:
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
-    t0 = time.time()
-    try:
-        time.sleep(0.5)  # let the burners reach full speed
-        with open("/proc/loadavg") as f:
-            load_before = f.read().split()[0]
-        for i in range(n):
-            for g in groups:
-                subprocess.run([args.workload, path(g, i), "--frames", str(args.frames)] + flags[g], check=True)
-        with open("/proc/loadavg") as f:
-            load_after = f.read().split()[0]
-        capture_s = time.time() - t0
-    finally:
-        for b in burners:
-            b.kill()
-            b.wait()
-    load = args.load
-    with open(state, "w") as f:
-        json.dump([load_before, load_after, capture_s, load], f)
+load_before, load_after, capture_s, load = loaded_captures.capture(
+    args.work, args.load, args.reuse,
+    ([args.workload, path(g, i), "--frames", str(args.frames)] + flags[g] for i in range(n) for g in groups))
 
 extra = args.diff_args.split()
 

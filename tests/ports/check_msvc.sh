@@ -106,17 +106,7 @@ echo "built in MSVC mode: ludus.lib, ludus-trace.exe, ludus-demo.exe, windows_sm
 out=$build/out
 rm -rf "$out"
 mkdir -p "$out"
-check_json() {
-    python3 - "$@" <<'PY' || fail "trace $1"
-import json, sys
-d = json.load(open(sys.argv[1]))
-names = {e.get("name") for e in d["traceEvents"]}
-missing = [n for n in sys.argv[2:] if n not in names]
-if missing:
-    sys.exit("%s: no event named %s" % (sys.argv[1], missing))
-print("%s: %d events, clock %s" % (sys.argv[1], len(d["traceEvents"]), d["metadata"]["clock"]["source"]))
-PY
-}
+check_json() { python3 "$src/tests/ports/check_trace_json.py" "$@" || fail "trace $1"; }
 "$wine" "$build/bin/windows_smoke.exe" "$out" >"$out/smoke.txt" 2>&1 || { cat "$out/smoke.txt"; fail "windows_smoke.exe"; }
 check_json "$out/smoke.json" WorkerScope MainScope
 "$wine" "$build/bin/ludus-demo.exe" --frames 40 --trace "$out/demo.json" >"$out/demo.txt" 2>&1 ||

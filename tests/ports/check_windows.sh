@@ -31,17 +31,7 @@ mkdir -p "$out"
 # ludus-trace.exe finds libludus.dll and libludus_analysis.dll beside it
 cp "$build/libludus.dll" "$build/libludus_analysis.dll" "$build/tools/ludus-trace/"
 
-check_json() {
-    python3 - "$@" <<'PY' || fail "trace $1"
-import json, sys
-d = json.load(open(sys.argv[1]))
-names = {e.get("name") for e in d["traceEvents"]}
-missing = [n for n in sys.argv[2:] if n not in names]
-if missing:
-    sys.exit("%s: no event named %s" % (sys.argv[1], missing))
-print("%s: %d events, clock %s" % (sys.argv[1], len(d["traceEvents"]), d["metadata"]["clock"]["source"]))
-PY
-}
+check_json() { python3 "$src/tests/ports/check_trace_json.py" "$@" || fail "trace $1"; }
 
 "$wine" "$build/tests/ports/windows_smoke.exe" "$out" || fail "windows_smoke.exe"
 check_json "$out/smoke.json" WorkerScope MainScope
