@@ -77,11 +77,11 @@ static int info_run(int argc, char **argv) {
         (unsigned long long)s->events, (unsigned long long)s->dropped, (unsigned long long)s->filtered,
         (unsigned long long)s->incomplete, (unsigned long long)s->unwound, (unsigned long long)s->orphan_ends,
         (unsigned long long)s->mismatched);
-    if (s->pool_bytes_needed)
-        say("pool:        %llu events dropped: a pool of %llu MiB would have held every event: "
-            "LUDUS_TRACE_CHUNKS=%llu (ludus_capture_desc.chunk_count, 64 KiB chunks)\n",
-            (unsigned long long)s->dropped, (unsigned long long)(s->pool_bytes_needed >> 20),
-            (unsigned long long)(s->pool_bytes_needed / 65536));
+    if (s->pool_bytes_needed) { /* the one advice, bounded by this machine (ludus_pool_advice) */
+        char advice[320];
+        ludus_pool_advice(s->pool_bytes_needed, advice, sizeof advice);
+        say("pool:        %llu events dropped: %s\n", (unsigned long long)s->dropped, advice);
+    }
     /* frames as `report` counts them: a frame lies between two marks of the
      * frame thread, so N marks make N - 1 frames */
     ludus_analysis *a = NULL;
