@@ -16391,6 +16391,9 @@ static size_t ludus__sf_ring_snapshot_current_used(const ludus__thread_hot *h, c
 }
 
 /* Drops what th copied so far (its memory from `start` is written again). */
+/* How often a thread whose copy kept nothing is listed and copied again. */
+#define RELIST_TRIES 4
+
 static void ludus__sf_ring_snapshot_forget_copied(ludus__cap_thread *th, size_t *at, size_t start) {
     th->nruns = 0;
     th->slots = 0;
@@ -16403,7 +16406,7 @@ static void ludus__sf_ring_snapshot_forget_copied(ludus__cap_thread *th, size_t 
  * the slots of its last piece written when it was listed. A thread whose
  * last event is older than the window keeps nothing. */
 static int ludus__sf_ring_snapshot_copy_list(ludus__cap_thread *th, const ludus__sf_ring_snapshot_piece_ref *refs, uint32_t n, size_t last_used, uint64_t from,
-                     ludus__event *mem, size_t cap, size_t *at, uint64_t *dropped_before) {
+                     ludus__event *mem, size_t cap, size_t *at, uint64_t *dropped_before, int *written_over) {
     th->runs = ludus__malloc((n ? n : 1) * sizeof *th->runs);
     if (!th->runs) return LUDUS_ENOMEM;
     th->nruns = 0;
@@ -16422,6 +16425,7 @@ static int ludus__sf_ring_snapshot_copy_list(ludus__cap_thread *th, const ludus_
          * loads before it (a fence, as TSan models it) */
         if (__atomic_fetch_add(&ch->seq, 0u, __ATOMIC_ACQ_REL) != refs[i].seq) {
             ludus__sf_ring_snapshot_forget_copied(th, at, start); /* written over while copied: it and the older ones go */
+            *written_over = 1;
             continue;
         }
         if (used) {
@@ -16484,6 +16488,38 @@ static void ludus__sf_ring_snapshot_unpin(const uint32_t *serials, uint32_t n) {
         ludus__thread_final *f = &s->retired[i];
         if (f->pins && bsearch(&f->serial, serials, n, sizeof *serials, ludus__sf_ring_snapshot_serial_cmp)) f->pins--;
     }
+}
+
+/* Under the registry lock: one listed thread's pieces noted again (its pin
+ * keeps its record, live or retired), appended to refs at `base`. For a
+ * copy that kept nothing because the thread went round all its pieces
+ * while they were copied: a snapshot preempted on a loaded machine beside
+ * a flooding thread. */
+static int ludus__sf_ring_snapshot_relist(uint32_t serial, ludus__sf_ring_snapshot_planned *p, ludus__sf_ring_snapshot_piece_ref **refs, uint32_t *refs_cap, uint32_t base) {
+    ludus__session *s = &ludus__sess;
+    p->ref0 = base;
+    p->nrefs = 0;
+    p->last_used = 0;
+    for (uint32_t i = 0; i < ludus__reg.high; i++) {
+        ludus__thread_record *r = &ludus__reg.rec[i];
+        if (r->serial != serial || __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != LUDUS__REC_LIVE || !r->hot ||
+            !r->cold)
+            continue;
+        p->nrefs = ludus__sf_ring_snapshot_walk(r->cold, refs, refs_cap, base);
+        p->last_used = p->nrefs ? ludus__sf_ring_snapshot_current_used(r->hot, (*refs)[base + p->nrefs - 1].ch) : 0;
+        return 0;
+    }
+    for (uint32_t i = s->retired_head; i < s->nretired; i++) { /* it exited meanwhile */
+        ludus__thread_final *f = &s->retired[i];
+        if (f->serial != serial) continue;
+        for (ludus__chunk *q = f->first; q; q = q->next) {
+            if (!ludus__sf_ring_snapshot_refs_room(refs, refs_cap, base + p->nrefs)) return LUDUS_ENOMEM;
+            (*refs)[base + p->nrefs++] = (ludus__sf_ring_snapshot_piece_ref){q, q->seq};
+        }
+        p->last_used = p->nrefs ? (size_t)(*refs)[base + p->nrefs - 1].ch->used : 0;
+        return 0;
+    }
+    return 0;
 }
 
 /* Under the registry lock: the threads listed, named, their pieces noted
@@ -16607,9 +16643,25 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
     size_t at = 0;
     for (uint32_t t = 0; t < listed && rc == 0; t++) {
         ludus__cap_thread *th = &c->threads[t];
-        const ludus__sf_ring_snapshot_planned *p = &plan[t];
+        ludus__sf_ring_snapshot_planned *p = &plan[t];
         uint64_t before = 0; /* the thread's losses before its first piece copied: not the window's */
-        if (p->nrefs) rc = ludus__sf_ring_snapshot_copy_list(th, refs + p->ref0, p->nrefs, p->last_used, from, mem, cap, &at, &before);
+        for (int tries = 0;; tries++) {
+            int over = 0;
+            if (p->nrefs)
+                rc = ludus__sf_ring_snapshot_copy_list(th, refs + p->ref0, p->nrefs, p->last_used, from, mem, cap, &at, &before, &over);
+            if (rc || !over || th->nruns || tries == RELIST_TRIES) break;
+            ludus__free(th->runs); /* nothing kept: listed again and copied at once */
+            th->runs = NULL;
+            uint32_t base = 0;
+            for (uint32_t k = 0; k < listed; k++)
+                if (plan[k].ref0 + plan[k].nrefs > base) base = plan[k].ref0 + plan[k].nrefs;
+            ludus__lib_enter();
+            ludus__mutex_lock(&ludus__reg.lock);
+            rc = ludus__sf_ring_snapshot_relist(serials[t], &plan[t], &refs, &refs_cap, base);
+            ludus__mutex_unlock(&ludus__reg.lock);
+            ludus__lib_leave();
+            if (rc) break;
+        }
         th->dropped = (p->lost > before ? p->lost - before : 0) + p->signal_lost;
         th->spans = p->spans ? th->slots : 0; /* a bound: lanes are decided */
         if (p->first_drop_ticks && th->dropped) th->first_drop_ns = (int64_t)p->first_drop_ticks; /* ticks, below */
@@ -16658,6 +16710,7 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
     *out = c;
     return 0;
 }
+#undef RELIST_TRIES
 
 /* ==== src/session/session.c ==== */
 /* Capture lifecycle. Begin reserves the pool (or reuses the last capture's,

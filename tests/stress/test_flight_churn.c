@@ -278,6 +278,92 @@ static void test_snapshot_never_blocks_registration(void **state) {
     assert_int_equal(ludus_rolling_end(), 0);
 }
 
+/* ---- a thread that goes round its pieces while they are copied ----
+ * The snapshot is stopped after its first thread; the thread it copies next
+ * (Flooder, alive) then records three times the pool, writing over every
+ * piece the snapshot listed. Let go, the copy finds them all written over:
+ * the thread is listed again and copied at once, so the snapshot holds its
+ * newest samples, in order, up to the last. The first version of the copy
+ * outside the lock kept nothing of it (an empty snapshot: stress_flight_recorder
+ * failed so under ASan beside a CI run). */
+
+enum { FLOOD_SAMPLES = 3 * 48 * 4096 / 16 };
+static sem_t flooder_ready, flooder_go, flooder_done, flooder_exit;
+static uint32_t flood_site;
+
+static void *flooder(void *p) {
+    (void)p;
+    ludus_thread_register("Flooder");
+    int64_t n = 0;
+    for (; n < 100; n++) ludus_counter_sample(flood_site, n);
+    sem_post(&flooder_ready);
+    while (sem_wait(&flooder_go) != 0 && errno == EINTR) {
+    }
+    for (; n < 100 + FLOOD_SAMPLES; n++) ludus_counter_sample(flood_site, n);
+    sem_post(&flooder_done);
+    while (sem_wait(&flooder_exit) != 0 && errno == EINTR) {
+    }
+    return NULL;
+}
+
+static void test_snapshot_of_a_thread_gone_round(void **state) {
+    (void)state;
+    sem_init(&in_copy, 0, 0);
+    sem_init(&let_go, 0, 0);
+    sem_init(&flooder_ready, 0, 0);
+    sem_init(&flooder_go, 0, 0);
+    sem_init(&flooder_done, 0, 0);
+    sem_init(&flooder_exit, 0, 0);
+    flood_site = ludus_site_intern("flood seq");
+    ludus_thread_register("Snapshot test main"); /* the first thread listed: the copy stops after it */
+    ludus_capture_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.chunk_bytes = 4096;
+    cd.chunk_count = 48;
+    ludus_rolling_desc rd;
+    memset(&rd, 0, sizeof rd);
+    rd.window_ms = 60000; /* only the short pool makes Flooder reuse its pieces */
+    rd.hitch_factor = LUDUS_ROLLING_NONE;
+    rd.signal = LUDUS_ROLLING_NONE;
+    assert_int_equal(ludus_rolling_begin(&cd, &rd), 0);
+    { LUDUS_PROFILE_SCOPE(MainBefore); }
+    pthread_t ft, sn;
+    assert_int_equal(pthread_create(&ft, NULL, flooder, NULL), 0);
+    assert_int_equal(wait_bounded(&flooder_ready, 60), 0);
+    ludus__snapshot_copying = pause_copy;
+    ludus_capture *snap = NULL;
+    assert_int_equal(pthread_create(&sn, NULL, snapshotter, &snap), 0);
+    int paused = wait_bounded(&in_copy, 60) == 0;
+    ludus__snapshot_copying = NULL;
+    sem_post(&flooder_go);
+    int flooded = wait_bounded(&flooder_done, 60) == 0;
+    sem_post(&let_go);
+    pthread_join(sn, NULL);
+    sem_post(&flooder_exit);
+    pthread_join(ft, NULL);
+    if (!paused) fail_msg("the snapshot never reached its copy");
+    assert_true(flooded);
+    assert_non_null(snap);
+    char *json = lt_capture_json(snap);
+    lt_trace t;
+    lt_trace_parse(&t, json);
+    int64_t last = -1, seen = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        if (t.ev[i].ph != 'C' || strcmp(t.ev[i].name, "flood seq") != 0) continue;
+        if (last >= 0) assert_int_equal(t.ev[i].ivalue, last + 1);
+        last = t.ev[i].ivalue;
+        seen++;
+    }
+    if (seen == 0) fail_msg("the snapshot holds none of Flooder's samples");
+    if (last != 100 + FLOOD_SAMPLES - 1)
+        fail_msg("Flooder's last sample in the snapshot is %lld, it recorded up to %d", (long long)last,
+                 100 + FLOOD_SAMPLES - 1);
+    lt_trace_free(&t);
+    free(json);
+    ludus_capture_release(snap);
+    assert_int_equal(ludus_rolling_end(), 0);
+}
+
 /* A failed test leaves no recorder running for the next. */
 static int end_rolling(void **state) {
     (void)state;
@@ -287,6 +373,7 @@ static int end_rolling(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test_teardown(test_snapshot_never_blocks_registration, end_rolling),
+                                       cmocka_unit_test_teardown(test_snapshot_of_a_thread_gone_round, end_rolling),
                                        cmocka_unit_test(test_churn_keeps_every_window)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
