@@ -4,7 +4,7 @@
 # presets are there by name; the Wine cross preset (clang-cl on Wine's
 # MSVC-style headers, cmake/toolchains/x86_64-pc-windows-msvc-wine.cmake)
 # configures with MSVC-style flags only and builds the static library.
-# Skipped (77) without clang-cl, llvm-lib, ninja or libwine-dev.
+# Skipped (77) without clang-cl, llvm-lib, lld-link, llvm-rc, ninja or libwine-dev.
 # usage: cmake_presets.sh CMAKE SOURCE_DIR WORK_DIR
 set -eu
 cmake=$1 src=$2 work=$3
@@ -27,8 +27,9 @@ for name in ("msvc-x64", "clang-cl-x64", "wine-clang-cl", "default", "release", 
     assert name in build, "no build preset " + name
 PY
 missing=""
-command -v clang-cl >/dev/null 2>&1 || command -v clang-cl-14 >/dev/null 2>&1 || missing="$missing clang-cl"
-command -v llvm-lib >/dev/null 2>&1 || command -v llvm-lib-14 >/dev/null 2>&1 || missing="$missing llvm-lib"
+for tool in clang-cl llvm-lib lld-link llvm-rc; do # what the toolchain file finds
+    command -v $tool >/dev/null 2>&1 || command -v $tool-14 >/dev/null 2>&1 || missing="$missing $tool"
+done
 command -v ninja >/dev/null 2>&1 || missing="$missing ninja"
 dpkg -L libwine-dev >/dev/null 2>&1 || missing="$missing libwine-dev"
 if [ -n "$missing" ]; then
