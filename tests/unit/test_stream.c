@@ -41,7 +41,6 @@
 #define BATCHES 150 /* 150 x 600 x 2 threads = 180,000 events: 44 times the pool's slots */
 
 static pthread_barrier_t go, done;
-static volatile int stop_worker;
 
 static void record_batch(int worker) {
     for (int i = 0; i < BATCH; i++) {
