@@ -74,6 +74,9 @@ for i in $(seq "$runs"); do
         # ctest's list of failed tests: "	  12 - unit_fork (Failed)"
         sed -n '/^The following tests FAILED:/,/^[^[:space:]]/p' "$log" | grep -E '^[[:space:]]+[0-9]+ - ' |
             sed 's/^[[:space:]]*/  failed: /'
+        # the failed tests' output (ctest --output-on-failure), kept for whoever hunts the cause
+        keep="${TMPDIR:-/tmp}/busy_suite-$tree-run$i.log"
+        cp "$log" "$keep" && echo "  output: $keep"
     fi
 done
 rm -f "$log"
