@@ -210,6 +210,21 @@ static void *snapshotter(void *p) {
     return NULL;
 }
 
+/* A flight recorder of `pieces` 4 KiB pieces whose window no event leaves
+ * by time: only the short pool makes threads reuse their pieces. */
+static void begin_short_pool(uint32_t pieces) {
+    ludus_capture_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.chunk_bytes = 4096;
+    cd.chunk_count = pieces;
+    ludus_rolling_desc rd;
+    memset(&rd, 0, sizeof rd);
+    rd.window_ms = 60000;
+    rd.hitch_factor = LUDUS_ROLLING_NONE;
+    rd.signal = LUDUS_ROLLING_NONE;
+    assert_int_equal(ludus_rolling_begin(&cd, &rd), 0);
+}
+
 static void test_snapshot_never_blocks_registration(void **state) {
     (void)state;
     sem_init(&in_copy, 0, 0);
@@ -219,16 +234,7 @@ static void test_snapshot_never_blocks_registration(void **state) {
     sem_init(&newcomers_done, 0, 0);
     leaver_site = ludus_site_intern("leaver seq");
     ludus_thread_register("Snapshot test main"); /* the first thread listed: the copy stops after it */
-    ludus_capture_desc cd;
-    memset(&cd, 0, sizeof cd);
-    cd.chunk_bytes = 4096;
-    cd.chunk_count = 96; /* 384 KiB: the new threads record 2 MiB, so the pool runs short */
-    ludus_rolling_desc rd;
-    memset(&rd, 0, sizeof rd);
-    rd.window_ms = 60000; /* nothing leaves the window by time: only a short pool reuses pieces */
-    rd.hitch_factor = LUDUS_ROLLING_NONE;
-    rd.signal = LUDUS_ROLLING_NONE;
-    assert_int_equal(ludus_rolling_begin(&cd, &rd), 0);
+    begin_short_pool(96);                        /* 384 KiB: the new threads record 2 MiB, so the pool runs short */
     { LUDUS_PROFILE_SCOPE(MainBefore); }
     pthread_t nt, sn;
     assert_int_equal(pthread_create(&leaver_thread, NULL, leaver, NULL), 0);
@@ -316,16 +322,7 @@ static void test_snapshot_of_a_thread_gone_round(void **state) {
     sem_init(&flooder_exit, 0, 0);
     flood_site = ludus_site_intern("flood seq");
     ludus_thread_register("Snapshot test main"); /* the first thread listed: the copy stops after it */
-    ludus_capture_desc cd;
-    memset(&cd, 0, sizeof cd);
-    cd.chunk_bytes = 4096;
-    cd.chunk_count = 48;
-    ludus_rolling_desc rd;
-    memset(&rd, 0, sizeof rd);
-    rd.window_ms = 60000; /* only the short pool makes Flooder reuse its pieces */
-    rd.hitch_factor = LUDUS_ROLLING_NONE;
-    rd.signal = LUDUS_ROLLING_NONE;
-    assert_int_equal(ludus_rolling_begin(&cd, &rd), 0);
+    begin_short_pool(48);                        /* Flooder records three times this */
     { LUDUS_PROFILE_SCOPE(MainBefore); }
     pthread_t ft, sn;
     assert_int_equal(pthread_create(&ft, NULL, flooder, NULL), 0);
