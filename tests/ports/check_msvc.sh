@@ -30,9 +30,7 @@ dpkg -L libwine-dev >/dev/null 2>&1 || fail "libwine-dev is missing (scripts/ens
 msvcrt=$(dirname "$(dpkg -L libwine-dev | grep '/msvcrt/stdio.h$')")
 winh=$(dirname "$(dpkg -L libwine-dev | grep '/windows/windows.h$')")
 wlib=$(dirname "$(dpkg -L libwine-dev | grep '/x86_64-windows/libucrtbase.a$')")
-wine=/usr/lib/wine/wine64
-[ -x "$wine" ] || wine=$(command -v wine64 || command -v wine)
-export WINEDEBUG=-all WINEPREFIX="${WINEPREFIX:-$build/wineprefix}"
+. "$src/tests/ports/wine_session.sh"
 mkdir -p "$build/obj" "$build/bin"
 msvc=$src/tests/ports/msvc
 # MSVC 19.20 (clang 14's default, _MSC_VER 1920): from 19.25 on, clang 14

@@ -16,9 +16,7 @@
 set -eu
 src=$1 build=$2
 fail() { echo "FAIL: $*"; exit 1; }
-wine=/usr/lib/wine/wine64
-[ -x "$wine" ] || wine=$(command -v wine64 || command -v wine)
-export WINEDEBUG=-all WINEPREFIX="${WINEPREFIX:-$build/wineprefix}"
+. "$src/tests/ports/wine_session.sh"
 mkdir -p "$build"
 log=$build/build.log
 cmake -S "$src" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchains/x86_64-w64-mingw32.cmake" \
