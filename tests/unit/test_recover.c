@@ -35,14 +35,19 @@
 
 #include "test_util.h"
 
-static volatile int *frames_done; /* shared with the child: frames it has marked */
+/* shared with the child: [0] the frames it has marked, [1] the worker's
+ * scopes ended */
+static volatile int *frames_done;
 
 static void *worker(void *arg) {
     (void)arg;
     ludus_thread_register("Recover worker");
     for (;;) {
-        LUDUS_PROFILE_SCOPE(WorkerScope);
-        lt_spin_ns(50000);
+        {
+            LUDUS_PROFILE_SCOPE(WorkerScope);
+            lt_spin_ns(50000);
+        }
+        __atomic_fetch_add(&frames_done[1], 1, __ATOMIC_RELEASE);
     }
     return NULL;
 }
@@ -71,26 +76,31 @@ static int count_name(const lt_trace *t, const char *name) {
     return (int)lt_count(t, 'B', name);
 }
 
+static void wait_passes(const char *pool, unsigned passes);
+
 static void test_kill9(void **state) {
     (void)state;
     if (lt_multithreaded_fork_unsupported()) skip();
     frames_done = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     assert_true(frames_done != MAP_FAILED);
-    *frames_done = 0;
+    frames_done[0] = frames_done[1] = 0;
     char pool[96];
     snprintf(pool, sizeof pool, "/tmp/ludus-test-pool-%d", (int)getpid());
     pid_t pid = lt_fork_alone();
     assert_true(pid >= 0);
     if (pid == 0) child(pool);
-    /* 300 frames and a few journal passes (20 ms each) since, then SIGKILL
-     * mid-frame */
-    while (__atomic_load_n(frames_done, __ATOMIC_ACQUIRE) < 300) usleep(1000);
-    usleep(100000);
+    /* 300 frames, 101 worker scopes and two journal passes since (every
+     * site named), then SIGKILL mid-frame; counted, not slept: a loaded
+     * machine may starve the worker or the journal for a while */
+    while (__atomic_load_n(&frames_done[0], __ATOMIC_ACQUIRE) < 300 ||
+           __atomic_load_n(&frames_done[1], __ATOMIC_ACQUIRE) <= 100)
+        usleep(1000);
+    wait_passes(pool, 2);
     kill(pid, SIGKILL);
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-    int counted = __atomic_load_n(frames_done, __ATOMIC_ACQUIRE);
+    int counted = __atomic_load_n(&frames_done[0], __ATOMIC_ACQUIRE);
 
     ludus_capture *c;
     int rc = ludus_capture_recover(pool, &c);
