@@ -248,19 +248,20 @@ static void test_frames(void **state) {
     }
     lt_end();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.frames, FRAMES);
+    lt_check_u64("frames in the summary", FRAMES, s.frames);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(t.n_frame, FRAMES);
+    lt_check_u64("frame marks in the JSON export", FRAMES, t.n_frame);
     int64_t want = 1;
     for (size_t i = 0; i < t.n; i++) {
         if (t.ev[i].ph != 'I' || t.ev[i].frame < 0) continue;
-        assert_string_equal(t.ev[i].name, "Frame");
-        assert_int_equal(t.ev[i].frame, want); /* numbered 1.. in order */
-        want++;
+        lt_check_str(lt_what("the name of frame mark %lld (event %zu)", (long long)want, i), "Frame", t.ev[i].name);
+        /* numbered 1.. in order */
+        lt_check_i64(lt_what("the number of frame mark %lld (event %zu)", (long long)want, i), want, t.ev[i].frame);
         /* each frame mark follows its frame's work */
-        assert_int_equal(t.ev[i - 1].ph, 'E');
+        lt_check_i64(lt_what("the phase of the event before frame mark %lld", (long long)want), 'E', t.ev[i - 1].ph);
+        want++;
     }
     /* a second capture numbers its frames from 1 again */
     lt_begin(NULL);
@@ -270,9 +271,10 @@ static void test_frames(void **state) {
     lt_trace_free(&t);
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(t.n_frame, 2);
+    lt_check_u64("frame marks of the second capture", 2, t.n_frame);
     long f = lt_find(&t, 0, 'I', "Frame");
-    assert_int_equal(t.ev[f].frame, 1);
+    lt_check("the second capture has a frame mark", f >= 0);
+    lt_check_i64("the second capture's first frame number", 1, t.ev[f].frame);
     lt_trace_free(&t);
 }
 
