@@ -54,7 +54,7 @@ static inline int lt_str_same(const char *a, const char *b) {
 
 /* A name with values in it, for the checks above: formatted into one of a
  * few rotating buffers (so two may be used in one call). */
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32) /* mingw-w64 checks msvcrt's formats */
 __attribute__((format(printf, 1, 2)))
 #endif
 static inline const char *
