@@ -2,11 +2,11 @@
  * in an inline loop (scan_run_k, fast_other) and the rest through step() and
  * the on_* handlers; ludus__nev_slow_path sends every event through step().
  * Every capture here (a frame loop with every kind of event on several
- * threads, deep recursion, span lanes, unwinds, fibers, losses, slices
- * open at capture end, a category filter, the same captures saved
- * and read back, the format's old files) is read both ways, with and without
- * begins, and the streams must be the same event for event; a difference
- * names the event (index, thread, kind, site) and the field. */
+ * threads, deep recursion, span lanes, unwinds, fibers, losses, slices open
+ * at capture end, a category filter; each saved and read back; a streamed
+ * capture's file; the format's old files) is read both ways, with and
+ * without begins, and the streams must be the same event for event; a
+ * difference names the event (index, thread, kind, site) and the field. */
 #define _GNU_SOURCE /* pthread_barrier_t */
 #include <ludus/capture.h>
 #include <ludus/capture_file.h>
@@ -295,6 +295,29 @@ static void test_losses(void **state) {
     check_both(c, "losses", 500);
 }
 
+/* ---- a streamed capture (its file written while it ran, read back) ---- */
+
+static void test_streamed(void **state) {
+    (void)state;
+    char dir[512], path[600];
+    assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "nev_paths_stream"), 0);
+    snprintf(path, sizeof path, "%s/s.ludus", dir);
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.stream_path = path;
+    lt_begin(&d);
+    frame_loop();
+    for (int f = 0; f < 3; f++) recurse(1000);
+    ludus_capture *none = NULL;
+    assert_int_equal(ludus_capture_end(&none), 0);
+    ludus_capture *c = NULL;
+    lt_check_i64("open the streamed file", 0, ludus_capture_open(path, &c));
+    size_t n = compare_paths(c, "streamed frame loop");
+    lt_check(lt_what("streamed: at least %d events compared (got %zu)", 40 * 100, n), n >= 40 * 100);
+    ludus_capture_release(c);
+    lt_remove_dir(dir);
+}
+
 /* ---- scopes and spans left open at capture end (closed there, incomplete) ---- */
 
 static void test_open_at_end(void **state) {
@@ -340,6 +363,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fibers, lt_teardown),
         cmocka_unit_test_teardown(test_losses, lt_teardown),
         cmocka_unit_test_teardown(test_open_at_end, lt_teardown),
+        cmocka_unit_test_teardown(test_streamed, lt_teardown),
         cmocka_unit_test(test_old_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
