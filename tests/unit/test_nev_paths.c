@@ -5,8 +5,9 @@
  * threads, deep recursion, span lanes, unwinds, fibers, losses, slices open
  * at capture end, a category filter; each saved and read back; a streamed
  * capture's file; the format's old files) is read both ways, with and
- * without begins, and the streams must be the same event for event; a
- * difference names the event (index, thread, kind, site) and the field. */
+ * without begins, and the streams must be the same event for event, with
+ * each thread's frames numbered 1, 2, ...; a difference names the event
+ * (index, thread, kind, site) and the field. */
 #define _GNU_SOURCE /* pthread_barrier_t */
 #include <ludus/capture.h>
 #include <ludus/capture_file.h>
@@ -41,6 +42,12 @@ static size_t compare_paths(ludus_capture *c, const char *label) {
             snprintf(fast_name, sizeof fast_name, "the fast path%s of \"%s\"", nb ? " (no begins)" : "", label);
             snprintf(slow_name, sizeof slow_name, "the slow path%s", nb ? " (no begins)" : "");
             lt_nev_same(c, t, fast_name, fast, nf, slow_name, slow, ns);
+            /* and both right where they agree: a thread's frames numbered 1, 2, ... */
+            uint64_t frame = 0;
+            for (size_t i = 0; i < nf; i++)
+                if (fast[i].kind == LUDUS_NEV_FRAME)
+                    lt_check_u64(lt_what("%s: its frame number", lt_nev_where(c, t, i, &fast[i])), ++frame,
+                                 fast[i].value);
             if (!nb) events += nf;
             free(fast);
             free(slow);
