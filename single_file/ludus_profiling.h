@@ -7226,7 +7226,7 @@ LUDUS_HIDDEN const ludus_site *ludus__names_intern_in(ludus__name_table *t, cons
 LUDUS_HIDDEN uintptr_t ludus__dyn_begin_in(const char *name, const char *category, const ludus_site *if_full);
 /* 1 when p is one of t's descriptors (it lives as long as t). */
 LUDUS_HIDDEN int ludus__names_contains(const ludus__name_table *t, const void *p);
-/* fork (capture/fork.c): the registered-site table locked across fork and
+/* fork (threads.c's fork handlers): the registered-site table locked across fork and
  * made usable again in the child. */
 LUDUS_HIDDEN void ludus__sites_fork_lock(void);
 LUDUS_HIDDEN void ludus__sites_fork_unlock(void);
@@ -10208,7 +10208,7 @@ void ludus__backend_gpu_forget(const void *key) {
  * A new kind is a row in event_kinds.h (an extension kind: LUDUS__EXT_KINDS)
  * and, when it is a new normalised kind, a row in LUDUS__NEV_KINDS here; a
  * new field type is the only thing that adds a case to a switch
- * (event_fields.c, block_codec.c). */
+ * (normalize.c's on_pass, block_codec.c). */
 #ifndef LUDUS_EVENT_TABLE_H
 #define LUDUS_EVENT_TABLE_H
 
@@ -10227,9 +10227,10 @@ enum {
 };
 
 /* Field types: how one half of a payload slot is held (the u64 "value"
- * half, or the word half). What a field type means is written once, in
- * event_fields.c (its site key, its check, where the normalised event
- * takes it) and in block_codec.c (its compact encoding).
+ * half, or the word half). What a field type means is written once: here
+ * (its site key, ludus__field_key; its data, ludus__field_has_data), in
+ * normalize.c's on_pass (where the normalised event takes it) and in
+ * block_codec.c (its compact encoding).
  *   ZERO       nothing (0)
  *   U64        a number
  *   I64        a signed number
@@ -11104,6 +11105,7 @@ typedef struct ludus__nev_iter {
     /* lanes: decided in a first pass (deciding = 1) when the thread has spans */
     int deciding;
     int no_begins;      /* no BEGIN is emitted (ludus__nev_no_begins) */
+    int slow_path;      /* tests: every event through step() (ludus__nev_slow_path) */
     uint8_t *span_lane; /* the thread's (ludus__cap_thread.span_lane) */
     uint64_t span_lane_n;
     ludus__lane_iv *lane_iv[LUDUS__MAX_LANES];
@@ -11148,6 +11150,10 @@ LUDUS__SIBLING void ludus__nev_free(ludus__nev_iter *it);
  * them. Kept for a cut (it pairs them) and for a thread with flows (a
  * flow's neighbours' times count), so what the reader writes is the same. */
 LUDUS_HIDDEN void ludus__nev_no_begins(ludus__nev_iter *it);
+/* For tests, after init: every event paired by step() and the on_* handlers,
+ * none by the inline loop (scan_run_k), so a test can compare the two paths'
+ * streams (tests/unit/test_nev_paths.c). Same stream, slower. */
+LUDUS_HIDDEN void ludus__nev_slow_path(ludus__nev_iter *it);
 /* The stream without a time cut, one event at a time (the cut reads it). */
 LUDUS_HIDDEN int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);
@@ -13371,6 +13377,14 @@ static void ludus__sf_normalize_scan_run_no_begins(ludus__nev_iter *it, const lu
     ludus__sf_normalize_scan_run_k(it, run, 0, 0);
 }
 
+/* Every event through ludus__sf_normalize_step(): the reference the inline loop must equal
+ * (ludus__nev_slow_path, for tests). */
+static void ludus__sf_normalize_scan_run_slow(ludus__nev_iter *it, const ludus__run *run) {
+    size_t pos = it->pos;
+    while (pos < run->n && it->rn < LUDUS__NEV_BATCH && !it->oom) pos = ludus__sf_normalize_step(it, run, pos);
+    it->pos = pos;
+}
+
 /* The next raw batch into it->rb; 0 at the end of the stream. */
 static uint32_t ludus__sf_normalize_fill_raw(ludus__nev_iter *it) {
     it->rn = it->rpos = 0;
@@ -13378,6 +13392,8 @@ static uint32_t ludus__sf_normalize_fill_raw(ludus__nev_iter *it) {
         const ludus__run *run = ludus__sf_normalize_current_run(it);
         if (run && it->deciding) {
             ludus__sf_normalize_scan_run_deciding(it, run);
+        } else if (run && it->slow_path) {
+            ludus__sf_normalize_scan_run_slow(it, run);
         } else if (run && it->no_begins) {
             ludus__sf_normalize_scan_run_no_begins(it, run);
         } else if (run) {
@@ -13421,6 +13437,10 @@ int ludus__nev_fill(ludus__nev_iter *it) {
 
 void ludus__nev_no_begins(ludus__nev_iter *it) {
     if (!it->c->cut && it->th->no_flows) it->no_begins = 1;
+}
+
+void ludus__nev_slow_path(ludus__nev_iter *it) {
+    it->slow_path = 1;
 }
 
 int ludus__nev_error(const ludus__nev_iter *it) {

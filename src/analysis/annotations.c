@@ -2,7 +2,7 @@
  * of the window with their annotations (`ludus-trace report`), and per
  * (frame, path) cell the annotations of its slowest annotated call (the
  * HTML report's flame graph). The pass hands each ended slice's
- * annotations here (taken from src/export/slice_args.c's per-lane store);
+ * annotations here (taken from src/capture/slice_args.c's per-lane store);
  * text is formatted only for a call that is kept. Memory: per annotated
  * site LUDUS_SLOWEST_CALLS calls, per cell with annotations one text. */
 #include <stdio.h>

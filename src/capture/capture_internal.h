@@ -674,6 +674,7 @@ typedef struct ludus__nev_iter {
     /* lanes: decided in a first pass (deciding = 1) when the thread has spans */
     int deciding;
     int no_begins;      /* no BEGIN is emitted (ludus__nev_no_begins) */
+    int slow_path;      /* tests: every event through step() (ludus__nev_slow_path) */
     uint8_t *span_lane; /* the thread's (ludus__cap_thread.span_lane) */
     uint64_t span_lane_n;
     ludus__lane_iv *lane_iv[LUDUS__MAX_LANES];
@@ -718,6 +719,10 @@ LUDUS__SIBLING void ludus__nev_free(ludus__nev_iter *it);
  * them. Kept for a cut (it pairs them) and for a thread with flows (a
  * flow's neighbours' times count), so what the reader writes is the same. */
 LUDUS_HIDDEN void ludus__nev_no_begins(ludus__nev_iter *it);
+/* For tests, after init: every event paired by step() and the on_* handlers,
+ * none by the inline loop (scan_run_k), so a test can compare the two paths'
+ * streams (tests/unit/test_nev_paths.c). Same stream, slower. */
+LUDUS_HIDDEN void ludus__nev_slow_path(ludus__nev_iter *it);
 /* The stream without a time cut, one event at a time (the cut reads it). */
 LUDUS_HIDDEN int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);

@@ -9,7 +9,7 @@
  * A new kind is a row in event_kinds.h (an extension kind: LUDUS__EXT_KINDS)
  * and, when it is a new normalised kind, a row in LUDUS__NEV_KINDS here; a
  * new field type is the only thing that adds a case to a switch
- * (event_fields.c, block_codec.c). */
+ * (normalize.c's on_pass, block_codec.c). */
 #ifndef LUDUS_EVENT_TABLE_H
 #define LUDUS_EVENT_TABLE_H
 
@@ -30,9 +30,10 @@ enum {
 };
 
 /* Field types: how one half of a payload slot is held (the u64 "value"
- * half, or the word half). What a field type means is written once, in
- * event_fields.c (its site key, its check, where the normalised event
- * takes it) and in block_codec.c (its compact encoding).
+ * half, or the word half). What a field type means is written once: here
+ * (its site key, ludus__field_key; its data, ludus__field_has_data), in
+ * normalize.c's on_pass (where the normalised event takes it) and in
+ * block_codec.c (its compact encoding).
  *   ZERO       nothing (0)
  *   U64        a number
  *   I64        a signed number

@@ -871,6 +871,14 @@ static void scan_run_no_begins(ludus__nev_iter *it, const ludus__run *run) {
     scan_run_k(it, run, 0, 0);
 }
 
+/* Every event through step(): the reference the inline loop must equal
+ * (ludus__nev_slow_path, for tests). */
+static void scan_run_slow(ludus__nev_iter *it, const ludus__run *run) {
+    size_t pos = it->pos;
+    while (pos < run->n && it->rn < LUDUS__NEV_BATCH && !it->oom) pos = step(it, run, pos);
+    it->pos = pos;
+}
+
 /* The next raw batch into it->rb; 0 at the end of the stream. */
 static uint32_t fill_raw(ludus__nev_iter *it) {
     it->rn = it->rpos = 0;
@@ -878,6 +886,8 @@ static uint32_t fill_raw(ludus__nev_iter *it) {
         const ludus__run *run = current_run(it);
         if (run && it->deciding) {
             scan_run_deciding(it, run);
+        } else if (run && it->slow_path) {
+            scan_run_slow(it, run);
         } else if (run && it->no_begins) {
             scan_run_no_begins(it, run);
         } else if (run) {
@@ -921,6 +931,10 @@ int ludus__nev_fill(ludus__nev_iter *it) {
 
 void ludus__nev_no_begins(ludus__nev_iter *it) {
     if (!it->c->cut && it->th->no_flows) it->no_begins = 1;
+}
+
+void ludus__nev_slow_path(ludus__nev_iter *it) {
+    it->slow_path = 1;
 }
 
 int ludus__nev_error(const ludus__nev_iter *it) {

@@ -280,7 +280,7 @@ LUDUS_HIDDEN const ludus_site *ludus__names_intern_in(ludus__name_table *t, cons
 LUDUS_HIDDEN uintptr_t ludus__dyn_begin_in(const char *name, const char *category, const ludus_site *if_full);
 /* 1 when p is one of t's descriptors (it lives as long as t). */
 LUDUS_HIDDEN int ludus__names_contains(const ludus__name_table *t, const void *p);
-/* fork (capture/fork.c): the registered-site table locked across fork and
+/* fork (threads.c's fork handlers): the registered-site table locked across fork and
  * made usable again in the child. */
 LUDUS_HIDDEN void ludus__sites_fork_lock(void);
 LUDUS_HIDDEN void ludus__sites_fork_unlock(void);

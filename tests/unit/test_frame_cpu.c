@@ -51,36 +51,48 @@ static void record(void) {
 }
 
 static void check_frames(ludus_analysis *a, int64_t cpu_out[9]) {
-    assert_int_equal(ludus_analysis_frame_count(a), 10); /* the lead-in, 8 frames, the tail */
+    lt_check_u64("frames (the lead-in, 8 frames, the tail)", 10, ludus_analysis_frame_count(a));
     for (uint64_t f = 1; f <= 8; f++) {
         ludus_frame_info fi;
-        assert_int_equal(ludus_analysis_frame(a, f, &fi), 0);
+        lt_check_i64(lt_what("ludus_analysis_frame of frame %llu", (unsigned long long)f), 0,
+                     ludus_analysis_frame(a, f, &fi));
         int64_t wall = fi.end_ns - fi.begin_ns;
         cpu_out[f] = fi.cpu_ns;
         if (f <= 4) {
-            assert_true(fi.cpu_ns >= 10000000); /* the spin's own clock: at least 10 ms */
+            /* the spin's own clock: at least 10 ms */
+            lt_check(lt_what("frame %llu (a spin): CPU %lld ns, at least 10 ms", (unsigned long long)f,
+                             (long long)fi.cpu_ns),
+                     fi.cpu_ns >= 10000000);
             /* qemu-user's thread clock counts its translation too, against a
              * counter it emulates: no bound against the wall there */
             const char *emu = getenv("LUDUS_TEST_EMULATOR");
-            if (!emu || !*emu) assert_true(fi.cpu_ns <= wall + 1000000);
+            if (!emu || !*emu)
+                lt_check(lt_what("frame %llu (a spin): CPU %lld ns within its wall %lld ns + 1 ms",
+                                 (unsigned long long)f, (long long)fi.cpu_ns, (long long)wall),
+                         fi.cpu_ns <= wall + 1000000);
         } else {
-            assert_true(wall >= 20000000);
-            assert_true(fi.cpu_ns >= 0 && fi.cpu_ns < wall / 2); /* asleep: little CPU */
+            lt_check(
+                lt_what("frame %llu (a sleep): wall %lld ns, at least 20 ms", (unsigned long long)f, (long long)wall),
+                wall >= 20000000);
+            /* asleep: little CPU */
+            lt_check(lt_what("frame %llu (a sleep): CPU %lld ns, under half its wall %lld ns", (unsigned long long)f,
+                             (long long)fi.cpu_ns, (long long)wall),
+                     fi.cpu_ns >= 0 && fi.cpu_ns < wall / 2);
         }
     }
     ludus_frame_info fi;
-    assert_int_equal(ludus_analysis_frame(a, 0, &fi), 0);
-    assert_int_equal(fi.cpu_ns, -1); /* the lead-in has no CPU time of its own */
+    lt_check_i64("ludus_analysis_frame of the lead-in", 0, ludus_analysis_frame(a, 0, &fi));
+    lt_check_i64("the lead-in's CPU time (none of its own)", -1, fi.cpu_ns);
     ludus_analysis_summary s;
     ludus_analysis_get_summary(a, &s);
-    assert_int_equal(s.frame_cpu.count, 8);
+    lt_check_u64("frames with a CPU time in the summary", 8, s.frame_cpu.count);
 }
 
 static void test_frame_cpu_recorded(void **state) {
     (void)state;
     record();
     ludus_capture_summary cs = lt_summary();
-    assert_int_equal(cs.unknown_events, 0);
+    lt_check_u64("unknown events", 0, cs.unknown_events);
     ludus_analysis *a = NULL;
     assert_int_equal(lt_analyze_last(NULL, &a), 0);
     int64_t live[9], file[9];
@@ -89,7 +101,7 @@ static void test_frame_cpu_recorded(void **state) {
     /* a mark and its CPU time count as one event: 9 marks, 8 scopes (16 events) */
     ludus_thread_summary ts;
     assert_int_equal(lt_last_thread(0, &ts), 0);
-    assert_int_equal(cs.events, 9 + 16);
+    lt_check_u64("events (9 marks, 8 scopes)", 9 + 16, cs.events);
     /* the .ludus file holds the same */
     char dir[256], path[512];
     assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "ludus-frame-cpu"), 0);
@@ -99,13 +111,13 @@ static void test_frame_cpu_recorded(void **state) {
     assert_int_equal(ludus_capture_open(path, &c), 0);
     assert_int_equal(ludus_analysis_create(c, NULL, &a), 0);
     check_frames(a, file);
-    for (int f = 1; f <= 8; f++) assert_int_equal(live[f], file[f]);
+    for (int f = 1; f <= 8; f++) lt_check_i64(lt_what("frame %d's CPU time read from the file", f), live[f], file[f]);
     ludus_analysis_destroy(a);
     ludus_capture_release(c);
     /* the exports leave it out and still parse */
     lt_trace t;
     lt_trace_load(&t);
-    assert_int_equal(lt_count(&t, 'B', "Spin"), 4);
+    lt_check_u64("Spin slices in the JSON export", 4, lt_count(&t, 'B', "Spin"));
     lt_trace_free(&t);
     snprintf(path, sizeof path, "%s/cpu.pftrace", dir);
     assert_int_equal(lt_save_last(LUDUS_FORMAT_PFTRACE, 0, path), 0);

@@ -23,22 +23,22 @@ static void test_single_scope(void **state) {
     }
     lt_end();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.events, 2);
-    assert_int_equal(s.dropped, 0);
-    assert_int_equal(s.incomplete, 0);
+    lt_check_u64("s.events", 2, s.events);
+    lt_check_u64("s.dropped", 0, s.dropped);
+    lt_check_u64("s.incomplete", 0, s.incomplete);
     ludus_thread_summary th;
     assert_true(lt_thread_index(lt_gettid(), &th) >= 0);
-    assert_int_equal(th.events, 2);
-    assert_int_equal(th.exited, 0);
+    lt_check_u64("th.events", 2, th.events);
+    lt_check_u64("th.exited", 0, th.exited);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(t.n_B, 1);
-    assert_int_equal(t.n_E, 1);
+    lt_check_u64("t.n_B", 1, t.n_B);
+    lt_check_u64("t.n_E", 1, t.n_E);
     long b = lt_find(&t, 0, 'B', "Single");
     assert_true(b >= 0);
     assert_string_equal(t.ev[b].cat, "default"); /* no category: the kind's, as .pftrace has it */
-    assert_int_equal(t.ev[b].tid, lt_gettid());
+    lt_check_i64("t.ev[b].tid", lt_gettid(), t.ev[b].tid);
     long e = lt_match_end(&t, (size_t)b);
     assert_true(e > b);
     assert_false(t.ev[e].incomplete);
@@ -72,12 +72,12 @@ static void test_macro_spellings(void **state) {
     b = lt_find(&t, 0, 'B', "Token");
     assert_true(b >= 0);
     assert_string_equal(t.ev[b].cat, "Cat Literal");
-    assert_int_equal(lt_count(&t, 'B', "named_function"), 1);
-    assert_int_equal(lt_count(&t, 'I', "Marked"), 1);
-    assert_int_equal(lt_count(&t, 'I', "Mark literal"), 1);
-    assert_int_equal(lt_count(&t, 'B', "FineAtLevel1"), 0);
-    assert_int_equal(t.n_B, 3);
-    assert_int_equal(lt_summary().events, 8);
+    lt_check_u64("lt_count(&t, 'B', \"named_function\")", 1, lt_count(&t, 'B', "named_function"));
+    lt_check_u64("lt_count(&t, 'I', \"Marked\")", 1, lt_count(&t, 'I', "Marked"));
+    lt_check_u64("lt_count(&t, 'I', \"Mark literal\")", 1, lt_count(&t, 'I', "Mark literal"));
+    lt_check_u64("lt_count(&t, 'B', \"FineAtLevel1\")", 0, lt_count(&t, 'B', "FineAtLevel1"));
+    lt_check_u64("t.n_B", 3, t.n_B);
+    lt_check_u64("lt_summary().events", 8, lt_summary().events);
     lt_trace_free(&t);
 }
 
@@ -101,7 +101,7 @@ static void test_scopes_on_one_line(void **state) {
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(t.n_B, 5);
+    lt_check_u64("t.n_B", 5, t.n_B);
     long a = lt_find(&t, 0, 'B', "OuterA"), b = lt_find(&t, 0, 'B', "InnerB"), c = lt_find(&t, 0, 'B', "InnerC");
     long d = lt_find(&t, 0, 'B', "InnerD"), e = lt_find(&t, 0, 'B', "InnerE");
     assert_true(a >= 0 && b > a && c > b && d > c && e > d);
@@ -137,11 +137,11 @@ static void test_nested(void **state) {
     long oe = lt_match_end(&t, (size_t)o), me = lt_match_end(&t, (size_t)m);
     long ie = lt_match_end(&t, (size_t)i), se = lt_match_end(&t, (size_t)s);
     /* stream order: B O, B M, B I, E I, E M, B S, E S, E O */
-    assert_int_equal(ie, i + 1);
-    assert_int_equal(me, ie + 1);
-    assert_int_equal(s, me + 1);
-    assert_int_equal(se, s + 1);
-    assert_int_equal(oe, se + 1);
+    lt_check_i64("ie", i + 1, ie);
+    lt_check_i64("me", ie + 1, me);
+    lt_check_i64("s", me + 1, s);
+    lt_check_i64("se", s + 1, se);
+    lt_check_i64("oe", se + 1, oe);
     /* containment in time */
     assert_true(t.ev[o].ts_ns <= t.ev[m].ts_ns && t.ev[m].ts_ns <= t.ev[i].ts_ns);
     assert_true(t.ev[ie].ts_ns <= t.ev[me].ts_ns && t.ev[me].ts_ns <= t.ev[oe].ts_ns);
@@ -158,20 +158,21 @@ static void test_recursive(void **state) {
     (void)state;
     enum { DEPTH = 100 };
     lt_begin(NULL);
-    assert_int_equal(recurse(DEPTH), DEPTH);
+    lt_check_i64("recurse(DEPTH)", DEPTH, recurse(DEPTH));
     lt_end();
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(lt_count(&t, 'B', "Recurse"), DEPTH);
+    lt_check_u64("lt_count(&t, 'B', \"Recurse\")", DEPTH, lt_count(&t, 'B', "Recurse"));
     /* DEPTH nested slices: all begins first, then all ends, each B's end is
      * the mirror position */
     long first = lt_find(&t, 0, 'B', "Recurse");
     for (long k = 0; k < DEPTH; k++) {
-        assert_int_equal(t.ev[first + k].ph, 'B');
-        assert_int_equal(lt_match_end(&t, (size_t)(first + k)), first + 2 * DEPTH - 1 - k);
+        lt_check_i64("t.ev[first + k].ph", 'B', t.ev[first + k].ph);
+        lt_check_i64("lt_match_end(&t, (size_t)(first + k))", first + 2 * DEPTH - 1 - k,
+                     lt_match_end(&t, (size_t)(first + k)));
     }
-    assert_int_equal(lt_summary().events, 2 * DEPTH);
+    lt_check_u64("lt_summary().events", 2 * DEPTH, lt_summary().events);
     lt_trace_free(&t);
 }
 
@@ -187,7 +188,7 @@ static void test_early_exits(void **state) {
     lt_begin(NULL);
     {
         LUDUS_PROFILE_SCOPE(Outer);
-        assert_int_equal(early_return(1), 1);
+        lt_check_i64("early_return(1)", 1, early_return(1));
         LUDUS_PROFILE_MARK(AfterReturn);
         for (int i = 0; i < 10; i++) {
             LUDUS_PROFILE_SCOPE(LoopBody);
@@ -209,8 +210,8 @@ static void test_early_exits(void **state) {
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(lt_count(&t, 'I', "NotReached"), 0);
-    assert_int_equal(lt_count(&t, 'B', "LoopBody"), 4); /* i = 0..3 */
+    lt_check_u64("lt_count(&t, 'I', \"NotReached\")", 0, lt_count(&t, 'I', "NotReached"));
+    lt_check_u64("lt_count(&t, 'B', \"LoopBody\")", 4, lt_count(&t, 'B', "LoopBody")); /* i = 0..3 */
     long er = lt_find(&t, 0, 'B', "EarlyReturn");
     long ar = lt_find(&t, 0, 'I', "AfterReturn");
     assert_true(er >= 0 && ar > er);
@@ -221,19 +222,19 @@ static void test_early_exits(void **state) {
     long lb = -1;
     for (long k = 0; (k = lt_find(&t, (size_t)k, 'B', "LoopBody")) >= 0; k++) {
         long ke = lt_match_end(&t, (size_t)k);
-        assert_int_equal(ke, k + 1); /* each iteration's scope closed in it */
+        lt_check_i64("ke", k + 1, ke); /* each iteration's scope closed in it */
         lb = ke;
     }
     assert_true(lb < ab);
     long g = lt_find(&t, 0, 'B', "GotoScope");
     long ag = lt_find(&t, 0, 'I', "AfterGoto");
     long ge = lt_match_end(&t, (size_t)g);
-    assert_int_equal(ge, g + 1);
+    lt_check_i64("ge", g + 1, ge);
     assert_true(ge < ag);
     assert_true(t.ev[ge].ts_ns - t.ev[g].ts_ns >= 500);
     long o = lt_find(&t, 0, 'B', "Outer");
     long oe = lt_match_end(&t, (size_t)o);
-    assert_int_equal(oe, ag + 1); /* Outer closes last */
+    lt_check_i64("oe", ag + 1, oe); /* Outer closes last */
     assert_true(t.ev[oe].ts_ns - t.ev[ag].ts_ns >= 500);
     lt_trace_free(&t);
 }
@@ -248,19 +249,20 @@ static void test_frames(void **state) {
     }
     lt_end();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.frames, FRAMES);
+    lt_check_u64("frames in the summary", FRAMES, s.frames);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(t.n_frame, FRAMES);
+    lt_check_u64("frame marks in the JSON export", FRAMES, t.n_frame);
     int64_t want = 1;
     for (size_t i = 0; i < t.n; i++) {
         if (t.ev[i].ph != 'I' || t.ev[i].frame < 0) continue;
-        assert_string_equal(t.ev[i].name, "Frame");
-        assert_int_equal(t.ev[i].frame, want); /* numbered 1.. in order */
-        want++;
+        lt_check_str(lt_what("the name of frame mark %lld (event %zu)", (long long)want, i), "Frame", t.ev[i].name);
+        /* numbered 1.. in order */
+        lt_check_i64(lt_what("the number of frame mark %lld (event %zu)", (long long)want, i), want, t.ev[i].frame);
         /* each frame mark follows its frame's work */
-        assert_int_equal(t.ev[i - 1].ph, 'E');
+        lt_check_i64(lt_what("the phase of the event before frame mark %lld", (long long)want), 'E', t.ev[i - 1].ph);
+        want++;
     }
     /* a second capture numbers its frames from 1 again */
     lt_begin(NULL);
@@ -270,9 +272,10 @@ static void test_frames(void **state) {
     lt_trace_free(&t);
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(t.n_frame, 2);
+    lt_check_u64("frame marks of the second capture", 2, t.n_frame);
     long f = lt_find(&t, 0, 'I', "Frame");
-    assert_int_equal(t.ev[f].frame, 1);
+    lt_check("the second capture has a frame mark", f >= 0);
+    lt_check_i64("the second capture's first frame number", 1, t.ev[f].frame);
     lt_trace_free(&t);
 }
 
@@ -287,18 +290,18 @@ static void test_incomplete(void **state) {
     }
     LUDUS_PROFILE_END(); /* after the capture: pops the span, records nothing */
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.incomplete, 2);
+    lt_check_u64("s.incomplete", 2, s.incomplete);
     ludus_thread_summary th;
     assert_true(lt_thread_index(lt_gettid(), &th) >= 0);
-    assert_int_equal(th.incomplete, 2);
+    lt_check_u64("th.incomplete", 2, th.incomplete);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(t.n_E_incomplete, 2);
+    lt_check_u64("t.n_E_incomplete", 2, t.n_E_incomplete);
     long b = lt_find(&t, 0, 'B', "OpenSpan");
     long e = lt_match_end(&t, (size_t)b);
     assert_true(t.ev[e].incomplete);
-    assert_int_equal(t.ev[e].ts_ns, s.end_ns - s.start_ns); /* closed at capture end */
+    lt_check_i64("t.ev[e].ts_ns", s.end_ns - s.start_ns, t.ev[e].ts_ns); /* closed at capture end */
     long c = lt_find(&t, 0, 'B', "Closed");
     assert_false(t.ev[lt_match_end(&t, (size_t)c)].incomplete);
     long l = lt_find(&t, 0, 'B', "OpenLexical");
@@ -320,14 +323,14 @@ static void test_lexical_across_captures(void **state) {
     LUDUS_PROFILE_MARK(After);
     lt_end();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.orphan_ends, 1);
-    assert_int_equal(s.incomplete, 0);
-    assert_int_equal(s.events, 2);
+    lt_check_u64("s.orphan_ends", 1, s.orphan_ends);
+    lt_check_u64("s.incomplete", 0, s.incomplete);
+    lt_check_u64("s.events", 2, s.events);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(t.n_B + t.n_E, 0);
-    assert_int_equal(t.n_i, 2);
+    lt_check_u64("t.n_B + t.n_E", 0, t.n_B + t.n_E);
+    lt_check_u64("t.n_i", 2, t.n_i);
     lt_trace_free(&t);
 }
 
@@ -338,7 +341,7 @@ static void test_restart(void **state) {
         LUDUS_PROFILE_SCOPE(First);
     }
     lt_end();
-    assert_int_equal(lt_summary().events, 6);
+    lt_check_u64("lt_summary().events", 6, lt_summary().events);
     for (int i = 0; i < 5; i++) {
         LUDUS_PROFILE_SCOPE(BetweenCaptures); /* disarmed: not recorded anywhere */
     }
@@ -348,13 +351,13 @@ static void test_restart(void **state) {
     }
     lt_end();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.events, 4);
+    lt_check_u64("s.events", 4, s.events);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(lt_count(&t, 'B', "First"), 0);
-    assert_int_equal(lt_count(&t, 'B', "BetweenCaptures"), 0);
-    assert_int_equal(lt_count(&t, 'B', "Second"), 2);
+    lt_check_u64("lt_count(&t, 'B', \"First\")", 0, lt_count(&t, 'B', "First"));
+    lt_check_u64("lt_count(&t, 'B', \"BetweenCaptures\")", 0, lt_count(&t, 'B', "BetweenCaptures"));
+    lt_check_u64("lt_count(&t, 'B', \"Second\")", 2, lt_count(&t, 'B', "Second"));
     lt_trace_free(&t);
     /* many short captures back to back */
     for (int k = 0; k < 50; k++) {
@@ -363,26 +366,26 @@ static void test_restart(void **state) {
             LUDUS_PROFILE_SCOPE(Again);
         }
         lt_end();
-        assert_int_equal(lt_summary().events, 2 * (uint64_t)(k % 5 + 1));
+        lt_check_u64("lt_summary().events", 2 * (uint64_t)(k % 5 + 1), lt_summary().events);
     }
 }
 
 static void test_disarmed_records_nothing(void **state) {
     (void)state;
-    assert_int_equal(ludus_capture_active(), 0);
+    lt_check_i64("ludus_capture_active()", 0, ludus_capture_active());
     {
         LUDUS_PROFILE_SCOPE(Idle);
         LUDUS_PROFILE_MARK(Idle);
         LUDUS_PROFILE_FRAME();
-        assert_int_equal(LUDUS_PROFILE_FLOW_OUT(Idle), 0);
+        lt_check_i64("LUDUS_PROFILE_FLOW_OUT(Idle)", 0, LUDUS_PROFILE_FLOW_OUT(Idle));
     }
     lt_begin(NULL);
-    assert_int_equal(ludus_capture_active(), 1);
+    lt_check_i64("ludus_capture_active()", 1, ludus_capture_active());
     LUDUS_PROFILE_MARK(Only);
     lt_end();
-    assert_int_equal(ludus_capture_active(), 0);
-    assert_int_equal(lt_summary().events, 1);
-    assert_int_equal(lt_summary().frames, 0);
+    lt_check_i64("ludus_capture_active()", 0, ludus_capture_active());
+    lt_check_u64("lt_summary().events", 1, lt_summary().events);
+    lt_check_u64("lt_summary().frames", 0, lt_summary().frames);
 }
 
 int main(void) {

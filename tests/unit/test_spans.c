@@ -38,18 +38,18 @@ static void test_spans_nest_with_scopes(void **state) {
     LUDUS_PROFILE_END(); /* closes SpanA */
     lt_end();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.events, 6);
-    assert_int_equal(s.incomplete, 0);
-    assert_int_equal(s.mismatched, 0);
+    lt_check_u64("s.events", 6, s.events);
+    lt_check_u64("s.incomplete", 0, s.incomplete);
+    lt_check_u64("s.mismatched", 0, s.mismatched);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
     long a = lt_find(&t, 0, 'B', "SpanA"), l = lt_find(&t, 0, 'B', "Lexical");
     long b = lt_find(&t, 0, 'B', "SpanB");
     assert_true(a >= 0 && l == a + 1 && b == l + 1);
-    assert_int_equal(lt_match_end(&t, (size_t)b), b + 1);
-    assert_int_equal(lt_match_end(&t, (size_t)l), b + 2);
-    assert_int_equal(lt_match_end(&t, (size_t)a), b + 3);
+    lt_check_i64("lt_match_end(&t, (size_t)b)", b + 1, lt_match_end(&t, (size_t)b));
+    lt_check_i64("lt_match_end(&t, (size_t)l)", b + 2, lt_match_end(&t, (size_t)l));
+    lt_check_i64("lt_match_end(&t, (size_t)a)", b + 3, lt_match_end(&t, (size_t)a));
     /* all on the thread's own track: they nest */
     assert_true(t.ev[a].tid == lt_gettid() && t.ev[b].tid == lt_gettid());
     lt_trace_free(&t);
@@ -72,8 +72,8 @@ static void test_end_closes_its_span_not_the_scope(void **state) {
     int64_t t1 = lt_now_ns();
     lt_end();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.events, 4);
-    assert_int_equal(s.incomplete + s.unwound + s.mismatched, 0);
+    lt_check_u64("s.events", 4, s.events);
+    lt_check_u64("s.incomplete + s.unwound + s.mismatched", 0, s.incomplete + s.unwound + s.mismatched);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
@@ -87,11 +87,11 @@ static void test_end_closes_its_span_not_the_scope(void **state) {
     assert_true(fe - fb >= 500000); /* Frame: both spins */
     assert_true(fe > se);
     assert_true(fe - fb <= t1 - t0);
-    assert_int_equal(ftid, lt_gettid()); /* the scope stays on the thread's track */
-    assert_true(stid != ftid);           /* the span that does not nest moves to a lane */
+    lt_check_i64("ftid", lt_gettid(), ftid); /* the scope stays on the thread's track */
+    assert_true(stid != ftid);               /* the span that does not nest moves to a lane */
     ludus_thread_summary th;
     lt_thread_index(lt_gettid(), &th);
-    assert_int_equal(th.span_lanes, 1);
+    lt_check_u64("th.span_lanes", 1, th.span_lanes);
     lt_trace_free(&t);
 }
 
@@ -119,8 +119,8 @@ static void test_script_vm_out_of_order(void **state) {
     }
     lt_end();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.events, 2 + 2 + 6);
-    assert_int_equal(s.incomplete + s.unwound + s.mismatched, 0);
+    lt_check_u64("s.events", 2 + 2 + 6, s.events);
+    lt_check_u64("s.incomplete + s.unwound + s.mismatched", 0, s.incomplete + s.unwound + s.mismatched);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
@@ -151,16 +151,17 @@ static void test_mismatched_end(void **state) {
     ludus_span_end_site(a);
     lt_end();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.mismatched, 2);
-    assert_int_equal(s.incomplete, 0);
-    assert_int_equal(s.events, 4 + 2); /* 2 spans (4), 2 mismatched ends recorded */
+    lt_check_u64("s.mismatched", 2, s.mismatched);
+    lt_check_u64("s.incomplete", 0, s.incomplete);
+    lt_check_u64("s.events", 4 + 2, s.events); /* 2 spans (4), 2 mismatched ends recorded */
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(t.n_mismatch, 2);
-    assert_int_equal(lt_count(&t, 'B', "span a"), 2);
-    assert_int_equal(lt_count(&t, 'I', "<span end without begin>"), 1); /* END with nothing open */
-    assert_int_equal(lt_count(&t, 'I', "never begun"), 1);              /* named by its site */
+    lt_check_u64("t.n_mismatch", 2, t.n_mismatch);
+    lt_check_u64("lt_count(&t, 'B', \"span a\")", 2, lt_count(&t, 'B', "span a"));
+    lt_check_u64("lt_count(&t, 'I', \"<span end without begin>\")", 1,
+                 lt_count(&t, 'I', "<span end without begin>"));                             /* END with nothing open */
+    lt_check_u64("lt_count(&t, 'I', \"never begun\")", 1, lt_count(&t, 'I', "never begun")); /* named by its site */
     lt_trace_free(&t);
 }
 
@@ -171,20 +172,20 @@ static void test_orphan_span_end(void **state) {
     lt_begin(NULL);
     LUDUS_PROFILE_BEGIN(SpansCaptures);
     lt_end();
-    assert_int_equal(lt_summary().incomplete, 1);
+    lt_check_u64("lt_summary().incomplete", 1, lt_summary().incomplete);
     lt_begin(NULL);
     LUDUS_PROFILE_END();
     LUDUS_PROFILE_MARK(Second);
     lt_end();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.orphan_ends, 1);
+    lt_check_u64("s.orphan_ends", 1, s.orphan_ends);
     ludus_thread_summary th;
     assert_true(lt_thread_index(lt_gettid(), &th) >= 0);
-    assert_int_equal(th.orphan_ends, 1);
+    lt_check_u64("th.orphan_ends", 1, th.orphan_ends);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(t.n_E, 0);
+    lt_check_u64("t.n_E", 0, t.n_E);
     lt_trace_free(&t);
 }
 

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "capture/capture_internal.h"
+#include "nev_check.h"
 
 static void record_begin(void) {
     ludus_capture_desc d;
@@ -30,29 +31,6 @@ static ludus_capture *record_end(void) {
     return c;
 }
 
-/* The stream of thread t, every event (no_begins: asked without begins). */
-static ludus__nev *stream_of(ludus_capture *c, uint32_t t, int no_begins, size_t *n) {
-    ludus__nev_iter it;
-    ludus__nev e;
-    size_t cap = 64, k = 0;
-    ludus__nev *v = malloc(cap * sizeof *v);
-    assert_non_null(v);
-    assert_int_equal(ludus__nev_init(&it, c, t), 0);
-    if (no_begins) ludus__nev_no_begins(&it);
-    while (ludus__nev_next(&it, &e)) {
-        if (k == cap) {
-            cap *= 2;
-            v = realloc(v, cap * sizeof *v);
-            assert_non_null(v);
-        }
-        v[k++] = e;
-    }
-    assert_int_equal(ludus__nev_error(&it), 0);
-    ludus__nev_free(&it);
-    *n = k;
-    return v;
-}
-
 static size_t count_begins(const ludus__nev *v, size_t n) {
     size_t b = 0;
     for (size_t i = 0; i < n; i++) b += v[i].kind == LUDUS_NEV_BEGIN;
@@ -65,17 +43,17 @@ static size_t count_begins(const ludus__nev *v, size_t n) {
 static size_t compare(ludus_capture *c, int want_dropped) {
     size_t begins = 0;
     for (uint32_t t = 0; t < c->nthreads; t++) {
-        size_t nf, nb, j = 0;
-        ludus__nev *full = stream_of(c, t, 0, &nf), *lean = stream_of(c, t, 1, &nb);
+        size_t nf, nb, nk = 0;
+        ludus__nev *full = lt_nev_stream(c, t, 0, &nf), *lean = lt_nev_stream(c, t, LT_NEV_NO_BEGINS, &nb);
         begins += count_begins(full, nf);
-        for (size_t i = 0; i < nf; i++) {
-            if (want_dropped && full[i].kind == LUDUS_NEV_BEGIN) continue;
-            if (j == nb) fail_msg("thread %u: the stream without begins ends early at %zu", t, i);
-            if (memcmp(&full[i], &lean[j], sizeof full[i]) != 0)
-                fail_msg("thread %u: event %zu (kind %u) differs without begins", t, i, full[i].kind);
-            j++;
-        }
-        assert_int_equal(j, nb);
+        /* the full stream less its begins, when they are to be dropped */
+        ludus__nev *kept = malloc((nf ? nf : 1) * sizeof *kept);
+        assert_non_null(kept);
+        for (size_t i = 0; i < nf; i++)
+            if (!want_dropped || full[i].kind != LUDUS_NEV_BEGIN) kept[nk++] = full[i];
+        lt_nev_same(c, t, want_dropped ? "the full stream less its begins" : "the full stream", kept, nk,
+                    "the stream without begins", lean, nb);
+        free(kept);
         free(full);
         free(lean);
     }
@@ -119,8 +97,8 @@ static void test_without_begins_is_the_stream_less_them(void **state) {
     }
     LUDUS_PROFILE_BEGIN(LeftOpen); /* closed at capture end: incomplete */
     ludus_capture *c = record_end();
-    assert_true(compare(c, 1) > 300 * 8);
-    for (uint32_t t = 0; t < c->nthreads; t++) assert_true(c->threads[t].no_flows);
+    lt_check("begins in the full stream (more than 300 x 8)", compare(c, 1) > 300 * 8);
+    for (uint32_t t = 0; t < c->nthreads; t++) lt_check(lt_what("thread %u has no flow", t), c->threads[t].no_flows);
     ludus_capture_release(c);
 }
 
@@ -134,7 +112,7 @@ static void test_a_thread_with_a_flow_keeps_them(void **state) {
         LUDUS_PROFILE_FLOW_IN(id);
     }
     ludus_capture *c = record_end();
-    assert_true(compare(c, 0) >= 20);
+    lt_check("begins in the full stream (at least 20)", compare(c, 0) >= 20);
     ludus_capture_release(c);
 }
 

@@ -75,21 +75,21 @@ static void test_pcall_errors_detected_at_enclosing_end(void **state) {
     int failures = 0;
     for (int i = 0; i < CALLS; i++) failures += vm_pcall(DEPTH, i % 2 ? 3 : DEPTH + 1);
     lt_end();
-    assert_int_equal(failures, CALLS / 2);
+    lt_check_i64("failures", CALLS / 2, failures);
     ludus_capture_summary s = lt_summary();
     /* A throw at depth 3 skips the ends of DEPTH - 3 + 1 vm_call scopes. */
     uint64_t skipped = (uint64_t)(CALLS / 2) * (DEPTH - 3 + 1);
-    assert_int_equal(s.unwound, skipped);
-    assert_int_equal(s.dropped, 0);
-    assert_int_equal(s.incomplete, 0);
+    lt_check_u64("s.unwound", skipped, s.unwound);
+    lt_check_u64("s.dropped", 0, s.dropped);
+    lt_check_u64("s.incomplete", 0, s.incomplete);
     ludus_thread_summary th;
     assert_true(lt_thread_index(lt_gettid(), &th) >= 0);
-    assert_int_equal(th.unwound, skipped);
+    lt_check_u64("th.unwound", skipped, th.unwound);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1); /* every slice nests */
-    assert_int_equal(count_flag(&t, "vm_call", 1), skipped);
-    assert_int_equal(count_flag(&t, "vm_pcall", 1), 0);
+    lt_check_i64("count_flag(&t, \"vm_call\", 1)", skipped, count_flag(&t, "vm_call", 1));
+    lt_check_i64("count_flag(&t, \"vm_pcall\", 1)", 0, count_flag(&t, "vm_pcall", 1));
     /* each pcall's skipped scopes end where the pcall ends: nested inside it */
     for (size_t i = 0; i < t.n; i++) {
         if (t.ev[i].ph != 'B' || strcmp(t.ev[i].name, "vm_pcall") != 0) continue;
@@ -99,10 +99,10 @@ static void test_pcall_errors_detected_at_enclosing_end(void **state) {
     lt_trace_free(&t);
     /* The analysis counts them, without a duration. */
     ludus_analysis *a;
-    assert_int_equal(lt_analyze_last(NULL, &a), 0);
+    lt_check_i64("lt_analyze_last(NULL, &a)", 0, lt_analyze_last(NULL, &a));
     const ludus_site_stats *vs = ludus_analysis_site(a, (uint32_t)ludus_analysis_find_site(a, "vm_call"));
-    assert_int_equal(vs->unwound, skipped);
-    assert_int_equal(vs->calls, (uint64_t)CALLS / 2 * (DEPTH + 1)); /* the calls that returned */
+    lt_check_i64("vs->unwound", skipped, vs->unwound);
+    lt_check_i64("vs->calls", (uint64_t)CALLS / 2 * (DEPTH + 1), vs->calls); /* the calls that returned */
     ludus_analysis_destroy(a);
 }
 
@@ -120,11 +120,11 @@ static void test_no_drop_storm(void **state) {
     }
     lt_end();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.dropped, 0);
-    assert_int_equal(s.unwound, 20000u * 11u);
+    lt_check_u64("s.dropped", 0, s.dropped);
+    lt_check_u64("s.unwound", 20000u * 11u, s.unwound);
     lt_trace t;
     lt_trace_load(&t);
-    assert_int_equal(lt_count(&t, 'B', "after"), 20000);
+    lt_check_u64("lt_count(&t, 'B', \"after\")", 20000, lt_count(&t, 'B', "after"));
     lt_trace_free(&t);
 }
 
@@ -141,27 +141,28 @@ static void test_deep_throw_closes_thousands_at_once(void **state) {
     for (int i = 0; i < BEFORE; i++) {
         LUDUS_PROFILE_SCOPE(before);
     }
-    assert_int_equal(vm_pcall(DEPTH, 0), 1);
+    lt_check_i64("vm_pcall(DEPTH, 0)", 1, vm_pcall(DEPTH, 0));
     for (int i = 0; i < AFTER; i++) {
         LUDUS_PROFILE_SCOPE(after);
     }
     lt_end();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.dropped, 0);
-    assert_int_equal(s.unwound, (uint64_t)DEPTH + 1);
+    lt_check_u64("s.dropped", 0, s.dropped);
+    lt_check_u64("s.unwound", (uint64_t)DEPTH + 1, s.unwound);
     for (int fmt = 0; fmt < 2; fmt++) { /* the in-memory capture, then the same saved and opened */
         lt_trace t;
         if (fmt == 0) {
             lt_trace_load(&t);
         } else {
             ludus_capture *c, *f;
-            assert_int_equal(ludus_capture_last(&c), 0);
+            lt_check_i64("ludus_capture_last(&c)", 0, ludus_capture_last(&c));
             char path[] = "/tmp/ludus_deep_throw_XXXXXX";
             int fd = mkstemp(path);
             assert_true(fd >= 0);
             close(fd);
-            assert_int_equal(ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, path), 0);
-            assert_int_equal(ludus_capture_open(path, &f), 0);
+            lt_check_i64("ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, path)", 0,
+                         ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, path));
+            lt_check_i64("ludus_capture_open(path, &f)", 0, ludus_capture_open(path, &f));
             char *json = lt_capture_json(f);
             lt_trace_parse(&t, json);
             free(json);
@@ -170,9 +171,9 @@ static void test_deep_throw_closes_thousands_at_once(void **state) {
             remove(path);
         }
         lt_trace_check(&t, 0);
-        assert_int_equal(count_flag(&t, "vm_call", 1), DEPTH + 1);
-        assert_int_equal(lt_count(&t, 'B', "before"), BEFORE);
-        assert_int_equal(lt_count(&t, 'B', "after"), AFTER);
+        lt_check_i64("count_flag(&t, \"vm_call\", 1)", DEPTH + 1, count_flag(&t, "vm_call", 1));
+        lt_check_u64("lt_count(&t, 'B', \"before\")", BEFORE, lt_count(&t, 'B', "before"));
+        lt_check_u64("lt_count(&t, 'B', \"after\")", AFTER, lt_count(&t, 'B', "after"));
         lt_trace_free(&t);
     }
 }
@@ -202,9 +203,9 @@ static void test_explicit_unwind_point(void **state) {
         }
     }
     lt_end();
-    assert_int_equal(landed, 3);
+    lt_check_i64("landed", 3, landed);
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.unwound, 3 * 5);
+    lt_check_u64("s.unwound", 3 * 5, s.unwound);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
@@ -217,7 +218,7 @@ static void test_explicit_unwind_point(void **state) {
             if (t.ev[k].ph == 'B') depth++;
             if (t.ev[k].ph == 'E') depth--;
         }
-        assert_int_equal(depth, 1); /* only "loop" is open */
+        lt_check_i64("depth", 1, depth); /* only "loop" is open */
     }
     lt_trace_free(&t);
 }
@@ -239,7 +240,7 @@ static void test_unwind_point_before_capture(void **state) {
     handler = prev;
     LUDUS_PROFILE_MARK(done);
     lt_end();
-    assert_int_equal(lt_summary().unwound, 5);
+    lt_check_u64("lt_summary().unwound", 5, lt_summary().unwound);
 }
 
 /* ---- coroutines on stacks of their own (ucontext) ---- */
@@ -283,19 +284,19 @@ static void test_ucontext_coroutine(void **state) {
         swapcontext(&main_ctx, &co_ctx);
     }
     lt_end();
-    assert_int_equal(co_steps, 5);
+    lt_check_i64("co_steps", 5, co_steps);
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.dropped, 0);
+    lt_check_u64("s.dropped", 0, s.dropped);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(lt_count(&t, 'B', "resume"), 6);
-    assert_int_equal(lt_count(&t, 'B', "co_step"), 5);
+    lt_check_u64("lt_count(&t, 'B', \"resume\")", 6, lt_count(&t, 'B', "resume"));
+    lt_check_u64("lt_count(&t, 'B', \"co_step\")", 5, lt_count(&t, 'B', "co_step"));
     lt_trace_free(&t);
-    assert_int_equal(s.events, 2 * 6 + 5); /* the co_step ends are orphans */
-    assert_int_equal(s.unwound, 5);
-    assert_int_equal(s.orphan_ends, 5);
-    assert_int_equal(s.incomplete, 0);
+    lt_check_u64("s.events", 2 * 6 + 5, s.events); /* the co_step ends are orphans */
+    lt_check_u64("s.unwound", 5, s.unwound);
+    lt_check_u64("s.orphan_ends", 5, s.orphan_ends);
+    lt_check_u64("s.incomplete", 0, s.incomplete);
 #endif
 }
 

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "test_check.h" /* lt_check_u64 and friends: assertions that say what they compared */
+
 struct json_object;
 
 /* Growable memory sink for lt_write_last. fail_at > 0 makes the

@@ -36,11 +36,11 @@ static int job_step(job *j) {
 
 static void assert_all_paired(void) {
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.dropped, 0);
-    assert_int_equal(s.orphan_ends, 0);
-    assert_int_equal(s.mismatched, 0);
-    assert_int_equal(s.incomplete, 0);
-    assert_int_equal(s.unwound, 0);
+    lt_check_u64("s.dropped", 0, s.dropped);
+    lt_check_u64("s.orphan_ends", 0, s.orphan_ends);
+    lt_check_u64("s.mismatched", 0, s.mismatched);
+    lt_check_u64("s.incomplete", 0, s.incomplete);
+    lt_check_u64("s.unwound", 0, s.unwound);
 }
 
 static void test_nested_across_functions(void **state) {
@@ -68,11 +68,11 @@ static void test_nested_across_functions(void **state) {
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(lt_count(&t, 'B', "Step"), 4);
-    assert_int_equal(lt_count(&t, 'B', "Broad phase"), 4);
-    assert_int_equal(lt_count(&t, 'B', "JobRun"), 4);
-    assert_int_equal(lt_count(&t, 'B', "LexicalInside"), 4);
-    assert_int_equal(lt_count(&t, 'B', "InnerOfScope"), 4);
+    lt_check_u64("lt_count(&t, 'B', \"Step\")", 4, lt_count(&t, 'B', "Step"));
+    lt_check_u64("lt_count(&t, 'B', \"Broad phase\")", 4, lt_count(&t, 'B', "Broad phase"));
+    lt_check_u64("lt_count(&t, 'B', \"JobRun\")", 4, lt_count(&t, 'B', "JobRun"));
+    lt_check_u64("lt_count(&t, 'B', \"LexicalInside\")", 4, lt_count(&t, 'B', "LexicalInside"));
+    lt_check_u64("lt_count(&t, 'B', \"InnerOfScope\")", 4, lt_count(&t, 'B', "InnerOfScope"));
     long b = lt_find(&t, 0, 'B', "Step");
     assert_true(b >= 0);
     assert_string_equal(t.ev[b].cat, "physics");
@@ -100,8 +100,8 @@ static void test_explicit_stack(void **state) {
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(lt_count(&t, 'B', "Level"), DEPTH);
-    assert_int_equal(t.n_E, DEPTH);
+    lt_check_u64("lt_count(&t, 'B', \"Level\")", DEPTH, lt_count(&t, 'B', "Level"));
+    lt_check_u64("t.n_E", DEPTH, t.n_E);
     lt_trace_free(&t);
 }
 
@@ -117,15 +117,15 @@ static void test_end_skips_inner(void **state) {
     LUDUS_ZONE_END(inner);
     lt_end();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.unwound, 1);
-    assert_int_equal(s.mismatched, 0);
-    assert_int_equal(s.incomplete, 0);
+    lt_check_u64("s.unwound", 1, s.unwound);
+    lt_check_u64("s.mismatched", 0, s.mismatched);
+    lt_check_u64("s.incomplete", 0, s.incomplete);
     lt_trace t;
     lt_trace_load(&t);
     lt_trace_check(&t, 1);
-    assert_int_equal(lt_count(&t, 'B', "Outer"), 1);
-    assert_int_equal(lt_count(&t, 'B', "Inner"), 1);
-    assert_int_equal(t.n_E_unwound, 1);
+    lt_check_u64("lt_count(&t, 'B', \"Outer\")", 1, lt_count(&t, 'B', "Outer"));
+    lt_check_u64("lt_count(&t, 'B', \"Inner\")", 1, lt_count(&t, 'B', "Inner"));
+    lt_check_u64("t.n_E_unwound", 1, t.n_E_unwound);
     lt_trace_free(&t);
 }
 
@@ -143,7 +143,7 @@ static void test_begun_before_capture(void **state) {
     lt_end();
     assert_all_paired();
     ludus_capture_summary s = lt_summary();
-    assert_int_equal(s.events, 2);
+    lt_check_u64("s.events", 2, s.events);
 }
 
 int main(void) {
