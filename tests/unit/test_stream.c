@@ -129,6 +129,28 @@ static void test_longer_than_pool(void **state) {
     assert_int_equal(in.summary.events, r.events);
     assert_int_equal(in.summary.dropped, 0);
     assert_int_equal(in.summary_frame_marks, BATCHES);
+    /* through the index at its end: the same, from the records after the blocks */
+    ludus_capture *ix;
+    assert_int_equal(ludus_capture_open_index(path, &ix), 0);
+    ludus_capture_info ii;
+    assert_int_equal(ludus_capture_get_info(ix, &ii), 0);
+    assert_true(ii.index_only);
+    assert_true(ii.has_summary && ii.streamed);
+    assert_int_equal(ii.threads, 2);
+    assert_int_equal(ii.sites, in.sites);
+    assert_int_equal(ii.blocks, in.blocks);
+    assert_int_equal(ii.slots, in.slots);
+    assert_int_equal(ii.summary.events, r.events);
+    assert_int_equal(ii.summary_frame_marks, BATCHES);
+    assert_int_equal(ii.end_ns, in.end_ns);
+    for (uint32_t k = 0; k < 2; k++) {
+        ludus_thread_summary a, b;
+        assert_int_equal(ludus_capture_get_thread(c, k, &a), 0);
+        assert_int_equal(ludus_capture_get_thread(ix, k, &b), 0);
+        assert_string_equal(a.name, b.name);
+        assert_int_equal(a.events, b.events);
+    }
+    ludus_capture_release(ix);
     char *json = lt_capture_json(c);
     lt_trace t;
     lt_trace_parse(&t, json);
@@ -244,6 +266,14 @@ static void test_kill9(void **state) {
     assert_true(in.stream_cut);
     assert_false(in.has_summary);
     assert_int_equal(in.pid, pid);
+    ludus_capture *ix; /* no index at the end of a file cut short: read whole */
+    assert_int_equal(ludus_capture_open_index(path, &ix), 0);
+    ludus_capture_info ii;
+    assert_int_equal(ludus_capture_get_info(ix, &ii), 0);
+    assert_false(ii.index_only);
+    assert_true(ii.stream_cut);
+    assert_int_equal(ii.summary.events, in.summary.events);
+    ludus_capture_release(ix);
     print_message("killed after frame %d: the file holds %llu frame marks, %llu events\n", shared[1],
                   (unsigned long long)in.summary.frames, (unsigned long long)in.summary.events);
     assert_true(in.summary.frames >= 200);

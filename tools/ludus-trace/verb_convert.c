@@ -1,6 +1,6 @@
 /* ludus-trace convert IN OUT: a capture file (or standard input) to Chrome JSON (.json),
  * Perfetto protobuf (.pftrace) or a native file again (.ludus), optionally
- * cut to a time range and/or a subset of threads. Streams: one event block
+ * cut to a time range (a .ludus cut too) and/or a subset of threads. Streams: one event block
  * in memory at a time, output through the library's safe file (a temporary
  * of its own, renamed into place when complete). Uses the public API only. */
 #define _POSIX_C_SOURCE 200809L
@@ -145,9 +145,6 @@ static int convert_run(int argc, char **argv) {
     }
     int format;
     if ((rc = lt_output_format(&convert_verb, out, format_word, &format)) != LT_OK) return rc;
-    if (format == LUDUS_FORMAT_LUDUS && cut)
-        return lt_usage(&convert_verb, "--from/--to need a .json, .pftrace or table output (.sqlite, --format "
-                                       "csv|jsonl); a .ludus file holds whole threads");
     if (raw && format != LUDUS_FORMAT_LUDUS) return lt_usage(&convert_verb, "--raw needs a .ludus output");
 
     ludus_capture *c = NULL, *view = NULL;
@@ -207,7 +204,8 @@ static const lt_verb convert_verb = {
     "  (/dev/stdout) get JSON.\n"
     "  --from/--to: times since capture start, in ns or with a unit (ns, us, ms, s);\n"
     "    slices crossing a bound are clipped to it and flagged (clipped, incomplete).\n"
-    "    A range outside the capture is refused.\n"
+    "    A range outside the capture is refused. A .ludus cut is a capture of the range\n"
+    "    (its times count from --from; info says what it was cut from).\n"
     "  --threads: comma-separated tids or thread names to keep.\n"
     "  Tables take --from/--to too: the tables of the cut (its slices, frames and rows).\n"
     "  Tables (ludus-trace sql's, docs/sql.md): OUT.sqlite (.sqlite3, .db, or --format sqlite) a\n"
