@@ -724,6 +724,28 @@ static void test_index_open(void **state) {
     assert_int_equal(ludus_capture_open_index(other, &ix), LUDUS_EFORMAT);
     assert_non_null(strstr(ludus_last_error_detail(), "before the blocks"));
 
+    /* every byte of the END record flipped: named, never read as an index (the full read's END check) */
+    for (size_t k = n - 64; k < n; k++) {
+        end[k - (n - 64)] ^= 0x01;
+        write_all(other, d, n);
+        end[k - (n - 64)] ^= 0x01;
+        assert_int_equal(ludus_capture_open_index(other, &ix), LUDUS_EFORMAT);
+    }
+    /* ... a tail forged onto the last block, checksum redone: a block after the tail, refused */
+    size_t last_block = 0;
+    for (size_t off = get32(d + 16); off + 24 <= n; off += 24 + (size_t)get64(d + off + 8))
+        if (get32(d + off) == 5) last_block = off;
+    assert_true(last_block > 0);
+    uint8_t saved[4];
+    memcpy(saved, end + 24 + 16, 4);
+    put32(end + 24 + 16, (uint32_t)last_block);
+    redo_crc(end);
+    write_all(other, d, n);
+    assert_int_equal(ludus_capture_open_index(other, &ix), LUDUS_EFORMAT);
+    assert_non_null(strstr(ludus_last_error_detail(), "after the index's tail"));
+    memcpy(end + 24 + 16, saved, 4);
+    redo_crc(end);
+
     /* END as files before the index had it (16 bytes): read whole */
     uint8_t *old = read_all(path, &n);
     end = old + n - 24 - 40;
