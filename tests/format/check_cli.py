@@ -342,6 +342,23 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = run("info", os.path.join(d, "cut3.ludus"))
     assert rc == 0 and "cut:         %.3f .. %.3f ms" % ((lo + 1000) / 1e6, hi / 1e6) in out, (rc, out, err)
 
+    # --frames: the time of frames as report numbers them, as a cut (any output)
+    fr = os.path.join(d, "frames.ludus")
+    rc, _, err = run("convert", cap, fr, "--frames", "10-12")
+    assert rc == 0, err
+    rc, out, err = run("info", fr)
+    assert rc == 0 and "frames:      3 complete" in out and "4 marks" in out, (rc, out, err)
+    rc, _, err = run("convert", cap, fr, "--frames", "last:5")
+    assert rc == 0, err
+    rc, out, err = run("info", fr)
+    assert rc == 0 and "frames:      5 complete" in out, (rc, out, err)
+    rc, _, err = run("convert", cap, os.path.join(d, "fr.json"), "--frames", "0-3")
+    assert rc == 1 and "the capture's complete frames are 1 to 59" in err, (rc, err)
+    rc, _, err = run("convert", cap, os.path.join(d, "fr.json"), "--frames", "3-2")
+    assert rc == 1 and "--frames takes" in err, (rc, err)
+    rc, _, err = run("convert", cap, os.path.join(d, "fr.json"), "--frames", "3-4", "--from", "1ms")
+    assert rc == 1 and "not both" in err, (rc, err)
+
     # thread subset by name and by tid
     tids = {e["tid"]: e["args"]["name"] for e in full["traceEvents"] if e.get("name") == "thread_name"}
     main_tid = [t for t, n in tids.items() if n == "Main"][0]
