@@ -1837,6 +1837,18 @@ extern "C" {
  * NULL on failure. LUDUS_EIO when it cannot be read, LUDUS_EFORMAT when
  * malformed, LUDUS_ENOMEM, LUDUS_EINVAL for NULL arguments. */
 LUDUS_API int ludus_capture_open(const char *path, ludus_capture **out);
+/* Opens a capture file for what it says about itself, in time that does not
+ * grow with its events: the header, the tables and the summary, found
+ * through the index at the end of the file (docs/format.md, "The index"),
+ * each record's checksum checked; the blocks are neither read nor checked.
+ * Such a capture has no event: ludus_capture_get_info, _get_thread, the GPU
+ * and memory coverage tables answer; a stream, analysis, export or cut of it
+ * fails with LUDUS_EUNSUPPORTED. ludus_capture_info.index_only says it. A
+ * file without a sound index (written before it, a streamed file cut
+ * short, a damaged end) is opened as ludus_capture_open opens it: every
+ * record read and checked, a complete capture. Errors as ludus_capture_open.
+ * `ludus-trace info` uses it. */
+LUDUS_API int ludus_capture_open_index(const char *path, ludus_capture **out);
 /* The same over a file's bytes in memory; data must stay valid and unchanged
  * until the capture (and every cut of it) is released. */
 LUDUS_API int ludus_capture_open_memory(const void *data, size_t size, ludus_capture **out);
@@ -1895,6 +1907,12 @@ typedef struct ludus_capture_info {
     uint64_t summary_frame_marks;     /* marks on the frame thread */
     uint64_t summary_marks_elsewhere; /* marks on the other threads */
     const char *summary_frame_thread; /* its name; NULL when no mark */
+    int index_only; /* opened by ludus_capture_open_index through the file's index: tables only, no event */
+    /* a file written from a time cut (ludus_capture_cut, then saved as .ludus): the range of its source
+       it holds, ns since the source's start (its own start is the source's plus from), and the source's
+       duration; file_cut 0: not a cut */
+    int file_cut;
+    int64_t file_cut_from_ns, file_cut_to_ns, file_cut_of_ns;
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
 
@@ -10672,6 +10690,14 @@ struct ludus_capture {
     int has_footer;
     uint64_t footer_frame_marks, footer_marks_elsewhere;
     uint32_t footer_frame_thread; /* UINT32_MAX: no frame mark */
+    /* opened through the file's index (ludus_capture_open_index): its tables
+     * and summary only, no event (index_sites: the header's site count) */
+    int index_only;
+    uint32_t index_sites;
+    /* a file that holds a time cut (META "cut"): the range of its source
+     * it holds, ns since the source's start, and the source's duration */
+    int file_cut;
+    int64_t file_cut_from_ns, file_cut_to_ns, file_cut_of_ns;
     struct ludus_capture *parent; /* views: the capture they cut (a reference) */
     int cut;                      /* views: only [cut_from_ns, cut_to_ns] is streamed */
     int64_t cut_from_ns, cut_to_ns;
@@ -11672,6 +11698,10 @@ static void ludus__sf_capture_view_of(ludus_capture *v, const ludus_capture *src
     v->trigger_ns = src->trigger_ns;
     memcpy(v->trigger_detail, src->trigger_detail, sizeof v->trigger_detail);
     v->recovered = src->recovered;
+    v->file_cut = src->file_cut;
+    v->file_cut_from_ns = src->file_cut_from_ns;
+    v->file_cut_to_ns = src->file_cut_to_ns;
+    v->file_cut_of_ns = src->file_cut_of_ns;
     v->unregistered_drops = src->unregistered_drops;
     v->interner_drops = src->interner_drops;
     v->bytes_used = src->bytes_used;
@@ -11761,7 +11791,7 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->start_ns = c->start_ns;
     out->end_ns = c->end_ns;
     out->threads = c->nthreads;
-    out->sites = c->nsites;
+    out->sites = c->index_only ? c->index_sites : c->nsites; /* (index only: the site table is not read) */
     out->blocks = c->blocks;
     out->compact = c->compact;
     out->slots = c->slots;
@@ -11787,6 +11817,11 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->summary_marks_elsewhere = c->footer_marks_elsewhere;
     out->summary_frame_thread =
         c->footer_frame_thread < c->nthreads && c->footer_frame_marks ? c->threads[c->footer_frame_thread].name : NULL;
+    out->index_only = c->index_only;
+    out->file_cut = c->file_cut;
+    out->file_cut_from_ns = c->file_cut_from_ns;
+    out->file_cut_to_ns = c->file_cut_to_ns;
+    out->file_cut_of_ns = c->file_cut_of_ns;
     if (!c->src->load_run) /* runs in memory: what a file would hold */
         for (uint32_t t = 0; t < c->nthreads; t++)
             out->slots += c->threads[t].slots, out->blocks += c->threads[t].nruns;
@@ -14534,6 +14569,27 @@ LUDUS__NF_DEFINE(ludus__nf_summary_thread, LUDUS__NF_SUMMARY_THREAD_FIELDS)
     X(U64, slots)
 /* clang-format on */
 LUDUS__NF_DEFINE(ludus__nf_end, LUDUS__NF_END_FIELDS)
+
+/* The index, appended to END by every writer since it was added (readers
+ * before it read the END fields above and ignore the rest): where the
+ * records after the blocks start (tail: the first record after every
+ * BLOCK, THREAD_DEF and SITE_DEFS), a flag for compact blocks, and last
+ * the END payload's length and a magic, so a reader finds the END record
+ * from the file's last 12 bytes and reads the header, the tables and the
+ * summary without the blocks (ludus_capture_open_index). Fields a later
+ * version adds go before `length`. */
+#define LUDUS__NF_END_MAGIC UINT64_C(0x444e45535544554c) /* the bytes "LUDUSEND", read little-endian */
+#define LUDUS__NF_END_COMPACT 1u
+/* clang-format off */
+#define LUDUS__NF_END_INDEX_FIELDS(X) \
+    X(U64, blocks) \
+    X(U64, slots) \
+    X(U64, tail) \
+    X(U32, flags) \
+    X(U32, length) \
+    X(U64, magic)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_end_index, LUDUS__NF_END_INDEX_FIELDS)
 
 /* The GPU record: this head, then the contexts (each its fixed part, its
  * coverage counts as cov_count u64 in LUDUS_GPU_COVERAGE order, its name
@@ -18199,6 +18255,7 @@ int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_resul
     int64_t dur = c->end_ns - c->start_ns;
     double per_event = st->events ? (double)st->written / (double)st->events : 16.0;
     double needed = dropped && dur > 0 ? per_event * (double)(st->events + dropped) * 1e9 / (double)dur : 0.0;
+    uint64_t tail = st->written + st->n; /* the index's tail: META, after every block and definition */
     ludus__sf_stream_put_meta(st, c, dropped, needed);
     /* STATS: the normalised counts (and the cut annotation counts, which the
      * normaliser makes) are not counted in a streamed file yet: 0 here */
@@ -18240,9 +18297,11 @@ int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_resul
         }
         ludus__sf_stream_put_record(st, LUDUS__NF_SUMMARY, 0, st->scratch, len);
     }
-    ludus__nf_end end = {st->blocks, st->slots};
-    uint8_t eb[ludus__nf_end_BYTES];
-    ludus__nf_end_put(eb, &end);
+    ludus__nf_end_index end = {
+        st->blocks,         st->slots, tail, st->blocks ? LUDUS__NF_END_COMPACT : 0u, ludus__nf_end_index_BYTES,
+        LUDUS__NF_END_MAGIC};
+    uint8_t eb[ludus__nf_end_index_BYTES];
+    ludus__nf_end_index_put(eb, &end);
     ludus__sf_stream_put_record(st, LUDUS__NF_END, 0, eb, sizeof eb);
     ludus__sf_stream_flush(st);
     /* the header, complete: the capture's end, its tables' counts */
@@ -18584,8 +18643,8 @@ uint32_t ludus__crc32c(uint32_t crc, const void *data, size_t n) {
 }
 
 /* ==== src/format/file_reader.c ==== */
-/* Reader of native capture files (.ludus versions 2 to 5: LUDUS__FORMAT_OLDEST
- * to LUDUS__FORMAT_VERSION, file_format.h), from a
+/* Reader of native capture files (.ludus versions 2 to 6: LUDUS__FORMAT_OLDEST
+ * to LUDUS__FORMAT_STREAMED, file_format.h), from a
  * path or from memory, as a capture object. Open checks the header, loads
  * the metadata, site and thread tables, and walks every record checking its
  * framing and its CRC-32C (block payloads are read through a fixed buffer,
@@ -18593,7 +18652,9 @@ uint32_t ludus__crc32c(uint32_t crc, const void *data, size_t n) {
  * damage is found before a verb reports anything. Event blocks are read
  * again one at a time when a stream reaches them (the run loader), checked
  * again, decoded, and their times checked against the capture's range.
- * Every defect is LUDUS_EFORMAT with "offset N: what" in the detail. */
+ * Every defect is LUDUS_EFORMAT with "offset N: what" in the detail.
+ * ludus_capture_open_index reads only the header, the tables and the
+ * summary, found through the index at the end of END (no block). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18618,6 +18679,11 @@ typedef struct ludus__sf_file_reader_reader {
     uint64_t nblk, blk_cap;
     uint64_t *last_blk; /* per thread: its last block's index (UINT64_MAX: none yet) */
     uint32_t ndefs;     /* THREAD_DEF records so far */
+    /* opened through the index (ludus_capture_open_index): the records from
+     * `tail` on are the ones after the blocks; none is a block */
+    int index_only;
+    uint64_t tail;
+    ludus__nf_end_index index;
 } ludus__sf_file_reader_reader;
 
 __attribute__((format(printf, 3, 4))) static int ludus__sf_file_reader_fmt_fail(ludus__sf_file_reader_reader *r, uint64_t off, const char *fmt, ...) {
@@ -18760,6 +18826,9 @@ static int ludus__sf_file_reader_check_events(ludus__sf_file_reader_reader *r, c
 
 static int ludus__sf_file_reader_load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf) {
     ludus__sf_file_reader_reader *r = c->src_data;
+    if (r->index_only)
+        return ludus__fail(LUDUS_EUNSUPPORTED, "a capture opened through its index (ludus_capture_open_index) has "
+                                               "its tables only, no event: open it with ludus_capture_open");
     uint64_t off = *cursor, next_cursor = 0;
     if (r->streamed) { /* the cursor is the block's index */
         if (*cursor >= r->nblk) return FMT_FAIL(0, "no more blocks of this thread");
@@ -18967,6 +19036,15 @@ static int ludus__sf_file_reader_parse_meta(ludus__sf_file_reader_reader *r, lud
                 c->counters_refused = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
             else
                 c->counter_adds_lost = x;
+        } else if (kn == 3 && !memcmp(k, "cut", 3)) {
+            char num[80];
+            long long f, t, d;
+            if (vn >= sizeof num) return FMT_FAIL(base + pos + 8 + kn, "malformed cut entry");
+            memcpy(num, v, vn);
+            num[vn] = 0;
+            if (sscanf(num, "%lld %lld %lld", &f, &t, &d) != 3 || f < 0 || t < f || d < t)
+                return FMT_FAIL(base + pos + 8 + kn, "malformed cut entry");
+            c->file_cut = 1, c->file_cut_from_ns = f, c->file_cut_to_ns = t, c->file_cut_of_ns = d;
         } else if (kn == 7 && !memcmp(k, "trigger", 7)) {
             if (ludus__sf_file_reader_parse_trigger(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed trigger entry");
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
@@ -19171,7 +19249,7 @@ static int ludus__sf_file_reader_check_counts(ludus__sf_file_reader_reader *r, l
                       {"mismatched", th->mismatched, s},
                       {"spans", th->spans, s},
                       {"lanes", th->lanes, LUDUS__MAX_LANES - 1}};
-        for (size_t k = 0; k < sizeof claims / sizeof claims[0]; k++)
+        for (size_t k = 0; k < sizeof claims / sizeof claims[0] && !r->index_only; k++) /* (blocks unread) */
             if (claims[k].value > claims[k].limit)
                 return FMT_FAIL(0, "thread %u claims %" PRIu64 " %s, more than its %" PRIu64 " slots can hold", t,
                                 claims[k].value, claims[k].name, s);
@@ -19295,6 +19373,11 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
     ludus__calib_point clock;
     int have_clock = 0;
     if (r->streamed) have_sites = 1; /* its sites come in SITE_DEFS records */
+    int jumped = 0;                  /* index only: past the blocks, to the tail */
+    if (r->index_only && r->streamed) {
+        off = r->tail, jumped = 1;
+        r->ndefs = nthreads; /* the THREAD_DEFs are not read: the table at the end holds them all */
+    }
     for (;;) {
         if (r->streamed && (r->size - off < ludus__nf_record_BYTES))
             return ludus__sf_file_reader_stream_cut_at(r, c, off, have_clock ? &clock : NULL);
@@ -19314,6 +19397,15 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
         if (h.reserved != 0) /* not under the checksum: must be 0 */
             return FMT_FAIL(off + ludus__nf_record_offset("reserved"), "reserved field is %u, not 0", h.reserved);
         uint64_t base = off + ludus__nf_record_BYTES;
+        int in_body = h.tag == LUDUS__NF_BLOCK ||
+                      (r->streamed && (h.tag == LUDUS__NF_THREAD_DEF || h.tag == LUDUS__NF_SITE_DEFS));
+        if (r->index_only && in_body && jumped)
+            return FMT_FAIL(off, "a record of tag %u after the index's tail (offset %" PRIu64 ")", h.tag, r->tail);
+        if (r->index_only && in_body) { /* the first block: the index says where the blocks end */
+            if (r->tail < off) return FMT_FAIL(off, "the index's tail %" PRIu64 " is before the blocks", r->tail);
+            off = r->tail, jumped = 1;
+            continue;
+        }
         int table = h.tag == LUDUS__NF_META || h.tag == LUDUS__NF_STATS || h.tag == LUDUS__NF_SITES ||
                     h.tag == LUDUS__NF_THREADS || h.tag == LUDUS__NF_END || h.tag == LUDUS__NF_GPU;
         if (table && h.tag != LUDUS__NF_END && last_thread >= 0 && !r->streamed)
@@ -19359,7 +19451,7 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
                     rc = FMT_FAIL(off + 4, "the thread table holds %u threads, the file defined %u", h.aux, ndefs);
                 else
                     rc = ludus__sf_file_reader_parse_threads(r, c, base, h.aux, p, h.length, nthreads);
-                for (uint32_t t = 0; rc == 0 && t < ndefs; t++) {
+                for (uint32_t t = 0; rc == 0 && defs && t < ndefs; t++) { /* (index only: none read) */
                     c->threads[t].load_first = defs[t].load_first;
                     c->threads[t].nruns = defs[t].nruns;
                     c->threads[t].slots = defs[t].slots;
@@ -19460,7 +19552,7 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
                     break;
                 }
                 ludus__free(p);
-                if (r->streamed && (c->nsites != nsites || c->nthreads != nthreads))
+                if (r->streamed && (c->nsites != (r->index_only ? 0 : nsites) || c->nthreads != nthreads))
                     return FMT_FAIL(0, "the header counts %u sites and %u threads, the file defined %u and %u", nsites,
                                     nthreads, c->nsites, c->nthreads);
                 if (r->streamed) { /* its header was written again at the end: now it must calibrate */
@@ -19506,8 +19598,19 @@ static int ludus__sf_file_reader_open_source(ludus__sf_file_reader_reader *r, lu
     c->file_bytes = r->size;
     uint64_t first = 0;
     uint32_t nsites = 0, nthreads = 0;
+    if (r->index_only) { /* the blocks are not walked: their counts come from the index */
+        c->blocks = r->index.blocks;
+        c->slots = r->index.slots;
+        c->compact = (r->index.flags & LUDUS__NF_END_COMPACT) != 0;
+    }
     int rc = ludus__sf_file_reader_parse_header(r, c, &first, &nsites, &nthreads);
     if (rc == 0) rc = ludus__sf_file_reader_parse_records(r, c, first, nsites, nthreads);
+    if (rc == 0 && r->index_only) {
+        c->index_only = 1;
+        c->index_sites = nsites;
+        /* every thread's events are behind ludus__sf_file_reader_load_run, which refuses them */
+        for (uint32_t t = 0; t < c->nthreads; t++) c->threads[t].nruns = 1, c->threads[t].load_first = 0;
+    }
     if (rc) {
         ludus_capture_release(c);
         return rc; /* the detail is set */
@@ -19533,6 +19636,52 @@ int ludus_capture_open(const char *path, ludus_capture **out) {
         ludus__os_strerror(e, buf, sizeof buf);
         return ludus__fail(LUDUS_EIO, "cannot open %s: %s", path, buf);
     }
+    return ludus__sf_file_reader_open_source(r, out);
+}
+
+/* The index at the end of the END record (file_format.h): found from the
+ * file's last 12 bytes, checked (its record's framing and CRC, the tail
+ * within the file). 0 when the file has a sound one; anything else, and the
+ * file is read in full (older files, streamed files cut short, damage,
+ * which the full read then names). */
+static int ludus__sf_file_reader_find_index(ludus__sf_file_reader_reader *r) {
+    uint8_t tb[12];
+    uint64_t min = ludus__nf_header_BYTES + ludus__nf_record_BYTES + ludus__nf_end_index_BYTES;
+    if (r->size < min || ludus__sf_file_reader_read_at(r, r->size - sizeof tb, tb, sizeof tb, "index") != 0) return -1;
+    uint32_t len;
+    uint64_t magic;
+    ludus__nf_get_U64(ludus__nf_get_U32(tb, &len), &magic);
+    if (magic != LUDUS__NF_END_MAGIC || len < ludus__nf_end_index_BYTES || len > 4096 ||
+        len > r->size - ludus__nf_header_BYTES - ludus__nf_record_BYTES)
+        return -1;
+    uint64_t off = r->size - len - ludus__nf_record_BYTES;
+    uint8_t b[ludus__nf_record_BYTES + 4096];
+    if (ludus__sf_file_reader_read_at(r, off, b, ludus__nf_record_BYTES + len, "end record") != 0) return -1;
+    ludus__nf_record h;
+    ludus__nf_record_get(&h, b);
+    if (h.tag != LUDUS__NF_END || h.length != len || h.reserved != 0) return -1;
+    if (ludus__sf_file_reader_check_crc(r, off, &h, b + ludus__nf_record_BYTES) != 0) return -1;
+    ludus__nf_end_index_get(&r->index, b + ludus__nf_record_BYTES);
+    if (r->index.tail < ludus__nf_header_BYTES || r->index.tail > off) return -1;
+    r->tail = r->index.tail;
+    return 0;
+}
+
+int ludus_capture_open_index(const char *path, ludus_capture **out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    *out = NULL;
+    if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
+    ludus__sf_file_reader_reader *r = ludus__calloc(1, sizeof *r);
+    if (!r) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    int e = ludus__read_open(path, &r->fd, &r->size);
+    if (e) {
+        char buf[128];
+        ludus__free(r);
+        ludus__os_strerror(e, buf, sizeof buf);
+        return ludus__fail(LUDUS_EIO, "cannot open %s: %s", path, buf);
+    }
+    r->index_only = ludus__sf_file_reader_find_index(r) == 0;
+    r->error = 0;
     return ludus__sf_file_reader_open_source(r, out);
 }
 
@@ -21397,7 +21546,15 @@ static size_t ludus__sf_native_writer_clamp_len(size_t n) {
     return n > LUDUS__NF_MAX_STRING ? LUDUS__NF_MAX_STRING : n;
 }
 
-static void ludus__sf_native_writer_write_header(ludus__writer *w, const ludus_capture *c) {
+/* A time cut saved as a file (ludus_capture_cut, then save): the events of
+ * [from, to] ns since capture start; the file's capture is that range. */
+typedef struct ludus__sf_native_writer_cut_range {
+    int on;
+    int64_t from, to; /* ns since the source's start */
+    uint64_t *slots;  /* per thread: the slots the cut holds */
+} ludus__sf_native_writer_cut_range;
+
+static void ludus__sf_native_writer_write_header(ludus__writer *w, const ludus_capture *c, const ludus__sf_native_writer_cut_range *cut) {
     ludus__nf_header h;
     memset(&h, 0, sizeof h);
     h.magic = LUDUS__NF_MAGIC;
@@ -21408,8 +21565,8 @@ static void ludus__sf_native_writer_write_header(ludus__writer *w, const ludus_c
     h.pid = c->pid;
     h.c0_ticks = c->c0.ticks, h.c0_ns = c->c0.ns, h.c0_window = c->c0.window_ns;
     h.c1_ticks = c->c1.ticks, h.c1_ns = c->c1.ns, h.c1_window = c->c1.window_ns;
-    h.start_ns = c->start_ns;
-    h.end_ns = c->end_ns;
+    h.start_ns = cut->on ? c->start_ns + cut->from : c->start_ns;
+    h.end_ns = cut->on ? c->start_ns + cut->to : c->end_ns;
     h.nsites = c->nsites;
     h.nthreads = c->nthreads;
     h.gen = c->gen;
@@ -21420,31 +21577,44 @@ static void ludus__sf_native_writer_write_header(ludus__writer *w, const ludus_c
     ludus__w_bytes(w, b, sizeof b);
 }
 
-static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
-    char *cov = c->nmem_cov ? ludus__mem_cov_text(c) : NULL;
-    if (c->nmem_cov && !cov) r->oom = 1; /* the file would lack the manifest: an error, not a quieter file */
-    char crash[128];                     /* "SIGNAME signo tid at_ns" */
-    snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
+static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_capture *c, const ludus__sf_native_writer_cut_range *cut, ludus__bytes *r) {
+    /* a cut leaves out what holds at the source's end (the memory manifest)
+     * and what it cannot place in its range (a crash, a trigger outside it) */
+    char *cov = c->nmem_cov && !cut->on ? ludus__mem_cov_text(c) : NULL;
+    if (c->nmem_cov && !cut->on && !cov)
+        r->oom = 1; /* the file would lack the manifest: an error, not a quieter file */
+    int64_t lo = c->start_ns + cut->from, hi = c->start_ns + cut->to;
+    int crash = c->crash_signal && (!cut->on || (c->crash_ns >= lo && c->crash_ns <= hi));
+    int trig = c->trigger_reason[0] && (!cut->on || (c->trigger_ns >= lo && c->trigger_ns <= hi));
+    /* "from_ns to_ns duration_ns": the range of the source it holds (a cut of a cut: of the first source) */
+    int64_t cf = cut->from, ct = cut->to, cd = c->end_ns - c->start_ns;
+    if (c->file_cut && cut->on) cf += c->file_cut_from_ns, ct += c->file_cut_from_ns, cd = c->file_cut_of_ns;
+    if (c->file_cut && !cut->on) cf = c->file_cut_from_ns, ct = c->file_cut_to_ns, cd = c->file_cut_of_ns;
+    char cut_text[80];
+    snprintf(cut_text, sizeof cut_text, "%lld %lld %lld", (long long)cf, (long long)ct, (long long)cd);
+    char crash_text[128]; /* "SIGNAME signo tid at_ns" */
+    snprintf(crash_text, sizeof crash_text, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
              (unsigned long long)c->crash_tid, (long long)c->crash_ns);
     char refused[24], lost[24]; /* in metadata: readers skip keys they do not know */
     snprintf(refused, sizeof refused, "%u", c->counters_refused);
     snprintf(lost, sizeof lost, "%llu", (unsigned long long)c->counter_adds_lost);
     char trigger[400]; /* "reason at_ns detail": under the 400 bytes a reader takes */
     snprintf(trigger, sizeof trigger, "%s %lld %s", c->trigger_reason, (long long)c->trigger_ns, c->trigger_detail);
-    const char *keys[9] = {"ludus_version", "process_name",     "categories",        "memory_coverage", "crash",
-                           "recovered",     "counters_refused", "counter_adds_lost", "trigger"};
-    const char *vals[9] = {LUDUS_VERSION_STRING,
-                           c->process_name,
-                           c->categories,
-                           cov,
-                           c->crash_signal ? crash : NULL,
-                           c->recovered ? "pool file" : NULL,
-                           c->counters_refused ? refused : NULL,
-                           c->counter_adds_lost ? lost : NULL,
-                           c->trigger_reason[0] ? trigger : NULL};
+    const char *keys[10] = {"ludus_version", "process_name",     "categories",        "memory_coverage", "crash",
+                            "recovered",     "counters_refused", "counter_adds_lost", "trigger",         "cut"};
+    const char *vals[10] = {LUDUS_VERSION_STRING,
+                            c->process_name,
+                            c->categories,
+                            cov,
+                            crash ? crash_text : NULL,
+                            c->recovered ? "pool file" : NULL,
+                            c->counters_refused ? refused : NULL,
+                            c->counter_adds_lost ? lost : NULL,
+                            trig ? trigger : NULL,
+                            cut->on || c->file_cut ? cut_text : NULL};
     uint32_t n = 0;
     r->n = 0;
-    for (int i = 0; i < 9; i++) {
+    for (int i = 0; i < 10; i++) {
         if (!vals[i]) continue;
         size_t kn = strlen(keys[i]), vn = ludus__sf_native_writer_clamp_len(strlen(vals[i]));
         ludus__sf_native_writer_rb_u32(r, (uint32_t)kn);
@@ -21495,15 +21665,23 @@ static int ludus__sf_native_writer_write_sites(ludus__writer *w, const ludus_cap
     return rc;
 }
 
-static int ludus__sf_native_writer_write_threads(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
+static int ludus__sf_native_writer_write_threads(ludus__writer *w, const ludus_capture *c, const ludus__sf_native_writer_cut_range *cut, ludus__bytes *r) {
     r->n = 0;
     ludus__sf_native_writer_rb_u32(r, ludus__nf_thread_BYTES);
     for (uint32_t t = 0; t < c->nthreads; t++) {
         const ludus__cap_thread *th = &c->threads[t];
         size_t nn = strnlen(th->name, sizeof th->name - 1);
-        ludus__nf_thread e = {th->tid,        th->dropped,          th->first_drop_ns, th->spans,    th->events,
-                              th->incomplete, th->unwound,          th->orphan_ends,   th->filtered, th->frames,
-                              th->mismatched, th->exited ? 1u : 0u, th->lanes,         (uint32_t)nn, 0};
+        /* a cut: losses that began by its end are its losses (as the cut counts them), from its start */
+        uint64_t dropped = th->dropped;
+        int64_t first = th->first_drop_ns;
+        if (cut->on && first != LUDUS__NO_DROP && first > cut->to) dropped = 0, first = LUDUS__NO_DROP;
+        if (cut->on && first != LUDUS__NO_DROP) first = first > cut->from ? first - cut->from : 0;
+        uint64_t spans = cut->on && th->spans > cut->slots[t] ? cut->slots[t] : th->spans; /* a bound, as read */
+        ludus__nf_thread e = {th->tid,     dropped,         first,
+                              spans,       th->events,      th->incomplete,
+                              th->unwound, th->orphan_ends, th->filtered,
+                              th->frames,  th->mismatched,  th->exited ? 1u : 0u,
+                              th->lanes,   (uint32_t)nn,    0};
         uint8_t *p = ludus__bytes_room(r, ludus__nf_thread_BYTES);
         if (!p) return 0; /* r->oom says it */
         ludus__nf_thread_put(p, &e);
@@ -21567,32 +21745,240 @@ static int ludus__sf_native_writer_write_summary(ludus__writer *w, const ludus_c
     return 0;
 }
 
+/* ---- a time cut: each thread's events of [from, to] ----
+ *
+ * The recorded slots of the range, as they were (a block is a contiguous
+ * part of a recorded one, at its address, so ends still name their begins),
+ * and before them, at `from`, a copy of each lexical scope and span still
+ * open there: a 1-slot block at the begin's own address, so the end in the
+ * range closes it. What is open at `to` is closed at the file's end, flagged
+ * incomplete, as in any capture. The open scopes at `from` are followed from
+ * the thread's start (ends, nested ends, unwinds, span ends) in memory that
+ * follows the nesting and the thread's blocks, not its events. Async zones
+ * begun before `from` are not carried (their ends in the cut find no begin). */
+
+typedef struct ludus__sf_native_writer_cut_open {
+    ludus__event ev;
+    uintptr_t addr;
+    uint64_t seq; /* the slot's ordinal in the thread's stream */
+    int span;
+} ludus__sf_native_writer_cut_open;
+
+typedef struct ludus__sf_native_writer_cut_state {
+    ludus__sf_native_writer_cut_open *open;
+    size_t n, cap;
+    ludus__seen_run *seen; /* the runs walked before `from`: where an unwind's point lies */
+    size_t nseen, seen_cap;
+    uint64_t seq;
+    int started, done, oom;
+    uint64_t from_ticks;
+} ludus__sf_native_writer_cut_state;
+
+__extension__ typedef __int128 cut_i128; /* (GCC and Clang, as ludus__u128) */
+
+/* The first tick at or after ns since capture start. */
+static uint64_t ludus__sf_native_writer_tick_at(const ludus_capture *c, int64_t ns) {
+    uint64_t t;
+    if (!c->clock_tsc) {
+        t = (uint64_t)(c->start_ns + ns);
+    } else {
+        cut_i128 d = (cut_i128)(c->start_ns + ns - c->c0.ns) * (cut_i128)(c->c1.ticks - c->c0.ticks);
+        int64_t span = c->c1.ns - c->c0.ns;
+        t = (uint64_t)((cut_i128)c->c0.ticks + (span > 0 ? d / span : 0));
+    }
+    for (int i = 0; i < 64 && ludus__ticks_to_ns(c, t) < ns; i++) t++;
+    for (int i = 0; i < 64 && t > 0 && ludus__ticks_to_ns(c, t - 1) >= ns; i++) t--;
+    return t;
+}
+
+static void ludus__sf_native_writer_cut_push(ludus__sf_native_writer_cut_state *st, const ludus__event *ev, uintptr_t addr, int span) {
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 64;
+        ludus__sf_native_writer_cut_open *o = ludus__realloc(st->open, cap * sizeof *o);
+        if (!o) {
+            st->oom = 1;
+            return;
+        }
+        st->open = o, st->cap = cap;
+    }
+    st->open[st->n++] = (ludus__sf_native_writer_cut_open){*ev, addr, st->seq, span};
+}
+
+/* Removes open entry i. */
+static void ludus__sf_native_writer_cut_drop(ludus__sf_native_writer_cut_state *st, size_t i) {
+    memmove(&st->open[i], &st->open[i + 1], (st->n - i - 1) * sizeof *st->open);
+    st->n--;
+}
+
+/* One event before `from`: what it opens or closes. */
+static void ludus__sf_native_writer_cut_track(ludus__sf_native_writer_cut_state *st, const ludus_capture *c, const ludus__event *ev, size_t slots, uintptr_t addr) {
+    unsigned kind = (unsigned)(ev->word & LUDUS__K_MASK);
+    uintptr_t key = ev->word & ~(uintptr_t)LUDUS__K_MASK;
+    if (kind == LUDUS__KIND_BEGIN || kind == LUDUS__KIND_SPAN_BEGIN) {
+        ludus__sf_native_writer_cut_push(st, ev, addr, kind == LUDUS__KIND_SPAN_BEGIN);
+    } else if (kind == LUDUS__KIND_END) { /* its begin, and the scopes still open inside it */
+        for (size_t i = st->n; i > 0; i--)
+            if (!st->open[i - 1].span && st->open[i - 1].addr == key) {
+                for (size_t j = st->n; j >= i; j--)
+                    if (!st->open[j - 1].span) ludus__sf_native_writer_cut_drop(st, j - 1);
+                break;
+            }
+    } else if (kind == LUDUS__KIND_SPAN_END) { /* the most recent span of its site (0: the innermost) */
+        for (size_t i = st->n; i > 0; i--)
+            if (st->open[i - 1].span && (!key || (st->open[i - 1].ev.word & ~(uintptr_t)LUDUS__K_MASK) == key)) {
+                ludus__sf_native_writer_cut_drop(st, i - 1);
+                break;
+            }
+    } else if (kind == LUDUS__KIND_UNWIND && slots == 2) { /* scopes begun at or after the point */
+        uint64_t point = ev[1].ticks, from_seq = 0;
+        int found = 0;
+        if (point && (uint64_t)ev[1].word == c->gen)
+            for (size_t r = st->nseen; r > 0 && !found; r--) {
+                const ludus__seen_run *sr = &st->seen[r - 1];
+                if (point >= sr->base && point < sr->base + 16 * sr->n)
+                    found = 1, from_seq = sr->ordinal + (point - sr->base) / 16;
+            }
+        for (size_t j = st->n; j > 0; j--)
+            if (!st->open[j - 1].span && (!found || st->open[j - 1].seq >= from_seq)) ludus__sf_native_writer_cut_drop(st, j - 1);
+    }
+}
+
+/* The scopes open at `from`, each a 1-slot block at its begin's address. */
+static int ludus__sf_native_writer_cut_emit_open(ludus__writer *w, const ludus_capture *c, uint32_t t, ludus__sf_native_writer_cut_state *st, int raw, ludus__bytes *r,
+                         uint64_t *blocks, uint64_t *slots) {
+    st->started = 1;
+    for (size_t i = 0; i < st->n; i++) {
+        ludus__event ev = {st->open[i].ev.ticks, st->open[i].ev.word};
+        ev.ticks = st->from_ticks;
+        ludus__run run = {&ev, 1, st->open[i].addr};
+        int rc = w ? ludus__sf_native_writer_write_block(w, c, t, &run, raw, r) : 0;
+        if (rc) return rc;
+        ++*blocks, ++*slots;
+    }
+    return 0;
+}
+
+/* One run of a thread of the cut: its events in [from, to] as a block
+ * (w NULL: counted only). */
+static int ludus__sf_native_writer_cut_run(ludus__writer *w, const ludus_capture *c, uint32_t t, const ludus__run *run,
+                   const ludus__tick_conv *tc, ludus__sf_native_writer_cut_state *st, int raw, ludus__bytes *r, uint64_t *blocks,
+                   uint64_t *slots) {
+    size_t i = 0, first = SIZE_MAX, last = 0;
+    if (st->nseen == st->seen_cap) {
+        size_t cap = st->seen_cap ? st->seen_cap * 2 : 64;
+        ludus__seen_run *sr = ludus__realloc(st->seen, cap * sizeof *sr);
+        if (!sr) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+        st->seen = sr, st->seen_cap = cap;
+    }
+    st->seen[st->nseen++] = (ludus__seen_run){run->base, run->n, st->seq};
+    while (i < run->n && !st->done) {
+        size_t k = ludus__event_slots(&run->ev[i], run->n - i);
+        if (k == 0 || k > run->n - i) k = run->n - i; /* (checked by the reader: not here) */
+        int64_t ns = ludus__tick_conv_ns(tc, c, run->ev[i].ticks);
+        if (ns > c->cut_to_ns) {
+            st->done = 1;
+        } else if (ns < c->cut_from_ns && first == SIZE_MAX) {
+            if (!st->started) ludus__sf_native_writer_cut_track(st, c, &run->ev[i], k, run->base + 16 * i);
+            if (st->oom) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+        } else {
+            if (!st->started) {
+                int rc = ludus__sf_native_writer_cut_emit_open(w, c, t, st, raw, r, blocks, slots);
+                if (rc) return rc;
+            }
+            if (first == SIZE_MAX) first = i;
+            last = i + k;
+        }
+        i += k;
+        st->seq += k;
+    }
+    if (first == SIZE_MAX) return 0;
+    ludus__run part = {run->ev + first, last - first, run->base + 16 * first};
+    int rc = w ? ludus__sf_native_writer_write_block(w, c, t, &part, raw, r) : 0;
+    ++*blocks, *slots += part.n;
+    return rc;
+}
+
+/* Thread t's blocks: all of them, or those of the cut (w NULL: the cut's
+ * blocks and slots counted, nothing written). */
+static int ludus__sf_native_writer_write_thread(ludus__writer *w, const ludus_capture *c, const ludus__sf_native_writer_cut_range *cut, uint32_t t, int raw,
+                        ludus__bytes *r, ludus__run_buf *rb, uint64_t *blocks, uint64_t *slots) {
+    const ludus__cap_thread *th = &c->threads[t];
+    uint64_t cursor = th->load_first;
+    ludus__tick_conv tc;
+    ludus__tick_conv_init(&tc, c);
+    ludus__sf_native_writer_cut_state st;
+    memset(&st, 0, sizeof st);
+    if (cut->on) st.from_ticks = ludus__sf_native_writer_tick_at(c, cut->from);
+    int rc = 0;
+    for (uint32_t i = 0; i < th->nruns && rc == 0 && !(w && w->failed) && !st.done; i++) {
+        ludus__run run;
+        if (c->src->load_run) {
+            rc = c->src->load_run(c, &cursor, &run, rb);
+            if (rc) break;
+        } else {
+            run = th->runs[i];
+        }
+        if (run.n == 0) continue;
+        if (cut->on) {
+            rc = ludus__sf_native_writer_cut_run(w, c, t, &run, &tc, &st, raw, r, blocks, slots);
+            continue;
+        }
+        rc = ludus__sf_native_writer_write_block(w, c, t, &run, raw, r);
+        ++*blocks;
+        *slots += run.n;
+    }
+    /* a thread whose events all lie outside the cut: what it left open at `from` spans the cut */
+    if (cut->on && rc == 0 && !st.started) rc = ludus__sf_native_writer_cut_emit_open(w, c, t, &st, raw, r, blocks, slots);
+    ludus__free(st.open);
+    ludus__free(st.seen);
+    return rc;
+}
+
 int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
-    if (c->cut)
-        return ludus__fail(
-            LUDUS_EUNSUPPORTED,
-            "a time cut cannot be saved as .ludus (its blocks hold whole threads): write JSON or .pftrace");
+    ludus__sf_native_writer_cut_range cut = {c->cut, c->cut_from_ns, c->cut_to_ns, NULL};
+    int raw = (flags & LUDUS_SAVE_RAW) != 0;
+    ludus__run_buf rb = {NULL, 0, NULL, 0};
     /* what the reader refuses is never written (it would lose the capture) */
     if (c->nsites > LUDUS__NF_MAX_SITES || c->nthreads > LUDUS__NF_MAX_THREADS)
         return ludus__fail(LUDUS_EOVERFLOW,
                            "%u sites and %u threads: a .ludus file holds at most %u and %u; write JSON or .pftrace",
                            c->nsites, c->nthreads, LUDUS__NF_MAX_SITES, LUDUS__NF_MAX_THREADS);
     ludus__bytes r = {NULL, 0, 0, 0};
-    ludus__sf_native_writer_write_header(w, c);
-    ludus__sf_native_writer_write_meta(w, c, &r);
+    /* the slots of the cut of each thread with spans, before its tables: its span count is bounded by them */
+    if (cut.on) {
+        cut.slots = ludus__calloc(c->nthreads ? c->nthreads : 1, sizeof *cut.slots);
+        if (!cut.slots) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+        for (uint32_t t = 0; t < c->nthreads; t++) {
+            uint64_t nb = 0;
+            int prc = c->threads[t].spans ? ludus__sf_native_writer_write_thread(NULL, c, &cut, t, raw, &r, &rb, &nb, &cut.slots[t]) : 0;
+            if (prc) {
+                ludus__free(cut.slots);
+                ludus__free(rb.ev);
+                ludus__free(rb.bytes);
+                return prc;
+            }
+        }
+    }
+    ludus__sf_native_writer_write_header(w, c, &cut);
+    ludus__sf_native_writer_write_meta(w, c, &cut, &r);
     ludus__sf_native_writer_write_stats(w, c, &r);
     int trc = ludus__sf_native_writer_write_sites(w, c, &r);
-    if (trc == 0) trc = ludus__sf_native_writer_write_threads(w, c, &r);
+    if (trc == 0) trc = ludus__sf_native_writer_write_threads(w, c, &cut, &r);
+    ludus__free(cut.slots);
     if (trc) {
         ludus__free(r.b);
+        ludus__free(rb.ev);
+        ludus__free(rb.bytes);
         return trc;
     }
     const ludus__gpu_data *g = ludus__gpu_of(c);
-    if (g && !w->failed) { /* GPU timing: after the tables, before the blocks */
+    if (g && !w->failed && !cut.on) { /* GPU timing: after the tables, before the blocks (a cut leaves it out) */
         size_t gn;
         uint8_t *gb = ludus__gpu_encode(g, &gn);
         if (!gb) {
             ludus__free(r.b);
+            ludus__free(rb.ev);
+            ludus__free(rb.bytes);
             return ludus__fail(LUDUS_ENOMEM, "out of memory");
         }
         ludus__sf_native_writer_write_record(w, LUDUS__NF_GPU, g->nctx, gb, gn);
@@ -21600,31 +21986,21 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
     }
     int rc = r.oom ? ludus__fail(LUDUS_ENOMEM, "out of memory") : 0;
     uint64_t blocks = 0, slots = 0;
-    ludus__run_buf rb = {NULL, 0, NULL, 0};
-    for (uint32_t t = 0; t < c->nthreads && rc == 0 && !w->failed; t++) {
-        const ludus__cap_thread *th = &c->threads[t];
-        uint64_t cursor = th->load_first;
-        for (uint32_t i = 0; i < th->nruns && rc == 0 && !w->failed; i++) {
-            ludus__run run;
-            if (c->src->load_run) {
-                rc = c->src->load_run(c, &cursor, &run, &rb);
-                if (rc) break;
-            } else {
-                run = th->runs[i];
-            }
-            if (run.n == 0) continue;
-            rc = ludus__sf_native_writer_write_block(w, c, t, &run, (flags & LUDUS_SAVE_RAW) != 0, &r);
-            blocks++;
-            slots += run.n;
-        }
-    }
+    for (uint32_t t = 0; t < c->nthreads && rc == 0 && !w->failed; t++)
+        rc = ludus__sf_native_writer_write_thread(w, c, &cut, t, raw, &r, &rb, &blocks, &slots);
     ludus__free(rb.ev);
     ludus__free(rb.bytes);
+    uint64_t tail = w->bytes; /* the index's tail: the summary, after the last block */
     if (rc == 0 && !w->failed) rc = ludus__sf_native_writer_write_summary(w, c, blocks, slots, &r);
     if (rc == 0) {
-        ludus__nf_end e = {blocks, slots};
-        uint8_t b[ludus__nf_end_BYTES];
-        ludus__nf_end_put(b, &e);
+        ludus__nf_end_index e = {blocks,
+                                 slots,
+                                 tail,
+                                 blocks && !raw ? LUDUS__NF_END_COMPACT : 0u,
+                                 ludus__nf_end_index_BYTES,
+                                 LUDUS__NF_END_MAGIC};
+        uint8_t b[ludus__nf_end_index_BYTES];
+        ludus__nf_end_index_put(b, &e);
         ludus__sf_native_writer_write_record(w, LUDUS__NF_END, 0, b, sizeof b);
     }
     ludus__free(r.b);

@@ -21,6 +21,18 @@ extern "C" {
  * NULL on failure. LUDUS_EIO when it cannot be read, LUDUS_EFORMAT when
  * malformed, LUDUS_ENOMEM, LUDUS_EINVAL for NULL arguments. */
 LUDUS_API int ludus_capture_open(const char *path, ludus_capture **out);
+/* Opens a capture file for what it says about itself, in time that does not
+ * grow with its events: the header, the tables and the summary, found
+ * through the index at the end of the file (docs/format.md, "The index"),
+ * each record's checksum checked; the blocks are neither read nor checked.
+ * Such a capture has no event: ludus_capture_get_info, _get_thread, the GPU
+ * and memory coverage tables answer; a stream, analysis, export or cut of it
+ * fails with LUDUS_EUNSUPPORTED. ludus_capture_info.index_only says it. A
+ * file without a sound index (written before it, a streamed file cut
+ * short, a damaged end) is opened as ludus_capture_open opens it: every
+ * record read and checked, a complete capture. Errors as ludus_capture_open.
+ * `ludus-trace info` uses it. */
+LUDUS_API int ludus_capture_open_index(const char *path, ludus_capture **out);
 /* The same over a file's bytes in memory; data must stay valid and unchanged
  * until the capture (and every cut of it) is released. */
 LUDUS_API int ludus_capture_open_memory(const void *data, size_t size, ludus_capture **out);
@@ -79,6 +91,12 @@ typedef struct ludus_capture_info {
     uint64_t summary_frame_marks;     /* marks on the frame thread */
     uint64_t summary_marks_elsewhere; /* marks on the other threads */
     const char *summary_frame_thread; /* its name; NULL when no mark */
+    int index_only; /* opened by ludus_capture_open_index through the file's index: tables only, no event */
+    /* a file written from a time cut (ludus_capture_cut, then saved as .ludus): the range of its source
+       it holds, ns since the source's start (its own start is the source's plus from), and the source's
+       duration; file_cut 0: not a cut */
+    int file_cut;
+    int64_t file_cut_from_ns, file_cut_to_ns, file_cut_of_ns;
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
 

@@ -87,6 +87,10 @@ static void view_of(ludus_capture *v, const ludus_capture *src) {
     v->trigger_ns = src->trigger_ns;
     memcpy(v->trigger_detail, src->trigger_detail, sizeof v->trigger_detail);
     v->recovered = src->recovered;
+    v->file_cut = src->file_cut;
+    v->file_cut_from_ns = src->file_cut_from_ns;
+    v->file_cut_to_ns = src->file_cut_to_ns;
+    v->file_cut_of_ns = src->file_cut_of_ns;
     v->unregistered_drops = src->unregistered_drops;
     v->interner_drops = src->interner_drops;
     v->bytes_used = src->bytes_used;
@@ -176,7 +180,7 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->start_ns = c->start_ns;
     out->end_ns = c->end_ns;
     out->threads = c->nthreads;
-    out->sites = c->nsites;
+    out->sites = c->index_only ? c->index_sites : c->nsites; /* (index only: the site table is not read) */
     out->blocks = c->blocks;
     out->compact = c->compact;
     out->slots = c->slots;
@@ -202,6 +206,11 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->summary_marks_elsewhere = c->footer_marks_elsewhere;
     out->summary_frame_thread =
         c->footer_frame_thread < c->nthreads && c->footer_frame_marks ? c->threads[c->footer_frame_thread].name : NULL;
+    out->index_only = c->index_only;
+    out->file_cut = c->file_cut;
+    out->file_cut_from_ns = c->file_cut_from_ns;
+    out->file_cut_to_ns = c->file_cut_to_ns;
+    out->file_cut_of_ns = c->file_cut_of_ns;
     if (!c->src->load_run) /* runs in memory: what a file would hold */
         for (uint32_t t = 0; t < c->nthreads; t++)
             out->slots += c->threads[t].slots, out->blocks += c->threads[t].nruns;

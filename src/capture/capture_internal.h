@@ -241,6 +241,14 @@ struct ludus_capture {
     int has_footer;
     uint64_t footer_frame_marks, footer_marks_elsewhere;
     uint32_t footer_frame_thread; /* UINT32_MAX: no frame mark */
+    /* opened through the file's index (ludus_capture_open_index): its tables
+     * and summary only, no event (index_sites: the header's site count) */
+    int index_only;
+    uint32_t index_sites;
+    /* a file that holds a time cut (META "cut"): the range of its source
+     * it holds, ns since the source's start, and the source's duration */
+    int file_cut;
+    int64_t file_cut_from_ns, file_cut_to_ns, file_cut_of_ns;
     struct ludus_capture *parent; /* views: the capture they cut (a reference) */
     int cut;                      /* views: only [cut_from_ns, cut_to_ns] is streamed */
     int64_t cut_from_ns, cut_to_ns;

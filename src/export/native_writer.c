@@ -33,7 +33,15 @@ static size_t clamp_len(size_t n) {
     return n > LUDUS__NF_MAX_STRING ? LUDUS__NF_MAX_STRING : n;
 }
 
-static void write_header(ludus__writer *w, const ludus_capture *c) {
+/* A time cut saved as a file (ludus_capture_cut, then save): the events of
+ * [from, to] ns since capture start; the file's capture is that range. */
+typedef struct cut_range {
+    int on;
+    int64_t from, to; /* ns since the source's start */
+    uint64_t *slots;  /* per thread: the slots the cut holds */
+} cut_range;
+
+static void write_header(ludus__writer *w, const ludus_capture *c, const cut_range *cut) {
     ludus__nf_header h;
     memset(&h, 0, sizeof h);
     h.magic = LUDUS__NF_MAGIC;
@@ -44,8 +52,8 @@ static void write_header(ludus__writer *w, const ludus_capture *c) {
     h.pid = c->pid;
     h.c0_ticks = c->c0.ticks, h.c0_ns = c->c0.ns, h.c0_window = c->c0.window_ns;
     h.c1_ticks = c->c1.ticks, h.c1_ns = c->c1.ns, h.c1_window = c->c1.window_ns;
-    h.start_ns = c->start_ns;
-    h.end_ns = c->end_ns;
+    h.start_ns = cut->on ? c->start_ns + cut->from : c->start_ns;
+    h.end_ns = cut->on ? c->start_ns + cut->to : c->end_ns;
     h.nsites = c->nsites;
     h.nthreads = c->nthreads;
     h.gen = c->gen;
@@ -56,31 +64,44 @@ static void write_header(ludus__writer *w, const ludus_capture *c) {
     ludus__w_bytes(w, b, sizeof b);
 }
 
-static void write_meta(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
-    char *cov = c->nmem_cov ? ludus__mem_cov_text(c) : NULL;
-    if (c->nmem_cov && !cov) r->oom = 1; /* the file would lack the manifest: an error, not a quieter file */
-    char crash[128];                     /* "SIGNAME signo tid at_ns" */
-    snprintf(crash, sizeof crash, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
+static void write_meta(ludus__writer *w, const ludus_capture *c, const cut_range *cut, ludus__bytes *r) {
+    /* a cut leaves out what holds at the source's end (the memory manifest)
+     * and what it cannot place in its range (a crash, a trigger outside it) */
+    char *cov = c->nmem_cov && !cut->on ? ludus__mem_cov_text(c) : NULL;
+    if (c->nmem_cov && !cut->on && !cov)
+        r->oom = 1; /* the file would lack the manifest: an error, not a quieter file */
+    int64_t lo = c->start_ns + cut->from, hi = c->start_ns + cut->to;
+    int crash = c->crash_signal && (!cut->on || (c->crash_ns >= lo && c->crash_ns <= hi));
+    int trig = c->trigger_reason[0] && (!cut->on || (c->trigger_ns >= lo && c->trigger_ns <= hi));
+    /* "from_ns to_ns duration_ns": the range of the source it holds (a cut of a cut: of the first source) */
+    int64_t cf = cut->from, ct = cut->to, cd = c->end_ns - c->start_ns;
+    if (c->file_cut && cut->on) cf += c->file_cut_from_ns, ct += c->file_cut_from_ns, cd = c->file_cut_of_ns;
+    if (c->file_cut && !cut->on) cf = c->file_cut_from_ns, ct = c->file_cut_to_ns, cd = c->file_cut_of_ns;
+    char cut_text[80];
+    snprintf(cut_text, sizeof cut_text, "%lld %lld %lld", (long long)cf, (long long)ct, (long long)cd);
+    char crash_text[128]; /* "SIGNAME signo tid at_ns" */
+    snprintf(crash_text, sizeof crash_text, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
              (unsigned long long)c->crash_tid, (long long)c->crash_ns);
     char refused[24], lost[24]; /* in metadata: readers skip keys they do not know */
     snprintf(refused, sizeof refused, "%u", c->counters_refused);
     snprintf(lost, sizeof lost, "%llu", (unsigned long long)c->counter_adds_lost);
     char trigger[400]; /* "reason at_ns detail": under the 400 bytes a reader takes */
     snprintf(trigger, sizeof trigger, "%s %lld %s", c->trigger_reason, (long long)c->trigger_ns, c->trigger_detail);
-    const char *keys[9] = {"ludus_version", "process_name",     "categories",        "memory_coverage", "crash",
-                           "recovered",     "counters_refused", "counter_adds_lost", "trigger"};
-    const char *vals[9] = {LUDUS_VERSION_STRING,
-                           c->process_name,
-                           c->categories,
-                           cov,
-                           c->crash_signal ? crash : NULL,
-                           c->recovered ? "pool file" : NULL,
-                           c->counters_refused ? refused : NULL,
-                           c->counter_adds_lost ? lost : NULL,
-                           c->trigger_reason[0] ? trigger : NULL};
+    const char *keys[10] = {"ludus_version", "process_name",     "categories",        "memory_coverage", "crash",
+                            "recovered",     "counters_refused", "counter_adds_lost", "trigger",         "cut"};
+    const char *vals[10] = {LUDUS_VERSION_STRING,
+                            c->process_name,
+                            c->categories,
+                            cov,
+                            crash ? crash_text : NULL,
+                            c->recovered ? "pool file" : NULL,
+                            c->counters_refused ? refused : NULL,
+                            c->counter_adds_lost ? lost : NULL,
+                            trig ? trigger : NULL,
+                            cut->on || c->file_cut ? cut_text : NULL};
     uint32_t n = 0;
     r->n = 0;
-    for (int i = 0; i < 9; i++) {
+    for (int i = 0; i < 10; i++) {
         if (!vals[i]) continue;
         size_t kn = strlen(keys[i]), vn = clamp_len(strlen(vals[i]));
         rb_u32(r, (uint32_t)kn);
@@ -131,15 +152,23 @@ static int write_sites(ludus__writer *w, const ludus_capture *c, ludus__bytes *r
     return rc;
 }
 
-static int write_threads(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
+static int write_threads(ludus__writer *w, const ludus_capture *c, const cut_range *cut, ludus__bytes *r) {
     r->n = 0;
     rb_u32(r, ludus__nf_thread_BYTES);
     for (uint32_t t = 0; t < c->nthreads; t++) {
         const ludus__cap_thread *th = &c->threads[t];
         size_t nn = strnlen(th->name, sizeof th->name - 1);
-        ludus__nf_thread e = {th->tid,        th->dropped,          th->first_drop_ns, th->spans,    th->events,
-                              th->incomplete, th->unwound,          th->orphan_ends,   th->filtered, th->frames,
-                              th->mismatched, th->exited ? 1u : 0u, th->lanes,         (uint32_t)nn, 0};
+        /* a cut: losses that began by its end are its losses (as the cut counts them), from its start */
+        uint64_t dropped = th->dropped;
+        int64_t first = th->first_drop_ns;
+        if (cut->on && first != LUDUS__NO_DROP && first > cut->to) dropped = 0, first = LUDUS__NO_DROP;
+        if (cut->on && first != LUDUS__NO_DROP) first = first > cut->from ? first - cut->from : 0;
+        uint64_t spans = cut->on && th->spans > cut->slots[t] ? cut->slots[t] : th->spans; /* a bound, as read */
+        ludus__nf_thread e = {th->tid,     dropped,         first,
+                              spans,       th->events,      th->incomplete,
+                              th->unwound, th->orphan_ends, th->filtered,
+                              th->frames,  th->mismatched,  th->exited ? 1u : 0u,
+                              th->lanes,   (uint32_t)nn,    0};
         uint8_t *p = ludus__bytes_room(r, ludus__nf_thread_BYTES);
         if (!p) return 0; /* r->oom says it */
         ludus__nf_thread_put(p, &e);
@@ -203,32 +232,240 @@ static int write_summary(ludus__writer *w, const ludus_capture *c, uint64_t bloc
     return 0;
 }
 
+/* ---- a time cut: each thread's events of [from, to] ----
+ *
+ * The recorded slots of the range, as they were (a block is a contiguous
+ * part of a recorded one, at its address, so ends still name their begins),
+ * and before them, at `from`, a copy of each lexical scope and span still
+ * open there: a 1-slot block at the begin's own address, so the end in the
+ * range closes it. What is open at `to` is closed at the file's end, flagged
+ * incomplete, as in any capture. The open scopes at `from` are followed from
+ * the thread's start (ends, nested ends, unwinds, span ends) in memory that
+ * follows the nesting and the thread's blocks, not its events. Async zones
+ * begun before `from` are not carried (their ends in the cut find no begin). */
+
+typedef struct cut_open {
+    ludus__event ev;
+    uintptr_t addr;
+    uint64_t seq; /* the slot's ordinal in the thread's stream */
+    int span;
+} cut_open;
+
+typedef struct cut_state {
+    cut_open *open;
+    size_t n, cap;
+    ludus__seen_run *seen; /* the runs walked before `from`: where an unwind's point lies */
+    size_t nseen, seen_cap;
+    uint64_t seq;
+    int started, done, oom;
+    uint64_t from_ticks;
+} cut_state;
+
+__extension__ typedef __int128 cut_i128; /* (GCC and Clang, as ludus__u128) */
+
+/* The first tick at or after ns since capture start. */
+static uint64_t tick_at(const ludus_capture *c, int64_t ns) {
+    uint64_t t;
+    if (!c->clock_tsc) {
+        t = (uint64_t)(c->start_ns + ns);
+    } else {
+        cut_i128 d = (cut_i128)(c->start_ns + ns - c->c0.ns) * (cut_i128)(c->c1.ticks - c->c0.ticks);
+        int64_t span = c->c1.ns - c->c0.ns;
+        t = (uint64_t)((cut_i128)c->c0.ticks + (span > 0 ? d / span : 0));
+    }
+    for (int i = 0; i < 64 && ludus__ticks_to_ns(c, t) < ns; i++) t++;
+    for (int i = 0; i < 64 && t > 0 && ludus__ticks_to_ns(c, t - 1) >= ns; i++) t--;
+    return t;
+}
+
+static void cut_push(cut_state *st, const ludus__event *ev, uintptr_t addr, int span) {
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 64;
+        cut_open *o = ludus__realloc(st->open, cap * sizeof *o);
+        if (!o) {
+            st->oom = 1;
+            return;
+        }
+        st->open = o, st->cap = cap;
+    }
+    st->open[st->n++] = (cut_open){*ev, addr, st->seq, span};
+}
+
+/* Removes open entry i. */
+static void cut_drop(cut_state *st, size_t i) {
+    memmove(&st->open[i], &st->open[i + 1], (st->n - i - 1) * sizeof *st->open);
+    st->n--;
+}
+
+/* One event before `from`: what it opens or closes. */
+static void cut_track(cut_state *st, const ludus_capture *c, const ludus__event *ev, size_t slots, uintptr_t addr) {
+    unsigned kind = (unsigned)(ev->word & LUDUS__K_MASK);
+    uintptr_t key = ev->word & ~(uintptr_t)LUDUS__K_MASK;
+    if (kind == LUDUS__KIND_BEGIN || kind == LUDUS__KIND_SPAN_BEGIN) {
+        cut_push(st, ev, addr, kind == LUDUS__KIND_SPAN_BEGIN);
+    } else if (kind == LUDUS__KIND_END) { /* its begin, and the scopes still open inside it */
+        for (size_t i = st->n; i > 0; i--)
+            if (!st->open[i - 1].span && st->open[i - 1].addr == key) {
+                for (size_t j = st->n; j >= i; j--)
+                    if (!st->open[j - 1].span) cut_drop(st, j - 1);
+                break;
+            }
+    } else if (kind == LUDUS__KIND_SPAN_END) { /* the most recent span of its site (0: the innermost) */
+        for (size_t i = st->n; i > 0; i--)
+            if (st->open[i - 1].span && (!key || (st->open[i - 1].ev.word & ~(uintptr_t)LUDUS__K_MASK) == key)) {
+                cut_drop(st, i - 1);
+                break;
+            }
+    } else if (kind == LUDUS__KIND_UNWIND && slots == 2) { /* scopes begun at or after the point */
+        uint64_t point = ev[1].ticks, from_seq = 0;
+        int found = 0;
+        if (point && (uint64_t)ev[1].word == c->gen)
+            for (size_t r = st->nseen; r > 0 && !found; r--) {
+                const ludus__seen_run *sr = &st->seen[r - 1];
+                if (point >= sr->base && point < sr->base + 16 * sr->n)
+                    found = 1, from_seq = sr->ordinal + (point - sr->base) / 16;
+            }
+        for (size_t j = st->n; j > 0; j--)
+            if (!st->open[j - 1].span && (!found || st->open[j - 1].seq >= from_seq)) cut_drop(st, j - 1);
+    }
+}
+
+/* The scopes open at `from`, each a 1-slot block at its begin's address. */
+static int cut_emit_open(ludus__writer *w, const ludus_capture *c, uint32_t t, cut_state *st, int raw, ludus__bytes *r,
+                         uint64_t *blocks, uint64_t *slots) {
+    st->started = 1;
+    for (size_t i = 0; i < st->n; i++) {
+        ludus__event ev = {st->open[i].ev.ticks, st->open[i].ev.word};
+        ev.ticks = st->from_ticks;
+        ludus__run run = {&ev, 1, st->open[i].addr};
+        int rc = w ? write_block(w, c, t, &run, raw, r) : 0;
+        if (rc) return rc;
+        ++*blocks, ++*slots;
+    }
+    return 0;
+}
+
+/* One run of a thread of the cut: its events in [from, to] as a block
+ * (w NULL: counted only). */
+static int cut_run(ludus__writer *w, const ludus_capture *c, uint32_t t, const ludus__run *run,
+                   const ludus__tick_conv *tc, cut_state *st, int raw, ludus__bytes *r, uint64_t *blocks,
+                   uint64_t *slots) {
+    size_t i = 0, first = SIZE_MAX, last = 0;
+    if (st->nseen == st->seen_cap) {
+        size_t cap = st->seen_cap ? st->seen_cap * 2 : 64;
+        ludus__seen_run *sr = ludus__realloc(st->seen, cap * sizeof *sr);
+        if (!sr) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+        st->seen = sr, st->seen_cap = cap;
+    }
+    st->seen[st->nseen++] = (ludus__seen_run){run->base, run->n, st->seq};
+    while (i < run->n && !st->done) {
+        size_t k = ludus__event_slots(&run->ev[i], run->n - i);
+        if (k == 0 || k > run->n - i) k = run->n - i; /* (checked by the reader: not here) */
+        int64_t ns = ludus__tick_conv_ns(tc, c, run->ev[i].ticks);
+        if (ns > c->cut_to_ns) {
+            st->done = 1;
+        } else if (ns < c->cut_from_ns && first == SIZE_MAX) {
+            if (!st->started) cut_track(st, c, &run->ev[i], k, run->base + 16 * i);
+            if (st->oom) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+        } else {
+            if (!st->started) {
+                int rc = cut_emit_open(w, c, t, st, raw, r, blocks, slots);
+                if (rc) return rc;
+            }
+            if (first == SIZE_MAX) first = i;
+            last = i + k;
+        }
+        i += k;
+        st->seq += k;
+    }
+    if (first == SIZE_MAX) return 0;
+    ludus__run part = {run->ev + first, last - first, run->base + 16 * first};
+    int rc = w ? write_block(w, c, t, &part, raw, r) : 0;
+    ++*blocks, *slots += part.n;
+    return rc;
+}
+
+/* Thread t's blocks: all of them, or those of the cut (w NULL: the cut's
+ * blocks and slots counted, nothing written). */
+static int write_thread(ludus__writer *w, const ludus_capture *c, const cut_range *cut, uint32_t t, int raw,
+                        ludus__bytes *r, ludus__run_buf *rb, uint64_t *blocks, uint64_t *slots) {
+    const ludus__cap_thread *th = &c->threads[t];
+    uint64_t cursor = th->load_first;
+    ludus__tick_conv tc;
+    ludus__tick_conv_init(&tc, c);
+    cut_state st;
+    memset(&st, 0, sizeof st);
+    if (cut->on) st.from_ticks = tick_at(c, cut->from);
+    int rc = 0;
+    for (uint32_t i = 0; i < th->nruns && rc == 0 && !(w && w->failed) && !st.done; i++) {
+        ludus__run run;
+        if (c->src->load_run) {
+            rc = c->src->load_run(c, &cursor, &run, rb);
+            if (rc) break;
+        } else {
+            run = th->runs[i];
+        }
+        if (run.n == 0) continue;
+        if (cut->on) {
+            rc = cut_run(w, c, t, &run, &tc, &st, raw, r, blocks, slots);
+            continue;
+        }
+        rc = write_block(w, c, t, &run, raw, r);
+        ++*blocks;
+        *slots += run.n;
+    }
+    /* a thread whose events all lie outside the cut: what it left open at `from` spans the cut */
+    if (cut->on && rc == 0 && !st.started) rc = cut_emit_open(w, c, t, &st, raw, r, blocks, slots);
+    ludus__free(st.open);
+    ludus__free(st.seen);
+    return rc;
+}
+
 int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
-    if (c->cut)
-        return ludus__fail(
-            LUDUS_EUNSUPPORTED,
-            "a time cut cannot be saved as .ludus (its blocks hold whole threads): write JSON or .pftrace");
+    cut_range cut = {c->cut, c->cut_from_ns, c->cut_to_ns, NULL};
+    int raw = (flags & LUDUS_SAVE_RAW) != 0;
+    ludus__run_buf rb = {NULL, 0, NULL, 0};
     /* what the reader refuses is never written (it would lose the capture) */
     if (c->nsites > LUDUS__NF_MAX_SITES || c->nthreads > LUDUS__NF_MAX_THREADS)
         return ludus__fail(LUDUS_EOVERFLOW,
                            "%u sites and %u threads: a .ludus file holds at most %u and %u; write JSON or .pftrace",
                            c->nsites, c->nthreads, LUDUS__NF_MAX_SITES, LUDUS__NF_MAX_THREADS);
     ludus__bytes r = {NULL, 0, 0, 0};
-    write_header(w, c);
-    write_meta(w, c, &r);
+    /* the slots of the cut of each thread with spans, before its tables: its span count is bounded by them */
+    if (cut.on) {
+        cut.slots = ludus__calloc(c->nthreads ? c->nthreads : 1, sizeof *cut.slots);
+        if (!cut.slots) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+        for (uint32_t t = 0; t < c->nthreads; t++) {
+            uint64_t nb = 0;
+            int prc = c->threads[t].spans ? write_thread(NULL, c, &cut, t, raw, &r, &rb, &nb, &cut.slots[t]) : 0;
+            if (prc) {
+                ludus__free(cut.slots);
+                ludus__free(rb.ev);
+                ludus__free(rb.bytes);
+                return prc;
+            }
+        }
+    }
+    write_header(w, c, &cut);
+    write_meta(w, c, &cut, &r);
     write_stats(w, c, &r);
     int trc = write_sites(w, c, &r);
-    if (trc == 0) trc = write_threads(w, c, &r);
+    if (trc == 0) trc = write_threads(w, c, &cut, &r);
+    ludus__free(cut.slots);
     if (trc) {
         ludus__free(r.b);
+        ludus__free(rb.ev);
+        ludus__free(rb.bytes);
         return trc;
     }
     const ludus__gpu_data *g = ludus__gpu_of(c);
-    if (g && !w->failed) { /* GPU timing: after the tables, before the blocks */
+    if (g && !w->failed && !cut.on) { /* GPU timing: after the tables, before the blocks (a cut leaves it out) */
         size_t gn;
         uint8_t *gb = ludus__gpu_encode(g, &gn);
         if (!gb) {
             ludus__free(r.b);
+            ludus__free(rb.ev);
+            ludus__free(rb.bytes);
             return ludus__fail(LUDUS_ENOMEM, "out of memory");
         }
         write_record(w, LUDUS__NF_GPU, g->nctx, gb, gn);
@@ -236,31 +473,21 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
     }
     int rc = r.oom ? ludus__fail(LUDUS_ENOMEM, "out of memory") : 0;
     uint64_t blocks = 0, slots = 0;
-    ludus__run_buf rb = {NULL, 0, NULL, 0};
-    for (uint32_t t = 0; t < c->nthreads && rc == 0 && !w->failed; t++) {
-        const ludus__cap_thread *th = &c->threads[t];
-        uint64_t cursor = th->load_first;
-        for (uint32_t i = 0; i < th->nruns && rc == 0 && !w->failed; i++) {
-            ludus__run run;
-            if (c->src->load_run) {
-                rc = c->src->load_run(c, &cursor, &run, &rb);
-                if (rc) break;
-            } else {
-                run = th->runs[i];
-            }
-            if (run.n == 0) continue;
-            rc = write_block(w, c, t, &run, (flags & LUDUS_SAVE_RAW) != 0, &r);
-            blocks++;
-            slots += run.n;
-        }
-    }
+    for (uint32_t t = 0; t < c->nthreads && rc == 0 && !w->failed; t++)
+        rc = write_thread(w, c, &cut, t, raw, &r, &rb, &blocks, &slots);
     ludus__free(rb.ev);
     ludus__free(rb.bytes);
+    uint64_t tail = w->bytes; /* the index's tail: the summary, after the last block */
     if (rc == 0 && !w->failed) rc = write_summary(w, c, blocks, slots, &r);
     if (rc == 0) {
-        ludus__nf_end e = {blocks, slots};
-        uint8_t b[ludus__nf_end_BYTES];
-        ludus__nf_end_put(b, &e);
+        ludus__nf_end_index e = {blocks,
+                                 slots,
+                                 tail,
+                                 blocks && !raw ? LUDUS__NF_END_COMPACT : 0u,
+                                 ludus__nf_end_index_BYTES,
+                                 LUDUS__NF_END_MAGIC};
+        uint8_t b[ludus__nf_end_index_BYTES];
+        ludus__nf_end_index_put(b, &e);
         write_record(w, LUDUS__NF_END, 0, b, sizeof b);
     }
     ludus__free(r.b);

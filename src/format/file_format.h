@@ -297,6 +297,27 @@ LUDUS__NF_DEFINE(ludus__nf_summary_thread, LUDUS__NF_SUMMARY_THREAD_FIELDS)
 /* clang-format on */
 LUDUS__NF_DEFINE(ludus__nf_end, LUDUS__NF_END_FIELDS)
 
+/* The index, appended to END by every writer since it was added (readers
+ * before it read the END fields above and ignore the rest): where the
+ * records after the blocks start (tail: the first record after every
+ * BLOCK, THREAD_DEF and SITE_DEFS), a flag for compact blocks, and last
+ * the END payload's length and a magic, so a reader finds the END record
+ * from the file's last 12 bytes and reads the header, the tables and the
+ * summary without the blocks (ludus_capture_open_index). Fields a later
+ * version adds go before `length`. */
+#define LUDUS__NF_END_MAGIC UINT64_C(0x444e45535544554c) /* the bytes "LUDUSEND", read little-endian */
+#define LUDUS__NF_END_COMPACT 1u
+/* clang-format off */
+#define LUDUS__NF_END_INDEX_FIELDS(X) \
+    X(U64, blocks) \
+    X(U64, slots) \
+    X(U64, tail) \
+    X(U32, flags) \
+    X(U32, length) \
+    X(U64, magic)
+/* clang-format on */
+LUDUS__NF_DEFINE(ludus__nf_end_index, LUDUS__NF_END_INDEX_FIELDS)
+
 /* The GPU record: this head, then the contexts (each its fixed part, its
  * coverage counts as cov_count u64 in LUDUS_GPU_COVERAGE order, its name
  * and device), the pass names (u32 length, bytes), the samples, the

@@ -1,5 +1,5 @@
-/* Reader of native capture files (.ludus versions 2 to 5: LUDUS__FORMAT_OLDEST
- * to LUDUS__FORMAT_VERSION, file_format.h), from a
+/* Reader of native capture files (.ludus versions 2 to 6: LUDUS__FORMAT_OLDEST
+ * to LUDUS__FORMAT_STREAMED, file_format.h), from a
  * path or from memory, as a capture object. Open checks the header, loads
  * the metadata, site and thread tables, and walks every record checking its
  * framing and its CRC-32C (block payloads are read through a fixed buffer,
@@ -7,7 +7,9 @@
  * damage is found before a verb reports anything. Event blocks are read
  * again one at a time when a stream reaches them (the run loader), checked
  * again, decoded, and their times checked against the capture's range.
- * Every defect is LUDUS_EFORMAT with "offset N: what" in the detail. */
+ * Every defect is LUDUS_EFORMAT with "offset N: what" in the detail.
+ * ludus_capture_open_index reads only the header, the tables and the
+ * summary, found through the index at the end of END (no block). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +37,11 @@ typedef struct reader {
     uint64_t nblk, blk_cap;
     uint64_t *last_blk; /* per thread: its last block's index (UINT64_MAX: none yet) */
     uint32_t ndefs;     /* THREAD_DEF records so far */
+    /* opened through the index (ludus_capture_open_index): the records from
+     * `tail` on are the ones after the blocks; none is a block */
+    int index_only;
+    uint64_t tail;
+    ludus__nf_end_index index;
 } reader;
 
 __attribute__((format(printf, 3, 4))) static int fmt_fail(reader *r, uint64_t off, const char *fmt, ...) {
@@ -177,6 +184,9 @@ static int check_events(reader *r, const ludus_capture *c, ludus__event *ev, siz
 
 static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf) {
     reader *r = c->src_data;
+    if (r->index_only)
+        return ludus__fail(LUDUS_EUNSUPPORTED, "a capture opened through its index (ludus_capture_open_index) has "
+                                               "its tables only, no event: open it with ludus_capture_open");
     uint64_t off = *cursor, next_cursor = 0;
     if (r->streamed) { /* the cursor is the block's index */
         if (*cursor >= r->nblk) return FMT_FAIL(0, "no more blocks of this thread");
@@ -384,6 +394,15 @@ static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t 
                 c->counters_refused = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
             else
                 c->counter_adds_lost = x;
+        } else if (kn == 3 && !memcmp(k, "cut", 3)) {
+            char num[80];
+            long long f, t, d;
+            if (vn >= sizeof num) return FMT_FAIL(base + pos + 8 + kn, "malformed cut entry");
+            memcpy(num, v, vn);
+            num[vn] = 0;
+            if (sscanf(num, "%lld %lld %lld", &f, &t, &d) != 3 || f < 0 || t < f || d < t)
+                return FMT_FAIL(base + pos + 8 + kn, "malformed cut entry");
+            c->file_cut = 1, c->file_cut_from_ns = f, c->file_cut_to_ns = t, c->file_cut_of_ns = d;
         } else if (kn == 7 && !memcmp(k, "trigger", 7)) {
             if (parse_trigger(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed trigger entry");
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
@@ -588,7 +607,7 @@ static int check_counts(reader *r, ludus_capture *c) {
                       {"mismatched", th->mismatched, s},
                       {"spans", th->spans, s},
                       {"lanes", th->lanes, LUDUS__MAX_LANES - 1}};
-        for (size_t k = 0; k < sizeof claims / sizeof claims[0]; k++)
+        for (size_t k = 0; k < sizeof claims / sizeof claims[0] && !r->index_only; k++) /* (blocks unread) */
             if (claims[k].value > claims[k].limit)
                 return FMT_FAIL(0, "thread %u claims %" PRIu64 " %s, more than its %" PRIu64 " slots can hold", t,
                                 claims[k].value, claims[k].name, s);
@@ -712,6 +731,11 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
     ludus__calib_point clock;
     int have_clock = 0;
     if (r->streamed) have_sites = 1; /* its sites come in SITE_DEFS records */
+    int jumped = 0;                  /* index only: past the blocks, to the tail */
+    if (r->index_only && r->streamed) {
+        off = r->tail, jumped = 1;
+        r->ndefs = nthreads; /* the THREAD_DEFs are not read: the table at the end holds them all */
+    }
     for (;;) {
         if (r->streamed && (r->size - off < ludus__nf_record_BYTES))
             return stream_cut_at(r, c, off, have_clock ? &clock : NULL);
@@ -731,6 +755,15 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
         if (h.reserved != 0) /* not under the checksum: must be 0 */
             return FMT_FAIL(off + ludus__nf_record_offset("reserved"), "reserved field is %u, not 0", h.reserved);
         uint64_t base = off + ludus__nf_record_BYTES;
+        int in_body = h.tag == LUDUS__NF_BLOCK ||
+                      (r->streamed && (h.tag == LUDUS__NF_THREAD_DEF || h.tag == LUDUS__NF_SITE_DEFS));
+        if (r->index_only && in_body && jumped)
+            return FMT_FAIL(off, "a record of tag %u after the index's tail (offset %" PRIu64 ")", h.tag, r->tail);
+        if (r->index_only && in_body) { /* the first block: the index says where the blocks end */
+            if (r->tail < off) return FMT_FAIL(off, "the index's tail %" PRIu64 " is before the blocks", r->tail);
+            off = r->tail, jumped = 1;
+            continue;
+        }
         int table = h.tag == LUDUS__NF_META || h.tag == LUDUS__NF_STATS || h.tag == LUDUS__NF_SITES ||
                     h.tag == LUDUS__NF_THREADS || h.tag == LUDUS__NF_END || h.tag == LUDUS__NF_GPU;
         if (table && h.tag != LUDUS__NF_END && last_thread >= 0 && !r->streamed)
@@ -776,7 +809,7 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                     rc = FMT_FAIL(off + 4, "the thread table holds %u threads, the file defined %u", h.aux, ndefs);
                 else
                     rc = parse_threads(r, c, base, h.aux, p, h.length, nthreads);
-                for (uint32_t t = 0; rc == 0 && t < ndefs; t++) {
+                for (uint32_t t = 0; rc == 0 && defs && t < ndefs; t++) { /* (index only: none read) */
                     c->threads[t].load_first = defs[t].load_first;
                     c->threads[t].nruns = defs[t].nruns;
                     c->threads[t].slots = defs[t].slots;
@@ -877,7 +910,7 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                     break;
                 }
                 ludus__free(p);
-                if (r->streamed && (c->nsites != nsites || c->nthreads != nthreads))
+                if (r->streamed && (c->nsites != (r->index_only ? 0 : nsites) || c->nthreads != nthreads))
                     return FMT_FAIL(0, "the header counts %u sites and %u threads, the file defined %u and %u", nsites,
                                     nthreads, c->nsites, c->nthreads);
                 if (r->streamed) { /* its header was written again at the end: now it must calibrate */
@@ -923,8 +956,19 @@ static int open_source(reader *r, ludus_capture **out) {
     c->file_bytes = r->size;
     uint64_t first = 0;
     uint32_t nsites = 0, nthreads = 0;
+    if (r->index_only) { /* the blocks are not walked: their counts come from the index */
+        c->blocks = r->index.blocks;
+        c->slots = r->index.slots;
+        c->compact = (r->index.flags & LUDUS__NF_END_COMPACT) != 0;
+    }
     int rc = parse_header(r, c, &first, &nsites, &nthreads);
     if (rc == 0) rc = parse_records(r, c, first, nsites, nthreads);
+    if (rc == 0 && r->index_only) {
+        c->index_only = 1;
+        c->index_sites = nsites;
+        /* every thread's events are behind load_run, which refuses them */
+        for (uint32_t t = 0; t < c->nthreads; t++) c->threads[t].nruns = 1, c->threads[t].load_first = 0;
+    }
     if (rc) {
         ludus_capture_release(c);
         return rc; /* the detail is set */
@@ -950,6 +994,52 @@ int ludus_capture_open(const char *path, ludus_capture **out) {
         ludus__os_strerror(e, buf, sizeof buf);
         return ludus__fail(LUDUS_EIO, "cannot open %s: %s", path, buf);
     }
+    return open_source(r, out);
+}
+
+/* The index at the end of the END record (file_format.h): found from the
+ * file's last 12 bytes, checked (its record's framing and CRC, the tail
+ * within the file). 0 when the file has a sound one; anything else, and the
+ * file is read in full (older files, streamed files cut short, damage,
+ * which the full read then names). */
+static int find_index(reader *r) {
+    uint8_t tb[12];
+    uint64_t min = ludus__nf_header_BYTES + ludus__nf_record_BYTES + ludus__nf_end_index_BYTES;
+    if (r->size < min || read_at(r, r->size - sizeof tb, tb, sizeof tb, "index") != 0) return -1;
+    uint32_t len;
+    uint64_t magic;
+    ludus__nf_get_U64(ludus__nf_get_U32(tb, &len), &magic);
+    if (magic != LUDUS__NF_END_MAGIC || len < ludus__nf_end_index_BYTES || len > 4096 ||
+        len > r->size - ludus__nf_header_BYTES - ludus__nf_record_BYTES)
+        return -1;
+    uint64_t off = r->size - len - ludus__nf_record_BYTES;
+    uint8_t b[ludus__nf_record_BYTES + 4096];
+    if (read_at(r, off, b, ludus__nf_record_BYTES + len, "end record") != 0) return -1;
+    ludus__nf_record h;
+    ludus__nf_record_get(&h, b);
+    if (h.tag != LUDUS__NF_END || h.length != len || h.reserved != 0) return -1;
+    if (check_crc(r, off, &h, b + ludus__nf_record_BYTES) != 0) return -1;
+    ludus__nf_end_index_get(&r->index, b + ludus__nf_record_BYTES);
+    if (r->index.tail < ludus__nf_header_BYTES || r->index.tail > off) return -1;
+    r->tail = r->index.tail;
+    return 0;
+}
+
+int ludus_capture_open_index(const char *path, ludus_capture **out) {
+    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
+    *out = NULL;
+    if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
+    reader *r = ludus__calloc(1, sizeof *r);
+    if (!r) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    int e = ludus__read_open(path, &r->fd, &r->size);
+    if (e) {
+        char buf[128];
+        ludus__free(r);
+        ludus__os_strerror(e, buf, sizeof buf);
+        return ludus__fail(LUDUS_EIO, "cannot open %s: %s", path, buf);
+    }
+    r->index_only = find_index(r) == 0;
+    r->error = 0;
     return open_source(r, out);
 }
 

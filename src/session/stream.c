@@ -415,6 +415,7 @@ int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_resul
     int64_t dur = c->end_ns - c->start_ns;
     double per_event = st->events ? (double)st->written / (double)st->events : 16.0;
     double needed = dropped && dur > 0 ? per_event * (double)(st->events + dropped) * 1e9 / (double)dur : 0.0;
+    uint64_t tail = st->written + st->n; /* the index's tail: META, after every block and definition */
     put_meta(st, c, dropped, needed);
     /* STATS: the normalised counts (and the cut annotation counts, which the
      * normaliser makes) are not counted in a streamed file yet: 0 here */
@@ -456,9 +457,11 @@ int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_resul
         }
         put_record(st, LUDUS__NF_SUMMARY, 0, st->scratch, len);
     }
-    ludus__nf_end end = {st->blocks, st->slots};
-    uint8_t eb[ludus__nf_end_BYTES];
-    ludus__nf_end_put(eb, &end);
+    ludus__nf_end_index end = {
+        st->blocks,         st->slots, tail, st->blocks ? LUDUS__NF_END_COMPACT : 0u, ludus__nf_end_index_BYTES,
+        LUDUS__NF_END_MAGIC};
+    uint8_t eb[ludus__nf_end_index_BYTES];
+    ludus__nf_end_index_put(eb, &end);
     put_record(st, LUDUS__NF_END, 0, eb, sizeof eb);
     flush(st);
     /* the header, complete: the capture's end, its tables' counts */

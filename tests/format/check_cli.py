@@ -79,6 +79,8 @@ with tempfile.TemporaryDirectory() as d:
     assert rc == 0, err
     # frames as report counts them: 60 marks make 59 frames
     assert "clock:" in out and "Main" in out and "frames:      59 complete" in out and "60 marks" in out, out
+    # info reads the header, tables and summary through the index at the file's end, not the blocks
+    assert "read:        the header, tables and summary, through the index" in out, out[:300]
     # and report says the same number (it once said one fewer than info's marks)
     rc, rep, err = run("report", cap)
     assert rc == 0, err
@@ -92,7 +94,6 @@ with tempfile.TemporaryDirectory() as d:
     assert rc == 1 and "extension picks the format" in err, err
     assert run("convert", cap, os.path.join(d, "x.json"), "--from", "abc")[0] == 1
     assert run("convert", cap, os.path.join(d, "x.json"), "--threads", "NoSuchThread")[0] == 1
-    assert run("convert", cap, os.path.join(d, "x.ludus"), "--from", "1ms")[0] == 1
     assert run("info", "--help")[0] == 0
 
     # bad input: truncated and corrupted files name the offset, one line
@@ -116,13 +117,22 @@ with tempfile.TemporaryDirectory() as d:
     for i in range(16):
         bad[len(bad) // 2 + i] ^= 0xFF
     open(dmg, "wb").write(bad)
-    for verb in (["info", dmg], ["report", dmg], ["convert", dmg, os.path.join(d, "dmg.json")],
+    for verb in (["report", dmg], ["convert", dmg, os.path.join(d, "dmg.json")],
                  ["diff", dmg, cap], ["diff", cap, dmg]):
         rc, out, err = run(*verb)
         assert rc == 2, (verb, rc, err)
         assert err.count("\n") == 1 and "malformed input, offset " in err, (verb, err)
         assert err.count("malformed input") == 1, (verb, err)
     assert not os.path.exists(os.path.join(d, "dmg.json"))
+    # info reads no block: the damage in the middle is not its to see (report's and convert's)
+    rc, out, err = run("info", dmg)
+    assert rc == 0 and "through the index" in out, (rc, out, err)
+    # a damaged end (the index): info reads the file whole and names the damage
+    bad = bytearray(data)
+    bad[-30] ^= 0xFF
+    open(dmg, "wb").write(bad)
+    rc, out, err = run("info", dmg)
+    assert rc == 2 and "checksum mismatch in a record of tag 6" in err, (rc, err)
 
     # values that are not numbers, gates that cannot trip, cuts of nothing
     for bad_time in ("nan", "inf", "-1ms", "1e400"):
@@ -208,7 +218,10 @@ with tempfile.TemporaryDirectory() as d:
     assert rc == 2 and "standard input" in err, (rc, err)  # an empty input: bad input, said
     info_ref = run("info", cap)[1]
     rc, out, err = run("info", "-", stdin=open(cap, "rb"))
-    assert rc == 0 and out.split("\n", 1)[1] == info_ref.split("\n", 1)[1], (rc, err)  # all but the file line
+    # all but the file line and how it was read (standard input is read whole, the file through its index)
+    assert rc == 0 and "read:        every record" in out, (rc, out)
+    strip = lambda t: [l for l in t.split("\n")[1:] if not l.startswith("read:")]
+    assert strip(out) == strip(info_ref), (out, info_ref)
     assert run("info", cap, "-o", os.path.join(d, "info.txt"))[0] == 0
     assert open(os.path.join(d, "info.txt")).read() == info_ref
     rep_ref = run("report", cap)[1]
@@ -291,6 +304,60 @@ with tempfile.TemporaryDirectory() as d:
     n_cut = sum(1 for e in doc["traceEvents"] if e["ph"] != "M")
     n_full = sum(1 for e in full["traceEvents"] if e["ph"] != "M")
     assert 0 < n_cut < n_full
+
+    # the same cut as a capture file (it was refused: "a .ludus file holds whole threads"): a capture
+    # of the range, its times counted from --from, its slices the JSON cut's (async zones begun
+    # before the cut are not carried), info and report read it, and it says what it was cut from
+    cutl = os.path.join(d, "cut.ludus")
+    rc, _, err = run("convert", cap, cutl, "--from", "%dns" % lo, "--to", "%dns" % hi)
+    assert rc == 0, err
+    rc, out, err = run("info", cutl)
+    assert rc == 0 and "cut:         %.3f .. %.3f ms of a capture of" % (lo / 1e6, hi / 1e6) in out, (rc, out, err)
+    assert "frames:      1 complete" in out and "2 marks" in out, out
+    rc, rep, err = run("report", cutl)
+    assert rc == 0, err
+    rc, _, err = run("convert", cutl, os.path.join(d, "cut2.json"))
+    assert rc == 0, err
+    doc2 = trace_json.load(os.path.join(d, "cut2.json"))
+
+    def slices(doc, shift):
+        out = {}
+        for e in doc["traceEvents"]:
+            if e["ph"] == "X" and e.get("cat") not in ("flow", "async", "gpu"):
+                out.setdefault(e["name"], []).append(  # (spans: the lanes of a cut are its own)
+                    (round(float(e["ts"]) * 1000) + shift, round(float(e["dur"]) * 1000)))
+        return {k: sorted(v) for k, v in out.items()}
+
+    want, got = slices(doc, 0), slices(doc2, lo)
+    assert want.keys() == got.keys(), (sorted(want.keys() ^ got.keys()))
+    for k in want:
+        assert len(want[k]) == len(got[k]) and all(abs(a[0] - b[0]) <= 2 and abs(a[1] - b[1]) <= 2
+                                                   for a, b in zip(want[k], got[k])), (k, want[k][:4], got[k][:4])
+    assert sum(len(v) for v in got.values()) > 10
+    count = lambda doc, ph: sum(1 for e in doc["traceEvents"] if e["ph"] == ph)
+    assert count(doc2, "C") == count(doc, "C"), (count(doc2, "C"), count(doc, "C"))
+    # a cut of the cut names the first source's range
+    rc, _, err = run("convert", cutl, os.path.join(d, "cut3.ludus"), "--from", "1000ns")
+    assert rc == 0, err
+    rc, out, err = run("info", os.path.join(d, "cut3.ludus"))
+    assert rc == 0 and "cut:         %.3f .. %.3f ms" % ((lo + 1000) / 1e6, hi / 1e6) in out, (rc, out, err)
+
+    # --frames: the time of frames as report numbers them, as a cut (any output)
+    fr = os.path.join(d, "frames.ludus")
+    rc, _, err = run("convert", cap, fr, "--frames", "10-12")
+    assert rc == 0, err
+    rc, out, err = run("info", fr)
+    assert rc == 0 and "frames:      3 complete" in out and "4 marks" in out, (rc, out, err)
+    rc, _, err = run("convert", cap, fr, "--frames", "last:5")
+    assert rc == 0, err
+    rc, out, err = run("info", fr)
+    assert rc == 0 and "frames:      5 complete" in out, (rc, out, err)
+    rc, _, err = run("convert", cap, os.path.join(d, "fr.json"), "--frames", "0-3")
+    assert rc == 1 and "the capture's complete frames are 1 to 59" in err, (rc, err)
+    rc, _, err = run("convert", cap, os.path.join(d, "fr.json"), "--frames", "3-2")
+    assert rc == 1 and "--frames takes" in err, (rc, err)
+    rc, _, err = run("convert", cap, os.path.join(d, "fr.json"), "--frames", "3-4", "--from", "1ms")
+    assert rc == 1 and "not both" in err, (rc, err)
 
     # thread subset by name and by tid
     tids = {e["tid"]: e["args"]["name"] for e in full["traceEvents"] if e.get("name") == "thread_name"}

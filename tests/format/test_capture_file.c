@@ -640,6 +640,130 @@ static void test_errors(void **state) {
     free(d);
 }
 
+/* The index at the end of the file (END's appended fields): an open through
+ * it reads the header, the tables and the summary and says what the full
+ * open says, without reading a block (a damaged block goes unseen; report
+ * and convert find it); its capture has no events (LUDUS_EUNSUPPORTED). A
+ * file without the index (END of 16 bytes, as before it) is read whole; a
+ * damaged index falls back to the full read, which names the damage; an
+ * index whose tail points before the blocks is refused. (Old code: no
+ * ludus_capture_open_index, and END held 16 bytes.) */
+static void check_same_info(const ludus_capture_info *a, const ludus_capture_info *b) {
+    assert_int_equal(a->version, b->version);
+    assert_int_equal(a->blocks, b->blocks);
+    assert_int_equal(a->slots, b->slots);
+    assert_int_equal(a->compact, b->compact);
+    assert_int_equal(a->sites, b->sites);
+    assert_int_equal(a->threads, b->threads);
+    assert_int_equal(a->start_ns, b->start_ns);
+    assert_int_equal(a->end_ns, b->end_ns);
+    assert_int_equal(a->summary.events, b->summary.events);
+    assert_int_equal(a->summary.dropped, b->summary.dropped);
+    assert_int_equal(a->has_summary, b->has_summary);
+    assert_int_equal(a->summary_frame_marks, b->summary_frame_marks);
+    assert_string_equal(a->process_name, b->process_name);
+}
+
+static void test_index_open(void **state) {
+    (void)state;
+    char path[320];
+    snprintf(path, sizeof path, "%s/index.ludus", dir);
+    assert_int_equal(save_last(path, 0), 0);
+    size_t n;
+    uint8_t *d = read_all(path, &n);
+    /* the index: END's payload ends with its length (40) and "LUDUSEND" */
+    assert_memory_equal(d + n - 8, "LUDUSEND", 8);
+    assert_int_equal(get32(d + n - 12), 40);
+    uint8_t *end = d + n - 24 - 40;
+    assert_int_equal(get32(end), 6);
+    ludus_capture *full, *ix;
+    assert_int_equal(ludus_capture_open(path, &full), 0);
+    assert_int_equal(ludus_capture_open_index(path, &ix), 0);
+    ludus_capture_info fi, ii;
+    assert_int_equal(ludus_capture_get_info(full, &fi), 0);
+    assert_int_equal(ludus_capture_get_info(ix, &ii), 0);
+    assert_false(fi.index_only);
+    assert_true(ii.index_only);
+    assert_true(ii.has_summary);
+    check_same_info(&fi, &ii);
+    for (uint32_t t = 0; t < fi.threads; t++) {
+        ludus_thread_summary a, b;
+        assert_int_equal(ludus_capture_get_thread(full, t, &a), 0);
+        assert_int_equal(ludus_capture_get_thread(ix, t, &b), 0);
+        assert_string_equal(a.name, b.name);
+        assert_int_equal(a.events, b.events);
+        assert_int_equal(a.tid, b.tid);
+    }
+    membuf b = {0};
+    assert_int_equal(ludus_capture_write(ix, LUDUS_FORMAT_JSON, 0, mem_write, &b), LUDUS_EUNSUPPORTED);
+    assert_non_null(strstr(ludus_last_error_detail(), "ludus_capture_open_index"));
+    free(b.data);
+    ludus_capture_release(ix);
+
+    /* a damaged block: the index open does not read it, the full one names it */
+    char other[340];
+    snprintf(other, sizeof other, "%s/index-other.ludus", dir);
+    uint8_t *blk = first_block(d, n);
+    blk[40] ^= 0x5a;
+    write_all(other, d, n);
+    assert_int_equal(ludus_capture_open_index(other, &ix), 0);
+    ludus_capture_release(ix);
+    assert_int_equal(ludus_capture_open(other, &ix), LUDUS_EFORMAT);
+    blk[40] ^= 0x5a;
+
+    /* a damaged index: the full read, which names the END record's checksum */
+    end[24 + 16] ^= 1; /* tail */
+    write_all(other, d, n);
+    assert_int_equal(ludus_capture_open_index(other, &ix), LUDUS_EFORMAT);
+    assert_non_null(strstr(ludus_last_error_detail(), "checksum mismatch in a record of tag 6"));
+    /* ... its checksum redone around a tail before the blocks: refused */
+    end[24 + 16] ^= 1;
+    end[24 + 16] = 112, end[24 + 17] = 0, end[24 + 18] = 0, end[24 + 19] = 0;
+    redo_crc(end);
+    write_all(other, d, n);
+    assert_int_equal(ludus_capture_open_index(other, &ix), LUDUS_EFORMAT);
+    assert_non_null(strstr(ludus_last_error_detail(), "before the blocks"));
+
+    /* every byte of the END record flipped: named, never read as an index (the full read's END check) */
+    for (size_t k = n - 64; k < n; k++) {
+        end[k - (n - 64)] ^= 0x01;
+        write_all(other, d, n);
+        end[k - (n - 64)] ^= 0x01;
+        assert_int_equal(ludus_capture_open_index(other, &ix), LUDUS_EFORMAT);
+    }
+    /* ... a tail forged onto the last block, checksum redone: a block after the tail, refused */
+    size_t last_block = 0;
+    for (size_t off = get32(d + 16); off + 24 <= n; off += 24 + (size_t)get64(d + off + 8))
+        if (get32(d + off) == 5) last_block = off;
+    assert_true(last_block > 0);
+    uint8_t saved[4];
+    memcpy(saved, end + 24 + 16, 4);
+    put32(end + 24 + 16, (uint32_t)last_block);
+    redo_crc(end);
+    write_all(other, d, n);
+    assert_int_equal(ludus_capture_open_index(other, &ix), LUDUS_EFORMAT);
+    assert_non_null(strstr(ludus_last_error_detail(), "after the index's tail"));
+    memcpy(end + 24 + 16, saved, 4);
+    redo_crc(end);
+
+    /* END as files before the index had it (16 bytes): read whole */
+    uint8_t *old = read_all(path, &n);
+    end = old + n - 24 - 40;
+    end[8] = 16;
+    redo_crc(end);
+    write_all(other, old, n - 24);
+    assert_int_equal(ludus_capture_open_index(other, &ix), 0);
+    assert_int_equal(ludus_capture_get_info(ix, &ii), 0);
+    assert_false(ii.index_only);
+    check_same_info(&fi, &ii);
+    size_t jn;
+    free(json_of(ix, &jn)); /* a complete capture */
+    ludus_capture_release(ix);
+    ludus_capture_release(full);
+    free(old);
+    free(d);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/ludus-format-%d", (int)getpid());
     char cmd[300];
@@ -649,17 +773,12 @@ int main(void) {
     snprintf(path_raw, sizeof path_raw, "%s/raw.ludus", dir);
     record_capture();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_truncated_every_offset),
-        cmocka_unit_test(test_every_flip_detected),
-        cmocka_unit_test(test_corrupted_fields),
-        cmocka_unit_test(test_forged_tick_refused),
-        cmocka_unit_test(test_block_claim_bounded_by_bytes),
-        cmocka_unit_test(test_version_2),
-        cmocka_unit_test(test_messages),
-        cmocka_unit_test(test_format4_files),
-        cmocka_unit_test(test_format4_negative_memory),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_round_trip),          cmocka_unit_test(test_truncated_every_offset),
+        cmocka_unit_test(test_every_flip_detected), cmocka_unit_test(test_corrupted_fields),
+        cmocka_unit_test(test_forged_tick_refused), cmocka_unit_test(test_block_claim_bounded_by_bytes),
+        cmocka_unit_test(test_version_2),           cmocka_unit_test(test_messages),
+        cmocka_unit_test(test_format4_files),       cmocka_unit_test(test_format4_negative_memory),
+        cmocka_unit_test(test_index_open),          cmocka_unit_test(test_errors),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

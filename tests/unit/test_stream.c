@@ -129,6 +129,28 @@ static void test_longer_than_pool(void **state) {
     assert_int_equal(in.summary.events, r.events);
     assert_int_equal(in.summary.dropped, 0);
     assert_int_equal(in.summary_frame_marks, BATCHES);
+    /* through the index at its end: the same, from the records after the blocks */
+    ludus_capture *ix;
+    assert_int_equal(ludus_capture_open_index(path, &ix), 0);
+    ludus_capture_info ii;
+    assert_int_equal(ludus_capture_get_info(ix, &ii), 0);
+    assert_true(ii.index_only);
+    assert_true(ii.has_summary && ii.streamed);
+    assert_int_equal(ii.threads, 2);
+    assert_int_equal(ii.sites, in.sites);
+    assert_int_equal(ii.blocks, in.blocks);
+    assert_int_equal(ii.slots, in.slots);
+    assert_int_equal(ii.summary.events, r.events);
+    assert_int_equal(ii.summary_frame_marks, BATCHES);
+    assert_int_equal(ii.end_ns, in.end_ns);
+    for (uint32_t k = 0; k < 2; k++) {
+        ludus_thread_summary a, b;
+        assert_int_equal(ludus_capture_get_thread(c, k, &a), 0);
+        assert_int_equal(ludus_capture_get_thread(ix, k, &b), 0);
+        assert_string_equal(a.name, b.name);
+        assert_int_equal(a.events, b.events);
+    }
+    ludus_capture_release(ix);
     char *json = lt_capture_json(c);
     lt_trace t;
     lt_trace_parse(&t, json);
@@ -144,6 +166,43 @@ static void test_longer_than_pool(void **state) {
     assert_non_null(strstr(json, "\"Stream worker\""));
     lt_trace_free(&t);
     free(json);
+    /* its middle third saved as .ludus (threads interleaved in the file) reads back as the cut:
+     * the same slices by name, each begun and ended */
+    ludus_cut_desc cd = {1, (in.end_ns - in.start_ns) / 3, 2 * (in.end_ns - in.start_ns) / 3, NULL, 0};
+    ludus_capture *v, *vc;
+    assert_int_equal(ludus_capture_cut(c, &cd, &v), 0);
+    char cut_path[300];
+    snprintf(cut_path, sizeof cut_path, "%s.cut.ludus", path);
+    assert_int_equal(ludus_capture_save(v, LUDUS_FORMAT_LUDUS, 0, cut_path), 0);
+    assert_int_equal(ludus_capture_open(cut_path, &vc), 0);
+    ludus_capture_summary vs;
+    assert_int_equal(ludus_capture_get_summary(v, &vs), 0);
+    print_message("the cut: %llu events\n", (unsigned long long)vs.events);
+    char *jv = lt_capture_json(v), *jc = lt_capture_json(vc);
+    lt_trace tv, tc;
+    lt_trace_parse(&tv, jv);
+    lt_trace_parse(&tc, jc);
+    for (size_t i = 0; i < tc.n; i++)
+        if (tc.ev[i].ph == 'B') assert_true(lt_match_end(&tc, i) >= 0);
+    size_t cut_total = 0;
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(lt_count(&tc, 'B', names[k]), lt_count(&tv, 'B', names[k]));
+        assert_int_equal(lt_count(&tc, 'E', names[k]), lt_count(&tv, 'E', names[k]));
+        cut_total += lt_count(&tc, 'B', names[k]);
+    }
+    assert_true(cut_total > 0 && cut_total < 4u * BATCHES * BATCH);
+    ludus_capture_info ci;
+    assert_int_equal(ludus_capture_get_info(vc, &ci), 0);
+    assert_true(ci.file_cut);
+    assert_int_equal(ci.file_cut_from_ns, cd.from_ns);
+    assert_int_equal(ci.end_ns - ci.start_ns, cd.to_ns - cd.from_ns);
+    lt_trace_free(&tv);
+    lt_trace_free(&tc);
+    free(jv);
+    free(jc);
+    ludus_capture_release(vc);
+    ludus_capture_release(v);
+    remove(cut_path);
     /* a per-thread analysis agrees: no loss, every scope closed */
     ludus_analysis *a;
     assert_int_equal(ludus_analysis_create(c, NULL, &a), 0);
@@ -244,6 +303,14 @@ static void test_kill9(void **state) {
     assert_true(in.stream_cut);
     assert_false(in.has_summary);
     assert_int_equal(in.pid, pid);
+    ludus_capture *ix; /* no index at the end of a file cut short: read whole */
+    assert_int_equal(ludus_capture_open_index(path, &ix), 0);
+    ludus_capture_info ii;
+    assert_int_equal(ludus_capture_get_info(ix, &ii), 0);
+    assert_false(ii.index_only);
+    assert_true(ii.stream_cut);
+    assert_int_equal(ii.summary.events, in.summary.events);
+    ludus_capture_release(ix);
     print_message("killed after frame %d: the file holds %llu frame marks, %llu events\n", shared[1],
                   (unsigned long long)in.summary.frames, (unsigned long long)in.summary.events);
     assert_true(in.summary.frames >= 200);

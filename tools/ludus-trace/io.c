@@ -117,7 +117,7 @@ static int open_input(const char *path, int *is_stream) {
 }
 #endif
 
-int lt_capture_open(const char *verb, const char *path, ludus_capture **out) {
+static int open_capture(const char *verb, const char *path, int index, ludus_capture **out) {
     *out = NULL;
     int rc;
     lt_busy_begin(verb, "reading", strcmp(path, "-") ? path : "standard input");
@@ -149,7 +149,7 @@ int lt_capture_open(const char *verb, const char *path, ludus_capture **out) {
                 return rc;
             }
         } else {
-            rc = ludus_capture_open(path, out);
+            rc = index ? ludus_capture_open_index(path, out) : ludus_capture_open(path, out);
         }
     }
     lt_busy_end();
@@ -158,6 +158,14 @@ int lt_capture_open(const char *verb, const char *path, ludus_capture **out) {
         return rc == LUDUS_EIO ? LT_IO : rc == LUDUS_EINVAL ? LT_USAGE : LT_BAD_INPUT;
     }
     return LT_OK;
+}
+
+int lt_capture_open(const char *verb, const char *path, ludus_capture **out) {
+    return open_capture(verb, path, 0, out);
+}
+
+int lt_capture_open_index(const char *verb, const char *path, ludus_capture **out) {
+    return open_capture(verb, path, 1, out);
 }
 
 void lt_capture_release(ludus_capture *c) {

@@ -1,9 +1,10 @@
 /* ludus-trace convert IN OUT: a capture file (or standard input) to Chrome JSON (.json),
  * Perfetto protobuf (.pftrace) or a native file again (.ludus), optionally
- * cut to a time range and/or a subset of threads. Streams: one event block
+ * cut to a time range (a .ludus cut too) and/or a subset of threads. Streams: one event block
  * in memory at a time, output through the library's safe file (a temporary
  * of its own, renamed into place when complete). Uses the public API only. */
 #define _POSIX_C_SOURCE 200809L
+#include <ludus/analysis.h>
 #include <ludus/capture_file.h>
 #include <math.h>
 #include <stdio.h>
@@ -35,6 +36,44 @@ static int parse_time(const char *s, int64_t *out) {
     if (v > 9e18) return -1;
     *out = (int64_t)(v + 0.5);
     return 0;
+}
+
+/* --frames SPEC ("A-B": frames A to B as `report` and the sql frame table
+ * number them, 1 the first complete one; "last:N": the last N complete
+ * frames) as a time range: the first frame's begin to the last one's end,
+ * found by an analysis of the capture at path. An exit code; said. */
+static int frames_range(const char *path, const char *spec, int64_t *from, int64_t *to) {
+    unsigned long long a = 0, b = 0, n = 0;
+    char tail;
+    int last = sscanf(spec, "last:%llu%c", &n, &tail) == 1 && n > 0;
+    if (!last && (sscanf(spec, "%llu-%llu%c", &a, &b, &tail) != 2 || a > b))
+        return lt_usage(&convert_verb, "--frames takes A-B (frame numbers, A <= B) or last:N");
+    ludus_capture *c;
+    int rc = lt_capture_open("convert", path, &c);
+    if (rc != LT_OK) return rc;
+    ludus_analysis *an = NULL;
+    lt_busy_begin("convert", "finding the frames of", path);
+    rc = ludus_analysis_create(c, NULL, &an);
+    lt_busy_end();
+    if (rc) {
+        lt_error("convert", path, rc);
+        lt_capture_release(c);
+        return rc == LUDUS_EIO ? LT_IO : LT_BAD_INPUT;
+    }
+    uint64_t marks = ludus_analysis_frame_count(an) - 1; /* complete frames: 1 .. marks - 1 */
+    if (last) a = n < marks ? marks - n : 1, b = marks - 1;
+    ludus_frame_info fa, fb;
+    int ok = marks >= 2 && a >= 1 && b <= marks - 1 && ludus_analysis_frame(an, a, &fa) == 0 &&
+             ludus_analysis_frame(an, b, &fb) == 0;
+    if (ok) *from = fa.begin_ns, *to = fb.end_ns;
+    ludus_analysis_destroy(an);
+    lt_capture_release(c);
+    if (!ok) {
+        fprintf(stderr, "ludus-trace convert: --frames %s: the capture's complete frames are 1 to %llu\n", spec,
+                (unsigned long long)(marks >= 2 ? marks - 1 : 0));
+        return LT_USAGE;
+    }
+    return LT_OK;
 }
 
 /* The output with a progress bar driven by the bytes written (an estimate
@@ -99,7 +138,7 @@ static int fail_with(const char *what, int rc) {
 }
 
 static int convert_run(int argc, char **argv) {
-    const char *in = NULL, *out = NULL, *threads = NULL, *format_word = NULL, *o_out = NULL;
+    const char *in = NULL, *out = NULL, *threads = NULL, *format_word = NULL, *o_out = NULL, *frames = NULL;
     int64_t from = 0, to = INT64_MAX;
     int cut = 0, raw = 0, rc;
     for (int i = 1; i < argc; i++) {
@@ -111,6 +150,9 @@ static int convert_run(int argc, char **argv) {
             if (parse_time(argv[++i], a[2] == 'f' ? &from : &to) != 0)
                 return lt_usage(&convert_verb, "bad time (a number >= 0, in ns or with ns/us/ms/s)");
             cut = 1;
+        } else if (!strcmp(a, "--frames")) {
+            if (i + 1 >= argc) return lt_missing_value(&convert_verb, a);
+            frames = argv[++i];
         } else if (!strcmp(a, "--threads")) {
             if (i + 1 >= argc) return lt_missing_value(&convert_verb, a);
             threads = argv[++i];
@@ -135,6 +177,12 @@ static int convert_run(int argc, char **argv) {
     if (o_out) out = o_out;
     if (!in || !out) return lt_usage(&convert_verb, "IN and OUT are required");
     if (cut && from > to) return lt_usage(&convert_verb, "--from is after --to");
+    if (frames && cut) return lt_usage(&convert_verb, "--frames or --from/--to, not both");
+    if (frames && !strcmp(in, "-")) return lt_usage(&convert_verb, "--frames needs IN as a file (it is read twice)");
+    if (frames) {
+        if ((rc = frames_range(in, frames, &from, &to)) != LT_OK) return rc;
+        cut = 1;
+    }
     int tables = lt_sql_export_kind(out, format_word);
     if (tables) {
         if (threads || raw) return lt_usage(&convert_verb, "--threads and --raw need a capture output");
@@ -145,9 +193,6 @@ static int convert_run(int argc, char **argv) {
     }
     int format;
     if ((rc = lt_output_format(&convert_verb, out, format_word, &format)) != LT_OK) return rc;
-    if (format == LUDUS_FORMAT_LUDUS && cut)
-        return lt_usage(&convert_verb, "--from/--to need a .json, .pftrace or table output (.sqlite, --format "
-                                       "csv|jsonl); a .ludus file holds whole threads");
     if (raw && format != LUDUS_FORMAT_LUDUS) return lt_usage(&convert_verb, "--raw needs a .ludus output");
 
     ludus_capture *c = NULL, *view = NULL;
@@ -198,7 +243,8 @@ static int convert_run(int argc, char **argv) {
 static const lt_verb convert_verb = {
     "convert",
     "convert a capture file to .json, .pftrace or .ludus, optionally cut",
-    "usage: ludus-trace convert IN OUT [--from T0] [--to T1] [--threads LIST] [--raw] [--format F]\n"
+    "usage: ludus-trace convert IN OUT [--from T0] [--to T1] [--frames A-B|last:N] [--threads LIST] [--raw]\n"
+    "       [--format F]\n"
     "       ludus-trace convert IN -o OUT ...\n"
     "  IN: a .ludus file, or - for standard input. OUT: a file, or - for standard output.\n"
     "  OUT's extension picks the format: .json (Chrome JSON), .pftrace (Perfetto\n"
@@ -207,13 +253,18 @@ static const lt_verb convert_verb = {
     "  (/dev/stdout) get JSON.\n"
     "  --from/--to: times since capture start, in ns or with a unit (ns, us, ms, s);\n"
     "    slices crossing a bound are clipped to it and flagged (clipped, incomplete).\n"
-    "    A range outside the capture is refused.\n"
+    "    A range outside the capture is refused. A .ludus cut is a capture of the range\n"
+    "    (its times count from --from; info says what it was cut from).\n"
+    "  --frames A-B | last:N: the time of frames A to B (numbered as report and the sql\n"
+    "    frame table number them: 1 is the first complete frame) or of the last N, as\n"
+    "    --from/--to (an analysis of IN finds them: IN is read twice).\n"
     "  --threads: comma-separated tids or thread names to keep.\n"
     "  Tables take --from/--to too: the tables of the cut (its slices, frames and rows).\n"
     "  Tables (ludus-trace sql's, docs/sql.md): OUT.sqlite (.sqlite3, .db, or --format sqlite) a\n"
     "    SQLite database; --format csv|jsonl: the directory OUT with a file per table, schema.sql\n"
     "    (DuckDB and Spark types), load-duckdb.sql and schema.json.\n",
-    "--from T, --to T, --threads LIST, --raw, --compact, --format json|pftrace|ludus|sqlite|csv|jsonl, -o OUT, "
+    "--from T, --to T, --frames A-B|last:N, --threads LIST, --raw, --compact, --format "
+    "json|pftrace|ludus|sqlite|csv|jsonl, -o OUT, "
     "--help, --version",
     convert_run,
 };

@@ -1,6 +1,7 @@
 /* ludus-trace info FILE: what a capture file holds (clock, calibration,
  * threads with their event and loss counts, duration, frames), read from its
- * tables; every record's checksum is verified on the way. */
+ * header, tables and summary through the file's index (the blocks are not
+ * read); a file without an index is read whole, every record checked. */
 #include <ludus/analysis.h>
 #include <ludus/capture_file.h>
 #include <ludus/gpu.h>
@@ -42,9 +43,14 @@ static int info_run(int argc, char **argv) {
     }
     if (!path) return lt_usage(&info_verb, "missing FILE");
     ludus_capture *f;
-    if ((rc = lt_capture_open("info", path, &f)) != LT_OK) return rc;
+    if ((rc = lt_capture_open_index("info", path, &f)) != LT_OK) return rc;
     ludus_capture_info in;
     rc = ludus_capture_get_info(f, &in);
+    if (rc == 0 && in.index_only && !in.has_summary) { /* an index but no summary: the frames need the events */
+        lt_capture_release(f);
+        if ((rc = lt_capture_open("info", path, &f)) != LT_OK) return rc;
+        rc = ludus_capture_get_info(f, &in);
+    }
     if (rc) {
         lt_error("info", path, rc);
         lt_capture_release(f);
@@ -62,6 +68,12 @@ static int info_run(int argc, char **argv) {
     double dur_ms = (double)(in.end_ns - in.start_ns) / 1e6;
     say("file:        %s (%llu bytes, format v%u, %s blocks)\n", ludus_text_show(name, sizeof name, path, 0),
         (unsigned long long)in.file_bytes, in.version, in.compact ? "compact" : "raw");
+    if (in.index_only)
+        say("read:        the header, tables and summary, through the index at the file's end (checksums "
+            "checked; the blocks are read and checked by report, convert ...)\n");
+    else
+        say("read:        every record, checksums checked (the file has no index at its end: written before "
+            "it, or a streamed capture cut short)\n");
     say("process:     %s (pid %d)\n", ludus_text_show(name, sizeof name, in.process_name, 0), in.pid);
     say("clock:       %s\n", in.clock_name);
     say("calibration: %llu ticks @ %lld ns, %llu ticks @ %lld ns", (unsigned long long)in.calib_ticks[0],
@@ -116,6 +128,11 @@ static int info_run(int argc, char **argv) {
             "its losses, thread table and summary were never written\n");
     else if (in.streamed)
         say("streamed:    written while it recorded; thread events as the writer counted them\n");
+    if (in.file_cut)
+        say("cut:         %.3f .. %.3f ms of a capture of %.3f ms (ludus-trace convert --from/--to): scopes open at "
+            "its start begin there, those open at its end are incomplete; GPU timing and the memory manifest are "
+            "left out\n",
+            (double)in.file_cut_from_ns / 1e6, (double)in.file_cut_to_ns / 1e6, (double)in.file_cut_of_ns / 1e6);
     if (in.recovered)
         say("ended by:    nothing: recovered from a pool file its process left behind (open slices are "
             "incomplete)\n");
@@ -217,8 +234,11 @@ static const lt_verb info_verb = {
     "  (default standard output).\n"
     "  Prints the clock and calibration, the capture's duration, and per thread\n"
     "  the events, losses, incomplete and unwound slices; the memory coverage\n"
-    "  manifest and the counter tracks. Every record's checksum\n"
-    "  is verified. Exit 2 on a malformed or damaged file (the offset is named).\n",
+    "  manifest. Reads the header, tables and summary through the index at the\n"
+    "  file's end (milliseconds at any size; their checksums are verified, the\n"
+    "  blocks' when a verb reads them); a file without one is read whole, every\n"
+    "  record's checksum verified. Exit 2 on a malformed or damaged file (the\n"
+    "  offset is named).\n",
     "-o OUT, --help, --version",
     info_run,
 };

@@ -69,6 +69,9 @@ void lt_busy_end(void);
  * Progress shows while it is read and checked. An exit code; the error is
  * said. Release with lt_capture_release. */
 int lt_capture_open(const char *verb, const char *path, ludus_capture **out);
+/* The same through the file's index (ludus_capture_open_index: tables and
+ * summary only) where PATH is a regular file with one; read whole else. */
+int lt_capture_open_index(const char *verb, const char *path, ludus_capture **out);
 void lt_capture_release(ludus_capture *c);
 /* The format to write path in: --format's word when given (json, pftrace,
  * ludus), else path's extension; "-" and a path without one (/dev/stdout)
