@@ -79,6 +79,7 @@ typedef struct ludus_capture_info {
     uint64_t summary_frame_marks;     /* marks on the frame thread */
     uint64_t summary_marks_elsewhere; /* marks on the other threads */
     const char *summary_frame_thread; /* its name; NULL when no mark */
+    int compressed; /* at least one block is a zstd-compressed compact block (LUDUS_ZSTD builds write them) */
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
 

@@ -95,6 +95,7 @@ static void view_of(ludus_capture *v, const ludus_capture *src) {
     v->blocks = src->blocks;
     v->slots = src->slots;
     v->compact = src->compact;
+    v->compressed = src->compressed;
     /* borrowed: the view never frees them (view_of_*.borrows) */
     v->categories = src->categories;
     v->sites = src->sites;
@@ -179,6 +180,7 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->sites = c->nsites;
     out->blocks = c->blocks;
     out->compact = c->compact;
+    out->compressed = c->compressed;
     out->slots = c->slots;
     out->file_bytes = c->file_bytes;
     out->pid = c->pid;

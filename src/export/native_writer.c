@@ -2,7 +2,8 @@
  * header, metadata, stats, site and thread tables, then each thread's runs
  * as event blocks, then an end record; each record with its CRC-32C. The
  * compact encoding (the default) stores tick deltas, site indexes and the
- * distance from an end back to its begin as varints; the raw encoding
+ * distance from an end back to its begin as varints, then compressed by
+ * zstd when the build has it (block_zstd.c); the raw encoding
  * writes the recorded 16-byte events as they are. Both are written from the
  * capture as read (a file, or a cut of one, saves again the same way). */
 #define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
@@ -151,15 +152,17 @@ static int write_threads(ludus__writer *w, const ludus_capture *c, ludus__bytes 
     return rc;
 }
 
+/* A block: raw, compact, or compact then compressed (z: the zstd context,
+ * NULL for none) when that saves bytes. */
 static int write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread, const ludus__run *run, int raw,
-                       ludus__bytes *r) {
+                       ludus__zstd **z, ludus__bytes *r) {
     size_t n = run->n;
     size_t max = raw ? n * 16 : LUDUS__NF_COMPACT_MAX(n);
+    size_t zmax = z ? LUDUS__NF_ZSTD_HEAD + LUDUS__NF_ZSTD_BOUND(max) : 0;
     r->n = 0;
-    uint8_t *p = ludus__bytes_room(r, ludus__nf_block_BYTES + max);
+    uint8_t *p = ludus__bytes_room(r, ludus__nf_block_BYTES + max + zmax);
     if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory for a block of %zu slots", n);
     ludus__nf_block b = {raw ? LUDUS__NF_RAW : LUDUS__NF_COMPACT, 0, n, (uint64_t)run->base};
-    ludus__nf_block_put(p, &b);
     uint8_t *d = p + ludus__nf_block_BYTES;
     size_t len;
     if (raw) {
@@ -170,7 +173,14 @@ static int write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread
         len = n * 16;
     } else {
         len = ludus__compact_encode(c, run->ev, n, run->base, d);
+        size_t zlen = z ? ludus__zstd_block(z, d, len, d + max) : 0;
+        if (zlen) { /* smaller: the compressed bytes in the compact ones' place */
+            memmove(d, d + max, zlen);
+            len = zlen;
+            b.encoding = LUDUS__NF_ZSTD;
+        }
     }
+    ludus__nf_block_put(p, &b);
     r->n = ludus__nf_block_BYTES + len;
     write_record(w, LUDUS__NF_BLOCK, thread, r->b, r->n);
     return 0;
@@ -237,6 +247,8 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
     int rc = r.oom ? ludus__fail(LUDUS_ENOMEM, "out of memory") : 0;
     uint64_t blocks = 0, slots = 0;
     ludus__run_buf rb = {NULL, 0, NULL, 0};
+    ludus__zstd *zctx = NULL; /* compressed compact blocks, unless asked otherwise or built without zstd */
+    ludus__zstd **z = (flags & LUDUS_SAVE_UNCOMPRESSED) || !ludus__zstd_built() ? NULL : &zctx;
     for (uint32_t t = 0; t < c->nthreads && rc == 0 && !w->failed; t++) {
         const ludus__cap_thread *th = &c->threads[t];
         uint64_t cursor = th->load_first;
@@ -249,13 +261,14 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
                 run = th->runs[i];
             }
             if (run.n == 0) continue;
-            rc = write_block(w, c, t, &run, (flags & LUDUS_SAVE_RAW) != 0, &r);
+            rc = write_block(w, c, t, &run, (flags & LUDUS_SAVE_RAW) != 0, z, &r);
             blocks++;
             slots += run.n;
         }
     }
     ludus__free(rb.ev);
     ludus__free(rb.bytes);
+    ludus__zstd_free(zctx);
     if (rc == 0 && !w->failed) rc = write_summary(w, c, blocks, slots, &r);
     if (rc == 0) {
         ludus__nf_end e = {blocks, slots};
