@@ -244,6 +244,7 @@ static void test_kill9(void **state) {
     assert_true(in.stream_cut);
     assert_false(in.has_summary);
     assert_int_equal(in.pid, pid);
+    assert_int_equal(in.compressed, LUDUS_TEST_ZSTD); /* its blocks compressed where the build has zstd */
     print_message("killed after frame %d: the file holds %llu frame marks, %llu events\n", shared[1],
                   (unsigned long long)in.summary.frames, (unsigned long long)in.summary.events);
     assert_true(in.summary.frames >= 200);
