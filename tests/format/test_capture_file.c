@@ -441,8 +441,8 @@ static void test_zstd_block_defects(void **state) {
     assert_non_null(strstr(ludus_last_error_detail(), want));
     /* 2^27 slots claimed by a frame of a few bytes: refused at open, before any allocation */
     memcpy(dup, d, n);
-    put32(block + 8 - d + dup, 1u << 27);
-    put32(block + 12 - d + dup, 0);
+    put32(dup + (block - d) + 8, 1u << 27);
+    put32(dup + (block - d) + 12, 0);
     redo_crc(dup + rec);
     assert_int_equal(open_and_drain(dup, n), LUDUS_EFORMAT);
     assert_non_null(strstr(ludus_last_error_detail(), "data bytes"));
