@@ -14652,13 +14652,14 @@ LUDUS__SIBLING int ludus__zstd_built(void);
 /* Compresses a compact block's len bytes into out (room for
  * LUDUS__NF_ZSTD_HEAD + LUDUS__NF_ZSTD_BOUND(len)): the u64 length, then the
  * frame. *z is the context, made on first use (ludus__zstd_free). Returns the
- * bytes written, or 0 when the block is better left compact (no zstd,
- * out of memory, or no bytes saved). */
+ * bytes written, 0 when the block is better left compact (no zstd, or no
+ * bytes saved), LUDUS__ZSTD_NOMEM when zstd ran out of memory. */
+#define LUDUS__ZSTD_NOMEM SIZE_MAX
 LUDUS_HIDDEN size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, uint8_t *out);
 LUDUS_HIDDEN void ludus__zstd_free(ludus__zstd *z);
 /* The compact bytes of a compressed block's frame in[0, n) into out (room
  * for want, the length its head gave). 0, or -1 with *why what is wrong
- * (a static string, or zstd's error name). */
+ * (a static string, or zstd's error name), -2 when out of memory. */
 LUDUS__SIBLING int ludus__zstd_unblock(const uint8_t *in, size_t n, uint8_t *out, size_t want, const char **why);
 
 #endif
@@ -18006,7 +18007,8 @@ static int ludus__sf_stream_put_run(ludus__stream *st, uint32_t serial, const lu
     uint8_t *p = st->scratch + ludus__nf_block_BYTES;
     size_t len = ludus__compact_encode(st->tab, ev, n, (uintptr_t)ev, p);
     size_t zlen = ludus__zstd_built() ? ludus__zstd_block(&st->z, p, len, p + cmax) : 0;
-    if (zlen) { /* smaller: the compressed bytes in the compact ones' place */
+    if (zlen == LUDUS__ZSTD_NOMEM) zlen = 0; /* the block goes compact: bigger, nothing lost */
+    if (zlen) {                              /* smaller: the compressed bytes in the compact ones' place */
         memmove(p, p + cmax, zlen);
         len = zlen;
         b.encoding = LUDUS__NF_ZSTD;
@@ -18548,7 +18550,22 @@ int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len,
  * and the reader (file_reader.c) call only this file. */
 
 #ifdef LUDUS_HAVE_ZSTD
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem: zstd allocates through the library's allocator */
 #include <zstd.h>
+#include <zstd_errors.h>
+
+
+static void *ludus__sf_block_zstd_zalloc(void *opaque, size_t n) {
+    (void)opaque;
+    return ludus__malloc(n);
+}
+static void ludus__sf_block_zstd_zfree(void *opaque, void *p) {
+    (void)opaque;
+    ludus__free(p);
+}
+/* zstd's memory comes from ludus__malloc: the allocation hooks and the
+ * fault injector see it as every other allocation of the library. */
+static const ZSTD_customMem ludus__sf_block_zstd_mem = {ludus__sf_block_zstd_zalloc, ludus__sf_block_zstd_zfree, NULL};
 
 /* Level 1: the synthetic engine's blocks compress 7.3x at level 1 and
  * 7.4x at level 3 (bench/RESULTS.md), and the writer's cost is per event. */
@@ -18559,11 +18576,12 @@ int ludus__zstd_built(void) {
 }
 
 size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, uint8_t *out) {
-    if (!*z) *z = (ludus__zstd *)ZSTD_createCCtx();
-    if (!*z) return 0;
+    if (!*z) *z = (ludus__zstd *)ZSTD_createCCtx_advanced(ludus__sf_block_zstd_mem);
+    if (!*z) return LUDUS__ZSTD_NOMEM;
     size_t cap = LUDUS__NF_ZSTD_BOUND(len);
     size_t k = ZSTD_compressCCtx((ZSTD_CCtx *)*z, out + LUDUS__NF_ZSTD_HEAD, cap, compact, len, LEVEL);
-    if (ZSTD_isError(k) || LUDUS__NF_ZSTD_HEAD + k >= len) return 0;
+    if (ZSTD_isError(k)) return ZSTD_getErrorCode(k) == ZSTD_error_memory_allocation ? LUDUS__ZSTD_NOMEM : 0;
+    if (LUDUS__NF_ZSTD_HEAD + k >= len) return 0;
     ludus__nf_put_U64(out, len);
     return LUDUS__NF_ZSTD_HEAD + k;
 }
@@ -18586,7 +18604,13 @@ int ludus__zstd_unblock(const uint8_t *in, size_t n, uint8_t *out, size_t want, 
         *why = "the zstd frame does not end where the block ends";
         return -1;
     }
-    size_t k = ZSTD_decompress(out, want, in, n);
+    ZSTD_DCtx *dc = ZSTD_createDCtx_advanced(ludus__sf_block_zstd_mem);
+    if (!dc) {
+        *why = "out of memory";
+        return -2;
+    }
+    size_t k = ZSTD_decompressDCtx(dc, out, want, in, n);
+    ZSTD_freeDCtx(dc);
     if (ZSTD_isError(k)) {
         *why = ZSTD_getErrorName(k);
         return -1;
@@ -18620,6 +18644,7 @@ int ludus__zstd_unblock(const uint8_t *in, size_t n, uint8_t *out, size_t want, 
 }
 
 #endif
+#undef ZSTD_STATIC_LINKING_ONLY
 #undef LEVEL
 
 /* ==== src/format/crc32c.c ==== */
@@ -18904,8 +18929,9 @@ static int ludus__sf_file_reader_unblock(ludus__sf_file_reader_reader *r, const 
     uint64_t frame_off = data_off + LUDUS__NF_ZSTD_HEAD;
     uint8_t *events = buf->bytes + plen;
     const char *why;
-    if (ludus__zstd_unblock(frame, flen, events, (size_t)want, &why) != 0)
-        return FMT_FAIL(frame_off, "zstd-compressed block: %s", why);
+    int zrc = ludus__zstd_unblock(frame, flen, events, (size_t)want, &why);
+    if (zrc == -2) return ludus__fail(LUDUS_ENOMEM, "out of memory to decompress a block of %" PRIu64 " bytes", want);
+    if (zrc != 0) return FMT_FAIL(frame_off, "zstd-compressed block: %s", why);
     if (ludus__compact_decode(c, events, (size_t)want, buf->ev, (size_t)b->slots, (uintptr_t)b->base, &bad, &why) != 0)
         return FMT_FAIL(frame_off, "zstd-compressed block, byte %zu of its events: %s", bad, why);
     return 0;
@@ -21695,6 +21721,7 @@ static int ludus__sf_native_writer_write_block(ludus__writer *w, const ludus_cap
     } else {
         len = ludus__compact_encode(c, run->ev, n, run->base, d);
         size_t zlen = z ? ludus__zstd_block(z, d, len, d + max) : 0;
+        if (zlen == LUDUS__ZSTD_NOMEM) return ludus__fail(LUDUS_ENOMEM, "out of memory to compress a block");
         if (zlen) { /* smaller: the compressed bytes in the compact ones' place */
             memmove(d, d + max, zlen);
             len = zlen;

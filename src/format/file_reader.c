@@ -207,8 +207,9 @@ static int unblock(reader *r, const ludus_capture *c, const ludus__nf_block *b, 
     uint64_t frame_off = data_off + LUDUS__NF_ZSTD_HEAD;
     uint8_t *events = buf->bytes + plen;
     const char *why;
-    if (ludus__zstd_unblock(frame, flen, events, (size_t)want, &why) != 0)
-        return FMT_FAIL(frame_off, "zstd-compressed block: %s", why);
+    int zrc = ludus__zstd_unblock(frame, flen, events, (size_t)want, &why);
+    if (zrc == -2) return ludus__fail(LUDUS_ENOMEM, "out of memory to decompress a block of %" PRIu64 " bytes", want);
+    if (zrc != 0) return FMT_FAIL(frame_off, "zstd-compressed block: %s", why);
     if (ludus__compact_decode(c, events, (size_t)want, buf->ev, (size_t)b->slots, (uintptr_t)b->base, &bad, &why) != 0)
         return FMT_FAIL(frame_off, "zstd-compressed block, byte %zu of its events: %s", bad, why);
     return 0;

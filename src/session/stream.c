@@ -203,7 +203,8 @@ static int put_run(ludus__stream *st, uint32_t serial, const ludus__event *ev, s
     uint8_t *p = st->scratch + ludus__nf_block_BYTES;
     size_t len = ludus__compact_encode(st->tab, ev, n, (uintptr_t)ev, p);
     size_t zlen = ludus__zstd_built() ? ludus__zstd_block(&st->z, p, len, p + cmax) : 0;
-    if (zlen) { /* smaller: the compressed bytes in the compact ones' place */
+    if (zlen == LUDUS__ZSTD_NOMEM) zlen = 0; /* the block goes compact: bigger, nothing lost */
+    if (zlen) {                              /* smaller: the compressed bytes in the compact ones' place */
         memmove(p, p + cmax, zlen);
         len = zlen;
         b.encoding = LUDUS__NF_ZSTD;
