@@ -14649,13 +14649,13 @@ LUDUS__SIBLING int ludus__compact_decode(const ludus_capture *c, const uint8_t *
 typedef struct ludus__zstd ludus__zstd; /* a compression context */
 /* 1 when this build has zstd (LUDUS_ZSTD), else 0. */
 LUDUS__SIBLING int ludus__zstd_built(void);
-/* Compresses a compact block's len bytes into out (room for
+/* Compresses a compact block's len bytes (slots: its slots) into out (room for
  * LUDUS__NF_ZSTD_HEAD + LUDUS__NF_ZSTD_BOUND(len)): the u64 length, then the
  * frame. *z is the context, made on first use (ludus__zstd_free). Returns the
- * bytes written, 0 when the block is better left compact (no zstd, or no
- * bytes saved), LUDUS__ZSTD_NOMEM when zstd ran out of memory. */
+ * bytes written, 0 when the block is better left compact (no zstd, no bytes
+ * saved, or more slots than the reader takes for the frame's bytes), LUDUS__ZSTD_NOMEM when zstd ran out of memory. */
 #define LUDUS__ZSTD_NOMEM SIZE_MAX
-LUDUS_HIDDEN size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, uint8_t *out);
+LUDUS_HIDDEN size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, size_t slots, uint8_t *out);
 LUDUS_HIDDEN void ludus__zstd_free(ludus__zstd *z);
 /* The compact bytes of a compressed block's frame in[0, n) into out (room
  * for want, the length its head gave). 0, or -1 with *why what is wrong
@@ -18006,7 +18006,7 @@ static int ludus__sf_stream_put_run(ludus__stream *st, uint32_t serial, const lu
     ludus__nf_block b = {LUDUS__NF_COMPACT, 0, n, (uint64_t)(uintptr_t)ev};
     uint8_t *p = st->scratch + ludus__nf_block_BYTES;
     size_t len = ludus__compact_encode(st->tab, ev, n, (uintptr_t)ev, p);
-    size_t zlen = ludus__zstd_built() ? ludus__zstd_block(&st->z, p, len, p + cmax) : 0;
+    size_t zlen = ludus__zstd_built() ? ludus__zstd_block(&st->z, p, len, n, p + cmax) : 0;
     if (zlen == LUDUS__ZSTD_NOMEM) zlen = 0; /* the block goes compact: bigger, nothing lost */
     if (zlen) {                              /* smaller: the compressed bytes in the compact ones' place */
         memmove(p, p + cmax, zlen);
@@ -18575,13 +18575,14 @@ int ludus__zstd_built(void) {
     return 1;
 }
 
-size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, uint8_t *out) {
+size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, size_t slots, uint8_t *out) {
     if (!*z) *z = (ludus__zstd *)ZSTD_createCCtx_advanced(ludus__sf_block_zstd_mem);
     if (!*z) return LUDUS__ZSTD_NOMEM;
     size_t cap = LUDUS__NF_ZSTD_BOUND(len);
     size_t k = ZSTD_compressCCtx((ZSTD_CCtx *)*z, out + LUDUS__NF_ZSTD_HEAD, cap, compact, len, LEVEL);
     if (ZSTD_isError(k)) return ZSTD_getErrorCode(k) == ZSTD_error_memory_allocation ? LUDUS__ZSTD_NOMEM : 0;
-    if (LUDUS__NF_ZSTD_HEAD + k >= len) return 0;
+    /* no bytes saved, or a frame too small for the reader's bound on its slots: compact */
+    if (LUDUS__NF_ZSTD_HEAD + k >= len || slots > (uint64_t)k * LUDUS__NF_ZSTD_MAX_SLOTS_PER_BYTE) return 0;
     ludus__nf_put_U64(out, len);
     return LUDUS__NF_ZSTD_HEAD + k;
 }
@@ -18628,8 +18629,8 @@ int ludus__zstd_built(void) {
     return 0;
 }
 
-size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, uint8_t *out) {
-    (void)z, (void)compact, (void)len, (void)out;
+size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, size_t slots, uint8_t *out) {
+    (void)z, (void)compact, (void)len, (void)slots, (void)out;
     return 0;
 }
 
@@ -21720,7 +21721,7 @@ static int ludus__sf_native_writer_write_block(ludus__writer *w, const ludus_cap
         len = n * 16;
     } else {
         len = ludus__compact_encode(c, run->ev, n, run->base, d);
-        size_t zlen = z ? ludus__zstd_block(z, d, len, d + max) : 0;
+        size_t zlen = z ? ludus__zstd_block(z, d, len, n, d + max) : 0;
         if (zlen == LUDUS__ZSTD_NOMEM) return ludus__fail(LUDUS_ENOMEM, "out of memory to compress a block");
         if (zlen) { /* smaller: the compressed bytes in the compact ones' place */
             memmove(d, d + max, zlen);

@@ -173,7 +173,7 @@ static int write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread
         len = n * 16;
     } else {
         len = ludus__compact_encode(c, run->ev, n, run->base, d);
-        size_t zlen = z ? ludus__zstd_block(z, d, len, d + max) : 0;
+        size_t zlen = z ? ludus__zstd_block(z, d, len, n, d + max) : 0;
         if (zlen == LUDUS__ZSTD_NOMEM) return ludus__fail(LUDUS_ENOMEM, "out of memory to compress a block");
         if (zlen) { /* smaller: the compressed bytes in the compact ones' place */
             memmove(d, d + max, zlen);

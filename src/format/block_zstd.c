@@ -33,13 +33,14 @@ int ludus__zstd_built(void) {
     return 1;
 }
 
-size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, uint8_t *out) {
+size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, size_t slots, uint8_t *out) {
     if (!*z) *z = (ludus__zstd *)ZSTD_createCCtx_advanced(mem);
     if (!*z) return LUDUS__ZSTD_NOMEM;
     size_t cap = LUDUS__NF_ZSTD_BOUND(len);
     size_t k = ZSTD_compressCCtx((ZSTD_CCtx *)*z, out + LUDUS__NF_ZSTD_HEAD, cap, compact, len, LEVEL);
     if (ZSTD_isError(k)) return ZSTD_getErrorCode(k) == ZSTD_error_memory_allocation ? LUDUS__ZSTD_NOMEM : 0;
-    if (LUDUS__NF_ZSTD_HEAD + k >= len) return 0;
+    /* no bytes saved, or a frame too small for the reader's bound on its slots: compact */
+    if (LUDUS__NF_ZSTD_HEAD + k >= len || slots > (uint64_t)k * LUDUS__NF_ZSTD_MAX_SLOTS_PER_BYTE) return 0;
     ludus__nf_put_U64(out, len);
     return LUDUS__NF_ZSTD_HEAD + k;
 }
@@ -86,8 +87,8 @@ int ludus__zstd_built(void) {
     return 0;
 }
 
-size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, uint8_t *out) {
-    (void)z, (void)compact, (void)len, (void)out;
+size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, size_t slots, uint8_t *out) {
+    (void)z, (void)compact, (void)len, (void)slots, (void)out;
     return 0;
 }
 

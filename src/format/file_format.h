@@ -421,13 +421,13 @@ LUDUS__SIBLING int ludus__compact_decode(const ludus_capture *c, const uint8_t *
 typedef struct ludus__zstd ludus__zstd; /* a compression context */
 /* 1 when this build has zstd (LUDUS_ZSTD), else 0. */
 LUDUS__SIBLING int ludus__zstd_built(void);
-/* Compresses a compact block's len bytes into out (room for
+/* Compresses a compact block's len bytes (slots: its slots) into out (room for
  * LUDUS__NF_ZSTD_HEAD + LUDUS__NF_ZSTD_BOUND(len)): the u64 length, then the
  * frame. *z is the context, made on first use (ludus__zstd_free). Returns the
- * bytes written, 0 when the block is better left compact (no zstd, or no
- * bytes saved), LUDUS__ZSTD_NOMEM when zstd ran out of memory. */
+ * bytes written, 0 when the block is better left compact (no zstd, no bytes
+ * saved, or more slots than the reader takes for the frame's bytes), LUDUS__ZSTD_NOMEM when zstd ran out of memory. */
 #define LUDUS__ZSTD_NOMEM SIZE_MAX
-LUDUS_HIDDEN size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, uint8_t *out);
+LUDUS_HIDDEN size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, size_t slots, uint8_t *out);
 LUDUS_HIDDEN void ludus__zstd_free(ludus__zstd *z);
 /* The compact bytes of a compressed block's frame in[0, n) into out (room
  * for want, the length its head gave). 0, or -1 with *why what is wrong

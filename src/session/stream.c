@@ -202,7 +202,7 @@ static int put_run(ludus__stream *st, uint32_t serial, const ludus__event *ev, s
     ludus__nf_block b = {LUDUS__NF_COMPACT, 0, n, (uint64_t)(uintptr_t)ev};
     uint8_t *p = st->scratch + ludus__nf_block_BYTES;
     size_t len = ludus__compact_encode(st->tab, ev, n, (uintptr_t)ev, p);
-    size_t zlen = ludus__zstd_built() ? ludus__zstd_block(&st->z, p, len, p + cmax) : 0;
+    size_t zlen = ludus__zstd_built() ? ludus__zstd_block(&st->z, p, len, n, p + cmax) : 0;
     if (zlen == LUDUS__ZSTD_NOMEM) zlen = 0; /* the block goes compact: bigger, nothing lost */
     if (zlen) {                              /* smaller: the compressed bytes in the compact ones' place */
         memmove(p, p + cmax, zlen);
