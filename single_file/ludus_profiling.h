@@ -1753,7 +1753,7 @@ LUDUS_API int ludus_format_from_path(const char *path);
 #define LUDUS_SAVE_RAW 1u
 /* LUDUS_SAVE_UNCOMPRESSED: compact blocks as they are. A library built with
  * zstd (LUDUS_ZSTD, the default where libzstd is found) compresses them by
- * default (0.4-0.5 B/event on the frame-like loop); a build without zstd
+ * default (0.3-0.6 B/event on a frame-like loop); a build without zstd
  * never compresses, and reads a compressed file as LUDUS_EFORMAT ("built
  * without zstd"). */
 #define LUDUS_SAVE_UNCOMPRESSED 2u
