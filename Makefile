@@ -210,14 +210,14 @@ test-musl: deps-build
 	@./scripts/ensure-port-deps.sh musl
 	@cmake -S . -B $(BUILD)-musl -DCMAKE_C_COMPILER=musl-gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo $(OUR_FLAGS) \
 	  -DLUDUS_BUILD_TESTS=OFF -DLUDUS_BUILD_BENCH=OFF -DLUDUS_INSTALL=OFF -DLUDUS_BUILD_PORT_TESTS=ON \
-	  -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON >/dev/null
+	  -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON -DLUDUS_ZSTD=OFF >/dev/null
 	@cmake --build $(BUILD)-musl -j $(JOBS)
 	@cd $(BUILD)-musl && ctest --output-on-failure -j $(JOBS)
 
 test-aarch64: deps-build
 	@./scripts/ensure-port-deps.sh aarch64
 	@cmake -S . -B $(BUILD)-aarch64 -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchains/aarch64-linux-gnu.cmake \
-	  -DCMAKE_BUILD_TYPE=RelWithDebInfo $(OUR_FLAGS) -DLUDUS_BUILD_TESTS=ON -DLUDUS_BUILD_BENCH=OFF >/dev/null
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo $(OUR_FLAGS) -DLUDUS_BUILD_TESTS=ON -DLUDUS_BUILD_BENCH=OFF -DLUDUS_ZSTD=OFF >/dev/null
 	@cmake --build $(BUILD)-aarch64 -j $(JOBS)
 	@cd $(BUILD)-aarch64 && ctest --output-on-failure -j $(JOBS)
 

@@ -26,6 +26,8 @@ if [ "${1:-}" != build ]; then
   command -v tmux >/dev/null || need+=(tmux) # the live screen's test (tests/live/check_live_tmux.py)
   command -v objdump >/dev/null || need+=(binutils)
   command -v pkg-config >/dev/null || need+=(pkg-config)
+  # compressed .ludus blocks (LUDUS_ZSTD: optional, on where found; the tests check both paths)
+  [ -f /usr/include/zstd.h ] && [ -e "/usr/lib/$ma/libzstd.so" ] || need+=(libzstd-dev)
   # ludus-trace sql (the tool only: the library never needs it)
   [ -f /usr/include/sqlite3.h ] && [ -e "/usr/lib/$ma/libsqlite3.so" ] || need+=(libsqlite3-dev)
 fi

@@ -1751,6 +1751,12 @@ LUDUS_API int ludus_format_from_path(const char *path);
  * copy; compact delta/varint blocks are the default, 4-8x smaller: 2.6 B/event on a
  * frame-like loop, 4.5 on the demo; bench/RESULTS.md). */
 #define LUDUS_SAVE_RAW 1u
+/* LUDUS_SAVE_UNCOMPRESSED: compact blocks as they are. A library built with
+ * zstd (LUDUS_ZSTD, the default where libzstd is found) compresses them by
+ * default (0.3-0.6 B/event on a frame-like loop); a build without zstd
+ * never compresses, and reads a compressed file as LUDUS_EFORMAT ("built
+ * without zstd"). */
+#define LUDUS_SAVE_UNCOMPRESSED 2u
 
 /* LUDUS_ENODATA for a capture without events (nothing written), LUDUS_EIO on
  * a write failure, LUDUS_EFORMAT when a capture file's block is damaged. */
@@ -1913,6 +1919,7 @@ typedef struct ludus_capture_info {
        duration; file_cut 0: not a cut */
     int file_cut;
     int64_t file_cut_from_ns, file_cut_to_ns, file_cut_of_ns;
+    int compressed; /* at least one block is a zstd-compressed compact block (LUDUS_ZSTD builds write them) */
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
 
@@ -10684,6 +10691,7 @@ struct ludus_capture {
     uint32_t format_version;
     uint64_t file_bytes, blocks, slots;
     int compact;
+    int compressed; /* a block is zstd-compressed (LUDUS__NF_ZSTD) */
     int streamed;   /* a streamed file (format 6, written while the capture ran) */
     int stream_cut; /* ... cut short (kill -9, a crash): no tables, no summary, no end record */
     /* the file's SUMMARY record (format.md): what `info` prints without reading the blocks */
@@ -11710,6 +11718,7 @@ static void ludus__sf_capture_view_of(ludus_capture *v, const ludus_capture *src
     v->blocks = src->blocks;
     v->slots = src->slots;
     v->compact = src->compact;
+    v->compressed = src->compressed;
     /* borrowed: the view never frees them (view_of_*.borrows) */
     v->categories = src->categories;
     v->sites = src->sites;
@@ -11794,6 +11803,7 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->sites = c->index_only ? c->index_sites : c->nsites; /* (index only: the site table is not read) */
     out->blocks = c->blocks;
     out->compact = c->compact;
+    out->compressed = c->compressed;
     out->slots = c->slots;
     out->file_bytes = c->file_bytes;
     out->pid = c->pid;
@@ -14519,7 +14529,10 @@ LUDUS__NF_DEFINE(ludus__nf_site, LUDUS__NF_SITE_FIELDS)
 /* clang-format on */
 LUDUS__NF_DEFINE(ludus__nf_thread, LUDUS__NF_THREAD_FIELDS)
 
-enum { LUDUS__NF_RAW = 0, LUDUS__NF_COMPACT = 1 };
+/* Block encodings. ZSTD (block_zstd.c, built with LUDUS_ZSTD): a compact
+ * block's bytes compressed as one zstd frame, after a u64 giving their
+ * length; a reader built without zstd refuses it by name and offset. */
+enum { LUDUS__NF_RAW = 0, LUDUS__NF_COMPACT = 1, LUDUS__NF_ZSTD = 2 };
 /* base: the address the block's first slot had when recorded (an end names
  * its begin by address). */
 /* clang-format off */
@@ -14573,13 +14586,14 @@ LUDUS__NF_DEFINE(ludus__nf_end, LUDUS__NF_END_FIELDS)
 /* The index, appended to END by every writer since it was added (readers
  * before it read the END fields above and ignore the rest): where the
  * records after the blocks start (tail: the first record after every
- * BLOCK, THREAD_DEF and SITE_DEFS), a flag for compact blocks, and last
+ * BLOCK, THREAD_DEF and SITE_DEFS), flags (compact, compressed blocks), and last
  * the END payload's length and a magic, so a reader finds the END record
  * from the file's last 12 bytes and reads the header, the tables and the
  * summary without the blocks (ludus_capture_open_index). Fields a later
  * version adds go before `length`. */
 #define LUDUS__NF_END_MAGIC UINT64_C(0x444e45535544554c) /* the bytes "LUDUSEND", read little-endian */
-#define LUDUS__NF_END_COMPACT 1u
+#define LUDUS__NF_END_COMPACT 1u                         /* at least one block is compact (or compressed) */
+#define LUDUS__NF_END_COMPRESSED 2u                      /* at least one block is zstd-compressed (LUDUS__NF_ZSTD) */
 /* clang-format off */
 #define LUDUS__NF_END_INDEX_FIELDS(X) \
     X(U64, blocks) \
@@ -14697,6 +14711,33 @@ LUDUS_HIDDEN size_t ludus__compact_encode(const ludus_capture *c, const ludus__e
  * the offset within in of the defect and *why what it is. */
 LUDUS__SIBLING int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len, ludus__event *ev,
                                          size_t n, uintptr_t base, size_t *bad, const char **why);
+
+/* ---- zstd-compressed compact blocks (block_zstd.c) ---- */
+
+/* A compressed block's data: u64 compact bytes, then at most this many
+ * bytes of zstd frame (ZSTD_COMPRESSBOUND, rounded up). */
+#define LUDUS__NF_ZSTD_HEAD 8u
+#define LUDUS__NF_ZSTD_BOUND(len) ((len) + ((len) >> 8) + 128u)
+/* A compressed block claims at most this many slots per byte of frame, so
+ * a hostile file cannot make the reader decompress without bound (the
+ * synthetic engine's blocks hold about 5 slots a byte). */
+#define LUDUS__NF_ZSTD_MAX_SLOTS_PER_BYTE 1024u
+
+typedef struct ludus__zstd ludus__zstd; /* a compression context */
+/* 1 when this build has zstd (LUDUS_ZSTD), else 0. */
+LUDUS__SIBLING int ludus__zstd_built(void);
+/* Compresses a compact block's len bytes (slots: its slots) into out (room for
+ * LUDUS__NF_ZSTD_HEAD + LUDUS__NF_ZSTD_BOUND(len)): the u64 length, then the
+ * frame. *z is the context, made on first use (ludus__zstd_free). Returns the
+ * bytes written, 0 when the block is better left compact (no zstd, no bytes
+ * saved, or more slots than the reader takes for the frame's bytes), LUDUS__ZSTD_NOMEM when zstd ran out of memory. */
+#define LUDUS__ZSTD_NOMEM SIZE_MAX
+LUDUS_HIDDEN size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, size_t slots, uint8_t *out);
+LUDUS_HIDDEN void ludus__zstd_free(ludus__zstd *z);
+/* The compact bytes of a compressed block's frame in[0, n) into out (room
+ * for want, the length its head gave). 0, or -1 with *why what is wrong
+ * (a static string, or zstd's error name), -2 when out of memory. */
+LUDUS__SIBLING int ludus__zstd_unblock(const uint8_t *in, size_t n, uint8_t *out, size_t want, const char **why);
 
 #endif
 
@@ -17883,12 +17924,14 @@ struct ludus__stream {
     ludus__sf_stream_stream_thread *th;
     uint32_t nthreads, cap;
     uint64_t blocks, slots, events, written; /* written: the file's size */
+    int compressed;                          /* a block was written zstd-compressed (the index's flag) */
     uint64_t unwritten;                      /* events of pieces a failed write lost */
     int err;                                 /* the first write error (negative errno) */
     uint8_t *buf;                            /* records of the batch, written at its end */
     size_t n, bcap;
     uint64_t buf_events; /* events in buf */
     uint8_t *scratch;    /* one record's payload */
+    ludus__zstd *z;      /* the blocks' compression context (built with zstd) */
     size_t scap;
     int clock_tsc;
     int64_t clock_ns; /* when the last CLOCK record was taken */
@@ -18031,14 +18074,25 @@ static int ludus__sf_stream_put_run(ludus__stream *st, uint32_t serial, const lu
         i += s;
     }
     uint32_t t = ludus__sf_stream_thread_index(st, serial);
-    size_t max = ludus__nf_block_BYTES + LUDUS__NF_COMPACT_MAX(n);
+    /* the compact bytes, then (built with zstd) their compressed form after them */
+    size_t cmax = LUDUS__NF_COMPACT_MAX(n), max = ludus__nf_block_BYTES + cmax;
+    if (ludus__zstd_built()) max += LUDUS__NF_ZSTD_HEAD + LUDUS__NF_ZSTD_BOUND(cmax);
     if (t == UINT32_MAX || oom || ludus__sf_stream_put_new_sites(st) != 0 || ludus__sf_stream_reserve(&st->scratch, &st->scap, max) != 0) {
         st->unwritten += events;
         return -1;
     }
     ludus__nf_block b = {LUDUS__NF_COMPACT, 0, n, (uint64_t)(uintptr_t)ev};
-    uint8_t *p = ludus__nf_block_put(st->scratch, &b);
+    uint8_t *p = st->scratch + ludus__nf_block_BYTES;
     size_t len = ludus__compact_encode(st->tab, ev, n, (uintptr_t)ev, p);
+    size_t zlen = ludus__zstd_built() ? ludus__zstd_block(&st->z, p, len, n, p + cmax) : 0;
+    if (zlen == LUDUS__ZSTD_NOMEM) zlen = 0; /* the block goes compact: bigger, nothing lost */
+    if (zlen) {                              /* smaller: the compressed bytes in the compact ones' place */
+        memmove(p, p + cmax, zlen);
+        len = zlen;
+        b.encoding = LUDUS__NF_ZSTD;
+        st->compressed = 1;
+    }
+    ludus__nf_block_put(st->scratch, &b);
     if (ludus__sf_stream_put_record(st, LUDUS__NF_BLOCK, t, st->scratch, ludus__nf_block_BYTES + len) != 0) {
         st->unwritten += events;
         return -1;
@@ -18185,6 +18239,7 @@ static void ludus__sf_stream_stream_free(ludus__stream *st) {
     ludus__free(st->th);
     ludus__free(st->buf);
     ludus__free(st->scratch);
+    ludus__zstd_free(st->z);
     ludus__mutex_destroy(&st->lock);
     ludus__free(st);
 }
@@ -18202,6 +18257,7 @@ void ludus__stream_forget(ludus__stream *st) {
     ludus__free(st->th);
     ludus__free(st->buf);
     ludus__free(st->scratch);
+    ludus__zstd_free(st->z);
     ludus__free(st); /* its thread, lock, semaphore and site table were the parent's */
 }
 
@@ -18297,9 +18353,13 @@ int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_resul
         }
         ludus__sf_stream_put_record(st, LUDUS__NF_SUMMARY, 0, st->scratch, len);
     }
-    ludus__nf_end_index end = {
-        st->blocks,         st->slots, tail, st->blocks ? LUDUS__NF_END_COMPACT : 0u, ludus__nf_end_index_BYTES,
-        LUDUS__NF_END_MAGIC};
+    ludus__nf_end_index end = {st->blocks,
+                               st->slots,
+                               tail,
+                               (st->blocks ? LUDUS__NF_END_COMPACT : 0u) |
+                                   (st->compressed ? LUDUS__NF_END_COMPRESSED : 0u),
+                               ludus__nf_end_index_BYTES,
+                               LUDUS__NF_END_MAGIC};
     uint8_t eb[ludus__nf_end_index_BYTES];
     ludus__nf_end_index_put(eb, &end);
     ludus__sf_stream_put_record(st, LUDUS__NF_END, 0, eb, sizeof eb);
@@ -18567,6 +18627,113 @@ int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len,
 }
 #undef BAD
 
+/* ==== src/format/block_zstd.c ==== */
+/* zstd-compressed compact blocks (docs/format.md "Compressed blocks"): a
+ * compact block's bytes as one zstd frame at level 1, after their length.
+ * Built with LUDUS_ZSTD (LUDUS_HAVE_ZSTD, Debian's libzstd); without it
+ * nothing is compressed and a compressed block is refused by name, so the
+ * compact path is always there. The writers (native_writer.c, stream.c)
+ * and the reader (file_reader.c) call only this file. */
+
+#ifdef LUDUS_HAVE_ZSTD
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem: zstd allocates through the library's allocator */
+#include <zstd.h>
+#include <zstd_errors.h>
+
+
+static void *ludus__sf_block_zstd_zalloc(void *opaque, size_t n) {
+    (void)opaque;
+    return ludus__malloc(n);
+}
+static void ludus__sf_block_zstd_zfree(void *opaque, void *p) {
+    (void)opaque;
+    ludus__free(p);
+}
+/* zstd's memory comes from ludus__malloc: the allocation hooks and the
+ * fault injector see it as every other allocation of the library. */
+static const ZSTD_customMem ludus__sf_block_zstd_mem = {ludus__sf_block_zstd_zalloc, ludus__sf_block_zstd_zfree, NULL};
+
+/* Level 1: the synthetic engine's blocks compress 7.3x at level 1 and
+ * 7.4x at level 3 (bench/RESULTS.md), and the writer's cost is per event. */
+#define LEVEL 1
+
+int ludus__zstd_built(void) {
+    return 1;
+}
+
+size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, size_t slots, uint8_t *out) {
+    if (!*z) *z = (ludus__zstd *)ZSTD_createCCtx_advanced(ludus__sf_block_zstd_mem);
+    if (!*z) return LUDUS__ZSTD_NOMEM;
+    size_t cap = LUDUS__NF_ZSTD_BOUND(len);
+    size_t k = ZSTD_compressCCtx((ZSTD_CCtx *)*z, out + LUDUS__NF_ZSTD_HEAD, cap, compact, len, LEVEL);
+    if (ZSTD_isError(k)) return ZSTD_getErrorCode(k) == ZSTD_error_memory_allocation ? LUDUS__ZSTD_NOMEM : 0;
+    /* no bytes saved, or a frame too small for the reader's bound on its slots: compact */
+    if (LUDUS__NF_ZSTD_HEAD + k >= len || slots > (uint64_t)k * LUDUS__NF_ZSTD_MAX_SLOTS_PER_BYTE) return 0;
+    ludus__nf_put_U64(out, len);
+    return LUDUS__NF_ZSTD_HEAD + k;
+}
+
+void ludus__zstd_free(ludus__zstd *z) {
+    ZSTD_freeCCtx((ZSTD_CCtx *)z);
+}
+
+int ludus__zstd_unblock(const uint8_t *in, size_t n, uint8_t *out, size_t want, const char **why) {
+    unsigned long long size = ZSTD_getFrameContentSize(in, n);
+    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) {
+        *why = "not a zstd frame with its size";
+        return -1;
+    }
+    if (size != want) {
+        *why = "the zstd frame's size is not the length its head gives";
+        return -1;
+    }
+    if (ZSTD_findFrameCompressedSize(in, n) != n) {
+        *why = "the zstd frame does not end where the block ends";
+        return -1;
+    }
+    ZSTD_DCtx *dc = ZSTD_createDCtx_advanced(ludus__sf_block_zstd_mem);
+    if (!dc) {
+        *why = "out of memory";
+        return -2;
+    }
+    size_t k = ZSTD_decompressDCtx(dc, out, want, in, n);
+    ZSTD_freeDCtx(dc);
+    if (ZSTD_isError(k)) {
+        *why = ZSTD_getErrorName(k);
+        return -1;
+    }
+    if (k != want) {
+        *why = "the zstd frame holds fewer bytes than its head gives";
+        return -1;
+    }
+    return 0;
+}
+
+#else /* built without zstd: blocks stay compact, a compressed one is refused */
+
+int ludus__zstd_built(void) {
+    return 0;
+}
+
+size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, size_t slots, uint8_t *out) {
+    (void)z, (void)compact, (void)len, (void)slots, (void)out;
+    return 0;
+}
+
+void ludus__zstd_free(ludus__zstd *z) {
+    (void)z;
+}
+
+int ludus__zstd_unblock(const uint8_t *in, size_t n, uint8_t *out, size_t want, const char **why) {
+    (void)in, (void)n, (void)out, (void)want;
+    *why = "built without zstd";
+    return -1;
+}
+
+#endif
+#undef ZSTD_STATIC_LINKING_ONLY
+#undef LEVEL
+
 /* ==== src/format/crc32c.c ==== */
 /* CRC-32C (Castagnoli), the checksum of every record of a .ludus file: the
  * SSE 4.2 crc32 instruction where the CPU has it (8 bytes a step, about 3
@@ -18749,8 +18916,12 @@ static int ludus__sf_file_reader_check_crc(ludus__sf_file_reader_reader *r, uint
 
 static int ludus__sf_file_reader_block_frame(ludus__sf_file_reader_reader *r, uint64_t off, const ludus__nf_record *h, const ludus__nf_block *b) {
     if (h->length < ludus__nf_block_BYTES) return FMT_FAIL(off + 8, "block length %" PRIu64 " is too short", h->length);
-    if (b->encoding != LUDUS__NF_RAW && b->encoding != LUDUS__NF_COMPACT)
+    if (b->encoding != LUDUS__NF_RAW && b->encoding != LUDUS__NF_COMPACT && b->encoding != LUDUS__NF_ZSTD)
         return FMT_FAIL(off + ludus__nf_record_BYTES, "unknown block encoding %u", b->encoding);
+    if (b->encoding == LUDUS__NF_ZSTD && !ludus__zstd_built())
+        return FMT_FAIL(off + ludus__nf_record_BYTES,
+                        "a zstd-compressed block (encoding 2): this reader was built without zstd (LUDUS_ZSTD=OFF); "
+                        "read or convert the file with a ludus-trace built with it");
     if (b->slots == 0 || b->slots > LUDUS__NF_MAX_BLOCK_SLOTS)
         return FMT_FAIL(off + ludus__nf_record_BYTES + ludus__nf_block_offset("slots"),
                         "block of %" PRIu64 " slots (1..%u allowed)", b->slots, LUDUS__NF_MAX_BLOCK_SLOTS);
@@ -18768,6 +18939,11 @@ static int ludus__sf_file_reader_block_frame(ludus__sf_file_reader_reader *r, ui
      * while reading stays bounded by the file's size. */
     if (b->encoding == LUDUS__NF_COMPACT && (data < b->slots || data < 2 || data > LUDUS__NF_COMPACT_MAX(b->slots)))
         return FMT_FAIL(off + 8, "compact block of %" PRIu64 " slots has %" PRIu64 " data bytes", b->slots, data);
+    /* a compressed block: its length and a frame; its slots bounded by its bytes too */
+    if (b->encoding == LUDUS__NF_ZSTD &&
+        (data <= LUDUS__NF_ZSTD_HEAD || b->slots > (data - LUDUS__NF_ZSTD_HEAD) * LUDUS__NF_ZSTD_MAX_SLOTS_PER_BYTE))
+        return FMT_FAIL(off + 8, "zstd-compressed block of %" PRIu64 " slots has %" PRIu64 " data bytes", b->slots,
+                        data);
     return 0;
 }
 
@@ -18821,6 +18997,37 @@ static int ludus__sf_file_reader_check_events(ludus__sf_file_reader_reader *r, c
         }
         i += slots;
     }
+    return 0;
+}
+
+/* A zstd-compressed block's events: the frame after the block data's u64
+ * length is decompressed after the payload in buf->bytes, then decoded as
+ * a compact block. A defect in the frame is reported at the frame's
+ * offset; one in the events at the frame's offset with the byte of the
+ * decompressed events. */
+static int ludus__sf_file_reader_unblock(ludus__sf_file_reader_reader *r, const ludus_capture *c, const ludus__nf_block *b, ludus__run_buf *buf, size_t plen,
+                   uint64_t data_off) {
+    uint64_t want;
+    ludus__nf_get_U64(buf->bytes + ludus__nf_block_BYTES, &want);
+    if (want < b->slots || want < 2 || want > LUDUS__NF_COMPACT_MAX(b->slots))
+        return FMT_FAIL(data_off, "zstd-compressed block of %" PRIu64 " slots claims %" PRIu64 " bytes of events",
+                        b->slots, want);
+    if (plen + want > buf->bytes_cap) {
+        uint8_t *nb = ludus__realloc(buf->bytes, plen + (size_t)want);
+        if (!nb) return ludus__fail(LUDUS_ENOMEM, "out of memory for a block of %" PRIu64 " bytes", plen + want);
+        buf->bytes = nb;
+        buf->bytes_cap = plen + (size_t)want;
+    }
+    const uint8_t *frame = buf->bytes + ludus__nf_block_BYTES + LUDUS__NF_ZSTD_HEAD;
+    size_t flen = plen - ludus__nf_block_BYTES - LUDUS__NF_ZSTD_HEAD, bad;
+    uint64_t frame_off = data_off + LUDUS__NF_ZSTD_HEAD;
+    uint8_t *events = buf->bytes + plen;
+    const char *why;
+    int zrc = ludus__zstd_unblock(frame, flen, events, (size_t)want, &why);
+    if (zrc == -2) return ludus__fail(LUDUS_ENOMEM, "out of memory to decompress a block of %" PRIu64 " bytes", want);
+    if (zrc != 0) return FMT_FAIL(frame_off, "zstd-compressed block: %s", why);
+    if (ludus__compact_decode(c, events, (size_t)want, buf->ev, (size_t)b->slots, (uintptr_t)b->base, &bad, &why) != 0)
+        return FMT_FAIL(frame_off, "zstd-compressed block, byte %zu of its events: %s", bad, why);
     return 0;
 }
 
@@ -18879,11 +19086,13 @@ static int ludus__sf_file_reader_load_run(const ludus_capture *c, uint64_t *curs
             ludus__nf_get_U64(p, &w);
             buf->ev[i].word = (uintptr_t)w;
         }
-    } else {
+    } else if (b.encoding == LUDUS__NF_COMPACT) {
         size_t bad;
         const char *why;
         if (ludus__compact_decode(c, data, dlen, buf->ev, (size_t)b.slots, (uintptr_t)b.base, &bad, &why) != 0)
             return FMT_FAIL(data_off + bad, "compact block: %s", why);
+    } else if ((rc = ludus__sf_file_reader_unblock(r, c, &b, buf, plen, data_off)) != 0) {
+        return rc;
     }
     if ((rc = ludus__sf_file_reader_check_events(r, c, buf->ev, (size_t)b.slots, data_off, b.encoding == LUDUS__NF_RAW)) != 0) return rc;
     out->ev = buf->ev;
@@ -19525,7 +19734,8 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
                 th->slots += b.slots;
                 c->blocks++;
                 c->slots += b.slots;
-                if (b.encoding == LUDUS__NF_COMPACT) c->compact = 1;
+                if (b.encoding != LUDUS__NF_RAW) c->compact = 1;
+                if (b.encoding == LUDUS__NF_ZSTD) c->compressed = 1;
                 last_thread = h.aux;
                 break;
             }
@@ -19602,6 +19812,7 @@ static int ludus__sf_file_reader_open_source(ludus__sf_file_reader_reader *r, lu
         c->blocks = r->index.blocks;
         c->slots = r->index.slots;
         c->compact = (r->index.flags & LUDUS__NF_END_COMPACT) != 0;
+        c->compressed = (r->index.flags & LUDUS__NF_END_COMPRESSED) != 0;
     }
     int rc = ludus__sf_file_reader_parse_header(r, c, &first, &nsites, &nthreads);
     if (rc == 0) rc = ludus__sf_file_reader_parse_records(r, c, first, nsites, nthreads);
@@ -21060,7 +21271,8 @@ static int ludus__sf_export_check(ludus_capture *c, int format, unsigned flags, 
     if (!c) return ludus__fail(LUDUS_EINVAL, "capture is NULL");
     *fn = ludus__sf_export_exporter_of(format);
     if (!*fn) return ludus__fail(LUDUS_EINVAL, "unknown format %d", format);
-    if (flags & ~LUDUS_SAVE_RAW) return ludus__fail(LUDUS_EINVAL, "unknown flags 0x%x", flags);
+    if (flags & ~(LUDUS_SAVE_RAW | LUDUS_SAVE_UNCOMPRESSED))
+        return ludus__fail(LUDUS_EINVAL, "unknown flags 0x%x", flags);
     return 0;
 }
 
@@ -21518,7 +21730,8 @@ int ludus_captures_save_merged(ludus_capture *const *captures, uint32_t n, int f
  * header, metadata, stats, site and thread tables, then each thread's runs
  * as event blocks, then an end record; each record with its CRC-32C. The
  * compact encoding (the default) stores tick deltas, site indexes and the
- * distance from an end back to its begin as varints; the raw encoding
+ * distance from an end back to its begin as varints, then compressed by
+ * zstd when the build has it (block_zstd.c); the raw encoding
  * writes the recorded 16-byte events as they are. Both are written from the
  * capture as read (a file, or a cut of one, saves again the same way). */
 #include <stdio.h>
@@ -21693,15 +21906,26 @@ static int ludus__sf_native_writer_write_threads(ludus__writer *w, const ludus_c
     return rc;
 }
 
-static int ludus__sf_native_writer_write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread, const ludus__run *run, int raw,
+/* How blocks are written: raw, or compact and then compressed where that
+ * saves bytes (z: the zstd context, NULL for none); compressed: set once a
+ * block was (the index's flag). */
+typedef struct ludus__sf_native_writer_block_enc {
+    int raw;
+    ludus__zstd **z;
+    int compressed;
+} ludus__sf_native_writer_block_enc;
+
+static int ludus__sf_native_writer_write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread, const ludus__run *run, ludus__sf_native_writer_block_enc *enc,
                        ludus__bytes *r) {
+    int raw = enc->raw;
+    ludus__zstd **z = enc->z;
     size_t n = run->n;
     size_t max = raw ? n * 16 : LUDUS__NF_COMPACT_MAX(n);
+    size_t zmax = z ? LUDUS__NF_ZSTD_HEAD + LUDUS__NF_ZSTD_BOUND(max) : 0;
     r->n = 0;
-    uint8_t *p = ludus__bytes_room(r, ludus__nf_block_BYTES + max);
+    uint8_t *p = ludus__bytes_room(r, ludus__nf_block_BYTES + max + zmax);
     if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory for a block of %zu slots", n);
     ludus__nf_block b = {raw ? LUDUS__NF_RAW : LUDUS__NF_COMPACT, 0, n, (uint64_t)run->base};
-    ludus__nf_block_put(p, &b);
     uint8_t *d = p + ludus__nf_block_BYTES;
     size_t len;
     if (raw) {
@@ -21712,7 +21936,16 @@ static int ludus__sf_native_writer_write_block(ludus__writer *w, const ludus_cap
         len = n * 16;
     } else {
         len = ludus__compact_encode(c, run->ev, n, run->base, d);
+        size_t zlen = z ? ludus__zstd_block(z, d, len, n, d + max) : 0;
+        if (zlen == LUDUS__ZSTD_NOMEM) return ludus__fail(LUDUS_ENOMEM, "out of memory to compress a block");
+        if (zlen) { /* smaller: the compressed bytes in the compact ones' place */
+            memmove(d, d + max, zlen);
+            len = zlen;
+            b.encoding = LUDUS__NF_ZSTD;
+            enc->compressed = 1;
+        }
     }
+    ludus__nf_block_put(p, &b);
     r->n = ludus__nf_block_BYTES + len;
     ludus__sf_native_writer_write_record(w, LUDUS__NF_BLOCK, thread, r->b, r->n);
     return 0;
@@ -21844,14 +22077,14 @@ static void ludus__sf_native_writer_cut_track(ludus__sf_native_writer_cut_state 
 }
 
 /* The scopes open at `from`, each a 1-slot block at its begin's address. */
-static int ludus__sf_native_writer_cut_emit_open(ludus__writer *w, const ludus_capture *c, uint32_t t, ludus__sf_native_writer_cut_state *st, int raw, ludus__bytes *r,
-                         uint64_t *blocks, uint64_t *slots) {
+static int ludus__sf_native_writer_cut_emit_open(ludus__writer *w, const ludus_capture *c, uint32_t t, ludus__sf_native_writer_cut_state *st, ludus__sf_native_writer_block_enc *enc,
+                         ludus__bytes *r, uint64_t *blocks, uint64_t *slots) {
     st->started = 1;
     for (size_t i = 0; i < st->n; i++) {
         ludus__event ev = {st->open[i].ev.ticks, st->open[i].ev.word};
         ev.ticks = st->from_ticks;
         ludus__run run = {&ev, 1, st->open[i].addr};
-        int rc = w ? ludus__sf_native_writer_write_block(w, c, t, &run, raw, r) : 0;
+        int rc = w ? ludus__sf_native_writer_write_block(w, c, t, &run, enc, r) : 0;
         if (rc) return rc;
         ++*blocks, ++*slots;
     }
@@ -21861,7 +22094,7 @@ static int ludus__sf_native_writer_cut_emit_open(ludus__writer *w, const ludus_c
 /* One run of a thread of the cut: its events in [from, to] as a block
  * (w NULL: counted only). */
 static int ludus__sf_native_writer_cut_run(ludus__writer *w, const ludus_capture *c, uint32_t t, const ludus__run *run,
-                   const ludus__tick_conv *tc, ludus__sf_native_writer_cut_state *st, int raw, ludus__bytes *r, uint64_t *blocks,
+                   const ludus__tick_conv *tc, ludus__sf_native_writer_cut_state *st, ludus__sf_native_writer_block_enc *enc, ludus__bytes *r, uint64_t *blocks,
                    uint64_t *slots) {
     size_t i = 0, first = SIZE_MAX, last = 0;
     if (st->nseen == st->seen_cap) {
@@ -21882,7 +22115,7 @@ static int ludus__sf_native_writer_cut_run(ludus__writer *w, const ludus_capture
             if (st->oom) return ludus__fail(LUDUS_ENOMEM, "out of memory");
         } else {
             if (!st->started) {
-                int rc = ludus__sf_native_writer_cut_emit_open(w, c, t, st, raw, r, blocks, slots);
+                int rc = ludus__sf_native_writer_cut_emit_open(w, c, t, st, enc, r, blocks, slots);
                 if (rc) return rc;
             }
             if (first == SIZE_MAX) first = i;
@@ -21893,14 +22126,14 @@ static int ludus__sf_native_writer_cut_run(ludus__writer *w, const ludus_capture
     }
     if (first == SIZE_MAX) return 0;
     ludus__run part = {run->ev + first, last - first, run->base + 16 * first};
-    int rc = w ? ludus__sf_native_writer_write_block(w, c, t, &part, raw, r) : 0;
+    int rc = w ? ludus__sf_native_writer_write_block(w, c, t, &part, enc, r) : 0;
     ++*blocks, *slots += part.n;
     return rc;
 }
 
 /* Thread t's blocks: all of them, or those of the cut (w NULL: the cut's
  * blocks and slots counted, nothing written). */
-static int ludus__sf_native_writer_write_thread(ludus__writer *w, const ludus_capture *c, const ludus__sf_native_writer_cut_range *cut, uint32_t t, int raw,
+static int ludus__sf_native_writer_write_thread(ludus__writer *w, const ludus_capture *c, const ludus__sf_native_writer_cut_range *cut, uint32_t t, ludus__sf_native_writer_block_enc *enc,
                         ludus__bytes *r, ludus__run_buf *rb, uint64_t *blocks, uint64_t *slots) {
     const ludus__cap_thread *th = &c->threads[t];
     uint64_t cursor = th->load_first;
@@ -21920,15 +22153,15 @@ static int ludus__sf_native_writer_write_thread(ludus__writer *w, const ludus_ca
         }
         if (run.n == 0) continue;
         if (cut->on) {
-            rc = ludus__sf_native_writer_cut_run(w, c, t, &run, &tc, &st, raw, r, blocks, slots);
+            rc = ludus__sf_native_writer_cut_run(w, c, t, &run, &tc, &st, enc, r, blocks, slots);
             continue;
         }
-        rc = ludus__sf_native_writer_write_block(w, c, t, &run, raw, r);
+        rc = ludus__sf_native_writer_write_block(w, c, t, &run, enc, r);
         ++*blocks;
         *slots += run.n;
     }
     /* a thread whose events all lie outside the cut: what it left open at `from` spans the cut */
-    if (cut->on && rc == 0 && !st.started) rc = ludus__sf_native_writer_cut_emit_open(w, c, t, &st, raw, r, blocks, slots);
+    if (cut->on && rc == 0 && !st.started) rc = ludus__sf_native_writer_cut_emit_open(w, c, t, &st, enc, r, blocks, slots);
     ludus__free(st.open);
     ludus__free(st.seen);
     return rc;
@@ -21950,7 +22183,9 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
         if (!cut.slots) return ludus__fail(LUDUS_ENOMEM, "out of memory");
         for (uint32_t t = 0; t < c->nthreads; t++) {
             uint64_t nb = 0;
-            int prc = c->threads[t].spans ? ludus__sf_native_writer_write_thread(NULL, c, &cut, t, raw, &r, &rb, &nb, &cut.slots[t]) : 0;
+            ludus__sf_native_writer_block_enc count_only = {raw, NULL, 0};
+            int prc =
+                c->threads[t].spans ? ludus__sf_native_writer_write_thread(NULL, c, &cut, t, &count_only, &r, &rb, &nb, &cut.slots[t]) : 0;
             if (prc) {
                 ludus__free(cut.slots);
                 ludus__free(rb.ev);
@@ -21986,17 +22221,21 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
     }
     int rc = r.oom ? ludus__fail(LUDUS_ENOMEM, "out of memory") : 0;
     uint64_t blocks = 0, slots = 0;
+    ludus__zstd *zctx = NULL; /* compressed compact blocks, unless asked otherwise or built without zstd */
+    ludus__sf_native_writer_block_enc enc = {raw, (flags & LUDUS_SAVE_UNCOMPRESSED) || !ludus__zstd_built() ? NULL : &zctx, 0};
     for (uint32_t t = 0; t < c->nthreads && rc == 0 && !w->failed; t++)
-        rc = ludus__sf_native_writer_write_thread(w, c, &cut, t, raw, &r, &rb, &blocks, &slots);
+        rc = ludus__sf_native_writer_write_thread(w, c, &cut, t, &enc, &r, &rb, &blocks, &slots);
     ludus__free(rb.ev);
     ludus__free(rb.bytes);
+    ludus__zstd_free(zctx);
     uint64_t tail = w->bytes; /* the index's tail: the summary, after the last block */
     if (rc == 0 && !w->failed) rc = ludus__sf_native_writer_write_summary(w, c, blocks, slots, &r);
     if (rc == 0) {
         ludus__nf_end_index e = {blocks,
                                  slots,
                                  tail,
-                                 blocks && !raw ? LUDUS__NF_END_COMPACT : 0u,
+                                 (blocks && !raw ? LUDUS__NF_END_COMPACT : 0u) |
+                                     (enc.compressed ? LUDUS__NF_END_COMPRESSED : 0u),
                                  ludus__nf_end_index_BYTES,
                                  LUDUS__NF_END_MAGIC};
         uint8_t b[ludus__nf_end_index_BYTES];

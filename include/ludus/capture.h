@@ -326,6 +326,12 @@ LUDUS_API int ludus_format_from_path(const char *path);
  * copy; compact delta/varint blocks are the default, 4-8x smaller: 2.6 B/event on a
  * frame-like loop, 4.5 on the demo; bench/RESULTS.md). */
 #define LUDUS_SAVE_RAW 1u
+/* LUDUS_SAVE_UNCOMPRESSED: compact blocks as they are. A library built with
+ * zstd (LUDUS_ZSTD, the default where libzstd is found) compresses them by
+ * default (0.3-0.6 B/event on a frame-like loop); a build without zstd
+ * never compresses, and reads a compressed file as LUDUS_EFORMAT ("built
+ * without zstd"). */
+#define LUDUS_SAVE_UNCOMPRESSED 2u
 
 /* LUDUS_ENODATA for a capture without events (nothing written), LUDUS_EIO on
  * a write failure, LUDUS_EFORMAT when a capture file's block is damaged. */

@@ -97,6 +97,7 @@ typedef struct ludus_capture_info {
        duration; file_cut 0: not a cut */
     int file_cut;
     int64_t file_cut_from_ns, file_cut_to_ns, file_cut_of_ns;
+    int compressed; /* at least one block is a zstd-compressed compact block (LUDUS_ZSTD builds write them) */
 } ludus_capture_info;
 LUDUS_API int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out);
 

@@ -99,6 +99,7 @@ static void view_of(ludus_capture *v, const ludus_capture *src) {
     v->blocks = src->blocks;
     v->slots = src->slots;
     v->compact = src->compact;
+    v->compressed = src->compressed;
     /* borrowed: the view never frees them (view_of_*.borrows) */
     v->categories = src->categories;
     v->sites = src->sites;
@@ -183,6 +184,7 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->sites = c->index_only ? c->index_sites : c->nsites; /* (index only: the site table is not read) */
     out->blocks = c->blocks;
     out->compact = c->compact;
+    out->compressed = c->compressed;
     out->slots = c->slots;
     out->file_bytes = c->file_bytes;
     out->pid = c->pid;

@@ -235,6 +235,7 @@ struct ludus_capture {
     uint32_t format_version;
     uint64_t file_bytes, blocks, slots;
     int compact;
+    int compressed; /* a block is zstd-compressed (LUDUS__NF_ZSTD) */
     int streamed;   /* a streamed file (format 6, written while the capture ran) */
     int stream_cut; /* ... cut short (kill -9, a crash): no tables, no summary, no end record */
     /* the file's SUMMARY record (format.md): what `info` prints without reading the blocks */

@@ -46,7 +46,8 @@ static int check(ludus_capture *c, int format, unsigned flags, ludus__exporter *
     if (!c) return ludus__fail(LUDUS_EINVAL, "capture is NULL");
     *fn = exporter_of(format);
     if (!*fn) return ludus__fail(LUDUS_EINVAL, "unknown format %d", format);
-    if (flags & ~LUDUS_SAVE_RAW) return ludus__fail(LUDUS_EINVAL, "unknown flags 0x%x", flags);
+    if (flags & ~(LUDUS_SAVE_RAW | LUDUS_SAVE_UNCOMPRESSED))
+        return ludus__fail(LUDUS_EINVAL, "unknown flags 0x%x", flags);
     return 0;
 }
 

@@ -2,7 +2,8 @@
  * header, metadata, stats, site and thread tables, then each thread's runs
  * as event blocks, then an end record; each record with its CRC-32C. The
  * compact encoding (the default) stores tick deltas, site indexes and the
- * distance from an end back to its begin as varints; the raw encoding
+ * distance from an end back to its begin as varints, then compressed by
+ * zstd when the build has it (block_zstd.c); the raw encoding
  * writes the recorded 16-byte events as they are. Both are written from the
  * capture as read (a file, or a cut of one, saves again the same way). */
 #define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
@@ -180,15 +181,26 @@ static int write_threads(ludus__writer *w, const ludus_capture *c, const cut_ran
     return rc;
 }
 
-static int write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread, const ludus__run *run, int raw,
+/* How blocks are written: raw, or compact and then compressed where that
+ * saves bytes (z: the zstd context, NULL for none); compressed: set once a
+ * block was (the index's flag). */
+typedef struct block_enc {
+    int raw;
+    ludus__zstd **z;
+    int compressed;
+} block_enc;
+
+static int write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread, const ludus__run *run, block_enc *enc,
                        ludus__bytes *r) {
+    int raw = enc->raw;
+    ludus__zstd **z = enc->z;
     size_t n = run->n;
     size_t max = raw ? n * 16 : LUDUS__NF_COMPACT_MAX(n);
+    size_t zmax = z ? LUDUS__NF_ZSTD_HEAD + LUDUS__NF_ZSTD_BOUND(max) : 0;
     r->n = 0;
-    uint8_t *p = ludus__bytes_room(r, ludus__nf_block_BYTES + max);
+    uint8_t *p = ludus__bytes_room(r, ludus__nf_block_BYTES + max + zmax);
     if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory for a block of %zu slots", n);
     ludus__nf_block b = {raw ? LUDUS__NF_RAW : LUDUS__NF_COMPACT, 0, n, (uint64_t)run->base};
-    ludus__nf_block_put(p, &b);
     uint8_t *d = p + ludus__nf_block_BYTES;
     size_t len;
     if (raw) {
@@ -199,7 +211,16 @@ static int write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread
         len = n * 16;
     } else {
         len = ludus__compact_encode(c, run->ev, n, run->base, d);
+        size_t zlen = z ? ludus__zstd_block(z, d, len, n, d + max) : 0;
+        if (zlen == LUDUS__ZSTD_NOMEM) return ludus__fail(LUDUS_ENOMEM, "out of memory to compress a block");
+        if (zlen) { /* smaller: the compressed bytes in the compact ones' place */
+            memmove(d, d + max, zlen);
+            len = zlen;
+            b.encoding = LUDUS__NF_ZSTD;
+            enc->compressed = 1;
+        }
     }
+    ludus__nf_block_put(p, &b);
     r->n = ludus__nf_block_BYTES + len;
     write_record(w, LUDUS__NF_BLOCK, thread, r->b, r->n);
     return 0;
@@ -331,14 +352,14 @@ static void cut_track(cut_state *st, const ludus_capture *c, const ludus__event 
 }
 
 /* The scopes open at `from`, each a 1-slot block at its begin's address. */
-static int cut_emit_open(ludus__writer *w, const ludus_capture *c, uint32_t t, cut_state *st, int raw, ludus__bytes *r,
-                         uint64_t *blocks, uint64_t *slots) {
+static int cut_emit_open(ludus__writer *w, const ludus_capture *c, uint32_t t, cut_state *st, block_enc *enc,
+                         ludus__bytes *r, uint64_t *blocks, uint64_t *slots) {
     st->started = 1;
     for (size_t i = 0; i < st->n; i++) {
         ludus__event ev = {st->open[i].ev.ticks, st->open[i].ev.word};
         ev.ticks = st->from_ticks;
         ludus__run run = {&ev, 1, st->open[i].addr};
-        int rc = w ? write_block(w, c, t, &run, raw, r) : 0;
+        int rc = w ? write_block(w, c, t, &run, enc, r) : 0;
         if (rc) return rc;
         ++*blocks, ++*slots;
     }
@@ -348,7 +369,7 @@ static int cut_emit_open(ludus__writer *w, const ludus_capture *c, uint32_t t, c
 /* One run of a thread of the cut: its events in [from, to] as a block
  * (w NULL: counted only). */
 static int cut_run(ludus__writer *w, const ludus_capture *c, uint32_t t, const ludus__run *run,
-                   const ludus__tick_conv *tc, cut_state *st, int raw, ludus__bytes *r, uint64_t *blocks,
+                   const ludus__tick_conv *tc, cut_state *st, block_enc *enc, ludus__bytes *r, uint64_t *blocks,
                    uint64_t *slots) {
     size_t i = 0, first = SIZE_MAX, last = 0;
     if (st->nseen == st->seen_cap) {
@@ -369,7 +390,7 @@ static int cut_run(ludus__writer *w, const ludus_capture *c, uint32_t t, const l
             if (st->oom) return ludus__fail(LUDUS_ENOMEM, "out of memory");
         } else {
             if (!st->started) {
-                int rc = cut_emit_open(w, c, t, st, raw, r, blocks, slots);
+                int rc = cut_emit_open(w, c, t, st, enc, r, blocks, slots);
                 if (rc) return rc;
             }
             if (first == SIZE_MAX) first = i;
@@ -380,14 +401,14 @@ static int cut_run(ludus__writer *w, const ludus_capture *c, uint32_t t, const l
     }
     if (first == SIZE_MAX) return 0;
     ludus__run part = {run->ev + first, last - first, run->base + 16 * first};
-    int rc = w ? write_block(w, c, t, &part, raw, r) : 0;
+    int rc = w ? write_block(w, c, t, &part, enc, r) : 0;
     ++*blocks, *slots += part.n;
     return rc;
 }
 
 /* Thread t's blocks: all of them, or those of the cut (w NULL: the cut's
  * blocks and slots counted, nothing written). */
-static int write_thread(ludus__writer *w, const ludus_capture *c, const cut_range *cut, uint32_t t, int raw,
+static int write_thread(ludus__writer *w, const ludus_capture *c, const cut_range *cut, uint32_t t, block_enc *enc,
                         ludus__bytes *r, ludus__run_buf *rb, uint64_t *blocks, uint64_t *slots) {
     const ludus__cap_thread *th = &c->threads[t];
     uint64_t cursor = th->load_first;
@@ -407,15 +428,15 @@ static int write_thread(ludus__writer *w, const ludus_capture *c, const cut_rang
         }
         if (run.n == 0) continue;
         if (cut->on) {
-            rc = cut_run(w, c, t, &run, &tc, &st, raw, r, blocks, slots);
+            rc = cut_run(w, c, t, &run, &tc, &st, enc, r, blocks, slots);
             continue;
         }
-        rc = write_block(w, c, t, &run, raw, r);
+        rc = write_block(w, c, t, &run, enc, r);
         ++*blocks;
         *slots += run.n;
     }
     /* a thread whose events all lie outside the cut: what it left open at `from` spans the cut */
-    if (cut->on && rc == 0 && !st.started) rc = cut_emit_open(w, c, t, &st, raw, r, blocks, slots);
+    if (cut->on && rc == 0 && !st.started) rc = cut_emit_open(w, c, t, &st, enc, r, blocks, slots);
     ludus__free(st.open);
     ludus__free(st.seen);
     return rc;
@@ -437,7 +458,9 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
         if (!cut.slots) return ludus__fail(LUDUS_ENOMEM, "out of memory");
         for (uint32_t t = 0; t < c->nthreads; t++) {
             uint64_t nb = 0;
-            int prc = c->threads[t].spans ? write_thread(NULL, c, &cut, t, raw, &r, &rb, &nb, &cut.slots[t]) : 0;
+            block_enc count_only = {raw, NULL, 0};
+            int prc =
+                c->threads[t].spans ? write_thread(NULL, c, &cut, t, &count_only, &r, &rb, &nb, &cut.slots[t]) : 0;
             if (prc) {
                 ludus__free(cut.slots);
                 ludus__free(rb.ev);
@@ -473,17 +496,21 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
     }
     int rc = r.oom ? ludus__fail(LUDUS_ENOMEM, "out of memory") : 0;
     uint64_t blocks = 0, slots = 0;
+    ludus__zstd *zctx = NULL; /* compressed compact blocks, unless asked otherwise or built without zstd */
+    block_enc enc = {raw, (flags & LUDUS_SAVE_UNCOMPRESSED) || !ludus__zstd_built() ? NULL : &zctx, 0};
     for (uint32_t t = 0; t < c->nthreads && rc == 0 && !w->failed; t++)
-        rc = write_thread(w, c, &cut, t, raw, &r, &rb, &blocks, &slots);
+        rc = write_thread(w, c, &cut, t, &enc, &r, &rb, &blocks, &slots);
     ludus__free(rb.ev);
     ludus__free(rb.bytes);
+    ludus__zstd_free(zctx);
     uint64_t tail = w->bytes; /* the index's tail: the summary, after the last block */
     if (rc == 0 && !w->failed) rc = write_summary(w, c, blocks, slots, &r);
     if (rc == 0) {
         ludus__nf_end_index e = {blocks,
                                  slots,
                                  tail,
-                                 blocks && !raw ? LUDUS__NF_END_COMPACT : 0u,
+                                 (blocks && !raw ? LUDUS__NF_END_COMPACT : 0u) |
+                                     (enc.compressed ? LUDUS__NF_END_COMPRESSED : 0u),
                                  ludus__nf_end_index_BYTES,
                                  LUDUS__NF_END_MAGIC};
         uint8_t b[ludus__nf_end_index_BYTES];

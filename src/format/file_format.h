@@ -246,7 +246,10 @@ LUDUS__NF_DEFINE(ludus__nf_site, LUDUS__NF_SITE_FIELDS)
 /* clang-format on */
 LUDUS__NF_DEFINE(ludus__nf_thread, LUDUS__NF_THREAD_FIELDS)
 
-enum { LUDUS__NF_RAW = 0, LUDUS__NF_COMPACT = 1 };
+/* Block encodings. ZSTD (block_zstd.c, built with LUDUS_ZSTD): a compact
+ * block's bytes compressed as one zstd frame, after a u64 giving their
+ * length; a reader built without zstd refuses it by name and offset. */
+enum { LUDUS__NF_RAW = 0, LUDUS__NF_COMPACT = 1, LUDUS__NF_ZSTD = 2 };
 /* base: the address the block's first slot had when recorded (an end names
  * its begin by address). */
 /* clang-format off */
@@ -300,13 +303,14 @@ LUDUS__NF_DEFINE(ludus__nf_end, LUDUS__NF_END_FIELDS)
 /* The index, appended to END by every writer since it was added (readers
  * before it read the END fields above and ignore the rest): where the
  * records after the blocks start (tail: the first record after every
- * BLOCK, THREAD_DEF and SITE_DEFS), a flag for compact blocks, and last
+ * BLOCK, THREAD_DEF and SITE_DEFS), flags (compact, compressed blocks), and last
  * the END payload's length and a magic, so a reader finds the END record
  * from the file's last 12 bytes and reads the header, the tables and the
  * summary without the blocks (ludus_capture_open_index). Fields a later
  * version adds go before `length`. */
 #define LUDUS__NF_END_MAGIC UINT64_C(0x444e45535544554c) /* the bytes "LUDUSEND", read little-endian */
-#define LUDUS__NF_END_COMPACT 1u
+#define LUDUS__NF_END_COMPACT 1u                         /* at least one block is compact (or compressed) */
+#define LUDUS__NF_END_COMPRESSED 2u                      /* at least one block is zstd-compressed (LUDUS__NF_ZSTD) */
 /* clang-format off */
 #define LUDUS__NF_END_INDEX_FIELDS(X) \
     X(U64, blocks) \
@@ -424,5 +428,32 @@ LUDUS_HIDDEN size_t ludus__compact_encode(const ludus_capture *c, const ludus__e
  * the offset within in of the defect and *why what it is. */
 LUDUS__SIBLING int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len, ludus__event *ev,
                                          size_t n, uintptr_t base, size_t *bad, const char **why);
+
+/* ---- zstd-compressed compact blocks (block_zstd.c) ---- */
+
+/* A compressed block's data: u64 compact bytes, then at most this many
+ * bytes of zstd frame (ZSTD_COMPRESSBOUND, rounded up). */
+#define LUDUS__NF_ZSTD_HEAD 8u
+#define LUDUS__NF_ZSTD_BOUND(len) ((len) + ((len) >> 8) + 128u)
+/* A compressed block claims at most this many slots per byte of frame, so
+ * a hostile file cannot make the reader decompress without bound (the
+ * synthetic engine's blocks hold about 5 slots a byte). */
+#define LUDUS__NF_ZSTD_MAX_SLOTS_PER_BYTE 1024u
+
+typedef struct ludus__zstd ludus__zstd; /* a compression context */
+/* 1 when this build has zstd (LUDUS_ZSTD), else 0. */
+LUDUS__SIBLING int ludus__zstd_built(void);
+/* Compresses a compact block's len bytes (slots: its slots) into out (room for
+ * LUDUS__NF_ZSTD_HEAD + LUDUS__NF_ZSTD_BOUND(len)): the u64 length, then the
+ * frame. *z is the context, made on first use (ludus__zstd_free). Returns the
+ * bytes written, 0 when the block is better left compact (no zstd, no bytes
+ * saved, or more slots than the reader takes for the frame's bytes), LUDUS__ZSTD_NOMEM when zstd ran out of memory. */
+#define LUDUS__ZSTD_NOMEM SIZE_MAX
+LUDUS_HIDDEN size_t ludus__zstd_block(ludus__zstd **z, const uint8_t *compact, size_t len, size_t slots, uint8_t *out);
+LUDUS_HIDDEN void ludus__zstd_free(ludus__zstd *z);
+/* The compact bytes of a compressed block's frame in[0, n) into out (room
+ * for want, the length its head gave). 0, or -1 with *why what is wrong
+ * (a static string, or zstd's error name), -2 when out of memory. */
+LUDUS__SIBLING int ludus__zstd_unblock(const uint8_t *in, size_t n, uint8_t *out, size_t want, const char **why);
 
 #endif

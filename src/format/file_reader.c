@@ -107,8 +107,12 @@ static int check_crc(reader *r, uint64_t off, const ludus__nf_record *h, const u
 
 static int block_frame(reader *r, uint64_t off, const ludus__nf_record *h, const ludus__nf_block *b) {
     if (h->length < ludus__nf_block_BYTES) return FMT_FAIL(off + 8, "block length %" PRIu64 " is too short", h->length);
-    if (b->encoding != LUDUS__NF_RAW && b->encoding != LUDUS__NF_COMPACT)
+    if (b->encoding != LUDUS__NF_RAW && b->encoding != LUDUS__NF_COMPACT && b->encoding != LUDUS__NF_ZSTD)
         return FMT_FAIL(off + ludus__nf_record_BYTES, "unknown block encoding %u", b->encoding);
+    if (b->encoding == LUDUS__NF_ZSTD && !ludus__zstd_built())
+        return FMT_FAIL(off + ludus__nf_record_BYTES,
+                        "a zstd-compressed block (encoding 2): this reader was built without zstd (LUDUS_ZSTD=OFF); "
+                        "read or convert the file with a ludus-trace built with it");
     if (b->slots == 0 || b->slots > LUDUS__NF_MAX_BLOCK_SLOTS)
         return FMT_FAIL(off + ludus__nf_record_BYTES + ludus__nf_block_offset("slots"),
                         "block of %" PRIu64 " slots (1..%u allowed)", b->slots, LUDUS__NF_MAX_BLOCK_SLOTS);
@@ -126,6 +130,11 @@ static int block_frame(reader *r, uint64_t off, const ludus__nf_record *h, const
      * while reading stays bounded by the file's size. */
     if (b->encoding == LUDUS__NF_COMPACT && (data < b->slots || data < 2 || data > LUDUS__NF_COMPACT_MAX(b->slots)))
         return FMT_FAIL(off + 8, "compact block of %" PRIu64 " slots has %" PRIu64 " data bytes", b->slots, data);
+    /* a compressed block: its length and a frame; its slots bounded by its bytes too */
+    if (b->encoding == LUDUS__NF_ZSTD &&
+        (data <= LUDUS__NF_ZSTD_HEAD || b->slots > (data - LUDUS__NF_ZSTD_HEAD) * LUDUS__NF_ZSTD_MAX_SLOTS_PER_BYTE))
+        return FMT_FAIL(off + 8, "zstd-compressed block of %" PRIu64 " slots has %" PRIu64 " data bytes", b->slots,
+                        data);
     return 0;
 }
 
@@ -179,6 +188,37 @@ static int check_events(reader *r, const ludus_capture *c, ludus__event *ev, siz
         }
         i += slots;
     }
+    return 0;
+}
+
+/* A zstd-compressed block's events: the frame after the block data's u64
+ * length is decompressed after the payload in buf->bytes, then decoded as
+ * a compact block. A defect in the frame is reported at the frame's
+ * offset; one in the events at the frame's offset with the byte of the
+ * decompressed events. */
+static int unblock(reader *r, const ludus_capture *c, const ludus__nf_block *b, ludus__run_buf *buf, size_t plen,
+                   uint64_t data_off) {
+    uint64_t want;
+    ludus__nf_get_U64(buf->bytes + ludus__nf_block_BYTES, &want);
+    if (want < b->slots || want < 2 || want > LUDUS__NF_COMPACT_MAX(b->slots))
+        return FMT_FAIL(data_off, "zstd-compressed block of %" PRIu64 " slots claims %" PRIu64 " bytes of events",
+                        b->slots, want);
+    if (plen + want > buf->bytes_cap) {
+        uint8_t *nb = ludus__realloc(buf->bytes, plen + (size_t)want);
+        if (!nb) return ludus__fail(LUDUS_ENOMEM, "out of memory for a block of %" PRIu64 " bytes", plen + want);
+        buf->bytes = nb;
+        buf->bytes_cap = plen + (size_t)want;
+    }
+    const uint8_t *frame = buf->bytes + ludus__nf_block_BYTES + LUDUS__NF_ZSTD_HEAD;
+    size_t flen = plen - ludus__nf_block_BYTES - LUDUS__NF_ZSTD_HEAD, bad;
+    uint64_t frame_off = data_off + LUDUS__NF_ZSTD_HEAD;
+    uint8_t *events = buf->bytes + plen;
+    const char *why;
+    int zrc = ludus__zstd_unblock(frame, flen, events, (size_t)want, &why);
+    if (zrc == -2) return ludus__fail(LUDUS_ENOMEM, "out of memory to decompress a block of %" PRIu64 " bytes", want);
+    if (zrc != 0) return FMT_FAIL(frame_off, "zstd-compressed block: %s", why);
+    if (ludus__compact_decode(c, events, (size_t)want, buf->ev, (size_t)b->slots, (uintptr_t)b->base, &bad, &why) != 0)
+        return FMT_FAIL(frame_off, "zstd-compressed block, byte %zu of its events: %s", bad, why);
     return 0;
 }
 
@@ -237,11 +277,13 @@ static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, l
             ludus__nf_get_U64(p, &w);
             buf->ev[i].word = (uintptr_t)w;
         }
-    } else {
+    } else if (b.encoding == LUDUS__NF_COMPACT) {
         size_t bad;
         const char *why;
         if (ludus__compact_decode(c, data, dlen, buf->ev, (size_t)b.slots, (uintptr_t)b.base, &bad, &why) != 0)
             return FMT_FAIL(data_off + bad, "compact block: %s", why);
+    } else if ((rc = unblock(r, c, &b, buf, plen, data_off)) != 0) {
+        return rc;
     }
     if ((rc = check_events(r, c, buf->ev, (size_t)b.slots, data_off, b.encoding == LUDUS__NF_RAW)) != 0) return rc;
     out->ev = buf->ev;
@@ -883,7 +925,8 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                 th->slots += b.slots;
                 c->blocks++;
                 c->slots += b.slots;
-                if (b.encoding == LUDUS__NF_COMPACT) c->compact = 1;
+                if (b.encoding != LUDUS__NF_RAW) c->compact = 1;
+                if (b.encoding == LUDUS__NF_ZSTD) c->compressed = 1;
                 last_thread = h.aux;
                 break;
             }
@@ -960,6 +1003,7 @@ static int open_source(reader *r, ludus_capture **out) {
         c->blocks = r->index.blocks;
         c->slots = r->index.slots;
         c->compact = (r->index.flags & LUDUS__NF_END_COMPACT) != 0;
+        c->compressed = (r->index.flags & LUDUS__NF_END_COMPRESSED) != 0;
     }
     int rc = parse_header(r, c, &first, &nsites, &nthreads);
     if (rc == 0) rc = parse_records(r, c, first, nsites, nthreads);

@@ -43,12 +43,14 @@ struct ludus__stream {
     stream_thread *th;
     uint32_t nthreads, cap;
     uint64_t blocks, slots, events, written; /* written: the file's size */
+    int compressed;                          /* a block was written zstd-compressed (the index's flag) */
     uint64_t unwritten;                      /* events of pieces a failed write lost */
     int err;                                 /* the first write error (negative errno) */
     uint8_t *buf;                            /* records of the batch, written at its end */
     size_t n, bcap;
     uint64_t buf_events; /* events in buf */
     uint8_t *scratch;    /* one record's payload */
+    ludus__zstd *z;      /* the blocks' compression context (built with zstd) */
     size_t scap;
     int clock_tsc;
     int64_t clock_ns; /* when the last CLOCK record was taken */
@@ -191,14 +193,25 @@ static int put_run(ludus__stream *st, uint32_t serial, const ludus__event *ev, s
         i += s;
     }
     uint32_t t = thread_index(st, serial);
-    size_t max = ludus__nf_block_BYTES + LUDUS__NF_COMPACT_MAX(n);
+    /* the compact bytes, then (built with zstd) their compressed form after them */
+    size_t cmax = LUDUS__NF_COMPACT_MAX(n), max = ludus__nf_block_BYTES + cmax;
+    if (ludus__zstd_built()) max += LUDUS__NF_ZSTD_HEAD + LUDUS__NF_ZSTD_BOUND(cmax);
     if (t == UINT32_MAX || oom || put_new_sites(st) != 0 || reserve(&st->scratch, &st->scap, max) != 0) {
         st->unwritten += events;
         return -1;
     }
     ludus__nf_block b = {LUDUS__NF_COMPACT, 0, n, (uint64_t)(uintptr_t)ev};
-    uint8_t *p = ludus__nf_block_put(st->scratch, &b);
+    uint8_t *p = st->scratch + ludus__nf_block_BYTES;
     size_t len = ludus__compact_encode(st->tab, ev, n, (uintptr_t)ev, p);
+    size_t zlen = ludus__zstd_built() ? ludus__zstd_block(&st->z, p, len, n, p + cmax) : 0;
+    if (zlen == LUDUS__ZSTD_NOMEM) zlen = 0; /* the block goes compact: bigger, nothing lost */
+    if (zlen) {                              /* smaller: the compressed bytes in the compact ones' place */
+        memmove(p, p + cmax, zlen);
+        len = zlen;
+        b.encoding = LUDUS__NF_ZSTD;
+        st->compressed = 1;
+    }
+    ludus__nf_block_put(st->scratch, &b);
     if (put_record(st, LUDUS__NF_BLOCK, t, st->scratch, ludus__nf_block_BYTES + len) != 0) {
         st->unwritten += events;
         return -1;
@@ -345,6 +358,7 @@ static void stream_free(ludus__stream *st) {
     ludus__free(st->th);
     ludus__free(st->buf);
     ludus__free(st->scratch);
+    ludus__zstd_free(st->z);
     ludus__mutex_destroy(&st->lock);
     ludus__free(st);
 }
@@ -362,6 +376,7 @@ void ludus__stream_forget(ludus__stream *st) {
     ludus__free(st->th);
     ludus__free(st->buf);
     ludus__free(st->scratch);
+    ludus__zstd_free(st->z);
     ludus__free(st); /* its thread, lock, semaphore and site table were the parent's */
 }
 
@@ -457,9 +472,13 @@ int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_resul
         }
         put_record(st, LUDUS__NF_SUMMARY, 0, st->scratch, len);
     }
-    ludus__nf_end_index end = {
-        st->blocks,         st->slots, tail, st->blocks ? LUDUS__NF_END_COMPACT : 0u, ludus__nf_end_index_BYTES,
-        LUDUS__NF_END_MAGIC};
+    ludus__nf_end_index end = {st->blocks,
+                               st->slots,
+                               tail,
+                               (st->blocks ? LUDUS__NF_END_COMPACT : 0u) |
+                                   (st->compressed ? LUDUS__NF_END_COMPRESSED : 0u),
+                               ludus__nf_end_index_BYTES,
+                               LUDUS__NF_END_MAGIC};
     uint8_t eb[ludus__nf_end_index_BYTES];
     ludus__nf_end_index_put(eb, &end);
     put_record(st, LUDUS__NF_END, 0, eb, sizeof eb);

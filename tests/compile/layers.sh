@@ -12,9 +12,10 @@
 #      the sibling uses; libludus_analysis.so exports nothing internal;
 #   3. ludus-trace is linked against both and uses only symbols the public
 #      headers declare.
-# usage: layers.sh CC NM INCLUDE_DIR STATIC_LIB SHARED_LIB LUDUS_TRACE WORKDIR ANALYSIS_SO SRC_DIR
+# usage: layers.sh CC NM INCLUDE_DIR STATIC_LIB SHARED_LIB LUDUS_TRACE WORKDIR ANALYSIS_SO SRC_DIR [EXTRA_LIBS]
+#   EXTRA_LIBS: what a static link needs besides -lpthread -lm (libzstd in a LUDUS_ZSTD build)
 set -eu
-CC=$1 NM=$2 INC=$3 LIB_A=$4 LIB_SO=$5 TOOL=$6 WORK=$7 AN_SO=$8 SRC=$9
+CC=$1 NM=$2 INC=$3 LIB_A=$4 LIB_SO=$5 TOOL=$6 WORK=$7 AN_SO=$8 SRC=$9 EXTRA=${10:-}
 mkdir -p "$WORK"
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -35,12 +36,12 @@ int main(void) {
     return ludus_capture_end(NULL);
 }
 C
-"$CC" -std=c11 -O2 -DLUDUS_NO_LAUNCH -I"$INC" "$WORK/record_only.c" "$LIB_A" -lpthread -lm -o "$WORK/record_only"
+"$CC" -std=c11 -O2 -DLUDUS_NO_LAUNCH -I"$INC" "$WORK/record_only.c" "$LIB_A" -lpthread -lm $EXTRA -o "$WORK/record_only"
 "$WORK/record_only" || fail "the recorder-only program failed"
 linked=$("$NM" "$WORK/record_only" | awk '{print $NF}' |
   grep -E '^ludus__(export_|native_write|fmt_|w_json|analy)|^ludus_(capture_save|capture_write|analyze|launch_)|launch_init' || true)
 [ -z "$linked" ] || fail "a recorder-only program links: $(echo $linked)"
-"$CC" -std=c11 -O2 -I"$INC" "$WORK/record_only.c" "$LIB_A" -lpthread -lm -o "$WORK/with_launch"
+"$CC" -std=c11 -O2 -I"$INC" "$WORK/record_only.c" "$LIB_A" -lpthread -lm $EXTRA -o "$WORK/with_launch"
 "$NM" "$WORK/with_launch" | grep -q ' launch_init$' || fail "a static link of an instrumented program has no launch code"
 
 # 2. the runtime and the analysis libraries

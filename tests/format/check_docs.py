@@ -143,6 +143,7 @@ FOREIGN_FILES = {
     "string.h", "unistd.h", "windows.h", "direct.h", "rpcndr.h",
     # other projects
     "TracyClient.cpp", "TracyVulkan.hpp",  # Tracy
+    "zstd.h",  # zstd (libzstd-dev), behind LUDUS_ZSTD
     "cpu-exec.c",                          # qemu (tests/unit/test_util.h)
     "onelua.c",                            # Lua
     "spall.h",                             # spall

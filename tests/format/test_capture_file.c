@@ -41,7 +41,7 @@ static int mem_write(void *ud, const void *p, size_t n) {
 }
 
 static char dir[256];
-static char path_compact[300], path_raw[300];
+static char path_compact[300], path_raw[300], path_zstd[300];
 
 static void *worker(void *arg) {
     (void)arg;
@@ -155,17 +155,24 @@ static void test_round_trip(void **state) {
     assert_int_equal(ludus_capture_last(&live), 0);
     size_t n0, n1, n2;
     char *j0 = json_of(live, &n0);
-    assert_int_equal(save_last(path_compact, 0), 0);
+    assert_int_equal(save_last(path_compact, LUDUS_SAVE_UNCOMPRESSED), 0);
     assert_int_equal(save_last(path_raw, LUDUS_SAVE_RAW), 0);
-    ludus_capture *fc, *fr;
+    assert_int_equal(save_last(path_zstd, 0), 0); /* compressed where the build has zstd */
+    ludus_capture *fc, *fr, *fz;
     assert_int_equal(ludus_capture_open(path_compact, &fc), 0);
     assert_int_equal(ludus_capture_open(path_raw, &fr), 0);
+    assert_int_equal(ludus_capture_open(path_zstd, &fz), 0);
     char *j1 = json_of(fc, &n1);
     char *j2 = json_of(fr, &n2);
     assert_int_equal(n0, n1);
     assert_memory_equal(j0, j1, n0);
     assert_int_equal(n0, n2);
     assert_memory_equal(j0, j2, n0);
+    size_t n4;
+    char *j4 = json_of(fz, &n4);
+    assert_int_equal(n0, n4);
+    assert_memory_equal(j0, j4, n0);
+    free(j4);
     /* the summary of the file matches the live one */
     ludus_capture_summary s;
     assert_int_equal(ludus_capture_get_summary(live, &s), 0);
@@ -178,13 +185,30 @@ static void test_round_trip(void **state) {
     assert_int_equal(in.summary.frames, 40);
     assert_true(in.blocks > 2);
     assert_int_equal(in.compact, 1);
-    /* compact is much smaller than raw */
-    size_t nc, nr;
-    uint8_t *cb = read_all(path_compact, &nc), *rb = read_all(path_raw, &nr);
+    assert_int_equal(in.compressed, 0);
+    /* compact is much smaller than raw, and compressed smaller again */
+    size_t nc, nr, nz;
+    uint8_t *cb = read_all(path_compact, &nc), *rb = read_all(path_raw, &nr), *zb = read_all(path_zstd, &nz);
     assert_true(nc * 3 < nr);
+    assert_int_equal(ludus_capture_get_info(fz, &in), 0);
+    assert_int_equal(in.compressed, LUDUS_TEST_ZSTD);
+    if (LUDUS_TEST_ZSTD)
+        assert_true(nz < nc);
+    else
+        assert_int_equal(nz, nc);
     /* re-saving a file gives the same bytes, in either encoding */
     membuf b = {0};
-    assert_int_equal(ludus_capture_write(fc, LUDUS_FORMAT_LUDUS, 0, mem_write, &b), 0);
+    assert_int_equal(ludus_capture_write(fc, LUDUS_FORMAT_LUDUS, LUDUS_SAVE_UNCOMPRESSED, mem_write, &b), 0);
+    assert_int_equal(b.len, nc);
+    assert_memory_equal(b.data, cb, nc);
+    free(b.data);
+    memset(&b, 0, sizeof b); /* the compressed file re-saved, either way */
+    assert_int_equal(ludus_capture_write(fz, LUDUS_FORMAT_LUDUS, 0, mem_write, &b), 0);
+    assert_int_equal(b.len, nz);
+    assert_memory_equal(b.data, zb, nz);
+    free(b.data);
+    memset(&b, 0, sizeof b);
+    assert_int_equal(ludus_capture_write(fz, LUDUS_FORMAT_LUDUS, LUDUS_SAVE_UNCOMPRESSED, mem_write, &b), 0);
     assert_int_equal(b.len, nc);
     assert_memory_equal(b.data, cb, nc);
     free(b.data);
@@ -203,7 +227,9 @@ static void test_round_trip(void **state) {
     ludus_capture_release(fm);
     ludus_capture_release(fc);
     ludus_capture_release(fr);
+    ludus_capture_release(fz);
     ludus_capture_release(live);
+    free(zb);
     free(cb);
     free(rb);
     free(j0);
@@ -230,6 +256,7 @@ static void test_truncated_every_offset(void **state) {
     (void)state;
     check_truncations(path_compact);
     check_truncations(path_raw);
+    check_truncations(path_zstd);
 }
 
 /* Every single byte flipped, one at a time, in both encodings: open (which
@@ -254,6 +281,7 @@ static void test_every_flip_detected(void **state) {
     (void)state;
     check_every_flip(path_compact);
     check_every_flip(path_raw);
+    check_every_flip(path_zstd);
 }
 
 /* Header fields: the messages name the offset and the problem. */
@@ -353,6 +381,113 @@ static void test_block_claim_bounded_by_bytes(void **state) {
     assert_int_equal(open_and_drain(d, n), LUDUS_EFORMAT);
     assert_non_null(strstr(ludus_last_error_detail(), "data bytes"));
     free(d);
+}
+
+/* The file's first block of an encoding (its block head), or NULL. */
+static uint8_t *block_of(uint8_t *d, size_t n, uint32_t encoding) {
+    size_t off = get32(d + 16);
+    while (off + 24 <= n) {
+        if (get32(d + off) == 5 && get32(d + off + 24) == encoding) return d + off + 24;
+        off += 24 + (size_t)get64(d + off + 8);
+    }
+    return NULL;
+}
+
+/* A zstd-compressed block damaged behind a redone CRC: refused, naming the
+ * offset of its frame (its magic damaged, a frame cut short and the file
+ * closed up behind it, a length head that lies), or the offset of the
+ * block's length for a claim past its slots. */
+static void test_zstd_block_defects(void **state) {
+    (void)state;
+    if (!LUDUS_TEST_ZSTD) skip();
+    size_t n;
+    uint8_t *d = read_all(path_zstd, &n);
+    uint8_t *block = block_of(d, n, 2);
+    assert_non_null(block);
+    size_t frame = (size_t)(block - d) + 24 + 8, flen = (size_t)get64(block - 24 + 8) - 24 - 8;
+    char want[64];
+    snprintf(want, sizeof want, "offset %zu: zstd-compressed block", frame);
+    /* the frame's magic number damaged (a byte of its literals could decode to other valid
+     * events: the record's CRC is what finds those, test_every_flip_detected) */
+    uint8_t *dup = malloc(n);
+    memcpy(dup, d, n);
+    dup[frame + 1] ^= 0x5a;
+    redo_crc(dup + (block - d) - 24);
+    assert_int_equal(open_and_drain(dup, n), LUDUS_EFORMAT);
+    if (!strstr(ludus_last_error_detail(), want)) fprintf(stderr, "flip: %s\n", ludus_last_error_detail());
+    assert_non_null(strstr(ludus_last_error_detail(), want));
+    /* the frame's last 3 bytes cut, the record shortened and the file closed up */
+    memcpy(dup, d, n);
+    size_t rec = (size_t)(block - d) - 24, end = frame + flen;
+    memmove(dup + end - 3, dup + end, n - end);
+    put32(dup + rec + 8, (uint32_t)(get64(d + rec + 8) - 3));
+    redo_crc(dup + rec);
+    assert_int_equal(open_and_drain(dup, n - 3), LUDUS_EFORMAT);
+    if (!strstr(ludus_last_error_detail(), want)) fprintf(stderr, "cut: %s\n", ludus_last_error_detail());
+    assert_non_null(strstr(ludus_last_error_detail(), want));
+    /* the length head one byte off */
+    memcpy(dup, d, n);
+    put32(dup + frame - 8, get32(d + frame - 8) + 1);
+    redo_crc(dup + rec);
+    assert_int_equal(open_and_drain(dup, n), LUDUS_EFORMAT);
+    assert_non_null(strstr(ludus_last_error_detail(), want));
+    assert_non_null(strstr(ludus_last_error_detail(), "not the length its head gives"));
+    /* a length no block of its slots could have */
+    memcpy(dup, d, n);
+    put32(dup + frame - 8, 1);
+    redo_crc(dup + rec);
+    assert_int_equal(open_and_drain(dup, n), LUDUS_EFORMAT);
+    snprintf(want, sizeof want, "offset %zu: zstd-compressed block of", frame - 8);
+    assert_non_null(strstr(ludus_last_error_detail(), want));
+    /* 2^27 slots claimed by a frame of a few bytes: refused at open, before any allocation */
+    memcpy(dup, d, n);
+    put32(dup + (block - d) + 8, 1u << 27);
+    put32(dup + (block - d) + 12, 0);
+    redo_crc(dup + rec);
+    assert_int_equal(open_and_drain(dup, n), LUDUS_EFORMAT);
+    assert_non_null(strstr(ludus_last_error_detail(), "data bytes"));
+    free(dup);
+    free(d);
+}
+
+/* A compressed file written by this library (tests/format/data, the
+ * synthetic engine): a build with zstd reads it, equal to its uncompressed
+ * re-save; a build without refuses it, naming the offset and why, and
+ * never reads past it. */
+static void test_zstd_file(void **state) {
+    (void)state;
+    char path[600];
+    snprintf(path, sizeof path, "%s/zstd-blocks.ludus", LUDUS_TEST_DATA);
+    ludus_capture *c = NULL;
+    int rc = ludus_capture_open(path, &c);
+    if (!LUDUS_TEST_ZSTD) {
+        assert_int_equal(rc, LUDUS_EFORMAT);
+        assert_null(c);
+        const char *why = ludus_last_error_detail();
+        if (!strstr(why, "built without zstd")) fprintf(stderr, "detail: %s\n", why);
+        assert_non_null(strstr(why, "malformed input, offset "));
+        assert_non_null(strstr(why, "built without zstd"));
+        return;
+    }
+    assert_int_equal(rc, 0);
+    ludus_capture_info in;
+    assert_int_equal(ludus_capture_get_info(c, &in), 0);
+    assert_int_equal(in.compressed, 1);
+    assert_int_equal(in.summary.events, 6120);
+    membuf b = {0};
+    assert_int_equal(ludus_capture_write(c, LUDUS_FORMAT_LUDUS, LUDUS_SAVE_UNCOMPRESSED, mem_write, &b), 0);
+    ludus_capture *u;
+    assert_int_equal(ludus_capture_open_memory(b.data, b.len, &u), 0);
+    assert_null(block_of((uint8_t *)b.data, b.len, 2));
+    size_t n1, n2;
+    char *j1 = json_of(c, &n1), *j2 = json_of(u, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(j1, j2, n1);
+    free(j1);
+    free(j2);
+    ludus_capture_release(u);
+    free(b.data);
+    ludus_capture_release(c);
 }
 
 /* Version 3 only added event kinds: a version 2 file reads as before, and
@@ -653,6 +788,7 @@ static void check_same_info(const ludus_capture_info *a, const ludus_capture_inf
     assert_int_equal(a->blocks, b->blocks);
     assert_int_equal(a->slots, b->slots);
     assert_int_equal(a->compact, b->compact);
+    assert_int_equal(a->compressed, b->compressed); /* the index's flag 2 */
     assert_int_equal(a->sites, b->sites);
     assert_int_equal(a->threads, b->threads);
     assert_int_equal(a->start_ns, b->start_ns);
@@ -771,11 +907,13 @@ int main(void) {
     if (system(cmd) != 0) return 1;
     snprintf(path_compact, sizeof path_compact, "%s/compact.ludus", dir);
     snprintf(path_raw, sizeof path_raw, "%s/raw.ludus", dir);
+    snprintf(path_zstd, sizeof path_zstd, "%s/zstd.ludus", dir);
     record_capture();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),          cmocka_unit_test(test_truncated_every_offset),
         cmocka_unit_test(test_every_flip_detected), cmocka_unit_test(test_corrupted_fields),
         cmocka_unit_test(test_forged_tick_refused), cmocka_unit_test(test_block_claim_bounded_by_bytes),
+        cmocka_unit_test(test_zstd_block_defects),  cmocka_unit_test(test_zstd_file),
         cmocka_unit_test(test_version_2),           cmocka_unit_test(test_messages),
         cmocka_unit_test(test_format4_files),       cmocka_unit_test(test_format4_negative_memory),
         cmocka_unit_test(test_index_open),          cmocka_unit_test(test_errors),

@@ -1,7 +1,7 @@
 /* Writes the seed corpora of the fuzz targets (run_fuzz.sh):
  *   ludus/    small captures with every event kind (frame statistics of a
  *             counter, a gauge and a memory domain, log messages, async
- *             zones and a fiber included), raw and compact, one and two
+ *             zones and a fiber included), raw, compact and zstd, one and two
  *             threads, GPU samples, scope annotations, the memory coverage manifest: the
  *             capture-file, report and export targets
  *   diff/     pairs of them (a 4-byte length of the first, then both)
@@ -212,8 +212,10 @@ int main(int argc, char **argv) {
         if (ludus_capture_end(&c)) return 1;
         snprintf(p, sizeof p, "%s/ludus/seed%d-raw.ludus", argv[1], variant);
         if (ludus_capture_save(c, LUDUS_FORMAT_LUDUS, LUDUS_SAVE_RAW, p)) return 1;
-        snprintf(p, sizeof p, "%s/ludus/seed%d-compact.ludus", argv[1], variant);
+        snprintf(p, sizeof p, "%s/ludus/seed%d-zstd.ludus", argv[1], variant); /* compressed blocks (LUDUS_ZSTD) */
         if (ludus_capture_save(c, LUDUS_FORMAT_LUDUS, 0, p)) return 1;
+        snprintf(p, sizeof p, "%s/ludus/seed%d-compact.ludus", argv[1], variant);
+        if (ludus_capture_save(c, LUDUS_FORMAT_LUDUS, LUDUS_SAVE_UNCOMPRESSED, p)) return 1;
         ludus_capture_release(c);
         if (variant > 0) {
             char g[512];

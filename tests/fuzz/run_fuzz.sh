@@ -17,6 +17,9 @@ targets=${*:-capture_file report export diff gpu recover}
 cc=${CLANG:-clang}
 mkdir -p "$work/obj"
 flags="-std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -I$src/include -I$src/src"
+# compressed blocks (LUDUS_ZSTD) where libzstd-dev is there: the reader's zstd path is fuzzed too
+zstd_lib=
+if [ -f /usr/include/zstd.h ]; then flags="$flags -DLUDUS_HAVE_ZSTD=1"; zstd_lib=-lzstd; fi
 # The library as an archive (its sources built as the library is:
 # LUDUS__LIBRARY), so only what a target uses is linked. An
 # object is rebuilt when its source or any header is newer.
@@ -44,7 +47,7 @@ for t in $targets; do
     recover) seeds=recover max_len=262144 ;;
     *) echo "run_fuzz.sh: unknown target $t" >&2; exit 2 ;;
   esac
-  $cc $flags -fsanitize=fuzzer "$src/tests/fuzz/fuzz_$t.c" "$work/libludus_fuzz.a" -lpthread -lm -o "$work/fuzz_$t"
+  $cc $flags -fsanitize=fuzzer "$src/tests/fuzz/fuzz_$t.c" "$work/libludus_fuzz.a" -lpthread -lm $zstd_lib -o "$work/fuzz_$t"
   rm -rf "$work/corpus-$t"
   mkdir -p "$work/corpus-$t" "$work/artifacts/$t"
   cp "$src/tests/fuzz/corpus/$seeds"/* "$work/corpus-$t/"

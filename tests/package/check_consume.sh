@@ -90,11 +90,13 @@ done
 # 3. a bare libludus.a, named by hand
 mkdir -p "$work/bare"
 cp "$src/tests/package/consumer/main.c" "$src/tests/package/consumer/Makefile" "$work/bare/"
-make -C "$work/bare" LUDUS="$prefix" >"$work/bare.log" 2>&1 || { cat "$work/bare.log"; fail "bare libludus.a: build"; }
+# a LUDUS_ZSTD build's archive needs libzstd too: what its ludus.pc says
+extra=$(grep -o ' -lzstd' "$prefix/lib/pkgconfig/ludus.pc" || true)
+make -C "$work/bare" LUDUS="$prefix" LUDUS_EXTRA_LIBS="$extra" >"$work/bare.log" 2>&1 || { cat "$work/bare.log"; fail "bare libludus.a: build"; }
 launch "$work/bare/consumer" bare-archive
 # ... and one that asked for no launch code: it says so
 cc -std=c11 -O2 -DLUDUS_PROFILE_LEVEL=2 -DLUDUS_NO_LAUNCH -I"$prefix/include" "$src/tests/package/consumer/main.c" \
-    "$prefix/lib/libludus.a" -lpthread -lm -o "$work/bare/no-launch" || fail "LUDUS_NO_LAUNCH: build"
+    "$prefix/lib/libludus.a" -lpthread -lm $extra -o "$work/bare/no-launch" || fail "LUDUS_NO_LAUNCH: build"
 LUDUS_TRACE="$work/no-launch.json" "$work/bare/no-launch" --launch >/dev/null 2>"$work/no-launch.err" ||
     fail "LUDUS_NO_LAUNCH: run"
 [ ! -e "$work/no-launch.json" ] || fail "LUDUS_NO_LAUNCH: a trace was written"

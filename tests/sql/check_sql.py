@@ -324,7 +324,7 @@ if rc == 0 and rc2 == 0:
     with open(os.path.join(work, "cutcsv", "slice.csv"), newline="") as f:
         check(sum(1 for _ in csv.DictReader(f)) == n, "the CSV cut holds the .sqlite cut's slices")
 rc, _, err = run("convert", "demo.ludus", "cut2.sqlite", "--threads", "1")
-check(rc == 1 and "--threads and --raw need a capture output" in err, "--threads with tables: refused (%s)" % err)
+check(rc == 1 and "--threads, --raw and --uncompressed need a capture output" in err, "--threads with tables: refused (%s)" % err)
 # ---- devices, FIFOs and links: written and read by the one rule (docs/sql.md) ----
 import threading
 fifo = os.path.join(work, "out-fifo.sqlite")

@@ -140,7 +140,7 @@ static int fail_with(const char *what, int rc) {
 static int convert_run(int argc, char **argv) {
     const char *in = NULL, *out = NULL, *threads = NULL, *format_word = NULL, *o_out = NULL, *frames = NULL;
     int64_t from = 0, to = INT64_MAX;
-    int cut = 0, raw = 0, rc;
+    int cut = 0, raw = 0, uncompressed = 0, rc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (lt_output_option(&convert_verb, argc, argv, &i, &o_out, &rc)) {
@@ -163,6 +163,8 @@ static int convert_run(int argc, char **argv) {
             raw = 1;
         } else if (!strcmp(a, "--compact")) {
             raw = 0; /* the default; kept for scripts */
+        } else if (!strcmp(a, "--uncompressed")) {
+            uncompressed = 1;
         } else if (a[0] == '-' && a[1]) {
             return lt_unknown_option(&convert_verb, a);
         } else if (!in) {
@@ -185,7 +187,8 @@ static int convert_run(int argc, char **argv) {
     }
     int tables = lt_sql_export_kind(out, format_word);
     if (tables) {
-        if (threads || raw) return lt_usage(&convert_verb, "--threads and --raw need a capture output");
+        if (threads || raw || uncompressed)
+            return lt_usage(&convert_verb, "--threads, --raw and --uncompressed need a capture output");
         if (!strcmp(out, "-"))
             return lt_usage(&convert_verb, "tables go to a file or a directory, not standard output");
         ludus_cut_desc cd = {1, from, to, NULL, 0}; /* the tables of the cut: its slices, frames and rows */
@@ -193,7 +196,8 @@ static int convert_run(int argc, char **argv) {
     }
     int format;
     if ((rc = lt_output_format(&convert_verb, out, format_word, &format)) != LT_OK) return rc;
-    if (raw && format != LUDUS_FORMAT_LUDUS) return lt_usage(&convert_verb, "--raw needs a .ludus output");
+    if ((raw || uncompressed) && format != LUDUS_FORMAT_LUDUS)
+        return lt_usage(&convert_verb, "--raw and --uncompressed need a .ludus output");
 
     ludus_capture *c = NULL, *view = NULL;
     if ((rc = lt_capture_open("convert", in, &c)) != LT_OK) return rc;
@@ -224,8 +228,13 @@ static int convert_run(int argc, char **argv) {
     }
     lt_progress_begin(&sink.bar, "ludus-trace convert: writing", info.slots);
     sink.bytes = 0;
-    sink.per_slot = format == LUDUS_FORMAT_JSON ? 45 : format == LUDUS_FORMAT_PFTRACE ? 12 : raw ? 16 : 3;
-    rc = ludus_capture_write(view, format, raw ? LUDUS_SAVE_RAW : 0, sink_write, &sink);
+    sink.per_slot = format == LUDUS_FORMAT_JSON      ? 45
+                    : format == LUDUS_FORMAT_PFTRACE ? 12
+                    : raw                            ? 16
+                    : uncompressed                   ? 3
+                                                     : 1;
+    unsigned flags = (raw ? LUDUS_SAVE_RAW : 0u) | (uncompressed ? LUDUS_SAVE_UNCOMPRESSED : 0u);
+    rc = ludus_capture_write(view, format, flags, sink_write, &sink);
     lt_progress_end(&sink.bar);
     int status = LT_OK;
     if (rc) {
@@ -244,11 +253,13 @@ static const lt_verb convert_verb = {
     "convert",
     "convert a capture file to .json, .pftrace or .ludus, optionally cut",
     "usage: ludus-trace convert IN OUT [--from T0] [--to T1] [--frames A-B|last:N] [--threads LIST] [--raw]\n"
-    "       [--format F]\n"
+    "       [--uncompressed] [--format F]\n"
     "       ludus-trace convert IN -o OUT ...\n"
     "  IN: a .ludus file, or - for standard input. OUT: a file, or - for standard output.\n"
     "  OUT's extension picks the format: .json (Chrome JSON), .pftrace (Perfetto\n"
-    "  protobuf) or .ludus (native, compact; --raw writes the recorded events as they are);\n"
+    "  protobuf) or .ludus (native, compact, compressed with zstd when this build has it;\n"
+    "  --uncompressed writes compact blocks as they are, which a build without zstd reads;\n"
+    "  --raw writes the recorded events as they are);\n"
     "  --format json|pftrace|ludus picks it for any OUT; - and a path without an extension\n"
     "  (/dev/stdout) get JSON.\n"
     "  --from/--to: times since capture start, in ns or with a unit (ns, us, ms, s);\n"

@@ -67,7 +67,10 @@ static int info_run(int argc, char **argv) {
     char name[256]; /* every name of the file is shown through ludus_text_show: a file may hold anything */
     double dur_ms = (double)(in.end_ns - in.start_ns) / 1e6;
     say("file:        %s (%llu bytes, format v%u, %s blocks)\n", ludus_text_show(name, sizeof name, path, 0),
-        (unsigned long long)in.file_bytes, in.version, in.compact ? "compact" : "raw");
+        (unsigned long long)in.file_bytes, in.version,
+        in.compressed ? "compact, zstd"
+        : in.compact  ? "compact"
+                      : "raw");
     if (in.index_only)
         say("read:        the header, tables and summary, through the index at the file's end (checksums "
             "checked; the blocks are read and checked by report, convert ...)\n");
