@@ -138,7 +138,8 @@ typedef struct pass {
 
 static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int64_t excl, int64_t incl, uint32_t arg) {
     if (p->ncells == p->cells_cap) {
-        size_t cap = p->cells_cap ? p->cells_cap * 2 : 1024;
+        /* by half: they are most of a long capture's memory (cut to their number after the pass) */
+        size_t cap = p->cells_cap ? p->cells_cap + p->cells_cap / 2 : 1024;
         ludus__xcell *c = ludus__realloc(p->cells, cap * sizeof *c);
         if (!c) return -1;
         p->cells = c;
@@ -769,6 +770,7 @@ static int slim_copy(const ludus__xcell *x, size_t n, ludus__cell **out) {
  * The runs are most of a long capture's memory: stored once where they
  * coincide, 32 bytes a cell. */
 static int make_runs(ludus_analysis *a, pass *p) {
+    shrink((void **)&p->cells, p->ncells, sizeof *p->cells);
     ludus__xcell *x = p->cells, *sx = NULL, *tx = NULL;
     size_t n = p->ncells, nsx = 0, ntx = 0;
     uint32_t *thread_of = ludus__malloc((a->nsites ? a->nsites : 1) * sizeof *thread_of);
