@@ -58,6 +58,9 @@ LUDUS_HIDDEN void ludus__acc_free(ludus__acc *a);
 /* Fills s (sorts the exact vector). */
 LUDUS_HIDDEN void ludus__acc_stats(ludus__acc *a, int exact, ludus_duration_stats *s);
 LUDUS_HIDDEN int64_t ludus__hist_bucket_mid(uint32_t b);
+/* The k-th smallest of v[0, n) (k < n), v reordered: a median without
+ * sorting (quickselect, the rest sorted after 128 partitions). */
+LUDUS_HIDDEN int64_t ludus__kth_i64(int64_t *v, size_t n, size_t k);
 /* The counts of octave `oct` of a's histogram (a single value's in tmp), or
  * NULL when the octave holds none. */
 LUDUS_HIDDEN const uint64_t *ludus__acc_octave(const ludus__acc *a, uint32_t oct, uint64_t tmp[LUDUS__HIST_SUB]);
@@ -119,12 +122,16 @@ typedef struct ludus__cell {
     uint64_t calls;
     int64_t excl, incl;
 } ludus__cell;
-/* A cell with its entity and thread: the pass's cells before they merge,
- * and the cells of the hitch frames (hitches.c). */
+/* A cell with its entity and thread: the pass's cells before they merge. */
 typedef struct ludus__xcell {
     ludus__cell c;
     uint32_t ent, thread;
 } ludus__xcell;
+/* A cell of a hitch frame with its site and thread (hitches.c). */
+typedef struct ludus__cellref {
+    const ludus__cell *c;
+    uint32_t ent, thread;
+} ludus__cellref;
 /* A run of cells per (thread, site), frame order; med: its median over the
  * window frames (threads.c). A site that ran on one thread shares its
  * site's run, a site on one path its path's (tree.c). */
@@ -189,7 +196,7 @@ LUDUS_HIDDEN void ludus__hplans_in(const ludus_analysis *a, int64_t t0, int64_t 
 /* The window's frame statistics, the threshold and the hitch frames, before the pass. */
 LUDUS_HIDDEN int ludus__frames_plan(ludus_analysis *a);
 /* After the pass (frames_finish): each hitch's items, roles and kind. */
-LUDUS_HIDDEN int ludus__hitches_explain(ludus_analysis *a, const ludus__xcell *by_frame, size_t nby,
+LUDUS_HIDDEN int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, size_t nby,
                                         int64_t med_unlogged, int64_t med_carried);
 LUDUS_HIDDEN int ludus__site_is_wait(const char *name, const char *category);
 /* A parent whose own time is the time between its children (hitches.c). */
@@ -400,8 +407,10 @@ LUDUS_HIDDEN uint32_t ludus__locks_check_gates(const ludus__lock_diff *l, const 
                                                ludus_write_fn write, void *user_data);
 /* Mann-Whitney U over two sorted arrays (diff.c): p, and *z > 0 when b tends larger. */
 LUDUS_HIDDEN double ludus__mw_sorted(const double *a, size_t na, const double *b, size_t nb, double *z);
-/* Whether frame f is one of the window's hitch frames (frames.c; after frames_plan). */
-LUDUS_HIDDEN int ludus__is_hitch_frame(const ludus_analysis *a, uint64_t f);
+/* Whether frame f is one of the window's hitch frames (frames.c; after
+ * frames_plan). *at: where the search begins (0 for the first frame of a
+ * run), moved on: a run's frames ascend, so a run costs one walk. */
+LUDUS_HIDDEN int ludus__is_hitch_frame(const ludus_analysis *a, uint32_t *at, uint64_t f);
 /* qsort order of doubles (frames.c). */
 LUDUS_HIDDEN int ludus__cmp_double(const void *x, const void *y);
 /* The path of site under path parent (UINT32_MAX: a root), or UINT32_MAX (tree.c). */

@@ -46,11 +46,6 @@ void ludus__threads_free(ludus_analysis *a) {
     a->nthreads = 0;
 }
 
-static int cmp_i64(const void *x, const void *y) {
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* The run of (thread, site), or NULL, by binary search. */
 static const ludus__trun *trun_find(const ludus_analysis *a, uint32_t thread, uint32_t site) {
     uint32_t lo = 0, hi = a->ntruns;
@@ -198,9 +193,8 @@ int ludus__threads_finish(ludus_analysis *a) {
         }
         int64_t med = 0;
         if (nw && nin) {
-            qsort(v, nin, sizeof *v, cmp_i64);
             uint64_t k = (nw + 1) / 2 - 1, zeros = nw - nin;
-            med = k < zeros ? 0 : v[k - zeros];
+            med = k < zeros ? 0 : ludus__kth_i64(v, nin, k - zeros);
         }
         run->med = med;
         if (run->thread >= a->nthreads || excl <= 0) continue;
@@ -233,11 +227,10 @@ int ludus__threads_finish(ludus_analysis *a) {
         if (!nw) continue;
         t->busy_per_frame_ns = (double)t->busy_total_ns / (double)nw;
         t->busy_share = a->sum.frame_time.total_ns ? (double)t->busy_total_ns / (double)a->sum.frame_time.total_ns : 0;
-        qsort(v, nin, sizeof *v, cmp_i64);
         uint64_t zeros = nw - nin;
         uint64_t k50 = (nw + 1) / 2 - 1, k90 = (nw * 9 + 9) / 10 - 1;
-        t->busy_p50_ns = k50 < zeros ? 0 : v[k50 - zeros];
-        t->busy_p90_ns = k90 < zeros ? 0 : v[k90 - zeros];
+        t->busy_p50_ns = k50 < zeros ? 0 : ludus__kth_i64(v, nin, k50 - zeros);
+        t->busy_p90_ns = k90 < zeros ? 0 : ludus__kth_i64(v, nin, k90 - zeros);
     }
     ludus__free(v);
     return sites_waiting(a, most);
