@@ -33,6 +33,8 @@
  * doubling). */
 #define MAX_BYTES_PER_FRAME 1100
 
+static int64_t live, peak; /* the heap's bytes (counted where COUNTING) */
+
 #if defined(__GLIBC__) && !defined(LUDUS_TEST_OWN_MALLOC)
 #include <malloc.h>
 
@@ -41,8 +43,6 @@ extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t n);
 extern void *__libc_memalign(size_t align, size_t n);
 extern void __libc_free(void *p);
-
-static int64_t live, peak;
 
 static void *counted(void *p) {
     if (p) {
