@@ -39,7 +39,7 @@ void ludus_analysis_destroy(ludus_analysis *a) {
     ludus__threads_free(a);
     ludus__free(a->mark_cpu);
     ludus__free(a->tcells);
-    ludus__free(a->tcell_med);
+    ludus__free(a->truns);
     ludus__counters_free(a);
     ludus__free(a->locks);
     ludus__timeline_free(a);

@@ -58,6 +58,9 @@ LUDUS_HIDDEN void ludus__acc_free(ludus__acc *a);
 /* Fills s (sorts the exact vector). */
 LUDUS_HIDDEN void ludus__acc_stats(ludus__acc *a, int exact, ludus_duration_stats *s);
 LUDUS_HIDDEN int64_t ludus__hist_bucket_mid(uint32_t b);
+/* The k-th smallest of v[0, n) (k < n), v reordered: a median without
+ * sorting (quickselect, the rest sorted after 128 partitions). */
+LUDUS_HIDDEN int64_t ludus__kth_i64(int64_t *v, size_t n, size_t k);
 /* The counts of octave `oct` of a's histogram (a single value's in tmp), or
  * NULL when the octave holds none. */
 LUDUS_HIDDEN const uint64_t *ludus__acc_octave(const ludus__acc *a, uint32_t oct, uint64_t tmp[LUDUS__HIST_SUB]);
@@ -108,16 +111,47 @@ typedef struct ludus__an_slowest {
     uint32_t n;
 } ludus__an_slowest;
 
+/* One (frame, entity) cell: calls and exclusive ns; incl: the inclusive ns
+ * of the calls that are their site's outermost on their thread (summed over
+ * a site's paths: the site's inclusive time in the frame, recursion counted
+ * once); arg: the annotations of its slowest annotated call
+ * (ludus__cell_text), 0 for none. The entity (and thread) is its run's: a
+ * cell is most of a long capture's memory (32 bytes, a few per frame). */
+typedef struct ludus__cell {
+    uint32_t frame, arg;
+    uint64_t calls;
+    int64_t excl, incl;
+} ludus__cell;
+/* A cell with its entity and thread: the pass's cells before they merge. */
+typedef struct ludus__xcell {
+    ludus__cell c;
+    uint32_t ent, thread;
+} ludus__xcell;
+/* A cell of a hitch frame with its site and thread (hitches.c). */
+typedef struct ludus__cellref {
+    const ludus__cell *c;
+    uint32_t ent, thread;
+} ludus__cellref;
+/* A run of cells per (thread, site), frame order; med: its median over the
+ * window frames (threads.c). A site that ran on one thread shares its
+ * site's run, a site on one path its path's (tree.c). */
+typedef struct ludus__trun {
+    uint32_t thread, site, n;
+    const ludus__cell *cells;
+    int64_t med;
+} ludus__trun;
+
 typedef struct ludus__an_site {
     ludus_site_stats pub;
     ludus__an_slowest *slow; /* NULL until its first annotated call */
     ludus__acc incl, excl;
-    uint32_t last_thread;      /* thread index + 1 */
-    uint32_t cells_at, ncells; /* its run in a->site_cells */
-    int on_frame_thread;       /* ran on the frame thread (hitches: its time can explain a frame's) */
-    uint8_t name_shared;       /* another site has its name: reports add file:line (ludus_analysis_site_label) */
-    uint8_t wait_kind;         /* 1 a wait, 2 a sleep (a limiter, vsync), by category or name (hitches.c) */
-    uint8_t waits_on_others;   /* its own time waits on other threads' work (threads.c, ludus__site_waits) */
+    uint32_t last_thread;     /* thread index + 1 */
+    const ludus__cell *cells; /* its run of cells, frame order (node_cells or site_cells) */
+    uint32_t ncells;
+    int on_frame_thread;     /* ran on the frame thread (hitches: its time can explain a frame's) */
+    uint8_t name_shared;     /* another site has its name: reports add file:line (ludus_analysis_site_label) */
+    uint8_t wait_kind;       /* 1 a wait, 2 a sleep (a limiter, vsync), by category or name (hitches.c) */
+    uint8_t waits_on_others; /* its own time waits on other threads' work (threads.c, ludus__site_waits) */
 } ludus__an_site;
 
 typedef struct ludus__an_node {
@@ -125,22 +159,10 @@ typedef struct ludus__an_node {
     ludus__acc incl, excl;
     uint64_t key;                  /* FNV of the site ids along the path: matches paths across captures */
     uint32_t memo_site, memo_node; /* last child looked up: siblings repeat */
-    uint32_t cells_at, ncells;
+    const ludus__cell *cells;      /* its run in node_cells */
+    uint32_t ncells;
     uint32_t open; /* activations open on the current thread (a folded path nests in itself) */
 } ludus__an_node;
-
-/* One (frame, entity) cell: calls and exclusive ns; incl: the inclusive ns
- * of the calls that are their site's outermost on their thread (summed over
- * a site's paths: the site's inclusive time in the frame, recursion counted
- * once); arg: the annotations of its slowest annotated call
- * (ludus__cell_text), 0 for none. */
-typedef struct ludus__cell {
-    uint32_t frame, ent;
-    uint64_t calls;
-    int64_t excl, incl;
-    uint32_t arg;
-    uint32_t thread; /* the thread its calls ran on (a->tcells; merged cells: any of them) */
-} ludus__cell;
 
 /* ---- hitches: what each thread did in the worst hitch frames (hitches.c) ----
  * Known before the pass: the window's frame times give the median and the
@@ -174,7 +196,7 @@ LUDUS_HIDDEN void ludus__hplans_in(const ludus_analysis *a, int64_t t0, int64_t 
 /* The window's frame statistics, the threshold and the hitch frames, before the pass. */
 LUDUS_HIDDEN int ludus__frames_plan(ludus_analysis *a);
 /* After the pass (frames_finish): each hitch's items, roles and kind. */
-LUDUS_HIDDEN int ludus__hitches_explain(ludus_analysis *a, const ludus__cell **by_frame, size_t nby,
+LUDUS_HIDDEN int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, size_t nby,
                                         int64_t med_unlogged, int64_t med_carried);
 LUDUS_HIDDEN int ludus__site_is_wait(const char *name, const char *category);
 /* A parent whose own time is the time between its children (hitches.c). */
@@ -213,14 +235,12 @@ static inline int ludus__thread_busy_fast(ludus__an_thread *t, const int64_t *ma
  * time waits on other threads' work (waits_on_others): the diff judges its
  * time as a wait ("waited longer"), never as work. */
 LUDUS_HIDDEN int ludus__site_waits(const ludus_analysis *a, uint32_t site);
-/* The per-thread figures, once the pass made a->tcells. */
+/* The per-thread figures, once the pass made a->truns. */
 LUDUS_HIDDEN int ludus__threads_finish(ludus_analysis *a);
 LUDUS_HIDDEN void ludus__threads_free(ludus_analysis *a);
 /* The text and JSON sections. */
 LUDUS_HIDDEN int ludus__report_threads_text(const ludus_analysis *a, ludus__writer *w, uint32_t top);
 LUDUS_HIDDEN void ludus__report_threads_json(const ludus_analysis *a, ludus__writer *w);
-/* A thread cell of (thread, site, frame), or NULL. */
-LUDUS_HIDDEN const ludus__cell *ludus__tcell(const ludus_analysis *a, uint32_t thread, uint32_t site, uint64_t frame);
 /* The median over window frames of (thread, site)'s exclusive time per frame. */
 LUDUS_HIDDEN int64_t ludus__tcell_median(const ludus_analysis *a, uint32_t thread, uint32_t site);
 
@@ -262,8 +282,11 @@ struct ludus_analysis {
         int64_t ns, top_ns; /* in all; of the largest such scope */
         uint32_t site;      /* that scope's site */
     } * carried;
-    ludus__cell *node_cells, *site_cells; /* sorted by (ent, frame) */
-    size_t nnode_cells, nsite_cells;
+    /* runs by (entity, frame): every path's; the site runs of sites on more than one path (the others
+     * are their path's); the (thread, site) runs of sites on more than one thread (the others are
+     * their site's) */
+    ludus__cell *node_cells, *site_cells, *tcells;
+    size_t nnode_cells, nsite_cells, ntcells;
     ludus_hitch *hitches;
     uint32_t nhitches;
     uint64_t *hitch_frames; /* the window's hitch frames, ascending (frames_plan) */
@@ -276,9 +299,8 @@ struct ludus_analysis {
     int64_t *mark_cpu;        /* per mark: the frame thread's CPU time there; -1 unknown */
     int64_t med_cpu, med_off; /* window medians of a frame's CPU time and wall - CPU (cpu known) */
     uint32_t frame_thread;    /* its index, UINT32_MAX: none */
-    ludus__cell *tcells;      /* per (thread, site, frame), sorted so; excl of the calls begun in it */
-    size_t ntcells;
-    int64_t *tcell_med; /* per run of tcells (thread, site): its median; at the run's first cell */
+    ludus__trun *truns;       /* per (thread, site), sorted so; excl of the calls begun in each frame */
+    uint32_t ntruns;
     ludus__an_thread *threads;
     uint32_t nthreads;
     uint64_t win_f0, win_f1; /* window frames [f0, f1) (complete frames only) */
@@ -385,6 +407,10 @@ LUDUS_HIDDEN uint32_t ludus__locks_check_gates(const ludus__lock_diff *l, const 
                                                ludus_write_fn write, void *user_data);
 /* Mann-Whitney U over two sorted arrays (diff.c): p, and *z > 0 when b tends larger. */
 LUDUS_HIDDEN double ludus__mw_sorted(const double *a, size_t na, const double *b, size_t nb, double *z);
+/* Whether frame f is one of the window's hitch frames (frames.c; after
+ * frames_plan). *at: where the search begins (0 for the first frame of a
+ * run), moved on: a run's frames ascend, so a run costs one walk. */
+LUDUS_HIDDEN int ludus__is_hitch_frame(const ludus_analysis *a, uint32_t *at, uint64_t f);
 /* qsort order of doubles (frames.c). */
 LUDUS_HIDDEN int ludus__cmp_double(const void *x, const void *y);
 /* The path of site under path parent (UINT32_MAX: a root), or UINT32_MAX (tree.c). */

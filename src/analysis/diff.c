@@ -350,11 +350,11 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
         if (j >= 0 && !is_path) {
             const ludus__an_site *t = &R->sites[j];
             ex = &t->excl, in = &t->incl, nc = t->ncells;
-            c = nc ? R->site_cells + t->cells_at : NULL;
+            c = t->cells;
         } else if (j >= 0) {
             const ludus__an_node *t = &R->nodes[j];
             ex = &t->excl, in = &t->incl, nc = t->ncells;
-            c = nc ? R->node_cells + t->cells_at : NULL; /* no cells: the array may be NULL */
+            c = t->cells; /* no cells: NULL */
         }
         if (!R->sum.exact) s->exact = 0;
         /* the cells come in frame order: calls per frame, and per chunk of

@@ -24,9 +24,37 @@ static int cmp_i64(const void *x, const void *y) {
 }
 
 static int cmp_frame_site(const void *x, const void *y) {
-    const ludus__cell *a = *(const ludus__cell *const *)x, *b = *(const ludus__cell *const *)y;
-    if (a->frame != b->frame) return a->frame < b->frame ? -1 : 1;
+    const ludus__cellref *a = x, *b = y;
+    if (a->c->frame != b->c->frame) return a->c->frame < b->c->frame ? -1 : 1;
     return a->ent < b->ent ? -1 : a->ent > b->ent;
+}
+
+int ludus__is_hitch_frame(const ludus_analysis *a, uint32_t *at, uint64_t f) {
+    uint32_t lo = *at, hi = a->sum.hitches;
+    if (lo >= hi || a->hitch_frames[lo] >= f) return lo < hi && a->hitch_frames[lo] == f;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (a->hitch_frames[mid] < f)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *at = lo;
+    return lo < a->sum.hitches && a->hitch_frames[lo] == f;
+}
+
+/* The site cells of the hitch frames, with their site, into out (NULL:
+ * counted only). */
+static size_t hitch_site_cells(const ludus_analysis *a, ludus__cellref *out) {
+    size_t n = 0;
+    for (uint32_t i = 0; i < a->nsites; i++)
+        for (uint32_t k = 0, at = 0; k < a->sites[i].ncells; k++) {
+            const ludus__cell *c = &a->sites[i].cells[k];
+            if (!ludus__is_hitch_frame(a, &at, c->frame)) continue;
+            if (out) out[n] = (ludus__cellref){c, i, 0};
+            n++;
+        }
+    return n;
 }
 
 int ludus__cmp_double(const void *x, const void *y) {
@@ -36,7 +64,7 @@ int ludus__cmp_double(const void *x, const void *y) {
 
 static const ludus__cell *site_cell(const ludus_analysis *a, uint32_t site, uint64_t frame) {
     const ludus__an_site *s = &a->sites[site];
-    const ludus__cell *run = a->site_cells + s->cells_at;
+    const ludus__cell *run = s->cells;
     uint32_t lo = 0, hi = s->ncells;
     while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
@@ -95,10 +123,7 @@ int ludus__frames_plan(ludus_analysis *a) {
     s->median_frame_ns = s->frame_time.p50_ns;
     s->median_frame_cpu_ns = s->frame_cpu.count ? s->frame_cpu.p50_ns : 0;
     a->med_cpu = s->median_frame_cpu_ns;
-    if (noff) {
-        qsort(off, noff, sizeof *off, cmp_i64);
-        a->med_off = off[(noff + 1) / 2 - 1];
-    }
+    if (noff) a->med_off = ludus__kth_i64(off, noff, (noff + 1) / 2 - 1);
     ludus__free(off);
     int64_t th = (int64_t)(a->desc.hitch_k * (double)s->median_frame_ns);
     s->hitch_threshold_ns = th > s->budget_ns ? th : s->budget_ns;
@@ -190,11 +215,14 @@ int ludus__frames_finish(ludus_analysis *a) {
 
     /* per site over the window frames, from its cells only (a frame without
      * one is a zero): never sites x frames */
-    int64_t *ex = ludus__malloc((a->nsite_cells ? a->nsite_cells : 1) * sizeof *ex);
+    uint32_t most = 0;
+    for (uint32_t i = 0; i < a->nsites; i++)
+        if (a->sites[i].ncells > most) most = a->sites[i].ncells;
+    int64_t *ex = ludus__malloc((most ? most : 1) * sizeof *ex);
     if (!ex) return -1;
     for (uint32_t i = 0; i < a->nsites; i++) {
         ludus__an_site *si = &a->sites[i];
-        const ludus__cell *run = a->site_cells + si->cells_at;
+        const ludus__cell *run = si->cells;
         double calls = 0;
         uint64_t nin = 0;
         for (uint32_t k = 0; k < si->ncells; k++)
@@ -203,9 +231,8 @@ int ludus__frames_finish(ludus_analysis *a) {
                 ex[nin++] = run[k].excl;
             }
         si->pub.calls_per_frame = calls / (double)nw;
-        qsort(ex, nin, sizeof *ex, cmp_i64);
         uint64_t k = (nw + 1) / 2 - 1, zeros = nw - nin; /* the sorted values: the zeros, then the cells' */
-        si->pub.median_frame_excl_ns = k < zeros ? 0 : ex[k - zeros];
+        si->pub.median_frame_excl_ns = k < zeros ? 0 : ludus__kth_i64(ex, nin, k - zeros);
     }
     ludus__free(ex);
 
@@ -218,17 +245,17 @@ int ludus__frames_finish(ludus_analysis *a) {
     if (!v) return -1;
     for (int which = 0; which < 2; which++) {
         for (uint64_t f = a->win_f0; f < a->win_f1; f++) v[f - a->win_f0] = which ? a->carried[f].ns : a->unlogged[f];
-        qsort(v, nw, sizeof *v, cmp_i64);
-        *(which ? &med_carried : &med_unlogged) = v[(nw + 1) / 2 - 1];
+        *(which ? &med_carried : &med_unlogged) = ludus__kth_i64(v, nw, (nw + 1) / 2 - 1);
     }
     ludus__free(v);
-    /* the site cells of each frame (frame, then site): a hitch looks at the
+    /* the site cells of the hitch frames (frame, then site): a hitch looks at the
      * sites that ran in it, never at every site */
-    const ludus__cell **by_frame = ludus__malloc((a->nsite_cells ? a->nsite_cells : 1) * sizeof *by_frame);
+    size_t nby = hitch_site_cells(a, NULL);
+    ludus__cellref *by_frame = ludus__malloc((nby ? nby : 1) * sizeof *by_frame);
     if (!by_frame) return -1;
-    for (size_t i = 0; i < a->nsite_cells; i++) by_frame[i] = &a->site_cells[i];
-    qsort(by_frame, a->nsite_cells, sizeof *by_frame, cmp_frame_site);
-    int rc = ludus__hitches_explain(a, by_frame, a->nsite_cells, med_unlogged, med_carried);
+    hitch_site_cells(a, by_frame);
+    qsort(by_frame, nby, sizeof *by_frame, cmp_frame_site);
+    int rc = ludus__hitches_explain(a, by_frame, nby, med_unlogged, med_carried);
     ludus__free(by_frame);
     return rc;
 }

@@ -150,8 +150,8 @@ static int cmp_cand(const void *x, const void *y) {
 }
 
 static int cmp_tcell_frame(const void *x, const void *y) {
-    const ludus__cell *a = *(const ludus__cell *const *)x, *b = *(const ludus__cell *const *)y;
-    if (a->frame != b->frame) return a->frame < b->frame ? -1 : 1;
+    const ludus__cellref *a = x, *b = y;
+    if (a->c->frame != b->c->frame) return a->c->frame < b->c->frame ? -1 : 1;
     if (a->ent != b->ent) return a->ent < b->ent ? -1 : 1;
     return a->thread < b->thread ? -1 : a->thread > b->thread;
 }
@@ -169,7 +169,7 @@ static int cmp_block(const void *x, const void *y) {
 
 typedef struct expl {
     ludus_analysis *a;
-    const ludus__cell **tby; /* tcells by (frame, site, thread) */
+    ludus__cellref *tby; /* the hitch frames' (thread, site) cells by (frame, site, thread) */
     size_t ntby;
     cand *c;
     uint32_t nc, cap;
@@ -210,31 +210,31 @@ static void frame_tcells(const expl *x, uint64_t f, size_t *lo, size_t *hi) {
     size_t l = 0, h = x->ntby;
     while (l < h) {
         size_t m = (l + h) / 2;
-        if (x->tby[m]->frame < f)
+        if (x->tby[m].c->frame < f)
             l = m + 1;
         else
             h = m;
     }
     *lo = l;
-    while (l < x->ntby && x->tby[l]->frame == f) l++;
+    while (l < x->ntby && x->tby[l].c->frame == f) l++;
     *hi = l;
 }
 
 /* The site's growth D split over its threads: each thread's part by its
  * growth against its own median (all of D to the thread that ran it most
  * when none grew against its own). */
-static int split_site(expl *x, uint32_t site, int64_t D, const ludus__cell *const *tc, size_t n) {
+static int split_site(expl *x, uint32_t site, int64_t D, const ludus__cellref *tc, size_t n) {
     int64_t sum = 0, best = -1;
     uint32_t best_t = UINT32_MAX;
     for (size_t i = 0; i < n; i++) {
-        int64_t g = tc[i]->excl - ludus__tcell_median(x->a, tc[i]->thread, site);
+        int64_t g = tc[i].c->excl - ludus__tcell_median(x->a, tc[i].thread, site);
         if (g > 0) sum += g;
-        if (tc[i]->excl > best) best = tc[i]->excl, best_t = tc[i]->thread;
+        if (tc[i].c->excl > best) best = tc[i].c->excl, best_t = tc[i].thread;
     }
     if (sum <= 0) return best_t == UINT32_MAX ? 0 : push(x, site, site, best_t, D);
     for (size_t i = 0; i < n; i++) {
-        int64_t g = tc[i]->excl - ludus__tcell_median(x->a, tc[i]->thread, site);
-        if (g > 0 && push(x, site, site, tc[i]->thread, (int64_t)((double)D * (double)g / (double)sum + 0.5)) != 0)
+        int64_t g = tc[i].c->excl - ludus__tcell_median(x->a, tc[i].thread, site);
+        if (g > 0 && push(x, site, site, tc[i].thread, (int64_t)((double)D * (double)g / (double)sum + 0.5)) != 0)
             return -1;
     }
     return 0;
@@ -378,17 +378,32 @@ static int role_rank(const cand *c) {
     return c->role == LUDUS_HITCH_WORK ? 0 : c->role == LUDUS_HITCH_WAITING ? 1 : 2;
 }
 
-int ludus__hitches_explain(ludus_analysis *a, const ludus__cell **by_frame, size_t nby, int64_t med_unlogged,
+/* The (thread, site) cells of the window's hitch frames, with their thread
+ * and site, into out (NULL: counted only). */
+static size_t hitch_tcells(const ludus_analysis *a, ludus__cellref *out) {
+    size_t n = 0;
+    for (uint32_t r = 0; r < a->ntruns; r++) {
+        const ludus__trun *t = &a->truns[r];
+        for (uint32_t k = 0, at = 0; k < t->n; k++) {
+            if (!ludus__is_hitch_frame(a, &at, t->cells[k].frame)) continue;
+            if (out) out[n] = (ludus__cellref){&t->cells[k], t->site, t->thread};
+            n++;
+        }
+    }
+    return n;
+}
+
+int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, size_t nby, int64_t med_unlogged,
                            int64_t med_carried) {
     ludus_analysis_summary *s = &a->sum;
     expl x;
     memset(&x, 0, sizeof x);
     x.a = a;
     int rc = -1;
-    x.tby = ludus__malloc((a->ntcells ? a->ntcells : 1) * sizeof *x.tby);
+    x.ntby = hitch_tcells(a, NULL);
+    x.tby = ludus__malloc((x.ntby ? x.ntby : 1) * sizeof *x.tby);
     if (!x.tby) goto done;
-    for (size_t i = 0; i < a->ntcells; i++)
-        if (a->tcells[i].frame >= a->win_f0 && a->tcells[i].frame < a->win_f1) x.tby[x.ntby++] = &a->tcells[i];
+    hitch_tcells(a, x.tby);
     qsort(x.tby, x.ntby, sizeof *x.tby, cmp_tcell_frame);
     if (a->nflow_out) qsort(a->flow_out, a->nflow_out, sizeof *a->flow_out, cmp_flow_id);
     if (a->nhblocks) qsort(a->hblocks, a->nhblocks, sizeof *a->hblocks, cmp_block);
@@ -397,9 +412,9 @@ int ludus__hitches_explain(ludus_analysis *a, const ludus__cell **by_frame, size
     for (uint32_t hi = 0; hi < s->hitches; hi++) {
         uint64_t f = a->hitch_frames[hi];
         int64_t len = ludus__frame_end(a, f) - ludus__frame_begin(a, f);
-        while (at < nby && by_frame[at]->frame < f) at++;
+        while (at < nby && by_frame[at].c->frame < f) at++;
         size_t end = at;
-        while (end < nby && by_frame[end]->frame == f) end++;
+        while (end < nby && by_frame[end].c->frame == f) end++;
         ludus_hitch *h = &a->hitches[a->nhitches++];
         h->frame = f;
         h->frame_ns = len;
@@ -418,12 +433,12 @@ int ludus__hitches_explain(ludus_analysis *a, const ludus__cell **by_frame, size
         frame_tcells(&x, f, &tlo, &thi);
         size_t k0 = tlo; /* by_frame and tby are both in site order within f */
         for (size_t i = at; i < end; i++) {
-            uint32_t who = by_frame[i]->ent;
-            int64_t D = by_frame[i]->excl - a->sites[who].pub.median_frame_excl_ns;
+            uint32_t who = by_frame[i].ent;
+            int64_t D = by_frame[i].c->excl - a->sites[who].pub.median_frame_excl_ns;
             if (D <= 0) continue;
-            while (k0 < thi && x.tby[k0]->ent < who) k0++; /* the site's tcells in f */
+            while (k0 < thi && x.tby[k0].ent < who) k0++; /* the site's tcells in f */
             size_t k1 = k0;
-            while (k1 < thi && x.tby[k1]->ent == who) k1++;
+            while (k1 < thi && x.tby[k1].ent == who) k1++;
             if (split_site(&x, who, D, x.tby + k0, k1 - k0) != 0) goto done;
         }
         uint32_t ft = a->frame_thread;

@@ -317,19 +317,20 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int html) {
         if (shown) qsort(shown, nshown, sizeof *shown, cmp_u64);
         ludus__w_str(w, ",\n\"cells\":[");
         size_t n = 0;
-        for (size_t i = 0; i < a->nnode_cells && n < 2000000; i++) {
-            const ludus__cell *c = &a->node_cells[i];
-            if (c->frame >= a->nmarks) continue;
-            uint64_t fr = c->frame;
-            if (step > 1 && (!shown || !bsearch(&fr, shown, nshown, sizeof *shown, cmp_u64))) continue;
-            ludus__w_fmt(w, "%s[%u,%u,%llu,%lld", n++ ? "," : "", c->frame, c->ent, (unsigned long long)c->calls,
-                         (long long)c->excl);
-            if (c->arg) { /* the annotations of the cell's slowest annotated call */
-                ludus__w_ch(w, ',');
-                ludus__w_jstr(w, ludus__cell_text(a, c->arg));
+        for (uint32_t node = 0; node < a->nnodes; node++)
+            for (uint32_t i = 0; i < a->nodes[node].ncells && n < 2000000; i++) {
+                const ludus__cell *c = &a->nodes[node].cells[i];
+                if (c->frame >= a->nmarks) continue;
+                uint64_t fr = c->frame;
+                if (step > 1 && (!shown || !bsearch(&fr, shown, nshown, sizeof *shown, cmp_u64))) continue;
+                ludus__w_fmt(w, "%s[%u,%u,%llu,%lld", n++ ? "," : "", c->frame, node, (unsigned long long)c->calls,
+                             (long long)c->excl);
+                if (c->arg) { /* the annotations of the cell's slowest annotated call */
+                    ludus__w_ch(w, ',');
+                    ludus__w_jstr(w, ludus__cell_text(a, c->arg));
+                }
+                ludus__w_ch(w, ']');
             }
-            ludus__w_ch(w, ']');
-        }
         ludus__w_str(w, "]");
     }
     ludus__free(shown);

@@ -1,7 +1,7 @@
 /* Threads: each thread's busy time per window frame (its top-level scopes
  * on its own track, split at the frame marks) and its top scopes by
  * exclusive time, from the per (thread, site, frame) cells the pass keeps
- * (a->tcells, tree.c); the reports' per-thread sections. */
+ * (a->truns, tree.c); the reports' per-thread sections. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,37 +46,23 @@ void ludus__threads_free(ludus_analysis *a) {
     a->nthreads = 0;
 }
 
-static int cmp_i64(const void *x, const void *y) {
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
-/* The first tcell of (thread, site) at or after frame, by binary search. */
-static size_t tcell_lower(const ludus_analysis *a, uint32_t thread, uint32_t site, uint64_t frame) {
-    size_t lo = 0, hi = a->ntcells;
+/* The run of (thread, site), or NULL, by binary search. */
+static const ludus__trun *trun_find(const ludus_analysis *a, uint32_t thread, uint32_t site) {
+    uint32_t lo = 0, hi = a->ntruns;
     while (lo < hi) {
-        size_t m = (lo + hi) / 2;
-        const ludus__cell *c = &a->tcells[m];
-        int less = c->thread != thread ? c->thread < thread : c->ent != site ? c->ent < site : c->frame < frame;
-        if (less)
+        uint32_t m = (lo + hi) / 2;
+        const ludus__trun *r = &a->truns[m];
+        if (r->thread != thread ? r->thread < thread : r->site < site)
             lo = m + 1;
         else
             hi = m;
     }
-    return lo;
-}
-
-const ludus__cell *ludus__tcell(const ludus_analysis *a, uint32_t thread, uint32_t site, uint64_t frame) {
-    size_t i = tcell_lower(a, thread, site, frame);
-    if (i < a->ntcells && a->tcells[i].thread == thread && a->tcells[i].ent == site && a->tcells[i].frame == frame)
-        return &a->tcells[i];
-    return NULL;
+    return lo < a->ntruns && a->truns[lo].thread == thread && a->truns[lo].site == site ? &a->truns[lo] : NULL;
 }
 
 int64_t ludus__tcell_median(const ludus_analysis *a, uint32_t thread, uint32_t site) {
-    size_t i = tcell_lower(a, thread, site, 0);
-    if (!a->tcell_med || i >= a->ntcells || a->tcells[i].thread != thread || a->tcells[i].ent != site) return 0;
-    return a->tcell_med[i];
+    const ludus__trun *r = trun_find(a, thread, site);
+    return r ? r->med : 0;
 }
 
 /* ---- sites that wait on other threads ----
@@ -145,13 +131,13 @@ static int sites_waiting(ludus_analysis *a, size_t most) {
             const ludus__busy_cell *b = &a->threads[t].busy[k];
             if (b->frame >= a->win_f0 && b->frame < a->win_f1) all[b->frame - a->win_f0] += b->ns;
         }
-    for (size_t i = 0, j; i < a->ntcells; i = j) {
-        const ludus__cell *c0 = &a->tcells[i];
-        const ludus__an_thread *th = c0->thread < a->nthreads ? &a->threads[c0->thread] : NULL;
+    for (uint32_t r = 0; r < a->ntruns; r++) {
+        const ludus__trun *run = &a->truns[r];
+        const ludus__an_thread *th = run->thread < a->nthreads ? &a->threads[run->thread] : NULL;
         size_t n = 0, kb = 0;
         int64_t mine = 0, covered = 0;
-        for (j = i; j < a->ntcells && a->tcells[j].thread == c0->thread && a->tcells[j].ent == c0->ent; j++) {
-            const ludus__cell *c = &a->tcells[j];
+        for (uint32_t j = 0; j < run->n; j++) {
+            const ludus__cell *c = &run->cells[j];
             if (!th || c->frame < a->win_f0 || c->frame >= a->win_f1 || c->excl <= 0) continue;
             while (kb < th->nbusy && th->busy[kb].frame < c->frame) kb++; /* both in frame order */
             int64_t others =
@@ -161,11 +147,11 @@ static int sites_waiting(ludus_analysis *a, size_t most) {
             e[n] = (double)c->excl;
             o[n++] = (double)others;
         }
-        if (c0->ent >= a->nsites) continue;
-        own[c0->ent] += mine;
-        if (n >= WAIT_MIN_FRAMES && 2 * covered >= mine && ludus__site_parentish(&a->sites[c0->ent]) &&
+        if (run->site >= a->nsites) continue;
+        own[run->site] += mine;
+        if (n >= WAIT_MIN_FRAMES && 2 * covered >= mine && ludus__site_parentish(&a->sites[run->site]) &&
             rank_corr(e, o, n, tmp, re, ro) >= WAIT_R)
-            waiting[c0->ent] += mine;
+            waiting[run->site] += mine;
     }
     for (uint32_t s = 0; s < a->nsites; s++) a->sites[s].waits_on_others = own[s] > 0 && 2 * waiting[s] >= own[s];
     rc = 0;
@@ -187,27 +173,19 @@ int ludus__threads_finish(ludus_analysis *a) {
     size_t most = 0; /* the longest run of cells (thread, site), or of a thread's busy frames */
     for (uint32_t t = 0; t < a->nthreads; t++)
         if (a->threads[t].nbusy > most) most = a->threads[t].nbusy;
-    for (size_t i = 0, j; i < a->ntcells; i = j) {
-        for (j = i;
-             j < a->ntcells && a->tcells[j].thread == a->tcells[i].thread && a->tcells[j].ent == a->tcells[i].ent;)
-            j++;
-        if (j - i > most) most = j - i;
-    }
+    for (uint32_t r = 0; r < a->ntruns; r++)
+        if (a->truns[r].n > most) most = a->truns[r].n;
     int64_t *v = ludus__malloc((most > nw ? most : nw ? nw : 1) * sizeof *v);
-    a->tcell_med = ludus__malloc((a->ntcells ? a->ntcells : 1) * sizeof *a->tcell_med);
-    if (!v || !a->tcell_med) {
-        ludus__free(v);
-        return -1;
-    }
+    if (!v) return -1;
     /* per (thread, site): the median over window frames (a frame without a cell: 0), and the
      * thread's top scopes by their exclusive time in the window frames */
-    for (size_t i = 0, j; i < a->ntcells; i = j) {
-        const ludus__cell *c0 = &a->tcells[i];
+    for (uint32_t r = 0; r < a->ntruns; r++) {
+        ludus__trun *run = &a->truns[r];
         uint64_t nin = 0;
         int64_t excl = 0;
         uint64_t calls = 0;
-        for (j = i; j < a->ntcells && a->tcells[j].thread == c0->thread && a->tcells[j].ent == c0->ent; j++) {
-            const ludus__cell *c = &a->tcells[j];
+        for (uint32_t j = 0; j < run->n; j++) {
+            const ludus__cell *c = &run->cells[j];
             if (c->frame < a->win_f0 || c->frame >= a->win_f1) continue;
             v[nin++] = c->excl;
             excl += c->excl;
@@ -215,13 +193,12 @@ int ludus__threads_finish(ludus_analysis *a) {
         }
         int64_t med = 0;
         if (nw && nin) {
-            qsort(v, nin, sizeof *v, cmp_i64);
             uint64_t k = (nw + 1) / 2 - 1, zeros = nw - nin;
-            med = k < zeros ? 0 : v[k - zeros];
+            med = k < zeros ? 0 : ludus__kth_i64(v, nin, k - zeros);
         }
-        for (size_t k = i; k < j; k++) a->tcell_med[k] = med;
-        if (c0->thread >= a->nthreads || excl <= 0) continue;
-        ludus_thread_stats *t = &a->threads[c0->thread].pub;
+        run->med = med;
+        if (run->thread >= a->nthreads || excl <= 0) continue;
+        ludus_thread_stats *t = &a->threads[run->thread].pub;
         int at = LUDUS_THREAD_TOP;
         while (at > 0 && (t->top_site[at - 1] == UINT32_MAX || t->top_excl_ns[at - 1] < excl)) at--;
         if (at == LUDUS_THREAD_TOP) continue;
@@ -230,7 +207,7 @@ int ludus__threads_finish(ludus_analysis *a) {
             t->top_excl_ns[m] = t->top_excl_ns[m - 1];
             t->top_calls[m] = t->top_calls[m - 1];
         }
-        t->top_site[at] = c0->ent;
+        t->top_site[at] = run->site;
         t->top_excl_ns[at] = excl;
         t->top_calls[at] = calls;
     }
@@ -250,11 +227,10 @@ int ludus__threads_finish(ludus_analysis *a) {
         if (!nw) continue;
         t->busy_per_frame_ns = (double)t->busy_total_ns / (double)nw;
         t->busy_share = a->sum.frame_time.total_ns ? (double)t->busy_total_ns / (double)a->sum.frame_time.total_ns : 0;
-        qsort(v, nin, sizeof *v, cmp_i64);
         uint64_t zeros = nw - nin;
         uint64_t k50 = (nw + 1) / 2 - 1, k90 = (nw * 9 + 9) / 10 - 1;
-        t->busy_p50_ns = k50 < zeros ? 0 : v[k50 - zeros];
-        t->busy_p90_ns = k90 < zeros ? 0 : v[k90 - zeros];
+        t->busy_p50_ns = k50 < zeros ? 0 : ludus__kth_i64(v, nin, k50 - zeros);
+        t->busy_p90_ns = k90 < zeros ? 0 : ludus__kth_i64(v, nin, k90 - zeros);
     }
     ludus__free(v);
     return sites_waiting(a, most);

@@ -126,7 +126,7 @@ typedef struct pass {
     char *dtext;
     size_t dtext_n, dtext_cap;
     ludus__slice_args args; /* annotations of the thread's open slices */
-    ludus__cell *cells;
+    ludus__xcell *cells;
     size_t ncells, cells_cap;
     int oom;
     uint32_t thread; /* the thread being read */
@@ -138,13 +138,14 @@ typedef struct pass {
 
 static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int64_t excl, int64_t incl, uint32_t arg) {
     if (p->ncells == p->cells_cap) {
-        size_t cap = p->cells_cap ? p->cells_cap * 2 : 1024;
-        ludus__cell *c = ludus__realloc(p->cells, cap * sizeof *c);
+        /* by half: they are most of a long capture's memory (cut to their number after the pass) */
+        size_t cap = p->cells_cap ? p->cells_cap + p->cells_cap / 2 : 1024;
+        ludus__xcell *c = ludus__realloc(p->cells, cap * sizeof *c);
         if (!c) return -1;
         p->cells = c;
         p->cells_cap = cap;
     }
-    p->cells[p->ncells++] = (ludus__cell){frame, ent, calls, excl, incl, arg, p->thread};
+    p->cells[p->ncells++] = (ludus__xcell){{frame, arg, calls, excl, incl}, ent, p->thread};
     return 0;
 }
 
@@ -550,21 +551,57 @@ oom:
 /* ---- cells: sort by (entity, frame), merge duplicates ---- */
 
 static int cmp_cell(const void *x, const void *y) {
-    const ludus__cell *a = x, *b = y;
+    const ludus__xcell *a = x, *b = y;
     if (a->ent != b->ent) return a->ent < b->ent ? -1 : 1;
-    return a->frame < b->frame ? -1 : a->frame > b->frame;
+    return a->c.frame < b->c.frame ? -1 : a->c.frame > b->c.frame;
 }
 
-static size_t merge_cells(ludus__cell *c, size_t n) {
+/* c in (entity, frame) order, as a stable sort would put them, for
+ * entities below nent: counted into place by entity (stable), then each
+ * entity's cells sorted by frame only when they are not in order already (a
+ * thread's cells come in frame order: those of a call that spans a frame
+ * boundary, and of other threads, break it). Linear where qsort spent a
+ * tenth of the analysis. */
+static int sort_cells(ludus__xcell *c, size_t n, uint32_t nent) {
+    size_t *at = ludus__calloc((size_t)nent + 1, sizeof *at);
+    uint32_t *dest = n <= UINT32_MAX ? ludus__malloc((n ? n : 1) * sizeof *dest) : NULL;
+    if (!at || !dest) {
+        ludus__free(at);
+        ludus__free(dest);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) at[c[i].ent + 1]++;
+    for (uint32_t e = 0; e < nent; e++) at[e + 1] += at[e];
+    for (size_t i = 0; i < n; i++) dest[i] = (uint32_t)at[c[i].ent]++;
+    for (size_t i = 0; i < n; i++) /* each cycle of the permutation once */
+        while (dest[i] != i) {
+            uint32_t d = dest[i];
+            ludus__xcell t = c[d];
+            c[d] = c[i];
+            c[i] = t;
+            dest[i] = dest[d];
+            dest[d] = d;
+        }
+    for (size_t i = 0, j; i < n; i = j) {
+        int sorted = 1;
+        for (j = i + 1; j < n && c[j].ent == c[i].ent; j++) sorted &= c[j].c.frame >= c[j - 1].c.frame;
+        if (!sorted) qsort(c + i, j - i, sizeof *c, cmp_cell);
+    }
+    ludus__free(at);
+    ludus__free(dest);
+    return 0;
+}
+
+static size_t merge_cells(ludus__xcell *c, size_t n, uint32_t nent) {
     if (n == 0) return 0;
-    qsort(c, n, sizeof *c, cmp_cell);
+    if (sort_cells(c, n, nent) != 0) qsort(c, n, sizeof *c, cmp_cell);
     size_t o = 0;
     for (size_t i = 1; i < n; i++) {
-        if (c[i].ent == c[o].ent && c[i].frame == c[o].frame) {
-            c[o].calls += c[i].calls;
-            c[o].excl += c[i].excl;
-            c[o].incl += c[i].incl;
-            if (!c[o].arg) c[o].arg = c[i].arg;
+        if (c[i].ent == c[o].ent && c[i].c.frame == c[o].c.frame) {
+            c[o].c.calls += c[i].c.calls;
+            c[o].c.excl += c[i].c.excl;
+            c[o].c.incl += c[i].c.incl;
+            if (!c[o].c.arg) c[o].c.arg = c[i].c.arg;
         } else {
             c[++o] = c[i];
         }
@@ -736,37 +773,166 @@ static void shrink(void **v, size_t n, size_t sz) {
 }
 
 static int cmp_tcell(const void *x, const void *y) {
-    const ludus__cell *a = x, *b = y;
+    const ludus__xcell *a = x, *b = y;
     if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
     if (a->ent != b->ent) return a->ent < b->ent ? -1 : 1;
-    return a->frame < b->frame ? -1 : a->frame > b->frame;
+    return a->c.frame < b->c.frame ? -1 : a->c.frame > b->c.frame;
 }
 
-/* Per (thread, site, frame) cells from the per-path cells of each thread
- * (before those merge across threads). */
-static int make_tcells(ludus_analysis *a, const ludus__cell *c, size_t n) {
-    a->tcells = ludus__malloc((n ? n : 1) * sizeof *a->tcells);
-    if (!a->tcells) return -1;
+static int cmp_trun(const void *x, const void *y) {
+    const ludus__trun *a = x, *b = y;
+    if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
+    return a->site < b->site ? -1 : a->site > b->site;
+}
+
+/* The cells of x[0, n) without their entity (ent, frame order), into a new
+ * array (*out; NULL when n is 0). */
+static int slim_copy(const ludus__xcell *x, size_t n, ludus__cell **out) {
+    *out = NULL;
+    if (n == 0) return 0;
+    *out = ludus__malloc(n * sizeof **out);
+    if (!*out) return -1;
+    for (size_t i = 0; i < n; i++) (*out)[i] = x[i].c;
+    return 0;
+}
+
+#define ONE_THREAD_NONE UINT32_MAX
+#define ONE_THREAD_SEVERAL (UINT32_MAX - 1)
+
+/* The pass's cells (per thread, path and frame) as runs: per path (merged
+ * over threads, in place); per site, merged over its paths, for a site on
+ * more than one path (any other site's run is its path's); per (thread,
+ * site) for a site on more than one thread (any other's is its site's).
+ * The runs are most of a long capture's memory: stored once where they
+ * coincide, 32 bytes a cell. */
+static int make_runs(ludus_analysis *a, pass *p) {
+    shrink((void **)&p->cells, p->ncells, sizeof *p->cells);
+    ludus__xcell *x = p->cells, *sx = NULL, *tx = NULL;
+    size_t n = p->ncells, nsx = 0, ntx = 0;
+    uint32_t *thread_of = ludus__malloc((a->nsites ? a->nsites : 1) * sizeof *thread_of);
+    uint32_t *paths = ludus__calloc(a->nsites ? a->nsites : 1, sizeof *paths);
+    uint32_t *path_of = ludus__malloc((a->nsites ? a->nsites : 1) * sizeof *path_of);
+    size_t *node_at = ludus__malloc((a->nnodes ? a->nnodes : 1) * sizeof *node_at); /* where each run begins */
+    size_t *site_at = ludus__malloc((a->nsites ? a->nsites : 1) * sizeof *site_at);
+    int rc = -1;
+    if (!thread_of || !paths || !path_of || !node_at || !site_at) goto done;
+    for (uint32_t s = 0; s < a->nsites; s++) thread_of[s] = ONE_THREAD_NONE;
     for (size_t i = 0; i < n; i++) {
-        a->tcells[i] = c[i];
-        a->tcells[i].ent = a->nodes[c[i].ent].pub.site;
-        a->tcells[i].arg = 0;
+        uint32_t s = a->nodes[x[i].ent].pub.site, t = x[i].thread;
+        if (thread_of[s] == ONE_THREAD_NONE)
+            thread_of[s] = t;
+        else if (thread_of[s] != t)
+            thread_of[s] = ONE_THREAD_SEVERAL;
     }
-    qsort(a->tcells, n, sizeof *a->tcells, cmp_tcell);
-    size_t o = 0;
+    /* per (thread, site, frame) of the sites on several threads (before the cells merge over threads) */
+    for (size_t i = 0; i < n; i++) ntx += thread_of[a->nodes[x[i].ent].pub.site] == ONE_THREAD_SEVERAL;
+    if (ntx && !(tx = ludus__malloc(ntx * sizeof *tx))) goto done;
+    ntx = 0;
     for (size_t i = 0; i < n; i++) {
-        ludus__cell *x = &a->tcells[i];
-        if (o && a->tcells[o - 1].thread == x->thread && a->tcells[o - 1].ent == x->ent &&
-            a->tcells[o - 1].frame == x->frame) {
-            a->tcells[o - 1].calls += x->calls;
-            a->tcells[o - 1].excl += x->excl;
-            a->tcells[o - 1].incl += x->incl;
+        uint32_t s = a->nodes[x[i].ent].pub.site;
+        if (thread_of[s] != ONE_THREAD_SEVERAL) continue;
+        tx[ntx] = x[i];
+        tx[ntx].ent = s;
+        tx[ntx++].c.arg = 0;
+    }
+    if (ntx) qsort(tx, ntx, sizeof *tx, cmp_tcell);
+    size_t o = 0;
+    for (size_t i = 0; i < ntx; i++) {
+        ludus__xcell *q = &tx[i];
+        if (o && tx[o - 1].thread == q->thread && tx[o - 1].ent == q->ent && tx[o - 1].c.frame == q->c.frame) {
+            tx[o - 1].c.calls += q->c.calls;
+            tx[o - 1].c.excl += q->c.excl;
+            tx[o - 1].c.incl += q->c.incl;
         } else {
-            a->tcells[o++] = *x;
+            tx[o++] = *q;
         }
     }
-    a->ntcells = o;
-    return 0;
+    ntx = o;
+    /* per path */
+    n = merge_cells(x, n, a->nnodes);
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || x[i].ent != x[i - 1].ent) {
+            uint32_t s = a->nodes[x[i].ent].pub.site;
+            paths[s]++;
+            path_of[s] = x[i].ent;
+        }
+    /* per site on several paths */
+    for (size_t i = 0; i < n; i++) nsx += paths[a->nodes[x[i].ent].pub.site] > 1;
+    if (nsx && !(sx = ludus__malloc(nsx * sizeof *sx))) goto done;
+    nsx = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t s = a->nodes[x[i].ent].pub.site;
+        if (paths[s] < 2) continue;
+        sx[nsx] = x[i];
+        sx[nsx++].ent = s;
+    }
+    nsx = merge_cells(sx, nsx, a->nsites);
+    /* where each path's and site's run begins (their pointers once the arrays are final) */
+    for (uint32_t k = 0; k < a->nnodes; k++) a->nodes[k].ncells = 0;
+    for (size_t i = n; i-- > 0;) {
+        node_at[x[i].ent] = i;
+        a->nodes[x[i].ent].ncells++;
+    }
+    for (uint32_t k = 0; k < a->nsites; k++) a->sites[k].ncells = 0;
+    for (size_t i = nsx; i-- > 0;) {
+        site_at[sx[i].ent] = i;
+        a->sites[sx[i].ent].ncells++;
+    }
+    uint32_t nt = 0;
+    for (uint32_t k = 0; k < a->nsites; k++) nt += thread_of[k] < ONE_THREAD_SEVERAL;
+    for (size_t i = 0; i < ntx; i++) nt += i == 0 || tx[i].thread != tx[i - 1].thread || tx[i].ent != tx[i - 1].ent;
+    if (slim_copy(sx, nsx, &a->site_cells) != 0 || slim_copy(tx, ntx, &a->tcells) != 0) goto done;
+    a->nsite_cells = nsx;
+    a->ntcells = ntx;
+    a->truns = ludus__calloc(nt ? nt : 1, sizeof *a->truns);
+    if (!a->truns) goto done;
+    /* the path cells without their entity, in place: cell i is read before it is written, and what is
+     * written ends before cell i + 1 begins */
+    for (size_t i = 0; i < n; i++) {
+        ludus__cell c = x[i].c;
+        memcpy((char *)x + i * sizeof c, &c, sizeof c);
+    }
+    p->cells = NULL;
+    a->node_cells = (ludus__cell *)(void *)x;
+    a->nnode_cells = n;
+    shrink((void **)&a->node_cells, n, sizeof *a->node_cells);
+    if (n == 0) {
+        ludus__free(a->node_cells);
+        a->node_cells = NULL;
+    }
+    for (uint32_t k = 0; k < a->nnodes; k++) {
+        ludus__an_node *d = &a->nodes[k];
+        d->cells = d->ncells ? a->node_cells + node_at[k] : NULL;
+    }
+    for (uint32_t k = 0; k < a->nsites; k++) {
+        ludus__an_site *t = &a->sites[k];
+        if (paths[k] == 1) {
+            t->cells = a->nodes[path_of[k]].cells;
+            t->ncells = a->nodes[path_of[k]].ncells;
+        } else {
+            t->cells = t->ncells ? a->site_cells + site_at[k] : NULL;
+        }
+        if (thread_of[k] < ONE_THREAD_SEVERAL)
+            a->truns[a->ntruns++] = (ludus__trun){thread_of[k], k, t->ncells, t->cells, 0};
+    }
+    for (size_t i = 0; i < ntx; i++) {
+        if (i && tx[i].thread == tx[i - 1].thread && tx[i].ent == tx[i - 1].ent) {
+            a->truns[a->ntruns - 1].n++;
+            continue;
+        }
+        a->truns[a->ntruns++] = (ludus__trun){tx[i].thread, tx[i].ent, 1, a->tcells + i, 0};
+    }
+    qsort(a->truns, a->ntruns, sizeof *a->truns, cmp_trun);
+    rc = 0;
+done:
+    ludus__free(thread_of);
+    ludus__free(paths);
+    ludus__free(path_of);
+    ludus__free(node_at);
+    ludus__free(site_at);
+    ludus__free(sx);
+    ludus__free(tx);
+    return rc;
 }
 
 int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_analysis **out) {
@@ -833,31 +999,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     /* Cells: per thread and site (before they merge), per path, then per site. Each array is cut
      * to its length as it is made (the pass grew it by doubling): the three live at once, and they
      * are most of a long capture's memory. */
-    shrink((void **)&p.cells, p.ncells, sizeof *p.cells);
-    if (make_tcells(a, p.cells, p.ncells) != 0) goto oom;
-    shrink((void **)&a->tcells, a->ntcells, sizeof *a->tcells);
-    a->nnode_cells = merge_cells(p.cells, p.ncells);
-    a->node_cells = p.cells;
-    p.cells = NULL;
-    shrink((void **)&a->node_cells, a->nnode_cells, sizeof *a->node_cells);
-    a->site_cells = ludus__malloc((a->nnode_cells ? a->nnode_cells : 1) * sizeof *a->site_cells);
-    if (!a->site_cells) goto oom;
-    for (size_t i = 0; i < a->nnode_cells; i++) {
-        a->site_cells[i] = a->node_cells[i];
-        a->site_cells[i].ent = a->nodes[a->node_cells[i].ent].pub.site;
-    }
-    a->nsite_cells = merge_cells(a->site_cells, a->nnode_cells);
-    shrink((void **)&a->site_cells, a->nsite_cells, sizeof *a->site_cells);
-    for (size_t i = a->nnode_cells; i-- > 0;) {
-        ludus__an_node *n = &a->nodes[a->node_cells[i].ent];
-        n->cells_at = (uint32_t)i;
-        n->ncells++;
-    }
-    for (size_t i = a->nsite_cells; i-- > 0;) {
-        ludus__an_site *s = &a->sites[a->site_cells[i].ent];
-        s->cells_at = (uint32_t)i;
-        s->ncells++;
-    }
+    if (make_runs(a, &p) != 0) goto oom;
     for (uint32_t i = 0; i < a->nsites; i++) {
         ludus__acc_stats(&a->sites[i].incl, p.exact, &a->sites[i].pub.inclusive);
         ludus__acc_stats(&a->sites[i].excl, p.exact, &a->sites[i].pub.exclusive);

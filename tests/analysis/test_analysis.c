@@ -451,6 +451,39 @@ static void test_reports(void **st) {
     syn_free(s);
 }
 
+static int cmp_i64(const void *x, const void *y) {
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The medians are selected, not sorted (ludus__kth_i64): every rank of
+ * arrays with many ties, already sorted, reversed, organ-pipe and random,
+ * against the sorted array. */
+static void test_kth_is_sorted_rank(void **state) {
+    (void)state;
+    enum { N = 300 };
+    int64_t v[N], sorted[N], work[N];
+    uint64_t r = 12345;
+    for (int shape = 0; shape < 5; shape++) {
+        for (size_t n = 1; n <= N; n += n < 40 ? 1 : 37) {
+            for (size_t i = 0; i < n; i++) {
+                r = r * 6364136223846793005ull + 1442695040888963407ull;
+                int64_t x = shape == 0   ? (int64_t)(r >> 33) % 5 /* ties */
+                            : shape == 1 ? (int64_t)i
+                            : shape == 2 ? (int64_t)(n - i)
+                            : shape == 3 ? (int64_t)(i < n / 2 ? i : n - i)
+                                         : (int64_t)(r >> 20) - (int64_t)(1ll << 42);
+                v[i] = sorted[i] = x;
+            }
+            qsort(sorted, n, sizeof *sorted, cmp_i64);
+            for (size_t k = 0; k < n; k++) {
+                memcpy(work, v, n * sizeof *work);
+                assert_int_equal(ludus__kth_i64(work, n, k), sorted[k]);
+            }
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nesting),          cmocka_unit_test(test_recursion),
@@ -459,7 +492,7 @@ int main(void) {
         cmocka_unit_test(test_no_frames),        cmocka_unit_test(test_incomplete_and_drops),
         cmocka_unit_test(test_hitches),          cmocka_unit_test(test_hitches_worst_first),
         cmocka_unit_test(test_percentile_error), cmocka_unit_test(test_exact_mode),
-        cmocka_unit_test(test_reports),
+        cmocka_unit_test(test_reports),          cmocka_unit_test(test_kth_is_sorted_rank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
