@@ -53,7 +53,7 @@ int ludus_watch_open(uint64_t pid, ludus_watch **out) {
                            "small, another owner or not sealed)",
                            (unsigned long long)pid);
     case -ENOSYS:
-        return ludus__fail(LUDUS_EUNSUPPORTED, "watching a process is not built for this system (Linux only)");
+        return ludus__fail(LUDUS_EUNSUPPORTED, "watching a process is not built for this system (Linux and Windows only)");
     default: {
         char why[128];
         ludus__os_strerror(e, why, sizeof why);
@@ -133,6 +133,7 @@ static void heartbeat(ludus_watch *w, int want_scopes, uint32_t window_frames) {
     if (window_frames) __atomic_store_n(&a->window_frames, clamp_u32(window_frames, 100000), __ATOMIC_RELAXED);
     __atomic_store_n(&a->heartbeat_ns, now, __ATOMIC_RELAXED);
     if (want_scopes) __atomic_store_n(&a->scopes_heartbeat_ns, now, __ATOMIC_RELAXED);
+    ludus__live_map_ring(&w->map); /* a process idle since the last watcher left wakes now */
 }
 
 int ludus_watch_read(ludus_watch *w, int want_scopes, uint32_t window_frames, ludus_watch_view *out) {
