@@ -40,6 +40,9 @@ int ludus_watch_open(uint64_t pid, ludus_watch **out) {
         return ludus__fail(LUDUS_ENODATA, "no process %llu is running", (unsigned long long)pid);
     case -EACCES:
     case -EPERM:
+        if (uid == UINT32_MAX) /* Windows: the process cannot be opened (another user's, or elevated) */
+            return ludus__fail(LUDUS_EINVAL, "process %llu cannot be opened by this user: only its user can watch it",
+                               (unsigned long long)pid);
         return ludus__fail(LUDUS_EINVAL, "process %llu belongs to user %u: only that user (or root) can watch it",
                            (unsigned long long)pid, uid);
     case -ENOENT:
@@ -53,7 +56,8 @@ int ludus_watch_open(uint64_t pid, ludus_watch **out) {
                            "small, another owner or not sealed)",
                            (unsigned long long)pid);
     case -ENOSYS:
-        return ludus__fail(LUDUS_EUNSUPPORTED, "watching a process is not built for this system (Linux and Windows only)");
+        return ludus__fail(LUDUS_EUNSUPPORTED,
+                           "watching a process is not built for this system (Linux and Windows only)");
     default: {
         char why[128];
         ludus__os_strerror(e, why, sizeof why);

@@ -17,13 +17,15 @@ live_wait_for() { # SECONDS WHAT TEST...: until the test holds, SECONDS at most
     done
 }
 live_gone() { ! kill -0 "$1" 2>/dev/null; }
+live_started() { test -s "$1" || live_gone "$2"; } # PIDFILE PID: it wrote its pid, or it is gone
 
 check_live_windows() {
     live=$1 trace=$2 dir=$3
     rm -rf "$dir" && mkdir -p "$dir"
     LUDUS_LIVE=1 "$wine" "$live" serve "$dir" >"$dir/serve.txt" 2>&1 &
     serve_pid=$!
-    live_wait_for 120 "its pid file" test -s "$dir/pid" || { cat "$dir/serve.txt"; fail "live: the program wrote no pid in 120 s"; }
+    live_wait_for 120 "its pid file" live_started "$dir/pid" "$serve_pid" || fail "live: the program did not start"
+    [ -s "$dir/pid" ] || { cat "$dir/serve.txt"; fail "live: the program exited before it wrote its pid"; }
     pid=$(tr -d '\r\n' <"$dir/pid")
     "$wine" "$live" watch "$pid" "$dir" >"$dir/watch.txt" 2>&1 || { cat "$dir/watch.txt"; fail "live: windows_live watch"; }
     # top --once --json: a reading before the program's first top scopes is
