@@ -5,7 +5,8 @@
  *                            scopes "LiveWork" until DIR/stop appears
  *   windows_live watch PID DIR   the first watcher: the block and its event
  *                            admit only this user (owner and a one-entry
- *                            DACL); the process, idle with no poll, wakes for
+ *                            DACL); a block name taken first is refused (its
+ *                            own); the process, idle with no poll, wakes for
  *                            the watcher's ring and publishes frames and top
  *                            scopes; a capture on demand is written whole
  *   windows_live stop PID DIR    creates DIR/stop and sees the process leave
@@ -160,6 +161,18 @@ static int watch(uint64_t pid, const char *dir) {
     if (ring) check_admits_only_me(ring, "the event", &me.s);
     if (section) CloseHandle(section);
     if (ring) CloseHandle(ring);
+
+    /* a name taken before the process makes its block is refused, not
+     * reused (it could be another's) */
+    snprintf(name, sizeof name, "Local\\ludus-live-%lu", (unsigned long)GetCurrentProcessId());
+    HANDLE squat = CreateFileMappingA(INVALID_HANDLE_VALUE, NULL, PAGE_READWRITE, 0, 1 << 20, name);
+    CHECK(squat != NULL);
+    CHECK(ludus_live_start() != 0);
+    CHECK(!ludus_live_publishing());
+    printf("a taken name: %s\n", ludus_last_error_detail());
+    if (squat) CloseHandle(squat);
+    CHECK(ludus_live_start() == 0); /* free again */
+    ludus_live_stop();
 
     if (ludus_watch_open(pid, &w) != 0) {
         printf("FAIL: ludus_watch_open(%llu): %s\n", (unsigned long long)pid, ludus_last_error_detail());
