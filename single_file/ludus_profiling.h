@@ -2834,6 +2834,11 @@ LUDUS_HIDDEN int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg)
 /* Process name (from /proc/self/comm where available). */
 LUDUS_HIDDEN void ludus__process_name(char *out, size_t cap);
 
+#if defined(_WIN32)
+/* The errno value nearest GetLastError() (positive; EIO for the rest). */
+LUDUS_HIDDEN int ludus__win32_errno(void);
+#endif
+
 #endif
 
 LUDUS__SIBLING void *ludus__malloc(size_t n);
@@ -3030,12 +3035,13 @@ LUDUS_HIDDEN int ludus__path_writable(const char *path);
 
 #endif
 /* ---- src/platform/live_map.h ---- */
-/* What the live view needs from the OS (linux_live_map.c; Windows:
- * win32_live_map.c says it is not there yet, docs/live.md says what it
- * takes): a block of memory a process shares with the watchers its owner
- * runs, found from the process id alone, that neither side can shrink under
- * the other; whether that process still runs; and a capture file created
- * where a watcher asked without following a link planted there. */
+/* What the live view needs from the OS (linux_live_map.c, win32_live_map.c;
+ * docs/live.md): a block of memory a process shares with the watchers its
+ * owner runs, found from the process id alone, that neither side can shrink
+ * under the other; a way for a watcher to wake the process's idle thread
+ * (or a poll where there is none); whether that process still runs; and a
+ * capture file created where a watcher asked without following a link
+ * planted there. */
 #ifndef LUDUS_LIVE_MAP_H
 #define LUDUS_LIVE_MAP_H
 
@@ -3046,9 +3052,12 @@ LUDUS_HIDDEN int ludus__path_writable(const char *path);
 typedef struct ludus__live_map {
     void *p;
     size_t bytes;
-    int fd;        /* the block's descriptor (-1: none) */
-    int proc_fd;   /* watcher side: the process's /proc directory (-1: none) */
-    int remote_fd; /* watcher side: the block's descriptor number in the process (-1: unknown) */
+    int fd;        /* Linux: the block's descriptor (-1: none) */
+    int proc_fd;   /* Linux, watcher side: the process's /proc directory (-1: none) */
+    int remote_fd; /* Linux, watcher side: the block's descriptor number in the process (-1: unknown) */
+    void *section; /* Windows: the named file mapping (NULL: none) */
+    void *ring;    /* Windows: the named event a watcher sets (NULL: none) */
+    void *process; /* Windows, watcher side: the process, held open (NULL: none) */
 } ludus__live_map;
 
 /* Process side: a new block of `bytes` zeros, mapped read-write, that only
@@ -3058,6 +3067,14 @@ typedef struct ludus__live_map {
 LUDUS_HIDDEN int ludus__live_map_create(size_t bytes, ludus__live_map *m);
 /* Both sides; NULL and an empty map are no-ops. */
 LUDUS_HIDDEN void ludus__live_map_close(ludus__live_map *m);
+/* Process side: returns after a post of quit or timeout_ns, whichever is
+ * first. A negative timeout_ns is the idle wait (nobody watches): it ends
+ * when a watcher rings (ludus__live_map_ring; Windows: the block's named
+ * event) or quit is posted; where a watcher cannot ring (Linux) it ends
+ * after a poll interval (250 ms) instead. */
+LUDUS_HIDDEN void ludus__live_map_wait(const ludus__live_map *m, ludus__wakeup *quit, int64_t timeout_ns);
+/* Watcher side: ends the process's idle wait (a no-op where it polls). */
+LUDUS_HIDDEN void ludus__live_map_ring(const ludus__live_map *m);
 
 /* Watcher side: the block of process pid, at least min_bytes, mapped
  * read-write. Errors, with *uid_out the process's owner where known:
@@ -3066,13 +3083,18 @@ LUDUS_HIDDEN void ludus__live_map_close(ludus__live_map *m);
  *   -ENOENT  the process publishes no block (not started with LUDUS_LIVE=1);
  *   -EINVAL  a block that is too small or can shrink: not one of ours. */
 LUDUS_HIDDEN int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uint32_t *uid_out);
-/* 1 while the process that m was opened from runs (not a zombie); 0 once
- * it exited (its pid reused by another is still 0). */
+/* 1 while the process that m was opened from runs (not a zombie, and on
+ * Linux has not exec()ed); 0 once it exited (its pid reused by another is
+ * still 0). */
 LUDUS_HIDDEN int ludus__live_map_alive(const ludus__live_map *m);
 
 /* Watcher side: path made absolute against the current directory (not
- * resolved: links stay as named). 0 or a negative errno. */
+ * resolved: links stay as named; Windows: GetFullPathName, which also
+ * folds "." and ".."). 0 or a negative errno. */
 LUDUS_HIDDEN int ludus__live_absolute(const char *path, char *out, size_t cap);
+/* 1 when path is absolute ("/..."; Windows: "X:\..." or "\\server\...",
+ * either slash). */
+LUDUS_HIDDEN int ludus__live_path_absolute(const char *path);
 /* 1 while a process of that id exists. */
 LUDUS_HIDDEN int ludus__live_pid_running(uint32_t pid);
 
@@ -3090,8 +3112,8 @@ LUDUS_HIDDEN int ludus__live_out_write(void *o, const void *data, size_t n); /* 
 LUDUS_HIDDEN int ludus__live_out_commit(ludus__live_out *o);
 LUDUS_HIDDEN void ludus__live_out_abort(ludus__live_out *o);
 /* Watcher side, once process pid is gone: removes the temporary it was
- * writing for path (a regular file of this user only; never through a
- * link). 1 when one was removed. */
+ * writing for path (a regular file, never through a link; on POSIX one of
+ * this user only). 1 when one was removed. */
 LUDUS_HIDDEN int ludus__live_out_remove_stale(const char *path, uint64_t pid);
 
 #endif
@@ -3990,12 +4012,14 @@ int ludus__memory_read_checked(const void *addr, void *out, size_t n) {
 #include <unistd.h>
 
 #define BLOCK_NAME "ludus-live"
-#define MAX_MAP (16u << 20) /* a newer version's larger block is mapped this far at most */
+#define MAX_MAP (16u << 20)      /* a newer version's larger block is mapped this far at most */
+#define IDLE_POLL_NS 250000000ll /* a watcher cannot ring: the idle thread looks at the heartbeat this often */
 
 int ludus__live_map_create(size_t bytes, ludus__live_map *m) {
     m->p = NULL;
     m->bytes = 0;
     m->fd = m->proc_fd = m->remote_fd = -1;
+    m->section = m->ring = m->process = NULL;
     int fd = memfd_create(BLOCK_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) return -errno;
     int e = 0;
@@ -4025,6 +4049,16 @@ void ludus__live_map_close(ludus__live_map *m) {
     m->p = NULL;
     m->bytes = 0;
     m->fd = m->proc_fd = m->remote_fd = -1;
+    m->section = m->ring = m->process = NULL;
+}
+
+void ludus__live_map_wait(const ludus__live_map *m, ludus__wakeup *quit, int64_t timeout_ns) {
+    (void)m;
+    ludus__wakeup_wait(quit, timeout_ns < 0 ? IDLE_POLL_NS : timeout_ns);
+}
+
+void ludus__live_map_ring(const ludus__live_map *m) {
+    (void)m;
 }
 
 /* 1 running, 0 exited (gone, zombie or dead). */
@@ -4108,6 +4142,7 @@ int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uin
     m->p = NULL;
     m->bytes = 0;
     m->fd = m->proc_fd = m->remote_fd = -1;
+    m->section = m->ring = m->process = NULL;
     *uid_out = UINT32_MAX;
     if (pid == 0 || pid > 0x7fffffffu) return -ESRCH;
     char path[64];
@@ -4142,7 +4177,7 @@ int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uin
 
 int ludus__live_absolute(const char *path, char *out, size_t cap) {
     size_t n = strlen(path);
-    if (path[0] == '/') {
+    if (ludus__live_path_absolute(path)) {
         if (n >= cap) return -ENAMETOOLONG;
         memcpy(out, path, n + 1);
         return 0;
@@ -4155,6 +4190,10 @@ int ludus__live_absolute(const char *path, char *out, size_t cap) {
     return 0;
 }
 
+int ludus__live_path_absolute(const char *path) {
+    return path[0] == '/';
+}
+
 int ludus__live_pid_running(uint32_t pid) {
     return pid != 0 && pid <= 0x7fffffffu && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
@@ -4165,7 +4204,7 @@ int ludus__live_out_create(const char *path, ludus__live_out *o) {
     o->fd = -1;
     o->tmp[0] = 0;
     size_t len = strlen(path);
-    if (path[0] != '/' || len >= sizeof o->path) return -EINVAL;
+    if (!ludus__live_path_absolute(path) || len >= sizeof o->path) return -EINVAL;
     memcpy(o->path, path, len + 1);
     const char *slash = strrchr(path, '/');
     if (slash[1] == 0) return -EISDIR;
@@ -4206,7 +4245,7 @@ int ludus__live_out_commit(ludus__live_out *o) {
 
 int ludus__live_out_remove_stale(const char *path, uint64_t pid) {
     const char *slash = strrchr(path, '/');
-    if (path[0] != '/' || !slash || slash[1] == 0) return 0;
+    if (!ludus__live_path_absolute(path) || !slash || slash[1] == 0) return 0;
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%.*s/.%s.%d.live-tmp", (int)(slash - path), path, slash + 1, (int)pid);
     struct stat st;
@@ -4222,6 +4261,7 @@ void ludus__live_out_abort(ludus__live_out *o) {
 }
 #undef BLOCK_NAME
 #undef MAX_MAP
+#undef IDLE_POLL_NS
 #endif /* defined(__linux__) */
 
 /* ==== src/platform/posix.c ==== */
@@ -5538,7 +5578,7 @@ int ludus__file_no_tmpfile; /* Windows has no unnamed temporary: always the name
 
 static unsigned long ludus__sf_win32_file_tmp_counter;
 
-static int ludus__sf_win32_file_last_error_errno(void) {
+int ludus__win32_errno(void) {
     switch (GetLastError()) {
     case ERROR_FILE_NOT_FOUND:
     case ERROR_PATH_NOT_FOUND:
@@ -5548,6 +5588,14 @@ static int ludus__sf_win32_file_last_error_errno(void) {
         return EACCES;
     case ERROR_DISK_FULL:
         return ENOSPC;
+    case ERROR_FILE_EXISTS:
+    case ERROR_ALREADY_EXISTS:
+        return EEXIST;
+    case ERROR_NOT_ENOUGH_MEMORY:
+    case ERROR_OUTOFMEMORY:
+        return ENOMEM;
+    case ERROR_FILENAME_EXCED_RANGE:
+        return ENAMETOOLONG;
     default:
         return EIO;
     }
@@ -5601,7 +5649,7 @@ int ludus__file_create(ludus__file *f, const char *path) {
                                FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
         if (h == INVALID_HANDLE_VALUE) {
             DWORD e = GetLastError();
-            rc = e == ERROR_FILE_EXISTS || e == ERROR_ALREADY_EXISTS ? -EEXIST : -ludus__sf_win32_file_last_error_errno();
+            rc = e == ERROR_FILE_EXISTS || e == ERROR_ALREADY_EXISTS ? -EEXIST : -ludus__win32_errno();
             continue;
         }
         f->fd = _open_osfhandle((intptr_t)h, _O_WRONLY | _O_BINARY);
@@ -5635,7 +5683,7 @@ int ludus__file_commit(ludus__file *f) {
     if (f->fd < 0) rc = -EBADF;
     if (f->fd >= 0 && _close(f->fd) != 0 && rc == 0) rc = -errno;
     f->fd = -1;
-    if (rc == 0 && f->tmp && !MoveFileExA(f->tmp, f->dest, MOVEFILE_REPLACE_EXISTING)) rc = -ludus__sf_win32_file_last_error_errno();
+    if (rc == 0 && f->tmp && !MoveFileExA(f->tmp, f->dest, MOVEFILE_REPLACE_EXISTING)) rc = -ludus__win32_errno();
     if (rc != 0 && f->tmp) _unlink(f->tmp);
     ludus__sf_win32_file_release(f);
     return rc;
@@ -5692,7 +5740,7 @@ int ludus__read_at(int fd, uint64_t off, void *p, size_t n) {
         ov.Offset = (DWORD)off;
         ov.OffsetHigh = (DWORD)(off >> 32);
         DWORD want = n > (1u << 30) ? (1u << 30) : (DWORD)n, got = 0;
-        if (!ReadFile(h, b, want, &got, &ov)) return GetLastError() == ERROR_HANDLE_EOF ? -EIO : -ludus__sf_win32_file_last_error_errno();
+        if (!ReadFile(h, b, want, &got, &ov)) return GetLastError() == ERROR_HANDLE_EOF ? -EIO : -ludus__win32_errno();
         if (got == 0) return -EIO;
         b += got;
         n -= got;
@@ -5856,83 +5904,305 @@ int ludus__memory_read_checked(const void *addr, void *out, size_t n) {
 
 /* ==== src/platform/win32_live_map.c ==== */
 #if defined(_WIN32)
-/* live_map.h on Windows: not built yet (LUDUS_EUNSUPPORTED above it).
- * What it takes (docs/live.md): a named file mapping "Local\ludus-live-PID"
- * created with a security descriptor that admits only the process's user
- * (CreateFileMappingW over the paging file: it cannot shrink), a named
- * event the watcher sets instead of polling, OpenProcess +
- * WaitForSingleObject(…, 0) for "still running", and CreateFileW with
- * CREATE_NEW + MoveFileExW for the capture file. */
+/* live_map.h on Windows. The block is a named file mapping over the paging
+ * file, "Local\ludus-live-PID" (a section's size is fixed: nobody can
+ * shrink it), and beside it an auto-reset event "Local\ludus-live-PID-ring"
+ * that a watcher sets to wake the process's idle thread instead of a poll.
+ * Both are created with a security descriptor whose owner is the process's
+ * user and whose DACL holds one entry, that user's SID: no other user opens
+ * them (administrators only by taking ownership). A name already taken is
+ * refused, never reused (it could be another's). Both go when the process's
+ * last handle does, kill included. The watcher checks the mapping's owner
+ * is the process's user, and holds the process open (OpenProcess) to tell
+ * its exit from a pid reused since. The capture file: CreateFile with
+ * CREATE_NEW, never through a reparse point, then MoveFileEx over OUT. */
+
+#include <windows.h>
+#include <aclapi.h>
+
+#ifdef _MSC_VER
+#pragma comment(lib, "advapi32.lib") /* the security calls (mingw-w64's GCC links it by default) */
+#endif
 
 #include <errno.h>
+#include <fcntl.h>
+#include <io.h>
+#include <stdio.h>
+#include <string.h>
 
-int ludus__live_map_create(size_t bytes, ludus__live_map *m) {
-    (void)bytes;
+#define NAME_CAP 64
+
+static void ludus__sf_win32_live_map_block_name(char *out, uint64_t pid, int ring) {
+    snprintf(out, NAME_CAP, "Local\\ludus-live-%llu%s", (unsigned long long)pid, ring ? "-ring" : "");
+}
+
+static void ludus__sf_win32_live_map_clear(ludus__live_map *m) {
     m->p = NULL;
     m->bytes = 0;
     m->fd = m->proc_fd = m->remote_fd = -1;
-    return -ENOSYS;
+    m->section = m->ring = m->process = NULL;
+}
+
+/* A token's user: its SID copied into sid (SECURITY_MAX_SID_SIZE bytes). */
+typedef union ludus__sf_win32_live_map_user_sid {
+    SID sid;
+    unsigned char bytes[SECURITY_MAX_SID_SIZE];
+} ludus__sf_win32_live_map_user_sid;
+
+static int ludus__sf_win32_live_map_token_user(HANDLE process, ludus__sf_win32_live_map_user_sid *out) {
+    HANDLE tok;
+    if (!OpenProcessToken(process, TOKEN_QUERY, &tok)) return -ludus__win32_errno();
+    union {
+        TOKEN_USER user;
+        unsigned char bytes[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
+    } info;
+    DWORD len = 0;
+    int rc = 0;
+    if (!GetTokenInformation(tok, TokenUser, &info, sizeof info, &len) ||
+        !CopySid(sizeof out->bytes, &out->sid, info.user.User.Sid))
+        rc = -ludus__win32_errno();
+    CloseHandle(tok);
+    return rc;
+}
+
+/* The user's relative id (the last sub-authority): what an error shows. */
+static uint32_t ludus__sf_win32_live_map_sid_rid(ludus__sf_win32_live_map_user_sid *s) {
+    UCHAR n = *GetSidSubAuthorityCount(&s->sid);
+    return n ? (uint32_t)*GetSidSubAuthority(&s->sid, n - 1u) : UINT32_MAX;
+}
+
+int ludus__live_map_create(size_t bytes, ludus__live_map *m) {
+    ludus__sf_win32_live_map_clear(m);
+    ludus__sf_win32_live_map_user_sid me;
+    int e = ludus__sf_win32_live_map_token_user(GetCurrentProcess(), &me);
+    if (e) return e;
+    /* the one entry: this user, everything (GENERIC_ALL maps to each
+     * object's own rights) */
+    union {
+        ACL acl;
+        unsigned char bytes[sizeof(ACL) + sizeof(ACCESS_ALLOWED_ACE) + SECURITY_MAX_SID_SIZE];
+    } dacl;
+    SECURITY_DESCRIPTOR sd;
+    if (!InitializeAcl(&dacl.acl, sizeof dacl, ACL_REVISION) ||
+        !AddAccessAllowedAce(&dacl.acl, ACL_REVISION, GENERIC_ALL, &me.sid) ||
+        !InitializeSecurityDescriptor(&sd, SECURITY_DESCRIPTOR_REVISION) ||
+        !SetSecurityDescriptorOwner(&sd, &me.sid, FALSE) || !SetSecurityDescriptorDacl(&sd, TRUE, &dacl.acl, FALSE))
+        return -ludus__win32_errno();
+    SECURITY_ATTRIBUTES sa = {sizeof sa, &sd, FALSE};
+    char name[NAME_CAP];
+    uint64_t pid = (uint64_t)GetCurrentProcessId();
+    /* the event first: a watcher that finds the mapping finds it too */
+    ludus__sf_win32_live_map_block_name(name, pid, 1);
+    m->ring = CreateEventA(&sa, FALSE, FALSE, name);
+    int taken = m->ring && GetLastError() == ERROR_ALREADY_EXISTS;
+    if (m->ring && !taken) {
+        ludus__sf_win32_live_map_block_name(name, pid, 0);
+        m->section = CreateFileMappingA(INVALID_HANDLE_VALUE, &sa, PAGE_READWRITE, (DWORD)((uint64_t)bytes >> 32),
+                                        (DWORD)bytes, name);
+        taken = m->section && GetLastError() == ERROR_ALREADY_EXISTS;
+        if (m->section && !taken) m->p = MapViewOfFile(m->section, FILE_MAP_READ | FILE_MAP_WRITE, 0, 0, bytes);
+    }
+    if (m->p) {
+        m->bytes = bytes;
+        return 0;
+    }
+    e = taken ? EEXIST : ludus__win32_errno();
+    ludus__live_map_close(m);
+    return -e;
 }
 
 void ludus__live_map_close(ludus__live_map *m) {
-    (void)m;
+    if (!m) return;
+    if (m->p) UnmapViewOfFile(m->p);
+    if (m->section) CloseHandle(m->section);
+    if (m->ring) CloseHandle(m->ring);
+    if (m->process) CloseHandle(m->process);
+    ludus__sf_win32_live_map_clear(m);
 }
 
-int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uint32_t *uid_out) {
-    (void)pid;
-    (void)min_bytes;
-    m->p = NULL;
-    m->bytes = 0;
-    m->fd = m->proc_fd = m->remote_fd = -1;
-    *uid_out = UINT32_MAX;
-    return -ENOSYS;
+void ludus__live_map_wait(const ludus__live_map *m, ludus__wakeup *quit, int64_t timeout_ns) {
+    if (timeout_ns >= 0 || !m->ring) {
+        ludus__wakeup_wait(quit, timeout_ns);
+        return;
+    }
+    HANDLE h[2] = {quit->u.handle, m->ring};
+    WaitForMultipleObjects(2, h, FALSE, INFINITE);
+}
+
+void ludus__live_map_ring(const ludus__live_map *m) {
+    if (m->ring) SetEvent(m->ring);
 }
 
 int ludus__live_map_alive(const ludus__live_map *m) {
-    (void)m;
+    return m && m->process && WaitForSingleObject(m->process, 0) == WAIT_TIMEOUT;
+}
+
+/* The process of that id, open for waiting on and reading its token. */
+static int ludus__sf_win32_live_map_open_process(uint64_t pid, HANDLE *out) {
+    *out = NULL;
+    if (pid == 0 || pid > 0x7fffffffu) return -ESRCH;
+    HANDLE h = OpenProcess(SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION, FALSE, (DWORD)pid);
+    if (!h) return GetLastError() == ERROR_ACCESS_DENIED ? -EACCES : -ESRCH; /* no such id: invalid parameter */
+    if (WaitForSingleObject(h, 0) != WAIT_TIMEOUT) {
+        CloseHandle(h);
+        return -ESRCH;
+    }
+    *out = h;
+    return 0;
+}
+
+int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uint32_t *uid_out) {
+    ludus__sf_win32_live_map_clear(m);
+    *uid_out = UINT32_MAX;
+    HANDLE proc;
+    int e = ludus__sf_win32_live_map_open_process(pid, &proc);
+    if (e) return e;
+    m->process = proc;
+    ludus__sf_win32_live_map_user_sid owner, me;
+    e = ludus__sf_win32_live_map_token_user(proc, &owner);
+    if (e) {
+        ludus__live_map_close(m);
+        return e; /* -EACCES: another user's token cannot be read */
+    }
+    *uid_out = ludus__sf_win32_live_map_sid_rid(&owner);
+    if ((e = ludus__sf_win32_live_map_token_user(GetCurrentProcess(), &me)) != 0 || !EqualSid(&owner.sid, &me.sid)) {
+        ludus__live_map_close(m);
+        return e ? e : -EACCES;
+    }
+    char name[NAME_CAP];
+    ludus__sf_win32_live_map_block_name(name, pid, 0);
+    m->section = OpenFileMappingA(FILE_MAP_READ | FILE_MAP_WRITE | READ_CONTROL, FALSE, name);
+    if (!m->section) {
+        e = GetLastError() == ERROR_FILE_NOT_FOUND ? ENOENT : ludus__win32_errno();
+        ludus__live_map_close(m);
+        return -e;
+    }
+    /* one of ours: its owner is the process's user (a name another user
+     * took first is refused), and it is that big */
+    PSID sec_owner = NULL;
+    PSECURITY_DESCRIPTOR sd = NULL;
+    int ours = GetSecurityInfo(m->section, SE_KERNEL_OBJECT, OWNER_SECURITY_INFORMATION, &sec_owner, NULL, NULL, NULL,
+                               &sd) == ERROR_SUCCESS &&
+               sec_owner && EqualSid(sec_owner, &owner.sid);
+    if (sd) LocalFree(sd);
+    MEMORY_BASIC_INFORMATION mbi;
+    if (ours) m->p = MapViewOfFile(m->section, FILE_MAP_READ | FILE_MAP_WRITE, 0, 0, 0);
+    if (!ours || !m->p || VirtualQuery(m->p, &mbi, sizeof mbi) != sizeof mbi || mbi.RegionSize < min_bytes) {
+        ludus__live_map_close(m);
+        return -EINVAL;
+    }
+    m->bytes = mbi.RegionSize;
+    ludus__sf_win32_live_map_block_name(name, pid, 1);
+    m->ring = OpenEventA(EVENT_MODIFY_STATE, FALSE, name);
+    if (!m->ring) { /* the process makes it before the mapping */
+        ludus__live_map_close(m);
+        return -EINVAL;
+    }
     return 0;
 }
 
 int ludus__live_absolute(const char *path, char *out, size_t cap) {
-    (void)path;
-    (void)out;
-    (void)cap;
-    return -ENOSYS;
-}
-
-int ludus__live_out_remove_stale(const char *path, uint64_t pid) {
-    (void)path;
-    (void)pid;
-    return 0;
+    DWORD n = GetFullPathNameA(path, (DWORD)(cap < 0x7fffffffu ? cap : 0x7fffffffu), out, NULL);
+    if (n == 0) return -ludus__win32_errno();
+    return n >= cap ? -ENAMETOOLONG : 0;
 }
 
 int ludus__live_pid_running(uint32_t pid) {
-    (void)pid;
-    return 0;
+    HANDLE h;
+    int e = ludus__sf_win32_live_map_open_process(pid, &h);
+    if (e == 0) CloseHandle(h);
+    return e == 0 || e == -EACCES;
+}
+
+/* ---- the capture file ---- */
+
+int ludus__live_path_absolute(const char *p) {
+    int sep0 = p[0] == '\\' || p[0] == '/';
+    return (((p[0] | 0x20) >= 'a' && (p[0] | 0x20) <= 'z' && p[1] == ':' && (p[2] == '\\' || p[2] == '/')) ||
+            (sep0 && (p[1] == '\\' || p[1] == '/')));
+}
+
+/* The temporary for path written by process pid: ".BASE.PID.live-tmp" in
+ * its directory. 0, or -EINVAL for a path that names no file. */
+static int ludus__sf_win32_live_map_tmp_name(char *out, size_t cap, const char *path, uint64_t pid) {
+    const char *base = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/' || *p == '\\') base = p + 1;
+    if (!ludus__live_path_absolute(path) || !*base) return -EINVAL;
+    int n = snprintf(out, cap, "%.*s.%s.%llu.live-tmp", (int)(base - path), path, base, (unsigned long long)pid);
+    return n > 0 && (size_t)n < cap ? 0 : -ENAMETOOLONG;
 }
 
 int ludus__live_out_create(const char *path, ludus__live_out *o) {
-    (void)path;
     o->fd = -1;
     o->tmp[0] = 0;
-    return -ENOSYS;
+    size_t len = strlen(path);
+    if (len >= sizeof o->path) return -EINVAL;
+    memcpy(o->path, path, len + 1);
+    int e = ludus__sf_win32_live_map_tmp_name(o->tmp, sizeof o->tmp, path, (uint64_t)GetCurrentProcessId());
+    if (e) {
+        o->tmp[0] = 0;
+        return e;
+    }
+    for (int tries = 0; tries < 2; tries++) {
+        /* CREATE_NEW, FILE_FLAG_OPEN_REPARSE_POINT: nothing there is
+         * followed or reused */
+        HANDLE h = CreateFileA(o->tmp, GENERIC_WRITE, 0, NULL, CREATE_NEW,
+                               FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+        if (h != INVALID_HANDLE_VALUE) {
+            o->fd = _open_osfhandle((intptr_t)h, _O_WRONLY | _O_BINARY);
+            if (o->fd >= 0) return 0;
+            CloseHandle(h);
+            e = -EIO;
+            break;
+        }
+        e = -ludus__win32_errno();
+        if (e != -EEXIST || tries) break;
+        ludus__live_out_remove_stale(path, (uint64_t)GetCurrentProcessId()); /* an earlier run of this pid's */
+    }
+    if (o->fd < 0 && e == -EIO) DeleteFileA(o->tmp);
+    o->tmp[0] = 0;
+    return e;
 }
 
-int ludus__live_out_write(void *o, const void *data, size_t n) {
-    (void)o;
-    (void)data;
-    (void)n;
-    return -1;
+int ludus__live_out_write(void *out, const void *data, size_t n) {
+    ludus__live_out *o = out;
+    const char *p = data;
+    while (n > 0) {
+        unsigned chunk = n > (1u << 30) ? (1u << 30) : (unsigned)n;
+        int w = _write(o->fd, p, chunk);
+        if (w <= 0) return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
 }
 
 int ludus__live_out_commit(ludus__live_out *o) {
-    (void)o;
-    return -ENOSYS;
+    int rc = _close(o->fd) == 0 ? 0 : -errno;
+    o->fd = -1;
+    /* MoveFileEx replaces a link at path, never follows it */
+    if (rc == 0 && !MoveFileExA(o->tmp, o->path, MOVEFILE_REPLACE_EXISTING)) rc = -ludus__win32_errno();
+    if (rc) DeleteFileA(o->tmp);
+    o->tmp[0] = 0;
+    return rc;
+}
+
+int ludus__live_out_remove_stale(const char *path, uint64_t pid) {
+    char tmp[4200];
+    if (ludus__sf_win32_live_map_tmp_name(tmp, sizeof tmp, path, pid) != 0) return 0;
+    DWORD a = GetFileAttributesA(tmp);
+    if (a == INVALID_FILE_ATTRIBUTES || (a & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT))) return 0;
+    return DeleteFileA(tmp) != 0; /* a link's own name, never its target */
 }
 
 void ludus__live_out_abort(ludus__live_out *o) {
-    (void)o;
+    if (o->fd >= 0) _close(o->fd);
+    if (o->tmp[0]) DeleteFileA(o->tmp);
+    o->fd = -1;
+    o->tmp[0] = 0;
 }
+#undef NAME_CAP
 #endif /* defined(_WIN32) */
 
 /* ==== src/platform/win32_pages.c ==== */
@@ -25013,10 +25283,10 @@ int ludus_rolling_flush(uint32_t timeout_ms) {
 /* Ludus Profiling: live from outside. A process started with LUDUS_LIVE=1
  * (or that calls ludus_live_start) publishes its recent frame times,
  * counters, gauges, memory domains and, while someone watches, its top
- * scopes, in a block of memory only its user (and root) can open; another
- * process (`ludus-trace top PID`, `ludus-trace capture PID`) reads it and
- * can ask for a capture of the next N seconds. Linux; elsewhere the calls
- * return LUDUS_EUNSUPPORTED. docs/live.md has the design, the costs and the
+ * scopes, in a block of memory only its user (and, on Linux, root) can
+ * open; another process (`ludus-trace top PID`, `ludus-trace capture PID`)
+ * reads it and can ask for a capture of the next N seconds. Linux and
+ * Windows; elsewhere the calls return LUDUS_EUNSUPPORTED. docs/live.md has the design, the costs and the
  * security model. */
 #ifndef LUDUS_LIVE_H
 #define LUDUS_LIVE_H
@@ -25325,7 +25595,7 @@ LUDUS_HIDDEN int ludus__live_item_in_row(const ludus__live_item *it, const ludus
 
 #endif
 
-#define TICK_IDLE_NS 250000000ll    /* nobody watching: a look at the heartbeat */
+#define TICK_IDLE_NS (-1)           /* nobody watching: until a watcher rings (a poll where none can) */
 #define TICK_WATCHED_NS 100000000ll /* watched: frames copied (the ring's 256 frames last 100 ms at 2,560 fps) */
 #define SCOPES_EVERY_NS 500000000ll /* top scopes: a snapshot and one pass over it */
 #define ROLLING_MS 2000u
@@ -25557,13 +25827,14 @@ static void ludus__sf_live_capture_start(uint64_t seq, uint32_t ms, const char *
     ludus__sf_live_S.pub.cap_begin_ns = ludus__sf_live_S.pub.cap_end_ns = 0;
     ludus__sf_live_put_text(ludus__sf_live_S.pub.cap_path, sizeof ludus__sf_live_S.pub.cap_path, path);
     ludus__sf_live_S.cap_format = (uint32_t)ludus_format_from_path(path);
-    if (ms < 1 || ms > CAPTURE_MS_MAX || path[0] != '/' || !ludus__sf_live_S.cap_format) {
+    int absolute = ludus__live_path_absolute(path);
+    if (ms < 1 || ms > CAPTURE_MS_MAX || !absolute || !ludus__sf_live_S.cap_format) {
         ludus__sf_live_S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
         ludus__sf_live_S.pub.cap_rc = LUDUS_EINVAL;
         snprintf(ludus__sf_live_S.pub.cap_message, sizeof ludus__sf_live_S.pub.cap_message, "refused: %s",
-                 !ludus__sf_live_S.cap_format    ? "the path's extension names no format (.ludus, .json, .pftrace)"
-                 : path[0] != '/' ? "the path is not absolute"
-                                  : "the length is not 1 .. 3600000 ms");
+                 !ludus__sf_live_S.cap_format ? "the path's extension names no format (.ludus, .json, .pftrace)"
+                 : !absolute   ? "the path is not absolute"
+                               : "the length is not 1 .. 3600000 ms");
         return;
     }
     /* the file first: a path that cannot be written fails now, not after N seconds */
@@ -25720,7 +25991,7 @@ static void *ludus__sf_live_live_main(void *arg) {
     static char path[LUDUS__LIVE_PATH];
     int64_t tick = TICK_IDLE_NS;
     for (;;) {
-        ludus__wakeup_wait(&ludus__sf_live_S.wake, tick);
+        ludus__live_map_wait(&ludus__sf_live_S.map, &ludus__sf_live_S.wake, tick);
         if (__atomic_load_n(&ludus__sf_live_S.quit, __ATOMIC_ACQUIRE)) break;
         int64_t now = ludus__mono_ns();
         ludus__live_watcher_area *w = &ludus__sf_live_S.b->w;
@@ -26540,6 +26811,9 @@ int ludus_watch_open(uint64_t pid, ludus_watch **out) {
         return ludus__fail(LUDUS_ENODATA, "no process %llu is running", (unsigned long long)pid);
     case -EACCES:
     case -EPERM:
+        if (uid == UINT32_MAX) /* Windows: the process cannot be opened (another user's, or elevated) */
+            return ludus__fail(LUDUS_EINVAL, "process %llu cannot be opened by this user: only its user can watch it",
+                               (unsigned long long)pid);
         return ludus__fail(LUDUS_EINVAL, "process %llu belongs to user %u: only that user (or root) can watch it",
                            (unsigned long long)pid, uid);
     case -ENOENT:
@@ -26553,7 +26827,8 @@ int ludus_watch_open(uint64_t pid, ludus_watch **out) {
                            "small, another owner or not sealed)",
                            (unsigned long long)pid);
     case -ENOSYS:
-        return ludus__fail(LUDUS_EUNSUPPORTED, "watching a process is not built for this system (Linux only)");
+        return ludus__fail(LUDUS_EUNSUPPORTED,
+                           "watching a process is not built for this system (Linux and Windows only)");
     default: {
         char why[128];
         ludus__os_strerror(e, why, sizeof why);
@@ -26633,6 +26908,7 @@ static void ludus__sf_watch_heartbeat(ludus_watch *w, int want_scopes, uint32_t 
     if (window_frames) __atomic_store_n(&a->window_frames, ludus__sf_watch_clamp_u32(window_frames, 100000), __ATOMIC_RELAXED);
     __atomic_store_n(&a->heartbeat_ns, now, __ATOMIC_RELAXED);
     if (want_scopes) __atomic_store_n(&a->scopes_heartbeat_ns, now, __ATOMIC_RELAXED);
+    ludus__live_map_ring(&w->map); /* a process idle since the last watcher left wakes now */
 }
 
 int ludus_watch_read(ludus_watch *w, int want_scopes, uint32_t window_frames, ludus_watch_view *out) {

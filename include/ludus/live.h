@@ -1,10 +1,10 @@
 /* Ludus Profiling: live from outside. A process started with LUDUS_LIVE=1
  * (or that calls ludus_live_start) publishes its recent frame times,
  * counters, gauges, memory domains and, while someone watches, its top
- * scopes, in a block of memory only its user (and root) can open; another
- * process (`ludus-trace top PID`, `ludus-trace capture PID`) reads it and
- * can ask for a capture of the next N seconds. Linux; elsewhere the calls
- * return LUDUS_EUNSUPPORTED. docs/live.md has the design, the costs and the
+ * scopes, in a block of memory only its user (and, on Linux, root) can
+ * open; another process (`ludus-trace top PID`, `ludus-trace capture PID`)
+ * reads it and can ask for a capture of the next N seconds. Linux and
+ * Windows; elsewhere the calls return LUDUS_EUNSUPPORTED. docs/live.md has the design, the costs and the
  * security model. */
 #ifndef LUDUS_LIVE_H
 #define LUDUS_LIVE_H

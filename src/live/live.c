@@ -26,7 +26,7 @@
 #include "live_block.h"
 #include "live_internal.h"
 
-#define TICK_IDLE_NS 250000000ll    /* nobody watching: a look at the heartbeat */
+#define TICK_IDLE_NS (-1)           /* nobody watching: until a watcher rings (a poll where none can) */
 #define TICK_WATCHED_NS 100000000ll /* watched: frames copied (the ring's 256 frames last 100 ms at 2,560 fps) */
 #define SCOPES_EVERY_NS 500000000ll /* top scopes: a snapshot and one pass over it */
 #define ROLLING_MS 2000u
@@ -258,13 +258,14 @@ static void capture_start(uint64_t seq, uint32_t ms, const char *path) {
     S.pub.cap_begin_ns = S.pub.cap_end_ns = 0;
     put_text(S.pub.cap_path, sizeof S.pub.cap_path, path);
     S.cap_format = (uint32_t)ludus_format_from_path(path);
-    if (ms < 1 || ms > CAPTURE_MS_MAX || path[0] != '/' || !S.cap_format) {
+    int absolute = ludus__live_path_absolute(path);
+    if (ms < 1 || ms > CAPTURE_MS_MAX || !absolute || !S.cap_format) {
         S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
         S.pub.cap_rc = LUDUS_EINVAL;
         snprintf(S.pub.cap_message, sizeof S.pub.cap_message, "refused: %s",
-                 !S.cap_format    ? "the path's extension names no format (.ludus, .json, .pftrace)"
-                 : path[0] != '/' ? "the path is not absolute"
-                                  : "the length is not 1 .. 3600000 ms");
+                 !S.cap_format ? "the path's extension names no format (.ludus, .json, .pftrace)"
+                 : !absolute   ? "the path is not absolute"
+                               : "the length is not 1 .. 3600000 ms");
         return;
     }
     /* the file first: a path that cannot be written fails now, not after N seconds */
@@ -421,7 +422,7 @@ static void *live_main(void *arg) {
     static char path[LUDUS__LIVE_PATH];
     int64_t tick = TICK_IDLE_NS;
     for (;;) {
-        ludus__wakeup_wait(&S.wake, tick);
+        ludus__live_map_wait(&S.map, &S.wake, tick);
         if (__atomic_load_n(&S.quit, __ATOMIC_ACQUIRE)) break;
         int64_t now = ludus__mono_ns();
         ludus__live_watcher_area *w = &S.b->w;

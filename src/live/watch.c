@@ -40,6 +40,9 @@ int ludus_watch_open(uint64_t pid, ludus_watch **out) {
         return ludus__fail(LUDUS_ENODATA, "no process %llu is running", (unsigned long long)pid);
     case -EACCES:
     case -EPERM:
+        if (uid == UINT32_MAX) /* Windows: the process cannot be opened (another user's, or elevated) */
+            return ludus__fail(LUDUS_EINVAL, "process %llu cannot be opened by this user: only its user can watch it",
+                               (unsigned long long)pid);
         return ludus__fail(LUDUS_EINVAL, "process %llu belongs to user %u: only that user (or root) can watch it",
                            (unsigned long long)pid, uid);
     case -ENOENT:
@@ -53,7 +56,8 @@ int ludus_watch_open(uint64_t pid, ludus_watch **out) {
                            "small, another owner or not sealed)",
                            (unsigned long long)pid);
     case -ENOSYS:
-        return ludus__fail(LUDUS_EUNSUPPORTED, "watching a process is not built for this system (Linux only)");
+        return ludus__fail(LUDUS_EUNSUPPORTED,
+                           "watching a process is not built for this system (Linux and Windows only)");
     default: {
         char why[128];
         ludus__os_strerror(e, why, sizeof why);
@@ -133,6 +137,7 @@ static void heartbeat(ludus_watch *w, int want_scopes, uint32_t window_frames) {
     if (window_frames) __atomic_store_n(&a->window_frames, clamp_u32(window_frames, 100000), __ATOMIC_RELAXED);
     __atomic_store_n(&a->heartbeat_ns, now, __ATOMIC_RELAXED);
     if (want_scopes) __atomic_store_n(&a->scopes_heartbeat_ns, now, __ATOMIC_RELAXED);
+    ludus__live_map_ring(&w->map); /* a process idle since the last watcher left wakes now */
 }
 
 int ludus_watch_read(ludus_watch *w, int want_scopes, uint32_t window_frames, ludus_watch_view *out) {

@@ -20,12 +20,14 @@
 #include <unistd.h>
 
 #define BLOCK_NAME "ludus-live"
-#define MAX_MAP (16u << 20) /* a newer version's larger block is mapped this far at most */
+#define MAX_MAP (16u << 20)      /* a newer version's larger block is mapped this far at most */
+#define IDLE_POLL_NS 250000000ll /* a watcher cannot ring: the idle thread looks at the heartbeat this often */
 
 int ludus__live_map_create(size_t bytes, ludus__live_map *m) {
     m->p = NULL;
     m->bytes = 0;
     m->fd = m->proc_fd = m->remote_fd = -1;
+    m->section = m->ring = m->process = NULL;
     int fd = memfd_create(BLOCK_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) return -errno;
     int e = 0;
@@ -55,6 +57,16 @@ void ludus__live_map_close(ludus__live_map *m) {
     m->p = NULL;
     m->bytes = 0;
     m->fd = m->proc_fd = m->remote_fd = -1;
+    m->section = m->ring = m->process = NULL;
+}
+
+void ludus__live_map_wait(const ludus__live_map *m, ludus__wakeup *quit, int64_t timeout_ns) {
+    (void)m;
+    ludus__wakeup_wait(quit, timeout_ns < 0 ? IDLE_POLL_NS : timeout_ns);
+}
+
+void ludus__live_map_ring(const ludus__live_map *m) {
+    (void)m;
 }
 
 /* 1 running, 0 exited (gone, zombie or dead). */
@@ -138,6 +150,7 @@ int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uin
     m->p = NULL;
     m->bytes = 0;
     m->fd = m->proc_fd = m->remote_fd = -1;
+    m->section = m->ring = m->process = NULL;
     *uid_out = UINT32_MAX;
     if (pid == 0 || pid > 0x7fffffffu) return -ESRCH;
     char path[64];
@@ -172,7 +185,7 @@ int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uin
 
 int ludus__live_absolute(const char *path, char *out, size_t cap) {
     size_t n = strlen(path);
-    if (path[0] == '/') {
+    if (ludus__live_path_absolute(path)) {
         if (n >= cap) return -ENAMETOOLONG;
         memcpy(out, path, n + 1);
         return 0;
@@ -185,6 +198,10 @@ int ludus__live_absolute(const char *path, char *out, size_t cap) {
     return 0;
 }
 
+int ludus__live_path_absolute(const char *path) {
+    return path[0] == '/';
+}
+
 int ludus__live_pid_running(uint32_t pid) {
     return pid != 0 && pid <= 0x7fffffffu && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
@@ -195,7 +212,7 @@ int ludus__live_out_create(const char *path, ludus__live_out *o) {
     o->fd = -1;
     o->tmp[0] = 0;
     size_t len = strlen(path);
-    if (path[0] != '/' || len >= sizeof o->path) return -EINVAL;
+    if (!ludus__live_path_absolute(path) || len >= sizeof o->path) return -EINVAL;
     memcpy(o->path, path, len + 1);
     const char *slash = strrchr(path, '/');
     if (slash[1] == 0) return -EISDIR;
@@ -236,7 +253,7 @@ int ludus__live_out_commit(ludus__live_out *o) {
 
 int ludus__live_out_remove_stale(const char *path, uint64_t pid) {
     const char *slash = strrchr(path, '/');
-    if (path[0] != '/' || !slash || slash[1] == 0) return 0;
+    if (!ludus__live_path_absolute(path) || !slash || slash[1] == 0) return 0;
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%.*s/.%s.%d.live-tmp", (int)(slash - path), path, slash + 1, (int)pid);
     struct stat st;

@@ -1,23 +1,28 @@
-/* What the live view needs from the OS (linux_live_map.c; Windows:
- * win32_live_map.c says it is not there yet, docs/live.md says what it
- * takes): a block of memory a process shares with the watchers its owner
- * runs, found from the process id alone, that neither side can shrink under
- * the other; whether that process still runs; and a capture file created
- * where a watcher asked without following a link planted there. */
+/* What the live view needs from the OS (linux_live_map.c, win32_live_map.c;
+ * docs/live.md): a block of memory a process shares with the watchers its
+ * owner runs, found from the process id alone, that neither side can shrink
+ * under the other; a way for a watcher to wake the process's idle thread
+ * (or a poll where there is none); whether that process still runs; and a
+ * capture file created where a watcher asked without following a link
+ * planted there. */
 #ifndef LUDUS_LIVE_MAP_H
 #define LUDUS_LIVE_MAP_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "background.h"
 #include "platform.h"
 
 typedef struct ludus__live_map {
     void *p;
     size_t bytes;
-    int fd;        /* the block's descriptor (-1: none) */
-    int proc_fd;   /* watcher side: the process's /proc directory (-1: none) */
-    int remote_fd; /* watcher side: the block's descriptor number in the process (-1: unknown) */
+    int fd;        /* Linux: the block's descriptor (-1: none) */
+    int proc_fd;   /* Linux, watcher side: the process's /proc directory (-1: none) */
+    int remote_fd; /* Linux, watcher side: the block's descriptor number in the process (-1: unknown) */
+    void *section; /* Windows: the named file mapping (NULL: none) */
+    void *ring;    /* Windows: the named event a watcher sets (NULL: none) */
+    void *process; /* Windows, watcher side: the process, held open (NULL: none) */
 } ludus__live_map;
 
 /* Process side: a new block of `bytes` zeros, mapped read-write, that only
@@ -27,6 +32,14 @@ typedef struct ludus__live_map {
 LUDUS_HIDDEN int ludus__live_map_create(size_t bytes, ludus__live_map *m);
 /* Both sides; NULL and an empty map are no-ops. */
 LUDUS_HIDDEN void ludus__live_map_close(ludus__live_map *m);
+/* Process side: returns after a post of quit or timeout_ns, whichever is
+ * first. A negative timeout_ns is the idle wait (nobody watches): it ends
+ * when a watcher rings (ludus__live_map_ring; Windows: the block's named
+ * event) or quit is posted; where a watcher cannot ring (Linux) it ends
+ * after a poll interval (250 ms) instead. */
+LUDUS_HIDDEN void ludus__live_map_wait(const ludus__live_map *m, ludus__wakeup *quit, int64_t timeout_ns);
+/* Watcher side: ends the process's idle wait (a no-op where it polls). */
+LUDUS_HIDDEN void ludus__live_map_ring(const ludus__live_map *m);
 
 /* Watcher side: the block of process pid, at least min_bytes, mapped
  * read-write. Errors, with *uid_out the process's owner where known:
@@ -35,13 +48,18 @@ LUDUS_HIDDEN void ludus__live_map_close(ludus__live_map *m);
  *   -ENOENT  the process publishes no block (not started with LUDUS_LIVE=1);
  *   -EINVAL  a block that is too small or can shrink: not one of ours. */
 LUDUS_HIDDEN int ludus__live_map_open(uint64_t pid, size_t min_bytes, ludus__live_map *m, uint32_t *uid_out);
-/* 1 while the process that m was opened from runs (not a zombie); 0 once
- * it exited (its pid reused by another is still 0). */
+/* 1 while the process that m was opened from runs (not a zombie, and on
+ * Linux has not exec()ed); 0 once it exited (its pid reused by another is
+ * still 0). */
 LUDUS_HIDDEN int ludus__live_map_alive(const ludus__live_map *m);
 
 /* Watcher side: path made absolute against the current directory (not
- * resolved: links stay as named). 0 or a negative errno. */
+ * resolved: links stay as named; Windows: GetFullPathName, which also
+ * folds "." and ".."). 0 or a negative errno. */
 LUDUS_HIDDEN int ludus__live_absolute(const char *path, char *out, size_t cap);
+/* 1 when path is absolute ("/..."; Windows: "X:\..." or "\\server\...",
+ * either slash). */
+LUDUS_HIDDEN int ludus__live_path_absolute(const char *path);
 /* 1 while a process of that id exists. */
 LUDUS_HIDDEN int ludus__live_pid_running(uint32_t pid);
 
@@ -59,8 +77,8 @@ LUDUS_HIDDEN int ludus__live_out_write(void *o, const void *data, size_t n); /* 
 LUDUS_HIDDEN int ludus__live_out_commit(ludus__live_out *o);
 LUDUS_HIDDEN void ludus__live_out_abort(ludus__live_out *o);
 /* Watcher side, once process pid is gone: removes the temporary it was
- * writing for path (a regular file of this user only; never through a
- * link). 1 when one was removed. */
+ * writing for path (a regular file, never through a link; on POSIX one of
+ * this user only). 1 when one was removed. */
 LUDUS_HIDDEN int ludus__live_out_remove_stale(const char *path, uint64_t pid);
 
 #endif

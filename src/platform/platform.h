@@ -150,4 +150,9 @@ LUDUS_HIDDEN int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg)
 /* Process name (from /proc/self/comm where available). */
 LUDUS_HIDDEN void ludus__process_name(char *out, size_t cap);
 
+#if defined(_WIN32)
+/* The errno value nearest GetLastError() (positive; EIO for the rest). */
+LUDUS_HIDDEN int ludus__win32_errno(void);
+#endif
+
 #endif

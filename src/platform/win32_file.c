@@ -27,7 +27,7 @@ int ludus__file_no_tmpfile; /* Windows has no unnamed temporary: always the name
 
 static unsigned long tmp_counter;
 
-static int last_error_errno(void) {
+int ludus__win32_errno(void) {
     switch (GetLastError()) {
     case ERROR_FILE_NOT_FOUND:
     case ERROR_PATH_NOT_FOUND:
@@ -37,6 +37,14 @@ static int last_error_errno(void) {
         return EACCES;
     case ERROR_DISK_FULL:
         return ENOSPC;
+    case ERROR_FILE_EXISTS:
+    case ERROR_ALREADY_EXISTS:
+        return EEXIST;
+    case ERROR_NOT_ENOUGH_MEMORY:
+    case ERROR_OUTOFMEMORY:
+        return ENOMEM;
+    case ERROR_FILENAME_EXCED_RANGE:
+        return ENAMETOOLONG;
     default:
         return EIO;
     }
@@ -90,7 +98,7 @@ int ludus__file_create(ludus__file *f, const char *path) {
                                FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
         if (h == INVALID_HANDLE_VALUE) {
             DWORD e = GetLastError();
-            rc = e == ERROR_FILE_EXISTS || e == ERROR_ALREADY_EXISTS ? -EEXIST : -last_error_errno();
+            rc = e == ERROR_FILE_EXISTS || e == ERROR_ALREADY_EXISTS ? -EEXIST : -ludus__win32_errno();
             continue;
         }
         f->fd = _open_osfhandle((intptr_t)h, _O_WRONLY | _O_BINARY);
@@ -124,7 +132,7 @@ int ludus__file_commit(ludus__file *f) {
     if (f->fd < 0) rc = -EBADF;
     if (f->fd >= 0 && _close(f->fd) != 0 && rc == 0) rc = -errno;
     f->fd = -1;
-    if (rc == 0 && f->tmp && !MoveFileExA(f->tmp, f->dest, MOVEFILE_REPLACE_EXISTING)) rc = -last_error_errno();
+    if (rc == 0 && f->tmp && !MoveFileExA(f->tmp, f->dest, MOVEFILE_REPLACE_EXISTING)) rc = -ludus__win32_errno();
     if (rc != 0 && f->tmp) _unlink(f->tmp);
     release(f);
     return rc;
@@ -181,7 +189,7 @@ int ludus__read_at(int fd, uint64_t off, void *p, size_t n) {
         ov.Offset = (DWORD)off;
         ov.OffsetHigh = (DWORD)(off >> 32);
         DWORD want = n > (1u << 30) ? (1u << 30) : (DWORD)n, got = 0;
-        if (!ReadFile(h, b, want, &got, &ov)) return GetLastError() == ERROR_HANDLE_EOF ? -EIO : -last_error_errno();
+        if (!ReadFile(h, b, want, &got, &ov)) return GetLastError() == ERROR_HANDLE_EOF ? -EIO : -ludus__win32_errno();
         if (got == 0) return -EIO;
         b += got;
         n -= got;

@@ -4,13 +4,14 @@
 # by clang in MSVC mode (--target=x86_64-pc-windows-msvc: _MSC_VER, MSVC's
 # ABI, __declspec(thread), the headers' MSVC branches) against Wine's
 # MSVC-style C runtime and Windows headers, linked by lld-link against
-# Wine's import libraries (ucrtbase, kernel32) with msvc/crt0.c (the entry
-# point and the TLS directory MSVC's static runtime would bring), then run
-# under Wine:
+# Wine's import libraries (ucrtbase, kernel32, advapi32: the live view's
+# security descriptors) with msvc/crt0.c (the entry point and the TLS
+# directory MSVC's static runtime would bring), then run under Wine:
 #   1. windows_smoke.exe: clock, threads, thread exit, export files
 #   2. the demo writes a trace (JSON and .ludus) that python3 and
 #      ludus-trace.exe read back; LUDUS_TRACE; the rolling window
-#   3. the unit suite (the list of tests/ports/CMakeLists.txt, against the
+#   3. the live view between two processes (check_live_windows.sh)
+#   4. the unit suite (the list of tests/ports/CMakeLists.txt, against the
 #      cmocka and json-c shims; msvc/pthread.h and msvc/msvc_posix.h give the
 #      tests, the demo and the tool the POSIX they use)
 # The library itself needs no shim: src/platform/sync.h and win32.c use
@@ -77,7 +78,7 @@ link() {
     out=$1
     shift
     "$lld_link" /nologo /out:"$out" /subsystem:console /entry:mainCRTStartup /debug "$@" "$build/ludus.lib" \
-        "$build/obj/crt0.obj" "$wlib/libucrtbase.a" "$wlib/libkernel32.a" /nodefaultlib >>"$log" 2>&1 ||
+        "$build/obj/crt0.obj" "$wlib/libucrtbase.a" "$wlib/libkernel32.a" "$wlib/libadvapi32.a" /nodefaultlib >>"$log" 2>&1 ||
         { tail -20 "$log"; fail "linking $out"; }
 }
 
@@ -87,6 +88,8 @@ compile demo_ "$prog" "$src/examples/demo.c"
 link "$build/bin/ludus-demo.exe" "$build/obj/demo_demo.obj"
 compile smoke_ "$prog -I$src/src" "$src/tests/ports/windows_smoke.c"
 link "$build/bin/windows_smoke.exe" "$build/obj/smoke_ports_windows_smoke.obj"
+compile live_ "$prog" "$src/tests/ports/windows_live.c"
+link "$build/bin/windows_live.exe" "$build/obj/live_ports_windows_live.obj"
 # the unit suite: tests/ports/CMakeLists.txt's list (one description)
 units=$(sed -n '/^set(ludus_port_units/,/)/p' "$src/tests/ports/CMakeLists.txt" | tr -d '()' |
     sed 's/^set//; s/ludus_port_units//' | tr -s ' \n' ' ')
@@ -99,7 +102,7 @@ for t in $units; do
     compile "unit_${t}_" "$ushim $level" "$src/tests/unit/test_$t.c"
     link "$build/bin/unit_$t.exe" "$build/obj/unit_${t}_unit_test_$t.obj" "$build/obj/util_unit_test_util.obj"
 done
-echo "built in MSVC mode: ludus.lib, ludus-trace.exe, ludus-demo.exe, windows_smoke.exe, $(echo $units | wc -w) unit programs"
+echo "built in MSVC mode: ludus.lib, ludus-trace.exe, ludus-demo.exe, windows_smoke.exe, windows_live.exe, $(echo $units | wc -w) unit programs"
 
 out=$build/out
 rm -rf "$out"
@@ -124,6 +127,8 @@ last=$(ls "$out/rolling" | grep -- '-hitch\.ludus$' | tail -1)
 [ -n "$last" ] || { cat "$out/rolling.txt"; fail "the rolling window wrote no hitch file"; }
 "$wine" "$build/bin/ludus-trace.exe" info "$out/rolling/$last" >"$out/rolling-info.txt" ||
     fail "ludus-trace info of a hitch file"
+. "$src/tests/ports/check_live_windows.sh"
+check_live_windows "$build/bin/windows_live.exe" "$build/bin/ludus-trace.exe" "$out/live"
 n=0
 for t in $units; do
     "$wine" "$build/bin/unit_$t.exe" >"$out/unit_$t.txt" 2>&1 || { cat "$out/unit_$t.txt"; fail "unit_$t under Wine"; }
@@ -131,4 +136,4 @@ for t in $units; do
 done
 tests=$(cat "$out"/unit_*.txt | grep -c '^\[       OK \]')
 echo "unit suite in MSVC mode under Wine: $n programs, $tests tests passed"
-echo "ok: MSVC-ABI build under Wine: windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the rolling window, the unit suite"
+echo "ok: MSVC-ABI build under Wine: windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the rolling window, the live view, the unit suite"

@@ -10,7 +10,10 @@
 #      unhandled-exception filter, read by ludus-trace.exe
 #   6. kill -9: the demo under LUDUS_TRACE_POOL killed, its pool file read
 #      back by ludus-trace.exe recover
-#   7. the unit suite (tests/ports/CMakeLists.txt: the tests Windows can run,
+#   7. the live view between two processes (check_live_windows.sh:
+#      windows_live.exe watched with LUDUS_LIVE=1, its own watcher and
+#      ludus-trace.exe top and capture)
+#   8. the unit suite (tests/ports/CMakeLists.txt: the tests Windows can run,
 #      against the cmocka and json-c shims in tests/ports/shim)
 # usage: check_windows.sh SOURCE_DIR BUILD_DIR
 set -eu
@@ -88,6 +91,9 @@ wait "$demo_pid" 2>/dev/null || true
     fail "ludus-trace info of the recovered capture"
 grep -q "recovered from a pool file" "$out/recovered-info.txt" || { cat "$out/recovered-info.txt"; fail "not recovered"; }
 grep -q "Worker" "$out/recovered-info.txt" || { cat "$out/recovered-info.txt"; fail "the recovered capture names no worker"; }
+# the live view: two processes
+. "$src/tests/ports/check_live_windows.sh"
+check_live_windows "$build/tests/ports/windows_live.exe" "$build/tools/ludus-trace/ludus-trace.exe" "$out/live"
 # the unit suite
 units=0
 for exe in "$build"/tests/ports/port_unit_*.exe; do
@@ -98,4 +104,4 @@ done
 [ "$units" -ge 17 ] || fail "only $units unit test programs were built"
 tests=$(cat "$out"/port_unit_*.txt | grep -c '^\[       OK \]')
 echo "unit suite under Wine: $units programs, $tests tests passed"
-echo "ok: under Wine, windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the rolling window, the single-file demo, a crash, kill -9 with a pool file, the unit suite"
+echo "ok: under Wine, windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the rolling window, the single-file demo, a crash, kill -9 with a pool file, the live view, the unit suite"
