@@ -260,8 +260,10 @@ static inline void ludus__lib_leave(void) {
     __atomic_sub_fetch(&ludus__cold.in_library, 1u, __ATOMIC_RELAXED);
 }
 
-/* Per-thread error detail (errors.c). */
-LUDUS__SIBLING int ludus__fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Per-thread error detail: the buffer is errors.c's (ludus_last_error_detail
+ * returns it); ludus__fail (fail.c) fills it. */
+#define LUDUS__ERROR_DETAIL_BYTES 512
+LUDUS_HIDDEN int ludus__fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Sites (sites.c): registered sites live for the process; run-time names
  * live in the capture's name table. */
