@@ -87,7 +87,9 @@ def find_cycle(edges):
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
-    nm, includes_sh, objs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    nm, includes_sh = sys.argv[1], sys.argv[2]
+    # ctest passes $<TARGET_OBJECTS:...> as one ;-separated argument
+    objs = [o for arg in sys.argv[3:] for o in arg.split(";") if o]
     table = allowed_table(includes_sh)
     definer = {}  # symbol -> (room, object)
     uses = []  # (room, object, symbol)
