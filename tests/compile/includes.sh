@@ -84,4 +84,23 @@ if [ -n "$os" ]; then
   echo "FAIL: OS headers outside src/platform: $(echo $os)"
   exit 1
 fi
-echo "ok: every include of src/ points down the room graph; OS headers only in src/platform"
+# The other lists of rooms agree with this table: the directories of src/
+# are its rows; CMake's LUDUS_ROOMS holds them all but backend (one file of
+# it, picked by LUDUS_BACKEND) and vulkan (a library of its own);
+# scripts/amalgamate.py's LAYERS all but analysis and vulkan (the single
+# file is the runtime and the exporters).
+root=$(dirname "$SRC")
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+words() { tr ' ,' '\n\n' | tr -d '"' | sed '/^$/d' | sort | tr '\n' ' '; }
+dirs=$(cd "$SRC" && ls -d */ | tr -d / | words)
+table=$(sed -n 's/^  \([a-z_]*\)) echo .*/\1/p' "$self" | words)
+cmake_rooms=$(sed -n 's/^set(LUDUS_ROOMS \(.*\))$/\1/p' "$root/CMakeLists.txt" | words)
+layers=$(tr -d '\n' < "$root/scripts/amalgamate.py" | sed -n 's/.*LAYERS = \[\([^]]*\)\].*/\1/p' | words)
+without() { echo "$1" | tr ' ' '\n' | grep -v -x -e "$2" -e "$3" | words; }
+[ "$table" = "$dirs" ] || { echo "FAIL: src/ has the rooms '$dirs', the table of tests/compile/includes.sh '$table'"; exit 1; }
+[ "$cmake_rooms" = "$(without "$dirs" backend vulkan)" ] ||
+  { echo "FAIL: CMakeLists.txt's LUDUS_ROOMS is '$cmake_rooms', not src/'s rooms but backend and vulkan"; exit 1; }
+[ "$layers" = "$(without "$dirs" analysis vulkan)" ] ||
+  { echo "FAIL: scripts/amalgamate.py's LAYERS is '$layers', not src/'s rooms but analysis and vulkan"; exit 1; }
+echo "ok: every include of src/ points down the room graph; OS headers only in src/platform; CMake's rooms and" \
+  "the single file's layers agree with the table"
