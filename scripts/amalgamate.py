@@ -29,7 +29,7 @@ DEFAULT_OUT = os.path.join(ROOT, "single_file", "ludus_profiling.h")
 
 PUBLIC = ["profiling.h", "capture.h", "capture_file.h", "overlay.h", "locks.h", "rolling.h", "gpu.h"]
 LAYERS = ["platform", "base", "record", "backend", "capture", "gpu", "session", "format", "export", "postmortem",
-          "flight", "live", "launch"]
+          "overlay", "flight", "live", "launch"]
 # A platform file by its name's prefix: the OS it is compiled for.
 PLATFORM_OS = [
     ("linux_", "defined(__linux__)"),

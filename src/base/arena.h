@@ -16,7 +16,7 @@ typedef struct ludus__arena {
 } ludus__arena;
 
 /* n bytes (aligned to 8), or NULL when out of memory or over the limit. */
-LUDUS__SIBLING void *ludus__arena_alloc(ludus__arena *a, size_t n);
+LUDUS_HIDDEN void *ludus__arena_alloc(ludus__arena *a, size_t n);
 /* A NUL-terminated copy of s[0, n), or NULL. */
 LUDUS_HIDDEN char *ludus__arena_strndup(ludus__arena *a, const char *s, size_t n);
 LUDUS_HIDDEN void ludus__arena_free(ludus__arena *a);

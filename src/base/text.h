@@ -10,7 +10,7 @@
 
 /* Copies s[0, n) to out (at most cap bytes), each invalid byte replaced by
  * U+FFFD and never a character split at the end; returns the bytes written. */
-LUDUS__SIBLING size_t ludus__utf8_clean(const char *s, size_t n, char *out, size_t cap);
+LUDUS_HIDDEN size_t ludus__utf8_clean(const char *s, size_t n, char *out, size_t cap);
 /* 1 when s[0, n) is valid UTF-8. */
 LUDUS_HIDDEN int ludus__utf8_valid(const char *s, size_t n);
 /* Length of the valid character at s (1..4), 0 when the byte starts none. */
@@ -28,7 +28,7 @@ LUDUS_HIDDEN size_t ludus__show_next(const char *s, size_t n, char esc[8], const
  * cut marked with '~'. Returns the length written. */
 LUDUS_HIDDEN size_t ludus__text_show(char *out, size_t cap, const char *s, size_t n, size_t width);
 /* The same for a NUL-terminated name; returns out (for a printf argument). */
-LUDUS__SIBLING const char *ludus__text_name(char *out, size_t cap, const char *s, size_t width);
+LUDUS_HIDDEN const char *ludus__text_name(char *out, size_t cap, const char *s, size_t width);
 /* The text a stringized macro argument denotes: a token as is, or one or
  * more adjacent string literals (prefixes u8, u, U, L allowed) with their
  * escapes resolved (\n, \", \\, octal and hex bytes, \u and \U as UTF-8).

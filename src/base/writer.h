@@ -21,10 +21,10 @@ typedef struct ludus__writer {
     char buf[LUDUS__WRITER_BUF];
 } ludus__writer;
 
-LUDUS__SIBLING void ludus__w_init(ludus__writer *w, int (*write)(void *, const void *, size_t), void *ud);
-LUDUS__SIBLING int ludus__w_flush(ludus__writer *w);
-LUDUS__SIBLING void ludus__w_bytes(ludus__writer *w, const void *p, size_t n);
-LUDUS__SIBLING void ludus__w_str(ludus__writer *w, const char *s);
+LUDUS_HIDDEN void ludus__w_init(ludus__writer *w, int (*write)(void *, const void *, size_t), void *ud);
+LUDUS_HIDDEN int ludus__w_flush(ludus__writer *w);
+LUDUS_HIDDEN void ludus__w_bytes(ludus__writer *w, const void *p, size_t n);
+LUDUS_HIDDEN void ludus__w_str(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_u64(ludus__writer *w, uint64_t v);
 LUDUS_HIDDEN void ludus__w_i64(ludus__writer *w, int64_t v);
 /* The one writer of a name for each output kind; nothing else writes a
@@ -33,15 +33,15 @@ LUDUS_HIDDEN void ludus__w_i64(ludus__writer *w, int64_t v);
  * '<', '>', '&' and U+2028/U+2029 too (the string may sit inside an HTML
  * <script> or be read as JavaScript), valid UTF-8 passed through and each
  * invalid byte written as \ufffd (strict parsers accept every string). */
-LUDUS__SIBLING void ludus__w_json_str(ludus__writer *w, const char *s, size_t n);
-LUDUS__SIBLING void ludus__w_jstr(ludus__writer *w, const char *s); /* NUL-terminated */
+LUDUS_HIDDEN void ludus__w_json_str(ludus__writer *w, const char *s, size_t n);
+LUDUS_HIDDEN void ludus__w_jstr(ludus__writer *w, const char *s); /* NUL-terminated */
 /* HTML text and attribute values: shown as text.h's ludus__show_next shows
  * it, with & < > " ' as entities. */
-LUDUS__SIBLING void ludus__w_html_str(ludus__writer *w, const char *s, size_t n);
+LUDUS_HIDDEN void ludus__w_html_str(ludus__writer *w, const char *s, size_t n);
 /* A CSV field: ludus_text_csv (the one CSV writer) with LUDUS_CSV_SHOW:
  * control characters shown (one record a line), formulas defused. Terminal
  * text: ludus__text_show (text.h). Protobuf: ludus__pb_str (proto_writer.h). */
-LUDUS__SIBLING void ludus__w_csv(ludus__writer *w, const char *s);
+LUDUS_HIDDEN void ludus__w_csv(ludus__writer *w, const char *s);
 LUDUS_HIDDEN void ludus__w_double(ludus__writer *w, double v);
 
 /* Writer callback for a ludus__file. */

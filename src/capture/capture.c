@@ -28,6 +28,18 @@ void ludus_capture_release(ludus_capture *c) {
 
 /* The source's part first (what it owns may hold pointers into the
  * view), then the prepared view, then the attachments. */
+/* The capture owns its GPU data's memory (src/gpu/ fills it). */
+void ludus__gpu_free(ludus__gpu_data *g) {
+    if (!g) return;
+    for (uint32_t i = 0; i < g->nnames; i++) ludus__free(g->names[i]);
+    ludus__free(g->names);
+    ludus__free(g->name_hash);
+    ludus__free(g->ctx);
+    ludus__free(g->s);
+    ludus__free(g->cal);
+    ludus__free(g);
+}
+
 void ludus__capture_free(ludus_capture *c) {
     if (c->src->free) c->src->free(c);
     ludus__async_free(c); /* a cut clips its own zones from its parent's */

@@ -181,11 +181,11 @@ typedef struct ludus__payload_info {
  * into these). ludus__kind_in_format gives a kind as a file of that format
  * version holds it (format 4 and older had MESSAGE where EXT is). Then by
  * sub-kind, by payload and by LUDUS_NEV_*. */
-LUDUS__SIBLING extern const ludus__kind_info ludus__kinds[16];
+LUDUS_HIDDEN extern const ludus__kind_info ludus__kinds[16];
 LUDUS_HIDDEN extern const ludus__ext_info ludus__exts[256];
 LUDUS_HIDDEN extern const ludus__payload_info ludus__payloads[LUDUS__P_COUNT];
-LUDUS__SIBLING extern const ludus__nev_info ludus__nevs[LUDUS_NEV_COUNT];
-LUDUS__SIBLING const ludus__kind_info *ludus__kind_in_format(uint32_t format_version, unsigned kind);
+LUDUS_HIDDEN extern const ludus__nev_info ludus__nevs[LUDUS_NEV_COUNT];
+LUDUS_HIDDEN const ludus__kind_info *ludus__kind_in_format(uint32_t format_version, unsigned kind);
 
 /* 1 when a word field carries a length and data slots follow. */
 static inline int ludus__field_has_data(unsigned f) {

@@ -404,7 +404,7 @@ static inline uint8_t *ludus__nf_put_site_entry(uint8_t *p, const ludus__site_in
 }
 
 /* ---- CRC-32C (crc32c.c): crc of the bytes so far, then more bytes ---- */
-LUDUS__SIBLING uint32_t ludus__crc32c(uint32_t crc, const void *data, size_t n);
+LUDUS_HIDDEN uint32_t ludus__crc32c(uint32_t crc, const void *data, size_t n);
 
 /* A record's head for a payload (its CRC over the head's first 16 bytes,
  * then the payload): what both writers put before every record. */
@@ -426,7 +426,7 @@ LUDUS_HIDDEN size_t ludus__compact_encode(const ludus_capture *c, const ludus__e
                                           uint8_t *out);
 /* Decodes a compact block of n slots recorded at base; 0, or -1 with *bad
  * the offset within in of the defect and *why what it is. */
-LUDUS__SIBLING int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len, ludus__event *ev,
+LUDUS_HIDDEN int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len, ludus__event *ev,
                                          size_t n, uintptr_t base, size_t *bad, const char **why);
 
 /* ---- zstd-compressed compact blocks (block_zstd.c) ---- */

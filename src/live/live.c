@@ -24,7 +24,7 @@
 #include "../record/event_kinds.h"
 #include "../record/record.h"
 #include "live_block.h"
-#include "live_internal.h"
+#include "../overlay/live_internal.h"
 
 #define TICK_IDLE_NS (-1)           /* nobody watching: until a watcher rings (a poll where none can) */
 #define TICK_WATCHED_NS 100000000ll /* watched: frames copied (the ring's 256 frames last 100 ms at 2,560 fps) */

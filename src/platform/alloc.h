@@ -12,14 +12,14 @@
 
 #include "platform.h"
 
-LUDUS__SIBLING void *ludus__malloc(size_t n);
-LUDUS__SIBLING void *ludus__calloc(size_t n, size_t size);
-LUDUS__SIBLING void *ludus__realloc(void *p, size_t n);
-LUDUS__SIBLING void ludus__free(void *p);
-LUDUS__SIBLING char *ludus__strdup(const char *s);
+LUDUS_HIDDEN void *ludus__malloc(size_t n);
+LUDUS_HIDDEN void *ludus__calloc(size_t n, size_t size);
+LUDUS_HIDDEN void *ludus__realloc(void *p, size_t n);
+LUDUS_HIDDEN void ludus__free(void *p);
+LUDUS_HIDDEN char *ludus__strdup(const char *s);
 /* From now on, a private region (0), or -1 when it could not be reserved. */
 LUDUS_HIDDEN int ludus__alloc_private(void);
 /* qsort without allocating (glibc's may call malloc): a heap sort. */
-LUDUS__SIBLING void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+LUDUS_HIDDEN void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
 #endif

@@ -44,6 +44,6 @@ LUDUS_HIDDEN void ludus__thread_background(void);
 /* Wall-clock time in ns since 1970, and its local calendar time. */
 LUDUS_HIDDEN int64_t ludus__wall_ns(void);
 LUDUS_HIDDEN void ludus__local_time(int64_t wall_ns, struct tm *out);
-LUDUS__SIBLING void ludus__sleep_ns(int64_t ns);
+LUDUS_HIDDEN void ludus__sleep_ns(int64_t ns);
 
 #endif

@@ -28,8 +28,8 @@ LUDUS_HIDDEN void *ludus__file_map_new(const char *path, size_t bytes, ludus__fi
  * errno value (as a full disk would). */
 LUDUS_HIDDEN extern int ludus__file_map_reserve_error;
 /* An existing file mapped read-only; NULL on failure with *err set. */
-LUDUS__SIBLING const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err);
-LUDUS__SIBLING void ludus__file_unmap(const void *p, size_t bytes);
+LUDUS_HIDDEN const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err);
+LUDUS_HIDDEN void ludus__file_unmap(const void *p, size_t bytes);
 /* Removes path when it still names the file created as id (another file
  * put there since, by anyone, stays). */
 LUDUS_HIDDEN void ludus__file_remove_created(const char *path, const ludus__file_id *id);

@@ -10,10 +10,10 @@
 
 /* 0 and the descriptor and size, or a negative errno. A path that is not a
  * regular file (a FIFO, a directory) is refused with -EINVAL. */
-LUDUS__SIBLING int ludus__read_open(const char *path, int *fd, uint64_t *size);
+LUDUS_HIDDEN int ludus__read_open(const char *path, int *fd, uint64_t *size);
 /* 0, or a negative errno (-EIO for a short read). */
-LUDUS__SIBLING int ludus__read_at(int fd, uint64_t off, void *p, size_t n);
-LUDUS__SIBLING void ludus__read_close(int fd);
+LUDUS_HIDDEN int ludus__read_at(int fd, uint64_t off, void *p, size_t n);
+LUDUS_HIDDEN void ludus__read_close(int fd);
 /* 0 when a file can be created or written at path (its directory exists and
  * is writable, or the path is a writable file or device), else an errno. */
 LUDUS_HIDDEN int ludus__path_writable(const char *path);

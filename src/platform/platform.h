@@ -16,16 +16,11 @@
 #else
 #define LUDUS_HIDDEN __attribute__((visibility("hidden")))
 #endif
-/* An internal entry point that libludus.so exports for its sibling
- * libludus_analysis.so alone (the file reader, the analysis and the reports
- * call the capture model, the writers and the allocator). Not API: both
- * libraries come from one build, and tests/compile/layers.sh checks that
- * libludus.so exports the public API and these, nothing else. */
-#if defined(_WIN32)
-#define LUDUS__SIBLING
-#else
-#define LUDUS__SIBLING __attribute__((visibility("default")))
-#endif
+/* Retired: libludus.so exports no internal entry point (the analysis
+ * library takes a private copy of what it shares with the runtime, CMake's
+ * ludus_analysis_shared). The declarations of capture_internal.h keep the
+ * word until that header's split; it means LUDUS_HIDDEN. */
+#define LUDUS__SIBLING LUDUS_HIDDEN
 
 /* 1 in a build under ThreadSanitizer (gcc's macro, clang's feature test). */
 #if defined(__SANITIZE_THREAD__)
@@ -64,7 +59,7 @@ typedef struct ludus__calib_point {
     int64_t ns;
     int64_t window_ns; /* width of the bracketing monotonic reads */
 } ludus__calib_point;
-LUDUS__SIBLING ludus__calib_point ludus__calibrate_point(void);
+LUDUS_HIDDEN ludus__calib_point ludus__calibrate_point(void);
 
 /* Asymmetric barrier. register returns 1 when membarrier(PRIVATE_EXPEDITED)
  * is usable; barrier then acts as a full fence on every thread of the
@@ -140,7 +135,7 @@ LUDUS_HIDDEN extern int ludus__file_no_tmpfile;
 /* Text for an errno value (either sign) into buf, always terminated. Thread-safe
  * (strerror_r, GNU or XSI flavour, whichever libc gives), so a message like
  * "cannot create trace.json: Permission denied" can come from any thread. */
-LUDUS__SIBLING void ludus__os_strerror(int err, char *buf, size_t cap);
+LUDUS_HIDDEN void ludus__os_strerror(int err, char *buf, size_t cap);
 
 /* Thread-exit hook: fn(arg) runs when the calling thread exits (TRACY: the
  * Tracy backend's zone stack, src/backend/tracy.c). */

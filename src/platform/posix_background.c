@@ -114,9 +114,3 @@ void ludus__local_time(int64_t wall_ns, struct tm *out) {
     time_t secs = (time_t)(wall_ns / 1000000000);
     localtime_r(&secs, out);
 }
-
-void ludus__sleep_ns(int64_t ns) {
-    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}

@@ -35,13 +35,6 @@
 #include "event_kinds.h"
 #include "record.h"
 
-const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT] = {
-#define LUDUS__STAT_ROW(name, series, owner, unit, per_frame) \
-    [LUDUS__STAT_##name] = {#name, series, unit, LUDUS__OWNER_##owner, per_frame},
-    LUDUS__FRAME_STATS(LUDUS__STAT_ROW)
-#undef LUDUS__STAT_ROW
-};
-
 LUDUS__TLS int64_t *ludus__shard LUDUS__TLS_MODEL;
 ludus__gauge_state ludus__gauges[32];
 _Static_assert(sizeof ludus__gauges / sizeof ludus__gauges[0] == LUDUS__MAX_GAUGES, "one gauge table size");

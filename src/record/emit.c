@@ -253,7 +253,7 @@ static int new_piece(ludus__thread_hot *t, ludus__thread_cold *c, int for_end) {
         __atomic_store_n(&c->chunk->used, (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk)),
                          __ATOMIC_RELAXED);
         __atomic_store_n(&c->first_chunk, n, __ATOMIC_RELEASE);
-        ludus__stream_hand(stream, c->chunk);
+        ludus__sess.stream_hand(stream, c->chunk);
     } else if (c->chunk) {
         __atomic_store_n(&c->chunk->used, (uint64_t)((ludus__event *)cur - LUDUS__CHUNK_EVENTS(c->chunk)),
                          __ATOMIC_RELAXED);

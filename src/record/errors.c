@@ -16,16 +16,8 @@ const char *ludus_error_string(int code) {
     return "unknown error";
 }
 
-static __thread char error_detail[512];
+static __thread char error_detail[LUDUS__ERROR_DETAIL_BYTES];
 
 const char *ludus_last_error_detail(void) {
     return error_detail;
-}
-
-int ludus__fail(int code, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(error_detail, sizeof error_detail, fmt, ap);
-    va_end(ap);
-    return code;
 }

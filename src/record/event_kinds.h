@@ -139,6 +139,6 @@ typedef struct ludus__stat_info {
     const char *name, *series, *unit;
     uint8_t owner, per_frame;
 } ludus__stat_info;
-LUDUS__SIBLING extern const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT];
+LUDUS_HIDDEN extern const ludus__stat_info ludus__stats[LUDUS__STAT_COUNT];
 
 #endif

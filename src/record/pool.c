@@ -7,6 +7,11 @@
 #include "record.h"
 #include "../platform/pages.h"
 
+/* The running session's state that the producers read: defined here, in
+ * the recorder, which reads it by its name (emit.c's hot functions among
+ * them); src/session/ fills it at begin and clears it in parts at end. */
+ludus__session ludus__sess;
+
 ludus__chunk *ludus__pool_take(uint32_t want, int for_end) {
     ludus__pool *p = &ludus__sess.pool;
     uint64_t lim = for_end ? p->bytes : p->begin_limit;

@@ -159,6 +159,11 @@ typedef struct ludus__registry {
      * (under the lock): a capture backed by a file journals the name at
      * once (src/session/pool_file.c), so a kill -9 right after keeps it. */
     void (*named_hook)(const ludus__thread_record *r);
+    /* Runs when a thread the last capture has still to publish (cold->late:
+     * it was inside an out-of-line event at the end) leaves the registry
+     * (the lock held): the session publishes it now, before its state goes.
+     * Set by the session's end (src/session/session.c) under the lock. */
+    void (*leaving_hook)(const ludus__thread_record *r);
     /* Set by the launch code's constructor (src/launch/launch.c), which runs
      * before the registry's: 1 when the program holds it (threads.c says so
      * when LUDUS_TRACE is set and it does not). */
@@ -206,13 +211,16 @@ typedef struct ludus__session {
      * it leaves to the writer and takes written ones back from the pool's
      * stack of given-back pieces first; NULL for any other capture. */
     struct ludus__stream *stream;
+    /* The writer's intake for a full piece, set with stream by the session
+     * (a hook: the recorder sits below src/session/ and never names it). */
+    void (*stream_hand)(struct ludus__stream *st, ludus__chunk *piece);
 } ludus__session;
 
 /* Where the producers' part of the session starts. */
 #define LUDUS__SESSION_PRODUCERS offsetof(ludus__session, pool)
 
 LUDUS_HIDDEN extern ludus__registry ludus__reg;
-LUDUS_HIDDEN extern ludus__session ludus__sess;
+LUDUS_HIDDEN extern ludus__session ludus__sess; /* pool.c; the session fills it */
 LUDUS_HIDDEN extern int ludus__clock_is_tsc;
 LUDUS_HIDDEN extern LUDUS__TLS ludus__thread_cold ludus__cold LUDUS__TLS_MODEL;
 
@@ -228,8 +236,6 @@ LUDUS_HIDDEN ludus__chunk *ludus__pool_take(uint32_t want, int for_end);
 LUDUS_HIDDEN ludus__chunk *ludus__pool_take_free(void);
 /* A streamed capture's writer: the piece is written, any thread may take it. */
 LUDUS_HIDDEN void ludus__pool_give_back(ludus__chunk *ch);
-/* The stream writer's side (src/session/stream.c), called by new_piece. */
-LUDUS_HIDDEN void ludus__stream_hand(struct ludus__stream *st, ludus__chunk *piece);
 /* A flight recorder (registry lock held): the pieces of exited threads
  * that lie wholly before the window go back to the pool,
  * and, while the pool is short (a thread found no piece but its own, or
@@ -239,10 +245,6 @@ LUDUS_HIDDEN void ludus__stream_hand(struct ludus__stream *st, ludus__chunk *pie
 LUDUS_HIDDEN void ludus__ring_reclaim(void);
 /* The thread's published state (registry lock held). */
 LUDUS_HIDDEN void ludus__thread_publish(const ludus__thread_record *r, uint32_t gen, ludus__thread_final *out);
-/* A thread leaves the registry (registry lock held): when the last capture
- * still has to publish it (it was inside an out-of-line event at the end),
- * it is published now, before its state goes (session.c). */
-LUDUS_HIDDEN void ludus__session_thread_leaving(const ludus__thread_record *r);
 /* Resets the registry in a child process after fork (threads.c). */
 LUDUS_HIDDEN void ludus__registry_after_fork(void);
 /* Installs the registry's fork handlers (once; registering a thread does
@@ -258,8 +260,10 @@ static inline void ludus__lib_leave(void) {
     __atomic_sub_fetch(&ludus__cold.in_library, 1u, __ATOMIC_RELAXED);
 }
 
-/* Per-thread error detail (errors.c). */
-LUDUS__SIBLING int ludus__fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Per-thread error detail: the buffer is errors.c's (ludus_last_error_detail
+ * returns it); ludus__fail (fail.c) fills it. */
+#define LUDUS__ERROR_DETAIL_BYTES 512
+LUDUS_HIDDEN int ludus__fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Sites (sites.c): registered sites live for the process; run-time names
  * live in the capture's name table. */

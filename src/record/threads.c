@@ -205,7 +205,7 @@ static void release_self(int dying) {
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     ludus__thread_record *r = &ludus__reg.rec[c->record];
-    if (c->late) ludus__session_thread_leaving(r);
+    if (c->late && ludus__reg.leaving_hook) ludus__reg.leaving_hook(r);
     uint32_t armed = ludus__armed_gen(__atomic_load_n(&ludus__armed, __ATOMIC_ACQUIRE));
     if (armed != 0 && armed == ludus__sess.gen) retire(r, armed, dying);
     /* Events this thread records from now on start over (or, when dying,

@@ -18,10 +18,6 @@
 #include "stream.h"
 #include "../base/text.h"
 
-/* Apart: the recorder (src/record/, emit.c's hot functions among them)
- * reads it by its name (capture_internal.h); the end clears it in parts. */
-ludus__session ludus__sess;
-
 /* Larger than any address space a pool could be reserved in (x86-64 user
  * space is 2^47): a request beyond it is an overflow, not an allocation. */
 #define MAX_POOL_BYTES ((uint64_t)1 << 46)
@@ -336,6 +332,7 @@ static void begin_arm(ludus__begin_prep *p, int owner) {
     memcpy(s->process_name, p->process_name, sizeof s->process_name);
     S.pool_mapped = p->mapped;
     S.pool_file = p->pool_file;
+    s->stream_hand = ludus__stream_hand;
     s->stream = p->stream; /* producers hand pieces to it from the first */
     S.stream = p->stream;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
@@ -463,6 +460,8 @@ static void convert_thread(ludus_capture *c, ludus__cap_thread *th, const ludus_
 /* Ends the capture: stores 0 in armed, joins the producers, publishes. The
  * program's capture becomes the last (S.last); a guest's goes to *guest
  * (NULL: released). */
+static void thread_leaving(const ludus__thread_record *r);
+
 static int end_capture(ludus_capture **guest) {
     if (guest) *guest = NULL;
     if (!S.active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
@@ -500,6 +499,7 @@ static int end_capture(ludus_capture **guest) {
         if (is_late) { /* its name now, its events when its event is over */
             ludus__thread_publish(r, 0, f);
             late[nlate++] = (ludus__late){i, r->serial, n - 1, 0};
+            ludus__reg.leaving_hook = thread_leaving;
             r->cold->late = 1;
             continue;
         }
@@ -857,7 +857,10 @@ static void resolve_pending_late(void) {
     ludus__lib_leave();
 }
 
-void ludus__session_thread_leaving(const ludus__thread_record *r) {
+/* The registry's leaving_hook: a late thread leaves (registry lock held);
+ * when the last capture still has to publish it, it is published now,
+ * before its state goes. */
+static void thread_leaving(const ludus__thread_record *r) {
     ludus_capture *c = S.late_cap;
     if (!c) return;
     uint32_t index = (uint32_t)(r - ludus__reg.rec);
