@@ -278,8 +278,8 @@ static void test_stack_overflow(void **state) {
         signal(SIGSEGV, SIG_DFL);
         ludus_crash_desc cd = {path, 0, 5000};
         if (ludus_crash_capture_begin(&cd) != 0 || ludus_capture_begin(NULL) != 0) _exit(90);
-        /* the stack glibc gives a thread by default (musl's is 128 KiB: about
-           400 levels, fewer than the 1000 asked below) */
+        /* the stack glibc gives a thread by default (musl's, 128 KiB, holds
+           fewer levels than the 1000 asked below) */
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setstacksize(&attr, 8u << 20);
