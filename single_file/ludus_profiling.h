@@ -2940,6 +2940,15 @@ LUDUS_HIDDEN const char *ludus__crash_signal_name(int signo);
 /* write(2) to stderr: async-signal-safe. */
 LUDUS_HIDDEN void ludus__crash_say(const char *text, size_t n);
 
+/* The tests' seam into the Windows crash path (NULL in normal use; the
+ * POSIX handler never calls it): CLAIMED, in the first crashing thread,
+ * once it holds the write and before its writer thread starts; WRITE, in
+ * the writer thread before the writer runs; SECOND, in a thread that
+ * crashed while that write is under way, before it waits for it
+ * (tests/ports/windows_crash_race.c). */
+enum { LUDUS__CRASH_HOOK_CLAIMED, LUDUS__CRASH_HOOK_WRITE, LUDUS__CRASH_HOOK_SECOND };
+LUDUS_HIDDEN extern void (*ludus__crash_hook)(int step);
+
 #endif
 /* ---- src/platform/fault.h ---- */
 /* Fault injection for the tests (SQLite's test_malloc): the n-th
@@ -5436,12 +5445,15 @@ void ludus__sleep_ns(int64_t ns) {
 /* ==== src/platform/win32_crash.c ==== */
 #if defined(_WIN32)
 /* crash.h on Windows: an unhandled-exception filter (SetUnhandledExceptionFilter)
- * and a SIGABRT handler (abort, a failed assert). The capture is written
+ * and a SIGABRT handler (abort, a failed assert). The capture is ludus__sf_win32_crash_written
  * in the process, by a thread started for it: the crashed thread may have
  * no stack left (EXCEPTION_STACK_OVERFLOW), and the process's other
  * threads go on meanwhile (the capture ends as any capture does, not
  * waiting for them). Then the exception goes to the filter the program
- * had, or to the system; abort goes on with the CRT's default action. */
+ * had, or to the system; abort goes on with the CRT's default action.
+ * A thread that crashes while another's capture is ludus__sf_win32_crash_written waits for
+ * that write to be over (an event, not a timer of its own), as the POSIX
+ * handler does, so that its exception cannot end the process mid-write. */
 
 #include <io.h>
 #include <signal.h>
@@ -5454,7 +5466,10 @@ static uint32_t ludus__sf_win32_crash_wait_ms;
 static int ludus__sf_win32_crash_installed;
 static LPTOP_LEVEL_EXCEPTION_FILTER ludus__sf_win32_crash_old_filter;
 static void (*ludus__sf_win32_crash_old_abort)(int);
-static volatile LONG ludus__sf_win32_crash_writing; /* 1 once a crash is being written */
+static volatile LONG ludus__sf_win32_crash_writing;        /* the id of the thread whose crash is ludus__sf_win32_crash_written (0: none yet) */
+static volatile LONG ludus__sf_win32_crash_writer_tid;     /* the id of the thread that writes it */
+static HANDLE ludus__sf_win32_crash_written;               /* manual-reset event, made at install: set when that write is over */
+void (*ludus__crash_hook)(int step); /* crash.h: the tests' seam */
 
 const char *ludus__crash_signal_name(int signo) {
 #define X_NAME(s) \
@@ -5476,19 +5491,15 @@ typedef struct ludus__sf_win32_crash_job {
 
 static DWORD WINAPI ludus__sf_win32_crash_writer_main(LPVOID p) {
     ludus__sf_win32_crash_job *j = p;
+    InterlockedExchange(&ludus__sf_win32_crash_writer_tid, (LONG)GetCurrentThreadId());
+    if (ludus__crash_hook) ludus__crash_hook(LUDUS__CRASH_HOOK_WRITE);
     ludus__crash_writer fn = ludus__sf_win32_crash_writer_fn;
     if (fn) fn(j->signo, j->tid, j->at_ns, 0);
     return 0;
 }
 
-/* Writes once (a second crash while the first is written waits for it). */
-static void ludus__sf_win32_crash_write_capture(int signo) {
-    ludus__sf_win32_crash_job j = {signo, GetCurrentThreadId(), ludus__mono_ns()};
-    if (InterlockedCompareExchange(&ludus__sf_win32_crash_writing, 1, 0) != 0) {
-        Sleep(ludus__sf_win32_crash_wait_ms);
-        return;
-    }
-    HANDLE t = CreateThread(NULL, (SIZE_T)1 << 20, ludus__sf_win32_crash_writer_main, &j, 0, NULL);
+static void ludus__sf_win32_crash_write_claimed(ludus__sf_win32_crash_job *j) {
+    HANDLE t = CreateThread(NULL, (SIZE_T)1 << 20, ludus__sf_win32_crash_writer_main, j, 0, NULL);
     if (!t) {
         static const char msg[] = "ludus: crash: no capture written (no thread to write it)\n";
         ludus__crash_say(msg, sizeof msg - 1);
@@ -5499,6 +5510,27 @@ static void ludus__sf_win32_crash_write_capture(int signo) {
         ludus__crash_say(msg, sizeof msg - 1);
     }
     CloseHandle(t);
+}
+
+/* Writes once. The first crashing thread claims the write; a second one
+ * waits until it is over (ludus__sf_win32_crash_written: set on every path once claimed, after
+ * a wait bounded by the timeout), then goes on to the program's filter or
+ * the system, which ends the process with the file whole. The claiming
+ * thread crashing again inside its filter, or the writer thread crashing,
+ * would wait for itself: they go on at once, ending the process unwritten. */
+static void ludus__sf_win32_crash_write_capture(int signo) {
+    DWORD me = GetCurrentThreadId();
+    ludus__sf_win32_crash_job j = {signo, me, ludus__mono_ns()};
+    LONG first = InterlockedCompareExchange(&ludus__sf_win32_crash_writing, (LONG)me, 0);
+    if (first != 0) {
+        if (first == (LONG)me || ludus__sf_win32_crash_writer_tid == (LONG)me) return;
+        if (ludus__crash_hook) ludus__crash_hook(LUDUS__CRASH_HOOK_SECOND);
+        if (ludus__sf_win32_crash_written) WaitForSingleObject(ludus__sf_win32_crash_written, INFINITE);
+        return;
+    }
+    if (ludus__crash_hook) ludus__crash_hook(LUDUS__CRASH_HOOK_CLAIMED);
+    ludus__sf_win32_crash_write_claimed(&j);
+    if (ludus__sf_win32_crash_written) SetEvent(ludus__sf_win32_crash_written);
 }
 
 static int ludus__sf_win32_crash_signal_of(DWORD code) {
@@ -5534,6 +5566,8 @@ int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
     ludus__sf_win32_crash_writer_fn = writer;
     ludus__sf_win32_crash_wait_ms = timeout_ms;
     if (ludus__sf_win32_crash_installed) return 0;
+    if (!ludus__sf_win32_crash_written) ludus__sf_win32_crash_written = CreateEventW(NULL, TRUE, FALSE, NULL); /* kept for the process's life */
+    if (!ludus__sf_win32_crash_written) return -1;
     ludus__sf_win32_crash_old_filter = SetUnhandledExceptionFilter(ludus__sf_win32_crash_on_exception);
     ludus__sf_win32_crash_old_abort = signal(SIGABRT, ludus__sf_win32_crash_on_abort);
     ludus__sf_win32_crash_installed = 1;

@@ -42,4 +42,13 @@ LUDUS_HIDDEN const char *ludus__crash_signal_name(int signo);
 /* write(2) to stderr: async-signal-safe. */
 LUDUS_HIDDEN void ludus__crash_say(const char *text, size_t n);
 
+/* The tests' seam into the Windows crash path (NULL in normal use; the
+ * POSIX handler never calls it): CLAIMED, in the first crashing thread,
+ * once it holds the write and before its writer thread starts; WRITE, in
+ * the writer thread before the writer runs; SECOND, in a thread that
+ * crashed while that write is under way, before it waits for it
+ * (tests/ports/windows_crash_race.c). */
+enum { LUDUS__CRASH_HOOK_CLAIMED, LUDUS__CRASH_HOOK_WRITE, LUDUS__CRASH_HOOK_SECOND };
+LUDUS_HIDDEN extern void (*ludus__crash_hook)(int step);
+
 #endif

@@ -4,7 +4,10 @@
  * no stack left (EXCEPTION_STACK_OVERFLOW), and the process's other
  * threads go on meanwhile (the capture ends as any capture does, not
  * waiting for them). Then the exception goes to the filter the program
- * had, or to the system; abort goes on with the CRT's default action. */
+ * had, or to the system; abort goes on with the CRT's default action.
+ * A thread that crashes while another's capture is written waits for
+ * that write to be over (an event, not a timer of its own), as the POSIX
+ * handler does, so that its exception cannot end the process mid-write. */
 #include "crash.h"
 
 #include <io.h>
@@ -18,7 +21,10 @@ static uint32_t wait_ms;
 static int installed;
 static LPTOP_LEVEL_EXCEPTION_FILTER old_filter;
 static void (*old_abort)(int);
-static volatile LONG writing; /* 1 once a crash is being written */
+static volatile LONG writing;        /* the id of the thread whose crash is written (0: none yet) */
+static volatile LONG writer_tid;     /* the id of the thread that writes it */
+static HANDLE written;               /* manual-reset event, made at install: set when that write is over */
+void (*ludus__crash_hook)(int step); /* crash.h: the tests' seam */
 
 const char *ludus__crash_signal_name(int signo) {
 #define X_NAME(s) \
@@ -40,19 +46,15 @@ typedef struct job {
 
 static DWORD WINAPI writer_main(LPVOID p) {
     job *j = p;
+    InterlockedExchange(&writer_tid, (LONG)GetCurrentThreadId());
+    if (ludus__crash_hook) ludus__crash_hook(LUDUS__CRASH_HOOK_WRITE);
     ludus__crash_writer fn = writer_fn;
     if (fn) fn(j->signo, j->tid, j->at_ns, 0);
     return 0;
 }
 
-/* Writes once (a second crash while the first is written waits for it). */
-static void write_capture(int signo) {
-    job j = {signo, GetCurrentThreadId(), ludus__mono_ns()};
-    if (InterlockedCompareExchange(&writing, 1, 0) != 0) {
-        Sleep(wait_ms);
-        return;
-    }
-    HANDLE t = CreateThread(NULL, (SIZE_T)1 << 20, writer_main, &j, 0, NULL);
+static void write_claimed(job *j) {
+    HANDLE t = CreateThread(NULL, (SIZE_T)1 << 20, writer_main, j, 0, NULL);
     if (!t) {
         static const char msg[] = "ludus: crash: no capture written (no thread to write it)\n";
         ludus__crash_say(msg, sizeof msg - 1);
@@ -63,6 +65,27 @@ static void write_capture(int signo) {
         ludus__crash_say(msg, sizeof msg - 1);
     }
     CloseHandle(t);
+}
+
+/* Writes once. The first crashing thread claims the write; a second one
+ * waits until it is over (written: set on every path once claimed, after
+ * a wait bounded by the timeout), then goes on to the program's filter or
+ * the system, which ends the process with the file whole. The claiming
+ * thread crashing again inside its filter, or the writer thread crashing,
+ * would wait for itself: they go on at once, ending the process unwritten. */
+static void write_capture(int signo) {
+    DWORD me = GetCurrentThreadId();
+    job j = {signo, me, ludus__mono_ns()};
+    LONG first = InterlockedCompareExchange(&writing, (LONG)me, 0);
+    if (first != 0) {
+        if (first == (LONG)me || writer_tid == (LONG)me) return;
+        if (ludus__crash_hook) ludus__crash_hook(LUDUS__CRASH_HOOK_SECOND);
+        if (written) WaitForSingleObject(written, INFINITE);
+        return;
+    }
+    if (ludus__crash_hook) ludus__crash_hook(LUDUS__CRASH_HOOK_CLAIMED);
+    write_claimed(&j);
+    if (written) SetEvent(written);
 }
 
 static int signal_of(DWORD code) {
@@ -98,6 +121,8 @@ int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
     writer_fn = writer;
     wait_ms = timeout_ms;
     if (installed) return 0;
+    if (!written) written = CreateEventW(NULL, TRUE, FALSE, NULL); /* kept for the process's life */
+    if (!written) return -1;
     old_filter = SetUnhandledExceptionFilter(on_exception);
     old_abort = signal(SIGABRT, on_abort);
     installed = 1;

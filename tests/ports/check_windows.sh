@@ -7,7 +7,8 @@
 #   3. LUDUS_TRACE: the demo without its own capture, traced from launch to exit
 #   4. the demo built from single_file/ludus_profiling.h alone, with mingw-w64
 #   5. a crash (the demo's access violation): the capture written by the
-#      unhandled-exception filter, read by ludus-trace.exe
+#      unhandled-exception filter, read by ludus-trace.exe; two threads
+#      crashing together: one whole capture (windows_crash_race.exe)
 #   6. kill -9: the demo under LUDUS_TRACE_POOL killed, its pool file read
 #      back by ludus-trace.exe recover
 #   7. the live view between two processes (check_live_windows.sh:
@@ -74,6 +75,24 @@ grep -q "Unhandled page fault" "$out/crash.txt" || { cat "$out/crash.txt"; fail 
     fail "ludus-trace info of the crash capture"
 grep -q "ended by:    a crash, SIGSEGV" "$out/crash-info.txt" || { cat "$out/crash-info.txt"; fail "no crash in the capture"; }
 grep -q "frames:      19 complete (a frame lies between two marks: 20 marks" "$out/crash-info.txt" || { cat "$out/crash-info.txt"; fail "not every frame before the crash"; }
+# two threads crash together (after a barrier; the first to claim the
+# write held by the crash path's seam until the second has crashed too, and
+# past the timeout): one whole capture, in one of them, with both threads'
+# events; one line saying where (windows_crash_race.c)
+rm -f "$out/race.ludus"
+"$wine" "$build/tests/ports/windows_crash_race.exe" "$out/race.ludus" >"$out/race.txt" 2>&1 || true
+grep -q "Unhandled page fault" "$out/race.txt" || { cat "$out/race.txt"; fail "the two threads did not crash on to the system"; }
+[ "$(grep -c 'the capture is in' "$out/race.txt")" = 1 ] || { cat "$out/race.txt"; fail "not one capture written for two crashes"; }
+"$wine" "$build/tools/ludus-trace/ludus-trace.exe" info "$out/race.ludus" >"$out/race-info.txt" ||
+    { cat "$out/race.txt"; fail "ludus-trace info of the capture of two crashes"; }
+crashed=$(sed -n 's/^ended by:    a crash, SIGSEGV (signal [0-9]*) in thread \([0-9]*\),.*/\1/p' "$out/race-info.txt")
+[ -n "$crashed" ] || { cat "$out/race-info.txt"; fail "no crash in the capture of two crashes"; }
+for who in 1 2; do
+    grep -Eq "^  [0-9]+ +Crasher $who +2000 +0 +0 " "$out/race-info.txt" ||
+        { cat "$out/race-info.txt"; fail "Crasher $who's 2000 events are not all in the capture"; }
+done
+grep -Eq "^  $crashed +Crasher [12] " "$out/race-info.txt" ||
+    { cat "$out/race-info.txt"; fail "the crash is not in one of the crashing threads"; }
 # kill -9: the pool is a file (a view of it is the file's pages), and what
 # the demo recorded until the kill is read back
 rm -f "$out/demo.pool" "$out/recovered.ludus"
@@ -104,4 +123,4 @@ done
 [ "$units" -ge 17 ] || fail "only $units unit test programs were built"
 tests=$(cat "$out"/port_unit_*.txt | grep -c '^\[       OK \]')
 echo "unit suite under Wine: $units programs, $tests tests passed"
-echo "ok: under Wine, windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the rolling window, the single-file demo, a crash, kill -9 with a pool file, the live view, the unit suite"
+echo "ok: under Wine, windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the rolling window, the single-file demo, a crash, two threads crashing together, kill -9 with a pool file, the live view, the unit suite"

@@ -278,8 +278,13 @@ static void test_stack_overflow(void **state) {
         signal(SIGSEGV, SIG_DFL);
         ludus_crash_desc cd = {path, 0, 5000};
         if (ludus_crash_capture_begin(&cd) != 0 || ludus_capture_begin(NULL) != 0) _exit(90);
+        /* the stack glibc gives a thread by default (musl's, 128 KiB, holds
+           fewer levels than the 1000 asked below) */
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 8u << 20);
         pthread_t th;
-        pthread_create(&th, NULL, overflow_main, NULL);
+        if (pthread_create(&th, &attr, overflow_main, NULL) != 0) _exit(91);
         pthread_join(th, NULL);
         _exit(93);
     }
@@ -566,7 +571,9 @@ size_t __real_fwrite(const void *p, size_t size, size_t n, FILE *f);
 int __real_fflush(FILE *f);
 int __real_puts(const char *s);
 int __real_fputc(int c, FILE *f);
+#ifdef __GLIBC__
 int __real___vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
+#endif
 static void maybe_held(void) {
     if (libc_held) held();
 }
@@ -618,6 +625,8 @@ int __wrap_printf(const char *fmt, ...) {
     va_end(ap);
     return rc;
 }
+/* glibc's _FORTIFY_SOURCE forms (another C library has none) */
+#ifdef __GLIBC__
 int __wrap___vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap) {
     maybe_held();
     return __real___vfprintf_chk(f, flag, fmt, ap);
@@ -638,6 +647,7 @@ int __wrap___printf_chk(int flag, const char *fmt, ...) {
     va_end(ap);
     return rc;
 }
+#endif
 int __wrap_fputs(const char *str, FILE *f) {
     maybe_held();
     return __real_fputs(str, f);

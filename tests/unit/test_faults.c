@@ -15,7 +15,12 @@
 #include <ludus/capture_file.h>
 #include <ludus/gpu.h>
 #include <ludus/profiling.h>
+#if defined(__has_include)
+#if __has_include(<execinfo.h>) /* glibc's; musl has none */
 #include <execinfo.h>
+#define HAVE_BACKTRACE 1
+#endif
+#endif
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,12 +76,17 @@ static int is_error(int rc) {
 /* ---- the sweep ---- */
 
 /* Where a failure that changed a result was injected (resolve the
- * addresses with addr2line). */
+ * addresses with addr2line). Without <execinfo.h> (musl) the failure names
+ * the operation and n only: rerun it under a debugger. */
 static void print_backtrace(int kind) {
     (void)kind;
+#ifdef HAVE_BACKTRACE
     void *f[32];
     int n = backtrace(f, 32);
     backtrace_symbols_fd(f, n, 2);
+#else
+    fputs("(no backtrace: this C library has no <execinfo.h>)\n", stderr);
+#endif
 }
 
 /* op fills `got` (freed by the sweep) and returns 0 or an error; ref is

@@ -218,13 +218,17 @@ static void test_longer_than_pool(void **state) {
 /* ---- kill -9 mid-stream ---- */
 
 static volatile int *shared; /* [0]: frames written for sure, [1]: frames marked */
+static int worker_scopes;    /* the child's: scopes the worker has ended */
 
 static void *spinner(void *arg) {
     (void)arg;
     ludus_thread_register("Killed worker");
-    for (;;) {
-        LUDUS_PROFILE_SCOPE(KilledWork);
-        lt_spin_ns(20000);
+    for (int n = 1;; n++) {
+        {
+            LUDUS_PROFILE_SCOPE(KilledWork);
+            lt_spin_ns(20000);
+        }
+        __atomic_store_n(&worker_scopes, n, __ATOMIC_RELEASE);
     }
     return NULL;
 }
@@ -252,6 +256,9 @@ static void child(const char *path) {
         if (f % 10 == 0) /* 10 frames (33 KB) at a time: the pool never fills, nothing is dropped */
             while (!ludus__stream_idle()) sched_yield();
         if (f == 200) { /* a point every frame before which is in the file: the main thread's piece is handed */
+            /* and a piece of the worker's (two slots a scope): on a loaded machine
+               it may not have run yet (its name was then missing from the file) */
+            while (__atomic_load_n(&worker_scopes, __ATOMIC_ACQUIRE) < (int)(CHUNK_BYTES / 16)) sched_yield();
             for (int i = 0; i < (int)(CHUNK_BYTES / 16); i++) {
                 LUDUS_PROFILE_SCOPE(KilledFlush);
             }

@@ -25,6 +25,7 @@ typedef struct json_object json_object;
 struct json_object {
     json_type type;
     int64_t i;
+    uint64_t u; /* an integer written without a sign: its value when above INT64_MAX */
     double d;
     char *s;             /* string; object: keys[n] */
     char **keys;         /* object */
@@ -245,7 +246,8 @@ static json_object *lt_jp_value(lt_jp *j, int depth) {
         if (*q == '.' || *q == 'e' || *q == 'E') integral = 0;
     o->type = integral ? json_type_int : json_type_double;
     o->d = d;
-    o->i = integral ? strtoll(j->p, NULL, 10) : (int64_t)d;
+    o->i = integral ? strtoll(j->p, NULL, 10) : (int64_t)d; /* saturates at INT64_MIN/MAX, as json-c's */
+    o->u = integral && *j->p != '-' ? strtoull(j->p, NULL, 10) : 0;
     j->p = end;
     return o;
 }
@@ -289,6 +291,19 @@ LT_JSON_FN int64_t json_object_get_int64(const json_object *o) {
     if (!o) return 0;
     if (o->type == json_type_string) return strtoll(o->s, NULL, 10);
     return o->type == json_type_double ? (int64_t)o->d : o->i;
+}
+/* json-c's rules: an int64 clamped to the int's range; a negative to 0 as unsigned */
+LT_JSON_FN int json_object_get_int(const json_object *o) {
+    int64_t v = json_object_get_int64(o);
+    return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int)v;
+}
+LT_JSON_FN uint64_t json_object_get_uint64(const json_object *o) {
+    if (!o) return 0;
+    if (o->type == json_type_string) return strtoull(o->s, NULL, 10);
+    if (o->type == json_type_int) return o->i < 0 ? 0 : o->u;
+    if (o->type == json_type_double)
+        return o->d <= 0 ? 0 : o->d >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)o->d;
+    return (uint64_t)o->i;
 }
 LT_JSON_FN double json_object_get_double(const json_object *o) {
     if (!o) return 0;
