@@ -18096,7 +18096,7 @@ LUDUS_HIDDEN size_t ludus__compact_encode(const ludus_capture *c, const ludus__e
 /* Decodes a compact block of n slots recorded at base; 0, or -1 with *bad
  * the offset within in of the defect and *why what it is. */
 LUDUS_HIDDEN int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len, ludus__event *ev,
-                                         size_t n, uintptr_t base, size_t *bad, const char **why);
+                                       size_t n, uintptr_t base, size_t *bad, const char **why);
 
 /* ---- zstd-compressed compact blocks (block_zstd.c) ---- */
 
