@@ -12,10 +12,13 @@
  *   ludus-demo [--trace PATH] [--frames N] [--threads N] [--no-capture]
  *              [--slow-job NAME [--slow-factor F]] [--overlay] [--no-counters]
  *              [--extra-draws N] [--rolling DIR [--window-ms N]] [--crash-at-frame N] [--deterministic]
+ *              [--hitch-ms N]
  *
  * --rolling DIR records with the rolling window instead of one capture: the
  * last 400 ms (--window-ms) are kept, and every hitch (a frame 2.5 x the running median)
  * writes the window around it to DIR from the library's background thread.
+ * --hitch-ms N: the injected hitch's length (6 ms); the port checks make it
+ * long enough that a loaded machine's slow frames never hide it.
  *
  * Counters: DrawCalls and JobsRun per frame, the ReadyQueue gauge, FrameMs
  * plotted, and two memory domains: Render (a persistent buffer and a per-
@@ -279,6 +282,7 @@ int main(int argc, char **argv) {
     int window_ms = 0;
     double slow_factor = 1.5;
     int crash_at = -1;
+    int hitch_ms = 6;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--trace") && i + 1 < argc)
             trace = argv[++i];
@@ -302,6 +306,8 @@ int main(int argc, char **argv) {
             window_ms = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--deterministic"))
             deterministic = 1;
+        else if (!strcmp(argv[i], "--hitch-ms") && i + 1 < argc)
+            hitch_ms = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--crash-at-frame") && i + 1 < argc)
             crash_at = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-capture"))
@@ -310,14 +316,15 @@ int main(int argc, char **argv) {
             fprintf(stderr,
                     "usage: %s [--trace PATH] [--frames N] [--threads N] [--no-capture] [--overlay] [--no-counters] "
                     "[--extra-draws N] [--rolling DIR [--window-ms N]] [--crash-at-frame N] [--deterministic] "
+                    "[--hitch-ms N] "
                     "[--slow-job NAME "
                     "[--slow-factor F]]\n",
                     argv[0]);
             return 1;
         }
     }
-    if (frames < 1 || threads < 1 || threads > 64) {
-        fprintf(stderr, "ludus-demo: --frames must be >= 1 and --threads 1..64\n");
+    if (frames < 1 || threads < 1 || threads > 64 || hitch_ms < 0 || hitch_ms > 10000) {
+        fprintf(stderr, "ludus-demo: --frames must be >= 1, --threads 1..64 and --hitch-ms 0..10000\n");
         return 1;
     }
 
@@ -410,7 +417,7 @@ int main(int argc, char **argv) {
                 LUDUS_PROFILE_SCOPE(Streaming, io);
                 LUDUS_PROFILE_ANNOTATE_TEXT(Chunk, f % 2 ? "level/east.pak" : "level/west.pak");
                 LUDUS_PROFILE_ANNOTATE(Frame, f);
-                work_us(6000);
+                work_us(hitch_ms * 1000);
                 hitches++;
             }
             wait_all();

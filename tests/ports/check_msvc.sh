@@ -121,7 +121,7 @@ LUDUS_TRACE="$out/launch.json" "$wine" "$build/bin/ludus-demo.exe" --frames 10 -
     fail "the demo with LUDUS_TRACE"
 check_json "$out/launch.json" Frame
 mkdir -p "$out/rolling"
-"$wine" "$build/bin/ludus-demo.exe" --frames 200 --rolling "$out/rolling" >"$out/rolling.txt" 2>&1 ||
+"$wine" "$build/bin/ludus-demo.exe" --frames 200 --hitch-ms 300 --rolling "$out/rolling" >"$out/rolling.txt" 2>&1 ||
     fail "the demo with the rolling window"
 last=$(ls "$out/rolling" | grep -- '-hitch\.ludus$' | tail -1)
 [ -n "$last" ] || { cat "$out/rolling.txt"; fail "the rolling window wrote no hitch file"; }

@@ -405,8 +405,13 @@ static void test_signal_and_cooldown(void **state) {
 }
 
 /* Producers on several threads while another thread takes snapshots: every
- * snapshot is well formed (ThreadSanitizer checks the switch protocol). */
+ * snapshot is well formed (ThreadSanitizer checks the switch protocol).
+ * Each snapshot is taken once two more Produce scopes have ended since the
+ * last one (produced counts them), inside a 1 s window: a loaded machine
+ * that left the producers unscheduled for a 100 ms window gave an empty
+ * snapshot (seen under Wine). */
 static int stop_producers;
+static int produced;
 static void *producer(void *arg) {
     (void)arg;
     ludus_thread_register("producer");
@@ -418,6 +423,7 @@ static void *producer(void *arg) {
         LUDUS_PROFILE_BEGIN(Spanning);
         lt_spin_ns(2000);
         LUDUS_PROFILE_END();
+        __atomic_fetch_add(&produced, 1, __ATOMIC_RELEASE);
         usleep(20); /* a busy thread, not a flood: the test is the switch protocol */
     }
     return NULL;
@@ -428,13 +434,16 @@ static void test_snapshots_under_load(void **state) {
     ludus_capture_desc cd;
     memset(&cd, 0, sizeof cd);
     cd.chunk_count = 96;
-    ludus_rolling_desc rd = quiet_desc(100);
+    ludus_rolling_desc rd = quiet_desc(1000);
     assert_int_equal(ludus_rolling_begin(&cd, &rd), 0);
     stop_producers = 0;
     pthread_t th[2];
     for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&th[i], NULL, producer, NULL), 0);
     for (int round = 0; round < 6; round++) {
         lt_spin_ns(40000000);
+        int seen = __atomic_load_n(&produced, __ATOMIC_ACQUIRE);
+        for (int i = 0; i < 100000 && __atomic_load_n(&produced, __ATOMIC_ACQUIRE) < seen + 2; i++) usleep(100);
+        assert_true(__atomic_load_n(&produced, __ATOMIC_ACQUIRE) >= seen + 2); /* (10 s at most) */
         ludus_capture *snap;
         assert_int_equal(ludus_rolling_snapshot(&snap), 0);
         char *json = lt_capture_json(snap);
