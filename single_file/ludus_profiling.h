@@ -2830,8 +2830,10 @@ LUDUS_HIDDEN int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg)
 LUDUS_HIDDEN void ludus__process_name(char *out, size_t cap);
 
 #if defined(_WIN32)
-/* The errno value nearest GetLastError() (positive; EIO for the rest). */
+/* The errno value nearest GetLastError() (positive; EIO for the rest);
+ * _of: of an error code taken before (a DWORD). */
 LUDUS_HIDDEN int ludus__win32_errno(void);
+LUDUS_HIDDEN int ludus__win32_errno_of(unsigned long error);
 #endif
 
 #endif
@@ -5618,7 +5620,11 @@ int ludus__file_no_tmpfile; /* Windows has no unnamed temporary: always the name
 static unsigned long ludus__sf_win32_file_tmp_counter;
 
 int ludus__win32_errno(void) {
-    switch (GetLastError()) {
+    return ludus__win32_errno_of(GetLastError());
+}
+
+int ludus__win32_errno_of(unsigned long error) {
+    switch (error) {
     case ERROR_FILE_NOT_FOUND:
     case ERROR_PATH_NOT_FOUND:
         return ENOENT;
@@ -5626,6 +5632,7 @@ int ludus__win32_errno(void) {
     case ERROR_SHARING_VIOLATION:
         return EACCES;
     case ERROR_DISK_FULL:
+    case ERROR_HANDLE_DISK_FULL:
         return ENOSPC;
     case ERROR_FILE_EXISTS:
     case ERROR_ALREADY_EXISTS:
@@ -5821,33 +5828,12 @@ int ludus__path_writable(const char *path) {
 
 #include <errno.h>
 
-static int ludus__sf_win32_file_map_errno_of(DWORD e) {
-    switch (e) {
-    case ERROR_FILE_NOT_FOUND:
-    case ERROR_PATH_NOT_FOUND:
-        return ENOENT;
-    case ERROR_ACCESS_DENIED:
-        return EACCES;
-    case ERROR_DISK_FULL:
-    case ERROR_HANDLE_DISK_FULL:
-        return ENOSPC;
-    case ERROR_FILE_EXISTS:
-    case ERROR_ALREADY_EXISTS:
-        return EEXIST;
-    case ERROR_NOT_ENOUGH_MEMORY:
-    case ERROR_OUTOFMEMORY:
-        return ENOMEM;
-    default:
-        return EIO;
-    }
-}
-
 /* Maps file f (its handle closed here: the view keeps the file) */
 static void *ludus__sf_win32_file_map_map_view(HANDLE f, size_t bytes, int writable, int *err) {
     HANDLE m = CreateFileMappingA(f, NULL, writable ? PAGE_READWRITE : PAGE_READONLY, (DWORD)((uint64_t)bytes >> 32),
                                   (DWORD)bytes, NULL);
     void *p = m ? MapViewOfFile(m, writable ? FILE_MAP_WRITE : FILE_MAP_READ, 0, 0, bytes) : NULL;
-    *err = p ? 0 : ludus__sf_win32_file_map_errno_of(GetLastError());
+    *err = p ? 0 : ludus__win32_errno_of(GetLastError());
     if (m) CloseHandle(m);
     CloseHandle(f);
     return p;
@@ -5862,11 +5848,11 @@ void *ludus__file_map_new(const char *path, size_t bytes, ludus__file_id *id, in
     HANDLE f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE | DELETE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL,
                            CREATE_NEW, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
     if (f == INVALID_HANDLE_VALUE) {
-        *err = ludus__sf_win32_file_map_errno_of(GetLastError());
+        *err = ludus__win32_errno_of(GetLastError());
         return NULL;
     }
     BY_HANDLE_FILE_INFORMATION bi;
-    int e = GetFileInformationByHandle(f, &bi) ? 0 : ludus__sf_win32_file_map_errno_of(GetLastError());
+    int e = GetFileInformationByHandle(f, &bi) ? 0 : ludus__win32_errno_of(GetLastError());
     if (e == 0 && ludus__file_map_reserve_error) e = ludus__file_map_reserve_error;
     if (e == 0) {
         /* the blocks first (a full disk fails here, not as an in-page error
@@ -5879,13 +5865,13 @@ void *ludus__file_map_new(const char *path, size_t bytes, ludus__file_id *id, in
              * allocates a file that is not sparse when it grows) */
             if (w != ERROR_INVALID_PARAMETER && w != ERROR_NOT_SUPPORTED && w != ERROR_CALL_NOT_IMPLEMENTED &&
                 w != ERROR_INVALID_FUNCTION)
-                e = ludus__sf_win32_file_map_errno_of(w);
+                e = ludus__win32_errno_of(w);
         }
     }
     LARGE_INTEGER size;
     size.QuadPart = (LONGLONG)bytes;
     if (e == 0 && (!SetFilePointerEx(f, size, NULL, FILE_BEGIN) || !SetEndOfFile(f))) /* zeros */
-        e = ludus__sf_win32_file_map_errno_of(GetLastError());
+        e = ludus__win32_errno_of(GetLastError());
     if (e) {
         FILE_DISPOSITION_INFO gone = {TRUE}; /* ours: CREATE_NEW made it */
         SetFileInformationByHandle(f, FileDispositionInfo, &gone, sizeof gone);
@@ -5904,7 +5890,7 @@ const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err) 
     HANDLE f = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
                            OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
     if (f == INVALID_HANDLE_VALUE) {
-        *err = ludus__sf_win32_file_map_errno_of(GetLastError());
+        *err = ludus__win32_errno_of(GetLastError());
         return NULL;
     }
     LARGE_INTEGER size;
@@ -20060,7 +20046,8 @@ static int ludus__sf_file_reader_open_source(ludus__sf_file_reader_reader *r, lu
     return 0;
 }
 
-int ludus_capture_open(const char *path, ludus_capture **out) {
+/* A ludus__sf_file_reader_reader of the file at path (*out NULL on failure, the detail set). */
+static int ludus__sf_file_reader_open_file_reader(const char *path, ludus_capture **out, ludus__sf_file_reader_reader **rout) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
@@ -20073,7 +20060,14 @@ int ludus_capture_open(const char *path, ludus_capture **out) {
         ludus__os_strerror(e, buf, sizeof buf);
         return ludus__fail(LUDUS_EIO, "cannot open %s: %s", path, buf);
     }
-    return ludus__sf_file_reader_open_source(r, out);
+    *rout = r;
+    return 0;
+}
+
+int ludus_capture_open(const char *path, ludus_capture **out) {
+    ludus__sf_file_reader_reader *r;
+    int rc = ludus__sf_file_reader_open_file_reader(path, out, &r);
+    return rc ? rc : ludus__sf_file_reader_open_source(r, out);
 }
 
 /* The index at the end of the END record (file_format.h): found from the
@@ -20105,18 +20099,9 @@ static int ludus__sf_file_reader_find_index(ludus__sf_file_reader_reader *r) {
 }
 
 int ludus_capture_open_index(const char *path, ludus_capture **out) {
-    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
-    *out = NULL;
-    if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
-    ludus__sf_file_reader_reader *r = ludus__calloc(1, sizeof *r);
-    if (!r) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-    int e = ludus__read_open(path, &r->fd, &r->size);
-    if (e) {
-        char buf[128];
-        ludus__free(r);
-        ludus__os_strerror(e, buf, sizeof buf);
-        return ludus__fail(LUDUS_EIO, "cannot open %s: %s", path, buf);
-    }
+    ludus__sf_file_reader_reader *r;
+    int rc = ludus__sf_file_reader_open_file_reader(path, out, &r);
+    if (rc) return rc;
     r->index_only = ludus__sf_file_reader_find_index(r) == 0;
     r->error = 0;
     return ludus__sf_file_reader_open_source(r, out);

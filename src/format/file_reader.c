@@ -1025,7 +1025,8 @@ static int open_source(reader *r, ludus_capture **out) {
     return 0;
 }
 
-int ludus_capture_open(const char *path, ludus_capture **out) {
+/* A reader of the file at path (*out NULL on failure, the detail set). */
+static int open_file_reader(const char *path, ludus_capture **out, reader **rout) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
     if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
@@ -1038,7 +1039,14 @@ int ludus_capture_open(const char *path, ludus_capture **out) {
         ludus__os_strerror(e, buf, sizeof buf);
         return ludus__fail(LUDUS_EIO, "cannot open %s: %s", path, buf);
     }
-    return open_source(r, out);
+    *rout = r;
+    return 0;
+}
+
+int ludus_capture_open(const char *path, ludus_capture **out) {
+    reader *r;
+    int rc = open_file_reader(path, out, &r);
+    return rc ? rc : open_source(r, out);
 }
 
 /* The index at the end of the END record (file_format.h): found from the
@@ -1070,18 +1078,9 @@ static int find_index(reader *r) {
 }
 
 int ludus_capture_open_index(const char *path, ludus_capture **out) {
-    if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
-    *out = NULL;
-    if (!path) return ludus__fail(LUDUS_EINVAL, "path is NULL");
-    reader *r = ludus__calloc(1, sizeof *r);
-    if (!r) return ludus__fail(LUDUS_ENOMEM, "out of memory");
-    int e = ludus__read_open(path, &r->fd, &r->size);
-    if (e) {
-        char buf[128];
-        ludus__free(r);
-        ludus__os_strerror(e, buf, sizeof buf);
-        return ludus__fail(LUDUS_EIO, "cannot open %s: %s", path, buf);
-    }
+    reader *r;
+    int rc = open_file_reader(path, out, &r);
+    if (rc) return rc;
     r->index_only = find_index(r) == 0;
     r->error = 0;
     return open_source(r, out);

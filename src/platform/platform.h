@@ -146,8 +146,10 @@ LUDUS_HIDDEN int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg)
 LUDUS_HIDDEN void ludus__process_name(char *out, size_t cap);
 
 #if defined(_WIN32)
-/* The errno value nearest GetLastError() (positive; EIO for the rest). */
+/* The errno value nearest GetLastError() (positive; EIO for the rest);
+ * _of: of an error code taken before (a DWORD). */
 LUDUS_HIDDEN int ludus__win32_errno(void);
+LUDUS_HIDDEN int ludus__win32_errno_of(unsigned long error);
 #endif
 
 #endif

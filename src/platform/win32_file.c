@@ -28,7 +28,11 @@ int ludus__file_no_tmpfile; /* Windows has no unnamed temporary: always the name
 static unsigned long tmp_counter;
 
 int ludus__win32_errno(void) {
-    switch (GetLastError()) {
+    return ludus__win32_errno_of(GetLastError());
+}
+
+int ludus__win32_errno_of(unsigned long error) {
+    switch (error) {
     case ERROR_FILE_NOT_FOUND:
     case ERROR_PATH_NOT_FOUND:
         return ENOENT;
@@ -36,6 +40,7 @@ int ludus__win32_errno(void) {
     case ERROR_SHARING_VIOLATION:
         return EACCES;
     case ERROR_DISK_FULL:
+    case ERROR_HANDLE_DISK_FULL:
         return ENOSPC;
     case ERROR_FILE_EXISTS:
     case ERROR_ALREADY_EXISTS:

@@ -4,38 +4,18 @@
  * stored when the process is killed); ReadProcessMemory on the process
  * itself reads memory that may not be mapped without an exception. */
 #include "file_map.h"
+#include "platform.h"
 
 #include <windows.h>
 
 #include <errno.h>
-
-static int errno_of(DWORD e) {
-    switch (e) {
-    case ERROR_FILE_NOT_FOUND:
-    case ERROR_PATH_NOT_FOUND:
-        return ENOENT;
-    case ERROR_ACCESS_DENIED:
-        return EACCES;
-    case ERROR_DISK_FULL:
-    case ERROR_HANDLE_DISK_FULL:
-        return ENOSPC;
-    case ERROR_FILE_EXISTS:
-    case ERROR_ALREADY_EXISTS:
-        return EEXIST;
-    case ERROR_NOT_ENOUGH_MEMORY:
-    case ERROR_OUTOFMEMORY:
-        return ENOMEM;
-    default:
-        return EIO;
-    }
-}
 
 /* Maps file f (its handle closed here: the view keeps the file) */
 static void *map_view(HANDLE f, size_t bytes, int writable, int *err) {
     HANDLE m = CreateFileMappingA(f, NULL, writable ? PAGE_READWRITE : PAGE_READONLY, (DWORD)((uint64_t)bytes >> 32),
                                   (DWORD)bytes, NULL);
     void *p = m ? MapViewOfFile(m, writable ? FILE_MAP_WRITE : FILE_MAP_READ, 0, 0, bytes) : NULL;
-    *err = p ? 0 : errno_of(GetLastError());
+    *err = p ? 0 : ludus__win32_errno_of(GetLastError());
     if (m) CloseHandle(m);
     CloseHandle(f);
     return p;
@@ -50,11 +30,11 @@ void *ludus__file_map_new(const char *path, size_t bytes, ludus__file_id *id, in
     HANDLE f = CreateFileA(path, GENERIC_READ | GENERIC_WRITE | DELETE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL,
                            CREATE_NEW, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
     if (f == INVALID_HANDLE_VALUE) {
-        *err = errno_of(GetLastError());
+        *err = ludus__win32_errno_of(GetLastError());
         return NULL;
     }
     BY_HANDLE_FILE_INFORMATION bi;
-    int e = GetFileInformationByHandle(f, &bi) ? 0 : errno_of(GetLastError());
+    int e = GetFileInformationByHandle(f, &bi) ? 0 : ludus__win32_errno_of(GetLastError());
     if (e == 0 && ludus__file_map_reserve_error) e = ludus__file_map_reserve_error;
     if (e == 0) {
         /* the blocks first (a full disk fails here, not as an in-page error
@@ -67,13 +47,13 @@ void *ludus__file_map_new(const char *path, size_t bytes, ludus__file_id *id, in
              * allocates a file that is not sparse when it grows) */
             if (w != ERROR_INVALID_PARAMETER && w != ERROR_NOT_SUPPORTED && w != ERROR_CALL_NOT_IMPLEMENTED &&
                 w != ERROR_INVALID_FUNCTION)
-                e = errno_of(w);
+                e = ludus__win32_errno_of(w);
         }
     }
     LARGE_INTEGER size;
     size.QuadPart = (LONGLONG)bytes;
     if (e == 0 && (!SetFilePointerEx(f, size, NULL, FILE_BEGIN) || !SetEndOfFile(f))) /* zeros */
-        e = errno_of(GetLastError());
+        e = ludus__win32_errno_of(GetLastError());
     if (e) {
         FILE_DISPOSITION_INFO gone = {TRUE}; /* ours: CREATE_NEW made it */
         SetFileInformationByHandle(f, FileDispositionInfo, &gone, sizeof gone);
@@ -92,7 +72,7 @@ const void *ludus__file_map_existing(const char *path, size_t *bytes, int *err) 
     HANDLE f = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
                            OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
     if (f == INVALID_HANDLE_VALUE) {
-        *err = errno_of(GetLastError());
+        *err = ludus__win32_errno_of(GetLastError());
         return NULL;
     }
     LARGE_INTEGER size;
