@@ -22386,17 +22386,18 @@ typedef struct ludus__sf_native_writer_cut_state {
     uint64_t from_ticks;
 } ludus__sf_native_writer_cut_state;
 
-__extension__ typedef __int128 cut_i128; /* (GCC and Clang, as ludus__u128) */
-
 /* The first tick at or after ns since capture start. */
 static uint64_t ludus__sf_native_writer_tick_at(const ludus_capture *c, int64_t ns) {
     uint64_t t;
     if (!c->clock_tsc) {
         t = (uint64_t)(c->start_ns + ns);
     } else {
-        cut_i128 d = (cut_i128)(c->start_ns + ns - c->c0.ns) * (cut_i128)(c->c1.ticks - c->c0.ticks);
-        int64_t span = c->c1.ns - c->c0.ns;
-        t = (uint64_t)((cut_i128)c->c0.ticks + (span > 0 ? d / span : 0));
+        /* unsigned 128-bit arithmetic only (the MSVC-ABI build has no signed
+         * 128-bit division), the distance from c0 taken apart from its sign */
+        int64_t at = c->start_ns + ns - c->c0.ns, span = c->c1.ns - c->c0.ns;
+        uint64_t mag = at < 0 ? (uint64_t)0 - (uint64_t)at : (uint64_t)at;
+        uint64_t off = span > 0 ? (uint64_t)((ludus__u128)mag * (c->c1.ticks - c->c0.ticks) / (uint64_t)span) : 0;
+        t = at < 0 ? c->c0.ticks - off : c->c0.ticks + off;
     }
     for (int i = 0; i < 64 && ludus__ticks_to_ns(c, t) < ns; i++) t++;
     for (int i = 0; i < 64 && t > 0 && ludus__ticks_to_ns(c, t - 1) >= ns; i++) t--;
