@@ -20065,7 +20065,7 @@ static int ludus__sf_file_reader_open_file_reader(const char *path, ludus_captur
 }
 
 int ludus_capture_open(const char *path, ludus_capture **out) {
-    ludus__sf_file_reader_reader *r;
+    ludus__sf_file_reader_reader *r = NULL;
     int rc = ludus__sf_file_reader_open_file_reader(path, out, &r);
     return rc ? rc : ludus__sf_file_reader_open_source(r, out);
 }
@@ -20099,7 +20099,7 @@ static int ludus__sf_file_reader_find_index(ludus__sf_file_reader_reader *r) {
 }
 
 int ludus_capture_open_index(const char *path, ludus_capture **out) {
-    ludus__sf_file_reader_reader *r;
+    ludus__sf_file_reader_reader *r = NULL;
     int rc = ludus__sf_file_reader_open_file_reader(path, out, &r);
     if (rc) return rc;
     r->index_only = ludus__sf_file_reader_find_index(r) == 0;

@@ -1044,7 +1044,7 @@ static int open_file_reader(const char *path, ludus_capture **out, reader **rout
 }
 
 int ludus_capture_open(const char *path, ludus_capture **out) {
-    reader *r;
+    reader *r = NULL;
     int rc = open_file_reader(path, out, &r);
     return rc ? rc : open_source(r, out);
 }
@@ -1078,7 +1078,7 @@ static int find_index(reader *r) {
 }
 
 int ludus_capture_open_index(const char *path, ludus_capture **out) {
-    reader *r;
+    reader *r = NULL;
     int rc = open_file_reader(path, out, &r);
     if (rc) return rc;
     r->index_only = find_index(r) == 0;
