@@ -90,7 +90,7 @@ def top_once_json(pid):
     12 readings)."""
     for _ in range(12):
         doc = json.loads(lt("top", pid, "--once", "--json").stdout)
-        if doc["state"] != "recording top scopes" or doc["top"]["scopes"]:
+        if doc["top"]["scopes"] or "records its own capture" in doc["state"]:
             return doc
     return doc
 
@@ -252,7 +252,7 @@ b.wait(timeout=30)
 # ... and one running its own rolling window: top reads it, capture writes its last seconds
 b = start_demo({"LUDUS_TRACE": os.path.join(work, "roll.ludus"), "LUDUS_TRACE_MODE": "rolling",
                 "LUDUS_TRACE_HITCH": "off"})
-doc = json.loads(lt("top", b.pid, "--once", "--json").stdout)
+doc = top_once_json(b.pid)
 check("program's own rolling window" in doc["state"] and doc["top"]["scopes"], doc["state"])
 win = os.path.join(work, "window.json")
 lt("capture", b.pid, "--seconds", "0.5", "-o", win)

@@ -5,6 +5,7 @@ names itself: /proc/PID/comm) with LUDUS_LIVE=1, captured by
 `ludus-trace capture`: its line names the process with \\xHH, no control
 character reaches the terminal of whoever captures it.
    check_live_texts.py DEMO LUDUS_TRACE WORKDIR"""
+import json
 import os
 import shutil
 import subprocess
@@ -36,6 +37,14 @@ try:
     if b"\x1b" not in comm:
         print("skip: the process name holds no escape here (%r)" % comm)
         sys.exit(0)
+    # the block appears before the demo's first frame: a capture begun then may hold no event
+    # (seen under ASan on a loaded machine). Wait until top reads scopes (not a timing
+    # assertion: up to 12 readings of `top --once`, each up to 10 s)
+    for _ in range(12):
+        t = subprocess.run([tool, "top", str(p.pid), "--once", "--json"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=120)
+        if t.returncode == 0 and json.loads(t.stdout)["top"]["scopes"]:
+            break
     out = os.path.join(work, "texts.ludus")
     r = subprocess.run([tool, "capture", str(p.pid), "--seconds", "0.2", "-o", out], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=120)
