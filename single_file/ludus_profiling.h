@@ -2702,7 +2702,7 @@ LUDUS_API int ludus_capture_gpu_span(struct ludus_capture *c, uint64_t index, lu
 #endif
 /* Retired: libludus.so exports no internal entry point (the analysis
  * library takes a private copy of what it shares with the runtime, CMake's
- * ludus_analysis_shared). The declarations of capture_internal.h keep the
+ * ludus_analysis_shared). The declarations of the capture headers keep the
  * word until that header's split; it means LUDUS_HIDDEN. */
 #define LUDUS__SIBLING LUDUS_HIDDEN
 
@@ -6777,7 +6777,7 @@ static inline void ludus__fmt_4(char *p, uint32_t v) {
  * tests/unit/test_writer.c checks all of it; docs/viewers.md says why. */
 #define LUDUS__GRID_PER_US 4096u
 #if defined(__SIZEOF_INT128__)
-__extension__ typedef unsigned __int128 ludus__grid_u128; /* -Wpedantic: see capture_internal.h */
+__extension__ typedef unsigned __int128 ludus__grid_u128; /* -Wpedantic: see src/capture/nev.h */
 #endif
 static inline uint64_t ludus__grid(int64_t ns) {
 #if defined(__SIZEOF_INT128__)
@@ -10530,18 +10530,26 @@ void ludus__backend_gpu_forget(const void *key) {
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- src/capture/capture_internal.h ---- */
-/* Captures as objects (struct ludus_capture): an ended in-memory capture, a
- * capture file opened from a path or from memory, or a cut of either. Every
- * exporter and the analysis read one through the normalised event stream
- * (ludus__nev_iter): ends paired with their begins by identity, scopes
- * skipped by a non-local exit closed and flagged unwound, spans placed on
- * lanes where they nest, orphan ends dropped and counted, begins left open
- * closed at capture end and flagged incomplete, ticks converted to ns since
- * capture start. Nothing here is process-wide state: two threads can read
- * two captures at once. */
-#ifndef LUDUS_CAPTURE_INTERNAL_H
-#define LUDUS_CAPTURE_INTERNAL_H
+/* ---- src/capture/capture_build.h ---- */
+/* Building a capture object (capture_model.h): its sources, the steps that
+ * turn what was recorded or read into what readers need (runs, fibers,
+ * sites, async zones, the memory manifest), and the marks a crash or a
+ * trigger leaves on it. What src/capture, the file reader (src/format),
+ * the session and the post-mortem paths share; exporters and the analysis
+ * never include it. */
+#ifndef LUDUS_CAPTURE_BUILD_H
+#define LUDUS_CAPTURE_BUILD_H
+
+/* ---- src/capture/capture_model.h ---- */
+/* The capture object as its readers see it (struct ludus_capture): an ended
+ * in-memory capture, a capture file opened from a path or from memory, or a
+ * cut of either. Exporters and the analysis read it through the normalised
+ * stream (nev.h), which includes this; how a capture is built is
+ * capture_build.h, the session's side src/session/session.h, GPU data
+ * src/gpu/gpu_data.h. Nothing here is process-wide state: two threads can
+ * read two captures at once. */
+#ifndef LUDUS_CAPTURE_MODEL_H
+#define LUDUS_CAPTURE_MODEL_H
 
 
 /* ---- src/capture/event_table.h ---- */
@@ -10806,16 +10814,10 @@ typedef struct ludus__run {
 } ludus__run;
 
 #define LUDUS__NO_DROP INT64_MIN
+/* Lanes of a thread: its own track and up to 31 span lanes (ludus__cap_thread.lanes). */
+#define LUDUS__MAX_LANES 32
 
 #define LUDUS__LOST_BEGINS 8
-/* Adds slot to a thread's lost begins (the oldest goes when full). */
-static inline void ludus__lost_begin_add(uintptr_t *slots, uint32_t *n, uintptr_t slot) {
-    if (*n == LUDUS__LOST_BEGINS) {
-        for (uint32_t i = 1; i < LUDUS__LOST_BEGINS; i++) slots[i - 1] = slots[i];
-        --*n;
-    }
-    slots[(*n)++] = slot;
-}
 
 typedef struct ludus__cap_thread {
     char name[64];
@@ -10887,42 +10889,10 @@ typedef struct ludus__run_buf {
  * negative LUDUS_E* code (the detail is set). */
 typedef int (*ludus__run_loader)(const struct ludus_capture *c, uint64_t *cursor, ludus__run *out, ludus__run_buf *buf);
 
-/* A thread that was inside an out-of-line event when the capture ended: it
- * is published when that event is over (ludus__capture_resolve_late). */
-typedef struct ludus__late {
-    uint32_t record, serial; /* registry slot and its owner then */
-    uint32_t thread;         /* index in c->threads */
-    int resolved;
-} ludus__late;
-
-typedef struct ludus__straggler {
-    uint32_t record, serial;
-    uintptr_t cur; /* the busy cursor seen at capture end */
-    int in_piece;  /* its slot lies in the thread's piece (else the event goes out of line: no slot of its own) */
-} ludus__straggler;
-
-/* A capture's source: where its runs come from and what it owns. Each
- * variant is one of these (the session's in-memory capture, a file, a
- * recovered pool file, a rolling window's snapshot, a cut); nothing else
- * in the library asks which variant a capture is.
- *   settle    before the capture is first read (NULL: nothing to do): the
- *             session publishes the threads still inside an event at its end
- *   build     turns what was recorded into what reading needs (runs, fibers,
- *             sites); NULL: the source gave them (a file's tables)
- *   load_run  loads the run at *cursor into buf (files); NULL: the runs are
- *             in memory (threads[t].runs)
- *   free      frees what the source owns (its pool, its file, its parent, its
- *             segments); the capture frees its view and attachments itself
- *   borrows   1: the sites, their text, the categories, the memory manifest,
- *             the GPU data and the runs are the parent's (a cut) */
-typedef struct ludus__source_ops {
-    const char *kind;
-    void (*settle)(struct ludus_capture *c);
-    int (*build)(struct ludus_capture *c);
-    ludus__run_loader load_run;
-    void (*free)(struct ludus_capture *c);
-    int borrows;
-} ludus__source_ops;
+/* capture_build.h: where a capture's runs come from; threads still to publish */
+struct ludus__source_ops;
+struct ludus__late;
+struct ludus__straggler;
 
 /* The .ludus format this library writes (file_format.h), and the oldest it
  * reads: versions 3 and 4 only added event kinds (the kinds table's
@@ -10957,7 +10927,7 @@ typedef struct ludus__mem_cov {
 
 struct ludus_capture {
     int refs; /* atomic */
-    const ludus__source_ops *src;
+    const struct ludus__source_ops *src;
     void *src_data; /* the source's own: a file's reader, a pool file's mapping */
     uint32_t gen;
     int clock_tsc;
@@ -10994,9 +10964,9 @@ struct ludus_capture {
     struct ludus__prefault *prefault;
     size_t prefault_done; /* bytes of the pool faulted in when prefault is NULL */
     ludus__name_table *names;
-    ludus__straggler *stragglers;
+    struct ludus__straggler *stragglers;
     uint32_t nstragglers;
-    ludus__late *late; /* threads still to publish (registry lock) */
+    struct ludus__late *late; /* threads still to publish (registry lock) */
     uint32_t nlate;
     /* the prepared view: sites and counts (files bring their own) */
     int prepared;
@@ -11085,234 +11055,104 @@ typedef struct ludus__async_raw {
     uint64_t id, seq;
 } ludus__async_raw;
 
+/* The zones ready to use (0), or why not: what exporters and the analysis
+ * call first (a capture file finds its zones on first use). */
+LUDUS__SIBLING int ludus__async_ensure(ludus_capture *c);
+
+/* Builds the site table and the counts (once); 0 or a LUDUS_E* code with the
+ * detail set. */
+LUDUS__SIBLING int ludus__prepare(ludus_capture *c);
+LUDUS__SIBLING int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
+LUDUS__SIBLING uint32_t ludus__site_index(const ludus_capture *c, uintptr_t key);
+/* Thread t's run i, in order (i from 0, *cursor from the thread's
+ * load_first): in memory, or loaded into buf from the capture's file
+ * (capture.c). 0 or a negative LUDUS_E* code (the detail set). */
+LUDUS_HIDDEN int ludus__capture_run(const ludus_capture *c, uint32_t t, uint32_t i, uint64_t *cursor, ludus__run *out,
+                                    ludus__run_buf *buf);
+/* The memory coverage manifest as the .ludus metadata value (malloc'd;
+ * memory_coverage.c). */
+LUDUS_HIDDEN char *ludus__mem_cov_text(const ludus_capture *c);
+
+#endif
+
+/* Adds slot to a thread's lost begins (the oldest goes when full). */
+static inline void ludus__lost_begin_add(uintptr_t *slots, uint32_t *n, uintptr_t slot) {
+    if (*n == LUDUS__LOST_BEGINS) {
+        for (uint32_t i = 1; i < LUDUS__LOST_BEGINS; i++) slots[i - 1] = slots[i];
+        --*n;
+    }
+    slots[(*n)++] = slot;
+}
+
+/* A thread that was inside an out-of-line event when the capture ended: it
+ * is published when that event is over (ludus__capture_resolve_late). */
+typedef struct ludus__late {
+    uint32_t record, serial; /* registry slot and its owner then */
+    uint32_t thread;         /* index in c->threads */
+    int resolved;
+} ludus__late;
+
+typedef struct ludus__straggler {
+    uint32_t record, serial;
+    uintptr_t cur; /* the busy cursor seen at capture end */
+    int in_piece;  /* its slot lies in the thread's piece (else the event goes out of line: no slot of its own) */
+} ludus__straggler;
+
+/* A capture's source: where its runs come from and what it owns. Each
+ * variant is one of these (the session's in-memory capture, a file, a
+ * recovered pool file, a rolling window's snapshot, a cut); nothing else
+ * in the library asks which variant a capture is.
+ *   settle    before the capture is first read (NULL: nothing to do): the
+ *             session publishes the threads still inside an event at its end
+ *   build     turns what was recorded into what reading needs (runs, fibers,
+ *             sites); NULL: the source gave them (a file's tables)
+ *   load_run  loads the run at *cursor into buf (files); NULL: the runs are
+ *             in memory (threads[t].runs)
+ *   free      frees what the source owns (its pool, its file, its parent, its
+ *             segments); the capture frees its view and attachments itself
+ *   borrows   1: the sites, their text, the categories, the memory manifest,
+ *             the GPU data and the runs are the parent's (a cut) */
+typedef struct ludus__source_ops {
+    const char *kind;
+    void (*settle)(struct ludus_capture *c);
+    int (*build)(struct ludus_capture *c);
+    ludus__run_loader load_run;
+    void (*free)(struct ludus_capture *c);
+    int borrows;
+} ludus__source_ops;
+
 struct ludus__nev;
 /* async.c: prepare collects each ASYNC event of the streams, then builds
  * the zones (a view clips its parent's); free releases them. */
 LUDUS_HIDDEN int ludus__async_note(ludus_capture *c, uint32_t thread, const struct ludus__nev *ev);
 LUDUS_HIDDEN int ludus__async_build(ludus_capture *c);
-/* The zones ready to use (0), or why not: what exporters and the analysis
- * call first (a capture file finds its zones on first use). */
-LUDUS__SIBLING int ludus__async_ensure(ludus_capture *c);
 LUDUS_HIDDEN void ludus__async_free(ludus_capture *c);
 
-/* ---- GPU timing (gpu.c, docs/gpu.md) ---- */
-
-/* A context as the capture keeps it. */
-typedef struct ludus__gpu_ctx {
-    char name[64], device[64];
-    uint32_t queue, valid_bits;
-    double period_ns;
-    uint64_t cov[LUDUS_GPU_COVERAGE_COUNT];
-    uint64_t handed; /* samples and points handed over (the store's, while the capture runs) */
-    /* derived by ludus__gpu_place */
-    int calibrated;
-    uint32_t ncal, lanes, breaks; /* breaks: neighbouring points that disagree (no line drawn between them) */
-    int64_t max_error_ns;
-    uint64_t samples, passes;
-} ludus__gpu_ctx;
-
-/* A sample: raw fields (what the file keeps), then the placement. */
-typedef struct ludus__gpu_sample {
-    uint32_t ctx;
-    uint32_t name; /* index in names; UINT32_MAX: the frame's own sample */
-    uint64_t frame, begin_ticks, end_ticks, flow_id;
-    double period_ns;
-    int64_t submit_ns; /* since capture start */
-    /* derived */
-    int64_t begin_ns, end_ns, device_ns, error_ns;
-    uint32_t lane, flags;
-} ludus__gpu_sample;
-
-typedef struct ludus__gpu_cal {
-    uint32_t ctx;
-    uint64_t ticks;
-    int64_t cpu_ns; /* since capture start */
-    int64_t dev_ns;
-} ludus__gpu_cal;
-
-typedef struct ludus__gpu_data {
-    ludus__gpu_ctx *ctx;
-    uint32_t nctx;
-    char **names; /* pass names, valid UTF-8, each once */
-    uint32_t nnames, names_cap;
-    uint32_t *name_hash;       /* open addressing: index + 1 (gpu.c name_index) */
-    uint32_t hash_cap, hashed; /* names[0, hashed) are in it */
-    ludus__gpu_sample *s;      /* sorted by ctx, then begin_ns, once placed */
-    uint64_t ns, s_cap;
-    ludus__gpu_cal *cal;
-    uint64_t ncal, cal_cap;
-} ludus__gpu_data;
-
-/* Session side: a capture begins (start: CLOCK_MONOTONIC ns) and ends (its
- * GPU data moves into c, placed). */
-LUDUS_HIDDEN void ludus__gpu_capture_begin(int64_t start_ns, int record);
-LUDUS_HIDDEN void ludus__gpu_capture_end(ludus_capture *c);
-/* A flight recorder's GPU data (ring_snapshot.c): the store forgets what
- * was submitted before c's start, and a copy of the rest goes into c,
- * placed (none when out of memory). */
-LUDUS_HIDDEN void ludus__gpu_ring_copy(ludus_capture *c);
-/* The child's side of fork (session.c): the store restarts empty, for the
- * child's capture when capture is 1 (start: its CLOCK_MONOTONIC start). */
-LUDUS_HIDDEN void ludus__gpu_after_fork(int capture, int64_t start_ns);
-/* In the copy writing a crash: the store's lock made anew; when a thread
- * held it, the running capture's GPU samples are left out (gpu.c). */
-LUDUS_HIDDEN void ludus__gpu_crashed(void);
-/* Derives the placement, lanes and per-context figures (after a take, a
- * file read, a join); 0 or LUDUS_ENOMEM. */
-LUDUS_HIDDEN int ludus__gpu_place(ludus__gpu_data *g);
-LUDUS_HIDDEN void ludus__gpu_free(ludus__gpu_data *g);
-/* The GPU data a capture shows (a view's parent's), or NULL. */
-LUDUS__SIBLING const ludus__gpu_data *ludus__gpu_of(const ludus_capture *c);
-/* The name a track (lane 0) or its lane k shows: "<name>", "<name>
- * (uncalibrated)", then " lane k+1" for k > 0. */
-LUDUS_HIDDEN void ludus__gpu_track_name(const ludus__gpu_ctx *k, uint32_t lane, char *buf, size_t n);
-/* 1 when a sample is in c (a time cut shows the spans that meet its range). */
-static inline int ludus__gpu_shown(const ludus_capture *c, const ludus__gpu_sample *s) {
-    return !c->cut || (s->end_ns >= c->cut_from_ns && s->begin_ns <= c->cut_to_ns);
-}
-/* Appends src (times shifted by shift_ns) to *dst, contexts matched by name
- * and queue (a rolling window's join); 0 or LUDUS_ENOMEM. */
-LUDUS_HIDDEN int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data *src, int64_t shift_ns);
-/* The .ludus GPU record (file_format.h): encode into a malloc'd buffer,
- * decode back (-1 with why, -2 out of memory). */
-LUDUS_HIDDEN uint8_t *ludus__gpu_encode(const ludus__gpu_data *g, size_t *n);
-LUDUS__SIBLING int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, size_t why_cap);
-
-/* memory_coverage.c. take: at capture end, from the live domains; text:
- * the .ludus metadata value (malloc'd); parse: back from it (-1 with why,
- * -2 out of memory). src/export/memory_json.c, json: the manifest as a JSON
- * metadata member. */
+/* memory_coverage.c. take: at capture end, from the live domains;
+ * parse: back from the .ludus metadata value (-1 with why, -2 out of
+ * memory); the text is capture_model.h's. */
 LUDUS_HIDDEN int ludus__mem_cov_take(ludus_capture *c, int64_t pool_bytes);
-LUDUS_HIDDEN char *ludus__mem_cov_text(const ludus_capture *c);
 LUDUS__SIBLING int ludus__mem_cov_parse(ludus_capture *c, const char *v, size_t n, char *why, size_t why_cap);
-struct ludus__writer;
-LUDUS_HIDDEN void ludus__mem_cov_json(struct ludus__writer *w, const ludus_capture *c);
 
-/* The last ended in-memory capture (session.c), or NULL. */
-LUDUS_HIDDEN ludus_capture *ludus__last_capture(void);
 /* Frees a capture whose last reference went (capture.c). */
 LUDUS_HIDDEN void ludus__capture_free(ludus_capture *c);
 LUDUS__SIBLING ludus_capture *ludus__capture_new(const ludus__source_ops *src);
 /* What an in-memory capture's source builds (prepare.c): runs from its
  * threads' pieces, fibers split off, the sites its events name. */
 LUDUS_HIDDEN int ludus__build_recorded(ludus_capture *c);
-/* The session's captures (session.c): their pool is theirs until released. */
-LUDUS_HIDDEN extern const ludus__source_ops ludus__memory_source;
 /* A flight recorder's capture (c->ring): gives each end whose begin is not
  * in its thread's events a begin at the thread's first event, named for
  * what it is when the begin is gone (a scope) or by its site (a span).
  * Part of building the capture (prepare.c), after its sites are known. */
 LUDUS_HIDDEN int ludus__ring_start(ludus_capture *c);
-/* The running flight recorder's events as a capture, copied while the
- * producers go on (src/session/ring_snapshot.c); the copy is a capture
- * with c->ring set. */
-LUDUS_HIDDEN int ludus__session_ring_snapshot(ludus_capture **out);
-/* A test hook (NULL otherwise): a snapshot calls it in mid-copy, after
- * its first thread's copy, without the registry lock (a thread that
- * registers, records and exits then is not held up). */
-LUDUS_HIDDEN extern void (*ludus__snapshot_copying)(void);
-/* Frees the copy memory kept for the next snapshot (the recorder ended). */
-LUDUS_HIDDEN void ludus__session_ring_forget(void);
-/* Makes the running capture a flight recorder (window: ticks, UINT64_MAX
- * until the tick rate is known; 0 to stop). */
-LUDUS_HIDDEN void ludus__session_set_ring(uint64_t window_ticks);
-/* Waits until no producer can still write into c's pool (session.c). */
-LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
-/* ---- the recorder's one owner (session.c; docs/live.md, "One owner of the
- * recorder") ----
- * Every begin, end and snapshot of every kind (the program's captures and
- * rolling windows, the live view's, the flight recorder's) runs under one
- * control lock, so a check and an arm are one step. The recorder is held by
- * the program or by a guest (the live view, src/live): a guest only takes
- * it when nobody holds it, and yields it whenever the program begins
- * anything, so a watcher never changes what the program's calls return.
- * Lock order: the control lock, then the window's (rolling.c), then the
- * registry's. */
-enum { LUDUS__OWNER_NONE = 0, LUDUS__OWNER_PROGRAM = 1, LUDUS__OWNER_GUEST = 2 };
-LUDUS_HIDDEN void ludus__control_lock(void);
-LUDUS_HIDDEN void ludus__control_unlock(void);
-/* Who holds the recorder now (LUDUS__OWNER_*). */
-LUDUS_HIDDEN int ludus__owner(void);
-/* Begins a capture for owner (the control lock held, nobody holding the
- * recorder). */
-LUDUS_HIDDEN int ludus__capture_begin_locked(const ludus_capture_desc *desc, int owner);
-/* The control lock held: ends what a guest records (its capture is kept for
- * it, ludus__guest_capture_end; its rolling window ends through
- * ludus__rolling_yield, which rolling.c sets). */
-LUDUS_HIDDEN void ludus__guest_yield(void);
-LUDUS_HIDDEN extern void (*ludus__rolling_yield)(void);
-/* The guest's captures: begin refuses (LUDUS_EBUSY) while anyone holds the
- * recorder; end returns the guest's capture, quiesced (*yielded: 1 when the
- * program took the recorder first and the capture was ended then). */
-LUDUS_HIDDEN int ludus__guest_capture_begin(const ludus_capture_desc *desc);
-LUDUS_HIDDEN int ludus__guest_capture_end(ludus_capture **out, int *yielded);
-/* 1 when the guest's capture was ended for the program (lock-free). */
-LUDUS_HIDDEN int ludus__guest_capture_yielded(void);
-/* The guest's rolling window (src/flight/rolling.c): begin refuses while
- * anyone holds the recorder; end ends only the guest's; runs: 1 while it
- * runs (0 once the program took the recorder). A snapshot of whichever
- * window runs, the program's or the guest's (the live view reads both). */
-struct ludus_rolling_desc;
-LUDUS_HIDDEN int ludus__rolling_begin_guest(const ludus_capture_desc *capture,
-                                            const struct ludus_rolling_desc *rolling);
-LUDUS_HIDDEN void ludus__rolling_end_guest(void);
-LUDUS_HIDDEN int ludus__rolling_guest_runs(void);
-LUDUS_HIDDEN int ludus__rolling_snapshot_any(ludus_capture **out);
-/* Ends the running capture whatever owns it (rolling.c; the control lock
- * held). A guest's ended capture is released. */
-LUDUS_HIDDEN int ludus__session_end(void);
-/* 1 while a rolling capture runs (ludus_capture_begin and ludus_capture_end
- * refuse then); rolling.c sets it. */
-LUDUS_HIDDEN int ludus__rolling_owns_session(void);
-LUDUS_HIDDEN void ludus__session_rolling(int on);
-/* Stops c's prefault thread and frees its pool (session.c). */
-LUDUS_HIDDEN void ludus__capture_release_pool(ludus_capture *c);
-/* The child's side of fork: the running capture restarts as the child's
- * (session.c); fork.c installs it when the first capture begins. */
-LUDUS_HIDDEN void ludus__session_after_fork(void);
-/* In the child that writes a crash (crash.c): no other thread runs and
- * none comes back; the locks are made anew, ending never waits, and what
- * a thread had in flight is lost and counted. */
-LUDUS_HIDDEN void ludus__session_crashed(void);
-/* In the copy writing a crash: the capture the crash ends, as a
- * reference (0), or LUDUS_ENOCAPTURE when none was running. A thread of
- * the crashed process may have been in the middle of ending one (it is
- * not in the copy): the end is finished from where it stopped, or its
- * capture object taken as it stands once it holds everything. */
-LUDUS_HIDDEN int ludus__session_crash_end(ludus_capture **out);
-/* The steps of begin and end that a test may stop a thread at (through
- * ludus__session_step, NULL otherwise), to crash another thread there. */
-enum {
-    LUDUS__STEP_ARMING = 1, /* begin: the session being filled, not armed */
-    LUDUS__STEP_ARMED,      /* begin: armed, the registry still locked */
-    LUDUS__STEP_ENDING,     /* end: disarmed, no thread published yet */
-    LUDUS__STEP_PUBLISHED,  /* end: every thread published, no capture object yet */
-    LUDUS__STEP_ENDED,      /* end: the capture object holds it all, the session not yet cleared */
-    LUDUS__STEP_INACTIVE    /* end: no capture active, the ended one not yet the last */
-};
-LUDUS_HIDDEN extern void (*ludus__session_step)(int step);
-/* The clock the rolling window's hitch detector reads at a frame mark
- * (src/flight/rolling.c), set by a test; NULL: the monotonic clock. */
-LUDUS_HIDDEN extern int64_t (*ludus__rolling_frame_clock)(void);
-/* Set by a rolling window while it runs: writes the window into its
- * directory in a crash's child (reason "crash-<signal>"); *path the file. */
-LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path,
-                                                size_t cap);
 /* Marks c as ended by signo in thread tid at at_ns (CLOCK_MONOTONIC). */
 LUDUS_HIDDEN void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns);
 /* What triggered the window c was taken for (rolling.c): written into its file. */
 LUDUS_HIDDEN void ludus__capture_mark_trigger(ludus_capture *c, const char *reason, int64_t at_ns, const char *detail);
-/* pattern with "%p" replaced by pid. */
-LUDUS_HIDDEN void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap);
-LUDUS_HIDDEN void ludus__fork_session_install(void);
 
 /* In-memory captures: turns each thread's pieces into runs (once). */
 LUDUS_HIDDEN int ludus__build_runs(ludus_capture *c);
-/* Builds the site table and the counts (once); 0 or a LUDUS_E* code with the
- * detail set. */
-LUDUS__SIBLING int ludus__prepare(ludus_capture *c);
 LUDUS_HIDDEN void ludus__thread_summary_fill(const ludus__cap_thread *th, ludus_thread_summary *out);
-LUDUS__SIBLING int64_t ludus__ticks_to_ns(const ludus_capture *c, uint64_t ticks);
 /* NULL when c0 and c1 can calibrate a capture; else the problem, with the
  * field it lies in (c0_ns, c1_ticks, ...: the names of both file headers)
  * in *field (calibration.c). */
@@ -11331,7 +11171,6 @@ LUDUS__SIBLING int ludus__run_keys(ludus_capture *c, const ludus__event *e, size
 LUDUS__SIBLING int ludus__site_add_described(ludus_capture *c, uintptr_t key, const char *name, const char *function,
                                              const char *file, const char *category, uint32_t line, int plain,
                                              int flow);
-LUDUS__SIBLING uint32_t ludus__site_index(const ludus_capture *c, uintptr_t key);
 /* Adds a fully described site whose strings the caller owns for the
  * capture's life. 0, LUDUS_ENOMEM, or LUDUS_EFORMAT when the key is present. */
 LUDUS__SIBLING int ludus__site_insert(ludus_capture *c, const ludus__site_info *si);
@@ -11344,7 +11183,25 @@ LUDUS__SIBLING int ludus__sites_check_ids(ludus_capture *c);
 /* The stable id of a site: FNV-1a of name, file and line. */
 LUDUS_HIDDEN uint32_t ludus__site_id(const char *name, size_t name_len, const char *file, uint32_t line);
 
-/* ---- the normalised stream ---- */
+/* LUDUS_PROFILE_LOG's text: fmt formatted with the packed arguments
+ * (log_format.c), at most cap - 1 bytes and a NUL; returns the length. */
+LUDUS_HIDDEN size_t ludus__log_format(const char *fmt, const unsigned char *args, size_t nargs, char *out, size_t cap);
+/* Moves what threads recorded while running fibers to a track per fiber
+ * (fibers.c); in-memory captures, after their runs are built. */
+LUDUS_HIDDEN int ludus__fibers_split(ludus_capture *c);
+
+#endif
+/* ---- src/capture/nev.h ---- */
+/* The normalised event stream (ludus__nev_iter): what every exporter and
+ * the analysis read a capture through. Ends paired with their begins by
+ * identity, scopes skipped by a non-local exit closed and flagged unwound,
+ * spans placed on lanes where they nest, orphan ends dropped and counted,
+ * begins left open closed at capture end and flagged incomplete, ticks
+ * converted to ns since capture start. The read side of a capture is this
+ * header and capture_model.h, which it includes. */
+#ifndef LUDUS_NEV_H
+#define LUDUS_NEV_H
+
 
 #define LUDUS_NEV_INCOMPLETE 1u /* END synthesised at capture end (or at a cut) */
 #define LUDUS_NEV_CLIPPED 2u    /* BEGIN or END moved to the bound of a time cut */
@@ -11423,7 +11280,6 @@ typedef struct ludus__site_memo {
     uint32_t site, shown;
 } ludus__site_memo;
 
-#define LUDUS__MAX_LANES 32
 #define LUDUS__NEV_BATCH 256u /* events produced per refill */
 #define LUDUS__SITE_MEMO 256u
 
@@ -11494,9 +11350,6 @@ typedef struct ludus__nev_iter {
 } ludus__nev_iter;
 
 /* 0, or a LUDUS_E* code (LUDUS_ENOMEM) when lanes could not be prepared. */
-/* Moves what threads recorded while running fibers to a track per fiber
- * (fibers.c); in-memory captures, after their runs are built. */
-LUDUS_HIDDEN int ludus__fibers_split(ludus_capture *c);
 LUDUS__SIBLING int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread);
 /* Refills it->ob (the next batch of the stream, time cut applied); 0 at the
  * end of the thread's stream (then check ludus__nev_error). */
@@ -11514,9 +11367,6 @@ LUDUS_HIDDEN void ludus__nev_slow_path(ludus__nev_iter *it);
 /* The stream without a time cut, one event at a time (the cut reads it). */
 LUDUS_HIDDEN int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);
-/* LUDUS_PROFILE_LOG's text: fmt formatted with the packed arguments
- * (log_format.c), at most cap - 1 bytes and a NUL; returns the length. */
-LUDUS_HIDDEN size_t ludus__log_format(const char *fmt, const unsigned char *args, size_t nargs, char *out, size_t cap);
 /* A MESSAGE event's text (valid UTF-8, NUL-terminated, len bytes): its
  * own, or its site's name. Valid until the iterator is freed. */
 LUDUS__SIBLING const char *ludus__nev_text(const ludus__nev_iter *it, const ludus__nev *e, size_t *len);
@@ -11943,12 +11793,70 @@ uint64_t ludus__calib_margin(int clock_tsc, const ludus__calib_point *c0, const 
 /* ==== src/capture/capture.c ==== */
 /* Capture objects: reference counting, cuts (views of a capture restricted
  * to some threads and a time range) and what `ludus-trace info` shows. The
- * variants differ only in their source (capture_internal.h,
+ * variants differ only in their source (capture_build.h,
  * ludus__source_ops): this file knows none of them but the cut's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- src/capture/capture_gpu.h ---- */
+/* A capture's GPU data (docs/gpu.md): the raw samples and calibration
+ * points handed over while it ran, and what placing them derived. The
+ * capture owns it (c->gpu, freed with it); src/gpu fills and places it
+ * (gpu_data.h). */
+#ifndef LUDUS_CAPTURE_GPU_H
+#define LUDUS_CAPTURE_GPU_H
+
+
+/* A context as the capture keeps it. */
+typedef struct ludus__gpu_ctx {
+    char name[64], device[64];
+    uint32_t queue, valid_bits;
+    double period_ns;
+    uint64_t cov[LUDUS_GPU_COVERAGE_COUNT];
+    uint64_t handed; /* samples and points handed over (the store's, while the capture runs) */
+    /* derived by ludus__gpu_place */
+    int calibrated;
+    uint32_t ncal, lanes, breaks; /* breaks: neighbouring points that disagree (no line drawn between them) */
+    int64_t max_error_ns;
+    uint64_t samples, passes;
+} ludus__gpu_ctx;
+
+/* A sample: raw fields (what the file keeps), then the placement. */
+typedef struct ludus__gpu_sample {
+    uint32_t ctx;
+    uint32_t name; /* index in names; UINT32_MAX: the frame's own sample */
+    uint64_t frame, begin_ticks, end_ticks, flow_id;
+    double period_ns;
+    int64_t submit_ns; /* since capture start */
+    /* derived */
+    int64_t begin_ns, end_ns, device_ns, error_ns;
+    uint32_t lane, flags;
+} ludus__gpu_sample;
+
+typedef struct ludus__gpu_cal {
+    uint32_t ctx;
+    uint64_t ticks;
+    int64_t cpu_ns; /* since capture start */
+    int64_t dev_ns;
+} ludus__gpu_cal;
+
+typedef struct ludus__gpu_data {
+    ludus__gpu_ctx *ctx;
+    uint32_t nctx;
+    char **names; /* pass names, valid UTF-8, each once */
+    uint32_t nnames, names_cap;
+    uint32_t *name_hash;       /* open addressing: index + 1 (gpu.c name_index) */
+    uint32_t hash_cap, hashed; /* names[0, hashed) are in it */
+    ludus__gpu_sample *s;      /* sorted by ctx, then begin_ns, once placed */
+    uint64_t ns, s_cap;
+    ludus__gpu_cal *cal;
+    uint64_t ncal, cal_cap;
+} ludus__gpu_data;
+
+LUDUS_HIDDEN void ludus__gpu_free(ludus__gpu_data *g);
+
+#endif
 
 ludus_capture *ludus__capture_new(const ludus__source_ops *src) {
     ludus_capture *c = ludus__calloc(1, sizeof *c);
@@ -11980,6 +11888,13 @@ void ludus__gpu_free(ludus__gpu_data *g) {
     ludus__free(g->s);
     ludus__free(g->cal);
     ludus__free(g);
+}
+
+int ludus__capture_run(const ludus_capture *c, uint32_t t, uint32_t i, uint64_t *cursor, ludus__run *out,
+                       ludus__run_buf *buf) {
+    if (c->src->load_run) return c->src->load_run(c, cursor, out, buf);
+    *out = c->threads[t].runs[i];
+    return 0;
 }
 
 void ludus__capture_free(ludus_capture *c) {
@@ -14578,7 +14493,7 @@ const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, siz
 #include <string.h>
 
 /* ---- src/gpu/gpu_data.h ---- */
-/* The GPU data of a capture (ludus__gpu_data, capture_internal.h) apart
+/* The GPU data of a capture (ludus__gpu_data) apart
  * from the recorder's store: what gpu.c (the store), gpu_data.c (placement,
  * appending, the capture's GPU accessors) and src/format/gpu_codec.c (the
  * .ludus GPU record) share. gpu_data.c holds no state: the analysis
@@ -14589,6 +14504,26 @@ const char *ludus__arg_text(const ludus__nev_iter *it, const ludus__nev *ev, siz
 
 #include <stdint.h>
 
+
+/* Derives the placement, lanes and per-context figures (after a take, a
+ * file read, a join); 0 or LUDUS_ENOMEM. */
+LUDUS_HIDDEN int ludus__gpu_place(ludus__gpu_data *g);
+/* The GPU data a capture shows (a view's parent's), or NULL. */
+LUDUS__SIBLING const ludus__gpu_data *ludus__gpu_of(const ludus_capture *c);
+/* The name a track (lane 0) or its lane k shows: "<name>", "<name>
+ * (uncalibrated)", then " lane k+1" for k > 0. */
+LUDUS_HIDDEN void ludus__gpu_track_name(const ludus__gpu_ctx *k, uint32_t lane, char *buf, size_t n);
+/* 1 when a sample is in c (a time cut shows the spans that meet its range). */
+static inline int ludus__gpu_shown(const ludus_capture *c, const ludus__gpu_sample *s) {
+    return !c->cut || (s->end_ns >= c->cut_from_ns && s->begin_ns <= c->cut_to_ns);
+}
+/* Appends src (times shifted by shift_ns) to *dst, contexts matched by name
+ * and queue (a rolling window's join); 0 or LUDUS_ENOMEM. */
+LUDUS_HIDDEN int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data *src, int64_t shift_ns);
+/* The .ludus GPU record (file_format.h): encode into a malloc'd buffer,
+ * decode back (-1 with why, -2 out of memory). */
+LUDUS_HIDDEN uint8_t *ludus__gpu_encode(const ludus__gpu_data *g, size_t *n);
+LUDUS__SIBLING int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, size_t why_cap);
 
 /* The longest pass name kept, in bytes (a file's longest string:
  * src/format/gpu_codec.c checks the two agree). */
@@ -15353,6 +15288,135 @@ int ludus_capture_gpu_span(ludus_capture *c, uint64_t i, ludus_gpu_span *out) {
  * own (its pid, its tids, none of the ludus__sf_fork_parent's events: those stay in the
  * ludus__sf_fork_parent's capture). The registry's own fork handling (threads.c) runs
  * first: only the forking thread remains registered. */
+/* ---- src/session/session_private.h ---- */
+/* What only the session's files (src/session) share: the in-memory
+ * capture's source, the pool's release, the child's side of fork. No file
+ * outside src/session includes this (tests/compile/includes.sh). */
+#ifndef LUDUS_SESSION_PRIVATE_H
+#define LUDUS_SESSION_PRIVATE_H
+
+/* ---- src/gpu/gpu_store.h ---- */
+/* The GPU store's side for the session (gpu.c): what a capture's begin,
+ * end, snapshot, fork and crash do to the samples handed over while it runs. */
+#ifndef LUDUS_GPU_STORE_H
+#define LUDUS_GPU_STORE_H
+
+
+/* Session side: a capture begins (start: CLOCK_MONOTONIC ns) and ends (its
+ * GPU data moves into c, placed). */
+LUDUS_HIDDEN void ludus__gpu_capture_begin(int64_t start_ns, int record);
+LUDUS_HIDDEN void ludus__gpu_capture_end(ludus_capture *c);
+/* A flight recorder's GPU data (ring_snapshot.c): the store forgets what
+ * was submitted before c's start, and a copy of the rest goes into c,
+ * placed (none when out of memory). */
+LUDUS_HIDDEN void ludus__gpu_ring_copy(ludus_capture *c);
+/* The child's side of fork (session.c): the store restarts empty, for the
+ * child's capture when capture is 1 (start: its CLOCK_MONOTONIC start). */
+LUDUS_HIDDEN void ludus__gpu_after_fork(int capture, int64_t start_ns);
+/* In the copy writing a crash: the store's lock made anew; when a thread
+ * held it, the running capture's GPU samples are left out (gpu.c). */
+LUDUS_HIDDEN void ludus__gpu_crashed(void);
+
+#endif
+/* ---- src/session/session.h ---- */
+/* The session's side for the rooms above it (docs/design.md): the flight
+ * recorder, the live view and the post-mortem paths begin, end and snapshot
+ * the one running capture through these, under the recorder's one owner.
+ * What only the session's own files share is session_private.h. */
+#ifndef LUDUS_SESSION_H
+#define LUDUS_SESSION_H
+
+
+/* The running flight recorder's events as a capture, copied while the
+ * producers go on (src/session/ring_snapshot.c); the copy is a capture
+ * with c->ring set. */
+LUDUS_HIDDEN int ludus__session_ring_snapshot(ludus_capture **out);
+/* A test hook (NULL otherwise): a snapshot calls it in mid-copy, after
+ * its first thread's copy, without the registry lock (a thread that
+ * registers, records and exits then is not held up). */
+LUDUS_HIDDEN extern void (*ludus__snapshot_copying)(void);
+/* Frees the copy memory kept for the next snapshot (the recorder ended). */
+LUDUS_HIDDEN void ludus__session_ring_forget(void);
+/* Makes the running capture a flight recorder (window: ticks, UINT64_MAX
+ * until the tick rate is known; 0 to stop). */
+LUDUS_HIDDEN void ludus__session_set_ring(uint64_t window_ticks);
+/* ---- the recorder's one owner (session.c; docs/live.md, "One owner of the
+ * recorder") ----
+ * Every begin, end and snapshot of every kind (the program's captures and
+ * rolling windows, the live view's, the flight recorder's) runs under one
+ * control lock, so a check and an arm are one step. The recorder is held by
+ * the program or by a guest (the live view, src/live): a guest only takes
+ * it when nobody holds it, and yields it whenever the program begins
+ * anything, so a watcher never changes what the program's calls return.
+ * Lock order: the control lock, then the window's (rolling.c), then the
+ * registry's. */
+enum { LUDUS__OWNER_NONE = 0, LUDUS__OWNER_PROGRAM = 1, LUDUS__OWNER_GUEST = 2 };
+LUDUS_HIDDEN void ludus__control_lock(void);
+LUDUS_HIDDEN void ludus__control_unlock(void);
+/* Who holds the recorder now (LUDUS__OWNER_*). */
+LUDUS_HIDDEN int ludus__owner(void);
+/* Begins a capture for owner (the control lock held, nobody holding the
+ * recorder). */
+LUDUS_HIDDEN int ludus__capture_begin_locked(const ludus_capture_desc *desc, int owner);
+/* The control lock held: ends what a guest records (its capture is kept for
+ * it, ludus__guest_capture_end; its rolling window ends through
+ * ludus__rolling_yield, which rolling.c sets). */
+LUDUS_HIDDEN void ludus__guest_yield(void);
+LUDUS_HIDDEN extern void (*ludus__rolling_yield)(void);
+/* The guest's captures: begin refuses (LUDUS_EBUSY) while anyone holds the
+ * recorder; end returns the guest's capture, quiesced (*yielded: 1 when the
+ * program took the recorder first and the capture was ended then). */
+LUDUS_HIDDEN int ludus__guest_capture_begin(const ludus_capture_desc *desc);
+LUDUS_HIDDEN int ludus__guest_capture_end(ludus_capture **out, int *yielded);
+/* 1 when the guest's capture was ended for the program (lock-free). */
+LUDUS_HIDDEN int ludus__guest_capture_yielded(void);
+/* Ends the running capture whatever owns it (rolling.c; the control lock
+ * held). A guest's ended capture is released. */
+LUDUS_HIDDEN int ludus__session_end(void);
+/* 1 while a rolling capture runs (ludus_capture_begin and ludus_capture_end
+ * refuse then); rolling.c sets it. */
+LUDUS_HIDDEN void ludus__session_rolling(int on);
+/* In the child that writes a crash (crash.c): no other thread runs and
+ * none comes back; the locks are made anew, ending never waits, and what
+ * a thread had in flight is lost and counted. */
+LUDUS_HIDDEN void ludus__session_crashed(void);
+/* In the copy writing a crash: the capture the crash ends, as a
+ * reference (0), or LUDUS_ENOCAPTURE when none was running. A thread of
+ * the crashed process may have been in the middle of ending one (it is
+ * not in the copy): the end is finished from where it stopped, or its
+ * capture object taken as it stands once it holds everything. */
+LUDUS_HIDDEN int ludus__session_crash_end(ludus_capture **out);
+/* The steps of begin and end that a test may stop a thread at (through
+ * ludus__session_step, NULL otherwise), to crash another thread there. */
+enum {
+    LUDUS__STEP_ARMING = 1, /* begin: the session being filled, not armed */
+    LUDUS__STEP_ARMED,      /* begin: armed, the registry still locked */
+    LUDUS__STEP_ENDING,     /* end: disarmed, no thread published yet */
+    LUDUS__STEP_PUBLISHED,  /* end: every thread published, no capture object yet */
+    LUDUS__STEP_ENDED,      /* end: the capture object holds it all, the session not yet cleared */
+    LUDUS__STEP_INACTIVE    /* end: no capture active, the ended one not yet the last */
+};
+LUDUS_HIDDEN extern void (*ludus__session_step)(int step);
+
+#endif
+
+/* The last ended in-memory capture (session.c), or NULL. */
+LUDUS_HIDDEN ludus_capture *ludus__last_capture(void);
+/* The session's captures (session.c): their pool is theirs until released. */
+LUDUS_HIDDEN extern const ludus__source_ops ludus__memory_source;
+/* Waits until no producer can still write into c's pool (session.c). */
+LUDUS_HIDDEN void ludus__capture_quiesce(ludus_capture *c);
+/* 1 while a rolling capture runs (ludus__session_rolling). */
+LUDUS_HIDDEN int ludus__rolling_owns_session(void);
+/* Stops c's prefault thread and frees its pool (session.c). */
+LUDUS_HIDDEN void ludus__capture_release_pool(ludus_capture *c);
+/* The child's side of fork: the running capture restarts as the child's
+ * (session.c); fork.c installs it when the first capture begins. */
+LUDUS_HIDDEN void ludus__session_after_fork(void);
+/* Installs the fork handlers (fork.c) when the first capture begins. */
+LUDUS_HIDDEN void ludus__fork_session_install(void);
+
+#endif
 
 static ludus__once ludus__sf_fork_once = LUDUS__ONCE_INIT;
 
@@ -15360,7 +15424,7 @@ static ludus__once ludus__sf_fork_once = LUDUS__ONCE_INIT;
  * it: a begin that set a new name table between ludus__sf_fork_prepare and ludus__sf_fork_parent made
  * ludus__sf_fork_parent unlock another table than ludus__sf_fork_prepare locked), and the running
  * capture's name table is consistent in the ludus__sf_fork_child. The control lock is
- * taken before every other lock of the library (capture_internal.h), so
+ * taken before every other lock of the library (session.h), so
  * these handlers run first: they are installed after the registry's and
  * the counters' (pthread_atfork runs ludus__sf_fork_prepare handlers last installed
  * first). The crash copy is made without atfork handlers (linux_crash.c). */
@@ -16633,7 +16697,7 @@ static struct {
     int has_stream_result;
 } ludus__sf_session_S;
 
-/* The ludus__sf_session_control lock (capture_internal.h, "the recorder's one owner"). */
+/* The ludus__sf_session_control lock (session.h, "the recorder's one owner"). */
 static ludus__mutex ludus__sf_session_control = LUDUS__MUTEX_INIT;
 void (*ludus__rolling_yield)(void);
 
@@ -22525,12 +22589,8 @@ static int ludus__sf_native_writer_write_thread(ludus__writer *w, const ludus_ca
     int rc = 0;
     for (uint32_t i = 0; i < th->nruns && rc == 0 && !(w && w->failed) && !st.done; i++) {
         ludus__run run;
-        if (c->src->load_run) {
-            rc = c->src->load_run(c, &cursor, &run, rb);
-            if (rc) break;
-        } else {
-            run = th->runs[i];
-        }
+        rc = ludus__capture_run(c, t, i, &cursor, &run, rb);
+        if (rc) break;
         if (run.n == 0) continue;
         if (cut->on) {
             rc = ludus__sf_native_writer_cut_run(w, c, t, &run, &tc, &st, enc, r, blocks, slots);
@@ -23847,8 +23907,26 @@ int ludus__export_pftrace(ludus__captured *c, ludus__writer *w, unsigned flags) 
 #include <stdio.h>
 #include <string.h>
 
+/* ---- src/postmortem/postmortem.h ---- */
+/* The post-mortem paths' side for the rooms above (crash.c): what a crash
+ * leaves on a capture, the flight recorder's crash hook, the "%p" of an
+ * output path. */
+#ifndef LUDUS_POSTMORTEM_H
+#define LUDUS_POSTMORTEM_H
 
-/* Apart: the rolling window (src/flight/rolling.c) sets it (capture_internal.h). */
+
+/* Set by a rolling window while it runs: writes the window into its
+ * directory in a crash's child (reason "crash-<signal>"); *path the file. */
+LUDUS_HIDDEN extern int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path,
+                                                size_t cap);
+/* Marks c as ended by signo in thread tid at at_ns (CLOCK_MONOTONIC). */
+LUDUS_HIDDEN void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns);
+/* pattern with "%p" replaced by pid. */
+LUDUS_HIDDEN void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap);
+
+#endif
+
+/* Apart: the rolling window (src/flight/rolling.c) sets it (postmortem.h). */
 int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path, size_t cap);
 
 /* What ludus_crash_capture_begin asked for, read by the crash's copy. */
@@ -25031,7 +25109,7 @@ done:
  * runs at the lowest priority.
  *
  * Locks: begin and end run under the session's control lock
- * (capture_internal.h: one owner of the recorder; a window the live view
+ * (src/session/session.h: one owner of the recorder; a window the live view
  * runs is a guest's, ended whenever the program begins anything); `lock`
  * serialises snapshots, the window's thread and the end; the writer has its
  * own. The trigger slot and the frame statistics are
@@ -25041,9 +25119,31 @@ done:
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- src/flight/flight.h ---- */
+/* The flight recorder's side for the live view and the tests (rolling.c;
+ * its public side is include/ludus/rolling.h). */
+#ifndef LUDUS_FLIGHT_H
+#define LUDUS_FLIGHT_H
+
+
+/* The guest's rolling window (src/flight/rolling.c): begin refuses while
+ * anyone holds the recorder; end ends only the guest's; runs: 1 while it
+ * runs (0 once the program took the recorder). A snapshot of whichever
+ * window runs, the program's or the guest's (the live view reads both). */
+struct ludus_rolling_desc;
+LUDUS_HIDDEN int ludus__rolling_begin_guest(const ludus_capture_desc *capture,
+                                            const struct ludus_rolling_desc *rolling);
+LUDUS_HIDDEN void ludus__rolling_end_guest(void);
+LUDUS_HIDDEN int ludus__rolling_guest_runs(void);
+LUDUS_HIDDEN int ludus__rolling_snapshot_any(ludus_capture **out);
+/* The clock the rolling window's hitch detector reads at a frame mark
+ * (src/flight/rolling.c), set by a test; NULL: the monotonic clock. */
+LUDUS_HIDDEN extern int64_t (*ludus__rolling_frame_clock)(void);
+
+#endif
 
 #define REASON_MAX 40
-#define DETAIL_MAX 320   /* what a trigger saw, written into its file (capture_internal.h) */
+#define DETAIL_MAX 320   /* what a trigger saw, written into its file (capture_model.h) */
 #define POLL_NS 50000000 /* the window's thread looks at the clock this often (a trigger wakes it) */
 #define RATE_NS 20000000 /* the tick rate is measured over the first 20 ms */
 
@@ -26507,7 +26607,7 @@ static void ludus__sf_live_top_from(ludus_capture *c, uint32_t window) {
 
 /* ---- recording: the rolling window for the top scopes, captures on demand ---- */
 
-/* The library's recordings are a guest's (capture_internal.h, "the
+/* The library's recordings are a guest's (src/session/session.h, "the
  * recorder's one owner"): begun only when the program holds nothing, ended
  * for the program whenever it begins anything; a capture ended so is
  * written as it stands and says why. */
