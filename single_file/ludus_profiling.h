@@ -10925,42 +10925,33 @@ typedef struct ludus__mem_cov {
     int64_t allocs, frees, alloc_bytes, free_bytes; /* since registration */
 } ludus__mem_cov;
 
-struct ludus_capture {
-    int refs; /* atomic */
-    const struct ludus__source_ops *src;
-    void *src_data; /* the source's own: a file's reader, a pool file's mapping */
-    uint32_t gen;
-    int clock_tsc;
-    ludus__calib_point c0, c1;
-    int64_t start_ns, end_ns;
-    int pid;
-    char process_name[64];
-    /* ended by a crash (crash.c): the signal (0: not), the thread it hit, when */
-    int crash_signal;
-    char crash_signal_name[16];
-    uint64_t crash_tid;
-    int64_t crash_ns; /* when (CLOCK_MONOTONIC, within the capture) */
-    /* written by a trigger of the rolling window: its reason ("" none),
-     * when it fired (CLOCK_MONOTONIC) and what it saw (a hitch's frame and
-     * median, a counter's value) */
-    char trigger_reason[40];
-    int64_t trigger_ns;
-    char trigger_detail[320]; /* with the reason and time, under the 400 bytes a reader takes (file_reader.c) */
-    char *categories;         /* enabled list or NULL (owned) */
-    ludus__cap_thread *threads;
-    uint32_t nthreads;
-    uint64_t unregistered_drops;
-    uint32_t interner_drops;
-    uint32_t counters_refused;  /* counters, gauges and memory domains the full tables refused while it ran */
-    uint64_t counter_adds_lost; /* counts of threads that got no shard (no memory) while it ran */
-    uint64_t bytes_used;        /* pool bytes handed out */
-    /* in-memory captures: what they own */
-    void *pool_mem;
-    uint64_t pool_bytes;
+/* The parts of a capture, each owned by one source or attachment. */
+
+/* Ended by a crash (crash.c): the signal (0: not), the thread it hit, when. */
+typedef struct ludus__capture_crash {
+    int signal;
+    char signal_name[16];
+    uint64_t tid;
+    int64_t ns; /* when (CLOCK_MONOTONIC, within the capture) */
+} ludus__capture_crash;
+
+/* Written by a trigger of the rolling window: its reason ("" none), when it
+ * fired (CLOCK_MONOTONIC) and what it saw (a hitch's frame and median, a
+ * counter's value). */
+typedef struct ludus__capture_trigger {
+    char reason[40];
+    int64_t ns;
+    char detail[320]; /* with the reason and time, under the 400 bytes a reader takes (file_reader.c) */
+} ludus__capture_trigger;
+
+/* What an in-memory capture owns (the session's source, a recovered pool file's). */
+typedef struct ludus__capture_pool {
+    void *mem;
+    uint64_t bytes;
     ludus_allocator allocator;
-    int pool_mapped;                    /* pool_mem came from ludus__pages_map (1) or a pool file (2) */
-    struct ludus__pool_file *pool_file; /* desc.pool_file: the file the pool is (released with the pool) */
-    int recovered;                      /* read back from a pool file (recover.c): the process never ended it */
+    int mapped;                    /* mem came from ludus__pages_map (1) or a pool file (2) */
+    struct ludus__pool_file *file; /* desc.pool_file: the file the pool is (released with the pool) */
+    int recovered;                 /* read back from a pool file (recover.c): the process never ended it */
     struct ludus__prefault *prefault;
     size_t prefault_done; /* bytes of the pool faulted in when prefault is NULL */
     ludus__name_table *names;
@@ -10968,21 +10959,12 @@ struct ludus_capture {
     uint32_t nstragglers;
     struct ludus__late *late; /* threads still to publish (registry lock) */
     uint32_t nlate;
-    /* the prepared view: sites and counts (files bring their own) */
-    int prepared;
-    int prepare_error;
-    ludus__site_info *sites;
-    uint32_t nsites;
-    uint32_t *site_hash; /* open addressing: index + 1 */
-    uint32_t site_hash_cap;
-    ludus__arena site_text; /* display strings of the sites */
-    uint32_t id_collisions;
-    uint64_t events, dropped, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
-    uint64_t texts_cut, keys_dropped; /* annotations: texts cut, keys past LUDUS__SLICE_ARGS_MAX (prepare.c) */
-    uint64_t unknown; /* extension events of a sub-kind this library does not know (a later one's file): skipped */
-    /* capture files and views of them */
-    uint32_t format_version;
-    uint64_t file_bytes, blocks, slots;
+} ludus__capture_pool;
+
+/* What a capture file says of itself (file_reader.c; views share it). */
+typedef struct ludus__capture_file {
+    uint32_t version; /* the .ludus format */
+    uint64_t bytes, blocks, slots;
     int compact;
     int compressed; /* a block is zstd-compressed (LUDUS__NF_ZSTD) */
     int streamed;   /* a streamed file (format 6, written while the capture ran) */
@@ -10997,22 +10979,62 @@ struct ludus_capture {
     uint32_t index_sites;
     /* a file that holds a time cut (META "cut"): the range of its source
      * it holds, ns since the source's start, and the source's duration */
-    int file_cut;
-    int64_t file_cut_from_ns, file_cut_to_ns, file_cut_of_ns;
+    int cut;
+    int64_t cut_from_ns, cut_to_ns, cut_of_ns;
+} ludus__capture_file;
+
+/* The async zones (async.c), built when the capture is prepared. */
+typedef struct ludus__capture_async {
+    struct ludus__async_zone *zones;
+    uint32_t n;
+    struct ludus__async_track *tracks;
+    uint32_t ntracks, tracks_cap;
+    uint64_t unmatched;           /* ends with no open zone of their track and id */
+    struct ludus__async_raw *raw; /* while preparing: the events */
+    size_t nraw, raw_cap;
+    int ready, error;
+} ludus__capture_async;
+
+struct ludus_capture {
+    int refs; /* atomic */
+    const struct ludus__source_ops *src;
+    void *src_data; /* the source's own: a file's reader, a pool file's mapping */
+    uint32_t gen;
+    int clock_tsc;
+    ludus__calib_point c0, c1;
+    int64_t start_ns, end_ns;
+    int pid;
+    char process_name[64];
+    ludus__capture_crash crash;
+    ludus__capture_trigger trigger;
+    char *categories; /* enabled list or NULL (owned) */
+    ludus__cap_thread *threads;
+    uint32_t nthreads;
+    uint64_t unregistered_drops;
+    uint32_t interner_drops;
+    uint32_t counters_refused;  /* counters, gauges and memory domains the full tables refused while it ran */
+    uint64_t counter_adds_lost; /* counts of threads that got no shard (no memory) while it ran */
+    uint64_t bytes_used;        /* pool bytes handed out */
+    ludus__capture_pool pool;   /* in-memory captures: what they own */
+    /* the prepared view: sites and counts (files bring their own) */
+    int prepared;
+    int prepare_error;
+    ludus__site_info *sites;
+    uint32_t nsites;
+    uint32_t *site_hash; /* open addressing: index + 1 */
+    uint32_t site_hash_cap;
+    ludus__arena site_text; /* display strings of the sites */
+    uint32_t id_collisions;
+    uint64_t events, dropped, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
+    uint64_t texts_cut, keys_dropped; /* annotations: texts cut, keys past LUDUS__SLICE_ARGS_MAX (prepare.c) */
+    uint64_t unknown; /* extension events of a sub-kind this library does not know (a later one's file): skipped */
+    ludus__capture_file file;     /* capture files and views of them */
     struct ludus_capture *parent; /* views: the capture they cut (a reference) */
     int cut;                      /* views: only [cut_from_ns, cut_to_ns] is streamed */
     int64_t cut_from_ns, cut_to_ns;
     ludus__mem_cov *mem_cov; /* the memory coverage manifest */
     uint32_t nmem_cov;
-    /* the async zones (async.c), built when the capture is prepared */
-    struct ludus__async_zone *async;
-    uint32_t nasync;
-    struct ludus__async_track *async_tracks;
-    uint32_t nasync_tracks, async_tracks_cap;
-    uint64_t async_unmatched;           /* ends with no open zone of their track and id */
-    struct ludus__async_raw *async_raw; /* while preparing: the events */
-    size_t nasync_raw, async_raw_cap;
-    int async_ready, async_error;
+    ludus__capture_async async;
     /* a flight recorder's (src/flight/rolling.c): its threads' oldest pieces
      * were written over, so an end whose begin went with them gets a begin
      * at its thread's first event (ring_start.c); ring_synth holds those
@@ -11027,37 +11049,6 @@ typedef struct ludus_capture ludus__captured;
 /* ludus_capture_summary.pool_bytes_needed (prepare.c): the pool that would
  * have held every event the capture dropped; 0 when none was. */
 LUDUS__SIBLING uint64_t ludus__pool_bytes_needed(const ludus_capture *c);
-
-/* An async zone: [begin_ns, end_ns] on a lane of its track. Zones of one
- * track and id nest (depth); a zone and the zones inside it share a lane,
- * and zones on one lane never overlap unless nested. */
-typedef struct ludus__async_zone {
-    uint32_t track;                    /* index in c->async_tracks */
-    uint32_t site;                     /* the zone's site (UINT32_MAX: not known, its begin was cut away) */
-    uint32_t lane, depth;              /* lane of the track; open zones of its id around it */
-    uint32_t begin_thread, end_thread; /* thread indexes; UINT32_MAX where it was not seen */
-    uint16_t flags;                    /* LUDUS_NEV_INCOMPLETE (never ended), LUDUS_NEV_CLIPPED (begin cut),
-                                          LUDUS__ASYNC_END_CLIPPED (end cut) */
-    uint64_t id;
-    int64_t begin_ns, end_ns;
-} ludus__async_zone;
-
-#define LUDUS__ASYNC_END_CLIPPED 0x100u
-
-typedef struct ludus__async_track {
-    uint32_t site;  /* a site with the track's name */
-    uint32_t lanes; /* lanes used */
-} ludus__async_track;
-
-typedef struct ludus__async_raw {
-    int64_t ts;
-    uint32_t thread, track_site, site, end; /* track_site: the track's site, then its track index */
-    uint64_t id, seq;
-} ludus__async_raw;
-
-/* The zones ready to use (0), or why not: what exporters and the analysis
- * call first (a capture file finds its zones on first use). */
-LUDUS__SIBLING int ludus__async_ensure(ludus_capture *c);
 
 /* Builds the site table and the counts (once); 0 or a LUDUS_E* code with the
  * detail set. */
@@ -11202,6 +11193,45 @@ LUDUS_HIDDEN int ludus__fibers_split(ludus_capture *c);
 #ifndef LUDUS_NEV_H
 #define LUDUS_NEV_H
 
+/* ---- src/capture/async_zones.h ---- */
+/* A capture's async zones (async.c; ludus_capture.async): the read side
+ * of LUDUS_ASYNC_BEGIN/END, zones placed on the lanes of their track. */
+#ifndef LUDUS_ASYNC_ZONES_H
+#define LUDUS_ASYNC_ZONES_H
+
+
+/* An async zone: [begin_ns, end_ns] on a lane of its track. Zones of one
+ * track and id nest (depth); a zone and the zones inside it share a lane,
+ * and zones on one lane never overlap unless nested. */
+typedef struct ludus__async_zone {
+    uint32_t track;                    /* index in c->async_tracks */
+    uint32_t site;                     /* the zone's site (UINT32_MAX: not known, its begin was cut away) */
+    uint32_t lane, depth;              /* lane of the track; open zones of its id around it */
+    uint32_t begin_thread, end_thread; /* thread indexes; UINT32_MAX where it was not seen */
+    uint16_t flags;                    /* LUDUS_NEV_INCOMPLETE (never ended), LUDUS_NEV_CLIPPED (begin cut),
+                                          LUDUS__ASYNC_END_CLIPPED (end cut) */
+    uint64_t id;
+    int64_t begin_ns, end_ns;
+} ludus__async_zone;
+
+#define LUDUS__ASYNC_END_CLIPPED 0x100u
+
+typedef struct ludus__async_track {
+    uint32_t site;  /* a site with the track's name */
+    uint32_t lanes; /* lanes used */
+} ludus__async_track;
+
+typedef struct ludus__async_raw {
+    int64_t ts;
+    uint32_t thread, track_site, site, end; /* track_site: the track's site, then its track index */
+    uint64_t id, seq;
+} ludus__async_raw;
+
+/* The zones ready to use (0), or why not: what exporters and the analysis
+ * call first (a capture file finds its zones on first use). */
+LUDUS__SIBLING int ludus__async_ensure(ludus_capture *c);
+
+#endif
 
 #define LUDUS_NEV_INCOMPLETE 1u /* END synthesised at capture end (or at a cut) */
 #define LUDUS_NEV_CLIPPED 2u    /* BEGIN or END moved to the bound of a time cut */
@@ -11430,34 +11460,34 @@ LUDUS__SIBLING const char *ludus__arg_text(const ludus__nev_iter *it, const ludu
 #endif
 
 int ludus__async_note(ludus_capture *c, uint32_t thread, const ludus__nev *ev) {
-    if (c->nasync_raw == c->async_raw_cap) {
-        size_t cap = c->async_raw_cap ? c->async_raw_cap * 2 : 256;
-        ludus__async_raw *r = ludus__realloc(c->async_raw, cap * sizeof *r);
+    if (c->async.nraw == c->async.raw_cap) {
+        size_t cap = c->async.raw_cap ? c->async.raw_cap * 2 : 256;
+        ludus__async_raw *r = ludus__realloc(c->async.raw, cap * sizeof *r);
         if (!r) return LUDUS_ENOMEM;
-        c->async_raw = r;
-        c->async_raw_cap = cap;
+        c->async.raw = r;
+        c->async.raw_cap = cap;
     }
-    ludus__async_raw *r = &c->async_raw[c->nasync_raw];
+    ludus__async_raw *r = &c->async.raw[c->async.nraw];
     r->ts = ev->ts_ns;
     r->thread = thread;
     r->track_site = ev->series;
     r->site = ev->site;
     r->end = ev->kind == LUDUS_NEV_ASYNC_END;
     r->id = ev->value;
-    r->seq = c->nasync_raw++;
+    r->seq = c->async.nraw++;
     return 0;
 }
 
 void ludus__async_free(ludus_capture *c) {
-    ludus__free(c->async);
-    ludus__free(c->async_tracks);
-    ludus__free(c->async_raw);
-    c->async = NULL;
-    c->async_tracks = NULL;
-    c->async_raw = NULL;
-    c->nasync = c->nasync_tracks = c->async_tracks_cap = 0;
-    c->nasync_raw = c->async_raw_cap = 0;
-    c->async_unmatched = 0;
+    ludus__free(c->async.zones);
+    ludus__free(c->async.tracks);
+    ludus__free(c->async.raw);
+    c->async.zones = NULL;
+    c->async.tracks = NULL;
+    c->async.raw = NULL;
+    c->async.n = c->async.ntracks = c->async.tracks_cap = 0;
+    c->async.nraw = c->async.raw_cap = 0;
+    c->async.unmatched = 0;
 }
 
 /* Tracks by name while a capture's zones are built: an open-addressing
@@ -11481,8 +11511,8 @@ static int ludus__sf_async_table_grow(ludus_capture *c, ludus__sf_async_track_ta
     uint32_t cap = tt->cap ? tt->cap * 2 : 64;
     uint32_t *slot = ludus__calloc(cap, sizeof *slot);
     if (!slot) return LUDUS_ENOMEM;
-    for (uint32_t i = 0; i < c->nasync_tracks; i++) {
-        uint32_t k = ludus__sf_async_name_hash(ludus__sf_async_track_name(c, c->async_tracks[i].site)) & (cap - 1);
+    for (uint32_t i = 0; i < c->async.ntracks; i++) {
+        uint32_t k = ludus__sf_async_name_hash(ludus__sf_async_track_name(c, c->async.tracks[i].site)) & (cap - 1);
         while (slot[k]) k = (k + 1) & (cap - 1);
         slot[k] = i + 1;
     }
@@ -11494,24 +11524,24 @@ static int ludus__sf_async_table_grow(ludus_capture *c, ludus__sf_async_track_ta
 
 /* The track with this site's name, added when new. */
 static int ludus__sf_async_track_of(ludus_capture *c, ludus__sf_async_track_table *tt, uint32_t site, uint32_t *out) {
-    if ((c->nasync_tracks + 1) * 2 > tt->cap && ludus__sf_async_table_grow(c, tt) != 0) return LUDUS_ENOMEM;
+    if ((c->async.ntracks + 1) * 2 > tt->cap && ludus__sf_async_table_grow(c, tt) != 0) return LUDUS_ENOMEM;
     const char *name = ludus__sf_async_track_name(c, site);
     uint32_t k = ludus__sf_async_name_hash(name) & (tt->cap - 1);
     for (; tt->slot[k]; k = (k + 1) & (tt->cap - 1))
-        if (strcmp(ludus__sf_async_track_name(c, c->async_tracks[tt->slot[k] - 1].site), name) == 0) {
+        if (strcmp(ludus__sf_async_track_name(c, c->async.tracks[tt->slot[k] - 1].site), name) == 0) {
             *out = tt->slot[k] - 1;
             return 0;
         }
-    if (c->nasync_tracks == c->async_tracks_cap) {
-        uint32_t cap = c->async_tracks_cap ? c->async_tracks_cap * 2 : 16;
-        ludus__async_track *t = ludus__realloc(c->async_tracks, cap * sizeof *t);
+    if (c->async.ntracks == c->async.tracks_cap) {
+        uint32_t cap = c->async.tracks_cap ? c->async.tracks_cap * 2 : 16;
+        ludus__async_track *t = ludus__realloc(c->async.tracks, cap * sizeof *t);
         if (!t) return LUDUS_ENOMEM;
-        c->async_tracks = t;
-        c->async_tracks_cap = cap;
+        c->async.tracks = t;
+        c->async.tracks_cap = cap;
     }
-    c->async_tracks[c->nasync_tracks] = (ludus__async_track){site, 0};
-    tt->slot[k] = c->nasync_tracks + 1;
-    *out = c->nasync_tracks++;
+    c->async.tracks[c->async.ntracks] = (ludus__async_track){site, 0};
+    tt->slot[k] = c->async.ntracks + 1;
+    *out = c->async.ntracks++;
     return 0;
 }
 
@@ -11576,20 +11606,20 @@ static uint32_t ludus__sf_async_heap_pop(ludus__sf_async_lane_heap *h, const int
  * is taken); the busy lanes wait in a heap by end, the freed ones in a heap
  * by index: O(n log n), however many lanes. */
 static int ludus__sf_async_assign_lanes(ludus_capture *c) {
-    int64_t *lane_end = ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *lane_end);
-    ludus__sf_async_lane_heap busy = {ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *busy.lane), 0};
-    ludus__sf_async_lane_heap freed = {ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *freed.lane), 0};
+    int64_t *lane_end = ludus__malloc((c->async.n ? c->async.n : 1) * sizeof *lane_end);
+    ludus__sf_async_lane_heap busy = {ludus__malloc((c->async.n ? c->async.n : 1) * sizeof *busy.lane), 0};
+    ludus__sf_async_lane_heap freed = {ludus__malloc((c->async.n ? c->async.n : 1) * sizeof *freed.lane), 0};
     if (!lane_end || !busy.lane || !freed.lane) {
         ludus__free(lane_end);
         ludus__free(busy.lane);
         ludus__free(freed.lane);
         return LUDUS_ENOMEM;
     }
-    for (uint32_t i = 0; i < c->nasync;) {
-        uint32_t t = c->async[i].track, used = 0;
+    for (uint32_t i = 0; i < c->async.n;) {
+        uint32_t t = c->async.zones[i].track, used = 0;
         busy.n = freed.n = 0;
-        for (; i < c->nasync && c->async[i].track == t; i++) {
-            ludus__async_zone *z = &c->async[i];
+        for (; i < c->async.n && c->async.zones[i].track == t; i++) {
+            ludus__async_zone *z = &c->async.zones[i];
             if (z->depth > 0) continue; /* set with its outermost zone below */
             while (busy.n && lane_end[busy.lane[0]] <= z->begin_ns) ludus__sf_async_heap_push(&freed, NULL, ludus__sf_async_heap_pop(&busy, lane_end));
             uint32_t k = freed.n ? ludus__sf_async_heap_pop(&freed, NULL) : used++;
@@ -11597,7 +11627,7 @@ static int ludus__sf_async_assign_lanes(ludus_capture *c) {
             ludus__sf_async_heap_push(&busy, lane_end, k);
             z->lane = k;
         }
-        c->async_tracks[t].lanes = used;
+        c->async.tracks[t].lanes = used;
     }
     ludus__free(lane_end);
     ludus__free(busy.lane);
@@ -11610,19 +11640,19 @@ static int ludus__sf_async_assign_lanes(ludus_capture *c) {
  * (track, id) -> that zone's lane, open addressing. */
 static int ludus__sf_async_nested_lanes(ludus_capture *c) {
     uint32_t cap = 64;
-    while (cap < 2 * (uint64_t)c->nasync + 2) cap *= 2;
+    while (cap < 2 * (uint64_t)c->async.n + 2) cap *= 2;
     uint32_t *slot = ludus__calloc(cap, sizeof *slot); /* zone index + 1 */
     if (!slot) return LUDUS_ENOMEM;
-    for (uint32_t i = 0; i < c->nasync; i++) {
-        ludus__async_zone *z = &c->async[i];
+    for (uint32_t i = 0; i < c->async.n; i++) {
+        ludus__async_zone *z = &c->async.zones[i];
         uint64_t h = (z->id * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)z->track * 0xC2B2AE3D27D4EB4Full);
         uint32_t k = (uint32_t)(h >> 32) & (cap - 1);
-        while (slot[k] && !(c->async[slot[k] - 1].track == z->track && c->async[slot[k] - 1].id == z->id))
+        while (slot[k] && !(c->async.zones[slot[k] - 1].track == z->track && c->async.zones[slot[k] - 1].id == z->id))
             k = (k + 1) & (cap - 1);
         if (z->depth == 0)
             slot[k] = i + 1;
         else if (slot[k])
-            z->lane = c->async[slot[k] - 1].lane;
+            z->lane = c->async.zones[slot[k] - 1].lane;
     }
     ludus__free(slot);
     return 0;
@@ -11631,15 +11661,15 @@ static int ludus__sf_async_nested_lanes(ludus_capture *c) {
 /* A view: the parent's zones that meet [cut_from_ns, cut_to_ns], clipped. */
 static int ludus__sf_async_clip_parent(ludus_capture *c) {
     const ludus_capture *p = c->parent;
-    if (p->nasync_tracks) {
-        c->async_tracks = ludus__malloc(p->nasync_tracks * sizeof *c->async_tracks);
-        if (!c->async_tracks) return LUDUS_ENOMEM;
-        memcpy(c->async_tracks, p->async_tracks, p->nasync_tracks * sizeof *c->async_tracks);
-        c->nasync_tracks = p->nasync_tracks;
+    if (p->async.ntracks) {
+        c->async.tracks = ludus__malloc(p->async.ntracks * sizeof *c->async.tracks);
+        if (!c->async.tracks) return LUDUS_ENOMEM;
+        memcpy(c->async.tracks, p->async.tracks, p->async.ntracks * sizeof *c->async.tracks);
+        c->async.ntracks = p->async.ntracks;
     }
-    c->async = ludus__malloc((p->nasync ? p->nasync : 1) * sizeof *c->async);
+    c->async.zones = ludus__malloc((p->async.n ? p->async.n : 1) * sizeof *c->async.zones);
     uint32_t *map = ludus__malloc((p->nthreads ? p->nthreads : 1) * sizeof *map); /* parent thread -> view thread */
-    if (!c->async || !map) {
+    if (!c->async.zones || !map) {
         ludus__free(map);
         return LUDUS_ENOMEM;
     }
@@ -11650,8 +11680,8 @@ static int ludus__sf_async_clip_parent(ludus_capture *c) {
             if (c->threads[v].tid == p->threads[t].tid) map[t] = v;
         subset |= map[t] == UINT32_MAX;
     }
-    for (uint32_t i = 0; i < p->nasync; i++) {
-        ludus__async_zone z = p->async[i];
+    for (uint32_t i = 0; i < p->async.n; i++) {
+        ludus__async_zone z = p->async.zones[i];
         if (z.end_ns < c->cut_from_ns || z.begin_ns > c->cut_to_ns) continue;
         if (z.begin_ns < c->cut_from_ns) z.begin_ns = c->cut_from_ns, z.flags |= LUDUS_NEV_CLIPPED;
         if (z.end_ns > c->cut_to_ns) { /* its end is the cut's, not the capture's */
@@ -11662,62 +11692,62 @@ static int ludus__sf_async_clip_parent(ludus_capture *c) {
         z.end_thread = z.end_thread != UINT32_MAX ? map[z.end_thread] : UINT32_MAX;
         /* a subset of threads keeps the zones its threads began or ended */
         if (subset && z.begin_thread == UINT32_MAX && z.end_thread == UINT32_MAX) continue;
-        c->async[c->nasync++] = z;
+        c->async.zones[c->async.n++] = z;
     }
     ludus__free(map);
-    c->async_unmatched = p->async_unmatched;
+    c->async.unmatched = p->async.unmatched;
     return 0;
 }
 
 int ludus__async_build(ludus_capture *c) {
-    c->async_ready = 1;
+    c->async.ready = 1;
     if (c->parent) {
-        ludus__free(c->async_raw);
-        c->async_raw = NULL;
-        c->nasync_raw = c->async_raw_cap = 0;
+        ludus__free(c->async.raw);
+        c->async.raw = NULL;
+        c->async.nraw = c->async.raw_cap = 0;
         int rc = ludus__async_ensure(c->parent);
         return rc ? rc : ludus__sf_async_clip_parent(c);
     }
     int rc = 0;
-    size_t n = c->nasync_raw;
+    size_t n = c->async.nraw;
     uint32_t *open = NULL, nopen = 0;
     if (n == 0) goto done;
     ludus__sf_async_track_table tt = {NULL, 0};
     for (size_t i = 0; i < n && rc == 0; i++) /* tracks by name: begin and end may name them from different sites */
-        rc = ludus__sf_async_track_of(c, &tt, c->async_raw[i].track_site, &c->async_raw[i].track_site);
+        rc = ludus__sf_async_track_of(c, &tt, c->async.raw[i].track_site, &c->async.raw[i].track_site);
     ludus__free(tt.slot);
     if (rc) goto done;
-    ludus__qsort(c->async_raw, n, sizeof *c->async_raw, ludus__sf_async_cmp_raw);
-    c->async = ludus__malloc(n * sizeof *c->async);
+    ludus__qsort(c->async.raw, n, sizeof *c->async.raw, ludus__sf_async_cmp_raw);
+    c->async.zones = ludus__malloc(n * sizeof *c->async.zones);
     open = ludus__malloc(n * sizeof *open);
-    if (!c->async || !open) {
+    if (!c->async.zones || !open) {
         rc = LUDUS_ENOMEM;
         goto done;
     }
     int64_t end = c->end_ns - c->start_ns;
     for (size_t i = 0; i < n; i++) {
-        const ludus__async_raw *r = &c->async_raw[i];
+        const ludus__async_raw *r = &c->async.raw[i];
         if (i == 0 || r->track_site != r[-1].track_site || r->id != r[-1].id) {
-            while (nopen) c->async[open[--nopen]].end_ns = end; /* flags set at begin */
+            while (nopen) c->async.zones[open[--nopen]].end_ns = end; /* flags set at begin */
         }
         if (r->end) {
             if (nopen == 0) {
-                c->async_unmatched++;
+                c->async.unmatched++;
                 continue;
             }
-            ludus__async_zone *z = &c->async[open[--nopen]];
+            ludus__async_zone *z = &c->async.zones[open[--nopen]];
             z->end_ns = r->ts < z->begin_ns ? z->begin_ns : r->ts;
             z->end_thread = r->thread;
             z->flags &= (uint16_t)~LUDUS_NEV_INCOMPLETE;
             continue;
         }
-        ludus__async_zone *z = &c->async[c->nasync];
+        ludus__async_zone *z = &c->async.zones[c->async.n];
         *z = (ludus__async_zone){r->track_site,        r->site, 0,     nopen, r->thread, UINT32_MAX,
                                  LUDUS_NEV_INCOMPLETE, r->id,   r->ts, end};
-        open[nopen++] = c->nasync++;
+        open[nopen++] = c->async.n++;
     }
     if (rc == 0) {
-        ludus__qsort(c->async, c->nasync, sizeof *c->async, ludus__sf_async_cmp_zone);
+        ludus__qsort(c->async.zones, c->async.n, sizeof *c->async.zones, ludus__sf_async_cmp_zone);
         /* nested zones take their outermost zone's lane: in begin order, the
          * enclosing zone of the same id is the last one at depth - 1 */
         rc = ludus__sf_async_assign_lanes(c);
@@ -11725,16 +11755,16 @@ int ludus__async_build(ludus_capture *c) {
     }
 done:
     ludus__free(open);
-    ludus__free(c->async_raw);
-    c->async_raw = NULL;
-    c->nasync_raw = c->async_raw_cap = 0;
+    ludus__free(c->async.raw);
+    c->async.raw = NULL;
+    c->async.nraw = c->async.raw_cap = 0;
     return rc;
 }
 
 /* A capture file brings its counts but not its zones: one pass over its
  * streams finds them, the first time they are needed. */
 int ludus__async_ensure(ludus_capture *c) {
-    if (c->async_ready) return c->async_error;
+    if (c->async.ready) return c->async.error;
     int rc = 0;
     for (uint32_t t = 0; t < c->nthreads && rc == 0 && !c->parent; t++) {
         ludus__nev_iter it;
@@ -11746,8 +11776,8 @@ int ludus__async_ensure(ludus_capture *c) {
         ludus__nev_free(&it);
     }
     if (rc == 0) rc = ludus__async_build(c);
-    c->async_ready = 1;
-    c->async_error = rc;
+    c->async.ready = 1;
+    c->async.error = rc;
     return rc;
 }
 
@@ -11863,7 +11893,7 @@ ludus_capture *ludus__capture_new(const ludus__source_ops *src) {
     if (!c) return NULL;
     c->refs = 1;
     c->src = src;
-    c->format_version = LUDUS__FORMAT_VERSION;
+    c->file.version = LUDUS__FORMAT_VERSION;
     return c;
 }
 
@@ -11930,9 +11960,9 @@ static const ludus__source_ops ludus__sf_capture_view_of_memory = {"cut", NULL, 
 static const ludus__source_ops ludus__sf_capture_view_of_loaded = {"cut", NULL, NULL, ludus__sf_capture_view_load_run, ludus__sf_capture_view_free, 1};
 
 void ludus__capture_mark_trigger(ludus_capture *c, const char *reason, int64_t at_ns, const char *detail) {
-    snprintf(c->trigger_reason, sizeof c->trigger_reason, "%s", reason && reason[0] ? reason : "trigger");
-    c->trigger_ns = at_ns;
-    snprintf(c->trigger_detail, sizeof c->trigger_detail, "%s", detail ? detail : "");
+    snprintf(c->trigger.reason, sizeof c->trigger.reason, "%s", reason && reason[0] ? reason : "trigger");
+    c->trigger.ns = at_ns;
+    snprintf(c->trigger.detail, sizeof c->trigger.detail, "%s", detail ? detail : "");
 }
 
 /* What a cut has of its parent: the recording (clock, times, process,
@@ -11948,27 +11978,27 @@ static void ludus__sf_capture_view_of(ludus_capture *v, const ludus_capture *src
     v->end_ns = src->end_ns;
     v->pid = src->pid;
     memcpy(v->process_name, src->process_name, sizeof v->process_name);
-    v->crash_signal = src->crash_signal;
-    memcpy(v->crash_signal_name, src->crash_signal_name, sizeof v->crash_signal_name);
-    v->crash_tid = src->crash_tid;
-    v->crash_ns = src->crash_ns;
-    memcpy(v->trigger_reason, src->trigger_reason, sizeof v->trigger_reason);
-    v->trigger_ns = src->trigger_ns;
-    memcpy(v->trigger_detail, src->trigger_detail, sizeof v->trigger_detail);
-    v->recovered = src->recovered;
-    v->file_cut = src->file_cut;
-    v->file_cut_from_ns = src->file_cut_from_ns;
-    v->file_cut_to_ns = src->file_cut_to_ns;
-    v->file_cut_of_ns = src->file_cut_of_ns;
+    v->crash.signal = src->crash.signal;
+    memcpy(v->crash.signal_name, src->crash.signal_name, sizeof v->crash.signal_name);
+    v->crash.tid = src->crash.tid;
+    v->crash.ns = src->crash.ns;
+    memcpy(v->trigger.reason, src->trigger.reason, sizeof v->trigger.reason);
+    v->trigger.ns = src->trigger.ns;
+    memcpy(v->trigger.detail, src->trigger.detail, sizeof v->trigger.detail);
+    v->pool.recovered = src->pool.recovered;
+    v->file.cut = src->file.cut;
+    v->file.cut_from_ns = src->file.cut_from_ns;
+    v->file.cut_to_ns = src->file.cut_to_ns;
+    v->file.cut_of_ns = src->file.cut_of_ns;
     v->unregistered_drops = src->unregistered_drops;
     v->interner_drops = src->interner_drops;
     v->bytes_used = src->bytes_used;
-    v->format_version = src->format_version;
-    v->file_bytes = src->file_bytes;
-    v->blocks = src->blocks;
-    v->slots = src->slots;
-    v->compact = src->compact;
-    v->compressed = src->compressed;
+    v->file.version = src->file.version;
+    v->file.bytes = src->file.bytes;
+    v->file.blocks = src->file.blocks;
+    v->file.slots = src->file.slots;
+    v->file.compact = src->file.compact;
+    v->file.compressed = src->file.compressed;
     /* borrowed: the view never frees them (view_of_*.borrows) */
     v->categories = src->categories;
     v->sites = src->sites;
@@ -12041,7 +12071,7 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     int rc = ludus__prepare(c);
     if (rc) return rc;
     memset(out, 0, sizeof *out);
-    out->version = c->format_version;
+    out->version = c->file.version;
     out->clock_name = c->clock_tsc ? "tsc" : "monotonic";
     out->calib_ticks[0] = c->c0.ticks;
     out->calib_ticks[1] = c->c1.ticks;
@@ -12050,38 +12080,39 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->start_ns = c->start_ns;
     out->end_ns = c->end_ns;
     out->threads = c->nthreads;
-    out->sites = c->index_only ? c->index_sites : c->nsites; /* (index only: the site table is not read) */
-    out->blocks = c->blocks;
-    out->compact = c->compact;
-    out->compressed = c->compressed;
-    out->slots = c->slots;
-    out->file_bytes = c->file_bytes;
+    out->sites = c->file.index_only ? c->file.index_sites : c->nsites; /* (index only: the site table is not read) */
+    out->blocks = c->file.blocks;
+    out->compact = c->file.compact;
+    out->compressed = c->file.compressed;
+    out->slots = c->file.slots;
+    out->file_bytes = c->file.bytes;
     out->pid = c->pid;
     out->process_name = c->process_name;
     out->categories = c->categories;
     out->cut = c->cut;
     out->cut_from_ns = c->cut_from_ns;
     out->cut_to_ns = c->cut_to_ns;
-    out->crash_signal = c->crash_signal;
-    out->crash_signal_name = c->crash_signal_name;
-    out->crash_tid = c->crash_tid;
-    out->crash_ns = c->crash_ns;
-    out->trigger_reason = c->trigger_reason[0] ? c->trigger_reason : NULL;
-    out->trigger_ns = c->trigger_ns;
-    out->trigger_detail = c->trigger_reason[0] ? c->trigger_detail : NULL;
-    out->recovered = c->recovered;
-    out->streamed = c->streamed;
-    out->stream_cut = c->stream_cut;
-    out->has_summary = c->has_footer && !c->cut;
-    out->summary_frame_marks = c->footer_frame_marks;
-    out->summary_marks_elsewhere = c->footer_marks_elsewhere;
-    out->summary_frame_thread =
-        c->footer_frame_thread < c->nthreads && c->footer_frame_marks ? c->threads[c->footer_frame_thread].name : NULL;
-    out->index_only = c->index_only;
-    out->file_cut = c->file_cut;
-    out->file_cut_from_ns = c->file_cut_from_ns;
-    out->file_cut_to_ns = c->file_cut_to_ns;
-    out->file_cut_of_ns = c->file_cut_of_ns;
+    out->crash_signal = c->crash.signal;
+    out->crash_signal_name = c->crash.signal_name;
+    out->crash_tid = c->crash.tid;
+    out->crash_ns = c->crash.ns;
+    out->trigger_reason = c->trigger.reason[0] ? c->trigger.reason : NULL;
+    out->trigger_ns = c->trigger.ns;
+    out->trigger_detail = c->trigger.reason[0] ? c->trigger.detail : NULL;
+    out->recovered = c->pool.recovered;
+    out->streamed = c->file.streamed;
+    out->stream_cut = c->file.stream_cut;
+    out->has_summary = c->file.has_footer && !c->cut;
+    out->summary_frame_marks = c->file.footer_frame_marks;
+    out->summary_marks_elsewhere = c->file.footer_marks_elsewhere;
+    out->summary_frame_thread = c->file.footer_frame_thread < c->nthreads && c->file.footer_frame_marks
+                                    ? c->threads[c->file.footer_frame_thread].name
+                                    : NULL;
+    out->index_only = c->file.index_only;
+    out->file_cut = c->file.cut;
+    out->file_cut_from_ns = c->file.cut_from_ns;
+    out->file_cut_to_ns = c->file.cut_to_ns;
+    out->file_cut_of_ns = c->file.cut_of_ns;
     if (!c->src->load_run) /* runs in memory: what a file would hold */
         for (uint32_t t = 0; t < c->nthreads; t++)
             out->slots += c->threads[t].slots, out->blocks += c->threads[t].nruns;
@@ -13313,9 +13344,9 @@ static void ludus__sf_normalize_loss_marker(ludus__nev_iter *it) {
 static void ludus__sf_normalize_close_all(ludus__nev_iter *it) {
     int64_t end = it->c->end_ns - it->c->start_ns;
     if (it->loss_at != INT64_MAX) ludus__sf_normalize_loss_marker(it);
-    if (it->c->crash_signal && it->th->tid == it->c->crash_tid) /* where the crash hit: inside what was open */
-        ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_CRASH, 0, 0, UINT32_MAX, it->lane_depth[0], it->c->crash_ns - it->c->start_ns, 0,
-                (uint64_t)it->c->crash_signal);
+    if (it->c->crash.signal && it->th->tid == it->c->crash.tid) /* where the crash hit: inside what was open */
+        ludus__sf_normalize_set_nev(ludus__sf_normalize_emit(it), LUDUS_NEV_CRASH, 0, 0, UINT32_MAX, it->lane_depth[0], it->c->crash.ns - it->c->start_ns, 0,
+                (uint64_t)it->c->crash.signal);
     if (it->deciding) { /* spans still open end at capture end: decide with the lexical stack as it is */
         for (uint32_t i = it->nspan; i > 0; i--) ludus__sf_normalize_decide_lane(it, &it->span[i - 1], end);
         it->nlex = it->nspan = 0;
@@ -13985,8 +14016,8 @@ int ludus__prepare(ludus_capture *c) {
         rc = ludus__fail(LUDUS_ENOMEM, "out of memory while pairing async zones");
     /* an async zone whose end is synthesised (open at capture end, or cut)
      * is incomplete as a slice is, counted on the thread that began it */
-    for (uint32_t i = 0; rc == 0 && i < c->nasync; i++) {
-        const ludus__async_zone *z = &c->async[i];
+    for (uint32_t i = 0; rc == 0 && i < c->async.n; i++) {
+        const ludus__async_zone *z = &c->async.zones[i];
         uint32_t t = z->begin_thread != UINT32_MAX ? z->begin_thread : z->end_thread;
         if (!(z->flags & (LUDUS_NEV_INCOMPLETE | LUDUS__ASYNC_END_CLIPPED)) || t == UINT32_MAX) continue;
         c->threads[t].incomplete++;
@@ -16513,7 +16544,7 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
         if (c->categories) strcpy(c->categories, s->categories);
         ludus__names_retain(s->names);
         rcp->names = s->names;
-        c->names = s->names;
+        c->pool.names = s->names;
         c->unregistered_drops = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
         c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
     }
@@ -16792,15 +16823,15 @@ static int ludus__sf_session_same_allocator(const ludus_allocator *a, const ludu
  * thread had not reached yet are still to touch (*faulted: bytes in). */
 static void *ludus__sf_session_steal_pool_of(ludus_capture *c, uint64_t bytes, const ludus_allocator *al, int mapped,
                            ludus__prefault **pf, size_t *faulted) {
-    if (!c || !c->pool_mem || c->pool_bytes != bytes || c->pool_mapped != mapped ||
-        __atomic_load_n(&c->refs, __ATOMIC_ACQUIRE) != 1 || (!mapped && !ludus__sf_session_same_allocator(&c->allocator, al)))
+    if (!c || !c->pool.mem || c->pool.bytes != bytes || c->pool.mapped != mapped ||
+        __atomic_load_n(&c->refs, __ATOMIC_ACQUIRE) != 1 || (!mapped && !ludus__sf_session_same_allocator(&c->pool.allocator, al)))
         return NULL;
     ludus__capture_quiesce(c);
-    void *mem = c->pool_mem;
-    *pf = c->prefault;
-    *faulted = c->prefault_done;
-    c->pool_mem = NULL;
-    c->prefault = NULL;
+    void *mem = c->pool.mem;
+    *pf = c->pool.prefault;
+    *faulted = c->pool.prefault_done;
+    c->pool.mem = NULL;
+    c->pool.prefault = NULL;
     return mem;
 }
 
@@ -17025,8 +17056,8 @@ int ludus__capture_begin_locked(const ludus_capture_desc *desc, int owner) {
     /* A pool file is never replaced: when the last capture (held by the
      * library only) still has the file of this path, it goes first. */
     if (owner == LUDUS__OWNER_PROGRAM && desc && desc->pool_file && ludus__sf_session_S.last &&
-        __atomic_load_n(&ludus__sf_session_S.last->refs, __ATOMIC_ACQUIRE) == 1 && ludus__pool_file_path(ludus__sf_session_S.last->pool_file) &&
-        strcmp(ludus__pool_file_path(ludus__sf_session_S.last->pool_file), desc->pool_file) == 0) {
+        __atomic_load_n(&ludus__sf_session_S.last->refs, __ATOMIC_ACQUIRE) == 1 && ludus__pool_file_path(ludus__sf_session_S.last->pool.file) &&
+        strcmp(ludus__pool_file_path(ludus__sf_session_S.last->pool.file), desc->pool_file) == 0) {
         ludus_capture *old = ludus__sf_session_S.last;
         ludus__sf_session_S.last = NULL;
         ludus_capture_release(old);
@@ -17178,14 +17209,14 @@ static int ludus__sf_session_end_capture(ludus_capture **guest) {
         size_t pn = strnlen(s->process_name, sizeof s->process_name);
         c->process_name[ludus__utf8_clean(s->process_name, pn, c->process_name, sizeof c->process_name - 1)] = 0;
         c->categories = s->categories;
-        c->pool_mem = s->pool_mem;
-        c->pool_bytes = s->pool.bytes;
-        c->pool_mapped = ludus__sf_session_S.pool_mapped;
-        c->pool_file = ludus__sf_session_S.pool_file;
-        c->allocator = s->desc.allocator;
-        c->prefault = ludus__sf_session_S.prefault;
-        c->prefault_done = ludus__sf_session_S.faulted;
-        c->names = s->names;
+        c->pool.mem = s->pool_mem;
+        c->pool.bytes = s->pool.bytes;
+        c->pool.mapped = ludus__sf_session_S.pool_mapped;
+        c->pool.file = ludus__sf_session_S.pool_file;
+        c->pool.allocator = s->desc.allocator;
+        c->pool.prefault = ludus__sf_session_S.prefault;
+        c->pool.prefault_done = ludus__sf_session_S.faulted;
+        c->pool.names = s->names;
         c->ring = __atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED) != 0; /* a flight recorder's: ring_start.c */
         uint64_t used = __atomic_load_n(&s->pool.next, __ATOMIC_RELAXED);
         c->bytes_used = used < s->pool.bytes ? used : s->pool.bytes;
@@ -17194,11 +17225,11 @@ static int ludus__sf_session_end_capture(ludus_capture **guest) {
         c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
         c->counters_refused = ludus__live_refused() - ludus__sf_session_S.refused0;
         c->counter_adds_lost = ludus__live_lost_adds() - ludus__sf_session_S.lost0;
-        c->stragglers = strag;
-        c->nstragglers = nstrag;
+        c->pool.stragglers = strag;
+        c->pool.nstragglers = nstrag;
         strag = NULL;
-        c->late = late;
-        c->nlate = nlate;
+        c->pool.late = late;
+        c->pool.nlate = nlate;
         late = NULL;
         if (threads) {
             for (uint32_t i = 0; i < n; i++) ludus__sf_session_convert_thread(c, &threads[i], &fin[i]);
@@ -17447,7 +17478,7 @@ static void ludus__sf_session_clear_producers_part(void) {
 }
 
 static void ludus__sf_session_late_done(ludus_capture *c) {
-    c->nlate = 0;
+    c->pool.nlate = 0;
     if (ludus__sf_session_S.late_cap != c) return;
     ludus__sf_session_S.late_cap = NULL;
     c->interner_drops = __atomic_load_n(&ludus__sess.interner_drops, __ATOMIC_RELAXED); /* late ones too */
@@ -17458,13 +17489,13 @@ static void ludus__sf_session_late_done(ludus_capture *c) {
  * waiting for those events to finish; every reader of a capture's threads
  * comes after it (the memory source's settle). */
 static void ludus__sf_session_resolve_late_locked(ludus_capture *c) {
-    if (!c || !c->nlate) return;
+    if (!c || !c->pool.nlate) return;
     if (ludus__sf_session_S.crashed) { /* late before the crash: their threads are not in this process */
         ludus__sf_session_late_done(c);
         return;
     }
-    for (uint32_t i = 0; i < c->nlate; i++) {
-        ludus__late *e = &c->late[i];
+    for (uint32_t i = 0; i < c->pool.nlate; i++) {
+        ludus__late *e = &c->pool.late[i];
         if (e->resolved) continue;
         const ludus__thread_record *r = &ludus__reg.rec[e->record];
         if (r->state != LUDUS__REC_LIVE || r->serial != e->serial || !r->cold) continue; /* it left: published then */
@@ -17502,21 +17533,21 @@ static void ludus__sf_session_thread_leaving(const ludus__thread_record *r) {
     ludus_capture *c = ludus__sf_session_S.late_cap;
     if (!c) return;
     uint32_t index = (uint32_t)(r - ludus__reg.rec);
-    for (uint32_t i = 0; i < c->nlate; i++)
-        if (!c->late[i].resolved && c->late[i].record == index && c->late[i].serial == r->serial)
-            ludus__sf_session_publish_late(c, &c->late[i], r);
+    for (uint32_t i = 0; i < c->pool.nlate; i++)
+        if (!c->pool.late[i].resolved && c->pool.late[i].record == index && c->pool.late[i].serial == r->serial)
+            ludus__sf_session_publish_late(c, &c->pool.late[i], r);
 }
 
 void ludus__capture_quiesce(ludus_capture *c) {
     ludus__sf_session_resolve_late(c);
-    if (!c->nstragglers) return;
+    if (!c->pool.nstragglers) return;
     if (ludus__sf_session_S.crashed) { /* their events in flight were counted as lost */
-        c->nstragglers = 0;
+        c->pool.nstragglers = 0;
         return;
     }
     ludus__mutex_lock(&ludus__reg.lock);
-    for (uint32_t i = 0; i < c->nstragglers; i++) {
-        const ludus__straggler *g = &c->stragglers[i];
+    for (uint32_t i = 0; i < c->pool.nstragglers; i++) {
+        const ludus__straggler *g = &c->pool.stragglers[i];
         const ludus__thread_record *r = &ludus__reg.rec[g->record];
         /* A thread that went away is done; one still there is done once its
          * cursor moved (its event is a few instructions long). */
@@ -17531,26 +17562,26 @@ void ludus__capture_quiesce(ludus_capture *c) {
                 if (c->threads[t].serial == g->serial) c->threads[t].dropped++;
     }
     ludus__mutex_unlock(&ludus__reg.lock);
-    c->nstragglers = 0;
+    c->pool.nstragglers = 0;
 }
 
 void ludus__capture_release_pool(ludus_capture *c) {
-    ludus__prefault_stop(c->prefault);
-    c->prefault = NULL;
-    if (!c->pool_mem) return;
+    ludus__prefault_stop(c->pool.prefault);
+    c->pool.prefault = NULL;
+    if (!c->pool.mem) return;
     ludus__capture_quiesce(c);
-    ludus__sf_session_pool_free(c->pool_mem, c->pool_bytes, c->pool_mapped, &c->allocator, c->pool_file);
-    c->pool_file = NULL;
-    c->pool_mem = NULL;
+    ludus__sf_session_pool_free(c->pool.mem, c->pool.bytes, c->pool.mapped, &c->pool.allocator, c->pool.file);
+    c->pool.file = NULL;
+    c->pool.mem = NULL;
 }
 
 /* The session's capture: its pool (and the run-time names its events point
  * at) held until it is released. */
 static void ludus__sf_session_memory_free(ludus_capture *c) {
     ludus__capture_release_pool(c);
-    ludus__names_destroy(c->names);
-    ludus__free(c->stragglers);
-    ludus__free(c->late);
+    ludus__names_destroy(c->pool.names);
+    ludus__free(c->pool.stragglers);
+    ludus__free(c->pool.late);
 }
 
 const ludus__source_ops ludus__memory_source = {"memory", ludus__sf_session_resolve_late, ludus__build_recorded, NULL, ludus__sf_session_memory_free, 0};
@@ -17566,10 +17597,10 @@ void ludus__session_crashed(void) {
     ludus__counters_crash_reset();
     /* The background threads are the crashed process's. */
     ludus__prefault_after_fork(ludus__sf_session_S.prefault);
-    if (ludus__sf_session_S.last) ludus__prefault_after_fork(ludus__sf_session_S.last->prefault);
-    if (ludus__sf_session_S.ending && ludus__sf_session_S.ending->prefault != ludus__sf_session_S.prefault) ludus__prefault_after_fork(ludus__sf_session_S.ending->prefault);
+    if (ludus__sf_session_S.last) ludus__prefault_after_fork(ludus__sf_session_S.last->pool.prefault);
+    if (ludus__sf_session_S.ending && ludus__sf_session_S.ending->pool.prefault != ludus__sf_session_S.prefault) ludus__prefault_after_fork(ludus__sf_session_S.ending->pool.prefault);
     ludus__pool_file_crashed(ludus__sf_session_S.pool_file);
-    if (ludus__sf_session_S.ending) ludus__pool_file_crashed(ludus__sf_session_S.ending->pool_file);
+    if (ludus__sf_session_S.ending) ludus__pool_file_crashed(ludus__sf_session_S.ending->pool.file);
     ludus__gpu_crashed();
 }
 
@@ -17579,11 +17610,11 @@ void ludus__session_after_fork(void) {
      * new generation, over the same (copied) pool. */
     ludus__pool_files_after_fork();
     if (ludus__sf_session_S.last) { /* its background thread is not in this process */
-        ludus__prefault_after_fork(ludus__sf_session_S.last->prefault);
-        ludus__sf_session_S.last->nstragglers = 0;
+        ludus__prefault_after_fork(ludus__sf_session_S.last->pool.prefault);
+        ludus__sf_session_S.last->pool.nstragglers = 0;
     }
     if (ludus__sf_session_S.late_cap) { /* the late threads are not in this process: they keep no events here */
-        ludus__sf_session_S.late_cap->nlate = 0;
+        ludus__sf_session_S.late_cap->pool.nlate = 0;
         ludus__sf_session_S.late_cap = NULL;
         if (!ludus__sf_session_S.active) ludus__sf_session_clear_producers_part();
     }
@@ -17592,9 +17623,9 @@ void ludus__session_after_fork(void) {
     ludus__mutex_init(&ludus__sf_session_control);
     ludus__sf_session_S.controlling = 0;
     if (ludus__sf_session_S.yielded) { /* the watcher's, which is not in the child */
-        ludus__prefault_after_fork(ludus__sf_session_S.yielded->prefault);
-        ludus__sf_session_S.yielded->nstragglers = 0;
-        ludus__sf_session_S.yielded->nlate = 0;
+        ludus__prefault_after_fork(ludus__sf_session_S.yielded->pool.prefault);
+        ludus__sf_session_S.yielded->pool.nstragglers = 0;
+        ludus__sf_session_S.yielded->pool.nlate = 0;
         ludus_capture_release(ludus__sf_session_S.yielded);
         ludus__sf_session_S.yielded = NULL;
         ludus__sf_session_S.yielded_flag = 0;
@@ -18851,7 +18882,7 @@ int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len,
         at = p;
         if (p >= end) BAD("the block ends before its last event");
         unsigned tag = *p++, k = tag & 15, s = tag >> 4;
-        const ludus__kind_info *ki = ludus__kind_in_format(c->format_version, k);
+        const ludus__kind_info *ki = ludus__kind_in_format(c->file.version, k);
         if (!ki->valid) BAD("unknown event kind");
         if (ludus__varint_get(&p, end, &v)) BAD("bad tick varint");
         prev += (uint64_t)ludus__unzigzag(v);
@@ -19234,12 +19265,12 @@ static int ludus__sf_file_reader_check_events(ludus__sf_file_reader_reader *r, c
     for (size_t i = 0; i < n;) {
         uint64_t at = data_off + (raw ? i * 16 : 0);
         unsigned kind = (unsigned)(ev[i].word & LUDUS__K_MASK);
-        const ludus__kind_info *fk = ludus__kind_in_format(c->format_version, kind); /* as the file holds it */
-        const ludus__kind_info *ki = raw ? fk : &ludus__kinds[kind];                 /* as decoded */
+        const ludus__kind_info *fk = ludus__kind_in_format(c->file.version, kind); /* as the file holds it */
+        const ludus__kind_info *ki = raw ? fk : &ludus__kinds[kind];               /* as decoded */
         if (!fk->valid) return FMT_FAIL(at, "event %zu has the unknown kind %u", i, kind);
-        if (fk->since > c->format_version)
+        if (fk->since > c->file.version)
             return FMT_FAIL(at, "event %zu has kind %u, which format version %u added (the file is version %u)", i,
-                            kind, fk->since, c->format_version);
+                            kind, fk->since, c->file.version);
         if (ev[i].ticks < lo || ev[i].ticks > hi)
             return FMT_FAIL(at,
                             "event %zu lies outside the capture's time range (tick %" PRIu64 ", capture %" PRIu64
@@ -19395,7 +19426,7 @@ static int ludus__sf_file_reader_parse_header(ludus__sf_file_reader_reader *r, l
     if (h.version < LUDUS__FORMAT_OLDEST || h.version > LUDUS__FORMAT_STREAMED)
         return FMT_FAIL(ludus__nf_header_offset("version"), "format version %u (this reader reads versions %u to %u)",
                         h.version, LUDUS__FORMAT_OLDEST, LUDUS__FORMAT_STREAMED);
-    c->format_version = h.version;
+    c->file.version = h.version;
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
     if (ludus__crc32c(0, hb, ludus__nf_header_offset("crc")) != h.crc)
         return FMT_FAIL(ludus__nf_header_offset("crc"), "header checksum mismatch: the file is damaged");
@@ -19407,7 +19438,7 @@ static int ludus__sf_file_reader_parse_header(ludus__sf_file_reader_reader *r, l
         return FMT_FAIL(ludus__nf_header_offset("flags"), "header flags 0x%x (a version %u file has 0x%x)", h.flags,
                         h.version, want_flags);
     r->streamed = h.flags == LUDUS__NF_STREAMED;
-    c->streamed = r->streamed;
+    c->file.streamed = r->streamed;
     if (h.header_bytes != ludus__nf_header_BYTES) /* every header byte is under the checksum */
         return FMT_FAIL(ludus__nf_header_offset("header_bytes"), "header size %u (headers are %u bytes)",
                         h.header_bytes, (unsigned)ludus__nf_header_BYTES);
@@ -19462,11 +19493,11 @@ static int ludus__sf_file_reader_parse_crash(ludus_capture *c, const char *v, ui
     long long at;
     if (sscanf(ludus__sf_file_reader_text, "%15s %d %llu %lld", name, &signo, &tid, &at) != 4 || signo <= 0) return -1;
     if (at < c->start_ns || at > c->end_ns) return -1;
-    c->crash_ns = at;
-    c->crash_signal_name[ludus__utf8_clean(name, strlen(name), c->crash_signal_name, sizeof c->crash_signal_name - 1)] =
+    c->crash.ns = at;
+    c->crash.signal_name[ludus__utf8_clean(name, strlen(name), c->crash.signal_name, sizeof c->crash.signal_name - 1)] =
         0;
-    c->crash_signal = signo;
-    c->crash_tid = tid;
+    c->crash.signal = signo;
+    c->crash.tid = tid;
     return 0;
 }
 
@@ -19480,10 +19511,10 @@ static int ludus__sf_file_reader_parse_trigger(ludus_capture *c, const char *v, 
     long long at;
     int used = 0;
     if (sscanf(ludus__sf_file_reader_text, "%39s %lld %n", reason, &at, &used) != 2) return -1;
-    c->trigger_reason[ludus__utf8_clean(reason, strlen(reason), c->trigger_reason, sizeof c->trigger_reason - 1)] = 0;
-    c->trigger_ns = at;
+    c->trigger.reason[ludus__utf8_clean(reason, strlen(reason), c->trigger.reason, sizeof c->trigger.reason - 1)] = 0;
+    c->trigger.ns = at;
     const char *d = used ? ludus__sf_file_reader_text + used : "";
-    c->trigger_detail[ludus__utf8_clean(d, strlen(d), c->trigger_detail, sizeof c->trigger_detail - 1)] = 0;
+    c->trigger.detail[ludus__utf8_clean(d, strlen(d), c->trigger.detail, sizeof c->trigger.detail - 1)] = 0;
     return 0;
 }
 
@@ -19504,7 +19535,7 @@ static int ludus__sf_file_reader_parse_meta(ludus__sf_file_reader_reader *r, lud
             if (!c->categories) return ludus__fail(LUDUS_ENOMEM, "out of memory");
             c->categories[ludus__utf8_clean(v, vn, c->categories, cap)] = 0;
         } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
-            c->recovered = 1;
+            c->pool.recovered = 1;
         } else if ((kn == 16 && !memcmp(k, "counters_refused", 16)) ||
                    (kn == 17 && !memcmp(k, "counter_adds_lost", 17))) {
             char num[24];
@@ -19529,7 +19560,7 @@ static int ludus__sf_file_reader_parse_meta(ludus__sf_file_reader_reader *r, lud
             num[vn] = 0;
             if (sscanf(num, "%lld %lld %lld", &f, &t, &d) != 3 || f < 0 || t < f || d < t)
                 return FMT_FAIL(base + pos + 8 + kn, "malformed cut entry");
-            c->file_cut = 1, c->file_cut_from_ns = f, c->file_cut_to_ns = t, c->file_cut_of_ns = d;
+            c->file.cut = 1, c->file.cut_from_ns = f, c->file.cut_to_ns = t, c->file.cut_of_ns = d;
         } else if (kn == 7 && !memcmp(k, "trigger", 7)) {
             if (ludus__sf_file_reader_parse_trigger(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed trigger entry");
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
@@ -19811,10 +19842,10 @@ static int ludus__sf_file_reader_parse_summary(ludus__sf_file_reader_reader *r, 
     if (s.frame_thread != UINT32_MAX && s.frame_thread >= c->nthreads)
         return FMT_FAIL(base + 4 + ludus__nf_summary_offset("frame_thread"), "the frame thread %u is not a thread",
                         s.frame_thread);
-    c->has_footer = 1;
-    c->footer_frame_marks = s.frame_marks;
-    c->footer_marks_elsewhere = s.marks_elsewhere;
-    c->footer_frame_thread = s.frame_thread;
+    c->file.has_footer = 1;
+    c->file.footer_frame_marks = s.frame_marks;
+    c->file.footer_marks_elsewhere = s.marks_elsewhere;
+    c->file.footer_frame_thread = s.frame_thread;
     if (!r->streamed) return 0;
     c->events = c->frames = 0;
     for (uint32_t t = 0; t < c->nthreads; t++, q += ts) {
@@ -19831,8 +19862,8 @@ static int ludus__sf_file_reader_parse_summary(ludus__sf_file_reader_reader *r, 
 /* A streamed file without its end (kill -9, a crash): every whole record
  * before off is the capture, its range up to the last CLOCK record. */
 static int ludus__sf_file_reader_stream_cut_at(ludus__sf_file_reader_reader *r, ludus_capture *c, uint64_t off, const ludus__calib_point *last_clock) {
-    c->stream_cut = 1;
-    c->has_footer = 0;
+    c->file.stream_cut = 1;
+    c->file.has_footer = 0;
     if (last_clock) {
         c->c1 = *last_clock;
         c->end_ns = last_clock->ns;
@@ -20008,10 +20039,10 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
                 }
                 th->nruns++;
                 th->slots += b.slots;
-                c->blocks++;
-                c->slots += b.slots;
-                if (b.encoding != LUDUS__NF_RAW) c->compact = 1;
-                if (b.encoding == LUDUS__NF_ZSTD) c->compressed = 1;
+                c->file.blocks++;
+                c->file.slots += b.slots;
+                if (b.encoding != LUDUS__NF_RAW) c->file.compact = 1;
+                if (b.encoding == LUDUS__NF_ZSTD) c->file.compressed = 1;
                 last_thread = h.aux;
                 break;
             }
@@ -20030,11 +20061,11 @@ static int ludus__sf_file_reader_parse_records(ludus__sf_file_reader_reader *r, 
                 }
                 ludus__nf_end e;
                 ludus__nf_end_get(&e, p);
-                if (e.blocks != c->blocks || e.slots != c->slots) {
+                if (e.blocks != c->file.blocks || e.slots != c->file.slots) {
                     rc = FMT_FAIL(base,
                                   "the end record counts %" PRIu64 " blocks / %" PRIu64
                                   " slots, the file holds %" PRIu64 " / %" PRIu64,
-                                  e.blocks, e.slots, c->blocks, c->slots);
+                                  e.blocks, e.slots, c->file.blocks, c->file.slots);
                     break;
                 }
                 ludus__free(p);
@@ -20081,20 +20112,20 @@ static int ludus__sf_file_reader_open_source(ludus__sf_file_reader_reader *r, lu
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     c->src_data = r;
-    c->file_bytes = r->size;
+    c->file.bytes = r->size;
     uint64_t first = 0;
     uint32_t nsites = 0, nthreads = 0;
     if (r->index_only) { /* the blocks are not walked: their counts come from the index */
-        c->blocks = r->index.blocks;
-        c->slots = r->index.slots;
-        c->compact = (r->index.flags & LUDUS__NF_END_COMPACT) != 0;
-        c->compressed = (r->index.flags & LUDUS__NF_END_COMPRESSED) != 0;
+        c->file.blocks = r->index.blocks;
+        c->file.slots = r->index.slots;
+        c->file.compact = (r->index.flags & LUDUS__NF_END_COMPACT) != 0;
+        c->file.compressed = (r->index.flags & LUDUS__NF_END_COMPRESSED) != 0;
     }
     int rc = ludus__sf_file_reader_parse_header(r, c, &first, &nsites, &nthreads);
     if (rc == 0) rc = ludus__sf_file_reader_parse_records(r, c, first, nsites, nthreads);
     if (rc == 0 && r->index_only) {
-        c->index_only = 1;
-        c->index_sites = nsites;
+        c->file.index_only = 1;
+        c->file.index_sites = nsites;
         /* every thread's events are behind ludus__sf_file_reader_load_run, which refuses them */
         for (uint32_t t = 0; t < c->nthreads; t++) c->threads[t].nruns = 1, c->threads[t].load_first = 0;
     }
@@ -20105,7 +20136,7 @@ static int ludus__sf_file_reader_open_source(ludus__sf_file_reader_reader *r, lu
     r->error = 0;
     /* sites and counts come from the file; a streamed file cut short, or
      * one without a summary, counts its events when first read */
-    c->prepared = !r->streamed || (c->has_footer && !c->stream_cut);
+    c->prepared = !r->streamed || (c->file.has_footer && !c->file.stream_cut);
     *out = c;
     return 0;
 }
@@ -21094,7 +21125,7 @@ static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x,
             ludus__w_ch(w, '}');
         } else if (ev->kind == LUDUS_NEV_CRASH) {
             ludus__w_str(w, ",\"args\":{\"crash\":");
-            ludus__w_json_str(w, x->c->crash_signal_name, strlen(x->c->crash_signal_name));
+            ludus__w_json_str(w, x->c->crash.signal_name, strlen(x->c->crash.signal_name));
             ludus__w_str(w, ",\"signal\":");
             ludus__w_u64(w, ev->value);
             ludus__w_ch(w, '}');
@@ -21149,7 +21180,7 @@ static void ludus__sf_chrome_json_write_event(ludus__sf_chrome_json_json_ctx *x,
 
 static uint32_t ludus__sf_chrome_json_async_lane_index(const ludus_capture *c, uint32_t track, uint32_t lane) {
     uint32_t k = 0;
-    for (uint32_t t = 0; t < track; t++) k += c->async_tracks[t].lanes;
+    for (uint32_t t = 0; t < track; t++) k += c->async.tracks[t].lanes;
     return k + lane;
 }
 
@@ -21205,8 +21236,8 @@ static void ludus__sf_chrome_json_capture_fields(ludus__sf_chrome_json_json_ctx 
     ludus__sf_chrome_json_meta_kv_u64(w, "unwound", c->unwound);
     ludus__sf_chrome_json_meta_kv_u64(w, "orphan_ends", c->orphan_ends);
     ludus__sf_chrome_json_meta_kv_u64(w, "mismatched_span_ends", c->mismatched);
-    ludus__sf_chrome_json_meta_kv_u64(w, "async_unmatched_ends", c->async_unmatched);
-    ludus__sf_chrome_json_meta_kv_u64(w, "async_lanes", ludus__sf_chrome_json_async_lane_index(c, c->nasync_tracks, 0)); /* pseudo-threads of async tracks */
+    ludus__sf_chrome_json_meta_kv_u64(w, "async_unmatched_ends", c->async.unmatched);
+    ludus__sf_chrome_json_meta_kv_u64(w, "async_lanes", ludus__sf_chrome_json_async_lane_index(c, c->async.ntracks, 0)); /* pseudo-threads of async tracks */
     ludus__sf_chrome_json_meta_kv_u64(w, "frames", c->frames);
     ludus__sf_chrome_json_meta_kv_u64(w, "interner_drops", c->interner_drops);
     ludus__sf_chrome_json_meta_kv_u64(w, "counters_refused", c->counters_refused);
@@ -21218,19 +21249,19 @@ static void ludus__sf_chrome_json_capture_fields(ludus__sf_chrome_json_json_ctx 
     if (x->args.dropped) ludus__sf_chrome_json_meta_kv_u64(w, "annotations_dropped", x->args.dropped);
     if (x->args.superseded) ludus__sf_chrome_json_meta_kv_u64(w, "annotations_superseded", x->args.superseded);
     ludus__sf_chrome_json_meta_kv_u64(w, "pool_bytes_used", c->bytes_used);
-    if (c->crash_signal) { /* ended by a crash (crash.c) */
+    if (c->crash.signal) { /* ended by a crash (crash.c) */
         ludus__w_str(w, ",\"crash\":{\"signal\":");
-        ludus__w_json_str(w, c->crash_signal_name, strlen(c->crash_signal_name));
-        ludus__sf_chrome_json_meta_kv_u64(w, "signo", (uint64_t)c->crash_signal);
-        ludus__sf_chrome_json_meta_kv_u64(w, "tid", c->crash_tid);
+        ludus__w_json_str(w, c->crash.signal_name, strlen(c->crash.signal_name));
+        ludus__sf_chrome_json_meta_kv_u64(w, "signo", (uint64_t)c->crash.signal);
+        ludus__sf_chrome_json_meta_kv_u64(w, "tid", c->crash.tid);
         ludus__w_ch(w, '}');
     }
-    if (c->trigger_reason[0]) { /* the rolling window's trigger this window was taken for */
+    if (c->trigger.reason[0]) { /* the rolling window's trigger this window was taken for */
         ludus__w_str(w, ",\"trigger\":{\"reason\":");
-        ludus__w_json_str(w, c->trigger_reason, strlen(c->trigger_reason));
+        ludus__w_json_str(w, c->trigger.reason, strlen(c->trigger.reason));
         ludus__w_str(w, ",\"detail\":");
-        ludus__w_json_str(w, c->trigger_detail, strlen(c->trigger_detail));
-        ludus__sf_chrome_json_meta_kv_u64(w, "at_ns", (uint64_t)(c->trigger_ns - c->start_ns));
+        ludus__w_json_str(w, c->trigger.detail, strlen(c->trigger.detail));
+        ludus__sf_chrome_json_meta_kv_u64(w, "at_ns", (uint64_t)(c->trigger.ns - c->start_ns));
         ludus__w_ch(w, '}');
     }
     if (c->nmem_cov) ludus__mem_cov_json(w, c);
@@ -21306,8 +21337,8 @@ static void ludus__sf_chrome_json_async_meta(ludus__sf_chrome_json_json_ctx *x) 
     const ludus_capture *c = x->c;
     track k;
     char name[4200];
-    for (uint32_t t = 0; t < c->nasync_tracks; t++) {
-        const ludus__async_track *at = &c->async_tracks[t];
+    for (uint32_t t = 0; t < c->async.ntracks; t++) {
+        const ludus__async_track *at = &c->async.tracks[t];
         const char *tn = at->site != UINT32_MAX ? c->sites[at->site].name : "<invalid track>";
         for (uint32_t lane = 0; lane < at->lanes; lane++) {
             uint32_t i = ludus__sf_chrome_json_async_lane_index(c, t, lane);
@@ -21327,8 +21358,8 @@ static void ludus__sf_chrome_json_async_zones(ludus__sf_chrome_json_json_ctx *x)
     const ludus_capture *c = x->c;
     ludus__writer *w = x->w;
     track k;
-    for (uint32_t i = 0; i < c->nasync && !w->failed; i++) {
-        const ludus__async_zone *z = &c->async[i];
+    for (uint32_t i = 0; i < c->async.n && !w->failed; i++) {
+        const ludus__async_zone *z = &c->async.zones[i];
         ludus__sf_chrome_json_set_track(&k, x, ASYNC_TID(ludus__sf_chrome_json_async_lane_index(c, z->track, z->lane)));
         ludus__sf_chrome_json_slice_head(w, &k, z->begin_ns, z->end_ns);
         const char *name = z->site != UINT32_MAX ? c->sites[z->site].name : "<begin cut away>";
@@ -22240,22 +22271,22 @@ static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_cap
     if (c->nmem_cov && !cut->on && !cov)
         r->oom = 1; /* the file would lack the manifest: an error, not a quieter file */
     int64_t lo = c->start_ns + cut->from, hi = c->start_ns + cut->to;
-    int crash = c->crash_signal && (!cut->on || (c->crash_ns >= lo && c->crash_ns <= hi));
-    int trig = c->trigger_reason[0] && (!cut->on || (c->trigger_ns >= lo && c->trigger_ns <= hi));
+    int crash = c->crash.signal && (!cut->on || (c->crash.ns >= lo && c->crash.ns <= hi));
+    int trig = c->trigger.reason[0] && (!cut->on || (c->trigger.ns >= lo && c->trigger.ns <= hi));
     /* "from_ns to_ns duration_ns": the range of the source it holds (a cut of a cut: of the first source) */
     int64_t cf = cut->from, ct = cut->to, cd = c->end_ns - c->start_ns;
-    if (c->file_cut && cut->on) cf += c->file_cut_from_ns, ct += c->file_cut_from_ns, cd = c->file_cut_of_ns;
-    if (c->file_cut && !cut->on) cf = c->file_cut_from_ns, ct = c->file_cut_to_ns, cd = c->file_cut_of_ns;
+    if (c->file.cut && cut->on) cf += c->file.cut_from_ns, ct += c->file.cut_from_ns, cd = c->file.cut_of_ns;
+    if (c->file.cut && !cut->on) cf = c->file.cut_from_ns, ct = c->file.cut_to_ns, cd = c->file.cut_of_ns;
     char cut_text[80];
     snprintf(cut_text, sizeof cut_text, "%lld %lld %lld", (long long)cf, (long long)ct, (long long)cd);
     char crash_text[128]; /* "SIGNAME signo tid at_ns" */
-    snprintf(crash_text, sizeof crash_text, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
-             (unsigned long long)c->crash_tid, (long long)c->crash_ns);
+    snprintf(crash_text, sizeof crash_text, "%s %d %llu %lld", c->crash.signal_name, c->crash.signal,
+             (unsigned long long)c->crash.tid, (long long)c->crash.ns);
     char refused[24], lost[24]; /* in metadata: readers skip keys they do not know */
     snprintf(refused, sizeof refused, "%u", c->counters_refused);
     snprintf(lost, sizeof lost, "%llu", (unsigned long long)c->counter_adds_lost);
     char trigger[400]; /* "reason at_ns detail": under the 400 bytes a reader takes */
-    snprintf(trigger, sizeof trigger, "%s %lld %s", c->trigger_reason, (long long)c->trigger_ns, c->trigger_detail);
+    snprintf(trigger, sizeof trigger, "%s %lld %s", c->trigger.reason, (long long)c->trigger.ns, c->trigger.detail);
     const char *keys[10] = {"ludus_version", "process_name",     "categories",        "memory_coverage", "crash",
                             "recovered",     "counters_refused", "counter_adds_lost", "trigger",         "cut"};
     const char *vals[10] = {LUDUS_VERSION_STRING,
@@ -22263,11 +22294,11 @@ static void ludus__sf_native_writer_write_meta(ludus__writer *w, const ludus_cap
                             c->categories,
                             cov,
                             crash ? crash_text : NULL,
-                            c->recovered ? "pool file" : NULL,
+                            c->pool.recovered ? "pool file" : NULL,
                             c->counters_refused ? refused : NULL,
                             c->counter_adds_lost ? lost : NULL,
                             trig ? trigger : NULL,
-                            cut->on || c->file_cut ? cut_text : NULL};
+                            cut->on || c->file.cut ? cut_text : NULL};
     uint32_t n = 0;
     r->n = 0;
     for (int i = 0; i < 10; i++) {
@@ -23083,7 +23114,7 @@ static int ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     p = ludus__sf_pftrace_da_u64(p, "unwound", c->unwound);
     p = ludus__sf_pftrace_da_u64(p, "orphan_ends", c->orphan_ends);
     p = ludus__sf_pftrace_da_u64(p, "mismatched_span_ends", c->mismatched);
-    p = ludus__sf_pftrace_da_u64(p, "async_unmatched_ends", c->async_unmatched);
+    p = ludus__sf_pftrace_da_u64(p, "async_unmatched_ends", c->async.unmatched);
     p = ludus__sf_pftrace_da_u64(p, "nonfinite_counter_samples", c->nonfinite);
     p = ludus__sf_pftrace_da_u64(p, "annotation_texts_cut", c->texts_cut);
     p = ludus__sf_pftrace_da_u64(p, "annotation_keys_dropped", c->keys_dropped);
@@ -23092,14 +23123,14 @@ static int ludus__sf_pftrace_write_process(ludus__sf_pftrace_pf_state *s) {
     p = ludus__sf_pftrace_da_u64(p, "counters_refused", c->counters_refused);
     p = ludus__sf_pftrace_da_u64(p, "counter_adds_lost", c->counter_adds_lost);
     p = ludus__sf_pftrace_da_u64(p, "site_id_collisions", c->id_collisions);
-    if (c->crash_signal) { /* ended by a crash (crash.c) */
-        p = ludus__sf_pftrace_da_str(p, "crash_signal", c->crash_signal_name);
-        p = ludus__sf_pftrace_da_u64(p, "crash_tid", c->crash_tid);
+    if (c->crash.signal) { /* ended by a crash (crash.c) */
+        p = ludus__sf_pftrace_da_str(p, "crash_signal", c->crash.signal_name);
+        p = ludus__sf_pftrace_da_u64(p, "crash_tid", c->crash.tid);
     }
-    if (c->trigger_reason[0]) { /* the rolling window's trigger this window was taken for */
-        p = ludus__sf_pftrace_da_str(p, "trigger", c->trigger_reason);
-        p = ludus__sf_pftrace_da_str(p, "trigger_detail", c->trigger_detail);
-        p = ludus__sf_pftrace_da_u64(p, "trigger_at_ns", (uint64_t)(c->trigger_ns - c->start_ns));
+    if (c->trigger.reason[0]) { /* the rolling window's trigger this window was taken for */
+        p = ludus__sf_pftrace_da_str(p, "trigger", c->trigger.reason);
+        p = ludus__sf_pftrace_da_str(p, "trigger_detail", c->trigger.detail);
+        p = ludus__sf_pftrace_da_u64(p, "trigger_at_ns", (uint64_t)(c->trigger.ns - c->start_ns));
     }
     if (c->nmem_cov) {
         char *cov = ludus__mem_cov_text(c); /* lines of tab-separated fields, as in .ludus (docs/format.md) */
@@ -23396,7 +23427,7 @@ static int ludus__sf_pftrace_cmp_lane_order(const void *x, const void *y) {
 static uint64_t ludus__sf_pftrace_async_uuid(const ludus__sf_pftrace_pf_state *s, uint32_t track, uint32_t lane) {
     uint64_t base = 2u + (uint64_t)s->c->nthreads * LUDUS__MAX_LANES + (uint64_t)s->c->nsites * LUDUS__SERIES_PER_SITE;
     uint64_t off = 0;
-    for (uint32_t t = 0; t < track; t++) off += s->c->async_tracks[t].lanes;
+    for (uint32_t t = 0; t < track; t++) off += s->c->async.tracks[t].lanes;
     return base + off + lane;
 }
 
@@ -23426,32 +23457,32 @@ static void ludus__sf_pftrace_async_edge(ludus__sf_pftrace_pf_state *s, const lu
 
 static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
     const ludus__captured *c = s->c;
-    if (c->nasync == 0) return 0;
-    uint32_t *order = ludus__malloc((size_t)c->nasync * sizeof *order),
-             *stack = ludus__malloc((size_t)c->nasync * sizeof *stack);
+    if (c->async.n == 0) return 0;
+    uint32_t *order = ludus__malloc((size_t)c->async.n * sizeof *order),
+             *stack = ludus__malloc((size_t)c->async.n * sizeof *stack);
     if (!order || !stack) {
         ludus__free(order);
         ludus__free(stack);
         return LUDUS_ENOMEM;
     }
-    ludus__sf_pftrace_lane_key *keys = ludus__malloc((size_t)c->nasync * sizeof *keys);
+    ludus__sf_pftrace_lane_key *keys = ludus__malloc((size_t)c->async.n * sizeof *keys);
     if (!keys) {
         ludus__free(order);
         ludus__free(stack);
         return LUDUS_ENOMEM;
     }
-    for (uint32_t i = 0; i < c->nasync; i++) {
-        const ludus__async_zone *z = &c->async[i];
+    for (uint32_t i = 0; i < c->async.n; i++) {
+        const ludus__async_zone *z = &c->async.zones[i];
         keys[i] = (ludus__sf_pftrace_lane_key){z->track, z->lane, z->begin_ns, z->depth, i};
     }
-    ludus__qsort(keys, c->nasync, sizeof *keys, ludus__sf_pftrace_cmp_lane_order);
-    for (uint32_t i = 0; i < c->nasync; i++) order[i] = keys[i].index;
+    ludus__qsort(keys, c->async.n, sizeof *keys, ludus__sf_pftrace_cmp_lane_order);
+    for (uint32_t i = 0; i < c->async.n; i++) order[i] = keys[i].index;
     ludus__free(keys);
     s->seq = c->nthreads + 2;
     s->incremental = 0;
     uint8_t *pm, *m;
-    for (uint32_t t = 0; t < c->nasync_tracks; t++) {
-        const ludus__async_track *k = &c->async_tracks[t];
+    for (uint32_t t = 0; t < c->async.ntracks; t++) {
+        const ludus__async_track *k = &c->async.tracks[t];
         const char *tn = k->site != UINT32_MAX ? c->sites[k->site].name : "<invalid track>";
         for (uint32_t lane = 0; lane < k->lanes; lane++) {
             char name[MAX_STR + 32];
@@ -23470,15 +23501,15 @@ static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
     /* per lane, in begin order: a zone's parent is the open zone of its id
      * one level up; everything else open on the lane has ended by then */
     uint32_t n = 0;
-    for (uint32_t i = 0; i < c->nasync && !s->w->failed; i++) {
-        const ludus__async_zone *z = &c->async[order[i]];
+    for (uint32_t i = 0; i < c->async.n && !s->w->failed; i++) {
+        const ludus__async_zone *z = &c->async.zones[order[i]];
         if (i > 0) {
-            const ludus__async_zone *prev = &c->async[order[i - 1]];
+            const ludus__async_zone *prev = &c->async.zones[order[i - 1]];
             if (prev->track != z->track || prev->lane != z->lane)
-                while (n) ludus__sf_pftrace_async_edge(s, &c->async[stack[--n]], 0);
+                while (n) ludus__sf_pftrace_async_edge(s, &c->async.zones[stack[--n]], 0);
         }
         while (n) {
-            const ludus__async_zone *top = &c->async[stack[n - 1]];
+            const ludus__async_zone *top = &c->async.zones[stack[n - 1]];
             if (top->id == z->id && top->depth + 1 == z->depth) break; /* its parent */
             ludus__sf_pftrace_async_edge(s, top, 0);
             n--;
@@ -23486,7 +23517,7 @@ static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
         ludus__sf_pftrace_async_edge(s, z, 1);
         stack[n++] = order[i];
     }
-    while (n && !s->w->failed) ludus__sf_pftrace_async_edge(s, &c->async[stack[--n]], 0);
+    while (n && !s->w->failed) ludus__sf_pftrace_async_edge(s, &c->async.zones[stack[--n]], 0);
     ludus__free(order);
     ludus__free(stack);
     return 0;
@@ -23501,7 +23532,7 @@ static int ludus__sf_pftrace_write_async(ludus__sf_pftrace_pf_state *s) {
  * and calibration as an instant at 0 on its first lane. ---- */
 
 static uint64_t ludus__sf_pftrace_gpu_uuid(const ludus__sf_pftrace_pf_state *s, uint32_t k, uint32_t lane) {
-    uint64_t base = ludus__sf_pftrace_async_uuid(s, s->c->nasync_tracks, 0);
+    uint64_t base = ludus__sf_pftrace_async_uuid(s, s->c->async.ntracks, 0);
     return base + (uint64_t)k * (LUDUS__MAX_LANES + 1) + lane;
 }
 #define GPU_COUNTER_LANE LUDUS__MAX_LANES
@@ -23936,10 +23967,10 @@ static struct {
 } ludus__sf_crash_S;
 
 void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns) {
-    c->crash_signal = signo;
-    c->crash_ns = at_ns < c->start_ns ? c->start_ns : at_ns > c->end_ns ? c->end_ns : at_ns;
-    snprintf(c->crash_signal_name, sizeof c->crash_signal_name, "%s", ludus__crash_signal_name(signo));
-    c->crash_tid = tid;
+    c->crash.signal = signo;
+    c->crash.ns = at_ns < c->start_ns ? c->start_ns : at_ns > c->end_ns ? c->end_ns : at_ns;
+    snprintf(c->crash.signal_name, sizeof c->crash.signal_name, "%s", ludus__crash_signal_name(signo));
+    c->crash.tid = tid;
 }
 
 void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap) {
@@ -24238,7 +24269,7 @@ static int ludus__sf_recover_build(ludus_capture *c, const char *map, size_t siz
     size_t pn = strnlen(h->process_name, sizeof h->process_name);
     c->process_name[ludus__utf8_clean(h->process_name, pn, c->process_name, sizeof c->process_name - 1)] = 0;
     c->gen = h->gen;
-    c->recovered = 1;
+    c->pool.recovered = 1;
 
     ludus__sf_recover_thread_name *names = NULL;
     uint32_t nnames = 0;
@@ -24449,7 +24480,7 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
     }
     *m = (ludus__sf_recover_mapping){map, size};
     c->src_data = m;
-    c->file_bytes = size;
+    c->file.bytes = size;
     rc = ludus__sf_recover_build(c, map, size, &h);
     if (rc) {
         ludus_capture_release(c);
