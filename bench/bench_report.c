@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analysis/analysis_internal.h"
-#include "capture/capture_build.h" /* captures built by hand: their sources */
+#include "capture/capture_build.h" /* ludus__capture_given_init, the generated blocks' source */
 #include "bench_common.h"
 
 #define THREADS 4
@@ -116,7 +116,6 @@ static int file_write(void *ud, const void *d, size_t n) {
 
 /* First a synthetic in-memory capture (its sites collected from its
  * events), then its blocks generated on demand as a file's are loaded. */
-static const ludus__source_ops prime_source = {"synthetic", NULL, ludus__build_recorded, NULL, NULL, 0};
 static ludus__source_ops generated_source = {"generated", NULL, NULL, NULL, NULL, 0};
 
 static void run(uint64_t target) {
@@ -124,12 +123,7 @@ static void run(uint64_t target) {
     static ludus__cap_thread th[THREADS];
     static ludus__run prime_run[THREADS];
     static ludus__event prime[THREADS][BLOCK];
-    memset(&c, 0, sizeof c);
-    memset(th, 0, sizeof th);
-    c.src = &prime_source;
-    c.refs = 1;
-    c.threads = th;
-    c.nthreads = THREADS;
+    ludus__capture_given_init(&c, th, THREADS, 0);
     /* prime: one block per thread in memory, so ludus__prepare builds the site table */
     for (uint32_t t = 0; t < THREADS; t++) {
         size_t n;
@@ -137,7 +131,6 @@ static void run(uint64_t target) {
         prime_run[t] = (ludus__run){prime[t], n, base_of(t, 0)};
         th[t].runs = &prime_run[t];
         th[t].nruns = 1;
-        th[t].first_drop_ns = LUDUS__NO_DROP;
         snprintf(th[t].name, sizeof th[t].name, t ? "worker %u" : "main", t);
     }
     if (ludus__prepare(&c) != 0) exit(1);

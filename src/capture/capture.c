@@ -49,6 +49,32 @@ int ludus__capture_run(const ludus_capture *c, uint32_t t, uint32_t i, uint64_t 
     return 0;
 }
 
+static const ludus__source_ops given_source = {"given", NULL, ludus__build_recorded, NULL, NULL, 0};
+
+void ludus__capture_given_init(ludus_capture *c, ludus__cap_thread *threads, uint32_t nthreads, int64_t end_ns) {
+    memset(c, 0, sizeof *c);
+    memset(threads, 0, nthreads * sizeof *threads);
+    c->src = &given_source;
+    c->refs = 1;
+    c->end_ns = end_ns;
+    c->threads = threads;
+    c->nthreads = nthreads;
+    for (uint32_t t = 0; t < nthreads; t++) threads[t].first_drop_ns = LUDUS__NO_DROP;
+}
+
+void ludus__capture_given_free(ludus_capture *c) {
+    ludus__async_free(c);
+    for (uint32_t t = 0; t < c->nthreads; t++)
+        if (c->threads[t].lanes_owned) ludus__free(c->threads[t].span_lane);
+    ludus__free(c->sites);
+    ludus__free(c->site_hash);
+    ludus__arena_free(&c->site_text);
+    ludus__free(c->categories);
+    ludus__free(c->mem_cov);
+    ludus__gpu_free(c->gpu);
+    ludus__free(c->ring_synth);
+}
+
 void ludus__capture_free(ludus_capture *c) {
     if (c->src->free) c->src->free(c);
     ludus__async_free(c); /* a cut clips its own zones from its parent's */

@@ -55,6 +55,17 @@ typedef struct ludus__source_ops {
     int borrows;
 } ludus__source_ops;
 
+/* A capture whose maker gives its threads and their runs (tests,
+ * benchmarks, synthetic captures): c and threads are the maker's, cleared
+ * and made a capture here (one reference, no drop, the clock in ns since
+ * start, ending at end_ns); the maker names the threads and points them at
+ * their runs, and ludus__prepare collects the sites from the events as an
+ * in-memory capture's are. ludus__capture_given_free frees what preparing
+ * made (c, its threads and the runs stay the maker's). */
+LUDUS_HIDDEN void ludus__capture_given_init(ludus_capture *c, ludus__cap_thread *threads, uint32_t nthreads,
+                                            int64_t end_ns);
+LUDUS_HIDDEN void ludus__capture_given_free(ludus_capture *c);
+
 struct ludus__nev;
 /* async.c: prepare collects each ASYNC event of the streams, then builds
  * the zones (a view clips its parent's); free releases them. */

@@ -1,6 +1,6 @@
-/* Synthetic captures for the analysis tests: a ludus__captured built by
- * hand (clock_tsc = 0 so ticks are ns since capture start, start_ns = 0)
- * from static site descriptors, so ludus__prepare works unchanged. */
+/* Synthetic captures for the analysis tests: a capture of given runs
+ * (ludus__capture_given_init: ticks are ns since capture start) from static
+ * site descriptors, so ludus__prepare works unchanged. */
 #ifndef LUDUS_TEST_SYNTH_H
 #define LUDUS_TEST_SYNTH_H
 
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analysis/analysis_internal.h"
-#include "capture/capture_build.h" /* a capture built by hand: its source */
+#include "capture/capture_build.h" /* ludus__capture_given_init */
 
 #define SYN_THREADS 4
 #define SYN_EVENTS (1u << 17)
@@ -25,24 +25,16 @@ typedef struct syn {
 #define SITE(var, nm) static const ludus_site var = {nm, "fn", "synth.c", NULL, __LINE__, 0}
 SITE(syn_frame_site, "frame");
 
-/* A synthetic capture's source: its runs are given, its sites collected
- * from its events as an in-memory capture's are. */
-static const ludus__source_ops syn_source = {"synthetic", NULL, ludus__build_recorded, NULL, NULL, 0};
-
+/* A synthetic capture: its runs given (ludus__capture_given_init), its
+ * sites collected from its events as an in-memory capture's are. */
 static inline syn *syn_new(uint32_t threads, int64_t end_ns) {
     syn *s = calloc(1, sizeof *s);
-    s->c.src = &syn_source;
-    s->c.refs = 1;
-    s->c.start_ns = 0;
-    s->c.end_ns = end_ns;
-    s->c.threads = s->th;
-    s->c.nthreads = threads;
+    ludus__capture_given_init(&s->c, s->th, threads, end_ns);
     for (uint32_t t = 0; t < threads; t++) {
         s->ev[t] = calloc(SYN_EVENTS, sizeof(ludus__event));
         s->run[t].ev = s->ev[t];
         s->run[t].base = (uintptr_t)s->ev[t];
         s->th[t].runs = &s->run[t];
-        s->th[t].first_drop_ns = LUDUS__NO_DROP;
         s->th[t].nruns = 1;
         s->th[t].tid = 100 + t;
         snprintf(s->th[t].name, sizeof s->th[t].name, t ? "worker %u" : "main", t);
@@ -121,10 +113,8 @@ static inline int mem_write(void *ud, const void *d, size_t n) {
 }
 
 static inline void syn_free(syn *s) {
+    ludus__capture_given_free(&s->c);
     for (uint32_t t = 0; t < SYN_THREADS; t++) free(s->ev[t]);
-    free(s->c.sites);
-    free(s->c.site_hash);
-    ludus__arena_free(&s->c.site_text);
     free(s);
 }
 
