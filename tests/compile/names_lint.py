@@ -145,7 +145,8 @@ def declared(toks):
     for i, t in enumerate(toks):
         if t in "([":
             # a function's name (or a pointer's: (*name)) stands before its parameter list
-            if t == "(" and depth == 0 and prev and re.match(r"[A-Za-z_]", prev) and prev not in KEYWORDS:
+            # as does an array's before its bound
+            if depth == 0 and prev and re.match(r"[A-Za-z_]", prev) and prev not in KEYWORDS:
                 names.append(prev)
             depth += 1
         elif t in ")]":
