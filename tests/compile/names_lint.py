@@ -214,7 +214,7 @@ sys.path.insert(0, os.path.join(root, "scripts"))
 import modules  # noqa: E402 (scripts/modules.py: the module table)
 
 table = modules.Table(root)
-where = {}  # name -> ["src/x.c:line", ...]
+where = {}  # name -> the places (file:line) that define it
 for rel, _room, _lib, when in table.library_files("ludus"):
     if when == "tracy":
         continue  # not in the single file (the built-in recorder)
