@@ -12,12 +12,12 @@ platform file inside the #if of its row's condition. That works because no two
 sources define the same file-scope name (statics, tags, typedefs, macros they
 keep): tests/compile/names_lint.py checks it.
 
-usage: amalgamate.py [--check] [-o PATH]
-  --check  regenerate in memory, compare with PATH, exit 1 (and say how to
-           fix it) when they differ
+It is a build product, not kept in the repository: `make single-file` writes
+it and a release publishes it (docs/building.md, "One file").
+
+usage: amalgamate.py [-o PATH]   (default: single_file/ludus_profiling.h)
 """
 import argparse
-import difflib
 import os
 import re
 import sys
@@ -166,28 +166,12 @@ def generate():
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-o", "--output", default=DEFAULT_OUT)
-    ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
     text = generate()
-    if a.check:
-        try:
-            with open(a.output, encoding="utf-8") as f:
-                old = f.read()
-        except OSError as e:
-            print("amalgamate: cannot read %s: %s" % (a.output, e))
-            return 1
-        if old == text:
-            print("amalgamate: %s matches the sources" % rel(a.output))
-            return 0
-        diff = list(difflib.unified_diff(old.splitlines(), text.splitlines(), "checked in", "from the sources", lineterm="", n=1))
-        print("amalgamate: %s is out of date with the sources (%d diff lines; first ones below)." % (rel(a.output), len(diff)))
-        print("Regenerate it: python3 scripts/amalgamate.py (or make single-file) and commit it.")
-        print("\n".join(diff[:40]))
-        return 1
-    os.makedirs(os.path.dirname(a.output), exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(a.output)), exist_ok=True)
     with open(a.output, "w", encoding="utf-8") as f:
         f.write(text)
-    print("amalgamate: wrote %s (%d lines)" % (rel(a.output), text.count("\n")))
+    print("amalgamate: wrote %s (%d lines)" % (a.output, text.count("\n")))
     return 0
 
 

@@ -168,7 +168,7 @@ static void overlay_put(text_out *t, const char *fmt, ...) {
     if (n > 0) t->len += (size_t)n;
 }
 
-static int cmp_i64(const void *a, const void *b) {
+static int overlay_cmp_i64(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return x < y ? -1 : x > y;
 }
@@ -329,7 +329,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
         const ludus__ring_row *row = &r->rows[(r->closed - 1 - k) % r->cap];
         ft[k] = row->end_ns - row->begin_ns;
     }
-    qsort(ft, w, sizeof *ft, cmp_i64);
+    qsort(ft, w, sizeof *ft, overlay_cmp_i64);
     char a[32], b[32], c[32], d[32];
     overlay_put(&t, "last %u frames (to frame %llu): p50 %s, p99 %s, max %s\n", w, (unsigned long long)newest->number,
                 dur(a, sizeof a, (double)rank(ft, w, 0.5)), dur(b, sizeof b, (double)rank(ft, w, 0.99)),

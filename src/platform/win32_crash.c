@@ -38,14 +38,14 @@ void ludus__crash_say(const char *text, size_t n) {
     _write(2, text, (unsigned)n);
 }
 
-typedef struct job {
+typedef struct crash_job {
     int signo;
     uint64_t tid;
     int64_t at_ns;
-} job;
+} crash_job;
 
 static DWORD WINAPI win32_crash_writer_main(LPVOID p) {
-    job *j = p;
+    crash_job *j = p;
     InterlockedExchange(&writer_tid, (LONG)GetCurrentThreadId());
     if (ludus__crash_hook) ludus__crash_hook(LUDUS__CRASH_HOOK_WRITE);
     ludus__crash_writer fn = writer_fn;
@@ -53,7 +53,7 @@ static DWORD WINAPI win32_crash_writer_main(LPVOID p) {
     return 0;
 }
 
-static void write_claimed(job *j) {
+static void write_claimed(crash_job *j) {
     HANDLE t = CreateThread(NULL, (SIZE_T)1 << 20, win32_crash_writer_main, j, 0, NULL);
     if (!t) {
         static const char msg[] = "ludus: crash: no capture written (no thread to write it)\n";
@@ -75,7 +75,7 @@ static void write_claimed(job *j) {
  * would wait for itself: they go on at once, ending the process unwritten. */
 static void win32_write_capture(int signo) {
     DWORD me = GetCurrentThreadId();
-    job j = {signo, me, ludus__mono_ns()};
+    crash_job j = {signo, me, ludus__mono_ns()};
     LONG first = InterlockedCompareExchange(&writing, (LONG)me, 0);
     if (first != 0) {
         if (first == (LONG)me || writer_tid == (LONG)me) return;
