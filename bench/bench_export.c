@@ -15,7 +15,8 @@
 #include <ludus/profiling.h>
 #include <string.h>
 
-#include "capture/capture_internal.h"
+#include "capture/capture_build.h"
+#include "capture/nev.h"
 #include "format/file_format.h"
 
 static int discard(void *ud, const void *p, size_t n) {

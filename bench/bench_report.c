@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/analysis_internal.h"
+#include "capture/capture_build.h" /* captures built by hand: their sources */
 #include "bench_common.h"
 
 #define THREADS 4

@@ -6,7 +6,8 @@
 
 #include <ludus/analysis.h>
 
-#include "../capture/capture_internal.h"
+#include "../capture/nev.h"
+#include "../gpu/gpu_data.h"
 #include "../base/text.h"
 #include "../base/writer.h"
 #include "../export/export_internal.h" /* the per-lane store of open slices' annotations */

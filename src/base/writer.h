@@ -99,7 +99,7 @@ static inline void ludus__fmt_4(char *p, uint32_t v) {
  * tests/unit/test_writer.c checks all of it; docs/viewers.md says why. */
 #define LUDUS__GRID_PER_US 4096u
 #if defined(__SIZEOF_INT128__)
-__extension__ typedef unsigned __int128 ludus__grid_u128; /* -Wpedantic: see capture_internal.h */
+__extension__ typedef unsigned __int128 ludus__grid_u128; /* -Wpedantic: see src/capture/nev.h */
 #endif
 static inline uint64_t ludus__grid(int64_t ns) {
 #if defined(__SIZEOF_INT128__)

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture_internal.h"
+#include "capture_build.h"
+#include "nev.h"
 
 int ludus__async_note(ludus_capture *c, uint32_t thread, const ludus__nev *ev) {
     if (c->nasync_raw == c->async_raw_cap) {

@@ -2,7 +2,8 @@
  * .ludus reader (src/format/file_reader.c) and recover (src/postmortem)
  * share, so recover never writes a file its own reader refuses, and the
  * margin of ticks an event may lie outside them. */
-#include "capture_internal.h"
+#include "capture_build.h"
+#include "nev.h"
 
 #define TIME_OK(v) ((v) > -(INT64_C(1) << 62) && (v) < (INT64_C(1) << 62))
 /* The TSC of any machine that runs this counts between 1 MHz and 100 GHz. */

@@ -1,12 +1,14 @@
 /* Capture objects: reference counting, cuts (views of a capture restricted
  * to some threads and a time range) and what `ludus-trace info` shows. The
- * variants differ only in their source (capture_internal.h,
+ * variants differ only in their source (capture_build.h,
  * ludus__source_ops): this file knows none of them but the cut's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture_internal.h"
+#include "capture_build.h"
+#include "capture_gpu.h"
+#include "nev.h"
 
 ludus_capture *ludus__capture_new(const ludus__source_ops *src) {
     ludus_capture *c = ludus__calloc(1, sizeof *c);
@@ -38,6 +40,13 @@ void ludus__gpu_free(ludus__gpu_data *g) {
     ludus__free(g->s);
     ludus__free(g->cal);
     ludus__free(g);
+}
+
+int ludus__capture_run(const ludus_capture *c, uint32_t t, uint32_t i, uint64_t *cursor, ludus__run *out,
+                       ludus__run_buf *buf) {
+    if (c->src->load_run) return c->src->load_run(c, cursor, out, buf);
+    *out = c->threads[t].runs[i];
+    return 0;
 }
 
 void ludus__capture_free(ludus_capture *c) {

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture_internal.h"
+#include "capture_build.h"
+#include "nev.h"
 
 static int track(ludus__nev_iter *it, const ludus__nev *ev, int64_t shown_ts) {
     if (ev->kind == LUDUS_NEV_BEGIN) {

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture_internal.h"
+#include "capture_build.h"
+#include "nev.h"
 #include "../base/text.h"
 
 /* Synthetic thread ids of fiber tracks: above any Linux tid (pid_max is at

@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "../record/printf_spec.h"
-#include "capture_internal.h"
+#include "capture_build.h"
+#include "nev.h"
 
 typedef struct reader {
     const unsigned char *p, *end;

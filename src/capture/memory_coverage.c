@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture_internal.h"
+#include "capture_build.h"
+#include "nev.h"
 #include "../base/text.h"
 
 static const char *const kind_names[] = {"domain", "outside"};

@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "../record/counters.h"
-#include "capture_internal.h"
+#include "capture_build.h"
+#include "nev.h"
 
 int ludus__mem_cov_take(ludus_capture *c, int64_t pool_bytes) {
     ludus__domain_info d[LUDUS__MAX_DOMAINS];

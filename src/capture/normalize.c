@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture_internal.h"
+#include "capture_build.h"
+#include "nev.h"
 #include "../base/text.h"
 
 /* ---- time ---- */

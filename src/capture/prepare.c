@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture_internal.h"
+#include "capture_build.h"
+#include "nev.h"
 
 int ludus__build_runs(ludus_capture *c) {
     for (uint32_t t = 0; t < c->nthreads; t++) {

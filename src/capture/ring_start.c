@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture_internal.h"
+#include "capture_build.h"
+#include "nev.h"
 #include "../record/event_kinds.h"
 
 static const ludus_site before_window_site = {"(begun before the window)", "", "", NULL, 0, LUDUS_SITE_TEXT};

@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "../base/hash.h"
-#include "capture_internal.h"
+#include "capture_build.h"
+#include "nev.h"
 #include "../base/text.h"
 
 #define MAX_TEXT 4096u

@@ -10,7 +10,8 @@
  * capture, for every export). */
 #include <string.h>
 
-#include "capture_internal.h"
+#include "capture_build.h"
+#include "nev.h"
 
 /* 1 when two sites have one name: uses of one key at several lines. */
 static int same_key(const ludus_capture *c, uint32_t x, uint32_t y) {

@@ -2,7 +2,8 @@
 #ifndef LUDUS_EXPORT_INTERNAL_H
 #define LUDUS_EXPORT_INTERNAL_H
 
-#include "../capture/capture_internal.h"
+#include "../capture/nev.h"
+#include "../gpu/gpu_data.h"
 #include "../base/writer.h"
 
 /* An exporter: 0 or a LUDUS_E* code (with the detail set for format and

@@ -421,12 +421,8 @@ static int write_thread(ludus__writer *w, const ludus_capture *c, const cut_rang
     int rc = 0;
     for (uint32_t i = 0; i < th->nruns && rc == 0 && !(w && w->failed) && !st.done; i++) {
         ludus__run run;
-        if (c->src->load_run) {
-            rc = c->src->load_run(c, &cursor, &run, rb);
-            if (rc) break;
-        } else {
-            run = th->runs[i];
-        }
+        rc = ludus__capture_run(c, t, i, &cursor, &run, rb);
+        if (rc) break;
         if (run.n == 0) continue;
         if (cut->on) {
             rc = cut_run(w, c, t, &run, &tc, &st, enc, r, blocks, slots);

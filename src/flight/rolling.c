@@ -11,7 +11,7 @@
  * runs at the lowest priority.
  *
  * Locks: begin and end run under the session's control lock
- * (capture_internal.h: one owner of the recorder; a window the live view
+ * (src/session/session.h: one owner of the recorder; a window the live view
  * runs is a guest's, ended whenever the program begins anything); `lock`
  * serialises snapshots, the window's thread and the end; the writer has its
  * own. The trigger slot and the frame statistics are
@@ -27,10 +27,14 @@
 #include "../platform/background.h"
 #include "../platform/crash.h"
 #include "../platform/sync.h"
-#include "../capture/capture_internal.h"
+#include "../capture/capture_build.h"
+#include "../capture/nev.h"
+#include "../session/session.h"
+#include "../postmortem/postmortem.h"
+#include "flight.h"
 
 #define REASON_MAX 40
-#define DETAIL_MAX 320   /* what a trigger saw, written into its file (capture_internal.h) */
+#define DETAIL_MAX 320   /* what a trigger saw, written into its file (capture_model.h) */
 #define POLL_NS 50000000 /* the window's thread looks at the clock this often (a trigger wakes it) */
 #define RATE_NS 20000000 /* the tick rate is measured over the first 20 ms */
 

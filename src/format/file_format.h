@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../capture/capture_internal.h"
+#include "../capture/nev.h"
+#include "../gpu/gpu_data.h"
 #include "../base/varint.h"
 
 /* ---- little-endian fields ---- */

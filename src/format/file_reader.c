@@ -18,6 +18,7 @@
 
 #include "../platform/file_read.h"
 #include "file_format.h"
+#include "../capture/capture_build.h"
 #include "../base/text.h"
 
 /* A streamed file's blocks: threads interleave, so each block names the

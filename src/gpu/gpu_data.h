@@ -1,4 +1,4 @@
-/* The GPU data of a capture (ludus__gpu_data, capture_internal.h) apart
+/* The GPU data of a capture (ludus__gpu_data) apart
  * from the recorder's store: what gpu.c (the store), gpu_data.c (placement,
  * appending, the capture's GPU accessors) and src/format/gpu_codec.c (the
  * .ludus GPU record) share. gpu_data.c holds no state: the analysis
@@ -9,7 +9,27 @@
 
 #include <stdint.h>
 
-#include "../capture/capture_internal.h"
+#include "../capture/capture_gpu.h"
+
+/* Derives the placement, lanes and per-context figures (after a take, a
+ * file read, a join); 0 or LUDUS_ENOMEM. */
+LUDUS_HIDDEN int ludus__gpu_place(ludus__gpu_data *g);
+/* The GPU data a capture shows (a view's parent's), or NULL. */
+LUDUS__SIBLING const ludus__gpu_data *ludus__gpu_of(const ludus_capture *c);
+/* The name a track (lane 0) or its lane k shows: "<name>", "<name>
+ * (uncalibrated)", then " lane k+1" for k > 0. */
+LUDUS_HIDDEN void ludus__gpu_track_name(const ludus__gpu_ctx *k, uint32_t lane, char *buf, size_t n);
+/* 1 when a sample is in c (a time cut shows the spans that meet its range). */
+static inline int ludus__gpu_shown(const ludus_capture *c, const ludus__gpu_sample *s) {
+    return !c->cut || (s->end_ns >= c->cut_from_ns && s->begin_ns <= c->cut_to_ns);
+}
+/* Appends src (times shifted by shift_ns) to *dst, contexts matched by name
+ * and queue (a rolling window's join); 0 or LUDUS_ENOMEM. */
+LUDUS_HIDDEN int ludus__gpu_append(ludus__gpu_data **dst, const ludus__gpu_data *src, int64_t shift_ns);
+/* The .ludus GPU record (file_format.h): encode into a malloc'd buffer,
+ * decode back (-1 with why, -2 out of memory). */
+LUDUS_HIDDEN uint8_t *ludus__gpu_encode(const ludus__gpu_data *g, size_t *n);
+LUDUS__SIBLING int ludus__gpu_decode(ludus_capture *c, const uint8_t *p, size_t n, char *why, size_t why_cap);
 
 /* The longest pass name kept, in bytes (a file's longest string:
  * src/format/gpu_codec.c checks the two agree). */

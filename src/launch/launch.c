@@ -35,7 +35,7 @@
 #include <ludus/live.h>
 #include <ludus/rolling.h>
 
-#include "../capture/capture_internal.h"
+#include "../postmortem/postmortem.h"
 #include "../platform/file_read.h"
 
 /* What instrumented code names so that a static link takes this file in

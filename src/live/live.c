@@ -19,7 +19,8 @@
 #include "../platform/live_map.h"
 #include "../platform/process.h"
 #include "../platform/sync.h"
-#include "../capture/capture_internal.h"
+#include "../session/session.h"
+#include "../flight/flight.h"
 #include "../record/counters.h"
 #include "../record/event_kinds.h"
 #include "../record/record.h"
@@ -210,7 +211,7 @@ static void top_from(ludus_capture *c, uint32_t window) {
 
 /* ---- recording: the rolling window for the top scopes, captures on demand ---- */
 
-/* The library's recordings are a guest's (capture_internal.h, "the
+/* The library's recordings are a guest's (src/session/session.h, "the
  * recorder's one owner"): begun only when the program holds nothing, ended
  * for the program whenever it begins anything; a capture ended so is
  * written as it stands and says why. */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../capture/capture_internal.h"
+#include "../capture/nev.h"
 
 typedef struct open_call {
     int64_t begin, covered_until, child_cov;

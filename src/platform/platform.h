@@ -18,7 +18,7 @@
 #endif
 /* Retired: libludus.so exports no internal entry point (the analysis
  * library takes a private copy of what it shares with the runtime, CMake's
- * ludus_analysis_shared). The declarations of capture_internal.h keep the
+ * ludus_analysis_shared). The declarations of the capture headers keep the
  * word until that header's split; it means LUDUS_HIDDEN. */
 #define LUDUS__SIBLING LUDUS_HIDDEN
 

@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "../platform/crash.h"
-#include "../capture/capture_internal.h"
+#include "../capture/capture_build.h"
+#include "../session/session.h"
+#include "postmortem.h"
 
-/* Apart: the rolling window (src/flight/rolling.c) sets it (capture_internal.h). */
+/* Apart: the rolling window (src/flight/rolling.c) sets it (postmortem.h). */
 int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path, size_t cap);
 
 /* What ludus_crash_capture_begin asked for, read by the crash's copy. */

@@ -17,7 +17,9 @@
 
 #include "../platform/background.h"
 #include "../platform/file_map.h"
-#include "../capture/capture_internal.h"
+#include "../capture/capture_build.h"
+#include "../capture/nev.h"
+#include "postmortem.h"
 #include "../session/pool_file.h"
 #include "../base/text.h"
 

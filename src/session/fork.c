@@ -4,7 +4,8 @@
  * first: only the forking thread remains registered. */
 #include "../platform/process.h"
 #include "../platform/sync.h"
-#include "../capture/capture_internal.h"
+#include "session_private.h"
+#include "../capture/nev.h"
 #include "../record/counters.h"
 
 static ludus__once once = LUDUS__ONCE_INIT;
@@ -13,7 +14,7 @@ static ludus__once once = LUDUS__ONCE_INIT;
  * it: a begin that set a new name table between prepare and parent made
  * parent unlock another table than prepare locked), and the running
  * capture's name table is consistent in the child. The control lock is
- * taken before every other lock of the library (capture_internal.h), so
+ * taken before every other lock of the library (session.h), so
  * these handlers run first: they are installed after the registry's and
  * the counters' (pthread_atfork runs prepare handlers last installed
  * first). The crash copy is made without atfork handlers (linux_crash.c). */

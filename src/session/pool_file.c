@@ -21,7 +21,8 @@
 #include "../platform/background.h"
 #include "../platform/file_map.h"
 #include "../platform/sync.h"
-#include "../capture/capture_internal.h"
+#include "session_private.h"
+#include "../capture/nev.h"
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)

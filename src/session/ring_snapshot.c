@@ -31,7 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../capture/capture_internal.h"
+#include "session_private.h"
+#include "../capture/nev.h"
 #include "../capture/event_table.h"
 #include "../base/text.h"
 

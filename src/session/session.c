@@ -13,7 +13,8 @@
 #include "../backend/backend.h"
 #include "../platform/pages.h"
 #include "../record/counters.h"
-#include "../capture/capture_internal.h"
+#include "session_private.h"
+#include "../capture/nev.h"
 #include "pool_file.h"
 #include "stream.h"
 #include "../base/text.h"
@@ -59,7 +60,7 @@ static struct {
     int has_stream_result;
 } session_state;
 
-/* The control lock (capture_internal.h, "the recorder's one owner"). */
+/* The control lock (session.h, "the recorder's one owner"). */
 static ludus__mutex control = LUDUS__MUTEX_INIT;
 void (*ludus__rolling_yield)(void);
 

@@ -16,7 +16,8 @@
 #include "../base/text.h"
 #include "../platform/background.h"
 #include "../platform/sync.h"
-#include "../capture/capture_internal.h"
+#include "session_private.h"
+#include "../capture/nev.h"
 #include "../format/file_format.h"
 #include "../record/event_kinds.h"
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/analysis_internal.h"
+#include "capture/capture_build.h" /* a capture built by hand: its source */
 
 #define SYN_THREADS 4
 #define SYN_EVENTS (1u << 17)

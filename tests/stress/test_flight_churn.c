@@ -28,7 +28,7 @@
 
 #include "churn_threads.h"
 #include "test_util.h"
-#include "capture/capture_internal.h" /* ludus__snapshot_copying, the test's seam */
+#include "session/session.h" /* ludus__snapshot_copying, the test's seam */
 
 enum { SLOTS = 4, JOBS = 300, MAX_STARTS = 1 << 20 };
 #define WINDOW_MS 250

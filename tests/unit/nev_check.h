@@ -3,7 +3,7 @@
  * its thread (index, tid, name), its kind and site, and the field with both
  * values. For the tests that read the normaliser's output directly
  * (test_nev_paths.c, test_stream_no_begins.c); they include
- * capture/capture_internal.h first. */
+ * capture/nev.h first. */
 #ifndef LUDUS_TEST_NEV_CHECK_H
 #define LUDUS_TEST_NEV_CHECK_H
 

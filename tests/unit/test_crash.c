@@ -405,7 +405,7 @@ static void test_handled_fault(void **state) {
  * to write, and the copy says so. The old code ran the end again over a
  * session already cleared, or found no capture active while the ended one
  * was not yet the last, and wrote nothing. */
-#include "capture/capture_internal.h"
+#include "session/session.h"
 
 static int stop_at, parked;
 static pid_t victim_pid;

@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "capture/capture_internal.h"
+#include "capture/nev.h"
 #include "nev_check.h"
 #include "test_util.h"
 

@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "capture/capture_internal.h"
+#include "flight/flight.h"
 #include "test_util.h"
 
 static ludus_rolling_desc quiet_desc(uint32_t window_ms) {

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "capture/capture_internal.h"
+#include "capture/nev.h"
 #include "nev_check.h"
 
 static void record_begin(void) {

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "capture/capture_internal.h"
+#include "capture/nev.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next(void) {
