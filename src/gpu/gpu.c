@@ -14,6 +14,7 @@
 #include "../backend/backend.h"
 #include "../platform/sync.h"
 #include "gpu_data.h"
+#include "gpu_store.h"
 #include "../base/text.h"
 
 #define MAX_CONTEXTS 64u
