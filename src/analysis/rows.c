@@ -254,9 +254,9 @@ static int run_async(rows_pass *p) {
     ludus__captured *c = p->c;
     int rc = ludus__async_ensure(c);
     if (rc) return rc;
-    for (uint32_t i = 0; i < c->nasync; i++) {
-        const ludus__async_zone *z = &c->async[i];
-        const ludus__async_track *tr = &c->async_tracks[z->track];
+    for (uint32_t i = 0; i < c->async.n; i++) {
+        const ludus__async_zone *z = &c->async.zones[i];
+        const ludus__async_track *tr = &c->async.tracks[z->track];
         ludus_row r;
         row_init(&r, LUDUS_ROW_ASYNC, z->begin_thread);
         r.end_thread = z->end_thread;

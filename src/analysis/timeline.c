@@ -73,7 +73,7 @@ int ludus__message_event(ludus_analysis *a, const ludus__nev_iter *it, const lud
 
 int ludus__busy_init(ludus_analysis *a, ludus__captured *c) {
     int rc = ludus__async_ensure(c);
-    if (rc || c->nasync == 0) return rc;
+    if (rc || c->async.n == 0) return rc;
     a->busy = ludus__calloc(c->nthreads, sizeof *a->busy);
     if (!a->busy) return LUDUS_ENOMEM;
     a->nbusy = c->nthreads;
@@ -155,11 +155,11 @@ static int cmp_zone_key(const void *x, const void *y) {
 static int async_finish(ludus_analysis *a, ludus__captured *c, int64_t w0, int64_t w1) {
     int rc = ludus__async_ensure(c);
     if (rc) return rc;
-    const ludus__async_zone **z = ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *z);
+    const ludus__async_zone **z = ludus__malloc((c->async.n ? c->async.n : 1) * sizeof *z);
     if (!z) return LUDUS_ENOMEM;
     uint32_t n = 0;
-    for (uint32_t i = 0; i < c->nasync; i++)
-        if (c->async[i].begin_ns >= w0 && c->async[i].begin_ns < w1) z[n++] = &c->async[i];
+    for (uint32_t i = 0; i < c->async.n; i++)
+        if (c->async.zones[i].begin_ns >= w0 && c->async.zones[i].begin_ns < w1) z[n++] = &c->async.zones[i];
     qsort(z, n, sizeof *z, cmp_zone_key);
     a->asyncs = ludus__calloc(n ? n : 1, sizeof *a->asyncs);
     if (!a->asyncs) {
@@ -171,7 +171,7 @@ static int async_finish(ludus_analysis *a, ludus__captured *c, int64_t w0, int64
         ludus__acc acc;
         memset(&acc, 0, sizeof acc);
         ludus_async_stats *s = &a->asyncs[a->nasyncs++];
-        const ludus__async_track *t = &c->async_tracks[z[i]->track];
+        const ludus__async_track *t = &c->async.tracks[z[i]->track];
         /* names copied: the analysis outlives the capture */
         const char *tn = t->site != UINT32_MAX ? c->sites[t->site].name : "<invalid track>";
         const char *zn = z[i]->site != UINT32_MAX ? c->sites[z[i]->site].name : "<begin cut away>";

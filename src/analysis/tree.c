@@ -1012,16 +1012,16 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     ludus_analysis_summary *s = &a->sum;
     s->duration_ns = a->end_ns;
     s->clock_name = c->clock_tsc ? "tsc" : "monotonic";
-    s->crash_signal = c->crash_signal;
-    memcpy(s->crash_signal_name, c->crash_signal_name, sizeof s->crash_signal_name);
-    s->crash_tid = c->crash_tid;
-    s->recovered = c->recovered;
-    if (c->trigger_reason[0]) { /* copies: the analysis outlives the capture */
-        memcpy(a->trigger_reason, c->trigger_reason, sizeof a->trigger_reason);
-        memcpy(a->trigger_detail, c->trigger_detail, sizeof a->trigger_detail);
+    s->crash_signal = c->crash.signal;
+    memcpy(s->crash_signal_name, c->crash.signal_name, sizeof s->crash_signal_name);
+    s->crash_tid = c->crash.tid;
+    s->recovered = c->pool.recovered;
+    if (c->trigger.reason[0]) { /* copies: the analysis outlives the capture */
+        memcpy(a->trigger_reason, c->trigger.reason, sizeof a->trigger_reason);
+        memcpy(a->trigger_detail, c->trigger.detail, sizeof a->trigger_detail);
         s->trigger_reason = a->trigger_reason;
         s->trigger_detail = a->trigger_detail;
-        s->trigger_ns = c->trigger_ns - c->start_ns;
+        s->trigger_ns = c->trigger.ns - c->start_ns;
     }
     s->threads = c->nthreads;
     s->events = c->events;

@@ -15,34 +15,34 @@
 #include "nev.h"
 
 int ludus__async_note(ludus_capture *c, uint32_t thread, const ludus__nev *ev) {
-    if (c->nasync_raw == c->async_raw_cap) {
-        size_t cap = c->async_raw_cap ? c->async_raw_cap * 2 : 256;
-        ludus__async_raw *r = ludus__realloc(c->async_raw, cap * sizeof *r);
+    if (c->async.nraw == c->async.raw_cap) {
+        size_t cap = c->async.raw_cap ? c->async.raw_cap * 2 : 256;
+        ludus__async_raw *r = ludus__realloc(c->async.raw, cap * sizeof *r);
         if (!r) return LUDUS_ENOMEM;
-        c->async_raw = r;
-        c->async_raw_cap = cap;
+        c->async.raw = r;
+        c->async.raw_cap = cap;
     }
-    ludus__async_raw *r = &c->async_raw[c->nasync_raw];
+    ludus__async_raw *r = &c->async.raw[c->async.nraw];
     r->ts = ev->ts_ns;
     r->thread = thread;
     r->track_site = ev->series;
     r->site = ev->site;
     r->end = ev->kind == LUDUS_NEV_ASYNC_END;
     r->id = ev->value;
-    r->seq = c->nasync_raw++;
+    r->seq = c->async.nraw++;
     return 0;
 }
 
 void ludus__async_free(ludus_capture *c) {
-    ludus__free(c->async);
-    ludus__free(c->async_tracks);
-    ludus__free(c->async_raw);
-    c->async = NULL;
-    c->async_tracks = NULL;
-    c->async_raw = NULL;
-    c->nasync = c->nasync_tracks = c->async_tracks_cap = 0;
-    c->nasync_raw = c->async_raw_cap = 0;
-    c->async_unmatched = 0;
+    ludus__free(c->async.zones);
+    ludus__free(c->async.tracks);
+    ludus__free(c->async.raw);
+    c->async.zones = NULL;
+    c->async.tracks = NULL;
+    c->async.raw = NULL;
+    c->async.n = c->async.ntracks = c->async.tracks_cap = 0;
+    c->async.nraw = c->async.raw_cap = 0;
+    c->async.unmatched = 0;
 }
 
 /* Tracks by name while a capture's zones are built: an open-addressing
@@ -66,8 +66,8 @@ static int table_grow(ludus_capture *c, track_table *tt) {
     uint32_t cap = tt->cap ? tt->cap * 2 : 64;
     uint32_t *slot = ludus__calloc(cap, sizeof *slot);
     if (!slot) return LUDUS_ENOMEM;
-    for (uint32_t i = 0; i < c->nasync_tracks; i++) {
-        uint32_t k = name_hash(track_name(c, c->async_tracks[i].site)) & (cap - 1);
+    for (uint32_t i = 0; i < c->async.ntracks; i++) {
+        uint32_t k = name_hash(track_name(c, c->async.tracks[i].site)) & (cap - 1);
         while (slot[k]) k = (k + 1) & (cap - 1);
         slot[k] = i + 1;
     }
@@ -79,24 +79,24 @@ static int table_grow(ludus_capture *c, track_table *tt) {
 
 /* The track with this site's name, added when new. */
 static int track_of(ludus_capture *c, track_table *tt, uint32_t site, uint32_t *out) {
-    if ((c->nasync_tracks + 1) * 2 > tt->cap && table_grow(c, tt) != 0) return LUDUS_ENOMEM;
+    if ((c->async.ntracks + 1) * 2 > tt->cap && table_grow(c, tt) != 0) return LUDUS_ENOMEM;
     const char *name = track_name(c, site);
     uint32_t k = name_hash(name) & (tt->cap - 1);
     for (; tt->slot[k]; k = (k + 1) & (tt->cap - 1))
-        if (strcmp(track_name(c, c->async_tracks[tt->slot[k] - 1].site), name) == 0) {
+        if (strcmp(track_name(c, c->async.tracks[tt->slot[k] - 1].site), name) == 0) {
             *out = tt->slot[k] - 1;
             return 0;
         }
-    if (c->nasync_tracks == c->async_tracks_cap) {
-        uint32_t cap = c->async_tracks_cap ? c->async_tracks_cap * 2 : 16;
-        ludus__async_track *t = ludus__realloc(c->async_tracks, cap * sizeof *t);
+    if (c->async.ntracks == c->async.tracks_cap) {
+        uint32_t cap = c->async.tracks_cap ? c->async.tracks_cap * 2 : 16;
+        ludus__async_track *t = ludus__realloc(c->async.tracks, cap * sizeof *t);
         if (!t) return LUDUS_ENOMEM;
-        c->async_tracks = t;
-        c->async_tracks_cap = cap;
+        c->async.tracks = t;
+        c->async.tracks_cap = cap;
     }
-    c->async_tracks[c->nasync_tracks] = (ludus__async_track){site, 0};
-    tt->slot[k] = c->nasync_tracks + 1;
-    *out = c->nasync_tracks++;
+    c->async.tracks[c->async.ntracks] = (ludus__async_track){site, 0};
+    tt->slot[k] = c->async.ntracks + 1;
+    *out = c->async.ntracks++;
     return 0;
 }
 
@@ -161,20 +161,20 @@ static uint32_t heap_pop(lane_heap *h, const int64_t *end) {
  * is taken); the busy lanes wait in a heap by end, the freed ones in a heap
  * by index: O(n log n), however many lanes. */
 static int assign_lanes(ludus_capture *c) {
-    int64_t *lane_end = ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *lane_end);
-    lane_heap busy = {ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *busy.lane), 0};
-    lane_heap freed = {ludus__malloc((c->nasync ? c->nasync : 1) * sizeof *freed.lane), 0};
+    int64_t *lane_end = ludus__malloc((c->async.n ? c->async.n : 1) * sizeof *lane_end);
+    lane_heap busy = {ludus__malloc((c->async.n ? c->async.n : 1) * sizeof *busy.lane), 0};
+    lane_heap freed = {ludus__malloc((c->async.n ? c->async.n : 1) * sizeof *freed.lane), 0};
     if (!lane_end || !busy.lane || !freed.lane) {
         ludus__free(lane_end);
         ludus__free(busy.lane);
         ludus__free(freed.lane);
         return LUDUS_ENOMEM;
     }
-    for (uint32_t i = 0; i < c->nasync;) {
-        uint32_t t = c->async[i].track, used = 0;
+    for (uint32_t i = 0; i < c->async.n;) {
+        uint32_t t = c->async.zones[i].track, used = 0;
         busy.n = freed.n = 0;
-        for (; i < c->nasync && c->async[i].track == t; i++) {
-            ludus__async_zone *z = &c->async[i];
+        for (; i < c->async.n && c->async.zones[i].track == t; i++) {
+            ludus__async_zone *z = &c->async.zones[i];
             if (z->depth > 0) continue; /* set with its outermost zone below */
             while (busy.n && lane_end[busy.lane[0]] <= z->begin_ns) heap_push(&freed, NULL, heap_pop(&busy, lane_end));
             uint32_t k = freed.n ? heap_pop(&freed, NULL) : used++;
@@ -182,7 +182,7 @@ static int assign_lanes(ludus_capture *c) {
             heap_push(&busy, lane_end, k);
             z->lane = k;
         }
-        c->async_tracks[t].lanes = used;
+        c->async.tracks[t].lanes = used;
     }
     ludus__free(lane_end);
     ludus__free(busy.lane);
@@ -195,19 +195,19 @@ static int assign_lanes(ludus_capture *c) {
  * (track, id) -> that zone's lane, open addressing. */
 static int nested_lanes(ludus_capture *c) {
     uint32_t cap = 64;
-    while (cap < 2 * (uint64_t)c->nasync + 2) cap *= 2;
+    while (cap < 2 * (uint64_t)c->async.n + 2) cap *= 2;
     uint32_t *slot = ludus__calloc(cap, sizeof *slot); /* zone index + 1 */
     if (!slot) return LUDUS_ENOMEM;
-    for (uint32_t i = 0; i < c->nasync; i++) {
-        ludus__async_zone *z = &c->async[i];
+    for (uint32_t i = 0; i < c->async.n; i++) {
+        ludus__async_zone *z = &c->async.zones[i];
         uint64_t h = (z->id * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)z->track * 0xC2B2AE3D27D4EB4Full);
         uint32_t k = (uint32_t)(h >> 32) & (cap - 1);
-        while (slot[k] && !(c->async[slot[k] - 1].track == z->track && c->async[slot[k] - 1].id == z->id))
+        while (slot[k] && !(c->async.zones[slot[k] - 1].track == z->track && c->async.zones[slot[k] - 1].id == z->id))
             k = (k + 1) & (cap - 1);
         if (z->depth == 0)
             slot[k] = i + 1;
         else if (slot[k])
-            z->lane = c->async[slot[k] - 1].lane;
+            z->lane = c->async.zones[slot[k] - 1].lane;
     }
     ludus__free(slot);
     return 0;
@@ -216,15 +216,15 @@ static int nested_lanes(ludus_capture *c) {
 /* A view: the parent's zones that meet [cut_from_ns, cut_to_ns], clipped. */
 static int clip_parent(ludus_capture *c) {
     const ludus_capture *p = c->parent;
-    if (p->nasync_tracks) {
-        c->async_tracks = ludus__malloc(p->nasync_tracks * sizeof *c->async_tracks);
-        if (!c->async_tracks) return LUDUS_ENOMEM;
-        memcpy(c->async_tracks, p->async_tracks, p->nasync_tracks * sizeof *c->async_tracks);
-        c->nasync_tracks = p->nasync_tracks;
+    if (p->async.ntracks) {
+        c->async.tracks = ludus__malloc(p->async.ntracks * sizeof *c->async.tracks);
+        if (!c->async.tracks) return LUDUS_ENOMEM;
+        memcpy(c->async.tracks, p->async.tracks, p->async.ntracks * sizeof *c->async.tracks);
+        c->async.ntracks = p->async.ntracks;
     }
-    c->async = ludus__malloc((p->nasync ? p->nasync : 1) * sizeof *c->async);
+    c->async.zones = ludus__malloc((p->async.n ? p->async.n : 1) * sizeof *c->async.zones);
     uint32_t *map = ludus__malloc((p->nthreads ? p->nthreads : 1) * sizeof *map); /* parent thread -> view thread */
-    if (!c->async || !map) {
+    if (!c->async.zones || !map) {
         ludus__free(map);
         return LUDUS_ENOMEM;
     }
@@ -235,8 +235,8 @@ static int clip_parent(ludus_capture *c) {
             if (c->threads[v].tid == p->threads[t].tid) map[t] = v;
         subset |= map[t] == UINT32_MAX;
     }
-    for (uint32_t i = 0; i < p->nasync; i++) {
-        ludus__async_zone z = p->async[i];
+    for (uint32_t i = 0; i < p->async.n; i++) {
+        ludus__async_zone z = p->async.zones[i];
         if (z.end_ns < c->cut_from_ns || z.begin_ns > c->cut_to_ns) continue;
         if (z.begin_ns < c->cut_from_ns) z.begin_ns = c->cut_from_ns, z.flags |= LUDUS_NEV_CLIPPED;
         if (z.end_ns > c->cut_to_ns) { /* its end is the cut's, not the capture's */
@@ -247,62 +247,62 @@ static int clip_parent(ludus_capture *c) {
         z.end_thread = z.end_thread != UINT32_MAX ? map[z.end_thread] : UINT32_MAX;
         /* a subset of threads keeps the zones its threads began or ended */
         if (subset && z.begin_thread == UINT32_MAX && z.end_thread == UINT32_MAX) continue;
-        c->async[c->nasync++] = z;
+        c->async.zones[c->async.n++] = z;
     }
     ludus__free(map);
-    c->async_unmatched = p->async_unmatched;
+    c->async.unmatched = p->async.unmatched;
     return 0;
 }
 
 int ludus__async_build(ludus_capture *c) {
-    c->async_ready = 1;
+    c->async.ready = 1;
     if (c->parent) {
-        ludus__free(c->async_raw);
-        c->async_raw = NULL;
-        c->nasync_raw = c->async_raw_cap = 0;
+        ludus__free(c->async.raw);
+        c->async.raw = NULL;
+        c->async.nraw = c->async.raw_cap = 0;
         int rc = ludus__async_ensure(c->parent);
         return rc ? rc : clip_parent(c);
     }
     int rc = 0;
-    size_t n = c->nasync_raw;
+    size_t n = c->async.nraw;
     uint32_t *open = NULL, nopen = 0;
     if (n == 0) goto done;
     track_table tt = {NULL, 0};
     for (size_t i = 0; i < n && rc == 0; i++) /* tracks by name: begin and end may name them from different sites */
-        rc = track_of(c, &tt, c->async_raw[i].track_site, &c->async_raw[i].track_site);
+        rc = track_of(c, &tt, c->async.raw[i].track_site, &c->async.raw[i].track_site);
     ludus__free(tt.slot);
     if (rc) goto done;
-    ludus__qsort(c->async_raw, n, sizeof *c->async_raw, cmp_raw);
-    c->async = ludus__malloc(n * sizeof *c->async);
+    ludus__qsort(c->async.raw, n, sizeof *c->async.raw, cmp_raw);
+    c->async.zones = ludus__malloc(n * sizeof *c->async.zones);
     open = ludus__malloc(n * sizeof *open);
-    if (!c->async || !open) {
+    if (!c->async.zones || !open) {
         rc = LUDUS_ENOMEM;
         goto done;
     }
     int64_t end = c->end_ns - c->start_ns;
     for (size_t i = 0; i < n; i++) {
-        const ludus__async_raw *r = &c->async_raw[i];
+        const ludus__async_raw *r = &c->async.raw[i];
         if (i == 0 || r->track_site != r[-1].track_site || r->id != r[-1].id) {
-            while (nopen) c->async[open[--nopen]].end_ns = end; /* flags set at begin */
+            while (nopen) c->async.zones[open[--nopen]].end_ns = end; /* flags set at begin */
         }
         if (r->end) {
             if (nopen == 0) {
-                c->async_unmatched++;
+                c->async.unmatched++;
                 continue;
             }
-            ludus__async_zone *z = &c->async[open[--nopen]];
+            ludus__async_zone *z = &c->async.zones[open[--nopen]];
             z->end_ns = r->ts < z->begin_ns ? z->begin_ns : r->ts;
             z->end_thread = r->thread;
             z->flags &= (uint16_t)~LUDUS_NEV_INCOMPLETE;
             continue;
         }
-        ludus__async_zone *z = &c->async[c->nasync];
+        ludus__async_zone *z = &c->async.zones[c->async.n];
         *z = (ludus__async_zone){r->track_site,        r->site, 0,     nopen, r->thread, UINT32_MAX,
                                  LUDUS_NEV_INCOMPLETE, r->id,   r->ts, end};
-        open[nopen++] = c->nasync++;
+        open[nopen++] = c->async.n++;
     }
     if (rc == 0) {
-        ludus__qsort(c->async, c->nasync, sizeof *c->async, cmp_zone);
+        ludus__qsort(c->async.zones, c->async.n, sizeof *c->async.zones, cmp_zone);
         /* nested zones take their outermost zone's lane: in begin order, the
          * enclosing zone of the same id is the last one at depth - 1 */
         rc = assign_lanes(c);
@@ -310,16 +310,16 @@ int ludus__async_build(ludus_capture *c) {
     }
 done:
     ludus__free(open);
-    ludus__free(c->async_raw);
-    c->async_raw = NULL;
-    c->nasync_raw = c->async_raw_cap = 0;
+    ludus__free(c->async.raw);
+    c->async.raw = NULL;
+    c->async.nraw = c->async.raw_cap = 0;
     return rc;
 }
 
 /* A capture file brings its counts but not its zones: one pass over its
  * streams finds them, the first time they are needed. */
 int ludus__async_ensure(ludus_capture *c) {
-    if (c->async_ready) return c->async_error;
+    if (c->async.ready) return c->async.error;
     int rc = 0;
     for (uint32_t t = 0; t < c->nthreads && rc == 0 && !c->parent; t++) {
         ludus__nev_iter it;
@@ -331,7 +331,7 @@ int ludus__async_ensure(ludus_capture *c) {
         ludus__nev_free(&it);
     }
     if (rc == 0) rc = ludus__async_build(c);
-    c->async_ready = 1;
-    c->async_error = rc;
+    c->async.ready = 1;
+    c->async.error = rc;
     return rc;
 }

@@ -15,7 +15,7 @@ ludus_capture *ludus__capture_new(const ludus__source_ops *src) {
     if (!c) return NULL;
     c->refs = 1;
     c->src = src;
-    c->format_version = LUDUS__FORMAT_VERSION;
+    c->file.version = LUDUS__FORMAT_VERSION;
     return c;
 }
 
@@ -82,9 +82,9 @@ static const ludus__source_ops view_of_memory = {"cut", NULL, NULL, NULL, view_f
 static const ludus__source_ops view_of_loaded = {"cut", NULL, NULL, view_load_run, view_free, 1};
 
 void ludus__capture_mark_trigger(ludus_capture *c, const char *reason, int64_t at_ns, const char *detail) {
-    snprintf(c->trigger_reason, sizeof c->trigger_reason, "%s", reason && reason[0] ? reason : "trigger");
-    c->trigger_ns = at_ns;
-    snprintf(c->trigger_detail, sizeof c->trigger_detail, "%s", detail ? detail : "");
+    snprintf(c->trigger.reason, sizeof c->trigger.reason, "%s", reason && reason[0] ? reason : "trigger");
+    c->trigger.ns = at_ns;
+    snprintf(c->trigger.detail, sizeof c->trigger.detail, "%s", detail ? detail : "");
 }
 
 /* What a cut has of its parent: the recording (clock, times, process,
@@ -100,27 +100,27 @@ static void view_of(ludus_capture *v, const ludus_capture *src) {
     v->end_ns = src->end_ns;
     v->pid = src->pid;
     memcpy(v->process_name, src->process_name, sizeof v->process_name);
-    v->crash_signal = src->crash_signal;
-    memcpy(v->crash_signal_name, src->crash_signal_name, sizeof v->crash_signal_name);
-    v->crash_tid = src->crash_tid;
-    v->crash_ns = src->crash_ns;
-    memcpy(v->trigger_reason, src->trigger_reason, sizeof v->trigger_reason);
-    v->trigger_ns = src->trigger_ns;
-    memcpy(v->trigger_detail, src->trigger_detail, sizeof v->trigger_detail);
-    v->recovered = src->recovered;
-    v->file_cut = src->file_cut;
-    v->file_cut_from_ns = src->file_cut_from_ns;
-    v->file_cut_to_ns = src->file_cut_to_ns;
-    v->file_cut_of_ns = src->file_cut_of_ns;
+    v->crash.signal = src->crash.signal;
+    memcpy(v->crash.signal_name, src->crash.signal_name, sizeof v->crash.signal_name);
+    v->crash.tid = src->crash.tid;
+    v->crash.ns = src->crash.ns;
+    memcpy(v->trigger.reason, src->trigger.reason, sizeof v->trigger.reason);
+    v->trigger.ns = src->trigger.ns;
+    memcpy(v->trigger.detail, src->trigger.detail, sizeof v->trigger.detail);
+    v->pool.recovered = src->pool.recovered;
+    v->file.cut = src->file.cut;
+    v->file.cut_from_ns = src->file.cut_from_ns;
+    v->file.cut_to_ns = src->file.cut_to_ns;
+    v->file.cut_of_ns = src->file.cut_of_ns;
     v->unregistered_drops = src->unregistered_drops;
     v->interner_drops = src->interner_drops;
     v->bytes_used = src->bytes_used;
-    v->format_version = src->format_version;
-    v->file_bytes = src->file_bytes;
-    v->blocks = src->blocks;
-    v->slots = src->slots;
-    v->compact = src->compact;
-    v->compressed = src->compressed;
+    v->file.version = src->file.version;
+    v->file.bytes = src->file.bytes;
+    v->file.blocks = src->file.blocks;
+    v->file.slots = src->file.slots;
+    v->file.compact = src->file.compact;
+    v->file.compressed = src->file.compressed;
     /* borrowed: the view never frees them (view_of_*.borrows) */
     v->categories = src->categories;
     v->sites = src->sites;
@@ -193,7 +193,7 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     int rc = ludus__prepare(c);
     if (rc) return rc;
     memset(out, 0, sizeof *out);
-    out->version = c->format_version;
+    out->version = c->file.version;
     out->clock_name = c->clock_tsc ? "tsc" : "monotonic";
     out->calib_ticks[0] = c->c0.ticks;
     out->calib_ticks[1] = c->c1.ticks;
@@ -202,38 +202,39 @@ int ludus_capture_get_info(ludus_capture *c, ludus_capture_info *out) {
     out->start_ns = c->start_ns;
     out->end_ns = c->end_ns;
     out->threads = c->nthreads;
-    out->sites = c->index_only ? c->index_sites : c->nsites; /* (index only: the site table is not read) */
-    out->blocks = c->blocks;
-    out->compact = c->compact;
-    out->compressed = c->compressed;
-    out->slots = c->slots;
-    out->file_bytes = c->file_bytes;
+    out->sites = c->file.index_only ? c->file.index_sites : c->nsites; /* (index only: the site table is not read) */
+    out->blocks = c->file.blocks;
+    out->compact = c->file.compact;
+    out->compressed = c->file.compressed;
+    out->slots = c->file.slots;
+    out->file_bytes = c->file.bytes;
     out->pid = c->pid;
     out->process_name = c->process_name;
     out->categories = c->categories;
     out->cut = c->cut;
     out->cut_from_ns = c->cut_from_ns;
     out->cut_to_ns = c->cut_to_ns;
-    out->crash_signal = c->crash_signal;
-    out->crash_signal_name = c->crash_signal_name;
-    out->crash_tid = c->crash_tid;
-    out->crash_ns = c->crash_ns;
-    out->trigger_reason = c->trigger_reason[0] ? c->trigger_reason : NULL;
-    out->trigger_ns = c->trigger_ns;
-    out->trigger_detail = c->trigger_reason[0] ? c->trigger_detail : NULL;
-    out->recovered = c->recovered;
-    out->streamed = c->streamed;
-    out->stream_cut = c->stream_cut;
-    out->has_summary = c->has_footer && !c->cut;
-    out->summary_frame_marks = c->footer_frame_marks;
-    out->summary_marks_elsewhere = c->footer_marks_elsewhere;
-    out->summary_frame_thread =
-        c->footer_frame_thread < c->nthreads && c->footer_frame_marks ? c->threads[c->footer_frame_thread].name : NULL;
-    out->index_only = c->index_only;
-    out->file_cut = c->file_cut;
-    out->file_cut_from_ns = c->file_cut_from_ns;
-    out->file_cut_to_ns = c->file_cut_to_ns;
-    out->file_cut_of_ns = c->file_cut_of_ns;
+    out->crash_signal = c->crash.signal;
+    out->crash_signal_name = c->crash.signal_name;
+    out->crash_tid = c->crash.tid;
+    out->crash_ns = c->crash.ns;
+    out->trigger_reason = c->trigger.reason[0] ? c->trigger.reason : NULL;
+    out->trigger_ns = c->trigger.ns;
+    out->trigger_detail = c->trigger.reason[0] ? c->trigger.detail : NULL;
+    out->recovered = c->pool.recovered;
+    out->streamed = c->file.streamed;
+    out->stream_cut = c->file.stream_cut;
+    out->has_summary = c->file.has_footer && !c->cut;
+    out->summary_frame_marks = c->file.footer_frame_marks;
+    out->summary_marks_elsewhere = c->file.footer_marks_elsewhere;
+    out->summary_frame_thread = c->file.footer_frame_thread < c->nthreads && c->file.footer_frame_marks
+                                    ? c->threads[c->file.footer_frame_thread].name
+                                    : NULL;
+    out->index_only = c->file.index_only;
+    out->file_cut = c->file.cut;
+    out->file_cut_from_ns = c->file.cut_from_ns;
+    out->file_cut_to_ns = c->file.cut_to_ns;
+    out->file_cut_of_ns = c->file.cut_of_ns;
     if (!c->src->load_run) /* runs in memory: what a file would hold */
         for (uint32_t t = 0; t < c->nthreads; t++)
             out->slots += c->threads[t].slots, out->blocks += c->threads[t].nruns;

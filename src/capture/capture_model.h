@@ -136,42 +136,33 @@ typedef struct ludus__mem_cov {
     int64_t allocs, frees, alloc_bytes, free_bytes; /* since registration */
 } ludus__mem_cov;
 
-struct ludus_capture {
-    int refs; /* atomic */
-    const struct ludus__source_ops *src;
-    void *src_data; /* the source's own: a file's reader, a pool file's mapping */
-    uint32_t gen;
-    int clock_tsc;
-    ludus__calib_point c0, c1;
-    int64_t start_ns, end_ns;
-    int pid;
-    char process_name[64];
-    /* ended by a crash (crash.c): the signal (0: not), the thread it hit, when */
-    int crash_signal;
-    char crash_signal_name[16];
-    uint64_t crash_tid;
-    int64_t crash_ns; /* when (CLOCK_MONOTONIC, within the capture) */
-    /* written by a trigger of the rolling window: its reason ("" none),
-     * when it fired (CLOCK_MONOTONIC) and what it saw (a hitch's frame and
-     * median, a counter's value) */
-    char trigger_reason[40];
-    int64_t trigger_ns;
-    char trigger_detail[320]; /* with the reason and time, under the 400 bytes a reader takes (file_reader.c) */
-    char *categories;         /* enabled list or NULL (owned) */
-    ludus__cap_thread *threads;
-    uint32_t nthreads;
-    uint64_t unregistered_drops;
-    uint32_t interner_drops;
-    uint32_t counters_refused;  /* counters, gauges and memory domains the full tables refused while it ran */
-    uint64_t counter_adds_lost; /* counts of threads that got no shard (no memory) while it ran */
-    uint64_t bytes_used;        /* pool bytes handed out */
-    /* in-memory captures: what they own */
-    void *pool_mem;
-    uint64_t pool_bytes;
+/* The parts of a capture, each owned by one source or attachment. */
+
+/* Ended by a crash (crash.c): the signal (0: not), the thread it hit, when. */
+typedef struct ludus__capture_crash {
+    int signal;
+    char signal_name[16];
+    uint64_t tid;
+    int64_t ns; /* when (CLOCK_MONOTONIC, within the capture) */
+} ludus__capture_crash;
+
+/* Written by a trigger of the rolling window: its reason ("" none), when it
+ * fired (CLOCK_MONOTONIC) and what it saw (a hitch's frame and median, a
+ * counter's value). */
+typedef struct ludus__capture_trigger {
+    char reason[40];
+    int64_t ns;
+    char detail[320]; /* with the reason and time, under the 400 bytes a reader takes (file_reader.c) */
+} ludus__capture_trigger;
+
+/* What an in-memory capture owns (the session's source, a recovered pool file's). */
+typedef struct ludus__capture_pool {
+    void *mem;
+    uint64_t bytes;
     ludus_allocator allocator;
-    int pool_mapped;                    /* pool_mem came from ludus__pages_map (1) or a pool file (2) */
-    struct ludus__pool_file *pool_file; /* desc.pool_file: the file the pool is (released with the pool) */
-    int recovered;                      /* read back from a pool file (recover.c): the process never ended it */
+    int mapped;                    /* mem came from ludus__pages_map (1) or a pool file (2) */
+    struct ludus__pool_file *file; /* desc.pool_file: the file the pool is (released with the pool) */
+    int recovered;                 /* read back from a pool file (recover.c): the process never ended it */
     struct ludus__prefault *prefault;
     size_t prefault_done; /* bytes of the pool faulted in when prefault is NULL */
     ludus__name_table *names;
@@ -179,21 +170,12 @@ struct ludus_capture {
     uint32_t nstragglers;
     struct ludus__late *late; /* threads still to publish (registry lock) */
     uint32_t nlate;
-    /* the prepared view: sites and counts (files bring their own) */
-    int prepared;
-    int prepare_error;
-    ludus__site_info *sites;
-    uint32_t nsites;
-    uint32_t *site_hash; /* open addressing: index + 1 */
-    uint32_t site_hash_cap;
-    ludus__arena site_text; /* display strings of the sites */
-    uint32_t id_collisions;
-    uint64_t events, dropped, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
-    uint64_t texts_cut, keys_dropped; /* annotations: texts cut, keys past LUDUS__SLICE_ARGS_MAX (prepare.c) */
-    uint64_t unknown; /* extension events of a sub-kind this library does not know (a later one's file): skipped */
-    /* capture files and views of them */
-    uint32_t format_version;
-    uint64_t file_bytes, blocks, slots;
+} ludus__capture_pool;
+
+/* What a capture file says of itself (file_reader.c; views share it). */
+typedef struct ludus__capture_file {
+    uint32_t version; /* the .ludus format */
+    uint64_t bytes, blocks, slots;
     int compact;
     int compressed; /* a block is zstd-compressed (LUDUS__NF_ZSTD) */
     int streamed;   /* a streamed file (format 6, written while the capture ran) */
@@ -208,22 +190,62 @@ struct ludus_capture {
     uint32_t index_sites;
     /* a file that holds a time cut (META "cut"): the range of its source
      * it holds, ns since the source's start, and the source's duration */
-    int file_cut;
-    int64_t file_cut_from_ns, file_cut_to_ns, file_cut_of_ns;
+    int cut;
+    int64_t cut_from_ns, cut_to_ns, cut_of_ns;
+} ludus__capture_file;
+
+/* The async zones (async.c), built when the capture is prepared. */
+typedef struct ludus__capture_async {
+    struct ludus__async_zone *zones;
+    uint32_t n;
+    struct ludus__async_track *tracks;
+    uint32_t ntracks, tracks_cap;
+    uint64_t unmatched;           /* ends with no open zone of their track and id */
+    struct ludus__async_raw *raw; /* while preparing: the events */
+    size_t nraw, raw_cap;
+    int ready, error;
+} ludus__capture_async;
+
+struct ludus_capture {
+    int refs; /* atomic */
+    const struct ludus__source_ops *src;
+    void *src_data; /* the source's own: a file's reader, a pool file's mapping */
+    uint32_t gen;
+    int clock_tsc;
+    ludus__calib_point c0, c1;
+    int64_t start_ns, end_ns;
+    int pid;
+    char process_name[64];
+    ludus__capture_crash crash;
+    ludus__capture_trigger trigger;
+    char *categories; /* enabled list or NULL (owned) */
+    ludus__cap_thread *threads;
+    uint32_t nthreads;
+    uint64_t unregistered_drops;
+    uint32_t interner_drops;
+    uint32_t counters_refused;  /* counters, gauges and memory domains the full tables refused while it ran */
+    uint64_t counter_adds_lost; /* counts of threads that got no shard (no memory) while it ran */
+    uint64_t bytes_used;        /* pool bytes handed out */
+    ludus__capture_pool pool;   /* in-memory captures: what they own */
+    /* the prepared view: sites and counts (files bring their own) */
+    int prepared;
+    int prepare_error;
+    ludus__site_info *sites;
+    uint32_t nsites;
+    uint32_t *site_hash; /* open addressing: index + 1 */
+    uint32_t site_hash_cap;
+    ludus__arena site_text; /* display strings of the sites */
+    uint32_t id_collisions;
+    uint64_t events, dropped, incomplete, unwound, orphan_ends, filtered, frames, mismatched, nonfinite;
+    uint64_t texts_cut, keys_dropped; /* annotations: texts cut, keys past LUDUS__SLICE_ARGS_MAX (prepare.c) */
+    uint64_t unknown; /* extension events of a sub-kind this library does not know (a later one's file): skipped */
+    ludus__capture_file file;     /* capture files and views of them */
     struct ludus_capture *parent; /* views: the capture they cut (a reference) */
     int cut;                      /* views: only [cut_from_ns, cut_to_ns] is streamed */
     int64_t cut_from_ns, cut_to_ns;
     ludus__mem_cov *mem_cov; /* the memory coverage manifest */
     uint32_t nmem_cov;
-    /* the async zones (async.c), built when the capture is prepared */
-    struct ludus__async_zone *async;
-    uint32_t nasync;
-    struct ludus__async_track *async_tracks;
-    uint32_t nasync_tracks, async_tracks_cap;
-    uint64_t async_unmatched;           /* ends with no open zone of their track and id */
-    struct ludus__async_raw *async_raw; /* while preparing: the events */
-    size_t nasync_raw, async_raw_cap;
-    int async_ready, async_error;
+    ludus__capture_async async;
     /* a flight recorder's (src/flight/rolling.c): its threads' oldest pieces
      * were written over, so an end whose begin went with them gets a begin
      * at its thread's first event (ring_start.c); ring_synth holds those
@@ -238,37 +260,6 @@ typedef struct ludus_capture ludus__captured;
 /* ludus_capture_summary.pool_bytes_needed (prepare.c): the pool that would
  * have held every event the capture dropped; 0 when none was. */
 LUDUS__SIBLING uint64_t ludus__pool_bytes_needed(const ludus_capture *c);
-
-/* An async zone: [begin_ns, end_ns] on a lane of its track. Zones of one
- * track and id nest (depth); a zone and the zones inside it share a lane,
- * and zones on one lane never overlap unless nested. */
-typedef struct ludus__async_zone {
-    uint32_t track;                    /* index in c->async_tracks */
-    uint32_t site;                     /* the zone's site (UINT32_MAX: not known, its begin was cut away) */
-    uint32_t lane, depth;              /* lane of the track; open zones of its id around it */
-    uint32_t begin_thread, end_thread; /* thread indexes; UINT32_MAX where it was not seen */
-    uint16_t flags;                    /* LUDUS_NEV_INCOMPLETE (never ended), LUDUS_NEV_CLIPPED (begin cut),
-                                          LUDUS__ASYNC_END_CLIPPED (end cut) */
-    uint64_t id;
-    int64_t begin_ns, end_ns;
-} ludus__async_zone;
-
-#define LUDUS__ASYNC_END_CLIPPED 0x100u
-
-typedef struct ludus__async_track {
-    uint32_t site;  /* a site with the track's name */
-    uint32_t lanes; /* lanes used */
-} ludus__async_track;
-
-typedef struct ludus__async_raw {
-    int64_t ts;
-    uint32_t thread, track_site, site, end; /* track_site: the track's site, then its track index */
-    uint64_t id, seq;
-} ludus__async_raw;
-
-/* The zones ready to use (0), or why not: what exporters and the analysis
- * call first (a capture file finds its zones on first use). */
-LUDUS__SIBLING int ludus__async_ensure(ludus_capture *c);
 
 /* Builds the site table and the counts (once); 0 or a LUDUS_E* code with the
  * detail set. */

@@ -8,6 +8,7 @@
 #ifndef LUDUS_NEV_H
 #define LUDUS_NEV_H
 
+#include "async_zones.h"
 #include "capture_model.h"
 
 #define LUDUS_NEV_INCOMPLETE 1u /* END synthesised at capture end (or at a cut) */

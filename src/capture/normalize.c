@@ -503,9 +503,9 @@ static void loss_marker(ludus__nev_iter *it) {
 static void close_all(ludus__nev_iter *it) {
     int64_t end = it->c->end_ns - it->c->start_ns;
     if (it->loss_at != INT64_MAX) loss_marker(it);
-    if (it->c->crash_signal && it->th->tid == it->c->crash_tid) /* where the crash hit: inside what was open */
-        set_nev(emit(it), LUDUS_NEV_CRASH, 0, 0, UINT32_MAX, it->lane_depth[0], it->c->crash_ns - it->c->start_ns, 0,
-                (uint64_t)it->c->crash_signal);
+    if (it->c->crash.signal && it->th->tid == it->c->crash.tid) /* where the crash hit: inside what was open */
+        set_nev(emit(it), LUDUS_NEV_CRASH, 0, 0, UINT32_MAX, it->lane_depth[0], it->c->crash.ns - it->c->start_ns, 0,
+                (uint64_t)it->c->crash.signal);
     if (it->deciding) { /* spans still open end at capture end: decide with the lexical stack as it is */
         for (uint32_t i = it->nspan; i > 0; i--) decide_lane(it, &it->span[i - 1], end);
         it->nlex = it->nspan = 0;

@@ -140,8 +140,8 @@ int ludus__prepare(ludus_capture *c) {
         rc = ludus__fail(LUDUS_ENOMEM, "out of memory while pairing async zones");
     /* an async zone whose end is synthesised (open at capture end, or cut)
      * is incomplete as a slice is, counted on the thread that began it */
-    for (uint32_t i = 0; rc == 0 && i < c->nasync; i++) {
-        const ludus__async_zone *z = &c->async[i];
+    for (uint32_t i = 0; rc == 0 && i < c->async.n; i++) {
+        const ludus__async_zone *z = &c->async.zones[i];
         uint32_t t = z->begin_thread != UINT32_MAX ? z->begin_thread : z->end_thread;
         if (!(z->flags & (LUDUS_NEV_INCOMPLETE | LUDUS__ASYNC_END_CLIPPED)) || t == UINT32_MAX) continue;
         c->threads[t].incomplete++;

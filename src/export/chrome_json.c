@@ -656,7 +656,7 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
             ludus__w_ch(w, '}');
         } else if (ev->kind == LUDUS_NEV_CRASH) {
             ludus__w_str(w, ",\"args\":{\"crash\":");
-            ludus__w_json_str(w, x->c->crash_signal_name, strlen(x->c->crash_signal_name));
+            ludus__w_json_str(w, x->c->crash.signal_name, strlen(x->c->crash.signal_name));
             ludus__w_str(w, ",\"signal\":");
             ludus__w_u64(w, ev->value);
             ludus__w_ch(w, '}');
@@ -709,9 +709,9 @@ static void write_event(json_ctx *x, const ludus__nev *ev) {
 
 #define ASYNC_TID(lane_index) (UINT64_C(0x7ffe0000) + (lane_index))
 
-static uint32_t async_lane_index(const ludus_capture *c, uint32_t json_track, uint32_t lane) {
+static uint32_t async_lane_index(const ludus_capture *c, uint32_t track, uint32_t lane) {
     uint32_t k = 0;
-    for (uint32_t t = 0; t < json_track; t++) k += c->async_tracks[t].lanes;
+    for (uint32_t t = 0; t < track; t++) k += c->async.tracks[t].lanes;
     return k + lane;
 }
 
@@ -767,8 +767,8 @@ static void capture_fields(json_ctx *x) {
     meta_kv_u64(w, "unwound", c->unwound);
     meta_kv_u64(w, "orphan_ends", c->orphan_ends);
     meta_kv_u64(w, "mismatched_span_ends", c->mismatched);
-    meta_kv_u64(w, "async_unmatched_ends", c->async_unmatched);
-    meta_kv_u64(w, "async_lanes", async_lane_index(c, c->nasync_tracks, 0)); /* pseudo-threads of async tracks */
+    meta_kv_u64(w, "async_unmatched_ends", c->async.unmatched);
+    meta_kv_u64(w, "async_lanes", async_lane_index(c, c->async.ntracks, 0)); /* pseudo-threads of async tracks */
     meta_kv_u64(w, "frames", c->frames);
     meta_kv_u64(w, "interner_drops", c->interner_drops);
     meta_kv_u64(w, "counters_refused", c->counters_refused);
@@ -780,19 +780,19 @@ static void capture_fields(json_ctx *x) {
     if (x->args.dropped) meta_kv_u64(w, "annotations_dropped", x->args.dropped);
     if (x->args.superseded) meta_kv_u64(w, "annotations_superseded", x->args.superseded);
     meta_kv_u64(w, "pool_bytes_used", c->bytes_used);
-    if (c->crash_signal) { /* ended by a crash (crash.c) */
+    if (c->crash.signal) { /* ended by a crash (crash.c) */
         ludus__w_str(w, ",\"crash\":{\"signal\":");
-        ludus__w_json_str(w, c->crash_signal_name, strlen(c->crash_signal_name));
-        meta_kv_u64(w, "signo", (uint64_t)c->crash_signal);
-        meta_kv_u64(w, "tid", c->crash_tid);
+        ludus__w_json_str(w, c->crash.signal_name, strlen(c->crash.signal_name));
+        meta_kv_u64(w, "signo", (uint64_t)c->crash.signal);
+        meta_kv_u64(w, "tid", c->crash.tid);
         ludus__w_ch(w, '}');
     }
-    if (c->trigger_reason[0]) { /* the rolling window's trigger this window was taken for */
+    if (c->trigger.reason[0]) { /* the rolling window's trigger this window was taken for */
         ludus__w_str(w, ",\"trigger\":{\"reason\":");
-        ludus__w_json_str(w, c->trigger_reason, strlen(c->trigger_reason));
+        ludus__w_json_str(w, c->trigger.reason, strlen(c->trigger.reason));
         ludus__w_str(w, ",\"detail\":");
-        ludus__w_json_str(w, c->trigger_detail, strlen(c->trigger_detail));
-        meta_kv_u64(w, "at_ns", (uint64_t)(c->trigger_ns - c->start_ns));
+        ludus__w_json_str(w, c->trigger.detail, strlen(c->trigger.detail));
+        meta_kv_u64(w, "at_ns", (uint64_t)(c->trigger.ns - c->start_ns));
         ludus__w_ch(w, '}');
     }
     if (c->nmem_cov) ludus__mem_cov_json(w, c);
@@ -868,8 +868,8 @@ static void async_meta(json_ctx *x) {
     const ludus_capture *c = x->c;
     json_track k;
     char name[4200];
-    for (uint32_t t = 0; t < c->nasync_tracks; t++) {
-        const ludus__async_track *at = &c->async_tracks[t];
+    for (uint32_t t = 0; t < c->async.ntracks; t++) {
+        const ludus__async_track *at = &c->async.tracks[t];
         const char *tn = at->site != UINT32_MAX ? c->sites[at->site].name : "<invalid track>";
         for (uint32_t lane = 0; lane < at->lanes; lane++) {
             uint32_t i = async_lane_index(c, t, lane);
@@ -889,8 +889,8 @@ static void async_zones(json_ctx *x) {
     const ludus_capture *c = x->c;
     ludus__writer *w = x->w;
     json_track k;
-    for (uint32_t i = 0; i < c->nasync && !w->failed; i++) {
-        const ludus__async_zone *z = &c->async[i];
+    for (uint32_t i = 0; i < c->async.n && !w->failed; i++) {
+        const ludus__async_zone *z = &c->async.zones[i];
         set_track(&k, x, ASYNC_TID(async_lane_index(c, z->track, z->lane)));
         slice_head(w, &k, z->begin_ns, z->end_ns);
         const char *name = z->site != UINT32_MAX ? c->sites[z->site].name : "<begin cut away>";

@@ -72,22 +72,22 @@ static void write_meta(ludus__writer *w, const ludus_capture *c, const cut_range
     if (c->nmem_cov && !cut->on && !cov)
         r->oom = 1; /* the file would lack the manifest: an error, not a quieter file */
     int64_t lo = c->start_ns + cut->from, hi = c->start_ns + cut->to;
-    int crash = c->crash_signal && (!cut->on || (c->crash_ns >= lo && c->crash_ns <= hi));
-    int trig = c->trigger_reason[0] && (!cut->on || (c->trigger_ns >= lo && c->trigger_ns <= hi));
+    int crash = c->crash.signal && (!cut->on || (c->crash.ns >= lo && c->crash.ns <= hi));
+    int trig = c->trigger.reason[0] && (!cut->on || (c->trigger.ns >= lo && c->trigger.ns <= hi));
     /* "from_ns to_ns duration_ns": the range of the source it holds (a cut of a cut: of the first source) */
     int64_t cf = cut->from, ct = cut->to, cd = c->end_ns - c->start_ns;
-    if (c->file_cut && cut->on) cf += c->file_cut_from_ns, ct += c->file_cut_from_ns, cd = c->file_cut_of_ns;
-    if (c->file_cut && !cut->on) cf = c->file_cut_from_ns, ct = c->file_cut_to_ns, cd = c->file_cut_of_ns;
+    if (c->file.cut && cut->on) cf += c->file.cut_from_ns, ct += c->file.cut_from_ns, cd = c->file.cut_of_ns;
+    if (c->file.cut && !cut->on) cf = c->file.cut_from_ns, ct = c->file.cut_to_ns, cd = c->file.cut_of_ns;
     char cut_text[80];
     snprintf(cut_text, sizeof cut_text, "%lld %lld %lld", (long long)cf, (long long)ct, (long long)cd);
     char crash_text[128]; /* "SIGNAME signo tid at_ns" */
-    snprintf(crash_text, sizeof crash_text, "%s %d %llu %lld", c->crash_signal_name, c->crash_signal,
-             (unsigned long long)c->crash_tid, (long long)c->crash_ns);
+    snprintf(crash_text, sizeof crash_text, "%s %d %llu %lld", c->crash.signal_name, c->crash.signal,
+             (unsigned long long)c->crash.tid, (long long)c->crash.ns);
     char refused[24], lost[24]; /* in metadata: readers skip keys they do not know */
     snprintf(refused, sizeof refused, "%u", c->counters_refused);
     snprintf(lost, sizeof lost, "%llu", (unsigned long long)c->counter_adds_lost);
     char trigger[400]; /* "reason at_ns detail": under the 400 bytes a reader takes */
-    snprintf(trigger, sizeof trigger, "%s %lld %s", c->trigger_reason, (long long)c->trigger_ns, c->trigger_detail);
+    snprintf(trigger, sizeof trigger, "%s %lld %s", c->trigger.reason, (long long)c->trigger.ns, c->trigger.detail);
     const char *keys[10] = {"ludus_version", "process_name",     "categories",        "memory_coverage", "crash",
                             "recovered",     "counters_refused", "counter_adds_lost", "trigger",         "cut"};
     const char *vals[10] = {LUDUS_VERSION_STRING,
@@ -95,11 +95,11 @@ static void write_meta(ludus__writer *w, const ludus_capture *c, const cut_range
                             c->categories,
                             cov,
                             crash ? crash_text : NULL,
-                            c->recovered ? "pool file" : NULL,
+                            c->pool.recovered ? "pool file" : NULL,
                             c->counters_refused ? refused : NULL,
                             c->counter_adds_lost ? lost : NULL,
                             trig ? trigger : NULL,
-                            cut->on || c->file_cut ? cut_text : NULL};
+                            cut->on || c->file.cut ? cut_text : NULL};
     uint32_t n = 0;
     r->n = 0;
     for (int i = 0; i < 10; i++) {

@@ -213,7 +213,7 @@ static int write_process(pf_state *s) {
     p = da_u64(p, "unwound", c->unwound);
     p = da_u64(p, "orphan_ends", c->orphan_ends);
     p = da_u64(p, "mismatched_span_ends", c->mismatched);
-    p = da_u64(p, "async_unmatched_ends", c->async_unmatched);
+    p = da_u64(p, "async_unmatched_ends", c->async.unmatched);
     p = da_u64(p, "nonfinite_counter_samples", c->nonfinite);
     p = da_u64(p, "annotation_texts_cut", c->texts_cut);
     p = da_u64(p, "annotation_keys_dropped", c->keys_dropped);
@@ -222,14 +222,14 @@ static int write_process(pf_state *s) {
     p = da_u64(p, "counters_refused", c->counters_refused);
     p = da_u64(p, "counter_adds_lost", c->counter_adds_lost);
     p = da_u64(p, "site_id_collisions", c->id_collisions);
-    if (c->crash_signal) { /* ended by a crash (crash.c) */
-        p = da_str(p, "crash_signal", c->crash_signal_name);
-        p = da_u64(p, "crash_tid", c->crash_tid);
+    if (c->crash.signal) { /* ended by a crash (crash.c) */
+        p = da_str(p, "crash_signal", c->crash.signal_name);
+        p = da_u64(p, "crash_tid", c->crash.tid);
     }
-    if (c->trigger_reason[0]) { /* the rolling window's trigger this window was taken for */
-        p = da_str(p, "trigger", c->trigger_reason);
-        p = da_str(p, "trigger_detail", c->trigger_detail);
-        p = da_u64(p, "trigger_at_ns", (uint64_t)(c->trigger_ns - c->start_ns));
+    if (c->trigger.reason[0]) { /* the rolling window's trigger this window was taken for */
+        p = da_str(p, "trigger", c->trigger.reason);
+        p = da_str(p, "trigger_detail", c->trigger.detail);
+        p = da_u64(p, "trigger_at_ns", (uint64_t)(c->trigger.ns - c->start_ns));
     }
     if (c->nmem_cov) {
         char *cov = ludus__mem_cov_text(c); /* lines of tab-separated fields, as in .ludus (docs/format.md) */
@@ -526,7 +526,7 @@ static int cmp_lane_order(const void *x, const void *y) {
 static uint64_t async_uuid(const pf_state *s, uint32_t track, uint32_t lane) {
     uint64_t base = 2u + (uint64_t)s->c->nthreads * LUDUS__MAX_LANES + (uint64_t)s->c->nsites * LUDUS__SERIES_PER_SITE;
     uint64_t off = 0;
-    for (uint32_t t = 0; t < track; t++) off += s->c->async_tracks[t].lanes;
+    for (uint32_t t = 0; t < track; t++) off += s->c->async.tracks[t].lanes;
     return base + off + lane;
 }
 
@@ -556,32 +556,32 @@ static void async_edge(pf_state *s, const ludus__async_zone *z, int begin) {
 
 static int write_async(pf_state *s) {
     const ludus__captured *c = s->c;
-    if (c->nasync == 0) return 0;
-    uint32_t *order = ludus__malloc((size_t)c->nasync * sizeof *order),
-             *stack = ludus__malloc((size_t)c->nasync * sizeof *stack);
+    if (c->async.n == 0) return 0;
+    uint32_t *order = ludus__malloc((size_t)c->async.n * sizeof *order),
+             *stack = ludus__malloc((size_t)c->async.n * sizeof *stack);
     if (!order || !stack) {
         ludus__free(order);
         ludus__free(stack);
         return LUDUS_ENOMEM;
     }
-    lane_key *keys = ludus__malloc((size_t)c->nasync * sizeof *keys);
+    lane_key *keys = ludus__malloc((size_t)c->async.n * sizeof *keys);
     if (!keys) {
         ludus__free(order);
         ludus__free(stack);
         return LUDUS_ENOMEM;
     }
-    for (uint32_t i = 0; i < c->nasync; i++) {
-        const ludus__async_zone *z = &c->async[i];
+    for (uint32_t i = 0; i < c->async.n; i++) {
+        const ludus__async_zone *z = &c->async.zones[i];
         keys[i] = (lane_key){z->track, z->lane, z->begin_ns, z->depth, i};
     }
-    ludus__qsort(keys, c->nasync, sizeof *keys, cmp_lane_order);
-    for (uint32_t i = 0; i < c->nasync; i++) order[i] = keys[i].index;
+    ludus__qsort(keys, c->async.n, sizeof *keys, cmp_lane_order);
+    for (uint32_t i = 0; i < c->async.n; i++) order[i] = keys[i].index;
     ludus__free(keys);
     s->seq = c->nthreads + 2;
     s->incremental = 0;
     uint8_t *pm, *m;
-    for (uint32_t t = 0; t < c->nasync_tracks; t++) {
-        const ludus__async_track *k = &c->async_tracks[t];
+    for (uint32_t t = 0; t < c->async.ntracks; t++) {
+        const ludus__async_track *k = &c->async.tracks[t];
         const char *tn = k->site != UINT32_MAX ? c->sites[k->site].name : "<invalid track>";
         for (uint32_t lane = 0; lane < k->lanes; lane++) {
             char name[MAX_STR + 32];
@@ -600,15 +600,15 @@ static int write_async(pf_state *s) {
     /* per lane, in begin order: a zone's parent is the open zone of its id
      * one level up; everything else open on the lane has ended by then */
     uint32_t n = 0;
-    for (uint32_t i = 0; i < c->nasync && !s->w->failed; i++) {
-        const ludus__async_zone *z = &c->async[order[i]];
+    for (uint32_t i = 0; i < c->async.n && !s->w->failed; i++) {
+        const ludus__async_zone *z = &c->async.zones[order[i]];
         if (i > 0) {
-            const ludus__async_zone *prev = &c->async[order[i - 1]];
+            const ludus__async_zone *prev = &c->async.zones[order[i - 1]];
             if (prev->track != z->track || prev->lane != z->lane)
-                while (n) async_edge(s, &c->async[stack[--n]], 0);
+                while (n) async_edge(s, &c->async.zones[stack[--n]], 0);
         }
         while (n) {
-            const ludus__async_zone *top = &c->async[stack[n - 1]];
+            const ludus__async_zone *top = &c->async.zones[stack[n - 1]];
             if (top->id == z->id && top->depth + 1 == z->depth) break; /* its parent */
             async_edge(s, top, 0);
             n--;
@@ -616,7 +616,7 @@ static int write_async(pf_state *s) {
         async_edge(s, z, 1);
         stack[n++] = order[i];
     }
-    while (n && !s->w->failed) async_edge(s, &c->async[stack[--n]], 0);
+    while (n && !s->w->failed) async_edge(s, &c->async.zones[stack[--n]], 0);
     ludus__free(order);
     ludus__free(stack);
     return 0;
@@ -631,7 +631,7 @@ static int write_async(pf_state *s) {
  * and calibration as an instant at 0 on its first lane. ---- */
 
 static uint64_t gpu_uuid(const pf_state *s, uint32_t k, uint32_t lane) {
-    uint64_t base = async_uuid(s, s->c->nasync_tracks, 0);
+    uint64_t base = async_uuid(s, s->c->async.ntracks, 0);
     return base + (uint64_t)k * (LUDUS__MAX_LANES + 1) + lane;
 }
 #define GPU_COUNTER_LANE LUDUS__MAX_LANES

@@ -182,7 +182,7 @@ int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len,
         at = p;
         if (p >= end) BAD("the block ends before its last event");
         unsigned tag = *p++, k = tag & 15, s = tag >> 4;
-        const ludus__kind_info *ki = ludus__kind_in_format(c->format_version, k);
+        const ludus__kind_info *ki = ludus__kind_in_format(c->file.version, k);
         if (!ki->valid) BAD("unknown event kind");
         if (ludus__varint_get(&p, end, &v)) BAD("bad tick varint");
         prev += (uint64_t)ludus__unzigzag(v);

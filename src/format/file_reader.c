@@ -150,12 +150,12 @@ static int check_events(reader *r, const ludus_capture *c, ludus__event *ev, siz
     for (size_t i = 0; i < n;) {
         uint64_t at = data_off + (raw ? i * 16 : 0);
         unsigned kind = (unsigned)(ev[i].word & LUDUS__K_MASK);
-        const ludus__kind_info *fk = ludus__kind_in_format(c->format_version, kind); /* as the file holds it */
-        const ludus__kind_info *ki = raw ? fk : &ludus__kinds[kind];                 /* as decoded */
+        const ludus__kind_info *fk = ludus__kind_in_format(c->file.version, kind); /* as the file holds it */
+        const ludus__kind_info *ki = raw ? fk : &ludus__kinds[kind];               /* as decoded */
         if (!fk->valid) return FMT_FAIL(at, "event %zu has the unknown kind %u", i, kind);
-        if (fk->since > c->format_version)
+        if (fk->since > c->file.version)
             return FMT_FAIL(at, "event %zu has kind %u, which format version %u added (the file is version %u)", i,
-                            kind, fk->since, c->format_version);
+                            kind, fk->since, c->file.version);
         if (ev[i].ticks < lo || ev[i].ticks > hi)
             return FMT_FAIL(at,
                             "event %zu lies outside the capture's time range (tick %" PRIu64 ", capture %" PRIu64
@@ -311,7 +311,7 @@ static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uin
     if (h.version < LUDUS__FORMAT_OLDEST || h.version > LUDUS__FORMAT_STREAMED)
         return FMT_FAIL(ludus__nf_header_offset("version"), "format version %u (this reader reads versions %u to %u)",
                         h.version, LUDUS__FORMAT_OLDEST, LUDUS__FORMAT_STREAMED);
-    c->format_version = h.version;
+    c->file.version = h.version;
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
     if (ludus__crc32c(0, hb, ludus__nf_header_offset("crc")) != h.crc)
         return FMT_FAIL(ludus__nf_header_offset("crc"), "header checksum mismatch: the file is damaged");
@@ -323,7 +323,7 @@ static int parse_header(reader *r, ludus_capture *c, uint64_t *first_record, uin
         return FMT_FAIL(ludus__nf_header_offset("flags"), "header flags 0x%x (a version %u file has 0x%x)", h.flags,
                         h.version, want_flags);
     r->streamed = h.flags == LUDUS__NF_STREAMED;
-    c->streamed = r->streamed;
+    c->file.streamed = r->streamed;
     if (h.header_bytes != ludus__nf_header_BYTES) /* every header byte is under the checksum */
         return FMT_FAIL(ludus__nf_header_offset("header_bytes"), "header size %u (headers are %u bytes)",
                         h.header_bytes, (unsigned)ludus__nf_header_BYTES);
@@ -378,11 +378,11 @@ static int parse_crash(ludus_capture *c, const char *v, uint32_t vn) {
     long long at;
     if (sscanf(text, "%15s %d %llu %lld", name, &signo, &tid, &at) != 4 || signo <= 0) return -1;
     if (at < c->start_ns || at > c->end_ns) return -1;
-    c->crash_ns = at;
-    c->crash_signal_name[ludus__utf8_clean(name, strlen(name), c->crash_signal_name, sizeof c->crash_signal_name - 1)] =
+    c->crash.ns = at;
+    c->crash.signal_name[ludus__utf8_clean(name, strlen(name), c->crash.signal_name, sizeof c->crash.signal_name - 1)] =
         0;
-    c->crash_signal = signo;
-    c->crash_tid = tid;
+    c->crash.signal = signo;
+    c->crash.tid = tid;
     return 0;
 }
 
@@ -396,10 +396,10 @@ static int parse_trigger(ludus_capture *c, const char *v, uint32_t vn) {
     long long at;
     int used = 0;
     if (sscanf(text, "%39s %lld %n", reason, &at, &used) != 2) return -1;
-    c->trigger_reason[ludus__utf8_clean(reason, strlen(reason), c->trigger_reason, sizeof c->trigger_reason - 1)] = 0;
-    c->trigger_ns = at;
+    c->trigger.reason[ludus__utf8_clean(reason, strlen(reason), c->trigger.reason, sizeof c->trigger.reason - 1)] = 0;
+    c->trigger.ns = at;
     const char *d = used ? text + used : "";
-    c->trigger_detail[ludus__utf8_clean(d, strlen(d), c->trigger_detail, sizeof c->trigger_detail - 1)] = 0;
+    c->trigger.detail[ludus__utf8_clean(d, strlen(d), c->trigger.detail, sizeof c->trigger.detail - 1)] = 0;
     return 0;
 }
 
@@ -420,7 +420,7 @@ static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t 
             if (!c->categories) return ludus__fail(LUDUS_ENOMEM, "out of memory");
             c->categories[ludus__utf8_clean(v, vn, c->categories, cap)] = 0;
         } else if (kn == 9 && !memcmp(k, "recovered", 9)) {
-            c->recovered = 1;
+            c->pool.recovered = 1;
         } else if ((kn == 16 && !memcmp(k, "counters_refused", 16)) ||
                    (kn == 17 && !memcmp(k, "counter_adds_lost", 17))) {
             char num[24];
@@ -445,7 +445,7 @@ static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t 
             num[vn] = 0;
             if (sscanf(num, "%lld %lld %lld", &f, &t, &d) != 3 || f < 0 || t < f || d < t)
                 return FMT_FAIL(base + pos + 8 + kn, "malformed cut entry");
-            c->file_cut = 1, c->file_cut_from_ns = f, c->file_cut_to_ns = t, c->file_cut_of_ns = d;
+            c->file.cut = 1, c->file.cut_from_ns = f, c->file.cut_to_ns = t, c->file.cut_of_ns = d;
         } else if (kn == 7 && !memcmp(k, "trigger", 7)) {
             if (parse_trigger(c, v, vn) != 0) return FMT_FAIL(base + pos + 8 + kn, "malformed trigger entry");
         } else if (kn == 5 && !memcmp(k, "crash", 5)) {
@@ -727,10 +727,10 @@ static int parse_summary(reader *r, ludus_capture *c, uint64_t base, const uint8
     if (s.frame_thread != UINT32_MAX && s.frame_thread >= c->nthreads)
         return FMT_FAIL(base + 4 + ludus__nf_summary_offset("frame_thread"), "the frame thread %u is not a thread",
                         s.frame_thread);
-    c->has_footer = 1;
-    c->footer_frame_marks = s.frame_marks;
-    c->footer_marks_elsewhere = s.marks_elsewhere;
-    c->footer_frame_thread = s.frame_thread;
+    c->file.has_footer = 1;
+    c->file.footer_frame_marks = s.frame_marks;
+    c->file.footer_marks_elsewhere = s.marks_elsewhere;
+    c->file.footer_frame_thread = s.frame_thread;
     if (!r->streamed) return 0;
     c->events = c->frames = 0;
     for (uint32_t t = 0; t < c->nthreads; t++, q += ts) {
@@ -747,8 +747,8 @@ static int parse_summary(reader *r, ludus_capture *c, uint64_t base, const uint8
 /* A streamed file without its end (kill -9, a crash): every whole record
  * before off is the capture, its range up to the last CLOCK record. */
 static int stream_cut_at(reader *r, ludus_capture *c, uint64_t off, const ludus__calib_point *last_clock) {
-    c->stream_cut = 1;
-    c->has_footer = 0;
+    c->file.stream_cut = 1;
+    c->file.has_footer = 0;
     if (last_clock) {
         c->c1 = *last_clock;
         c->end_ns = last_clock->ns;
@@ -924,10 +924,10 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                 }
                 th->nruns++;
                 th->slots += b.slots;
-                c->blocks++;
-                c->slots += b.slots;
-                if (b.encoding != LUDUS__NF_RAW) c->compact = 1;
-                if (b.encoding == LUDUS__NF_ZSTD) c->compressed = 1;
+                c->file.blocks++;
+                c->file.slots += b.slots;
+                if (b.encoding != LUDUS__NF_RAW) c->file.compact = 1;
+                if (b.encoding == LUDUS__NF_ZSTD) c->file.compressed = 1;
                 last_thread = h.aux;
                 break;
             }
@@ -946,11 +946,11 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                 }
                 ludus__nf_end e;
                 ludus__nf_end_get(&e, p);
-                if (e.blocks != c->blocks || e.slots != c->slots) {
+                if (e.blocks != c->file.blocks || e.slots != c->file.slots) {
                     rc = FMT_FAIL(base,
                                   "the end record counts %" PRIu64 " blocks / %" PRIu64
                                   " slots, the file holds %" PRIu64 " / %" PRIu64,
-                                  e.blocks, e.slots, c->blocks, c->slots);
+                                  e.blocks, e.slots, c->file.blocks, c->file.slots);
                     break;
                 }
                 ludus__free(p);
@@ -997,20 +997,20 @@ static int open_source(reader *r, ludus_capture **out) {
         return ludus__fail(LUDUS_ENOMEM, "out of memory");
     }
     c->src_data = r;
-    c->file_bytes = r->size;
+    c->file.bytes = r->size;
     uint64_t first = 0;
     uint32_t nsites = 0, nthreads = 0;
     if (r->index_only) { /* the blocks are not walked: their counts come from the index */
-        c->blocks = r->index.blocks;
-        c->slots = r->index.slots;
-        c->compact = (r->index.flags & LUDUS__NF_END_COMPACT) != 0;
-        c->compressed = (r->index.flags & LUDUS__NF_END_COMPRESSED) != 0;
+        c->file.blocks = r->index.blocks;
+        c->file.slots = r->index.slots;
+        c->file.compact = (r->index.flags & LUDUS__NF_END_COMPACT) != 0;
+        c->file.compressed = (r->index.flags & LUDUS__NF_END_COMPRESSED) != 0;
     }
     int rc = parse_header(r, c, &first, &nsites, &nthreads);
     if (rc == 0) rc = parse_records(r, c, first, nsites, nthreads);
     if (rc == 0 && r->index_only) {
-        c->index_only = 1;
-        c->index_sites = nsites;
+        c->file.index_only = 1;
+        c->file.index_sites = nsites;
         /* every thread's events are behind load_run, which refuses them */
         for (uint32_t t = 0; t < c->nthreads; t++) c->threads[t].nruns = 1, c->threads[t].load_first = 0;
     }
@@ -1021,7 +1021,7 @@ static int open_source(reader *r, ludus_capture **out) {
     r->error = 0;
     /* sites and counts come from the file; a streamed file cut short, or
      * one without a summary, counts its events when first read */
-    c->prepared = !r->streamed || (c->has_footer && !c->stream_cut);
+    c->prepared = !r->streamed || (c->file.has_footer && !c->file.stream_cut);
     *out = c;
     return 0;
 }

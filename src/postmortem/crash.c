@@ -22,10 +22,10 @@ static struct {
 } crash_state;
 
 void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns) {
-    c->crash_signal = signo;
-    c->crash_ns = at_ns < c->start_ns ? c->start_ns : at_ns > c->end_ns ? c->end_ns : at_ns;
-    snprintf(c->crash_signal_name, sizeof c->crash_signal_name, "%s", ludus__crash_signal_name(signo));
-    c->crash_tid = tid;
+    c->crash.signal = signo;
+    c->crash.ns = at_ns < c->start_ns ? c->start_ns : at_ns > c->end_ns ? c->end_ns : at_ns;
+    snprintf(c->crash.signal_name, sizeof c->crash.signal_name, "%s", ludus__crash_signal_name(signo));
+    c->crash.tid = tid;
 }
 
 void ludus__expand_pid(const char *pattern, int pid, char *out, size_t cap) {

@@ -224,7 +224,7 @@ static int build(ludus_capture *c, const char *map, size_t size, const ludus__pf
     size_t pn = strnlen(h->process_name, sizeof h->process_name);
     c->process_name[ludus__utf8_clean(h->process_name, pn, c->process_name, sizeof c->process_name - 1)] = 0;
     c->gen = h->gen;
-    c->recovered = 1;
+    c->pool.recovered = 1;
 
     thread_name *names = NULL;
     uint32_t nnames = 0;
@@ -435,7 +435,7 @@ int ludus_capture_recover(const char *path, ludus_capture **out) {
     }
     *m = (mapping){map, size};
     c->src_data = m;
-    c->file_bytes = size;
+    c->file.bytes = size;
     rc = build(c, map, size, &h);
     if (rc) {
         ludus_capture_release(c);

@@ -400,7 +400,7 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
         if (c->categories) strcpy(c->categories, s->categories);
         ludus__names_retain(s->names);
         rcp->names = s->names;
-        c->names = s->names;
+        c->pool.names = s->names;
         c->unregistered_drops = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
         c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
     }

@@ -93,8 +93,8 @@ static uint32_t next_gen(void) {
 static void resolve_late(ludus_capture *c);
 static void resolve_pending_late(void);
 
-/* A test hook (tests/unit/test_crash.c): stops begin and end at each session_step. */
-void (*ludus__session_step)(int session_step);
+/* A test hook (tests/unit/test_crash.c): stops begin and end at each step. */
+void (*ludus__session_step)(int step);
 
 static void session_step(int k) {
     void (*f)(int) = __atomic_load_n(&ludus__session_step, __ATOMIC_ACQUIRE);
@@ -155,15 +155,15 @@ static int same_allocator(const ludus_allocator *a, const ludus_allocator *b) {
  * thread had not reached yet are still to touch (*faulted: bytes in). */
 static void *steal_pool_of(ludus_capture *c, uint64_t bytes, const ludus_allocator *al, int mapped,
                            ludus__prefault **pf, size_t *faulted) {
-    if (!c || !c->pool_mem || c->pool_bytes != bytes || c->pool_mapped != mapped ||
-        __atomic_load_n(&c->refs, __ATOMIC_ACQUIRE) != 1 || (!mapped && !same_allocator(&c->allocator, al)))
+    if (!c || !c->pool.mem || c->pool.bytes != bytes || c->pool.mapped != mapped ||
+        __atomic_load_n(&c->refs, __ATOMIC_ACQUIRE) != 1 || (!mapped && !same_allocator(&c->pool.allocator, al)))
         return NULL;
     ludus__capture_quiesce(c);
-    void *mem = c->pool_mem;
-    *pf = c->prefault;
-    *faulted = c->prefault_done;
-    c->pool_mem = NULL;
-    c->prefault = NULL;
+    void *mem = c->pool.mem;
+    *pf = c->pool.prefault;
+    *faulted = c->pool.prefault_done;
+    c->pool.mem = NULL;
+    c->pool.prefault = NULL;
     return mem;
 }
 
@@ -390,8 +390,8 @@ int ludus__capture_begin_locked(const ludus_capture_desc *desc, int owner) {
      * library only) still has the file of this path, it goes first. */
     if (owner == LUDUS__OWNER_PROGRAM && desc && desc->pool_file && session_state.last &&
         __atomic_load_n(&session_state.last->refs, __ATOMIC_ACQUIRE) == 1 &&
-        ludus__pool_file_path(session_state.last->pool_file) &&
-        strcmp(ludus__pool_file_path(session_state.last->pool_file), desc->pool_file) == 0) {
+        ludus__pool_file_path(session_state.last->pool.file) &&
+        strcmp(ludus__pool_file_path(session_state.last->pool.file), desc->pool_file) == 0) {
         ludus_capture *old = session_state.last;
         session_state.last = NULL;
         ludus_capture_release(old);
@@ -543,14 +543,14 @@ static int end_capture(ludus_capture **guest) {
         size_t pn = strnlen(s->process_name, sizeof s->process_name);
         c->process_name[ludus__utf8_clean(s->process_name, pn, c->process_name, sizeof c->process_name - 1)] = 0;
         c->categories = s->categories;
-        c->pool_mem = s->pool_mem;
-        c->pool_bytes = s->pool.bytes;
-        c->pool_mapped = session_state.pool_mapped;
-        c->pool_file = session_state.pool_file;
-        c->allocator = s->desc.allocator;
-        c->prefault = session_state.prefault;
-        c->prefault_done = session_state.faulted;
-        c->names = s->names;
+        c->pool.mem = s->pool_mem;
+        c->pool.bytes = s->pool.bytes;
+        c->pool.mapped = session_state.pool_mapped;
+        c->pool.file = session_state.pool_file;
+        c->pool.allocator = s->desc.allocator;
+        c->pool.prefault = session_state.prefault;
+        c->pool.prefault_done = session_state.faulted;
+        c->pool.names = s->names;
         c->ring = __atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED) != 0; /* a flight recorder's: ring_start.c */
         uint64_t used = __atomic_load_n(&s->pool.next, __ATOMIC_RELAXED);
         c->bytes_used = used < s->pool.bytes ? used : s->pool.bytes;
@@ -559,11 +559,11 @@ static int end_capture(ludus_capture **guest) {
         c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
         c->counters_refused = ludus__live_refused() - session_state.refused0;
         c->counter_adds_lost = ludus__live_lost_adds() - session_state.lost0;
-        c->stragglers = strag;
-        c->nstragglers = nstrag;
+        c->pool.stragglers = strag;
+        c->pool.nstragglers = nstrag;
         strag = NULL;
-        c->late = late;
-        c->nlate = nlate;
+        c->pool.late = late;
+        c->pool.nlate = nlate;
         late = NULL;
         if (threads) {
             for (uint32_t i = 0; i < n; i++) convert_thread(c, &threads[i], &fin[i]);
@@ -812,7 +812,7 @@ static void clear_producers_part(void) {
 }
 
 static void late_done(ludus_capture *c) {
-    c->nlate = 0;
+    c->pool.nlate = 0;
     if (session_state.late_cap != c) return;
     session_state.late_cap = NULL;
     c->interner_drops = __atomic_load_n(&ludus__sess.interner_drops, __ATOMIC_RELAXED); /* late ones too */
@@ -823,13 +823,13 @@ static void late_done(ludus_capture *c) {
  * waiting for those events to finish; every reader of a capture's threads
  * comes after it (the memory source's settle). */
 static void resolve_late_locked(ludus_capture *c) {
-    if (!c || !c->nlate) return;
+    if (!c || !c->pool.nlate) return;
     if (session_state.crashed) { /* late before the crash: their threads are not in this process */
         late_done(c);
         return;
     }
-    for (uint32_t i = 0; i < c->nlate; i++) {
-        ludus__late *e = &c->late[i];
+    for (uint32_t i = 0; i < c->pool.nlate; i++) {
+        ludus__late *e = &c->pool.late[i];
         if (e->resolved) continue;
         const ludus__thread_record *r = &ludus__reg.rec[e->record];
         if (r->state != LUDUS__REC_LIVE || r->serial != e->serial || !r->cold) continue; /* it left: published then */
@@ -867,21 +867,21 @@ static void thread_leaving(const ludus__thread_record *r) {
     ludus_capture *c = session_state.late_cap;
     if (!c) return;
     uint32_t index = (uint32_t)(r - ludus__reg.rec);
-    for (uint32_t i = 0; i < c->nlate; i++)
-        if (!c->late[i].resolved && c->late[i].record == index && c->late[i].serial == r->serial)
-            publish_late(c, &c->late[i], r);
+    for (uint32_t i = 0; i < c->pool.nlate; i++)
+        if (!c->pool.late[i].resolved && c->pool.late[i].record == index && c->pool.late[i].serial == r->serial)
+            publish_late(c, &c->pool.late[i], r);
 }
 
 void ludus__capture_quiesce(ludus_capture *c) {
     resolve_late(c);
-    if (!c->nstragglers) return;
+    if (!c->pool.nstragglers) return;
     if (session_state.crashed) { /* their events in flight were counted as lost */
-        c->nstragglers = 0;
+        c->pool.nstragglers = 0;
         return;
     }
     ludus__mutex_lock(&ludus__reg.lock);
-    for (uint32_t i = 0; i < c->nstragglers; i++) {
-        const ludus__straggler *g = &c->stragglers[i];
+    for (uint32_t i = 0; i < c->pool.nstragglers; i++) {
+        const ludus__straggler *g = &c->pool.stragglers[i];
         const ludus__thread_record *r = &ludus__reg.rec[g->record];
         /* A thread that went away is done; one still there is done once its
          * cursor moved (its event is a few instructions long). */
@@ -896,26 +896,26 @@ void ludus__capture_quiesce(ludus_capture *c) {
                 if (c->threads[t].serial == g->serial) c->threads[t].dropped++;
     }
     ludus__mutex_unlock(&ludus__reg.lock);
-    c->nstragglers = 0;
+    c->pool.nstragglers = 0;
 }
 
 void ludus__capture_release_pool(ludus_capture *c) {
-    ludus__prefault_stop(c->prefault);
-    c->prefault = NULL;
-    if (!c->pool_mem) return;
+    ludus__prefault_stop(c->pool.prefault);
+    c->pool.prefault = NULL;
+    if (!c->pool.mem) return;
     ludus__capture_quiesce(c);
-    pool_free(c->pool_mem, c->pool_bytes, c->pool_mapped, &c->allocator, c->pool_file);
-    c->pool_file = NULL;
-    c->pool_mem = NULL;
+    pool_free(c->pool.mem, c->pool.bytes, c->pool.mapped, &c->pool.allocator, c->pool.file);
+    c->pool.file = NULL;
+    c->pool.mem = NULL;
 }
 
 /* The session's capture: its pool (and the run-time names its events point
  * at) held until it is released. */
 static void memory_free(ludus_capture *c) {
     ludus__capture_release_pool(c);
-    ludus__names_destroy(c->names);
-    ludus__free(c->stragglers);
-    ludus__free(c->late);
+    ludus__names_destroy(c->pool.names);
+    ludus__free(c->pool.stragglers);
+    ludus__free(c->pool.late);
 }
 
 const ludus__source_ops ludus__memory_source = {"memory", resolve_late, ludus__build_recorded, NULL, memory_free, 0};
@@ -931,11 +931,11 @@ void ludus__session_crashed(void) {
     ludus__counters_crash_reset();
     /* The background threads are the crashed process's. */
     ludus__prefault_after_fork(session_state.prefault);
-    if (session_state.last) ludus__prefault_after_fork(session_state.last->prefault);
-    if (session_state.ending && session_state.ending->prefault != session_state.prefault)
-        ludus__prefault_after_fork(session_state.ending->prefault);
+    if (session_state.last) ludus__prefault_after_fork(session_state.last->pool.prefault);
+    if (session_state.ending && session_state.ending->pool.prefault != session_state.prefault)
+        ludus__prefault_after_fork(session_state.ending->pool.prefault);
     ludus__pool_file_crashed(session_state.pool_file);
-    if (session_state.ending) ludus__pool_file_crashed(session_state.ending->pool_file);
+    if (session_state.ending) ludus__pool_file_crashed(session_state.ending->pool.file);
     ludus__gpu_crashed();
 }
 
@@ -945,11 +945,11 @@ void ludus__session_after_fork(void) {
      * new generation, over the same (copied) pool. */
     ludus__pool_files_after_fork();
     if (session_state.last) { /* its background thread is not in this process */
-        ludus__prefault_after_fork(session_state.last->prefault);
-        session_state.last->nstragglers = 0;
+        ludus__prefault_after_fork(session_state.last->pool.prefault);
+        session_state.last->pool.nstragglers = 0;
     }
     if (session_state.late_cap) { /* the late threads are not in this process: they keep no events here */
-        session_state.late_cap->nlate = 0;
+        session_state.late_cap->pool.nlate = 0;
         session_state.late_cap = NULL;
         if (!session_state.active) clear_producers_part();
     }
@@ -958,9 +958,9 @@ void ludus__session_after_fork(void) {
     ludus__mutex_init(&control);
     session_state.controlling = 0;
     if (session_state.yielded) { /* the watcher's, which is not in the child */
-        ludus__prefault_after_fork(session_state.yielded->prefault);
-        session_state.yielded->nstragglers = 0;
-        session_state.yielded->nlate = 0;
+        ludus__prefault_after_fork(session_state.yielded->pool.prefault);
+        session_state.yielded->pool.nstragglers = 0;
+        session_state.yielded->pool.nlate = 0;
         ludus_capture_release(session_state.yielded);
         session_state.yielded = NULL;
         session_state.yielded_flag = 0;
