@@ -221,8 +221,9 @@ test-aarch64: deps-build
 	@cmake --build $(BUILD)-aarch64 -j $(JOBS)
 	@cd $(BUILD)-aarch64 && ctest --output-on-failure -j $(JOBS)
 
-# Regenerates single_file/ludus_profiling.h from the sources (make test
-# checks that the one checked in matches them).
+# Writes single_file/ludus_profiling.h from the sources (a build product,
+# not in the repository: a release publishes it; make test generates its
+# own copy and builds from it).
 single-file:
 	@python3 scripts/amalgamate.py
 

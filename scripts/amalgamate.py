@@ -1,57 +1,38 @@
 #!/usr/bin/env python3
-"""Writes single_file/ludus_profiling.h: the runtime and the exporters in one
-header, stb style. Every file that includes it gets the public API (the
-headers of include/ludus/ but analysis.h); the one that defines
-LUDUS_IMPLEMENTATION first also gets the implementation: the platform layer,
-the recorder, captures, the exporters, the overlay and the LUDUS_TRACE hook.
+"""Writes single_file/ludus_profiling.h: the runtime in one header, stb style.
+Every file that includes it gets the public API (the headers of include/ludus/
+that libludus serves, PUBLIC below); the one that defines LUDUS_IMPLEMENTATION
+first also gets the implementation: the files of the library ludus in
+src/modules.txt (the module table), in its order, which is what libludus.a
+holds (tests/package/check_single_file_symbols.sh compares their symbols).
 
-The sources stay the truth: this script only pastes them together.
-  - A project header is pasted where it is first included, and dropped after.
-  - Each platform file is kept for its OS only (PLATFORM_OS below).
-  - What one .c file defines for itself must not leak into the next: its
-    macros are #undef'd after it, and its file-scope statics, struct tags
-    and typedefs are renamed ludus__sf_<file>_name (outside literals and member
-    accesses), so that neither another source file nor the program that
-    includes the implementation meets a plain name of ours.
+The single file is concatenation, nothing renamed: each source is pasted as it
+is, its project headers pasted where first included and dropped after, and a
+platform file inside the #if of its row's condition. That works because no two
+sources define the same file-scope name (statics, tags, typedefs, macros they
+keep): tests/compile/names_lint.py checks it.
 
-usage: amalgamate.py [--check] [-o PATH]
-  --check  regenerate in memory, compare with PATH, exit 1 (and say how to
-           fix it) when they differ
+It is a build product, not kept in the repository: `make single-file` writes
+it and a release publishes it (docs/building.md, "One file").
+
+usage: amalgamate.py [-o PATH]   (default: single_file/ludus_profiling.h)
 """
 import argparse
-import difflib
 import os
 import re
 import sys
+
+import modules  # scripts/modules.py, the module table's reader
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(ROOT, "single_file", "ludus_profiling.h")
 
 PUBLIC = ["profiling.h", "capture.h", "capture_file.h", "overlay.h", "locks.h", "rolling.h", "gpu.h"]
-LAYERS = ["platform", "base", "record", "backend", "capture", "gpu", "session", "format", "export", "postmortem",
-          "overlay", "flight", "live", "launch"]
-# A platform file by its name's prefix: the OS it is compiled for.
-PLATFORM_OS = [
-    ("linux_", "defined(__linux__)"),
-    ("linux.", "defined(__linux__)"),
-    ("posix", "!defined(_WIN32)"),
-    ("win32", "defined(_WIN32)"),
-    ("darwin", "defined(__APPLE__)"),
-]
 
-KEYWORDS = {"inline", "const", "struct", "union", "enum", "void", "volatile", "unsigned", "signed", "int", "char",
-            "long", "short", "double", "float", "_Thread_local", "__thread", "_Atomic"}
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]')
-DEFINE_RE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)")
-# File-scope statics: a line that starts with "static" (and is not a
-# prototype's continuation), the name before "(", "=", "[" or ";".
-ATTR = r"(?:__attribute__\(\(.*?\)\)\s*)?"
-STATIC_PTR_RE = re.compile(ATTR + r"static\s[^(=;]*\(\s*\*\s*([A-Za-z_]\w*)")
-STATIC_FN_RE = re.compile(ATTR + r"static\s[^=;(]*?\b([A-Za-z_]\w*)\s*\(")
-STATIC_VAR_RE = re.compile(ATTR + r"static\s[^(]*?\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\])*\s*(?:=|;)")
-TYPEDEF_END_RE = re.compile(r"^}\s*([A-Za-z_]\w*)\s*[;=]")  # } name; closing a typedef or a static struct
-TAG_RE = re.compile(r"^(?:typedef\s+)?(?:struct|union|enum)\s+([A-Za-z_]\w*)\s*{")
-TYPEDEF_RE = re.compile(r"^typedef\s[^;{]*?\b([A-Za-z_]\w*)\s*;")
+# A row's condition (src/modules.txt) as the preprocessor's: None is every build.
+WHEN = {"any": None, "builtin": None, "linux": "defined(__linux__)", "posix": "!defined(_WIN32)",
+        "windows": "defined(_WIN32)"}
 
 
 def rel(path):
@@ -72,26 +53,6 @@ def resolve(include, quote, from_dir):
     return None
 
 
-# Files outside the platform layer not built everywhere (as CMakeLists.txt).
-NOT_PORTED = {}
-# Files of the layers left out of the single file: the Tracy backend (the
-# single file is the built-in recorder; a Tracy build links Tracy's client).
-LEFT_OUT = {"backend/tracy.c"}
-
-
-def platform_condition(path):
-    rel_src = os.path.relpath(path, os.path.join(ROOT, "src")).replace(os.sep, "/")
-    if rel_src in NOT_PORTED:
-        return NOT_PORTED[rel_src]
-    if os.path.basename(os.path.dirname(path)) != "platform" or not path.endswith(".c"):
-        return None
-    name = os.path.basename(path)
-    for prefix, cond in PLATFORM_OS:
-        if name.startswith(prefix):
-            return cond
-    return None  # portable platform code
-
-
 class Paster:
     def __init__(self):
         self.done = set()
@@ -105,15 +66,12 @@ class Paster:
         self.out.append("/* ---- %s ---- */\n" % rel(path))
         self.body(path)
 
-    def body(self, path, rename=None):
+    def body(self, path):
         with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines(keepends=True)
-        if rename:
-            lines = [rename_in_code(line, rename) for line in lines]
+            text = f.read()
         d = os.path.dirname(path)
         # A source's "_GNU_SOURCE unless the build asks for POSIX alone"
         # (#ifndef _POSIX_C_SOURCE / #define _GNU_SOURCE / #endif) goes whole.
-        text = "".join(lines)
         text = re.sub(r"^[ \t]*#[ \t]*ifndef[ \t]+_POSIX_C_SOURCE\b.*\n[ \t]*#[ \t]*define[ \t]+_GNU_SOURCE\b.*\n"
                       r"[ \t]*#[ \t]*endif.*\n", "", text, flags=re.M)
         lines = text.splitlines(keepends=True)
@@ -133,63 +91,21 @@ class Paster:
             self.out.append("\n")
 
 
-def file_statics(path):
-    """Names a .c file declares for itself at file scope: static functions
-    and variables, struct tags and typedefs (clang-format keeps them, and
-    only them, at column 0)."""
-    names = set()
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            m = (STATIC_PTR_RE.match(line) or STATIC_FN_RE.match(line) or STATIC_VAR_RE.match(line) or TYPEDEF_END_RE.match(line) or
-                 TAG_RE.match(line) or TYPEDEF_RE.match(line))
-            if m and m.group(1) not in KEYWORDS:
-                names.add(m.group(1))
-    # A name the file also uses as a member (x.name, p->name, .name = ) keeps
-    # it: renaming would reach the members of structs declared elsewhere.
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    return {n for n in names if not re.search(r"(?:\.|->)\s*%s\b" % re.escape(n), text)}
-
-
-LITERAL_RE = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
-
-
-def rename_in_code(line, rename):
-    """Renames identifiers outside string and character literals, and not
-    after . or -> (a member of a struct declared elsewhere keeps its name)."""
-    pattern = re.compile(r"(?<![.\w])(?<!->)\b(%s)\b" % "|".join(map(re.escape, rename)))
-    out, at = [], 0
-    for m in LITERAL_RE.finditer(line):
-        out.append(pattern.sub(lambda k: rename[k.group(1)], line[at:m.start()]))
-        out.append(m.group(0))
-        at = m.end()
-    out.append(pattern.sub(lambda k: rename[k.group(1)], line[at:]))
-    return "".join(out)
-
-
-def file_macros(path):
-    names = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            m = DEFINE_RE.match(line)
-            if m and m.group(1) != "_GNU_SOURCE" and m.group(1) not in names:
-                names.append(m.group(1))
-    return names
-
-
 def sources():
-    files = []
-    for layer in LAYERS:
-        d = os.path.join(ROOT, "src", layer)
-        files += [os.path.join(d, n) for n in sorted(os.listdir(d))
-                  if n.endswith(".c") and layer + "/" + n not in LEFT_OUT]
-    return files
+    """(path, #if condition or None) of the runtime's files, in table order;
+    tracy.c is left out (the single file is the built-in recorder)."""
+    t = modules.Table(ROOT)
+    if t.problems:
+        sys.exit("amalgamate: src/modules.txt: " + "; ".join(t.problems))
+    return [(os.path.join(ROOT, "src", f), WHEN[when]) for f, _room, _lib, when in t.library_files("ludus")
+            if when != "tracy"]
 
 
 PROLOGUE = """\
 /* ludus_profiling.h: Ludus Profiling in one file (the runtime and the
- * exporters), stb style. GENERATED by scripts/amalgamate.py from include/ludus/
- * and src/{%s}: edit those and run the script; never this file.
+ * exporters), stb style. GENERATED by scripts/amalgamate.py (make single-file)
+ * from include/ludus/ and the files of libludus in src/modules.txt, pasted in
+ * its order: edit those and run the script; never this file.
  *
  * Every file that uses the profiler includes it:
  *     #include "ludus_profiling.h"
@@ -199,8 +115,12 @@ PROLOGUE = """\
  * Build with threads (-pthread; on Linux -lm too). On glibc the
  * implementation needs GNU interfaces: the header defines _GNU_SOURCE when
  * LUDUS_IMPLEMENTATION is set, so include it before any system header in that
- * file. The API is that of %s
- * (docs/building.md, "Use it in your project"). */
+ * file, and keep that file to it: the sources' file-scope names (static
+ * functions and variables, struct tags, macros) are theirs as written. The
+ * API is that of %s
+ * (docs/building.md, "Use it in your project"); the implementation holds what
+ * libludus.a holds, so the capture_file.h calls of the analysis library
+ * (ludus_capture_open, ludus_capture_recover) are declared and not defined. */
 #if defined(LUDUS_IMPLEMENTATION) && !defined(LUDUS_SINGLE_FILE_IMPLEMENTED) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE
 #endif
@@ -212,7 +132,7 @@ PROLOGUE = """\
 
 def generate():
     p = Paster()
-    p.out.append(PROLOGUE % (",".join(LAYERS), ", ".join("<ludus/%s>" % h for h in PUBLIC)))
+    p.out.append(PROLOGUE % (", ".join("<ludus/%s>" % h for h in PUBLIC)))
     for h in PUBLIC:
         p.header(os.path.join(ROOT, "include", "ludus", h))
     p.out.append("#endif /* LUDUS_SINGLE_FILE_H */\n\n")
@@ -231,21 +151,11 @@ def generate():
     pdir = os.path.join(ROOT, "src", "platform")
     for h in sorted(n for n in os.listdir(pdir) if n.endswith(".h")):
         p.header(os.path.join(pdir, h))
-    srcs = sources()
-    statics = {s: file_statics(s) for s in srcs}
-    # What a .c file declares for itself gets a prefix: neither another
-    # source file nor the program that includes the implementation may
-    # declare the same name (a demo's own cmp_i64, a reader typedef).
-    for src in srcs:
-        cond = platform_condition(src)
-        stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(src))[0])
-        rename = {n: "ludus__sf_%s_%s" % (stem, n) for n in statics[src] if not n.startswith("ludus")}
+    for src, cond in sources():
         p.out.append("\n/* ==== %s ==== */\n" % rel(src))
         if cond:
             p.out.append("#if %s\n" % cond)
-        p.body(src, rename)
-        for n in file_macros(src):
-            p.out.append("#undef %s\n" % n)
+        p.body(src)
         if cond:
             p.out.append("#endif /* %s */\n" % cond)
     p.out.append("\n#endif /* __cplusplus */\n")
@@ -256,28 +166,12 @@ def generate():
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-o", "--output", default=DEFAULT_OUT)
-    ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
     text = generate()
-    if a.check:
-        try:
-            with open(a.output, encoding="utf-8") as f:
-                old = f.read()
-        except OSError as e:
-            print("amalgamate: cannot read %s: %s" % (a.output, e))
-            return 1
-        if old == text:
-            print("amalgamate: %s matches the sources" % rel(a.output))
-            return 0
-        diff = list(difflib.unified_diff(old.splitlines(), text.splitlines(), "checked in", "from the sources", lineterm="", n=1))
-        print("amalgamate: %s is out of date with the sources (%d diff lines; first ones below)." % (rel(a.output), len(diff)))
-        print("Regenerate it: python3 scripts/amalgamate.py (or make single-file) and commit it.")
-        print("\n".join(diff[:40]))
-        return 1
-    os.makedirs(os.path.dirname(a.output), exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(a.output)), exist_ok=True)
     with open(a.output, "w", encoding="utf-8") as f:
         f.write(text)
-    print("amalgamate: wrote %s (%d lines)" % (rel(a.output), text.count("\n")))
+    print("amalgamate: wrote %s (%d lines)" % (a.output, text.count("\n")))
     return 0
 
 

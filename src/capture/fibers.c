@@ -36,7 +36,7 @@ typedef struct split {
     size_t nkeep, kcap;
 } split;
 
-static int grow(void **p, size_t *cap, size_t n, size_t size) {
+static int fibers_grow(void **p, size_t *cap, size_t n, size_t size) {
     if (n < *cap) return 0;
     size_t c = *cap ? *cap * 2 : 16;
     void *q = ludus__realloc(*p, c * size);
@@ -53,7 +53,7 @@ static int fiber_index(split *s, uintptr_t key, uint32_t *out) {
             return 0;
         }
     size_t cap = s->fcap;
-    if (grow((void **)&s->fibers, &cap, s->nfibers, sizeof *s->fibers)) return -1;
+    if (fibers_grow((void **)&s->fibers, &cap, s->nfibers, sizeof *s->fibers)) return -1;
     s->fcap = (uint32_t)cap;
     s->fibers[s->nfibers] = key;
     *out = s->nfibers++;
@@ -66,11 +66,11 @@ static int emit_piece(split *s, const ludus__run *r, size_t from, size_t to, uin
     if (to <= from) return 0;
     ludus__run p = {r->ev + from, to - from, r->base + from * sizeof(ludus__event)};
     if (fiber == UINT32_MAX) {
-        if (grow((void **)&s->keep, &s->kcap, s->nkeep, sizeof *s->keep)) return -1;
+        if (fibers_grow((void **)&s->keep, &s->kcap, s->nkeep, sizeof *s->keep)) return -1;
         s->keep[s->nkeep++] = p;
         return 0;
     }
-    if (grow((void **)&s->pieces, &s->pcap, s->npieces, sizeof *s->pieces)) return -1;
+    if (fibers_grow((void **)&s->pieces, &s->pcap, s->npieces, sizeof *s->pieces)) return -1;
     s->pieces[s->npieces] = (piece){fiber, seg, (uint32_t)s->npieces, tick0, p};
     s->npieces++;
     return 0;

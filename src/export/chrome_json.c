@@ -218,11 +218,11 @@ static int devtools_name(const char *name, size_t n) {
 
 #define LANE_TID(t, k) (UINT64_C(0x40000000) + (uint64_t)(t)*LUDUS__MAX_LANES + (k))
 
-typedef struct track {
+typedef struct json_track {
     char part[64]; /* ,\n{"ph":"X","pid":P,"tid":T,"ts": (at most 18 + 11 + 7 + 20 + 6 = 62 bytes) */
     size_t len;
     int64_t shift_ns; /* added to every ts (a merge: this capture's start after the earliest) */
-} track;
+} json_track;
 
 /* Per-export state: every site's name/category snippet (memory bounded by
  * sites) and the tracks of the thread being written. */
@@ -240,7 +240,7 @@ typedef struct json_ctx {
     char *snip;        /* all snippets, back to back, 64 bytes of padding after */
     size_t *snip_off;  /* nsites + 1 offsets */
     size_t *snip_name; /* where each snippet's ,"name":.. part ends */
-    track tracks[LUDUS__MAX_LANES];
+    json_track tracks[LUDUS__MAX_LANES];
     uint64_t skipped_nonfinite;
     ludus__slice_args args;             /* annotations of the open slices */
     const ludus__nev_iter *it;          /* the thread's stream (a message's text) */
@@ -252,7 +252,7 @@ typedef struct json_ctx {
     uint64_t flow_ns;  /* a merge: xored into the flow ids the library made (per capture) */
 } json_ctx;
 
-static void set_track(track *k, const json_ctx *x, uint64_t tid) {
+static void set_track(json_track *k, const json_ctx *x, uint64_t tid) {
     int pid = x->c->pid;
     k->shift_ns = x->shift_ns;
     char *p = k->part;
@@ -269,7 +269,7 @@ static void set_track(track *k, const json_ctx *x, uint64_t tid) {
 }
 
 /* ,\n{"ph":"<ph>","pid":..,"tid":..,"ts":<ts> */
-static inline void head(ludus__writer *w, const track *k, char ph, int64_t ts) {
+static inline void head(ludus__writer *w, const json_track *k, char ph, int64_t ts) {
     char *p = ludus__w_reserve(w, 48 + sizeof k->part);
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
     p[9] = ph;
@@ -278,7 +278,7 @@ static inline void head(ludus__writer *w, const track *k, char ph, int64_t ts) {
 }
 
 /* The same, the time's fraction from x's table. */
-static inline void head_t(const json_ctx *x, const track *k, char ph, int64_t ts) {
+static inline void head_t(const json_ctx *x, const json_track *k, char ph, int64_t ts) {
     char *p = ludus__w_reserve(x->w, 48 + sizeof k->part);
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
     p[9] = ph;
@@ -288,7 +288,7 @@ static inline void head_t(const json_ctx *x, const track *k, char ph, int64_t ts
 
 /* ,\n{"ph":"X","pid":..,"tid":..,"ts":<begin>,"dur":<dur> for a slice from
  * begin_ns to end_ns, on the grid (writer.h: ts + dur is its end's point). */
-static inline void slice_head(ludus__writer *w, const track *k, int64_t begin_ns, int64_t end_ns) {
+static inline void slice_head(ludus__writer *w, const json_track *k, int64_t begin_ns, int64_t end_ns) {
     uint64_t pb, pe;
     ludus__slice_grid(begin_ns + k->shift_ns, end_ns + k->shift_ns, &pb, &pe);
     char *p = ludus__w_reserve(w, sizeof k->part + 32 + 7 + 32);
@@ -398,7 +398,7 @@ static void hex_id(ludus__writer *w, uint64_t id) {
  * ns the thread's next event begins. It goes at the flow's time t when that
  * leaves a 1 ns gap before the next event, else as close before t as the
  * previous event allows. Returns the end of the slice. */
-static int64_t flow_end(json_ctx *x, const track *k, const ludus__nev *ev, int64_t prev_ns, int64_t next_ns) {
+static int64_t flow_end(json_ctx *x, const json_track *k, const ludus__nev *ev, int64_t prev_ns, int64_t next_ns) {
     ludus__writer *w = x->w;
     int out = ev->kind == LUDUS_NEV_FLOW_OUT;
     int64_t at = ev->ts_ns;
@@ -494,7 +494,7 @@ __attribute__((always_inline)) static inline char *begin_time(begin_digits *b, c
 
 /* A slice's ,\n{"ph":"X",..,"ts":<begin>,"dur":<dur> at p (the track, two
  * times on the grid); returns the end. */
-__attribute__((always_inline)) static inline char *slice_times(char *p, const track *k, const ludus__nev *ev,
+__attribute__((always_inline)) static inline char *slice_times(char *p, const json_track *k, const ludus__nev *ev,
                                                                begin_digits *last, const ludus__grid_fracs *fracs) {
     memcpy(p, k->part, sizeof k->part); /* fixed size: inlined, no call */
     p += k->len;
@@ -508,7 +508,7 @@ __attribute__((always_inline)) static inline char *slice_times(char *p, const tr
 /* A complete slice: one X event, formatted in one reservation. */
 __attribute__((always_inline)) static inline void slice(json_ctx *x, const ludus__nev *ev) {
     ludus__writer *w = x->w;
-    const track *k = &x->tracks[ev->lane];
+    const json_track *k = &x->tracks[ev->lane];
     size_t n = x->snip_off[ev->site + 1] - x->snip_off[ev->site];
     char *p = slice_times(ludus__w_reserve(w, sizeof k->part + 40 + 7 + 40 + 64 + 1), k, ev, &x->last, x->fracs);
     const char *sn = x->snip + x->snip_off[ev->site];
@@ -539,7 +539,7 @@ __attribute__((always_inline)) static inline void slice(json_ctx *x, const ludus
  * batch of slices at a pointer of its own (byte stores may alias anything:
  * read from x, every field would be read again after each). */
 typedef struct slice_run {
-    const track *tracks;
+    const json_track *tracks;
     const ludus__grid_fracs *fracs;
     const char *snip;
     const size_t *snip_off;
@@ -551,7 +551,7 @@ typedef struct slice_run {
 /* Room a slice written by slice_fast needs: the track, two times, ,"dur":,
  * the snippet's 64-byte copy and the closing brace (more than a mark's,
  * INSTANT_ROOM + 1). */
-#define SLICE_ROOM (sizeof(((track *)0)->part) + 40 + 7 + 40 + 64 + 1)
+#define SLICE_ROOM (sizeof(((json_track *)0)->part) + 40 + 7 + 40 + 64 + 1)
 #define SLICE_SLOW_FLAGS (LUDUS_NEV_UNWOUND | LUDUS_NEV_INCOMPLETE | LUDUS_NEV_CLIPPED)
 
 /* slice()'s common case at p (SLICE_ROOM there): no annotation pending on
@@ -581,7 +581,7 @@ static void lone_arg(json_ctx *x, const ludus__nev *ev) {
 
 /* Room instant_at needs: the track, a time, the snippet's 64-byte copy, the
  * kind's category. */
-#define INSTANT_ROOM (sizeof(((track *)0)->part) + 40 + 64 + sizeof(((json_ctx *)0)->kind_cat[0]))
+#define INSTANT_ROOM (sizeof(((json_track *)0)->part) + 40 + 64 + sizeof(((json_ctx *)0)->kind_cat[0]))
 _Static_assert(INSTANT_ROOM + 1 <= SLICE_ROOM, "the loop reserves SLICE_ROOM for a mark too");
 
 /* An instant's ,\n{"ph":"I",..,"ts":..,"name":..,"cat":..,"s":"t" at p
@@ -592,7 +592,7 @@ static inline int instant_fits(const json_ctx *x, const ludus__nev *ev) {
     return ev->site != UINT32_MAX && x->snip_off[ev->site + 1] - x->snip_off[ev->site] <= 64;
 }
 __attribute__((always_inline)) static inline char *instant_at(const json_ctx *x, char *p, const ludus__nev *ev) {
-    const track *k = &x->tracks[ev->lane];
+    const json_track *k = &x->tracks[ev->lane];
     const char *sn = x->snip + x->snip_off[ev->site];
     int site_cat = x->c->sites[ev->site].category != NULL; /* else the kind's ,"cat":..,"s":"t" */
     size_t n = (site_cat ? x->snip_off[ev->site + 1] : x->snip_name[ev->site]) - x->snip_off[ev->site];
@@ -616,7 +616,7 @@ __attribute__((always_inline)) static inline char *instant_at(const json_ctx *x,
 
 static void write_event(json_ctx *x, const ludus__nev *ev) {
     ludus__writer *w = x->w;
-    const track *k = &x->tracks[ev->lane];
+    const json_track *k = &x->tracks[ev->lane];
     const ludus__nev_info *ni = &ludus__nevs[ev->kind];
     switch (ni->json) {
     case LUDUS__TR_SLICE_END:
@@ -841,7 +841,7 @@ static void write_metadata(json_ctx *x) {
     ludus__w_str(x->w, "}}\n");
 }
 
-static void meta_event(ludus__writer *w, const track *k, const char *what, const char *key, const char *text,
+static void meta_event(ludus__writer *w, const json_track *k, const char *what, const char *key, const char *text,
                        uint64_t number) {
     head(w, k, 'M', 0);
     ludus__w_str(w, ",\"name\":\"");
@@ -866,7 +866,7 @@ static void meta_event(ludus__writer *w, const track *k, const char *what, const
 
 static void async_meta(json_ctx *x) {
     const ludus_capture *c = x->c;
-    track k;
+    json_track k;
     char name[4200];
     for (uint32_t t = 0; t < c->async.ntracks; t++) {
         const ludus__async_track *at = &c->async.tracks[t];
@@ -888,7 +888,7 @@ static void async_meta(json_ctx *x) {
 static void async_zones(json_ctx *x) {
     const ludus_capture *c = x->c;
     ludus__writer *w = x->w;
-    track k;
+    json_track k;
     for (uint32_t i = 0; i < c->async.n && !w->failed; i++) {
         const ludus__async_zone *z = &c->async.zones[i];
         set_track(&k, x, ASYNC_TID(async_lane_index(c, z->track, z->lane)));
@@ -923,7 +923,7 @@ static void async_zones(json_ctx *x) {
 
 static void gpu_meta(json_ctx *x) {
     const ludus__gpu_data *g = ludus__gpu_of(x->c);
-    track k;
+    json_track k;
     char name[160];
     for (uint32_t i = 0; g && i < g->nctx; i++) {
         const ludus__gpu_ctx *gc = &g->ctx[i];
@@ -942,7 +942,7 @@ static void gpu_spans(json_ctx *x) {
     const ludus_capture *c = x->c;
     const ludus__gpu_data *g = ludus__gpu_of(c);
     ludus__writer *w = x->w;
-    track k;
+    json_track k;
     char name[160];
     for (uint64_t i = 0; g && i < g->ns && !w->failed; i++) {
         const ludus__gpu_sample *s = &g->s[i];
@@ -1027,7 +1027,7 @@ static void gpu_metadata(ludus__writer *w, const ludus_capture *c) {
 
 static void thread_meta(json_ctx *x, uint32_t t) {
     const ludus__cap_thread *th = &x->c->threads[t];
-    track k;
+    json_track k;
     char name[160];
     for (uint32_t lane = 0; lane <= th->lanes && lane < LUDUS__MAX_LANES; lane++) {
         set_track(&k, x, lane ? LANE_TID(t, lane) : th->tid);

@@ -729,7 +729,7 @@ static void write_gpu(pf_state *s) {
     }
 }
 
-static void write_event(pf_state *s, const ludus__nev *ev) {
+static void pb_write_event(pf_state *s, const ludus__nev *ev) {
     const ludus__captured *c = s->c;
     const ludus__nev_info *ni = &ludus__nevs[ev->kind];
     uint8_t *pm, *m;
@@ -926,7 +926,7 @@ static void write_thread_events(pf_state *s, ludus__nev_iter *it) {
             }
             ludus__pb_commit(w, p);
             s->last_ts = last;
-            write_event(s, ev);
+            pb_write_event(s, ev);
             last = s->last_ts;
             no_args = s->args.lane[0].n == 0;
             p = ludus__pb_reserve(w, (size_t)(end - ev) * FAST_PACKET_MAX);

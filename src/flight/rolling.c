@@ -318,7 +318,7 @@ void ludus_rolling_trigger(const char *reason) {
     trigger_with(reason, "ludus_rolling_trigger() called");
 }
 
-static void on_signal(void) {
+static void rolling_on_signal(void) {
     trigger_with("signal", "the trigger signal arrived");
 }
 
@@ -455,7 +455,7 @@ static void write_job(ludus_capture *c, const char *reason, int64_t at_ns, const
     ludus__mutex_unlock(&R.wlock);
 }
 
-static void *writer_main(void *arg) {
+static void *rolling_writer_main(void *arg) {
     (void)arg;
     /* Runs when a CPU is idle: writing a window must not make the frames
      * that follow it a second hitch. */
@@ -693,7 +693,7 @@ static void release_window(void);
  * locks are made anew in the child (a thread of the parent may have held
  * them; holding them across fork instead would order them against the
  * other fork handlers' locks). */
-static void fork_child(void) {
+static void rolling_fork_child(void) {
     ludus__mutex_init(&R.lock);
     ludus__mutex_init(&R.wlock);
     ludus__cond_init(&R.wcond);
@@ -739,7 +739,7 @@ static int crash_window_locked(int signo, uint64_t tid, int64_t at_ns, char *pat
 
 static int crash_window(int signo, uint64_t tid, int64_t at_ns, int in_copy, char *path, size_t cap) {
     if (in_copy) {
-        fork_child();
+        rolling_fork_child();
         return crash_window_locked(signo, tid, at_ns, path, cap);
     }
     for (int tries = 0; ludus__mutex_trylock(&R.lock) != 0; tries++) {
@@ -844,7 +844,7 @@ static int rolling_begin_locked(const ludus_capture_desc *capture, const ludus_r
     R.stop = 0;
     R.wstop = 0;
     R.in_child = 0;
-    ludus__at_fork_child(fork_child);
+    ludus__at_fork_child(rolling_fork_child);
     R.job = NULL;
     R.writing = 0;
     if (!R.ring || !R.sorted || (capture && capture->categories && !R.categories)) {
@@ -863,7 +863,7 @@ static int rolling_begin_locked(const ludus_capture_desc *capture, const ludus_r
     ludus__wakeup_init(&R.wake);
     __atomic_store_n(&R.on, 1, __ATOMIC_RELEASE);
     ludus__session_rolling(1);
-    int have_writer = ludus__thread_start(&R.writer, writer_main, NULL) == 0;
+    int have_writer = ludus__thread_start(&R.writer, rolling_writer_main, NULL) == 0;
     if (!have_writer || ludus__thread_start(&R.watcher, watcher_main, NULL) != 0) {
         /* no background thread: no rolling window */
         ludus__mutex_lock(&R.wlock);
@@ -882,7 +882,7 @@ static int rolling_begin_locked(const ludus_capture_desc *capture, const ludus_r
     __atomic_store_n(&ludus__frame_hook, on_frame, __ATOMIC_RELEASE);
     if (owner == LUDUS__OWNER_PROGRAM) { /* the live view's window writes no file, a crash's neither */
         ludus__crash_rolling = crash_window;
-        R.sig_installed = d.signal > 0 && ludus__trigger_signal_install(d.signal, on_signal) == 0;
+        R.sig_installed = d.signal > 0 && ludus__trigger_signal_install(d.signal, rolling_on_signal) == 0;
     } else {
         ludus__rolling_yield = rolling_yield;
     }

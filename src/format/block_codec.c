@@ -232,3 +232,5 @@ int ludus__compact_decode(const ludus_capture *c, const uint8_t *in, size_t len,
     if (p != end) BAD("bytes left over after the block's last event");
     return 0;
 }
+
+#undef BAD /* file-local (the single file pastes the sources together: tests/compile/names_lint.py) */

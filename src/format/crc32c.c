@@ -14,31 +14,34 @@ static struct {
     uint32_t table[8][256];
     ludus__once table_once;
     int hw_state; /* atomic: 0 unknown, 1 yes, 2 no */
-} S = {.table_once = LUDUS__ONCE_INIT};
+} crc32c_state = {.table_once = LUDUS__ONCE_INIT};
 
 static void make_tables(void) {
     for (uint32_t i = 0; i < 256; i++) {
         uint32_t c = i;
         for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1)));
-        S.table[0][i] = c;
+        crc32c_state.table[0][i] = c;
     }
     for (uint32_t i = 0; i < 256; i++)
-        for (int t = 1; t < 8; t++) S.table[t][i] = (S.table[t - 1][i] >> 8) ^ S.table[0][S.table[t - 1][i] & 0xff];
+        for (int t = 1; t < 8; t++)
+            crc32c_state.table[t][i] =
+                (crc32c_state.table[t - 1][i] >> 8) ^ crc32c_state.table[0][crc32c_state.table[t - 1][i] & 0xff];
 }
 
 static uint32_t crc_soft(uint32_t c, const unsigned char *p, size_t n) {
-    ludus__once_run(&S.table_once, make_tables);
+    ludus__once_run(&crc32c_state.table_once, make_tables);
     while (n >= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
         w ^= c;
-        c = S.table[7][w & 0xff] ^ S.table[6][(w >> 8) & 0xff] ^ S.table[5][(w >> 16) & 0xff] ^
-            S.table[4][(w >> 24) & 0xff] ^ S.table[3][(w >> 32) & 0xff] ^ S.table[2][(w >> 40) & 0xff] ^
-            S.table[1][(w >> 48) & 0xff] ^ S.table[0][w >> 56];
+        c = crc32c_state.table[7][w & 0xff] ^ crc32c_state.table[6][(w >> 8) & 0xff] ^
+            crc32c_state.table[5][(w >> 16) & 0xff] ^ crc32c_state.table[4][(w >> 24) & 0xff] ^
+            crc32c_state.table[3][(w >> 32) & 0xff] ^ crc32c_state.table[2][(w >> 40) & 0xff] ^
+            crc32c_state.table[1][(w >> 48) & 0xff] ^ crc32c_state.table[0][w >> 56];
         p += 8;
         n -= 8;
     }
-    while (n--) c = (c >> 8) ^ S.table[0][(c ^ *p++) & 0xff];
+    while (n--) c = (c >> 8) ^ crc32c_state.table[0][(c ^ *p++) & 0xff];
     return c;
 }
 
@@ -58,10 +61,10 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c, const unsig
 }
 
 static int have_hw(void) {
-    int s = __atomic_load_n(&S.hw_state, __ATOMIC_RELAXED);
+    int s = __atomic_load_n(&crc32c_state.hw_state, __ATOMIC_RELAXED);
     if (!s) {
         s = ludus__cpu_has_sse42() ? 1 : 2;
-        __atomic_store_n(&S.hw_state, s, __ATOMIC_RELAXED);
+        __atomic_store_n(&crc32c_state.hw_state, s, __ATOMIC_RELAXED);
     }
     return s == 1;
 }

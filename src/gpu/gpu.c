@@ -37,7 +37,7 @@ static struct {
     uint32_t *free_slot;
     uint32_t nfree, free_cap;
     int not_recorded; /* a capture runs that records no GPU (ludus_capture_desc.record) */
-} S = {.lock = LUDUS__MUTEX_INIT};
+} gpu_store = {.lock = LUDUS__MUTEX_INIT};
 
 /* Nothing of this context is in the capture: no sample, no point, no count. */
 static int ctx_empty(const ludus__gpu_ctx *k) {
@@ -71,28 +71,28 @@ static const char *const queue_names[] = {"graphics", "compute", "copy"};
 /* ---- the store ---- */
 
 void ludus__gpu_capture_begin(int64_t start_ns, int record) {
-    ludus__mutex_lock(&S.lock);
-    ludus__gpu_free(S.data);
-    S.nfree = 0;
-    S.not_recorded = !record;
-    S.data = record ? ludus__calloc(1, sizeof *S.data) : NULL;
-    S.start_ns = start_ns;
-    for (uint32_t i = 0; i < MAX_CONTEXTS && S.data; i++)
-        if (S.ctx[i] && ludus__gpu_add_ctx(S.data, &S.ctx[i]->info, &S.ctx[i]->slot)) {
-            ludus__gpu_free(S.data); /* out of memory: this capture has no GPU data */
-            S.data = NULL;
+    ludus__mutex_lock(&gpu_store.lock);
+    ludus__gpu_free(gpu_store.data);
+    gpu_store.nfree = 0;
+    gpu_store.not_recorded = !record;
+    gpu_store.data = record ? ludus__calloc(1, sizeof *gpu_store.data) : NULL;
+    gpu_store.start_ns = start_ns;
+    for (uint32_t i = 0; i < MAX_CONTEXTS && gpu_store.data; i++)
+        if (gpu_store.ctx[i] && ludus__gpu_add_ctx(gpu_store.data, &gpu_store.ctx[i]->info, &gpu_store.ctx[i]->slot)) {
+            ludus__gpu_free(gpu_store.data); /* out of memory: this capture has no GPU data */
+            gpu_store.data = NULL;
         }
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&gpu_store.lock);
 }
 
 /* Only the forking thread runs in the child: the lock may have been held
  * by another thread of the parent, and the store may be mid-change, so both
  * start afresh (the parent's store is left to leak in the child). */
 void ludus__gpu_after_fork(int capture, int64_t start_ns) {
-    ludus__mutex_init(&S.lock);
-    S.data = NULL;
-    S.nfree = 0;
-    S.not_recorded = 0;
+    ludus__mutex_init(&gpu_store.lock);
+    gpu_store.data = NULL;
+    gpu_store.nfree = 0;
+    gpu_store.not_recorded = 0;
     if (capture) ludus__gpu_capture_begin(start_ns, 1);
 }
 
@@ -100,23 +100,23 @@ void ludus__gpu_after_fork(int capture, int64_t start_ns) {
  * the lock may have left the store half changed (a sample counted, not yet
  * written): its samples are left out, never read half written. */
 void ludus__gpu_crashed(void) {
-    if (ludus__mutex_trylock(&S.lock) == 0) {
-        ludus__mutex_unlock(&S.lock);
+    if (ludus__mutex_trylock(&gpu_store.lock) == 0) {
+        ludus__mutex_unlock(&gpu_store.lock);
         return;
     }
-    ludus__mutex_init(&S.lock);
-    S.data = NULL;
-    S.nfree = 0;
+    ludus__mutex_init(&gpu_store.lock);
+    gpu_store.data = NULL;
+    gpu_store.nfree = 0;
 }
 
 void ludus__gpu_capture_end(ludus_capture *c) {
-    ludus__mutex_lock(&S.lock);
-    ludus__gpu_data *g = S.data;
-    S.data = NULL;
-    S.not_recorded = 0;
-    if (g) compact(g, S.free_slot, S.nfree);
-    S.nfree = 0;
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_lock(&gpu_store.lock);
+    ludus__gpu_data *g = gpu_store.data;
+    gpu_store.data = NULL;
+    gpu_store.not_recorded = 0;
+    if (g) compact(g, gpu_store.free_slot, gpu_store.nfree);
+    gpu_store.nfree = 0;
+    ludus__mutex_unlock(&gpu_store.lock);
     if (!g) return;
     /* handed over between the capture's end and this take, submitted after
      * the end: not this capture's (a moment later they would have been
@@ -138,11 +138,11 @@ void ludus__gpu_capture_end(ludus_capture *c) {
 
 void ludus__gpu_ring_copy(ludus_capture *c) {
     ludus__gpu_data *copy = NULL;
-    ludus__mutex_lock(&S.lock);
-    ludus__gpu_data *g = S.data;
+    ludus__mutex_lock(&gpu_store.lock);
+    ludus__gpu_data *g = gpu_store.data;
     int rc = 0;
     if (g) {
-        int64_t forget = c->start_ns - S.start_ns; /* the store's times count from the recording's start */
+        int64_t forget = c->start_ns - gpu_store.start_ns; /* the store's times count from the recording's start */
         uint64_t kept = 0;
         for (uint64_t i = 0; i < g->ns; i++)
             if (g->s[i].submit_ns >= forget) g->s[kept++] = g->s[i];
@@ -161,9 +161,9 @@ void ludus__gpu_ring_copy(ludus_capture *c) {
             g->ncal -= to;
             ludus__free(seen);
         }
-        rc = ludus__gpu_append(&copy, g, S.start_ns - c->start_ns);
+        rc = ludus__gpu_append(&copy, g, gpu_store.start_ns - c->start_ns);
     }
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&gpu_store.lock);
     if (rc || !copy || (copy->nctx == 0 && copy->ns == 0) || ludus__gpu_place(copy)) {
         ludus__gpu_free(copy);
         return;
@@ -190,22 +190,22 @@ int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_conte
     in->period_ns = desc->tick_period_ns;
     in->valid_bits = desc->valid_bits ? desc->valid_bits : 64;
     x->live = 1;
-    ludus__mutex_lock(&S.lock);
+    ludus__mutex_lock(&gpu_store.lock);
     uint32_t i = 0;
-    while (i < MAX_CONTEXTS && S.ctx[i]) i++;
+    while (i < MAX_CONTEXTS && gpu_store.ctx[i]) i++;
     int rc = 0;
     if (i == MAX_CONTEXTS) {
         rc = LUDUS_ETHREADS;
-    } else if (S.data && S.nfree) { /* a slot a destroyed context left empty */
-        x->slot = S.free_slot[--S.nfree];
-        S.data->ctx[x->slot] = *in;
-        memset(S.data->ctx[x->slot].cov, 0, sizeof in->cov);
-        S.data->ctx[x->slot].handed = 0;
-    } else if (S.data && ludus__gpu_add_ctx(S.data, in, &x->slot)) {
+    } else if (gpu_store.data && gpu_store.nfree) { /* a slot a destroyed context left empty */
+        x->slot = gpu_store.free_slot[--gpu_store.nfree];
+        gpu_store.data->ctx[x->slot] = *in;
+        memset(gpu_store.data->ctx[x->slot].cov, 0, sizeof in->cov);
+        gpu_store.data->ctx[x->slot].handed = 0;
+    } else if (gpu_store.data && ludus__gpu_add_ctx(gpu_store.data, in, &x->slot)) {
         rc = LUDUS_ENOMEM;
     }
-    if (rc == 0) S.ctx[i] = x;
-    ludus__mutex_unlock(&S.lock);
+    if (rc == 0) gpu_store.ctx[i] = x;
+    ludus__mutex_unlock(&gpu_store.lock);
     if (rc) {
         ludus__free(x);
         return ludus__fail(rc, rc == LUDUS_ETHREADS ? "%u GPU contexts live" : "out of memory", MAX_CONTEXTS);
@@ -215,26 +215,26 @@ int ludus_gpu_context_create(const ludus_gpu_context_desc *desc, ludus_gpu_conte
 }
 
 static ludus__gpu_ctx *running_ctx(ludus_gpu_context *x) {
-    return S.data && x->slot < S.data->nctx ? &S.data->ctx[x->slot] : NULL;
+    return gpu_store.data && x->slot < gpu_store.data->nctx ? &gpu_store.data->ctx[x->slot] : NULL;
 }
 
 void ludus_gpu_context_destroy(ludus_gpu_context *x) {
     if (!x) return;
     ludus__backend_gpu_forget(x);
-    ludus__mutex_lock(&S.lock);
+    ludus__mutex_lock(&gpu_store.lock);
     int known = 0;
     for (uint32_t i = 0; i < MAX_CONTEXTS; i++)
-        if (S.ctx[i] == x) S.ctx[i] = NULL, known = 1;
+        if (gpu_store.ctx[i] == x) gpu_store.ctx[i] = NULL, known = 1;
     ludus__gpu_ctx *k = known ? running_ctx(x) : NULL;
     if (k && ctx_empty(k)) { /* nothing of it in the capture: its slot is taken again */
-        if (S.nfree == S.free_cap) {
-            uint32_t cap = S.free_cap ? S.free_cap * 2 : 16;
-            uint32_t *n = ludus__realloc(S.free_slot, cap * sizeof *n);
-            if (n) S.free_slot = n, S.free_cap = cap;
+        if (gpu_store.nfree == gpu_store.free_cap) {
+            uint32_t cap = gpu_store.free_cap ? gpu_store.free_cap * 2 : 16;
+            uint32_t *n = ludus__realloc(gpu_store.free_slot, cap * sizeof *n);
+            if (n) gpu_store.free_slot = n, gpu_store.free_cap = cap;
         }
-        if (S.nfree < S.free_cap) S.free_slot[S.nfree++] = x->slot;
+        if (gpu_store.nfree < gpu_store.free_cap) gpu_store.free_slot[gpu_store.nfree++] = x->slot;
     }
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&gpu_store.lock);
     ludus__free(x);
 }
 
@@ -247,11 +247,11 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
     int rc = 0;
     ludus__backend_gpu_ctx bx = {x, x->info.name, x->info.period_ns, x->info.valid_bits};
     if (ludus__backend_gpu_submit(&bx, smp, n, &rc)) return rc; /* a Tracy build's GPU context, not a capture's store */
-    ludus__mutex_lock(&S.lock);
-    ludus__gpu_data *g = S.data;
+    ludus__mutex_lock(&gpu_store.lock);
+    ludus__gpu_data *g = gpu_store.data;
     ludus__gpu_ctx *ci = running_ctx(x);
     if (!g || !ci) {
-        rc = S.not_recorded ? 0 : LUDUS_ENOCAPTURE; /* a capture that records no GPU takes it and drops it */
+        rc = gpu_store.not_recorded ? 0 : LUDUS_ENOCAPTURE; /* a capture that records no GPU takes it and drops it */
         goto out;
     }
     if (g->ns + n > g->s_cap) {
@@ -267,7 +267,7 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
     }
     for (uint32_t i = 0; i < n; i++) {
         const ludus_gpu_sample *in = &smp[i];
-        if (in->submit_ns < S.start_ns) {
+        if (in->submit_ns < gpu_store.start_ns) {
             ci->cov[LUDUS_GPU_BEFORE_CAPTURE]++;
             continue;
         }
@@ -293,10 +293,10 @@ int ludus_gpu_submit(ludus_gpu_context *x, const ludus_gpu_sample *smp, uint32_t
         o->end_ticks = in->end_ticks;
         o->flow_id = in->flow_id;
         o->period_ns = ludus__gpu_finite_positive(in->tick_period_ns) ? in->tick_period_ns : ci->period_ns;
-        o->submit_ns = ludus__gpu_clamp_time(in->submit_ns - S.start_ns); /* >= 0: earlier ones were left out */
+        o->submit_ns = ludus__gpu_clamp_time(in->submit_ns - gpu_store.start_ns); /* >= 0: earlier ones were left out */
     }
 out:
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&gpu_store.lock);
     return rc ? ludus__fail(rc, rc == LUDUS_ENOCAPTURE ? "no capture is active" : "out of memory") : 0;
 }
 
@@ -305,11 +305,11 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
     int rc = 0;
     ludus__backend_gpu_ctx bx = {x, x->info.name, x->info.period_ns, x->info.valid_bits};
     if (ludus__backend_gpu_calibrate(&bx, gpu_ticks, cpu_ns, max_deviation_ns <= MAX_DEVIATION_NS, &rc)) return rc;
-    ludus__mutex_lock(&S.lock);
-    ludus__gpu_data *g = S.data;
+    ludus__mutex_lock(&gpu_store.lock);
+    ludus__gpu_data *g = gpu_store.data;
     ludus__gpu_ctx *ci = running_ctx(x);
     if (!g || !ci) {
-        rc = S.not_recorded ? 0 : LUDUS_ENOCAPTURE; /* a capture that records no GPU takes it and drops it */
+        rc = gpu_store.not_recorded ? 0 : LUDUS_ENOCAPTURE; /* a capture that records no GPU takes it and drops it */
     } else if (max_deviation_ns > MAX_DEVIATION_NS) {
         ci->cov[LUDUS_GPU_CALIBRATION_REJECTED]++;
     } else {
@@ -320,7 +320,7 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
             if (n) g->cal = n, g->cal_cap = cap;
         }
         int64_t at;
-        if (__builtin_sub_overflow(cpu_ns, S.start_ns, &at))
+        if (__builtin_sub_overflow(cpu_ns, gpu_store.start_ns, &at))
             at = cpu_ns < 0 ? -LUDUS__GPU_TIME_LIMIT : LUDUS__GPU_TIME_LIMIT;
         if (rc == 0) {
             g->cal[g->ncal++] = (ludus__gpu_cal){x->slot, gpu_ticks, ludus__gpu_clamp_time(at),
@@ -328,16 +328,16 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
             ci->handed++;
         }
     }
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&gpu_store.lock);
     return rc ? ludus__fail(rc, rc == LUDUS_ENOCAPTURE ? "no capture is active" : "out of memory") : 0;
 }
 
 void ludus_gpu_count(ludus_gpu_context *x, int what, uint64_t n) {
     if (!x || what < 0 || what >= LUDUS_GPU_COVERAGE_COUNT) return;
-    ludus__mutex_lock(&S.lock);
+    ludus__mutex_lock(&gpu_store.lock);
     ludus__gpu_ctx *ci = running_ctx(x);
     if (ci) ci->cov[what] += n;
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&gpu_store.lock);
 }
 
 /* ---- placement ---- */

@@ -55,10 +55,10 @@ static struct {
     char counter[128], counter_stat[64]; /* LUDUS_TRACE_TRIGGER_COUNTER's */
     char dir[4200], prefix[64];          /* where the hitch files go */
     uint32_t window_ms;                  /* the rolling window's (0 before it begins) */
-} S;
+} launch_state;
 
 static void expand(char *out, size_t cap) {
-    ludus__expand_pid(S.trace_path, ludus__os_pid(), out, cap);
+    ludus__expand_pid(launch_state.trace_path, ludus__os_pid(), out, cap);
 }
 /* The rolling window's files at exit: how many, and the hitches that got
  * none of their own and why (each file says the same of the time before
@@ -97,16 +97,16 @@ static void rolling_exit_line(const ludus_rolling_stats *before) {
 }
 
 static void write_at_exit(void) {
-    if (!S.launched || (S.rolling_mode ? !ludus_rolling_active() : !ludus_capture_active()))
+    if (!launch_state.launched || (launch_state.rolling_mode ? !ludus_rolling_active() : !ludus_capture_active()))
         return; /* cancelled, or the program ended it itself */
-    S.launched = 0;
+    launch_state.launched = 0;
     char path[4200];
     expand(path, sizeof path);
     ludus_capture *c = NULL;
     int rc;
     ludus_rolling_stats st;
     memset(&st, 0, sizeof st);
-    if (S.stream_mode) { /* the file is written as it records: the end writes the rest */
+    if (launch_state.stream_mode) { /* the file is written as it records: the end writes the rest */
         ludus_stream_result sr;
         rc = ludus_capture_end(NULL);
         if (ludus_capture_stream_result(&sr) != 0) {
@@ -129,7 +129,7 @@ static void write_at_exit(void) {
         fprintf(stderr, ")\n");
         return;
     }
-    if (S.rolling_mode) {
+    if (launch_state.rolling_mode) {
         ludus_rolling_get_stats(&st);
         /* the last window, taken first: waiting for a hitch file being
          * written (up to 2 s on a loaded machine) would move the window past
@@ -141,22 +141,24 @@ static void write_at_exit(void) {
         rc = ludus_capture_end(NULL);
         if (rc == 0) rc = ludus_capture_last(&c);
     }
-    if (rc == 0) rc = ludus_capture_save(c, S.format, 0, path);
+    if (rc == 0) rc = ludus_capture_save(c, launch_state.format, 0, path);
     ludus_capture_summary s;
     if (rc == 0) rc = ludus_capture_get_summary(c, &s);
     int64_t span = rc == 0 ? s.end_ns - s.start_ns : 0;
     if (rc)
         fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc), ludus_last_error_detail());
-    else if (S.rolling_mode && st.evicted_in_window && span > 0 && span < (int64_t)S.window_ms * 1000000) {
+    else if (launch_state.rolling_mode && st.evicted_in_window && span > 0 &&
+             span < (int64_t)launch_state.window_ms * 1000000) {
         /* the pool held less than the window for some thread: what would hold it */
-        uint64_t need = (uint64_t)((double)s.bytes_used * (double)S.window_ms * 1.25e6 / (double)span), chunks = 1;
+        uint64_t need = (uint64_t)((double)s.bytes_used * (double)launch_state.window_ms * 1.25e6 / (double)span),
+                 chunks = 1;
         while (chunks * 65536 < need && chunks < (UINT64_C(1) << 24)) chunks *= 2;
         fprintf(stderr,
                 "ludus: wrote %s (%llu events, %llu dropped; the pool held %.0f ms of the %u ms window: "
                 "LUDUS_TRACE_CHUNKS=%llu would hold it)\n",
-                path, (unsigned long long)s.events, (unsigned long long)s.dropped, (double)span / 1e6, S.window_ms,
-                (unsigned long long)chunks);
-    } else if (s.pool_bytes_needed && !S.rolling_mode) {
+                path, (unsigned long long)s.events, (unsigned long long)s.dropped, (double)span / 1e6,
+                launch_state.window_ms, (unsigned long long)chunks);
+    } else if (s.pool_bytes_needed && !launch_state.rolling_mode) {
         char advice[320];
         if (ludus_pool_advice(s.pool_bytes_needed, advice, sizeof advice))
             fprintf(stderr,
@@ -170,16 +172,16 @@ static void write_at_exit(void) {
     } else
         fprintf(stderr, "ludus: wrote %s (%llu events, %llu dropped)\n", path, (unsigned long long)s.events,
                 (unsigned long long)s.dropped);
-    if (S.rolling_mode && rc == 0) rolling_exit_line(&st);
+    if (launch_state.rolling_mode && rc == 0) rolling_exit_line(&st);
     ludus_capture_release(c);
 }
 
 void ludus_launch_cancel(void) {
-    if (S.live) ludus_live_stop(); /* a tool run from a watchable program is not watchable itself */
-    S.live = 0;
-    if (!S.launched) return;
-    S.launched = 0;
-    if (S.rolling_mode)
+    if (launch_state.live) ludus_live_stop(); /* a tool run from a watchable program is not watchable itself */
+    launch_state.live = 0;
+    if (!launch_state.launched) return;
+    launch_state.launched = 0;
+    if (launch_state.rolling_mode)
         ludus_rolling_end();
     else if (ludus_capture_active())
         ludus_capture_end(NULL);
@@ -246,21 +248,21 @@ static int rolling_env(ludus_rolling_desc *rd) {
         if (colon && colon > gt) colon = NULL;
         size_t nlen = gt ? (size_t)((colon ? colon : gt) - t) : 0;
         size_t slen = colon ? (size_t)(gt - colon - 1) : 0;
-        if (!gt || nlen == 0 || nlen >= sizeof S.counter || (colon && (slen == 0 || slen >= sizeof S.counter_stat)) ||
-            gt[1] == 0 || *end) {
+        if (!gt || nlen == 0 || nlen >= sizeof launch_state.counter ||
+            (colon && (slen == 0 || slen >= sizeof launch_state.counter_stat)) || gt[1] == 0 || *end) {
             fprintf(stderr,
                     "ludus: LUDUS_TRACE_TRIGGER_COUNTER=%s: use NAME>N or NAME:STAT>N (a counter, gauge or memory "
                     "domain; STAT as in the overlay, default \"per frame\"); not tracing\n",
                     t);
             return -1;
         }
-        memcpy(S.counter, t, nlen);
-        S.counter[nlen] = 0;
-        rd->counter = S.counter;
+        memcpy(launch_state.counter, t, nlen);
+        launch_state.counter[nlen] = 0;
+        rd->counter = launch_state.counter;
         if (colon) {
-            memcpy(S.counter_stat, colon + 1, slen);
-            S.counter_stat[slen] = 0;
-            rd->counter_stat = S.counter_stat;
+            memcpy(launch_state.counter_stat, colon + 1, slen);
+            launch_state.counter_stat[slen] = 0;
+            rd->counter_stat = launch_state.counter_stat;
         }
         rd->counter_above = above;
     }
@@ -273,18 +275,20 @@ static int begin_rolling(const ludus_capture_desc *d, const char *expanded) {
     const char *slash = strrchr(expanded, '/');
     const char *base = slash ? slash + 1 : expanded;
     if (slash)
-        snprintf(S.dir, sizeof S.dir, "%.*s", (int)(slash - expanded), slash == expanded ? "/" : expanded);
+        snprintf(launch_state.dir, sizeof launch_state.dir, "%.*s", (int)(slash - expanded),
+                 slash == expanded ? "/" : expanded);
     else
-        strcpy(S.dir, ".");
+        strcpy(launch_state.dir, ".");
     const char *dot = strrchr(base, '.');
-    snprintf(S.prefix, sizeof S.prefix, "%.*s", (int)(dot ? dot - base : (long)strlen(base)), base);
+    snprintf(launch_state.prefix, sizeof launch_state.prefix, "%.*s", (int)(dot ? dot - base : (long)strlen(base)),
+             base);
     ludus_rolling_desc rd;
     memset(&rd, 0, sizeof rd);
     if (rolling_env(&rd) != 0) return -1;
-    rd.format = S.format;
-    rd.directory = S.dir;
-    rd.prefix = S.prefix;
-    S.window_ms = rd.window_ms ? rd.window_ms : 4000;
+    rd.format = launch_state.format;
+    rd.directory = launch_state.dir;
+    rd.prefix = launch_state.prefix;
+    launch_state.window_ms = rd.window_ms ? rd.window_ms : 4000;
     int rc = ludus_rolling_begin(d, &rd);
     if (rc)
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=rolling: %s (%s)\n", ludus_error_string(rc),
@@ -327,7 +331,7 @@ static void live_init(void) {
         else if (rc)
             fprintf(stderr, "ludus: LUDUS_LIVE: %s (%s); not watchable\n", ludus_error_string(rc),
                     ludus_last_error_detail());
-        S.live = rc == 0;
+        launch_state.live = rc == 0;
     }
 }
 
@@ -345,13 +349,14 @@ __attribute__((constructor(200))) static void launch_init(void) {
 static void trace_init(void) {
     const char *path = ludus__getenv("LUDUS_TRACE");
     if (!path || !*path) return;
-    if (strlen(path) >= sizeof S.trace_path) {
-        fprintf(stderr, "ludus: LUDUS_TRACE is longer than %zu bytes; not tracing\n", sizeof S.trace_path - 1);
+    if (strlen(path) >= sizeof launch_state.trace_path) {
+        fprintf(stderr, "ludus: LUDUS_TRACE is longer than %zu bytes; not tracing\n",
+                sizeof launch_state.trace_path - 1);
         return;
     }
-    strcpy(S.trace_path, path);
-    S.format = ludus_format_from_path(path);
-    if (!S.format) {
+    strcpy(launch_state.trace_path, path);
+    launch_state.format = ludus_format_from_path(path);
+    if (!launch_state.format) {
         fprintf(stderr, "ludus: LUDUS_TRACE=%s: unknown extension (use .json, .pftrace or .ludus); not tracing\n",
                 path);
         return;
@@ -398,15 +403,15 @@ static void trace_init(void) {
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=%s: use window (the default), rolling or stream; not tracing\n", mode);
         return;
     }
-    S.rolling_mode = mode && !strcmp(mode, "rolling");
-    S.stream_mode = mode && !strcmp(mode, "stream");
-    if (S.stream_mode && (S.format != LUDUS_FORMAT_LUDUS || d.pool_file)) {
+    launch_state.rolling_mode = mode && !strcmp(mode, "rolling");
+    launch_state.stream_mode = mode && !strcmp(mode, "stream");
+    if (launch_state.stream_mode && (launch_state.format != LUDUS_FORMAT_LUDUS || d.pool_file)) {
         fprintf(stderr, "ludus: LUDUS_TRACE_MODE=stream writes a .ludus file, without LUDUS_TRACE_POOL; not "
                         "tracing\n");
         return;
     }
-    if (S.stream_mode) d.stream_path = expanded;
-    if (S.rolling_mode) {
+    if (launch_state.stream_mode) d.stream_path = expanded;
+    if (launch_state.rolling_mode) {
         if (begin_rolling(&d, expanded) != 0) return;
     } else {
         int rc = ludus_capture_begin(&d);
@@ -416,11 +421,11 @@ static void trace_init(void) {
             return;
         }
     }
-    S.launched = 1;
+    launch_state.launched = 1;
     atexit(write_at_exit);
     const char *crash = ludus__getenv("LUDUS_TRACE_CRASH");
-    if ((crash && !strcmp(crash, "0")) || S.stream_mode) return; /* a streamed file keeps what was written */
-    ludus_crash_desc cd = {S.trace_path, S.format, 0};
+    if ((crash && !strcmp(crash, "0")) || launch_state.stream_mode) return; /* a streamed file keeps what was written */
+    ludus_crash_desc cd = {launch_state.trace_path, launch_state.format, 0};
     int rc = ludus_crash_capture_begin(&cd);
     if (rc && rc != LUDUS_EUNSUPPORTED)
         fprintf(stderr, "ludus: LUDUS_TRACE: crash capture: %s (%s)\n", ludus_error_string(rc),

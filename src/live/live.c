@@ -56,20 +56,20 @@ static struct {
     ludus_top_scope top[TOP_CAP];
     ludus__live_item items[LUDUS__MAX_COUNTERS + LUDUS__MAX_GAUGES + LUDUS__MAX_DOMAINS];
     ludus__domain_info domains[LUDUS__MAX_DOMAINS];
-} S = {.lock = LUDUS__MUTEX_INIT};
+} live_state = {.lock = LUDUS__MUTEX_INIT};
 
 /* ---- publishing ---- */
 
 static void publish(void) {
-    S.pub.published_ns = ludus__mono_ns();
-    S.pub.publishes++;
+    live_state.pub.published_ns = ludus__mono_ns();
+    live_state.pub.publishes++;
     /* seqlock: odd while written; the watcher retries a read that saw it
      * odd or changed */
     /* an exchange, not a store and a fence: its acquire half keeps the copy
      * after it, and TSan models it (it does not model fences) */
-    (void)__atomic_exchange_n(&S.b->seq, ++S.seq, __ATOMIC_ACQ_REL);
-    memcpy(&S.b->pub, &S.pub, sizeof S.pub);
-    __atomic_store_n(&S.b->seq, ++S.seq, __ATOMIC_RELEASE);
+    (void)__atomic_exchange_n(&live_state.b->seq, ++live_state.seq, __ATOMIC_ACQ_REL);
+    memcpy(&live_state.b->pub, &live_state.pub, sizeof live_state.pub);
+    __atomic_store_n(&live_state.b->seq, ++live_state.seq, __ATOMIC_RELEASE);
 }
 
 /* text into a fixed field, cut on a character boundary, terminated */
@@ -90,26 +90,26 @@ static void copy_ring(uint32_t window) {
     uint32_t have = r->rows ? (uint32_t)(r->closed < r->cap ? r->closed : r->cap) : 0;
     for (uint32_t i = have; i > 0; i--) {
         const ludus__ring_row *row = &r->rows[(r->closed - i) % r->cap];
-        if (row->number == 0 || row->number <= S.last_number) continue;
-        if (S.last_number && !S.resync && row->number > S.last_number + 1)
-            S.pub.frames_missed += row->number - S.last_number - 1;
-        ludus__live_frame *f = &S.pub.frames[S.pub.frames_total % LUDUS__LIVE_FRAMES];
+        if (row->number == 0 || row->number <= live_state.last_number) continue;
+        if (live_state.last_number && !live_state.resync && row->number > live_state.last_number + 1)
+            live_state.pub.frames_missed += row->number - live_state.last_number - 1;
+        ludus__live_frame *f = &live_state.pub.frames[live_state.pub.frames_total % LUDUS__LIVE_FRAMES];
         f->number = row->number;
         f->begin_ns = row->begin_ns;
         f->duration_ns = row->end_ns - row->begin_ns;
-        S.pub.frames_total++;
-        S.last_number = row->number;
+        live_state.pub.frames_total++;
+        live_state.last_number = row->number;
     }
-    S.resync = 0;
+    live_state.resync = 0;
     /* the values: the newest real frames, at most window of them */
     uint32_t w = 0;
     while (w < have && w < window && r->rows[(r->closed - 1 - w) % r->cap].number != 0) w++;
-    uint32_t n = ludus__live_items(S.items, sizeof S.items / sizeof S.items[0]);
-    uint32_t nd = ludus__live_domains(S.domains, LUDUS__MAX_DOMAINS);
+    uint32_t n = ludus__live_items(live_state.items, sizeof live_state.items / sizeof live_state.items[0]);
+    uint32_t nd = ludus__live_domains(live_state.domains, LUDUS__MAX_DOMAINS);
     uint32_t nv = 0;
     for (uint32_t i = 0; i < n && nv < LUDUS__LIVE_VALUES && w; i++) {
-        const ludus__live_item *it = &S.items[i];
-        ludus__live_value *v = &S.pub.values[nv];
+        const ludus__live_item *it = &live_state.items[i];
+        ludus__live_value *v = &live_state.pub.values[nv];
         char name[LUDUS__LIVE_NAME];
         ludus__live_item_name(it, name, sizeof name);
         int64_t last = 0, mn = INT64_MAX, mx = INT64_MIN, sum = 0;
@@ -150,15 +150,15 @@ static void copy_ring(uint32_t window) {
         v->frames = m;
         v->last = last, v->min = mn, v->max = mx, v->sum = sum;
         if (it->owner == LUDUS__OWNER_MEMORY) {
-            const ludus__domain_info *di = it->i < nd ? &S.domains[it->i] : NULL;
+            const ludus__domain_info *di = it->i < nd ? &live_state.domains[it->i] : NULL;
             v->last = di ? di->live_bytes : 0;
             v->unknown = di && di->underflow;
         }
         nv++;
     }
-    S.pub.nvalues = nv;
-    S.pub.lost_adds = ludus__live_lost_adds();
-    S.pub.refused = ludus__live_refused();
+    live_state.pub.nvalues = nv;
+    live_state.pub.lost_adds = ludus__live_lost_adds();
+    live_state.pub.refused = ludus__live_refused();
     ludus__live_unlock();
 }
 
@@ -179,31 +179,33 @@ static void top_from(ludus_capture *c, uint32_t window) {
     memset(&d, 0, sizeof d);
     d.window_frames = window;
     ludus_top_window tw;
-    int n = ludus_overlay_top_scopes(c, &d, S.top, TOP_CAP, &tw);
+    int n = ludus_overlay_top_scopes(c, &d, live_state.top, TOP_CAP, &tw);
     ludus_capture_summary sum;
     int64_t start = ludus_capture_get_summary(c, &sum) == 0 ? sum.start_ns : 0;
-    S.pub.top_computed_ns = ludus__mono_ns();
-    S.pub.top_window_frames = window; /* published with them: another watcher's window may come next */
-    S.pub.nscopes = S.pub.nlocks = 0;
+    live_state.pub.top_computed_ns = ludus__mono_ns();
+    live_state.pub.top_window_frames = window; /* published with them: another watcher's window may come next */
+    live_state.pub.nscopes = live_state.pub.nlocks = 0;
     if (n < 0) {
-        S.pub.top_rc = n;
+        live_state.pub.top_rc = n;
         return;
     }
-    S.pub.top_rc = 0;
-    S.pub.top_frames = tw.frames;
-    S.pub.top_first_frame = tw.first_frame;
-    S.pub.top_last_frame = tw.last_frame;
-    S.pub.top_begin_ns = start + tw.begin_ns;
-    S.pub.top_end_ns = start + tw.end_ns;
-    S.pub.top_calls = tw.calls;
-    S.pub.top_incomplete = tw.incomplete;
-    S.pub.top_dropped = tw.dropped;
-    S.pub.top_scopes_total = tw.scopes;
-    put_text(S.pub.frame_thread, sizeof S.pub.frame_thread, tw.frame_thread);
+    live_state.pub.top_rc = 0;
+    live_state.pub.top_frames = tw.frames;
+    live_state.pub.top_first_frame = tw.first_frame;
+    live_state.pub.top_last_frame = tw.last_frame;
+    live_state.pub.top_begin_ns = start + tw.begin_ns;
+    live_state.pub.top_end_ns = start + tw.end_ns;
+    live_state.pub.top_calls = tw.calls;
+    live_state.pub.top_incomplete = tw.incomplete;
+    live_state.pub.top_dropped = tw.dropped;
+    live_state.pub.top_scopes_total = tw.scopes;
+    put_text(live_state.pub.frame_thread, sizeof live_state.pub.frame_thread, tw.frame_thread);
     for (int i = 0; i < n; i++) {
-        if (S.pub.nscopes < LUDUS__LIVE_SCOPES) scope_of(&S.pub.scopes[S.pub.nscopes++], &S.top[i]);
-        if (S.top[i].category && !strcmp(S.top[i].category, "lock") && S.pub.nlocks < LUDUS__LIVE_LOCKS)
-            scope_of(&S.pub.locks[S.pub.nlocks++], &S.top[i]);
+        if (live_state.pub.nscopes < LUDUS__LIVE_SCOPES)
+            scope_of(&live_state.pub.scopes[live_state.pub.nscopes++], &live_state.top[i]);
+        if (live_state.top[i].category && !strcmp(live_state.top[i].category, "lock") &&
+            live_state.pub.nlocks < LUDUS__LIVE_LOCKS)
+            scope_of(&live_state.pub.locks[live_state.pub.nlocks++], &live_state.top[i]);
     }
 }
 
@@ -214,8 +216,8 @@ static void top_from(ludus_capture *c, uint32_t window) {
  * for the program whenever it begins anything; a capture ended so is
  * written as it stands and says why. */
 static void rolling_stop(void) {
-    if (S.ours_rolling) ludus__rolling_end_guest();
-    S.ours_rolling = 0;
+    if (live_state.ours_rolling) ludus__rolling_end_guest();
+    live_state.ours_rolling = 0;
 }
 
 static int rolling_start(void) {
@@ -230,7 +232,7 @@ static int rolling_start(void) {
     rd.cooldown_ms = (uint32_t)LUDUS_ROLLING_NONE;
     rd.signal = LUDUS_ROLLING_NONE;
     int rc = ludus__rolling_begin_guest(&cd, &rd);
-    S.ours_rolling = rc == 0;
+    live_state.ours_rolling = rc == 0;
     return rc;
 }
 
@@ -242,46 +244,47 @@ static uint32_t capture_chunks(void) {
 }
 
 static void cap_fail(int rc, const char *what) {
-    S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
-    S.pub.cap_rc = rc;
-    snprintf(S.pub.cap_message, sizeof S.pub.cap_message, "%s: %s (%.160s)", what, ludus_error_string(rc),
-             ludus_last_error_detail());
+    live_state.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+    live_state.pub.cap_rc = rc;
+    snprintf(live_state.pub.cap_message, sizeof live_state.pub.cap_message, "%s: %s (%.160s)", what,
+             ludus_error_string(rc), ludus_last_error_detail());
 }
 
 /* A capture command read from the watcher area (bounded: ms checked, path
  * terminated, absolute). */
 static void capture_start(uint64_t seq, uint32_t ms, const char *path) {
-    memset(S.pub.cap_message, 0, sizeof S.pub.cap_message);
-    S.pub.cap_seq = seq;
-    S.pub.cap_ms = ms;
-    S.pub.cap_rc = 0;
-    S.pub.cap_events = S.pub.cap_dropped = S.pub.cap_frames = 0;
-    S.pub.cap_begin_ns = S.pub.cap_end_ns = 0;
-    put_text(S.pub.cap_path, sizeof S.pub.cap_path, path);
-    S.cap_format = (uint32_t)ludus_format_from_path(path);
+    memset(live_state.pub.cap_message, 0, sizeof live_state.pub.cap_message);
+    live_state.pub.cap_seq = seq;
+    live_state.pub.cap_ms = ms;
+    live_state.pub.cap_rc = 0;
+    live_state.pub.cap_events = live_state.pub.cap_dropped = live_state.pub.cap_frames = 0;
+    live_state.pub.cap_begin_ns = live_state.pub.cap_end_ns = 0;
+    put_text(live_state.pub.cap_path, sizeof live_state.pub.cap_path, path);
+    live_state.cap_format = (uint32_t)ludus_format_from_path(path);
     int absolute = ludus__live_path_absolute(path);
-    if (ms < 1 || ms > CAPTURE_MS_MAX || !absolute || !S.cap_format) {
-        S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
-        S.pub.cap_rc = LUDUS_EINVAL;
-        snprintf(S.pub.cap_message, sizeof S.pub.cap_message, "refused: %s",
-                 !S.cap_format ? "the path's extension names no format (.ludus, .json, .pftrace)"
-                 : !absolute   ? "the path is not absolute"
-                               : "the length is not 1 .. 3600000 ms");
+    if (ms < 1 || ms > CAPTURE_MS_MAX || !absolute || !live_state.cap_format) {
+        live_state.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+        live_state.pub.cap_rc = LUDUS_EINVAL;
+        snprintf(live_state.pub.cap_message, sizeof live_state.pub.cap_message, "refused: %s",
+                 !live_state.cap_format ? "the path's extension names no format (.ludus, .json, .pftrace)"
+                 : !absolute            ? "the path is not absolute"
+                                        : "the length is not 1 .. 3600000 ms");
         return;
     }
     /* the file first: a path that cannot be written fails now, not after N seconds */
-    int e = ludus__live_out_create(path, &S.out);
+    int e = ludus__live_out_create(path, &live_state.out);
     if (e) {
         char why[128];
         ludus__os_strerror(e, why, sizeof why);
-        S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
-        S.pub.cap_rc = LUDUS_EIO;
-        snprintf(S.pub.cap_message, sizeof S.pub.cap_message, "cannot create a file beside %.100s: %.100s", path, why);
+        live_state.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+        live_state.pub.cap_rc = LUDUS_EIO;
+        snprintf(live_state.pub.cap_message, sizeof live_state.pub.cap_message,
+                 "cannot create a file beside %.100s: %.100s", path, why);
         return;
     }
-    S.window_capture = 0;
+    live_state.window_capture = 0;
     if (ludus_rolling_active()) {
-        S.window_capture = 1; /* the program's own window: its last ms when they have passed */
+        live_state.window_capture = 1; /* the program's own window: its last ms when they have passed */
     } else {
         rolling_stop();
         ludus_capture_desc cd;
@@ -289,106 +292,109 @@ static void capture_start(uint64_t seq, uint32_t ms, const char *path) {
         cd.chunk_count = capture_chunks();
         int rc = ludus__guest_capture_begin(&cd);
         if (rc) {
-            ludus__live_out_abort(&S.out);
+            ludus__live_out_abort(&live_state.out);
             if (rc == LUDUS_EBUSY) {
-                S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
-                S.pub.cap_rc = LUDUS_EBUSY;
-                snprintf(S.pub.cap_message, sizeof S.pub.cap_message,
+                live_state.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+                live_state.pub.cap_rc = LUDUS_EBUSY;
+                snprintf(live_state.pub.cap_message, sizeof live_state.pub.cap_message,
                          "the process records a capture of its own (LUDUS_TRACE, or its own ludus_capture_begin)");
             } else {
                 cap_fail(rc, "capture begin");
             }
             return;
         }
-        S.ours_capture = 1;
+        live_state.ours_capture = 1;
     }
-    S.pub.cap_state = LUDUS__LIVE_CAP_RUNNING;
-    S.pub.cap_begin_ns = ludus__mono_ns();
-    S.cap_end_ns = S.pub.cap_begin_ns + (int64_t)ms * 1000000;
+    live_state.pub.cap_state = LUDUS__LIVE_CAP_RUNNING;
+    live_state.pub.cap_begin_ns = ludus__mono_ns();
+    live_state.cap_end_ns = live_state.pub.cap_begin_ns + (int64_t)ms * 1000000;
 }
 
 static void capture_finish(uint32_t window, int abandon) {
     ludus_capture *c = NULL;
     uint32_t cut_ms = 0;
     int rc, yielded = 0;
-    if (S.window_capture) {
+    if (live_state.window_capture) {
         rc = ludus__rolling_snapshot_any(&c);
         ludus_capture_summary s;
         /* its last ms, cut; a .ludus file holds whole threads, not a time cut: the whole window then */
-        if (rc == 0 && S.cap_format != LUDUS_FORMAT_LUDUS && ludus_capture_get_summary(c, &s) == 0 &&
-            s.end_ns - s.start_ns > (int64_t)S.pub.cap_ms * 1000000) {
+        if (rc == 0 && live_state.cap_format != LUDUS_FORMAT_LUDUS && ludus_capture_get_summary(c, &s) == 0 &&
+            s.end_ns - s.start_ns > (int64_t)live_state.pub.cap_ms * 1000000) {
             ludus_cut_desc cut;
             memset(&cut, 0, sizeof cut);
             cut.time = 1;
             cut.to_ns = s.end_ns - s.start_ns;
-            cut.from_ns = cut.to_ns - (int64_t)S.pub.cap_ms * 1000000;
+            cut.from_ns = cut.to_ns - (int64_t)live_state.pub.cap_ms * 1000000;
             ludus_capture *k = NULL;
             rc = ludus_capture_cut(c, &cut, &k);
             ludus_capture_release(c);
             c = k;
-            cut_ms = S.pub.cap_ms;
+            cut_ms = live_state.pub.cap_ms;
         }
     } else {
         rc = ludus__guest_capture_end(&c, &yielded);
-        S.ours_capture = 0;
+        live_state.ours_capture = 0;
     }
-    int was_window = S.window_capture;
-    S.window_capture = 0;
+    int was_window = live_state.window_capture;
+    live_state.window_capture = 0;
     if (rc == 0 && abandon) rc = LUDUS_ENOCAPTURE;
     if (rc) {
-        ludus__live_out_abort(&S.out);
+        ludus__live_out_abort(&live_state.out);
         if (rc == LUDUS_ENOCAPTURE && !abandon && was_window) {
-            snprintf(S.pub.cap_message, sizeof S.pub.cap_message,
+            snprintf(live_state.pub.cap_message, sizeof live_state.pub.cap_message,
                      "the program ended its rolling window before the seconds asked for had passed");
-            S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
-            S.pub.cap_rc = rc;
+            live_state.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+            live_state.pub.cap_rc = rc;
             ludus_capture_release(c);
             return;
         }
         if (abandon)
-            snprintf(S.pub.cap_message, sizeof S.pub.cap_message, "the process exited (or stopped publishing) first");
+            snprintf(live_state.pub.cap_message, sizeof live_state.pub.cap_message,
+                     "the process exited (or stopped publishing) first");
         else
             cap_fail(rc, "capture");
-        S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
-        S.pub.cap_rc = rc;
+        live_state.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+        live_state.pub.cap_rc = rc;
         ludus_capture_release(c);
         return;
     }
     ludus_capture_summary s;
     if (ludus_capture_get_summary(c, &s) == 0) {
-        S.pub.cap_events = s.events;
-        S.pub.cap_dropped = s.dropped;
-        S.pub.cap_frames = s.frames;
-        S.pub.cap_begin_ns = s.start_ns;
-        S.pub.cap_end_ns = s.end_ns;
+        live_state.pub.cap_events = s.events;
+        live_state.pub.cap_dropped = s.dropped;
+        live_state.pub.cap_frames = s.frames;
+        live_state.pub.cap_begin_ns = s.start_ns;
+        live_state.pub.cap_end_ns = s.end_ns;
         if (cut_ms && s.end_ns - s.start_ns > (int64_t)cut_ms * 1000000) /* a cut keeps its source's bounds */
-            S.pub.cap_begin_ns = s.end_ns - (int64_t)cut_ms * 1000000;
+            live_state.pub.cap_begin_ns = s.end_ns - (int64_t)cut_ms * 1000000;
     }
     /* the capture's own top scopes: the watcher sees those of the seconds it asked for */
     top_from(c, window);
-    rc = ludus_capture_write(c, (int)S.cap_format, 0, ludus__live_out_write, &S.out);
+    rc = ludus_capture_write(c, (int)live_state.cap_format, 0, ludus__live_out_write, &live_state.out);
     if (rc == 0) {
-        int e = ludus__live_out_commit(&S.out);
+        int e = ludus__live_out_commit(&live_state.out);
         if (e) {
             char why[128];
             ludus__os_strerror(e, why, sizeof why);
-            S.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
-            S.pub.cap_rc = LUDUS_EIO;
-            snprintf(S.pub.cap_message, sizeof S.pub.cap_message, "cannot put the file in place: %.100s", why);
+            live_state.pub.cap_state = LUDUS__LIVE_CAP_FAILED;
+            live_state.pub.cap_rc = LUDUS_EIO;
+            snprintf(live_state.pub.cap_message, sizeof live_state.pub.cap_message,
+                     "cannot put the file in place: %.100s", why);
         } else {
-            S.pub.cap_state = LUDUS__LIVE_CAP_DONE;
+            live_state.pub.cap_state = LUDUS__LIVE_CAP_DONE;
             if (yielded) /* the program began a capture of its own: it had the recorder */
-                snprintf(S.pub.cap_message, sizeof S.pub.cap_message,
+                snprintf(live_state.pub.cap_message, sizeof live_state.pub.cap_message,
                          "wrote %llu events (%llu dropped) of %.3f s: cut short, the program began a capture of its "
                          "own",
                          (unsigned long long)s.events, (unsigned long long)s.dropped,
                          (double)(s.end_ns - s.start_ns) / 1e9);
             else
-                snprintf(S.pub.cap_message, sizeof S.pub.cap_message, "wrote %llu events (%llu dropped)",
-                         (unsigned long long)s.events, (unsigned long long)s.dropped);
+                snprintf(live_state.pub.cap_message, sizeof live_state.pub.cap_message,
+                         "wrote %llu events (%llu dropped)", (unsigned long long)s.events,
+                         (unsigned long long)s.dropped);
         }
     } else {
-        ludus__live_out_abort(&S.out);
+        ludus__live_out_abort(&live_state.out);
         cap_fail(rc, "write");
     }
     ludus_capture_release(c);
@@ -402,9 +408,9 @@ static int fresh(int64_t hb, int64_t now) {
 
 /* A new command of the watcher area, copied out; 1 when there is one. */
 static int read_command(uint64_t *seq, uint32_t *kind, uint32_t *ms, char *path) {
-    ludus__live_watcher_area *w = &S.b->w;
+    ludus__live_watcher_area *w = &live_state.b->w;
     uint64_t s = __atomic_load_n(&w->cmd_seq, __ATOMIC_ACQUIRE);
-    if (s == S.cmd_done) return 0;
+    if (s == live_state.cmd_done) return 0;
     *kind = __atomic_load_n(&w->cmd_kind, __ATOMIC_RELAXED);
     *ms = __atomic_load_n(&w->cmd_ms, __ATOMIC_RELAXED);
     memcpy(path, w->cmd_path, LUDUS__LIVE_PATH);
@@ -412,7 +418,7 @@ static int read_command(uint64_t *seq, uint32_t *kind, uint32_t *ms, char *path)
     /* read again by an add of 0: its release half keeps the reads above
      * before it (a fence TSan models) */
     if (__atomic_fetch_add(&w->cmd_seq, 0u, __ATOMIC_ACQ_REL) != s) return 0; /* rewritten meanwhile: next tick */
-    S.cmd_done = s;
+    live_state.cmd_done = s;
     *seq = s;
     __atomic_store_n(&w->claim, 0u, __ATOMIC_RELEASE); /* the next watcher may write one */
     return 1;
@@ -423,10 +429,10 @@ static void *live_main(void *arg) {
     static char path[LUDUS__LIVE_PATH];
     int64_t tick = TICK_IDLE_NS;
     for (;;) {
-        ludus__live_map_wait(&S.map, &S.wake, tick);
-        if (__atomic_load_n(&S.quit, __ATOMIC_ACQUIRE)) break;
+        ludus__live_map_wait(&live_state.map, &live_state.wake, tick);
+        if (__atomic_load_n(&live_state.quit, __ATOMIC_ACQUIRE)) break;
         int64_t now = ludus__mono_ns();
-        ludus__live_watcher_area *w = &S.b->w;
+        ludus__live_watcher_area *w = &live_state.b->w;
         int watched = fresh(__atomic_load_n(&w->heartbeat_ns, __ATOMIC_RELAXED), now);
         int want_scopes = fresh(__atomic_load_n(&w->scopes_heartbeat_ns, __ATOMIC_RELAXED), now);
         uint32_t window = __atomic_load_n(&w->window_frames, __ATOMIC_RELAXED);
@@ -434,63 +440,63 @@ static void *live_main(void *arg) {
         uint64_t seq;
         uint32_t kind, ms;
         /* the program took the recorder since the last tick */
-        if (S.ours_rolling && !ludus__rolling_guest_runs()) S.ours_rolling = 0;
-        if (S.ours_capture && ludus__guest_capture_yielded()) {
+        if (live_state.ours_rolling && !ludus__rolling_guest_runs()) live_state.ours_rolling = 0;
+        if (live_state.ours_capture && ludus__guest_capture_yielded()) {
             capture_finish(window, 0);
-            S.next_scopes_ns = now + SCOPES_EVERY_NS * 4;
+            live_state.next_scopes_ns = now + SCOPES_EVERY_NS * 4;
         }
-        int busy = S.ours_capture || S.window_capture;
+        int busy = live_state.ours_capture || live_state.window_capture;
         if (!busy && read_command(&seq, &kind, &ms, path) && kind == LUDUS__LIVE_CMD_CAPTURE)
             capture_start(seq, ms, path);
-        busy = S.ours_capture || S.window_capture;
+        busy = live_state.ours_capture || live_state.window_capture;
         if (!watched && !busy) {
             rolling_stop();
-            if (S.was_watched) { /* say it once: nobody reads it now */
-                S.pub.state = 0;
+            if (live_state.was_watched) { /* say it once: nobody reads it now */
+                live_state.pub.state = 0;
                 publish();
             }
-            S.was_watched = 0;
-            S.resync = 1;
+            live_state.was_watched = 0;
+            live_state.resync = 1;
             tick = TICK_IDLE_NS;
             continue;
         }
         tick = TICK_WATCHED_NS;
-        S.was_watched = 1;
-        if (!S.ring_wanted) { /* one way: the frame thread keeps its ring from now on */
+        live_state.was_watched = 1;
+        if (!live_state.ring_wanted) { /* one way: the frame thread keeps its ring from now on */
             ludus__live_want_frames();
-            S.ring_wanted = 1;
+            live_state.ring_wanted = 1;
         }
-        S.pub.window_frames = window;
+        live_state.pub.window_frames = window;
         copy_ring(window);
         uint32_t state = LUDUS__LIVE_ST_WATCHED;
         if (busy) {
             state |= LUDUS__LIVE_ST_CAPTURING;
-            if (now >= S.cap_end_ns) {
+            if (now >= live_state.cap_end_ns) {
                 capture_finish(window, 0);
-                S.next_scopes_ns = now + SCOPES_EVERY_NS * 4; /* its scopes stay up a while */
+                live_state.next_scopes_ns = now + SCOPES_EVERY_NS * 4; /* its scopes stay up a while */
             }
         } else if (want_scopes) {
             if (ludus_rolling_active()) /* the program's own window: read, not replaced */
                 state |= LUDUS__LIVE_ST_FOREIGN | LUDUS__LIVE_ST_SCOPES;
-            else if (S.ours_rolling || rolling_start() == 0)
+            else if (live_state.ours_rolling || rolling_start() == 0)
                 state |= LUDUS__LIVE_ST_SCOPES;
             else /* the program holds the recorder: the watcher yields, and says so */
                 state |= LUDUS__LIVE_ST_BUSY;
-            if ((state & LUDUS__LIVE_ST_SCOPES) && now >= S.next_scopes_ns) {
+            if ((state & LUDUS__LIVE_ST_SCOPES) && now >= live_state.next_scopes_ns) {
                 ludus_capture *c = NULL;
                 if (ludus__rolling_snapshot_any(&c) == 0) top_from(c, window);
                 ludus_capture_release(c);
-                S.next_scopes_ns = ludus__mono_ns() + SCOPES_EVERY_NS;
+                live_state.next_scopes_ns = ludus__mono_ns() + SCOPES_EVERY_NS;
             }
         } else {
             rolling_stop();
         }
-        S.pub.state = state;
+        live_state.pub.state = state;
         publish();
     }
-    if (S.ours_capture || S.window_capture) capture_finish(120, 1);
+    if (live_state.ours_capture || live_state.window_capture) capture_finish(120, 1);
     rolling_stop();
-    S.pub.state = LUDUS__LIVE_ST_EXITED;
+    live_state.pub.state = LUDUS__LIVE_ST_EXITED;
     publish();
     return NULL;
 }
@@ -501,77 +507,77 @@ static void at_exit(void) {
     ludus_live_stop();
 }
 
-static void fork_child(void) {
+static void live_fork_child(void) {
     /* the thread is not here: the child publishes nothing, and leaves the
      * parent's block alone (the watcher would take it for the child's) */
-    if (!S.running) return;
-    ludus__mutex_init(&S.lock);
-    S.running = 0;
-    S.b = NULL;
-    S.ours_rolling = S.ours_capture = S.window_capture = 0;
-    ludus__live_map_close(&S.map);
+    if (!live_state.running) return;
+    ludus__mutex_init(&live_state.lock);
+    live_state.running = 0;
+    live_state.b = NULL;
+    live_state.ours_rolling = live_state.ours_capture = live_state.window_capture = 0;
+    ludus__live_map_close(&live_state.map);
 }
 
 int ludus_live_start(void) {
     static int hooks;
-    ludus__mutex_lock(&S.lock);
-    if (S.running) {
-        ludus__mutex_unlock(&S.lock);
+    ludus__mutex_lock(&live_state.lock);
+    if (live_state.running) {
+        ludus__mutex_unlock(&live_state.lock);
         return 0;
     }
-    int e = ludus__live_map_create(sizeof(ludus__live_block), &S.map);
+    int e = ludus__live_map_create(sizeof(ludus__live_block), &live_state.map);
     if (e) {
-        ludus__mutex_unlock(&S.lock);
+        ludus__mutex_unlock(&live_state.lock);
         char why[128];
         ludus__os_strerror(e, why, sizeof why);
         return ludus__fail(e == -ENOSYS ? LUDUS_EUNSUPPORTED : LUDUS_EIO, "the live block: %.100s", why);
     }
-    S.b = S.map.p;
-    memset(&S.pub, 0, sizeof S.pub);
-    S.seq = 0;
-    S.last_number = S.cmd_done = 0;
-    S.ours_rolling = S.ours_capture = S.window_capture = S.was_watched = 0;
-    S.next_scopes_ns = 0;
-    S.quit = 0;
-    S.b->version = LUDUS__LIVE_VERSION;
-    S.b->block_bytes = (uint32_t)sizeof(ludus__live_block);
-    S.b->pid = (uint64_t)ludus__os_pid();
-    S.b->start_ns = ludus__mono_ns();
-    ludus__process_name(S.b->process, sizeof S.b->process);
+    live_state.b = live_state.map.p;
+    memset(&live_state.pub, 0, sizeof live_state.pub);
+    live_state.seq = 0;
+    live_state.last_number = live_state.cmd_done = 0;
+    live_state.ours_rolling = live_state.ours_capture = live_state.window_capture = live_state.was_watched = 0;
+    live_state.next_scopes_ns = 0;
+    live_state.quit = 0;
+    live_state.b->version = LUDUS__LIVE_VERSION;
+    live_state.b->block_bytes = (uint32_t)sizeof(ludus__live_block);
+    live_state.b->pid = (uint64_t)ludus__os_pid();
+    live_state.b->start_ns = ludus__mono_ns();
+    ludus__process_name(live_state.b->process, sizeof live_state.b->process);
     publish(); /* seq 2: an empty, consistent view */
     uint64_t magic;
     memcpy(&magic, LUDUS__LIVE_MAGIC, sizeof magic);
-    __atomic_store_n((uint64_t *)(void *)S.b->magic, magic, __ATOMIC_RELEASE); /* last: the block is whole */
-    if (ludus__wakeup_init(&S.wake) != 0 || ludus__thread_start(&S.thread, live_main, NULL) != 0) {
-        ludus__live_map_close(&S.map);
-        S.b = NULL;
-        ludus__mutex_unlock(&S.lock);
+    __atomic_store_n((uint64_t *)(void *)live_state.b->magic, magic, __ATOMIC_RELEASE); /* last: the block is whole */
+    if (ludus__wakeup_init(&live_state.wake) != 0 || ludus__thread_start(&live_state.thread, live_main, NULL) != 0) {
+        ludus__live_map_close(&live_state.map);
+        live_state.b = NULL;
+        ludus__mutex_unlock(&live_state.lock);
         return ludus__fail(LUDUS_ENOMEM, "cannot start the live thread");
     }
-    __atomic_store_n(&S.running, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&live_state.running, 1, __ATOMIC_RELEASE);
     if (!hooks) {
         hooks = 1;
         atexit(at_exit);
-        ludus__on_fork(NULL, NULL, fork_child);
+        ludus__on_fork(NULL, NULL, live_fork_child);
     }
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&live_state.lock);
     return 0;
 }
 
 void ludus_live_stop(void) {
-    ludus__mutex_lock(&S.lock);
-    if (S.running) {
-        __atomic_store_n(&S.quit, 1, __ATOMIC_RELEASE);
-        ludus__wakeup_post(&S.wake);
-        ludus__thread_join(S.thread);
-        ludus__wakeup_destroy(&S.wake);
-        ludus__live_map_close(&S.map);
-        S.b = NULL;
-        __atomic_store_n(&S.running, 0, __ATOMIC_RELEASE);
+    ludus__mutex_lock(&live_state.lock);
+    if (live_state.running) {
+        __atomic_store_n(&live_state.quit, 1, __ATOMIC_RELEASE);
+        ludus__wakeup_post(&live_state.wake);
+        ludus__thread_join(live_state.thread);
+        ludus__wakeup_destroy(&live_state.wake);
+        ludus__live_map_close(&live_state.map);
+        live_state.b = NULL;
+        __atomic_store_n(&live_state.running, 0, __ATOMIC_RELEASE);
     }
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&live_state.lock);
 }
 
 int ludus_live_publishing(void) {
-    return __atomic_load_n(&S.running, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&live_state.running, __ATOMIC_ACQUIRE);
 }

@@ -113,7 +113,7 @@ static struct {
     ludus__live_item value_items[MAX_ITEMS]; /* ludus_live_value's */
     ludus__live_item text_items[MAX_ITEMS];  /* the overlay text's */
     ludus__domain_info text_domains[LUDUS__MAX_DOMAINS];
-} S;
+} overlay_state;
 
 int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t *out) {
     if (!name || !stat || !out) return ludus__fail(LUDUS_EINVAL, "name, stat and out are required");
@@ -121,13 +121,14 @@ int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t
     while (st < LUDUS__STAT_COUNT && strcmp(ludus__stats[st].series, stat)) st++;
     if (st == LUDUS__STAT_COUNT) return ludus__fail(LUDUS_EINVAL, "unknown statistic \"%s\"", stat);
     ludus__live_lock();
-    uint32_t n = ludus__live_items(S.value_items, MAX_ITEMS);
+    uint32_t n = ludus__live_items(overlay_state.value_items, MAX_ITEMS);
     int rc = LUDUS_EINVAL, vi = -1;
     const ludus__live_item *it = NULL;
     char text[160];
     for (uint32_t i = 0; i < n && !it; i++) {
-        ludus__live_item_name(&S.value_items[i], text, sizeof text);
-        if (!strcmp(text, name) && (vi = value_index(&S.value_items[i], st)) >= 0) it = &S.value_items[i];
+        ludus__live_item_name(&overlay_state.value_items[i], text, sizeof text);
+        if (!strcmp(text, name) && (vi = value_index(&overlay_state.value_items[i], st)) >= 0)
+            it = &overlay_state.value_items[i];
     }
     if (it) {
         const int64_t *v;
@@ -157,8 +158,8 @@ typedef struct text_out {
     size_t size, len;
 } text_out;
 
-static void put(text_out *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(text_out *t, const char *fmt, ...) {
+static void overlay_put(text_out *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void overlay_put(text_out *t, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     char *at = t->len < t->size ? t->buf + t->len : NULL;
@@ -167,7 +168,7 @@ static void put(text_out *t, const char *fmt, ...) {
     if (n > 0) t->len += (size_t)n;
 }
 
-static int cmp_i64(const void *a, const void *b) {
+static int overlay_cmp_i64(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return x < y ? -1 : x > y;
 }
@@ -234,17 +235,17 @@ typedef struct top_text {
 static void put_top(text_out *t, const top_text *tt) {
     char a[32], b[32];
     if (tt->rc == LUDUS_ENODATA) {
-        put(t, "top scopes: no complete frame in the capture (two LUDUS_PROFILE_FRAME on one thread)\n");
+        overlay_put(t, "top scopes: no complete frame in the capture (two LUDUS_PROFILE_FRAME on one thread)\n");
         return;
     }
     if (tt->rc < 0) {
-        put(t, "top scopes: %s\n", ludus_error_string(tt->rc));
+        overlay_put(t, "top scopes: %s\n", ludus_error_string(tt->rc));
         return;
     }
     const ludus_top_window *w = &tt->w;
-    put(t, "top scopes, exclusive per frame over frames %llu..%llu of the capture (%u frames, %s; last %s):\n",
-        (unsigned long long)w->first_frame, (unsigned long long)w->last_frame, w->frames,
-        dur(a, sizeof a, (double)(w->end_ns - w->begin_ns)), dur(b, sizeof b, (double)w->last_frame_ns));
+    overlay_put(t, "top scopes, exclusive per frame over frames %llu..%llu of the capture (%u frames, %s; last %s):\n",
+                (unsigned long long)w->first_frame, (unsigned long long)w->last_frame, w->frames,
+                dur(a, sizeof a, (double)(w->end_ns - w->begin_ns)), dur(b, sizeof b, (double)w->last_frame_ns));
     char names[TOP_MAX][TOP_NAME * 4 + 8];
     size_t width[TOP_MAX], widest = 0;
     for (uint32_t i = 0; i < tt->n; i++) {
@@ -261,15 +262,16 @@ static void put_top(text_out *t, const top_text *tt) {
                      (unsigned long long)s->last_calls);
         else
             snprintf(last, sizeof last, "none");
-        put(t, "  %s%*s %9s (%s calls); last frame %s\n", names[i], (int)(widest - width[i]), "",
-            dur(a, sizeof a, s->exclusive_ns_per_frame), calls, last);
+        overlay_put(t, "  %s%*s %9s (%s calls); last frame %s\n", names[i], (int)(widest - width[i]), "",
+                    dur(a, sizeof a, s->exclusive_ns_per_frame), calls, last);
     }
-    if (tt->n == 0) put(t, "  (no scope ended in these frames)\n");
-    if (w->scopes > tt->n) put(t, "  (%u more scopes)\n", w->scopes - tt->n);
+    if (tt->n == 0) overlay_put(t, "  (no scope ended in these frames)\n");
+    if (w->scopes > tt->n) overlay_put(t, "  (%u more scopes)\n", w->scopes - tt->n);
     if (w->incomplete)
-        put(t, "  (not counted: %llu call%s that never ended or unwound)\n", (unsigned long long)w->incomplete,
-            w->incomplete == 1 ? "" : "s");
-    if (w->dropped) put(t, "  (the capture lost %llu events: figures may be short)\n", (unsigned long long)w->dropped);
+        overlay_put(t, "  (not counted: %llu call%s that never ended or unwound)\n", (unsigned long long)w->incomplete,
+                    w->incomplete == 1 ? "" : "s");
+    if (w->dropped)
+        overlay_put(t, "  (the capture lost %llu events: figures may be short)\n", (unsigned long long)w->dropped);
 }
 
 static const char *bytes(char *b, size_t cap, int64_t v) {
@@ -310,7 +312,7 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
     while (w < have && w < want && r->rows[(r->closed - 1 - w) % r->cap].number != 0) w++;
     if (w == 0) {
         ludus__live_unlock();
-        put(&t, "ludus: no complete frame yet (LUDUS_PROFILE_FRAME once per frame)\n");
+        overlay_put(&t, "ludus: no complete frame yet (LUDUS_PROFILE_FRAME once per frame)\n");
         if (tt) put_top(&t, tt);
         free(tt);
         return (int)(t.len > INT32_MAX ? INT32_MAX : t.len);
@@ -327,15 +329,15 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
         const ludus__ring_row *row = &r->rows[(r->closed - 1 - k) % r->cap];
         ft[k] = row->end_ns - row->begin_ns;
     }
-    qsort(ft, w, sizeof *ft, cmp_i64);
+    qsort(ft, w, sizeof *ft, overlay_cmp_i64);
     char a[32], b[32], c[32], d[32];
-    put(&t, "last %u frames (to frame %llu): p50 %s, p99 %s, max %s\n", w, (unsigned long long)newest->number,
-        dur(a, sizeof a, (double)rank(ft, w, 0.5)), dur(b, sizeof b, (double)rank(ft, w, 0.99)),
-        dur(c, sizeof c, (double)ft[w - 1]));
-    uint32_t n = ludus__live_items(S.text_items, MAX_ITEMS), lines = 0;
-    uint32_t nd = ludus__live_domains(S.text_domains, LUDUS__MAX_DOMAINS);
+    overlay_put(&t, "last %u frames (to frame %llu): p50 %s, p99 %s, max %s\n", w, (unsigned long long)newest->number,
+                dur(a, sizeof a, (double)rank(ft, w, 0.5)), dur(b, sizeof b, (double)rank(ft, w, 0.99)),
+                dur(c, sizeof c, (double)ft[w - 1]));
+    uint32_t n = ludus__live_items(overlay_state.text_items, MAX_ITEMS), lines = 0;
+    uint32_t nd = ludus__live_domains(overlay_state.text_domains, LUDUS__MAX_DOMAINS);
     for (uint32_t i = 0; i < n && lines < max_lines; i++, lines++) {
-        const ludus__live_item *it = &S.text_items[i];
+        const ludus__live_item *it = &overlay_state.text_items[i];
         char name[96];
         ludus__live_item_name(it, name, sizeof name);
         /* the frames of the window that hold the item (registered later: fewer) */
@@ -366,34 +368,35 @@ int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc)
         }
         const char *of = m == w ? "" : " (since its first use)";
         if (m == 0) {
-            put(&t, "%s: no value in the last %u frames\n", name, w);
+            overlay_put(&t, "%s: no value in the last %u frames\n", name, w);
         } else if (it->owner == LUDUS__OWNER_COUNT) {
-            put(&t, "%s per frame, last %u frames%s: mean %.1f, max %lld\n", name, m, of, (double)sum / m,
-                (long long)mx);
+            overlay_put(&t, "%s per frame, last %u frames%s: mean %.1f, max %lld\n", name, m, of, (double)sum / m,
+                        (long long)mx);
         } else if (it->owner == LUDUS__OWNER_GAUGE) {
-            put(&t, "%s: %lld; last %u frames%s: min %lld, max %lld\n", name, (long long)col[0], m, of, (long long)mn,
-                (long long)mx);
+            overlay_put(&t, "%s: %lld; last %u frames%s: min %lld, max %lld\n", name, (long long)col[0], m, of,
+                        (long long)mn, (long long)mx);
         } else {
-            const ludus__domain_info *di = it->i < nd ? &S.text_domains[it->i] : NULL;
+            const ludus__domain_info *di = it->i < nd ? &overlay_state.text_domains[it->i] : NULL;
             const char *valid = !di                ? ""
                                 : di->underflow    ? " (unknown: frees of untracked memory)"
                                 : di->has_baseline ? ""
                                                    : " (since registration)";
             if (di && di->underflow) /* no figure for live or peak: one would be wrong */
-                put(&t,
+                overlay_put(
+                    &t,
                     "%s: live unknown (frees of untracked memory; last %u frames%s); allocated %s per frame (mean)\n",
                     name, m, of, bytes(d, sizeof d, sum / m));
             else
-                put(&t, "%s: live %s%s, peak %s (last %u frames%s); allocated %s per frame (mean)\n", name,
-                    bytes(a, sizeof a, di ? di->live_bytes : 0), valid, bytes(b, sizeof b, mx), m, of,
-                    bytes(d, sizeof d, sum / m));
+                overlay_put(&t, "%s: live %s%s, peak %s (last %u frames%s); allocated %s per frame (mean)\n", name,
+                            bytes(a, sizeof a, di ? di->live_bytes : 0), valid, bytes(b, sizeof b, mx), m, of,
+                            bytes(d, sizeof d, sum / m));
         }
     }
-    if (lines < n) put(&t, "(%u more not shown)\n", n - lines);
+    if (lines < n) overlay_put(&t, "(%u more not shown)\n", n - lines);
     uint32_t refused = ludus__live_refused();
-    if (refused) put(&t, "ludus: %u counters, gauges or domains refused (tables full)\n", refused);
+    if (refused) overlay_put(&t, "ludus: %u counters, gauges or domains refused (tables full)\n", refused);
     uint64_t lost = ludus__live_lost_adds();
-    if (lost) put(&t, "ludus: %llu counts lost (no memory for a thread's shard)\n", (unsigned long long)lost);
+    if (lost) overlay_put(&t, "ludus: %llu counts lost (no memory for a thread's shard)\n", (unsigned long long)lost);
     ludus__live_unlock();
     free(ft);
     if (tt) put_top(&t, tt);

@@ -19,15 +19,15 @@
 static struct {
     int private_mode; /* the copy of a crashed process: one thread */
     char *region, *cur, *end;
-} S;
+} alloc_state;
 
 int ludus__alloc_private(void) {
 #if defined(__linux__)
     void *p = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return -1;
-    S.region = S.cur = p;
-    S.end = S.region + REGION;
-    S.private_mode = 1;
+    alloc_state.region = alloc_state.cur = p;
+    alloc_state.end = alloc_state.region + REGION;
+    alloc_state.private_mode = 1;
     return 0;
 #else
     return -1;
@@ -37,32 +37,32 @@ int ludus__alloc_private(void) {
 /* n bytes after a header that holds n (for realloc); zeroed (fresh pages). */
 static void *take(size_t n) {
     size_t need = ALIGN + ((n + ALIGN - 1) & ~(size_t)(ALIGN - 1));
-    if (n > REGION || need > (size_t)(S.end - S.cur)) return NULL;
-    char *p = S.cur;
-    S.cur += need;
+    if (n > REGION || need > (size_t)(alloc_state.end - alloc_state.cur)) return NULL;
+    char *p = alloc_state.cur;
+    alloc_state.cur += need;
     *(size_t *)p = n;
     return p + ALIGN;
 }
 
 static int in_region(const void *p) {
-    return (const char *)p >= S.region && (const char *)p < S.end;
+    return (const char *)p >= alloc_state.region && (const char *)p < alloc_state.end;
 }
 
 /* Each allocation may be made to fail by a test (fault.h); never in the
  * private region (a crash's copy). */
 void *ludus__malloc(size_t n) {
-    if (S.private_mode) return take(n);
+    if (alloc_state.private_mode) return take(n);
     return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : malloc(n);
 }
 
 void *ludus__calloc(size_t n, size_t size) {
-    if (!S.private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : calloc(n, size);
+    if (!alloc_state.private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : calloc(n, size);
     if (size && n > SIZE_MAX / size) return NULL;
     return take(n * size); /* fresh pages are zero */
 }
 
 void *ludus__realloc(void *p, size_t n) {
-    if (!S.private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : realloc(p, n);
+    if (!alloc_state.private_mode) return ludus__fault_now(LUDUS__FAULT_ALLOC) ? NULL : realloc(p, n);
     void *q = take(n);
     if (!q || !p) return q;
     size_t old;
@@ -79,7 +79,7 @@ void *ludus__realloc(void *p, size_t n) {
 }
 
 void ludus__free(void *p) {
-    if (!S.private_mode) free(p); /* the private region is never freed; nor, there, the heap */
+    if (!alloc_state.private_mode) free(p); /* the private region is never freed; nor, there, the heap */
 }
 
 char *ludus__strdup(const char *s) {
@@ -112,7 +112,7 @@ static void sift_down(char *base, size_t start, size_t end, size_t size, int (*c
 }
 
 void ludus__qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
-    if (!S.private_mode) { /* the C library's, faster; its buffer is malloc's */
+    if (!alloc_state.private_mode) { /* the C library's, faster; its buffer is malloc's */
         if (n > 1) qsort(base, n, size, cmp);
         return;
     }

@@ -46,7 +46,7 @@ static struct {
      * its small alternate stack (a stack overflow), and the copy of the
      * process starts on whatever stack the crashing thread was on. */
     char *child_stack;
-} S;
+} linux_crash_state;
 #define ALT_STACK ((size_t)64 << 10)
 
 const char *ludus__crash_signal_name(int signo) {
@@ -81,7 +81,7 @@ typedef struct child_arg {
 
 static int child_main(void *p) {
     const child_arg *a = p;
-    ludus__crash_writer fn = S.writer_fn;
+    ludus__crash_writer fn = linux_crash_state.writer_fn;
     int ok = fn && fn(a->signo, (uint64_t)a->tid, a->at_ns, 1) == 0;
     syscall(SYS_exit_group, ok ? 0 : 1);
     return 0;
@@ -94,7 +94,9 @@ static void write_in_child(int signo, long tid) {
     child_arg arg = {signo, tid, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec};
     /* clone without CLONE_VM: a copy of the process, no atfork handler run,
      * on the reserved stack */
-    long child = S.child_stack ? clone(child_main, S.child_stack + CHILD_STACK, SIGCHLD, &arg) : -1;
+    long child = linux_crash_state.child_stack
+                     ? clone(child_main, linux_crash_state.child_stack + CHILD_STACK, SIGCHLD, &arg)
+                     : -1;
     if (child < 0) {
         static const char msg[] = "ludus: crash: no capture written (fork failed)\n";
         ludus__crash_say(msg, sizeof msg - 1);
@@ -104,7 +106,7 @@ static void write_in_child(int signo, long tid) {
         int status;
         long r = waitpid((pid_t)child, &status, WNOHANG);
         if (r == child || (r < 0 && errno != EINTR)) return; /* over (or reaped by SA_NOCLDWAIT) */
-        if (waited >= S.wait_ms) break;
+        if (waited >= linux_crash_state.wait_ms) break;
         nap_ms(1);
     }
     kill((pid_t)child, SIGKILL);
@@ -128,7 +130,7 @@ static int is_ours(const struct sigaction *a) {
  * one-shot handler spent); 0 when it had none (the default action, or
  * ignored: a fault that is ignored kills all the same). */
 static int call_prior(size_t i, int signo, siginfo_t *info, void *uc) {
-    struct sigaction prior = S.old_action[i];
+    struct sigaction prior = linux_crash_state.old_action[i];
     void (*h)(int) = prior.sa_handler;
     if (h == SIG_DFL || h == SIG_IGN) return 0; /* the union's values, whatever the flags */
     sigset_t mask = ((const ucontext_t *)uc)->uc_sigmask, ours;
@@ -136,8 +138,8 @@ static int call_prior(size_t i, int signo, siginfo_t *info, void *uc) {
         if (sigismember(&prior.sa_mask, k) == 1) sigaddset(&mask, k);
     if (!(prior.sa_flags & SA_NODEFER)) sigaddset(&mask, signo);
     if (prior.sa_flags & SA_RESETHAND) { /* the kernel would have reset it before the call */
-        memset(&S.old_action[i], 0, sizeof S.old_action[i]);
-        S.old_action[i].sa_handler = SIG_DFL;
+        memset(&linux_crash_state.old_action[i], 0, sizeof linux_crash_state.old_action[i]);
+        linux_crash_state.old_action[i].sa_handler = SIG_DFL;
     }
     sigprocmask(SIG_SETMASK, &mask, &ours);
     if (prior.sa_flags & SA_SIGINFO)
@@ -171,17 +173,21 @@ static void on_crash(int signo, siginfo_t *info, void *uc) {
     }
     long tid = syscall(SYS_gettid);
     long none = 0;
-    if (__atomic_compare_exchange_n(&S.writing_tid, &none, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (__atomic_compare_exchange_n(&linux_crash_state.writing_tid, &none, tid, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
         write_in_child(signo, tid);
-        __atomic_store_n(&S.written, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&linux_crash_state.written, 1, __ATOMIC_RELEASE);
     } else if (none != tid) { /* another thread's crash is being written: the process dies after it */
-        for (uint32_t k = 0; k < S.wait_ms + 1000 && !__atomic_load_n(&S.written, __ATOMIC_ACQUIRE); k++) nap_ms(1);
+        for (uint32_t k = 0;
+             k < linux_crash_state.wait_ms + 1000 && !__atomic_load_n(&linux_crash_state.written, __ATOMIC_ACQUIRE);
+             k++)
+            nap_ms(1);
     }
     /* The crash goes on under the action the program had (or has put in
      * place): a fault runs its instruction again when this returns; a
      * signal that was sent (abort, raise, kill) is sent again, pending
      * until this returns. */
-    if (!theirs && i < NCRASH) sigaction(signo, &S.old_action[i], NULL);
+    if (!theirs && i < NCRASH) sigaction(signo, &linux_crash_state.old_action[i], NULL);
     if (info->si_code <= 0 || signo == SIGABRT) syscall(SYS_tgkill, (long)getpid(), tid, (long)signo);
     errno = saved_errno;
 }
@@ -206,13 +212,13 @@ void ludus__crash_thread_setup(void) {
 }
 
 int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
-    S.writer_fn = writer;
-    S.wait_ms = timeout_ms;
-    if (S.installed) return 0;
-    if (!S.child_stack) {
+    linux_crash_state.writer_fn = writer;
+    linux_crash_state.wait_ms = timeout_ms;
+    if (linux_crash_state.installed) return 0;
+    if (!linux_crash_state.child_stack) {
         void *s = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (s == MAP_FAILED) return -1;
-        S.child_stack = s;
+        linux_crash_state.child_stack = s;
     }
     ludus__crash_thread_setup();
     struct sigaction sa;
@@ -222,18 +228,20 @@ int ludus__crash_install(ludus__crash_writer writer, uint32_t timeout_ms) {
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NCRASH; i++) sigaddset(&sa.sa_mask, crash_signo[i]);
     for (size_t i = 0; i < NCRASH; i++) {
-        if (sigaction(crash_signo[i], &sa, &S.old_action[i]) != 0) {
-            while (i-- > 0) sigaction(crash_signo[i], &S.old_action[i], NULL);
+        if (sigaction(crash_signo[i], &sa, &linux_crash_state.old_action[i]) != 0) {
+            while (i-- > 0) sigaction(crash_signo[i], &linux_crash_state.old_action[i], NULL);
             return -1;
         }
     }
-    S.installed = 1;
+    linux_crash_state.installed = 1;
     return 0;
 }
 
 void ludus__crash_uninstall(void) {
-    if (!S.installed) return;
-    for (size_t i = 0; i < NCRASH; i++) sigaction(crash_signo[i], &S.old_action[i], NULL);
-    S.installed = 0;
-    S.writer_fn = NULL;
+    if (!linux_crash_state.installed) return;
+    for (size_t i = 0; i < NCRASH; i++) sigaction(crash_signo[i], &linux_crash_state.old_action[i], NULL);
+    linux_crash_state.installed = 0;
+    linux_crash_state.writer_fn = NULL;
 }
+
+#undef X_CRASH_SIGNALS /* file-local (the single file pastes the sources together) */

@@ -69,24 +69,24 @@ static struct {
     pthread_key_t key[LUDUS__EXIT_HOOKS];
     pthread_once_t once;
     void (*fn[LUDUS__EXIT_HOOKS])(void *);
-} S = {.once = PTHREAD_ONCE_INIT};
+} posix_state = {.once = PTHREAD_ONCE_INIT};
 static void exit_trampoline0(void *arg) {
-    __atomic_load_n(&S.fn[0], __ATOMIC_ACQUIRE)(arg);
+    __atomic_load_n(&posix_state.fn[0], __ATOMIC_ACQUIRE)(arg);
 }
 static void exit_trampoline1(void *arg) {
-    __atomic_load_n(&S.fn[1], __ATOMIC_ACQUIRE)(arg);
+    __atomic_load_n(&posix_state.fn[1], __ATOMIC_ACQUIRE)(arg);
 }
 static void exit_trampoline2(void *arg) {
-    __atomic_load_n(&S.fn[2], __ATOMIC_ACQUIRE)(arg);
+    __atomic_load_n(&posix_state.fn[2], __ATOMIC_ACQUIRE)(arg);
 }
 static void exit_key_create(void) {
-    pthread_key_create(&S.key[0], exit_trampoline0);
-    pthread_key_create(&S.key[1], exit_trampoline1);
-    pthread_key_create(&S.key[2], exit_trampoline2);
+    pthread_key_create(&posix_state.key[0], exit_trampoline0);
+    pthread_key_create(&posix_state.key[1], exit_trampoline1);
+    pthread_key_create(&posix_state.key[2], exit_trampoline2);
 }
 
 int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
-    __atomic_store_n(&S.fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
-    pthread_once(&S.once, exit_key_create);
-    return pthread_setspecific(S.key[which], arg) == 0 ? 0 : -1;
+    __atomic_store_n(&posix_state.fn[which], fn, __ATOMIC_RELEASE); /* one hook per user */
+    pthread_once(&posix_state.once, exit_key_create);
+    return pthread_setspecific(posix_state.key[which], arg) == 0 ? 0 : -1;
 }

@@ -55,12 +55,12 @@ static struct {
     void (*fn)(void); /* what the handler runs */
     struct sigaction old_action;
     void (*registered)(void); /* the child's fork hook registered */
-} S;
+} background_state;
 
-static void on_signal(int signo, siginfo_t *info, void *uc) {
-    void (*fn)(void) = S.fn;
+static void background_on_signal(int signo, siginfo_t *info, void *uc) {
+    void (*fn)(void) = background_state.fn;
     if (fn) fn();
-    const struct sigaction *o = &S.old_action;
+    const struct sigaction *o = &background_state.old_action;
     if (o->sa_flags & SA_SIGINFO) {
         if (o->sa_sigaction) o->sa_sigaction(signo, info, uc);
     } else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN && o->sa_handler) {
@@ -69,31 +69,31 @@ static void on_signal(int signo, siginfo_t *info, void *uc) {
 }
 
 int ludus__trigger_signal_install(int signo, void (*fn)(void)) {
-    if (S.signo || !ludus__trigger_signal_valid(signo)) return -1;
+    if (background_state.signo || !ludus__trigger_signal_valid(signo)) return -1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_signal;
+    sa.sa_sigaction = background_on_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    S.fn = fn;
-    if (sigaction(signo, &sa, &S.old_action) != 0) {
-        S.fn = NULL;
+    background_state.fn = fn;
+    if (sigaction(signo, &sa, &background_state.old_action) != 0) {
+        background_state.fn = NULL;
         return -1;
     }
-    S.signo = signo;
+    background_state.signo = signo;
     return 0;
 }
 
 void ludus__trigger_signal_restore(void) {
-    if (!S.signo) return;
-    sigaction(S.signo, &S.old_action, NULL);
-    S.signo = 0;
-    S.fn = NULL;
+    if (!background_state.signo) return;
+    sigaction(background_state.signo, &background_state.old_action, NULL);
+    background_state.signo = 0;
+    background_state.fn = NULL;
 }
 
 void ludus__at_fork_child(void (*fn)(void)) {
-    if (S.registered == fn) return;
-    if (pthread_atfork(NULL, NULL, fn) == 0) S.registered = fn;
+    if (background_state.registered == fn) return;
+    if (pthread_atfork(NULL, NULL, fn) == 0) background_state.registered = fn;
 }
 
 void ludus__thread_background(void) {

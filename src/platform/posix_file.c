@@ -428,3 +428,5 @@ void ludus__os_strerror(int err, char *buf, size_t cap) {
     _Generic(strerror_r(err, buf, cap), char *: from_gnu, default: from_xsi)(strerror_r(err, buf, cap), buf, cap, err);
     buf[cap - 1] = 0;
 }
+
+#undef NAME_TRIES /* file-local (the single file pastes the sources together) */

@@ -81,13 +81,13 @@ void ludus__os_strerror(int err, char *buf, size_t cap) {
  * (the image's TLS block, no emulation) is still there. */
 static DWORD exit_fls[LUDUS__EXIT_HOOKS];
 static void (*exit_fn[LUDUS__EXIT_HOOKS])(void *);
-static void WINAPI exit_trampoline0(void *arg) {
+static void WINAPI win32_exit_trampoline0(void *arg) {
     __atomic_load_n(&exit_fn[0], __ATOMIC_ACQUIRE)(arg);
 }
-static void WINAPI exit_trampoline1(void *arg) {
+static void WINAPI win32_exit_trampoline1(void *arg) {
     __atomic_load_n(&exit_fn[1], __ATOMIC_ACQUIRE)(arg);
 }
-static void WINAPI exit_trampoline2(void *arg) {
+static void WINAPI win32_exit_trampoline2(void *arg) {
     __atomic_load_n(&exit_fn[2], __ATOMIC_ACQUIRE)(arg);
 }
 static INIT_ONCE exit_once = INIT_ONCE_STATIC_INIT;
@@ -95,9 +95,9 @@ static BOOL CALLBACK exit_fls_create(PINIT_ONCE o, PVOID param, PVOID *ctx) {
     (void)o;
     (void)param;
     (void)ctx;
-    exit_fls[0] = FlsAlloc(exit_trampoline0);
-    exit_fls[1] = FlsAlloc(exit_trampoline1);
-    exit_fls[2] = FlsAlloc(exit_trampoline2);
+    exit_fls[0] = FlsAlloc(win32_exit_trampoline0);
+    exit_fls[1] = FlsAlloc(win32_exit_trampoline1);
+    exit_fls[2] = FlsAlloc(win32_exit_trampoline2);
     return TRUE;
 }
 
@@ -116,19 +116,19 @@ int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {
  * would find the storage gone). */
 static pthread_key_t exit_key[LUDUS__EXIT_HOOKS];
 static void (*exit_fn[LUDUS__EXIT_HOOKS])(void *);
-static void exit_trampoline0(void *arg) {
+static void win32_exit_trampoline0(void *arg) {
     __atomic_load_n(&exit_fn[0], __ATOMIC_ACQUIRE)(arg);
 }
-static void exit_trampoline1(void *arg) {
+static void win32_exit_trampoline1(void *arg) {
     __atomic_load_n(&exit_fn[1], __ATOMIC_ACQUIRE)(arg);
 }
-static void exit_trampoline2(void *arg) {
+static void win32_exit_trampoline2(void *arg) {
     __atomic_load_n(&exit_fn[2], __ATOMIC_ACQUIRE)(arg);
 }
-__attribute__((constructor(101))) static void exit_key_create(void) {
-    pthread_key_create(&exit_key[0], exit_trampoline0);
-    pthread_key_create(&exit_key[1], exit_trampoline1);
-    pthread_key_create(&exit_key[2], exit_trampoline2);
+__attribute__((constructor(101))) static void win32_exit_key_create(void) {
+    pthread_key_create(&exit_key[0], win32_exit_trampoline0);
+    pthread_key_create(&exit_key[1], win32_exit_trampoline1);
+    pthread_key_create(&exit_key[2], win32_exit_trampoline2);
 }
 
 int ludus__on_thread_exit(int which, void (*fn)(void *), void *arg) {

@@ -38,14 +38,14 @@ void ludus__crash_say(const char *text, size_t n) {
     _write(2, text, (unsigned)n);
 }
 
-typedef struct job {
+typedef struct crash_job {
     int signo;
     uint64_t tid;
     int64_t at_ns;
-} job;
+} crash_job;
 
-static DWORD WINAPI writer_main(LPVOID p) {
-    job *j = p;
+static DWORD WINAPI win32_crash_writer_main(LPVOID p) {
+    crash_job *j = p;
     InterlockedExchange(&writer_tid, (LONG)GetCurrentThreadId());
     if (ludus__crash_hook) ludus__crash_hook(LUDUS__CRASH_HOOK_WRITE);
     ludus__crash_writer fn = writer_fn;
@@ -53,8 +53,8 @@ static DWORD WINAPI writer_main(LPVOID p) {
     return 0;
 }
 
-static void write_claimed(job *j) {
-    HANDLE t = CreateThread(NULL, (SIZE_T)1 << 20, writer_main, j, 0, NULL);
+static void write_claimed(crash_job *j) {
+    HANDLE t = CreateThread(NULL, (SIZE_T)1 << 20, win32_crash_writer_main, j, 0, NULL);
     if (!t) {
         static const char msg[] = "ludus: crash: no capture written (no thread to write it)\n";
         ludus__crash_say(msg, sizeof msg - 1);
@@ -73,9 +73,9 @@ static void write_claimed(job *j) {
  * the system, which ends the process with the file whole. The claiming
  * thread crashing again inside its filter, or the writer thread crashing,
  * would wait for itself: they go on at once, ending the process unwritten. */
-static void write_capture(int signo) {
+static void win32_write_capture(int signo) {
     DWORD me = GetCurrentThreadId();
-    job j = {signo, me, ludus__mono_ns()};
+    crash_job j = {signo, me, ludus__mono_ns()};
     LONG first = InterlockedCompareExchange(&writing, (LONG)me, 0);
     if (first != 0) {
         if (first == (LONG)me || writer_tid == (LONG)me) return;
@@ -107,12 +107,12 @@ static int signal_of(DWORD code) {
 }
 
 static LONG WINAPI on_exception(EXCEPTION_POINTERS *ep) {
-    write_capture(signal_of(ep->ExceptionRecord->ExceptionCode));
+    win32_write_capture(signal_of(ep->ExceptionRecord->ExceptionCode));
     return old_filter ? old_filter(ep) : EXCEPTION_CONTINUE_SEARCH;
 }
 
 static void on_abort(int signo) {
-    write_capture(signo);
+    win32_write_capture(signo);
     signal(SIGABRT, old_abort == SIG_ERR ? SIG_DFL : old_abort);
     raise(SIGABRT);
 }

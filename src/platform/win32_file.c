@@ -25,7 +25,7 @@ int ludus__file_no_tmpfile; /* Windows has no unnamed temporary: always the name
 
 #define NAME_TRIES 100
 
-static unsigned long tmp_counter;
+static unsigned long win32_tmp_counter;
 
 int ludus__win32_errno(void) {
     return ludus__win32_errno_of(GetLastError());
@@ -63,7 +63,7 @@ static const char *base_of(const char *path) {
     return base;
 }
 
-static void release(ludus__file *f) {
+static void win32_file_release(ludus__file *f) {
     free(f->dest);
     free(f->tmp);
     f->dest = f->tmp = NULL;
@@ -88,13 +88,13 @@ int ludus__file_create(ludus__file *f, const char *path) {
     f->dest = malloc(n + 1);
     f->tmp = malloc(n + 64);
     if (!f->dest || !f->tmp) {
-        release(f);
+        win32_file_release(f);
         return -ENOMEM;
     }
     memcpy(f->dest, path, n + 1);
     int rc = -EEXIST;
     for (int tries = 0; tries < NAME_TRIES && rc == -EEXIST; tries++) {
-        unsigned long k = __atomic_fetch_add(&tmp_counter, 1ul, __ATOMIC_RELAXED);
+        unsigned long k = __atomic_fetch_add(&win32_tmp_counter, 1ul, __ATOMIC_RELAXED);
         snprintf(f->tmp, n + 64, "%.*s.%s.%d.%lu.ludus-tmp", (int)dn, path, path + dn, ludus__os_pid(), k);
         /* CREATE_NEW with FILE_FLAG_OPEN_REPARSE_POINT: a link planted at
          * the name (dangling or not) is an existing file, never followed
@@ -113,7 +113,7 @@ int ludus__file_create(ludus__file *f, const char *path) {
         }
         rc = f->fd >= 0 ? 0 : -EIO;
     }
-    if (rc != 0) release(f);
+    if (rc != 0) win32_file_release(f);
     return rc;
 }
 
@@ -139,7 +139,7 @@ int ludus__file_commit(ludus__file *f) {
     f->fd = -1;
     if (rc == 0 && f->tmp && !MoveFileExA(f->tmp, f->dest, MOVEFILE_REPLACE_EXISTING)) rc = -ludus__win32_errno();
     if (rc != 0 && f->tmp) _unlink(f->tmp);
-    release(f);
+    win32_file_release(f);
     return rc;
 }
 
@@ -159,7 +159,7 @@ int ludus__file_write_at(ludus__file *f, uint64_t off, const void *data, size_t 
 void ludus__file_abort(ludus__file *f) {
     if (f->fd >= 0) _close(f->fd);
     if (f->tmp) _unlink(f->tmp);
-    release(f);
+    win32_file_release(f);
 }
 
 /* ==== reading (file_read.h) ============================================== */

@@ -219,7 +219,7 @@ int ludus__live_path_absolute(const char *p) {
 
 /* The temporary for path written by process pid: ".BASE.PID.live-tmp" in
  * its directory. 0, or -EINVAL for a path that names no file. */
-static int tmp_name(char *out, size_t cap, const char *path, uint64_t pid) {
+static int live_map_tmp_name(char *out, size_t cap, const char *path, uint64_t pid) {
     const char *base = path;
     for (const char *p = path; *p; p++)
         if (*p == '/' || *p == '\\') base = p + 1;
@@ -234,7 +234,7 @@ int ludus__live_out_create(const char *path, ludus__live_out *o) {
     size_t len = strlen(path);
     if (len >= sizeof o->path) return -EINVAL;
     memcpy(o->path, path, len + 1);
-    int e = tmp_name(o->tmp, sizeof o->tmp, path, (uint64_t)GetCurrentProcessId());
+    int e = live_map_tmp_name(o->tmp, sizeof o->tmp, path, (uint64_t)GetCurrentProcessId());
     if (e) {
         o->tmp[0] = 0;
         return e;
@@ -285,7 +285,7 @@ int ludus__live_out_commit(ludus__live_out *o) {
 
 int ludus__live_out_remove_stale(const char *path, uint64_t pid) {
     char tmp[4200];
-    if (tmp_name(tmp, sizeof tmp, path, pid) != 0) return 0;
+    if (live_map_tmp_name(tmp, sizeof tmp, path, pid) != 0) return 0;
     DWORD a = GetFileAttributesA(tmp);
     if (a == INVALID_FILE_ATTRIBUTES || (a & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT))) return 0;
     return DeleteFileA(tmp) != 0; /* a link's own name, never its target */

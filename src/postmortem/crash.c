@@ -19,7 +19,7 @@ int (*ludus__crash_rolling)(int signo, uint64_t tid, int64_t at_ns, int in_copy,
 static struct {
     char path_pattern[4096];
     int format;
-} S;
+} crash_state;
 
 void ludus__capture_mark_crash(ludus_capture *c, int signo, uint64_t tid, int64_t at_ns) {
     c->crash.signal = signo;
@@ -48,9 +48,9 @@ static int write_capture(int signo, uint64_t tid, int64_t at_ns, char *path, siz
     ludus_capture *c = NULL;
     int rc = ludus__session_crash_end(&c); /* another thread may have been ending it */
     if (rc) return rc;
-    ludus__expand_pid(S.path_pattern, c->pid, path, cap); /* the crashed process's, not this copy's */
+    ludus__expand_pid(crash_state.path_pattern, c->pid, path, cap); /* the crashed process's, not this copy's */
     ludus__capture_mark_crash(c, signo, tid, at_ns);
-    rc = ludus_capture_save(c, S.format, 0, path);
+    rc = ludus_capture_save(c, crash_state.format, 0, path);
     ludus_capture_release(c);
     return rc;
 }
@@ -86,12 +86,12 @@ int ludus_crash_capture_begin(const ludus_crash_desc *desc) {
     else
         memset(&d, 0, sizeof d);
     const char *path = d.path ? d.path : "ludus-crash-%p.ludus";
-    if (strlen(path) >= sizeof S.path_pattern) return ludus__fail(LUDUS_EINVAL, "the path is too long");
+    if (strlen(path) >= sizeof crash_state.path_pattern) return ludus__fail(LUDUS_EINVAL, "the path is too long");
     int format = d.format ? d.format : ludus_format_from_path(path);
     if (format < LUDUS_FORMAT_JSON || format > LUDUS_FORMAT_LUDUS)
         return ludus__fail(LUDUS_EINVAL, "no format given and none named by the path's extension");
-    strcpy(S.path_pattern, path);
-    S.format = format;
+    strcpy(crash_state.path_pattern, path);
+    crash_state.format = format;
     int rc = ludus__crash_install(write_crash, d.timeout_ms ? d.timeout_ms : 10000);
     if (rc == 0) /* threads that register from now on get an alternate signal stack */
         __atomic_store_n(&ludus__reg.setup_hook, ludus__crash_thread_setup, __ATOMIC_RELEASE);

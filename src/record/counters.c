@@ -103,15 +103,15 @@ static struct {
        .ring_frames_wanted = LUDUS__RING_DEFAULT,
        .fork_once = LUDUS__ONCE_INIT};
 
-static void fork_install(void);
+static void counters_fork_install(void);
 
 static void lock(void) {
-    ludus__once_run(&L.fork_once, fork_install);
+    ludus__once_run(&L.fork_once, counters_fork_install);
     ludus__mutex_lock(&L.lock);
 }
 
 void ludus__counters_fork_install(void) {
-    ludus__once_run(&L.fork_once, fork_install);
+    ludus__once_run(&L.fork_once, counters_fork_install);
 }
 
 /* ---- shards ---- */
@@ -570,7 +570,7 @@ static void fork_lock(void) {
 static void fork_unlock(void) {
     ludus__mutex_unlock(&L.lock);
 }
-static void fork_install(void) {
+static void counters_fork_install(void) {
     ludus__on_fork(fork_lock, fork_unlock, fork_unlock);
 }
 void ludus__counters_crash_reset(void) {

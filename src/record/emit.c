@@ -297,7 +297,7 @@ static int make_room(ludus__thread_hot *t, ludus__thread_cold *c, unsigned need,
 }
 
 /* Writes one event of one or two slots at cur and advances it. */
-static ludus__event *put(ludus__thread_hot *t, uintptr_t word, unsigned nslots, uint64_t p0, uintptr_t p1) {
+static ludus__event *emit_put(ludus__thread_hot *t, uintptr_t word, unsigned nslots, uint64_t p0, uintptr_t p1) {
     ludus__event *e = (ludus__event *)slot_of(t);
     e[0].ticks = now_ticks();
     e[0].word = word;
@@ -323,7 +323,7 @@ static uintptr_t put_begin(ludus__thread_hot *t, ludus__thread_cold *c, const lu
         leave(t, c);
         return 0;
     }
-    ludus__event *e = put(t, (uintptr_t)site | LUDUS__K_BEGIN, 1, 0, 0);
+    ludus__event *e = emit_put(t, (uintptr_t)site | LUDUS__K_BEGIN, 1, 0, 0);
     leave(t, c);
     return (uintptr_t)e | LUDUS__K_END;
 }
@@ -353,7 +353,7 @@ void ludus__end_slow(uintptr_t token) {
         leave(t, c);
         return;
     }
-    put(t, token, 1, 0, 0); /* the token is the begin's address | LUDUS__K_END */
+    emit_put(t, token, 1, 0, 0); /* the token is the begin's address | LUDUS__K_END */
     leave(t, c);
 }
 
@@ -372,7 +372,7 @@ static int emit_slots(uintptr_t word, uint64_t p0, uintptr_t p1, unsigned nslots
         return 0;
     }
     if (flow) p0 = *flow = ((uint64_t)c->serial << 32) | (++c->flow_seq & 0xffffffffu);
-    put(t, word, nslots, p0, p1);
+    emit_put(t, word, nslots, p0, p1);
     leave(t, c);
     return 1;
 }
@@ -437,7 +437,7 @@ const ludus_site *ludus__emit_fiber_enter(const char *name) {
         leave(t, c);
         return NULL;
     }
-    put(t, (uintptr_t)site | LUDUS__KIND_FIBER, 2, 1u, 0);
+    emit_put(t, (uintptr_t)site | LUDUS__KIND_FIBER, 2, 1u, 0);
     __atomic_store_n(&c->spans, c->spans + 1, __ATOMIC_RELAXED);
     leave(t, c);
     return site;
@@ -456,7 +456,7 @@ void ludus__emit_fiber_leave(const ludus_site *fiber) {
         leave(t, c);
         return;
     }
-    put(t, (uintptr_t)fiber | LUDUS__KIND_FIBER, 2, 0u, 0);
+    emit_put(t, (uintptr_t)fiber | LUDUS__KIND_FIBER, 2, 0u, 0);
     leave(t, c);
 }
 
@@ -608,7 +608,7 @@ void ludus__span_begin(const ludus_site *site) {
         return;
     }
     if (make_room(t, c, 1, 0)) {
-        put(t, (uintptr_t)site | LUDUS__KIND_SPAN_BEGIN, 1, 0, 0);
+        emit_put(t, (uintptr_t)site | LUDUS__KIND_SPAN_BEGIN, 1, 0, 0);
         c->span[c->span_depth - 1].recorded = 1;
         __atomic_store_n(&c->spans, c->spans + 1, __ATOMIC_RELAXED);
     } else {
@@ -642,7 +642,7 @@ static void span_close(const ludus__span_ent *e, const ludus_site *explicit_site
         leave(t, c);
         return;
     }
-    put(t, (uintptr_t)explicit_site | LUDUS__KIND_SPAN_END, 1, 0, 0);
+    emit_put(t, (uintptr_t)explicit_site | LUDUS__KIND_SPAN_END, 1, 0, 0);
     leave(t, c);
 }
 

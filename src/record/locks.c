@@ -36,7 +36,7 @@ typedef struct lock_slot {
 static struct {
     lock_slot table[LOCK_SLOTS];
     uint64_t refused; /* atomic */
-} S;
+} locks_state;
 /* The category of every named lock's wait, one address: the name tables
  * compare categories by address. */
 static const char lock_category[] = LUDUS_LOCK_CATEGORY;
@@ -58,7 +58,7 @@ static uint32_t first_slot(uintptr_t key) {
 #define NEXT(i) (((i) + 1u) & (LOCK_SLOTS - 1u))
 
 static void refuse(void) {
-    __atomic_fetch_add(&S.refused, 1u, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&locks_state.refused, 1u, __ATOMIC_RELAXED);
     if (ludus__load_armed()) __atomic_fetch_add(&ludus__sess.interner_drops, 1u, __ATOMIC_RELAXED);
 }
 
@@ -66,9 +66,9 @@ static void refuse(void) {
 static lock_slot *find(uintptr_t k) {
     uint32_t i = first_slot(k);
     for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
-        uintptr_t key = __atomic_load_n(&S.table[i].key, __ATOMIC_ACQUIRE);
+        uintptr_t key = __atomic_load_n(&locks_state.table[i].key, __ATOMIC_ACQUIRE);
         if (key == EMPTY) return NULL;
-        if (key == k) return &S.table[i];
+        if (key == k) return &locks_state.table[i];
     }
     return NULL;
 }
@@ -123,13 +123,14 @@ static int read_name(uintptr_t k, char *out) {
 static __thread struct {
     char name[NAME_MAX_BYTES + 1];
     ludus_site site;
-} T;
+} locks_thread;
 
 const ludus_site *ludus_lock_site(const void *lock) {
     uintptr_t k = (uintptr_t)lock;
-    if (k == EMPTY || k == TOMB || !read_name(k, T.name)) return NULL;
-    T.site = (ludus_site){T.name, "", "", LUDUS_LOCK_CATEGORY, 0, LUDUS_SITE_TEXT | LUDUS_SITE_DYNAMIC};
-    return &T.site;
+    if (k == EMPTY || k == TOMB || !read_name(k, locks_thread.name)) return NULL;
+    locks_thread.site =
+        (ludus_site){locks_thread.name, "", "", LUDUS_LOCK_CATEGORY, 0, LUDUS_SITE_TEXT | LUDUS_SITE_DYNAMIC};
+    return &locks_thread.site;
 }
 
 int ludus_lock_name(const void *lock, const char *name) {
@@ -144,15 +145,16 @@ int ludus_lock_name(const void *lock, const char *name) {
     /* The first free slot (empty or forgotten) on the lock's probe path. */
     uint32_t i = first_slot(k);
     for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
-        uintptr_t key = __atomic_load_n(&S.table[i].key, __ATOMIC_ACQUIRE);
+        uintptr_t key = __atomic_load_n(&locks_state.table[i].key, __ATOMIC_ACQUIRE);
         while (key == EMPTY || key == TOMB) {
-            if (__atomic_compare_exchange_n(&S.table[i].key, &key, k, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-                put_name(&S.table[i], name);
+            if (__atomic_compare_exchange_n(&locks_state.table[i].key, &key, k, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                put_name(&locks_state.table[i], name);
                 return 0;
             }
         }
         if (key == k) { /* named at the same moment by another thread: the last name wins */
-            put_name(&S.table[i], name);
+            put_name(&locks_state.table[i], name);
             return 0;
         }
     }
@@ -166,17 +168,18 @@ int ludus_lock_forget(const void *lock) {
     int found = 0;
     uint32_t i = first_slot(k);
     for (uint32_t n = 0; n < LOCK_SLOTS; n++, i = NEXT(i)) {
-        uintptr_t key = __atomic_load_n(&S.table[i].key, __ATOMIC_ACQUIRE);
+        uintptr_t key = __atomic_load_n(&locks_state.table[i].key, __ATOMIC_ACQUIRE);
         if (key == EMPTY) break;
         if (key != k) continue;
         /* a reader that read the name before this sees the key change */
-        if (__atomic_compare_exchange_n(&S.table[i].key, &key, TOMB, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) found = 1;
+        if (__atomic_compare_exchange_n(&locks_state.table[i].key, &key, TOMB, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            found = 1;
     }
     return found ? 0 : LUDUS_ENODATA;
 }
 
 uint64_t ludus_lock_names_refused(void) {
-    return __atomic_load_n(&S.refused, __ATOMIC_RELAXED);
+    return __atomic_load_n(&locks_state.refused, __ATOMIC_RELAXED);
 }
 
 uintptr_t ludus__lock_wait_begin(const void *lock, const ludus_site *site, unsigned kind) {

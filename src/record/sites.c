@@ -56,7 +56,7 @@ static struct {
     uint32_t key[REG_SLOTS];
     ludus__arena strings;
     ludus__mutex lock;
-} S = {.lock = LUDUS__MUTEX_INIT};
+} sites_state = {.lock = LUDUS__MUTEX_INIT};
 
 static uint32_t desc_hash(const ludus_site_desc *d) {
     uint32_t h = LUDUS__FNV_BASIS;
@@ -67,7 +67,7 @@ static uint32_t desc_hash(const ludus_site_desc *d) {
 }
 
 static ludus_site *reg_site(uint32_t index) {
-    return &S.block[index / REG_BLOCK][index % REG_BLOCK];
+    return &sites_state.block[index / REG_BLOCK][index % REG_BLOCK];
 }
 
 static int same(const ludus_site *s, const ludus_site_desc *d) {
@@ -77,9 +77,9 @@ static int same(const ludus_site *s, const ludus_site_desc *d) {
 
 static uint32_t reg_lookup(const ludus_site_desc *d, uint32_t h) {
     for (uint32_t i = h & (REG_SLOTS - 1);; i = (i + 1) & (REG_SLOTS - 1)) {
-        uint32_t id = __atomic_load_n(&S.slot[i], __ATOMIC_ACQUIRE);
+        uint32_t id = __atomic_load_n(&sites_state.slot[i], __ATOMIC_ACQUIRE);
         if (id == 0) return 0;
-        if (S.key[i] == h && same(reg_site(id - 1), d)) return id;
+        if (sites_state.key[i] == h && same(reg_site(id - 1), d)) return id;
     }
 }
 
@@ -92,25 +92,25 @@ uint32_t ludus_site_register(const ludus_site_desc *d) {
     uint32_t id = reg_lookup(d, h);
     if (id) return id;
     ludus__lib_enter();
-    ludus__mutex_lock(&S.lock);
+    ludus__mutex_lock(&sites_state.lock);
     id = reg_lookup(d, h);
     if (!id) {
-        uint32_t n = S.count;
+        uint32_t n = sites_state.count;
         int ok = n < REG_MAX;
-        if (ok && !S.block[n / REG_BLOCK]) {
-            S.block[n / REG_BLOCK] = ludus__calloc(REG_BLOCK, sizeof(ludus_site));
-            ok = S.block[n / REG_BLOCK] != NULL;
+        if (ok && !sites_state.block[n / REG_BLOCK]) {
+            sites_state.block[n / REG_BLOCK] = ludus__calloc(REG_BLOCK, sizeof(ludus_site));
+            ok = sites_state.block[n / REG_BLOCK] != NULL;
         }
         const char *name = NULL, *cat = NULL, *file = NULL;
         if (ok) {
-            S.strings.limit = REG_STRINGS_LIMIT;
-            name = arena_copy(&S.strings, d->name);
-            cat = arena_copy(&S.strings, d->category);
-            file = arena_copy(&S.strings, d->file);
+            sites_state.strings.limit = REG_STRINGS_LIMIT;
+            name = arena_copy(&sites_state.strings, d->name);
+            cat = arena_copy(&sites_state.strings, d->category);
+            file = arena_copy(&sites_state.strings, d->file);
             ok = name != ARENA_FULL && cat != ARENA_FULL && file != ARENA_FULL;
         }
         if (!ok) {
-            ludus__mutex_unlock(&S.lock);
+            ludus__mutex_unlock(&sites_state.lock);
             ludus__lib_leave();
             count_refusal();
             return 0;
@@ -123,25 +123,25 @@ uint32_t ludus_site_register(const ludus_site_desc *d) {
         s->line = d->line;
         s->flags = LUDUS_SITE_DYNAMIC | LUDUS_SITE_TEXT;
         id = n + 1;
-        __atomic_store_n(&S.count, n + 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&sites_state.count, n + 1, __ATOMIC_RELEASE);
         uint32_t i = h & (REG_SLOTS - 1);
-        while (S.slot[i]) i = (i + 1) & (REG_SLOTS - 1);
-        S.key[i] = h;
-        __atomic_store_n(&S.slot[i], id, __ATOMIC_RELEASE);
+        while (sites_state.slot[i]) i = (i + 1) & (REG_SLOTS - 1);
+        sites_state.key[i] = h;
+        __atomic_store_n(&sites_state.slot[i], id, __ATOMIC_RELEASE);
     }
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&sites_state.lock);
     ludus__lib_leave();
     return id;
 }
 
 void ludus__sites_fork_lock(void) {
-    ludus__mutex_lock(&S.lock);
+    ludus__mutex_lock(&sites_state.lock);
 }
 void ludus__sites_fork_unlock(void) {
-    ludus__mutex_unlock(&S.lock);
+    ludus__mutex_unlock(&sites_state.lock);
 }
 void ludus__sites_fork_reset(void) {
-    ludus__mutex_init(&S.lock);
+    ludus__mutex_init(&sites_state.lock);
 }
 
 uint32_t ludus_site_intern(const char *name) {
@@ -150,7 +150,7 @@ uint32_t ludus_site_intern(const char *name) {
 }
 
 const ludus_site *ludus__site_by_id(uint32_t id) {
-    if (id == 0 || id > __atomic_load_n(&S.count, __ATOMIC_ACQUIRE)) return NULL;
+    if (id == 0 || id > __atomic_load_n(&sites_state.count, __ATOMIC_ACQUIRE)) return NULL;
     return reg_site(id - 1);
 }
 

@@ -65,24 +65,24 @@ static void fork_parent(void) {
     ludus__lib_leave();
 }
 
-static void fork_child(void) {
+static void threads_fork_child(void) {
     ludus__registry_after_fork(); /* re-initialises the registry lock */
     ludus__sites_fork_reset();
     ludus__lib_leave();
 }
 
-static void fork_install(void) {
-    ludus__on_fork(fork_prepare, fork_parent, fork_child);
+static void threads_fork_install(void) {
+    ludus__on_fork(fork_prepare, fork_parent, threads_fork_child);
 }
 
 void ludus__registry_fork_install(void) {
-    ludus__once_run(&ludus__reg.fork_once, fork_install);
+    ludus__once_run(&ludus__reg.fork_once, threads_fork_install);
 }
 
 int ludus__register_self(const char *name) {
     ludus__thread_cold *c = &ludus__cold;
     if (c->dead) return ludus__fail(LUDUS_EINVAL, "the thread is exiting");
-    ludus__once_run(&ludus__reg.fork_once, fork_install);
+    ludus__once_run(&ludus__reg.fork_once, threads_fork_install);
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
     if (c->record >= 0) { /* already registered: rename */

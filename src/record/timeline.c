@@ -198,24 +198,24 @@ void ludus__rec_async_end(uint32_t track, uint64_t id) {
 static __thread struct {
     const ludus_site *fiber;
     uint32_t gen;
-} T;
+} timeline_thread;
 
 static uint32_t armed_gen(void) {
     return ludus__armed_gen(ludus__load_armed());
 }
 
 void ludus__rec_fiber_enter(const char *name) {
-    if (T.fiber) ludus__rec_fiber_leave();
+    if (timeline_thread.fiber) ludus__rec_fiber_leave();
     if (LUDUS__LIKELY(ludus__load_armed() == 0) || !name || !*name) return;
     const ludus_site *s = ludus__emit_fiber_enter(name);
     if (s) {
-        T.fiber = s;
-        T.gen = armed_gen();
+        timeline_thread.fiber = s;
+        timeline_thread.gen = armed_gen();
     }
 }
 
 void ludus__rec_fiber_leave(void) {
-    const ludus_site *s = T.fiber;
-    T.fiber = NULL;
-    if (s && T.gen == armed_gen()) ludus__emit_fiber_leave(s); /* its site is that capture's */
+    const ludus_site *s = timeline_thread.fiber;
+    timeline_thread.fiber = NULL;
+    if (s && timeline_thread.gen == armed_gen()) ludus__emit_fiber_leave(s); /* its site is that capture's */
 }

@@ -57,7 +57,7 @@ struct ludus__pool_file {
     uint64_t done_off;           /* pieces before it are complete and scanned */
     int pid;                     /* the process that created the file (a child after fork never removes it) */
     ludus__file_id id;           /* the file created (another put at its path since is not removed) */
-    ludus__pool_file *next_open; /* the files open, removed at exit (S.open_lock) */
+    ludus__pool_file *next_open; /* the files open, removed at exit (pool_file_state.open_lock) */
 };
 
 #ifdef EDQUOT
@@ -78,13 +78,13 @@ static struct {
     ludus__once exit_once;
     ludus__pool_file *journaling; /* the file whose journal takes names at registration (registry lock) */
     char journal_text[4][4097];   /* the journal thread's only (one pool file at a time) */
-} S = {.open_lock = LUDUS__MUTEX_INIT, .exit_once = LUDUS__ONCE_INIT};
+} pool_file_state = {.open_lock = LUDUS__MUTEX_INIT, .exit_once = LUDUS__ONCE_INIT};
 
 static void remove_at_exit(void) {
-    ludus__mutex_lock(&S.open_lock);
-    for (ludus__pool_file *f = S.open_files; f; f = f->next_open)
+    ludus__mutex_lock(&pool_file_state.open_lock);
+    for (ludus__pool_file *f = pool_file_state.open_files; f; f = f->next_open)
         if (f->pid == ludus__os_pid()) ludus__file_remove_created(f->path, &f->id);
-    ludus__mutex_unlock(&S.open_lock);
+    ludus__mutex_unlock(&pool_file_state.open_lock);
 }
 
 static void install_exit(void) {
@@ -92,27 +92,27 @@ static void install_exit(void) {
 }
 
 static void open_list_add(ludus__pool_file *f) {
-    ludus__once_run(&S.exit_once, install_exit);
-    ludus__mutex_lock(&S.open_lock);
-    f->next_open = S.open_files;
-    S.open_files = f;
-    ludus__mutex_unlock(&S.open_lock);
+    ludus__once_run(&pool_file_state.exit_once, install_exit);
+    ludus__mutex_lock(&pool_file_state.open_lock);
+    f->next_open = pool_file_state.open_files;
+    pool_file_state.open_files = f;
+    ludus__mutex_unlock(&pool_file_state.open_lock);
 }
 
 static void open_list_remove(ludus__pool_file *f) {
-    ludus__mutex_lock(&S.open_lock);
-    for (ludus__pool_file **p = &S.open_files; *p; p = &(*p)->next_open)
+    ludus__mutex_lock(&pool_file_state.open_lock);
+    for (ludus__pool_file **p = &pool_file_state.open_files; *p; p = &(*p)->next_open)
         if (*p == f) {
             *p = f->next_open;
             break;
         }
-    ludus__mutex_unlock(&S.open_lock);
+    ludus__mutex_unlock(&pool_file_state.open_lock);
 }
 
 /* After fork: the lock may have been held by another thread of the
  * parent. The list stays (its files are the parent's: pid tells). */
 void ludus__pool_files_after_fork(void) {
-    ludus__mutex_init(&S.open_lock);
+    ludus__mutex_init(&pool_file_state.open_lock);
 }
 
 int ludus__pool_file_create(const char *path, uint64_t pool_bytes, ludus__pool_file **out, void **pool) {
@@ -272,7 +272,8 @@ static long read_string(const char *p, char *out, size_t cap) {
 
 static void journal_site(ludus__pool_file *f, uintptr_t key) {
     uint32_t len[4] = {0, 0, 0, 0};
-    const char *s[4] = {S.journal_text[0], S.journal_text[1], S.journal_text[2], S.journal_text[3]};
+    const char *s[4] = {pool_file_state.journal_text[0], pool_file_state.journal_text[1],
+                        pool_file_state.journal_text[2], pool_file_state.journal_text[3]};
     struct {
         uint64_t key;
         uint32_t line, flags, len[4];
@@ -280,7 +281,8 @@ static void journal_site(ludus__pool_file *f, uintptr_t key) {
     memset(&a, 0, sizeof a);
     a.key = key;
     if (key & 1) { /* a flow's name */
-        long n = read_string(LUDUS__FLOW_NAME_PTR(key), S.journal_text[0], sizeof S.journal_text[0]);
+        long n = read_string(LUDUS__FLOW_NAME_PTR(key), pool_file_state.journal_text[0],
+                             sizeof pool_file_state.journal_text[0]);
         if (n < 0) return;
         len[0] = (uint32_t)n;
         a.flags = LUDUS__PF_SITE_FLOW;
@@ -289,7 +291,9 @@ static void journal_site(ludus__pool_file *f, uintptr_t key) {
         if (ludus__memory_read_checked((const void *)key, &site, sizeof site) != 0) return;
         const char *from[4] = {site.name, site.function, site.file, site.category};
         for (int i = 0; i < 4; i++) {
-            long n = from[i] ? read_string(from[i], S.journal_text[i], sizeof S.journal_text[i]) : 0;
+            long n = from[i]
+                         ? read_string(from[i], pool_file_state.journal_text[i], sizeof pool_file_state.journal_text[i])
+                         : 0;
             if (n < 0) return; /* not a site after all */
             len[i] = (uint32_t)n;
         }
@@ -297,7 +301,7 @@ static void journal_site(ludus__pool_file *f, uintptr_t key) {
         a.flags = (site.category ? LUDUS__PF_SITE_HAS_CATEGORY : 0u) |
                   ((site.flags & LUDUS_SITE_TEXT) || !site.name ? LUDUS__PF_SITE_TEXT : 0u);
         if (!site.name) { /* LUDUS_PROFILE_FUNCTION: the function's name, as written */
-            memcpy(S.journal_text[0], S.journal_text[1], len[1]);
+            memcpy(pool_file_state.journal_text[0], pool_file_state.journal_text[1], len[1]);
             len[0] = len[1];
         }
     }
@@ -439,7 +443,7 @@ static void calibrate(ludus__pool_file *f) {
  * right after keeps it (a rename is written again: the last counts). The
  * registration is the slow path; the events' path is untouched. */
 static void on_named(const ludus__thread_record *r) {
-    ludus__pool_file *f = S.journaling;
+    ludus__pool_file *f = pool_file_state.journaling;
     pf_thread *t = f ? thread_entry(f, r->serial) : NULL;
     if (!t) return; /* out of memory: the next pass names it */
     t->named = 0;
@@ -484,7 +488,7 @@ void ludus__pool_file_start(ludus__pool_file *f, uint32_t gen, int clock_tsc, lu
     /* names from now on at registration; the threads registered before, now */
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
-    __atomic_store_n(&S.journaling, f, __ATOMIC_RELAXED);
+    __atomic_store_n(&pool_file_state.journaling, f, __ATOMIC_RELAXED);
     ludus__reg.named_hook = on_named;
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
@@ -498,13 +502,13 @@ void ludus__pool_file_start(ludus__pool_file *f, uint32_t gen, int clock_tsc, lu
 /* No name goes to f's journal from now on (in a child after fork or a
  * crash copy: no other thread runs, the lock may be the dead ones'). */
 static void stop_naming(ludus__pool_file *f, int locked) {
-    if (__atomic_load_n(&S.journaling, __ATOMIC_RELAXED) != f) return;
+    if (__atomic_load_n(&pool_file_state.journaling, __ATOMIC_RELAXED) != f) return;
     if (locked) {
         ludus__lib_enter();
         ludus__mutex_lock(&ludus__reg.lock);
     }
     ludus__reg.named_hook = NULL;
-    __atomic_store_n(&S.journaling, NULL, __ATOMIC_RELAXED);
+    __atomic_store_n(&pool_file_state.journaling, NULL, __ATOMIC_RELAXED);
     if (locked) {
         ludus__mutex_unlock(&ludus__reg.lock);
         ludus__lib_leave();
@@ -524,7 +528,7 @@ void ludus__pool_file_stop(ludus__pool_file *f, int ended) {
     if (ended) f->h->ended = 1;
 }
 
-static void release(ludus__pool_file *f) {
+static void pool_release(ludus__pool_file *f) {
     ludus__mutex_destroy(&f->jlock);
     ludus__free(f->seen);
     ludus__free(f->thr);
@@ -539,7 +543,7 @@ void ludus__pool_file_close(ludus__pool_file *f) {
     /* its capture was released: nothing to recover */
     if (f->pid == ludus__os_pid()) ludus__file_remove_created(f->path, &f->id);
     open_list_remove(f);
-    release(f);
+    pool_release(f);
 }
 
 const char *ludus__pool_file_path(const ludus__pool_file *f) {
@@ -557,5 +561,5 @@ void ludus__pool_file_forget(ludus__pool_file *f) {
     stop_naming(f, 0);
     ludus__file_unmap(f->map, f->map_bytes);
     open_list_remove(f);
-    release(f);
+    pool_release(f);
 }

@@ -23,10 +23,10 @@
  * space is 2^47): a request beyond it is an overflow, not an allocation. */
 #define MAX_POOL_BYTES ((uint64_t)1 << 46)
 
-/* Where begin and end are (S.phase, written by the thread running them),
+/* Where begin and end are (session_state.phase, written by the thread running them),
  * for the copy of a crashed process in which that thread is not: while
  * ENDING the session is whole and the end can be run again from the start
- * (publishing a thread twice publishes it the same); once ENDED, S.ending
+ * (publishing a thread twice publishes it the same); once ENDED, session_state.ending
  * holds all of it and is the capture the crash ends. */
 enum { PH_IDLE, PH_ENDING, PH_ENDED };
 
@@ -58,7 +58,7 @@ static struct {
     ludus__stream *stream;             /* desc.stream_path: the running capture's writer (stream.c) */
     ludus_stream_result stream_result; /* the last streamed capture's, once ended */
     int has_stream_result;
-} S;
+} session_state;
 
 /* The control lock (session.h, "the recorder's one owner"). */
 static ludus__mutex control = LUDUS__MUTEX_INIT;
@@ -66,29 +66,29 @@ void (*ludus__rolling_yield)(void);
 
 void ludus__control_lock(void) {
     ludus__mutex_lock(&control);
-    __atomic_store_n(&S.controlling, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&session_state.controlling, 1, __ATOMIC_RELEASE);
 }
 
 void ludus__control_unlock(void) {
-    __atomic_store_n(&S.controlling, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&session_state.controlling, 0, __ATOMIC_RELEASE);
     ludus__mutex_unlock(&control);
 }
 
 int ludus__owner(void) {
-    return __atomic_load_n(&S.owner, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&session_state.owner, __ATOMIC_ACQUIRE);
 }
 
 void ludus__session_rolling(int on) {
-    __atomic_store_n(&S.rolling_owns, on, __ATOMIC_RELEASE);
+    __atomic_store_n(&session_state.rolling_owns, on, __ATOMIC_RELEASE);
 }
 
 int ludus__rolling_owns_session(void) {
-    return __atomic_load_n(&S.rolling_owns, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&session_state.rolling_owns, __ATOMIC_ACQUIRE);
 }
 
 /* The generation the next capture gets: 1 .. 2^30-1, never 0. */
 static uint32_t next_gen(void) {
-    return S.gen_counter % 0x3fffffffu + 1;
+    return session_state.gen_counter % 0x3fffffffu + 1;
 }
 static void resolve_late(ludus_capture *c);
 static void resolve_pending_late(void);
@@ -96,7 +96,7 @@ static void resolve_pending_late(void);
 /* A test hook (tests/unit/test_crash.c): stops begin and end at each step. */
 void (*ludus__session_step)(int step);
 
-static void step(int k) {
+static void session_step(int k) {
     void (*f)(int) = __atomic_load_n(&ludus__session_step, __ATOMIC_ACQUIRE);
     if (f) f(k);
 }
@@ -116,18 +116,18 @@ void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_capture_des
 }
 
 int ludus_capture_active(void) { /* the program's: a watcher's is not its */
-    return __atomic_load_n(&S.active, __ATOMIC_ACQUIRE) && ludus__owner() == LUDUS__OWNER_PROGRAM;
+    return __atomic_load_n(&session_state.active, __ATOMIC_ACQUIRE) && ludus__owner() == LUDUS__OWNER_PROGRAM;
 }
 
 ludus_capture *ludus__last_capture(void) {
-    return S.last;
+    return session_state.last;
 }
 
 int ludus_capture_last(ludus_capture **out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     *out = NULL;
     ludus__control_lock();
-    ludus_capture *c = S.last;
+    ludus_capture *c = session_state.last;
     if (c) ludus_capture_retain(c);
     ludus__control_unlock();
     if (!c) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
@@ -168,7 +168,7 @@ static void *steal_pool_of(ludus_capture *c, uint64_t bytes, const ludus_allocat
 }
 
 static void *steal_pool(uint64_t bytes, const ludus_allocator *al, int mapped, ludus__prefault **pf, size_t *faulted) {
-    return steal_pool_of(S.last, bytes, al, mapped, pf, faulted);
+    return steal_pool_of(session_state.last, bytes, al, mapped, pf, faulted);
 }
 
 static void pool_free(void *mem, uint64_t bytes, int mapped, const ludus_allocator *al, ludus__pool_file *pf) {
@@ -311,7 +311,7 @@ static void begin_arm(ludus__begin_prep *p, int owner) {
     int use_tsc = p->use_tsc;
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
-    step(LUDUS__STEP_ARMING);
+    session_step(LUDUS__STEP_ARMING);
     ludus__session *s = &ludus__sess;
     memset(s, 0, sizeof *s);
     s->desc = d;
@@ -327,18 +327,18 @@ static void begin_arm(ludus__begin_prep *p, int owner) {
     s->pool.begin_limit = bytes > reserve ? bytes - reserve : 0;
     s->pool.chunk_bytes = d.chunk_bytes;
     s->pool.next = 0;
-    S.faulted = p->faulted;
+    session_state.faulted = p->faulted;
     s->names = p->names;
     s->pid = p->pid;
     memcpy(s->process_name, p->process_name, sizeof s->process_name);
-    S.pool_mapped = p->mapped;
-    S.pool_file = p->pool_file;
+    session_state.pool_mapped = p->mapped;
+    session_state.pool_file = p->pool_file;
     s->stream_hand = ludus__stream_hand;
     s->stream = p->stream; /* producers hand pieces to it from the first */
-    S.stream = p->stream;
+    session_state.stream = p->stream;
     __atomic_store_n(&ludus__reg.unregistered_drops, 0u, __ATOMIC_RELAXED);
-    S.refused0 = ludus__live_refused();
-    S.lost0 = ludus__live_lost_adds();
+    session_state.refused0 = ludus__live_refused();
+    session_state.lost0 = ludus__live_lost_adds();
 
     s->join_membarrier = p->membarrier_ok;
     int slow = !s->join_membarrier || !use_tsc || !LUDUS__INLINE_CLOCK;
@@ -349,49 +349,51 @@ static void begin_arm(ludus__begin_prep *p, int owner) {
     s->slow = slow;
     s->clock_tsc = use_tsc;
     ludus__clock_is_tsc = use_tsc;
-    S.gen_counter = next_gen();
-    s->gen = S.gen_counter;
+    session_state.gen_counter = next_gen();
+    s->gen = session_state.gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!use_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
     /* GPU samples handed over from now on are this capture's */
     ludus__gpu_capture_begin(s->begin_point.ns, (s->desc.record & LUDUS_RECORD_GPU) != 0);
-    __atomic_store_n(&S.owner, owner, __ATOMIC_RELEASE);
-    __atomic_store_n(&S.active, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&session_state.owner, owner, __ATOMIC_RELEASE);
+    __atomic_store_n(&session_state.active, 1, __ATOMIC_RELEASE);
     if (s->desc.record & LUDUS_RECORD_CPU) /* a GPU-only capture leaves the recorder disarmed */
         __atomic_store_n(&ludus__armed, s->gen | (slow ? LUDUS__ARMED_SLOW : 0u), __ATOMIC_SEQ_CST);
-    step(LUDUS__STEP_ARMED);
+    session_step(LUDUS__STEP_ARMED);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     /* The library's reference to the previous capture goes now (a caller
      * that took one keeps it), once armed: the program's, never a guest's. */
-    if (S.last && owner == LUDUS__OWNER_PROGRAM) {
-        ludus_capture *old = S.last;
-        S.last = NULL;
+    if (session_state.last && owner == LUDUS__OWNER_PROGRAM) {
+        ludus_capture *old = session_state.last;
+        session_state.last = NULL;
         ludus_capture_release(old);
     }
     /* Faults the pool in ahead of the producers; started once armed, so
      * begin does not wait for a thread to start. */
-    S.prefault = d.prefault == LUDUS_PREFAULT_AHEAD
-                     ? ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next)
-                     : NULL;
-    __atomic_store_n(&s->pool.faulter, S.prefault, __ATOMIC_RELEASE); /* producers wake it from now on */
-    if (S.pool_file)
-        ludus__pool_file_start(S.pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name, &s->pool.next);
-    if (S.stream) ludus__stream_start(S.stream, s);
+    session_state.prefault = d.prefault == LUDUS_PREFAULT_AHEAD
+                                 ? ludus__prefault_start(mem, (size_t)bytes, p->faulted, &s->pool.next)
+                                 : NULL;
+    __atomic_store_n(&s->pool.faulter, session_state.prefault, __ATOMIC_RELEASE); /* producers wake it from now on */
+    if (session_state.pool_file)
+        ludus__pool_file_start(session_state.pool_file, s->gen, use_tsc, s->begin_point, s->pid, s->process_name,
+                               &s->pool.next);
+    if (session_state.stream) ludus__stream_start(session_state.stream, s);
 }
 
 int ludus__capture_begin_locked(const ludus_capture_desc *desc, int owner) {
-    if (ludus__owner() != LUDUS__OWNER_NONE || __atomic_load_n(&S.active, __ATOMIC_ACQUIRE))
+    if (ludus__owner() != LUDUS__OWNER_NONE || __atomic_load_n(&session_state.active, __ATOMIC_ACQUIRE))
         return ludus__fail(LUDUS_EBUSY, "a capture is already active");
     ludus__fork_session_install();
     resolve_pending_late(); /* before any thread can attach again */
     /* A pool file is never replaced: when the last capture (held by the
      * library only) still has the file of this path, it goes first. */
-    if (owner == LUDUS__OWNER_PROGRAM && desc && desc->pool_file && S.last &&
-        __atomic_load_n(&S.last->refs, __ATOMIC_ACQUIRE) == 1 && ludus__pool_file_path(S.last->pool.file) &&
-        strcmp(ludus__pool_file_path(S.last->pool.file), desc->pool_file) == 0) {
-        ludus_capture *old = S.last;
-        S.last = NULL;
+    if (owner == LUDUS__OWNER_PROGRAM && desc && desc->pool_file && session_state.last &&
+        __atomic_load_n(&session_state.last->refs, __ATOMIC_ACQUIRE) == 1 &&
+        ludus__pool_file_path(session_state.last->pool.file) &&
+        strcmp(ludus__pool_file_path(session_state.last->pool.file), desc->pool_file) == 0) {
+        ludus_capture *old = session_state.last;
+        session_state.last = NULL;
         ludus_capture_release(old);
     }
     ludus__begin_prep p;
@@ -429,7 +431,7 @@ int ludus__guest_capture_begin(const ludus_capture_desc *desc) {
  * beyond the cursor published for it. */
 static uintptr_t join_thread(const ludus__thread_record *r, int *late) {
     *late = 0;
-    if (S.crashed) /* nothing moves: published as it stopped (its event in flight lost and counted) */
+    if (session_state.crashed) /* nothing moves: published as it stopped (its event in flight lost and counted) */
         return __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE);
     for (unsigned spins = 0;; spins++) {
         uintptr_t cur = __atomic_load_n(&r->hot->cur, __ATOMIC_ACQUIRE);
@@ -459,17 +461,17 @@ static void convert_thread(ludus_capture *c, ludus__cap_thread *th, const ludus_
 }
 
 /* Ends the capture: stores 0 in armed, joins the producers, publishes. The
- * program's capture becomes the last (S.last); a guest's goes to *guest
+ * program's capture becomes the last (session_state.last); a guest's goes to *guest
  * (NULL: released). */
 static void thread_leaving(const ludus__thread_record *r);
 
 static int end_capture(ludus_capture **guest) {
     if (guest) *guest = NULL;
-    if (!S.active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
+    if (!session_state.active) return ludus__fail(LUDUS_ENOCAPTURE, "no capture is active");
     ludus__session *s = &ludus__sess;
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
-    __atomic_store_n(&S.phase, PH_ENDING, __ATOMIC_RELEASE);
+    __atomic_store_n(&session_state.phase, PH_ENDING, __ATOMIC_RELEASE);
     uint32_t gen = s->gen;
     uint32_t high = ludus__reg.high;
     __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
@@ -483,7 +485,7 @@ static int end_capture(ludus_capture **guest) {
     /* Slow mode: the stores above and the loads of in_slow below are
      * sequentially consistent, as the producers' are (emit.c). */
     if (s->join_membarrier) ludus__membarrier();
-    step(LUDUS__STEP_ENDING);
+    session_step(LUDUS__STEP_ENDING);
 
     uint32_t n = 0, nlive = 0;
     for (uint32_t i = 0; i < high; i++) nlive += ludus__reg.rec[i].state == LUDUS__REC_LIVE;
@@ -518,13 +520,13 @@ static int end_capture(ludus_capture **guest) {
     }
     for (uint32_t i = s->retired_head; i < s->nretired && fin; i++) fin[n++] = s->retired[i];
     uint64_t unregistered = __atomic_load_n(&ludus__reg.unregistered_drops, __ATOMIC_RELAXED);
-    step(LUDUS__STEP_PUBLISHED);
+    session_step(LUDUS__STEP_PUBLISHED);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
     ludus__calib_point end_point = ludus__calibrate_point();
     __atomic_store_n(&s->pool.faulter, NULL, __ATOMIC_RELEASE);
-    ludus__prefault_request_stop(S.prefault); /* no more events: stop faulting pages in */
-    ludus__pool_file_stop(S.pool_file, 1);    /* the capture object holds it all now */
+    ludus__prefault_request_stop(session_state.prefault); /* no more events: stop faulting pages in */
+    ludus__pool_file_stop(session_state.pool_file, 1);    /* the capture object holds it all now */
 
     ludus_capture *c = fin && strag && late ? ludus__capture_new(&ludus__memory_source) : NULL;
     ludus__cap_thread *threads = c ? ludus__calloc(n ? n : 1, sizeof *threads) : NULL;
@@ -543,11 +545,11 @@ static int end_capture(ludus_capture **guest) {
         c->categories = s->categories;
         c->pool.mem = s->pool_mem;
         c->pool.bytes = s->pool.bytes;
-        c->pool.mapped = S.pool_mapped;
-        c->pool.file = S.pool_file;
+        c->pool.mapped = session_state.pool_mapped;
+        c->pool.file = session_state.pool_file;
         c->pool.allocator = s->desc.allocator;
-        c->pool.prefault = S.prefault;
-        c->pool.prefault_done = S.faulted;
+        c->pool.prefault = session_state.prefault;
+        c->pool.prefault_done = session_state.faulted;
         c->pool.names = s->names;
         c->ring = __atomic_load_n(&s->ring_ticks, __ATOMIC_RELAXED) != 0; /* a flight recorder's: ring_start.c */
         uint64_t used = __atomic_load_n(&s->pool.next, __ATOMIC_RELAXED);
@@ -555,8 +557,8 @@ static int end_capture(ludus_capture **guest) {
         ludus__mem_cov_take(c, (int64_t)s->pool.bytes); /* without memory: no manifest */
         c->unregistered_drops = unregistered + s->retired_oom_events;
         c->interner_drops = __atomic_load_n(&s->interner_drops, __ATOMIC_RELAXED);
-        c->counters_refused = ludus__live_refused() - S.refused0;
-        c->counter_adds_lost = ludus__live_lost_adds() - S.lost0;
+        c->counters_refused = ludus__live_refused() - session_state.refused0;
+        c->counter_adds_lost = ludus__live_lost_adds() - session_state.lost0;
         c->pool.stragglers = strag;
         c->pool.nstragglers = nstrag;
         strag = NULL;
@@ -572,15 +574,15 @@ static int end_capture(ludus_capture **guest) {
     ludus__gpu_capture_end(c); /* the GPU samples handed over while it ran (none kept without c) */
     if (c) {                   /* c holds the session's parts now: from here a crash's copy takes c as it is */
         if (!oom) {
-            S.ending = c;
-            __atomic_store_n(&S.phase, PH_ENDED, __ATOMIC_RELEASE);
-            step(LUDUS__STEP_ENDED);
+            session_state.ending = c;
+            __atomic_store_n(&session_state.phase, PH_ENDED, __ATOMIC_RELEASE);
+            session_step(LUDUS__STEP_ENDED);
         }
         s->categories = NULL;
         s->pool_mem = NULL;
         if (!nlate) s->names = NULL; /* else late threads may still intern: cleared when they are published */
-        S.pool_file = NULL;
-        S.prefault = NULL;
+        session_state.pool_file = NULL;
+        session_state.prefault = NULL;
     }
     if (!c && late) { /* no capture to publish them into: wait for them now */
         ludus__mutex_lock(&ludus__reg.lock);
@@ -595,10 +597,10 @@ static int end_capture(ludus_capture **guest) {
         nlate = 0;
     }
     if (!c) { /* nothing can describe the capture: give its memory back */
-        ludus__prefault_stop(S.prefault);
-        S.prefault = NULL;
-        pool_free(s->pool_mem, s->pool.bytes, S.pool_mapped, &s->desc.allocator, S.pool_file);
-        S.pool_file = NULL;
+        ludus__prefault_stop(session_state.prefault);
+        session_state.prefault = NULL;
+        pool_free(s->pool_mem, s->pool.bytes, session_state.pool_mapped, &s->desc.allocator, session_state.pool_file);
+        session_state.pool_file = NULL;
         ludus__names_destroy(s->names);
         ludus__free(s->categories);
     }
@@ -609,19 +611,19 @@ static int end_capture(ludus_capture **guest) {
     ludus__stream_stop_giving(s->stream); /* the pool's stack is cleared below */
     if (c && nlate) {                     /* late threads may still take pieces and intern names */
         memset(s, 0, LUDUS__SESSION_PRODUCERS);
-        S.late_cap = c;
+        session_state.late_cap = c;
     } else {
         memset(s, 0, sizeof *s);
     }
     int owner = ludus__owner();
-    __atomic_store_n(&S.active, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&S.owner, LUDUS__OWNER_NONE, __ATOMIC_RELEASE);
+    __atomic_store_n(&session_state.active, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&session_state.owner, LUDUS__OWNER_NONE, __ATOMIC_RELEASE);
     if (oom) {
-        __atomic_store_n(&S.phase, PH_IDLE, __ATOMIC_RELEASE);
+        __atomic_store_n(&session_state.phase, PH_IDLE, __ATOMIC_RELEASE);
         ludus_capture_release(c);
         return ludus__fail(LUDUS_ENOMEM, "out of memory while publishing the capture");
     }
-    step(LUDUS__STEP_INACTIVE);
+    session_step(LUDUS__STEP_INACTIVE);
     if (owner == LUDUS__OWNER_GUEST) {
         /* quiesced here, under the control lock: the guest's later reads
          * and release touch nothing of the session */
@@ -631,27 +633,27 @@ static int end_capture(ludus_capture **guest) {
         else
             ludus_capture_release(c);
     } else {
-        S.last = c;
+        session_state.last = c;
     }
-    __atomic_store_n(&S.phase, PH_IDLE, __ATOMIC_RELEASE);
-    S.ending = NULL;
+    __atomic_store_n(&session_state.phase, PH_IDLE, __ATOMIC_RELEASE);
+    session_state.ending = NULL;
     return 0;
 }
 
 int ludus__session_crash_end(ludus_capture **out) {
     *out = NULL;
-    if (__atomic_load_n(&S.phase, __ATOMIC_ACQUIRE) == PH_ENDED && S.ending) {
-        ludus_capture_retain(S.ending);
-        *out = S.ending;
+    if (__atomic_load_n(&session_state.phase, __ATOMIC_ACQUIRE) == PH_ENDED && session_state.ending) {
+        ludus_capture_retain(session_state.ending);
+        *out = session_state.ending;
         return 0;
     }
-    if (!__atomic_load_n(&S.active, __ATOMIC_ACQUIRE)) {
+    if (!__atomic_load_n(&session_state.active, __ATOMIC_ACQUIRE)) {
         /* Between an end and the next begin (another thread was beginning
          * one, nothing armed yet): the capture that just ended holds every
          * event recorded, and is the one the crash writes. */
-        if (__atomic_load_n(&S.controlling, __ATOMIC_ACQUIRE) && S.last) {
-            ludus_capture_retain(S.last);
-            *out = S.last;
+        if (__atomic_load_n(&session_state.controlling, __ATOMIC_ACQUIRE) && session_state.last) {
+            ludus_capture_retain(session_state.last);
+            *out = session_state.last;
             return 0;
         }
         return ludus__fail(LUDUS_ENOCAPTURE, "no capture was running");
@@ -663,9 +665,9 @@ int ludus__session_crash_end(ludus_capture **out) {
         *out = guest;
         return 0;
     }
-    if (!S.last) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
-    ludus_capture_retain(S.last);
-    *out = S.last;
+    if (!session_state.last) return ludus__fail(LUDUS_ENODATA, "no capture has ended");
+    ludus_capture_retain(session_state.last);
+    *out = session_state.last;
     return 0;
 }
 
@@ -674,18 +676,18 @@ int ludus__session_crash_end(ludus_capture **out) {
  * summary; the capture object (each thread's last piece) then goes, with
  * the pool. The program opens the file to read the capture. */
 static int stream_end(int rc) {
-    ludus__stream *st = S.stream;
-    S.stream = NULL;
-    ludus_capture *c = S.last;
+    ludus__stream *st = session_state.stream;
+    session_state.stream = NULL;
+    ludus_capture *c = session_state.last;
     if (rc != 0 || !c) { /* nothing describes the capture: the file keeps its blocks, as after kill -9 */
         ludus__stream_abort(st);
         return rc ? rc : ludus__fail(LUDUS_ENOMEM, "out of memory while ending the streamed capture");
     }
     if (c->src->settle) c->src->settle(c); /* late threads' pieces are handed or published */
-    memset(&S.stream_result, 0, sizeof S.stream_result);
-    rc = ludus__stream_finish(st, c, &S.stream_result);
-    S.has_stream_result = 1;
-    S.last = NULL;
+    memset(&session_state.stream_result, 0, sizeof session_state.stream_result);
+    rc = ludus__stream_finish(st, c, &session_state.stream_result);
+    session_state.has_stream_result = 1;
+    session_state.last = NULL;
     ludus_capture_release(c);
     return rc;
 }
@@ -700,25 +702,25 @@ int ludus_capture_end(ludus_capture **out) {
         rc = ludus__fail(LUDUS_EBUSY, "a rolling capture runs: end it with ludus_rolling_end");
     else
         rc = end_capture(NULL);
-    if (S.stream && ludus__owner() == LUDUS__OWNER_NONE) rc = stream_end(rc);
-    if (rc == 0 && out && S.last) {
-        ludus_capture_retain(S.last);
-        *out = S.last;
+    if (session_state.stream && ludus__owner() == LUDUS__OWNER_NONE) rc = stream_end(rc);
+    if (rc == 0 && out && session_state.last) {
+        ludus_capture_retain(session_state.last);
+        *out = session_state.last;
     }
     ludus__control_unlock();
     return rc;
 }
 
 int ludus__stream_idle(void) {
-    ludus__stream *st = __atomic_load_n(&S.stream, __ATOMIC_ACQUIRE);
+    ludus__stream *st = __atomic_load_n(&session_state.stream, __ATOMIC_ACQUIRE);
     return !st || ludus__stream_caught_up(st);
 }
 
 int ludus_capture_stream_result(ludus_stream_result *out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     ludus__control_lock();
-    int have = S.has_stream_result;
-    if (have) *out = S.stream_result;
+    int have = session_state.has_stream_result;
+    if (have) *out = session_state.stream_result;
     ludus__control_unlock();
     return have ? 0 : ludus__fail(LUDUS_ENODATA, "no streamed capture has ended");
 }
@@ -739,13 +741,13 @@ void ludus__guest_yield(void) {
     }
     ludus_capture *c = NULL;
     end_capture(&c);
-    ludus_capture_release(S.yielded); /* one not collected: the newer replaces it */
-    S.yielded = c;
-    __atomic_store_n(&S.yielded_flag, c != NULL, __ATOMIC_RELEASE);
+    ludus_capture_release(session_state.yielded); /* one not collected: the newer replaces it */
+    session_state.yielded = c;
+    __atomic_store_n(&session_state.yielded_flag, c != NULL, __ATOMIC_RELEASE);
 }
 
 int ludus__guest_capture_yielded(void) {
-    return __atomic_load_n(&S.yielded_flag, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&session_state.yielded_flag, __ATOMIC_ACQUIRE);
 }
 
 int ludus__guest_capture_end(ludus_capture **out, int *yielded) {
@@ -753,11 +755,11 @@ int ludus__guest_capture_end(ludus_capture **out, int *yielded) {
     *yielded = 0;
     ludus__control_lock();
     int rc = 0;
-    if (S.yielded) {
-        *out = S.yielded;
+    if (session_state.yielded) {
+        *out = session_state.yielded;
         *yielded = 1;
-        S.yielded = NULL;
-        __atomic_store_n(&S.yielded_flag, 0, __ATOMIC_RELEASE);
+        session_state.yielded = NULL;
+        __atomic_store_n(&session_state.yielded_flag, 0, __ATOMIC_RELEASE);
     } else if (ludus__owner() != LUDUS__OWNER_GUEST || ludus__rolling_owns_session()) {
         rc = ludus__fail(LUDUS_ENOCAPTURE, "no capture of the live view is active");
     } else {
@@ -811,10 +813,10 @@ static void clear_producers_part(void) {
 
 static void late_done(ludus_capture *c) {
     c->pool.nlate = 0;
-    if (S.late_cap != c) return;
-    S.late_cap = NULL;
+    if (session_state.late_cap != c) return;
+    session_state.late_cap = NULL;
     c->interner_drops = __atomic_load_n(&ludus__sess.interner_drops, __ATOMIC_RELAXED); /* late ones too */
-    if (!S.active) clear_producers_part();
+    if (!session_state.active) clear_producers_part();
 }
 
 /* Publishes the threads that were inside an out-of-line event when c ended,
@@ -822,7 +824,7 @@ static void late_done(ludus_capture *c) {
  * comes after it (the memory source's settle). */
 static void resolve_late_locked(ludus_capture *c) {
     if (!c || !c->pool.nlate) return;
-    if (S.crashed) { /* late before the crash: their threads are not in this process */
+    if (session_state.crashed) { /* late before the crash: their threads are not in this process */
         late_done(c);
         return;
     }
@@ -839,7 +841,7 @@ static void resolve_late_locked(ludus_capture *c) {
     late_done(c);
 }
 
-/* Under the registry lock, which late_done's clearing of S.late_cap is
+/* Under the registry lock, which late_done's clearing of session_state.late_cap is
  * under too: the capture's last release and a begin never both resolve it,
  * nor one after the other has freed it. */
 static void resolve_late(ludus_capture *c) {
@@ -853,7 +855,7 @@ static void resolve_late(ludus_capture *c) {
 static void resolve_pending_late(void) {
     ludus__lib_enter();
     ludus__mutex_lock(&ludus__reg.lock);
-    resolve_late_locked(S.late_cap);
+    resolve_late_locked(session_state.late_cap);
     ludus__mutex_unlock(&ludus__reg.lock);
     ludus__lib_leave();
 }
@@ -862,7 +864,7 @@ static void resolve_pending_late(void) {
  * when the last capture still has to publish it, it is published now,
  * before its state goes. */
 static void thread_leaving(const ludus__thread_record *r) {
-    ludus_capture *c = S.late_cap;
+    ludus_capture *c = session_state.late_cap;
     if (!c) return;
     uint32_t index = (uint32_t)(r - ludus__reg.rec);
     for (uint32_t i = 0; i < c->pool.nlate; i++)
@@ -873,7 +875,7 @@ static void thread_leaving(const ludus__thread_record *r) {
 void ludus__capture_quiesce(ludus_capture *c) {
     resolve_late(c);
     if (!c->pool.nstragglers) return;
-    if (S.crashed) { /* their events in flight were counted as lost */
+    if (session_state.crashed) { /* their events in flight were counted as lost */
         c->pool.nstragglers = 0;
         return;
     }
@@ -921,18 +923,19 @@ const ludus__source_ops ludus__memory_source = {"memory", resolve_late, ludus__b
 /* ---- fork ---- */
 
 void ludus__session_crashed(void) {
-    S.crashed = 1;
+    session_state.crashed = 1;
     /* Any thread of the crashed process may have held these. */
     ludus__mutex_init(&ludus__reg.lock);
     ludus__sites_fork_reset();
     ludus__names_fork_reset(ludus__sess.names);
     ludus__counters_crash_reset();
     /* The background threads are the crashed process's. */
-    ludus__prefault_after_fork(S.prefault);
-    if (S.last) ludus__prefault_after_fork(S.last->pool.prefault);
-    if (S.ending && S.ending->pool.prefault != S.prefault) ludus__prefault_after_fork(S.ending->pool.prefault);
-    ludus__pool_file_crashed(S.pool_file);
-    if (S.ending) ludus__pool_file_crashed(S.ending->pool.file);
+    ludus__prefault_after_fork(session_state.prefault);
+    if (session_state.last) ludus__prefault_after_fork(session_state.last->pool.prefault);
+    if (session_state.ending && session_state.ending->pool.prefault != session_state.prefault)
+        ludus__prefault_after_fork(session_state.ending->pool.prefault);
+    ludus__pool_file_crashed(session_state.pool_file);
+    if (session_state.ending) ludus__pool_file_crashed(session_state.ending->pool.file);
     ludus__gpu_crashed();
 }
 
@@ -941,50 +944,50 @@ void ludus__session_after_fork(void) {
      * the child's (another pid, other threads), so it restarts empty, with a
      * new generation, over the same (copied) pool. */
     ludus__pool_files_after_fork();
-    if (S.last) { /* its background thread is not in this process */
-        ludus__prefault_after_fork(S.last->pool.prefault);
-        S.last->pool.nstragglers = 0;
+    if (session_state.last) { /* its background thread is not in this process */
+        ludus__prefault_after_fork(session_state.last->pool.prefault);
+        session_state.last->pool.nstragglers = 0;
     }
-    if (S.late_cap) { /* the late threads are not in this process: they keep no events here */
-        S.late_cap->pool.nlate = 0;
-        S.late_cap = NULL;
-        if (!S.active) clear_producers_part();
+    if (session_state.late_cap) { /* the late threads are not in this process: they keep no events here */
+        session_state.late_cap->pool.nlate = 0;
+        session_state.late_cap = NULL;
+        if (!session_state.active) clear_producers_part();
     }
     ludus__gpu_after_fork(0, 0); /* the parent's GPU samples are not the child's */
     /* The forking thread held it across the fork (fork.c): made anew. */
     ludus__mutex_init(&control);
-    S.controlling = 0;
-    if (S.yielded) { /* the watcher's, which is not in the child */
-        ludus__prefault_after_fork(S.yielded->pool.prefault);
-        S.yielded->pool.nstragglers = 0;
-        S.yielded->pool.nlate = 0;
-        ludus_capture_release(S.yielded);
-        S.yielded = NULL;
-        S.yielded_flag = 0;
+    session_state.controlling = 0;
+    if (session_state.yielded) { /* the watcher's, which is not in the child */
+        ludus__prefault_after_fork(session_state.yielded->pool.prefault);
+        session_state.yielded->pool.nstragglers = 0;
+        session_state.yielded->pool.nlate = 0;
+        ludus_capture_release(session_state.yielded);
+        session_state.yielded = NULL;
+        session_state.yielded_flag = 0;
     }
-    if (!S.active) return;
+    if (!session_state.active) return;
     ludus__session *s = &ludus__sess;
     /* The parent's file: the child records nothing into it, and stops. A
      * watcher's recording (the live view's thread is not in the child):
      * the child starts clean, its own begin free. */
-    if (S.stream) { /* the parent's writer and file: the child records nothing into them, and stops */
-        ludus__stream_forget(S.stream);
-        S.stream = NULL;
+    if (session_state.stream) { /* the parent's writer and file: the child records nothing into them, and stops */
+        ludus__stream_forget(session_state.stream);
+        session_state.stream = NULL;
     }
-    if (S.pool_file || s->stream || ludus__owner() == LUDUS__OWNER_GUEST) {
+    if (session_state.pool_file || s->stream || ludus__owner() == LUDUS__OWNER_GUEST) {
         __atomic_store_n(&ludus__armed, 0u, __ATOMIC_SEQ_CST);
         __atomic_store_n(&s->pool.faulter, NULL, __ATOMIC_RELEASE);
-        ludus__prefault_after_fork(S.prefault);
-        ludus__prefault_stop(S.prefault);
-        S.prefault = NULL;
+        ludus__prefault_after_fork(session_state.prefault);
+        ludus__prefault_stop(session_state.prefault);
+        session_state.prefault = NULL;
         ludus__names_destroy(s->names);
         ludus__free(s->categories);
         ludus__free(s->retired);
-        if (S.pool_file)
-            ludus__pool_file_forget(S.pool_file);
+        if (session_state.pool_file)
+            ludus__pool_file_forget(session_state.pool_file);
         else
-            pool_free(s->pool_mem, s->pool.bytes, S.pool_mapped, &s->desc.allocator, NULL);
-        S.pool_file = NULL;
+            pool_free(s->pool_mem, s->pool.bytes, session_state.pool_mapped, &s->desc.allocator, NULL);
+        session_state.pool_file = NULL;
         memset(s, 0, sizeof *s);
         /* the forking thread's piece was in that pool: it takes a new one
          * when the child's own capture begins */
@@ -992,12 +995,12 @@ void ludus__session_after_fork(void) {
         __atomic_store_n(&ludus__hot.cur, 0u, __ATOMIC_RELAXED);
         ludus__cold.gen = 0;
         ludus__cold.chunk = ludus__cold.first_chunk = NULL;
-        __atomic_store_n(&S.active, 0, __ATOMIC_RELEASE);
-        __atomic_store_n(&S.owner, LUDUS__OWNER_NONE, __ATOMIC_RELEASE);
-        __atomic_store_n(&S.rolling_owns, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&session_state.active, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&session_state.owner, LUDUS__OWNER_NONE, __ATOMIC_RELEASE);
+        __atomic_store_n(&session_state.rolling_owns, 0, __ATOMIC_RELEASE);
         return;
     }
-    ludus__prefault_after_fork(S.prefault);
+    ludus__prefault_after_fork(session_state.prefault);
     s->pid = ludus__os_pid();
     s->nretired = 0;
     s->retired_head = 0;
@@ -1005,8 +1008,8 @@ void ludus__session_after_fork(void) {
     s->retired_oom_events = 0;
     s->interner_drops = 0;
     s->pool.next = 0;
-    S.gen_counter = next_gen();
-    s->gen = S.gen_counter;
+    session_state.gen_counter = next_gen();
+    s->gen = session_state.gen_counter;
     s->begin_point = ludus__calibrate_point();
     if (!s->clock_tsc) s->begin_point.ticks = (uint64_t)s->begin_point.ns;
     ludus__gpu_after_fork((s->desc.record & LUDUS_RECORD_GPU) != 0, s->begin_point.ns);

@@ -256,7 +256,7 @@ static void write_handed(ludus__stream *st) {
     __atomic_fetch_add(&st->done, n_done, __ATOMIC_RELEASE);
 }
 
-static void *writer_main(void *arg) {
+static void *stream_writer_main(void *arg) {
     ludus__stream *st = arg;
     while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE)) {
         ludus__wakeup_wait(&st->wake, -1); /* a handed piece, or stop */
@@ -287,7 +287,7 @@ void ludus__stream_stop_giving(ludus__stream *st) {
 }
 
 /* The header: appended at the start, written over at the end. */
-static void write_header(ludus__stream *st, int again) {
+static void stream_write_header(ludus__stream *st, int again) {
     uint8_t b[ludus__nf_header_BYTES];
     st->hdr.crc = 0;
     ludus__nf_header_put(b, &st->hdr);
@@ -338,11 +338,11 @@ void ludus__stream_start(ludus__stream *st, const ludus__session *s) {
     h->c1_ticks = h->c0_ticks, h->c1_ns = h->c0_ns, h->c1_window = h->c0_window;
     h->start_ns = h->end_ns = s->begin_point.ns;
     h->gen = s->gen;
-    write_header(st, 0);
+    stream_write_header(st, 0);
     st->written = ludus__nf_header_BYTES;
     /* without the thread, the end writes every piece handed (the pool
      * meanwhile drops what it cannot hold, counted) */
-    st->started = ludus__thread_start(&st->thread, writer_main, st) == 0;
+    st->started = ludus__thread_start(&st->thread, stream_writer_main, st) == 0;
 }
 
 static void stop_thread(ludus__stream *st) {
@@ -489,7 +489,7 @@ int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_resul
     st->hdr.end_ns = c->end_ns;
     st->hdr.nsites = st->tab->nsites;
     st->hdr.nthreads = st->nthreads;
-    if (!st->err) write_header(st, 1);
+    if (!st->err) stream_write_header(st, 1);
     int e = ludus__file_commit(&st->file);
     if (e && !st->err) st->err = e;
     out->events = st->events;

@@ -4,8 +4,8 @@
 #      links no exporter, no analysis and no launch-to-exit hook when it
 #      asks for none (LUDUS_NO_LAUNCH); the same program without it takes the
 #      launch code in (its files name ludus__launch_link), nothing passed;
-#   2. the analysis is a library of its own: libludus.a holds no object of
-#      it; libludus.so and libludus_analysis.so together export exactly the
+#   2. the analysis is a library of its own: libludus.a holds the files of
+#      the module table's (src/modules.txt) ludus rows, no analysis file; libludus.so and libludus_analysis.so together export exactly the
 #      functions and variables the public headers declare (LUDUS_API: the
 #      API and the inline hot path's ludus__ entry points), each symbol from
 #      one of them, nothing else; the code the analysis shares with the
@@ -47,8 +47,14 @@ linked=$("$NM" "$WORK/record_only" | awk '{print $NF}' |
 "$NM" "$WORK/with_launch" | grep -q ' launch_init$' || fail "a static link of an instrumented program has no launch code"
 
 # 2. the runtime and the analysis libraries
-an_objects=$(ar t "$LIB_A" | grep -E '^(analysis|report|diff|tree|frames|file_reader|recover)[a-z_]*\.c\.o$' || true)
-[ -z "$an_objects" ] || fail "libludus.a holds analysis objects: $(echo $an_objects)"
+# libludus.a holds the objects of the module table's ludus rows for this
+# build (Linux, the built-in backend), no more (no analysis file) and no less.
+python3 "$SRC/../scripts/modules.py" files ludus | awk '$2 ~ /^(any|linux|posix|builtin)$/ {n = split($1, p, "/"); print p[n] ".o"}' |
+  sort > "$WORK/table_objects.txt"
+ar t "$LIB_A" | sort > "$WORK/archive_objects.txt"
+[ -s "$WORK/table_objects.txt" ] || fail "src/modules.txt names no ludus file"
+cmp -s "$WORK/table_objects.txt" "$WORK/archive_objects.txt" ||
+  fail "libludus.a is not the module table's ludus files (< table, > archive): $(diff "$WORK/table_objects.txt" "$WORK/archive_objects.txt" | grep '^[<>]' | tr '\n' ' ')"
 "$NM" -D --defined-only "$LIB_SO" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort -u > "$WORK/exported.txt"
 "$NM" -D --defined-only "$AN_SO" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort -u > "$WORK/exported_analysis.txt"
 both=$(comm -12 "$WORK/exported.txt" "$WORK/exported_analysis.txt")
@@ -63,18 +69,18 @@ missing=$(comm -13 "$WORK/exported_all.txt" "$declared")
 # The private copy: the objects of libludus.a it took (those one of whose
 # global symbols it defines), and the writable variables among them (a
 # second copy of the runtime's state). Allowed, each for its reason:
-#   alloc.c.o S            the crash copy's private region: set only in the
+#   alloc.c.o alloc_state  the crash copy's private region: set only in the
 #                          process that writes a crash, which runs no analysis
 #   fault.c.o fault, ludus__fault_hook; linux_file_map.c.o
 #   ludus__file_map_reserve_error; posix_file.c.o ludus__file_no_tmpfile
 #                          the tests' switches (fault injection, a full disk,
 #                          no O_TMPFILE): set by unit tests, in static links
-#   crc32c.c.o S           tables computed once from constants: a cache
-#   posix.c.o S            thread-exit hooks: the analysis registers none
+#   crc32c.c.o crc32c_state  tables computed once from constants: a cache
+#   posix.c.o posix_state  thread-exit hooks: the analysis registers none
 #   posix_file.c.o tmp_counter  temporary names (pid, counter): a name taken
 #                          by the other copy is EEXIST, and the next is tried
-state_allowed="alloc.c.o:S fault.c.o:fault fault.c.o:ludus__fault_hook linux_file_map.c.o:ludus__file_map_reserve_error
-  posix_file.c.o:ludus__file_no_tmpfile crc32c.c.o:S posix.c.o:S posix_file.c.o:tmp_counter"
+state_allowed="alloc.c.o:alloc_state fault.c.o:fault fault.c.o:ludus__fault_hook linux_file_map.c.o:ludus__file_map_reserve_error
+  posix_file.c.o:ludus__file_no_tmpfile crc32c.c.o:crc32c_state posix.c.o:posix_state posix_file.c.o:tmp_counter"
 "$NM" --defined-only "$AN_SO" | awk 'NF == 3 {print $3}' | sort -u > "$WORK/analysis_defined.txt"
 [ -s "$WORK/analysis_defined.txt" ] || fail "libludus_analysis.so has no symbol table (stripped?)"
 objdump -t "$LIB_A" | awk '/^[^ ]+\.o:/ {m = $1; sub(":$", "", m)} NF >= 6 && / g / {print m, $NF}' |

@@ -6,12 +6,12 @@ symbol it names without its header (a prototype written by hand, a header of
 a third room that declares it). Here each object file of the libraries
 (ludus and ludus_analysis, every room) is read with nm: a symbol it uses
 (U) that an object of another room defines is an edge between the rooms.
-Every edge must be one that room may include (the `allowed` table of
-tests/compile/includes.sh, the one description of the room graph), and the
+Every edge must be one that room may use (its `room` row of the module
+table, src/modules.txt, the one description of the room graph), and the
 edges found must form no cycle. No exceptions: a lower room that must reach
 up registers a hook (a function pointer the upper room sets).
 
-usage: room_symbols.py NM INCLUDES_SH OBJECT...
+usage: room_symbols.py NM MODULES_TXT OBJECT...
 """
 import collections
 import os
@@ -19,18 +19,15 @@ import re
 import subprocess
 import sys
 
-ROW_RE = re.compile(r'^\s*([a-z_]+)\)\s*echo\s*"([^"]*)"\s*;;')
-
-
-def allowed_table(includes_sh):
-    table = {}
-    for line in open(includes_sh, encoding="utf-8"):
-        m = ROW_RE.match(line)
-        if m:
-            table[m.group(1)] = set(m.group(2).split())
-    if not table:
-        sys.exit("FAIL: no room table found in %s" % includes_sh)
-    return table
+def allowed_table(modules_txt):
+    """room -> the rooms it may use, from the module table (scripts/modules.py reads it)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(modules_txt)))
+    sys.path.insert(0, os.path.join(root, "scripts"))
+    import modules
+    t = modules.Table(root)
+    if t.problems:
+        sys.exit("FAIL: " + "; ".join(t.problems))
+    return t.uses
 
 
 def room_of(path):
@@ -87,10 +84,10 @@ def find_cycle(edges):
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
-    nm, includes_sh = sys.argv[1], sys.argv[2]
+    nm, modules_txt = sys.argv[1], sys.argv[2]
     # ctest passes $<TARGET_OBJECTS:...> as one ;-separated argument
     objs = [o for arg in sys.argv[3:] for o in arg.split(";") if o]
-    table = allowed_table(includes_sh)
+    table = allowed_table(modules_txt)
     definer = {}  # symbol -> (room, object)
     uses = []  # (room, object, symbol)
     rooms = set()
@@ -105,7 +102,7 @@ def main():
         uses += [(room, obj, s) for s in used]
     unknown = sorted(r for r in rooms if r not in table)
     if unknown:
-        sys.exit("FAIL: rooms not in %s: %s" % (includes_sh, " ".join(unknown)))
+        sys.exit("FAIL: rooms not in %s: %s" % (modules_txt, " ".join(unknown)))
     edges = collections.defaultdict(set)
     why = {}
     bad = []
@@ -118,7 +115,7 @@ def main():
         edges[room].add(troom)
         why.setdefault((room, troom), "%s uses %s (%s)" % (os.path.basename(obj), s, os.path.basename(tobj)))
         if troom not in table[room]:
-            bad.append("FAIL: %s/%s uses %s, defined in %s/%s: room %s may use only: %s (tests/compile/includes.sh)" %
+            bad.append("FAIL: %s/%s uses %s, defined in %s/%s: room %s may use only: %s (src/modules.txt)" %
                        (room, os.path.basename(obj).replace(".o", ""), s, troom,
                         os.path.basename(tobj).replace(".o", ""), room, " ".join(sorted(table[room])) or "nothing"))
     for line in sorted(set(bad)):
@@ -131,10 +128,10 @@ def main():
         return 1
     table_cycle = find_cycle({r: set(v) for r, v in table.items()})
     if table_cycle:
-        print("FAIL: the room table of includes.sh has a cycle: %s" % " -> ".join(table_cycle))
+        print("FAIL: the room table of src/modules.txt has a cycle: %s" % " -> ".join(table_cycle))
         return 1
     print("ok: %d objects in %d rooms, %d room-to-room edges on symbols, every one down the room graph "
-          "(tests/compile/includes.sh), no cycle" % (len(objs), len(rooms), sum(len(v) for v in edges.values())))
+          "(src/modules.txt), no cycle" % (len(objs), len(rooms), sum(len(v) for v in edges.values())))
     return 0
 
 

@@ -23,6 +23,9 @@
                                       "frames") async-signal-safe
   check_docs.py platform ROOT         docs/building.md names every file of src/platform/, by its
                                       name or a glob in backquotes (`posix_*.c`)
+  check_docs.py layers ROOT           docs/design.md's "Layers" table has a line for each room of the
+                                      module table (src/modules.txt), src/ROOM/, in its order, and
+                                      says in brackets the libraries its files go into, those only
 
 Exit 0 when all holds, 1 with one line per problem."""
 import fnmatch
@@ -35,6 +38,8 @@ PREFIXES = ("src", "include", "tests", "scripts", "docs", "examples", "bench", "
 PATH_RE = re.compile(r"(?<![\w./$-])((?:%s)/[A-Za-z0-9_.*/+-]*[A-Za-z0-9_*/])" % "|".join(PREFIXES))
 # Paths of other projects the docs name (not ours to check).
 FOREIGN = {"src/import/trace-event.ts"}  # speedscope's, docs/viewers.md
+# What `make single-file` writes (not in the repository: a release publishes it, docs/building.md).
+GENERATED = {"single_file/ludus_profiling.h", "ludus_profiling.h", "single_file/", "single_file"}
 LINK_RE = re.compile(r"\]\((?![a-z]+:)([^)#\s]+)")
 NAME_RE = re.compile(r"\b(?:ludus|LUDUS)_[A-Za-z0-9_]+")
 CODE_DIRS = ("include", "src", "tools", "cmake", "examples", "tests", "bench", "scripts", "single_file")
@@ -85,7 +90,7 @@ def paths(root):
         for n, line in enumerate(read(f).splitlines(), 1):
             for m in PATH_RE.finditer(line):
                 p = m.group(1).rstrip(".")
-                if p in FOREIGN or line[max(0, m.start() - 6):m.start()].endswith("build/"):
+                if p in FOREIGN or p in GENERATED or line[max(0, m.start() - 6):m.start()].endswith("build/"):
                     continue
                 if not exists(root, p):
                     problems.append("%s:%d: %s does not exist" % (os.path.relpath(f, root), n, p))
@@ -203,7 +208,7 @@ def files(root):
     for rel, n, line in texts_to_check(root):
         for m in FILE_RE.finditer(line):
             name = m.group(1)
-            if name in FOREIGN_FILES or name in FOREIGN or "*" in name:
+            if name in FOREIGN_FILES or name in FOREIGN or name in GENERATED or "*" in name:
                 continue
             if line[max(0, m.start() - 6):m.start()].endswith("build/"):
                 continue  # a build product
@@ -293,6 +298,46 @@ def platform(root):
     return problems
 
 
+# ---- layers: docs/design.md's table of rooms is the module table's ----
+
+def layers(root):
+    sys.path.insert(0, os.path.join(root, "scripts"))
+    import modules  # scripts/modules.py: the module table
+    t = modules.Table(root)
+    problems = ["src/modules.txt: " + p for p in t.problems]
+    text = read(os.path.join(root, "docs", "design.md"))
+    m = re.search(r"^## Layers\n.*?^```\n(.*?)^```", text, re.S | re.M)
+    if not m:
+        return problems + ["docs/design.md: no code block under \"## Layers\""]
+    rows = re.findall(r"^src/([a-z_]+)/\s+(.*)$", m.group(1), re.M)
+    said = [r for r, _ in rows]
+    if said != t.rooms:
+        problems.append("docs/design.md \"Layers\" lists the rooms %s; src/modules.txt has %s (same rooms, same order)" %
+                        (" ".join(said), " ".join(t.rooms)))
+    libs = {}
+    for _rel, room, library, _when in t.files:
+        libs.setdefault(room, set()).add(library)
+    words = {"ludus": "libludus", "analysis": "libludus_analysis", "vulkan": "ludus_vulkan"}
+    # the row's text and its continuation lines (indented, up to the next row)
+    block = m.group(1).split("\n")
+    for i, line in enumerate(block):
+        r = re.match(r"^src/([a-z_]+)/", line)
+        if not r or r.group(1) not in libs:
+            continue
+        text_of_row = line
+        for more in block[i + 1:]:
+            if not more.startswith(" "):
+                break
+            text_of_row += " " + more
+        bracket = re.search(r"\[([^]]*)\]", text_of_row)
+        said_libs = set(re.findall(r"[\w]+", bracket.group(1))) if bracket else set()
+        want = {words[lib] for lib in libs[r.group(1)]}
+        if said_libs != want:
+            problems.append("docs/design.md \"Layers\": src/%s/ says [%s]; src/modules.txt puts its files in %s" %
+                            (r.group(1), ", ".join(sorted(said_libs)), ", ".join(sorted(want))))
+    return problems
+
+
 # ---- signals: one list of async-signal-safe calls, and the headers agree ----
 
 SAFE_RE = re.compile(r"async-signal[- ]safe", re.I)
@@ -375,7 +420,7 @@ def signals(root):
     return problems
 
 
-CHECKS = {"readme_example": readme_example, "paths": paths, "names": names, "files": files, "counts": counts,
+CHECKS = {"layers": layers, "readme_example": readme_example, "paths": paths, "names": names, "files": files, "counts": counts,
           "platform": platform, "signals": signals}
 
 

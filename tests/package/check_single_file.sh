@@ -1,22 +1,27 @@
 #!/bin/sh
-# The single-file form (single_file/ludus_profiling.h) alone, nothing else of
-# the project on the include path:
+# The single-file form (HEADER, made by scripts/amalgamate.py; made here
+# when not given) alone, nothing else of the project on the include path:
 #   1. a program of two files, one defining LUDUS_IMPLEMENTATION, built as C
 #      (-Wpedantic -Werror, with CC and with clang) and with its instrumented
-#      file as C++ (-Wpedantic -Wold-style-cast -Werror); the header twice in
+#      file as C++ (-Wpedantic -Wold-style-cast -Werror, with CXX and clang++); the header twice in
 #      one file; the implementation in a C++ file stops at one clear #error;
 #      the program traces launch to exit under LUDUS_TRACE
 #   2. the demo (examples/demo.c with its <ludus/...> includes replaced by
 #      the single file, which it implements) with warnings as errors
 # Each runs and writes a JSON trace that python3 reads back and
 # tests/format/trace_json.py checks.
-# usage: check_single_file.sh SOURCE_DIR WORK_DIR [CC [CXX]]
+# usage: check_single_file.sh SOURCE_DIR WORK_DIR [CC [CXX [HEADER]]]
 set -eu
-src=$1 work=$2 cc=${3:-cc} cxx=${4:-c++}
+src=$1 work=$2 cc=${3:-cc} cxx=${4:-c++} header=${5:-}
 rm -rf "$work"
 mkdir -p "$work"
 fail() { echo "FAIL: $*"; exit 1; }
-cp "$src/single_file/ludus_profiling.h" "$src/tests/package/single_file/impl.c" "$src/tests/package/single_file/main.c" "$work/"
+if [ -n "$header" ]; then
+    cp "$header" "$work/ludus_profiling.h" || fail "no single file at $header"
+else
+    python3 "$src/scripts/amalgamate.py" -o "$work/ludus_profiling.h" >/dev/null || fail "scripts/amalgamate.py"
+fi
+cp "$src/tests/package/single_file/impl.c" "$src/tests/package/single_file/main.c" "$work/"
 cd "$work"
 flags="-O2 -Wall -Wextra -Wpedantic -Werror"
 
@@ -49,6 +54,9 @@ check_json launch.json work Inner Frame
 if command -v clang >/dev/null 2>&1; then
     clang -std=c11 $flags -c impl.c -o impl_clang.o || fail "impl.c with clang -Wpedantic"
 fi
+if command -v clang++ >/dev/null 2>&1; then
+    clang++ -std=c++11 -x c++ $flags -Wold-style-cast -c main.c -o main_clangxx.o || fail "main.c as C++11 with clang++"
+fi
 if command -v "$cxx" >/dev/null 2>&1; then
     $cxx -std=c++11 -x c++ $flags -Wold-style-cast -c main.c -o main_cxx.o || fail "main.c as C++11"
     $cxx main_cxx.o impl.o -o single_cxx -pthread -lm || fail "link (C++)"
@@ -78,4 +86,4 @@ EOF
 $cc -std=c11 $flags demo.c -o demo -pthread -lm 2>demo.log || { cat demo.log; fail "the demo from the single file"; }
 ./demo --frames 40 --trace "$work/demo.json" >demo.out 2>&1 || { cat demo.out; fail "the demo runs"; }
 check_json demo.json Frame "Job: Animate"
-echo "ok: a two-file program (C and C++) and the demo built from single_file/ludus_profiling.h alone and ran"
+echo "ok: a two-file program (C and C++) and the demo built from the single file alone and ran"

@@ -5,7 +5,7 @@
 #   2. the demo writes a trace (JSON and .ludus) that python3 and
 #      ludus-trace.exe read back
 #   3. LUDUS_TRACE: the demo without its own capture, traced from launch to exit
-#   4. the demo built from single_file/ludus_profiling.h alone, with mingw-w64
+#   4. the demo built from the single file alone (scripts/amalgamate.py makes it), with mingw-w64
 #   5. a crash (the demo's access violation): the capture written by the
 #      unhandled-exception filter, read by ludus-trace.exe; two threads
 #      crashing together: one whole capture (windows_crash_race.exe)
@@ -58,7 +58,7 @@ last=$(ls "$out/rolling" | grep -- '-hitch\.ludus$' | tail -1)
     fail "ludus-trace info of a hitch file"
 grep -q "Worker" "$out/rolling-info.txt" || { cat "$out/rolling-info.txt"; fail "the hitch file names no worker"; }
 mkdir -p "$out/single"
-cp "$src/single_file/ludus_profiling.h" "$out/single/"
+python3 "$src/scripts/amalgamate.py" -o "$out/single/ludus_profiling.h" >/dev/null || fail "scripts/amalgamate.py"
 sed -e '0,/^#include <ludus\/.*$/s//#define LUDUS_IMPLEMENTATION\n#include "ludus_profiling.h"/' \
     -e '/^#include <ludus\//d' "$src/examples/demo.c" >"$out/single/demo.c"
 x86_64-w64-mingw32-gcc-posix -std=c11 -O2 -Wall -Wextra -Werror -Wno-format -D__USE_MINGW_ANSI_STDIO=1 \
