@@ -28,8 +28,6 @@ void ludus_capture_release(ludus_capture *c) {
     if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0) ludus__capture_free(c);
 }
 
-/* The source's part first (what it owns may hold pointers into the
- * view), then the prepared view, then the attachments. */
 /* The capture owns its GPU data's memory (src/gpu/ fills it). */
 void ludus__gpu_free(ludus__gpu_data *g) {
     if (!g) return;
@@ -62,10 +60,14 @@ void ludus__capture_given_init(ludus_capture *c, ludus__cap_thread *threads, uin
     for (uint32_t t = 0; t < nthreads; t++) threads[t].first_drop_ns = LUDUS__NO_DROP;
 }
 
-void ludus__capture_given_free(ludus_capture *c) {
-    ludus__async_free(c);
-    for (uint32_t t = 0; t < c->nthreads; t++)
-        if (c->threads[t].lanes_owned) ludus__free(c->threads[t].span_lane);
+/* What reading made and what the capture holds beside its source's part:
+ * the async zones, the span lanes, and unless it borrows them (a cut) its
+ * sites, categories, manifest, GPU data and ring begins. */
+static void free_view(ludus_capture *c) {
+    ludus__async_free(c); /* a cut clips its own zones from its parent's */
+    for (uint32_t i = 0; i < c->nthreads; i++)
+        if (c->threads[i].lanes_owned) ludus__free(c->threads[i].span_lane);
+    if (c->src->borrows) return;
     ludus__free(c->sites);
     ludus__free(c->site_hash);
     ludus__arena_free(&c->site_text);
@@ -75,21 +77,17 @@ void ludus__capture_given_free(ludus_capture *c) {
     ludus__free(c->ring_synth);
 }
 
+void ludus__capture_given_free(ludus_capture *c) {
+    free_view(c);
+}
+
+/* The source's part first (what it owns may hold pointers into the
+ * view), then the prepared view, then the attachments. */
 void ludus__capture_free(ludus_capture *c) {
     if (c->src->free) c->src->free(c);
-    ludus__async_free(c); /* a cut clips its own zones from its parent's */
-    for (uint32_t i = 0; i < c->nthreads; i++)
-        if (c->threads[i].lanes_owned) ludus__free(c->threads[i].span_lane);
-    if (!c->src->borrows) {
+    free_view(c);
+    if (!c->src->borrows)
         for (uint32_t i = 0; i < c->nthreads; i++) ludus__free(c->threads[i].runs);
-        ludus__free(c->sites);
-        ludus__free(c->site_hash);
-        ludus__arena_free(&c->site_text);
-        ludus__free(c->categories);
-        ludus__free(c->mem_cov);
-        ludus__gpu_free(c->gpu);
-        ludus__free(c->ring_synth);
-    }
     ludus__free(c->threads);
     ludus__free(c);
 }
