@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "../base/grow.h"
 
 static const char *const kind_of_owner[] = {"count", "gauge", "memory"};
 
@@ -20,13 +21,7 @@ static ludus__an_counter *track(ludus_analysis *a, uint32_t site, uint32_t serie
     }
     uint32_t *at = &a->counter_at[(size_t)site * LUDUS__SERIES_PER_SITE + series];
     if (*at) return &a->counters[*at - 1];
-    if (a->ncounters == a->counters_cap) {
-        uint32_t cap = a->counters_cap ? a->counters_cap * 2 : 16;
-        ludus__an_counter *n = ludus__realloc(a->counters, cap * sizeof *n);
-        if (!n) return NULL;
-        a->counters = n;
-        a->counters_cap = cap;
-    }
+    if (LUDUS__GROW(a->counters, a->ncounters, a->counters_cap, 16) != 0) return NULL;
     ludus__an_counter *k = &a->counters[a->ncounters++];
     memset(k, 0, sizeof *k);
     k->pub.site = site;
@@ -48,13 +43,7 @@ static ludus__an_counter *track(ludus_analysis *a, uint32_t site, uint32_t serie
 }
 
 static int push(ludus__an_counter *k, uint64_t frame, double v, int64_t exact) {
-    if (k->n == k->cap) {
-        size_t cap = k->cap ? k->cap * 2 : 64;
-        ludus__counter_value *n = ludus__realloc(k->v, cap * sizeof *n);
-        if (!n) return -1;
-        k->v = n;
-        k->cap = cap;
-    }
+    if (LUDUS__GROW(k->v, k->n, k->cap, 64) != 0) return -1;
     k->v[k->n++] = (ludus__counter_value){frame, v, exact};
     return 0;
 }

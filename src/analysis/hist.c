@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "../base/grow.h"
 
 uint32_t ludus__hist_bucket(int64_t v) {
     return ludus__hist_bucket_inline(v < 0 ? 0 : v);
@@ -52,13 +53,7 @@ int ludus__acc_add_slow(ludus__acc *a, int64_t v, uint32_t b, int exact) {
     if (hist_table(a) != 0) return -1;
     if (a->h.oct && hist_put(&a->h, b) != 0) return -1;
     if (exact) {
-        if (a->nexact == a->cap) {
-            size_t cap = a->cap ? a->cap * 2 : 64;
-            int64_t *p = ludus__realloc(a->exact, cap * sizeof *p);
-            if (!p) return -1;
-            a->exact = p;
-            a->cap = cap;
-        }
+        if (LUDUS__GROW(a->exact, a->nexact, a->cap, 64) != 0) return -1;
         a->exact[a->nexact++] = v;
     }
     if (a->n == 0 || v < a->min) a->min = v;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "../base/grow.h"
 
 /* ---- wait scopes ---- */
 
@@ -181,13 +182,7 @@ typedef struct expl {
 
 static int push(expl *x, uint32_t site, uint32_t osite, uint32_t thread, int64_t g) {
     if (g <= 0) return 0;
-    if (x->nc == x->cap) {
-        uint32_t cap = x->cap ? x->cap * 2 : 64;
-        cand *n = ludus__realloc(x->c, cap * sizeof *n);
-        if (!n) return -1;
-        x->c = n;
-        x->cap = cap;
-    }
+    if (LUDUS__GROW(x->c, x->nc, x->cap, 64) != 0) return -1;
     const ludus_analysis *a = x->a;
     cand *c = &x->c[x->nc++];
     memset(c, 0, sizeof *c);

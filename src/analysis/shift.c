@@ -13,19 +13,14 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "../base/grow.h"
 
 static double log_ns(double ns) {
     return log1p(ns > 0 ? ns : 0);
 }
 
 static int pts_push(ludus__pts *p, double v, uint64_t w) {
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 256;
-        ludus__pt *q = ludus__realloc(p->p, cap * sizeof *q);
-        if (!q) return -1;
-        p->p = q;
-        p->cap = cap;
-    }
+    if (LUDUS__GROW(p->p, p->n, p->cap, 256) != 0) return -1;
     p->p[p->n].v = v;
     p->p[p->n].w = w;
     p->n++;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "../base/grow.h"
 
 int ludus__thread_busy_add(ludus_analysis *a, uint32_t thread, uint32_t frame, int64_t b, int64_t e) {
     ludus__an_thread *t = &a->threads[thread];
@@ -27,13 +28,7 @@ int ludus__thread_busy_add(ludus_analysis *a, uint32_t thread, uint32_t frame, i
             t->busy[t->nbusy - 1].ns += hi - lo;
             continue;
         }
-        if (t->nbusy == t->busy_cap) {
-            size_t cap = t->busy_cap ? t->busy_cap * 2 : 64;
-            ludus__busy_cell *n = ludus__realloc(t->busy, cap * sizeof *n);
-            if (!n) return -1;
-            t->busy = n;
-            t->busy_cap = cap;
-        }
+        if (LUDUS__GROW(t->busy, t->nbusy, t->busy_cap, 64) != 0) return -1;
         t->busy[t->nbusy++] = (ludus__busy_cell){k, hi - lo};
     }
     return 0;

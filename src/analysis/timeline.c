@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "../base/grow.h"
 
 static int cmp_u64(const void *x, const void *y) {
     uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -29,13 +30,7 @@ static uint64_t frame_of(const ludus_analysis *a, int64_t ts) {
 int ludus__message_event(ludus_analysis *a, const ludus__nev_iter *it, const ludus__nev *ev, const char *thread,
                          int in_window) {
     if (!in_window) return 0;
-    if (a->nmsgs == a->msgs_cap) {
-        size_t cap = a->msgs_cap ? a->msgs_cap * 2 : 256;
-        ludus__an_msg *m = ludus__realloc(a->msgs, cap * sizeof *m);
-        if (!m) return -1;
-        a->msgs = m;
-        a->msgs_cap = cap;
-    }
+    if (LUDUS__GROW(a->msgs, a->nmsgs, a->msgs_cap, 256) != 0) return -1;
     int level = ev->value < 4 ? (int)ev->value : LUDUS_LOG_ERROR;
     a->msgs[a->nmsgs++] = (ludus__an_msg){ev->ts_ns, level};
     if (level < LUDUS_LOG_WARNING) return 0;

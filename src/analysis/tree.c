@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "../base/grow.h"
 
 /* ---- paths: (parent, site) -> node ---- */
 
@@ -167,13 +168,7 @@ static int hplans(pass *p, int64_t t0, int64_t t1, uint32_t *lo, uint32_t *hi) {
 static ludus__hblock *hblock(pass *p, uint32_t plan) {
     ludus_analysis *a = p->a;
     if (p->hblk[plan] != UINT32_MAX) return &a->hblocks[p->hblk[plan]];
-    if (a->nhblocks == a->hblocks_cap) {
-        size_t cap = a->hblocks_cap ? a->hblocks_cap * 2 : 16;
-        ludus__hblock *n = ludus__realloc(a->hblocks, cap * sizeof *n);
-        if (!n) return NULL;
-        a->hblocks = n;
-        a->hblocks_cap = cap;
-    }
+    if (LUDUS__GROW(a->hblocks, a->nhblocks, a->hblocks_cap, 16) != 0) return NULL;
     ludus__hblock *b = &a->hblocks[a->nhblocks];
     b->plan = plan;
     b->thread = p->thread;
@@ -233,13 +228,7 @@ static int hflow(pass *p, int in, uint64_t id, uint32_t site, int64_t waited, in
     ludus_analysis *a = p->a;
     ludus__hflow **v = in ? &a->flow_in : &a->flow_out;
     size_t *n = in ? &a->nflow_in : &a->nflow_out, *cap = in ? &a->flow_in_cap : &a->flow_out_cap;
-    if (*n == *cap) {
-        size_t c2 = *cap ? *cap * 2 : 64;
-        ludus__hflow *x = ludus__realloc(*v, c2 * sizeof *x);
-        if (!x) return -1;
-        *v = x;
-        *cap = c2;
-    }
+    if (LUDUS__GROW(*v, *n, *cap, 64) != 0) return -1;
     (*v)[(*n)++] = (ludus__hflow){id, lo, p->thread, site, waited};
     return 0;
 }

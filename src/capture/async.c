@@ -13,15 +13,10 @@
 
 #include "capture_build.h"
 #include "nev.h"
+#include "../base/grow.h"
 
 int ludus__async_note(ludus_capture *c, uint32_t thread, const ludus__nev *ev) {
-    if (c->async.nraw == c->async.raw_cap) {
-        size_t cap = c->async.raw_cap ? c->async.raw_cap * 2 : 256;
-        ludus__async_raw *r = ludus__realloc(c->async.raw, cap * sizeof *r);
-        if (!r) return LUDUS_ENOMEM;
-        c->async.raw = r;
-        c->async.raw_cap = cap;
-    }
+    if (LUDUS__GROW(c->async.raw, c->async.nraw, c->async.raw_cap, 256) != 0) return LUDUS_ENOMEM;
     ludus__async_raw *r = &c->async.raw[c->async.nraw];
     r->ts = ev->ts_ns;
     r->thread = thread;
@@ -87,13 +82,7 @@ static int track_of(ludus_capture *c, track_table *tt, uint32_t site, uint32_t *
             *out = tt->slot[k] - 1;
             return 0;
         }
-    if (c->async.ntracks == c->async.tracks_cap) {
-        uint32_t cap = c->async.tracks_cap ? c->async.tracks_cap * 2 : 16;
-        ludus__async_track *t = ludus__realloc(c->async.tracks, cap * sizeof *t);
-        if (!t) return LUDUS_ENOMEM;
-        c->async.tracks = t;
-        c->async.tracks_cap = cap;
-    }
+    if (LUDUS__GROW(c->async.tracks, c->async.ntracks, c->async.tracks_cap, 16) != 0) return LUDUS_ENOMEM;
     c->async.tracks[c->async.ntracks] = (ludus__async_track){site, 0};
     tt->slot[k] = c->async.ntracks + 1;
     *out = c->async.ntracks++;

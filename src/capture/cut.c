@@ -10,18 +10,13 @@
 
 #include "capture_build.h"
 #include "nev.h"
+#include "../base/grow.h"
 
 static int track(ludus__nev_iter *it, const ludus__nev *ev, int64_t shown_ts) {
     if (ev->kind == LUDUS_NEV_BEGIN) {
-        if (it->cut_n == it->cut_open_cap) {
-            uint32_t cap = it->cut_open_cap ? it->cut_open_cap * 2 : 32;
-            ludus__cut_open *o = ludus__realloc(it->cut_open, cap * sizeof *o);
-            if (!o) {
-                it->oom = 1;
-                return -1;
-            }
-            it->cut_open = o;
-            it->cut_open_cap = cap;
+        if (LUDUS__GROW(it->cut_open, it->cut_n, it->cut_open_cap, 32) != 0) {
+            it->oom = 1;
+            return -1;
         }
         ludus__cut_open *o = &it->cut_open[it->cut_n++];
         o->site = ev->site;

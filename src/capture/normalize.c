@@ -20,6 +20,7 @@
 #include "capture_build.h"
 #include "nev.h"
 #include "../base/text.h"
+#include "../base/grow.h"
 
 /* ---- time ---- */
 
@@ -179,15 +180,9 @@ static int lane_ok(const ludus__nev_iter *it, uint32_t k, int64_t t0) {
 
 static void lane_add(ludus__nev_iter *it, uint32_t k, int64_t t0, int64_t t1) {
     while (it->lane_n[k] > 0 && it->lane_iv[k][it->lane_n[k] - 1].t0 >= t0) it->lane_n[k]--;
-    if (it->lane_n[k] == it->lane_cap[k]) {
-        uint32_t cap = it->lane_cap[k] ? it->lane_cap[k] * 2 : 16;
-        ludus__lane_iv *n = ludus__realloc(it->lane_iv[k], cap * sizeof *n);
-        if (!n) {
-            it->oom = 1;
-            return;
-        }
-        it->lane_iv[k] = n;
-        it->lane_cap[k] = cap;
+    if (LUDUS__GROW(it->lane_iv[k], it->lane_n[k], it->lane_cap[k], 16) != 0) {
+        it->oom = 1;
+        return;
     }
     it->lane_iv[k][it->lane_n[k]++] = (ludus__lane_iv){t0, t1};
 }
@@ -235,15 +230,9 @@ static inline void on_open(ludus__nev_iter *it, uintptr_t word, uintptr_t addr, 
 /* An end whose begin is not in the stream, noted for ring_start.c. */
 static void note_orphan(ludus__nev_iter *it, uintptr_t ref, uintptr_t span_key) {
     if (!it->collect_orphans || it->deciding) return;
-    if (it->norphans == it->orphans_cap) {
-        uint32_t cap = it->orphans_cap ? it->orphans_cap * 2 : 16;
-        ludus__orphan_end *n = ludus__realloc(it->orphans, cap * sizeof *n);
-        if (!n) {
-            it->oom = 1;
-            return;
-        }
-        it->orphans = n;
-        it->orphans_cap = cap;
+    if (LUDUS__GROW(it->orphans, it->norphans, it->orphans_cap, 16) != 0) {
+        it->oom = 1;
+        return;
     }
     it->orphans[it->norphans++] = (ludus__orphan_end){ref, span_key};
 }
@@ -536,15 +525,9 @@ static const ludus__run *current_run(ludus__nev_iter *it) {
         const ludus__run *run = c->src->load_run ? &it->lrun : &th->runs[it->run];
         if (!it->loaded) {
             it->loaded = 1;
-            if (it->nseen == it->seen_cap) {
-                uint32_t cap = it->seen_cap ? it->seen_cap * 2 : 16;
-                ludus__seen_run *s = ludus__realloc(it->seen, cap * sizeof *s);
-                if (!s) {
-                    it->oom = 1;
-                    return NULL;
-                }
-                it->seen = s;
-                it->seen_cap = cap;
+            if (LUDUS__GROW(it->seen, it->nseen, it->seen_cap, 16) != 0) {
+                it->oom = 1;
+                return NULL;
             }
             it->seen[it->nseen++] = (ludus__seen_run){run->base, run->n, it->ordinal};
         }

@@ -12,6 +12,7 @@
 
 #include "capture_build.h"
 #include "nev.h"
+#include "../base/grow.h"
 
 /* 1 when two sites have one name: uses of one key at several lines. */
 static int same_key(const ludus_capture *c, uint32_t x, uint32_t y) {
@@ -33,15 +34,9 @@ void ludus__slice_args_add(ludus__slice_args *a, const ludus_capture *c, const l
         a->over_max++;
         return;
     }
-    if (l->n == l->cap) {
-        uint32_t cap = l->cap ? l->cap * 2 : 16;
-        ludus__nev *e = ludus__realloc(l->e, cap * sizeof *e);
-        if (!e) {
-            a->dropped++;
-            return;
-        }
-        l->e = e;
-        l->cap = cap;
+    if (LUDUS__GROW(l->e, l->n, l->cap, 16) != 0) {
+        a->dropped++;
+        return;
     }
     l->e[l->n++] = *ev;
 }

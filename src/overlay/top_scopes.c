@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../capture/nev.h"
+#include "../base/grow.h"
 
 typedef struct open_call {
     int64_t begin, covered_until, child_cov;
@@ -86,15 +87,9 @@ static int run_thread(top_pass *p, uint32_t t) {
             if (m == p->last) p->last0 = e->ts_ns;
             if (m == p->last + 1) p->w1 = e->ts_ns;
         } else if (e->kind == LUDUS_NEV_BEGIN) {
-            if (L->depth == L->cap) {
-                uint32_t cap = L->cap ? L->cap * 2 : 64;
-                open_call *n = ludus__realloc(L->e, cap * sizeof *n);
-                if (!n) {
-                    rc = LUDUS_ENOMEM;
-                    break;
-                }
-                L->e = n;
-                L->cap = cap;
+            if (LUDUS__GROW(L->e, L->depth, L->cap, 64) != 0) {
+                rc = LUDUS_ENOMEM;
+                break;
             }
             open_call *o = &L->e[L->depth++];
             o->begin = o->covered_until = e->ts_ns;

@@ -22,6 +22,7 @@
 #include "postmortem.h"
 #include "../session/pool_file.h"
 #include "../base/text.h"
+#include "../base/grow.h"
 
 /* A malformed file: the offset and the problem. */
 __attribute__((format(printf, 2, 3))) static int fail_at(uint64_t off, const char *fmt, ...) {
@@ -58,13 +59,7 @@ typedef struct thread_name {
 static thread_name *journal_thread(thread_name **names, uint32_t *nnames, uint32_t *cap, uint32_t serial) {
     for (uint32_t i = *nnames; i-- > 0;)
         if ((*names)[i].serial == serial) return &(*names)[i];
-    if (*nnames == *cap) {
-        uint32_t ncap = *cap ? *cap * 2 : 16;
-        thread_name *n = ludus__realloc(*names, ncap * sizeof *n);
-        if (!n) return NULL;
-        *names = n;
-        *cap = ncap;
-    }
+    if (LUDUS__GROW(*names, *nnames, *cap, 16) != 0) return NULL;
     thread_name *t = &(*names)[(*nnames)++];
     memset(t, 0, sizeof *t);
     t->serial = serial;

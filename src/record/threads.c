@@ -10,6 +10,7 @@
 
 #include "../platform/process.h"
 #include "record.h"
+#include "../base/grow.h"
 
 /* The registry's state; apart: the thread's own records, read by the inline
  * code of profiling.h (ludus__hot) and by emit.c (ludus__cold). */
@@ -163,20 +164,14 @@ static void retire(const ludus__thread_record *r, uint32_t gen, int exited) {
         s->nretired -= s->retired_head;
         s->retired_head = 0;
     }
-    if (s->nretired == s->retired_cap) {
-        uint32_t cap = s->retired_cap ? s->retired_cap * 2 : 64;
-        ludus__thread_final *n = ludus__realloc(s->retired, cap * sizeof *n);
-        if (!n) {
-            /* Its events cannot be kept: they are counted as lost. */
-            ludus__thread_final f;
-            ludus__thread_publish(r, gen, &f);
-            s->retired_oom++;
-            s->retired_oom_events += f.dropped;
-            for (ludus__chunk *ch = f.first; ch; ch = ch->next) s->retired_oom_events += ch->used;
-            return;
-        }
-        s->retired = n;
-        s->retired_cap = cap;
+    if (LUDUS__GROW(s->retired, s->nretired, s->retired_cap, 64) != 0) {
+        /* Its events cannot be kept: they are counted as lost. */
+        ludus__thread_final f;
+        ludus__thread_publish(r, gen, &f);
+        s->retired_oom++;
+        s->retired_oom_events += f.dropped;
+        for (ludus__chunk *ch = f.first; ch; ch = ch->next) s->retired_oom_events += ch->used;
+        return;
     }
     ludus__thread_final *f = &s->retired[s->nretired++];
     ludus__thread_publish(r, gen, f);

@@ -1,7 +1,8 @@
 /* The exporters' number formatting: integers at every digit count against
  * printf, and JSON times on their binary grid (writer.h) read back as
  * viewers read them; and the one writer of a name per output kind, byte for
- * byte: JSON, HTML, terminal text (with its cut), CSV and protobuf strings. */
+ * byte: JSON, HTML, terminal text (with its cut), CSV and protobuf strings;
+ * and the one grow-array step (grow.h) every growing table of src/ takes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +16,9 @@
 
 #include <ludus/capture_file.h>
 
+#include "base/grow.h"
 #include "base/text.h"
+#include "platform/alloc.h"
 #include "base/writer.h"
 #include "export/proto_writer.h"
 
@@ -329,10 +332,49 @@ static void test_grid_table(void **state) {
     free(t);
 }
 
+/* Doubling from first, the contents kept, each capacity type written back
+ * whole; a capacity past its type (or a size_t of bytes) refused with the
+ * array and its capacity unchanged. */
+static void test_grow(void **state) {
+    (void)state;
+    uint32_t *a = NULL, n = 0, cap = 0, caps = 0;
+    for (uint32_t i = 0; i < 100; i++) {
+        uint32_t before = cap;
+        assert_int_equal(LUDUS__GROW(a, n, cap, 4), 0);
+        if (cap != before) {
+            caps++;
+            assert_true(cap == (before ? before * 2 : 4u));
+        }
+        a[n++] = i * 7;
+    }
+    assert_true(cap == 128 && caps == 6);
+    for (uint32_t i = 0; i < n; i++) assert_true(a[i] == i * 7);
+    ludus__free(a);
+
+    double *d = NULL;
+    size_t dn = 0, dcap = 0;
+    for (size_t i = 0; i < 1000; i++) {
+        assert_int_equal(LUDUS__GROW(d, dn, dcap, 16), 0);
+        d[dn++] = (double)i;
+    }
+    assert_true(dcap == 1024 && d[999] == 999.0);
+    ludus__free(d);
+
+    /* refused before any allocation: the pointer stays NULL, the capacity as it was */
+    uint32_t *big = NULL, bign = UINT32_C(0x80000000), bigcap = UINT32_C(0x80000000);
+    assert_int_equal(LUDUS__GROW(big, bign, bigcap, 16), -1);
+    assert_true(big == NULL && bigcap == UINT32_C(0x80000000));
+    uint64_t *wide = NULL;
+    size_t widen = SIZE_MAX / 8, widecap = SIZE_MAX / 8;
+    assert_int_equal(LUDUS__GROW(wide, widen, widecap, 16), -1);
+    assert_true(wide == NULL && widecap == SIZE_MAX / 8);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_u64),          cmocka_unit_test(test_us),
                                        cmocka_unit_test(test_grid_table),   cmocka_unit_test(test_grid_quotient),
                                        cmocka_unit_test(test_name_writers), cmocka_unit_test(test_text_cut),
-                                       cmocka_unit_test(test_pb_str),       cmocka_unit_test(test_one_csv_writer)};
+                                       cmocka_unit_test(test_pb_str),       cmocka_unit_test(test_one_csv_writer),
+                                       cmocka_unit_test(test_grow)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
