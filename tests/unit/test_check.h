@@ -11,7 +11,7 @@
  *   lt_check(what, cond)                a condition that must hold
  *
  * `what` names the quantity; lt_what() formats one that carries values
- * (which thread, which frame). */
+ * (which thread, which frame). assert_int_equal is redefined on them (below). */
 #ifndef LUDUS_TEST_CHECK_H
 #define LUDUS_TEST_CHECK_H
 
@@ -47,6 +47,13 @@
     do {                                                                \
         if (!(cond)) fail_msg("%s: does not hold (%s)", (what), #cond); \
     } while (0)
+
+/* Every test that includes this header: cmocka's assert_int_equal(got,
+ * expected) says what it compared too, the expression as written and both
+ * values in decimal ("ludus_capture_end(&c): expected 0, got -7"), not
+ * "0xfffffffffffffff9 != 0". Equality as cmocka's (both sides as integers). */
+#undef assert_int_equal
+#define assert_int_equal(got, expected) lt_check_i64(#got, (expected), (got))
 
 static inline int lt_str_same(const char *a, const char *b) {
     return a == b || (a && b && strcmp(a, b) == 0);
