@@ -124,13 +124,8 @@ static void view_of(ludus_capture *v, const ludus_capture *src) {
     v->end_ns = src->end_ns;
     v->pid = src->pid;
     memcpy(v->process_name, src->process_name, sizeof v->process_name);
-    v->crash.signal = src->crash.signal;
-    memcpy(v->crash.signal_name, src->crash.signal_name, sizeof v->crash.signal_name);
-    v->crash.tid = src->crash.tid;
-    v->crash.ns = src->crash.ns;
-    memcpy(v->trigger.reason, src->trigger.reason, sizeof v->trigger.reason);
-    v->trigger.ns = src->trigger.ns;
-    memcpy(v->trigger.detail, src->trigger.detail, sizeof v->trigger.detail);
+    v->crash = src->crash;
+    v->trigger = src->trigger;
     v->pool.recovered = src->pool.recovered;
     v->file.cut = src->file.cut;
     v->file.cut_from_ns = src->file.cut_from_ns;
