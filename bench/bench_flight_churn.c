@@ -114,7 +114,7 @@ static void snapshot_into(kind *k, int round) {
         uint64_t fe = 0;
         for (uint32_t i = 0; i < s.threads; i++) {
             ludus_thread_summary t;
-            if (ludus_capture_get_thread(c, i, &t) == 0 && strcmp(t.name, "frames") == 0) fe = t.events;
+            if (ludus_capture_thread(c, i, &t) == 0 && strcmp(t.name, "frames") == 0) fe = t.events;
         }
         double covered = (double)(s.end_ns - s.start_ns) / 1e6;
         if (getenv("BENCH_VERBOSE"))

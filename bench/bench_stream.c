@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
     int rc = ludus_capture_end(NULL);
     int64_t t2 = now_ns();
     ludus_stream_result r;
-    ludus_capture_stream_result(&r);
+    ludus_capture_get_stream_result(&r);
     double dur = (double)(t1 - t0) / 1e9;
     printf("rate asked %.0f/s: %llu events in %.1f s = %.2f M events/s, %llu dropped, %.1f MB, %.2f B/event, "
            "written %.1f MB/s, needed %.1f MB/s; RSS from 2 s on %ld..%ld KiB; end took %.0f ms (rc %d)\n",

@@ -529,7 +529,7 @@ int main(int argc, char **argv) {
     printf("\n%-12s %10s %10s %12s\n", "thread", "events", "dropped", "incomplete");
     for (uint32_t i = 0; i < s.threads; i++) {
         ludus_thread_summary t;
-        if (ludus_capture_get_thread(cap, i, &t) == 0)
+        if (ludus_capture_thread(cap, i, &t) == 0)
             printf("%-12s %10llu %10llu %12llu\n", t.name, (unsigned long long)t.events, (unsigned long long)t.dropped,
                    (unsigned long long)t.incomplete);
     }

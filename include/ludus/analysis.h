@@ -255,6 +255,8 @@ typedef struct ludus_analysis_summary {
     uint32_t hitches_detailed; /* hitches whose waits were looked for (the worst LUDUS_HITCH_DETAILED) */
 } ludus_analysis_summary;
 
+/* The summary, and the sites (ludus_site_stats, the analysis's; NULL past
+ * the end). */
 LUDUS_API void ludus_analysis_get_summary(const ludus_analysis *a, ludus_analysis_summary *out);
 LUDUS_API uint32_t ludus_analysis_site_count(const ludus_analysis *a);
 LUDUS_API const ludus_site_stats *ludus_analysis_site(const ludus_analysis *a, uint32_t index);
@@ -333,7 +335,7 @@ LUDUS_API const ludus_counter_stats *ludus_analysis_counter(const ludus_analysis
 LUDUS_API int64_t ludus_analysis_find_counter(const ludus_analysis *a, const char *name, const char *series);
 /* A per-frame statistic's value in frame `frame` (LUDUS_ENODATA: none
  * recorded; LUDUS_EINVAL: not a per-frame statistic). */
-LUDUS_API int ludus_analysis_counter_in_frame(const ludus_analysis *a, uint32_t index, uint64_t frame, double *value);
+LUDUS_API int ludus_analysis_counter_in_frame(const ludus_analysis *a, uint32_t counter, uint64_t frame, double *value);
 
 /* Lock waits (<ludus/locks.h>): one entry per site of category "lock"
  * that has waits in the window, i.e. per named lock (every wait on it,
@@ -375,7 +377,9 @@ typedef struct ludus_message_info {
     const char *text;   /* owned by the analysis */
     const char *thread; /* the thread's name */
 } ludus_message_info;
-LUDUS_API void ludus_analysis_messages(const ludus_analysis *a, ludus_message_stats *out);
+/* The window's message counts, and its first messages (the analysis's;
+ * NULL past the end). */
+LUDUS_API void ludus_analysis_get_messages(const ludus_analysis *a, ludus_message_stats *out);
 LUDUS_API uint32_t ludus_analysis_first_message_count(const ludus_analysis *a);
 LUDUS_API const ludus_message_info *ludus_analysis_first_message(const ludus_analysis *a, uint32_t index);
 /* Messages of a frame by level (counts[4]); LUDUS_EINVAL past the last frame. */
@@ -427,7 +431,7 @@ enum ludus_row_kind {
 typedef struct ludus_row {
     int kind;              /* enum ludus_row_kind */
     uint32_t flags;        /* LUDUS_ROW_* */
-    uint32_t thread;       /* thread index (ludus_capture_get_thread); async: the thread that began it */
+    uint32_t thread;       /* thread index (ludus_capture_thread); async: the thread that began it */
     uint32_t end_thread;   /* async: the thread that ended it (UINT32_MAX: not seen) */
     uint64_t id;           /* slice: its id, unique in the capture, in begin order per thread; async: zone id */
     uint64_t parent_id;    /* slice: the slice around it on its track; LUDUS_ROW_NONE at the top */
@@ -549,7 +553,7 @@ typedef struct ludus_diff_desc {
 #define LUDUS_DIFF_CHANGED                                                                                        \
     (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK | LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER | LUDUS_DIFF_MORE_TIME | \
      LUDUS_DIFF_LESS_TIME)
-/* What a change of the time per frame consists of (ludus_diff_entry.time_cause). */
+/* What a change of the time per frame consists of (ludus_site_diff.time_cause). */
 #define LUDUS_DIFF_CAUSE_CALLS 1u   /* more (fewer) calls per frame */
 #define LUDUS_DIFF_CAUSE_TYPICAL 2u /* the typical call slower (faster): the per-call shift */
 #define LUDUS_DIFF_CAUSE_TAIL 4u    /* the rest: the heavy calls (above BASE's p90) heavier or more of them */
@@ -568,7 +572,7 @@ enum ludus_metric {
     LUDUS_METRIC_VERDICT   /* a gate on the verdict itself (ludus_gate.verdict), no threshold */
 };
 
-typedef struct ludus_diff_entry {
+typedef struct ludus_site_diff {
     const char *name; /* site name (followed by " (file:line)" when another site has that name), or path "A/B/C" */
     int is_path;
     int64_t base_index, new_index; /* -1 when absent on that side */
@@ -631,8 +635,10 @@ typedef struct ludus_diff_entry {
      * the times). p_shift: the per-call shift's p value against both. */
     double noise_sd_call, noise_sd_total, noise_sd_calls;
     double p_shift;
-} ludus_diff_entry;
+} ludus_site_diff;
 
+/* Compares NEW (newer) with BASE: 0 and *out, or LUDUS_E* (desc NULL or
+ * zeroed: the defaults above). Free it with ludus_diff_destroy. */
 LUDUS_API int ludus_diff_create(const ludus_analysis *base, const ludus_analysis *newer, const ludus_diff_desc *desc,
                                 ludus_diff **out);
 /* The same over several runs per side (nbase, nnewer >= 1): sites and paths
@@ -684,20 +690,23 @@ typedef struct ludus_diff_info {
     int64_t base_frame_cpu_ns, new_frame_cpu_ns;
 } ludus_diff_info;
 LUDUS_API void ludus_diff_get_info(const ludus_diff *d, ludus_diff_info *out);
+/* Frees a diff (NULL: nothing). */
 LUDUS_API void ludus_diff_destroy(ludus_diff *d);
-LUDUS_API uint32_t ludus_diff_count(const ludus_diff *d);
-LUDUS_API const ludus_diff_entry *ludus_diff_entry_at(const ludus_diff *d, uint32_t index);
-/* Entry of the site (is_path 0) or path (1) of this name, or NULL (a
- * site's plain name finds the first entry of that name when its entry
+/* The entries: each site, then each path, present on either side; an
+ * entry is the diff's (NULL past the end). */
+LUDUS_API uint32_t ludus_diff_entry_count(const ludus_diff *d);
+LUDUS_API const ludus_site_diff *ludus_diff_entry(const ludus_diff *d, uint32_t index);
+/* Index of the entry of the site (is_path 0) or path (1) of this name, or
+ * -1 (a site's plain name finds the first entry of that name when its entry
  * shows it with file:line). */
-LUDUS_API const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, int is_path);
+LUDUS_API int64_t ludus_diff_find_entry(const ludus_diff *d, const char *name, int is_path);
 
 /* Counters: each per-frame statistic present on either side, compared by a
  * Mann-Whitney U test over its per-frame values in the two windows (alpha
  * split over the counters compared). Up is LUDUS_DIFF_MORE_WORK ("more
  * work" for a counter's per-frame amount: draw calls per frame +20% is
  * more work of its own kind; "higher" for a level), down LESS_WORK. */
-typedef struct ludus_diff_counter {
+typedef struct ludus_counter_diff {
     const char *name, *series, *kind; /* as in ludus_counter_stats */
     int per_frame;
     uint64_t base_frames, new_frames; /* window frames holding a value */
@@ -705,9 +714,9 @@ typedef struct ludus_diff_counter {
     double rel; /* of the mean; HUGE_VAL when BASE is 0 and NEW is not */
     double p;
     uint32_t verdict; /* LUDUS_DIFF_MORE_WORK, LESS_WORK, NEW, GONE or 0 */
-} ludus_diff_counter;
+} ludus_counter_diff;
 LUDUS_API uint32_t ludus_diff_counter_count(const ludus_diff *d);
-LUDUS_API const ludus_diff_counter *ludus_diff_counter_at(const ludus_diff *d, uint32_t index);
+LUDUS_API const ludus_counter_diff *ludus_diff_counter(const ludus_diff *d, uint32_t index);
 
 /* Lock waits: each lock (ludus_lock_stats; matched by site id and name)
  * present on either side, its wait per frame compared by a Mann-Whitney U
@@ -716,7 +725,7 @@ LUDUS_API const ludus_diff_counter *ludus_diff_counter_at(const ludus_diff *d, u
  * relative change of the mean reaches min_change, and it moves the wait by
  * at least min_frame_share of BASE's median frame per frame. Up is
  * LUDUS_DIFF_MORE_WORK ("more waiting"), down LESS_WORK ("less waiting"). */
-typedef struct ludus_diff_lock {
+typedef struct ludus_lock_diff {
     const char *name;
     uint64_t base_waits, new_waits;
     double base_wait_per_frame_ns, new_wait_per_frame_ns;
@@ -725,9 +734,9 @@ typedef struct ludus_diff_lock {
     double rel; /* of wait per frame; HUGE_VAL when BASE is 0 and NEW is not */
     double p;
     uint32_t verdict; /* LUDUS_DIFF_MORE_WORK, LESS_WORK, NEW, GONE or 0 */
-} ludus_diff_lock;
+} ludus_lock_diff;
 LUDUS_API uint32_t ludus_diff_lock_count(const ludus_diff *d);
-LUDUS_API const ludus_diff_lock *ludus_diff_lock_at(const ludus_diff *d, uint32_t index);
+LUDUS_API const ludus_lock_diff *ludus_diff_lock(const ludus_diff *d, uint32_t index);
 
 /* A gate: "METRIC > +X%" or "METRIC < -X%" (metric: mean, p50, p90, p99,
  * calls, total). Applies to the entries the verdict finds significant for
@@ -738,7 +747,7 @@ LUDUS_API const ludus_diff_lock *ludus_diff_lock_at(const ludus_diff *d, uint32_
  * or the name alone for its first series (a count's "per frame", a gauge's
  * "last", a domain's "live bytes"); it trips when the change is significant
  * and beyond X. "lock NAME > +X%" gates a lock's wait per frame the same
- * way (NAME: ludus_diff_lock.name).
+ * way (NAME: ludus_lock_diff.name).
  * A verdict gate names a verdict and no threshold: "slower", "faster",
  * "more work", "less work", "more time per frame", "less time per frame"
  * trip on every entry (site or path) whose verdict says so (never on one
@@ -810,6 +819,38 @@ LUDUS_API const ludus_gpu_pass_stats *ludus_gpu_stats_pass(const ludus_gpu_stats
  * little noise; this is no significance test: docs/gpu.md). */
 LUDUS_API int ludus_gpu_report(const ludus_gpu_stats *s, const ludus_gpu_stats *base, int format, ludus_write_fn write,
                                void *user_data);
+
+/* ---------------------------------------------------------------------------
+ * Old names (before 0.3), kept for one minor release; LUDUS_NO_DEPRECATED
+ * leaves them out. The diff's item
+ * types were ludus_diff_entry, ludus_diff_counter and ludus_diff_lock:
+ * those names are the accessors' now, so the types' old names have none. */
+#ifndef LUDUS_NO_DEPRECATED
+LUDUS__DEPRECATED(ludus_diff_entry_count) static inline uint32_t ludus_diff_count(const ludus_diff *d) {
+    return ludus_diff_entry_count(d);
+}
+LUDUS__DEPRECATED(ludus_diff_entry)
+static inline const ludus_site_diff *ludus_diff_entry_at(const ludus_diff *d, uint32_t index) {
+    return ludus_diff_entry(d, index);
+}
+LUDUS__DEPRECATED(ludus_diff_find_entry)
+static inline const ludus_site_diff *ludus_diff_find(const ludus_diff *d, const char *name, int is_path) {
+    int64_t i = ludus_diff_find_entry(d, name, is_path);
+    return i < 0 ? NULL : ludus_diff_entry(d, LUDUS__CAST(uint32_t, i));
+}
+LUDUS__DEPRECATED(ludus_diff_counter)
+static inline const ludus_counter_diff *ludus_diff_counter_at(const ludus_diff *d, uint32_t index) {
+    return ludus_diff_counter(d, index);
+}
+LUDUS__DEPRECATED(ludus_diff_lock)
+static inline const ludus_lock_diff *ludus_diff_lock_at(const ludus_diff *d, uint32_t index) {
+    return ludus_diff_lock(d, index);
+}
+LUDUS__DEPRECATED(ludus_analysis_get_messages)
+static inline void ludus_analysis_messages(const ludus_analysis *a, ludus_message_stats *out) {
+    ludus_analysis_get_messages(a, out);
+}
+#endif
 
 #ifdef __cplusplus
 }

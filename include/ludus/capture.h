@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#define LUDUS_VERSION_STRING "0.2.0"
+#define LUDUS_VERSION_STRING "0.3.0"
 
 /* Error codes: one table, X(name, value, message). */
 #define LUDUS_ERRORS(X)                                         \
@@ -39,8 +39,7 @@ enum ludus_error {
 #undef LUDUS__ERROR_ENUM
 };
 
-/* Static text for a code; never NULL. */
-/* const char *ludus_error_string(int code);  (declared in profiling.h) */
+/* ludus_error_string(code): the code's static text (<ludus/profiling.h>). */
 /* This thread's detail for its last failed call ("" when none). */
 LUDUS_API const char *ludus_last_error_detail(void);
 
@@ -103,7 +102,7 @@ struct ludus_capture_desc {
        piece a thread fills goes to a library thread that appends it to this file (created or truncated
        there, written in place) and gives it back to the pool, so a capture of any length runs in the
        pool (chunk_count's default is then 1024: 64 MiB); it drops only when the disk cannot keep up
-       (counted as every loss; ludus_capture_stream_result says the write rate it needed). The writer
+       (counted as every loss; ludus_capture_get_stream_result says the write rate it needed). The writer
        wakes when a piece is full, never on a timer. ludus_capture_end writes the last pieces, the tables
        and the summary, and hands back no capture: ludus_capture_open(path) reads the file. After kill -9
        or a crash the file holds every block written (docs/format.md, "Streamed files"). POSIX only
@@ -125,9 +124,9 @@ typedef struct ludus_stream_result {
     double needed_bytes_per_s;  /* the write rate that would have kept the dropped events too (0: none dropped) */
     int error;                  /* 0, or LUDUS_EIO: a write failed; the file holds what was written before */
 } ludus_stream_result;
-/* 0 and *out filled, or LUDUS_ENODATA when no streamed capture has ended,
+/* The last streamed capture's result: 0 and *out filled, or LUDUS_ENODATA when no streamed capture has ended,
  * LUDUS_EINVAL for NULL. */
-LUDUS_API int ludus_capture_stream_result(ludus_stream_result *out);
+LUDUS_API int ludus_capture_get_stream_result(ludus_stream_result *out);
 
 /* Reads back the values a desc resolves to (defaults applied); in may be
  * NULL (all defaults), out NULL is a no-op. */
@@ -154,27 +153,9 @@ LUDUS_API void ludus_capture_desc_defaults(const ludus_capture_desc *in, ludus_c
  * events costs 1 KiB. 1/32 of the pool is kept for the ends of scopes whose
  * begins were recorded. When the pool is full, events are dropped and
  * counted per thread (a refused begin counts two: itself and its end),
- * never blocking; the time of each thread's first loss is kept and shown. */
-/* int ludus_capture_begin(const ludus_capture_desc *desc);  (declared in profiling.h) */
-
-/* Ends the active capture: disarms, joins producers that are mid-event,
- * and publishes every thread's events, including threads that exited during
- * the capture and threads that registered and recorded nothing. Every event
- * accepted before it returns is in the capture; an inline event still being
- * written on another thread at that moment is left out and counted as
- * dropped (end never waits for it). A thread inside an out-of-line event
- * (taking a pool piece, interning a name) is waited for a few hundred ns;
- * if it is still there (preempted), its events are published when that
- * event is over, before anything reads the capture, and if that event was
- * stamped after the end, the capture's end moves just past it.
- * LUDUS_ENOCAPTURE when none is active. The capture becomes the library's
- * "last ended capture" (ludus_capture_last); out, when not NULL, gets a
- * reference to it (release it when done):
- *     ludus_capture *c;
- *     ludus_capture_end(&c);
- *     ludus_capture_save(c, 0, 0, "frame.pftrace"); (format 0: by the extension)
- *     ludus_capture_release(c); */
-/* int ludus_capture_end(ludus_capture **out);  (declared in profiling.h) */
+ * never blocking; the time of each thread's first loss is kept and shown.
+ * ludus_capture_begin and ludus_capture_end are in <ludus/profiling.h>, so
+ * instrumented code drives a capture with one include. */
 
 /* Launch to exit: with LUDUS_TRACE=PATH in the environment, a program linked
  * with the library (shared or static: instrumented code takes the launch
@@ -194,15 +175,8 @@ LUDUS_API void ludus_launch_cancel(void);
  * (docs/live.md, "One owner of the recorder"). */
 LUDUS_API int ludus_capture_active(void);
 
-/* Registers the calling thread under a name (copied, up to 63 bytes). Threads
- * that record without registering are registered as "thread <tid>". Calling
- * again renames. Not async-signal-safe. */
-/* int ludus_thread_register(const char *name);  (declared in profiling.h) */
-
-/* Publishes the thread's events to the running capture and releases its
- * slot; thread exit does the same. Events the thread records later register
- * it again. */
-/* int ludus_thread_unregister(void);  (declared in profiling.h) */
+/* ludus_thread_register(name) and ludus_thread_unregister() name the
+ * calling thread and end its registration (<ludus/profiling.h>). */
 
 /* ---------------------------------------------------------------------------
  * Capture objects: the last ended capture, a capture file opened from a path
@@ -289,7 +263,10 @@ typedef struct ludus_thread_summary {
     int64_t first_drop_ns; /* since capture start; -1 without losses */
     uint32_t span_lanes;   /* lanes its spans needed beside its own track */
 } ludus_thread_summary;
-LUDUS_API int ludus_capture_get_thread(ludus_capture *c, uint32_t index, ludus_thread_summary *out);
+/* The capture's threads (summary.threads) and one thread's counts: 0 and
+ * *out, or LUDUS_EINVAL past the end (or LUDUS_EFORMAT: a damaged file). */
+LUDUS_API uint32_t ludus_capture_thread_count(ludus_capture *c);
+LUDUS_API int ludus_capture_thread(ludus_capture *c, uint32_t index, ludus_thread_summary *out);
 
 /* The memory coverage manifest (taken when the capture ended): each memory
  * domain (ludus_memory_domain_register) with since when it is tracked and
@@ -389,6 +366,20 @@ typedef struct ludus_crash_desc {
 LUDUS_API int ludus_crash_capture_begin(const ludus_crash_desc *desc);
 /* Puts the program's own handlers back. */
 LUDUS_API void ludus_crash_capture_end(void);
+
+/* ---------------------------------------------------------------------------
+ * Old names (before 0.3), kept for one minor release; LUDUS_NO_DEPRECATED
+ * leaves them out. */
+#ifndef LUDUS_NO_DEPRECATED
+LUDUS__DEPRECATED(ludus_capture_thread)
+static inline int ludus_capture_get_thread(ludus_capture *c, uint32_t index, ludus_thread_summary *out) {
+    return ludus_capture_thread(c, index, out);
+}
+LUDUS__DEPRECATED(ludus_capture_get_stream_result)
+static inline int ludus_capture_stream_result(ludus_stream_result *out) {
+    return ludus_capture_get_stream_result(out);
+}
+#endif
 
 #ifdef __cplusplus
 }

@@ -102,7 +102,7 @@ enum ludus_gpu_coverage {
 };
 
 /* Adds n to a coverage count of the running capture (no-op without one). */
-LUDUS_API void ludus_gpu_count(ludus_gpu_context *ctx, int what, uint64_t n);
+LUDUS_API void ludus_gpu_note_coverage(ludus_gpu_context *ctx, int what, uint64_t n);
 
 /* LUDUS_PROFILE_LEVEL 0: handing samples over compiles to nothing (as
  * <ludus/level0.h> does for the rest of the API): a context is NULL,
@@ -133,7 +133,7 @@ LUDUS__INLINE int ludus__l0_gpu_calibrate(ludus_gpu_context *ctx, uint64_t gpu_t
     (void)max_deviation_ns;
     return 0;
 }
-LUDUS__INLINE void ludus__l0_gpu_count(ludus_gpu_context *ctx, int what, uint64_t n) {
+LUDUS__INLINE void ludus__l0_gpu_note_coverage(ludus_gpu_context *ctx, int what, uint64_t n) {
     (void)ctx;
     (void)what;
     (void)n;
@@ -144,7 +144,7 @@ LUDUS__INLINE void ludus__l0_gpu_count(ludus_gpu_context *ctx, int what, uint64_
 #define ludus_gpu_submit(ctx, samples, n) ludus__l0_gpu_submit(ctx, samples, n)
 #define ludus_gpu_calibrate(ctx, gpu_ticks, cpu_ns, max_deviation_ns) \
     ludus__l0_gpu_calibrate(ctx, gpu_ticks, cpu_ns, max_deviation_ns)
-#define ludus_gpu_count(ctx, what, n) ludus__l0_gpu_count(ctx, what, n)
+#define ludus_gpu_note_coverage(ctx, what, n) ludus__l0_gpu_note_coverage(ctx, what, n)
 #endif
 
 /* ---------------------------------------------------------------------------
@@ -185,11 +185,22 @@ typedef struct ludus_gpu_span {
     uint32_t flags; /* LUDUS_GPU_SPAN_* */
 } ludus_gpu_span;
 
+/* A capture's GPU tracks: 0 and *out, or LUDUS_EINVAL past the end. */
 LUDUS_API uint32_t ludus_capture_gpu_track_count(struct ludus_capture *c);
 LUDUS_API int ludus_capture_gpu_track(struct ludus_capture *c, uint32_t index, ludus_gpu_track_info *out);
 /* Samples (frame samples and passes) in track, then begin order. */
 LUDUS_API uint64_t ludus_capture_gpu_span_count(struct ludus_capture *c);
 LUDUS_API int ludus_capture_gpu_span(struct ludus_capture *c, uint64_t index, ludus_gpu_span *out);
+
+/* ---------------------------------------------------------------------------
+ * Old names (before 0.3), kept for one minor release; LUDUS_NO_DEPRECATED
+ * leaves them out. */
+#ifndef LUDUS_NO_DEPRECATED
+LUDUS__DEPRECATED(ludus_gpu_note_coverage)
+static inline void ludus_gpu_count(ludus_gpu_context *ctx, int what, uint64_t n) {
+    ludus_gpu_note_coverage(ctx, what, n);
+}
+#endif
 
 #ifdef __cplusplus
 }

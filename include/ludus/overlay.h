@@ -27,9 +27,9 @@ LUDUS_API void ludus_frame_ring_enable(void);
  * n-th and the (n+1)-th LUDUS_PROFILE_FRAME; frame 0 is the lead-in (the
  * time before the first mark, not a frame). LUDUS_ENODATA before the first
  * mark. */
-LUDUS_API int ludus_live_frames(uint64_t *first, uint64_t *last);
+LUDUS_API int ludus_frame_ring_frames(uint64_t *first, uint64_t *last);
 /* Begin and end of a frame in the ring (monotonic clock, ns). */
-LUDUS_API int ludus_live_frame_ns(uint64_t frame, int64_t *begin_ns, int64_t *end_ns);
+LUDUS_API int ludus_frame_ring_frame_ns(uint64_t frame, int64_t *begin_ns, int64_t *end_ns);
 /* One value of a frame in the ring. name: the counter's or gauge's name as
  * written in the macro (a string literal without its quotes), or
  * "Memory/<domain>"; stat: "per frame" (counters), "last", "min", "max"
@@ -37,7 +37,7 @@ LUDUS_API int ludus_live_frame_ns(uint64_t frame, int64_t *begin_ns, int64_t *en
  * allocated", "allocations", "bytes freed", "frees" (memory domains).
  * LUDUS_EINVAL: no such name or stat; LUDUS_ENODATA: the frame is not in
  * the ring, or the gauge had no value yet. */
-LUDUS_API int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t *out);
+LUDUS_API int ludus_frame_ring_value(uint64_t frame, const char *name, const char *stat, int64_t *out);
 
 typedef struct ludus_overlay_desc {
     uint32_t window_frames; /* frames the statistics cover; 0: 120 */
@@ -114,6 +114,23 @@ LUDUS_API int ludus_overlay_top_scopes(ludus_capture *c, const ludus_overlay_des
  * full text (like snprintf: larger than size - 1 when cut), or a negative
  * LUDUS_E* code. */
 LUDUS_API int ludus_overlay_format(char *buf, size_t size, const ludus_overlay_desc *desc);
+
+/* ---------------------------------------------------------------------------
+ * Old names (before 0.3), kept for one minor release; LUDUS_NO_DEPRECATED
+ * leaves them out. */
+#ifndef LUDUS_NO_DEPRECATED
+LUDUS__DEPRECATED(ludus_frame_ring_frames) static inline int ludus_live_frames(uint64_t *first, uint64_t *last) {
+    return ludus_frame_ring_frames(first, last);
+}
+LUDUS__DEPRECATED(ludus_frame_ring_frame_ns)
+static inline int ludus_live_frame_ns(uint64_t frame, int64_t *begin_ns, int64_t *end_ns) {
+    return ludus_frame_ring_frame_ns(frame, begin_ns, end_ns);
+}
+LUDUS__DEPRECATED(ludus_frame_ring_value)
+static inline int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t *out) {
+    return ludus_frame_ring_value(frame, name, stat, out);
+}
+#endif
 
 #ifdef __cplusplus
 } /* extern "C" */

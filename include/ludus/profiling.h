@@ -56,6 +56,17 @@
 #define LUDUS_API
 #endif
 
+/* An old name, kept as an inline wrapper for one minor release after it
+ * changed (docs/design.md, "The public API's words"): a call warns and
+ * names the new one. LUDUS_NO_DEPRECATED leaves the old names out. */
+#if LUDUS__GNU
+#define LUDUS__DEPRECATED(new_name) __attribute__((deprecated("renamed " #new_name)))
+#elif LUDUS__MSVC
+#define LUDUS__DEPRECATED(new_name) __declspec(deprecated("renamed " #new_name))
+#else
+#define LUDUS__DEPRECATED(new_name)
+#endif
+
 /* Casts that C++ compilers take under -Wold-style-cast (the header is
  * included through -I, not as a system header). */
 #ifdef __cplusplus
@@ -194,6 +205,7 @@ LUDUS_API void ludus_unwound_to(ludus_unwind_point point);
  *     void my_sink(int lvl, const char *s) { ludus_log_text(lvl, s, strlen(s)); } */
 enum { LUDUS_LOG_DEBUG = 0, LUDUS_LOG_INFO = 1, LUDUS_LOG_WARNING = 2, LUDUS_LOG_ERROR = 3 };
 #define LUDUS_MESSAGE_MAX 1024
+/* A message formatted now (printf's rules), at level LUDUS_LOG_*. */
 #if LUDUS__GNU
 LUDUS_API void ludus_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #else
@@ -294,15 +306,43 @@ LUDUS_API void ludus_memory_free_ptr(ludus_memory_domain domain, const void *ptr
 LUDUS_API uint64_t ludus_memory_untracked(void);
 
 /* ---------------------------------------------------------------------------
- * Control calls, declared here so instrumented code can drive a capture with
- * one include; documented in <ludus/capture.h>. They stay declared at every
- * profile level. */
+ * Control calls, here so instrumented code can drive a capture with one
+ * include; <ludus/capture.h> has the desc, the capture object and the rest.
+ * They stay declared at every profile level. */
 typedef struct ludus_capture_desc ludus_capture_desc;
 typedef struct ludus_capture ludus_capture;
+/* Begins a capture: desc NULL or zeroed takes the defaults (<ludus/capture.h>
+ * documents each field, the pool and what begin costs). LUDUS_EBUSY while
+ * one is active (LUDUS_TRACE's included), LUDUS_EINVAL, LUDUS_ENOMEM,
+ * LUDUS_EUNSUPPORTED (a TSC clock asked for without one). */
 LUDUS_API int ludus_capture_begin(const ludus_capture_desc *desc);
+/* Ends the active capture: disarms, joins producers that are mid-event,
+ * and publishes every thread's events, including threads that exited during
+ * the capture and threads that registered and recorded nothing. Every event
+ * accepted before it returns is in the capture; an inline event still being
+ * written on another thread at that moment is left out and counted as
+ * dropped (end never waits for it). A thread inside an out-of-line event
+ * (taking a pool piece, interning a name) is waited for a few hundred ns;
+ * if it is still there (preempted), its events are published when that
+ * event is over, before anything reads the capture, and if that event was
+ * stamped after the end, the capture's end moves just past it.
+ * LUDUS_ENOCAPTURE when none is active. The capture becomes the library's
+ * "last ended capture" (ludus_capture_last); out, when not NULL, gets a
+ * reference to it (release it when done):
+ *     ludus_capture *c;
+ *     ludus_capture_end(&c);
+ *     ludus_capture_save(c, 0, 0, "frame.pftrace"); (format 0: by the extension)
+ *     ludus_capture_release(c); */
 LUDUS_API int ludus_capture_end(ludus_capture **out);
+/* Registers the calling thread under a name (copied, up to 63 bytes). Threads
+ * that record without registering are registered as "thread <tid>". Calling
+ * again renames. Not async-signal-safe. */
 LUDUS_API int ludus_thread_register(const char *name);
+/* Publishes the thread's events to the running capture and releases its
+ * slot; thread exit does the same. Events the thread records later register
+ * it again. */
 LUDUS_API int ludus_thread_unregister(void);
+/* Static text for a LUDUS_E* code (<ludus/capture.h>); never NULL. */
 LUDUS_API const char *ludus_error_string(int code);
 
 /* Launch-to-exit (LUDUS_TRACE, <ludus/capture.h>) in every link: the

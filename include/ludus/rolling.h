@@ -47,7 +47,7 @@ typedef struct ludus_rolling_desc {
     const char *directory;  /* where files go [the current directory] */
     const char *prefix;     /* file names: PREFIX-YYYYMMDD-HHMMSS-mmm-REASON.ext ["ludus"] */
     /* A counter, gauge or memory domain crossing a threshold: the first frame
-     * whose value (ludus_live_value(frame, counter, counter_stat)) is above
+     * whose value (ludus_frame_ring_value(frame, counter, counter_stat)) is above
      * counter_above after one that was not triggers "counter". It is seen
      * at the next frame mark. NULL: none. */
     const char *counter;
@@ -117,6 +117,8 @@ typedef struct ludus_rolling_stats {
     uint64_t hitches_unwritten;
     int64_t worst_unwritten_ns;
 } ludus_rolling_stats;
+/* The window's counts since ludus_rolling_begin: 0 and *out, LUDUS_EINVAL
+ * for NULL. */
 LUDUS_API int ludus_rolling_get_stats(ludus_rolling_stats *out);
 
 /* Waits until no trigger is pending and the writer is idle, or timeout_ms

@@ -394,7 +394,7 @@ LUDUS_HIDDEN void ludus__counters_free(ludus_analysis *a);
  * diff's comparison of locks (held by the diff, reached via diff.c). */
 LUDUS_HIDDEN int ludus__locks_finish(ludus_analysis *a);
 typedef struct ludus__lock_diff {
-    ludus_diff_lock *v;
+    ludus_lock_diff *v;
     uint32_t n, tests;
     double alpha_per_test;
 } ludus__lock_diff;

@@ -20,11 +20,11 @@ struct ludus_diff {
     ludus_diff_info info;
     double z; /* the within-run interval's normal quantile */
     ludus_diff_desc desc;
-    ludus_diff_entry *e;
+    ludus_site_diff *e;
     uint32_t n;
     char **names; /* path entries' names, and shared sites' labels (name (file:line)) */
     uint32_t tests;
-    ludus_diff_counter *counters;
+    ludus_counter_diff *counters;
     uint32_t ncounters, counter_tests;
     ludus__lock_diff locks;     /* locks.c */
     struct run_index *index[2]; /* per run of each side */
@@ -123,7 +123,7 @@ static double rel(double base, double now) {
     return now / base - 1.0;
 }
 
-static void fill_rel(ludus_diff_entry *e) {
+static void fill_rel(ludus_site_diff *e) {
     e->rel[LUDUS_METRIC_MEAN] = rel(e->base_excl.mean_ns, e->new_excl.mean_ns);
     e->rel[LUDUS_METRIC_P50] = rel((double)e->base_excl.p50_ns, (double)e->new_excl.p50_ns);
     e->rel[LUDUS_METRIC_P90] = rel((double)e->base_excl.p90_ns, (double)e->new_excl.p90_ns);
@@ -741,7 +741,7 @@ static double acc_top(const ludus__acc *a, int exact, double k, int64_t *smalles
 /* The tail of a change of the time per frame: the smallest share of each
  * side's heaviest calls (1%, 5%, 10%, 25%, 50%) whose time per frame
  * changed by at least three quarters of the whole change. */
-static void tail_of(ludus_diff_entry *e, const side *a, const side *b, int exact) {
+static void tail_of(ludus_site_diff *e, const side *a, const side *b, int exact) {
     static const double shares[5] = {0.01, 0.05, 0.10, 0.25, 0.50};
     double whole =
         (double)e->new_excl.total_ns / (double)b->nframes - (double)e->base_excl.total_ns / (double)a->nframes;
@@ -764,7 +764,7 @@ static void tail_of(ludus_diff_entry *e, const side *a, const side *b, int exact
 }
 
 /* 1 when the entry is a lock wait (a scope of category "lock", on either side). */
-static int entry_waits(const ludus_diff *d, const ludus_diff_entry *e) {
+static int entry_waits(const ludus_diff *d, const ludus_site_diff *e) {
     for (int sd = 0; sd < 2; sd++) {
         const ludus_analysis *R0 = d->runs[sd][0];
         int64_t i = sd ? e->new_index : e->base_index;
@@ -777,7 +777,7 @@ static int entry_waits(const ludus_diff *d, const ludus_diff_entry *e) {
 
 /* 1 when the entry's site waits rather than works (ludus__site_waits) in
  * at least half of the runs of both sides together. */
-static int entry_only_waits(const ludus_diff *d, const ludus_diff_entry *e) {
+static int entry_only_waits(const ludus_diff *d, const ludus_site_diff *e) {
     uint32_t waits = 0, runs = 0;
     for (int sd = 0; sd < 2; sd++) {
         int64_t i0 = sd ? e->new_index : e->base_index;
@@ -793,7 +793,7 @@ static int entry_only_waits(const ludus_diff *d, const ludus_diff_entry *e) {
 }
 
 /* Everything of one matched entry: pooled statistics, tests, shifts, verdict. */
-static int compare_entry(ludus_diff *d, ludus_diff_entry *e) {
+static int compare_entry(ludus_diff *d, ludus_site_diff *e) {
     side a, b;
     memset(&b, 0, sizeof b); /* freed at done even when a's build failed */
     rank_pair *rp = NULL;
@@ -1167,7 +1167,7 @@ static int diff_counters(ludus_diff *d) {
             const ludus__an_counter *ka = side ? k : counter_named(A, k->pub.name, k->pub.series),
                                     *kb = side ? counter_named(B, k->pub.name, k->pub.series) : k;
             if (side && kb) continue;
-            ludus_diff_counter *c = &d->counters[d->ncounters++];
+            ludus_counter_diff *c = &d->counters[d->ncounters++];
             c->name = k->pub.name;
             c->series = k->pub.series;
             c->kind = k->pub.kind;
@@ -1189,7 +1189,7 @@ static int diff_counters(ludus_diff *d) {
     }
     double alpha = d->desc.alpha / (d->counter_tests ? d->counter_tests : 1);
     for (uint32_t i = 0; i < d->ncounters; i++) {
-        ludus_diff_counter *c = &d->counters[i];
+        ludus_counter_diff *c = &d->counters[i];
         if (c->verdict) continue;
         size_t na, nb;
         double *xa = window_values(A, counter_named(A, c->name, c->series), &na);
@@ -1213,12 +1213,12 @@ uint32_t ludus_diff_counter_count(const ludus_diff *d) {
     return d ? d->ncounters : 0;
 }
 
-const ludus_diff_counter *ludus_diff_counter_at(const ludus_diff *d, uint32_t i) {
+const ludus_counter_diff *ludus_diff_counter(const ludus_diff *d, uint32_t i) {
     return d && i < d->ncounters ? &d->counters[i] : NULL;
 }
 
 /* "more work" for an amount per frame, "higher" for a level. */
-static const char *counter_verdict(const ludus_diff_counter *c) {
+static const char *counter_verdict(const ludus_counter_diff *c) {
     switch (c->verdict) {
     case LUDUS_DIFF_MORE_WORK:
         return c->per_frame ? "more work" : "higher";
@@ -1234,7 +1234,7 @@ static const char *counter_verdict(const ludus_diff_counter *c) {
 }
 
 /* The series a gate's bare counter name means: the owner's first. */
-static int gate_names(const ludus_gate *g, const ludus_diff_counter *c) {
+static int gate_names(const ludus_gate *g, const ludus_counter_diff *c) {
     size_t nl = strlen(c->name);
     if (!strncmp(g->counter, c->name, nl) && g->counter[nl] == ' ' && !strcmp(g->counter + nl + 1, c->series)) return 1;
     return !strcmp(g->counter, c->name) &&
@@ -1257,14 +1257,14 @@ static int settle_moved(ludus_diff *d) {
         for (uint32_t k = 0; site_entry[sd] && k <= T[sd]->nsites; k++) site_entry[sd][k] = -1;
     }
     for (uint32_t i = 0; i < d->n && rc == 0; i++) {
-        const ludus_diff_entry *e = &d->e[i];
+        const ludus_site_diff *e = &d->e[i];
         if (e->is_path) continue;
         if (e->base_index >= 0) site_entry[0][e->base_index] = i;
         if (e->new_index >= 0) site_entry[1][e->new_index] = i;
     }
     const uint32_t moves = LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK | LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_LESS_TIME;
     for (uint32_t i = 0; i < d->n && rc == 0; i++) {
-        ludus_diff_entry *e = &d->e[i];
+        ludus_site_diff *e = &d->e[i];
         if (!e->is_path || !(e->verdict & moves) || e->base_index < 0 || e->new_index < 0) continue;
         int64_t s = site_entry[0][T[0]->nodes[e->base_index].pub.site];
         uint32_t site_v = s >= 0 ? d->e[s].verdict : 0, lost = e->verdict & moves & ~site_v;
@@ -1293,7 +1293,7 @@ static int explain_inside(ludus_diff *d) {
         if (!below[sd] || !site_above[sd]) rc = -1;
     }
     for (uint32_t k = 0; k < d->n && rc == 0; k++) {
-        const ludus_diff_entry *e = &d->e[k];
+        const ludus_site_diff *e = &d->e[k];
         if (!e->is_path || !(e->verdict & cause)) continue;
         int sd = e->base_index >= 0 ? 0 : 1;
         int64_t node = sd ? e->new_index : e->base_index;
@@ -1304,7 +1304,7 @@ static int explain_inside(ludus_diff *d) {
         }
     }
     for (uint32_t i = 0; i < d->n && rc == 0; i++) {
-        ludus_diff_entry *e = &d->e[i];
+        ludus_site_diff *e = &d->e[i];
         if (!(e->verdict & LUDUS_DIFF_SLOWER_INSIDE)) continue;
         uint8_t *const *m = e->is_path ? below : site_above;
         int found = (e->base_index >= 0 && m[0][e->base_index]) || (e->new_index >= 0 && m[1][e->new_index]);
@@ -1350,7 +1350,7 @@ static int settle_machine(ludus_diff *d) {
     double floor_ns = d->desc.min_frame_share * med_frame, lm = log1p(d->desc.min_shift);
     uint32_t n = 0;
     for (uint32_t i = 0; i < d->n; i++) {
-        const ludus_diff_entry *e = &d->e[i];
+        const ludus_site_diff *e = &d->e[i];
         if (e->is_path || e->base_index < 0 || e->new_index < 0 || !e->base_excl.count || !e->new_excl.count) continue;
         if (entry_waits(d, e) || (e->verdict & (LUDUS_DIFF_WAITED_LONGER | LUDUS_DIFF_WAITED_LESS))) continue;
         if (!(e->shift > -1) || !isfinite(e->shift)) continue;
@@ -1376,7 +1376,7 @@ static int settle_machine(ludus_diff *d) {
     d->info.machine_shift = expm1(c);
     d->info.machine_spread = expm1(t);
     for (uint32_t i = 0; i < d->n; i++) {
-        ludus_diff_entry *e = &d->e[i];
+        ludus_site_diff *e = &d->e[i];
         uint32_t v = e->verdict;
         if ((v & LUDUS_DIFF_SLOWER) && !beyond(e->shift_lo, e->shift_hi, c, t, 1)) v &= ~LUDUS_DIFF_SLOWER;
         if ((v & LUDUS_DIFF_FASTER) && !beyond(e->shift_lo, e->shift_hi, c, t, -1)) v &= ~LUDUS_DIFF_FASTER;
@@ -1456,7 +1456,7 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
     for (uint32_t j = 0; j < B->nnodes; j++) bmatch_p[j] = -1;
     for (uint32_t i = 0; i < A->nsites; i++) {
         const ludus_site_stats *s = &A->sites[i].pub;
-        ludus_diff_entry *e = &d->e[d->n++];
+        ludus_site_diff *e = &d->e[d->n++];
         e->name = s->name;
         e->base_index = i;
         e->new_index = index_site(&d->index[1][0], s, bmatch_s);
@@ -1464,14 +1464,14 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
     }
     for (uint32_t j = 0; j < B->nsites; j++)
         if (bmatch_s[j] < 0) {
-            ludus_diff_entry *e = &d->e[d->n++];
+            ludus_site_diff *e = &d->e[d->n++];
             e->name = B->sites[j].pub.name;
             e->base_index = -1;
             e->new_index = j;
         }
     uint32_t first_path = d->n;
     for (uint32_t i = 0; i < A->nnodes; i++) {
-        ludus_diff_entry *e = &d->e[d->n++];
+        ludus_site_diff *e = &d->e[d->n++];
         e->is_path = 1;
         e->base_index = i;
         e->new_index = index_path(&d->index[1][0], A->nodes[i].key, bmatch_p);
@@ -1479,7 +1479,7 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
     }
     for (uint32_t j = 0; j < B->nnodes; j++)
         if (bmatch_p[j] < 0) {
-            ludus_diff_entry *e = &d->e[d->n++];
+            ludus_site_diff *e = &d->e[d->n++];
             e->is_path = 1;
             e->base_index = -1;
             e->new_index = j;
@@ -1488,7 +1488,7 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
     ludus__free(bmatch_p);
     /* sites whose name another site shares (on either side): their file:line after it */
     for (uint32_t k = 0; k < first_path; k++) {
-        ludus_diff_entry *e = &d->e[k];
+        ludus_site_diff *e = &d->e[k];
         const ludus_analysis *side = e->base_index >= 0 ? A : B;
         uint32_t si = (uint32_t)(e->base_index >= 0 ? e->base_index : e->new_index);
         int shared = side->sites[si].name_shared ||
@@ -1500,7 +1500,7 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
         e->name = d->names[k];
     }
     for (uint32_t k = first_path; k < d->n; k++) {
-        ludus_diff_entry *e = &d->e[k];
+        ludus_site_diff *e = &d->e[k];
         char buf[1024];
         if (e->base_index >= 0)
             ludus__path_text(A, (uint32_t)e->base_index, buf, sizeof buf);
@@ -1526,7 +1526,7 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
     uint32_t nsds = 0;
     if (!sds) goto oom;
     for (uint32_t k = 0; k < d->n; k++) {
-        ludus_diff_entry *e = &d->e[k];
+        ludus_site_diff *e = &d->e[k];
         e->run_sd = NAN;
         e->shift_lo = e->incl_shift_lo = -HUGE_VAL;
         e->shift_hi = e->incl_shift_hi = HUGE_VAL;
@@ -1601,22 +1601,22 @@ void ludus_diff_get_info(const ludus_diff *d, ludus_diff_info *out) {
     *out = d->info;
 }
 
-uint32_t ludus_diff_count(const ludus_diff *d) {
+uint32_t ludus_diff_entry_count(const ludus_diff *d) {
     return d->n;
 }
-const ludus_diff_entry *ludus_diff_entry_at(const ludus_diff *d, uint32_t i) {
+const ludus_site_diff *ludus_diff_entry(const ludus_diff *d, uint32_t i) {
     return i < d->n ? &d->e[i] : NULL;
 }
-const ludus_diff_entry *ludus_diff_find(const ludus_diff *d, const char *name, int is_path) {
+int64_t ludus_diff_find_entry(const ludus_diff *d, const char *name, int is_path) {
     for (uint32_t i = 0; i < d->n; i++)
-        if (d->e[i].is_path == is_path && !strcmp(d->e[i].name, name)) return &d->e[i];
+        if (d->e[i].is_path == is_path && !strcmp(d->e[i].name, name)) return i;
     if (!is_path) /* a site's own name, when its entry shows it with file:line */
         for (uint32_t i = 0; i < d->n; i++) {
-            const ludus_diff_entry *e = &d->e[i];
+            const ludus_site_diff *e = &d->e[i];
             size_t n = strlen(name);
-            if (!e->is_path && !strncmp(e->name, name, n) && !strncmp(e->name + n, " (", 2)) return e;
+            if (!e->is_path && !strncmp(e->name, name, n) && !strncmp(e->name + n, " (", 2)) return i;
         }
-    return NULL;
+    return -1;
 }
 
 /* ---- gates ---- */
@@ -1768,7 +1768,7 @@ int ludus_diff_gate_validate(const ludus_diff *d, const ludus_gate *g) {
     if (g->metric == LUDUS_METRIC_COUNTER) {
         what = "counter";
         for (uint32_t i = 0; i < d->ncounters; i++) {
-            const ludus_diff_counter *c = &d->counters[i];
+            const ludus_counter_diff *c = &d->counters[i];
             if (gate_names(g, c)) return 0;
             char both[128];
             snprintf(both, sizeof both, "%s %s", c->name, c->series);
@@ -1805,7 +1805,7 @@ uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, ui
     uint32_t tripped = ludus__locks_check_gates(&d->locks, gates, ngates, write, ud);
     tripped += ludus__messages_check_gates(d->base, d->newer, gates, ngates, write, ud);
     for (uint32_t i = 0; i < d->ncounters; i++) {
-        const ludus_diff_counter *c = &d->counters[i];
+        const ludus_counter_diff *c = &d->counters[i];
         for (uint32_t g = 0; g < ngates; g++) {
             const ludus_gate *gt = &gates[g];
             if (gt->metric != LUDUS_METRIC_COUNTER || !gate_names(gt, c)) continue;
@@ -1822,7 +1822,7 @@ uint32_t ludus_diff_check_gates(const ludus_diff *d, const ludus_gate *gates, ui
         }
     }
     for (uint32_t i = 0; i < d->n; i++) {
-        const ludus_diff_entry *e = &d->e[i];
+        const ludus_site_diff *e = &d->e[i];
         for (uint32_t g = 0; g < ngates; g++) {
             const ludus_gate *gt = &gates[g];
             int total = gt->metric == LUDUS_METRIC_TOTAL, verdict = gt->metric == LUDUS_METRIC_VERDICT;
@@ -1902,7 +1902,7 @@ static const char *verdict_text(uint32_t v, char *buf, size_t cap) {
 }
 
 /* "more calls", "slower calls", "heavier tail" as the change goes, largest part first. */
-static const char *cause_text(const ludus_diff_entry *e, char *buf, size_t cap) {
+static const char *cause_text(const ludus_site_diff *e, char *buf, size_t cap) {
     int up = e->rel_total > 0;
     const struct {
         uint32_t bit;
@@ -1983,7 +1983,7 @@ static int apart_of(double est, double lo, double hi, double base_mean, double n
  * code does: said in the verdict column itself. */
 #define ONE_RUN_NOTE " (one run per side: these runs differ; the code may not: give several runs)"
 
-static void text_line(ludus__writer *w, const ludus_diff_entry *e, int one_run) {
+static void text_line(ludus__writer *w, const ludus_site_diff *e, int one_run) {
     char v[160], b1[32], b2[32], b3[32], b4[32], b5[32], si[80], ii[80], ti[80], name[256], cause[80], p1[32];
     int tested = e->base_index >= 0 && e->new_index >= 0 && e->base_excl.count && e->new_excl.count;
     int ps = e->work_time_bound;
@@ -2084,7 +2084,7 @@ void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
     ludus__w_str(w, "],\"entries\":[");
     char v[160], cause[80];
     for (uint32_t i = 0; i < d->n; i++) {
-        const ludus_diff_entry *e = &d->e[i];
+        const ludus_site_diff *e = &d->e[i];
         ludus__w_fmt(w, "%s\n{\"kind\":\"%s\",\"name\":", i ? "," : "", e->is_path ? "path" : "site");
         ludus__w_jstr(w, e->name);
         ludus__w_str(w, ",\"verdict\":");
@@ -2134,7 +2134,7 @@ void ludus__diff_json(const ludus_diff *d, ludus__writer *w) {
     }
     ludus__w_fmt(w, "],\n\"counter_tests\":%u,\"counters\":[", d->counter_tests);
     for (uint32_t i = 0; i < d->ncounters; i++) {
-        const ludus_diff_counter *c = &d->counters[i];
+        const ludus_counter_diff *c = &d->counters[i];
         ludus__w_str(w, i ? ",\n{\"name\":" : "\n{\"name\":");
         ludus__w_jstr(w, c->name);
         ludus__w_fmt(w,
@@ -2184,7 +2184,7 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
                "per_frame_hi,p_per_frame,p_shift\n");
         char v[160];
         for (uint32_t i = 0; i < d->n; i++) {
-            const ludus_diff_entry *e = &d->e[i];
+            const ludus_site_diff *e = &d->e[i];
             ludus__w_str(w, e->is_path ? "path," : "site,");
             ludus__w_csv(w, e->name);
             ludus__w_ch(w, ',');
@@ -2276,7 +2276,7 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
         for (int pass = 0; pass < 2; pass++) {
             uint32_t k = 0;
             for (uint32_t i = 0; i < d->n; i++) {
-                const ludus_diff_entry *e = &d->e[i];
+                const ludus_site_diff *e = &d->e[i];
                 if (e->is_path != pass ||
                     !(e->verdict & (LUDUS_DIFF_CHANGED | LUDUS_DIFF_SLOWER_INSIDE | LUDUS_DIFF_NEW | LUDUS_DIFF_GONE)))
                     continue;
@@ -2287,7 +2287,7 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
         }
         uint32_t k = 0;
         for (uint32_t i = 0; i < d->n; i++) { /* near the line: no verdict */
-            const ludus_diff_entry *e = &d->e[i];
+            const ludus_site_diff *e = &d->e[i];
             if (!(e->verdict & LUDUS_DIFF_UNDECIDED)) continue;
             if (k++ == 0)
                 ludus__w_fmt(w,
@@ -2299,7 +2299,7 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
         }
         k = 0;
         for (uint32_t i = 0; i < d->n; i++) { /* work that moved between callers or threads */
-            const ludus_diff_entry *e = &d->e[i];
+            const ludus_site_diff *e = &d->e[i];
             if (!(e->verdict & LUDUS_DIFF_MOVED)) continue;
             if (k++ == 0)
                 ludus__w_str(w, "\nMoved: paths whose calls or time per frame changed while their site's did not (the "
@@ -2310,7 +2310,7 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
         }
         k = 0;
         for (uint32_t i = 0; i < d->n; i++) { /* scopes that wait: judged as waits */
-            const ludus_diff_entry *e = &d->e[i];
+            const ludus_site_diff *e = &d->e[i];
             if (!(e->verdict & (LUDUS_DIFF_WAITED_LONGER | LUDUS_DIFF_WAITED_LESS))) continue;
             if (k++ == 0)
                 ludus__w_str(w, "\nWaited: scopes that wait on other threads' work (or are waits by name or "
@@ -2320,7 +2320,7 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
         }
         k = 0;
         for (uint32_t i = 0; i < d->n; i++) { /* where the two measures of work disagree */
-            const ludus_diff_entry *e = &d->e[i];
+            const ludus_site_diff *e = &d->e[i];
             uint32_t fits = e->work_time_bound ? e->work_per_second : e->work_per_frame;
             if (e->work_per_frame == e->work_per_second || (!e->work_per_frame && !fits)) continue;
             if ((e->verdict & LUDUS_DIFF_MOVED) || entry_waits(d, e) || entry_only_waits(d, e))
@@ -2339,7 +2339,7 @@ int ludus_diff_report(const ludus_diff *d, int format, ludus_write_fn write, voi
         }
         k = 0;
         for (uint32_t i = 0; i < d->ncounters; i++) {
-            const ludus_diff_counter *c = &d->counters[i];
+            const ludus_counter_diff *c = &d->counters[i];
             if (!c->verdict) continue;
             if (k++ == 0)
                 ludus__w_fmt(w, "\nCounters per frame (Mann-Whitney U on per-frame values, p < %g / %u):\n",

@@ -208,7 +208,7 @@ void ludus__report_locks_html(const ludus_analysis *a, const ludus_diff *d, ludu
                  "<th>of frame new</th><th>p</th></tr>\n",
                  ld->alpha_per_test);
     for (uint32_t i = 0; i < ld->n; i++) {
-        const ludus_diff_lock *l = &ld->v[i];
+        const ludus_lock_diff *l = &ld->v[i];
         if (!l->verdict) continue;
         ludus__w_str(w, "<tr><td>");
         ludus__w_html_str(w, l->name, strlen(l->name));
@@ -267,7 +267,7 @@ int ludus__locks_diff(const ludus_analysis *A, const ludus_analysis *B, const lu
             const ludus_lock_stats *l = &S->locks[i];
             const ludus_lock_stats *la = side ? l : match(A, B, l), *lb = side ? match(B, A, l) : l;
             if (side && lb) continue;
-            ludus_diff_lock *e = &out->v[out->n++];
+            ludus_lock_diff *e = &out->v[out->n++];
             e->name = l->name;
             e->p = 1;
             if (la) {
@@ -306,7 +306,7 @@ int ludus__locks_diff(const ludus_analysis *A, const ludus_analysis *B, const lu
     out->alpha_per_test = desc->alpha / (out->tests ? out->tests : 1);
     double floor_ns = desc->min_frame_share * (double)A->sum.median_frame_ns;
     for (uint32_t i = 0; i < out->n; i++) {
-        ludus_diff_lock *e = &out->v[i];
+        ludus_lock_diff *e = &out->v[i];
         if (e->verdict || !(e->p < out->alpha_per_test)) continue;
         if (fabs(e->new_wait_per_frame_ns - e->base_wait_per_frame_ns) < floor_ns) continue;
         if (zs[i] > 0 && e->rel >= desc->min_change) e->verdict = LUDUS_DIFF_MORE_WORK;
@@ -326,7 +326,7 @@ uint32_t ludus_diff_lock_count(const ludus_diff *d) {
     return d ? ludus__diff_locks(d)->n : 0;
 }
 
-const ludus_diff_lock *ludus_diff_lock_at(const ludus_diff *d, uint32_t i) {
+const ludus_lock_diff *ludus_diff_lock(const ludus_diff *d, uint32_t i) {
     if (!d) return NULL;
     const ludus__lock_diff *l = ludus__diff_locks(d);
     return i < l->n ? &l->v[i] : NULL;
@@ -336,7 +336,7 @@ uint32_t ludus__locks_diff_text(const ludus__lock_diff *l, const ludus_diff_desc
     uint32_t k = 0;
     char b1[32], b2[32], b3[32], name[64];
     for (uint32_t i = 0; i < l->n; i++) {
-        const ludus_diff_lock *e = &l->v[i];
+        const ludus_lock_diff *e = &l->v[i];
         if (!e->verdict) continue;
         if (k++ == 0)
             ludus__w_fmt(w, "\nLock waits per frame (Mann-Whitney U on per-frame wait totals, p < %g / %u):\n",
@@ -354,7 +354,7 @@ uint32_t ludus__locks_diff_text(const ludus__lock_diff *l, const ludus_diff_desc
 void ludus__locks_diff_json(const ludus__lock_diff *l, ludus__writer *w) {
     ludus__w_fmt(w, ",\n\"lock_tests\":%u,\"locks\":[", l->tests);
     for (uint32_t i = 0; i < l->n; i++) {
-        const ludus_diff_lock *e = &l->v[i];
+        const ludus_lock_diff *e = &l->v[i];
         ludus__w_str(w, i ? ",\n{\"name\":" : "\n{\"name\":");
         ludus__w_jstr(w, e->name);
         ludus__w_fmt(w,
@@ -372,7 +372,7 @@ uint32_t ludus__locks_check_gates(const ludus__lock_diff *l, const ludus_gate *g
                                   ludus_write_fn write, void *ud) {
     uint32_t tripped = 0;
     for (uint32_t i = 0; i < l->n; i++) {
-        const ludus_diff_lock *e = &l->v[i];
+        const ludus_lock_diff *e = &l->v[i];
         if (!(e->verdict & (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK))) continue;
         for (uint32_t g = 0; g < ngates; g++) {
             const ludus_gate *gt = &gates[g];

@@ -471,7 +471,7 @@ int ludus__report_html(const ludus_analysis *a, const ludus_diff *d, ludus__writ
                         "<h3>GPU passes (device time)</h3><table id=\"gpupasses\"></table>\n");
     ludus__report_locks_html(a, d, w);
     ludus_message_stats m;
-    ludus_analysis_messages(a, &m);
+    ludus_analysis_get_messages(a, &m);
     ludus__w_fmt(w,
                  "<h2>Messages</h2><p class=\"note\">%llu errors, %llu warnings, %llu info, %llu debug; marked on the "
                  "frame chart (orange: warnings, dark red: errors). The first warnings and errors:</p>"

@@ -276,7 +276,7 @@ static int messages_finish(ludus_analysis *a) {
     return 0;
 }
 
-void ludus_analysis_messages(const ludus_analysis *a, ludus_message_stats *out) {
+void ludus_analysis_get_messages(const ludus_analysis *a, ludus_message_stats *out) {
     if (a)
         *out = a->msg_stats;
     else
@@ -312,7 +312,7 @@ const ludus_async_stats *ludus_analysis_async(const ludus_analysis *a, uint32_t 
 
 void ludus__report_timeline_text(const ludus_analysis *a, ludus__writer *w) {
     ludus_message_stats m;
-    ludus_analysis_messages(a, &m);
+    ludus_analysis_get_messages(a, &m);
     if (m.count[0] + m.count[1] + m.count[2] + m.count[3]) {
         ludus__w_fmt(w,
                      "\nmessages: %llu errors, %llu warnings, %llu info, %llu debug; frames with errors %llu, with "
@@ -350,7 +350,7 @@ void ludus__report_timeline_text(const ludus_analysis *a, ludus__writer *w) {
 
 void ludus__report_timeline_json(const ludus_analysis *a, ludus__writer *w) {
     ludus_message_stats m;
-    ludus_analysis_messages(a, &m);
+    ludus_analysis_get_messages(a, &m);
     ludus__w_fmt(w,
                  ",\"messages\":{\"debug\":%llu,\"info\":%llu,\"warning\":%llu,\"error\":%llu,"
                  "\"frames_with_warnings\":%llu,\"frames_with_errors\":%llu,\"first\":[",
@@ -416,7 +416,7 @@ typedef struct msg_rate {
 static msg_rate rate_of(const ludus_analysis *a) {
     msg_rate r;
     ludus_message_stats m;
-    ludus_analysis_messages(a, &m);
+    ludus_analysis_get_messages(a, &m);
     ludus_analysis_summary s;
     ludus_analysis_get_summary(a, &s);
     for (int l = 0; l < 4; l++) {

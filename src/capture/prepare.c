@@ -244,7 +244,11 @@ int ludus_capture_get_summary(ludus_capture *c, ludus_capture_summary *out) {
     return 0;
 }
 
-int ludus_capture_get_thread(ludus_capture *c, uint32_t index, ludus_thread_summary *out) {
+uint32_t ludus_capture_thread_count(ludus_capture *c) {
+    return c ? c->nthreads : 0;
+}
+
+int ludus_capture_thread(ludus_capture *c, uint32_t index, ludus_thread_summary *out) {
     if (!c || !out) return ludus__fail(LUDUS_EINVAL, "NULL argument");
     if (index >= c->nthreads)
         return ludus__fail(LUDUS_EINVAL, "thread index %u out of range (%u threads)", index, c->nthreads);

@@ -329,9 +329,9 @@ static void rolling_on_signal(void) {
 static void check_counter(void) {
     uint64_t first, last;
     int64_t v;
-    if (ludus_live_frames(&first, &last) != 0 || last == R.counter_frame) return;
+    if (ludus_frame_ring_frames(&first, &last) != 0 || last == R.counter_frame) return;
     R.counter_frame = last;
-    if (ludus_live_value(last, R.counter, R.counter_stat, &v) != 0) return;
+    if (ludus_frame_ring_value(last, R.counter, R.counter_stat, &v) != 0) return;
     int above = v > R.rd.counter_above;
     if (above && !R.counter_was_above) {
         count(&R.st.counter_crossings);

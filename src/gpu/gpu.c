@@ -332,7 +332,7 @@ int ludus_gpu_calibrate(ludus_gpu_context *x, uint64_t gpu_ticks, int64_t cpu_ns
     return rc ? ludus__fail(rc, rc == LUDUS_ENOCAPTURE ? "no capture is active" : "out of memory") : 0;
 }
 
-void ludus_gpu_count(ludus_gpu_context *x, int what, uint64_t n) {
+void ludus_gpu_note_coverage(ludus_gpu_context *x, int what, uint64_t n) {
     if (!x || what < 0 || what >= LUDUS_GPU_COVERAGE_COUNT) return;
     ludus__mutex_lock(&gpu_store.lock);
     ludus__gpu_ctx *ci = running_ctx(x);

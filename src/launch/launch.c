@@ -109,7 +109,7 @@ static void write_at_exit(void) {
     if (launch_state.stream_mode) { /* the file is written as it records: the end writes the rest */
         ludus_stream_result sr;
         rc = ludus_capture_end(NULL);
-        if (ludus_capture_stream_result(&sr) != 0) {
+        if (ludus_capture_get_stream_result(&sr) != 0) {
             fprintf(stderr, "ludus: LUDUS_TRACE=%s: %s (%s)\n", path, ludus_error_string(rc),
                     ludus_last_error_detail());
             return;
@@ -209,7 +209,7 @@ static int env_ms(const char *name, unsigned long lo, unsigned long hi, uint32_t
  * LUDUS_TRACE_MAX_FILES, LUDUS_TRACE_HITCH (a factor of the running median,
  * or "off"), LUDUS_TRACE_BUDGET_MS (the frame budget: no frame within it is
  * a hitch), LUDUS_TRACE_TRIGGER_COUNTER ("NAME>N" or "NAME:STAT>N", STAT as
- * ludus_live_value's, default "per frame"). 0, or -1 after saying what is bad. */
+ * ludus_frame_ring_value's, default "per frame"). 0, or -1 after saying what is bad. */
 static int rolling_env(ludus_rolling_desc *rd) {
     if (env_ms("LUDUS_TRACE_WINDOW_MS", 100, 3600000, 0, &rd->window_ms) < 0) return -1;
     if (env_ms("LUDUS_TRACE_POST_MS", 1, 3600000, (uint32_t)LUDUS_ROLLING_NONE, &rd->post_ms) < 0) return -1;

@@ -58,7 +58,7 @@ static const ludus__ring_row *row_of(const ludus__ring *r, uint64_t frame, const
     return &r->rows[k % r->cap];
 }
 
-int ludus_live_frames(uint64_t *first, uint64_t *last) {
+int ludus_frame_ring_frames(uint64_t *first, uint64_t *last) {
     ludus__live_lock();
     const ludus__ring *r = ludus__live_ring();
     int rc = LUDUS_ENODATA;
@@ -73,7 +73,7 @@ int ludus_live_frames(uint64_t *first, uint64_t *last) {
     return rc;
 }
 
-int ludus_live_frame_ns(uint64_t frame, int64_t *begin_ns, int64_t *end_ns) {
+int ludus_frame_ring_frame_ns(uint64_t frame, int64_t *begin_ns, int64_t *end_ns) {
     ludus__live_lock();
     const int64_t *v;
     const ludus__ring_row *row = row_of(ludus__live_ring(), frame, &v);
@@ -110,12 +110,12 @@ int ludus__live_item_in_row(const ludus__live_item *it, const ludus__ring_row *r
 
 /* Copies of the live tables, each used under the live lock (counters.c). */
 static struct {
-    ludus__live_item value_items[MAX_ITEMS]; /* ludus_live_value's */
+    ludus__live_item value_items[MAX_ITEMS]; /* ludus_frame_ring_value's */
     ludus__live_item text_items[MAX_ITEMS];  /* the overlay text's */
     ludus__domain_info text_domains[LUDUS__MAX_DOMAINS];
 } overlay_state;
 
-int ludus_live_value(uint64_t frame, const char *name, const char *stat, int64_t *out) {
+int ludus_frame_ring_value(uint64_t frame, const char *name, const char *stat, int64_t *out) {
     if (!name || !stat || !out) return ludus__fail(LUDUS_EINVAL, "name, stat and out are required");
     unsigned st = 0;
     while (st < LUDUS__STAT_COUNT && strcmp(ludus__stats[st].series, stat)) st++;

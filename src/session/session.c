@@ -716,7 +716,7 @@ int ludus__stream_idle(void) {
     return !st || ludus__stream_caught_up(st);
 }
 
-int ludus_capture_stream_result(ludus_stream_result *out) {
+int ludus_capture_get_stream_result(ludus_stream_result *out) {
     if (!out) return ludus__fail(LUDUS_EINVAL, "out is NULL");
     ludus__control_lock();
     int have = session_state.has_stream_result;

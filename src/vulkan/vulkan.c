@@ -193,7 +193,7 @@ void ludus_vk_context_destroy(ludus_vk_context *vk) {
         lost += vk->slots[i].state != SLOT_FREE;
         free(vk->slots[i].passes);
     }
-    if (vk->gpu && lost) ludus_gpu_count(vk->gpu, LUDUS_GPU_LOST, lost);
+    if (vk->gpu && lost) ludus_gpu_note_coverage(vk->gpu, LUDUS_GPU_LOST, lost);
     if (vk->pool) vkDestroyQueryPool(vk->device, vk->pool, NULL);
     if (vk->mapped) vkUnmapMemory(vk->device, vk->memory);
     if (vk->buffer) vkDestroyBuffer(vk->device, vk->buffer, NULL);
@@ -219,7 +219,7 @@ int ludus_vk_begin_frame(ludus_vk_context *vk, VkCommandBuffer cmd, uint64_t fra
     vk->cur = NULL;
     slot *s = &vk->slots[vk->head];
     if (s->state != SLOT_FREE) { /* every slot still in flight: this frame is not timed */
-        ludus_gpu_count(vk->gpu, LUDUS_GPU_RING_FULL, 1);
+        ludus_gpu_note_coverage(vk->gpu, LUDUS_GPU_RING_FULL, 1);
         return LUDUS_EBUSY;
     }
     vk->head = (vk->head + 1) % vk->nslots;
@@ -241,7 +241,7 @@ void ludus_vk_begin_pass(ludus_vk_context *vk, VkCommandBuffer cmd, const char *
     slot *s = vk->cur;
     if (!s) return;
     if (s->npasses == vk->max_passes || s->open != UINT32_MAX) { /* no room, or nested: not timed */
-        ludus_gpu_count(vk->gpu, LUDUS_GPU_INVALID, 1);
+        ludus_gpu_note_coverage(vk->gpu, LUDUS_GPU_INVALID, 1);
         return;
     }
     uint32_t k = s->npasses++;
@@ -292,7 +292,7 @@ static void calibrate(ludus_vk_context *vk) {
     if (r != VK_SUCCESS) return;
     int64_t host = (int64_t)ts[1];
     if (host < before || host > after) { /* not our clock: say so, once per point */
-        ludus_gpu_count(vk->gpu, LUDUS_GPU_CALIBRATION_REJECTED, 1);
+        ludus_gpu_note_coverage(vk->gpu, LUDUS_GPU_CALIBRATION_REJECTED, 1);
         return;
     }
     int64_t deviation = (int64_t)dev;
@@ -312,7 +312,7 @@ int ludus_vk_collect(ludus_vk_context *vk) {
         int ready = __atomic_load_n(&res[3], __ATOMIC_ACQUIRE) != 0;
         for (uint32_t q = 0; ready && q < nq; q++) ready = __atomic_load_n(&res[2 * q + 1], __ATOMIC_ACQUIRE) != 0;
         if (!ready) { /* not finished yet: it and the frames behind it wait for the next collection */
-            if (!s->not_ready_counted) ludus_gpu_count(vk->gpu, LUDUS_GPU_NOT_READY, 1);
+            if (!s->not_ready_counted) ludus_gpu_note_coverage(vk->gpu, LUDUS_GPU_NOT_READY, 1);
             s->not_ready_counted = 1;
             break;
         }
@@ -327,7 +327,7 @@ int ludus_vk_collect(ludus_vk_context *vk) {
             }
         }
         ludus_gpu_submit(vk->gpu, smp, n); /* LUDUS_ENOCAPTURE between captures: nothing kept */
-        ludus_gpu_count(vk->gpu, LUDUS_GPU_FRAMES, 1);
+        ludus_gpu_note_coverage(vk->gpu, LUDUS_GPU_FRAMES, 1);
         s->state = SLOT_FREE;
         vk->tail = (vk->tail + 1) % vk->nslots;
         got++;

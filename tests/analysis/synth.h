@@ -142,4 +142,11 @@ static inline void syn_pair_free(syn_pair *p) {
     syn_free(p->sb);
 }
 
+/* The diff's entry of a site (is_path 0) or path (1) by name, or NULL:
+ * ludus_diff_find_entry's index read through ludus_diff_entry. */
+static inline const ludus_site_diff *syn_diff_find(const ludus_diff *d, const char *name, int is_path) {
+    int64_t i = ludus_diff_find_entry(d, name, is_path);
+    return i < 0 ? NULL : ludus_diff_entry(d, (uint32_t)i);
+}
+
 #endif

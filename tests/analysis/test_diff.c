@@ -81,8 +81,8 @@ static char *text_of(const ludus_diff *d) {
 
 static uint32_t changed_entries(const ludus_diff *d) {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < ludus_diff_count(d); i++)
-        if (ludus_diff_entry_at(d, i)->verdict & (LUDUS_DIFF_CHANGED | LUDUS_DIFF_NEW | LUDUS_DIFF_GONE)) n++;
+    for (uint32_t i = 0; i < ludus_diff_entry_count(d); i++)
+        if (ludus_diff_entry(d, i)->verdict & (LUDUS_DIFF_CHANGED | LUDUS_DIFF_NEW | LUDUS_DIFF_GONE)) n++;
     return n;
 }
 
@@ -91,7 +91,7 @@ static void check_no_change(uint64_t seed_a, uint64_t seed_b) {
     assert_int_equal(syn_pair_make(&p, workload(seed_a, 1.0, 1), workload(seed_b, 1.0, 1)), 0);
     ludus_diff *d = p.d;
     assert_int_equal(changed_entries(d), 0);
-    const ludus_diff_entry *e = ludus_diff_find(d, "B", 0);
+    const ludus_site_diff *e = syn_diff_find(d, "B", 0);
     assert_non_null(e);
     if (seed_a == seed_b) {
         assert_true(e->p_time == 1.0);
@@ -117,14 +117,14 @@ static void test_slower(void **st) {
     syn_pair p;
     assert_int_equal(syn_pair_make(&p, workload(7, 1.0, 1), workload(8, 1.2, 1)), 0);
     ludus_diff *d = p.d;
-    const ludus_diff_entry *e = ludus_diff_find(d, "B", 0);
+    const ludus_site_diff *e = syn_diff_find(d, "B", 0);
     assert_true(e->verdict & LUDUS_DIFF_SLOWER);
     assert_false(e->verdict & (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK));
     assert_true(e->rel[LUDUS_METRIC_P50] > 0.15 && e->rel[LUDUS_METRIC_P50] < 0.25);
     assert_true(e->rel[LUDUS_METRIC_MEAN] > 0.17 && e->rel[LUDUS_METRIC_MEAN] < 0.23);
     /* exactly that site (and its path): nothing else changed */
-    for (uint32_t i = 0; i < ludus_diff_count(d); i++) {
-        const ludus_diff_entry *x = ludus_diff_entry_at(d, i);
+    for (uint32_t i = 0; i < ludus_diff_entry_count(d); i++) {
+        const ludus_site_diff *x = ludus_diff_entry(d, i);
         if (!strcmp(x->name, "B") || !strcmp(x->name, "Frame/B")) {
             assert_true(x->verdict & LUDUS_DIFF_SLOWER);
             continue;
@@ -132,7 +132,7 @@ static void test_slower(void **st) {
         assert_false(x->verdict & LUDUS_DIFF_CHANGED);
     }
     /* the parent is flagged as slower inside, not slower work */
-    assert_true(ludus_diff_find(d, "Frame", 0)->verdict & LUDUS_DIFF_SLOWER_INSIDE);
+    assert_true(syn_diff_find(d, "Frame", 0)->verdict & LUDUS_DIFF_SLOWER_INSIDE);
     ludus_gate g[2];
     assert_int_equal(ludus_gate_parse("p90 > +5%", &g[0]), 0);
     assert_int_equal(ludus_gate_parse("calls>+5", &g[1]), 0);
@@ -148,12 +148,12 @@ static void test_more_work(void **st) {
     syn_pair p;
     assert_int_equal(syn_pair_make(&p, workload(7, 1.0, 1), workload(8, 1.0, 2)), 0);
     ludus_diff *d = p.d;
-    const ludus_diff_entry *e = ludus_diff_find(d, "B", 0);
+    const ludus_site_diff *e = syn_diff_find(d, "B", 0);
     assert_true(e->verdict & LUDUS_DIFF_MORE_WORK);
     assert_false(e->verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER));
     assert_true(e->base_calls_per_frame == 1.0 && e->new_calls_per_frame == 2.0);
     assert_true(e->rel[LUDUS_METRIC_CALLS] == 1.0);
-    assert_false(ludus_diff_find(d, "A", 0)->verdict & LUDUS_DIFF_CHANGED);
+    assert_false(syn_diff_find(d, "A", 0)->verdict & LUDUS_DIFF_CHANGED);
     ludus_gate g;
     assert_int_equal(ludus_gate_parse("calls > +50%", &g), 0);
     assert_true(ludus_diff_check_gates(d, &g, 1, NULL, NULL) >= 1);
@@ -184,8 +184,8 @@ static void test_verdict_gates(void **st) {
     assert_int_equal(ludus_gate_parse("more time per frame B", &g[3]), 0);
     assert_int_equal(g[3].verdict, LUDUS_DIFF_MORE_TIME);
     assert_int_equal(ludus_diff_check_gates(d, &g[3], 1, NULL, NULL),
-                     (ludus_diff_find(d, "B", 0)->verdict & LUDUS_DIFF_MORE_TIME) ? 1 : 0);
-    assert_true(ludus_diff_find(d, "B", 0)->verdict & LUDUS_DIFF_MORE_TIME);
+                     (syn_diff_find(d, "B", 0)->verdict & LUDUS_DIFF_MORE_TIME) ? 1 : 0);
+    assert_true(syn_diff_find(d, "B", 0)->verdict & LUDUS_DIFF_MORE_TIME);
     assert_int_equal(ludus_gate_parse("faster", &g[0]), 0);
     assert_int_equal(ludus_diff_check_gates(d, &g[0], 1, NULL, NULL), 0);
     assert_int_equal(ludus_gate_parse("more work", &g[0]), 0);
@@ -253,7 +253,7 @@ static void test_one_statement_per_fact(void **st) {
     (void)st;
     syn_pair p;
     assert_int_equal(syn_pair_make(&p, skewed(7, 0, 10), skewed(8, 1, 10)), 0);
-    const ludus_diff_entry *e = ludus_diff_find(p.d, "A", 0);
+    const ludus_site_diff *e = syn_diff_find(p.d, "A", 0);
     assert_true(e->new_total_ns > e->base_total_ns * 1.3); /* the mean per frame up */
     assert_true(e->rel_total < -0.3);                      /* the typical frame's total down */
     assert_false(e->verdict & (LUDUS_DIFF_LESS_TIME | LUDUS_DIFF_MORE_TIME));
@@ -357,7 +357,7 @@ static uint32_t machine_diff(double e_scale, double *shift, uint32_t *tripped, i
     uint32_t slower = 0;
     const char *names[5] = {"A", "B", "C", "D", "E"};
     for (int k = 0; k < 5; k++) {
-        const ludus_diff_entry *e = ludus_diff_find(d, names[k], 0);
+        const ludus_site_diff *e = syn_diff_find(d, names[k], 0);
         assert_non_null(e);
         if (e->verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_MORE_TIME)) slower |= 1u << k;
     }

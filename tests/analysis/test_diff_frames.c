@@ -40,8 +40,8 @@ static void scope(syn *s, uint64_t *t, const ludus_site *site, double ns, uint64
     *t += d;
 }
 
-static const ludus_diff_entry *site(const syn_pair *p, const char *name) {
-    const ludus_diff_entry *e = ludus_diff_find(p->d, name, 0);
+static const ludus_site_diff *site(const syn_pair *p, const char *name) {
+    const ludus_site_diff *e = syn_diff_find(p->d, name, 0);
     assert_non_null(e);
     return e;
 }
@@ -71,7 +71,7 @@ static void test_tail_heavier(void **st) {
     (void)st;
     syn_pair p;
     assert_int_equal(syn_pair_make(&p, tail_workload(7, 1.0), tail_workload(8, 2.0)), 0);
-    const ludus_diff_entry *e = site(&p, "Batch");
+    const ludus_site_diff *e = site(&p, "Batch");
     assert_false(e->verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER)); /* the typical call did not change */
     assert_true(fabs(e->shift) < 0.02);
     assert_false(e->verdict & (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK));
@@ -137,7 +137,7 @@ static void test_inner_loop_twice(void **st) {
     (void)st;
     syn_pair p;
     assert_int_equal(syn_pair_make(&p, inner_workload(7, 1.0), inner_workload(8, 2.0)), 0);
-    const ludus_diff_entry *e = site(&p, "Inner");
+    const ludus_site_diff *e = site(&p, "Inner");
     assert_true(e->verdict & LUDUS_DIFF_SLOWER);
     assert_true(e->verdict & LUDUS_DIFF_MORE_TIME);
     assert_false(e->verdict & (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK));
@@ -175,7 +175,7 @@ static void test_single_long_frame(void **st) {
     (void)st;
     syn_pair p;
     assert_int_equal(syn_pair_make(&p, long_frame_workload(7, 10000), long_frame_workload(8, 12000)), 0);
-    const ludus_diff_entry *e = site(&p, "Copy");
+    const ludus_site_diff *e = site(&p, "Copy");
     assert_true(e->rel[LUDUS_METRIC_CALLS] == 0.0);
     assert_true(e->frame_time_r < 0.5);
     assert_false(e->work_time_bound);
@@ -214,7 +214,7 @@ static void test_phases_one_run_cannot_decide(void **st) {
     static const int base[8] = {1, 0, 0, 0, 1, 0, 0, 0}, newer[8] = {1, 1, 0, 1, 1, 1, 0, 1};
     syn_pair p;
     assert_int_equal(syn_pair_make(&p, phase_workload(7, base), phase_workload(8, newer)), 0);
-    const ludus_diff_entry *e = site(&p, "Submit");
+    const ludus_site_diff *e = site(&p, "Submit");
     assert_true(e->shift > 5); /* the pooled calls: a shift of several hundred percent */
     assert_false(e->verdict & LUDUS_DIFF_CHANGED);
     assert_true(e->verdict & LUDUS_DIFF_UNDECIDED);
@@ -261,12 +261,12 @@ static void test_drift_in_one_run(void **st) {
     (void)st;
     syn_pair p;
     assert_int_equal(syn_pair_make(&p, drift_workload(7, 1.0), drift_workload(8, 1.10)), 0);
-    for (uint32_t i = 0; i < ludus_diff_count(p.d); i++) {
-        const ludus_diff_entry *e = ludus_diff_entry_at(p.d, i);
+    for (uint32_t i = 0; i < ludus_diff_entry_count(p.d); i++) {
+        const ludus_site_diff *e = ludus_diff_entry(p.d, i);
         assert_false(e->verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER | LUDUS_DIFF_MORE_TIME | LUDUS_DIFF_LESS_TIME |
                                    LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK));
     }
-    const ludus_diff_entry *e = site(&p, "Draw");
+    const ludus_site_diff *e = site(&p, "Draw");
     assert_true(e->shift > 0.03 && e->shift < 0.08);
     assert_true(e->verdict & LUDUS_DIFF_UNDECIDED);
     syn_pair_free(&p);
@@ -279,8 +279,8 @@ static void test_same_workload(void **st) {
     for (uint64_t seed = 1; seed <= 3; seed++) {
         syn_pair p;
         assert_int_equal(syn_pair_make(&p, tail_workload(seed, 1.0), tail_workload(seed + 50, 1.0)), 0);
-        for (uint32_t i = 0; i < ludus_diff_count(p.d); i++)
-            assert_false(ludus_diff_entry_at(p.d, i)->verdict & LUDUS_DIFF_CHANGED);
+        for (uint32_t i = 0; i < ludus_diff_entry_count(p.d); i++)
+            assert_false(ludus_diff_entry(p.d, i)->verdict & LUDUS_DIFF_CHANGED);
         ludus_diff_info info;
         ludus_diff_get_info(p.d, &info);
         for (int q = 0; q < 3; q++) assert_false(info.frame_pct[q].verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER));

@@ -98,11 +98,11 @@ static verdicts compare(uint64_t seed, uint32_t runs, double new_scale) {
                                             (const ludus_analysis *const *)a + runs, runs, NULL, &d),
                      0);
     verdicts v = {0, 0, 0, 0};
-    const ludus_diff_entry *up = ludus_diff_find(d, "Update", 0);
+    const ludus_site_diff *up = syn_diff_find(d, "Update", 0);
     assert_non_null(up);
     v.update = up->verdict;
-    for (uint32_t i = 0; i < ludus_diff_count(d); i++)
-        if (ludus_diff_entry_at(d, i)->verdict & (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK)) v.work++;
+    for (uint32_t i = 0; i < ludus_diff_entry_count(d); i++)
+        if (ludus_diff_entry(d, i)->verdict & (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK)) v.work++;
     ludus_gate g[2];
     assert_int_equal(ludus_gate_parse("slower", &g[0]), 0);
     assert_int_equal(ludus_gate_parse("more time per frame", &g[1]), 0);

@@ -367,9 +367,9 @@ static void test_names_told_apart(void **st) {
     /* the diff: its entries of the two sites are told apart, and the plain name still finds one */
     ludus_diff *d = NULL;
     assert_int_equal(ludus_diff_create(a, a, NULL, &d), 0);
-    assert_non_null(ludus_diff_find(d, "Update (physics.c:88)", 0));
-    assert_non_null(ludus_diff_find(d, la, 0));
-    assert_non_null(ludus_diff_find(d, "Update", 0));
+    assert_non_null(syn_diff_find(d, "Update (physics.c:88)", 0));
+    assert_non_null(syn_diff_find(d, la, 0));
+    assert_non_null(syn_diff_find(d, "Update", 0));
     m = (mem){0};
     assert_int_equal(ludus_diff_report(d, LUDUS_REPORT_JSON, mem_write, &m), 0);
     assert_non_null(strstr(m.p, "\"name\":\"Update (physics.c:88)\""));

@@ -137,15 +137,15 @@ static void test_lock_diff(void **st) {
     ludus_diff *d = NULL;
     assert_int_equal(ludus_diff_create(a, b, NULL, &d), 0);
     assert_int_equal(ludus_diff_lock_count(d), 4);
-    const ludus_diff_lock *q = NULL, *as = NULL, *gone = NULL, *fresh = NULL;
+    const ludus_lock_diff *q = NULL, *as = NULL, *gone = NULL, *fresh = NULL;
     for (uint32_t i = 0; i < ludus_diff_lock_count(d); i++) {
-        const ludus_diff_lock *l = ludus_diff_lock_at(d, i);
+        const ludus_lock_diff *l = ludus_diff_lock(d, i);
         if (!strcmp(l->name, "JobQueue")) q = l;
         if (!strcmp(l->name, "Assets")) as = l;
         if (!strcmp(l->name, "OldLock")) gone = l;
         if (!strcmp(l->name, "NewLock")) fresh = l;
     }
-    assert_null(ludus_diff_lock_at(d, 4));
+    assert_null(ludus_diff_lock(d, 4));
     assert_true(q && as && gone && fresh);
     assert_int_equal(q->verdict, LUDUS_DIFF_MORE_WORK);
     assert_true(q->base_wait_per_frame_ns == 1000.0 && q->new_wait_per_frame_ns == 1500.0);
@@ -206,7 +206,7 @@ static void test_lock_diff(void **st) {
 
     /* the same capture against itself: no change, no gate */
     assert_int_equal(ludus_diff_create(a, a, NULL, &d), 0);
-    for (uint32_t i = 0; i < ludus_diff_lock_count(d); i++) assert_int_equal(ludus_diff_lock_at(d, i)->verdict, 0);
+    for (uint32_t i = 0; i < ludus_diff_lock_count(d); i++) assert_int_equal(ludus_diff_lock(d, i)->verdict, 0);
     assert_int_equal(ludus_diff_check_gates(d, g, 4, NULL, NULL), 0);
     ludus_diff_destroy(d);
     ludus_analysis_destroy(a);

@@ -81,9 +81,8 @@ static void pair_free(pair *p, int keep_captures) {
 
 static uint32_t time_verdicts(const ludus_diff *d) {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < ludus_diff_count(d); i++)
-        if (ludus_diff_entry_at(d, i)->verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER | LUDUS_DIFF_SLOWER_INSIDE))
-            n++;
+    for (uint32_t i = 0; i < ludus_diff_entry_count(d); i++)
+        if (ludus_diff_entry(d, i)->verdict & (LUDUS_DIFF_SLOWER | LUDUS_DIFF_FASTER | LUDUS_DIFF_SLOWER_INSIDE)) n++;
     return n;
 }
 
@@ -91,14 +90,14 @@ static void test_shift_finds_change(void **st) {
     (void)st;
     pair p;
     pair_make(&p, workload(7, 1.0, 1, 100), workload(8, 1.10, 1, 100), 0);
-    const ludus_diff_entry *e = ludus_diff_find(p.d, "B", 0);
+    const ludus_site_diff *e = syn_diff_find(p.d, "B", 0);
     assert_non_null(e);
     assert_true(e->shift > 0.08 && e->shift < 0.12);
     assert_true(e->shift_lo < e->shift && e->shift < e->shift_hi);
     assert_true(e->shift_lo > 0.02); /* beyond the default minimum: a verdict */
     assert_true(e->verdict & LUDUS_DIFF_SLOWER);
     /* A is untouched: its interval holds 0, no verdict */
-    const ludus_diff_entry *a = ludus_diff_find(p.d, "A", 0);
+    const ludus_site_diff *a = syn_diff_find(p.d, "A", 0);
     assert_true(a->shift_lo < 0 && a->shift_hi > 0);
     assert_false(a->verdict & LUDUS_DIFF_CHANGED);
     /* one run per side: the run-to-run noise is assumed, not measured */
@@ -118,8 +117,8 @@ static void test_same_workload(void **st) {
         pair p;
         pair_make(&p, workload(seed, 1.0, 1, 100), workload(seed + 100, 1.0, 1, 100), 0);
         assert_int_equal(time_verdicts(p.d), 0);
-        for (uint32_t i = 0; i < ludus_diff_count(p.d); i++) {
-            const ludus_diff_entry *e = ludus_diff_entry_at(p.d, i);
+        for (uint32_t i = 0; i < ludus_diff_entry_count(p.d); i++) {
+            const ludus_site_diff *e = ludus_diff_entry(p.d, i);
             if (e->base_excl.count && e->new_excl.count) assert_true(e->shift_lo <= 0 && e->shift_hi >= 0);
         }
         pair_free(&p, 0);
@@ -140,7 +139,7 @@ static void test_min_shift_rule(void **st) {
     assert_int_equal(ludus_diff_create(a, b, &dd, &d5), 0);
     dd.min_shift = 0.01;
     assert_int_equal(ludus_diff_create(a, b, &dd, &d1), 0);
-    const ludus_diff_entry *e5 = ludus_diff_find(d5, "B", 0), *e1 = ludus_diff_find(d1, "B", 0);
+    const ludus_site_diff *e5 = syn_diff_find(d5, "B", 0), *e1 = syn_diff_find(d1, "B", 0);
     assert_true(e5->shift_lo == e1->shift_lo && e5->shift_hi == e1->shift_hi);
     assert_true(e1->shift_lo > 0.01 && e1->shift_lo < 0.05);
     assert_false(e5->verdict & LUDUS_DIFF_SLOWER);
@@ -171,7 +170,7 @@ static void test_outliers_do_not_decide(void **st) {
     sb->c.end_ns += 60000 * 30;
     pair p;
     pair_make(&p, sa, sb, 0);
-    const ludus_diff_entry *e = ludus_diff_find(p.d, "B", 0);
+    const ludus_site_diff *e = syn_diff_find(p.d, "B", 0);
     assert_true(e->rel[LUDUS_METRIC_MEAN] > 1.0); /* the mean more than doubled */
     assert_true(e->shift_lo < 0.02);              /* the robust shift did not move */
     assert_false(e->verdict & LUDUS_DIFF_SLOWER);
@@ -191,9 +190,9 @@ static void test_binned_agrees_with_exact(void **st) {
         pair pe, pb;
         pair_make(&pe, sa, sb, 1);
         pair_make(&pb, sa, sb, 0);
-        for (uint32_t i = 0; i < ludus_diff_count(pe.d); i++) {
-            const ludus_diff_entry *x = ludus_diff_entry_at(pe.d, i);
-            const ludus_diff_entry *y = ludus_diff_find(pb.d, x->name, x->is_path);
+        for (uint32_t i = 0; i < ludus_diff_entry_count(pe.d); i++) {
+            const ludus_site_diff *x = ludus_diff_entry(pe.d, i);
+            const ludus_site_diff *y = syn_diff_find(pb.d, x->name, x->is_path);
             assert_non_null(y);
             if (!x->base_excl.count || !x->new_excl.count) continue;
             assert_true(fabs(log1p(x->shift) - log1p(y->shift)) <= tol);
@@ -231,7 +230,7 @@ static void test_runs_widen(void **st) {
     assert_int_equal(info.base_runs, 3);
     assert_int_equal(info.new_runs, 3);
     assert_true(info.run_noise_known);
-    const ludus_diff_entry *e = ludus_diff_find(d, "B", 0);
+    const ludus_site_diff *e = syn_diff_find(d, "B", 0);
     assert_true(isfinite(e->run_sd) && e->run_sd > 0.03); /* 8% between runs of one side */
     assert_false(e->verdict & LUDUS_DIFF_SLOWER);
     assert_true(e->shift_lo < 0.02);
@@ -241,7 +240,7 @@ static void test_runs_widen(void **st) {
     assert_int_equal(ludus_diff_create_runs((const ludus_analysis *const *)agree, 3,
                                             (const ludus_analysis *const *)an + 3, 3, NULL, &d),
                      0);
-    e = ludus_diff_find(d, "B", 0);
+    e = syn_diff_find(d, "B", 0);
     assert_true(e->run_sd < 0.01);
     assert_true(e->verdict & LUDUS_DIFF_SLOWER);
     assert_true(e->shift > 0.06 && e->shift < 0.10);
@@ -260,19 +259,19 @@ static void test_work_on_time_and_per_frame(void **st) {
     (void)st;
     pair p;
     pair_make(&p, workload(7, 1.0, 1, 2000), workload(8, 1.0, 2, 3500), 0);
-    const ludus_diff_entry *t = ludus_diff_find(p.d, "Tick", 0);
+    const ludus_site_diff *t = syn_diff_find(p.d, "Tick", 0);
     assert_non_null(t);
     assert_true(t->rel[LUDUS_METRIC_CALLS] > 0.2);
     assert_int_equal(t->work_per_frame, LUDUS_DIFF_MORE_WORK);
     assert_int_equal(t->work_per_second, 0);
     assert_true(t->work_time_bound);
     assert_false(t->verdict & (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK));
-    const ludus_diff_entry *a = ludus_diff_find(p.d, "A", 0);
+    const ludus_site_diff *a = syn_diff_find(p.d, "A", 0);
     assert_false(a->work_time_bound);
     assert_true(a->verdict & LUDUS_DIFF_MORE_WORK);
     assert_int_equal(a->work_basis, 3);
     /* B: the same calls per frame, fewer per second (longer frames): no verdict */
-    const ludus_diff_entry *b = ludus_diff_find(p.d, "B", 0);
+    const ludus_site_diff *b = syn_diff_find(p.d, "B", 0);
     assert_int_equal(b->work_per_second, LUDUS_DIFF_LESS_WORK);
     assert_false(b->verdict & (LUDUS_DIFF_MORE_WORK | LUDUS_DIFF_LESS_WORK));
     pair_free(&p, 0);

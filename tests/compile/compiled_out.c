@@ -85,7 +85,7 @@ int work_fn(const int *data, int n, struct job *j) {
         if (ludus_gpu_context_create(&gd, &gpu) == 0) {
             (void)ludus_gpu_calibrate(gpu, 1u, 2, 3);
             (void)ludus_gpu_submit(gpu, &gs, 1u);
-            ludus_gpu_count(gpu, LUDUS_GPU_FRAMES, 1u);
+            ludus_gpu_note_coverage(gpu, LUDUS_GPU_FRAMES, 1u);
             ludus_gpu_context_destroy(gpu);
         }
     })

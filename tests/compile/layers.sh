@@ -97,16 +97,19 @@ state=$(objdump -t "$LIB_A" | awk '/^[^ ]+\.o:/ {m = $1; sub(":$", "", m); next}
   grep -v -x -F -e "$(echo $state_allowed | tr ' ' '\n')" || true)
 [ -z "$state" ] || fail "libludus_analysis.so holds a copy of the runtime's state (object:variable): $(echo $state)"
 copied=$(wc -l < "$WORK/copied.txt")
+# the soname's version: major.minor before 1.0, the major after (CMakeLists.txt)
+ver=$(sed -n 's/^#define LUDUS_VERSION_STRING "\([0-9.]*\)"$/\1/p' "$SRC/../include/ludus/capture.h")
+sover=$(echo "$ver" | awk -F. '{print ($1 == 0) ? $1 "." $2 : $1}')
 soname=$(objdump -p "$LIB_SO" | awk '/SONAME/ {print $2}')
-[ "$soname" = "libludus.so.0" ] || fail "SONAME is '$soname', not libludus.so.0"
-ldd "$AN_SO" | grep -q 'libludus\.so\.0 ' || fail "libludus_analysis.so is not linked against libludus.so.0"
+[ "$soname" = "libludus.so.$sover" ] || fail "SONAME is '$soname', not libludus.so.$sover (version $ver)"
+ldd "$AN_SO" | grep -q "libludus\.so\.$sover " || fail "libludus_analysis.so is not linked against libludus.so.$sover"
 public_rt=$(comm -12 "$WORK/exported.txt" "$declared" | wc -l)
 public_an=$(wc -l < "$WORK/exported_analysis.txt")
 hot=$(grep -c '^ludus__' "$WORK/exported.txt" || true)
 
 # 3. ludus-trace on the public API of the shared library
-ldd "$TOOL" | grep -q 'libludus\.so\.0 ' || fail "ludus-trace is not linked against libludus.so.0: $(ldd "$TOOL")"
-ldd "$TOOL" | grep -q 'libludus_analysis\.so\.0 ' || fail "ludus-trace is not linked against libludus_analysis.so.0"
+ldd "$TOOL" | grep -q "libludus\.so\.$sover " || fail "ludus-trace is not linked against libludus.so.$sover: $(ldd "$TOOL")"
+ldd "$TOOL" | grep -q "libludus_analysis\.so\.$sover " || fail "ludus-trace is not linked against libludus_analysis.so.$sover"
 "$NM" -u "$TOOL" | awk '{print $NF}' | grep '^ludus' | sed 's/@.*//' | sort -u > "$WORK/used.txt"
 private=$(comm -23 "$WORK/used.txt" "$declared")
 [ -z "$private" ] || fail "ludus-trace uses symbols outside the public API: $(echo $private)"

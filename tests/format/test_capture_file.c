@@ -824,8 +824,8 @@ static void test_index_open(void **state) {
     check_same_info(&fi, &ii);
     for (uint32_t t = 0; t < fi.threads; t++) {
         ludus_thread_summary a, b;
-        assert_int_equal(ludus_capture_get_thread(full, t, &a), 0);
-        assert_int_equal(ludus_capture_get_thread(ix, t, &b), 0);
+        assert_int_equal(ludus_capture_thread(full, t, &a), 0);
+        assert_int_equal(ludus_capture_thread(ix, t, &b), 0);
         assert_string_equal(a.name, b.name);
         assert_int_equal(a.events, b.events);
         assert_int_equal(a.tid, b.tid);

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ludus_capture_get_info(c, &info);
     for (uint32_t t = 0; t < info.threads && t < 8; t++) {
         ludus_thread_summary ts;
-        ludus_capture_get_thread(c, t, &ts);
+        ludus_capture_thread(c, t, &ts);
     }
     uint32_t keep[1] = {info.threads ? info.threads - 1 : 0};
     ludus_cut_desc cuts[2] = {{1, 0, 500000, NULL, 0}, {0, 0, 0, info.threads ? keep : NULL, info.threads ? 1u : 0u}};

@@ -63,7 +63,7 @@ static void gpu_samples(int variant) {
                                  {"Blit", f, 1200 + f * 500, 1300 + f * 500, 0.5, t0 + 2, 0}};
         ludus_gpu_submit(g, s, variant ? 3 : 2);
     }
-    if (variant) ludus_gpu_count(g, LUDUS_GPU_NOT_READY, 2);
+    if (variant) ludus_gpu_note_coverage(g, LUDUS_GPU_NOT_READY, 2);
     ludus_gpu_calibrate(g, 100 + 10000, t0 + 10000, 0);
     ludus_gpu_context_destroy(g);
 }

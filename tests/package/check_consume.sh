@@ -19,13 +19,16 @@ src=$1 build=$2 work=$3
 rm -rf "$work"
 mkdir -p "$work"
 prefix=$work/prefix
+# the soname's version: major.minor before 1.0, the major after (CMakeLists.txt)
+ver=$(sed -n 's/^#define LUDUS_VERSION_STRING "\([0-9.]*\)"$/\1/p' "$src/include/ludus/capture.h")
+sover=$(echo "$ver" | awk -F. '{print ($1 == 0) ? $1 "." $2 : $1}')
 fail() { echo "FAIL: $*"; exit 1; }
 check_json() { python3 "$src/tests/format/trace_json.py" "$@" >/dev/null || { python3 "$src/tests/format/trace_json.py" "$@"; fail "trace $*"; }; }
 
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" || fail "cmake --install"
-for f in include/ludus/profiling.h lib/libludus.a lib/libludus.so.0 lib/pkgconfig/ludus.pc \
+for f in include/ludus/profiling.h lib/libludus.a lib/libludus.so.$sover lib/pkgconfig/ludus.pc \
          lib/pkgconfig/ludus-shared.pc lib/cmake/ludus/ludusConfig.cmake bin/ludus-trace \
-         lib/libludus_analysis.a lib/libludus_analysis.so.0 lib/pkgconfig/ludus-analysis.pc \
+         lib/libludus_analysis.a lib/libludus_analysis.so.$sover lib/pkgconfig/ludus-analysis.pc \
          lib/pkgconfig/ludus-analysis-shared.pc; do
     [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
@@ -70,8 +73,8 @@ check_json "$work/mk.json"
 launch "$work/mk/consumer" pkgconfig-static
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -C "$work/mk-shared" PKG=ludus-shared >"$work/mk-shared.log" 2>&1 ||
     { cat "$work/mk-shared.log"; fail "pkg-config ludus-shared consumer: build"; }
-ldd "$work/mk-shared/consumer" | grep -q "libludus.so.0 => $prefix/lib/" ||
-    fail "ludus-shared.pc: libludus.so.0 not found through the rpath: $(ldd "$work/mk-shared/consumer")"
+ldd "$work/mk-shared/consumer" | grep -q "libludus.so.$sover => $prefix/lib/" ||
+    fail "ludus-shared.pc: libludus.so.$sover not found through the rpath: $(ldd "$work/mk-shared/consumer")"
 env -u LD_LIBRARY_PATH "$work/mk-shared/consumer" "$work/mk-shared.json" || fail "pkg-config ludus-shared consumer: run"
 launch "$work/mk-shared/consumer" pkgconfig-shared
 for an in ludus-analysis ludus-analysis-shared; do
@@ -80,8 +83,8 @@ for an in ludus-analysis ludus-analysis-shared; do
     PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -C "$work/mk" analysis AN=$an >"$work/mk-$an.log" 2>&1 ||
         { cat "$work/mk-$an.log"; fail "pkg-config $an consumer: build"; }
     case $an in
-    *-shared) ldd "$work/mk/analysis" | grep -q "libludus_analysis.so.0 => $prefix/lib/" ||
-        fail "$an.pc: libludus_analysis.so.0 not found through the rpath: $(ldd "$work/mk/analysis")" ;;
+    *-shared) ldd "$work/mk/analysis" | grep -q "libludus_analysis.so.$sover => $prefix/lib/" ||
+        fail "$an.pc: libludus_analysis.so.$sover not found through the rpath: $(ldd "$work/mk/analysis")" ;;
     *) ! ldd "$work/mk/analysis" | grep -q libludus || fail "$an.pc linked a shared library: $(ldd "$work/mk/analysis")" ;;
     esac
     env -u LD_LIBRARY_PATH "$work/mk/analysis" "$work/mk-$an.ludus" >/dev/null || fail "pkg-config $an consumer: run"

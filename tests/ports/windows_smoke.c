@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
     int exited = 0;
     for (uint32_t i = 0; i < s.threads; i++) {
         ludus_thread_summary t;
-        CHECK(ludus_capture_get_thread(c, i, &t) == 0);
+        CHECK(ludus_capture_thread(c, i, &t) == 0);
         if (strncmp(t.name, "Worker", 6) == 0) {
             CHECK(t.events == 2000);
             exited += t.exited;

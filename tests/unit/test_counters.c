@@ -73,7 +73,7 @@ static int64_t ring_sum(const char *name, const char *stat, uint64_t first, uint
     int seen = 0;
     for (uint64_t f = first; f <= last; f++) {
         int64_t v = 0;
-        int rc = ludus_live_value(f, name, stat, &v);
+        int rc = ludus_frame_ring_value(f, name, stat, &v);
         if (rc == LUDUS_ENODATA && !seen) continue; /* frames closed before the first count */
         assert_int_equal(rc, 0);
         seen = 1;
@@ -90,7 +90,7 @@ static void test_flood_exact(void **st) {
     assert_int_equal(ludus_capture_begin(&d), 0);
     flood_mem = ludus_memory_domain_register("FloodMem");
     uint64_t first0 = 0, last0 = 0;
-    int had = ludus_live_frames(&first0, &last0) == 0;
+    int had = ludus_frame_ring_frames(&first0, &last0) == 0;
     pthread_t t[THREADS];
     for (int i = 0; i < THREADS; i++) pthread_create(&t[i], NULL, flooder, (void *)(intptr_t)(i + 1));
     /* frame boundaries race with the adds */
@@ -103,7 +103,7 @@ static void test_flood_exact(void **st) {
     assert_int_equal(ludus_capture_end(NULL), 0);
 
     uint64_t first, last;
-    assert_int_equal(ludus_live_frames(&first, &last), 0);
+    assert_int_equal(ludus_frame_ring_frames(&first, &last), 0);
     uint64_t from = had ? last0 + 1 : first;
     assert_int_equal(ring_sum("Flood", "per frame", from, last), expected_flood());
     int64_t allocs = 0;
@@ -112,9 +112,9 @@ static void test_flood_exact(void **st) {
     assert_int_equal(ring_sum("Memory/FloodMem", "frees", from, last), allocs);
     assert_int_equal(ring_sum("Memory/FloodMem", "bytes freed", from, last), 16 * allocs);
     int64_t v;
-    assert_int_equal(ludus_live_value(last, "Memory/FloodMem", "live bytes", &v), 0);
+    assert_int_equal(ludus_frame_ring_value(last, "Memory/FloodMem", "live bytes", &v), 0);
     assert_int_equal(v, 0);
-    assert_int_equal(ludus_live_value(last, "FloodLevel", "max", &v), 0);
+    assert_int_equal(ludus_frame_ring_value(last, "FloodLevel", "max", &v), 0);
     assert_true(v <= ADDS);
 
     /* the capture holds the same per-frame values (frames after its first mark) */
@@ -131,19 +131,19 @@ static void test_flood_exact(void **st) {
         double v;
         if (ludus_analysis_counter_in_frame(a, (uint32_t)k, f, &v) == LUDUS_ENODATA) { /* before its first count */
             int64_t live;
-            assert_int_equal(ludus_live_value(from + f, "Flood", "per frame", &live), LUDUS_ENODATA);
+            assert_int_equal(ludus_frame_ring_value(from + f, "Flood", "per frame", &live), LUDUS_ENODATA);
             continue;
         }
         in_capture += (int64_t)v;
         int64_t live;
         /* capture frame f is the ring's frame (the capture's first mark) + f */
-        assert_int_equal(ludus_live_value(from + f, "Flood", "per frame", &live), 0);
+        assert_int_equal(ludus_frame_ring_value(from + f, "Flood", "per frame", &live), 0);
         assert_int_equal((int64_t)v, live);
     }
     assert_true(cs->total == (double)in_capture);
     /* what the capture's lead-in holds is the ring's first frame of it */
     int64_t lead = 0;
-    int rc = ludus_live_value(from, "Flood", "per frame", &lead);
+    int rc = ludus_frame_ring_value(from, "Flood", "per frame", &lead);
     assert_true(rc == 0 || rc == LUDUS_ENODATA); /* no count yet when the first mark closed it */
     assert_int_equal(in_capture + lead, expected_flood());
     ludus_analysis_destroy(a);
@@ -160,17 +160,17 @@ static void test_gauges(void **st) {
     LUDUS_PROFILE_GAUGE(Level, 12);
     LUDUS_PROFILE_FRAME(); /* frame C: 7 carried in, then 12 */
     uint64_t last;
-    assert_int_equal(ludus_live_frames(NULL, &last), 0);
+    assert_int_equal(ludus_frame_ring_frames(NULL, &last), 0);
     int64_t v[3];
     const char *stats[3] = {"last", "min", "max"};
     const int64_t want[3][3] = {{7, 4, 10}, {7, 7, 7}, {12, 7, 12}};
     for (int f = 0; f < 3; f++)
         for (int s = 0; s < 3; s++) {
-            assert_int_equal(ludus_live_value(last - 2 + (uint64_t)f, "Level", stats[s], &v[s]), 0);
+            assert_int_equal(ludus_frame_ring_value(last - 2 + (uint64_t)f, "Level", stats[s], &v[s]), 0);
             assert_int_equal(v[s], want[f][s]);
         }
-    assert_int_equal(ludus_live_value(last, "Level", "per frame", &v[0]), LUDUS_EINVAL);
-    assert_int_equal(ludus_live_value(last, "NoSuchGauge", "last", &v[0]), LUDUS_EINVAL);
+    assert_int_equal(ludus_frame_ring_value(last, "Level", "per frame", &v[0]), LUDUS_EINVAL);
+    assert_int_equal(ludus_frame_ring_value(last, "NoSuchGauge", "last", &v[0]), LUDUS_EINVAL);
 }
 
 /* The ends of the range are values like any other: a gauge at INT64_MAX
@@ -184,16 +184,16 @@ static void test_gauge_extremes(void **st) {
     LUDUS_PROFILE_FRAME(); /* their first frame */
     LUDUS_PROFILE_FRAME(); /* carried */
     uint64_t last;
-    assert_int_equal(ludus_live_frames(NULL, &last), 0);
+    assert_int_equal(ludus_frame_ring_frames(NULL, &last), 0);
     const char *stats[3] = {"last", "min", "max"};
     for (uint64_t f = last - 1; f <= last; f++)
         for (int k = 0; k < 3; k++) {
             int64_t v = 0;
-            assert_int_equal(ludus_live_value(f, "AtMax", stats[k], &v), 0);
+            assert_int_equal(ludus_frame_ring_value(f, "AtMax", stats[k], &v), 0);
             assert_true(v == INT64_MAX);
         }
     int64_t v = 0;
-    assert_int_equal(ludus_live_value(last - 1, "AtMin", "max", &v), 0);
+    assert_int_equal(ludus_frame_ring_value(last - 1, "AtMin", "max", &v), 0);
     assert_true(v == INT64_MIN);
 }
 
@@ -217,21 +217,21 @@ static void test_memory(void **st) {
     ludus_memory_alloc(dom_x, 1000);
     LUDUS_PROFILE_FRAME(); /* freed on another thread; 1000 live */
     uint64_t last;
-    assert_int_equal(ludus_live_frames(NULL, &last), 0);
+    assert_int_equal(ludus_frame_ring_frames(NULL, &last), 0);
     int64_t v;
-    assert_int_equal(ludus_live_value(last - 1, "Memory/CrossThread", "live bytes", &v), 0);
+    assert_int_equal(ludus_frame_ring_value(last - 1, "Memory/CrossThread", "live bytes", &v), 0);
     assert_int_equal(v, 6400);
-    assert_int_equal(ludus_live_value(last - 1, "Memory/CrossThread", "allocations", &v), 0);
+    assert_int_equal(ludus_frame_ring_value(last - 1, "Memory/CrossThread", "allocations", &v), 0);
     assert_int_equal(v, 100);
-    assert_int_equal(ludus_live_value(last, "Memory/CrossThread", "live bytes", &v), 0);
+    assert_int_equal(ludus_frame_ring_value(last, "Memory/CrossThread", "live bytes", &v), 0);
     assert_int_equal(v, 1000);
-    assert_int_equal(ludus_live_value(last, "Memory/CrossThread", "live allocations", &v), 0);
+    assert_int_equal(ludus_frame_ring_value(last, "Memory/CrossThread", "live allocations", &v), 0);
     assert_int_equal(v, 1);
-    assert_int_equal(ludus_live_value(last, "Memory/CrossThread", "peak live bytes", &v), 0);
+    assert_int_equal(ludus_frame_ring_value(last, "Memory/CrossThread", "peak live bytes", &v), 0);
     assert_int_equal(v, 6400); /* live 6400 when the frame began */
-    assert_int_equal(ludus_live_value(last, "Memory/CrossThread", "bytes freed", &v), 0);
+    assert_int_equal(ludus_frame_ring_value(last, "Memory/CrossThread", "bytes freed", &v), 0);
     assert_int_equal(v, 6400);
-    assert_int_equal(ludus_live_value(last, "Memory/CrossThread", "frees", &v), 0);
+    assert_int_equal(ludus_frame_ring_value(last, "Memory/CrossThread", "frees", &v), 0);
     assert_int_equal(v, 100);
 
     /* registered late: a free of older memory makes live unknown, never
@@ -243,14 +243,14 @@ static void test_memory(void **st) {
     ludus_memory_baseline(based, 4096, 2);
     ludus_memory_free(based, 1024);
     LUDUS_PROFILE_FRAME();
-    assert_int_equal(ludus_live_frames(NULL, &last), 0);
-    assert_int_equal(ludus_live_value(last, "Memory/Based", "live bytes", &v), 0);
+    assert_int_equal(ludus_frame_ring_frames(NULL, &last), 0);
+    assert_int_equal(ludus_frame_ring_value(last, "Memory/Based", "live bytes", &v), 0);
     assert_int_equal(v, 3072);
-    assert_int_equal(ludus_live_value(last, "Memory/Based", "live allocations", &v), 0);
+    assert_int_equal(ludus_frame_ring_value(last, "Memory/Based", "live allocations", &v), 0);
     assert_int_equal(v, 1);
-    assert_int_equal(ludus_live_value(last, "Memory/Late", "live bytes", &v), LUDUS_ENODATA);
-    assert_int_equal(ludus_live_value(last, "Memory/Late", "peak live bytes", &v), LUDUS_ENODATA);
-    assert_int_equal(ludus_live_value(last, "Memory/Late", "bytes freed", &v), 0);
+    assert_int_equal(ludus_frame_ring_value(last, "Memory/Late", "live bytes", &v), LUDUS_ENODATA);
+    assert_int_equal(ludus_frame_ring_value(last, "Memory/Late", "peak live bytes", &v), LUDUS_ENODATA);
+    assert_int_equal(ludus_frame_ring_value(last, "Memory/Late", "bytes freed", &v), 0);
     assert_int_equal(v, 500);
     char text[4096];
     assert_true(ludus_overlay_format(text, sizeof text, NULL) > 0);
@@ -398,7 +398,8 @@ static void test_fork(void **st) {
             LUDUS_PROFILE_FRAME();
             uint64_t last;
             int64_t v = 0;
-            int ok = ludus_live_frames(NULL, &last) == 0 && ludus_live_value(last, "InChild", "per frame", &v) == 0;
+            int ok = ludus_frame_ring_frames(NULL, &last) == 0 &&
+                     ludus_frame_ring_value(last, "InChild", "per frame", &v) == 0;
             _exit(ok && v == 5 ? 0 : 1);
         }
         int status = 0;

@@ -125,7 +125,7 @@ static void check_capture(const char *path, int signo, pid_t tid) {
     assert_true(in.summary.dropped <= 1);
     for (uint32_t t = 0; t < in.threads; t++) {
         ludus_thread_summary ts;
-        assert_int_equal(ludus_capture_get_thread(c, t, &ts), 0);
+        assert_int_equal(ludus_capture_thread(c, t, &ts), 0);
         if (ts.tid == (uint64_t)tid) assert_int_equal(ts.dropped, 0); /* the crashed thread loses nothing */
     }
     assert_int_equal(in.summary.frames, 5);
@@ -300,7 +300,7 @@ static void test_stack_overflow(void **state) {
     int found = 0;
     for (uint32_t t = 0; t < in.threads; t++) {
         ludus_thread_summary ts;
-        assert_int_equal(ludus_capture_get_thread(c, t, &ts), 0);
+        assert_int_equal(ludus_capture_thread(c, t, &ts), 0);
         if (strcmp(ts.name, "Deep") != 0) continue;
         found = 1;
         assert_int_equal(ts.tid, in.crash_tid); /* the overflowing thread */

@@ -121,8 +121,8 @@ static void test_calibrated_drift_overlap(void **state) {
         s[n++] = (ludus_gpu_sample){"Post", (uint64_t)f, t + 2000000, t + 3000000, 0, fb - 100000, 0};
     }
     assert_int_equal(ludus_gpu_submit(gfx, s, n), 0);
-    ludus_gpu_count(gfx, LUDUS_GPU_FRAMES, 20);
-    ludus_gpu_count(gfx, LUDUS_GPU_NOT_READY, 3);
+    ludus_gpu_note_coverage(gfx, LUDUS_GPU_FRAMES, 20);
+    ludus_gpu_note_coverage(gfx, LUDUS_GPU_NOT_READY, 3);
     lt_spin_ns(T0_CPU + 80000000 - lt_now_ns()); /* the whole synthetic timeline lies inside the capture */
     lt_end();
     ludus_capture *c;
@@ -283,8 +283,8 @@ static void test_uncalibrated_coverage_gpu_only(void **state) {
     assert_int_equal(ludus_gpu_submit(cq, s, 3), 0);
     ludus_gpu_sample backwards = {"Backwards", 3, 5000, 4000, 2.0, t0 + 60000, 0}; /* left out, counted */
     assert_int_equal(ludus_gpu_submit(cq, &backwards, 1), 0);
-    ludus_gpu_count(cq, LUDUS_GPU_RING_FULL, 2);
-    ludus_gpu_count(cq, LUDUS_GPU_LOST, 1);
+    ludus_gpu_note_coverage(cq, LUDUS_GPU_RING_FULL, 2);
+    ludus_gpu_note_coverage(cq, LUDUS_GPU_LOST, 1);
     lt_spin_ns(100000);
     lt_end();
     ludus_capture *c;

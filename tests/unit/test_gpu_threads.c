@@ -36,7 +36,7 @@ static void *producer(void *arg) {
         ludus_gpu_sample s = {"Work", frame, 1000, 2000, 0, ludus_gpu_cpu_now_ns(), 0};
         ludus_gpu_submit(own ? own : shared_ctx, &s, 1); /* refused between captures */
         ludus_gpu_calibrate(shared_ctx, frame & 0xffffffffu, ludus_gpu_cpu_now_ns(), 10);
-        ludus_gpu_count(shared_ctx, LUDUS_GPU_FRAMES, 1);
+        ludus_gpu_note_coverage(shared_ctx, LUDUS_GPU_FRAMES, 1);
         ludus_gpu_context_destroy(own);
         frame++;
     }

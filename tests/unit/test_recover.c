@@ -515,7 +515,7 @@ static void test_drops_and_short_threads_kept(void **state) {
     assert_int_equal(ludus_capture_get_info(c, &in), 0);
     for (uint32_t t = 0; t < in.threads; t++) {
         ludus_thread_summary ts;
-        assert_int_equal(ludus_capture_get_thread(c, t, &ts), 0);
+        assert_int_equal(ludus_capture_thread(c, t, &ts), 0);
         if (!strcmp(ts.name, "Overflowing")) {
             events = ts.events;
             dropped = ts.dropped;
@@ -830,7 +830,7 @@ static void test_names_born_after_last_pass(void **state) {
     int found[BORN_LATE + 1] = {0};
     for (uint32_t t = 0; t < in.threads; t++) {
         ludus_thread_summary ts;
-        assert_int_equal(ludus_capture_get_thread(c, t, &ts), 0);
+        assert_int_equal(ludus_capture_thread(c, t, &ts), 0);
         int k;
         if (sscanf(ts.name, "Born late %d", &k) == 1 && k >= 0 && k < BORN_LATE) {
             found[k]++;

@@ -100,7 +100,7 @@ static void test_longer_than_pool(void **state) {
     assert_int_equal(ludus_capture_end(&none), 0);
     assert_null(none);
     ludus_stream_result r;
-    assert_int_equal(ludus_capture_stream_result(&r), 0);
+    assert_int_equal(ludus_capture_get_stream_result(&r), 0);
     /* two scopes a loop per thread (a begin and an end each), and the frame marks (with the frame's snapshot) */
     uint64_t scopes_events = (uint64_t)BATCHES * BATCH * 2 * 2 * 2;
     print_message("streamed %llu events (pool: %u slots), %llu bytes, %llu blocks\n", (unsigned long long)r.events,
@@ -145,8 +145,8 @@ static void test_longer_than_pool(void **state) {
     assert_int_equal(ii.end_ns, in.end_ns);
     for (uint32_t k = 0; k < 2; k++) {
         ludus_thread_summary a, b;
-        assert_int_equal(ludus_capture_get_thread(c, k, &a), 0);
-        assert_int_equal(ludus_capture_get_thread(ix, k, &b), 0);
+        assert_int_equal(ludus_capture_thread(c, k, &a), 0);
+        assert_int_equal(ludus_capture_thread(ix, k, &b), 0);
         assert_string_equal(a.name, b.name);
         assert_int_equal(a.events, b.events);
     }
@@ -405,7 +405,7 @@ static void test_writer_behind(void **state) {
     pthread_join(th, NULL);
     assert_int_equal(ludus_capture_end(NULL), 0);
     ludus_stream_result r;
-    assert_int_equal(ludus_capture_stream_result(&r), 0);
+    assert_int_equal(ludus_capture_get_stream_result(&r), 0);
     print_message("written %llu, dropped %llu, needed %.0f B/s\n", (unsigned long long)r.events,
                   (unsigned long long)r.dropped, r.needed_bytes_per_s);
     assert_true(r.dropped > 0);
@@ -417,7 +417,7 @@ static void test_writer_behind(void **state) {
     assert_int_equal(ludus_capture_get_info(c, &in), 0);
     assert_int_equal(in.summary.dropped, r.dropped);
     ludus_thread_summary ts;
-    assert_int_equal(ludus_capture_get_thread(c, 0, &ts), 0);
+    assert_int_equal(ludus_capture_thread(c, 0, &ts), 0);
     assert_string_equal(ts.name, "Flooder");
     assert_int_equal(ts.dropped, r.dropped);
     assert_true(ts.first_drop_ns >= 0);

@@ -97,7 +97,7 @@ static void test_message_flood(void **state) {
     uint64_t per_level = (uint64_t)THREADS * PER_THREAD / 4;
     ludus_analysis *a = analyze(c);
     ludus_message_stats m;
-    ludus_analysis_messages(a, &m);
+    ludus_analysis_get_messages(a, &m);
     assert_int_equal(m.count[LUDUS_LOG_ERROR], per_level + 1);
     assert_int_equal(m.count[LUDUS_LOG_INFO], per_level + 1);
     ludus_analysis_destroy(a);

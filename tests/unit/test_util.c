@@ -394,7 +394,7 @@ int lt_last_thread(uint32_t index, ludus_thread_summary *out) {
     ludus_capture *c;
     int rc = ludus_capture_last(&c);
     if (rc) return rc;
-    rc = ludus_capture_get_thread(c, index, out);
+    rc = ludus_capture_thread(c, index, out);
     ludus_capture_release(c);
     return rc;
 }

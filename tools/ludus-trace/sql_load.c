@@ -323,7 +323,7 @@ static int load_threads_and_drops(loader *l, ludus_capture *c, const ludus_captu
     int frame_thread_seen = 0;
     for (uint32_t t = 0; t < info->threads; t++) {
         ludus_thread_summary th;
-        if (ludus_capture_get_thread(c, t, &th) != 0) continue;
+        if (ludus_capture_thread(c, t, &th) != 0) continue;
         int is_ft = !frame_thread_seen && as->frame_thread && as->frame_thread[0] && !strcmp(th.name, as->frame_thread);
         frame_thread_seen |= is_ft;
         sqlite3_stmt *s = st(l, LT_T_thread);

@@ -110,7 +110,7 @@ static int select_threads(ludus_capture *c, uint32_t n, const char *list, uint32
         unsigned long long tid = strtoull(item, &end, 10);
         for (uint32_t t = 0; t < n; t++) {
             ludus_thread_summary ts;
-            ludus_capture_get_thread(c, t, &ts);
+            ludus_capture_thread(c, t, &ts);
             if ((*end == 0 && end != item && ts.tid == tid) || !strcmp(ts.name, item)) keep[t] = 1, found = 1;
         }
         if (!found) {

@@ -171,7 +171,7 @@ static int info_run(int argc, char **argv) {
         "exited");
     for (uint32_t t = 0; t < in.threads; t++) {
         ludus_thread_summary ts;
-        ludus_capture_get_thread(f, t, &ts);
+        ludus_capture_thread(f, t, &ts);
         say("  %-10llu %-24s %12llu %10llu %11llu %8llu %8s", (unsigned long long)ts.tid,
             ludus_text_show(name, sizeof name, ts.name, 0), (unsigned long long)ts.events,
             (unsigned long long)ts.dropped, (unsigned long long)ts.incomplete, (unsigned long long)ts.unwound,

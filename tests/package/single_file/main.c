@@ -38,7 +38,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "single: %s\n", ludus_last_error_detail());
         return 1;
     }
-    if (ludus_live_frames(NULL, &last) != 0 || ludus_live_value(last, "Items", "per frame", &items) != 0 || items != 4)
+    if (ludus_frame_ring_frames(NULL, &last) != 0 || ludus_frame_ring_value(last, "Items", "per frame", &items) != 0 ||
+        items != 4)
         return 1;
     printf("single ok: %d, wrote %s\n", sum, argv[1]);
     ludus_capture_release(c);
