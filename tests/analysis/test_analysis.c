@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include "../unit/test_check.h" /* assert_int_equal says what it compared */
+
 #include "synth.h"
 
 SITE(S_A, "A");

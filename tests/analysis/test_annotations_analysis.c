@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+
+#include "../unit/test_check.h" /* assert_int_equal says what it compared */
 #include <stdio.h>
 
 #include "synth.h"

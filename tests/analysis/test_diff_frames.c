@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include "../unit/test_check.h" /* assert_int_equal says what it compared */
+
 #include "synth.h"
 
 SITE(S_FRAME, "Frame");

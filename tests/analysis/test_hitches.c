@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "../unit/test_check.h" /* assert_int_equal says what it compared */
+
 #include "synth.h"
 
 SITE(S_FRAME, "Frame");

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include "../unit/test_check.h" /* assert_int_equal says what it compared */
+
 #include "synth.h"
 
 #define LOCK_SITE(var, nm) static const ludus_site var = {nm, "", "", "lock", 0, LUDUS_SITE_TEXT}

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "../unit/test_check.h" /* assert_int_equal says what it compared */
+
 #include "synth.h"
 
 #if defined(__has_feature)

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include "../unit/test_check.h" /* assert_int_equal says what it compared */
+
 #include "synth.h"
 
 SITE(S_FRAME, "Frame");
@@ -308,8 +310,14 @@ static void test_hitch_explained(void **st) {
     int64_t listed = 0;
     for (int g = 0; g < LUDUS_HITCH_GREW && h->grew_site[g] != UINT32_MAX; g++) {
         listed += h->grew_ns[g];
-        if (h->grew_site[g] == LUDUS_HITCH_UNLOGGED) unlogged = 1, assert_true(h->grew_ns[g] >= 3000);
-        if (h->grew_site[g] == LUDUS_HITCH_CARRIED) carried = 1, assert_int_equal(h->grew_ns[g], 4000);
+        if (h->grew_site[g] == LUDUS_HITCH_UNLOGGED) {
+            unlogged = 1;
+            assert_true(h->grew_ns[g] >= 3000);
+        }
+        if (h->grew_site[g] == LUDUS_HITCH_CARRIED) {
+            carried = 1;
+            assert_int_equal(h->grew_ns[g], 4000);
+        }
     }
     assert_true(unlogged && carried);
     assert_int_equal((int64_t)ludus_analysis_site_count(a) > 0, 1);

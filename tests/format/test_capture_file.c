@@ -11,6 +11,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+
+#include "../unit/test_check.h" /* assert_int_equal says what it compared */
 #include <ludus/analysis.h>
 #include <ludus/capture.h>
 #include <ludus/capture_file.h>

@@ -25,6 +25,8 @@
 
 #include <cmocka.h>
 
+#include "../unit/test_check.h" /* assert_int_equal says what it compared */
+
 #include "live/live_block.h"
 #include "platform/live_map.h"
 

@@ -27,6 +27,8 @@
 
 #include <cmocka.h>
 
+#include "../unit/test_check.h" /* assert_int_equal says what it compared */
+
 #include "churn_threads.h"
 
 static int stop;

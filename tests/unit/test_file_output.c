@@ -25,6 +25,8 @@
 
 #include <cmocka.h>
 
+#include "test_check.h" /* assert_int_equal says what it compared */
+
 #include "platform/platform.h"
 
 /* ---- helpers ---- */

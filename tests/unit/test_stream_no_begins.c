@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "test_check.h" /* assert_int_equal says what it compared */
+
 #include "capture/nev.h"
 #include "nev_check.h"
 

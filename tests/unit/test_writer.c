@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "test_check.h" /* assert_int_equal says what it compared */
 #include <math.h>
 #include <stdlib.h>
 
