@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../format/file_format.h"
+#include "../format/file_meta.h"
 #include "export_internal.h"
 
 /* A record is built whole in memory (tables are bounded by sites and
@@ -28,10 +29,6 @@ static void write_record(ludus__writer *w, uint32_t tag, uint32_t aux, const voi
     ludus__nf_record_head(head, tag, aux, payload, len);
     ludus__w_bytes(w, head, sizeof head);
     ludus__w_bytes(w, payload, (size_t)len);
-}
-
-static size_t clamp_len(size_t n) {
-    return n > LUDUS__NF_MAX_STRING ? LUDUS__NF_MAX_STRING : n;
 }
 
 /* A time cut saved as a file (ludus_capture_cut, then save): the events of
@@ -66,53 +63,18 @@ static void write_header(ludus__writer *w, const ludus_capture *c, const cut_ran
 }
 
 static void write_meta(ludus__writer *w, const ludus_capture *c, const cut_range *cut, ludus__bytes *r) {
-    /* a cut leaves out what holds at the source's end (the memory manifest)
-     * and what it cannot place in its range (a crash, a trigger outside it) */
-    char *cov = c->nmem_cov && !cut->on ? ludus__mem_cov_text(c) : NULL;
-    if (c->nmem_cov && !cut->on && !cov)
+    ludus__nf_meta m;
+    if (ludus__nf_meta_make(&m, c, cut->on, cut->from, cut->to, NULL) != 0)
         r->oom = 1; /* the file would lack the manifest: an error, not a quieter file */
-    int64_t lo = c->start_ns + cut->from, hi = c->start_ns + cut->to;
-    int crash = c->crash.signal && (!cut->on || (c->crash.ns >= lo && c->crash.ns <= hi));
-    int trig = c->trigger.reason[0] && (!cut->on || (c->trigger.ns >= lo && c->trigger.ns <= hi));
-    /* "from_ns to_ns duration_ns": the range of the source it holds (a cut of a cut: of the first source) */
-    int64_t cf = cut->from, ct = cut->to, cd = c->end_ns - c->start_ns;
-    if (c->file.cut && cut->on) cf += c->file.cut_from_ns, ct += c->file.cut_from_ns, cd = c->file.cut_of_ns;
-    if (c->file.cut && !cut->on) cf = c->file.cut_from_ns, ct = c->file.cut_to_ns, cd = c->file.cut_of_ns;
-    char cut_text[80];
-    snprintf(cut_text, sizeof cut_text, "%lld %lld %lld", (long long)cf, (long long)ct, (long long)cd);
-    char crash_text[128]; /* "SIGNAME signo tid at_ns" */
-    snprintf(crash_text, sizeof crash_text, "%s %d %llu %lld", c->crash.signal_name, c->crash.signal,
-             (unsigned long long)c->crash.tid, (long long)c->crash.ns);
-    char refused[24], lost[24]; /* in metadata: readers skip keys they do not know */
-    snprintf(refused, sizeof refused, "%u", c->counters_refused);
-    snprintf(lost, sizeof lost, "%llu", (unsigned long long)c->counter_adds_lost);
-    char trigger[400]; /* "reason at_ns detail": under the 400 bytes a reader takes */
-    snprintf(trigger, sizeof trigger, "%s %lld %s", c->trigger.reason, (long long)c->trigger.ns, c->trigger.detail);
-    const char *keys[10] = {"ludus_version", "process_name",     "categories",        "memory_coverage", "crash",
-                            "recovered",     "counters_refused", "counter_adds_lost", "trigger",         "cut"};
-    const char *vals[10] = {LUDUS_VERSION_STRING,
-                            c->process_name,
-                            c->categories,
-                            cov,
-                            crash ? crash_text : NULL,
-                            c->pool.recovered ? "pool file" : NULL,
-                            c->counters_refused ? refused : NULL,
-                            c->counter_adds_lost ? lost : NULL,
-                            trig ? trigger : NULL,
-                            cut->on || c->file.cut ? cut_text : NULL};
-    uint32_t n = 0;
     r->n = 0;
-    for (int i = 0; i < 10; i++) {
-        if (!vals[i]) continue;
-        size_t kn = strlen(keys[i]), vn = clamp_len(strlen(vals[i]));
-        rb_u32(r, (uint32_t)kn);
-        rb_u32(r, (uint32_t)vn);
-        ludus__bytes_put(r, keys[i], kn);
-        ludus__bytes_put(r, vals[i], vn);
-        n++;
+    size_t len = ludus__nf_meta_bytes(&m);
+    uint8_t *p = ludus__bytes_room(r, len);
+    if (p) {
+        ludus__nf_meta_put(p, &m);
+        r->n += len;
     }
-    ludus__free(cov);
-    write_record(w, LUDUS__NF_META, n, r->b, r->n);
+    ludus__nf_meta_free(&m);
+    if (p) write_record(w, LUDUS__NF_META, m.n, r->b, r->n);
 }
 
 static void write_stats(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {

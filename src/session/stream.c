@@ -19,6 +19,7 @@
 #include "session_private.h"
 #include "../capture/nev.h"
 #include "../format/file_format.h"
+#include "../format/file_meta.h"
 #include "../record/event_kinds.h"
 
 /* What the writer knows of a thread: blocks name it by its index here (its
@@ -383,35 +384,34 @@ void ludus__stream_forget(ludus__stream *st) {
 
 /* ---- the end: tables, summary, end record ---- */
 
-static void put_meta(ludus__stream *st, const ludus_capture *c, uint64_t dropped, double needed) {
-    char refused[24], lost[24], stream[96];
-    snprintf(refused, sizeof refused, "%u", c->counters_refused);
-    snprintf(lost, sizeof lost, "%llu", (unsigned long long)c->counter_adds_lost);
+static int put_meta(ludus__stream *st, const ludus_capture *c, uint64_t dropped, double needed) {
+    char stream[96];
     snprintf(stream, sizeof stream, "%llu %llu %.0f", (unsigned long long)st->events, (unsigned long long)dropped,
              needed);
-    const char *keys[6] = {"ludus_version",    "process_name",      "categories",
-                           "counters_refused", "counter_adds_lost", "stream"};
-    const char *vals[6] = {LUDUS_VERSION_STRING,
-                           c->process_name,
-                           c->categories,
-                           c->counters_refused ? refused : NULL,
-                           c->counter_adds_lost ? lost : NULL,
-                           stream};
-    size_t len = 0;
-    uint32_t k = 0;
-    for (int i = 0; i < 6; i++)
-        if (vals[i]) len += 8 + strlen(keys[i]) + ludus__nf_clamp(strlen(vals[i]));
-    if (reserve(&st->scratch, &st->scap, len) != 0) return;
-    uint8_t *p = st->scratch;
-    for (int i = 0; i < 6; i++) {
-        if (!vals[i]) continue;
-        size_t kn = strlen(keys[i]), vn = ludus__nf_clamp(strlen(vals[i]));
-        p = ludus__nf_put_U32(ludus__nf_put_U32(p, (uint32_t)kn), (uint32_t)vn);
-        memcpy(p, keys[i], kn), p += kn;
-        memcpy(p, vals[i], vn), p += vn;
-        k++;
+    ludus__nf_meta m;
+    int rc = ludus__nf_meta_make(&m, c, 0, 0, 0, stream);
+    size_t len = ludus__nf_meta_bytes(&m);
+    if (reserve(&st->scratch, &st->scap, len) == 0) {
+        ludus__nf_meta_put(st->scratch, &m);
+        put_record(st, LUDUS__NF_META, m.n, st->scratch, len);
+    } else {
+        rc = LUDUS_ENOMEM;
     }
-    put_record(st, LUDUS__NF_META, k, st->scratch, len);
+    ludus__nf_meta_free(&m);
+    return rc;
+}
+
+/* The GPU samples handed over while it ran (the GPU store keeps them until
+ * the end, as for a capture in memory): one record after the blocks. */
+static int put_gpu(ludus__stream *st, const ludus_capture *c) {
+    const ludus__gpu_data *g = ludus__gpu_of(c);
+    if (!g) return 0;
+    size_t n = 0;
+    uint8_t *b = ludus__gpu_encode(g, &n);
+    if (!b) return LUDUS_ENOMEM;
+    put_record(st, LUDUS__NF_GPU, g->nctx, b, n);
+    ludus__free(b);
+    return 0;
 }
 
 int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_result *out) {
@@ -432,7 +432,9 @@ int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_resul
     double per_event = st->events ? (double)st->written / (double)st->events : 16.0;
     double needed = dropped && dur > 0 ? per_event * (double)(st->events + dropped) * 1e9 / (double)dur : 0.0;
     uint64_t tail = st->written + st->n; /* the index's tail: META, after every block and definition */
-    put_meta(st, c, dropped, needed);
+    /* what the file would lack without memory: the end fails (the file keeps the rest) */
+    int lacks = put_meta(st, c, dropped, needed) != 0 ? 1 : 0;
+    if (put_gpu(st, c) != 0) lacks |= 2;
     /* STATS: the normalised counts (and the cut annotation counts, which the
      * normaliser makes) are not counted in a streamed file yet: 0 here */
     ludus__nf_stats stats = {
@@ -501,6 +503,11 @@ int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_resul
     out->needed_bytes_per_s = needed;
     out->error = st->err ? LUDUS_EIO : 0;
     int rc = 0;
+    if (lacks && !st->err)
+        rc = ludus__fail(LUDUS_ENOMEM, "out of memory for the streamed file's %s (the file holds the events)",
+                         lacks == 1   ? "memory manifest"
+                         : lacks == 2 ? "GPU samples"
+                                      : "memory manifest and GPU samples");
     if (st->err) {
         char why[128];
         ludus__os_strerror(st->err, why, sizeof why);

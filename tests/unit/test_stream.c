@@ -13,6 +13,7 @@
 #include <ludus/analysis.h>
 #include <ludus/capture.h>
 #include <ludus/capture_file.h>
+#include <ludus/gpu.h>
 #include <ludus/profiling.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -467,12 +468,75 @@ static void test_summary(void **state) {
     ludus_capture_release(c);
 }
 
+/* A streamed file holds what a saved one holds of the capture's end: the
+ * memory manifest (a domain's figures) and the GPU samples handed over
+ * while it ran (a context's track, every sample), in the META and GPU
+ * records after the blocks, read by the full open and the index's. */
+static void test_streamed_tables(void **state) {
+    (void)state;
+    char path[96];
+    snprintf(path, sizeof path, "/tmp/ludus-test-stream-tables-%d.ludus", (int)getpid());
+    ludus_memory_domain heap = ludus_memory_domain_register("StreamHeap");
+    ludus_capture_desc d;
+    memset(&d, 0, sizeof d);
+    d.chunk_bytes = CHUNK_BYTES;
+    d.chunk_count = CHUNKS;
+    d.stream_path = path;
+    assert_int_equal(ludus_capture_begin(&d), 0);
+    ludus_gpu_context_desc gd = {"StreamQueue", "synthetic", 0, 1.0, 64};
+    ludus_gpu_context *gpu = NULL;
+    assert_int_equal(ludus_gpu_context_create(&gd, &gpu), 0);
+    ludus_gpu_sample s[3 * 4];
+    uint32_t n = 0;
+    for (int f = 0; f < 4; f++) {
+        LUDUS_PROFILE_SCOPE(StreamFrame);
+        ludus_memory_alloc(heap, 4096);
+        int64_t now = ludus_gpu_cpu_now_ns();
+        uint64_t t = 1000000u + (uint64_t)f * 100000u;
+        s[n++] = (ludus_gpu_sample){NULL, (uint64_t)f, t, t + 50000, 0, now, 0};
+        s[n++] = (ludus_gpu_sample){"Shadows", (uint64_t)f, t, t + 20000, 0, now, 0};
+        s[n++] = (ludus_gpu_sample){"Lighting", (uint64_t)f, t + 20000, t + 50000, 0, now, 0};
+        LUDUS_PROFILE_FRAME();
+    }
+    ludus_memory_free(heap, 4096);
+    assert_int_equal(ludus_gpu_submit(gpu, s, n), 0);
+    ludus_gpu_note_coverage(gpu, LUDUS_GPU_FRAMES, 4);
+    assert_int_equal(ludus_capture_end(NULL), 0);
+    ludus_gpu_context_destroy(gpu);
+    for (int index_only = 0; index_only < 2; index_only++) {
+        ludus_capture *c = NULL;
+        assert_int_equal(index_only ? ludus_capture_open_index(path, &c) : ludus_capture_open(path, &c), 0);
+        ludus_capture_info in;
+        assert_int_equal(ludus_capture_get_info(c, &in), 0);
+        assert_true(in.streamed);
+        int found = 0;
+        for (uint32_t i = 0; i < ludus_capture_memory_coverage_count(c); i++) {
+            ludus_memory_coverage m;
+            assert_int_equal(ludus_capture_memory_coverage(c, i, &m), 0);
+            if (strcmp(m.name, "StreamHeap") != 0) continue;
+            found = 1;
+            lt_check_i64("StreamHeap's live bytes in the streamed file", 3 * 4096, m.live_bytes);
+            lt_check_i64("StreamHeap's allocations", 4, m.allocs);
+            lt_check_i64("StreamHeap's frees", 1, m.frees);
+        }
+        lt_check(lt_what("the streamed file's memory manifest names StreamHeap (index only: %d)", index_only), found);
+        lt_check_u64("GPU tracks in the streamed file", 1, ludus_capture_gpu_track_count(c));
+        ludus_gpu_track_info ti;
+        assert_int_equal(ludus_capture_gpu_track(c, 0, &ti), 0);
+        assert_string_equal(ti.name, "StreamQueue");
+        lt_check_u64("GPU samples in the streamed file", n, ludus_capture_gpu_span_count(c));
+        ludus_capture_release(c);
+    }
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kill9), /* first: it forks, and TSan models a fork best before any thread exists */
         cmocka_unit_test_teardown(test_longer_than_pool, lt_teardown),
         cmocka_unit_test_teardown(test_writer_behind, lt_teardown),
         cmocka_unit_test_teardown(test_summary, lt_teardown),
+        cmocka_unit_test_teardown(test_streamed_tables, lt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
