@@ -75,17 +75,22 @@ static void wait_writer(void) {
     while (!ludus__stream_idle()) sched_yield();
 }
 
-static void test_longer_than_pool(void **state) {
-    (void)state;
-    char path[96];
-    snprintf(path, sizeof path, "/tmp/ludus-test-stream-%d.ludus", (int)getpid());
-    ludus_thread_register("Stream main");
+/* Begins a capture streamed to path in the small pool above. */
+static void begin_stream(const char *path) {
     ludus_capture_desc d;
     memset(&d, 0, sizeof d);
     d.chunk_bytes = CHUNK_BYTES;
     d.chunk_count = CHUNKS;
     d.stream_path = path;
     assert_int_equal(ludus_capture_begin(&d), 0);
+}
+
+static void test_longer_than_pool(void **state) {
+    (void)state;
+    char path[96];
+    snprintf(path, sizeof path, "/tmp/ludus-test-stream-%d.ludus", (int)getpid());
+    ludus_thread_register("Stream main");
+    begin_stream(path);
     pthread_barrier_init(&go, NULL, 2);
     pthread_barrier_init(&done, NULL, 2);
     pthread_t th;
@@ -97,7 +102,7 @@ static void test_longer_than_pool(void **state) {
         wait_writer();
     }
     pthread_join(th, NULL);
-    ludus_capture *none = (ludus_capture *)&d; /* ludus_capture_end hands back no capture for a stream */
+    ludus_capture *none = (ludus_capture *)path; /* ludus_capture_end hands back no capture for a stream */
     assert_int_equal(ludus_capture_end(&none), 0);
     assert_null(none);
     ludus_stream_result r;
@@ -386,12 +391,7 @@ static void test_writer_behind(void **state) {
     (void)state;
     char path[96];
     snprintf(path, sizeof path, "/tmp/ludus-test-stream-behind-%d.ludus", (int)getpid());
-    ludus_capture_desc d;
-    memset(&d, 0, sizeof d);
-    d.chunk_bytes = CHUNK_BYTES;
-    d.chunk_count = CHUNKS;
-    d.stream_path = path;
-    assert_int_equal(ludus_capture_begin(&d), 0);
+    begin_stream(path);
     pthread_barrier_init(&registered, NULL, 2);
     pthread_barrier_init(&recorded, NULL, 2);
     pthread_t th;
@@ -477,12 +477,7 @@ static void test_streamed_tables(void **state) {
     char path[96];
     snprintf(path, sizeof path, "/tmp/ludus-test-stream-tables-%d.ludus", (int)getpid());
     ludus_memory_domain heap = ludus_memory_domain_register("StreamHeap");
-    ludus_capture_desc d;
-    memset(&d, 0, sizeof d);
-    d.chunk_bytes = CHUNK_BYTES;
-    d.chunk_count = CHUNKS;
-    d.stream_path = path;
-    assert_int_equal(ludus_capture_begin(&d), 0);
+    begin_stream(path);
     ludus_gpu_context_desc gd = {"StreamQueue", "synthetic", 0, 1.0, 64};
     ludus_gpu_context *gpu = NULL;
     assert_int_equal(ludus_gpu_context_create(&gd, &gpu), 0);
