@@ -13,8 +13,9 @@
  * about a memcpy of the window); a scope whose begin was written over is
  * shown begun at its thread's first event, named "(begun before the
  * window)" (a span keeps its name). Files written by triggers and crashes
- * hold the last window_ms, slices open across its start clipped there and
- * flagged. The pool (chunk_bytes x chunk_count) is the memory of the whole
+ * hold the last window_ms (ending at the newest event when every thread has
+ * been idle for longer than that), slices open across its start clipped
+ * there and flagged. The pool (chunk_bytes x chunk_count) is the memory of the whole
  * window: size it for window_ms of the busiest thread's events.
  *
  * One rolling capture at a time, instead of a capture window: while it

@@ -176,9 +176,11 @@ static void forget_copied(ludus__cap_thread *th, size_t *at, size_t start) {
  * from its last piece that began before `from` (ticks; the window's
  * start): the pieces before it lie wholly before the window. last_used:
  * the slots of its last piece written when it was listed. A thread whose
- * last event is older than the window keeps nothing. */
+ * last event is older than the window keeps nothing. *newest: the later of
+ * itself and the thread's last event copied (ticks). */
 static int copy_list(ludus__cap_thread *th, const piece_ref *refs, uint32_t n, size_t last_used, uint64_t from,
-                     ludus__event *mem, size_t cap, size_t *at, uint64_t *dropped_before, int *written_over) {
+                     ludus__event *mem, size_t cap, size_t *at, uint64_t *dropped_before, int *written_over,
+                     uint64_t *newest) {
     th->runs = ludus__malloc((n ? n : 1) * sizeof *th->runs);
     if (!th->runs) return LUDUS_ENOMEM;
     th->nruns = 0;
@@ -215,6 +217,7 @@ static int copy_list(ludus__cap_thread *th, const piece_ref *refs, uint32_t n, s
             if (step == 0) break;
             last = r->ev[k].ticks;
         }
+        if (last > *newest) *newest = last;
         if (last < from) forget_copied(th, at, start);
     }
     return 0;
@@ -413,34 +416,53 @@ int ludus__session_ring_snapshot(ludus_capture **out) {
     if (rc == 0 && !rcp->buf) rc = LUDUS_ENOMEM;
     ludus__event *mem = rcp->buf ? rcp->buf->ev : NULL;
     size_t at = 0;
-    for (uint32_t t = 0; t < listed && rc == 0; t++) {
-        ludus__cap_thread *th = &c->threads[t];
-        planned *p = &plan[t];
-        uint64_t before = 0; /* the thread's losses before its first piece copied: not the window's */
-        for (int tries = 0;; tries++) {
-            int over = 0;
-            if (p->nrefs)
-                rc = copy_list(th, refs + p->ref0, p->nrefs, p->last_used, from, mem, cap, &at, &before, &over);
-            if (rc || !over || th->nruns || tries == RELIST_TRIES) break;
-            ludus__free(th->runs); /* nothing kept: listed again and copied at once */
-            th->runs = NULL;
-            uint32_t base = 0;
-            for (uint32_t k = 0; k < listed; k++)
-                if (plan[k].ref0 + plan[k].nrefs > base) base = plan[k].ref0 + plan[k].nrefs;
-            ludus__lib_enter();
-            ludus__mutex_lock(&ludus__reg.lock);
-            rc = relist(serials[t], &plan[t], &refs, &refs_cap, base);
-            ludus__mutex_unlock(&ludus__reg.lock);
-            ludus__lib_leave();
-            if (rc) break;
+    uint64_t newest = 0; /* the last event of every thread, ticks */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t t = 0; t < listed && rc == 0; t++) {
+            ludus__cap_thread *th = &c->threads[t];
+            planned *p = &plan[t];
+            uint64_t before = 0; /* the thread's losses before its first piece copied: not the window's */
+            for (int tries = 0;; tries++) {
+                int over = 0;
+                if (p->nrefs)
+                    rc = copy_list(th, refs + p->ref0, p->nrefs, p->last_used, from, mem, cap, &at, &before, &over,
+                                   &newest);
+                if (rc || !over || th->nruns || tries == RELIST_TRIES) break;
+                ludus__free(th->runs); /* nothing kept: listed again and copied at once */
+                th->runs = NULL;
+                uint32_t base = 0;
+                for (uint32_t k = 0; k < listed; k++)
+                    if (plan[k].ref0 + plan[k].nrefs > base) base = plan[k].ref0 + plan[k].nrefs;
+                ludus__lib_enter();
+                ludus__mutex_lock(&ludus__reg.lock);
+                rc = relist(serials[t], &plan[t], &refs, &refs_cap, base);
+                ludus__mutex_unlock(&ludus__reg.lock);
+                ludus__lib_leave();
+                if (rc) break;
+            }
+            th->dropped = (p->lost > before ? p->lost - before : 0) + p->signal_lost;
+            th->spans = p->spans ? th->slots : 0; /* a bound: lanes are decided */
+            if (p->first_drop_ticks && th->dropped) th->first_drop_ns = (int64_t)p->first_drop_ticks; /* ticks, below */
+            if (t == 0 && pass == 0) {
+                void (*hook)(void) = __atomic_load_n(&ludus__snapshot_copying, __ATOMIC_ACQUIRE);
+                if (hook) hook();
+            }
         }
-        th->dropped = (p->lost > before ? p->lost - before : 0) + p->signal_lost;
-        th->spans = p->spans ? th->slots : 0; /* a bound: lanes are decided */
-        if (p->first_drop_ticks && th->dropped) th->first_drop_ns = (int64_t)p->first_drop_ticks; /* ticks, below */
-        if (t == 0) {
-            void (*hook)(void) = __atomic_load_n(&ludus__snapshot_copying, __ATOMIC_ACQUIRE);
-            if (hook) hook();
+        /* Every thread idle for longer than the window (the program stalled,
+         * or paused before it exits): the window ends at the newest event
+         * instead of now, so a snapshot of a recorder that holds events is
+         * never empty. Copied again from the same pinned lists. */
+        if (pass == 0 && rc == 0 && at == 0 && newest && newest < from) {
+            from = newest > window ? newest - window : 0;
+            for (uint32_t t = 0; t < listed; t++) {
+                ludus__free(c->threads[t].runs);
+                c->threads[t].runs = NULL;
+                c->threads[t].nruns = 0;
+                c->threads[t].slots = 0;
+            }
+            continue;
         }
+        break;
     }
 
     /* ---- under the lock again: the pins go, and what they held back ---- */

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "flight/flight.h"
+#include "record/record.h" /* ludus__sess.ring_ticks: the window's length known */
 #include "test_util.h"
 
 /* How long a flush may wait for the window's writer: a bound against a
@@ -547,6 +548,42 @@ static int teardown(void **state) {
     return lt_teardown(state);
 }
 
+/* A recorder whose every thread has been idle for longer than the window
+ * (a program stalled, or paused before it exits): a snapshot ends its
+ * window at the newest event, not at now, so it holds the last window of
+ * recording instead of nothing (a hitch's file or the exit's would fail
+ * with "no data"; check_launch.py's rolling run did beside two CPU
+ * burners). The idle time is a sleep of four windows once the window's
+ * length is known: a longer one only makes it more certain. */
+static void test_idle_past_window(void **state) {
+    (void)state;
+    ludus_rolling_desc rd = quiet_desc(50);
+    assert_int_equal(ludus_rolling_begin(NULL, &rd), 0);
+    for (int ms = 0;; ms++) { /* the window's thread sets the length once the tick rate is known */
+        uint64_t w = __atomic_load_n(&ludus__sess.ring_ticks, __ATOMIC_ACQUIRE);
+        if (w != 0 && w != UINT64_MAX) break;
+        lt_check(lt_what("the window's length known within %d s", FLUSH_BOUND_MS / 1000), ms < FLUSH_BOUND_MS);
+        usleep(1000);
+    }
+    for (int i = 0; i < 20; i++) {
+        LUDUS_PROFILE_SCOPE(BeforeTheStall);
+    }
+    usleep(200000);
+    ludus_capture *snap = NULL;
+    assert_int_equal(ludus_rolling_snapshot(&snap), 0);
+    ludus_capture_summary s;
+    assert_int_equal(ludus_capture_get_summary(snap, &s), 0);
+    lt_check(lt_what("events in a snapshot taken four windows after the last (%llu)", (unsigned long long)s.events),
+             s.events >= 40);
+    char *json = lt_capture_json(snap);
+    lt_trace t;
+    lt_trace_parse(&t, json);
+    lt_check("the stalled thread's last scopes are in the snapshot", lt_find(&t, 0, 'B', "BeforeTheStall") >= 0);
+    lt_trace_free(&t);
+    free(json);
+    ludus_capture_release(snap);
+}
+
 int main(void) {
     ludus_thread_register("main");
     const struct CMUnitTest tests[] = {
@@ -558,6 +595,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_snapshots_under_load, teardown),
         cmocka_unit_test_teardown(test_counter_trigger, teardown),
         cmocka_unit_test_teardown(test_fork, teardown),
+        cmocka_unit_test_teardown(test_idle_past_window, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
