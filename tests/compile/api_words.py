@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""One word, one meaning: every LUDUS_API function of the public headers
+"""One word, one meaning: every LUDUS_API (and LUDUS_VK_API) function of the public headers
 checked against docs/design.md's "The public API's words" (the table between
 the api-words markers and the accessor rules under it):
   - a function named with a word that something ends (create, open, begin,
     start, enter, retain) has the ending word's function beside it, same
-    object and suffix (ludus_diff_create_runs -> ludus_diff_destroy);
+    object, with or without the words after it (ludus_diff_create_runs ->
+    ludus_diff_destroy, ludus_vk_begin_pass -> ludus_vk_end_pass);
   - `<item>(object, index[, out])` has `<item>_count(object)` beside it; no
     `_at`, no `get_` on an indexed item; `_count` takes the object alone;
   - `get_` copies a struct into *out: (out) or (object, out), and a call of
@@ -58,7 +59,7 @@ for fn in sorted(os.listdir(inc)):
     in_decl = set()
     i = 0
     while i < len(lines):
-        if lines[i].startswith("LUDUS_API "):
+        if re.match(r"LUDUS_(VK_)?API ", lines[i]):
             j = i
             while ";" not in lines[j] and j + 1 < len(lines):
                 j += 1
@@ -85,7 +86,7 @@ for fn in sorted(os.listdir(inc)):
 
     i = 0
     while i < len(lines):
-        if not lines[i].startswith("LUDUS_API "):
+        if not re.match(r"LUDUS_(VK_)?API ", lines[i]):
             i += 1
             continue
         start = i
@@ -95,7 +96,7 @@ for fn in sorted(os.listdir(inc)):
             body += " " + lines[i].strip()
         proto = re.sub(r"/\*.*?\*/", "", body.split(";")[0] + ";")
         proto = re.sub(r"\s*__attribute__\(\(.*\)\)\s*;$", ";", proto)
-        pm = re.match(r"LUDUS_API\s+(.*?)\b(ludus_[a-z0-9_]+)\s*\((.*)\)\s*;", proto)
+        pm = re.match(r"LUDUS_(?:VK_)?API\s+(.*?)\b(ludus_[a-z0-9_]+)\s*\((.*)\)\s*;", proto)
         if not pm and "(" not in proto:  # a variable (ludus__launch_link), not a function
             i += 1
             continue
@@ -146,9 +147,10 @@ for d in decls:
     # pairs: the first word the table knows that something ends
     for k, w in enumerate(words):
         if w in ENDS and k > 0:
-            obj = "_".join(words[:k])
-            if not any(("ludus_%s_%s" % (obj, e)) in names for e in ENDS[w]):
-                err(d, "'%s' without its end: no ludus_%s_{%s}" % (w, obj, ",".join(ENDS[w])))
+            obj, rest = "_".join(words[:k]), "".join("_" + x for x in words[k + 1:])
+            if not any(("ludus_%s_%s" % (obj, e)) in names or ("ludus_%s_%s%s" % (obj, e, rest)) in names
+                       for e in ENDS[w]):
+                err(d, "'%s' without its end: no ludus_%s_{%s}[%s]" % (w, obj, ",".join(ENDS[w]), rest))
             break
     if name.endswith("_at"):
         err(d, "'_at' accessor: an indexed item is ludus_<object>_<item>(object, index)")
