@@ -134,7 +134,8 @@ typedef struct ludus_path_stats {
 typedef struct ludus_frame_info {
     uint64_t index;
     int64_t begin_ns, end_ns; /* since capture start */
-    int64_t unlogged_ns;      /* frame thread time in the frame outside its top-level scopes */
+    int64_t unlogged_ns;      /* frame thread time in the frame outside its top-level scopes; -1 for a
+                                 frame outside a window other than all (only the window's are kept) */
     int complete, in_window, hitch;
     int lead_in; /* index 0: the time before the first mark */
     /* The frame thread's CPU time in the frame (its thread clock read at
@@ -334,7 +335,8 @@ LUDUS_API const ludus_counter_stats *ludus_analysis_counter(const ludus_analysis
 /* Index of the counter track (name, series), or -1. */
 LUDUS_API int64_t ludus_analysis_find_counter(const ludus_analysis *a, const char *name, const char *series);
 /* A per-frame statistic's value in frame `frame` (LUDUS_ENODATA: none
- * recorded; LUDUS_EINVAL: not a per-frame statistic). */
+ * recorded, or a frame outside a window other than all, whose values are
+ * not kept; LUDUS_EINVAL: not a per-frame statistic). */
 LUDUS_API int ludus_analysis_counter_in_frame(const ludus_analysis *a, uint32_t counter, uint64_t frame, double *value);
 
 /* Lock waits (<ludus/locks.h>): one entry per site of category "lock"

@@ -157,7 +157,7 @@ int ludus_analysis_frame(const ludus_analysis *a, uint64_t f, ludus_frame_info *
     out->index = f;
     out->begin_ns = ludus__frame_begin(a, f);
     out->end_ns = ludus__frame_end(a, f);
-    out->unlogged_ns = a->unlogged[f];
+    out->unlogged_ns = ludus__frame_unlogged(a, f);
     out->complete = f >= 1 && f < a->nmarks;
     out->lead_in = f == 0;
     out->in_window = f >= a->win_f0 && f < a->win_f1;

@@ -206,6 +206,9 @@ LUDUS_HIDDEN int ludus__site_parentish(const ludus__an_site *s);
 LUDUS_HIDDEN const char *ludus__hitch_kind_text(int kind);
 LUDUS_HIDDEN const char *ludus__hitch_role_text(int role);
 LUDUS_HIDDEN void ludus__hitches_free(ludus_analysis *a);
+/* The frame thread's time in frame f outside its top-level scopes, or -1
+ * for a frame whose figures are not kept (ludus__frame_kept). */
+LUDUS_HIDDEN int64_t ludus__frame_unlogged(const ludus_analysis *a, uint64_t f);
 /* The frame thread's CPU time in frame f, or -1. */
 LUDUS_HIDDEN int64_t ludus__frame_cpu(const ludus_analysis *a, uint64_t f);
 
@@ -305,6 +308,10 @@ struct ludus_analysis {
     ludus__an_thread *threads;
     uint32_t nthreads;
     uint64_t win_f0, win_f1; /* window frames [f0, f1) (complete frames only) */
+    /* The frames whose per-frame figures the analysis keeps (unlogged and carried time, a thread's busy
+     * time, counter snapshots): every frame [0, nmarks] for the window all, else the window's frames,
+     * so a window's memory follows the window, not the capture (marks stay: 16 bytes a frame). */
+    uint64_t keep_f0, keep_f1;
     ludus__an_counter *counters;
     uint32_t ncounters, counters_cap;
     uint32_t *counter_at;    /* (site, series) -> counter + 1 */
@@ -326,6 +333,11 @@ struct ludus_analysis {
     char *cell_text; /* annotations.c: the cells' annotation texts, NUL-separated */
     size_t cell_text_n, cell_text_cap;
 };
+
+/* Whether frame f's per-frame figures are kept (keep_f0, keep_f1). */
+static inline int ludus__frame_kept(const ludus_analysis *a, uint64_t f) {
+    return f >= a->keep_f0 && f < a->keep_f1;
+}
 
 /* A thread's top-level scopes (its own track) as disjoint intervals in time
  * order, with the running total: how busy it was in any span of time. */

@@ -70,7 +70,7 @@ int ludus__counter_event(ludus_analysis *a, const ludus__nev *ev, int on_frame_t
     if (ev->series) {
         if (marks_seen == 0) return 0; /* its mark was lost */
         /* the snapshot taken at mark n closes frame n - 1 (frame 0: the lead-in) */
-        return push(k, marks_seen - 1, v, exact);
+        return ludus__frame_kept(a, marks_seen - 1) ? push(k, marks_seen - 1, v, exact) : 0;
     }
     return in_window ? push(k, 0, v, exact) : 0;
 }

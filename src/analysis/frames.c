@@ -204,14 +204,14 @@ int ludus__frames_finish(ludus_analysis *a) {
         s->trigger_frame = lo >= 2 ? lo - 1 : 0; /* frame 0 is the lead-in */
     }
     /* coverage -> unlogged remainder */
-    for (uint64_t k = 0; k <= a->nmarks; k++) {
+    for (uint64_t k = a->keep_f0; k < a->keep_f1; k++) {
         int64_t len = ludus__frame_end(a, k) - ludus__frame_begin(a, k);
-        int64_t u = len - a->unlogged[k];
-        a->unlogged[k] = a->nmarks ? (u > 0 ? u : 0) : 0;
+        int64_t u = len - a->unlogged[k - a->keep_f0];
+        a->unlogged[k - a->keep_f0] = a->nmarks ? (u > 0 ? u : 0) : 0;
     }
     uint64_t nw = s->frames_in_window;
     if (nw == 0) return 0;
-    for (uint64_t f = a->win_f0; f < a->win_f1; f++) s->unlogged_total_ns += a->unlogged[f];
+    for (uint64_t f = a->win_f0; f < a->win_f1; f++) s->unlogged_total_ns += ludus__frame_unlogged(a, f);
 
     /* per site over the window frames, from its cells only (a frame without
      * one is a zero): never sites x frames */
@@ -244,7 +244,8 @@ int ludus__frames_finish(ludus_analysis *a) {
     int64_t *v = ludus__malloc(nw * sizeof *v);
     if (!v) return -1;
     for (int which = 0; which < 2; which++) {
-        for (uint64_t f = a->win_f0; f < a->win_f1; f++) v[f - a->win_f0] = which ? a->carried[f].ns : a->unlogged[f];
+        for (uint64_t f = a->win_f0; f < a->win_f1; f++)
+            v[f - a->win_f0] = which ? a->carried[f - a->keep_f0].ns : ludus__frame_unlogged(a, f);
         *(which ? &med_carried : &med_unlogged) = ludus__kth_i64(v, nw, (nw + 1) / 2 - 1);
     }
     ludus__free(v);
@@ -258,6 +259,10 @@ int ludus__frames_finish(ludus_analysis *a) {
     int rc = ludus__hitches_explain(a, by_frame, nby, med_unlogged, med_carried);
     ludus__free(by_frame);
     return rc;
+}
+
+int64_t ludus__frame_unlogged(const ludus_analysis *a, uint64_t f) {
+    return ludus__frame_kept(a, f) ? a->unlogged[f - a->keep_f0] : -1;
 }
 
 int64_t ludus__frame_cpu(const ludus_analysis *a, uint64_t f) {

@@ -415,7 +415,7 @@ int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, si
         h->frame_ns = len;
         h->ratio = s->median_frame_ns ? (double)len / (double)s->median_frame_ns : 0;
         h->extra_ns = len - s->median_frame_ns;
-        h->carried_site = a->carried[f].ns ? a->carried[f].site : UINT32_MAX;
+        h->carried_site = a->carried[f - a->keep_f0].ns ? a->carried[f - a->keep_f0].site : UINT32_MAX;
         h->cpu_ns = ludus__frame_cpu(a, f);
         int cpu_known = h->cpu_ns >= 0 && s->frame_cpu.count > 0;
         h->cpu_extra_ns = cpu_known ? h->cpu_ns - a->med_cpu : 0;
@@ -437,8 +437,8 @@ int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, si
             if (split_site(&x, who, D, x.tby + k0, k1 - k0) != 0) goto done;
         }
         uint32_t ft = a->frame_thread;
-        if (push(&x, LUDUS_HITCH_UNLOGGED, UINT32_MAX, ft, a->unlogged[f] - med_unlogged) != 0 ||
-            push(&x, LUDUS_HITCH_CARRIED, h->carried_site, ft, a->carried[f].ns - med_carried) != 0)
+        if (push(&x, LUDUS_HITCH_UNLOGGED, UINT32_MAX, ft, ludus__frame_unlogged(a, f) - med_unlogged) != 0 ||
+            push(&x, LUDUS_HITCH_CARRIED, h->carried_site, ft, a->carried[f - a->keep_f0].ns - med_carried) != 0)
             goto done;
         if (x.nc) qsort(x.c, x.nc, sizeof *x.c, cmp_cand);
         if (x.nc > MAXC) x.nc = MAXC;

@@ -19,7 +19,7 @@ int ludus__thread_busy_add(ludus_analysis *a, uint32_t thread, uint32_t frame, i
         t->busy[t->nbusy - 1].ns += e - b;
         return 0;
     }
-    for (uint64_t k = frame; k <= a->nmarks; k++) {
+    for (uint64_t k = frame > a->keep_f0 ? frame : a->keep_f0; k < a->keep_f1; k++) {
         int64_t fb = k == 0 ? 0 : m[k - 1], fe = k < a->nmarks ? m[k] : a->end_ns;
         if (fb >= e) break;
         int64_t lo = b > fb ? b : fb, hi = e < fe ? e : fe;

@@ -327,18 +327,19 @@ static int cell_add(pass *p, uint32_t frame, uint32_t node, int64_t excl, int64_
  * frame it overlaps, and its time in the frames after the one it began in
  * (time carried across a frame mark: its cell holds it in its first frame). */
 static void cover_frames(ludus_analysis *a, uint32_t f, uint32_t site, int64_t b, int64_t e) {
-    for (uint64_t k = f; k <= a->nmarks; k++) {
+    for (uint64_t k = f > a->keep_f0 ? f : a->keep_f0; k < a->keep_f1; k++) {
         int64_t fb = ludus__frame_begin(a, k), fe = ludus__frame_end(a, k);
         if (fb >= e) break;
         int64_t lo = b > fb ? b : fb, hi = e < fe ? e : fe;
         if (hi <= lo) continue;
-        a->unlogged[k] += hi - lo;
+        uint64_t i = k - a->keep_f0;
+        a->unlogged[i] += hi - lo;
         if (k == f) continue;
-        if (hi - lo > a->carried[k].top_ns) {
-            a->carried[k].top_ns = hi - lo;
-            a->carried[k].site = site;
+        if (hi - lo > a->carried[i].top_ns) {
+            a->carried[i].top_ns = hi - lo;
+            a->carried[i].site = site;
         }
-        a->carried[k].ns += hi - lo;
+        a->carried[i].ns += hi - lo;
     }
 }
 
@@ -460,7 +461,8 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                     cover_frames(a, e.frame, e.site, e.begin, end);
                     if (hplans_on && hpiece(p, UINT32_MAX, e.begin, end) != 0) goto oom;
                 }
-                if (a->busy && ludus__busy_add(a, t, e.begin, end) != 0) goto oom;
+                /* async zones begun in the window read it: what ended before the window never counts */
+                if (a->busy && end > p->w0 && ludus__busy_add(a, t, e.begin, end) != 0) goto oom;
                 if (a->nmarks && !ludus__thread_busy_fast(busy_of, a->marks, a->nmarks, e.frame, e.begin, end) &&
                     ludus__thread_busy_add(a, t, e.frame, e.begin, end) != 0)
                     goto oom;
@@ -695,6 +697,12 @@ static int frame_prepass(ludus_analysis *a, const ludus__captured *c, uint32_t f
     }
     if (rc == 0) rc = ludus__nev_error(&it);
     ludus__nev_free(&it);
+    if (rc == 0 && a->nmarks < cap) { /* cut to the marks: they are kept for the whole capture */
+        int64_t *m = ludus__realloc(a->marks, a->nmarks * sizeof *m);
+        int64_t *mc = ludus__realloc(a->mark_cpu, a->nmarks * sizeof *mc);
+        if (m) a->marks = m;
+        if (mc) a->mark_cpu = mc;
+    }
     return rc;
 }
 
@@ -713,6 +721,7 @@ static int set_window(ludus_analysis *a, int64_t *w0, int64_t *w1) {
         *w1 = INT64_MAX;
         a->win_f0 = 1; /* frame 0 is the lead-in: before the first mark */
         a->win_f1 = a->nmarks > 1 ? a->nmarks : 1;
+        a->keep_f1 = a->nmarks + 1; /* the lead-in and the tail too */
         snprintf(a->window_text, sizeof a->window_text, "all");
         return 0;
     case LUDUS_WINDOW_LAST_FRAMES:
@@ -722,6 +731,8 @@ static int set_window(ludus_analysis *a, int64_t *w0, int64_t *w1) {
         a->win_f0 = a->nmarks - 1 > d->last_frames ? a->nmarks - d->last_frames : 1;
         *w0 = ludus__frame_begin(a, a->win_f0);
         *w1 = ludus__frame_end(a, a->win_f1 - 1);
+        a->keep_f0 = a->win_f0;
+        a->keep_f1 = a->win_f1;
         snprintf(a->window_text, sizeof a->window_text, "last:%u", d->last_frames);
         return 0;
     case LUDUS_WINDOW_RANGE:
@@ -732,6 +743,8 @@ static int set_window(ludus_analysis *a, int64_t *w0, int64_t *w1) {
         while (a->win_f0 < a->nmarks && ludus__frame_begin(a, a->win_f0) < *w0) a->win_f0++;
         a->win_f1 = a->win_f0;
         while (a->win_f1 < a->nmarks && ludus__frame_begin(a, a->win_f1) < *w1) a->win_f1++;
+        a->keep_f0 = a->win_f0;
+        a->keep_f1 = a->win_f1;
         snprintf(a->window_text, sizeof a->window_text, "range:%.3fms-%.3fms", (double)*w0 / 1e6, (double)*w1 / 1e6);
         return 0;
     default:
@@ -956,15 +969,16 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     a->frame_thread = ft;
     a->sum.frame_marks = a->nmarks;
     a->sum.frame_marks_elsewhere = all_marks - best;
-    a->unlogged = ludus__calloc(a->nmarks + 1, sizeof *a->unlogged);
-    a->carried = ludus__calloc(a->nmarks + 1, sizeof *a->carried);
-    if (!a->unlogged || !a->carried) goto oom;
     rc = set_window(a, &p.w0, &p.w1);
     if (rc) {
         ludus_analysis_destroy(a);
         return ludus__fail(rc, rc == LUDUS_ENODATA ? "window last:N needs frame marks; the capture has none"
                                                    : "invalid window");
     }
+    uint64_t nkept = a->keep_f1 > a->keep_f0 ? a->keep_f1 - a->keep_f0 : 1;
+    a->unlogged = ludus__calloc(nkept, sizeof *a->unlogged);
+    a->carried = ludus__calloc(nkept, sizeof *a->carried);
+    if (!a->unlogged || !a->carried) goto oom;
     if (ludus__frames_plan(a) != 0) goto oom; /* the threshold and the hitch frames, before the pass */
     p.active = ludus__calloc(a->nsites ? a->nsites : 1, sizeof *p.active);
     p.hblk = ludus__malloc((a->nhplan ? a->nhplan : 1) * sizeof *p.hblk);
