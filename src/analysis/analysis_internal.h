@@ -59,9 +59,16 @@ LUDUS_HIDDEN void ludus__acc_free(ludus__acc *a);
 /* Fills s (sorts the exact vector). */
 LUDUS_HIDDEN void ludus__acc_stats(ludus__acc *a, int exact, ludus_duration_stats *s);
 LUDUS_HIDDEN int64_t ludus__hist_bucket_mid(uint32_t b);
-/* The k-th smallest of v[0, n) (k < n), v reordered: a median without
- * sorting (quickselect, the rest sorted after 128 partitions). */
+/* sort.c: the k-th smallest of v[0, n) (k < n), v reordered: a median
+ * without sorting (quickselect, the rest sorted after 128 partitions); and
+ * v sorted as qsort with ludus__cmp_double sorts it, element for element,
+ * by radix. */
 LUDUS_HIDDEN int64_t ludus__kth_i64(int64_t *v, size_t n, size_t k);
+LUDUS_HIDDEN double ludus__kth_f64(double *v, size_t n, size_t k);
+LUDUS_HIDDEN void ludus__sort_f64(double *v, size_t n);
+/* v: n records of 16 bytes whose first 8 are a double, sorted by it as
+ * above (stable: equal keys keep their order, as glibc's qsort keeps it). */
+LUDUS_HIDDEN void ludus__sort_f64_pairs(void *v, size_t n);
 /* The counts of octave `oct` of a's histogram (a single value's in tmp), or
  * NULL when the octave holds none. */
 LUDUS_HIDDEN const uint64_t *ludus__acc_octave(const ludus__acc *a, uint32_t oct, uint64_t tmp[LUDUS__HIST_SUB]);
@@ -424,7 +431,7 @@ LUDUS_HIDDEN double ludus__mw_sorted(const double *a, size_t na, const double *b
  * frames_plan). *at: where the search begins (0 for the first frame of a
  * run), moved on: a run's frames ascend, so a run costs one walk. */
 LUDUS_HIDDEN int ludus__is_hitch_frame(const ludus_analysis *a, uint32_t *at, uint64_t f);
-/* qsort order of doubles (frames.c). */
+/* qsort order of doubles (sort.c). */
 LUDUS_HIDDEN int ludus__cmp_double(const void *x, const void *y);
 /* The path of site under path parent (UINT32_MAX: a root), or UINT32_MAX (tree.c). */
 LUDUS_HIDDEN uint32_t ludus__path_find(const ludus_analysis *a, uint32_t parent, uint32_t site);

@@ -111,7 +111,7 @@ int ludus__counters_finish(ludus_analysis *a) {
         double total = 0;
         for (size_t j = 0; j < m; j++) total += x[j];
         if (m) {
-            qsort(x, m, sizeof *x, ludus__cmp_double);
+            ludus__sort_f64(x, m);
             s->total = k->real ? total : exact_total(k, a, &s->saturated);
             s->mean = total / (double)m; /* the double sum: a saturated total does not bend the mean */
             s->min = x[0];

@@ -7,6 +7,7 @@
  * compare the first run of each side. docs/analysis.md, "diff". */
 #define _GNU_SOURCE /* Linux and GNU interfaces: before any system header */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,8 +110,8 @@ static double mw_exact(const ludus__acc *a, const ludus__acc *b, double *z) {
     if (x && y) {
         for (size_t i = 0; i < a->nexact; i++) x[i] = (double)a->exact[i];
         for (size_t i = 0; i < b->nexact; i++) y[i] = (double)b->exact[i];
-        qsort(x, a->nexact, sizeof *x, ludus__cmp_double);
-        qsort(y, b->nexact, sizeof *y, ludus__cmp_double);
+        ludus__sort_f64(x, a->nexact);
+        ludus__sort_f64(y, b->nexact);
         p = mw_sorted(x, a->nexact, y, b->nexact, z);
     }
     ludus__free(x);
@@ -506,17 +507,14 @@ typedef struct rank_pair {
     double calls, len_rank;
 } rank_pair;
 
-static int cmp_rank_pair(const void *p, const void *q) {
-    const rank_pair *a = p, *b = q;
-    return a->calls < b->calls ? -1 : a->calls > b->calls;
-}
+_Static_assert(sizeof(rank_pair) == 16 && offsetof(rank_pair, calls) == 0, "sorted by its double key first");
 
 static double spearman(const side *s, size_t r0, size_t r1, const run_index *x, rank_pair *tmp) {
     double n = (double)x->nw;
     size_t nz = r1 - r0;
     if (x->nw < 3 || !(x->rank_ss > 0) || nz == 0) return 0;
     for (size_t i = 0; i < nz; i++) tmp[i] = (rank_pair){s->rec[r0 + i].calls, x->len_rank[s->rec[r0 + i].f]};
-    qsort(tmp, nz, sizeof *tmp, cmp_rank_pair);
+    ludus__sort_f64_pairs(tmp, nz);
     double zeros = n - (double)nz, mean = (n + 1) / 2;
     double rz = (zeros + 1) / 2; /* the zeros' mean rank */
     double sxy = 0, sxx = zeros * (rz - mean) * (rz - mean), sy_nz = 0;
@@ -594,7 +592,7 @@ static int spearman_rest(const side *s, size_t r0, size_t r1, const run_index *x
 static double median_z(size_t zeros, double *x, size_t n) {
     size_t all = zeros + n;
     if (!all) return 0;
-    qsort(x, n, sizeof *x, ludus__cmp_double);
+    ludus__sort_f64(x, n);
     size_t k = all / 2;
     double hi = k < zeros ? 0 : x[k - zeros];
     if (all % 2) return hi;
@@ -602,11 +600,9 @@ static double median_z(size_t zeros, double *x, size_t n) {
     return (lo + hi) / 2;
 }
 
-/* The lower median of x[0..n) (sorted here), 0 when empty. */
+/* The lower median of x[0..n) (reordered here), 0 when empty. */
 static double lower_median(double *x, size_t n) {
-    if (!n) return 0;
-    qsort(x, n, sizeof *x, ludus__cmp_double);
-    return x[(n - 1) / 2];
+    return n ? ludus__kth_f64(x, n, (n - 1) / 2) : 0;
 }
 
 static uint32_t work_says(double p, double z, double r, double alpha, double m) {
@@ -620,8 +616,8 @@ static uint32_t work_says(double p, double z, double r, double alpha, double m) 
 static double mw_values(size_t nx, double *x, size_t nnx, size_t ny, double *y, size_t nny, double *z) {
     *z = 0;
     if (nx < 2 || ny < 2) return 1.0;
-    qsort(x, nnx, sizeof *x, ludus__cmp_double);
-    qsort(y, nny, sizeof *y, ludus__cmp_double);
+    ludus__sort_f64(x, nnx);
+    ludus__sort_f64(y, nny);
     return mw_sorted_z(nx - nnx, x, nnx, ny - nny, y, nny, z);
 }
 
@@ -1075,7 +1071,7 @@ static int diff_frames(ludus_diff *d) {
             const run_index *ix = &d->index[sd][r];
             for (uint64_t f = 0; f < ix->nw; f++) x[sd][k++] = (double)frame_len(ix->R, ix->R->win_f0 + f);
         }
-        qsort(x[sd], n[sd], sizeof *x[sd], ludus__cmp_double);
+        ludus__sort_f64(x[sd], n[sd]);
     }
     rc = 0;
     if (!n[0] || !n[1]) goto done;
@@ -1104,11 +1100,11 @@ static int diff_frames(ludus_diff *d) {
                     uint64_t f0 = 0, f1;
                     for (uint32_t j = 0; j < bk; j++) f0 += ix->block_frames[j];
                     f1 = f0 + ix->block_frames[bk];
-                    qsort(tmp + f0, f1 - f0, sizeof *tmp, ludus__cmp_double);
+                    ludus__sort_f64(tmp + f0, f1 - f0);
                     double pv = nearest_rank(tmp + f0, f1 - f0, q);
                     if (pv > 0) v[sd][1][nv[sd][1]++] = log(pv);
                 }
-                qsort(tmp, ix->nw, sizeof *tmp, ludus__cmp_double);
+                ludus__sort_f64(tmp, ix->nw);
                 double pv = ix->nw ? nearest_rank(tmp, ix->nw, q) : 0;
                 if (pv > 0) v[sd][0][nv[sd][0]++] = log(pv);
             }
@@ -1146,7 +1142,7 @@ static double *window_values(const ludus_analysis *a, const ludus__an_counter *k
     if (!x) return NULL;
     for (size_t j = 0; j < k->n; j++)
         if (k->v[j].frame >= a->win_f0 && k->v[j].frame < a->win_f1) x[(*n)++] = k->v[j].value;
-    qsort(x, *n, sizeof *x, ludus__cmp_double);
+    ludus__sort_f64(x, *n);
     return x;
 }
 
@@ -1329,11 +1325,6 @@ static int explain_inside(ludus_diff *d) {
  * x the median absolute deviation), at least min_shift. */
 #define MACHINE_MIN_SITES 3
 
-static int cmp_dbl(const void *p, const void *q) {
-    double a = *(const double *)p, b = *(const double *)q;
-    return a < b ? -1 : a > b;
-}
-
 /* 1 when the relative interval [lo, hi] of a change, taken relative to the
  * common shift c (log scale), still lies beyond t (log scale) in the
  * direction dir. */
@@ -1362,7 +1353,7 @@ static int settle_machine(ludus_diff *d) {
     d->info.base_frame_cpu_ns = d->base->sum.median_frame_cpu_ns > 0 ? d->base->sum.median_frame_cpu_ns : -1;
     d->info.new_frame_cpu_ns = d->newer->sum.median_frame_cpu_ns > 0 ? d->newer->sum.median_frame_cpu_ns : -1;
     if (n < MACHINE_MIN_SITES) goto done;
-    qsort(x, n, sizeof *x, cmp_dbl);
+    ludus__sort_f64(x, n);
     double c = x[(n - 1) / 2];
     uint32_t together = 0;
     for (uint32_t k = 0; k < n; k++) {
@@ -1371,7 +1362,7 @@ static int settle_machine(ludus_diff *d) {
     }
     d->info.machine_sites = together;
     if (fabs(c) < lm || together < MACHINE_MIN_SITES || 4 * together < 3 * n) goto done;
-    qsort(dev, n, sizeof *dev, cmp_dbl);
+    ludus__sort_f64(dev, n);
     double t = fmax(lm, 2 * 1.4826 * dev[(n - 1) / 2]);
     d->info.machine_shift = expm1(c);
     d->info.machine_spread = expm1(t);
@@ -1559,7 +1550,7 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
         goto oom;
     }
     if (nsds) {
-        qsort(sds, nsds, sizeof *sds, ludus__cmp_double);
+        ludus__sort_f64(sds, nsds);
         d->info.run_sd_median = expm1(sds[(nsds - 1) / 2]);
         d->info.run_sd_max = expm1(sds[nsds - 1]);
     }

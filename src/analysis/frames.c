@@ -57,11 +57,6 @@ static size_t hitch_site_cells(const ludus_analysis *a, ludus__cellref *out) {
     return n;
 }
 
-int ludus__cmp_double(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
 static const ludus__cell *site_cell(const ludus_analysis *a, uint32_t site, uint64_t frame) {
     const ludus__an_site *s = &a->sites[site];
     const ludus__cell *run = s->cells;

@@ -75,37 +75,6 @@ static int cmp_i64(const void *x, const void *y) {
     return a < b ? -1 : a > b;
 }
 
-int64_t ludus__kth_i64(int64_t *v, size_t n, size_t k) {
-    size_t lo = 0, hi = n; /* k lies in [lo, hi) */
-    int budget = 2 * 64;   /* partitions before the rest is sorted: O(n log n) at worst */
-    while (hi - lo > 16 && budget-- > 0) {
-        size_t m = lo + (hi - lo) / 2;
-        int64_t x = v[lo], y = v[m], z = v[hi - 1]; /* the median of three as the pivot */
-        int64_t p = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-        size_t i = lo, lt = lo, gt = hi; /* [lo, lt) < p, [lt, i) == p, [gt, hi) > p */
-        while (i < gt) {
-            int64_t t = v[i];
-            if (t < p) {
-                v[i++] = v[lt];
-                v[lt++] = t;
-            } else if (t > p) {
-                v[i] = v[--gt];
-                v[gt] = t;
-            } else {
-                i++;
-            }
-        }
-        if (k < lt)
-            hi = lt;
-        else if (k >= gt)
-            lo = gt;
-        else
-            return p;
-    }
-    qsort(v + lo, hi - lo, sizeof *v, cmp_i64);
-    return v[k];
-}
-
 /* Nearest rank: the smallest value with at least ceil(q * n) values <= it. */
 static uint64_t rank_of(double q, uint64_t n) {
     double r = q * (double)n;

@@ -246,7 +246,7 @@ static double *window_waits(const ludus_analysis *a, const ludus_lock_stats *l, 
     if (!x) return NULL;
     if (nw) {
         per_frame(a, l->site, x);
-        qsort(x, nw, sizeof *x, ludus__cmp_double);
+        ludus__sort_f64(x, nw);
         *n = nw;
     }
     return x;

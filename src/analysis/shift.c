@@ -9,6 +9,7 @@
  * bounded by buckets, and the k-th difference is found by bisection over a
  * count of the pairs below a value (linear in the points). */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,14 +51,10 @@ int ludus__pts_add_acc(ludus__pts *p, const ludus__acc *a, int exact) {
     return 0;
 }
 
-static int cmp_pt(const void *x, const void *y) {
-    double a = ((const ludus__pt *)x)->v, b = ((const ludus__pt *)y)->v;
-    return a < b ? -1 : a > b;
-}
-
 void ludus__pts_finish(ludus__pts *p) {
     if (!p->n) return;
-    qsort(p->p, p->n, sizeof *p->p, cmp_pt);
+    _Static_assert(sizeof(ludus__pt) == 16 && offsetof(ludus__pt, v) == 0, "a point is its double key first");
+    ludus__sort_f64_pairs(p->p, p->n);
     size_t k = 0;
     for (size_t i = 1; i < p->n; i++) {
         if (p->p[i].v == p->p[k].v)

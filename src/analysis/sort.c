@@ -1,0 +1,151 @@
+/* Sorting and selection of numbers for the analysis and the diff: a k-th
+ * smallest without sorting (quickselect) for int64 and double, and a
+ * sort of doubles (and of 16-byte records by a double first) by radix
+ * on the bits, in place of qsort, whose call per comparison was half of a
+ * diff's instructions (bench/RESULTS.md, "The diff's sorts").
+ *
+ * The radix sort is stable and orders as ludus__cmp_double does: -0.0 and
+ * +0.0 are one key (they compare equal), so the result is the one glibc's
+ * qsort (a stable merge sort) gives, element for element. An array holding
+ * a NaN, which compares equal to everything, is left to qsort. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+int ludus__cmp_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* ---- selection ---- */
+
+/* The k-th smallest of v[0, n), v reordered: three-way partitions around a
+ * median of three, the rest sorted by cmp after 128 of them (O(n log n) at
+ * worst). */
+#define LUDUS__KTH(name, type, cmp)                                                         \
+    type name(type *v, size_t n, size_t k) {                                                \
+        size_t lo = 0, hi = n; /* k lies in [lo, hi) */                                     \
+        int budget = 2 * 64;                                                                \
+        while (hi - lo > 16 && budget-- > 0) {                                              \
+            size_t m = lo + (hi - lo) / 2;                                                  \
+            type x = v[lo], y = v[m], z = v[hi - 1];                                        \
+            type p = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);     \
+            size_t i = lo, lt = lo, gt = hi; /* [lo, lt) < p, [lt, i) == p, [gt, hi) > p */ \
+            while (i < gt) {                                                                \
+                type t = v[i];                                                              \
+                if (t < p) {                                                                \
+                    v[i++] = v[lt];                                                         \
+                    v[lt++] = t;                                                            \
+                } else if (t > p) {                                                         \
+                    v[i] = v[--gt];                                                         \
+                    v[gt] = t;                                                              \
+                } else {                                                                    \
+                    i++;                                                                    \
+                }                                                                           \
+            }                                                                               \
+            if (k < lt)                                                                     \
+                hi = lt;                                                                    \
+            else if (k >= gt)                                                               \
+                lo = gt;                                                                    \
+            else                                                                            \
+                return p;                                                                   \
+        }                                                                                   \
+        qsort(v + lo, hi - lo, sizeof *v, cmp);                                             \
+        return v[k];                                                                        \
+    }
+
+static int cmp_i64(const void *x, const void *y) {
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+LUDUS__KTH(ludus__kth_i64, int64_t, cmp_i64)
+LUDUS__KTH(ludus__kth_f64, double, ludus__cmp_double)
+
+/* ---- the radix sort ---- */
+
+/* A double's bits as an unsigned key in its order: negative numbers
+ * flipped whole, the others with the sign bit set; -0.0 as +0.0. */
+static inline uint64_t f64_key(double d) {
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    if (b == UINT64_C(0x8000000000000000)) b = 0;
+    return b >> 63 ? ~b : b | UINT64_C(0x8000000000000000);
+}
+
+static inline int f64_nan(double d) {
+    return d != d;
+}
+
+/* Sorts v[0, n) of `type` by f64_key(value(element)), stable, 8 bits a pass
+ * (a pass whose byte is the same in every key is skipped); 0, or -1 when
+ * the array holds a NaN or the buffer cannot be had (v untouched). */
+#define LUDUS__RADIX(name, type, value)                                                                           \
+    static int name(type *v, size_t n) {                                                                          \
+        size_t(*count)[256] = ludus__calloc(8, sizeof *count);                                                    \
+        type *tmp = count ? ludus__malloc(n * sizeof *tmp) : NULL;                                                \
+        if (!tmp) {                                                                                               \
+            ludus__free(count);                                                                                   \
+            return -1;                                                                                            \
+        }                                                                                                         \
+        for (size_t i = 0; i < n; i++) {                                                                          \
+            double d = value(v[i]);                                                                               \
+            if (f64_nan(d)) {                                                                                     \
+                ludus__free(tmp);                                                                                 \
+                ludus__free(count);                                                                               \
+                return -1;                                                                                        \
+            }                                                                                                     \
+            uint64_t k = f64_key(d);                                                                              \
+            for (int b = 0; b < 8; b++) count[b][(k >> (8 * b)) & 255]++;                                         \
+        }                                                                                                         \
+        type *from = v, *to = tmp;                                                                                \
+        for (int b = 0; b < 8; b++) {                                                                             \
+            size_t *c = count[b], at = 0;                                                                         \
+            if (c[(f64_key(value(from[0])) >> (8 * b)) & 255] == n) continue; /* one byte value: nothing moves */ \
+            for (int d = 0; d < 256; d++) {                                                                       \
+                size_t x = c[d];                                                                                  \
+                c[d] = at;                                                                                        \
+                at += x;                                                                                          \
+            }                                                                                                     \
+            for (size_t i = 0; i < n; i++) to[c[(f64_key(value(from[i])) >> (8 * b)) & 255]++] = from[i];         \
+            type *t = from;                                                                                       \
+            from = to;                                                                                            \
+            to = t;                                                                                               \
+        }                                                                                                         \
+        if (from != v) memcpy(v, from, n * sizeof *v);                                                            \
+        ludus__free(tmp);                                                                                         \
+        ludus__free(count);                                                                                       \
+        return 0;                                                                                                 \
+    }
+
+/* A record of 16 bytes whose first 8 are its double key (ludus__pt, the
+ * diff's rank pairs): moved whole, its key read by memcpy. */
+typedef struct pair16 {
+    unsigned char b[16];
+} pair16;
+static inline double pair_key(pair16 x) {
+    double d;
+    memcpy(&d, x.b, sizeof d);
+    return d;
+}
+
+#define F64_SELF(x) (x)
+LUDUS__RADIX(radix_f64, double, F64_SELF)
+LUDUS__RADIX(radix_pairs, pair16, pair_key)
+
+/* Below this, qsort: the radix sort's 8 x 256 counts cost more than the
+ * comparisons they save. */
+#define RADIX_MIN 64
+
+static int cmp_pair(const void *x, const void *y) {
+    return ludus__cmp_double(x, y); /* its first 8 bytes */
+}
+
+void ludus__sort_f64(double *v, size_t n) {
+    if (n < RADIX_MIN || radix_f64(v, n) != 0) qsort(v, n, sizeof *v, ludus__cmp_double);
+}
+
+void ludus__sort_f64_pairs(void *v, size_t n) {
+    if (n < RADIX_MIN || radix_pairs(v, n) != 0) qsort(v, n, sizeof(pair16), cmp_pair);
+}

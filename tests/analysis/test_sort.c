@@ -1,0 +1,129 @@
+/* The analysis's sorts and selections (src/analysis/sort.c) against plain
+ * references, on arrays made to break them: negative numbers, -0.0 beside
+ * +0.0, subnormals, infinities, long runs of one value, keys that differ
+ * only in their low bits or only in their high bits, sizes around the radix
+ * sort's threshold, and a NaN (left to qsort). The reference is a stable
+ * insertion sort with ludus__cmp_double's order, so the radix sort must give
+ * the same array bit for bit, ties in their input order. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../unit/test_check.h" /* assert_int_equal says what it compared */
+
+#include "analysis/analysis_internal.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static uint64_t next(void) { /* xorshift64 */
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* A value of shape `shape` (0 .. 5). */
+static double value(int shape) {
+    uint64_t r = next();
+    switch (shape) {
+    case 0: /* small integers: long runs of one value */
+        return (double)(r % 7) - 3;
+    case 1: { /* specials among ordinary values */
+        static const double sp[] = {0.0, -0.0, INFINITY, -INFINITY, 5e-324, -5e-324, 1.0, -1.0};
+        return r % 3 ? sp[r % 8] : (double)(int64_t)r / 1e9;
+    }
+    case 2: /* same high bits, different low bits */
+        return 1.0 + (double)(r % 4096) * 2.220446049250313e-16;
+    case 3: /* any bit pattern that is not a NaN */
+    {
+        double d;
+        memcpy(&d, &r, sizeof d);
+        return isnan(d) ? 0.5 : d;
+    }
+    case 4: /* log1p of durations, as the diff sorts them */
+        return log1p((double)(r % 10000000));
+    default: /* one value */
+        return 42.0;
+    }
+}
+
+static void insertion_pairs(ludus__pt *p, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        ludus__pt x = p[i];
+        size_t j = i;
+        while (j > 0 && ludus__cmp_double(&p[j - 1].v, &x.v) > 0) {
+            p[j] = p[j - 1];
+            j--;
+        }
+        p[j] = x;
+    }
+}
+
+static void test_sort_matches_stable_reference(void **state) {
+    (void)state;
+    static const size_t sizes[] = {0, 1, 2, 63, 64, 65, 257, 5000};
+    for (int shape = 0; shape < 6; shape++)
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            size_t n = sizes[si];
+            ludus__pt *p = malloc((n + 1) * sizeof *p), *ref = malloc((n + 1) * sizeof *ref);
+            double *v = malloc((n + 1) * sizeof *v), *vref = malloc((n + 1) * sizeof *vref);
+            assert_non_null(p);
+            assert_non_null(ref);
+            assert_non_null(v);
+            assert_non_null(vref);
+            for (size_t i = 0; i < n; i++) {
+                p[i] = (ludus__pt){value(shape), i}; /* w: the input position, to see ties' order */
+                v[i] = p[i].v;
+            }
+            memcpy(ref, p, n * sizeof *p);
+            insertion_pairs(ref, n);
+            ludus__sort_f64_pairs(p, n);
+            ludus__sort_f64(v, n);
+            for (size_t i = 0; i < n; i++) {
+                vref[i] = ref[i].v;
+                if (memcmp(&p[i], &ref[i], sizeof p[i]) != 0)
+                    fail_msg("shape %d, n %zu: pair %zu is (%g, %llu), the stable order has (%g, %llu)", shape, n, i,
+                             p[i].v, (unsigned long long)p[i].w, ref[i].v, (unsigned long long)ref[i].w);
+            }
+            if (n && memcmp(v, vref, n * sizeof *v) != 0) fail_msg("shape %d, n %zu: the doubles differ", shape, n);
+            /* the k-th smallest: the sorted array's k-th (any of three k) */
+            for (int q = 0; q < 3 && n; q++) {
+                size_t k = q == 0 ? 0 : q == 1 ? (n - 1) / 2 : n - 1;
+                for (size_t i = 0; i < n; i++) v[i] = ref[(i * 7919) % n].v; /* another order */
+                double kth = ludus__kth_f64(v, n, k);
+                if (ludus__cmp_double(&kth, &vref[k]) != 0)
+                    fail_msg("shape %d, n %zu: k-th %zu is %g, sorted says %g", shape, n, k, kth, vref[k]);
+            }
+            free(p);
+            free(ref);
+            free(v);
+            free(vref);
+        }
+}
+
+/* An array with a NaN is sorted by qsort (the radix sort refuses it), so
+ * the numbers around it still come out in order. */
+static void test_sort_with_nan(void **state) {
+    (void)state;
+    double v[200];
+    for (int i = 0; i < 200; i++) v[i] = (double)((i * 37) % 200);
+    v[100] = NAN;
+    ludus__sort_f64(v, 200);
+    int nans = 0;
+    for (int i = 0; i < 200; i++) nans += isnan(v[i]) != 0;
+    assert_int_equal(nans, 1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sort_matches_stable_reference),
+        cmocka_unit_test(test_sort_with_nan),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
