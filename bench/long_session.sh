@@ -31,13 +31,13 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 104857
 # run NAME EVENTS OUTPUT CMD...: one line of the table (OUTPUT: what the
 # tool writes, measured then removed; - for none)
 run() {
-  name=$1 ev=$2 out=$3
+  name=$1 n_events=$2 out=$3 # not ev: sh has no locals, and ev is the file's count below
   shift 3
   if /usr/bin/time -f '%e %M' -o "$W/time" "$@" >"$W/stdout" 2>"$W/stderr"; then status=ok; else status="FAILED rc=$?"; fi
   read -r wall rss <"$W/time" || { wall=0 rss=0; status="FAILED ($(tail -1 "$W/time"))"; }
   size=-
   if [ "$out" != - ] && [ -e "$out" ]; then size=$(du -sk "$out" | cut -f1)KiB; fi
-  awk -v n="$name" -v w="$wall" -v r="$rss" -v e="$ev" -v s="$size" -v st="$status" 'BEGIN {
+  awk -v n="$name" -v w="$wall" -v r="$rss" -v e="$n_events" -v s="$size" -v st="$status" 'BEGIN {
     printf "  %-28s %8.2f s %9.1f M events/s %9.1f MiB peak RSS  out %-12s %s\n", n, w, (w > 0 ? e / w / 1e6 : 0), r / 1024, s, st }'
   [ "$status" = ok ] || sed -n 1,3p "$W/stderr" | sed 's/^/    /'
   [ "$out" = - ] || rm -rf "$out"
