@@ -52,6 +52,10 @@ typedef struct ludus__cap_thread {
     uint64_t slots;      /* capture files: slots in its blocks */
     /* counts of the prepared view */
     uint64_t events, incomplete, unwound, orphan_ends, filtered, frames, mismatched;
+    /* its async begins and ends, when async_counted (prepared here, or a file's thread table since it
+     * says them): ludus__async_ensure reads only the threads that have some */
+    uint64_t async_events;
+    int async_counted;
     uint32_t lanes; /* span lanes besides the thread's own track */
     /* 1: counted, and the stream has no flow end (JSON places each by its
      * neighbours' times, begins included); 0: it has, or not counted (a

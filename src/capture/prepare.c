@@ -36,7 +36,8 @@ static int count_thread(ludus_capture *c, uint32_t t) {
     ludus__nev_iter it;
     ludus__nev ev;
     int rc = ludus__nev_init(&it, c, t);
-    uint64_t events = 0, incomplete = 0, unwound = 0, frames = 0, mismatched = 0, nonfinite = 0, flows = 0, cut = 0;
+    uint64_t events = 0, incomplete = 0, unwound = 0, frames = 0, mismatched = 0, nonfinite = 0, flows = 0, cut = 0,
+             asyncs = 0;
     ludus__slice_args args; /* a scope's annotation keys, as the exports keep them: those past the limit counted */
     memset(&args, 0, sizeof args);
     uint32_t lanes = 0;
@@ -78,6 +79,7 @@ static int count_thread(ludus_capture *c, uint32_t t) {
         case LUDUS_NEV_ASYNC_BEGIN:
         case LUDUS_NEV_ASYNC_END:
             if (!c->parent && ludus__async_note(c, t, &ev) != 0) it.oom = 1;
+            asyncs++;
             events++;
             break;
         default:
@@ -93,6 +95,8 @@ static int count_thread(ludus_capture *c, uint32_t t) {
     th->incomplete = incomplete;
     th->unwound = unwound;
     th->frames = frames;
+    th->async_events = asyncs;
+    th->async_counted = rc == 0;
     th->no_flows = rc == 0 && flows == 0;
     th->mismatched = c->cut ? mismatched : it.mismatched; /* filtered mismatches count too */
     th->orphan_ends = c->cut ? 0 : it.orphan_ends + th->recorder_orphans;

@@ -127,11 +127,21 @@ static int write_threads(ludus__writer *w, const ludus_capture *c, const cut_ran
         if (cut->on && first != LUDUS__NO_DROP && first > cut->to) dropped = 0, first = LUDUS__NO_DROP;
         if (cut->on && first != LUDUS__NO_DROP) first = first > cut->from ? first - cut->from : 0;
         uint64_t spans = cut->on && th->spans > cut->slots[t] ? cut->slots[t] : th->spans; /* a bound, as read */
-        ludus__nf_thread e = {th->tid,     dropped,         first,
-                              spans,       th->events,      th->incomplete,
-                              th->unwound, th->orphan_ends, th->filtered,
-                              th->frames,  th->mismatched,  th->exited ? 1u : 0u,
-                              th->lanes,   (uint32_t)nn,    0};
+        ludus__nf_thread e = {.tid = th->tid,
+                              .dropped = dropped,
+                              .first_drop_ns = first,
+                              .spans = spans,
+                              .events = th->events,
+                              .incomplete = th->incomplete,
+                              .unwound = th->unwound,
+                              .orphan_ends = th->orphan_ends,
+                              .filtered = th->filtered,
+                              .frames = th->frames,
+                              .mismatched = th->mismatched,
+                              .exited = th->exited ? 1u : 0u,
+                              .lanes = th->lanes,
+                              .name_len = (uint32_t)nn,
+                              .async_plus1 = th->async_counted ? th->async_events + 1 : 0};
         uint8_t *p = ludus__bytes_room(r, ludus__nf_thread_BYTES);
         if (!p) return 0; /* r->oom says it */
         ludus__nf_thread_put(p, &e);

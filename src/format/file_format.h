@@ -243,9 +243,13 @@ LUDUS__NF_DEFINE(ludus__nf_site, LUDUS__NF_SITE_FIELDS)
     X(U32, exited) \
     X(U32, lanes) \
     X(U32, name_len) \
-    X(U32, reserved)
+    X(U32, reserved) \
+    X(U64, async_plus1)
 /* clang-format on */
 LUDUS__NF_DEFINE(ludus__nf_thread, LUDUS__NF_THREAD_FIELDS)
+/* A thread entry before async_plus1 (the thread's async begins and ends
+ * plus 1; 0: not counted): readers take such entries with the field 0. */
+#define LUDUS__NF_THREAD_BYTES_MIN 104
 
 /* Block encodings. ZSTD (block_zstd.c, built with LUDUS_ZSTD): a compact
  * block's bytes compressed as one zstd frame, after a u64 giving their

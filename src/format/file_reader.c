@@ -461,6 +461,14 @@ static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t 
     return 0;
 }
 
+/* A thread entry of es bytes (at least LUDUS__NF_THREAD_BYTES_MIN): the
+ * fields an older writer did not write read as 0. */
+static void thread_entry_get(ludus__nf_thread *e, const uint8_t *p, uint32_t es) {
+    uint8_t full[ludus__nf_thread_BYTES] = {0};
+    memcpy(full, p, es < sizeof full ? es : sizeof full);
+    ludus__nf_thread_get(e, full);
+}
+
 /* The size of a table's fixed entries, as written (at least what this
  * reader knows). */
 static int entry_size(reader *r, uint64_t base, const uint8_t *p, uint64_t len, uint32_t known, uint32_t *size) {
@@ -566,7 +574,7 @@ static int parse_sites(reader *r, ludus_capture *c, uint64_t base, uint32_t coun
 static int parse_threads(reader *r, ludus_capture *c, uint64_t base, uint32_t count, const uint8_t *p, uint64_t len,
                          uint32_t expect) {
     uint32_t es = 0;
-    int rc = table_head(r, base, "thread", count, expect, p, len, ludus__nf_thread_BYTES, &es);
+    int rc = table_head(r, base, "thread", count, expect, p, len, LUDUS__NF_THREAD_BYTES_MIN, &es);
     if (rc) return rc;
     c->threads = ludus__calloc(count ? count : 1, sizeof *c->threads);
     if (!c->threads) return ludus__fail(LUDUS_ENOMEM, "out of memory for the thread table");
@@ -576,7 +584,7 @@ static int parse_threads(reader *r, ludus_capture *c, uint64_t base, uint32_t co
         uint64_t at = base + pos;
         if (len - pos < es) return FMT_FAIL(at, "thread %u truncated", t);
         ludus__nf_thread e;
-        ludus__nf_thread_get(&e, p + pos);
+        thread_entry_get(&e, p + pos, es);
         ludus__cap_thread *th = &c->threads[t];
         if (e.exited > 1) return FMT_FAIL(at + ludus__nf_thread_offset("exited"), "thread %u has a bad exited flag", t);
         if (e.reserved != 0)
@@ -598,6 +606,8 @@ static int parse_threads(reader *r, ludus_capture *c, uint64_t base, uint32_t co
         th->filtered = e.filtered;
         th->frames = e.frames;
         th->mismatched = e.mismatched;
+        th->async_counted = e.async_plus1 != 0;
+        th->async_events = e.async_plus1 ? e.async_plus1 - 1 : 0;
         th->exited = (int)e.exited;
         th->lanes = e.lanes;
         th->name[ludus__utf8_clean((const char *)p + pos + es, e.name_len, th->name, sizeof th->name - 1)] = 0;
@@ -641,15 +651,11 @@ static int check_counts(reader *r, ludus_capture *c) {
         const struct {
             const char *name;
             uint64_t value, limit;
-        } claims[] = {{"events", th->events, 2 * s},
-                      {"incomplete", th->incomplete, s},
-                      {"unwound", th->unwound, s},
-                      {"orphan_ends", th->orphan_ends, s},
-                      {"filtered", th->filtered, s},
-                      {"frames", th->frames, s},
-                      {"mismatched", th->mismatched, s},
-                      {"spans", th->spans, s},
-                      {"lanes", th->lanes, LUDUS__MAX_LANES - 1}};
+        } claims[] = {{"events", th->events, 2 * s},         {"incomplete", th->incomplete, s},
+                      {"unwound", th->unwound, s},           {"orphan_ends", th->orphan_ends, s},
+                      {"filtered", th->filtered, s},         {"frames", th->frames, s},
+                      {"mismatched", th->mismatched, s},     {"spans", th->spans, s},
+                      {"async events", th->async_events, s}, {"lanes", th->lanes, LUDUS__MAX_LANES - 1}};
         for (size_t k = 0; k < sizeof claims / sizeof claims[0] && !r->index_only; k++) /* (blocks unread) */
             if (claims[k].value > claims[k].limit)
                 return FMT_FAIL(0, "thread %u claims %" PRIu64 " %s, more than its %" PRIu64 " slots can hold", t,
@@ -668,13 +674,13 @@ static int check_counts(reader *r, ludus_capture *c) {
 /* THREAD_DEF: the thread of index aux (the next one), its name and tid. */
 static int parse_thread_def(reader *r, ludus_capture *c, uint64_t base, uint32_t idx, const uint8_t *p, uint64_t len) {
     uint32_t es = 0;
-    int rc = entry_size(r, base, p, len, ludus__nf_thread_BYTES, &es);
+    int rc = entry_size(r, base, p, len, LUDUS__NF_THREAD_BYTES_MIN, &es);
     if (rc) return rc;
     if (idx != r->ndefs) return FMT_FAIL(base - 20, "thread %u defined where thread %u comes next", idx, r->ndefs);
     if (idx >= LUDUS__NF_MAX_THREADS) return FMT_FAIL(base - 20, "more than %u threads", LUDUS__NF_MAX_THREADS);
     if (len < 4u + es) return FMT_FAIL(base, "thread definition truncated");
     ludus__nf_thread e;
-    ludus__nf_thread_get(&e, p + 4);
+    thread_entry_get(&e, p + 4, es);
     if (e.name_len > 63 || e.name_len > len - 4 - es) return FMT_FAIL(base, "thread %u: bad name length", idx);
     ludus__cap_thread *t = ludus__realloc(c->threads, (size_t)(idx + 1) * sizeof *t);
     uint64_t *lb = ludus__realloc(r->last_blk, (size_t)(idx + 1) * sizeof *lb);

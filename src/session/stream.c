@@ -115,8 +115,9 @@ static void put_clock(ludus__stream *st, int always) {
 static uint8_t *put_thread(uint8_t *p, const char *name, uint64_t tid, uint64_t dropped, int64_t first_drop_ns,
                            uint64_t spans, int exited) {
     size_t nn = strnlen(name, 63);
-    ludus__nf_thread e = {tid,          dropped, first_drop_ns, spans, 0, 0, 0, 0, 0, 0, 0, exited ? 1u : 0u, 0,
-                          (uint32_t)nn, 0};
+    /* the counts are the reader's to make (async_plus1 0: not counted), as for every count here */
+    ludus__nf_thread e = {tid, dropped, first_drop_ns, spans, 0, 0, 0, 0, 0, 0, 0, exited ? 1u : 0u, 0, (uint32_t)nn,
+                          0,   0};
     p = ludus__nf_thread_put(p, &e);
     memcpy(p, name, nn);
     return p + nn;

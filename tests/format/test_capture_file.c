@@ -785,6 +785,87 @@ static void test_errors(void **state) {
  * damaged index falls back to the full read, which names the damage; an
  * index whose tail points before the blocks is refused. (Old code: no
  * ludus_capture_open_index, and END held 16 bytes.) */
+static void *idle_worker(void *arg) {
+    (void)arg;
+    ludus_thread_register("No zones");
+    for (int i = 0; i < 20; i++) {
+        LUDUS_PROFILE_SCOPE(Idle);
+    }
+    return NULL;
+}
+
+/* The async zones an analysis of the file in d finds (-1: refused). */
+static int64_t async_zones_of(const uint8_t *d, size_t n) {
+    ludus_capture *c;
+    if (ludus_capture_open_memory(d, n, &c) != 0) return -1;
+    ludus_analysis *a;
+    assert_int_equal(ludus_analysis_create(c, NULL, &a), 0);
+    int64_t zones = 0;
+    for (uint32_t i = 0; i < ludus_analysis_async_count(a); i++) zones += (int64_t)ludus_analysis_async(a, i)->zones;
+    ludus_analysis_destroy(a);
+    ludus_capture_release(c);
+    return zones;
+}
+
+/* A saved file's thread table says each thread's async begins and ends
+ * (async_plus1, 0: not counted), so reading its zones decodes only the
+ * threads that hold some: the count is taken as the file says it (as
+ * every count), refused when its slots cannot hold it. Files before the
+ * field (104-byte entries: test_format4_files) read it as not counted. */
+static void test_async_count_in_thread_table(void **state) {
+    (void)state;
+    ludus_capture_desc cd;
+    memset(&cd, 0, sizeof cd);
+    assert_int_equal(ludus_capture_begin(&cd), 0);
+    ludus_thread_register("Zones");
+    uint32_t track = ludus_async_track("Loading"), load = ludus_site_intern("Load");
+    for (uint64_t id = 1; id <= 3; id++) ludus_async_begin(track, id, load);
+    for (uint64_t id = 1; id <= 3; id++) ludus_async_end(track, id);
+    pthread_t t;
+    pthread_create(&t, NULL, idle_worker, NULL);
+    pthread_join(t, NULL);
+    assert_int_equal(ludus_capture_end(NULL), 0);
+    char path[320];
+    snprintf(path, sizeof path, "%s/async_count.ludus", dir);
+    assert_int_equal(save_last(path, 0), 0);
+    size_t n;
+    uint8_t *d = read_all(path, &n);
+    unlink(path);
+    uint8_t *rec = NULL; /* the THREADS record (tag 4) */
+    for (size_t off = get32(d + 16); off + 24 <= n; off += 24 + (size_t)get64(d + off + 8))
+        if (get32(d + off) == 4) rec = d + off;
+    assert_non_null(rec);
+    uint32_t es = get32(rec + 24), nthreads = get32(rec + 4);
+    assert_int_equal(es, 112); /* 104 before the field */
+    uint8_t *zones_at = NULL, *none_at = NULL;
+    for (uint32_t i = 0, pos = 4; i < nthreads; i++) {
+        uint8_t *e = rec + 24 + pos;
+        uint32_t name_len = get32(e + 96);
+        if (name_len == 5 && !memcmp(e + es, "Zones", 5)) zones_at = e + 104;
+        if (name_len == 8 && !memcmp(e + es, "No zones", 8)) none_at = e + 104;
+        pos += es + name_len;
+    }
+    assert_non_null(zones_at);
+    assert_non_null(none_at);
+    assert_int_equal(get64(zones_at), 6 + 1); /* three begins and three ends */
+    assert_int_equal(get64(none_at), 0 + 1);
+    assert_int_equal(async_zones_of(d, n), 3);
+    /* the thread said to hold none is not read for zones */
+    put_word(zones_at, 1);
+    redo_crc(rec);
+    assert_int_equal(async_zones_of(d, n), 0);
+    /* not counted: read */
+    put_word(zones_at, 0);
+    redo_crc(rec);
+    assert_int_equal(async_zones_of(d, n), 3);
+    /* more than its slots hold: refused, said */
+    put_word(zones_at, UINT64_C(1) << 40);
+    redo_crc(rec);
+    assert_int_equal(async_zones_of(d, n), -1);
+    assert_non_null(strstr(ludus_last_error_detail(), "async events"));
+    free(d);
+}
+
 static void check_same_info(const ludus_capture_info *a, const ludus_capture_info *b) {
     assert_int_equal(a->version, b->version);
     assert_int_equal(a->blocks, b->blocks);
@@ -912,13 +993,21 @@ int main(void) {
     snprintf(path_zstd, sizeof path_zstd, "%s/zstd.ludus", dir);
     record_capture();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),          cmocka_unit_test(test_truncated_every_offset),
-        cmocka_unit_test(test_every_flip_detected), cmocka_unit_test(test_corrupted_fields),
-        cmocka_unit_test(test_forged_tick_refused), cmocka_unit_test(test_block_claim_bounded_by_bytes),
-        cmocka_unit_test(test_zstd_block_defects),  cmocka_unit_test(test_zstd_file),
-        cmocka_unit_test(test_version_2),           cmocka_unit_test(test_messages),
-        cmocka_unit_test(test_format4_files),       cmocka_unit_test(test_format4_negative_memory),
-        cmocka_unit_test(test_index_open),          cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_truncated_every_offset),
+        cmocka_unit_test(test_every_flip_detected),
+        cmocka_unit_test(test_corrupted_fields),
+        cmocka_unit_test(test_forged_tick_refused),
+        cmocka_unit_test(test_block_claim_bounded_by_bytes),
+        cmocka_unit_test(test_zstd_block_defects),
+        cmocka_unit_test(test_zstd_file),
+        cmocka_unit_test(test_version_2),
+        cmocka_unit_test(test_messages),
+        cmocka_unit_test(test_format4_files),
+        cmocka_unit_test(test_format4_negative_memory),
+        cmocka_unit_test(test_index_open),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_async_count_in_thread_table),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
