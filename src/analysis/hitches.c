@@ -443,7 +443,7 @@ int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, si
         if (x.nc) qsort(x.c, x.nc, sizeof *x.c, cmp_cand);
         if (x.nc > MAXC) x.nc = MAXC;
         /* below 0.5% of the extra time: noise beside what matters (the largest is kept) */
-        while (x.nc > 1 && x.c[x.nc - 1].g * 200 < h->extra_ns) x.nc--;
+        while (x.nc > 1 && (double)x.c[x.nc - 1].g * 200 < (double)h->extra_ns) x.nc--; /* exact below 12 h */
         /* the detailed plan of f, if any */
         while (plan < a->nhplan && a->hplan[plan].frame < f) plan++;
         x.plan = plan < a->nhplan && a->hplan[plan].frame == f ? plan : UINT32_MAX;
@@ -452,7 +452,7 @@ int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, si
             while (blk_at < a->nhblocks && a->hblocks[blk_at].plan < plan) blk_at++;
             size_t b1 = blk_at;
             while (b1 < a->nhblocks && a->hblocks[b1].plan == plan) b1++;
-            x.blk = a->hblocks + blk_at;
+            x.blk = b1 > blk_at ? a->hblocks + blk_at : NULL; /* no block: hblocks may be NULL */
             x.nblk = b1 - blk_at;
         }
         int64_t off_extra = cpu_known ? (len - h->cpu_ns) - a->med_off : 0;
