@@ -134,8 +134,10 @@ static void attach(ludus__thread_hot *t, ludus__thread_cold *c, uint32_t gen, in
     c->reserve = 0;
     c->exhausted = 0;
     c->own_limit = 0;
-    c->chunk = NULL;
-    c->first_chunk = NULL;
+    /* a flight recorder's snapshot may walk this list now (ring_snapshot.c, under the registry lock,
+     * which this does not hold): stored as it loads them */
+    __atomic_store_n(&c->chunk, NULL, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->first_chunk, NULL, __ATOMIC_RELAXED);
     c->chunk_seq = 0;
     c->piece_bytes = LUDUS__PIECE_MIN;
     c->dropped = 0;
