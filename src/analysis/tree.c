@@ -721,7 +721,6 @@ static int set_window(ludus_analysis *a, int64_t *w0, int64_t *w1) {
         *w1 = INT64_MAX;
         a->win_f0 = 1; /* frame 0 is the lead-in: before the first mark */
         a->win_f1 = a->nmarks > 1 ? a->nmarks : 1;
-        a->keep_f1 = a->nmarks + 1; /* the lead-in and the tail too */
         snprintf(a->window_text, sizeof a->window_text, "all");
         return 0;
     case LUDUS_WINDOW_LAST_FRAMES:
@@ -731,8 +730,6 @@ static int set_window(ludus_analysis *a, int64_t *w0, int64_t *w1) {
         a->win_f0 = a->nmarks - 1 > d->last_frames ? a->nmarks - d->last_frames : 1;
         *w0 = ludus__frame_begin(a, a->win_f0);
         *w1 = ludus__frame_end(a, a->win_f1 - 1);
-        a->keep_f0 = a->win_f0;
-        a->keep_f1 = a->win_f1;
         snprintf(a->window_text, sizeof a->window_text, "last:%u", d->last_frames);
         return 0;
     case LUDUS_WINDOW_RANGE:
@@ -743,8 +740,6 @@ static int set_window(ludus_analysis *a, int64_t *w0, int64_t *w1) {
         while (a->win_f0 < a->nmarks && ludus__frame_begin(a, a->win_f0) < *w0) a->win_f0++;
         a->win_f1 = a->win_f0;
         while (a->win_f1 < a->nmarks && ludus__frame_begin(a, a->win_f1) < *w1) a->win_f1++;
-        a->keep_f0 = a->win_f0;
-        a->keep_f1 = a->win_f1;
         snprintf(a->window_text, sizeof a->window_text, "range:%.3fms-%.3fms", (double)*w0 / 1e6, (double)*w1 / 1e6);
         return 0;
     default:
@@ -975,6 +970,10 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
         return ludus__fail(rc, rc == LUDUS_ENODATA ? "window last:N needs frame marks; the capture has none"
                                                    : "invalid window");
     }
+    /* per-frame figures: of every frame for all (the lead-in and the tail too), else of the window's */
+    int all = a->desc.window == LUDUS_WINDOW_ALL;
+    a->keep_f0 = all ? 0 : a->win_f0;
+    a->keep_f1 = all ? a->nmarks + 1 : a->win_f1;
     uint64_t nkept = a->keep_f1 > a->keep_f0 ? a->keep_f1 - a->keep_f0 : 1;
     a->unlogged = ludus__calloc(nkept, sizeof *a->unlogged);
     a->carried = ludus__calloc(nkept, sizeof *a->carried);
