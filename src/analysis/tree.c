@@ -135,6 +135,10 @@ typedef struct pass {
      * (UINT32_MAX: none yet), and a span of time known to hold no plan */
     uint32_t *hblk;
     int64_t hgap_lo, hgap_hi;
+    /* the plan the last piece lay inside (UINT32_MAX: none), trusted only
+     * when the plans are disjoint and in time order (hordered) */
+    uint32_t hcur;
+    int hordered;
 } pass;
 
 static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int64_t excl, int64_t incl, uint32_t arg) {
@@ -158,7 +162,13 @@ static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int6
 static int hplans(pass *p, int64_t t0, int64_t t1, uint32_t *lo, uint32_t *hi) {
     const ludus_analysis *a = p->a;
     if (a->nhplan == 0 || (t0 >= p->hgap_lo && t1 <= p->hgap_hi)) return 1;
+    if (p->hcur != UINT32_MAX && t0 >= a->hplan[p->hcur].b && t1 <= a->hplan[p->hcur].e) {
+        *lo = p->hcur; /* inside the plan of the piece before: no other plan overlaps it */
+        *hi = p->hcur + 1;
+        return 0;
+    }
     ludus__hplans_in(a, t0, t1, lo, hi);
+    p->hcur = p->hordered && *hi == *lo + 1 && t0 >= a->hplan[*lo].b && t1 <= a->hplan[*lo].e ? *lo : UINT32_MAX;
     if (*lo < *hi) return 0;
     p->hgap_lo = *lo ? a->hplan[*lo - 1].e : INT64_MIN;
     p->hgap_hi = *lo < a->nhplan ? a->hplan[*lo].b : INT64_MAX;
@@ -178,9 +188,17 @@ static ludus__hblock *hblock(pass *p, uint32_t plan) {
     return b;
 }
 
+/* x * n / d for x <= len and n <= LUDUS__HBINS: in 64 bits where len *
+ * LUDUS__HBINS fits (a plan shorter than 18 years), else in 128. */
+static uint64_t bin_mul_div(uint64_t x, uint64_t n, uint64_t d, uint64_t len) {
+    if (len <= UINT64_MAX / LUDUS__HBINS) return x * n / d;
+    return (uint64_t)((ludus__u128)x * n / d);
+}
+
 /* Bin i of plan h: [h->b + i * len / N, h->b + (i + 1) * len / N). */
 static int64_t bin_at(const ludus__hplan *h, uint32_t i) {
-    return h->b + (int64_t)((ludus__u128)(uint64_t)(h->e - h->b) * i / LUDUS__HBINS);
+    uint64_t len = (uint64_t)(h->e - h->b);
+    return h->b + (int64_t)bin_mul_div(len, i, LUDUS__HBINS, len);
 }
 
 /* Exclusive time of `site` on the current thread over [t0, t1) (site
@@ -193,8 +211,8 @@ static int hpiece(pass *p, uint32_t site, int64_t t0, int64_t t1) {
         int64_t x0 = t0 > h->b ? t0 : h->b, x1 = t1 < h->e ? t1 : h->e;
         if (x1 <= x0) continue;
         uint64_t len = (uint64_t)(h->e - h->b);
-        uint32_t b0 = (uint32_t)((ludus__u128)(uint64_t)(x0 - h->b) * LUDUS__HBINS / len);
-        uint32_t b1 = (uint32_t)((ludus__u128)(uint64_t)(x1 - 1 - h->b) * LUDUS__HBINS / len);
+        uint32_t b0 = (uint32_t)bin_mul_div((uint64_t)(x0 - h->b), LUDUS__HBINS, len, len);
+        uint32_t b1 = (uint32_t)bin_mul_div((uint64_t)(x1 - 1 - h->b), LUDUS__HBINS, len, len);
         ludus__hblock *blk = NULL;
         if (site != UINT32_MAX && !(blk = hblock(p, k))) return -1;
         for (uint32_t i = b0; i <= b1 && i < LUDUS__HBINS; i++) {
@@ -355,6 +373,7 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
     p->thread = t;
     for (uint32_t k = 0; k < a->nhplan; k++) p->hblk[k] = UINT32_MAX;
     p->hgap_lo = p->hgap_hi = 0;
+    p->hcur = UINT32_MAX;
     const int hplans_on = a->nhplan != 0; /* in a register: the pass writes through a */
     ludus__an_thread *busy_of = &a->threads[t];
     p->acc_frame = 0;
@@ -979,6 +998,9 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     a->carried = ludus__calloc(nkept, sizeof *a->carried);
     if (!a->unlogged || !a->carried) goto oom;
     if (ludus__frames_plan(a) != 0) goto oom; /* the threshold and the hitch frames, before the pass */
+    p.hordered = 1; /* marks out of order (a damaged file) make plans that overlap: searched every time */
+    for (uint32_t k = 0; k < a->nhplan; k++)
+        if (a->hplan[k].b > a->hplan[k].e || (k && a->hplan[k - 1].e > a->hplan[k].b)) p.hordered = 0;
     p.active = ludus__calloc(a->nsites ? a->nsites : 1, sizeof *p.active);
     p.hblk = ludus__malloc((a->nhplan ? a->nhplan : 1) * sizeof *p.hblk);
     a->threads = ludus__calloc(c->nthreads ? c->nthreads : 1, sizeof *a->threads);
