@@ -685,44 +685,22 @@ static int mark_shared_names(ludus_analysis *a) {
     return 0;
 }
 
-/* The frame thread's marks. The array grows with the marks actually read
- * (a file's claimed count is not trusted for sizing). */
+/* The frame thread's marks: what preparing noted or the file's MARKS
+ * record holds, else a pass over the thread (frame_marks.c). */
 static int frame_prepass(ludus_analysis *a, const ludus__captured *c, uint32_t ft) {
-    uint64_t cap = 0;
-    ludus__nev_iter it;
-    ludus__nev ev;
-    int rc = ludus__nev_init(&it, c, ft);
-    while (rc == 0 && ludus__nev_next(&it, &ev)) {
-        uint8_t tr = ludus__nevs[ev.kind].analysis;
-        if (tr == LUDUS__TR_FRAME_CPU) { /* the CPU time at the mark it follows */
-            if (a->nmarks && a->mark_cpu[a->nmarks - 1] < 0 && (int64_t)ev.value >= 0)
-                a->mark_cpu[a->nmarks - 1] = (int64_t)ev.value;
-            continue;
-        }
-        if (tr != LUDUS__TR_FRAME) continue;
-        if (a->nmarks == cap) {
-            cap = cap ? cap * 2 : 256;
-            int64_t *m = ludus__realloc(a->marks, cap * sizeof *m);
-            int64_t *mc = m ? ludus__realloc(a->mark_cpu, cap * sizeof *mc) : NULL;
-            if (m) a->marks = m;
-            if (!m || !mc) {
-                rc = LUDUS_ENOMEM;
-                break;
-            }
-            a->mark_cpu = mc;
-        }
-        a->mark_cpu[a->nmarks] = -1;
-        a->marks[a->nmarks++] = ev.ts_ns;
+    ludus__marks m;
+    int rc = ludus__frame_marks(c, ft, &m);
+    if (rc) return rc;
+    a->marks = m.ns;
+    a->mark_cpu = m.cpu;
+    a->nmarks = m.n;
+    if (m.n && m.n < m.cap) { /* cut to the marks: they are kept for the whole capture */
+        int64_t *ns = ludus__realloc(a->marks, m.n * sizeof *ns);
+        int64_t *cpu = ludus__realloc(a->mark_cpu, m.n * sizeof *cpu);
+        if (ns) a->marks = ns;
+        if (cpu) a->mark_cpu = cpu;
     }
-    if (rc == 0) rc = ludus__nev_error(&it);
-    ludus__nev_free(&it);
-    if (rc == 0 && a->nmarks < cap) { /* cut to the marks: they are kept for the whole capture */
-        int64_t *m = ludus__realloc(a->marks, a->nmarks * sizeof *m);
-        int64_t *mc = ludus__realloc(a->mark_cpu, a->nmarks * sizeof *mc);
-        if (m) a->marks = m;
-        if (mc) a->mark_cpu = mc;
-    }
-    return rc;
+    return 0;
 }
 
 int64_t ludus__frame_begin(const ludus_analysis *a, uint64_t f) {

@@ -202,6 +202,30 @@ static inline int64_t ludus__nev_peek_ts(ludus__nev_iter *it) {
     return it->ob[it->opos].ts_ns;
 }
 
+/* A thread's frame marks as the analysis takes them (frame_marks.c): each
+ * FRAME's time and the thread's CPU time at it (the FRAME_CPU after it with
+ * a value >= 0; -1 when none). oom: a mark could not be kept. */
+typedef struct ludus__marks {
+    int64_t *ns, *cpu;
+    uint64_t n, cap;
+    int oom;
+} ludus__marks;
+LUDUS_HIDDEN void ludus__marks_push(ludus__marks *m, int64_t ns);
+LUDUS_HIDDEN void ludus__marks_free(ludus__marks *m);
+/* Notes ev when it is a mark or a mark's CPU time (one compare for any other). */
+static inline void ludus__marks_note(ludus__marks *m, const ludus__nev *ev) {
+    const uint8_t tr = ludus__nevs[ev->kind].analysis;
+    if (__builtin_expect(tr != LUDUS__TR_FRAME && tr != LUDUS__TR_FRAME_CPU, 1)) return;
+    if (tr == LUDUS__TR_FRAME)
+        ludus__marks_push(m, ev->ts_ns);
+    else if (m->n && m->cpu[m->n - 1] < 0 && (int64_t)ev->value >= 0)
+        m->cpu[m->n - 1] = (int64_t)ev->value;
+}
+/* Thread t's marks into *out (the caller frees them: ludus__marks_free): a
+ * copy of what preparing noted or the file's record held, else a pass over
+ * the thread's stream. 0, or a LUDUS_E* code (detail set). */
+LUDUS_HIDDEN int ludus__frame_marks(const ludus_capture *c, uint32_t t, ludus__marks *out);
+
 /* Scope annotations kept until their slice ends (slice_args.c). */
 #define LUDUS__SLICE_ARGS_MAX 16 /* keys per slice */
 typedef struct ludus__slice_args_lane {

@@ -40,9 +40,12 @@ static int count_thread(ludus_capture *c, uint32_t t) {
              asyncs = 0;
     ludus__slice_args args; /* a scope's annotation keys, as the exports keep them: those past the limit counted */
     memset(&args, 0, sizeof args);
+    ludus__marks marks; /* kept for the analysis and the file's MARKS record */
+    memset(&marks, 0, sizeof marks);
     uint32_t lanes = 0;
     while (rc == 0 && ludus__nev_next(&it, &ev)) {
         if (ev.lane + 1u > lanes) lanes = ev.lane + 1u;
+        ludus__marks_note(&marks, &ev);
         const uint8_t tr = ludus__nevs[ev.kind].json;
         flows += tr == LUDUS__TR_FLOW_OUT || tr == LUDUS__TR_FLOW_IN;
         switch (ev.kind) {
@@ -95,6 +98,17 @@ static int count_thread(ludus_capture *c, uint32_t t) {
     th->incomplete = incomplete;
     th->unwound = unwound;
     th->frames = frames;
+    ludus__free(th->mark_ns);
+    ludus__free(th->mark_cpu);
+    th->mark_ns = th->mark_cpu = NULL;
+    if (rc == 0 && !marks.oom && marks.n == frames && frames) { /* cut to their number: kept with the capture */
+        int64_t *ns = ludus__realloc(marks.ns, frames * sizeof *ns),
+                *cpu = ludus__realloc(marks.cpu, frames * sizeof *cpu);
+        th->mark_ns = ns ? ns : marks.ns;
+        th->mark_cpu = cpu ? cpu : marks.cpu;
+    } else {
+        ludus__marks_free(&marks);
+    }
     th->async_events = asyncs;
     th->async_counted = rc == 0;
     th->no_flows = rc == 0 && flows == 0;

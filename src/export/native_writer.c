@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../format/file_format.h"
+#include "../base/varint.h"
 #include "../format/file_meta.h"
 #include "export_internal.h"
 
@@ -198,16 +199,52 @@ static int write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread
     return 0;
 }
 
+/* The frame thread as the analysis picks it: the first with the most
+ * marks (UINT32_MAX when none has one). */
+static uint32_t frame_thread_of(const ludus_capture *c) {
+    uint32_t ft = UINT32_MAX;
+    for (uint32_t t = 0; t < c->nthreads; t++)
+        if (c->threads[t].frames > (ft == UINT32_MAX ? 0 : c->threads[ft].frames)) ft = t;
+    return ft;
+}
+
+/* The frame thread's marks (format.md, "MARKS"), so the analysis of the
+ * file finds its frames without a pass over that thread's blocks. */
+static int write_marks(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
+    uint32_t ft = frame_thread_of(c);
+    if (ft == UINT32_MAX) return 0;
+    ludus__marks m;
+    int rc = ludus__frame_marks(c, ft, &m);
+    if (rc) return rc;
+    if (m.n != c->threads[ft].frames) { /* not the marks the thread table counts: none written */
+        ludus__marks_free(&m);
+        return 0;
+    }
+    uint8_t *p = ludus__bytes_room(r, 8 + (size_t)m.n * 20); /* at most 10 bytes a varint */
+    if (p) {
+        uint8_t *q = ludus__nf_put_U64(p, m.n);
+        int64_t ns = 0, cpu = 0;
+        for (uint64_t i = 0; i < m.n; i++) {
+            q = ludus__varint_put(q, ludus__zigzag((int64_t)((uint64_t)m.ns[i] - (uint64_t)ns)));
+            q = ludus__varint_put(q, ludus__zigzag((int64_t)((uint64_t)m.cpu[i] - (uint64_t)cpu)));
+            ns = m.ns[i];
+            cpu = m.cpu[i];
+        }
+        write_record(w, LUDUS__NF_MARKS, ft, p, (uint64_t)(q - p));
+    }
+    ludus__marks_free(&m);
+    return p ? 0 : ludus__fail(LUDUS_ENOMEM, "out of memory for the frame marks");
+}
+
 /* The summary `info` prints without reading the blocks (format.md,
  * "SUMMARY"): the frame thread as the analysis picks it, the one with
  * the most marks. */
 static int write_summary(ludus__writer *w, const ludus_capture *c, uint64_t blocks, uint64_t slots, ludus__bytes *r) {
-    ludus__nf_summary s = {c->events, c->dropped, 0, 0, UINT32_MAX, 0, blocks, slots};
+    uint32_t ft = frame_thread_of(c);
+    ludus__nf_summary s = {c->events, c->dropped, ft == UINT32_MAX ? 0 : c->threads[ft].frames, 0, ft, 0,
+                           blocks,    slots};
     uint64_t all = 0;
-    for (uint32_t t = 0; t < c->nthreads; t++) {
-        all += c->threads[t].frames;
-        if (c->threads[t].frames > s.frame_marks) s.frame_marks = c->threads[t].frames, s.frame_thread = t;
-    }
+    for (uint32_t t = 0; t < c->nthreads; t++) all += c->threads[t].frames;
     s.marks_elsewhere = all - s.frame_marks;
     r->n = 0;
     rb_u32(r, ludus__nf_summary_BYTES);
@@ -472,7 +509,9 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
     ludus__free(rb.ev);
     ludus__free(rb.bytes);
     ludus__zstd_free(zctx);
-    uint64_t tail = w->bytes; /* the index's tail: the summary, after the last block */
+    uint64_t tail = w->bytes; /* the index's tail: the marks and the summary, after the last block */
+    r.n = 0;
+    if (rc == 0 && !w->failed && !cut.on) rc = write_marks(w, c, &r); /* a cut's marks are counted from its blocks */
     if (rc == 0 && !w->failed) rc = write_summary(w, c, blocks, slots, &r);
     if (rc == 0) {
         ludus__nf_end_index e = {blocks,

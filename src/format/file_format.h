@@ -183,7 +183,10 @@ enum {
     LUDUS__NF_SITE_DEFS = 9,   /* aux: sites; as SITES, the sites first named by the blocks after it */
     LUDUS__NF_THREAD_DEF = 10, /* aux: thread index; u32 entry_bytes, one THREADS entry and its name */
     /* any file: what `info` prints without reading the blocks, before END (ludus__nf_summary) */
-    LUDUS__NF_SUMMARY = 11
+    LUDUS__NF_SUMMARY = 11,
+    /* aux: thread index; the frame thread's marks, after the blocks (format.md "MARKS"): u64 count, then
+     * per mark varint zigzag deltas of its time (ns since capture start) and of the thread's CPU time (-1: none) */
+    LUDUS__NF_MARKS = 12
 };
 
 /* Tables start with the size of their fixed entries as written, so a reader

@@ -20,6 +20,7 @@
 #include "file_format.h"
 #include "../capture/capture_build.h"
 #include "../base/text.h"
+#include "../base/varint.h"
 
 /* A streamed file's blocks: threads interleave, so each block names the
  * next block of its thread (a run loader's cursor is a block's index). */
@@ -752,6 +753,61 @@ static int parse_summary(reader *r, ludus_capture *c, uint64_t base, const uint8
 
 /* A streamed file without its end (kill -9, a crash): every whole record
  * before off is the capture, its range up to the last CLOCK record. */
+/* The MARKS record (format.md): the thread's frame marks, kept with the
+ * capture for the analysis (ludus__frame_marks). Every mark is checked as
+ * an event's time is: within the capture's range and its margin. */
+static int parse_marks(reader *r, ludus_capture *c, uint64_t base, uint32_t t, const uint8_t *p, uint64_t len) {
+    if (t >= c->nthreads)
+        return FMT_FAIL(base - ludus__nf_record_BYTES + 4, "frame marks of thread %u of %u", t, c->nthreads);
+    ludus__cap_thread *th = &c->threads[t];
+    if (th->mark_ns) return FMT_FAIL(base - ludus__nf_record_BYTES, "a second frame mark record for thread %u", t);
+    if (len < 8) return FMT_FAIL(base, "frame mark record of %" PRIu64 " bytes is too short", len);
+    uint64_t n;
+    const uint8_t *q = ludus__nf_get_U64(p, &n), *end = p + len;
+    if (n != th->frames)
+        return FMT_FAIL(base,
+                        "the frame mark record holds %" PRIu64 " marks, the thread table %" PRIu64 " for thread %u", n,
+                        th->frames, t);
+    if (n > (len - 8) / 2) /* two bytes a mark at least: checked before anything is allocated */
+        return FMT_FAIL(base, "%" PRIu64 " frame marks cannot fit in %" PRIu64 " bytes", n, len - 8);
+    if (n == 0) return 0;
+    uint64_t lo = c->c0.ticks > r->margin_ticks ? c->c0.ticks - r->margin_ticks : 0;
+    uint64_t hi = c->c1.ticks + r->margin_ticks < c->c1.ticks ? UINT64_MAX : c->c1.ticks + r->margin_ticks;
+    int64_t lo_ns = ludus__ticks_to_ns(c, lo), hi_ns = ludus__ticks_to_ns(c, hi);
+    lo_ns -= lo_ns > INT64_MIN; /* an event's time is within 1 ns of this conversion (nev.h) */
+    hi_ns += hi_ns < INT64_MAX;
+    int64_t *ns = ludus__malloc(n * sizeof *ns), *cpu = ludus__malloc(n * sizeof *cpu);
+    int rc = ns && cpu ? 0 : ludus__fail(LUDUS_ENOMEM, "out of memory for %" PRIu64 " frame marks", n);
+    uint64_t at_ns = 0, at_cpu = 0; /* the previous mark's, as unsigned: the deltas wrap as written */
+    for (uint64_t i = 0; i < n && rc == 0; i++) {
+        uint64_t off = base + (uint64_t)(q - p), dn, dc;
+        if (ludus__varint_get(&q, end, &dn) != 0 || ludus__varint_get(&q, end, &dc) != 0) {
+            rc = FMT_FAIL(off, "frame mark %" PRIu64 " of %" PRIu64 " is cut short or malformed", i, n);
+            break;
+        }
+        at_ns += (uint64_t)ludus__unzigzag(dn);
+        at_cpu += (uint64_t)ludus__unzigzag(dc);
+        ns[i] = (int64_t)at_ns;
+        cpu[i] = (int64_t)at_cpu;
+        if (ns[i] < lo_ns || ns[i] > hi_ns)
+            rc = FMT_FAIL(off,
+                          "frame mark %" PRIu64 " at %" PRId64 " ns lies outside the capture (%" PRId64 " .. %" PRId64
+                          " ns)",
+                          i, ns[i], lo_ns, hi_ns);
+        else if (cpu[i] < -1)
+            rc = FMT_FAIL(off, "frame mark %" PRIu64 " has the CPU time %" PRId64, i, cpu[i]);
+    }
+    if (rc == 0 && q != end) rc = FMT_FAIL(base + (uint64_t)(q - p), "bytes after the last frame mark");
+    if (rc) {
+        ludus__free(ns);
+        ludus__free(cpu);
+        return rc;
+    }
+    th->mark_ns = ns;
+    th->mark_cpu = cpu;
+    return 0;
+}
+
 static int stream_cut_at(reader *r, ludus_capture *c, uint64_t off, const ludus__calib_point *last_clock) {
     c->file.stream_cut = 1;
     c->file.has_footer = 0;
@@ -820,12 +876,13 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
         if (r->streamed && h.tag == LUDUS__NF_SITES) return FMT_FAIL(off, "a site table in a streamed file");
         int streamed_tag = h.tag == LUDUS__NF_CLOCK || h.tag == LUDUS__NF_SITE_DEFS || h.tag == LUDUS__NF_THREAD_DEF;
         if (streamed_tag && !r->streamed) streamed_tag = 0, h.tag = 0; /* another file's: skipped */
-        int small = table || streamed_tag || h.tag == LUDUS__NF_SUMMARY;
+        int marks = h.tag == LUDUS__NF_MARKS && !r->index_only; /* info has no use for them: checksummed, skipped */
+        int small = table || streamed_tag || h.tag == LUDUS__NF_SUMMARY || marks;
         uint8_t *p = NULL;
         if (small) {
             /* the GPU record grows with the samples (bounded by the file,
              * checked above); the tables with sites and threads */
-            if (h.length > LUDUS__NF_MAX_TABLE_BYTES && h.tag != LUDUS__NF_GPU)
+            if (h.length > LUDUS__NF_MAX_TABLE_BYTES && h.tag != LUDUS__NF_GPU && !marks)
                 return FMT_FAIL(off + 8, "table of %" PRIu64 " bytes exceeds the limit", h.length);
             p = ludus__malloc(h.length ? (size_t)h.length : 1);
             if (!p) return ludus__fail(LUDUS_ENOMEM, "out of memory for a table of %" PRIu64 " bytes", h.length);
@@ -888,6 +945,11 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
             case LUDUS__NF_SUMMARY:
                 rc = have_threads ? parse_summary(r, c, base, p, h.length)
                                   : FMT_FAIL(off, "a summary before the thread table");
+                break;
+            case LUDUS__NF_MARKS:
+                if (marks)
+                    rc = have_threads ? parse_marks(r, c, base, h.aux, p, h.length)
+                                      : FMT_FAIL(off, "frame marks before the thread table");
                 break;
             case LUDUS__NF_GPU: {
                 char why[128];

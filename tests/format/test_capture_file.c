@@ -866,6 +866,183 @@ static void test_async_count_in_thread_table(void **state) {
     free(d);
 }
 
+/* ---- the frame thread's marks (the MARKS record, tag 12) ---- */
+
+static size_t put_varint(uint8_t *p, uint64_t v) {
+    size_t n = 0;
+    while (v >= 0x80) p[n++] = (uint8_t)(v | 0x80), v >>= 7;
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+static uint64_t get_varint(const uint8_t **p) {
+    uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+        uint8_t b = *(*p)++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) return v;
+    }
+}
+
+/* The file d with the record at rec (its head) replaced by one of the same
+ * tag and aux holding payload (NULL: removed), twice when dup; *out_n its
+ * size. */
+static uint8_t *with_record(const uint8_t *d, size_t n, const uint8_t *rec, const uint8_t *payload, size_t len, int dup,
+                            size_t *out_n) {
+    size_t at = (size_t)(rec - d), old = 24 + (size_t)get64(rec + 8);
+    size_t add = payload ? 24 + len : 0;
+    uint8_t *o = malloc(n - old + add * (dup ? 2 : 1));
+    memcpy(o, d, at);
+    for (int k = 0; payload && k <= dup; k++) {
+        uint8_t *h = o + at + (size_t)k * add;
+        memcpy(h, rec, 16);
+        put32(h + 8, (uint32_t)len);
+        put32(h + 12, (uint32_t)((uint64_t)len >> 32));
+        put32(h + 20, 0);
+        memcpy(h + 24, payload, len);
+        redo_crc(h);
+    }
+    size_t used = at + add * (dup ? 2 : 1);
+    memcpy(o + used, d + at + old, n - at - old);
+    *out_n = used + n - at - old;
+    return o;
+}
+
+/* The JSON report of the file in d (NULL when it is refused). */
+static char *report_of(const uint8_t *d, size_t n) {
+    ludus_capture *c;
+    if (ludus_capture_open_memory(d, n, &c) != 0) return NULL;
+    ludus_analysis *a;
+    assert_int_equal(ludus_analysis_create(c, NULL, &a), 0);
+    membuf b = {0};
+    assert_int_equal(ludus_analysis_report(a, NULL, LUDUS_REPORT_JSON, NULL, mem_write, &b), 0);
+    mem_write(&b, "", 1);
+    ludus_analysis_destroy(a);
+    ludus_capture_release(c);
+    return b.data;
+}
+
+/* A saved file holds its frame thread's marks after the blocks (tag 12:
+ * count, then zigzag deltas of time and CPU time), so the analysis of the
+ * file takes its frames without a pass over that thread: the report is the
+ * same with the record as without it (a file before it: a pass), and one
+ * that moves the marks moves the frames (the record is what is read). A
+ * record that disagrees with the thread table, lies outside the capture,
+ * runs past its marks or comes twice is refused, naming the problem. */
+static void test_frame_marks_record(void **state) {
+    (void)state;
+    assert_int_equal(ludus_capture_begin(NULL), 0);
+    pthread_t t;
+    pthread_create(&t, NULL, idle_worker, NULL); /* a thread without marks: index 1 or 0 */
+    pthread_join(t, NULL);
+    ludus_thread_register("Frames");
+    for (int f = 0; f < 30; f++) {
+        LUDUS_PROFILE_SCOPE(Step);
+        for (volatile int k = 0; k < 1000 * (f % 3 + 1); k++) {
+        }
+        LUDUS_PROFILE_FRAME();
+    }
+    assert_int_equal(ludus_capture_end(NULL), 0);
+    char path[320];
+    snprintf(path, sizeof path, "%s/marks.ludus", dir);
+    assert_int_equal(save_last(path, 0), 0);
+    size_t n;
+    uint8_t *d = read_all(path, &n);
+    unlink(path);
+    uint8_t *rec = NULL;
+    for (size_t off = get32(d + 16); off + 24 <= n; off += 24 + (size_t)get64(d + off + 8))
+        if (get32(d + off) == 12) rec = d + off;
+    assert_non_null(rec);
+    assert_int_equal(get64(rec + 24), 30);
+    /* the marks as written, decoded */
+    int64_t ns[30], cpu[30], at_ns = 0, at_cpu = 0;
+    const uint8_t *q = rec + 32;
+    for (int i = 0; i < 30; i++) {
+        uint64_t a = get_varint(&q), b = get_varint(&q);
+        at_ns += (int64_t)(a >> 1) ^ -(int64_t)(a & 1);
+        at_cpu += (int64_t)(b >> 1) ^ -(int64_t)(b & 1);
+        ns[i] = at_ns, cpu[i] = at_cpu;
+        if (i) assert_true(ns[i] > ns[i - 1]);
+        assert_true(cpu[i] >= -1);
+    }
+    assert_int_equal((size_t)(q - rec - 24), (size_t)get64(rec + 8));
+
+    char *with = report_of(d, n);
+    size_t sn;
+    uint8_t *stripped = with_record(d, n, rec, NULL, 0, 0, &sn);
+    char *without = report_of(stripped, sn);
+    assert_non_null(with);
+    assert_non_null(without);
+    assert_string_equal(with, without);
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_open_memory(d, n, &c), 0);
+    ludus_analysis *a;
+    assert_int_equal(ludus_analysis_create(c, NULL, &a), 0);
+    ludus_frame_info fi;
+    assert_int_equal(ludus_analysis_frame(a, 5, &fi), 0);
+    assert_int_equal(fi.begin_ns, ns[4]);
+    assert_int_equal(fi.end_ns, ns[5]);
+    ludus_analysis_destroy(a);
+    ludus_capture_release(c);
+
+    /* re-encoded with every mark 1 us later: the frames follow the record */
+    uint8_t pay[8 + 30 * 20];
+    size_t len = 8;
+    memcpy(pay, rec + 24, 8);
+    for (int i = 0; i < 30; i++) {
+        int64_t dn = ns[i] + (i == 0 ? 1000 : 0) - (i ? ns[i - 1] : 0), dc = cpu[i] - (i ? cpu[i - 1] : 0);
+        len += put_varint(pay + len, ((uint64_t)dn << 1) ^ (uint64_t)(dn >> 63));
+        len += put_varint(pay + len, ((uint64_t)dc << 1) ^ (uint64_t)(dc >> 63));
+    }
+    size_t mn;
+    uint8_t *moved = with_record(d, n, rec, pay, len, 0, &mn);
+    assert_int_equal(ludus_capture_open_memory(moved, mn, &c), 0);
+    assert_int_equal(ludus_analysis_create(c, NULL, &a), 0);
+    assert_int_equal(ludus_analysis_frame(a, 5, &fi), 0);
+    assert_int_equal(fi.begin_ns, ns[4] + 1000);
+    ludus_analysis_destroy(a);
+    ludus_capture_release(c);
+    free(moved);
+
+    /* refused: a count the thread table does not say; a mark far outside the capture; a byte after the
+     * last mark; the record twice */
+    struct {
+        int64_t first_delta;
+        uint64_t count;
+        int extra, dup;
+        const char *says;
+    } bad[] = {
+        {0, 31, 0, 0, "the thread table"},
+        {INT64_C(1) << 50, 30, 0, 0, "lies outside the capture"},
+        {0, 30, 1, 0, "bytes after the last frame mark"},
+        {0, 30, 0, 1, "a second frame mark record"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        uint8_t pb[8 + 30 * 20 + 1];
+        memcpy(pb, pay, len);
+        size_t pl = 8;
+        put32(pb, (uint32_t)bad[k].count);
+        put32(pb + 4, 0);
+        for (int i = 0; i < 30; i++) {
+            int64_t dn = ns[i] + (i == 0 ? bad[k].first_delta : 0) - (i ? ns[i - 1] : 0),
+                    dc = cpu[i] - (i ? cpu[i - 1] : 0);
+            pl += put_varint(pb + pl, ((uint64_t)dn << 1) ^ (uint64_t)(dn >> 63));
+            pl += put_varint(pb + pl, ((uint64_t)dc << 1) ^ (uint64_t)(dc >> 63));
+        }
+        if (bad[k].extra) pb[pl++] = 0;
+        size_t bn;
+        uint8_t *bd = with_record(d, n, rec, pb, pl, bad[k].dup, &bn);
+        assert_int_equal(ludus_capture_open_memory(bd, bn, &c), LUDUS_EFORMAT);
+        if (!strstr(ludus_last_error_detail(), bad[k].says))
+            fail_msg("case %zu: \"%s\" does not say \"%s\"", k, ludus_last_error_detail(), bad[k].says);
+        free(bd);
+    }
+    free(with);
+    free(without);
+    free(stripped);
+    free(d);
+}
+
 static void check_same_info(const ludus_capture_info *a, const ludus_capture_info *b) {
     assert_int_equal(a->version, b->version);
     assert_int_equal(a->blocks, b->blocks);
@@ -1008,6 +1185,7 @@ int main(void) {
         cmocka_unit_test(test_index_open),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_async_count_in_thread_table),
+        cmocka_unit_test(test_frame_marks_record),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -1,0 +1,61 @@
+/* A thread's frame marks, as the analysis takes them: where each frame
+ * begins and the frame thread's CPU time there. Noted while a capture is
+ * prepared (prepare.c reads every thread's stream once), read from a
+ * file's MARKS record (file_reader.c; the writer writes the frame
+ * thread's), or found by a pass over the thread's stream when neither has
+ * them (a streamed file, a file written before the record). All three give
+ * the marks ludus__marks_note takes from the normalised stream. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "nev.h"
+
+void ludus__marks_push(ludus__marks *m, int64_t ns) {
+    if (m->n == m->cap) {
+        uint64_t cap = m->cap ? m->cap * 2 : 256;
+        int64_t *x = ludus__realloc(m->ns, cap * sizeof *x);
+        if (x) m->ns = x;
+        int64_t *y = x ? ludus__realloc(m->cpu, cap * sizeof *y) : NULL;
+        if (y) m->cpu = y;
+        if (!x || !y) {
+            m->oom = 1;
+            return;
+        }
+        m->cap = cap;
+    }
+    m->cpu[m->n] = -1;
+    m->ns[m->n++] = ns;
+}
+
+void ludus__marks_free(ludus__marks *m) {
+    ludus__free(m->ns);
+    ludus__free(m->cpu);
+    memset(m, 0, sizeof *m);
+}
+
+int ludus__frame_marks(const ludus_capture *c, uint32_t t, ludus__marks *out) {
+    memset(out, 0, sizeof *out);
+    const ludus__cap_thread *th = &c->threads[t];
+    if (th->mark_ns) { /* noted or read: a copy (the caller may outlive the capture) */
+        uint64_t n = th->frames;
+        out->ns = ludus__malloc((n ? n : 1) * sizeof *out->ns);
+        out->cpu = ludus__malloc((n ? n : 1) * sizeof *out->cpu);
+        if (!out->ns || !out->cpu) {
+            ludus__marks_free(out);
+            return ludus__fail(LUDUS_ENOMEM, "out of memory for %" PRIu64 " frame marks", n);
+        }
+        if (n) memcpy(out->ns, th->mark_ns, n * sizeof *out->ns);
+        if (n) memcpy(out->cpu, th->mark_cpu, n * sizeof *out->cpu);
+        out->n = out->cap = n;
+        return 0;
+    }
+    ludus__nev_iter it;
+    ludus__nev ev;
+    int rc = ludus__nev_init(&it, c, t);
+    while (rc == 0 && !out->oom && ludus__nev_next(&it, &ev)) ludus__marks_note(out, &ev);
+    if (rc == 0) rc = ludus__nev_error(&it);
+    ludus__nev_free(&it);
+    if (rc == 0 && out->oom) rc = ludus__fail(LUDUS_ENOMEM, "out of memory for the frame marks");
+    if (rc) ludus__marks_free(out);
+    return rc;
+}
