@@ -223,7 +223,8 @@ typedef struct ludus_capture_summary {
     uint64_t unregistered_thread_drops; /* events of threads the thread table refused */
     uint32_t site_id_collisions;
     uint64_t bytes_used;
-    uint64_t unknown_events;    /* events of a kind a later version of the library added: skipped when read */
+    uint64_t unknown_events;    /* events of a kind a later version of the library added, and annotations
+                                   without their key (damaged): skipped when read */
     uint32_t counters_refused;  /* counters, gauges and memory domains refused while it ran (their tables full) */
     uint64_t counter_adds_lost; /* counts lost while it ran (a thread that got no memory for its shard) */
     /* When events were dropped: a pool of this many bytes would have held every one (the bytes used, the

@@ -418,6 +418,9 @@ static void on_pass(ludus__nev_iter *it, const ludus__kind_info *ki, const ludus
             it->filtered++;
             return;
         }
+    } else if (ludus__nevs[nev].attach) { /* an annotation names its key: one without (a damaged pool) is skipped */
+        it->unknown++;
+        return;
     }
     if (ki->slots == 2) {
         value = e[1].ticks;

@@ -168,6 +168,10 @@ static int check_events(reader *r, const ludus_capture *c, ludus__event *ev, siz
                             (uint64_t)ludus__field_data_len(ki->word_field, ev[i + 1].word), LUDUS__EXT_DATA_MAX);
         size_t slots = ludus__event_slots_in(ki, &ev[i], n - i);
         if (slots > n - i) return FMT_FAIL(at, "event %zu's data is cut by the end of the block", i);
+        if (ki->slots == 2 && ki->word_field == LUDUS__F_EXT &&
+            ludus__nevs[ludus__exts[LUDUS__EXT_CODE(ev[i + 1].word)].nev].attach &&
+            !(ev[i].word & ~(uintptr_t)LUDUS__K_MASK))
+            return FMT_FAIL(at + 8, "event %zu is an annotation without a key", i);
         if (raw) {
             if (ki->word == LUDUS__W_SITE && !(ev[i].word & ~(uintptr_t)LUDUS__K_MASK))
                 return FMT_FAIL(at + 8, "event %zu of kind %u has no site", i, kind);
