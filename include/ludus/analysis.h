@@ -265,7 +265,8 @@ LUDUS_API const ludus_site_stats *ludus_analysis_site(const ludus_analysis *a, u
 LUDUS_API int64_t ludus_analysis_find_site(const ludus_analysis *a, const char *name);
 LUDUS_API uint32_t ludus_analysis_path_count(const ludus_analysis *a);
 LUDUS_API const ludus_path_stats *ludus_analysis_path(const ludus_analysis *a, uint32_t index);
-/* Index of the path "A/B/C" (site names joined by '/'), or -1. */
+/* Index of the path "A/B/C" (site names joined by '/'; a site whose name
+ * another shares by its label, "B (file.c:12)", as reports write paths), or -1. */
 LUDUS_API int64_t ludus_analysis_find_path(const ludus_analysis *a, const char *slash_path);
 LUDUS_API uint64_t ludus_analysis_frame_count(const ludus_analysis *a); /* complete + the open last one */
 LUDUS_API int ludus_analysis_frame(const ludus_analysis *a, uint64_t index, ludus_frame_info *out);
@@ -575,7 +576,8 @@ enum ludus_metric {
 };
 
 typedef struct ludus_site_diff {
-    const char *name; /* site name (followed by " (file:line)" when another site has that name), or path "A/B/C" */
+    const char *name; /* site name (followed by " (file:line)" when another site has that name), or path "A/B/C"
+                         (each shared name in it so labelled) */
     int is_path;
     int64_t base_index, new_index; /* -1 when absent on that side */
     double base_calls_per_frame, new_calls_per_frame;

@@ -128,7 +128,9 @@ size_t ludus__path_text(const ludus_analysis *a, uint32_t node, char *buf, size_
     for (uint32_t i = n; i-- > 0;) {
         const ludus_path_stats *x = &a->nodes[chain[i]].pub;
         const char *sep = i + 1 == n ? "" : (x->flags & LUDUS_STAT_FOLDED) ? "/.../" : "/";
-        int w = snprintf(buf + len, len < cap ? cap - len : 0, "%s%s", sep, a->sites[x->site].pub.name);
+        char label[1024]; /* a name another scope site shares: with its file:line, so two paths never read alike */
+        int w = snprintf(buf + len, len < cap ? cap - len : 0, "%s%s", sep,
+                         ludus_analysis_site_label(a, x->site, label, sizeof label));
         if (w > 0) len += (size_t)w;
         if (len >= cap) {
             len = cap ? cap - 1 : 0;

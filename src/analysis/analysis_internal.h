@@ -435,7 +435,7 @@ LUDUS_HIDDEN int ludus__is_hitch_frame(const ludus_analysis *a, uint32_t *at, ui
 LUDUS_HIDDEN int ludus__cmp_double(const void *x, const void *y);
 /* The path of site under path parent (UINT32_MAX: a root), or UINT32_MAX (tree.c). */
 LUDUS_HIDDEN uint32_t ludus__path_find(const ludus_analysis *a, uint32_t parent, uint32_t site);
-/* Path text "A/B/C" into buf. */
+/* Path text "A/B/C" into buf (names other sites share with their file:line). */
 LUDUS_HIDDEN size_t ludus__path_text(const ludus_analysis *a, uint32_t node, char *buf, size_t cap);
 
 /* ---- output helpers (report_text.c) ---- */

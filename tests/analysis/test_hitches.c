@@ -333,7 +333,9 @@ static void test_threads(void **st) {
     syn_free(s);
 }
 
-/* Two sites named Update in two files: every report tells them apart. */
+/* Two sites named Update in two files: every report tells them apart, in
+ * paths too (Box2D's three PrepJoints under one parent once gave two diff
+ * lines, and two JSON paths, that read alike). */
 static void test_names_told_apart(void **st) {
     (void)st;
     syn *s = syn_new(1, 0);
@@ -341,6 +343,10 @@ static void test_names_told_apart(void **st) {
     for (int f = 0; f < 20; f++) {
         syn_scope(s, 0, t, t + 100, &S_UPDATE);
         syn_scope(s, 0, t + 100, t + 300, &S_UPDATE_B);
+        syn_b(s, 0, t + 300, &S_FRAME); /* both again under one parent */
+        syn_scope(s, 0, t + 310, t + 320, &S_UPDATE);
+        syn_scope(s, 0, t + 330, t + 350, &S_UPDATE_B);
+        syn_e(s, 0, t + 360);
         t += 400;
         syn_frame(s, 0, t);
     }
@@ -365,13 +371,30 @@ static void test_names_told_apart(void **st) {
     mem m = {0};
     assert_int_equal(ludus_analysis_report(a, NULL, LUDUS_REPORT_JSON, NULL, mem_write, &m), 0);
     assert_non_null(strstr(m.p, "\"label\":\"Update (physics.c:88)\""));
+    assert_non_null(strstr(m.p, "\"path\":\"Frame/Update (physics.c:88)\""));
     free(m.p);
+    /* the paths: one name each, found by it */
+    int64_t pa = ludus_analysis_find_path(a, "Frame/Update (physics.c:88)");
+    char nested[160];
+    snprintf(nested, sizeof nested, "Frame/%s", la);
+    int64_t pb = ludus_analysis_find_path(a, nested);
+    assert_true(pa >= 0 && pb >= 0 && pa != pb);
+    assert_int_equal(ludus_analysis_path(a, (uint32_t)pa)->site, (uint32_t)ib);
+    assert_int_equal(ludus_analysis_path(a, (uint32_t)pb)->site, (uint32_t)ia);
+    assert_int_equal(ludus_analysis_find_path(a, "Frame/Update"), -1); /* two places: not one of them */
     /* the diff: its entries of the two sites are told apart, and the plain name still finds one */
     ludus_diff *d = NULL;
     assert_int_equal(ludus_diff_create(a, a, NULL, &d), 0);
     assert_non_null(syn_diff_find(d, "Update (physics.c:88)", 0));
     assert_non_null(syn_diff_find(d, la, 0));
     assert_non_null(syn_diff_find(d, "Update", 0));
+    assert_non_null(syn_diff_find(d, "Frame/Update (physics.c:88)", 1));
+    assert_non_null(syn_diff_find(d, nested, 1));
+    for (uint32_t i = 0; i < ludus_diff_entry_count(d); i++) /* no two entries of a kind share a name */
+        for (uint32_t j = i + 1; j < ludus_diff_entry_count(d); j++)
+            if (ludus_diff_entry(d, i)->is_path == ludus_diff_entry(d, j)->is_path &&
+                !strcmp(ludus_diff_entry(d, i)->name, ludus_diff_entry(d, j)->name))
+                fail_msg("two diff entries named \"%s\"", ludus_diff_entry(d, i)->name);
     m = (mem){0};
     assert_int_equal(ludus_diff_report(d, LUDUS_REPORT_JSON, mem_write, &m), 0);
     assert_non_null(strstr(m.p, "\"name\":\"Update (physics.c:88)\""));
