@@ -159,7 +159,7 @@ static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int6
 /* The plans overlapping [t0, t1), or none (1 when none: the span between
  * the plans around it is remembered, so the next piece there costs a
  * compare). */
-static int hplans(pass *p, int64_t t0, int64_t t1, uint32_t *lo, uint32_t *hi) {
+static inline int hplans(pass *p, int64_t t0, int64_t t1, uint32_t *lo, uint32_t *hi) {
     const ludus_analysis *a = p->a;
     if (a->nhplan == 0 || (t0 >= p->hgap_lo && t1 <= p->hgap_hi)) return 1;
     if (p->hcur != UINT32_MAX && t0 >= a->hplan[p->hcur].b && t1 <= a->hplan[p->hcur].e) {

@@ -34,13 +34,8 @@ const ludus__kind_info ludus__kinds[16] = {LUDUS__EVENT_KINDS(LUDUS__KIND_ROW)};
 
 /* Format 4 and older: value 13 was MESSAGE, {level, text length} and the
  * text; the reader turns each into the MESSAGE extension it is now. */
-static const ludus__kind_info message_v4 = {1, LUDUS__W_SITE,   LUDUS__P_TEXT,  LUDUS__R_PASS, LUDUS_NEV_MESSAGE, 2,
-                                            4, LUDUS__VF(TEXT), LUDUS__WF(TEXT)};
-
-const ludus__kind_info *ludus__kind_in_format(uint32_t format_version, unsigned kind) {
-    kind &= LUDUS__K_MASK;
-    return kind == LUDUS__KIND_EXT && format_version < 5 ? &message_v4 : &ludus__kinds[kind];
-}
+const ludus__kind_info ludus__kind_message_v4 = {
+    1, LUDUS__W_SITE, LUDUS__P_TEXT, LUDUS__R_PASS, LUDUS_NEV_MESSAGE, 2, 4, LUDUS__VF(TEXT), LUDUS__WF(TEXT)};
 
 const ludus__ext_info ludus__exts[256] = {
 #define LUDUS__EXT_ROW(name, code, data, nev) [code] = {1, LUDUS__D_##data, LUDUS_NEV_##nev, #name},

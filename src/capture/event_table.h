@@ -185,7 +185,12 @@ LUDUS_HIDDEN extern const ludus__kind_info ludus__kinds[16];
 LUDUS_HIDDEN extern const ludus__ext_info ludus__exts[256];
 LUDUS_HIDDEN extern const ludus__payload_info ludus__payloads[LUDUS__P_COUNT];
 LUDUS_HIDDEN extern const ludus__nev_info ludus__nevs[LUDUS_NEV_COUNT];
-LUDUS_HIDDEN const ludus__kind_info *ludus__kind_in_format(uint32_t format_version, unsigned kind);
+LUDUS_HIDDEN extern const ludus__kind_info ludus__kind_message_v4; /* format 4's kind 13: MESSAGE {level, length} */
+/* Inline: the compact decoder asks it for every event. */
+static inline const ludus__kind_info *ludus__kind_in_format(uint32_t format_version, unsigned kind) {
+    kind &= LUDUS__K_MASK;
+    return kind == LUDUS__KIND_EXT && format_version < 5 ? &ludus__kind_message_v4 : &ludus__kinds[kind];
+}
 
 /* 1 when a word field carries a length and data slots follow. */
 static inline int ludus__field_has_data(unsigned f) {
