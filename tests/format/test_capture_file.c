@@ -785,6 +785,26 @@ static void test_errors(void **state) {
  * damaged index falls back to the full read, which names the damage; an
  * index whose tail points before the blocks is refused. (Old code: no
  * ludus_capture_open_index, and END held 16 bytes.) */
+/* Ends the running capture, saves it (compact) as dir/name and returns
+ * the file's bytes (the file removed). */
+static uint8_t *end_and_read(const char *name, size_t *n) {
+    assert_int_equal(ludus_capture_end(NULL), 0);
+    char path[320];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    assert_int_equal(save_last(path, 0), 0);
+    uint8_t *d = read_all(path, n);
+    unlink(path);
+    return d;
+}
+
+/* The last record of a tag (its head), or NULL. */
+static uint8_t *record_of_tag(uint8_t *d, size_t n, uint32_t tag) {
+    uint8_t *rec = NULL;
+    for (size_t off = get32(d + 16); off + 24 <= n; off += 24 + (size_t)get64(d + off + 8))
+        if (get32(d + off) == tag) rec = d + off;
+    return rec;
+}
+
 static void *idle_worker(void *arg) {
     (void)arg;
     ludus_thread_register("No zones");
@@ -824,16 +844,9 @@ static void test_async_count_in_thread_table(void **state) {
     pthread_t t;
     pthread_create(&t, NULL, idle_worker, NULL);
     pthread_join(t, NULL);
-    assert_int_equal(ludus_capture_end(NULL), 0);
-    char path[320];
-    snprintf(path, sizeof path, "%s/async_count.ludus", dir);
-    assert_int_equal(save_last(path, 0), 0);
     size_t n;
-    uint8_t *d = read_all(path, &n);
-    unlink(path);
-    uint8_t *rec = NULL; /* the THREADS record (tag 4) */
-    for (size_t off = get32(d + 16); off + 24 <= n; off += 24 + (size_t)get64(d + off + 8))
-        if (get32(d + off) == 4) rec = d + off;
+    uint8_t *d = end_and_read("async_count.ludus", &n);
+    uint8_t *rec = record_of_tag(d, n, 4); /* THREADS */
     assert_non_null(rec);
     uint32_t es = get32(rec + 24), nthreads = get32(rec + 4);
     assert_int_equal(es, 112); /* 104 before the field */
@@ -942,16 +955,9 @@ static void test_frame_marks_record(void **state) {
         }
         LUDUS_PROFILE_FRAME();
     }
-    assert_int_equal(ludus_capture_end(NULL), 0);
-    char path[320];
-    snprintf(path, sizeof path, "%s/marks.ludus", dir);
-    assert_int_equal(save_last(path, 0), 0);
     size_t n;
-    uint8_t *d = read_all(path, &n);
-    unlink(path);
-    uint8_t *rec = NULL;
-    for (size_t off = get32(d + 16); off + 24 <= n; off += 24 + (size_t)get64(d + off + 8))
-        if (get32(d + off) == 12) rec = d + off;
+    uint8_t *d = end_and_read("marks.ludus", &n);
+    uint8_t *rec = record_of_tag(d, n, 12); /* MARKS */
     assert_non_null(rec);
     assert_int_equal(get64(rec + 24), 30);
     /* the marks as written, decoded */
