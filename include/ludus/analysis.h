@@ -266,7 +266,7 @@ LUDUS_API int64_t ludus_analysis_find_site(const ludus_analysis *a, const char *
 LUDUS_API uint32_t ludus_analysis_path_count(const ludus_analysis *a);
 LUDUS_API const ludus_path_stats *ludus_analysis_path(const ludus_analysis *a, uint32_t index);
 /* Index of the path "A/B/C" (site names joined by '/'; a site whose name
- * another shares by its label, "B (file.c:12)", as reports write paths), or -1. */
+ * another shares by its label, "B (physics.c:12)", as reports write paths), or -1. */
 LUDUS_API int64_t ludus_analysis_find_path(const ludus_analysis *a, const char *slash_path);
 LUDUS_API uint64_t ludus_analysis_frame_count(const ludus_analysis *a); /* complete + the open last one */
 LUDUS_API int ludus_analysis_frame(const ludus_analysis *a, uint64_t index, ludus_frame_info *out);

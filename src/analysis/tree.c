@@ -687,7 +687,7 @@ static int mark_shared_names(ludus_analysis *a) {
 
 /* The frame thread's marks: what preparing noted or the file's MARKS
  * record holds, else a pass over the thread (frame_marks.c). */
-static int frame_prepass(ludus_analysis *a, const ludus__captured *c, uint32_t ft) {
+static int take_marks(ludus_analysis *a, const ludus__captured *c, uint32_t ft) {
     ludus__marks m;
     int rc = ludus__frame_marks(c, ft, &m);
     if (rc) return rc;
@@ -955,7 +955,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
         if (c->threads[t].frames > best) best = c->threads[t].frames, ft = t;
     }
     if (ft != UINT32_MAX) {
-        if ((rc = frame_prepass(a, c, ft)) != 0) goto fail;
+        if ((rc = take_marks(a, c, ft)) != 0) goto fail;
         snprintf(a->frame_thread_name, sizeof a->frame_thread_name, "%s", c->threads[ft].name);
     }
     a->frame_thread = ft;
