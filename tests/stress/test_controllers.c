@@ -125,6 +125,14 @@ static int guest_records(void) {
 }
 
 static void fork_child_begins(void) {
+#if defined(__SANITIZE_ADDRESS__)
+    /* Not under ASan: gcc 12's ASan allocator takes no lock around fork, so
+     * the child's first allocation of a size class can wait forever on a lock
+     * one of the parent's threads held at the fork (1 run in 5 beside two
+     * burners: the child in ludus__realloc, the parent in waitpid). glibc's
+     * malloc is fork-safe; the plain and TSan trees run this. */
+    return;
+#endif
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) { /* no thread of the parent here: its own capture, nothing of the watcher's */
