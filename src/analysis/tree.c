@@ -691,15 +691,10 @@ static int take_marks(ludus_analysis *a, const ludus__captured *c, uint32_t ft) 
     ludus__marks m;
     int rc = ludus__frame_marks(c, ft, &m);
     if (rc) return rc;
+    ludus__marks_fit(&m); /* kept for the whole analysis */
     a->marks = m.ns;
     a->mark_cpu = m.cpu;
     a->nmarks = m.n;
-    if (m.n && m.n < m.cap) { /* cut to the marks: they are kept for the whole capture */
-        int64_t *ns = ludus__realloc(a->marks, m.n * sizeof *ns);
-        int64_t *cpu = ludus__realloc(a->mark_cpu, m.n * sizeof *cpu);
-        if (ns) a->marks = ns;
-        if (cpu) a->mark_cpu = cpu;
-    }
     return 0;
 }
 

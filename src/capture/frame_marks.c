@@ -27,6 +27,14 @@ void ludus__marks_push(ludus__marks *m, int64_t ns) {
     m->ns[m->n++] = ns;
 }
 
+void ludus__marks_fit(ludus__marks *m) {
+    if (m->n == 0 || m->n == m->cap) return;
+    int64_t *x = ludus__realloc(m->ns, m->n * sizeof *x), *y = ludus__realloc(m->cpu, m->n * sizeof *y);
+    if (x) m->ns = x;
+    if (y) m->cpu = y;
+    if (x && y) m->cap = m->n;
+}
+
 void ludus__marks_free(ludus__marks *m) {
     ludus__free(m->ns);
     ludus__free(m->cpu);

@@ -212,6 +212,8 @@ typedef struct ludus__marks {
 } ludus__marks;
 LUDUS_HIDDEN void ludus__marks_push(ludus__marks *m, int64_t ns);
 LUDUS_HIDDEN void ludus__marks_free(ludus__marks *m);
+/* Cut to their number (kept as they are when that fails). */
+LUDUS_HIDDEN void ludus__marks_fit(ludus__marks *m);
 /* Notes ev when it is a mark or a mark's CPU time (one compare for any other). */
 static inline void ludus__marks_note(ludus__marks *m, const ludus__nev *ev) {
     const uint8_t tr = ludus__nevs[ev->kind].analysis;

@@ -101,11 +101,10 @@ static int count_thread(ludus_capture *c, uint32_t t) {
     ludus__free(th->mark_ns);
     ludus__free(th->mark_cpu);
     th->mark_ns = th->mark_cpu = NULL;
-    if (rc == 0 && !marks.oom && marks.n == frames && frames) { /* cut to their number: kept with the capture */
-        int64_t *ns = ludus__realloc(marks.ns, frames * sizeof *ns),
-                *cpu = ludus__realloc(marks.cpu, frames * sizeof *cpu);
-        th->mark_ns = ns ? ns : marks.ns;
-        th->mark_cpu = cpu ? cpu : marks.cpu;
+    if (rc == 0 && !marks.oom && marks.n == frames && frames) { /* kept with the capture */
+        ludus__marks_fit(&marks);
+        th->mark_ns = marks.ns;
+        th->mark_cpu = marks.cpu;
     } else {
         ludus__marks_free(&marks);
     }
