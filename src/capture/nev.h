@@ -111,6 +111,9 @@ typedef struct ludus__nev_iter {
     ludus__run lrun;
     int loaded;
     ludus__run_buf rbuf;
+    struct ludus__run_ahead *ahead; /* the runs loading on another core (run_ahead.h); NULL: here */
+    int ahead_tried;
+    int load_here; /* tests: no loader (ludus__nev_load_here) */
     ludus__seen_run *seen;
     uint32_t nseen, seen_cap;
     ludus__site_memo *memo; /* LUDUS__SITE_MEMO entries */
@@ -172,6 +175,9 @@ LUDUS_HIDDEN void ludus__nev_no_begins(ludus__nev_iter *it);
  * none by the inline loop (scan_run_k), so a test can compare the two paths'
  * streams (tests/unit/test_nev_paths.c). Same stream, slower. */
 LUDUS_HIDDEN void ludus__nev_slow_path(ludus__nev_iter *it);
+/* For tests, after init: every run loaded on the reader's thread, none by
+ * a loader on another (run_ahead.h), so a test can compare the two. */
+LUDUS_HIDDEN void ludus__nev_load_here(ludus__nev_iter *it);
 /* The stream without a time cut, one event at a time (the cut reads it). */
 LUDUS_HIDDEN int ludus__nev_next_raw(ludus__nev_iter *it, ludus__nev *out);
 LUDUS_HIDDEN int ludus__nev_next_cut(ludus__nev_iter *it, ludus__nev *out);

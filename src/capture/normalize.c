@@ -19,6 +19,7 @@
 
 #include "capture_build.h"
 #include "nev.h"
+#include "run_ahead.h"
 #include "../base/text.h"
 #include "../base/grow.h"
 
@@ -518,7 +519,12 @@ static const ludus__run *current_run(ludus__nev_iter *it) {
     for (;;) {
         if (it->run >= th->nruns) return NULL;
         if (c->src->load_run && !it->loaded) {
-            int rc = c->src->load_run(c, &it->cursor, &it->lrun, &it->rbuf);
+            if (!it->ahead && !it->ahead_tried && !it->load_here) { /* the runs after this one load on another core */
+                it->ahead_tried = 1;
+                it->ahead = ludus__run_ahead_start(c, it->cursor, th->nruns - it->run);
+            }
+            int rc = it->ahead ? ludus__run_ahead_take(it->ahead, &it->lrun, &it->cursor)
+                               : c->src->load_run(c, &it->cursor, &it->lrun, &it->rbuf);
             if (rc != 0) {
                 it->load_error = rc;
                 it->oom = 1;
@@ -924,6 +930,10 @@ void ludus__nev_slow_path(ludus__nev_iter *it) {
     it->slow_path = 1;
 }
 
+void ludus__nev_load_here(ludus__nev_iter *it) {
+    it->load_here = 1;
+}
+
 int ludus__nev_error(const ludus__nev_iter *it) {
     if (it->load_error) return it->load_error;
     return it->oom ? LUDUS_ENOMEM : 0;
@@ -931,6 +941,9 @@ int ludus__nev_error(const ludus__nev_iter *it) {
 
 /* Back to the start of the stream, keeping the lanes decided. */
 static void rewind_stream(ludus__nev_iter *it) {
+    ludus__run_ahead_stop(it->ahead);
+    it->ahead = NULL;
+    it->ahead_tried = 0;
     it->run = 0;
     it->pos = 0;
     it->ordinal = 0;
@@ -1005,6 +1018,7 @@ int ludus__nev_init(ludus__nev_iter *it, const ludus_capture *c, uint32_t thread
 }
 
 void ludus__nev_free(ludus__nev_iter *it) {
+    ludus__run_ahead_stop(it->ahead);
     ludus__free(it->lex);
     ludus__free(it->span);
     ludus__free(it->rb);

@@ -33,7 +33,6 @@ typedef struct reader {
     const uint8_t *mem;
     uint64_t size;
     uint64_t margin_ticks; /* events may lie this far outside the capture */
-    int error;             /* first load error */
     int streamed;          /* header flag LUDUS__NF_STREAMED */
     stream_block *blk;
     uint64_t nblk, blk_cap;
@@ -46,16 +45,15 @@ typedef struct reader {
     ludus__nf_end_index index;
 } reader;
 
-__attribute__((format(printf, 3, 4))) static int fmt_fail(reader *r, uint64_t off, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static int fmt_fail(uint64_t off, const char *fmt, ...) {
     char msg[400];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (!r->error) r->error = LUDUS_EFORMAT;
     return ludus__fail(LUDUS_EFORMAT, "malformed input, offset %" PRIu64 ": %s", off, msg);
 }
-#define FMT_FAIL(off, ...) fmt_fail(r, (uint64_t)(off), __VA_ARGS__)
+#define FMT_FAIL(off, ...) fmt_fail((uint64_t)(off), __VA_ARGS__)
 
 /* Reads n bytes at off; a range past the end is a format error. */
 static int read_at(reader *r, uint64_t off, void *p, size_t n, const char *what) {
@@ -68,7 +66,6 @@ static int read_at(reader *r, uint64_t off, void *p, size_t n, const char *what)
     int e = ludus__read_at(r->fd, off, p, n);
     if (e) {
         char buf[128];
-        if (!r->error) r->error = LUDUS_EIO;
         ludus__os_strerror(e, buf, sizeof buf);
         return ludus__fail(LUDUS_EIO, "offset %" PRIu64 ": cannot read %s (%zu bytes): %s", off, what, n, buf);
     }
@@ -107,7 +104,7 @@ static int check_crc(reader *r, uint64_t off, const ludus__nf_record *h, const u
 
 /* ---- run loader ---- */
 
-static int block_frame(reader *r, uint64_t off, const ludus__nf_record *h, const ludus__nf_block *b) {
+static int block_frame(uint64_t off, const ludus__nf_record *h, const ludus__nf_block *b) {
     if (h->length < ludus__nf_block_BYTES) return FMT_FAIL(off + 8, "block length %" PRIu64 " is too short", h->length);
     if (b->encoding != LUDUS__NF_RAW && b->encoding != LUDUS__NF_COMPACT && b->encoding != LUDUS__NF_ZSTD)
         return FMT_FAIL(off + ludus__nf_record_BYTES, "unknown block encoding %u", b->encoding);
@@ -202,7 +199,7 @@ static int check_events(reader *r, const ludus_capture *c, ludus__event *ev, siz
  * a compact block. A defect in the frame is reported at the frame's
  * offset; one in the events at the frame's offset with the byte of the
  * decompressed events. */
-static int unblock(reader *r, const ludus_capture *c, const ludus__nf_block *b, ludus__run_buf *buf, size_t plen,
+static int unblock(const ludus_capture *c, const ludus__nf_block *b, ludus__run_buf *buf, size_t plen,
                    uint64_t data_off) {
     uint64_t want;
     ludus__nf_get_U64(buf->bytes + ludus__nf_block_BYTES, &want);
@@ -254,7 +251,7 @@ static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, l
     if (rc) return rc;
     ludus__nf_block b;
     ludus__nf_block_get(&b, hb + ludus__nf_record_BYTES);
-    if ((rc = block_frame(r, off, &h, &b)) != 0) return rc;
+    if ((rc = block_frame(off, &h, &b)) != 0) return rc;
     if (b.slots > buf->cap) {
         ludus__event *e = ludus__realloc(buf->ev, (size_t)b.slots * sizeof *e);
         if (!e) return ludus__fail(LUDUS_ENOMEM, "out of memory for a block of %" PRIu64 " slots", b.slots);
@@ -288,7 +285,7 @@ static int load_run(const ludus_capture *c, uint64_t *cursor, ludus__run *out, l
         const char *why;
         if (ludus__compact_decode(c, data, dlen, buf->ev, (size_t)b.slots, (uintptr_t)b.base, &bad, &why) != 0)
             return FMT_FAIL(data_off + bad, "compact block: %s", why);
-    } else if ((rc = unblock(r, c, &b, buf, plen, data_off)) != 0) {
+    } else if ((rc = unblock(c, &b, buf, plen, data_off)) != 0) {
         return rc;
     }
     if ((rc = check_events(r, c, buf->ev, (size_t)b.slots, data_off, b.encoding == LUDUS__NF_RAW)) != 0) return rc;
@@ -408,7 +405,7 @@ static int parse_trigger(ludus_capture *c, const char *v, uint32_t vn) {
     return 0;
 }
 
-static int parse_meta(reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
+static int parse_meta(ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
     for (uint64_t pos = 0; pos < len;) {
         if (len - pos < 8) return FMT_FAIL(base + pos, "metadata entry header truncated");
         uint32_t kn, vn;
@@ -476,7 +473,7 @@ static void thread_entry_get(ludus__nf_thread *e, const uint8_t *p, uint32_t es)
 
 /* The size of a table's fixed entries, as written (at least what this
  * reader knows). */
-static int entry_size(reader *r, uint64_t base, const uint8_t *p, uint64_t len, uint32_t known, uint32_t *size) {
+static int entry_size(uint64_t base, const uint8_t *p, uint64_t len, uint32_t known, uint32_t *size) {
     if (len < 4) return FMT_FAIL(base, "table record too short");
     ludus__nf_get_U32(p, size);
     if (*size < known || *size > 4096)
@@ -486,20 +483,20 @@ static int entry_size(reader *r, uint64_t base, const uint8_t *p, uint64_t len, 
 
 /* A table of `count` entries (the record's aux): as many as the header
  * says, entries of a size this reader knows, all within the record. */
-static int table_head(reader *r, uint64_t base, const char *what, uint32_t count, uint32_t expect, const uint8_t *p,
-                      uint64_t len, uint32_t known, uint32_t *es) {
+static int table_head(uint64_t base, const char *what, uint32_t count, uint32_t expect, const uint8_t *p, uint64_t len,
+                      uint32_t known, uint32_t *es) {
     if (count != expect)
         return FMT_FAIL(base - ludus__nf_record_BYTES + ludus__nf_record_offset("aux"),
                         "%s table holds %u %ss, the header says %u", what, count, what, expect);
-    int rc = entry_size(r, base, p, len, known, es);
+    int rc = entry_size(base, p, len, known, es);
     if (rc) return rc;
     if ((uint64_t)count * *es > len) return FMT_FAIL(base, "%u %ss cannot fit in %" PRIu64 " bytes", count, what, len);
     return 0;
 }
 
-static int parse_stats(reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
+static int parse_stats(ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
     uint32_t es = 0;
-    int rc = entry_size(r, base, p, len, LUDUS__NF_STATS_MIN_BYTES, &es);
+    int rc = entry_size(base, p, len, LUDUS__NF_STATS_MIN_BYTES, &es);
     if (rc) return rc;
     if (len < 4u + es) return FMT_FAIL(base, "stats record of %" PRIu64 " bytes is too short", len);
     uint8_t entry[ludus__nf_stats_BYTES] = {0}; /* fields an older file lacks read as 0 */
@@ -524,10 +521,10 @@ static int parse_stats(reader *r, ludus_capture *c, uint64_t base, const uint8_t
     return 0;
 }
 
-static int parse_sites(reader *r, ludus_capture *c, uint64_t base, uint32_t count, const uint8_t *p, uint64_t len,
+static int parse_sites(ludus_capture *c, uint64_t base, uint32_t count, const uint8_t *p, uint64_t len,
                        uint32_t expect) {
     uint32_t es = 0;
-    int rc = table_head(r, base, "site", count, expect, p, len, ludus__nf_site_BYTES, &es);
+    int rc = table_head(base, "site", count, expect, p, len, ludus__nf_site_BYTES, &es);
     if (rc) return rc;
     uint64_t pos = 4;
     for (uint32_t i = 0; i < count; i++) {
@@ -576,10 +573,10 @@ static int parse_sites(reader *r, ludus_capture *c, uint64_t base, uint32_t coun
     return ludus__sites_check_ids(c) ? ludus__fail(LUDUS_ENOMEM, "out of memory") : 0;
 }
 
-static int parse_threads(reader *r, ludus_capture *c, uint64_t base, uint32_t count, const uint8_t *p, uint64_t len,
+static int parse_threads(ludus_capture *c, uint64_t base, uint32_t count, const uint8_t *p, uint64_t len,
                          uint32_t expect) {
     uint32_t es = 0;
-    int rc = table_head(r, base, "thread", count, expect, p, len, LUDUS__NF_THREAD_BYTES_MIN, &es);
+    int rc = table_head(base, "thread", count, expect, p, len, LUDUS__NF_THREAD_BYTES_MIN, &es);
     if (rc) return rc;
     c->threads = ludus__calloc(count ? count : 1, sizeof *c->threads);
     if (!c->threads) return ludus__fail(LUDUS_ENOMEM, "out of memory for the thread table");
@@ -679,7 +676,7 @@ static int check_counts(reader *r, ludus_capture *c) {
 /* THREAD_DEF: the thread of index aux (the next one), its name and tid. */
 static int parse_thread_def(reader *r, ludus_capture *c, uint64_t base, uint32_t idx, const uint8_t *p, uint64_t len) {
     uint32_t es = 0;
-    int rc = entry_size(r, base, p, len, LUDUS__NF_THREAD_BYTES_MIN, &es);
+    int rc = entry_size(base, p, len, LUDUS__NF_THREAD_BYTES_MIN, &es);
     if (rc) return rc;
     if (idx != r->ndefs) return FMT_FAIL(base - 20, "thread %u defined where thread %u comes next", idx, r->ndefs);
     if (idx >= LUDUS__NF_MAX_THREADS) return FMT_FAIL(base - 20, "more than %u threads", LUDUS__NF_MAX_THREADS);
@@ -724,13 +721,12 @@ static int note_stream_block(reader *r, ludus_capture *c, uint64_t off, uint32_t
  * streamed file, the counts of each thread as the writer counted them. */
 static int parse_summary(reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
     uint32_t es = 0, ts = 0;
-    int rc = entry_size(r, base, p, len, ludus__nf_summary_BYTES, &es);
+    int rc = entry_size(base, p, len, ludus__nf_summary_BYTES, &es);
     if (rc) return rc;
     if (len < 8u + es) return FMT_FAIL(base, "summary record of %" PRIu64 " bytes is too short", len);
     ludus__nf_summary s;
     ludus__nf_summary_get(&s, p + 4);
-    if ((rc = entry_size(r, base + 4 + es, p + 4 + es, len - 4 - es, ludus__nf_summary_thread_BYTES, &ts)) != 0)
-        return rc;
+    if ((rc = entry_size(base + 4 + es, p + 4 + es, len - 4 - es, ludus__nf_summary_thread_BYTES, &ts)) != 0) return rc;
     const uint8_t *q = p + 8 + es;
     if ((uint64_t)c->nthreads * ts != len - 8 - es)
         return FMT_FAIL(base, "the summary holds %" PRIu64 " bytes of threads, not %u entries", len - 8 - es,
@@ -897,14 +893,14 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
         }
         if (rc == 0) switch (h.tag) {
             case LUDUS__NF_META:
-                rc = parse_meta(r, c, base, p, h.length);
+                rc = parse_meta(c, base, p, h.length);
                 break;
             case LUDUS__NF_STATS:
-                rc = have_stats++ ? FMT_FAIL(off, "a second stats record") : parse_stats(r, c, base, p, h.length);
+                rc = have_stats++ ? FMT_FAIL(off, "a second stats record") : parse_stats(c, base, p, h.length);
                 break;
             case LUDUS__NF_SITES:
                 rc = have_sites++ ? FMT_FAIL(off, "a second site table")
-                                  : parse_sites(r, c, base, h.aux, p, h.length, nsites);
+                                  : parse_sites(c, base, h.aux, p, h.length, nsites);
                 break;
             case LUDUS__NF_THREADS: {
                 if (have_threads++) {
@@ -918,7 +914,7 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                 if (r->streamed && h.aux != ndefs)
                     rc = FMT_FAIL(off + 4, "the thread table holds %u threads, the file defined %u", h.aux, ndefs);
                 else
-                    rc = parse_threads(r, c, base, h.aux, p, h.length, nthreads);
+                    rc = parse_threads(c, base, h.aux, p, h.length, nthreads);
                 for (uint32_t t = 0; rc == 0 && defs && t < ndefs; t++) { /* (index only: none read) */
                     c->threads[t].load_first = defs[t].load_first;
                     c->threads[t].nruns = defs[t].nruns;
@@ -929,7 +925,7 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                 break;
             }
             case LUDUS__NF_SITE_DEFS:
-                rc = parse_sites(r, c, base, h.aux, p, h.length, h.aux);
+                rc = parse_sites(c, base, h.aux, p, h.length, h.aux);
                 break;
             case LUDUS__NF_THREAD_DEF:
                 rc = have_threads ? FMT_FAIL(off, "a thread defined after the thread table")
@@ -974,7 +970,7 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                     break;
                 ludus__nf_block b;
                 ludus__nf_block_get(&b, hb + ludus__nf_record_BYTES);
-                if ((rc = block_frame(r, off, &h, &b)) != 0) break;
+                if ((rc = block_frame(off, &h, &b)) != 0) break;
                 if (h.aux >= c->nthreads) {
                     rc = FMT_FAIL(off + 4, "a block names thread %u of %u", h.aux, c->nthreads);
                     break;
@@ -1090,7 +1086,6 @@ static int open_source(reader *r, ludus_capture **out) {
         ludus_capture_release(c);
         return rc; /* the detail is set */
     }
-    r->error = 0;
     /* sites and counts come from the file; a streamed file cut short, or
      * one without a summary, counts its events when first read */
     c->prepared = !r->streamed || (c->file.has_footer && !c->file.stream_cut);
@@ -1155,7 +1150,6 @@ int ludus_capture_open_index(const char *path, ludus_capture **out) {
     int rc = open_file_reader(path, out, &r);
     if (rc) return rc;
     r->index_only = find_index(r) == 0;
-    r->error = 0;
     return open_source(r, out);
 }
 

@@ -121,7 +121,7 @@ for exe in "$build"/tests/ports/port_unit_*.exe; do
     "$wine" "$exe" >"$out/$name.txt" 2>&1 || { cat "$out/$name.txt"; fail "$name under Wine"; }
     units=$((units + 1))
 done
-[ "$units" -ge 17 ] || fail "only $units unit test programs were built"
+[ "$units" -ge 18 ] || fail "only $units unit test programs were built"
 tests=$(cat "$out"/port_unit_*.txt | grep -c '^\[       OK \]')
 echo "unit suite under Wine: $units programs, $tests tests passed"
 echo "ok: under Wine, windows_smoke, the demo's trace read back by python3 and ludus-trace.exe, LUDUS_TRACE, the rolling window, the single-file demo, a crash, two threads crashing together, kill -9 with a pool file, the live view, the unit suite"

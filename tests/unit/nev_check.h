@@ -22,7 +22,8 @@
 /* How a stream is read. */
 enum {
     LT_NEV_NO_BEGINS = 1, /* ludus__nev_no_begins (what the JSON exporter asks for) */
-    LT_NEV_SLOW = 2       /* ludus__nev_slow_path: every event through step() */
+    LT_NEV_SLOW = 2,      /* ludus__nev_slow_path: every event through step() */
+    LT_NEV_HERE = 4       /* ludus__nev_load_here: no run loaded ahead on another thread */
 };
 
 /* The stream of thread t, every event (malloc'd; *n events). */
@@ -35,6 +36,7 @@ static inline ludus__nev *lt_nev_stream(ludus_capture *c, uint32_t t, unsigned h
     lt_check_i64(lt_what("ludus__nev_init of thread %u", t), 0, ludus__nev_init(&it, c, t));
     if (how & LT_NEV_NO_BEGINS) ludus__nev_no_begins(&it);
     if (how & LT_NEV_SLOW) ludus__nev_slow_path(&it);
+    if (how & LT_NEV_HERE) ludus__nev_load_here(&it);
     while (ludus__nev_next(&it, &e)) {
         if (k == cap) {
             cap *= 2;
