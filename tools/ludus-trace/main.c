@@ -113,6 +113,7 @@ typedef struct busy_state {
     pthread_t thread;
 #endif
     int running, done, shown; /* done: atomic */
+    int held;                 /* lt_busy_hold: set and cleared with no other thread of ours running */
     char line[200];
     int64_t start_ns, after_ns;
 } busy_state;
@@ -156,7 +157,7 @@ static void *busy_main(void *arg) {
 #endif
 
 void lt_busy_begin(const char *verb, const char *what, const char *path) {
-    if (busy.running || !isatty(2)) return;
+    if (busy.held || busy.running || !isatty(2)) return;
     snprintf(busy.line, sizeof busy.line, "ludus-trace %s: %s %s", verb, what, path ? path : "");
     busy.start_ns = mono_ns();
     busy.after_ns = progress_after_ns();
@@ -172,6 +173,7 @@ void lt_busy_begin(const char *verb, const char *what, const char *path) {
 }
 
 void lt_busy_end(void) {
+    if (busy.held) return;
     if (busy.running) {
         __atomic_store_n(&busy.done, 1, __ATOMIC_RELEASE);
 #ifdef _WIN32
@@ -184,6 +186,66 @@ void lt_busy_end(void) {
     }
     if (busy.shown) fprintf(stderr, "\r%*s\r", (int)strlen(busy.line) + 16, "");
     busy.shown = 0;
+}
+
+void lt_busy_hold(const char *verb, const char *what, const char *path) {
+    lt_busy_begin(verb, what, path);
+    busy.held = 1;
+}
+
+void lt_busy_release(void) {
+    busy.held = 0;
+    lt_busy_end();
+}
+
+typedef struct parallel_job {
+    void (*fn)(void *arg, unsigned i);
+    void *arg;
+    unsigned n, next; /* next: atomic */
+} parallel_job;
+
+static void parallel_work(parallel_job *j) {
+    for (unsigned i; (i = __atomic_fetch_add(&j->next, 1u, __ATOMIC_RELAXED)) < j->n;) j->fn(j->arg, i);
+}
+#ifdef _WIN32
+static DWORD WINAPI parallel_main(LPVOID p) {
+    parallel_work(p);
+    return 0;
+}
+#else
+static void *parallel_main(void *p) {
+    parallel_work(p);
+    return NULL;
+}
+#endif
+
+void lt_parallel(unsigned n, unsigned threads, void (*fn)(void *arg, unsigned i), void *arg) {
+    parallel_job j = {fn, arg, n, 0};
+    enum { MAX_HELPERS = 15 };
+#ifdef _WIN32
+    HANDLE helper[MAX_HELPERS];
+#else
+    pthread_t helper[MAX_HELPERS];
+#endif
+    unsigned started = 0;
+    while (started + 1 < threads && started + 1 < n && started < MAX_HELPERS) {
+#ifdef _WIN32
+        helper[started] = CreateThread(NULL, 0, parallel_main, &j, 0, NULL);
+        if (helper[started] == NULL) break;
+#else
+        if (pthread_create(&helper[started], NULL, parallel_main, &j) != 0) break;
+#endif
+        started++;
+    }
+    parallel_work(&j);
+    for (unsigned k = 0; k < started; k++) {
+#ifdef _WIN32
+        WaitForSingleObject(helper[k], INFINITE);
+        CloseHandle(helper[k]);
+#else
+        pthread_join(helper[k], NULL);
+#endif
+    }
 }
 
 static void print_help(FILE *f) {

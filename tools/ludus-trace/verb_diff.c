@@ -17,6 +17,23 @@ static int to_file(void *ud, const void *data, size_t n) {
 
 static const lt_verb diff_verb;
 
+/* The files are read and analysed two at a time: each is its own capture
+ * and analysis, and the statistics that compare them need them all. */
+#define LOAD_THREADS 2u
+typedef struct load_jobs {
+    const char **paths;
+    const ludus_analysis_desc *desc;
+    ludus_analysis **an;
+    ludus_gpu_stats **gb, **gn; /* the first BASE's and the first NEW's GPU statistics (NULL: not wanted) */
+    unsigned split;
+    int *rc;
+} load_jobs;
+
+static void load_one(void *arg, unsigned k) {
+    load_jobs *j = arg;
+    j->rc[k] = lt_an_load("diff", j->paths[k], j->desc, &j->an[k], k == 0 ? j->gb : k == j->split ? j->gn : NULL);
+}
+
 static int diff_files(int argc, char **argv, const char **paths) {
     lt_an_opts o;
     memset(&o, 0, sizeof o);
@@ -90,11 +107,27 @@ static int diff_files(int argc, char **argv, const char **paths) {
     ludus_diff *d = NULL;
     int rc = an ? LT_OK : LT_BAD_INPUT;
     int want_gpu = o.source != LT_SOURCE_CPU;
-    for (int k = 0; !rc && k < npaths; k++)
-        rc = lt_an_load("diff", paths[k], o.source == LT_SOURCE_GPU ? NULL : &o.desc, &an[k],
-                        want_gpu && k == 0       ? &gb
-                        : want_gpu && k == split ? &gn
-                                                 : NULL);
+    if (!rc) {
+        load_jobs j = {paths,
+                       o.source == LT_SOURCE_GPU ? NULL : &o.desc,
+                       an,
+                       want_gpu ? &gb : NULL,
+                       want_gpu ? &gn : NULL,
+                       (unsigned)split,
+                       NULL};
+        int *rcs = calloc((size_t)npaths, sizeof *rcs);
+        j.rc = rcs;
+        if (!rcs) rc = LT_BAD_INPUT;
+        int stdin_in = 0; /* standard input is read by one thread, as it comes */
+        for (int k = 0; k < npaths; k++) stdin_in |= !strcmp(paths[k], "-");
+        char what[32];
+        snprintf(what, sizeof what, "%d captures", npaths);
+        if (!rc) lt_busy_hold("diff", "reading and analysing", what);
+        if (!rc) lt_parallel((unsigned)npaths, stdin_in ? 1 : LOAD_THREADS, load_one, &j);
+        if (!rc) lt_busy_release();
+        for (int k = 0; !rc && k < npaths; k++) rc = rcs[k]; /* the first file's failure, as one by one */
+        free(rcs);
+    }
     if (!rc && o.source == LT_SOURCE_GPU && (!gb || !gn)) {
         fprintf(stderr, "ludus-trace diff: %s has no GPU sample\n", gb ? paths[split] : paths[0]);
         rc = LT_USAGE;

@@ -63,6 +63,14 @@ void lt_progress_update(lt_progress *p, uint64_t done);
 void lt_progress_end(lt_progress *p);
 void lt_busy_begin(const char *verb, const char *what, const char *path);
 void lt_busy_end(void);
+/* One line for work that runs on several threads (lt_parallel): the
+ * lt_busy_begin and lt_busy_end calls between these two do nothing. */
+void lt_busy_hold(const char *verb, const char *what, const char *path);
+void lt_busy_release(void);
+/* fn(arg, i) for i in 0 .. n-1, on up to `threads` threads at once (the
+ * calling thread one of them); in order on the calling thread where a
+ * thread cannot start. */
+void lt_parallel(unsigned n, unsigned threads, void (*fn)(void *arg, unsigned i), void *arg);
 
 /* ---- io.c: inputs and outputs ----
  * A capture file or "-" (standard input, read whole: one per command).
