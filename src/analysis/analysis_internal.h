@@ -390,6 +390,9 @@ LUDUS_HIDDEN void ludus__annotations_free(ludus_analysis *a);
 
 /* Analyses c (prepared here when needed). */
 LUDUS_HIDDEN int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_analysis **out);
+/* The threads a diff compares its entries on, at most (diff.c; the
+ * processors online bound it too): tests set 1 to compare. */
+LUDUS_HIDDEN extern unsigned ludus__diff_threads;
 LUDUS_HIDDEN int64_t ludus__frame_begin(const ludus_analysis *a, uint64_t f);
 LUDUS_HIDDEN int64_t ludus__frame_end(const ludus_analysis *a, uint64_t f);
 /* frames.c: frame series, window frames, unlogged, hitches, per-frame medians. */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "../base/parallel.h"
 
 struct ludus_diff {
     const ludus_analysis *base, *newer; /* the first run of each side */
@@ -30,7 +31,7 @@ struct ludus_diff {
     ludus__lock_diff locks;     /* locks.c */
     struct run_index *index[2]; /* per run of each side */
     double run_z;               /* the normal quantile of run_alpha */
-    double *run_t_df;           /* t quantiles of run_alpha by degrees of freedom, filled when first needed */
+    double *run_t_df;           /* t quantiles of run_alpha by degrees of freedom (1 .. runs), filled first */
     char *gate_lines;           /* ludus_diff_set_gates: the tripped gates' lines */
     size_t gate_len;
     uint32_t gates_tripped;
@@ -476,8 +477,7 @@ static noise noise_of(ludus_diff *d, const double *a, uint32_t ka, const double 
         n.measured = sqrt(ss / df);
         n.sd = n.measured;
         n.from_runs = 1;
-        if (!(d->run_t_df[t_df] > 0)) d->run_t_df[t_df] = ludus__t_two_sided(d->desc.run_alpha, (double)t_df);
-        n.q = d->run_t_df[t_df];
+        n.q = d->run_t_df[t_df]; /* all filled before the entries are compared */
         n.lo = n.hi = n.q * n.sd * sqrt(1.0 / (ka ? ka : 1) + 1.0 / (kb ? kb : 1));
         return n;
     }
@@ -1398,6 +1398,43 @@ int ludus_diff_create(const ludus_analysis *A, const ludus_analysis *B, const lu
     return ludus_diff_create_runs(&A, 1, &B, 1, desc, out);
 }
 
+/* One entry of the diff: both sides' statistics and verdict, or the one
+ * side's where the other has none. */
+typedef struct compare_job {
+    ludus_diff *d;
+    int *rc; /* per entry: 0 or LUDUS_ENOMEM */
+} compare_job;
+#define PARALLEL_CELLS 100000u /* frames x entries below which the cores are not worth their start */
+unsigned ludus__diff_threads = 8u;
+
+static void compare_one(void *arg, uint32_t k) {
+    compare_job *job = arg;
+    ludus_diff *d = job->d;
+    ludus_site_diff *e = &d->e[k];
+    const ludus_analysis *A = d->base, *B = d->newer;
+    e->run_sd = NAN;
+    e->shift_lo = e->incl_shift_lo = -HUGE_VAL;
+    e->shift_hi = e->incl_shift_hi = HUGE_VAL;
+    e->p_calls = e->p_time = e->p_incl = e->p_calls_per_s = e->p_shift = e->p_total = 1;
+    e->total_lo = e->incl_total_lo = -HUGE_VAL;
+    e->total_hi = e->incl_total_hi = HUGE_VAL;
+    if (e->base_index < 0 || e->new_index < 0) { /* statistics of the side that has it */
+        const ludus_analysis *S = e->base_index >= 0 ? A : B;
+        int64_t i = e->base_index >= 0 ? e->base_index : e->new_index;
+        const ludus_duration_stats *x = e->is_path ? &S->nodes[i].pub.exclusive : &S->sites[i].pub.exclusive;
+        const ludus_duration_stats *y = e->is_path ? &S->nodes[i].pub.inclusive : &S->sites[i].pub.inclusive;
+        double cpf = e->is_path ? 0 : S->sites[i].pub.calls_per_frame;
+        if (e->base_index >= 0)
+            e->base_excl = *x, e->base_incl = *y, e->base_calls_per_frame = cpf;
+        else
+            e->new_excl = *x, e->new_incl = *y, e->new_calls_per_frame = cpf;
+        fill_rel(e);
+        e->verdict = e->base_index < 0 ? LUDUS_DIFF_NEW : LUDUS_DIFF_GONE;
+        return;
+    }
+    job->rc[k] = compare_entry(d, e);
+}
+
 int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, const ludus_analysis *const *newer,
                            uint32_t nnewer, const ludus_diff_desc *desc, ludus_diff **out) {
     if (!out || !base || !newer || !nbase || !nnewer) return ludus__fail(LUDUS_EINVAL, "NULL argument or no runs");
@@ -1513,38 +1550,36 @@ int ludus_diff_create_runs(const ludus_analysis *const *base, uint32_t nbase, co
     if (!(d->run_t_df = ludus__calloc(nbase + nnewer + 1, sizeof *d->run_t_df))) goto oom;
     d->info.run_t = d->info.run_noise_known ? ludus__t_two_sided(d->desc.run_alpha, (double)(nbase + nnewer - 2))
                                             : ludus__z_two_sided(d->desc.run_alpha);
+    /* the t quantiles every entry may need, before the entries share them */
+    for (uint32_t t_df = 1; t_df <= nbase + nnewer; t_df++)
+        d->run_t_df[t_df] = ludus__t_two_sided(d->desc.run_alpha, (double)t_df);
     double *sds = ludus__malloc((d->n + 1) * sizeof *sds);
+    int *rcs = ludus__calloc(d->n + 1, sizeof *rcs);
     uint32_t nsds = 0;
-    if (!sds) goto oom;
+    if (!sds || !rcs) {
+        ludus__free(sds);
+        ludus__free(rcs);
+        goto oom;
+    }
+    /* Each entry reads the analyses and writes itself only: the entries are
+     * compared on the machine's cores when there is enough to share (a few
+     * thousand frames), on this thread otherwise (and a fault-injection
+     * test's allocations stay the arming thread's). */
+    compare_job job = {d, rcs};
+    uint64_t frames = A->sum.frames_complete + B->sum.frames_complete;
+    ludus__parallel_for(d->n, frames * d->n >= PARALLEL_CELLS ? ludus__diff_threads : 1u, compare_one, &job);
     for (uint32_t k = 0; k < d->n; k++) {
         ludus_site_diff *e = &d->e[k];
-        e->run_sd = NAN;
-        e->shift_lo = e->incl_shift_lo = -HUGE_VAL;
-        e->shift_hi = e->incl_shift_hi = HUGE_VAL;
-        e->p_calls = e->p_time = e->p_incl = e->p_calls_per_s = e->p_shift = e->p_total = 1;
-        e->total_lo = e->incl_total_lo = -HUGE_VAL;
-        e->total_hi = e->incl_total_hi = HUGE_VAL;
-        if (e->base_index < 0 || e->new_index < 0) { /* statistics of the side that has it */
-            const ludus_analysis *S = e->base_index >= 0 ? A : B;
-            int64_t i = e->base_index >= 0 ? e->base_index : e->new_index;
-            const ludus_duration_stats *x = e->is_path ? &S->nodes[i].pub.exclusive : &S->sites[i].pub.exclusive;
-            const ludus_duration_stats *y = e->is_path ? &S->nodes[i].pub.inclusive : &S->sites[i].pub.inclusive;
-            double cpf = e->is_path ? 0 : S->sites[i].pub.calls_per_frame;
-            if (e->base_index >= 0)
-                e->base_excl = *x, e->base_incl = *y, e->base_calls_per_frame = cpf;
-            else
-                e->new_excl = *x, e->new_incl = *y, e->new_calls_per_frame = cpf;
-            fill_rel(e);
-            e->verdict = e->base_index < 0 ? LUDUS_DIFF_NEW : LUDUS_DIFF_GONE;
-            continue;
-        }
-        if (compare_entry(d, e) != 0) {
+        if (rcs[k] != 0) {
             ludus__free(sds);
+            ludus__free(rcs);
             goto oom;
         }
+        if (e->base_index < 0 || e->new_index < 0) continue;
         if (isfinite(e->run_sd) && e->base_excl.count && e->new_excl.count) sds[nsds++] = e->run_sd;
         if (e->verdict & LUDUS_DIFF_UNDECIDED) d->info.undecided++;
     }
+    ludus__free(rcs);
     if (settle_machine(d) != 0 || settle_moved(d) != 0 || explain_inside(d) != 0) {
         ludus__free(sds);
         goto oom;

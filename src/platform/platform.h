@@ -77,6 +77,8 @@ LUDUS_HIDDEN int ludus__os_pid(void);
 LUDUS_HIDDEN const char *ludus__getenv(const char *name);
 /* The machine's physical memory in bytes (0: not known). */
 LUDUS_HIDDEN uint64_t ludus__phys_bytes(void);
+/* The processors online (1 when not known). */
+LUDUS_HIDDEN unsigned ludus__cpu_count(void);
 LUDUS_HIDDEN void ludus__yield(void);
 LUDUS_HIDDEN void ludus__cpu_relax(void);
 

@@ -51,6 +51,15 @@ uint64_t ludus__phys_bytes(void) {
     return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
 }
 
+unsigned ludus__cpu_count(void) {
+#ifdef _SC_NPROCESSORS_ONLN /* not POSIX, but every system we know has it */
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1u;
+#else
+    return 1u;
+#endif
+}
+
 void ludus__yield(void) {
     sched_yield();
 }

@@ -54,6 +54,12 @@ uint64_t ludus__phys_bytes(void) {
     return GlobalMemoryStatusEx(&m) ? (uint64_t)m.ullTotalPhys : 0;
 }
 
+unsigned ludus__cpu_count(void) {
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return si.dwNumberOfProcessors ? (unsigned)si.dwNumberOfProcessors : 1u;
+}
+
 int ludus__os_pid(void) {
     return (int)GetCurrentProcessId();
 }
