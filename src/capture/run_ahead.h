@@ -1,5 +1,5 @@
-/* A thread's runs loaded one ahead on a library thread (run_ahead.c): while
- * the normaliser and the pass read one run of a capture file, the next is
+/* A thread's runs loaded ahead on a library thread (run_ahead.c): while
+ * the normaliser and the pass read one run of a capture file, the next ones are
  * read, checked and decoded on another core. What a reader gets is what
  * the source's load_run gives, in the same order, errors included. */
 #ifndef LUDUS_RUN_AHEAD_H
