@@ -5,9 +5,11 @@
 #endif
 #include "platform.h"
 #include "alloc.h"
+#include "sync.h"
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +51,15 @@ const char *ludus__getenv(const char *name) {
 uint64_t ludus__phys_bytes(void) {
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
     return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
+int ludus__thread_start(ludus__thread *t, void *(*fn)(void *), void *arg) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the new thread inherits it */
+    int rc = pthread_create(t, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }
 
 unsigned ludus__cpu_count(void) {

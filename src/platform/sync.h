@@ -94,6 +94,8 @@ static inline void ludus__once_run(ludus__once *o, void (*fn)(void)) {
 #else /* POSIX threads */
 #include <pthread.h>
 
+#include "platform.h"
+
 typedef pthread_mutex_t ludus__mutex;
 typedef pthread_once_t ludus__once;
 #define LUDUS__MUTEX_INIT PTHREAD_MUTEX_INITIALIZER
@@ -132,12 +134,19 @@ static inline void ludus__cond_broadcast(ludus__cond *c) {
     pthread_cond_broadcast(c);
 }
 
-/* The library's own threads (journal, rolling window, prefault): 0 when fn
- * runs on a new thread. */
+/* The library's own threads (journal, rolling window, live view, stream
+ * writer, block loader, diff helpers): 0 when fn runs on a new thread,
+ * which blocks every signal, so the program's signals go to the program's
+ * threads (docs/capture.md). posix.c: the signal calls want a feature
+ * macro that not every includer defines. */
 typedef pthread_t ludus__thread;
+#ifdef _WIN32 /* mingw-w64: no signal to block */
 static inline int ludus__thread_start(ludus__thread *t, void *(*fn)(void *), void *arg) {
     return pthread_create(t, NULL, fn, arg);
 }
+#else
+LUDUS_HIDDEN int ludus__thread_start(ludus__thread *t, void *(*fn)(void *), void *arg);
+#endif
 static inline void ludus__thread_join(ludus__thread t) {
     pthread_join(t, NULL);
 }
