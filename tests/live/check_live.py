@@ -56,12 +56,17 @@ def start_demo(extra_env=None):
     p = subprocess.Popen([demo, "--no-capture", "--frames", "100000000"], env=env, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)
     procs.append(p)
-    # the block appears when the library loads: wait for it (not a timing assertion: up to 20 s)
+    # the block appears when the library loads, and is whole once its magic is written last:
+    # wait for both (not a timing assertion: up to 20 s; a watcher that comes between the two
+    # is told "still starting its live block (try again)")
     for _ in range(200):
         fds = os.path.join("/proc", str(p.pid), "fd")
         try:
-            if any(os.readlink(os.path.join(fds, f)).startswith("/memfd:ludus-live") for f in os.listdir(fds)):
-                return p
+            for f in os.listdir(fds):
+                if os.readlink(os.path.join(fds, f)).startswith("/memfd:ludus-live"):
+                    with open(os.path.join(fds, f), "rb") as block:
+                        if block.read(8) == b"LUDLIVE\0":
+                            return p
         except OSError:
             pass
         time.sleep(0.1)
