@@ -11,6 +11,7 @@
 #include <ludus/capture.h>
 #include <ludus/profiling.h>
 #include <dirent.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -109,9 +110,64 @@ static void test_prefault_thread_sleeps(void **state) {
     assert_true(after - before <= 2);
 }
 
+/* 1 when thread tid blocks signal sig (its SigBlk line in /proc). */
+static int blocks(long tid, int sig) {
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/status", tid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1; /* gone meanwhile */
+    unsigned long long mask = 0;
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) found = sscanf(line, "SigBlk: %llx", &mask) == 1;
+    fclose(f);
+    return found && (mask >> (sig - 1)) & 1;
+}
+
+/* The library's threads take none of the program's signals
+ * (docs/capture.md): the threads a streamed capture starts (its writer,
+ * ludus__thread_start's, and the prefault thread while it runs) block
+ * SIGINT, SIGTERM, SIGUSR1 and SIGPROF; the program's own thread blocks none
+ * of them. */
+static void test_library_threads_block_signals(void **state) {
+    (void)state;
+    const char *emu = getenv("LUDUS_TEST_EMULATOR");
+    if (emu && *emu) { /* qemu-user's own threads would be listed */
+        print_message("skipped under %s\n", emu);
+        return;
+    }
+    char dir[512], path[600];
+    assert_int_equal(lt_make_tmpdir(dir, sizeof dir, "quiet_threads"), 0);
+    snprintf(path, sizeof path, "%s/s.ludus", dir);
+    long old[MAX_TIDS];
+    int nold = list_threads(old);
+    ludus_capture_desc d = {.chunk_count = 64, .stream_path = path, .prefault = LUDUS_PREFAULT_AHEAD};
+    lt_begin(&d);
+    for (int i = 0; i < 200000; i++) {
+        LUDUS_PROFILE_SCOPE(Work);
+    }
+    static const int sigs[] = {SIGINT, SIGTERM, SIGUSR1, SIGPROF};
+    long now[MAX_TIDS];
+    int n = list_threads(now), checked = 0;
+    for (int i = 0; i < n; i++) {
+        if (listed(old, nold, now[i])) continue;
+        for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+            int b = blocks(now[i], sigs[k]);
+            if (b < 0) break;
+            lt_check(lt_what("library thread %ld blocks signal %d", now[i], sigs[k]), b == 1);
+        }
+        checked++;
+    }
+    lt_check(lt_what("the program's thread blocks SIGINT"), blocks((long)getpid(), SIGINT) == 0);
+    lt_end();
+    print_message("library threads checked: %d\n", checked);
+    assert_true(checked >= 1); /* the stream writer at least */
+    lt_remove_dir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prefault_thread_sleeps),
+        cmocka_unit_test(test_library_threads_block_signals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
