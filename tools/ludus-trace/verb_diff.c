@@ -107,6 +107,8 @@ static int diff_files(int argc, char **argv, const char **paths) {
     ludus_diff *d = NULL;
     int rc = an ? LT_OK : LT_BAD_INPUT;
     int want_gpu = o.source != LT_SOURCE_CPU;
+    int *rcs = rc ? NULL : calloc((size_t)npaths, sizeof *rcs);
+    if (!rc && !rcs) rc = LT_BAD_INPUT;
     if (!rc) {
         load_jobs j = {paths,
                        o.source == LT_SOURCE_GPU ? NULL : &o.desc,
@@ -114,20 +116,17 @@ static int diff_files(int argc, char **argv, const char **paths) {
                        want_gpu ? &gb : NULL,
                        want_gpu ? &gn : NULL,
                        (unsigned)split,
-                       NULL};
-        int *rcs = calloc((size_t)npaths, sizeof *rcs);
-        j.rc = rcs;
-        if (!rcs) rc = LT_BAD_INPUT;
+                       rcs};
         int stdin_in = 0; /* standard input is read by one thread, as it comes */
         for (int k = 0; k < npaths; k++) stdin_in |= !strcmp(paths[k], "-");
         char what[32];
         snprintf(what, sizeof what, "%d captures", npaths);
-        if (!rc) lt_busy_hold("diff", "reading and analysing", what);
-        if (!rc) lt_parallel((unsigned)npaths, stdin_in ? 1 : LOAD_THREADS, load_one, &j);
-        if (!rc) lt_busy_release();
+        lt_busy_hold("diff", "reading and analysing", what);
+        lt_parallel((unsigned)npaths, stdin_in ? 1 : LOAD_THREADS, load_one, &j);
+        lt_busy_release();
         for (int k = 0; !rc && k < npaths; k++) rc = rcs[k]; /* the first file's failure, as one by one */
-        free(rcs);
     }
+    free(rcs);
     if (!rc && o.source == LT_SOURCE_GPU && (!gb || !gn)) {
         fprintf(stderr, "ludus-trace diff: %s has no GPU sample\n", gb ? paths[split] : paths[0]);
         rc = LT_USAGE;
