@@ -198,41 +198,43 @@
     C(t, count, INTEGER, "how many")                                      \
     C(t, first_ts, INTEGER, "the first (NULL: not known)")
 
-/* Tables and views: T(name, doc, perfetto, select). perfetto: the trace
- * processor table it follows ("" none); select: a view's query over the
- * tables (NULL: a table, filled by the loader). */
+/* Tables and views: T(name, doc, perfetto, events, select). perfetto: the
+ * trace processor table it follows ("" none); events: 1 when its rows are
+ * the capture's events (ludus_analysis_rows: sql reads them from the file,
+ * sql_vtab.c), 0 when they are what the analysis or the file's tables hold
+ * (loaded); select: a view's query over the tables (NULL: a table). */
 #define LT_SQL_TABLES(T)                                                                              \
-    T(capture, "one row per capture file, with its metadata", "metadata", NULL)                       \
-    T(thread, "the threads of each capture", "thread", NULL)                                          \
-    T(slice, "every scope and span (lock waits too)", "slice", NULL)                                  \
-    T(args, "scope annotations (LUDUS_PROFILE_ANNOTATE)", "args", NULL)                               \
-    T(site, "the instrumented sites", "", NULL)                                                       \
-    T(path, "caller-context paths: the sites enclosing a slice, merged across threads", "", NULL)     \
-    T(frame, "frames, as ludus-trace report counts them", "", NULL)                                   \
-    T(counter_track, "counter, gauge, memory and plot tracks", "counter_track", NULL)                 \
-    T(counter, "every counter sample and frame snapshot", "counter", NULL)                            \
-    T(frame_counter, "each per-frame statistic's value in each frame", "", NULL)                      \
-    T(log, "log messages", "android_logs", NULL)                                                      \
-    T(instant, "markers, and where the library marked losses or a crash", "instant", NULL)            \
-    T(flow_event, "each end of a flow", "", NULL)                                                     \
-    T(flow, "flows: the slice each starts in and the slice it finishes in", "flow",                   \
+    T(capture, "one row per capture file, with its metadata", "metadata", 0, NULL)                    \
+    T(thread, "the threads of each capture", "thread", 0, NULL)                                       \
+    T(slice, "every scope and span (lock waits too)", "slice", 1, NULL)                               \
+    T(args, "scope annotations (LUDUS_PROFILE_ANNOTATE)", "args", 1, NULL)                            \
+    T(site, "the instrumented sites", "", 0, NULL)                                                    \
+    T(path, "caller-context paths: the sites enclosing a slice, merged across threads", "", 0, NULL)  \
+    T(frame, "frames, as ludus-trace report counts them", "", 0, NULL)                                \
+    T(counter_track, "counter, gauge, memory and plot tracks", "counter_track", 0, NULL)              \
+    T(counter, "every counter sample and frame snapshot", "counter", 1, NULL)                         \
+    T(frame_counter, "each per-frame statistic's value in each frame", "", 0, NULL)                   \
+    T(log, "log messages", "android_logs", 1, NULL)                                                   \
+    T(instant, "markers, and where the library marked losses or a crash", "instant", 1, NULL)         \
+    T(flow_event, "each end of a flow", "", 1, NULL)                                                  \
+    T(flow, "flows: the slice each starts in and the slice it finishes in", "flow", 0,                \
       "SELECT o.capture_id, o.flow_id, o.slice_id, i.slice_id, o.ts, i.ts FROM flow_event o JOIN "    \
       "flow_event i ON i.capture_id = o.capture_id AND i.flow_id = o.flow_id AND i.direction = 'in' " \
       "WHERE o.direction = 'out'")                                                                    \
-    T(lock_wait, "lock waits: the slices of category lock", "",                                       \
+    T(lock_wait, "lock waits: the slices of category lock", "", 0,                                    \
       "SELECT capture_id, id, ts, dur, name, utid, frame FROM slice WHERE category = 'lock'")         \
-    T(async_slice, "async zones, on their own tracks", "", NULL)                                      \
-    T(gpu_slice, "GPU passes and frame samples", "gpu_slice", NULL)                                   \
-    T(memory_domain, "memory domains at capture end, and what lies outside them", "", NULL)           \
-    T(drops, "every loss and refusal the capture counted, per thread and in all", "", NULL)
+    T(async_slice, "async zones, on their own tracks", "", 1, NULL)                                   \
+    T(gpu_slice, "GPU passes and frame samples", "gpu_slice", 0, NULL)                                \
+    T(memory_domain, "memory domains at capture end, and what lies outside them", "", 0, NULL)        \
+    T(drops, "every loss and refusal the capture counted, per thread and in all", "", 0, NULL)
 
 #define LT__SQL_COL_ENUM(t, name, type, doc) LT_##t##__##name,
-#define LT__SQL_TABLE_ENUM(name, doc, perfetto, select) \
+#define LT__SQL_TABLE_ENUM(name, doc, perfetto, events, select) \
     enum { LT_SQL_COLS_##name(LT__SQL_COL_ENUM, name) LT_##name##__COLS };
 LT_SQL_TABLES(LT__SQL_TABLE_ENUM)
 #undef LT__SQL_TABLE_ENUM
 #undef LT__SQL_COL_ENUM
-#define LT__SQL_TABLE_ID(name, doc, perfetto, select) LT_T_##name,
+#define LT__SQL_TABLE_ID(name, doc, perfetto, events, select) LT_T_##name,
 enum { LT_SQL_TABLES(LT__SQL_TABLE_ID) LT_SQL_TABLE_COUNT };
 #undef LT__SQL_TABLE_ID
 
@@ -243,25 +245,49 @@ typedef struct lt_sql_table {
     const char *name, *doc, *perfetto, *select;
     const lt_sql_column *cols;
     int ncols;
+    int events; /* its rows are the capture's events (sql_cells.c) */
 } lt_sql_table;
 extern const lt_sql_table lt_sql_tables[LT_SQL_TABLE_COUNT];
 
 /* sql_schema.c: the CREATE statements of every table and view (dialect
  * "sqlite", or "duckdb": BIGINT, DOUBLE, VARCHAR, which Spark reads too),
- * into a malloc'd string; --schema's text; the schema as JSON. */
-char *lt_sql_create_statements(const char *dialect);
+ * into a malloc'd string; with events_virtual, the event tables are made
+ * virtual tables of the module LT_SQL_MODULE (sql_vtab.c); --schema's text;
+ * the schema as JSON. */
+char *lt_sql_create_statements(const char *dialect, int events_virtual);
 void lt_sql_schema_text(FILE *f);
 void lt_sql_schema_json(FILE *f);
 
+/* sql_cells.c: an event row as the cells of its table's columns, the one
+ * description the loader and the virtual tables share. */
+enum { LT_CELL_NULL = 0, LT_CELL_INT, LT_CELL_REAL, LT_CELL_TEXT };
+typedef struct lt_sql_cell {
+    int type;
+    int64_t i; /* an integer */
+    double d;  /* a real */
+    const char *s;
+    size_t n; /* a text: n bytes at s */
+} lt_sql_cell;
+#define LT_SQL_MAX_COLS 24
+/* The table (LT_T_*) a row of ludus_analysis_rows goes to, its cells
+ * filled; -1: none. *args_of carries what the ARG rows before a slice said
+ * (start it at LUDUS_ROW_NONE); cells: LT_SQL_MAX_COLS of them. Texts point
+ * into the row or the analysis. */
+int lt_sql_row_cells(const ludus_row *r, int64_t capture_id, uint64_t *args_of, lt_sql_cell *cells);
+
 /* sql_load.c: a database the captures load into, one at a time. */
+typedef struct lt_sql_vtabs lt_sql_vtabs;
 typedef struct lt_sql_db {
     sqlite3 *db;
     sqlite3_stmt *insert[LT_SQL_TABLE_COUNT]; /* NULL for views */
     int64_t next_capture;
+    lt_sql_vtabs *events; /* non-NULL: the event tables read the files (sql_vtab.c) */
+    int internal;         /* the tables' own statements run: the authorizer lets them write */
 } lt_sql_db;
 /* Opens path ("": a temporary on disk, removed at close) with the tables
- * made; an exit code, the problem said. */
-int lt_sql_db_open(const char *verb, const char *path, lt_sql_db *d);
+ * made; an exit code, the problem said. events_virtual: the event tables are
+ * read from the capture files by each query (sql_vtab.c), not loaded. */
+int lt_sql_db_open(const char *verb, const char *path, int events_virtual, lt_sql_db *d);
 /* Loads one capture file (or "-") as capture next_capture; an exit code
  * (a damaged file names its offset, as report does). */
 int lt_sql_db_load(const char *verb, lt_sql_db *d, const char *path, const ludus_cut_desc *cut);
@@ -275,6 +301,32 @@ void lt_sql_db_close(lt_sql_db *d);
 int lt_sql_db_seal(const char *verb, lt_sql_db *d);
 /* Registers percentile(x, p) and median(x) on db. */
 int lt_sql_functions(sqlite3 *db);
+/* Loads table's rows of every capture d was given into temp.name (the
+ * virtual tables' copy, sql_vtab.c); an SQLite code, *err an sqlite3
+ * malloc'd message. */
+int lt_sql_db_copy_events(lt_sql_db *d, int table, const char *name, char **err);
+
+/* sql_vtab.c: the event tables as virtual tables over the capture files. */
+#define LT_SQL_MODULE "ludus_events"
+/* Registers the module on d->db and makes d->events; an SQLite code. */
+int lt_sql_vtabs_init(lt_sql_db *d);
+/* Adds a capture the event tables read: path (not "-": it is read once), cut
+ * (NULL: whole), its id; a and c, the capture and its analysis the loader made,
+ * are kept for the scans (the last one given; the earlier ones are
+ * released, and opened again by a scan). An SQLite code. */
+int lt_sql_vtabs_add(lt_sql_db *d, const char *path, const ludus_cut_desc *cut, int64_t id, uint64_t events,
+                     ludus_capture *file, ludus_capture *c, ludus_analysis *a);
+void lt_sql_vtabs_free(lt_sql_db *d);
+/* The i-th capture (0, 1, ...) and its analysis, for one user at a time:
+ * 1, with *id, *c, *a set (give them back with lt_sql_vtabs_capture_done);
+ * 0 past the last; -1 when it cannot be opened again (*err says why). */
+int lt_sql_vtabs_capture(lt_sql_db *d, size_t i, int64_t *id, ludus_capture **c, ludus_analysis **a, char **err);
+void lt_sql_vtabs_capture_done(lt_sql_db *d, size_t i, ludus_capture *c, ludus_analysis *a);
+/* A failed read's text: this thread's detail (which file, which offset). */
+const char *lt_sql_vtabs_error_text(int rc);
+
+/* verb_sql.c: 1 when path is a regular file (it can be read again). */
+int lt_regular_file(const char *path);
 
 /* sql_out.c: a query's results. */
 enum lt_sql_mode { LT_SQL_TABLE = 0, LT_SQL_CSV, LT_SQL_JSON, LT_SQL_JSONL };

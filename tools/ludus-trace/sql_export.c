@@ -51,7 +51,7 @@ static int export_sqlite(const char *verb, const char *in, const char *out, cons
     }
     close(fd); /* SQLite opens it by name: an empty file is an empty database */
     lt_sql_db d;
-    int rc = lt_sql_db_open(verb, tmp, &d);
+    int rc = lt_sql_db_open(verb, tmp, 0, &d);
     if (rc == LT_OK) {
         rc = lt_sql_db_load(verb, &d, in, cut);
         if (rc == LT_OK) rc = lt_sql_db_index(verb, &d);
@@ -110,11 +110,11 @@ static int export_dir(const char *verb, const char *in, const char *dir, int mod
         return LT_IO;
     }
     lt_sql_db d;
-    int rc = lt_sql_db_open(verb, "", &d);
+    int rc = lt_sql_db_open(verb, "", lt_regular_file(in), &d); /* the event tables read from the file */
     if (rc != LT_OK) return rc;
     rc = lt_sql_db_load(verb, &d, in, cut);
     const char *ext = mode == LT_SQL_CSV ? "csv" : "jsonl";
-    char *schema = rc == LT_OK ? lt_sql_create_statements("duckdb") : NULL;
+    char *schema = rc == LT_OK ? lt_sql_create_statements("duckdb", 0) : NULL;
     if (rc == LT_OK && !schema) rc = LT_IO;
     size_t cap = 4096, len = 0;
     char *load = rc == LT_OK ? malloc(cap) : NULL;

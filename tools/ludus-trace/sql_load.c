@@ -1,9 +1,11 @@
 /* Loads captures into a SQLite database, one at a time: each is opened,
  * analysed (the analysis gives frames, paths and per-frame values), its
  * events streamed through ludus_analysis_rows into the tables of sql.h in
- * one transaction, and released before the next is opened. The database is
- * a file (or a temporary on disk), so memory stays what SQLite's page cache
- * and one capture's analysis take, whatever the number of captures. */
+ * one transaction (unless the event tables are virtual, sql_vtab.c: then
+ * the capture and its analysis go to them), and released before the next
+ * is opened. The database is a file (or a temporary on disk), so memory
+ * stays what SQLite's page cache and one capture's analysis take, whatever
+ * the number of captures. */
 #ifdef LUDUS_TRACE_SQLITE
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -23,7 +25,7 @@ static int db_error(const char *verb, sqlite3 *db, const char *what) {
     return LT_IO;
 }
 
-int lt_sql_db_open(const char *verb, const char *path, lt_sql_db *d) {
+int lt_sql_db_open(const char *verb, const char *path, int events_virtual, lt_sql_db *d) {
     memset(d, 0, sizeof *d);
     d->next_capture = 1;
     if (sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
@@ -37,18 +39,19 @@ int lt_sql_db_open(const char *verb, const char *path, lt_sql_db *d) {
              "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE; "
              "PRAGMA cache_size = -%d;",
              LT_SQL_CACHE_KIB);
-    char *create = lt_sql_create_statements("sqlite");
+    char *create = lt_sql_create_statements("sqlite", events_virtual);
     if (!create) {
         fprintf(stderr, "ludus-trace %s: out of memory\n", verb);
         lt_sql_db_close(d);
         return LT_IO;
     }
-    int bad = sqlite3_exec(d->db, pragmas, NULL, NULL, NULL) != SQLITE_OK ||
+    int bad = (events_virtual && lt_sql_vtabs_init(d) != SQLITE_OK) ||
+              sqlite3_exec(d->db, pragmas, NULL, NULL, NULL) != SQLITE_OK ||
               sqlite3_exec(d->db, create, NULL, NULL, NULL) != SQLITE_OK || lt_sql_functions(d->db) != SQLITE_OK;
     free(create);
     for (int i = 0; i < LT_SQL_TABLE_COUNT && !bad; i++) {
         const lt_sql_table *t = &lt_sql_tables[i];
-        if (t->select) continue;
+        if (t->select || (t->events && d->events)) continue;
         char sql[1024];
         int n = snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (", t->name);
         for (int c = 0; c < t->ncols; c++) n += snprintf(sql + n, sizeof sql - (size_t)n, c ? ",?" : "?");
@@ -66,6 +69,7 @@ int lt_sql_db_open(const char *verb, const char *path, lt_sql_db *d) {
 void lt_sql_db_close(lt_sql_db *d) {
     for (int i = 0; i < LT_SQL_TABLE_COUNT; i++) sqlite3_finalize(d->insert[i]);
     sqlite3_close(d->db);
+    lt_sql_vtabs_free(d);
     memset(d, 0, sizeof *d);
 }
 
@@ -82,6 +86,7 @@ static int read_pragma(const char *name) {
 
 /* The authorizer of a sealed database: reading only. */
 static int authorize(void *ud, int action, const char *a, const char *b, const char *db, const char *trigger) {
+    if (((const lt_sql_db *)ud)->internal) return SQLITE_OK; /* the virtual tables' copy (sql_vtab.c) */
     (void)ud;
     (void)b;
     (void)db;
@@ -100,19 +105,21 @@ static int authorize(void *ud, int action, const char *a, const char *b, const c
 }
 
 int lt_sql_db_seal(const char *verb, lt_sql_db *d) {
-    if (sqlite3_set_authorizer(d->db, authorize, NULL) != SQLITE_OK)
+    if (sqlite3_set_authorizer(d->db, authorize, d) != SQLITE_OK)
         return db_error(verb, d->db, "making the database read-only");
     sqlite3_limit(d->db, SQLITE_LIMIT_ATTACHED, 0); /* VACUUM INTO attaches its file */
     return LT_OK;
 }
 
 int lt_sql_db_index(const char *verb, lt_sql_db *d) {
-    static const char *const sql = "CREATE INDEX slice_by_name ON slice(name);"
-                                   "CREATE INDEX slice_by_frame ON slice(capture_id, frame);"
-                                   "CREATE INDEX frame_counter_by_frame ON frame_counter(capture_id, frame);"
-                                   "CREATE INDEX args_by_set ON args(capture_id, arg_set_id);"
-                                   "ANALYZE;";
-    if (sqlite3_exec(d->db, sql, NULL, NULL, NULL) != SQLITE_OK) return db_error(verb, d->db, "indexing");
+    static const char *const events = "CREATE INDEX slice_by_name ON slice(name);"
+                                      "CREATE INDEX slice_by_frame ON slice(capture_id, frame);"
+                                      "CREATE INDEX args_by_set ON args(capture_id, arg_set_id);";
+    static const char *const rest = "CREATE INDEX frame_counter_by_frame ON frame_counter(capture_id, frame);"
+                                    "ANALYZE;";
+    if ((!d->events && sqlite3_exec(d->db, events, NULL, NULL, NULL) != SQLITE_OK) ||
+        sqlite3_exec(d->db, rest, NULL, NULL, NULL) != SQLITE_OK)
+        return db_error(verb, d->db, "indexing");
     return LT_OK;
 }
 
@@ -124,6 +131,8 @@ typedef struct loader {
     const ludus_analysis *a;
     int failed;       /* an SQLite error: said once */
     uint64_t args_of; /* the slice the last ARG rows annotated (they come just before it) */
+    int only;         /* >= 0: the rows of this table only, through only_insert (a copy) */
+    sqlite3_stmt *only_insert;
 } loader;
 
 static sqlite3_stmt *st(loader *l, int table) {
@@ -147,12 +156,6 @@ static void b_text(sqlite3_stmt *s, int col, const char *v) {
     else
         sqlite3_bind_null(s, col + 1);
 }
-static void b_textn(sqlite3_stmt *s, int col, const char *v, size_t n) {
-    if (v)
-        sqlite3_bind_text64(s, col + 1, v, n, SQLITE_STATIC, SQLITE_UTF8);
-    else
-        sqlite3_bind_null(s, col + 1);
-}
 /* Steps the row bound; 0, or -1 with the error noted. */
 static int row_done(loader *l, int table) {
     sqlite3_stmt *s = st(l, table);
@@ -163,104 +166,32 @@ static int row_done(loader *l, int table) {
     return -1;
 }
 
-static const char *const levels[] = {"debug", "info", "warning", "error"};
+/* Binds a row's cells to its table's INSERT and steps it. */
+static int insert_cells(loader *l, sqlite3_stmt *s, int table, const lt_sql_cell *cells) {
+    for (int i = 0; i < lt_sql_tables[table].ncols; i++) {
+        const lt_sql_cell *c = &cells[i];
+        if (c->type == LT_CELL_INT)
+            sqlite3_bind_int64(s, i + 1, c->i);
+        else if (c->type == LT_CELL_REAL)
+            sqlite3_bind_double(s, i + 1, c->d);
+        else if (c->type == LT_CELL_TEXT)
+            sqlite3_bind_text64(s, i + 1, c->s, c->n, SQLITE_STATIC, SQLITE_UTF8);
+        else
+            sqlite3_bind_null(s, i + 1);
+    }
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc == SQLITE_DONE) return 0;
+    l->failed = 1;
+    return -1;
+}
 
 static int on_row(void *ud, const ludus_row *r) {
     loader *l = ud;
-    sqlite3_stmt *s;
-    int none_open = r->slice_id == LUDUS_ROW_NONE;
-    switch (r->kind) {
-    case LUDUS_ROW_SLICE:
-        s = st(l, LT_T_slice);
-        b_int(s, LT_slice__capture_id, l->cap);
-        b_int(s, LT_slice__id, (int64_t)r->id);
-        b_int(s, LT_slice__ts, r->ts_ns);
-        b_int(s, LT_slice__dur, r->dur_ns);
-        b_text(s, LT_slice__name, r->name);
-        b_text(s, LT_slice__category, r->category);
-        b_int(s, LT_slice__depth, r->depth);
-        b_opt(s, LT_slice__parent_id, r->parent_id != LUDUS_ROW_NONE, (int64_t)r->parent_id);
-        b_int(s, LT_slice__utid, r->thread);
-        b_int(s, LT_slice__lane, r->lane);
-        b_int(s, LT_slice__frame, (int64_t)r->frame);
-        b_opt(s, LT_slice__path_id, r->path != UINT32_MAX, r->path);
-        b_opt(s, LT_slice__site_id, r->site != UINT32_MAX, r->site);
-        b_opt(s, LT_slice__arg_set_id, l->args_of == r->id, (int64_t)r->id);
-        b_int(s, LT_slice__incomplete, (r->flags & LUDUS_ROW_INCOMPLETE) != 0);
-        b_int(s, LT_slice__unwound, (r->flags & LUDUS_ROW_UNWOUND) != 0);
-        b_int(s, LT_slice__is_span, (r->flags & LUDUS_ROW_SPAN) != 0);
-        return row_done(l, LT_T_slice);
-    case LUDUS_ROW_ARG:
-        l->args_of = r->slice_id;
-        s = st(l, LT_T_args);
-        b_int(s, LT_args__capture_id, l->cap);
-        b_int(s, LT_args__arg_set_id, (int64_t)r->slice_id);
-        b_text(s, LT_args__key, r->name);
-        b_text(s, LT_args__value_type, r->value_type == 1 ? "int" : r->value_type == 2 ? "real" : "string");
-        b_opt(s, LT_args__int_value, r->value_type == 1, r->int_value);
-        if (r->value_type == 2)
-            b_real(s, LT_args__real_value, r->real_value);
-        else
-            sqlite3_bind_null(s, LT_args__real_value + 1);
-        b_textn(s, LT_args__string_value, r->value_type == 3 ? r->text : NULL, r->text_len);
-        return row_done(l, LT_T_args);
-    case LUDUS_ROW_INSTANT:
-        s = st(l, LT_T_instant);
-        b_int(s, LT_instant__capture_id, l->cap);
-        b_int(s, LT_instant__ts, r->ts_ns);
-        b_int(s, LT_instant__utid, r->thread);
-        b_text(s, LT_instant__name, r->name);
-        b_text(s, LT_instant__category, r->category);
-        b_int(s, LT_instant__frame, (int64_t)r->frame);
-        b_opt(s, LT_instant__slice_id, !none_open, (int64_t)r->slice_id);
-        b_opt(s, LT_instant__value, r->int_value != 0, r->int_value);
-        return row_done(l, LT_T_instant);
-    case LUDUS_ROW_COUNTER:
-        s = st(l, LT_T_counter);
-        b_int(s, LT_counter__capture_id, l->cap);
-        b_int(s, LT_counter__ts, r->ts_ns);
-        b_opt(s, LT_counter__track_id, r->counter != UINT32_MAX, r->counter);
-        b_real(s, LT_counter__value, r->real_value);
-        b_int(s, LT_counter__utid, r->thread);
-        b_int(s, LT_counter__frame, (int64_t)r->frame);
-        return row_done(l, LT_T_counter);
-    case LUDUS_ROW_MESSAGE:
-        s = st(l, LT_T_log);
-        b_int(s, LT_log__capture_id, l->cap);
-        b_int(s, LT_log__ts, r->ts_ns);
-        b_int(s, LT_log__utid, r->thread);
-        b_text(s, LT_log__level, r->level >= 0 && r->level < 4 ? levels[r->level] : "info");
-        b_textn(s, LT_log__msg, r->text ? r->text : "", r->text ? r->text_len : 0);
-        b_int(s, LT_log__frame, (int64_t)r->frame);
-        b_opt(s, LT_log__slice_id, !none_open, (int64_t)r->slice_id);
-        return row_done(l, LT_T_log);
-    case LUDUS_ROW_FLOW:
-        s = st(l, LT_T_flow_event);
-        b_int(s, LT_flow_event__capture_id, l->cap);
-        b_int(s, LT_flow_event__flow_id, r->int_value);
-        b_text(s, LT_flow_event__direction, r->flags & LUDUS_ROW_FLOW_IN ? "in" : "out");
-        b_int(s, LT_flow_event__ts, r->ts_ns);
-        b_int(s, LT_flow_event__utid, r->thread);
-        b_opt(s, LT_flow_event__slice_id, !none_open, (int64_t)r->slice_id);
-        b_text(s, LT_flow_event__name, r->site != UINT32_MAX ? r->name : NULL);
-        return row_done(l, LT_T_flow_event);
-    case LUDUS_ROW_ASYNC:
-        s = st(l, LT_T_async_slice);
-        b_int(s, LT_async_slice__capture_id, l->cap);
-        b_int(s, LT_async_slice__id, (int64_t)r->id);
-        b_int(s, LT_async_slice__ts, r->ts_ns);
-        b_int(s, LT_async_slice__dur, r->dur_ns);
-        b_text(s, LT_async_slice__name, r->name);
-        b_textn(s, LT_async_slice__track, r->text, r->text_len);
-        b_int(s, LT_async_slice__depth, r->depth);
-        b_opt(s, LT_async_slice__utid, r->thread != UINT32_MAX, r->thread);
-        b_opt(s, LT_async_slice__end_utid, r->end_thread != UINT32_MAX, r->end_thread);
-        b_int(s, LT_async_slice__incomplete, (r->flags & LUDUS_ROW_INCOMPLETE) != 0);
-        b_int(s, LT_async_slice__frame, (int64_t)r->frame);
-        return row_done(l, LT_T_async_slice);
-    default:
-        return 0;
-    }
+    lt_sql_cell cells[LT_SQL_MAX_COLS];
+    int table = lt_sql_row_cells(r, l->cap, &l->args_of, cells);
+    if (table < 0 || (l->only >= 0 && table != l->only)) return 0;
+    return insert_cells(l, l->only >= 0 ? l->only_insert : st(l, table), table, cells);
 }
 
 static int load_capture_row(loader *l, const char *path, ludus_capture *c, const ludus_capture_info *info,
@@ -501,7 +432,7 @@ int lt_sql_db_load(const char *verb, lt_sql_db *d, const char *path, const ludus
         lt_capture_release(file);
         return lt_an_exit_code(rc);
     }
-    loader l = {d, d->next_capture, a, 0, LUDUS_ROW_NONE};
+    loader l = {d, d->next_capture, a, 0, LUDUS_ROW_NONE, -1, NULL};
     ludus_capture_info info;
     ludus_analysis_summary as;
     ludus_capture_get_info(c, &info);
@@ -514,6 +445,9 @@ int lt_sql_db_load(const char *verb, lt_sql_db *d, const char *path, const ludus
     if (load_capture_row(&l, path, c, &info, &as) || load_threads_and_drops(&l, c, &info, &as) ||
         load_sites_and_paths(&l, a) || load_frames_and_counters(&l, a) || load_memory_and_gpu(&l, c)) {
         rc = l.failed ? 0 : 1; /* not SQLite's: out of memory */
+    } else if (d->events) {    /* the event tables read the file when a query asks */
+        rc = lt_sql_vtabs_add(d, path, cut, l.cap, info.summary.events, file, c, a) == SQLITE_OK ? 0 : 1;
+        if (rc == 0) file = c = NULL, a = NULL; /* kept */
     } else {
         rc = ludus_analysis_rows(a, c, on_row, &l);
     }
@@ -535,6 +469,38 @@ done:
     ludus_capture_release(c);
     lt_capture_release(file);
     return status;
+}
+
+int lt_sql_db_copy_events(lt_sql_db *d, int table, const char *name, char **err) {
+    const lt_sql_table *t = &lt_sql_tables[table];
+    char sql[1024];
+    int n = snprintf(sql, sizeof sql, "INSERT INTO temp.%s VALUES (", name);
+    for (int c = 0; c < t->ncols; c++) n += snprintf(sql + n, sizeof sql - (size_t)n, c ? ",?" : "?");
+    snprintf(sql + n, sizeof sql - (size_t)n, ")");
+    loader l = {d, 0, NULL, 0, LUDUS_ROW_NONE, table, NULL};
+    int rc = sqlite3_prepare_v2(d->db, sql, -1, &l.only_insert, NULL);
+    for (size_t i = 0; rc == SQLITE_OK; i++) {
+        ludus_capture *c;
+        ludus_analysis *a;
+        int got = lt_sql_vtabs_capture(d, i, &l.cap, &c, &a, err);
+        if (got <= 0) {
+            if (got < 0) rc = SQLITE_ERROR;
+            break;
+        }
+        l.a = a;
+        l.args_of = LUDUS_ROW_NONE;
+        int r = ludus_analysis_rows(a, c, on_row, &l);
+        lt_sql_vtabs_capture_done(d, i, c, a);
+        if (l.failed) {
+            rc = SQLITE_ERROR;
+            *err = sqlite3_mprintf("%s", sqlite3_errmsg(d->db));
+        } else if (r) {
+            rc = SQLITE_ERROR;
+            *err = sqlite3_mprintf("capture %lld: %s", (long long)l.cap, lt_sql_vtabs_error_text(r));
+        }
+    }
+    sqlite3_finalize(l.only_insert);
+    return rc;
 }
 
 /* ---- functions: percentile(x, p) and median(x), nearest rank ---- */

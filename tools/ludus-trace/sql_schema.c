@@ -10,14 +10,15 @@
 #include "sql.h"
 
 #define LT__SQL_COL(t, name, type, doc) {#name, #type, doc},
-#define LT__SQL_COLS(name, doc, perfetto, select) \
+#define LT__SQL_COLS(name, doc, perfetto, events, select) \
     static const lt_sql_column cols_##name[] = {LT_SQL_COLS_##name(LT__SQL_COL, name)};
 LT_SQL_TABLES(LT__SQL_COLS)
 #undef LT__SQL_COLS
 #undef LT__SQL_COL
 
 const lt_sql_table lt_sql_tables[LT_SQL_TABLE_COUNT] = {
-#define LT__SQL_TABLE(name, doc, perfetto, select) {#name, doc, perfetto, select, cols_##name, LT_##name##__COLS},
+#define LT__SQL_TABLE(name, doc, perfetto, events, select) \
+    {#name, doc, perfetto, select, cols_##name, LT_##name##__COLS, events},
     LT_SQL_TABLES(LT__SQL_TABLE)
 #undef LT__SQL_TABLE
 };
@@ -51,10 +52,16 @@ static const char *type_in(const char *dialect, const char *type) {
     return !strcmp(type, "INTEGER") ? "BIGINT" : !strcmp(type, "REAL") ? "DOUBLE" : "VARCHAR";
 }
 
-char *lt_sql_create_statements(const char *dialect) {
+char *lt_sql_create_statements(const char *dialect, int events_virtual) {
     sbuf b = {0};
     for (int i = 0; i < LT_SQL_TABLE_COUNT; i++) {
         const lt_sql_table *t = &lt_sql_tables[i];
+        if (t->events && events_virtual) {
+            put(&b, "CREATE VIRTUAL TABLE ");
+            put(&b, t->name); /* constant text */
+            put(&b, " USING " LT_SQL_MODULE ";\n");
+            continue;
+        }
         put(&b, t->select ? "CREATE VIEW " : "CREATE TABLE ");
         put(&b, t->name); /* constant text */
         put(&b, t->select ? " (" : " (\n");

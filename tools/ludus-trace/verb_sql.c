@@ -1,8 +1,8 @@
 /* ludus-trace sql CAPTURE|DIR... ['QUERY']: SQL over captures. The captures
- * are loaded one at a time into a temporary on-disk SQLite database (the
- * tables of sql.h; memory stays what SQLite's page cache and one capture's
- * analysis take), then the query runs; without one, a prompt reads
- * statements from standard input. Results: an aligned table on a terminal,
+ * are opened and analysed one at a time, what the analysis knows loaded into
+ * a temporary on-disk SQLite database (the tables of sql.h), while the event
+ * tables read the files at each query (sql_vtab.c); then the query runs;
+ * without one, a prompt reads statements from standard input. Results: an aligned table on a terminal,
  * CSV otherwise (--csv, --json, --jsonl, --table choose). Without SQLite at
  * build time the verb says so. */
 #define _POSIX_C_SOURCE 200809L
@@ -47,6 +47,11 @@ static void paths_free(paths *p) {
 
 static int by_name(const void *x, const void *y) {
     return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+int lt_regular_file(const char *path) {
+    struct stat s;
+    return strcmp(path, "-") != 0 && stat(path, &s) == 0 && S_ISREG(s.st_mode);
 }
 
 static int is_dir(const char *path) {
@@ -249,8 +254,12 @@ static int run_sql(int argc, char **argv) {
         rc = lt_usage(&sql_verb, "-o OUT takes a query's results (the prompt writes to standard output)");
         goto out;
     }
+    /* The event tables read the files at each query (sql_vtab.c); a capture
+     * from standard input or a FIFO can be read once only: loaded. */
+    int events_virtual = 1;
+    for (size_t i = 0; i < files.n; i++) events_virtual &= lt_regular_file(files.v[i]);
     lt_sql_db d;
-    if ((rc = lt_sql_db_open("sql", "", &d)) != LT_OK) goto out;
+    if ((rc = lt_sql_db_open("sql", "", events_virtual, &d)) != LT_OK) goto out;
     rc = load_all("sql", &d, files.v, files.n);
     if (rc == LT_OK && query) {
         lt_out o;
