@@ -115,8 +115,10 @@ int lt_sql_db_index(const char *verb, lt_sql_db *d) {
     static const char *const events = "CREATE INDEX slice_by_name ON slice(name);"
                                       "CREATE INDEX slice_by_frame ON slice(capture_id, frame);"
                                       "CREATE INDEX args_by_set ON args(capture_id, arg_set_id);";
+    /* ANALYZE reads a sample of each index (analysis_limit): the planner's
+     * statistics without a pass over every row of a long capture's frames */
     static const char *const rest = "CREATE INDEX frame_counter_by_frame ON frame_counter(capture_id, frame);"
-                                    "ANALYZE;";
+                                    "PRAGMA analysis_limit = 1000; ANALYZE;";
     if ((!d->events && sqlite3_exec(d->db, events, NULL, NULL, NULL) != SQLITE_OK) ||
         sqlite3_exec(d->db, rest, NULL, NULL, NULL) != SQLITE_OK)
         return db_error(verb, d->db, "indexing");
