@@ -14,7 +14,7 @@
     than SQLite; skipped with a message where node or its package is
     missing, failed in CI, LUDUS_CI=1).
 usage: check_sql.py DEMO LUDUS_TRACE HOSTILE_NAMES WORKDIR ROOT"""
-import csv, io, json, os, re, shutil, sqlite3, stat, subprocess, sys
+import csv, io, json, os, re, shutil, sqlite3, stat, subprocess, sys, time
 
 demo, tool, hostile, work, root = sys.argv[1:6]
 shutil.rmtree(work, ignore_errors=True)
@@ -364,6 +364,9 @@ demo_bytes = open(os.path.join(work, "demo.ludus"), "rb").read()
 
 
 def feed(path):
+    # The writer comes late, as on a busy machine: the reader waits for it
+    # (it read an empty file before, 2 runs in 10 beside two burners).
+    time.sleep(0.5)
     with open(path, "wb") as f:
         f.write(demo_bytes)
 

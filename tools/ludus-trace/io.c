@@ -11,6 +11,7 @@
 #include <unistd.h>
 #ifndef _WIN32
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #endif
 #ifdef _WIN32
@@ -106,6 +107,14 @@ static int open_input(const char *path, int *is_stream) {
         return -1;
     }
     if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode)) {
+        /* A FIFO whose writer has not opened it yet reads as empty: wait
+         * for its first bytes, or for a writer that closes it (poll: on
+         * Linux a FIFO opened without a writer reports neither until one
+         * came). Found on a busy machine: the writer came after the read. */
+        struct pollfd pf = {fd, POLLIN, 0};
+        if (S_ISFIFO(st.st_mode))
+            while (poll(&pf, 1, -1) < 0 && errno == EINTR) {
+            }
         int fl = fcntl(fd, F_GETFL);
         if (fl != -1) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
         *is_stream = 1;
