@@ -288,6 +288,10 @@ typedef struct lt_sql_db {
  * made; an exit code, the problem said. events_virtual: the event tables are
  * read from the capture files by each query (sql_vtab.c), not loaded. */
 int lt_sql_db_open(const char *verb, const char *path, int events_virtual, lt_sql_db *d);
+/* The analysis every capture is made with, by the loader and by the
+ * virtual tables' scans alike (their rows' frames and paths must be the
+ * loaded tables'). */
+void lt_sql_analysis_desc(ludus_analysis_desc *desc);
 /* Loads one capture file (or "-") as capture next_capture; an exit code
  * (a damaged file names its offset, as report does). */
 int lt_sql_db_load(const char *verb, lt_sql_db *d, const char *path, const ludus_cut_desc *cut);
@@ -321,7 +325,7 @@ void lt_sql_vtabs_free(lt_sql_db *d);
  * 1, with *id, *c, *a set (give them back with lt_sql_vtabs_capture_done);
  * 0 past the last; -1 when it cannot be opened again (*err says why). */
 int lt_sql_vtabs_capture(lt_sql_db *d, size_t i, int64_t *id, ludus_capture **c, ludus_analysis **a, char **err);
-void lt_sql_vtabs_capture_done(lt_sql_db *d, size_t i, ludus_capture *c, ludus_analysis *a);
+void lt_sql_vtabs_capture_done(lt_sql_db *d, ludus_capture *c, ludus_analysis *a);
 /* A failed read's text: this thread's detail (which file, which offset). */
 const char *lt_sql_vtabs_error_text(int rc);
 

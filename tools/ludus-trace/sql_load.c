@@ -414,6 +414,10 @@ static int load_memory_and_gpu(loader *l, ludus_capture *c) {
     return 0;
 }
 
+void lt_sql_analysis_desc(ludus_analysis_desc *desc) {
+    memset(desc, 0, sizeof *desc); /* the whole capture, the defaults */
+}
+
 int lt_sql_db_load(const char *verb, lt_sql_db *d, const char *path, const ludus_cut_desc *cut) {
     ludus_capture *file = NULL, *c = NULL;
     ludus_analysis *a = NULL;
@@ -428,7 +432,7 @@ int lt_sql_db_load(const char *verb, lt_sql_db *d, const char *path, const ludus
         return rc == LUDUS_EINVAL ? LT_USAGE : lt_an_exit_code(rc);
     }
     ludus_analysis_desc desc;
-    memset(&desc, 0, sizeof desc);
+    lt_sql_analysis_desc(&desc);
     lt_busy_begin(verb, "loading", path);
     if ((rc = ludus_analysis_create(c, &desc, &a)) != 0) {
         lt_busy_end();
@@ -495,7 +499,7 @@ int lt_sql_db_copy_events(lt_sql_db *d, int table, const char *name, char **err)
         l.a = a;
         l.args_of = LUDUS_ROW_NONE;
         int r = ludus_analysis_rows(a, c, on_row, &l);
-        lt_sql_vtabs_capture_done(d, i, c, a);
+        lt_sql_vtabs_capture_done(d, c, a);
         if (l.failed) {
             rc = SQLITE_ERROR;
             *err = sqlite3_mprintf("%s", sqlite3_errmsg(d->db));

@@ -33,7 +33,6 @@ typedef struct source {
     ludus_cut_desc cut;
     uint32_t *threads; /* the cut's thread list, owned */
     int64_t id;
-    uint64_t events;
 } source;
 
 struct lt_sql_vtabs {
@@ -93,7 +92,6 @@ int lt_sql_vtabs_add(lt_sql_db *d, const char *path, const ludus_cut_desc *cut, 
         }
     }
     s->id = id;
-    s->events = events;
     v->events += events;
     kept_free(v);
     v->kept_i = v->n++;
@@ -119,7 +117,7 @@ int lt_sql_vtabs_capture(lt_sql_db *d, size_t i, int64_t *id, ludus_capture **c,
     }
     ludus_capture *file = NULL, *cut = NULL;
     ludus_analysis_desc desc; /* the loader's: the rows' frames and paths are the other tables' */
-    memset(&desc, 0, sizeof desc);
+    lt_sql_analysis_desc(&desc);
     int rc = ludus_capture_open(s->path, &file);
     if (!rc && s->has_cut) {
         rc = ludus_capture_cut(file, &s->cut, &cut); /* it holds its source */
@@ -137,9 +135,8 @@ int lt_sql_vtabs_capture(lt_sql_db *d, size_t i, int64_t *id, ludus_capture **c,
     return 1;
 }
 
-void lt_sql_vtabs_capture_done(lt_sql_db *d, size_t i, ludus_capture *c, ludus_analysis *a) {
+void lt_sql_vtabs_capture_done(lt_sql_db *d, ludus_capture *c, ludus_analysis *a) {
     lt_sql_vtabs *v = d->events;
-    (void)i;
     if (a == v->kept_a) {
         pthread_mutex_lock(&v->mu);
         v->kept_busy = 0;
@@ -399,7 +396,7 @@ static void *scan_main(void *p) {
         } else if (rc == SCAN_NO_MEMORY) {
             err = sqlite3_mprintf("out of memory");
         }
-        lt_sql_vtabs_capture_done(k->d, i, c, a);
+        lt_sql_vtabs_capture_done(k->d, c, a);
     }
     pthread_mutex_lock(&k->mu);
     if (k->b[k->prod].rows) k->full[k->prod] = 1;
