@@ -25,6 +25,8 @@ void ludus_analysis_destroy(ludus_analysis *a) {
         ludus__acc_free(&a->nodes[i].incl);
         ludus__acc_free(&a->nodes[i].excl);
     }
+    for (size_t i = 0; i < a->nrun_mem; i++) ludus__free(a->run_mem[i]);
+    ludus__free(a->run_mem);
     ludus__free(a->strings);
     ludus__free(a->sites);
     ludus__free(a->nodes);
@@ -32,13 +34,10 @@ void ludus_analysis_destroy(ludus_analysis *a) {
     ludus__free(a->marks);
     ludus__free(a->unlogged);
     ludus__free(a->carried);
-    ludus__free(a->node_cells);
-    ludus__free(a->site_cells);
     ludus__free(a->hitches);
     ludus__hitches_free(a);
     ludus__threads_free(a);
     ludus__free(a->mark_cpu);
-    ludus__free(a->tcells);
     ludus__free(a->truns);
     ludus__counters_free(a);
     ludus__free(a->locks);

@@ -11,6 +11,7 @@
 #include "../base/text.h"
 #include "../base/writer.h"
 #include "../export/export_internal.h" /* the per-lane store of open slices' annotations */
+#include "cell_run.h"
 
 /* ---- histogram (hist.c) ----
  * Log-linear: values below 64 ns have one bucket each; [2^e, 2^(e+1)) for
@@ -119,33 +120,17 @@ typedef struct ludus__an_slowest {
     uint32_t n;
 } ludus__an_slowest;
 
-/* One (frame, entity) cell: calls and exclusive ns; incl: the inclusive ns
- * of the calls that are their site's outermost on their thread (summed over
- * a site's paths: the site's inclusive time in the frame, recursion counted
- * once); arg: the annotations of its slowest annotated call
- * (ludus__cell_text), 0 for none. The entity (and thread) is its run's: a
- * cell is most of a long capture's memory (32 bytes, a few per frame). */
-typedef struct ludus__cell {
-    uint32_t frame, arg;
-    uint64_t calls;
-    int64_t excl, incl;
-} ludus__cell;
-/* A cell with its entity and thread: the pass's cells before they merge. */
-typedef struct ludus__xcell {
-    ludus__cell c;
-    uint32_t ent, thread;
-} ludus__xcell;
 /* A cell of a hitch frame with its site and thread (hitches.c). */
 typedef struct ludus__cellref {
-    const ludus__cell *c;
+    ludus__cell c;
     uint32_t ent, thread;
 } ludus__cellref;
 /* A run of cells per (thread, site), frame order; med: its median over the
  * window frames (threads.c). A site that ran on one thread shares its
  * site's run, a site on one path its path's (tree.c). */
 typedef struct ludus__trun {
-    uint32_t thread, site, n;
-    const ludus__cell *cells;
+    uint32_t thread, site;
+    ludus__crun run;
     int64_t med;
 } ludus__trun;
 
@@ -153,9 +138,8 @@ typedef struct ludus__an_site {
     ludus_site_stats pub;
     ludus__an_slowest *slow; /* NULL until its first annotated call */
     ludus__acc incl, excl;
-    uint32_t last_thread;     /* thread index + 1 */
-    const ludus__cell *cells; /* its run of cells, frame order (node_cells or site_cells) */
-    uint32_t ncells;
+    uint32_t last_thread;    /* thread index + 1 */
+    ludus__crun run;         /* its cells (its one path's when it ran on one) */
     int on_frame_thread;     /* ran on the frame thread (hitches: its time can explain a frame's) */
     uint8_t name_shared;     /* another site has its name: reports add file:line (ludus_analysis_site_label) */
     uint8_t wait_kind;       /* 1 a wait, 2 a sleep (a limiter, vsync), by category or name (hitches.c) */
@@ -167,9 +151,8 @@ typedef struct ludus__an_node {
     ludus__acc incl, excl;
     uint64_t key;                  /* FNV of the site ids along the path: matches paths across captures */
     uint32_t memo_site, memo_node; /* last child looked up: siblings repeat */
-    const ludus__cell *cells;      /* its run in node_cells */
-    uint32_t ncells;
-    uint32_t open; /* activations open on the current thread (a folded path nests in itself) */
+    ludus__crun run;               /* its cells */
+    uint32_t open;                 /* activations open on the current thread (a folded path nests in itself) */
 } ludus__an_node;
 
 /* ---- hitches: what each thread did in the worst hitch frames (hitches.c) ----
@@ -293,11 +276,6 @@ struct ludus_analysis {
         int64_t ns, top_ns; /* in all; of the largest such scope */
         uint32_t site;      /* that scope's site */
     } * carried;
-    /* runs by (entity, frame): every path's; the site runs of sites on more than one path (the others
-     * are their path's); the (thread, site) runs of sites on more than one thread (the others are
-     * their site's) */
-    ludus__cell *node_cells, *site_cells, *tcells;
-    size_t nnode_cells, nsite_cells, ntcells;
     ludus_hitch *hitches;
     uint32_t nhitches;
     uint64_t *hitch_frames; /* the window's hitch frames, ascending (frames_plan) */
@@ -310,7 +288,9 @@ struct ludus_analysis {
     int64_t *mark_cpu;        /* per mark: the frame thread's CPU time there; -1 unknown */
     int64_t med_cpu, med_off; /* window medians of a frame's CPU time and wall - CPU (cpu known) */
     uint32_t frame_thread;    /* its index, UINT32_MAX: none */
-    ludus__trun *truns;       /* per (thread, site), sorted so; excl of the calls begun in each frame */
+    void **run_mem;           /* what the runs of cells (nodes', sites', truns') point into */
+    size_t nrun_mem;
+    ludus__trun *truns; /* per (thread, site), sorted so; excl of the calls begun in each frame */
     uint32_t ntruns;
     ludus__an_thread *threads;
     uint32_t nthreads;
@@ -402,8 +382,7 @@ LUDUS_HIDDEN int ludus__frames_finish(ludus_analysis *a);
 LUDUS_HIDDEN const char *ludus__hitch_item(const ludus_analysis *a, const ludus_hitch *h, int g, char *buf, size_t cap);
 /* Per-frame values of an entity's run of cells over the window frames
  * (zeros for frames without calls); out has win_f1 - win_f0 slots. */
-LUDUS_HIDDEN void ludus__cells_per_frame(const ludus_analysis *a, const ludus__cell *run, uint32_t n, int calls,
-                                         double *out);
+LUDUS_HIDDEN void ludus__cells_per_frame(const ludus_analysis *a, const ludus__crun *run, int calls, double *out);
 /* counters.c: one counter event of a thread's stream (marks_seen: frame
  * marks met so far on the frame thread); the statistics once the window is
  * known; freeing. */

@@ -332,7 +332,7 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
     size_t cells = 0;
     for (uint32_t r = 0; r < nruns; r++) {
         int64_t j = find_in_run(d, sd, r, i0, is_path);
-        if (j >= 0) cells += is_path ? runs[r]->nodes[j].ncells : runs[r]->sites[j].ncells;
+        if (j >= 0) cells += is_path ? runs[r]->nodes[j].run.n : runs[r]->sites[j].run.n;
     }
     s->nruns = nruns;
     s->calls_nz = ludus__malloc((cells + 1) * sizeof *s->calls_nz);
@@ -346,17 +346,17 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
         const run_index *x = &d->index[sd][r];
         int64_t j = find_in_run(d, sd, r, i0, is_path);
         const ludus__acc *ex = NULL, *in = NULL;
-        const ludus__cell *c = NULL;
-        uint32_t nc = 0;
+        static const ludus__crun none;
+        const ludus__crun *cells = &none;
         s->run_at[r] = s->nrec;
         if (j >= 0 && !is_path) {
             const ludus__an_site *t = &R->sites[j];
-            ex = &t->excl, in = &t->incl, nc = t->ncells;
-            c = t->cells;
+            ex = &t->excl, in = &t->incl;
+            cells = &t->run;
         } else if (j >= 0) {
             const ludus__an_node *t = &R->nodes[j];
-            ex = &t->excl, in = &t->incl, nc = t->ncells;
-            c = t->cells; /* no cells: NULL */
+            ex = &t->excl, in = &t->incl;
+            cells = &t->run;
         }
         if (!R->sum.exact) s->exact = 0;
         /* the cells come in frame order: calls per frame, and per chunk of
@@ -364,25 +364,29 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
          * median of them) */
         uint64_t chunk = UINT64_MAX;
         double chunk_calls = 0;
-        for (uint32_t k = 0; k <= nc; k++) {
-            int in_win = k < nc && c[k].frame >= R->win_f0 && c[k].frame < R->win_f1;
-            uint64_t f = in_win ? c[k].frame - R->win_f0 : 0, ch = in_win ? f / RATE_CHUNK : UINT64_MAX;
+        ludus__crun_it it;
+        ludus__crun_begin(cells, &it);
+        for (;;) {
+            int more = ludus__crun_next(&it);
+            const ludus__cell *c = &it.c;
+            int in_win = more && c->frame >= R->win_f0 && c->frame < R->win_f1;
+            uint64_t f = in_win ? c->frame - R->win_f0 : 0, ch = in_win ? f / RATE_CHUNK : UINT64_MAX;
             if (in_win && ch >= x->nchunk) ch = x->nchunk - 1;
-            if (k < nc && !in_win) continue;
+            if (more && !in_win) continue;
             if (ch != chunk && chunk != UINT64_MAX) {
                 double sec = x->chunk_sec[chunk];
                 if (sec > 0 && chunk_calls > 0) s->rate_nz[s->nrate_nz++] = chunk_calls / sec;
                 chunk_calls = 0;
             }
-            if (k == nc) break;
+            if (!more) break;
             chunk = ch;
-            double calls = (double)c[k].calls;
+            double calls = (double)c->calls;
             chunk_calls += calls;
             s->calls += calls;
             if (calls > 0) {
                 s->calls_nz[s->ncalls_nz++] = calls;
                 s->rec[s->nrec++] =
-                    (frame_rec){calls, (double)c[k].excl, (double)c[k].incl, (double)frame_len(R, c[k].frame), f};
+                    (frame_rec){calls, (double)c->excl, (double)c->incl, (double)frame_len(R, c->frame), f};
             }
         }
         s->nframes += x->nw;

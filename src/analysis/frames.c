@@ -10,12 +10,13 @@
 
 #include "analysis_internal.h"
 
-void ludus__cells_per_frame(const ludus_analysis *a, const ludus__cell *run, uint32_t n, int calls, double *out) {
+void ludus__cells_per_frame(const ludus_analysis *a, const ludus__crun *run, int calls, double *out) {
     uint64_t nw = a->win_f1 - a->win_f0;
     for (uint64_t i = 0; i < nw; i++) out[i] = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (run[i].frame >= a->win_f0 && run[i].frame < a->win_f1)
-            out[run[i].frame - a->win_f0] = calls ? (double)run[i].calls : (double)run[i].excl;
+    ludus__crun_it it;
+    for (ludus__crun_begin(run, &it); ludus__crun_next(&it);)
+        if (it.c.frame >= a->win_f0 && it.c.frame < a->win_f1)
+            out[it.c.frame - a->win_f0] = calls ? (double)it.c.calls : (double)it.c.excl;
 }
 
 static int cmp_i64(const void *x, const void *y) {
@@ -25,7 +26,7 @@ static int cmp_i64(const void *x, const void *y) {
 
 static int cmp_frame_site(const void *x, const void *y) {
     const ludus__cellref *a = x, *b = y;
-    if (a->c->frame != b->c->frame) return a->c->frame < b->c->frame ? -1 : 1;
+    if (a->c.frame != b->c.frame) return a->c.frame < b->c.frame ? -1 : 1;
     return a->ent < b->ent ? -1 : a->ent > b->ent;
 }
 
@@ -47,36 +48,25 @@ int ludus__is_hitch_frame(const ludus_analysis *a, uint32_t *at, uint64_t f) {
  * counted only). */
 static size_t hitch_site_cells(const ludus_analysis *a, ludus__cellref *out) {
     size_t n = 0;
-    for (uint32_t i = 0; i < a->nsites; i++)
-        for (uint32_t k = 0, at = 0; k < a->sites[i].ncells; k++) {
-            const ludus__cell *c = &a->sites[i].cells[k];
-            if (!ludus__is_hitch_frame(a, &at, c->frame)) continue;
-            if (out) out[n] = (ludus__cellref){c, i, 0};
+    for (uint32_t i = 0; i < a->nsites; i++) {
+        ludus__crun_it it;
+        uint32_t at = 0;
+        for (ludus__crun_begin(&a->sites[i].run, &it); ludus__crun_next(&it);) {
+            if (!ludus__is_hitch_frame(a, &at, it.c.frame)) continue;
+            if (out) out[n] = (ludus__cellref){it.c, i, 0};
             n++;
         }
-    return n;
-}
-
-static const ludus__cell *site_cell(const ludus_analysis *a, uint32_t site, uint64_t frame) {
-    const ludus__an_site *s = &a->sites[site];
-    const ludus__cell *run = s->cells;
-    uint32_t lo = 0, hi = s->ncells;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (run[mid].frame < frame)
-            lo = mid + 1;
-        else
-            hi = mid;
     }
-    return lo < s->ncells && run[lo].frame == frame ? &run[lo] : NULL;
+    return n;
 }
 
 int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t site, uint64_t frame, uint64_t *calls,
                                  int64_t *excl_ns) {
     if (site >= a->nsites) return LUDUS_EINVAL;
-    const ludus__cell *c = site_cell(a, site, frame);
-    if (calls) *calls = c ? c->calls : 0;
-    if (excl_ns) *excl_ns = c ? c->excl : 0;
+    ludus__cell c;
+    int found = frame <= UINT32_MAX && ludus__crun_find(&a->sites[site].run, (uint32_t)frame, &c);
+    if (calls) *calls = found ? c.calls : 0;
+    if (excl_ns) *excl_ns = found ? c.excl : 0;
     return 0;
 }
 
@@ -212,18 +202,18 @@ int ludus__frames_finish(ludus_analysis *a) {
      * one is a zero): never sites x frames */
     uint32_t most = 0;
     for (uint32_t i = 0; i < a->nsites; i++)
-        if (a->sites[i].ncells > most) most = a->sites[i].ncells;
+        if (a->sites[i].run.n > most) most = a->sites[i].run.n;
     int64_t *ex = ludus__malloc((most ? most : 1) * sizeof *ex);
     if (!ex) return -1;
     for (uint32_t i = 0; i < a->nsites; i++) {
         ludus__an_site *si = &a->sites[i];
-        const ludus__cell *run = si->cells;
         double calls = 0;
         uint64_t nin = 0;
-        for (uint32_t k = 0; k < si->ncells; k++)
-            if (run[k].frame >= a->win_f0 && run[k].frame < a->win_f1) {
-                calls += (double)run[k].calls;
-                ex[nin++] = run[k].excl;
+        ludus__crun_it it;
+        for (ludus__crun_begin(&si->run, &it); ludus__crun_next(&it);)
+            if (it.c.frame >= a->win_f0 && it.c.frame < a->win_f1) {
+                calls += (double)it.c.calls;
+                ex[nin++] = it.c.excl;
             }
         si->pub.calls_per_frame = calls / (double)nw;
         uint64_t k = (nw + 1) / 2 - 1, zeros = nw - nin; /* the sorted values: the zeros, then the cells' */

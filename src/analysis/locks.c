@@ -20,7 +20,7 @@ static int is_lock(const ludus_site_stats *s) {
 /* Wait per window frame of a site, from its cells (out: win_f1 - win_f0 slots). */
 static void per_frame(const ludus_analysis *a, uint32_t site, double *out) {
     const ludus__an_site *s = &a->sites[site];
-    ludus__cells_per_frame(a, s->cells, s->ncells, 0, out);
+    ludus__cells_per_frame(a, &s->run, 0, out);
 }
 
 static int by_total_wait(const void *x, const void *y) {

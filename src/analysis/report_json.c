@@ -318,9 +318,10 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int html) {
         if (shown) qsort(shown, nshown, sizeof *shown, cmp_u64);
         ludus__w_str(w, ",\n\"cells\":[");
         size_t n = 0;
-        for (uint32_t node = 0; node < a->nnodes; node++)
-            for (uint32_t i = 0; i < a->nodes[node].ncells && n < 2000000; i++) {
-                const ludus__cell *c = &a->nodes[node].cells[i];
+        for (uint32_t node = 0; node < a->nnodes; node++) {
+            ludus__crun_it it;
+            for (ludus__crun_begin(&a->nodes[node].run, &it); n < 2000000 && ludus__crun_next(&it);) {
+                const ludus__cell *c = &it.c;
                 if (c->frame >= a->nmarks) continue;
                 uint64_t fr = c->frame;
                 if (step > 1 && (!shown || !bsearch(&fr, shown, nshown, sizeof *shown, cmp_u64))) continue;
@@ -332,6 +333,7 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int html) {
                 }
                 ludus__w_ch(w, ']');
             }
+        }
         ludus__w_str(w, "]");
     }
     ludus__free(shown);

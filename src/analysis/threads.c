@@ -131,8 +131,9 @@ static int sites_waiting(ludus_analysis *a, size_t most) {
         const ludus__an_thread *th = run->thread < a->nthreads ? &a->threads[run->thread] : NULL;
         size_t n = 0, kb = 0;
         int64_t mine = 0, covered = 0;
-        for (uint32_t j = 0; j < run->n; j++) {
-            const ludus__cell *c = &run->cells[j];
+        ludus__crun_it it;
+        for (ludus__crun_begin(&run->run, &it); ludus__crun_next(&it);) {
+            const ludus__cell *c = &it.c;
             if (!th || c->frame < a->win_f0 || c->frame >= a->win_f1 || c->excl <= 0) continue;
             while (kb < th->nbusy && th->busy[kb].frame < c->frame) kb++; /* both in frame order */
             int64_t others =
@@ -169,7 +170,7 @@ int ludus__threads_finish(ludus_analysis *a) {
     for (uint32_t t = 0; t < a->nthreads; t++)
         if (a->threads[t].nbusy > most) most = a->threads[t].nbusy;
     for (uint32_t r = 0; r < a->ntruns; r++)
-        if (a->truns[r].n > most) most = a->truns[r].n;
+        if (a->truns[r].run.n > most) most = a->truns[r].run.n;
     int64_t *v = ludus__malloc((most > nw ? most : nw ? nw : 1) * sizeof *v);
     if (!v) return -1;
     /* per (thread, site): the median over window frames (a frame without a cell: 0), and the
@@ -179,8 +180,9 @@ int ludus__threads_finish(ludus_analysis *a) {
         uint64_t nin = 0;
         int64_t excl = 0;
         uint64_t calls = 0;
-        for (uint32_t j = 0; j < run->n; j++) {
-            const ludus__cell *c = &run->cells[j];
+        ludus__crun_it it;
+        for (ludus__crun_begin(&run->run, &it); ludus__crun_next(&it);) {
+            const ludus__cell *c = &it.c;
             if (c->frame < a->win_f0 || c->frame >= a->win_f1) continue;
             v[nin++] = c->excl;
             excl += c->excl;

@@ -127,8 +127,8 @@ typedef struct pass {
     char *dtext;
     size_t dtext_n, dtext_cap;
     ludus__slice_args args; /* annotations of the thread's open slices */
-    ludus__xcell *cells;
-    size_t ncells, cells_cap;
+    ludus__pend *pend;      /* per path: its cells as they come (cell_run.h) */
+    uint32_t npend;
     int oom;
     uint32_t thread; /* the thread being read */
     /* hitches (hitches.c): the current thread's block per detailed plan
@@ -142,16 +142,16 @@ typedef struct pass {
 } pass;
 
 static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int64_t excl, int64_t incl, uint32_t arg) {
-    if (p->ncells == p->cells_cap) {
-        /* by half: they are most of a long capture's memory (cut to their number after the pass) */
-        size_t cap = p->cells_cap ? p->cells_cap + p->cells_cap / 2 : 1024;
-        ludus__xcell *c = ludus__realloc(p->cells, cap * sizeof *c);
-        if (!c) return -1;
-        p->cells = c;
-        p->cells_cap = cap;
+    if (ent >= p->npend) {
+        uint32_t n = p->a->nodes_cap > ent ? p->a->nodes_cap : ent + 1;
+        ludus__pend *q = ludus__realloc(p->pend, n * sizeof *q);
+        if (!q) return -1;
+        memset(q + p->npend, 0, (n - p->npend) * sizeof *q);
+        p->pend = q;
+        p->npend = n;
     }
-    p->cells[p->ncells++] = (ludus__xcell){{frame, arg, calls, excl, incl}, ent, p->thread};
-    return 0;
+    ludus__cell c = {frame, arg, calls, excl, incl};
+    return ludus__pend_put(&p->pend[ent], p->thread, &c);
 }
 
 /* ---- hitch frames: what each thread did in them (hitches.c reads it) ---- */
@@ -558,67 +558,6 @@ oom:
     return LUDUS_ENOMEM;
 }
 
-/* ---- cells: sort by (entity, frame), merge duplicates ---- */
-
-static int cmp_cell(const void *x, const void *y) {
-    const ludus__xcell *a = x, *b = y;
-    if (a->ent != b->ent) return a->ent < b->ent ? -1 : 1;
-    return a->c.frame < b->c.frame ? -1 : a->c.frame > b->c.frame;
-}
-
-/* c in (entity, frame) order, as a stable sort would put them, for
- * entities below nent: counted into place by entity (stable), then each
- * entity's cells sorted by frame only when they are not in order already (a
- * thread's cells come in frame order: those of a call that spans a frame
- * boundary, and of other threads, break it). Linear where qsort spent a
- * tenth of the analysis. */
-static int sort_cells(ludus__xcell *c, size_t n, uint32_t nent) {
-    size_t *at = ludus__calloc((size_t)nent + 1, sizeof *at);
-    uint32_t *dest = n <= UINT32_MAX ? ludus__malloc((n ? n : 1) * sizeof *dest) : NULL;
-    if (!at || !dest) {
-        ludus__free(at);
-        ludus__free(dest);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) at[c[i].ent + 1]++;
-    for (uint32_t e = 0; e < nent; e++) at[e + 1] += at[e];
-    for (size_t i = 0; i < n; i++) dest[i] = (uint32_t)at[c[i].ent]++;
-    for (size_t i = 0; i < n; i++) /* each cycle of the permutation once */
-        while (dest[i] != i) {
-            uint32_t d = dest[i];
-            ludus__xcell t = c[d];
-            c[d] = c[i];
-            c[i] = t;
-            dest[i] = dest[d];
-            dest[d] = d;
-        }
-    for (size_t i = 0, j; i < n; i = j) {
-        int sorted = 1;
-        for (j = i + 1; j < n && c[j].ent == c[i].ent; j++) sorted &= c[j].c.frame >= c[j - 1].c.frame;
-        if (!sorted) qsort(c + i, j - i, sizeof *c, cmp_cell);
-    }
-    ludus__free(at);
-    ludus__free(dest);
-    return 0;
-}
-
-static size_t merge_cells(ludus__xcell *c, size_t n, uint32_t nent) {
-    if (n == 0) return 0;
-    if (sort_cells(c, n, nent) != 0) qsort(c, n, sizeof *c, cmp_cell);
-    size_t o = 0;
-    for (size_t i = 1; i < n; i++) {
-        if (c[i].ent == c[o].ent && c[i].c.frame == c[o].c.frame) {
-            c[o].c.calls += c[i].c.calls;
-            c[o].c.excl += c[i].c.excl;
-            c[o].c.incl += c[i].c.incl;
-            if (!c[o].c.arg) c[o].c.arg = c[i].c.arg;
-        } else {
-            c[++o] = c[i];
-        }
-    }
-    return o + 1;
-}
-
 /* ---- setup ---- */
 
 static size_t slen(const char *s, size_t n) {
@@ -752,20 +691,128 @@ static void pass_free(pass *p) {
     ludus__free(p->dtext);
     ludus__free(p->hblk);
     ludus__slice_args_free(&p->args);
+    for (uint32_t k = 0; k < p->npend; k++) ludus__pend_free(&p->pend[k]);
+    ludus__free(p->pend);
 }
 
-/* *v cut to n elements of size sz (kept as it is when that fails or n is 0). */
-static void shrink(void **v, size_t n, size_t sz) {
-    if (!*v || n == 0) return;
-    void *x = ludus__realloc(*v, n * sz);
-    if (x) *v = x;
+/* ---- runs of cells: per path, per site, per (thread, site) (cell_run.h) ---- */
+
+#define ONE_THREAD_NONE UINT32_MAX
+#define ONE_THREAD_SEVERAL (UINT32_MAX - 1)
+
+/* A path's cells on one thread, one a frame, in frame order. */
+typedef struct seg_run {
+    ludus__crun run;
+    uint32_t thread;
+    int used; /* a path's, site's or (thread, site)'s run is this one */
+} seg_run;
+
+typedef struct runs_work {
+    ludus__crun_writer w;
+    ludus__xcell *x; /* a segment's cells, when they came out of frame order */
+    size_t xcap;
+    ludus__crun_it *its; /* the runs being merged, and their heap */
+    uint32_t *heap;
+    uint32_t kcap;
+} runs_work;
+
+static void cell_sum(ludus__cell *o, const ludus__cell *c) {
+    o->calls += c->calls;
+    o->excl += c->excl;
+    o->incl += c->incl;
+    if (!o->arg) o->arg = c->arg;
 }
 
-static int cmp_tcell(const void *x, const void *y) {
+static int cmp_frame_seq(const void *x, const void *y) {
     const ludus__xcell *a = x, *b = y;
-    if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
-    if (a->ent != b->ent) return a->ent < b->ent ? -1 : 1;
-    return a->c.frame < b->c.frame ? -1 : a->c.frame > b->c.frame;
+    if (a->c.frame != b->c.frame) return a->c.frame < b->c.frame ? -1 : 1;
+    return a->ent < b->ent ? -1 : a->ent > b->ent;
+}
+
+/* Segment g of q as a run: its cells of one frame summed (the first
+ * annotation in the order they came). A thread's cells come in frame order
+ * but for those of calls that span a frame boundary. */
+static int segment_run(runs_work *r, const ludus__pend *q, uint32_t g, ludus__crun *out) {
+    ludus__crun_it it;
+    int ordered = 1;
+    uint32_t prev = 0, n = q->seg[g].cells;
+    ludus__pend_begin(q, g, &it);
+    for (uint32_t i = 0; ordered && ludus__pend_next(&it); i++) {
+        ordered = i == 0 || it.c.frame > prev;
+        prev = it.c.frame;
+    }
+    if (ordered) {
+        for (ludus__pend_begin(q, g, &it); ludus__pend_next(&it);)
+            if (ludus__crun_put(&r->w, &it.c) != 0) return -1;
+        return ludus__crun_end(&r->w, out);
+    }
+    if (n > r->xcap) {
+        ludus__xcell *x = ludus__realloc(r->x, n * sizeof *x);
+        if (!x) return -1;
+        r->x = x;
+        r->xcap = n;
+    }
+    uint32_t k = 0;
+    for (ludus__pend_begin(q, g, &it); ludus__pend_next(&it); k++) r->x[k] = (ludus__xcell){it.c, k, 0};
+    qsort(r->x, n, sizeof *r->x, cmp_frame_seq); /* the order they came breaks ties */
+    for (uint32_t i = 0; i < n;) {
+        ludus__cell c = r->x[i].c;
+        for (i++; i < n && r->x[i].c.frame == c.frame; i++) cell_sum(&c, &r->x[i].c);
+        if (ludus__crun_put(&r->w, &c) != 0) return -1;
+    }
+    return ludus__crun_end(&r->w, out);
+}
+
+static int it_before(const ludus__crun_it *its, uint32_t i, uint32_t j) {
+    return its[i].c.frame < its[j].c.frame || (its[i].c.frame == its[j].c.frame && i < j);
+}
+
+static void sift_down(const ludus__crun_it *its, uint32_t *h, uint32_t n, uint32_t at) {
+    for (;;) {
+        uint32_t l = 2 * at + 1, m = at;
+        if (l < n && it_before(its, h[l], h[m])) m = l;
+        if (l + 1 < n && it_before(its, h[l + 1], h[m])) m = l + 1;
+        if (m == at) return;
+        uint32_t t = h[at];
+        h[at] = h[m];
+        h[m] = t;
+        at = m;
+    }
+}
+
+/* src[0, k) merged into one run: a frame's cells summed, its annotation the
+ * first run's (in src order) that has one. */
+static int merge_runs(runs_work *r, const ludus__crun *const *src, uint32_t k, ludus__crun *out) {
+    if (k > r->kcap) {
+        ludus__crun_it *its = ludus__realloc(r->its, k * sizeof *its);
+        if (its) r->its = its;
+        uint32_t *h = ludus__realloc(r->heap, k * sizeof *h);
+        if (h) r->heap = h;
+        if (!its || !h) return -1;
+        r->kcap = k;
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        ludus__crun_begin(src[i], &r->its[i]);
+        if (ludus__crun_next(&r->its[i])) r->heap[n++] = i;
+    }
+    for (uint32_t i = n / 2; i-- > 0;) sift_down(r->its, r->heap, n, i);
+    ludus__cell cur;
+    int have = 0;
+    while (n) {
+        ludus__crun_it *it = &r->its[r->heap[0]];
+        if (have && it->c.frame == cur.frame) {
+            cell_sum(&cur, &it->c);
+        } else {
+            if (have && ludus__crun_put(&r->w, &cur) != 0) return -1;
+            cur = it->c;
+            have = 1;
+        }
+        if (!ludus__crun_next(it)) r->heap[0] = r->heap[--n];
+        sift_down(r->its, r->heap, n, 0);
+    }
+    if (have && ludus__crun_put(&r->w, &cur) != 0) return -1;
+    return ludus__crun_end(&r->w, out);
 }
 
 static int cmp_trun(const void *x, const void *y) {
@@ -774,153 +821,142 @@ static int cmp_trun(const void *x, const void *y) {
     return a->site < b->site ? -1 : a->site > b->site;
 }
 
-/* The cells of x[0, n) without their entity (ent, frame order), into a new
- * array (*out; NULL when n is 0). */
-static int slim_copy(const ludus__xcell *x, size_t n, ludus__cell **out) {
-    *out = NULL;
-    if (n == 0) return 0;
-    *out = ludus__malloc(n * sizeof **out);
-    if (!*out) return -1;
-    for (size_t i = 0; i < n; i++) (*out)[i] = x[i].c;
-    return 0;
+static int cmp_seg_thread(const void *x, const void *y) {
+    const seg_run *a = *(const seg_run *const *)x, *b = *(const seg_run *const *)y;
+    if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
+    return a < b ? -1 : a > b; /* the order of the paths */
 }
 
-#define ONE_THREAD_NONE UINT32_MAX
-#define ONE_THREAD_SEVERAL (UINT32_MAX - 1)
-
-/* The pass's cells (per thread, path and frame) as runs: per path (merged
- * over threads, in place); per site, merged over its paths, for a site on
- * more than one path (any other site's run is its path's); per (thread,
- * site) for a site on more than one thread (any other's is its site's).
- * The runs are most of a long capture's memory: stored once where they
- * coincide, 32 bytes a cell. */
+/* The pass's cells as runs: per (path, thread) from what the pass wrote
+ * (each path's freed once read); per path, merged over its threads; per
+ * site on more than one path, merged over its paths (any other site's run
+ * is its path's); per (thread, site) for a site on more than one thread,
+ * merged over the site's paths on that thread (any other's is its site's).
+ * Runs that coincide are stored once. */
 static int make_runs(ludus_analysis *a, pass *p) {
-    shrink((void **)&p->cells, p->ncells, sizeof *p->cells);
-    ludus__xcell *x = p->cells, *sx = NULL, *tx = NULL;
-    size_t n = p->ncells, nsx = 0, ntx = 0;
-    uint32_t *thread_of = ludus__malloc((a->nsites ? a->nsites : 1) * sizeof *thread_of);
-    uint32_t *paths = ludus__calloc(a->nsites ? a->nsites : 1, sizeof *paths);
-    uint32_t *path_of = ludus__malloc((a->nsites ? a->nsites : 1) * sizeof *path_of);
-    size_t *node_at = ludus__malloc((a->nnodes ? a->nnodes : 1) * sizeof *node_at); /* where each run begins */
-    size_t *site_at = ludus__malloc((a->nsites ? a->nsites : 1) * sizeof *site_at);
+    uint32_t nn = a->nnodes, ns = a->nsites;
+    runs_work r;
+    memset(&r, 0, sizeof r);
+    size_t nseg = 0;
+    for (uint32_t k = 0; k < nn && k < p->npend; k++) nseg += p->pend[k].nseg;
+    seg_run *sr = ludus__calloc(nseg + 1, sizeof *sr);
+    size_t *seg_at = ludus__malloc(((size_t)nn + 1) * sizeof *seg_at);
+    uint32_t *thread_of = ludus__malloc((ns + 1) * sizeof *thread_of);
+    uint32_t *paths = ludus__calloc(ns + 1, sizeof *paths);
+    uint32_t *path_of = ludus__malloc((ns + 1) * sizeof *path_of);
+    uint32_t *site_at = ludus__calloc(ns + 2, sizeof *site_at), *by_site = ludus__malloc((nn + 1) * sizeof *by_site);
+    size_t nsrc = nseg > nn ? nseg : nn;
+    const ludus__crun **src = ludus__malloc((nsrc + 1) * sizeof *src);
+    seg_run **tsegs = ludus__malloc((nseg + 1) * sizeof *tsegs);
+    size_t truns_cap = 0;
+    /* every run a merge makes, and the segments' runs, at most */
+    size_t mem_cap = 2 * nseg + nn + ns + 1;
+    a->run_mem = ludus__malloc(mem_cap * sizeof *a->run_mem);
     int rc = -1;
-    if (!thread_of || !paths || !path_of || !node_at || !site_at) goto done;
-    for (uint32_t s = 0; s < a->nsites; s++) thread_of[s] = ONE_THREAD_NONE;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t s = a->nodes[x[i].ent].pub.site, t = x[i].thread;
-        if (thread_of[s] == ONE_THREAD_NONE)
-            thread_of[s] = t;
-        else if (thread_of[s] != t)
-            thread_of[s] = ONE_THREAD_SEVERAL;
-    }
-    /* per (thread, site, frame) of the sites on several threads (before the cells merge over threads) */
-    for (size_t i = 0; i < n; i++) ntx += thread_of[a->nodes[x[i].ent].pub.site] == ONE_THREAD_SEVERAL;
-    if (ntx && !(tx = ludus__malloc(ntx * sizeof *tx))) goto done;
-    ntx = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t s = a->nodes[x[i].ent].pub.site;
-        if (thread_of[s] != ONE_THREAD_SEVERAL) continue;
-        tx[ntx] = x[i];
-        tx[ntx].ent = s;
-        tx[ntx++].c.arg = 0;
-    }
-    if (ntx) qsort(tx, ntx, sizeof *tx, cmp_tcell);
-    size_t o = 0;
-    for (size_t i = 0; i < ntx; i++) {
-        ludus__xcell *q = &tx[i];
-        if (o && tx[o - 1].thread == q->thread && tx[o - 1].ent == q->ent && tx[o - 1].c.frame == q->c.frame) {
-            tx[o - 1].c.calls += q->c.calls;
-            tx[o - 1].c.excl += q->c.excl;
-            tx[o - 1].c.incl += q->c.incl;
-        } else {
-            tx[o++] = *q;
+    if (!sr || !seg_at || !thread_of || !paths || !path_of || !site_at || !by_site || !src || !tsegs || !a->run_mem)
+        goto done;
+    for (uint32_t s = 0; s < ns; s++) thread_of[s] = ONE_THREAD_NONE;
+    /* per (path, thread) */
+    size_t at = 0;
+    for (uint32_t k = 0; k < nn; k++) {
+        seg_at[k] = at;
+        if (k >= p->npend) continue;
+        ludus__pend *q = &p->pend[k];
+        uint32_t s = a->nodes[k].pub.site;
+        for (uint32_t g = 0; g < q->nseg; g++, at++) {
+            sr[at].thread = q->seg[g].thread;
+            if (segment_run(&r, q, g, &sr[at].run) != 0) goto done;
+            if (thread_of[s] == ONE_THREAD_NONE)
+                thread_of[s] = sr[at].thread;
+            else if (thread_of[s] != sr[at].thread)
+                thread_of[s] = ONE_THREAD_SEVERAL;
         }
+        ludus__pend_free(q);
     }
-    ntx = o;
+    seg_at[nn] = at;
     /* per path */
-    n = merge_cells(x, n, a->nnodes);
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || x[i].ent != x[i - 1].ent) {
-            uint32_t s = a->nodes[x[i].ent].pub.site;
-            paths[s]++;
-            path_of[s] = x[i].ent;
-        }
-    /* per site on several paths */
-    for (size_t i = 0; i < n; i++) nsx += paths[a->nodes[x[i].ent].pub.site] > 1;
-    if (nsx && !(sx = ludus__malloc(nsx * sizeof *sx))) goto done;
-    nsx = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t s = a->nodes[x[i].ent].pub.site;
-        if (paths[s] < 2) continue;
-        sx[nsx] = x[i];
-        sx[nsx++].ent = s;
-    }
-    nsx = merge_cells(sx, nsx, a->nsites);
-    /* where each path's and site's run begins (their pointers once the arrays are final) */
-    for (uint32_t k = 0; k < a->nnodes; k++) a->nodes[k].ncells = 0;
-    for (size_t i = n; i-- > 0;) {
-        node_at[x[i].ent] = i;
-        a->nodes[x[i].ent].ncells++;
-    }
-    for (uint32_t k = 0; k < a->nsites; k++) a->sites[k].ncells = 0;
-    for (size_t i = nsx; i-- > 0;) {
-        site_at[sx[i].ent] = i;
-        a->sites[sx[i].ent].ncells++;
-    }
-    uint32_t nt = 0;
-    for (uint32_t k = 0; k < a->nsites; k++) nt += thread_of[k] < ONE_THREAD_SEVERAL;
-    for (size_t i = 0; i < ntx; i++) nt += i == 0 || tx[i].thread != tx[i - 1].thread || tx[i].ent != tx[i - 1].ent;
-    if (slim_copy(sx, nsx, &a->site_cells) != 0 || slim_copy(tx, ntx, &a->tcells) != 0) goto done;
-    a->nsite_cells = nsx;
-    a->ntcells = ntx;
-    a->truns = ludus__calloc(nt ? nt : 1, sizeof *a->truns);
-    if (!a->truns) goto done;
-    /* the path cells without their entity, in place: cell i is read before it is written, and what is
-     * written ends before cell i + 1 begins */
-    for (size_t i = 0; i < n; i++) {
-        ludus__cell c = x[i].c;
-        memcpy((char *)x + i * sizeof c, &c, sizeof c);
-    }
-    p->cells = NULL;
-    a->node_cells = (ludus__cell *)(void *)x;
-    a->nnode_cells = n;
-    shrink((void **)&a->node_cells, n, sizeof *a->node_cells);
-    if (n == 0) {
-        ludus__free(a->node_cells);
-        a->node_cells = NULL;
-    }
-    for (uint32_t k = 0; k < a->nnodes; k++) {
-        ludus__an_node *d = &a->nodes[k];
-        d->cells = d->ncells ? a->node_cells + node_at[k] : NULL;
-    }
-    for (uint32_t k = 0; k < a->nsites; k++) {
-        ludus__an_site *t = &a->sites[k];
-        if (paths[k] == 1) {
-            t->cells = a->nodes[path_of[k]].cells;
-            t->ncells = a->nodes[path_of[k]].ncells;
+    for (uint32_t k = 0; k < nn; k++) {
+        size_t b = seg_at[k], e = seg_at[k + 1];
+        ludus__crun *out = &a->nodes[k].run;
+        if (e == b) continue;
+        if (e - b == 1) {
+            *out = sr[b].run;
+            sr[b].used = 1;
         } else {
-            t->cells = t->ncells ? a->site_cells + site_at[k] : NULL;
+            for (size_t i = b; i < e; i++) src[i - b] = &sr[i].run;
+            if (merge_runs(&r, src, (uint32_t)(e - b), out) != 0) goto done;
+            a->run_mem[a->nrun_mem++] = out->mem;
         }
-        if (thread_of[k] < ONE_THREAD_SEVERAL)
-            a->truns[a->ntruns++] = (ludus__trun){thread_of[k], k, t->ncells, t->cells, 0};
+        uint32_t s = a->nodes[k].pub.site;
+        paths[s]++;
+        path_of[s] = k;
     }
-    for (size_t i = 0; i < ntx; i++) {
-        if (i && tx[i].thread == tx[i - 1].thread && tx[i].ent == tx[i - 1].ent) {
-            a->truns[a->ntruns - 1].n++;
+    /* the paths of each site, in path order */
+    for (uint32_t k = 0; k < nn; k++) site_at[a->nodes[k].pub.site + 1]++;
+    for (uint32_t s = 0; s < ns; s++) site_at[s + 1] += site_at[s];
+    for (uint32_t k = 0; k < nn; k++) by_site[site_at[a->nodes[k].pub.site]++] = k;
+    for (uint32_t s = ns; s > 0; s--) site_at[s] = site_at[s - 1];
+    site_at[0] = 0;
+    /* per site */
+    for (uint32_t s = 0; s < ns; s++) {
+        ludus__crun *out = &a->sites[s].run;
+        if (paths[s] == 1) *out = a->nodes[path_of[s]].run;
+        if (paths[s] < 2) continue;
+        uint32_t m = 0;
+        for (uint32_t i = site_at[s]; i < site_at[s + 1]; i++)
+            if (a->nodes[by_site[i]].run.n) src[m++] = &a->nodes[by_site[i]].run;
+        if (merge_runs(&r, src, m, out) != 0) goto done;
+        a->run_mem[a->nrun_mem++] = out->mem;
+    }
+    /* per (thread, site) */
+    for (uint32_t s = 0; s < ns; s++) {
+        if (thread_of[s] == ONE_THREAD_NONE) continue;
+        if (thread_of[s] != ONE_THREAD_SEVERAL) {
+            if (LUDUS__GROW(a->truns, a->ntruns, truns_cap, 16) != 0) goto done;
+            a->truns[a->ntruns++] = (ludus__trun){thread_of[s], s, a->sites[s].run, 0};
             continue;
         }
-        a->truns[a->ntruns++] = (ludus__trun){tx[i].thread, tx[i].ent, 1, a->tcells + i, 0};
+        uint32_t m = 0;
+        for (uint32_t i = site_at[s]; i < site_at[s + 1]; i++)
+            for (size_t g = seg_at[by_site[i]]; g < seg_at[by_site[i] + 1]; g++) tsegs[m++] = &sr[g];
+        qsort(tsegs, m, sizeof *tsegs, cmp_seg_thread);
+        for (uint32_t i = 0, j; i < m; i = j) {
+            for (j = i + 1; j < m && tsegs[j]->thread == tsegs[i]->thread;) j++;
+            if (LUDUS__GROW(a->truns, a->ntruns, truns_cap, 16) != 0) goto done;
+            ludus__trun *t = &a->truns[a->ntruns];
+            *t = (ludus__trun){tsegs[i]->thread, s, tsegs[i]->run, 0};
+            if (j - i > 1) {
+                for (uint32_t g = i; g < j; g++) src[g - i] = &tsegs[g]->run;
+                if (merge_runs(&r, src, j - i, &t->run) != 0) goto done;
+                a->run_mem[a->nrun_mem++] = t->run.mem;
+            } else {
+                tsegs[i]->used = 1;
+            }
+            a->ntruns++;
+        }
     }
-    qsort(a->truns, a->ntruns, sizeof *a->truns, cmp_trun);
+    if (a->ntruns) qsort(a->truns, a->ntruns, sizeof *a->truns, cmp_trun);
     rc = 0;
 done:
+    for (size_t i = 0; i < nseg && sr; i++) {
+        if (rc == 0 && sr[i].used && sr[i].run.mem)
+            a->run_mem[a->nrun_mem++] = sr[i].run.mem;
+        else
+            ludus__crun_free(&sr[i].run);
+    }
+    ludus__crun_writer_free(&r.w);
+    ludus__free(r.x);
+    ludus__free(r.its);
+    ludus__free(r.heap);
+    ludus__free(sr);
+    ludus__free(seg_at);
     ludus__free(thread_of);
     ludus__free(paths);
     ludus__free(path_of);
-    ludus__free(node_at);
     ludus__free(site_at);
-    ludus__free(sx);
-    ludus__free(tx);
+    ludus__free(by_site);
+    ludus__free(src);
+    ludus__free(tsegs);
     return rc;
 }
 
@@ -1051,7 +1087,6 @@ oom:
     rc = LUDUS_ENOMEM;
 fail:
     pass_free(&p);
-    ludus__free(p.cells);
     ludus_analysis_destroy(a);
     /* A damaged file's error keeps its own detail (offset and problem). */
     return rc == LUDUS_ENOMEM ? ludus__fail(rc, "out of memory during the analysis") : rc;
