@@ -34,6 +34,7 @@ void ludus_analysis_destroy(ludus_analysis *a) {
     ludus__free(a->marks);
     ludus__free(a->unlogged);
     ludus__free(a->carried);
+    ludus__free(a->carried_top);
     ludus__free(a->hitches);
     ludus__hitches_free(a);
     ludus__threads_free(a);

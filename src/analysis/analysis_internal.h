@@ -12,6 +12,7 @@
 #include "../base/writer.h"
 #include "../export/export_internal.h" /* the per-lane store of open slices' annotations */
 #include "cell_run.h"
+#include "counter_run.h"
 
 /* ---- histogram (hist.c) ----
  * Log-linear: values below 64 ns have one bucket each; [2^e, 2^(e+1)) for
@@ -120,10 +121,10 @@ typedef struct ludus__an_slowest {
     uint32_t n;
 } ludus__an_slowest;
 
-/* A cell of a hitch frame with its site and thread (hitches.c). */
+/* What the hitches read of a cell of a hitch frame: its exclusive time, frame, site and thread (hitches.c). */
 typedef struct ludus__cellref {
-    ludus__cell c;
-    uint32_t ent, thread;
+    int64_t excl;
+    uint32_t frame, ent, thread;
 } ludus__cellref;
 /* A run of cells per (thread, site), frame order; med: its median over the
  * window frames (threads.c). A site that ran on one thread shares its
@@ -203,25 +204,27 @@ LUDUS_HIDDEN int64_t ludus__frame_unlogged(const ludus_analysis *a, uint64_t f);
 LUDUS_HIDDEN int64_t ludus__frame_cpu(const ludus_analysis *a, uint64_t f);
 
 /* ---- threads (threads.c) ---- */
-typedef struct ludus__busy_cell {
-    uint64_t frame;
-    int64_t ns;
-} ludus__busy_cell;
+/* A thread's busy time per frame it was busy in, frame order: while the
+ * pass runs, the frame it is in (busy_last) and the frames before, packed
+ * (busy_w); after it, the run busy (a cell's excl is the frame's ns). */
 typedef struct ludus__an_thread {
     ludus_thread_stats pub;
     char name[64];
-    ludus__busy_cell *busy; /* per frame it was busy in, frame order */
-    size_t nbusy, busy_cap;
+    ludus__crun_writer busy_w;
+    ludus__cell busy_last; /* frame and excl; calls 1 once it holds a frame */
+    ludus__crun busy;
 } ludus__an_thread;
 LUDUS_HIDDEN int ludus__thread_busy_add(ludus_analysis *a, uint32_t thread, uint32_t frame, int64_t b, int64_t e);
+/* The runs of busy time, once the pass is over. */
+LUDUS_HIDDEN int ludus__thread_busy_end(ludus_analysis *a);
 /* The common case, inline: [b, e) within frame `frame`, which the thread is
  * already busy in; 0 when it is not that case (call ludus__thread_busy_add). */
 static inline int ludus__thread_busy_fast(ludus__an_thread *t, const int64_t *marks, uint64_t nmarks, uint32_t frame,
                                           int64_t b, int64_t e) {
-    if (!t->nbusy || t->busy[t->nbusy - 1].frame != frame || (frame && marks[frame - 1] > b) ||
+    if (!t->busy_last.calls || t->busy_last.frame != frame || (frame && marks[frame - 1] > b) ||
         (frame < nmarks && e > marks[frame]))
         return 0;
-    t->busy[t->nbusy - 1].ns += e - b;
+    t->busy_last.excl += e - b;
     return 1;
 }
 /* A site that waits rather than works (threads.c): a wait scope by
@@ -240,18 +243,11 @@ LUDUS_HIDDEN int64_t ludus__tcell_median(const ludus_analysis *a, uint32_t threa
 
 /* A counter track (counters.c): values in stream order, one per frame for
  * a per-frame statistic (frame order), every sample in the window for a plot. */
-typedef struct ludus__counter_value {
-    uint64_t frame;
-    double value;
-    int64_t exact; /* an integer track's value as recorded (the sum adds these) */
-} ludus__counter_value;
-
 typedef struct ludus__an_counter {
     ludus_counter_stats pub;
     uint32_t series; /* 0: plot samples; 1 + LUDUS__STAT_* */
     int real;        /* 1: f64 samples (summed as doubles); 0: integers (summed exactly, saturating) */
-    ludus__counter_value *v;
-    size_t n, cap;
+    ludus__vrun v;   /* its values (counter_run.h) */
 } ludus__an_counter;
 
 struct ludus_analysis {
@@ -271,11 +267,12 @@ struct ludus_analysis {
     int64_t *marks;
     uint64_t nmarks;
     int64_t end_ns;
-    int64_t *unlogged;      /* per frame (nmarks + 1) */
-    struct ludus__carried { /* per frame: frame-thread top-level time begun in an earlier frame */
-        int64_t ns, top_ns; /* in all; of the largest such scope */
-        uint32_t site;      /* that scope's site */
-    } * carried;
+    int64_t *unlogged;          /* per frame (nmarks + 1) */
+    int64_t *carried;           /* per frame: frame-thread top-level time begun in an earlier frame */
+    struct ludus__carried_top { /* per hitch frame (hitch_frames): the largest such scope */
+        int64_t ns;
+        uint32_t site;
+    } * carried_top;
     ludus_hitch *hitches;
     uint32_t nhitches;
     uint64_t *hitch_frames; /* the window's hitch frames, ascending (frames_plan) */

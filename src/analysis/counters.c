@@ -42,12 +42,6 @@ static ludus__an_counter *track(ludus_analysis *a, uint32_t site, uint32_t serie
     return k;
 }
 
-static int push(ludus__an_counter *k, uint64_t frame, double v, int64_t exact) {
-    if (LUDUS__GROW(k->v, k->n, k->cap, 64) != 0) return -1;
-    k->v[k->n++] = (ludus__counter_value){frame, v, exact};
-    return 0;
-}
-
 int ludus__counter_event(ludus_analysis *a, const ludus__nev *ev, int on_frame_thread, uint64_t marks_seen,
                          int in_window) {
     if (ev->site == UINT32_MAX) return 0;
@@ -59,7 +53,8 @@ int ludus__counter_event(ludus_analysis *a, const ludus__nev *ev, int on_frame_t
     if (!k) return -1;
     double v;
     int64_t exact = 0;
-    if (ludus__nevs[ev->kind].analysis == LUDUS__TR_COUNTER_F64) {
+    int is_float = ludus__nevs[ev->kind].analysis == LUDUS__TR_COUNTER_F64;
+    if (is_float) {
         memcpy(&v, &ev->value, sizeof v);
         if (!isfinite(v)) return 0;
         k->real = 1;
@@ -70,9 +65,9 @@ int ludus__counter_event(ludus_analysis *a, const ludus__nev *ev, int on_frame_t
     if (ev->series) {
         if (marks_seen == 0) return 0; /* its mark was lost */
         /* the snapshot taken at mark n closes frame n - 1 (frame 0: the lead-in) */
-        return ludus__frame_kept(a, marks_seen - 1) ? push(k, marks_seen - 1, v, exact) : 0;
+        return ludus__frame_kept(a, marks_seen - 1) ? ludus__vrun_put(&k->v, marks_seen - 1, v, exact, is_float) : 0;
     }
-    return in_window ? push(k, 0, v, exact) : 0;
+    return in_window ? ludus__vrun_put(&k->v, 0, v, exact, is_float) : 0;
 }
 
 static double nearest_rank(const double *v, size_t n, double q) {
@@ -86,11 +81,12 @@ static double nearest_rank(const double *v, size_t n, double q) {
 static double exact_total(const ludus__an_counter *k, const ludus_analysis *a, int *saturated) {
     int64_t t = 0;
     *saturated = 0;
-    for (size_t j = 0; j < k->n; j++) {
-        if (k->series && (k->v[j].frame < a->win_f0 || k->v[j].frame >= a->win_f1)) continue;
-        if (__builtin_add_overflow(t, k->v[j].exact, &t)) {
+    ludus__vrun_it it;
+    for (ludus__vrun_begin(&k->v, &it); ludus__vrun_next(&it);) {
+        if (k->series && (it.v.frame < a->win_f0 || it.v.frame >= a->win_f1)) continue;
+        if (__builtin_add_overflow(t, it.v.exact, &t)) {
             *saturated = 1;
-            return k->v[j].exact > 0 ? (double)INT64_MAX : (double)INT64_MIN;
+            return it.v.exact > 0 ? (double)INT64_MAX : (double)INT64_MIN;
         }
     }
     return (double)t;
@@ -102,11 +98,13 @@ int ludus__counters_finish(ludus_analysis *a) {
         ludus__an_counter *k = &a->counters[i];
         ludus_counter_stats *s = &k->pub;
         s->frames_in_window = nw;
-        double *x = ludus__malloc((k->n ? k->n : 1) * sizeof *x);
+        ludus__vrun_fit(&k->v); /* written: read from here on */
+        double *x = ludus__malloc((k->v.n ? k->v.n : 1) * sizeof *x);
         if (!x) return -1;
         size_t m = 0;
-        for (size_t j = 0; j < k->n; j++)
-            if (!k->series || (k->v[j].frame >= a->win_f0 && k->v[j].frame < a->win_f1)) x[m++] = k->v[j].value;
+        ludus__vrun_it it;
+        for (ludus__vrun_begin(&k->v, &it); ludus__vrun_next(&it);)
+            if (!k->series || (it.v.frame >= a->win_f0 && it.v.frame < a->win_f1)) x[m++] = it.v.value;
         s->values = m;
         double total = 0;
         for (size_t j = 0; j < m; j++) total += x[j];
@@ -125,7 +123,7 @@ int ludus__counters_finish(ludus_analysis *a) {
 }
 
 void ludus__counters_free(ludus_analysis *a) {
-    for (uint32_t i = 0; i < a->ncounters; i++) ludus__free(a->counters[i].v);
+    for (uint32_t i = 0; i < a->ncounters; i++) ludus__vrun_free(&a->counters[i].v);
     ludus__free(a->counters);
     ludus__free(a->counter_at);
 }
@@ -147,16 +145,8 @@ int64_t ludus_analysis_find_counter(const ludus_analysis *a, const char *name, c
 
 int ludus_analysis_counter_in_frame(const ludus_analysis *a, uint32_t i, uint64_t frame, double *value) {
     if (!a || i >= a->ncounters || !a->counters[i].series) return LUDUS_EINVAL;
-    const ludus__an_counter *k = &a->counters[i];
-    size_t lo = 0, hi = k->n; /* values are in frame order: one per frame */
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (k->v[mid].frame < frame)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == k->n || k->v[lo].frame != frame) return LUDUS_ENODATA;
-    if (value) *value = k->v[lo].value;
+    ludus__counter_value v; /* values in frame order: one a frame */
+    if (!ludus__vrun_find(&a->counters[i].v, frame, &v)) return LUDUS_ENODATA;
+    if (value) *value = v.value;
     return 0;
 }

@@ -1141,11 +1141,12 @@ done:
 
 /* A per-frame statistic's values over the window's frames, sorted (malloc'd). */
 static double *window_values(const ludus_analysis *a, const ludus__an_counter *k, size_t *n) {
-    double *x = ludus__malloc((k->n ? k->n : 1) * sizeof *x);
+    double *x = ludus__malloc((k->v.n ? k->v.n : 1) * sizeof *x);
     *n = 0;
     if (!x) return NULL;
-    for (size_t j = 0; j < k->n; j++)
-        if (k->v[j].frame >= a->win_f0 && k->v[j].frame < a->win_f1) x[(*n)++] = k->v[j].value;
+    ludus__vrun_it it;
+    for (ludus__vrun_begin(&k->v, &it); ludus__vrun_next(&it);)
+        if (it.v.frame >= a->win_f0 && it.v.frame < a->win_f1) x[(*n)++] = it.v.value;
     ludus__sort_f64(x, *n);
     return x;
 }

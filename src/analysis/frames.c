@@ -26,7 +26,7 @@ static int cmp_i64(const void *x, const void *y) {
 
 static int cmp_frame_site(const void *x, const void *y) {
     const ludus__cellref *a = x, *b = y;
-    if (a->c.frame != b->c.frame) return a->c.frame < b->c.frame ? -1 : 1;
+    if (a->frame != b->frame) return a->frame < b->frame ? -1 : 1;
     return a->ent < b->ent ? -1 : a->ent > b->ent;
 }
 
@@ -53,7 +53,7 @@ static size_t hitch_site_cells(const ludus_analysis *a, ludus__cellref *out) {
         uint32_t at = 0;
         for (ludus__crun_begin(&a->sites[i].run, &it); ludus__crun_next(&it);) {
             if (!ludus__is_hitch_frame(a, &at, it.c.frame)) continue;
-            if (out) out[n] = (ludus__cellref){it.c, i, 0};
+            if (out) out[n] = (ludus__cellref){it.c.excl, it.c.frame, i, 0};
             n++;
         }
     }
@@ -230,7 +230,7 @@ int ludus__frames_finish(ludus_analysis *a) {
     if (!v) return -1;
     for (int which = 0; which < 2; which++) {
         for (uint64_t f = a->win_f0; f < a->win_f1; f++)
-            v[f - a->win_f0] = which ? a->carried[f - a->keep_f0].ns : ludus__frame_unlogged(a, f);
+            v[f - a->win_f0] = which ? a->carried[f - a->keep_f0] : ludus__frame_unlogged(a, f);
         *(which ? &med_carried : &med_unlogged) = ludus__kth_i64(v, nw, (nw + 1) / 2 - 1);
     }
     ludus__free(v);

@@ -152,7 +152,7 @@ static int cmp_cand(const void *x, const void *y) {
 
 static int cmp_tcell_frame(const void *x, const void *y) {
     const ludus__cellref *a = x, *b = y;
-    if (a->c.frame != b->c.frame) return a->c.frame < b->c.frame ? -1 : 1;
+    if (a->frame != b->frame) return a->frame < b->frame ? -1 : 1;
     if (a->ent != b->ent) return a->ent < b->ent ? -1 : 1;
     return a->thread < b->thread ? -1 : a->thread > b->thread;
 }
@@ -205,13 +205,13 @@ static void frame_tcells(const expl *x, uint64_t f, size_t *lo, size_t *hi) {
     size_t l = 0, h = x->ntby;
     while (l < h) {
         size_t m = (l + h) / 2;
-        if (x->tby[m].c.frame < f)
+        if (x->tby[m].frame < f)
             l = m + 1;
         else
             h = m;
     }
     *lo = l;
-    while (l < x->ntby && x->tby[l].c.frame == f) l++;
+    while (l < x->ntby && x->tby[l].frame == f) l++;
     *hi = l;
 }
 
@@ -222,13 +222,13 @@ static int split_site(expl *x, uint32_t site, int64_t D, const ludus__cellref *t
     int64_t sum = 0, best = -1;
     uint32_t best_t = UINT32_MAX;
     for (size_t i = 0; i < n; i++) {
-        int64_t g = tc[i].c.excl - ludus__tcell_median(x->a, tc[i].thread, site);
+        int64_t g = tc[i].excl - ludus__tcell_median(x->a, tc[i].thread, site);
         if (g > 0) sum += g;
-        if (tc[i].c.excl > best) best = tc[i].c.excl, best_t = tc[i].thread;
+        if (tc[i].excl > best) best = tc[i].excl, best_t = tc[i].thread;
     }
     if (sum <= 0) return best_t == UINT32_MAX ? 0 : push(x, site, site, best_t, D);
     for (size_t i = 0; i < n; i++) {
-        int64_t g = tc[i].c.excl - ludus__tcell_median(x->a, tc[i].thread, site);
+        int64_t g = tc[i].excl - ludus__tcell_median(x->a, tc[i].thread, site);
         if (g > 0 && push(x, site, site, tc[i].thread, (int64_t)((double)D * (double)g / (double)sum + 0.5)) != 0)
             return -1;
     }
@@ -383,7 +383,7 @@ static size_t hitch_tcells(const ludus_analysis *a, ludus__cellref *out) {
         uint32_t at = 0;
         for (ludus__crun_begin(&t->run, &it); ludus__crun_next(&it);) {
             if (!ludus__is_hitch_frame(a, &at, it.c.frame)) continue;
-            if (out) out[n] = (ludus__cellref){it.c, t->site, t->thread};
+            if (out) out[n] = (ludus__cellref){it.c.excl, it.c.frame, t->site, t->thread};
             n++;
         }
     }
@@ -409,15 +409,15 @@ int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, si
     for (uint32_t hi = 0; hi < s->hitches; hi++) {
         uint64_t f = a->hitch_frames[hi];
         int64_t len = ludus__frame_end(a, f) - ludus__frame_begin(a, f);
-        while (at < nby && by_frame[at].c.frame < f) at++;
+        while (at < nby && by_frame[at].frame < f) at++;
         size_t end = at;
-        while (end < nby && by_frame[end].c.frame == f) end++;
+        while (end < nby && by_frame[end].frame == f) end++;
         ludus_hitch *h = &a->hitches[a->nhitches++];
         h->frame = f;
         h->frame_ns = len;
         h->ratio = s->median_frame_ns ? (double)len / (double)s->median_frame_ns : 0;
         h->extra_ns = len - s->median_frame_ns;
-        h->carried_site = a->carried[f - a->keep_f0].ns ? a->carried[f - a->keep_f0].site : UINT32_MAX;
+        h->carried_site = a->carried[f - a->keep_f0] ? a->carried_top[hi].site : UINT32_MAX;
         h->cpu_ns = ludus__frame_cpu(a, f);
         int cpu_known = h->cpu_ns >= 0 && s->frame_cpu.count > 0;
         h->cpu_extra_ns = cpu_known ? h->cpu_ns - a->med_cpu : 0;
@@ -431,7 +431,7 @@ int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, si
         size_t k0 = tlo; /* by_frame and tby are both in site order within f */
         for (size_t i = at; i < end; i++) {
             uint32_t who = by_frame[i].ent;
-            int64_t D = by_frame[i].c.excl - a->sites[who].pub.median_frame_excl_ns;
+            int64_t D = by_frame[i].excl - a->sites[who].pub.median_frame_excl_ns;
             if (D <= 0) continue;
             while (k0 < thi && x.tby[k0].ent < who) k0++; /* the site's tcells in f */
             size_t k1 = k0;
@@ -440,7 +440,7 @@ int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, si
         }
         uint32_t ft = a->frame_thread;
         if (push(&x, LUDUS_HITCH_UNLOGGED, UINT32_MAX, ft, ludus__frame_unlogged(a, f) - med_unlogged) != 0 ||
-            push(&x, LUDUS_HITCH_CARRIED, h->carried_site, ft, a->carried[f - a->keep_f0].ns - med_carried) != 0)
+            push(&x, LUDUS_HITCH_CARRIED, h->carried_site, ft, a->carried[f - a->keep_f0] - med_carried) != 0)
             goto done;
         if (x.nc) qsort(x.c, x.nc, sizeof *x.c, cmp_cand);
         if (x.nc > MAXC) x.nc = MAXC;

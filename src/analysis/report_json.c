@@ -287,20 +287,22 @@ int ludus__report_json(const ludus_analysis *a, ludus__writer *w, int html) {
         if (k->series) { /* [frame, value] of the window's frames */
             ludus__w_str(w, ",\"frames\":[");
             int first = 1;
-            for (size_t j = 0; j < k->n;) {
-                size_t lo = j, hi = j, e = j + 1; /* [j, e): one frame, or one bucket of step frames (frame order) */
-                while (step > 1 && e < k->n && k->v[e].frame / step == k->v[j].frame / step) e++;
-                for (size_t x = j; x < e; x++) {
-                    if (k->v[x].value < k->v[lo].value) lo = x;
-                    if (k->v[x].value > k->v[hi].value) hi = x;
+            ludus__vrun_it it;
+            ludus__vrun_begin(&k->v, &it);
+            int more = ludus__vrun_next(&it);
+            for (uint64_t at = 0; more;) {
+                /* one frame, or one bucket of step frames (frame order): its lowest and highest value */
+                ludus__counter_value lo = it.v, hi = it.v;
+                uint64_t lo_at = at, hi_at = at, bucket = step > 1 ? it.v.frame / step : 0;
+                while ((more = ludus__vrun_next(&it)) != 0 && (++at, step > 1) && it.v.frame / step == bucket) {
+                    if (it.v.value < lo.value) lo = it.v, lo_at = at;
+                    if (it.v.value > hi.value) hi = it.v, hi_at = at;
                 }
-                j = e;
                 for (int q = 0; q < 2; q++) {
-                    size_t x = q ? (lo < hi ? hi : lo) : (lo < hi ? lo : hi);
-                    if (q && lo == hi) break;
-                    if (k->v[x].frame < a->win_f0 || k->v[x].frame >= a->win_f1) continue;
-                    ludus__w_fmt(w, "%s[%llu,%.17g]", first ? "" : ",", (unsigned long long)k->v[x].frame,
-                                 k->v[x].value);
+                    const ludus__counter_value *x = q ? (lo_at < hi_at ? &hi : &lo) : (lo_at < hi_at ? &lo : &hi);
+                    if (q && lo_at == hi_at) break;
+                    if (x->frame < a->win_f0 || x->frame >= a->win_f1) continue;
+                    ludus__w_fmt(w, "%s[%llu,%.17g]", first ? "" : ",", (unsigned long long)x->frame, x->value);
                     first = 0;
                 }
             }

@@ -10,32 +10,56 @@
 #include "analysis_internal.h"
 #include "../base/grow.h"
 
+/* The thread's busy time in frame k grows by ns (k at or after its last frame). */
+static int busy_put(ludus__an_thread *t, uint64_t k, int64_t ns) {
+    if (t->busy_last.calls && t->busy_last.frame == k) {
+        t->busy_last.excl += ns;
+        return 0;
+    }
+    if (t->busy_last.calls) {
+        t->busy_last.incl = t->busy_last.excl;
+        t->busy_last.calls = 0;
+        if (ludus__crun_put(&t->busy_w, &t->busy_last) != 0) return -1;
+    }
+    t->busy_last = (ludus__cell){(uint32_t)k, 0, 1, ns, 0};
+    return 0;
+}
+
 int ludus__thread_busy_add(ludus_analysis *a, uint32_t thread, uint32_t frame, int64_t b, int64_t e) {
     ludus__an_thread *t = &a->threads[thread];
     const int64_t *m = a->marks;
     /* the common case: within the frame it began in, which the thread is already in */
-    if (t->nbusy && t->busy[t->nbusy - 1].frame == frame && (frame == 0 || m[frame - 1] <= b) &&
-        (frame >= a->nmarks || e <= m[frame])) {
-        t->busy[t->nbusy - 1].ns += e - b;
-        return 0;
-    }
+    if (ludus__thread_busy_fast(t, m, a->nmarks, frame, b, e)) return 0;
     for (uint64_t k = frame > a->keep_f0 ? frame : a->keep_f0; k < a->keep_f1; k++) {
         int64_t fb = k == 0 ? 0 : m[k - 1], fe = k < a->nmarks ? m[k] : a->end_ns;
         if (fb >= e) break;
         int64_t lo = b > fb ? b : fb, hi = e < fe ? e : fe;
         if (hi <= lo) continue;
-        if (t->nbusy && t->busy[t->nbusy - 1].frame == k) {
-            t->busy[t->nbusy - 1].ns += hi - lo;
-            continue;
+        if (busy_put(t, k, hi - lo) != 0) return -1;
+    }
+    return 0;
+}
+
+int ludus__thread_busy_end(ludus_analysis *a) {
+    for (uint32_t i = 0; i < a->nthreads; i++) {
+        ludus__an_thread *t = &a->threads[i];
+        if (t->busy_last.calls) {
+            t->busy_last.incl = t->busy_last.excl;
+            t->busy_last.calls = 0;
+            if (ludus__crun_put(&t->busy_w, &t->busy_last) != 0) return -1;
         }
-        if (LUDUS__GROW(t->busy, t->nbusy, t->busy_cap, 64) != 0) return -1;
-        t->busy[t->nbusy++] = (ludus__busy_cell){k, hi - lo};
+        int rc = ludus__crun_end(&t->busy_w, &t->busy);
+        ludus__crun_writer_free(&t->busy_w);
+        if (rc) return -1;
     }
     return 0;
 }
 
 void ludus__threads_free(ludus_analysis *a) {
-    for (uint32_t i = 0; i < a->nthreads; i++) ludus__free(a->threads[i].busy);
+    for (uint32_t i = 0; i < a->nthreads; i++) {
+        ludus__crun_writer_free(&a->threads[i].busy_w);
+        ludus__crun_free(&a->threads[i].busy);
+    }
     ludus__free(a->threads);
     a->threads = NULL;
     a->nthreads = 0;
@@ -121,23 +145,28 @@ static int sites_waiting(ludus_analysis *a, size_t most) {
     int rc = -1;
     if (!all || !own || !waiting || !e || !tmp) goto done;
     double *o = e + most + 1, *re = o + most + 1, *ro = re + most + 1;
-    for (uint32_t t = 0; t < a->nthreads; t++)
-        for (size_t k = 0; k < a->threads[t].nbusy; k++) {
-            const ludus__busy_cell *b = &a->threads[t].busy[k];
-            if (b->frame >= a->win_f0 && b->frame < a->win_f1) all[b->frame - a->win_f0] += b->ns;
-        }
+    for (uint32_t t = 0; t < a->nthreads; t++) {
+        ludus__crun_it it;
+        for (ludus__crun_begin(&a->threads[t].busy, &it); ludus__crun_next(&it);)
+            if (it.c.frame >= a->win_f0 && it.c.frame < a->win_f1) all[it.c.frame - a->win_f0] += it.c.excl;
+    }
     for (uint32_t r = 0; r < a->ntruns; r++) {
         const ludus__trun *run = &a->truns[r];
         const ludus__an_thread *th = run->thread < a->nthreads ? &a->threads[run->thread] : NULL;
-        size_t n = 0, kb = 0;
+        size_t n = 0;
         int64_t mine = 0, covered = 0;
+        ludus__crun_it busy; /* the thread's busy time, walked beside the run (both in frame order) */
+        int busy_more = 0;
+        if (th) {
+            ludus__crun_begin(&th->busy, &busy);
+            busy_more = ludus__crun_next(&busy);
+        }
         ludus__crun_it it;
         for (ludus__crun_begin(&run->run, &it); ludus__crun_next(&it);) {
             const ludus__cell *c = &it.c;
             if (!th || c->frame < a->win_f0 || c->frame >= a->win_f1 || c->excl <= 0) continue;
-            while (kb < th->nbusy && th->busy[kb].frame < c->frame) kb++; /* both in frame order */
-            int64_t others =
-                all[c->frame - a->win_f0] - (kb < th->nbusy && th->busy[kb].frame == c->frame ? th->busy[kb].ns : 0);
+            while (busy_more && busy.c.frame < c->frame) busy_more = ludus__crun_next(&busy);
+            int64_t others = all[c->frame - a->win_f0] - (busy_more && busy.c.frame == c->frame ? busy.c.excl : 0);
             mine += c->excl;
             covered += c->excl < others ? c->excl : others > 0 ? others : 0;
             e[n] = (double)c->excl;
@@ -168,7 +197,7 @@ int ludus__threads_finish(ludus_analysis *a) {
     uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
     size_t most = 0; /* the longest run of cells (thread, site), or of a thread's busy frames */
     for (uint32_t t = 0; t < a->nthreads; t++)
-        if (a->threads[t].nbusy > most) most = a->threads[t].nbusy;
+        if (a->threads[t].busy.n > most) most = a->threads[t].busy.n;
     for (uint32_t r = 0; r < a->ntruns; r++)
         if (a->truns[r].run.n > most) most = a->truns[r].run.n;
     int64_t *v = ludus__malloc((most > nw ? most : nw ? nw : 1) * sizeof *v);
@@ -213,12 +242,13 @@ int ludus__threads_finish(ludus_analysis *a) {
         ludus__an_thread *x = &a->threads[ti];
         ludus_thread_stats *t = &x->pub;
         uint64_t nin = 0;
-        for (size_t k = 0; k < x->nbusy; k++) {
-            const ludus__busy_cell *b = &x->busy[k];
-            if (b->frame < a->win_f0 || b->frame >= a->win_f1 || b->ns <= 0) continue;
-            v[nin++] = b->ns;
-            t->busy_total_ns += b->ns;
-            if (b->ns > t->busy_max_ns) t->busy_max_ns = b->ns, t->busy_max_frame = b->frame;
+        ludus__crun_it it;
+        for (ludus__crun_begin(&x->busy, &it); ludus__crun_next(&it);) {
+            int64_t ns = it.c.excl;
+            if (it.c.frame < a->win_f0 || it.c.frame >= a->win_f1 || ns <= 0) continue;
+            v[nin++] = ns;
+            t->busy_total_ns += ns;
+            if (ns > t->busy_max_ns) t->busy_max_ns = ns, t->busy_max_frame = it.c.frame;
         }
         t->frames_busy = nin;
         if (!nw) continue;

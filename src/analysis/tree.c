@@ -353,11 +353,12 @@ static void cover_frames(ludus_analysis *a, uint32_t f, uint32_t site, int64_t b
         uint64_t i = k - a->keep_f0;
         a->unlogged[i] += hi - lo;
         if (k == f) continue;
-        if (hi - lo > a->carried[i].top_ns) {
-            a->carried[i].top_ns = hi - lo;
-            a->carried[i].site = site;
+        a->carried[i] += hi - lo;
+        uint32_t at = 0; /* the largest such scope: kept for the hitch frames only (their reports name it) */
+        if (ludus__is_hitch_frame(a, &at, k) && hi - lo > a->carried_top[at].ns) {
+            a->carried_top[at].ns = hi - lo;
+            a->carried_top[at].site = site;
         }
-        a->carried[i].ns += hi - lo;
     }
 }
 
@@ -1007,6 +1008,8 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     a->carried = ludus__calloc(nkept, sizeof *a->carried);
     if (!a->unlogged || !a->carried) goto oom;
     if (ludus__frames_plan(a) != 0) goto oom; /* the threshold and the hitch frames, before the pass */
+    a->carried_top = ludus__calloc(a->sum.hitches ? a->sum.hitches : 1, sizeof *a->carried_top);
+    if (!a->carried_top) goto oom;
     p.hordered = 1; /* marks out of order (a damaged file) make plans that overlap: searched every time */
     for (uint32_t k = 0; k < a->nhplan; k++)
         if (a->hplan[k].b > a->hplan[k].e || (k && a->hplan[k - 1].e > a->hplan[k].b)) p.hordered = 0;
@@ -1032,7 +1035,7 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     /* Cells: per thread and site (before they merge), per path, then per site. Each array is cut
      * to its length as it is made (the pass grew it by doubling): the three live at once, and they
      * are most of a long capture's memory. */
-    if (make_runs(a, &p) != 0) goto oom;
+    if (make_runs(a, &p) != 0 || ludus__thread_busy_end(a) != 0) goto oom;
     for (uint32_t i = 0; i < a->nsites; i++) {
         ludus__acc_stats(&a->sites[i].incl, p.exact, &a->sites[i].pub.inclusive);
         ludus__acc_stats(&a->sites[i].excl, p.exact, &a->sites[i].pub.exclusive);

@@ -4,7 +4,9 @@
  * (negative exclusive time, inclusive below exclusive), annotations or
  * none. Read in order, each run gives its cells back; looked up by frame,
  * every frame of it is found and no frame between them; the pass's
- * per-thread segments give back cells that came out of frame order. */
+ * per-thread segments give back cells that came out of frame order. A
+ * counter track's values (counter_run.c) likewise: integers at the ends of
+ * int64, floats between them, several values a frame or frames apart. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -159,11 +161,69 @@ static void test_pending_segments(void **state) {
     free(thread);
 }
 
+/* A counter track: integers (exact, as recorded) and floats mixed, in
+ * frame order with steps of 0 (plot samples), 1 and far; read back in order
+ * and looked up by frame (the first value of a frame). */
+static void test_counter_values(void **state) {
+    (void)state;
+    enum { N = 2000 };
+    ludus__counter_value *v = calloc(N, sizeof *v);
+    int *is_float = calloc(N, sizeof *is_float);
+    assert_non_null(v);
+    assert_non_null(is_float);
+    ludus__vrun r;
+    memset(&r, 0, sizeof r);
+    uint64_t f = 3;
+    for (uint32_t i = 0; i < N; i++) {
+        uint64_t k = next() % 10;
+        f += k < 2 ? 0 : k < 8 ? 1 : next() % 100000;
+        v[i].frame = f;
+        is_float[i] = next() % 4 == 0;
+        if (is_float[i]) {
+            v[i].value = (double)(int64_t)next() / 1e6;
+        } else {
+            uint64_t s = next() % 3;
+            v[i].exact = s == 0   ? (int64_t)(next() % 1000) - 500
+                         : s == 1 ? (int64_t)next()
+                                  : (next() & 1 ? INT64_MAX : INT64_MIN);
+            v[i].value = (double)v[i].exact;
+        }
+        assert_int_equal(ludus__vrun_put(&r, v[i].frame, v[i].value, v[i].exact, is_float[i]), 0);
+    }
+    ludus__vrun_fit(&r);
+    assert_int_equal(r.n, N);
+    ludus__vrun_it it;
+    uint32_t k = 0;
+    for (ludus__vrun_begin(&r, &it); ludus__vrun_next(&it); k++) {
+        assert_true(k < N);
+        assert_int_equal(it.v.frame, v[k].frame);
+        assert_true(it.v.value == v[k].value);
+        if (!is_float[k]) assert_int_equal(it.v.exact, v[k].exact);
+    }
+    assert_int_equal(k, N);
+    for (uint32_t i = 0; i < N; i++) {
+        if (i && v[i - 1].frame == v[i].frame) continue; /* a lookup gives a frame's first value */
+        ludus__counter_value got;
+        assert_int_equal(ludus__vrun_find(&r, v[i].frame, &got), 1);
+        assert_int_equal(got.frame, v[i].frame);
+        assert_true(got.value == v[i].value);
+        if (i + 1 < N && v[i + 1].frame > v[i].frame + 1)
+            assert_int_equal(ludus__vrun_find(&r, v[i].frame + 1, &got), 0);
+    }
+    ludus__counter_value got;
+    assert_int_equal(ludus__vrun_find(&r, 2, &got), 0);
+    assert_int_equal(ludus__vrun_find(&r, f + 1, &got), 0);
+    ludus__vrun_free(&r);
+    free(v);
+    free(is_float);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_runs_give_their_cells_back),
         cmocka_unit_test(test_run_widest_frames),
         cmocka_unit_test(test_pending_segments),
+        cmocka_unit_test(test_counter_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
