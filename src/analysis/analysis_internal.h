@@ -126,6 +126,9 @@ typedef struct ludus__cellref {
     int64_t excl;
     uint32_t frame, ent, thread;
 } ludus__cellref;
+/* Appends run's cells in the window's hitch frames to *out (*n of *cap, grown), with ent and thread (frames.c). */
+LUDUS_HIDDEN int ludus__hitch_cells(const ludus_analysis *a, const ludus__crun *run, uint32_t ent, uint32_t thread,
+                                    ludus__cellref **out, size_t *n, size_t *cap);
 /* A run of cells per (thread, site), frame order; med: its median over the
  * window frames (threads.c). A site that ran on one thread shares its
  * site's run, a site on one path its path's (tree.c). */

@@ -58,8 +58,7 @@ int ludus__crun_end(ludus__crun_writer *w, ludus__crun *out) {
         out->n = w->cells;
         out->nskip = (uint32_t)w->nskip;
     }
-    w->n = w->nskip = 0;
-    w->cells = w->frame = 0;
+    ludus__crun_writer_reset(w);
     return 0;
 }
 
@@ -74,10 +73,15 @@ void ludus__crun_free(ludus__crun *r) {
     memset(r, 0, sizeof *r);
 }
 
-int ludus__crun_find(const ludus__crun *r, uint32_t f, ludus__cell *out) {
-    if (!r->n) return 0;
+void ludus__crun_writer_reset(ludus__crun_writer *w) {
+    w->n = w->nskip = 0;
+    w->cells = w->frame = 0;
+}
+
+/* The stretch of r whose frame before is the last below f (0: the first,
+ * which has none). */
+static uint32_t stretch_of(const ludus__crun *r, uint32_t f) {
     const ludus__crun_skip *s = r->mem;
-    /* the last stretch whose frame before is below f (stretch 0 has none) */
     uint32_t lo = 0, hi = r->nskip;
     while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
@@ -86,13 +90,23 @@ int ludus__crun_find(const ludus__crun *r, uint32_t f, ludus__cell *out) {
         else
             hi = mid;
     }
+    return lo;
+}
+
+void ludus__crun_seek(const ludus__crun *r, ludus__crun_it *it, uint32_t f) {
+    if (!r->nskip) return;
+    uint32_t k = stretch_of(r, f);
+    if (!k || (uint64_t)k * LUDUS__CRUN_SKIP <= (uint64_t)(r->n - it->left)) return; /* not past it */
+    const ludus__crun_skip *s = &((const ludus__crun_skip *)r->mem)[k - 1];
+    it->p = ludus__crun_bytes(r) + s->at;
+    it->c.frame = s->frame;
+    it->left = r->n - k * LUDUS__CRUN_SKIP;
+}
+
+int ludus__crun_find(const ludus__crun *r, uint32_t f, ludus__cell *out) {
     ludus__crun_it it;
     ludus__crun_begin(r, &it);
-    if (lo) {
-        it.p += s[lo - 1].at;
-        it.c.frame = s[lo - 1].frame;
-        it.left = r->n - lo * LUDUS__CRUN_SKIP;
-    }
+    ludus__crun_seek(r, &it, f);
     for (uint32_t k = 0; k < LUDUS__CRUN_SKIP && ludus__crun_next(&it); k++) {
         if (it.c.frame < f) continue;
         if (it.c.frame > f) return 0;

@@ -116,6 +116,12 @@ typedef struct ludus__crun_writer {
 LUDUS_HIDDEN int ludus__crun_put(ludus__crun_writer *w, const ludus__cell *c);
 LUDUS_HIDDEN int ludus__crun_end(ludus__crun_writer *w, ludus__crun *out);
 LUDUS_HIDDEN void ludus__crun_writer_free(ludus__crun_writer *w);
+/* Empties w (what was put is dropped; its buffers kept). */
+LUDUS_HIDDEN void ludus__crun_writer_reset(ludus__crun_writer *w);
+/* Moves it forward to the stretch of r that holds frame f when that
+ * stretch begins past it (the cells between are skipped unread); it then
+ * gives the cells from there on. */
+LUDUS_HIDDEN void ludus__crun_seek(const ludus__crun *r, ludus__crun_it *it, uint32_t f);
 
 /* The pass's cells of one path, as they come: a segment per thread (the
  * pass reads one thread after another), the cells of a segment with a frame

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "../base/grow.h"
 
 void ludus__cells_per_frame(const ludus_analysis *a, const ludus__crun *run, int calls, double *out) {
     uint64_t nw = a->win_f1 - a->win_f0;
@@ -44,20 +45,24 @@ int ludus__is_hitch_frame(const ludus_analysis *a, uint32_t *at, uint64_t f) {
     return lo < a->sum.hitches && a->hitch_frames[lo] == f;
 }
 
-/* The site cells of the hitch frames, with their site, into out (NULL:
- * counted only). */
-static size_t hitch_site_cells(const ludus_analysis *a, ludus__cellref *out) {
-    size_t n = 0;
-    for (uint32_t i = 0; i < a->nsites; i++) {
-        ludus__crun_it it;
-        uint32_t at = 0;
-        for (ludus__crun_begin(&a->sites[i].run, &it); ludus__crun_next(&it);) {
-            if (!ludus__is_hitch_frame(a, &at, it.c.frame)) continue;
-            if (out) out[n] = (ludus__cellref){it.c.excl, it.c.frame, i, 0};
-            n++;
+int ludus__hitch_cells(const ludus_analysis *a, const ludus__crun *run, uint32_t ent, uint32_t thread,
+                       ludus__cellref **out, size_t *n, size_t *cap) {
+    ludus__crun_it it;
+    ludus__crun_begin(run, &it);
+    int have = 0; /* it.c is the run's first cell not before the hitch frame before */
+    for (uint32_t h = 0; h < a->sum.hitches && a->hitch_frames[h] <= UINT32_MAX; h++) {
+        uint32_t f = (uint32_t)a->hitch_frames[h];
+        if (!have || it.c.frame < f) {
+            ludus__crun_seek(run, &it, f); /* few hitches: most of the run is never read */
+            while ((have = ludus__crun_next(&it)) != 0 && it.c.frame < f) {
+            }
+            if (!have) break;
         }
+        if (it.c.frame != f) continue;
+        if (LUDUS__GROW(*out, *n, *cap, 256) != 0) return -1;
+        (*out)[(*n)++] = (ludus__cellref){it.c.excl, f, ent, thread};
     }
-    return n;
+    return 0;
 }
 
 int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t site, uint64_t frame, uint64_t *calls,
@@ -236,11 +241,14 @@ int ludus__frames_finish(ludus_analysis *a) {
     ludus__free(v);
     /* the site cells of the hitch frames (frame, then site): a hitch looks at the
      * sites that ran in it, never at every site */
-    size_t nby = hitch_site_cells(a, NULL);
-    ludus__cellref *by_frame = ludus__malloc((nby ? nby : 1) * sizeof *by_frame);
-    if (!by_frame) return -1;
-    hitch_site_cells(a, by_frame);
-    qsort(by_frame, nby, sizeof *by_frame, cmp_frame_site);
+    ludus__cellref *by_frame = NULL;
+    size_t nby = 0, cap = 0;
+    for (uint32_t i = 0; i < a->nsites; i++)
+        if (ludus__hitch_cells(a, &a->sites[i].run, i, 0, &by_frame, &nby, &cap) != 0) {
+            ludus__free(by_frame);
+            return -1;
+        }
+    if (nby) qsort(by_frame, nby, sizeof *by_frame, cmp_frame_site);
     int rc = ludus__hitches_explain(a, by_frame, nby, med_unlogged, med_carried);
     ludus__free(by_frame);
     return rc;

@@ -373,23 +373,6 @@ static int role_rank(const cand *c) {
     return c->role == LUDUS_HITCH_WORK ? 0 : c->role == LUDUS_HITCH_WAITING ? 1 : 2;
 }
 
-/* The (thread, site) cells of the window's hitch frames, with their thread
- * and site, into out (NULL: counted only). */
-static size_t hitch_tcells(const ludus_analysis *a, ludus__cellref *out) {
-    size_t n = 0;
-    for (uint32_t r = 0; r < a->ntruns; r++) {
-        const ludus__trun *t = &a->truns[r];
-        ludus__crun_it it;
-        uint32_t at = 0;
-        for (ludus__crun_begin(&t->run, &it); ludus__crun_next(&it);) {
-            if (!ludus__is_hitch_frame(a, &at, it.c.frame)) continue;
-            if (out) out[n] = (ludus__cellref){it.c.excl, it.c.frame, t->site, t->thread};
-            n++;
-        }
-    }
-    return n;
-}
-
 int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, size_t nby, int64_t med_unlogged,
                            int64_t med_carried) {
     ludus_analysis_summary *s = &a->sum;
@@ -397,11 +380,11 @@ int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, si
     memset(&x, 0, sizeof x);
     x.a = a;
     int rc = -1;
-    x.ntby = hitch_tcells(a, NULL);
-    x.tby = ludus__malloc((x.ntby ? x.ntby : 1) * sizeof *x.tby);
-    if (!x.tby) goto done;
-    hitch_tcells(a, x.tby);
-    qsort(x.tby, x.ntby, sizeof *x.tby, cmp_tcell_frame);
+    size_t tcap = 0; /* the (thread, site) cells of the hitch frames */
+    for (uint32_t r = 0; r < a->ntruns; r++)
+        if (ludus__hitch_cells(a, &a->truns[r].run, a->truns[r].site, a->truns[r].thread, &x.tby, &x.ntby, &tcap) != 0)
+            goto done;
+    if (x.ntby) qsort(x.tby, x.ntby, sizeof *x.tby, cmp_tcell_frame);
     if (a->nflow_out) qsort(a->flow_out, a->nflow_out, sizeof *a->flow_out, cmp_flow_id);
     if (a->nhblocks) qsort(a->hblocks, a->nhblocks, sizeof *a->hblocks, cmp_block);
     size_t at = 0, blk_at = 0;

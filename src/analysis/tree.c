@@ -735,18 +735,14 @@ static int cmp_frame_seq(const void *x, const void *y) {
  * but for those of calls that span a frame boundary. */
 static int segment_run(runs_work *r, const ludus__pend *q, uint32_t g, ludus__crun *out) {
     ludus__crun_it it;
+    uint32_t n = q->seg[g].cells;
     int ordered = 1;
-    uint32_t prev = 0, n = q->seg[g].cells;
-    ludus__pend_begin(q, g, &it);
-    for (uint32_t i = 0; ordered && ludus__pend_next(&it); i++) {
-        ordered = i == 0 || it.c.frame > prev;
-        prev = it.c.frame;
+    for (ludus__pend_begin(q, g, &it); ordered && ludus__pend_next(&it);) {
+        ordered = r->w.cells == 0 || it.c.frame > r->w.frame;
+        if (ordered && ludus__crun_put(&r->w, &it.c) != 0) return -1;
     }
-    if (ordered) {
-        for (ludus__pend_begin(q, g, &it); ludus__pend_next(&it);)
-            if (ludus__crun_put(&r->w, &it.c) != 0) return -1;
-        return ludus__crun_end(&r->w, out);
-    }
+    if (ordered) return ludus__crun_end(&r->w, out);
+    ludus__crun_writer_reset(&r->w); /* out of order: sorted, then merged */
     if (n > r->xcap) {
         ludus__xcell *x = ludus__realloc(r->x, n * sizeof *x);
         if (!x) return -1;

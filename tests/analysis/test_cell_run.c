@@ -3,7 +3,8 @@
  * steps from 1 to 2^32 - 1, counts and times at the ends of their types
  * (negative exclusive time, inclusive below exclusive), annotations or
  * none. Read in order, each run gives its cells back; looked up by frame,
- * every frame of it is found and no frame between them; the pass's
+ * every frame of it is found and no frame between them, and a walk that
+ * seeks ahead finds the cells it asks for; the pass's
  * per-thread segments give back cells that came out of frame order. A
  * counter track's values (counter_run.c) likewise: integers at the ends of
  * int64, floats between them, several values a frame or frames apart. */
@@ -89,6 +90,18 @@ static void check_run(const ludus__cell *c, uint32_t n, ludus__crun_writer *w) {
         /* the frames between this cell and the next have none */
         if (i + 1 < n && c[i + 1].frame > c[i].frame + 1)
             assert_int_equal(ludus__crun_find(&r, c[i].frame + 1, &got), 0);
+    }
+    /* a walk that seeks ahead to rising frames finds each cell it asks for */
+    ludus__crun_begin(&r, &it);
+    int have = 0;
+    for (uint32_t i = 0; i < n; i += 1 + (uint32_t)(next() % 150)) {
+        if (!have || it.c.frame < c[i].frame) {
+            ludus__crun_seek(&r, &it, c[i].frame);
+            while ((have = ludus__crun_next(&it)) != 0 && it.c.frame < c[i].frame) {
+            }
+        }
+        assert_true(have);
+        assert_cell(&it.c, &c[i]);
     }
     ludus__cell got;
     if (n && c[0].frame > 0) assert_int_equal(ludus__crun_find(&r, c[0].frame - 1, &got), 0);

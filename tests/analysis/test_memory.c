@@ -32,12 +32,13 @@
 /* The bound: the cells of the frame's 10 paths, of 1 site on two paths and
  * of 2 (thread, site) runs of a site on two threads (packed runs, a few
  * bytes each; the pass's own per-path cells until the runs are made), the
- * frame's marks and per-frame figures, each thread's busy time. Measured:
- * 315 bytes a frame; 860 with 32-byte cells and the pass's 40-byte cells
+ * frame's marks and per-frame figures, each thread's busy time (packed).
+ * Measured: 249 bytes a frame; 315 with busy time at 16 bytes a frame and
+ * carried time at 24; 860 with 32-byte cells and the pass's 40-byte cells
  * in one array; 1,637 before the cells were stored once (40-byte cells in
  * three arrays, four arrays of 8 bytes a cell at the end, the pass's cells
  * grown by doubling). */
-#define MAX_BYTES_PER_FRAME 450
+#define MAX_BYTES_PER_FRAME 350
 /* With a window of the last WINDOW_FRAMES frames, a frame outside it costs
  * its two marks (the begin and the frame thread's CPU time, 16 bytes; the
  * arrays grow by doubling, so up to twice that while they grow): nothing of
