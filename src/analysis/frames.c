@@ -49,7 +49,7 @@ int ludus__hitch_cells(const ludus_analysis *a, const ludus__crun *run, uint32_t
                        ludus__cellref **out, size_t *n, size_t *cap) {
     ludus__crun_it it;
     ludus__crun_begin(run, &it);
-    int have = 0; /* it.c is the run's first cell not before the hitch frame before */
+    int have = 0; /* the iterator holds the run's first cell not before the hitch frame before */
     for (uint32_t h = 0; h < a->sum.hitches && a->hitch_frames[h] <= UINT32_MAX; h++) {
         uint32_t f = (uint32_t)a->hitch_frames[h];
         if (!have || it.c.frame < f) {
