@@ -25,7 +25,10 @@ typedef struct ludus__counter_value {
     int64_t exact; /* an integer track's value as recorded (the sum adds these); 0 for a float */
 } ludus__counter_value;
 
-#define LUDUS__VRUN_SKIP 64
+/* A lookup by frame decodes half a stretch on average: ludus-trace sql
+ * looks up every frame of every track (24 bytes of skip entry per 16
+ * values, against 2-4 bytes a value). */
+#define LUDUS__VRUN_SKIP 16
 
 typedef struct ludus__vrun_skip {
     uint64_t at;    /* byte offset of value k * LUDUS__VRUN_SKIP (k >= 1) */
