@@ -2,6 +2,7 @@
  * frame's cell, and the pass's per-path cells before they become runs. */
 #include <string.h>
 
+#include "../base/grow.h"
 #include "../platform/alloc.h"
 #include "cell_run.h"
 
@@ -32,13 +33,7 @@ static uint8_t *put_cell(uint8_t *p, uint64_t step, const ludus__cell *c) {
 int ludus__crun_put(ludus__crun_writer *w, const ludus__cell *c) {
     if (bytes_fit(&w->b, w->n, &w->cap, CELL_MAX_BYTES) != 0) return -1;
     if (w->cells && w->cells % LUDUS__CRUN_SKIP == 0) {
-        if (w->nskip == w->skip_cap) {
-            size_t cap = w->skip_cap ? w->skip_cap * 2 : 16;
-            ludus__crun_skip *s = ludus__realloc(w->skip, cap * sizeof *s);
-            if (!s) return -1;
-            w->skip = s;
-            w->skip_cap = cap;
-        }
+        if (LUDUS__GROW(w->skip, w->nskip, w->skip_cap, 16) != 0) return -1;
         w->skip[w->nskip++] = (ludus__crun_skip){w->n, w->frame, 0};
     }
     uint8_t *e = put_cell(w->b + w->n, c->frame - w->frame, c);
@@ -119,13 +114,7 @@ int ludus__crun_find(const ludus__crun *r, uint32_t f, ludus__cell *out) {
 int ludus__pend_put(ludus__pend *q, uint32_t thread, const ludus__cell *c) {
     if (bytes_fit(&q->b, q->n, &q->cap, CELL_MAX_BYTES) != 0) return -1;
     if (!q->nseg || q->seg[q->nseg - 1].thread != thread) {
-        if (q->nseg == q->seg_cap) {
-            uint32_t cap = q->seg_cap ? q->seg_cap * 2 : 2;
-            ludus__pend_seg *g = ludus__realloc(q->seg, cap * sizeof *g);
-            if (!g) return -1;
-            q->seg = g;
-            q->seg_cap = cap;
-        }
+        if (LUDUS__GROW(q->seg, q->nseg, q->seg_cap, 2) != 0) return -1;
         q->seg[q->nseg++] = (ludus__pend_seg){q->n, thread, 0};
         q->frame = 0;
     }

@@ -63,23 +63,6 @@ typedef struct ludus__crun_it {
     ludus__cell c;
 } ludus__crun_it;
 
-static inline uint64_t ludus__crun_uv(const uint8_t **p) {
-    uint64_t v = **p;
-    if (__builtin_expect(v < 0x80, 1)) {
-        (*p)++;
-        return v;
-    }
-    uint64_t x = 0;
-    int shift = 0;
-    uint8_t b;
-    do { /* the bytes were written by ludus__crun_put: no end to check */
-        b = *(*p)++;
-        x |= (uint64_t)(b & 0x7f) << shift;
-        shift += 7;
-    } while (b & 0x80);
-    return x;
-}
-
 static inline void ludus__crun_begin(const ludus__crun *r, ludus__crun_it *it) {
     it->p = r->n ? ludus__crun_bytes(r) : NULL;
     it->left = r->n;
@@ -89,12 +72,12 @@ static inline void ludus__crun_begin(const ludus__crun *r, ludus__crun_it *it) {
 static inline int ludus__crun_next(ludus__crun_it *it) {
     if (!it->left) return 0;
     it->left--;
-    uint64_t head = ludus__crun_uv(&it->p);
+    uint64_t head = ludus__varint_get_own(&it->p);
     it->c.frame += (uint32_t)(head >> 1);
-    it->c.calls = ludus__crun_uv(&it->p);
-    it->c.excl = ludus__unzigzag(ludus__crun_uv(&it->p));
-    it->c.incl = (int64_t)((uint64_t)it->c.excl + (uint64_t)ludus__unzigzag(ludus__crun_uv(&it->p)));
-    it->c.arg = head & 1 ? (uint32_t)ludus__crun_uv(&it->p) : 0;
+    it->c.calls = ludus__varint_get_own(&it->p);
+    it->c.excl = ludus__unzigzag(ludus__varint_get_own(&it->p));
+    it->c.incl = (int64_t)((uint64_t)it->c.excl + (uint64_t)ludus__unzigzag(ludus__varint_get_own(&it->p)));
+    it->c.arg = head & 1 ? (uint32_t)ludus__varint_get_own(&it->p) : 0;
     return 1;
 }
 
@@ -149,12 +132,12 @@ static inline void ludus__pend_begin(const ludus__pend *q, uint32_t g, ludus__cr
 static inline int ludus__pend_next(ludus__crun_it *it) {
     if (!it->left) return 0;
     it->left--;
-    uint64_t head = ludus__crun_uv(&it->p);
+    uint64_t head = ludus__varint_get_own(&it->p);
     it->c.frame = (uint32_t)((int64_t)it->c.frame + ludus__unzigzag(head >> 1));
-    it->c.calls = ludus__crun_uv(&it->p);
-    it->c.excl = ludus__unzigzag(ludus__crun_uv(&it->p));
-    it->c.incl = (int64_t)((uint64_t)it->c.excl + (uint64_t)ludus__unzigzag(ludus__crun_uv(&it->p)));
-    it->c.arg = head & 1 ? (uint32_t)ludus__crun_uv(&it->p) : 0;
+    it->c.calls = ludus__varint_get_own(&it->p);
+    it->c.excl = ludus__unzigzag(ludus__varint_get_own(&it->p));
+    it->c.incl = (int64_t)((uint64_t)it->c.excl + (uint64_t)ludus__unzigzag(ludus__varint_get_own(&it->p)));
+    it->c.arg = head & 1 ? (uint32_t)ludus__varint_get_own(&it->p) : 0;
     return 1;
 }
 

@@ -1,5 +1,6 @@
 /* Counter values packed (counter_run.h): writing, cutting to size, finding
  * a frame's value. */
+#include "../base/grow.h"
 #include "../platform/alloc.h"
 #include "counter_run.h"
 
@@ -12,13 +13,7 @@ int ludus__vrun_put(ludus__vrun *r, uint64_t frame, double value, int64_t exact,
         r->cap = cap;
     }
     if (r->n && r->n % LUDUS__VRUN_SKIP == 0) {
-        if (r->nskip == r->skip_cap) {
-            size_t cap = r->skip_cap ? r->skip_cap * 2 : 8;
-            ludus__vrun_skip *s = ludus__realloc(r->skip, cap * sizeof *s);
-            if (!s) return -1;
-            r->skip = s;
-            r->skip_cap = cap;
-        }
+        if (LUDUS__GROW(r->skip, r->nskip, r->skip_cap, 8) != 0) return -1;
         r->skip[r->nskip++] = (ludus__vrun_skip){r->nb, r->frame, r->exact};
     }
     uint8_t *p = ludus__varint_put(r->b + r->nb, (frame - r->frame) << 1 | (is_float != 0));

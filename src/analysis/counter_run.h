@@ -59,18 +59,6 @@ LUDUS_HIDDEN void ludus__vrun_free(ludus__vrun *r);
 /* The value of frame f: 1 (in *out), 0 when the track has none. */
 LUDUS_HIDDEN int ludus__vrun_find(const ludus__vrun *r, uint64_t f, ludus__counter_value *out);
 
-static inline uint64_t ludus__vrun_uv(const uint8_t **p) {
-    uint64_t x = 0;
-    int shift = 0;
-    uint8_t b;
-    do { /* written by ludus__vrun_put: no end to check */
-        b = *(*p)++;
-        x |= (uint64_t)(b & 0x7f) << shift;
-        shift += 7;
-    } while (b & 0x80);
-    return x;
-}
-
 static inline void ludus__vrun_begin(const ludus__vrun *r, ludus__vrun_it *it) {
     it->p = r->b;
     it->left = r->n;
@@ -84,14 +72,14 @@ static inline void ludus__vrun_begin(const ludus__vrun *r, ludus__vrun_it *it) {
 static inline int ludus__vrun_next(ludus__vrun_it *it) {
     if (!it->left) return 0;
     it->left--;
-    uint64_t head = ludus__vrun_uv(&it->p);
+    uint64_t head = ludus__varint_get_own(&it->p);
     it->v.frame += head >> 1;
     if (head & 1) {
         memcpy(&it->v.value, it->p, sizeof it->v.value);
         it->p += sizeof it->v.value;
         return 1;
     }
-    it->v.exact = (int64_t)((uint64_t)it->v.exact + (uint64_t)ludus__unzigzag(ludus__vrun_uv(&it->p)));
+    it->v.exact = (int64_t)((uint64_t)it->v.exact + (uint64_t)ludus__unzigzag(ludus__varint_get_own(&it->p)));
     it->v.value = (double)it->v.exact;
     return 1;
 }

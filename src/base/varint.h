@@ -36,6 +36,25 @@ static inline int ludus__varint_get(const uint8_t **p, const uint8_t *end, uint6
     return -1;
 }
 
+/* A varint from bytes this process wrote itself with ludus__varint_put
+ * (the analysis's packed runs): no end to check. */
+static inline uint64_t ludus__varint_get_own(const uint8_t **p) {
+    uint64_t v = **p;
+    if (v < 0x80) {
+        (*p)++;
+        return v;
+    }
+    uint64_t x = 0;
+    int shift = 0;
+    uint8_t b;
+    do {
+        b = *(*p)++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        shift += 7;
+    } while (b & 0x80);
+    return x;
+}
+
 static inline uint64_t ludus__zigzag(int64_t v) {
     return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
