@@ -281,8 +281,8 @@ static int64_t index_path(const run_index *x, uint64_t key, const int64_t *taken
 
 /* A window frame of one run that holds calls of the entry. */
 typedef struct frame_rec {
-    double calls, excl, incl, len; /* the entry's calls, exclusive and inclusive ns; the frame's ns */
-    uint64_t f;                    /* its window frame (0-based) */
+    double calls, excl, incl; /* the entry's calls, exclusive and inclusive ns (the frame's ns: rec_time) */
+    uint64_t f;               /* its window frame (0-based) */
 } frame_rec;
 
 /* One side of an entry: its runs pooled. Per-frame measures keep only the
@@ -302,6 +302,7 @@ typedef struct side {
     size_t nrec;
     size_t *run_at; /* per run: its first record; run_at[nruns] = nrec */
     uint32_t nruns;
+    const ludus_analysis *const *runs; /* the side's analyses, run_at's runs */
 } side;
 
 static void side_free(side *s) {
@@ -335,6 +336,7 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
         if (j >= 0) cells += is_path ? runs[r]->nodes[j].run.n : runs[r]->sites[j].run.n;
     }
     s->nruns = nruns;
+    s->runs = runs;
     s->calls_nz = ludus__malloc((cells + 1) * sizeof *s->calls_nz);
     s->rate_nz = ludus__malloc((cells + 1) * sizeof *s->rate_nz);
     s->rec = ludus__malloc((cells + 1) * sizeof *s->rec);
@@ -385,8 +387,7 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
             s->calls += calls;
             if (calls > 0) {
                 s->calls_nz[s->ncalls_nz++] = calls;
-                s->rec[s->nrec++] =
-                    (frame_rec){calls, (double)c->excl, (double)c->incl, (double)frame_len(R, c->frame), f};
+                s->rec[s->nrec++] = (frame_rec){calls, (double)c->excl, (double)c->incl, f};
             }
         }
         s->nframes += x->nw;
@@ -627,9 +628,12 @@ static double mw_values(size_t nx, double *x, size_t nnx, size_t ny, double *y, 
 
 /* What a record's frame counts of the entry's time: exclusive (or
  * inclusive) ns, per second of the frame when the entry runs on time. */
-static double rec_time(const frame_rec *r, int incl, int per_second) {
+/* A record's exclusive or inclusive time, per second of its frame (of run R) with per_second. */
+static double rec_time(const frame_rec *r, const ludus_analysis *R, int incl, int per_second) {
     double v = incl ? r->incl : r->excl;
-    return per_second ? (r->len > 0 ? v * 1e9 / r->len : 0) : v;
+    if (!per_second) return v;
+    double len = (double)frame_len(R, R->win_f0 + r->f);
+    return len > 0 ? v * 1e9 / len : 0;
 }
 
 /* The measures of one side taken per run or per block of a run (log
@@ -644,8 +648,8 @@ typedef struct group_vals {
 
 /* The measures over the records [r0, r1) that fell in `frames` window
  * frames; tmp holds r1 - r0 values. */
-static void group_add(group_vals *g, const side *s, size_t r0, size_t r1, uint64_t frames, int per_second,
-                      double *tmp) {
+static void group_add(group_vals *g, const side *s, const ludus_analysis *R, size_t r0, size_t r1, uint64_t frames,
+                      int per_second, double *tmp) {
     size_t n = r1 - r0;
     if (!n || !frames) return;
     double calls = 0;
@@ -655,9 +659,9 @@ static void group_add(group_vals *g, const side *s, size_t r0, size_t r1, uint64
     }
     g->call[g->ncall++] = lower_median(tmp, n);
     double share = log((double)n / (double)frames);
-    for (size_t i = 0; i < n; i++) tmp[i] = log1p(rec_time(&s->rec[r0 + i], 0, per_second));
+    for (size_t i = 0; i < n; i++) tmp[i] = log1p(rec_time(&s->rec[r0 + i], R, 0, per_second));
     g->total[g->ntotal++] = lower_median(tmp, n) + share;
-    for (size_t i = 0; i < n; i++) tmp[i] = log1p(rec_time(&s->rec[r0 + i], 1, per_second));
+    for (size_t i = 0; i < n; i++) tmp[i] = log1p(rec_time(&s->rec[r0 + i], R, 1, per_second));
     g->itotal[g->nitotal++] = lower_median(tmp, n) + share;
     g->calls[g->ncalls++] = log(calls / (double)frames);
 }
@@ -678,8 +682,9 @@ static int total_shift(const side *a, const side *b, int incl, int per_second, d
             rc = LUDUS_ENOMEM;
             break;
         }
-        for (size_t i = 0; i < S[k]->nrec; i++)
-            p[k].p[i] = (ludus__pt){log1p(rec_time(&S[k]->rec[i], incl, per_second)), 1};
+        for (uint32_t r = 0; r < S[k]->nruns; r++)
+            for (size_t i = S[k]->run_at[r]; i < S[k]->run_at[r + 1]; i++)
+                p[k].p[i] = (ludus__pt){log1p(rec_time(&S[k]->rec[i], S[k]->runs[r], incl, per_second)), 1};
         p[k].n = p[k].cap = p[k].total = S[k]->nrec;
         ludus__pts_finish(&p[k]);
     }
@@ -869,12 +874,12 @@ static int compare_entry(ludus_diff *d, ludus_site_diff *e) {
         for (uint32_t r = 0; r < S[sd]->nruns; r++) {
             const run_index *x = &d->index[sd][r];
             size_t r0 = S[sd]->run_at[r], r1 = S[sd]->run_at[r + 1];
-            group_add(&g[sd][0], S[sd], r0, r1, x->nw, per_second, tmp);
+            group_add(&g[sd][0], S[sd], S[sd]->runs[r], r0, r1, x->nw, per_second, tmp);
             for (size_t i = r0; i < r1;) {
                 uint32_t bk = block_of(x, S[sd]->rec[i].f);
                 size_t j = i;
                 while (j < r1 && block_of(x, S[sd]->rec[j].f) == bk) j++;
-                if (x->blocks) group_add(&g[sd][1], S[sd], i, j, x->block_frames[bk], per_second, tmp);
+                if (x->blocks) group_add(&g[sd][1], S[sd], S[sd]->runs[r], i, j, x->block_frames[bk], per_second, tmp);
                 i = j;
             }
         }
@@ -959,10 +964,11 @@ static int compare_entry(ludus_diff *d, ludus_site_diff *e) {
     e->p_total = 1;
     for (int sd = 0; sd < 2; sd++) {
         double sum = 0, isum = 0;
-        for (size_t i = 0; i < S[sd]->nrec; i++) {
-            sum += rec_time(&S[sd]->rec[i], 0, per_second);
-            isum += rec_time(&S[sd]->rec[i], 1, per_second);
-        }
+        for (uint32_t r = 0; r < S[sd]->nruns; r++)
+            for (size_t i = S[sd]->run_at[r]; i < S[sd]->run_at[r + 1]; i++) {
+                sum += rec_time(&S[sd]->rec[i], S[sd]->runs[r], 0, per_second);
+                isum += rec_time(&S[sd]->rec[i], S[sd]->runs[r], 1, per_second);
+            }
         double nf = S[sd]->nframes ? (double)S[sd]->nframes : 1;
         *(sd ? &e->new_total_ns : &e->base_total_ns) = sum / nf;
         *(sd ? &e->new_incl_total_ns : &e->base_incl_total_ns) = e->is_path ? 0 : isum / nf;
