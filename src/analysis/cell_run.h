@@ -8,9 +8,9 @@
  * one. Every LUDUS__CRUN_SKIP cells a skip entry (the cell's byte offset
  * and the frame before it) lets a lookup by frame decode one stretch.
  *
- * The pass's cells (tree.c) are written per path as they come (frames out
- * of order, a thread with each cell: ludus__pend) and become runs once the
- * pass is over. */
+ * The pass's cells (tree.c) are written per path as they come, a segment
+ * per thread (a cell may come after a later frame's: ludus__pend), and
+ * become runs once the pass is over. */
 #ifndef LUDUS_CELL_RUN_H
 #define LUDUS_CELL_RUN_H
 
@@ -30,12 +30,6 @@ typedef struct ludus__cell {
     uint64_t calls;
     int64_t excl, incl;
 } ludus__cell;
-/* A cell with its entity and thread: the pass's cells while they merge. */
-typedef struct ludus__xcell {
-    ludus__cell c;
-    uint32_t ent, thread;
-} ludus__xcell;
-
 #define LUDUS__CRUN_SKIP 64
 
 typedef struct ludus__crun_skip {

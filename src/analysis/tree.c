@@ -708,9 +708,15 @@ typedef struct seg_run {
     int used; /* a path's, site's or (thread, site)'s run is this one */
 } seg_run;
 
+/* A cell and its place in its segment (ties of a sort keep that order). */
+typedef struct seq_cell {
+    ludus__cell c;
+    uint32_t seq;
+} seq_cell;
+
 typedef struct runs_work {
     ludus__crun_writer w;
-    ludus__xcell *x; /* a segment's cells, when they came out of frame order */
+    seq_cell *x; /* a segment's cells, when they came out of frame order */
     size_t xcap;
     ludus__crun_it *its; /* the runs being merged, and their heap */
     uint32_t *heap;
@@ -725,9 +731,9 @@ static void cell_sum(ludus__cell *o, const ludus__cell *c) {
 }
 
 static int cmp_frame_seq(const void *x, const void *y) {
-    const ludus__xcell *a = x, *b = y;
+    const seq_cell *a = x, *b = y;
     if (a->c.frame != b->c.frame) return a->c.frame < b->c.frame ? -1 : 1;
-    return a->ent < b->ent ? -1 : a->ent > b->ent;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 /* Segment g of q as a run: its cells of one frame summed (the first
@@ -744,13 +750,13 @@ static int segment_run(runs_work *r, const ludus__pend *q, uint32_t g, ludus__cr
     if (ordered) return ludus__crun_end(&r->w, out);
     ludus__crun_writer_reset(&r->w); /* out of order: sorted, then merged */
     if (n > r->xcap) {
-        ludus__xcell *x = ludus__realloc(r->x, n * sizeof *x);
+        seq_cell *x = ludus__realloc(r->x, n * sizeof *x);
         if (!x) return -1;
         r->x = x;
         r->xcap = n;
     }
     uint32_t k = 0;
-    for (ludus__pend_begin(q, g, &it); ludus__pend_next(&it); k++) r->x[k] = (ludus__xcell){it.c, k, 0};
+    for (ludus__pend_begin(q, g, &it); ludus__pend_next(&it); k++) r->x[k] = (seq_cell){it.c, k};
     qsort(r->x, n, sizeof *r->x, cmp_frame_seq); /* the order they came breaks ties */
     for (uint32_t i = 0; i < n;) {
         ludus__cell c = r->x[i].c;

@@ -124,7 +124,6 @@ static void hex(wbuf *w, const unsigned char *p, int n) {
     }
 }
 
-/* A number as every output writes it (a real: one that reads back the same). */
 /* v in decimal at out (21 bytes at most with the NUL): the CSV and JSON of
  * a long capture are mostly integers, and snprintf was half their cost. */
 static void int_text(char *out, int64_t v) {
@@ -137,6 +136,7 @@ static void int_text(char *out, int64_t v) {
     memcpy(out, p, (size_t)(tmp + sizeof tmp - p));
 }
 
+/* A number as every output writes it (a real: one that reads back the same). */
 static void num_text(sqlite3_stmt *st, int col, char *out, size_t cap) {
     if (sqlite3_column_type(st, col) == SQLITE_INTEGER)
         int_text(out, sqlite3_column_int64(st, col)); /* cap >= 24 at every call */
