@@ -982,12 +982,9 @@ int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *desc, ludus_an
     if (!a->nodes || node_rehash(a, 256) != 0) goto oom;
 
     /* The frame thread: the one with the most marks. */
-    uint32_t ft = UINT32_MAX;
-    uint64_t best = 0, all_marks = 0;
-    for (uint32_t t = 0; t < c->nthreads; t++) {
-        all_marks += c->threads[t].frames;
-        if (c->threads[t].frames > best) best = c->threads[t].frames, ft = t;
-    }
+    uint32_t ft = ludus__frame_thread_of(c);
+    uint64_t best = ft != UINT32_MAX ? c->threads[ft].frames : 0, all_marks = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++) all_marks += c->threads[t].frames;
     if (ft != UINT32_MAX) {
         if ((rc = take_marks(a, c, ft)) != 0) goto fail;
         snprintf(a->frame_thread_name, sizeof a->frame_thread_name, "%s", c->threads[ft].name);

@@ -1,10 +1,11 @@
 /* A thread's frame marks, as the analysis takes them: where each frame
  * begins and the frame thread's CPU time there. Noted while a capture is
- * prepared (prepare.c reads every thread's stream once), read from a
- * file's MARKS record (file_reader.c; the writer writes the frame
- * thread's), or found by a pass over the thread's stream when neither has
- * them (a streamed file, a file written before the record). All three give
- * the marks ludus__marks_note takes from the normalised stream. */
+ * prepared (prepare.c reads every thread's stream once), read from a saved
+ * file's MARKS record or a streamed file's MARK_RUN records (file_reader.c;
+ * native_writer.c and stream.c write them), or found by a pass over the
+ * thread's stream when none has them (a file written before the records, a
+ * streamed file cut short). All give the marks ludus__marks_note takes from
+ * the normalised stream. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -39,6 +40,13 @@ void ludus__marks_free(ludus__marks *m) {
     ludus__free(m->ns);
     ludus__free(m->cpu);
     memset(m, 0, sizeof *m);
+}
+
+uint32_t ludus__frame_thread_of(const ludus_capture *c) {
+    uint32_t ft = UINT32_MAX;
+    for (uint32_t t = 0; t < c->nthreads; t++)
+        if (c->threads[t].frames > (ft == UINT32_MAX ? 0 : c->threads[ft].frames)) ft = t;
+    return ft;
 }
 
 int ludus__frame_marks(const ludus_capture *c, uint32_t t, ludus__marks *out) {

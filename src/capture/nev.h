@@ -229,6 +229,9 @@ static inline void ludus__marks_note(ludus__marks *m, const ludus__nev *ev) {
     else if (m->n && m->cpu[m->n - 1] < 0 && (int64_t)ev->value >= 0)
         m->cpu[m->n - 1] = (int64_t)ev->value;
 }
+/* The frame thread: the first of the threads with the most marks (their
+ * `frames`), UINT32_MAX when none has one. */
+LUDUS_HIDDEN uint32_t ludus__frame_thread_of(const ludus_capture *c);
 /* Thread t's marks into *out (the caller frees them: ludus__marks_free): a
  * copy of what preparing noted or the file's record held, else a pass over
  * the thread's stream. 0, or a LUDUS_E* code (detail set). */

@@ -199,19 +199,10 @@ static int write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread
     return 0;
 }
 
-/* The frame thread as the analysis picks it: the first with the most
- * marks (UINT32_MAX when none has one). */
-static uint32_t frame_thread_of(const ludus_capture *c) {
-    uint32_t ft = UINT32_MAX;
-    for (uint32_t t = 0; t < c->nthreads; t++)
-        if (c->threads[t].frames > (ft == UINT32_MAX ? 0 : c->threads[ft].frames)) ft = t;
-    return ft;
-}
-
 /* The frame thread's marks (format.md, "MARKS"), so the analysis of the
  * file finds its frames without a pass over that thread's blocks. */
 static int write_marks(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
-    uint32_t ft = frame_thread_of(c);
+    uint32_t ft = ludus__frame_thread_of(c);
     if (ft == UINT32_MAX) return 0;
     ludus__marks m;
     int rc = ludus__frame_marks(c, ft, &m);
@@ -240,7 +231,7 @@ static int write_marks(ludus__writer *w, const ludus_capture *c, ludus__bytes *r
  * "SUMMARY"): the frame thread as the analysis picks it, the one with
  * the most marks. */
 static int write_summary(ludus__writer *w, const ludus_capture *c, uint64_t blocks, uint64_t slots, ludus__bytes *r) {
-    uint32_t ft = frame_thread_of(c);
+    uint32_t ft = ludus__frame_thread_of(c);
     ludus__nf_summary s = {c->events, c->dropped, ft == UINT32_MAX ? 0 : c->threads[ft].frames, 0, ft, 0,
                            blocks,    slots};
     uint64_t all = 0;

@@ -186,7 +186,10 @@ enum {
     LUDUS__NF_SUMMARY = 11,
     /* aux: thread index; the frame thread's marks, after the blocks (format.md "MARKS"): u64 count, then
      * per mark varint zigzag deltas of its time (ns since capture start) and of the thread's CPU time (-1: none) */
-    LUDUS__NF_MARKS = 12
+    LUDUS__NF_MARKS = 12,
+    /* streamed files only; aux: thread index; the frame marks of the BLOCK before it (format.md "MARK_RUN"):
+     * u64 count, then per mark varint zigzag deltas of its ticks and of the thread's CPU time (-1: none) */
+    LUDUS__NF_MARK_RUN = 13
 };
 
 /* Tables start with the size of their fixed entries as written, so a reader

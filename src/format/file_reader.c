@@ -21,12 +21,20 @@
 #include "../capture/capture_build.h"
 #include "../base/text.h"
 #include "../base/varint.h"
+#include "../base/grow.h"
+#include "../capture/nev.h"
 
 /* A streamed file's blocks: threads interleave, so each block names the
  * next block of its thread (a run loader's cursor is a block's index). */
 typedef struct stream_block {
     uint64_t off, next;
 } stream_block;
+
+/* A streamed file's MARK_RUN record: where its payload is, and its thread. */
+typedef struct mark_run {
+    uint64_t base, len;
+    uint32_t thread;
+} mark_run;
 
 typedef struct reader {
     int fd; /* -1: memory */
@@ -38,6 +46,8 @@ typedef struct reader {
     uint64_t nblk, blk_cap;
     uint64_t *last_blk; /* per thread: its last block's index (UINT64_MAX: none yet) */
     uint32_t ndefs;     /* THREAD_DEF records so far */
+    mark_run *mk;       /* a streamed file's MARK_RUN records, decoded at its end (the frame thread's) */
+    uint64_t nmk, mk_cap;
     /* opened through the index (ludus_capture_open_index): the records from
      * `tail` on are the ones after the blocks; none is a block */
     int index_only;
@@ -717,6 +727,95 @@ static int note_stream_block(reader *r, ludus_capture *c, uint64_t off, uint32_t
     return 0;
 }
 
+/* A MARK_RUN record of a streamed file: noted, decoded at the end. */
+static int note_mark_run(reader *r, uint64_t base, uint64_t len, uint32_t t) {
+    if (LUDUS__GROW(r->mk, r->nmk, r->mk_cap, 256) != 0)
+        return ludus__fail(LUDUS_ENOMEM, "out of memory for the frame mark index");
+    r->mk[r->nmk++] = (mark_run){base, len, t};
+    return 0;
+}
+
+/* A complete streamed file's frame marks: the frame thread's MARK_RUN
+ * records in order, as a saved file's MARKS record holds them (ticks
+ * converted as the normalised stream converts an event's). Kept only when
+ * they are every mark the summary counts for the thread: a writer short of
+ * memory left a run's out, and the analysis then reads the thread for them.
+ * Damage (a mark cut short, bytes after the last, a time outside the
+ * capture as an event's is checked, a CPU time below -1) is refused with
+ * its offset. */
+static int stream_marks(reader *r, ludus_capture *c) {
+    uint32_t ft = ludus__frame_thread_of(c);
+    if (ft == UINT32_MAX || !r->nmk) return 0;
+    ludus__cap_thread *th = &c->threads[ft];
+    uint64_t n = th->frames, got = 0, lo = c->c0.ticks > r->margin_ticks ? c->c0.ticks - r->margin_ticks : 0;
+    uint64_t hi = c->c1.ticks + r->margin_ticks < c->c1.ticks ? UINT64_MAX : c->c1.ticks + r->margin_ticks;
+    ludus__tick_conv cv;
+    ludus__tick_conv_init(&cv, c);
+    int64_t *ns = ludus__malloc((n ? n : 1) * sizeof *ns), *cpu = ludus__malloc((n ? n : 1) * sizeof *cpu);
+    uint8_t *buf = NULL;
+    size_t cap = 0;
+    /* the last mark's ticks, their delta, CPU ns, its delta: as unsigned, wrapping as written */
+    uint64_t ticks = 0, dticks = 0, at_cpu = 0, dcpu = 0;
+    int rc = ns && cpu ? 0 : ludus__fail(LUDUS_ENOMEM, "out of memory for %" PRIu64 " frame marks", n), whole = 1;
+    for (uint64_t k = 0; k < r->nmk && rc == 0 && whole; k++) {
+        const mark_run *m = &r->mk[k];
+        if (m->thread != ft) continue;
+        if (m->len > cap) {
+            uint8_t *b = ludus__realloc(buf, (size_t)m->len);
+            if (!b) {
+                rc = ludus__fail(LUDUS_ENOMEM, "out of memory for a frame mark record");
+                break;
+            }
+            buf = b, cap = (size_t)m->len;
+        }
+        if ((rc = read_at(r, m->base, buf, (size_t)m->len, "frame mark record")) != 0) break;
+        uint64_t count;
+        const uint8_t *q = buf, *end = buf + m->len;
+        if (ludus__varint_get(&q, end, &count) != 0) {
+            rc = FMT_FAIL(m->base, "frame mark record without its count");
+            break;
+        }
+        if (count > n - got) { /* more than the summary counts: not the thread's marks */
+            whole = 0;
+            break;
+        }
+        for (uint64_t i = 0; i < count; i++, got++) {
+            uint64_t off = m->base + (uint64_t)(q - buf), dt, dc;
+            if (ludus__varint_get(&q, end, &dt) != 0 || ludus__varint_get(&q, end, &dc) != 0) {
+                rc = FMT_FAIL(off, "frame mark %" PRIu64 " of %" PRIu64 " is cut short or malformed", i, count);
+                break;
+            }
+            dticks += (uint64_t)ludus__unzigzag(dt);
+            dcpu += (uint64_t)ludus__unzigzag(dc);
+            ticks += dticks;
+            at_cpu += dcpu;
+            if (ticks < lo || ticks > hi) {
+                rc = FMT_FAIL(off,
+                              "frame mark %" PRIu64 " at tick %" PRIu64 " lies outside the capture (%" PRIu64
+                              " .. %" PRIu64 ")",
+                              i, ticks, lo, hi);
+                break;
+            }
+            if ((int64_t)at_cpu < -1) {
+                rc = FMT_FAIL(off, "frame mark %" PRIu64 " has the CPU time %" PRId64, i, (int64_t)at_cpu);
+                break;
+            }
+            ns[got] = ludus__tick_conv_ns(&cv, c, ticks);
+            cpu[got] = (int64_t)at_cpu;
+        }
+        if (rc == 0 && q != end) rc = FMT_FAIL(m->base + (uint64_t)(q - buf), "bytes after the last frame mark");
+    }
+    ludus__free(buf);
+    if (rc == 0 && whole && got == n) {
+        th->mark_ns = ns;
+        th->mark_cpu = cpu;
+        return 0;
+    }
+    ludus__free(ns);
+    ludus__free(cpu);
+    return rc;
+}
+
 /* SUMMARY (any file since it was added): the frame thread and, in a
  * streamed file, the counts of each thread as the writer counted them. */
 static int parse_summary(reader *r, ludus_capture *c, uint64_t base, const uint8_t *p, uint64_t len) {
@@ -861,7 +960,8 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
             return FMT_FAIL(off + ludus__nf_record_offset("reserved"), "reserved field is %u, not 0", h.reserved);
         uint64_t base = off + ludus__nf_record_BYTES;
         int in_body = h.tag == LUDUS__NF_BLOCK ||
-                      (r->streamed && (h.tag == LUDUS__NF_THREAD_DEF || h.tag == LUDUS__NF_SITE_DEFS));
+                      (r->streamed &&
+                       (h.tag == LUDUS__NF_THREAD_DEF || h.tag == LUDUS__NF_SITE_DEFS || h.tag == LUDUS__NF_MARK_RUN));
         if (r->index_only && in_body && jumped)
             return FMT_FAIL(off, "a record of tag %u after the index's tail (offset %" PRIu64 ")", h.tag, r->tail);
         if (r->index_only && in_body) { /* the first block: the index says where the blocks end */
@@ -875,6 +975,7 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
             return FMT_FAIL(off, "table record %u after the first event block", h.tag);
         if (r->streamed && h.tag == LUDUS__NF_SITES) return FMT_FAIL(off, "a site table in a streamed file");
         int streamed_tag = h.tag == LUDUS__NF_CLOCK || h.tag == LUDUS__NF_SITE_DEFS || h.tag == LUDUS__NF_THREAD_DEF;
+        int is_mark_run = h.tag == LUDUS__NF_MARK_RUN && r->streamed;  /* read at the end: checksummed now */
         if (streamed_tag && !r->streamed) streamed_tag = 0, h.tag = 0; /* another file's: skipped */
         int marks = h.tag == LUDUS__NF_MARKS && !r->index_only; /* info has no use for them: checksummed, skipped */
         int small = table || streamed_tag || h.tag == LUDUS__NF_SUMMARY || marks;
@@ -950,6 +1051,15 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                 if (marks)
                     rc = have_threads ? parse_marks(r, c, base, h.aux, p, h.length)
                                       : FMT_FAIL(off, "frame marks before the thread table");
+                break;
+            case LUDUS__NF_MARK_RUN:
+                if (!is_mark_run) break; /* another file's: skipped */
+                if (have_threads)
+                    rc = FMT_FAIL(off, "frame marks of a block after the thread table");
+                else if (h.aux >= c->nthreads)
+                    rc = FMT_FAIL(off + 4, "frame marks of thread %u of %u", h.aux, c->nthreads);
+                else
+                    rc = note_mark_run(r, base, h.length, h.aux);
                 break;
             case LUDUS__NF_GPU: {
                 char why[128];
@@ -1032,6 +1142,7 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
                 }
                 rc = check_counts(r, c);
                 if (rc == 0) memory_flags_upgrade(c);
+                if (rc == 0 && r->streamed && !r->index_only) rc = stream_marks(r, c);
                 return rc;
             }
             default:
@@ -1049,6 +1160,7 @@ static void destroy_reader(ludus_capture *c) {
     if (r->fd >= 0) ludus__read_close(r->fd);
     ludus__free(r->blk);
     ludus__free(r->last_blk);
+    ludus__free(r->mk);
     ludus__free(r);
     c->src_data = NULL;
 }

@@ -27,6 +27,7 @@
 typedef struct stream_thread {
     uint32_t serial;
     uint64_t events, frames;
+    uint64_t mark_last[4]; /* its last mark in a MARK_RUN record (put_marks; 0 before the first) */
 } stream_thread;
 
 struct ludus__stream {
@@ -52,6 +53,8 @@ struct ludus__stream {
     size_t n, bcap;
     uint64_t buf_events; /* events in buf */
     uint8_t *scratch;    /* one record's payload */
+    int64_t *marks;      /* the frame marks of the run being written: ticks, CPU ns (-1: none) */
+    size_t marks_cap;    /* in pairs */
     ludus__zstd *z;      /* the blocks' compression context (built with zstd) */
     size_t scap;
     int clock_tsc;
@@ -148,7 +151,7 @@ static uint32_t thread_index(ludus__stream *st, uint32_t serial) {
     ludus__mutex_unlock(&ludus__reg.lock);
     name[63] = 0;
     uint32_t idx = st->nthreads++;
-    st->th[idx] = (stream_thread){serial, 0, 0};
+    st->th[idx] = (stream_thread){serial, 0, 0, {0, 0, 0, 0}};
     uint8_t b[4 + ludus__nf_thread_BYTES + 64], *p = ludus__nf_put_U32(b, ludus__nf_thread_BYTES);
     p = put_thread(p, name, tid, 0, LUDUS__NO_DROP, 0, 0);
     put_record(st, LUDUS__NF_THREAD_DEF, idx, b, (size_t)(p - b));
@@ -169,20 +172,58 @@ static int put_new_sites(ludus__stream *st) {
     return rc;
 }
 
-/* One thread's run of n slots recorded at ev: its sites, then the block.
- * 0, or -1 when out of memory (the run is lost, counted). */
+/* The frame marks of a run's block (format.md, "MARK_RUN"), after it: so a
+ * reader finds the frames without reading the frame thread twice. Each
+ * mark is the change of its delta (frames are much alike: 3 bytes a mark
+ * where deltas take 5), going on from the thread's record before. Without
+ * memory the record is left out: the reader then counts fewer marks than
+ * frames and reads the thread for them, as it reads a file without any. */
+static void put_marks(ludus__stream *st, uint32_t t, uint64_t n) {
+    if (!n || reserve(&st->scratch, &st->scap, 10 + (size_t)n * 20) != 0) return; /* at most 10 bytes a varint */
+    stream_thread *th = &st->th[t];
+    uint8_t *p = ludus__varint_put(st->scratch, n);
+    uint64_t last[4]; /* ticks, their delta, CPU ns, its delta: as unsigned, wrapping as written */
+    memcpy(last, th->mark_last, sizeof last);
+    for (uint64_t i = 0; i < n; i++) {
+        for (int k = 0; k < 2; k++) {
+            uint64_t v = (uint64_t)st->marks[2 * i + (uint64_t)k], d = v - last[2 * k];
+            p = ludus__varint_put(p, ludus__zigzag((int64_t)(d - last[2 * k + 1])));
+            last[2 * k] = v;
+            last[2 * k + 1] = d;
+        }
+    }
+    if (put_record(st, LUDUS__NF_MARK_RUN, t, st->scratch, (size_t)(p - st->scratch)) == 0)
+        memcpy(th->mark_last, last, sizeof last);
+}
+
+/* One thread's run of n slots recorded at ev: its sites, then the block,
+ * then its frame marks. 0, or -1 when out of memory (the run is lost,
+ * counted). */
 static int put_run(ludus__stream *st, uint32_t serial, const ludus__event *ev, size_t n) {
-    /* one walk: the events, the frames, and the sites the table lacks (a
-     * key met here before skips the table's hash: sites are few, events many) */
+    /* one walk: the events, the frames and their CPU times (as the
+     * normalised stream holds them: ludus__marks_note), and the sites the
+     * table lacks (a key met here before skips the table's hash: sites are
+     * few, events many) */
     uint64_t events = 0, frames = 0;
     int oom = 0;
     for (size_t i = 0; i < n;) {
         unsigned k = (unsigned)(ev[i].word & LUDUS__K_MASK);
         const ludus__kind_info *ki = &ludus__kinds[k];
         events++;
-        frames += k == LUDUS__KIND_FRAME;
         size_t s = ki->valid ? ludus__event_slots_in(ki, &ev[i], n - i) : 1;
         if (s > n - i) s = n - i;
+        if (k == LUDUS__KIND_FRAME) {
+            if (frames == st->marks_cap) {
+                size_t cap = st->marks_cap ? st->marks_cap * 2 : 256;
+                int64_t *m = ludus__realloc(st->marks, cap * 2 * sizeof *m);
+                if (m) st->marks = m, st->marks_cap = cap;
+            }
+            if (frames < st->marks_cap) st->marks[2 * frames] = (int64_t)ev[i].ticks, st->marks[2 * frames + 1] = -1;
+            frames++;
+        } else if (k == LUDUS__KIND_EXT && s > 1 && LUDUS__EXT_CODE(ev[i + 1].word) == LUDUS__EXT_FRAME_CPU && frames &&
+                   frames <= st->marks_cap && st->marks[2 * frames - 1] < 0 && (int64_t)ev[i + 1].ticks >= 0) {
+            st->marks[2 * frames - 1] = (int64_t)ev[i + 1].ticks;
+        }
         uintptr_t keys[3];
         unsigned nk =
             ki->valid ? ludus__event_keys(ki, ev[i].word, s > 1 ? ev[i + 1].ticks : 0, s > 1 ? ev[i + 1].word : 0, keys)
@@ -219,6 +260,7 @@ static int put_run(ludus__stream *st, uint32_t serial, const ludus__event *ev, s
         st->unwritten += events;
         return -1;
     }
+    if (frames <= st->marks_cap) put_marks(st, t, frames);
     st->th[t].events += events;
     st->th[t].frames += frames;
     st->events += events;
@@ -361,6 +403,7 @@ static void stream_free(ludus__stream *st) {
     ludus__free(st->th);
     ludus__free(st->buf);
     ludus__free(st->scratch);
+    ludus__free(st->marks);
     ludus__zstd_free(st->z);
     ludus__mutex_destroy(&st->lock);
     ludus__free(st);
@@ -379,6 +422,7 @@ void ludus__stream_forget(ludus__stream *st) {
     ludus__free(st->th);
     ludus__free(st->buf);
     ludus__free(st->scratch);
+    ludus__free(st->marks);
     ludus__zstd_free(st->z);
     ludus__free(st); /* its thread, lock, semaphore and site table were the parent's */
 }

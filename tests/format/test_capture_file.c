@@ -1049,6 +1049,184 @@ static void test_frame_marks_record(void **state) {
     free(d);
 }
 
+/* ---- a streamed file's frame marks (MARK_RUN records, tag 13) ---- */
+
+static void *marking_worker(void *arg) {
+    (void)arg;
+    ludus_thread_register("Few marks");
+    for (int f = 0; f < 3; f++) {
+        LUDUS_PROFILE_SCOPE(Side);
+        LUDUS_PROFILE_FRAME();
+    }
+    return NULL;
+}
+
+/* d without its records of a tag; *out_n its size. */
+static uint8_t *without_tag(const uint8_t *d, size_t n, uint32_t tag, size_t *out_n) {
+    uint8_t *o = malloc(n);
+    size_t at = get32(d + 16);
+    memcpy(o, d, at);
+    for (size_t off = at; off + 24 <= n; off += 24 + (size_t)get64(d + off + 8)) {
+        size_t len = 24 + (size_t)get64(d + off + 8);
+        if (get32(d + off) == tag) continue;
+        memcpy(o + at, d + off, len);
+        at += len;
+    }
+    *out_n = at;
+    return o;
+}
+
+/* The frames of an analysis of the file in d: begin, end and CPU time. */
+static int64_t *frames_of(const uint8_t *d, size_t n, uint64_t *nf) {
+    ludus_capture *c;
+    assert_int_equal(ludus_capture_open_memory(d, n, &c), 0);
+    ludus_analysis *a;
+    assert_int_equal(ludus_analysis_create(c, NULL, &a), 0);
+    *nf = ludus_analysis_frame_count(a);
+    int64_t *v = malloc((*nf + 1) * 3 * sizeof *v);
+    for (uint64_t f = 0; f < *nf; f++) {
+        ludus_frame_info fi;
+        assert_int_equal(ludus_analysis_frame(a, f, &fi), 0);
+        v[3 * f] = fi.begin_ns, v[3 * f + 1] = fi.end_ns, v[3 * f + 2] = fi.cpu_ns;
+    }
+    ludus_analysis_destroy(a);
+    ludus_capture_release(c);
+    return v;
+}
+
+/* A streamed file holds each block's frame marks in the record after it
+ * (tag 13: a count, then the change of each delta of ticks and CPU time),
+ * so reading it takes the frame thread's frames without a second pass over
+ * that thread: the frames and the report are the same with the records as
+ * without them (the pass), over several records and a second thread with
+ * marks of its own. A record cut short, with a byte after its marks, with a
+ * mark outside the capture or of a thread the file has not defined is
+ * refused, naming it; one that claims more marks than the thread has is not
+ * the thread's: its frames come from the pass. */
+static void test_streamed_frame_marks(void **state) {
+    (void)state;
+    char path[320];
+    snprintf(path, sizeof path, "%s/streamed-marks.ludus", dir);
+    ludus_capture_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.chunk_bytes = 4096; /* small pieces: a block (and its marks) every few dozen frames */
+    desc.chunk_count = 256;  /* room for every event: nothing dropped while the writer writes */
+    desc.stream_path = path;
+    assert_int_equal(ludus_capture_begin(&desc), 0);
+    pthread_t t;
+    pthread_create(&t, NULL, marking_worker, NULL);
+    pthread_join(t, NULL);
+    ludus_thread_register("Frames");
+    for (int f = 0; f < 400; f++) {
+        LUDUS_PROFILE_SCOPE(Step);
+        for (volatile int k = 0; k < 200 * (f % 3 + 1); k++) {
+        }
+        LUDUS_PROFILE_FRAME();
+    }
+    assert_int_equal(ludus_capture_end(NULL), 0);
+    size_t n;
+    uint8_t *d = read_all(path, &n);
+    unlink(path);
+    /* the records: per thread, their counts add up to its marks */
+    uint64_t marks[2] = {0, 0};
+    unsigned records[2] = {0, 0};
+    uint8_t *first = NULL; /* the frame thread's first record */
+    for (size_t off = get32(d + 16); off + 24 <= n; off += 24 + (size_t)get64(d + off + 8)) {
+        if (get32(d + off) != 13) continue;
+        uint32_t aux = get32(d + off + 4);
+        assert_true(aux < 2);
+        const uint8_t *q = d + off + 24;
+        marks[aux] += get_varint(&q);
+        records[aux]++;
+    }
+    uint32_t ft = marks[0] == 400 ? 0 : 1;
+    lt_check_u64("marks in the frame thread's MARK_RUN records", 400, marks[ft]);
+    lt_check_u64("marks in the other thread's MARK_RUN records", 3, marks[!ft]);
+    lt_check(lt_what("the frame thread's marks in %u records (several blocks)", records[ft]), records[ft] >= 3);
+    for (size_t off = get32(d + 16); off + 24 <= n && !first; off += 24 + (size_t)get64(d + off + 8))
+        if (get32(d + off) == 13 && get32(d + off + 4) == ft) first = d + off;
+
+    size_t sn;
+    uint8_t *stripped = without_tag(d, n, 13, &sn);
+    assert_true(sn < n);
+    uint64_t nf_with, nf_without;
+    int64_t *with = frames_of(d, n, &nf_with), *without = frames_of(stripped, sn, &nf_without);
+    lt_check_u64("frames of the streamed file", 401, nf_with); /* the lead-in, 399 frames, the tail */
+    lt_check_u64("frames without its MARK_RUN records", nf_with, nf_without);
+    int cpu_known = 0;
+    for (uint64_t f = 0; f < nf_with * 3; f++) {
+        if (with[f] != without[f])
+            fail_msg("frame %llu field %llu: %lld with the records, %lld without", (unsigned long long)(f / 3),
+                     (unsigned long long)(f % 3), (long long)with[f], (long long)without[f]);
+        cpu_known |= f % 3 == 2 && with[f] > 0;
+    }
+    lt_check("frames with a CPU time (the marks' second value read)", cpu_known);
+    char *rw = report_of(d, n), *rs = report_of(stripped, sn);
+    assert_non_null(rw);
+    assert_non_null(rs);
+    assert_string_equal(rw, rs);
+
+    /* the first record rewritten: its payload as written, then broken */
+    const uint8_t *q = first + 24, *end = first + 24 + get64(first + 8);
+    uint64_t count = get_varint(&q);
+    const uint8_t *marks_at = q;
+    get_varint(&q);
+    get_varint(&q);
+    size_t one_mark = (size_t)(q - marks_at), rest = (size_t)(end - marks_at);
+    uint8_t pb[4096];
+    assert_true(rest + 32 < sizeof pb);
+    struct {
+        const char *what, *says; /* says NULL: read, its frames from the pass */
+    } cases[] = {
+        {"cut short", "is cut short or malformed"}, {"a byte after", "bytes after the last frame mark"},
+        {"outside", "lies outside the capture"},    {"another thread", "frame marks of thread"},
+        {"more than the thread has", NULL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        size_t pl = 0;
+        if (k == 0) { /* two marks announced, one there */
+            pl = put_varint(pb, 2);
+            memcpy(pb + pl, marks_at, one_mark), pl += one_mark;
+        } else if (k == 2) { /* a first mark at tick 2^60 */
+            pl = put_varint(pb, 1);
+            pl += put_varint(pb + pl, (uint64_t)1 << 61);
+            pl += put_varint(pb + pl, 0);
+        } else {
+            pl = put_varint(pb, k == 4 ? count + 1000 : count);
+            memcpy(pb + pl, marks_at, rest), pl += rest;
+            if (k == 1) pb[pl++] = 0;
+        }
+        size_t bn;
+        uint8_t *bd = with_record(d, n, first, pb, pl, 0, &bn);
+        if (k == 3) { /* the same record naming thread 7 */
+            uint8_t *rec = bd + (first - d);
+            put32(rec + 4, 7);
+            redo_crc(rec);
+        }
+        ludus_capture *c;
+        int rc = ludus_capture_open_memory(bd, bn, &c);
+        if (!cases[k].says) {
+            if (rc) fail_msg("%s: refused: %s", cases[k].what, ludus_last_error_detail());
+            ludus_capture_release(c);
+            char *r = report_of(bd, bn);
+            assert_non_null(r);
+            assert_string_equal(r, rs);
+            free(r);
+        } else {
+            assert_int_equal(rc, LUDUS_EFORMAT);
+            if (!strstr(ludus_last_error_detail(), cases[k].says))
+                fail_msg("%s: \"%s\" does not say \"%s\"", cases[k].what, ludus_last_error_detail(), cases[k].says);
+        }
+        free(bd);
+    }
+    free(rw);
+    free(rs);
+    free(with);
+    free(without);
+    free(stripped);
+    free(d);
+}
+
 static void check_same_info(const ludus_capture_info *a, const ludus_capture_info *b) {
     assert_int_equal(a->version, b->version);
     assert_int_equal(a->blocks, b->blocks);
@@ -1192,6 +1370,7 @@ int main(void) {
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_async_count_in_thread_table),
         cmocka_unit_test(test_frame_marks_record),
+        cmocka_unit_test(test_streamed_frame_marks),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
