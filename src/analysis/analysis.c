@@ -31,14 +31,13 @@ void ludus_analysis_destroy(ludus_analysis *a) {
     ludus__free(a->sites);
     ludus__free(a->nodes);
     ludus__free(a->node_hash);
-    ludus__free(a->marks);
+    ludus__mark_set_release(a->mark_set);
     ludus__free(a->unlogged);
     ludus__free(a->carried);
     ludus__free(a->carried_top);
     ludus__free(a->hitches);
     ludus__hitches_free(a);
     ludus__threads_free(a);
-    ludus__free(a->mark_cpu);
     ludus__free(a->truns);
     ludus__counters_free(a);
     ludus__free(a->locks);

@@ -267,7 +267,7 @@ struct ludus_analysis {
     uint32_t *node_hash; /* (parent, site) -> node + 1 */
     uint32_t node_hash_cap;
     /* frames: marks[k] = begin of frame k+1 */
-    int64_t *marks;
+    const int64_t *marks; /* the mark set's: shared, never written */
     uint64_t nmarks;
     int64_t end_ns;
     int64_t *unlogged;          /* per frame (nmarks + 1) */
@@ -285,10 +285,11 @@ struct ludus_analysis {
     size_t nhblocks, hblocks_cap;
     ludus__hflow *flow_in, *flow_out;
     size_t nflow_in, flow_in_cap, nflow_out, flow_out_cap;
-    int64_t *mark_cpu;        /* per mark: the frame thread's CPU time there; -1 unknown */
-    int64_t med_cpu, med_off; /* window medians of a frame's CPU time and wall - CPU (cpu known) */
-    uint32_t frame_thread;    /* its index, UINT32_MAX: none */
-    void **run_mem;           /* what the runs of cells (nodes', sites', truns') point into */
+    const int64_t *mark_cpu;   /* per mark: the frame thread's CPU time there; -1 unknown */
+    ludus__mark_set *mark_set; /* marks and mark_cpu: a reference (shared with the capture) */
+    int64_t med_cpu, med_off;  /* window medians of a frame's CPU time and wall - CPU (cpu known) */
+    uint32_t frame_thread;     /* its index, UINT32_MAX: none */
+    void **run_mem;            /* what the runs of cells (nodes', sites', truns') point into */
     size_t nrun_mem;
     ludus__trun *truns; /* per (thread, site), sorted so; excl of the calls begun in each frame */
     uint32_t ntruns;

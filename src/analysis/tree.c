@@ -628,13 +628,11 @@ static int mark_shared_names(ludus_analysis *a) {
 /* The frame thread's marks: what preparing noted or the file's MARKS
  * record holds, else a pass over the thread (frame_marks.c). */
 static int take_marks(ludus_analysis *a, const ludus__captured *c, uint32_t ft) {
-    ludus__marks m;
-    int rc = ludus__frame_marks(c, ft, &m);
+    int rc = ludus__frame_marks(c, ft, &a->mark_set); /* a reference, kept for the whole analysis */
     if (rc) return rc;
-    ludus__marks_fit(&m); /* kept for the whole analysis */
-    a->marks = m.ns;
-    a->mark_cpu = m.cpu;
-    a->nmarks = m.n;
+    a->marks = a->mark_set->ns;
+    a->mark_cpu = a->mark_set->cpu;
+    a->nmarks = a->mark_set->n;
     return 0;
 }
 

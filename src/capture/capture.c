@@ -67,8 +67,7 @@ static void free_view(ludus_capture *c) {
     ludus__async_free(c); /* a cut clips its own zones from its parent's */
     for (uint32_t i = 0; i < c->nthreads; i++) {
         if (c->threads[i].lanes_owned) ludus__free(c->threads[i].span_lane);
-        ludus__free(c->threads[i].mark_ns);
-        ludus__free(c->threads[i].mark_cpu);
+        ludus__mark_set_release(c->threads[i].marks);
     }
     if (c->src->borrows) return;
     ludus__free(c->sites);
@@ -193,8 +192,8 @@ int ludus_capture_cut(ludus_capture *src, const ludus_cut_desc *cut, ludus_captu
     v->nthreads = nt;
     for (uint32_t i = 0; i < nt; i++) {
         v->threads[i] = src->threads[cut->threads ? cut->threads[i] : i];
-        v->threads[i].lanes_owned = 0;                         /* borrowed from the parent when it had decided them */
-        v->threads[i].mark_ns = v->threads[i].mark_cpu = NULL; /* its own, noted when it is prepared */
+        v->threads[i].lanes_owned = 0; /* borrowed from the parent when it had decided them */
+        v->threads[i].marks = NULL;    /* its own, noted when it is prepared */
     }
     v->cut = cut->time || src->cut;
     v->cut_from_ns = from;

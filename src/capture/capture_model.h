@@ -67,11 +67,11 @@ typedef struct ludus__cap_thread {
     uint8_t *span_lane;
     uint64_t span_lane_n;
     int lanes_decided, lanes_owned;
-    /* Its frame marks (`frames` of them: each one's time and the thread's
-     * CPU time there, -1 for none; frame_marks.c), owned: noted when the
-     * view was prepared here, or a file's MARKS record; NULL when neither
-     * gave them (a file without the record, a thread without marks). */
-    int64_t *mark_ns, *mark_cpu;
+    /* Its frame marks (`frames` of them; frame_marks.c), a reference: noted
+     * when the view was prepared here, or a file's MARKS (MARK_RUN) records;
+     * NULL when none gave them (a file without the records, a thread
+     * without marks). */
+    struct ludus__mark_set *marks;
 } ludus__cap_thread;
 
 /* Site-table key of a flow name: the name's address shifted left with a 1

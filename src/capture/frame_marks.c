@@ -6,7 +6,6 @@
  * thread's stream when none has them (a file written before the records, a
  * streamed file cut short). All give the marks ludus__marks_note takes from
  * the normalised stream. */
-#include <inttypes.h>
 #include <string.h>
 
 #include "nev.h"
@@ -49,29 +48,49 @@ uint32_t ludus__frame_thread_of(const ludus_capture *c) {
     return ft;
 }
 
-int ludus__frame_marks(const ludus_capture *c, uint32_t t, ludus__marks *out) {
-    memset(out, 0, sizeof *out);
-    const ludus__cap_thread *th = &c->threads[t];
-    if (th->mark_ns) { /* noted or read: a copy (the caller may outlive the capture) */
-        uint64_t n = th->frames;
-        out->ns = ludus__malloc((n ? n : 1) * sizeof *out->ns);
-        out->cpu = ludus__malloc((n ? n : 1) * sizeof *out->cpu);
-        if (!out->ns || !out->cpu) {
-            ludus__marks_free(out);
-            return ludus__fail(LUDUS_ENOMEM, "out of memory for %" PRIu64 " frame marks", n);
-        }
-        if (n) memcpy(out->ns, th->mark_ns, n * sizeof *out->ns);
-        if (n) memcpy(out->cpu, th->mark_cpu, n * sizeof *out->cpu);
-        out->n = out->cap = n;
+ludus__mark_set *ludus__mark_set_of(ludus__marks *m) {
+    ludus__marks_fit(m);
+    ludus__mark_set *s = ludus__malloc(sizeof *s);
+    if (!s) {
+        ludus__marks_free(m);
+        return NULL;
+    }
+    *s = (ludus__mark_set){1, m->n, m->ns, m->cpu};
+    memset(m, 0, sizeof *m);
+    return s;
+}
+
+ludus__mark_set *ludus__mark_set_retain(ludus__mark_set *s) {
+    if (s) __atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
+    return s;
+}
+
+void ludus__mark_set_release(ludus__mark_set *s) {
+    if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+    ludus__free(s->ns);
+    ludus__free(s->cpu);
+    ludus__free(s);
+}
+
+int ludus__frame_marks(const ludus_capture *c, uint32_t t, ludus__mark_set **out) {
+    *out = NULL;
+    if (c->threads[t].marks) { /* noted or read: shared (an analysis may outlive the capture) */
+        *out = ludus__mark_set_retain(c->threads[t].marks);
         return 0;
     }
+    ludus__marks m;
+    memset(&m, 0, sizeof m);
     ludus__nev_iter it;
     ludus__nev ev;
     int rc = ludus__nev_init(&it, c, t);
-    while (rc == 0 && !out->oom && ludus__nev_next(&it, &ev)) ludus__marks_note(out, &ev);
+    while (rc == 0 && !m.oom && ludus__nev_next(&it, &ev)) ludus__marks_note(&m, &ev);
     if (rc == 0) rc = ludus__nev_error(&it);
     ludus__nev_free(&it);
-    if (rc == 0 && out->oom) rc = ludus__fail(LUDUS_ENOMEM, "out of memory for the frame marks");
-    if (rc) ludus__marks_free(out);
-    return rc;
+    if (rc == 0 && m.oom) rc = ludus__fail(LUDUS_ENOMEM, "out of memory for the frame marks");
+    if (rc) {
+        ludus__marks_free(&m);
+        return rc;
+    }
+    *out = ludus__mark_set_of(&m);
+    return *out ? 0 : ludus__fail(LUDUS_ENOMEM, "out of memory for the frame marks");
 }

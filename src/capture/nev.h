@@ -216,6 +216,19 @@ typedef struct ludus__marks {
     uint64_t n, cap;
     int oom;
 } ludus__marks;
+/* Marks shared by a capture's thread and the analyses made of it (an
+ * analysis may outlive its capture: it holds a reference, not a copy, so a
+ * long capture's marks are in memory once). ns and cpu: n entries each. */
+typedef struct ludus__mark_set {
+    uint32_t refs; /* atomic */
+    uint64_t n;
+    int64_t *ns, *cpu;
+} ludus__mark_set;
+/* A set of one reference owning m's arrays (m emptied, cut to their
+ * number first); NULL when out of memory (m freed). */
+LUDUS_HIDDEN ludus__mark_set *ludus__mark_set_of(ludus__marks *m);
+LUDUS_HIDDEN ludus__mark_set *ludus__mark_set_retain(ludus__mark_set *s);
+LUDUS_HIDDEN void ludus__mark_set_release(ludus__mark_set *s);
 LUDUS_HIDDEN void ludus__marks_push(ludus__marks *m, int64_t ns);
 LUDUS_HIDDEN void ludus__marks_free(ludus__marks *m);
 /* Cut to their number (kept as they are when that fails). */
@@ -232,10 +245,10 @@ static inline void ludus__marks_note(ludus__marks *m, const ludus__nev *ev) {
 /* The frame thread: the first of the threads with the most marks (their
  * `frames`), UINT32_MAX when none has one. */
 LUDUS_HIDDEN uint32_t ludus__frame_thread_of(const ludus_capture *c);
-/* Thread t's marks into *out (the caller frees them: ludus__marks_free): a
- * copy of what preparing noted or the file's record held, else a pass over
- * the thread's stream. 0, or a LUDUS_E* code (detail set). */
-LUDUS_HIDDEN int ludus__frame_marks(const ludus_capture *c, uint32_t t, ludus__marks *out);
+/* Thread t's marks into *out, a reference (the caller releases it): what
+ * preparing noted or the file's records held, else a pass over the
+ * thread's stream. 0, or a LUDUS_E* code (detail set). */
+LUDUS_HIDDEN int ludus__frame_marks(const ludus_capture *c, uint32_t t, ludus__mark_set **out);
 
 /* Scope annotations kept until their slice ends (slice_args.c). */
 #define LUDUS__SLICE_ARGS_MAX 16 /* keys per slice */

@@ -98,13 +98,10 @@ static int count_thread(ludus_capture *c, uint32_t t) {
     th->incomplete = incomplete;
     th->unwound = unwound;
     th->frames = frames;
-    ludus__free(th->mark_ns);
-    ludus__free(th->mark_cpu);
-    th->mark_ns = th->mark_cpu = NULL;
+    ludus__mark_set_release(th->marks);
+    th->marks = NULL;
     if (rc == 0 && !marks.oom && marks.n == frames && frames) { /* kept with the capture */
-        ludus__marks_fit(&marks);
-        th->mark_ns = marks.ns;
-        th->mark_cpu = marks.cpu;
+        th->marks = ludus__mark_set_of(&marks);
     } else {
         ludus__marks_free(&marks);
     }

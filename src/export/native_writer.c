@@ -204,26 +204,26 @@ static int write_block(ludus__writer *w, const ludus_capture *c, uint32_t thread
 static int write_marks(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
     uint32_t ft = ludus__frame_thread_of(c);
     if (ft == UINT32_MAX) return 0;
-    ludus__marks m;
+    ludus__mark_set *m;
     int rc = ludus__frame_marks(c, ft, &m);
     if (rc) return rc;
-    if (m.n != c->threads[ft].frames) { /* not the marks the thread table counts: none written */
-        ludus__marks_free(&m);
+    if (m->n != c->threads[ft].frames) { /* not the marks the thread table counts: none written */
+        ludus__mark_set_release(m);
         return 0;
     }
-    uint8_t *p = ludus__bytes_room(r, 8 + (size_t)m.n * 20); /* at most 10 bytes a varint */
+    uint8_t *p = ludus__bytes_room(r, 8 + (size_t)m->n * 20); /* at most 10 bytes a varint */
     if (p) {
-        uint8_t *q = ludus__nf_put_U64(p, m.n);
+        uint8_t *q = ludus__nf_put_U64(p, m->n);
         int64_t ns = 0, cpu = 0;
-        for (uint64_t i = 0; i < m.n; i++) {
-            q = ludus__varint_put(q, ludus__zigzag((int64_t)((uint64_t)m.ns[i] - (uint64_t)ns)));
-            q = ludus__varint_put(q, ludus__zigzag((int64_t)((uint64_t)m.cpu[i] - (uint64_t)cpu)));
-            ns = m.ns[i];
-            cpu = m.cpu[i];
+        for (uint64_t i = 0; i < m->n; i++) {
+            q = ludus__varint_put(q, ludus__zigzag((int64_t)((uint64_t)m->ns[i] - (uint64_t)ns)));
+            q = ludus__varint_put(q, ludus__zigzag((int64_t)((uint64_t)m->cpu[i] - (uint64_t)cpu)));
+            ns = m->ns[i];
+            cpu = m->cpu[i];
         }
         write_record(w, LUDUS__NF_MARKS, ft, p, (uint64_t)(q - p));
     }
-    ludus__marks_free(&m);
+    ludus__mark_set_release(m);
     return p ? 0 : ludus__fail(LUDUS_ENOMEM, "out of memory for the frame marks");
 }
 

@@ -727,6 +727,14 @@ static int note_stream_block(reader *r, ludus_capture *c, uint64_t off, uint32_t
     return 0;
 }
 
+/* n marks read from a file, kept with thread th for the analysis
+ * (ludus__frame_marks): the arrays are the set's. */
+static int keep_marks(ludus__cap_thread *th, int64_t *ns, int64_t *cpu, uint64_t n) {
+    ludus__marks m = {ns, cpu, n, n, 0};
+    th->marks = ludus__mark_set_of(&m);
+    return th->marks ? 0 : ludus__fail(LUDUS_ENOMEM, "out of memory for %" PRIu64 " frame marks", n);
+}
+
 /* A MARK_RUN record of a streamed file: noted, decoded at the end. */
 static int note_mark_run(reader *r, uint64_t base, uint64_t len, uint32_t t) {
     if (LUDUS__GROW(r->mk, r->nmk, r->mk_cap, 256) != 0)
@@ -806,11 +814,7 @@ static int stream_marks(reader *r, ludus_capture *c) {
         if (rc == 0 && q != end) rc = FMT_FAIL(m->base + (uint64_t)(q - buf), "bytes after the last frame mark");
     }
     ludus__free(buf);
-    if (rc == 0 && whole && got == n) {
-        th->mark_ns = ns;
-        th->mark_cpu = cpu;
-        return 0;
-    }
+    if (rc == 0 && whole && got == n) return keep_marks(th, ns, cpu, n);
     ludus__free(ns);
     ludus__free(cpu);
     return rc;
@@ -859,7 +863,7 @@ static int parse_marks(reader *r, ludus_capture *c, uint64_t base, uint32_t t, c
     if (t >= c->nthreads)
         return FMT_FAIL(base - ludus__nf_record_BYTES + 4, "frame marks of thread %u of %u", t, c->nthreads);
     ludus__cap_thread *th = &c->threads[t];
-    if (th->mark_ns) return FMT_FAIL(base - ludus__nf_record_BYTES, "a second frame mark record for thread %u", t);
+    if (th->marks) return FMT_FAIL(base - ludus__nf_record_BYTES, "a second frame mark record for thread %u", t);
     if (len < 8) return FMT_FAIL(base, "frame mark record of %" PRIu64 " bytes is too short", len);
     uint64_t n;
     const uint8_t *q = ludus__nf_get_U64(p, &n), *end = p + len;
@@ -902,9 +906,7 @@ static int parse_marks(reader *r, ludus_capture *c, uint64_t base, uint32_t t, c
         ludus__free(cpu);
         return rc;
     }
-    th->mark_ns = ns;
-    th->mark_cpu = cpu;
-    return 0;
+    return keep_marks(th, ns, cpu, n);
 }
 
 static int stream_cut_at(reader *r, ludus_capture *c, uint64_t off, const ludus__calib_point *last_clock) {
