@@ -135,6 +135,13 @@ static double rank_corr(const double *x, const double *y, size_t n, pair_rank *t
     return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
 }
 
+/* Adds sign x thread t's busy time in each window frame to all[frame - win_f0]. */
+static void busy_in_window(const ludus_analysis *a, const ludus__an_thread *t, int64_t *all, int64_t sign) {
+    ludus__crun_it it;
+    for (ludus__crun_begin(&t->busy, &it); ludus__crun_next(&it);)
+        if (it.c.frame >= a->win_f0 && it.c.frame < a->win_f1) all[it.c.frame - a->win_f0] += sign * it.c.excl;
+}
+
 static int sites_waiting(ludus_analysis *a, size_t most) {
     uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
     if (!nw || a->nthreads < 2) return 0;
@@ -145,38 +152,36 @@ static int sites_waiting(ludus_analysis *a, size_t most) {
     int rc = -1;
     if (!all || !own || !waiting || !e || !tmp) goto done;
     double *o = e + most + 1, *re = o + most + 1, *ro = re + most + 1;
-    for (uint32_t t = 0; t < a->nthreads; t++) {
-        ludus__crun_it it;
-        for (ludus__crun_begin(&a->threads[t].busy, &it); ludus__crun_next(&it);)
-            if (it.c.frame >= a->win_f0 && it.c.frame < a->win_f1) all[it.c.frame - a->win_f0] += it.c.excl;
-    }
-    for (uint32_t r = 0; r < a->ntruns; r++) {
-        const ludus__trun *run = &a->truns[r];
-        const ludus__an_thread *th = run->thread < a->nthreads ? &a->threads[run->thread] : NULL;
-        size_t n = 0;
-        int64_t mine = 0, covered = 0;
-        ludus__crun_it busy; /* the thread's busy time, walked beside the run (both in frame order) */
-        int busy_more = 0;
-        if (th) {
-            ludus__crun_begin(&th->busy, &busy);
-            busy_more = ludus__crun_next(&busy);
+    for (uint32_t t = 0; t < a->nthreads; t++) busy_in_window(a, &a->threads[t], all, 1);
+    /* per thread (the runs go by thread, then site): its own busy time
+     * taken out of `all` while its runs are read, so `all` says what the
+     * others were busy with; put back after */
+    for (uint32_t r = 0, r_end; r < a->ntruns; r = r_end) {
+        uint32_t thread = a->truns[r].thread;
+        for (r_end = r + 1; r_end < a->ntruns && a->truns[r_end].thread == thread;) r_end++;
+        const ludus__an_thread *th = thread < a->nthreads ? &a->threads[thread] : NULL;
+        if (th) busy_in_window(a, th, all, -1);
+        for (uint32_t k = r; k < r_end; k++) {
+            const ludus__trun *run = &a->truns[k];
+            size_t n = 0;
+            int64_t mine = 0, covered = 0;
+            ludus__crun_it it;
+            for (ludus__crun_begin(&run->run, &it); th && ludus__crun_next(&it);) {
+                const ludus__cell *c = &it.c;
+                if (c->frame < a->win_f0 || c->frame >= a->win_f1 || c->excl <= 0) continue;
+                int64_t others = all[c->frame - a->win_f0];
+                mine += c->excl;
+                covered += c->excl < others ? c->excl : others > 0 ? others : 0;
+                e[n] = (double)c->excl;
+                o[n++] = (double)others;
+            }
+            if (run->site >= a->nsites) continue;
+            own[run->site] += mine;
+            if (n >= WAIT_MIN_FRAMES && 2 * covered >= mine && ludus__site_parentish(&a->sites[run->site]) &&
+                rank_corr(e, o, n, tmp, re, ro) >= WAIT_R)
+                waiting[run->site] += mine;
         }
-        ludus__crun_it it;
-        for (ludus__crun_begin(&run->run, &it); ludus__crun_next(&it);) {
-            const ludus__cell *c = &it.c;
-            if (!th || c->frame < a->win_f0 || c->frame >= a->win_f1 || c->excl <= 0) continue;
-            while (busy_more && busy.c.frame < c->frame) busy_more = ludus__crun_next(&busy);
-            int64_t others = all[c->frame - a->win_f0] - (busy_more && busy.c.frame == c->frame ? busy.c.excl : 0);
-            mine += c->excl;
-            covered += c->excl < others ? c->excl : others > 0 ? others : 0;
-            e[n] = (double)c->excl;
-            o[n++] = (double)others;
-        }
-        if (run->site >= a->nsites) continue;
-        own[run->site] += mine;
-        if (n >= WAIT_MIN_FRAMES && 2 * covered >= mine && ludus__site_parentish(&a->sites[run->site]) &&
-            rank_corr(e, o, n, tmp, re, ro) >= WAIT_R)
-            waiting[run->site] += mine;
+        if (th) busy_in_window(a, th, all, 1);
     }
     for (uint32_t s = 0; s < a->nsites; s++) a->sites[s].waits_on_others = own[s] > 0 && 2 * waiting[s] >= own[s];
     rc = 0;
