@@ -68,6 +68,7 @@ LUDUS_HIDDEN int64_t ludus__hist_bucket_mid(uint32_t b);
 LUDUS_HIDDEN int64_t ludus__kth_i64(int64_t *v, size_t n, size_t k);
 LUDUS_HIDDEN double ludus__kth_f64(double *v, size_t n, size_t k);
 LUDUS_HIDDEN void ludus__sort_f64(double *v, size_t n);
+LUDUS_HIDDEN void ludus__sort_i64(int64_t *v, size_t n); /* ascending, by radix */
 /* v: n records of 16 bytes whose first 8 are a double, sorted by it as
  * above (stable: equal keys keep their order, as glibc's qsort keeps it). */
 LUDUS_HIDDEN void ludus__sort_f64_pairs(void *v, size_t n);

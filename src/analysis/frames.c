@@ -20,11 +20,6 @@ void ludus__cells_per_frame(const ludus_analysis *a, const ludus__crun *run, int
             out[it.c.frame - a->win_f0] = calls ? (double)it.c.calls : (double)it.c.excl;
 }
 
-static int cmp_i64(const void *x, const void *y) {
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 static int cmp_frame_site(const void *x, const void *y) {
     const ludus__cellref *a = x, *b = y;
     if (a->frame != b->frame) return a->frame < b->frame ? -1 : 1;
@@ -151,8 +146,7 @@ int ludus__frames_plan(ludus_analysis *a) {
             return -1;
         }
         memcpy(tmp, key, n * sizeof *tmp);
-        qsort(tmp, n, sizeof *tmp, cmp_i64);
-        cut = tmp[n - nd];
+        cut = ludus__kth_i64(tmp, n, n - nd);
         ludus__free(tmp);
         uint32_t above = 0, k = 0;
         for (uint32_t i = 0; i < n; i++) above += key[i] > cut;

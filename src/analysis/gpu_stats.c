@@ -33,11 +33,6 @@ static const char *const cov_names[] = {
 #undef COV_NAME
 };
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Nearest rank of the sorted v[0, n). */
 static int64_t rank(const int64_t *v, uint64_t n, double q) {
     uint64_t k = (uint64_t)(q * (double)n + 0.999999);
@@ -49,7 +44,7 @@ static int64_t rank(const int64_t *v, uint64_t n, double q) {
 static void durations(int64_t *v, uint64_t n, ludus_gpu_duration_stats *out) {
     memset(out, 0, sizeof *out);
     if (!n) return;
-    qsort(v, n, sizeof *v, cmp_i64);
+    ludus__sort_i64(v, n);
     out->count = n;
     double mean = 0;
     int over = 0;

@@ -70,11 +70,6 @@ void ludus__acc_free(ludus__acc *a) {
     memset(a, 0, sizeof *a);
 }
 
-static int cmp_i64(const void *x, const void *y) {
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* Nearest rank: the smallest value with at least ceil(q * n) values <= it. */
 static uint64_t rank_of(double q, uint64_t n) {
     double r = q * (double)n;
@@ -113,7 +108,7 @@ void ludus__acc_stats(ludus__acc *a, int exact, ludus_duration_stats *s) {
     s->max_ns = a->max;
     s->mean_ns = (double)a->total / (double)a->n;
     if (exact && a->nexact == a->n) {
-        qsort(a->exact, a->nexact, sizeof *a->exact, cmp_i64);
+        ludus__sort_i64(a->exact, a->nexact);
         s->p50_ns = a->exact[rank_of(0.50, a->n) - 1];
         s->p90_ns = a->exact[rank_of(0.90, a->n) - 1];
         s->p99_ns = a->exact[rank_of(0.99, a->n) - 1];

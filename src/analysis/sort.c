@@ -1,7 +1,7 @@
 /* Sorting and selection of numbers for the analysis and the diff: a k-th
  * smallest without sorting (quickselect) for int64 and double, and a
- * sort of doubles (and of 16-byte records by a double first) by radix
- * on the bits, in place of qsort, whose call per comparison was half of a
+ * sort of doubles (and of 16-byte records by a double first) and of int64
+ * by radix on the bits, in place of qsort, whose call per comparison was half of a
  * diff's instructions (bench/RESULTS.md, "The diff's sorts").
  *
  * The radix sort is stable and orders as ludus__cmp_double does: -0.0 and
@@ -78,45 +78,45 @@ static inline int f64_nan(double d) {
     return d != d;
 }
 
-/* Sorts v[0, n) of `type` by f64_key(value(element)), stable, 8 bits a pass
- * (a pass whose byte is the same in every key is skipped); 0, or -1 when
- * the array holds a NaN or the buffer cannot be had (v untouched). */
-#define LUDUS__RADIX(name, type, value)                                                                           \
-    static int name(type *v, size_t n) {                                                                          \
-        size_t(*count)[256] = ludus__calloc(8, sizeof *count);                                                    \
-        type *tmp = count ? ludus__malloc(n * sizeof *tmp) : NULL;                                                \
-        if (!tmp) {                                                                                               \
-            ludus__free(count);                                                                                   \
-            return -1;                                                                                            \
-        }                                                                                                         \
-        for (size_t i = 0; i < n; i++) {                                                                          \
-            double d = value(v[i]);                                                                               \
-            if (f64_nan(d)) {                                                                                     \
-                ludus__free(tmp);                                                                                 \
-                ludus__free(count);                                                                               \
-                return -1;                                                                                        \
-            }                                                                                                     \
-            uint64_t k = f64_key(d);                                                                              \
-            for (int b = 0; b < 8; b++) count[b][(k >> (8 * b)) & 255]++;                                         \
-        }                                                                                                         \
-        type *from = v, *to = tmp;                                                                                \
-        for (int b = 0; b < 8; b++) {                                                                             \
-            size_t *c = count[b], at = 0;                                                                         \
-            if (c[(f64_key(value(from[0])) >> (8 * b)) & 255] == n) continue; /* one byte value: nothing moves */ \
-            for (int d = 0; d < 256; d++) {                                                                       \
-                size_t x = c[d];                                                                                  \
-                c[d] = at;                                                                                        \
-                at += x;                                                                                          \
-            }                                                                                                     \
-            for (size_t i = 0; i < n; i++) to[c[(f64_key(value(from[i])) >> (8 * b)) & 255]++] = from[i];         \
-            type *t = from;                                                                                       \
-            from = to;                                                                                            \
-            to = t;                                                                                               \
-        }                                                                                                         \
-        if (from != v) memcpy(v, from, n * sizeof *v);                                                            \
-        ludus__free(tmp);                                                                                         \
-        ludus__free(count);                                                                                       \
-        return 0;                                                                                                 \
+/* Sorts v[0, n) of `type` by key(element), an unsigned key in its order,
+ * stable, 8 bits a pass (a pass whose byte is the same in every key is
+ * skipped); 0, or -1 when an element is bad(element) (a NaN) or the buffer
+ * cannot be had (v untouched). */
+#define LUDUS__RADIX(name, type, key, bad)                                                             \
+    static int name(type *v, size_t n) {                                                               \
+        size_t(*count)[256] = ludus__calloc(8, sizeof *count);                                         \
+        type *tmp = count ? ludus__malloc(n * sizeof *tmp) : NULL;                                     \
+        if (!tmp) {                                                                                    \
+            ludus__free(count);                                                                        \
+            return -1;                                                                                 \
+        }                                                                                              \
+        for (size_t i = 0; i < n; i++) {                                                               \
+            if (bad(v[i])) {                                                                           \
+                ludus__free(tmp);                                                                      \
+                ludus__free(count);                                                                    \
+                return -1;                                                                             \
+            }                                                                                          \
+            uint64_t k = key(v[i]);                                                                    \
+            for (int b = 0; b < 8; b++) count[b][(k >> (8 * b)) & 255]++;                              \
+        }                                                                                              \
+        type *from = v, *to = tmp;                                                                     \
+        for (int b = 0; b < 8; b++) {                                                                  \
+            size_t *c = count[b], at = 0;                                                              \
+            if (c[(key(from[0]) >> (8 * b)) & 255] == n) continue; /* one byte value: nothing moves */ \
+            for (int d = 0; d < 256; d++) {                                                            \
+                size_t x = c[d];                                                                       \
+                c[d] = at;                                                                             \
+                at += x;                                                                               \
+            }                                                                                          \
+            for (size_t i = 0; i < n; i++) to[c[(key(from[i]) >> (8 * b)) & 255]++] = from[i];         \
+            type *t = from;                                                                            \
+            from = to;                                                                                 \
+            to = t;                                                                                    \
+        }                                                                                              \
+        if (from != v) memcpy(v, from, n * sizeof *v);                                                 \
+        ludus__free(tmp);                                                                              \
+        ludus__free(count);                                                                            \
+        return 0;                                                                                      \
     }
 
 /* A record of 16 bytes whose first 8 are its double key (ludus__pt, the
@@ -130,9 +130,15 @@ static inline double pair_key(pair16 x) {
     return d;
 }
 
-#define F64_SELF(x) (x)
-LUDUS__RADIX(radix_f64, double, F64_SELF)
-LUDUS__RADIX(radix_pairs, pair16, pair_key)
+#define F64_KEY(x) f64_key(x)
+#define F64_BAD(x) f64_nan(x)
+#define PAIR_KEY(x) f64_key(pair_key(x))
+#define PAIR_BAD(x) f64_nan(pair_key(x))
+#define I64_KEY(x) ((uint64_t)(x) ^ UINT64_C(0x8000000000000000)) /* the sign bit flipped: in signed order */
+#define I64_BAD(x) 0
+LUDUS__RADIX(radix_f64, double, F64_KEY, F64_BAD)
+LUDUS__RADIX(radix_pairs, pair16, PAIR_KEY, PAIR_BAD)
+LUDUS__RADIX(radix_i64, int64_t, I64_KEY, I64_BAD)
 
 /* Below this, qsort: the radix sort's 8 x 256 counts cost more than the
  * comparisons they save. */
@@ -144,6 +150,10 @@ static int cmp_pair(const void *x, const void *y) {
 
 void ludus__sort_f64(double *v, size_t n) {
     if (n < RADIX_MIN || radix_f64(v, n) != 0) qsort(v, n, sizeof *v, ludus__cmp_double);
+}
+
+void ludus__sort_i64(int64_t *v, size_t n) {
+    if (n < RADIX_MIN || radix_i64(v, n) != 0) qsort(v, n, sizeof *v, cmp_i64);
 }
 
 void ludus__sort_f64_pairs(void *v, size_t n) {

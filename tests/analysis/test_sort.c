@@ -120,9 +120,52 @@ static void test_sort_with_nan(void **state) {
     assert_int_equal(nans, 1);
 }
 
+static int cmp_i64(const void *x, const void *y) {
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Integers by radix: the order qsort gives, across the sign, at the ends
+ * of the type, in runs of one value, keys apart only in their high or low
+ * bytes, and the k-th smallest by selection. */
+static void test_sort_i64(void **state) {
+    (void)state;
+    static const size_t sizes[] = {0, 1, 63, 64, 65, 1000, 5000};
+    for (int shape = 0; shape < 5; shape++)
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            size_t n = sizes[si];
+            int64_t *v = malloc((n + 1) * sizeof *v), *ref = malloc((n + 1) * sizeof *ref);
+            assert_non_null(v);
+            assert_non_null(ref);
+            for (size_t i = 0; i < n; i++) {
+                uint64_t r = next();
+                v[i] = shape == 0   ? (int64_t)r                /* anything */
+                       : shape == 1 ? (int64_t)(r % 1000) - 500 /* small, both signs */
+                       : shape == 2 ? (r & 1 ? INT64_MIN + (int64_t)(r % 3) : INT64_MAX - (int64_t)(r % 3))
+                       : shape == 3 ? (int64_t)((r % 4) << 56) /* the high byte only */
+                                    : 7;                       /* one value */
+            }
+            memcpy(ref, v, n * sizeof *v);
+            qsort(ref, n, sizeof *ref, cmp_i64);
+            ludus__sort_i64(v, n);
+            if (n && memcmp(v, ref, n * sizeof *v) != 0) fail_msg("shape %d, n %zu: the integers differ", shape, n);
+            for (int q = 0; q < 3 && n; q++) {
+                size_t k = q == 0 ? 0 : q == 1 ? (n - 1) / 2 : n - 1;
+                for (size_t i = 0; i < n; i++) v[i] = ref[(i * 7919) % n];
+                int64_t kth = ludus__kth_i64(v, n, k);
+                if (kth != ref[k])
+                    fail_msg("shape %d, n %zu: k-th %zu is %lld, sorted says %lld", shape, n, k, (long long)kth,
+                             (long long)ref[k]);
+            }
+            free(v);
+            free(ref);
+        }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sort_matches_stable_reference),
+        cmocka_unit_test(test_sort_i64),
         cmocka_unit_test(test_sort_with_nan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
