@@ -755,6 +755,13 @@ static int stream_marks(reader *r, ludus_capture *c) {
     uint32_t ft = ludus__frame_thread_of(c);
     if (ft == UINT32_MAX || !r->nmk) return 0;
     ludus__cap_thread *th = &c->threads[ft];
+    /* a mark takes two bytes at least: records too short for the summary's
+     * count are not the thread's marks, known before 16 bytes a mark are
+     * allocated for them */
+    uint64_t bytes = 0;
+    for (uint64_t k = 0; k < r->nmk; k++)
+        if (r->mk[k].thread == ft) bytes += r->mk[k].len;
+    if (th->frames > bytes / 2) return 0;
     uint64_t n = th->frames, got = 0, lo = c->c0.ticks > r->margin_ticks ? c->c0.ticks - r->margin_ticks : 0;
     uint64_t hi = c->c1.ticks + r->margin_ticks < c->c1.ticks ? UINT64_MAX : c->c1.ticks + r->margin_ticks;
     ludus__tick_conv cv;
