@@ -3,7 +3,10 @@
  * (34 events a frame), and 2 workers each running 4 short jobs a frame
  * (Job{Work}: 16 events a worker), so about 66 events a frame and short
  * frames (a few microseconds). Recorded through the public API into a pool
- * sized for every event (0 dropped) and saved as .ludus.
+ * sized for every event (0 dropped) and saved as .ludus, or with
+ * LONG_SESSION_STREAM=1 streamed to it as it records (the same pool: the
+ * writer never falls behind far enough to drop; a streamed file is what a
+ * long session writes).
  *   long_session OUT.ludus EVENTS [SEED]   (SEED varies the work a little:
  *   a second file for `diff`) */
 #include <ludus/capture.h>
@@ -92,6 +95,9 @@ int main(int argc, char **argv) {
     /* 16 B an event (the gauge takes two), a quarter more for part-filled pieces and the end reserve */
     unsigned long long chunks = (unsigned long long)n_frames * EVENTS_PER_FRAME * 16 / 65536 * 5 / 4 + 256;
     d.chunk_count = (uint32_t)chunks;
+    const char *stream = getenv("LONG_SESSION_STREAM");
+    int streamed = stream && strcmp(stream, "1") == 0;
+    if (streamed) d.stream_path = argv[1];
     if (ludus_capture_begin(&d) != 0) {
         fprintf(stderr, "long_session: %s\n", ludus_last_error_detail());
         return 1;
@@ -106,15 +112,26 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < WORKERS; i++) pthread_join(w[i], NULL);
     int64_t rec_ns = bench_now_ns() - t0;
-    if (ludus_capture_end(NULL) != 0 || bench_save_last(argv[1]) != 0) {
+    if (ludus_capture_end(NULL) != 0 || (!streamed && bench_save_last(argv[1]) != 0)) {
         fprintf(stderr, "long_session: %s\n", ludus_last_error_detail());
         return 1;
     }
-    ludus_capture_summary s;
-    bench_last_summary(&s);
+    uint64_t n_events, dropped;
+    if (streamed) {
+        ludus_stream_result r;
+        if (ludus_capture_get_stream_result(&r) != 0 || r.error) {
+            fprintf(stderr, "long_session: the stream failed: %s\n", ludus_last_error_detail());
+            return 1;
+        }
+        n_events = r.events, dropped = r.dropped;
+    } else {
+        ludus_capture_summary s;
+        bench_last_summary(&s);
+        n_events = s.events, dropped = s.dropped;
+    }
     printf("long_session: %lu frames, %llu events, %llu dropped, recorded in %.2f s (%.1f M events/s), "
-           "pool %llu chunks -> %s\n",
-           n_frames, (unsigned long long)s.events, (unsigned long long)s.dropped, (double)rec_ns / 1e9,
-           (double)s.events / ((double)rec_ns / 1e3), chunks, argv[1]);
-    return s.dropped ? 1 : 0;
+           "pool %llu chunks -> %s%s\n",
+           n_frames, (unsigned long long)n_events, (unsigned long long)dropped, (double)rec_ns / 1e9,
+           (double)n_events / ((double)rec_ns / 1e3), chunks, argv[1], streamed ? " (streamed)" : "");
+    return dropped ? 1 : 0;
 }

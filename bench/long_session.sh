@@ -10,6 +10,7 @@
 # within one run.
 #   bench/long_session.sh BUILD_DIR EVENTS...   (default 10000000)
 #   LONG_SESSION_DIR=DIR keeps the files there (default: a temporary, removed)
+#   LONG_SESSION_STREAM=1 records them streamed (bench/long_session.c)
 set -eu
 B=$1
 shift
