@@ -147,14 +147,21 @@ static int block_frame(uint64_t off, const ludus__nf_record *h, const ludus__nf_
     return 0;
 }
 
+/* The ticks an event (or a frame mark) may have: the capture's calibrated
+ * range widened by the margin on either side. */
+static void tick_range(const reader *r, const ludus_capture *c, uint64_t *lo, uint64_t *hi) {
+    *lo = c->c0.ticks > r->margin_ticks ? c->c0.ticks - r->margin_ticks : 0;
+    *hi = c->c1.ticks + r->margin_ticks < c->c1.ticks ? UINT64_MAX : c->c1.ticks + r->margin_ticks;
+}
+
 /* The decoded events of a block must be events this capture could hold.
  * Raw blocks (the file's slots as recorded) are checked field by field
  * here, and a format 4 file's messages become the MESSAGE extension; a
  * compact block's decoder has done both. */
 static int check_events(reader *r, const ludus_capture *c, ludus__event *ev, size_t n, uint64_t data_off, int raw) {
     uintptr_t known[64] = {0}; /* site keys found in the table, direct-mapped */
-    uint64_t lo = c->c0.ticks > r->margin_ticks ? c->c0.ticks - r->margin_ticks : 0;
-    uint64_t hi = c->c1.ticks + r->margin_ticks < c->c1.ticks ? UINT64_MAX : c->c1.ticks + r->margin_ticks;
+    uint64_t lo, hi;
+    tick_range(r, c, &lo, &hi);
     for (size_t i = 0; i < n;) {
         uint64_t at = data_off + (raw ? i * 16 : 0);
         unsigned kind = (unsigned)(ev[i].word & LUDUS__K_MASK);
@@ -762,8 +769,8 @@ static int stream_marks(reader *r, ludus_capture *c) {
     for (uint64_t k = 0; k < r->nmk; k++)
         if (r->mk[k].thread == ft) bytes += r->mk[k].len;
     if (th->frames > bytes / 2) return 0;
-    uint64_t n = th->frames, got = 0, lo = c->c0.ticks > r->margin_ticks ? c->c0.ticks - r->margin_ticks : 0;
-    uint64_t hi = c->c1.ticks + r->margin_ticks < c->c1.ticks ? UINT64_MAX : c->c1.ticks + r->margin_ticks;
+    uint64_t n = th->frames, got = 0, lo, hi;
+    tick_range(r, c, &lo, &hi);
     ludus__tick_conv cv;
     ludus__tick_conv_init(&cv, c);
     int64_t *ns = ludus__malloc((n ? n : 1) * sizeof *ns), *cpu = ludus__malloc((n ? n : 1) * sizeof *cpu);
@@ -881,8 +888,8 @@ static int parse_marks(reader *r, ludus_capture *c, uint64_t base, uint32_t t, c
     if (n > (len - 8) / 2) /* two bytes a mark at least: checked before anything is allocated */
         return FMT_FAIL(base, "%" PRIu64 " frame marks cannot fit in %" PRIu64 " bytes", n, len - 8);
     if (n == 0) return 0;
-    uint64_t lo = c->c0.ticks > r->margin_ticks ? c->c0.ticks - r->margin_ticks : 0;
-    uint64_t hi = c->c1.ticks + r->margin_ticks < c->c1.ticks ? UINT64_MAX : c->c1.ticks + r->margin_ticks;
+    uint64_t lo, hi;
+    tick_range(r, c, &lo, &hi);
     int64_t lo_ns = ludus__ticks_to_ns(c, lo), hi_ns = ludus__ticks_to_ns(c, hi);
     lo_ns -= lo_ns > INT64_MIN; /* an event's time is within 1 ns of this conversion (nev.h) */
     hi_ns += hi_ns < INT64_MAX;

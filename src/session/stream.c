@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "stream.h"
+#include "../base/grow.h"
 #include "../base/text.h"
 #include "../platform/background.h"
 #include "../platform/sync.h"
@@ -24,6 +25,12 @@
 
 /* What the writer knows of a thread: blocks name it by its index here (its
  * order of first appearance), which is also its place in the THREADS table. */
+/* A frame mark of the run being written: its ticks and the thread's CPU
+ * ns there (-1: none). */
+typedef struct stream_mark {
+    int64_t ticks, cpu;
+} stream_mark;
+
 typedef struct stream_thread {
     uint32_t serial;
     uint64_t events, frames;
@@ -53,9 +60,9 @@ struct ludus__stream {
     size_t n, bcap;
     uint64_t buf_events; /* events in buf */
     uint8_t *scratch;    /* one record's payload */
-    int64_t *marks;      /* the frame marks of the run being written: ticks, CPU ns (-1: none) */
-    size_t marks_cap;    /* in pairs */
-    ludus__zstd *z;      /* the blocks' compression context (built with zstd) */
+    stream_mark *marks;  /* the frame marks of the run being written */
+    size_t marks_cap;
+    ludus__zstd *z; /* the blocks' compression context (built with zstd) */
     size_t scap;
     int clock_tsc;
     int64_t clock_ns; /* when the last CLOCK record was taken */
@@ -185,8 +192,9 @@ static void put_marks(ludus__stream *st, uint32_t t, uint64_t n) {
     uint64_t last[4]; /* ticks, their delta, CPU ns, its delta: as unsigned, wrapping as written */
     memcpy(last, th->mark_last, sizeof last);
     for (uint64_t i = 0; i < n; i++) {
+        const int64_t v2[2] = {st->marks[i].ticks, st->marks[i].cpu};
         for (int k = 0; k < 2; k++) {
-            uint64_t v = (uint64_t)st->marks[2 * i + (uint64_t)k], d = v - last[2 * k];
+            uint64_t v = (uint64_t)v2[k], d = v - last[2 * k];
             p = ludus__varint_put(p, ludus__zigzag((int64_t)(d - last[2 * k + 1])));
             last[2 * k] = v;
             last[2 * k + 1] = d;
@@ -205,7 +213,7 @@ static int put_run(ludus__stream *st, uint32_t serial, const ludus__event *ev, s
      * table lacks (a key met here before skips the table's hash: sites are
      * few, events many) */
     uint64_t events = 0, frames = 0;
-    int oom = 0;
+    int oom = 0, marks_lost = 0;
     for (size_t i = 0; i < n;) {
         unsigned k = (unsigned)(ev[i].word & LUDUS__K_MASK);
         const ludus__kind_info *ki = &ludus__kinds[k];
@@ -213,16 +221,12 @@ static int put_run(ludus__stream *st, uint32_t serial, const ludus__event *ev, s
         size_t s = ki->valid ? ludus__event_slots_in(ki, &ev[i], n - i) : 1;
         if (s > n - i) s = n - i;
         if (k == LUDUS__KIND_FRAME) {
-            if (frames == st->marks_cap) {
-                size_t cap = st->marks_cap ? st->marks_cap * 2 : 256;
-                int64_t *m = ludus__realloc(st->marks, cap * 2 * sizeof *m);
-                if (m) st->marks = m, st->marks_cap = cap;
-            }
-            if (frames < st->marks_cap) st->marks[2 * frames] = (int64_t)ev[i].ticks, st->marks[2 * frames + 1] = -1;
+            if (!marks_lost && LUDUS__GROW(st->marks, frames, st->marks_cap, 256) != 0) marks_lost = 1;
+            if (!marks_lost) st->marks[frames] = (stream_mark){(int64_t)ev[i].ticks, -1};
             frames++;
         } else if (k == LUDUS__KIND_EXT && s > 1 && LUDUS__EXT_CODE(ev[i + 1].word) == LUDUS__EXT_FRAME_CPU && frames &&
-                   frames <= st->marks_cap && st->marks[2 * frames - 1] < 0 && (int64_t)ev[i + 1].ticks >= 0) {
-            st->marks[2 * frames - 1] = (int64_t)ev[i + 1].ticks;
+                   !marks_lost && st->marks[frames - 1].cpu < 0 && (int64_t)ev[i + 1].ticks >= 0) {
+            st->marks[frames - 1].cpu = (int64_t)ev[i + 1].ticks;
         }
         uintptr_t keys[3];
         unsigned nk =
@@ -260,7 +264,7 @@ static int put_run(ludus__stream *st, uint32_t serial, const ludus__event *ev, s
         st->unwritten += events;
         return -1;
     }
-    if (frames <= st->marks_cap) put_marks(st, t, frames);
+    if (!marks_lost) put_marks(st, t, frames);
     st->th[t].events += events;
     st->th[t].frames += frames;
     st->events += events;
