@@ -70,7 +70,7 @@ test-plain: deps
 # tree: the plain tree runs them, the sanitizer trees skip them.
 # Debug (its asserts) at -O1: a third less time than -O0 for the same checks.
 test-asan: deps
-	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-g -O1" -DLUDUS_SANITIZE=address,undefined $(OUR_FLAGS) \
+	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-g -O1" -DLUDUS_SANITIZE=address,undefined,float-cast-overflow $(OUR_FLAGS) \
 	  -DLUDUS_BUILD_TESTS=ON -DLUDUS_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(BUILD)-asan -j $(JOBS)
 	@cd $(BUILD)-asan && ctest --output-on-failure -j $(JOBS) -LE compile

@@ -54,7 +54,11 @@ static void durations(int64_t *v, uint64_t n, ludus_gpu_duration_stats *out) {
         out->total_ns = over ? (v[i] > 0 ? INT64_MAX : out->total_ns) : t;
         mean += ((double)v[i] - mean) / (double)(i + 1);
     }
-    out->mean_ns = over ? (int64_t)mean : out->total_ns / (int64_t)n; /* then a running mean */
+    /* then a running mean, which may round to 2^63 or below -2^63: held inside the type */
+    if (over)
+        out->mean_ns = mean >= 0x1p63 ? INT64_MAX : mean < -0x1p63 ? INT64_MIN : (int64_t)mean;
+    else
+        out->mean_ns = out->total_ns / (int64_t)n;
     out->min_ns = v[0];
     out->max_ns = v[n - 1];
     out->p50_ns = rank(v, n, 0.50);
