@@ -14,6 +14,7 @@
 #include "../format/file_format.h"
 #include "../base/varint.h"
 #include "../format/file_meta.h"
+#include "../capture/async_zones.h"
 #include "export_internal.h"
 
 /* A record is built whole in memory (tables are bounded by sites and
@@ -37,8 +38,17 @@ static void write_record(ludus__writer *w, uint32_t tag, uint32_t aux, const voi
 typedef struct cut_range {
     int on;
     int64_t from, to; /* ns since the source's start */
-    uint64_t *slots;  /* per thread: the slots the cut holds */
+    uint64_t *slots;  /* per thread with spans or incomplete slices: the slots the cut holds */
 } cut_range;
+
+/* A cut thread's count of spans or incomplete slices, bounded by the slots
+ * its blocks hold, as the reader bounds them: a view counts an async zone
+ * that meets the cut on the thread that began it, even where that thread's
+ * cut stops before the begin (its ticks went past `to` earlier, as only a
+ * damaged file's do). */
+static uint64_t cut_bound(const cut_range *cut, uint32_t t, uint64_t n) {
+    return cut->on && n > cut->slots[t] ? cut->slots[t] : n;
+}
 
 static void write_header(ludus__writer *w, const ludus_capture *c, const cut_range *cut) {
     ludus__nf_header h;
@@ -78,11 +88,24 @@ static void write_meta(ludus__writer *w, const ludus_capture *c, const cut_range
     if (p) write_record(w, LUDUS__NF_META, m.n, r->b, r->n);
 }
 
-static void write_stats(ludus__writer *w, const ludus_capture *c, ludus__bytes *r) {
-    ludus__nf_stats s = {
-        c->unregistered_drops, c->bytes_used, c->interner_drops, c->id_collisions, c->events, c->dropped,
-        c->incomplete,         c->unwound,    c->orphan_ends,    c->filtered,      c->frames, c->mismatched,
-        c->nonfinite,          c->texts_cut,  c->keys_dropped};
+static void write_stats(ludus__writer *w, const ludus_capture *c, const cut_range *cut, ludus__bytes *r) {
+    uint64_t incomplete = 0; /* the threads' sum, as their entries hold it */
+    for (uint32_t t = 0; t < c->nthreads; t++) incomplete += cut_bound(cut, t, c->threads[t].incomplete);
+    ludus__nf_stats s = {c->unregistered_drops,
+                         c->bytes_used,
+                         c->interner_drops,
+                         c->id_collisions,
+                         c->events,
+                         c->dropped,
+                         incomplete,
+                         c->unwound,
+                         c->orphan_ends,
+                         c->filtered,
+                         c->frames,
+                         c->mismatched,
+                         c->nonfinite,
+                         c->texts_cut,
+                         c->keys_dropped};
     r->n = 0;
     rb_u32(r, ludus__nf_stats_BYTES);
     uint8_t *p = ludus__bytes_room(r, ludus__nf_stats_BYTES);
@@ -127,13 +150,12 @@ static int write_threads(ludus__writer *w, const ludus_capture *c, const cut_ran
         int64_t first = th->first_drop_ns;
         if (cut->on && first != LUDUS__NO_DROP && first > cut->to) dropped = 0, first = LUDUS__NO_DROP;
         if (cut->on && first != LUDUS__NO_DROP) first = first > cut->from ? first - cut->from : 0;
-        uint64_t spans = cut->on && th->spans > cut->slots[t] ? cut->slots[t] : th->spans; /* a bound, as read */
         ludus__nf_thread e = {.tid = th->tid,
                               .dropped = dropped,
                               .first_drop_ns = first,
-                              .spans = spans,
+                              .spans = cut_bound(cut, t, th->spans),
                               .events = th->events,
-                              .incomplete = th->incomplete,
+                              .incomplete = cut_bound(cut, t, th->incomplete),
                               .unwound = th->unwound,
                               .orphan_ends = th->orphan_ends,
                               .filtered = th->filtered,
@@ -262,8 +284,11 @@ static int write_summary(ludus__writer *w, const ludus_capture *c, uint64_t bloc
  * range closes it. What is open at `to` is closed at the file's end, flagged
  * incomplete, as in any capture. The open scopes at `from` are followed from
  * the thread's start (ends, nested ends, unwinds, span ends) in memory that
- * follows the nesting and the thread's blocks, not its events. Async zones
- * begun before `from` are not carried (their ends in the cut find no begin). */
+ * follows the nesting and the thread's blocks, not its events. An async
+ * zone begun before `from` and still open there (the view's zones flagged
+ * CLIPPED: they pair across threads, so the view, not this thread's walk,
+ * knows which) gets its begin again at `from` on the thread that began it,
+ * so its end in the cut, or the file's end, closes it. */
 
 typedef struct cut_open {
     ludus__event ev;
@@ -352,7 +377,11 @@ static void cut_track(cut_state *st, const ludus_capture *c, const ludus__event 
     }
 }
 
-/* The scopes open at `from`, each a 1-slot block at its begin's address. */
+/* The scopes open at `from`, each a 1-slot block at its begin's address,
+ * then the async zones thread t began before `from` that are open there,
+ * each a 2-slot ASYNC begin (its site, then {id, track}). Their raw slots
+ * are not at hand, so each takes an address in the first page, which no
+ * recorded slot has: no end or unwind point can name it. */
 static int cut_emit_open(ludus__writer *w, const ludus_capture *c, uint32_t t, cut_state *st, block_enc *enc,
                          ludus__bytes *r, uint64_t *blocks, uint64_t *slots) {
     st->started = 1;
@@ -363,6 +392,20 @@ static int cut_emit_open(ludus__writer *w, const ludus_capture *c, uint32_t t, c
         int rc = w ? write_block(w, c, t, &run, enc, r) : 0;
         if (rc) return rc;
         ++*blocks, ++*slots;
+    }
+    uintptr_t addr = 2 * sizeof(ludus__event);
+    for (uint32_t i = 0; i < c->async.n; i++) {
+        const ludus__async_zone *z = &c->async.zones[i];
+        if (!(z->flags & LUDUS_NEV_CLIPPED) || z->begin_thread != t || z->site >= c->nsites ||
+            z->track >= c->async.ntracks || c->async.tracks[z->track].site >= c->nsites)
+            continue;
+        ludus__event ev[2] = {{st->from_ticks, c->sites[z->site].key | LUDUS__KIND_ASYNC},
+                              {z->id, c->sites[c->async.tracks[z->track].site].key}};
+        ludus__run run = {ev, 2, addr};
+        int rc = w ? write_block(w, c, t, &run, enc, r) : 0;
+        if (rc) return rc;
+        ++*blocks, *slots += 2;
+        addr = addr + 2 * sizeof(ludus__event) < 4096 ? addr + 2 * sizeof(ludus__event) : 2 * sizeof(ludus__event);
     }
     return 0;
 }
@@ -449,15 +492,19 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
                            "%u sites and %u threads: a .ludus file holds at most %u and %u; write JSON or .pftrace",
                            c->nsites, c->nthreads, LUDUS__NF_MAX_SITES, LUDUS__NF_MAX_THREADS);
     ludus__bytes r = {NULL, 0, 0, 0};
-    /* the slots of the cut of each thread with spans, before its tables: its span count is bounded by them */
+    /* the zones open at `from` are carried into the cut: the view knows them */
+    if (cut.on && ludus__async_ensure(c) != 0) return ludus__fail(LUDUS_ENOMEM, "out of memory");
+    /* the slots of the cut of each thread with spans or incomplete slices, before its tables: they bound them */
     if (cut.on) {
         cut.slots = ludus__calloc(c->nthreads ? c->nthreads : 1, sizeof *cut.slots);
         if (!cut.slots) return ludus__fail(LUDUS_ENOMEM, "out of memory");
         for (uint32_t t = 0; t < c->nthreads; t++) {
             uint64_t nb = 0;
             block_enc count_only = {raw, NULL, 0};
-            int prc =
-                c->threads[t].spans ? write_thread(NULL, c, &cut, t, &count_only, &r, &rb, &nb, &cut.slots[t]) : 0;
+            const ludus__cap_thread *th = &c->threads[t];
+            int prc = th->spans || th->incomplete
+                          ? write_thread(NULL, c, &cut, t, &count_only, &r, &rb, &nb, &cut.slots[t])
+                          : 0;
             if (prc) {
                 ludus__free(cut.slots);
                 ludus__free(rb.ev);
@@ -468,7 +515,7 @@ int ludus__save_native(ludus_capture *c, ludus__writer *w, unsigned flags) {
     }
     write_header(w, c, &cut);
     write_meta(w, c, &cut, &r);
-    write_stats(w, c, &r);
+    write_stats(w, c, &cut, &r);
     int trc = write_sites(w, c, &r);
     if (trc == 0) trc = write_threads(w, c, &cut, &r);
     ludus__free(cut.slots);

@@ -296,6 +296,67 @@ static void test_async_zones(void **state) {
     same_through_file(c, "test_timeline_async.ludus");
 }
 
+/* A time cut saved as .ludus keeps the async zones open at its start: one
+ * begun before it and ended inside it on another thread, one never ended, and
+ * one inside; the cut file reports them as the cut does (before, the first
+ * two were lost: the one's end found no begin, the other was nowhere). */
+static void check_cut_zones(ludus_capture *c, const char *what) {
+    ludus_analysis *a = analyze(c);
+    const ludus_async_stats *across = find_async(a, "Across"), *open = find_async(a, "StillOpen"),
+                            *inside = find_async(a, "Inside");
+    print_message("%s: across %llu/%llu, open %llu/%llu\n", what, (unsigned long long)across->zones,
+                  (unsigned long long)across->cross_thread, (unsigned long long)open->zones,
+                  (unsigned long long)open->incomplete);
+    assert_int_equal(across->zones, 1);
+    assert_int_equal(across->incomplete, 0);
+    assert_int_equal(across->cross_thread, 1);
+    assert_int_equal(open->zones, 1);
+    assert_int_equal(open->incomplete, 1);
+    assert_int_equal(inside->zones, 1);
+    assert_int_equal(inside->incomplete, 0);
+    ludus_analysis_destroy(a);
+}
+
+static void test_async_zones_cut(void **state) {
+    (void)state;
+    lt_begin(NULL);
+    uint32_t track = ludus_async_track("Streaming"), across = ludus_site_intern("Across"),
+             still = ludus_site_intern("StillOpen"), inside = ludus_site_intern("Inside");
+    ludus_async_begin(track, 7, across);
+    ludus_async_begin(track, 8, still);
+    { LUDUS_PROFILE_SCOPE(Before); }
+    lt_spin_ns(200000);
+    int64_t middle = lt_now_ns(); /* the cut starts here (the capture's clock is CLOCK_MONOTONIC's) */
+    lt_spin_ns(200000);
+    handoff h = {track, 7};
+    pthread_t th;
+    pthread_create(&th, NULL, end_elsewhere, &h);
+    pthread_join(th, NULL);
+    ludus_async_begin(track, 9, inside);
+    { LUDUS_PROFILE_SCOPE(After); }
+    ludus_async_end(track, 9);
+    lt_end();
+
+    ludus_capture *c = NULL;
+    assert_int_equal(ludus_capture_last(&c), 0);
+    ludus_capture_info info;
+    assert_int_equal(ludus_capture_get_info(c, &info), 0);
+    ludus_cut_desc cd = {1, middle - info.start_ns, info.end_ns - info.start_ns, NULL, 0};
+    ludus_capture *v = NULL;
+    assert_int_equal(ludus_capture_cut(c, &cd, &v), 0);
+    check_cut_zones(v, "the cut");
+    ludus_capture *f = reopen(v, "test_timeline_async_cut.ludus");
+    check_cut_zones(f, "the cut's file");
+    ludus_capture_summary sv, sf;
+    ludus_capture_get_summary(v, &sv);
+    ludus_capture_get_summary(f, &sf);
+    assert_int_equal(sf.incomplete, sv.incomplete);
+    ludus_capture_release(f);
+    ludus_capture_release(v);
+    ludus_capture_release(c);
+    remove("test_timeline_async_cut.ludus");
+}
+
 /* ---- fibers: one fiber's scope begun on one thread, ended on another ---- */
 
 static pthread_mutex_t baton = PTHREAD_MUTEX_INITIALIZER;
@@ -439,6 +500,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_deferred_format, lt_teardown),
         cmocka_unit_test_teardown(test_messages_diff, lt_teardown),
         cmocka_unit_test_teardown(test_async_zones, lt_teardown),
+        cmocka_unit_test_teardown(test_async_zones_cut, lt_teardown),
         cmocka_unit_test_teardown(test_fiber_between_threads, lt_teardown),
         cmocka_unit_test_teardown(test_fiber_longjmp_yield, lt_teardown),
     };
