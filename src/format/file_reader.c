@@ -923,7 +923,8 @@ static int parse_marks(reader *r, ludus_capture *c, uint64_t base, uint32_t t, c
     return keep_marks(th, ns, cpu, n);
 }
 
-static int stream_cut_at(reader *r, ludus_capture *c, uint64_t off, const ludus__calib_point *last_clock) {
+static int stream_cut_at(reader *r, ludus_capture *c, uint64_t off, const ludus__calib_point *last_clock,
+                         int have_table) {
     c->file.stream_cut = 1;
     c->file.has_footer = 0;
     if (last_clock) {
@@ -939,9 +940,17 @@ static int stream_cut_at(reader *r, ludus_capture *c, uint64_t off, const ludus_
                         "of it can be placed in time",
                         field, why);
     r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
-    /* the counts of the threads come from their events (ludus__prepare) */
+    /* the counts of the threads come from their events (ludus__prepare); their
+     * span begins, which place spans on lanes, are the thread table's (bounded
+     * by the slots, as check_counts would), or without it the slots, a bound:
+     * with none, every span would go on the thread's own track, cut short by
+     * the scopes it crosses */
     c->events = c->frames = 0;
-    for (uint32_t t = 0; t < c->nthreads; t++) c->threads[t].events = c->threads[t].frames = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        ludus__cap_thread *th = &c->threads[t];
+        th->events = th->frames = 0;
+        th->spans = have_table && th->spans < th->slots ? th->spans : th->slots;
+    }
     return 0;
 }
 
@@ -958,7 +967,7 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
     }
     for (;;) {
         if (r->streamed && (r->size - off < ludus__nf_record_BYTES))
-            return stream_cut_at(r, c, off, have_clock ? &clock : NULL);
+            return stream_cut_at(r, c, off, have_clock ? &clock : NULL, have_threads);
         if (off == r->size) return FMT_FAIL(off, "the file ends without an end record (truncated?)");
         if (r->size - off < ludus__nf_record_BYTES)
             return FMT_FAIL(off, "record header truncated (%" PRIu64 " bytes left)", r->size - off);
@@ -968,7 +977,7 @@ static int parse_records(reader *r, ludus_capture *c, uint64_t off, uint32_t nsi
         ludus__nf_record h;
         ludus__nf_record_get(&h, hb);
         if (r->streamed && h.length > r->size - off - ludus__nf_record_BYTES) /* the record being written */
-            return stream_cut_at(r, c, off, have_clock ? &clock : NULL);
+            return stream_cut_at(r, c, off, have_clock ? &clock : NULL, have_threads);
         if (h.length > r->size - off - ludus__nf_record_BYTES)
             return FMT_FAIL(off + ludus__nf_record_offset("length"), "record length %" PRIu64 " exceeds the file",
                             h.length);

@@ -250,6 +250,7 @@ static void child(const char *path) {
     if (ludus_capture_begin(&d) != 0) _exit(90);
     pthread_t th;
     if (pthread_create(&th, NULL, spinner, NULL) != 0) _exit(91);
+    uint32_t span_a = ludus_site_intern("KilledSpanA"), span_b = ludus_site_intern("KilledSpanB");
     for (int f = 1;; f++) {
         {
             LUDUS_PROFILE_SCOPE(KilledFrame);
@@ -257,6 +258,14 @@ static void child(const char *path) {
                 LUDUS_PROFILE_SCOPE(KilledInner);
             }
         }
+        /* spans that cross the scopes: B begins in a scope and ends after it, so it needs a lane of its own */
+        ludus_span_begin(span_a);
+        {
+            LUDUS_PROFILE_SCOPE(KilledCrossed);
+            ludus_span_begin(span_b);
+        }
+        ludus_span_end_site(span_a);
+        ludus_span_end_site(span_b);
         LUDUS_PROFILE_FRAME();
         __atomic_store_n(&shared[1], f, __ATOMIC_RELEASE);
         if (f % 10 == 0) /* 10 frames (33 KB) at a time: the pool never fills, nothing is dropped */
@@ -336,6 +345,17 @@ static void test_kill9(void **state) {
     for (size_t i = 0; i < t.n; i++)
         if (t.ev[i].ph == 'B') assert_true(lt_match_end(&t, i) >= 0);
     assert_true(lt_count(&t, 'B', "KilledInner") >= 200u * 100u);
+    /* the spans on lanes, as in a file that ended (its thread table counts them; a file cut short
+       has none, and its spans were put on the thread's own track, cut short by its scopes) */
+    long inner = lt_find(&t, 0, 'B', "KilledInner");
+    assert_true(inner >= 0);
+    size_t crossing = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.ev[i].ph == 'B' && strcmp(t.ev[i].name, "KilledSpanB") == 0) {
+            crossing++;
+            assert_true(t.ev[i].tid != t.ev[inner].tid);
+        }
+    assert_true(crossing >= 200);
     lt_trace_free(&t);
     free(json);
     ludus_capture_release(c);
