@@ -127,9 +127,6 @@ typedef struct ludus__cellref {
     int64_t excl;
     uint32_t frame, ent, thread;
 } ludus__cellref;
-/* Appends run's cells in the window's hitch frames to *out (*n of *cap, grown), with ent and thread (frames.c). */
-LUDUS_HIDDEN int ludus__hitch_cells(const ludus_analysis *a, const ludus__crun *run, uint32_t ent, uint32_t thread,
-                                    ludus__cellref **out, size_t *n, size_t *cap);
 /* A run of cells per (thread, site), frame order; med: its median over the
  * window frames (threads.c). A site that ran on one thread shares its
  * site's run, a site on one path its path's (tree.c). */
@@ -192,8 +189,7 @@ LUDUS_HIDDEN void ludus__hplans_in(const ludus_analysis *a, int64_t t0, int64_t 
 /* The window's frame statistics, the threshold and the hitch frames, before the pass. */
 LUDUS_HIDDEN int ludus__frames_plan(ludus_analysis *a);
 /* After the pass (frames_finish): each hitch's items, roles and kind. */
-LUDUS_HIDDEN int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, size_t nby,
-                                        int64_t med_unlogged, int64_t med_carried);
+LUDUS_HIDDEN int ludus__hitches_explain(ludus_analysis *a, int64_t med_unlogged, int64_t med_carried);
 LUDUS_HIDDEN int ludus__site_is_wait(const char *name, const char *category);
 /* A parent whose own time is the time between its children (hitches.c). */
 LUDUS_HIDDEN int ludus__site_parentish(const ludus__an_site *s);

@@ -20,12 +20,6 @@ void ludus__cells_per_frame(const ludus_analysis *a, const ludus__crun *run, int
             out[it.c.frame - a->win_f0] = calls ? (double)it.c.calls : (double)it.c.excl;
 }
 
-static int cmp_frame_site(const void *x, const void *y) {
-    const ludus__cellref *a = x, *b = y;
-    if (a->frame != b->frame) return a->frame < b->frame ? -1 : 1;
-    return a->ent < b->ent ? -1 : a->ent > b->ent;
-}
-
 int ludus__is_hitch_frame(const ludus_analysis *a, uint32_t *at, uint64_t f) {
     uint32_t lo = *at, hi = a->sum.hitches;
     if (lo >= hi || a->hitch_frames[lo] >= f) return lo < hi && a->hitch_frames[lo] == f;
@@ -38,26 +32,6 @@ int ludus__is_hitch_frame(const ludus_analysis *a, uint32_t *at, uint64_t f) {
     }
     *at = lo;
     return lo < a->sum.hitches && a->hitch_frames[lo] == f;
-}
-
-int ludus__hitch_cells(const ludus_analysis *a, const ludus__crun *run, uint32_t ent, uint32_t thread,
-                       ludus__cellref **out, size_t *n, size_t *cap) {
-    ludus__crun_it it;
-    ludus__crun_begin(run, &it);
-    int have = 0; /* the iterator holds the run's first cell not before the hitch frame before */
-    for (uint32_t h = 0; h < a->sum.hitches && a->hitch_frames[h] <= UINT32_MAX; h++) {
-        uint32_t f = (uint32_t)a->hitch_frames[h];
-        if (!have || it.c.frame < f) {
-            ludus__crun_seek(run, &it, f); /* few hitches: most of the run is never read */
-            while ((have = ludus__crun_next(&it)) != 0 && it.c.frame < f) {
-            }
-            if (!have) break;
-        }
-        if (it.c.frame != f) continue;
-        if (LUDUS__GROW(*out, *n, *cap, 256) != 0) return -1;
-        (*out)[(*n)++] = (ludus__cellref){it.c.excl, f, ent, thread};
-    }
-    return 0;
 }
 
 int ludus_analysis_site_in_frame(const ludus_analysis *a, uint32_t site, uint64_t frame, uint64_t *calls,
@@ -233,19 +207,7 @@ int ludus__frames_finish(ludus_analysis *a) {
         *(which ? &med_carried : &med_unlogged) = ludus__kth_i64(v, nw, (nw + 1) / 2 - 1);
     }
     ludus__free(v);
-    /* the site cells of the hitch frames (frame, then site): a hitch looks at the
-     * sites that ran in it, never at every site */
-    ludus__cellref *by_frame = NULL;
-    size_t nby = 0, cap = 0;
-    for (uint32_t i = 0; i < a->nsites; i++)
-        if (ludus__hitch_cells(a, &a->sites[i].run, i, 0, &by_frame, &nby, &cap) != 0) {
-            ludus__free(by_frame);
-            return -1;
-        }
-    if (nby) qsort(by_frame, nby, sizeof *by_frame, cmp_frame_site);
-    int rc = ludus__hitches_explain(a, by_frame, nby, med_unlogged, med_carried);
-    ludus__free(by_frame);
-    return rc;
+    return ludus__hitches_explain(a, med_unlogged, med_carried);
 }
 
 int64_t ludus__frame_unlogged(const ludus_analysis *a, uint64_t f) {

@@ -168,10 +168,40 @@ static int cmp_block(const void *x, const void *y) {
     return a->thread < b->thread ? -1 : a->thread > b->thread;
 }
 
+/* Hitches explained at a time: the cells of their frames are gathered for
+ * them, not for every hitch at once (a million-frame capture has tens of
+ * thousands of hitch frames, and their cells were a third of report's peak). */
+#define HITCH_CHUNK 1024u
+
+/* Appends run's cells in the hitch frames of hitches [h0, h1) to *out (*n of
+ * *cap, grown), with ent and thread. */
+static int hitch_cells(const ludus_analysis *a, const ludus__crun *run, uint32_t ent, uint32_t thread, uint32_t h0,
+                       uint32_t h1, ludus__cellref **out, size_t *n, size_t *cap) {
+    ludus__crun_it it;
+    ludus__crun_begin(run, &it);
+    int have = 0; /* the iterator holds the run's first cell not before the hitch frame before */
+    for (uint32_t h = h0; h < h1 && a->hitch_frames[h] <= UINT32_MAX; h++) {
+        uint32_t f = (uint32_t)a->hitch_frames[h];
+        if (!have || it.c.frame < f) {
+            ludus__crun_seek(run, &it, f); /* few hitches: most of the run is never read */
+            while ((have = ludus__crun_next(&it)) != 0 && it.c.frame < f) {
+            }
+            if (!have) break;
+        }
+        if (it.c.frame != f) continue;
+        if (LUDUS__GROW(*out, *n, *cap, 256) != 0) return -1;
+        (*out)[(*n)++] = (ludus__cellref){it.c.excl, f, ent, thread};
+    }
+    return 0;
+}
+
 typedef struct expl {
     ludus_analysis *a;
-    ludus__cellref *tby; /* the hitch frames' (thread, site) cells by (frame, site, thread) */
-    size_t ntby;
+    ludus__cellref *by; /* the chunk's hitch frames' site cells by (frame, site): a hitch looks at the
+                           sites that ran in it, never at every site */
+    size_t nby, by_cap;
+    ludus__cellref *tby; /* and their (thread, site) cells by (frame, site, thread) */
+    size_t ntby, tby_cap;
     cand *c;
     uint32_t nc, cap;
     /* the detailed plan of the current hitch (UINT32_MAX: none), its blocks */
@@ -373,23 +403,39 @@ static int role_rank(const cand *c) {
     return c->role == LUDUS_HITCH_WORK ? 0 : c->role == LUDUS_HITCH_WAITING ? 1 : 2;
 }
 
-int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, size_t nby, int64_t med_unlogged,
-                           int64_t med_carried) {
+/* The cells of the frames of hitches [h0, h1): x->by and x->tby. */
+static int chunk_cells(expl *x, uint32_t h0, uint32_t h1) {
+    const ludus_analysis *a = x->a;
+    x->nby = x->ntby = 0;
+    for (uint32_t i = 0; i < a->nsites; i++)
+        if (hitch_cells(a, &a->sites[i].run, i, 0, h0, h1, &x->by, &x->nby, &x->by_cap) != 0) return -1;
+    for (uint32_t r = 0; r < a->ntruns; r++)
+        if (hitch_cells(a, &a->truns[r].run, a->truns[r].site, a->truns[r].thread, h0, h1, &x->tby, &x->ntby,
+                        &x->tby_cap) != 0)
+            return -1;
+    if (x->nby) qsort(x->by, x->nby, sizeof *x->by, cmp_tcell_frame); /* (thread 0 throughout) */
+    if (x->ntby) qsort(x->tby, x->ntby, sizeof *x->tby, cmp_tcell_frame);
+    return 0;
+}
+
+int ludus__hitches_explain(ludus_analysis *a, int64_t med_unlogged, int64_t med_carried) {
     ludus_analysis_summary *s = &a->sum;
     expl x;
     memset(&x, 0, sizeof x);
     x.a = a;
     int rc = -1;
-    size_t tcap = 0; /* the (thread, site) cells of the hitch frames */
-    for (uint32_t r = 0; r < a->ntruns; r++)
-        if (ludus__hitch_cells(a, &a->truns[r].run, a->truns[r].site, a->truns[r].thread, &x.tby, &x.ntby, &tcap) != 0)
-            goto done;
-    if (x.ntby) qsort(x.tby, x.ntby, sizeof *x.tby, cmp_tcell_frame);
     if (a->nflow_out) qsort(a->flow_out, a->nflow_out, sizeof *a->flow_out, cmp_flow_id);
     if (a->nhblocks) qsort(a->hblocks, a->nhblocks, sizeof *a->hblocks, cmp_block);
     size_t at = 0, blk_at = 0;
     uint32_t plan = 0;
+    const ludus__cellref *by_frame = NULL;
+    size_t nby = 0;
     for (uint32_t hi = 0; hi < s->hitches; hi++) {
+        if (hi % HITCH_CHUNK == 0) {
+            uint32_t h1 = s->hitches - hi > HITCH_CHUNK ? hi + HITCH_CHUNK : s->hitches;
+            if (chunk_cells(&x, hi, h1) != 0) goto done;
+            by_frame = x.by, nby = x.nby, at = 0;
+        }
         uint64_t f = a->hitch_frames[hi];
         int64_t len = ludus__frame_end(a, f) - ludus__frame_begin(a, f);
         while (at < nby && by_frame[at].frame < f) at++;
@@ -490,6 +536,7 @@ int ludus__hitches_explain(ludus_analysis *a, const ludus__cellref *by_frame, si
     }
     rc = 0;
 done:
+    ludus__free(x.by);
     ludus__free(x.tby);
     ludus__free(x.c);
     return rc;

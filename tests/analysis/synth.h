@@ -11,7 +11,9 @@
 #include "capture/capture_build.h" /* ludus__capture_given_init */
 
 #define SYN_THREADS 4
-#define SYN_EVENTS (1u << 17)
+#ifndef SYN_EVENTS
+#define SYN_EVENTS (1u << 17) /* slots per thread (a test may ask for more) */
+#endif
 
 typedef struct syn {
     ludus__captured c;
