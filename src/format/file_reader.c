@@ -923,6 +923,32 @@ static int parse_marks(reader *r, ludus_capture *c, uint64_t base, uint32_t t, c
     return keep_marks(th, ns, cpu, n);
 }
 
+/* A streamed file cut short ends at its last event, not at its last CLOCK:
+ * the blocks of the batch after that CLOCK were written before the cut (a
+ * killed Box2D run: 10 ms of events past it, whose open scopes were closed
+ * at the CLOCK, before they began). Each thread's last block holds its
+ * latest events; one that cannot be read is left to the analysis, which
+ * reports it where it reads it. */
+static void stream_cut_end(ludus_capture *c) {
+    const reader *r = c->src_data;
+    ludus__run_buf buf = {NULL, 0, NULL, 0};
+    uint64_t last = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++) {
+        uint64_t cursor = r->last_blk ? r->last_blk[t] : UINT64_MAX;
+        ludus__run run;
+        if (cursor == UINT64_MAX || load_run(c, &cursor, &run, &buf) != 0) continue;
+        for (size_t i = 0; i < run.n;) {
+            size_t k = ludus__event_slots(&run.ev[i], run.n - i);
+            if (run.ev[i].ticks > last) last = run.ev[i].ticks;
+            i += k ? k : 1;
+        }
+    }
+    ludus__free(buf.ev);
+    ludus__free(buf.bytes);
+    int64_t end = last ? c->start_ns + ludus__ticks_to_ns(c, last) : c->end_ns; /* (ns since the start) */
+    if (end > c->end_ns && TIME_OK(end)) c->end_ns = end;
+}
+
 static int stream_cut_at(reader *r, ludus_capture *c, uint64_t off, const ludus__calib_point *last_clock,
                          int have_table) {
     c->file.stream_cut = 1;
@@ -940,6 +966,7 @@ static int stream_cut_at(reader *r, ludus_capture *c, uint64_t off, const ludus_
                         "of it can be placed in time",
                         field, why);
     r->margin_ticks = ludus__calib_margin(c->clock_tsc, &c->c0, &c->c1);
+    stream_cut_end(c);
     /* the counts of the threads come from their events (ludus__prepare); their
      * span begins, which place spans on lanes, are the thread table's (bounded
      * by the slots, as check_counts would), or without it the slots, a bound:
