@@ -291,9 +291,8 @@ typedef struct frame_rec {
 typedef struct side {
     ludus__acc excl, incl; /* every run's calls */
     int exact;             /* every run kept every duration */
-    double *calls_nz;      /* calls of each window frame that has some, every run */
-    size_t ncalls_nz, nframes;
-    double *rate_nz; /* calls per second of each chunk with a rate > 0, every run */
+    size_t nframes;        /* window frames, every run (those with calls: rec, in the same order) */
+    double *rate_nz;       /* calls per second of each chunk with a rate > 0, every run */
     size_t nrate_nz, nchunks;
     double calls, seconds;
     double *median; /* per run with calls: the median exclusive time (log scale) */
@@ -308,7 +307,6 @@ typedef struct side {
 static void side_free(side *s) {
     ludus__acc_free(&s->excl);
     ludus__acc_free(&s->incl);
-    ludus__free(s->calls_nz);
     ludus__free(s->rate_nz);
     ludus__free(s->median);
     ludus__free(s->rec);
@@ -330,19 +328,19 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
     s->exact = 1;
     uint32_t nruns = d->nruns[sd];
     const ludus_analysis *const *runs = d->runs[sd];
-    size_t cells = 0;
+    size_t cells = 0, chunks = 0; /* a rate per chunk at most: a window's frames are hundreds of times more */
     for (uint32_t r = 0; r < nruns; r++) {
         int64_t j = find_in_run(d, sd, r, i0, is_path);
         if (j >= 0) cells += is_path ? runs[r]->nodes[j].run.n : runs[r]->sites[j].run.n;
+        chunks += d->index[sd][r].nchunk;
     }
     s->nruns = nruns;
     s->runs = runs;
-    s->calls_nz = ludus__malloc((cells + 1) * sizeof *s->calls_nz);
-    s->rate_nz = ludus__malloc((cells + 1) * sizeof *s->rate_nz);
+    s->rate_nz = ludus__malloc((chunks + 1) * sizeof *s->rate_nz);
     s->rec = ludus__malloc((cells + 1) * sizeof *s->rec);
     s->median = ludus__malloc((nruns + 1) * sizeof *s->median);
     s->run_at = ludus__malloc((nruns + 1) * sizeof *s->run_at);
-    if (!s->calls_nz || !s->rate_nz || !s->rec || !s->median || !s->run_at) return -1;
+    if (!s->rate_nz || !s->rec || !s->median || !s->run_at) return -1;
     for (uint32_t r = 0; r < nruns; r++) {
         const ludus_analysis *R = runs[r];
         const run_index *x = &d->index[sd][r];
@@ -386,7 +384,6 @@ static int side_build(const ludus_diff *d, int sd, int64_t i0, int is_path, side
             chunk_calls += calls;
             s->calls += calls;
             if (calls > 0) {
-                s->calls_nz[s->ncalls_nz++] = calls;
                 s->rec[s->nrec++] = (frame_rec){calls, (double)c->excl, (double)c->incl, f};
             }
         }
@@ -899,7 +896,11 @@ static int compare_entry(ludus_diff *d, ludus_site_diff *e) {
     e->noise_sd_calls = n_calls.sd;
 
     /* work */
-    e->p_calls = mw_values(a.nframes, a.calls_nz, a.ncalls_nz, b.nframes, b.calls_nz, b.ncalls_nz, &zc);
+    /* the frames' calls, each side's in the rank pairs' room (done with: two doubles each, most of them) */
+    double *calls_a = (double *)(void *)rp, *calls_b = calls_a + a.nrec;
+    for (size_t i = 0; i < a.nrec; i++) calls_a[i] = a.rec[i].calls;
+    for (size_t i = 0; i < b.nrec; i++) calls_b[i] = b.rec[i].calls;
+    e->p_calls = mw_values(a.nframes, calls_a, a.nrec, b.nframes, calls_b, b.nrec, &zc);
     e->p_calls_per_s = mw_values(a.nchunks, a.rate_nz, a.nrate_nz, b.nchunks, b.rate_nz, b.nrate_nz, &zs);
     e->p_time = e->p_incl = 1;
     if (a.excl.n && b.excl.n) {
