@@ -34,6 +34,7 @@ typedef struct stream_mark {
 typedef struct stream_thread {
     uint32_t serial;
     uint64_t events, frames;
+    uint64_t asyncs;       /* ASYNC events written (the THREADS entry's async_plus1 - 1) */
     uint64_t mark_last[4]; /* its last mark in a MARK_RUN record (put_marks; 0 before the first) */
 } stream_thread;
 
@@ -121,13 +122,15 @@ static void put_clock(ludus__stream *st, int always) {
     put_record(st, LUDUS__NF_CLOCK, 0, b, sizeof b);
 }
 
-/* A thread entry (THREAD_DEF and THREADS) into p. */
+/* A thread entry (THREAD_DEF and THREADS) into p. async_plus1: its ASYNC
+ * events written plus 1 (THREADS: the reader then decodes no thread a second
+ * time to look for async zones it does not hold), or 0, not counted (a
+ * THREAD_DEF); the other counts are the reader's to make. */
 static uint8_t *put_thread(uint8_t *p, const char *name, uint64_t tid, uint64_t dropped, int64_t first_drop_ns,
-                           uint64_t spans, int exited) {
+                           uint64_t spans, int exited, uint64_t async_plus1) {
     size_t nn = strnlen(name, 63);
-    /* the counts are the reader's to make (async_plus1 0: not counted), as for every count here */
-    ludus__nf_thread e = {tid, dropped, first_drop_ns, spans, 0, 0, 0, 0, 0, 0, 0, exited ? 1u : 0u, 0, (uint32_t)nn,
-                          0,   0};
+    ludus__nf_thread e = {tid,          dropped, first_drop_ns, spans, 0, 0, 0, 0, 0, 0, 0, exited ? 1u : 0u, 0,
+                          (uint32_t)nn, 0,       async_plus1};
     p = ludus__nf_thread_put(p, &e);
     memcpy(p, name, nn);
     return p + nn;
@@ -158,9 +161,9 @@ static uint32_t thread_index(ludus__stream *st, uint32_t serial) {
     ludus__mutex_unlock(&ludus__reg.lock);
     name[63] = 0;
     uint32_t idx = st->nthreads++;
-    st->th[idx] = (stream_thread){serial, 0, 0, {0, 0, 0, 0}};
+    st->th[idx] = (stream_thread){serial, 0, 0, 0, {0, 0, 0, 0}};
     uint8_t b[4 + ludus__nf_thread_BYTES + 64], *p = ludus__nf_put_U32(b, ludus__nf_thread_BYTES);
-    p = put_thread(p, name, tid, 0, LUDUS__NO_DROP, 0, 0);
+    p = put_thread(p, name, tid, 0, LUDUS__NO_DROP, 0, 0, 0);
     put_record(st, LUDUS__NF_THREAD_DEF, idx, b, (size_t)(p - b));
     return idx;
 }
@@ -212,7 +215,7 @@ static int put_run(ludus__stream *st, uint32_t serial, const ludus__event *ev, s
      * normalised stream holds them: ludus__marks_note), and the sites the
      * table lacks (a key met here before skips the table's hash: sites are
      * few, events many) */
-    uint64_t events = 0, frames = 0;
+    uint64_t events = 0, frames = 0, asyncs = 0;
     int oom = 0, marks_lost = 0;
     for (size_t i = 0; i < n;) {
         unsigned k = (unsigned)(ev[i].word & LUDUS__K_MASK);
@@ -220,6 +223,7 @@ static int put_run(ludus__stream *st, uint32_t serial, const ludus__event *ev, s
         events++;
         size_t s = ki->valid ? ludus__event_slots_in(ki, &ev[i], n - i) : 1;
         if (s > n - i) s = n - i;
+        asyncs += k == LUDUS__KIND_ASYNC;
         if (k == LUDUS__KIND_FRAME) {
             if (!marks_lost && LUDUS__GROW(st->marks, frames, st->marks_cap, 256) != 0) marks_lost = 1;
             if (!marks_lost) st->marks[frames] = (stream_mark){(int64_t)ev[i].ticks, -1};
@@ -267,6 +271,7 @@ static int put_run(ludus__stream *st, uint32_t serial, const ludus__event *ev, s
     if (!marks_lost) put_marks(st, t, frames);
     st->th[t].events += events;
     st->th[t].frames += frames;
+    st->th[t].asyncs += asyncs;
     st->events += events;
     st->buf_events += events;
     st->blocks++;
@@ -501,8 +506,10 @@ int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_resul
                 if (c->threads[t].serial == st->th[i].serial) th = &c->threads[t];
             char name[64];
             snprintf(name, sizeof name, "thread %u", st->th[i].serial);
-            p = th ? put_thread(p, th->name, th->tid, th->dropped, th->first_drop_ns, th->spans, th->exited)
-                   : put_thread(p, name, 0, 0, LUDUS__NO_DROP, 0, 0);
+            uint64_t async_plus1 = st->th[i].asyncs + 1;
+            p = th ? put_thread(p, th->name, th->tid, th->dropped, th->first_drop_ns, th->spans, th->exited,
+                                async_plus1)
+                   : put_thread(p, name, 0, 0, LUDUS__NO_DROP, 0, 0, async_plus1);
         }
         put_record(st, LUDUS__NF_THREADS, st->nthreads, st->scratch, (size_t)(p - st->scratch));
     }

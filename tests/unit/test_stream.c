@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture/capture_model.h"
 #include "record/record.h"
 #include "session/stream.h"
 
@@ -522,6 +523,9 @@ static void test_streamed_tables(void **state) {
         LUDUS_PROFILE_FRAME();
     }
     ludus_memory_free(heap, 4096);
+    uint32_t track = ludus_async_track("StreamLoads");
+    ludus_async_begin(track, 7, ludus_site_intern("StreamLoad"));
+    ludus_async_end(track, 7);
     assert_int_equal(ludus_gpu_submit(gpu, s, n), 0);
     ludus_gpu_note_coverage(gpu, LUDUS_GPU_FRAMES, 4);
     assert_int_equal(ludus_capture_end(NULL), 0);
@@ -548,6 +552,21 @@ static void test_streamed_tables(void **state) {
         assert_int_equal(ludus_capture_gpu_track(c, 0, &ti), 0);
         assert_string_equal(ti.name, "StreamQueue");
         lt_check_u64("GPU samples in the streamed file", n, ludus_capture_gpu_span_count(c));
+        /* the thread table counts each thread's async events: a thread without any is not decoded a
+           second time to look for zones (before, a streamed file's were not counted: every thread was) */
+        uint64_t asyncs = 0;
+        for (uint32_t t = 0; t < c->nthreads; t++) {
+            lt_check(lt_what("thread %u's async events are counted", t), c->threads[t].async_counted);
+            asyncs += c->threads[t].async_events;
+        }
+        lt_check_u64("async events in the streamed file's thread table", 2, asyncs);
+        if (!index_only) {
+            ludus_analysis *a = NULL;
+            assert_int_equal(ludus_analysis_create(c, NULL, &a), 0);
+            lt_check_u64("async sites the analysis finds", 1, ludus_analysis_async_count(a));
+            lt_check_u64("StreamLoad zones", 1, ludus_analysis_async(a, 0)->zones);
+            ludus_analysis_destroy(a);
+        }
         ludus_capture_release(c);
     }
     unlink(path);
