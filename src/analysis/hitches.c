@@ -157,6 +157,13 @@ static int cmp_tcell_frame(const void *x, const void *y) {
     return a->thread < b->thread ? -1 : a->thread > b->thread;
 }
 
+/* part >= share * whole, in doubles: a file's times may be anything, and 2 *
+ * part overflowed where they were near 2^63 (exact while they are below
+ * 2^51 ns, 26 days). */
+static int at_least(int64_t part, double share, int64_t whole) {
+    return (double)part >= share * (double)whole;
+}
+
 static int cmp_flow_id(const void *x, const void *y) {
     const ludus__hflow *a = x, *b = y;
     return a->id < b->id ? -1 : a->id > b->id;
@@ -339,7 +346,7 @@ static int roles(expl *x, int cpu_known, int64_t off_extra) {
                 int64_t bv = 0;
                 for (uint32_t j = 0; j < n; j++)
                     if (fw[j] > bv) bv = fw[j], best = j;
-                if (best != LUDUS_HITCH_NONE && 2 * bv >= c[i].g) {
+                if (best != LUDUS_HITCH_NONE && at_least(bv, 0.5, c[i].g)) {
                     c[i].role = LUDUS_HITCH_WAITING;
                     c[i].on = best;
                     continue;
@@ -349,7 +356,7 @@ static int roles(expl *x, int cpu_known, int64_t off_extra) {
                  * it blocks on nothing it does not record); or that time on the CPU, a spin-wait (job
                  * systems spin: Box2D's), when another thread's growth ran with 3/4 of it */
                 int between = c[i].ft && (c[i].osite == UINT32_MAX || c[i].parentish);
-                int may_wait = c[i].wait_kind || (between && (!cpu_known || 2 * off_extra >= c[i].g));
+                int may_wait = c[i].wait_kind || (between && (!cpu_known || at_least(off_extra, 0.5, c[i].g)));
                 if (!may_wait && !between) continue;
                 best = LUDUS_HITCH_NONE;
                 bv = 0;
@@ -361,7 +368,7 @@ static int roles(expl *x, int cpu_known, int64_t off_extra) {
                     if (cov > c[j].g) cov = c[j].g; /* concurrent growth: no more than it grew */
                     if (cov > bv) bv = cov, best = j;
                 }
-                if (best != LUDUS_HITCH_NONE && (may_wait ? 2 * bv >= c[i].g : 4 * bv >= 3 * c[i].g)) {
+                if (best != LUDUS_HITCH_NONE && (may_wait ? at_least(bv, 0.5, c[i].g) : at_least(bv, 0.75, c[i].g))) {
                     c[i].role = LUDUS_HITCH_WAITING;
                     c[i].on = best;
                 } else if (c[i].wait_kind) {
@@ -520,15 +527,15 @@ int ludus__hitches_explain(ludus_analysis *a, int64_t med_unlogged, int64_t med_
         h->explained = h->extra_ns > 0 ? (double)expl_ns / (double)h->extra_ns : 0;
         h->explained_over = h->explained > 1.0;
         int64_t e2 = h->extra_ns;
-        if (2 * wait_none >= e2 && e2 > 0)
+        if (at_least(wait_none, 0.5, e2) && e2 > 0)
             h->kind = LUDUS_HITCH_KIND_LIMITED;
-        else if (2 * wait_other >= e2 && e2 > 0)
+        else if (at_least(wait_other, 0.5, e2) && e2 > 0)
             h->kind = LUDUS_HITCH_KIND_WAITING;
-        else if (cpu_known && 2 * h->cpu_extra_ns >= e2)
+        else if (cpu_known && at_least(h->cpu_extra_ns, 0.5, e2))
             h->kind = LUDUS_HITCH_KIND_WORK;
-        else if (cpu_known && 2 * off_extra >= e2)
+        else if (cpu_known && at_least(off_extra, 0.5, e2))
             h->kind = LUDUS_HITCH_KIND_PREEMPTED;
-        else if (!cpu_known && 2 * work_ft >= e2 && e2 > 0)
+        else if (!cpu_known && at_least(work_ft, 0.5, e2) && e2 > 0)
             h->kind = LUDUS_HITCH_KIND_WORK;
         else
             h->kind = LUDUS_HITCH_KIND_UNKNOWN;
