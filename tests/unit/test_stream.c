@@ -350,13 +350,17 @@ static void test_kill9(void **state) {
        has none, and its spans were put on the thread's own track, cut short by its scopes) */
     long inner = lt_find(&t, 0, 'B', "KilledInner");
     assert_true(inner >= 0);
-    size_t crossing = 0;
+    size_t on_lanes = 0, on_own = 0; /* (one open at the cut, inside the scope it crosses, may nest there) */
     for (size_t i = 0; i < t.n; i++)
         if (t.ev[i].ph == 'B' && strcmp(t.ev[i].name, "KilledSpanB") == 0) {
-            crossing++;
-            assert_true(t.ev[i].tid != t.ev[inner].tid);
+            if (t.ev[i].tid == t.ev[inner].tid)
+                on_own++;
+            else
+                on_lanes++;
         }
-    assert_true(crossing >= 200);
+    print_message("KilledSpanB: %zu on span lanes, %zu on the thread's own track\n", on_lanes, on_own);
+    assert_true(on_lanes >= 199);
+    assert_true(on_own <= 1);
     /* the capture ends at its last event, not at its last CLOCK record (written at most every 100 ms:
        the events after it were outside the capture, and what they left open closed before it began) */
     int64_t last = 0;
