@@ -45,6 +45,12 @@ typedef struct ludus__acc {
 LUDUS_HIDDEN int ludus__acc_add_slow(ludus__acc *a, int64_t v, uint32_t b, int exact);
 LUDUS_HIDDEN uint32_t ludus__hist_bucket(int64_t v);
 
+/* a + b of two totals of durations (>= 0), saturating: a file's durations may
+ * be anything, and their sum went past 2^63 (undefined) */
+static inline int64_t ludus__total_add(int64_t a, int64_t b) {
+    int64_t t;
+    return __builtin_add_overflow(a, b, &t) ? INT64_MAX : t;
+}
 static inline int ludus__acc_add(ludus__acc *a, int64_t v, int exact) {
     if (v < 0) v = 0;
     uint32_t b = ludus__hist_bucket_inline(v);
@@ -53,7 +59,7 @@ static inline int ludus__acc_add(ludus__acc *a, int64_t v, int exact) {
     if (v < a->min) a->min = v;
     if (v > a->max) a->max = v;
     a->n++;
-    a->total += v;
+    a->total = ludus__total_add(a->total, v);
     o[b % LUDUS__HIST_SUB]++;
     return 0;
 }

@@ -59,7 +59,7 @@ int ludus__acc_add_slow(ludus__acc *a, int64_t v, uint32_t b, int exact) {
     if (a->n == 0 || v < a->min) a->min = v;
     if (a->n == 0 || v > a->max) a->max = v;
     a->n++;
-    a->total += v;
+    a->total = ludus__total_add(a->total, v);
     return 0;
 }
 
@@ -142,7 +142,7 @@ int ludus__acc_merge(ludus__acc *dst, const ludus__acc *src, int exact) {
     if (dst->n == 0 || src->min < dst->min) dst->min = src->min;
     if (dst->n == 0 || src->max > dst->max) dst->max = src->max;
     dst->n += src->n;
-    dst->total += src->total;
+    dst->total = ludus__total_add(dst->total, src->total);
     if (!keep) return 0;
     if (dst->nexact + src->nexact > dst->cap) {
         size_t cap = dst->nexact + src->nexact;
