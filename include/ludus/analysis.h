@@ -248,7 +248,7 @@ typedef struct ludus_analysis_summary {
      * none), when it fired (since capture start) and what it saw. */
     const char *trigger_reason, *trigger_detail;
     int64_t trigger_ns;
-    uint64_t trigger_frame; /* the frame that ended last at (or up to 1 ms after) the trigger; 0: none */
+    uint64_t trigger_frame; /* the frame that ended last at (or up to 20 us after) the trigger; 0: none */
     /* The frame thread's CPU time per window frame (exact), over the
      * frames that hold it (frame_cpu.count; 0: the capture has none). */
     ludus_duration_stats frame_cpu;

@@ -105,7 +105,12 @@ static void read_file(const char *name, void *ud) {
     assert_true(s.trigger_frame >= 1);
     ludus_frame_info fi;
     assert_int_equal(ludus_analysis_frame(a, s.trigger_frame, &fi), 0);
-    assert_true((double)(fi.end_ns - fi.begin_ns) >= f->frame_ms[f->n] * 1e6 * 0.99);
+    /* The trigger measured its frame between two reads of the clock in the frame hook, each after
+     * its mark: a hook late at the frame's end (a busy machine, an emulator) lengthened that, never
+     * the frame between the marks. So what holds whatever the timing: the frame the file finds
+     * began at least that long before the trigger's time (the hook's read at its end). */
+    assert_true(fi.end_ns <= s.trigger_ns + 20000);
+    assert_true((double)(s.trigger_ns - fi.begin_ns) >= f->frame_ms[f->n] * 1e6 * 0.99);
     ludus_analysis_destroy(a);
     ludus_capture_release(c);
     f->n++;
