@@ -1419,7 +1419,8 @@ typedef struct compare_job {
 #define PARALLEL_CELLS 100000u /* frames x entries below which the cores are not worth their start */
 unsigned ludus__diff_threads = 8u;
 
-static void compare_one(void *arg, uint32_t k) {
+static void compare_one(void *arg, unsigned worker, uint32_t k) {
+    (void)worker;
     compare_job *job = arg;
     ludus_diff *d = job->d;
     ludus_site_diff *e = &d->e[k];
