@@ -377,6 +377,11 @@ LUDUS_HIDDEN int ludus__analyze(ludus__captured *c, const ludus_analysis_desc *d
 /* The threads a diff compares its entries on, at most (diff.c; the
  * processors online bound it too): tests set 1 to compare. */
 LUDUS_HIDDEN extern unsigned ludus__diff_threads;
+/* The threads the finish reads its runs on, at most (threads.c, frames.c:
+ * a median per run; the processors online bound it too), once the runs
+ * hold enough cells (ludus__finish_threads_for): tests set 1 to compare. */
+LUDUS_HIDDEN extern unsigned ludus__finish_threads;
+LUDUS_HIDDEN unsigned ludus__finish_threads_for(uint64_t cells);
 LUDUS_HIDDEN int64_t ludus__frame_begin(const ludus_analysis *a, uint64_t f);
 LUDUS_HIDDEN int64_t ludus__frame_end(const ludus_analysis *a, uint64_t f);
 /* frames.c: frame series, window frames, unlogged, hitches, per-frame medians. */

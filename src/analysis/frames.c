@@ -10,6 +10,7 @@
 
 #include "analysis_internal.h"
 #include "../base/grow.h"
+#include "../base/parallel.h"
 
 void ludus__cells_per_frame(const ludus_analysis *a, const ludus__crun *run, int calls, double *out) {
     uint64_t nw = a->win_f1 - a->win_f0;
@@ -142,6 +143,30 @@ int ludus__frames_plan(ludus_analysis *a) {
     return 0;
 }
 
+/* A site's calls per window frame and median exclusive time per window frame. */
+typedef struct site_job {
+    ludus_analysis *a;
+    ludus__scratch scratch; /* per worker: the longest run's values */
+} site_job;
+
+static void site_one(void *arg, unsigned worker, uint32_t i) {
+    site_job *j = arg;
+    const ludus_analysis *a = j->a;
+    ludus__an_site *si = &a->sites[i];
+    int64_t *ex = j->scratch.p[worker];
+    uint64_t nw = a->sum.frames_in_window, nin = 0;
+    double calls = 0;
+    ludus__crun_it it;
+    for (ludus__crun_begin(&si->run, &it); ludus__crun_next(&it);)
+        if (it.c.frame >= a->win_f0 && it.c.frame < a->win_f1) {
+            calls += (double)it.c.calls;
+            ex[nin++] = it.c.excl;
+        }
+    si->pub.calls_per_frame = calls / (double)nw;
+    uint64_t k = (nw + 1) / 2 - 1, zeros = nw - nin; /* the sorted values: the zeros, then the cells' */
+    si->pub.median_frame_excl_ns = k < zeros ? 0 : ludus__kth_i64(ex, nin, k - zeros);
+}
+
 int ludus__frames_finish(ludus_analysis *a) {
     ludus_analysis_summary *s = &a->sum;
     /* A hitch or a counter fires at the mark that ends the frame: its time is
@@ -174,25 +199,17 @@ int ludus__frames_finish(ludus_analysis *a) {
     /* per site over the window frames, from its cells only (a frame without
      * one is a zero): never sites x frames */
     uint32_t most = 0;
-    for (uint32_t i = 0; i < a->nsites; i++)
-        if (a->sites[i].run.n > most) most = a->sites[i].run.n;
-    int64_t *ex = ludus__malloc((most ? most : 1) * sizeof *ex);
-    if (!ex) return -1;
+    uint64_t cells = 0;
     for (uint32_t i = 0; i < a->nsites; i++) {
-        ludus__an_site *si = &a->sites[i];
-        double calls = 0;
-        uint64_t nin = 0;
-        ludus__crun_it it;
-        for (ludus__crun_begin(&si->run, &it); ludus__crun_next(&it);)
-            if (it.c.frame >= a->win_f0 && it.c.frame < a->win_f1) {
-                calls += (double)it.c.calls;
-                ex[nin++] = it.c.excl;
-            }
-        si->pub.calls_per_frame = calls / (double)nw;
-        uint64_t k = (nw + 1) / 2 - 1, zeros = nw - nin; /* the sorted values: the zeros, then the cells' */
-        si->pub.median_frame_excl_ns = k < zeros ? 0 : ludus__kth_i64(ex, nin, k - zeros);
+        if (a->sites[i].run.n > most) most = a->sites[i].run.n;
+        cells += a->sites[i].run.n;
     }
-    ludus__free(ex);
+    unsigned workers = ludus__parallel_workers(a->nsites, ludus__finish_threads_for(cells));
+    site_job j = {a, {{NULL}}};
+    int failed = ludus__scratch_alloc(&j.scratch, workers, (most ? most : 1) * sizeof(int64_t));
+    if (!failed) ludus__parallel_for(a->nsites, workers, site_one, &j);
+    ludus__scratch_free(&j.scratch);
+    if (failed) return -1;
 
     a->hitches = ludus__calloc(s->hitches ? s->hitches : 1, sizeof *a->hitches);
     if (!a->hitches) return -1;

@@ -9,6 +9,7 @@
 
 #include "analysis_internal.h"
 #include "../base/grow.h"
+#include "../base/parallel.h"
 
 /* The thread's busy time in frame k grows by ns (k at or after its last frame). */
 static int busy_put(ludus__an_thread *t, uint64_t k, int64_t ns) {
@@ -103,36 +104,45 @@ int64_t ludus__tcell_median(const ludus_analysis *a, uint32_t thread, uint32_t s
 #define WAIT_R 0.5
 #define WAIT_MIN_FRAMES 10
 
-typedef struct pair_rank {
+/* A value, and twice its rank among the others (ties: their mean rank,
+ * so twice it is a whole number); i: its index, then twice its rank in the
+ * first series once the second is ranked. 16 bytes with the double first,
+ * as ludus__sort_f64_pairs sorts. */
+typedef struct rank_rec {
     double v;
-    uint32_t i;
-} pair_rank;
+    uint32_t i, rank2;
+} rank_rec;
 
-static int cmp_pair_rank(const void *x, const void *y) {
-    const pair_rank *a = x, *b = y;
-    return a->v < b->v ? -1 : a->v > b->v;
-}
-
-/* Average ranks (ties their mean) of v[0..n) into r. */
-static void rank_values(const double *v, size_t n, pair_rank *tmp, double *r) {
-    for (size_t i = 0; i < n; i++) tmp[i] = (pair_rank){v[i], (uint32_t)i};
-    qsort(tmp, n, sizeof *tmp, cmp_pair_rank);
+/* r sorted by v (stable), and each one's rank2 set. */
+static void rank_sorted(rank_rec *r, size_t n) {
+    ludus__sort_f64_pairs(r, n);
     for (size_t i = 0, j; i < n; i = j) {
-        for (j = i; j < n && tmp[j].v == tmp[i].v;) j++;
-        for (size_t k = i; k < j; k++) r[tmp[k].i] = ((double)i + 1 + (double)j) / 2;
+        for (j = i; j < n && r[j].v == r[i].v;) j++;
+        for (size_t k = i; k < j; k++) r[k].rank2 = (uint32_t)(i + 1 + j);
     }
 }
 
-static double rank_corr(const double *x, const double *y, size_t n, pair_rank *tmp, double *rx, double *ry) {
-    rank_values(x, n, tmp, rx);
-    rank_values(y, n, tmp, ry);
-    double mean = ((double)n + 1) / 2, sxy = 0, sxx = 0, syy = 0;
-    for (size_t i = 0; i < n; i++) {
-        sxy += (rx[i] - mean) * (ry[i] - mean);
-        sxx += (rx[i] - mean) * (rx[i] - mean);
-        syy += (ry[i] - mean) * (ry[i] - mean);
+__extension__ typedef __int128 rank_sum;
+
+/* Spearman's rank correlation of x and y: r[k] = {x[k], k} on entry, y
+ * beside it. The sums are of whole numbers (twice the ranks), exact. */
+static double rank_corr(rank_rec *r, const double *y, size_t n) {
+    if (n >= UINT32_MAX / 2) return 0; /* twice a rank would not fit (never: that many frames) */
+    rank_sorted(r, n);
+    for (size_t k = 0; k < n; k++) {
+        r[k].v = y[r[k].i];
+        r[k].i = r[k].rank2;
     }
-    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
+    rank_sorted(r, n);
+    int64_t mid = (int64_t)n + 1; /* twice the mean rank */
+    rank_sum sxy = 0, sxx = 0, syy = 0;
+    for (size_t k = 0; k < n; k++) {
+        int64_t dx = (int64_t)r[k].i - mid, dy = (int64_t)r[k].rank2 - mid;
+        sxy += (rank_sum)dx * dy;
+        sxx += (rank_sum)dx * dx;
+        syy += (rank_sum)dy * dy;
+    }
+    return sxx > 0 && syy > 0 ? (double)sxy / sqrt((double)sxx * (double)syy) : 0;
 }
 
 /* Adds sign x thread t's busy time in each window frame to all[frame - win_f0]. */
@@ -142,16 +152,26 @@ static void busy_in_window(const ludus_analysis *a, const ludus__an_thread *t, i
         if (it.c.frame >= a->win_f0 && it.c.frame < a->win_f1) all[it.c.frame - a->win_f0] += sign * it.c.excl;
 }
 
+/* The finish's runs (here and frames.c) are read on several threads once
+ * they hold this many cells: below, a thread's start costs more than it
+ * saves. Each run's figures are its item's own; what adds runs up is done
+ * after, in run order, so the results are the same on any number. */
+#define FINISH_PARALLEL_CELLS 200000u
+unsigned ludus__finish_threads = LUDUS__PARALLEL_MAX;
+
+unsigned ludus__finish_threads_for(uint64_t cells) {
+    return cells >= FINISH_PARALLEL_CELLS ? ludus__finish_threads : 1u;
+}
+
 static int sites_waiting(ludus_analysis *a, size_t most) {
     uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
     if (!nw || a->nthreads < 2) return 0;
     int64_t *all = ludus__calloc(nw, sizeof *all);
     int64_t *own = ludus__calloc(a->nsites + 1, sizeof *own), *waiting = ludus__calloc(a->nsites + 1, sizeof *own);
-    double *e = ludus__malloc((most + 1) * 4 * sizeof *e);
-    pair_rank *tmp = ludus__malloc((most + 1) * sizeof *tmp);
+    rank_rec *e = ludus__malloc((most + 1) * sizeof *e); /* 24 bytes a frame: on one thread */
+    double *o = ludus__malloc((most + 1) * sizeof *o);
     int rc = -1;
-    if (!all || !own || !waiting || !e || !tmp) goto done;
-    double *o = e + most + 1, *re = o + most + 1, *ro = re + most + 1;
+    if (!all || !own || !waiting || !e || !o) goto done;
     for (uint32_t t = 0; t < a->nthreads; t++) busy_in_window(a, &a->threads[t], all, 1);
     /* per thread (the runs go by thread, then site): its own busy time
      * taken out of `all` while its runs are read, so `all` says what the
@@ -172,13 +192,13 @@ static int sites_waiting(ludus_analysis *a, size_t most) {
                 int64_t others = all[c->frame - a->win_f0];
                 mine += c->excl;
                 covered += c->excl < others ? c->excl : others > 0 ? others : 0;
-                e[n] = (double)c->excl;
+                e[n] = (rank_rec){(double)c->excl, (uint32_t)n, 0};
                 o[n++] = (double)others;
             }
             if (run->site >= a->nsites) continue;
             own[run->site] += mine;
             if (n >= WAIT_MIN_FRAMES && 2 * covered >= mine && ludus__site_parentish(&a->sites[run->site]) &&
-                rank_corr(e, o, n, tmp, re, ro) >= WAIT_R)
+                rank_corr(e, o, n) >= WAIT_R)
                 waiting[run->site] += mine;
         }
         if (th) busy_in_window(a, th, all, 1);
@@ -190,7 +210,7 @@ done:
     ludus__free(own);
     ludus__free(waiting);
     ludus__free(e);
-    ludus__free(tmp);
+    ludus__free(o);
     return rc;
 }
 
@@ -198,36 +218,89 @@ int ludus__site_waits(const ludus_analysis *a, uint32_t site) {
     return site < a->nsites && (a->sites[site].wait_kind || a->sites[site].waits_on_others);
 }
 
+/* Per (thread, site) run: its median over the window frames (a frame
+ * without a cell: 0), its exclusive time and calls in them. */
+typedef struct trun_job {
+    ludus_analysis *a;
+    int64_t *excl;
+    uint64_t *calls;
+    ludus__scratch scratch; /* per worker: the longest run's values */
+} trun_job;
+
+static void trun_one(void *arg, unsigned worker, uint32_t r) {
+    trun_job *j = arg;
+    const ludus_analysis *a = j->a;
+    ludus__trun *run = &a->truns[r];
+    int64_t *v = j->scratch.p[worker];
+    uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0, nin = 0, calls = 0;
+    int64_t excl = 0;
+    ludus__crun_it it;
+    for (ludus__crun_begin(&run->run, &it); ludus__crun_next(&it);) {
+        const ludus__cell *c = &it.c;
+        if (c->frame < a->win_f0 || c->frame >= a->win_f1) continue;
+        v[nin++] = c->excl;
+        excl += c->excl;
+        calls += c->calls;
+    }
+    int64_t med = 0;
+    if (nw && nin) {
+        uint64_t k = (nw + 1) / 2 - 1, zeros = nw - nin;
+        med = k < zeros ? 0 : ludus__kth_i64(v, nin, k - zeros);
+    }
+    run->med = med;
+    j->excl[r] = excl;
+    j->calls[r] = calls;
+}
+
+/* A thread's busy time per window frame: its total, worst frame and percentiles. */
+static void busy_one(void *arg, unsigned worker, uint32_t ti) {
+    trun_job *j = arg;
+    const ludus_analysis *a = j->a;
+    ludus__an_thread *x = &a->threads[ti];
+    ludus_thread_stats *t = &x->pub;
+    int64_t *v = j->scratch.p[worker];
+    uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0, nin = 0;
+    ludus__crun_it it;
+    for (ludus__crun_begin(&x->busy, &it); ludus__crun_next(&it);) {
+        int64_t ns = it.c.excl;
+        if (it.c.frame < a->win_f0 || it.c.frame >= a->win_f1 || ns <= 0) continue;
+        v[nin++] = ns;
+        t->busy_total_ns += ns;
+        if (ns > t->busy_max_ns) t->busy_max_ns = ns, t->busy_max_frame = it.c.frame;
+    }
+    t->frames_busy = nin;
+    if (!nw) return;
+    t->busy_per_frame_ns = (double)t->busy_total_ns / (double)nw;
+    t->busy_share = a->sum.frame_time.total_ns ? (double)t->busy_total_ns / (double)a->sum.frame_time.total_ns : 0;
+    uint64_t zeros = nw - nin;
+    uint64_t k50 = (nw + 1) / 2 - 1, k90 = (nw * 9 + 9) / 10 - 1;
+    t->busy_p50_ns = k50 < zeros ? 0 : ludus__kth_i64(v, nin, k50 - zeros);
+    t->busy_p90_ns = k90 < zeros ? 0 : ludus__kth_i64(v, nin, k90 - zeros);
+}
+
 int ludus__threads_finish(ludus_analysis *a) {
-    uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
     size_t most = 0; /* the longest run of cells (thread, site), or of a thread's busy frames */
-    for (uint32_t t = 0; t < a->nthreads; t++)
+    uint64_t cells = 0;
+    for (uint32_t t = 0; t < a->nthreads; t++) {
         if (a->threads[t].busy.n > most) most = a->threads[t].busy.n;
-    for (uint32_t r = 0; r < a->ntruns; r++)
-        if (a->truns[r].run.n > most) most = a->truns[r].run.n;
-    int64_t *v = ludus__malloc((most > nw ? most : nw ? nw : 1) * sizeof *v);
-    if (!v) return -1;
-    /* per (thread, site): the median over window frames (a frame without a cell: 0), and the
-     * thread's top scopes by their exclusive time in the window frames */
+        cells += a->threads[t].busy.n;
+    }
     for (uint32_t r = 0; r < a->ntruns; r++) {
-        ludus__trun *run = &a->truns[r];
-        uint64_t nin = 0;
-        int64_t excl = 0;
-        uint64_t calls = 0;
-        ludus__crun_it it;
-        for (ludus__crun_begin(&run->run, &it); ludus__crun_next(&it);) {
-            const ludus__cell *c = &it.c;
-            if (c->frame < a->win_f0 || c->frame >= a->win_f1) continue;
-            v[nin++] = c->excl;
-            excl += c->excl;
-            calls += c->calls;
-        }
-        int64_t med = 0;
-        if (nw && nin) {
-            uint64_t k = (nw + 1) / 2 - 1, zeros = nw - nin;
-            med = k < zeros ? 0 : ludus__kth_i64(v, nin, k - zeros);
-        }
-        run->med = med;
+        if (a->truns[r].run.n > most) most = a->truns[r].run.n;
+        cells += a->truns[r].run.n;
+    }
+    unsigned workers =
+        ludus__parallel_workers(a->ntruns > a->nthreads ? a->ntruns : a->nthreads, ludus__finish_threads_for(cells));
+    trun_job j = {
+        a, ludus__malloc((a->ntruns + 1) * sizeof *j.excl), ludus__malloc((a->ntruns + 1) * sizeof *j.calls), {{NULL}}};
+    int rc = -1;
+    if (!j.excl || !j.calls || ludus__scratch_alloc(&j.scratch, workers, (most ? most : 1) * sizeof(int64_t)) != 0)
+        goto done;
+    ludus__parallel_for(a->ntruns, workers, trun_one, &j);
+    /* the thread's top scopes by their exclusive time in the window frames, in run order */
+    for (uint32_t r = 0; r < a->ntruns; r++) {
+        const ludus__trun *run = &a->truns[r];
+        int64_t excl = j.excl[r];
         if (run->thread >= a->nthreads || excl <= 0) continue;
         ludus_thread_stats *t = &a->threads[run->thread].pub;
         int at = LUDUS_THREAD_TOP;
@@ -240,32 +313,16 @@ int ludus__threads_finish(ludus_analysis *a) {
         }
         t->top_site[at] = run->site;
         t->top_excl_ns[at] = excl;
-        t->top_calls[at] = calls;
+        t->top_calls[at] = j.calls[r];
     }
-    /* busy time per window frame */
-    for (uint32_t ti = 0; ti < a->nthreads; ti++) {
-        ludus__an_thread *x = &a->threads[ti];
-        ludus_thread_stats *t = &x->pub;
-        uint64_t nin = 0;
-        ludus__crun_it it;
-        for (ludus__crun_begin(&x->busy, &it); ludus__crun_next(&it);) {
-            int64_t ns = it.c.excl;
-            if (it.c.frame < a->win_f0 || it.c.frame >= a->win_f1 || ns <= 0) continue;
-            v[nin++] = ns;
-            t->busy_total_ns += ns;
-            if (ns > t->busy_max_ns) t->busy_max_ns = ns, t->busy_max_frame = it.c.frame;
-        }
-        t->frames_busy = nin;
-        if (!nw) continue;
-        t->busy_per_frame_ns = (double)t->busy_total_ns / (double)nw;
-        t->busy_share = a->sum.frame_time.total_ns ? (double)t->busy_total_ns / (double)a->sum.frame_time.total_ns : 0;
-        uint64_t zeros = nw - nin;
-        uint64_t k50 = (nw + 1) / 2 - 1, k90 = (nw * 9 + 9) / 10 - 1;
-        t->busy_p50_ns = k50 < zeros ? 0 : ludus__kth_i64(v, nin, k50 - zeros);
-        t->busy_p90_ns = k90 < zeros ? 0 : ludus__kth_i64(v, nin, k90 - zeros);
-    }
-    ludus__free(v);
-    return sites_waiting(a, most);
+    ludus__parallel_for(a->nthreads, workers, busy_one, &j);
+    ludus__scratch_free(&j.scratch); /* before the waiting test's */
+    rc = sites_waiting(a, most);
+done:
+    ludus__scratch_free(&j.scratch);
+    ludus__free(j.excl);
+    ludus__free(j.calls);
+    return rc;
 }
 
 uint32_t ludus_analysis_thread_count(const ludus_analysis *a) {
