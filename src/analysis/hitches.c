@@ -27,6 +27,7 @@
 
 #include "analysis_internal.h"
 #include "../base/grow.h"
+#include "../base/parallel.h"
 
 /* ---- wait scopes ---- */
 
@@ -425,127 +426,192 @@ static int chunk_cells(expl *x, uint32_t h0, uint32_t h1) {
     return 0;
 }
 
+/* Explains hitch hi (the chunk's cells gathered in x): *at is where its
+ * frame's site cells begin in x->by, *plan and *blk_at the cursors into the
+ * detailed plans and their blocks, each moved on to this hitch. */
+static int explain_hitch(expl *x, uint32_t hi, size_t *cursor, uint32_t *plan_at, size_t *blk_cursor,
+                         int64_t med_unlogged, int64_t med_carried) {
+    ludus_analysis *a = x->a;
+    const ludus_analysis_summary *s = &a->sum;
+    size_t at = *cursor, blk_at = *blk_cursor;
+    uint32_t plan = *plan_at;
+    uint64_t f = a->hitch_frames[hi];
+    int64_t len = ludus__frame_end(a, f) - ludus__frame_begin(a, f);
+    while (at < x->nby && x->by[at].frame < f) at++;
+    size_t end = at;
+    while (end < x->nby && x->by[end].frame == f) end++;
+    ludus_hitch *h = &a->hitches[hi];
+    h->frame = f;
+    h->frame_ns = len;
+    h->ratio = s->median_frame_ns ? (double)len / (double)s->median_frame_ns : 0;
+    h->extra_ns = len - s->median_frame_ns;
+    h->carried_site = a->carried[f - a->keep_f0] ? a->carried_top[hi].site : UINT32_MAX;
+    h->cpu_ns = ludus__frame_cpu(a, f);
+    int cpu_known = h->cpu_ns >= 0 && s->frame_cpu.count > 0;
+    h->cpu_extra_ns = cpu_known ? h->cpu_ns - a->med_cpu : 0;
+    for (int g = 0; g < LUDUS_HITCH_GREW; g++) {
+        h->grew_site[g] = h->grew_thread[g] = h->grew_waited_on[g] = LUDUS_HITCH_NONE;
+    }
+    /* the candidates: sites (split over threads), the remainder, the carried time */
+    x->nc = 0;
+    size_t tlo, thi;
+    frame_tcells(x, f, &tlo, &thi);
+    size_t k0 = tlo; /* by_frame and tby are both in site order within f */
+    for (size_t i = at; i < end; i++) {
+        uint32_t who = x->by[i].ent;
+        int64_t D = x->by[i].excl - a->sites[who].pub.median_frame_excl_ns;
+        if (D <= 0) continue;
+        while (k0 < thi && x->tby[k0].ent < who) k0++; /* the site's tcells in f */
+        size_t k1 = k0;
+        while (k1 < thi && x->tby[k1].ent == who) k1++;
+        if (split_site(x, who, D, x->tby + k0, k1 - k0) != 0) return -1;
+    }
+    uint32_t ft = a->frame_thread;
+    if (push(x, LUDUS_HITCH_UNLOGGED, UINT32_MAX, ft, ludus__frame_unlogged(a, f) - med_unlogged) != 0 ||
+        push(x, LUDUS_HITCH_CARRIED, h->carried_site, ft, a->carried[f - a->keep_f0] - med_carried) != 0)
+        return -1;
+    if (x->nc) qsort(x->c, x->nc, sizeof *x->c, cmp_cand);
+    if (x->nc > MAXC) x->nc = MAXC;
+    /* below 0.5% of the extra time: noise beside what matters (the largest is kept) */
+    while (x->nc > 1 && (double)x->c[x->nc - 1].g * 200 < (double)h->extra_ns) x->nc--; /* exact below 12 h */
+    /* the detailed plan of f, if any */
+    while (plan < a->nhplan && a->hplan[plan].frame < f) plan++;
+    x->plan = plan < a->nhplan && a->hplan[plan].frame == f ? plan : UINT32_MAX;
+    h->detailed = x->plan != UINT32_MAX;
+    if (h->detailed) {
+        while (blk_at < a->nhblocks && a->hblocks[blk_at].plan < plan) blk_at++;
+        size_t b1 = blk_at;
+        while (b1 < a->nhblocks && a->hblocks[b1].plan == plan) b1++;
+        x->blk = b1 > blk_at ? a->hblocks + blk_at : NULL; /* no block: hblocks may be NULL */
+        x->nblk = b1 - blk_at;
+    }
+    int64_t off_extra = cpu_known ? (len - h->cpu_ns) - a->med_off : 0;
+    if (roles(x, cpu_known, off_extra) != 0) return -1;
+    /* listed: WORK, WAITING, BESIDE, each largest first */
+    uint32_t order[MAXC], no = 0;
+    for (int r = 0; r < 3; r++)
+        for (uint32_t i = 0; i < x->nc; i++)
+            if (role_rank(&x->c[i]) == r) order[no++] = i;
+    uint32_t listed_at[MAXC];
+    for (uint32_t i = 0; i < x->nc; i++) listed_at[i] = LUDUS_HITCH_NONE;
+    for (uint32_t k = 0; k < no && k < LUDUS_HITCH_GREW; k++) listed_at[order[k]] = k;
+    int64_t expl_ns = 0, wait_other = 0, wait_none = 0, work_ft = 0;
+    for (uint32_t k = 0; k < no; k++) {
+        const cand *c = &x->c[order[k]];
+        if (c->ft) {
+            if (c->role == LUDUS_HITCH_WAITING && c->on != LUDUS_HITCH_NONE && !x->c[c->on].ft)
+                wait_other += c->g;
+            else if (c->role == LUDUS_HITCH_WAITING && c->on == LUDUS_HITCH_NONE && c->wait_kind == 2)
+                wait_none += c->g; /* a sleep that waited on nothing recorded: a limiter, vsync */
+            else if (c->role == LUDUS_HITCH_WORK)
+                work_ft += c->g;
+            if (k < LUDUS_HITCH_GREW || (c->on != LUDUS_HITCH_NONE && listed_at[c->on] != LUDUS_HITCH_NONE))
+                expl_ns += c->g;
+        }
+        if (k >= LUDUS_HITCH_GREW) continue;
+        h->grew_site[k] = c->site;
+        h->grew_ns[k] = c->g;
+        h->grew_thread[k] = c->thread;
+        h->grew_role[k] = c->role;
+        h->grew_caused[k] = c->caused;
+        h->grew_waited_on[k] = c->on == LUDUS_HITCH_NONE ? LUDUS_HITCH_NONE : listed_at[c->on];
+    }
+    h->explained = h->extra_ns > 0 ? (double)expl_ns / (double)h->extra_ns : 0;
+    h->explained_over = h->explained > 1.0;
+    int64_t e2 = h->extra_ns;
+    if (at_least(wait_none, 0.5, e2) && e2 > 0)
+        h->kind = LUDUS_HITCH_KIND_LIMITED;
+    else if (at_least(wait_other, 0.5, e2) && e2 > 0)
+        h->kind = LUDUS_HITCH_KIND_WAITING;
+    else if (cpu_known && at_least(h->cpu_extra_ns, 0.5, e2))
+        h->kind = LUDUS_HITCH_KIND_WORK;
+    else if (cpu_known && at_least(off_extra, 0.5, e2))
+        h->kind = LUDUS_HITCH_KIND_PREEMPTED;
+    else if (!cpu_known && at_least(work_ft, 0.5, e2) && e2 > 0)
+        h->kind = LUDUS_HITCH_KIND_WORK;
+    else
+        h->kind = LUDUS_HITCH_KIND_UNKNOWN;
+    *cursor = end;
+    *plan_at = plan;
+    *blk_cursor = blk_at;
+    return 0;
+}
+
+/* Where the cursors stand at the first hitch of a chunk, as explaining the
+ * hitches before it in order leaves them (plans out of order, in a damaged
+ * file, make that depend on every hitch before). */
+typedef struct chunk_start {
+    uint32_t plan;
+    size_t blk_at;
+} chunk_start;
+
+/* The chunks of hitches, explained on several threads: each writes its own
+ * hitches, with its worker's buffers. */
+typedef struct explain_job {
+    ludus_analysis *a;
+    int64_t med_unlogged, med_carried;
+    const chunk_start *start;
+    expl x[LUDUS__PARALLEL_MAX];
+    uint8_t *failed; /* per chunk */
+} explain_job;
+
+static void explain_chunk(void *arg, unsigned worker, uint32_t k) {
+    explain_job *j = arg;
+    expl *x = &j->x[worker];
+    uint32_t h0 = k * HITCH_CHUNK, n = j->a->sum.hitches;
+    uint32_t h1 = n - h0 > HITCH_CHUNK ? h0 + HITCH_CHUNK : n;
+    size_t at = 0, blk_at = j->start[k].blk_at;
+    uint32_t plan = j->start[k].plan;
+    if (chunk_cells(x, h0, h1) != 0) {
+        j->failed[k] = 1;
+        return;
+    }
+    for (uint32_t hi = h0; hi < h1; hi++)
+        if (explain_hitch(x, hi, &at, &plan, &blk_at, j->med_unlogged, j->med_carried) != 0) {
+            j->failed[k] = 1;
+            return;
+        }
+}
+
 int ludus__hitches_explain(ludus_analysis *a, int64_t med_unlogged, int64_t med_carried) {
-    ludus_analysis_summary *s = &a->sum;
-    expl x;
-    memset(&x, 0, sizeof x);
-    x.a = a;
-    int rc = -1;
+    const ludus_analysis_summary *s = &a->sum;
     if (a->nflow_out) qsort(a->flow_out, a->nflow_out, sizeof *a->flow_out, cmp_flow_id);
     if (a->nhblocks) qsort(a->hblocks, a->nhblocks, sizeof *a->hblocks, cmp_block);
-    size_t at = 0, blk_at = 0;
+    uint32_t chunks = (uint32_t)((s->hitches + (uint64_t)HITCH_CHUNK - 1) / HITCH_CHUNK);
+    explain_job j;
+    memset(&j, 0, sizeof j);
+    j.a = a;
+    j.med_unlogged = med_unlogged;
+    j.med_carried = med_carried;
+    chunk_start *start = ludus__malloc((chunks + 1) * sizeof *start);
+    j.start = start;
+    j.failed = ludus__calloc(chunks + 1, 1);
+    int rc = -1;
+    if (!start || !j.failed) goto done;
     uint32_t plan = 0;
-    const ludus__cellref *by_frame = NULL;
-    size_t nby = 0;
+    size_t blk_at = 0;
     for (uint32_t hi = 0; hi < s->hitches; hi++) {
-        if (hi % HITCH_CHUNK == 0) {
-            uint32_t h1 = s->hitches - hi > HITCH_CHUNK ? hi + HITCH_CHUNK : s->hitches;
-            if (chunk_cells(&x, hi, h1) != 0) goto done;
-            by_frame = x.by, nby = x.nby, at = 0;
-        }
+        if (hi % HITCH_CHUNK == 0) start[hi / HITCH_CHUNK] = (chunk_start){plan, blk_at};
         uint64_t f = a->hitch_frames[hi];
-        int64_t len = ludus__frame_end(a, f) - ludus__frame_begin(a, f);
-        while (at < nby && by_frame[at].frame < f) at++;
-        size_t end = at;
-        while (end < nby && by_frame[end].frame == f) end++;
-        ludus_hitch *h = &a->hitches[a->nhitches++];
-        h->frame = f;
-        h->frame_ns = len;
-        h->ratio = s->median_frame_ns ? (double)len / (double)s->median_frame_ns : 0;
-        h->extra_ns = len - s->median_frame_ns;
-        h->carried_site = a->carried[f - a->keep_f0] ? a->carried_top[hi].site : UINT32_MAX;
-        h->cpu_ns = ludus__frame_cpu(a, f);
-        int cpu_known = h->cpu_ns >= 0 && s->frame_cpu.count > 0;
-        h->cpu_extra_ns = cpu_known ? h->cpu_ns - a->med_cpu : 0;
-        for (int g = 0; g < LUDUS_HITCH_GREW; g++) {
-            h->grew_site[g] = h->grew_thread[g] = h->grew_waited_on[g] = LUDUS_HITCH_NONE;
-        }
-        /* the candidates: sites (split over threads), the remainder, the carried time */
-        x.nc = 0;
-        size_t tlo, thi;
-        frame_tcells(&x, f, &tlo, &thi);
-        size_t k0 = tlo; /* by_frame and tby are both in site order within f */
-        for (size_t i = at; i < end; i++) {
-            uint32_t who = by_frame[i].ent;
-            int64_t D = by_frame[i].excl - a->sites[who].pub.median_frame_excl_ns;
-            if (D <= 0) continue;
-            while (k0 < thi && x.tby[k0].ent < who) k0++; /* the site's tcells in f */
-            size_t k1 = k0;
-            while (k1 < thi && x.tby[k1].ent == who) k1++;
-            if (split_site(&x, who, D, x.tby + k0, k1 - k0) != 0) goto done;
-        }
-        uint32_t ft = a->frame_thread;
-        if (push(&x, LUDUS_HITCH_UNLOGGED, UINT32_MAX, ft, ludus__frame_unlogged(a, f) - med_unlogged) != 0 ||
-            push(&x, LUDUS_HITCH_CARRIED, h->carried_site, ft, a->carried[f - a->keep_f0] - med_carried) != 0)
-            goto done;
-        if (x.nc) qsort(x.c, x.nc, sizeof *x.c, cmp_cand);
-        if (x.nc > MAXC) x.nc = MAXC;
-        /* below 0.5% of the extra time: noise beside what matters (the largest is kept) */
-        while (x.nc > 1 && (double)x.c[x.nc - 1].g * 200 < (double)h->extra_ns) x.nc--; /* exact below 12 h */
-        /* the detailed plan of f, if any */
         while (plan < a->nhplan && a->hplan[plan].frame < f) plan++;
-        x.plan = plan < a->nhplan && a->hplan[plan].frame == f ? plan : UINT32_MAX;
-        h->detailed = x.plan != UINT32_MAX;
-        if (h->detailed) {
+        if (plan < a->nhplan && a->hplan[plan].frame == f)
             while (blk_at < a->nhblocks && a->hblocks[blk_at].plan < plan) blk_at++;
-            size_t b1 = blk_at;
-            while (b1 < a->nhblocks && a->hblocks[b1].plan == plan) b1++;
-            x.blk = b1 > blk_at ? a->hblocks + blk_at : NULL; /* no block: hblocks may be NULL */
-            x.nblk = b1 - blk_at;
-        }
-        int64_t off_extra = cpu_known ? (len - h->cpu_ns) - a->med_off : 0;
-        if (roles(&x, cpu_known, off_extra) != 0) goto done;
-        /* listed: WORK, WAITING, BESIDE, each largest first */
-        uint32_t order[MAXC], no = 0;
-        for (int r = 0; r < 3; r++)
-            for (uint32_t i = 0; i < x.nc; i++)
-                if (role_rank(&x.c[i]) == r) order[no++] = i;
-        uint32_t listed_at[MAXC];
-        for (uint32_t i = 0; i < x.nc; i++) listed_at[i] = LUDUS_HITCH_NONE;
-        for (uint32_t k = 0; k < no && k < LUDUS_HITCH_GREW; k++) listed_at[order[k]] = k;
-        int64_t expl_ns = 0, wait_other = 0, wait_none = 0, work_ft = 0;
-        for (uint32_t k = 0; k < no; k++) {
-            const cand *c = &x.c[order[k]];
-            if (c->ft) {
-                if (c->role == LUDUS_HITCH_WAITING && c->on != LUDUS_HITCH_NONE && !x.c[c->on].ft)
-                    wait_other += c->g;
-                else if (c->role == LUDUS_HITCH_WAITING && c->on == LUDUS_HITCH_NONE && c->wait_kind == 2)
-                    wait_none += c->g; /* a sleep that waited on nothing recorded: a limiter, vsync */
-                else if (c->role == LUDUS_HITCH_WORK)
-                    work_ft += c->g;
-                if (k < LUDUS_HITCH_GREW || (c->on != LUDUS_HITCH_NONE && listed_at[c->on] != LUDUS_HITCH_NONE))
-                    expl_ns += c->g;
-            }
-            if (k >= LUDUS_HITCH_GREW) continue;
-            h->grew_site[k] = c->site;
-            h->grew_ns[k] = c->g;
-            h->grew_thread[k] = c->thread;
-            h->grew_role[k] = c->role;
-            h->grew_caused[k] = c->caused;
-            h->grew_waited_on[k] = c->on == LUDUS_HITCH_NONE ? LUDUS_HITCH_NONE : listed_at[c->on];
-        }
-        h->explained = h->extra_ns > 0 ? (double)expl_ns / (double)h->extra_ns : 0;
-        h->explained_over = h->explained > 1.0;
-        int64_t e2 = h->extra_ns;
-        if (at_least(wait_none, 0.5, e2) && e2 > 0)
-            h->kind = LUDUS_HITCH_KIND_LIMITED;
-        else if (at_least(wait_other, 0.5, e2) && e2 > 0)
-            h->kind = LUDUS_HITCH_KIND_WAITING;
-        else if (cpu_known && at_least(h->cpu_extra_ns, 0.5, e2))
-            h->kind = LUDUS_HITCH_KIND_WORK;
-        else if (cpu_known && at_least(off_extra, 0.5, e2))
-            h->kind = LUDUS_HITCH_KIND_PREEMPTED;
-        else if (!cpu_known && at_least(work_ft, 0.5, e2) && e2 > 0)
-            h->kind = LUDUS_HITCH_KIND_WORK;
-        else
-            h->kind = LUDUS_HITCH_KIND_UNKNOWN;
-        at = end;
     }
+    for (unsigned w = 0; w < LUDUS__PARALLEL_MAX; w++) j.x[w].a = a;
+    /* a chunk reads every run at its hitch frames: two chunks are worth a thread */
+    ludus__parallel_for(chunks, chunks > 1 ? ludus__finish_threads : 1u, explain_chunk, &j);
+    for (uint32_t k = 0; k < chunks; k++)
+        if (j.failed[k]) goto done;
+    a->nhitches = s->hitches;
     rc = 0;
 done:
-    ludus__free(x.by);
-    ludus__free(x.tby);
-    ludus__free(x.c);
+    for (unsigned w = 0; w < LUDUS__PARALLEL_MAX; w++) {
+        ludus__free(j.x[w].by);
+        ludus__free(j.x[w].tby);
+        ludus__free(j.x[w].c);
+    }
+    ludus__free(start);
+    ludus__free(j.failed);
     return rc;
 }
 

@@ -1,10 +1,11 @@
 /* The analysis's finish reads its runs of cells on several threads once
  * they hold enough (threads.c, frames.c: a median per (thread, site) run,
- * per thread's busy frames, per site): the reports are the ones made on one
- * thread, byte for byte, in text and JSON. The capture is a job system
- * whose parent waits for a worker in its own time, so the waiting test
- * (a rank correlation per run) runs and finds it. Run under TSan (label
- * concurrency): the runs are read at once. */
+ * per thread's busy frames, per site), and explains its hitches a chunk
+ * per thread (hitches.c): the reports are the ones made on one thread, byte
+ * for byte, in text and JSON (which lists every hitch). The capture is a
+ * job system whose parent waits for a worker in its own time, so the
+ * waiting test (a rank correlation per run) runs and finds it. Run under
+ * TSan (label concurrency): the runs are read at once. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,7 +39,7 @@ static uint64_t next(uint64_t *x) {
 /* Thread 0: Frame { 4 systems, Update { the jobs it keeps, then waits for
  * the worker in its own time } }; thread 1: WorkerLoop { the jobs it
  * stole }. The worker's jobs vary from frame to frame, and Update's wait
- * with them. */
+ * with them. Every 8th frame Physics takes 20 times as long: a hitch. */
 static syn *engine(uint64_t seed) {
     syn *s = syn_new(2, 0);
     uint64_t x = seed * 2654435761u + 12345, t = 0;
@@ -46,7 +47,7 @@ static syn *engine(uint64_t seed) {
         syn_b(s, 0, t, &S_FRAME);
         t += 10;
         for (int k = 0; k < 4; k++) {
-            uint64_t d = 300 + next(&x) % 200;
+            uint64_t d = (300 + next(&x) % 200) * (k == 0 && f % 8 == 7 ? 20 : 1);
             syn_scope(s, 0, t, t + d, &S_SYS[k]);
             t += d + 5;
         }
@@ -95,6 +96,9 @@ static void test_same_report(void **state) {
         assert_non_null(a);
         rep[one][0] = report_of(a, LUDUS_REPORT_TEXT);
         rep[one][1] = report_of(a, LUDUS_REPORT_JSON);
+        ludus_analysis_summary sum;
+        ludus_analysis_get_summary(a, &sum);
+        lt_check(lt_what("%u hitches: more than two chunks of 1024 to explain", sum.hitches), sum.hitches > 2048);
         int64_t update = ludus_analysis_find_site(a, "Update");
         assert_true(update >= 0);
         lt_check(lt_what("Update waits for the worker (finish on %s)", one ? "one thread" : "threads"),
