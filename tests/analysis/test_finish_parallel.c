@@ -14,7 +14,7 @@
 
 #include "../unit/test_check.h" /* assert_int_equal says what it compared */
 
-#define SYN_EVENTS (1u << 20) /* 40,000 frames of ~14 events on the frame thread */
+#define SYN_EVENTS (1u << 20) /* 40,000 frames of ~16 events on the frame thread */
 #include "synth.h"
 #include "analysis/analysis_internal.h" /* ludus__finish_threads, ludus__site_waits */
 
@@ -22,6 +22,7 @@ SITE(S_FRAME, "Frame");
 SITE(S_UPDATE, "Update");
 SITE(S_JOB, "Job");
 SITE(S_LOOP, "WorkerLoop");
+SITE(S_FLUSH, "Flush");
 static const ludus_site S_SYS[4] = {
     {"Physics", "fn", "synth.c", NULL, 100, 0},
     {"Audio", "fn", "synth.c", NULL, 101, 0},
@@ -39,7 +40,9 @@ static uint64_t next(uint64_t *x) {
 /* Thread 0: Frame { 4 systems, Update { the jobs it keeps, then waits for
  * the worker in its own time } }; thread 1: WorkerLoop { the jobs it
  * stole }. The worker's jobs vary from frame to frame, and Update's wait
- * with them. Every 8th frame Physics takes 20 times as long: a hitch. */
+ * with them. Every 8th frame Physics takes 20 times as long: a hitch.
+ * Both threads end the frame with a top-level Flush: a path on two
+ * threads, whose runs are merged. */
 static syn *engine(uint64_t seed) {
     syn *s = syn_new(2, 0);
     uint64_t x = seed * 2654435761u + 12345, t = 0;
@@ -67,11 +70,15 @@ static syn *engine(uint64_t seed) {
         }
         w += 10;
         syn_e(s, 1, w);
+        syn_scope(s, 1, w + 1, w + 3 + next(&x) % 5, &S_FLUSH);
+        w += 8;
         if (t < w + 5) t = w + 5; /* Update waits for the worker */
         t += 10;
         syn_e(s, 0, t);
         t += 10;
         syn_e(s, 0, t);
+        syn_scope(s, 0, t + 1, t + 3 + next(&x) % 5, &S_FLUSH);
+        t += 8;
         syn_frame(s, 0, t);
     }
     s->c.end_ns = (int64_t)t + 1;
@@ -105,9 +112,9 @@ static void test_same_report(void **state) {
                  ludus__site_waits(a, (uint32_t)update));
         ludus_analysis_destroy(a);
     }
-    /* enough to share: the sites' runs alone hold 8 sites x FRAMES cells */
-    lt_check(lt_what("%d frames x 8 sites reach the finish's bar for threads", FRAMES),
-             ludus__finish_threads_for((uint64_t)FRAMES * 8) > 1);
+    /* enough to share: the sites' runs alone hold 9 sites x FRAMES cells */
+    lt_check(lt_what("%d frames x 9 sites reach the finish's bar for threads", FRAMES),
+             ludus__finish_threads_for((uint64_t)FRAMES * 9) > 1);
     for (int f = 0; f < 2; f++) {
         lt_check_str(lt_what("the %s report, finished on threads", f ? "JSON" : "text"), rep[0][f], rep[1][f]);
         free(rep[0][f]);
