@@ -122,10 +122,9 @@ static void rank_sorted(rank_rec *r, size_t n) {
     }
 }
 
-__extension__ typedef __int128 rank_sum;
-
 /* Spearman's rank correlation of x and y: r[k] = {x[k], k} on entry, y
- * beside it. The sums are of whole numbers (twice the ranks), exact. */
+ * beside it. Summed in doubles, as before the ranks were whole numbers:
+ * no 128-bit integers (MSVC has none; clang's need a runtime library). */
 static double rank_corr(rank_rec *r, const double *y, size_t n) {
     if (n >= UINT32_MAX / 2) return 0; /* twice a rank would not fit (never: that many frames) */
     rank_sorted(r, n);
@@ -135,14 +134,14 @@ static double rank_corr(rank_rec *r, const double *y, size_t n) {
     }
     rank_sorted(r, n);
     int64_t mid = (int64_t)n + 1; /* twice the mean rank */
-    rank_sum sxy = 0, sxx = 0, syy = 0;
+    double sxy = 0, sxx = 0, syy = 0;
     for (size_t k = 0; k < n; k++) {
-        int64_t dx = (int64_t)r[k].i - mid, dy = (int64_t)r[k].rank2 - mid;
-        sxy += (rank_sum)dx * dy;
-        sxx += (rank_sum)dx * dx;
-        syy += (rank_sum)dy * dy;
+        double dx = (double)((int64_t)r[k].i - mid), dy = (double)((int64_t)r[k].rank2 - mid);
+        sxy += dx * dy;
+        sxx += dx * dx;
+        syy += dy * dy;
     }
-    return sxx > 0 && syy > 0 ? (double)sxy / sqrt((double)sxx * (double)syy) : 0;
+    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
 }
 
 /* Adds sign x thread t's busy time in each window frame to all[frame - win_f0]. */
