@@ -105,12 +105,12 @@ int64_t ludus__tcell_median(const ludus_analysis *a, uint32_t thread, uint32_t s
 #define WAIT_MIN_FRAMES 10
 
 /* A value, and twice its rank among the others (ties: their mean rank,
- * so twice it is a whole number); i: its index, then twice its rank in the
- * first series once the second is ranked. 16 bytes with the double first,
- * as ludus__sort_f64_pairs sorts. */
+ * so twice it is a whole number); frame: the window frame it is of, then
+ * twice its rank in the first series once the second is ranked. 16 bytes
+ * with the double first, as ludus__sort_f64_pairs sorts. */
 typedef struct rank_rec {
     double v;
-    uint32_t i, rank2;
+    uint32_t frame, rank2;
 } rank_rec;
 
 /* r sorted by v (stable), and each one's rank2 set. */
@@ -122,21 +122,24 @@ static void rank_sorted(rank_rec *r, size_t n) {
     }
 }
 
-/* Spearman's rank correlation of x and y: r[k] = {x[k], k} on entry, y
- * beside it. Summed in doubles, as before the ranks were whole numbers:
- * no 128-bit integers (MSVC has none; clang's need a runtime library). */
-static double rank_corr(rank_rec *r, const double *y, size_t n) {
+/* Spearman's rank correlation of a run's exclusive time per frame and the
+ * other threads' busy time in the same frames: r[k] = {its time in a
+ * window frame, that frame - win_f0} on entry; all[f]: the others' time in
+ * window frame f. Summed in doubles, as before the ranks were whole
+ * numbers: no 128-bit integers (MSVC has none; clang's need a runtime
+ * library). */
+static double rank_corr(rank_rec *r, const int64_t *all, size_t n) {
     if (n >= UINT32_MAX / 2) return 0; /* twice a rank would not fit (never: that many frames) */
     rank_sorted(r, n);
     for (size_t k = 0; k < n; k++) {
-        r[k].v = y[r[k].i];
-        r[k].i = r[k].rank2;
+        r[k].v = (double)all[r[k].frame];
+        r[k].frame = r[k].rank2;
     }
     rank_sorted(r, n);
     int64_t mid = (int64_t)n + 1; /* twice the mean rank */
     double sxy = 0, sxx = 0, syy = 0;
     for (size_t k = 0; k < n; k++) {
-        double dx = (double)((int64_t)r[k].i - mid), dy = (double)((int64_t)r[k].rank2 - mid);
+        double dx = (double)((int64_t)r[k].frame - mid), dy = (double)((int64_t)r[k].rank2 - mid);
         sxy += dx * dy;
         sxx += dx * dx;
         syy += dy * dy;
@@ -162,15 +165,14 @@ unsigned ludus__finish_threads_for(uint64_t cells) {
     return cells >= FINISH_PARALLEL_CELLS ? ludus__finish_threads : 1u;
 }
 
-static int sites_waiting(ludus_analysis *a, size_t most) {
+/* e: room for the longest run's (most) rank_recs. */
+static int sites_waiting(ludus_analysis *a, rank_rec *e) {
     uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0;
     if (!nw || a->nthreads < 2) return 0;
     int64_t *all = ludus__calloc(nw, sizeof *all);
     int64_t *own = ludus__calloc(a->nsites + 1, sizeof *own), *waiting = ludus__calloc(a->nsites + 1, sizeof *own);
-    rank_rec *e = ludus__malloc((most + 1) * sizeof *e); /* 24 bytes a frame: on one thread */
-    double *o = ludus__malloc((most + 1) * sizeof *o);
     int rc = -1;
-    if (!all || !own || !waiting || !e || !o) goto done;
+    if (!all || !own || !waiting) goto done;
     for (uint32_t t = 0; t < a->nthreads; t++) busy_in_window(a, &a->threads[t], all, 1);
     /* per thread (the runs go by thread, then site): its own busy time
      * taken out of `all` while its runs are read, so `all` says what the
@@ -191,13 +193,12 @@ static int sites_waiting(ludus_analysis *a, size_t most) {
                 int64_t others = all[c->frame - a->win_f0];
                 mine += c->excl;
                 covered += c->excl < others ? c->excl : others > 0 ? others : 0;
-                e[n] = (rank_rec){(double)c->excl, (uint32_t)n, 0};
-                o[n++] = (double)others;
+                e[n++] = (rank_rec){(double)c->excl, (uint32_t)(c->frame - a->win_f0), 0};
             }
             if (run->site >= a->nsites) continue;
             own[run->site] += mine;
             if (n >= WAIT_MIN_FRAMES && 2 * covered >= mine && ludus__site_parentish(&a->sites[run->site]) &&
-                rank_corr(e, o, n) >= WAIT_R)
+                rank_corr(e, all, n) >= WAIT_R)
                 waiting[run->site] += mine;
         }
         if (th) busy_in_window(a, th, all, 1);
@@ -208,8 +209,6 @@ done:
     ludus__free(all);
     ludus__free(own);
     ludus__free(waiting);
-    ludus__free(e);
-    ludus__free(o);
     return rc;
 }
 
@@ -290,11 +289,16 @@ int ludus__threads_finish(ludus_analysis *a) {
     }
     unsigned workers =
         ludus__parallel_workers(a->ntruns > a->nthreads ? a->ntruns : a->nthreads, ludus__finish_threads_for(cells));
+    /* One buffer: the workers' values for the medians (8 bytes a frame each), then the
+     * waiting test's ranks (16 bytes a frame, on one thread): the two never add up. */
+    size_t per = (most + 1) * sizeof(int64_t), bytes = (most + 1) * sizeof(rank_rec);
+    if (bytes < workers * per) bytes = workers * per;
+    char *room = ludus__malloc(bytes);
     trun_job j = {
         a, ludus__malloc((a->ntruns + 1) * sizeof *j.excl), ludus__malloc((a->ntruns + 1) * sizeof *j.calls), {{NULL}}};
     int rc = -1;
-    if (!j.excl || !j.calls || ludus__scratch_alloc(&j.scratch, workers, (most ? most : 1) * sizeof(int64_t)) != 0)
-        goto done;
+    if (!room || !j.excl || !j.calls) goto done;
+    for (unsigned w = 0; w < workers; w++) j.scratch.p[w] = room + w * per; /* not ludus__scratch_alloc's: room's */
     ludus__parallel_for(a->ntruns, workers, trun_one, &j);
     /* the thread's top scopes by their exclusive time in the window frames, in run order */
     for (uint32_t r = 0; r < a->ntruns; r++) {
@@ -315,10 +319,9 @@ int ludus__threads_finish(ludus_analysis *a) {
         t->top_calls[at] = j.calls[r];
     }
     ludus__parallel_for(a->nthreads, workers, busy_one, &j);
-    ludus__scratch_free(&j.scratch); /* before the waiting test's */
-    rc = sites_waiting(a, most);
+    rc = sites_waiting(a, (rank_rec *)(void *)room);
 done:
-    ludus__scratch_free(&j.scratch);
+    ludus__free(room);
     ludus__free(j.excl);
     ludus__free(j.calls);
     return rc;
