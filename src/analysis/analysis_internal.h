@@ -72,6 +72,13 @@ LUDUS_HIDDEN int64_t ludus__hist_bucket_mid(uint32_t b);
  * v sorted as qsort with ludus__cmp_double sorts it, element for element,
  * by radix. */
 LUDUS_HIDDEN int64_t ludus__kth_i64(int64_t *v, size_t n, size_t k);
+/* The k-th smallest (k < nw) of nw values: nw - n zeros, sorted first, then
+ * v[0, n) (reordered): a figure over the window frames from the cells of
+ * the frames that have one. */
+static inline int64_t ludus__kth_after_zeros(int64_t *v, uint64_t n, uint64_t nw, uint64_t k) {
+    uint64_t zeros = nw - n;
+    return k < zeros ? 0 : ludus__kth_i64(v, n, k - zeros);
+}
 LUDUS_HIDDEN double ludus__kth_f64(double *v, size_t n, size_t k);
 LUDUS_HIDDEN void ludus__sort_f64(double *v, size_t n);
 LUDUS_HIDDEN void ludus__sort_i64(int64_t *v, size_t n); /* ascending, by radix */

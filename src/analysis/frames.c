@@ -146,14 +146,14 @@ int ludus__frames_plan(ludus_analysis *a) {
 /* A site's calls per window frame and median exclusive time per window frame. */
 typedef struct site_job {
     ludus_analysis *a;
-    ludus__scratch scratch; /* per worker: the longest run's values */
+    int64_t *v[LUDUS__PARALLEL_MAX]; /* per worker: room for the longest run's values */
 } site_job;
 
 static void site_one(void *arg, unsigned worker, uint32_t i) {
     site_job *j = arg;
     const ludus_analysis *a = j->a;
     ludus__an_site *si = &a->sites[i];
-    int64_t *ex = j->scratch.p[worker];
+    int64_t *ex = j->v[worker];
     uint64_t nw = a->sum.frames_in_window, nin = 0;
     double calls = 0;
     ludus__crun_it it;
@@ -163,8 +163,7 @@ static void site_one(void *arg, unsigned worker, uint32_t i) {
             ex[nin++] = it.c.excl;
         }
     si->pub.calls_per_frame = calls / (double)nw;
-    uint64_t k = (nw + 1) / 2 - 1, zeros = nw - nin; /* the sorted values: the zeros, then the cells' */
-    si->pub.median_frame_excl_ns = k < zeros ? 0 : ludus__kth_i64(ex, nin, k - zeros);
+    si->pub.median_frame_excl_ns = ludus__kth_after_zeros(ex, nin, nw, (nw + 1) / 2 - 1);
 }
 
 int ludus__frames_finish(ludus_analysis *a) {
@@ -205,11 +204,13 @@ int ludus__frames_finish(ludus_analysis *a) {
         cells += a->sites[i].run.n;
     }
     unsigned workers = ludus__parallel_workers(a->nsites, ludus__finish_threads_for(cells));
-    site_job j = {a, {{NULL}}};
-    int failed = ludus__scratch_alloc(&j.scratch, workers, (most ? most : 1) * sizeof(int64_t));
-    if (!failed) ludus__parallel_for(a->nsites, workers, site_one, &j);
-    ludus__scratch_free(&j.scratch);
-    if (failed) return -1;
+    size_t per = most ? most : 1;
+    int64_t *room = ludus__malloc(workers * per * sizeof *room);
+    if (!room) return -1;
+    site_job j = {a, {NULL}};
+    for (unsigned w = 0; w < workers; w++) j.v[w] = room + w * per;
+    ludus__parallel_for(a->nsites, workers, site_one, &j);
+    ludus__free(room);
 
     a->hitches = ludus__calloc(s->hitches ? s->hitches : 1, sizeof *a->hitches);
     if (!a->hitches) return -1;

@@ -222,14 +222,14 @@ typedef struct trun_job {
     ludus_analysis *a;
     int64_t *excl;
     uint64_t *calls;
-    ludus__scratch scratch; /* per worker: the longest run's values */
+    int64_t *v[LUDUS__PARALLEL_MAX]; /* per worker: room for the longest run's values */
 } trun_job;
 
 static void trun_one(void *arg, unsigned worker, uint32_t r) {
     trun_job *j = arg;
     const ludus_analysis *a = j->a;
     ludus__trun *run = &a->truns[r];
-    int64_t *v = j->scratch.p[worker];
+    int64_t *v = j->v[worker];
     uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0, nin = 0, calls = 0;
     int64_t excl = 0;
     ludus__crun_it it;
@@ -240,12 +240,7 @@ static void trun_one(void *arg, unsigned worker, uint32_t r) {
         excl += c->excl;
         calls += c->calls;
     }
-    int64_t med = 0;
-    if (nw && nin) {
-        uint64_t k = (nw + 1) / 2 - 1, zeros = nw - nin;
-        med = k < zeros ? 0 : ludus__kth_i64(v, nin, k - zeros);
-    }
-    run->med = med;
+    run->med = nw && nin ? ludus__kth_after_zeros(v, nin, nw, (nw + 1) / 2 - 1) : 0;
     j->excl[r] = excl;
     j->calls[r] = calls;
 }
@@ -256,7 +251,7 @@ static void busy_one(void *arg, unsigned worker, uint32_t ti) {
     const ludus_analysis *a = j->a;
     ludus__an_thread *x = &a->threads[ti];
     ludus_thread_stats *t = &x->pub;
-    int64_t *v = j->scratch.p[worker];
+    int64_t *v = j->v[worker];
     uint64_t nw = a->win_f1 > a->win_f0 ? a->win_f1 - a->win_f0 : 0, nin = 0;
     ludus__crun_it it;
     for (ludus__crun_begin(&x->busy, &it); ludus__crun_next(&it);) {
@@ -270,10 +265,8 @@ static void busy_one(void *arg, unsigned worker, uint32_t ti) {
     if (!nw) return;
     t->busy_per_frame_ns = (double)t->busy_total_ns / (double)nw;
     t->busy_share = a->sum.frame_time.total_ns ? (double)t->busy_total_ns / (double)a->sum.frame_time.total_ns : 0;
-    uint64_t zeros = nw - nin;
-    uint64_t k50 = (nw + 1) / 2 - 1, k90 = (nw * 9 + 9) / 10 - 1;
-    t->busy_p50_ns = k50 < zeros ? 0 : ludus__kth_i64(v, nin, k50 - zeros);
-    t->busy_p90_ns = k90 < zeros ? 0 : ludus__kth_i64(v, nin, k90 - zeros);
+    t->busy_p50_ns = ludus__kth_after_zeros(v, nin, nw, (nw + 1) / 2 - 1);
+    t->busy_p90_ns = ludus__kth_after_zeros(v, nin, nw, (nw * 9 + 9) / 10 - 1);
 }
 
 int ludus__threads_finish(ludus_analysis *a) {
@@ -295,10 +288,10 @@ int ludus__threads_finish(ludus_analysis *a) {
     if (bytes < workers * per) bytes = workers * per;
     char *room = ludus__malloc(bytes);
     trun_job j = {
-        a, ludus__malloc((a->ntruns + 1) * sizeof *j.excl), ludus__malloc((a->ntruns + 1) * sizeof *j.calls), {{NULL}}};
+        a, ludus__malloc((a->ntruns + 1) * sizeof *j.excl), ludus__malloc((a->ntruns + 1) * sizeof *j.calls), {NULL}};
     int rc = -1;
     if (!room || !j.excl || !j.calls) goto done;
-    for (unsigned w = 0; w < workers; w++) j.scratch.p[w] = room + w * per; /* not ludus__scratch_alloc's: room's */
+    for (unsigned w = 0; w < workers; w++) j.v[w] = (int64_t *)(void *)(room + w * per);
     ludus__parallel_for(a->ntruns, workers, trun_one, &j);
     /* the thread's top scopes by their exclusive time in the window frames, in run order */
     for (uint32_t r = 0; r < a->ntruns; r++) {
