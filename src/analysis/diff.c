@@ -644,22 +644,23 @@ typedef struct group_vals {
 } group_vals;
 
 /* The measures over the records [r0, r1) that fell in `frames` window
- * frames; tmp holds r1 - r0 values. */
+ * frames; tmp holds r1 - r0 values. The median of the logs is the log of
+ * the median (log1p is monotone): one log a measure, not one a record. */
 static void group_add(group_vals *g, const side *s, const ludus_analysis *R, size_t r0, size_t r1, uint64_t frames,
                       int per_second, double *tmp) {
     size_t n = r1 - r0;
     if (!n || !frames) return;
     double calls = 0;
     for (size_t i = 0; i < n; i++) {
-        tmp[i] = log1p(s->rec[r0 + i].excl / s->rec[r0 + i].calls);
+        tmp[i] = s->rec[r0 + i].excl / s->rec[r0 + i].calls;
         calls += s->rec[r0 + i].calls;
     }
-    g->call[g->ncall++] = lower_median(tmp, n);
+    g->call[g->ncall++] = log1p(lower_median(tmp, n));
     double share = log((double)n / (double)frames);
-    for (size_t i = 0; i < n; i++) tmp[i] = log1p(rec_time(&s->rec[r0 + i], R, 0, per_second));
-    g->total[g->ntotal++] = lower_median(tmp, n) + share;
-    for (size_t i = 0; i < n; i++) tmp[i] = log1p(rec_time(&s->rec[r0 + i], R, 1, per_second));
-    g->itotal[g->nitotal++] = lower_median(tmp, n) + share;
+    for (size_t i = 0; i < n; i++) tmp[i] = rec_time(&s->rec[r0 + i], R, 0, per_second);
+    g->total[g->ntotal++] = log1p(lower_median(tmp, n)) + share;
+    for (size_t i = 0; i < n; i++) tmp[i] = rec_time(&s->rec[r0 + i], R, 1, per_second);
+    g->itotal[g->nitotal++] = log1p(lower_median(tmp, n)) + share;
     g->calls[g->ncalls++] = log(calls / (double)frames);
 }
 
@@ -674,16 +675,41 @@ static int total_shift(const side *a, const side *b, int incl, int per_second, d
     const side *S[2] = {a, b};
     int rc = 0;
     for (int k = 0; k < 2 && !rc; k++) {
-        p[k].p = ludus__malloc(S[k]->nrec * sizeof *p[k].p);
+        /* the points: the values sorted, then their logs (log1p is
+         * monotone: the logs come sorted), equal ones merged, as
+         * ludus__pts_finish would merge them; a log only where the value
+         * changes. The values go in the points' second half. */
+        size_t n = S[k]->nrec;
+        p[k].p = ludus__malloc(n * sizeof *p[k].p);
         if (!p[k].p) {
             rc = LUDUS_ENOMEM;
             break;
         }
+        _Static_assert(sizeof(ludus__pt) == 2 * sizeof(double), "a point holds two values");
+        double *v = (double *)(void *)p[k].p + n;
         for (uint32_t r = 0; r < S[k]->nruns; r++)
             for (size_t i = S[k]->run_at[r]; i < S[k]->run_at[r + 1]; i++)
-                p[k].p[i] = (ludus__pt){log1p(rec_time(&S[k]->rec[i], S[k]->runs[r], incl, per_second)), 1};
-        p[k].n = p[k].cap = p[k].total = S[k]->nrec;
-        ludus__pts_finish(&p[k]);
+                v[i] = rec_time(&S[k]->rec[i], S[k]->runs[r], incl, per_second);
+        ludus__sort_f64(v, n);
+        size_t m = 0;
+        double last = 0;
+        for (size_t i = 0; i < n; i++) { /* p[m] (16 bytes) is written below v[i] (8): never over one unread */
+            double x = v[i];
+            if (m && x == last) {
+                p[k].p[m - 1].w++;
+                continue;
+            }
+            double lx = log1p(x);
+            last = x;
+            if (m && lx == p[k].p[m - 1].v) {
+                p[k].p[m - 1].w++;
+                continue;
+            }
+            p[k].p[m++] = (ludus__pt){lx, 1};
+        }
+        p[k].n = m;
+        p[k].cap = n;
+        p[k].total = n;
     }
     if (!rc && ludus__hl_shift(&p[0], &p[1], z, out) != 0) rc = 1;
     ludus__pts_free(&p[0]);
