@@ -20,11 +20,15 @@ int ludus__cmp_double(const void *x, const void *y) {
 
 /* ---- selection ---- */
 
-/* The k-th smallest of v[0, n), v reordered: three-way partitions around a
- * median of three, the rest sorted by cmp after 128 of them (O(n log n) at
- * worst). */
-#define LUDUS__KTH(name, type, cmp)                                                         \
+/* The k-th smallest of v[0, n), v reordered (still a permutation: callers
+ * take several k of one array): first, where n is large, the elements are
+ * narrowed by their key's bits (radix_kth below) to those that share the
+ * k-th's leading bits; then three-way partitions around a median of three,
+ * the rest sorted by cmp after 128 of them (O(n log n) at worst). */
+#define LUDUS__KTH(name, type, cmp, narrow)                                                 \
     type name(type *v, size_t n, size_t k) {                                                \
+        type found;                                                                         \
+        if (n >= KTH_RADIX_MIN && narrow(&v, &n, &k, &found)) return found;                 \
         size_t lo = 0, hi = n; /* k lies in [lo, hi) */                                     \
         int budget = 2 * 64;                                                                \
         while (hi - lo > 16 && budget-- > 0) {                                              \
@@ -60,11 +64,6 @@ static int cmp_i64(const void *x, const void *y) {
     return a < b ? -1 : a > b;
 }
 
-LUDUS__KTH(ludus__kth_i64, int64_t, cmp_i64)
-LUDUS__KTH(ludus__kth_f64, double, ludus__cmp_double)
-
-/* ---- the radix sort ---- */
-
 /* A double's bits as an unsigned key in its order: negative numbers
  * flipped whole, the others with the sign bit set; -0.0 as +0.0. */
 static inline uint64_t f64_key(double d) {
@@ -77,6 +76,80 @@ static inline uint64_t f64_key(double d) {
 static inline int f64_nan(double d) {
     return d != d;
 }
+
+#define F64_KEY(x) f64_key(x)
+#define F64_BAD(x) f64_nan(x)
+#define I64_KEY(x) ((uint64_t)(x) ^ UINT64_C(0x8000000000000000)) /* the sign bit flipped: in signed order */
+#define I64_BAD(x) 0
+
+/* Below this, the partitions alone: a radix pass's counts cost more than
+ * it saves. */
+#define KTH_RADIX_MIN 16384
+#define KTH_BITS 11 /* a pass's digit: 2,048 counts (16 KiB) */
+
+/* The radix narrowing of a selection: from the highest bit where keys
+ * differ down, KTH_BITS at a time, count the elements by digit, find the
+ * digit of the k-th and move the elements that have it to the front (a
+ * swap each, without a branch: v stays a permutation), until few are left.
+ * Each pass reads the elements in order with no unpredictable branch, where
+ * a partition's compares are a coin toss each. 1 with *out when the
+ * elements left all have one key (the k-th); else 0 with *v, *n, *k
+ * narrowed for the partitions (unchanged for an array with a bad element:
+ * a NaN, which has no place in the key order). */
+#define LUDUS__RADIX_KTH(name, type, key, bad)                                                        \
+    static int name(type **vp, size_t *np, size_t *kp, type *out) {                                   \
+        type *v = *vp;                                                                                \
+        size_t n = *np, k = *kp;                                                                      \
+        size_t count[1u << KTH_BITS];                                                                 \
+        uint64_t k0 = key(v[0]), vary = 0;                                                            \
+        int top = 64, first = 1; /* the bits at and above top are the same in every element left */   \
+        while (top > 0 && n > KTH_RADIX_MIN / 4) {                                                    \
+            int shift = top > KTH_BITS ? top - KTH_BITS : 0;                                          \
+            uint64_t mask = (UINT64_C(1) << (top - shift)) - 1;                                       \
+            memset(count, 0, (size_t)(mask + 1) * sizeof *count);                                     \
+            if (first) { /* the first pass also finds a bad element and the bits where keys differ */ \
+                for (size_t i = 0; i < n; i++) {                                                      \
+                    if (bad(v[i])) return 0;                                                          \
+                    uint64_t x = key(v[i]);                                                           \
+                    vary |= x ^ k0;                                                                   \
+                    count[(x >> shift) & mask]++;                                                     \
+                }                                                                                     \
+                first = 0;                                                                            \
+            } else {                                                                                  \
+                for (size_t i = 0; i < n; i++) count[(key(v[i]) >> shift) & mask]++;                  \
+            }                                                                                         \
+            size_t before = 0, d = 0;                                                                 \
+            while (before + count[d] <= k) before += count[d++];                                      \
+            if (count[d] != n) {                                                                      \
+                size_t m = 0;                                                                         \
+                for (size_t i = 0; i < n; i++) {                                                      \
+                    type t = v[i];                                                                    \
+                    v[i] = v[m];                                                                      \
+                    v[m] = t;                                                                         \
+                    m += ((key(t) >> shift) & mask) == d;                                             \
+                }                                                                                     \
+                n = m;                                                                                \
+                top = shift;                                                                          \
+            } else { /* one digit: on from the highest bit below it where keys differ */              \
+                uint64_t below = shift ? vary & ((UINT64_C(1) << shift) - 1) : 0;                     \
+                top = below ? 64 - __builtin_clzll(below) : 0;                                        \
+            }                                                                                         \
+            k -= before;                                                                              \
+        }                                                                                             \
+        *vp = v;                                                                                      \
+        *np = n;                                                                                      \
+        *kp = k;                                                                                      \
+        if (top > 0) return 0;                                                                        \
+        *out = v[k];                                                                                  \
+        return 1;                                                                                     \
+    }
+
+LUDUS__RADIX_KTH(radix_kth_i64, int64_t, I64_KEY, I64_BAD)
+LUDUS__RADIX_KTH(radix_kth_f64, double, F64_KEY, F64_BAD)
+LUDUS__KTH(ludus__kth_i64, int64_t, cmp_i64, radix_kth_i64)
+LUDUS__KTH(ludus__kth_f64, double, ludus__cmp_double, radix_kth_f64)
+
+/* ---- the radix sort ---- */
 
 /* Sorts v[0, n) of `type` by key(element), an unsigned key in its order,
  * stable, 8 bits a pass (a pass whose byte is the same in every key is
@@ -130,12 +203,8 @@ static inline double pair_key(pair16 x) {
     return d;
 }
 
-#define F64_KEY(x) f64_key(x)
-#define F64_BAD(x) f64_nan(x)
 #define PAIR_KEY(x) f64_key(pair_key(x))
 #define PAIR_BAD(x) f64_nan(pair_key(x))
-#define I64_KEY(x) ((uint64_t)(x) ^ UINT64_C(0x8000000000000000)) /* the sign bit flipped: in signed order */
-#define I64_BAD(x) 0
 LUDUS__RADIX(radix_f64, double, F64_KEY, F64_BAD)
 LUDUS__RADIX(radix_pairs, pair16, PAIR_KEY, PAIR_BAD)
 LUDUS__RADIX(radix_i64, int64_t, I64_KEY, I64_BAD)

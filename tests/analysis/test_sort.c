@@ -162,11 +162,72 @@ static void test_sort_i64(void **state) {
         }
 }
 
+/* The k-th smallest of a large array (sort.c narrows it by the keys' bits
+ * first): several k taken one after the other from one array, as the
+ * analysis takes a run's percentiles, each the sorted array's, the array
+ * still holding every element after each; durations spread over decades,
+ * values apart only in their last bits, a NaN among them (the partitions
+ * alone then). */
+static int cmp_double_total(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return isnan(a) ? !isnan(b) : isnan(b) ? -1 : a < b ? -1 : a > b;
+}
+
+static void test_kth_large(void **state) {
+    (void)state;
+    static const size_t sizes[] = {4096, 16383, 16384, 16385, 100000};
+    for (int shape = 0; shape < 4; shape++)
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            size_t n = sizes[si];
+            double *v = malloc(n * sizeof *v), *ref = malloc(n * sizeof *ref), *back = malloc(n * sizeof *back);
+            int64_t *w = malloc(n * sizeof *w), *wref = malloc(n * sizeof *wref);
+            assert_non_null(v);
+            assert_non_null(ref);
+            assert_non_null(back);
+            assert_non_null(w);
+            assert_non_null(wref);
+            for (size_t i = 0; i < n; i++) {
+                uint64_t r = next();
+                v[i] = shape == 0   ? (double)(r % 1000000007) * exp2((double)(r >> 58)) /* decades of ns */
+                       : shape == 1 ? 1e6 + (double)(r % 64) * 0.125 /* the low bits only */
+                       : shape == 2 ? (double)(r % 3)                /* three values */
+                                    : (double)(int64_t)r / 1e3;      /* both signs */
+                w[i] = (int64_t)v[i];
+            }
+            if (shape == 3) v[n / 3] = NAN;
+            memcpy(ref, v, n * sizeof *v);
+            qsort(ref, n, sizeof *ref, cmp_double_total);
+            memcpy(wref, w, n * sizeof *w);
+            qsort(wref, n, sizeof *wref, cmp_i64);
+            size_t ks[] = {0, n / 100, (n - 1) / 2, n - n / 100 - 1, n - 2};
+            for (size_t q = 0; q < sizeof ks / sizeof *ks; q++) {
+                size_t k = ks[q];
+                double kth = ludus__kth_f64(v, n, k);
+                if (shape != 3 && ludus__cmp_double(&kth, &ref[k]) != 0)
+                    fail_msg("shape %d, n %zu: k-th %zu is %.17g, sorted says %.17g", shape, n, k, kth, ref[k]);
+                int64_t wk = ludus__kth_i64(w, n, k);
+                if (wk != wref[k])
+                    fail_msg("shape %d, n %zu: integer k-th %zu is %lld, sorted says %lld", shape, n, k,
+                             (long long)wk, (long long)wref[k]);
+                memcpy(back, v, n * sizeof *v); /* every element still there */
+                qsort(back, n, sizeof *back, cmp_double_total);
+                if (memcmp(back, ref, n * sizeof *v) != 0)
+                    fail_msg("shape %d, n %zu: after the k-th %zu the array lost an element", shape, n, k);
+            }
+            free(v);
+            free(ref);
+            free(back);
+            free(w);
+            free(wref);
+        }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sort_matches_stable_reference),
         cmocka_unit_test(test_sort_i64),
         cmocka_unit_test(test_sort_with_nan),
+        cmocka_unit_test(test_kth_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
