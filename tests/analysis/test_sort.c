@@ -162,6 +162,58 @@ static void test_sort_i64(void **state) {
         }
 }
 
+/* Large arrays (the radix sort takes 11-bit digits from 65,536 elements):
+ * the stable order, as a sort by (value, input position) gives it. */
+static int cmp_pair_then_position(const void *x, const void *y) {
+    const ludus__pt *a = x, *b = y;
+    int c = ludus__cmp_double(&a->v, &b->v);
+    return c ? c : (a->w > b->w) - (a->w < b->w);
+}
+
+static void test_sort_large(void **state) {
+    (void)state;
+    static const size_t sizes[] = {65535, 65536, 200000};
+    for (int shape = 0; shape < 6; shape++)
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            size_t n = sizes[si];
+            ludus__pt *p = malloc(n * sizeof *p), *ref = malloc(n * sizeof *ref);
+            double *v = malloc(n * sizeof *v);
+            int64_t *w = malloc(n * sizeof *w), *wref = malloc(n * sizeof *wref);
+            assert_non_null(p);
+            assert_non_null(ref);
+            assert_non_null(v);
+            assert_non_null(w);
+            assert_non_null(wref);
+            for (size_t i = 0; i < n; i++) {
+                p[i] = (ludus__pt){value(shape), i};
+                v[i] = p[i].v;
+                w[i] = shape == 3 ? (int64_t)next() : (int64_t)(p[i].v * 1e3);
+            }
+            memcpy(ref, p, n * sizeof *p);
+            qsort(ref, n, sizeof *ref, cmp_pair_then_position);
+            memcpy(wref, w, n * sizeof *w);
+            qsort(wref, n, sizeof *wref, cmp_i64);
+            ludus__sort_f64_pairs(p, n);
+            ludus__sort_f64(v, n);
+            ludus__sort_i64(w, n);
+            for (size_t i = 0; i < n; i++) {
+                if (memcmp(&p[i], &ref[i], sizeof p[i]) != 0)
+                    fail_msg("shape %d, n %zu: pair %zu is (%g, %llu), the stable order has (%g, %llu)", shape, n, i,
+                             p[i].v, (unsigned long long)p[i].w, ref[i].v, (unsigned long long)ref[i].w);
+                if (memcmp(&v[i], &ref[i].v, sizeof v[i]) != 0)
+                    fail_msg("shape %d, n %zu: double %zu is %g, the stable order has %g", shape, n, i, v[i], ref[i].v);
+                if (w[i] != wref[i])
+                    fail_msg("shape %d, n %zu: integer %zu is %lld, sorted says %lld", shape, n, i, (long long)w[i],
+                             (long long)wref[i]);
+            }
+            free(p);
+            free(ref);
+            free(v);
+            free(w);
+            free(wref);
+        }
+}
+
 /* The k-th smallest of a large array (sort.c narrows it by the keys' bits
  * first): several k taken one after the other from one array, as the
  * analysis takes a run's percentiles, each the sorted array's, the array
@@ -228,6 +280,7 @@ int main(void) {
         cmocka_unit_test(test_sort_i64),
         cmocka_unit_test(test_sort_with_nan),
         cmocka_unit_test(test_kth_large),
+        cmocka_unit_test(test_sort_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
