@@ -239,6 +239,13 @@ static int hpiece(pass *p, uint32_t site, int64_t t0, int64_t t1) {
     return 0;
 }
 
+/* hpiece where most pieces end: outside every plan, in the gap between
+ * plans the last lookup found (a compare, no call). */
+static inline int hpiece_at(pass *p, uint32_t site, int64_t t0, int64_t t1) {
+    if (t1 <= t0 || (t0 >= p->hgap_lo && t1 <= p->hgap_hi)) return 0;
+    return hpiece(p, site, t0, t1);
+}
+
 /* A flow's end in a detailed hitch frame. */
 static int hflow(pass *p, int in, uint64_t id, uint32_t site, int64_t waited, int64_t ts) {
     uint32_t lo, hi;
@@ -419,8 +426,8 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             }
             if (hplans_on && L->depth && !L->e[L->depth - 1].fiber) { /* the parent's exclusive time so far */
                 const open_ent *par = &L->e[L->depth - 1];
-                if (hpiece(p, par->site, par->covered_until > par->begin ? par->covered_until : par->begin, ev.ts_ns) !=
-                    0)
+                if (hpiece_at(p, par->site, par->covered_until > par->begin ? par->covered_until : par->begin,
+                              ev.ts_ns) != 0)
                     goto oom;
             }
             uint32_t parent = L->depth ? L->e[L->depth - 1].node : UINT32_MAX;
@@ -467,7 +474,7 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
                 end = e.begin;
             }
             if (hplans_on && !e.fiber &&
-                hpiece(p, e.site, e.covered_until > e.begin ? e.covered_until : e.begin, end) != 0)
+                hpiece_at(p, e.site, e.covered_until > e.begin ? e.covered_until : e.begin, end) != 0)
                 goto oom;
             if (L->depth) { /* the parent's union of children */
                 open_ent *par = &L->e[L->depth - 1];
@@ -479,7 +486,7 @@ static int run_thread(pass *p, ludus__captured *c, uint32_t t, int is_frame_thre
             } else if (ev.lane == 0) {
                 if (is_frame_thread) {
                     cover_frames(a, e.frame, e.site, e.begin, end);
-                    if (hplans_on && hpiece(p, UINT32_MAX, e.begin, end) != 0) goto oom;
+                    if (hplans_on && hpiece_at(p, UINT32_MAX, e.begin, end) != 0) goto oom;
                 }
                 /* async zones begun in the window read it: what ended before the window never counts */
                 if (a->busy && end > p->w0 && ludus__busy_add(a, t, e.begin, end) != 0) goto oom;
