@@ -241,9 +241,9 @@ static void test_kth_large(void **state) {
             for (size_t i = 0; i < n; i++) {
                 uint64_t r = next();
                 v[i] = shape == 0   ? (double)(r % 1000000007) * exp2((double)(r >> 58)) /* decades of ns */
-                       : shape == 1 ? 1e6 + (double)(r % 64) * 0.125 /* the low bits only */
-                       : shape == 2 ? (double)(r % 3)                /* three values */
-                                    : (double)(int64_t)r / 1e3;      /* both signs */
+                       : shape == 1 ? 1e6 + (double)(r % 64) * 0.125                     /* the low bits only */
+                       : shape == 2 ? (double)(r % 3)                                    /* three values */
+                                    : (double)(int64_t)r / 1e3;                          /* both signs */
                 w[i] = (int64_t)v[i];
             }
             if (shape == 3) v[n / 3] = NAN;
@@ -259,8 +259,8 @@ static void test_kth_large(void **state) {
                     fail_msg("shape %d, n %zu: k-th %zu is %.17g, sorted says %.17g", shape, n, k, kth, ref[k]);
                 int64_t wk = ludus__kth_i64(w, n, k);
                 if (wk != wref[k])
-                    fail_msg("shape %d, n %zu: integer k-th %zu is %lld, sorted says %lld", shape, n, k,
-                             (long long)wk, (long long)wref[k]);
+                    fail_msg("shape %d, n %zu: integer k-th %zu is %lld, sorted says %lld", shape, n, k, (long long)wk,
+                             (long long)wref[k]);
                 memcpy(back, v, n * sizeof *v); /* every element still there */
                 qsort(back, n, sizeof *back, cmp_double_total);
                 if (memcmp(back, ref, n * sizeof *v) != 0)
