@@ -140,6 +140,10 @@ typedef struct ludus__cellref {
     int64_t excl;
     uint32_t frame, ent, thread;
 } ludus__cellref;
+/* v by (frame, ent, thread), where the references of one frame already come
+ * in (ent, thread) order (runs, each in frame order, appended in that
+ * order): a stable radix sort by frame (sort.c). */
+LUDUS_HIDDEN void ludus__sort_cellrefs(ludus__cellref *v, size_t n);
 /* A run of cells per (thread, site), frame order; med: its median over the
  * window frames (threads.c). A site that ran on one thread shares its
  * site's run, a site on one path its path's (tree.c). */

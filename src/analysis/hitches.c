@@ -151,13 +151,6 @@ static int cmp_cand(const void *x, const void *y) {
     return a->site < b->site ? -1 : a->site > b->site;
 }
 
-static int cmp_tcell_frame(const void *x, const void *y) {
-    const ludus__cellref *a = x, *b = y;
-    if (a->frame != b->frame) return a->frame < b->frame ? -1 : 1;
-    if (a->ent != b->ent) return a->ent < b->ent ? -1 : 1;
-    return a->thread < b->thread ? -1 : a->thread > b->thread;
-}
-
 /* part >= share * whole, in doubles: a file's times may be anything, and 2 *
  * part overflowed where they were near 2^63 (exact while they are below
  * 2^51 ns, 26 days). */
@@ -210,6 +203,7 @@ typedef struct expl {
     size_t nby, by_cap;
     ludus__cellref *tby; /* and their (thread, site) cells by (frame, site, thread) */
     size_t ntby, tby_cap;
+    const uint32_t *trun_order; /* the (thread, site) runs by (site, thread) */
     cand *c;
     uint32_t nc, cap;
     /* the detailed plan of the current hitch (UINT32_MAX: none), its blocks */
@@ -411,18 +405,19 @@ static int role_rank(const cand *c) {
     return c->role == LUDUS_HITCH_WORK ? 0 : c->role == LUDUS_HITCH_WAITING ? 1 : 2;
 }
 
-/* The cells of the frames of hitches [h0, h1): x->by and x->tby. */
+/* The cells of the frames of hitches [h0, h1): x->by and x->tby, each run's
+ * appended in (site, thread) order, then put in frame order (stable). */
 static int chunk_cells(expl *x, uint32_t h0, uint32_t h1) {
     const ludus_analysis *a = x->a;
     x->nby = x->ntby = 0;
     for (uint32_t i = 0; i < a->nsites; i++)
         if (hitch_cells(a, &a->sites[i].run, i, 0, h0, h1, &x->by, &x->nby, &x->by_cap) != 0) return -1;
-    for (uint32_t r = 0; r < a->ntruns; r++)
-        if (hitch_cells(a, &a->truns[r].run, a->truns[r].site, a->truns[r].thread, h0, h1, &x->tby, &x->ntby,
-                        &x->tby_cap) != 0)
-            return -1;
-    if (x->nby) qsort(x->by, x->nby, sizeof *x->by, cmp_tcell_frame); /* (thread 0 throughout) */
-    if (x->ntby) qsort(x->tby, x->ntby, sizeof *x->tby, cmp_tcell_frame);
+    for (uint32_t k = 0; k < a->ntruns; k++) {
+        const ludus__trun *t = &a->truns[x->trun_order[k]];
+        if (hitch_cells(a, &t->run, t->site, t->thread, h0, h1, &x->tby, &x->ntby, &x->tby_cap) != 0) return -1;
+    }
+    ludus__sort_cellrefs(x->by, x->nby); /* (thread 0 throughout) */
+    ludus__sort_cellrefs(x->tby, x->ntby);
     return 0;
 }
 
@@ -573,6 +568,16 @@ static void explain_chunk(void *arg, unsigned worker, uint32_t k) {
         }
 }
 
+typedef struct trun_key {
+    uint32_t site, thread, r;
+} trun_key;
+
+static int cmp_trun_key(const void *x, const void *y) {
+    const trun_key *a = x, *b = y;
+    if (a->site != b->site) return a->site < b->site ? -1 : 1;
+    return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
 int ludus__hitches_explain(ludus_analysis *a, int64_t med_unlogged, int64_t med_carried) {
     const ludus_analysis_summary *s = &a->sum;
     if (a->nflow_out) qsort(a->flow_out, a->nflow_out, sizeof *a->flow_out, cmp_flow_id);
@@ -583,6 +588,8 @@ int ludus__hitches_explain(ludus_analysis *a, int64_t med_unlogged, int64_t med_
     j.a = a;
     j.med_unlogged = med_unlogged;
     j.med_carried = med_carried;
+    uint32_t *trun_order = NULL;
+    trun_key *keys = NULL;
     chunk_start *start = ludus__malloc((chunks + 1) * sizeof *start);
     j.start = start;
     j.failed = ludus__calloc(chunks + 1, 1);
@@ -597,7 +604,18 @@ int ludus__hitches_explain(ludus_analysis *a, int64_t med_unlogged, int64_t med_
         if (plan < a->nhplan && a->hplan[plan].frame == f)
             while (blk_at < a->nhblocks && a->hblocks[blk_at].plan < plan) blk_at++;
     }
-    for (unsigned w = 0; w < LUDUS__PARALLEL_MAX; w++) j.x[w].a = a;
+    /* the (thread, site) runs by (site, thread): their cells of a frame come
+     * in the order explain_hitch reads them once put in frame order */
+    trun_order = ludus__malloc((a->ntruns + 1) * sizeof *trun_order);
+    keys = ludus__malloc((a->ntruns + 1) * sizeof *keys);
+    if (!trun_order || !keys) goto done;
+    for (uint32_t r = 0; r < a->ntruns; r++) keys[r] = (trun_key){a->truns[r].site, a->truns[r].thread, r};
+    qsort(keys, a->ntruns, sizeof *keys, cmp_trun_key);
+    for (uint32_t r = 0; r < a->ntruns; r++) trun_order[r] = keys[r].r;
+    for (unsigned w = 0; w < LUDUS__PARALLEL_MAX; w++) {
+        j.x[w].a = a;
+        j.x[w].trun_order = trun_order;
+    }
     /* a chunk reads every run at its hitch frames: two chunks are worth a thread */
     ludus__parallel_for(chunks, chunks > 1 ? ludus__finish_threads : 1u, explain_chunk, &j);
     for (uint32_t k = 0; k < chunks; k++)
@@ -612,6 +630,8 @@ done:
     }
     ludus__free(start);
     ludus__free(j.failed);
+    ludus__free(trun_order);
+    ludus__free(keys);
     return rc;
 }
 

@@ -235,6 +235,22 @@ void ludus__sort_i64(int64_t *v, size_t n) {
     if (n < RADIX_MIN || radix_i64(v, n) != 0) qsort(v, n, sizeof *v, cmp_i64);
 }
 
+/* (frame, ent, thread): what a stable sort by frame gives the arrays
+ * ludus__sort_cellrefs takes, and its fallback. */
+static int cmp_cellref(const void *x, const void *y) {
+    const ludus__cellref *a = x, *b = y;
+    if (a->frame != b->frame) return a->frame < b->frame ? -1 : 1;
+    if (a->ent != b->ent) return a->ent < b->ent ? -1 : 1;
+    return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
+#define CELLREF_KEY(x) ((uint64_t)(x).frame)
+LUDUS__RADIX(radix_cellrefs, ludus__cellref, CELLREF_KEY, I64_BAD)
+
+void ludus__sort_cellrefs(ludus__cellref *v, size_t n) {
+    if (n < RADIX_MIN || radix_cellrefs(v, n) != 0) qsort(v, n, sizeof *v, cmp_cellref);
+}
+
 void ludus__sort_f64_pairs(void *v, size_t n) {
     if (n < RADIX_MIN || radix_pairs(v, n) != 0) qsort(v, n, sizeof(pair16), cmp_pair);
 }

@@ -215,6 +215,40 @@ static void test_sort_large(void **state) {
         }
 }
 
+/* hitches.c's cell references: runs (one per (ent, thread), appended in
+ * that order), each in frame order, put in (frame, ent, thread) order by a
+ * stable sort on the frame alone; small (qsort) to large (11-bit digits). */
+static int cmp_cellref_full(const void *x, const void *y) {
+    const ludus__cellref *a = x, *b = y;
+    if (a->frame != b->frame) return a->frame < b->frame ? -1 : 1;
+    if (a->ent != b->ent) return a->ent < b->ent ? -1 : 1;
+    return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
+static void test_sort_cellrefs(void **state) {
+    (void)state;
+    static const uint32_t runs_of[] = {1, 3, 40, 900};
+    for (size_t ri = 0; ri < sizeof runs_of / sizeof *runs_of; ri++) {
+        uint32_t runs = runs_of[ri], frames = 200 + runs * 3;
+        size_t cap = (size_t)runs * frames, n = 0;
+        ludus__cellref *v = malloc(cap * sizeof *v), *ref = malloc(cap * sizeof *ref);
+        assert_non_null(v);
+        assert_non_null(ref);
+        for (uint32_t r = 0; r < runs; r++) /* ent r / 4, thread r % 4: (ent, thread) order */
+            for (uint32_t f = 0; f < frames; f++)
+                if (next() % 3 == 0) v[n++] = (ludus__cellref){(int64_t)(next() % 1000), f * 7, r / 4, r % 4};
+        memcpy(ref, v, n * sizeof *v);
+        qsort(ref, n, sizeof *ref, cmp_cellref_full);
+        ludus__sort_cellrefs(v, n);
+        for (size_t i = 0; i < n; i++)
+            if (memcmp(&v[i], &ref[i], sizeof v[i]) != 0)
+                fail_msg("%u runs, %zu references: %zu is (frame %u, ent %u, thread %u), sorted says (%u, %u, %u)",
+                         runs, n, i, v[i].frame, v[i].ent, v[i].thread, ref[i].frame, ref[i].ent, ref[i].thread);
+        free(v);
+        free(ref);
+    }
+}
+
 /* The k-th smallest of a large array (sort.c narrows it by the keys' bits
  * first): several k taken one after the other from one array, as the
  * analysis takes a run's percentiles, each the sorted array's, the array
@@ -284,6 +318,7 @@ int main(void) {
         cmocka_unit_test(test_sort_with_nan),
         cmocka_unit_test(test_kth_large),
         cmocka_unit_test(test_sort_large),
+        cmocka_unit_test(test_sort_cellrefs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
