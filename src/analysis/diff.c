@@ -645,9 +645,11 @@ typedef struct group_vals {
 
 /* The measures over the records [r0, r1) that fell in `frames` window
  * frames; tmp holds r1 - r0 values. The median of the logs is the log of
- * the median (log1p is monotone): one log a measure, not one a record. */
+ * the median (log1p is monotone): one log a measure, not one a record.
+ * known: the lower medians of the frame totals (exclusive, inclusive) where
+ * total_shift found them (NaN: not found). */
 static void group_add(group_vals *g, const side *s, const ludus_analysis *R, size_t r0, size_t r1, uint64_t frames,
-                      int per_second, double *tmp) {
+                      int per_second, double *tmp, const double known[2]) {
     size_t n = r1 - r0;
     if (!n || !frames) return;
     double calls = 0;
@@ -656,11 +658,15 @@ static void group_add(group_vals *g, const side *s, const ludus_analysis *R, siz
         calls += s->rec[r0 + i].calls;
     }
     g->call[g->ncall++] = log1p(lower_median(tmp, n));
-    double share = log((double)n / (double)frames);
-    for (size_t i = 0; i < n; i++) tmp[i] = rec_time(&s->rec[r0 + i], R, 0, per_second);
-    g->total[g->ntotal++] = log1p(lower_median(tmp, n)) + share;
-    for (size_t i = 0; i < n; i++) tmp[i] = rec_time(&s->rec[r0 + i], R, 1, per_second);
-    g->itotal[g->nitotal++] = log1p(lower_median(tmp, n)) + share;
+    double share = log((double)n / (double)frames), med[2];
+    for (int incl = 0; incl < 2; incl++) {
+        med[incl] = known[incl];
+        if (med[incl] == med[incl]) continue;
+        for (size_t i = 0; i < n; i++) tmp[i] = rec_time(&s->rec[r0 + i], R, incl, per_second);
+        med[incl] = lower_median(tmp, n);
+    }
+    g->total[g->ntotal++] = log1p(med[0]) + share;
+    g->itotal[g->nitotal++] = log1p(med[1]) + share;
     g->calls[g->ncalls++] = log(calls / (double)frames);
 }
 
@@ -668,7 +674,8 @@ static void group_add(group_vals *g, const side *s, const ludus_analysis *R, siz
  * scale, over the frames that hold calls) plus the log ratio of the share
  * of frames that do, with that share's binomial error in quadrature (z):
  * 0, 1 when a side has no frame with calls, LUDUS_ENOMEM. */
-static int total_shift(const side *a, const side *b, int incl, int per_second, double z, ludus__shift *out) {
+static int total_shift(const side *a, const side *b, int incl, int per_second, double z, ludus__shift *out,
+                       double med[2]) {
     if (!a->nrec || !b->nrec || !a->nframes || !b->nframes) return 1;
     ludus__pts p[2];
     memset(p, 0, sizeof p);
@@ -691,6 +698,7 @@ static int total_shift(const side *a, const side *b, int incl, int per_second, d
             for (size_t i = S[k]->run_at[r]; i < S[k]->run_at[r + 1]; i++)
                 v[i] = rec_time(&S[k]->rec[i], S[k]->runs[r], incl, per_second);
         ludus__sort_f64(v, n);
+        if (S[k]->nruns == 1) med[k] = v[(n - 1) / 2]; /* its one run's lower median, for group_add */
         size_t m = 0;
         double last = 0;
         for (size_t i = 0; i < n; i++) { /* p[m] (16 bytes) is written below v[i] (8): never over one unread */
@@ -892,17 +900,30 @@ static int compare_entry(ludus_diff *d, ludus_site_diff *e) {
     }
     e->work_time_bound = e->frame_time_r >= TIME_BOUND_R;
     int per_second = e->work_time_bound;
+    /* the frame totals' shifts (used below); on the way, each side's frame
+     * totals sorted give the lower median of a side with one run, which the
+     * measures per run then need not select again */
+    double tot_med[2][2] = {{NAN, NAN}, {NAN, NAN}}; /* [incl][side] */
+    const double unknown[2] = {NAN, NAN};
+    ludus__shift st, sti;
+    double z = d->z;
+    int tt = total_shift(&a, &b, 0, per_second, z, &st, tot_med[0]);
+    int tti = e->is_path ? 1 : total_shift(&a, &b, 1, per_second, z, &sti, tot_med[1]);
+    if (tt == LUDUS_ENOMEM || tti == LUDUS_ENOMEM) goto oom;
     /* the measures per run and per block of each run */
     for (int sd = 0; sd < 2; sd++)
         for (uint32_t r = 0; r < S[sd]->nruns; r++) {
             const run_index *x = &d->index[sd][r];
             size_t r0 = S[sd]->run_at[r], r1 = S[sd]->run_at[r + 1];
-            group_add(&g[sd][0], S[sd], S[sd]->runs[r], r0, r1, x->nw, per_second, tmp);
+            const double run_known[2] = {S[sd]->nruns == 1 ? tot_med[0][sd] : NAN,
+                                         S[sd]->nruns == 1 ? tot_med[1][sd] : NAN};
+            group_add(&g[sd][0], S[sd], S[sd]->runs[r], r0, r1, x->nw, per_second, tmp, run_known);
             for (size_t i = r0; i < r1;) {
                 uint32_t bk = block_of(x, S[sd]->rec[i].f);
                 size_t j = i;
                 while (j < r1 && block_of(x, S[sd]->rec[j].f) == bk) j++;
-                if (x->blocks) group_add(&g[sd][1], S[sd], S[sd]->runs[r], i, j, x->block_frames[bk], per_second, tmp);
+                if (x->blocks)
+                    group_add(&g[sd][1], S[sd], S[sd]->runs[r], i, j, x->block_frames[bk], per_second, tmp, unknown);
                 i = j;
             }
         }
@@ -960,7 +981,6 @@ static int compare_entry(ludus_diff *d, ludus_site_diff *e) {
 
     /* time per call: the interval of the robust shift, widened by the run-to-run noise */
     ludus__shift se, si;
-    double z = d->z;
     int sh = a.excl.n && b.excl.n ? shift_of(&a.excl, exact, &b.excl, exact, z, &se) : 1, shi = 1;
     if (sh == 0 && (shi = shift_of(&a.incl, exact, &b.incl, exact, z, &si)) == 0)
         widen(&si, &n_call, &e->incl_shift, &e->incl_shift_lo, &e->incl_shift_hi);
@@ -1000,10 +1020,7 @@ static int compare_entry(ludus_diff *d, ludus_site_diff *e) {
         *(sd ? &e->new_total_ns : &e->base_total_ns) = sum / nf;
         *(sd ? &e->new_incl_total_ns : &e->base_incl_total_ns) = e->is_path ? 0 : isum / nf;
     }
-    ludus__shift st, sti;
-    int tt = total_shift(&a, &b, 0, per_second, z, &st);
-    int tti = e->is_path ? 1 : total_shift(&a, &b, 1, per_second, z, &sti);
-    if (tt == LUDUS_ENOMEM || tti == LUDUS_ENOMEM) goto oom;
+
     /* a frame's worth: per second of frame -> per median frame */
     double to_frame = per_second ? med_frame / 1e9 : 1.0;
     if (tt == 0) {
