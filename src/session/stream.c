@@ -438,6 +438,16 @@ void ludus__stream_forget(ludus__stream *st) {
 
 /* ---- the end: tables, summary, end record ---- */
 
+/* The write rate that would have kept the dropped events too: the bytes
+ * written over the duration, plus the dropped events at the written ones'
+ * mean size (0 when none was dropped). Higher than the written rate
+ * whenever one was, whatever the share. */
+static double needed_rate(uint64_t written, uint64_t events, uint64_t dropped, int64_t dur) {
+    if (!dropped || dur <= 0) return 0.0;
+    double per_event = events ? (double)written / (double)events : 16.0;
+    return ((double)written + per_event * (double)dropped) * 1e9 / (double)dur;
+}
+
 static int put_meta(ludus__stream *st, const ludus_capture *c, uint64_t dropped, double needed) {
     char stream[96];
     snprintf(stream, sizeof stream, "%llu %llu %.0f", (unsigned long long)st->events, (unsigned long long)dropped,
@@ -483,8 +493,8 @@ int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_resul
     for (uint32_t t = 0; t < c->nthreads; t++) dropped += c->threads[t].dropped;
     dropped += st->unwritten;
     int64_t dur = c->end_ns - c->start_ns;
-    double per_event = st->events ? (double)st->written / (double)st->events : 16.0;
-    double needed = dropped && dur > 0 ? per_event * (double)(st->events + dropped) * 1e9 / (double)dur : 0.0;
+    /* (the file's: the bytes before its end records, which are yet to be written) */
+    double needed = needed_rate(st->written, st->events, dropped, dur);
     uint64_t tail = st->written + st->n; /* the index's tail: META, after every block and definition */
     /* what the file would lack without memory: the end fails (the file keeps the rest) */
     int lacks = put_meta(st, c, dropped, needed) != 0 ? 1 : 0;
@@ -556,7 +566,7 @@ int ludus__stream_finish(ludus__stream *st, ludus_capture *c, ludus_stream_resul
     out->blocks = st->blocks;
     out->duration_ns = dur;
     out->written_bytes_per_s = dur > 0 ? (double)st->written * 1e9 / (double)dur : 0.0;
-    out->needed_bytes_per_s = needed;
+    out->needed_bytes_per_s = needed_rate(st->written, st->events, dropped, dur); /* beside written's, end included */
     out->error = st->err ? LUDUS_EIO : 0;
     int rc = 0;
     if (lacks && !st->err)
