@@ -405,13 +405,14 @@ static void test_kill9(void **state) {
 
 /* ---- the writer falls behind: every event is in the file or counted ---- */
 
-static pthread_barrier_t registered, recorded;
+static pthread_barrier_t registered, locked, recorded;
 #define FLOOD 20000 /* scopes: 40,000 events, ten times the pool */
 
 static void *flooder(void *arg) {
     (void)arg;
     ludus_thread_register("Flooder");
-    pthread_barrier_wait(&registered); /* the main thread now holds the registry lock */
+    pthread_barrier_wait(&registered);
+    pthread_barrier_wait(&locked); /* the main thread now holds the registry lock */
     for (int i = 0; i < FLOOD; i++) {
         LUDUS_PROFILE_SCOPE(Flood);
     }
@@ -426,14 +427,18 @@ static void test_writer_behind(void **state) {
     snprintf(path, sizeof path, "/tmp/ludus-test-stream-behind-%d.ludus", (int)getpid());
     begin_stream(path);
     pthread_barrier_init(&registered, NULL, 2);
+    pthread_barrier_init(&locked, NULL, 2);
     pthread_barrier_init(&recorded, NULL, 2);
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, flooder, NULL), 0);
     pthread_barrier_wait(&registered);
     /* The writer defines a thread from the registry when it meets its first
      * piece: holding the lock stops it there, before it gives any piece of
-     * the flooder back, so the flooder fills the pool and drops. */
+     * the flooder back, so the flooder fills the pool and drops. It is
+     * taken before the flooder records its first event (the barrier
+     * `locked`): else the writer may define it first and keep up. */
     ludus__mutex_lock(&ludus__reg.lock);
+    pthread_barrier_wait(&locked);
     pthread_barrier_wait(&recorded);
     ludus__mutex_unlock(&ludus__reg.lock);
     pthread_join(th, NULL);
