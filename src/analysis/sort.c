@@ -248,6 +248,7 @@ static int cmp_cellref(const void *x, const void *y) {
 LUDUS__RADIX(radix_cellrefs, ludus__cellref, CELLREF_KEY, I64_BAD)
 
 void ludus__sort_cellrefs(ludus__cellref *v, size_t n) {
+    if (n < 2) return; /* v may be NULL then (a chunk of hitches without cells) */
     if (n < RADIX_MIN || radix_cellrefs(v, n) != 0) qsort(v, n, sizeof *v, cmp_cellref);
 }
 
