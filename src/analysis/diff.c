@@ -903,7 +903,7 @@ static int compare_entry(ludus_diff *d, ludus_site_diff *e) {
     /* the frame totals' shifts (used below); on the way, each side's frame
      * totals sorted give the lower median of a side with one run, which the
      * measures per run then need not select again */
-    double tot_med[2][2] = {{NAN, NAN}, {NAN, NAN}}; /* [incl][side] */
+    double tot_med[2][2] = {{NAN, NAN}, {NAN, NAN}}; /* [incl][side]; total_shift sets a side's with one run */
     const double unknown[2] = {NAN, NAN};
     ludus__shift st, sti;
     double z = d->z;
@@ -915,8 +915,7 @@ static int compare_entry(ludus_diff *d, ludus_site_diff *e) {
         for (uint32_t r = 0; r < S[sd]->nruns; r++) {
             const run_index *x = &d->index[sd][r];
             size_t r0 = S[sd]->run_at[r], r1 = S[sd]->run_at[r + 1];
-            const double run_known[2] = {S[sd]->nruns == 1 ? tot_med[0][sd] : NAN,
-                                         S[sd]->nruns == 1 ? tot_med[1][sd] : NAN};
+            const double run_known[2] = {tot_med[0][sd], tot_med[1][sd]}; /* NaN unless one run */
             group_add(&g[sd][0], S[sd], S[sd]->runs[r], r0, r1, x->nw, per_second, tmp, run_known);
             for (size_t i = r0; i < r1;) {
                 uint32_t bk = block_of(x, S[sd]->rec[i].f);

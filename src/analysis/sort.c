@@ -159,7 +159,6 @@ LUDUS__KTH(ludus__kth_f64, double, ludus__cmp_double, radix_kth_f64)
  * less than a pass); a digit the same in every key is skipped; 0, or -1
  * when an element is bad(element) (a NaN) or the buffer cannot be had (v
  * untouched). */
-#define RADIX_DIGITS_MAX 8 /* 64 bits in digits of 8 at least */
 #define LUDUS__RADIX(name, type, key, bad)                                                                 \
     static int name(type *v, size_t n) {                                                                   \
         uint64_t k0 = key(v[0]), vary = 0;                                                                 \

@@ -159,9 +159,14 @@ static int cell_push(pass *p, uint32_t frame, uint32_t ent, uint64_t calls, int6
 /* The plans overlapping [t0, t1), or none (1 when none: the span between
  * the plans around it is remembered, so the next piece there costs a
  * compare). */
+/* [t0, t1) within the gap between plans the last lookup found. */
+static inline int in_hgap(const pass *p, int64_t t0, int64_t t1) {
+    return t0 >= p->hgap_lo && t1 <= p->hgap_hi;
+}
+
 static inline int hplans(pass *p, int64_t t0, int64_t t1, uint32_t *lo, uint32_t *hi) {
     const ludus_analysis *a = p->a;
-    if (a->nhplan == 0 || (t0 >= p->hgap_lo && t1 <= p->hgap_hi)) return 1;
+    if (a->nhplan == 0 || in_hgap(p, t0, t1)) return 1;
     if (p->hcur != UINT32_MAX && t0 >= a->hplan[p->hcur].b && t1 <= a->hplan[p->hcur].e) {
         *lo = p->hcur; /* inside the plan of the piece before: no other plan overlaps it */
         *hi = p->hcur + 1;
@@ -242,7 +247,7 @@ static int hpiece(pass *p, uint32_t site, int64_t t0, int64_t t1) {
 /* hpiece where most pieces end: outside every plan, in the gap between
  * plans the last lookup found (a compare, no call). */
 static inline int hpiece_at(pass *p, uint32_t site, int64_t t0, int64_t t1) {
-    if (t1 <= t0 || (t0 >= p->hgap_lo && t1 <= p->hgap_hi)) return 0;
+    if (t1 <= t0 || in_hgap(p, t0, t1)) return 0;
     return hpiece(p, site, t0, t1);
 }
 
